@@ -1,0 +1,6 @@
+"""Layer 8: the command line (DESIGN.md §2.8). Thin: parse, call one service, render.
+
+`entry.main` dispatches fast paths before Typer is imported (ADR 0006); `boundary` is the single place
+that turns errors into exit codes; `app` holds the Typer commands. This package's `__init__` imports
+nothing, so the fast paths stay fast.
+"""

@@ -1,0 +1,87 @@
+"""The one error boundary: every exit code oms returns is decided here.
+
+| code | meaning                                                            |
+|------|--------------------------------------------------------------------|
+| 0    | success                                                            |
+| 1    | a domain error (`OmsError`): one line on stderr (JSON with --json) |
+| 2    | usage: unknown command or option, bad argument                     |
+| 3    | internal error (a bug): one line; the traceback only with --verbose|
+| 130  | interrupted (^C)                                                   |
+
+`oms store verify` and `oms doctor` exit 1 when they find a problem.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+
+from oms.errors import OmsError, UsageError, one_line
+
+EXIT_OK = 0
+EXIT_DOMAIN = 1
+EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
+
+
+def _wants_json(args: Sequence[str]) -> bool:
+    return "--json" in args
+
+
+def _verbose(args: Sequence[str]) -> bool:
+    return "--verbose" in args or os.environ.get("OMS_VERBOSE") == "1"
+
+
+def _report(args: Sequence[str], payload: dict[str, str], line: str) -> None:
+    if _wants_json(args):
+        sys.stdout.write(json.dumps({"ok": False, **payload}, sort_keys=True) + "\n")
+    else:
+        sys.stderr.write(line + "\n")
+
+
+def run_cli(args: Sequence[str]) -> int:
+    """Run the Typer app on `args`, mapping every outcome to an exit code."""
+    import typer
+
+    from oms.cli.app import app
+
+    try:
+        result = app(args=list(args), prog_name="oms", standalone_mode=False)
+    except KeyboardInterrupt:
+        sys.stderr.write("oms: interrupted\n")
+        return EXIT_INTERRUPTED
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except typer.Abort:
+        sys.stderr.write("oms: aborted\n")
+        return EXIT_INTERRUPTED
+    except UsageError as exc:
+        _report(args, exc.to_json(), f"oms: usage: {exc.message}")
+        return EXIT_USAGE
+    except OmsError as exc:
+        text = exc.diagnostics().replace("\n", "\n  ")
+        _report(args, exc.to_json(), f"oms: error: {text}")
+        return EXIT_DOMAIN
+    except typer.TyperException as exc:
+        code = int(getattr(exc, "exit_code", EXIT_USAGE))
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            sys.stdout.write(exc.format_message() + "\n")
+            return EXIT_USAGE
+        message = one_line(exc.format_message())
+        _report(args, {"error": "usage", "message": message}, f"oms: usage: {message} (see `oms --help`)")
+        return code if code else EXIT_USAGE
+    except Exception as exc:  # noqa: BLE001 - the boundary: anything else is a bug, reported in one line
+        if _verbose(args):
+            traceback.print_exc()
+        message = one_line(f"{type(exc).__name__}: {exc}")
+        _report(
+            args,
+            {"error": "internal", "message": message},
+            f"oms: internal error: {message} (rerun with --verbose for the traceback)",
+        )
+        return EXIT_INTERNAL
+    return result if isinstance(result, int) else EXIT_OK

@@ -1,0 +1,113 @@
+"""The oms configuration (`.oms/config.toml` in the config root): parsing and validation, pure.
+
+TOML is parsed with `tomllib`, then held to the JSON record profile (no floats, no dates: TOML allows
+both, and JSON Schema's `integer` would accept `1.0`), then to `schemas/config.schema.json`. Errors name
+the file and the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+
+from oms.canonical import JsonObject, check, dumps
+from oms.canonical.ids import ROLE_ID
+from oms.errors import CanonicalJsonError, ConfigError, SchemaValidationError
+from oms.schemas import validate
+
+CONFIG_PATH = ".oms/config.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    """One configured role."""
+
+    role_id: str
+    model: str
+    transport: str
+    sandbox: str
+    argv: tuple[str, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The validated configuration."""
+
+    roles: dict[str, Role]
+    advisor_role: str
+    worker_role: str
+    max_workers: int
+    lease_minutes: int
+    worktrees_directory: str
+    raw: JsonObject
+
+
+def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
+    """Parse and validate configuration bytes; `ConfigError` names `where` and the key."""
+    try:
+        doc = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{where}: not UTF-8 at byte {exc.start}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{where}: invalid TOML: {exc}") from exc
+    try:
+        dumps(doc)  # the JSON profile: rejects floats, dates and times
+        validate("config", doc, where=where)
+    except (CanonicalJsonError, SchemaValidationError) as exc:
+        raise ConfigError(exc.message if exc.message.startswith(where) else f"{where}: {exc.message}") from exc
+    roles = {}
+    for role_id, spec in doc["roles"].items():
+        check(role_id, f"{where}: roles key", ROLE_ID)
+        argv = spec.get("argv")
+        roles[role_id] = Role(
+            role_id, spec["model"], spec["transport"], spec["sandbox"], tuple(argv) if argv is not None else None
+        )
+    for key in ("advisor", "worker"):
+        if doc[key]["role"] not in roles:
+            raise ConfigError(f"{where}: {key}.role {doc[key]['role']!r} is not a configured role")
+    return Config(
+        roles=roles,
+        advisor_role=doc["advisor"]["role"],
+        worker_role=doc["worker"]["role"],
+        max_workers=doc["pool"]["max_workers"],
+        lease_minutes=doc["lease"]["duration_minutes"],
+        worktrees_directory=doc["worktrees"]["directory"],
+        raw=doc,
+    )
+
+
+DEFAULT_CONFIG = """\
+# oms configuration. Schema: schemas/config.schema.json. `oms doctor` checks it.
+format = 1
+
+[advisor]
+role = "oms.exec-advisor"          # reviews every dispatch intent before delivery
+
+[worker]
+role = "oms.ticket-executor"       # the role new dispatches use
+
+[pool]
+max_workers = 2
+
+[lease]
+duration_minutes = 60
+
+[worktrees]
+directory = "../oms-worktrees"     # relative to this repository; must be outside the state root
+
+[roles."oms.ticket-executor"]      # Claude Code, interactive, in a tmux pane
+model = "claude-sonnet-4-5"
+transport = "claude_interactive"
+sandbox = "ticket-worktree-write"
+
+[roles."oms.goal-long-executor"]   # Codex CLI in /goal mode
+model = "gpt-5-codex"
+transport = "codex_goal"
+sandbox = "ticket-worktree-write"
+
+[roles."oms.exec-advisor"]         # headless reviewer; prints a JSON verdict
+model = "gpt-5-codex"
+transport = "command"
+sandbox = "read-only"
+argv = ["codex", "exec", "--sandbox", "read-only", "-"]
+"""

@@ -1,0 +1,236 @@
+"""The one exception tree of oms.
+
+Every error oms raises on purpose derives from `OmsError`. Each carries a one-line message
+(lowercase, "(got X, expected Y)" where it helps) and a `diagnostics()` text that says what happened
+and what to do. Only the CLI turns these into exit codes (`oms/cli/boundary.py`); nothing else calls
+`sys.exit`.
+
+This module imports nothing from oms: every layer may raise these.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+_UNPRINTABLE = re.compile(r"[^\x20-\x7e]")
+_MAX_MESSAGE = 512
+
+
+def one_line(text: str, limit: int = _MAX_MESSAGE) -> str:
+    """Squash `text` to one printable ASCII line of at most `limit` characters."""
+    flat = _UNPRINTABLE.sub(lambda m: " " if m.group() in "\r\n\t" else "?", text).strip()
+    flat = re.sub(r" {2,}", " ", flat)
+    if len(flat) > limit:
+        flat = flat[: limit - 3] + "..."
+    return flat
+
+
+class OmsError(Exception):
+    """Root of the oms error tree: a bounded one-line message plus a remediation hint."""
+
+    hint: ClassVar[str] = ""
+    code: ClassVar[str] = "error"
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(one_line(message))
+        self.message = one_line(message)
+        self._hint = one_line(hint) if hint is not None else self.hint
+
+    def diagnostics(self) -> str:
+        """What happened and what to do about it, for people."""
+        if self._hint:
+            return f"{self.message}\nhint: {self._hint}"
+        return self.message
+
+    def to_json(self) -> dict[str, str]:
+        """The machine form used by `--json` output."""
+        out = {"error": self.code, "message": self.message}
+        if self._hint:
+            out["hint"] = self._hint
+        return out
+
+
+class UsageError(OmsError):
+    """A command was called with arguments it cannot use (exit 2)."""
+
+    code = "usage"
+
+
+class InvalidInputError(OmsError):
+    """Untrusted input (an id, a path, a document) failed validation."""
+
+    code = "invalid-input"
+
+
+# ----------------------------------------------------------------------------- fsio
+class FsioError(OmsError):
+    """A file operation under a guarded root was refused or failed."""
+
+    code = "fsio"
+
+
+class PathRejectedError(FsioError):
+    """A relative path failed the lexical grammar (`..`, absolute, empty, NUL, too long)."""
+
+    code = "path-rejected"
+
+
+class PathEscapeError(FsioError):
+    """Resolution met a symlink, a non-directory or left the root: treated as an attack."""
+
+    code = "path-escape"
+    hint = "something replaced part of the oms state root with a link; run `oms store verify`"
+
+
+class NotFoundError(FsioError):
+    """The named file or directory does not exist."""
+
+    code = "not-found"
+
+
+class AlreadyExistsError(FsioError):
+    """A no-replace create met an existing name; nothing was overwritten."""
+
+    code = "already-exists"
+
+
+class UnsafeFileError(FsioError):
+    """A file is not a private regular file owned by us (type, link count, owner or mode)."""
+
+    code = "unsafe-file"
+    hint = "oms only trusts regular files with one link, owned by you and private (0600/0700)"
+
+
+class FileTooLargeError(FsioError):
+    """A bounded read found more bytes than allowed."""
+
+    code = "too-large"
+
+
+class LockHeldError(FsioError):
+    """A lock file is held by a live process."""
+
+    code = "lock-held"
+    hint = "another oms process is working on this; retry when it finishes"
+
+
+# ----------------------------------------------------------------------------- canonical / schemas
+class CanonicalJsonError(InvalidInputError):
+    """Bytes are not JSON of the oms record profile (ASCII keys, safe integers, no floats, ...)."""
+
+    code = "bad-json"
+
+
+class InvalidIdError(InvalidInputError):
+    """An identifier does not match its grammar."""
+
+    code = "bad-id"
+
+
+class SchemaValidationError(InvalidInputError):
+    """A document does not satisfy its JSON Schema."""
+
+    code = "schema"
+
+
+# ----------------------------------------------------------------------------- store
+class StoreError(OmsError):
+    """The versioned store refused an operation or found damage."""
+
+    code = "store"
+
+
+class StateRootError(StoreError):
+    """The state root is missing, not initialised, or not safe to use."""
+
+    code = "state-root"
+    hint = "run `oms init` (and `oms doctor` to see what is wrong)"
+
+
+class RecordNotFoundError(StoreError):
+    """No record, event, receipt or evidence exists under that id."""
+
+    code = "record-not-found"
+
+
+class VersionConflictError(StoreError):
+    """A transition lost the race for version N+1 (or expected a stale version)."""
+
+    code = "version-conflict"
+    hint = "re-read the record and retry the transition"
+
+    def __init__(self, kind: str, record_id: str, expected: int | None, actual: int | None) -> None:
+        self.expected = expected
+        self.actual = actual
+        super().__init__(f"{kind} {record_id} changed under us (got version {actual}, expected {expected})")
+
+
+class IllegalTransitionError(StoreError):
+    """A state machine refused a transition."""
+
+    code = "illegal-transition"
+
+    def __init__(self, kind: str, state: str, event: str) -> None:
+        self.state = state
+        self.event = event
+        super().__init__(f"{kind} cannot {event} from state {state}")
+
+
+class IntegrityError(StoreError):
+    """Stored bytes do not match their name, digest, chain or canonical form."""
+
+    code = "integrity"
+    hint = "the state root was modified outside oms; run `oms store verify` for a full report"
+
+
+class SignatureError(IntegrityError):
+    """Evidence failed Ed25519 verification against the state key."""
+
+    code = "signature"
+
+
+class ConflictError(StoreError):
+    """An immutable object already exists with different content."""
+
+    code = "conflict"
+
+
+# ----------------------------------------------------------------------------- config
+class ConfigError(OmsError):
+    """The oms configuration or role policy is missing or invalid."""
+
+    code = "config"
+
+
+# ----------------------------------------------------------------------------- processes
+class ProcessError(OmsError):
+    """A child process could not be started, timed out, or failed."""
+
+    code = "process"
+
+
+class ToolNotFoundError(ProcessError):
+    """An external tool (git, tmux, codex, claude) is not on PATH."""
+
+    code = "tool-not-found"
+
+
+class ProcessTimeoutError(ProcessError):
+    """A child process exceeded its time limit and was killed."""
+
+    code = "timeout"
+
+
+class ProcessFailedError(ProcessError):
+    """A child process exited non-zero or wrote more output than allowed."""
+
+    code = "process-failed"
+
+    def __init__(self, argv: tuple[str, ...], returncode: int, stderr: bytes, *, why: str = "") -> None:
+        self.argv = argv
+        self.returncode = returncode
+        self.stderr = stderr
+        tail = one_line(stderr.decode("utf-8", "replace"), 200)
+        what = why or f"exited {returncode}"
+        super().__init__(f"{argv[0]} {what}" + (f": {tail}" if tail else ""))

@@ -1,0 +1,81 @@
+"""Who holds a lock or owns a temp file: a process identity that survives pid reuse.
+
+An identity is (boot id, pid, start time in clock ticks since boot). A process is "that exact process"
+only if all three still match, so a recycled pid or a reboot makes a stale lock provably stale
+(research/peers.md: mtime-based stale detection steals locks from slow live holders).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+_BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessIdentity:
+    """A running process, named so that it cannot be confused with a later one of the same pid."""
+
+    boot_id: str
+    pid: int
+    start_ticks: int
+
+    def token(self) -> str:
+        """A filename-safe rendering: `<pid>.<start_ticks>.<boot id without dashes>`."""
+        return f"{self.pid}.{self.start_ticks}.{self.boot_id.replace('-', '')}"
+
+
+def _read_small(path: str, cap: int = 4096) -> bytes | None:
+    # /proc files, never under a state root; missing means the process is gone.
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, cap)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def boot_id() -> str:
+    """The kernel's boot id (changes at every boot)."""
+    raw = _read_small(_BOOT_ID_PATH)
+    return raw.decode("ascii", "replace").strip() if raw else "unknown"
+
+
+def start_ticks(pid: int) -> int | None:
+    """Field 22 of /proc/<pid>/stat, or None when the process does not exist or is a zombie."""
+    raw = _read_small(f"/proc/{pid}/stat")
+    if raw is None:
+        return None
+    # The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+    tail = raw[raw.rfind(b")") + 2 :].split()
+    try:
+        state, ticks = tail[0], int(tail[19])
+    except (IndexError, ValueError):
+        return None
+    # A zombie (Z) or dead (X) process can never release what it holds.
+    return None if state in (b"Z", b"X") else ticks
+
+
+_SELF: ProcessIdentity | None = None
+
+
+def current() -> ProcessIdentity:
+    """The identity of this process (computed once; a fork gets its own)."""
+    global _SELF  # noqa: PLW0603 - a per-process cache
+    pid = os.getpid()
+    if _SELF is None or _SELF.pid != pid:
+        _SELF = ProcessIdentity(boot_id(), pid, start_ticks(pid) or 0)
+    return _SELF
+
+
+def is_alive(identity: ProcessIdentity) -> bool:
+    """True only while that exact process (same boot, pid and start time) still exists."""
+    if identity.boot_id != boot_id():
+        return False
+    ticks = start_ticks(identity.pid)
+    return ticks is not None and ticks == identity.start_ticks

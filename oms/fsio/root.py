@@ -1,0 +1,536 @@
+"""A root directory handle that never follows a symlink and never overwrites a file.
+
+`Root.open(path)` opens the root once (`O_DIRECTORY|O_NOFOLLOW`) and checks its owner (and, for a
+private root, its mode). Every later path is relative, passes the lexical grammar of `paths.py`, and is
+resolved beneath the root by one of two resolvers:
+
+* `openat2` with `RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|RESOLVE_NO_MAGICLINKS` (one system call), or
+* a component walk: `open(part, O_DIRECTORY|O_NOFOLLOW, dir_fd=parent)` for every directory, then the
+  leaf with `O_NOFOLLOW`.
+
+`auto` uses openat2 and falls back to the walk when the kernel says ENOSYS/EPERM/E2BIG; tests force the
+walk. A symlink, a non-directory in the middle, or an escape is a `PathEscapeError`.
+
+Reads accept only regular files with one link, owned by the euid, bounded in bytes, opened
+`O_NONBLOCK` so a FIFO cannot hang us. Writes are atomic and no-replace (see `publish`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import NoReturn, Self
+
+from oms.errors import (
+    AlreadyExistsError,
+    FileTooLargeError,
+    FsioError,
+    NotFoundError,
+    PathEscapeError,
+    UnsafeFileError,
+)
+from oms.fsio import procinfo
+from oms.fsio._syscalls import DEFAULT_SYSCALLS, RENAME_NOREPLACE, RESOLVE_STRICT, Syscalls
+from oms.fsio.paths import check_component, split_rel
+from oms.limits import LIMITS, Limits
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
+TEMP_PREFIX = ".oms-tmp."
+_ESCAPE_ERRNOS = (errno.ELOOP, errno.EXDEV, errno.ENOTDIR)
+_OPENAT2_UNSUPPORTED = (errno.ENOSYS, errno.EPERM, errno.E2BIG)
+_TMPFILE_UNSUPPORTED = (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT)
+
+
+class Resolver(StrEnum):
+    """How relative paths are resolved beneath the root."""
+
+    AUTO = "auto"
+    OPENAT2 = "openat2"
+    WALK = "walk"
+
+
+class Publisher(StrEnum):
+    """How a new file gets its final name (all are no-replace)."""
+
+    AUTO = "auto"
+    TMPFILE = "tmpfile"  # O_TMPFILE + linkat: no name until published, so no debris after a crash
+    RENAME = "rename"  # O_EXCL temp + renameat2(RENAME_NOREPLACE)
+    LINK = "link"  # O_EXCL temp + link + unlink (filesystems without renameat2)
+
+
+@dataclass(frozen=True, slots=True)
+class FileId:
+    """Identity of a published inode (to recognise our own file later)."""
+
+    dev: int
+    ino: int
+
+
+@dataclass(slots=True)
+class FsioOptions:
+    """Strategy choices; `auto` is the product default, tests force the others."""
+
+    resolver: Resolver = Resolver.AUTO
+    publisher: Publisher = Publisher.AUTO
+    syscalls: Syscalls = field(default_factory=lambda: DEFAULT_SYSCALLS)
+    limits: Limits = LIMITS
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | os._Environ[str] | None = None) -> FsioOptions:
+        """`OMS_FSIO_RESOLVER` / `OMS_FSIO_PUBLISH` force a strategy (both choices are equally safe)."""
+        source = os.environ if env is None else env
+        try:
+            resolver = Resolver(source.get("OMS_FSIO_RESOLVER", "auto"))
+            publisher = Publisher(source.get("OMS_FSIO_PUBLISH", "auto"))
+        except ValueError as exc:
+            raise FsioError(f"bad fsio strategy in the environment: {exc}") from exc
+        return cls(resolver=resolver, publisher=publisher)
+
+
+def _raise_for(err: OSError, rel: str) -> NoReturn:
+    if err.errno in _ESCAPE_ERRNOS:
+        raise PathEscapeError(f"{rel}: refused: a symlink, a non-directory or an escape is in the path") from err
+    if err.errno == errno.ENOENT:
+        raise NotFoundError(f"{rel}: no such file or directory") from err
+    if err.errno == errno.EEXIST:
+        raise AlreadyExistsError(f"{rel}: already exists") from err
+    raise FsioError(f"{rel}: {os.strerror(err.errno or 0).lower()}") from err
+
+
+class Root:
+    """An open directory under which every operation stays (see the module docstring)."""
+
+    def __init__(self, fd: int, path: str, *, private: bool, options: FsioOptions) -> None:
+        self._fd = fd
+        self.path = path
+        self.private = private
+        self.options = options
+        self._sys = options.syscalls
+        self._limits = options.limits
+        self._openat2_ok: bool | None = (
+            None if options.resolver is Resolver.AUTO else (options.resolver is Resolver.OPENAT2)
+        )
+        self._publisher = options.publisher
+
+    # ------------------------------------------------------------------ lifecycle
+    @classmethod
+    def open(
+        cls,
+        path: str,
+        *,
+        private: bool = True,
+        create: bool = False,
+        options: FsioOptions | None = None,
+    ) -> Self:
+        """Open `path` as a root. With `create`, make it (0700) if missing; its parents are created too."""
+        opts = options or FsioOptions.from_env()
+        absolute = os.path.abspath(path)
+        created = False
+        if create:
+            parent = os.path.dirname(absolute)
+            try:
+                os.makedirs(parent, mode=0o700, exist_ok=True)
+                os.mkdir(absolute, 0o700 if private else 0o755)
+                created = True
+            except FileExistsError:
+                pass
+            except OSError as err:
+                _raise_for(err, absolute)
+        try:
+            fd = os.open(absolute, _DIR_FLAGS)
+        except OSError as err:
+            if err.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise PathEscapeError(f"{absolute}: is a symlink or not a directory") from err
+            _raise_for(err, absolute)
+        try:
+            st = os.fstat(fd)
+            if st.st_uid != os.geteuid():
+                raise UnsafeFileError(f"{absolute}: owned by uid {st.st_uid} (expected {os.geteuid()})")
+            if created:
+                os.fchmod(fd, 0o700 if private else 0o755)  # the umask may have trimmed it
+            elif private and stat.S_IMODE(st.st_mode) & 0o077:
+                raise UnsafeFileError(
+                    f"{absolute}: mode {stat.S_IMODE(st.st_mode):04o} is open to others (expected 0700)"
+                )
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(fd, absolute, private=private, options=opts)
+
+    def close(self) -> None:
+        """Release the root descriptor (idempotent)."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def fd(self) -> int:
+        """The root directory descriptor."""
+        if self._fd < 0:
+            raise FsioError(f"{self.path}: root is closed")
+        return self._fd
+
+    # ------------------------------------------------------------------ resolution
+    def _use_openat2(self) -> bool:
+        if self._openat2_ok is None:
+            try:
+                probe = self._sys.openat2(self.fd, ".", _DIR_FLAGS, 0, RESOLVE_STRICT)
+            except OSError as err:
+                if err.errno not in _OPENAT2_UNSUPPORTED and err.errno != errno.EINVAL:
+                    raise
+                self._openat2_ok = False
+            else:
+                os.close(probe)
+                self._openat2_ok = True
+        return self._openat2_ok
+
+    def _openat2(self, rel: str, flags: int, mode: int = 0) -> int:
+        for _ in range(self._limits.openat2_eagain_retries):
+            try:
+                return self._sys.openat2(self.fd, rel, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, RESOLVE_STRICT)
+            except OSError as err:
+                if err.errno == errno.EAGAIN:  # the kernel suspects a rename race: retry
+                    continue
+                if err.errno in _OPENAT2_UNSUPPORTED and self.options.resolver is Resolver.AUTO:
+                    self._openat2_ok = False
+                    return self._walk(split_rel(rel, self._limits), flags, mode)
+                _raise_for(err, rel)
+        raise PathEscapeError(f"{rel}: resolution kept racing with a rename; refused")
+
+    def _walk(self, parts: tuple[str, ...], flags: int, mode: int = 0) -> int:
+        cur = os.dup(self.fd)
+        try:
+            for i, part in enumerate(parts):
+                last = i == len(parts) - 1
+                step_flags = (flags | os.O_NOFOLLOW | os.O_CLOEXEC) if last else _DIR_FLAGS
+                try:
+                    nxt = self._sys.open(part, step_flags, mode, dir_fd=cur)
+                except OSError as err:
+                    _raise_for(err, "/".join(parts[: i + 1]))
+                os.close(cur)
+                cur = nxt
+            return cur
+        except BaseException:
+            os.close(cur)
+            raise
+
+    def _open(self, parts: tuple[str, ...], flags: int) -> int:
+        """Open the object at `parts` (the root itself when empty) with `flags`, never following links."""
+        if not parts:
+            return os.dup(self.fd)
+        if self._use_openat2():
+            return self._openat2("/".join(parts), flags)
+        return self._walk(parts, flags)
+
+    def _dir(self, parts: tuple[str, ...]) -> int:
+        return self._open(parts, _DIR_FLAGS)
+
+    def _split(self, rel: str) -> tuple[str, ...]:
+        return () if rel == "" else split_rel(rel, self._limits)
+
+    # ------------------------------------------------------------------ queries
+    def lstat(self, rel: str) -> os.stat_result | None:
+        """Stat `rel` without following a final symlink; None if it does not exist."""
+        parts = self._split(rel)
+        if not parts:
+            return os.fstat(self.fd)
+        parent = self._dir(parts[:-1])
+        try:
+            return os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        finally:
+            os.close(parent)
+
+    def exists(self, rel: str) -> bool:
+        """True if a directory entry named `rel` exists (of any type)."""
+        try:
+            return self.lstat(rel) is not None
+        except NotFoundError:
+            return False
+
+    def listdir(self, rel: str = "") -> list[str]:
+        """Sorted names in directory `rel`; a missing directory raises `NotFoundError`."""
+        fd = self._dir(self._split(rel))
+        try:
+            return sorted(os.listdir(fd))
+        finally:
+            os.close(fd)
+
+    def scan(self, rel: str = "") -> Iterator[tuple[str, os.stat_result]]:
+        """(name, lstat) for every entry of directory `rel`, sorted by name."""
+        fd = self._dir(self._split(rel))
+        try:
+            for name in sorted(os.listdir(fd)):
+                with contextlib.suppress(FileNotFoundError):
+                    yield name, os.stat(name, dir_fd=fd, follow_symlinks=False)
+        finally:
+            os.close(fd)
+
+    # ------------------------------------------------------------------ reads
+    def read_bytes(self, rel: str, cap: int) -> bytes:
+        """Read a regular file of at most `cap` bytes (one link, owned by us)."""
+        parts = self._split(rel)
+        if not parts:
+            raise UnsafeFileError(f"{self.path}: the root is not a file")
+        for attempt in range(2):
+            fd = self._open(parts, _READ_FLAGS)
+            try:
+                st = os.fstat(fd)
+                self._check_regular(rel, st)
+                if st.st_nlink != 1:
+                    if attempt == 0:  # a link+unlink publish is mid-flight: look once more
+                        continue
+                    raise UnsafeFileError(f"{rel}: has {st.st_nlink} links (expected 1)")
+                if st.st_size > cap:
+                    raise FileTooLargeError(f"{rel}: {st.st_size} bytes (expected at most {cap})")
+                return self._read_capped(fd, rel, cap)
+            finally:
+                os.close(fd)
+        raise UnsafeFileError(f"{rel}: unstable link count")  # pragma: no cover
+
+    def read_optional(self, rel: str, cap: int) -> bytes | None:
+        """Like `read_bytes`, but None when the file does not exist."""
+        try:
+            return self.read_bytes(rel, cap)
+        except NotFoundError:
+            return None
+
+    def read_secret(self, rel: str, size: int) -> bytes:
+        """Read a secret: exactly `size` bytes, regular, one link, ours, and private (no group/other bits)."""
+        st = self.lstat(rel)
+        if st is None:
+            raise NotFoundError(f"{rel}: no such file")
+        if stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) & 0o077:
+            raise UnsafeFileError(f"{rel}: mode {stat.S_IMODE(st.st_mode):04o} (expected 0600)")
+        data = self.read_bytes(rel, size)
+        if len(data) != size:
+            raise UnsafeFileError(f"{rel}: {len(data)} bytes (expected {size})")
+        return data
+
+    def _check_regular(self, rel: str, st: os.stat_result) -> None:
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafeFileError(f"{rel}: not a regular file")
+        if st.st_uid != os.geteuid():
+            raise UnsafeFileError(f"{rel}: owned by uid {st.st_uid} (expected {os.geteuid()})")
+        if self.private and stat.S_IMODE(st.st_mode) & 0o077:
+            raise UnsafeFileError(f"{rel}: mode {stat.S_IMODE(st.st_mode):04o} is open to others")
+
+    @staticmethod
+    def _read_capped(fd: int, rel: str, cap: int) -> bytes:
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            try:
+                chunk = os.read(fd, min(1 << 20, cap + 1 - total))
+            except BlockingIOError as err:
+                raise UnsafeFileError(f"{rel}: not readable without blocking") from err
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > cap:
+                raise FileTooLargeError(f"{rel}: more than {cap} bytes")
+        return b"".join(chunks)
+
+    # ------------------------------------------------------------------ writes
+    def mkdirs(self, rel: str) -> None:
+        """Create every directory of `rel` that is missing; verify all of them (owner, type, privacy)."""
+        parts = self._split(rel)
+        cur = os.dup(self.fd)
+        want = 0o700 if self.private else 0o755
+        try:
+            for i, part in enumerate(parts):
+                where = "/".join(parts[: i + 1])
+                created = False
+                try:
+                    os.mkdir(part, want, dir_fd=cur)
+                    created = True
+                except FileExistsError:
+                    pass
+                except OSError as err:
+                    _raise_for(err, where)
+                try:
+                    nxt = self._sys.open(part, _DIR_FLAGS, dir_fd=cur)
+                except OSError as err:
+                    _raise_for(err, where)
+                try:
+                    st = os.fstat(nxt)
+                    if st.st_uid != os.geteuid():
+                        raise UnsafeFileError(f"{where}: owned by uid {st.st_uid} (expected {os.geteuid()})")
+                    mode = stat.S_IMODE(st.st_mode)
+                    if created and mode != want:
+                        os.fchmod(nxt, want)  # the umask trimmed it; set exactly what we asked for
+                    elif self.private and mode & 0o077:
+                        raise UnsafeFileError(f"{where}: mode {mode:04o} is open to others (expected 0700)")
+                    if created:
+                        self._sys.fsync(cur)
+                except BaseException:
+                    os.close(nxt)
+                    raise
+                os.close(cur)
+                cur = nxt
+        finally:
+            os.close(cur)
+
+    def publish(self, rel: str, data: bytes, *, mode: int = 0o600) -> FileId:
+        """Atomically create `rel` with `data`; never replaces anything (`AlreadyExistsError`).
+
+        Order (power-loss safe): write, fsync(file), give it its name, fsync(directory). Readers see
+        either no file or the complete one. The directory must already exist.
+        """
+        parts = self._split(rel)
+        if not parts:
+            raise UnsafeFileError(f"{self.path}: cannot publish onto the root")
+        leaf = check_component(parts[-1], self._limits)
+        parent = self._dir(parts[:-1])
+        try:
+            file_id = self._publish_in(parent, rel, leaf, data, mode)
+            self._sys.fsync(parent)
+            return file_id
+        finally:
+            os.close(parent)
+
+    def _publish_in(self, parent: int, rel: str, leaf: str, data: bytes, mode: int) -> FileId:
+        if self._publisher in (Publisher.AUTO, Publisher.TMPFILE):
+            result = self._publish_tmpfile(parent, rel, leaf, data, mode)
+            if result is not None:
+                return result
+            if self._publisher is Publisher.TMPFILE:
+                raise FsioError(f"{rel}: O_TMPFILE publishing is not supported here")
+            self._publisher = Publisher.RENAME
+        return self._publish_named(parent, rel, leaf, data, mode)
+
+    def _publish_tmpfile(self, parent: int, rel: str, leaf: str, data: bytes, mode: int) -> FileId | None:
+        try:
+            fd = self._sys.open(".", os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, mode, dir_fd=parent)
+        except OSError as err:
+            if err.errno in _TMPFILE_UNSUPPORTED:
+                return None
+            _raise_for(err, rel)
+        try:
+            os.fchmod(fd, mode)
+            _write_all(fd, data)
+            self._sys.fsync(fd)
+            try:
+                self._sys.link_fd(fd, parent, leaf)
+            except FileExistsError as err:
+                raise AlreadyExistsError(f"{rel}: already exists; nothing was overwritten") from err
+            except OSError as err:
+                if err.errno == errno.ENOENT:  # no /proc: fall back to a named temp file
+                    return None
+                _raise_for(err, rel)
+            st = os.fstat(fd)
+            return FileId(st.st_dev, st.st_ino)
+        finally:
+            os.close(fd)
+
+    def _publish_named(self, parent: int, rel: str, leaf: str, data: bytes, mode: int) -> FileId:
+        temp = f"{TEMP_PREFIX}{procinfo.current().token()}.{secrets.token_hex(6)}"
+        try:
+            fd = self._sys.open(
+                temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=parent
+            )
+        except OSError as err:
+            _raise_for(err, rel)
+        named = True
+        try:
+            try:
+                os.fchmod(fd, mode)
+                _write_all(fd, data)
+                self._sys.fsync(fd)
+                st = os.fstat(fd)
+            finally:
+                os.close(fd)
+            if self._publisher is not Publisher.LINK:
+                try:
+                    self._sys.renameat2(parent, temp, parent, leaf, RENAME_NOREPLACE)
+                    named = False
+                except OSError as err:
+                    if err.errno == errno.EEXIST:
+                        raise AlreadyExistsError(f"{rel}: already exists; nothing was overwritten") from err
+                    if err.errno not in (errno.EINVAL, errno.ENOSYS) or self._publisher is Publisher.RENAME:
+                        _raise_for(err, rel)
+                    self._publisher = Publisher.LINK
+            if named:
+                try:
+                    self._sys.link(parent, temp, parent, leaf)
+                except FileExistsError as err:
+                    raise AlreadyExistsError(f"{rel}: already exists; nothing was overwritten") from err
+                except OSError as err:
+                    _raise_for(err, rel)
+            return FileId(st.st_dev, st.st_ino)
+        finally:
+            if named:
+                with contextlib.suppress(OSError):
+                    self._sys.unlink(parent, temp)
+
+    def unlink(self, rel: str, *, expect: FileId | None = None) -> bool:
+        """Remove `rel` (locks and debris only). With `expect`, only if it is still that inode.
+
+        Returns False when the name is gone or now names another inode.
+        """
+        parts = self._split(rel)
+        if not parts:
+            raise UnsafeFileError(f"{self.path}: cannot unlink the root")
+        parent = self._dir(parts[:-1])
+        try:
+            try:
+                st = os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
+            except FileNotFoundError:
+                return False
+            if stat.S_ISDIR(st.st_mode):
+                raise UnsafeFileError(f"{rel}: is a directory")
+            if expect is not None and (st.st_dev, st.st_ino) != (expect.dev, expect.ino):
+                return False
+            self._sys.unlink(parent, parts[-1])
+            self._sys.fsync(parent)
+            return True
+        finally:
+            os.close(parent)
+
+    @contextlib.contextmanager
+    def dir_fd(self, rel: str) -> Iterator[int]:
+        """A short-lived descriptor of directory `rel` (for flock); closed on exit."""
+        fd = self._dir(self._split(rel))
+        try:
+            yield fd
+        finally:
+            os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def is_temp_name(name: str) -> bool:
+    """True for the names `publish` gives its temporary files."""
+    return name.startswith(TEMP_PREFIX)
+
+
+def temp_owner(name: str) -> procinfo.ProcessIdentity | None:
+    """The process that created temp file `name`, parsed from its name; None if malformed."""
+    fields = name[len(TEMP_PREFIX) :].split(".")
+    if len(fields) != 4 or not fields[0].isdigit() or not fields[1].isdigit():
+        return None
+    raw = fields[2]
+    if len(raw) != 32:
+        return None
+    boot = f"{raw[:8]}-{raw[8:12]}-{raw[12:16]}-{raw[16:20]}-{raw[20:]}"
+    return procinfo.ProcessIdentity(boot, int(fields[0]), int(fields[1]))

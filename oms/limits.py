@@ -1,0 +1,39 @@
+"""Every bound oms puts on input, in one place (STYLE.md 5).
+
+A limit is a named field, never a literal at the call site, so a reviewer can see all of them at once
+and a test can shrink them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Byte, count and time bounds. The defaults are what oms ships with."""
+
+    record_bytes: int = 256 * 1024
+    event_bytes: int = 64 * 1024
+    receipt_bytes: int = 64 * 1024
+    evidence_bytes: int = 1024 * 1024
+    journal_entry_bytes: int = 64 * 1024
+    state_meta_bytes: int = 16 * 1024
+    lock_bytes: int = 4 * 1024
+    config_bytes: int = 256 * 1024
+    policy_bytes: int = 256 * 1024
+    proc_stat_bytes: int = 4 * 1024
+    json_depth: int = 64
+    id_length: int = 128
+    path_component_bytes: int = 255
+    path_components: int = 32
+    records_per_kind: int = 1_000_000
+    versions_per_record: int = 100_000
+    openat2_eagain_retries: int = 16
+    process_timeout_s: float = 30.0
+    process_output_bytes: int = 1024 * 1024
+    probe_timeout_s: float = 10.0
+    reason_chars: int = 512
+
+
+LIMITS = Limits()

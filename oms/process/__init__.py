@@ -1,0 +1,12 @@
+"""Layer 6 (adapters): the only place oms starts processes (STYLE.md 2, 8).
+
+argv tuples only, never a shell; the environment is built from an allow-list (`env.child_env`), with
+the user's `LD_LIBRARY_PATH` restored when frozen; every call has a timeout and an output cap.
+"""
+
+from __future__ import annotations
+
+from oms.process.env import child_env, is_frozen
+from oms.process.runner import Completed, run, which
+
+__all__ = ["Completed", "child_env", "is_frozen", "run", "which"]

@@ -1,0 +1,140 @@
+"""Run a child process: argv only (never a shell), explicit env, a timeout, bounded output.
+
+Errors carry the argv, the exit status and a bounded tail of stderr. Output beyond the cap kills the
+child and is an error, so a hostile tool cannot make oms buffer without limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from oms.errors import ProcessFailedError, ProcessTimeoutError, ToolNotFoundError
+from oms.limits import LIMITS
+from oms.process.env import child_env
+
+
+@dataclass(frozen=True, slots=True)
+class Completed:
+    """A finished child process."""
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+    def text(self) -> str:
+        """stdout decoded (UTF-8, replacement for bad bytes), stripped."""
+        return self.stdout.decode("utf-8", "replace").strip()
+
+
+def which(name: str, env: Mapping[str, str] | None = None) -> str | None:
+    """The absolute path `name` resolves to on the child's PATH, or None."""
+    path = (env if env is not None else os.environ).get("PATH", os.defpath)
+    return shutil.which(name, path=path)
+
+
+def run(
+    argv: Sequence[str],
+    *,
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = LIMITS.process_timeout_s,
+    max_output: int = LIMITS.process_output_bytes,
+    stdin: bytes | None = None,
+    check: bool = True,
+) -> Completed:
+    """Run `argv` and collect its output. `env` defaults to `child_env()`."""
+    items: tuple[object, ...] = tuple(argv)
+    if not items or any(not isinstance(a, str) or "\x00" in a for a in items):
+        raise ValueError("argv must be non-empty text without NUL")
+    args = tuple(str(a) for a in items)
+    environment = dict(env) if env is not None else child_env()
+    exe = args[0] if os.sep in args[0] else which(args[0], environment)
+    if exe is None:
+        raise ToolNotFoundError(f"{args[0]} is not installed (not found on PATH)")
+    try:
+        proc = subprocess.Popen(  # argv list, never a shell
+            (exe, *args[1:]),
+            cwd=cwd,
+            env=environment,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            close_fds=True,
+            start_new_session=True,
+        )
+    except FileNotFoundError as exc:
+        raise ToolNotFoundError(f"{args[0]} is not installed ({exc.strerror})") from exc
+    except PermissionError as exc:
+        raise ToolNotFoundError(f"{args[0]} is not executable ({exc.strerror})") from exc
+    out, err, why = _collect(proc, stdin, timeout, max_output)
+    if why == "timeout":
+        raise ProcessTimeoutError(f"{args[0]} did not finish within {timeout:g}s and was killed")
+    done = Completed(args, proc.returncode, out, err)
+    if why == "overflow":
+        raise ProcessFailedError(args, proc.returncode, err, why=f"wrote more than {max_output} bytes")
+    if check and proc.returncode != 0:
+        raise ProcessFailedError(args, proc.returncode, err)
+    return done
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _collect(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float, cap: int) -> tuple[bytes, bytes, str]:
+    """Feed stdin, read both pipes until EOF (bounded), wait; returns (stdout, stderr, outcome)."""
+    assert proc.stdout is not None  # noqa: S101 - pipes were requested
+    assert proc.stderr is not None  # noqa: S101
+    if proc.stdin is not None:
+        try:
+            proc.stdin.write(stdin or b"")
+        except BrokenPipeError:
+            pass
+        finally:
+            proc.stdin.close()
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    buffers: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
+    total = 0
+    outcome = "ok"
+    deadline = time.monotonic() + timeout
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(out_fd, selectors.EVENT_READ)
+            sel.register(err_fd, selectors.EVENT_READ)
+            while sel.get_map() and outcome == "ok":
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    outcome = "timeout"
+                    break
+                for key, _ in sel.select(remaining):
+                    chunk = os.read(key.fd, 65536)
+                    if not chunk:
+                        sel.unregister(key.fd)
+                        continue
+                    buffers[key.fd].append(chunk)
+                    total += len(chunk)
+                    if total > cap:
+                        outcome = "overflow"
+                        break
+        if outcome == "ok":
+            try:
+                proc.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                outcome = "timeout"
+        if outcome != "ok":
+            _kill(proc)
+    finally:
+        proc.stdout.close()
+        proc.stderr.close()
+    return b"".join(buffers[out_fd]), b"".join(buffers[err_fd]), outcome

@@ -1,0 +1,113 @@
+"""Find, load and compile the schema files; validate documents with one-line errors."""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from importlib.abc import Traversable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from oms.errors import OmsError, SchemaValidationError, one_line
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+
+URN = "urn:oms:schema:"
+SCHEMA_NAMES = (
+    "config",
+    "defs",
+    "dispatch",
+    "event",
+    "evidence",
+    "evidence-envelope",
+    "journal-entry",
+    "op-index",
+    "outbox-receipt",
+    "record-envelope",
+    "role-policy",
+    "session",
+    "state-meta",
+    "ticket",
+    "worker",
+)
+_MAX_SCHEMA_BYTES = 256 * 1024
+
+
+class SchemaMissingError(OmsError):
+    """The schema files are not where the package or the source tree should have them."""
+
+    code = "schema-missing"
+    hint = "reinstall oms; a source checkout needs its top-level schemas/ directory"
+
+
+@functools.cache
+def find_schema_dir() -> Traversable:
+    """The directory holding `<name>.schema.json`: package data first, then the source tree."""
+    packaged = resources.files("oms") / "_data" / "schemas"
+    if packaged.is_dir():
+        return packaged
+    source = Path(__file__).resolve().parent.parent.parent / "schemas"
+    if (source / "defs.schema.json").is_file():
+        return source
+    raise SchemaMissingError("oms schema files not found in the package or the source tree")
+
+
+def schema_source() -> str:
+    """Where the schemas were found (for `oms doctor`)."""
+    return str(find_schema_dir())
+
+
+@functools.cache
+def load_schema(name: str) -> dict[str, Any]:
+    """The parsed schema document `name` (read-only package data)."""
+    if name not in SCHEMA_NAMES:
+        raise SchemaMissingError(f"unknown schema {name!r}")
+    data = (find_schema_dir() / f"{name}.schema.json").read_bytes()
+    if len(data) > _MAX_SCHEMA_BYTES:
+        raise SchemaMissingError(f"schema {name} is larger than {_MAX_SCHEMA_BYTES} bytes")
+    doc = json.loads(data)
+    if not isinstance(doc, dict) or doc.get("$id") != URN + name:
+        raise SchemaMissingError(f"schema {name} does not declare $id {URN + name}")
+    return doc
+
+
+@functools.cache
+def _registry() -> Any:
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    return Registry().with_resources(
+        (URN + name, Resource.from_contents(load_schema(name), default_specification=DRAFT202012))
+        for name in SCHEMA_NAMES
+    )
+
+
+@functools.cache
+def validator(name: str) -> Validator:
+    """The compiled validator for schema `name` (built once per process)."""
+    from jsonschema import Draft202012Validator
+
+    compiled: Validator = Draft202012Validator(load_schema(name), registry=_registry())
+    return compiled
+
+
+def _path(parts: Any) -> str:
+    out = "$"
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def validate(name: str, instance: object, *, where: str) -> None:
+    """Raise `SchemaValidationError` ("<where>: <json path>: <why>") unless `instance` satisfies `name`."""
+    from jsonschema.exceptions import best_match
+
+    error = best_match(validator(name).iter_errors(instance))
+    if error is None:
+        return
+    message = error.message
+    if len(message) > 200:
+        message = message[:197] + "..."
+    raise SchemaValidationError(f"{where}: {_path(error.absolute_path)}: {one_line(message, 240)} ({name} schema)")

@@ -1,0 +1,119 @@
+"""`oms doctor`: one line per check, OK or FAIL with the fix."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+
+from oms.adapters.tools import TOOLS, probe
+from oms.domain.config import CONFIG_PATH, parse_config
+from oms.errors import NotFoundError, OmsError
+from oms.fsio import Root, capabilities
+from oms.limits import LIMITS
+from oms.process import is_frozen
+from oms.schemas import SCHEMA_NAMES, schema_source, validator
+from oms.store import StateRoot
+from oms.version import __version__
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One doctor line."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        """Machine form."""
+        return {"check": self.name, "ok": self.ok, "detail": self.detail, "fix": self.fix}
+
+
+def _oms() -> Check:
+    how = "frozen" if is_frozen() else f"python {sys.version.split()[0]}"
+    return Check("oms", True, f"{__version__} ({how}, {sys.executable})")
+
+
+def _schemas() -> Check:
+    try:
+        for name in SCHEMA_NAMES:
+            validator(name)
+    except OmsError as exc:
+        return Check("schemas", False, exc.message, "reinstall oms")
+    return Check("schemas", True, f"{len(SCHEMA_NAMES)} loaded from {schema_source()}")
+
+
+def _tools() -> list[Check]:
+    out = []
+    for tool in TOOLS:
+        found = probe(tool)
+        if found.error is not None:
+            out.append(Check(tool.name, False, found.error, tool.install))
+        else:
+            out.append(Check(tool.name, True, f"{found.version} at {found.path} (verified with {tool.verified})"))
+    return out
+
+
+def _state(state_root: str) -> tuple[list[Check], str | None]:
+    try:
+        state = StateRoot.open(state_root)
+    except OmsError as exc:
+        return [Check("state root", False, exc.message, f"oms init --state-root {state_root}")], None
+    try:
+        state.signer()
+        st = os.stat(state.path, follow_symlinks=False)
+        detail = f"{state.path} (owner uid {st.st_uid}, mode {st.st_mode & 0o777:04o}, key {state.meta.key_id[:16]})"
+        return [Check("state root", True, detail)], state.path
+    except OmsError as exc:
+        return [Check("state root", False, exc.message, "oms store verify; restore the key or re-init")], None
+    finally:
+        state.close()
+
+
+def _capabilities(where: str) -> list[Check]:
+    found = capabilities.probe(where)
+    fixes = {
+        "openat2": "needs Linux >= 5.6 without a seccomp filter on openat2; oms falls back to an O_NOFOLLOW walk",
+        "renameat2": "needs a filesystem with RENAME_NOREPLACE; oms falls back to link+unlink",
+        "o_tmpfile": "needs O_TMPFILE and /proc; oms falls back to named temp files",
+    }
+    return [
+        Check(
+            name,
+            reason is None,
+            "available" if reason is None else f"unavailable: {reason}",
+            "" if reason is None else fixes[name],
+        )
+        for name, reason in found.items()
+    ]
+
+
+def _config(config_root: str | None) -> Check:
+    if config_root is None:
+        return Check("config", False, "no config root given", "pass --config-root (the repository oms works on)")
+    try:
+        with Root.open(config_root, private=False) as repo:
+            parse_config(repo.read_bytes(CONFIG_PATH, LIMITS.config_bytes), os.path.join(repo.path, CONFIG_PATH))
+    except NotFoundError:
+        return Check(
+            "config",
+            False,
+            f"{os.path.join(config_root, CONFIG_PATH)} is missing",
+            f"oms init --config-root {config_root}",
+        )
+    except OmsError as exc:
+        return Check("config", False, exc.message, f"fix {CONFIG_PATH}")
+    return Check("config", True, os.path.join(os.path.abspath(config_root), CONFIG_PATH))
+
+
+def diagnose(state_root: str, config_root: str | None) -> list[Check]:
+    """Run every check (none of them changes anything)."""
+    checks = [_oms(), _schemas(), *_tools()]
+    state_checks, opened = _state(state_root)
+    checks += state_checks
+    checks += _capabilities(os.path.join(opened, "tmp") if opened else tempfile.gettempdir())
+    checks.append(_config(config_root))
+    return checks

@@ -1,0 +1,64 @@
+"""`oms init`: create (or finish creating) the state root and its key; scaffold the configuration."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from oms.canonical import now
+from oms.domain.config import CONFIG_PATH, DEFAULT_CONFIG, parse_config
+from oms.errors import AlreadyExistsError, StateRootError
+from oms.fsio import Root
+from oms.limits import LIMITS
+from oms.store import StateRoot
+
+
+@dataclass(frozen=True, slots=True)
+class InitResult:
+    """What `init` did."""
+
+    state_root: str
+    state_created: bool
+    key_id: str
+    config_path: str | None
+    config_created: bool
+
+    def to_json(self) -> dict[str, object]:
+        """Machine form."""
+        return {
+            "state_root": self.state_root,
+            "state_created": self.state_created,
+            "key_id": self.key_id,
+            "config_path": self.config_path,
+            "config_created": self.config_created,
+        }
+
+
+def _inside(child: str, parent: str) -> bool:
+    child, parent = os.path.realpath(child), os.path.realpath(parent)
+    return child == parent or child.startswith(parent.rstrip("/") + "/")
+
+
+def init(state_root: str, config_root: str | None) -> InitResult:
+    """Create or verify the state root, then scaffold `.oms/config.toml` under `config_root` if missing."""
+    if config_root is not None and _inside(state_root, config_root):
+        raise StateRootError(
+            f"state root {state_root} is inside the config root {config_root}",
+            hint="keep the state root outside the repository (agents can write there)",
+        )
+    state, created = StateRoot.create(state_root, now())
+    try:
+        result_path: str | None = None
+        config_created = False
+        if config_root is not None:
+            with Root.open(config_root, private=False) as repo:
+                result_path = os.path.join(repo.path, CONFIG_PATH)
+                repo.mkdirs(os.path.dirname(CONFIG_PATH))
+                try:
+                    repo.publish(CONFIG_PATH, DEFAULT_CONFIG.encode("utf-8"), mode=0o644)
+                    config_created = True
+                except AlreadyExistsError:
+                    parse_config(repo.read_bytes(CONFIG_PATH, LIMITS.config_bytes), result_path)
+        return InitResult(state.path, created, state.meta.key_id, result_path, config_created)
+    finally:
+        state.close()

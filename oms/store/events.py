@@ -1,0 +1,95 @@
+"""Immutable events: `events/<event-id>.json`, written once, never changed.
+
+Creating an event that already exists with identical bytes is an idempotent replay; with different
+bytes it is a `ConflictError` and nothing changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from oms.canonical import JsonObject, access, check, parse_ts
+from oms.errors import AlreadyExistsError, ConflictError, IntegrityError, NotFoundError, RecordNotFoundError
+from oms.fsio import Root
+from oms.limits import LIMITS, Limits
+from oms.store.documents import encode_document, parse_document
+
+EVENTS_DIR = "events"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One parsed, validated event."""
+
+    event_id: str
+    event_type: str
+    created_at: str
+    payload: JsonObject
+
+
+def parse_event(data: bytes, event_id: str, where: str) -> Event:
+    """Parse an event file and check that it is the event its name says."""
+    doc = parse_document(data, "event", where)
+    event = Event(
+        access.text(doc, "event_id"),
+        access.text(doc, "event_type"),
+        access.text(doc, "created_at"),
+        access.obj(doc, "payload"),
+    )
+    check(event.event_id, f"{where}: event_id")
+    parse_ts(event.created_at, f"{where}: created_at")
+    if event.event_id != event_id:
+        raise IntegrityError(f"{where}: holds event {event.event_id} (expected {event_id})")
+    return event
+
+
+class EventStore:
+    """The events of a state root."""
+
+    def __init__(self, root: Root, limits: Limits = LIMITS) -> None:
+        self.root = root
+        self.limits = limits
+
+    def _rel(self, event_id: str) -> str:
+        return f"{EVENTS_DIR}/{check(event_id, 'event id')}.json"
+
+    def create(self, event_id: str, event_type: str, created_at: str, payload: JsonObject) -> tuple[Event, bool]:
+        """Write the event once; returns it and whether this call created it."""
+        rel = self._rel(event_id)
+        doc: JsonObject = {
+            "format": "oms-event-v1",
+            "event_id": event_id,
+            "event_type": event_type,
+            "created_at": created_at,
+            "payload": payload,
+        }
+        data = encode_document(doc, "event", rel, self.limits.event_bytes)
+        parse_ts(created_at, "created_at")
+        try:
+            self.root.publish(rel, data)
+            return parse_event(data, event_id, rel), True
+        except AlreadyExistsError:
+            existing = self.root.read_bytes(rel, self.limits.event_bytes)
+            if existing != data:
+                raise ConflictError(f"event {event_id} already exists with different content") from None
+            return parse_event(existing, event_id, rel), False
+
+    def read(self, event_id: str, event_type: str | None = None) -> Event:
+        """Read event `event_id`, optionally requiring its type."""
+        rel = self._rel(event_id)
+        try:
+            data = self.root.read_bytes(rel, self.limits.event_bytes)
+        except NotFoundError as exc:
+            raise RecordNotFoundError(f"no event {event_id}") from exc
+        event = parse_event(data, event_id, rel)
+        if event_type is not None and event.event_type != event_type:
+            raise IntegrityError(f"event {event_id} is {event.event_type} (expected {event_type})")
+        return event
+
+    def ids(self) -> list[str]:
+        """Every event id (sorted)."""
+        try:
+            names = self.root.listdir(EVENTS_DIR)
+        except NotFoundError:
+            return []
+        return [name[: -len(".json")] for name in names if name.endswith(".json") and not name.startswith(".")]

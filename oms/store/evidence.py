@@ -1,0 +1,104 @@
+"""Evidence: content-addressed, signed by the state key, verified on every read.
+
+`evidence/<sha256>.json` holds a DSSE envelope: `payloadType`, `payload` (base64 of the exact body
+bytes) and one signature by the state key over `PAE(payloadType, body)`. The name is the sha256 of the
+body bytes. A read checks, in order: envelope schema, base64, name = sha256(body), key id = state key,
+signature, then the body (canonical, schema-valid). Only a holder of the state key can mint evidence
+that passes, so an agent cannot forge an advisor approval.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+from oms.canonical import JsonObject, access, check, equal, parse_ts, sha256_hex
+from oms.canonical.ids import SHA256
+from oms.errors import AlreadyExistsError, IntegrityError, NotFoundError, RecordNotFoundError, SignatureError
+from oms.fsio import Root
+from oms.limits import LIMITS, Limits
+from oms.store import keys
+from oms.store.documents import encode_document, parse_document
+
+EVIDENCE_DIR = "evidence"
+PAYLOAD_TYPE = "application/vnd.oms.evidence+json"
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """A verified evidence body and its content address."""
+
+    ref: str
+    body: JsonObject
+
+    @property
+    def kind(self) -> str:
+        """The evidence kind (`advisor-output`, `lease-expiry`, ...)."""
+        return str(self.body["evidence_kind"])
+
+
+def open_envelope(data: bytes, ref: str, public_raw: bytes, key_id: str, where: str) -> Evidence:
+    """Verify an envelope completely and return its body."""
+    envelope = parse_document(data, "evidence-envelope", where)
+    body = keys.b64decode(access.text(envelope, "payload"), where)
+    if not equal(sha256_hex(body), ref):
+        raise IntegrityError(f"{where}: content does not match its address")
+    signature = access.obj_at(access.array(envelope, "signatures"), 0)
+    if not equal(access.text(signature, "keyid"), key_id):
+        raise SignatureError(f"{where}: signed by another key")
+    keys.verify(public_raw, keys.b64decode(access.text(signature, "sig"), where), PAYLOAD_TYPE, body, where)
+    doc = parse_document(body, "evidence", f"{where}: body")
+    check(access.text(doc, "ticket_id"), f"{where}: ticket_id")
+    parse_ts(access.text(doc, "created_at"), f"{where}: created_at")
+    return Evidence(ref, doc)
+
+
+class EvidenceStore:
+    """Signed evidence under a state root."""
+
+    def __init__(
+        self,
+        root: Root,
+        public_raw: bytes,
+        key_id: str,
+        limits: Limits = LIMITS,
+    ) -> None:
+        self.root = root
+        self.public_raw = public_raw
+        self.key_id = key_id
+        self.limits = limits
+
+    def put(self, body: JsonObject, signer: keys.SigningKey) -> Evidence:
+        """Sign and store `body` (idempotent: the same body gives the same ref)."""
+        where = f"{EVIDENCE_DIR}/(new)"
+        data = encode_document(body, "evidence", where, self.limits.evidence_bytes)
+        ref = sha256_hex(data)
+        rel = f"{EVIDENCE_DIR}/{ref}.json"
+        envelope: JsonObject = {
+            "payloadType": PAYLOAD_TYPE,
+            "payload": keys.b64encode(data),
+            "signatures": [{"keyid": self.key_id, "sig": keys.b64encode(signer.sign(PAYLOAD_TYPE, data))}],
+        }
+        stored = encode_document(envelope, "evidence-envelope", rel, self.limits.evidence_bytes)
+        # Same body, same signature (Ed25519 is deterministic); the read below verifies whatever is there.
+        with contextlib.suppress(AlreadyExistsError):
+            self.root.publish(rel, stored)
+        return self.get(ref)
+
+    def get(self, ref: str) -> Evidence:
+        """Read and fully verify evidence `ref`."""
+        check(ref, "evidence ref", SHA256)
+        rel = f"{EVIDENCE_DIR}/{ref}.json"
+        try:
+            data = self.root.read_bytes(rel, self.limits.evidence_bytes)
+        except NotFoundError as exc:
+            raise RecordNotFoundError(f"no evidence {ref}") from exc
+        return open_envelope(data, ref, self.public_raw, self.key_id, rel)
+
+    def refs(self) -> list[str]:
+        """Every evidence ref (sorted)."""
+        try:
+            names = self.root.listdir(EVIDENCE_DIR)
+        except NotFoundError:
+            return []
+        return [n[:-5] for n in names if n.endswith(".json") and SHA256.fullmatch(n[:-5])]

@@ -1,0 +1,94 @@
+"""The outbox: per-consumer processing locks and receipts created exactly once.
+
+`outbox/<consumer>/<event-id>.lock` is held while a consumer processes an event (a holder-named lock,
+stale only when that exact process is gone). `outbox/<consumer>/<event-id>.receipt.json` is the
+consumer's durable answer: created once, never replaced. A consumer takes the lock, looks for a
+receipt (present: replay it), does its work, commits the receipt, releases the lock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from oms.canonical import JsonObject, access, check, operation_nonce, parse_ts
+from oms.errors import AlreadyExistsError, ConflictError, IntegrityError
+from oms.fsio import Lock, Root, acquire
+from oms.limits import LIMITS, Limits
+from oms.store.documents import encode_document, parse_document
+
+OUTBOX_DIR = "outbox"
+RECEIPT_SUFFIX = ".receipt.json"
+LOCK_SUFFIX = ".lock"
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """A committed receipt."""
+
+    event_id: str
+    consumer_id: str
+    processed_at: str
+    result: JsonObject
+
+
+def parse_receipt(data: bytes, consumer_id: str, event_id: str, where: str) -> Receipt:
+    """Parse a receipt file and check it belongs where it is stored."""
+    doc = parse_document(data, "outbox-receipt", where)
+    receipt = Receipt(
+        access.text(doc, "event_id"),
+        access.text(doc, "consumer_id"),
+        access.text(doc, "processed_at"),
+        access.obj(doc, "result"),
+    )
+    parse_ts(receipt.processed_at, f"{where}: processed_at")
+    if (receipt.event_id, receipt.consumer_id) != (event_id, consumer_id):
+        raise IntegrityError(f"{where}: receipt is for {receipt.consumer_id}/{receipt.event_id}")
+    if receipt.result.get("operation_nonce") != operation_nonce(event_id, consumer_id):
+        raise IntegrityError(f"{where}: operation nonce does not derive from (event, consumer)")
+    return receipt
+
+
+class Outbox:
+    """One consumer's view of the outbox."""
+
+    def __init__(self, root: Root, consumer_id: str, limits: Limits = LIMITS) -> None:
+        self.root = root
+        self.consumer_id = check(consumer_id, "consumer id")
+        self.limits = limits
+        self._dir = f"{OUTBOX_DIR}/{consumer_id}"
+
+    def lock(self, event_id: str) -> Lock:
+        """Take the processing lock for `event_id` (raises `LockHeldError` if a live process has it)."""
+        self.root.mkdirs(self._dir)
+        return acquire(self.root, f"{self._dir}/{check(event_id, 'event id')}{LOCK_SUFFIX}")
+
+    def read_receipt(self, event_id: str) -> Receipt | None:
+        """The committed receipt, if any."""
+        rel = f"{self._dir}/{check(event_id, 'event id')}{RECEIPT_SUFFIX}"
+        data = self.root.read_optional(rel, self.limits.receipt_bytes)
+        return None if data is None else parse_receipt(data, self.consumer_id, event_id, rel)
+
+    def nonce(self, event_id: str) -> str:
+        """The operation nonce every receipt for `event_id` by this consumer carries."""
+        return operation_nonce(event_id, self.consumer_id)
+
+    def commit_receipt(self, event_id: str, processed_at: str, result: JsonObject) -> tuple[Receipt, bool]:
+        """Create the receipt once; the nonce is added here. Returns it and whether this call created it."""
+        rel = f"{self._dir}/{check(event_id, 'event id')}{RECEIPT_SUFFIX}"
+        doc: JsonObject = {
+            "format": "oms-receipt-v1",
+            "event_id": event_id,
+            "consumer_id": self.consumer_id,
+            "processed_at": processed_at,
+            "result": {**result, "operation_nonce": self.nonce(event_id)},
+        }
+        data = encode_document(doc, "outbox-receipt", rel, self.limits.receipt_bytes)
+        self.root.mkdirs(self._dir)
+        try:
+            self.root.publish(rel, data)
+            return parse_receipt(data, self.consumer_id, event_id, rel), True
+        except AlreadyExistsError:
+            existing = self.read_receipt(event_id)
+            if existing is None or existing.result != doc["result"]:
+                raise ConflictError(f"receipt for {self.consumer_id}/{event_id} already exists") from None
+            return existing, False

@@ -1,0 +1,294 @@
+"""Versioned records: a directory of immutable version files per record (DESIGN.md §2.4, ADR 0002).
+
+Layout: `records/<kind>/<id>/<version>.json` (version 0 is the creation) and
+`records/<kind>/<id>/ops/<operation-id>.json` (which version an operation produced).
+
+Rules:
+
+* A transition carries `expected_version` N and an `operation_id`; it is a no-replace create of
+  version N+1. Two writers racing for N+1: one wins, the other gets `VersionConflictError`.
+* Operation ids are idempotency keys. An operation that already produced a version returns that
+  version (`replayed=True`) instead of writing again: whether it is the latest version, or an older
+  one found through the op index.
+* Index invariant: before version N+1 is written, the op index entry of version N exists. So an
+  operation's version is always either the latest one or indexed, and the lookup is O(1).
+* Each version names its actor, its observed time (strictly after the previous version's), its
+  expected version and the sha256 of the previous version's bytes (a hash chain `store verify` checks).
+* Every read is bounded, canonical, schema-valid, and consistent with its location.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from oms.canonical import JsonObject, access, check, digest_bytes, parse_ts
+from oms.errors import (
+    AlreadyExistsError,
+    IntegrityError,
+    InvalidInputError,
+    NotFoundError,
+    RecordNotFoundError,
+    VersionConflictError,
+)
+from oms.fsio import Root
+from oms.limits import LIMITS, Limits
+from oms.store.documents import encode_document, parse_document, read_document_optional
+from oms.store.stateroot import check_kind
+
+VERSION_NAME = re.compile(r"(0|[1-9][0-9]{0,15})\.json")
+OPS_DIR = "ops"
+_ACTOR = re.compile(r"[a-z][a-z0-9-]{0,62}(?:[.:][a-z0-9][a-z0-9-]{0,62}){0,3}")
+_MAX_RACE_ROUNDS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One parsed, validated version of a record. Treat `payload` as read-only."""
+
+    kind: str
+    record_id: str
+    version: int
+    state: str
+    expected_version: int | None
+    operation_id: str
+    actor: str
+    observed_at: str
+    previous_sha256: str | None
+    payload: JsonObject
+    sha256: str
+
+    def to_json(self) -> JsonObject:
+        """The stored envelope (without the computed `sha256`)."""
+        return {
+            "format": "oms-record-v1",
+            "kind": self.kind,
+            "record_id": self.record_id,
+            "version": self.version,
+            "state": self.state,
+            "expected_version": self.expected_version,
+            "operation_id": self.operation_id,
+            "actor": self.actor,
+            "observed_at": self.observed_at,
+            "previous_sha256": self.previous_sha256,
+            "payload": self.payload,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    """The version a write produced, and whether it was already there (an idempotent replay)."""
+
+    record: Record
+    replayed: bool
+
+
+def version_digest(data: bytes) -> str:
+    """The chain digest of a stored version file."""
+    return digest_bytes("record-version", data)
+
+
+def parse_record(data: bytes, kind: str, record_id: str, version: int, where: str) -> Record:
+    """Parse and check one version file against its kind, id and version number."""
+    doc = parse_document(data, kind, where)
+    rec = Record(
+        kind=access.text(doc, "kind"),
+        record_id=access.text(doc, "record_id"),
+        version=access.integer(doc, "version"),
+        state=access.text(doc, "state"),
+        expected_version=access.integer_or_none(doc, "expected_version"),
+        operation_id=access.text(doc, "operation_id"),
+        actor=access.text(doc, "actor"),
+        observed_at=access.text(doc, "observed_at"),
+        previous_sha256=access.text_or_none(doc, "previous_sha256"),
+        payload=access.obj(doc, "payload"),
+        sha256=version_digest(data),
+    )
+    check(rec.record_id, f"{where}: record_id")
+    check(rec.operation_id, f"{where}: operation_id")
+    check(rec.actor, f"{where}: actor", _ACTOR)
+    parse_ts(rec.observed_at, f"{where}: observed_at")
+    if (rec.kind, rec.record_id, rec.version) != (kind, record_id, version):
+        raise IntegrityError(
+            f"{where}: names {rec.kind}/{rec.record_id}/{rec.version} (expected {kind}/{record_id}/{version})"
+        )
+    if version == 0:
+        if rec.expected_version is not None or rec.previous_sha256 is not None:
+            raise IntegrityError(f"{where}: version 0 must have no expected version and no previous digest")
+    elif rec.expected_version != version - 1 or rec.previous_sha256 is None:
+        raise IntegrityError(f"{where}: expected_version {rec.expected_version} (expected {version - 1})")
+    return rec
+
+
+class RecordStore:
+    """Records of one kind under a state root."""
+
+    def __init__(self, root: Root, kind: str, limits: Limits = LIMITS) -> None:
+        self.root = root
+        self.kind = check_kind(kind)
+        self.limits = limits
+
+    # ------------------------------------------------------------------ paths
+    def _dir(self, record_id: str) -> str:
+        return f"records/{self.kind}/{check(record_id, f'{self.kind} id')}"
+
+    # ------------------------------------------------------------------ reads
+    def ids(self) -> list[str]:
+        """Every record id of this kind (sorted)."""
+        try:
+            return self.root.listdir(f"records/{self.kind}")
+        except NotFoundError:
+            return []
+
+    def versions(self, record_id: str) -> list[int]:
+        """The version numbers present for `record_id`, ascending; empty if none."""
+        try:
+            names = self.root.listdir(self._dir(record_id))
+        except NotFoundError:
+            return []
+        return sorted(int(m.group(1)) for name in names if (m := VERSION_NAME.fullmatch(name)))
+
+    def read_version(self, record_id: str, version: int) -> Record:
+        """One specific version."""
+        rel = f"{self._dir(record_id)}/{version}.json"
+        try:
+            data = self.root.read_bytes(rel, self.limits.record_bytes)
+        except NotFoundError as exc:
+            raise RecordNotFoundError(f"{self.kind} {record_id} has no version {version}") from exc
+        return parse_record(data, self.kind, record_id, version, rel)
+
+    def read_if_exists(self, record_id: str) -> Record | None:
+        """The latest version, or None when the record does not exist."""
+        versions = self.versions(record_id)
+        return self.read_version(record_id, versions[-1]) if versions else None
+
+    def read(self, record_id: str) -> Record:
+        """The latest version."""
+        rec = self.read_if_exists(record_id)
+        if rec is None:
+            raise RecordNotFoundError(f"no {self.kind} record {record_id}")
+        return rec
+
+    def history(self, record_id: str) -> list[Record]:
+        """Every version, checking that the chain is contiguous and linked."""
+        out: list[Record] = []
+        for expected, version in enumerate(self.versions(record_id)):
+            if version != expected:
+                raise IntegrityError(f"{self._dir(record_id)}: version {expected} is missing")
+            rec = self.read_version(record_id, version)
+            if out and (rec.previous_sha256 != out[-1].sha256 or rec.observed_at <= out[-1].observed_at):
+                raise IntegrityError(f"{self._dir(record_id)}/{version}.json: does not follow version {version - 1}")
+            out.append(rec)
+        return out
+
+    def find_operation(self, record_id: str, operation_id: str) -> Record | None:
+        """The version `operation_id` produced, if any (index first, then the latest version)."""
+        check(operation_id, "operation id")
+        rel = f"{self._dir(record_id)}/{OPS_DIR}/{operation_id}.json"
+        entry = read_document_optional(self.root, rel, "op-index", self.limits.record_bytes)
+        if entry is not None:
+            rec = self.read_version(record_id, access.integer(entry, "version"))
+            if rec.operation_id != operation_id or entry["operation_id"] != operation_id:
+                raise IntegrityError(f"{rel}: points at a version with another operation id")
+            return rec
+        latest = self.read_if_exists(record_id)
+        return latest if latest is not None and latest.operation_id == operation_id else None
+
+    # ------------------------------------------------------------------ writes
+    def create(
+        self, record_id: str, *, state: str, payload: JsonObject, operation_id: str, actor: str, observed_at: str
+    ) -> WriteResult:
+        """Create version 0 (or return it if this operation already created it)."""
+        self.root.mkdirs(self._dir(record_id))
+        return self._write(record_id, None, state, payload, operation_id, actor, observed_at)
+
+    def transition(
+        self,
+        record_id: str,
+        *,
+        expected_version: int,
+        state: str,
+        payload: JsonObject,
+        operation_id: str,
+        actor: str,
+        observed_at: str,
+    ) -> WriteResult:
+        """Write version `expected_version + 1`, or replay, or raise `VersionConflictError`."""
+        given: object = expected_version
+        if isinstance(given, bool) or not isinstance(given, int) or given < 0:
+            raise InvalidInputError(f"expected version must be a non-negative integer (got {expected_version!r})")
+        if not self.versions(record_id):
+            raise RecordNotFoundError(f"no {self.kind} record {record_id}")
+        return self._write(record_id, expected_version, state, payload, operation_id, actor, observed_at)
+
+    def _write(
+        self,
+        record_id: str,
+        expected: int | None,
+        state: str,
+        payload: JsonObject,
+        operation_id: str,
+        actor: str,
+        observed_at: str,
+    ) -> WriteResult:
+        check(operation_id, "operation id")
+        check(actor, "actor", _ACTOR)
+        parse_ts(observed_at, "observed_at")
+        base = self._dir(record_id)
+        for _ in range(_MAX_RACE_ROUNDS):
+            done = self.find_operation(record_id, operation_id)
+            if done is not None:
+                return WriteResult(done, replayed=True)
+            versions = self.versions(record_id)
+            latest_version = versions[-1] if versions else None
+            if latest_version != expected:
+                done = self.find_operation(record_id, operation_id)  # it may have landed meanwhile
+                if done is not None:
+                    return WriteResult(done, replayed=True)
+                raise VersionConflictError(self.kind, record_id, expected, latest_version)
+            previous = None if expected is None else self.read_version(record_id, expected)
+            if previous is not None:
+                if observed_at <= previous.observed_at:
+                    raise InvalidInputError(
+                        f"{self.kind} {record_id}: observed_at {observed_at} must be after {previous.observed_at}"
+                    )
+                self._index(previous)
+            version = 0 if expected is None else expected + 1
+            doc: JsonObject = {
+                "format": "oms-record-v1",
+                "kind": self.kind,
+                "record_id": record_id,
+                "version": version,
+                "state": state,
+                "expected_version": expected,
+                "operation_id": operation_id,
+                "actor": actor,
+                "observed_at": observed_at,
+                "previous_sha256": None if previous is None else previous.sha256,
+                "payload": payload,
+            }
+            rel = f"{base}/{version}.json"
+            data = encode_document(doc, self.kind, rel, self.limits.record_bytes)
+            try:
+                self.root.publish(rel, data)
+            except AlreadyExistsError:
+                continue  # lost the race: the next round replays or reports the conflict
+            return WriteResult(parse_record(data, self.kind, record_id, version, rel), replayed=False)
+        raise VersionConflictError(self.kind, record_id, expected, None)
+
+    def _index(self, rec: Record) -> None:
+        """Make sure the op index names `rec` (idempotent; a different entry is corruption)."""
+        ops = f"{self._dir(rec.record_id)}/{OPS_DIR}"
+        rel = f"{ops}/{rec.operation_id}.json"
+        entry: JsonObject = {"format": "oms-op-v1", "operation_id": rec.operation_id, "version": rec.version}
+        data = encode_document(entry, "op-index", rel, self.limits.record_bytes)
+        existing = self.root.read_optional(rel, self.limits.record_bytes)
+        if existing is None:
+            self.root.mkdirs(ops)
+            try:
+                self.root.publish(rel, data)
+                return
+            except AlreadyExistsError:
+                existing = self.root.read_bytes(rel, self.limits.record_bytes)
+        if existing != data:
+            raise IntegrityError(f"{rel}: operation id {rec.operation_id} already names another version")

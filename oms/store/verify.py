@@ -1,0 +1,426 @@
+"""`oms store verify`: walk a state root and report every problem, changing nothing.
+
+Checks: the root and every entry are ours and private, regular files have one link, nothing is a
+symlink or a special file; `oms-state.json` and the key agree; every record version, event, receipt,
+evidence item and journal entry parses, is canonical and schema-valid and sits where its content says;
+version chains are contiguous, hash-linked and strictly advancing in time; op index entries point at
+the versions that carry them and no operation id appears twice; evidence signatures verify; there is
+no temp or lock debris left by a dead process. A temp file or lock of a *live* process is reported as a
+note (work in progress), not a problem.
+
+`sweep` removes only debris whose owner is provably gone (same boot, pid and start time no longer
+alive): temp files and stale locks. It never touches anything else.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from oms.canonical import access, equal
+from oms.canonical.ids import OPAQUE_ID, SHA256
+from oms.errors import OmsError
+from oms.fsio import FsioOptions, Root, break_stale, inspect, is_temp_name, procinfo, temp_owner
+from oms.limits import LIMITS
+from oms.store import keys
+from oms.store.documents import parse_document
+from oms.store.events import EVENTS_DIR, parse_event
+from oms.store.evidence import EVIDENCE_DIR, open_envelope
+from oms.store.journal import JOURNAL_NAMES, JOURNALS_DIR, SEQ_NAME, entry_digest
+from oms.store.outbox import LOCK_SUFFIX, OUTBOX_DIR, RECEIPT_SUFFIX, parse_receipt
+from oms.store.records import OPS_DIR, VERSION_NAME, Record, parse_record
+from oms.store.stateroot import KEY, LAYOUT, META, RECORD_KINDS, StateMeta, parse_meta
+
+_TOP = {META, *LAYOUT}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One line of the report."""
+
+    path: str
+    problem: str
+    severity: str = "error"  # "error" fails verification; "note" is informational
+
+    def to_json(self) -> dict[str, str]:
+        """Machine form."""
+        return {"path": self.path, "problem": self.problem, "severity": self.severity}
+
+
+@dataclass(slots=True)
+class Report:
+    """Everything verify found, plus counts of what it checked."""
+
+    root: str
+    findings: list[Finding] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """True when no finding is an error."""
+        return not any(f.severity == "error" for f in self.findings)
+
+    def error(self, path: str, problem: str) -> None:
+        """Record a problem."""
+        self.findings.append(Finding(path, problem))
+
+    def note(self, path: str, problem: str) -> None:
+        """Record an informational finding."""
+        self.findings.append(Finding(path, problem, "note"))
+
+    def count(self, what: str, n: int = 1) -> None:
+        """Count a checked object."""
+        self.counts[what] = self.counts.get(what, 0) + n
+
+
+def _guard(report: Report, path: str, fn: Callable[..., object], *args: object) -> None:
+    """Run one check; an `OmsError` becomes a finding for `path` instead of stopping the walk."""
+    try:
+        fn(*args)
+    except OmsError as exc:
+        report.error(path, exc.message.removeprefix(f"{path}: "))
+
+
+class _Verifier:
+    def __init__(self, root: Root, report: Report) -> None:
+        self.root = root
+        self.report = report
+        self.meta: StateMeta | None = None
+        self.event_ids: set[str] = set()
+        self.euid = os.geteuid()
+
+    # ---------------------------------------------------------------- generic walk
+    def entries(self, rel: str) -> list[tuple[str, int]]:
+        """(name, st_mode) of the safe entries of directory `rel`; reports unsafe ones and debris."""
+        out: list[tuple[str, int]] = []
+        for name, st in self.root.scan(rel):
+            path = f"{rel}/{name}" if rel else name
+            if is_temp_name(name):
+                self.temp(path, name)
+                continue
+            mode = st.st_mode
+            if stat.S_ISLNK(mode):
+                self.report.error(path, "is a symlink (nothing under the state root may be)")
+                continue
+            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+                self.report.error(path, "is not a regular file or directory")
+                continue
+            if st.st_uid != self.euid:
+                self.report.error(path, f"owned by uid {st.st_uid} (expected {self.euid})")
+            if stat.S_IMODE(mode) & 0o077:
+                self.report.error(path, f"mode {stat.S_IMODE(mode):04o} is open to others")
+            if stat.S_ISREG(mode) and st.st_nlink != 1:
+                self.report.error(path, f"has {st.st_nlink} links (expected 1)")
+            out.append((name, mode))
+        return out
+
+    def temp(self, path: str, name: str) -> None:
+        owner = temp_owner(name)
+        if owner is not None and procinfo.is_alive(owner):
+            self.report.note(path, f"write in progress by live process {owner.pid}")
+        else:
+            who = f"dead process {owner.pid}" if owner else "an unknown process"
+            self.report.error(path, f"temp file left by {who} (run `oms store sweep`)")
+
+    def expect_dir(self, path: str, mode: int) -> bool:
+        if not stat.S_ISDIR(mode):
+            self.report.error(path, "expected a directory")
+            return False
+        return True
+
+    def expect_file(self, path: str, mode: int) -> bool:
+        if not stat.S_ISREG(mode):
+            self.report.error(path, "expected a regular file")
+            return False
+        return True
+
+    # ---------------------------------------------------------------- areas
+    def run(self) -> None:
+        top = dict(self.entries(""))
+        for name in sorted(top):
+            if name not in _TOP:
+                self.report.error(name, "unexpected entry in the state root")
+        for name in LAYOUT:
+            if name not in top:
+                self.report.error(name, "missing directory")
+        if META not in top:
+            self.report.error(META, "missing: the state root is not initialised")
+        else:
+            _guard(self.report, META, self.check_meta)
+        if "keys" in top and self.expect_dir("keys", top["keys"]):
+            self.check_keys()
+        for area, fn in (
+            ("records", self.check_records),
+            (EVENTS_DIR, self.check_events),
+            (OUTBOX_DIR, self.check_outbox),
+            (EVIDENCE_DIR, self.check_evidence),
+            (JOURNALS_DIR, self.check_journals),
+        ):
+            if area in top and self.expect_dir(area, top[area]):
+                fn()
+        if "tmp" in top:
+            self.expect_dir("tmp", top["tmp"])
+
+    def check_meta(self) -> None:
+        data = self.root.read_bytes(META, LIMITS.state_meta_bytes)
+        self.meta = parse_meta(parse_document(data, "state-meta", META))
+
+    def check_keys(self) -> None:
+        for name, mode in self.entries("keys"):
+            path = f"keys/{name}"
+            if path != KEY:
+                self.report.error(path, "unexpected entry in keys/")
+            elif self.expect_file(path, mode):
+                _guard(self.report, path, self.check_key)
+        if not self.root.exists(KEY):
+            self.report.error(KEY, "missing: the state signing key")
+
+    def check_key(self) -> None:
+        seed = self.root.read_secret(KEY, keys.SEED_BYTES)
+        if self.meta is not None and not equal(keys.key_id(keys.SigningKey(seed).public_raw()), self.meta.key_id):
+            self.report.error(KEY, f"does not match the public key in {META}")
+
+    def check_records(self) -> None:
+        for kind, mode in self.entries("records"):
+            path = f"records/{kind}"
+            if kind not in RECORD_KINDS:
+                self.report.error(path, "unknown record kind")
+                continue
+            if not self.expect_dir(path, mode):
+                continue
+            for rid, rmode in self.entries(path):
+                rpath = f"{path}/{rid}"
+                if OPAQUE_ID.fullmatch(rid) is None:
+                    self.report.error(rpath, "directory name is not a valid record id")
+                elif self.expect_dir(rpath, rmode):
+                    self.check_record(kind, rid, rpath)
+
+    def check_record(self, kind: str, rid: str, rpath: str) -> None:
+        versions: dict[int, bytes] = {}
+        ops_mode: int | None = None
+        for name, mode in self.entries(rpath):
+            path = f"{rpath}/{name}"
+            match = VERSION_NAME.fullmatch(name)
+            if name == OPS_DIR:
+                ops_mode = mode
+            elif match is None:
+                self.report.error(path, "unexpected entry in a record directory")
+            elif self.expect_file(path, mode):
+                try:
+                    versions[int(match.group(1))] = self.root.read_bytes(path, LIMITS.record_bytes)
+                except OmsError as exc:
+                    self.report.error(path, exc.message)
+        if not versions:
+            self.report.note(rpath, "empty record directory (an interrupted create; harmless)")
+            return
+        self.report.count("records")
+        chain: list[Record] = []
+        for v in range(max(versions) + 1):
+            path = f"{rpath}/{v}.json"
+            if v not in versions:
+                self.report.error(path, "missing: version chain has a gap")
+                chain = []
+                continue
+            try:
+                rec = parse_record(versions[v], kind, rid, v, path)
+            except OmsError as exc:
+                self.report.error(path, exc.message.removeprefix(f"{path}: "))
+                chain = []
+                continue
+            self.report.count("versions")
+            if chain:
+                prev = chain[-1]
+                if prev.version == v - 1 and rec.previous_sha256 != prev.sha256:
+                    self.report.error(path, "previous_sha256 does not match version before it")
+                if rec.observed_at <= prev.observed_at:
+                    self.report.error(path, f"observed_at {rec.observed_at} is not after {prev.observed_at}")
+            chain.append(rec)
+        seen: dict[str, int] = {}
+        for rec in chain:
+            if rec.operation_id in seen:
+                self.report.error(
+                    f"{rpath}/{rec.version}.json",
+                    f"operation id {rec.operation_id} already produced version {seen[rec.operation_id]}",
+                )
+            seen[rec.operation_id] = rec.version
+        self.check_ops(rpath, ops_mode, chain, max(versions))
+
+    def check_ops(self, rpath: str, ops_mode: int | None, chain: list[Record], latest: int) -> None:
+        indexed: dict[str, int] = {}
+        ops = f"{rpath}/{OPS_DIR}"
+        if ops_mode is not None and self.expect_dir(ops, ops_mode):
+            for name, mode in self.entries(ops):
+                path = f"{ops}/{name}"
+                if not name.endswith(".json") or OPAQUE_ID.fullmatch(name[:-5]) is None:
+                    self.report.error(path, "unexpected entry in an op index")
+                    continue
+                if not self.expect_file(path, mode):
+                    continue
+                try:
+                    doc = parse_document(self.root.read_bytes(path, LIMITS.record_bytes), "op-index", path)
+                except OmsError as exc:
+                    self.report.error(path, exc.message.removeprefix(f"{path}: "))
+                    continue
+                if doc["operation_id"] != name[:-5]:
+                    self.report.error(path, "names another operation id")
+                indexed[name[:-5]] = access.integer(doc, "version")
+        by_version = {rec.version: rec for rec in chain}
+        for op, version in indexed.items():
+            rec = by_version.get(version)
+            if rec is not None and rec.operation_id != op:
+                self.report.error(f"{ops}/{op}.json", f"points at version {version}, which carries another operation")
+            elif version > latest:
+                self.report.error(f"{ops}/{op}.json", f"points at version {version}, which does not exist")
+        for rec in chain:
+            if rec.version < latest and indexed.get(rec.operation_id) != rec.version:
+                self.report.error(f"{ops}/{rec.operation_id}.json", f"missing: index entry for version {rec.version}")
+
+    def check_events(self) -> None:
+        for name, mode in self.entries(EVENTS_DIR):
+            path = f"{EVENTS_DIR}/{name}"
+            eid = name[:-5]
+            if not name.endswith(".json") or OPAQUE_ID.fullmatch(eid) is None:
+                self.report.error(path, "unexpected entry in events/")
+            elif self.expect_file(path, mode):
+                _guard(self.report, path, self.check_event, path, eid)
+
+    def check_event(self, path: str, eid: str) -> None:
+        parse_event(self.root.read_bytes(path, LIMITS.event_bytes), eid, path)
+        self.event_ids.add(eid)
+        self.report.count("events")
+
+    def check_outbox(self) -> None:
+        for consumer, mode in self.entries(OUTBOX_DIR):
+            cpath = f"{OUTBOX_DIR}/{consumer}"
+            if OPAQUE_ID.fullmatch(consumer) is None:
+                self.report.error(cpath, "directory name is not a valid consumer id")
+                continue
+            if not self.expect_dir(cpath, mode):
+                continue
+            for name, fmode in self.entries(cpath):
+                path = f"{cpath}/{name}"
+                if not self.expect_file(path, fmode):
+                    continue
+                if name.endswith(RECEIPT_SUFFIX) and OPAQUE_ID.fullmatch(name[: -len(RECEIPT_SUFFIX)]):
+                    _guard(self.report, path, self.check_receipt, path, consumer, name[: -len(RECEIPT_SUFFIX)])
+                elif name.endswith(LOCK_SUFFIX) and OPAQUE_ID.fullmatch(name[: -len(LOCK_SUFFIX)]):
+                    self.check_lock(path)
+                else:
+                    self.report.error(path, "unexpected entry in an outbox")
+
+    def check_receipt(self, path: str, consumer: str, eid: str) -> None:
+        parse_receipt(self.root.read_bytes(path, LIMITS.receipt_bytes), consumer, eid, path)
+        self.report.count("receipts")
+        if eid not in self.event_ids:
+            self.report.error(path, f"receipt for event {eid}, which does not exist")
+
+    def check_lock(self, path: str) -> None:
+        try:
+            state = inspect(self.root, path)
+        except OmsError as exc:
+            self.report.error(path, exc.message)
+            return
+        if state is None:
+            return
+        if state.holder is None:
+            self.report.error(path, "lock file oms did not write")
+        elif state.alive:
+            self.report.note(path, f"held by live process {state.holder.pid}")
+        else:
+            self.report.error(path, f"stale lock: holder process {state.holder.pid} is gone (run `oms store sweep`)")
+
+    def check_evidence(self) -> None:
+        for name, mode in self.entries(EVIDENCE_DIR):
+            path = f"{EVIDENCE_DIR}/{name}"
+            ref = name[:-5]
+            if not name.endswith(".json") or SHA256.fullmatch(ref) is None:
+                self.report.error(path, "unexpected entry in evidence/")
+            elif self.expect_file(path, mode) and self.meta is not None:
+                _guard(self.report, path, self.check_one_evidence, path, ref, self.meta)
+
+    def check_one_evidence(self, path: str, ref: str, meta: StateMeta) -> None:
+        open_envelope(self.root.read_bytes(path, LIMITS.evidence_bytes), ref, meta.public_key, meta.key_id, path)
+        self.report.count("evidence")
+
+    def check_journals(self) -> None:
+        for name, mode in self.entries(JOURNALS_DIR):
+            jpath = f"{JOURNALS_DIR}/{name}"
+            if name not in JOURNAL_NAMES:
+                self.report.error(jpath, "unknown journal")
+                continue
+            if not self.expect_dir(jpath, mode):
+                continue
+            seqs: dict[int, str] = {}
+            for entry, emode in self.entries(jpath):
+                path = f"{jpath}/{entry}"
+                match = SEQ_NAME.fullmatch(entry)
+                if match is None:
+                    self.report.error(path, "unexpected entry in a journal")
+                elif self.expect_file(path, emode):
+                    seqs[int(match.group(1))] = path
+            previous: str | None = None
+            for seq in range(max(seqs) + 1 if seqs else 0):
+                path = seqs.get(seq, f"{jpath}/{seq}.json")
+                if seq not in seqs:
+                    self.report.error(path, "missing: journal has a gap")
+                    previous = None
+                    continue
+                try:
+                    data = self.root.read_bytes(path, LIMITS.journal_entry_bytes)
+                    doc = parse_document(data, "journal-entry", path)
+                except OmsError as exc:
+                    self.report.error(path, exc.message.removeprefix(f"{path}: "))
+                    previous = None
+                    continue
+                if doc["seq"] != seq or doc["journal"] != name:
+                    self.report.error(path, "entry names another journal or sequence number")
+                if seq > 0 and previous is not None and doc["previous_sha256"] != previous:
+                    self.report.error(path, "previous_sha256 does not match the entry before it")
+                previous = entry_digest(data)
+                self.report.count("journal entries")
+
+
+def verify(path: str, *, options: FsioOptions | None = None) -> Report:
+    """Verify the state root at `path`; never raises for problems it can describe."""
+    report = Report(path)
+    try:
+        root = Root.open(path, private=True, options=options)
+    except OmsError as exc:
+        report.error(path, exc.message.removeprefix(f"{os.path.abspath(path)}: "))
+        return report
+    with root:
+        report.root = root.path
+        try:
+            _Verifier(root, report).run()
+        except OmsError as exc:
+            report.error(root.path, exc.message)
+    return report
+
+
+def sweep(path: str, *, options: FsioOptions | None = None) -> list[str]:
+    """Remove temp files and locks whose owner is provably gone; returns what was removed."""
+    removed: list[str] = []
+    with Root.open(path, private=True, options=options) as root:
+        stack = [""]
+        while stack:
+            rel = stack.pop()
+            for name, st in root.scan(rel):
+                child = f"{rel}/{name}" if rel else name
+                if is_temp_name(name) and stat.S_ISREG(st.st_mode):
+                    owner = temp_owner(name)
+                    if owner is not None and not procinfo.is_alive(owner) and root.unlink(child):
+                        removed.append(child)
+                elif stat.S_ISDIR(st.st_mode) and child != "tmp":
+                    stack.append(child)
+                elif rel.startswith(f"{OUTBOX_DIR}/") and name.endswith(LOCK_SUFFIX) and stat.S_ISREG(st.st_mode):
+                    state = inspect(root, child)
+                    if (
+                        state is not None
+                        and state.holder is not None
+                        and not state.alive
+                        and break_stale(root, child, state.holder)
+                    ):
+                        removed.append(child)
+    return sorted(removed)
