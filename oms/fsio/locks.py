@@ -63,10 +63,11 @@ def inspect(root: Root, rel: str) -> LockState | None:
 class Lock:
     """A held lock; release it with `release()` or by leaving a `with` block."""
 
-    def __init__(self, root: Root, rel: str, file_id: FileId) -> None:
+    def __init__(self, root: Root, rel: str, file_id: FileId, body: bytes) -> None:
         self.root = root
         self.rel = rel
         self._file_id: FileId | None = file_id
+        self._body = body
 
     @property
     def held(self) -> bool:
@@ -78,7 +79,10 @@ class Lock:
         if self._file_id is None:
             return
         file_id, self._file_id = self._file_id, None
-        if not self.root.unlink(self.rel, expect=file_id):
+        # Same inode *and* our own body: inode numbers can be reused, our (boot, pid, start) cannot.
+        if self.root.read_optional(self.rel, len(self._body) + 1) != self._body or not self.root.unlink(
+            self.rel, expect=file_id
+        ):
             raise FsioError(f"{self.rel}: lock was removed or replaced while held")
 
     def __enter__(self) -> Lock:
@@ -93,7 +97,7 @@ def acquire(root: Root, rel: str) -> Lock:
     body = render(procinfo.current())
     for _ in range(3):
         try:
-            return Lock(root, rel, root.publish(rel, body))
+            return Lock(root, rel, root.publish(rel, body), body)
         except AlreadyExistsError:
             pass
         state = inspect(root, rel)

@@ -283,9 +283,7 @@ class Root:
     # ------------------------------------------------------------------ reads
     def read_bytes(self, rel: str, cap: int) -> bytes:
         """Read a regular file of at most `cap` bytes (one link, owned by us)."""
-        parts = self._split(rel)
-        if not parts:
-            raise UnsafeFileError(f"{self.path}: the root is not a file")
+        parts = split_rel(rel, self._limits)
         for attempt in range(2):
             fd = self._open(parts, _READ_FLAGS)
             try:
@@ -392,9 +390,7 @@ class Root:
         Order (power-loss safe): write, fsync(file), give it its name, fsync(directory). Readers see
         either no file or the complete one. The directory must already exist.
         """
-        parts = self._split(rel)
-        if not parts:
-            raise UnsafeFileError(f"{self.path}: cannot publish onto the root")
+        parts = split_rel(rel, self._limits)
         leaf = check_component(parts[-1], self._limits)
         parent = self._dir(parts[:-1])
         try:
@@ -409,7 +405,7 @@ class Root:
             result = self._publish_tmpfile(parent, rel, leaf, data, mode)
             if result is not None:
                 return result
-            if self._publisher is Publisher.TMPFILE:
+            if self.options.publisher is Publisher.TMPFILE:
                 raise FsioError(f"{rel}: O_TMPFILE publishing is not supported here")
             self._publisher = Publisher.RENAME
         return self._publish_named(parent, rel, leaf, data, mode)
@@ -462,7 +458,7 @@ class Root:
                 except OSError as err:
                     if err.errno == errno.EEXIST:
                         raise AlreadyExistsError(f"{rel}: already exists; nothing was overwritten") from err
-                    if err.errno not in (errno.EINVAL, errno.ENOSYS) or self._publisher is Publisher.RENAME:
+                    if err.errno not in (errno.EINVAL, errno.ENOSYS) or self.options.publisher is Publisher.RENAME:
                         _raise_for(err, rel)
                     self._publisher = Publisher.LINK
             if named:
@@ -483,9 +479,7 @@ class Root:
 
         Returns False when the name is gone or now names another inode.
         """
-        parts = self._split(rel)
-        if not parts:
-            raise UnsafeFileError(f"{self.path}: cannot unlink the root")
+        parts = split_rel(rel, self._limits)
         parent = self._dir(parts[:-1])
         try:
             try:
@@ -499,6 +493,42 @@ class Root:
             self._sys.unlink(parent, parts[-1])
             self._sys.fsync(parent)
             return True
+        finally:
+            os.close(parent)
+
+    def symlink(self, rel: str, target: str) -> None:
+        """Create symlink `rel` -> absolute `target`; never replaces anything.
+
+        The only link oms makes on purpose is an agent home's `auth.json` (DESIGN.md §7.1); callers
+        re-verify it with `readlink` before every use.
+        """
+        if not target.startswith("/") or "\x00" in target:
+            raise UnsafeFileError(f"{rel}: link target must be an absolute path without NUL")
+        parts = split_rel(rel, self._limits)
+        parent = self._dir(parts[:-1])
+        try:
+            try:
+                os.symlink(target, check_component(parts[-1], self._limits), dir_fd=parent)
+            except OSError as err:
+                _raise_for(err, rel)
+            self._sys.fsync(parent)
+        finally:
+            os.close(parent)
+
+    def readlink(self, rel: str) -> str:
+        """The target of symlink `rel`, which must be a symlink we own (anything else is refused)."""
+        parts = split_rel(rel, self._limits)
+        parent = self._dir(parts[:-1])
+        try:
+            try:
+                st = os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
+            except OSError as err:
+                _raise_for(err, rel)
+            if not stat.S_ISLNK(st.st_mode):
+                raise UnsafeFileError(f"{rel}: is not a symlink (it was replaced)")
+            if st.st_uid != os.geteuid():
+                raise UnsafeFileError(f"{rel}: link owned by uid {st.st_uid} (expected {os.geteuid()})")
+            return os.readlink(parts[-1], dir_fd=parent)
         finally:
             os.close(parent)
 

@@ -1,0 +1,64 @@
+"""Shared fixtures: an isolated home, pinned git, fsio strategies, state roots, and the oms command."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from oms.canonical import now
+from oms.store import StateRoot, Store
+from tests.helpers import RESOLVERS, OmsCommand, oms_command
+
+settings.register_profile(
+    "oms", deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+settings.load_profile("oms")
+
+
+@pytest.fixture(autouse=True)
+def _no_real_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any write to the real home fails: HOME and XDG dirs point at a regular file (ENOTDIR beneath it)."""
+    blocker = tmp_path_factory.getbasetemp() / "home-is-a-file"
+    if not blocker.exists():
+        blocker.write_text("tests must not write to a home directory\n")
+    for var in ("HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):
+        monkeypatch.setenv(var, str(blocker))
+    for var in ("OMS_STATE_ROOT", "OMS_CONFIG_ROOT", "OMS_FSIO_RESOLVER", "OMS_FSIO_PUBLISH", "OMS_VERBOSE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    for var, value in (("GIT_AUTHOR_NAME", "oms test"), ("GIT_AUTHOR_EMAIL", "test@oms.invalid"),
+                       ("GIT_COMMITTER_NAME", "oms test"), ("GIT_COMMITTER_EMAIL", "test@oms.invalid")):
+        monkeypatch.setenv(var, value)
+
+
+@pytest.fixture(params=RESOLVERS)
+def resolver(request: pytest.FixtureRequest) -> str:
+    """Each fsio resolver: openat2, the forced walk, and auto with openat2 failing ENOSYS."""
+    return str(request.param)
+
+
+@pytest.fixture
+def state_path(tmp_path: Path) -> Path:
+    """An initialised state root."""
+    path = tmp_path / "state"
+    state, _ = StateRoot.create(str(path), now())
+    state.close()
+    return path
+
+
+@pytest.fixture
+def store(state_path: Path) -> Iterator[Store]:
+    """An open store on a fresh state root."""
+    with Store.open(str(state_path)) as opened:
+        yield opened
+
+
+@pytest.fixture
+def oms() -> OmsCommand:
+    """The oms command under test (source, or frozen when OMS_TEST_BINARY is set)."""
+    return oms_command()
