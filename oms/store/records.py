@@ -247,12 +247,10 @@ class RecordStore:
                     return WriteResult(done, replayed=True)
                 raise VersionConflictError(self.kind, record_id, expected, latest_version)
             previous = None if expected is None else self.read_version(record_id, expected)
-            if previous is not None:
-                if observed_at <= previous.observed_at:
-                    raise InvalidInputError(
-                        f"{self.kind} {record_id}: observed_at {observed_at} must be after {previous.observed_at}"
-                    )
-                self._index(previous)
+            if previous is not None and observed_at <= previous.observed_at:
+                raise InvalidInputError(
+                    f"{self.kind} {record_id}: observed_at {observed_at} must be after {previous.observed_at}"
+                )
             version = 0 if expected is None else expected + 1
             doc: JsonObject = {
                 "format": "oms-record-v1",
@@ -268,7 +266,9 @@ class RecordStore:
                 "payload": payload,
             }
             rel = f"{base}/{version}.json"
-            data = encode_document(doc, self.kind, rel, self.limits.record_bytes)
+            data = encode_document(doc, self.kind, rel, self.limits.record_bytes)  # validate before any write
+            if previous is not None:
+                self._index(previous)
             try:
                 self.root.publish(rel, data)
             except AlreadyExistsError:
