@@ -31,8 +31,12 @@ def _no_real_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
-    for var, value in (("GIT_AUTHOR_NAME", "oms test"), ("GIT_AUTHOR_EMAIL", "test@oms.invalid"),
-                       ("GIT_COMMITTER_NAME", "oms test"), ("GIT_COMMITTER_EMAIL", "test@oms.invalid")):
+    for var, value in (
+        ("GIT_AUTHOR_NAME", "oms test"),
+        ("GIT_AUTHOR_EMAIL", "test@oms.invalid"),
+        ("GIT_COMMITTER_NAME", "oms test"),
+        ("GIT_COMMITTER_EMAIL", "test@oms.invalid"),
+    ):
         monkeypatch.setenv(var, value)
 
 

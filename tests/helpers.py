@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from oms.canonical import Json, JsonObject
 from oms.fsio import FsioOptions, Publisher, Resolver
 from oms.fsio._syscalls import Syscalls
 
@@ -39,15 +40,27 @@ class OmsCommand:
     argv: tuple[str, ...]
     frozen: bool
 
-    def run(self, *args: str, env: dict[str, str] | None = None, cwd: str | Path | None = None,
-            stdin: bytes | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    def run(
+        self,
+        *args: str,
+        env: dict[str, str] | None = None,
+        cwd: str | Path | None = None,
+        stdin: bytes | None = None,
+        timeout: float = 120,
+    ) -> subprocess.CompletedProcess[str]:
         """Run `oms *args` and capture text output."""
         full_env = dict(os.environ)
         if env:
             full_env.update(env)
         return subprocess.run(
-            [*self.argv, *args], capture_output=True, text=True, env=full_env, cwd=cwd,
-            input=stdin.decode() if stdin is not None else None, timeout=timeout, check=False,
+            [*self.argv, *args],
+            capture_output=True,
+            text=True,
+            env=full_env,
+            cwd=cwd,
+            input=stdin.decode() if stdin is not None else None,
+            timeout=timeout,
+            check=False,
         )
 
 
@@ -68,33 +81,76 @@ SESSION = "0b8f4c7e-7a52-4b7e-9a43-3c1f0d6c2a11"
 T0 = "2026-01-01T00:00:00.000Z"
 
 
-def payload(kind: str, **overrides: object) -> dict[str, object]:
+def payload(kind: str, **overrides: Json) -> JsonObject:
     """A schema-valid payload for a record of `kind`."""
-    base: dict[str, dict[str, object]] = {
+    base: dict[str, JsonObject] = {
         "ticket": {
-            "title": "Fix the flaky test", "source": "local", "repository": None, "content_sha256": "a" * 64,
-            "attempt": 1, "lease_token": None, "worker_id": None, "session_id": None, "lease_expires_at": None,
-            "created_at": T0, "reason": None,
+            "title": "Fix the flaky test",
+            "source": "local",
+            "repository": None,
+            "content_sha256": "a" * 64,
+            "attempt": 1,
+            "lease_token": None,
+            "worker_id": None,
+            "session_id": None,
+            "lease_expires_at": None,
+            "created_at": T0,
+            "reason": None,
         },
         "worker": {
-            "dispatch_id": "dsp-1", "ticket_id": "tkt-1", "session_id": SESSION, "role_id": "oms.ticket-executor",
-            "provider_mode": "command", "worktree_id": "wt-1", "health": "healthy", "updated_at": T0,
-            "end_reason": None, "end_detail": None,
+            "dispatch_id": "dsp-1",
+            "ticket_id": "tkt-1",
+            "session_id": SESSION,
+            "role_id": "oms.ticket-executor",
+            "provider_mode": "command",
+            "worktree_id": "wt-1",
+            "health": "healthy",
+            "updated_at": T0,
+            "end_reason": None,
+            "end_detail": None,
         },
         "session": {
-            "dispatch_id": "dsp-1", "ticket_id": "tkt-1", "role_id": "oms.ticket-executor", "engine": "command",
-            "mode": "command", "native_session_ref": SESSION, "tmux_pane_id": "%3", "source_event_id": "evt-1",
-            "last_observed_at": T0, "heartbeat_deadline_at": T0, "parked_until": None, "stop_reason": None,
+            "dispatch_id": "dsp-1",
+            "ticket_id": "tkt-1",
+            "role_id": "oms.ticket-executor",
+            "engine": "command",
+            "mode": "command",
+            "native_session_ref": SESSION,
+            "tmux_pane_id": "%3",
+            "source_event_id": "evt-1",
+            "last_observed_at": T0,
+            "heartbeat_deadline_at": T0,
+            "parked_until": None,
+            "stop_reason": None,
         },
         "dispatch": {
-            "ticket_id": "tkt-1", "ticket_version": 1, "attempt": 1, "worker_id": "wkr-1", "worker_record_id": "dsp-1",
-            "lease_token": "b" * 64, "session_id": SESSION, "role_id": "oms.ticket-executor", "model_id": "gpt-5-codex",
-            "provider_mode": "command", "engine": "command", "capabilities": ["repository-read", "ticket-worktree-write"],
-            "policy_digest": "c" * 64, "worktree_id": "wt-1", "worktree_path": "/srv/wt/tkt-1",
-            "worktree_branch": "oms/tkt-1", "worktree_base_commit": "d" * 40, "worktree_start_commit": "d" * 40,
-            "dispatch_intent_sha256": "e" * 64, "advisor_evidence": None, "approval_evidence": None,
-            "prior_failure_evidence": None, "result_evidence": None, "delivery_event_id": None, "accepted_at": None,
-            "created_at": T0, "reason": None,
+            "ticket_id": "tkt-1",
+            "ticket_version": 1,
+            "attempt": 1,
+            "worker_id": "wkr-1",
+            "worker_record_id": "dsp-1",
+            "lease_token": "b" * 64,
+            "session_id": SESSION,
+            "role_id": "oms.ticket-executor",
+            "model_id": "gpt-5-codex",
+            "provider_mode": "command",
+            "engine": "command",
+            "capabilities": ["repository-read", "ticket-worktree-write"],
+            "policy_digest": "c" * 64,
+            "worktree_id": "wt-1",
+            "worktree_path": "/srv/wt/tkt-1",
+            "worktree_branch": "oms/tkt-1",
+            "worktree_base_commit": "d" * 40,
+            "worktree_start_commit": "d" * 40,
+            "dispatch_intent_sha256": "e" * 64,
+            "advisor_evidence": None,
+            "approval_evidence": None,
+            "prior_failure_evidence": None,
+            "result_evidence": None,
+            "delivery_event_id": None,
+            "accepted_at": None,
+            "created_at": T0,
+            "reason": None,
         },
     }
     out = dict(base[kind])
@@ -102,11 +158,15 @@ def payload(kind: str, **overrides: object) -> dict[str, object]:
     return out
 
 
-def evidence_body(**overrides: object) -> dict[str, object]:
+def evidence_body(**overrides: Json) -> JsonObject:
     """A schema-valid evidence body (lease-expiry)."""
-    body: dict[str, object] = {
-        "format": "oms-evidence-v1", "evidence_kind": "lease-expiry", "ticket_id": "tkt-1", "producer": "oms",
-        "producer_role": None, "created_at": T0,
+    body: JsonObject = {
+        "format": "oms-evidence-v1",
+        "evidence_kind": "lease-expiry",
+        "ticket_id": "tkt-1",
+        "producer": "oms",
+        "producer_role": None,
+        "created_at": T0,
         "payload": {"attempt": 1, "lease_expired_at": T0, "worktree_start_commit": None},
     }
     body.update(overrides)

@@ -6,6 +6,7 @@ state root. Every read and write goes through fsio, is bounded, canonical and sc
 
 from __future__ import annotations
 
+from oms.canonical import JsonObject
 from oms.fsio import FsioOptions
 from oms.limits import LIMITS, Limits
 from oms.store.events import Event, EventStore
@@ -47,9 +48,9 @@ class Store:
         """An append-only journal."""
         return Journal(self.state.root, name, self.limits)
 
-    def put_evidence(self, body: dict[str, object]) -> Evidence:
+    def put_evidence(self, body: JsonObject) -> Evidence:
         """Sign `body` with the state key and store it."""
-        return self.evidence.put(body, self.state.signer())  # type: ignore[arg-type]
+        return self.evidence.put(body, self.state.signer())
 
     def close(self) -> None:
         """Close the state root."""

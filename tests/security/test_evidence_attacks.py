@@ -6,6 +6,7 @@ import base64
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,14 +17,14 @@ from oms.store.keys import SigningKey, key_id
 from tests.helpers import evidence_body
 
 
-def _rewrite(path: Path, envelope: dict[str, object]) -> None:
+def _rewrite(path: Path, envelope: dict[str, Any]) -> None:
     if path.exists():
         os.unlink(path)
     path.write_bytes(json.dumps(envelope, sort_keys=True, separators=(",", ":")).encode())
     os.chmod(path, 0o600)
 
 
-def _stored(store: Store, state_path: Path) -> tuple[str, Path, dict[str, object]]:
+def _stored(store: Store, state_path: Path) -> tuple[str, Path, dict[str, Any]]:
     ev = store.put_evidence(evidence_body())
     path = state_path / "evidence" / f"{ev.ref}.json"
     return ev.ref, path, json.loads(path.read_bytes())
@@ -47,7 +48,7 @@ def test_case22_tampered_payload_refused(store: Store, state_path: Path) -> None
 
 
 def test_case22_tampered_payload_at_its_new_address_fails_signature(store: Store, state_path: Path) -> None:
-    _, path, env = _stored(store, state_path)
+    _, _, env = _stored(store, state_path)
     body = base64.b64decode(str(env["payload"])).replace(b'"attempt":1', b'"attempt":2')
     env["payload"] = base64.b64encode(body).decode()
     new_ref = sha256_hex(body)
@@ -67,8 +68,8 @@ def test_case22_wrong_payload_type_refused(store: Store, state_path: Path) -> No
 @pytest.mark.parametrize("cut", [1, 32, 63])
 def test_case22_truncated_signature_refused(store: Store, state_path: Path, cut: int) -> None:
     ref, path, env = _stored(store, state_path)
-    sig = base64.b64decode(env["signatures"][0]["sig"])  # type: ignore[index]
-    env["signatures"][0]["sig"] = base64.b64encode(sig[:cut]).decode()  # type: ignore[index]
+    sig = base64.b64decode(env["signatures"][0]["sig"])
+    env["signatures"][0]["sig"] = base64.b64encode(sig[:cut]).decode()
     _rewrite(path, env)
     with pytest.raises(SignatureError):
         store.evidence.get(ref)
@@ -80,13 +81,20 @@ def test_evidence_signed_by_another_key_refused(store: Store, state_path: Path) 
 
     data = dumps(evidence_body(ticket_id="tkt-forged"))
     ref = sha256_hex(data)
-    forged = {"payloadType": "application/vnd.oms.evidence+json", "payload": base64.b64encode(data).decode(),
-              "signatures": [{"keyid": key_id(other.public_raw()),
-                              "sig": base64.b64encode(other.sign("application/vnd.oms.evidence+json", data)).decode()}]}
+    forged: dict[str, Any] = {
+        "payloadType": "application/vnd.oms.evidence+json",
+        "payload": base64.b64encode(data).decode(),
+        "signatures": [
+            {
+                "keyid": key_id(other.public_raw()),
+                "sig": base64.b64encode(other.sign("application/vnd.oms.evidence+json", data)).decode(),
+            }
+        ],
+    }
     _rewrite(state_path / "evidence" / f"{ref}.json", forged)
     with pytest.raises(SignatureError, match="another key"):
         store.evidence.get(ref)
-    forged["signatures"][0]["keyid"] = store.state.meta.key_id  # type: ignore[index]
+    forged["signatures"][0]["keyid"] = store.state.meta.key_id
     _rewrite(state_path / "evidence" / f"{ref}.json", forged)
     with pytest.raises(SignatureError, match="does not verify"):
         store.evidence.get(ref)

@@ -29,8 +29,9 @@ def test_check_accepts_exactly_the_grammar(value: str) -> None:
         assert expected
 
 
-@pytest.mark.parametrize("bad", ["", "-a", "a-", "A", "a_b", "a.b", "a/b", "..", "a\x00", "a\n", "\na", "é",
-                                 "a" * 129, " a"])
+@pytest.mark.parametrize(
+    "bad", ["", "-a", "a-", "A", "a_b", "a.b", "a/b", "..", "a\x00", "a\n", "\na", "é", "a" * 129, " a"]
+)
 def test_bad_ids_rejected(bad: str) -> None:
     with pytest.raises(InvalidIdError):
         check(bad, "ticket id")

@@ -17,7 +17,7 @@ from tests.strategies import profile_values, safe_ints, texts
 
 @given(profile_values)
 def test_canonical_bytes_equal_rfc8785(value: object) -> None:
-    assert dumps(value) == rfc8785.dumps(value)
+    assert dumps(value) == rfc8785.dumps(value)  # type: ignore[arg-type]
 
 
 @given(profile_values)
@@ -58,7 +58,7 @@ def test_safe_integers_accepted(number: int) -> None:
     assert loads(str(number).encode()) == number
 
 
-@given(st.text(alphabet=st.characters(min_codepoint=128, exclude_categories=("Cs",)), min_size=1, max_size=5))
+@given(st.text(alphabet=st.characters(min_codepoint=128, codec="utf-8"), min_size=1, max_size=5))
 def test_non_ascii_keys_rejected(key: str) -> None:
     with pytest.raises(CanonicalJsonError, match="ASCII"):
         loads(json.dumps({key: 1}).encode())

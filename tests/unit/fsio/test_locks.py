@@ -34,8 +34,9 @@ def root(tmp_path: Path) -> Iterator[Root]:
 @pytest.fixture
 def holder(root: Root) -> Iterator[subprocess.Popen[str]]:
     """A real child process that takes x.lock and keeps it until killed."""
-    child = subprocess.Popen([sys.executable, "-c", CHILD, root.path], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, root.path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     assert child.stdout is not None
     assert child.stdout.readline() == "held\n"
     yield child
@@ -62,9 +63,9 @@ def test_lock_of_dead_process_is_stale_and_broken(root: Root, holder: subprocess
     assert not state.alive
     with acquire(root, "x.lock") as lock:
         assert lock.held
-        holder = inspect(root, "x.lock")
-        assert holder is not None
-        assert holder.holder == procinfo.current()
+        mine = inspect(root, "x.lock")
+        assert mine is not None
+        assert mine.holder == procinfo.current()
     assert inspect(root, "x.lock") is None
 
 

@@ -21,13 +21,21 @@ from tests.helpers import payload, ts
 
 
 def _create(store: Store, rid: str = "dsp-1", op: str = "op-create") -> None:
-    store.records("worker").create(rid, state="idle", payload=payload("worker"), operation_id=op,
-                                   actor="oms-system", observed_at=ts(0))
+    store.records("worker").create(
+        rid, state="idle", payload=payload("worker"), operation_id=op, actor="oms-system", observed_at=ts(0)
+    )
 
 
 def _step(store: Store, expected: int, op: str, n: int, state: str = "working", rid: str = "dsp-1") -> int:
-    res = store.records("worker").transition(rid, expected_version=expected, state=state, payload=payload("worker"),
-                                             operation_id=op, actor="oms-system", observed_at=ts(n))
+    res = store.records("worker").transition(
+        rid,
+        expected_version=expected,
+        state=state,
+        payload=payload("worker"),
+        operation_id=op,
+        actor="oms-system",
+        observed_at=ts(n),
+    )
     return res.record.version
 
 
@@ -48,15 +56,35 @@ def test_replay_returns_the_version_the_operation_produced(store: Store) -> None
     _step(store, 0, "op-1", 1)
     _step(store, 1, "op-2", 2)
     records = store.records("worker")
-    again = records.transition("dsp-1", expected_version=0, state="working", payload=payload("worker"),
-                               operation_id="op-1", actor="oms-system", observed_at=ts(9))
+    again = records.transition(
+        "dsp-1",
+        expected_version=0,
+        state="working",
+        payload=payload("worker"),
+        operation_id="op-1",
+        actor="oms-system",
+        observed_at=ts(9),
+    )
     assert again.replayed
     assert again.record.version == 1
-    latest = records.transition("dsp-1", expected_version=1, state="working", payload=payload("worker"),
-                                operation_id="op-2", actor="oms-system", observed_at=ts(9))
+    latest = records.transition(
+        "dsp-1",
+        expected_version=1,
+        state="working",
+        payload=payload("worker"),
+        operation_id="op-2",
+        actor="oms-system",
+        observed_at=ts(9),
+    )
     assert (latest.replayed, latest.record.version) == (True, 2)
-    created = records.create("dsp-1", state="idle", payload=payload("worker"), operation_id="op-create",
-                             actor="oms-system", observed_at=ts(0))
+    created = records.create(
+        "dsp-1",
+        state="idle",
+        payload=payload("worker"),
+        operation_id="op-create",
+        actor="oms-system",
+        observed_at=ts(0),
+    )
     assert (created.replayed, created.record.version) == (True, 0)
     assert records.versions("dsp-1") == [0, 1, 2]
 
@@ -81,8 +109,15 @@ def test_second_create_of_same_id_conflicts(store: Store) -> None:
 def test_observed_time_must_advance(store: Store) -> None:
     _create(store)
     with pytest.raises(InvalidInputError, match="after"):
-        store.records("worker").transition("dsp-1", expected_version=0, state="working", payload=payload("worker"),
-                                           operation_id="op-1", actor="oms-system", observed_at=ts(0))
+        store.records("worker").transition(
+            "dsp-1",
+            expected_version=0,
+            state="working",
+            payload=payload("worker"),
+            operation_id="op-1",
+            actor="oms-system",
+            observed_at=ts(0),
+        )
 
 
 def test_transition_of_missing_record(store: Store) -> None:
@@ -104,12 +139,18 @@ def test_transition_of_missing_record(store: Store) -> None:
         ("observed_at", "yesterday", InvalidInputError),
     ],
 )
-def test_invalid_writes_change_nothing(store: Store, state_path: Path, field: str, value: object,
-                                       error: type[Exception]) -> None:
+def test_invalid_writes_change_nothing(
+    store: Store, state_path: Path, field: str, value: object, error: type[Exception]
+) -> None:
     _create(store)
     before = sorted(str(p.relative_to(state_path)) for p in state_path.rglob("*"))
-    kwargs: dict[str, object] = {"state": "working", "payload": payload("worker"), "operation_id": "op-1",
-                                 "actor": "oms-system", "observed_at": ts(1)}
+    kwargs: dict[str, object] = {
+        "state": "working",
+        "payload": payload("worker"),
+        "operation_id": "op-1",
+        "actor": "oms-system",
+        "observed_at": ts(1),
+    }
     kwargs[field] = value
     with pytest.raises(error):
         store.records("worker").transition("dsp-1", expected_version=0, **kwargs)  # type: ignore[arg-type]
@@ -131,8 +172,9 @@ def test_unknown_kind_refused(store: Store) -> None:
 def test_oversized_record_refused(store: Store) -> None:
     small = Store(store.state, type(store.limits)(record_bytes=300))
     with pytest.raises(FileTooLargeError, match="at most 300"):
-        small.records("ticket").create("tkt-2", state="open", payload=payload("ticket"), operation_id="op",
-                                       actor="oms-system", observed_at=ts(0))
+        small.records("ticket").create(
+            "tkt-2", state="open", payload=payload("ticket"), operation_id="op", actor="oms-system", observed_at=ts(0)
+        )
     assert small.records("ticket").versions("tkt-2") == []
 
 

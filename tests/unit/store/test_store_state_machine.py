@@ -48,8 +48,14 @@ class RecordMachine(RuleBasedStateMachine):
 
     @initialize()
     def create(self) -> None:
-        res = self.records.create("dsp-1", state="idle", payload=payload("worker"), operation_id="op-c",
-                                  actor="oms-system", observed_at=self._tick())
+        res = self.records.create(
+            "dsp-1",
+            state="idle",
+            payload=payload("worker"),
+            operation_id="op-c",
+            actor="oms-system",
+            observed_at=self._tick(),
+        )
         assert not res.replayed
         self.model.append(("op-c", "idle"))
 
@@ -60,9 +66,15 @@ class RecordMachine(RuleBasedStateMachine):
         expected = self.views[client]
         latest = len(self.model) - 1
         try:
-            res = self.records.transition("dsp-1", expected_version=expected, state=new_state,
-                                          payload=payload("worker"), operation_id=op, actor="oms-system",
-                                          observed_at=self._tick())
+            res = self.records.transition(
+                "dsp-1",
+                expected_version=expected,
+                state=new_state,
+                payload=payload("worker"),
+                operation_id=op,
+                actor="oms-system",
+                observed_at=self._tick(),
+            )
         except VersionConflictError as exc:
             assert expected != latest
             assert (exc.expected, exc.actual) == (expected, latest)
@@ -80,12 +92,24 @@ class RecordMachine(RuleBasedStateMachine):
         op, state = self.model[version]
         before = len(self.model)
         if version == 0:
-            res = self.records.create("dsp-1", state=state, payload=payload("worker"), operation_id=op,
-                                      actor="oms-system", observed_at=self._tick())
+            res = self.records.create(
+                "dsp-1",
+                state=state,
+                payload=payload("worker"),
+                operation_id=op,
+                actor="oms-system",
+                observed_at=self._tick(),
+            )
         else:
-            res = self.records.transition("dsp-1", expected_version=self.views[client], state=state,
-                                          payload=payload("worker"), operation_id=op, actor="oms-system",
-                                          observed_at=self._tick())
+            res = self.records.transition(
+                "dsp-1",
+                expected_version=self.views[client],
+                state=state,
+                payload=payload("worker"),
+                operation_id=op,
+                actor="oms-system",
+                observed_at=self._tick(),
+            )
         assert res.replayed
         assert res.record.version == version
         assert res.record.operation_id == op

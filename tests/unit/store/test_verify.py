@@ -21,11 +21,19 @@ from tests.helpers import SESSION, T0, evidence_body, payload, ts
 def populate(store: Store) -> None:
     """A small but complete state: a record with three versions, an event, a receipt, evidence, a journal."""
     records = store.records("worker")
-    records.create("dsp-1", state="idle", payload=payload("worker"), operation_id="op-0", actor="oms-system",
-                   observed_at=ts(0))
+    records.create(
+        "dsp-1", state="idle", payload=payload("worker"), operation_id="op-0", actor="oms-system", observed_at=ts(0)
+    )
     for v in (1, 2):
-        records.transition("dsp-1", expected_version=v - 1, state="working", payload=payload("worker"),
-                           operation_id=f"op-{v}", actor="oms-system", observed_at=ts(v))
+        records.transition(
+            "dsp-1",
+            expected_version=v - 1,
+            state="working",
+            payload=payload("worker"),
+            operation_id=f"op-{v}",
+            actor="oms-system",
+            observed_at=ts(v),
+        )
     store.events.create("evt-1", "session-registered", T0, {"session_id": SESSION, "dispatch_id": "dsp-1"})
     store.outbox("oms-worker-delivery").commit_receipt("evt-1", T0, {"status": "created"})
     store.put_evidence(evidence_body())
@@ -36,7 +44,9 @@ def _snapshot(root: Path) -> dict[str, bytes | str]:
     out: dict[str, bytes | str] = {}
     for p in sorted(root.rglob("*")):
         rel = str(p.relative_to(root))
-        out[rel] = "dir" if p.is_dir() and not p.is_symlink() else (os.readlink(p) if p.is_symlink() else p.read_bytes())
+        out[rel] = (
+            "dir" if p.is_dir() and not p.is_symlink() else (os.readlink(p) if p.is_symlink() else p.read_bytes())
+        )
     return out
 
 
@@ -54,8 +64,14 @@ def test_clean_store_verifies_with_counts(store: Store, state_path: Path) -> Non
     populate(store)
     report = verify(str(state_path))
     assert report.ok, report.findings
-    assert report.counts == {"records": 1, "versions": 3, "events": 1, "receipts": 1, "evidence": 1,
-                             "journal entries": 1}
+    assert report.counts == {
+        "records": 1,
+        "versions": 3,
+        "events": 1,
+        "receipts": 1,
+        "evidence": 1,
+        "journal entries": 1,
+    }
 
 
 REC = "records/worker/dsp-1"
@@ -89,8 +105,10 @@ def _stray(s: Path) -> None:
 
 
 def _schema(s: Path) -> None:
-    _replace(s / "events" / "evt-1.json", (s / "events" / "evt-1.json").read_bytes().replace(b"session-registered",
-                                                                                             b"session-exploded"))
+    _replace(
+        s / "events" / "evt-1.json",
+        (s / "events" / "evt-1.json").read_bytes().replace(b"session-registered", b"session-exploded"),
+    )
 
 
 def _bad_sig(s: Path) -> None:

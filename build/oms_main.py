@@ -1,0 +1,5 @@
+"""PyInstaller entry script: the frozen `oms` starts here."""
+
+from oms.cli.entry import main
+
+raise SystemExit(main())

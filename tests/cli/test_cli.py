@@ -1,0 +1,218 @@
+"""The oms command as a real process: exit codes, one-line errors, --json, and no state change on bad input.
+
+Runs from source by default and against the frozen binary when OMS_TEST_BINARY is set (CI does both).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import OmsCommand
+
+pytestmark = pytest.mark.cli
+
+
+def _tree(path: Path) -> dict[str, object]:
+    if not path.exists():
+        return {}
+    return {
+        str(p.relative_to(path)): (p.stat().st_mode, p.read_bytes() if p.is_file() else None)
+        for p in sorted(path.rglob("*"))
+    }
+
+
+def _no_traceback(result: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    return path
+
+
+@pytest.fixture
+def initialised(oms: OmsCommand, tmp_path: Path, repo: Path) -> Path:
+    state = tmp_path / "state"
+    result = oms.run("init", "--state-root", str(state), "--config-root", str(repo))
+    assert result.returncode == 0, result.stderr
+    return state
+
+
+def test_version(oms: OmsCommand) -> None:
+    result = oms.run("--version")
+    assert (result.returncode, result.stdout) == (0, "oms 0.1.0\n")
+
+
+def test_init_creates_private_root_key_and_config(oms: OmsCommand, tmp_path: Path, repo: Path) -> None:
+    state = tmp_path / "state"
+    result = oms.run("init", "--state-root", str(state), "--config-root", str(repo))
+    assert result.returncode == 0, result.stderr
+    assert "(created)" in result.stdout
+    assert stat.S_IMODE(state.stat().st_mode) == 0o700
+    assert stat.S_IMODE((state / "keys" / "state.ed25519").stat().st_mode) == 0o600
+    assert (repo / ".oms" / "config.toml").read_text().startswith("# oms configuration")
+    again = oms.run("init", "--state-root", str(state), "--config-root", str(repo), "--json")
+    assert again.returncode == 0
+    data = json.loads(again.stdout)
+    assert data["ok"] is True
+    assert (data["state_created"], data["config_created"]) == (False, False)
+    assert len(data["key_id"]) == 64
+
+
+def test_init_uses_environment_defaults(oms: OmsCommand, tmp_path: Path, repo: Path) -> None:
+    result = oms.run("init", env={"OMS_STATE_ROOT": str(tmp_path / "envstate"), "OMS_CONFIG_ROOT": str(repo)})
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "envstate" / "oms-state.json").is_file()
+
+
+@pytest.mark.parametrize("where", ["inside-config-root", "inside-worktree"])
+def test_init_refuses_a_state_root_agents_could_reach(oms: OmsCommand, tmp_path: Path, repo: Path, where: str) -> None:
+    state = repo / "state" if where == "inside-config-root" else repo / "sub" / "state"
+    config = repo if where == "inside-config-root" else tmp_path / "elsewhere"
+    config.mkdir(exist_ok=True)
+    before = _tree(repo)
+    result = oms.run("init", "--state-root", str(state), "--config-root", str(config))
+    assert result.returncode == 1
+    assert result.stderr.startswith("oms: error: state root")
+    assert "hint:" in result.stderr
+    _no_traceback(result)
+    assert _tree(repo) == before
+
+
+def test_init_refuses_a_symlinked_state_root(oms: OmsCommand, tmp_path: Path, repo: Path, initialised: Path) -> None:
+    os.symlink(initialised, tmp_path / "alias")
+    result = oms.run("init", "--state-root", str(tmp_path / "alias"), "--config-root", str(repo))
+    assert result.returncode == 1
+    assert "symlink" in result.stderr
+    _no_traceback(result)
+
+
+def test_init_refuses_a_loose_key_and_changes_nothing(oms: OmsCommand, repo: Path, initialised: Path) -> None:
+    os.chmod(initialised / "keys" / "state.ed25519", 0o644)
+    before = _tree(initialised)
+    result = oms.run("init", "--state-root", str(initialised), "--config-root", str(repo))
+    assert result.returncode == 1
+    assert "keys/state.ed25519" in result.stderr
+    assert "0644" in result.stderr
+    _no_traceback(result)
+    assert _tree(initialised) == before
+
+
+def test_init_rejects_an_invalid_existing_config_naming_the_key(oms: OmsCommand, tmp_path: Path, repo: Path) -> None:
+    (repo / ".oms").mkdir()
+    (repo / ".oms" / "config.toml").write_text("format = 1\n[pool]\nmax_workers = 2.5\n")
+    result = oms.run("init", "--state-root", str(tmp_path / "state"), "--config-root", str(repo))
+    assert result.returncode == 1
+    assert "$.pool.max_workers" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert (repo / ".oms" / "config.toml").read_text().endswith("2.5\n")
+
+
+def test_doctor_all_ok(oms: OmsCommand, repo: Path, initialised: Path) -> None:
+    result = oms.run("doctor", "--state-root", str(initialised), "--config-root", str(repo))
+    assert result.returncode == 0, result.stdout
+    lines = result.stdout.strip().splitlines()
+    assert all(line.startswith("OK") for line in lines)
+    names = {line.split()[1] for line in lines}
+    assert {"git", "tmux", "codex", "claude", "state", "openat2", "renameat2", "o_tmpfile", "config"} <= names
+
+
+def test_doctor_reports_each_failure_with_its_fix(oms: OmsCommand, tmp_path: Path, repo: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("git", "tmux"):
+        os.symlink(shutil.which(tool) or "/missing", bin_dir / tool)
+    result = oms.run(
+        "doctor",
+        "--state-root",
+        str(tmp_path / "nostate"),
+        "--config-root",
+        str(repo),
+        "--json",
+        env={"PATH": str(bin_dir)},
+    )
+    assert result.returncode == 1
+    checks = {c["check"]: c for c in json.loads(result.stdout)["checks"]}
+    assert checks["git"]["ok"] is True
+    assert checks["codex"]["ok"] is False
+    assert "npm install -g @openai/codex" in checks["codex"]["fix"]
+    assert checks["claude"]["ok"] is False
+    assert checks["state root"]["ok"] is False
+    assert "oms init" in checks["state root"]["fix"]
+    assert checks["config"]["ok"] is False
+    text = oms.run(
+        "doctor", "--state-root", str(tmp_path / "nostate"), "--config-root", str(repo), env={"PATH": str(bin_dir)}
+    )
+    fail_lines = [line for line in text.stdout.splitlines() if line.startswith("FAIL")]
+    assert len(fail_lines) == 4
+    assert all("(fix: " in line for line in fail_lines)
+
+
+def test_store_verify_ok_and_failing(oms: OmsCommand, initialised: Path) -> None:
+    ok = oms.run("store", "verify", "--state-root", str(initialised))
+    assert ok.returncode == 0
+    assert ok.stdout.startswith("store verify: ok")
+    (initialised / "records" / "rogue").mkdir(mode=0o700)
+    os.symlink("/etc/passwd", initialised / "events" / "evil.json")
+    bad = oms.run("store", "verify", "--state-root", str(initialised))
+    assert bad.returncode == 1
+    assert "FAIL  events/evil.json: is a symlink" in bad.stdout
+    assert "FAIL  records/rogue: unknown record kind" in bad.stdout
+    assert "2 problems" in bad.stdout.splitlines()[-1]
+    data = json.loads(oms.run("store", "verify", "--state-root", str(initialised), "--json").stdout)
+    assert data["ok"] is False
+    assert {f["path"] for f in data["findings"]} == {"events/evil.json", "records/rogue"}
+
+
+def test_store_sweep(oms: OmsCommand, initialised: Path) -> None:
+    (initialised / "events" / ".oms-tmp.999999.1.00000000000000000000000000000000.abcdef012345").write_bytes(b"")
+    result = oms.run("store", "sweep", "--state-root", str(initialised), "--json")
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["removed"] == [
+        "events/.oms-tmp.999999.1.00000000000000000000000000000000.abcdef012345"
+    ]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["bogus"], ["init", "--no-such-flag"], ["store"], ["store", "verify", "--state-root"], ["doctor", "extra"]],
+)
+def test_usage_errors_exit_2_in_one_line(oms: OmsCommand, args: list[str]) -> None:
+    result = oms.run(*args)
+    assert result.returncode == 2
+    _no_traceback(result)
+    if args != ["store"]:
+        assert len(result.stderr.strip().splitlines()) == 1
+        assert result.stderr.startswith("oms: usage:")
+
+
+def test_errors_as_json(oms: OmsCommand, tmp_path: Path) -> None:
+    result = oms.run("store", "verify", "--state-root", str(tmp_path / "nope"), "--json")
+    assert result.returncode == 1
+    assert json.loads(result.stdout)["ok"] is False
+    state = tmp_path / "s"
+    state.mkdir(mode=0o700)
+    os.symlink("/etc", state / "keys")
+    (tmp_path / "cfg").mkdir()
+    err = oms.run("init", "--state-root", str(state), "--config-root", str(tmp_path / "cfg"), "--json")
+    assert err.returncode == 1
+    assert json.loads(err.stdout)["error"] == "path-escape"
+    assert not (tmp_path / "etc").exists()
+    assert sorted(p.name for p in state.iterdir()) == ["keys"]
+    _no_traceback(err)
+
+
+def test_help_lists_commands(oms: OmsCommand) -> None:
+    result = oms.run("--help")
+    assert result.returncode == 0
+    for command in ("init", "doctor", "store"):
+        assert command in result.stdout

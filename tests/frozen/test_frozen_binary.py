@@ -1,0 +1,106 @@
+"""Case 26 of research/sec.md §7 and other facts of the frozen binary (needs build/freeze.py output)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import REPO
+
+
+def _binary(name: str) -> Path:
+    env = os.environ.get("OMS_TEST_BINARY")
+    path = Path(env) if env and name == "oms" else REPO / "dist" / ("oms/oms" if name == "oms" else name)
+    if not path.is_file():
+        pytest.fail(f"{path} is missing: build it first with `python build/freeze.py`")
+    return path
+
+
+def _fake_git(tmp_path: Path) -> tuple[Path, Path]:
+    """A `git` that records the environment it was given (the path is baked in: the env is allow-listed)."""
+    out = tmp_path / "git-env.txt"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "git"
+    script.write_text(f"#!/bin/sh\nenv > '{out}'\necho 'git version 2.39.5'\n")
+    script.chmod(0o755)
+    return bin_dir, out
+
+
+@pytest.mark.parametrize("user_value", [None, "/opt/user-libs"])
+def test_case26_children_never_inherit_the_bundle_library_path(tmp_path: Path, user_value: str | None) -> None:
+    bin_dir, out = _fake_git(tmp_path)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    if user_value:
+        env["LD_LIBRARY_PATH"] = user_value
+    result = subprocess.run(
+        [str(_binary("oms")), "doctor", "--state-root", str(tmp_path / "s")],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "git" in result.stdout
+    child_env = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
+    if user_value:
+        assert child_env.get("LD_LIBRARY_PATH") == user_value
+    else:
+        assert "LD_LIBRARY_PATH" not in child_env
+    assert "_internal" not in child_env.get("LD_LIBRARY_PATH", "")
+    assert not any(k.startswith("_PYI") or k == "LD_LIBRARY_PATH_ORIG" for k in child_env)
+
+
+def _mei_dirs(tmp: Path) -> list[str]:
+    return sorted(p.name for p in tmp.iterdir() if p.name.startswith("_MEI"))
+
+
+def test_case26_onedir_leaves_no_mei_after_sigkill(tmp_path: Path) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.Popen(
+        [str(_binary("oms")), "doctor", "--state-root", str(tmp_path / "s")],
+        env={"PATH": os.environ["PATH"], "TMPDIR": str(tmp), "HOME": str(tmp_path)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(0.15)  # the kill point: mid-run (doctor probes tools for ~1 s)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert _mei_dirs(tmp) == []
+
+
+def test_onefile_would_leak_mei_when_killed(tmp_path: Path) -> None:
+    """Why onedir is primary (ADR 0005): the onefile bootloader, SIGKILLed, leaves its extraction behind."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.Popen(
+        [str(_binary("oms-onefile")), "doctor", "--state-root", str(tmp_path / "s")],
+        env={"PATH": os.environ["PATH"], "TMPDIR": str(tmp), "HOME": str(tmp_path)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while not _mei_dirs(tmp) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    leaked = _mei_dirs(tmp)
+    assert leaked, "the onefile binary should have extracted itself under TMPDIR"
+    subprocess.run(["rm", "-rf", *(str(tmp / d) for d in leaked)], check=True)
+
+
+def test_frozen_binary_finds_its_schemas_as_package_data(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [str(_binary("oms")), "doctor", "--state-root", str(tmp_path / "s")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    schemas = next(line for line in result.stdout.splitlines() if line.split()[1] == "schemas")
+    assert schemas.startswith("OK")
+    assert "_internal/oms/_data/schemas" in schemas

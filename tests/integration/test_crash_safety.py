@@ -1,0 +1,81 @@
+"""Crash safety: a writer is SIGKILLed at random points, over and over. After every kill
+`oms store verify` passes and every record is at an old or a new version, never torn.
+
+The default publisher (O_TMPFILE) leaves nothing behind; the named-temp publisher (forced with
+OMS_FSIO_PUBLISH=rename) can leave a dead writer's temp file, which `oms store sweep` removes.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from oms.store import Store
+from tests.helpers import REPO, OmsCommand
+from tests.integration.writer_child import RECORDS, expected_state
+
+
+def _kill_at_random(state: Path, rng: random.Random, env: dict[str, str]) -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tests.integration.writer_child", "crash", str(state)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline() == "ready\n"
+    # The kill point: anywhere in the first ~40 ms of writing (hundreds of publishes).
+    try:
+        child.wait(timeout=rng.uniform(0.0, 0.04))
+    except subprocess.TimeoutExpired:
+        os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    child.stdout.close()
+    assert child.returncode == -signal.SIGKILL
+
+
+def _check_records(state: Path) -> int:
+    with Store.open(str(state)) as store:
+        records = store.records("worker")
+        total = 0
+        for i in range(RECORDS):
+            history = records.history(f"dsp-{i}") if records.versions(f"dsp-{i}") else []
+            for rec in history:
+                assert rec.payload["end_detail"] == f"step {rec.version}"
+                assert rec.state == expected_state(rec.version) if rec.version else rec.state == "idle"
+            total += len(history)
+        return total
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("publish", "rounds"), [("auto", 200), ("rename", 60)])
+def test_sigkill_at_random_points_never_tears_a_record(
+    tmp_path: Path, oms: OmsCommand, publish: str, rounds: int
+) -> None:
+    state = tmp_path / "state"
+    (tmp_path / "repo").mkdir()
+    assert oms.run("init", "--state-root", str(state), "--config-root", str(tmp_path / "repo")).returncode == 0
+    rng = random.Random(f"crash-{publish}")
+    env = {**os.environ, "OMS_FSIO_PUBLISH": publish}
+    progress = []
+    debris_rounds = 0
+    for _ in range(rounds):
+        _kill_at_random(state, rng, env)
+        if publish == "rename":
+            swept = oms.run("store", "sweep", "--state-root", str(state), "--json")
+            assert swept.returncode == 0, swept.stderr
+            debris_rounds += '"removed": []' not in swept.stdout
+        result = oms.run("store", "verify", "--state-root", str(state))
+        assert result.returncode == 0, result.stdout + result.stderr
+        progress.append(_check_records(state))
+    assert progress[-1] > progress[0], "the writer never made progress: the kills prove nothing"
+    assert progress == sorted(progress)
+    if publish == "auto":
+        assert debris_rounds == 0

@@ -1,0 +1,64 @@
+"""The single error boundary: every outcome maps to the documented exit code, in one line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+import oms.cli.app as app_module
+from oms.cli import boundary
+from oms.cli.entry import main
+from oms.errors import StateRootError, UsageError
+
+
+def _explode(exc: BaseException) -> Callable[..., None]:
+    def command(*args: object, **kwargs: object) -> None:
+        raise exc
+
+    return command
+
+
+@pytest.mark.parametrize(
+    ("exc", "code", "prefix"),
+    [
+        (StateRootError("state root /x is not initialised"), 1, "oms: error: state root /x"),
+        (UsageError("give one of --a or --b"), 2, "oms: usage: give one of"),
+        (RuntimeError("kaboom"), 3, "oms: internal error: RuntimeError: kaboom"),
+        (KeyboardInterrupt(), 130, "oms: interrupted"),
+    ],
+)
+def test_exit_codes(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], exc: BaseException, code: int, prefix: str
+) -> None:
+    monkeypatch.setattr(app_module, "app", _explode(exc))
+    assert boundary.run_cli(["anything"]) == code
+    err = capsys.readouterr().err
+    assert err.startswith(prefix)
+    assert "Traceback" not in err
+
+
+def test_internal_error_traceback_only_when_verbose(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(app_module, "app", _explode(RuntimeError("kaboom")))
+    assert boundary.run_cli(["x", "--verbose"]) == 3
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_json_errors_go_to_stdout(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(app_module, "app", _explode(StateRootError("nope")))
+    assert boundary.run_cli(["x", "--json"]) == 1
+    out = capsys.readouterr()
+    assert out.err == ""
+    assert '"error": "state-root"' in out.out
+
+
+def test_version_fast_path_does_not_import_typer(capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    for name in [m for m in sys.modules if m == "typer" or m.startswith("typer.")]:
+        del sys.modules[name]
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == "oms 0.1.0\n"
+    assert "typer" not in sys.modules

@@ -1,0 +1,55 @@
+"""Config parsing: the scaffold is valid; errors name the key; TOML floats and dates are refused."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from oms.domain.config import DEFAULT_CONFIG, parse_config
+from oms.errors import ConfigError
+
+
+def test_default_config_is_valid() -> None:
+    config = parse_config(DEFAULT_CONFIG.encode())
+    assert config.advisor_role == "oms.exec-advisor"
+    assert config.roles["oms.exec-advisor"].argv is not None
+    assert config.roles["oms.ticket-executor"].transport == "claude_interactive"
+    assert config.max_workers == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("format = [", "invalid TOML"),
+        ("format = 1.0", "$.format: floating"),
+        ("when = 1979-05-27T07:32:00Z", "$.when: datetime"),
+        (DEFAULT_CONFIG.replace("format = 1", "format = 2"), "$.format"),
+        (DEFAULT_CONFIG.replace('role = "oms.exec-advisor"', 'role = "oms.nobody"'), "not a configured role"),
+        (DEFAULT_CONFIG.replace("max_workers = 2", "max_workers = 0"), "$.pool.max_workers"),
+        (DEFAULT_CONFIG.replace('transport = "codex_goal"', 'transport = "yolo"'), "transport"),
+        (
+            DEFAULT_CONFIG + '\n[roles."Bad Role"]\nmodel="m"\ntransport="command"\nsandbox="read-only"\nargv=["x"]\n',
+            "Bad Role",
+        ),
+        (DEFAULT_CONFIG + "\nextra = true\n", "extra"),
+    ],
+)
+def test_errors_name_the_file_and_key(text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(text.encode(), "/repo/.oms/config.toml")
+    assert info.value.message.startswith("/repo/.oms/config.toml: ")
+    assert message in info.value.message
+
+
+def test_non_utf8_refused() -> None:
+    with pytest.raises(ConfigError, match="UTF-8"):
+        parse_config(b"format = 1\n\xff")
+
+
+@given(st.binary(max_size=200))
+def test_arbitrary_bytes_never_crash(data: bytes) -> None:
+    try:
+        parse_config(data)
+    except ConfigError:
+        pass
