@@ -182,17 +182,19 @@ class RecordStore:
         return out
 
     def find_operation(self, record_id: str, operation_id: str) -> Record | None:
-        """The version `operation_id` produced, if any (index first, then the latest version)."""
+        """The version `operation_id` produced, if any (the latest version, else the op index)."""
         check(operation_id, "operation id")
+        return self._replay(record_id, operation_id, self.read_if_exists(record_id))
+
+    def _indexed(self, record_id: str, operation_id: str) -> Record | None:
         rel = f"{self._dir(record_id)}/{OPS_DIR}/{operation_id}.json"
         entry = read_document_optional(self.root, rel, "op-index", self.limits.record_bytes)
-        if entry is not None:
-            rec = self.read_version(record_id, access.integer(entry, "version"))
-            if rec.operation_id != operation_id or entry["operation_id"] != operation_id:
-                raise IntegrityError(f"{rel}: points at a version with another operation id")
-            return rec
-        latest = self.read_if_exists(record_id)
-        return latest if latest is not None and latest.operation_id == operation_id else None
+        if entry is None:
+            return None
+        rec = self.read_version(record_id, access.integer(entry, "version"))
+        if rec.operation_id != operation_id or entry["operation_id"] != operation_id:
+            raise IntegrityError(f"{rel}: points at a version with another operation id")
+        return rec
 
     # ------------------------------------------------------------------ writes
     def create(
@@ -236,22 +238,21 @@ class RecordStore:
         parse_ts(observed_at, "observed_at")
         base = self._dir(record_id)
         for _ in range(_MAX_RACE_ROUNDS):
-            done = self.find_operation(record_id, operation_id)
+            versions = self.versions(record_id)
+            latest = self.read_version(record_id, versions[-1]) if versions else None
+            done = self._replay(record_id, operation_id, latest)
             if done is not None:
                 return WriteResult(done, replayed=True)
-            versions = self.versions(record_id)
-            latest_version = versions[-1] if versions else None
-            if latest_version != expected:
+            if (None if latest is None else latest.version) != expected:
                 done = self.find_operation(record_id, operation_id)  # it may have landed meanwhile
                 if done is not None:
                     return WriteResult(done, replayed=True)
-                raise VersionConflictError(self.kind, record_id, expected, latest_version)
-            previous = None if expected is None else self.read_version(record_id, expected)
-            if previous is not None and observed_at <= previous.observed_at:
+                raise VersionConflictError(self.kind, record_id, expected, None if latest is None else latest.version)
+            if latest is not None and observed_at <= latest.observed_at:
                 raise InvalidInputError(
-                    f"{self.kind} {record_id}: observed_at {observed_at} must be after {previous.observed_at}"
+                    f"{self.kind} {record_id}: observed_at {observed_at} must be after {latest.observed_at}"
                 )
-            version = 0 if expected is None else expected + 1
+            version = 0 if latest is None else latest.version + 1
             doc: JsonObject = {
                 "format": "oms-record-v1",
                 "kind": self.kind,
@@ -262,19 +263,29 @@ class RecordStore:
                 "operation_id": operation_id,
                 "actor": actor,
                 "observed_at": observed_at,
-                "previous_sha256": None if previous is None else previous.sha256,
+                "previous_sha256": None if latest is None else latest.sha256,
                 "payload": payload,
             }
             rel = f"{base}/{version}.json"
             data = encode_document(doc, self.kind, rel, self.limits.record_bytes)  # validate before any write
-            if previous is not None:
-                self._index(previous)
+            if latest is not None:
+                self._index(latest)
             try:
                 self.root.publish(rel, data)
             except AlreadyExistsError:
                 continue  # lost the race: the next round replays or reports the conflict
-            return WriteResult(parse_record(data, self.kind, record_id, version, rel), replayed=False)
+            record = Record(self.kind, record_id, version, state, expected, operation_id, actor, observed_at,
+                            None if latest is None else latest.sha256, payload, version_digest(data))
+            return WriteResult(record, replayed=False)
         raise VersionConflictError(self.kind, record_id, expected, None)
+
+    def _replay(self, record_id: str, operation_id: str, latest: Record | None) -> Record | None:
+        """The version `operation_id` produced, given the latest version already read."""
+        if latest is None:
+            return None
+        if latest.operation_id == operation_id:
+            return latest
+        return self._indexed(record_id, operation_id)
 
     def _index(self, rec: Record) -> None:
         """Make sure the op index names `rec` (idempotent; a different entry is corruption)."""

@@ -1,0 +1,47 @@
+"""Small helpers shared by the benchmarks: timing, medians, tables."""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+
+
+def time_calls(fn: Callable[[], object], repeat: int, warmup: int = 3) -> list[float]:
+    """Seconds per call of `fn`, `repeat` samples after `warmup` discarded calls."""
+    for _ in range(warmup):
+        fn()
+    out = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def time_command(argv: Sequence[str], repeat: int, warmup: int = 3) -> list[float]:
+    """Wall seconds per run of a command (output discarded)."""
+
+    def once() -> None:
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+
+    return time_calls(once, repeat, warmup)
+
+
+def median_ms(samples: Sequence[float]) -> float:
+    """Median in milliseconds."""
+    return statistics.median(samples) * 1000
+
+
+def p90_ms(samples: Sequence[float]) -> float:
+    """90th percentile in milliseconds."""
+    ordered = sorted(samples)
+    return ordered[int(0.9 * (len(ordered) - 1))] * 1000
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A Markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
