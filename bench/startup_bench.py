@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import median_ms, p90_ms, table, time_command  # noqa: E402
+from bench._common import median_ms, p90_ms, table, time_command
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -27,9 +27,26 @@ def build_empty(scratch: Path) -> Path:
     script = scratch / "empty.py"
     script.write_text("pass\n")
     env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000", "PYTHONHASHSEED": "0"}
-    subprocess.run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "ERROR", "--onedir", "--strip",
-                    "--workpath", str(scratch / "w"), "--distpath", str(scratch / "d"), str(script)],
-                   cwd=scratch, env=env, check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "PyInstaller",
+            "--noconfirm",
+            "--log-level",
+            "ERROR",
+            "--onedir",
+            "--strip",
+            "--workpath",
+            str(scratch / "w"),
+            "--distpath",
+            str(scratch / "d"),
+            str(script),
+        ],
+        cwd=scratch,
+        env=env,
+        check=True,
+    )
     return scratch / "d" / "empty" / "empty"
 
 
@@ -59,8 +76,15 @@ def main() -> int:
     rows = []
     for name, samples in results.items():
         med = median_ms(samples)
-        rows.append([name, f"{med:.1f}", f"{p90_ms(samples):.1f}",
-                     f"{med / base_node:.2f}" if base_node else "n/a", f"{med / base_empty:.2f}"])
+        rows.append(
+            [
+                name,
+                f"{med:.1f}",
+                f"{p90_ms(samples):.1f}",
+                f"{med / base_node:.2f}" if base_node else "n/a",
+                f"{med / base_empty:.2f}",
+            ]
+        )
     print(table(["command", "median ms", "p90 ms", "x node -e 0", "x frozen empty"], rows))
     return 0
 

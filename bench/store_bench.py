@@ -15,17 +15,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import median_ms, p90_ms, table, time_calls  # noqa: E402
-from oms.canonical import add_ms, now  # noqa: E402
-from oms.store import StateRoot, Store  # noqa: E402
-from tests.helpers import T0, payload  # noqa: E402
+from bench._common import median_ms, p90_ms, table, time_calls
+from oms.canonical import add_ms, now
+from oms.store import StateRoot, Store
+from tests.helpers import T0, payload
 
 
 def fill(store: Store, count: int, start: int = 0) -> None:
     records = store.records("worker")
     for i in range(start, count):
-        records.create(f"dsp-{i}", state="idle", payload=payload("worker"), operation_id="op-0",
-                       actor="oms-system", observed_at=T0)
+        records.create(
+            f"dsp-{i}", state="idle", payload=payload("worker"), operation_id="op-0", actor="oms-system", observed_at=T0
+        )
 
 
 def read_samples(store: Store, count: int, samples: int, rng: random.Random) -> list[float]:
@@ -40,7 +41,7 @@ def main() -> int:
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--samples", type=int, default=2_000)
     args = parser.parse_args()
-    rng = random.Random(7)  # noqa: S311 - benchmark sampling
+    rng = random.Random(7)
     with tempfile.TemporaryDirectory(prefix="oms-bench-") as scratch:
         state, _ = StateRoot.create(f"{scratch}/state", now())
         state.close()
@@ -49,17 +50,33 @@ def main() -> int:
 
         # writes: create (version 0) and transition (version N+1: index + publish)
         counter = iter(range(10**9))
-        creates = time_calls(lambda: records.create(f"w-{next(counter)}", state="idle", payload=payload("worker"),
-                                                    operation_id="op-0", actor="oms-system", observed_at=T0),
-                             args.samples)
-        records.create("hot", state="idle", payload=payload("worker"), operation_id="op-0", actor="oms-system",
-                       observed_at=T0)
+        creates = time_calls(
+            lambda: records.create(
+                f"w-{next(counter)}",
+                state="idle",
+                payload=payload("worker"),
+                operation_id="op-0",
+                actor="oms-system",
+                observed_at=T0,
+            ),
+            args.samples,
+        )
+        records.create(
+            "hot", state="idle", payload=payload("worker"), operation_id="op-0", actor="oms-system", observed_at=T0
+        )
         version = iter(range(1, 10**9))
 
         def step() -> None:
             v = next(version)
-            records.transition("hot", expected_version=v - 1, state="working", payload=payload("worker"),
-                               operation_id=f"op-{v}", actor="oms-system", observed_at=add_ms(T0, v))
+            records.transition(
+                "hot",
+                expected_version=v - 1,
+                state="working",
+                payload=payload("worker"),
+                operation_id=f"op-{v}",
+                actor="oms-system",
+                observed_at=add_ms(T0, v),
+            )
 
         transitions = time_calls(step, args.samples)
         for name in list(records.ids()):
@@ -73,12 +90,30 @@ def main() -> int:
         store.close()
 
     rows = [
-        ["create (version 0)", f"{median_ms(creates):.3f}", f"{p90_ms(creates):.3f}", f"{1000 / median_ms(creates):.0f}"],
-        ["transition (N+1, indexed)", f"{median_ms(transitions):.3f}", f"{p90_ms(transitions):.3f}",
-         f"{1000 / median_ms(transitions):.0f}"],
-        ["read latest, 10 records", f"{median_ms(small):.3f}", f"{p90_ms(small):.3f}", f"{1000 / median_ms(small):.0f}"],
-        [f"read latest, {args.records:,} records", f"{median_ms(large):.3f}", f"{p90_ms(large):.3f}",
-         f"{1000 / median_ms(large):.0f}"],
+        [
+            "create (version 0)",
+            f"{median_ms(creates):.3f}",
+            f"{p90_ms(creates):.3f}",
+            f"{1000 / median_ms(creates):.0f}",
+        ],
+        [
+            "transition (N+1, indexed)",
+            f"{median_ms(transitions):.3f}",
+            f"{p90_ms(transitions):.3f}",
+            f"{1000 / median_ms(transitions):.0f}",
+        ],
+        [
+            "read latest, 10 records",
+            f"{median_ms(small):.3f}",
+            f"{p90_ms(small):.3f}",
+            f"{1000 / median_ms(small):.0f}",
+        ],
+        [
+            f"read latest, {args.records:,} records",
+            f"{median_ms(large):.3f}",
+            f"{p90_ms(large):.3f}",
+            f"{1000 / median_ms(large):.0f}",
+        ],
     ]
     print(table(["operation", "median ms", "p90 ms", "ops/s (1/median)"], rows))
     print(f"\nread cost ratio {args.records:,} vs 10 records: {median_ms(large) / median_ms(small):.2f}x")

@@ -274,8 +274,19 @@ class RecordStore:
                 self.root.publish(rel, data)
             except AlreadyExistsError:
                 continue  # lost the race: the next round replays or reports the conflict
-            record = Record(self.kind, record_id, version, state, expected, operation_id, actor, observed_at,
-                            None if latest is None else latest.sha256, payload, version_digest(data))
+            record = Record(
+                self.kind,
+                record_id,
+                version,
+                state,
+                expected,
+                operation_id,
+                actor,
+                observed_at,
+                None if latest is None else latest.sha256,
+                payload,
+                version_digest(data),
+            )
             return WriteResult(record, replayed=False)
         raise VersionConflictError(self.kind, record_id, expected, None)
 

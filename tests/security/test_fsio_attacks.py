@@ -26,7 +26,7 @@ from oms.errors import (
     PathRejectedError,
     UnsafeFileError,
 )
-from oms.fsio import Publisher, Root, acquire
+from oms.fsio import Publisher, Resolver, Root, acquire
 from oms.fsio._syscalls import RENAME_EXCHANGE, Syscalls
 from tests.helpers import make_options
 
@@ -415,3 +415,29 @@ def test_case19_retargeted_or_replaced_link_detected(world: World) -> None:
         world.root.readlink("dir/auth.json")
     with pytest.raises(UnsafeFileError):
         world.root.symlink("dir/other", "relative/target")
+
+
+# ---------------------------------------------------------------- case 15: openat2 unavailable
+@pytest.mark.parametrize("err", [errno.ENOSYS, errno.EPERM, errno.E2BIG])
+def test_case15_openat2_unavailable_falls_back_to_the_walk(tmp_path: Path, err: int) -> None:
+    attempts: list[str] = []
+
+    class Unavailable(Syscalls):
+        def openat2(self, dirfd: int, path: str, flags: int, mode: int, resolve: int) -> int:
+            attempts.append(path)
+            raise OSError(err, "injected")
+
+    (tmp_path / "r" / "d").mkdir(parents=True, mode=0o700)
+    os.chmod(tmp_path / "r", 0o700)
+    (tmp_path / "r" / "d" / "f").write_bytes(b"ok")
+    os.chmod(tmp_path / "r" / "d" / "f", 0o600)
+    os.symlink(str(tmp_path), tmp_path / "r" / "out")
+    opts = make_options("openat2")
+    opts.resolver = Resolver.AUTO
+    opts.syscalls = Unavailable()
+    with Root.open(str(tmp_path / "r"), options=opts) as root:
+        assert root.read_bytes("d/f", 10) == b"ok"
+        assert root.read_bytes("d/f", 10) == b"ok"
+        with pytest.raises(PathEscapeError):
+            root.read_bytes("out/r/d/f", 10)
+    assert len(attempts) == 1, "probed once, then the walk is used for good"
