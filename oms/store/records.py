@@ -219,8 +219,6 @@ class RecordStore:
         given: object = expected_version
         if isinstance(given, bool) or not isinstance(given, int) or given < 0:
             raise InvalidInputError(f"expected version must be a non-negative integer (got {expected_version!r})")
-        if not self.versions(record_id):
-            raise RecordNotFoundError(f"no {self.kind} record {record_id}")
         return self._write(record_id, expected_version, state, payload, operation_id, actor, observed_at)
 
     def _write(
@@ -239,6 +237,8 @@ class RecordStore:
         base = self._dir(record_id)
         for _ in range(_MAX_RACE_ROUNDS):
             versions = self.versions(record_id)
+            if not versions and expected is not None:
+                raise RecordNotFoundError(f"no {self.kind} record {record_id}")
             latest = self.read_version(record_id, versions[-1]) if versions else None
             done = self._replay(record_id, operation_id, latest)
             if done is not None:
