@@ -196,11 +196,50 @@ class ConflictError(StoreError):
     code = "conflict"
 
 
+class AuthorityChangedError(StoreError):
+    """The stored records no longer authorise this step (policy, lease, intent, approval, worktree...)."""
+
+    code = "authority-changed"
+    hint = "the dispatch must be proposed and reviewed again under the current records"
+
+
+class LeaseError(StoreError):
+    """A lease token is wrong, or the lease expired or belongs to someone else."""
+
+    code = "lease"
+
+
+class CheckoutChangedError(OmsError):
+    """A worktree is not exactly the planned checkout (or its repository config could run code)."""
+
+    code = "checkout-changed"
+
+
+class UnsafeRepositoryError(OmsError):
+    """A repository's own configuration would make git run code oms does not control."""
+
+    code = "unsafe-repository"
+    hint = "remove the listed keys from the repository's .git/config (agents can write it), then retry"
+
+
+class AdvisorError(OmsError):
+    """The advisor did not produce a valid verdict for this intent."""
+
+    code = "advisor"
+
+
 # ----------------------------------------------------------------------------- config
 class ConfigError(OmsError):
     """The oms configuration or role policy is missing or invalid."""
 
     code = "config"
+
+
+class PolicyNotTrackedError(ConfigError):
+    """The role policy in the working tree is not the one committed at HEAD."""
+
+    code = "policy-not-tracked"
+    hint = "commit .oms/role-policy.json (the policy digest is taken from HEAD, never from an edited file)"
 
 
 # ----------------------------------------------------------------------------- processes

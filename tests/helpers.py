@@ -96,6 +96,7 @@ def payload(kind: str, **overrides: Json) -> JsonObject:
             "lease_expires_at": None,
             "created_at": T0,
             "reason": None,
+            "prior_failure_evidence": None,
         },
         "worker": {
             "dispatch_id": "dsp-1",

@@ -1,14 +1,13 @@
-"""The Typer commands. Each one parses, calls one service, and renders (a table, or JSON with --json)."""
+"""The Typer application: the root, `init`, `doctor`, `status`, and the command groups."""
 
 from __future__ import annotations
 
-import json
-import os
 from typing import Annotated
 
 import typer
 
-from oms.store.stateroot import default_state_root
+from oms.cli import dispatch_cmds, live_cmds, store_cmds, ticket_cmds
+from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, config_root, emit, state_root, table, workspace
 from oms.version import __version__
 
 app = typer.Typer(
@@ -20,34 +19,12 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-store_app = typer.Typer(help="Inspect and check the state root.", no_args_is_help=True, rich_markup_mode=None)
-app.add_typer(store_app, name="store")
-
-StateRootOpt = Annotated[
-    str | None,
-    typer.Option("--state-root", envvar="OMS_STATE_ROOT", help="State root (default: $XDG_STATE_HOME/oms)."),
-]
-ConfigRootOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--config-root",
-        envvar="OMS_CONFIG_ROOT",
-        help="Config root holding .oms/config.toml (default: the current directory).",
-    ),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
-
-
-def _emit(data: object) -> None:
-    typer.echo(json.dumps(data, sort_keys=True))
-
-
-def _state_root(value: str | None) -> str:
-    return os.path.abspath(value or default_state_root())
-
-
-def _config_root(value: str | None) -> str:
-    return os.path.abspath(value or os.getcwd())
+app.add_typer(store_cmds.app, name="store")
+app.add_typer(ticket_cmds.app, name="ticket")
+app.add_typer(ticket_cmds.worktree_app, name="worktree")
+app.add_typer(dispatch_cmds.app, name="dispatch")
+app.add_typer(dispatch_cmds.policy_app, name="policy")
+app.add_typer(live_cmds.app, name="live")
 
 
 def _version(value: bool) -> None:
@@ -67,30 +44,35 @@ def _root(
 
 
 @app.command()
-def init(state_root: StateRootOpt = None, config_root: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
-    """Create (or verify) the state root and its signing key; scaffold .oms/config.toml."""
+def init(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+    """Create (or verify) the state root and its key; scaffold .oms/config.toml and .oms/role-policy.json."""
     from oms.services.setup import init as do_init
 
-    result = do_init(_state_root(state_root), _config_root(config_root))
+    result = do_init(state_root(state_root_), config_root(config_root_))
     if json_out:
-        _emit({"ok": True, **result.to_json()})
+        emit({"ok": True, **result.to_json()})
         return
     typer.echo(f"state root   {result.state_root} ({'created' if result.state_created else 'already initialised'})")
     typer.echo(f"signing key  ed25519 {result.key_id[:16]}")
     if result.config_path:
         typer.echo(f"config       {result.config_path} ({'created' if result.config_created else 'exists, valid'})")
+    if result.policy_path:
+        typer.echo(f"role policy  {result.policy_path} ({'created' if result.policy_created else 'exists, valid'})")
+        if result.policy_created:
+            typer.echo("next         commit .oms/ (the policy digest is taken from HEAD), then `oms doctor`")
+            return
     typer.echo("next         oms doctor")
 
 
 @app.command()
-def doctor(state_root: StateRootOpt = None, config_root: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+def doctor(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """Check tools, the state root, kernel features and the config: one line each, OK or FAIL with the fix."""
     from oms.services.doctor import diagnose
 
-    checks = diagnose(_state_root(state_root), _config_root(config_root))
+    checks = diagnose(state_root(state_root_), config_root(config_root_))
     failed = [c for c in checks if not c.ok]
     if json_out:
-        _emit({"ok": not failed, "checks": [c.to_json() for c in checks]})
+        emit({"ok": not failed, "checks": [c.to_json() for c in checks]})
     else:
         width = max(len(c.name) for c in checks)
         for c in checks:
@@ -100,41 +82,28 @@ def doctor(state_root: StateRootOpt = None, config_root: ConfigRootOpt = None, j
         raise typer.Exit(1)
 
 
-@store_app.command("verify")
-def store_verify(state_root: StateRootOpt = None, json_out: JsonOpt = False) -> None:
-    """Check every file of the state root; exit 1 with a precise report on any problem."""
-    from oms.services.storeops import verify_state
+@app.command()
+def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+    """Tickets, dispatches, workers, sessions and live authorisations at a glance."""
+    from oms.services.status import snapshot
 
-    report = verify_state(_state_root(state_root))
-    errors = [f for f in report.findings if f.severity == "error"]
+    with workspace(state_root_, config_root_) as ws:
+        snap = snapshot(ws)
     if json_out:
-        _emit(
-            {
-                "ok": report.ok,
-                "root": report.root,
-                "counts": report.counts,
-                "findings": [f.to_json() for f in report.findings],
-            }
-        )
-    else:
-        for f in report.findings:
-            typer.echo(f"{'FAIL' if f.severity == 'error' else 'note'}  {f.path}: {f.problem}")
-        counts = ", ".join(f"{n} {what}" for what, n in sorted(report.counts.items())) or "nothing stored yet"
-        verdict = "ok" if report.ok else f"{len(errors)} problem{'s' if len(errors) != 1 else ''}"
-        typer.echo(f"store verify: {verdict} in {report.root} ({counts})")
-    if not report.ok:
-        raise typer.Exit(1)
-
-
-@store_app.command("sweep")
-def store_sweep(state_root: StateRootOpt = None, json_out: JsonOpt = False) -> None:
-    """Remove temp files and locks left by processes that are provably gone."""
-    from oms.services.storeops import sweep_state
-
-    removed = sweep_state(_state_root(state_root))
-    if json_out:
-        _emit({"ok": True, "removed": removed})
+        emit({"ok": True, **snap.to_json()})
         return
-    for path in removed:
-        typer.echo(f"removed  {path}")
-    typer.echo(f"store sweep: removed {len(removed)} item{'s' if len(removed) != 1 else ''}")
+    data = snap.to_json()
+    sections = (
+        ("tickets", ("id", "state", "attempt", "worker_id", "lease_expires_at", "title")),
+        ("dispatches", ("id", "state", "ticket_id", "attempt", "role_id", "advisor_verdict")),
+        ("workers", ("id", "state", "health", "ticket_id", "end_reason")),
+        ("sessions", ("id", "state", "dispatch_id", "tmux_pane_id", "heartbeat_deadline_at")),
+        ("live", ("id", "state", "repository", "person")),
+    )
+    for name, fields in sections:
+        items = data[name]
+        assert isinstance(items, list)  # noqa: S101 - shape of to_json
+        typer.echo(f"{name} ({len(items)})")
+        if items:
+            table(fields, [[item.get(f) for f in fields] for item in items if isinstance(item, dict)])
+        typer.echo("")

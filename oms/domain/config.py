@@ -16,6 +16,8 @@ from oms.errors import CanonicalJsonError, ConfigError, SchemaValidationError
 from oms.schemas import validate
 
 CONFIG_PATH = ".oms/config.toml"
+WORKER_TRANSPORTS = ("command", "codex_goal", "claude_interactive")
+ADVISOR_TRANSPORTS = ("command", "codex_exec", "claude_print")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,9 +64,17 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
         roles[role_id] = Role(
             role_id, spec["model"], spec["transport"], spec["sandbox"], tuple(argv) if argv is not None else None
         )
-    for key in ("advisor", "worker"):
-        if doc[key]["role"] not in roles:
+    for key, allowed in (("advisor", ADVISOR_TRANSPORTS), ("worker", WORKER_TRANSPORTS)):
+        role = roles.get(doc[key]["role"])
+        if role is None:
             raise ConfigError(f"{where}: {key}.role {doc[key]['role']!r} is not a configured role")
+        if role.transport not in allowed:
+            raise ConfigError(
+                f"{where}: roles.{role.role_id}.transport {role.transport!r} cannot serve as "
+                f"the {key} (expected one of {', '.join(allowed)})"
+            )
+    if roles[doc["advisor"]["role"]].sandbox != "read-only":
+        raise ConfigError(f"{where}: roles.{doc['advisor']['role']}.sandbox must be read-only for the advisor")
     return Config(
         roles=roles,
         advisor_role=doc["advisor"]["role"],
@@ -105,9 +115,23 @@ model = "gpt-5-codex"
 transport = "codex_goal"
 sandbox = "ticket-worktree-write"
 
-[roles."oms.exec-advisor"]         # headless reviewer; prints a JSON verdict
+[roles."oms.exec-advisor"]         # headless reviewer (codex exec --output-schema); prints a JSON verdict
 model = "gpt-5-codex"
-transport = "command"
+transport = "codex_exec"
 sandbox = "read-only"
-argv = ["codex", "exec", "--sandbox", "read-only", "-"]
 """
+
+
+def worktrees_directory(config: Config, config_root: str) -> str:
+    """The absolute worktrees directory (relative paths are relative to the config root)."""
+    import os.path
+
+    return os.path.normpath(os.path.join(config_root, config.worktrees_directory))
+
+
+def role(config: Config, role_id: str, where: str = CONFIG_PATH) -> Role:
+    """A configured role, or `ConfigError` naming it."""
+    found = config.roles.get(role_id)
+    if found is None:
+        raise ConfigError(f"{where}: role {role_id!r} is not configured (roles: {', '.join(sorted(config.roles))})")
+    return found

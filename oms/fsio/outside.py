@@ -24,3 +24,32 @@ def enclosing_git(path: str) -> str | None:
         if parent == current:
             return None
         current = parent
+
+
+def ensure_directory(path: str, mode: int = 0o755) -> None:
+    """Create `path` and its parents if missing (for places outside the state root, e.g. worktrees)."""
+    os.makedirs(path, mode=mode, exist_ok=True)
+
+
+def read_user_file(path: str, cap: int) -> bytes:
+    """Read a file the user named on the command line (outside any root): regular, bounded, non-blocking."""
+    import stat
+
+    from oms.errors import FileTooLargeError, InvalidInputError
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError as exc:
+        raise InvalidInputError(f"{path}: {(exc.strerror or 'cannot open').lower()}") from exc
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InvalidInputError(f"{path}: not a regular file")
+        chunks, total = [], 0
+        while chunk := os.read(fd, min(1 << 20, cap + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > cap:
+                raise FileTooLargeError(f"{path}: more than {cap} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

@@ -16,9 +16,13 @@ if TYPE_CHECKING:
 
 URN = "urn:oms:schema:"
 SCHEMA_NAMES = (
+    "advisor-request",
+    "advisor-verdict",
+    "authorization",
     "config",
     "defs",
     "dispatch",
+    "dispatch-intent",
     "event",
     "evidence",
     "evidence-envelope",
@@ -30,7 +34,9 @@ SCHEMA_NAMES = (
     "session",
     "state-meta",
     "ticket",
+    "ticket-content",
     "worker",
+    "worktree-record",
 )
 _MAX_SCHEMA_BYTES = 256 * 1024
 
@@ -43,15 +49,28 @@ class SchemaMissingError(OmsError):
 
 
 @functools.cache
-def find_schema_dir() -> Traversable:
-    """The directory holding `<name>.schema.json`: package data first, then the source tree."""
-    packaged = resources.files("oms") / "_data" / "schemas"
+def data_dir(name: str) -> Traversable:
+    """A top-level data directory (`schemas`, `policy`): package data first, then the source tree."""
+    packaged = resources.files("oms") / "_data" / name
     if packaged.is_dir():
         return packaged
-    source = Path(__file__).resolve().parent.parent.parent / "schemas"
-    if (source / "defs.schema.json").is_file():
+    source = Path(__file__).resolve().parent.parent.parent / name
+    if source.is_dir() and (source / ".." / "oms").is_dir():
         return source
-    raise SchemaMissingError("oms schema files not found in the package or the source tree")
+    raise SchemaMissingError(f"oms {name} files not found in the package or the source tree")
+
+
+def find_schema_dir() -> Traversable:
+    """The directory holding `<name>.schema.json`."""
+    return data_dir("schemas")
+
+
+def packaged_data(directory: str, name: str, cap: int = _MAX_SCHEMA_BYTES) -> bytes:
+    """The bytes of read-only package data file `directory/name`."""
+    data = (data_dir(directory) / name).read_bytes()
+    if len(data) > cap:
+        raise SchemaMissingError(f"{directory}/{name} is larger than {cap} bytes")
+    return data
 
 
 def schema_source() -> str:

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 
 from oms.canonical import now
 from oms.domain.config import CONFIG_PATH, DEFAULT_CONFIG, parse_config
+from oms.domain.policy import POLICY_PATH, parse_policy
 from oms.errors import AlreadyExistsError, StateRootError
 from oms.fsio import Root
 from oms.limits import LIMITS
+from oms.services.policy import default_policy_bytes
 from oms.store import StateRoot
 
 
@@ -22,6 +24,8 @@ class InitResult:
     key_id: str
     config_path: str | None
     config_created: bool
+    policy_path: str | None = None
+    policy_created: bool = False
 
     def to_json(self) -> dict[str, object]:
         """Machine form."""
@@ -31,6 +35,8 @@ class InitResult:
             "key_id": self.key_id,
             "config_path": self.config_path,
             "config_created": self.config_created,
+            "policy_path": self.policy_path,
+            "policy_created": self.policy_created,
         }
 
 
@@ -49,16 +55,25 @@ def init(state_root: str, config_root: str | None) -> InitResult:
     state, created = StateRoot.create(state_root, now())
     try:
         result_path: str | None = None
-        config_created = False
+        policy_path: str | None = None
+        config_created = policy_created = False
         if config_root is not None:
             with Root.open(config_root, private=False) as repo:
                 result_path = os.path.join(repo.path, CONFIG_PATH)
+                policy_path = os.path.join(repo.path, POLICY_PATH)
                 repo.mkdirs(os.path.dirname(CONFIG_PATH))
                 try:
                     repo.publish(CONFIG_PATH, DEFAULT_CONFIG.encode("utf-8"), mode=0o644)
                     config_created = True
                 except AlreadyExistsError:
                     parse_config(repo.read_bytes(CONFIG_PATH, LIMITS.config_bytes), result_path)
-        return InitResult(state.path, created, state.meta.key_id, result_path, config_created)
+                try:
+                    repo.publish(POLICY_PATH, default_policy_bytes(), mode=0o644)
+                    policy_created = True
+                except AlreadyExistsError:
+                    parse_policy(repo.read_bytes(POLICY_PATH, LIMITS.policy_bytes), policy_path)
+        return InitResult(
+            state.path, created, state.meta.key_id, result_path, config_created, policy_path, policy_created
+        )
     finally:
         state.close()

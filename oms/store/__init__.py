@@ -9,6 +9,7 @@ from __future__ import annotations
 from oms.canonical import JsonObject
 from oms.fsio import FsioOptions
 from oms.limits import LIMITS, Limits
+from oms.store.content import TicketContent, WorktreeRecords
 from oms.store.events import Event, EventStore
 from oms.store.evidence import Evidence, EvidenceStore
 from oms.store.journal import Journal
@@ -25,6 +26,8 @@ class Store:
         self.limits = limits
         self.events = EventStore(state.root, limits)
         self.evidence = EvidenceStore(state.root, state.meta.public_key, state.meta.key_id, limits)
+        self.ticket_content = TicketContent(state.root, limits)
+        self.worktrees = WorktreeRecords(state.root, limits)
 
     @classmethod
     def open(cls, path: str, *, options: FsioOptions | None = None, limits: Limits = LIMITS) -> Store:
@@ -76,6 +79,8 @@ __all__ = [
     "RecordStore",
     "StateRoot",
     "Store",
+    "TicketContent",
+    "WorktreeRecords",
     "WriteResult",
     "default_state_root",
 ]

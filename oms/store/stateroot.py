@@ -19,8 +19,8 @@ from oms.store.documents import read_document_optional, write_document
 
 META = "oms-state.json"
 KEY = "keys/state.ed25519"
-LAYOUT = ("keys", "records", "events", "outbox", "evidence", "journals", "tmp")
-RECORD_KINDS = ("ticket", "dispatch", "worker", "session")
+LAYOUT = ("keys", "records", "events", "outbox", "evidence", "journals", "tickets", "worktree-records", "tmp")
+RECORD_KINDS = ("authorization", "dispatch", "session", "ticket", "worker")
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,214 @@
+"""Git, without running repository code (DESIGN.md §8, research/sec.md §6).
+
+An agent can write a repository's `.git/config` (worktrees share it). `git status`, `diff` and checkout
+run `core.fsmonitor`, `filter.*` and hook commands from that config. So oms:
+
+* uses object-level commands (`rev-parse`, `cat-file`, `ls-files`, `for-each-ref`, `worktree list`,
+  `merge-base`) that run none of them;
+* reads the repository's own config files with `git config --file … --no-includes` and refuses a
+  repository that sets any key in `DANGEROUS` before it runs anything that checks files out;
+* always passes `-c core.fsmonitor=false -c core.hooksPath=/dev/null -c core.pager=cat`, literal
+  pathspecs, no prompts, and an allow-listed environment (`oms.process.child_env`).
+
+Parsers of git output are pure functions (`parse_*`); the calls are thin.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+
+from oms.errors import CheckoutChangedError, ProcessFailedError, UnsafeRepositoryError
+from oms.process import Completed, child_env, run
+
+HARDENING = (
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.pager=cat",
+    "--no-pager",
+    "--literal-pathspecs",
+)
+GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_ASKPASS": "/bin/false"}
+# Keys (lowercased, subsection as `*`) whose value is a command git may run.
+DANGEROUS = (
+    re.compile(r"core\.(fsmonitor|hookspath|pager|editor|sshcommand|askpass|alternaterefscommand)"),
+    re.compile(r"filter\..+\.(clean|smudge|process)"),
+    re.compile(r"diff\..+\.(textconv|command)"),
+    re.compile(r"diff\.external"),
+    re.compile(r"merge\..+\.driver"),
+    re.compile(r"include\.path|includeif\..+\.path"),
+    re.compile(r"gpg\.(program|.+\.program)"),
+    re.compile(r"sequence\.editor|uploadpack\.packobjectshook|credential\..*helper"),
+)
+_MAX_BLOB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Worktree:
+    """One entry of `git worktree list --porcelain`."""
+
+    path: str
+    head: str | None
+    branch: str | None  # short name, None when detached or bare
+
+
+def git(
+    repo: str, *args: str, check: bool = True, timeout: float = 30.0, max_output: int = 4 * 1024 * 1024
+) -> Completed:
+    """Run hardened git in `repo`."""
+    env = child_env(GIT_ENV, keep=("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM"))
+    return run(("git", "-C", repo, *HARDENING, *args), env=env, timeout=timeout, max_output=max_output, check=check)
+
+
+# ------------------------------------------------------------------ pure parsers
+def parse_config_list(out: bytes) -> list[tuple[str, str]]:
+    """`git config --list -z`: NUL-separated entries, key and value split by the first newline."""
+    entries = []
+    for item in out.split(b"\x00"):
+        if not item:
+            continue
+        key, _, value = item.partition(b"\n")
+        entries.append((key.decode("utf-8", "replace"), value.decode("utf-8", "replace")))
+    return entries
+
+
+def dangerous_keys(entries: list[tuple[str, str]]) -> list[str]:
+    """The keys of `entries` that name a command git could run."""
+    return sorted({key for key, _ in entries if any(p.fullmatch(key.lower()) for p in DANGEROUS)})
+
+
+def parse_worktree_list(out: bytes) -> list[Worktree]:
+    """`git worktree list --porcelain -z`."""
+    found: list[Worktree] = []
+    path: str | None = None
+    head: str | None = None
+    branch: str | None = None
+    for field in [*out.split(b"\x00"), b""]:
+        if not field:
+            if path is not None:
+                found.append(Worktree(path, head, branch))
+            path = head = branch = None
+            continue
+        text = field.decode("utf-8", "surrogateescape")
+        name, _, value = text.partition(" ")
+        if name == "worktree":
+            path = value
+        elif name == "HEAD":
+            head = value
+        elif name == "branch":
+            branch = value.removeprefix("refs/heads/")
+    return found
+
+
+def parse_ls_files_stage(out: bytes) -> list[tuple[str, str, int, str]]:
+    """`git ls-files -s -z`: (mode, object id, stage, path) per entry."""
+    entries = []
+    for item in out.split(b"\x00"):
+        if not item:
+            continue
+        meta, _, path = item.partition(b"\t")
+        mode, obj, stage = meta.decode("ascii").split(" ")
+        entries.append((mode, obj, int(stage), path.decode("utf-8", "surrogateescape")))
+    return entries
+
+
+def blob_id(data: bytes, object_format: str) -> str:
+    """The object id git gives `data` as a blob."""
+    header = b"blob %d\x00" % len(data)
+    algo = hashlib.sha256 if object_format == "sha256" else hashlib.sha1
+    return algo(header + data).hexdigest()
+
+
+# ------------------------------------------------------------------ probes
+def toplevel(path: str) -> str:
+    """The real path of the working tree containing `path`."""
+    try:
+        out = git(path, "rev-parse", "--show-toplevel").text()
+    except ProcessFailedError as exc:
+        raise CheckoutChangedError(f"{path} is not inside a git working tree") from exc
+    return os.path.realpath(out)
+
+
+def git_dirs(repo: str) -> tuple[str, str]:
+    """(the repository's own git dir, the common dir shared by its worktrees), absolute."""
+    lines = git(repo, "rev-parse", "--absolute-git-dir", "--git-common-dir").text().splitlines()
+    git_dir = lines[0]
+    common = lines[1] if os.path.isabs(lines[1]) else os.path.normpath(os.path.join(repo, lines[1]))
+    return git_dir, common
+
+
+def object_format(repo: str) -> str:
+    """`sha1` or `sha256`."""
+    return git(repo, "rev-parse", "--show-object-format").text() or "sha1"
+
+
+def resolve_commit(repo: str, rev: str) -> str | None:
+    """The commit `rev` names, or None."""
+    done = git(repo, "rev-parse", "--verify", "-q", "--end-of-options", f"{rev}^{{commit}}", check=False)
+    return done.text() if done.returncode == 0 and done.text() else None
+
+
+def current_branch(repo: str) -> str | None:
+    """The branch checked out in `repo`, or None when detached."""
+    done = git(repo, "symbolic-ref", "-q", "--short", "HEAD", check=False)
+    return done.text() if done.returncode == 0 else None
+
+
+def branch_exists(repo: str, branch: str) -> bool:
+    """True if `refs/heads/<branch>` exists."""
+    return git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{branch}", check=False).returncode == 0
+
+
+def worktrees(repo: str) -> list[Worktree]:
+    """Every worktree of the repository."""
+    return parse_worktree_list(git(repo, "worktree", "list", "--porcelain", "-z").stdout)
+
+
+def is_ancestor(repo: str, ancestor: str, commit: str) -> bool:
+    """True if `ancestor` is an ancestor of (or equal to) `commit`."""
+    done = git(repo, "merge-base", "--is-ancestor", ancestor, commit, check=False)
+    if done.returncode not in (0, 1):
+        raise ProcessFailedError(done.argv, done.returncode, done.stderr)
+    return done.returncode == 0
+
+
+def committed_blob(repo: str, path: str, rev: str = "HEAD") -> tuple[str, bytes] | None:
+    """(object id, bytes) of `path` at `rev`, or None if it is not there. No filters run."""
+    done = git(repo, "rev-parse", "--verify", "-q", "--end-of-options", f"{rev}:{path}", check=False)
+    if done.returncode != 0:
+        return None
+    oid = done.text()
+    return oid, git(repo, "cat-file", "blob", oid, max_output=_MAX_BLOB).stdout
+
+
+def index_entries(repo: str, path: str) -> list[tuple[str, str, int, str]]:
+    """The index entries for exactly `path`."""
+    return parse_ls_files_stage(git(repo, "ls-files", "-s", "-z", "--", path).stdout)
+
+
+def repository_config(repo: str) -> list[tuple[str, str]]:
+    """The entries of the repository's own config files (not the user's), read without running anything."""
+    git_dir, common = git_dirs(repo)
+    entries: list[tuple[str, str]] = []
+    for path in dict.fromkeys((os.path.join(common, "config"), os.path.join(git_dir, "config.worktree"))):
+        if os.path.isfile(path):
+            entries += parse_config_list(git(repo, "config", "--file", path, "--no-includes", "--list", "-z").stdout)
+    return entries
+
+
+def refuse_unsafe_config(repo: str) -> None:
+    """Raise `UnsafeRepositoryError` if the repository's config names a command git could run."""
+    keys = dangerous_keys(repository_config(repo))
+    if keys:
+        raise UnsafeRepositoryError(f"repository {repo} config sets {', '.join(keys)}, which would run code")
+
+
+def add_worktree(repo: str, path: str, branch: str, base: str) -> None:
+    """`git worktree add -b <branch> <path> <base>`, hooks and fsmonitor disabled (config checked first)."""
+    refuse_unsafe_config(repo)
+    git(repo, "worktree", "add", "--quiet", "-b", branch, path, base, timeout=120.0)

@@ -1,0 +1,92 @@
+"""Options, output helpers and the human-confirmation rule shared by the command modules."""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from oms.errors import UsageError
+from oms.store.stateroot import default_state_root
+
+if TYPE_CHECKING:
+    from oms.services.workspace import Workspace
+
+StateRootOpt = Annotated[
+    str | None,
+    typer.Option("--state-root", envvar="OMS_STATE_ROOT", help="State root (default: $XDG_STATE_HOME/oms)."),
+]
+ConfigRootOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--config-root",
+        envvar="OMS_CONFIG_ROOT",
+        help="Config root: the repository holding .oms/ (default: the current directory).",
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
+TokenOpt = Annotated[
+    str,
+    typer.Option(
+        "--token",
+        envvar="OMS_LEASE_TOKEN",
+        help="The lease token (prefer $OMS_LEASE_TOKEN: command lines are visible to other users).",
+    ),
+]
+
+
+def state_root(value: str | None) -> str:
+    """The absolute state root to use."""
+    return os.path.abspath(value or default_state_root())
+
+
+def config_root(value: str | None) -> str:
+    """The absolute config root to use."""
+    return os.path.abspath(value or os.getcwd())
+
+
+def emit(data: object) -> None:
+    """Print one JSON document."""
+    typer.echo(json.dumps(data, sort_keys=True))
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+    """Print an aligned text table (or a note when empty)."""
+    cells = [[str(c) if c is not None else "-" for c in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(header)]
+    typer.echo("  ".join(h.upper().ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
+    for row in cells:
+        typer.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+
+
+@contextlib.contextmanager
+def workspace(state: str | None, config: str | None) -> Iterator[Workspace]:
+    """Open the workspace for one command."""
+    from oms.services.workspace import Workspace
+
+    ws = Workspace.open(state_root(state), config_root(config))
+    try:
+        yield ws
+    finally:
+        ws.close()
+
+
+def confirm_person(person: str | None, *, question: str, expect: str, yes: bool) -> tuple[str, str]:
+    """Establish that a person is acting: on a TTY, they type `expect`; elsewhere `--person` must name them.
+
+    Returns (person, how): how is "tty" or "flag".
+    """
+    if sys.stdin.isatty() and not yes:
+        typed = typer.prompt(f"{question}\nType {expect!r} to confirm")
+        if typed.strip() != expect:
+            raise UsageError("confirmation did not match; nothing was recorded")
+        return (person or getpass.getuser()), "tty"
+    if not person:
+        raise UsageError("not on a terminal: name the person with --person (oms records who authorised this)")
+    return person, "flag"

@@ -1,0 +1,222 @@
+"""`oms dispatch …` and `oms policy show`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, config_root, confirm_person, emit, table, workspace
+from oms.store import Record
+
+app = typer.Typer(
+    help="Dispatches: propose, review, approve, accept, reject, cancel.", no_args_is_help=True, rich_markup_mode=None
+)
+policy_app = typer.Typer(help="The role policy.", no_args_is_help=True, rich_markup_mode=None)
+DispatchArg = Annotated[str, typer.Argument(help="Dispatch id (see `oms dispatch list`).")]
+
+
+def _json(rec: Record) -> dict[str, object]:
+    payload = {k: v for k, v in rec.payload.items() if k != "lease_token"}
+    return {"id": rec.record_id, "state": rec.state, "version": rec.version, **payload}
+
+
+def _print(rec: Record) -> None:
+    typer.echo(f"dispatch {rec.record_id} is {rec.state}")
+    for key in (
+        "ticket_id",
+        "attempt",
+        "role_id",
+        "model_id",
+        "provider_mode",
+        "worktree_path",
+        "worktree_branch",
+        "worktree_start_commit",
+        "policy_digest",
+        "dispatch_intent_sha256",
+        "advisor_verdict",
+        "advisor_evidence",
+        "approval_evidence",
+        "delivery_event_id",
+        "reason",
+    ):
+        value = rec.payload.get(key)
+        if value is not None:
+            typer.echo(f"  {key:<23} {value}")
+
+
+@app.command("propose")
+def propose(
+    ticket: Annotated[str, typer.Argument(help="A leased ticket.")],
+    role: Annotated[str | None, typer.Option("--role", help="Worker role (default: config worker.role).")] = None,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Capture the dispatch intent for a leased ticket (and its digest)."""
+    from oms.services import dispatches
+
+    with workspace(state_root_, config_root_) as ws:
+        rec, created = dispatches.propose(ws, ticket, role)
+    if json_out:
+        emit({"ok": True, "created": created, "dispatch": _json(rec)})
+    else:
+        _print(rec)
+
+
+@app.command("review")
+def review(
+    dispatch: DispatchArg,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Run the advisor role on the intent; store its verdict as signed evidence."""
+    from oms.services import dispatches
+
+    with workspace(state_root_, config_root_) as ws:
+        rec, ref = dispatches.review(ws, dispatch)
+        rationale = ws.store.evidence.get(ref).body["payload"]
+    if json_out:
+        emit({"ok": True, "dispatch": _json(rec), "evidence": ref})
+        return
+    _print(rec)
+    if isinstance(rationale, dict):
+        typer.echo(f"  advisor says: {rationale.get('rationale')}")
+
+
+@app.command("approve")
+def approve(
+    dispatch: DispatchArg,
+    person: Annotated[str | None, typer.Option("--person", help="Who approves (required off a TTY).")] = None,
+    rationale: Annotated[str, typer.Option("--rationale")] = "approved by a person",
+    yes: Annotated[bool, typer.Option("--yes", help="Skip the interactive confirmation (needs --person).")] = False,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """A person approves the intent (only where the role policy allows human approval)."""
+    from oms.services import dispatches
+
+    who, _ = confirm_person(person, question=f"Approve dispatch {dispatch} as yourself?", expect=dispatch, yes=yes)
+    with workspace(state_root_, config_root_) as ws:
+        rec, ref = dispatches.approve(ws, dispatch, person=who, rationale=rationale)
+    if json_out:
+        emit({"ok": True, "dispatch": _json(rec), "evidence": ref})
+    else:
+        _print(rec)
+
+
+@app.command("accept")
+def accept(
+    dispatch: DispatchArg,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Accept an approved dispatch: creates the worker and the delivery event."""
+    from oms.services import dispatches
+
+    with workspace(state_root_, config_root_) as ws:
+        rec, event = dispatches.accept(ws, dispatch)
+    if json_out:
+        emit({"ok": True, "dispatch": _json(rec), "delivery_event_id": event})
+    else:
+        _print(rec)
+        typer.echo(f"next: oms worker deliver --event-id {event}")
+
+
+@app.command("reject")
+def reject(
+    dispatch: DispatchArg,
+    reason: Annotated[str, typer.Option("--reason")],
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Decline a proposed dispatch."""
+    from oms.services import dispatches
+
+    with workspace(state_root_, config_root_) as ws:
+        rec = dispatches.reject(ws, dispatch, reason)
+    emit({"ok": True, "dispatch": _json(rec)}) if json_out else _print(rec)
+
+
+@app.command("cancel")
+def cancel(
+    dispatch: DispatchArg,
+    reason: Annotated[str, typer.Option("--reason")],
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Cancel a dispatch that has not ended."""
+    from oms.services import dispatches
+
+    with workspace(state_root_, config_root_) as ws:
+        rec = dispatches.cancel(ws, dispatch, reason)
+    emit({"ok": True, "dispatch": _json(rec)}) if json_out else _print(rec)
+
+
+@app.command("show")
+def show(
+    dispatch: DispatchArg,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Show a dispatch."""
+    from oms.services import dispatches
+
+    with workspace(state_root_, config_root_) as ws:
+        rec = dispatches.get(ws, dispatch)
+    emit({"ok": True, "dispatch": _json(rec)}) if json_out else _print(rec)
+
+
+@app.command("list")
+def list_(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+    """List dispatches."""
+    from oms.services import dispatches
+
+    with workspace(state_root_, config_root_) as ws:
+        recs = dispatches.list_all(ws)
+    if json_out:
+        emit({"ok": True, "dispatches": [_json(r) for r in recs]})
+        return
+    table(
+        ("id", "state", "ticket", "attempt", "role", "verdict"),
+        [
+            (
+                r.record_id,
+                r.state,
+                r.payload["ticket_id"],
+                r.payload["attempt"],
+                r.payload["role_id"],
+                r.payload["advisor_verdict"],
+            )
+            for r in recs
+        ],
+    )
+
+
+@policy_app.command("show")
+def policy_show(config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+    """The committed role policy: its digest and grants (refused if the file is not the one at HEAD)."""
+    from oms.fsio import Root
+    from oms.services.policy import load_tracked
+
+    root = config_root(config_root_)
+    with Root.open(root, private=False) as repo:
+        policy = load_tracked(root, repo)
+    if json_out:
+        emit({"ok": True, "digest": policy.digest, "policy": policy.raw})
+        return
+    typer.echo(f"digest          {policy.digest}")
+    typer.echo(f"human approval  {'allowed' if policy.human_approval else 'not allowed'}")
+    table(
+        ("role", "capabilities", "tools", "may_review"),
+        [
+            (name, ",".join(g.capabilities) or "-", ",".join(g.tools) or "-", "yes" if g.may_review else "no")
+            for name, g in sorted(policy.roles.items())
+        ],
+    )

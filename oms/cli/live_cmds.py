@@ -1,0 +1,82 @@
+"""`oms live authorize|revoke|status`: a person's authorisation to contact agents about a GitHub repository."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, confirm_person, emit, table, workspace
+
+app = typer.Typer(
+    help="Live authorisation for GitHub tickets (started by a person, revocable).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+RepoOpt = Annotated[str, typer.Option("--repository", help="owner/name")]
+
+
+@app.command("authorize")
+def authorize(
+    repository: RepoOpt,
+    person: Annotated[str | None, typer.Option("--person", help="Who authorises (required off a TTY).")] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Skip the prompt (then --person is required).")] = False,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Authorise oms to contact agents about REPOSITORY's tickets. A person must start this."""
+    from oms.services import live
+
+    who, how = confirm_person(
+        person, question=f"Authorise live agent contact for {repository}?", expect=repository, yes=yes
+    )
+    with workspace(state_root_, config_root_) as ws:
+        rec = live.authorize(ws, repository, person=who, confirmed_by=how)
+    if json_out:
+        emit({"ok": True, "authorization": {"id": rec.record_id, "state": rec.state, **rec.payload}})
+    else:
+        typer.echo(f"{repository}: authorised by {rec.payload['person']} ({rec.payload['confirmed_by']})")
+
+
+@app.command("revoke")
+def revoke(
+    repository: RepoOpt,
+    reason: Annotated[str, typer.Option("--reason")] = "revoked",
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Withdraw a live authorisation."""
+    from oms.services import live
+
+    with workspace(state_root_, config_root_) as ws:
+        rec = live.revoke(ws, repository, reason)
+    if json_out:
+        emit({"ok": True, "authorization": {"id": rec.record_id, "state": rec.state, **rec.payload}})
+    else:
+        typer.echo(f"{repository}: revoked")
+
+
+@app.command("status")
+def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+    """Authorisations and the number of journaled contacts."""
+    from oms.services import live
+
+    with workspace(state_root_, config_root_) as ws:
+        recs = live.list_all(ws)
+        contacts = len(ws.store.journal("live-contact").seqs())
+    if json_out:
+        emit(
+            {
+                "ok": True,
+                "contacts": contacts,
+                "authorizations": [{"id": r.record_id, "state": r.state, **r.payload} for r in recs],
+            }
+        )
+        return
+    table(
+        ("repository", "state", "person", "since"),
+        [(r.payload["repository"], r.state, r.payload["person"], r.payload["authorized_at"]) for r in recs],
+    )
+    typer.echo(f"{contacts} contact{'s' if contacts != 1 else ''} journaled")

@@ -1,0 +1,276 @@
+"""`oms ticket …` and `oms worktree …`."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, TokenOpt, emit, table, workspace
+from oms.errors import InvalidInputError, UsageError
+from oms.fsio.outside import read_user_file
+from oms.store import Record
+
+app = typer.Typer(help="Tickets and their leases.", no_args_is_help=True, rich_markup_mode=None)
+worktree_app = typer.Typer(help="The git worktree of a ticket.", no_args_is_help=True, rich_markup_mode=None)
+
+TicketArg = Annotated[str, typer.Argument(help="Ticket id (see `oms ticket list`).")]
+MAX_INPUT = 512 * 1024
+
+
+def _read_input(path: str | None) -> bytes:
+    if path is None or path == "-":
+        if sys.stdin.isatty():
+            raise UsageError("give the input as a file, or pipe it on stdin")
+        data = sys.stdin.buffer.read(MAX_INPUT + 1)
+    else:
+        data = read_user_file(path, MAX_INPUT)
+    if len(data) > MAX_INPUT:
+        raise InvalidInputError(f"input is larger than {MAX_INPUT} bytes")
+    return data
+
+
+def _ticket_json(rec: Record) -> dict[str, object]:
+    payload = {k: v for k, v in rec.payload.items() if k != "lease_token"}
+    return {"id": rec.record_id, "state": rec.state, "version": rec.version, **payload}
+
+
+@app.command("add")
+def add(
+    title: Annotated[str, typer.Option("--title", help="One-line title.")],
+    body_file: Annotated[
+        str | None, typer.Option("--body-file", help="Body from this file ('-' or omit: stdin).")
+    ] = None,
+    no_body: Annotated[bool, typer.Option("--no-body", help="The ticket has no body.")] = False,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Add a local ticket."""
+    from oms.services import tickets
+
+    body = "" if no_body else _read_input(body_file).decode("utf-8", "strict")
+    with workspace(state_root_, config_root_) as ws:
+        rec = tickets.add(ws, title, body)
+    if json_out:
+        emit({"ok": True, "ticket": _ticket_json(rec)})
+    else:
+        typer.echo(f"added {rec.record_id}: {rec.payload['title']}")
+
+
+@app.command("import")
+def import_(
+    source: Annotated[
+        str | None,
+        typer.Argument(help="JSON from `gh issue view --json number,title,body,url` (file, or '-'/omitted: stdin)."),
+    ] = None,
+    repository: Annotated[str | None, typer.Option("--repository", help="Expected owner/name.")] = None,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Import a GitHub issue as a ticket (idempotent)."""
+    from oms.services import tickets
+
+    data = _read_input(source)
+    with workspace(state_root_, config_root_) as ws:
+        rec, created = tickets.import_github(ws, data, repository)
+    if json_out:
+        emit({"ok": True, "created": created, "ticket": _ticket_json(rec)})
+    else:
+        typer.echo(f"{'imported' if created else 'already imported'} {rec.record_id} from {rec.payload['repository']}")
+
+
+@app.command("list")
+def list_(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+    """List tickets."""
+    from oms.services import tickets
+
+    with workspace(state_root_, config_root_) as ws:
+        recs = tickets.list_all(ws)
+    if json_out:
+        emit({"ok": True, "tickets": [_ticket_json(r) for r in recs]})
+        return
+    table(
+        ("id", "state", "attempt", "source", "worker", "expires", "title"),
+        [
+            (
+                r.record_id,
+                r.state,
+                r.payload["attempt"],
+                r.payload["source"],
+                r.payload["worker_id"],
+                r.payload["lease_expires_at"],
+                r.payload["title"],
+            )
+            for r in recs
+        ],
+    )
+
+
+@app.command("show")
+def show(
+    ticket: TicketArg, state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+) -> None:
+    """Show a ticket and its (verified) content."""
+    from oms.services import tickets
+
+    with workspace(state_root_, config_root_) as ws:
+        rec = tickets.require(ws, ticket)
+        content = tickets.content(ws, rec)
+    if json_out:
+        emit({"ok": True, "ticket": _ticket_json(rec), "content": content})
+        return
+    for key in ("state", "attempt", "source", "repository", "worker_id", "session_id", "lease_expires_at", "reason"):
+        value = rec.payload.get(key) if key != "state" else rec.state
+        typer.echo(f"{key:<17} {value if value is not None else '-'}")
+    typer.echo(f"{'url':<17} {content.get('url') or '-'}")
+    typer.echo(f"\n# {content['title']}\n\n{content['body']}")
+
+
+@app.command("lease")
+def lease(
+    ticket: TicketArg,
+    worker: Annotated[str, typer.Option("--worker", help="The worker (pool slot) taking the lease.")],
+    minutes: Annotated[int | None, typer.Option("--minutes", help="Lease length (default: config lease).")] = None,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Lease an open ticket; prints the lease token once."""
+    from oms.services import tickets
+
+    with workspace(state_root_, config_root_) as ws:
+        grant = tickets.lease(ws, ticket, worker, minutes)
+    rec = grant.ticket
+    if json_out:
+        emit({"ok": True, "ticket": _ticket_json(rec), "lease_token": grant.token})
+        return
+    typer.echo(f"leased {rec.record_id} to {rec.payload['worker_id']} until {rec.payload['lease_expires_at']}")
+    typer.echo(f"session {rec.payload['session_id']}")
+    typer.echo(f"token   {grant.token}   (export OMS_LEASE_TOKEN=…; shown once)")
+
+
+@app.command("renew")
+def renew(
+    ticket: TicketArg,
+    token: TokenOpt,
+    minutes: Annotated[int | None, typer.Option("--minutes")] = None,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Extend a live lease."""
+    from oms.services import tickets
+
+    with workspace(state_root_, config_root_) as ws:
+        rec = tickets.renew(ws, ticket, token, minutes)
+    if json_out:
+        emit({"ok": True, "ticket": _ticket_json(rec)})
+    else:
+        typer.echo(f"renewed {rec.record_id} until {rec.payload['lease_expires_at']}")
+
+
+@app.command("expire")
+def expire(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+    """Return tickets whose lease has run out to open (attempt + 1, with lease-expiry evidence)."""
+    from oms.services import tickets
+
+    with workspace(state_root_, config_root_) as ws:
+        recs = tickets.expire_due(ws)
+    if json_out:
+        emit({"ok": True, "expired": [_ticket_json(r) for r in recs]})
+        return
+    for rec in recs:
+        typer.echo(f"expired {rec.record_id}: open again, attempt {rec.payload['attempt']}")
+    typer.echo(f"{len(recs)} lease{'s' if len(recs) != 1 else ''} expired")
+
+
+@app.command("done")
+def done(
+    ticket: TicketArg,
+    token: TokenOpt,
+    reason: Annotated[str | None, typer.Option("--reason")] = None,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """The lease holder marks the ticket done."""
+    _finish(ticket, token, "done", reason, state_root_, config_root_, json_out)
+
+
+@app.command("block")
+def block(
+    ticket: TicketArg,
+    reason: Annotated[str, typer.Option("--reason", help="Why.")],
+    token: Annotated[
+        str | None, typer.Option("--token", envvar="OMS_LEASE_TOKEN", help="For a leased ticket: the lease token.")
+    ] = None,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Block a ticket: the lease holder (with --token) or a person (an open ticket)."""
+    if token:
+        _finish(ticket, token, "blocked", reason, state_root_, config_root_, json_out)
+        return
+    from oms.services import tickets
+
+    with workspace(state_root_, config_root_) as ws:
+        rec = tickets.block(ws, ticket, reason)
+    if json_out:
+        emit({"ok": True, "ticket": _ticket_json(rec)})
+    else:
+        typer.echo(f"blocked {rec.record_id}")
+
+
+def _finish(
+    ticket: str, token: str, outcome: str, reason: str | None, state: str | None, config: str | None, json_out: bool
+) -> None:
+    from oms.services import tickets
+
+    with workspace(state, config) as ws:
+        rec = tickets.finish(ws, ticket, token, outcome, reason)
+    if json_out:
+        emit({"ok": True, "ticket": _ticket_json(rec)})
+    else:
+        typer.echo(f"{rec.record_id} is {rec.state}")
+
+
+@worktree_app.command("create")
+def worktree_create(
+    ticket: TicketArg,
+    base: Annotated[str | None, typer.Option("--base", help="Base commit or ref (default: HEAD).")] = None,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Create the ticket's git worktree on branch oms/<ticket> and record it."""
+    from oms.services import worktrees
+
+    with workspace(state_root_, config_root_) as ws:
+        record, created = worktrees.create(ws, ticket, base)
+    if json_out:
+        emit({"ok": True, "created": created, "worktree": record})
+        return
+    typer.echo(f"{'created' if created else 'exists '} {record['worktree_root']}")
+    typer.echo(f"branch  {record['branch']} at {str(record['base_commit'])[:12]}  (id {record['worktree_id']})")
+
+
+@worktree_app.command("show")
+def worktree_show(
+    ticket: TicketArg, state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+) -> None:
+    """Show a ticket's worktree record."""
+    from oms.errors import RecordNotFoundError
+
+    with workspace(state_root_, config_root_) as ws:
+        record = ws.store.worktrees.get(ticket)
+    if record is None:
+        raise RecordNotFoundError(f"ticket {ticket} has no worktree record", hint=f"oms worktree create {ticket}")
+    if json_out:
+        emit({"ok": True, "worktree": record})
+        return
+    for key, value in record.items():
+        typer.echo(f"{key:<16} {value}")

@@ -1,0 +1,156 @@
+"""The ticket state machine (DESIGN.md §4). Pure: takes a state, a payload and `now`; returns `Next`.
+
+States and events:
+- `open --lease--> leased`: binds a worker, a fresh lease token, a session id (a UUID) and an expiry.
+- `leased --renew--> leased`: same token, lease not expired yet, later expiry.
+- `leased --expire--> open`: only once the expiry has passed; `attempt` + 1, the lease is cleared and
+  the `lease-expiry` evidence is referenced as `prior_failure_evidence`.
+- `leased --finish(done|blocked)--> done | blocked`: with the lease token, before expiry.
+- `open --block--> blocked`: a person gives up on a ticket nobody holds.
+- `done` and `blocked` are terminal.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from oms.canonical import JsonObject, access, equal, parse_ts
+from oms.domain.machine import Next, step, with_fields
+from oms.errors import InvalidInputError, LeaseError
+
+
+class TicketState(StrEnum):
+    """Ticket states."""
+
+    OPEN = "open"
+    LEASED = "leased"
+    DONE = "done"
+    BLOCKED = "blocked"
+
+
+TABLE: dict[str, dict[str, str]] = {
+    "lease": {"open": "leased"},
+    "renew": {"leased": "leased"},
+    "expire": {"leased": "open"},
+    "finish-done": {"leased": "done"},
+    "finish-blocked": {"leased": "blocked"},
+    "block": {"open": "blocked"},
+}
+
+
+def new(*, title: str, source: str, repository: str | None, content_sha256: str, created_at: str) -> Next:
+    """A fresh, open ticket."""
+    return Next(
+        TicketState.OPEN,
+        {
+            "title": title,
+            "source": source,
+            "repository": repository,
+            "content_sha256": content_sha256,
+            "attempt": 1,
+            "lease_token": None,
+            "worker_id": None,
+            "session_id": None,
+            "lease_expires_at": None,
+            "created_at": created_at,
+            "reason": None,
+            "prior_failure_evidence": None,
+        },
+    )
+
+
+def lease(
+    state: str, payload: JsonObject, *, worker_id: str, token: str, session_id: str, expires_at: str, now: str
+) -> Next:
+    """Lease an open ticket to `worker_id`."""
+    target = step("ticket", TABLE, state, "lease")
+    if parse_ts(expires_at) <= parse_ts(now):
+        raise InvalidInputError(f"lease expiry {expires_at} is not after now ({now})")
+    return Next(
+        target,
+        with_fields(
+            payload,
+            worker_id=worker_id,
+            lease_token=token,
+            session_id=session_id,
+            lease_expires_at=expires_at,
+            reason=None,
+        ),
+    )
+
+
+def check_lease(
+    state: str,
+    payload: JsonObject,
+    *,
+    token: str,
+    now: str,
+    worker_id: str | None = None,
+    session_id: str | None = None,
+    attempt: int | None = None,
+) -> None:
+    """Raise `LeaseError` unless the ticket is leased with exactly this token (and worker, session, attempt)
+    and the lease has not expired at `now`."""
+    if state != TicketState.LEASED:
+        raise LeaseError(f"ticket is {state}, not leased")
+    held = access.text_or_none(payload, "lease_token")
+    if held is None or not equal(held, token):
+        raise LeaseError("lease token does not match the ticket's lease")
+    if worker_id is not None and payload.get("worker_id") != worker_id:
+        raise LeaseError(f"ticket is leased to {payload.get('worker_id')} (expected {worker_id})")
+    if session_id is not None and payload.get("session_id") != session_id:
+        raise LeaseError("ticket lease is bound to another session")
+    if attempt is not None and payload.get("attempt") != attempt:
+        raise LeaseError(f"ticket is on attempt {payload.get('attempt')} (expected {attempt})")
+    expires = access.text_or_none(payload, "lease_expires_at")
+    if expires is None or parse_ts(expires) <= parse_ts(now):
+        raise LeaseError(f"lease expired at {expires}")
+
+
+def renew(state: str, payload: JsonObject, *, token: str, expires_at: str, now: str) -> Next:
+    """Extend a live lease."""
+    target = step("ticket", TABLE, state, "renew")
+    check_lease(state, payload, token=token, now=now)
+    if parse_ts(expires_at) <= parse_ts(access.text(payload, "lease_expires_at")):
+        raise InvalidInputError(f"new expiry {expires_at} is not later than {payload['lease_expires_at']}")
+    return Next(target, with_fields(payload, lease_expires_at=expires_at))
+
+
+def is_expired(state: str, payload: JsonObject, now: str) -> bool:
+    """True for a leased ticket whose lease has run out at `now`."""
+    expires = payload.get("lease_expires_at")
+    return state == TicketState.LEASED and isinstance(expires, str) and parse_ts(expires) <= parse_ts(now)
+
+
+def expire(state: str, payload: JsonObject, *, now: str, evidence_ref: str) -> Next:
+    """Return an expired lease's ticket to `open` for its next attempt."""
+    target = step("ticket", TABLE, state, "expire")
+    if not is_expired(state, payload, now):
+        raise LeaseError(f"lease runs until {payload.get('lease_expires_at')}; it has not expired at {now}")
+    return Next(
+        target,
+        with_fields(
+            payload,
+            attempt=access.integer(payload, "attempt") + 1,
+            lease_token=None,
+            worker_id=None,
+            session_id=None,
+            lease_expires_at=None,
+            reason="lease expired",
+            prior_failure_evidence=evidence_ref,
+        ),
+    )
+
+
+def finish(state: str, payload: JsonObject, *, outcome: str, token: str, now: str, reason: str | None) -> Next:
+    """The lease holder ends the ticket: `done` or `blocked`."""
+    if outcome not in ("done", "blocked"):
+        raise InvalidInputError(f"outcome must be done or blocked (got {outcome!r})")
+    target = step("ticket", TABLE, state, f"finish-{outcome}")
+    check_lease(state, payload, token=token, now=now)
+    return Next(target, with_fields(payload, lease_token=None, reason=reason))
+
+
+def block(state: str, payload: JsonObject, *, reason: str) -> Next:
+    """A person blocks an open ticket."""
+    return Next(step("ticket", TABLE, state, "block"), with_fields(payload, reason=reason))

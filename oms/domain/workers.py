@@ -1,0 +1,82 @@
+"""The worker record (id = dispatch id): activity and health, two small machines. Pure.
+
+Activity: `idle -> working -> done | blocked`, `idle -> blocked`; `done` and `blocked` are terminal.
+Health: `healthy <-> parked`, `healthy <-> stalled`, `stalled -> parked`, anything `-> stopped` (terminal).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from oms.canonical import JsonObject
+from oms.domain.machine import Next, step, with_fields
+
+
+class Activity(StrEnum):
+    """What the worker is doing."""
+
+    IDLE = "idle"
+    WORKING = "working"
+    DONE = "done"
+    BLOCKED = "blocked"
+
+
+class Health(StrEnum):
+    """How the worker is."""
+
+    HEALTHY = "healthy"
+    PARKED = "parked"
+    STALLED = "stalled"
+    STOPPED = "stopped"
+
+
+ACTIVITY: dict[str, dict[str, str]] = {
+    "working": {"idle": "working"},
+    "done": {"working": "done"},
+    "blocked": {"idle": "blocked", "working": "blocked"},
+}
+HEALTH: dict[str, dict[str, str]] = {
+    "healthy": {"parked": "healthy", "stalled": "healthy"},
+    "parked": {"healthy": "parked", "stalled": "parked"},
+    "stalled": {"healthy": "stalled"},
+    "stopped": {"healthy": "stopped", "parked": "stopped", "stalled": "stopped"},
+}
+
+
+def new(dispatch_id: str, dispatch: JsonObject, *, updated_at: str) -> Next:
+    """The idle, healthy worker reserved by an accepted dispatch."""
+    return Next(
+        Activity.IDLE,
+        {
+            "dispatch_id": dispatch_id,
+            "ticket_id": dispatch["ticket_id"],
+            "session_id": dispatch["session_id"],
+            "role_id": dispatch["role_id"],
+            "provider_mode": dispatch["provider_mode"],
+            "worktree_id": dispatch["worktree_id"],
+            "health": Health.HEALTHY,
+            "updated_at": updated_at,
+            "end_reason": None,
+            "end_detail": None,
+        },
+    )
+
+
+def set_activity(
+    state: str,
+    payload: JsonObject,
+    activity: str,
+    *,
+    now: str,
+    end_reason: str | None = None,
+    end_detail: str | None = None,
+) -> Next:
+    """Move the activity machine."""
+    target = step("worker activity", ACTIVITY, state, activity)
+    return Next(target, with_fields(payload, updated_at=now, end_reason=end_reason, end_detail=end_detail))
+
+
+def set_health(state: str, payload: JsonObject, health: str, *, now: str) -> Next:
+    """Move the health machine (the activity state is unchanged)."""
+    step("worker health", HEALTH, str(payload["health"]), health)
+    return Next(state, with_fields(payload, health=health, updated_at=now))

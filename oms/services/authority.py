@@ -1,0 +1,116 @@
+"""Does the store still authorise this dispatch? (DESIGN.md §5.4; used by accept and by delivery.)
+
+Every check re-reads the records and raises a named error with a one-line reason: the intent digest,
+the approval (signed advisor evidence for this exact digest, or a person's where the policy allows),
+the committed policy digest, the configured role (model, transport, sandbox), the capabilities, the
+ticket lease (state, worker, token, session, attempt, expiry), and the worktree record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from oms.canonical import JsonObject, access, equal
+from oms.domain import approval, dispatches, tickets
+from oms.domain.config import WORKER_TRANSPORTS, Role, role
+from oms.domain.policy import Policy, worker_capabilities
+from oms.errors import AuthorityChangedError, LeaseError
+from oms.services import policy as policy_service
+from oms.services.workspace import Workspace
+from oms.services.worktrees import worktree_id
+from oms.store import Record
+
+
+@dataclass(frozen=True, slots=True)
+class Authority:
+    """What the checks read, for the caller to use."""
+
+    ticket: Record
+    worktree: JsonObject
+    role: Role
+    policy: Policy
+
+
+def check_intent(dispatch: Record) -> str:
+    """The stored intent digest, after recomputing it from the stored payload."""
+    stored = access.text(dispatch.payload, "dispatch_intent_sha256")
+    if not equal(dispatches.intent_digest(dispatches.capture_intent(dispatch.record_id, dispatch.payload)), stored):
+        raise AuthorityChangedError("dispatch intent digest does not match its payload (the record was altered)")
+    return stored
+
+
+def check_approval(ws: Workspace, dispatch: Record, policy: Policy, intent: str) -> None:
+    """Signed approval of exactly this intent: the advisor's, or a person's where policy allows it."""
+    ticket_id = access.text(dispatch.payload, "ticket_id")
+    human = dispatch.payload.get("approval_evidence")
+    if isinstance(human, str):
+        if not policy.human_approval:
+            raise AuthorityChangedError("the role policy does not allow human approval")
+        approval.check_human_approval(
+            ws.store.evidence.get(human).body, ticket_id=ticket_id, dispatch_id=dispatch.record_id, intent=intent
+        )
+        return
+    ref = dispatch.payload.get("advisor_evidence")
+    if not isinstance(ref, str):
+        raise AuthorityChangedError("dispatch has no advisor approval (run `oms dispatch review`)")
+    approval.check_advisor_approval(
+        ws.store.evidence.get(ref).body,
+        ticket_id=ticket_id,
+        dispatch_id=dispatch.record_id,
+        intent=intent,
+        advisor_role=ws.config().advisor_role,
+    )
+
+
+def check_dispatch(ws: Workspace, dispatch: Record) -> Authority:
+    """Every authority check of DESIGN.md §5.4 except the live authorisation (the caller's, before contact)."""
+    payload = dispatch.payload
+    intent = check_intent(dispatch)
+    policy = policy_service.load_tracked(ws.config_root, ws.repo)
+    if not equal(policy.digest, access.text(payload, "policy_digest")):
+        raise AuthorityChangedError("role policy changed since the dispatch was proposed")
+    check_approval(ws, dispatch, policy, intent)
+    config = ws.config()
+    configured = role(config, access.text(payload, "role_id"))
+    if (configured.model, configured.transport, configured.sandbox) != (
+        payload["model_id"],
+        payload["provider_mode"],
+        "ticket-worktree-write",
+    ) or configured.transport not in WORKER_TRANSPORTS:
+        raise AuthorityChangedError(f"role {configured.role_id} model, transport or sandbox changed in the config")
+    if payload["capabilities"] != worker_capabilities(policy, configured.role_id):
+        raise AuthorityChangedError("dispatch capabilities are not exactly repository-read, ticket-worktree-write")
+    ticket = ws.store.records("ticket").read(access.text(payload, "ticket_id"))
+    try:
+        tickets.check_lease(
+            ticket.state,
+            ticket.payload,
+            token=access.text(payload, "lease_token"),
+            now=ws.now(),
+            worker_id=access.text(payload, "worker_id"),
+            session_id=access.text(payload, "session_id"),
+            attempt=access.integer(payload, "attempt"),
+        )
+    except LeaseError as exc:
+        raise AuthorityChangedError(f"ticket lease no longer matches: {exc.message}") from exc
+    worktree = ws.store.worktrees.get(ticket.record_id)
+    if worktree is None:
+        raise AuthorityChangedError(f"ticket {ticket.record_id} has no worktree record")
+    expected = {
+        "repository_root": ws.config_root,
+        "worktree_root": payload["worktree_path"],
+        "branch": payload["worktree_branch"],
+        "base_commit": payload["worktree_base_commit"],
+    }
+    if (
+        any(worktree[k] != v for k, v in expected.items())
+        or worktree["worktree_id"] != payload["worktree_id"]
+        or (
+            worktree_id(
+                *(access.text(worktree, k) for k in ("repository_root", "worktree_root", "branch", "base_commit"))
+            )
+            != payload["worktree_id"]
+        )
+    ):
+        raise AuthorityChangedError("worktree record no longer matches the dispatch")
+    return Authority(ticket, worktree, configured, policy)

@@ -1,0 +1,118 @@
+"""Live authorisation for GitHub tickets and the contact journal (`disclose` before any contact)."""
+
+from __future__ import annotations
+
+import re
+
+from oms.canonical import JsonObject, next_after, stable_id
+from oms.domain import live as machine
+from oms.errors import AuthorityChangedError, InvalidInputError
+from oms.services.workspace import SYSTEM_ACTOR, Workspace
+from oms.store import Record
+
+_REPOSITORY = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}")
+_PERSON_BAD = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def authorization_id(repository: str) -> str:
+    """The record id of a repository's authorisation (case-insensitive, as GitHub is)."""
+    return stable_id("live", repository.lower())
+
+
+def _check(repository: str) -> str:
+    if _REPOSITORY.fullmatch(repository) is None:
+        raise InvalidInputError(f"repository {repository[:80]!r} is not owner/name")
+    return repository
+
+
+def current(ws: Workspace, repository: str) -> Record | None:
+    """The authorisation of `repository`, if one exists and is in force."""
+    rec = ws.store.records("authorization").read_if_exists(authorization_id(_check(repository)))
+    return rec if rec is not None and rec.state == "authorized" else None
+
+
+def authorize(ws: Workspace, repository: str, *, person: str, confirmed_by: str) -> Record:
+    """Record a person's authorisation (the CLI has confirmed it was a person)."""
+    _check(repository)
+    person = person.strip()
+    if not person or len(person) > 128 or _PERSON_BAD.search(person):
+        raise InvalidInputError("person must be 1-128 characters without control characters")
+    records = ws.store.records("authorization")
+    rid = authorization_id(repository)
+    existing = records.read_if_exists(rid)
+    now = ws.now()
+    if existing is None:
+        nxt = machine.new(repository, person=person, confirmed_by=confirmed_by, now=now)
+        return records.create(
+            rid,
+            state=nxt.state,
+            payload=nxt.payload,
+            operation_id=stable_id("live-new", rid),
+            actor=SYSTEM_ACTOR,
+            observed_at=now,
+        ).record
+    if existing.state == "authorized":
+        return existing
+    nxt = machine.reauthorize(existing.state, existing.payload, person=person, confirmed_by=confirmed_by, now=now)
+    return records.transition(
+        rid,
+        expected_version=existing.version,
+        state=nxt.state,
+        payload=nxt.payload,
+        operation_id=stable_id("live-auth", rid, existing.version),
+        actor=SYSTEM_ACTOR,
+        observed_at=next_after(existing.observed_at, now),
+    ).record
+
+
+def revoke(ws: Workspace, repository: str, reason: str) -> Record:
+    """Withdraw the authorisation (refused when none is in force)."""
+    existing = current(ws, repository)
+    if existing is None:
+        raise AuthorityChangedError(f"no live authorisation in force for {repository}")
+    now = ws.now()
+    nxt = machine.revoke(existing.state, existing.payload, now=now, reason=" ".join(reason.split())[:512] or "revoked")
+    return (
+        ws.store.records("authorization")
+        .transition(
+            existing.record_id,
+            expected_version=existing.version,
+            state=nxt.state,
+            payload=nxt.payload,
+            operation_id=stable_id("live-revoke", existing.record_id, existing.version),
+            actor=SYSTEM_ACTOR,
+            observed_at=next_after(existing.observed_at, now),
+        )
+        .record
+    )
+
+
+def disclose(
+    ws: Workspace, repository: str, *, operation: str, surface: str, subject_id: str, request: JsonObject
+) -> int:
+    """Journal a contact *before* it happens; refused unless a person authorised the repository."""
+    auth = current(ws, repository)
+    if auth is None:
+        raise AuthorityChangedError(
+            f"no human-started live authorisation for {repository}",
+            hint=f"a person runs `oms live authorize --repository {repository}`",
+        )
+    return ws.store.journal("live-contact").append(
+        {
+            "authorization_id": auth.record_id,
+            "authorization_version": auth.version,
+            "repository": repository,
+            "operation": operation,
+            "contact_surface": surface,
+            "subject_id": subject_id,
+            "request": request,
+            "disclosed_at": ws.now(),
+        },
+        ws.now(),
+    )
+
+
+def list_all(ws: Workspace) -> list[Record]:
+    """Every authorisation record."""
+    records = ws.store.records("authorization")
+    return [records.read(rid) for rid in records.ids()]

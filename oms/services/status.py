@@ -1,0 +1,56 @@
+"""`oms status`: tickets, dispatches, workers and sessions at a glance."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from oms.canonical import JsonObject
+from oms.services.workspace import Workspace
+from oms.store import Record
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Latest versions of every record, by kind."""
+
+    tickets: list[Record]
+    dispatches: list[Record]
+    workers: list[Record]
+    sessions: list[Record]
+    authorizations: list[Record]
+
+    def to_json(self) -> JsonObject:
+        """Machine form: one summary object per record."""
+
+        def summary(rec: Record, *fields: str) -> JsonObject:
+            out: JsonObject = {
+                "id": rec.record_id,
+                "state": rec.state,
+                "version": rec.version,
+                "observed_at": rec.observed_at,
+            }
+            out.update({f: rec.payload.get(f) for f in fields})
+            return out
+
+        return {
+            "tickets": [
+                summary(r, "title", "source", "attempt", "worker_id", "lease_expires_at") for r in self.tickets
+            ],
+            "dispatches": [
+                summary(r, "ticket_id", "attempt", "role_id", "provider_mode", "advisor_verdict", "reason")
+                for r in self.dispatches
+            ],
+            "workers": [summary(r, "ticket_id", "health", "end_reason") for r in self.workers],
+            "sessions": [summary(r, "dispatch_id", "tmux_pane_id", "heartbeat_deadline_at") for r in self.sessions],
+            "live": [summary(r, "repository", "person") for r in self.authorizations],
+        }
+
+
+def snapshot(ws: Workspace) -> Snapshot:
+    """Read the latest version of every record."""
+
+    def latest(kind: str) -> list[Record]:
+        records = ws.store.records(kind)
+        return [records.read(rid) for rid in records.ids()]
+
+    return Snapshot(latest("ticket"), latest("dispatch"), latest("worker"), latest("session"), latest("authorization"))

@@ -1,0 +1,279 @@
+"""Tickets: add, import from GitHub JSON, list, show, and the lease lifecycle."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+
+from oms.canonical import (
+    JsonObject,
+    access,
+    add_ms,
+    check,
+    digest,
+    loads_object,
+    new_uuid,
+    next_after,
+    stable_id,
+)
+from oms.canonical.ids import OPAQUE_ID
+from oms.domain import tickets as machine
+from oms.domain.machine import Next
+from oms.errors import ConflictError, InvalidInputError, RecordNotFoundError, VersionConflictError
+from oms.services.workspace import SYSTEM_ACTOR, Workspace
+from oms.store import Record
+
+MAX_BODY = 256 * 1024
+MAX_IMPORT = 512 * 1024
+_TITLE_BAD = re.compile(r"[\x00-\x1f\x7f]")
+_GITHUB_URL = re.compile(
+    r"https://github\.com/([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/([A-Za-z0-9._-]{1,100})/"
+    r"(?:issues|pull)/([1-9][0-9]{0,9})"
+)
+_LOCAL_ID = re.compile(r"tkt-([1-9][0-9]{0,9})")
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseGrant:
+    """What a new lease hands the worker (the token is shown once)."""
+
+    ticket: Record
+    token: str
+
+
+def _title(title: str) -> str:
+    title = title.strip()
+    if not title or len(title) > 256 or _TITLE_BAD.search(title):
+        raise InvalidInputError("ticket title must be 1-256 characters on one line, without control characters")
+    return title
+
+
+def _body(body: str) -> str:
+    if len(body.encode("utf-8", "surrogatepass")) > MAX_BODY:
+        raise InvalidInputError(f"ticket body is larger than {MAX_BODY} bytes")
+    try:
+        body.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError("ticket body is not valid Unicode text") from exc
+    return body
+
+
+def _create(ws: Workspace, ticket_id: str, content: JsonObject, source: str, repository: str | None) -> Record:
+    sha = ws.store.ticket_content.put(content)
+    nxt = machine.new(
+        title=str(content["title"]), source=source, repository=repository, content_sha256=sha, created_at=ws.now()
+    )
+    result = ws.store.records("ticket").create(
+        ticket_id,
+        state=nxt.state,
+        payload=nxt.payload,
+        operation_id=stable_id("tkt-create", ticket_id, sha),
+        actor=SYSTEM_ACTOR,
+        observed_at=ws.now(),
+    )
+    return result.record
+
+
+def add(ws: Workspace, title: str, body: str) -> Record:
+    """A new local ticket, `tkt-<n>`."""
+    title, body = _title(title), _body(body)
+    records = ws.store.records("ticket")
+    numbers = [int(m.group(1)) for tid in records.ids() if (m := _LOCAL_ID.fullmatch(tid))]
+    n = max(numbers, default=0) + 1
+    for _ in range(64):
+        ticket_id = f"tkt-{n}"
+        content: JsonObject = {
+            "format": "oms-ticket-content-v1",
+            "ticket_id": ticket_id,
+            "source": "local",
+            "title": title,
+            "body": body,
+            "repository": None,
+            "url": None,
+            "number": None,
+        }
+        try:
+            return _create(ws, ticket_id, content, "local", None)
+        except VersionConflictError:
+            n += 1  # another `ticket add` took this number
+    raise ConflictError("could not allocate a ticket id; retry")
+
+
+def import_github(ws: Workspace, data: bytes, repository: str | None = None) -> tuple[Record, bool]:
+    """A ticket from `gh issue view --json number,title,body,url`; re-importing the same issue is a no-op."""
+    if len(data) > MAX_IMPORT:
+        raise InvalidInputError(f"GitHub JSON is larger than {MAX_IMPORT} bytes")
+    doc = loads_object(data)
+    unknown = sorted(set(doc) - {"number", "title", "body", "url"})
+    if unknown:
+        raise InvalidInputError(f"GitHub JSON has unexpected fields {unknown} (expected number, title, body, url)")
+    for name, kind in (("number", int), ("title", str), ("body", str), ("url", str)):
+        if not isinstance(doc.get(name), kind) or isinstance(doc.get(name), bool):
+            raise InvalidInputError(f"GitHub JSON field {name} is missing or not {kind.__name__}")
+    match = _GITHUB_URL.fullmatch(access.text(doc, "url"))
+    if match is None:
+        raise InvalidInputError(f"url {str(doc['url'])[:80]!r} is not a github.com issue or pull request URL")
+    slug, number = f"{match.group(1)}/{match.group(2)}", access.integer(doc, "number")
+    if int(match.group(3)) != number:
+        raise InvalidInputError(f"url names #{match.group(3)} (expected #{number})")
+    if repository is not None and repository.lower() != slug.lower():
+        raise InvalidInputError(f"issue belongs to {slug} (expected {repository})")
+    ticket_id = f"gh-{number}-{digest('github-repository', slug.lower())[:8]}"
+    content: JsonObject = {
+        "format": "oms-ticket-content-v1",
+        "ticket_id": ticket_id,
+        "source": "github",
+        "title": _title(access.text(doc, "title")),
+        "body": _body(access.text(doc, "body")),
+        "repository": slug,
+        "url": access.text(doc, "url"),
+        "number": number,
+    }
+    existing = ws.store.records("ticket").read_if_exists(ticket_id)
+    if existing is not None:
+        if ws.store.ticket_content.put(content) != existing.payload["content_sha256"]:
+            raise ConflictError(f"ticket {ticket_id} was imported before with different content")
+        return existing, False
+    return _create(ws, ticket_id, content, "github", slug), True
+
+
+def get(ws: Workspace, ticket_id: str) -> Record:
+    """The latest version of a ticket."""
+    return ws.store.records("ticket").read(check(ticket_id, "ticket id"))
+
+
+def content(ws: Workspace, ticket: Record) -> JsonObject:
+    """The ticket's verified content."""
+    return ws.store.ticket_content.get(ticket.record_id, access.text(ticket.payload, "content_sha256"))
+
+
+def list_all(ws: Workspace) -> list[Record]:
+    """Every ticket, latest versions."""
+    records = ws.store.records("ticket")
+    return [records.read(tid) for tid in records.ids()]
+
+
+def _transition(ws: Workspace, ticket: Record, nxt: Next, op: str) -> Record:
+    return (
+        ws.store.records("ticket")
+        .transition(
+            ticket.record_id,
+            expected_version=ticket.version,
+            state=nxt.state,
+            payload=nxt.payload,
+            operation_id=op,
+            actor=SYSTEM_ACTOR,
+            observed_at=_after(ws, ticket),
+        )
+        .record
+    )
+
+
+def _after(ws: Workspace, record: Record) -> str:
+    return next_after(record.observed_at, ws.now())
+
+
+def lease(ws: Workspace, ticket_id: str, worker_id: str, minutes: int | None = None) -> LeaseGrant:
+    """Lease an open ticket to `worker_id` with a fresh token and session id."""
+    check(worker_id, "worker id", OPAQUE_ID)
+    ticket = get(ws, ticket_id)
+    duration = minutes if minutes is not None else ws.config().lease_minutes
+    if not 1 <= duration <= 10080:
+        raise InvalidInputError(f"lease minutes must be 1-10080 (got {duration})")
+    token = secrets.token_hex(32)
+    now = ws.now()
+    nxt = machine.lease(
+        ticket.state,
+        ticket.payload,
+        worker_id=worker_id,
+        token=token,
+        session_id=new_uuid(),
+        expires_at=add_ms(now, duration * 60_000),
+        now=now,
+    )
+    op = stable_id("tkt-lease", ticket.record_id, ticket.version)
+    return LeaseGrant(_transition(ws, ticket, nxt, op), token)
+
+
+def renew(ws: Workspace, ticket_id: str, token: str, minutes: int | None = None) -> Record:
+    """Extend a live lease (the token proves the holder)."""
+    ticket = get(ws, ticket_id)
+    duration = minutes if minutes is not None else ws.config().lease_minutes
+    now = ws.now()
+    nxt = machine.renew(ticket.state, ticket.payload, token=token, expires_at=add_ms(now, duration * 60_000), now=now)
+    return _transition(ws, ticket, nxt, stable_id("tkt-renew", ticket.record_id, ticket.version))
+
+
+def finish(ws: Workspace, ticket_id: str, token: str, outcome: str, reason: str | None) -> Record:
+    """The lease holder ends the ticket (`done` or `blocked`)."""
+    ticket = get(ws, ticket_id)
+    nxt = machine.finish(
+        ticket.state,
+        ticket.payload,
+        outcome=outcome,
+        token=token,
+        now=ws.now(),
+        reason=_reason(reason) if reason else None,
+    )
+    return _transition(ws, ticket, nxt, stable_id("tkt-finish", ticket.record_id, ticket.version))
+
+
+def block(ws: Workspace, ticket_id: str, reason: str) -> Record:
+    """A person blocks an open ticket."""
+    ticket = get(ws, ticket_id)
+    nxt = machine.block(ticket.state, ticket.payload, reason=_reason(reason))
+    return _transition(ws, ticket, nxt, stable_id("tkt-block", ticket.record_id, ticket.version))
+
+
+def _start_commit_of(ws: Workspace, ticket_id: str, attempt: int) -> str | None:
+    records = ws.store.records("dispatch")
+    for dispatch_id in records.ids():
+        dispatch = records.read(dispatch_id)
+        if dispatch.payload.get("ticket_id") == ticket_id and dispatch.payload.get("attempt") == attempt:
+            return access.text(dispatch.payload, "worktree_start_commit")
+    return None
+
+
+def expire_due(ws: Workspace) -> list[Record]:
+    """Return every ticket whose lease has run out to `open` (attempt + 1), with `lease-expiry` evidence."""
+    now = ws.now()
+    expired = []
+    for ticket in list_all(ws):
+        if not machine.is_expired(ticket.state, ticket.payload, now):
+            continue
+        attempt = access.integer(ticket.payload, "attempt")
+        expired_at = access.text(ticket.payload, "lease_expires_at")
+        evidence = ws.store.put_evidence(
+            {
+                "format": "oms-evidence-v1",
+                "evidence_kind": "lease-expiry",
+                "ticket_id": ticket.record_id,
+                "producer": "oms",
+                "producer_role": None,
+                "created_at": expired_at,
+                "payload": {
+                    "attempt": attempt,
+                    "lease_expired_at": expired_at,
+                    "worktree_start_commit": _start_commit_of(ws, ticket.record_id, attempt),
+                },
+            }
+        )
+        nxt = machine.expire(ticket.state, ticket.payload, now=now, evidence_ref=evidence.ref)
+        expired.append(_transition(ws, ticket, nxt, stable_id("tkt-expire", ticket.record_id, attempt)))
+    return expired
+
+
+def _reason(text: str) -> str:
+    flat = " ".join(text.split())
+    if not flat:
+        raise InvalidInputError("a reason is required")
+    return flat[:512]
+
+
+def require(ws: Workspace, ticket_id: str) -> Record:
+    """A ticket that must exist (for other services)."""
+    try:
+        return get(ws, ticket_id)
+    except RecordNotFoundError:
+        raise RecordNotFoundError(f"no ticket {ticket_id}", hint="see `oms ticket list`") from None
