@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, settings
 
 from oms.canonical import now
 from oms.store import StateRoot, Store
+from tests.chain import Chain, make_chain
 from tests.helpers import RESOLVERS, OmsCommand, oms_command
 
 settings.register_profile(
@@ -66,3 +67,9 @@ def store(state_path: Path) -> Iterator[Store]:
 def oms() -> OmsCommand:
     """The oms command under test (source, or frozen when OMS_TEST_BINARY is set)."""
     return oms_command()
+
+
+@pytest.fixture
+def chain(tmp_path: Path) -> Iterator[Chain]:
+    """A real repository and state root ready for the authority chain (see tests/chain.py)."""
+    yield from make_chain(tmp_path)

@@ -127,6 +127,8 @@ def payload(kind: str, **overrides: Json) -> JsonObject:
         "dispatch": {
             "ticket_id": "tkt-1",
             "ticket_version": 1,
+            "ticket_content_sha256": "a" * 64,
+            "advisor_verdict": None,
             "attempt": 1,
             "worker_id": "wkr-1",
             "worker_record_id": "dsp-1",
@@ -179,3 +181,24 @@ def ts(n: int) -> str:
     from oms.canonical import add_ms
 
     return add_ms(T0, n)
+
+
+def contact_entry(n: int = 0) -> JsonObject:
+    """A schema-valid live-contact journal entry (`n` varies the subject)."""
+    return {
+        "authorization_id": "live-1",
+        "authorization_version": 0,
+        "repository": "octo/repo",
+        "operation": "worker-session",
+        "contact_surface": "command",
+        "subject_id": f"s-{n}",
+        "request": {
+            "dispatch_id": "dsp-1",
+            "ticket_id": "tkt-1",
+            "role_id": "oms.ticket-executor",
+            "model_id": "m",
+            "provider_mode": "command",
+            "worktree_id": "wt-1",
+        },
+        "disclosed_at": T0,
+    }

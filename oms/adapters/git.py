@@ -130,7 +130,7 @@ def toplevel(path: str) -> str:
     try:
         out = git(path, "rev-parse", "--show-toplevel").text()
     except ProcessFailedError as exc:
-        raise CheckoutChangedError(f"{path} is not inside a git working tree") from exc
+        raise CheckoutChangedError(f"{path} is not a usable git working tree ({exc.message})") from exc
     return os.path.realpath(out)
 
 

@@ -25,6 +25,7 @@ from oms.errors import OmsError
 from oms.fsio import FsioOptions, Root, break_stale, inspect, is_temp_name, procinfo, temp_owner
 from oms.limits import LIMITS
 from oms.store import keys
+from oms.store.content import TICKETS_DIR, WORKTREES_DIR, parse_content, parse_worktree
 from oms.store.documents import parse_document
 from oms.store.events import EVENTS_DIR, parse_event
 from oms.store.evidence import EVIDENCE_DIR, open_envelope
@@ -157,6 +158,8 @@ class _Verifier:
             (OUTBOX_DIR, self.check_outbox),
             (EVIDENCE_DIR, self.check_evidence),
             (JOURNALS_DIR, self.check_journals),
+            (TICKETS_DIR, self.check_ticket_content),
+            (WORKTREES_DIR, self.check_worktree_records),
         ):
             if area in top and self.expect_dir(area, top[area]):
                 fn()
@@ -343,6 +346,37 @@ class _Verifier:
     def check_one_evidence(self, path: str, ref: str, meta: StateMeta) -> None:
         open_envelope(self.root.read_bytes(path, LIMITS.evidence_bytes), ref, meta.public_key, meta.key_id, path)
         self.report.count("evidence")
+
+    def check_ticket_content(self) -> None:
+        for ticket_id, mode in self.entries(TICKETS_DIR):
+            tpath = f"{TICKETS_DIR}/{ticket_id}"
+            if OPAQUE_ID.fullmatch(ticket_id) is None:
+                self.report.error(tpath, "directory name is not a valid ticket id")
+                continue
+            if not self.expect_dir(tpath, mode):
+                continue
+            for name, fmode in self.entries(tpath):
+                path = f"{tpath}/{name}"
+                if not name.endswith(".json") or SHA256.fullmatch(name[:-5]) is None:
+                    self.report.error(path, "unexpected entry in ticket content")
+                elif self.expect_file(path, fmode):
+                    _guard(self.report, path, self.check_one_content, path, ticket_id, name[:-5])
+
+    def check_one_content(self, path: str, ticket_id: str, sha: str) -> None:
+        parse_content(self.root.read_bytes(path, LIMITS.evidence_bytes), ticket_id, sha, path)
+        self.report.count("ticket contents")
+
+    def check_worktree_records(self) -> None:
+        for name, mode in self.entries(WORKTREES_DIR):
+            path = f"{WORKTREES_DIR}/{name}"
+            if not name.endswith(".json") or OPAQUE_ID.fullmatch(name[:-5]) is None:
+                self.report.error(path, "unexpected entry in worktree-records/")
+            elif self.expect_file(path, mode):
+                _guard(self.report, path, self.check_one_worktree, path, name[:-5])
+
+    def check_one_worktree(self, path: str, ticket_id: str) -> None:
+        parse_worktree(self.root.read_bytes(path, LIMITS.record_bytes), ticket_id, path)
+        self.report.count("worktree records")
 
     def check_journals(self) -> None:
         for name, mode in self.entries(JOURNALS_DIR):

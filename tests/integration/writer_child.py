@@ -11,7 +11,7 @@ import sys
 from oms.canonical import next_after, now
 from oms.errors import VersionConflictError
 from oms.store import Store
-from tests.helpers import SESSION, T0, evidence_body, payload, ts
+from tests.helpers import SESSION, T0, contact_entry, evidence_body, payload, ts
 
 RECORDS = 5
 
@@ -49,7 +49,7 @@ def crash_loop(path: str) -> None:
         if n % 7 == 0:
             store.put_evidence(evidence_body(ticket_id=f"tkt-{n}"))
         if n % 5 == 0:
-            store.journal("live-contact").append({"n": n}, T0)
+            store.journal("live-contact").append(contact_entry(n), T0)
         n += 1
 
 

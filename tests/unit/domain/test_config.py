@@ -13,7 +13,7 @@ from oms.errors import ConfigError
 def test_default_config_is_valid() -> None:
     config = parse_config(DEFAULT_CONFIG.encode())
     assert config.advisor_role == "oms.exec-advisor"
-    assert config.roles["oms.exec-advisor"].argv is not None
+    assert config.roles["oms.exec-advisor"].transport == "codex_exec"
     assert config.roles["oms.ticket-executor"].transport == "claude_interactive"
     assert config.max_workers == 2
 

@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 from oms.errors import SchemaValidationError
 from oms.schemas import SCHEMA_NAMES, load_schema, validate, validator
 from oms.schemas.loader import find_schema_dir
-from tests.helpers import REPO, SESSION, T0, evidence_body, payload
+from tests.helpers import REPO, SESSION, T0, contact_entry, evidence_body, payload
 
 ENVELOPE = {
     "format": "oms-record-v1",
@@ -58,7 +58,7 @@ VALID: dict[str, dict[str, Any]] = {
         "seq": 0,
         "previous_sha256": None,
         "recorded_at": T0,
-        "entry": {},
+        "entry": contact_entry(),
     },
     "op-index": {"format": "oms-op-v1", "operation_id": "op-1", "version": 3},
     "state-meta": {"format": "oms-state-v1", "created_at": T0, "public_key": "A" * 43 + "=", "key_id": "0" * 64},
@@ -77,7 +77,7 @@ def _objects(doc: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     if isinstance(doc, dict):
         out.append(path)
         for key, value in doc.items():
-            if isinstance(value, dict) and key not in ("entry", "roles"):
+            if isinstance(value, dict) and key != "roles":
                 out.extend(_objects(value, (*path, key)))
     return out
 

@@ -10,7 +10,7 @@ import pytest
 from oms.canonical import operation_nonce
 from oms.errors import ConflictError, IntegrityError, LockHeldError, RecordNotFoundError, SchemaValidationError
 from oms.store import Store
-from tests.helpers import SESSION, T0
+from tests.helpers import SESSION, T0, contact_entry
 
 
 def _event(store: Store, eid: str = "evt-1", dispatch: str = "dsp-1") -> bool:
@@ -72,9 +72,9 @@ def test_receipt_with_forged_nonce_is_refused(store: Store, state_path: Path) ->
 
 def test_journal_appends_and_chains(store: Store, state_path: Path) -> None:
     journal = store.journal("live-contact")
-    assert [journal.append({"n": i}, T0) for i in range(3)] == [0, 1, 2]
+    assert [journal.append(contact_entry(i), T0) for i in range(3)] == [0, 1, 2]
     entries = journal.entries()
-    assert [e["entry"] for e in entries] == [{"n": 0}, {"n": 1}, {"n": 2}]
+    assert [e["entry"] for e in entries] == [contact_entry(0), contact_entry(1), contact_entry(2)]
     assert entries[0]["previous_sha256"] is None
     os.unlink(state_path / "journals" / "live-contact" / "1.json")
     with pytest.raises(IntegrityError, match="missing"):

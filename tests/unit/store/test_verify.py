@@ -15,7 +15,7 @@ from oms.fsio import procinfo
 from oms.fsio.locks import render
 from oms.store import Store
 from oms.store.verify import Report, sweep, verify
-from tests.helpers import SESSION, T0, evidence_body, payload, ts
+from tests.helpers import SESSION, T0, contact_entry, evidence_body, payload, ts
 
 
 def populate(store: Store) -> None:
@@ -37,7 +37,7 @@ def populate(store: Store) -> None:
     store.events.create("evt-1", "session-registered", T0, {"session_id": SESSION, "dispatch_id": "dsp-1"})
     store.outbox("oms-worker-delivery").commit_receipt("evt-1", T0, {"status": "created"})
     store.put_evidence(evidence_body())
-    store.journal("live-contact").append({"n": 1}, T0)
+    store.journal("live-contact").append(contact_entry(1), T0)
 
 
 def _snapshot(root: Path) -> dict[str, bytes | str]:

@@ -1,0 +1,138 @@
+"""A real repository + state root wired for the authority chain, with command advisors and a test clock."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from oms.canonical import add_ms
+from oms.services import dispatches, tickets, worktrees
+from oms.services.setup import init
+from oms.services.workspace import Workspace
+from tests.helpers import T0, git
+
+ADVISOR = r"""
+import json, sys
+mode = sys.argv[1]
+req = json.load(sys.stdin)
+digest = req["dispatch_intent_sha256"]
+if mode == "approve":
+    rationale = "ok: " + req["ticket"]["title"]
+    print(json.dumps({"verdict": "approve", "rationale": rationale, "dispatch_intent_sha256": digest}))
+elif mode == "reject":
+    print(json.dumps({"verdict": "reject", "rationale": "too risky", "dispatch_intent_sha256": digest}))
+elif mode == "wrong-digest":
+    print(json.dumps({"verdict": "approve", "rationale": "ok", "dispatch_intent_sha256": "0" * 64}))
+elif mode == "garbage":
+    print("I approve, probably")
+elif mode == "extra-field":
+    print(json.dumps({"verdict": "approve", "rationale": "ok", "dispatch_intent_sha256": digest, "admin": True}))
+elif mode == "fail":
+    sys.exit(3)
+"""
+
+
+@dataclass
+class Clock:
+    """A clock tests can move."""
+
+    ms: int = 0
+
+    def __call__(self) -> str:
+        return add_ms(T0, self.ms)
+
+    def advance(self, minutes: float) -> None:
+        self.ms += int(minutes * 60_000)
+
+
+@dataclass
+class Chain:
+    """The places and knobs of one chain fixture."""
+
+    base: Path
+    repo: Path
+    state: Path
+    advisor: Path
+    clock: Clock = field(default_factory=Clock)
+
+    def workspace(self) -> Workspace:
+        return Workspace.open(str(self.state), str(self.repo), clock=self.clock)
+
+    def set_advisor(self, mode: str, commit: bool = False) -> None:
+        self.edit_config(lambda s: _replace_advisor_argv(s, [sys.executable, str(self.advisor), mode]), commit)
+
+    def edit_config(self, change: object, commit: bool = False) -> None:
+        path = self.repo / ".oms" / "config.toml"
+        path.write_text(change(path.read_text()))  # type: ignore[operator]
+        if commit:
+            self.commit("config")
+
+    def edit_policy(self, change: object, *, stage: bool = False, commit: bool = False) -> None:
+        path = self.repo / ".oms" / "role-policy.json"
+        doc = json.loads(path.read_text())
+        change(doc)  # type: ignore[operator]
+        path.write_text(json.dumps(doc, indent=2) + "\n")
+        if stage or commit:
+            git("add", ".oms/role-policy.json", cwd=self.repo)
+        if commit:
+            git("commit", "-q", "-m", "policy", cwd=self.repo)
+
+    def commit(self, message: str) -> None:
+        git("add", "-A", cwd=self.repo)
+        git("commit", "-q", "--allow-empty", "-m", message, cwd=self.repo)
+
+    def leased_ticket(self, title: str = "Fix the flaky test") -> tuple[str, str]:
+        """A ticket, leased, with its worktree: (ticket id, lease token)."""
+        with self.workspace() as ws:
+            rec = tickets.add(ws, title, "It fails one run in ten.")
+            grant = tickets.lease(ws, rec.record_id, "w1")
+            worktrees.create(ws, rec.record_id)
+            return rec.record_id, grant.token
+
+    def proposed(self, title: str = "Fix the flaky test") -> tuple[str, str, str]:
+        """(ticket id, token, dispatch id) for a freshly proposed dispatch."""
+        ticket_id, token = self.leased_ticket(title)
+        with self.workspace() as ws:
+            rec, _ = dispatches.propose(ws, ticket_id)
+        return ticket_id, token, rec.record_id
+
+
+def _replace_advisor_argv(text: str, argv: list[str]) -> str:
+    head, marker, tail = text.partition('[roles."oms.exec-advisor"]')
+    section_end = tail.find("\n[")
+    section = tail if section_end < 0 else tail[:section_end]
+    rest = "" if section_end < 0 else tail[section_end:]
+    lines = [line for line in section.splitlines() if not line.startswith(("argv", "transport"))]
+    lines += ['transport = "command"', f"argv = {json.dumps(argv)}"]
+    return head + marker + "\n".join(lines) + "\n" + rest
+
+
+def make_chain(tmp_path: Path) -> Iterator[Chain]:
+    """Build the fixture (used by `chain` fixtures in conftest)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git("init", "-q", "-b", "main", cwd=repo)
+    (repo / "README.md").write_text("# project\n")
+    git("add", "-A", cwd=repo)
+    git("commit", "-q", "-m", "initial", cwd=repo)
+    advisor = tmp_path / "advisor.py"
+    advisor.write_text(ADVISOR)
+    chain = Chain(tmp_path, repo, tmp_path / "state", advisor)
+    init(str(chain.state), str(repo))
+    chain.edit_config(
+        lambda s: (
+            s.replace(
+                'role = "oms.ticket-executor"       # the role new dispatches use', 'role = "oms.command-executor"'
+            )
+            + (
+                '\n[roles."oms.command-executor"]\nmodel = "script"\ntransport = "command"\n'
+                'sandbox = "ticket-worktree-write"\nargv = ["true"]\n'
+            )
+        )
+    )
+    chain.set_advisor("approve")
+    chain.commit("oms config and policy")
+    yield chain

@@ -1,0 +1,95 @@
+"""Pure parsers of git output: round trips against generated input, and the danger list."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from oms.adapters import git
+
+keys = st.from_regex(r"[a-z]{1,8}(\.[A-Za-z0-9 _-]{1,8})?\.[a-z]{1,8}", fullmatch=True)
+values = st.text(alphabet=st.characters(blacklist_characters="\x00", codec="utf-8"), max_size=30)
+
+
+@given(st.lists(st.tuples(keys, values), max_size=10))
+def test_config_list_round_trip(entries: list[tuple[str, str]]) -> None:
+    raw = b"".join(f"{k}\n{v}".encode() + b"\x00" for k, v in entries)
+    assert git.parse_config_list(raw) == entries
+
+
+@pytest.mark.parametrize(
+    ("key", "dangerous"),
+    [
+        ("core.fsmonitor", True),
+        ("CORE.FSMONITOR", True),
+        ("filter.lfs.smudge", True),
+        ("filter.x.process", True),
+        ("diff.x.textconv", True),
+        ("include.path", True),
+        ("includeif.gitdir:/x.path", True),
+        ("core.hookspath", True),
+        ("credential.helper", True),
+        ("gpg.ssh.program", True),
+        ("merge.ours.driver", True),
+        ("core.autocrlf", False),
+        ("user.name", False),
+        ("filter.lfs.required", False),
+        ("remote.origin.url", False),
+    ],
+)
+def test_danger_list(key: str, dangerous: bool) -> None:
+    assert bool(git.dangerous_keys([(key, "x")])) is dangerous
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.text(alphabet="abc/ -_.", min_size=1, max_size=20).map(lambda s: "/" + s),
+            st.one_of(st.none(), st.from_regex(r"[0-9a-f]{40}", fullmatch=True)),
+            st.one_of(st.none(), st.from_regex(r"[a-z]{1,5}(/[a-z0-9-]{1,8})?", fullmatch=True)),
+        ),
+        max_size=5,
+    )
+)
+def test_worktree_list_round_trip(items: list[tuple[str, str | None, str | None]]) -> None:
+    raw = b""
+    for path, head, branch in items:
+        raw += f"worktree {path}".encode() + b"\x00"
+        if head:
+            raw += f"HEAD {head}".encode() + b"\x00"
+        raw += (f"branch refs/heads/{branch}" if branch else "detached").encode() + b"\x00"
+        raw += b"\x00"
+    parsed = git.parse_worktree_list(raw)
+    assert [(w.path, w.head, w.branch) for w in parsed] == items
+
+
+@given(st.binary(max_size=200))
+def test_blob_id_matches_git(data: bytes) -> None:
+    assert git.blob_id(data, "sha1") == hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()  # noqa: S324
+
+
+def test_blob_id_and_index_against_real_git(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "f").write_bytes(b"hello\n\x00binary")
+    subprocess.run(["git", "add", "f"], cwd=tmp_path, check=True)
+    oid = subprocess.run(
+        ["git", "hash-object", "f"], cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert git.blob_id((tmp_path / "f").read_bytes(), "sha1") == oid
+    [(mode, obj, stage, path)] = git.index_entries(str(tmp_path), "f")
+    assert (mode, obj, stage, path) == ("100644", oid, 0, "f")
+
+
+@given(st.binary(max_size=300))
+def test_parsers_never_crash_on_garbage(data: bytes) -> None:
+    git.parse_config_list(data)
+    git.parse_worktree_list(data)
+    try:
+        git.parse_ls_files_stage(data)
+    except (ValueError, UnicodeDecodeError):
+        pass  # ls-files output is produced by git itself; malformed input is reported by the caller
