@@ -37,6 +37,11 @@ class OmsError(Exception):
         self.message = one_line(message)
         self._hint = one_line(hint) if hint is not None else self.hint
 
+    @property
+    def remedy(self) -> str:
+        """The hint for this instance (the class default unless one was given)."""
+        return self._hint
+
     def diagnostics(self) -> str:
         """What happened and what to do about it, for people."""
         if self._hint:

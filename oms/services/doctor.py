@@ -14,6 +14,7 @@ from oms.fsio import Root, capabilities
 from oms.limits import LIMITS
 from oms.process import is_frozen
 from oms.schemas import SCHEMA_NAMES, schema_source, validator
+from oms.services.policy import load_tracked
 from oms.store import StateRoot
 from oms.version import __version__
 
@@ -109,6 +110,17 @@ def _config(config_root: str | None) -> Check:
     return Check("config", True, os.path.join(os.path.abspath(config_root), CONFIG_PATH))
 
 
+def _policy(config_root: str | None) -> Check:
+    if config_root is None:
+        return Check("role policy", False, "no config root given", "pass --config-root")
+    try:
+        with Root.open(config_root, private=False) as repo:
+            policy = load_tracked(os.path.abspath(config_root), repo)
+    except OmsError as exc:
+        return Check("role policy", False, exc.message, exc.remedy or "fix .oms/role-policy.json")
+    return Check("role policy", True, f"committed at HEAD, digest {policy.digest[:16]}, {len(policy.roles)} roles")
+
+
 def diagnose(state_root: str, config_root: str | None) -> list[Check]:
     """Run every check (none of them changes anything)."""
     checks = [_oms(), _schemas(), *_tools()]
@@ -116,4 +128,5 @@ def diagnose(state_root: str, config_root: str | None) -> list[Check]:
     checks += state_checks
     checks += _capabilities(os.path.join(opened, "tmp") if opened else tempfile.gettempdir())
     checks.append(_config(config_root))
+    checks.append(_policy(config_root))
     return checks

@@ -44,6 +44,8 @@ def initialised(oms: OmsCommand, tmp_path: Path, repo: Path) -> Path:
     state = tmp_path / "state"
     result = oms.run("init", "--state-root", str(state), "--config-root", str(repo))
     assert result.returncode == 0, result.stderr
+    subprocess.run(["git", "add", ".oms"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "oms"], cwd=repo, check=True)
     return state
 
 
@@ -123,7 +125,7 @@ def test_doctor_all_ok(oms: OmsCommand, repo: Path, initialised: Path) -> None:
     lines = result.stdout.strip().splitlines()
     assert all(line.startswith("OK") for line in lines)
     names = {line.split()[1] for line in lines}
-    assert {"git", "tmux", "codex", "claude", "state", "openat2", "renameat2", "o_tmpfile", "config"} <= names
+    assert {"git", "tmux", "codex", "claude", "state", "openat2", "renameat2", "o_tmpfile", "config", "role"} <= names
 
 
 def test_doctor_reports_each_failure_with_its_fix(oms: OmsCommand, tmp_path: Path, repo: Path) -> None:
@@ -149,11 +151,12 @@ def test_doctor_reports_each_failure_with_its_fix(oms: OmsCommand, tmp_path: Pat
     assert checks["state root"]["ok"] is False
     assert "oms init" in checks["state root"]["fix"]
     assert checks["config"]["ok"] is False
+    assert checks["role policy"]["ok"] is False
     text = oms.run(
         "doctor", "--state-root", str(tmp_path / "nostate"), "--config-root", str(repo), env={"PATH": str(bin_dir)}
     )
     fail_lines = [line for line in text.stdout.splitlines() if line.startswith("FAIL")]
-    assert len(fail_lines) == 4
+    assert len(fail_lines) == 5
     assert all("(fix: " in line for line in fail_lines)
 
 
