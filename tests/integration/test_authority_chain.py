@@ -64,6 +64,13 @@ def test_happy_path_records_every_link_of_the_chain(chain: Chain) -> None:
     assert verify(str(chain.state)).ok
 
 
+def test_propose_is_idempotent_per_lease(chain: Chain) -> None:
+    ticket_id, _, dispatch_id = chain.proposed()
+    with chain.workspace() as ws:
+        again, created = dispatches.propose(ws, ticket_id)
+    assert (again.record_id, again.version, created) == (dispatch_id, 0, False)
+
+
 def test_accept_without_review_is_refused(chain: Chain) -> None:
     _, _, dispatch_id = chain.proposed()
     with chain.workspace() as ws, pytest.raises(AuthorityChangedError, match="no advisor approval"):
