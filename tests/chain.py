@@ -136,3 +136,41 @@ def make_chain(tmp_path: Path) -> Iterator[Chain]:
     chain.set_advisor("approve")
     chain.commit("oms config and policy")
     yield chain
+
+
+WORKER = r"""#!/bin/sh
+# A command worker for tests: records where it runs and what it was given, then waits.
+out="$1"
+{
+  echo "cwd=$(pwd)"
+  echo "dispatch=$OMS_DISPATCH_ID"
+  echo "session=$OMS_SESSION_ID"
+  echo "nonce=$OMS_DELIVERY_NONCE"
+  echo "executable=$OMS_EXECUTABLE"
+  echo "secret=${OMS_TEST_SECRET:-absent}"
+} > "$out.tmp" && mv "$out.tmp" "$out"
+case "$2" in
+  exit0) exit 0 ;;
+  exit3) exit 3 ;;
+  *) exec sleep 600 ;;
+esac
+"""
+
+
+def use_worker(chain: Chain, mode: str = "wait") -> Path:
+    """Configure the command worker role to run the test worker script; returns the file it writes."""
+    script = chain.base / "worker.sh"
+    script.write_text(WORKER)
+    script.chmod(0o755)
+    out = chain.base / "worker.out"
+    chain.edit_config(lambda s: s.replace('argv = ["true"]', f'argv = ["{script}", "{out}", "{mode}"]'), commit=True)
+    return out
+
+
+def accepted(chain: Chain, title: str = "Fix the flaky test") -> tuple[str, str]:
+    """(dispatch id, delivery event id) of a reviewed and accepted dispatch."""
+    _, _, dispatch_id = chain.proposed(title)
+    with chain.workspace() as ws:
+        dispatches.review(ws, dispatch_id)
+        _, event_id = dispatches.accept(ws, dispatch_id)
+    return dispatch_id, event_id

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -73,3 +75,11 @@ def oms() -> OmsCommand:
 def chain(tmp_path: Path) -> Iterator[Chain]:
     """A real repository and state root ready for the authority chain (see tests/chain.py)."""
     yield from make_chain(tmp_path)
+
+
+@pytest.fixture
+def deliverable(chain: Chain, monkeypatch: pytest.MonkeyPatch) -> Iterator[Chain]:
+    """`chain`, with the oms executable known and our tmux server killed afterwards (our socket only)."""
+    monkeypatch.setenv("OMS_EXECUTABLE", str(Path(sys.executable).parent / "oms"))
+    yield chain
+    subprocess.run(["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"], capture_output=True, check=False)

@@ -212,3 +212,27 @@ def add_worktree(repo: str, path: str, branch: str, base: str) -> None:
     """`git worktree add -b <branch> <path> <base>`, hooks and fsmonitor disabled (config checked first)."""
     refuse_unsafe_config(repo)
     git(repo, "worktree", "add", "--quiet", "-b", branch, path, base, timeout=120.0)
+
+
+def status_entries(repo: str) -> list[bytes]:
+    """`git status --porcelain=v2 -z` entries, untracked included (call only after `refuse_unsafe_config`)."""
+    out = git(
+        repo,
+        "--no-optional-locks",
+        "status",
+        "--porcelain=v2",
+        "-z",
+        "--untracked-files=all",
+        "--ignore-submodules=none",
+    ).stdout
+    return [entry for entry in out.split(b"\x00") if entry]
+
+
+def reset_hard(repo: str, commit: str) -> None:
+    """`reset --hard <commit>` of a clean tree (call only after `refuse_unsafe_config`)."""
+    git(repo, "reset", "-q", "--hard", commit, timeout=120.0)
+
+
+def keep_ref(repo: str, ref: str, commit: str) -> None:
+    """Point `ref` at `commit` (so a reset never makes work unreachable)."""
+    git(repo, "update-ref", ref, commit)

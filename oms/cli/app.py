@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from oms.cli import dispatch_cmds, live_cmds, store_cmds, ticket_cmds
+from oms.cli import dispatch_cmds, live_cmds, store_cmds, ticket_cmds, worker_cmds
 from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, config_root, emit, state_root, table, workspace
 from oms.version import __version__
 
@@ -25,6 +25,7 @@ app.add_typer(ticket_cmds.worktree_app, name="worktree")
 app.add_typer(dispatch_cmds.app, name="dispatch")
 app.add_typer(dispatch_cmds.policy_app, name="policy")
 app.add_typer(live_cmds.app, name="live")
+app.add_typer(worker_cmds.app, name="worker")
 
 
 def _version(value: bool) -> None:

@@ -53,3 +53,19 @@ def read_user_file(path: str, cap: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def regular_file_target(path: str) -> str:
+    """The real path of `path`, which must itself be a regular file (not a symlink) — e.g. a user's
+    Codex `auth.json`, the one file an agent home links to."""
+    import stat
+
+    from oms.errors import UnsafeFileError
+
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        raise UnsafeFileError(f"{path}: {(exc.strerror or 'missing').lower()}") from exc
+    if not stat.S_ISREG(st.st_mode):
+        raise UnsafeFileError(f"{path}: must be one regular file (not a link or anything else)")
+    return os.path.realpath(path)

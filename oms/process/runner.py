@@ -138,3 +138,42 @@ def _collect(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float,
         proc.stdout.close()
         proc.stderr.close()
     return b"".join(buffers[out_fd]), b"".join(buffers[err_fd]), outcome
+
+
+def kill_group(pgid: int, *, grace: float = 2.0) -> bool:
+    """SIGTERM the process group `pgid`, then SIGKILL what is left after `grace` seconds.
+
+    Returns True when the group is gone. Used to make sure a stopped pane leaves no process behind.
+    """
+    if pgid <= 1:
+        raise ValueError("refusing to signal process group <= 1")
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        return True
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.02)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+    time.sleep(0.05)
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def group_alive(pgid: int) -> bool:
+    """True while any process of group `pgid` exists."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

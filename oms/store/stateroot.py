@@ -19,7 +19,26 @@ from oms.store.documents import read_document_optional, write_document
 
 META = "oms-state.json"
 KEY = "keys/state.ed25519"
-LAYOUT = ("keys", "records", "events", "outbox", "evidence", "journals", "tickets", "worktree-records", "tmp")
+LAYOUT = (
+    "keys",
+    "records",
+    "events",
+    "outbox",
+    "evidence",
+    "journals",
+    "tickets",
+    "worktree-records",
+    "panes",
+    "tmp",
+)
+# oms's own tmux server reads this when it starts: options only, never commands.
+TMUX_CONF = (
+    "set -g remain-on-exit on\n"
+    "set -g default-shell /bin/sh\n"
+    "set -g focus-events on\n"
+    "set -g history-limit 5000\n"
+    "set -g default-terminal tmux-256color\n"
+)
 RECORD_KINDS = ("authorization", "dispatch", "session", "ticket", "worker")
 
 

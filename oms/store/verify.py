@@ -32,9 +32,10 @@ from oms.store.evidence import EVIDENCE_DIR, open_envelope
 from oms.store.journal import JOURNAL_NAMES, JOURNALS_DIR, SEQ_NAME, entry_digest
 from oms.store.outbox import LOCK_SUFFIX, OUTBOX_DIR, RECEIPT_SUFFIX, parse_receipt
 from oms.store.records import OPS_DIR, VERSION_NAME, Record, parse_record
-from oms.store.stateroot import KEY, LAYOUT, META, RECORD_KINDS, StateMeta, parse_meta
+from oms.store.stateroot import KEY, LAYOUT, META, RECORD_KINDS, TMUX_CONF, StateMeta, parse_meta
 
-_TOP = {META, *LAYOUT}
+_TOP = {META, *LAYOUT, "tmux.conf", "tmux.sock"}
+TMUX_SOCKET = "tmux.sock"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +106,10 @@ class _Verifier:
             if stat.S_ISLNK(mode):
                 self.report.error(path, "is a symlink (nothing under the state root may be)")
                 continue
+            if path == TMUX_SOCKET and stat.S_ISSOCK(mode):
+                if st.st_uid != self.euid or stat.S_IMODE(mode) & 0o077:
+                    self.report.error(path, "tmux socket is not private to you")
+                continue
             if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
                 self.report.error(path, "is not a regular file or directory")
                 continue
@@ -160,11 +165,14 @@ class _Verifier:
             (JOURNALS_DIR, self.check_journals),
             (TICKETS_DIR, self.check_ticket_content),
             (WORKTREES_DIR, self.check_worktree_records),
+            ("panes", self.check_panes),
         ):
             if area in top and self.expect_dir(area, top[area]):
                 fn()
         if "tmp" in top:
             self.expect_dir("tmp", top["tmp"])
+        if "tmux.conf" in top and self.expect_file("tmux.conf", top["tmux.conf"]):
+            _guard(self.report, "tmux.conf", self.check_tmux_conf)
 
     def check_meta(self) -> None:
         data = self.root.read_bytes(META, LIMITS.state_meta_bytes)
@@ -377,6 +385,27 @@ class _Verifier:
     def check_one_worktree(self, path: str, ticket_id: str) -> None:
         parse_worktree(self.root.read_bytes(path, LIMITS.record_bytes), ticket_id, path)
         self.report.count("worktree records")
+
+    def check_tmux_conf(self) -> None:
+        if self.root.read_bytes("tmux.conf", 4096) != TMUX_CONF.encode():
+            self.report.error("tmux.conf", "differs from the options oms writes (a tmux config can run commands)")
+
+    def check_panes(self) -> None:
+        for name, mode in self.entries("panes"):
+            path = f"panes/{name}"
+            if name.endswith(".kill.json") and OPAQUE_ID.fullmatch(name[: -len(".kill.json")]):
+                schema = "kill-marker"
+            elif name.endswith(".json") and OPAQUE_ID.fullmatch(name[:-5]):
+                schema = "pane-registry"
+            else:
+                self.report.error(path, "unexpected entry in panes/")
+                continue
+            if self.expect_file(path, mode):
+                _guard(self.report, path, self.check_one_pane, path, schema)
+
+    def check_one_pane(self, path: str, schema: str) -> None:
+        parse_document(self.root.read_bytes(path, LIMITS.record_bytes), schema, path)
+        self.report.count("pane registrations" if schema == "pane-registry" else "kill markers")
 
     def check_journals(self) -> None:
         for name, mode in self.entries(JOURNALS_DIR):

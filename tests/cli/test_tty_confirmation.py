@@ -20,9 +20,21 @@ pytestmark = pytest.mark.cli
 def _on_a_tty(oms: OmsCommand, chain: Chain, answer: str) -> tuple[int, str]:
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        [*oms.argv, "live", "authorize", "--repository", "o/r", "--state-root", str(chain.state),
-         "--config-root", str(chain.repo)],
-        stdin=slave, stdout=slave, stderr=slave, close_fds=True,
+        [
+            *oms.argv,
+            "live",
+            "authorize",
+            "--repository",
+            "o/r",
+            "--state-root",
+            str(chain.state),
+            "--config-root",
+            str(chain.repo),
+        ],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        close_fds=True,
     )
     os.close(slave)
     seen = b""

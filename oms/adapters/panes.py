@@ -1,0 +1,176 @@
+"""tmux panes on oms's own server (`<state root>/tmux.sock`), found by dispatch id.
+
+Every call passes `-S <our socket>`, so no other tmux server is ever touched. The server reads
+`<state root>/tmux.conf` when it starts (`remain-on-exit on`, so a finished worker's pane stays for
+inspection; `/bin/sh` as the default shell). Each worker gets a session named after its dispatch id,
+and its pane carries the user option `@oms_dispatch`. The pane command is `exec` + words quoted by
+`quoting.shell_join`, the only shell text oms ever writes; its environment comes from `-e` flags on top
+of the allow-listed environment the server started with.
+
+Stopping sends the agent's own quit keys first (if any), kills the session, then makes sure the
+pane's process group is gone.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from oms.adapters.quoting import check_arg, shell_join
+from oms.errors import ProcessError, ProcessFailedError
+from oms.process import Completed, child_env, group_alive, kill_group, run
+from oms.store.stateroot import TMUX_CONF
+
+__all__ = ["TMUX_CONF", "Pane", "Panes", "parse_panes"]
+
+FORMAT = (
+    "#{session_name}\t#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{@oms_dispatch}"
+)
+WIDTH, HEIGHT = 220, 50
+
+
+@dataclass(frozen=True, slots=True)
+class Pane:
+    """What tmux says about one oms pane."""
+
+    dispatch_id: str
+    session: str
+    pane_id: str
+    pane_pid: int
+    dead: bool
+    dead_status: int | None
+    dead_signal: int | None
+
+    def to_json(self) -> dict[str, object]:
+        """Machine form."""
+        return {
+            "pane_id": self.pane_id,
+            "pane_pid": self.pane_pid,
+            "dead": self.dead,
+            "dead_status": self.dead_status,
+            "dead_signal": self.dead_signal,
+        }
+
+
+def parse_panes(out: str) -> list[Pane]:
+    """`list-panes -a -F FORMAT` output (pure)."""
+    panes = []
+    for line in out.splitlines():
+        fields = line.split("\t")
+        if len(fields) != 7 or not fields[6]:
+            continue
+        session, pane_id, pid, dead, status, sig, dispatch = fields
+        panes.append(
+            Pane(
+                dispatch,
+                session,
+                pane_id,
+                int(pid or 0),
+                dead == "1",
+                int(status) if status.lstrip("-").isdigit() else None,
+                int(sig) if sig.isdigit() else None,
+            )
+        )
+    return panes
+
+
+class Panes:
+    """oms's tmux server."""
+
+    def __init__(self, socket: str, conf: str) -> None:
+        self.socket = socket
+        self.conf = conf
+
+    def tmux(self, *args: str, check: bool = True, timeout: float = 10.0) -> Completed:
+        """Run tmux against our socket only."""
+        env = child_env({"TERM": "xterm-256color"})
+        return run(
+            ("tmux", "-S", self.socket, "-f", self.conf, *args),
+            env=env,
+            timeout=timeout,
+            max_output=4 * 1024 * 1024,
+            check=check,
+        )
+
+    def list(self) -> list[Pane]:
+        """Every oms-tagged pane on our server (none when the server is not running)."""
+        done = self.tmux("list-panes", "-a", "-F", FORMAT, check=False)
+        if done.returncode != 0:
+            return []
+        return parse_panes(done.stdout.decode("utf-8", "replace"))
+
+    def observe(self, dispatch_id: str) -> Pane | None:
+        """The pane of `dispatch_id`, if it exists (alive or dead)."""
+        for pane in self.list():
+            if pane.dispatch_id == dispatch_id and pane.session == dispatch_id:
+                return pane
+        return None
+
+    def ensure(self, dispatch_id: str, *, argv: tuple[str, ...], cwd: str, env: dict[str, str]) -> tuple[str, Pane]:
+        """The dispatch's live pane: ("reused", pane) or ("created", pane)."""
+        check_arg(dispatch_id, "dispatch id")
+        existing = self.observe(dispatch_id)
+        if existing is not None and not existing.dead:
+            return "reused", existing
+        if existing is not None:  # a dead pane from an earlier launch: clear it first
+            self.tmux("kill-session", "-t", f"={dispatch_id}", check=False)
+        flags: list[str] = []
+        for key, value in sorted(env.items()):
+            flags += ["-e", f"{check_arg(key, 'environment name')}={check_arg(value, f'environment {key}')}"]
+        command = "exec " + shell_join(argv)
+        try:
+            self.tmux(
+                "new-session", "-d", "-s", dispatch_id, "-x", str(WIDTH), "-y", str(HEIGHT), "-c", cwd, *flags, command
+            )
+        except ProcessFailedError as exc:
+            if b"duplicate session" not in exc.stderr:
+                raise
+        self.tmux("set-option", "-p", "-t", f"={dispatch_id}:", "@oms_dispatch", dispatch_id)
+        pane = self.observe(dispatch_id)
+        if pane is None:
+            raise ProcessError(f"tmux pane for {dispatch_id} vanished right after it was created")
+        return "created", pane
+
+    def send_text(self, dispatch_id: str, text: str) -> None:
+        """Type `text` literally into the pane (no Enter)."""
+        self.tmux("send-keys", "-t", f"={dispatch_id}:", "-l", text)
+
+    def send_keys(self, dispatch_id: str, *keys: str) -> None:
+        """Press named keys (`Enter`, `Escape`, `C-u`)."""
+        self.tmux("send-keys", "-t", f"={dispatch_id}:", *keys)
+
+    def capture(self, dispatch_id: str) -> str:
+        """The visible text of the pane."""
+        return self.tmux("capture-pane", "-p", "-t", f"={dispatch_id}:").stdout.decode("utf-8", "replace")
+
+    def stop(self, dispatch_id: str, *, quit_keys: tuple[tuple[str, ...], ...] = (), grace: float = 5.0) -> bool:
+        """Stop the dispatch's pane and every process in its group; True if there was one."""
+        pane = self.observe(dispatch_id)
+        if pane is None:
+            return False
+        if not pane.dead and quit_keys:
+            for keys in quit_keys:
+                if keys[0] == "-l":
+                    self.send_text(dispatch_id, keys[1])
+                    time.sleep(0.3)  # Codex reads text + Enter within 50 ms as a paste (research/tui.md §1.7)
+                else:
+                    self.send_keys(dispatch_id, *keys)
+            deadline = time.monotonic() + grace
+            while time.monotonic() < deadline:
+                now = self.observe(dispatch_id)
+                if now is None or now.dead:
+                    break
+                time.sleep(0.05)
+        alive_group = not pane.dead and pane.pane_pid > 1
+        self.tmux("kill-session", "-t", f"={dispatch_id}", check=False)
+        if alive_group and group_alive(pane.pane_pid):
+            kill_group(pane.pane_pid)
+        return True
+
+    def kill_server_if_idle(self) -> bool:
+        """Stop our tmux server when no session is left (so nothing lingers)."""
+        done = self.tmux("list-sessions", "-F", "#{session_name}", check=False)
+        if done.returncode == 0 and done.stdout.strip():
+            return False
+        self.tmux("kill-server", check=False)
+        return True

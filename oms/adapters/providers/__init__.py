@@ -1,0 +1,8 @@
+"""Provider launch plans (DESIGN.md §2.6, STYLE.md 7): pure functions, a static registry."""
+
+from __future__ import annotations
+
+from oms.adapters.providers import claude, codex, command
+from oms.adapters.providers.base import HOOK_CONTRACT, TOOLS, HomeFile, LaunchPlan, LaunchRequest
+
+__all__ = ["HOOK_CONTRACT", "TOOLS", "HomeFile", "LaunchPlan", "LaunchRequest", "claude", "codex", "command"]

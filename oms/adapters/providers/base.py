@@ -1,0 +1,107 @@
+"""What every provider plan is made of, and the oms commands written into agent configuration.
+
+A provider turns a `LaunchRequest` into a frozen `LaunchPlan` and touches nothing: files to create in a
+private agent home, the symlink to create (Codex `auth.json` only), the pane argv, cwd and environment,
+and how to activate, park and stop the agent. `services/homes.py` materialises a plan through fsio.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from oms.adapters.quoting import check_arg
+
+TOOLS = ("read_dispatch", "acknowledge_dispatch", "record_dispatch_result")
+# The hook contract oms writes, per provider; `oms hook provider --provider-version` is gated on it.
+HOOK_CONTRACT = {"codex": "codex-0.171", "claude": "claude-2.1", "command": "command-1"}
+ACTIVATION_TEXT = (
+    "You are an oms worker. Call the read_dispatch tool of the oms_worker server, then acknowledge_dispatch, "
+    "do the work in this worktree and commit it, then call record_dispatch_result with the commit."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchRequest:
+    """Everything a provider needs (validated by the caller)."""
+
+    dispatch_id: str
+    session_id: str
+    role_id: str
+    model: str
+    worktree: str
+    executable: str
+    state_root: str
+    workspace_root: str
+    config_root: str
+    nonce: str
+    instructions: str
+    role_argv: tuple[str, ...] | None = None
+    codex_auth: str | None = None  # the real path of the user's Codex auth.json
+    passthrough: dict[str, str] = field(default_factory=dict)  # credentials the agent CLI needs
+
+
+@dataclass(frozen=True, slots=True)
+class HomeFile:
+    """A file to create in the agent home (mode 0600)."""
+
+    name: str
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchPlan:
+    """How to start, activate, park and stop one agent (pure data)."""
+
+    native_action: str  # goal | claude | command
+    argv: tuple[str, ...]
+    cwd: str
+    env: dict[str, str]
+    home: str | None = None  # relative to the state root
+    files: tuple[HomeFile, ...] = ()
+    auth_link: str | None = None  # Codex: auth.json -> this absolute path
+    prompt: str | None = None  # typed into the pane to start the work
+    ready_marks: tuple[str, ...] = ()  # all must be on screen before typing
+    busy_mark: str | None = None  # on screen while a turn runs
+    park_keys: tuple[tuple[str, ...], ...] = ()
+    quit_keys: tuple[tuple[str, ...], ...] = ()
+
+
+def oms_args(req: LaunchRequest, *head: str) -> tuple[str, ...]:
+    """`oms <head> --dispatch-id … --session-id … --state-root … --workspace-root … --config-root …`."""
+    argv = (
+        req.executable,
+        *head,
+        "--dispatch-id",
+        req.dispatch_id,
+        "--session-id",
+        req.session_id,
+        "--state-root",
+        req.state_root,
+        "--workspace-root",
+        req.workspace_root,
+        "--config-root",
+        req.config_root,
+    )
+    for word in argv:
+        check_arg(word, "oms command argument")
+    return argv
+
+
+def bridge_argv(req: LaunchRequest) -> tuple[str, ...]:
+    """The MCP bridge the agent is configured with."""
+    return oms_args(req, "worker", "bridge")
+
+
+def hook_argv(req: LaunchRequest, provider: str) -> tuple[str, ...]:
+    """The hook command for `provider`."""
+    argv = oms_args(req, "hook", "provider")
+    return (argv[0], *argv[1:3], "--provider", provider, "--provider-version", HOOK_CONTRACT[provider], *argv[3:])
+
+
+def base_env(req: LaunchRequest) -> dict[str, str]:
+    """Environment every agent pane gets (the nonce proves liveness of hooks and bridge)."""
+    check_arg(req.worktree, "worktree path")
+    env = {"OMS_DISPATCH_ID": req.dispatch_id, "OMS_SESSION_ID": req.session_id, "OMS_DELIVERY_NONCE": req.nonce}
+    for key, value in env.items():
+        check_arg(value, key)
+    return env

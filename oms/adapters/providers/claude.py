@@ -1,0 +1,109 @@
+"""Claude Code, interactive (research/codex.md §3, research/tui.md §2). Pure plan.
+
+The config dir (`tmp/claude-<session>`, 0700, as CLAUDE_CONFIG_DIR) pre-seeds onboarding, the API-key
+approval and the worktree trust; `settings.json` holds only oms's hooks and `mcp.json` only the bridge.
+`--setting-sources ""` and `--strict-mcp-config` keep a repository's own `.claude/` and `.mcp.json`
+out; `--permission-mode dontAsk` with `--allowedTools` naming the three bridge tools runs unattended.
+File flags use the `--flag=value` form so the variadic options cannot swallow anything.
+"""
+
+from __future__ import annotations
+
+import json
+
+from oms.adapters.providers.base import TOOLS, HomeFile, LaunchPlan, LaunchRequest, base_env, bridge_argv, hook_argv
+from oms.adapters.quoting import check_arg, shell_join
+
+
+def home(session_id: str) -> str:
+    """The private Claude config dir of a session, relative to the state root."""
+    return f"tmp/claude-{session_id}"
+
+
+def _json(doc: object) -> bytes:
+    return (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()
+
+
+def settings_json(req: LaunchRequest) -> bytes:
+    """Only oms's hooks."""
+    handler = [{"type": "command", "command": shell_join(hook_argv(req, "claude")), "timeout": 10}]
+    return _json(
+        {
+            "hooks": {
+                "SessionStart": [{"matcher": "startup|resume", "hooks": handler}],
+                "UserPromptSubmit": [{"hooks": handler}],
+                "Stop": [{"hooks": handler}],
+            }
+        }
+    )
+
+
+def mcp_json(req: LaunchRequest) -> bytes:
+    """Only oms's bridge."""
+    argv = bridge_argv(req)
+    return _json(
+        {
+            "mcpServers": {
+                "oms_worker": {"type": "stdio", "command": argv[0], "args": list(argv[1:]), "env": base_env(req)}
+            }
+        }
+    )
+
+
+def claude_json(req: LaunchRequest) -> bytes:
+    """First-run state: onboarding done, the API key approved, the worktree trusted."""
+    key = req.passthrough.get("ANTHROPIC_API_KEY", "")
+    return _json(
+        {
+            "hasCompletedOnboarding": True,
+            "customApiKeyResponses": {"approved": [key[-20:]] if key else [], "rejected": []},
+            "projects": {req.worktree: {"hasTrustDialogAccepted": True}},
+        }
+    )
+
+
+def plan(req: LaunchRequest, config_dir_abs: str) -> LaunchPlan:
+    """The launch plan."""
+    check_arg(req.worktree, "worktree path")
+    check_arg(req.model, "model")
+    check_arg(req.instructions, "executor instructions")
+    allowed = ",".join(f"mcp__oms_worker__{tool}" for tool in TOOLS)
+    argv = (
+        "claude",
+        f"--settings={config_dir_abs}/settings.json",
+        f"--mcp-config={config_dir_abs}/mcp.json",
+        "--strict-mcp-config",
+        "--setting-sources",
+        "",
+        "--session-id",
+        req.session_id,
+        f"--append-system-prompt={req.instructions}",
+        "--permission-mode",
+        "dontAsk",
+        f"--allowedTools={allowed}",
+        "--model",
+        req.model,
+    )
+    env = {
+        **base_env(req),
+        **req.passthrough,
+        "CLAUDE_CONFIG_DIR": config_dir_abs,
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+    return LaunchPlan(
+        native_action="claude",
+        argv=argv,
+        cwd=req.worktree,
+        env=env,
+        home=home(req.session_id),
+        files=(
+            HomeFile(".claude.json", claude_json(req)),
+            HomeFile("settings.json", settings_json(req)),
+            HomeFile("mcp.json", mcp_json(req)),
+        ),
+        prompt=req.instructions,
+        ready_marks=("\u276f",),
+        busy_mark="esc to interrupt",
+        park_keys=(("Escape",), ("C-u",)),
+        quit_keys=(("-l", "/exit"), ("Enter",)),
+    )

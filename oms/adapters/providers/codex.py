@@ -1,0 +1,131 @@
+"""Codex CLI in /goal mode (seed 003; research/codex.md §2, research/tui.md §1). Pure plan.
+
+The home (`tmp/codex-<session>`, 0700) holds only a link to the user's `auth.json`, `hooks.json`
+(SessionStart startup|resume, UserPromptSubmit, Stop -> `oms hook provider`) and a `config.toml` that
+pre-seeds every first-run screen (no update check, the worktree trusted, the TUI flags it would
+otherwise write). Hook trust: `--dangerously-bypass-hook-trust` (ADR 0009); `--trust` is never passed.
+The MCP server is only oms's bridge, with only the three tools, auto-approved, required.
+"""
+
+from __future__ import annotations
+
+import json
+
+from oms.adapters.providers.base import (
+    TOOLS,
+    HomeFile,
+    LaunchPlan,
+    LaunchRequest,
+    base_env,
+    bridge_argv,
+    hook_argv,
+)
+from oms.adapters.quoting import check_arg, shell_join, toml_string, toml_value
+
+FEATURE_FLAGS = (
+    "--enable",
+    "goals",
+    "--enable",
+    "hooks",
+    "--disable",
+    "apps",
+    "--disable",
+    "browser_use",
+    "--disable",
+    "computer_use",
+    "--disable",
+    "image_generation",
+    "--disable",
+    "plugins",
+)
+
+
+def home(session_id: str) -> str:
+    """The private CODEX_HOME of a session, relative to the state root."""
+    return f"tmp/codex-{session_id}"
+
+
+def hooks_json(req: LaunchRequest) -> bytes:
+    """hooks.json calling `oms hook provider --provider codex`."""
+    handler = [{"type": "command", "command": shell_join(hook_argv(req, "codex")), "timeout": 10}]
+    doc = {
+        "hooks": {
+            "SessionStart": [{"matcher": "startup|resume", "hooks": handler}],
+            "UserPromptSubmit": [{"hooks": handler}],
+            "Stop": [{"hooks": handler}],
+        }
+    }
+    return (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()
+
+
+def config_toml(req: LaunchRequest) -> bytes:
+    """config.toml: first-run screens pre-seeded, the worktree trusted (research/tui.md §1.1, §1.3)."""
+    lines = [
+        "check_for_update_on_startup = false",
+        f"model = {toml_string(req.model)}",
+        "",
+        f"[projects.{toml_string(req.worktree)}]",
+        'trust_level = "trusted"',
+        "",
+        "[tui]",
+        "screen_reader_detection_done = true",
+        "",
+    ]
+    return "\n".join(lines).encode()
+
+
+def mcp_override(req: LaunchRequest) -> str:
+    """The `-c mcp_servers=…` value: only the bridge, only the three tools, approved, required."""
+    argv = bridge_argv(req)
+    server = {
+        "command": argv[0],
+        "args": list(argv[1:]),
+        "cwd": req.worktree,
+        "env": base_env(req),
+        "enabled_tools": list(TOOLS),
+        "default_tools_approval_mode": "approve",
+        "required": True,
+        "startup_timeout_sec": 30,
+    }
+    return "mcp_servers=" + toml_value({"oms_worker": server})
+
+
+def plan(req: LaunchRequest, codex_home_abs: str) -> LaunchPlan:
+    """The launch plan."""
+    if req.codex_auth is None:
+        raise ValueError("codex needs the user's auth.json")
+    check_arg(req.worktree, "worktree path")
+    check_arg(req.model, "model")
+    argv = (
+        "codex",
+        *FEATURE_FLAGS,
+        "--strict-config",
+        "--ask-for-approval",
+        "never",
+        "--dangerously-bypass-hook-trust",
+        "--sandbox",
+        "workspace-write",
+        "--model",
+        req.model,
+        "--config",
+        mcp_override(req),
+        "--config",
+        "sandbox_workspace_write.exclude_slash_tmp=true",
+        "--config",
+        "sandbox_workspace_write.exclude_tmpdir_env_var=true",
+    )
+    env = {**base_env(req), **req.passthrough, "CODEX_HOME": codex_home_abs}
+    return LaunchPlan(
+        native_action="goal",
+        argv=argv,
+        cwd=req.worktree,
+        env=env,
+        home=home(req.session_id),
+        files=(HomeFile("hooks.json", hooks_json(req)), HomeFile("config.toml", config_toml(req))),
+        auth_link=req.codex_auth,
+        prompt=f"/goal {req.instructions}",
+        ready_marks=("for agents", f" {req.model} "),
+        busy_mark="esc to interrupt",
+        park_keys=(("Escape",),),
+        quit_keys=(("-l", "/exit"), ("Enter",)),
+    )

@@ -1,0 +1,108 @@
+"""`oms worker deliver|park|resume|stop|observe`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated
+
+import typer
+
+from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, workspace
+
+app = typer.Typer(help="Deliver, park, resume, stop and observe workers.", no_args_is_help=True, rich_markup_mode=None)
+DispatchArg = Annotated[str, typer.Argument(help="Dispatch id (the worker's id).")]
+
+
+def _print(view: Mapping[str, object]) -> None:
+    for key, value in view.items():
+        typer.echo(f"{key:<16} {value if value is not None else '-'}")
+
+
+@app.command("deliver")
+def deliver(
+    event_id: Annotated[str, typer.Option("--event-id", help="A dispatch-delivery-requested event.")],
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Deliver one accepted dispatch, exactly once: verify everything, launch it in a pane."""
+    from oms.canonical import check
+    from oms.services.delivery import Delivery
+
+    check(event_id, "event id")
+    with workspace(state_root_, config_root_) as ws:
+        result = Delivery.open(ws).deliver(event_id)
+    if json_out:
+        emit({"ok": True, **result})
+        return
+    outcome = result["outcome"]
+    assert isinstance(outcome, dict)  # noqa: S101 - shape of the receipt
+    typer.echo(f"{result['status']}: {outcome.get('status')} {outcome.get('dispatch_id', '')}".rstrip())
+    for key in ("session_id", "pane_id", "provider_mode", "reason"):
+        if outcome.get(key):
+            typer.echo(f"  {key:<14} {outcome[key]}")
+    if outcome.get("status") == "parked":
+        raise typer.Exit(1)
+
+
+@app.command("park")
+def park(
+    dispatch: DispatchArg,
+    until: Annotated[str, typer.Option("--until", help="Parked until (YYYY-MM-DDTHH:MM:SS.mmmZ, in the future).")],
+    reason: Annotated[str, typer.Option("--reason")] = "parked by oms worker park",
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Interrupt the agent and park the worker until a time."""
+    from oms.services.delivery import Delivery
+
+    with workspace(state_root_, config_root_) as ws:
+        view = Delivery.open(ws).park(dispatch, reason, until)
+    emit({"ok": True, **view}) if json_out else _print(view)
+
+
+@app.command("resume")
+def resume(
+    dispatch: DispatchArg,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Resume a parked worker (when due and its pane is live)."""
+    from oms.services.delivery import Delivery
+
+    with workspace(state_root_, config_root_) as ws:
+        view = Delivery.open(ws).resume(dispatch)
+    emit({"ok": True, **view}) if json_out else _print(view)
+
+
+@app.command("stop")
+def stop(
+    dispatch: DispatchArg,
+    reason: Annotated[str, typer.Option("--reason")] = "stopped by oms worker stop",
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Stop the worker: its pane and every process in it; the end reason is recorded."""
+    from oms.services.delivery import Delivery
+
+    with workspace(state_root_, config_root_) as ws:
+        view = Delivery.open(ws).stop(dispatch, reason)
+    emit({"ok": True, **view}) if json_out else _print(view)
+
+
+@app.command("observe")
+def observe(
+    dispatch: DispatchArg,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Worker, session and pane state (records an end reason if the pane has ended)."""
+    from oms.services.delivery import Delivery
+
+    with workspace(state_root_, config_root_) as ws:
+        view = Delivery.open(ws).observe(dispatch)
+    emit({"ok": True, **view}) if json_out else _print(view)

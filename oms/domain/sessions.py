@@ -1,0 +1,75 @@
+"""The agent session record (id = session UUID): `running <-> parked`, `running -> stalled -> running`,
+anything `-> stopped` (terminal). Pure.
+
+A session's heartbeat deadline is 15 minutes after its last observation (DESIGN.md §5); parking needs
+a parked-until in the future.
+"""
+
+from __future__ import annotations
+
+from oms.canonical import JsonObject, add_ms, parse_ts
+from oms.domain.machine import Next, step, with_fields
+from oms.errors import InvalidInputError
+
+HEARTBEAT_MS = 15 * 60 * 1000
+TABLE: dict[str, dict[str, str]] = {
+    "park": {"running": "parked", "stalled": "parked"},
+    "resume": {"parked": "running", "stalled": "running"},
+    "stall": {"running": "stalled"},
+    "observe": {"running": "running"},
+    "stop": {"running": "stopped", "parked": "stopped", "stalled": "stopped"},
+}
+
+
+def register(
+    *, dispatch: JsonObject, dispatch_id: str, mode: str, pane_id: str | None, source_event_id: str, now: str
+) -> Next:
+    """A new running session bound to a dispatch and its pane."""
+    return Next(
+        "running",
+        {
+            "dispatch_id": dispatch_id,
+            "ticket_id": dispatch["ticket_id"],
+            "role_id": dispatch["role_id"],
+            "engine": dispatch["engine"],
+            "mode": mode,
+            "native_session_ref": dispatch["session_id"],
+            "tmux_pane_id": pane_id,
+            "source_event_id": source_event_id,
+            "last_observed_at": now,
+            "heartbeat_deadline_at": add_ms(now, HEARTBEAT_MS),
+            "parked_until": None,
+            "stop_reason": None,
+        },
+    )
+
+
+def park(state: str, payload: JsonObject, *, until: str, now: str) -> Next:
+    """Park until `until` (which must be in the future)."""
+    if parse_ts(until) <= parse_ts(now):
+        raise InvalidInputError(f"parked-until {until} must be in the future (now {now})")
+    return Next(step("session", TABLE, state, "park"), with_fields(payload, parked_until=until, last_observed_at=now))
+
+
+def resume(state: str, payload: JsonObject, *, now: str) -> Next:
+    """Back to running, with a fresh heartbeat deadline."""
+    return Next(
+        step("session", TABLE, state, "resume"),
+        with_fields(payload, parked_until=None, last_observed_at=now, heartbeat_deadline_at=add_ms(now, HEARTBEAT_MS)),
+    )
+
+
+def heartbeat(state: str, payload: JsonObject, *, now: str) -> Next:
+    """An observation: extends the heartbeat deadline."""
+    return Next(
+        step("session", TABLE, state, "observe"),
+        with_fields(payload, last_observed_at=now, heartbeat_deadline_at=add_ms(now, HEARTBEAT_MS)),
+    )
+
+
+def stop(state: str, payload: JsonObject, *, reason: str, now: str) -> Next:
+    """End the session."""
+    return Next(
+        step("session", TABLE, state, "stop"),
+        with_fields(payload, stop_reason=" ".join(reason.split())[:512] or "stopped", last_observed_at=now),
+    )

@@ -1,0 +1,82 @@
+"""Is the worktree exactly the planned checkout? (DESIGN.md §5.5, §5.6.) No repository code runs.
+
+`verify` refuses a worktree whose config could run code or that carries agent configuration, then
+checks: top level = planned worktree (real path), branch = planned branch, HEAD = start commit, the base
+commit is an ancestor of the start commit, and the tree is clean including untracked files (only now may
+`git status` run, with fsmonitor off and no optional locks).
+
+`restore_after_expiry` resets an expired attempt's checkout to its recorded start commit, only when no
+session or pane is bound to the dispatch, and never loses work: the old HEAD is kept under
+`refs/oms/expired/<dispatch-id>`, and uncommitted or untracked changes are refused rather than discarded.
+"""
+
+from __future__ import annotations
+
+import os
+
+from oms.adapters import git
+from oms.canonical import JsonObject, access
+from oms.errors import AuthorityChangedError, CheckoutChangedError
+from oms.services.homes import refuse_smuggled_config
+
+
+def _binding(payload: JsonObject) -> tuple[str, str, str, str]:
+    return (
+        access.text(payload, "worktree_path"),
+        access.text(payload, "worktree_branch"),
+        access.text(payload, "worktree_base_commit"),
+        access.text(payload, "worktree_start_commit"),
+    )
+
+
+def verify(payload: JsonObject) -> None:
+    """Raise `CheckoutChangedError` unless the worktree is exactly the planned, clean checkout."""
+    path, branch, base, start = _binding(payload)
+    if not os.path.isdir(path):
+        raise CheckoutChangedError(f"worktree {path} is missing")
+    git.refuse_unsafe_config(path)
+    refuse_smuggled_config(path)
+    if git.toplevel(path) != os.path.realpath(path):
+        raise CheckoutChangedError(f"worktree {path} is not its own git top level")
+    if git.current_branch(path) != branch:
+        raise CheckoutChangedError(f"worktree is on {git.current_branch(path)} (expected {branch})")
+    head = git.resolve_commit(path, "HEAD")
+    if head != start:
+        raise CheckoutChangedError(f"worktree HEAD is {str(head)[:12]} (expected start commit {start[:12]})")
+    if not git.is_ancestor(path, base, start):
+        raise CheckoutChangedError("start commit is outside the trusted base lineage")
+    dirty = git.status_entries(path)
+    if dirty:
+        raise CheckoutChangedError(f"worktree is not clean ({len(dirty)} changed or untracked paths)")
+
+
+def restore_after_expiry(payload: JsonObject, evidence: JsonObject | None, *, bound: bool) -> bool:
+    """Reset to the start commit after an expired lease; True if a reset happened."""
+    if evidence is None or evidence.get("evidence_kind") != "lease-expiry":
+        return False
+    path, branch, base, start = _binding(payload)
+    body = access.obj(evidence, "payload")
+    if (
+        evidence.get("ticket_id") != payload["ticket_id"]
+        or body.get("attempt") != access.integer(payload, "attempt") - 1
+        or body.get("worktree_start_commit") not in (start, None)
+    ):
+        raise AuthorityChangedError("expired-lease evidence no longer matches the dispatch")
+    git.refuse_unsafe_config(path)
+    if git.toplevel(path) != os.path.realpath(path) or git.current_branch(path) != branch:
+        raise CheckoutChangedError("expired lease checkout binding changed")
+    head = git.resolve_commit(path, "HEAD")
+    if head == start:
+        return False
+    if bound:
+        raise CheckoutChangedError("expired lease checkout cannot be reset while a session or pane is bound")
+    if git.status_entries(path):
+        raise CheckoutChangedError(
+            f"the expired attempt left uncommitted changes in {path}; commit or discard "
+            "them, then retry (oms does not throw work away)"
+        )
+    if not git.is_ancestor(path, base, start):
+        raise CheckoutChangedError("expired lease restart is outside the trusted base lineage")
+    git.keep_ref(path, f"refs/oms/expired/{access.text(payload, 'ticket_id')}-{body['attempt']}", str(head))
+    git.reset_hard(path, start)
+    return True

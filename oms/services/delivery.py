@@ -1,0 +1,659 @@
+"""`oms worker deliver|park|resume|stop|observe` (DESIGN.md §5; seed 003 is the behaviour reference).
+
+`deliver(event)`, under the outbox lock for (event, `oms-worker-delivery`):
+1. a receipt exists: return it (`replayed`), launch nothing;
+2. the event must still match its dispatch (accepted version, ids, attempt, lease token);
+3. an accepted dispatch is launched; an already advanced one has its exact session binding recovered;
+4. launch re-checks every authority (`services/authority.py`) and parks the worker with a bounded
+   one-line reason when one fails;
+5. an expired attempt's checkout is reset to its start commit (never losing work, only when nothing is
+   bound); 6. the checkout is verified without running repository code;
+7. the provider plan is materialised, the pane ensured, the session registered, the pane activated, the
+   worker set `working` — a failure after the pane exists stops it or parks with `activation_pending`;
+8. the receipt records the outcome and the nonce derived from (event, consumer).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from oms.adapters.panes import TMUX_CONF, Pane, Panes
+from oms.adapters.providers import claude, codex, command
+from oms.adapters.providers.base import ACTIVATION_TEXT, LaunchPlan, LaunchRequest
+from oms.canonical import JsonObject, access, equal, next_after, operation_nonce, parse_ts, stable_id
+from oms.domain import sessions, workers
+from oms.domain.config import role as configured_role
+from oms.domain.machine import Next
+from oms.errors import (
+    AlreadyExistsError,
+    AuthorityChangedError,
+    ConfigError,
+    InvalidInputError,
+    NotFoundError,
+    OmsError,
+    RecordNotFoundError,
+)
+from oms.fsio.outside import regular_file_target
+from oms.process import is_frozen
+from oms.services import checkout, live
+from oms.services.authority import check_dispatch
+from oms.services.homes import home_path, materialise
+from oms.services.workspace import SYSTEM_ACTOR, Workspace
+from oms.store import Record
+from oms.store.documents import encode_document, read_document_optional
+
+CONSUMER = "oms-worker-delivery"
+INSTRUCTIONS_PATH = ".agents/agents/executor.md"
+READY_TIMEOUT_S = 30.0
+CONFIRM_TIMEOUT_S = 5.0
+SESSION_MODE = {"codex_goal": "goal", "claude_interactive": "pane", "command": "command"}
+# What an agent CLI in a pane may see of the deliverer's environment beyond the base allow-list.
+PASSTHROUGH = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")
+
+
+def bounded(reason: str) -> str:
+    """One line, at most 512 characters (seed: boundedReason)."""
+    flat = " ".join(reason.replace("\x00", " ").split())
+    return (flat or "worker lifecycle request")[:512]
+
+
+class ActivationError(OmsError):
+    """The agent did not become ready, or did not take the instruction."""
+
+    code = "activation"
+
+
+def resolve_executable(env: Mapping[str, str]) -> str:
+    """The real, absolute, non-symlink path of the oms executable that hooks and the MCP config will run."""
+    candidates = [env.get("OMS_EXECUTABLE", "")]
+    if is_frozen():
+        candidates.append(sys.executable)
+    candidates += [sys.argv[0] if sys.argv else "", os.path.join(os.path.dirname(sys.executable), "oms")]
+    for candidate in candidates:
+        if not candidate or (not os.path.isabs(candidate) and os.sep not in candidate):
+            continue
+        real = os.path.realpath(candidate)
+        if os.path.isfile(real) and os.access(real, os.X_OK) and os.path.basename(real).startswith("oms"):
+            return real
+    raise ConfigError(
+        "cannot find the oms executable to write into hooks and MCP config",
+        hint="set OMS_EXECUTABLE to the absolute path of the oms binary",
+    )
+
+
+@dataclass
+class Delivery:
+    """The delivery service of one workspace."""
+
+    ws: Workspace
+    panes: Panes
+    executable: str
+    env: Mapping[str, str]
+    confirm: Callable[[str], bool] | None = None  # did the agent take the instruction? (hooks, issue 5)
+
+    @classmethod
+    def open(cls, ws: Workspace, env: Mapping[str, str] | None = None) -> Delivery:
+        """The service with oms's own tmux server and the running executable."""
+        source = dict(os.environ if env is None else env)
+        root = ws.store.state.root
+        try:
+            root.publish("tmux.conf", TMUX_CONF.encode(), mode=0o600)
+        except AlreadyExistsError:
+            if root.read_bytes("tmux.conf", 4096) != TMUX_CONF.encode():
+                raise AuthorityChangedError("tmux.conf in the state root was changed") from None
+        panes = Panes(os.path.join(ws.store.path, "tmux.sock"), os.path.join(ws.store.path, "tmux.conf"))
+        return cls(ws, panes, resolve_executable(source), source)
+
+    # ------------------------------------------------------------------ records
+    def dispatch(self, dispatch_id: str) -> Record:
+        """The latest dispatch."""
+        return self.ws.store.records("dispatch").read(dispatch_id)
+
+    def worker(self, dispatch_id: str) -> Record:
+        """The latest worker record."""
+        return self.ws.store.records("worker").read(dispatch_id)
+
+    def session(self, session_id: str) -> Record | None:
+        """The session record, if registered."""
+        return self.ws.store.records("session").read_if_exists(session_id)
+
+    def _worker_step(
+        self,
+        worker: Record,
+        op: str,
+        *,
+        health: str | None = None,
+        activity: str | None = None,
+        end_reason: str | None = None,
+        end_detail: str | None = None,
+    ) -> Record:
+        now = next_after(worker.observed_at, self.ws.now())
+        nxt = workers.set_health(worker.state, worker.payload, health, now=now) if health else None
+        if activity:
+            base = nxt or Next(worker.state, worker.payload)
+            nxt = workers.set_activity(
+                base.state, base.payload, activity, now=now, end_reason=end_reason, end_detail=end_detail
+            )
+        assert nxt is not None  # noqa: S101 - one of health/activity is always given
+        return (
+            self.ws.store.records("worker")
+            .transition(
+                worker.record_id,
+                expected_version=worker.version,
+                state=nxt.state,
+                payload=nxt.payload,
+                operation_id=op,
+                actor=SYSTEM_ACTOR,
+                observed_at=now,
+            )
+            .record
+        )
+
+    def _session_step(self, session: Record, nxt: Next, op: str) -> Record:
+        return (
+            self.ws.store.records("session")
+            .transition(
+                session.record_id,
+                expected_version=session.version,
+                state=nxt.state,
+                payload=nxt.payload,
+                operation_id=op,
+                actor=SYSTEM_ACTOR,
+                observed_at=access.text(nxt.payload, "last_observed_at"),
+            )
+            .record
+        )
+
+    def _park_worker(self, dispatch: Record, event_id: str, prefix: str, exc: Exception) -> JsonObject:
+        worker = self.worker(dispatch.record_id)
+        if worker.payload["health"] != "parked":
+            self._worker_step(worker, stable_id(prefix, dispatch.record_id, event_id), health="parked")
+        message = exc.message if isinstance(exc, OmsError) else str(exc)
+        return {"status": "parked", "dispatch_id": dispatch.record_id, "reason": bounded(message)}
+
+    # ------------------------------------------------------------------ deliver
+    def deliver(self, event_id: str) -> JsonObject:
+        """Deliver one accepted dispatch, exactly once per event."""
+        box = self.ws.store.outbox(CONSUMER)
+        with box.lock(event_id):
+            existing = box.read_receipt(event_id)
+            if existing is not None:
+                return {"status": "replayed", "outcome": existing.result}
+            event = self.ws.store.events.read(event_id, "dispatch-delivery-requested")
+            dispatch = self.dispatch(access.text(event.payload, "dispatch_id"))
+            self._check_binding(dispatch, event.payload, event_id)
+            outcome = (
+                self._launch(dispatch, event_id) if dispatch.state == "accepted" else self._recover(dispatch, event_id)
+            )
+            receipt, _ = box.commit_receipt(event_id, self.ws.now(), outcome)
+            return {"status": "processed", "outcome": receipt.result}
+
+    def _check_binding(self, dispatch: Record, event: JsonObject, event_id: str) -> None:
+        version = access.integer(event, "dispatch_version")
+        history = self.ws.store.records("dispatch").history(dispatch.record_id)
+        accepted = history[version] if version < len(history) else None
+        payload = dispatch.payload
+        if (
+            accepted is None
+            or accepted.state != "accepted"
+            or payload.get("delivery_event_id") != event_id
+            or payload.get("accepted_at") is None
+            or payload.get("worker_record_id") != event["worker_record_id"]
+            or payload.get("ticket_id") != event["ticket_id"]
+            or payload.get("attempt") != event["attempt"]
+            or not equal(str(payload.get("lease_token")), str(event["lease_token"]))
+        ):
+            raise AuthorityChangedError("delivery event changed its accepted dispatch binding")
+
+    def _launch(self, dispatch: Record, event_id: str) -> JsonObject:
+        try:
+            authority = check_dispatch(self.ws, dispatch)
+        except OmsError as exc:
+            return self._park_worker(dispatch, event_id, "wkr-pre-park", exc)
+        worker = self.worker(dispatch.record_id)
+        if worker.state != "idle" or worker.payload["health"] not in ("healthy", "parked"):
+            raise AuthorityChangedError("worker delivery requires one idle healthy or parked reservation")
+        payload = dispatch.payload
+        session_id = access.text(payload, "session_id")
+        try:
+            prior = payload.get("prior_failure_evidence")
+            evidence = self.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
+            bound = self.session(session_id) is not None or self.panes.observe(dispatch.record_id) is not None
+            checkout.restore_after_expiry(payload, evidence, bound=bound)
+            checkout.verify(payload)
+            plan = self.plan(dispatch, authority.role.argv)
+            materialise(self.ws.store.state.root, plan)
+        except OmsError as exc:
+            return self._park_worker(dispatch, event_id, "wkr-pre-park", exc)
+        if authority.ticket.payload["source"] == "github":
+            try:
+                live.disclose(
+                    self.ws,
+                    access.text(authority.ticket.payload, "repository"),
+                    operation="worker-session",
+                    surface={"goal": "codex-goal", "claude": "claude-interactive"}.get(plan.native_action, "command"),
+                    subject_id=session_id,
+                    request=_disclosure(dispatch),
+                )
+            except OmsError as exc:
+                return self._park_worker(dispatch, event_id, "wkr-auth-park", exc)
+        try:
+            status, pane = self.panes.ensure(dispatch.record_id, argv=plan.argv, cwd=plan.cwd, env=plan.env)
+            self._register_pane(dispatch, pane)
+        except OmsError as exc:
+            return self._park_worker(dispatch, event_id, "wkr-lch-park", exc)
+        try:
+            self._register_session(dispatch, pane, event_id)
+        except OmsError as exc:
+            if status == "created":
+                self.panes.stop(dispatch.record_id)
+                self._drop_registry(dispatch.record_id)
+            return self._park_worker(dispatch, event_id, "wkr-reg-park", exc)
+        try:
+            self.activate(plan, dispatch.record_id)
+        except OmsError as exc:
+            return self._after_failed_activation(dispatch, event_id, exc)
+        current = self.worker(dispatch.record_id)
+        if current.payload["health"] == "parked":
+            current = self._worker_step(
+                current, stable_id("wkr-pre-res", dispatch.record_id, event_id), health="healthy"
+            )
+        if current.state == "idle":
+            self._worker_step(current, stable_id("wkr-act-work", dispatch.record_id, event_id), activity="working")
+        return {
+            "status": status,
+            "dispatch_id": dispatch.record_id,
+            "session_id": session_id,
+            "pane_id": pane.pane_id,
+            "provider_mode": payload["provider_mode"],
+        }
+
+    def _after_failed_activation(self, dispatch: Record, event_id: str, exc: OmsError) -> JsonObject:
+        pane = self.panes.observe(dispatch.record_id)
+        if pane is not None and not pane.dead:
+            out = self._park_worker(dispatch, event_id, "wkr-act-park", exc)
+            return {**out, "activation_pending": True}
+        session = self.session(access.text(dispatch.payload, "session_id"))
+        if session is not None and session.state != "stopped":
+            nxt = sessions.stop(
+                session.state,
+                session.payload,
+                reason=bounded(exc.message),
+                now=next_after(session.observed_at, self.ws.now()),
+            )
+            self._session_step(session, nxt, stable_id("wkr-act-stop", dispatch.record_id, event_id))
+        worker = self.worker(dispatch.record_id)
+        if worker.payload["health"] != "stopped":
+            self._end_worker(
+                worker,
+                stable_id("wkr-act-hstop", dispatch.record_id, event_id),
+                "exit" if pane is not None else "stopped",
+                bounded(exc.message),
+            )
+        return {"status": "stopped", "dispatch_id": dispatch.record_id, "reason": bounded(exc.message)}
+
+    # ------------------------------------------------------------------ plans
+    def plan(self, dispatch: Record, role_argv: tuple[str, ...] | None) -> LaunchPlan:
+        """The provider launch plan for a dispatch (pure given its inputs)."""
+        payload = dispatch.payload
+        session_id = access.text(payload, "session_id")
+        req = LaunchRequest(
+            dispatch_id=dispatch.record_id,
+            session_id=session_id,
+            role_id=access.text(payload, "role_id"),
+            model=access.text(payload, "model_id"),
+            worktree=access.text(payload, "worktree_path"),
+            executable=self.executable,
+            state_root=self.ws.store.path,
+            workspace_root=self.ws.config_root,
+            config_root=self.ws.config_root,
+            nonce=operation_nonce(access.text(payload, "delivery_event_id"), CONSUMER),
+            instructions=self._instructions(),
+            role_argv=role_argv,
+            codex_auth=self._codex_auth() if payload["provider_mode"] == "codex_goal" else None,
+            passthrough={k: self.env[k] for k in PASSTHROUGH if self.env.get(k)},
+        )
+        mode = payload["provider_mode"]
+        if mode == "codex_goal":
+            return codex.plan(req, home_path(self.ws.store.path, codex.home(session_id)))
+        if mode == "claude_interactive":
+            return claude.plan(req, home_path(self.ws.store.path, claude.home(session_id)))
+        if mode == "command":
+            return command.plan(req)
+        raise InvalidInputError(f"provider mode {mode} cannot run a worker")
+
+    def _instructions(self) -> str:
+        data = self.ws.repo.read_optional(INSTRUCTIONS_PATH, 16 * 1024)
+        text = "" if data is None else data.decode("utf-8", "replace")
+        flat = " ".join(text.split())
+        if flat and not flat.isascii():
+            raise ConfigError(f"{INSTRUCTIONS_PATH} must be ASCII (it is passed on the agent's command line)")
+        return (flat or ACTIVATION_TEXT)[:4096]
+
+    def _codex_auth(self) -> str:
+        base = self.env.get("CODEX_HOME") or os.path.join(self.env.get("HOME", "/nonexistent"), ".codex")
+        return regular_file_target(os.path.join(base, "auth.json"))
+
+    # ------------------------------------------------------------------ panes, sessions
+    def _register_pane(self, dispatch: Record, pane: Pane) -> None:
+        root = self.ws.store.state.root
+        rel = f"panes/{dispatch.record_id}.json"
+        doc: JsonObject = {
+            "format": "oms-pane-v1",
+            "dispatch_id": dispatch.record_id,
+            "session": pane.session,
+            "pane_id": pane.pane_id,
+            "pane_pid": pane.pane_pid,
+            "provider_mode": dispatch.payload["provider_mode"],
+            "created_at": self.ws.now(),
+        }
+        existing = read_document_optional(root, rel, "pane-registry", 4096)
+        if existing is not None and existing["pane_id"] == pane.pane_id:
+            return
+        if existing is not None:
+            root.unlink(rel)
+        root.mkdirs("panes")
+        root.publish(rel, encode_document(doc, "pane-registry", rel, 4096))
+
+    def _drop_registry(self, dispatch_id: str) -> None:
+        self.ws.store.state.root.unlink(f"panes/{dispatch_id}.json")
+
+    def _register_session(self, dispatch: Record, pane: Pane, event_id: str) -> Record:
+        session_id = access.text(dispatch.payload, "session_id")
+        now = self.ws.now()
+        nxt = sessions.register(
+            dispatch=dispatch.payload,
+            dispatch_id=dispatch.record_id,
+            mode=SESSION_MODE[str(dispatch.payload["provider_mode"])],
+            pane_id=pane.pane_id,
+            source_event_id=event_id,
+            now=now,
+        )
+        existing = self.session(session_id)
+        if existing is not None:
+            if existing.payload["dispatch_id"] != dispatch.record_id:
+                raise AuthorityChangedError(f"session {session_id} belongs to another dispatch")
+            return existing
+        return (
+            self.ws.store.records("session")
+            .create(
+                session_id,
+                state=nxt.state,
+                payload=nxt.payload,
+                operation_id=stable_id("wkr-reg", dispatch.record_id, event_id),
+                actor=SYSTEM_ACTOR,
+                observed_at=now,
+            )
+            .record
+        )
+
+    def activate(self, plan: LaunchPlan, dispatch_id: str) -> None:
+        """Make the agent start its work (research/tui.md §1.4-§1.7, §2.4)."""
+        if plan.prompt is None:  # a command worker starts working by itself
+            return
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while True:
+            pane = self.panes.observe(dispatch_id)
+            if pane is None or pane.dead:
+                raise ActivationError("the agent exited before it became ready")
+            screen = self.panes.capture(dispatch_id)
+            if all(mark in screen for mark in plan.ready_marks) and (plan.busy_mark or "\x00") not in screen:
+                break
+            if time.monotonic() > deadline:
+                raise ActivationError(f"the agent did not become ready within {READY_TIMEOUT_S:g}s")
+            time.sleep(0.05)
+        self.panes.send_text(dispatch_id, plan.prompt)
+        for _attempt in range(2):  # Enter, confirm; one more Enter if the first became a newline
+            time.sleep(0.3)  # Codex turns an Enter within 50 ms of text into a newline (tui.md §1.7)
+            self.panes.send_keys(dispatch_id, "Enter")
+            until = time.monotonic() + CONFIRM_TIMEOUT_S
+            while time.monotonic() < until:
+                if self.confirm is not None and self.confirm(dispatch_id):
+                    return
+                if plan.busy_mark and plan.busy_mark in self.panes.capture(dispatch_id):
+                    return
+                time.sleep(0.05)
+        raise ActivationError("the agent did not take the instruction (no prompt hook, not busy)")
+
+    # ------------------------------------------------------------------ recover
+    def _recover(self, dispatch: Record, event_id: str) -> JsonObject:
+        if dispatch.state not in ("acknowledged", "result-received", "resolved"):
+            raise AuthorityChangedError(f"delivery cannot recover dispatch state {dispatch.state}")
+        session = self.session(access.text(dispatch.payload, "session_id"))
+        worker = self.worker(dispatch.record_id)
+        p = dispatch.payload
+        if (
+            session is None
+            or session.payload["source_event_id"] != event_id
+            or session.payload["ticket_id"] != p["ticket_id"]
+            or session.payload["role_id"] != p["role_id"]
+            or session.payload["engine"] != p["engine"]
+            or session.payload["native_session_ref"] != p["session_id"]
+            or session.payload["tmux_pane_id"] is None
+            or worker.payload["dispatch_id"] != dispatch.record_id
+            or worker.payload["ticket_id"] != p["ticket_id"]
+            or worker.payload["session_id"] != p["session_id"]
+            or worker.payload["role_id"] != p["role_id"]
+            or worker.payload["provider_mode"] != p["provider_mode"]
+            or worker.payload["worktree_id"] != p["worktree_id"]
+        ):
+            raise AuthorityChangedError("advanced dispatch has no exact worker delivery binding")
+        return {
+            "status": "recovered",
+            "dispatch_id": dispatch.record_id,
+            "dispatch_state": dispatch.state,
+            "session_id": session.record_id,
+            "session_state": session.state,
+            "pane_id": session.payload["tmux_pane_id"],
+            "provider_mode": p["provider_mode"],
+        }
+
+    # ------------------------------------------------------------------ park / resume / stop / observe
+    def _native(self, dispatch: Record) -> LaunchPlan:
+        config = self.ws.config()
+        argv = configured_role(config, access.text(dispatch.payload, "role_id")).argv
+        return self.plan(dispatch, argv)
+
+    def park(self, dispatch_id: str, reason: str, until: str) -> JsonObject:
+        """Interrupt the agent and park the worker until a future time."""
+        dispatch = self.dispatch(dispatch_id)
+        session = self._require_session(dispatch)
+        worker = self.worker(dispatch_id)
+        now = self.ws.now()
+        parse_ts(until, "parked-until")
+        if session.state not in ("running", "stalled", "parked"):
+            raise InvalidInputError(f"worker cannot park from session {session.state}")
+        if worker.payload["health"] not in ("healthy", "stalled", "parked"):
+            raise InvalidInputError(f"worker cannot park from health {worker.payload['health']}")
+        if session.state == "parked" and session.payload["parked_until"] != until:
+            raise InvalidInputError("worker is already parked until a different time")
+        plan = self._native(dispatch)
+        pane = self.panes.observe(dispatch_id)
+        if pane is not None and not pane.dead and session.state != "parked":
+            screen = self.panes.capture(dispatch_id)
+            if plan.busy_mark and plan.busy_mark in screen:  # Escape only while a turn runs (tui.md §3)
+                for keys in plan.park_keys:
+                    self.panes.send_keys(dispatch_id, *keys)
+                    time.sleep(0.3)
+        if session.state != "parked":
+            nxt = sessions.park(session.state, session.payload, until=until, now=next_after(session.observed_at, now))
+            self._session_step(session, nxt, stable_id("wkr-park", dispatch_id, bounded(reason), until))
+        if worker.payload["health"] != "parked":
+            self._worker_step(worker, stable_id("wkr-hlth-park", dispatch_id, bounded(reason), until), health="parked")
+        return self.observe(dispatch_id)
+
+    def resume(self, dispatch_id: str) -> JsonObject:
+        """Resume a parked worker when it is due and its pane is live (or launch it if it never started)."""
+        dispatch = self.dispatch(dispatch_id)
+        session = self.session(access.text(dispatch.payload, "session_id"))
+        if session is None:
+            event_id = dispatch.payload.get("delivery_event_id")
+            if not isinstance(event_id, str):
+                raise InvalidInputError("dispatch has no delivery event")
+            self._launch(dispatch, event_id)
+            return self.observe(dispatch_id)
+        worker = self.worker(dispatch_id)
+        if session.state not in ("parked", "running") or worker.payload["health"] not in ("parked", "healthy"):
+            raise InvalidInputError(
+                f"worker cannot resume from session {session.state} and health {worker.payload['health']}"
+            )
+        pane = self.panes.observe(dispatch_id)
+        if pane is None or pane.dead:
+            raise InvalidInputError("worker cannot resume without its live bound pane")
+        now = self.ws.now()
+        until = session.payload.get("parked_until")
+        if session.state == "parked" and (not isinstance(until, str) or parse_ts(now) < parse_ts(until)):
+            raise InvalidInputError(f"worker resume is not due (parked until {until})")
+        receipt = self.ws.store.outbox(CONSUMER).read_receipt(str(dispatch.payload["delivery_event_id"]))
+        plan = self._native(dispatch)
+        if (
+            session.state == "running"
+            and session.version == 0
+            and worker.payload["health"] == "parked"
+            and receipt is not None
+            and receipt.result.get("activation_pending") is True
+        ):
+            self.activate(plan, dispatch_id)
+        elif (session.state == "parked" or worker.payload["health"] == "parked") and plan.prompt is not None:
+            self.panes.send_text(dispatch_id, "Continue the dispatch where you stopped.")
+            time.sleep(0.3)
+            self.panes.send_keys(dispatch_id, "Enter")
+        if session.state == "parked":
+            nxt = sessions.resume(session.state, session.payload, now=next_after(session.observed_at, now))
+            session = self._session_step(session, nxt, stable_id("wkr-resume", dispatch_id, str(until)))
+        if worker.payload["health"] == "parked":
+            worker = self._worker_step(
+                worker, stable_id("wkr-hlth-res", dispatch_id, session.version), health="healthy"
+            )
+        if worker.state == "idle":
+            self._worker_step(worker, stable_id("wkr-act-res", dispatch_id, session.version), activity="working")
+        return self.observe(dispatch_id)
+
+    def stop(self, dispatch_id: str, reason: str, *, end_reason: str = "stopped", by: str = "oms-cli") -> JsonObject:
+        """Stop the pane (and every process in it); session stopped, health stopped, activity blocked."""
+        dispatch = self.dispatch(dispatch_id)
+        reason = bounded(reason)
+        root = self.ws.store.state.root
+        marker = f"panes/{dispatch_id}.kill.json"
+        root.mkdirs("panes")
+        if not root.exists(marker):
+            doc: JsonObject = {
+                "format": "oms-kill-v1",
+                "dispatch_id": dispatch_id,
+                "by": by,
+                "pid": os.getpid(),
+                "reason": reason,
+                "requested_at": self.ws.now(),
+            }
+            root.publish(marker, encode_document(doc, "kill-marker", marker, 4096))
+        try:
+            plan = self._native(dispatch)
+            quit_keys = plan.quit_keys
+        except OmsError:
+            quit_keys = ()
+        self.panes.stop(dispatch_id, quit_keys=quit_keys)
+        session = self.session(access.text(dispatch.payload, "session_id"))
+        if session is not None and session.state != "stopped":
+            nxt = sessions.stop(
+                session.state, session.payload, reason=reason, now=next_after(session.observed_at, self.ws.now())
+            )
+            self._session_step(session, nxt, stable_id("wkr-stop", dispatch_id, reason))
+        worker = self.worker(dispatch_id)
+        if worker.payload["health"] != "stopped" or worker.state not in ("done", "blocked"):
+            self._end_worker(worker, stable_id("wkr-stop-end", dispatch_id, reason), end_reason, f"{reason} (by {by})")
+        with contextlib.suppress(NotFoundError):
+            self._drop_registry(dispatch_id)
+        with contextlib.suppress(NotFoundError):
+            root.unlink(marker)
+        self.panes.kill_server_if_idle()
+        return self.observe(dispatch_id)
+
+    def _end_worker(self, worker: Record, op: str, end_reason: str, detail: str) -> Record:
+        health = "stopped" if worker.payload["health"] != "stopped" else None
+        activity = "blocked" if worker.state in ("idle", "working") else None
+        if health is None and activity is None:
+            return worker
+        now = next_after(worker.observed_at, self.ws.now())
+        state, payload = worker.state, dict(worker.payload)
+        if health:
+            nxt = workers.set_health(state, payload, health, now=now)
+            state, payload = nxt.state, nxt.payload
+        if activity:
+            nxt = workers.set_activity(
+                state, payload, activity, now=now, end_reason=end_reason, end_detail=bounded(detail)
+            )
+            state, payload = nxt.state, nxt.payload
+        elif payload.get("end_reason") is None:
+            payload = {**payload, "end_reason": end_reason, "end_detail": bounded(detail)}
+        return (
+            self.ws.store.records("worker")
+            .transition(
+                worker.record_id,
+                expected_version=worker.version,
+                state=state,
+                payload=payload,
+                operation_id=op,
+                actor=SYSTEM_ACTOR,
+                observed_at=now,
+            )
+            .record
+        )
+
+    def reconcile(self, dispatch_id: str) -> None:
+        """Record why a worker whose pane ended has ended (exit, signal, or `oms worker stop`)."""
+        dispatch = self.dispatch(dispatch_id)
+        pane = self.panes.observe(dispatch_id)
+        worker = self.worker(dispatch_id)
+        if pane is None or not pane.dead or worker.payload["health"] == "stopped":
+            return
+        marker = read_document_optional(self.ws.store.state.root, f"panes/{dispatch_id}.kill.json", "kill-marker", 4096)
+        if marker is not None:
+            reason, detail = "stopped", f"{marker['reason']} (by {marker['by']})"
+        elif pane.dead_signal:
+            reason, detail = "signal", f"the agent was killed by signal {pane.dead_signal}"
+        else:
+            reason, detail = "exit", f"the agent exited with status {pane.dead_status}"
+        session = self.session(access.text(dispatch.payload, "session_id"))
+        if session is not None and session.state != "stopped":
+            nxt = sessions.stop(
+                session.state, session.payload, reason=detail, now=next_after(session.observed_at, self.ws.now())
+            )
+            self._session_step(session, nxt, stable_id("wkr-end-sess", dispatch_id, pane.pane_id))
+        self._end_worker(worker, stable_id("wkr-end", dispatch_id, pane.pane_id), reason, detail)
+
+    def observe(self, dispatch_id: str) -> JsonObject:
+        """Worker, session and pane at a glance (recording an end reason if the pane has ended)."""
+        self.reconcile(dispatch_id)
+        dispatch = self.dispatch(dispatch_id)
+        worker = self.worker(dispatch_id)
+        session = self.session(access.text(dispatch.payload, "session_id"))
+        pane = self.panes.observe(dispatch_id)
+        return {
+            "dispatch_id": dispatch_id,
+            "dispatch_state": dispatch.state,
+            "worker_activity": worker.state,
+            "worker_health": worker.payload["health"],
+            "end_reason": worker.payload.get("end_reason"),
+            "end_detail": worker.payload.get("end_detail"),
+            "session_state": None if session is None else session.state,
+            "pane_id": (pane.pane_id if pane else None)
+            or (None if session is None else session.payload["tmux_pane_id"]),
+            "pane_live": pane is not None and not pane.dead,
+        }
+
+    def _require_session(self, dispatch: Record) -> Record:
+        session = self.session(access.text(dispatch.payload, "session_id"))
+        if session is None:
+            raise RecordNotFoundError(f"dispatch {dispatch.record_id} has no session yet (deliver it first)")
+        return session
+
+
+def _disclosure(dispatch: Record) -> JsonObject:
+    return {k: dispatch.payload[k] for k in ("ticket_id", "role_id", "model_id", "provider_mode", "worktree_id")} | {
+        "dispatch_id": dispatch.record_id
+    }
