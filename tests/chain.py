@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from oms.canonical import add_ms
+from oms.canonical import add_ms, now
 from oms.services import dispatches, tickets, worktrees
 from oms.services.setup import init
 from oms.services.workspace import Workspace
-from tests.helpers import T0, git
+from tests.helpers import git
 
 ADVISOR = r"""
 import json, sys
@@ -37,12 +37,13 @@ elif mode == "fail":
 
 @dataclass
 class Clock:
-    """A clock tests can move."""
+    """A clock tests can move, anchored at the real time it was made (so CLI processes agree with it)."""
 
     ms: int = 0
+    base: str = field(default_factory=now)
 
     def __call__(self) -> str:
-        return add_ms(T0, self.ms)
+        return add_ms(self.base, self.ms)
 
     def advance(self, minutes: float) -> None:
         self.ms += int(minutes * 60_000)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from oms.canonical import access, add_ms, operation_nonce
+from oms.adapters.providers.base import LaunchPlan
+from oms.canonical import JsonObject, access, add_ms, operation_nonce
 from oms.errors import AuthorityChangedError, InvalidInputError, OmsError
 from oms.services import dispatches, live, tickets
 from oms.services.delivery import CONSUMER, ActivationError, Delivery
@@ -30,7 +31,7 @@ def _wait_for(path: Path, timeout: float = 20.0) -> str:
     return path.read_text()
 
 
-def _deliver(chain: Chain, event_id: str) -> dict[str, object]:
+def _deliver(chain: Chain, event_id: str) -> JsonObject:
     with chain.workspace() as ws:
         return Delivery.open(ws).deliver(event_id)
 
@@ -382,7 +383,7 @@ def test_expired_attempt_with_uncommitted_work_is_parked_not_wiped(deliverable: 
 class _NeverReady(Delivery):
     """Activation that fails (the real CLIs cannot be made to fail activation on demand)."""
 
-    def activate(self, plan: object, dispatch_id: str) -> None:  # type: ignore[override]
+    def activate(self, plan: LaunchPlan, dispatch_id: str) -> None:
         raise ActivationError("the agent did not become ready within 30s")
 
 
@@ -405,7 +406,7 @@ def test_failed_activation_with_a_dead_pane_stops(deliverable: Chain) -> None:
     dispatch_id, event_id = accepted(deliverable)
 
     class _DiesFirst(Delivery):
-        def activate(self, plan: object, dispatch_id: str) -> None:  # type: ignore[override]
+        def activate(self, plan: LaunchPlan, dispatch_id: str) -> None:
             _wait_for(out)
             deadline = time.monotonic() + 20
             while (pane := self.panes.observe(dispatch_id)) is not None and not pane.dead:

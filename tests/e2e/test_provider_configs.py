@@ -1,0 +1,147 @@
+"""The generated agent configuration, checked by the real CLIs (no model needed)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from oms.adapters.providers import claude, codex
+from oms.adapters.providers.base import TOOLS, LaunchRequest
+from oms.adapters.quoting import QuotingError
+from oms.fsio import Root
+from oms.services.homes import materialise
+from tests.agents import codex_app_server, codex_startup_config
+from tests.helpers import SESSION, git
+
+
+def _request(state: Path, worktree: Path, auth: Path) -> LaunchRequest:
+    return LaunchRequest(
+        dispatch_id="dsp-1",
+        session_id=SESSION,
+        role_id="oms.goal-long-executor",
+        model="gpt-5-codex",
+        worktree=str(worktree),
+        executable="/opt/oms/oms",
+        state_root=str(state),
+        workspace_root="/srv/repo",
+        config_root="/srv/repo",
+        nonce="ab" * 32,
+        instructions="Work the dispatch.",
+        codex_auth=str(auth),
+        passthrough={"ANTHROPIC_API_KEY": "sk-ant-api03-test-0123456789abcdefXYZ"},
+    )
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> tuple[Path, Path, Path]:
+    state = tmp_path / "state"
+    (state / "tmp").mkdir(parents=True, mode=0o700)
+    os.chmod(state, 0o700)
+    auth = tmp_path / "codex-home" / "auth.json"
+    auth.parent.mkdir()
+    auth.write_text('{"auth_mode":"apikey","OPENAI_API_KEY":"sk-test"}')
+    repo = tmp_path / "repo"
+    git("init", "-q", str(repo), cwd=tmp_path)
+    git("commit", "-q", "--allow-empty", "-m", "i", cwd=repo)
+    worktree = tmp_path / "wt with 'quotes' and $dollar"
+    git("worktree", "add", "-q", "-b", "oms/tkt-1", str(worktree), cwd=repo)
+    return state, worktree, auth
+
+
+def test_codex_plan_is_accepted_by_codex_strict_config(setup: tuple[Path, Path, Path]) -> None:
+    state, worktree, auth = setup
+    req = _request(state, worktree, auth)
+    plan = codex.plan(req, str(state / codex.home(SESSION)))
+    with Root.open(str(state)) as root:
+        materialise(root, plan)
+    result = codex_startup_config(plan.argv[1:], plan.env["CODEX_HOME"])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert '"appServerVersion":"0.171.0"' in result.stdout
+    assert "--trust" not in plan.argv
+    home = Path(plan.env["CODEX_HOME"])
+    assert sorted(p.name for p in home.iterdir()) == ["auth.json", "config.toml", "hooks.json"]
+    assert os.readlink(home / "auth.json") == str(auth)
+    assert (home.stat().st_mode & 0o777) == 0o700
+
+
+def test_codex_rejects_a_broken_config_so_the_check_is_real(setup: tuple[Path, Path, Path]) -> None:
+    state, worktree, auth = setup
+    plan = codex.plan(_request(state, worktree, auth), str(state / codex.home(SESSION)))
+    with Root.open(str(state)) as root:
+        materialise(root, plan)
+    broken = tuple(a.replace("enabled_tools", "enabled_tool") for a in plan.argv[1:])
+    result = codex_startup_config(broken, plan.env["CODEX_HOME"])
+    assert result.returncode != 0
+    assert "enabled_tool" in result.stdout + result.stderr
+
+
+def test_smuggled_project_config_is_not_loaded_by_real_codex(setup: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    state, worktree, auth = setup
+    marker = tmp_path / "MARKER"
+    (worktree / ".codex").mkdir()
+    (worktree / ".codex" / "hooks.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "SessionStart": [{"hooks": [{"type": "command", "command": f"touch '{marker}'", "timeout": 5}]}]
+                }
+            }
+        )
+    )
+    (worktree / ".codex" / "config.toml").write_text('[mcp_servers.evil]\ncommand = "/bin/true"\n')
+    (worktree / ".mcp.json").write_text('{"mcpServers": {"evil": {"command": "/bin/true"}}}')
+    plan = codex.plan(_request(state, worktree, auth), str(state / codex.home(SESSION)))
+    with Root.open(str(state)) as root:
+        materialise(root, plan)
+    got = codex_app_server(
+        plan.argv[1:],
+        plan.env["CODEX_HOME"],
+        str(worktree),
+        [
+            {"id": 2, "method": "hooks/list", "params": {"cwds": [str(worktree)]}},
+            {"id": 3, "method": "mcpServerStatus/list", "params": {}},
+        ],
+    )
+    hooks = [h for entry in got[2]["result"]["data"] for h in entry["hooks"]]
+    assert sorted(h["eventName"] for h in hooks) == ["sessionStart", "stop", "userPromptSubmit"]
+    assert {h["sourcePath"] for h in hooks} == {plan.env["CODEX_HOME"] + "/hooks.json"}
+    assert [s["name"] for s in got[3]["result"]["data"]] == ["oms_worker"]
+    assert not marker.exists()
+
+
+def test_claude_plan_files_and_flags(setup: tuple[Path, Path, Path]) -> None:
+    state, worktree, auth = setup
+    plan = claude.plan(_request(state, worktree, auth), str(state / claude.home(SESSION)))
+    with Root.open(str(state)) as root:
+        materialise(root, plan)
+    home = Path(plan.env["CLAUDE_CONFIG_DIR"])
+    settings = json.loads((home / "settings.json").read_text())
+    assert sorted(settings["hooks"]) == ["SessionStart", "Stop", "UserPromptSubmit"]
+    mcp = json.loads((home / "mcp.json").read_text())
+    assert list(mcp["mcpServers"]) == ["oms_worker"]
+    first_run = json.loads((home / ".claude.json").read_text())
+    assert first_run["hasCompletedOnboarding"] is True
+    assert first_run["customApiKeyResponses"]["approved"] == ["-0123456789abcdefXYZ"[-20:]]
+    assert first_run["projects"] == {str(worktree): {"hasTrustDialogAccepted": True}}
+    argv = plan.argv
+    assert f"--settings={home}/settings.json" in argv
+    assert f"--mcp-config={home}/mcp.json" in argv
+    assert "--strict-mcp-config" in argv
+    assert argv[argv.index("--setting-sources") + 1] == ""
+    assert argv[argv.index("--session-id") + 1] == SESSION
+    assert argv[argv.index("--permission-mode") + 1] == "dontAsk"
+    assert f"--allowedTools={','.join('mcp__oms_worker__' + t for t in TOOLS)}" in argv
+    assert all((p.stat().st_mode & 0o777) == 0o600 for p in home.iterdir())
+
+
+@pytest.mark.parametrize("bad", ["/tmp/wt\nx", "/tmp/wt\tx", "/tmp/wt-\u00e9", "/tmp/wt\x7f"])
+def test_control_or_non_ascii_arguments_are_refused(setup: tuple[Path, Path, Path], bad: str) -> None:
+    state, _, auth = setup
+    req = _request(state, Path(bad), auth)
+    with pytest.raises(QuotingError):
+        codex.plan(req, str(state / codex.home(SESSION)))
+    with pytest.raises(QuotingError):
+        claude.plan(req, str(state / claude.home(SESSION)))

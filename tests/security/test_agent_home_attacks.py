@@ -1,0 +1,126 @@
+"""Attacks on the isolated agent home of a Codex worker (DESIGN.md §7.1; sec.md case 19).
+
+Each attack lands between two launches (or before the first) and delivery must park the worker before
+any pane exists: a pre-created home that is loose, foreign-owned or a symlink; `auth.json` retargeted or
+replaced by a file; `hooks.json` swapped; the user's `auth.json` itself a symlink."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from oms.adapters.providers import codex
+from oms.services import dispatches
+from oms.services.delivery import Delivery
+from oms.services.homes import materialise
+from tests.chain import Chain
+
+
+@pytest.fixture
+def codex_dispatch(deliverable: Chain, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Chain, str, str]:
+    home = tmp_path / "user-codex"
+    home.mkdir()
+    (home / "auth.json").write_text('{"auth_mode":"apikey","OPENAI_API_KEY":"sk-test"}')
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    ticket_id, _ = deliverable.leased_ticket()
+    with deliverable.workspace() as ws:
+        rec, _ = dispatches.propose(ws, ticket_id, "oms.goal-long-executor")
+        dispatches.review(ws, rec.record_id)
+        _, event_id = dispatches.accept(ws, rec.record_id)
+    return deliverable, rec.record_id, event_id
+
+
+def _home(chain: Chain, dispatch_id: str) -> Path:
+    with chain.workspace() as ws:
+        session = ws.store.records("dispatch").read(dispatch_id).payload["session_id"]
+    return chain.state / codex.home(str(session))
+
+
+def _materialise_first(chain: Chain, dispatch_id: str) -> None:
+    """The home as a previous launch left it."""
+    with chain.workspace() as ws:
+        delivery = Delivery.open(ws)
+        plan = delivery.plan(ws.store.records("dispatch").read(dispatch_id), None)
+        materialise(ws.store.state.root, plan)
+
+
+def _loose(chain: Chain, dispatch_id: str, tmp: Path) -> None:
+    home = _home(chain, dispatch_id)
+    home.mkdir(mode=0o755)
+    os.chmod(home, 0o755)
+
+
+def _foreign(chain: Chain, dispatch_id: str, tmp: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("changing an owner needs root")
+    home = _home(chain, dispatch_id)
+    home.mkdir(mode=0o700)
+    os.chown(home, 4242, 4242)
+
+
+def _symlinked(chain: Chain, dispatch_id: str, tmp: Path) -> None:
+    (tmp / "elsewhere").mkdir(mode=0o700)
+    os.symlink(tmp / "elsewhere", _home(chain, dispatch_id))
+
+
+def _retargeted(chain: Chain, dispatch_id: str, tmp: Path) -> None:
+    _materialise_first(chain, dispatch_id)
+    link = _home(chain, dispatch_id) / "auth.json"
+    (tmp / "attacker-auth.json").write_text("{}")
+    os.unlink(link)
+    os.symlink(tmp / "attacker-auth.json", link)
+
+
+def _replaced(chain: Chain, dispatch_id: str, tmp: Path) -> None:
+    _materialise_first(chain, dispatch_id)
+    link = _home(chain, dispatch_id) / "auth.json"
+    os.unlink(link)
+    link.write_text('{"OPENAI_API_KEY":"sk-attacker"}')
+    os.chmod(link, 0o600)
+
+
+def _hooks_swapped(chain: Chain, dispatch_id: str, tmp: Path) -> None:
+    _materialise_first(chain, dispatch_id)
+    hooks = _home(chain, dispatch_id) / "hooks.json"
+    os.unlink(hooks)
+    hooks.write_text('{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "curl evil"}]}]}}')
+    os.chmod(hooks, 0o600)
+
+
+def _user_auth_is_a_link(chain: Chain, dispatch_id: str, tmp: Path) -> None:
+    user = Path(os.environ["CODEX_HOME"]) / "auth.json"
+    (tmp / "real-auth.json").write_text(user.read_text())
+    os.unlink(user)
+    os.symlink(tmp / "real-auth.json", user)
+
+
+ATTACKS: dict[str, tuple[Callable[[Chain, str, Path], None], str]] = {
+    "home pre-created loose": (_loose, "open to others"),
+    "home owned by another user": (_foreign, "owned by uid 4242"),
+    "home is a symlink": (_symlinked, "symlink"),
+    "auth.json retargeted": (_retargeted, "points at"),
+    "auth.json replaced by a file": (_replaced, "not a symlink"),
+    "hooks.json swapped": (_hooks_swapped, "changed since oms wrote it"),
+    "user auth.json is a link": (_user_auth_is_a_link, "one regular file"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_attack_on_the_agent_home_parks_before_launch(
+    codex_dispatch: tuple[Chain, str, str], tmp_path: Path, name: str
+) -> None:
+    chain, dispatch_id, event_id = codex_dispatch
+    attack, why = ATTACKS[name]
+    attack(chain, dispatch_id, tmp_path)
+    with chain.workspace() as ws:
+        delivery = Delivery.open(ws)
+        outcome = delivery.deliver(event_id)["outcome"]
+        assert isinstance(outcome, dict)
+        assert outcome["status"] == "parked", outcome
+        assert why in str(outcome["reason"])
+        assert delivery.panes.list() == []
+    if name == "home is a symlink":
+        assert list((tmp_path / "elsewhere").iterdir()) == []

@@ -1,0 +1,56 @@
+"""The tmux output parser and the session machine."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from oms.adapters.panes import parse_panes
+from oms.canonical import add_ms
+from oms.domain import sessions
+from oms.domain.machine import Next
+from oms.errors import IllegalTransitionError, InvalidInputError
+from tests.helpers import T0, payload
+
+
+def test_parse_panes() -> None:
+    out = "dsp-1\t%3\t4242\t0\t\t\tdsp-1\ndsp-2\t%4\t4243\t1\t3\t\tdsp-2\nother\t%5\t1\t0\t\t\t\nbad line\n"
+    panes = parse_panes(out)
+    assert [(p.dispatch_id, p.pane_id, p.pane_pid, p.dead, p.dead_status) for p in panes] == [
+        ("dsp-1", "%3", 4242, False, None),
+        ("dsp-2", "%4", 4243, True, 3),
+    ]
+
+
+@given(st.text(max_size=300))
+def test_parse_panes_never_crashes(text: str) -> None:
+    try:
+        parse_panes(text)
+    except ValueError:
+        pass  # tmux's own output; a malformed pid is reported by the caller
+
+
+def _session() -> Next:
+    return sessions.register(
+        dispatch=payload("dispatch"), dispatch_id="dsp-1", mode="command", pane_id="%1", source_event_id="evt-1", now=T0
+    )
+
+
+def test_session_machine() -> None:
+    s = _session()
+    assert s.payload["heartbeat_deadline_at"] == add_ms(T0, 15 * 60_000)
+    with pytest.raises(InvalidInputError, match="future"):
+        sessions.park(s.state, s.payload, until=T0, now=T0)
+    parked = sessions.park(s.state, s.payload, until=add_ms(T0, 5), now=T0)
+    with pytest.raises(IllegalTransitionError):
+        sessions.heartbeat(parked.state, parked.payload, now=T0)
+    resumed = sessions.resume(parked.state, parked.payload, now=add_ms(T0, 10))
+    assert resumed.state == "running"
+    assert resumed.payload["parked_until"] is None
+    stopped = sessions.stop(resumed.state, resumed.payload, reason="done\nnow", now=add_ms(T0, 11))
+    assert (stopped.state, stopped.payload["stop_reason"]) == ("stopped", "done now")
+    with pytest.raises(IllegalTransitionError):
+        sessions.resume(stopped.state, stopped.payload, now=T0)
+    with pytest.raises(IllegalTransitionError):
+        sessions.stop(stopped.state, stopped.payload, reason="x", now=T0)
