@@ -140,6 +140,35 @@ def _collect(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float,
     return b"".join(buffers[out_fd]), b"".join(buffers[err_fd]), outcome
 
 
+def supervise(argv: Sequence[str]) -> int:
+    """Run `argv` in the foreground (same terminal, same environment) and wait for it.
+
+    Returns its return code (negative: killed by that signal). SIGHUP, SIGINT, SIGTERM and SIGQUIT sent to
+    the group reach the child with their default effect (handled signals are reset by exec); this process
+    only notes them, so it survives to report the end. The previous handlers are restored afterwards.
+    """
+    args = tuple(argv)
+    if not args:
+        raise ValueError("nothing to run")
+    watched = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)
+    previous = {signum: signal.getsignal(signum) for signum in watched}
+
+    def note(signum: int, _frame: object) -> None:
+        return None
+
+    for signum in watched:
+        signal.signal(signum, note)
+    try:
+        try:
+            child = subprocess.Popen(args, close_fds=True)  # argv list, never a shell
+        except OSError as exc:
+            raise ToolNotFoundError(f"{args[0]}: {exc.strerror}") from exc
+        return child.wait()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def kill_group(pgid: int, *, grace: float = 2.0) -> bool:
     """SIGTERM the process group `pgid`, then SIGKILL what is left after `grace` seconds.
 

@@ -30,6 +30,7 @@ SCHEMA_NAMES = (
     "kill-marker",
     "op-index",
     "outbox-receipt",
+    "pane-exit",
     "pane-registry",
     "record-envelope",
     "role-policy",

@@ -40,7 +40,7 @@ from oms.errors import (
 )
 from oms.fsio.outside import regular_file_target
 from oms.process import is_frozen
-from oms.services import checkout, live
+from oms.services import checkout, live, supervise
 from oms.services.authority import check_dispatch
 from oms.services.homes import home_path, materialise
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
@@ -243,7 +243,20 @@ class Delivery:
             except OmsError as exc:
                 return self._park_worker(dispatch, event_id, "wkr-auth-park", exc)
         try:
-            status, pane = self.panes.ensure(dispatch.record_id, argv=plan.argv, cwd=plan.cwd, env=plan.env)
+            supervised = (
+                self.executable,
+                "worker",
+                "supervise",
+                "--dispatch-id",
+                dispatch.record_id,
+                "--state-root",
+                self.ws.store.path,
+                "--",
+                *plan.argv,
+            )
+            if self.panes.observe(dispatch.record_id) is None:
+                supervise.clear(self.ws.store.state.root, dispatch.record_id)
+            status, pane = self.panes.ensure(dispatch.record_id, argv=supervised, cwd=plan.cwd, env=plan.env)
             self._register_pane(dispatch, pane)
         except OmsError as exc:
             return self._park_worker(dispatch, event_id, "wkr-lch-park", exc)
@@ -570,6 +583,7 @@ class Delivery:
             self._drop_registry(dispatch_id)
         with contextlib.suppress(NotFoundError):
             root.unlink(marker)
+        supervise.clear(root, dispatch_id)
         self.panes.kill_server_if_idle()
         return self.observe(dispatch_id)
 
@@ -611,13 +625,19 @@ class Delivery:
         worker = self.worker(dispatch_id)
         if pane is None or not pane.dead or worker.payload["health"] == "stopped":
             return
-        marker = read_document_optional(self.ws.store.state.root, f"panes/{dispatch_id}.kill.json", "kill-marker", 4096)
+        root = self.ws.store.state.root
+        marker = read_document_optional(root, f"panes/{dispatch_id}.kill.json", "kill-marker", 4096)
+        ended = read_document_optional(root, supervise.exit_path(dispatch_id), "pane-exit", 4096)
+        status = ended["status"] if ended is not None else pane.dead_status
+        signum = ended["signal"] if ended is not None else pane.dead_signal
         if marker is not None:
             reason, detail = "stopped", f"{marker['reason']} (by {marker['by']})"
-        elif pane.dead_signal:
-            reason, detail = "signal", f"the agent was killed by signal {pane.dead_signal}"
+        elif signum:
+            reason, detail = "signal", f"the agent was killed by signal {signum}"
+        elif status is not None:
+            reason, detail = "exit", f"the agent exited with status {status}"
         else:
-            reason, detail = "exit", f"the agent exited with status {pane.dead_status}"
+            reason, detail = "exit", "the agent exited (its status was not recorded)"
         session = self.session(access.text(dispatch.payload, "session_id"))
         if session is not None and session.state != "stopped":
             nxt = sessions.stop(

@@ -395,6 +395,8 @@ class _Verifier:
             path = f"panes/{name}"
             if name.endswith(".kill.json") and OPAQUE_ID.fullmatch(name[: -len(".kill.json")]):
                 schema = "kill-marker"
+            elif name.endswith(".exit.json") and OPAQUE_ID.fullmatch(name[: -len(".exit.json")]):
+                schema = "pane-exit"
             elif name.endswith(".json") and OPAQUE_ID.fullmatch(name[:-5]):
                 schema = "pane-registry"
             else:
@@ -405,7 +407,8 @@ class _Verifier:
 
     def check_one_pane(self, path: str, schema: str) -> None:
         parse_document(self.root.read_bytes(path, LIMITS.record_bytes), schema, path)
-        self.report.count("pane registrations" if schema == "pane-registry" else "kill markers")
+        names = {"pane-registry": "pane registrations", "kill-marker": "kill markers", "pane-exit": "exits"}
+        self.report.count(names[schema])
 
     def check_journals(self) -> None:
         for name, mode in self.entries(JOURNALS_DIR):

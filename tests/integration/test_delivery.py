@@ -130,7 +130,7 @@ def test_end_reason_when_killed_by_a_signal(deliverable: Chain) -> None:
         delivery = Delivery.open(ws)
         pane = delivery.panes.observe(dispatch_id)
         assert pane is not None
-        os.kill(pane.pane_pid, 15)  # someone else's signal
+        os.killpg(pane.pane_pid, 15)  # someone else's signal to the worker's process group
         deadline = time.monotonic() + 20
         while not (now := delivery.panes.observe(dispatch_id)) or not now.dead:
             assert time.monotonic() < deadline

@@ -33,7 +33,7 @@ def make_events(chain: Chain, count: int) -> list[str]:
 
 @pytest.mark.slow
 def test_eight_deliverers_two_hundred_events(deliverable: Chain) -> None:
-    deliverable.edit_config(lambda s: s.replace('argv = ["true"]', 'argv = ["sleep", "600"]'), commit=True)
+    # each worker exits at once (its supervisor records the exit): 200 live agents are not the point here
     events = make_events(deliverable, EVENTS)
     children = [
         subprocess.Popen(
@@ -79,6 +79,5 @@ def test_eight_deliverers_two_hundred_events(deliverable: Chain) -> None:
         panes = Delivery.open(ws).panes.list()
         assert len(panes) == EVENTS
         assert len({p.dispatch_id for p in panes}) == EVENTS
-        assert all(not p.dead for p in panes)
         assert len(ws.store.records("session").ids()) == EVENTS
     print(f"\n{DELIVERERS} deliverers x {EVENTS} events: {elapsed:.1f}s, {waits} lock waits")

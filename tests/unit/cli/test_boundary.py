@@ -62,3 +62,51 @@ def test_version_fast_path_does_not_import_typer(capsys: pytest.CaptureFixture[s
     assert main(["--version"]) == 0
     assert capsys.readouterr().out == "oms 0.1.0\n"
     assert "typer" not in sys.modules
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["worker", "supervise"],
+        ["worker", "supervise", "--dispatch-id", "d"],
+        ["worker", "supervise", "--dispatch-id", "d", "--state-root", "/s", "--"],
+        ["worker", "supervise", "--bogus", "x", "--state-root", "/s", "--", "true"],
+    ],
+)
+def test_supervise_fast_path_usage(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(args) == 2
+    assert capsys.readouterr().err.startswith("oms: usage: oms worker supervise")
+
+
+def test_supervise_records_the_exit(tmp_path: pytest.TempPathFactory) -> None:
+    import json
+    from pathlib import Path
+
+    from oms.canonical import now
+    from oms.store import StateRoot
+
+    state = Path(str(tmp_path)) / "state"
+    StateRoot.create(str(state), now())[0].close()
+    assert (
+        main(["worker", "supervise", "--dispatch-id", "dsp-1", "--state-root", str(state), "--", "sh", "-c", "exit 7"])
+        == 7
+    )
+    assert json.loads((state / "panes" / "dsp-1.exit.json").read_text())["status"] == 7
+    assert (
+        main(
+            [
+                "worker",
+                "supervise",
+                "--dispatch-id",
+                "dsp-2",
+                "--state-root",
+                str(state),
+                "--",
+                "sh",
+                "-c",
+                "kill -TERM $$",
+            ]
+        )
+        == 128 + 15
+    )
+    assert json.loads((state / "panes" / "dsp-2.exit.json").read_text())["signal"] == 15
