@@ -153,7 +153,7 @@ def supervise(argv: Sequence[str]) -> int:
     watched = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)
     previous = {signum: signal.getsignal(signum) for signum in watched}
 
-    def note(signum: int, _frame: object) -> None:
+    def note(_signum: int, _frame: object) -> None:
         return None
 
     for signum in watched:
