@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from oms.adapters import tools
 from oms.adapters.panes import TMUX_CONF, Pane, Panes
 from oms.adapters.providers import claude, codex, command
 from oms.adapters.providers.base import ACTIVATION_TEXT, LaunchPlan, LaunchRequest
@@ -66,6 +67,22 @@ class ActivationError(OmsError):
     """The agent did not become ready, or did not take the instruction."""
 
     code = "activation"
+
+
+COMPATIBLE = {"codex_goal": ("codex", "0.171."), "claude_interactive": ("claude", "2.1.")}
+
+
+def check_cli_version(provider_mode: str) -> None:
+    """The agent CLI must be a version whose hook and flag contract oms was verified against."""
+    wanted = COMPATIBLE.get(provider_mode)
+    if wanted is None:
+        return
+    found = tools.probe(next(t for t in tools.TOOLS if t.name == wanted[0]))
+    if found.error is not None or found.version is None or not found.version.startswith(wanted[1]):
+        raise ConfigError(
+            f"{wanted[0]} {found.version or found.error} is not compatible (expected {wanted[1]}x)",
+            hint=found.tool.install,
+        )
 
 
 def resolve_executable(env: Mapping[str, str]) -> str:
@@ -227,6 +244,7 @@ class Delivery:
             checkout.restore_after_expiry(payload, evidence, bound=bound)
             checkout.verify(payload)
             plan = self.plan(dispatch, authority.role.argv)
+            check_cli_version(str(payload["provider_mode"]))
             materialise(self.ws.store.state.root, plan)
         except OmsError as exc:
             return self._park_worker(dispatch, event_id, "wkr-pre-park", exc)

@@ -33,8 +33,12 @@ def materialise(root: Root, plan: LaunchPlan) -> None:
         try:
             root.publish(rel, item.data, mode=0o600)
         except AlreadyExistsError:
-            if root.read_bytes(rel, LIMITS.config_bytes) != item.data:
+            if root.read_bytes(rel, LIMITS.config_bytes) == item.data:
+                continue
+            if not item.regenerate:
                 raise UnsafeFileError(f"{rel}: changed since oms wrote it; refusing to launch") from None
+            root.unlink(rel)  # the agent CLI rewrote its own first-run state: start again from oms's version
+            root.publish(rel, item.data, mode=0o600)
     if plan.auth_link is not None:
         target = regular_file_target(plan.auth_link)
         rel = f"{plan.home}/auth.json"

@@ -124,3 +124,31 @@ def test_attack_on_the_agent_home_parks_before_launch(
         assert delivery.panes.list() == []
     if name == "home is a symlink":
         assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_first_run_state_the_cli_rewrote_is_regenerated_not_refused(codex_dispatch: tuple[Chain, str, str]) -> None:
+    chain, dispatch_id, _ = codex_dispatch
+    _materialise_first(chain, dispatch_id)
+    config = _home(chain, dispatch_id) / "config.toml"
+    original = config.read_bytes()
+    os.unlink(config)
+    config.write_text(original.decode() + '\n[tui.model_availability_nux]\n"gpt-6.1-sol" = 11\n')  # as Codex does
+    os.chmod(config, 0o600)
+    _materialise_first(chain, dispatch_id)
+    assert config.read_bytes() == original
+
+
+def test_incompatible_cli_version_parks_before_launch(
+    codex_dispatch: tuple[Chain, str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chain, _, event_id = codex_dispatch
+    stub = tmp_path / "bin" / "codex"
+    stub.parent.mkdir()
+    stub.write_text("#!/bin/sh\necho 'codex-cli 0.170.2'\n")  # a version the real tool cannot be made to report
+    stub.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{stub.parent}:{os.environ['PATH']}")
+    with chain.workspace() as ws:
+        outcome = Delivery.open(ws).deliver(event_id)["outcome"]
+    assert isinstance(outcome, dict)
+    assert outcome["status"] == "parked"
+    assert "0.170.2 is not compatible" in str(outcome["reason"])

@@ -42,10 +42,15 @@ class LaunchRequest:
 
 @dataclass(frozen=True, slots=True)
 class HomeFile:
-    """A file to create in the agent home (mode 0600)."""
+    """A file to create in the agent home (mode 0600).
+
+    `regenerate`: the agent CLI rewrites this file itself (first-run state, counters), so on reuse it is
+    replaced by oms's version (unlink + create, never in place). Otherwise a changed file is refused.
+    """
 
     name: str
     data: bytes
+    regenerate: bool = False
 
 
 @dataclass(frozen=True, slots=True)

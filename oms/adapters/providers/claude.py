@@ -97,7 +97,7 @@ def plan(req: LaunchRequest, config_dir_abs: str) -> LaunchPlan:
         env=env,
         home=home(req.session_id),
         files=(
-            HomeFile(".claude.json", claude_json(req)),
+            HomeFile(".claude.json", claude_json(req), regenerate=True),
             HomeFile("settings.json", settings_json(req)),
             HomeFile("mcp.json", mcp_json(req)),
         ),

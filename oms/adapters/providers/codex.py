@@ -121,7 +121,7 @@ def plan(req: LaunchRequest, codex_home_abs: str) -> LaunchPlan:
         cwd=req.worktree,
         env=env,
         home=home(req.session_id),
-        files=(HomeFile("hooks.json", hooks_json(req)), HomeFile("config.toml", config_toml(req))),
+        files=(HomeFile("hooks.json", hooks_json(req)), HomeFile("config.toml", config_toml(req), regenerate=True)),
         auth_link=req.codex_auth,
         prompt=f"/goal {req.instructions}",
         ready_marks=("for agents", f" {req.model} "),
