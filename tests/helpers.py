@@ -109,6 +109,7 @@ def payload(kind: str, **overrides: Json) -> JsonObject:
             "updated_at": T0,
             "end_reason": None,
             "end_detail": None,
+            "health_reason": None,
         },
         "session": {
             "dispatch_id": "dsp-1",
@@ -123,6 +124,7 @@ def payload(kind: str, **overrides: Json) -> JsonObject:
             "heartbeat_deadline_at": T0,
             "parked_until": None,
             "stop_reason": None,
+            "stop_blocks": 0,
         },
         "dispatch": {
             "ticket_id": "tkt-1",

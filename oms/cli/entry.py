@@ -21,6 +21,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args[:2] == ["worker", "supervise"]:
         return _supervise(args[2:])
+    if args[:2] == ["hook", "provider"]:
+        from oms.services.hooks import main as hook_main
+
+        return hook_main(args[2:])
+    if args[:2] == ["worker", "bridge"]:
+        from oms.services.bridge import serve
+
+        return serve(args[2:])
     from oms.cli.boundary import run_cli
 
     return run_cli(args)

@@ -40,6 +40,7 @@ def register(
             "heartbeat_deadline_at": add_ms(now, HEARTBEAT_MS),
             "parked_until": None,
             "stop_reason": None,
+            "stop_blocks": 0,
         },
     )
 

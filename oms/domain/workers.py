@@ -32,7 +32,7 @@ class Health(StrEnum):
 
 ACTIVITY: dict[str, dict[str, str]] = {
     "working": {"idle": "working"},
-    "done": {"working": "done"},
+    "done": {"idle": "done", "working": "done"},
     "blocked": {"idle": "blocked", "working": "blocked"},
 }
 HEALTH: dict[str, dict[str, str]] = {
@@ -58,6 +58,7 @@ def new(dispatch_id: str, dispatch: JsonObject, *, updated_at: str) -> Next:
             "updated_at": updated_at,
             "end_reason": None,
             "end_detail": None,
+            "health_reason": None,
         },
     )
 
@@ -76,7 +77,7 @@ def set_activity(
     return Next(target, with_fields(payload, updated_at=now, end_reason=end_reason, end_detail=end_detail))
 
 
-def set_health(state: str, payload: JsonObject, health: str, *, now: str) -> Next:
-    """Move the health machine (the activity state is unchanged)."""
+def set_health(state: str, payload: JsonObject, health: str, *, now: str, reason: str | None = None) -> Next:
+    """Move the health machine (the activity state is unchanged); `reason` says why (e.g. `hooks_silent`)."""
     step("worker health", HEALTH, str(payload["health"]), health)
-    return Next(state, with_fields(payload, health=health, updated_at=now))
+    return Next(state, with_fields(payload, health=health, updated_at=now, health_reason=reason))

@@ -19,6 +19,7 @@ SCHEMA_NAMES = (
     "advisor-request",
     "advisor-verdict",
     "authorization",
+    "bridge-tools",
     "config",
     "defs",
     "dispatch",

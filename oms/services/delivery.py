@@ -41,8 +41,8 @@ from oms.errors import (
 )
 from oms.fsio.outside import regular_file_target
 from oms.process import is_frozen
-from oms.services import checkout, live, supervise
-from oms.services.authority import check_dispatch
+from oms.services import checkout, live, liveness, supervise
+from oms.services.authority import Authority, check_dispatch
 from oms.services.homes import home_path, materialise
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
@@ -148,9 +148,10 @@ class Delivery:
         activity: str | None = None,
         end_reason: str | None = None,
         end_detail: str | None = None,
+        reason: str | None = None,
     ) -> Record:
         now = next_after(worker.observed_at, self.ws.now())
-        nxt = workers.set_health(worker.state, worker.payload, health, now=now) if health else None
+        nxt = workers.set_health(worker.state, worker.payload, health, now=now, reason=reason) if health else None
         if activity:
             base = nxt or Next(worker.state, worker.payload)
             nxt = workers.set_activity(
@@ -187,11 +188,11 @@ class Delivery:
         )
 
     def _park_worker(self, dispatch: Record, event_id: str, prefix: str, exc: Exception) -> JsonObject:
+        message = bounded(exc.message if isinstance(exc, OmsError) else str(exc))
         worker = self.worker(dispatch.record_id)
         if worker.payload["health"] != "parked":
-            self._worker_step(worker, stable_id(prefix, dispatch.record_id, event_id), health="parked")
-        message = exc.message if isinstance(exc, OmsError) else str(exc)
-        return {"status": "parked", "dispatch_id": dispatch.record_id, "reason": bounded(message)}
+            self._worker_step(worker, stable_id(prefix, dispatch.record_id, event_id), health="parked", reason=message)
+        return {"status": "parked", "dispatch_id": dispatch.record_id, "reason": message}
 
     # ------------------------------------------------------------------ deliver
     def deliver(self, event_id: str) -> JsonObject:
@@ -243,7 +244,7 @@ class Delivery:
             bound = self.session(session_id) is not None or self.panes.observe(dispatch.record_id) is not None
             checkout.restore_after_expiry(payload, evidence, bound=bound)
             checkout.verify(payload)
-            plan = self.plan(dispatch, authority.role.argv)
+            plan = self.plan(dispatch, authority.role.argv, self._role_tools(authority))
             check_cli_version(str(payload["provider_mode"]))
             materialise(self.ws.store.state.root, plan)
         except OmsError as exc:
@@ -329,7 +330,7 @@ class Delivery:
         return {"status": "stopped", "dispatch_id": dispatch.record_id, "reason": bounded(exc.message)}
 
     # ------------------------------------------------------------------ plans
-    def plan(self, dispatch: Record, role_argv: tuple[str, ...] | None) -> LaunchPlan:
+    def plan(self, dispatch: Record, role_argv: tuple[str, ...] | None, tools: tuple[str, ...] = ()) -> LaunchPlan:
         """The provider launch plan for a dispatch (pure given its inputs)."""
         payload = dispatch.payload
         session_id = access.text(payload, "session_id")
@@ -348,6 +349,7 @@ class Delivery:
             role_argv=role_argv,
             codex_auth=self._codex_auth() if payload["provider_mode"] == "codex_goal" else None,
             passthrough={k: self.env[k] for k in PASSTHROUGH if self.env.get(k)},
+            tools=tools,
         )
         mode = payload["provider_mode"]
         if mode == "codex_goal":
@@ -358,8 +360,18 @@ class Delivery:
             return command.plan(req)
         raise InvalidInputError(f"provider mode {mode} cannot run a worker")
 
+    @staticmethod
+    def _role_tools(authority: Authority) -> tuple[str, ...]:
+        grant = authority.policy.roles.get(authority.role.role_id)
+        return grant.tools if grant is not None else ()
+
     def _instructions(self) -> str:
-        data = self.ws.repo.read_optional(INSTRUCTIONS_PATH, 16 * 1024)
+        return self.instructions_of(self.ws)
+
+    @staticmethod
+    def instructions_of(ws: Workspace) -> str:
+        """The executor instructions: `.agents/agents/executor.md` of the config root, flattened, ASCII."""
+        data = ws.repo.read_optional(INSTRUCTIONS_PATH, 16 * 1024)
         text = "" if data is None else data.decode("utf-8", "replace")
         flat = " ".join(text.split())
         if flat and not flat.isascii():
@@ -438,6 +450,7 @@ class Delivery:
             if time.monotonic() > deadline:
                 raise ActivationError(f"the agent did not become ready within {READY_TIMEOUT_S:g}s")
             time.sleep(0.05)
+        typed_at = self.ws.now()
         self.panes.send_text(dispatch_id, plan.prompt)
         for _attempt in range(2):  # Enter, confirm; one more Enter if the first became a newline
             time.sleep(0.3)  # Codex turns an Enter within 50 ms of text into a newline (tui.md §1.7)
@@ -446,10 +459,17 @@ class Delivery:
             while time.monotonic() < until:
                 if self.confirm is not None and self.confirm(dispatch_id):
                     return
+                if self._hook_heard_since(dispatch_id, typed_at):
+                    return
                 if plan.busy_mark and plan.busy_mark in self.panes.capture(dispatch_id):
                     return
                 time.sleep(0.05)
         raise ActivationError("the agent did not take the instruction (no prompt hook, not busy)")
+
+    def _hook_heard_since(self, dispatch_id: str, since: str) -> bool:
+        """Did a hook (SessionStart / UserPromptSubmit heartbeat) observe the session after `since`?"""
+        session = self.session(access.text(self.dispatch(dispatch_id).payload, "session_id"))
+        return session is not None and access.text(session.payload, "last_observed_at") >= since
 
     # ------------------------------------------------------------------ recover
     def _recover(self, dispatch: Record, event_id: str) -> JsonObject:
@@ -664,9 +684,21 @@ class Delivery:
             self._session_step(session, nxt, stable_id("wkr-end-sess", dispatch_id, pane.pane_id))
         self._end_worker(worker, stable_id("wkr-end", dispatch_id, pane.pane_id), reason, detail)
 
+    def check_liveness(self, dispatch_id: str) -> None:
+        """Park a worker whose hooks or bridge stayed silent past the deadline (its pane is kept)."""
+        dispatch = self.dispatch(dispatch_id)
+        worker = self.worker(dispatch_id)
+        session = self.session(access.text(dispatch.payload, "session_id"))
+        if session is None or worker.payload["health"] != "healthy" or worker.state != "working":
+            return
+        silent = liveness.silent(self.ws, session)
+        if silent is not None:
+            self._worker_step(worker, stable_id("wkr-silent", dispatch_id, silent), health="parked", reason=silent)
+
     def observe(self, dispatch_id: str) -> JsonObject:
         """Worker, session and pane at a glance (recording an end reason if the pane has ended)."""
         self.reconcile(dispatch_id)
+        self.check_liveness(dispatch_id)
         dispatch = self.dispatch(dispatch_id)
         worker = self.worker(dispatch_id)
         session = self.session(access.text(dispatch.payload, "session_id"))
@@ -682,6 +714,8 @@ class Delivery:
             "pane_id": (pane.pane_id if pane else None)
             or (None if session is None else session.payload["tmux_pane_id"]),
             "pane_live": pane is not None and not pane.dead,
+            "health_reason": worker.payload.get("health_reason"),
+            "live_channels": None if session is None else liveness.channels(self.ws, session.record_id),
         }
 
     def _require_session(self, dispatch: Record) -> Record:

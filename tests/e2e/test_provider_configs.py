@@ -106,7 +106,7 @@ def test_smuggled_project_config_is_not_loaded_by_real_codex(setup: tuple[Path, 
         ],
     )
     hooks = [h for entry in got[2]["result"]["data"] for h in entry["hooks"]]
-    assert sorted(h["eventName"] for h in hooks) == ["sessionStart", "stop", "userPromptSubmit"]
+    assert sorted(h["eventName"] for h in hooks) == ["preToolUse", "sessionStart", "stop", "userPromptSubmit"]
     assert {h["sourcePath"] for h in hooks} == {plan.env["CODEX_HOME"] + "/hooks.json"}
     assert [s["name"] for s in got[3]["result"]["data"]] == ["oms_worker"]
     assert not marker.exists()
@@ -119,7 +119,7 @@ def test_claude_plan_files_and_flags(setup: tuple[Path, Path, Path]) -> None:
         materialise(root, plan)
     home = Path(plan.env["CLAUDE_CONFIG_DIR"])
     settings = json.loads((home / "settings.json").read_text())
-    assert sorted(settings["hooks"]) == ["SessionStart", "Stop", "UserPromptSubmit"]
+    assert sorted(settings["hooks"]) == ["PreToolUse", "SessionStart", "Stop", "UserPromptSubmit"]
     mcp = json.loads((home / "mcp.json").read_text())
     assert list(mcp["mcpServers"]) == ["oms_worker"]
     first_run = json.loads((home / ".claude.json").read_text())

@@ -38,6 +38,7 @@ class LaunchRequest:
     role_argv: tuple[str, ...] | None = None
     codex_auth: str | None = None  # the real path of the user's Codex auth.json
     passthrough: dict[str, str] = field(default_factory=dict)  # credentials the agent CLI needs
+    tools: tuple[str, ...] = ()  # the role's tools under the committed policy (bridge tools included)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,9 +99,20 @@ def bridge_argv(req: LaunchRequest) -> tuple[str, ...]:
 
 
 def hook_argv(req: LaunchRequest, provider: str) -> tuple[str, ...]:
-    """The hook command for `provider`."""
+    """The hook command for `provider`, with the role's tool allow-list for PreToolUse."""
     argv = oms_args(req, "hook", "provider")
-    return (argv[0], *argv[1:3], "--provider", provider, "--provider-version", HOOK_CONTRACT[provider], *argv[3:])
+    allowed = ",".join(t for t in req.tools if t not in TOOLS)
+    return (
+        argv[0],
+        *argv[1:3],
+        "--provider",
+        provider,
+        "--provider-version",
+        HOOK_CONTRACT[provider],
+        *argv[3:],
+        "--allowed-tools",
+        check_arg(allowed, "allowed tools"),
+    )
 
 
 def base_env(req: LaunchRequest) -> dict[str, str]:

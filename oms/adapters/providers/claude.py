@@ -33,6 +33,7 @@ def settings_json(req: LaunchRequest) -> bytes:
                 "SessionStart": [{"matcher": "startup|resume", "hooks": handler}],
                 "UserPromptSubmit": [{"hooks": handler}],
                 "Stop": [{"hooks": handler}],
+                "PreToolUse": [{"matcher": "*", "hooks": handler}],
             }
         }
     )
@@ -67,7 +68,7 @@ def plan(req: LaunchRequest, config_dir_abs: str) -> LaunchPlan:
     check_arg(req.worktree, "worktree path")
     check_arg(req.model, "model")
     check_arg(req.instructions, "executor instructions")
-    allowed = ",".join(f"mcp__oms_worker__{tool}" for tool in TOOLS)
+    allowed = ",".join([*(f"mcp__oms_worker__{tool}" for tool in TOOLS), *(t for t in req.tools if t not in TOOLS)])
     argv = (
         "claude",
         f"--settings={config_dir_abs}/settings.json",

@@ -53,6 +53,7 @@ def hooks_json(req: LaunchRequest) -> bytes:
             "SessionStart": [{"matcher": "startup|resume", "hooks": handler}],
             "UserPromptSubmit": [{"hooks": handler}],
             "Stop": [{"hooks": handler}],
+            "PreToolUse": [{"matcher": "*", "hooks": handler}],
         }
     }
     return (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()

@@ -1,0 +1,251 @@
+"""`oms hook provider`: the agent CLIs' hooks (research/codex.md §2.5-2.7, §3.2-3.4).
+
+Hook stdin is untrusted: bounded, parsed strictly (duplicate keys, NaN refused), checked field by field.
+A hook never blocks an agent by accident: on any problem it writes one line to stderr and exits 0 with no
+decision — except PreToolUse, which then denies (fail closed). Exit 2 is never used; decisions are JSON
+on stdout in each CLI's contract.
+
+- SessionStart: the session is observed (heartbeat; Codex's own session id recorded as the native
+  ref) and the agent is told to call `read_dispatch` (`additionalContext`).
+- UserPromptSubmit: heartbeat (this is how delivery confirms that the typed instruction was taken).
+- Stop: while the dispatch has no result, block with a reason; honour `stop_hook_active` and oms's own
+  cap on consecutive blocks (Codex has none; `/goal` fires Stop on every automatic turn).
+- PreToolUse: deny, with a reason, every tool outside the role's allow-list (the bridge tools plus the
+  tools the committed policy grants), e.g. Codex's `spawn_agent` or `create_worktree`.
+Every accepted hook also proves the hook channel once (the liveness proof), if it carries the nonce.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+STDIN_CAP = 1024 * 1024
+STOP_BLOCK_CAP = 3
+HEARTBEAT_EVERY_MS = 30_000
+EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreToolUse", "PostToolUse", "SessionEnd", "Interrupt")
+_NATIVE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+_TOOL = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+BRIDGE_TOOLS = ("read_dispatch", "acknowledge_dispatch", "record_dispatch_result")
+CONTEXT = (
+    "You are an oms worker. Start by calling the read_dispatch tool of the oms_worker MCP server, then "
+    "acknowledge_dispatch; work only in this worktree; commit your work; finish with "
+    "record_dispatch_result."
+)
+STOP_REASON = (
+    "This dispatch has no result yet. Finish the work, commit it, and call record_dispatch_result "
+    "(status completed, blocked or failed) before you stop."
+)
+
+
+class HookInputError(Exception):
+    """The hook's input or arguments cannot be trusted."""
+
+
+@dataclass(frozen=True, slots=True)
+class HookArgs:
+    """The hook command line oms wrote into the agent's configuration."""
+
+    provider: str
+    provider_version: str
+    dispatch_id: str
+    session_id: str
+    state_root: str
+    workspace_root: str
+    config_root: str
+    allowed_tools: tuple[str, ...]
+
+
+def parse_args(argv: list[str]) -> HookArgs:
+    """Strict: every option once, nothing else."""
+    from oms.adapters.providers.base import HOOK_CONTRACT
+
+    names = (
+        "--provider",
+        "--provider-version",
+        "--dispatch-id",
+        "--session-id",
+        "--state-root",
+        "--workspace-root",
+        "--config-root",
+        "--allowed-tools",
+    )
+    if len(argv) % 2:
+        raise HookInputError("options must come in name/value pairs")
+    values = dict(zip(argv[::2], argv[1::2], strict=True))
+    if len(values) * 2 != len(argv) or sorted(values) != sorted(names):
+        raise HookInputError("expected " + " ".join(f"{n} VALUE" for n in names))
+    provider = values["--provider"]
+    if provider not in HOOK_CONTRACT:
+        raise HookInputError(f"unknown provider {provider[:40]!r}")
+    if values["--provider-version"] != HOOK_CONTRACT[provider]:
+        raise HookInputError(
+            f"hook contract {values['--provider-version'][:40]!r} is not the one oms writes for "
+            f"{provider} ({HOOK_CONTRACT[provider]})"
+        )
+    tools = tuple(t for t in values["--allowed-tools"].split(",") if t)
+    if any(_TOOL.fullmatch(t) is None for t in tools):
+        raise HookInputError("malformed --allowed-tools")
+    return HookArgs(
+        provider,
+        values["--provider-version"],
+        values["--dispatch-id"],
+        values["--session-id"],
+        values["--state-root"],
+        values["--workspace-root"],
+        values["--config-root"],
+        tools,
+    )
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise HookInputError(f"duplicate key {key[:40]!r}")
+        out[key] = value
+    return out
+
+
+def _reject_constant(text: str) -> Any:
+    raise HookInputError(f"{text} is not allowed")
+
+
+def parse_payload(data: bytes) -> dict[str, Any]:
+    """The hook payload: one JSON object with the fields oms uses, each of the right type."""
+    if len(data) > STDIN_CAP:
+        raise HookInputError(f"hook input is larger than {STDIN_CAP} bytes")
+    try:
+        doc = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise HookInputError(f"hook input is not JSON ({str(exc)[:80]})") from exc
+    if not isinstance(doc, dict):
+        raise HookInputError("hook input is not a JSON object")
+    event = doc.get("hook_event_name")
+    if event not in EVENTS:
+        raise HookInputError(f"unknown hook event {str(event)[:40]!r}")
+    session = doc.get("session_id")
+    if not isinstance(session, str) or _NATIVE.fullmatch(session) is None:
+        raise HookInputError("hook input has no usable session_id")
+    if "stop_hook_active" in doc and not isinstance(doc["stop_hook_active"], bool):
+        raise HookInputError("stop_hook_active is not a boolean")
+    if event == "PreToolUse" and (
+        not isinstance(doc.get("tool_name"), str) or _TOOL.fullmatch(doc["tool_name"]) is None
+    ):
+        raise HookInputError("PreToolUse without a usable tool_name")
+    return doc
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def deny(reason: str) -> dict[str, Any]:
+    """A PreToolUse denial in both CLIs' contract."""
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason[:500],
+        }
+    }
+
+
+def tool_allowed(tool: str, allowed: tuple[str, ...]) -> bool:
+    """Bridge tools appear as `mcp__oms_worker__<tool>`; other tools by their CLI name."""
+    if tool.startswith("mcp__"):
+        return tool.startswith("mcp__oms_worker__") and tool.removeprefix("mcp__oms_worker__") in BRIDGE_TOOLS
+    return tool in allowed
+
+
+def respond(args: HookArgs, doc: dict[str, Any]) -> dict[str, Any]:
+    """Decide and record; returns the JSON to print."""
+    from oms.canonical import add_ms, next_after, parse_ts, stable_id
+    from oms.domain import sessions
+    from oms.errors import OmsError, VersionConflictError
+    from oms.services import liveness
+    from oms.services.workspace import Workspace
+
+    event = str(doc["hook_event_name"])
+    if event == "PreToolUse" and not tool_allowed(str(doc["tool_name"]), args.allowed_tools):
+        return deny(f"oms: the tool {doc['tool_name']} is not allowed for this worker's role")
+    with Workspace.open(args.state_root, args.config_root) as ws:
+        dispatch = ws.store.records("dispatch").read(args.dispatch_id)
+        if dispatch.payload.get("session_id") != args.session_id:
+            raise HookInputError("hook is not bound to the dispatch's session")
+        if args.provider == "claude" and doc["session_id"] != args.session_id:
+            raise HookInputError("Claude Code reported another session id")
+        try:
+            liveness.record_hook(
+                ws, dispatch, os.environ.get("OMS_DELIVERY_NONCE"), args.provider, event, str(doc["session_id"])
+            )
+        except OmsError as exc:
+            sys.stderr.write(f"oms hook: liveness not recorded: {exc.message}\n")
+        records = ws.store.records("session")
+        for _ in range(3):  # heartbeats race with delivery and other hooks: re-read and retry
+            session = records.read_if_exists(args.session_id)
+            if session is None or session.state != "running":
+                break
+            now = next_after(session.observed_at, ws.now())
+            due = parse_ts(now) >= parse_ts(add_ms(str(session.payload["last_observed_at"]), HEARTBEAT_EVERY_MS))
+            payload = dict(session.payload)
+            if event == "Stop" and dispatch.state not in ("result-received", "resolved"):
+                blocks = _count(payload.get("stop_blocks"))
+                payload["stop_blocks"] = blocks + 1 if doc.get("stop_hook_active") is True else 1
+            elif event in ("UserPromptSubmit", "Stop"):
+                payload["stop_blocks"] = 0
+            if event == "SessionStart" and args.provider == "codex":
+                payload["native_session_ref"] = str(doc["session_id"])
+            if payload == session.payload and not (due or event in ("SessionStart", "UserPromptSubmit")):
+                break
+            beat = sessions.heartbeat(session.state, payload, now=now)
+            try:
+                records.transition(
+                    session.record_id,
+                    expected_version=session.version,
+                    state=beat.state,
+                    payload=beat.payload,
+                    operation_id=stable_id("hook", session.record_id, session.version, event),
+                    actor="oms-hook",
+                    observed_at=now,
+                )
+                session = records.read(session.record_id)
+                break
+            except VersionConflictError:
+                continue
+        if event == "SessionStart":
+            return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": CONTEXT}}
+        if event == "Stop" and dispatch.state not in ("result-received", "resolved"):
+            current = records.read_if_exists(args.session_id)
+            if current is None or current.state != "running":
+                return {}  # a parked or stopped session is not held back
+            blocks = _count(current.payload.get("stop_blocks"))
+            if doc.get("stop_hook_active") is True and blocks > STOP_BLOCK_CAP:
+                sys.stderr.write("oms hook: stop gate released after its cap of consecutive blocks\n")
+                return {}
+            return {"decision": "block", "reason": STOP_REASON}
+        return {}
+
+
+def main(argv: list[str], stdin: bytes | None = None) -> int:
+    """Run one hook; prints the decision JSON; exit code 0 in every case."""
+    event = "unknown"
+    data = b""
+    try:
+        data = sys.stdin.buffer.read(STDIN_CAP + 1) if stdin is None else stdin
+        args = parse_args(argv)
+        doc = parse_payload(data)
+        event = str(doc["hook_event_name"])
+        out = respond(args, doc)
+    except Exception as exc:  # noqa: BLE001 - the hook boundary: one line, a safe decision, never a traceback
+        message = getattr(exc, "message", None) or str(exc)
+        sys.stderr.write(f"oms hook: {str(message)[:300]}\n")
+        failed_closed = event == "PreToolUse" or (event == "unknown" and b'"PreToolUse"' in data[:65536])
+        out = deny("oms: the hook could not verify this tool call") if failed_closed else {}
+    sys.stdout.write(json.dumps(out, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+    return 0
