@@ -278,3 +278,9 @@ class ProcessFailedError(ProcessError):
         tail = one_line(stderr.decode("utf-8", "replace"), 200)
         what = why or f"exited {returncode}"
         super().__init__(f"{argv[0]} {what}" + (f": {tail}" if tail else ""))
+
+
+class DemoFailedError(OmsError):
+    """`oms demo` did not reach a recorded result."""
+
+    code = "demo-failed"

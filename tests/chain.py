@@ -10,6 +10,7 @@ from pathlib import Path
 
 from oms.canonical import add_ms, now
 from oms.services import dispatches, tickets, worktrees
+from oms.services.demo import WORKER_SCRIPT
 from oms.services.setup import init
 from oms.services.workspace import Workspace
 from tests.helpers import git
@@ -140,8 +141,13 @@ def make_chain(tmp_path: Path) -> Iterator[Chain]:
 
 
 WORKER = r"""#!/bin/sh
-# A command worker for tests: records where it runs and what it was given, then waits.
+# A command worker for tests: in mode `wait` it first proves both channels (the demo worker's `prove`:
+# a SessionStart hook, read_dispatch and acknowledge_dispatch over the bridge); then it records where
+# it runs and what it was given, and waits (`silent`: the same without the proof).
 out="$1"
+if [ "$2" = wait ]; then
+  /bin/sh "$3" "$out.log" prove exit > /dev/null 2>&1
+fi
 {
   echo "cwd=$(pwd)"
   echo "dispatch=$OMS_DISPATCH_ID"
@@ -163,8 +169,12 @@ def use_worker(chain: Chain, mode: str = "wait") -> Path:
     script = chain.base / "worker.sh"
     script.write_text(WORKER)
     script.chmod(0o755)
+    agent = chain.base / "agent.sh"
+    agent.write_text(WORKER_SCRIPT)
     out = chain.base / "worker.out"
-    chain.edit_config(lambda s: s.replace('argv = ["true"]', f'argv = ["{script}", "{out}", "{mode}"]'), commit=True)
+    chain.edit_config(
+        lambda s: s.replace('argv = ["true"]', f'argv = ["{script}", "{out}", "{mode}", "{agent}"]'), commit=True
+    )
     return out
 
 

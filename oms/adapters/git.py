@@ -233,6 +233,25 @@ def reset_hard(repo: str, commit: str) -> None:
     git(repo, "reset", "-q", "--hard", commit, timeout=120.0)
 
 
+IDENTITY = ("-c", "user.name=oms", "-c", "user.email=oms@localhost.invalid", "-c", "commit.gpgsign=false")
+
+
+def init_repository(path: str) -> None:
+    """`git init -b main` a new repository (for `oms demo`)."""
+    git(path, "init", "--quiet", "--initial-branch", "main")
+
+
+def commit_all(repo: str, message: str) -> str:
+    """Stage everything and commit it as oms (for `oms demo`); returns the new HEAD."""
+    refuse_unsafe_config(repo)
+    git(repo, "add", "--all")
+    git(repo, *IDENTITY, "commit", "--quiet", "--no-verify", "--message", message)
+    head = resolve_commit(repo, "HEAD")
+    if head is None:
+        raise ProcessFailedError(("git", "commit"), 1, b"no HEAD after commit")
+    return head
+
+
 def keep_ref(repo: str, ref: str, commit: str) -> None:
     """Point `ref` at `commit` (so a reset never makes work unreachable)."""
     git(repo, "update-ref", ref, commit)

@@ -108,3 +108,55 @@ def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None,
         if items:
             table(fields, [[item.get(f) for f in fields] for item in items if isinstance(item, dict)])
         typer.echo("")
+
+
+@app.command()
+def demo(
+    directory: Annotated[
+        str | None,
+        typer.Option("--dir", help="Run in this new or empty directory (default: a new one under $TMPDIR)."),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=5.0, max=600.0, help="Seconds to wait for the worker's result.")
+    ] = 60.0,
+    json_out: JsonOpt = False,
+) -> None:
+    """The whole chain on a scratch repository: ticket, advisor review, delivery into a tmux pane, and a
+    worker that talks to oms only through its MCP bridge and its hooks; prints the timeline."""
+    import sys
+
+    from oms.errors import DemoFailedError
+    from oms.services.demo import run
+    from oms.services.worktrees import branch_for
+
+    def progress(message: str) -> None:
+        if not json_out:
+            sys.stderr.write(f"oms demo: {message}\n")
+            sys.stderr.flush()
+
+    result = run(directory, timeout_s=timeout, progress=progress)
+    roots = f"--state-root {result.state_root} --config-root {result.repo}"
+    if json_out:
+        emit(result.to_json())
+        if not result.ok:
+            raise typer.Exit(1)
+        return
+    typer.echo("Timeline")
+    width = max((len(s.subject) for s in result.timeline), default=8)
+    for s in result.timeline:
+        typer.echo(f"  {s.at[11:23]}  {s.source:<8}  {s.subject:<{width}}  {s.text}")
+    typer.echo("")
+    if result.ok:
+        typer.echo(
+            f"Result: dispatch {result.dispatch_id} is {result.dispatch_state}; commit {result.result_commit} "
+            f"on branch {branch_for(result.ticket_id)}"
+        )
+    typer.echo("Where to look")
+    typer.echo(f"  tmux -S {result.socket} attach -t {result.dispatch_id}   # the worker's pane (Enter ends it)")
+    typer.echo(f"  oms status {roots}")
+    typer.echo(f"  git -C {result.repo} log --oneline --graph --all")
+    typer.echo(f"  oms worker stop {result.dispatch_id} --reason 'demo over' {roots}")
+    if not result.ok:
+        raise DemoFailedError(
+            f"demo did not finish: {result.reason}", hint=f"look at the pane: tmux -S {result.socket} attach"
+        )

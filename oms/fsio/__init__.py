@@ -7,7 +7,7 @@ resolvers and publishers, `locks.py` for holder-named lock files, `paths.py` for
 from __future__ import annotations
 
 from oms.fsio.locks import Lock, LockState, acquire, break_stale, inspect
-from oms.fsio.outside import enclosing_git
+from oms.fsio.outside import enclosing_git, scratch_directory
 from oms.fsio.paths import check_component, split_rel
 from oms.fsio.procinfo import ProcessIdentity
 from oms.fsio.root import FileId, FsioOptions, Publisher, Resolver, Root, is_temp_name, temp_owner
@@ -27,6 +27,7 @@ __all__ = [
     "enclosing_git",
     "inspect",
     "is_temp_name",
+    "scratch_directory",
     "split_rel",
     "temp_owner",
 ]

@@ -31,6 +31,13 @@ def ensure_directory(path: str, mode: int = 0o755) -> None:
     os.makedirs(path, mode=mode, exist_ok=True)
 
 
+def scratch_directory(prefix: str) -> str:
+    """A new private (0700) directory under the system temporary directory (for `oms demo`)."""
+    import tempfile
+
+    return os.path.realpath(tempfile.mkdtemp(prefix=prefix))
+
+
 def read_user_file(path: str, cap: int) -> bytes:
     """Read a file the user named on the command line (outside any root): regular, bounded, non-blocking."""
     import stat

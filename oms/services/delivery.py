@@ -8,8 +8,10 @@
    one-line reason when one fails;
 5. an expired attempt's checkout is reset to its start commit (never losing work, only when nothing is
    bound); 6. the checkout is verified without running repository code;
-7. the provider plan is materialised, the pane ensured, the session registered, the pane activated, the
-   worker set `working` — a failure after the pane exists stops it or parks with `activation_pending`;
+7. the provider plan is materialised, the pane ensured, the session registered, the pane activated — a
+   failure after the pane exists stops it or parks with `activation_pending`; the worker stays `idle`
+   until its hooks and its bridge have both proven themselves with the delivery nonce (`liveness.py`),
+   then it is `working`; a channel silent past the deadline parks it (`hooks_silent`, `bridge_silent`);
 8. the receipt records the outcome and the nonce derived from (event, consumer).
 """
 
@@ -295,8 +297,7 @@ class Delivery:
             current = self._worker_step(
                 current, stable_id("wkr-pre-res", dispatch.record_id, event_id), health="healthy"
             )
-        if current.state == "idle":
-            self._worker_step(current, stable_id("wkr-act-work", dispatch.record_id, event_id), activity="working")
+        liveness.promote(self.ws, dispatch.record_id, session_id)  # else `working` waits for hooks and bridge
         return {
             "status": status,
             "dispatch_id": dispatch.record_id,
@@ -581,8 +582,7 @@ class Delivery:
             worker = self._worker_step(
                 worker, stable_id("wkr-hlth-res", dispatch_id, session.version), health="healthy"
             )
-        if worker.state == "idle":
-            self._worker_step(worker, stable_id("wkr-act-res", dispatch_id, session.version), activity="working")
+        liveness.promote(self.ws, dispatch_id, session.record_id)
         return self.observe(dispatch_id)
 
     def stop(self, dispatch_id: str, reason: str, *, end_reason: str = "stopped", by: str = "oms-cli") -> JsonObject:
@@ -689,9 +689,9 @@ class Delivery:
         dispatch = self.dispatch(dispatch_id)
         worker = self.worker(dispatch_id)
         session = self.session(access.text(dispatch.payload, "session_id"))
-        if session is None or worker.payload["health"] != "healthy" or worker.state != "working":
+        if session is None or worker.payload["health"] != "healthy" or worker.state not in ("idle", "working"):
             return
-        silent = liveness.silent(self.ws, session)
+        silent = liveness.silent(self.ws, session, worker.observed_at)
         if silent is not None:
             self._worker_step(worker, stable_id("wkr-silent", dispatch_id, silent), health="parked", reason=silent)
 

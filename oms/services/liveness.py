@@ -5,14 +5,16 @@ carrying the same nonce) each record one immutable event the first time they pro
 is derived from (delivery event, consumer) and handed to hooks and bridge through their environment, so
 a hook or bridge of another session cannot stand in. If either channel is still silent at the deadline,
 the worker is parked with `hooks_silent` or `bridge_silent` and its pane is kept for inspection.
+Delivery leaves the worker `idle`; whichever channel proves itself second moves it to `working`.
 """
 
 from __future__ import annotations
 
 import contextlib
 
-from oms.canonical import JsonObject, access, add_ms, equal, operation_nonce, parse_ts, stable_id
-from oms.errors import AuthorityChangedError, ConflictError
+from oms.canonical import JsonObject, access, add_ms, equal, next_after, operation_nonce, parse_ts, stable_id
+from oms.domain import workers
+from oms.errors import AuthorityChangedError, ConflictError, VersionConflictError
 from oms.services.workspace import Workspace
 from oms.store import Record
 
@@ -58,6 +60,7 @@ def record_bridge(ws: Workspace, dispatch: Record, nonce: str | None) -> None:
         "bridge-acknowledged",
         {"session_id": session_id, "dispatch_id": dispatch.record_id, "nonce": _check(dispatch, nonce, "bridge")},
     )
+    promote(ws, dispatch.record_id, session_id)
 
 
 def record_hook(
@@ -78,6 +81,34 @@ def record_hook(
             "native_session_ref": native_ref,
         },
     )
+    promote(ws, dispatch.record_id, session_id)
+
+
+def promote(ws: Workspace, dispatch_id: str, session_id: str) -> bool:
+    """Move a healthy `idle` worker to `working` once both channels are proven; True if it is working."""
+    if not all(channels(ws, session_id).values()):
+        return False
+    records = ws.store.records("worker")
+    for _ in range(5):  # the two channels race to be second: re-read and retry
+        worker = records.read(dispatch_id)
+        if worker.state != "idle" or worker.payload["health"] != "healthy":
+            return worker.state == "working"
+        now = next_after(worker.observed_at, ws.now())
+        nxt = workers.set_activity(worker.state, worker.payload, "working", now=now)
+        try:
+            records.transition(
+                dispatch_id,
+                expected_version=worker.version,
+                state=nxt.state,
+                payload=nxt.payload,
+                operation_id=stable_id("wkr-live", dispatch_id, worker.version),
+                actor="oms-liveness",
+                observed_at=now,
+            )
+            return True
+        except VersionConflictError:
+            continue
+    return False
 
 
 def channels(ws: Workspace, session_id: str) -> JsonObject:
@@ -86,14 +117,15 @@ def channels(ws: Workspace, session_id: str) -> JsonObject:
     return {"hooks": hook_event_id(session_id) in ids, "bridge": bridge_event_id(session_id) in ids}
 
 
-def silent(ws: Workspace, session: Record) -> str | None:
-    """`hooks_silent` / `bridge_silent` once the deadline has passed without that channel, else None."""
+def silent(ws: Workspace, session: Record, since: str) -> str | None:
+    """`hooks_silent` / `bridge_silent` once the deadline after the session's registration (or `since`,
+    the worker's last transition, e.g. a resume) has passed without that channel, else None."""
     if session.state != "running":
         return None
     live = channels(ws, session.record_id)
-    started = access.text(session.payload, "last_observed_at") if session.version == 0 else None
-    registered = started or session.observed_at
-    if parse_ts(ws.now()) < parse_ts(add_ms(registered, DEADLINE_MS)):
+    registered = ws.store.records("session").read_version(session.record_id, 0).observed_at
+    start = max(registered, since, key=parse_ts)
+    if parse_ts(ws.now()) < parse_ts(add_ms(start, DEADLINE_MS)):
         return None
     if not live["hooks"]:
         return "hooks_silent"
