@@ -142,12 +142,14 @@ def make_chain(tmp_path: Path) -> Iterator[Chain]:
 
 WORKER = r"""#!/bin/sh
 # A command worker for tests: in mode `wait` it first proves both channels (the demo worker's `prove`:
-# a SessionStart hook, read_dispatch and acknowledge_dispatch over the bridge); then it records where
-# it runs and what it was given, and waits (`silent`: the same without the proof).
+# a SessionStart hook, read_dispatch and acknowledge_dispatch over the bridge), in `hooks-only` and
+# `bridge-only` one of them; then it records where it runs and what it was given, and waits
+# (`silent`: the same without any proof).
 out="$1"
-if [ "$2" = wait ]; then
-  /bin/sh "$3" "$out.log" prove exit > /dev/null 2>&1
-fi
+case "$2" in
+  wait) /bin/sh "$3" "$out.log" prove exit > /dev/null 2>&1 ;;
+  hooks-only|bridge-only) /bin/sh "$3" "$out.log" "$2" exit > /dev/null 2>&1 ;;
+esac
 {
   echo "cwd=$(pwd)"
   echo "dispatch=$OMS_DISPATCH_ID"
@@ -185,3 +187,15 @@ def accepted(chain: Chain, title: str = "Fix the flaky test") -> tuple[str, str]
         dispatches.review(ws, dispatch_id)
         _, event_id = dispatches.accept(ws, dispatch_id)
     return dispatch_id, event_id
+
+
+def wait_for(path: Path, timeout: float = 30.0) -> str:
+    """The text of `path` once it exists (the test worker writes it atomically)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{path} never appeared")
+        time.sleep(0.02)
+    return path.read_text()

@@ -83,3 +83,13 @@ def deliverable(chain: Chain, monkeypatch: pytest.MonkeyPatch) -> Iterator[Chain
     monkeypatch.setenv("OMS_EXECUTABLE", str(Path(sys.executable).parent / "oms"))
     yield chain
     subprocess.run(["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"], capture_output=True, check=False)
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_bridges() -> Iterator[None]:
+    """Bridges a failed test left running are killed (ours only, by PID)."""
+    from tests.agent_side import SPAWNED
+
+    yield
+    while SPAWNED:
+        SPAWNED.pop().kill()

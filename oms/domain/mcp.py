@@ -77,7 +77,7 @@ def _result(msg_id: Any, result: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": msg_id, "result": result}
 
 
-def encode(message: dict[str, Any]) -> bytes:
+def encode(message: dict[str, Any] | list[dict[str, Any]]) -> bytes:
     """One line of protocol output (ASCII-escaped: no raw newline or U+2028 can reach the client)."""
     return json.dumps(message, separators=(",", ":"), ensure_ascii=True).encode("ascii") + b"\n"
 
@@ -100,8 +100,9 @@ def decode(line: bytes) -> Any:
     return json.loads(line.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
 
 
-def handle_line(session: Session, line: bytes) -> list[dict[str, Any]]:
-    """Everything to send back for one received line (possibly nothing)."""
+def handle_line(session: Session, line: bytes) -> list[dict[str, Any] | list[dict[str, Any]]]:
+    """Everything to send back for one received line, one element per line to write (possibly none);
+    a batch is answered with one array (or nothing when it held only notifications)."""
     try:
         message = decode(line)
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -109,11 +110,11 @@ def handle_line(session: Session, line: bytes) -> list[dict[str, Any]]:
     if isinstance(message, list):
         if session.version != "2025-03-26" or not message:
             return [_error(None, INVALID_REQUEST, "Batches are not supported in this protocol version")]
-        out = []
+        out: list[dict[str, Any]] = []
         for item in message:
             out += handle_message(session, item)
-        return out
-    return handle_message(session, message)
+        return [out] if out else []
+    return list(handle_message(session, message))
 
 
 def handle_message(session: Session, message: Any) -> list[dict[str, Any]]:

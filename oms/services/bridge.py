@@ -127,6 +127,9 @@ class Tools:
             return {"error": str(exc)}, True
         except OmsError as exc:
             return {"error": exc.message}, True
+        except Exception as exc:  # noqa: BLE001 - a bug must not kill the session: one line, an error result
+            sys.stderr.write(f"oms bridge: internal error in {name}: {type(exc).__name__}: {str(exc)[:200]}\n")
+            return {"error": f"internal error in oms ({type(exc).__name__})"}, True
 
     # ------------------------------------------------------------------ binding
     def _dispatch(self) -> Any:
@@ -246,7 +249,7 @@ def serve(argv: list[str], stdin: BinaryIO | None = None, out_fd: int | None = N
             line = source.readline(LINE_CAP + 1)
             if not line:
                 return 0
-            replies: list[dict[str, Any]]
+            replies: list[dict[str, Any] | list[dict[str, Any]]]
             if len(line) > LINE_CAP and not line.endswith(b"\n"):
                 while (rest := source.readline(LINE_CAP)) and not rest.endswith(b"\n"):
                     pass
@@ -260,7 +263,17 @@ def serve(argv: list[str], stdin: BinaryIO | None = None, out_fd: int | None = N
             elif not line.strip():
                 continue
             else:
-                replies = mcp.handle_line(session, line)
+                try:
+                    replies = mcp.handle_line(session, line)
+                except Exception as exc:  # noqa: BLE001 - the protocol boundary: answer, never a traceback
+                    sys.stderr.write(f"oms bridge: internal error: {type(exc).__name__}: {str(exc)[:200]}\n")
+                    replies = [
+                        {
+                            "jsonrpc": "2.0",
+                            "id": None,
+                            "error": {"code": mcp.INTERNAL_ERROR, "message": "Internal error"},
+                        }
+                    ]
             for reply in replies:
                 _write_all(out_fd, mcp.encode(reply))
     except BrokenPipeError:

@@ -693,7 +693,9 @@ class Delivery:
             return
         silent = liveness.silent(self.ws, session, worker.observed_at)
         if silent is not None:
-            self._worker_step(worker, stable_id("wkr-silent", dispatch_id, silent), health="parked", reason=silent)
+            self._worker_step(
+                worker, stable_id("wkr-silent", dispatch_id, silent, worker.version), health="parked", reason=silent
+            )
 
     def observe(self, dispatch_id: str) -> JsonObject:
         """Worker, session and pane at a glance (recording an end reason if the pane has ended)."""

@@ -1,0 +1,209 @@
+"""`oms worker bridge` on the wire: a real process (source or frozen), a raw line client, real records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from oms.canonical import access
+from oms.services.bridge import LINE_CAP
+from oms.services.liveness import bridge_event_id
+from oms.store.verify import verify
+from tests.agent_side import Bound, RawClient, bind, snapshot, structured
+from tests.chain import Chain
+from tests.helpers import OmsCommand, git
+
+VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+TOOLS = ["read_dispatch", "acknowledge_dispatch", "record_dispatch_result"]
+
+
+@pytest.fixture
+def bound(chain: Chain) -> Bound:
+    return bind(chain)
+
+
+def _client(oms: OmsCommand, bound: Bound, **kw: str) -> RawClient:
+    return RawClient(oms, bound.bridge_args(kw.get("session")), bound.env(kw.get("nonce")))
+
+
+@pytest.mark.parametrize("version", [*VERSIONS, "1999-01-01"])
+def test_handshake_and_tools_list_per_version(oms: OmsCommand, bound: Bound, version: str) -> None:
+    client = _client(oms, bound)
+    result = client.initialize(version)["result"]
+    assert result["protocolVersion"] == (version if version in VERSIONS else "2025-11-25")
+    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["serverInfo"]["name"] == "oms-worker-bridge"
+    listed = client.request("tools/list")["result"]["tools"]
+    assert [t["name"] for t in listed] == TOOLS
+    modern = result["protocolVersion"] >= "2025-06-18"
+    for tool in listed:
+        assert tool["inputSchema"]["type"] == "object"
+        assert tool["inputSchema"]["additionalProperties"] is False
+        assert tool["annotations"]["openWorldHint"] is False
+        assert ("outputSchema" in tool, "title" in tool) == (modern, modern)
+    read = client.call("read_dispatch")
+    assert read["isError"] is False
+    assert ("structuredContent" in read) == modern
+    assert structured(read)["dispatch_id"] == bound.dispatch_id
+    assert client.close() == 0
+
+
+def test_server_discover_gets_method_not_found_at_once(oms: OmsCommand, bound: Bound) -> None:
+    client = _client(oms, bound)
+    reply = client.request("server/discover", {})
+    assert reply["error"] == {"code": -32601, "message": "Method not found", "data": "server/discover"}
+    assert client.initialize()["result"]["protocolVersion"] == "2025-11-25"
+    assert client.close() == 0
+
+
+def test_protocol_errors_and_batches(oms: OmsCommand, bound: Bound) -> None:
+    client = _client(oms, bound)
+    assert client.request("tools/list")["error"]["code"] == -32600  # before initialize
+    client.send_raw(b"{not json\n")
+    assert client.recv() == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+    client.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"ping","x":"\xff\xfe"}\n')
+    assert client.recv()["error"]["code"] == -32700
+    client.send_raw(b'{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}\n')  # duplicate keys
+    assert client.recv()["error"]["code"] == -32700
+    client.initialize("2025-11-25")
+    assert client.request("ping")["result"] == {}
+    assert client.request("resources/list")["error"]["code"] == -32601
+    assert client.request("tools/call", {"name": "delete_everything"})["error"]["code"] == -32602
+    client.send_raw(b'[{"jsonrpc":"2.0","id":7,"method":"ping"}]\n')
+    assert client.recv()["error"]["code"] == -32600  # batches only in 2025-03-26
+    client.send_raw(b'{"jsonrpc":"2.0","id":true,"method":"ping"}\n')
+    assert client.recv()["error"]["code"] == -32600
+    bad = client.call("record_dispatch_result", {"status": "done", "summary": "x"})
+    assert bad["isError"] is True
+    assert "status" in structured(bad)["error"]
+    extra = client.call("read_dispatch", {"dispatch_id": "dsp-other"})
+    assert extra["isError"] is True  # the bound dispatch only: no arguments accepted
+    assert client.close() == 0
+
+    old = _client(oms, bound)
+    old.initialize("2025-03-26")
+    old.send_raw(
+        b'[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"x"},{"jsonrpc":"2.0","id":2,"method":"ping"}]\n'
+    )
+    assert old.recv_json() == [
+        {"jsonrpc": "2.0", "id": 1, "result": {}},
+        {"jsonrpc": "2.0", "id": 2, "result": {}},
+    ]
+    assert old.close() == 0
+
+
+def test_a_line_over_the_cap_is_refused_and_the_session_goes_on(oms: OmsCommand, bound: Bound) -> None:
+    client = _client(oms, bound)
+    client.initialize()
+    client.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"ping","pad":"' + b"x" * LINE_CAP + b'"}\n')
+    reply = client.recv()
+    assert (reply["id"], reply["error"]["code"]) == (None, -32600)
+    assert client.request("ping")["result"] == {}
+    assert client.close() == 0
+
+
+def test_start_up_and_listing_have_no_side_effects(oms: OmsCommand, bound: Bound, tmp_path: Path) -> None:
+    before = snapshot(bound.chain.state)
+    probe = _client(oms, bound)
+    assert probe.close() == 0  # a throwaway probe: spawned, stdin closed at once
+    assert probe.rest_of_stdout() == b""
+    lister = _client(oms, bound)
+    lister.initialize()
+    lister.request("tools/list")
+    assert lister.close() == 0
+    assert snapshot(bound.chain.state) == before
+
+    missing = tmp_path / "no-such-state-root"
+    args = bound.bridge_args()
+    args[args.index("--state-root") + 1] = str(missing)
+    client = RawClient(oms, args, bound.env())
+    client.initialize()
+    assert len(client.request("tools/list")["result"]["tools"]) == 3
+    failed = client.call("read_dispatch")
+    assert failed["isError"] is True
+    assert client.close() == 0
+    assert not missing.exists()
+
+
+def test_tools_read_acknowledge_record(oms: OmsCommand, bound: Bound) -> None:
+    client = _client(oms, bound)
+    client.initialize()
+    early = client.call("record_dispatch_result", {"status": "blocked", "summary": "x"})
+    assert "acknowledge_dispatch" in structured(early)["error"]
+    read = structured(client.call("read_dispatch"))
+    assert read["ticket"]["title"] == "Fix the flaky test"
+    assert read["ticket"]["body"] == "It fails one run in ten."
+    assert read["worktree_path"] == str(bound.worktree)
+    assert read["branch"] == git("rev-parse", "--abbrev-ref", "HEAD", cwd=bound.worktree).strip()
+    assert read["start_commit"] == git("rev-parse", "HEAD", cwd=bound.worktree).strip()
+    assert "record_dispatch_result" in read["result_contract"]
+    first = structured(client.call("acknowledge_dispatch"))
+    again = structured(client.call("acknowledge_dispatch"))
+    assert (first["state"], first["already"], again["state"], again["already"]) == (
+        "acknowledged",
+        False,
+        "acknowledged",
+        True,
+    )
+    (bound.worktree / "WORK.md").write_text("uncommitted\n")
+    dirty = client.call("record_dispatch_result", {"status": "completed", "summary": "s"})
+    assert "result_commit" in structured(dirty)["error"]
+    (bound.worktree / "WORK.md").unlink()
+    commit = bound.commit_change()
+    (bound.worktree / "stray.txt").write_text("untracked\n")
+    untracked = client.call("record_dispatch_result", {"status": "completed", "summary": "s", "result_commit": commit})
+    assert "uncommitted or untracked" in structured(untracked)["error"]
+    (bound.worktree / "stray.txt").unlink()
+    other = git("commit-tree", "-m", "x", f"{commit}^{{tree}}", cwd=bound.worktree).strip()  # no parent
+    orphan = client.call("record_dispatch_result", {"status": "completed", "summary": "s", "result_commit": other})
+    assert "does not descend" in structured(orphan)["error"]
+    done = client.call("record_dispatch_result", {"status": "completed", "summary": "Fixed.", "result_commit": commit})
+    assert done["isError"] is False
+    out = structured(done)
+    assert (out["state"], out["already"]) == ("result-received", False)
+    replay = structured(
+        client.call("record_dispatch_result", {"status": "completed", "summary": "Fixed.", "result_commit": commit})
+    )
+    assert (replay["already"], replay["evidence"]) == (True, out["evidence"])
+    changed = client.call("record_dispatch_result", {"status": "failed", "summary": "No.", "result_commit": commit})
+    assert "different result" in structured(changed)["error"]
+    assert client.close() == 0
+    with bound.chain.workspace() as ws:
+        dispatch = ws.store.records("dispatch").read(bound.dispatch_id)
+        worker = ws.store.records("worker").read(bound.dispatch_id)
+        evidence = ws.store.evidence.get(out["evidence"])
+        assert bridge_event_id(bound.session_id) in ws.store.events.ids()
+    assert dispatch.state == "result-received"
+    assert (worker.state, worker.payload["end_reason"]) == ("done", "result-recorded")
+    assert access.obj(evidence.body, "payload")["result_commit"] == commit
+    assert evidence.kind == "dispatch-result"
+    assert verify(str(bound.chain.state)).ok
+
+
+def test_a_bridge_bound_to_another_session_is_refused(oms: OmsCommand, bound: Bound) -> None:
+    client = _client(oms, bound, session="11111111-2222-4333-8444-555555555555")
+    client.initialize()
+    for tool in TOOLS[:2]:
+        assert "not bound" in structured(client.call(tool))["error"]
+    assert client.close() == 0
+
+
+def test_a_wrong_nonce_does_not_acknowledge(oms: OmsCommand, bound: Bound) -> None:
+    client = _client(oms, bound, nonce="0" * 64)
+    client.initialize()
+    refused = client.call("acknowledge_dispatch")
+    assert refused["isError"] is True
+    assert "nonce" in structured(refused)["error"]
+    assert client.close() == 0
+    with bound.chain.workspace() as ws:
+        assert ws.store.records("dispatch").read(bound.dispatch_id).state == "accepted"
+        assert bridge_event_id(bound.session_id) not in ws.store.events.ids()
+
+
+def test_bad_arguments_exit_2_with_one_line(oms: OmsCommand) -> None:
+    done = oms.run("worker", "bridge", "--dispatch-id", "dsp-1", stdin=b"")
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1
+    assert "usage" in done.stderr
