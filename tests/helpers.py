@@ -138,6 +138,7 @@ def payload(kind: str, **overrides: Json) -> JsonObject:
             "session_id": SESSION,
             "role_id": "oms.ticket-executor",
             "model_id": "gpt-5-codex",
+            "model_endpoint": None,
             "provider_mode": "command",
             "engine": "command",
             "capabilities": ["repository-read", "ticket-worktree-write"],

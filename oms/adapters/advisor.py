@@ -19,6 +19,8 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from oms.adapters.providers.base import CODEX_PROVIDER, codex_provider
+from oms.adapters.quoting import toml_value
 from oms.canonical import JsonObject, dumps, loads_object
 from oms.domain.config import Role
 from oms.errors import AdvisorError, InvalidInputError, ProcessError
@@ -54,6 +56,7 @@ class Plan:
     argv: tuple[str, ...]
     stdin: bytes
     envelope: str  # "plain" (the verdict is stdout) or "claude" (stdout is Claude's JSON envelope)
+    env: tuple[tuple[str, str], ...] = ()  # set on top of the allow-listed environment
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +70,15 @@ class AdvisorRun:
     finished_at: str
 
 
-def plan(role: Role, request: JsonObject, verdict_schema_path: str, verdict_schema: JsonObject) -> Plan:
-    """The launch plan for `role` (pure)."""
+def plan(
+    role: Role,
+    request: JsonObject,
+    verdict_schema_path: str,
+    verdict_schema: JsonObject,
+    *,
+    openai_key: bool = False,
+) -> Plan:
+    """The launch plan for `role` (pure). `openai_key`: OPENAI_API_KEY is set (a role endpoint then uses it)."""
     body = dumps(request)
     prompt = (INSTRUCTIONS + "\n\nRequest:\n" + body.decode("utf-8") + "\n").encode("utf-8")
     if role.transport == "command":
@@ -76,6 +86,14 @@ def plan(role: Role, request: JsonObject, verdict_schema_path: str, verdict_sche
             raise InvalidInputError(f"advisor role {role.role_id} has no argv")
         return Plan(role.argv, body + b"\n", "plain")
     if role.transport == "codex_exec":
+        provider: tuple[str, ...] = ()
+        if role.endpoint is not None:
+            provider = (
+                "--config",
+                f"model_provider={toml_value(CODEX_PROVIDER)}",
+                "--config",
+                f"model_providers.{CODEX_PROVIDER}={toml_value(codex_provider(role.endpoint, openai_key))}",
+            )
         return Plan(
             (
                 "codex",
@@ -83,12 +101,15 @@ def plan(role: Role, request: JsonObject, verdict_schema_path: str, verdict_sche
                 "never",
                 "exec",
                 "--strict-config",
+                "--disable",
+                "unbounded_connection_retries",
                 "--sandbox",
                 "read-only",
                 "--skip-git-repo-check",
                 "--ephemeral",
                 "--model",
                 role.model,
+                *provider,
                 "--output-schema",
                 verdict_schema_path,
                 "-",
@@ -114,6 +135,7 @@ def plan(role: Role, request: JsonObject, verdict_schema_path: str, verdict_sche
             ),
             prompt,
             "claude",
+            (("ANTHROPIC_BASE_URL", role.endpoint),) if role.endpoint is not None else (),
         )
     raise InvalidInputError(f"transport {role.transport} cannot run an advisor")
 
@@ -125,7 +147,7 @@ def execute(advisor: Plan, *, cwd: str, clock: Callable[[], str], timeout: float
         done = run(
             advisor.argv,
             cwd=cwd,
-            env=child_env(keep=ADVISOR_ENV),
+            env={**child_env(keep=ADVISOR_ENV), **dict(advisor.env)},
             stdin=advisor.stdin,
             timeout=timeout,
             max_output=ADVISOR_OUTPUT_BYTES,

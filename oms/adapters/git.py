@@ -233,7 +233,7 @@ def reset_hard(repo: str, commit: str) -> None:
     git(repo, "reset", "-q", "--hard", commit, timeout=120.0)
 
 
-IDENTITY = ("-c", "user.name=oms", "-c", "user.email=oms@localhost.invalid", "-c", "commit.gpgsign=false")
+OMS_IDENTITY = ("oms", "oms@localhost.invalid")
 
 
 def init_repository(path: str) -> None:
@@ -241,11 +241,14 @@ def init_repository(path: str) -> None:
     git(path, "init", "--quiet", "--initial-branch", "main")
 
 
-def commit_all(repo: str, message: str) -> str:
-    """Stage everything and commit it as oms (for `oms demo`); returns the new HEAD."""
+def commit_all(repo: str, message: str, author: tuple[str, str] = OMS_IDENTITY) -> str:
+    """Stage everything and commit it as `author` (name, email); returns the new HEAD. The config is checked
+    first (filters, fsmonitor, hooks); hooks never run; nothing is signed."""
     refuse_unsafe_config(repo)
-    git(repo, "add", "--all")
-    git(repo, *IDENTITY, "commit", "--quiet", "--no-verify", "--message", message)
+    name, email = author
+    identity = ("-c", f"user.name={name}", "-c", f"user.email={email}", "-c", "commit.gpgsign=false")
+    git(repo, "add", "--all", timeout=120.0)
+    git(repo, *identity, "commit", "--quiet", "--no-verify", "--message", message, timeout=120.0)
     head = resolve_commit(repo, "HEAD")
     if head is None:
         raise ProcessFailedError(("git", "commit"), 1, b"no HEAD after commit")

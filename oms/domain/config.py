@@ -29,6 +29,7 @@ class Role:
     transport: str
     sandbox: str
     argv: tuple[str, ...] | None
+    endpoint: str | None = None  # the model API the agent CLI talks to (a gateway, a proxy); None = its default
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +63,12 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
         check(role_id, f"{where}: roles key", ROLE_ID)
         argv = spec.get("argv")
         roles[role_id] = Role(
-            role_id, spec["model"], spec["transport"], spec["sandbox"], tuple(argv) if argv is not None else None
+            role_id,
+            spec["model"],
+            spec["transport"],
+            spec["sandbox"],
+            tuple(argv) if argv is not None else None,
+            spec.get("endpoint"),
         )
     for key, allowed in (("advisor", ADVISOR_TRANSPORTS), ("worker", WORKER_TRANSPORTS)):
         role = roles.get(doc[key]["role"])

@@ -61,6 +61,7 @@ INTENT_FIELDS = (
     "session_id",
     "role_id",
     "model_id",
+    "model_endpoint",
     "provider_mode",
     "engine",
     "capabilities",

@@ -72,12 +72,15 @@ def check_dispatch(ws: Workspace, dispatch: Record) -> Authority:
     check_approval(ws, dispatch, policy, intent)
     config = ws.config()
     configured = role(config, access.text(payload, "role_id"))
-    if (configured.model, configured.transport, configured.sandbox) != (
+    if (configured.model, configured.endpoint, configured.transport, configured.sandbox) != (
         payload["model_id"],
+        payload["model_endpoint"],
         payload["provider_mode"],
         "ticket-worktree-write",
     ) or configured.transport not in WORKER_TRANSPORTS:
-        raise AuthorityChangedError(f"role {configured.role_id} model, transport or sandbox changed in the config")
+        raise AuthorityChangedError(
+            f"role {configured.role_id} model, endpoint, transport or sandbox changed in the config"
+        )
     if payload["capabilities"] != worker_capabilities(policy, configured.role_id):
         raise AuthorityChangedError("dispatch capabilities are not exactly repository-read, ticket-worktree-write")
     ticket = ws.store.records("ticket").read(access.text(payload, "ticket_id"))

@@ -33,7 +33,8 @@ INSTRUCTIONS = (
 RESULT_CONTRACT = (
     "Commit your work in the worktree (the tree must be clean and HEAD must be your commit, "
     "descending from start_commit), then call record_dispatch_result with status completed, "
-    "blocked or failed, a summary, and result_commit (required for completed)."
+    "blocked or failed, a summary, and result_commit. If your sandbox cannot commit, leave the "
+    "changes in the worktree and omit result_commit: for a completed result oms commits them."
 )
 TOOL_META = {
     "read_dispatch": (
@@ -205,6 +206,7 @@ class Tools:
         return {"dispatch_id": rec.record_id, "state": rec.state, "already": False}
 
     def record_dispatch_result(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        from oms.canonical import access
         from oms.services.results import record_result
 
         dispatch = self._dispatch()
@@ -215,7 +217,14 @@ class Tools:
             summary=str(arguments["summary"]),
             commit=arguments.get("result_commit"),
         )
-        return {"dispatch_id": rec.record_id, "state": rec.state, "evidence": ref, "already": already}
+        commit = access.obj(self.workspace().store.evidence.get(ref).body, "payload").get("result_commit")
+        return {
+            "dispatch_id": rec.record_id,
+            "state": rec.state,
+            "evidence": ref,
+            "already": already,
+            "result_commit": commit if isinstance(commit, str) else None,
+        }
 
 
 def _validate_args(name: str, arguments: dict[str, Any]) -> None:

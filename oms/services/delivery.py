@@ -335,6 +335,8 @@ class Delivery:
         """The provider launch plan for a dispatch (pure given its inputs)."""
         payload = dispatch.payload
         session_id = access.text(payload, "session_id")
+        endpoint = payload.get("model_endpoint")
+        endpoint = endpoint if isinstance(endpoint, str) else None
         req = LaunchRequest(
             dispatch_id=dispatch.record_id,
             session_id=session_id,
@@ -348,9 +350,12 @@ class Delivery:
             nonce=operation_nonce(access.text(payload, "delivery_event_id"), CONSUMER),
             instructions=self._instructions(),
             role_argv=role_argv,
-            codex_auth=self._codex_auth() if payload["provider_mode"] == "codex_goal" else None,
+            codex_auth=self._codex_auth(required=endpoint is None)
+            if payload["provider_mode"] == "codex_goal"
+            else None,
             passthrough={k: self.env[k] for k in PASSTHROUGH if self.env.get(k)},
             tools=tools,
+            endpoint=endpoint,
         )
         mode = payload["provider_mode"]
         if mode == "codex_goal":
@@ -379,9 +384,13 @@ class Delivery:
             raise ConfigError(f"{INSTRUCTIONS_PATH} must be ASCII (it is passed on the agent's command line)")
         return (flat or ACTIVATION_TEXT)[:4096]
 
-    def _codex_auth(self) -> str:
+    def _codex_auth(self, *, required: bool = True) -> str | None:
+        """The user's Codex `auth.json` (optional with a role endpoint: a gateway may need no login)."""
         base = self.env.get("CODEX_HOME") or os.path.join(self.env.get("HOME", "/nonexistent"), ".codex")
-        return regular_file_target(os.path.join(base, "auth.json"))
+        path = os.path.join(base, "auth.json")
+        if not required and not os.path.lexists(path):
+            return None
+        return regular_file_target(path)
 
     # ------------------------------------------------------------------ panes, sessions
     def _register_pane(self, dispatch: Record, pane: Pane) -> None:

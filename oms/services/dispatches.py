@@ -122,6 +122,7 @@ def propose(ws: Workspace, ticket_id: str, role_id: str | None = None) -> tuple[
         "session_id": ticket.payload["session_id"],
         "role_id": configured.role_id,
         "model_id": configured.model,
+        "model_endpoint": configured.endpoint,
         "provider_mode": configured.transport,
         "engine": ENGINES[configured.transport],
         "capabilities": list(capabilities),
@@ -202,7 +203,13 @@ def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
     request = _advisor_request(ws, dispatch, intent_sha)
     validate("advisor-request", request, where="advisor request")
     schema_path = _verdict_schema_file(ws, dispatch.record_id) if reviewer.transport == "codex_exec" else ""
-    plan = advisor.plan(reviewer, request, schema_path, load_schema("advisor-verdict"))
+    plan = advisor.plan(
+        reviewer,
+        request,
+        schema_path,
+        load_schema("advisor-verdict"),
+        openai_key=bool(os.environ.get("OPENAI_API_KEY")),
+    )
     run = advisor.execute(plan, cwd=access.text(dispatch.payload, "worktree_path"), clock=ws.clock)
     verdict = advisor.verdict(plan, run)
     try:

@@ -1,4 +1,11 @@
-"""Recording a dispatch's result (from `record_dispatch_result`): verify, sign, transition."""
+"""Recording a dispatch's result (from `record_dispatch_result`): verify, sign, transition.
+
+An agent either commits its work itself (Claude Code, a command worker) or leaves it in the worktree:
+Codex's workspace-write sandbox keeps git metadata read-only, so a Codex agent in a worktree cannot
+commit (observed: `Unable to create '<repo>/.git/worktrees/<id>/index.lock': Read-only file system`).
+For a `completed` result without `result_commit`, oms commits the worktree's changes itself, outside
+the sandbox, running no repository code (config checked first; hooks and fsmonitor off).
+"""
 
 from __future__ import annotations
 
@@ -8,11 +15,12 @@ from oms.canonical.ids import COMMIT
 from oms.domain import dispatches as machine
 from oms.domain import workers
 from oms.domain.machine import Next, step
-from oms.errors import CheckoutChangedError, InvalidInputError
+from oms.errors import CheckoutChangedError, InvalidInputError, VersionConflictError, one_line
 from oms.services.workspace import Workspace
 from oms.store import Record
 
 ACTOR = "oms-bridge"
+WORKER_IDENTITY = ("oms worker", "worker@oms.invalid")
 
 
 def verify_commit(dispatch: Record, commit: str) -> None:
@@ -37,16 +45,44 @@ def verify_commit(dispatch: Record, commit: str) -> None:
         raise CheckoutChangedError("the worktree has uncommitted or untracked changes; commit them first")
 
 
+def commit_leftovers(dispatch: Record, summary: str) -> str:
+    """Commit what the agent left in its worktree (as `oms worker`); the new HEAD, or HEAD if it is already
+    a commit after the start commit and the tree is clean."""
+    path = access.text(dispatch.payload, "worktree_path")
+    git.refuse_unsafe_config(path)
+    if git.current_branch(path) != access.text(dispatch.payload, "worktree_branch"):
+        raise CheckoutChangedError("the worktree is not on its dispatch branch")
+    if git.status_entries(path):
+        message = f"{summary.strip().splitlines()[0][:200] if summary.strip() else 'oms result'}\n\n" + (
+            f"Committed by oms for dispatch {dispatch.record_id}: the agent left its work uncommitted.\n"
+        )
+        return git.commit_all(path, message, author=WORKER_IDENTITY)
+    head = git.resolve_commit(path, "HEAD")
+    if head is None or head == access.text(dispatch.payload, "worktree_start_commit"):
+        raise InvalidInputError("nothing to record: the worktree has no changes and no commit after start_commit")
+    return head
+
+
 def record_result(
     ws: Workspace, dispatch: Record, *, status: str, summary: str, commit: object
 ) -> tuple[Record, str, bool]:
     """Store the signed result and move the dispatch and worker on; (dispatch, evidence ref, already)."""
     if dispatch.state == "accepted":
         raise InvalidInputError("call acknowledge_dispatch before record_dispatch_result")
+    if dispatch.state in ("result-received", "resolved"):  # a retry: the same result again, or a refusal
+        ref = access.text(dispatch.payload, "result_evidence")
+        previous = access.obj(ws.store.evidence.get(ref).body, "payload")
+        same_commit = commit is None or commit == previous["result_commit"]
+        if (previous["status"], previous["summary"]) != (status, summary) or not same_commit:
+            raise InvalidInputError("a different result was already recorded for this dispatch")
+        _finish_worker(ws, dispatch.record_id, status, summary)  # completes an interrupted first call
+        return dispatch, ref, True
     if status == "completed" and not isinstance(commit, str):
-        raise InvalidInputError("a completed result needs result_commit")
+        commit = commit_leftovers(dispatch, summary)
     if isinstance(commit, str):
         verify_commit(dispatch, commit)
+        if status == "completed" and commit == dispatch.payload["worktree_start_commit"]:
+            raise InvalidInputError("result_commit is the start commit: a completed result needs a new commit")
     result_commit = commit if isinstance(commit, str) else None
     body: JsonObject = {
         "format": "oms-evidence-v1",
@@ -63,12 +99,6 @@ def record_result(
             "result_commit": result_commit,
         },
     }
-    if dispatch.state in ("result-received", "resolved"):
-        ref = access.text(dispatch.payload, "result_evidence")
-        previous = access.obj(ws.store.evidence.get(ref).body, "payload")
-        if (previous["status"], previous["summary"], previous["result_commit"]) != (status, summary, result_commit):
-            raise InvalidInputError("a different result was already recorded for this dispatch")
-        return dispatch, ref, True
     evidence = ws.store.put_evidence(body)
     nxt = Next(
         step("dispatch", machine.TABLE, dispatch.state, "record-result"),
@@ -87,24 +117,35 @@ def record_result(
         )
         .record
     )
-    worker = ws.store.records("worker").read(dispatch.record_id)
-    if worker.state in ("idle", "working"):
-        activity = "done" if status == "completed" else "blocked"
+    _finish_worker(ws, dispatch.record_id, status, summary)
+    return rec, evidence.ref, False
+
+
+def _finish_worker(ws: Workspace, dispatch_id: str, status: str, summary: str) -> None:
+    """The worker ends `done` (completed) or `blocked`, end reason `result-recorded` (idempotent)."""
+    records = ws.store.records("worker")
+    for _ in range(5):  # hooks and liveness may move the worker meanwhile: re-read and retry
+        worker = records.read(dispatch_id)
+        if worker.state not in ("idle", "working"):
+            return
         moved = workers.set_activity(
             worker.state,
             worker.payload,
-            activity,
+            "done" if status == "completed" else "blocked",
             now=next_after(worker.observed_at, ws.now()),
             end_reason="result-recorded",
-            end_detail=f"{status}: {summary}"[:512],
+            end_detail=one_line(f"{status}: {summary}", 512),
         )
-        ws.store.records("worker").transition(
-            worker.record_id,
-            expected_version=worker.version,
-            state=moved.state,
-            payload=moved.payload,
-            operation_id=stable_id("wkr-result", dispatch.record_id),
-            actor=ACTOR,
-            observed_at=access.text(moved.payload, "updated_at"),
-        )
-    return rec, evidence.ref, False
+        try:
+            records.transition(
+                worker.record_id,
+                expected_version=worker.version,
+                state=moved.state,
+                payload=moved.payload,
+                operation_id=stable_id("wkr-result", dispatch_id),
+                actor=ACTOR,
+                observed_at=access.text(moved.payload, "updated_at"),
+            )
+            return
+        except VersionConflictError:
+            continue

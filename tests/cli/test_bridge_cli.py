@@ -146,11 +146,13 @@ def test_tools_read_acknowledge_record(oms: OmsCommand, bound: Bound) -> None:
         "acknowledged",
         True,
     )
-    (bound.worktree / "WORK.md").write_text("uncommitted\n")
-    dirty = client.call("record_dispatch_result", {"status": "completed", "summary": "s"})
-    assert "result_commit" in structured(dirty)["error"]
-    (bound.worktree / "WORK.md").unlink()
+    nothing = client.call("record_dispatch_result", {"status": "completed", "summary": "s"})
+    assert "nothing to record" in structured(nothing)["error"]
     commit = bound.commit_change()
+    (bound.worktree / "WORK.md").write_text("changed after the commit\n")
+    dirty = client.call("record_dispatch_result", {"status": "completed", "summary": "s", "result_commit": commit})
+    assert "uncommitted" in structured(dirty)["error"]
+    git("checkout", "--", "WORK.md", cwd=bound.worktree)
     (bound.worktree / "stray.txt").write_text("untracked\n")
     untracked = client.call("record_dispatch_result", {"status": "completed", "summary": "s", "result_commit": commit})
     assert "uncommitted or untracked" in structured(untracked)["error"]
@@ -161,7 +163,7 @@ def test_tools_read_acknowledge_record(oms: OmsCommand, bound: Bound) -> None:
     done = client.call("record_dispatch_result", {"status": "completed", "summary": "Fixed.", "result_commit": commit})
     assert done["isError"] is False
     out = structured(done)
-    assert (out["state"], out["already"]) == ("result-received", False)
+    assert (out["state"], out["already"], out["result_commit"]) == ("result-received", False, commit)
     replay = structured(
         client.call("record_dispatch_result", {"status": "completed", "summary": "Fixed.", "result_commit": commit})
     )
@@ -179,6 +181,42 @@ def test_tools_read_acknowledge_record(oms: OmsCommand, bound: Bound) -> None:
     assert access.obj(evidence.body, "payload")["result_commit"] == commit
     assert evidence.kind == "dispatch-result"
     assert verify(str(bound.chain.state)).ok
+
+
+def test_work_left_uncommitted_is_committed_by_oms(oms: OmsCommand, bound: Bound) -> None:
+    """Codex's sandbox keeps git metadata read-only: the agent leaves its work, oms commits it."""
+    client = _client(oms, bound)
+    client.initialize()
+    client.call("acknowledge_dispatch")
+    start = git("rev-parse", "HEAD", cwd=bound.worktree).strip()
+    (bound.worktree / "NEW.md").write_text("left by the agent\n")
+    (bound.worktree / "README.md").write_text("# changed\n")
+    done = structured(client.call("record_dispatch_result", {"status": "completed", "summary": "Did it.\nDetails."}))
+    head = git("rev-parse", "HEAD", cwd=bound.worktree).strip()
+    assert (done["state"], done["result_commit"]) == ("result-received", head)
+    assert git("rev-parse", "HEAD^", cwd=bound.worktree).strip() == start
+    assert git("status", "--porcelain", cwd=bound.worktree) == ""
+    assert (
+        git("log", "-1", "--format=%an <%ae>|%s", cwd=bound.worktree).strip()
+        == "oms worker <worker@oms.invalid>|Did it."
+    )
+    again = structured(client.call("record_dispatch_result", {"status": "completed", "summary": "Did it.\nDetails."}))
+    assert (again["already"], again["result_commit"]) == (True, head)
+    assert client.close() == 0
+
+
+def test_a_blocked_result_needs_no_commit(oms: OmsCommand, bound: Bound) -> None:
+    client = _client(oms, bound)
+    client.initialize()
+    client.call("acknowledge_dispatch")
+    (bound.worktree / "HALF.md").write_text("half done\n")
+    out = structured(client.call("record_dispatch_result", {"status": "blocked", "summary": "Need access."}))
+    assert (out["state"], out["result_commit"]) == ("result-received", None)
+    assert (bound.worktree / "HALF.md").exists()  # nothing committed, nothing lost
+    assert client.close() == 0
+    with bound.chain.workspace() as ws:
+        worker = ws.store.records("worker").read(bound.dispatch_id)
+    assert (worker.state, worker.payload["end_reason"]) == ("blocked", "result-recorded")
 
 
 def test_a_bridge_bound_to_another_session_is_refused(oms: OmsCommand, bound: Bound) -> None:

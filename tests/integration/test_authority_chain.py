@@ -140,12 +140,21 @@ def test_policy_granting_extra_capabilities_is_refused_at_propose(chain: Chain) 
         dispatches.propose(ws, ticket_id)
 
 
-def test_config_change_after_review_blocks_accept(chain: Chain) -> None:
+@pytest.mark.parametrize(
+    "change",
+    [
+        ('model = "script"', 'model = "bigger-model"'),
+        ('model = "script"', 'model = "script"\nendpoint = "https://gateway.example.com/v1"'),
+    ],
+    ids=["model", "endpoint"],
+)
+def test_config_change_after_review_blocks_accept(chain: Chain, change: tuple[str, str]) -> None:
+    """The model and the endpoint its traffic goes to are part of what the advisor approved."""
     _, _, dispatch_id = chain.proposed()
     with chain.workspace() as ws:
         dispatches.review(ws, dispatch_id)
-    chain.edit_config(lambda s: s.replace('model = "script"', 'model = "bigger-model"'), commit=True)
-    with chain.workspace() as ws, pytest.raises(AuthorityChangedError, match="model, transport or sandbox"):
+    chain.edit_config(lambda s: s.replace(*change), commit=True)
+    with chain.workspace() as ws, pytest.raises(AuthorityChangedError, match="model, endpoint, transport or sandbox"):
         dispatches.accept(ws, dispatch_id)
 
 

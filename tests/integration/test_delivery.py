@@ -212,8 +212,8 @@ def _worktree_record(chain: Chain) -> None:
 
 MUTATIONS: dict[str, tuple[Callable[[Chain], None], str]] = {
     "policy committed after accept": (_edit_policy, "role policy changed"),
-    "model changed": (_edit_model, "model, transport or sandbox changed"),
-    "transport changed": (_edit_transport, "model, transport or sandbox changed"),
+    "model changed": (_edit_model, "model, endpoint, transport or sandbox changed"),
+    "transport changed": (_edit_transport, "model, endpoint, transport or sandbox changed"),
     "lease expired": (_expire_lease, "lease expired"),
     "untracked file": (_dirty, "not clean"),
     "HEAD moved": (_moved_head, "HEAD"),

@@ -39,6 +39,7 @@ class LaunchRequest:
     codex_auth: str | None = None  # the real path of the user's Codex auth.json
     passthrough: dict[str, str] = field(default_factory=dict)  # credentials the agent CLI needs
     tools: tuple[str, ...] = ()  # the role's tools under the committed policy (bridge tools included)
+    endpoint: str | None = None  # the role's model endpoint (a gateway or proxy); None = the CLI's default
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,17 @@ class LaunchPlan:
     busy_mark: str | None = None  # on screen while a turn runs
     park_keys: tuple[tuple[str, ...], ...] = ()
     quit_keys: tuple[tuple[str, ...], ...] = ()
+
+
+CODEX_PROVIDER = "oms_endpoint"
+
+
+def codex_provider(endpoint: str, with_key: bool) -> dict[str, object]:
+    """The Codex model provider for a role endpoint (Responses API; research/codex.md §2.8)."""
+    provider: dict[str, object] = {"name": "oms endpoint", "base_url": endpoint, "wire_api": "responses"}
+    if with_key:
+        provider["env_key"] = "OPENAI_API_KEY"
+    return provider
 
 
 def oms_args(req: LaunchRequest, *head: str) -> tuple[str, ...]:

@@ -91,6 +91,8 @@ def plan(req: LaunchRequest, config_dir_abs: str) -> LaunchPlan:
         "CLAUDE_CONFIG_DIR": config_dir_abs,
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     }
+    if req.endpoint is not None:
+        env["ANTHROPIC_BASE_URL"] = check_arg(req.endpoint, "endpoint")
     return LaunchPlan(
         native_action="claude",
         argv=argv,

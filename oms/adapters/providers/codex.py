@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 
 from oms.adapters.providers.base import (
+    CODEX_PROVIDER,
     TOOLS,
     HomeFile,
     LaunchPlan,
     LaunchRequest,
     base_env,
     bridge_argv,
+    codex_provider,
     hook_argv,
 )
 from oms.adapters.quoting import check_arg, shell_join, toml_string, toml_value
@@ -64,6 +66,16 @@ def config_toml(req: LaunchRequest) -> bytes:
     lines = [
         "check_for_update_on_startup = false",
         f"model = {toml_string(req.model)}",
+    ]
+    if req.endpoint is not None:
+        provider = codex_provider(req.endpoint, "OPENAI_API_KEY" in req.passthrough)
+        lines += [
+            f"model_provider = {toml_string(CODEX_PROVIDER)}",
+            "",
+            f"[model_providers.{CODEX_PROVIDER}]",
+            *(f"{key} = {toml_value(value)}" for key, value in provider.items()),
+        ]
+    lines += [
         "",
         f"[projects.{toml_string(req.worktree)}]",
         'trust_level = "trusted"',
@@ -93,7 +105,7 @@ def mcp_override(req: LaunchRequest) -> str:
 
 def plan(req: LaunchRequest, codex_home_abs: str) -> LaunchPlan:
     """The launch plan."""
-    if req.codex_auth is None:
+    if req.codex_auth is None and req.endpoint is None:
         raise ValueError("codex needs the user's auth.json")
     check_arg(req.worktree, "worktree path")
     check_arg(req.model, "model")

@@ -53,3 +53,31 @@ def test_arbitrary_bytes_never_crash(data: bytes) -> None:
         parse_config(data)
     except ConfigError:
         pass
+
+
+_CODEX = 'transport = "codex_goal"'
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "ok"),
+    [
+        ("https://gateway.example.com/v1", True),
+        ("https://10.0.0.5:8443/openai/v1", True),
+        ("http://127.0.0.1:8080/v1", True),
+        ("http://localhost:11434", True),
+        ("http://[::1]:9000/v1", True),
+        ("http://gateway.example.com/v1", False),  # plain HTTP only to loopback: code and keys travel there
+        ("http://127.0.0.1.evil.com/v1", False),
+        ("https://user:pw@example.com/v1", False),
+        ("https://example.com/v1?x=$(id)", False),
+        ("file:///etc/passwd", False),
+        ("https://exa mple.com", False),
+    ],
+)
+def test_role_endpoints(endpoint: str, ok: bool) -> None:
+    text = DEFAULT_CONFIG.replace(_CODEX, f'{_CODEX}\nendpoint = "{endpoint}"')
+    if ok:
+        assert parse_config(text.encode()).roles["oms.goal-long-executor"].endpoint == endpoint
+    else:
+        with pytest.raises(ConfigError, match="endpoint"):
+            parse_config(text.encode())

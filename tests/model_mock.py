@@ -1,0 +1,284 @@
+"""A loopback mock of the two model APIs the agent CLIs call (research/codex.md §2.8, §3.5; tui.md).
+
+The only stand-in in the end-to-end tests: the real Codex CLI and Claude Code run against it. It serves
+* `POST /v1/responses` (OpenAI Responses API, SSE: `response.created`, `response.output_item.done`,
+  `response.completed`) for Codex, and
+* `POST /v1/messages` (Anthropic Messages API, SSE: `message_start` ... `message_stop`) for Claude Code,
+and answers every other request (GETs, token counting, WebSocket upgrades) with a small JSON error.
+
+A `Script` decides each reply from the conversation so far: it looks at which tool results the
+request already carries and asks for the next tool call, then ends the turn with a text message. The
+mock records every request (path, tool names, tool results) so tests can assert what the agent saw.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One tool call the model makes: a tool (by its bare name) and its arguments."""
+
+    tool: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What one request carried."""
+
+    path: str
+    tools: tuple[str, ...]
+    results: tuple[tuple[str, str], ...]  # (tool name as the CLI named it, result text), in order
+    text: str  # every user/system text, for asserting on instructions
+
+
+# A step: given the tool results so far, the next call, or None to end the turn with a message.
+Step = Callable[[list[tuple[str, str]]], Call | None]
+
+
+@dataclass
+class Script:
+    """The model's behaviour: an ordered list of calls; each is made once its predecessors have results."""
+
+    calls: list[Callable[[list[tuple[str, str]]], Call]]
+    final_text: str = "Done: the dispatch has its result."
+
+    def next(self, results: list[tuple[str, str]]) -> Call | None:
+        done = len(results)
+        if done < len(self.calls):
+            return self.calls[done](results)
+        return None
+
+
+@dataclass
+class ModelMock:
+    """The server; `start()` binds 127.0.0.1 on a free port."""
+
+    script: Script
+    seen: list[Seen] = field(default_factory=list)
+    _server: ThreadingHTTPServer | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        return int(self._server.server_address[1])
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> ModelMock:
+        mock = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_args: object) -> None:
+                return
+
+            def do_GET(self) -> None:
+                self._json(404, {"error": {"type": "not_found", "message": "mock: no such endpoint"}})
+
+            def do_HEAD(self) -> None:
+                self._json(404, {})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                path = self.path.split("?", 1)[0]
+                if path.endswith("/responses"):
+                    self._sse(mock.responses(body))
+                elif path.endswith("/messages/count_tokens"):
+                    self._json(200, {"input_tokens": 100})
+                elif path.endswith("/messages"):
+                    self._sse(mock.messages(body))
+                else:
+                    self._json(404, {"error": {"type": "not_found", "message": "mock: no such endpoint"}})
+
+            def _json(self, code: int, doc: object) -> None:
+                data = json.dumps(doc).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _sse(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+                data = b"".join(f"event: {name}\ndata: {json.dumps(doc)}\n\n".encode() for name, doc in events)
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    # ------------------------------------------------------------------ OpenAI Responses (Codex)
+    def responses(self, body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        items = body.get("input") or []
+        results: list[tuple[str, str]] = []
+        names: dict[str, str] = {}
+        texts: list[str] = [str(body.get("instructions") or "")]
+        for entry in items:
+            kind = entry.get("type")
+            if kind == "function_call":
+                names[entry.get("call_id", "")] = str(entry.get("name"))
+            elif kind == "function_call_output":
+                output = entry.get("output")
+                text = output if isinstance(output, str) else json.dumps(output)
+                results.append((names.get(entry.get("call_id", ""), "?"), text))
+            elif kind == "message":
+                texts.extend(
+                    part["text"]
+                    for part in entry.get("content") or []
+                    if isinstance(part, dict) and isinstance(part.get("text"), str)
+                )
+        tools = tuple(_tool_names(body.get("tools") or []))
+        with self._lock:
+            self.seen.append(Seen("/v1/responses", tools, tuple(results), "\n".join(texts)))
+            n = len(self.seen)
+        call = self.script.next(results)
+        rid = f"resp_{n}"
+        if call is None:
+            item: dict[str, Any] = {
+                "type": "message",
+                "role": "assistant",
+                "id": f"msg_{n}",
+                "content": [{"type": "output_text", "text": self.script.final_text, "annotations": []}],
+            }
+        else:
+            item = {
+                "type": "function_call",
+                "id": f"fc_{n}",
+                "call_id": f"call_{n}",
+                "name": call.tool,
+                "arguments": json.dumps(call.arguments),
+            }
+            namespace = _codex_namespace(call.tool, body.get("tools") or [])
+            if namespace:
+                item["namespace"] = namespace
+        usage = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+        return [
+            ("response.created", {"type": "response.created", "response": {"id": rid}}),
+            ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
+            ("response.completed", {"type": "response.completed", "response": {"id": rid, "usage": usage}}),
+        ]
+
+    # ------------------------------------------------------------------ Anthropic Messages (Claude Code)
+    def messages(self, body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        results: list[tuple[str, str]] = []
+        names: dict[str, str] = {}
+        texts: list[str] = []
+        system = body.get("system")
+        if isinstance(system, str):
+            texts.append(system)
+        elif isinstance(system, list):
+            texts += [str(p.get("text", "")) for p in system if isinstance(p, dict)]
+        for message in body.get("messages") or []:
+            content = message.get("content")
+            if isinstance(content, str):
+                texts.append(content)
+                continue
+            for part in content or []:
+                if part.get("type") == "tool_use":
+                    names[part.get("id", "")] = str(part.get("name"))
+                elif part.get("type") == "tool_result":
+                    inner = part.get("content")
+                    if isinstance(inner, list):
+                        text = "".join(str(p.get("text", "")) for p in inner if isinstance(p, dict))
+                    else:
+                        text = str(inner)
+                    results.append((names.get(part.get("tool_use_id", ""), "?"), text))
+                elif part.get("type") == "text":
+                    texts.append(str(part.get("text", "")))
+        tools = tuple(str(t.get("name")) for t in body.get("tools") or [] if isinstance(t, dict))
+        with self._lock:
+            self.seen.append(Seen("/v1/messages", tools, tuple(results), "\n".join(texts)))
+            n = len(self.seen)
+        model = str(body.get("model") or "claude-test")
+        call = self.script.next(results) if tools else None  # side requests (titles, summaries) get text
+        start = {
+            "type": "message_start",
+            "message": {
+                "id": f"msg_{n}",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 10, "output_tokens": 1},
+            },
+        }
+        if call is None:
+            block: dict[str, Any] = {"type": "text", "text": ""}
+            delta: dict[str, Any] = {"type": "text_delta", "text": self.script.final_text}
+            stop = "end_turn"
+        else:
+            block = {"type": "tool_use", "id": f"toolu_{n}", "name": _claude_name(call.tool, tools), "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(call.arguments)}
+            stop = "tool_use"
+        return [
+            ("message_start", start),
+            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": stop, "stop_sequence": None},
+                    "usage": {"output_tokens": 5},
+                },
+            ),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+
+
+def _tool_names(tools: list[Any]) -> list[str]:
+    out: list[str] = []
+    for tool in tools:
+        if not isinstance(tool, dict):
+            continue
+        if isinstance(tool.get("name"), str):
+            out.append(tool["name"])
+        out.extend(
+            f"{tool.get('name')}/{child['name']}"
+            for child in tool.get("tools") or []
+            if isinstance(child, dict) and isinstance(child.get("name"), str)
+        )
+    return out
+
+
+def _codex_namespace(tool: str, tools: list[Any]) -> str | None:
+    for entry in tools:
+        if (
+            isinstance(entry, dict)
+            and entry.get("type") == "namespace"
+            and any(isinstance(c, dict) and c.get("name") == tool for c in entry.get("tools") or [])
+        ):
+            return str(entry.get("name"))
+    return None
+
+
+def _claude_name(tool: str, names: tuple[str, ...]) -> str:
+    bridged = f"mcp__oms_worker__{tool}"
+    return bridged if bridged in names else tool

@@ -1,0 +1,119 @@
+"""Attacks through the agent's two doors (SECURITY.md: hooks and the MCP bridge are untrusted input).
+
+Each planted command would write a marker if git ran it while oms verified or committed a result."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from oms.services import bridge
+from oms.services.liveness import bridge_event_id
+from tests.agent_side import Bound, bind, snapshot
+from tests.chain import Chain
+from tests.helpers import git
+
+
+@pytest.fixture
+def bound(chain: Chain, monkeypatch: pytest.MonkeyPatch) -> Bound:
+    b = bind(chain)
+    monkeypatch.setenv("OMS_DELIVERY_NONCE", b.nonce)
+    return b
+
+
+def _tools(bound: Bound, session: str | None = None) -> bridge.Tools:
+    return bridge.Tools(bridge.parse_args(bound.bridge_args(session)[2:]))
+
+
+def _call(tools: bridge.Tools, name: str, arguments: dict[str, object] | None = None) -> dict[str, object]:
+    out, is_error = tools.call(name, arguments or {})
+    return out | {"is_error": is_error}
+
+
+def _marker_script(base: Path) -> tuple[Path, Path]:
+    marker = base / "ran.marker"
+    script = base / "evil.sh"
+    script.write_text(f"#!/bin/sh\ntouch '{marker}'\ncat\n")
+    script.chmod(0o755)
+    return script, marker
+
+
+@pytest.mark.parametrize("setting", ["core.fsmonitor", "filter.evil.clean", "core.hooksPath", "diff.evil.textconv"])
+@pytest.mark.parametrize("committed", [True, False], ids=["agent-commit", "oms-commit"])
+def test_result_verification_runs_no_repository_code(bound: Bound, setting: str, committed: bool) -> None:
+    tools = _tools(bound)
+    assert _call(tools, "acknowledge_dispatch")["is_error"] is False
+    script, marker = _marker_script(bound.chain.base)
+    (bound.worktree / ".gitattributes").write_text("* filter=evil diff=evil\n")
+    commit = bound.commit_change() if committed else None
+    git("config", setting, str(script), cwd=bound.chain.repo)  # planted in the shared config, as an agent could
+    arguments: dict[str, object] = {"status": "completed", "summary": "s"}
+    if commit:
+        arguments["result_commit"] = commit
+    refused = _call(tools, "record_dispatch_result", arguments)
+    tools.close()
+    assert refused["is_error"] is True
+    assert "would run code" in str(refused["error"])
+    assert not marker.exists()
+    with bound.chain.workspace() as ws:
+        assert ws.store.records("dispatch").read(bound.dispatch_id).state == "acknowledged"
+
+
+def test_a_result_commit_from_another_branch_or_unrelated_history_is_refused(bound: Bound) -> None:
+    tools = _tools(bound)
+    _call(tools, "acknowledge_dispatch")
+    main_commit = git("rev-parse", "main", cwd=bound.chain.repo).strip()
+    (bound.chain.repo / "X.md").write_text("x\n")
+    git("add", "X.md", cwd=bound.chain.repo)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "main moves", cwd=bound.chain.repo)
+    moved = git("rev-parse", "main", cwd=bound.chain.repo).strip()
+    orphan = git("commit-tree", "-m", "unrelated", "main^{tree}", cwd=bound.chain.repo).strip()
+    cases = ((main_commit, "start commit"), (moved, "not HEAD"), (orphan, "descend"), ("f" * 40, "does not exist"))
+    for commit, why in cases:
+        out = _call(tools, "record_dispatch_result", {"status": "completed", "summary": "s", "result_commit": commit})
+        assert out["is_error"] is True
+        assert why in str(out["error"])
+    tools.close()
+
+
+def test_the_bridge_only_serves_its_bound_dispatch(bound: Bound, chain: Chain) -> None:
+    other = bind(chain, "Another ticket")
+    tools = _tools(bound, other.session_id)  # our dispatch id, the other dispatch's session
+    before = snapshot(chain.state)
+    for name in ("read_dispatch", "acknowledge_dispatch"):
+        out = _call(tools, name)
+        assert out["is_error"] is True
+        assert "not bound" in str(out["error"])
+    tools.close()
+    assert snapshot(chain.state) == before
+
+
+def test_another_deliverys_nonce_proves_nothing(bound: Bound, chain: Chain, monkeypatch: pytest.MonkeyPatch) -> None:
+    other = bind(chain, "Another ticket")
+    monkeypatch.setenv("OMS_DELIVERY_NONCE", other.nonce)
+    tools = _tools(bound)
+    out = _call(tools, "acknowledge_dispatch")
+    tools.close()
+    assert out["is_error"] is True
+    with chain.workspace() as ws:
+        assert ws.store.records("dispatch").read(bound.dispatch_id).state == "accepted"
+        assert bridge_event_id(bound.session_id) not in ws.store.events.ids()
+
+
+def test_a_summary_cannot_smuggle_control_characters_into_records(bound: Bound) -> None:
+    tools = _tools(bound)
+    _call(tools, "acknowledge_dispatch")
+    commit = bound.commit_change()
+    summary = "done\n\x1b[31mred\x1b[0m\r\nend\u2028"
+    out = _call(tools, "record_dispatch_result", {"status": "completed", "summary": summary, "result_commit": commit})
+    tools.close()
+    assert out["is_error"] is False
+    with bound.chain.workspace() as ws:
+        worker = ws.store.records("worker").read(bound.dispatch_id)
+        evidence = ws.store.evidence.get(str(out["evidence"]))
+    detail = str(worker.payload["end_detail"])
+    assert worker.state == "done"
+    assert all(0x20 <= ord(c) < 0x7F for c in detail)
+    assert json.dumps(evidence.body["payload"]).count(r"\u001b") == 2  # kept exactly, as JSON, in the evidence
