@@ -80,7 +80,10 @@ def chain(tmp_path: Path) -> Iterator[Chain]:
 @pytest.fixture
 def deliverable(chain: Chain, monkeypatch: pytest.MonkeyPatch) -> Iterator[Chain]:
     """`chain`, with the oms executable known and our tmux server killed afterwards (our socket only)."""
-    monkeypatch.setenv("OMS_EXECUTABLE", str(Path(sys.executable).parent / "oms"))
+    binary = os.environ.get("OMS_TEST_BINARY")  # the frozen binary, when the suite runs against it
+    monkeypatch.setenv(
+        "OMS_EXECUTABLE", os.path.abspath(binary) if binary else str(Path(sys.executable).parent / "oms")
+    )
     yield chain
     subprocess.run(["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"], capture_output=True, check=False)
 

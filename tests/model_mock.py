@@ -39,22 +39,30 @@ class Seen:
     text: str  # every user/system text, for asserting on instructions
 
 
-# A step: given the tool results so far, the next call, or None to end the turn with a message.
-Step = Callable[[list[tuple[str, str]]], Call | None]
+@dataclass(frozen=True, slots=True)
+class Say:
+    """A step that ends the turn with a text message (the CLI then fires its Stop hook)."""
+
+    text: str
+
+
+# A step: the next tool call or a message that ends the turn, or a function of the tool results so far.
+Step = Call | Say | Callable[[list[tuple[str, str]]], Call | Say]
 
 
 @dataclass
 class Script:
-    """The model's behaviour: an ordered list of calls; each is made once its predecessors have results."""
+    """The model's behaviour: step i is taken when the conversation holds i assistant outputs; after the
+    last step every request gets `final_text` (a function of the request's text, e.g. for a verdict)."""
 
-    calls: list[Callable[[list[tuple[str, str]]], Call]]
-    final_text: str = "Done: the dispatch has its result."
+    steps: list[Step]
+    final_text: Callable[[str], str] = lambda _text: "Done: the dispatch has its result."
 
-    def next(self, results: list[tuple[str, str]]) -> Call | None:
-        done = len(results)
-        if done < len(self.calls):
-            return self.calls[done](results)
-        return None
+    def next(self, outputs: int, results: list[tuple[str, str]], text: str) -> Call | Say:
+        if outputs < len(self.steps):
+            step = self.steps[outputs]
+            return step if isinstance(step, Call | Say) else step(results)
+        return Say(self.final_text(text))
 
 
 @dataclass
@@ -137,8 +145,11 @@ class ModelMock:
         results: list[tuple[str, str]] = []
         names: dict[str, str] = {}
         texts: list[str] = [str(body.get("instructions") or "")]
+        outputs = 0
         for entry in items:
             kind = entry.get("type")
+            if kind == "function_call" or (kind == "message" and entry.get("role") == "assistant"):
+                outputs += 1
             if kind == "function_call":
                 names[entry.get("call_id", "")] = str(entry.get("name"))
             elif kind == "function_call_output":
@@ -155,14 +166,14 @@ class ModelMock:
         with self._lock:
             self.seen.append(Seen("/v1/responses", tools, tuple(results), "\n".join(texts)))
             n = len(self.seen)
-        call = self.script.next(results)
+        call = self.script.next(outputs, results, "\n".join(texts))
         rid = f"resp_{n}"
-        if call is None:
+        if isinstance(call, Say):
             item: dict[str, Any] = {
                 "type": "message",
                 "role": "assistant",
                 "id": f"msg_{n}",
-                "content": [{"type": "output_text", "text": self.script.final_text, "annotations": []}],
+                "content": [{"type": "output_text", "text": call.text, "annotations": []}],
             }
         else:
             item = {
@@ -192,11 +203,15 @@ class ModelMock:
             texts.append(system)
         elif isinstance(system, list):
             texts += [str(p.get("text", "")) for p in system if isinstance(p, dict)]
+        outputs = 0
         for message in body.get("messages") or []:
             content = message.get("content")
             if isinstance(content, str):
                 texts.append(content)
+                outputs += message.get("role") == "assistant"
                 continue
+            if message.get("role") == "assistant":
+                outputs += sum(1 for p in content or [] if p.get("type") in ("tool_use", "text"))
             for part in content or []:
                 if part.get("type") == "tool_use":
                     names[part.get("id", "")] = str(part.get("name"))
@@ -214,7 +229,8 @@ class ModelMock:
             self.seen.append(Seen("/v1/messages", tools, tuple(results), "\n".join(texts)))
             n = len(self.seen)
         model = str(body.get("model") or "claude-test")
-        call = self.script.next(results) if tools else None  # side requests (titles, summaries) get text
+        # side requests (titles, summaries) have no tools: they get text
+        call = self.script.next(outputs, results, "\n".join(texts)) if tools else Say("oms worker session")
         start = {
             "type": "message_start",
             "message": {
@@ -228,9 +244,9 @@ class ModelMock:
                 "usage": {"input_tokens": 10, "output_tokens": 1},
             },
         }
-        if call is None:
+        if isinstance(call, Say):
             block: dict[str, Any] = {"type": "text", "text": ""}
-            delta: dict[str, Any] = {"type": "text_delta", "text": self.script.final_text}
+            delta: dict[str, Any] = {"type": "text_delta", "text": call.text}
             stop = "end_turn"
         else:
             block = {"type": "tool_use", "id": f"toolu_{n}", "name": _claude_name(call.tool, tools), "input": {}}

@@ -14,6 +14,7 @@ import pytest
 
 from oms.adapters.providers import codex
 from oms.services import dispatches
+from oms.services import policy as policy_service
 from oms.services.delivery import Delivery
 from oms.services.homes import materialise
 from tests.chain import Chain
@@ -43,7 +44,8 @@ def _materialise_first(chain: Chain, dispatch_id: str) -> None:
     """The home as a previous launch left it."""
     with chain.workspace() as ws:
         delivery = Delivery.open(ws)
-        plan = delivery.plan(ws.store.records("dispatch").read(dispatch_id), None)
+        tools = policy_service.load_tracked(ws.config_root, ws.repo).roles["oms.goal-long-executor"].tools
+        plan = delivery.plan(ws.store.records("dispatch").read(dispatch_id), None, tools)
         materialise(ws.store.state.root, plan)
 
 

@@ -90,6 +90,7 @@ def plan(req: LaunchRequest, config_dir_abs: str) -> LaunchPlan:
         **req.passthrough,
         "CLAUDE_CONFIG_DIR": config_dir_abs,
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "ENABLE_TOOL_SEARCH": "false",  # the three bridge tools are small: their schemas up front, no search step
     }
     if req.endpoint is not None:
         env["ANTHROPIC_BASE_URL"] = check_arg(req.endpoint, "endpoint")
