@@ -89,6 +89,9 @@ def main() -> int:
     parser.add_argument("--dist", type=Path, default=REPO / "dist")
     parser.add_argument("--check-reproducible", action="store_true")
     args = parser.parse_args()
+    generated = subprocess.run([sys.executable, str(REPO / "build" / "gen_validators.py"), "--check"], check=False)
+    if generated.returncode != 0:  # the frozen binary must carry the validators the schemas give
+        return 1
     with tempfile.TemporaryDirectory(prefix="oms-freeze-") as scratch:
         first = build(args.dist, Path(scratch) / "work-a")
         write_sums(args.dist, first)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from oms.adapters.providers.base import HOOK_CONTRACT
 from oms.canonical import operation_nonce
 from oms.services.delivery import CONSUMER
+from oms.version import HOOK_CONTRACT
 from tests.chain import Chain, accepted
 from tests.helpers import OmsCommand, git
 

@@ -6,9 +6,22 @@ be confused between two uses (a policy digest is never an intent digest).
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hashlib import sha256 as _sha256
+    from hmac import compare_digest as _constant_time_equal
+else:
+    try:  # CPython's own SHA-256 module: the same digests as hashlib's, without loading OpenSSL's libcrypto,
+        # which costs ~2.5 ms at every start of a hook or bridge (docs/adr/0010; equality is property-tested)
+        from _sha256 import sha256 as _sha256
+    except ImportError:  # other interpreters
+        from hashlib import sha256 as _sha256
+    try:  # what hmac.compare_digest is built on, without importing hmac (which loads OpenSSL)
+        from _operator import _compare_digest as _constant_time_equal
+    except ImportError:
+        from hmac import compare_digest as _constant_time_equal
 
 from oms.canonical.strict_json import dumps
 from oms.errors import InvalidInputError
@@ -25,19 +38,19 @@ def _prefix(domain: str) -> bytes:
 
 def digest(domain: str, value: object) -> str:
     """Hex digest of the canonical bytes of `value` in `domain`."""
-    return hashlib.sha256(_prefix(domain) + dumps(value)).hexdigest()
+    return _sha256(_prefix(domain) + dumps(value)).hexdigest()
 
 
 def digest_bytes(domain: str, data: bytes) -> str:
     """Hex digest of raw `data` in `domain`."""
-    return hashlib.sha256(_prefix(domain) + data).hexdigest()
+    return _sha256(_prefix(domain) + data).hexdigest()
 
 
 def sha256_hex(data: bytes) -> str:
     """Plain SHA-256 of `data` (content addresses: anyone can check them with `sha256sum`)."""
-    return hashlib.sha256(data).hexdigest()
+    return _sha256(data).hexdigest()
 
 
 def equal(a: str, b: str) -> bool:
     """Constant-time comparison of two digests or tokens."""
-    return hmac.compare_digest(a.encode("utf-8", "surrogatepass"), b.encode("utf-8", "surrogatepass"))
+    return _constant_time_equal(a.encode("utf-8", "surrogatepass"), b.encode("utf-8", "surrogatepass"))

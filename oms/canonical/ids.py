@@ -8,7 +8,6 @@ from a digest of its parts, so retrying an operation yields the same id.
 from __future__ import annotations
 
 import re
-import uuid
 
 from oms.canonical.digest import digest
 from oms.errors import InvalidIdError
@@ -45,6 +44,8 @@ def check_uuid(value: object, what: str) -> str:
 
 def new_uuid() -> str:
     """A fresh random UUID (version 4)."""
+    import uuid  # only here: `uuid` pulls in `platform`, a cost every hook would pay
+
     return str(uuid.uuid4())
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
-import platform
 from typing import ClassVar
 
 RESOLVE_NO_XDEV = 0x01
@@ -66,7 +65,7 @@ class Syscalls:
 
     def renameat2(self, olddirfd: int, old: str, newdirfd: int, new: str, flags: int) -> None:
         """renameat2(2); EINVAL means the filesystem (or glibc) cannot do it."""
-        number = _SYS_RENAMEAT2.get(platform.machine())
+        number = _SYS_RENAMEAT2.get(os.uname().machine)  # what platform.machine() returns, without importing it
         if number is None:
             raise OSError(errno.ENOSYS, "renameat2 syscall number unknown on this architecture")
         res = self._lib().syscall(

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -435,7 +434,7 @@ class Root:
             os.close(fd)
 
     def _publish_named(self, parent: int, rel: str, leaf: str, data: bytes, mode: int) -> FileId:
-        temp = f"{TEMP_PREFIX}{procinfo.current().token()}.{secrets.token_hex(6)}"
+        temp = f"{TEMP_PREFIX}{procinfo.current().token()}.{os.urandom(6).hex()}"
         try:
             fd = self._sys.open(
                 temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=parent

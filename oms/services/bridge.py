@@ -157,7 +157,7 @@ class Tools:
         truncated = len(body.encode()) > BODY_CAP
         if truncated:
             body = body.encode()[:BODY_CAP].decode("utf-8", "ignore") + "\n[... truncated by oms ...]"
-        from oms.services.delivery import Delivery
+        from oms.services.instructions import executor_instructions
 
         return {
             "dispatch_id": dispatch.record_id,
@@ -170,7 +170,7 @@ class Tools:
                 "source": content["source"],
                 "url": content["url"],
             },
-            "instructions": Delivery.instructions_of(ws),
+            "instructions": executor_instructions(ws),
             "worktree_path": p["worktree_path"],
             "branch": p["worktree_branch"],
             "base_commit": p["worktree_base_commit"],
@@ -228,15 +228,11 @@ class Tools:
 
 
 def _validate_args(name: str, arguments: dict[str, Any]) -> None:
-    from oms.errors import SchemaValidationError
-    from oms.schemas.loader import validator
+    from oms.schemas.loader import explain, is_valid
 
-    schema = {"$ref": f"urn:oms:schema:bridge-tools#/$defs/{name}_input"}
-    errors = list(validator("bridge-tools").evolve(schema=schema).iter_errors(arguments))
-    if errors:
-        first = min(errors, key=lambda e: len(list(e.absolute_path)))
-        where = "arguments" + "".join(f".{p}" for p in first.absolute_path)
-        raise SchemaValidationError(f"{where}: {first.message[:200]}")
+    schema = f"bridge-tools#/$defs/{name}_input"
+    if not is_valid(schema, arguments):
+        raise explain(schema, arguments, "arguments")
 
 
 def serve(argv: list[str], stdin: BinaryIO | None = None, out_fd: int | None = None) -> int:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from oms.adapters import tools
 from oms.adapters.panes import TMUX_CONF, Pane, Panes
 from oms.adapters.providers import claude, codex, command
-from oms.adapters.providers.base import ACTIVATION_TEXT, LaunchPlan, LaunchRequest
+from oms.adapters.providers.base import LaunchPlan, LaunchRequest
 from oms.canonical import JsonObject, access, equal, next_after, operation_nonce, parse_ts, stable_id
 from oms.domain import sessions, workers
 from oms.domain.config import role as configured_role
@@ -46,12 +46,12 @@ from oms.process import is_frozen
 from oms.services import checkout, live, liveness, supervise
 from oms.services.authority import Authority, check_dispatch
 from oms.services.homes import home_path, materialise
+from oms.services.instructions import executor_instructions
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
 from oms.store.documents import encode_document, read_document_optional
 
 CONSUMER = "oms-worker-delivery"
-INSTRUCTIONS_PATH = ".agents/agents/executor.md"
 READY_TIMEOUT_S = 30.0
 CONFIRM_TIMEOUT_S = 5.0
 SESSION_MODE = {"codex_goal": "goal", "claude_interactive": "pane", "command": "command"}
@@ -376,13 +376,8 @@ class Delivery:
 
     @staticmethod
     def instructions_of(ws: Workspace) -> str:
-        """The executor instructions: `.agents/agents/executor.md` of the config root, flattened, ASCII."""
-        data = ws.repo.read_optional(INSTRUCTIONS_PATH, 16 * 1024)
-        text = "" if data is None else data.decode("utf-8", "replace")
-        flat = " ".join(text.split())
-        if flat and not flat.isascii():
-            raise ConfigError(f"{INSTRUCTIONS_PATH} must be ASCII (it is passed on the agent's command line)")
-        return (flat or ACTIVATION_TEXT)[:4096]
+        """The executor instructions (`services/instructions.py`)."""
+        return executor_instructions(ws)
 
     def _codex_auth(self, *, required: bool = True) -> str | None:
         """The user's Codex `auth.json` (optional with a role endpoint: a gateway may need no login)."""

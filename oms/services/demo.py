@@ -227,7 +227,7 @@ def _prepare(base: str) -> DemoRun:
     if any(not 0x20 <= ord(c) <= 0x7E for c in base):
         raise InvalidInputError(f"demo directory {base!r}: use a path of printable ASCII")
     run = DemoRun(base, os.path.join(base, "repo"), os.path.join(base, "state"))
-    with Root.open(base, create=True) as root:
+    with Root.open(base, create=True, private=False) as root:  # the state root inside it is private (0700)
         if root.listdir():
             raise InvalidInputError(f"demo directory {base} is not empty", hint="name a new or empty directory")
         root.publish("advisor.sh", ADVISOR_SCRIPT.encode(), mode=0o700)
@@ -272,7 +272,7 @@ def timeline(ws: Workspace, base: str) -> list[Step]:
     for ref in ws.store.evidence.refs():
         ev = ws.store.evidence.get(ref)
         steps.append(Step(str(ev.body["created_at"]), "evidence", ev.kind, f"signed by oms, sha256 {ref[:12]}"))
-    with Root.open(base) as root:
+    with Root.open(base, private=False) as root:
         log = root.read_optional(WORKER_LOG, 256 * 1024) or b""
     for line in log.decode("utf-8", "replace").splitlines():
         at, _, text = line.partition(" ")
@@ -347,7 +347,7 @@ def _wait(ws: Workspace, demo: DemoRun, timeout_s: float) -> None:
             return
         time.sleep(0.1)
     while time.monotonic() < deadline:  # let the worker finish its last steps (the Stop gate's release)
-        with Root.open(demo.base) as root:
+        with Root.open(demo.base, private=False) as root:
             log = root.read_optional(WORKER_LOG, 256 * 1024) or b""
         if b"waiting in the pane" in log or not delivery.observe(demo.dispatch_id)["pane_live"]:
             break

@@ -11,8 +11,10 @@ on stdout in each CLI's contract.
 - Stop: while the dispatch has no result, block with a reason; honour `stop_hook_active` and oms's own
   cap on consecutive blocks (Codex has none; `/goal` fires Stop on every automatic turn).
 - PreToolUse: deny, with a reason, every tool outside the role's allow-list (the bridge tools plus the
-  tools the committed policy grants), e.g. Codex's `spawn_agent` or `create_worktree`.
-Every accepted hook also proves the hook channel once (the liveness proof), if it carries the nonce.
+  tools the committed policy grants), e.g. Codex's `spawn_agent` or `create_worktree`. It fires on every
+  tool call, so it is a pure decision from the allow-list oms wrote into this command line: it opens no
+  state and imports nothing beyond JSON and regular expressions (docs/adr/0010).
+Every other accepted hook also proves the hook channel once (the liveness proof), if it carries the nonce.
 """
 
 from __future__ import annotations
@@ -21,8 +23,7 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 STDIN_CAP = 1024 * 1024
 STOP_BLOCK_CAP = 3
@@ -46,8 +47,7 @@ class HookInputError(Exception):
     """The hook's input or arguments cannot be trusted."""
 
 
-@dataclass(frozen=True, slots=True)
-class HookArgs:
+class HookArgs(NamedTuple):
     """The hook command line oms wrote into the agent's configuration."""
 
     provider: str
@@ -62,7 +62,7 @@ class HookArgs:
 
 def parse_args(argv: list[str]) -> HookArgs:
     """Strict: every option once, nothing else."""
-    from oms.adapters.providers.base import HOOK_CONTRACT
+    from oms.version import HOOK_CONTRACT
 
     names = (
         "--provider",
@@ -164,15 +164,17 @@ def tool_allowed(tool: str, allowed: tuple[str, ...]) -> bool:
 
 def respond(args: HookArgs, doc: dict[str, Any]) -> dict[str, Any]:
     """Decide and record; returns the JSON to print."""
+    event = str(doc["hook_event_name"])
+    if event == "PreToolUse":
+        if not tool_allowed(str(doc["tool_name"]), args.allowed_tools):
+            return deny(f"oms: the tool {doc['tool_name']} is not allowed for this worker's role")
+        return {}
     from oms.canonical import add_ms, next_after, parse_ts, stable_id
     from oms.domain import sessions
     from oms.errors import OmsError, VersionConflictError
     from oms.services import liveness
     from oms.services.workspace import Workspace
 
-    event = str(doc["hook_event_name"])
-    if event == "PreToolUse" and not tool_allowed(str(doc["tool_name"]), args.allowed_tools):
-        return deny(f"oms: the tool {doc['tool_name']} is not allowed for this worker's role")
     with Workspace.open(args.state_root, args.config_root) as ws:
         dispatch = ws.store.records("dispatch").read(args.dispatch_id)
         if dispatch.payload.get("session_id") != args.session_id:

@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from oms.canonical import now as wall_clock
-from oms.domain.config import CONFIG_PATH, Config, parse_config
 from oms.errors import ConfigError, NotFoundError, StateRootError
 from oms.fsio import Root
 from oms.limits import LIMITS
 from oms.store import Store
+
+if TYPE_CHECKING:
+    from oms.domain.config import Config
 
 SYSTEM_ACTOR = "oms-system"
 
@@ -44,6 +47,8 @@ class Workspace:
     def config(self) -> Config:
         """The validated configuration (read once)."""
         if self._config is None:
+            from oms.domain.config import CONFIG_PATH, parse_config  # TOML and the config schema: not on hot paths
+
             where = os.path.join(self.config_root, CONFIG_PATH)
             try:
                 data = self.repo.read_bytes(CONFIG_PATH, LIMITS.config_bytes)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 
+from oms.canonical.digest import sha256_hex
 from oms.errors import SignatureError
 
 SEED_BYTES = 32
@@ -26,7 +26,7 @@ def pae(payload_type: str, body: bytes) -> bytes:
 
 def key_id(public_raw: bytes) -> str:
     """The key id: sha256 of the raw 32-byte public key."""
-    return hashlib.sha256(public_raw).hexdigest()
+    return sha256_hex(public_raw)
 
 
 def b64encode(data: bytes) -> str:

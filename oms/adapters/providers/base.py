@@ -10,14 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from oms.adapters.quoting import check_arg
+from oms.version import HOOK_CONTRACT
 
 TOOLS = ("read_dispatch", "acknowledge_dispatch", "record_dispatch_result")
-# The hook contract oms writes, per provider; `oms hook provider --provider-version` is gated on it.
-HOOK_CONTRACT = {"codex": "codex-0.171", "claude": "claude-2.1", "command": "command-1"}
-ACTIVATION_TEXT = (
-    "You are an oms worker. Call the read_dispatch tool of the oms_worker server, then acknowledge_dispatch, "
-    "do the work in this worktree and commit it, then call record_dispatch_result with the commit."
-)
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,3 +107,23 @@ def test_operation_nonce_binds_event_and_consumer() -> None:
     assert operation_nonce("e1", "c1") != operation_nonce("e1", "c2")
     assert operation_nonce("e1", "c1") != operation_nonce("c1", "e1")
     assert equal(operation_nonce("e1", "c1"), operation_nonce("e1", "c1"))
+
+
+@given(st.binary(max_size=4096))
+def test_the_builtin_sha256_equals_hashlib(data: bytes) -> None:
+    """canonical.digest uses CPython's `_sha256` (no OpenSSL load on hook paths): same digests."""
+    import hashlib
+    import importlib
+
+    module = importlib.import_module("oms.canonical.digest")  # the module (the package re-exports a function)
+
+    assert module.sha256_hex(data) == hashlib.sha256(data).hexdigest()
+    assert vars(module)["_sha256"].__module__ in ("_sha256", "_hashlib")
+
+
+@given(st.text(max_size=80), st.text(max_size=80))
+def test_constant_time_equal_is_equality(a: str, b: str) -> None:
+    from oms.canonical import equal
+
+    assert equal(a, b) == (a == b)
+    assert equal(a, a)

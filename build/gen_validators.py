@@ -1,0 +1,309 @@
+"""Compile `schemas/*.schema.json` into plain Python predicates: `oms/schemas/_generated.py`.
+
+    python build/gen_validators.py           # write the module
+    python build/gen_validators.py --check   # exit 1 if the module is not what the schemas give
+
+Why: importing `jsonschema` (and `referencing`, `attrs`, `rpds`) costs ~35 ms per process, more than
+an agent hook may take in total (docs/adr/0010). The generated predicates answer "is this document
+valid?" with the Draft 2020-12 semantics `jsonschema` applies (no format assertion), for exactly the
+keywords our schemas use; an unknown keyword stops the generator. `tests/unit/schemas/
+test_generated_validators.py` proves them equal to `jsonschema` with hypothesis. When a document is
+invalid, oms still asks `jsonschema` for the one-line explanation (the rare path).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMAS = REPO / "schemas"
+TARGET = REPO / "oms" / "schemas" / "_generated.py"
+URN = "urn:oms:schema:"
+IGNORED = {"$schema", "$id", "$defs", "$comment", "title", "description"}
+HANDLED = {
+    "$ref",
+    "type",
+    "enum",
+    "const",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "required",
+    "properties",
+    "additionalProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "items",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+}
+TYPES = {
+    "object": "isinstance(x, dict)",
+    "array": "isinstance(x, list)",
+    "string": "isinstance(x, str)",
+    "integer": "_is_integer(x)",
+    "number": "_is_number(x)",
+    "boolean": "isinstance(x, bool)",
+    "null": "x is None",
+}
+
+PRELUDE = '''\
+"""Validators generated from schemas/*.schema.json by build/gen_validators.py. Do not edit.
+
+Each predicate answers whether a JSON value satisfies one schema (Draft 2020-12, as jsonschema applies
+it without format assertion). Proven equal to jsonschema by tests/unit/schemas/test_generated_validators.py.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+SOURCE_SHA256 = {digest!r}
+
+
+def _is_integer(x: object) -> bool:
+    return (isinstance(x, int) and not isinstance(x, bool)) or (isinstance(x, float) and x.is_integer())
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def _eq(a: object, b: object) -> bool:
+    """jsonschema's equality: booleans are not numbers, 1 == 1.0, containers compare deeply."""
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_eq(i, j) for i, j in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_eq(a[k], b[k]) for k in a)
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, list | dict) or isinstance(b, list | dict):
+        return False
+    return a == b
+
+
+def _unique(items: list[object]) -> bool:
+    return all(not _eq(items[i], items[j]) for i in range(len(items)) for j in range(i + 1, len(items)))
+'''
+
+
+class Generator:
+    """Emits one function per (schema document, JSON pointer), on demand, following $ref."""
+
+    def __init__(self, docs: dict[str, dict[str, Any]]) -> None:
+        self.docs = docs
+        self.names: dict[tuple[str, str], str] = {}
+        self.bodies: list[str] = []
+        self.constants: list[str] = []
+        self.patterns: dict[str, str] = {}
+
+    def node(self, doc: str, pointer: str) -> Any:
+        value: Any = self.docs[doc]
+        for part in [p for p in pointer.split("/") if p]:
+            key = part.replace("~1", "/").replace("~0", "~")
+            value = value[int(key)] if isinstance(value, list) else value[key]
+        return value
+
+    def target(self, doc: str, ref: str) -> tuple[str, str]:
+        where, _, pointer = ref.partition("#")
+        if where:
+            if not where.startswith(URN) or where[len(URN) :] not in self.docs:
+                raise SystemExit(f"{doc}: $ref {ref!r} leaves the oms schemas")
+            doc = where[len(URN) :]
+        return doc, pointer
+
+    def function(self, doc: str, pointer: str) -> str:
+        key = (doc, pointer)
+        if key in self.names:
+            return self.names[key]
+        name = f"_v{len(self.names)}"
+        self.names[key] = name
+        self.bodies.append(self.emit(name, doc, pointer))
+        return name
+
+    def constant(self, value: Any) -> str:
+        name = f"_C{len(self.constants)}"
+        kind = "tuple[object, ...]" if isinstance(value, tuple) else "object"
+        self.constants.append(f"{name}: {kind} = {value!r}")
+        return name
+
+    def pattern(self, regex: str) -> str:
+        if regex not in self.patterns:
+            self.patterns[regex] = f"_P{len(self.patterns)}"
+        return self.patterns[regex]
+
+    def emit(self, name: str, doc: str, pointer: str) -> str:
+        schema = self.node(doc, pointer)
+        where = f"{doc}#{pointer}"
+        head = f"def {name}(x: object) -> bool:\n    # {where}\n"
+        if schema is True or schema == {}:
+            return head + "    return True\n"
+        if schema is False:
+            return head + "    return False\n"
+        if not isinstance(schema, dict):
+            raise SystemExit(f"{where}: a schema must be an object or a boolean")
+        unknown = set(schema) - HANDLED - IGNORED
+        if unknown:
+            raise SystemExit(f"{where}: keywords {sorted(unknown)} are not supported by the generator")
+        lines: list[str] = []
+
+        def sub(key: str) -> str:
+            return self.function(doc, f"{pointer}/{key}")
+
+        if "$ref" in schema:
+            ref_doc, ref_pointer = self.target(doc, schema["$ref"])
+            lines.append(f"if not {self.function(ref_doc, ref_pointer)}(x):\n    return False")
+        if "type" in schema:
+            types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+            lines.append(f"if not ({' or '.join(TYPES[t] for t in types)}):\n    return False")
+        if "enum" in schema:
+            lines.append(f"if not any(_eq(x, c) for c in {self.constant(tuple(schema['enum']))}):\n    return False")
+        if "const" in schema:
+            lines.append(f"if not _eq(x, {self.constant(schema['const'])}):\n    return False")
+        strings = []
+        if "pattern" in schema:
+            strings.append(f"if {self.pattern(schema['pattern'])}.search(x) is None:\n    return False")
+        if "minLength" in schema:
+            strings.append(f"if len(x) < {int(schema['minLength'])}:\n    return False")
+        if "maxLength" in schema:
+            strings.append(f"if len(x) > {int(schema['maxLength'])}:\n    return False")
+        if strings:
+            lines.append("if isinstance(x, str):\n" + _indent("\n".join(strings)))
+        numbers = []
+        if "minimum" in schema:
+            numbers.append(f"if x < {schema['minimum']!r}:\n    return False")
+        if "maximum" in schema:
+            numbers.append(f"if x > {schema['maximum']!r}:\n    return False")
+        if numbers:
+            lines.append("if isinstance(x, int | float) and not isinstance(x, bool):\n" + _indent("\n".join(numbers)))
+        objects = []
+        if "required" in schema:
+            objects.append(f"for k in {tuple(schema['required'])!r}:\n    if k not in x:\n        return False")
+        if "minProperties" in schema:
+            objects.append(f"if len(x) < {int(schema['minProperties'])}:\n    return False")
+        if "maxProperties" in schema:
+            objects.append(f"if len(x) > {int(schema['maxProperties'])}:\n    return False")
+        properties = schema.get("properties", {})
+        for prop in properties:
+            check = self.function(doc, f"{pointer}/properties/{_escape(prop)}")
+            objects.append(f"if {prop!r} in x and not {check}(x[{prop!r}]):\n    return False")
+        if "additionalProperties" in schema:
+            known = tuple(properties)
+            extra = schema["additionalProperties"]
+            if extra is False:
+                objects.append(f"for k in x:\n    if k not in {known!r}:\n        return False")
+            elif extra is not True and extra != {}:
+                check = sub("additionalProperties")
+                objects.append(
+                    f"for k, v in x.items():\n    if k not in {known!r} and not {check}(v):\n        return False"
+                )
+        if "propertyNames" in schema:
+            objects.append(f"for k in x:\n    if not {sub('propertyNames')}(k):\n        return False")
+        if objects:
+            lines.append("if isinstance(x, dict):\n" + _indent("\n".join(objects)))
+        arrays = []
+        if "minItems" in schema:
+            arrays.append(f"if len(x) < {int(schema['minItems'])}:\n    return False")
+        if "maxItems" in schema:
+            arrays.append(f"if len(x) > {int(schema['maxItems'])}:\n    return False")
+        if "items" in schema:
+            arrays.append(f"for v in x:\n    if not {sub('items')}(v):\n        return False")
+        if schema.get("uniqueItems") is True:
+            arrays.append("if not _unique(x):\n    return False")
+        if arrays:
+            lines.append("if isinstance(x, list):\n" + _indent("\n".join(arrays)))
+        lines.extend(
+            f"if not {self.function(doc, f'{pointer}/allOf/{i}')}(x):\n    return False"
+            for i in range(len(schema.get("allOf", [])))
+        )
+        if "anyOf" in schema:
+            calls = [f"{self.function(doc, f'{pointer}/anyOf/{i}')}(x)" for i in range(len(schema["anyOf"]))]
+            lines.append(f"if not ({' or '.join(calls)}):\n    return False")
+        if "oneOf" in schema:
+            calls = [f"{self.function(doc, f'{pointer}/oneOf/{i}')}(x)" for i in range(len(schema["oneOf"]))]
+            lines.append(f"if [{', '.join(calls)}].count(True) != 1:\n    return False")
+        if "not" in schema:
+            lines.append(f"if {sub('not')}(x):\n    return False")
+        if "if" in schema:
+            then = f"if not {sub('then')}(x):\n    return False" if "then" in schema else "pass"
+            other = f"if not {sub('else')}(x):\n    return False" if "else" in schema else "pass"
+            lines.append(f"if {sub('if')}(x):\n{_indent(then)}\nelse:\n{_indent(other)}")
+        return head + _indent("\n".join([*lines, "return True"])) + "\n"
+
+
+def _indent(text: str) -> str:
+    return "\n".join(("    " + line) if line else line for line in text.splitlines())
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def load() -> tuple[dict[str, dict[str, Any]], str]:
+    docs: dict[str, dict[str, Any]] = {}
+    digest = hashlib.sha256()
+    for path in sorted(SCHEMAS.glob("*.schema.json")):
+        name = path.name.removesuffix(".schema.json")
+        data = path.read_bytes()
+        digest.update(name.encode() + b"\0" + data + b"\0")
+        docs[name] = json.loads(data)
+    return docs, digest.hexdigest()
+
+
+def generate() -> str:
+    docs, digest = load()
+    gen = Generator(docs)
+    entries: dict[str, str] = {}
+    for name, doc in docs.items():
+        entries[name] = gen.function(name, "")
+        for key in doc.get("$defs", {}):
+            entries[f"{name}#/$defs/{key}"] = gen.function(name, f"/$defs/{_escape(key)}")
+    out = [PRELUDE.format(digest=digest)]
+    out += [f"{var} = re.compile({regex!r})" for regex, var in gen.patterns.items()]
+    out += gen.constants
+    out.append("")
+    out += ["\n" + body for body in gen.bodies]
+    out.append("\nVALIDATORS: dict[str, Callable[[object], bool]] = {")
+    out += [f"    {key!r}: {fn}," for key, fn in sorted(entries.items())]
+    out.append("}\n")
+    return "\n".join(out)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if the module is out of date")
+    args = parser.parse_args()
+    text = generate()
+    if args.check:
+        current = TARGET.read_text() if TARGET.exists() else ""
+        if current != text:
+            print(f"{TARGET.relative_to(REPO)} is out of date: run python build/gen_validators.py", file=sys.stderr)
+            return 1
+        return 0
+    TARGET.write_text(text)
+    print(f"wrote {TARGET.relative_to(REPO)} ({len(text.splitlines())} lines)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,86 @@
+"""`oms demo` (README's first command): the whole chain on a scratch repository, source and frozen."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from tests.helpers import OmsCommand, git
+
+
+def _stop(oms: OmsCommand, data: dict[str, object]) -> None:
+    roots = ["--state-root", str(data["state_root"]), "--config-root", str(data["repo"])]
+    stopped = oms.run("worker", "stop", str(data["dispatch_id"]), "--reason", "demo test over", "--json", *roots)
+    assert stopped.returncode == 0, stopped.stderr
+    assert json.loads(stopped.stdout)["pane_live"] is False
+
+
+def test_demo_runs_the_chain_and_prints_a_timeline(oms: OmsCommand, tmp_path: Path) -> None:
+    where = tmp_path / "demo"
+    done = oms.run("demo", "--dir", str(where), "--json", timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(done.stdout)
+    try:
+        assert data["ok"] is True
+        worktree = where / "worktrees" / str(data["ticket_id"])
+        assert data["result_commit"] == git("rev-parse", "HEAD", cwd=worktree).strip()
+        assert git("show", "--format=%s", "--name-only", str(data["result_commit"]), cwd=worktree).split() == [
+            "Add",
+            "a",
+            "changelog",
+            "entry",
+            "CHANGELOG.md",
+        ]
+        lines = [(s["source"], s["text"]) for s in data["timeline"]]
+        texts = [text for _, text in lines]
+        stamps = [s["at"] for s in data["timeline"]]
+        assert stamps == sorted(stamps)
+        for wanted in (
+            "proposed -> accepted",
+            "accepted -> acknowledged",
+            "acknowledged -> result-received",
+            "idle -> working",
+            "working -> done",
+            "hook SessionStart: oms answers 'call read_dispatch'",
+            "hook Stop: blocked (the dispatch has no result yet)",
+            "hook Stop: released (the dispatch has its result)",
+        ):
+            assert any(text.startswith(wanted) for text in texts), wanted
+        assert ("event", "bridge-acknowledged") in [(s["source"], s["subject"]) for s in data["timeline"]]
+        assert ("evidence", "dispatch-result") in [(s["source"], s["subject"]) for s in data["timeline"]]
+        roots = ["--state-root", str(data["state_root"]), "--config-root", str(data["repo"])]
+        status = oms.run("status", "--json", *roots)
+        assert json.loads(status.stdout)["dispatches"][0]["state"] == "result-received"
+    finally:
+        _stop(oms, data)
+    panes = subprocess.run(
+        ["tmux", "-S", str(data["tmux_socket"]), "list-panes", "-a"], capture_output=True, text=True, check=False
+    )
+    assert str(data["dispatch_id"]) not in panes.stdout
+
+
+def test_demo_human_output_says_where_to_look(oms: OmsCommand, tmp_path: Path) -> None:
+    where = tmp_path / "demo"
+    done = oms.run("demo", "--dir", str(where), timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert out.startswith("Timeline\n")
+    assert "Result: dispatch dsp-" in out
+    assert f"tmux -S {where}/state/tmux.sock attach -t dsp-" in out
+    assert "oms status --state-root" in out
+    assert "oms demo: delivered into tmux pane %" in done.stderr  # progress, on stderr
+    dispatch_id = out.split("Result: dispatch ", 1)[1].split()[0]
+    _stop(oms, {"dispatch_id": dispatch_id, "state_root": where / "state", "repo": where / "repo"})
+
+
+def test_demo_refuses_a_used_directory(oms: OmsCommand, tmp_path: Path) -> None:
+    (tmp_path / "used").mkdir()
+    (tmp_path / "used" / "keep.txt").write_text("mine\n")
+    done = oms.run("demo", "--dir", str(tmp_path / "used"))
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-2].startswith("oms: error: demo directory")
+    assert done.stderr.splitlines()[-1].startswith("  hint: name a new or empty directory")
+    assert "Traceback" not in done.stderr
+    assert (tmp_path / "used" / "keep.txt").read_text() == "mine\n"
+    assert sorted(p.name for p in (tmp_path / "used").iterdir()) == ["keep.txt"]
