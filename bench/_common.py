@@ -20,6 +20,30 @@ def time_calls(fn: Callable[[], object], repeat: int, warmup: int = 3) -> list[f
     return out
 
 
+def time_interleaved(cases: dict[str, Callable[[], object]], repeat: int, warmup: int = 3) -> dict[str, list[float]]:
+    """Seconds per call of each case, the cases taking turns (round-robin), so that a slow spell of the
+    machine lands on every case alike instead of on whichever ran then."""
+    for fn in cases.values():
+        for _ in range(warmup):
+            fn()
+    out: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(repeat):
+        for name, fn in cases.items():
+            start = time.perf_counter()
+            fn()
+            out[name].append(time.perf_counter() - start)
+    return out
+
+
+def command_runner(argv: Sequence[str]) -> Callable[[], None]:
+    """A call that runs a command to completion (output discarded)."""
+
+    def once() -> None:
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+
+    return once
+
+
 def time_command(argv: Sequence[str], repeat: int, warmup: int = 3) -> list[float]:
     """Wall seconds per run of a command (output discarded)."""
 

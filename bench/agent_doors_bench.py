@@ -1,6 +1,6 @@
 """The agent's two doors, timed from the frozen onedir binary, against baselines measured in the same run.
 
-    .venv/bin/python bench/agent_doors_bench.py [--runs 40]
+    .venv/bin/python bench/agent_doors_bench.py [--runs 40] [--events 5000]
 
 Needs dist/ from `python build/freeze.py`. It runs `oms demo` (frozen) in a scratch directory, so every
 hook and bridge call below works on a real state root with a delivered dispatch, a live session and a
@@ -9,7 +9,9 @@ recorded result; then it times
   call), UserPromptSubmit, Stop (after the result: the gate lets the agent stop);
 * the bridge: spawn -> `initialize` -> first `tools/call` (`read_dispatch`) answered, by a raw client;
 * the baselines: `node -e 0` and a frozen empty script (same PyInstaller, onedir, --strip).
-The demo's worker is stopped at the end.
+The cases take turns run by run, so a slow spell of the machine does not skew one ratio. Then it adds
+`--events` other workers' liveness events and times UserPromptSubmit again (a hook's cost must not grow
+with the state root). The demo's worker is stopped at the end.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import median_ms, p90_ms, table, time_calls, time_command
+from bench._common import command_runner, median_ms, p90_ms, table, time_interleaved
 from bench.startup_bench import build_empty
 
 REPO = Path(__file__).resolve().parent.parent
@@ -75,6 +77,9 @@ def bridge_runner(binary: Path, args: list[str], env: dict[str, str]) -> object:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument(
+        "--events", type=int, default=5000, help="then time UserPromptSubmit again with this many more events"
+    )
     args = parser.parse_args()
     binary = REPO / "dist" / "oms" / "oms"
     if not binary.is_file():
@@ -134,12 +139,14 @@ def main() -> int:
                 bridge_runner(binary, ["worker", "bridge", *bound], with_nonce),
             ),
         ]
-        results = {}
-        for name, case in cases:
-            if isinstance(case, list):
-                results[name] = time_command(case, args.runs)
-            else:
-                results[name] = time_calls(case, args.runs)  # type: ignore[arg-type]
+        runners = {name: command_runner(case) if isinstance(case, list) else case for name, case in cases}
+        results = time_interleaved(runners, args.runs)  # type: ignore[arg-type]
+        if args.events:
+            started = time.perf_counter()
+            add_filler_events(data["state_root"], args.events)
+            print(f"added {args.events} events in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+            scaled = f"hook UserPromptSubmit, {args.events:,} more events in the state root"
+            results[scaled] = time_interleaved({scaled: runners["hook UserPromptSubmit"]}, args.runs)[scaled]  # type: ignore[dict-item]
         subprocess.run(
             [str(binary), "worker", "stop", data["dispatch_id"], "--reason", "bench over", *roots[:2], *roots[4:]],
             capture_output=True,
@@ -161,6 +168,25 @@ def main() -> int:
         )
     print(table(["case", "p50 ms", "p90 ms", "\u00d7 `node -e 0`", "\u00d7 frozen empty"], rows))
     return 0
+
+
+def add_filler_events(state_root: str, count: int) -> None:
+    """Other workers' liveness events, as a busy state root accumulates them."""
+    from oms.canonical import new_uuid, now, sha256_hex, stable_id
+    from oms.store import Store
+
+    with Store.open(state_root) as store:
+        for i in range(count):
+            session = new_uuid()
+            payload = {
+                "session_id": session,
+                "dispatch_id": stable_id("dsp-bench", i),
+                "nonce": sha256_hex(str(i).encode()),
+                "provider": "claude",
+                "hook_event": "SessionStart",
+                "native_session_ref": session,
+            }
+            store.events.create(stable_id("live-hook", session), "hook-observed", now(), payload)
 
 
 def nonce_of(data: dict[str, str]) -> str:

@@ -1,7 +1,11 @@
-"""Compile `schemas/*.schema.json` into plain Python predicates: `oms/schemas/_generated.py`.
+"""Compile `schemas/*.schema.json` into plain Python predicates: the package `oms/schemas/_generated/`.
 
-    python build/gen_validators.py           # write the module
-    python build/gen_validators.py --check   # exit 1 if the module is not what the schemas give
+    python build/gen_validators.py           # write the package
+    python build/gen_validators.py --check   # exit 1 if the package is not what the schemas give
+
+One module per schema document holds the predicates of that document and of its `$defs` entries (and a
+private copy of every predicate they reach through `$ref`), so a process loads only the schemas it
+uses: an agent hook touches six of the twenty-five (docs/adr/0010). Patterns are compiled on first use.
 
 Why: importing `jsonschema` (and `referencing`, `attrs`, `rpds`) costs ~35 ms per process, more than
 an agent hook may take in total (docs/adr/0010). The generated predicates answer "is this document
@@ -22,7 +26,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMAS = REPO / "schemas"
-TARGET = REPO / "oms" / "schemas" / "_generated.py"
+TARGET = REPO / "oms" / "schemas" / "_generated"
 URN = "urn:oms:schema:"
 IGNORED = {"$schema", "$id", "$defs", "$comment", "title", "description"}
 HANDLED = {
@@ -63,8 +67,8 @@ TYPES = {
     "null": "x is None",
 }
 
-PRELUDE = '''\
-"""Validators generated from schemas/*.schema.json by build/gen_validators.py. Do not edit.
+HEADER = '''\
+"""{what} Generated from schemas/*.schema.json by build/gen_validators.py. Do not edit.
 
 Each predicate answers whether a JSON value satisfies one schema (Draft 2020-12, as jsonschema applies
 it without format assertion). Proven equal to jsonschema by tests/unit/schemas/test_generated_validators.py.
@@ -72,29 +76,37 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 
 # ruff: noqa
 from __future__ import annotations
+'''
 
-import re
-from collections.abc import Callable
-
+INDEX = """
 SOURCE_SHA256 = {digest!r}
 
+# entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
+MODULES: dict[str, str] = {{
+{modules}
+}}
+"""
 
-def _is_integer(x: object) -> bool:
+RUNTIME = '''
+from re import search as search  # compiles a pattern on first use (re's cache): none at import
+
+
+def is_integer(x: object) -> bool:
     return (isinstance(x, int) and not isinstance(x, bool)) or (isinstance(x, float) and x.is_integer())
 
 
-def _is_number(x: object) -> bool:
+def is_number(x: object) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool)
 
 
-def _eq(a: object, b: object) -> bool:
+def eq(a: object, b: object) -> bool:
     """jsonschema's equality: booleans are not numbers, 1 == 1.0, containers compare deeply."""
     if isinstance(a, str) or isinstance(b, str):
         return a == b
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_eq(i, j) for i, j in zip(a, b))
+        return len(a) == len(b) and all(eq(i, j) for i, j in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_eq(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(eq(a[k], b[k]) for k in a)
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, list | dict) or isinstance(b, list | dict):
@@ -102,9 +114,15 @@ def _eq(a: object, b: object) -> bool:
     return a == b
 
 
-def _unique(items: list[object]) -> bool:
-    return all(not _eq(items[i], items[j]) for i in range(len(items)) for j in range(i + 1, len(items)))
+def unique(items: list[object]) -> bool:
+    return all(not eq(items[i], items[j]) for i in range(len(items)) for j in range(i + 1, len(items)))
 '''
+
+MODULE_IMPORTS = """from collections.abc import Callable
+
+from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
+from oms.schemas._generated._runtime import search as _search, unique as _unique
+"""
 
 
 class Generator:
@@ -182,7 +200,7 @@ class Generator:
             lines.append(f"if not _eq(x, {self.constant(schema['const'])}):\n    return False")
         strings = []
         if "pattern" in schema:
-            strings.append(f"if {self.pattern(schema['pattern'])}.search(x) is None:\n    return False")
+            strings.append(f"if _search({self.pattern(schema['pattern'])}, x) is None:\n    return False")
         if "minLength" in schema:
             strings.append(f"if len(x) < {int(schema['minLength'])}:\n    return False")
         if "maxLength" in schema:
@@ -270,38 +288,67 @@ def load() -> tuple[dict[str, dict[str, Any]], str]:
     return docs, digest.hexdigest()
 
 
-def generate() -> str:
+def module_name(schema: str) -> str:
+    """The module of schema `schema` (`dispatch-intent` -> `dispatch_intent`)."""
+    return schema.replace("-", "_")
+
+
+def generate() -> dict[str, str]:
+    """Every file of the package: name -> text."""
     docs, digest = load()
-    gen = Generator(docs)
-    entries: dict[str, str] = {}
+    files: dict[str, str] = {}
+    modules: dict[str, str] = {}
     for name, doc in docs.items():
-        entries[name] = gen.function(name, "")
+        gen = Generator(docs)  # a fresh one per module: it holds only what this schema reaches
+        entries = {name: gen.function(name, "")}
         for key in doc.get("$defs", {}):
             entries[f"{name}#/$defs/{key}"] = gen.function(name, f"/$defs/{_escape(key)}")
-    out = [PRELUDE.format(digest=digest)]
-    out += [f"{var} = re.compile({regex!r})" for regex, var in gen.patterns.items()]
-    out += gen.constants
-    out.append("")
-    out += ["\n" + body for body in gen.bodies]
-    out.append("\nVALIDATORS: dict[str, Callable[[object], bool]] = {")
-    out += [f"    {key!r}: {fn}," for key, fn in sorted(entries.items())]
-    out.append("}\n")
-    return "\n".join(out)
+        out = [HEADER.format(what=f"Predicates of the `{name}` schema."), MODULE_IMPORTS]
+        out += [f"{var} = {regex!r}" for regex, var in gen.patterns.items()]
+        out += gen.constants
+        out.append("")
+        out += ["\n" + body for body in gen.bodies]
+        out.append("\nVALIDATORS: dict[str, Callable[[object], bool]] = {")
+        out += [f"    {key!r}: {fn}," for key, fn in sorted(entries.items())]
+        out.append("}\n")
+        files[f"{module_name(name)}.py"] = "\n".join(out)
+        modules.update(dict.fromkeys(entries, module_name(name)))
+    files["_runtime.py"] = HEADER.format(what="Helpers of the generated predicates.") + RUNTIME
+    index = "\n".join(f"    {key!r}: {mod!r}," for key, mod in sorted(modules.items()))
+    files["__init__.py"] = HEADER.format(what="Which module holds each schema's predicate.") + INDEX.format(
+        digest=digest, modules=index
+    )
+    return files
+
+
+def stale(files: dict[str, str]) -> list[str]:
+    """The files of the package that differ from `files` (missing, changed or extra)."""
+    present = {p.name for p in TARGET.glob("*.py")} if TARGET.is_dir() else set()
+    out = sorted(present - set(files))
+    out += sorted(n for n, text in files.items() if not (TARGET / n).is_file() or (TARGET / n).read_text() != text)
+    return out
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail if the module is out of date")
+    parser.add_argument("--check", action="store_true", help="fail if the package is out of date")
     args = parser.parse_args()
-    text = generate()
+    files = generate()
     if args.check:
-        current = TARGET.read_text() if TARGET.exists() else ""
-        if current != text:
-            print(f"{TARGET.relative_to(REPO)} is out of date: run python build/gen_validators.py", file=sys.stderr)
+        changed = stale(files)
+        if changed:
+            where = TARGET.relative_to(REPO)
+            print(f"{where} is out of date ({', '.join(changed)}): run python build/gen_validators.py", file=sys.stderr)
             return 1
         return 0
-    TARGET.write_text(text)
-    print(f"wrote {TARGET.relative_to(REPO)} ({len(text.splitlines())} lines)")
+    TARGET.mkdir(exist_ok=True)
+    for extra in stale(files):
+        if extra not in files:
+            (TARGET / extra).unlink()
+    for name, text in files.items():
+        (TARGET / name).write_text(text)
+    lines = sum(len(t.splitlines()) for t in files.values())
+    print(f"wrote {TARGET.relative_to(REPO)}/ ({len(files)} modules, {lines} lines)")
     return 0
 
 

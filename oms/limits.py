@@ -6,11 +6,10 @@ and a test can shrink them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(NamedTuple):
     """Byte, count and time bounds. The defaults are what oms ships with."""
 
     record_bytes: int = 256 * 1024

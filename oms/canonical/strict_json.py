@@ -76,7 +76,7 @@ def _check_tree(value: object, depth: int, max_depth: int) -> None:
             except _TreeError as exc:
                 exc.path.insert(0, key)
                 raise
-    elif isinstance(value, list | tuple):
+    elif isinstance(value, list) or type(value) is tuple:  # never a NamedTuple: a record is not JSON
         for index, item in enumerate(value):
             try:
                 _check_tree(item, depth + 1, max_depth)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from oms.canonical import JsonObject
 from oms.errors import IllegalTransitionError
 
 
-@dataclass(frozen=True, slots=True)
-class Next:
+class Next(NamedTuple):
     """The state and payload a transition produces (the store writes them as version N+1)."""
 
     state: str

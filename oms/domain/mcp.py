@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 SUPPORTED = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 LATEST = SUPPORTED[0]
@@ -27,8 +26,7 @@ PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR =
 ToolFn = Callable[[dict[str, Any]], tuple[dict[str, Any], bool]]  # arguments -> (structured result, is_error)
 
 
-@dataclass(frozen=True, slots=True)
-class Tool:
+class Tool(NamedTuple):
     """One tool the bridge offers."""
 
     name: str
@@ -52,18 +50,27 @@ class Tool:
         return out
 
 
-@dataclass
 class Session:
     """Protocol state of one client connection."""
 
-    server_name: str
-    server_version: str
-    instructions: str
-    tools: dict[str, Tool]
-    call: Callable[[str, dict[str, Any]], tuple[dict[str, Any], bool]]
-    version: str | None = None
-    listed: bool = False
-    log: list[str] = field(default_factory=list)
+    __slots__ = ("call", "instructions", "listed", "log", "server_name", "server_version", "tools", "version")
+
+    def __init__(
+        self,
+        server_name: str,
+        server_version: str,
+        instructions: str,
+        tools: dict[str, Tool],
+        call: Callable[[str, dict[str, Any]], tuple[dict[str, Any], bool]],
+    ) -> None:
+        self.server_name = server_name
+        self.server_version = server_version
+        self.instructions = instructions
+        self.tools = tools
+        self.call = call
+        self.version: str | None = None
+        self.listed = False
+        self.log: list[str] = []
 
 
 def _error(msg_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:

@@ -1,12 +1,12 @@
 """Layer 1: no-follow file IO beneath a root (DESIGN.md §2.1, research/sec.md §0-§2).
 
 The only package that opens files under the state root or writes agent homes. See `root.py` for the
-resolvers and publishers, `locks.py` for holder-named lock files, `paths.py` for the path grammar.
+resolvers and publishers, `locks.py` for holder-named lock files (import them from there: an agent
+hook never takes a lock and does not load them), `paths.py` for the path grammar.
 """
 
 from __future__ import annotations
 
-from oms.fsio.locks import Lock, LockState, acquire, break_stale, inspect
 from oms.fsio.outside import enclosing_git, scratch_directory
 from oms.fsio.paths import check_component, split_rel
 from oms.fsio.procinfo import ProcessIdentity
@@ -15,17 +15,12 @@ from oms.fsio.root import FileId, FsioOptions, Publisher, Resolver, Root, is_tem
 __all__ = [
     "FileId",
     "FsioOptions",
-    "Lock",
-    "LockState",
     "ProcessIdentity",
     "Publisher",
     "Resolver",
     "Root",
-    "acquire",
-    "break_stale",
     "check_component",
     "enclosing_git",
-    "inspect",
     "is_temp_name",
     "scratch_directory",
     "split_rel",

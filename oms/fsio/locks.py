@@ -15,8 +15,8 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import re
-from dataclasses import dataclass
 from types import TracebackType
+from typing import NamedTuple
 
 from oms.errors import AlreadyExistsError, FsioError, LockHeldError
 from oms.fsio import procinfo
@@ -43,8 +43,7 @@ def parse(data: bytes) -> procinfo.ProcessIdentity | None:
     return procinfo.ProcessIdentity(match.group(3), int(match.group(1)), int(match.group(2)))
 
 
-@dataclass(frozen=True, slots=True)
-class LockState:
+class LockState(NamedTuple):
     """What a lock file says about its holder."""
 
     holder: procinfo.ProcessIdentity | None  # None: unreadable body (never written by oms)

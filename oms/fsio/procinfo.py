@@ -8,13 +8,12 @@ only if all three still match, so a recycled pid or a reboot makes a stale lock 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
 
 
-@dataclass(frozen=True, slots=True)
-class ProcessIdentity:
+class ProcessIdentity(NamedTuple):
     """A running process, named so that it cannot be confused with a later one of the same pid."""
 
     boot_id: str

@@ -22,9 +22,8 @@ import errno
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import NoReturn, Self
+from typing import NamedTuple, NoReturn, Self
 
 from oms.errors import (
     AlreadyExistsError,
@@ -64,22 +63,35 @@ class Publisher(StrEnum):
     LINK = "link"  # O_EXCL temp + link + unlink (filesystems without renameat2)
 
 
-@dataclass(frozen=True, slots=True)
-class FileId:
+class FileId(NamedTuple):
     """Identity of a published inode (to recognise our own file later)."""
 
     dev: int
     ino: int
 
 
-@dataclass(slots=True)
 class FsioOptions:
     """Strategy choices; `auto` is the product default, tests force the others."""
 
-    resolver: Resolver = Resolver.AUTO
-    publisher: Publisher = Publisher.AUTO
-    syscalls: Syscalls = field(default_factory=lambda: DEFAULT_SYSCALLS)
-    limits: Limits = LIMITS
+    __slots__ = ("limits", "publisher", "resolver", "syscalls")
+
+    def __init__(
+        self,
+        resolver: Resolver = Resolver.AUTO,
+        publisher: Publisher = Publisher.AUTO,
+        syscalls: Syscalls = DEFAULT_SYSCALLS,
+        limits: Limits = LIMITS,
+    ) -> None:
+        self.resolver = resolver
+        self.publisher = publisher
+        self.syscalls = syscalls
+        self.limits = limits
+
+    def __repr__(self) -> str:
+        return (
+            f"FsioOptions(resolver={self.resolver!r}, publisher={self.publisher!r}, "
+            f"syscalls={self.syscalls!r}, limits={self.limits!r})"
+        )
 
     @classmethod
     def from_env(cls, env: dict[str, str] | os._Environ[str] | None = None) -> FsioOptions:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from oms.errors import OmsError, SchemaValidationError, one_line
 
 if TYPE_CHECKING:  # importlib.resources and pathlib cost ~8 ms: imported only where files are read
+    from collections.abc import Callable
     from importlib.abc import Traversable
 
     from jsonschema.protocols import Validator
@@ -42,6 +43,7 @@ SCHEMA_NAMES = (
     "worktree-record",
 )
 _MAX_SCHEMA_BYTES = 256 * 1024
+_PREDICATES: dict[str, Callable[[object], bool]] = {}
 
 
 class SchemaMissingError(OmsError):
@@ -125,15 +127,26 @@ def _path(parts: Any) -> str:
     return out
 
 
-def is_valid(name: str, instance: object) -> bool:
-    """Whether `instance` satisfies schema `name` (or `name#/$defs/<key>`): the generated predicate
-    (`build/gen_validators.py`; equal to jsonschema, proven by property tests), no jsonschema import."""
-    from oms.schemas._generated import VALIDATORS
-
-    check = VALIDATORS.get(name)
+def predicate(name: str) -> Callable[[object], bool]:
+    """The generated predicate of schema `name` (or `name#/$defs/<key>`), loading only that schema's
+    module (`build/gen_validators.py`; equal to jsonschema, proven by property tests)."""
+    check = _PREDICATES.get(name)
     if check is None:
-        raise SchemaMissingError(f"unknown schema {name!r}")
-    return check(instance)
+        from importlib import import_module
+
+        from oms.schemas._generated import MODULES
+
+        module = MODULES.get(name)
+        if module is None:
+            raise SchemaMissingError(f"unknown schema {name!r}")
+        check = import_module(f"oms.schemas._generated.{module}").VALIDATORS[name]
+        _PREDICATES[name] = check
+    return check
+
+
+def is_valid(name: str, instance: object) -> bool:
+    """Whether `instance` satisfies schema `name` (or `name#/$defs/<key>`), without importing jsonschema."""
+    return predicate(name)(instance)
 
 
 def validate(name: str, instance: object, *, where: str) -> None:

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from oms.domain import mcp
 from oms.version import __version__
@@ -59,8 +58,7 @@ class ToolRefusedError(Exception):
     """A tool refused the call; the message goes back to the model as an `isError` result."""
 
 
-@dataclass
-class BridgeArgs:
+class BridgeArgs(NamedTuple):
     """The binding a bridge is started with."""
 
     dispatch_id: str
@@ -96,12 +94,12 @@ def tools() -> dict[str, mcp.Tool]:
     }
 
 
-@dataclass
 class Tools:
     """The tool implementations, opening the workspace lazily (no side effects at start-up)."""
 
-    args: BridgeArgs
-    _ws: Any = field(default=None, repr=False)
+    def __init__(self, args: BridgeArgs) -> None:
+        self.args = args
+        self._ws: Any = None
 
     def workspace(self) -> Any:
         if self._ws is None:

@@ -188,8 +188,9 @@ def respond(args: HookArgs, doc: dict[str, Any]) -> dict[str, Any]:
         except OmsError as exc:
             sys.stderr.write(f"oms hook: liveness not recorded: {exc.message}\n")
         records = ws.store.records("session")
+        current = None  # the latest session version this hook knows of
         for _ in range(3):  # heartbeats race with delivery and other hooks: re-read and retry
-            session = records.read_if_exists(args.session_id)
+            session = current = records.read_if_exists(args.session_id)
             if session is None or session.state != "running":
                 break
             now = next_after(session.observed_at, ws.now())
@@ -206,7 +207,7 @@ def respond(args: HookArgs, doc: dict[str, Any]) -> dict[str, Any]:
                 break
             beat = sessions.heartbeat(session.state, payload, now=now)
             try:
-                records.transition(
+                written = records.transition(
                     session.record_id,
                     expected_version=session.version,
                     state=beat.state,
@@ -215,14 +216,16 @@ def respond(args: HookArgs, doc: dict[str, Any]) -> dict[str, Any]:
                     actor="oms-hook",
                     observed_at=now,
                 )
-                session = records.read(session.record_id)
+                current = records.read(session.record_id) if written.replayed else written.record
                 break
             except VersionConflictError:
+                current = None
                 continue
         if event == "SessionStart":
             return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": CONTEXT}}
         if event == "Stop" and dispatch.state not in ("result-received", "resolved"):
-            current = records.read_if_exists(args.session_id)
+            if current is None:
+                current = records.read_if_exists(args.session_id)
             if current is None or current.state != "running":
                 return {}  # a parked or stopped session is not held back
             blocks = _count(current.payload.get("stop_blocks"))

@@ -45,7 +45,7 @@ def hook_event_id(session_id: str) -> str:
 
 
 def _record(ws: Workspace, event_id: str, event_type: str, payload: JsonObject) -> None:
-    if event_id in ws.store.events.ids():
+    if ws.store.events.exists(event_id):
         return
     with contextlib.suppress(ConflictError):  # another hook of the session won the race: proven either way
         ws.store.events.create(event_id, event_type, ws.now(), payload)
@@ -113,8 +113,8 @@ def promote(ws: Workspace, dispatch_id: str, session_id: str) -> bool:
 
 def channels(ws: Workspace, session_id: str) -> JsonObject:
     """Which channels have proven themselves."""
-    ids = set(ws.store.events.ids())
-    return {"hooks": hook_event_id(session_id) in ids, "bridge": bridge_event_id(session_id) in ids}
+    events = ws.store.events
+    return {"hooks": events.exists(hook_event_id(session_id)), "bridge": events.exists(bridge_event_id(session_id))}
 
 
 def silent(ws: Workspace, session: Record, since: str) -> str | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from oms.canonical import now as wall_clock
@@ -19,15 +18,15 @@ if TYPE_CHECKING:
 SYSTEM_ACTOR = "oms-system"
 
 
-@dataclass
 class Workspace:
     """An opened state root and config root."""
 
-    store: Store
-    config_root: str
-    repo: Root
-    clock: Callable[[], str] = wall_clock
-    _config: Config | None = field(default=None, repr=False)
+    def __init__(self, store: Store, config_root: str, repo: Root, clock: Callable[[], str] = wall_clock) -> None:
+        self.store = store
+        self.config_root = config_root
+        self.repo = repo
+        self.clock = clock
+        self._config: Config | None = None
 
     @classmethod
     def open(cls, state_root: str, config_root: str, *, clock: Callable[[], str] = wall_clock) -> Workspace:

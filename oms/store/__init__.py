@@ -6,28 +6,72 @@ state root. Every read and write goes through fsio, is bounded, canonical and sc
 
 from __future__ import annotations
 
-from oms.canonical import JsonObject
-from oms.fsio import FsioOptions
+from typing import TYPE_CHECKING
+
 from oms.limits import LIMITS, Limits
-from oms.store.content import TicketContent, WorktreeRecords
-from oms.store.events import Event, EventStore
-from oms.store.evidence import Evidence, EvidenceStore
-from oms.store.journal import Journal
-from oms.store.outbox import Outbox, Receipt
-from oms.store.records import Record, RecordStore, WriteResult
-from oms.store.stateroot import RECORD_KINDS, StateRoot, default_state_root
+from oms.store.records import Record, RecordStore
+from oms.store.stateroot import StateRoot, default_state_root
+
+if TYPE_CHECKING:
+    from oms.canonical import JsonObject
+    from oms.fsio import FsioOptions
+    from oms.store.content import TicketContent, WorktreeRecords
+    from oms.store.events import EventStore
+    from oms.store.evidence import Evidence, EvidenceStore
+    from oms.store.journal import Journal
+    from oms.store.outbox import Outbox
 
 
 class Store:
-    """All stores of one opened state root."""
+    """All stores of one opened state root.
+
+    The sub-stores are made on first use: an agent hook reads and writes records and events only, and
+    must not pay for importing the evidence, outbox, journal and content modules (docs/adr/0010)."""
 
     def __init__(self, state: StateRoot, limits: Limits = LIMITS) -> None:
         self.state = state
         self.limits = limits
-        self.events = EventStore(state.root, limits)
-        self.evidence = EvidenceStore(state.root, state.meta.public_key, state.meta.key_id, limits)
-        self.ticket_content = TicketContent(state.root, limits)
-        self.worktrees = WorktreeRecords(state.root, limits)
+        self._events: EventStore | None = None
+        self._evidence: EvidenceStore | None = None
+        self._ticket_content: TicketContent | None = None
+        self._worktrees: WorktreeRecords | None = None
+
+    @property
+    def events(self) -> EventStore:
+        """The events."""
+        if self._events is None:
+            from oms.store.events import EventStore
+
+            self._events = EventStore(self.state.root, self.limits)
+        return self._events
+
+    @property
+    def evidence(self) -> EvidenceStore:
+        """The signed evidence."""
+        if self._evidence is None:
+            from oms.store.evidence import EvidenceStore
+
+            meta = self.state.meta
+            self._evidence = EvidenceStore(self.state.root, meta.public_key, meta.key_id, self.limits)
+        return self._evidence
+
+    @property
+    def ticket_content(self) -> TicketContent:
+        """The content-addressed ticket bodies."""
+        if self._ticket_content is None:
+            from oms.store.content import TicketContent
+
+            self._ticket_content = TicketContent(self.state.root, self.limits)
+        return self._ticket_content
+
+    @property
+    def worktrees(self) -> WorktreeRecords:
+        """The worktree records."""
+        if self._worktrees is None:
+            from oms.store.content import WorktreeRecords
+
+            self._worktrees = WorktreeRecords(self.state.root, self.limits)
+        return self._worktrees
 
     @classmethod
     def open(cls, path: str, *, options: FsioOptions | None = None, limits: Limits = LIMITS) -> Store:
@@ -45,10 +89,14 @@ class Store:
 
     def outbox(self, consumer_id: str) -> Outbox:
         """One consumer's outbox."""
+        from oms.store.outbox import Outbox
+
         return Outbox(self.state.root, consumer_id, self.limits)
 
     def journal(self, name: str) -> Journal:
         """An append-only journal."""
+        from oms.store.journal import Journal
+
         return Journal(self.state.root, name, self.limits)
 
     def put_evidence(self, body: JsonObject) -> Evidence:
@@ -66,21 +114,4 @@ class Store:
         self.close()
 
 
-__all__ = [
-    "RECORD_KINDS",
-    "Event",
-    "EventStore",
-    "Evidence",
-    "EvidenceStore",
-    "Journal",
-    "Outbox",
-    "Receipt",
-    "Record",
-    "RecordStore",
-    "StateRoot",
-    "Store",
-    "TicketContent",
-    "WorktreeRecords",
-    "WriteResult",
-    "default_state_root",
-]
+__all__ = ["Record", "RecordStore", "StateRoot", "Store", "default_state_root"]

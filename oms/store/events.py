@@ -6,7 +6,8 @@ bytes it is a `ConflictError` and nothing changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from stat import S_ISREG
+from typing import NamedTuple
 
 from oms.canonical import JsonObject, access, check, parse_ts
 from oms.errors import AlreadyExistsError, ConflictError, IntegrityError, NotFoundError, RecordNotFoundError
@@ -17,8 +18,7 @@ from oms.store.documents import encode_document, parse_document
 EVENTS_DIR = "events"
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
     """One parsed, validated event."""
 
     event_id: str
@@ -85,6 +85,14 @@ class EventStore:
         if event_type is not None and event.event_type != event_type:
             raise IntegrityError(f"event {event_id} is {event.event_type} (expected {event_type})")
         return event
+
+    def exists(self, event_id: str) -> bool:
+        """Whether event `event_id` is stored as a regular file (one lookup, however many events exist)."""
+        try:
+            found = self.root.lstat(self._rel(event_id))
+        except NotFoundError:
+            return False
+        return found is not None and S_ISREG(found.st_mode)
 
     def ids(self) -> list[str]:
         """Every event id (sorted)."""

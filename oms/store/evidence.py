@@ -10,7 +10,7 @@ that passes, so an agent cannot forge an advisor approval.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from oms.canonical import JsonObject, access, check, equal, parse_ts, sha256_hex
 from oms.canonical.ids import SHA256
@@ -24,8 +24,7 @@ EVIDENCE_DIR = "evidence"
 PAYLOAD_TYPE = "application/vnd.oms.evidence+json"
 
 
-@dataclass(frozen=True, slots=True)
-class Evidence:
+class Evidence(NamedTuple):
     """A verified evidence body and its content address."""
 
     ref: str

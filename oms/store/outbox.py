@@ -8,11 +8,12 @@ receipt (present: replay it), does its work, commits the receipt, releases the l
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from oms.canonical import JsonObject, access, check, operation_nonce, parse_ts
 from oms.errors import AlreadyExistsError, ConflictError, IntegrityError
-from oms.fsio import Lock, Root, acquire
+from oms.fsio import Root
+from oms.fsio.locks import Lock, acquire
 from oms.limits import LIMITS, Limits
 from oms.store.documents import encode_document, parse_document
 
@@ -21,8 +22,7 @@ RECEIPT_SUFFIX = ".receipt.json"
 LOCK_SUFFIX = ".lock"
 
 
-@dataclass(frozen=True, slots=True)
-class Receipt:
+class Receipt(NamedTuple):
     """A committed receipt."""
 
     event_id: str

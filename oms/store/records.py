@@ -20,7 +20,7 @@ Rules:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from oms.canonical import JsonObject, access, check, digest_bytes, parse_ts
 from oms.errors import (
@@ -42,8 +42,7 @@ _ACTOR = re.compile(r"[a-z][a-z0-9-]{0,62}(?:[.:][a-z0-9][a-z0-9-]{0,62}){0,3}")
 _MAX_RACE_ROUNDS = 8
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
+class Record(NamedTuple):
     """One parsed, validated version of a record. Treat `payload` as read-only."""
 
     kind: str
@@ -75,8 +74,7 @@ class Record:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class WriteResult:
+class WriteResult(NamedTuple):
     """The version a write produced, and whether it was already there (an idempotent replay)."""
 
     record: Record

@@ -8,7 +8,7 @@ private, a symlink, inside a git worktree, or not initialised.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from oms.canonical import JsonObject, access, check, equal
 from oms.errors import AlreadyExistsError, InvalidInputError, NotFoundError, OmsError, StateRootError
@@ -42,8 +42,7 @@ TMUX_CONF = (
 RECORD_KINDS = ("authorization", "dispatch", "session", "ticket", "worker")
 
 
-@dataclass(frozen=True, slots=True)
-class StateMeta:
+class StateMeta(NamedTuple):
     """What `oms-state.json` says."""
 
     created_at: str

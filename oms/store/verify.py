@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from oms.canonical import access, equal
 from oms.canonical.ids import OPAQUE_ID, SHA256
 from oms.errors import OmsError
-from oms.fsio import FsioOptions, Root, break_stale, inspect, is_temp_name, procinfo, temp_owner
+from oms.fsio import FsioOptions, Root, is_temp_name, procinfo, temp_owner
+from oms.fsio.locks import break_stale, inspect
 from oms.limits import LIMITS
 from oms.store import keys
 from oms.store.content import TICKETS_DIR, WORKTREES_DIR, parse_content, parse_worktree

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from oms.canonical import access, sha256_hex, stable_id
+from oms.canonical import access, next_after, sha256_hex, stable_id
 from oms.errors import AuthorityChangedError, InvalidIdError, OmsError, SignatureError
 from oms.services import dispatches, tickets, worktrees
 from oms.services.workspace import Workspace
@@ -30,7 +30,7 @@ def _point_dispatch_at(ws: Workspace, dispatch_id: str, ref: str) -> None:
         payload={**rec.payload, "advisor_evidence": ref, "advisor_verdict": "approve"},
         operation_id=stable_id("evil", ref),
         actor="oms-system",
-        observed_at=ws.now() if ws.now() > rec.observed_at else rec.observed_at[:-4] + "999Z",
+        observed_at=next_after(rec.observed_at, ws.now()),
     )
 
 
@@ -139,7 +139,7 @@ def test_altered_intent_field_voids_the_approval(chain: Chain) -> None:
             payload={**rec.payload, "worktree_path": "/etc"},
             operation_id="op-evil",
             actor="oms-system",
-            observed_at=rec.observed_at[:-4] + "999Z",
+            observed_at=next_after(rec.observed_at, ws.now()),
         )
         with pytest.raises(AuthorityChangedError, match="digest does not match"):
             dispatches.accept(ws, dispatch_id)

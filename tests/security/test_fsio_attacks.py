@@ -26,8 +26,9 @@ from oms.errors import (
     PathRejectedError,
     UnsafeFileError,
 )
-from oms.fsio import Publisher, Resolver, Root, acquire
+from oms.fsio import Publisher, Resolver, Root
 from oms.fsio._syscalls import RENAME_EXCHANGE, Syscalls
+from oms.fsio.locks import acquire
 from tests.helpers import make_options
 
 SECRET = b"TOP-SECRET-OUTSIDE-THE-ROOT"

@@ -134,3 +134,14 @@ def test_loads_object_requires_an_object() -> None:
 def test_non_bytes_input_rejected() -> None:
     with pytest.raises(CanonicalJsonError, match="bytes"):
         loads("{}")  # type: ignore[arg-type]
+
+
+def test_value_objects_are_never_json() -> None:
+    """The store's value objects are NamedTuples (docs/adr/0010): tuples, but never written as JSON arrays."""
+    from oms.domain.machine import Next
+    from oms.limits import LIMITS
+
+    assert dumps(["a", 1]) == dumps(("a", 1))  # a plain tuple is an array
+    for value in (Next("open", {}), LIMITS, {"nested": [Next("open", {})]}):
+        with pytest.raises(CanonicalJsonError, match="not a JSON value"):
+            dumps(value)

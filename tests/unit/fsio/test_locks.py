@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 
 from oms.errors import FsioError, LockHeldError
-from oms.fsio import Root, acquire, inspect, procinfo
-from oms.fsio.locks import parse, render
+from oms.fsio import Root, procinfo
+from oms.fsio.locks import acquire, inspect, parse, render
 
 CHILD = """
 import sys
-from oms.fsio import Root, acquire
+from oms.fsio import Root
+from oms.fsio.locks import acquire
 root = Root.open(sys.argv[1])
 lock = acquire(root, "x.lock")
 print("held", flush=True)

@@ -1,4 +1,4 @@
-"""The generated predicates (`oms/schemas/_generated.py`) decide exactly as jsonschema does.
+"""The generated predicates (`oms/schemas/_generated/`) decide exactly as jsonschema does.
 
 Three sources of documents, for every schema and every `$defs` entry: documents drawn from the schema
 itself (mostly valid, reaching deep branches), the same documents mutated at a random place (a value
@@ -17,11 +17,12 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from oms.schemas import SCHEMA_NAMES, load_schema, validator
-from oms.schemas._generated import SOURCE_SHA256, VALIDATORS
-from oms.schemas.loader import URN
+from oms.schemas._generated import MODULES, SOURCE_SHA256, _runtime
+from oms.schemas.loader import URN, predicate
 from tests.helpers import REPO
 from tests.unit.schemas.test_schemas import VALID
 
+VALIDATORS = {entry: predicate(entry) for entry in MODULES}
 ENTRIES = sorted(VALIDATORS)
 json_scalars = (
     st.none()
@@ -48,7 +49,7 @@ def _generator() -> Any:
 
 def test_the_generated_module_is_what_the_schemas_give() -> None:
     generator = _generator()
-    assert (REPO / "oms" / "schemas" / "_generated.py").read_text() == generator.generate()
+    assert generator.stale(generator.generate()) == []
     _, digest = generator.load()
     assert digest == SOURCE_SHA256
 
@@ -190,10 +191,8 @@ def test_equality_semantics_match_jsonschema(value: object, other: object) -> No
     schema = {"const": value}
     from jsonschema import Draft202012Validator
 
-    from oms.schemas import _generated
-
-    assert _generated._eq(other, value) == Draft202012Validator(schema).is_valid(other)
-    assert _generated._unique([value, other]) == Draft202012Validator({"uniqueItems": True}).is_valid([value, other])
+    assert _runtime.eq(other, value) == Draft202012Validator(schema).is_valid(other)
+    assert _runtime.unique([value, other]) == Draft202012Validator({"uniqueItems": True}).is_valid([value, other])
 
 
 @pytest.mark.parametrize("field", ["capabilities", "tools"])
@@ -203,3 +202,27 @@ def test_duplicates_in_unique_lists_are_refused_by_both(field: str) -> None:
     role[field] = [*role[field], role[field][0]]
     assert VALIDATORS["role-policy"](document) is False
     assert _oracle("role-policy", document) is False
+
+
+def test_a_stale_or_extra_generated_file_is_reported(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    generator = _generator()
+    files = generator.generate()
+    monkeypatch.setattr(generator, "TARGET", tmp_path)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    assert generator.stale(files) == []
+    (tmp_path / "session.py").write_text(files["session.py"].replace("return False", "return True", 1))
+    (tmp_path / "leftover.py").write_text("")
+    assert generator.stale(files) == ["leftover.py", "session.py"]
+
+
+def test_validating_one_schema_loads_only_its_own_module() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from oms.schemas import is_valid; is_valid('op-index', {}); "
+        "print(sorted(m for m in sys.modules if m.startswith('oms.schemas._generated.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.split() == ["['oms.schemas._generated._runtime',", "'oms.schemas._generated.op_index']"]

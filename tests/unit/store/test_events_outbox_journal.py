@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import operation_nonce
-from oms.errors import ConflictError, IntegrityError, LockHeldError, RecordNotFoundError, SchemaValidationError
+from oms.errors import (
+    ConflictError,
+    IntegrityError,
+    InvalidIdError,
+    LockHeldError,
+    RecordNotFoundError,
+    SchemaValidationError,
+)
 from oms.store import Store
 from tests.helpers import SESSION, T0, contact_entry
 
@@ -24,6 +31,20 @@ def test_event_created_once_and_replayed_identically(store: Store) -> None:
         _event(store, dispatch="dsp-2")
     assert store.events.read("evt-1").payload["dispatch_id"] == "dsp-1"
     assert store.events.ids() == ["evt-1"]
+
+
+def test_event_exists_only_as_a_stored_regular_file(store: Store) -> None:
+    assert not store.events.exists("evt-1")  # no events directory yet
+    _event(store)
+    assert store.events.exists("evt-1")
+    assert not store.events.exists("evt-2")
+    events = Path(store.path) / "events"
+    (events / "evt-dir.json").mkdir()
+    (events / "evt-link.json").symlink_to(events / "evt-1.json")
+    assert not store.events.exists("evt-dir")  # a liveness proof cannot be faked with a directory
+    assert not store.events.exists("evt-link")  # or with a symlink to another session's proof
+    with pytest.raises(InvalidIdError):
+        store.events.exists("../records")
 
 
 def test_event_type_and_payload_validated(store: Store) -> None:

@@ -1,0 +1,416 @@
+"""Predicates of the `bridge-tools` schema. Generated from schemas/*.schema.json by build/gen_validators.py. Do not edit.
+
+Each predicate answers whether a JSON value satisfies one schema (Draft 2020-12, as jsonschema applies
+it without format assertion). Proven equal to jsonschema by tests/unit/schemas/test_generated_validators.py.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
+from oms.schemas._generated._runtime import search as _search, unique as _unique
+
+_P0 = '^[0-9a-f]{40}([0-9a-f]{24})?$'
+_P1 = '^[0-9a-f]{64}$'
+_C0: tuple[object, ...] = ('acknowledged', 'result-received', 'resolved')
+_C1: tuple[object, ...] = ('completed', 'blocked', 'failed')
+_C2: tuple[object, ...] = ('result-received', 'resolved')
+
+
+def _v0(x: object) -> bool:
+    # bridge-tools#
+    return True
+
+
+def _v1(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_input
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in x:
+            if k not in ():
+                return False
+    return True
+
+
+def _v3(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/dispatch_id
+    if not (isinstance(x, str)):
+        return False
+    return True
+
+
+def _v4(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/state
+    if not (isinstance(x, str)):
+        return False
+    return True
+
+
+def _v6(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/id
+    if not (isinstance(x, str)):
+        return False
+    return True
+
+
+def _v7(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/title
+    if not (isinstance(x, str)):
+        return False
+    return True
+
+
+def _v8(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/body
+    if not (isinstance(x, str)):
+        return False
+    return True
+
+
+def _v9(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/body_truncated
+    if not (isinstance(x, bool)):
+        return False
+    return True
+
+
+def _v10(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/source
+    if not (isinstance(x, str)):
+        return False
+    return True
+
+
+def _v12(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/url/anyOf/0
+    if not (isinstance(x, str)):
+        return False
+    return True
+
+
+def _v13(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/url/anyOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v11(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/url
+    if not (_v12(x) or _v13(x)):
+        return False
+    return True
+
+
+def _v5(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/ticket
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('body', 'body_truncated', 'id', 'source', 'title', 'url'):
+            if k not in x:
+                return False
+        if 'id' in x and not _v6(x['id']):
+            return False
+        if 'title' in x and not _v7(x['title']):
+            return False
+        if 'body' in x and not _v8(x['body']):
+            return False
+        if 'body_truncated' in x and not _v9(x['body_truncated']):
+            return False
+        if 'source' in x and not _v10(x['source']):
+            return False
+        if 'url' in x and not _v11(x['url']):
+            return False
+        for k in x:
+            if k not in ('id', 'title', 'body', 'body_truncated', 'source', 'url'):
+                return False
+    return True
+
+
+def _v14(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/instructions
+    if not (isinstance(x, str)):
+        return False
+    return True
+
+
+def _v15(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/worktree_path
+    if not (isinstance(x, str)):
+        return False
+    return True
+
+
+def _v16(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/branch
+    if not (isinstance(x, str)):
+        return False
+    return True
+
+
+def _v17(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/base_commit
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P0, x) is None:
+            return False
+    return True
+
+
+def _v18(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/start_commit
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P0, x) is None:
+            return False
+    return True
+
+
+def _v19(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/result_contract
+    if not (isinstance(x, str)):
+        return False
+    return True
+
+
+def _v2(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('base_commit', 'branch', 'dispatch_id', 'instructions', 'result_contract', 'start_commit', 'state', 'ticket', 'worktree_path'):
+            if k not in x:
+                return False
+        if 'dispatch_id' in x and not _v3(x['dispatch_id']):
+            return False
+        if 'state' in x and not _v4(x['state']):
+            return False
+        if 'ticket' in x and not _v5(x['ticket']):
+            return False
+        if 'instructions' in x and not _v14(x['instructions']):
+            return False
+        if 'worktree_path' in x and not _v15(x['worktree_path']):
+            return False
+        if 'branch' in x and not _v16(x['branch']):
+            return False
+        if 'base_commit' in x and not _v17(x['base_commit']):
+            return False
+        if 'start_commit' in x and not _v18(x['start_commit']):
+            return False
+        if 'result_contract' in x and not _v19(x['result_contract']):
+            return False
+        for k in x:
+            if k not in ('dispatch_id', 'state', 'ticket', 'instructions', 'worktree_path', 'branch', 'base_commit', 'start_commit', 'result_contract'):
+                return False
+    return True
+
+
+def _v20(x: object) -> bool:
+    # bridge-tools#/$defs/acknowledge_dispatch_input
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in x:
+            if k not in ():
+                return False
+    return True
+
+
+def _v22(x: object) -> bool:
+    # bridge-tools#/$defs/acknowledge_dispatch_output/properties/dispatch_id
+    if not (isinstance(x, str)):
+        return False
+    return True
+
+
+def _v23(x: object) -> bool:
+    # bridge-tools#/$defs/acknowledge_dispatch_output/properties/state
+    if not any(_eq(x, c) for c in _C0):
+        return False
+    return True
+
+
+def _v24(x: object) -> bool:
+    # bridge-tools#/$defs/acknowledge_dispatch_output/properties/already
+    if not (isinstance(x, bool)):
+        return False
+    return True
+
+
+def _v21(x: object) -> bool:
+    # bridge-tools#/$defs/acknowledge_dispatch_output
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('already', 'dispatch_id', 'state'):
+            if k not in x:
+                return False
+        if 'dispatch_id' in x and not _v22(x['dispatch_id']):
+            return False
+        if 'state' in x and not _v23(x['state']):
+            return False
+        if 'already' in x and not _v24(x['already']):
+            return False
+        for k in x:
+            if k not in ('dispatch_id', 'state', 'already'):
+                return False
+    return True
+
+
+def _v26(x: object) -> bool:
+    # bridge-tools#/$defs/record_dispatch_result_input/properties/status
+    if not any(_eq(x, c) for c in _C1):
+        return False
+    return True
+
+
+def _v27(x: object) -> bool:
+    # bridge-tools#/$defs/record_dispatch_result_input/properties/summary
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) < 1:
+            return False
+        if len(x) > 8192:
+            return False
+    return True
+
+
+def _v29(x: object) -> bool:
+    # bridge-tools#/$defs/record_dispatch_result_input/properties/result_commit/anyOf/0
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P0, x) is None:
+            return False
+    return True
+
+
+def _v30(x: object) -> bool:
+    # bridge-tools#/$defs/record_dispatch_result_input/properties/result_commit/anyOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v28(x: object) -> bool:
+    # bridge-tools#/$defs/record_dispatch_result_input/properties/result_commit
+    if not (_v29(x) or _v30(x)):
+        return False
+    return True
+
+
+def _v25(x: object) -> bool:
+    # bridge-tools#/$defs/record_dispatch_result_input
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('status', 'summary'):
+            if k not in x:
+                return False
+        if 'status' in x and not _v26(x['status']):
+            return False
+        if 'summary' in x and not _v27(x['summary']):
+            return False
+        if 'result_commit' in x and not _v28(x['result_commit']):
+            return False
+        for k in x:
+            if k not in ('status', 'summary', 'result_commit'):
+                return False
+    return True
+
+
+def _v32(x: object) -> bool:
+    # bridge-tools#/$defs/record_dispatch_result_output/properties/dispatch_id
+    if not (isinstance(x, str)):
+        return False
+    return True
+
+
+def _v33(x: object) -> bool:
+    # bridge-tools#/$defs/record_dispatch_result_output/properties/state
+    if not any(_eq(x, c) for c in _C2):
+        return False
+    return True
+
+
+def _v34(x: object) -> bool:
+    # bridge-tools#/$defs/record_dispatch_result_output/properties/evidence
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P1, x) is None:
+            return False
+    return True
+
+
+def _v35(x: object) -> bool:
+    # bridge-tools#/$defs/record_dispatch_result_output/properties/already
+    if not (isinstance(x, bool)):
+        return False
+    return True
+
+
+def _v37(x: object) -> bool:
+    # bridge-tools#/$defs/record_dispatch_result_output/properties/result_commit/anyOf/0
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P0, x) is None:
+            return False
+    return True
+
+
+def _v38(x: object) -> bool:
+    # bridge-tools#/$defs/record_dispatch_result_output/properties/result_commit/anyOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v36(x: object) -> bool:
+    # bridge-tools#/$defs/record_dispatch_result_output/properties/result_commit
+    if not (_v37(x) or _v38(x)):
+        return False
+    return True
+
+
+def _v31(x: object) -> bool:
+    # bridge-tools#/$defs/record_dispatch_result_output
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('already', 'dispatch_id', 'evidence', 'result_commit', 'state'):
+            if k not in x:
+                return False
+        if 'dispatch_id' in x and not _v32(x['dispatch_id']):
+            return False
+        if 'state' in x and not _v33(x['state']):
+            return False
+        if 'evidence' in x and not _v34(x['evidence']):
+            return False
+        if 'already' in x and not _v35(x['already']):
+            return False
+        if 'result_commit' in x and not _v36(x['result_commit']):
+            return False
+        for k in x:
+            if k not in ('dispatch_id', 'state', 'evidence', 'already', 'result_commit'):
+                return False
+    return True
+
+
+VALIDATORS: dict[str, Callable[[object], bool]] = {
+    'bridge-tools': _v0,
+    'bridge-tools#/$defs/acknowledge_dispatch_input': _v20,
+    'bridge-tools#/$defs/acknowledge_dispatch_output': _v21,
+    'bridge-tools#/$defs/read_dispatch_input': _v1,
+    'bridge-tools#/$defs/read_dispatch_output': _v2,
+    'bridge-tools#/$defs/record_dispatch_result_input': _v25,
+    'bridge-tools#/$defs/record_dispatch_result_output': _v31,
+}

@@ -1,0 +1,402 @@
+"""Predicates of the `defs` schema. Generated from schemas/*.schema.json by build/gen_validators.py. Do not edit.
+
+Each predicate answers whether a JSON value satisfies one schema (Draft 2020-12, as jsonschema applies
+it without format assertion). Proven equal to jsonschema by tests/unit/schemas/test_generated_validators.py.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
+from oms.schemas._generated._runtime import search as _search, unique as _unique
+
+_P0 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
+_P1 = '^[a-z][a-z0-9-]{0,30}(?:\\.[a-z][a-z0-9-]{0,30}){0,3}$'
+_P2 = '^[a-z][a-z0-9-]{0,62}(?:[.:][a-z0-9][a-z0-9-]{0,62}){0,3}$'
+_P3 = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+_P4 = '^[0-9a-f]{64}$'
+_P5 = '^[0-9a-f]{40}(?:[0-9a-f]{24})?$'
+_P6 = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
+_P7 = '^[^\\u0000-\\u001f\\u007f]*$'
+_P8 = '^/[^\\u0000-\\u001f\\u007f]*$'
+_P9 = '^oms/[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
+_P10 = '^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$'
+_P11 = '^[0-9a-f]{32,64}$'
+_P12 = '^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$'
+_P13 = '^(https://[A-Za-z0-9.-]+(:[0-9]{1,5})?|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]{1,5})?)(/[A-Za-z0-9._~%/-]*)?$'
+_P14 = '^%[0-9]{1,9}$'
+_P15 = '^[A-Za-z0-9+/]{43}=$'
+_P16 = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
+_P17 = '^https://[^\\u0000-\\u0020\\u007f]+$'
+_P18 = '^[^\\u0000-\\u001f\\u007f]+$'
+_C0: tuple[object, ...] = ('claude_interactive', 'claude_print', 'codex_exec', 'codex_goal', 'command')
+_C1: tuple[object, ...] = ('codex', 'claude', 'command')
+_C2: tuple[object, ...] = ('read-only', 'ticket-worktree-write')
+_C3: tuple[object, ...] = ('repository-read', 'ticket-worktree-write')
+
+
+def _v0(x: object) -> bool:
+    # defs#
+    return True
+
+
+def _v1(x: object) -> bool:
+    # defs#/$defs/opaque_id
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P0, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 128:
+            return False
+    return True
+
+
+def _v2(x: object) -> bool:
+    # defs#/$defs/role_id
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P1, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 127:
+            return False
+    return True
+
+
+def _v3(x: object) -> bool:
+    # defs#/$defs/actor
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P2, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 128:
+            return False
+    return True
+
+
+def _v4(x: object) -> bool:
+    # defs#/$defs/uuid
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P3, x) is None:
+            return False
+    return True
+
+
+def _v5(x: object) -> bool:
+    # defs#/$defs/sha256
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P4, x) is None:
+            return False
+    return True
+
+
+def _v6(x: object) -> bool:
+    # defs#/$defs/commit
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P5, x) is None:
+            return False
+    return True
+
+
+def _v7(x: object) -> bool:
+    # defs#/$defs/timestamp
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P6, x) is None:
+            return False
+    return True
+
+
+def _v8(x: object) -> bool:
+    # defs#/$defs/version
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 0:
+            return False
+        if x > 9007199254740991:
+            return False
+    return True
+
+
+def _v9(x: object) -> bool:
+    # defs#/$defs/count
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 1000000:
+            return False
+    return True
+
+
+def _v10(x: object) -> bool:
+    # defs#/$defs/title
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P7, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 256:
+            return False
+    return True
+
+
+def _v11(x: object) -> bool:
+    # defs#/$defs/reason
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P7, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 512:
+            return False
+    return True
+
+
+def _v12(x: object) -> bool:
+    # defs#/$defs/text
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) > 65536:
+            return False
+    return True
+
+
+def _v13(x: object) -> bool:
+    # defs#/$defs/abs_path
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P8, x) is None:
+            return False
+        if len(x) < 2:
+            return False
+        if len(x) > 4096:
+            return False
+    return True
+
+
+def _v14(x: object) -> bool:
+    # defs#/$defs/branch
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P9, x) is None:
+            return False
+        if len(x) > 160:
+            return False
+    return True
+
+
+def _v15(x: object) -> bool:
+    # defs#/$defs/repository
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P10, x) is None:
+            return False
+        if len(x) > 140:
+            return False
+    return True
+
+
+def _v16(x: object) -> bool:
+    # defs#/$defs/token
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P11, x) is None:
+            return False
+    return True
+
+
+def _v17(x: object) -> bool:
+    # defs#/$defs/model_id
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P12, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 128:
+            return False
+    return True
+
+
+def _v18(x: object) -> bool:
+    # defs#/$defs/model_endpoint
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P13, x) is None:
+            return False
+        if len(x) < 8:
+            return False
+        if len(x) > 512:
+            return False
+    return True
+
+
+def _v20(x: object) -> bool:
+    # defs#/$defs/model_endpoint_or_null/anyOf/0
+    if not _v18(x):
+        return False
+    return True
+
+
+def _v21(x: object) -> bool:
+    # defs#/$defs/model_endpoint_or_null/anyOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v19(x: object) -> bool:
+    # defs#/$defs/model_endpoint_or_null
+    if not (_v20(x) or _v21(x)):
+        return False
+    return True
+
+
+def _v22(x: object) -> bool:
+    # defs#/$defs/transport
+    if not any(_eq(x, c) for c in _C0):
+        return False
+    return True
+
+
+def _v23(x: object) -> bool:
+    # defs#/$defs/engine
+    if not any(_eq(x, c) for c in _C1):
+        return False
+    return True
+
+
+def _v24(x: object) -> bool:
+    # defs#/$defs/sandbox
+    if not any(_eq(x, c) for c in _C2):
+        return False
+    return True
+
+
+def _v25(x: object) -> bool:
+    # defs#/$defs/capability
+    if not any(_eq(x, c) for c in _C3):
+        return False
+    return True
+
+
+def _v26(x: object) -> bool:
+    # defs#/$defs/pane_id
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P14, x) is None:
+            return False
+    return True
+
+
+def _v27(x: object) -> bool:
+    # defs#/$defs/public_key
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P15, x) is None:
+            return False
+    return True
+
+
+def _v28(x: object) -> bool:
+    # defs#/$defs/base64
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P16, x) is None:
+            return False
+        if len(x) > 2000000:
+            return False
+    return True
+
+
+def _v29(x: object) -> bool:
+    # defs#/$defs/url
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P17, x) is None:
+            return False
+        if len(x) > 2048:
+            return False
+    return True
+
+
+def _v30(x: object) -> bool:
+    # defs#/$defs/person
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P18, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 128:
+            return False
+    return True
+
+
+VALIDATORS: dict[str, Callable[[object], bool]] = {
+    'defs': _v0,
+    'defs#/$defs/abs_path': _v13,
+    'defs#/$defs/actor': _v3,
+    'defs#/$defs/base64': _v28,
+    'defs#/$defs/branch': _v14,
+    'defs#/$defs/capability': _v25,
+    'defs#/$defs/commit': _v6,
+    'defs#/$defs/count': _v9,
+    'defs#/$defs/engine': _v23,
+    'defs#/$defs/model_endpoint': _v18,
+    'defs#/$defs/model_endpoint_or_null': _v19,
+    'defs#/$defs/model_id': _v17,
+    'defs#/$defs/opaque_id': _v1,
+    'defs#/$defs/pane_id': _v26,
+    'defs#/$defs/person': _v30,
+    'defs#/$defs/public_key': _v27,
+    'defs#/$defs/reason': _v11,
+    'defs#/$defs/repository': _v15,
+    'defs#/$defs/role_id': _v2,
+    'defs#/$defs/sandbox': _v24,
+    'defs#/$defs/sha256': _v5,
+    'defs#/$defs/text': _v12,
+    'defs#/$defs/timestamp': _v7,
+    'defs#/$defs/title': _v10,
+    'defs#/$defs/token': _v16,
+    'defs#/$defs/transport': _v22,
+    'defs#/$defs/url': _v29,
+    'defs#/$defs/uuid': _v4,
+    'defs#/$defs/version': _v8,
+}

@@ -1,0 +1,125 @@
+"""Predicates of the `evidence-envelope` schema. Generated from schemas/*.schema.json by build/gen_validators.py. Do not edit.
+
+Each predicate answers whether a JSON value satisfies one schema (Draft 2020-12, as jsonschema applies
+it without format assertion). Proven equal to jsonschema by tests/unit/schemas/test_generated_validators.py.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
+from oms.schemas._generated._runtime import search as _search, unique as _unique
+
+_P0 = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
+_P1 = '^[0-9a-f]{64}$'
+_C0: object = 'application/vnd.oms.evidence+json'
+
+
+def _v1(x: object) -> bool:
+    # evidence-envelope#/properties/payloadType
+    if not _eq(x, _C0):
+        return False
+    return True
+
+
+def _v3(x: object) -> bool:
+    # defs#/$defs/base64
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P0, x) is None:
+            return False
+        if len(x) > 2000000:
+            return False
+    return True
+
+
+def _v2(x: object) -> bool:
+    # evidence-envelope#/properties/payload
+    if not _v3(x):
+        return False
+    return True
+
+
+def _v7(x: object) -> bool:
+    # defs#/$defs/sha256
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P1, x) is None:
+            return False
+    return True
+
+
+def _v6(x: object) -> bool:
+    # evidence-envelope#/properties/signatures/items/properties/keyid
+    if not _v7(x):
+        return False
+    return True
+
+
+def _v8(x: object) -> bool:
+    # evidence-envelope#/properties/signatures/items/properties/sig
+    if not _v3(x):
+        return False
+    return True
+
+
+def _v5(x: object) -> bool:
+    # evidence-envelope#/properties/signatures/items
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('keyid', 'sig'):
+            if k not in x:
+                return False
+        if 'keyid' in x and not _v6(x['keyid']):
+            return False
+        if 'sig' in x and not _v8(x['sig']):
+            return False
+        for k in x:
+            if k not in ('keyid', 'sig'):
+                return False
+    return True
+
+
+def _v4(x: object) -> bool:
+    # evidence-envelope#/properties/signatures
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) < 1:
+            return False
+        if len(x) > 1:
+            return False
+        for v in x:
+            if not _v5(v):
+                return False
+    return True
+
+
+def _v0(x: object) -> bool:
+    # evidence-envelope#
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('payload', 'payloadType', 'signatures'):
+            if k not in x:
+                return False
+        if 'payloadType' in x and not _v1(x['payloadType']):
+            return False
+        if 'payload' in x and not _v2(x['payload']):
+            return False
+        if 'signatures' in x and not _v4(x['signatures']):
+            return False
+        for k in x:
+            if k not in ('payloadType', 'payload', 'signatures'):
+                return False
+    return True
+
+
+VALIDATORS: dict[str, Callable[[object], bool]] = {
+    'evidence-envelope': _v0,
+}

@@ -1,0 +1,88 @@
+"""Predicates of the `op-index` schema. Generated from schemas/*.schema.json by build/gen_validators.py. Do not edit.
+
+Each predicate answers whether a JSON value satisfies one schema (Draft 2020-12, as jsonschema applies
+it without format assertion). Proven equal to jsonschema by tests/unit/schemas/test_generated_validators.py.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
+from oms.schemas._generated._runtime import search as _search, unique as _unique
+
+_P0 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
+_C0: object = 'oms-op-v1'
+
+
+def _v1(x: object) -> bool:
+    # op-index#/properties/format
+    if not _eq(x, _C0):
+        return False
+    return True
+
+
+def _v3(x: object) -> bool:
+    # defs#/$defs/opaque_id
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P0, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 128:
+            return False
+    return True
+
+
+def _v2(x: object) -> bool:
+    # op-index#/properties/operation_id
+    if not _v3(x):
+        return False
+    return True
+
+
+def _v5(x: object) -> bool:
+    # defs#/$defs/version
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 0:
+            return False
+        if x > 9007199254740991:
+            return False
+    return True
+
+
+def _v4(x: object) -> bool:
+    # op-index#/properties/version
+    if not _v5(x):
+        return False
+    return True
+
+
+def _v0(x: object) -> bool:
+    # op-index#
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('format', 'operation_id', 'version'):
+            if k not in x:
+                return False
+        if 'format' in x and not _v1(x['format']):
+            return False
+        if 'operation_id' in x and not _v2(x['operation_id']):
+            return False
+        if 'version' in x and not _v4(x['version']):
+            return False
+        for k in x:
+            if k not in ('format', 'operation_id', 'version'):
+                return False
+    return True
+
+
+VALIDATORS: dict[str, Callable[[object], bool]] = {
+    'op-index': _v0,
+}
