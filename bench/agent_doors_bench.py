@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import command_runner, median_ms, p90_ms, table, time_interleaved
-from bench.startup_bench import build_empty
+from bench.startup_bench import build_empty, build_lean_empty
 
 REPO = Path(__file__).resolve().parent.parent
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
@@ -89,6 +89,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="oms-doors-") as scratch:
         base = Path(scratch)
         empty = build_empty(base)
+        lean = build_lean_empty(base)
         started = time.perf_counter()
         demo = subprocess.run(
             [str(binary), "demo", "--dir", str(base / "demo"), "--json"], capture_output=True, text=True, check=False
@@ -110,6 +111,7 @@ def main() -> int:
             cases.append(("`node -e 0`", [node, "-e", "0"]))
         cases += [
             ("frozen empty script (onedir)", [str(empty)]),
+            ("frozen empty script, oms's spec choices", [str(lean)]),
             ("frozen `oms --version`", [str(binary), "--version"]),
             (
                 "hook PreToolUse (allowed tool)",
@@ -154,6 +156,7 @@ def main() -> int:
         )
     base_node = median_ms(results["`node -e 0`"]) if node else None
     base_empty = median_ms(results["frozen empty script (onedir)"])
+    base_lean = median_ms(results["frozen empty script, oms's spec choices"])
     rows = []
     for name, samples in results.items():
         med = median_ms(samples)
@@ -164,9 +167,11 @@ def main() -> int:
                 f"{p90_ms(samples):.1f}",
                 f"{med / base_node:.2f}" if base_node else "-",
                 f"{med / base_empty:.2f}",
+                f"{med / base_lean:.2f}",
             ]
         )
-    print(table(["case", "p50 ms", "p90 ms", "\u00d7 `node -e 0`", "\u00d7 frozen empty"], rows))
+    heads = ["p50 ms", "p90 ms", "\u00d7 `node -e 0`", "\u00d7 frozen empty", "\u00d7 empty, oms's choices"]
+    print(table(["case", *heads], rows))
     return 0
 
 

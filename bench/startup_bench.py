@@ -2,8 +2,10 @@
 
     .venv/bin/python bench/startup_bench.py [--runs 40]
 
-Needs dist/ from `python build/freeze.py`. Builds the frozen empty script here (same PyInstaller,
-onedir, --strip) so every number comes from the same run on the same machine.
+Needs dist/ from `python build/freeze.py`. Builds two frozen empty scripts here, so every number comes
+from the same run on the same machine: PyInstaller's defaults (onedir, --strip: the issue's baseline) and
+oms's own spec choices (no module archive, no inspect/pkgutil runtime hooks: the floor oms starts on).
+The cases take turns run by run.
 """
 
 from __future__ import annotations
@@ -18,36 +20,46 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import median_ms, p90_ms, table, time_command
+from bench._common import command_runner, median_ms, p90_ms, table, time_interleaved
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def build_empty(scratch: Path) -> Path:
+def _pyinstaller(scratch: Path, work: str, target: Path, *options: str) -> None:
+    """Freeze `target` (a script or a spec) reproducibly, quietly, into `scratch/<work>-dist`."""
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000", "PYTHONHASHSEED": "0"}
+    argv = [sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "ERROR", *options]
+    argv += ["--workpath", str(scratch / work), "--distpath", str(scratch / f"{work}-dist"), str(target)]
+    subprocess.run(argv, cwd=scratch, env=env, check=True)
+
+
+def _empty_script(scratch: Path) -> Path:
     script = scratch / "empty.py"
     script.write_text("pass\n")
-    env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000", "PYTHONHASHSEED": "0"}
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "PyInstaller",
-            "--noconfirm",
-            "--log-level",
-            "ERROR",
-            "--onedir",
-            "--strip",
-            "--workpath",
-            str(scratch / "w"),
-            "--distpath",
-            str(scratch / "d"),
-            str(script),
-        ],
-        cwd=scratch,
-        env=env,
-        check=True,
-    )
-    return scratch / "d" / "empty" / "empty"
+    return script
+
+
+def build_empty(scratch: Path) -> Path:
+    """The empty script frozen with PyInstaller's defaults (onedir, --strip): the issue's baseline."""
+    _pyinstaller(scratch, "default", _empty_script(scratch), "--onedir", "--strip")
+    return scratch / "default-dist" / "empty" / "empty"
+
+
+LEAN_SPEC = """
+a = Analysis([{script!r}], noarchive=True, excludes=["multiprocessing"])
+a.scripts = [e for e in a.scripts if e[0] not in {{"pyi_rth_inspect", "pyi_rth_pkgutil"}}]
+exe = EXE(PYZ(a.pure), a.scripts, [], exclude_binaries=True, name="lean", strip=True, upx=False, console=True)
+COLLECT(exe, a.binaries, a.datas, strip=True, upx=False, name="lean")
+"""
+
+
+def build_lean_empty(scratch: Path) -> Path:
+    """The empty script frozen with oms's own choices (build/oms.spec: no module archive, no inspect or
+    pkgutil runtime hooks): the floor of what oms's binary could start in."""
+    spec = scratch / "lean.spec"
+    spec.write_text(LEAN_SPEC.format(script=str(_empty_script(scratch))))
+    _pyinstaller(scratch, "lean", spec)
+    return scratch / "lean-dist" / "lean" / "lean"
 
 
 def main() -> int:
@@ -61,8 +73,10 @@ def main() -> int:
     node = shutil.which("node")
     with tempfile.TemporaryDirectory(prefix="oms-startup-") as scratch:
         empty = build_empty(Path(scratch))
+        lean = build_lean_empty(Path(scratch))
         cases = [
             ("frozen empty script (onedir)", [str(empty)]),
+            ("frozen empty script, oms's spec choices", [str(lean)]),
             ("frozen `oms --version` (onedir)", [str(onedir), "--version"]),
             ("frozen `oms --version` (onefile)", [str(onefile), "--version"]),
             ("`python -m oms --version` (source)", [sys.executable, "-m", "oms", "--version"]),
@@ -70,9 +84,10 @@ def main() -> int:
         ]
         if node:
             cases.insert(0, ("`node -e 0`", [node, "-e", "0"]))
-        results = {name: time_command(argv, args.runs) for name, argv in cases}
+        results = time_interleaved({name: command_runner(argv) for name, argv in cases}, args.runs)
     base_node = median_ms(results["`node -e 0`"]) if node else None
     base_empty = median_ms(results["frozen empty script (onedir)"])
+    base_lean = median_ms(results["frozen empty script, oms's spec choices"])
     rows = []
     for name, samples in results.items():
         med = median_ms(samples)
@@ -81,11 +96,13 @@ def main() -> int:
                 name,
                 f"{med:.1f}",
                 f"{p90_ms(samples):.1f}",
-                f"{med / base_node:.2f}" if base_node else "n/a",
+                f"{med / base_node:.2f}" if base_node else "-",
                 f"{med / base_empty:.2f}",
+                f"{med / base_lean:.2f}",
             ]
         )
-    print(table(["command", "median ms", "p90 ms", "x node -e 0", "x frozen empty"], rows))
+    heads = ["p50 ms", "p90 ms", "\u00d7 `node -e 0`", "\u00d7 frozen empty", "\u00d7 empty, oms's choices"]
+    print(table(["command", *heads], rows))
     return 0
 
 

@@ -224,3 +224,57 @@ def test_bad_arguments_answer_safely(oms: OmsCommand, tmp_path: Path) -> None:
     assert (done.returncode, json.loads(done.stdout)) == (0, {})
     assert done.stderr.count("\n") == 1
     assert "Traceback" not in done.stderr
+
+
+HEAVY = {
+    "dataclasses": "dataclass creation imports inspect",
+    "inspect": "~4 ms of ast/dis/tokenize",
+    "datetime": "timestamps are integer milliseconds",
+    "base64": "binascii strict mode decodes the state key",
+    "hashlib": "loads OpenSSL's libcrypto",
+    "uuid": "pulls in platform",
+    "jsonschema": "only an invalid document pays for the explanation",
+    "typer": "the hook dispatches before the CLI",
+    "click": "the hook dispatches before the CLI",
+    "pathlib": "package data is read only by commands that need it",
+    "tomllib": "the config is not read by hooks",
+    "oms.fsio.locks": "a hook takes no lock",
+    "oms.store.evidence": "a hook writes no evidence",
+    "oms.store.outbox": "a hook consumes no outbox",
+    "oms.store.journal": "a hook appends to no journal",
+    "oms.process": "a hook starts no process",
+    "oms.adapters": "a hook launches nothing",
+}
+
+
+@pytest.mark.parametrize("event", ["PreToolUse", "SessionStart", "UserPromptSubmit", "Stop"])
+def test_a_hook_loads_only_what_it_uses(delivered: Bound, event: str) -> None:
+    """docs/adr/0010: every start pays for every import, so the hook path must not grow heavy ones
+    (inspected in a source interpreter; the frozen binary is timed in bench/)."""
+    import sys
+    doc = _payload(delivered, event, tool_name="Bash") if event == "PreToolUse" else _payload(delivered, event)
+    probe = (
+        "import io, json, sys\n"
+        "from oms.cli.entry import main\n"
+        "out, sys.stdout = sys.stdout, io.StringIO()\n"
+        "main(sys.argv[1:])\n"
+        "sys.stdout = out\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *delivered.hook_args("claude", "Bash")],
+        input=json.dumps(doc).encode(),
+        capture_output=True,
+        env=delivered.env(),
+        timeout=60,
+        check=True,
+    )
+    assert done.stderr == b""
+    loaded = set(json.loads(done.stdout))
+    heavy = {name: why for name, why in HEAVY.items() if name in loaded}
+    assert heavy == {}
+    if event == "PreToolUse":  # a pure decision: no state at all
+        assert not {m for m in loaded if m.startswith(("oms.store", "oms.fsio", "oms.schemas", "oms.domain"))}
+    else:
+        schemas = {m.rsplit(".", 1)[1] for m in loaded if m.startswith("oms.schemas._generated.")}
+        assert schemas <= {"_runtime", "dispatch", "session", "worker", "op_index", "state_meta", "event"}
