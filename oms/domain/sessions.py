@@ -41,6 +41,7 @@ def register(
             "parked_until": None,
             "stop_reason": None,
             "stop_blocks": 0,
+            "agent_stopped_at": None,
         },
     )
 

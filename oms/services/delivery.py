@@ -722,6 +722,7 @@ class Delivery:
             "pane_live": pane is not None and not pane.dead,
             "health_reason": worker.payload.get("health_reason"),
             "live_channels": None if session is None else liveness.channels(self.ws, session.record_id),
+            "agent_stopped_at": None if session is None else session.payload.get("agent_stopped_at"),
         }
 
     def _require_session(self, dispatch: Record) -> Record:

@@ -284,6 +284,8 @@ def timeline(ws: Workspace, base: str) -> list[Step]:
 def _same_state(kind: str, before: JsonObject, payload: JsonObject) -> str:
     if kind == "session":
         blocks = payload.get("stop_blocks")
+        if payload.get("agent_stopped_at") and not before.get("agent_stopped_at"):
+            return "heartbeat (the agent ended its turn: the stop gate let it through)"
         return "heartbeat" + (f" (stop gate blocks: {blocks})" if blocks else "")
     if kind == "worker":
         return f"health {payload.get('health')}"

@@ -188,6 +188,8 @@ def respond(args: HookArgs, doc: dict[str, Any]) -> dict[str, Any]:
         except OmsError as exc:
             sys.stderr.write(f"oms hook: liveness not recorded: {exc.message}\n")
         records = ws.store.records("session")
+        has_result = dispatch.state in ("result-received", "resolved")
+        hold = None  # whether a Stop is held back, once decided against the session's latest version
         current = None  # the latest session version this hook knows of
         for _ in range(3):  # heartbeats race with delivery and other hooks: re-read and retry
             session = current = records.read_if_exists(args.session_id)
@@ -195,14 +197,7 @@ def respond(args: HookArgs, doc: dict[str, Any]) -> dict[str, Any]:
                 break
             now = next_after(session.observed_at, ws.now())
             due = parse_ts(now) >= parse_ts(add_ms(str(session.payload["last_observed_at"]), HEARTBEAT_EVERY_MS))
-            payload = dict(session.payload)
-            if event == "Stop" and dispatch.state not in ("result-received", "resolved"):
-                blocks = _count(payload.get("stop_blocks"))
-                payload["stop_blocks"] = blocks + 1 if doc.get("stop_hook_active") is True else 1
-            elif event in ("UserPromptSubmit", "Stop"):
-                payload["stop_blocks"] = 0
-            if event == "SessionStart" and args.provider == "codex":
-                payload["native_session_ref"] = str(doc["session_id"])
+            payload, hold = next_payload(session.payload, args, doc, has_result=has_result, now=now)
             if payload == session.payload and not (due or event in ("SessionStart", "UserPromptSubmit")):
                 break
             beat = sessions.heartbeat(session.state, payload, now=now)
@@ -219,21 +214,50 @@ def respond(args: HookArgs, doc: dict[str, Any]) -> dict[str, Any]:
                 current = records.read(session.record_id) if written.replayed else written.record
                 break
             except VersionConflictError:
-                current = None
+                current = hold = None
                 continue
         if event == "SessionStart":
             return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": CONTEXT}}
-        if event == "Stop" and dispatch.state not in ("result-received", "resolved"):
-            if current is None:
+        if event == "Stop" and not has_result:
+            if current is None:  # every heartbeat attempt raced: decide on the latest version, unrecorded
                 current = records.read_if_exists(args.session_id)
-            if current is None or current.state != "running":
+                if current is not None:
+                    hold = next_payload(current.payload, args, doc, has_result=False, now=current.observed_at)[1]
+            if current is None or current.state != "running" or hold is None:
                 return {}  # a parked or stopped session is not held back
-            blocks = _count(current.payload.get("stop_blocks"))
-            if doc.get("stop_hook_active") is True and blocks > STOP_BLOCK_CAP:
+            if not hold:
                 sys.stderr.write("oms hook: stop gate released after its cap of consecutive blocks\n")
                 return {}
             return {"decision": "block", "reason": STOP_REASON}
         return {}
+
+
+def next_payload(
+    payload: dict[str, Any], args: HookArgs, doc: dict[str, Any], *, has_result: bool, now: str
+) -> tuple[dict[str, Any], bool]:
+    """The session payload after hook `doc`, and whether a Stop is held back (pure).
+
+    Stop without a result blocks and counts consecutive blocks (`stop_hook_active` continues a run,
+    anything else starts one); past the cap it is let through. A Stop that is let through records when
+    the agent stopped (`agent_stopped_at`, kept from the first such Stop); SessionStart, UserPromptSubmit
+    and a held-back Stop mean the agent works again."""
+    event = doc["hook_event_name"]
+    out = dict(payload)
+    hold = False
+    if event == "Stop" and not has_result:
+        active = doc.get("stop_hook_active") is True
+        blocks = _count(out.get("stop_blocks")) + 1 if active else 1
+        out["stop_blocks"] = blocks
+        hold = not (active and blocks > STOP_BLOCK_CAP)
+    elif event in ("UserPromptSubmit", "Stop"):
+        out["stop_blocks"] = 0
+    if event == "Stop":
+        out["agent_stopped_at"] = None if hold else (out.get("agent_stopped_at") or now)
+    elif event in ("SessionStart", "UserPromptSubmit"):
+        out["agent_stopped_at"] = None
+    if event == "SessionStart" and args.provider == "codex":
+        out["native_session_ref"] = str(doc["session_id"])
+    return out, hold
 
 
 def main(argv: list[str], stdin: bytes | None = None) -> int:

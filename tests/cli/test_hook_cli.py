@@ -106,11 +106,15 @@ def test_stop_gate_blocks_until_the_result_with_a_cap(oms: OmsCommand, delivered
     ]
     assert [a.get("decision") for a in answers] == ["block", "block", "block", None]
     assert "record_dispatch_result" in answers[0]["reason"]
+    released_at = _session(delivered).payload["agent_stopped_at"]  # let through by the cap: recorded
+    assert released_at is not None
     prompted, _ = _hook(oms, delivered, _payload(delivered, "UserPromptSubmit", provider, prompt="go on"), provider)
     assert prompted == {}
     assert _session(delivered).payload["stop_blocks"] == 0
+    assert _session(delivered).payload["agent_stopped_at"] is None  # working again
     blocked, _ = _hook(oms, delivered, _payload(delivered, "Stop", provider, stop_hook_active=False), provider)
     assert blocked["decision"] == "block"
+    assert _session(delivered).payload["agent_stopped_at"] is None
 
     client = RawClient(oms, delivered.bridge_args(), delivered.env())
     client.initialize()
@@ -121,6 +125,16 @@ def test_stop_gate_blocks_until_the_result_with_a_cap(oms: OmsCommand, delivered
     assert client.close() == 0
     released, _ = _hook(oms, delivered, _payload(delivered, "Stop", provider, stop_hook_active=False), provider)
     assert released == {}
+    stopped = _session(delivered)
+    assert stopped.state == "running"  # the agent ended its turn; the session and its pane stay
+    assert stopped.payload["agent_stopped_at"] is not None
+    again, _ = _hook(oms, delivered, _payload(delivered, "Stop", provider, stop_hook_active=False), provider)
+    assert again == {}
+    assert _session(delivered).payload["agent_stopped_at"] == stopped.payload["agent_stopped_at"]  # the first
+    roots = ["--state-root", str(delivered.chain.state), "--config-root", str(delivered.chain.repo)]
+    view = oms.run("worker", "observe", delivered.dispatch_id, *roots, "--json")
+    assert view.returncode == 0, view.stderr
+    assert json.loads(view.stdout)["agent_stopped_at"] == stopped.payload["agent_stopped_at"]
 
 
 def test_codex_goal_mode_stops_every_turn_without_prompts(oms: OmsCommand, delivered: Bound) -> None:
@@ -252,6 +266,7 @@ def test_a_hook_loads_only_what_it_uses(delivered: Bound, event: str) -> None:
     """docs/adr/0010: every start pays for every import, so the hook path must not grow heavy ones
     (inspected in a source interpreter; the frozen binary is timed in bench/)."""
     import sys
+
     doc = _payload(delivered, event, tool_name="Bash") if event == "PreToolUse" else _payload(delivered, event)
     probe = (
         "import io, json, sys\n"

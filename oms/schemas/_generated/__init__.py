@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '881d2e7365bca7b01f723cd39d1d91b3da05886bb8d4dd84b705055f94c5d49a'
+SOURCE_SHA256 = '6326ef9fe92ae306e44ba683a4d53f211ce1a7cd94031eff4c3243b46b2bf526'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

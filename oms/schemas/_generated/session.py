@@ -257,6 +257,27 @@ def _v28(x: object) -> bool:
     return True
 
 
+def _v30(x: object) -> bool:
+    # session#/properties/payload/properties/agent_stopped_at/anyOf/0
+    if not _v19(x):
+        return False
+    return True
+
+
+def _v31(x: object) -> bool:
+    # session#/properties/payload/properties/agent_stopped_at/anyOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v29(x: object) -> bool:
+    # session#/properties/payload/properties/agent_stopped_at
+    if not (_v30(x) or _v31(x)):
+        return False
+    return True
+
+
 def _v3(x: object) -> bool:
     # session#/properties/payload
     if not (isinstance(x, dict)):
@@ -291,34 +312,36 @@ def _v3(x: object) -> bool:
             return False
         if 'stop_blocks' in x and not _v28(x['stop_blocks']):
             return False
+        if 'agent_stopped_at' in x and not _v29(x['agent_stopped_at']):
+            return False
         for k in x:
-            if k not in ('dispatch_id', 'ticket_id', 'role_id', 'engine', 'mode', 'native_session_ref', 'tmux_pane_id', 'source_event_id', 'last_observed_at', 'heartbeat_deadline_at', 'parked_until', 'stop_reason', 'stop_blocks'):
+            if k not in ('dispatch_id', 'ticket_id', 'role_id', 'engine', 'mode', 'native_session_ref', 'tmux_pane_id', 'source_event_id', 'last_observed_at', 'heartbeat_deadline_at', 'parked_until', 'stop_reason', 'stop_blocks', 'agent_stopped_at'):
                 return False
     return True
 
 
-def _v31(x: object) -> bool:
+def _v34(x: object) -> bool:
     # record-envelope#/properties/format
     if not _eq(x, _C4):
         return False
     return True
 
 
-def _v32(x: object) -> bool:
+def _v35(x: object) -> bool:
     # record-envelope#/properties/kind
     if not any(_eq(x, c) for c in _C5):
         return False
     return True
 
 
-def _v33(x: object) -> bool:
+def _v36(x: object) -> bool:
     # record-envelope#/properties/record_id
     if not _v5(x):
         return False
     return True
 
 
-def _v35(x: object) -> bool:
+def _v38(x: object) -> bool:
     # defs#/$defs/version
     if not (_is_integer(x)):
         return False
@@ -330,14 +353,14 @@ def _v35(x: object) -> bool:
     return True
 
 
-def _v34(x: object) -> bool:
+def _v37(x: object) -> bool:
     # record-envelope#/properties/version
-    if not _v35(x):
+    if not _v38(x):
         return False
     return True
 
 
-def _v36(x: object) -> bool:
+def _v39(x: object) -> bool:
     # record-envelope#/properties/state
     if not (isinstance(x, str)):
         return False
@@ -347,35 +370,35 @@ def _v36(x: object) -> bool:
     return True
 
 
-def _v38(x: object) -> bool:
+def _v41(x: object) -> bool:
     # record-envelope#/properties/expected_version/anyOf/0
-    if not _v35(x):
+    if not _v38(x):
         return False
     return True
 
 
-def _v39(x: object) -> bool:
+def _v42(x: object) -> bool:
     # record-envelope#/properties/expected_version/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v37(x: object) -> bool:
+def _v40(x: object) -> bool:
     # record-envelope#/properties/expected_version
-    if not (_v38(x) or _v39(x)):
+    if not (_v41(x) or _v42(x)):
         return False
     return True
 
 
-def _v40(x: object) -> bool:
+def _v43(x: object) -> bool:
     # record-envelope#/properties/operation_id
     if not _v5(x):
         return False
     return True
 
 
-def _v42(x: object) -> bool:
+def _v45(x: object) -> bool:
     # defs#/$defs/actor
     if not (isinstance(x, str)):
         return False
@@ -389,21 +412,21 @@ def _v42(x: object) -> bool:
     return True
 
 
-def _v41(x: object) -> bool:
+def _v44(x: object) -> bool:
     # record-envelope#/properties/actor
-    if not _v42(x):
+    if not _v45(x):
         return False
     return True
 
 
-def _v43(x: object) -> bool:
+def _v46(x: object) -> bool:
     # record-envelope#/properties/observed_at
     if not _v19(x):
         return False
     return True
 
 
-def _v46(x: object) -> bool:
+def _v49(x: object) -> bool:
     # defs#/$defs/sha256
     if not (isinstance(x, str)):
         return False
@@ -413,35 +436,35 @@ def _v46(x: object) -> bool:
     return True
 
 
-def _v45(x: object) -> bool:
+def _v48(x: object) -> bool:
     # record-envelope#/properties/previous_sha256/anyOf/0
-    if not _v46(x):
+    if not _v49(x):
         return False
     return True
 
 
-def _v47(x: object) -> bool:
+def _v50(x: object) -> bool:
     # record-envelope#/properties/previous_sha256/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v44(x: object) -> bool:
+def _v47(x: object) -> bool:
     # record-envelope#/properties/previous_sha256
-    if not (_v45(x) or _v47(x)):
+    if not (_v48(x) or _v50(x)):
         return False
     return True
 
 
-def _v48(x: object) -> bool:
+def _v51(x: object) -> bool:
     # record-envelope#/properties/payload
     if not (isinstance(x, dict)):
         return False
     return True
 
 
-def _v30(x: object) -> bool:
+def _v33(x: object) -> bool:
     # record-envelope#
     if not (isinstance(x, dict)):
         return False
@@ -449,27 +472,27 @@ def _v30(x: object) -> bool:
         for k in ('actor', 'expected_version', 'format', 'kind', 'observed_at', 'operation_id', 'payload', 'previous_sha256', 'record_id', 'state', 'version'):
             if k not in x:
                 return False
-        if 'format' in x and not _v31(x['format']):
+        if 'format' in x and not _v34(x['format']):
             return False
-        if 'kind' in x and not _v32(x['kind']):
+        if 'kind' in x and not _v35(x['kind']):
             return False
-        if 'record_id' in x and not _v33(x['record_id']):
+        if 'record_id' in x and not _v36(x['record_id']):
             return False
-        if 'version' in x and not _v34(x['version']):
+        if 'version' in x and not _v37(x['version']):
             return False
-        if 'state' in x and not _v36(x['state']):
+        if 'state' in x and not _v39(x['state']):
             return False
-        if 'expected_version' in x and not _v37(x['expected_version']):
+        if 'expected_version' in x and not _v40(x['expected_version']):
             return False
-        if 'operation_id' in x and not _v40(x['operation_id']):
+        if 'operation_id' in x and not _v43(x['operation_id']):
             return False
-        if 'actor' in x and not _v41(x['actor']):
+        if 'actor' in x and not _v44(x['actor']):
             return False
-        if 'observed_at' in x and not _v43(x['observed_at']):
+        if 'observed_at' in x and not _v46(x['observed_at']):
             return False
-        if 'previous_sha256' in x and not _v44(x['previous_sha256']):
+        if 'previous_sha256' in x and not _v47(x['previous_sha256']):
             return False
-        if 'payload' in x and not _v48(x['payload']):
+        if 'payload' in x and not _v51(x['payload']):
             return False
         for k in x:
             if k not in ('format', 'kind', 'record_id', 'version', 'state', 'expected_version', 'operation_id', 'actor', 'observed_at', 'previous_sha256', 'payload'):
@@ -477,9 +500,9 @@ def _v30(x: object) -> bool:
     return True
 
 
-def _v29(x: object) -> bool:
+def _v32(x: object) -> bool:
     # session#/allOf/0
-    if not _v30(x):
+    if not _v33(x):
         return False
     return True
 
@@ -493,7 +516,7 @@ def _v0(x: object) -> bool:
             return False
         if 'payload' in x and not _v3(x['payload']):
             return False
-    if not _v29(x):
+    if not _v32(x):
         return False
     return True
 
