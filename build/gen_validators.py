@@ -3,9 +3,10 @@
     python build/gen_validators.py           # write the package
     python build/gen_validators.py --check   # exit 1 if the package is not what the schemas give
 
-One module per schema document holds the predicates of that document and of its `$defs` entries (and a
-private copy of every predicate they reach through `$ref`), so a process loads only the schemas it
-uses: an agent hook touches six of the twenty-five (docs/adr/0010). Patterns are compiled on first use.
+One module per schema document holds the predicates of that document and of its `$defs` entries; a
+`$ref` into another document calls that document's module. A process loads only the schemas it uses
+and what they reference: an agent hook touches eight of the twenty-five (docs/adr/0010). Patterns are
+compiled on first use.
 
 Why: importing `jsonschema` (and `referencing`, `attrs`, `rpds`) costs ~35 ms per process, more than
 an agent hook may take in total (docs/adr/0010). The generated predicates answer "is this document
@@ -126,14 +127,16 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 
 
 class Generator:
-    """Emits one function per (schema document, JSON pointer), on demand, following $ref."""
+    """Emits one function per (schema document, JSON pointer), on demand, following $ref; each function
+    lives in its document's module, and a `$ref` into another document calls that module's function."""
 
     def __init__(self, docs: dict[str, dict[str, Any]]) -> None:
         self.docs = docs
         self.names: dict[tuple[str, str], str] = {}
-        self.bodies: list[str] = []
-        self.constants: list[str] = []
-        self.patterns: dict[str, str] = {}
+        self.bodies: dict[str, list[str]] = {}
+        self.constants: dict[str, list[str]] = {}
+        self.patterns: dict[str, dict[str, str]] = {}
+        self.imports: dict[str, set[str]] = {}
 
     def node(self, doc: str, pointer: str) -> Any:
         value: Any = self.docs[doc]
@@ -156,19 +159,47 @@ class Generator:
             return self.names[key]
         name = f"_v{len(self.names)}"
         self.names[key] = name
-        self.bodies.append(self.emit(name, doc, pointer))
+        body = self.emit(name, doc, pointer)
+        self.bodies.setdefault(doc, []).append(body)
         return name
 
-    def constant(self, value: Any) -> str:
-        name = f"_C{len(self.constants)}"
+    def reference(self, doc: str, ref_doc: str, ref_pointer: str) -> str:
+        """How a function of `doc` calls the predicate at `ref_doc#ref_pointer`."""
+        name = self.function(ref_doc, ref_pointer)
+        if ref_doc == doc:
+            return name
+        self.imports.setdefault(doc, set()).add(ref_doc)
+        return f"_m_{module_name(ref_doc)}.{name}"
+
+    def constant(self, doc: str, value: Any) -> str:
+        constants = self.constants.setdefault(doc, [])
+        name = f"_C{len(constants)}"
         kind = "tuple[object, ...]" if isinstance(value, tuple) else "object"
-        self.constants.append(f"{name}: {kind} = {value!r}")
+        constants.append(f"{name}: {kind} = {value!r}")
         return name
 
-    def pattern(self, regex: str) -> str:
-        if regex not in self.patterns:
-            self.patterns[regex] = f"_P{len(self.patterns)}"
-        return self.patterns[regex]
+    def pattern(self, doc: str, regex: str) -> str:
+        patterns = self.patterns.setdefault(doc, {})
+        if regex not in patterns:
+            patterns[regex] = f"_P{len(patterns)}"
+        return patterns[regex]
+
+    def module(self, doc: str, entries: dict[str, str]) -> str:
+        """The text of `doc`'s module."""
+        out = [HEADER.format(what=f"Predicates of the `{doc}` schema."), MODULE_IMPORTS]
+        out += [
+            f"from oms.schemas._generated import {module_name(other)} as _m_{module_name(other)}"
+            for other in sorted(self.imports.get(doc, ()))
+        ]
+        out.append("")
+        out += [f"{var} = {regex!r}" for regex, var in self.patterns.get(doc, {}).items()]
+        out += self.constants.get(doc, [])
+        out.append("")
+        out += ["\n" + body for body in self.bodies.get(doc, [])]
+        out.append("\nVALIDATORS: dict[str, Callable[[object], bool]] = {")
+        out += [f"    {key!r}: {fn}," for key, fn in sorted(entries.items())]
+        out.append("}\n")
+        return "\n".join(out)
 
     def emit(self, name: str, doc: str, pointer: str) -> str:
         schema = self.node(doc, pointer)
@@ -190,17 +221,19 @@ class Generator:
 
         if "$ref" in schema:
             ref_doc, ref_pointer = self.target(doc, schema["$ref"])
-            lines.append(f"if not {self.function(ref_doc, ref_pointer)}(x):\n    return False")
+            lines.append(f"if not {self.reference(doc, ref_doc, ref_pointer)}(x):\n    return False")
         if "type" in schema:
             types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
             lines.append(f"if not ({' or '.join(TYPES[t] for t in types)}):\n    return False")
         if "enum" in schema:
-            lines.append(f"if not any(_eq(x, c) for c in {self.constant(tuple(schema['enum']))}):\n    return False")
+            lines.append(
+                f"if not any(_eq(x, c) for c in {self.constant(doc, tuple(schema['enum']))}):\n    return False"
+            )
         if "const" in schema:
-            lines.append(f"if not _eq(x, {self.constant(schema['const'])}):\n    return False")
+            lines.append(f"if not _eq(x, {self.constant(doc, schema['const'])}):\n    return False")
         strings = []
         if "pattern" in schema:
-            strings.append(f"if _search({self.pattern(schema['pattern'])}, x) is None:\n    return False")
+            strings.append(f"if _search({self.pattern(doc, schema['pattern'])}, x) is None:\n    return False")
         if "minLength" in schema:
             strings.append(f"if len(x) < {int(schema['minLength'])}:\n    return False")
         if "maxLength" in schema:
@@ -298,21 +331,15 @@ def generate() -> dict[str, str]:
     docs, digest = load()
     files: dict[str, str] = {}
     modules: dict[str, str] = {}
+    gen = Generator(docs)
+    entries: dict[str, dict[str, str]] = {}
     for name, doc in docs.items():
-        gen = Generator(docs)  # a fresh one per module: it holds only what this schema reaches
-        entries = {name: gen.function(name, "")}
+        entries[name] = {name: gen.function(name, "")}
         for key in doc.get("$defs", {}):
-            entries[f"{name}#/$defs/{key}"] = gen.function(name, f"/$defs/{_escape(key)}")
-        out = [HEADER.format(what=f"Predicates of the `{name}` schema."), MODULE_IMPORTS]
-        out += [f"{var} = {regex!r}" for regex, var in gen.patterns.items()]
-        out += gen.constants
-        out.append("")
-        out += ["\n" + body for body in gen.bodies]
-        out.append("\nVALIDATORS: dict[str, Callable[[object], bool]] = {")
-        out += [f"    {key!r}: {fn}," for key, fn in sorted(entries.items())]
-        out.append("}\n")
-        files[f"{module_name(name)}.py"] = "\n".join(out)
-        modules.update(dict.fromkeys(entries, module_name(name)))
+            entries[name][f"{name}#/$defs/{key}"] = gen.function(name, f"/$defs/{_escape(key)}")
+    for name in docs:
+        files[f"{module_name(name)}.py"] = gen.module(name, entries[name])
+        modules.update(dict.fromkeys(entries[name], module_name(name)))
     files["_runtime.py"] = HEADER.format(what="Helpers of the generated predicates.") + RUNTIME
     index = "\n".join(f"    {key!r}: {mod!r}," for key, mod in sorted(modules.items()))
     files["__init__.py"] = HEADER.format(what="Which module holds each schema's predicate.") + INDEX.format(

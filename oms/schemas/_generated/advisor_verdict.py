@@ -12,18 +12,19 @@ from collections.abc import Callable
 from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
-_P0 = '^[0-9a-f]{64}$'
+from oms.schemas._generated import defs as _m_defs
+
 _C0: tuple[object, ...] = ('approve', 'reject')
 
 
-def _v1(x: object) -> bool:
+def _v59(x: object) -> bool:
     # advisor-verdict#/properties/verdict
     if not any(_eq(x, c) for c in _C0):
         return False
     return True
 
 
-def _v2(x: object) -> bool:
+def _v60(x: object) -> bool:
     # advisor-verdict#/properties/rationale
     if not (isinstance(x, str)):
         return False
@@ -35,24 +36,14 @@ def _v2(x: object) -> bool:
     return True
 
 
-def _v4(x: object) -> bool:
-    # defs#/$defs/sha256
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P0, x) is None:
-            return False
-    return True
-
-
-def _v3(x: object) -> bool:
+def _v61(x: object) -> bool:
     # advisor-verdict#/properties/dispatch_intent_sha256
-    if not _v4(x):
+    if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v0(x: object) -> bool:
+def _v58(x: object) -> bool:
     # advisor-verdict#
     if not (isinstance(x, dict)):
         return False
@@ -60,11 +51,11 @@ def _v0(x: object) -> bool:
         for k in ('dispatch_intent_sha256', 'rationale', 'verdict'):
             if k not in x:
                 return False
-        if 'verdict' in x and not _v1(x['verdict']):
+        if 'verdict' in x and not _v59(x['verdict']):
             return False
-        if 'rationale' in x and not _v2(x['rationale']):
+        if 'rationale' in x and not _v60(x['rationale']):
             return False
-        if 'dispatch_intent_sha256' in x and not _v3(x['dispatch_intent_sha256']):
+        if 'dispatch_intent_sha256' in x and not _v61(x['dispatch_intent_sha256']):
             return False
         for k in x:
             if k not in ('verdict', 'rationale', 'dispatch_intent_sha256'):
@@ -73,5 +64,5 @@ def _v0(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'advisor-verdict': _v0,
+    'advisor-verdict': _v58,
 }

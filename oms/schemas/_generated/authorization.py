@@ -12,156 +12,99 @@ from collections.abc import Callable
 from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
-_P0 = '^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$'
-_P1 = '^[^\\u0000-\\u001f\\u007f]+$'
-_P2 = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
-_P3 = '^[^\\u0000-\\u001f\\u007f]*$'
-_P4 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
-_P5 = '^[a-z][a-z-]{0,31}$'
-_P6 = '^[a-z][a-z0-9-]{0,62}(?:[.:][a-z0-9][a-z0-9-]{0,62}){0,3}$'
-_P7 = '^[0-9a-f]{64}$'
+from oms.schemas._generated import defs as _m_defs
+from oms.schemas._generated import record_envelope as _m_record_envelope
+
 _C0: object = 'authorization'
 _C1: tuple[object, ...] = ('authorized', 'revoked')
 _C2: tuple[object, ...] = ('tty', 'flag')
-_C3: object = 'oms-record-v1'
-_C4: tuple[object, ...] = ('authorization', 'dispatch', 'session', 'ticket', 'worker')
 
 
-def _v1(x: object) -> bool:
+def _v63(x: object) -> bool:
     # authorization#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v2(x: object) -> bool:
+def _v64(x: object) -> bool:
     # authorization#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v5(x: object) -> bool:
-    # defs#/$defs/repository
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P0, x) is None:
-            return False
-        if len(x) > 140:
-            return False
-    return True
-
-
-def _v4(x: object) -> bool:
+def _v66(x: object) -> bool:
     # authorization#/properties/payload/properties/repository
-    if not _v5(x):
+    if not _m_defs._v51(x):
         return False
     return True
 
 
-def _v7(x: object) -> bool:
-    # defs#/$defs/person
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P1, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 128:
-            return False
-    return True
-
-
-def _v6(x: object) -> bool:
+def _v67(x: object) -> bool:
     # authorization#/properties/payload/properties/person
-    if not _v7(x):
+    if not _m_defs._v68(x):
         return False
     return True
 
 
-def _v8(x: object) -> bool:
+def _v69(x: object) -> bool:
     # authorization#/properties/payload/properties/confirmed_by
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v10(x: object) -> bool:
-    # defs#/$defs/timestamp
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P2, x) is None:
-            return False
-    return True
-
-
-def _v9(x: object) -> bool:
+def _v70(x: object) -> bool:
     # authorization#/properties/payload/properties/authorized_at
-    if not _v10(x):
+    if not _m_defs._v71(x):
         return False
     return True
 
 
-def _v12(x: object) -> bool:
+def _v73(x: object) -> bool:
     # authorization#/properties/payload/properties/revoked_at/anyOf/0
-    if not _v10(x):
+    if not _m_defs._v71(x):
         return False
     return True
 
 
-def _v13(x: object) -> bool:
+def _v74(x: object) -> bool:
     # authorization#/properties/payload/properties/revoked_at/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v11(x: object) -> bool:
+def _v72(x: object) -> bool:
     # authorization#/properties/payload/properties/revoked_at
-    if not (_v12(x) or _v13(x)):
+    if not (_v73(x) or _v74(x)):
         return False
     return True
 
 
-def _v16(x: object) -> bool:
-    # defs#/$defs/reason
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P3, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 512:
-            return False
-    return True
-
-
-def _v15(x: object) -> bool:
+def _v76(x: object) -> bool:
     # authorization#/properties/payload/properties/reason/anyOf/0
-    if not _v16(x):
+    if not _m_defs._v77(x):
         return False
     return True
 
 
-def _v17(x: object) -> bool:
+def _v78(x: object) -> bool:
     # authorization#/properties/payload/properties/reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v14(x: object) -> bool:
+def _v75(x: object) -> bool:
     # authorization#/properties/payload/properties/reason
-    if not (_v15(x) or _v17(x)):
+    if not (_v76(x) or _v78(x)):
         return False
     return True
 
 
-def _v3(x: object) -> bool:
+def _v65(x: object) -> bool:
     # authorization#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -169,17 +112,17 @@ def _v3(x: object) -> bool:
         for k in ('authorized_at', 'confirmed_by', 'person', 'reason', 'repository', 'revoked_at'):
             if k not in x:
                 return False
-        if 'repository' in x and not _v4(x['repository']):
+        if 'repository' in x and not _v66(x['repository']):
             return False
-        if 'person' in x and not _v6(x['person']):
+        if 'person' in x and not _v67(x['person']):
             return False
-        if 'confirmed_by' in x and not _v8(x['confirmed_by']):
+        if 'confirmed_by' in x and not _v69(x['confirmed_by']):
             return False
-        if 'authorized_at' in x and not _v9(x['authorized_at']):
+        if 'authorized_at' in x and not _v70(x['authorized_at']):
             return False
-        if 'revoked_at' in x and not _v11(x['revoked_at']):
+        if 'revoked_at' in x and not _v72(x['revoked_at']):
             return False
-        if 'reason' in x and not _v14(x['reason']):
+        if 'reason' in x and not _v75(x['reason']):
             return False
         for k in x:
             if k not in ('repository', 'person', 'confirmed_by', 'authorized_at', 'revoked_at', 'reason'):
@@ -187,221 +130,27 @@ def _v3(x: object) -> bool:
     return True
 
 
-def _v20(x: object) -> bool:
-    # record-envelope#/properties/format
-    if not _eq(x, _C3):
-        return False
-    return True
-
-
-def _v21(x: object) -> bool:
-    # record-envelope#/properties/kind
-    if not any(_eq(x, c) for c in _C4):
-        return False
-    return True
-
-
-def _v23(x: object) -> bool:
-    # defs#/$defs/opaque_id
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P4, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 128:
-            return False
-    return True
-
-
-def _v22(x: object) -> bool:
-    # record-envelope#/properties/record_id
-    if not _v23(x):
-        return False
-    return True
-
-
-def _v25(x: object) -> bool:
-    # defs#/$defs/version
-    if not (_is_integer(x)):
-        return False
-    if isinstance(x, int | float) and not isinstance(x, bool):
-        if x < 0:
-            return False
-        if x > 9007199254740991:
-            return False
-    return True
-
-
-def _v24(x: object) -> bool:
-    # record-envelope#/properties/version
-    if not _v25(x):
-        return False
-    return True
-
-
-def _v26(x: object) -> bool:
-    # record-envelope#/properties/state
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P5, x) is None:
-            return False
-    return True
-
-
-def _v28(x: object) -> bool:
-    # record-envelope#/properties/expected_version/anyOf/0
-    if not _v25(x):
-        return False
-    return True
-
-
-def _v29(x: object) -> bool:
-    # record-envelope#/properties/expected_version/anyOf/1
-    if not (x is None):
-        return False
-    return True
-
-
-def _v27(x: object) -> bool:
-    # record-envelope#/properties/expected_version
-    if not (_v28(x) or _v29(x)):
-        return False
-    return True
-
-
-def _v30(x: object) -> bool:
-    # record-envelope#/properties/operation_id
-    if not _v23(x):
-        return False
-    return True
-
-
-def _v32(x: object) -> bool:
-    # defs#/$defs/actor
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P6, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 128:
-            return False
-    return True
-
-
-def _v31(x: object) -> bool:
-    # record-envelope#/properties/actor
-    if not _v32(x):
-        return False
-    return True
-
-
-def _v33(x: object) -> bool:
-    # record-envelope#/properties/observed_at
-    if not _v10(x):
-        return False
-    return True
-
-
-def _v36(x: object) -> bool:
-    # defs#/$defs/sha256
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P7, x) is None:
-            return False
-    return True
-
-
-def _v35(x: object) -> bool:
-    # record-envelope#/properties/previous_sha256/anyOf/0
-    if not _v36(x):
-        return False
-    return True
-
-
-def _v37(x: object) -> bool:
-    # record-envelope#/properties/previous_sha256/anyOf/1
-    if not (x is None):
-        return False
-    return True
-
-
-def _v34(x: object) -> bool:
-    # record-envelope#/properties/previous_sha256
-    if not (_v35(x) or _v37(x)):
-        return False
-    return True
-
-
-def _v38(x: object) -> bool:
-    # record-envelope#/properties/payload
-    if not (isinstance(x, dict)):
-        return False
-    return True
-
-
-def _v19(x: object) -> bool:
-    # record-envelope#
-    if not (isinstance(x, dict)):
-        return False
-    if isinstance(x, dict):
-        for k in ('actor', 'expected_version', 'format', 'kind', 'observed_at', 'operation_id', 'payload', 'previous_sha256', 'record_id', 'state', 'version'):
-            if k not in x:
-                return False
-        if 'format' in x and not _v20(x['format']):
-            return False
-        if 'kind' in x and not _v21(x['kind']):
-            return False
-        if 'record_id' in x and not _v22(x['record_id']):
-            return False
-        if 'version' in x and not _v24(x['version']):
-            return False
-        if 'state' in x and not _v26(x['state']):
-            return False
-        if 'expected_version' in x and not _v27(x['expected_version']):
-            return False
-        if 'operation_id' in x and not _v30(x['operation_id']):
-            return False
-        if 'actor' in x and not _v31(x['actor']):
-            return False
-        if 'observed_at' in x and not _v33(x['observed_at']):
-            return False
-        if 'previous_sha256' in x and not _v34(x['previous_sha256']):
-            return False
-        if 'payload' in x and not _v38(x['payload']):
-            return False
-        for k in x:
-            if k not in ('format', 'kind', 'record_id', 'version', 'state', 'expected_version', 'operation_id', 'actor', 'observed_at', 'previous_sha256', 'payload'):
-                return False
-    return True
-
-
-def _v18(x: object) -> bool:
+def _v79(x: object) -> bool:
     # authorization#/allOf/0
-    if not _v19(x):
+    if not _m_record_envelope._v80(x):
         return False
     return True
 
 
-def _v0(x: object) -> bool:
+def _v62(x: object) -> bool:
     # authorization#
     if isinstance(x, dict):
-        if 'kind' in x and not _v1(x['kind']):
+        if 'kind' in x and not _v63(x['kind']):
             return False
-        if 'state' in x and not _v2(x['state']):
+        if 'state' in x and not _v64(x['state']):
             return False
-        if 'payload' in x and not _v3(x['payload']):
+        if 'payload' in x and not _v65(x['payload']):
             return False
-    if not _v18(x):
+    if not _v79(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'authorization': _v0,
+    'authorization': _v62,
 }

@@ -12,100 +12,55 @@ from collections.abc import Callable
 from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
-_P0 = '^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$'
-_P1 = '^(https://[A-Za-z0-9.-]+(:[0-9]{1,5})?|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]{1,5})?)(/[A-Za-z0-9._~%/-]*)?$'
-_P2 = '^[^\\u0000-\\u001f\\u007f]*$'
-_P3 = '^[A-Za-z0-9._/-]+$'
-_P4 = '^[a-z][a-z0-9-]{0,30}(?:\\.[a-z][a-z0-9-]{0,30}){0,3}$'
+from oms.schemas._generated import defs as _m_defs
+
+_P0 = '^[^\\u0000-\\u001f\\u007f]*$'
+_P1 = '^[A-Za-z0-9._/-]+$'
 _C0: object = 1
-_C1: tuple[object, ...] = ('claude_interactive', 'claude_print', 'codex_exec', 'codex_goal', 'command')
-_C2: tuple[object, ...] = ('read-only', 'ticket-worktree-write')
-_C3: object = 'command'
+_C1: object = 'command'
 
 
-def _v1(x: object) -> bool:
+def _v138(x: object) -> bool:
     # config#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v5(x: object) -> bool:
-    # defs#/$defs/model_id
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P0, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 128:
-            return False
-    return True
-
-
-def _v4(x: object) -> bool:
+def _v141(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/model
-    if not _v5(x):
+    if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v7(x: object) -> bool:
-    # defs#/$defs/model_endpoint
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P1, x) is None:
-            return False
-        if len(x) < 8:
-            return False
-        if len(x) > 512:
-            return False
-    return True
-
-
-def _v6(x: object) -> bool:
+def _v142(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/endpoint
-    if not _v7(x):
+    if not _m_defs._v23(x):
         return False
     return True
 
 
-def _v9(x: object) -> bool:
-    # defs#/$defs/transport
-    if not any(_eq(x, c) for c in _C1):
-        return False
-    return True
-
-
-def _v8(x: object) -> bool:
+def _v143(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/transport
-    if not _v9(x):
+    if not _m_defs._v26(x):
         return False
     return True
 
 
-def _v11(x: object) -> bool:
-    # defs#/$defs/sandbox
-    if not any(_eq(x, c) for c in _C2):
-        return False
-    return True
-
-
-def _v10(x: object) -> bool:
+def _v144(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/sandbox
-    if not _v11(x):
+    if not _m_defs._v145(x):
         return False
     return True
 
 
-def _v13(x: object) -> bool:
+def _v147(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/argv/items
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P2, x) is None:
+        if _search(_P0, x) is None:
             return False
         if len(x) < 1:
             return False
@@ -114,7 +69,7 @@ def _v13(x: object) -> bool:
     return True
 
 
-def _v12(x: object) -> bool:
+def _v146(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/argv
     if not (isinstance(x, list)):
         return False
@@ -124,24 +79,24 @@ def _v12(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v13(v):
+            if not _v147(v):
                 return False
     return True
 
 
-def _v14(x: object) -> bool:
+def _v148(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/instructions
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P3, x) is None:
+        if _search(_P1, x) is None:
             return False
         if len(x) > 256:
             return False
     return True
 
 
-def _v15(x: object) -> bool:
+def _v149(x: object) -> bool:
     # config#/properties/roles/additionalProperties/then
     if isinstance(x, dict):
         for k in ('argv',):
@@ -150,7 +105,7 @@ def _v15(x: object) -> bool:
     return True
 
 
-def _v17(x: object) -> bool:
+def _v151(x: object) -> bool:
     # config#/properties/roles/additionalProperties/else/not
     if isinstance(x, dict):
         for k in ('argv',):
@@ -159,29 +114,29 @@ def _v17(x: object) -> bool:
     return True
 
 
-def _v16(x: object) -> bool:
+def _v150(x: object) -> bool:
     # config#/properties/roles/additionalProperties/else
-    if _v17(x):
+    if _v151(x):
         return False
     return True
 
 
-def _v19(x: object) -> bool:
+def _v153(x: object) -> bool:
     # config#/properties/roles/additionalProperties/if/properties/transport
-    if not _eq(x, _C3):
+    if not _eq(x, _C1):
         return False
     return True
 
 
-def _v18(x: object) -> bool:
+def _v152(x: object) -> bool:
     # config#/properties/roles/additionalProperties/if
     if isinstance(x, dict):
-        if 'transport' in x and not _v19(x['transport']):
+        if 'transport' in x and not _v153(x['transport']):
             return False
     return True
 
 
-def _v3(x: object) -> bool:
+def _v140(x: object) -> bool:
     # config#/properties/roles/additionalProperties
     if not (isinstance(x, dict)):
         return False
@@ -189,52 +144,38 @@ def _v3(x: object) -> bool:
         for k in ('model', 'transport', 'sandbox'):
             if k not in x:
                 return False
-        if 'model' in x and not _v4(x['model']):
+        if 'model' in x and not _v141(x['model']):
             return False
-        if 'endpoint' in x and not _v6(x['endpoint']):
+        if 'endpoint' in x and not _v142(x['endpoint']):
             return False
-        if 'transport' in x and not _v8(x['transport']):
+        if 'transport' in x and not _v143(x['transport']):
             return False
-        if 'sandbox' in x and not _v10(x['sandbox']):
+        if 'sandbox' in x and not _v144(x['sandbox']):
             return False
-        if 'argv' in x and not _v12(x['argv']):
+        if 'argv' in x and not _v146(x['argv']):
             return False
-        if 'instructions' in x and not _v14(x['instructions']):
+        if 'instructions' in x and not _v148(x['instructions']):
             return False
         for k in x:
             if k not in ('model', 'endpoint', 'transport', 'sandbox', 'argv', 'instructions'):
                 return False
-    if _v18(x):
-        if not _v15(x):
+    if _v152(x):
+        if not _v149(x):
             return False
     else:
-        if not _v16(x):
+        if not _v150(x):
             return False
     return True
 
 
-def _v21(x: object) -> bool:
-    # defs#/$defs/role_id
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P4, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 127:
-            return False
-    return True
-
-
-def _v20(x: object) -> bool:
+def _v154(x: object) -> bool:
     # config#/properties/roles/propertyNames
-    if not _v21(x):
+    if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v2(x: object) -> bool:
+def _v139(x: object) -> bool:
     # config#/properties/roles
     if not (isinstance(x, dict)):
         return False
@@ -244,22 +185,22 @@ def _v2(x: object) -> bool:
         if len(x) > 64:
             return False
         for k, v in x.items():
-            if k not in () and not _v3(v):
+            if k not in () and not _v140(v):
                 return False
         for k in x:
-            if not _v20(k):
+            if not _v154(k):
                 return False
     return True
 
 
-def _v23(x: object) -> bool:
+def _v156(x: object) -> bool:
     # config#/properties/advisor/properties/role
-    if not _v21(x):
+    if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v22(x: object) -> bool:
+def _v155(x: object) -> bool:
     # config#/properties/advisor
     if not (isinstance(x, dict)):
         return False
@@ -267,7 +208,7 @@ def _v22(x: object) -> bool:
         for k in ('role',):
             if k not in x:
                 return False
-        if 'role' in x and not _v23(x['role']):
+        if 'role' in x and not _v156(x['role']):
             return False
         for k in x:
             if k not in ('role',):
@@ -275,14 +216,14 @@ def _v22(x: object) -> bool:
     return True
 
 
-def _v25(x: object) -> bool:
+def _v158(x: object) -> bool:
     # config#/properties/worker/properties/role
-    if not _v21(x):
+    if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v24(x: object) -> bool:
+def _v157(x: object) -> bool:
     # config#/properties/worker
     if not (isinstance(x, dict)):
         return False
@@ -290,7 +231,7 @@ def _v24(x: object) -> bool:
         for k in ('role',):
             if k not in x:
                 return False
-        if 'role' in x and not _v25(x['role']):
+        if 'role' in x and not _v158(x['role']):
             return False
         for k in x:
             if k not in ('role',):
@@ -298,7 +239,7 @@ def _v24(x: object) -> bool:
     return True
 
 
-def _v27(x: object) -> bool:
+def _v160(x: object) -> bool:
     # config#/properties/pool/properties/max_workers
     if not (_is_integer(x)):
         return False
@@ -310,7 +251,7 @@ def _v27(x: object) -> bool:
     return True
 
 
-def _v26(x: object) -> bool:
+def _v159(x: object) -> bool:
     # config#/properties/pool
     if not (isinstance(x, dict)):
         return False
@@ -318,7 +259,7 @@ def _v26(x: object) -> bool:
         for k in ('max_workers',):
             if k not in x:
                 return False
-        if 'max_workers' in x and not _v27(x['max_workers']):
+        if 'max_workers' in x and not _v160(x['max_workers']):
             return False
         for k in x:
             if k not in ('max_workers',):
@@ -326,7 +267,7 @@ def _v26(x: object) -> bool:
     return True
 
 
-def _v29(x: object) -> bool:
+def _v162(x: object) -> bool:
     # config#/properties/lease/properties/duration_minutes
     if not (_is_integer(x)):
         return False
@@ -338,7 +279,7 @@ def _v29(x: object) -> bool:
     return True
 
 
-def _v28(x: object) -> bool:
+def _v161(x: object) -> bool:
     # config#/properties/lease
     if not (isinstance(x, dict)):
         return False
@@ -346,7 +287,7 @@ def _v28(x: object) -> bool:
         for k in ('duration_minutes',):
             if k not in x:
                 return False
-        if 'duration_minutes' in x and not _v29(x['duration_minutes']):
+        if 'duration_minutes' in x and not _v162(x['duration_minutes']):
             return False
         for k in x:
             if k not in ('duration_minutes',):
@@ -354,12 +295,12 @@ def _v28(x: object) -> bool:
     return True
 
 
-def _v31(x: object) -> bool:
+def _v164(x: object) -> bool:
     # config#/properties/worktrees/properties/directory
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P2, x) is None:
+        if _search(_P0, x) is None:
             return False
         if len(x) < 1:
             return False
@@ -368,7 +309,7 @@ def _v31(x: object) -> bool:
     return True
 
 
-def _v30(x: object) -> bool:
+def _v163(x: object) -> bool:
     # config#/properties/worktrees
     if not (isinstance(x, dict)):
         return False
@@ -376,7 +317,7 @@ def _v30(x: object) -> bool:
         for k in ('directory',):
             if k not in x:
                 return False
-        if 'directory' in x and not _v31(x['directory']):
+        if 'directory' in x and not _v164(x['directory']):
             return False
         for k in x:
             if k not in ('directory',):
@@ -384,7 +325,7 @@ def _v30(x: object) -> bool:
     return True
 
 
-def _v0(x: object) -> bool:
+def _v137(x: object) -> bool:
     # config#
     if not (isinstance(x, dict)):
         return False
@@ -392,19 +333,19 @@ def _v0(x: object) -> bool:
         for k in ('advisor', 'format', 'lease', 'pool', 'roles', 'worker', 'worktrees'):
             if k not in x:
                 return False
-        if 'format' in x and not _v1(x['format']):
+        if 'format' in x and not _v138(x['format']):
             return False
-        if 'roles' in x and not _v2(x['roles']):
+        if 'roles' in x and not _v139(x['roles']):
             return False
-        if 'advisor' in x and not _v22(x['advisor']):
+        if 'advisor' in x and not _v155(x['advisor']):
             return False
-        if 'worker' in x and not _v24(x['worker']):
+        if 'worker' in x and not _v157(x['worker']):
             return False
-        if 'pool' in x and not _v26(x['pool']):
+        if 'pool' in x and not _v159(x['pool']):
             return False
-        if 'lease' in x and not _v28(x['lease']):
+        if 'lease' in x and not _v161(x['lease']):
             return False
-        if 'worktrees' in x and not _v30(x['worktrees']):
+        if 'worktrees' in x and not _v163(x['worktrees']):
             return False
         for k in x:
             if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees'):
@@ -413,5 +354,5 @@ def _v0(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'config': _v0,
+    'config': _v137,
 }

@@ -12,52 +12,44 @@ from collections.abc import Callable
 from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
-_P0 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
-_P1 = '^[a-z][a-z0-9-]{0,30}(?:\\.[a-z][a-z0-9-]{0,30}){0,3}$'
-_P2 = '^[a-z][a-z0-9-]{0,62}(?:[.:][a-z0-9][a-z0-9-]{0,62}){0,3}$'
-_P3 = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-_P4 = '^[0-9a-f]{64}$'
-_P5 = '^[0-9a-f]{40}(?:[0-9a-f]{24})?$'
-_P6 = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
-_P7 = '^[^\\u0000-\\u001f\\u007f]*$'
-_P8 = '^/[^\\u0000-\\u001f\\u007f]*$'
-_P9 = '^oms/[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
+
+_P0 = '^[0-9a-f]{64}$'
+_P1 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
+_P2 = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+_P3 = '^[a-z][a-z0-9-]{0,30}(?:\\.[a-z][a-z0-9-]{0,30}){0,3}$'
+_P4 = '^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$'
+_P5 = '^(https://[A-Za-z0-9.-]+(:[0-9]{1,5})?|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]{1,5})?)(/[A-Za-z0-9._~%/-]*)?$'
+_P6 = '^/[^\\u0000-\\u001f\\u007f]*$'
+_P7 = '^oms/[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
+_P8 = '^[0-9a-f]{40}(?:[0-9a-f]{24})?$'
+_P9 = '^[^\\u0000-\\u001f\\u007f]*$'
 _P10 = '^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$'
-_P11 = '^[0-9a-f]{32,64}$'
-_P12 = '^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$'
-_P13 = '^(https://[A-Za-z0-9.-]+(:[0-9]{1,5})?|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]{1,5})?)(/[A-Za-z0-9._~%/-]*)?$'
-_P14 = '^%[0-9]{1,9}$'
-_P15 = '^[A-Za-z0-9+/]{43}=$'
-_P16 = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
-_P17 = '^https://[^\\u0000-\\u0020\\u007f]+$'
-_P18 = '^[^\\u0000-\\u001f\\u007f]+$'
+_P11 = '^https://[^\\u0000-\\u0020\\u007f]+$'
+_P12 = '^[^\\u0000-\\u001f\\u007f]+$'
+_P13 = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
+_P14 = '^[a-z][a-z0-9-]{0,62}(?:[.:][a-z0-9][a-z0-9-]{0,62}){0,3}$'
+_P15 = '^[0-9a-f]{32,64}$'
+_P16 = '^%[0-9]{1,9}$'
+_P17 = '^[A-Za-z0-9+/]{43}=$'
+_P18 = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
 _C0: tuple[object, ...] = ('claude_interactive', 'claude_print', 'codex_exec', 'codex_goal', 'command')
 _C1: tuple[object, ...] = ('codex', 'claude', 'command')
-_C2: tuple[object, ...] = ('read-only', 'ticket-worktree-write')
-_C3: tuple[object, ...] = ('repository-read', 'ticket-worktree-write')
+_C2: tuple[object, ...] = ('repository-read', 'ticket-worktree-write')
+_C3: tuple[object, ...] = ('read-only', 'ticket-worktree-write')
 
 
-def _v0(x: object) -> bool:
-    # defs#
-    return True
-
-
-def _v1(x: object) -> bool:
-    # defs#/$defs/opaque_id
+def _v3(x: object) -> bool:
+    # defs#/$defs/sha256
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
         if _search(_P0, x) is None:
             return False
-        if len(x) < 1:
-            return False
-        if len(x) > 128:
-            return False
     return True
 
 
-def _v2(x: object) -> bool:
-    # defs#/$defs/role_id
+def _v7(x: object) -> bool:
+    # defs#/$defs/opaque_id
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -65,78 +57,12 @@ def _v2(x: object) -> bool:
             return False
         if len(x) < 1:
             return False
-        if len(x) > 127:
-            return False
-    return True
-
-
-def _v3(x: object) -> bool:
-    # defs#/$defs/actor
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P2, x) is None:
-            return False
-        if len(x) < 1:
-            return False
         if len(x) > 128:
             return False
     return True
 
 
-def _v4(x: object) -> bool:
-    # defs#/$defs/uuid
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P3, x) is None:
-            return False
-    return True
-
-
-def _v5(x: object) -> bool:
-    # defs#/$defs/sha256
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P4, x) is None:
-            return False
-    return True
-
-
-def _v6(x: object) -> bool:
-    # defs#/$defs/commit
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P5, x) is None:
-            return False
-    return True
-
-
-def _v7(x: object) -> bool:
-    # defs#/$defs/timestamp
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P6, x) is None:
-            return False
-    return True
-
-
-def _v8(x: object) -> bool:
-    # defs#/$defs/version
-    if not (_is_integer(x)):
-        return False
-    if isinstance(x, int | float) and not isinstance(x, bool):
-        if x < 0:
-            return False
-        if x > 9007199254740991:
-            return False
-    return True
-
-
-def _v9(x: object) -> bool:
+def _v11(x: object) -> bool:
     # defs#/$defs/count
     if not (_is_integer(x)):
         return False
@@ -148,50 +74,106 @@ def _v9(x: object) -> bool:
     return True
 
 
-def _v10(x: object) -> bool:
-    # defs#/$defs/title
+def _v15(x: object) -> bool:
+    # defs#/$defs/uuid
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P7, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 256:
+        if _search(_P2, x) is None:
             return False
     return True
 
 
-def _v11(x: object) -> bool:
-    # defs#/$defs/reason
+def _v17(x: object) -> bool:
+    # defs#/$defs/role_id
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P7, x) is None:
+        if _search(_P3, x) is None:
             return False
         if len(x) < 1:
+            return False
+        if len(x) > 127:
+            return False
+    return True
+
+
+def _v19(x: object) -> bool:
+    # defs#/$defs/model_id
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P4, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 128:
+            return False
+    return True
+
+
+def _v23(x: object) -> bool:
+    # defs#/$defs/model_endpoint
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P5, x) is None:
+            return False
+        if len(x) < 8:
             return False
         if len(x) > 512:
             return False
     return True
 
 
-def _v12(x: object) -> bool:
-    # defs#/$defs/text
-    if not (isinstance(x, str)):
+def _v22(x: object) -> bool:
+    # defs#/$defs/model_endpoint_or_null/anyOf/0
+    if not _v23(x):
         return False
-    if isinstance(x, str):
-        if len(x) > 65536:
-            return False
     return True
 
 
-def _v13(x: object) -> bool:
+def _v24(x: object) -> bool:
+    # defs#/$defs/model_endpoint_or_null/anyOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v21(x: object) -> bool:
+    # defs#/$defs/model_endpoint_or_null
+    if not (_v22(x) or _v24(x)):
+        return False
+    return True
+
+
+def _v26(x: object) -> bool:
+    # defs#/$defs/transport
+    if not any(_eq(x, c) for c in _C0):
+        return False
+    return True
+
+
+def _v28(x: object) -> bool:
+    # defs#/$defs/engine
+    if not any(_eq(x, c) for c in _C1):
+        return False
+    return True
+
+
+def _v31(x: object) -> bool:
+    # defs#/$defs/capability
+    if not any(_eq(x, c) for c in _C2):
+        return False
+    return True
+
+
+def _v35(x: object) -> bool:
     # defs#/$defs/abs_path
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P8, x) is None:
+        if _search(_P6, x) is None:
             return False
         if len(x) < 2:
             return False
@@ -200,19 +182,43 @@ def _v13(x: object) -> bool:
     return True
 
 
-def _v14(x: object) -> bool:
+def _v37(x: object) -> bool:
     # defs#/$defs/branch
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P9, x) is None:
+        if _search(_P7, x) is None:
             return False
         if len(x) > 160:
             return False
     return True
 
 
-def _v15(x: object) -> bool:
+def _v39(x: object) -> bool:
+    # defs#/$defs/commit
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P8, x) is None:
+            return False
+    return True
+
+
+def _v46(x: object) -> bool:
+    # defs#/$defs/title
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P9, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 256:
+            return False
+    return True
+
+
+def _v51(x: object) -> bool:
     # defs#/$defs/repository
     if not (isinstance(x, str)):
         return False
@@ -224,18 +230,20 @@ def _v15(x: object) -> bool:
     return True
 
 
-def _v16(x: object) -> bool:
-    # defs#/$defs/token
+def _v55(x: object) -> bool:
+    # defs#/$defs/url
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
         if _search(_P11, x) is None:
             return False
+        if len(x) > 2048:
+            return False
     return True
 
 
-def _v17(x: object) -> bool:
-    # defs#/$defs/model_id
+def _v68(x: object) -> bool:
+    # defs#/$defs/person
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -248,119 +256,48 @@ def _v17(x: object) -> bool:
     return True
 
 
-def _v18(x: object) -> bool:
-    # defs#/$defs/model_endpoint
+def _v71(x: object) -> bool:
+    # defs#/$defs/timestamp
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
         if _search(_P13, x) is None:
             return False
-        if len(x) < 8:
+    return True
+
+
+def _v77(x: object) -> bool:
+    # defs#/$defs/reason
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P9, x) is None:
+            return False
+        if len(x) < 1:
             return False
         if len(x) > 512:
             return False
     return True
 
 
-def _v20(x: object) -> bool:
-    # defs#/$defs/model_endpoint_or_null/anyOf/0
-    if not _v18(x):
+def _v85(x: object) -> bool:
+    # defs#/$defs/version
+    if not (_is_integer(x)):
         return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 0:
+            return False
+        if x > 9007199254740991:
+            return False
     return True
 
 
-def _v21(x: object) -> bool:
-    # defs#/$defs/model_endpoint_or_null/anyOf/1
-    if not (x is None):
-        return False
-    return True
-
-
-def _v19(x: object) -> bool:
-    # defs#/$defs/model_endpoint_or_null
-    if not (_v20(x) or _v21(x)):
-        return False
-    return True
-
-
-def _v22(x: object) -> bool:
-    # defs#/$defs/transport
-    if not any(_eq(x, c) for c in _C0):
-        return False
-    return True
-
-
-def _v23(x: object) -> bool:
-    # defs#/$defs/engine
-    if not any(_eq(x, c) for c in _C1):
-        return False
-    return True
-
-
-def _v24(x: object) -> bool:
-    # defs#/$defs/sandbox
-    if not any(_eq(x, c) for c in _C2):
-        return False
-    return True
-
-
-def _v25(x: object) -> bool:
-    # defs#/$defs/capability
-    if not any(_eq(x, c) for c in _C3):
-        return False
-    return True
-
-
-def _v26(x: object) -> bool:
-    # defs#/$defs/pane_id
+def _v92(x: object) -> bool:
+    # defs#/$defs/actor
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
         if _search(_P14, x) is None:
-            return False
-    return True
-
-
-def _v27(x: object) -> bool:
-    # defs#/$defs/public_key
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P15, x) is None:
-            return False
-    return True
-
-
-def _v28(x: object) -> bool:
-    # defs#/$defs/base64
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P16, x) is None:
-            return False
-        if len(x) > 2000000:
-            return False
-    return True
-
-
-def _v29(x: object) -> bool:
-    # defs#/$defs/url
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P17, x) is None:
-            return False
-        if len(x) > 2048:
-            return False
-    return True
-
-
-def _v30(x: object) -> bool:
-    # defs#/$defs/person
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P18, x) is None:
             return False
         if len(x) < 1:
             return False
@@ -369,34 +306,98 @@ def _v30(x: object) -> bool:
     return True
 
 
+def _v145(x: object) -> bool:
+    # defs#/$defs/sandbox
+    if not any(_eq(x, c) for c in _C3):
+        return False
+    return True
+
+
+def _v165(x: object) -> bool:
+    # defs#
+    return True
+
+
+def _v166(x: object) -> bool:
+    # defs#/$defs/text
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) > 65536:
+            return False
+    return True
+
+
+def _v167(x: object) -> bool:
+    # defs#/$defs/token
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P15, x) is None:
+            return False
+    return True
+
+
+def _v168(x: object) -> bool:
+    # defs#/$defs/pane_id
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P16, x) is None:
+            return False
+    return True
+
+
+def _v169(x: object) -> bool:
+    # defs#/$defs/public_key
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P17, x) is None:
+            return False
+    return True
+
+
+def _v170(x: object) -> bool:
+    # defs#/$defs/base64
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P18, x) is None:
+            return False
+        if len(x) > 2000000:
+            return False
+    return True
+
+
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'defs': _v0,
-    'defs#/$defs/abs_path': _v13,
-    'defs#/$defs/actor': _v3,
-    'defs#/$defs/base64': _v28,
-    'defs#/$defs/branch': _v14,
-    'defs#/$defs/capability': _v25,
-    'defs#/$defs/commit': _v6,
-    'defs#/$defs/count': _v9,
-    'defs#/$defs/engine': _v23,
-    'defs#/$defs/model_endpoint': _v18,
-    'defs#/$defs/model_endpoint_or_null': _v19,
-    'defs#/$defs/model_id': _v17,
-    'defs#/$defs/opaque_id': _v1,
-    'defs#/$defs/pane_id': _v26,
-    'defs#/$defs/person': _v30,
-    'defs#/$defs/public_key': _v27,
-    'defs#/$defs/reason': _v11,
-    'defs#/$defs/repository': _v15,
-    'defs#/$defs/role_id': _v2,
-    'defs#/$defs/sandbox': _v24,
-    'defs#/$defs/sha256': _v5,
-    'defs#/$defs/text': _v12,
-    'defs#/$defs/timestamp': _v7,
-    'defs#/$defs/title': _v10,
-    'defs#/$defs/token': _v16,
-    'defs#/$defs/transport': _v22,
-    'defs#/$defs/url': _v29,
-    'defs#/$defs/uuid': _v4,
-    'defs#/$defs/version': _v8,
+    'defs': _v165,
+    'defs#/$defs/abs_path': _v35,
+    'defs#/$defs/actor': _v92,
+    'defs#/$defs/base64': _v170,
+    'defs#/$defs/branch': _v37,
+    'defs#/$defs/capability': _v31,
+    'defs#/$defs/commit': _v39,
+    'defs#/$defs/count': _v11,
+    'defs#/$defs/engine': _v28,
+    'defs#/$defs/model_endpoint': _v23,
+    'defs#/$defs/model_endpoint_or_null': _v21,
+    'defs#/$defs/model_id': _v19,
+    'defs#/$defs/opaque_id': _v7,
+    'defs#/$defs/pane_id': _v168,
+    'defs#/$defs/person': _v68,
+    'defs#/$defs/public_key': _v169,
+    'defs#/$defs/reason': _v77,
+    'defs#/$defs/repository': _v51,
+    'defs#/$defs/role_id': _v17,
+    'defs#/$defs/sandbox': _v145,
+    'defs#/$defs/sha256': _v3,
+    'defs#/$defs/text': _v166,
+    'defs#/$defs/timestamp': _v71,
+    'defs#/$defs/title': _v46,
+    'defs#/$defs/token': _v167,
+    'defs#/$defs/transport': _v26,
+    'defs#/$defs/url': _v55,
+    'defs#/$defs/uuid': _v15,
+    'defs#/$defs/version': _v85,
 }

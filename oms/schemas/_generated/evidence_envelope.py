@@ -12,62 +12,40 @@ from collections.abc import Callable
 from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
-_P0 = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
-_P1 = '^[0-9a-f]{64}$'
+from oms.schemas._generated import defs as _m_defs
+
 _C0: object = 'application/vnd.oms.evidence+json'
 
 
-def _v1(x: object) -> bool:
+def _v290(x: object) -> bool:
     # evidence-envelope#/properties/payloadType
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v3(x: object) -> bool:
-    # defs#/$defs/base64
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P0, x) is None:
-            return False
-        if len(x) > 2000000:
-            return False
-    return True
-
-
-def _v2(x: object) -> bool:
+def _v291(x: object) -> bool:
     # evidence-envelope#/properties/payload
-    if not _v3(x):
+    if not _m_defs._v170(x):
         return False
     return True
 
 
-def _v7(x: object) -> bool:
-    # defs#/$defs/sha256
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P1, x) is None:
-            return False
-    return True
-
-
-def _v6(x: object) -> bool:
+def _v294(x: object) -> bool:
     # evidence-envelope#/properties/signatures/items/properties/keyid
-    if not _v7(x):
+    if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v8(x: object) -> bool:
+def _v295(x: object) -> bool:
     # evidence-envelope#/properties/signatures/items/properties/sig
-    if not _v3(x):
+    if not _m_defs._v170(x):
         return False
     return True
 
 
-def _v5(x: object) -> bool:
+def _v293(x: object) -> bool:
     # evidence-envelope#/properties/signatures/items
     if not (isinstance(x, dict)):
         return False
@@ -75,9 +53,9 @@ def _v5(x: object) -> bool:
         for k in ('keyid', 'sig'):
             if k not in x:
                 return False
-        if 'keyid' in x and not _v6(x['keyid']):
+        if 'keyid' in x and not _v294(x['keyid']):
             return False
-        if 'sig' in x and not _v8(x['sig']):
+        if 'sig' in x and not _v295(x['sig']):
             return False
         for k in x:
             if k not in ('keyid', 'sig'):
@@ -85,7 +63,7 @@ def _v5(x: object) -> bool:
     return True
 
 
-def _v4(x: object) -> bool:
+def _v292(x: object) -> bool:
     # evidence-envelope#/properties/signatures
     if not (isinstance(x, list)):
         return False
@@ -95,12 +73,12 @@ def _v4(x: object) -> bool:
         if len(x) > 1:
             return False
         for v in x:
-            if not _v5(v):
+            if not _v293(v):
                 return False
     return True
 
 
-def _v0(x: object) -> bool:
+def _v289(x: object) -> bool:
     # evidence-envelope#
     if not (isinstance(x, dict)):
         return False
@@ -108,11 +86,11 @@ def _v0(x: object) -> bool:
         for k in ('payload', 'payloadType', 'signatures'):
             if k not in x:
                 return False
-        if 'payloadType' in x and not _v1(x['payloadType']):
+        if 'payloadType' in x and not _v290(x['payloadType']):
             return False
-        if 'payload' in x and not _v2(x['payload']):
+        if 'payload' in x and not _v291(x['payload']):
             return False
-        if 'signatures' in x and not _v4(x['signatures']):
+        if 'signatures' in x and not _v292(x['signatures']):
             return False
         for k in x:
             if k not in ('payloadType', 'payload', 'signatures'):
@@ -121,5 +99,5 @@ def _v0(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'evidence-envelope': _v0,
+    'evidence-envelope': _v289,
 }

@@ -12,58 +12,33 @@ from collections.abc import Callable
 from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
-_P0 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
+from oms.schemas._generated import defs as _m_defs
+
 _C0: object = 'oms-op-v1'
 
 
-def _v1(x: object) -> bool:
+def _v384(x: object) -> bool:
     # op-index#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v3(x: object) -> bool:
-    # defs#/$defs/opaque_id
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P0, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 128:
-            return False
-    return True
-
-
-def _v2(x: object) -> bool:
+def _v385(x: object) -> bool:
     # op-index#/properties/operation_id
-    if not _v3(x):
+    if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v5(x: object) -> bool:
-    # defs#/$defs/version
-    if not (_is_integer(x)):
-        return False
-    if isinstance(x, int | float) and not isinstance(x, bool):
-        if x < 0:
-            return False
-        if x > 9007199254740991:
-            return False
-    return True
-
-
-def _v4(x: object) -> bool:
+def _v386(x: object) -> bool:
     # op-index#/properties/version
-    if not _v5(x):
+    if not _m_defs._v85(x):
         return False
     return True
 
 
-def _v0(x: object) -> bool:
+def _v383(x: object) -> bool:
     # op-index#
     if not (isinstance(x, dict)):
         return False
@@ -71,11 +46,11 @@ def _v0(x: object) -> bool:
         for k in ('format', 'operation_id', 'version'):
             if k not in x:
                 return False
-        if 'format' in x and not _v1(x['format']):
+        if 'format' in x and not _v384(x['format']):
             return False
-        if 'operation_id' in x and not _v2(x['operation_id']):
+        if 'operation_id' in x and not _v385(x['operation_id']):
             return False
-        if 'version' in x and not _v4(x['version']):
+        if 'version' in x and not _v386(x['version']):
             return False
         for k in x:
             if k not in ('format', 'operation_id', 'version'):
@@ -84,5 +59,5 @@ def _v0(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'op-index': _v0,
+    'op-index': _v383,
 }

@@ -12,198 +12,118 @@ from collections.abc import Callable
 from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
-_P0 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
-_P1 = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
-_P2 = '^[0-9a-f]{64}$'
-_P3 = '^[a-z][a-z-]{0,31}$'
-_P4 = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-_P5 = '^%[0-9]{1,9}$'
-_P6 = '^[^\\u0000-\\u001f\\u007f]*$'
+from oms.schemas._generated import defs as _m_defs
+
+_P0 = '^[a-z][a-z-]{0,31}$'
 _C0: object = 'oms-receipt-v1'
 _C1: tuple[object, ...] = ('created', 'reused', 'parked', 'stopped', 'recovered', 'refused', 'done')
-_C2: tuple[object, ...] = ('claude_interactive', 'claude_print', 'codex_exec', 'codex_goal', 'command')
 
 
-def _v1(x: object) -> bool:
+def _v388(x: object) -> bool:
     # outbox-receipt#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v3(x: object) -> bool:
-    # defs#/$defs/opaque_id
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P0, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 128:
-            return False
-    return True
-
-
-def _v2(x: object) -> bool:
+def _v389(x: object) -> bool:
     # outbox-receipt#/properties/event_id
-    if not _v3(x):
+    if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v4(x: object) -> bool:
+def _v390(x: object) -> bool:
     # outbox-receipt#/properties/consumer_id
-    if not _v3(x):
+    if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v6(x: object) -> bool:
-    # defs#/$defs/timestamp
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P1, x) is None:
-            return False
-    return True
-
-
-def _v5(x: object) -> bool:
+def _v391(x: object) -> bool:
     # outbox-receipt#/properties/processed_at
-    if not _v6(x):
+    if not _m_defs._v71(x):
         return False
     return True
 
 
-def _v8(x: object) -> bool:
+def _v393(x: object) -> bool:
     # outbox-receipt#/properties/result/properties/status
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v10(x: object) -> bool:
-    # defs#/$defs/sha256
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P2, x) is None:
-            return False
-    return True
-
-
-def _v9(x: object) -> bool:
+def _v394(x: object) -> bool:
     # outbox-receipt#/properties/result/properties/operation_nonce
-    if not _v10(x):
+    if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v11(x: object) -> bool:
+def _v395(x: object) -> bool:
     # outbox-receipt#/properties/result/properties/dispatch_id
-    if not _v3(x):
+    if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v12(x: object) -> bool:
+def _v396(x: object) -> bool:
     # outbox-receipt#/properties/result/properties/dispatch_state
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P3, x) is None:
+        if _search(_P0, x) is None:
             return False
     return True
 
 
-def _v14(x: object) -> bool:
-    # defs#/$defs/uuid
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P4, x) is None:
-            return False
-    return True
-
-
-def _v13(x: object) -> bool:
+def _v397(x: object) -> bool:
     # outbox-receipt#/properties/result/properties/session_id
-    if not _v14(x):
+    if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v15(x: object) -> bool:
+def _v398(x: object) -> bool:
     # outbox-receipt#/properties/result/properties/session_state
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P3, x) is None:
+        if _search(_P0, x) is None:
             return False
     return True
 
 
-def _v17(x: object) -> bool:
-    # defs#/$defs/pane_id
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P5, x) is None:
-            return False
-    return True
-
-
-def _v16(x: object) -> bool:
+def _v399(x: object) -> bool:
     # outbox-receipt#/properties/result/properties/pane_id
-    if not _v17(x):
+    if not _m_defs._v168(x):
         return False
     return True
 
 
-def _v19(x: object) -> bool:
-    # defs#/$defs/transport
-    if not any(_eq(x, c) for c in _C2):
-        return False
-    return True
-
-
-def _v18(x: object) -> bool:
+def _v400(x: object) -> bool:
     # outbox-receipt#/properties/result/properties/provider_mode
-    if not _v19(x):
+    if not _m_defs._v26(x):
         return False
     return True
 
 
-def _v20(x: object) -> bool:
+def _v401(x: object) -> bool:
     # outbox-receipt#/properties/result/properties/activation_pending
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v22(x: object) -> bool:
-    # defs#/$defs/reason
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P6, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 512:
-            return False
-    return True
-
-
-def _v21(x: object) -> bool:
+def _v402(x: object) -> bool:
     # outbox-receipt#/properties/result/properties/reason
-    if not _v22(x):
+    if not _m_defs._v77(x):
         return False
     return True
 
 
-def _v7(x: object) -> bool:
+def _v392(x: object) -> bool:
     # outbox-receipt#/properties/result
     if not (isinstance(x, dict)):
         return False
@@ -211,25 +131,25 @@ def _v7(x: object) -> bool:
         for k in ('operation_nonce', 'status'):
             if k not in x:
                 return False
-        if 'status' in x and not _v8(x['status']):
+        if 'status' in x and not _v393(x['status']):
             return False
-        if 'operation_nonce' in x and not _v9(x['operation_nonce']):
+        if 'operation_nonce' in x and not _v394(x['operation_nonce']):
             return False
-        if 'dispatch_id' in x and not _v11(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v395(x['dispatch_id']):
             return False
-        if 'dispatch_state' in x and not _v12(x['dispatch_state']):
+        if 'dispatch_state' in x and not _v396(x['dispatch_state']):
             return False
-        if 'session_id' in x and not _v13(x['session_id']):
+        if 'session_id' in x and not _v397(x['session_id']):
             return False
-        if 'session_state' in x and not _v15(x['session_state']):
+        if 'session_state' in x and not _v398(x['session_state']):
             return False
-        if 'pane_id' in x and not _v16(x['pane_id']):
+        if 'pane_id' in x and not _v399(x['pane_id']):
             return False
-        if 'provider_mode' in x and not _v18(x['provider_mode']):
+        if 'provider_mode' in x and not _v400(x['provider_mode']):
             return False
-        if 'activation_pending' in x and not _v20(x['activation_pending']):
+        if 'activation_pending' in x and not _v401(x['activation_pending']):
             return False
-        if 'reason' in x and not _v21(x['reason']):
+        if 'reason' in x and not _v402(x['reason']):
             return False
         for k in x:
             if k not in ('status', 'operation_nonce', 'dispatch_id', 'dispatch_state', 'session_id', 'session_state', 'pane_id', 'provider_mode', 'activation_pending', 'reason'):
@@ -237,7 +157,7 @@ def _v7(x: object) -> bool:
     return True
 
 
-def _v0(x: object) -> bool:
+def _v387(x: object) -> bool:
     # outbox-receipt#
     if not (isinstance(x, dict)):
         return False
@@ -245,15 +165,15 @@ def _v0(x: object) -> bool:
         for k in ('consumer_id', 'event_id', 'format', 'processed_at', 'result'):
             if k not in x:
                 return False
-        if 'format' in x and not _v1(x['format']):
+        if 'format' in x and not _v388(x['format']):
             return False
-        if 'event_id' in x and not _v2(x['event_id']):
+        if 'event_id' in x and not _v389(x['event_id']):
             return False
-        if 'consumer_id' in x and not _v4(x['consumer_id']):
+        if 'consumer_id' in x and not _v390(x['consumer_id']):
             return False
-        if 'processed_at' in x and not _v5(x['processed_at']):
+        if 'processed_at' in x and not _v391(x['processed_at']):
             return False
-        if 'result' in x and not _v7(x['result']):
+        if 'result' in x and not _v392(x['result']):
             return False
         for k in x:
             if k not in ('format', 'event_id', 'consumer_id', 'processed_at', 'result'):
@@ -262,5 +182,5 @@ def _v0(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'outbox-receipt': _v0,
+    'outbox-receipt': _v387,
 }

@@ -12,40 +12,26 @@ from collections.abc import Callable
 from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
-_P0 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
-_P1 = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
+from oms.schemas._generated import defs as _m_defs
+
 _C0: object = 'oms-exit-v1'
 
 
-def _v1(x: object) -> bool:
+def _v404(x: object) -> bool:
     # pane-exit#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v3(x: object) -> bool:
-    # defs#/$defs/opaque_id
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P0, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 128:
-            return False
-    return True
-
-
-def _v2(x: object) -> bool:
+def _v405(x: object) -> bool:
     # pane-exit#/properties/dispatch_id
-    if not _v3(x):
+    if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v5(x: object) -> bool:
+def _v407(x: object) -> bool:
     # pane-exit#/properties/status/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -57,21 +43,21 @@ def _v5(x: object) -> bool:
     return True
 
 
-def _v6(x: object) -> bool:
+def _v408(x: object) -> bool:
     # pane-exit#/properties/status/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v4(x: object) -> bool:
+def _v406(x: object) -> bool:
     # pane-exit#/properties/status
-    if not (_v5(x) or _v6(x)):
+    if not (_v407(x) or _v408(x)):
         return False
     return True
 
 
-def _v8(x: object) -> bool:
+def _v410(x: object) -> bool:
     # pane-exit#/properties/signal/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -83,38 +69,28 @@ def _v8(x: object) -> bool:
     return True
 
 
-def _v9(x: object) -> bool:
+def _v411(x: object) -> bool:
     # pane-exit#/properties/signal/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v7(x: object) -> bool:
+def _v409(x: object) -> bool:
     # pane-exit#/properties/signal
-    if not (_v8(x) or _v9(x)):
+    if not (_v410(x) or _v411(x)):
         return False
     return True
 
 
-def _v11(x: object) -> bool:
-    # defs#/$defs/timestamp
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P1, x) is None:
-            return False
-    return True
-
-
-def _v10(x: object) -> bool:
+def _v412(x: object) -> bool:
     # pane-exit#/properties/ended_at
-    if not _v11(x):
+    if not _m_defs._v71(x):
         return False
     return True
 
 
-def _v0(x: object) -> bool:
+def _v403(x: object) -> bool:
     # pane-exit#
     if not (isinstance(x, dict)):
         return False
@@ -122,15 +98,15 @@ def _v0(x: object) -> bool:
         for k in ('dispatch_id', 'ended_at', 'format', 'signal', 'status'):
             if k not in x:
                 return False
-        if 'format' in x and not _v1(x['format']):
+        if 'format' in x and not _v404(x['format']):
             return False
-        if 'dispatch_id' in x and not _v2(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v405(x['dispatch_id']):
             return False
-        if 'status' in x and not _v4(x['status']):
+        if 'status' in x and not _v406(x['status']):
             return False
-        if 'signal' in x and not _v7(x['signal']):
+        if 'signal' in x and not _v409(x['signal']):
             return False
-        if 'ended_at' in x and not _v10(x['ended_at']):
+        if 'ended_at' in x and not _v412(x['ended_at']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'status', 'signal', 'ended_at'):
@@ -139,5 +115,5 @@ def _v0(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'pane-exit': _v0,
+    'pane-exit': _v403,
 }

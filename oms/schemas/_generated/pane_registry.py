@@ -12,66 +12,40 @@ from collections.abc import Callable
 from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
-_P0 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
-_P1 = '^%[0-9]{1,9}$'
-_P2 = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
+from oms.schemas._generated import defs as _m_defs
+
 _C0: object = 'oms-pane-v1'
-_C1: tuple[object, ...] = ('claude_interactive', 'claude_print', 'codex_exec', 'codex_goal', 'command')
 
 
-def _v1(x: object) -> bool:
+def _v414(x: object) -> bool:
     # pane-registry#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v3(x: object) -> bool:
-    # defs#/$defs/opaque_id
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P0, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 128:
-            return False
-    return True
-
-
-def _v2(x: object) -> bool:
+def _v415(x: object) -> bool:
     # pane-registry#/properties/dispatch_id
-    if not _v3(x):
+    if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v4(x: object) -> bool:
+def _v416(x: object) -> bool:
     # pane-registry#/properties/session
-    if not _v3(x):
+    if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v6(x: object) -> bool:
-    # defs#/$defs/pane_id
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P1, x) is None:
-            return False
-    return True
-
-
-def _v5(x: object) -> bool:
+def _v417(x: object) -> bool:
     # pane-registry#/properties/pane_id
-    if not _v6(x):
+    if not _m_defs._v168(x):
         return False
     return True
 
 
-def _v7(x: object) -> bool:
+def _v418(x: object) -> bool:
     # pane-registry#/properties/pane_pid
     if not (_is_integer(x)):
         return False
@@ -83,38 +57,21 @@ def _v7(x: object) -> bool:
     return True
 
 
-def _v9(x: object) -> bool:
-    # defs#/$defs/transport
-    if not any(_eq(x, c) for c in _C1):
-        return False
-    return True
-
-
-def _v8(x: object) -> bool:
+def _v419(x: object) -> bool:
     # pane-registry#/properties/provider_mode
-    if not _v9(x):
+    if not _m_defs._v26(x):
         return False
     return True
 
 
-def _v11(x: object) -> bool:
-    # defs#/$defs/timestamp
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P2, x) is None:
-            return False
-    return True
-
-
-def _v10(x: object) -> bool:
+def _v420(x: object) -> bool:
     # pane-registry#/properties/created_at
-    if not _v11(x):
+    if not _m_defs._v71(x):
         return False
     return True
 
 
-def _v0(x: object) -> bool:
+def _v413(x: object) -> bool:
     # pane-registry#
     if not (isinstance(x, dict)):
         return False
@@ -122,19 +79,19 @@ def _v0(x: object) -> bool:
         for k in ('created_at', 'dispatch_id', 'format', 'pane_id', 'pane_pid', 'provider_mode', 'session'):
             if k not in x:
                 return False
-        if 'format' in x and not _v1(x['format']):
+        if 'format' in x and not _v414(x['format']):
             return False
-        if 'dispatch_id' in x and not _v2(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v415(x['dispatch_id']):
             return False
-        if 'session' in x and not _v4(x['session']):
+        if 'session' in x and not _v416(x['session']):
             return False
-        if 'pane_id' in x and not _v5(x['pane_id']):
+        if 'pane_id' in x and not _v417(x['pane_id']):
             return False
-        if 'pane_pid' in x and not _v7(x['pane_pid']):
+        if 'pane_pid' in x and not _v418(x['pane_pid']):
             return False
-        if 'provider_mode' in x and not _v8(x['provider_mode']):
+        if 'provider_mode' in x and not _v419(x['provider_mode']):
             return False
-        if 'created_at' in x and not _v10(x['created_at']):
+        if 'created_at' in x and not _v420(x['created_at']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'session', 'pane_id', 'pane_pid', 'provider_mode', 'created_at'):
@@ -143,5 +100,5 @@ def _v0(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'pane-registry': _v0,
+    'pane-registry': _v413,
 }

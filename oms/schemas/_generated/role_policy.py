@@ -12,34 +12,27 @@ from collections.abc import Callable
 from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
+from oms.schemas._generated import defs as _m_defs
+
 _P0 = '^[A-Za-z][A-Za-z0-9_]{0,63}$'
-_P1 = '^[a-z][a-z0-9-]{0,30}(?:\\.[a-z][a-z0-9-]{0,30}){0,3}$'
 _C0: object = 'oms-role-policy-v1'
-_C1: tuple[object, ...] = ('repository-read', 'ticket-worktree-write')
 
 
-def _v1(x: object) -> bool:
+def _v422(x: object) -> bool:
     # role-policy#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v6(x: object) -> bool:
-    # defs#/$defs/capability
-    if not any(_eq(x, c) for c in _C1):
-        return False
-    return True
-
-
-def _v5(x: object) -> bool:
+def _v426(x: object) -> bool:
     # role-policy#/properties/roles/additionalProperties/properties/capabilities/items
-    if not _v6(x):
+    if not _m_defs._v31(x):
         return False
     return True
 
 
-def _v4(x: object) -> bool:
+def _v425(x: object) -> bool:
     # role-policy#/properties/roles/additionalProperties/properties/capabilities
     if not (isinstance(x, list)):
         return False
@@ -47,14 +40,14 @@ def _v4(x: object) -> bool:
         if len(x) > 8:
             return False
         for v in x:
-            if not _v5(v):
+            if not _v426(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v8(x: object) -> bool:
+def _v428(x: object) -> bool:
     # role-policy#/properties/roles/additionalProperties/properties/tools/items
     if not (isinstance(x, str)):
         return False
@@ -64,7 +57,7 @@ def _v8(x: object) -> bool:
     return True
 
 
-def _v7(x: object) -> bool:
+def _v427(x: object) -> bool:
     # role-policy#/properties/roles/additionalProperties/properties/tools
     if not (isinstance(x, list)):
         return False
@@ -72,21 +65,21 @@ def _v7(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v8(v):
+            if not _v428(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v9(x: object) -> bool:
+def _v429(x: object) -> bool:
     # role-policy#/properties/roles/additionalProperties/properties/may_review
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v3(x: object) -> bool:
+def _v424(x: object) -> bool:
     # role-policy#/properties/roles/additionalProperties
     if not (isinstance(x, dict)):
         return False
@@ -94,11 +87,11 @@ def _v3(x: object) -> bool:
         for k in ('capabilities', 'may_review', 'tools'):
             if k not in x:
                 return False
-        if 'capabilities' in x and not _v4(x['capabilities']):
+        if 'capabilities' in x and not _v425(x['capabilities']):
             return False
-        if 'tools' in x and not _v7(x['tools']):
+        if 'tools' in x and not _v427(x['tools']):
             return False
-        if 'may_review' in x and not _v9(x['may_review']):
+        if 'may_review' in x and not _v429(x['may_review']):
             return False
         for k in x:
             if k not in ('capabilities', 'tools', 'may_review'):
@@ -106,28 +99,14 @@ def _v3(x: object) -> bool:
     return True
 
 
-def _v11(x: object) -> bool:
-    # defs#/$defs/role_id
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P1, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 127:
-            return False
-    return True
-
-
-def _v10(x: object) -> bool:
+def _v430(x: object) -> bool:
     # role-policy#/properties/roles/propertyNames
-    if not _v11(x):
+    if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v2(x: object) -> bool:
+def _v423(x: object) -> bool:
     # role-policy#/properties/roles
     if not (isinstance(x, dict)):
         return False
@@ -137,22 +116,22 @@ def _v2(x: object) -> bool:
         if len(x) > 64:
             return False
         for k, v in x.items():
-            if k not in () and not _v3(v):
+            if k not in () and not _v424(v):
                 return False
         for k in x:
-            if not _v10(k):
+            if not _v430(k):
                 return False
     return True
 
 
-def _v12(x: object) -> bool:
+def _v431(x: object) -> bool:
     # role-policy#/properties/human_approval
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v0(x: object) -> bool:
+def _v421(x: object) -> bool:
     # role-policy#
     if not (isinstance(x, dict)):
         return False
@@ -160,11 +139,11 @@ def _v0(x: object) -> bool:
         for k in ('format', 'human_approval', 'roles'):
             if k not in x:
                 return False
-        if 'format' in x and not _v1(x['format']):
+        if 'format' in x and not _v422(x['format']):
             return False
-        if 'roles' in x and not _v2(x['roles']):
+        if 'roles' in x and not _v423(x['roles']):
             return False
-        if 'human_approval' in x and not _v12(x['human_approval']):
+        if 'human_approval' in x and not _v431(x['human_approval']):
             return False
         for k in x:
             if k not in ('format', 'roles', 'human_approval'):
@@ -173,5 +152,5 @@ def _v0(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'role-policy': _v0,
+    'role-policy': _v421,
 }

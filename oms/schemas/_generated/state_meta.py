@@ -12,71 +12,40 @@ from collections.abc import Callable
 from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
-_P0 = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
-_P1 = '^[A-Za-z0-9+/]{43}=$'
-_P2 = '^[0-9a-f]{64}$'
+from oms.schemas._generated import defs as _m_defs
+
 _C0: object = 'oms-state-v1'
 
 
-def _v1(x: object) -> bool:
+def _v460(x: object) -> bool:
     # state-meta#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v3(x: object) -> bool:
-    # defs#/$defs/timestamp
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P0, x) is None:
-            return False
-    return True
-
-
-def _v2(x: object) -> bool:
+def _v461(x: object) -> bool:
     # state-meta#/properties/created_at
-    if not _v3(x):
+    if not _m_defs._v71(x):
         return False
     return True
 
 
-def _v5(x: object) -> bool:
-    # defs#/$defs/public_key
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P1, x) is None:
-            return False
-    return True
-
-
-def _v4(x: object) -> bool:
+def _v462(x: object) -> bool:
     # state-meta#/properties/public_key
-    if not _v5(x):
+    if not _m_defs._v169(x):
         return False
     return True
 
 
-def _v7(x: object) -> bool:
-    # defs#/$defs/sha256
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P2, x) is None:
-            return False
-    return True
-
-
-def _v6(x: object) -> bool:
+def _v463(x: object) -> bool:
     # state-meta#/properties/key_id
-    if not _v7(x):
+    if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v0(x: object) -> bool:
+def _v459(x: object) -> bool:
     # state-meta#
     if not (isinstance(x, dict)):
         return False
@@ -84,13 +53,13 @@ def _v0(x: object) -> bool:
         for k in ('created_at', 'format', 'key_id', 'public_key'):
             if k not in x:
                 return False
-        if 'format' in x and not _v1(x['format']):
+        if 'format' in x and not _v460(x['format']):
             return False
-        if 'created_at' in x and not _v2(x['created_at']):
+        if 'created_at' in x and not _v461(x['created_at']):
             return False
-        if 'public_key' in x and not _v4(x['public_key']):
+        if 'public_key' in x and not _v462(x['public_key']):
             return False
-        if 'key_id' in x and not _v6(x['key_id']):
+        if 'key_id' in x and not _v463(x['key_id']):
             return False
         for k in x:
             if k not in ('format', 'created_at', 'public_key', 'key_id'):
@@ -99,5 +68,5 @@ def _v0(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'state-meta': _v0,
+    'state-meta': _v459,
 }

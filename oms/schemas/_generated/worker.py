@@ -12,226 +12,149 @@ from collections.abc import Callable
 from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
-_P0 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
-_P1 = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-_P2 = '^[a-z][a-z0-9-]{0,30}(?:\\.[a-z][a-z0-9-]{0,30}){0,3}$'
-_P3 = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
-_P4 = '^[^\\u0000-\\u001f\\u007f]*$'
-_P5 = '^[a-z][a-z-]{0,31}$'
-_P6 = '^[a-z][a-z0-9-]{0,62}(?:[.:][a-z0-9][a-z0-9-]{0,62}){0,3}$'
-_P7 = '^[0-9a-f]{64}$'
+from oms.schemas._generated import defs as _m_defs
+from oms.schemas._generated import record_envelope as _m_record_envelope
+
 _C0: object = 'worker'
 _C1: tuple[object, ...] = ('idle', 'working', 'done', 'blocked')
-_C2: tuple[object, ...] = ('claude_interactive', 'claude_print', 'codex_exec', 'codex_goal', 'command')
-_C3: tuple[object, ...] = ('healthy', 'parked', 'stalled', 'stopped')
-_C4: tuple[object, ...] = ('result-recorded', 'exit', 'stopped', 'deadline', 'parent-gone', 'signal')
-_C5: object = 'oms-record-v1'
-_C6: tuple[object, ...] = ('authorization', 'dispatch', 'session', 'ticket', 'worker')
+_C2: tuple[object, ...] = ('healthy', 'parked', 'stalled', 'stopped')
+_C3: tuple[object, ...] = ('result-recorded', 'exit', 'stopped', 'deadline', 'parent-gone', 'signal')
 
 
-def _v1(x: object) -> bool:
+def _v511(x: object) -> bool:
     # worker#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v2(x: object) -> bool:
+def _v512(x: object) -> bool:
     # worker#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v5(x: object) -> bool:
-    # defs#/$defs/opaque_id
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P0, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 128:
-            return False
-    return True
-
-
-def _v4(x: object) -> bool:
+def _v514(x: object) -> bool:
     # worker#/properties/payload/properties/dispatch_id
-    if not _v5(x):
+    if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v6(x: object) -> bool:
+def _v515(x: object) -> bool:
     # worker#/properties/payload/properties/ticket_id
-    if not _v5(x):
+    if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v8(x: object) -> bool:
-    # defs#/$defs/uuid
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P1, x) is None:
-            return False
-    return True
-
-
-def _v7(x: object) -> bool:
+def _v516(x: object) -> bool:
     # worker#/properties/payload/properties/session_id
-    if not _v8(x):
+    if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v10(x: object) -> bool:
-    # defs#/$defs/role_id
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P2, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 127:
-            return False
-    return True
-
-
-def _v9(x: object) -> bool:
+def _v517(x: object) -> bool:
     # worker#/properties/payload/properties/role_id
-    if not _v10(x):
+    if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v12(x: object) -> bool:
-    # defs#/$defs/transport
+def _v518(x: object) -> bool:
+    # worker#/properties/payload/properties/provider_mode
+    if not _m_defs._v26(x):
+        return False
+    return True
+
+
+def _v519(x: object) -> bool:
+    # worker#/properties/payload/properties/worktree_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v520(x: object) -> bool:
+    # worker#/properties/payload/properties/health
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v11(x: object) -> bool:
-    # worker#/properties/payload/properties/provider_mode
-    if not _v12(x):
+def _v521(x: object) -> bool:
+    # worker#/properties/payload/properties/updated_at
+    if not _m_defs._v71(x):
         return False
     return True
 
 
-def _v13(x: object) -> bool:
-    # worker#/properties/payload/properties/worktree_id
-    if not _v5(x):
-        return False
-    return True
-
-
-def _v14(x: object) -> bool:
-    # worker#/properties/payload/properties/health
+def _v523(x: object) -> bool:
+    # worker#/properties/payload/properties/end_reason/anyOf/0
     if not any(_eq(x, c) for c in _C3):
         return False
     return True
 
 
-def _v16(x: object) -> bool:
-    # defs#/$defs/timestamp
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P3, x) is None:
-            return False
-    return True
-
-
-def _v15(x: object) -> bool:
-    # worker#/properties/payload/properties/updated_at
-    if not _v16(x):
-        return False
-    return True
-
-
-def _v18(x: object) -> bool:
-    # worker#/properties/payload/properties/end_reason/anyOf/0
-    if not any(_eq(x, c) for c in _C4):
-        return False
-    return True
-
-
-def _v19(x: object) -> bool:
+def _v524(x: object) -> bool:
     # worker#/properties/payload/properties/end_reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v17(x: object) -> bool:
+def _v522(x: object) -> bool:
     # worker#/properties/payload/properties/end_reason
-    if not (_v18(x) or _v19(x)):
+    if not (_v523(x) or _v524(x)):
         return False
     return True
 
 
-def _v22(x: object) -> bool:
-    # defs#/$defs/reason
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P4, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 512:
-            return False
-    return True
-
-
-def _v21(x: object) -> bool:
+def _v526(x: object) -> bool:
     # worker#/properties/payload/properties/end_detail/anyOf/0
-    if not _v22(x):
+    if not _m_defs._v77(x):
         return False
     return True
 
 
-def _v23(x: object) -> bool:
+def _v527(x: object) -> bool:
     # worker#/properties/payload/properties/end_detail/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v20(x: object) -> bool:
+def _v525(x: object) -> bool:
     # worker#/properties/payload/properties/end_detail
-    if not (_v21(x) or _v23(x)):
+    if not (_v526(x) or _v527(x)):
         return False
     return True
 
 
-def _v25(x: object) -> bool:
+def _v529(x: object) -> bool:
     # worker#/properties/payload/properties/health_reason/anyOf/0
-    if not _v22(x):
+    if not _m_defs._v77(x):
         return False
     return True
 
 
-def _v26(x: object) -> bool:
+def _v530(x: object) -> bool:
     # worker#/properties/payload/properties/health_reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v24(x: object) -> bool:
+def _v528(x: object) -> bool:
     # worker#/properties/payload/properties/health_reason
-    if not (_v25(x) or _v26(x)):
+    if not (_v529(x) or _v530(x)):
         return False
     return True
 
 
-def _v3(x: object) -> bool:
+def _v513(x: object) -> bool:
     # worker#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -239,27 +162,27 @@ def _v3(x: object) -> bool:
         for k in ('dispatch_id', 'end_detail', 'end_reason', 'health', 'health_reason', 'provider_mode', 'role_id', 'session_id', 'ticket_id', 'updated_at', 'worktree_id'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v4(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v514(x['dispatch_id']):
             return False
-        if 'ticket_id' in x and not _v6(x['ticket_id']):
+        if 'ticket_id' in x and not _v515(x['ticket_id']):
             return False
-        if 'session_id' in x and not _v7(x['session_id']):
+        if 'session_id' in x and not _v516(x['session_id']):
             return False
-        if 'role_id' in x and not _v9(x['role_id']):
+        if 'role_id' in x and not _v517(x['role_id']):
             return False
-        if 'provider_mode' in x and not _v11(x['provider_mode']):
+        if 'provider_mode' in x and not _v518(x['provider_mode']):
             return False
-        if 'worktree_id' in x and not _v13(x['worktree_id']):
+        if 'worktree_id' in x and not _v519(x['worktree_id']):
             return False
-        if 'health' in x and not _v14(x['health']):
+        if 'health' in x and not _v520(x['health']):
             return False
-        if 'updated_at' in x and not _v15(x['updated_at']):
+        if 'updated_at' in x and not _v521(x['updated_at']):
             return False
-        if 'end_reason' in x and not _v17(x['end_reason']):
+        if 'end_reason' in x and not _v522(x['end_reason']):
             return False
-        if 'end_detail' in x and not _v20(x['end_detail']):
+        if 'end_detail' in x and not _v525(x['end_detail']):
             return False
-        if 'health_reason' in x and not _v24(x['health_reason']):
+        if 'health_reason' in x and not _v528(x['health_reason']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'ticket_id', 'session_id', 'role_id', 'provider_mode', 'worktree_id', 'health', 'updated_at', 'end_reason', 'end_detail', 'health_reason'):
@@ -267,207 +190,27 @@ def _v3(x: object) -> bool:
     return True
 
 
-def _v29(x: object) -> bool:
-    # record-envelope#/properties/format
-    if not _eq(x, _C5):
-        return False
-    return True
-
-
-def _v30(x: object) -> bool:
-    # record-envelope#/properties/kind
-    if not any(_eq(x, c) for c in _C6):
-        return False
-    return True
-
-
-def _v31(x: object) -> bool:
-    # record-envelope#/properties/record_id
-    if not _v5(x):
-        return False
-    return True
-
-
-def _v33(x: object) -> bool:
-    # defs#/$defs/version
-    if not (_is_integer(x)):
-        return False
-    if isinstance(x, int | float) and not isinstance(x, bool):
-        if x < 0:
-            return False
-        if x > 9007199254740991:
-            return False
-    return True
-
-
-def _v32(x: object) -> bool:
-    # record-envelope#/properties/version
-    if not _v33(x):
-        return False
-    return True
-
-
-def _v34(x: object) -> bool:
-    # record-envelope#/properties/state
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P5, x) is None:
-            return False
-    return True
-
-
-def _v36(x: object) -> bool:
-    # record-envelope#/properties/expected_version/anyOf/0
-    if not _v33(x):
-        return False
-    return True
-
-
-def _v37(x: object) -> bool:
-    # record-envelope#/properties/expected_version/anyOf/1
-    if not (x is None):
-        return False
-    return True
-
-
-def _v35(x: object) -> bool:
-    # record-envelope#/properties/expected_version
-    if not (_v36(x) or _v37(x)):
-        return False
-    return True
-
-
-def _v38(x: object) -> bool:
-    # record-envelope#/properties/operation_id
-    if not _v5(x):
-        return False
-    return True
-
-
-def _v40(x: object) -> bool:
-    # defs#/$defs/actor
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P6, x) is None:
-            return False
-        if len(x) < 1:
-            return False
-        if len(x) > 128:
-            return False
-    return True
-
-
-def _v39(x: object) -> bool:
-    # record-envelope#/properties/actor
-    if not _v40(x):
-        return False
-    return True
-
-
-def _v41(x: object) -> bool:
-    # record-envelope#/properties/observed_at
-    if not _v16(x):
-        return False
-    return True
-
-
-def _v44(x: object) -> bool:
-    # defs#/$defs/sha256
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P7, x) is None:
-            return False
-    return True
-
-
-def _v43(x: object) -> bool:
-    # record-envelope#/properties/previous_sha256/anyOf/0
-    if not _v44(x):
-        return False
-    return True
-
-
-def _v45(x: object) -> bool:
-    # record-envelope#/properties/previous_sha256/anyOf/1
-    if not (x is None):
-        return False
-    return True
-
-
-def _v42(x: object) -> bool:
-    # record-envelope#/properties/previous_sha256
-    if not (_v43(x) or _v45(x)):
-        return False
-    return True
-
-
-def _v46(x: object) -> bool:
-    # record-envelope#/properties/payload
-    if not (isinstance(x, dict)):
-        return False
-    return True
-
-
-def _v28(x: object) -> bool:
-    # record-envelope#
-    if not (isinstance(x, dict)):
-        return False
-    if isinstance(x, dict):
-        for k in ('actor', 'expected_version', 'format', 'kind', 'observed_at', 'operation_id', 'payload', 'previous_sha256', 'record_id', 'state', 'version'):
-            if k not in x:
-                return False
-        if 'format' in x and not _v29(x['format']):
-            return False
-        if 'kind' in x and not _v30(x['kind']):
-            return False
-        if 'record_id' in x and not _v31(x['record_id']):
-            return False
-        if 'version' in x and not _v32(x['version']):
-            return False
-        if 'state' in x and not _v34(x['state']):
-            return False
-        if 'expected_version' in x and not _v35(x['expected_version']):
-            return False
-        if 'operation_id' in x and not _v38(x['operation_id']):
-            return False
-        if 'actor' in x and not _v39(x['actor']):
-            return False
-        if 'observed_at' in x and not _v41(x['observed_at']):
-            return False
-        if 'previous_sha256' in x and not _v42(x['previous_sha256']):
-            return False
-        if 'payload' in x and not _v46(x['payload']):
-            return False
-        for k in x:
-            if k not in ('format', 'kind', 'record_id', 'version', 'state', 'expected_version', 'operation_id', 'actor', 'observed_at', 'previous_sha256', 'payload'):
-                return False
-    return True
-
-
-def _v27(x: object) -> bool:
+def _v531(x: object) -> bool:
     # worker#/allOf/0
-    if not _v28(x):
+    if not _m_record_envelope._v80(x):
         return False
     return True
 
 
-def _v0(x: object) -> bool:
+def _v510(x: object) -> bool:
     # worker#
     if isinstance(x, dict):
-        if 'kind' in x and not _v1(x['kind']):
+        if 'kind' in x and not _v511(x['kind']):
             return False
-        if 'state' in x and not _v2(x['state']):
+        if 'state' in x and not _v512(x['state']):
             return False
-        if 'payload' in x and not _v3(x['payload']):
+        if 'payload' in x and not _v513(x['payload']):
             return False
-    if not _v27(x):
+    if not _v531(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'worker': _v0,
+    'worker': _v510,
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import json
 import re
 from typing import Any
 
@@ -216,13 +217,14 @@ def test_a_stale_or_extra_generated_file_is_reported(tmp_path: Any, monkeypatch:
     assert generator.stale(files) == ["leftover.py", "session.py"]
 
 
-def test_validating_one_schema_loads_only_its_own_module() -> None:
+def test_validating_one_schema_loads_only_its_own_module_and_what_it_references() -> None:
     import subprocess
     import sys
 
     probe = (
-        "import sys; from oms.schemas import is_valid; is_valid('op-index', {}); "
-        "print(sorted(m for m in sys.modules if m.startswith('oms.schemas._generated.')))"
+        "import json, sys; from oms.schemas import is_valid; is_valid('op-index', {}); "
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('oms.schemas._generated.'))))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO)
-    assert out.stdout.split() == ["['oms.schemas._generated._runtime',", "'oms.schemas._generated.op_index']"]
+    loaded = [name.rsplit(".", 1)[1] for name in json.loads(out.stdout)]
+    assert loaded == ["_runtime", "defs", "op_index"]  # op-index refers to defs#/$defs/opaque_id
