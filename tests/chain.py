@@ -144,7 +144,7 @@ WORKER = r"""#!/bin/sh
 # A command worker for tests: in mode `wait` it first proves both channels (the demo worker's `prove`:
 # a SessionStart hook, read_dispatch and acknowledge_dispatch over the bridge), in `hooks-only` and
 # `bridge-only` one of them; then it records where it runs and what it was given, and waits
-# (`silent`: the same without any proof).
+# (`silent`: the same without any proof; `stubborn`: waits ignoring SIGHUP and SIGTERM).
 out="$1"
 case "$2" in
   wait) /bin/sh "$3" "$out.log" prove exit > /dev/null 2>&1 ;;
@@ -161,6 +161,7 @@ esac
 case "$2" in
   exit0) exit 0 ;;
   exit3) exit 3 ;;
+  stubborn) trap '' HUP TERM; exec sleep 600 ;;
   *) exec sleep 600 ;;
 esac
 """

@@ -7,6 +7,17 @@ the user's `LD_LIBRARY_PATH` restored when frozen; every call has a timeout and 
 from __future__ import annotations
 
 from oms.process.env import child_env, is_frozen
-from oms.process.runner import Completed, group_alive, kill_group, run, supervise, which
+from oms.process.runner import Completed, Supervised, end_own_group, group_alive, kill_group, run, supervise, which
 
-__all__ = ["Completed", "child_env", "group_alive", "is_frozen", "kill_group", "run", "supervise", "which"]
+__all__ = [
+    "Completed",
+    "Supervised",
+    "child_env",
+    "end_own_group",
+    "group_alive",
+    "is_frozen",
+    "kill_group",
+    "run",
+    "supervise",
+    "which",
+]

@@ -140,33 +140,92 @@ def _collect(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float,
     return b"".join(buffers[out_fd]), b"".join(buffers[err_fd]), outcome
 
 
-def supervise(argv: Sequence[str]) -> int:
+class _HangUpError(Exception):
+    """SIGHUP arrived while the supervisor waited."""
+
+
+class Supervised:
+    """How a supervised child ended, and whether its terminal hung up (see `supervise`)."""
+
+    __slots__ = ("hung_up", "returncode")
+
+    def __init__(self, returncode: int, hung_up: bool) -> None:
+        self.returncode = returncode
+        self.hung_up = hung_up
+
+
+def supervise(argv: Sequence[str], *, grace: float = 2.0) -> Supervised:
     """Run `argv` in the foreground (same terminal, same environment) and wait for it.
 
-    Returns its return code (negative: killed by that signal). SIGHUP, SIGINT, SIGTERM and SIGQUIT sent to
-    the group reach the child with their default effect (handled signals are reset by exec); this process
-    only notes them, so it survives to report the end. The previous handlers are restored afterwards.
+    Its return code is negative when a signal killed it. SIGINT, SIGTERM and SIGQUIT sent to the group
+    reach the child with their default effect (handled signals are reset by exec); this process only
+    notes them, so it survives to report the end. SIGHUP is different: when the terminal hangs up (the
+    pane or the whole tmux server is gone) the kernel signals only the session leader, which is this
+    process, so the child would run on unseen. The supervisor passes SIGHUP to its process group, then
+    SIGTERM after `grace` seconds, then SIGKILLs the child after `grace` more: no agent outlives its pane.
+    The previous handlers are restored afterwards.
     """
     args = tuple(argv)
     if not args:
         raise ValueError("nothing to run")
     watched = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)
     previous = {signum: signal.getsignal(signum) for signum in watched}
+    state = {"hung_up": False, "waiting": False}
 
     def note(_signum: int, _frame: object) -> None:
         return None
 
+    def hang_up(_signum: int, _frame: object) -> None:
+        if state["hung_up"]:
+            return  # our own forwarded SIGHUP, or a second one
+        state["hung_up"] = True
+        if state["waiting"]:
+            raise _HangUpError  # leave the blocking wait (PEP 475 would otherwise resume it)
+
     for signum in watched:
-        signal.signal(signum, note)
+        signal.signal(signum, hang_up if signum == signal.SIGHUP else note)
     try:
         try:
             child = subprocess.Popen(args, close_fds=True)  # argv list, never a shell
         except OSError as exc:
             raise ToolNotFoundError(f"{args[0]}: {exc.strerror}") from exc
-        return child.wait()
+        return Supervised(_wait_through_hangup(child, state, grace), bool(state["hung_up"]))
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def _wait_through_hangup(child: subprocess.Popen[bytes], state: dict[str, bool], grace: float) -> int:
+    steps = [signal.SIGHUP, signal.SIGTERM, signal.SIGKILL]  # what a hang-up escalates through
+    next_step_at: float | None = None
+    while True:
+        state["waiting"] = True
+        try:
+            if state["hung_up"] and next_step_at is None:
+                next_step_at = time.monotonic()  # the hang-up came before or during the last wait
+            if next_step_at is not None and time.monotonic() >= next_step_at and steps:
+                signum = steps.pop(0)
+                with contextlib.suppress(ProcessLookupError):
+                    if signum == signal.SIGKILL:
+                        child.kill()  # the group's last stragglers go with the supervisor (`end_own_group`)
+                    else:
+                        os.killpg(os.getpgrp(), signum)  # we note our own copy; the child gets the default
+                next_step_at = time.monotonic() + grace
+            timeout = None if next_step_at is None or not steps else max(0.0, next_step_at - time.monotonic())
+            return child.wait(timeout)
+        except (_HangUpError, subprocess.TimeoutExpired):
+            continue
+        finally:
+            state["waiting"] = False
+
+
+def end_own_group() -> None:
+    """SIGKILL this process's group, this process included: the last act of a hung-up supervisor that leads
+    its group (the first process of a pane), once it has recorded how its child ended. Anything else in the
+    group, e.g. a grandchild that ignored SIGHUP and SIGTERM, must not outlive the pane."""
+    if os.getpgrp() != os.getpid() or os.getpgrp() <= 1:
+        return  # not a group leader: never signal a group we did not start
+    os.killpg(os.getpgrp(), signal.SIGKILL)
 
 
 def kill_group(pgid: int, *, grace: float = 2.0) -> bool:

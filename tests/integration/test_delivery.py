@@ -141,6 +141,39 @@ def test_end_reason_when_killed_by_a_signal(deliverable: Chain) -> None:
     assert "signal 15" in str(view["end_detail"])
 
 
+def _processes_of(dispatch_id: str) -> list[int]:
+    """Live processes whose command line or environment names `dispatch_id` (the pane's whole tree)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            seen = (entry / "cmdline").read_bytes() + (entry / "environ").read_bytes()
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+        if dispatch_id.encode() in seen and _pid_alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize(("mode", "signum"), [("silent", 1), ("stubborn", 9)])
+def test_no_process_outlives_a_killed_tmux_server(deliverable: Chain, mode: str, signum: int) -> None:
+    """The kernel sends a hang-up only to the pane's session leader (`oms worker supervise`): it must take
+    the agent down — SIGHUP, then SIGTERM, then SIGKILL for one that ignores both — and record it."""
+    out = use_worker(deliverable, mode)
+    dispatch_id, event_id = accepted(deliverable)
+    _deliver(deliverable, event_id)
+    _wait_for(out)
+    assert len(_processes_of(dispatch_id)) >= 2  # the supervisor and the agent
+    subprocess.run(["tmux", "-S", str(deliverable.state / "tmux.sock"), "kill-server"], check=True)
+    deadline = time.monotonic() + 20
+    while left := _processes_of(dispatch_id):
+        assert time.monotonic() < deadline, f"still running after the tmux server died: {left}"
+        time.sleep(0.05)
+    ended = json.loads((deliverable.state / "panes" / f"{dispatch_id}.exit.json").read_text())
+    assert (ended["status"], ended["signal"]) == (None, signum)
+
+
 # ------------------------------------------------------------------ every authority check parks the worker
 def _edit_policy(chain: Chain) -> None:
     chain.edit_policy(lambda d: d["roles"]["oms.command-executor"]["tools"].pop(), commit=True)
