@@ -60,6 +60,26 @@ def start_ticks(pid: int) -> int | None:
     return None if state in (b"Z", b"X") else ticks
 
 
+def group_alive(pgid: int) -> bool:
+    """True while a live process (not a zombie) of process group `pgid` exists: a scan of /proc, so that
+    zombies nobody reaps (an orphan's parent may be a minimal init) do not count as alive."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True  # cannot tell: assume alive
+    want = str(pgid).encode()
+    for name in entries:
+        if not name.isdigit():
+            continue
+        raw = _read_small(f"/proc/{name}/stat")
+        if raw is None:
+            continue
+        tail = raw[raw.rfind(b")") + 2 :].split()
+        if len(tail) > 2 and tail[2] == want and tail[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
 _SELF: ProcessIdentity | None = None
 
 

@@ -42,6 +42,7 @@ from oms.errors import (
     RecordNotFoundError,
 )
 from oms.fsio.outside import regular_file_target
+from oms.fsio.procinfo import group_alive
 from oms.process import is_frozen
 from oms.services import checkout, live, liveness, supervise
 from oms.services.authority import Authority, check_dispatch
@@ -661,32 +662,48 @@ class Delivery:
         )
 
     def reconcile(self, dispatch_id: str) -> None:
-        """Record why a worker whose pane ended has ended (exit, signal, or `oms worker stop`)."""
+        """Record why a worker whose pane ended has ended (exit, signal, or `oms worker stop`) — also when
+        the pane itself is gone (its tmux server died): then from the supervisor's exit record, or, when
+        the pane's whole process group is gone without one, as an unrecorded end. A pane that merely cannot
+        be seen while its processes live (a tmux hiccup) ends nothing."""
         dispatch = self.dispatch(dispatch_id)
         pane = self.panes.observe(dispatch_id)
         worker = self.worker(dispatch_id)
-        if pane is None or not pane.dead or worker.payload["health"] == "stopped":
+        if (pane is not None and not pane.dead) or worker.payload["health"] == "stopped":
             return
         root = self.ws.store.state.root
-        marker = read_document_optional(root, f"panes/{dispatch_id}.kill.json", "kill-marker", 4096)
         ended = read_document_optional(root, supervise.exit_path(dispatch_id), "pane-exit", 4096)
-        status = ended["status"] if ended is not None else pane.dead_status
-        signum = ended["signal"] if ended is not None else pane.dead_signal
+        if pane is None:
+            registry = read_document_optional(root, f"panes/{dispatch_id}.json", "pane-registry", 4096)
+            if registry is None:
+                return  # never launched, or stopped and forgotten
+            pane_id = access.text(registry, "pane_id")
+            if ended is None and group_alive(access.integer(registry, "pane_pid")):
+                return
+        else:
+            pane_id = pane.pane_id
+        marker = read_document_optional(root, f"panes/{dispatch_id}.kill.json", "kill-marker", 4096)
+        status = ended["status"] if ended is not None else pane.dead_status if pane is not None else None
+        signum = ended["signal"] if ended is not None else pane.dead_signal if pane is not None else None
         if marker is not None:
             reason, detail = "stopped", f"{marker['reason']} (by {marker['by']})"
         elif signum:
             reason, detail = "signal", f"the agent was killed by signal {signum}"
         elif status is not None:
             reason, detail = "exit", f"the agent exited with status {status}"
+        elif pane is None:
+            reason, detail = "exit", "the pane and every process in it are gone (the end was not recorded)"
         else:
             reason, detail = "exit", "the agent exited (its status was not recorded)"
+        if pane is None and ended is not None:
+            detail += "; its tmux pane is gone"
         session = self.session(access.text(dispatch.payload, "session_id"))
         if session is not None and session.state != "stopped":
             nxt = sessions.stop(
                 session.state, session.payload, reason=detail, now=next_after(session.observed_at, self.ws.now())
             )
-            self._session_step(session, nxt, stable_id("wkr-end-sess", dispatch_id, pane.pane_id))
-        self._end_worker(worker, stable_id("wkr-end", dispatch_id, pane.pane_id), reason, detail)
+            self._session_step(session, nxt, stable_id("wkr-end-sess", dispatch_id, pane_id))
+        self._end_worker(worker, stable_id("wkr-end", dispatch_id, pane_id), reason, detail)
 
     def check_liveness(self, dispatch_id: str) -> None:
         """Park a worker whose hooks or bridge stayed silent past the deadline (its pane is kept)."""

@@ -172,6 +172,50 @@ def test_no_process_outlives_a_killed_tmux_server(deliverable: Chain, mode: str,
         time.sleep(0.05)
     ended = json.loads((deliverable.state / "panes" / f"{dispatch_id}.exit.json").read_text())
     assert (ended["status"], ended["signal"]) == (None, signum)
+    with deliverable.workspace() as ws:
+        view = Delivery.open(ws).observe(dispatch_id)  # no pane and no server left: the record tells
+    assert (view["end_reason"], view["worker_health"], view["pane_live"]) == ("signal", "stopped", False)
+    assert f"signal {signum}" in str(view["end_detail"])
+
+
+def test_a_pane_killed_with_its_server_and_no_record_ends_unrecorded(deliverable: Chain) -> None:
+    out = use_worker(deliverable, "silent")
+    dispatch_id, event_id = accepted(deliverable)
+    _deliver(deliverable, event_id)
+    _wait_for(out)
+    with deliverable.workspace() as ws:
+        delivery = Delivery.open(ws)
+        pane = delivery.panes.observe(dispatch_id)
+        assert pane is not None
+        os.killpg(pane.pane_pid, 9)  # the supervisor too: nobody records this end
+        subprocess.run(["tmux", "-S", str(deliverable.state / "tmux.sock"), "kill-server"], check=True)
+        deadline = time.monotonic() + 20
+        while _processes_of(dispatch_id):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        view = delivery.observe(dispatch_id)
+    assert not (deliverable.state / "panes" / f"{dispatch_id}.exit.json").exists()
+    assert (view["end_reason"], view["worker_health"]) == ("exit", "stopped")
+    assert "the end was not recorded" in str(view["end_detail"])
+
+
+def test_a_pane_that_cannot_be_seen_while_its_processes_live_ends_nothing(deliverable: Chain) -> None:
+    out = use_worker(deliverable, "silent")
+    dispatch_id, event_id = accepted(deliverable)
+    _deliver(deliverable, event_id)
+    _wait_for(out)
+    socket = deliverable.state / "tmux.sock"
+    hidden = deliverable.state / "tmux.sock.hidden"
+    socket.rename(hidden)  # the server lives on, but no client can reach it: a tmux hiccup
+    try:
+        with deliverable.workspace() as ws:
+            delivery = Delivery.open(ws)
+            assert delivery.panes.observe(dispatch_id) is None
+            view = delivery.observe(dispatch_id)
+    finally:
+        hidden.rename(socket)
+    assert (view["end_reason"], view["worker_health"]) == (None, "healthy")
+    assert len(_processes_of(dispatch_id)) >= 2
 
 
 # ------------------------------------------------------------------ every authority check parks the worker
