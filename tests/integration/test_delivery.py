@@ -36,6 +36,15 @@ def _deliver(chain: Chain, event_id: str) -> JsonObject:
         return Delivery.open(ws).deliver(event_id)
 
 
+def _running(chain: Chain, mode: str = "wait") -> str:
+    """The dispatch id of a worker delivered into a real pane and running (its script has started)."""
+    out = use_worker(chain, mode)
+    dispatch_id, event_id = accepted(chain)
+    _deliver(chain, event_id)
+    _wait_for(out)
+    return dispatch_id
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -78,10 +87,7 @@ def test_pane_environment_is_allow_listed(deliverable: Chain, monkeypatch: pytes
 
 
 def test_stop_leaves_no_pane_and_no_process(deliverable: Chain) -> None:
-    out = use_worker(deliverable)
-    dispatch_id, event_id = accepted(deliverable)
-    _deliver(deliverable, event_id)
-    _wait_for(out)
+    dispatch_id = _running(deliverable)
     with deliverable.workspace() as ws:
         delivery = Delivery.open(ws)
         pane = delivery.panes.observe(dispatch_id)
@@ -122,10 +128,7 @@ def test_end_reason_when_the_worker_exits(deliverable: Chain, mode: str, reason:
 
 
 def test_end_reason_when_killed_by_a_signal(deliverable: Chain) -> None:
-    out = use_worker(deliverable)
-    dispatch_id, event_id = accepted(deliverable)
-    _deliver(deliverable, event_id)
-    _wait_for(out)
+    dispatch_id = _running(deliverable)
     with deliverable.workspace() as ws:
         delivery = Delivery.open(ws)
         pane = delivery.panes.observe(dispatch_id)
@@ -179,10 +182,7 @@ def test_no_process_outlives_a_killed_tmux_server(deliverable: Chain, mode: str,
 
 
 def test_a_pane_killed_with_its_server_and_no_record_ends_unrecorded(deliverable: Chain) -> None:
-    out = use_worker(deliverable, "silent")
-    dispatch_id, event_id = accepted(deliverable)
-    _deliver(deliverable, event_id)
-    _wait_for(out)
+    dispatch_id = _running(deliverable, "silent")
     with deliverable.workspace() as ws:
         delivery = Delivery.open(ws)
         pane = delivery.panes.observe(dispatch_id)
@@ -200,10 +200,7 @@ def test_a_pane_killed_with_its_server_and_no_record_ends_unrecorded(deliverable
 
 
 def test_a_pane_that_cannot_be_seen_while_its_processes_live_ends_nothing(deliverable: Chain) -> None:
-    out = use_worker(deliverable, "silent")
-    dispatch_id, event_id = accepted(deliverable)
-    _deliver(deliverable, event_id)
-    _wait_for(out)
+    dispatch_id = _running(deliverable, "silent")
     socket = deliverable.state / "tmux.sock"
     hidden = deliverable.state / "tmux.sock.hidden"
     socket.rename(hidden)  # the server lives on, but no client can reach it: a tmux hiccup
@@ -501,10 +498,7 @@ def test_failed_activation_with_a_dead_pane_stops(deliverable: Chain) -> None:
 
 
 def test_park_and_resume_semantics(deliverable: Chain) -> None:
-    out = use_worker(deliverable)
-    dispatch_id, event_id = accepted(deliverable)
-    _deliver(deliverable, event_id)
-    _wait_for(out)
+    dispatch_id = _running(deliverable)
     with deliverable.workspace() as ws:
         delivery = Delivery.open(ws)
         with pytest.raises(InvalidInputError, match="future"):
