@@ -22,6 +22,7 @@ import argparse
 import hashlib
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -234,26 +235,16 @@ class Generator:
         strings = []
         if "pattern" in schema:
             strings.append(f"if _search({self.pattern(doc, schema['pattern'])}, x) is None:\n    return False")
-        if "minLength" in schema:
-            strings.append(f"if len(x) < {int(schema['minLength'])}:\n    return False")
-        if "maxLength" in schema:
-            strings.append(f"if len(x) > {int(schema['maxLength'])}:\n    return False")
+        strings += _bounds(schema, "len(x)", "minLength", "maxLength", int)
         if strings:
             lines.append("if isinstance(x, str):\n" + _indent("\n".join(strings)))
-        numbers = []
-        if "minimum" in schema:
-            numbers.append(f"if x < {schema['minimum']!r}:\n    return False")
-        if "maximum" in schema:
-            numbers.append(f"if x > {schema['maximum']!r}:\n    return False")
+        numbers = _bounds(schema, "x", "minimum", "maximum", lambda v: v)
         if numbers:
             lines.append("if isinstance(x, int | float) and not isinstance(x, bool):\n" + _indent("\n".join(numbers)))
         objects = []
         if "required" in schema:
             objects.append(f"for k in {tuple(schema['required'])!r}:\n    if k not in x:\n        return False")
-        if "minProperties" in schema:
-            objects.append(f"if len(x) < {int(schema['minProperties'])}:\n    return False")
-        if "maxProperties" in schema:
-            objects.append(f"if len(x) > {int(schema['maxProperties'])}:\n    return False")
+        objects += _bounds(schema, "len(x)", "minProperties", "maxProperties", int)
         properties = schema.get("properties", {})
         for prop in properties:
             check = self.function(doc, f"{pointer}/properties/{_escape(prop)}")
@@ -272,11 +263,7 @@ class Generator:
             objects.append(f"for k in x:\n    if not {sub('propertyNames')}(k):\n        return False")
         if objects:
             lines.append("if isinstance(x, dict):\n" + _indent("\n".join(objects)))
-        arrays = []
-        if "minItems" in schema:
-            arrays.append(f"if len(x) < {int(schema['minItems'])}:\n    return False")
-        if "maxItems" in schema:
-            arrays.append(f"if len(x) > {int(schema['maxItems'])}:\n    return False")
+        arrays = _bounds(schema, "len(x)", "minItems", "maxItems", int)
         if "items" in schema:
             arrays.append(f"for v in x:\n    if not {sub('items')}(v):\n        return False")
         if schema.get("uniqueItems") is True:
@@ -300,6 +287,16 @@ class Generator:
             other = f"if not {sub('else')}(x):\n    return False" if "else" in schema else "pass"
             lines.append(f"if {sub('if')}(x):\n{_indent(then)}\nelse:\n{_indent(other)}")
         return head + _indent("\n".join([*lines, "return True"])) + "\n"
+
+
+def _bounds(schema: dict[str, Any], subject: str, low: str, high: str, cast: Callable[[Any], Any]) -> list[str]:
+    """The checks of a lower and an upper bound keyword (`minLength`/`maxLength`, `minimum`/`maximum`, ...)."""
+    out = []
+    if low in schema:
+        out.append(f"if {subject} < {cast(schema[low])!r}:\n    return False")
+    if high in schema:
+        out.append(f"if {subject} > {cast(schema[high])!r}:\n    return False")
+    return out
 
 
 def _indent(text: str) -> str:
