@@ -280,6 +280,13 @@ class ProcessFailedError(ProcessError):
         super().__init__(f"{argv[0]} {what}" + (f": {tail}" if tail else ""))
 
 
+class SandboxUnavailableError(ProcessError):
+    """Bubblewrap is missing or cannot make a worker sandbox on this machine: nothing is launched."""
+
+    code = "sandbox-unavailable"
+    hint = "install bubblewrap (apt-get install bubblewrap) and run `oms doctor`"
+
+
 class DemoFailedError(OmsError):
     """`oms demo` did not reach a recorded result."""
 

@@ -1,4 +1,10 @@
-"""Helpers for the agent side: a dispatch bound to a session, a raw MCP stdio client, state snapshots."""
+"""Helpers for the agent side: a dispatch bound to a session, its broker, a raw MCP stdio client, state
+snapshots.
+
+`oms hook provider` and `oms worker bridge` are relays (ADR 0012): a test runs them as real processes
+against a real broker (`services/broker.py` with the worker's doors) served from a thread of the test
+process on a short socket path, just as `oms worker supervise` serves one beside a sandbox.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +12,64 @@ import hashlib
 import json
 import os
 import select
+import shutil
+import socket
 import subprocess
+import tempfile
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from oms.canonical import operation_nonce
+from oms.services import bridge
+from oms.services.broker import Broker, BrokerLimits
 from oms.services.delivery import CONSUMER
+from oms.services.doors import WorkerDoors
+from oms.services.hooks import HookArgs
 from oms.version import HOOK_CONTRACT
 from tests.chain import Chain, accepted
 from tests.helpers import OmsCommand, git
+
+
+class ServedBroker:
+    """A broker for one binding, served from a thread (stopped by `stop`, or after the test)."""
+
+    def __init__(self, doors: WorkerDoors, limits: BrokerLimits | None = None) -> None:
+        self.dir = tempfile.mkdtemp(prefix="omsb", dir="/tmp")  # short: a socket path has 108 bytes
+        self.path = os.path.join(self.dir, "broker.sock")
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(self.path)
+        self.listener.listen(16)
+        self.logs: list[str] = []
+        self.doors = doors
+        doors.log = self.logs.append
+        self.broker = Broker(self.listener, doors, self.logs.append, limits)
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+        BROKERS.append(self)
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            self.broker.run_once(0.05)
+
+    def env(self) -> dict[str, str]:
+        return {**os.environ, "OMS_BROKER_SOCKET": self.path}
+
+    def stop(self) -> None:
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        self.thread.join(10)
+        self.broker.close()
+        self.doors.close()
+        self.listener.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+BROKERS: list[ServedBroker] = []
 
 
 @dataclass
@@ -28,31 +81,29 @@ class Bound:
     event_id: str
     session_id: str
     worktree: Path
+    brokers: dict[tuple[str, str, str], ServedBroker] = field(default_factory=dict)
 
     @property
     def nonce(self) -> str:
         return operation_nonce(self.event_id, CONSUMER)
 
-    def roots(self) -> list[str]:
-        return [
-            "--state-root",
-            str(self.chain.state),
-            "--workspace-root",
-            str(self.chain.repo),
-            "--config-root",
-            str(self.chain.repo),
-        ]
+    def binding(self, provider: str = "command", allowed: str = "") -> HookArgs:
+        tools = tuple(t for t in allowed.split(",") if t)
+        return HookArgs(provider, HOOK_CONTRACT[provider], self.dispatch_id, self.session_id, tools)
+
+    def broker(self, provider: str = "command", allowed: str = "", nonce: str | None = None) -> ServedBroker:
+        """The broker of this worker as delivery would bind it for `provider` (one per binding)."""
+        key = (provider, allowed, nonce if nonce is not None else self.nonce)
+        served = self.brokers.get(key)
+        if served is None or served._stop.is_set():
+            doors = WorkerDoors(
+                self.binding(provider, allowed), key[2], str(self.chain.state), str(self.chain.repo), print
+            )
+            served = self.brokers[key] = ServedBroker(doors)
+        return served
 
     def bridge_args(self, session_id: str | None = None) -> list[str]:
-        return [
-            "worker",
-            "bridge",
-            "--dispatch-id",
-            self.dispatch_id,
-            "--session-id",
-            session_id or self.session_id,
-            *self.roots(),
-        ]
+        return ["worker", "bridge", "--dispatch-id", self.dispatch_id, "--session-id", session_id or self.session_id]
 
     def hook_args(self, provider: str, allowed: str = "", version: str | None = None) -> list[str]:
         return [
@@ -66,19 +117,31 @@ class Bound:
             self.dispatch_id,
             "--session-id",
             self.session_id,
-            *self.roots(),
             "--allowed-tools",
             allowed,
         ]
 
-    def env(self, nonce: str | None = None) -> dict[str, str]:
-        return {**os.environ, "OMS_DELIVERY_NONCE": nonce if nonce is not None else self.nonce}
+    def env(self, nonce: str | None = None, provider: str = "command", allowed: str = "") -> dict[str, str]:
+        """The environment of a relay that reaches this worker's broker (bound for `provider`)."""
+        return self.broker(provider, allowed, nonce).env()
 
     def commit_change(self, text: str = "work\n") -> str:
         (self.worktree / "WORK.md").write_text(text)
         git("add", "WORK.md", cwd=self.worktree)
         git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "work", cwd=self.worktree)
         return git("rev-parse", "HEAD", cwd=self.worktree).strip()
+
+
+class BoundTools(bridge.Tools):
+    """The bridge's tools as the broker holds them, over a workspace of their own (close it after)."""
+
+    def __init__(self, bound: Bound, session_id: str | None = None, nonce: str | None = None) -> None:
+        self.ws = bound.chain.workspace()
+        args = bridge.BridgeArgs(bound.dispatch_id, session_id or bound.session_id, nonce or bound.nonce)
+        super().__init__(args, lambda: self.ws)
+
+    def close(self) -> None:
+        self.ws.close()
 
 
 def bind(chain: Chain, title: str = "Fix the flaky test") -> Bound:

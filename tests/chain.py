@@ -141,24 +141,25 @@ def make_chain(tmp_path: Path) -> Iterator[Chain]:
 
 
 WORKER = r"""#!/bin/sh
-# A command worker for tests: in mode `wait` it first proves both channels (the demo worker's `prove`:
-# a SessionStart hook, read_dispatch and acknowledge_dispatch over the bridge), in `hooks-only` and
-# `bridge-only` one of them; then it records where it runs and what it was given, and waits
-# (`silent`: the same without any proof; `stubborn`: waits ignoring SIGHUP and SIGTERM).
-out="$1"
-case "$2" in
-  wait) /bin/sh "$3" "$out.log" prove exit > /dev/null 2>&1 ;;
-  hooks-only|bridge-only) /bin/sh "$3" "$out.log" "$2" exit > /dev/null 2>&1 ;;
+# A command worker for tests, run in its sandbox: in mode `wait` it first proves both channels (the demo
+# worker's `prove`: a SessionStart hook, read_dispatch and acknowledge_dispatch over the bridge), in
+# `hooks-only` and `bridge-only` one of them; then it records where it runs and what it was given in its
+# private home ($HOME/worker.out: the test reads it from the state root), and waits (`silent`: the same
+# without any proof; `stubborn`: waits ignoring SIGHUP and SIGTERM).
+out="$HOME/worker.out"
+case "$1" in
+  wait) /bin/sh "$2" prove exit > /dev/null 2>&1 ;;
+  hooks-only|bridge-only) /bin/sh "$2" "$1" exit > /dev/null 2>&1 ;;
 esac
 {
   echo "cwd=$(pwd)"
   echo "dispatch=$OMS_DISPATCH_ID"
   echo "session=$OMS_SESSION_ID"
-  echo "nonce=$OMS_DELIVERY_NONCE"
   echo "executable=$OMS_EXECUTABLE"
+  echo "home=$HOME"
   echo "secret=${OMS_TEST_SECRET:-absent}"
 } > "$out.tmp" && mv "$out.tmp" "$out"
-case "$2" in
+case "$1" in
   exit0) exit 0 ;;
   exit3) exit 3 ;;
   stubborn) trap '' HUP TERM; exec sleep 600 ;;
@@ -167,18 +168,38 @@ esac
 """
 
 
-def use_worker(chain: Chain, mode: str = "wait") -> Path:
-    """Configure the command worker role to run the test worker script; returns the file it writes."""
+class WorkerOut:
+    """What the test worker wrote in its private home (`<state>/tmp/command-<session>/worker.out`), found
+    once it exists; path-like enough for `wait_for`. A test with one command worker has exactly one."""
+
+    def __init__(self, state: Path) -> None:
+        self.state = state
+
+    def _found(self) -> list[Path]:
+        return sorted((self.state / "tmp").glob("command-*/worker.out"))
+
+    def exists(self) -> bool:
+        found = self._found()
+        assert len(found) <= 1, f"more than one worker wrote its output: {found}"
+        return bool(found)
+
+    def read_text(self) -> str:
+        (found,) = self._found()
+        return found.read_text()
+
+    def __str__(self) -> str:
+        return f"{self.state}/tmp/command-*/worker.out"
+
+
+def use_worker(chain: Chain, mode: str = "wait") -> WorkerOut:
+    """Configure the command worker role to run the test worker script; returns where it reports."""
     script = chain.base / "worker.sh"
     script.write_text(WORKER)
     script.chmod(0o755)
     agent = chain.base / "agent.sh"
     agent.write_text(WORKER_SCRIPT)
-    out = chain.base / "worker.out"
-    chain.edit_config(
-        lambda s: s.replace('argv = ["true"]', f'argv = ["{script}", "{out}", "{mode}", "{agent}"]'), commit=True
-    )
-    return out
+    chain.edit_config(lambda s: s.replace('argv = ["true"]', f'argv = ["{script}", "{mode}", "{agent}"]'), commit=True)
+    return WorkerOut(chain.state)
 
 
 def accepted(chain: Chain, title: str = "Fix the flaky test") -> tuple[str, str]:
@@ -190,7 +211,7 @@ def accepted(chain: Chain, title: str = "Fix the flaky test") -> tuple[str, str]
     return dispatch_id, event_id
 
 
-def wait_for(path: Path, timeout: float = 30.0) -> str:
+def wait_for(path: Path | WorkerOut, timeout: float = 30.0) -> str:
     """The text of `path` once it exists (the test worker writes it atomically)."""
     import time
 
@@ -200,3 +221,16 @@ def wait_for(path: Path, timeout: float = 30.0) -> str:
             raise AssertionError(f"{path} never appeared")
         time.sleep(0.02)
     return path.read_text()
+
+
+def wait_served(chain: Chain, dispatch_id: str, timeout: float = 30.0) -> None:
+    """Wait until the pane's supervisor has taken its launch spec and serves its broker (the sandbox runs)."""
+    import time
+
+    spec = chain.state / "panes" / f"{dispatch_id}.launch.json"
+    sock = chain.state / "panes" / f"{dispatch_id}.sock"
+    deadline = time.monotonic() + timeout
+    while spec.exists() or not sock.exists():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the supervisor of {dispatch_id} never served its broker")
+        time.sleep(0.02)

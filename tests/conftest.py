@@ -90,9 +90,11 @@ def deliverable(chain: Chain, monkeypatch: pytest.MonkeyPatch) -> Iterator[Chain
 
 @pytest.fixture(autouse=True)
 def _no_stray_bridges() -> Iterator[None]:
-    """Bridges a failed test left running are killed (ours only, by PID)."""
-    from tests.agent_side import SPAWNED
+    """Bridges a failed test left running are killed (ours only, by PID); test brokers are stopped."""
+    from tests.agent_side import BROKERS, SPAWNED
 
     yield
     while SPAWNED:
         SPAWNED.pop().kill()
+    while BROKERS:
+        BROKERS.pop().stop()

@@ -4,8 +4,9 @@ Every call passes `-S <our socket>`, so no other tmux server is ever touched. Th
 `<state root>/tmux.conf` when it starts (`remain-on-exit on`, so a finished worker's pane stays for
 inspection; `/bin/sh` as the default shell). Each worker gets a session named after its dispatch id,
 and its pane carries the user option `@oms_dispatch`. The pane command is `exec` + words quoted by
-`quoting.shell_join`, the only shell text oms ever writes; its environment comes from `-e` flags on top
-of the allow-listed environment the server started with.
+`quoting.shell_join`, the only shell text oms ever writes. Nothing is passed with `-e` (a command line is
+readable by every local user): the pane's first process, `oms worker supervise`, reads the agent's
+environment from the launch spec in the state root (ADR 0012).
 
 Stopping sends the agent's own quit keys first (if any), kills the session, then makes sure the
 pane's process group is gone.
@@ -106,7 +107,7 @@ class Panes:
                 return pane
         return None
 
-    def ensure(self, dispatch_id: str, *, argv: tuple[str, ...], cwd: str, env: dict[str, str]) -> tuple[str, Pane]:
+    def ensure(self, dispatch_id: str, *, argv: tuple[str, ...], cwd: str) -> tuple[str, Pane]:
         """The dispatch's live pane: ("reused", pane) or ("created", pane)."""
         check_arg(dispatch_id, "dispatch id")
         existing = self.observe(dispatch_id)
@@ -114,14 +115,9 @@ class Panes:
             return "reused", existing
         if existing is not None:  # a dead pane from an earlier launch: clear it first
             self.tmux("kill-session", "-t", f"={dispatch_id}", check=False)
-        flags: list[str] = []
-        for key, value in sorted(env.items()):
-            flags += ["-e", f"{check_arg(key, 'environment name')}={check_arg(value, f'environment {key}')}"]
         command = "exec " + shell_join(argv)
         try:
-            self.tmux(
-                "new-session", "-d", "-s", dispatch_id, "-x", str(WIDTH), "-y", str(HEIGHT), "-c", cwd, *flags, command
-            )
+            self.tmux("new-session", "-d", "-s", dispatch_id, "-x", str(WIDTH), "-y", str(HEIGHT), "-c", cwd, command)
         except ProcessFailedError as exc:
             if b"duplicate session" not in exc.stderr:
                 raise

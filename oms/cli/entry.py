@@ -1,8 +1,9 @@
 """The process entry point: fast paths first, then the Typer app.
 
-`oms --version` and `oms worker supervise` (the first process of every worker pane, alive as long as
-the agent) are answered here without importing Typer. The hook and bridge entry points
-(`oms hook provider`, `oms worker bridge`) dispatch here the same way.
+`oms --version` and `oms worker supervise` (the first process of every worker pane and its broker,
+alive as long as the agent) are answered here without importing Typer. The hook and bridge entry points
+(`oms hook provider`, `oms worker bridge`), which run inside a worker's sandbox as thin relays to its
+broker (`cli/relay.py`, ADR 0012), dispatch here the same way.
 """
 
 from __future__ import annotations
@@ -22,35 +23,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:2] == ["worker", "supervise"]:
         return _supervise(args[2:])
     if args[:2] == ["hook", "provider"]:
-        from oms.services.hooks import main as hook_main
+        from oms.cli.relay import hook
 
-        return hook_main(args[2:])
+        return hook(args[2:])
     if args[:2] == ["worker", "bridge"]:
-        from oms.services.bridge import serve
+        from oms.cli.relay import bridge
 
-        return serve(args[2:])
+        return bridge(args[2:])
     from oms.cli.boundary import run_cli
 
     return run_cli(args)
 
 
 def _supervise(args: list[str]) -> int:
-    """`oms worker supervise --dispatch-id D --state-root S -- ARGV...` (written by delivery, not by hand)."""
+    """`oms worker supervise --dispatch-id D --state-root S` (written by delivery into the pane, not by hand):
+    the agent's argv, environment and sandbox come from the launch spec delivery left in the state root."""
+    usage = "oms: usage: oms worker supervise --dispatch-id D --state-root S\n"
     try:
-        split = args.index("--")
-        opts, argv = args[:split], args[split + 1 :]
-        values = dict(zip(opts[::2], opts[1::2], strict=True))
+        values = dict(zip(args[::2], args[1::2], strict=True))
     except ValueError:
-        sys.stderr.write("oms: usage: oms worker supervise --dispatch-id D --state-root S -- ARGV...\n")
+        sys.stderr.write(usage)
         return 2
-    if sorted(values) != ["--dispatch-id", "--state-root"] or not argv:
-        sys.stderr.write("oms: usage: oms worker supervise --dispatch-id D --state-root S -- ARGV...\n")
+    if sorted(values) != ["--dispatch-id", "--state-root"] or len(args) != 4:
+        sys.stderr.write(usage)
         return 2
     from oms.errors import OmsError
     from oms.services.supervise import supervise
 
     try:
-        return supervise(values["--state-root"], values["--dispatch-id"], argv)
+        return supervise(values["--state-root"], values["--dispatch-id"])
     except OmsError as exc:
         sys.stderr.write(f"oms: error: {exc.message}\n")
         return 1

@@ -76,3 +76,64 @@ def regular_file_target(path: str) -> str:
     if not stat.S_ISREG(st.st_mode):
         raise UnsafeFileError(f"{path}: must be one regular file (not a link or anything else)")
     return os.path.realpath(path)
+
+
+def read_head(path: str, size: int) -> bytes:
+    """The first `size` bytes of a regular file outside any root (e.g. an installed program's `#!` line);
+    empty when it cannot be read."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError:
+        return b""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        return os.read(fd, size)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+def remove_empty_dirs(base: str, names: tuple[str, ...]) -> None:
+    """Remove each `base/<name>` that is an empty directory (not a link); anything else is left as it is.
+
+    A worker sandbox's mount points (`.codex`, `.claude`, `.mcp.json` in its worktree) remain as empty
+    directories on the host after the sandbox ends; they carry nothing and go."""
+    import errno
+
+    try:
+        fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        for name in names:
+            if "/" in name or name in ("", ".", ".."):
+                raise ValueError(f"not a plain name: {name[:40]!r}")
+            try:
+                os.rmdir(name, dir_fd=fd)  # rmdir never follows a link and refuses a non-empty directory
+            except OSError as exc:
+                if exc.errno not in (errno.ENOENT, errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EBUSY):
+                    raise
+    finally:
+        os.close(fd)
+
+
+def is_empty_dir(path: str) -> bool:
+    """True when `path` is a directory (not a link) with no entries."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        with os.scandir(fd) as entries:
+            return next(iter(entries), None) is None
+    finally:
+        os.close(fd)
+
+
+def reserve_descriptor() -> int:
+    """The lowest free descriptor, held open on /dev/null (close-on-exec) until the caller dup2()s over it."""
+    return os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)

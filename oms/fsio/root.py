@@ -23,7 +23,7 @@ import os
 import stat
 from collections.abc import Iterator
 from enum import StrEnum
-from typing import NamedTuple, NoReturn, Self
+from typing import TYPE_CHECKING, NamedTuple, NoReturn, Self
 
 from oms.errors import (
     AlreadyExistsError,
@@ -37,6 +37,9 @@ from oms.fsio import procinfo
 from oms.fsio._syscalls import DEFAULT_SYSCALLS, RENAME_NOREPLACE, RESOLVE_STRICT, Syscalls
 from oms.fsio.paths import check_component, split_rel
 from oms.limits import LIMITS, Limits
+
+if TYPE_CHECKING:
+    import socket
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
@@ -292,14 +295,15 @@ class Root:
             os.close(fd)
 
     # ------------------------------------------------------------------ reads
-    def read_bytes(self, rel: str, cap: int) -> bytes:
-        """Read a regular file of at most `cap` bytes (one link, owned by us)."""
+    def read_bytes(self, rel: str, cap: int, *, any_mode: bool = False) -> bytes:
+        """Read a regular file of at most `cap` bytes (one link, owned by us). `any_mode`: a file an agent
+        wrote in its private home, whose mode its own umask chose (read as untrusted data, never trusted)."""
         parts = split_rel(rel, self._limits)
         for attempt in range(2):
             fd = self._open(parts, _READ_FLAGS)
             try:
                 st = os.fstat(fd)
-                self._check_regular(rel, st)
+                self._check_regular(rel, st, any_mode=any_mode)
                 if st.st_nlink != 1:
                     if attempt == 0:  # a link+unlink publish is mid-flight: look once more
                         continue
@@ -311,10 +315,10 @@ class Root:
                 os.close(fd)
         raise UnsafeFileError(f"{rel}: unstable link count")  # pragma: no cover
 
-    def read_optional(self, rel: str, cap: int) -> bytes | None:
+    def read_optional(self, rel: str, cap: int, *, any_mode: bool = False) -> bytes | None:
         """Like `read_bytes`, but None when the file does not exist."""
         try:
-            return self.read_bytes(rel, cap)
+            return self.read_bytes(rel, cap, any_mode=any_mode)
         except NotFoundError:
             return None
 
@@ -330,12 +334,12 @@ class Root:
             raise UnsafeFileError(f"{rel}: {len(data)} bytes (expected {size})")
         return data
 
-    def _check_regular(self, rel: str, st: os.stat_result) -> None:
+    def _check_regular(self, rel: str, st: os.stat_result, *, any_mode: bool = False) -> None:
         if not stat.S_ISREG(st.st_mode):
             raise UnsafeFileError(f"{rel}: not a regular file")
         if st.st_uid != os.geteuid():
             raise UnsafeFileError(f"{rel}: owned by uid {st.st_uid} (expected {os.geteuid()})")
-        if self.private and stat.S_IMODE(st.st_mode) & 0o077:
+        if self.private and not any_mode and stat.S_IMODE(st.st_mode) & 0o077:
             raise UnsafeFileError(f"{rel}: mode {stat.S_IMODE(st.st_mode):04o} is open to others")
 
     @staticmethod
@@ -540,6 +544,73 @@ class Root:
             if st.st_uid != os.geteuid():
                 raise UnsafeFileError(f"{rel}: link owned by uid {st.st_uid} (expected {os.geteuid()})")
             return os.readlink(parts[-1], dir_fd=parent)
+        finally:
+            os.close(parent)
+
+    def listen_unix(self, rel: str, backlog: int = 16) -> socket.socket:
+        """A listening Unix socket at `rel`, mode 0600 (a worker's broker). A stale socket of ours there is
+        replaced; anything else is refused. Bound through the parent's descriptor, so neither a symlink nor
+        the 108-byte limit of socket paths applies to the state root's path."""
+        import socket
+
+        parts = split_rel(rel, self._limits)
+        parent = self._dir(parts[:-1])
+        leaf = check_component(parts[-1], self._limits)
+        try:
+            try:
+                st = os.stat(leaf, dir_fd=parent, follow_symlinks=False)
+            except FileNotFoundError:
+                pass
+            else:
+                if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.geteuid():
+                    raise UnsafeFileError(f"{rel}: exists and is not a socket of ours")
+                self._sys.unlink(parent, leaf)
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+            old = os.umask(0o177)
+            try:
+                sock.bind(f"/proc/self/fd/{parent}/{leaf}")
+                sock.listen(backlog)
+            except OSError as err:
+                sock.close()
+                _raise_for(err, rel)
+            finally:
+                os.umask(old)
+            return sock
+        finally:
+            os.close(parent)
+
+    def remove_socket(self, rel: str) -> bool:
+        """Remove socket `rel` if it is one of ours (anything else is left alone); True if removed."""
+        parts = split_rel(rel, self._limits)
+        parent = self._dir(parts[:-1])
+        try:
+            try:
+                st = os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
+            except FileNotFoundError:
+                return False
+            if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.geteuid():
+                return False
+            self._sys.unlink(parent, parts[-1])
+            return True
+        finally:
+            os.close(parent)
+
+    def open_log(self, rel: str) -> int:
+        """An append-only descriptor of private log file `rel` (created 0600; a regular file with one link,
+        ours, or refused). The caller bounds what it writes."""
+        parts = split_rel(rel, self._limits)
+        parent = self._dir(parts[:-1])
+        try:
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+            try:
+                fd = os.open(check_component(parts[-1], self._limits), flags, 0o600, dir_fd=parent)
+            except OSError as err:
+                _raise_for(err, rel)
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or st.st_uid != os.geteuid():
+                os.close(fd)
+                raise UnsafeFileError(f"{rel}: not a private regular file of ours")
+            return fd
         finally:
             os.close(parent)
 

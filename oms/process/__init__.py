@@ -7,17 +7,34 @@ the user's `LD_LIBRARY_PATH` restored when frozen; every call has a timeout and 
 from __future__ import annotations
 
 from oms.process.env import child_env, is_frozen
-from oms.process.runner import Completed, Supervised, end_own_group, group_alive, kill_group, run, supervise, which
+from oms.process.runner import (
+    Completed,
+    Foreground,
+    Supervised,
+    data_fd,
+    end_own_group,
+    group_alive,
+    kill_group,
+    run,
+    signal_own_group,
+    start_foreground,
+    supervise,
+    which,
+)
 
 __all__ = [
     "Completed",
+    "Foreground",
     "Supervised",
     "child_env",
+    "data_fd",
     "end_own_group",
     "group_alive",
     "is_frozen",
     "kill_group",
     "run",
+    "signal_own_group",
+    "start_foreground",
     "supervise",
     "which",
 ]

@@ -219,6 +219,78 @@ def _wait_through_hangup(child: subprocess.Popen[bytes], state: dict[str, bool],
             state["waiting"] = False
 
 
+class Foreground:
+    """A child on this process's terminal and in its process group (a worker's sandbox), with a pidfd so an
+    event loop can wait for it beside its sockets."""
+
+    __slots__ = ("_popen", "pid", "pidfd")
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self._popen = popen
+        self.pid = popen.pid
+        try:
+            self.pidfd: int | None = os.pidfd_open(popen.pid)
+        except OSError:  # a kernel before 5.3: the caller polls
+            self.pidfd = None
+
+    def poll(self) -> int | None:
+        """Its return code once it has ended (negative: the signal that killed it), else None."""
+        return self._popen.poll()
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for it (`ProcessTimeoutError` after `timeout`)."""
+        try:
+            return self._popen.wait(timeout)
+        except subprocess.TimeoutExpired as exc:
+            raise ProcessTimeoutError(f"{self._popen.args!r} did not end within {timeout}s") from exc
+
+    def kill(self) -> None:
+        """SIGKILL it (a sandbox's PID namespace goes with it)."""
+        with contextlib.suppress(ProcessLookupError):
+            self._popen.kill()
+
+    def close(self) -> None:
+        """Release the pidfd."""
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+
+
+def start_foreground(argv: Sequence[str], *, env: Mapping[str, str], pass_fds: tuple[int, ...] = ()) -> Foreground:
+    """Start `argv` (an absolute program) in the foreground: same terminal, same process group, the given
+    environment only, and only `pass_fds` beyond stdio."""
+    args = tuple(argv)
+    if not args or not os.path.isabs(args[0]) or any("\x00" in a for a in args):
+        raise ValueError("argv must be an absolute program and words without NUL")
+    try:
+        child = subprocess.Popen(args, env=dict(env), close_fds=True, pass_fds=pass_fds)  # never a shell
+    except OSError as exc:
+        raise ToolNotFoundError(f"{args[0]}: {exc.strerror}") from exc
+    return Foreground(child)
+
+
+def data_fd(data: bytes, name: str = "oms-data") -> int:
+    """A readable descriptor holding `data` (an anonymous memory file), positioned at its start: how a
+    child gets arguments that must not appear in its command line."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def signal_own_group(signum: int) -> None:
+    """Send `signum` to this process's group (a supervisor passing a hang-up on), if it leads one."""
+    if os.getpgrp() == os.getpid() and os.getpgrp() > 1:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(os.getpgrp(), signum)
+
+
 def end_own_group() -> None:
     """SIGKILL this process's group, this process included: the last act of a hung-up supervisor that leads
     its group (the first process of a pane), once it has recorded how its child ended. Anything else in the

@@ -29,6 +29,7 @@ SCHEMA_NAMES = (
     "evidence-envelope",
     "journal-entry",
     "kill-marker",
+    "launch-spec",
     "op-index",
     "outbox-receipt",
     "pane-exit",

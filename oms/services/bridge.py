@@ -1,27 +1,30 @@
-"""`oms worker bridge`: the MCP stdio server an agent is configured with (DESIGN.md §1, §8).
+"""The MCP bridge's tools, served by the broker to `oms worker bridge` relays (DESIGN.md §1, §8; ADR 0012).
 
-Exactly three tools, bound to one dispatch and its session (`--dispatch-id`, `--session-id`):
+Inside a sandbox `oms worker bridge --dispatch-id D --session-id S` is a relay (`cli/relay.py`); each relay
+connection is one MCP session here (`domain/mcp.py` speaks the protocol). The relay's binding must equal
+the broker's own. Exactly three tools, bound to one dispatch and its session:
 - `read_dispatch`: the bound dispatch only — the ticket, instructions, worktree, branch, base and start
   commits, and what a result must contain;
-- `acknowledge_dispatch`: `accepted -> acknowledged`, idempotent; with the delivery's nonce from the
-  environment it is the bridge half of the liveness proof;
+- `acknowledge_dispatch`: `accepted -> acknowledged`, idempotent; with the broker's delivery nonce it is
+  the bridge half of the liveness proof;
 - `record_dispatch_result`: verifies in the worktree (running no repository code) that the commit
   descends from the start commit, is HEAD, and the tree is clean; stores signed `dispatch-result`
   evidence; `-> result-received`; the worker ends `done` or `blocked` (end reason `result-recorded`).
 
-Start-up has no side effects (a client may spawn a throwaway probe): the state root is opened on the
-first tool call. Nothing but protocol reaches stdout: fd 1 is kept for the protocol and replaced by
-stderr. Lines over the cap are refused; the bridge exits 0 on stdin EOF.
+A session has no side effects until its first tool call (a client may spawn a throwaway probe). Lines
+over the cap are refused (the broker bounds them); internal errors are one broker log line each.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-from typing import Any, BinaryIO, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from oms.domain import mcp
 from oms.version import __version__
+
+if TYPE_CHECKING:
+    from oms.services.workspace import Workspace
 
 LINE_CAP = 1024 * 1024
 BODY_CAP = 64 * 1024
@@ -30,10 +33,9 @@ INSTRUCTIONS = (
     "record_dispatch_result when you are done, with the commit you made."
 )
 RESULT_CONTRACT = (
-    "Commit your work in the worktree (the tree must be clean and HEAD must be your commit, "
-    "descending from start_commit), then call record_dispatch_result with status completed, "
-    "blocked or failed, a summary, and result_commit. If your sandbox cannot commit, leave the "
-    "changes in the worktree and omit result_commit: for a completed result oms commits them."
+    "Leave your changes in the worktree (its git metadata is read-only in your sandbox: you cannot "
+    "commit), then call record_dispatch_result with status completed, blocked or failed and a summary. "
+    "For a completed result oms commits what you left, on your branch, and returns result_commit."
 )
 TOOL_META = {
     "read_dispatch": (
@@ -59,28 +61,22 @@ class ToolRefusedError(Exception):
 
 
 class BridgeArgs(NamedTuple):
-    """The binding a bridge is started with."""
+    """The binding a bridge serves (the broker's own)."""
 
     dispatch_id: str
     session_id: str
-    state_root: str
-    workspace_root: str
-    config_root: str
     nonce: str | None = None
 
 
-def parse_args(argv: list[str]) -> BridgeArgs:
-    """`--dispatch-id D --session-id S --state-root … --workspace-root … --config-root …` (all required)."""
-    names = ("--dispatch-id", "--session-id", "--state-root", "--workspace-root", "--config-root")
-    if len(argv) % 2 or len(argv) != 2 * len(names):
-        raise ValueError("expected " + " ".join(f"{n} VALUE" for n in names))
-    values = dict(zip(argv[::2], argv[1::2], strict=True))
-    if sorted(values) != sorted(names):
-        raise ValueError("expected " + " ".join(f"{n} VALUE" for n in names))
-    dispatch_id, session_id, state_root, workspace_root, config_root = (values[n] for n in names)
-    return BridgeArgs(
-        dispatch_id, session_id, state_root, workspace_root, config_root, os.environ.get("OMS_DELIVERY_NONCE")
-    )
+def parse_args(argv: tuple[str, ...] | list[str]) -> tuple[str, str]:
+    """`--dispatch-id D --session-id S` (both required, nothing else): (dispatch id, session id)."""
+    from oms.domain.relay import BRIDGE_OPTIONS, RelayError, options
+
+    try:
+        values = options(tuple(argv), BRIDGE_OPTIONS)
+    except RelayError as exc:
+        raise ValueError(str(exc)) from exc
+    return values["--dispatch-id"], values["--session-id"]
 
 
 def tools() -> dict[str, mcp.Tool]:
@@ -95,22 +91,14 @@ def tools() -> dict[str, mcp.Tool]:
 
 
 class Tools:
-    """The tool implementations, opening the workspace lazily (no side effects at start-up)."""
+    """The tool implementations, over the broker's workspace (opened on first use)."""
 
-    def __init__(self, args: BridgeArgs) -> None:
+    def __init__(
+        self, args: BridgeArgs, workspace: Callable[[], Workspace], log: Callable[[str], None] | None = None
+    ) -> None:
         self.args = args
-        self._ws: Any = None
-
-    def workspace(self) -> Any:
-        if self._ws is None:
-            from oms.services.workspace import Workspace
-
-            self._ws = Workspace.open(self.args.state_root, self.args.config_root)
-        return self._ws
-
-    def close(self) -> None:
-        if self._ws is not None:
-            self._ws.close()
+        self.workspace = workspace
+        self.log = log or (lambda _line: None)
 
     def call(self, name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         from oms.errors import OmsError, SchemaValidationError
@@ -127,7 +115,7 @@ class Tools:
         except OmsError as exc:
             return {"error": exc.message}, True
         except Exception as exc:  # noqa: BLE001 - a bug must not kill the session: one line, an error result
-            sys.stderr.write(f"oms bridge: internal error in {name}: {type(exc).__name__}: {str(exc)[:200]}\n")
+            self.log(f"bridge internal error in {name}: {type(exc).__name__}: {str(exc)[:200]}")
             return {"error": f"internal error in oms ({type(exc).__name__})"}, True
 
     # ------------------------------------------------------------------ binding
@@ -233,59 +221,25 @@ def _validate_args(name: str, arguments: dict[str, Any]) -> None:
         raise explain(schema, arguments, "arguments")
 
 
-def serve(argv: list[str], stdin: BinaryIO | None = None, out_fd: int | None = None) -> int:
-    """Run the bridge until stdin closes. Returns the process exit code."""
-    try:
-        args = parse_args(argv)
-    except ValueError as exc:
-        sys.stderr.write(f"oms: usage: oms worker bridge: {exc}\n")
-        return 2
-    if out_fd is None:  # guard fd 1: keep it for the protocol, point fd 1 at stderr for everything else
-        out_fd = os.dup(1)
-        os.dup2(2, 1)
-        sys.stdout = sys.stderr
-    source = stdin if stdin is not None else sys.stdin.buffer
-    host = Tools(args)
-    session = mcp.Session("oms-worker-bridge", __version__, INSTRUCTIONS, tools(), host.call)
-    try:
-        while True:
-            line = source.readline(LINE_CAP + 1)
-            if not line:
-                return 0
-            replies: list[dict[str, Any] | list[dict[str, Any]]]
-            if len(line) > LINE_CAP and not line.endswith(b"\n"):
-                while (rest := source.readline(LINE_CAP)) and not rest.endswith(b"\n"):
-                    pass
-                replies = [
-                    {
-                        "jsonrpc": "2.0",
-                        "id": None,
-                        "error": {"code": mcp.INVALID_REQUEST, "message": f"message longer than {LINE_CAP} bytes"},
-                    }
-                ]
-            elif not line.strip():
-                continue
-            else:
-                try:
-                    replies = mcp.handle_line(session, line)
-                except Exception as exc:  # noqa: BLE001 - the protocol boundary: answer, never a traceback
-                    sys.stderr.write(f"oms bridge: internal error: {type(exc).__name__}: {str(exc)[:200]}\n")
-                    replies = [
-                        {
-                            "jsonrpc": "2.0",
-                            "id": None,
-                            "error": {"code": mcp.INTERNAL_ERROR, "message": "Internal error"},
-                        }
-                    ]
-            for reply in replies:
-                _write_all(out_fd, mcp.encode(reply))
-    except BrokenPipeError:
-        return 0
-    finally:
-        host.close()
+class Session:
+    """One bridge relay's MCP session (what the broker feeds line by line)."""
 
+    def __init__(self, tools_impl: Tools, log: Callable[[str], None]) -> None:
+        self.log = log
+        self.mcp = mcp.Session("oms-worker-bridge", __version__, INSTRUCTIONS, tools(), tools_impl.call)
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+    def line(self, data: bytes) -> list[bytes]:
+        """The encoded replies to one received line."""
+        try:
+            replies = mcp.handle_line(self.mcp, data)
+        except Exception as exc:  # noqa: BLE001 - the protocol boundary: answer, never a traceback
+            self.log(f"bridge internal error: {type(exc).__name__}: {str(exc)[:200]}")
+            replies = [
+                {"jsonrpc": "2.0", "id": None, "error": {"code": mcp.INTERNAL_ERROR, "message": "Internal error"}}
+            ]
+        return [mcp.encode(reply) for reply in replies]
+
+    def oversized(self) -> list[bytes]:
+        """The reply to a line over the cap."""
+        error = {"code": mcp.INVALID_REQUEST, "message": f"message longer than {LINE_CAP} bytes"}
+        return [mcp.encode({"jsonrpc": "2.0", "id": None, "error": error})]

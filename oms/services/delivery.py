@@ -24,10 +24,10 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from oms.adapters import tools
+from oms.adapters import bwrap, tools
 from oms.adapters.panes import TMUX_CONF, Pane, Panes
 from oms.adapters.providers import claude, codex, command
-from oms.adapters.providers.base import LaunchPlan, LaunchRequest
+from oms.adapters.providers.base import LaunchPlan, LaunchRequest, hook_tools
 from oms.canonical import JsonObject, access, equal, next_after, operation_nonce, parse_ts, stable_id
 from oms.domain import sessions, workers
 from oms.domain.config import role as configured_role
@@ -44,18 +44,20 @@ from oms.errors import (
 from oms.fsio.outside import regular_file_target
 from oms.fsio.procinfo import group_alive
 from oms.process import is_frozen
-from oms.services import checkout, live, liveness, supervise
+from oms.services import checkout, launch, live, liveness, supervise
 from oms.services.authority import Authority, check_dispatch
 from oms.services.homes import home_path, materialise
 from oms.services.instructions import executor_instructions
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
 from oms.store.documents import encode_document, read_document_optional
+from oms.version import HOOK_CONTRACT
 
 CONSUMER = "oms-worker-delivery"
 READY_TIMEOUT_S = 30.0
 CONFIRM_TIMEOUT_S = 5.0
 SESSION_MODE = {"codex_goal": "goal", "claude_interactive": "pane", "command": "command"}
+PROVIDER = {"codex_goal": "codex", "claude_interactive": "claude", "command": "command"}
 # What an agent CLI in a pane may see of the deliverer's environment beyond the base allow-list.
 PASSTHROUGH = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")
 
@@ -247,9 +249,12 @@ class Delivery:
             bound = self.session(session_id) is not None or self.panes.observe(dispatch.record_id) is not None
             checkout.restore_after_expiry(payload, evidence, bound=bound)
             checkout.verify(payload)
-            plan = self.plan(dispatch, authority.role.argv, self._role_tools(authority))
+            tools = self._role_tools(authority)
+            plan = self.plan(dispatch, authority.role.argv, tools)
             check_cli_version(str(payload["provider_mode"]))
+            bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
             materialise(self.ws.store.state.root, plan)
+            spec = self._launch_spec(dispatch, plan, tools)
         except OmsError as exc:
             return self._park_worker(dispatch, event_id, "wkr-pre-park", exc)
         if authority.ticket.payload["source"] == "github":
@@ -273,12 +278,14 @@ class Delivery:
                 dispatch.record_id,
                 "--state-root",
                 self.ws.store.path,
-                "--",
-                *plan.argv,
             )
+            root = self.ws.store.state.root
             if self.panes.observe(dispatch.record_id) is None:
-                supervise.clear(self.ws.store.state.root, dispatch.record_id)
-            status, pane = self.panes.ensure(dispatch.record_id, argv=supervised, cwd=plan.cwd, env=plan.env)
+                supervise.clear(root, dispatch.record_id)
+                launch.write(root, spec)
+            status, pane = self.panes.ensure(dispatch.record_id, argv=supervised, cwd=plan.cwd)
+            if status == "reused":
+                launch.discard(root, dispatch.record_id)
             self._register_pane(dispatch, pane)
         except OmsError as exc:
             return self._park_worker(dispatch, event_id, "wkr-lch-park", exc)
@@ -345,10 +352,6 @@ class Delivery:
             model=access.text(payload, "model_id"),
             worktree=access.text(payload, "worktree_path"),
             executable=self.executable,
-            state_root=self.ws.store.path,
-            workspace_root=self.ws.config_root,
-            config_root=self.ws.config_root,
-            nonce=operation_nonce(access.text(payload, "delivery_event_id"), CONSUMER),
             instructions=self._instructions(),
             role_argv=role_argv,
             codex_auth=self._codex_auth(required=endpoint is None)
@@ -360,12 +363,32 @@ class Delivery:
         )
         mode = payload["provider_mode"]
         if mode == "codex_goal":
-            return codex.plan(req, home_path(self.ws.store.path, codex.home(session_id)))
+            return codex.plan(req)
         if mode == "claude_interactive":
-            return claude.plan(req, home_path(self.ws.store.path, claude.home(session_id)))
+            return claude.plan(req)
         if mode == "command":
             return command.plan(req)
         raise InvalidInputError(f"provider mode {mode} cannot run a worker")
+
+    def _launch_spec(self, dispatch: Record, plan: LaunchPlan, tools: tuple[str, ...]) -> JsonObject:
+        """The supervisor's launch spec: the plan inside its sandbox, and the broker's binding."""
+        payload = dispatch.payload
+        provider = PROVIDER[str(payload["provider_mode"])]
+        if plan.home is None:
+            raise InvalidInputError("a worker needs a private home")
+        return launch.build(
+            plan,
+            dispatch_id=dispatch.record_id,
+            session_id=access.text(payload, "session_id"),
+            provider=provider,
+            provider_version=HOOK_CONTRACT[provider],
+            allowed_tools=hook_tools(tools),
+            nonce=operation_nonce(access.text(payload, "delivery_event_id"), CONSUMER),
+            config_root=self.ws.config_root,
+            home_abs=home_path(self.ws.store.path, plan.home),
+            executable=self.executable,
+            state_root=self.ws.store.path,
+        )
 
     @staticmethod
     def _role_tools(authority: Authority) -> tuple[str, ...]:

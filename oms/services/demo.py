@@ -4,9 +4,10 @@
    advisor (command transport: approves the exact intent digest it is shown) and the worker (command
    transport: reaches oms only through `oms hook provider` and `oms worker bridge`);
 2. a ticket is added, leased, given its worktree, proposed, reviewed by the advisor and accepted;
-3. `deliver` launches the worker in a pane of oms's own tmux server; the worker fires SessionStart,
-   reads and acknowledges its dispatch over MCP, commits a change, is held back by the Stop gate,
-   records its result (verified and signed by oms), and is let go by the Stop gate;
+3. `deliver` launches the worker in a pane of oms's own tmux server, inside its sandbox; the worker fires
+   SessionStart, reads and acknowledges its dispatch over MCP, changes a file (it cannot commit: its git
+   metadata is read-only), is held back by the Stop gate, records its result (oms commits the change,
+   verifies and signs it), and is let go by the Stop gate;
 4. the timeline of every record version, event, evidence and worker step is returned in time order.
 
 The worker then waits in its pane (press Enter there, or `oms worker stop`) so it can be inspected.
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from oms.adapters import git
+from oms.adapters.providers import command
 from oms.canonical import JsonObject, access
 from oms.errors import InvalidInputError
 from oms.fsio import Root, scratch_directory
@@ -50,14 +52,15 @@ printf '{"verdict":"approve","rationale":"%s","dispatch_intent_sha256":"%s"}\n' 
 """
 
 WORKER_SCRIPT = r"""#!/bin/sh
-# The oms demo worker (command transport). Like a real agent it reaches oms only through two doors:
-# its hooks (`oms hook provider`, JSON on stdin) and its MCP bridge (`oms worker bridge`, JSON-RPC
-# lines on stdin). oms hands it everything else in its environment (OMS_*). It runs in its worktree.
-#   worker.sh LOG [full|prove|hooks-only|bridge-only|silent] [wait|exit]
+# The oms demo worker (command transport). Like a real agent it runs in a sandbox (its worktree, its
+# private $HOME) and reaches oms only through two doors: its hooks (`oms hook provider`, JSON on stdin)
+# and its MCP bridge (`oms worker bridge`, JSON-RPC lines on stdin), both relays to its broker. oms hands
+# it its dispatch and session in its environment (OMS_*). It logs to $HOME/worker.log.
+#   worker.sh [full|prove|hooks-only|bridge-only|silent] [wait|exit]
 set -u
-log="$1"
-mode="${2:-full}"
-after="${3:-wait}"
+log="$HOME/worker.log"
+mode="${1:-full}"
+after="${2:-wait}"
 
 say() {
   printf '%s %s\n' "$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)" "$*" >> "$log"
@@ -66,16 +69,14 @@ say() {
 hook() {  # EVENT [MORE_JSON_FIELDS] -> the hook's answer
   printf '{"hook_event_name":"%s","session_id":"%s"%s}' "$1" "$OMS_SESSION_ID" "${2:-}" |
     "$OMS_EXECUTABLE" hook provider --provider command --provider-version command-1 \
-      --dispatch-id "$OMS_DISPATCH_ID" --session-id "$OMS_SESSION_ID" --state-root "$OMS_STATE_ROOT" \
-      --workspace-root "$OMS_WORKSPACE_ROOT" --config-root "$OMS_CONFIG_ROOT" --allowed-tools ""
+      --dispatch-id "$OMS_DISPATCH_ID" --session-id "$OMS_SESSION_ID" --allowed-tools ""
 }
 initialize='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
 initialize="$initialize"'"capabilities":{},"clientInfo":{"name":"oms-demo-worker","version":"1"}}}'
 tool() {  # NAME ARGUMENTS_JSON -> the tools/call response (one JSON-RPC line)
   printf '%s\n' "$initialize" '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
     "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"$1\",\"arguments\":$2}}" |
-    "$OMS_EXECUTABLE" worker bridge --dispatch-id "$OMS_DISPATCH_ID" --session-id "$OMS_SESSION_ID" \
-      --state-root "$OMS_STATE_ROOT" --workspace-root "$OMS_WORKSPACE_ROOT" --config-root "$OMS_CONFIG_ROOT" |
+    "$OMS_EXECUTABLE" worker bridge --dispatch-id "$OMS_DISPATCH_ID" --session-id "$OMS_SESSION_ID" |
     tail -n 1
 }
 field() {  # NAME: a string field of the structured result on stdin
@@ -109,20 +110,19 @@ fi
 hook UserPromptSubmit ',"prompt":"work the dispatch"' > /dev/null
 say "hook UserPromptSubmit: heartbeat"
 printf -- '- %s (by the oms demo worker)\n' "$title" >> CHANGELOG.md
-git add CHANGELOG.md
-git -c user.name="oms demo worker" -c user.email=worker@oms.invalid -c commit.gpgsign=false \
-  commit --quiet --message "$title"
-commit=$(git rev-parse HEAD)
-say "committed $commit"
+say "changed CHANGELOG.md (left in the worktree: oms commits it)"
+if git -c user.name=w -c user.email=w@oms.invalid commit --quiet -am "$title" > /dev/null 2>&1; then
+  say "git commit worked inside the sandbox (it must not)"; finish 1
+fi
+say "git commit refused inside the sandbox (git metadata is read-only)"
 case "$(hook Stop ',"stop_hook_active":false')" in
   *'"block"'*) say "hook Stop: blocked (the dispatch has no result yet)" ;;
   *) say "hook Stop: not blocked before the result"; finish 1 ;;
 esac
-reply=$(tool record_dispatch_result \
-  "{\"status\":\"completed\",\"summary\":\"Added a CHANGELOG line.\",\"result_commit\":\"$commit\"}")
+reply=$(tool record_dispatch_result '{"status":"completed","summary":"Added a CHANGELOG line."}')
 state=$(printf '%s' "$reply" | field state)
 [ "$state" = result-received ] || { say "record_dispatch_result failed: $reply"; finish 1; }
-say "record_dispatch_result: dispatch $state"
+say "record_dispatch_result: dispatch $state, committed by oms as $(printf '%s' "$reply" | field result_commit)"
 case "$(hook Stop ',"stop_hook_active":false')" in
   '{}') say "hook Stop: released (the dispatch has its result)" ;;
   *) say "hook Stop: still blocked after the result"; finish 1 ;;
@@ -187,7 +187,7 @@ class DemoRun:
 
 
 def _config(base: str) -> str:
-    worker = json.dumps(["/bin/sh", os.path.join(base, "worker.sh"), os.path.join(base, WORKER_LOG)])
+    worker = json.dumps(["/bin/sh", os.path.join(base, "worker.sh")])
     advisor = json.dumps(["/bin/sh", os.path.join(base, "advisor.sh")])
     return f"""\
 # oms configuration for `oms demo`: both roles run the shell scripts next to this repository.
@@ -232,7 +232,6 @@ def _prepare(base: str) -> DemoRun:
             raise InvalidInputError(f"demo directory {base} is not empty", hint="name a new or empty directory")
         root.publish("advisor.sh", ADVISOR_SCRIPT.encode(), mode=0o700)
         root.publish("worker.sh", WORKER_SCRIPT.encode(), mode=0o700)
-        root.publish(WORKER_LOG, b"", mode=0o600)
         root.mkdirs("repo")
     with Root.open(run.repo, private=False) as repo:
         repo.publish("README.md", b"# demo project\n\nA scratch repository made by `oms demo`.\n", mode=0o644)
@@ -245,7 +244,15 @@ def _prepare(base: str) -> DemoRun:
     return run
 
 
-def timeline(ws: Workspace, base: str) -> list[Step]:
+def worker_log(ws: Workspace, session_id: str) -> bytes:
+    """What the demo worker logged in its private home (empty before it starts)."""
+    if not session_id:
+        return b""
+    rel = f"{command.home(session_id)}/{WORKER_LOG}"
+    return ws.store.state.root.read_optional(rel, 256 * 1024, any_mode=True) or b""
+
+
+def timeline(ws: Workspace, session_id: str) -> list[Step]:
     """Every record version, event, evidence and worker log line, in time order."""
     steps: list[Step] = []
     for kind in RECORD_KINDS:
@@ -272,9 +279,7 @@ def timeline(ws: Workspace, base: str) -> list[Step]:
     for ref in ws.store.evidence.refs():
         ev = ws.store.evidence.get(ref)
         steps.append(Step(str(ev.body["created_at"]), "evidence", ev.kind, f"signed by oms, sha256 {ref[:12]}"))
-    with Root.open(base, private=False) as root:
-        log = root.read_optional(WORKER_LOG, 256 * 1024) or b""
-    for line in log.decode("utf-8", "replace").splitlines():
+    for line in worker_log(ws, session_id).decode("utf-8", "replace").splitlines():
         at, _, text = line.partition(" ")
         if text:
             steps.append(Step(at, "agent", "worker.sh", text))
@@ -328,7 +333,7 @@ def run(
         else:
             progress(f"delivered into tmux pane {demo.pane_id}; waiting for the worker")
             _wait(ws, demo, timeout_s)
-        demo.timeline = timeline(ws, where)
+        demo.timeline = timeline(ws, demo.session_id)
     return demo
 
 
@@ -349,9 +354,10 @@ def _wait(ws: Workspace, demo: DemoRun, timeout_s: float) -> None:
             return
         time.sleep(0.1)
     while time.monotonic() < deadline:  # let the worker finish its last steps (the Stop gate's release)
-        with Root.open(demo.base, private=False) as root:
-            log = root.read_optional(WORKER_LOG, 256 * 1024) or b""
-        if b"waiting in the pane" in log or not delivery.observe(demo.dispatch_id)["pane_live"]:
+        if (
+            b"waiting in the pane" in worker_log(ws, demo.session_id)
+            or not delivery.observe(demo.dispatch_id)["pane_live"]
+        ):
             break
         time.sleep(0.1)
     result = _result_commit(ws, demo.dispatch_id)

@@ -7,6 +7,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
+from oms.adapters import bwrap
 from oms.adapters.tools import TOOLS, probe
 from oms.domain.config import CONFIG_PATH, parse_config
 from oms.errors import NotFoundError, OmsError
@@ -56,6 +57,32 @@ def _tools() -> list[Check]:
         else:
             out.append(Check(tool.name, True, f"{found.version} at {found.path} (verified with {tool.verified})"))
     return out
+
+
+def _sandbox() -> list[Check]:
+    """Bubblewrap, a real sandbox of a worker's shape, and the kernel facts both rely on."""
+    facts = bwrap.kernel_facts()
+    kernel = ", ".join(f"{k}={v}" for k, v in facts.items())
+    blocked = bwrap.userns_blocked(facts)
+    out = [
+        Check(
+            "kernel",
+            blocked is None,
+            kernel if blocked is None else f"{kernel}: {blocked}",
+            "" if blocked is None else "enable unprivileged user namespaces (or allow bwrap in AppArmor)",
+        )
+    ]
+    try:
+        path = bwrap.locate()
+    except OmsError as exc:
+        return [*out, Check("bubblewrap", False, exc.message, bwrap.INSTALL)]
+    try:
+        found = bwrap.probe(path)
+    except OmsError as exc:
+        return [*out, Check("bubblewrap", False, exc.message, exc.remedy)]
+    how = "as root: the agent is uid 1000 in its own user namespace" if facts["euid"] == "0" else "user namespaces"
+    detail = f"{found.version} at {found.path} (verified with {bwrap.VERIFIED}); a test sandbox ran ({how})"
+    return [*out, Check("bubblewrap", True, detail)]
 
 
 def _state(state_root: str) -> tuple[list[Check], str | None]:
@@ -123,7 +150,7 @@ def _policy(config_root: str | None) -> Check:
 
 def diagnose(state_root: str, config_root: str | None) -> list[Check]:
     """Run every check (none of them changes anything)."""
-    checks = [_oms(), _schemas(), *_tools()]
+    checks = [_oms(), _schemas(), *_tools(), *_sandbox()]
     state_checks, opened = _state(state_root)
     checks += state_checks
     checks += _capabilities(os.path.join(opened, "tmp") if opened else tempfile.gettempdir())

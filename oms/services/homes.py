@@ -1,20 +1,23 @@
-"""Materialise a provider plan through fsio: the private agent home, its files, its one link.
+"""Materialise a provider plan through fsio: the private agent home and its files.
 
 The home is created 0700 and verified (owner, mode, not a link); a pre-existing home that is loose,
 foreign-owned or a symlink is refused. Files are published no-replace; on reuse they must be byte
-identical to the plan (a swapped `hooks.json` is refused). The `auth.json` link is created once and
-re-read before every launch: retargeted or replaced by a file, it is refused. Its target must still be a
-regular file.
+identical to the plan (a swapped `hooks.json` is refused), except the files the agent CLI rewrites
+itself, which are replaced by oms's version (unlink + create; also a link left by an older oms). The
+one credential a plan names (Codex's `auth.json`) is not copied or linked: it must still be a regular
+file, and the sandbox shows it read-only over an empty placeholder (ADR 0012).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 
 from oms.adapters.providers.base import LaunchPlan
-from oms.errors import AlreadyExistsError, CheckoutChangedError, NotFoundError, UnsafeFileError
+from oms.adapters.sandbox import PLACEHOLDERS
+from oms.errors import AlreadyExistsError, CheckoutChangedError, UnsafeFileError
 from oms.fsio import Root
-from oms.fsio.outside import regular_file_target
+from oms.fsio.outside import is_empty_dir, regular_file_target
 from oms.limits import LIMITS
 
 
@@ -33,26 +36,26 @@ def materialise(root: Root, plan: LaunchPlan) -> None:
         try:
             root.publish(rel, item.data, mode=0o600)
         except AlreadyExistsError:
-            if root.read_bytes(rel, LIMITS.config_bytes) == item.data:
+            st = root.lstat(rel)
+            regular = st is not None and stat.S_ISREG(st.st_mode)
+            if regular and root.read_bytes(rel, LIMITS.config_bytes) == item.data:
                 continue
             if not item.regenerate:
                 raise UnsafeFileError(f"{rel}: changed since oms wrote it; refusing to launch") from None
             root.unlink(rel)  # the agent CLI rewrote its own first-run state: start again from oms's version
             root.publish(rel, item.data, mode=0o600)
-    if plan.auth_link is not None:
-        target = regular_file_target(plan.auth_link)
-        rel = f"{plan.home}/auth.json"
-        try:
-            current = root.readlink(rel)
-        except NotFoundError:
-            root.symlink(rel, target)
-            current = root.readlink(rel)
-        if current != target:
-            raise UnsafeFileError(f"{rel}: points at {current} (expected {target}); refusing to launch")
+    for source, _view in plan.ro_files:
+        regular_file_target(source)  # still one regular file (not swapped for a link)
 
 
 def refuse_smuggled_config(worktree: str) -> None:
-    """A worktree must not carry agent configuration that a trusted project would load (DESIGN.md §8)."""
-    for name in (".codex", ".claude", ".mcp.json"):
+    """A worktree must not carry agent configuration that a trusted project would load (DESIGN.md §8).
+
+    An empty directory there is a sandbox's mount point (a running sandbox's, or one left behind when its
+    broker was killed): it carries nothing. Only the supervisor that made it removes it, once its sandbox
+    has ended (removing it from here could lift a running sandbox's placeholder)."""
+    for name in PLACEHOLDERS:
+        if is_empty_dir(os.path.join(worktree, name)):
+            continue
         if os.path.lexists(os.path.join(worktree, name)):
             raise CheckoutChangedError(f"worktree carries {name}, which an agent CLI could load; refusing")

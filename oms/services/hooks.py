@@ -1,9 +1,13 @@
-"""`oms hook provider`: the agent CLIs' hooks (research/codex.md §2.5-2.7, §3.2-3.4).
+"""The agent CLIs' hooks, applied by the broker (research/codex.md §2.5-2.7, §3.2-3.4; ADR 0012).
+
+Inside a worker's sandbox `oms hook provider` is a relay (`cli/relay.py`); the pane's broker calls
+`answer` with the relay's argv and stdin. The argv is what oms wrote into the agent's hook configuration;
+every binding value in it must equal the broker's own (`Binding`), which is the only source of authority.
 
 Hook stdin is untrusted: bounded, parsed strictly (duplicate keys, NaN refused), checked field by field.
-A hook never blocks an agent by accident: on any problem it writes one line to stderr and exits 0 with no
-decision — except PreToolUse, which then denies (fail closed). Exit 2 is never used; decisions are JSON
-on stdout in each CLI's contract.
+A hook never blocks an agent by accident: on any problem it answers with no decision and one stderr
+line — except PreToolUse, which then denies (fail closed). Exit 2 is never used; decisions are JSON on
+stdout in each CLI's contract.
 
 - SessionStart: the session is observed (heartbeat; Codex's own session id recorded as the native
   ref) and the agent is told to call `read_dispatch` (`additionalContext`).
@@ -11,19 +15,20 @@ on stdout in each CLI's contract.
 - Stop: while the dispatch has no result, block with a reason; honour `stop_hook_active` and oms's own
   cap on consecutive blocks (Codex has none; `/goal` fires Stop on every automatic turn).
 - PreToolUse: deny, with a reason, every tool outside the role's allow-list (the bridge tools plus the
-  tools the committed policy grants), e.g. Codex's `spawn_agent` or `create_worktree`. It fires on every
-  tool call, so it is a pure decision from the allow-list oms wrote into this command line: it opens no
-  state and imports nothing beyond JSON and regular expressions (docs/adr/0010).
-Every other accepted hook also proves the hook channel once (the liveness proof), if it carries the nonce.
+  tools the committed policy grants), e.g. Codex's `spawn_agent` or `create_worktree`: a pure decision
+  from the broker's binding, no state opened.
+Every other accepted hook also proves the hook channel once (the liveness proof) with the broker's nonce.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from oms.services.workspace import Workspace
 
 STDIN_CAP = 1024 * 1024
 STOP_BLOCK_CAP = 3
@@ -34,11 +39,11 @@ _TOOL = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 BRIDGE_TOOLS = ("read_dispatch", "acknowledge_dispatch", "record_dispatch_result")
 CONTEXT = (
     "You are an oms worker. Start by calling the read_dispatch tool of the oms_worker MCP server, then "
-    "acknowledge_dispatch; work only in this worktree; commit your work; finish with "
-    "record_dispatch_result."
+    "acknowledge_dispatch; work only in this worktree and leave your changes there (oms commits them); "
+    "finish with record_dispatch_result."
 )
 STOP_REASON = (
-    "This dispatch has no result yet. Finish the work, commit it, and call record_dispatch_result "
+    "This dispatch has no result yet. Finish the work in the worktree and call record_dispatch_result "
     "(status completed, blocked or failed) before you stop."
 )
 
@@ -48,37 +53,24 @@ class HookInputError(Exception):
 
 
 class HookArgs(NamedTuple):
-    """The hook command line oms wrote into the agent's configuration."""
+    """The hook command line oms wrote into the agent's configuration (and the broker's own binding)."""
 
     provider: str
     provider_version: str
     dispatch_id: str
     session_id: str
-    state_root: str
-    workspace_root: str
-    config_root: str
     allowed_tools: tuple[str, ...]
 
 
-def parse_args(argv: list[str]) -> HookArgs:
+def parse_args(argv: tuple[str, ...] | list[str]) -> HookArgs:
     """Strict: every option once, nothing else."""
+    from oms.domain.relay import HOOK_OPTIONS, RelayError, options
     from oms.version import HOOK_CONTRACT
 
-    names = (
-        "--provider",
-        "--provider-version",
-        "--dispatch-id",
-        "--session-id",
-        "--state-root",
-        "--workspace-root",
-        "--config-root",
-        "--allowed-tools",
-    )
-    if len(argv) % 2:
-        raise HookInputError("options must come in name/value pairs")
-    values = dict(zip(argv[::2], argv[1::2], strict=True))
-    if len(values) * 2 != len(argv) or sorted(values) != sorted(names):
-        raise HookInputError("expected " + " ".join(f"{n} VALUE" for n in names))
+    try:
+        values = options(tuple(argv), HOOK_OPTIONS)
+    except RelayError as exc:
+        raise HookInputError(str(exc)) from exc
     provider = values["--provider"]
     if provider not in HOOK_CONTRACT:
         raise HookInputError(f"unknown provider {provider[:40]!r}")
@@ -90,16 +82,7 @@ def parse_args(argv: list[str]) -> HookArgs:
     tools = tuple(t for t in values["--allowed-tools"].split(",") if t)
     if any(_TOOL.fullmatch(t) is None for t in tools):
         raise HookInputError("malformed --allowed-tools")
-    return HookArgs(
-        provider,
-        values["--provider-version"],
-        values["--dispatch-id"],
-        values["--session-id"],
-        values["--state-root"],
-        values["--workspace-root"],
-        values["--config-root"],
-        tools,
-    )
+    return HookArgs(provider, values["--provider-version"], values["--dispatch-id"], values["--session-id"], tools)
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -162,8 +145,16 @@ def tool_allowed(tool: str, allowed: tuple[str, ...]) -> bool:
     return tool in allowed
 
 
-def respond(args: HookArgs, doc: dict[str, Any]) -> dict[str, Any]:
-    """Decide and record; returns the JSON to print."""
+def respond(
+    args: HookArgs,
+    doc: dict[str, Any],
+    workspace: Callable[[], Workspace],
+    nonce: str | None,
+    notes: list[str] | None = None,
+) -> dict[str, Any]:
+    """Decide and record; returns the JSON to print. `args` is the broker's own binding; lines for the
+    relay's stderr are appended to `notes`."""
+    notes = [] if notes is None else notes
     event = str(doc["hook_event_name"])
     if event == "PreToolUse":
         if not tool_allowed(str(doc["tool_name"]), args.allowed_tools):
@@ -173,63 +164,60 @@ def respond(args: HookArgs, doc: dict[str, Any]) -> dict[str, Any]:
     from oms.domain import sessions
     from oms.errors import OmsError, VersionConflictError
     from oms.services import liveness
-    from oms.services.workspace import Workspace
 
-    with Workspace.open(args.state_root, args.config_root) as ws:
-        dispatch = ws.store.records("dispatch").read(args.dispatch_id)
-        if dispatch.payload.get("session_id") != args.session_id:
-            raise HookInputError("hook is not bound to the dispatch's session")
-        if args.provider == "claude" and doc["session_id"] != args.session_id:
-            raise HookInputError("Claude Code reported another session id")
+    ws = workspace()
+    dispatch = ws.store.records("dispatch").read(args.dispatch_id)
+    if dispatch.payload.get("session_id") != args.session_id:
+        raise HookInputError("hook is not bound to the dispatch's session")
+    if args.provider == "claude" and doc["session_id"] != args.session_id:
+        raise HookInputError("Claude Code reported another session id")
+    try:
+        liveness.record_hook(ws, dispatch, nonce, args.provider, event, str(doc["session_id"]))
+    except OmsError as exc:
+        notes.append(f"liveness not recorded: {exc.message}")
+    records = ws.store.records("session")
+    has_result = dispatch.state in ("result-received", "resolved")
+    hold = None  # whether a Stop is held back, once decided against the session's latest version
+    current = None  # the latest session version this hook knows of
+    for _ in range(3):  # heartbeats race with delivery and other hooks: re-read and retry
+        session = current = records.read_if_exists(args.session_id)
+        if session is None or session.state != "running":
+            break
+        now = next_after(session.observed_at, ws.now())
+        due = parse_ts(now) >= parse_ts(add_ms(str(session.payload["last_observed_at"]), HEARTBEAT_EVERY_MS))
+        payload, hold = next_payload(session.payload, args, doc, has_result=has_result, now=now)
+        if payload == session.payload and not (due or event in ("SessionStart", "UserPromptSubmit")):
+            break
+        beat = sessions.heartbeat(session.state, payload, now=now)
         try:
-            liveness.record_hook(
-                ws, dispatch, os.environ.get("OMS_DELIVERY_NONCE"), args.provider, event, str(doc["session_id"])
+            written = records.transition(
+                session.record_id,
+                expected_version=session.version,
+                state=beat.state,
+                payload=beat.payload,
+                operation_id=stable_id("hook", session.record_id, session.version, event),
+                actor="oms-hook",
+                observed_at=now,
             )
-        except OmsError as exc:
-            sys.stderr.write(f"oms hook: liveness not recorded: {exc.message}\n")
-        records = ws.store.records("session")
-        has_result = dispatch.state in ("result-received", "resolved")
-        hold = None  # whether a Stop is held back, once decided against the session's latest version
-        current = None  # the latest session version this hook knows of
-        for _ in range(3):  # heartbeats race with delivery and other hooks: re-read and retry
-            session = current = records.read_if_exists(args.session_id)
-            if session is None or session.state != "running":
-                break
-            now = next_after(session.observed_at, ws.now())
-            due = parse_ts(now) >= parse_ts(add_ms(str(session.payload["last_observed_at"]), HEARTBEAT_EVERY_MS))
-            payload, hold = next_payload(session.payload, args, doc, has_result=has_result, now=now)
-            if payload == session.payload and not (due or event in ("SessionStart", "UserPromptSubmit")):
-                break
-            beat = sessions.heartbeat(session.state, payload, now=now)
-            try:
-                written = records.transition(
-                    session.record_id,
-                    expected_version=session.version,
-                    state=beat.state,
-                    payload=beat.payload,
-                    operation_id=stable_id("hook", session.record_id, session.version, event),
-                    actor="oms-hook",
-                    observed_at=now,
-                )
-                current = records.read(session.record_id) if written.replayed else written.record
-                break
-            except VersionConflictError:
-                current = hold = None
-                continue
-        if event == "SessionStart":
-            return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": CONTEXT}}
-        if event == "Stop" and not has_result:
-            if current is None:  # every heartbeat attempt raced: decide on the latest version, unrecorded
-                current = records.read_if_exists(args.session_id)
-                if current is not None:
-                    hold = next_payload(current.payload, args, doc, has_result=False, now=current.observed_at)[1]
-            if current is None or current.state != "running" or hold is None:
-                return {}  # a parked or stopped session is not held back
-            if not hold:
-                sys.stderr.write("oms hook: stop gate released after its cap of consecutive blocks\n")
-                return {}
-            return {"decision": "block", "reason": STOP_REASON}
-        return {}
+            current = records.read(session.record_id) if written.replayed else written.record
+            break
+        except VersionConflictError:
+            current = hold = None
+            continue
+    if event == "SessionStart":
+        return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": CONTEXT}}
+    if event == "Stop" and not has_result:
+        if current is None:  # every heartbeat attempt raced: decide on the latest version, unrecorded
+            current = records.read_if_exists(args.session_id)
+            if current is not None:
+                hold = next_payload(current.payload, args, doc, has_result=False, now=current.observed_at)[1]
+        if current is None or current.state != "running" or hold is None:
+            return {}  # a parked or stopped session is not held back
+        if not hold:
+            notes.append("stop gate released after its cap of consecutive blocks")
+            return {}
+        return {"decision": "block", "reason": STOP_REASON}
+    return {}
 
 
 def next_payload(
@@ -260,21 +248,24 @@ def next_payload(
     return out, hold
 
 
-def main(argv: list[str], stdin: bytes | None = None) -> int:
-    """Run one hook; prints the decision JSON; exit code 0 in every case."""
+def answer(
+    binding: HookArgs, argv: tuple[str, ...], body: bytes, workspace: Callable[[], Workspace], nonce: str | None
+) -> tuple[bytes, str]:
+    """The broker's hook door: (what the relay prints, one stderr line). Never raises for bad input."""
     event = "unknown"
-    data = b""
+    err = ""
+    notes: list[str] = []
     try:
-        data = sys.stdin.buffer.read(STDIN_CAP + 1) if stdin is None else stdin
         args = parse_args(argv)
-        doc = parse_payload(data)
+        if args != binding:
+            raise HookInputError("hook arguments are not this worker's binding")
+        doc = parse_payload(body)
         event = str(doc["hook_event_name"])
-        out = respond(args, doc)
+        out = respond(binding, doc, workspace, nonce, notes)
+        err = "; ".join(notes)
     except Exception as exc:  # noqa: BLE001 - the hook boundary: one line, a safe decision, never a traceback
         message = getattr(exc, "message", None) or str(exc)
-        sys.stderr.write(f"oms hook: {str(message)[:300]}\n")
-        failed_closed = event == "PreToolUse" or (event == "unknown" and b'"PreToolUse"' in data[:65536])
+        err = str(message)[:300]
+        failed_closed = event == "PreToolUse" or (event == "unknown" and b'"PreToolUse"' in body[:65536])
         out = deny("oms: the hook could not verify this tool call") if failed_closed else {}
-    sys.stdout.write(json.dumps(out, separators=(",", ":")) + "\n")
-    sys.stdout.flush()
-    return 0
+    return (json.dumps(out, separators=(",", ":")) + "\n").encode(), err

@@ -107,9 +107,11 @@ class _Verifier:
             if stat.S_ISLNK(mode):
                 self.report.error(path, "is a symlink (nothing under the state root may be)")
                 continue
-            if path == TMUX_SOCKET and stat.S_ISSOCK(mode):
+            if stat.S_ISSOCK(mode) and (path == TMUX_SOCKET or _broker_socket(path)):
                 if st.st_uid != self.euid or stat.S_IMODE(mode) & 0o077:
-                    self.report.error(path, "tmux socket is not private to you")
+                    self.report.error(path, "socket is not private to you")
+                else:
+                    self.report.count("sockets")
                 continue
             if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
                 self.report.error(path, "is not a regular file or directory")
@@ -394,8 +396,14 @@ class _Verifier:
     def check_panes(self) -> None:
         for name, mode in self.entries("panes"):
             path = f"panes/{name}"
+            if name.endswith(".log") and OPAQUE_ID.fullmatch(name[: -len(".log")]):
+                if self.expect_file(path, mode):
+                    self.report.count("broker logs")
+                continue
             if name.endswith(".kill.json") and OPAQUE_ID.fullmatch(name[: -len(".kill.json")]):
                 schema = "kill-marker"
+            elif name.endswith(".launch.json") and OPAQUE_ID.fullmatch(name[: -len(".launch.json")]):
+                schema = "launch-spec"
             elif name.endswith(".exit.json") and OPAQUE_ID.fullmatch(name[: -len(".exit.json")]):
                 schema = "pane-exit"
             elif name.endswith(".json") and OPAQUE_ID.fullmatch(name[:-5]):
@@ -408,7 +416,12 @@ class _Verifier:
 
     def check_one_pane(self, path: str, schema: str) -> None:
         parse_document(self.root.read_bytes(path, LIMITS.record_bytes), schema, path)
-        names = {"pane-registry": "pane registrations", "kill-marker": "kill markers", "pane-exit": "exits"}
+        names = {
+            "pane-registry": "pane registrations",
+            "kill-marker": "kill markers",
+            "pane-exit": "exits",
+            "launch-spec": "launch specs",
+        }
         self.report.count(names[schema])
 
     def check_journals(self) -> None:
@@ -447,6 +460,11 @@ class _Verifier:
                     self.report.error(path, "previous_sha256 does not match the entry before it")
                 previous = entry_digest(data)
                 self.report.count("journal entries")
+
+
+def _broker_socket(path: str) -> bool:
+    """`panes/<dispatch>.sock`, a worker broker's socket."""
+    return path.startswith("panes/") and path.endswith(".sock") and OPAQUE_ID.fullmatch(path[6:-5]) is not None
 
 
 def verify(path: str, *, options: FsioOptions | None = None) -> Report:

@@ -25,13 +25,10 @@ def test_demo_runs_the_chain_and_prints_a_timeline(oms: OmsCommand, tmp_path: Pa
         assert data["ok"] is True
         worktree = where / "worktrees" / str(data["ticket_id"])
         assert data["result_commit"] == git("rev-parse", "HEAD", cwd=worktree).strip()
-        assert git("show", "--format=%s", "--name-only", str(data["result_commit"]), cwd=worktree).split() == [
-            "Add",
-            "a",
-            "changelog",
-            "entry",
-            "CHANGELOG.md",
-        ]
+        shown = git("show", "--format=%s%n%an", "--name-only", str(data["result_commit"]), cwd=worktree)
+        # the worker could not commit in its sandbox: oms committed what it left, as `oms worker`
+        assert shown.split("\n")[:2] == ["Added a CHANGELOG line.", "oms worker"]
+        assert shown.split()[-1] == "CHANGELOG.md"
         lines = [(s["source"], s["text"]) for s in data["timeline"]]
         texts = [text for _, text in lines]
         stamps = [s["at"] for s in data["timeline"]]
@@ -45,6 +42,7 @@ def test_demo_runs_the_chain_and_prints_a_timeline(oms: OmsCommand, tmp_path: Pa
             "hook SessionStart: oms answers 'call read_dispatch'",
             "hook Stop: blocked (the dispatch has no result yet)",
             "hook Stop: released (the dispatch has its result)",
+            "git commit refused inside the sandbox (git metadata is read-only)",
         ):
             assert any(text.startswith(wanted) for text in texts), wanted
         assert ("event", "bridge-acknowledged") in [(s["source"], s["subject"]) for s in data["timeline"]]

@@ -1,4 +1,7 @@
-"""The generated agent configuration, checked by the real CLIs (no model needed)."""
+"""The generated agent configuration, checked by the real CLIs (no model needed).
+
+The plans name the private home as the sandbox shows it (`/oms/home`); here the CLIs read the same files
+from the host path of the home, which is where delivery writes them."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import pytest
 from oms.adapters.providers import claude, codex
 from oms.adapters.providers.base import TOOLS, LaunchRequest
 from oms.adapters.quoting import QuotingError
+from oms.adapters.sandbox import HOME_VIEW
 from oms.fsio import Root
 from oms.services.homes import materialise
 from tests.agents import codex_app_server, codex_startup_config
@@ -25,10 +29,6 @@ def _request(state: Path, worktree: Path, auth: Path) -> LaunchRequest:
         model="gpt-5-codex",
         worktree=str(worktree),
         executable="/opt/oms/oms",
-        state_root=str(state),
-        workspace_root="/srv/repo",
-        config_root="/srv/repo",
-        nonce="ab" * 32,
         instructions="Work the dispatch.",
         codex_auth=str(auth),
         passthrough={"ANTHROPIC_API_KEY": "sk-ant-api03-test-0123456789abcdefXYZ"},
@@ -54,26 +54,29 @@ def setup(tmp_path: Path) -> tuple[Path, Path, Path]:
 def test_codex_plan_is_accepted_by_codex_strict_config(setup: tuple[Path, Path, Path]) -> None:
     state, worktree, auth = setup
     req = _request(state, worktree, auth)
-    plan = codex.plan(req, str(state / codex.home(SESSION)))
+    plan = codex.plan(req)
     with Root.open(str(state)) as root:
         materialise(root, plan)
-    result = codex_startup_config(plan.argv[1:], plan.env["CODEX_HOME"])
+    home = state / codex.home(SESSION)
+    result = codex_startup_config(plan.argv[1:], str(home))
     assert result.returncode == 0, result.stdout + result.stderr
     assert '"appServerVersion":"0.171.0"' in result.stdout
     assert "--trust" not in plan.argv
-    home = Path(plan.env["CODEX_HOME"])
+    assert plan.env["CODEX_HOME"] == HOME_VIEW
     assert sorted(p.name for p in home.iterdir()) == ["auth.json", "config.toml", "hooks.json"]
-    assert os.readlink(home / "auth.json") == str(auth)
+    assert (home / "auth.json").read_bytes() == b""  # a placeholder: the user's file is shown over it, read-only
+    assert plan.ro_files == ((str(auth), f"{HOME_VIEW}/auth.json"),)
+    assert sorted(f.name for f in plan.files if f.readonly) == ["config.toml", "hooks.json"]
     assert (home.stat().st_mode & 0o777) == 0o700
 
 
 def test_codex_rejects_a_broken_config_so_the_check_is_real(setup: tuple[Path, Path, Path]) -> None:
     state, worktree, auth = setup
-    plan = codex.plan(_request(state, worktree, auth), str(state / codex.home(SESSION)))
+    plan = codex.plan(_request(state, worktree, auth))
     with Root.open(str(state)) as root:
         materialise(root, plan)
     broken = tuple(a.replace("enabled_tools", "enabled_tool") for a in plan.argv[1:])
-    result = codex_startup_config(broken, plan.env["CODEX_HOME"])
+    result = codex_startup_config(broken, str(state / codex.home(SESSION)))
     assert result.returncode != 0
     assert "enabled_tool" in result.stdout + result.stderr
 
@@ -93,12 +96,13 @@ def test_smuggled_project_config_is_not_loaded_by_real_codex(setup: tuple[Path, 
     )
     (worktree / ".codex" / "config.toml").write_text('[mcp_servers.evil]\ncommand = "/bin/true"\n')
     (worktree / ".mcp.json").write_text('{"mcpServers": {"evil": {"command": "/bin/true"}}}')
-    plan = codex.plan(_request(state, worktree, auth), str(state / codex.home(SESSION)))
+    plan = codex.plan(_request(state, worktree, auth))
     with Root.open(str(state)) as root:
         materialise(root, plan)
+    home = str(state / codex.home(SESSION))
     got = codex_app_server(
         plan.argv[1:],
-        plan.env["CODEX_HOME"],
+        home,
         str(worktree),
         [
             {"id": 2, "method": "hooks/list", "params": {"cwds": [str(worktree)]}},
@@ -107,17 +111,18 @@ def test_smuggled_project_config_is_not_loaded_by_real_codex(setup: tuple[Path, 
     )
     hooks = [h for entry in got[2]["result"]["data"] for h in entry["hooks"]]
     assert sorted(h["eventName"] for h in hooks) == ["preToolUse", "sessionStart", "stop", "userPromptSubmit"]
-    assert {h["sourcePath"] for h in hooks} == {plan.env["CODEX_HOME"] + "/hooks.json"}
+    assert {h["sourcePath"] for h in hooks} == {home + "/hooks.json"}
     assert [s["name"] for s in got[3]["result"]["data"]] == ["oms_worker"]
     assert not marker.exists()
 
 
 def test_claude_plan_files_and_flags(setup: tuple[Path, Path, Path]) -> None:
     state, worktree, auth = setup
-    plan = claude.plan(_request(state, worktree, auth), str(state / claude.home(SESSION)))
+    plan = claude.plan(_request(state, worktree, auth))
     with Root.open(str(state)) as root:
         materialise(root, plan)
-    home = Path(plan.env["CLAUDE_CONFIG_DIR"])
+    home = state / claude.home(SESSION)
+    assert plan.env["CLAUDE_CONFIG_DIR"] == HOME_VIEW
     settings = json.loads((home / "settings.json").read_text())
     assert sorted(settings["hooks"]) == ["PreToolUse", "SessionStart", "Stop", "UserPromptSubmit"]
     mcp = json.loads((home / "mcp.json").read_text())
@@ -127,8 +132,9 @@ def test_claude_plan_files_and_flags(setup: tuple[Path, Path, Path]) -> None:
     assert first_run["customApiKeyResponses"]["approved"] == ["-0123456789abcdefXYZ"[-20:]]
     assert first_run["projects"] == {str(worktree): {"hasTrustDialogAccepted": True}}
     argv = plan.argv
-    assert f"--settings={home}/settings.json" in argv
-    assert f"--mcp-config={home}/mcp.json" in argv
+    assert f"--settings={HOME_VIEW}/settings.json" in argv
+    assert f"--mcp-config={HOME_VIEW}/mcp.json" in argv
+    assert sorted(f.name for f in plan.files if f.readonly) == ["mcp.json", "settings.json"]
     assert "--strict-mcp-config" in argv
     assert argv[argv.index("--setting-sources") + 1] == ""
     assert argv[argv.index("--session-id") + 1] == SESSION
@@ -142,6 +148,6 @@ def test_control_or_non_ascii_arguments_are_refused(setup: tuple[Path, Path, Pat
     state, _, auth = setup
     req = _request(state, Path(bad), auth)
     with pytest.raises(QuotingError):
-        codex.plan(req, str(state / codex.home(SESSION)))
+        codex.plan(req)
     with pytest.raises(QuotingError):
-        claude.plan(req, str(state / claude.home(SESSION)))
+        claude.plan(req)

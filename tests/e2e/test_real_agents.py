@@ -30,7 +30,6 @@ from tests.model_mock import Call, ModelMock, Say, Script
 
 EARLY = "I have read the dispatch; stopping here."
 CHANGE = "printf 'fixed by an agent\\n' > AGENT.md"
-SHA = re.compile(r"\b[0-9a-f]{40}\b")
 
 
 @pytest.fixture
@@ -38,11 +37,6 @@ def mock() -> Iterator[ModelMock]:
     server = ModelMock(Script([])).start()
     yield server
     server.stop()
-
-
-def _last_sha(results: list[tuple[str, str]]) -> str:
-    found = SHA.findall(results[-1][1]) if results else []
-    return found[-1] if found else "0" * 40
 
 
 def _use(chain: Chain, role_id: str, model: str, transport: str, endpoint: str, tools: list[str]) -> None:
@@ -179,9 +173,13 @@ def test_codex_goal_worker_end_to_end(deliverable: Chain, mock: ModelMock, monke
     _stop_and_check_nothing_left(deliverable, dispatch_id)
 
 
-COMMIT = (
-    "printf 'fixed by an agent\\n' > AGENT.md && git add AGENT.md && "
-    "git -c user.name=agent -c user.email=agent@example.invalid commit -q -m 'Add AGENT.md' && git rev-parse HEAD"
+# Claude's Bash tool inside the sandbox: the change lands, a commit is refused (git metadata is read-only),
+# and a process detached with setsid (Claude runs every command in a new session) starts; `oms worker
+# stop` must end it with the sandbox's PID namespace.
+CHANGE_AND_DETACH = (
+    "printf 'fixed by an agent\\n' > AGENT.md && "
+    "{ git add AGENT.md 2>/dev/null && echo COMMIT-ALLOWED || echo COMMIT-REFUSED; } && "
+    "{ setsid nohup sleep 4242 > /dev/null 2>&1 & } && echo DETACHED"
 )
 
 
@@ -199,17 +197,20 @@ def test_claude_interactive_worker_end_to_end(
             Call("acknowledge_dispatch", {}),
             Say(EARLY),
             Call("WebFetch", {"url": "https://example.com", "prompt": "x"}),
-            Call("Bash", {"command": COMMIT, "description": "commit the fix"}),
-            lambda r: Call(
-                "record_dispatch_result",
-                {"status": "completed", "summary": "Added AGENT.md.", "result_commit": _last_sha(r)},
-            ),
+            Call("Bash", {"command": CHANGE_AND_DETACH, "description": "write the fix"}),
+            Call("record_dispatch_result", {"status": "completed", "summary": "Added AGENT.md."}),
         ]
     )
     dispatch_id, session_id = _deliver(deliverable)
     _wait_for_result(deliverable, dispatch_id, mock)
     head = _check_result(deliverable, dispatch_id, session_id)
-    assert git("log", "-1", "--format=%an", head, cwd=deliverable.base / "oms-worktrees" / "tkt-1").strip() == "agent"
+    worktree = deliverable.base / "oms-worktrees" / "tkt-1"
+    assert git("log", "-1", "--format=%an", head, cwd=worktree).strip() == "oms worker"  # oms committed it
+    bash = [text for name, text in (r for s in mock.seen for r in s.results) if name == "Bash"]
+    assert bash
+    assert "COMMIT-REFUSED" in bash[0]
+    assert "DETACHED" in bash[0]
+    assert any(b"sleep\x004242" in Path(f"/proc/{pid}/cmdline").read_bytes() for pid in _processes_of(dispatch_id))
     texts = "\n".join(s.text for s in mock.seen)
     results = [r for s in mock.seen for r in s.results]
     assert CONTEXT in texts  # SessionStart's additionalContext reached the model

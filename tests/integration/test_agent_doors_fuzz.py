@@ -1,13 +1,13 @@
 """Fuzzing both doors against a real state root: hook stdin and MCP lines (random JSON, wrong types,
 huge values, broken UTF-8, control characters) -> no crash, no traceback, and rejected input changes
-nothing in the state root."""
+nothing in the state root. The doors are what the broker applies (`hooks.answer`, the bridge's tools);
+the relays are fuzzed as real processes against a real broker."""
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
-import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from oms.domain import mcp
 from oms.services import bridge, hooks
+from oms.services.workspace import Workspace
 from tests.agent_side import Bound, bind, snapshot
 from tests.chain import Chain
 from tests.helpers import oms_command
@@ -32,10 +33,15 @@ json_values = st.recursive(
 
 
 @pytest.fixture
-def bound(chain: Chain, monkeypatch: pytest.MonkeyPatch) -> Bound:
-    b = bind(chain)
-    monkeypatch.setenv("OMS_DELIVERY_NONCE", b.nonce)
-    return b
+def bound(chain: Chain) -> Bound:
+    return bind(chain)
+
+
+@pytest.fixture
+def ws(bound: Bound) -> Iterator[Workspace]:
+    """The broker's workspace (one per test, as one broker keeps one open)."""
+    with bound.chain.workspace() as opened:
+        yield opened
 
 
 def _hook_docs(bound: Bound) -> st.SearchStrategy[bytes]:
@@ -58,22 +64,30 @@ def _hook_docs(bound: Bound) -> st.SearchStrategy[bytes]:
 
 @settings(max_examples=250, deadline=None, suppress_health_check=FIXTURES)
 @given(data=st.data())
-def test_hook_fuzz(bound: Bound, capsys: pytest.CaptureFixture[str], data: st.DataObject) -> None:
+def test_hook_fuzz(bound: Bound, ws: Workspace, data: st.DataObject) -> None:
     stdin = data.draw(_hook_docs(bound))
     provider = data.draw(st.sampled_from(["claude", "codex", "command"]))
-    argv = bound.hook_args(provider, data.draw(st.sampled_from(["", "Bash", "Bash,Read"])))[2:]
+    allowed = data.draw(st.sampled_from(["", "Bash", "Bash,Read"]))
+    binding = bound.binding(provider, allowed)
+    argv = data.draw(  # what oms wrote, or what an agent typed: another provider, other tools, junk
+        st.just(bound.hook_args(provider, allowed)[2:])
+        | st.just(bound.hook_args("codex" if provider != "codex" else "claude", allowed)[2:])
+        | st.just(bound.hook_args(provider, "Write")[2:])
+        | st.lists(junk_text, max_size=12)
+    )
     before = snapshot(bound.chain.state)
-    assert hooks.main(argv, stdin=stdin) == 0
-    out, err = capsys.readouterr()
-    assert out.endswith("\n")
-    assert out.count("\n") == 1
+    out, err = hooks.answer(binding, tuple(argv), stdin, lambda: ws, bound.nonce)
+    assert out.endswith(b"\n")
+    assert out.count(b"\n") == 1
     answer = json.loads(out)
     assert isinstance(answer, dict)
-    assert err.count("\n") <= 1
+    assert "\n" not in err
     assert "Traceback" not in err
     event("hook rejected" if err else "hook accepted")
-    if err:  # rejected: nothing changed
+    if err and "liveness" not in err:  # rejected: nothing changed
         assert snapshot(bound.chain.state) == before
+    if argv != bound.hook_args(provider, allowed)[2:] and b"PreToolUse" in stdin:
+        assert answer in ({}, hooks.deny("oms: the hook could not verify this tool call"))
 
 
 def _mcp_lines() -> st.SearchStrategy[bytes]:
@@ -118,9 +132,9 @@ def _only_errors(replies: list[Any]) -> bool:
 
 @settings(max_examples=250, deadline=None, suppress_health_check=FIXTURES)
 @given(lines=st.lists(_mcp_lines(), min_size=1, max_size=6), version=st.sampled_from(mcp.SUPPORTED))
-def test_bridge_fuzz(bound: Bound, lines: list[bytes], version: str) -> None:
-    args = bridge.parse_args(bound.bridge_args()[2:])
-    host = bridge.Tools(args)
+def test_bridge_fuzz(bound: Bound, ws: Workspace, lines: list[bytes], version: str) -> None:
+    dispatch_id, session_id = bridge.parse_args(bound.bridge_args()[2:])
+    host = bridge.Tools(bridge.BridgeArgs(dispatch_id, session_id, bound.nonce), lambda: ws)
     session = mcp.Session("oms-worker-bridge", "t", "", bridge.tools(), host.call)
     init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": version}}
     mcp.handle_line(session, json.dumps(init).encode())
@@ -134,16 +148,22 @@ def test_bridge_fuzz(bound: Bound, lines: list[bytes], version: str) -> None:
             if _only_errors(replies):
                 assert snapshot(bound.chain.state) == before
     finally:
-        host.close()
+        pass
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=FIXTURES)
 @given(stdin=st.binary(max_size=200) | json_values.map(lambda v: json.dumps(v).encode()))
 def test_bridge_process_fuzz(bound: Bound, stdin: bytes) -> None:
-    """The real process: random input then EOF -> exit 0, only JSON-RPC lines on stdout, no traceback."""
+    """The real relay and a real broker: random input then EOF -> exit 0, only JSON-RPC lines on stdout, no
+    traceback."""
     before = snapshot(bound.chain.state)
     done = subprocess.run(
-        [*oms_command().argv, *bound.bridge_args()], input=stdin + b"\n", capture_output=True, timeout=60, check=False
+        [*oms_command().argv, *bound.bridge_args()],
+        input=stdin + b"\n",
+        capture_output=True,
+        env=bound.env(),
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 0
     assert b"Traceback" not in done.stderr
@@ -153,27 +173,31 @@ def test_bridge_process_fuzz(bound: Bound, stdin: bytes) -> None:
     assert snapshot(bound.chain.state) == before
 
 
-def test_stdout_is_guarded_against_stray_writes(bound: Bound) -> None:
-    """A tool that prints (Python or C level) cannot corrupt the protocol: fd 1 is stderr inside the bridge."""
-    program = (
-        "import os, sys\n"
-        "from oms.services import bridge\n"
-        "real = bridge.Tools.read_dispatch\n"
-        "def noisy(self, a):\n"
-        "    print('stray print'); sys.stdout.flush(); os.write(1, b'stray fd write\\n')\n"
-        "    return real(self, a)\n"
-        "bridge.Tools.read_dispatch = noisy\n"
-        "raise SystemExit(bridge.serve(sys.argv[1:]))\n"
-    )
+def test_stray_writes_in_the_broker_never_reach_the_protocol(
+    bound: Bound, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A tool that prints (Python or C level) inside the broker cannot corrupt the protocol: the relay's
+    stdout carries only what the broker sends over the socket."""
+    import os
+
+    real = bridge.Tools.read_dispatch
+
+    def noisy(self: bridge.Tools, arguments: dict[str, Any]) -> dict[str, Any]:
+        print("stray print", flush=True)
+        os.write(1, b"stray fd write\n")
+        return real(self, arguments)
+
+    monkeypatch.setattr(bridge.Tools, "read_dispatch", noisy)
     requests = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read_dispatch", "arguments": {}}},
     ]
     stdin = b"".join(json.dumps(r).encode() + b"\n" for r in requests)
     done = subprocess.run(
-        [sys.executable, "-c", program, *bound.bridge_args()[2:]],
+        [*oms_command().argv, *bound.bridge_args()],
         input=stdin,
         capture_output=True,
+        env=bound.env(),
         timeout=60,
         check=False,
     )
@@ -181,15 +205,24 @@ def test_stdout_is_guarded_against_stray_writes(bound: Bound) -> None:
     replies = [json.loads(line) for line in done.stdout.splitlines()]
     assert [r["id"] for r in replies] == [1, 2]
     assert replies[1]["result"]["isError"] is False
-    assert b"stray print" in done.stderr
-    assert b"stray fd write" in done.stderr
+    assert "stray print" in capfd.readouterr().out  # it went to the broker's own stdout
 
 
-def test_hook_stdin_is_read_with_a_cap(bound: Bound, capsys: pytest.CaptureFixture[str]) -> None:
-    big = io.BytesIO(b"{" + b" " * (hooks.STDIN_CAP * 3) + b"}")
+def test_hook_stdin_is_read_with_a_cap(bound: Bound, ws: Workspace) -> None:
+    big = b"{" + b" " * (hooks.STDIN_CAP * 3) + b"}"
     before = snapshot(bound.chain.state)
-    assert hooks.main(bound.hook_args("claude")[2:], stdin=big.read(hooks.STDIN_CAP + 1)) == 0
-    out, err = capsys.readouterr()
+    out, err = hooks.answer(bound.binding("claude"), tuple(bound.hook_args("claude")[2:]), big, lambda: ws, None)
     assert json.loads(out) == {}
     assert "larger than" in err
+    done = subprocess.run(  # the real relay reads at most the cap and the broker refuses it the same way
+        [*oms_command().argv, *bound.hook_args("claude")],
+        input=big,
+        capture_output=True,
+        env=bound.env(provider="claude"),
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, json.loads(done.stdout)) == (0, {})
+    assert b"larger than" in done.stderr
+    assert done.stderr.count(b"\n") == 1
     assert snapshot(bound.chain.state) == before

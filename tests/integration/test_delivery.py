@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import time
 from collections.abc import Callable
@@ -14,15 +15,16 @@ import pytest
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject, access, add_ms, operation_nonce
 from oms.errors import AuthorityChangedError, InvalidInputError, OmsError
+from oms.fsio.procinfo import group_alive
 from oms.services import dispatches, live, tickets
 from oms.services.delivery import CONSUMER, ActivationError, Delivery
 from oms.services.workspace import Workspace
 from oms.store.verify import verify
-from tests.chain import Chain, accepted, use_worker
+from tests.chain import Chain, WorkerOut, accepted, use_worker
 from tests.helpers import git
 
 
-def _wait_for(path: Path, timeout: float = 20.0) -> str:
+def _wait_for(path: Path | WorkerOut, timeout: float = 20.0) -> str:
     deadline = time.monotonic() + timeout
     while not path.exists():
         if time.monotonic() > deadline:
@@ -69,7 +71,7 @@ def test_deliver_launches_once_in_a_real_pane(deliverable: Chain) -> None:
         registry = json.loads((deliverable.state / "panes" / f"{dispatch_id}.json").read_text())
     assert seen["cwd"] == os.path.realpath(str(dispatch.payload["worktree_path"]))
     assert (seen["dispatch"], seen["session"]) == (dispatch_id, dispatch.payload["session_id"])
-    assert seen["nonce"] == outcome["operation_nonce"]
+    assert seen["home"] == "/oms/home"  # its private home; the delivery nonce stays with the broker
     assert (worker.state, worker.payload["health"]) == ("working", "healthy")
     assert (session.state, session.payload["tmux_pane_id"]) == ("running", outcome["pane_id"])
     assert registry["pane_id"] == outcome["pane_id"]
@@ -159,10 +161,11 @@ def _processes_of(dispatch_id: str) -> list[int]:
     return found
 
 
-@pytest.mark.parametrize(("mode", "signum"), [("silent", 1), ("stubborn", 9)])
+@pytest.mark.parametrize(("mode", "signum"), [("silent", 1), ("stubborn", 1)])
 def test_no_process_outlives_a_killed_tmux_server(deliverable: Chain, mode: str, signum: int) -> None:
     """The kernel sends a hang-up only to the pane's session leader (`oms worker supervise`): it must take
-    the agent down — SIGHUP, then SIGTERM, then SIGKILL for one that ignores both — and record it."""
+    the agent down and record it. It passes SIGHUP to its group, where bubblewrap dies of it and takes
+    the sandbox's whole PID namespace along: an agent that ignores SIGHUP and SIGTERM goes too."""
     out = use_worker(deliverable, mode)
     dispatch_id, event_id = accepted(deliverable)
     _deliver(deliverable, event_id)
@@ -190,7 +193,7 @@ def test_a_pane_killed_with_its_server_and_no_record_ends_unrecorded(deliverable
         os.killpg(pane.pane_pid, 9)  # the supervisor too: nobody records this end
         subprocess.run(["tmux", "-S", str(deliverable.state / "tmux.sock"), "kill-server"], check=True)
         deadline = time.monotonic() + 20
-        while _processes_of(dispatch_id):
+        while _processes_of(dispatch_id) or group_alive(pane.pane_pid):  # a dying process may hide its environ
             assert time.monotonic() < deadline
             time.sleep(0.05)
         view = delivery.observe(dispatch_id)
@@ -594,3 +597,43 @@ def test_receipt_nonce_and_outcome_are_verified_by_store_verify(deliverable: Cha
         receipt = ws.store.outbox(CONSUMER).read_receipt(event_id)
     assert receipt is not None
     assert access.text(receipt.result, "operation_nonce") == operation_nonce(event_id, CONSUMER)
+
+
+def _path_without_bwrap(base: Path, fake: str | None = None) -> str:
+    """A PATH with every tool delivery uses but bubblewrap (or a stand-in `bwrap` that prints `fake`)."""
+    tools = base / "tools-bin"
+    tools.mkdir()
+    for name in ("git", "tmux", "sh", "codex", "claude"):
+        found = shutil.which(name)
+        if found:
+            os.symlink(found, tools / name)
+    if fake is not None:  # a failure the real bubblewrap cannot be made to produce here (we are root)
+        stand_in = tools / "bwrap"
+        stand_in.write_text(f"#!/bin/sh\necho '{fake}' >&2\nexit 1\n")
+        stand_in.chmod(0o755)
+    return str(tools)
+
+
+@pytest.mark.parametrize(
+    ("fake", "why"),
+    [
+        (None, "bubblewrap (bwrap) is not installed"),
+        ("bwrap: setting up uid map: Permission denied", "bubblewrap cannot make a sandbox here"),
+    ],
+)
+def test_no_working_bubblewrap_parks_before_any_pane(
+    deliverable: Chain, monkeypatch: pytest.MonkeyPatch, fake: str | None, why: str
+) -> None:
+    use_worker(deliverable)
+    dispatch_id, event_id = accepted(deliverable)
+    monkeypatch.setenv("PATH", _path_without_bwrap(deliverable.base, fake))
+    outcome = _deliver(deliverable, event_id)["outcome"]
+    assert isinstance(outcome, dict)
+    assert outcome["status"] == "parked", outcome
+    assert why in str(outcome["reason"])
+    assert "\n" not in str(outcome["reason"])
+    with deliverable.workspace() as ws:
+        assert Delivery.open(ws).panes.list() == []
+        worker = ws.store.records("worker").read(dispatch_id)
+    assert worker.payload["health"] == "parked"
+    assert list(deliverable.state.glob("panes/*.launch.json")) == []

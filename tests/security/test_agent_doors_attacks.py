@@ -11,20 +11,18 @@ import pytest
 
 from oms.services import bridge
 from oms.services.liveness import bridge_event_id
-from tests.agent_side import Bound, bind, snapshot
+from tests.agent_side import Bound, BoundTools, bind, snapshot
 from tests.chain import Chain
 from tests.helpers import git
 
 
 @pytest.fixture
-def bound(chain: Chain, monkeypatch: pytest.MonkeyPatch) -> Bound:
-    b = bind(chain)
-    monkeypatch.setenv("OMS_DELIVERY_NONCE", b.nonce)
-    return b
+def bound(chain: Chain) -> Bound:
+    return bind(chain)
 
 
-def _tools(bound: Bound, session: str | None = None) -> bridge.Tools:
-    return bridge.Tools(bridge.parse_args(bound.bridge_args(session)[2:]))
+def _tools(bound: Bound, session: str | None = None, nonce: str | None = None) -> BoundTools:
+    return BoundTools(bound, session, nonce)
 
 
 def _call(tools: bridge.Tools, name: str, arguments: dict[str, object] | None = None) -> dict[str, object]:
@@ -90,10 +88,9 @@ def test_the_bridge_only_serves_its_bound_dispatch(bound: Bound, chain: Chain) -
     assert snapshot(chain.state) == before
 
 
-def test_another_deliverys_nonce_proves_nothing(bound: Bound, chain: Chain, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_another_deliverys_nonce_proves_nothing(bound: Bound, chain: Chain) -> None:
     other = bind(chain, "Another ticket")
-    monkeypatch.setenv("OMS_DELIVERY_NONCE", other.nonce)
-    tools = _tools(bound)
+    tools = _tools(bound, nonce=other.nonce)  # a broker left from another delivery
     out = _call(tools, "acknowledge_dispatch")
     tools.close()
     assert out["is_error"] is True

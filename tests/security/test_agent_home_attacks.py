@@ -1,8 +1,9 @@
 """Attacks on the isolated agent home of a Codex worker (DESIGN.md §7.1; sec.md case 19).
 
 Each attack lands between two launches (or before the first) and delivery must park the worker before
-any pane exists: a pre-created home that is loose, foreign-owned or a symlink; `auth.json` retargeted or
-replaced by a file; `hooks.json` swapped; the user's `auth.json` itself a symlink."""
+any pane exists: a pre-created home that is loose, foreign-owned or a symlink; `hooks.json` swapped; the
+user's `auth.json` itself a symlink. An `auth.json` planted in the home (a link or a file) is never used:
+it is replaced by the empty placeholder the user's own file is shown read-only over (ADR 0012)."""
 
 from __future__ import annotations
 
@@ -103,8 +104,6 @@ ATTACKS: dict[str, tuple[Callable[[Chain, str, Path], None], str]] = {
     "home pre-created loose": (_loose, "open to others"),
     "home owned by another user": (_foreign, "owned by uid 4242"),
     "home is a symlink": (_symlinked, "symlink"),
-    "auth.json retargeted": (_retargeted, "points at"),
-    "auth.json replaced by a file": (_replaced, "not a symlink"),
     "hooks.json swapped": (_hooks_swapped, "changed since oms wrote it"),
     "user auth.json is a link": (_user_auth_is_a_link, "one regular file"),
 }
@@ -126,6 +125,24 @@ def test_attack_on_the_agent_home_parks_before_launch(
         assert delivery.panes.list() == []
     if name == "home is a symlink":
         assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+@pytest.mark.parametrize("plant", [_retargeted, _replaced], ids=["a link", "a file"])
+def test_an_auth_json_planted_in_the_home_is_never_used(
+    codex_dispatch: tuple[Chain, str, str], tmp_path: Path, plant: Callable[[Chain, str, Path], None]
+) -> None:
+    chain, dispatch_id, _ = codex_dispatch
+    plant(chain, dispatch_id, tmp_path)
+    _materialise_first(chain, dispatch_id)
+    placeholder = _home(chain, dispatch_id) / "auth.json"
+    assert not placeholder.is_symlink()
+    assert placeholder.read_bytes() == b""  # the mount point the user's own file is bound over, read-only
+    with chain.workspace() as ws:
+        delivery = Delivery.open(ws)
+        tools = policy_service.load_tracked(ws.config_root, ws.repo).roles["oms.goal-long-executor"].tools
+        plan = delivery.plan(ws.store.records("dispatch").read(dispatch_id), None, tools)
+    user_auth = os.path.realpath(Path(os.environ["CODEX_HOME"]) / "auth.json")
+    assert plan.ro_files == ((user_auth, "/oms/home/auth.json"),)
 
 
 def test_first_run_state_the_cli_rewrote_is_regenerated_not_refused(codex_dispatch: tuple[Chain, str, str]) -> None:

@@ -1,8 +1,13 @@
 """What every provider plan is made of, and the oms commands written into agent configuration.
 
 A provider turns a `LaunchRequest` into a frozen `LaunchPlan` and touches nothing: files to create in a
-private agent home, the symlink to create (Codex `auth.json` only), the pane argv, cwd and environment,
-and how to activate, park and stop the agent. `services/homes.py` materialises a plan through fsio.
+private agent home, files to show read-only inside the sandbox (Codex's `auth.json`), the agent's argv,
+cwd and environment, and how to activate, park and stop it. `services/homes.py` materialises a plan
+through fsio; `services/launch.py` wraps it in the worker's sandbox (ADR 0012).
+
+Everything a plan writes is as the agent sees it inside its sandbox: its home is `HOME_VIEW`, and the
+hook and MCP commands are relays (`oms hook provider`, `oms worker bridge`) that name only the
+dispatch and session; the state root, the config root and the delivery nonce stay with the broker.
 """
 
 from __future__ import annotations
@@ -25,13 +30,9 @@ class LaunchRequest:
     model: str
     worktree: str
     executable: str
-    state_root: str
-    workspace_root: str
-    config_root: str
-    nonce: str
     instructions: str
     role_argv: tuple[str, ...] | None = None
-    codex_auth: str | None = None  # the real path of the user's Codex auth.json
+    codex_auth: str | None = None  # the real path of the user's Codex auth.json (shown read-only inside)
     passthrough: dict[str, str] = field(default_factory=dict)  # credentials the agent CLI needs
     tools: tuple[str, ...] = ()  # the role's tools under the committed policy (bridge tools included)
     endpoint: str | None = None  # the role's model endpoint (a gateway or proxy); None = the CLI's default
@@ -43,11 +44,13 @@ class HomeFile:
 
     `regenerate`: the agent CLI rewrites this file itself (first-run state, counters), so on reuse it is
     replaced by oms's version (unlink + create, never in place). Otherwise a changed file is refused.
+    `readonly`: oms's own configuration (hooks, settings, MCP config): read-only inside the sandbox.
     """
 
     name: str
     data: bytes
     regenerate: bool = False
+    readonly: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +63,7 @@ class LaunchPlan:
     env: dict[str, str]
     home: str | None = None  # relative to the state root
     files: tuple[HomeFile, ...] = ()
-    auth_link: str | None = None  # Codex: auth.json -> this absolute path
+    ro_files: tuple[tuple[str, str], ...] = ()  # (host file, path inside the sandbox), read-only
     prompt: str | None = None  # typed into the pane to start the work
     ready_marks: tuple[str, ...] = ()  # all must be on screen before typing
     busy_mark: str | None = None  # on screen while a turn runs
@@ -80,21 +83,8 @@ def codex_provider(endpoint: str, with_key: bool) -> dict[str, object]:
 
 
 def oms_args(req: LaunchRequest, *head: str) -> tuple[str, ...]:
-    """`oms <head> --dispatch-id … --session-id … --state-root … --workspace-root … --config-root …`."""
-    argv = (
-        req.executable,
-        *head,
-        "--dispatch-id",
-        req.dispatch_id,
-        "--session-id",
-        req.session_id,
-        "--state-root",
-        req.state_root,
-        "--workspace-root",
-        req.workspace_root,
-        "--config-root",
-        req.config_root,
-    )
+    """`oms <head> --dispatch-id … --session-id …` (a relay: the broker holds everything else)."""
+    argv = (req.executable, *head, "--dispatch-id", req.dispatch_id, "--session-id", req.session_id)
     for word in argv:
         check_arg(word, "oms command argument")
     return argv
@@ -105,10 +95,15 @@ def bridge_argv(req: LaunchRequest) -> tuple[str, ...]:
     return oms_args(req, "worker", "bridge")
 
 
+def hook_tools(tools: tuple[str, ...]) -> tuple[str, ...]:
+    """The tools PreToolUse lets through besides the bridge's own (the role's grant under the policy)."""
+    return tuple(t for t in tools if t not in TOOLS)
+
+
 def hook_argv(req: LaunchRequest, provider: str) -> tuple[str, ...]:
     """The hook command for `provider`, with the role's tool allow-list for PreToolUse."""
     argv = oms_args(req, "hook", "provider")
-    allowed = ",".join(t for t in req.tools if t not in TOOLS)
+    allowed = ",".join(hook_tools(req.tools))
     return (
         argv[0],
         *argv[1:3],
@@ -123,9 +118,9 @@ def hook_argv(req: LaunchRequest, provider: str) -> tuple[str, ...]:
 
 
 def base_env(req: LaunchRequest) -> dict[str, str]:
-    """Environment every agent pane gets (the nonce proves liveness of hooks and bridge)."""
+    """Environment every agent gets (which dispatch and session it works on; nothing secret)."""
     check_arg(req.worktree, "worktree path")
-    env = {"OMS_DISPATCH_ID": req.dispatch_id, "OMS_SESSION_ID": req.session_id, "OMS_DELIVERY_NONCE": req.nonce}
+    env = {"OMS_DISPATCH_ID": req.dispatch_id, "OMS_SESSION_ID": req.session_id}
     for key, value in env.items():
         check_arg(value, key)
     return env

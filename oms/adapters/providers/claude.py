@@ -1,7 +1,8 @@
 """Claude Code, interactive (research/codex.md §3, research/tui.md §2). Pure plan.
 
-The config dir (`tmp/claude-<session>`, 0700, as CLAUDE_CONFIG_DIR) pre-seeds onboarding, the API-key
-approval and the worktree trust; `settings.json` holds only oms's hooks and `mcp.json` only the bridge.
+The config dir (`tmp/claude-<session>`, 0700; `/oms/home` inside the sandbox, as CLAUDE_CONFIG_DIR)
+pre-seeds onboarding, the API-key approval and the worktree trust; `settings.json` holds only oms's hooks
+and `mcp.json` only the bridge, both read-only inside.
 `--setting-sources ""` and `--strict-mcp-config` keep a repository's own `.claude/` and `.mcp.json`
 out; `--permission-mode dontAsk` with `--allowedTools` naming the three bridge tools runs unattended.
 File flags use the `--flag=value` form so the variadic options cannot swallow anything.
@@ -13,6 +14,7 @@ import json
 
 from oms.adapters.providers.base import TOOLS, HomeFile, LaunchPlan, LaunchRequest, base_env, bridge_argv, hook_argv
 from oms.adapters.quoting import check_arg, shell_join
+from oms.adapters.sandbox import HOME_VIEW
 
 
 def home(session_id: str) -> str:
@@ -63,7 +65,7 @@ def claude_json(req: LaunchRequest) -> bytes:
     )
 
 
-def plan(req: LaunchRequest, config_dir_abs: str) -> LaunchPlan:
+def plan(req: LaunchRequest) -> LaunchPlan:
     """The launch plan."""
     check_arg(req.worktree, "worktree path")
     check_arg(req.model, "model")
@@ -71,8 +73,8 @@ def plan(req: LaunchRequest, config_dir_abs: str) -> LaunchPlan:
     allowed = ",".join([*(f"mcp__oms_worker__{tool}" for tool in TOOLS), *(t for t in req.tools if t not in TOOLS)])
     argv = (
         "claude",
-        f"--settings={config_dir_abs}/settings.json",
-        f"--mcp-config={config_dir_abs}/mcp.json",
+        f"--settings={HOME_VIEW}/settings.json",
+        f"--mcp-config={HOME_VIEW}/mcp.json",
         "--strict-mcp-config",
         "--setting-sources",
         "",
@@ -88,7 +90,7 @@ def plan(req: LaunchRequest, config_dir_abs: str) -> LaunchPlan:
     env = {
         **base_env(req),
         **req.passthrough,
-        "CLAUDE_CONFIG_DIR": config_dir_abs,
+        "CLAUDE_CONFIG_DIR": HOME_VIEW,
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "ENABLE_TOOL_SEARCH": "false",  # the three bridge tools are small: their schemas up front, no search step
     }
@@ -102,8 +104,8 @@ def plan(req: LaunchRequest, config_dir_abs: str) -> LaunchPlan:
         home=home(req.session_id),
         files=(
             HomeFile(".claude.json", claude_json(req), regenerate=True),
-            HomeFile("settings.json", settings_json(req)),
-            HomeFile("mcp.json", mcp_json(req)),
+            HomeFile("settings.json", settings_json(req), readonly=True),
+            HomeFile("mcp.json", mcp_json(req), readonly=True),
         ),
         prompt=req.instructions,
         ready_marks=("\u276f",),

@@ -1,10 +1,13 @@
 """Codex CLI in /goal mode (seed 003; research/codex.md §2, research/tui.md §1). Pure plan.
 
-The home (`tmp/codex-<session>`, 0700) holds only a link to the user's `auth.json`, `hooks.json`
-(SessionStart startup|resume, UserPromptSubmit, Stop -> `oms hook provider`) and a `config.toml` that
+The home (`tmp/codex-<session>`, 0700; `/oms/home` inside the sandbox, which is not a temporary
+directory, so Codex creates the helper links its own sandbox needs) holds `hooks.json` (SessionStart
+startup|resume, UserPromptSubmit, Stop, PreToolUse -> `oms hook provider`) and a `config.toml` that
 pre-seeds every first-run screen (no update check, the worktree trusted, the TUI flags it would
-otherwise write). Hook trust: `--dangerously-bypass-hook-trust` (ADR 0009); `--trust` is never passed.
-The MCP server is only oms's bridge, with only the three tools, auto-approved, required.
+otherwise write), both read-only inside, and the user's `auth.json`, shown read-only over an empty
+placeholder. Hook trust: `--dangerously-bypass-hook-trust` (ADR 0009); `--trust` is never passed.
+The MCP server is only oms's bridge, with only the three tools, auto-approved, required. Codex keeps its
+own workspace-write sandbox inside oms's (ADR 0012).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from oms.adapters.providers.base import (
     hook_argv,
 )
 from oms.adapters.quoting import check_arg, shell_join, toml_string, toml_value
+from oms.adapters.sandbox import HOME_VIEW
 
 FEATURE_FLAGS = (
     "--enable",
@@ -103,7 +107,7 @@ def mcp_override(req: LaunchRequest) -> str:
     return "mcp_servers=" + toml_value({"oms_worker": server})
 
 
-def plan(req: LaunchRequest, codex_home_abs: str) -> LaunchPlan:
+def plan(req: LaunchRequest) -> LaunchPlan:
     """The launch plan."""
     if req.codex_auth is None and req.endpoint is None:
         raise ValueError("codex needs the user's auth.json")
@@ -127,15 +131,23 @@ def plan(req: LaunchRequest, codex_home_abs: str) -> LaunchPlan:
         "--config",
         "sandbox_workspace_write.exclude_tmpdir_env_var=true",
     )
-    env = {**base_env(req), **req.passthrough, "CODEX_HOME": codex_home_abs}
+    env = {**base_env(req), **req.passthrough, "CODEX_HOME": HOME_VIEW}
+    files = [
+        HomeFile("hooks.json", hooks_json(req), readonly=True),
+        HomeFile("config.toml", config_toml(req), regenerate=True, readonly=True),
+    ]
+    ro_files: tuple[tuple[str, str], ...] = ()
+    if req.codex_auth is not None:  # an empty placeholder the real file is shown over, read-only
+        files.append(HomeFile("auth.json", b"", regenerate=True))
+        ro_files = ((req.codex_auth, f"{HOME_VIEW}/auth.json"),)
     return LaunchPlan(
         native_action="goal",
         argv=argv,
         cwd=req.worktree,
         env=env,
         home=home(req.session_id),
-        files=(HomeFile("hooks.json", hooks_json(req)), HomeFile("config.toml", config_toml(req), regenerate=True)),
-        auth_link=req.codex_auth,
+        files=tuple(files),
+        ro_files=ro_files,
         prompt=f"/goal {req.instructions}",
         ready_marks=("for agents", f" {req.model} "),
         busy_mark="esc to interrupt",

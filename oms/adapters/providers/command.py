@@ -1,7 +1,9 @@
-"""A plain command worker: the role's argv, in the same pane, with the same environment. Pure plan.
+"""A plain command worker: the role's argv, in the same pane and sandbox, through the same doors. Pure plan.
 
-The command learns how to reach oms from its environment: `OMS_EXECUTABLE` plus the dispatch, session,
-roots and delivery nonce, so it can start `oms worker bridge` and call `oms hook provider` itself.
+The command learns how to reach oms from its environment: `OMS_EXECUTABLE` (whose `hook provider` and
+`worker bridge` are relays to the pane's broker) plus the dispatch and session it works on. Its home
+(`tmp/command-<session>`, `/oms/home` inside) is private and read-write: the only place besides its
+worktree where it can leave anything.
 """
 
 from __future__ import annotations
@@ -10,19 +12,18 @@ from oms.adapters.providers.base import LaunchPlan, LaunchRequest, base_env
 from oms.adapters.quoting import check_arg
 
 
+def home(session_id: str) -> str:
+    """The private home of a command worker's session, relative to the state root."""
+    return f"tmp/command-{session_id}"
+
+
 def plan(req: LaunchRequest) -> LaunchPlan:
     """The launch plan."""
     if not req.role_argv:
         raise ValueError("a command worker needs an argv")
     for word in req.role_argv:
         check_arg(word, "worker argv")
-    env = {
-        **base_env(req),
-        "OMS_EXECUTABLE": req.executable,
-        "OMS_STATE_ROOT": req.state_root,
-        "OMS_WORKSPACE_ROOT": req.workspace_root,
-        "OMS_CONFIG_ROOT": req.config_root,
-    }
+    env = {**base_env(req), "OMS_EXECUTABLE": req.executable}
     for key, value in env.items():
         check_arg(value, key)
-    return LaunchPlan(native_action="command", argv=req.role_argv, cwd=req.worktree, env=env)
+    return LaunchPlan(native_action="command", argv=req.role_argv, cwd=req.worktree, env=env, home=home(req.session_id))

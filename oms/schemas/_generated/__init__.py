@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '6326ef9fe92ae306e44ba683a4d53f211ce1a7cd94031eff4c3243b46b2bf526'
+SOURCE_SHA256 = 'e969321b9f4baee8cf75feac5517296cddb8cac637caf138c72abba0e0bc2fc8'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -58,6 +58,8 @@ MODULES: dict[str, str] = {
     'evidence-envelope': 'evidence_envelope',
     'journal-entry': 'journal_entry',
     'kill-marker': 'kill_marker',
+    'launch-spec': 'launch_spec',
+    'launch-spec#/$defs/word': 'launch_spec',
     'op-index': 'op_index',
     'outbox-receipt': 'outbox_receipt',
     'pane-exit': 'pane_exit',

@@ -17,21 +17,21 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-exit-v1'
 
 
-def _v404(x: object) -> bool:
+def _v427(x: object) -> bool:
     # pane-exit#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v405(x: object) -> bool:
+def _v428(x: object) -> bool:
     # pane-exit#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v407(x: object) -> bool:
+def _v430(x: object) -> bool:
     # pane-exit#/properties/status/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -43,21 +43,21 @@ def _v407(x: object) -> bool:
     return True
 
 
-def _v408(x: object) -> bool:
+def _v431(x: object) -> bool:
     # pane-exit#/properties/status/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v406(x: object) -> bool:
+def _v429(x: object) -> bool:
     # pane-exit#/properties/status
-    if not (_v407(x) or _v408(x)):
+    if not (_v430(x) or _v431(x)):
         return False
     return True
 
 
-def _v410(x: object) -> bool:
+def _v433(x: object) -> bool:
     # pane-exit#/properties/signal/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -69,28 +69,35 @@ def _v410(x: object) -> bool:
     return True
 
 
-def _v411(x: object) -> bool:
+def _v434(x: object) -> bool:
     # pane-exit#/properties/signal/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v409(x: object) -> bool:
+def _v432(x: object) -> bool:
     # pane-exit#/properties/signal
-    if not (_v410(x) or _v411(x)):
+    if not (_v433(x) or _v434(x)):
         return False
     return True
 
 
-def _v412(x: object) -> bool:
+def _v435(x: object) -> bool:
     # pane-exit#/properties/ended_at
     if not _m_defs._v71(x):
         return False
     return True
 
 
-def _v403(x: object) -> bool:
+def _v436(x: object) -> bool:
+    # pane-exit#/properties/detail
+    if not _m_defs._v77(x):
+        return False
+    return True
+
+
+def _v426(x: object) -> bool:
     # pane-exit#
     if not (isinstance(x, dict)):
         return False
@@ -98,22 +105,24 @@ def _v403(x: object) -> bool:
         for k in ('dispatch_id', 'ended_at', 'format', 'signal', 'status'):
             if k not in x:
                 return False
-        if 'format' in x and not _v404(x['format']):
+        if 'format' in x and not _v427(x['format']):
             return False
-        if 'dispatch_id' in x and not _v405(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v428(x['dispatch_id']):
             return False
-        if 'status' in x and not _v406(x['status']):
+        if 'status' in x and not _v429(x['status']):
             return False
-        if 'signal' in x and not _v409(x['signal']):
+        if 'signal' in x and not _v432(x['signal']):
             return False
-        if 'ended_at' in x and not _v412(x['ended_at']):
+        if 'ended_at' in x and not _v435(x['ended_at']):
+            return False
+        if 'detail' in x and not _v436(x['detail']):
             return False
         for k in x:
-            if k not in ('format', 'dispatch_id', 'status', 'signal', 'ended_at'):
+            if k not in ('format', 'dispatch_id', 'status', 'signal', 'ended_at', 'detail'):
                 return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'pane-exit': _v403,
+    'pane-exit': _v426,
 }

@@ -20,203 +20,203 @@ _C1: tuple[object, ...] = ('open', 'leased', 'done', 'blocked')
 _C2: tuple[object, ...] = ('local', 'github')
 
 
-def _v480(x: object) -> bool:
+def _v504(x: object) -> bool:
     # ticket#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v481(x: object) -> bool:
+def _v505(x: object) -> bool:
     # ticket#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v483(x: object) -> bool:
+def _v507(x: object) -> bool:
     # ticket#/properties/payload/properties/title
     if not _m_defs._v46(x):
         return False
     return True
 
 
-def _v484(x: object) -> bool:
+def _v508(x: object) -> bool:
     # ticket#/properties/payload/properties/source
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v486(x: object) -> bool:
+def _v510(x: object) -> bool:
     # ticket#/properties/payload/properties/repository/anyOf/0
     if not _m_defs._v51(x):
         return False
     return True
 
 
-def _v487(x: object) -> bool:
+def _v511(x: object) -> bool:
     # ticket#/properties/payload/properties/repository/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v485(x: object) -> bool:
+def _v509(x: object) -> bool:
     # ticket#/properties/payload/properties/repository
-    if not (_v486(x) or _v487(x)):
+    if not (_v510(x) or _v511(x)):
         return False
     return True
 
 
-def _v488(x: object) -> bool:
+def _v512(x: object) -> bool:
     # ticket#/properties/payload/properties/content_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v489(x: object) -> bool:
+def _v513(x: object) -> bool:
     # ticket#/properties/payload/properties/attempt
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v491(x: object) -> bool:
+def _v515(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_token/anyOf/0
     if not _m_defs._v167(x):
         return False
     return True
 
 
-def _v492(x: object) -> bool:
+def _v516(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_token/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v490(x: object) -> bool:
+def _v514(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_token
-    if not (_v491(x) or _v492(x)):
+    if not (_v515(x) or _v516(x)):
         return False
     return True
 
 
-def _v494(x: object) -> bool:
+def _v518(x: object) -> bool:
     # ticket#/properties/payload/properties/worker_id/anyOf/0
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v495(x: object) -> bool:
+def _v519(x: object) -> bool:
     # ticket#/properties/payload/properties/worker_id/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v493(x: object) -> bool:
+def _v517(x: object) -> bool:
     # ticket#/properties/payload/properties/worker_id
-    if not (_v494(x) or _v495(x)):
+    if not (_v518(x) or _v519(x)):
         return False
     return True
 
 
-def _v497(x: object) -> bool:
+def _v521(x: object) -> bool:
     # ticket#/properties/payload/properties/session_id/anyOf/0
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v498(x: object) -> bool:
+def _v522(x: object) -> bool:
     # ticket#/properties/payload/properties/session_id/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v496(x: object) -> bool:
+def _v520(x: object) -> bool:
     # ticket#/properties/payload/properties/session_id
-    if not (_v497(x) or _v498(x)):
+    if not (_v521(x) or _v522(x)):
         return False
     return True
 
 
-def _v500(x: object) -> bool:
+def _v524(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_expires_at/anyOf/0
     if not _m_defs._v71(x):
         return False
     return True
 
 
-def _v501(x: object) -> bool:
+def _v525(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_expires_at/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v499(x: object) -> bool:
+def _v523(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_expires_at
-    if not (_v500(x) or _v501(x)):
+    if not (_v524(x) or _v525(x)):
         return False
     return True
 
 
-def _v502(x: object) -> bool:
+def _v526(x: object) -> bool:
     # ticket#/properties/payload/properties/created_at
     if not _m_defs._v71(x):
         return False
     return True
 
 
-def _v504(x: object) -> bool:
+def _v528(x: object) -> bool:
     # ticket#/properties/payload/properties/reason/anyOf/0
     if not _m_defs._v77(x):
         return False
     return True
 
 
-def _v505(x: object) -> bool:
+def _v529(x: object) -> bool:
     # ticket#/properties/payload/properties/reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v503(x: object) -> bool:
+def _v527(x: object) -> bool:
     # ticket#/properties/payload/properties/reason
-    if not (_v504(x) or _v505(x)):
+    if not (_v528(x) or _v529(x)):
         return False
     return True
 
 
-def _v507(x: object) -> bool:
+def _v531(x: object) -> bool:
     # ticket#/properties/payload/properties/prior_failure_evidence/anyOf/0
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v508(x: object) -> bool:
+def _v532(x: object) -> bool:
     # ticket#/properties/payload/properties/prior_failure_evidence/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v506(x: object) -> bool:
+def _v530(x: object) -> bool:
     # ticket#/properties/payload/properties/prior_failure_evidence
-    if not (_v507(x) or _v508(x)):
+    if not (_v531(x) or _v532(x)):
         return False
     return True
 
 
-def _v482(x: object) -> bool:
+def _v506(x: object) -> bool:
     # ticket#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -224,29 +224,29 @@ def _v482(x: object) -> bool:
         for k in ('attempt', 'content_sha256', 'created_at', 'lease_expires_at', 'lease_token', 'prior_failure_evidence', 'reason', 'repository', 'session_id', 'source', 'title', 'worker_id'):
             if k not in x:
                 return False
-        if 'title' in x and not _v483(x['title']):
+        if 'title' in x and not _v507(x['title']):
             return False
-        if 'source' in x and not _v484(x['source']):
+        if 'source' in x and not _v508(x['source']):
             return False
-        if 'repository' in x and not _v485(x['repository']):
+        if 'repository' in x and not _v509(x['repository']):
             return False
-        if 'content_sha256' in x and not _v488(x['content_sha256']):
+        if 'content_sha256' in x and not _v512(x['content_sha256']):
             return False
-        if 'attempt' in x and not _v489(x['attempt']):
+        if 'attempt' in x and not _v513(x['attempt']):
             return False
-        if 'lease_token' in x and not _v490(x['lease_token']):
+        if 'lease_token' in x and not _v514(x['lease_token']):
             return False
-        if 'worker_id' in x and not _v493(x['worker_id']):
+        if 'worker_id' in x and not _v517(x['worker_id']):
             return False
-        if 'session_id' in x and not _v496(x['session_id']):
+        if 'session_id' in x and not _v520(x['session_id']):
             return False
-        if 'lease_expires_at' in x and not _v499(x['lease_expires_at']):
+        if 'lease_expires_at' in x and not _v523(x['lease_expires_at']):
             return False
-        if 'created_at' in x and not _v502(x['created_at']):
+        if 'created_at' in x and not _v526(x['created_at']):
             return False
-        if 'reason' in x and not _v503(x['reason']):
+        if 'reason' in x and not _v527(x['reason']):
             return False
-        if 'prior_failure_evidence' in x and not _v506(x['prior_failure_evidence']):
+        if 'prior_failure_evidence' in x and not _v530(x['prior_failure_evidence']):
             return False
         for k in x:
             if k not in ('title', 'source', 'repository', 'content_sha256', 'attempt', 'lease_token', 'worker_id', 'session_id', 'lease_expires_at', 'created_at', 'reason', 'prior_failure_evidence'):
@@ -254,27 +254,27 @@ def _v482(x: object) -> bool:
     return True
 
 
-def _v509(x: object) -> bool:
+def _v533(x: object) -> bool:
     # ticket#/allOf/0
     if not _m_record_envelope._v80(x):
         return False
     return True
 
 
-def _v479(x: object) -> bool:
+def _v503(x: object) -> bool:
     # ticket#
     if isinstance(x, dict):
-        if 'kind' in x and not _v480(x['kind']):
+        if 'kind' in x and not _v504(x['kind']):
             return False
-        if 'state' in x and not _v481(x['state']):
+        if 'state' in x and not _v505(x['state']):
             return False
-        if 'payload' in x and not _v482(x['payload']):
+        if 'payload' in x and not _v506(x['payload']):
             return False
-    if not _v509(x):
+    if not _v533(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'ticket': _v479,
+    'ticket': _v503,
 }

@@ -12,7 +12,7 @@ from oms.canonical import add_ms
 from oms.services.hooks import STOP_BLOCK_CAP, HookArgs, next_payload
 
 T0 = "2026-11-30T00:00:00.000Z"
-ARGS = HookArgs("codex", "codex-0.171", "dsp-1", "s-1", "/s", "/w", "/c", ())
+ARGS = HookArgs("codex", "codex-0.171", "dsp-1", "s-1", ())
 hooks = st.lists(
     st.tuples(st.sampled_from(["SessionStart", "UserPromptSubmit", "Stop"]), st.booleans(), st.booleans()),
     max_size=40,

@@ -1,0 +1,192 @@
+"""Bubblewrap on this machine: where it is, whether it works here, and the host facts a sandbox plan needs.
+
+`locate` finds `bwrap` (Debian: `apt-get install bubblewrap`); `probe` runs a minimal sandbox of the
+same shape as a worker's (user and PID namespaces, read-only system directories) so a kernel without
+user namespaces, or a policy that forbids them, is found before a pane is made. `host` reads which
+system directories exist and which are symlinks (merged /usr), which secret files under /etc to mask,
+and where DNS configuration really lives. `runtime_roots` and `tool_roots` say which directories of oms
+itself and of an agent CLI the sandbox must show read-only so the commands written into the agent's
+configuration can run inside.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from oms.adapters.sandbox import ETC_SECRETS, SYSTEM_DIRS, Host
+from oms.errors import ProcessError, SandboxUnavailableError
+from oms.fsio.outside import read_head
+from oms.limits import LIMITS
+from oms.process import child_env, is_frozen, run, which
+
+INSTALL = "apt-get install bubblewrap (Debian/Ubuntu; `dnf install bubblewrap` on Fedora)"
+VERIFIED = "0.8.0"
+SYSTEM_PREFIXES = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/opt/", "/etc/")
+
+
+@dataclass(frozen=True, slots=True)
+class Bwrap:
+    """A working bubblewrap."""
+
+    path: str
+    version: str
+
+
+def locate() -> str:
+    """The real path of `bwrap` on PATH, else `SandboxUnavailableError`."""
+    found = which("bwrap", child_env())
+    if found is None:
+        raise SandboxUnavailableError("bubblewrap (bwrap) is not installed", hint=INSTALL)
+    real = os.path.realpath(found)
+    st = os.stat(real)
+    if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o022 or st.st_uid not in (0, os.geteuid()):
+        raise SandboxUnavailableError(f"{real} is writable by others or not a regular file; refusing to use it")
+    return real
+
+
+def probe(path: str | None = None) -> Bwrap:
+    """Run `bwrap --version` and a minimal sandbox; `SandboxUnavailableError` with the reason if either fails."""
+    path = path or locate()
+    try:
+        done = run((path, "--version"), timeout=LIMITS.probe_timeout_s, max_output=4096)
+        version = done.text().removeprefix("bubblewrap").strip() or "unknown"
+        facts = host()
+        argv: list[str] = [path, "--unshare-user", "--unshare-pid", "--die-with-parent", "--proc", "/proc"]
+        for sys_path, target in facts.system:
+            argv += ["--symlink", target, sys_path] if target is not None else ["--ro-bind", sys_path, sys_path]
+        run((*argv, "--", "/bin/true"), timeout=LIMITS.probe_timeout_s, max_output=64 * 1024)
+    except ProcessError as exc:
+        raise SandboxUnavailableError(
+            f"bubblewrap cannot make a sandbox here ({exc.message})",
+            hint="oms needs user namespaces (or root): check `sysctl kernel.unprivileged_userns_clone`, "
+            "`user.max_user_namespaces` and, on Ubuntu, `kernel.apparmor_restrict_unprivileged_userns`",
+        ) from exc
+    return Bwrap(path, version)
+
+
+USERNS_SYSCTLS = (
+    "user/max_user_namespaces",
+    "kernel/unprivileged_userns_clone",
+    "kernel/apparmor_restrict_unprivileged_userns",
+)
+
+
+def kernel_facts() -> dict[str, str]:
+    """What the sandbox relies on from the kernel: who we are, and the user-namespace switches that exist."""
+    facts = {"euid": str(os.geteuid()), "kernel": os.uname().release}
+    for name in USERNS_SYSCTLS:
+        value = read_head(f"/proc/sys/{name}", 64).decode("ascii", "replace").strip()
+        if value:
+            facts[name.replace("/", ".")] = value
+    return facts
+
+
+def userns_blocked(facts: dict[str, str]) -> str | None:
+    """Why unprivileged user namespaces are off, from `kernel_facts` (None: nothing says so; root needs none)."""
+    if facts.get("euid") == "0":
+        return None
+    if facts.get("user.max_user_namespaces") == "0":
+        return "user.max_user_namespaces is 0"
+    if facts.get("kernel.unprivileged_userns_clone") == "0":
+        return "kernel.unprivileged_userns_clone is 0"
+    if facts.get("kernel.apparmor_restrict_unprivileged_userns") == "1":
+        return "kernel.apparmor_restrict_unprivileged_userns is 1 (an AppArmor profile must allow bwrap)"
+    return None
+
+
+def host() -> Host:
+    """This machine's system directories, /etc secrets to mask, and DNS configuration's real place."""
+    system: list[tuple[str, str | None]] = []
+    for path in SYSTEM_DIRS:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            system.append((path, os.readlink(path)))
+        elif stat.S_ISDIR(st.st_mode):
+            system.append((path, None))
+    files, dirs = [], []
+    for path in ETC_SECRETS:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            dirs.append(path)
+        elif stat.S_ISREG(st.st_mode):
+            files.append(path)
+    extra: list[str] = []
+    resolv = os.path.realpath("/etc/resolv.conf")
+    if os.path.isfile(resolv) and not resolv.startswith(SYSTEM_PREFIXES):
+        extra.append(resolv)  # e.g. systemd-resolved's stub under /run
+    return Host(os.geteuid(), tuple(system), tuple(files), tuple(dirs), tuple(extra))
+
+
+def _outside_system(path: str) -> bool:
+    return not path.startswith(SYSTEM_PREFIXES)
+
+
+def runtime_roots(executable: str) -> tuple[str, ...]:
+    """Directories the oms `executable` needs inside the sandbox (read-only): the frozen bundle, or, from
+    source, the virtual environment, the Python it was made from, and the `oms` package."""
+    real = os.path.realpath(executable)
+    if is_frozen() and real == os.path.realpath(sys.executable):
+        roots = [os.path.dirname(real)]
+    else:
+        import oms
+
+        roots = [os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)]
+        roots.append(os.path.dirname(os.path.realpath(oms.__file__)))
+        roots.append(os.path.dirname(real))
+    return _minimal(r for r in roots if _outside_system(r + "/"))
+
+
+def tool_roots(name: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """(the real path of agent CLI `name`, the directories it needs read-only, directories for PATH).
+
+    A CLI installed in a system directory needs nothing more; one installed elsewhere (nvm, a user npm
+    prefix) is shown with its install root (`lib/node_modules` of its prefix, else its directory) and
+    the interpreter its first line names."""
+    found = which(name, child_env())
+    if found is None:
+        raise SandboxUnavailableError(f"{name} is not installed (not found on PATH)")
+    real = os.path.realpath(found)
+    if not _outside_system(found) and not _outside_system(real):
+        return found, (), ()  # shown as the system has it (a link in /usr/bin stays a link)
+    roots: list[str] = []
+    path_dirs: list[str] = []
+    for path in (real, _interpreter(real)):
+        if path is None or not _outside_system(path):
+            continue
+        marker = "/lib/node_modules/"
+        roots.append(path[: path.index(marker) + len(marker) - 1] if marker in path else os.path.dirname(path))
+        path_dirs.append(os.path.dirname(path))
+    return real, _minimal(roots), tuple(dict.fromkeys(path_dirs))
+
+
+def _interpreter(path: str) -> str | None:
+    """The real path of the program a script's `#!` line runs (through `/usr/bin/env NAME` too)."""
+    head = read_head(path, 256)
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+    if not words:
+        return None
+    program = words[1] if os.path.basename(words[0]) == "env" and len(words) > 1 else words[0]
+    found = program if program.startswith("/") else which(program, child_env())
+    return os.path.realpath(found) if found else None
+
+
+def _minimal(paths: Iterable[str]) -> tuple[str, ...]:
+    """Distinct paths, dropping any inside another (one bind covers both)."""
+    unique = sorted(set(paths))
+    out: list[str] = []
+    for path in unique:
+        if not any(path == kept or path.startswith(kept.rstrip("/") + "/") for kept in out):
+            out.append(path)
+    return tuple(out)

@@ -1,0 +1,189 @@
+"""The worker sandbox as a plan: what an agent sees, as bubblewrap arguments (pure; ADR 0012).
+
+Every worker (codex, claude, command) runs inside one. The plan is a function of a `Layout` (the
+worker's paths, decided by delivery) and a `Host` (facts about this machine, read by `adapters/bwrap.py`):
+
+- user, PID, IPC and UTS namespaces (`--unshare-user`, `--unshare-pid`, ...); the network is shared
+  (the model API). As root the agent is uid/gid 1000 inside, so it holds no capability even in its own
+  namespace; `--die-with-parent`: when the broker dies, the sandbox dies, and with its PID namespace's
+  init every process the agent started, however detached;
+- system directories read-only (`/usr`, `/etc` with its secret files masked, ...), a private `/tmp`, a
+  fresh `/proc` and `/dev`; nothing else of the host: no state root, no home, no other worktree;
+- oms's own runtime and the agent CLI's install root read-only, at their real paths (the hook and MCP
+  commands written into the agent's configuration name them);
+- the private home read-write at `HOME_VIEW`, except the files oms generated (read-only over
+  themselves), plus single files bound read-only (the CLI's one credential, a command's own script);
+- the repository's git common dir read-only with only this worktree's gitdir under `worktrees/`; the
+  worktree read-write with its `.git` file read-only; empty read-only placeholders at `.codex`, `.claude`
+  and `.mcp.json`, so none of them can be created;
+- the broker's socket at `BROKER_VIEW` (added by the supervisor, which creates it).
+
+Order matters: bubblewrap applies the operations in sequence, later mounts on top of earlier ones.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+from oms.domain.relay import BROKER_VIEW
+
+HOME_VIEW = "/oms/home"
+PLACEHOLDERS = (".codex", ".claude", ".mcp.json")
+SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+ROOT_INSIDE_ID = 1000  # uid/gid of the agent inside when oms runs as root (never uid 0 inside)
+# System directories shown read-only (each only if the host has it); a symlink is recreated as one.
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+# Files and directories under /etc that hold secrets (readable to root): masked when they exist.
+ETC_SECRETS = (
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/ssh",
+    "/etc/ssl/private",
+    "/etc/security/opasswd",
+    "/etc/libvirt",
+    "/etc/docker",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Host:
+    """Facts about the machine the plan depends on (read by `adapters/bwrap.py`)."""
+
+    euid: int
+    system: tuple[tuple[str, str | None], ...]  # (path, symlink target or None for a directory)
+    masked_files: tuple[str, ...] = ()  # ETC_SECRETS that exist as files
+    masked_dirs: tuple[str, ...] = ()  # ETC_SECRETS that exist as directories
+    extra_ro: tuple[str, ...] = ()  # e.g. /etc/resolv.conf's target when it lives outside /etc
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The worker's own paths (real, absolute; decided and checked by delivery)."""
+
+    worktree: str
+    common_dir: str  # the repository's git common dir (read-only inside)
+    gitdir: str  # this worktree's gitdir, <common_dir>/worktrees/<name>
+    home: str  # the private home on the host (read-write inside at HOME_VIEW)
+    home_readonly: tuple[str, ...] = ()  # names in the home oms generated: read-only inside
+    files: tuple[tuple[str, str], ...] = ()  # (host file, path inside), read-only
+    runtime: tuple[str, ...] = ()  # directories shown read-only at their own path (oms, the CLI)
+
+
+def _check_abs(path: str, what: str) -> str:
+    if not path.startswith("/") or "\x00" in path or posixpath.normpath(path) != path or path == "/":
+        raise ValueError(f"{what} must be a normalised absolute path below / (got {path[:80]!r})")
+    return path
+
+
+def _inside(path: str, parent: str) -> bool:
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
+    """The bubblewrap options for `layout` on `host` (everything but the socket, status fd and command)."""
+    worktree = _check_abs(layout.worktree, "worktree")
+    common = _check_abs(layout.common_dir, "git common dir")
+    gitdir = _check_abs(layout.gitdir, "worktree gitdir")
+    home = _check_abs(layout.home, "private home")
+    if posixpath.dirname(gitdir) != posixpath.join(common, "worktrees"):
+        raise ValueError("the worktree's gitdir is not under the git common dir's worktrees/")
+    if _inside(worktree, common) or _inside(common, worktree) or _inside(home, worktree):
+        raise ValueError("worktree, git common dir and home must not contain each other")
+    args: list[str] = ["--unshare-user"]
+    if host.euid == 0:
+        args += ["--uid", str(ROOT_INSIDE_ID), "--gid", str(ROOT_INSIDE_ID)]
+    args += [
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--hostname",
+        "oms-worker",
+        "--die-with-parent",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--tmpfs",
+        "/tmp",  # noqa: S108 - a new, private tmpfs inside the sandbox
+        "--tmpfs",
+        "/var/tmp",  # noqa: S108 - likewise
+    ]
+    for path, target in host.system:
+        _check_abs(path, "system directory")
+        args += ["--symlink", target, path] if target is not None else ["--ro-bind", path, path]
+    for path in host.masked_files:
+        args += ["--ro-bind", "/dev/null", _check_abs(path, "masked file")]
+    for path in host.masked_dirs:
+        args += ["--tmpfs", _check_abs(path, "masked directory"), "--remount-ro", path]
+    for path in (*host.extra_ro, *layout.runtime):
+        args += ["--ro-bind", _check_abs(path, "read-only path"), path]
+    args += ["--bind", home, HOME_VIEW]
+    for name in layout.home_readonly:
+        if "/" in name or name in ("", ".", ".."):
+            raise ValueError(f"home file name {name[:40]!r} is not a plain name")
+        args += ["--ro-bind", posixpath.join(home, name), posixpath.join(HOME_VIEW, name)]
+    for source, view in layout.files:
+        args += ["--ro-bind", _check_abs(source, "read-only file"), _check_abs(view, "read-only file view")]
+    worktrees = posixpath.join(common, "worktrees")
+    args += ["--ro-bind", common, common, "--tmpfs", worktrees, "--ro-bind", gitdir, gitdir]
+    args += ["--remount-ro", worktrees]
+    args += [
+        "--bind",
+        worktree,
+        worktree,
+        "--ro-bind",
+        posixpath.join(worktree, ".git"),
+        posixpath.join(worktree, ".git"),
+    ]
+    for name in PLACEHOLDERS:
+        mount = posixpath.join(worktree, name)
+        args += ["--tmpfs", mount, "--remount-ro", mount]
+    args += ["--chdir", worktree]
+    return tuple(args)
+
+
+def command_args(sandbox: tuple[str, ...], socket_path: str) -> list[str]:
+    """The options bubblewrap reads from its `--args` descriptor: the plan and the broker socket. (The
+    command itself follows `--` on bubblewrap's own command line: it is not secret, and bubblewrap does
+    not take a command from `--args`.)"""
+    return [*sandbox, "--bind", _check_abs(socket_path, "broker socket"), BROKER_VIEW]
+
+
+def exec_marked(command: tuple[str, ...], fd: int) -> list[str]:
+    """`command` behind a one-line `/bin/sh` that writes one byte to `fd`, closes it and execs the command:
+    the byte says the sandbox was set up and the command is starting (bubblewrap's own status reports its
+    child before the mounts, so a failed setup would look like the agent exiting 1). Nothing of it stays:
+    `exec` replaces the shell, and the agent does not inherit `fd`."""
+    if not command or not 2 < fd < 10:
+        raise ValueError("a command and a descriptor above stdio are needed")
+    return ["/bin/sh", "-c", f'printf s >&{fd}; exec {fd}>&-; exec "$0" "$@"', *command]
+
+
+def environment(base: dict[str, str], plan_env: dict[str, str], path_dirs: tuple[str, ...]) -> dict[str, str]:
+    """The agent's environment inside: terminal and locale from `base`, then the plan's, then oms's own
+    (HOME, TMPDIR, PATH, the broker socket): never the host's paths, never oms's state root."""
+    keep = ("TERM", "COLORTERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
+    env = {key: base[key] for key in keep if key in base}
+    env.setdefault("TERM", "xterm-256color")
+    env.update(plan_env)
+    extra = [d for d in path_dirs if d and d not in SANDBOX_PATH.split(":")]
+    env.update(
+        {
+            "HOME": HOME_VIEW,
+            "TMPDIR": "/tmp",  # noqa: S108 - the sandbox's own private tmpfs
+            "PATH": ":".join([*dict.fromkeys(extra), SANDBOX_PATH]),
+            "OMS_BROKER_SOCKET": BROKER_VIEW,
+        }
+    )
+    return env
+
+
+def placeholder_paths(worktree: str) -> tuple[str, ...]:
+    """The mount points bubblewrap leaves in the worktree (empty directories, removed after the run)."""
+    return tuple(posixpath.join(worktree, name) for name in PLACEHOLDERS)

@@ -1,0 +1,281 @@
+"""Predicates of the `launch-spec` schema. Generated from schemas/*.schema.json by build/gen_validators.py. Do not edit.
+
+Each predicate answers whether a JSON value satisfies one schema (Draft 2020-12, as jsonschema applies
+it without format assertion). Proven equal to jsonschema by tests/unit/schemas/test_generated_validators.py.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
+from oms.schemas._generated._runtime import search as _search, unique as _unique
+
+from oms.schemas._generated import defs as _m_defs
+
+_P0 = '^[a-z]+-[0-9][0-9.]*$'
+_P1 = '^[A-Za-z0-9_.:-]{1,128}$'
+_P2 = '^[0-9a-f]{64}$'
+_P3 = '^[^\\u0000]*$'
+_P4 = '^[A-Za-z_][A-Za-z0-9_]{0,127}$'
+_C0: object = 'oms-launch-v1'
+_C1: tuple[object, ...] = ('codex', 'claude', 'command')
+
+
+def _v384(x: object) -> bool:
+    # launch-spec#/properties/format
+    if not _eq(x, _C0):
+        return False
+    return True
+
+
+def _v385(x: object) -> bool:
+    # launch-spec#/properties/dispatch_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v386(x: object) -> bool:
+    # launch-spec#/properties/session_id
+    if not _m_defs._v15(x):
+        return False
+    return True
+
+
+def _v387(x: object) -> bool:
+    # launch-spec#/properties/provider
+    if not any(_eq(x, c) for c in _C1):
+        return False
+    return True
+
+
+def _v388(x: object) -> bool:
+    # launch-spec#/properties/provider_version
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P0, x) is None:
+            return False
+        if len(x) > 40:
+            return False
+    return True
+
+
+def _v390(x: object) -> bool:
+    # launch-spec#/properties/allowed_tools/items
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P1, x) is None:
+            return False
+    return True
+
+
+def _v389(x: object) -> bool:
+    # launch-spec#/properties/allowed_tools
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) > 64:
+            return False
+        for v in x:
+            if not _v390(v):
+                return False
+    return True
+
+
+def _v391(x: object) -> bool:
+    # launch-spec#/properties/nonce
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P2, x) is None:
+            return False
+    return True
+
+
+def _v392(x: object) -> bool:
+    # launch-spec#/properties/config_root
+    if not _m_defs._v35(x):
+        return False
+    return True
+
+
+def _v393(x: object) -> bool:
+    # launch-spec#/properties/worktree
+    if not _m_defs._v35(x):
+        return False
+    return True
+
+
+def _v394(x: object) -> bool:
+    # launch-spec#/properties/bwrap
+    if not _m_defs._v35(x):
+        return False
+    return True
+
+
+def _v397(x: object) -> bool:
+    # launch-spec#/$defs/word
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P3, x) is None:
+            return False
+        if len(x) > 65536:
+            return False
+    return True
+
+
+def _v396(x: object) -> bool:
+    # launch-spec#/properties/sandbox/items
+    if not _v397(x):
+        return False
+    return True
+
+
+def _v395(x: object) -> bool:
+    # launch-spec#/properties/sandbox
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) < 1:
+            return False
+        if len(x) > 1024:
+            return False
+        for v in x:
+            if not _v396(v):
+                return False
+    return True
+
+
+def _v399(x: object) -> bool:
+    # launch-spec#/properties/command/items
+    if not _v397(x):
+        return False
+    return True
+
+
+def _v398(x: object) -> bool:
+    # launch-spec#/properties/command
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) < 1:
+            return False
+        if len(x) > 256:
+            return False
+        for v in x:
+            if not _v399(v):
+                return False
+    return True
+
+
+def _v401(x: object) -> bool:
+    # launch-spec#/properties/placeholders/items
+    if not _m_defs._v35(x):
+        return False
+    return True
+
+
+def _v400(x: object) -> bool:
+    # launch-spec#/properties/placeholders
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) > 8:
+            return False
+        for v in x:
+            if not _v401(v):
+                return False
+    return True
+
+
+def _v403(x: object) -> bool:
+    # launch-spec#/properties/env/additionalProperties
+    if not _v397(x):
+        return False
+    return True
+
+
+def _v404(x: object) -> bool:
+    # launch-spec#/properties/env/propertyNames
+    if isinstance(x, str):
+        if _search(_P4, x) is None:
+            return False
+    return True
+
+
+def _v402(x: object) -> bool:
+    # launch-spec#/properties/env
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        if len(x) > 64:
+            return False
+        for k, v in x.items():
+            if k not in () and not _v403(v):
+                return False
+        for k in x:
+            if not _v404(k):
+                return False
+    return True
+
+
+def _v405(x: object) -> bool:
+    # launch-spec#/properties/created_at
+    if not _m_defs._v71(x):
+        return False
+    return True
+
+
+def _v383(x: object) -> bool:
+    # launch-spec#
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('allowed_tools', 'bwrap', 'command', 'config_root', 'created_at', 'dispatch_id', 'env', 'format', 'nonce', 'placeholders', 'provider', 'provider_version', 'sandbox', 'session_id', 'worktree'):
+            if k not in x:
+                return False
+        if 'format' in x and not _v384(x['format']):
+            return False
+        if 'dispatch_id' in x and not _v385(x['dispatch_id']):
+            return False
+        if 'session_id' in x and not _v386(x['session_id']):
+            return False
+        if 'provider' in x and not _v387(x['provider']):
+            return False
+        if 'provider_version' in x and not _v388(x['provider_version']):
+            return False
+        if 'allowed_tools' in x and not _v389(x['allowed_tools']):
+            return False
+        if 'nonce' in x and not _v391(x['nonce']):
+            return False
+        if 'config_root' in x and not _v392(x['config_root']):
+            return False
+        if 'worktree' in x and not _v393(x['worktree']):
+            return False
+        if 'bwrap' in x and not _v394(x['bwrap']):
+            return False
+        if 'sandbox' in x and not _v395(x['sandbox']):
+            return False
+        if 'command' in x and not _v398(x['command']):
+            return False
+        if 'placeholders' in x and not _v400(x['placeholders']):
+            return False
+        if 'env' in x and not _v402(x['env']):
+            return False
+        if 'created_at' in x and not _v405(x['created_at']):
+            return False
+        for k in x:
+            if k not in ('format', 'dispatch_id', 'session_id', 'provider', 'provider_version', 'allowed_tools', 'nonce', 'config_root', 'worktree', 'bwrap', 'sandbox', 'command', 'placeholders', 'env', 'created_at'):
+                return False
+    return True
+
+
+VALIDATORS: dict[str, Callable[[object], bool]] = {
+    'launch-spec': _v383,
+    'launch-spec#/$defs/word': _v397,
+}

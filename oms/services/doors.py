@@ -1,0 +1,70 @@
+"""The two doors a broker applies for its one worker: hooks and the MCP bridge (ADR 0012).
+
+`WorkerDoors` holds the binding delivery wrote into the launch spec — dispatch, session, provider, hook
+contract, the role's tool allow-list, the delivery nonce — and the state and config roots, which never
+enter the sandbox. A relay's argv is compared with that binding; nothing from inside is trusted. The
+workspace opens on the first request that needs it (a probe or a PreToolUse never opens it) and stays
+open for the broker's life.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from oms.services import bridge, hooks
+from oms.services.broker import BridgeSession, DoorRefusedError
+
+if TYPE_CHECKING:
+    from oms.services.workspace import Workspace
+
+
+class WorkerDoors:
+    """`broker.Doors` for one worker."""
+
+    def __init__(
+        self,
+        binding: hooks.HookArgs,
+        nonce: str,
+        state_root: str,
+        config_root: str,
+        log: Callable[[str], None],
+    ) -> None:
+        self.binding = binding
+        self.nonce = nonce
+        self.state_root = state_root
+        self.config_root = config_root
+        self.log = log
+        self._ws: Workspace | None = None
+
+    def workspace(self) -> Workspace:
+        """The broker's workspace (opened once)."""
+        if self._ws is None:
+            from oms.services.workspace import Workspace
+
+            self._ws = Workspace.open(self.state_root, self.config_root)
+        return self._ws
+
+    def close(self) -> None:
+        """Close the workspace if it was opened."""
+        if self._ws is not None:
+            self._ws.close()
+            self._ws = None
+
+    def hook(self, argv: tuple[str, ...], body: bytes) -> tuple[bytes, str]:
+        """One hook request."""
+        out, err = hooks.answer(self.binding, argv, body, self.workspace, self.nonce)
+        if err:
+            self.log(f"hook: {err}")
+        return out, err
+
+    def bridge(self, argv: tuple[str, ...]) -> BridgeSession:
+        """A new MCP session for a bridge relay bound to this worker."""
+        try:
+            dispatch_id, session_id = bridge.parse_args(argv)
+        except ValueError as exc:
+            raise DoorRefusedError(str(exc)) from exc
+        if (dispatch_id, session_id) != (self.binding.dispatch_id, self.binding.session_id):
+            raise DoorRefusedError("bridge arguments are not this worker's binding")
+        args = bridge.BridgeArgs(dispatch_id, session_id, self.nonce)
+        return bridge.Session(bridge.Tools(args, self.workspace, self.log), self.log)

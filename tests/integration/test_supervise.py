@@ -1,0 +1,103 @@
+"""`oms worker supervise` with a launch spec of our own: the sandbox starts, the broker serves, the end is
+recorded (status, signal, or why the sandbox never started), the socket and mount points are cleaned."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from oms.adapters import bwrap
+from oms.canonical import Json, JsonObject, now
+from oms.fsio import Root
+from oms.services import launch
+from oms.store import StateRoot
+from tests.helpers import oms_command
+
+
+def _spec(state: Path, worktree: Path, command: list[str], sandbox: list[str] | None = None) -> None:
+    host = bwrap.host()
+    minimal = ["--unshare-user", "--unshare-pid", "--die-with-parent", "--proc", "/proc", "--dev", "/dev"]
+    for path, target in host.system:
+        minimal += ["--symlink", target, path] if target is not None else ["--ro-bind", path, path]
+    minimal += ["--bind", str(worktree), str(worktree), "--tmpfs", str(worktree / ".codex"), "--chdir", str(worktree)]
+    doc: JsonObject = {
+        "format": "oms-launch-v1",
+        "dispatch_id": "dsp-1",
+        "session_id": "11111111-2222-4333-8444-555555555555",
+        "provider": "command",
+        "provider_version": "command-1",
+        "allowed_tools": [],
+        "nonce": "0" * 64,
+        "config_root": str(worktree),
+        "worktree": str(worktree),
+        "bwrap": bwrap.locate(),
+        "sandbox": list[Json](sandbox if sandbox is not None else minimal),
+        "command": list[Json](command),
+        "env": {"PATH": "/usr/bin:/bin", "HOME": "/"},
+        "placeholders": [str(worktree / ".codex")],
+        "created_at": now(),
+    }
+    with Root.open(str(state)) as root:
+        launch.write(root, doc)
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> Path:
+    path = tmp_path / "state"
+    StateRoot.create(str(path), now())[0].close()
+    return path
+
+
+def _supervise(state: Path) -> int:
+    """A real supervisor process, as a pane starts it (its lowest descriptors free for the exec marker)."""
+    argv = [*oms_command().argv, "worker", "supervise", "--dispatch-id", "dsp-1", "--state-root", str(state)]
+    return subprocess.run(argv, stdin=subprocess.DEVNULL, timeout=120, check=False).returncode
+
+
+def _ended(state: Path) -> dict[str, object]:
+    doc = json.loads((state / "panes" / "dsp-1.exit.json").read_text())
+    assert isinstance(doc, dict)
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("script", "status", "signum"),
+    [("exit 7", 7, None), ("kill -TERM $$", None, 15), ("kill -KILL $$", None, 9), ("true", 0, None)],
+)
+def test_the_end_of_the_sandbox_is_recorded(
+    state: Path, tmp_path: Path, script: str, status: int | None, signum: int | None
+) -> None:
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    _spec(state, worktree, ["/bin/sh", "-c", script])
+    code = _supervise(state)
+    ended = _ended(state)
+    assert (ended["status"], ended["signal"]) == (status, signum)
+    assert code == (status if status is not None else 128 + (signum or 0))
+    assert not (state / "panes" / "dsp-1.launch.json").exists()  # read once: it holds the credential
+    assert not (state / "panes" / "dsp-1.sock").exists()
+    assert not (worktree / ".codex").exists()  # the sandbox's mount point is gone with it
+    assert os.listdir(worktree) == []
+
+
+def test_a_sandbox_that_cannot_start_says_so(state: Path, tmp_path: Path) -> None:
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    _spec(state, worktree, ["/bin/true"], sandbox=["--ro-bind", str(tmp_path / "missing"), "/x"])
+    assert _supervise(state) == 1
+    ended = _ended(state)
+    assert ended["status"] == 1
+    assert "the sandbox did not start" in str(ended["detail"])
+
+
+def test_the_agent_sees_its_worktree_and_not_the_state_root(state: Path, tmp_path: Path) -> None:
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    probe = f"test -d '{worktree}' && ! test -e '{state}' && ! test -e '{tmp_path}/state' && echo seen > seen.txt"
+    _spec(state, worktree, ["/bin/sh", "-c", probe])
+    assert _supervise(state) == 0
+    assert (worktree / "seen.txt").read_text() == "seen\n"
