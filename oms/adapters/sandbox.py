@@ -148,11 +148,13 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
     return tuple(args)
 
 
-def command_args(sandbox: tuple[str, ...], socket_path: str) -> list[str]:
-    """The options bubblewrap reads from its `--args` descriptor: the plan and the broker socket. (The
-    command itself follows `--` on bubblewrap's own command line: it is not secret, and bubblewrap does
-    not take a command from `--args`.)"""
-    return [*sandbox, "--bind", _check_abs(socket_path, "broker socket"), BROKER_VIEW]
+def command_args(sandbox: tuple[str, ...], socket_path: str, status_fd: int) -> list[str]:
+    """The options bubblewrap reads from its `--args` descriptor: the plan, the broker socket, and the
+    descriptor where bubblewrap reports its namespace's init (`child-pid`, a host pid: the supervisor kills
+    it to end the sandbox whatever the agent did to it). The command itself follows `--` on bubblewrap's
+    own command line: it is not secret, and bubblewrap does not take a command from `--args`."""
+    socket_bind = ["--bind", _check_abs(socket_path, "broker socket"), BROKER_VIEW]
+    return [*sandbox, *socket_bind, "--json-status-fd", str(status_fd)]
 
 
 def exec_marked(command: tuple[str, ...], fd: int) -> list[str]:

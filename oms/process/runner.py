@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from oms.errors import ProcessFailedError, ProcessTimeoutError, ToolNotFoundError
+from oms.fsio.procinfo import ProcessIdentity, boot_id, start_ticks
 from oms.limits import LIMITS
 from oms.process.env import child_env
 
@@ -220,8 +221,9 @@ def _wait_through_hangup(child: subprocess.Popen[bytes], state: dict[str, bool],
 
 
 class Foreground:
-    """A child on this process's terminal and in its process group (a worker's sandbox), with a pidfd so an
-    event loop can wait for it beside its sockets."""
+    """A child on this process's terminal, leading its own process group, which holds the terminal's
+    foreground (a worker's sandbox: nothing in it can signal this process through a shared group), with
+    a pidfd so an event loop can wait for it beside its sockets."""
 
     __slots__ = ("_popen", "pid", "pidfd")
 
@@ -249,6 +251,12 @@ class Foreground:
         with contextlib.suppress(ProcessLookupError):
             self._popen.kill()
 
+    def signal_group(self, signum: int) -> None:
+        """Send `signum` to its process group (it leads one)."""
+        if self.pid > 1:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signum)
+
     def close(self) -> None:
         """Release the pidfd."""
         if self.pidfd is not None:
@@ -257,15 +265,23 @@ class Foreground:
 
 
 def start_foreground(argv: Sequence[str], *, env: Mapping[str, str], pass_fds: tuple[int, ...] = ()) -> Foreground:
-    """Start `argv` (an absolute program) in the foreground: same terminal, same process group, the given
-    environment only, and only `pass_fds` beyond stdio."""
+    """Start `argv` (an absolute program) in the foreground of this process's terminal: its own process
+    group, made the terminal's foreground group (when stdin is a terminal this process controls), the
+    given environment only, and only `pass_fds` beyond stdio."""
     args = tuple(argv)
     if not args or not os.path.isabs(args[0]) or any("\x00" in a for a in args):
         raise ValueError("argv must be an absolute program and words without NUL")
     try:
-        child = subprocess.Popen(args, env=dict(env), close_fds=True, pass_fds=pass_fds)  # never a shell
+        child = subprocess.Popen(  # never a shell
+            args, env=dict(env), close_fds=True, pass_fds=pass_fds, process_group=0
+        )
     except OSError as exc:
         raise ToolNotFoundError(f"{args[0]}: {exc.strerror}") from exc
+    with contextlib.suppress(OSError):
+        os.setpgid(child.pid, child.pid)  # also here: the terminal must not be handed over before it exists
+    with contextlib.suppress(OSError):
+        if os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp():
+            os.tcsetpgrp(0, child.pid)
     return Foreground(child)
 
 
@@ -284,11 +300,24 @@ def data_fd(data: bytes, name: str = "oms-data") -> int:
     return fd
 
 
-def signal_own_group(signum: int) -> None:
-    """Send `signum` to this process's group (a supervisor passing a hang-up on), if it leads one."""
-    if os.getpgrp() == os.getpid() and os.getpgrp() > 1:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(os.getpgrp(), signum)
+def kill_exact(who: ProcessIdentity) -> bool:
+    """SIGKILL the process `who` if that exact process (pid, start time, boot) still runs; True if signalled.
+    Through a pidfd, so a pid recycled between the check and the signal is never hit."""
+    if who.pid <= 1 or who.boot_id != boot_id():
+        return False
+    try:
+        fd = os.pidfd_open(who.pid)
+    except OSError:
+        return False
+    try:
+        if start_ticks(who.pid) != who.start_ticks:
+            return False
+        signal.pidfd_send_signal(fd, signal.SIGKILL)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def end_own_group() -> None:

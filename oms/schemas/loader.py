@@ -36,6 +36,7 @@ SCHEMA_NAMES = (
     "pane-registry",
     "record-envelope",
     "role-policy",
+    "sandbox-init",
     "session",
     "state-meta",
     "ticket",

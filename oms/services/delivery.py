@@ -44,7 +44,7 @@ from oms.errors import (
 from oms.fsio.outside import regular_file_target
 from oms.fsio.procinfo import group_alive
 from oms.process import is_frozen
-from oms.services import checkout, launch, live, liveness, supervise
+from oms.services import checkout, launch, live, liveness, reaper, supervise
 from oms.services.authority import Authority, check_dispatch
 from oms.services.homes import home_path, materialise
 from oms.services.instructions import executor_instructions
@@ -288,6 +288,8 @@ class Delivery:
                 launch.discard(root, dispatch.record_id)
             self._register_pane(dispatch, pane)
         except OmsError as exc:
+            if self.panes.observe(dispatch.record_id) is None:  # no supervisor will read it: the credential goes
+                launch.discard(self.ws.store.state.root, dispatch.record_id)
             return self._park_worker(dispatch, event_id, "wkr-lch-park", exc)
         try:
             self._register_session(dispatch, pane, event_id)
@@ -636,6 +638,7 @@ class Delivery:
         except OmsError:
             quit_keys = ()
         self.panes.stop(dispatch_id, quit_keys=quit_keys)
+        reaper.end_sandbox(root, dispatch_id)  # should its init have outlived its supervisor (ADR 0012)
         session = self.session(access.text(dispatch.payload, "session_id"))
         if session is not None and session.state != "stopped":
             nxt = sessions.stop(
@@ -650,6 +653,7 @@ class Delivery:
         with contextlib.suppress(NotFoundError):
             root.unlink(marker)
         supervise.clear(root, dispatch_id)
+        launch.discard(root, dispatch_id)  # a spec no supervisor took (it holds the agent's credential)
         self.panes.kill_server_if_idle()
         return self.observe(dispatch_id)
 
@@ -705,6 +709,7 @@ class Delivery:
                 return
         else:
             pane_id = pane.pane_id
+        reaper.end_sandbox(root, dispatch_id)  # the pane has ended: so does whatever is left of its sandbox
         marker = read_document_optional(root, f"panes/{dispatch_id}.kill.json", "kill-marker", 4096)
         status = ended["status"] if ended is not None else pane.dead_status if pane is not None else None
         signum = ended["signal"] if ended is not None else pane.dead_signal if pane is not None else None

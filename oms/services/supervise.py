@@ -1,21 +1,26 @@
 """`oms worker supervise`: the first process in a worker's pane — its sandbox's parent and its broker.
 
 It reads the launch spec delivery wrote (once: it holds the agent's credential), opens the broker's
-socket, starts the agent in its bubblewrap sandbox on the pane's terminal (bubblewrap's arguments come
-through a memory file, never the command line), and serves the worker's hooks and bridge until the
-sandbox ends (`services/broker.py`). Then it records how the sandbox ended (`panes/<dispatch>.exit.json`:
-exit status, signal, or why the sandbox never started — tmux 3.3a does not report a pane's exit status
-reliably, ADR 0009), removes its socket and the empty mount points the sandbox left in the worktree.
+socket, starts the agent in its bubblewrap sandbox on the pane's terminal (bubblewrap's options come
+through a memory file, never the command line; the sandbox leads its own process group, which holds the
+terminal, so nothing in it can signal this process through a shared group), and serves the worker's
+hooks and bridge until the sandbox ends (`services/broker.py`). Then it kills the sandbox's init if it
+still runs (`services/reaper.py`), records how the sandbox ended (`panes/<dispatch>.exit.json`: exit
+status, signal, or why it never started — tmux 3.3a does not report a pane's exit status reliably, ADR
+0009), and removes its socket and the empty mount points the sandbox left in the worktree.
 
-The sandbox cannot outlive it: bubblewrap runs with `--die-with-parent`, and the sandbox's PID namespace
-dies with its init, taking every process the agent started (ADR 0012). When the terminal hangs up (the
-pane or the tmux server is gone) the kernel signals only this process: it passes SIGHUP to its group,
-SIGTERM after 2 s, SIGKILL to the sandbox after 2 s more, records that end, and ends its whole group.
+SIGINT, SIGTERM and SIGQUIT sent to this process (or its group) are passed on to the sandbox's group,
+as they would have reached the agent in a plain pane. When the terminal hangs up (the pane or the tmux
+server is gone) the kernel signals only this process: it passes SIGHUP to the sandbox's group, SIGTERM
+after 2 s, SIGKILL after 2 s more, records that end, and ends its own group. bubblewrap runs with
+`--die-with-parent`: if this process is killed outright, the sandbox goes with it (and `oms worker stop`
+and `observe` kill its init should the agent have tampered with that chain).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import time
@@ -24,10 +29,11 @@ from collections.abc import Callable
 from oms.adapters.sandbox import command_args, exec_marked
 from oms.canonical import JsonObject, check, now
 from oms.errors import AlreadyExistsError, NotFoundError, OmsError
-from oms.fsio import Root
+from oms.fsio import ProcessIdentity, Root
 from oms.fsio.outside import remove_empty_dirs, reserve_descriptor
-from oms.process import data_fd, end_own_group, signal_own_group, start_foreground
-from oms.services import hooks, launch
+from oms.fsio.procinfo import boot_id, start_ticks
+from oms.process import Foreground, data_fd, end_own_group, start_foreground
+from oms.services import hooks, launch, reaper
 from oms.services.broker import Broker, write_log_line
 from oms.services.doors import WorkerDoors
 from oms.store.documents import encode_document
@@ -36,6 +42,7 @@ GRACE_S = 2.0
 LOG_CAP = 1024 * 1024
 WATCHED = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)
 TERMINAL_KEYS = ("TERM", "COLORTERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
+Ended = tuple[int | None, int | None, str | None]  # (status, signal, detail)
 
 
 def exit_path(dispatch_id: str) -> str:
@@ -46,9 +53,8 @@ def exit_path(dispatch_id: str) -> str:
 def supervise(state_root: str, dispatch_id: str) -> int:
     """Start the sandbox, serve its broker until it ends, record the end; the exit code for this process.
 
-    From here on SIGHUP, SIGINT, SIGTERM and SIGQUIT are only noted (the sandbox, in this process group,
-    gets them with their default effect): this process must live to record the end and clean up, also
-    while `oms worker stop` signals the pane's group."""
+    From here on SIGHUP, SIGINT, SIGTERM and SIGQUIT are only noted: this process must live to record the
+    end and clean up, also while `oms worker stop` signals the pane's group."""
     received: list[int] = []
     for signum in WATCHED:
         signal.signal(signum, lambda s, _f: received.append(s))
@@ -57,7 +63,7 @@ def supervise(state_root: str, dispatch_id: str) -> int:
         try:
             spec = launch.consume(root, dispatch_id)
         except OmsError as exc:
-            record_exit(root, dispatch_id, status=1, signum=None, detail=f"the worker could not start: {exc.message}")
+            record_exit(root, dispatch_id, (1, None, f"the worker could not start: {exc.message}"))
             raise
         log_fd = root.open_log(launch.log_path(dispatch_id))
         budget = [LOG_CAP]
@@ -66,96 +72,149 @@ def supervise(state_root: str, dispatch_id: str) -> int:
             write_log_line(log_fd, budget, line)
 
         try:
-            code, ended_by, detail, hung_up = _run(root, os.path.realpath(state_root), spec, log, received, slot)
-            record_exit(root, dispatch_id, status=code, signum=ended_by, detail=detail)
+            ended = _Run(root, os.path.realpath(state_root), spec, log, received).run(slot)
+            if reaper.end_sandbox(root, dispatch_id):
+                log("the sandbox's init outlived bubblewrap: killed")
+            record_exit(root, dispatch_id, ended)
         finally:
             root.remove_socket(launch.socket_path(dispatch_id))
             remove_empty_dirs(spec.worktree, tuple(os.path.basename(p) for p in spec.placeholders))
             os.close(log_fd)
-    if hung_up:
+    if signal.SIGHUP in received:
         end_own_group()  # nothing of this pane's group may outlive it (a no-op unless we lead the group)
-    if ended_by is not None:
-        return 128 + ended_by
-    return code if code is not None else 1
+    status, killed_by, _ = ended
+    if killed_by is not None:
+        return 128 + killed_by
+    return status if status is not None else 1
 
 
-def _run(
-    root: Root,
-    state_real: str,
-    spec: launch.LaunchSpec,
-    log: Callable[[str], None],
-    received: list[int],
-    slot: int,
-) -> tuple[int | None, int | None, str | None, bool]:
-    """(status, signal, detail, hung up) of one sandbox run."""
-    sock_rel = launch.socket_path(spec.dispatch_id)
-    listener = root.listen_unix(sock_rel)
-    status_r, status_w = _marker_pipe(slot)  # the exec marker: one byte once the sandbox is set up
-    args = command_args(spec.sandbox, os.path.join(state_real, sock_rel))
-    args_fd = data_fd(b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args), "oms-bwrap-args")
-    env = {key: os.environ[key] for key in TERMINAL_KEYS if os.environ.get(key)}  # the pane's terminal
-    env.update(spec.env)  # nothing else of ours: no LD_LIBRARY_PATH (frozen or not), no state root
-    doors = WorkerDoors(
-        hooks.HookArgs(spec.provider, spec.provider_version, spec.dispatch_id, spec.session_id, spec.allowed_tools),
-        spec.nonce,
-        state_real,
-        spec.config_root,
-        log,
-    )
-    wake_r, wake_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
-    previous_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
-    broker = Broker(listener, doors, log)
-    child = None
-    try:
-        command = list(spec.command) if status_w < 0 else exec_marked(spec.command, status_w)
-        argv = [spec.bwrap, "--args", str(args_fd), "--", *command]
-        child = start_foreground(argv, env=env, pass_fds=(args_fd,) if status_w < 0 else (args_fd, status_w))
-        os.close(args_fd)
-        if status_w >= 0:
-            os.close(status_w)
-        status_w = args_fd = -1
-        broker.watch(wake_r, lambda: _drain(wake_r))
-        if child.pidfd is not None:
-            broker.watch(child.pidfd, lambda: None)
+class _Run:
+    """One sandbox run: start it, serve the broker, escalate on a hang-up, tell how it ended."""
+
+    def __init__(
+        self, root: Root, state_real: str, spec: launch.LaunchSpec, log: Callable[[str], None], received: list[int]
+    ) -> None:
+        self.root = root
+        self.state_real = state_real
+        self.spec = spec
+        self.log = log
+        self.received = received
+        self.init_seen = False
+        self.status_data = b""
+
+    def run(self, slot: int) -> Ended:
+        spec = self.spec
+        sock_rel = launch.socket_path(spec.dispatch_id)
+        listener = self.root.listen_unix(sock_rel)
+        fds: list[int] = []
+        marker_r, marker_w = _marker_pipe(slot)  # one byte once the sandbox is set up and the agent starts
+        status_r, status_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)  # bubblewrap's JSON status (its init)
+        os.set_blocking(status_w, True)
+        fds += [marker_r, marker_w, status_r, status_w]
+        args = command_args(spec.sandbox, os.path.join(self.state_real, sock_rel), status_w)
+        args_fd = data_fd(b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args), "oms-bwrap-args")
+        wake_r, wake_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+        fds += [args_fd, wake_r, wake_w]
+        env = {key: os.environ[key] for key in TERMINAL_KEYS if os.environ.get(key)}  # the pane's terminal
+        env.update(spec.env)  # nothing else of ours: no LD_LIBRARY_PATH (frozen or not), no state root
+        binding = hooks.HookArgs(
+            spec.provider, spec.provider_version, spec.dispatch_id, spec.session_id, spec.allowed_tools
+        )
+        doors = WorkerDoors(binding, spec.nonce, self.state_real, spec.config_root, self.log)
+        previous_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+        broker = Broker(listener, doors, self.log)
+        child = None
+        try:
+            command = list(spec.command) if marker_w < 0 else exec_marked(spec.command, marker_w)
+            passed = (args_fd, status_w) if marker_w < 0 else (args_fd, status_w, marker_w)
+            child = start_foreground([spec.bwrap, "--args", str(args_fd), "--", *command], env=env, pass_fds=passed)
+            for quiet in (signal.SIGTTOU, signal.SIGTTIN):  # the sandbox's group holds the terminal now
+                signal.signal(quiet, signal.SIG_IGN)
+            for fd in (args_fd, status_w, marker_w):
+                _close(fds, fd)
+            broker.watch(wake_r, lambda: _drain(wake_r))
+            broker.watch(status_r, lambda: self._status(status_r))
+            if child.pidfd is not None:
+                broker.watch(child.pidfd, lambda: None)
+            returncode = self._serve(child, broker)
+            self._status(status_r)
+            self.log(f"sandbox ended ({returncode}); the broker served {broker.served} requests")
+            started = marker_r < 0 or _started(marker_r)
+        finally:
+            broker.close()
+            if child is not None:
+                child.close()
+            doors.close()
+            listener.close()
+            signal.set_wakeup_fd(previous_wakeup)
+            for fd in list(fds):
+                _close(fds, fd)
+        if returncode < 0:
+            return None, -returncode, None
+        if not started:
+            return returncode, None, f"the sandbox did not start (bubblewrap exited {returncode})"
+        if 128 < returncode <= 128 + 64:  # the agent died of a signal (bubblewrap's init reports 128 + N)
+            return None, returncode - 128, None
+        return returncode, None, None
+
+    def _serve(self, child: Foreground, broker: Broker) -> int:
+        """Serve until the sandbox ends; on a hang-up: SIGHUP, SIGTERM, then SIGKILL (and its init)."""
         hung_up_at: float | None = None
         steps = [signal.SIGHUP, signal.SIGTERM, signal.SIGKILL]
         next_step = 0.0
+        passed_on = 0
         while (returncode := child.poll()) is None:
-            if signal.SIGHUP in received and hung_up_at is None:
+            for signum in self.received[passed_on:]:  # a signal to the pane's group is meant for the agent
+                passed_on += 1
+                if signum != signal.SIGHUP and hung_up_at is None:
+                    child.signal_group(signum)
+            if signal.SIGHUP in self.received and hung_up_at is None:
                 hung_up_at = next_step = time.monotonic()
-                log("the terminal hung up: ending the sandbox")
+                self.log("the terminal hung up: ending the sandbox")
             if hung_up_at is not None and steps and time.monotonic() >= next_step:
                 step = steps.pop(0)
                 if step == signal.SIGKILL:
                     child.kill()
+                    reaper.end_sandbox(self.root, self.spec.dispatch_id)
                 else:
-                    signal_own_group(step)  # our own copy is only noted; the sandbox gets the default
+                    child.signal_group(step)
                 next_step = time.monotonic() + GRACE_S
             wait = None if hung_up_at is None else max(0.0, next_step - time.monotonic())
             if child.pidfd is None:
                 wait = 0.2 if wait is None else min(wait, 0.2)
             broker.run_once(wait)
-        log(f"sandbox ended ({returncode}); the broker served {broker.served} requests")
-        started = status_r < 0 or _started(status_r)
-    finally:
-        broker.close()
-        if child is not None:
-            child.close()
-        doors.close()
-        listener.close()
-        signal.set_wakeup_fd(previous_wakeup)
-        for fd in (wake_r, wake_w, status_r, status_w, args_fd):  # each closed once (-1 once closed)
-            if fd >= 0:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-    hung_up = signal.SIGHUP in received
-    if returncode < 0:
-        return None, -returncode, None, hung_up
-    if not started:
-        return returncode, None, f"the sandbox did not start (bubblewrap exited {returncode})", hung_up
-    if 128 < returncode <= 128 + 64:  # the agent died of a signal (bubblewrap's init reports 128 + N)
-        return None, returncode - 128, None, hung_up
-    return returncode, None, None, hung_up
+        return returncode
+
+    def _status(self, fd: int) -> None:
+        """Read bubblewrap's status; record its namespace's init the first time it is named."""
+        with contextlib.suppress(BlockingIOError, InterruptedError, OSError):
+            while len(self.status_data) < 65536 and (chunk := os.read(fd, 4096)):
+                self.status_data += chunk
+        if self.init_seen:
+            return
+        pid = _child_pid(self.status_data)
+        ticks = start_ticks(pid) if pid is not None else None
+        if pid is not None and ticks is not None:
+            self.init_seen = True
+            reaper.record_init(self.root, self.spec.dispatch_id, ProcessIdentity(boot_id(), pid, ticks))
+
+
+def _child_pid(data: bytes) -> int | None:
+    """The `child-pid` bubblewrap reports first on `--json-status-fd` (its namespace's init, a host pid)."""
+    head = data.split(b"\n", 1)[0] if b"\n" in data else b""
+    try:
+        doc = json.loads(head) if head else None
+    except ValueError:
+        return None
+    pid = doc.get("child-pid") if isinstance(doc, dict) else None
+    return pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 1 else None
+
+
+def _close(fds: list[int], fd: int) -> None:
+    if fd >= 0 and fd in fds:
+        fds.remove(fd)
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
 
 def _drain(fd: int) -> None:
@@ -185,8 +244,9 @@ def _started(fd: int) -> bool:
     return False
 
 
-def record_exit(root: Root, dispatch_id: str, *, status: int | None, signum: int | None, detail: str | None) -> None:
+def record_exit(root: Root, dispatch_id: str, ended: Ended) -> None:
     """Publish the exit record (once per launch; a record already there is kept)."""
+    status, signum, detail = ended
     doc: JsonObject = {
         "format": "oms-exit-v1",
         "dispatch_id": dispatch_id,

@@ -404,6 +404,8 @@ class _Verifier:
                 schema = "kill-marker"
             elif name.endswith(".launch.json") and OPAQUE_ID.fullmatch(name[: -len(".launch.json")]):
                 schema = "launch-spec"
+            elif name.endswith(".init.json") and OPAQUE_ID.fullmatch(name[: -len(".init.json")]):
+                schema = "sandbox-init"
             elif name.endswith(".exit.json") and OPAQUE_ID.fullmatch(name[: -len(".exit.json")]):
                 schema = "pane-exit"
             elif name.endswith(".json") and OPAQUE_ID.fullmatch(name[:-5]):
@@ -421,6 +423,7 @@ class _Verifier:
             "kill-marker": "kill markers",
             "pane-exit": "exits",
             "launch-spec": "launch specs",
+            "sandbox-init": "sandbox inits",
         }
         self.report.count(names[schema])
 

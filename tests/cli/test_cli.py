@@ -152,11 +152,14 @@ def test_doctor_reports_each_failure_with_its_fix(oms: OmsCommand, tmp_path: Pat
     assert "oms init" in checks["state root"]["fix"]
     assert checks["config"]["ok"] is False
     assert checks["role policy"]["ok"] is False
+    assert checks["bubblewrap"]["ok"] is False  # not on this PATH: no worker could be sandboxed
+    assert "apt-get install bubblewrap" in checks["bubblewrap"]["fix"]
+    assert checks["kernel"]["ok"] is True  # the kernel facts themselves are fine here
     text = oms.run(
         "doctor", "--state-root", str(tmp_path / "nostate"), "--config-root", str(repo), env={"PATH": str(bin_dir)}
     )
     fail_lines = [line for line in text.stdout.splitlines() if line.startswith("FAIL")]
-    assert len(fail_lines) == 5
+    assert len(fail_lines) == 6
     assert all("(fix: " in line for line in fail_lines)
 
 

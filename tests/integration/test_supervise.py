@@ -80,6 +80,7 @@ def test_the_end_of_the_sandbox_is_recorded(
     assert code == (status if status is not None else 128 + (signum or 0))
     assert not (state / "panes" / "dsp-1.launch.json").exists()  # read once: it holds the credential
     assert not (state / "panes" / "dsp-1.sock").exists()
+    assert not (state / "panes" / "dsp-1.init.json").exists()  # its init is gone, and so is its record
     assert not (worktree / ".codex").exists()  # the sandbox's mount point is gone with it
     assert os.listdir(worktree) == []
 

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'e969321b9f4baee8cf75feac5517296cddb8cac637caf138c72abba0e0bc2fc8'
+SOURCE_SHA256 = '0a75806f7e080f8492a1d5187b6548e7a9c29c19ecc3d471288d7bcb5fa666c3'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -66,6 +66,7 @@ MODULES: dict[str, str] = {
     'pane-registry': 'pane_registry',
     'record-envelope': 'record_envelope',
     'role-policy': 'role_policy',
+    'sandbox-init': 'sandbox_init',
     'session': 'session',
     'state-meta': 'state_meta',
     'ticket': 'ticket',

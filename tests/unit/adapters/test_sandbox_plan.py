@@ -139,11 +139,13 @@ def test_bad_layouts_are_refused(change: dict[str, object]) -> None:
 
 
 def test_the_broker_socket_is_appended_and_the_command_marked() -> None:
-    assert command_args(("--unshare-pid",), "/state/panes/d.sock") == [
+    assert command_args(("--unshare-pid",), "/state/panes/d.sock", 11) == [
         "--unshare-pid",
         "--bind",
         "/state/panes/d.sock",
         BROKER_VIEW,
+        "--json-status-fd",
+        "11",
     ]
     marked = exec_marked(("/usr/bin/codex", "--model", "x y"), 7)
     assert marked[:2] == ["/bin/sh", "-c"]

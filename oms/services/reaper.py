@@ -1,0 +1,61 @@
+"""Ending a worker's sandbox for sure: its PID namespace's init, killed from outside by its exact identity.
+
+The sandbox dies when its init dies: the kernel then kills every process of the namespace, however
+detached. Normally the init dies by itself — bubblewrap gives it a parent-death signal, so the broker's
+death reaches it — but the agent runs as the same user in that namespace and can `ptrace` the init (or
+write its `/proc/1/mem`) to clear that signal; the escape suite does. So the supervisor records the init
+(`panes/<dispatch>.init.json`: pid, start ticks, boot id, as bubblewrap reports it on a descriptor the
+agent never holds) and kills it when the sandbox ends, and `oms worker stop` and `observe` kill it too
+when the supervisor could not (it was killed itself). A signal from outside the namespace reaches its
+init whatever the agent did; the identity check means a recycled pid is never signalled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from oms.canonical import JsonObject, access, check, now
+from oms.errors import AlreadyExistsError, NotFoundError, OmsError
+from oms.fsio import ProcessIdentity, Root
+from oms.process import kill_exact
+from oms.store.documents import encode_document, read_document_optional
+
+
+def init_path(dispatch_id: str) -> str:
+    """Where the supervisor records its sandbox's init."""
+    return f"panes/{check(dispatch_id, 'dispatch id')}.init.json"
+
+
+def record_init(root: Root, dispatch_id: str, who: ProcessIdentity) -> None:
+    """Record the init of `dispatch_id`'s sandbox (replacing an earlier launch's)."""
+    rel = init_path(dispatch_id)
+    doc: JsonObject = {
+        "format": "oms-sandbox-init-v1",
+        "dispatch_id": dispatch_id,
+        "pid": who.pid,
+        "start_ticks": who.start_ticks,
+        "boot_id": who.boot_id,
+        "started_at": now(),
+    }
+    root.mkdirs("panes")
+    with contextlib.suppress(NotFoundError):
+        root.unlink(rel)
+    with contextlib.suppress(AlreadyExistsError):
+        root.publish(rel, encode_document(doc, "sandbox-init", rel, 4096))
+
+
+def end_sandbox(root: Root, dispatch_id: str) -> bool:
+    """Kill the recorded init of `dispatch_id`'s sandbox if that exact process still runs, and forget it;
+    True if it had to be killed. A record that cannot be read is kept and ends nothing."""
+    rel = init_path(dispatch_id)
+    try:
+        doc = read_document_optional(root, rel, "sandbox-init", 4096)
+    except OmsError:
+        return False
+    if doc is None:
+        return False
+    who = ProcessIdentity(access.text(doc, "boot_id"), access.integer(doc, "pid"), access.integer(doc, "start_ticks"))
+    killed = kill_exact(who)
+    with contextlib.suppress(NotFoundError):
+        root.unlink(rel)
+    return killed
