@@ -6,7 +6,8 @@ worker's paths, decided by delivery) and a `Host` (facts about this machine, rea
 - user, PID, IPC and UTS namespaces (`--unshare-user`, `--unshare-pid`, ...); the network is shared
   (the model API). As root the agent is uid/gid 1000 inside, so it holds no capability even in its own
   namespace; `--die-with-parent`: when the broker dies, the sandbox dies, and with its PID namespace's
-  init every process the agent started, however detached;
+  init every process the agent started, however detached. That init is hidden from `/proc` and a
+  seccomp filter refuses `ptrace` and its kin (`adapters/seccomp.py`), so the agent cannot tamper with it;
 - system directories read-only (`/usr`, `/etc` with its secret files masked, ...), a private `/tmp`, a
   fresh `/proc` and `/dev`; nothing else of the host: no state root, no home, no other worktree;
 - oms's own runtime and the agent CLI's install root read-only, at their real paths (the hook and MCP
@@ -107,6 +108,10 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
         "--die-with-parent",
         "--proc",
         "/proc",
+        "--tmpfs",
+        "/proc/1",  # the sandbox's init, whose death takes every sandboxed process: out of the agent's reach
+        "--remount-ro",
+        "/proc/1",
         "--dev",
         "/dev",
         "--tmpfs",
@@ -148,13 +153,14 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
     return tuple(args)
 
 
-def command_args(sandbox: tuple[str, ...], socket_path: str, status_fd: int) -> list[str]:
-    """The options bubblewrap reads from its `--args` descriptor: the plan, the broker socket, and the
+def command_args(sandbox: tuple[str, ...], socket_path: str, status_fd: int, seccomp_fd: int) -> list[str]:
+    """The options bubblewrap reads from its `--args` descriptor: the plan, the broker socket, the
     descriptor where bubblewrap reports its namespace's init (`child-pid`, a host pid: the supervisor kills
-    it to end the sandbox whatever the agent did to it). The command itself follows `--` on bubblewrap's
-    own command line: it is not secret, and bubblewrap does not take a command from `--args`."""
+    it to end the sandbox whatever the agent did), and the seccomp filter (`adapters/seccomp.py`). The
+    command itself follows `--` on bubblewrap's own command line: it is not secret, and bubblewrap does
+    not take a command from `--args`."""
     socket_bind = ["--bind", _check_abs(socket_path, "broker socket"), BROKER_VIEW]
-    return [*sandbox, *socket_bind, "--json-status-fd", str(status_fd)]
+    return [*sandbox, *socket_bind, "--json-status-fd", str(status_fd), "--seccomp", str(seccomp_fd)]
 
 
 def exec_marked(command: tuple[str, ...], fd: int) -> list[str]:

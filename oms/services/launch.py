@@ -16,7 +16,7 @@ import contextlib
 import os
 from typing import NamedTuple
 
-from oms.adapters import bwrap, git
+from oms.adapters import bwrap, git, seccomp
 from oms.adapters.providers.base import LaunchPlan
 from oms.adapters.sandbox import HOME_VIEW, Layout, bwrap_args, environment, placeholder_paths
 from oms.canonical import JsonObject, access, check, now
@@ -84,6 +84,10 @@ def build(
 ) -> JsonObject:
     """The launch spec of a provider plan (reads host facts; touches nothing)."""
     path = bwrap.locate()
+    try:
+        seccomp.program(os.uname().machine)
+    except ValueError as exc:
+        raise SandboxUnavailableError(f"{exc}: oms cannot keep an agent from its sandbox's init here") from exc
     worktree = os.path.realpath(plan.cwd)
     gitdir, common = git_layout(worktree)
     program, tool_dirs, path_dirs = _program(plan.argv[0])

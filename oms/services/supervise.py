@@ -26,6 +26,7 @@ import signal
 import time
 from collections.abc import Callable
 
+from oms.adapters import seccomp
 from oms.adapters.sandbox import command_args, exec_marked
 from oms.canonical import JsonObject, check, now
 from oms.errors import AlreadyExistsError, NotFoundError, OmsError
@@ -111,7 +112,9 @@ class _Run:
         status_r, status_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)  # bubblewrap's JSON status (its init)
         os.set_blocking(status_w, True)
         fds += [marker_r, marker_w, status_r, status_w]
-        args = command_args(spec.sandbox, os.path.join(self.state_real, sock_rel), status_w)
+        seccomp_fd = data_fd(seccomp.encode(seccomp.program(os.uname().machine)), "oms-seccomp")
+        fds.append(seccomp_fd)
+        args = command_args(spec.sandbox, os.path.join(self.state_real, sock_rel), status_w, seccomp_fd)
         args_fd = data_fd(b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args), "oms-bwrap-args")
         wake_r, wake_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
         fds += [args_fd, wake_r, wake_w]
@@ -126,11 +129,11 @@ class _Run:
         child = None
         try:
             command = list(spec.command) if marker_w < 0 else exec_marked(spec.command, marker_w)
-            passed = (args_fd, status_w) if marker_w < 0 else (args_fd, status_w, marker_w)
+            passed = (args_fd, status_w, seccomp_fd) + (() if marker_w < 0 else (marker_w,))
             child = start_foreground([spec.bwrap, "--args", str(args_fd), "--", *command], env=env, pass_fds=passed)
             for quiet in (signal.SIGTTOU, signal.SIGTTIN):  # the sandbox's group holds the terminal now
                 signal.signal(quiet, signal.SIG_IGN)
-            for fd in (args_fd, status_w, marker_w):
+            for fd in (args_fd, status_w, marker_w, seccomp_fd):
                 _close(fds, fd)
             broker.watch(wake_r, lambda: _drain(wake_r))
             broker.watch(status_r, lambda: self._status(status_r))

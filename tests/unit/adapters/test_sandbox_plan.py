@@ -107,6 +107,8 @@ def test_private_tmp_proc_and_dev_come_first() -> None:
     args = bwrap_args(LAYOUT, HOST)
     assert args.index("/tmp") < args.index("/work/wt/tkt-1")
     assert _singles(args, "--proc") == ["/proc"]
+    assert "/proc/1" in _singles(args, "--tmpfs")  # the sandbox's init is hidden from the agent
+    assert "/proc/1" in _singles(args, "--remount-ro")
     assert _singles(args, "--dev") == ["/dev"]
 
 
@@ -139,13 +141,15 @@ def test_bad_layouts_are_refused(change: dict[str, object]) -> None:
 
 
 def test_the_broker_socket_is_appended_and_the_command_marked() -> None:
-    assert command_args(("--unshare-pid",), "/state/panes/d.sock", 11) == [
+    assert command_args(("--unshare-pid",), "/state/panes/d.sock", 11, 12) == [
         "--unshare-pid",
         "--bind",
         "/state/panes/d.sock",
         BROKER_VIEW,
         "--json-status-fd",
         "11",
+        "--seccomp",
+        "12",
     ]
     marked = exec_marked(("/usr/bin/codex", "--model", "x y"), 7)
     assert marked[:2] == ["/bin/sh", "-c"]
