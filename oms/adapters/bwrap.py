@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from oms.adapters.sandbox import ETC_SECRETS, SYSTEM_DIRS, Host
 from oms.errors import ProcessError, SandboxUnavailableError
-from oms.fsio.outside import read_head
+from oms.fsio.outside import read_head, unreadable_by_others
 from oms.limits import LIMITS
 from oms.process import child_env, is_frozen, run, which
 
@@ -99,7 +99,8 @@ def userns_blocked(facts: dict[str, str]) -> str | None:
 
 
 def host() -> Host:
-    """This machine's system directories, /etc secrets to mask, and DNS configuration's real place."""
+    """This machine's system directories, /etc secrets to mask (as root: every file in /etc other users
+    cannot read), and DNS configuration's real place."""
     system: list[tuple[str, str | None]] = []
     for path in SYSTEM_DIRS:
         try:
@@ -120,6 +121,10 @@ def host() -> Host:
             dirs.append(path)
         elif stat.S_ISREG(st.st_mode):
             files.append(path)
+    if os.geteuid() == 0:  # the agent maps to root, the owner of root's private files: mask them all in /etc
+        more_files, more_dirs = unreadable_by_others("/etc")
+        dirs += [d for d in more_dirs if d not in dirs]
+        files += [f for f in more_files if f not in files and not any(f.startswith(d + "/") for d in dirs)]
     extra: list[str] = []
     resolv = os.path.realpath("/etc/resolv.conf")
     if os.path.isfile(resolv) and not resolv.startswith(SYSTEM_PREFIXES):

@@ -27,6 +27,12 @@ HARDENING = (
     "-c",
     "core.fsmonitor=false",
     "-c",
+    "submodule.recurse=false",  # a submodule (or a repository an agent nests) has a config of its own
+    "-c",
+    "diff.ignoreSubmodules=all",
+    "-c",
+    "status.submoduleSummary=false",
+    "-c",
     "core.hooksPath=/dev/null",
     "-c",
     "core.pager=cat",
@@ -201,6 +207,26 @@ def repository_config(repo: str) -> list[tuple[str, str]]:
     return entries
 
 
+SHOWN_CONFIG = re.compile(
+    r"core\.(repositoryformatversion|filemode|ignorecase|precomposeunicode|symlinks)|extensions\.[a-z0-9]+"
+)
+
+
+def sandbox_config(entries: list[tuple[str, str]]) -> str:
+    """The repository config a worker's sandbox shows in its place (pure): only what git needs to read the
+    repository (format version, extensions such as the object format, file-system quirks), never remotes,
+    credentials, hooks or anything else the user keeps there."""
+    sections: dict[str, list[str]] = {}
+    for key, value in entries:
+        lowered = key.lower()
+        if SHOWN_CONFIG.fullmatch(lowered) is None or any(c in value for c in '\n\r"\\\x00'):
+            continue
+        section, _, name = lowered.partition(".")
+        sections.setdefault(section, []).append(f'\t{name} = "{value}"')
+    sections.setdefault("core", []).append("\tbare = false")
+    return "".join(f"[{section}]\n" + "\n".join(lines) + "\n" for section, lines in sections.items())
+
+
 def refuse_unsafe_config(repo: str) -> None:
     """Raise `UnsafeRepositoryError` if the repository's config names a command git could run."""
     keys = dangerous_keys(repository_config(repo))
@@ -215,7 +241,12 @@ def add_worktree(repo: str, path: str, branch: str, base: str) -> None:
 
 
 def status_entries(repo: str) -> list[bytes]:
-    """`git status --porcelain=v2 -z` entries, untracked included (call only after `refuse_unsafe_config`)."""
+    """`git status --porcelain=v2 -z` entries, untracked included (call only after `refuse_unsafe_config`).
+
+    Submodules are never entered (`--ignore-submodules=all`): git would run `status` inside each with that
+    repository's own config — clean filters, fsmonitor — which oms never checked (an agent that nests a
+    repository in its worktree could make oms run its code on the host). A nested repository shows as an
+    untracked `path/` entry; `nested_repositories` finds them."""
     out = git(
         repo,
         "--no-optional-locks",
@@ -223,9 +254,15 @@ def status_entries(repo: str) -> list[bytes]:
         "--porcelain=v2",
         "-z",
         "--untracked-files=all",
-        "--ignore-submodules=none",
+        "--ignore-submodules=all",
     ).stdout
     return [entry for entry in out.split(b"\x00") if entry]
+
+
+def nested_repositories(repo: str) -> list[str]:
+    """Untracked repositories inside `repo`'s working tree (git lists each as `path/`, never entering it)."""
+    out = git(repo, "ls-files", "-z", "--others").stdout
+    return [entry.decode("utf-8", "replace") for entry in out.split(b"\x00") if entry.endswith(b"/")]
 
 
 def reset_hard(repo: str, commit: str) -> None:

@@ -73,6 +73,7 @@ class Layout:
     home_readonly: tuple[str, ...] = ()  # names in the home oms generated: read-only inside
     files: tuple[tuple[str, str], ...] = ()  # (host file, path inside), read-only
     runtime: tuple[str, ...] = ()  # directories shown read-only at their own path (oms, the CLI)
+    hidden_git: tuple[str, ...] = ()  # directories of the common dir shown empty (its `hooks`)
 
 
 def _check_abs(path: str, what: str) -> str:
@@ -138,6 +139,10 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
     worktrees = posixpath.join(common, "worktrees")
     args += ["--ro-bind", common, common, "--tmpfs", worktrees, "--ro-bind", gitdir, gitdir]
     args += ["--remount-ro", worktrees]
+    for name in layout.hidden_git:
+        if "/" in name or name in ("", ".", "..", "worktrees", "objects", "refs"):
+            raise ValueError(f"cannot hide {name[:40]!r} of the git common dir")
+        args += ["--tmpfs", posixpath.join(common, name), "--remount-ro", posixpath.join(common, name)]
     args += [
         "--bind",
         worktree,
@@ -153,14 +158,20 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
     return tuple(args)
 
 
-def command_args(sandbox: tuple[str, ...], socket_path: str, status_fd: int, seccomp_fd: int) -> list[str]:
+def command_args(
+    sandbox: tuple[str, ...], socket_path: str, status_fd: int, seccomp_fd: int, config: tuple[int, str] | None = None
+) -> list[str]:
     """The options bubblewrap reads from its `--args` descriptor: the plan, the broker socket, the
     descriptor where bubblewrap reports its namespace's init (`child-pid`, a host pid: the supervisor kills
-    it to end the sandbox whatever the agent did), and the seccomp filter (`adapters/seccomp.py`). The
-    command itself follows `--` on bubblewrap's own command line: it is not secret, and bubblewrap does
-    not take a command from `--args`."""
+    it to end the sandbox whatever the agent did), the seccomp filter (`adapters/seccomp.py`), and the
+    repository config shown in place of the real one (`config`: a descriptor and the config's path; the
+    real file may hold remotes with credentials). The command itself follows `--` on bubblewrap's own
+    command line: it is not secret, and bubblewrap does not take a command from `--args`."""
     socket_bind = ["--bind", _check_abs(socket_path, "broker socket"), BROKER_VIEW]
-    return [*sandbox, *socket_bind, "--json-status-fd", str(status_fd), "--seccomp", str(seccomp_fd)]
+    out = [*sandbox, *socket_bind, "--json-status-fd", str(status_fd), "--seccomp", str(seccomp_fd)]
+    if config is not None:
+        out += ["--ro-bind-data", str(config[0]), _check_abs(config[1], "repository config")]
+    return out
 
 
 def exec_marked(command: tuple[str, ...], fd: int) -> list[str]:

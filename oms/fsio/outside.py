@@ -137,3 +137,39 @@ def is_empty_dir(path: str) -> bool:
 def reserve_descriptor() -> int:
     """The lowest free descriptor, held open on /dev/null (close-on-exec) until the caller dup2()s over it."""
     return os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+
+
+def unreadable_by_others(top: str, budget: int = 20000) -> tuple[list[str], list[str]]:
+    """(files, directories) under `top` that other users cannot read (directories: not listable or not
+    searchable by them; not descended into), not following links; at most `budget` entries are looked at
+    — what a root-run sandbox must mask, since its agent maps to the owner of root's files."""
+    import stat
+
+    files: list[str] = []
+    dirs: list[str] = []
+    left = [budget]
+
+    def walk(path: str) -> None:
+        try:
+            entries = os.scandir(path)
+        except OSError:
+            return
+        with entries:
+            for entry in entries:
+                left[0] -= 1
+                if left[0] < 0:
+                    return
+                try:
+                    mode = entry.stat(follow_symlinks=False).st_mode
+                except OSError:
+                    continue
+                if stat.S_ISDIR(mode):
+                    if mode & 0o005 != 0o005:
+                        dirs.append(entry.path)
+                    else:
+                        walk(entry.path)
+                elif stat.S_ISREG(mode) and not mode & 0o004:
+                    files.append(entry.path)
+
+    walk(top)
+    return files, dirs

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from oms.errors import ProcessFailedError, ProcessTimeoutError, ToolNotFoundError
 from oms.fsio.procinfo import ProcessIdentity, boot_id, start_ticks
 from oms.limits import LIMITS
+from oms.process import landlock
 from oms.process.env import child_env
 
 
@@ -264,17 +265,27 @@ class Foreground:
             self.pidfd = None
 
 
-def start_foreground(argv: Sequence[str], *, env: Mapping[str, str], pass_fds: tuple[int, ...] = ()) -> Foreground:
+def start_foreground(
+    argv: Sequence[str], *, env: Mapping[str, str], pass_fds: tuple[int, ...] = (), scoped: bool = False
+) -> Foreground:
     """Start `argv` (an absolute program) in the foreground of this process's terminal: its own process
     group, made the terminal's foreground group (when stdin is a terminal this process controls), the
-    given environment only, and only `pass_fds` beyond stdio."""
+    given environment only, and only `pass_fds` beyond stdio. `scoped`: in a Landlock domain that may
+    neither reach an abstract socket nor signal a process outside it (`landlock.py`)."""
     args = tuple(argv)
     if not args or not os.path.isabs(args[0]) or any("\x00" in a for a in args):
         raise ValueError("argv must be an absolute program and words without NUL")
     try:
-        child = subprocess.Popen(  # never a shell
-            args, env=dict(env), close_fds=True, pass_fds=pass_fds, process_group=0
+        child = subprocess.Popen(  # never a shell; the supervisor that calls this has one thread
+            args,
+            env=dict(env),
+            close_fds=True,
+            pass_fds=pass_fds,
+            process_group=0,
+            preexec_fn=landlock.scope_self if scoped else None,  # noqa: PLW1509 - single-threaded caller
         )
+    except subprocess.SubprocessError as exc:  # the Landlock domain could not be made
+        raise ProcessFailedError(args, 1, str(exc).encode(), why="could not be scoped") from exc
     except OSError as exc:
         raise ToolNotFoundError(f"{args[0]}: {exc.strerror}") from exc
     with contextlib.suppress(OSError):

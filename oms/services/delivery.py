@@ -58,8 +58,13 @@ READY_TIMEOUT_S = 30.0
 CONFIRM_TIMEOUT_S = 5.0
 SESSION_MODE = {"codex_goal": "goal", "claude_interactive": "pane", "command": "command"}
 PROVIDER = {"codex_goal": "codex", "claude_interactive": "claude", "command": "command"}
-# What an agent CLI in a pane may see of the deliverer's environment beyond the base allow-list.
-PASSTHROUGH = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")
+# What each agent CLI may see of the deliverer's environment: its own credential and endpoint, nothing of
+# another provider's (a command worker gets none).
+PASSTHROUGH = {
+    "codex_goal": ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY"),
+    "claude_interactive": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+    "command": (),
+}
 
 
 def bounded(reason: str) -> str:
@@ -359,7 +364,7 @@ class Delivery:
             codex_auth=self._codex_auth(required=endpoint is None)
             if payload["provider_mode"] == "codex_goal"
             else None,
-            passthrough={k: self.env[k] for k in PASSTHROUGH if self.env.get(k)},
+            passthrough={k: self.env[k] for k in PASSTHROUGH.get(str(payload["provider_mode"]), ()) if self.env.get(k)},
             tools=tools,
             endpoint=endpoint,
         )

@@ -13,7 +13,7 @@ from oms.domain.config import CONFIG_PATH, parse_config
 from oms.errors import NotFoundError, OmsError
 from oms.fsio import Root, capabilities
 from oms.limits import LIMITS
-from oms.process import is_frozen
+from oms.process import is_frozen, landlock
 from oms.schemas import SCHEMA_NAMES, schema_source, validator
 from oms.services.policy import load_tracked
 from oms.store import StateRoot
@@ -72,6 +72,17 @@ def _sandbox() -> list[Check]:
             "" if blocked is None else "enable unprivileged user namespaces (or allow bwrap in AppArmor)",
         )
     ]
+    version = landlock.abi()
+    out.append(
+        Check(
+            "landlock",
+            version >= landlock.SCOPES_SINCE_ABI,
+            f"ABI {version}: abstract sockets and signals scoped to each sandbox"
+            if version >= landlock.SCOPES_SINCE_ABI
+            else f"ABI {version}: a sandbox can reach the host's abstract Unix sockets",
+            "" if version >= landlock.SCOPES_SINCE_ABI else "Linux 6.12 or newer, with Landlock enabled",
+        )
+    )
     try:
         path = bwrap.locate()
     except OmsError as exc:
@@ -80,7 +91,12 @@ def _sandbox() -> list[Check]:
         found = bwrap.probe(path)
     except OmsError as exc:
         return [*out, Check("bubblewrap", False, exc.message, exc.remedy)]
-    how = "as root: the agent is uid 1000 in its own user namespace" if facts["euid"] == "0" else "user namespaces"
+    how = (
+        "as root: the agent is uid 1000 in its own user namespace and /etc's private files are masked; "
+        "files only root can read in /usr and /opt are not: prefer an ordinary user"
+        if facts["euid"] == "0"
+        else "user namespaces"
+    )
     detail = f"{found.version} at {found.path} (verified with {bwrap.VERIFIED}); a test sandbox ran ({how})"
     return [*out, Check("bubblewrap", True, detail)]
 

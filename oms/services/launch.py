@@ -58,6 +58,8 @@ class LaunchSpec(NamedTuple):
     command: tuple[str, ...]
     env: dict[str, str]
     placeholders: tuple[str, ...]
+    git_config_path: str
+    git_config: str
 
 
 def git_layout(worktree: str) -> tuple[str, str]:
@@ -106,6 +108,7 @@ def build(
         home_readonly=tuple(f.name for f in plan.files if f.readonly),
         files=tuple(dict.fromkeys(files)),
         runtime=_roots(bwrap.runtime_roots(executable), tool_dirs, state_real),
+        hidden_git=("hooks",) if os.path.isdir(os.path.join(common, "hooks")) else (),
     )
     return {
         "format": "oms-launch-v1",
@@ -122,6 +125,8 @@ def build(
         "command": [program, *plan.argv[1:]],
         "env": dict(environment({}, {**plan.env, "HOME": HOME_VIEW}, path_dirs)),
         "placeholders": list(placeholder_paths(worktree)),
+        "git_config_path": os.path.join(common, "config"),
+        "git_config": git.sandbox_config(git.repository_config(worktree)),
         "created_at": now(),
     }
 
@@ -186,4 +191,6 @@ def consume(root: Root, dispatch_id: str) -> LaunchSpec:
         command=tuple(str(a) for a in access.array(doc, "command")),
         env={str(k): str(v) for k, v in env.items()},
         placeholders=tuple(str(p) for p in access.array(doc, "placeholders")),
+        git_config_path=access.text(doc, "git_config_path"),
+        git_config=access.text(doc, "git_config"),
     )

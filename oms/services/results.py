@@ -52,6 +52,11 @@ def commit_leftovers(dispatch: Record, summary: str) -> str:
     git.refuse_unsafe_config(path)
     if git.current_branch(path) != access.text(dispatch.payload, "worktree_branch"):
         raise CheckoutChangedError("the worktree is not on its dispatch branch")
+    nested = git.nested_repositories(path)
+    if nested:  # oms commits files, never a repository (its gitlink would point into unchecked config)
+        raise InvalidInputError(
+            f"the worktree holds a git repository at {nested[0][:200]}; remove it (oms commits files, not repositories)"
+        )
     if git.status_entries(path):
         message = f"{summary.strip().splitlines()[0][:200] if summary.strip() else 'oms result'}\n\n" + (
             f"Committed by oms for dispatch {dispatch.record_id}: the agent left its work uncommitted.\n"

@@ -33,7 +33,7 @@ from oms.errors import AlreadyExistsError, NotFoundError, OmsError
 from oms.fsio import ProcessIdentity, Root
 from oms.fsio.outside import remove_empty_dirs, reserve_descriptor
 from oms.fsio.procinfo import boot_id, start_ticks
-from oms.process import Foreground, data_fd, end_own_group, start_foreground
+from oms.process import Foreground, data_fd, end_own_group, landlock, start_foreground
 from oms.services import hooks, launch, reaper
 from oms.services.broker import Broker, write_log_line
 from oms.services.doors import WorkerDoors
@@ -113,8 +113,10 @@ class _Run:
         os.set_blocking(status_w, True)
         fds += [marker_r, marker_w, status_r, status_w]
         seccomp_fd = data_fd(seccomp.encode(seccomp.program(os.uname().machine)), "oms-seccomp")
-        fds.append(seccomp_fd)
-        args = command_args(spec.sandbox, os.path.join(self.state_real, sock_rel), status_w, seccomp_fd)
+        config_fd = data_fd(spec.git_config.encode(), "oms-git-config")
+        fds += [seccomp_fd, config_fd]
+        sock_path = os.path.join(self.state_real, sock_rel)
+        args = command_args(spec.sandbox, sock_path, status_w, seccomp_fd, (config_fd, spec.git_config_path))
         args_fd = data_fd(b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args), "oms-bwrap-args")
         wake_r, wake_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
         fds += [args_fd, wake_r, wake_w]
@@ -129,11 +131,15 @@ class _Run:
         child = None
         try:
             command = list(spec.command) if marker_w < 0 else exec_marked(spec.command, marker_w)
-            passed = (args_fd, status_w, seccomp_fd) + (() if marker_w < 0 else (marker_w,))
-            child = start_foreground([spec.bwrap, "--args", str(args_fd), "--", *command], env=env, pass_fds=passed)
+            passed = (args_fd, status_w, seccomp_fd, config_fd) + (() if marker_w < 0 else (marker_w,))
+            scoped = landlock.scoping()
+            if not scoped:
+                self.log("this kernel has no Landlock scopes (Linux 6.12): abstract sockets stay reachable")
+            argv = [spec.bwrap, "--args", str(args_fd), "--", *command]
+            child = start_foreground(argv, env=env, pass_fds=passed, scoped=scoped)
             for quiet in (signal.SIGTTOU, signal.SIGTTIN):  # the sandbox's group holds the terminal now
                 signal.signal(quiet, signal.SIG_IGN)
-            for fd in (args_fd, status_w, marker_w, seccomp_fd):
+            for fd in (args_fd, status_w, marker_w, seccomp_fd, config_fd):
                 _close(fds, fd)
             broker.watch(wake_r, lambda: _drain(wake_r))
             broker.watch(status_r, lambda: self._status(status_r))

@@ -39,6 +39,8 @@ def _spec(state: Path, worktree: Path, command: list[str], sandbox: list[str] | 
         "command": list[Json](command),
         "env": {"PATH": "/usr/bin:/bin", "HOME": "/"},
         "placeholders": [str(worktree / ".codex")],
+        "git_config_path": "/oms/git-config",
+        "git_config": "[core]\n\tbare = false\n",
         "created_at": now(),
     }
     with Root.open(str(state)) as root:
@@ -102,3 +104,35 @@ def test_the_agent_sees_its_worktree_and_not_the_state_root(state: Path, tmp_pat
     _spec(state, worktree, ["/bin/sh", "-c", probe])
     assert _supervise(state) == 0
     assert (worktree / "seen.txt").read_text() == "seen\n"
+
+
+def test_the_sandbox_cannot_reach_a_host_abstract_socket(state: Path, tmp_path: Path) -> None:
+    """The network is shared (the model API), and abstract Unix sockets live in the network namespace: the
+    Landlock scope the supervisor puts the sandbox in keeps them out of reach (found by the escape suite)."""
+    import socket
+
+    from oms.process import landlock
+
+    if not landlock.scoping():
+        pytest.fail("this kernel has no Landlock scopes: the host's abstract sockets would be reachable")
+    name = f"oms-test-canary-{os.getpid()}"
+    canary = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    canary.bind("\0" + name)
+    canary.listen(1)
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    probe = (
+        "import socket\n"
+        "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        f"try:\n    s.connect('\\0{name}')\n    print('REACHED')\n"
+        "except OSError as e:\n    print('refused', e.errno)\n"
+    )
+    _spec(state, worktree, ["/usr/bin/python3", "-c", probe])
+    try:
+        argv = [*oms_command().argv, "worker", "supervise", "--dispatch-id", "dsp-1", "--state-root", str(state)]
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, check=False)
+    finally:
+        canary.close()
+    assert done.returncode == 0, done.stderr
+    assert "refused" in done.stdout
+    assert "REACHED" not in done.stdout

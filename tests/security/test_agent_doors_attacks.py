@@ -5,6 +5,7 @@ Each planted command would write a marker if git ran it while oms verified or co
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,53 @@ def test_a_summary_cannot_smuggle_control_characters_into_records(bound: Bound) 
     assert worker.state == "done"
     assert all(0x20 <= ord(c) < 0x7F for c in detail)
     assert json.dumps(evidence.body["payload"]).count(r"\u001b") == 2  # kept exactly, as JSON, in the evidence
+
+
+def _nested_repository(worktree: Path, marker: Path) -> None:
+    """What an agent can leave in its worktree: a repository of its own whose config runs a clean filter."""
+    nested = worktree / "vendored"
+    git("init", "-q", str(nested), cwd=worktree)
+    (nested / ".gitattributes").write_text("*.txt filter=vendored\n")
+    (nested / "notes.txt").write_text("x\n")
+    git("add", ".", cwd=nested)
+    git("-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "v", cwd=nested)
+    script = nested / "clean.sh"  # planted after the commit, so only a later `status` inside would run it
+    script.write_text(f"#!/bin/sh\ntouch '{marker}'\ncat\n")
+    script.chmod(0o755)
+    git("config", "filter.vendored.clean", str(script), cwd=nested)
+    os.utime(nested / "notes.txt", (0, 0))  # a stat mismatch, as the sandbox's uid mapping makes anyway
+    assert not marker.exists()
+
+
+def test_a_repository_nested_in_the_worktree_runs_no_code_on_the_host(bound: Bound) -> None:
+    """Found by the escape suite: `status --ignore-submodules=none` entered a repository the agent nested in
+    its worktree (once oms had staged it as a gitlink) and ran its clean filter as the user, outside the
+    sandbox — which could read the state key. Now oms never enters a submodule and refuses to commit one."""
+    tools = _tools(bound)
+    _call(tools, "acknowledge_dispatch")
+    marker = bound.chain.base / "ran.marker"
+    _nested_repository(bound.worktree, marker)
+    (bound.worktree / "WORK.md").write_text("work\n")
+    refused = _call(tools, "record_dispatch_result", {"status": "completed", "summary": "s"})
+    tools.close()
+    assert refused["is_error"] is True
+    assert "holds a git repository at vendored/" in str(refused["error"])
+    assert not marker.exists()
+    with bound.chain.workspace() as ws:
+        assert ws.store.records("dispatch").read(bound.dispatch_id).state == "acknowledged"
+    assert (
+        git("rev-parse", "HEAD", cwd=bound.worktree).strip() == git("rev-parse", "main", cwd=bound.chain.repo).strip()
+    )
+
+
+def test_a_committed_submodule_is_never_entered_by_verification(bound: Bound) -> None:
+    """A gitlink in the history (however it got there): verification and status never run its config."""
+    from oms.adapters import git as git_adapter
+
+    marker = bound.chain.base / "ran.marker"
+    _nested_repository(bound.worktree, marker)
+    git("add", "vendored", cwd=bound.worktree)  # as a user could commit one (outside any sandbox)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "gitlink", cwd=bound.worktree)
+    (bound.worktree / "vendored" / "notes.txt").write_text("changed\n")
+    assert git_adapter.status_entries(str(bound.worktree)) == []  # the submodule is not entered
+    assert not marker.exists()

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '0a75806f7e080f8492a1d5187b6548e7a9c29c19ecc3d471288d7bcb5fa666c3'
+SOURCE_SHA256 = '4fe3deb59fe5a1ff9b7785b0bd7967497ff47652b43a9865794bc03a95a82910'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

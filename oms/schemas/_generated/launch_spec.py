@@ -231,12 +231,31 @@ def _v405(x: object) -> bool:
     return True
 
 
+def _v406(x: object) -> bool:
+    # launch-spec#/properties/git_config_path
+    if not _m_defs._v35(x):
+        return False
+    return True
+
+
+def _v407(x: object) -> bool:
+    # launch-spec#/properties/git_config
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P3, x) is None:
+            return False
+        if len(x) > 4096:
+            return False
+    return True
+
+
 def _v383(x: object) -> bool:
     # launch-spec#
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        for k in ('allowed_tools', 'bwrap', 'command', 'config_root', 'created_at', 'dispatch_id', 'env', 'format', 'nonce', 'placeholders', 'provider', 'provider_version', 'sandbox', 'session_id', 'worktree'):
+        for k in ('allowed_tools', 'bwrap', 'command', 'config_root', 'created_at', 'dispatch_id', 'env', 'format', 'git_config', 'git_config_path', 'nonce', 'placeholders', 'provider', 'provider_version', 'sandbox', 'session_id', 'worktree'):
             if k not in x:
                 return False
         if 'format' in x and not _v384(x['format']):
@@ -269,8 +288,12 @@ def _v383(x: object) -> bool:
             return False
         if 'created_at' in x and not _v405(x['created_at']):
             return False
+        if 'git_config_path' in x and not _v406(x['git_config_path']):
+            return False
+        if 'git_config' in x and not _v407(x['git_config']):
+            return False
         for k in x:
-            if k not in ('format', 'dispatch_id', 'session_id', 'provider', 'provider_version', 'allowed_tools', 'nonce', 'config_root', 'worktree', 'bwrap', 'sandbox', 'command', 'placeholders', 'env', 'created_at'):
+            if k not in ('format', 'dispatch_id', 'session_id', 'provider', 'provider_version', 'allowed_tools', 'nonce', 'config_root', 'worktree', 'bwrap', 'sandbox', 'command', 'placeholders', 'env', 'created_at', 'git_config_path', 'git_config'):
                 return False
     return True
 

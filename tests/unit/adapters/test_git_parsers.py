@@ -93,3 +93,24 @@ def test_parsers_never_crash_on_garbage(data: bytes) -> None:
         git.parse_ls_files_stage(data)
     except (ValueError, UnicodeDecodeError):
         pass  # ls-files output is produced by git itself; malformed input is reported by the caller
+
+
+def test_the_sandbox_sees_only_the_config_git_needs() -> None:
+    entries = [
+        ("core.repositoryformatversion", "1"),
+        ("core.fileMode", "true"),
+        ("extensions.objectFormat", "sha256"),
+        ("remote.origin.url", "https://user:token@example.com/r.git"),
+        ("http.extraHeader", "Authorization: Bearer secret"),
+        ("core.hooksPath", "/tmp/evil"),
+        ("credential.helper", "store"),
+        ("user.email", "me@example.com"),
+        ("extensions.weird", 'a"b'),
+    ]
+    shown = git.sandbox_config(entries)
+    assert shown == (
+        '[core]\n\trepositoryformatversion = "1"\n\tfilemode = "true"\n\tbare = false\n'
+        '[extensions]\n\tobjectformat = "sha256"\n'
+    )
+    for secret in ("token", "Bearer", "hooks", "credential", "me@example.com", "weird"):
+        assert secret not in shown

@@ -33,6 +33,7 @@ LAYOUT = Layout(
     home_readonly=("hooks.json", "config.toml"),
     files=(("/home/u/.codex/auth.json", "/oms/home/auth.json"),),
     runtime=("/opt/oms",),
+    hidden_git=("hooks",),
 )
 
 
@@ -87,6 +88,8 @@ def test_only_this_worktrees_gitdir_is_shown_and_all_of_it_read_only() -> None:
     remount = _singles(args, "--remount-ro")
     assert "/work/repo/.git/worktrees" in tmpfs
     assert "/work/repo/.git/worktrees" in remount
+    assert "/work/repo/.git/hooks" in tmpfs  # the repository's hooks: not the agent's to read
+    assert "/work/repo/.git/hooks" in remount
     common = args.index("/work/repo/.git")
     assert common < args.index("/work/repo/.git/worktrees") < args.index("/work/repo/.git/worktrees/tkt-1")
 
@@ -138,6 +141,11 @@ def test_bad_layouts_are_refused(change: dict[str, object]) -> None:
     }
     with pytest.raises(ValueError, match=r"must|not"):
         bwrap_args(Layout(**{**fields, **change}), HOST)  # type: ignore[arg-type]
+
+
+def test_the_repository_config_is_shown_from_data() -> None:
+    args = command_args((), "/s/d.sock", 3, 4, (5, "/work/repo/.git/config"))
+    assert args[-3:] == ["--ro-bind-data", "5", "/work/repo/.git/config"]
 
 
 def test_the_broker_socket_is_appended_and_the_command_marked() -> None:
