@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 
 def time_calls(fn: Callable[[], object], repeat: int, warmup: int = 3) -> list[float]:
@@ -20,7 +20,7 @@ def time_calls(fn: Callable[[], object], repeat: int, warmup: int = 3) -> list[f
     return out
 
 
-def time_interleaved(cases: dict[str, Callable[[], object]], repeat: int, warmup: int = 3) -> dict[str, list[float]]:
+def time_interleaved(cases: Mapping[str, Callable[[], object]], repeat: int, warmup: int = 3) -> dict[str, list[float]]:
     """Seconds per call of each case, the cases taking turns (round-robin), so that a slow spell of the
     machine lands on every case alike instead of on whichever ran then."""
     for fn in cases.values():

@@ -15,9 +15,8 @@ import os
 import stat
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
 
-from oms.adapters.sandbox import ETC_SECRETS, SYSTEM_DIRS, Host
+from oms.adapters.sandbox import ETC_SECRETS, SYSTEM_DIRS, Host, system_args
 from oms.errors import ProcessError, SandboxUnavailableError
 from oms.fsio.outside import read_head, unreadable_by_others
 from oms.limits import LIMITS
@@ -26,14 +25,6 @@ from oms.process import child_env, is_frozen, run, which
 INSTALL = "apt-get install bubblewrap (Debian/Ubuntu; `dnf install bubblewrap` on Fedora)"
 VERIFIED = "0.8.0"
 SYSTEM_PREFIXES = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/opt/", "/etc/")
-
-
-@dataclass(frozen=True, slots=True)
-class Bwrap:
-    """A working bubblewrap."""
-
-    path: str
-    version: str
 
 
 def locate() -> str:
@@ -48,16 +39,21 @@ def locate() -> str:
     return real
 
 
-def probe(path: str | None = None) -> Bwrap:
-    """Run `bwrap --version` and a minimal sandbox; `SandboxUnavailableError` with the reason if either fails."""
+def probe(path: str | None = None) -> str:
+    """Run a minimal sandbox of a worker's shape (`SandboxUnavailableError` with the reason if it fails);
+    the version is asked only by `version` (delivery runs this on every launch: one process, not two).
+    Returns bubblewrap's path."""
     path = path or locate()
+    argv = [
+        path,
+        "--unshare-user",
+        "--unshare-pid",
+        "--die-with-parent",
+        "--proc",
+        "/proc",
+        *system_args(system_dirs()),
+    ]
     try:
-        done = run((path, "--version"), timeout=LIMITS.probe_timeout_s, max_output=4096)
-        version = done.text().removeprefix("bubblewrap").strip() or "unknown"
-        facts = host()
-        argv: list[str] = [path, "--unshare-user", "--unshare-pid", "--die-with-parent", "--proc", "/proc"]
-        for sys_path, target in facts.system:
-            argv += ["--symlink", target, sys_path] if target is not None else ["--ro-bind", sys_path, sys_path]
         run((*argv, "--", "/bin/true"), timeout=LIMITS.probe_timeout_s, max_output=64 * 1024)
     except ProcessError as exc:
         raise SandboxUnavailableError(
@@ -65,7 +61,33 @@ def probe(path: str | None = None) -> Bwrap:
             hint="oms needs user namespaces (or root): check `sysctl kernel.unprivileged_userns_clone`, "
             "`user.max_user_namespaces` and, on Ubuntu, `kernel.apparmor_restrict_unprivileged_userns`",
         ) from exc
-    return Bwrap(path, version)
+    return path
+
+
+def version(path: str) -> str:
+    """What `bwrap --version` says (for `oms doctor`)."""
+    try:
+        done = run((path, "--version"), timeout=LIMITS.probe_timeout_s, max_output=4096)
+    except ProcessError as exc:
+        raise SandboxUnavailableError(f"bubblewrap does not answer --version ({exc.message})") from exc
+    return done.text().removeprefix("bubblewrap").strip() or "unknown"
+
+
+def _kind(path: str) -> str | None:
+    """`dir`, `file`, `link` or None (absent or anything else), without following a link."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    return "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "link" if stat.S_ISLNK(mode) else None
+
+
+def system_dirs() -> tuple[tuple[str, str | None], ...]:
+    """The system directories this machine has: (path, symlink target, or None for a directory)."""
+    found = ((path, _kind(path)) for path in SYSTEM_DIRS)
+    return tuple(
+        (path, os.readlink(path) if kind == "link" else None) for path, kind in found if kind in ("dir", "link")
+    )
 
 
 USERNS_SYSCTLS = (
@@ -101,26 +123,8 @@ def userns_blocked(facts: dict[str, str]) -> str | None:
 def host() -> Host:
     """This machine's system directories, /etc secrets to mask (as root: every file in /etc other users
     cannot read), and DNS configuration's real place."""
-    system: list[tuple[str, str | None]] = []
-    for path in SYSTEM_DIRS:
-        try:
-            st = os.lstat(path)
-        except OSError:
-            continue
-        if stat.S_ISLNK(st.st_mode):
-            system.append((path, os.readlink(path)))
-        elif stat.S_ISDIR(st.st_mode):
-            system.append((path, None))
-    files, dirs = [], []
-    for path in ETC_SECRETS:
-        try:
-            st = os.lstat(path)
-        except OSError:
-            continue
-        if stat.S_ISDIR(st.st_mode):
-            dirs.append(path)
-        elif stat.S_ISREG(st.st_mode):
-            files.append(path)
+    dirs = [path for path in ETC_SECRETS if _kind(path) == "dir"]
+    files = [path for path in ETC_SECRETS if _kind(path) == "file"]
     if os.geteuid() == 0:  # the agent maps to root, the owner of root's private files: mask them all in /etc
         more_files, more_dirs = unreadable_by_others("/etc")
         dirs += [d for d in more_dirs if d not in dirs]
@@ -129,7 +133,7 @@ def host() -> Host:
     resolv = os.path.realpath("/etc/resolv.conf")
     if os.path.isfile(resolv) and not resolv.startswith(SYSTEM_PREFIXES):
         extra.append(resolv)  # e.g. systemd-resolved's stub under /run
-    return Host(os.geteuid(), tuple(system), tuple(files), tuple(dirs), tuple(extra))
+    return Host(os.geteuid(), system_dirs(), tuple(files), tuple(dirs), tuple(extra))
 
 
 def _outside_system(path: str) -> bool:

@@ -25,7 +25,7 @@ Order matters: bubblewrap applies the operations in sequence, later mounts on to
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from oms.domain.relay import BROKER_VIEW
 
@@ -51,8 +51,7 @@ ETC_SECRETS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Host:
+class Host(NamedTuple):
     """Facts about the machine the plan depends on (read by `adapters/bwrap.py`)."""
 
     euid: int
@@ -62,8 +61,7 @@ class Host:
     extra_ro: tuple[str, ...] = ()  # e.g. /etc/resolv.conf's target when it lives outside /etc
 
 
-@dataclass(frozen=True, slots=True)
-class Layout:
+class Layout(NamedTuple):
     """The worker's own paths (real, absolute; decided and checked by delivery)."""
 
     worktree: str
@@ -120,9 +118,7 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
         "--tmpfs",
         "/var/tmp",  # noqa: S108 - likewise
     ]
-    for path, target in host.system:
-        _check_abs(path, "system directory")
-        args += ["--symlink", target, path] if target is not None else ["--ro-bind", path, path]
+    args += system_args(host.system)
     for path in host.masked_files:
         args += ["--ro-bind", "/dev/null", _check_abs(path, "masked file")]
     for path in host.masked_dirs:
@@ -156,6 +152,15 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
         args += ["--tmpfs", mount, "--remount-ro", mount]
     args += ["--chdir", worktree]
     return tuple(args)
+
+
+def system_args(system: tuple[tuple[str, str | None], ...]) -> list[str]:
+    """The system directories, read-only (a symlink recreated as one: merged /usr)."""
+    args: list[str] = []
+    for path, target in system:
+        _check_abs(path, "system directory")
+        args += ["--symlink", target, path] if target is not None else ["--ro-bind", path, path]
+    return args
 
 
 def command_args(

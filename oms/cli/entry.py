@@ -9,7 +9,10 @@ broker (`cli/relay.py`, ADR 0012), dispatch here the same way.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+
+TYPE_CHECKING = False  # not typing's: every relay imports this module (docs/adr/0012)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -26,8 +26,7 @@ import selectors
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from oms.domain.relay import Header, RelayError, parse_header
 
@@ -38,8 +37,7 @@ DENY_HOOK = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class BrokerLimits:
+class BrokerLimits(NamedTuple):
     """Bounds on what a relay can make the broker hold or wait for."""
 
     max_connections: int = 16
@@ -74,18 +72,22 @@ class DoorRefusedError(Exception):
     """The relay's request cannot be served (e.g. its binding is not the broker's)."""
 
 
-@dataclass(eq=False)
 class _Conn:
-    sock: socket.socket
-    opened: float
-    inbuf: bytearray = field(default_factory=bytearray)
-    outbuf: bytearray = field(default_factory=bytearray)
-    header: Header | None = None
-    session: BridgeSession | None = None
-    skipping: bool = False  # inside an oversized bridge line, or past a hook's body cap (drained until EOF)
-    eof: bool = False
-    closing: bool = False  # close once outbuf is flushed
-    events: int = selectors.EVENT_READ
+    """One connection and what it has sent and is owed."""
+
+    __slots__ = ("closing", "eof", "events", "header", "inbuf", "opened", "outbuf", "session", "skipping", "sock")
+
+    def __init__(self, sock: socket.socket, opened: float) -> None:
+        self.sock = sock
+        self.opened = opened
+        self.inbuf = bytearray()
+        self.outbuf = bytearray()
+        self.header: Header | None = None
+        self.session: BridgeSession | None = None
+        self.skipping = False  # inside an oversized bridge line, or past a hook's body cap (drained until EOF)
+        self.eof = False
+        self.closing = False  # close once outbuf is flushed
+        self.events = selectors.EVENT_READ
 
 
 class Broker:

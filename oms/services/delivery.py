@@ -44,7 +44,7 @@ from oms.errors import (
 from oms.fsio.outside import regular_file_target
 from oms.fsio.procinfo import group_alive
 from oms.process import is_frozen
-from oms.services import checkout, launch, live, liveness, reaper, supervise
+from oms.services import checkout, launch, live, liveness, reaper, sandboxing, supervise
 from oms.services.authority import Authority, check_dispatch
 from oms.services.homes import home_path, materialise
 from oms.services.instructions import executor_instructions
@@ -383,7 +383,7 @@ class Delivery:
         provider = PROVIDER[str(payload["provider_mode"])]
         if plan.home is None:
             raise InvalidInputError("a worker needs a private home")
-        return launch.build(
+        return sandboxing.build(
             plan,
             dispatch_id=dispatch.record_id,
             session_id=access.text(payload, "session_id"),

@@ -88,7 +88,8 @@ def _sandbox() -> list[Check]:
     except OmsError as exc:
         return [*out, Check("bubblewrap", False, exc.message, bwrap.INSTALL)]
     try:
-        found = bwrap.probe(path)
+        bwrap.probe(path)
+        release = bwrap.version(path)
     except OmsError as exc:
         return [*out, Check("bubblewrap", False, exc.message, exc.remedy)]
     how = (
@@ -97,7 +98,7 @@ def _sandbox() -> list[Check]:
         if facts["euid"] == "0"
         else "user namespaces"
     )
-    detail = f"{found.version} at {found.path} (verified with {bwrap.VERIFIED}); a test sandbox ran ({how})"
+    detail = f"{release} at {path} (verified with {bwrap.VERIFIED}); a test sandbox ran ({how})"
     return [*out, Check("bubblewrap", True, detail)]
 
 

@@ -7,7 +7,6 @@ with the home (the state root) under `/tmp` and outside it. The control shows th
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import subprocess
@@ -61,7 +60,7 @@ def _in_oms_sandbox(base: Path, command: list[str], *, codex: bool = True) -> su
         home=str(home),
     )
     program, roots, path_dirs = bwrap.tool_roots("codex")
-    layout = dataclasses.replace(layout, runtime=roots)
+    layout = layout._replace(runtime=roots)
     env = environment({"TERM": "dumb"}, {"CODEX_HOME": HOME_VIEW}, path_dirs)
     argv = [bwrap.locate(), *bwrap_args(layout, bwrap.host()), "--", *([program] if codex else []), *command]
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, check=False)

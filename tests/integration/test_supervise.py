@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from oms.adapters import bwrap
+from oms.adapters.sandbox import system_args
 from oms.canonical import Json, JsonObject, now
 from oms.fsio import Root
 from oms.services import launch
@@ -21,8 +22,7 @@ from tests.helpers import oms_command
 def _spec(state: Path, worktree: Path, command: list[str], sandbox: list[str] | None = None) -> None:
     host = bwrap.host()
     minimal = ["--unshare-user", "--unshare-pid", "--die-with-parent", "--proc", "/proc", "--dev", "/dev"]
-    for path, target in host.system:
-        minimal += ["--symlink", target, path] if target is not None else ["--ro-bind", path, path]
+    minimal += system_args(host.system)
     minimal += ["--bind", str(worktree), str(worktree), "--tmpfs", str(worktree / ".codex"), "--chdir", str(worktree)]
     doc: JsonObject = {
         "format": "oms-launch-v1",

@@ -42,8 +42,8 @@ from oms.adapters.sandbox import ETC_SECRETS
 from oms.canonical import access
 from oms.services.delivery import Delivery
 from oms.services.demo import WORKER_SCRIPT
-from oms.services.launch import git_layout
 from oms.services.liveness import hook_event_id
+from oms.services.sandboxing import git_layout
 from oms.store.verify import verify
 from tests.chain import WORKER, Chain, accepted, make_chain
 from tests.helpers import git

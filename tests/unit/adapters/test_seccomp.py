@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from oms.adapters import bwrap, seccomp
+from oms.adapters.sandbox import system_args
 
 DENY = seccomp.RET_ERRNO | seccomp.EPERM
 
@@ -65,8 +66,7 @@ def test_the_kernel_refuses_ptrace_in_a_filtered_sandbox() -> None:
     os.close(write_end)
     host = bwrap.host()
     argv = [bwrap.locate(), "--unshare-user", "--unshare-pid", "--die-with-parent", "--proc", "/proc"]
-    for path, target in host.system:
-        argv += ["--symlink", target, path] if target is not None else ["--ro-bind", path, path]
+    argv += system_args(host.system)
     argv += ["--seccomp", str(read_end), "--", "python3", "-c", PROBE]
     done = subprocess.run(argv, capture_output=True, text=True, pass_fds=(read_end,), timeout=60, check=False)
     os.close(read_end)

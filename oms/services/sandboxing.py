@@ -1,0 +1,109 @@
+"""A provider plan wrapped in its sandbox: the launch spec delivery writes (ADR 0012).
+
+`build` reads the host facts the sandbox plan needs (bubblewrap, the system directories, the worktree's
+git layout, where oms and the agent CLI are installed, the repository config the sandbox shows) and
+returns the document `services/launch.py` publishes. It touches nothing. Whatever it would show the
+agent from under the state root, or whatever would show the state root itself, is refused.
+"""
+
+from __future__ import annotations
+
+import os
+
+from oms.adapters import bwrap, git, seccomp
+from oms.adapters.providers.base import LaunchPlan
+from oms.adapters.sandbox import HOME_VIEW, Layout, bwrap_args, environment, placeholder_paths
+from oms.canonical import JsonObject, now
+from oms.errors import CheckoutChangedError, SandboxUnavailableError
+
+
+def git_layout(worktree: str) -> tuple[str, str]:
+    """(the worktree's gitdir, the repository's common dir), real paths, checked to belong together."""
+    gitdir, common = (os.path.realpath(p) for p in git.git_dirs(worktree))
+    if os.path.dirname(gitdir) != os.path.join(common, "worktrees"):
+        raise CheckoutChangedError(f"worktree {worktree} has its git dir outside {common}/worktrees")
+    return gitdir, common
+
+
+def build(
+    plan: LaunchPlan,
+    *,
+    dispatch_id: str,
+    session_id: str,
+    provider: str,
+    provider_version: str,
+    allowed_tools: tuple[str, ...],
+    nonce: str,
+    config_root: str,
+    home_abs: str,
+    executable: str,
+    state_root: str,
+) -> JsonObject:
+    """The launch spec of a provider plan (reads host facts; touches nothing)."""
+    path = bwrap.locate()
+    try:
+        seccomp.program(os.uname().machine)
+    except ValueError as exc:
+        raise SandboxUnavailableError(f"{exc}: oms cannot keep an agent from its sandbox's init here") from exc
+    worktree = os.path.realpath(plan.cwd)
+    gitdir, common = git_layout(worktree)
+    program, tool_dirs, path_dirs = _program(plan.argv[0])
+    files = list(plan.ro_files)
+    if provider == "command":  # a command's own files, named on its argv, are shown read-only
+        files += [(os.path.realpath(word), word) for word in plan.argv if _outside_file(word)]
+    state_real = os.path.realpath(state_root)
+    for source, _view in files:
+        if source == state_real or source.startswith(state_real + "/"):
+            raise SandboxUnavailableError(f"{source} is under the state root; a worker may not see it")
+    layout = Layout(
+        worktree=worktree,
+        common_dir=common,
+        gitdir=gitdir,
+        home=os.path.realpath(home_abs),
+        home_readonly=tuple(f.name for f in plan.files if f.readonly),
+        files=tuple(dict.fromkeys(files)),
+        runtime=_roots(bwrap.runtime_roots(executable), tool_dirs, state_real),
+        hidden_git=("hooks",) if os.path.isdir(os.path.join(common, "hooks")) else (),
+    )
+    return {
+        "format": "oms-launch-v1",
+        "dispatch_id": dispatch_id,
+        "session_id": session_id,
+        "provider": provider,
+        "provider_version": provider_version,
+        "allowed_tools": list(allowed_tools),
+        "nonce": nonce,
+        "config_root": config_root,
+        "worktree": worktree,
+        "bwrap": path,
+        "sandbox": list(bwrap_args(layout, bwrap.host())),
+        "command": [program, *plan.argv[1:]],
+        "env": dict(environment({}, {**plan.env, "HOME": HOME_VIEW}, path_dirs)),
+        "placeholders": list(placeholder_paths(worktree)),
+        "git_config_path": os.path.join(common, "config"),
+        "git_config": git.sandbox_config(git.repository_config(worktree)),
+        "created_at": now(),
+    }
+
+
+def _outside_file(word: str) -> bool:
+    """An absolute path naming a file outside the system directories (which the sandbox shows anyway)."""
+    return word.startswith("/") and os.path.isfile(word) and not word.startswith(bwrap.SYSTEM_PREFIXES)
+
+
+def _program(name: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """(the program to run, read-only roots, PATH dirs) for the agent's argv[0]: an absolute path as given
+    (`/bin/sh` stays `sh`), a bare name found on PATH."""
+    if name.startswith("/"):
+        if not os.path.isfile(name):
+            raise SandboxUnavailableError(f"{name} is not a program on this machine")
+        return name, (), ()
+    return bwrap.tool_roots(name)
+
+
+def _roots(runtime: tuple[str, ...], tools: tuple[str, ...], state_real: str) -> tuple[str, ...]:
+    out = tuple(dict.fromkeys((*runtime, *tools)))
+    for path in out:
+        if path == state_real or path.startswith(state_real + "/") or state_real.startswith(path + "/"):
+            raise SandboxUnavailableError(f"{path} would show the state root inside the sandbox; refusing")
+    return out
