@@ -50,9 +50,10 @@ def _running(chain: Chain, mode: str = "wait") -> str:
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # gone, also while its /proc entry is read (ESRCH)
         return False
-    return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] not in ("Z", "X")
+    return stat.split(")")[-1].split()[0] not in ("Z", "X")
 
 
 def test_deliver_launches_once_in_a_real_pane(deliverable: Chain) -> None:
