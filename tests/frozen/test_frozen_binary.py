@@ -104,3 +104,52 @@ def test_frozen_binary_finds_its_schemas_as_package_data(tmp_path: Path) -> None
     schemas = next(line for line in result.stdout.splitlines() if line.split()[1] == "schemas")
     assert schemas.startswith("OK")
     assert "_internal/oms/_data/schemas" in schemas
+
+
+def test_the_demo_runs_for_an_ordinary_user(tmp_path: Path) -> None:
+    """The sandbox without root: bubblewrap makes an unprivileged user namespace (the path every user who is
+    not root takes). As root, the frozen `oms demo` runs as `nobody` in a directory that user owns; the
+    worker is sandboxed, its result recorded, and `oms worker stop` leaves nothing."""
+    import json
+    import shutil
+    import tempfile
+
+    binary = _binary("oms")
+    uid = os.geteuid()
+    prefix: list[str] = []
+    where = Path(tempfile.mkdtemp(prefix="oms-user-demo-", dir="/tmp"))
+    try:
+        if uid == 0:  # be an ordinary user: nobody, in a directory of its own
+            os.chown(where, 65534, 65534)
+            prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+        env = {"PATH": os.environ["PATH"], "HOME": str(where), "LANG": "C.UTF-8"}
+        done = subprocess.run(
+            [*prefix, str(binary), "demo", "--dir", str(where / "demo"), "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        data = json.loads(done.stdout)
+        assert data["ok"] is True, data["reason"]
+        stop = [
+            *prefix,
+            str(binary),
+            "worker",
+            "stop",
+            str(data["dispatch_id"]),
+            "--reason",
+            "test over",
+            "--state-root",
+            str(data["state_root"]),
+            "--config-root",
+            str(data["repo"]),
+            "--json",
+        ]
+        stopped = subprocess.run(stop, capture_output=True, text=True, env=env, timeout=120, check=False)
+        assert stopped.returncode == 0, stopped.stderr
+        assert json.loads(stopped.stdout)["pane_live"] is False
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
