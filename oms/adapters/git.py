@@ -39,7 +39,17 @@ HARDENING = (
     "--no-pager",
     "--literal-pathspecs",
 )
-GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_ASKPASS": "/bin/false"}
+# The user's global and system git config are not read either: a filter or diff driver the user configured
+# (`git lfs install` writes one) would run on files an agent left, named by an agent-written
+# `.gitattributes` (the escape suite made the user's `filter.lfs` run as the user on the host).
+GIT_ENV = {
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "LC_ALL": "C",
+    "GIT_ASKPASS": "/bin/false",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 # Keys (lowercased, subsection as `*`) whose value is a command git may run.
 DANGEROUS = (
     re.compile(r"core\.(fsmonitor|hookspath|pager|editor|sshcommand|askpass|alternaterefscommand)"),
@@ -67,7 +77,7 @@ def git(
     repo: str, *args: str, check: bool = True, timeout: float = 30.0, max_output: int = 4 * 1024 * 1024
 ) -> Completed:
     """Run hardened git in `repo`."""
-    env = child_env(GIT_ENV, keep=("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM"))
+    env = child_env(GIT_ENV)
     return run(("git", "-C", repo, *HARDENING, *args), env=env, timeout=timeout, max_output=max_output, check=check)
 
 
@@ -259,6 +269,17 @@ def status_entries(repo: str) -> list[bytes]:
     return [entry for entry in out.split(b"\x00") if entry]
 
 
+def gitlinks(repo: str, rev: str | None = None) -> set[str]:
+    """Paths recorded as gitlinks (mode 160000): in the index, or in the tree of `rev`."""
+    if rev is None:
+        out = git(repo, "ls-files", "-s", "-z").stdout
+        entries = (e for e in out.split(b"\x00") if e)
+        return {e.split(b"\t", 1)[1].decode("utf-8", "replace") for e in entries if e.startswith(b"160000 ")}
+    out = git(repo, "ls-tree", "-r", "-z", "--full-tree", rev).stdout
+    entries = (e for e in out.split(b"\x00") if e)
+    return {e.split(b"\t", 1)[1].decode("utf-8", "replace") for e in entries if e.startswith(b"160000 ")}
+
+
 def nested_repositories(repo: str) -> list[str]:
     """Untracked repositories inside `repo`'s working tree (git lists each as `path/`, never entering it)."""
     out = git(repo, "ls-files", "-z", "--others").stdout
@@ -284,7 +305,15 @@ def commit_all(repo: str, message: str, author: tuple[str, str] = OMS_IDENTITY) 
     refuse_unsafe_config(repo)
     name, email = author
     identity = ("-c", f"user.name={name}", "-c", f"user.email={email}", "-c", "commit.gpgsign=false")
+    born = resolve_commit(repo, "HEAD") is not None
+    before = gitlinks(repo, "HEAD") if born else set()
     git(repo, "add", "--all", timeout=120.0)
+    added = sorted(gitlinks(repo) - before)
+    if added:  # a repository appeared after it was looked for (an agent can race the check): never commit it
+        git(repo, "read-tree", *(("HEAD",) if born else ("--empty",)))  # plumbing: no checkout, filter, hook
+        raise CheckoutChangedError(
+            f"the worktree holds a git repository at {added[0][:200]}; oms commits files, not repositories"
+        )
     git(repo, *identity, "commit", "--quiet", "--no-verify", "--message", message, timeout=120.0)
     head = resolve_commit(repo, "HEAD")
     if head is None:

@@ -14,9 +14,9 @@ worker's paths, decided by delivery) and a `Host` (facts about this machine, rea
   commands written into the agent's configuration name them);
 - the private home read-write at `HOME_VIEW`, except the files oms generated (read-only over
   themselves), plus single files bound read-only (the CLI's one credential, a command's own script);
-- the repository's git common dir read-only with only this worktree's gitdir under `worktrees/`; the
-  worktree read-write with its `.git` file read-only; empty read-only placeholders at `.codex`, `.claude`
-  and `.mcp.json`, so none of them can be created;
+- of the repository's git common dir only what git needs (`GIT_SHOWN`), a sanitised `config` and this
+  worktree's gitdir, all read-only; the worktree read-write with its `.git` file read-only; empty
+  read-only placeholders at `.codex`, `.claude` and `.mcp.json`, so none of them can be created;
 - the broker's socket at `BROKER_VIEW` (added by the supervisor, which creates it).
 
 Order matters: bubblewrap applies the operations in sequence, later mounts on top of earlier ones.
@@ -31,7 +31,13 @@ from oms.domain.relay import BROKER_VIEW
 
 HOME_VIEW = "/oms/home"
 PLACEHOLDERS = (".codex", ".claude", ".mcp.json")
+# What of a repository's git common dir an agent sees: enough for git to read its worktree's history
+# (objects, refs, HEAD, a shallow clone's boundary, info/exclude). Never `config` (a sanitised copy is shown
+# instead), `hooks`, `modules` (submodules' configs, with tokens), `git-crypt`, `annex`, other worktrees.
+GIT_SHOWN = ("objects", "refs", "packed-refs", "HEAD", "shallow", "info")
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+TMP_BYTES = 1024 * 1024 * 1024  # /tmp and /var/tmp are RAM: each at most this much
+EMPTY_BYTES = 64 * 1024  # the empty read-only tmpfs of placeholders and masks (and the common dir's mount points)
 ROOT_INSIDE_ID = 1000  # uid/gid of the agent inside when oms runs as root (never uid 0 inside)
 # System directories shown read-only (each only if the host has it); a symlink is recreated as one.
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
@@ -71,7 +77,7 @@ class Layout(NamedTuple):
     home_readonly: tuple[str, ...] = ()  # names in the home oms generated: read-only inside
     files: tuple[tuple[str, str], ...] = ()  # (host file, path inside), read-only
     runtime: tuple[str, ...] = ()  # directories shown read-only at their own path (oms, the CLI)
-    hidden_git: tuple[str, ...] = ()  # directories of the common dir shown empty (its `hooks`)
+    git_shown: tuple[str, ...] = ("objects", "refs", "HEAD")  # what of the common dir is shown (read-only)
 
 
 def _check_abs(path: str, what: str) -> str:
@@ -107,14 +113,20 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
         "--die-with-parent",
         "--proc",
         "/proc",
+        "--size",
+        str(EMPTY_BYTES),
         "--tmpfs",
         "/proc/1",  # the sandbox's init, whose death takes every sandboxed process: out of the agent's reach
         "--remount-ro",
         "/proc/1",
         "--dev",
         "/dev",
+        "--size",
+        str(TMP_BYTES),
         "--tmpfs",
-        "/tmp",  # noqa: S108 - a new, private tmpfs inside the sandbox
+        "/tmp",  # noqa: S108 - a new, private tmpfs inside the sandbox (RAM: bounded)
+        "--size",
+        str(TMP_BYTES),
         "--tmpfs",
         "/var/tmp",  # noqa: S108 - likewise
     ]
@@ -122,7 +134,7 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
     for path in host.masked_files:
         args += ["--ro-bind", "/dev/null", _check_abs(path, "masked file")]
     for path in host.masked_dirs:
-        args += ["--tmpfs", _check_abs(path, "masked directory"), "--remount-ro", path]
+        args += ["--size", str(EMPTY_BYTES), "--tmpfs", _check_abs(path, "masked directory"), "--remount-ro", path]
     for path in (*host.extra_ro, *layout.runtime):
         args += ["--ro-bind", _check_abs(path, "read-only path"), path]
     args += ["--bind", home, HOME_VIEW]
@@ -132,13 +144,12 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
         args += ["--ro-bind", posixpath.join(home, name), posixpath.join(HOME_VIEW, name)]
     for source, view in layout.files:
         args += ["--ro-bind", _check_abs(source, "read-only file"), _check_abs(view, "read-only file view")]
-    worktrees = posixpath.join(common, "worktrees")
-    args += ["--ro-bind", common, common, "--tmpfs", worktrees, "--ro-bind", gitdir, gitdir]
-    args += ["--remount-ro", worktrees]
-    for name in layout.hidden_git:
-        if "/" in name or name in ("", ".", "..", "worktrees", "objects", "refs"):
-            raise ValueError(f"cannot hide {name[:40]!r} of the git common dir")
-        args += ["--tmpfs", posixpath.join(common, name), "--remount-ro", posixpath.join(common, name)]
+    args += ["--size", str(EMPTY_BYTES), "--tmpfs", common]  # an allow-list: what git needs, not what the user keeps
+    for name in layout.git_shown:
+        if name not in GIT_SHOWN:
+            raise ValueError(f"{name[:40]!r} of the git common dir is not shown to agents")
+        args += ["--ro-bind", posixpath.join(common, name), posixpath.join(common, name)]
+    args += ["--ro-bind", gitdir, gitdir]  # the config follows (`command_args`), then the remount read-only
     args += [
         "--bind",
         worktree,
@@ -149,7 +160,7 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
     ]
     for name in PLACEHOLDERS:
         mount = posixpath.join(worktree, name)
-        args += ["--tmpfs", mount, "--remount-ro", mount]
+        args += ["--size", str(EMPTY_BYTES), "--tmpfs", mount, "--remount-ro", mount]
     args += ["--chdir", worktree]
     return tuple(args)
 
@@ -175,7 +186,8 @@ def command_args(
     socket_bind = ["--bind", _check_abs(socket_path, "broker socket"), BROKER_VIEW]
     out = [*sandbox, *socket_bind, "--json-status-fd", str(status_fd), "--seccomp", str(seccomp_fd)]
     if config is not None:
-        out += ["--ro-bind-data", str(config[0]), _check_abs(config[1], "repository config")]
+        path = _check_abs(config[1], "repository config")
+        out += ["--ro-bind-data", str(config[0]), path, "--remount-ro", posixpath.dirname(path)]
     return out
 
 

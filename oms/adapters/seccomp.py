@@ -1,7 +1,9 @@
 """The sandbox's seccomp filter, as a classic BPF program for `bwrap --seccomp FD` (pure; ADR 0012).
 
 It refuses, with EPERM, the system calls that reach into another process of the same user: `ptrace`,
-`process_vm_readv`, `process_vm_writev`, `pidfd_getfd` and `process_madvise`. Inside its sandbox the
+`process_vm_readv`, `process_vm_writev`, `pidfd_getfd`, `process_madvise`, and `perf_event_open` and
+`kcmp`, which read another process (the second escape round sampled the init's stack with perf); and the
+kernel keyrings (`add_key`, `request_key`, `keyctl`), a quota shared with the host user. Inside its sandbox the
 agent runs as the same user as the sandbox's init, the process whose death takes every sandboxed process
 down; with these calls it could clear the init's parent-death signal and outlive its broker (the escape
 suite did, before this filter). The init is also hidden from `/proc` (`/proc/1` is an empty read-only
@@ -26,12 +28,16 @@ RET_ALLOW = 0x7FFF0000
 RET_ERRNO = 0x00050000
 LD_ABS_W, JEQ_K, RET_K = 0x20, 0x15, 0x06
 ARCH_OFFSET, NR_OFFSET = 4, 0  # fields of struct seccomp_data
-# arch -> system call numbers refused (ptrace, process_vm_readv, process_vm_writev, pidfd_getfd, process_madvise)
+# arch -> system call numbers refused: reaching into another process (ptrace, process_vm_readv/writev,
+# pidfd_getfd, process_madvise, and the read-only views perf_event_open and kcmp), and the kernel keyrings
+# (add_key, request_key, keyctl: a quota the sandbox would share with the host user).
+_X86_64 = (101, 310, 311, 438, 440, 298, 312, 248, 249, 250)
+_X32 = (521, 539, 540, 438, 440, 298, 312, 248, 249, 250)
 DENIED: dict[int, tuple[int, ...]] = {
-    AUDIT_ARCH_X86_64: (101, 310, 311, 438, 440, *(X32_BIT | nr for nr in (521, 539, 540, 438, 440))),
-    AUDIT_ARCH_I386: (26, 347, 348, 438, 440),
-    AUDIT_ARCH_AARCH64: (117, 270, 271, 438, 440),
-    AUDIT_ARCH_ARM: (26, 376, 377, 438, 440),
+    AUDIT_ARCH_X86_64: (*_X86_64, *(X32_BIT | nr for nr in _X32)),
+    AUDIT_ARCH_I386: (26, 347, 348, 438, 440, 336, 349, 286, 287, 288),
+    AUDIT_ARCH_AARCH64: (117, 270, 271, 438, 440, 241, 272, 217, 218, 219),
+    AUDIT_ARCH_ARM: (26, 376, 377, 438, 440, 364, 378, 309, 310, 311),
 }
 MACHINES = {"x86_64": (AUDIT_ARCH_X86_64, AUDIT_ARCH_I386), "aarch64": (AUDIT_ARCH_AARCH64, AUDIT_ARCH_ARM)}
 

@@ -18,6 +18,7 @@ import json
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+LOG_KEEP = 64
 SUPPORTED = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 LATEST = SUPPORTED[0]
 STRUCTURED_SINCE = "2025-06-18"
@@ -70,7 +71,8 @@ class Session:
         self.call = call
         self.version: str | None = None
         self.listed = False
-        self.log: list[str] = []
+        self.log: list[str] = []  # the last LOG_KEEP methods, each cut to 100 characters (bounded: it lives on
+        # as long as the connection, in the broker outside the sandbox)
 
 
 def _error(msg_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
@@ -143,7 +145,8 @@ def handle_message(session: Session, message: Any) -> list[dict[str, Any]]:
     params = message.get("params", {})
     if not isinstance(params, dict):
         return [_error(msg_id, INVALID_PARAMS, "params must be an object")]
-    session.log.append(method)
+    session.log.append(method[:100])
+    del session.log[:-LOG_KEEP]
     if method == "initialize":
         requested = params.get("protocolVersion")
         session.version = requested if requested in SUPPORTED else LATEST

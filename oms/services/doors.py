@@ -9,6 +9,7 @@ open for the broker's life.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,29 @@ from oms.services.broker import BridgeSession, DoorRefusedError
 
 if TYPE_CHECKING:
     from oms.services.workspace import Workspace
+
+
+HOOK_RATE, HOOK_BURST = 5.0, 30  # state-touching hooks a second, sustained, and in a burst
+
+
+class TokenBucket:
+    """`rate` takes a second, `burst` at once (pure but for the clock)."""
+
+    def __init__(self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.clock = clock
+        self.at = clock()
+
+    def take(self) -> bool:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1.0:
+            return False
+        self.tokens -= 1.0
+        return True
 
 
 class WorkerDoors:
@@ -36,6 +60,7 @@ class WorkerDoors:
         self.config_root = config_root
         self.log = log
         self._ws: Workspace | None = None
+        self.bucket = TokenBucket(HOOK_RATE, HOOK_BURST)
 
     def workspace(self) -> Workspace:
         """The broker's workspace (opened once)."""
@@ -52,7 +77,10 @@ class WorkerDoors:
             self._ws = None
 
     def hook(self, argv: tuple[str, ...], body: bytes) -> tuple[bytes, str]:
-        """One hook request."""
+        """One hook request (a PreToolUse always; the others while the worker's write budget lasts)."""
+        if b'"PreToolUse"' not in body[:65536] and not self.bucket.take():
+            self.log("hook refused: more hooks than a worker fires (the state root is not grown for them)")
+            return b"{}\n", "too many hooks: answered without recording"
         out, err = hooks.answer(self.binding, argv, body, self.workspace, self.nonce)
         if err:
             self.log(f"hook: {err}")

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 STDIN_CAP = 1024 * 1024
 STOP_BLOCK_CAP = 3
 HEARTBEAT_EVERY_MS = 30_000
+PROMPT_BEAT_MS = 250
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreToolUse", "PostToolUse", "SessionEnd", "Interrupt")
 _NATIVE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 _TOOL = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
@@ -184,9 +185,15 @@ def respond(
         if session is None or session.state != "running":
             break
         now = next_after(session.observed_at, ws.now())
-        due = parse_ts(now) >= parse_ts(add_ms(str(session.payload["last_observed_at"]), HEARTBEAT_EVERY_MS))
+        last = str(session.payload["last_observed_at"])
+        due = parse_ts(now) >= parse_ts(add_ms(last, HEARTBEAT_EVERY_MS))
+        # a prompt or a start is worth a version (delivery confirms activation by it), but not more often
+        # than every PROMPT_BEAT_MS: a hook loop must not grow the record without bound
+        prompt = event in ("SessionStart", "UserPromptSubmit") and parse_ts(now) >= parse_ts(
+            add_ms(last, PROMPT_BEAT_MS)
+        )
         payload, hold = next_payload(session.payload, args, doc, has_result=has_result, now=now)
-        if payload == session.payload and not (due or event in ("SessionStart", "UserPromptSubmit")):
+        if payload == session.payload and not (due or prompt):
             break
         beat = sessions.heartbeat(session.state, payload, now=now)
         try:

@@ -43,6 +43,10 @@ def verify_commit(dispatch: Record, commit: str) -> None:
         raise CheckoutChangedError("the worktree is not on its dispatch branch")
     if git.status_entries(path):
         raise CheckoutChangedError("the worktree has uncommitted or untracked changes; commit them first")
+    start = access.text(dispatch.payload, "worktree_start_commit")
+    added = sorted(git.gitlinks(path, commit) - git.gitlinks(path, start))
+    if added:
+        raise CheckoutChangedError(f"result_commit adds a submodule at {added[0][:200]}; oms accepts files only")
 
 
 def commit_leftovers(dispatch: Record, summary: str) -> str:
@@ -58,9 +62,9 @@ def commit_leftovers(dispatch: Record, summary: str) -> str:
             f"the worktree holds a git repository at {nested[0][:200]}; remove it (oms commits files, not repositories)"
         )
     if git.status_entries(path):
-        message = f"{summary.strip().splitlines()[0][:200] if summary.strip() else 'oms result'}\n\n" + (
-            f"Committed by oms for dispatch {dispatch.record_id}: the agent left its work uncommitted.\n"
-        )
+        subject = one_line(summary, 200) or "oms result"  # printable ASCII: no terminal escapes in `git log`
+        why = f"Committed by oms for dispatch {dispatch.record_id}: the agent left its work uncommitted."
+        message = f"{subject}\n\n{why}\n"
         return git.commit_all(path, message, author=WORKER_IDENTITY)
     head = git.resolve_commit(path, "HEAD")
     if head is None or head == access.text(dispatch.payload, "worktree_start_commit"):

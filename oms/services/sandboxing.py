@@ -12,7 +12,7 @@ import os
 
 from oms.adapters import bwrap, git, seccomp
 from oms.adapters.providers.base import LaunchPlan
-from oms.adapters.sandbox import HOME_VIEW, Layout, bwrap_args, environment, placeholder_paths
+from oms.adapters.sandbox import GIT_SHOWN, HOME_VIEW, Layout, bwrap_args, environment, placeholder_paths
 from oms.canonical import JsonObject, now
 from oms.errors import CheckoutChangedError, SandboxUnavailableError
 
@@ -63,7 +63,7 @@ def build(
         home_readonly=tuple(f.name for f in plan.files if f.readonly),
         files=tuple(dict.fromkeys(files)),
         runtime=_roots(bwrap.runtime_roots(executable), tool_dirs, state_real),
-        hidden_git=("hooks",) if os.path.isdir(os.path.join(common, "hooks")) else (),
+        git_shown=tuple(name for name in GIT_SHOWN if os.path.lexists(os.path.join(common, name))),
     )
     return {
         "format": "oms-launch-v1",

@@ -33,7 +33,7 @@ LAYOUT = Layout(
     home_readonly=("hooks.json", "config.toml"),
     files=(("/home/u/.codex/auth.json", "/oms/home/auth.json"),),
     runtime=("/opt/oms",),
-    hidden_git=("hooks",),
+    git_shown=("objects", "refs", "packed-refs", "HEAD"),
 )
 
 
@@ -72,7 +72,8 @@ def test_what_is_read_only_and_what_is_writable() -> None:
     assert ("/state/tmp/codex-s/hooks.json", f"{HOME_VIEW}/hooks.json") in ro
     assert ("/state/tmp/codex-s/config.toml", f"{HOME_VIEW}/config.toml") in ro
     assert ("/home/u/.codex/auth.json", f"{HOME_VIEW}/auth.json") in ro
-    assert ("/work/repo/.git", "/work/repo/.git") in ro
+    assert ("/work/repo/.git/objects",) * 2 in ro
+    assert ("/work/repo/.git/refs",) * 2 in ro
     assert ("/work/repo/.git/worktrees/tkt-1",) * 2 in ro
     assert ("/work/wt/tkt-1/.git",) * 2 in ro
     assert ("usr/bin", "/bin") in _pairs(args, "--symlink")
@@ -82,16 +83,16 @@ def test_what_is_read_only_and_what_is_writable() -> None:
     assert not any(s.startswith("/home/u") and s != "/home/u/.codex/auth.json" for s in sources)
 
 
-def test_only_this_worktrees_gitdir_is_shown_and_all_of_it_read_only() -> None:
+def test_only_what_git_needs_of_the_common_dir_is_shown_and_all_of_it_read_only() -> None:
     args = bwrap_args(LAYOUT, HOST)
-    tmpfs = _singles(args, "--tmpfs")
-    remount = _singles(args, "--remount-ro")
-    assert "/work/repo/.git/worktrees" in tmpfs
-    assert "/work/repo/.git/worktrees" in remount
-    assert "/work/repo/.git/hooks" in tmpfs  # the repository's hooks: not the agent's to read
-    assert "/work/repo/.git/hooks" in remount
-    common = args.index("/work/repo/.git")
-    assert common < args.index("/work/repo/.git/worktrees") < args.index("/work/repo/.git/worktrees/tkt-1")
+    assert "/work/repo/.git" in _singles(args, "--tmpfs")  # the common dir is an allow-list
+    shown = [s for s, _ in _pairs(args, "--ro-bind") if s.startswith("/work/repo/.git/")]
+    assert shown == [f"/work/repo/.git/{n}" for n in ("objects", "refs", "packed-refs", "HEAD", "worktrees/tkt-1")]
+    assert args.index("/work/repo/.git") < args.index("/work/repo/.git/objects")
+    full = command_args(args, "/s/d.sock", 3, 4, (5, "/work/repo/.git/config"))
+    assert full[-5:] == ["--ro-bind-data", "5", "/work/repo/.git/config", "--remount-ro", "/work/repo/.git"]
+    with pytest.raises(ValueError, match="not shown"):
+        bwrap_args(LAYOUT._replace(git_shown=("modules",)), HOST)
 
 
 def test_placeholders_are_read_only_and_come_after_the_worktree() -> None:
@@ -136,16 +137,12 @@ def test_bad_layouts_are_refused(change: dict[str, object]) -> None:
         "gitdir": LAYOUT.gitdir,
         "home": LAYOUT.home,
         "home_readonly": LAYOUT.home_readonly,
+        "git_shown": LAYOUT.git_shown,
         "files": LAYOUT.files,
         "runtime": LAYOUT.runtime,
     }
     with pytest.raises(ValueError, match=r"must|not"):
         bwrap_args(Layout(**{**fields, **change}), HOST)  # type: ignore[arg-type]
-
-
-def test_the_repository_config_is_shown_from_data() -> None:
-    args = command_args((), "/s/d.sock", 3, 4, (5, "/work/repo/.git/config"))
-    assert args[-3:] == ["--ro-bind-data", "5", "/work/repo/.git/config"]
 
 
 def test_the_broker_socket_is_appended_and_the_command_marked() -> None:
