@@ -21,55 +21,13 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import os
 import selectors
 import socket
 import time
 from collections.abc import Callable
-from typing import NamedTuple, Protocol
 
 from oms.domain.relay import Header, RelayError, parse_header
-
-SAFE_HOOK = b"{}\n"
-DENY_HOOK = (
-    b'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny",'
-    b'"permissionDecisionReason":"oms: the hook request could not be verified"}}\n'
-)
-
-
-class BrokerLimits(NamedTuple):
-    """Bounds on what a relay can make the broker hold or wait for."""
-
-    max_connections: int = 16
-    header_s: float = 5.0
-    hook_s: float = 10.0
-    body_cap: int = 1024 * 1024
-    line_cap: int = 1024 * 1024
-    out_cap: int = 8 * 1024 * 1024
-
-
-class BridgeSession(Protocol):
-    """One MCP session (a bridge relay's connection)."""
-
-    def line(self, data: bytes) -> list[bytes]:
-        """Answer one received line: the encoded lines to send back (possibly none)."""
-
-    def oversized(self) -> list[bytes]:
-        """Answer a line that was longer than the cap."""
-
-
-class Doors(Protocol):
-    """What the broker applies (services/doors.py); refusals are `DoorRefusedError`."""
-
-    def hook(self, argv: tuple[str, ...], body: bytes) -> tuple[bytes, str]:
-        """(what the hook prints, one stderr line or "")."""
-
-    def bridge(self, argv: tuple[str, ...]) -> BridgeSession:
-        """A new MCP session for a bridge relay with `argv`."""
-
-
-class DoorRefusedError(Exception):
-    """The relay's request cannot be served (e.g. its binding is not the broker's)."""
+from oms.services.doorway import DENY_HOOK, SAFE_HOOK, BridgeSession, BrokerLimits, DoorRefusedError, Doors
 
 
 class _Conn:
@@ -368,15 +326,3 @@ def _json_text(text: str) -> bytes:
     import json
 
     return json.dumps(text, ensure_ascii=True)[1:-1].encode("ascii")
-
-
-def write_log_line(fd: int, budget: list[int], line: str) -> None:
-    """Append one bounded line to a broker log descriptor, while `budget[0]` bytes remain (then nothing)."""
-    data = (time.strftime("%Y-%m-%dT%H:%M:%SZ ", time.gmtime()) + " ".join(line.split())[:300] + "\n").encode(
-        "utf-8", "replace"
-    )
-    if budget[0] < len(data):
-        return
-    budget[0] -= len(data)
-    with contextlib.suppress(OSError):
-        os.write(fd, data)

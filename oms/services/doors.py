@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from oms.services import bridge, hooks
-from oms.services.broker import BridgeSession, DoorRefusedError
+from oms.services.doorway import BridgeSession, DoorRefusedError
 
 if TYPE_CHECKING:
     from oms.services.workspace import Workspace

@@ -187,11 +187,11 @@ def respond(
         now = next_after(session.observed_at, ws.now())
         last = str(session.payload["last_observed_at"])
         due = parse_ts(now) >= parse_ts(add_ms(last, HEARTBEAT_EVERY_MS))
-        # a prompt or a start is worth a version (delivery confirms activation by it), but not more often
-        # than every PROMPT_BEAT_MS: a hook loop must not grow the record without bound
-        prompt = event in ("SessionStart", "UserPromptSubmit") and parse_ts(now) >= parse_ts(
-            add_ms(last, PROMPT_BEAT_MS)
-        )
+        # a prompt or a start is worth a version (delivery confirms activation by it), but after another
+        # hook's version not more often than every PROMPT_BEAT_MS: a hook loop must not grow the record
+        # without bound
+        spaced = session.actor != "oms-hook" or parse_ts(now) >= parse_ts(add_ms(last, PROMPT_BEAT_MS))
+        prompt = event in ("SessionStart", "UserPromptSubmit") and spaced
         payload, hold = next_payload(session.payload, args, doc, has_result=has_result, now=now)
         if payload == session.payload and not (due or prompt):
             break

@@ -62,7 +62,8 @@ def commit_leftovers(dispatch: Record, summary: str) -> str:
             f"the worktree holds a git repository at {nested[0][:200]}; remove it (oms commits files, not repositories)"
         )
     if git.status_entries(path):
-        subject = one_line(summary, 200) or "oms result"  # printable ASCII: no terminal escapes in `git log`
+        first = summary.strip().splitlines()[0] if summary.strip() else ""
+        subject = one_line(first, 200) or "oms result"  # printable ASCII: no terminal escapes in `git log`
         why = f"Committed by oms for dispatch {dispatch.record_id}: the agent left its work uncommitted."
         message = f"{subject}\n\n{why}\n"
         return git.commit_all(path, message, author=WORKER_IDENTITY)

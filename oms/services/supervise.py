@@ -35,7 +35,7 @@ from oms.fsio.outside import remove_empty_dirs, reserve_descriptor
 from oms.fsio.procinfo import boot_id, start_ticks
 from oms.process import Foreground, data_fd, end_own_group, landlock, start_foreground
 from oms.services import hooks, launch, reaper
-from oms.services.broker import Broker, write_log_line
+from oms.services.broker import Broker
 from oms.services.doors import WorkerDoors
 from oms.store.documents import encode_document
 
@@ -275,3 +275,15 @@ def clear(root: Root, dispatch_id: str) -> None:
     """Forget an earlier launch's exit record (a new pane is starting)."""
     with contextlib.suppress(NotFoundError):
         root.unlink(exit_path(dispatch_id))
+
+
+def write_log_line(fd: int, budget: list[int], line: str) -> None:
+    """Append one bounded line to a broker log descriptor, while `budget[0]` bytes remain (then nothing)."""
+    data = (time.strftime("%Y-%m-%dT%H:%M:%SZ ", time.gmtime()) + " ".join(line.split())[:300] + "\n").encode(
+        "utf-8", "replace"
+    )
+    if budget[0] < len(data):
+        return
+    budget[0] -= len(data)
+    with contextlib.suppress(OSError):
+        os.write(fd, data)

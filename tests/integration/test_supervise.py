@@ -24,6 +24,7 @@ def _spec(state: Path, worktree: Path, command: list[str], sandbox: list[str] | 
     minimal = ["--unshare-user", "--unshare-pid", "--die-with-parent", "--proc", "/proc", "--dev", "/dev"]
     minimal += system_args(host.system)
     minimal += ["--bind", str(worktree), str(worktree), "--tmpfs", str(worktree / ".codex"), "--chdir", str(worktree)]
+    minimal += ["--tmpfs", "/oms/git"]  # where the repository config is shown (a mount: remounted read-only)
     doc: JsonObject = {
         "format": "oms-launch-v1",
         "dispatch_id": "dsp-1",
@@ -39,7 +40,7 @@ def _spec(state: Path, worktree: Path, command: list[str], sandbox: list[str] | 
         "command": list[Json](command),
         "env": {"PATH": "/usr/bin:/bin", "HOME": "/"},
         "placeholders": [str(worktree / ".codex")],
-        "git_config_path": "/oms/git-config",
+        "git_config_path": "/oms/git/config",
         "git_config": "[core]\n\tbare = false\n",
         "created_at": now(),
     }

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from oms.domain.relay import encode_header
-from oms.services.broker import BrokerLimits
 from oms.services.doors import WorkerDoors
+from oms.services.doorway import BrokerLimits
 from tests.agent_side import Bound, ServedBroker, bind, snapshot
 from tests.chain import Chain
 
