@@ -63,7 +63,7 @@ class Chain:
     def workspace(self) -> Workspace:
         return Workspace.open(str(self.state), str(self.repo), clock=self.clock)
 
-    def set_advisor(self, mode: str, commit: bool = False) -> None:
+    def set_advisor(self, mode: str, commit: bool = True) -> None:
         self.edit_config(lambda s: _replace_advisor_argv(s, [sys.executable, str(self.advisor), mode]), commit)
 
     def edit_config(self, change: object, commit: bool = False) -> None:

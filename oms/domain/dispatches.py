@@ -72,6 +72,10 @@ INTENT_FIELDS = (
     "worktree_base_commit",
     "worktree_start_commit",
     "prior_failure_evidence",
+    "role_sandbox",
+    "role_argv",
+    "role_tools",
+    "instructions_sha256",
 )
 
 

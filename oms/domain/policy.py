@@ -71,6 +71,12 @@ def worker_capabilities(policy: Policy, role_id: str) -> list[str]:
     return list(WORKER_CAPABILITIES)
 
 
+def role_tools(policy: Policy, role_id: str) -> tuple[str, ...]:
+    """The tools the policy grants `role_id` (none when it does not name the role)."""
+    grant = policy.roles.get(role_id)
+    return grant.tools if grant is not None else ()
+
+
 def check_reviewer(policy: Policy, role_id: str) -> None:
     """The advisor role must be allowed to review."""
     grant = policy.roles.get(role_id)

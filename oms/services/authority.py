@@ -2,7 +2,8 @@
 
 Every check re-reads the records and raises a named error with a one-line reason: the intent digest,
 the approval (signed advisor evidence for this exact digest, or a person's where the policy allows),
-the committed policy digest, the configured role (model, transport, sandbox), the capabilities, the
+the committed policy digest, the role as committed (model, endpoint, transport, sandbox, argv, granted tools,
+executor instructions: `check_role`), the capabilities, the
 ticket lease (state, worker, token, session, attempt, expiry), and the worktree record.
 """
 
@@ -10,12 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from oms.canonical import JsonObject, access, equal
+from oms.canonical import JsonObject, access, equal, sha256_hex
 from oms.domain import approval, dispatches, tickets
 from oms.domain.config import WORKER_TRANSPORTS, Role, role
-from oms.domain.policy import Policy, worker_capabilities
+from oms.domain.policy import Policy, role_tools, worker_capabilities
 from oms.errors import AuthorityChangedError, LeaseError
 from oms.services import policy as policy_service
+from oms.services.committed import committed_instructions, uncommitted
 from oms.services.workspace import Workspace
 from oms.services.worktrees import worktree_id
 from oms.store import Record
@@ -62,6 +64,31 @@ def check_approval(ws: Workspace, dispatch: Record, policy: Policy, intent: str)
     )
 
 
+def check_role(ws: Workspace, configured: Role, policy: Policy, payload: JsonObject) -> None:
+    """What runs is what was approved: the role as committed at HEAD (model, endpoint, transport, sandbox,
+    argv), the tools the policy grants it and the executor instructions must be the intent's, and nothing
+    of them may differ in the working tree. The refusal names the fields."""
+    now = {
+        "model_id": configured.model,
+        "model_endpoint": configured.endpoint,
+        "provider_mode": configured.transport,
+        "role_sandbox": configured.sandbox,
+        "role_argv": list(configured.argv) if configured.argv is not None else None,
+        "role_tools": list(role_tools(policy, configured.role_id)),
+        "instructions_sha256": sha256_hex(committed_instructions(ws.config_root).encode("ascii")),
+    }
+    changed = [field for field, value in now.items() if payload.get(field) != value]
+    if changed:
+        raise AuthorityChangedError(f"role {configured.role_id} changed since it was approved: {', '.join(changed)}")
+    if configured.transport not in WORKER_TRANSPORTS or configured.sandbox != "ticket-worktree-write":
+        raise AuthorityChangedError(f"role {configured.role_id} is not a worker role")
+    drift = uncommitted(ws)
+    if drift:
+        raise AuthorityChangedError(
+            f"uncommitted changes to {', '.join(drift)}: what runs comes from HEAD (commit or revert them)"
+        )
+
+
 def check_dispatch(ws: Workspace, dispatch: Record) -> Authority:
     """Every authority check of DESIGN.md §5.4 except the live authorisation (the caller's, before contact)."""
     payload = dispatch.payload
@@ -72,15 +99,7 @@ def check_dispatch(ws: Workspace, dispatch: Record) -> Authority:
     check_approval(ws, dispatch, policy, intent)
     config = ws.config()
     configured = role(config, access.text(payload, "role_id"))
-    if (configured.model, configured.endpoint, configured.transport, configured.sandbox) != (
-        payload["model_id"],
-        payload["model_endpoint"],
-        payload["provider_mode"],
-        "ticket-worktree-write",
-    ) or configured.transport not in WORKER_TRANSPORTS:
-        raise AuthorityChangedError(
-            f"role {configured.role_id} model, endpoint, transport or sandbox changed in the config"
-        )
+    check_role(ws, configured, policy, payload)
     if payload["capabilities"] != worker_capabilities(policy, configured.role_id):
         raise AuthorityChangedError("dispatch capabilities are not exactly repository-read, ticket-worktree-write")
     ticket = ws.store.records("ticket").read(access.text(payload, "ticket_id"))

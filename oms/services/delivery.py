@@ -32,6 +32,7 @@ from oms.canonical import JsonObject, access, equal, next_after, operation_nonce
 from oms.domain import sessions, workers
 from oms.domain.config import role as configured_role
 from oms.domain.machine import Next
+from oms.domain.policy import role_tools
 from oms.errors import (
     AlreadyExistsError,
     AuthorityChangedError,
@@ -399,8 +400,7 @@ class Delivery:
 
     @staticmethod
     def _role_tools(authority: Authority) -> tuple[str, ...]:
-        grant = authority.policy.roles.get(authority.role.role_id)
-        return grant.tools if grant is not None else ()
+        return role_tools(authority.policy, authority.role.role_id)
 
     def _instructions(self) -> str:
         return self.instructions_of(self.ws)

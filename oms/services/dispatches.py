@@ -14,7 +14,7 @@ from oms.domain import workers
 from oms.domain.config import WORKER_TRANSPORTS, role
 from oms.domain.dispatches import ENGINES
 from oms.domain.machine import Next
-from oms.domain.policy import check_reviewer, worker_capabilities
+from oms.domain.policy import check_reviewer, role_tools, worker_capabilities
 from oms.errors import (
     AdvisorError,
     AlreadyExistsError,
@@ -30,6 +30,7 @@ from oms.schemas import load_schema, validate
 from oms.services import live, tickets
 from oms.services import policy as policy_service
 from oms.services.authority import check_dispatch, check_intent
+from oms.services.committed import committed_instructions, uncommitted
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
 
@@ -103,6 +104,12 @@ def propose(ws: Workspace, ticket_id: str, role_id: str | None = None) -> tuple[
         )
     policy = policy_service.load_tracked(ws.config_root, ws.repo)
     capabilities = worker_capabilities(policy, configured.role_id)
+    drift = uncommitted(ws)
+    if drift:
+        raise ConfigError(
+            f"uncommitted changes to {', '.join(drift)[:300]}: what runs comes from HEAD",
+            hint="commit or revert them, then propose",
+        )
     worktree = ws.store.worktrees.get(ticket.record_id)
     if worktree is None:
         raise AuthorityChangedError(f"ticket {ticket_id} has no worktree", hint=f"oms worktree create {ticket_id}")
@@ -133,6 +140,10 @@ def propose(ws: Workspace, ticket_id: str, role_id: str | None = None) -> tuple[
         "worktree_base_commit": worktree["base_commit"],
         "worktree_start_commit": start,
         "prior_failure_evidence": ticket.payload["prior_failure_evidence"],
+        "role_sandbox": configured.sandbox,
+        "role_argv": list(configured.argv) if configured.argv is not None else None,
+        "role_tools": list(role_tools(policy, configured.role_id)),
+        "instructions_sha256": sha256_hex(committed_instructions(ws.config_root).encode("ascii")),
     }
     nxt = machine.propose(fields, dispatch_id=dispatch_id, created_at=ws.now())
     result = ws.store.records("dispatch").create(

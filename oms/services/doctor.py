@@ -9,12 +9,13 @@ from dataclasses import dataclass
 
 from oms.adapters import bwrap
 from oms.adapters.tools import TOOLS, probe
-from oms.domain.config import CONFIG_PATH, parse_config
-from oms.errors import NotFoundError, OmsError
+from oms.domain.config import CONFIG_PATH
+from oms.errors import OmsError
 from oms.fsio import Root, capabilities
 from oms.limits import LIMITS
 from oms.process import is_frozen, landlock
 from oms.schemas import SCHEMA_NAMES, schema_source, validator
+from oms.services.committed import committed_config
 from oms.services.policy import load_tracked
 from oms.store import StateRoot
 from oms.version import __version__
@@ -139,19 +140,17 @@ def _capabilities(where: str) -> list[Check]:
 def _config(config_root: str | None) -> Check:
     if config_root is None:
         return Check("config", False, "no config root given", "pass --config-root (the repository oms works on)")
+    commit = f"git -C {config_root} add .oms && git -C {config_root} commit -m 'oms config'"
     try:
+        committed_config(os.path.abspath(config_root))
         with Root.open(config_root, private=False) as repo:
-            parse_config(repo.read_bytes(CONFIG_PATH, LIMITS.config_bytes), os.path.join(repo.path, CONFIG_PATH))
-    except NotFoundError:
-        return Check(
-            "config",
-            False,
-            f"{os.path.join(config_root, CONFIG_PATH)} is missing",
-            f"oms init --config-root {config_root}",
-        )
+            if repo.read_optional(CONFIG_PATH, LIMITS.config_bytes) is None:
+                return Check("config", False, f"{os.path.join(config_root, CONFIG_PATH)} is missing", commit)
     except OmsError as exc:
-        return Check("config", False, exc.message, f"fix {CONFIG_PATH}")
-    return Check("config", True, os.path.join(os.path.abspath(config_root), CONFIG_PATH))
+        if "not committed" in exc.message:
+            return Check("config", False, exc.message, commit)
+        return Check("config", False, exc.message, exc.remedy or f"fix {CONFIG_PATH}")
+    return Check("config", True, os.path.join(os.path.abspath(config_root), CONFIG_PATH) + " (committed at HEAD)")
 
 
 def _policy(config_root: str | None) -> Check:

@@ -7,9 +7,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from oms.canonical import now as wall_clock
-from oms.errors import ConfigError, NotFoundError, StateRootError
+from oms.errors import StateRootError
 from oms.fsio import Root
-from oms.limits import LIMITS
 from oms.store import Store
 
 if TYPE_CHECKING:
@@ -44,16 +43,11 @@ class Workspace:
         return cls(store, real, repo, clock)
 
     def config(self) -> Config:
-        """The validated configuration (read once)."""
+        """The configuration committed at HEAD (read once; `services/committed.py`)."""
         if self._config is None:
-            from oms.domain.config import CONFIG_PATH, parse_config  # TOML and the config schema: not on hot paths
+            from oms.services.committed import committed_config  # git and TOML: not on hot paths
 
-            where = os.path.join(self.config_root, CONFIG_PATH)
-            try:
-                data = self.repo.read_bytes(CONFIG_PATH, LIMITS.config_bytes)
-            except NotFoundError as exc:
-                raise ConfigError(f"{where} is missing", hint="run `oms init --config-root <repository>`") from exc
-            self._config = parse_config(data, where)
+            self._config = committed_config(self.config_root)
         return self._config
 
     def now(self) -> str:

@@ -49,7 +49,7 @@ def test_deliver_parks_with_exit_1_and_one_reason(oms: OmsCommand, deliverable: 
     result = _run(oms, deliverable, "worker", "deliver", "--event-id", event_id)
     assert result.returncode == 1
     assert result.stdout.startswith("processed: parked")
-    assert "model, endpoint, transport or sandbox changed" in result.stdout
+    assert "changed since it was approved: model_id" in result.stdout
 
 
 def test_worker_usage_errors(oms: OmsCommand, deliverable: Chain) -> None:

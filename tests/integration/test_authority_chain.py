@@ -141,20 +141,20 @@ def test_policy_granting_extra_capabilities_is_refused_at_propose(chain: Chain) 
 
 
 @pytest.mark.parametrize(
-    "change",
+    ("change", "field"),
     [
-        ('model = "script"', 'model = "bigger-model"'),
-        ('model = "script"', 'model = "script"\nendpoint = "https://gateway.example.com/v1"'),
+        (('model = "script"', 'model = "bigger-model"'), "model_id"),
+        (('model = "script"', 'model = "script"\nendpoint = "https://gateway.example.com/v1"'), "model_endpoint"),
     ],
     ids=["model", "endpoint"],
 )
-def test_config_change_after_review_blocks_accept(chain: Chain, change: tuple[str, str]) -> None:
+def test_config_change_after_review_blocks_accept(chain: Chain, change: tuple[str, str], field: str) -> None:
     """The model and the endpoint its traffic goes to are part of what the advisor approved."""
     _, _, dispatch_id = chain.proposed()
     with chain.workspace() as ws:
         dispatches.review(ws, dispatch_id)
     chain.edit_config(lambda s: s.replace(*change), commit=True)
-    with chain.workspace() as ws, pytest.raises(AuthorityChangedError, match="model, endpoint, transport or sandbox"):
+    with chain.workspace() as ws, pytest.raises(AuthorityChangedError, match=f"changed since it was approved: {field}"):
         dispatches.accept(ws, dispatch_id)
 
 

@@ -290,8 +290,8 @@ def _worktree_record(chain: Chain) -> None:
 
 MUTATIONS: dict[str, tuple[Callable[[Chain], None], str]] = {
     "policy committed after accept": (_edit_policy, "role policy changed"),
-    "model changed": (_edit_model, "model, endpoint, transport or sandbox changed"),
-    "transport changed": (_edit_transport, "model, endpoint, transport or sandbox changed"),
+    "model changed": (_edit_model, "changed since it was approved: model_id"),
+    "transport changed": (_edit_transport, "changed since it was approved: provider_mode"),
     "lease expired": (_expire_lease, "lease expired"),
     "untracked file": (_dirty, "not clean"),
     "HEAD moved": (_moved_head, "HEAD"),

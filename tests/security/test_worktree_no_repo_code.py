@@ -113,10 +113,14 @@ def test_worktree_created_before_a_crash_is_adopted(chain: Chain) -> None:
 
 def test_worktrees_directory_must_not_overlap_state_or_repo(chain: Chain) -> None:
     for directory in (str(chain.state), str(chain.repo / "wt"), str(chain.state / "tmp")):
-        chain.edit_config(lambda s, d=directory: s.replace('directory = "../oms-worktrees"', f'directory = "{d}"'))
+        chain.edit_config(
+            lambda s, d=directory: s.replace('directory = "../oms-worktrees"', f'directory = "{d}"'), commit=True
+        )
         with chain.workspace() as ws:
             ticket = tickets.add(ws, "t", "").record_id
             with pytest.raises(InvalidInputError):
                 worktrees.create(ws, ticket)
-        chain.edit_config(lambda s, d=directory: s.replace(f'directory = "{d}"', 'directory = "../oms-worktrees"'))
+        chain.edit_config(
+            lambda s, d=directory: s.replace(f'directory = "{d}"', 'directory = "../oms-worktrees"'), commit=True
+        )
     assert stat.S_IMODE(chain.state.stat().st_mode) == 0o700

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '4fe3deb59fe5a1ff9b7785b0bd7967497ff47652b43a9865794bc03a95a82910'
+SOURCE_SHA256 = 'fc4dec1f119bd3e94e94fb9e8f6068e7970220cf56898e35181ac9bb13cfe6b2'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -25,6 +25,7 @@ MODULES: dict[str, str] = {
     'defs': 'defs',
     'defs#/$defs/abs_path': 'defs',
     'defs#/$defs/actor': 'defs',
+    'defs#/$defs/argv_or_null': 'defs',
     'defs#/$defs/base64': 'defs',
     'defs#/$defs/branch': 'defs',
     'defs#/$defs/capability': 'defs',
@@ -47,6 +48,7 @@ MODULES: dict[str, str] = {
     'defs#/$defs/timestamp': 'defs',
     'defs#/$defs/title': 'defs',
     'defs#/$defs/token': 'defs',
+    'defs#/$defs/tool_list': 'defs',
     'defs#/$defs/transport': 'defs',
     'defs#/$defs/url': 'defs',
     'defs#/$defs/uuid': 'defs',

@@ -23,15 +23,16 @@ _P6 = '^/[^\\u0000-\\u001f\\u007f]*$'
 _P7 = '^oms/[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
 _P8 = '^[0-9a-f]{40}(?:[0-9a-f]{24})?$'
 _P9 = '^[^\\u0000-\\u001f\\u007f]*$'
-_P10 = '^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$'
-_P11 = '^https://[^\\u0000-\\u0020\\u007f]+$'
-_P12 = '^[^\\u0000-\\u001f\\u007f]+$'
-_P13 = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
-_P14 = '^[a-z][a-z0-9-]{0,62}(?:[.:][a-z0-9][a-z0-9-]{0,62}){0,3}$'
-_P15 = '^[0-9a-f]{32,64}$'
-_P16 = '^%[0-9]{1,9}$'
-_P17 = '^[A-Za-z0-9+/]{43}=$'
-_P18 = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
+_P10 = '^[A-Za-z][A-Za-z0-9_]{0,63}$'
+_P11 = '^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$'
+_P12 = '^https://[^\\u0000-\\u0020\\u007f]+$'
+_P13 = '^[^\\u0000-\\u001f\\u007f]+$'
+_P14 = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
+_P15 = '^[a-z][a-z0-9-]{0,62}(?:[.:][a-z0-9][a-z0-9-]{0,62}){0,3}$'
+_P16 = '^[0-9a-f]{32,64}$'
+_P17 = '^%[0-9]{1,9}$'
+_P18 = '^[A-Za-z0-9+/]{43}=$'
+_P19 = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
 _C0: tuple[object, ...] = ('claude_interactive', 'claude_print', 'codex_exec', 'codex_goal', 'command')
 _C1: tuple[object, ...] = ('codex', 'claude', 'command')
 _C2: tuple[object, ...] = ('repository-read', 'ticket-worktree-write')
@@ -204,7 +205,82 @@ def _v39(x: object) -> bool:
     return True
 
 
-def _v46(x: object) -> bool:
+def _v45(x: object) -> bool:
+    # defs#/$defs/sandbox
+    if not any(_eq(x, c) for c in _C3):
+        return False
+    return True
+
+
+def _v49(x: object) -> bool:
+    # defs#/$defs/argv_or_null/anyOf/0/items
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P9, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 4096:
+            return False
+    return True
+
+
+def _v48(x: object) -> bool:
+    # defs#/$defs/argv_or_null/anyOf/0
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) < 1:
+            return False
+        if len(x) > 64:
+            return False
+        for v in x:
+            if not _v49(v):
+                return False
+    return True
+
+
+def _v50(x: object) -> bool:
+    # defs#/$defs/argv_or_null/anyOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v47(x: object) -> bool:
+    # defs#/$defs/argv_or_null
+    if not (_v48(x) or _v50(x)):
+        return False
+    return True
+
+
+def _v53(x: object) -> bool:
+    # defs#/$defs/tool_list/items
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P10, x) is None:
+            return False
+    return True
+
+
+def _v52(x: object) -> bool:
+    # defs#/$defs/tool_list
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) > 64:
+            return False
+        for v in x:
+            if not _v53(v):
+                return False
+        if not _unique(x):
+            return False
+    return True
+
+
+def _v57(x: object) -> bool:
     # defs#/$defs/title
     if not (isinstance(x, str)):
         return False
@@ -218,36 +294,36 @@ def _v46(x: object) -> bool:
     return True
 
 
-def _v51(x: object) -> bool:
+def _v62(x: object) -> bool:
     # defs#/$defs/repository
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P10, x) is None:
+        if _search(_P11, x) is None:
             return False
         if len(x) > 140:
             return False
     return True
 
 
-def _v55(x: object) -> bool:
+def _v66(x: object) -> bool:
     # defs#/$defs/url
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P11, x) is None:
+        if _search(_P12, x) is None:
             return False
         if len(x) > 2048:
             return False
     return True
 
 
-def _v68(x: object) -> bool:
+def _v79(x: object) -> bool:
     # defs#/$defs/person
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P12, x) is None:
+        if _search(_P13, x) is None:
             return False
         if len(x) < 1:
             return False
@@ -256,17 +332,17 @@ def _v68(x: object) -> bool:
     return True
 
 
-def _v71(x: object) -> bool:
+def _v82(x: object) -> bool:
     # defs#/$defs/timestamp
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P13, x) is None:
+        if _search(_P14, x) is None:
             return False
     return True
 
 
-def _v77(x: object) -> bool:
+def _v88(x: object) -> bool:
     # defs#/$defs/reason
     if not (isinstance(x, str)):
         return False
@@ -280,7 +356,7 @@ def _v77(x: object) -> bool:
     return True
 
 
-def _v85(x: object) -> bool:
+def _v96(x: object) -> bool:
     # defs#/$defs/version
     if not (_is_integer(x)):
         return False
@@ -292,12 +368,12 @@ def _v85(x: object) -> bool:
     return True
 
 
-def _v92(x: object) -> bool:
+def _v103(x: object) -> bool:
     # defs#/$defs/actor
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P14, x) is None:
+        if _search(_P15, x) is None:
             return False
         if len(x) < 1:
             return False
@@ -306,19 +382,12 @@ def _v92(x: object) -> bool:
     return True
 
 
-def _v145(x: object) -> bool:
-    # defs#/$defs/sandbox
-    if not any(_eq(x, c) for c in _C3):
-        return False
-    return True
-
-
-def _v165(x: object) -> bool:
+def _v175(x: object) -> bool:
     # defs#
     return True
 
 
-def _v166(x: object) -> bool:
+def _v176(x: object) -> bool:
     # defs#/$defs/text
     if not (isinstance(x, str)):
         return False
@@ -328,18 +397,8 @@ def _v166(x: object) -> bool:
     return True
 
 
-def _v167(x: object) -> bool:
+def _v177(x: object) -> bool:
     # defs#/$defs/token
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P15, x) is None:
-            return False
-    return True
-
-
-def _v168(x: object) -> bool:
-    # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -348,8 +407,8 @@ def _v168(x: object) -> bool:
     return True
 
 
-def _v169(x: object) -> bool:
-    # defs#/$defs/public_key
+def _v178(x: object) -> bool:
+    # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -358,12 +417,22 @@ def _v169(x: object) -> bool:
     return True
 
 
-def _v170(x: object) -> bool:
-    # defs#/$defs/base64
+def _v179(x: object) -> bool:
+    # defs#/$defs/public_key
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
         if _search(_P18, x) is None:
+            return False
+    return True
+
+
+def _v180(x: object) -> bool:
+    # defs#/$defs/base64
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P19, x) is None:
             return False
         if len(x) > 2000000:
             return False
@@ -371,10 +440,11 @@ def _v170(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'defs': _v165,
+    'defs': _v175,
     'defs#/$defs/abs_path': _v35,
-    'defs#/$defs/actor': _v92,
-    'defs#/$defs/base64': _v170,
+    'defs#/$defs/actor': _v103,
+    'defs#/$defs/argv_or_null': _v47,
+    'defs#/$defs/base64': _v180,
     'defs#/$defs/branch': _v37,
     'defs#/$defs/capability': _v31,
     'defs#/$defs/commit': _v39,
@@ -384,20 +454,21 @@ VALIDATORS: dict[str, Callable[[object], bool]] = {
     'defs#/$defs/model_endpoint_or_null': _v21,
     'defs#/$defs/model_id': _v19,
     'defs#/$defs/opaque_id': _v7,
-    'defs#/$defs/pane_id': _v168,
-    'defs#/$defs/person': _v68,
-    'defs#/$defs/public_key': _v169,
-    'defs#/$defs/reason': _v77,
-    'defs#/$defs/repository': _v51,
+    'defs#/$defs/pane_id': _v178,
+    'defs#/$defs/person': _v79,
+    'defs#/$defs/public_key': _v179,
+    'defs#/$defs/reason': _v88,
+    'defs#/$defs/repository': _v62,
     'defs#/$defs/role_id': _v17,
-    'defs#/$defs/sandbox': _v145,
+    'defs#/$defs/sandbox': _v45,
     'defs#/$defs/sha256': _v3,
-    'defs#/$defs/text': _v166,
-    'defs#/$defs/timestamp': _v71,
-    'defs#/$defs/title': _v46,
-    'defs#/$defs/token': _v167,
+    'defs#/$defs/text': _v176,
+    'defs#/$defs/timestamp': _v82,
+    'defs#/$defs/title': _v57,
+    'defs#/$defs/token': _v177,
+    'defs#/$defs/tool_list': _v52,
     'defs#/$defs/transport': _v26,
-    'defs#/$defs/url': _v55,
+    'defs#/$defs/url': _v66,
     'defs#/$defs/uuid': _v15,
-    'defs#/$defs/version': _v85,
+    'defs#/$defs/version': _v96,
 }

@@ -21,140 +21,140 @@ _C2: tuple[object, ...] = ('healthy', 'parked', 'stalled', 'stopped')
 _C3: tuple[object, ...] = ('result-recorded', 'exit', 'stopped', 'deadline', 'parent-gone', 'signal')
 
 
-def _v544(x: object) -> bool:
+def _v558(x: object) -> bool:
     # worker#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v545(x: object) -> bool:
+def _v559(x: object) -> bool:
     # worker#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v547(x: object) -> bool:
+def _v561(x: object) -> bool:
     # worker#/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v548(x: object) -> bool:
+def _v562(x: object) -> bool:
     # worker#/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v549(x: object) -> bool:
+def _v563(x: object) -> bool:
     # worker#/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v550(x: object) -> bool:
+def _v564(x: object) -> bool:
     # worker#/properties/payload/properties/role_id
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v551(x: object) -> bool:
+def _v565(x: object) -> bool:
     # worker#/properties/payload/properties/provider_mode
     if not _m_defs._v26(x):
         return False
     return True
 
 
-def _v552(x: object) -> bool:
+def _v566(x: object) -> bool:
     # worker#/properties/payload/properties/worktree_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v553(x: object) -> bool:
+def _v567(x: object) -> bool:
     # worker#/properties/payload/properties/health
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v554(x: object) -> bool:
+def _v568(x: object) -> bool:
     # worker#/properties/payload/properties/updated_at
-    if not _m_defs._v71(x):
+    if not _m_defs._v82(x):
         return False
     return True
 
 
-def _v556(x: object) -> bool:
+def _v570(x: object) -> bool:
     # worker#/properties/payload/properties/end_reason/anyOf/0
     if not any(_eq(x, c) for c in _C3):
         return False
     return True
 
 
-def _v557(x: object) -> bool:
+def _v571(x: object) -> bool:
     # worker#/properties/payload/properties/end_reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v555(x: object) -> bool:
+def _v569(x: object) -> bool:
     # worker#/properties/payload/properties/end_reason
-    if not (_v556(x) or _v557(x)):
+    if not (_v570(x) or _v571(x)):
         return False
     return True
 
 
-def _v559(x: object) -> bool:
+def _v573(x: object) -> bool:
     # worker#/properties/payload/properties/end_detail/anyOf/0
-    if not _m_defs._v77(x):
+    if not _m_defs._v88(x):
         return False
     return True
 
 
-def _v560(x: object) -> bool:
+def _v574(x: object) -> bool:
     # worker#/properties/payload/properties/end_detail/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v558(x: object) -> bool:
+def _v572(x: object) -> bool:
     # worker#/properties/payload/properties/end_detail
-    if not (_v559(x) or _v560(x)):
+    if not (_v573(x) or _v574(x)):
         return False
     return True
 
 
-def _v562(x: object) -> bool:
+def _v576(x: object) -> bool:
     # worker#/properties/payload/properties/health_reason/anyOf/0
-    if not _m_defs._v77(x):
+    if not _m_defs._v88(x):
         return False
     return True
 
 
-def _v563(x: object) -> bool:
+def _v577(x: object) -> bool:
     # worker#/properties/payload/properties/health_reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v561(x: object) -> bool:
+def _v575(x: object) -> bool:
     # worker#/properties/payload/properties/health_reason
-    if not (_v562(x) or _v563(x)):
+    if not (_v576(x) or _v577(x)):
         return False
     return True
 
 
-def _v546(x: object) -> bool:
+def _v560(x: object) -> bool:
     # worker#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -162,27 +162,27 @@ def _v546(x: object) -> bool:
         for k in ('dispatch_id', 'end_detail', 'end_reason', 'health', 'health_reason', 'provider_mode', 'role_id', 'session_id', 'ticket_id', 'updated_at', 'worktree_id'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v547(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v561(x['dispatch_id']):
             return False
-        if 'ticket_id' in x and not _v548(x['ticket_id']):
+        if 'ticket_id' in x and not _v562(x['ticket_id']):
             return False
-        if 'session_id' in x and not _v549(x['session_id']):
+        if 'session_id' in x and not _v563(x['session_id']):
             return False
-        if 'role_id' in x and not _v550(x['role_id']):
+        if 'role_id' in x and not _v564(x['role_id']):
             return False
-        if 'provider_mode' in x and not _v551(x['provider_mode']):
+        if 'provider_mode' in x and not _v565(x['provider_mode']):
             return False
-        if 'worktree_id' in x and not _v552(x['worktree_id']):
+        if 'worktree_id' in x and not _v566(x['worktree_id']):
             return False
-        if 'health' in x and not _v553(x['health']):
+        if 'health' in x and not _v567(x['health']):
             return False
-        if 'updated_at' in x and not _v554(x['updated_at']):
+        if 'updated_at' in x and not _v568(x['updated_at']):
             return False
-        if 'end_reason' in x and not _v555(x['end_reason']):
+        if 'end_reason' in x and not _v569(x['end_reason']):
             return False
-        if 'end_detail' in x and not _v558(x['end_detail']):
+        if 'end_detail' in x and not _v572(x['end_detail']):
             return False
-        if 'health_reason' in x and not _v561(x['health_reason']):
+        if 'health_reason' in x and not _v575(x['health_reason']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'ticket_id', 'session_id', 'role_id', 'provider_mode', 'worktree_id', 'health', 'updated_at', 'end_reason', 'end_detail', 'health_reason'):
@@ -190,27 +190,27 @@ def _v546(x: object) -> bool:
     return True
 
 
-def _v564(x: object) -> bool:
+def _v578(x: object) -> bool:
     # worker#/allOf/0
-    if not _m_record_envelope._v80(x):
+    if not _m_record_envelope._v91(x):
         return False
     return True
 
 
-def _v543(x: object) -> bool:
+def _v557(x: object) -> bool:
     # worker#
     if isinstance(x, dict):
-        if 'kind' in x and not _v544(x['kind']):
+        if 'kind' in x and not _v558(x['kind']):
             return False
-        if 'state' in x and not _v545(x['state']):
+        if 'state' in x and not _v559(x['state']):
             return False
-        if 'payload' in x and not _v546(x['payload']):
+        if 'payload' in x and not _v560(x['payload']):
             return False
-    if not _v564(x):
+    if not _v578(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'worker': _v543,
+    'worker': _v557,
 }
