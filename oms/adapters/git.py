@@ -74,11 +74,17 @@ class Worktree:
 
 
 def git(
-    repo: str, *args: str, check: bool = True, timeout: float = 30.0, max_output: int = 4 * 1024 * 1024
+    repo: str,
+    *args: str,
+    check: bool = True,
+    timeout: float = 30.0,
+    max_output: int = 4 * 1024 * 1024,
+    stdin: bytes | None = None,
 ) -> Completed:
     """Run hardened git in `repo`."""
     env = child_env(GIT_ENV)
-    return run(("git", "-C", repo, *HARDENING, *args), env=env, timeout=timeout, max_output=max_output, check=check)
+    argv = ("git", "-C", repo, *HARDENING, *args)
+    return run(argv, env=env, timeout=timeout, max_output=max_output, check=check, stdin=stdin)
 
 
 # ------------------------------------------------------------------ pure parsers
@@ -269,6 +275,31 @@ def status_entries(repo: str) -> list[bytes]:
     return [entry for entry in out.split(b"\x00") if entry]
 
 
+def parse_status_paths(entries: list[bytes]) -> list[str]:
+    """The paths `git status --porcelain=v2 -z` entries name for staging (pure): changed, renamed (both
+    names), unmerged and untracked files — never a submodule (`S…` entries) nor an untracked repository
+    (`? path/`), which oms does not commit."""
+    paths: list[str] = []
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        i += 1
+        kind = entry[:2]
+        if kind in (b"1 ", b"2 ", b"u "):
+            fields = entry.split(b" ", {b"1 ": 8, b"2 ": 9, b"u ": 10}[kind])
+            if len(fields) < 3 or fields[2].startswith(b"S"):
+                if kind == b"2 ":
+                    i += 1  # its original path follows
+                continue
+            paths.append(fields[-1].decode("utf-8", "surrogateescape"))
+            if kind == b"2 " and i < len(entries):
+                paths.append(entries[i].decode("utf-8", "surrogateescape"))
+                i += 1
+        elif kind == b"? " and not entry.endswith(b"/"):
+            paths.append(entry[2:].decode("utf-8", "surrogateescape"))
+    return paths
+
+
 def gitlinks(repo: str, rev: str | None = None) -> set[str]:
     """Paths recorded as gitlinks (mode 160000): in the index, or in the tree of `rev`."""
     if rev is None:
@@ -278,6 +309,23 @@ def gitlinks(repo: str, rev: str | None = None) -> set[str]:
     out = git(repo, "ls-tree", "-r", "-z", "--full-tree", rev).stdout
     entries = (e for e in out.split(b"\x00") if e)
     return {e.split(b"\t", 1)[1].decode("utf-8", "replace") for e in entries if e.startswith(b"160000 ")}
+
+
+def submodules_moved(repo: str) -> list[str]:
+    """Gitlinks of HEAD whose checked-out submodule is not at the recorded commit (or cannot be read).
+
+    Compared at object level: `rev-parse HEAD` inside each submodule (hardened: no fsmonitor, no hooks; it
+    runs no filter), never `status` in it, which would run the submodule's own config."""
+    moved: list[str] = []
+    for path in sorted(gitlinks(repo, "HEAD")):
+        recorded = git(repo, "rev-parse", "--verify", "-q", "--end-of-options", f"HEAD:{path}", check=False).text()
+        inside = os.path.join(repo, path)
+        if not os.path.lexists(os.path.join(inside, ".git")):
+            continue  # not checked out: nothing there to differ
+        done = git(inside, "rev-parse", "--verify", "-q", "HEAD", check=False)
+        if done.returncode != 0 or done.text() != recorded:
+            moved.append(path)
+    return moved
 
 
 def nested_repositories(repo: str) -> list[str]:
@@ -300,14 +348,18 @@ def init_repository(path: str) -> None:
 
 
 def commit_all(repo: str, message: str, author: tuple[str, str] = OMS_IDENTITY) -> str:
-    """Stage everything and commit it as `author` (name, email); returns the new HEAD. The config is checked
-    first (filters, fsmonitor, hooks); hooks never run; nothing is signed."""
+    """Stage every changed and untracked file (not a submodule, not a repository) and commit it as `author`
+    (name, email); returns the new HEAD. The config is checked first (filters, fsmonitor, hooks); hooks never
+    run; nothing is signed; no submodule is entered."""
     refuse_unsafe_config(repo)
     name, email = author
     identity = ("-c", f"user.name={name}", "-c", f"user.email={email}", "-c", "commit.gpgsign=false")
     born = resolve_commit(repo, "HEAD") is not None
     before = gitlinks(repo, "HEAD") if born else set()
-    git(repo, "add", "--all", timeout=120.0)
+    paths = parse_status_paths(status_entries(repo))
+    if paths:  # named one by one: `add --all` would run `status` inside every submodule, with its config
+        listed = b"".join(p.encode("utf-8", "surrogateescape") + b"\x00" for p in paths)
+        git(repo, "add", "--all", "--pathspec-from-file=-", "--pathspec-file-nul", stdin=listed, timeout=120.0)
     added = sorted(gitlinks(repo) - before)
     if added:  # a repository appeared after it was looked for (an agent can race the check): never commit it
         git(repo, "read-tree", *(("HEAD",) if born else ("--empty",)))  # plumbing: no checkout, filter, hook

@@ -3,7 +3,8 @@
 `verify` refuses a worktree whose config could run code or that carries agent configuration, then
 checks: top level = planned worktree (real path), branch = planned branch, HEAD = start commit, the base
 commit is an ancestor of the start commit, and the tree is clean including untracked files (only now may
-`git status` run, with fsmonitor off and no optional locks).
+`git status` run, with fsmonitor off, no optional locks, never entering a submodule: each submodule's
+checked-out commit is compared with its gitlink at object level instead).
 
 `restore_after_expiry` resets an expired attempt's checkout to its recorded start commit, only when no
 session or pane is bound to the dispatch, and never loses work: the old HEAD is kept under
@@ -48,6 +49,9 @@ def verify(payload: JsonObject) -> None:
     dirty = git.status_entries(path)
     if dirty:
         raise CheckoutChangedError(f"worktree is not clean ({len(dirty)} changed or untracked paths)")
+    moved = git.submodules_moved(path)
+    if moved:
+        raise CheckoutChangedError(f"submodule {moved[0][:200]} is not at the commit its gitlink records")
 
 
 def restore_after_expiry(payload: JsonObject, evidence: JsonObject | None, *, bound: bool) -> bool:

@@ -44,7 +44,8 @@ def _use(chain: Chain, role_id: str, model: str, transport: str, endpoint: str, 
     section = f'model = "{model}"\ntransport = "{transport}"'
     replacement = f'model = "test-model"\nendpoint = "{endpoint}"\ntransport = "{transport}"'
     chain.edit_config(
-        lambda s: s.replace('role = "oms.command-executor"', f'role = "{role_id}"').replace(section, replacement)
+        lambda s: s.replace('role = "oms.command-executor"', f'role = "{role_id}"').replace(section, replacement),
+        commit=True,
     )
     chain.edit_policy(lambda d: d["roles"][role_id]["tools"].extend(tools), commit=True)
 

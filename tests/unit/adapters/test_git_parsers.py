@@ -114,3 +114,40 @@ def test_the_sandbox_sees_only_the_config_git_needs() -> None:
     )
     for secret in ("token", "Bearer", "hooks", "credential", "me@example.com", "weird"):
         assert secret not in shown
+
+
+_paths = st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\x00/ "), min_size=1, max_size=12)
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from(["1", "2", "u", "?", "!", "?repo"]), st.booleans(), _paths, _paths), max_size=12)
+)
+def test_status_paths_are_every_file_and_never_a_submodule_or_repository(
+    items: list[tuple[str, bool, str, str]],
+) -> None:
+    entries: list[bytes] = []
+    expected: list[str] = []
+    for kind, submodule, path, orig in items:
+        sub = "SC.." if submodule else "N..."
+        if kind == "1":
+            entries.append(f"1 .M {sub} 100644 100644 100644 {'a' * 40} {'b' * 40} {path}".encode())
+            expected += [] if submodule else [path]
+        elif kind == "2":
+            entries += [f"2 R. {sub} 100644 100644 100644 {'a' * 40} {'b' * 40} R100 {path}".encode(), orig.encode()]
+            expected += [] if submodule else [path, orig]
+        elif kind == "u":
+            entries.append(f"u UU {sub} 100644 100644 100644 100644 {'a' * 40} {'b' * 40} {'c' * 40} {path}".encode())
+            expected += [] if submodule else [path]
+        elif kind == "?":
+            entries.append(f"? {path}".encode())
+            expected.append(path)
+        elif kind == "?repo":
+            entries.append(f"? {path}/".encode())  # an untracked repository: never staged
+        else:
+            entries.append(f"! {path}".encode())  # ignored: never staged
+    assert git.parse_status_paths(entries) == expected
+
+
+def test_status_paths_keep_spaces_in_names() -> None:
+    entry = f"1 .M N... 100644 100644 100644 {'a' * 40} {'b' * 40} dir/a file with spaces.txt".encode()
+    assert git.parse_status_paths([entry, b"? new file.txt"]) == ["dir/a file with spaces.txt", "new file.txt"]
