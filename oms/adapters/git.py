@@ -20,7 +20,8 @@ import os
 import re
 from dataclasses import dataclass
 
-from oms.errors import CheckoutChangedError, ProcessFailedError, UnsafeRepositoryError
+from oms.errors import CheckoutChangedError, OmsError, ProcessFailedError, UnsafeRepositoryError
+from oms.fsio.outside import read_user_file
 from oms.process import Completed, child_env, run
 
 HARDENING = (
@@ -273,6 +274,33 @@ def status_entries(repo: str) -> list[bytes]:
         "--ignore-submodules=all",
     ).stdout
     return [entry for entry in out.split(b"\x00") if entry]
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+    except OSError:
+        return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def check_worktree_of(worktree: str, repository: str) -> None:
+    """`worktree` is a linked worktree of `repository` as git made it: its git dir is, by identity (device
+    and inode, not by name), `<repository>/.git/worktrees/<name>`, whose common dir is the repository's own
+    `.git`, and which points back at this worktree. A `.git` file redirected to a copy of the gitdir (where
+    commits would land outside the repository) is refused."""
+    gitdir, common = git_dirs(worktree)
+    own = os.path.join(repository, ".git")
+    if not _same_file(common, own):
+        raise CheckoutChangedError(f"worktree {worktree} does not share the git dir of {repository}")
+    if not _same_file(os.path.dirname(gitdir), os.path.join(own, "worktrees")):
+        raise CheckoutChangedError(f"worktree {worktree} has its git dir outside {own}/worktrees")
+    try:
+        back = read_user_file(os.path.join(gitdir, "gitdir"), 4096).decode("utf-8", "replace").strip()
+    except OmsError as exc:
+        raise CheckoutChangedError(f"worktree {worktree}: its git dir has no readable back-pointer") from exc
+    if not _same_file(back, os.path.join(worktree, ".git")):
+        raise CheckoutChangedError(f"worktree {worktree}: its git dir belongs to another worktree ({back[:200]})")
 
 
 def parse_status_paths(entries: list[bytes]) -> list[str]:

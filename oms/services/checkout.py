@@ -30,12 +30,13 @@ def _binding(payload: JsonObject) -> tuple[str, str, str, str]:
     )
 
 
-def verify(payload: JsonObject) -> None:
-    """Raise `CheckoutChangedError` unless the worktree is exactly the planned, clean checkout."""
+def verify(payload: JsonObject, repository: str) -> None:
+    """Raise `CheckoutChangedError` unless the worktree is exactly the planned, clean checkout of `repository`."""
     path, branch, base, start = _binding(payload)
     if not os.path.isdir(path):
         raise CheckoutChangedError(f"worktree {path} is missing")
     git.refuse_unsafe_config(path)
+    git.check_worktree_of(path, repository)
     refuse_smuggled_config(path)
     if git.toplevel(path) != os.path.realpath(path):
         raise CheckoutChangedError(f"worktree {path} is not its own git top level")

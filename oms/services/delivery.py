@@ -254,7 +254,7 @@ class Delivery:
             evidence = self.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
             bound = self.session(session_id) is not None or self.panes.observe(dispatch.record_id) is not None
             checkout.restore_after_expiry(payload, evidence, bound=bound)
-            checkout.verify(payload)
+            checkout.verify(payload, self.ws.config_root)
             tools = self._role_tools(authority)
             plan = self.plan(dispatch, authority.role.argv, tools)
             check_cli_version(str(payload["provider_mode"]))

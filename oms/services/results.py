@@ -23,7 +23,7 @@ ACTOR = "oms-bridge"
 WORKER_IDENTITY = ("oms worker", "worker@oms.invalid")
 
 
-def verify_commit(dispatch: Record, commit: str) -> None:
+def verify_commit(dispatch: Record, commit: str, repository: str) -> None:
     """The commit is HEAD of the worktree, descends from the start commit, and the tree is clean.
 
     Runs no repository code: the repository config is checked first, then object-level git only, then
@@ -33,6 +33,7 @@ def verify_commit(dispatch: Record, commit: str) -> None:
     if COMMIT.fullmatch(commit) is None:
         raise InvalidInputError(f"result_commit {commit[:70]!r} is not a full commit id")
     git.refuse_unsafe_config(path)
+    git.check_worktree_of(path, repository)
     if git.resolve_commit(path, commit) != commit:
         raise CheckoutChangedError(f"result_commit {commit[:12]} does not exist in the worktree")
     if not git.is_ancestor(path, access.text(dispatch.payload, "worktree_start_commit"), commit):
@@ -49,11 +50,12 @@ def verify_commit(dispatch: Record, commit: str) -> None:
         raise CheckoutChangedError(f"result_commit adds a submodule at {added[0][:200]}; oms accepts files only")
 
 
-def commit_leftovers(dispatch: Record, summary: str) -> str:
+def commit_leftovers(dispatch: Record, summary: str, repository: str) -> str:
     """Commit what the agent left in its worktree (as `oms worker`); the new HEAD, or HEAD if it is already
     a commit after the start commit and the tree is clean."""
     path = access.text(dispatch.payload, "worktree_path")
     git.refuse_unsafe_config(path)
+    git.check_worktree_of(path, repository)
     if git.current_branch(path) != access.text(dispatch.payload, "worktree_branch"):
         raise CheckoutChangedError("the worktree is not on its dispatch branch")
     nested = git.nested_repositories(path)
@@ -88,9 +90,9 @@ def record_result(
         _finish_worker(ws, dispatch.record_id, status, summary)  # completes an interrupted first call
         return dispatch, ref, True
     if status == "completed" and not isinstance(commit, str):
-        commit = commit_leftovers(dispatch, summary)
+        commit = commit_leftovers(dispatch, summary, ws.config_root)
     if isinstance(commit, str):
-        verify_commit(dispatch, commit)
+        verify_commit(dispatch, commit, ws.config_root)
         if status == "completed" and commit == dispatch.payload["worktree_start_commit"]:
             raise InvalidInputError("result_commit is the start commit: a completed result needs a new commit")
     result_commit = commit if isinstance(commit, str) else None

@@ -67,15 +67,15 @@ def test_submodules_run_no_code_when_a_worktree_is_created_and_verified(chain: C
         "worktree_base_commit": record["base_commit"],
         "worktree_start_commit": record["base_commit"],
     }
-    checkout.verify(payload)  # clean: the submodule sits at its gitlink's commit
+    checkout.verify(payload, str(chain.repo))  # clean: the submodule sits at its gitlink's commit
     assert not marker.exists()
     (worktree / "sub" / "notes.txt").write_text("changed by an agent\n")
-    checkout.verify(payload)  # a change inside a submodule is the submodule's, not this checkout's
+    checkout.verify(payload, str(chain.repo))  # a change inside a submodule is the submodule's, not this checkout's
     assert not marker.exists()
     moved = git(*ID, "commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", "moved", cwd=worktree / "sub").strip()
     git("update-ref", "HEAD", moved, cwd=worktree / "sub")  # plumbing: the test itself runs no filter
     with pytest.raises(CheckoutChangedError, match="submodule sub is not at the commit"):
-        checkout.verify(payload)
+        checkout.verify(payload, str(chain.repo))
     assert not marker.exists()
 
 
