@@ -14,7 +14,10 @@ pane's process group is gone.
 
 from __future__ import annotations
 
+import os
+import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from oms.adapters.quoting import check_arg, shell_join
@@ -22,7 +25,22 @@ from oms.errors import ProcessError, ProcessFailedError
 from oms.process import Completed, child_env, group_alive, kill_group, run
 from oms.store.stateroot import TMUX_CONF
 
-__all__ = ["TMUX_CONF", "Pane", "Panes", "parse_panes"]
+__all__ = ["TMUX_CONF", "Pane", "Panes", "parse_panes", "socket_problem"]
+
+
+def socket_problem(st: os.stat_result | None, euid: int) -> str | None:
+    """Why an lstat of oms's tmux socket is not oms's own (pure): None when it is, or when it does not exist
+    yet (the server makes it)."""
+    if st is None:
+        return None
+    if not stat.S_ISSOCK(st.st_mode):
+        return "is a symlink" if stat.S_ISLNK(st.st_mode) else "is not a socket"
+    if st.st_uid != euid:
+        return f"is owned by uid {st.st_uid} (expected {euid})"
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        return f"has mode {stat.S_IMODE(st.st_mode):04o} (open to others)"
+    return None
+
 
 FORMAT = (
     "#{session_name}\t#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{@oms_dispatch}"
@@ -78,12 +96,15 @@ def parse_panes(out: str) -> list[Pane]:
 class Panes:
     """oms's tmux server."""
 
-    def __init__(self, socket: str, conf: str) -> None:
+    def __init__(self, socket: str, conf: str, guard: Callable[[], None] | None = None) -> None:
         self.socket = socket
         self.conf = conf
+        self.guard = guard or (lambda: None)
 
     def tmux(self, *args: str, check: bool = True, timeout: float = 10.0) -> Completed:
-        """Run tmux against our socket only."""
+        """Run tmux against our socket only — checked first to be ours (`guard`): a socket, owned by us,
+        private, in the state root (a symlink to a foreign server is refused, never followed)."""
+        self.guard()
         env = child_env({"TERM": "xterm-256color"})
         return run(
             ("tmux", "-S", self.socket, "-f", self.conf, *args),

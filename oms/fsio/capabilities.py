@@ -1,6 +1,7 @@
 """Probe what the kernel and filesystem under a directory offer fsio (for `oms doctor`).
 
-Each probe runs in a fresh private scratch directory beneath `where` and removes what it made.
+Each probe runs in a fresh private scratch directory made beneath an open directory (`probe_at`: never
+through a path string, so a symlink in its place cannot send the probe elsewhere) and removes what it made.
 A probe returns None when the capability works, or a short reason when it does not.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import tempfile
+import secrets
 
 from oms.fsio._syscalls import DEFAULT_SYSCALLS, RENAME_NOREPLACE, RESOLVE_STRICT
 
@@ -21,10 +22,20 @@ def _reason(err: OSError) -> str:
 
 
 def probe(where: str) -> dict[str, str | None]:
-    """{"openat2": ..., "renameat2": ..., "o_tmpfile": ...} measured in a scratch dir under `where`."""
+    """`probe_at` the directory `where` (opened without following a final symlink)."""
+    fd = os.open(where, _DIR)
+    try:
+        return probe_at(fd)
+    finally:
+        os.close(fd)
+
+
+def probe_at(parent: int) -> dict[str, str | None]:
+    """{"openat2": ..., "renameat2": ..., "o_tmpfile": ...} measured in a scratch dir made in `parent`."""
     sys_ = DEFAULT_SYSCALLS
-    scratch = tempfile.mkdtemp(prefix=".oms-probe-", dir=where)
-    dfd = os.open(scratch, _DIR)
+    scratch = f".oms-probe-{os.getpid()}-{secrets.token_hex(4)}"
+    os.mkdir(scratch, 0o700, dir_fd=parent)
+    dfd = os.open(scratch, _DIR, dir_fd=parent)
     results: dict[str, str | None] = {}
     made: list[str] = []
     try:
@@ -58,5 +69,5 @@ def probe(where: str) -> dict[str, str | None]:
                 os.unlink(name, dir_fd=dfd)
         os.close(dfd)
         with contextlib.suppress(OSError):
-            os.rmdir(scratch)
+            os.rmdir(scratch, dir_fd=parent)
     return results

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from oms.adapters import bwrap, tools
-from oms.adapters.panes import TMUX_CONF, Pane, Panes
+from oms.adapters.panes import TMUX_CONF, Pane, Panes, socket_problem
 from oms.adapters.providers import claude, codex, command
 from oms.adapters.providers.base import LaunchPlan, LaunchRequest, hook_tools
 from oms.canonical import JsonObject, access, equal, next_after, operation_nonce, parse_ts, stable_id
@@ -41,6 +41,7 @@ from oms.errors import (
     NotFoundError,
     OmsError,
     RecordNotFoundError,
+    UnsafeFileError,
 )
 from oms.fsio.outside import regular_file_target
 from oms.fsio.procinfo import group_alive
@@ -134,7 +135,13 @@ class Delivery:
         except AlreadyExistsError:
             if root.read_bytes("tmux.conf", 4096) != TMUX_CONF.encode():
                 raise AuthorityChangedError("tmux.conf in the state root was changed") from None
-        panes = Panes(os.path.join(ws.store.path, "tmux.sock"), os.path.join(ws.store.path, "tmux.conf"))
+
+        def guard() -> None:
+            problem = socket_problem(root.lstat("tmux.sock"), os.geteuid())
+            if problem is not None:
+                raise UnsafeFileError(f"{ws.store.path}/tmux.sock {problem}: not oms's tmux server; refusing")
+
+        panes = Panes(os.path.join(ws.store.path, "tmux.sock"), os.path.join(ws.store.path, "tmux.conf"), guard)
         return cls(ws, panes, resolve_executable(source), source)
 
     # ------------------------------------------------------------------ records

@@ -119,8 +119,25 @@ def _state(state_root: str) -> tuple[list[Check], str | None]:
         state.close()
 
 
-def _capabilities(where: str) -> list[Check]:
-    found = capabilities.probe(where)
+def _probe(state_root: str | None) -> dict[str, str | None] | Check:
+    """Probe under the state root's `tmp/` (through fsio: a symlink there is refused, not followed), or the
+    system's temporary directory when there is no state root; a Check when it cannot be probed."""
+    if state_root is None:
+        return capabilities.probe(tempfile.gettempdir())
+    try:
+        with Root.open(state_root) as root, root.dir_fd("tmp") as fd:
+            return capabilities.probe_at(fd)
+    except OmsError as exc:
+        return Check("fsio probes", False, exc.message, "oms store verify; restore the state root's tmp/ directory")
+    except OSError as exc:
+        where = os.path.join(state_root, "tmp")
+        return Check("fsio probes", False, f"{where}: {(exc.strerror or 'cannot probe').lower()}", "oms store verify")
+
+
+def _capabilities(state_root: str | None) -> list[Check]:
+    found = _probe(state_root)
+    if isinstance(found, Check):
+        return [found]
     fixes = {
         "openat2": "needs Linux >= 5.6 without a seccomp filter on openat2; oms falls back to an O_NOFOLLOW walk",
         "renameat2": "needs a filesystem with RENAME_NOREPLACE; oms falls back to link+unlink",
@@ -169,7 +186,7 @@ def diagnose(state_root: str, config_root: str | None) -> list[Check]:
     checks = [_oms(), _schemas(), *_tools(), *_sandbox()]
     state_checks, opened = _state(state_root)
     checks += state_checks
-    checks += _capabilities(os.path.join(opened, "tmp") if opened else tempfile.gettempdir())
+    checks += _capabilities(opened)
     checks.append(_config(config_root))
     checks.append(_policy(config_root))
     return checks

@@ -172,8 +172,8 @@ class _Verifier:
         ):
             if area in top and self.expect_dir(area, top[area]):
                 fn()
-        if "tmp" in top:
-            self.expect_dir("tmp", top["tmp"])
+        if "tmp" in top and self.expect_dir("tmp", top["tmp"]):
+            _guard(self.report, "tmp", self.check_tmp)
         if "tmux.conf" in top and self.expect_file("tmux.conf", top["tmux.conf"]):
             _guard(self.report, "tmux.conf", self.check_tmux_conf)
 
@@ -389,6 +389,49 @@ class _Verifier:
         parse_worktree(self.root.read_bytes(path, LIMITS.record_bytes), ticket_id, path)
         self.report.count("worktree records")
 
+    def check_tmp(self) -> None:
+        """`tmp/`: oms's private homes (and advisor scratch). A home's top entries oms made must be what it
+        made; the rest is an agent's (it writes there from inside its sandbox): links, FIFOs, sockets,
+        devices and files others may write are reported as notes (never followed, never opened)."""
+        for name, mode in self.entries("tmp"):
+            path = f"tmp/{name}"
+            kind, _, rest = name.partition("-")
+            if not stat.S_ISDIR(mode) or kind not in TMP_KINDS or not rest:
+                self.report.error(path, "unexpected entry in tmp/ (oms makes only private home directories)")
+                continue
+            self.report.count("agent homes" if kind != "advisor" else "advisor scratch dirs")
+            self.check_home(path)
+
+    def check_home(self, home: str) -> None:
+        budget = TMP_ENTRIES
+        stack = [home]
+        while stack:
+            rel = stack.pop()
+            try:
+                listed = list(self.root.scan(rel))
+            except OmsError as exc:
+                self.report.note(rel, f"not verified: {exc.message}")
+                continue
+            for name, st in listed:
+                budget -= 1
+                if budget < 0:
+                    self.report.note(home, f"more than {TMP_ENTRIES} entries: the rest not verified")
+                    return
+                path = f"{rel}/{name}"
+                mode = st.st_mode
+                if st.st_uid != self.euid:
+                    self.report.error(path, f"owned by uid {st.st_uid} (expected {self.euid})")
+                elif stat.S_ISLNK(mode):
+                    self.report.note(path, "a symlink the agent made (oms never follows it)")
+                elif stat.S_ISDIR(mode):
+                    stack.append(path)
+                elif not stat.S_ISREG(mode):
+                    self.report.note(path, "a FIFO, socket or device the agent made (oms never opens it)")
+                elif stat.S_IMODE(mode) & 0o022:
+                    self.report.note(path, f"mode {stat.S_IMODE(mode):04o}: others may write it")
+                if rel == home and name in HOME_FILES and not (stat.S_ISREG(mode) and not stat.S_IMODE(mode) & 0o077):
+                    self.report.error(path, "a file oms writes is not a private regular file")
+
     def check_tmux_conf(self) -> None:
         if self.root.read_bytes("tmux.conf", 4096) != TMUX_CONF.encode():
             self.report.error("tmux.conf", "differs from the options oms writes (a tmux config can run commands)")
@@ -463,6 +506,11 @@ class _Verifier:
                     self.report.error(path, "previous_sha256 does not match the entry before it")
                 previous = entry_digest(data)
                 self.report.count("journal entries")
+
+
+TMP_KINDS = ("codex", "claude", "command", "advisor")
+TMP_ENTRIES = 200_000
+HOME_FILES = ("hooks.json", "config.toml", "settings.json", "mcp.json")  # what oms writes, read-only inside
 
 
 def _broker_socket(path: str) -> bool:
