@@ -236,19 +236,22 @@ def bench(
     stop: dict[str, object] = {**common, "hook_event_name": "Stop", "stop_hook_active": False}
     nothing = b"{}\n"
     deny = b'"permissionDecision":"deny"'
-    relay_hook = ["hook", "provider", *hook]
+
+    def relay_hook(event: str) -> list[str]:  # oms registers one command per event
+        return ["hook", "provider", "--event", event, *hook]
+
     runners: dict[str, Runner] = {}
     if node:
         runners[NODE] = command_runner([node, "-e", "0"])
     runners[EMPTY] = command_runner([str(empty)])
     runners[LEAN] = command_runner([str(lean)])
     runners["frozen `oms --version`"] = command_runner([str(binary), "--version"])
-    runners[PRE] = hook_runner(binary, relay_hook, env, pre, nothing)
-    runners["hook relay PreToolUse (denied tool)"] = denied_runner(binary, relay_hook, env, denied, deny)
-    runners[PROMPT] = hook_runner(binary, relay_hook, env, prompt, nothing)
-    runners[STOP] = hook_runner(binary, relay_hook, env, stop, nothing)
+    runners[PRE] = hook_runner(binary, relay_hook("PreToolUse"), env, pre, nothing)
+    runners["hook relay PreToolUse (denied tool)"] = denied_runner(binary, relay_hook("PreToolUse"), env, denied, deny)
+    runners[PROMPT] = hook_runner(binary, relay_hook("UserPromptSubmit"), env, prompt, nothing)
+    runners[STOP] = hook_runner(binary, relay_hook("Stop"), env, stop, nothing)
     runners[BRIDGE] = bridge_runner(binary, ["worker", "bridge", *bridge], env)
-    runners[DIRECT_PROMPT] = direct_hook_runner(sock, hook, prompt, nothing)
+    runners[DIRECT_PROMPT] = direct_hook_runner(sock, ["--event", "UserPromptSubmit", *hook], prompt, nothing)
     runners["broker alone: bridge initialize + tools/call (in-process client)"] = direct_bridge_runner(sock, bridge)
     results = time_interleaved(runners, runs)
     if events:

@@ -77,7 +77,7 @@ def connect(sock_path: Path, spec: Path, deadline: float) -> socket.socket:
 
 def first_hook(sock: socket.socket, dispatch_id: str, session_id: str) -> None:
     """Send one PreToolUse on `sock` and wait for the broker's answer (any answer: the broker serves)."""
-    argv = ["--provider", "command", "--provider-version", HOOK_CONTRACT["command"]]
+    argv = ["--event", "PreToolUse", "--provider", "command", "--provider-version", HOOK_CONTRACT["command"]]
     argv += ["--dispatch-id", dispatch_id, "--session-id", session_id, "--allowed-tools", ""]
     body = {"hook_event_name": "PreToolUse", "session_id": session_id, "tool_name": "mcp__oms_worker__read_dispatch"}
     with sock:

@@ -106,10 +106,13 @@ class Bound:
     def bridge_args(self, session_id: str | None = None) -> list[str]:
         return ["worker", "bridge", "--dispatch-id", self.dispatch_id, "--session-id", session_id or self.session_id]
 
-    def hook_args(self, provider: str, allowed: str = "", version: str | None = None) -> list[str]:
+    def hook_args(self, provider: str, allowed: str = "", version: str | None = None, *, event: str) -> list[str]:
+        """The hook command oms registers for `event` (one per event)."""
         return [
             "hook",
             "provider",
+            "--event",
+            event,
             "--provider",
             provider,
             "--provider-version",

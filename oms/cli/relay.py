@@ -5,8 +5,9 @@ own argv and input to the broker's socket (`$OMS_BROKER_SOCKET`, default `/oms/b
 socket bound into the sandbox) and copy the answer back (protocol: `oms/domain/relay.py`, ADR 0012).
 
 Both load only the C socket module and the frame code (they run on every hook; docs/adr/0010). When the
-broker cannot be reached the hook relay still answers in the CLI's contract — `{}`, or a denial for what
-looks like a PreToolUse (fail closed) — and the bridge relay exits 1, which an MCP client reports.
+broker cannot be reached the hook relay still answers in the CLI's contract — `{}`, or a denial when its
+`--event` is PreToolUse or names no event (fail closed) — and the bridge relay exits 1, which an MCP
+client reports.
 """
 
 from __future__ import annotations
@@ -14,7 +15,16 @@ from __future__ import annotations
 import os
 import sys
 
-from oms.domain.relay import BRIDGE_OPTIONS, BROKER_VIEW, HOOK_OPTIONS, RelayError, encode_header, options, parse_answer
+from oms.domain.relay import (
+    BRIDGE_OPTIONS,
+    BROKER_VIEW,
+    HOOK_OPTIONS,
+    RelayError,
+    encode_header,
+    fails_closed,
+    options,
+    parse_answer,
+)
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs a relay ~3 ms (mypy honours the name)
 if TYPE_CHECKING:
@@ -65,7 +75,7 @@ def _read_stdin(cap: int) -> bytes:
 def hook(argv: list[str]) -> int:
     """Relay one hook: stdin to the broker, its answer to stdout (and one line to stderr). Always exit 0."""
     data = _read_stdin(STDIN_CAP)
-    safe = _DENY if b'"PreToolUse"' in data[:65536] else b"{}\n"
+    safe = _DENY if fails_closed(argv) else b"{}\n"
     try:
         options(tuple(argv), HOOK_OPTIONS)  # the shape only: the values are the broker's to judge
         header = encode_header("hook", argv)

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 BROKER_VIEW = "/oms/broker.sock"  # where a sandbox sees its broker's socket
 MAGIC = b"oms-relay-1\0"
-HOOK_OPTIONS = ("--provider", "--provider-version", "--dispatch-id", "--session-id", "--allowed-tools")
+HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreToolUse")  # oms registers one command for each
+HOOK_OPTIONS = ("--event", "--provider", "--provider-version", "--dispatch-id", "--session-id", "--allowed-tools")
 BRIDGE_OPTIONS = ("--dispatch-id", "--session-id")
 DOORS = ("hook", "bridge")
 HEADER_CAP = 16 * 1024
@@ -99,6 +100,19 @@ def parse_header(buf: bytes) -> Header | None:
     except UnicodeDecodeError as exc:
         raise RelayError("argument is not UTF-8") from exc
     return Header(fields[0].decode("ascii"), argv, pos)
+
+
+def hook_event(argv: tuple[str, ...] | list[str]) -> str | None:
+    """The event a hook command line was registered for: its one `--event` value when that names one of
+    `HOOK_EVENTS`, else None. The event comes from the command the CLI runs, never from the payload."""
+    found = [argv[i + 1] for i in range(0, len(argv) - 1, 2) if argv[i] == "--event"]
+    return found[0] if len(found) == 1 and found[0] in HOOK_EVENTS else None
+
+
+def fails_closed(argv: tuple[str, ...] | list[str]) -> bool:
+    """Whether a hook that cannot be answered must deny: it was registered for PreToolUse, or its command
+    line names no event oms registers (oms never writes one; whoever ran it gets no allowance)."""
+    return hook_event(argv) in (None, "PreToolUse")
 
 
 def encode_answer(stdout: bytes, stderr: str = "") -> bytes:

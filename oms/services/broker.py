@@ -8,7 +8,8 @@ pipe), so one hostile or slow relay can never hold another up:
   `header_s`; a header that cannot be one closes the connection (one log line);
 - a `hook` request (header + stdin until the relay's EOF) must be complete within `hook_s` and at most
   `body_cap + 1` bytes are read; it is answered by `Doors.hook` and closed. Past the deadline, or for a
-  broken frame, it gets the hooks' safe answer (`{}`, or a denial for a PreToolUse);
+  broken frame, it gets the hooks' safe answer (`{}`, or a denial when the relay's argv names PreToolUse or no
+  event);
 - a `bridge` session is answered line by line by the `BridgeSession` its header opened; a line over
   `line_cap` gets a JSON-RPC error and is skipped; it may idle as long as its client lives;
 - at most `max_connections` at once (more are closed at once), at most `out_cap` bytes waiting for a
@@ -26,7 +27,7 @@ import socket
 import time
 from collections.abc import Callable
 
-from oms.domain.relay import Header, RelayError, parse_header
+from oms.domain.relay import Header, RelayError, fails_closed, parse_header
 from oms.services.doorway import DENY_HOOK, SAFE_HOOK, BridgeSession, BrokerLimits, DoorRefusedError, Doors
 
 
@@ -167,10 +168,10 @@ class Broker:
     def _hook_progress(self, conn: _Conn) -> None:
         assert conn.header is not None  # noqa: S101 - only called with a header
         if len(conn.inbuf) > self.limits.body_cap and not conn.skipping:
-            conn.skipping = True  # keep what decides the safe answer, drain the rest until the relay's EOF
-            del conn.inbuf[65536:]
+            conn.skipping = True  # drain the rest until the relay's EOF (the header decides the safe answer)
+            del conn.inbuf[:]
         elif conn.skipping:
-            del conn.inbuf[65536:]
+            del conn.inbuf[:]
         if not conn.eof:
             return
         if conn.skipping:
@@ -240,7 +241,7 @@ class Broker:
 
     # ------------------------------------------------------------------ output and lifetime
     def _safe(self, conn: _Conn) -> bytes:
-        return DENY_HOOK if b'"PreToolUse"' in bytes(conn.inbuf[:65536]) else SAFE_HOOK
+        return DENY_HOOK if conn.header is None or fails_closed(conn.header.argv) else SAFE_HOOK
 
     def _finish(self, conn: _Conn, out: bytes, err: str = "") -> None:
         if conn.header is not None and conn.header.door == "hook":

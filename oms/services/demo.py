@@ -68,7 +68,7 @@ say() {
 }
 hook() {  # EVENT [MORE_JSON_FIELDS] -> the hook's answer
   printf '{"hook_event_name":"%s","session_id":"%s"%s}' "$1" "$OMS_SESSION_ID" "${2:-}" |
-    "$OMS_EXECUTABLE" hook provider --provider command --provider-version command-1 \
+    "$OMS_EXECUTABLE" hook provider --event "$1" --provider command --provider-version command-1 \
       --dispatch-id "$OMS_DISPATCH_ID" --session-id "$OMS_SESSION_ID" --allowed-tools ""
 }
 initialize='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'

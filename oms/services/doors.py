@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from oms.domain.relay import fails_closed
 from oms.services import bridge, hooks
 from oms.services.doorway import BridgeSession, DoorRefusedError
 
@@ -78,7 +79,7 @@ class WorkerDoors:
 
     def hook(self, argv: tuple[str, ...], body: bytes) -> tuple[bytes, str]:
         """One hook request (a PreToolUse always; the others while the worker's write budget lasts)."""
-        if b'"PreToolUse"' not in body[:65536] and not self.bucket.take():
+        if not fails_closed(argv) and not self.bucket.take():
             self.log("hook refused: more hooks than a worker fires (the state root is not grown for them)")
             return b"{}\n", "too many hooks: answered without recording"
         out, err = hooks.answer(self.binding, argv, body, self.workspace, self.nonce)

@@ -1,8 +1,8 @@
 """What the broker asks of a worker's doors, and what bounds it (ADR 0012): the one home of these names.
 
 `services/broker.py` serves connections; `services/doors.py` is the worker's `Doors`. A door refuses a
-request with `DoorRefusedError`; a hook that cannot be answered gets `SAFE_HOOK` (or `DENY_HOOK`, for what
-looks like a PreToolUse: fail closed).
+request with `DoorRefusedError`; a hook that cannot be answered gets `SAFE_HOOK`, or `DENY_HOOK` when its
+command line was registered for PreToolUse or names no event (fail closed; `domain/relay.fails_closed`).
 """
 
 from __future__ import annotations

@@ -6,8 +6,10 @@ every binding value in it must equal the broker's own (`Binding`), which is the 
 
 Hook stdin is untrusted: bounded, parsed strictly (duplicate keys, NaN refused), checked field by field.
 A hook never blocks an agent by accident: on any problem it answers with no decision and one stderr
-line — except PreToolUse, which then denies (fail closed). Exit 2 is never used; decisions are JSON on
-stdout in each CLI's contract.
+line — except PreToolUse, which then denies (fail closed). oms registers one command per event, with the
+event in its argv (`--event`): the event a hook answers for is the one the CLI ran, never what the payload
+says, so a payload that cannot be parsed still gets the event's safe answer, and a payload naming another
+event is refused. Exit 2 is never used; decisions are JSON on stdout in each CLI's contract.
 
 - SessionStart: the session is observed (heartbeat; Codex's own session id recorded as the native
   ref) and the agent is told to call `read_dispatch` (`additionalContext`).
@@ -63,15 +65,17 @@ class HookArgs(NamedTuple):
     allowed_tools: tuple[str, ...]
 
 
-def parse_args(argv: tuple[str, ...] | list[str]) -> HookArgs:
-    """Strict: every option once, nothing else."""
-    from oms.domain.relay import HOOK_OPTIONS, RelayError, options
+def parse_args(argv: tuple[str, ...] | list[str]) -> tuple[HookArgs, str]:
+    """The binding and the event of a hook command line. Strict: every option once, nothing else."""
+    from oms.domain.relay import HOOK_EVENTS, HOOK_OPTIONS, RelayError, options
     from oms.version import HOOK_CONTRACT
 
     try:
         values = options(tuple(argv), HOOK_OPTIONS)
     except RelayError as exc:
         raise HookInputError(str(exc)) from exc
+    if values["--event"] not in HOOK_EVENTS:
+        raise HookInputError(f"oms registers no hook for the event {values['--event'][:40]!r}")
     provider = values["--provider"]
     if provider not in HOOK_CONTRACT:
         raise HookInputError(f"unknown provider {provider[:40]!r}")
@@ -83,7 +87,8 @@ def parse_args(argv: tuple[str, ...] | list[str]) -> HookArgs:
     tools = tuple(t for t in values["--allowed-tools"].split(",") if t)
     if any(_TOOL.fullmatch(t) is None for t in tools):
         raise HookInputError("malformed --allowed-tools")
-    return HookArgs(provider, values["--provider-version"], values["--dispatch-id"], values["--session-id"], tools)
+    binding = HookArgs(provider, values["--provider-version"], values["--dispatch-id"], values["--session-id"], tools)
+    return binding, values["--event"]
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -158,6 +163,8 @@ def respond(
     notes = [] if notes is None else notes
     event = str(doc["hook_event_name"])
     if event == "PreToolUse":
+        if args.provider == "claude" and doc["session_id"] != args.session_id:
+            return deny("oms: Claude Code reported another session id")
         if not tool_allowed(str(doc["tool_name"]), args.allowed_tools):
             return deny(f"oms: the tool {doc['tool_name']} is not allowed for this worker's role")
         return {}
@@ -258,21 +265,25 @@ def next_payload(
 def answer(
     binding: HookArgs, argv: tuple[str, ...], body: bytes, workspace: Callable[[], Workspace], nonce: str | None
 ) -> tuple[bytes, str]:
-    """The broker's hook door: (what the relay prints, one stderr line). Never raises for bad input."""
-    event = "unknown"
+    """The broker's hook door: (what the relay prints, one stderr line). Never raises for bad input.
+
+    The event is the one in the command line (`--event`); when anything is wrong a PreToolUse, or a call
+    naming no event oms registers, is denied and every other event gets no decision."""
+    from oms.domain.relay import fails_closed
+
     err = ""
     notes: list[str] = []
     try:
-        args = parse_args(argv)
+        args, event = parse_args(argv)
         if args != binding:
             raise HookInputError("hook arguments are not this worker's binding")
         doc = parse_payload(body)
-        event = str(doc["hook_event_name"])
+        if doc["hook_event_name"] != event:
+            raise HookInputError(f"a {event} hook was sent a {doc['hook_event_name']} payload")
         out = respond(binding, doc, workspace, nonce, notes)
         err = "; ".join(notes)
     except Exception as exc:  # noqa: BLE001 - the hook boundary: one line, a safe decision, never a traceback
         message = getattr(exc, "message", None) or str(exc)
         err = str(message)[:300]
-        failed_closed = event == "PreToolUse" or (event == "unknown" and b'"PreToolUse"' in body[:65536])
-        out = deny("oms: the hook could not verify this tool call") if failed_closed else {}
+        out = deny("oms: the hook could not verify this tool call") if fails_closed(argv) else {}
     return (json.dumps(out, separators=(",", ":")) + "\n").encode(), err

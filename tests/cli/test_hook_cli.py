@@ -52,8 +52,9 @@ def _hook(
     oms: OmsCommand, bound: Bound, doc: dict[str, Any] | bytes, provider: str = "claude", **kw: str
 ) -> tuple[dict[str, Any], str]:
     data = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
+    event = kw.get("event") or (str(doc["hook_event_name"]) if isinstance(doc, dict) else "SessionStart")
     done = subprocess.run(
-        [*oms.argv, *bound.hook_args(provider, kw.get("allowed", ""), kw.get("version"))],
+        [*oms.argv, *bound.hook_args(provider, kw.get("allowed", ""), kw.get("version"), event=event)],
         input=data,
         capture_output=True,
         env=bound.env(kw.get("nonce"), provider, kw.get("allowed", "")),
@@ -231,15 +232,35 @@ def test_garbage_stdin_is_one_line_and_no_change(oms: OmsCommand, delivered: Bou
 
 
 def test_garbage_pre_tool_use_fails_closed(oms: OmsCommand, delivered: Bound) -> None:
-    out, _ = _hook(oms, delivered, b'{"hook_event_name":"PreToolUse","session_id":"x","tool_name":"a b"}')
+    out, _ = _hook(
+        oms, delivered, b'{"hook_event_name":"PreToolUse","session_id":"x","tool_name":"a b"}', event="PreToolUse"
+    )
     assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
-def test_bad_arguments_answer_safely(oms: OmsCommand, tmp_path: Path) -> None:
-    done = oms.run("hook", "provider", "--provider", "codex", stdin=b'{"hook_event_name":"Stop","session_id":"x"}')
-    assert (done.returncode, json.loads(done.stdout)) == (0, {})
+@pytest.mark.parametrize(
+    ("argv", "denied"),
+    [
+        (["--event", "Stop", "--provider", "codex"], False),  # a Stop hook: no decision
+        (["--provider", "codex"], True),  # no event oms registers: fail closed
+        (["--event", "Explode", "--provider", "codex"], True),
+        (["--event", "PreToolUse", "--provider", "codex"], True),
+    ],
+)
+def test_bad_arguments_answer_safely(oms: OmsCommand, argv: list[str], denied: bool) -> None:
+    done = oms.run("hook", "provider", *argv, stdin=b'{"hook_event_name":"Stop","session_id":"x"}')
+    answer = json.loads(done.stdout)
+    assert done.returncode == 0
+    assert answer == ({"hookSpecificOutput": _DENIED} if denied else {})
     assert done.stderr.count("\n") == 1
     assert "Traceback" not in done.stderr
+
+
+_DENIED = {
+    "hookEventName": "PreToolUse",
+    "permissionDecision": "deny",
+    "permissionDecisionReason": "oms: the broker could not verify this tool call",
+}
 
 
 HEAVY = {
@@ -276,7 +297,7 @@ def test_a_hook_relay_loads_only_what_it_uses(delivered: Bound, event: str) -> N
         "sys.stderr.write(repr(sorted(set(sys.modules) - before)))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-S", "-c", probe, *delivered.hook_args("claude", "Bash")],
+        [sys.executable, "-S", "-c", probe, *delivered.hook_args("claude", "Bash", event=event)],
         input=json.dumps(doc).encode(),
         capture_output=True,
         env={**delivered.env(provider="claude", allowed="Bash"), "PYTHONPATH": str(Path(__file__).parents[2])},

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from oms.domain import mcp
+from oms.domain.relay import HOOK_EVENTS, hook_event
 from oms.services import bridge, hooks
 from oms.services.workspace import Workspace
 from tests.agent_side import Bound, bind, snapshot
@@ -69,10 +70,13 @@ def test_hook_fuzz(bound: Bound, ws: Workspace, data: st.DataObject) -> None:
     provider = data.draw(st.sampled_from(["claude", "codex", "command"]))
     allowed = data.draw(st.sampled_from(["", "Bash", "Bash,Read"]))
     binding = bound.binding(provider, allowed)
-    argv = data.draw(  # what oms wrote, or what an agent typed: another provider, other tools, junk
-        st.just(bound.hook_args(provider, allowed)[2:])
-        | st.just(bound.hook_args("codex" if provider != "codex" else "claude", allowed)[2:])
-        | st.just(bound.hook_args(provider, "Write")[2:])
+    registered = data.draw(st.sampled_from(HOOK_EVENTS))
+    oms_wrote = bound.hook_args(provider, allowed, event=registered)[2:]
+    argv = data.draw(  # what oms wrote, or what an agent typed: another provider, other tools, no event, junk
+        st.just(oms_wrote)
+        | st.just(bound.hook_args("codex" if provider != "codex" else "claude", allowed, event=registered)[2:])
+        | st.just(bound.hook_args(provider, "Write", event=registered)[2:])
+        | st.just(oms_wrote[2:])
         | st.lists(junk_text, max_size=12)
     )
     before = snapshot(bound.chain.state)
@@ -86,8 +90,16 @@ def test_hook_fuzz(bound: Bound, ws: Workspace, data: st.DataObject) -> None:
     event("hook rejected" if err else "hook accepted")
     if err and "liveness" not in err:  # rejected: nothing changed
         assert snapshot(bound.chain.state) == before
-    if argv != bound.hook_args(provider, allowed)[2:] and b"PreToolUse" in stdin:
-        assert answer in ({}, hooks.deny("oms: the hook could not verify this tool call"))
+    if hook_event(argv) in (None, "PreToolUse"):  # fail closed: allowed only when everything checks out
+        if answer == {}:
+            assert argv == oms_wrote
+            assert registered == "PreToolUse"
+            assert not err
+            doc = json.loads(stdin)
+            assert doc["hook_event_name"] == "PreToolUse"
+            assert hooks.tool_allowed(doc["tool_name"], binding.allowed_tools)
+        else:
+            assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
 def _mcp_lines() -> st.SearchStrategy[bytes]:
@@ -211,11 +223,13 @@ def test_stray_writes_in_the_broker_never_reach_the_protocol(
 def test_hook_stdin_is_read_with_a_cap(bound: Bound, ws: Workspace) -> None:
     big = b"{" + b" " * (hooks.STDIN_CAP * 3) + b"}"
     before = snapshot(bound.chain.state)
-    out, err = hooks.answer(bound.binding("claude"), tuple(bound.hook_args("claude")[2:]), big, lambda: ws, None)
+    out, err = hooks.answer(
+        bound.binding("claude"), tuple(bound.hook_args("claude", event="SessionStart")[2:]), big, lambda: ws, None
+    )
     assert json.loads(out) == {}
     assert "larger than" in err
     done = subprocess.run(  # the real relay reads at most the cap and the broker refuses it the same way
-        [*oms_command().argv, *bound.hook_args("claude")],
+        [*oms_command().argv, *bound.hook_args("claude", event="SessionStart")],
         input=big,
         capture_output=True,
         env=bound.env(provider="claude"),

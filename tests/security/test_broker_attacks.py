@@ -53,7 +53,8 @@ def _read_all(sock: socket.socket) -> bytes:
 def _hook(served: ServedBroker, bound: Bound, doc: dict[str, Any] | bytes, argv: list[str] | None = None) -> bytes:
     sock = _connect(served)
     body = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
-    sock.sendall(encode_header("hook", argv if argv is not None else bound.hook_args("claude")[2:]) + body)
+    event = "SessionStart" if isinstance(doc, bytes) else str(doc.get("hook_event_name"))
+    sock.sendall(encode_header("hook", argv if argv is not None else bound.hook_args("claude", event=event)[2:]) + body)
     sock.shutdown(socket.SHUT_WR)
     return _read_all(sock)
 
@@ -106,7 +107,8 @@ def test_a_hook_that_never_ends_its_request_gets_the_safe_answer_at_its_deadline
 ) -> None:
     before = snapshot(bound.chain.state)
     sock = _connect(served)
-    sock.sendall(encode_header("hook", bound.hook_args("claude")[2:]) + json.dumps(_pre_tool(bound)).encode())
+    argv = bound.hook_args("claude", event="PreToolUse")[2:]
+    sock.sendall(encode_header("hook", argv) + json.dumps(_pre_tool(bound)).encode())
     started = time.monotonic()
     answer, err = _answer(_read_all(sock))  # no EOF from us: the broker gives up at hook_s
     assert time.monotonic() - started < LIMITS.hook_s + 2
@@ -119,7 +121,7 @@ def test_a_hook_that_never_ends_its_request_gets_the_safe_answer_at_its_deadline
 def test_an_oversized_hook_is_refused_safely(bound: Bound, served: ServedBroker, event: str) -> None:
     before = snapshot(bound.chain.state)
     doc = json.dumps({"hook_event_name": event, "session_id": bound.session_id, "pad": "x" * 100_000}).encode()
-    answer, err = _answer(_hook(served, bound, doc))
+    answer, err = _answer(_hook(served, bound, doc, bound.hook_args("claude", event=event)[2:]))
     assert "larger than" in err
     if event == "PreToolUse":
         assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"  # fails closed
@@ -150,16 +152,20 @@ def test_connections_past_the_cap_are_closed_and_service_goes_on(bound: Bound, s
 def test_forged_bindings_are_refused_and_store_nothing(bound: Bound, chain: Chain, served: ServedBroker) -> None:
     other = bind(chain, "Another ticket")
     before = snapshot(bound.chain.state)
-    forged = [
-        other.hook_args("claude")[2:],  # another dispatch and session
-        bound.hook_args("codex")[2:],  # another provider
-        bound.hook_args("claude", allowed="Bash,WebFetch")[2:],  # a wider allow-list
-        [*bound.hook_args("claude")[2:-1], "WebFetch"],
-    ]
-    for argv in forged:
+
+    def forged(event: str) -> list[list[str]]:
+        return [
+            other.hook_args("claude", event=event)[2:],  # another dispatch and session
+            bound.hook_args("codex", event=event)[2:],  # another provider
+            bound.hook_args("claude", allowed="Bash,WebFetch", event=event)[2:],  # a wider allow-list
+            [*bound.hook_args("claude", event=event)[2:-1], "WebFetch"],
+        ]
+
+    for argv in forged("UserPromptSubmit"):
         answer, err = _answer(_hook(served, bound, _prompt(bound), argv))
         assert answer == {}
         assert "binding" in err or "hook contract" in err
+    for argv in forged("PreToolUse"):
         denied, _ = _answer(_hook(served, bound, _pre_tool(bound), argv))
         assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
     sock = _connect(served)

@@ -290,7 +290,7 @@ def abstract_sockets():
 
 def relay_hook(dispatch, session, provider="command", version="command-1", tools=""):
     body = json.dumps({"hook_event_name": "SessionStart", "session_id": session, "source": "startup"})
-    _, out = run(os.environ["OMS_EXECUTABLE"], "hook", "provider", "--provider", provider,
+    _, out = run(os.environ["OMS_EXECUTABLE"], "hook", "provider", "--event", "SessionStart", "--provider", provider,
                  "--provider-version", version, "--dispatch-id", dispatch, "--session-id", session,
                  "--allowed-tools", tools, stdin=body.encode())
     return out

@@ -304,7 +304,7 @@ def hook(event, **fields):
     s.settimeout(30)
     s.connect(os.environ.get("OMS_BROKER_SOCKET", "/oms/broker.sock"))
     body = dict(hook_event_name=event, session_id=S, **fields)
-    s.sendall(header("hook", HOOK_ARGV) + json.dumps(body).encode())
+    s.sendall(header("hook", ["--event", event, *HOOK_ARGV]) + json.dumps(body).encode())
     s.shutdown(socket.SHUT_WR)
     out = b""
     while chunk := s.recv(65536):

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from oms.adapters.quoting import check_arg
+from oms.adapters.quoting import check_arg, shell_join
+from oms.domain.relay import HOOK_EVENTS
 from oms.version import HOOK_CONTRACT
 
 TOOLS = ("read_dispatch", "acknowledge_dispatch", "record_dispatch_result")
@@ -100,13 +101,18 @@ def hook_tools(tools: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(t for t in tools if t not in TOOLS)
 
 
-def hook_argv(req: LaunchRequest, provider: str) -> tuple[str, ...]:
-    """The hook command for `provider`, with the role's tool allow-list for PreToolUse."""
+def hook_argv(req: LaunchRequest, provider: str, event: str) -> tuple[str, ...]:
+    """The hook command `provider` runs for `event` (one command per event: the event a hook answers for
+    is the one in its command line, never the payload's), with the role's tool allow-list for PreToolUse."""
+    if event not in HOOK_EVENTS:
+        raise ValueError(f"oms registers no hook for {event!r}")
     argv = oms_args(req, "hook", "provider")
     allowed = ",".join(hook_tools(req.tools))
     return (
         argv[0],
         *argv[1:3],
+        "--event",
+        event,
         "--provider",
         provider,
         "--provider-version",
@@ -115,6 +121,20 @@ def hook_argv(req: LaunchRequest, provider: str) -> tuple[str, ...]:
         "--allowed-tools",
         check_arg(allowed, "allowed tools"),
     )
+
+
+def hook_config(req: LaunchRequest, provider: str) -> dict[str, list[dict[str, object]]]:
+    """The `hooks` table both CLIs read (research/codex.md §2.5, §3.2): each event its own command."""
+
+    def handler(event: str) -> list[dict[str, object]]:
+        return [{"type": "command", "command": shell_join(hook_argv(req, provider, event)), "timeout": 10}]
+
+    return {
+        "SessionStart": [{"matcher": "startup|resume", "hooks": handler("SessionStart")}],
+        "UserPromptSubmit": [{"hooks": handler("UserPromptSubmit")}],
+        "Stop": [{"hooks": handler("Stop")}],
+        "PreToolUse": [{"matcher": "*", "hooks": handler("PreToolUse")}],
+    }
 
 
 def base_env(req: LaunchRequest) -> dict[str, str]:

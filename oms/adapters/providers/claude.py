@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 
-from oms.adapters.providers.base import TOOLS, HomeFile, LaunchPlan, LaunchRequest, base_env, bridge_argv, hook_argv
-from oms.adapters.quoting import check_arg, shell_join
+from oms.adapters.providers.base import TOOLS, HomeFile, LaunchPlan, LaunchRequest, base_env, bridge_argv, hook_config
+from oms.adapters.quoting import check_arg
 from oms.adapters.sandbox import HOME_VIEW
 
 
@@ -28,17 +28,7 @@ def _json(doc: object) -> bytes:
 
 def settings_json(req: LaunchRequest) -> bytes:
     """Only oms's hooks."""
-    handler = [{"type": "command", "command": shell_join(hook_argv(req, "claude")), "timeout": 10}]
-    return _json(
-        {
-            "hooks": {
-                "SessionStart": [{"matcher": "startup|resume", "hooks": handler}],
-                "UserPromptSubmit": [{"hooks": handler}],
-                "Stop": [{"hooks": handler}],
-                "PreToolUse": [{"matcher": "*", "hooks": handler}],
-            }
-        }
-    )
+    return _json({"hooks": hook_config(req, "claude")})
 
 
 def mcp_json(req: LaunchRequest) -> bytes:

@@ -23,9 +23,9 @@ from oms.adapters.providers.base import (
     base_env,
     bridge_argv,
     codex_provider,
-    hook_argv,
+    hook_config,
 )
-from oms.adapters.quoting import check_arg, shell_join, toml_string, toml_value
+from oms.adapters.quoting import check_arg, toml_string, toml_value
 from oms.adapters.sandbox import HOME_VIEW
 
 FEATURE_FLAGS = (
@@ -53,15 +53,7 @@ def home(session_id: str) -> str:
 
 def hooks_json(req: LaunchRequest) -> bytes:
     """hooks.json calling `oms hook provider --provider codex`."""
-    handler = [{"type": "command", "command": shell_join(hook_argv(req, "codex")), "timeout": 10}]
-    doc = {
-        "hooks": {
-            "SessionStart": [{"matcher": "startup|resume", "hooks": handler}],
-            "UserPromptSubmit": [{"hooks": handler}],
-            "Stop": [{"hooks": handler}],
-            "PreToolUse": [{"matcher": "*", "hooks": handler}],
-        }
-    }
+    doc = {"hooks": hook_config(req, "codex")}
     return (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()
 
 
