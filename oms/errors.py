@@ -26,6 +26,20 @@ def one_line(text: str, limit: int = _MAX_MESSAGE) -> str:
     return flat
 
 
+_SHOWN_MAX = 160
+
+
+def shown(value: str, limit: int = _SHOWN_MAX) -> str:
+    """A path or id as a message shows it: printable ASCII with everything else escaped (`\\n`, `\\x1b`,
+    `\\u00e9`, a backslash doubled: one line, unambiguous, no terminal control) and at most `limit`
+    characters, the middle elided as `...`."""
+    out = value.encode("unicode_escape").decode("ascii")
+    if len(out) > limit:
+        keep = (limit - 3) // 2
+        out = out[:keep] + "..." + out[len(out) - (limit - 3 - keep) :]
+    return out
+
+
 class OmsError(Exception):
     """Root of the oms error tree: a bounded one-line message plus a remediation hint."""
 

@@ -8,6 +8,7 @@ import typer
 
 from oms.cli import dispatch_cmds, live_cmds, store_cmds, ticket_cmds, worker_cmds
 from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, config_root, emit, state_root, table, workspace
+from oms.errors import shown
 from oms.version import __version__
 
 app = typer.Typer(
@@ -53,12 +54,18 @@ def init(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, j
     if json_out:
         emit({"ok": True, **result.to_json()})
         return
-    typer.echo(f"state root   {result.state_root} ({'created' if result.state_created else 'already initialised'})")
+    typer.echo(
+        f"state root   {shown(result.state_root)} ({'created' if result.state_created else 'already initialised'})"
+    )
     typer.echo(f"signing key  ed25519 {result.key_id[:16]}")
     if result.config_path:
-        typer.echo(f"config       {result.config_path} ({'created' if result.config_created else 'exists, valid'})")
+        typer.echo(
+            f"config       {shown(result.config_path)} ({'created' if result.config_created else 'exists, valid'})"
+        )
     if result.policy_path:
-        typer.echo(f"role policy  {result.policy_path} ({'created' if result.policy_created else 'exists, valid'})")
+        typer.echo(
+            f"role policy  {shown(result.policy_path)} ({'created' if result.policy_created else 'exists, valid'})"
+        )
         if result.policy_created:
             typer.echo("next         commit .oms/ (the policy digest is taken from HEAD), then `oms doctor`")
             return
@@ -77,7 +84,7 @@ def doctor(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None,
     else:
         width = max(len(c.name) for c in checks)
         for c in checks:
-            line = f"{'OK  ' if c.ok else 'FAIL'}  {c.name:<{width}}  {c.detail}"
+            line = f"{'OK  ' if c.ok else 'FAIL'}  {c.name:<{width}}  {shown(c.detail, 400)}"
             typer.echo(line + (f"  (fix: {c.fix})" if c.fix else ""))
     if failed:
         raise typer.Exit(1)
@@ -135,7 +142,9 @@ def demo(
             sys.stderr.flush()
 
     result = run(directory, timeout_s=timeout, progress=progress)
-    roots = f"--state-root {result.state_root} --config-root {result.repo}"
+    import shlex
+
+    roots = f"--state-root {shlex.quote(result.state_root)} --config-root {shlex.quote(result.repo)}"
     if json_out:
         emit(result.to_json())
         if not result.ok:
@@ -152,9 +161,11 @@ def demo(
             f"on branch {branch_for(result.ticket_id)}"
         )
     typer.echo("Where to look")
-    typer.echo(f"  tmux -S {result.socket} attach -t {result.dispatch_id}   # the worker's pane (Enter ends it)")
+    typer.echo(
+        f"  tmux -S {shlex.quote(result.socket)} attach -t {result.dispatch_id}   # the worker's pane (Enter ends it)"
+    )
     typer.echo(f"  oms status {roots}")
-    typer.echo(f"  git -C {result.repo} log --oneline --graph --all")
+    typer.echo(f"  git -C {shlex.quote(result.repo)} log --oneline --graph --all")
     typer.echo(f"  oms worker stop {result.dispatch_id} --reason 'demo over' {roots}")
     if not result.ok:
         raise DemoFailedError(

@@ -26,8 +26,10 @@ def authorize(
     json_out: JsonOpt = False,
 ) -> None:
     """Authorise oms to contact agents about REPOSITORY's tickets. A person must start this."""
+    from oms.domain.github import check_repository
     from oms.services import live
 
+    check_repository(repository)  # before the prompt shows it
     who, how = confirm_person(
         person, question=f"Authorise live agent contact for {repository}?", expect=repository, yes=yes
     )

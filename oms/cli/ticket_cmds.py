@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, TokenOpt, emit, table, workspace
-from oms.errors import InvalidInputError, UsageError
+from oms.errors import InvalidInputError, UsageError, shown
 from oms.fsio.outside import read_user_file
 from oms.store import Record
 
@@ -254,7 +254,7 @@ def worktree_create(
     if json_out:
         emit({"ok": True, "created": created, "worktree": record})
         return
-    typer.echo(f"{'created' if created else 'exists '} {record['worktree_root']}")
+    typer.echo(f"{'created' if created else 'exists '} {shown(str(record['worktree_root']))}")
     typer.echo(f"branch  {record['branch']} at {str(record['base_commit'])[:12]}  (id {record['worktree_id']})")
 
 

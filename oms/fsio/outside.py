@@ -42,21 +42,21 @@ def read_user_file(path: str, cap: int) -> bytes:
     """Read a file the user named on the command line (outside any root): regular, bounded, non-blocking."""
     import stat
 
-    from oms.errors import FileTooLargeError, InvalidInputError
+    from oms.errors import FileTooLargeError, InvalidInputError, shown
 
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError as exc:
-        raise InvalidInputError(f"{path}: {(exc.strerror or 'cannot open').lower()}") from exc
+        raise InvalidInputError(f"{shown(path)}: {(exc.strerror or 'cannot open').lower()}") from exc
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise InvalidInputError(f"{path}: not a regular file")
+            raise InvalidInputError(f"{shown(path)}: not a regular file")
         chunks, total = [], 0
         while chunk := os.read(fd, min(1 << 20, cap + 1 - total)):
             chunks.append(chunk)
             total += len(chunk)
             if total > cap:
-                raise FileTooLargeError(f"{path}: more than {cap} bytes")
+                raise FileTooLargeError(f"{shown(path)}: more than {cap} bytes")
         return b"".join(chunks)
     finally:
         os.close(fd)
@@ -67,14 +67,14 @@ def regular_file_target(path: str) -> str:
     Codex `auth.json`, the one file an agent home links to."""
     import stat
 
-    from oms.errors import UnsafeFileError
+    from oms.errors import UnsafeFileError, shown
 
     try:
         st = os.lstat(path)
     except OSError as exc:
-        raise UnsafeFileError(f"{path}: {(exc.strerror or 'missing').lower()}") from exc
+        raise UnsafeFileError(f"{shown(path)}: {(exc.strerror or 'missing').lower()}") from exc
     if not stat.S_ISREG(st.st_mode):
-        raise UnsafeFileError(f"{path}: must be one regular file (not a link or anything else)")
+        raise UnsafeFileError(f"{shown(path)}: must be one regular file (not a link or anything else)")
     return os.path.realpath(path)
 
 

@@ -32,6 +32,7 @@ from oms.errors import (
     NotFoundError,
     PathEscapeError,
     UnsafeFileError,
+    shown,
 )
 from oms.fsio import procinfo
 from oms.fsio._syscalls import DEFAULT_SYSCALLS, RENAME_NOREPLACE, RESOLVE_STRICT, Syscalls
@@ -110,12 +111,12 @@ class FsioOptions:
 
 def _raise_for(err: OSError, rel: str) -> NoReturn:
     if err.errno in _ESCAPE_ERRNOS:
-        raise PathEscapeError(f"{rel}: refused: a symlink, a non-directory or an escape is in the path") from err
+        raise PathEscapeError(f"{shown(rel)}: refused: a symlink, a non-directory or an escape is in the path") from err
     if err.errno == errno.ENOENT:
-        raise NotFoundError(f"{rel}: no such file or directory") from err
+        raise NotFoundError(f"{shown(rel)}: no such file or directory") from err
     if err.errno == errno.EEXIST:
-        raise AlreadyExistsError(f"{rel}: already exists") from err
-    raise FsioError(f"{rel}: {os.strerror(err.errno or 0).lower()}") from err
+        raise AlreadyExistsError(f"{shown(rel)}: already exists") from err
+    raise FsioError(f"{shown(rel)}: {os.strerror(err.errno or 0).lower()}") from err
 
 
 class Root:
@@ -161,17 +162,17 @@ class Root:
             fd = os.open(absolute, _DIR_FLAGS)
         except OSError as err:
             if err.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise PathEscapeError(f"{absolute}: is a symlink or not a directory") from err
+                raise PathEscapeError(f"{shown(absolute)}: is a symlink or not a directory") from err
             _raise_for(err, absolute)
         try:
             st = os.fstat(fd)
             if st.st_uid != os.geteuid():
-                raise UnsafeFileError(f"{absolute}: owned by uid {st.st_uid} (expected {os.geteuid()})")
+                raise UnsafeFileError(f"{shown(absolute)}: owned by uid {st.st_uid} (expected {os.geteuid()})")
             if created:
                 os.fchmod(fd, 0o700 if private else 0o755)  # the umask may have trimmed it
             elif private and stat.S_IMODE(st.st_mode) & 0o077:
                 raise UnsafeFileError(
-                    f"{absolute}: mode {stat.S_IMODE(st.st_mode):04o} is open to others (expected 0700)"
+                    f"{shown(absolute)}: mode {stat.S_IMODE(st.st_mode):04o} is open to others (expected 0700)"
                 )
         except BaseException:
             os.close(fd)
@@ -194,7 +195,7 @@ class Root:
     def fd(self) -> int:
         """The root directory descriptor."""
         if self._fd < 0:
-            raise FsioError(f"{self.path}: root is closed")
+            raise FsioError(f"{shown(self.path)}: root is closed")
         return self._fd
 
     # ------------------------------------------------------------------ resolution
@@ -222,7 +223,7 @@ class Root:
                     self._openat2_ok = False
                     return self._walk(split_rel(rel, self._limits), flags, mode)
                 _raise_for(err, rel)
-        raise PathEscapeError(f"{rel}: resolution kept racing with a rename; refused")
+        raise PathEscapeError(f"{shown(rel)}: resolution kept racing with a rename; refused")
 
     def _walk(self, parts: tuple[str, ...], flags: int, mode: int = 0) -> int:
         cur = os.dup(self.fd)
@@ -294,6 +295,12 @@ class Root:
         finally:
             os.close(fd)
 
+    def writable(self, rel: str = "") -> bool:
+        """Whether this process may create entries in directory `rel` (faccessat, effective ids): checked
+        before a command creates anything, so that a refusal leaves nothing behind."""
+        with self.dir_fd(rel) as fd:
+            return os.access(".", os.W_OK | os.X_OK, dir_fd=fd, effective_ids=True)
+
     # ------------------------------------------------------------------ reads
     def read_bytes(self, rel: str, cap: int, *, any_mode: bool = False) -> bytes:
         """Read a regular file of at most `cap` bytes (one link, owned by us). `any_mode`: a file an agent
@@ -307,13 +314,13 @@ class Root:
                 if st.st_nlink != 1:
                     if attempt == 0:  # a link+unlink publish is mid-flight: look once more
                         continue
-                    raise UnsafeFileError(f"{rel}: has {st.st_nlink} links (expected 1)")
+                    raise UnsafeFileError(f"{shown(rel)}: has {st.st_nlink} links (expected 1)")
                 if st.st_size > cap:
-                    raise FileTooLargeError(f"{rel}: {st.st_size} bytes (expected at most {cap})")
+                    raise FileTooLargeError(f"{shown(rel)}: {st.st_size} bytes (expected at most {cap})")
                 return self._read_capped(fd, rel, cap)
             finally:
                 os.close(fd)
-        raise UnsafeFileError(f"{rel}: unstable link count")  # pragma: no cover
+        raise UnsafeFileError(f"{shown(rel)}: unstable link count")  # pragma: no cover
 
     def read_optional(self, rel: str, cap: int, *, any_mode: bool = False) -> bytes | None:
         """Like `read_bytes`, but None when the file does not exist."""
@@ -326,21 +333,21 @@ class Root:
         """Read a secret: exactly `size` bytes, regular, one link, ours, and private (no group/other bits)."""
         st = self.lstat(rel)
         if st is None:
-            raise NotFoundError(f"{rel}: no such file")
+            raise NotFoundError(f"{shown(rel)}: no such file")
         if stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) & 0o077:
-            raise UnsafeFileError(f"{rel}: mode {stat.S_IMODE(st.st_mode):04o} (expected 0600)")
+            raise UnsafeFileError(f"{shown(rel)}: mode {stat.S_IMODE(st.st_mode):04o} (expected 0600)")
         data = self.read_bytes(rel, size)
         if len(data) != size:
-            raise UnsafeFileError(f"{rel}: {len(data)} bytes (expected {size})")
+            raise UnsafeFileError(f"{shown(rel)}: {len(data)} bytes (expected {size})")
         return data
 
     def _check_regular(self, rel: str, st: os.stat_result, *, any_mode: bool = False) -> None:
         if not stat.S_ISREG(st.st_mode):
-            raise UnsafeFileError(f"{rel}: not a regular file")
+            raise UnsafeFileError(f"{shown(rel)}: not a regular file")
         if st.st_uid != os.geteuid():
-            raise UnsafeFileError(f"{rel}: owned by uid {st.st_uid} (expected {os.geteuid()})")
+            raise UnsafeFileError(f"{shown(rel)}: owned by uid {st.st_uid} (expected {os.geteuid()})")
         if self.private and not any_mode and stat.S_IMODE(st.st_mode) & 0o077:
-            raise UnsafeFileError(f"{rel}: mode {stat.S_IMODE(st.st_mode):04o} is open to others")
+            raise UnsafeFileError(f"{shown(rel)}: mode {stat.S_IMODE(st.st_mode):04o} is open to others")
 
     @staticmethod
     def _read_capped(fd: int, rel: str, cap: int) -> bytes:
@@ -350,13 +357,13 @@ class Root:
             try:
                 chunk = os.read(fd, min(1 << 20, cap + 1 - total))
             except BlockingIOError as err:
-                raise UnsafeFileError(f"{rel}: not readable without blocking") from err
+                raise UnsafeFileError(f"{shown(rel)}: not readable without blocking") from err
             if not chunk:
                 break
             chunks.append(chunk)
             total += len(chunk)
             if total > cap:
-                raise FileTooLargeError(f"{rel}: more than {cap} bytes")
+                raise FileTooLargeError(f"{shown(rel)}: more than {cap} bytes")
         return b"".join(chunks)
 
     # ------------------------------------------------------------------ writes
@@ -383,12 +390,12 @@ class Root:
                 try:
                     st = os.fstat(nxt)
                     if st.st_uid != os.geteuid():
-                        raise UnsafeFileError(f"{where}: owned by uid {st.st_uid} (expected {os.geteuid()})")
+                        raise UnsafeFileError(f"{shown(where)}: owned by uid {st.st_uid} (expected {os.geteuid()})")
                     mode = stat.S_IMODE(st.st_mode)
                     if created and mode != want:
                         os.fchmod(nxt, want)  # the umask trimmed it; set exactly what we asked for
                     elif self.private and mode & 0o077:
-                        raise UnsafeFileError(f"{where}: mode {mode:04o} is open to others (expected 0700)")
+                        raise UnsafeFileError(f"{shown(where)}: mode {mode:04o} is open to others (expected 0700)")
                     if created:
                         self._sys.fsync(cur)
                 except BaseException:
@@ -421,7 +428,7 @@ class Root:
             if result is not None:
                 return result
             if self.options.publisher is Publisher.TMPFILE:
-                raise FsioError(f"{rel}: O_TMPFILE publishing is not supported here")
+                raise FsioError(f"{shown(rel)}: O_TMPFILE publishing is not supported here")
             self._publisher = Publisher.RENAME
         return self._publish_named(parent, rel, leaf, data, mode)
 
@@ -439,7 +446,7 @@ class Root:
             try:
                 self._sys.link_fd(fd, parent, leaf)
             except FileExistsError as err:
-                raise AlreadyExistsError(f"{rel}: already exists; nothing was overwritten") from err
+                raise AlreadyExistsError(f"{shown(rel)}: already exists; nothing was overwritten") from err
             except OSError as err:
                 if err.errno == errno.ENOENT:  # no /proc: fall back to a named temp file
                     return None
@@ -472,7 +479,7 @@ class Root:
                     named = False
                 except OSError as err:
                     if err.errno == errno.EEXIST:
-                        raise AlreadyExistsError(f"{rel}: already exists; nothing was overwritten") from err
+                        raise AlreadyExistsError(f"{shown(rel)}: already exists; nothing was overwritten") from err
                     if err.errno not in (errno.EINVAL, errno.ENOSYS) or self.options.publisher is Publisher.RENAME:
                         _raise_for(err, rel)
                     self._publisher = Publisher.LINK
@@ -480,7 +487,7 @@ class Root:
                 try:
                     self._sys.link(parent, temp, parent, leaf)
                 except FileExistsError as err:
-                    raise AlreadyExistsError(f"{rel}: already exists; nothing was overwritten") from err
+                    raise AlreadyExistsError(f"{shown(rel)}: already exists; nothing was overwritten") from err
                 except OSError as err:
                     _raise_for(err, rel)
             return FileId(st.st_dev, st.st_ino)
@@ -502,7 +509,7 @@ class Root:
             except FileNotFoundError:
                 return False
             if stat.S_ISDIR(st.st_mode):
-                raise UnsafeFileError(f"{rel}: is a directory")
+                raise UnsafeFileError(f"{shown(rel)}: is a directory")
             if expect is not None and (st.st_dev, st.st_ino) != (expect.dev, expect.ino):
                 return False
             self._sys.unlink(parent, parts[-1])
@@ -518,7 +525,7 @@ class Root:
         re-verify it with `readlink` before every use.
         """
         if not target.startswith("/") or "\x00" in target:
-            raise UnsafeFileError(f"{rel}: link target must be an absolute path without NUL")
+            raise UnsafeFileError(f"{shown(rel)}: link target must be an absolute path without NUL")
         parts = split_rel(rel, self._limits)
         parent = self._dir(parts[:-1])
         try:
@@ -540,9 +547,9 @@ class Root:
             except OSError as err:
                 _raise_for(err, rel)
             if not stat.S_ISLNK(st.st_mode):
-                raise UnsafeFileError(f"{rel}: is not a symlink (it was replaced)")
+                raise UnsafeFileError(f"{shown(rel)}: is not a symlink (it was replaced)")
             if st.st_uid != os.geteuid():
-                raise UnsafeFileError(f"{rel}: link owned by uid {st.st_uid} (expected {os.geteuid()})")
+                raise UnsafeFileError(f"{shown(rel)}: link owned by uid {st.st_uid} (expected {os.geteuid()})")
             return os.readlink(parts[-1], dir_fd=parent)
         finally:
             os.close(parent)
@@ -563,7 +570,7 @@ class Root:
                 pass
             else:
                 if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.geteuid():
-                    raise UnsafeFileError(f"{rel}: exists and is not a socket of ours")
+                    raise UnsafeFileError(f"{shown(rel)}: exists and is not a socket of ours")
                 self._sys.unlink(parent, leaf)
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
             old = os.umask(0o177)
@@ -609,7 +616,7 @@ class Root:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or st.st_uid != os.geteuid():
                 os.close(fd)
-                raise UnsafeFileError(f"{rel}: not a private regular file of ours")
+                raise UnsafeFileError(f"{shown(rel)}: not a private regular file of ours")
             return fd
         finally:
             os.close(parent)

@@ -6,11 +6,11 @@ import re
 
 from oms.canonical import JsonObject, next_after, stable_id
 from oms.domain import live as machine
+from oms.domain.github import check_repository
 from oms.errors import AuthorityChangedError, InvalidInputError
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
 
-_REPOSITORY = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}")
 _PERSON_BAD = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -20,9 +20,7 @@ def authorization_id(repository: str) -> str:
 
 
 def _check(repository: str) -> str:
-    if _REPOSITORY.fullmatch(repository) is None:
-        raise InvalidInputError(f"repository {repository[:80]!r} is not owner/name")
-    return repository
+    return check_repository(repository)
 
 
 def current(ws: Workspace, repository: str) -> Record | None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from oms.canonical import now
 from oms.domain.config import CONFIG_PATH, DEFAULT_CONFIG, parse_config
 from oms.domain.policy import POLICY_PATH, parse_policy
-from oms.errors import AlreadyExistsError, StateRootError
+from oms.errors import AlreadyExistsError, StateRootError, shown
 from oms.fsio import Root
 from oms.limits import LIMITS
 from oms.services.policy import default_policy_bytes
@@ -45,13 +45,38 @@ def _inside(child: str, parent: str) -> bool:
     return child == parent or child.startswith(parent.rstrip("/") + "/")
 
 
+def _check_config_root(repo: Root) -> None:
+    """Everything `init` would refuse about a config root, checked before anything is created: the files it
+    keeps must parse, and where it would create one it must be able to."""
+    missing = False
+    for rel, cap, parse in (
+        (CONFIG_PATH, LIMITS.config_bytes, parse_config),
+        (POLICY_PATH, LIMITS.policy_bytes, parse_policy),
+    ):
+        data = repo.read_optional(rel, cap)
+        if data is None:
+            missing = True
+        else:
+            parse(data, os.path.join(repo.path, rel))
+    where = os.path.dirname(CONFIG_PATH) if repo.exists(os.path.dirname(CONFIG_PATH)) else ""
+    if missing and not repo.writable(where):
+        raise StateRootError(
+            f"cannot create files in {shown(os.path.join(repo.path, where))}: permission denied",
+            hint="run oms init as a user who may write to the repository",
+        )
+
+
 def init(state_root: str, config_root: str | None) -> InitResult:
-    """Create or verify the state root, then scaffold `.oms/config.toml` under `config_root` if missing."""
+    """Create or verify the state root, then scaffold `.oms/config.toml` under `config_root` if missing.
+    Everything that could refuse is checked before anything is created (a refused init changes nothing)."""
     if config_root is not None and _inside(state_root, config_root):
         raise StateRootError(
-            f"state root {state_root} is inside the config root {config_root}",
+            f"state root {shown(state_root)} is inside the config root {shown(config_root)}",
             hint="keep the state root outside the repository (agents can write there)",
         )
+    if config_root is not None:
+        with Root.open(config_root, private=False) as repo:
+            _check_config_root(repo)
     state, created = StateRoot.create(state_root, now())
     try:
         result_path: str | None = None

@@ -19,6 +19,7 @@ from oms.canonical import (
 )
 from oms.canonical.ids import OPAQUE_ID
 from oms.domain import tickets as machine
+from oms.domain.github import check_repository
 from oms.domain.machine import Next
 from oms.errors import ConflictError, InvalidInputError, RecordNotFoundError, VersionConflictError
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
@@ -27,10 +28,7 @@ from oms.store import Record
 MAX_BODY = 256 * 1024
 MAX_IMPORT = 512 * 1024
 _TITLE_BAD = re.compile(r"[\x00-\x1f\x7f]")
-_GITHUB_URL = re.compile(
-    r"https://github\.com/([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/([A-Za-z0-9._-]{1,100})/"
-    r"(?:issues|pull)/([1-9][0-9]{0,9})"
-)
+_GITHUB_URL = re.compile(r"https://github\.com/([^/?#\s]+)/([^/?#\s]+)/(?:issues|pull)/([1-9][0-9]{0,9})")
 _LOCAL_ID = re.compile(r"tkt-([1-9][0-9]{0,9})")
 
 
@@ -114,10 +112,10 @@ def import_github(ws: Workspace, data: bytes, repository: str | None = None) -> 
     match = _GITHUB_URL.fullmatch(access.text(doc, "url"))
     if match is None:
         raise InvalidInputError(f"url {str(doc['url'])[:80]!r} is not a github.com issue or pull request URL")
-    slug, number = f"{match.group(1)}/{match.group(2)}", access.integer(doc, "number")
+    slug, number = check_repository(f"{match.group(1)}/{match.group(2)}"), access.integer(doc, "number")
     if int(match.group(3)) != number:
         raise InvalidInputError(f"url names #{match.group(3)} (expected #{number})")
-    if repository is not None and repository.lower() != slug.lower():
+    if repository is not None and check_repository(repository).lower() != slug.lower():
         raise InvalidInputError(f"issue belongs to {slug} (expected {repository})")
     ticket_id = f"gh-{number}-{digest('github-repository', slug.lower())[:8]}"
     content: JsonObject = {
@@ -132,7 +130,7 @@ def import_github(ws: Workspace, data: bytes, repository: str | None = None) -> 
     }
     existing = ws.store.records("ticket").read_if_exists(ticket_id)
     if existing is not None:
-        if ws.store.ticket_content.put(content) != existing.payload["content_sha256"]:
+        if ws.store.ticket_content.address(content) != existing.payload["content_sha256"]:
             raise ConflictError(f"ticket {ticket_id} was imported before with different content")
         return existing, False
     return _create(ws, ticket_id, content, "github", slug), True

@@ -44,10 +44,19 @@ class TicketContent:
         self.root = root
         self.limits = limits
 
+    def _encode(self, doc: JsonObject) -> tuple[str, bytes]:
+        ticket_id = check(doc.get("ticket_id"), "ticket id")
+        return ticket_id, encode_document(
+            doc, "ticket-content", f"{TICKETS_DIR}/{ticket_id}", self.limits.evidence_bytes
+        )
+
+    def address(self, doc: JsonObject) -> str:
+        """The sha256 `put` would store `doc` under, storing nothing (schema-checked the same way)."""
+        return sha256_hex(self._encode(doc)[1])
+
     def put(self, doc: JsonObject) -> str:
         """Store `doc` (schema `ticket-content`); returns its sha256. Idempotent."""
-        ticket_id = check(doc.get("ticket_id"), "ticket id")
-        data = encode_document(doc, "ticket-content", f"{TICKETS_DIR}/{ticket_id}", self.limits.evidence_bytes)
+        ticket_id, data = self._encode(doc)
         sha = sha256_hex(data)
         self.root.mkdirs(f"{TICKETS_DIR}/{ticket_id}")
         try:

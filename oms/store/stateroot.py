@@ -11,7 +11,7 @@ import os
 from typing import NamedTuple
 
 from oms.canonical import JsonObject, access, check, equal
-from oms.errors import AlreadyExistsError, InvalidInputError, NotFoundError, OmsError, StateRootError
+from oms.errors import AlreadyExistsError, InvalidInputError, NotFoundError, OmsError, StateRootError, shown
 from oms.fsio import FsioOptions, Root, enclosing_git
 from oms.limits import LIMITS
 from oms.store import keys
@@ -65,7 +65,7 @@ def _refuse_inside_worktree(path: str) -> None:
     repo = enclosing_git(path)
     if repo is not None:
         raise StateRootError(
-            f"state root {path} is inside the git worktree {repo}",
+            f"state root {shown(path)} is inside the git worktree {shown(repo)}",
             hint="choose a state root outside every repository and worktree (agents can write there)",
         )
 
@@ -147,11 +147,11 @@ class StateRoot:
         try:
             root = Root.open(absolute, private=True, options=options)
         except NotFoundError as exc:
-            raise StateRootError(f"state root {absolute} does not exist") from exc
+            raise StateRootError(f"state root {shown(absolute)} does not exist") from exc
         try:
             doc = read_document_optional(root, META, "state-meta", LIMITS.state_meta_bytes)
             if doc is None:
-                raise StateRootError(f"state root {absolute} is not initialised (no {META})")
+                raise StateRootError(f"state root {shown(absolute)} is not initialised (no {META})")
             return cls(root, parse_meta(doc))
         except OmsError:
             root.close()

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from oms.canonical import access, equal
 from oms.canonical.ids import OPAQUE_ID, SHA256
-from oms.errors import OmsError
+from oms.errors import OmsError, shown
 from oms.fsio import FsioOptions, Root, is_temp_name, procinfo, temp_owner
 from oms.fsio.locks import break_stale, inspect
 from oms.limits import LIMITS
@@ -41,7 +41,7 @@ TMUX_SOCKET = "tmux.sock"
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One line of the report."""
+    """One line of the report: `path` is relative to the state root (`.` is the root itself)."""
 
     path: str
     problem: str
@@ -83,7 +83,7 @@ def _guard(report: Report, path: str, fn: Callable[..., object], *args: object) 
     try:
         fn(*args)
     except OmsError as exc:
-        report.error(path, exc.message.removeprefix(f"{path}: "))
+        report.error(path, exc.message.removeprefix(f"{shown(path)}: "))
 
 
 class _Verifier:
@@ -92,6 +92,7 @@ class _Verifier:
         self.report = report
         self.meta: StateMeta | None = None
         self.event_ids: set[str] = set()
+        self.contents: set[tuple[str, str]] = set()  # (ticket id, content sha256) some ticket version names
         self.euid = os.geteuid()
 
     # ---------------------------------------------------------------- generic walk
@@ -251,6 +252,8 @@ class _Verifier:
                 if rec.observed_at <= prev.observed_at:
                     self.report.error(path, f"observed_at {rec.observed_at} is not after {prev.observed_at}")
             chain.append(rec)
+            if kind == "ticket" and isinstance(rec.payload.get("content_sha256"), str):
+                self.contents.add((rid, str(rec.payload["content_sha256"])))
         seen: dict[str, int] = {}
         for rec in chain:
             if rec.operation_id in seen:
@@ -376,6 +379,8 @@ class _Verifier:
     def check_one_content(self, path: str, ticket_id: str, sha: str) -> None:
         parse_content(self.root.read_bytes(path, LIMITS.evidence_bytes), ticket_id, sha, path)
         self.report.count("ticket contents")
+        if (ticket_id, sha) not in self.contents:
+            self.report.note(path, "no version of its ticket names this content (an interrupted create or import)")
 
     def check_worktree_records(self) -> None:
         for name, mode in self.entries(WORKTREES_DIR):
@@ -520,18 +525,18 @@ def _broker_socket(path: str) -> bool:
 
 def verify(path: str, *, options: FsioOptions | None = None) -> Report:
     """Verify the state root at `path`; never raises for problems it can describe."""
-    report = Report(path)
+    report = Report(os.path.abspath(path))
     try:
         root = Root.open(path, private=True, options=options)
     except OmsError as exc:
-        report.error(path, exc.message.removeprefix(f"{os.path.abspath(path)}: "))
+        report.error(".", exc.message.removeprefix(f"{shown(report.root)}: "))
         return report
     with root:
         report.root = root.path
         try:
             _Verifier(root, report).run()
         except OmsError as exc:
-            report.error(root.path, exc.message)
+            report.error(".", exc.message.removeprefix(f"{shown(root.path)}: "))
     return report
 
 

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'fc4dec1f119bd3e94e94fb9e8f6068e7970220cf56898e35181ac9bb13cfe6b2'
+SOURCE_SHA256 = '62ba076ba3797ec8a35034d38d8a843ec148a63433444ed796005d52c2cd37e9'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
