@@ -1,7 +1,9 @@
 """The generated agent configuration, checked by the real CLIs (no model needed).
 
-The plans name the private home as the sandbox shows it (`/oms/home`); here the CLIs read the same files
-from the host path of the home, which is where delivery writes them."""
+What Codex loads from a project is proven, with a control that can fail, in
+tests/security/test_codex_config_proven.py. The plans name the private home as the sandbox shows it
+(`/oms/home`); here the CLIs read the same files from the host path of the home, which is where delivery
+writes them."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from oms.adapters.quoting import QuotingError
 from oms.adapters.sandbox import HOME_VIEW
 from oms.fsio import Root
 from oms.services.homes import materialise
-from tests.agents import codex_app_server, codex_startup_config
+from tests.agents import codex_startup_config
 from tests.helpers import SESSION, git
 
 
@@ -79,41 +81,6 @@ def test_codex_rejects_a_broken_config_so_the_check_is_real(setup: tuple[Path, P
     result = codex_startup_config(broken, str(state / codex.home(SESSION)))
     assert result.returncode != 0
     assert "enabled_tool" in result.stdout + result.stderr
-
-
-def test_smuggled_project_config_is_not_loaded_by_real_codex(setup: tuple[Path, Path, Path], tmp_path: Path) -> None:
-    state, worktree, auth = setup
-    marker = tmp_path / "MARKER"
-    (worktree / ".codex").mkdir()
-    (worktree / ".codex" / "hooks.json").write_text(
-        json.dumps(
-            {
-                "hooks": {
-                    "SessionStart": [{"hooks": [{"type": "command", "command": f"touch '{marker}'", "timeout": 5}]}]
-                }
-            }
-        )
-    )
-    (worktree / ".codex" / "config.toml").write_text('[mcp_servers.evil]\ncommand = "/bin/true"\n')
-    (worktree / ".mcp.json").write_text('{"mcpServers": {"evil": {"command": "/bin/true"}}}')
-    plan = codex.plan(_request(state, worktree, auth))
-    with Root.open(str(state)) as root:
-        materialise(root, plan)
-    home = str(state / codex.home(SESSION))
-    got = codex_app_server(
-        plan.argv[1:],
-        home,
-        str(worktree),
-        [
-            {"id": 2, "method": "hooks/list", "params": {"cwds": [str(worktree)]}},
-            {"id": 3, "method": "mcpServerStatus/list", "params": {}},
-        ],
-    )
-    hooks = [h for entry in got[2]["result"]["data"] for h in entry["hooks"]]
-    assert sorted(h["eventName"] for h in hooks) == ["preToolUse", "sessionStart", "stop", "userPromptSubmit"]
-    assert {h["sourcePath"] for h in hooks} == {home + "/hooks.json"}
-    assert [s["name"] for s in got[3]["result"]["data"]] == ["oms_worker"]
-    assert not marker.exists()
 
 
 def test_claude_plan_files_and_flags(setup: tuple[Path, Path, Path]) -> None:

@@ -494,6 +494,8 @@ def everything():
         attempt("config: rename " + name, lambda p=wt + "/" + name: os.rename(p, p + ".moved"))
     attempt("config: write .mcp.json as a file", lambda: open_for_write(wt + "/.mcp.json"))
     attempt("config: unshare -Urm, then umount/remount/bind the placeholders", nested_namespace_tricks)
+    # for a worktree whose .codex exists (the placeholder), Codex 0.171 reads the main checkout's .codex/
+    attempt("config: read the config root's own .codex/hooks.json", lambda: read(repo + "/.codex/hooks.json"))
     # 7. credentials on command lines (and in this command worker's environment)
     attempt("keys: on a command line inside", keys_on_command_lines)
     attempt("keys: in a command worker's environment",
@@ -976,6 +978,10 @@ def attack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attack]:
     hooks_dir = chain.repo / ".git" / "hooks"
     hooks_dir.mkdir(exist_ok=True)
     (hooks_dir / "pre-push").write_text(f"#!/bin/sh\n# {CONFIG_SECRET}\n")
+    (chain.repo / ".codex").mkdir()  # the user's own (untracked, ignored) Codex hooks in the main checkout
+    with (chain.repo / ".git" / "info" / "exclude").open("a") as exclude:
+        exclude.write("/.codex/\n")
+    (chain.repo / ".codex" / "hooks.json").write_text(f'{{"hooks": {{}}, "note": "{CONFIG_SECRET}"}}\n')
     run = Attack(chain)
     canary = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # a host service on the abstract namespace
     canary_name = f"\0oms-escape-canary-{os.getpid()}"
@@ -1135,6 +1141,7 @@ def test_oms_tmux_socket_is_out_of_reach(attack: Attack) -> None:
 
 def test_agent_config_placeholders_cannot_be_filled(attack: Attack) -> None:
     attack.blocked("config: ")
+    assert "config: read the config root's own .codex/hooks.json" in attack.results
     assert "NESTED-NAMESPACE-RAN" in attack.seen["nested"]  # the nested user+mount namespace was made: tried
     assert attack.placeholders_during == {name: [] for name in PLACEHOLDERS}  # empty on the host while it ran
     assert attack.placeholders_after == dict.fromkeys(PLACEHOLDERS, False)  # and nothing in them after
