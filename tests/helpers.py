@@ -209,3 +209,26 @@ def contact_entry(n: int = 0) -> JsonObject:
         },
         "disclosed_at": T0,
     }
+
+
+USERNS_FLAG = "OMS_TEST_IN_USER_NAMESPACE"
+
+
+def in_user_namespace() -> bool:
+    """Whether this test process is conftest's re-run of a `foreign_owner` test in a user namespace."""
+    return os.environ.get(USERNS_FLAG) == "1"
+
+
+def make_foreign(path: Path) -> int:
+    """Give existing `path` an owner other than this process's user; returns the uid it now shows.
+
+    As root: chown it to 4242. In conftest's user namespace (a `foreign_owner` test run by anyone else):
+    bind-mount over it a host object that real root owns, which shows there as the overflow uid."""
+    if in_user_namespace():
+        source = "/usr/share" if path.is_dir() else "/etc/passwd"
+        subprocess.run(["mount", "--bind", source, str(path)], check=True, capture_output=True)
+        uid = path.lstat().st_uid
+        assert uid != os.geteuid()
+        return uid
+    os.chown(path, 4242, 4242)
+    return 4242

@@ -32,22 +32,53 @@ def _call(tools: bridge.Tools, name: str, arguments: dict[str, object] | None = 
 
 
 def _marker_script(base: Path) -> tuple[Path, Path]:
+    """A command that leaves a marker, usable as an fsmonitor hook, a clean filter, a textconv driver and a
+    git hook (a directory of hooks for `core.hooksPath`, which names a directory)."""
     marker = base / "ran.marker"
     script = base / "evil.sh"
-    script.write_text(f"#!/bin/sh\ntouch '{marker}'\ncat\n")
+    script.write_text(
+        f"#!/bin/sh\ntouch '{marker}'\n"
+        'if [ "$#" -eq 1 ] && [ -f "$1" ]; then exec cat "$1"; fi\n'
+        'if [ "$#" -eq 0 ]; then exec cat; fi\n'
+        "exit 0\n"
+    )
     script.chmod(0o755)
+    hooks = base / "evil-hooks"
+    hooks.mkdir()
+    for name in ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-checkout", "post-index-change"):
+        (hooks / name).write_text(f"#!/bin/sh\ntouch '{marker}'\n")
+        (hooks / name).chmod(0o755)
     return script, marker
 
 
-@pytest.mark.parametrize("setting", ["core.fsmonitor", "filter.evil.clean", "core.hooksPath", "diff.evil.textconv"])
+# The plain git command that runs each planted setting: each control must leave the marker, so that its
+# absence after oms's own git is evidence (a planted value git would never run proves nothing).
+CONTROLS = {
+    "core.fsmonitor": ("status", "--porcelain"),
+    "filter.evil.clean": ("hash-object", "--path=WORK.md", "WORK.md"),
+    "core.hooksPath": ("hook", "run", "pre-commit"),
+    "diff.evil.textconv": ("cat-file", "--textconv", "HEAD:README.md"),
+}
+
+
+@pytest.mark.parametrize("setting", sorted(CONTROLS))
 @pytest.mark.parametrize("committed", [True, False], ids=["agent-commit", "oms-commit"])
 def test_result_verification_runs_no_repository_code(bound: Bound, setting: str, committed: bool) -> None:
+    """Fails on a build without the config refusal (no "would run code"); for fsmonitor, filters and hooks
+    also on one without oms's git flags (the marker). A textconv runs only for a diff, which oms never
+    makes: its marker guards that oms never starts to."""
     tools = _tools(bound)
     assert _call(tools, "acknowledge_dispatch")["is_error"] is False
     script, marker = _marker_script(bound.chain.base)
     (bound.worktree / ".gitattributes").write_text("* filter=evil diff=evil\n")
     commit = bound.commit_change() if committed else None
-    git("config", setting, str(script), cwd=bound.chain.repo)  # planted in the shared config, as an agent could
+    if not committed:
+        (bound.worktree / "WORK.md").write_text("work\n")
+    value = str(script.parent / "evil-hooks") if setting == "core.hooksPath" else str(script)
+    git("config", setting, value, cwd=bound.chain.repo)  # planted in the shared config, as an agent could
+    git(*CONTROLS[setting], cwd=bound.worktree)  # the control: plain git runs it
+    assert marker.exists(), f"the planted {setting} never runs: this test could not fail"
+    marker.unlink()
     arguments: dict[str, object] = {"status": "completed", "summary": "s"}
     if commit:
         arguments["result_commit"] = commit

@@ -10,7 +10,7 @@ import pytest
 
 from oms.errors import FsioError, NotFoundError, PathEscapeError, UnsafeFileError
 from oms.fsio import FsioOptions, Publisher, Resolver, Root
-from tests.helpers import make_options
+from tests.helpers import make_foreign, make_options
 
 
 def test_open_creates_private_root_despite_umask(tmp_path: Path) -> None:
@@ -54,13 +54,12 @@ def test_mkdirs_refuses_loose_existing_directory(tmp_path: Path, resolver: str) 
     assert not (tmp_path / "r" / "loose" / "inner").exists()
 
 
+@pytest.mark.foreign_owner
 def test_mkdirs_refuses_foreign_owned_directory(tmp_path: Path) -> None:
-    if os.geteuid() != 0:
-        pytest.skip("changing an owner needs root")
     (tmp_path / "r" / "theirs").mkdir(parents=True, mode=0o700)
     os.chmod(tmp_path / "r", 0o700)
-    os.chown(tmp_path / "r" / "theirs", 4242, 4242)
-    with Root.open(str(tmp_path / "r")) as root, pytest.raises(UnsafeFileError, match="owned by uid 4242"):
+    uid = make_foreign(tmp_path / "r" / "theirs")
+    with Root.open(str(tmp_path / "r")) as root, pytest.raises(UnsafeFileError, match=f"owned by uid {uid}"):
         root.mkdirs("theirs/x")
 
 
