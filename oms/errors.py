@@ -222,6 +222,13 @@ class AuthorityChangedError(StoreError):
     hint = "the dispatch must be proposed and reviewed again under the current records"
 
 
+class AttemptFencedError(AuthorityChangedError):
+    """An attempt's lease or live authorisation lapsed: nothing its hooks or bridge ask for changes state."""
+
+    code = "attempt-fenced"
+    hint = "the work in the worktree is kept; a new lease and dispatch start the next attempt"
+
+
 class LeaseError(StoreError):
     """A lease token is wrong, or the lease expired or belongs to someone else."""
 

@@ -49,15 +49,18 @@ def revoke(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Withdraw a live authorisation."""
-    from oms.services import live
+    """Withdraw a live authorisation; the repository's running workers are parked (panes and worktrees kept)."""
+    from oms.services import fence
 
     with workspace(state_root_, config_root_) as ws:
-        rec = live.revoke(ws, repository, reason)
+        rec, parked = fence.revoke(ws, repository, reason)
     if json_out:
-        emit({"ok": True, "authorization": {"id": rec.record_id, "state": rec.state, **rec.payload}})
+        authorization = {"id": rec.record_id, "state": rec.state, **rec.payload}
+        emit({"ok": True, "authorization": authorization, "parked_workers": parked})
     else:
         typer.echo(f"{repository}: revoked")
+        for worker_id in parked:
+            typer.echo(f"parked worker {worker_id}: its attempt is fenced (stop it with `oms worker stop {worker_id}`)")
 
 
 @app.command("status")

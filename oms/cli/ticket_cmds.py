@@ -174,16 +174,19 @@ def renew(
 
 @app.command("expire")
 def expire(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
-    """Return tickets whose lease has run out to open (attempt + 1, with lease-expiry evidence)."""
-    from oms.services import tickets
+    """Return tickets whose lease has run out to open (attempt + 1, with lease-expiry evidence); the
+    workers of the expired attempts are parked (their panes and worktrees kept)."""
+    from oms.services import fence
 
     with workspace(state_root_, config_root_) as ws:
-        recs = tickets.expire_due(ws)
+        recs, parked = fence.expire_leases(ws)
     if json_out:
-        emit({"ok": True, "expired": [_ticket_json(r) for r in recs]})
+        emit({"ok": True, "expired": [_ticket_json(r) for r in recs], "parked_workers": parked})
         return
     for rec in recs:
         typer.echo(f"expired {rec.record_id}: open again, attempt {rec.payload['attempt']}")
+    for worker_id in parked:
+        typer.echo(f"parked worker {worker_id}: its attempt is fenced (stop it with `oms worker stop {worker_id}`)")
     typer.echo(f"{len(recs)} lease{'s' if len(recs) != 1 else ''} expired")
 
 

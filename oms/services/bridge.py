@@ -11,6 +11,9 @@ the broker's own. Exactly three tools, bound to one dispatch and its session:
   descends from the start commit, is HEAD, and the tree is clean; stores signed `dispatch-result`
   evidence; `-> result-received`; the worker ends `done` or `blocked` (end reason `result-recorded`).
 
+Every tool of a fenced attempt (its lease or live authorisation lapsed: `services/fence.py`) is refused
+with the reason, and its worker parked.
+
 A session has no side effects until its first tool call (a client may spawn a throwaway probe). Lines
 over the cap are refused (the broker bounds them); internal errors are one broker log line each.
 """
@@ -131,6 +134,9 @@ class Tools:
             raise ToolRefusedError("this bridge is not bound to the dispatch's session")
         if dispatch.state in ("proposed", "rejected", "cancelled"):
             raise ToolRefusedError(f"dispatch is {dispatch.state}; there is nothing to work on")
+        from oms.services import fence
+
+        fence.require(ws, dispatch, "oms-bridge")  # a lapsed lease or authorisation: refused with the reason
         return dispatch
 
     # ------------------------------------------------------------------ tools

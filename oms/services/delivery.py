@@ -46,7 +46,7 @@ from oms.errors import (
 from oms.fsio.outside import regular_file_target
 from oms.fsio.procinfo import group_alive
 from oms.process import is_frozen
-from oms.services import checkout, launch, live, liveness, reaper, sandboxing, supervise
+from oms.services import checkout, fence, launch, live, liveness, reaper, sandboxing, supervise
 from oms.services.authority import Authority, check_dispatch
 from oms.services.homes import home_path, materialise
 from oms.services.instructions import executor_instructions
@@ -60,6 +60,7 @@ READY_TIMEOUT_S = 30.0
 CONFIRM_TIMEOUT_S = 5.0
 SESSION_MODE = {"codex_goal": "goal", "claude_interactive": "pane", "command": "command"}
 PROVIDER = {"codex_goal": "codex", "claude_interactive": "claude", "command": "command"}
+SURFACE = {"goal": "codex-goal", "claude": "claude-interactive"}  # the journal's contact surface (else command)
 # What each agent CLI may see of the deliverer's environment: its own credential and endpoint, nothing of
 # another provider's (a command worker gets none).
 PASSTHROUGH = {
@@ -257,6 +258,7 @@ class Delivery:
         payload = dispatch.payload
         session_id = access.text(payload, "session_id")
         try:
+            self._alone_in_worktree(dispatch)
             prior = payload.get("prior_failure_evidence")
             evidence = self.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
             bound = self.session(session_id) is not None or self.panes.observe(dispatch.record_id) is not None
@@ -276,7 +278,7 @@ class Delivery:
                     self.ws,
                     access.text(authority.ticket.payload, "repository"),
                     operation="worker-session",
-                    surface={"goal": "codex-goal", "claude": "claude-interactive"}.get(plan.native_action, "command"),
+                    surface=SURFACE.get(plan.native_action, "command"),
                     subject_id=session_id,
                     request=_disclosure(dispatch),
                 )
@@ -547,6 +549,21 @@ class Delivery:
             "provider_mode": p["provider_mode"],
         }
 
+    def _alone_in_worktree(self, dispatch: Record) -> None:
+        """No attempt is launched into a worktree another attempt's pane still runs in (it may still write)."""
+
+        def alive(dispatch_id: str) -> bool:
+            pane = self.panes.observe(dispatch_id)
+            return pane is not None and not pane.dead
+
+        other = fence.still_running(self.ws, dispatch, alive)
+        if other is not None:
+            attempt = self.dispatch(other.record_id).payload.get("attempt")
+            raise AuthorityChangedError(
+                f"{other.record_id} (attempt {attempt}) still runs in this worktree: stop it first "
+                f"(`oms worker stop {other.record_id}`; its work stays in the worktree)"
+            )
+
     # ------------------------------------------------------------------ park / resume / stop / observe
     def _native(self, dispatch: Record) -> LaunchPlan:
         config = self.ws.config()
@@ -591,6 +608,7 @@ class Delivery:
                 raise InvalidInputError("dispatch has no delivery event")
             self._launch(dispatch, event_id)
             return self.observe(dispatch_id)
+        fence.require(self.ws, dispatch, SYSTEM_ACTOR)
         worker = self.worker(dispatch_id)
         if session.state not in ("parked", "running") or worker.payload["health"] not in ("parked", "healthy"):
             raise InvalidInputError(
@@ -605,6 +623,16 @@ class Delivery:
             raise InvalidInputError(f"worker resume is not due (parked until {until})")
         receipt = self.ws.store.outbox(CONSUMER).read_receipt(str(dispatch.payload["delivery_event_id"]))
         plan = self._native(dispatch)
+        ticket = self.ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
+        if ticket.payload["source"] == "github":  # resuming is contact: journaled first, refused if not in force
+            live.disclose(
+                self.ws,
+                access.text(ticket.payload, "repository"),
+                operation="worker-resume",
+                surface=SURFACE.get(plan.native_action, "command"),
+                subject_id=session.record_id,
+                request=_disclosure(dispatch),
+            )
         if (
             session.state == "running"
             and session.version == 0
@@ -751,6 +779,10 @@ class Delivery:
         worker = self.worker(dispatch_id)
         session = self.session(access.text(dispatch.payload, "session_id"))
         if session is None or worker.payload["health"] != "healthy" or worker.state not in ("idle", "working"):
+            return
+        fenced = fence.reason(self.ws, dispatch)
+        if fenced is not None:
+            fence.park(self.ws, dispatch_id, fenced, SYSTEM_ACTOR)
             return
         silent = liveness.silent(self.ws, session, worker.observed_at)
         if silent is not None:

@@ -3,8 +3,8 @@
 `WorkerDoors` holds the binding delivery wrote into the launch spec — dispatch, session, provider, hook
 contract, the role's tool allow-list, the delivery nonce — and the state and config roots, which never
 enter the sandbox. A relay's argv is compared with that binding; nothing from inside is trusted. The
-workspace opens on the first request that needs it (a probe or a PreToolUse never opens it) and stays
-open for the broker's life.
+workspace opens on the first request that needs it (a probe never opens it; a PreToolUse for an allowed
+tool does, to ask whether the attempt is fenced) and stays open for the broker's life.
 """
 
 from __future__ import annotations

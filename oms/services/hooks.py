@@ -17,9 +17,11 @@ event is refused. Exit 2 is never used; decisions are JSON on stdout in each CLI
 - Stop: while the dispatch has no result, block with a reason; honour `stop_hook_active` and oms's own
   cap on consecutive blocks (Codex has none; `/goal` fires Stop on every automatic turn).
 - PreToolUse: deny, with a reason, every tool outside the role's allow-list (the bridge tools plus the
-  tools the committed policy grants), e.g. Codex's `spawn_agent` or `create_worktree`: a pure decision
-  from the broker's binding, no state opened.
+  tools the committed policy grants), e.g. Codex's `spawn_agent` or `create_worktree`, from the broker's
+  binding; an allowed tool is then let through only while the attempt is not fenced.
 Every other accepted hook also proves the hook channel once (the liveness proof) with the broker's nonce.
+A fenced attempt (its lease or live authorisation lapsed: `services/fence.py`) records nothing: every
+tool is denied, no Stop is held back, the worker is parked, and the reason is the relay's stderr line.
 """
 
 from __future__ import annotations
@@ -167,11 +169,10 @@ def respond(
             return deny("oms: Claude Code reported another session id")
         if not tool_allowed(str(doc["tool_name"]), args.allowed_tools):
             return deny(f"oms: the tool {doc['tool_name']} is not allowed for this worker's role")
-        return {}
     from oms.canonical import add_ms, next_after, parse_ts, stable_id
     from oms.domain import sessions
     from oms.errors import OmsError, VersionConflictError
-    from oms.services import liveness
+    from oms.services import fence, liveness
 
     ws = workspace()
     dispatch = ws.store.records("dispatch").read(args.dispatch_id)
@@ -179,6 +180,13 @@ def respond(
         raise HookInputError("hook is not bound to the dispatch's session")
     if args.provider == "claude" and doc["session_id"] != args.session_id:
         raise HookInputError("Claude Code reported another session id")
+    fenced = fence.reason(ws, dispatch)
+    if fenced is not None:  # lapsed authority: record nothing, run no tool, hold no Stop
+        fence.park(ws, dispatch.record_id, fenced, "oms-hook")
+        notes.append(fenced)
+        return deny(f"oms: {fenced}") if event == "PreToolUse" else {}
+    if event == "PreToolUse":
+        return {}
     try:
         liveness.record_hook(ws, dispatch, nonce, args.provider, event, str(doc["session_id"]))
     except OmsError as exc:

@@ -16,6 +16,7 @@ from oms.domain import dispatches as machine
 from oms.domain import workers
 from oms.domain.machine import Next, step
 from oms.errors import CheckoutChangedError, InvalidInputError, VersionConflictError, one_line
+from oms.services import fence
 from oms.services.workspace import Workspace
 from oms.store import Record
 
@@ -78,7 +79,9 @@ def commit_leftovers(dispatch: Record, summary: str, repository: str) -> str:
 def record_result(
     ws: Workspace, dispatch: Record, *, status: str, summary: str, commit: object
 ) -> tuple[Record, str, bool]:
-    """Store the signed result and move the dispatch and worker on; (dispatch, evidence ref, already)."""
+    """Store the signed result and move the dispatch and worker on; (dispatch, evidence ref, already).
+    Only while the attempt holds its lease (and, for a GitHub ticket, its live authorisation)."""
+    fence.require(ws, dispatch, ACTOR)
     if dispatch.state == "accepted":
         raise InvalidInputError("call acknowledge_dispatch before record_dispatch_result")
     if dispatch.state in ("result-received", "resolved"):  # a retry: the same result again, or a refusal

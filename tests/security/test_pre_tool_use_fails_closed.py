@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,8 +69,13 @@ def _no_constant(text: str) -> None:
     raise ValueError(text)
 
 
-def _no_workspace() -> Workspace:
-    raise AssertionError("a PreToolUse decision opened the state root")
+@pytest.fixture
+def store(bound: Bound) -> Iterator[Workspace]:
+    """One workspace for every example: an allowed tool is let through only while the attempt is not
+    fenced, which the decision reads from the store (a payload that is not valid never gets that far)."""
+    ws = bound.chain.workspace()
+    yield ws
+    ws.close()
 
 
 # Payloads an agent's tool call could be turned into, or a CLI bug could send: every way the issue's fuzzing
@@ -114,11 +119,11 @@ def _payloads(draw: st.DrawFn, session: str) -> bytes:
 
 @settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_every_invalid_pre_tool_use_payload_is_denied(bound: Bound, data: st.DataObject) -> None:
+def test_every_invalid_pre_tool_use_payload_is_denied(bound: Bound, store: Workspace, data: st.DataObject) -> None:
     stdin = data.draw(_payloads(bound.session_id))
     binding = bound.binding("claude", ",".join(ALLOWED_TOOLS))
     argv = tuple(bound.hook_args("claude", ",".join(ALLOWED_TOOLS), event="PreToolUse")[2:])
-    out, err = hooks.answer(binding, argv, stdin, _no_workspace, bound.nonce)
+    out, err = hooks.answer(binding, argv, stdin, lambda: store, bound.nonce)
     answer = json.loads(out)
     try:
         doc = json.loads(stdin, parse_constant=_no_constant)

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '62ba076ba3797ec8a35034d38d8a843ec148a63433444ed796005d52c2cd37e9'
+SOURCE_SHA256 = '886c6a597c8d53f7fbf71df57a99e0c248d9bafb4ea73783cc8ba23fda85a2e3'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

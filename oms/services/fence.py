@@ -1,0 +1,122 @@
+"""Fencing attempts whose authority lapsed (`domain/fence.py` decides; this reads the records and parks).
+
+Asked by the broker's doors before anything a hook or the bridge would record (and by PreToolUse), by
+`record_result`, by `oms worker resume` and `observe`; `oms ticket expire` and `oms live revoke` park the
+workers they fence at once. Parking keeps everything: the pane, the worktree, the agent's changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from oms.canonical import access, next_after, stable_id
+from oms.domain import fence, workers
+from oms.errors import AttemptFencedError, VersionConflictError
+from oms.services import live
+from oms.services.workspace import Workspace
+from oms.store import Record
+
+ENDED = ("done", "blocked")
+
+
+def reason(ws: Workspace, dispatch: Record) -> str | None:
+    """Why `dispatch`'s attempt is fenced now, or None."""
+    ticket = ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
+    lapses = [fence.lease_lapse(dispatch.payload, ticket.state, ticket.payload, ws.now())]
+    if ticket.payload.get("source") == "github":
+        repository = access.text(ticket.payload, "repository")
+        auth = ws.store.records("authorization").read_if_exists(live.authorization_id(repository))
+        lapses.append(
+            fence.authorization_lapse(
+                repository, None if auth is None else auth.state, None if auth is None else auth.payload
+            )
+        )
+    return fence.reason(tuple(lapses))
+
+
+def require(ws: Workspace, dispatch: Record, actor: str) -> None:
+    """`AttemptFencedError` (after parking the worker) when the attempt is fenced."""
+    why = reason(ws, dispatch)
+    if why is not None:
+        park(ws, dispatch.record_id, why, actor)
+        raise AttemptFencedError(why)
+
+
+def park(ws: Workspace, dispatch_id: str, why: str, actor: str) -> bool:
+    """Park the worker of a fenced attempt (once; an ended or stopped worker is left alone). True if parked now."""
+    records = ws.store.records("worker")
+    for _ in range(5):  # hooks, liveness and delivery may move the worker meanwhile: re-read and retry
+        worker = records.read_if_exists(dispatch_id)
+        if worker is None or worker.state in ENDED or worker.payload["health"] in ("parked", "stopped"):
+            return False
+        now = next_after(worker.observed_at, ws.now())
+        nxt = workers.set_health(worker.state, worker.payload, "parked", now=now, reason=why[:512])
+        try:
+            records.transition(
+                dispatch_id,
+                expected_version=worker.version,
+                state=nxt.state,
+                payload=nxt.payload,
+                operation_id=stable_id("wkr-fence", dispatch_id, worker.version),
+                actor=actor,
+                observed_at=now,
+            )
+            return True
+        except VersionConflictError:
+            continue
+    return False
+
+
+def park_fenced(ws: Workspace, keep: Callable[[Record], bool], actor: str) -> list[str]:
+    """Park every running worker whose ticket `keep` selects and whose attempt is fenced; their ids."""
+    parked = []
+    tickets = ws.store.records("ticket")
+    dispatches = ws.store.records("dispatch")
+    for worker_id in ws.store.records("worker").ids():
+        worker = ws.store.records("worker").read(worker_id)
+        if worker.state in ENDED or worker.payload["health"] == "stopped":
+            continue
+        if not keep(tickets.read(access.text(worker.payload, "ticket_id"))):
+            continue
+        why = reason(ws, dispatches.read(worker_id))
+        if why is not None and park(ws, worker_id, why, actor):
+            parked.append(worker_id)
+    return parked
+
+
+def expire_leases(ws: Workspace) -> tuple[list[Record], list[str]]:
+    """`oms ticket expire`: return every lapsed lease's ticket to `open` and park the workers of the
+    attempts that held them; (the tickets, the parked workers)."""
+    from oms.services import tickets
+
+    expired = tickets.expire_due(ws)
+    ids = {t.record_id for t in expired}
+    return expired, park_fenced(ws, lambda t: t.record_id in ids, "oms-cli")
+
+
+def revoke(ws: Workspace, repository: str, why: str) -> tuple[Record, list[str]]:
+    """`oms live revoke`: withdraw the authorisation and park the workers of that repository's tickets;
+    (the authorisation, the parked workers)."""
+    rec = live.revoke(ws, repository, why)
+    name = str(rec.payload["repository"]).lower()
+
+    def of_repository(ticket: Record) -> bool:
+        repo = ticket.payload.get("repository")
+        return ticket.payload.get("source") == "github" and isinstance(repo, str) and repo.lower() == name
+
+    return rec, park_fenced(ws, of_repository, "oms-cli")
+
+
+def still_running(ws: Workspace, dispatch: Record, alive: Callable[[str], bool]) -> Record | None:
+    """Another attempt's worker of the same ticket whose pane still runs (it shares the worktree), or None."""
+    ticket_id = access.text(dispatch.payload, "ticket_id")
+    records = ws.store.records("worker")
+    for worker_id in records.ids():
+        if worker_id == dispatch.record_id:
+            continue
+        worker = records.read(worker_id)
+        if worker.payload.get("ticket_id") != ticket_id or worker.payload["health"] == "stopped":
+            continue
+        if alive(worker_id):
+            return worker
+    return None
