@@ -1,10 +1,16 @@
 """Build the frozen oms (onedir dist/oms/ and onefile dist/oms-onefile) reproducibly.
 
     python build/freeze.py                      # build into dist/
-    python build/freeze.py --check-reproducible # build twice in different work dirs; digests must match
+    python build/freeze.py --check-reproducible # and again from a copy elsewhere; digests must match
 
 SOURCE_DATE_EPOCH comes from the last commit (or 1700000000 outside git) and PYTHONHASHSEED=0, so two
 builds of the same tree give the same bytes. The digests are written to dist/SHA256SUMS.
+
+`--check-reproducible` builds the second time from a copy of this tree (the files git tracks or would
+track) at another path, with a venv of its own there holding exactly this venv's packages: nothing of the
+checkout's or the venv's path, nor how pip installed a package, may reach the bundle (the spec drops pip's
+installation records from every `*.dist-info`: RECORD's hashes cover console scripts whose shebang names
+the venv; REQUESTED depends on how the package was asked for).
 """
 
 from __future__ import annotations
@@ -48,17 +54,32 @@ def tree_digest(path: Path) -> str:
     return h.hexdigest()
 
 
+def differing(a: Path, b: Path) -> list[str]:
+    """The relative paths whose content, mode or presence differs between two directories."""
+
+    def files(root: Path) -> dict[str, str]:
+        out = {}
+        for item in root.rglob("*"):
+            if item.is_file() and not item.is_symlink():
+                out[item.relative_to(root).as_posix()] = f"{item.stat().st_mode & 0o777:o} {file_digest(item)}"
+        return out
+
+    left, right = files(a), files(b)
+    return sorted(k for k in left.keys() | right.keys() if left.get(k) != right.get(k))
+
+
 def file_digest(path: Path) -> str:
     """sha256 of one file."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def build(dist: Path, work: Path) -> dict[str, str]:
-    """Run PyInstaller once; return the digests of both outputs."""
+def build(dist: Path, work: Path, repo: Path = REPO, python: str = sys.executable) -> dict[str, str]:
+    """Run PyInstaller once (on the tree at `repo`, with `python`); return the digests of both outputs."""
     env = {**os.environ, "SOURCE_DATE_EPOCH": source_date_epoch(), "PYTHONHASHSEED": "0"}
+    env.pop("VIRTUAL_ENV", None)
     subprocess.run(
         [
-            sys.executable,
+            python,
             "-m",
             "PyInstaller",
             "--noconfirm",
@@ -69,13 +90,47 @@ def build(dist: Path, work: Path) -> dict[str, str]:
             str(work),
             "--distpath",
             str(dist),
-            str(SPEC),
+            str(repo / SPEC.relative_to(REPO)),
         ],
-        cwd=REPO,
+        cwd=repo,
         env=env,
         check=True,
     )
     return {"oms/": tree_digest(dist / "oms"), "oms-onefile": file_digest(dist / "oms-onefile")}
+
+
+def elsewhere(scratch: Path) -> tuple[Path, str]:
+    """A copy of this tree at another path with its own venv (this venv's exact packages, oms editable
+    from the copy, as `.ci/setup` makes it); (the copy, its python)."""
+    copy = scratch / "elsewhere" / "checkout"
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
+    ).stdout
+    for rel in filter(None, listed.decode().split("\0")):
+        source = REPO / rel
+        if source.is_file():  # a tracked file deleted in the working tree is not built either
+            (copy / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy / rel)
+    venv = copy / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    frozen = subprocess.run(
+        [sys.executable, "-m", "pip", "freeze", "--exclude-editable", "--disable-pip-version-check"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    (scratch / "requirements.txt").write_text(frozen)
+    pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    for args in (["-r", str(scratch / "requirements.txt")], ["--no-deps", "-e", str(copy)]):
+        done = subprocess.run([*pip, *args], capture_output=True, text=True, check=False)
+        if done.returncode != 0:  # pip's own output only when it failed (its warnings are noise here)
+            sys.stderr.write(done.stdout + done.stderr)
+            raise SystemExit(f"pip install {' '.join(args)} failed in the second venv")
+    return copy, python
 
 
 def write_sums(dist: Path, sums: dict[str, str]) -> None:
@@ -99,8 +154,12 @@ def main() -> int:
             print(f"{digest}  {name}")
         if not args.check_reproducible:
             return 0
+        copy, python = elsewhere(Path(scratch))
+        print(f"building again from {copy} with its own venv")
         second_dist = Path(scratch) / "dist-b"
-        second = build(second_dist, Path(scratch) / "elsewhere" / "work-b")
+        second = build(second_dist, Path(scratch) / "work-b", copy, python)
+        for rel in differing(args.dist / "oms", second_dist / "oms")[:20]:
+            print(f"differs: oms/{rel}")
         shutil.rmtree(second_dist)
         for name in sorted(first):
             same = first[name] == second[name]
