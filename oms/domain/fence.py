@@ -1,11 +1,12 @@
 """When an attempt is fenced (DESIGN.md §5.4, §7): its authority has lapsed while its worker may still run. Pure.
 
-An attempt (one dispatch) may change state only while the ticket's lease is still the one it was given —
-leased, with its token, worker, session and attempt, and not past its expiry — and, for a GitHub ticket,
-while a person's live authorisation of the repository is in force. `reason` says why not (one line), or
-None. Everything the attempt's hooks and bridge would record, and every resume, asks it first; a fenced
-attempt's worker is parked (its worktree untouched) and no later attempt is launched into the worktree
-while it still runs.
+An attempt (one dispatch) may change state only while the dispatch is neither cancelled, rejected nor
+resolved, the ticket's lease is still the one it was given — leased, with its token, worker, session and
+attempt, and not past its expiry — and, for a GitHub ticket, while a person's live authorisation of the
+repository is in force; a worker once parked for a lapse stays fenced until `oms worker resume`.
+`reason` says why not (one line), or None. Everything the attempt's hooks and bridge would record, and
+every resume, asks it first; a fenced attempt's worker is parked (its worktree untouched) and no later
+attempt is launched into the worktree while it still runs.
 """
 
 from __future__ import annotations
@@ -52,6 +53,21 @@ def authorization_lapse(repository: str, state: str | None, authorization: JsonO
     return f"the live authorisation of {repository} was revoked at {revoked_at}" + (
         f" ({why})" if isinstance(why, str) and why else ""
     )
+
+
+def dispatch_lapse(state: str, why: object) -> str | None:
+    """Why the dispatch itself no longer authorises its attempt (cancelled, rejected, resolved), or None."""
+    if state not in ("cancelled", "rejected", "resolved"):
+        return None
+    return f"the dispatch is {state}" + (f" ({why})" if isinstance(why, str) and why else "")
+
+
+def parked_by_fence(health: object, health_reason: object) -> str | None:
+    """A worker parked because its attempt was fenced stays fenced, even once the lease or authorisation
+    is good again, until `oms worker resume` (which checks again, and journals a GitHub contact)."""
+    if health == "parked" and isinstance(health_reason, str) and health_reason.startswith(f"{PREFIX}: "):
+        return health_reason.removeprefix(f"{PREFIX}: ") + " (parked until `oms worker resume`)"
+    return None
 
 
 def reason(lapses: tuple[str | None, ...]) -> str | None:

@@ -131,16 +131,19 @@ class Delivery:
         """The service with oms's own tmux server and the running executable."""
         source = dict(os.environ if env is None else env)
         root = ws.store.state.root
-        try:
-            root.publish("tmux.conf", TMUX_CONF.encode(), mode=0o600)
-        except AlreadyExistsError:
-            if root.read_bytes("tmux.conf", 4096) != TMUX_CONF.encode():
-                raise AuthorityChangedError("tmux.conf in the state root was changed") from None
 
-        def guard() -> None:
+        def guard() -> None:  # before every tmux call (a refused command never gets here: it writes nothing)
             problem = socket_problem(root.lstat("tmux.sock"), os.geteuid())
             if problem is not None:
                 raise UnsafeFileError(f"{ws.store.path}/tmux.sock {problem}: not oms's tmux server; refusing")
+            try:
+                root.publish("tmux.conf", TMUX_CONF.encode(), mode=0o600)
+            except AlreadyExistsError:
+                if root.read_bytes("tmux.conf", 4096) != TMUX_CONF.encode():
+                    raise UnsafeFileError(
+                        f"{ws.store.path}/tmux.conf was changed; refusing",
+                        hint="remove it: oms writes its own again",
+                    ) from None
 
         panes = Panes(os.path.join(ws.store.path, "tmux.sock"), os.path.join(ws.store.path, "tmux.conf"), guard)
         return cls(ws, panes, resolve_executable(source), source)
@@ -317,6 +320,10 @@ class Delivery:
             self.activate(plan, dispatch.record_id)
         except OmsError as exc:
             return self._after_failed_activation(dispatch, event_id, exc)
+        fenced = fence.reason(self.ws, dispatch)  # lapsed while the agent was activated: it stays parked
+        if fenced is not None:
+            fence.park(self.ws, dispatch.record_id, fenced, SYSTEM_ACTOR)
+            return {"status": "parked", "dispatch_id": dispatch.record_id, "reason": bounded(fenced)}
         current = self.worker(dispatch.record_id)
         if current.payload["health"] == "parked":
             current = self._worker_step(
@@ -601,14 +608,16 @@ class Delivery:
     def resume(self, dispatch_id: str) -> JsonObject:
         """Resume a parked worker when it is due and its pane is live (or launch it if it never started)."""
         dispatch = self.dispatch(dispatch_id)
+        fence.require_live(self.ws, dispatch)  # a refusal writes nothing
         session = self.session(access.text(dispatch.payload, "session_id"))
         if session is None:
             event_id = dispatch.payload.get("delivery_event_id")
             if not isinstance(event_id, str):
                 raise InvalidInputError("dispatch has no delivery event")
-            self._launch(dispatch, event_id)
+            outcome = self._launch(dispatch, event_id)
+            if outcome.get("status") == "parked":
+                raise ActivationError(f"worker was not launched: {outcome.get('reason')}")
             return self.observe(dispatch_id)
-        fence.require(self.ws, dispatch, SYSTEM_ACTOR)
         worker = self.worker(dispatch_id)
         if session.state not in ("parked", "running") or worker.payload["health"] not in ("parked", "healthy"):
             raise InvalidInputError(
@@ -649,6 +658,7 @@ class Delivery:
             nxt = sessions.resume(session.state, session.payload, now=next_after(session.observed_at, now))
             session = self._session_step(session, nxt, stable_id("wkr-resume", dispatch_id, str(until)))
         if worker.payload["health"] == "parked":
+            fence.require_live(self.ws, self.dispatch(dispatch_id))  # lapsed while resuming: stays parked
             worker = self._worker_step(
                 worker, stable_id("wkr-hlth-res", dispatch_id, session.version), health="healthy"
             )

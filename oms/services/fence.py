@@ -20,9 +20,12 @@ ENDED = ("done", "blocked")
 
 
 def reason(ws: Workspace, dispatch: Record) -> str | None:
-    """Why `dispatch`'s attempt is fenced now, or None."""
+    """Why `dispatch`'s attempt is fenced now (its dispatch, lease or live authorisation), or None."""
     ticket = ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
-    lapses = [fence.lease_lapse(dispatch.payload, ticket.state, ticket.payload, ws.now())]
+    lapses = [
+        fence.dispatch_lapse(dispatch.state, dispatch.payload.get("reason")),
+        fence.lease_lapse(dispatch.payload, ticket.state, ticket.payload, ws.now()),
+    ]
     if ticket.payload.get("source") == "github":
         repository = access.text(ticket.payload, "repository")
         auth = ws.store.records("authorization").read_if_exists(live.authorization_id(repository))
@@ -34,12 +37,30 @@ def reason(ws: Workspace, dispatch: Record) -> str | None:
     return fence.reason(tuple(lapses))
 
 
-def require(ws: Workspace, dispatch: Record, actor: str) -> None:
-    """`AttemptFencedError` (after parking the worker) when the attempt is fenced."""
+def door_reason(ws: Workspace, dispatch: Record) -> str | None:
+    """What the doors ask: `reason`, or the worker is still parked for an earlier lapse."""
     why = reason(ws, dispatch)
+    if why is not None:
+        return why
+    worker = ws.store.records("worker").read_if_exists(dispatch.record_id)
+    if worker is None:
+        return None
+    return fence.reason((fence.parked_by_fence(worker.payload["health"], worker.payload.get("health_reason")),))
+
+
+def require(ws: Workspace, dispatch: Record, actor: str) -> None:
+    """For the doors: `AttemptFencedError` (after parking the worker) when the attempt is fenced."""
+    why = door_reason(ws, dispatch)
     if why is not None:
         park(ws, dispatch.record_id, why, actor)
         raise AttemptFencedError(why)
+
+
+def require_live(ws: Workspace, dispatch: Record) -> None:
+    """For `resume`: `AttemptFencedError` when the attempt's authority has lapsed (nothing is written)."""
+    why = reason(ws, dispatch)
+    if why is not None:
+        raise AttemptFencedError(f"worker cannot resume: {why}")
 
 
 def park(ws: Workspace, dispatch_id: str, why: str, actor: str) -> bool:

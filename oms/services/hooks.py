@@ -180,7 +180,7 @@ def respond(
         raise HookInputError("hook is not bound to the dispatch's session")
     if args.provider == "claude" and doc["session_id"] != args.session_id:
         raise HookInputError("Claude Code reported another session id")
-    fenced = fence.reason(ws, dispatch)
+    fenced = fence.door_reason(ws, dispatch)
     if fenced is not None:  # lapsed authority: record nothing, run no tool, hold no Stop
         fence.park(ws, dispatch.record_id, fenced, "oms-hook")
         notes.append(fenced)

@@ -67,7 +67,9 @@ def revoke(ws: Workspace, repository: str, reason: str) -> Record:
     """Withdraw the authorisation (refused when none is in force)."""
     existing = current(ws, repository)
     if existing is None:
-        raise AuthorityChangedError(f"no live authorisation in force for {repository}")
+        raise AuthorityChangedError(
+            f"no live authorisation in force for {repository}", hint="`oms live status` lists the authorisations"
+        )
     now = ws.now()
     nxt = machine.revoke(existing.state, existing.payload, now=now, reason=" ".join(reason.split())[:512] or "revoked")
     return (

@@ -99,6 +99,7 @@ def record_result(
         if status == "completed" and commit == dispatch.payload["worktree_start_commit"]:
             raise InvalidInputError("result_commit is the start commit: a completed result needs a new commit")
     result_commit = commit if isinstance(commit, str) else None
+    fence.require(ws, dispatch, ACTOR)  # again: a lease or authorisation may lapse while git verifies
     body: JsonObject = {
         "format": "oms-evidence-v1",
         "evidence_kind": "dispatch-result",

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from oms.adapters.panes import Pane
 from oms.canonical import JsonObject, add_ms
 from oms.domain import fence
-from oms.services import dispatches, live, tickets, worktrees
+from oms.services import dispatches, hooks, live, results, tickets, worktrees
 from oms.services import fence as fence_service
 from oms.services.delivery import Delivery
 from tests.agent_side import Bound, BoundTools, RawClient, bind, snapshot
@@ -368,3 +368,126 @@ def test_only_an_authorisation_in_force_lets_a_github_attempt_go_on(state: str |
     reason = fence.reason((None, lapse))
     assert (reason is None) == (state == "authorized")
     assert reason is None or reason.startswith("attempt fenced: ")
+
+
+# ------------------------------------------------------------------ found by the attack on this case
+def _hook_in_process(bound: Bound, event: str, extra: dict[str, object] | None = None) -> dict[str, Any]:
+    """A hook as the broker answers it for a worker whose role grants `Bash`."""
+    argv = tuple(bound.hook_args("command", "Bash", event=event)[2:])
+    body = json.dumps({"hook_event_name": event, "session_id": bound.session_id, **(extra or {})}).encode()
+    with bound.chain.workspace() as ws:
+        out, _ = hooks.answer(bound.binding("command", "Bash"), argv, body, lambda: ws, bound.nonce)
+    answer = json.loads(out)
+    assert isinstance(answer, dict)
+    return answer
+
+
+def _github_bound(chain: Chain) -> Bound:
+    dispatch_id, event_id = _github_dispatch(chain)
+    with chain.workspace() as ws:
+        payload = ws.store.records("dispatch").read(dispatch_id).payload
+    return Bound(chain, dispatch_id, event_id, str(payload["session_id"]), Path(str(payload["worktree_path"])))
+
+
+def test_a_cancelled_dispatch_is_fenced(chain: Chain) -> None:
+    """`oms dispatch cancel` leaves the lease held: the dispatch's own state fences it."""
+    bound = bind(chain)
+    tools = BoundTools(bound)
+    try:
+        assert tools.call("acknowledge_dispatch", {})[1] is False
+        assert _hook_in_process(bound, "PreToolUse", {"tool_name": "Bash"}) == {}  # the control: allowed
+        with chain.workspace() as ws:
+            dispatches.cancel(ws, bound.dispatch_id, "not wanted any more")
+        answer = _hook_in_process(bound, "PreToolUse", {"tool_name": "Bash"})
+    finally:
+        tools.close()
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "attempt fenced: the dispatch is cancelled (not wanted any more)" in str(answer)
+    assert _worker(chain, bound.dispatch_id)[1] == "parked"
+
+
+def test_authorising_again_does_not_unfence_a_parked_worker(deliverable: Chain) -> None:
+    """Only `oms worker resume` lifts a fence-park, and it journals the contact first."""
+    use_worker(deliverable)
+    dispatch_id, event_id = _github_dispatch(deliverable)
+    bound = _running(deliverable, dispatch_id, event_id)
+    with deliverable.workspace() as ws:
+        _, parked = fence_service.revoke(ws, "acme/widgets", "stop")
+        assert parked == [dispatch_id]
+        live.authorize(ws, "acme/widgets", person="Alice", confirmed_by="flag")
+    contacts = _contacts(deliverable)
+    answer = _hook_in_process(bound, "PreToolUse", {"tool_name": "Bash"})
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "parked until `oms worker resume`" in str(answer)
+    tools = BoundTools(bound)
+    try:
+        out, is_error = tools.call("record_dispatch_result", {"status": "failed", "summary": "s"})
+        assert is_error is True
+        assert "parked until `oms worker resume`" in str(out["error"])
+        assert _contacts(deliverable) == contacts
+        with deliverable.workspace() as ws:
+            assert Delivery.open(ws).resume(dispatch_id)["worker_health"] == "healthy"
+        assert _contacts(deliverable) == [*contacts, "worker-resume"]
+        assert _hook_in_process(bound, "PreToolUse", {"tool_name": "Bash"}) == {}
+        assert tools.call("record_dispatch_result", {"status": "failed", "summary": "s"})[1] is False
+    finally:
+        tools.close()
+
+
+def test_a_lapse_while_a_result_is_verified_records_no_result(chain: Chain, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fence is asked again just before the evidence and the transition are written."""
+    bound = _github_bound(chain)
+    verify = results.verify_commit
+
+    def verify_then_revoke(*args: Any, **kwargs: Any) -> None:
+        verify(*args, **kwargs)
+        with chain.workspace() as ws:  # `oms live revoke` from another terminal, while git verifies
+            fence_service.revoke(ws, "acme/widgets", "stop now")
+
+    monkeypatch.setattr(results, "verify_commit", verify_then_revoke)
+    tools = BoundTools(bound)
+    try:
+        assert tools.call("acknowledge_dispatch", {})[1] is False
+        commit = bound.commit_change()
+        arguments = {"status": "completed", "summary": "s", "result_commit": commit}
+        out, is_error = tools.call("record_dispatch_result", arguments)
+    finally:
+        tools.close()
+    assert is_error is True
+    assert "the live authorisation of acme/widgets was revoked" in str(out["error"])
+    with chain.workspace() as ws:
+        assert ws.store.records("dispatch").read(bound.dispatch_id).state == "acknowledged"
+
+
+def test_a_lapse_while_the_agent_is_activated_leaves_it_parked(
+    deliverable: Chain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_worker(deliverable)
+    dispatch_id, event_id = _github_dispatch(deliverable)
+    activate = Delivery.activate
+
+    def activate_then_revoke(self: Delivery, plan: Any, dispatch: str) -> None:
+        activate(self, plan, dispatch)
+        with deliverable.workspace() as ws:
+            fence_service.revoke(ws, "acme/widgets", "stop now")
+
+    monkeypatch.setattr(Delivery, "activate", activate_then_revoke)
+    outcome = _deliver(deliverable, event_id)
+    assert outcome["status"] == "parked"
+    assert "the live authorisation of acme/widgets was revoked" in str(outcome["reason"])
+    assert _worker(deliverable, dispatch_id)[1] == "parked"
+
+
+def test_resume_of_a_fenced_worker_is_one_line_and_changes_nothing(deliverable: Chain, oms: OmsCommand) -> None:
+    use_worker(deliverable)
+    dispatch_id, _ = _github_dispatch(deliverable)  # accepted, never delivered: resume would launch it
+    with deliverable.workspace() as ws:
+        fence_service.revoke(ws, "acme/widgets", "stop")
+    roots = ("--state-root", str(deliverable.state), "--config-root", str(deliverable.repo))
+    for target in (dispatch_id, "dsp-" + "0" * 32):
+        before = snapshot(deliverable.state)
+        done = oms.run("worker", "resume", target, *roots)
+        assert done.returncode == 1, done.stdout
+        first = done.stderr.splitlines()[0]
+        assert ("worker cannot resume: attempt fenced: the live authorisation" in first) == (target == dispatch_id)
+        assert snapshot(deliverable.state) == before  # not even tmux.conf
