@@ -152,6 +152,7 @@ def payload(kind: str, **overrides: Json) -> JsonObject:
             "role_sandbox": "ticket-worktree-write",
             "role_argv": ["true"],
             "role_tools": [],
+            "role_programs": ["/usr/bin/true dev=1 ino=2 size=3 mtime_ns=4 ctime_ns=5"],
             "instructions_sha256": "f" * 64,
             "advisor_evidence": None,
             "approval_evidence": None,

@@ -169,7 +169,7 @@ def tool_roots(name: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
         return found, (), ()  # shown as the system has it (a link in /usr/bin stays a link)
     roots: list[str] = []
     path_dirs: list[str] = []
-    for path in (real, _interpreter(real)):
+    for path in (real, interpreter(real)):
         if path is None or not _outside_system(path):
             continue
         marker = "/lib/node_modules/"
@@ -178,7 +178,7 @@ def tool_roots(name: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     return real, _minimal(roots), tuple(dict.fromkeys(path_dirs))
 
 
-def _interpreter(path: str) -> str | None:
+def interpreter(path: str) -> str | None:
     """The real path of the program a script's `#!` line runs (through `/usr/bin/env NAME` too)."""
     head = read_head(path, 256)
     if not head.startswith(b"#!"):

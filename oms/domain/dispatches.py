@@ -75,6 +75,7 @@ INTENT_FIELDS = (
     "role_sandbox",
     "role_argv",
     "role_tools",
+    "role_programs",
     "instructions_sha256",
 )
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from oms.canonical import JsonObject, access, equal, sha256_hex
+from oms.adapters import programs
+from oms.canonical import Json, JsonObject, access, equal, sha256_hex
 from oms.domain import approval, dispatches, tickets
 from oms.domain.config import WORKER_TRANSPORTS, Role, role
 from oms.domain.policy import Policy, role_tools, worker_capabilities
-from oms.errors import AuthorityChangedError, LeaseError
+from oms.errors import AuthorityChangedError, ConfigError, LeaseError
 from oms.services import policy as policy_service
 from oms.services.committed import committed_instructions, uncommitted
 from oms.services.workspace import Workspace
@@ -64,19 +65,32 @@ def check_approval(ws: Workspace, dispatch: Record, policy: Policy, intent: str)
     )
 
 
-def check_role(ws: Workspace, configured: Role, policy: Policy, payload: JsonObject) -> None:
-    """What runs is what was approved: the role as committed at HEAD (model, endpoint, transport, sandbox,
-    argv), the tools the policy grants it and the executor instructions must be the intent's, and nothing
-    of them may differ in the working tree. The refusal names the fields."""
-    now = {
+def role_fields(ws: Workspace, configured: Role, policy: Policy) -> JsonObject:
+    """What of a role the intent binds, as it is now: the role as committed at HEAD (model, endpoint,
+    transport, sandbox, argv), the files its launch would run (`adapters/programs.py`), the tools the
+    policy grants it and the executor instructions' digest."""
+    argv: list[Json] | None = list(configured.argv) if configured.argv is not None else None
+    files: list[Json] = list(programs.approved(configured.transport, configured.argv))
+    tools: list[Json] = list(role_tools(policy, configured.role_id))
+    return {
         "model_id": configured.model,
         "model_endpoint": configured.endpoint,
         "provider_mode": configured.transport,
         "role_sandbox": configured.sandbox,
-        "role_argv": list(configured.argv) if configured.argv is not None else None,
-        "role_tools": list(role_tools(policy, configured.role_id)),
+        "role_argv": argv,
+        "role_programs": files,
+        "role_tools": tools,
         "instructions_sha256": sha256_hex(committed_instructions(ws.config_root).encode("ascii")),
     }
+
+
+def check_role(ws: Workspace, configured: Role, policy: Policy, payload: JsonObject) -> None:
+    """What runs is what was approved: `role_fields` now must be the intent's, and nothing of the role may
+    differ in the working tree. The refusal names the fields."""
+    try:
+        now = role_fields(ws, configured, policy)
+    except ConfigError as exc:  # e.g. argv[0] no longer found: what would run is not what was approved
+        raise AuthorityChangedError(f"role {configured.role_id}: {exc.message}") from exc
     changed = [field for field, value in now.items() if payload.get(field) != value]
     if changed:
         raise AuthorityChangedError(f"role {configured.role_id} changed since it was approved: {', '.join(changed)}")

@@ -149,7 +149,7 @@ class Tools:
         truncated = len(body.encode()) > BODY_CAP
         if truncated:
             body = body.encode()[:BODY_CAP].decode("utf-8", "ignore") + "\n[... truncated by oms ...]"
-        from oms.services.instructions import executor_instructions
+        from oms.services.instructions import approved_instructions
 
         return {
             "dispatch_id": dispatch.record_id,
@@ -162,7 +162,7 @@ class Tools:
                 "source": content["source"],
                 "url": content["url"],
             },
-            "instructions": executor_instructions(ws),
+            "instructions": approved_instructions(ws, p),
             "worktree_path": p["worktree_path"],
             "branch": p["worktree_branch"],
             "base_commit": p["worktree_base_commit"],

@@ -17,7 +17,7 @@ import os
 
 from oms.adapters import git
 from oms.canonical import JsonObject, access
-from oms.errors import AuthorityChangedError, CheckoutChangedError
+from oms.errors import AuthorityChangedError, CheckoutChangedError, shown
 from oms.services.homes import refuse_smuggled_config
 
 
@@ -50,12 +50,18 @@ def verify(payload: JsonObject, repository: str) -> None:
     dirty = git.status_entries(path)
     if dirty:
         raise CheckoutChangedError(f"worktree is not clean ({len(dirty)} changed or untracked paths)")
+    loaded = git.ignored_agent_files(path)
+    if loaded:
+        raise CheckoutChangedError(
+            f"worktree carries {shown(loaded[0])}, ignored by git but loaded by an agent CLI; refusing",
+            hint="remove it: an agent's instructions come from the committed tree only",
+        )
     moved = git.submodules_moved(path)
     if moved:
         raise CheckoutChangedError(f"submodule {moved[0][:200]} is not at the commit its gitlink records")
 
 
-def restore_after_expiry(payload: JsonObject, evidence: JsonObject | None, *, bound: bool) -> bool:
+def restore_after_expiry(payload: JsonObject, evidence: JsonObject | None, repository: str, *, bound: bool) -> bool:
     """Reset to the start commit after an expired lease; True if a reset happened."""
     if evidence is None or evidence.get("evidence_kind") != "lease-expiry":
         return False
@@ -68,6 +74,7 @@ def restore_after_expiry(payload: JsonObject, evidence: JsonObject | None, *, bo
     ):
         raise AuthorityChangedError("expired-lease evidence no longer matches the dispatch")
     git.refuse_unsafe_config(path)
+    git.check_worktree_of(path, repository)  # no ref kept, nothing reset, in a repository oms did not make
     if git.toplevel(path) != os.path.realpath(path) or git.current_branch(path) != branch:
         raise CheckoutChangedError("expired lease checkout binding changed")
     head = git.resolve_commit(path, "HEAD")

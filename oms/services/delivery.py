@@ -49,7 +49,7 @@ from oms.process import is_frozen
 from oms.services import checkout, fence, launch, live, liveness, reaper, sandboxing, supervise
 from oms.services.authority import Authority, check_dispatch
 from oms.services.homes import home_path, materialise
-from oms.services.instructions import executor_instructions
+from oms.services.instructions import approved_instructions, executor_instructions
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
 from oms.store.documents import encode_document, read_document_optional
@@ -265,10 +265,10 @@ class Delivery:
             prior = payload.get("prior_failure_evidence")
             evidence = self.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
             bound = self.session(session_id) is not None or self.panes.observe(dispatch.record_id) is not None
-            checkout.restore_after_expiry(payload, evidence, bound=bound)
+            checkout.restore_after_expiry(payload, evidence, self.ws.config_root, bound=bound)
             checkout.verify(payload, self.ws.config_root)
             tools = self._role_tools(authority)
-            plan = self.plan(dispatch, authority.role.argv, tools)
+            plan = self.plan(dispatch, authority.role.argv, tools, approved_instructions(self.ws, payload))
             check_cli_version(str(payload["provider_mode"]))
             bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
             materialise(self.ws.store.state.root, plan)
@@ -363,8 +363,15 @@ class Delivery:
         return {"status": "stopped", "dispatch_id": dispatch.record_id, "reason": bounded(exc.message)}
 
     # ------------------------------------------------------------------ plans
-    def plan(self, dispatch: Record, role_argv: tuple[str, ...] | None, tools: tuple[str, ...] = ()) -> LaunchPlan:
-        """The provider launch plan for a dispatch (pure given its inputs)."""
+    def plan(
+        self,
+        dispatch: Record,
+        role_argv: tuple[str, ...] | None,
+        tools: tuple[str, ...] = (),
+        instructions: str | None = None,
+    ) -> LaunchPlan:
+        """The provider launch plan for a dispatch (pure given its inputs; a launch passes the approved
+        instructions, read once)."""
         payload = dispatch.payload
         session_id = access.text(payload, "session_id")
         endpoint = payload.get("model_endpoint")
@@ -376,7 +383,7 @@ class Delivery:
             model=access.text(payload, "model_id"),
             worktree=access.text(payload, "worktree_path"),
             executable=self.executable,
-            instructions=self._instructions(),
+            instructions=self._instructions() if instructions is None else instructions,
             role_argv=role_argv,
             codex_auth=self._codex_auth(required=endpoint is None)
             if payload["provider_mode"] == "codex_goal"

@@ -14,7 +14,7 @@ from oms.domain import workers
 from oms.domain.config import WORKER_TRANSPORTS, role
 from oms.domain.dispatches import ENGINES
 from oms.domain.machine import Next
-from oms.domain.policy import check_reviewer, role_tools, worker_capabilities
+from oms.domain.policy import check_reviewer, worker_capabilities
 from oms.errors import (
     AdvisorError,
     AlreadyExistsError,
@@ -29,8 +29,8 @@ from oms.errors import (
 from oms.schemas import load_schema, validate
 from oms.services import live, tickets
 from oms.services import policy as policy_service
-from oms.services.authority import check_dispatch, check_intent
-from oms.services.committed import committed_instructions, uncommitted
+from oms.services.authority import check_dispatch, check_intent, role_fields
+from oms.services.committed import uncommitted
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
 
@@ -128,9 +128,6 @@ def propose(ws: Workspace, ticket_id: str, role_id: str | None = None) -> tuple[
         "lease_token": ticket.payload["lease_token"],
         "session_id": ticket.payload["session_id"],
         "role_id": configured.role_id,
-        "model_id": configured.model,
-        "model_endpoint": configured.endpoint,
-        "provider_mode": configured.transport,
         "engine": ENGINES[configured.transport],
         "capabilities": list(capabilities),
         "policy_digest": policy.digest,
@@ -140,10 +137,7 @@ def propose(ws: Workspace, ticket_id: str, role_id: str | None = None) -> tuple[
         "worktree_base_commit": worktree["base_commit"],
         "worktree_start_commit": start,
         "prior_failure_evidence": ticket.payload["prior_failure_evidence"],
-        "role_sandbox": configured.sandbox,
-        "role_argv": list(configured.argv) if configured.argv is not None else None,
-        "role_tools": list(role_tools(policy, configured.role_id)),
-        "instructions_sha256": sha256_hex(committed_instructions(ws.config_root).encode("ascii")),
+        **role_fields(ws, configured, policy),
     }
     nxt = machine.propose(fields, dispatch_id=dispatch_id, created_at=ws.now())
     result = ws.store.records("dispatch").create(

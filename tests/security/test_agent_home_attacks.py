@@ -25,6 +25,10 @@ from tests.helpers import in_user_namespace, make_foreign
 
 @pytest.fixture
 def codex_dispatch(deliverable: Chain, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Chain, str, str]:
+    return _codex_dispatch(deliverable, tmp_path, monkeypatch)
+
+
+def _codex_dispatch(deliverable: Chain, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Chain, str, str]:
     home = tmp_path / "user-codex"
     home.mkdir()
     (home / "auth.json").write_text('{"auth_mode":"apikey","OPENAI_API_KEY":"sk-test"}')
@@ -171,14 +175,14 @@ def test_first_run_state_the_cli_rewrote_is_regenerated_not_refused(codex_dispat
 
 
 def test_incompatible_cli_version_parks_before_launch(
-    codex_dispatch: tuple[Chain, str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    deliverable: Chain, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    chain, _, event_id = codex_dispatch
     stub = tmp_path / "bin" / "codex"
     stub.parent.mkdir()
     stub.write_text("#!/bin/sh\necho 'codex-cli 0.170.2'\n")  # a version the real tool cannot be made to report
     stub.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{stub.parent}:{os.environ['PATH']}")
+    monkeypatch.setenv("PATH", f"{stub.parent}:{os.environ['PATH']}")  # on PATH when approved (role_programs)
+    chain, _, event_id = _codex_dispatch(deliverable, tmp_path, monkeypatch)
     with chain.workspace() as ws:
         outcome = Delivery.open(ws).deliver(event_id)["outcome"]
     assert isinstance(outcome, dict)

@@ -40,6 +40,7 @@ import pytest
 from oms.adapters import bwrap
 from oms.adapters.sandbox import ETC_SECRETS
 from oms.canonical import access
+from oms.services import dispatches
 from oms.services.delivery import Delivery
 from oms.services.demo import WORKER_SCRIPT
 from oms.services.liveness import hook_event_id
@@ -1087,9 +1088,13 @@ def _worktree_of(chain: Chain, dispatch_id: str) -> str:
 
 
 def _accepted_with_program(chain: Chain, program: Path, victim_wt: Path, run: Attack) -> tuple[str, str]:
-    """Accept the attacker's dispatch, then write its program (the targets need its worktree and ids)."""
-    dispatch_id, event_id = accepted(chain, "The attacker's ticket")
-    worktree = os.path.realpath(_worktree_of(chain, dispatch_id))
+    """Write the attacker's program once its worktree exists (the targets need it), then propose, review
+    and accept: the intent binds the program file as it is then (`role_programs`)."""
+    ticket_id, _ = chain.leased_ticket("The attacker's ticket")
+    with chain.workspace() as ws:
+        record = ws.store.worktrees.get(ticket_id)
+    assert record is not None
+    worktree = os.path.realpath(str(record["worktree_root"]))
     gitdir, _common = git_layout(worktree)
     targets = _targets(
         chain,
@@ -1109,7 +1114,11 @@ def _accepted_with_program(chain: Chain, program: Path, victim_wt: Path, run: At
         ],
     )
     program.write_text(_program(targets))
-    return dispatch_id, event_id
+    with chain.workspace() as ws:
+        proposed, _ = dispatches.propose(ws, ticket_id)
+        dispatches.review(ws, proposed.record_id)
+        _, event_id = dispatches.accept(ws, proposed.record_id)
+    return proposed.record_id, event_id
 
 
 # ---------------------------------------------------------------------------------------------------- the tests

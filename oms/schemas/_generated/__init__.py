@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '886c6a597c8d53f7fbf71df57a99e0c248d9bafb4ea73783cc8ba23fda85a2e3'
+SOURCE_SHA256 = '3b8e54f9605a3966bf193918adb2ae79b7f13f2e6f931c4545d50406ab797961'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -38,6 +38,7 @@ MODULES: dict[str, str] = {
     'defs#/$defs/opaque_id': 'defs',
     'defs#/$defs/pane_id': 'defs',
     'defs#/$defs/person': 'defs',
+    'defs#/$defs/program_list': 'defs',
     'defs#/$defs/public_key': 'defs',
     'defs#/$defs/reason': 'defs',
     'defs#/$defs/repository': 'defs',

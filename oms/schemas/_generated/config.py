@@ -20,42 +20,42 @@ _C0: object = 1
 _C1: object = 'command'
 
 
-def _v149(x: object) -> bool:
+def _v152(x: object) -> bool:
     # config#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v152(x: object) -> bool:
+def _v155(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/model
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v153(x: object) -> bool:
+def _v156(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/endpoint
     if not _m_defs._v23(x):
         return False
     return True
 
 
-def _v154(x: object) -> bool:
+def _v157(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/transport
     if not _m_defs._v26(x):
         return False
     return True
 
 
-def _v155(x: object) -> bool:
+def _v158(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/sandbox
     if not _m_defs._v45(x):
         return False
     return True
 
 
-def _v157(x: object) -> bool:
+def _v160(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/argv/items
     if not (isinstance(x, str)):
         return False
@@ -69,7 +69,7 @@ def _v157(x: object) -> bool:
     return True
 
 
-def _v156(x: object) -> bool:
+def _v159(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/argv
     if not (isinstance(x, list)):
         return False
@@ -79,12 +79,12 @@ def _v156(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v157(v):
+            if not _v160(v):
                 return False
     return True
 
 
-def _v158(x: object) -> bool:
+def _v161(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/instructions
     if not (isinstance(x, str)):
         return False
@@ -96,7 +96,7 @@ def _v158(x: object) -> bool:
     return True
 
 
-def _v159(x: object) -> bool:
+def _v162(x: object) -> bool:
     # config#/properties/roles/additionalProperties/then
     if isinstance(x, dict):
         for k in ('argv',):
@@ -105,7 +105,7 @@ def _v159(x: object) -> bool:
     return True
 
 
-def _v161(x: object) -> bool:
+def _v164(x: object) -> bool:
     # config#/properties/roles/additionalProperties/else/not
     if isinstance(x, dict):
         for k in ('argv',):
@@ -114,29 +114,29 @@ def _v161(x: object) -> bool:
     return True
 
 
-def _v160(x: object) -> bool:
+def _v163(x: object) -> bool:
     # config#/properties/roles/additionalProperties/else
-    if _v161(x):
+    if _v164(x):
         return False
     return True
 
 
-def _v163(x: object) -> bool:
+def _v166(x: object) -> bool:
     # config#/properties/roles/additionalProperties/if/properties/transport
     if not _eq(x, _C1):
         return False
     return True
 
 
-def _v162(x: object) -> bool:
+def _v165(x: object) -> bool:
     # config#/properties/roles/additionalProperties/if
     if isinstance(x, dict):
-        if 'transport' in x and not _v163(x['transport']):
+        if 'transport' in x and not _v166(x['transport']):
             return False
     return True
 
 
-def _v151(x: object) -> bool:
+def _v154(x: object) -> bool:
     # config#/properties/roles/additionalProperties
     if not (isinstance(x, dict)):
         return False
@@ -144,38 +144,38 @@ def _v151(x: object) -> bool:
         for k in ('model', 'transport', 'sandbox'):
             if k not in x:
                 return False
-        if 'model' in x and not _v152(x['model']):
+        if 'model' in x and not _v155(x['model']):
             return False
-        if 'endpoint' in x and not _v153(x['endpoint']):
+        if 'endpoint' in x and not _v156(x['endpoint']):
             return False
-        if 'transport' in x and not _v154(x['transport']):
+        if 'transport' in x and not _v157(x['transport']):
             return False
-        if 'sandbox' in x and not _v155(x['sandbox']):
+        if 'sandbox' in x and not _v158(x['sandbox']):
             return False
-        if 'argv' in x and not _v156(x['argv']):
+        if 'argv' in x and not _v159(x['argv']):
             return False
-        if 'instructions' in x and not _v158(x['instructions']):
+        if 'instructions' in x and not _v161(x['instructions']):
             return False
         for k in x:
             if k not in ('model', 'endpoint', 'transport', 'sandbox', 'argv', 'instructions'):
                 return False
-    if _v162(x):
-        if not _v159(x):
+    if _v165(x):
+        if not _v162(x):
             return False
     else:
-        if not _v160(x):
+        if not _v163(x):
             return False
     return True
 
 
-def _v164(x: object) -> bool:
+def _v167(x: object) -> bool:
     # config#/properties/roles/propertyNames
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v150(x: object) -> bool:
+def _v153(x: object) -> bool:
     # config#/properties/roles
     if not (isinstance(x, dict)):
         return False
@@ -185,22 +185,22 @@ def _v150(x: object) -> bool:
         if len(x) > 64:
             return False
         for k, v in x.items():
-            if k not in () and not _v151(v):
+            if k not in () and not _v154(v):
                 return False
         for k in x:
-            if not _v164(k):
+            if not _v167(k):
                 return False
     return True
 
 
-def _v166(x: object) -> bool:
+def _v169(x: object) -> bool:
     # config#/properties/advisor/properties/role
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v165(x: object) -> bool:
+def _v168(x: object) -> bool:
     # config#/properties/advisor
     if not (isinstance(x, dict)):
         return False
@@ -208,7 +208,7 @@ def _v165(x: object) -> bool:
         for k in ('role',):
             if k not in x:
                 return False
-        if 'role' in x and not _v166(x['role']):
+        if 'role' in x and not _v169(x['role']):
             return False
         for k in x:
             if k not in ('role',):
@@ -216,14 +216,14 @@ def _v165(x: object) -> bool:
     return True
 
 
-def _v168(x: object) -> bool:
+def _v171(x: object) -> bool:
     # config#/properties/worker/properties/role
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v167(x: object) -> bool:
+def _v170(x: object) -> bool:
     # config#/properties/worker
     if not (isinstance(x, dict)):
         return False
@@ -231,7 +231,7 @@ def _v167(x: object) -> bool:
         for k in ('role',):
             if k not in x:
                 return False
-        if 'role' in x and not _v168(x['role']):
+        if 'role' in x and not _v171(x['role']):
             return False
         for k in x:
             if k not in ('role',):
@@ -239,7 +239,7 @@ def _v167(x: object) -> bool:
     return True
 
 
-def _v170(x: object) -> bool:
+def _v173(x: object) -> bool:
     # config#/properties/pool/properties/max_workers
     if not (_is_integer(x)):
         return False
@@ -251,7 +251,7 @@ def _v170(x: object) -> bool:
     return True
 
 
-def _v169(x: object) -> bool:
+def _v172(x: object) -> bool:
     # config#/properties/pool
     if not (isinstance(x, dict)):
         return False
@@ -259,7 +259,7 @@ def _v169(x: object) -> bool:
         for k in ('max_workers',):
             if k not in x:
                 return False
-        if 'max_workers' in x and not _v170(x['max_workers']):
+        if 'max_workers' in x and not _v173(x['max_workers']):
             return False
         for k in x:
             if k not in ('max_workers',):
@@ -267,7 +267,7 @@ def _v169(x: object) -> bool:
     return True
 
 
-def _v172(x: object) -> bool:
+def _v175(x: object) -> bool:
     # config#/properties/lease/properties/duration_minutes
     if not (_is_integer(x)):
         return False
@@ -279,7 +279,7 @@ def _v172(x: object) -> bool:
     return True
 
 
-def _v171(x: object) -> bool:
+def _v174(x: object) -> bool:
     # config#/properties/lease
     if not (isinstance(x, dict)):
         return False
@@ -287,7 +287,7 @@ def _v171(x: object) -> bool:
         for k in ('duration_minutes',):
             if k not in x:
                 return False
-        if 'duration_minutes' in x and not _v172(x['duration_minutes']):
+        if 'duration_minutes' in x and not _v175(x['duration_minutes']):
             return False
         for k in x:
             if k not in ('duration_minutes',):
@@ -295,7 +295,7 @@ def _v171(x: object) -> bool:
     return True
 
 
-def _v174(x: object) -> bool:
+def _v177(x: object) -> bool:
     # config#/properties/worktrees/properties/directory
     if not (isinstance(x, str)):
         return False
@@ -309,7 +309,7 @@ def _v174(x: object) -> bool:
     return True
 
 
-def _v173(x: object) -> bool:
+def _v176(x: object) -> bool:
     # config#/properties/worktrees
     if not (isinstance(x, dict)):
         return False
@@ -317,7 +317,7 @@ def _v173(x: object) -> bool:
         for k in ('directory',):
             if k not in x:
                 return False
-        if 'directory' in x and not _v174(x['directory']):
+        if 'directory' in x and not _v177(x['directory']):
             return False
         for k in x:
             if k not in ('directory',):
@@ -325,7 +325,7 @@ def _v173(x: object) -> bool:
     return True
 
 
-def _v148(x: object) -> bool:
+def _v151(x: object) -> bool:
     # config#
     if not (isinstance(x, dict)):
         return False
@@ -333,19 +333,19 @@ def _v148(x: object) -> bool:
         for k in ('advisor', 'format', 'lease', 'pool', 'roles', 'worker', 'worktrees'):
             if k not in x:
                 return False
-        if 'format' in x and not _v149(x['format']):
+        if 'format' in x and not _v152(x['format']):
             return False
-        if 'roles' in x and not _v150(x['roles']):
+        if 'roles' in x and not _v153(x['roles']):
             return False
-        if 'advisor' in x and not _v165(x['advisor']):
+        if 'advisor' in x and not _v168(x['advisor']):
             return False
-        if 'worker' in x and not _v167(x['worker']):
+        if 'worker' in x and not _v170(x['worker']):
             return False
-        if 'pool' in x and not _v169(x['pool']):
+        if 'pool' in x and not _v172(x['pool']):
             return False
-        if 'lease' in x and not _v171(x['lease']):
+        if 'lease' in x and not _v174(x['lease']):
             return False
-        if 'worktrees' in x and not _v173(x['worktrees']):
+        if 'worktrees' in x and not _v176(x['worktrees']):
             return False
         for k in x:
             if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees'):
@@ -354,5 +354,5 @@ def _v148(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'config': _v148,
+    'config': _v151,
 }

@@ -280,7 +280,34 @@ def _v52(x: object) -> bool:
     return True
 
 
-def _v57(x: object) -> bool:
+def _v56(x: object) -> bool:
+    # defs#/$defs/program_list/items
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P9, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 4400:
+            return False
+    return True
+
+
+def _v55(x: object) -> bool:
+    # defs#/$defs/program_list
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) > 16:
+            return False
+        for v in x:
+            if not _v56(v):
+                return False
+    return True
+
+
+def _v60(x: object) -> bool:
     # defs#/$defs/title
     if not (isinstance(x, str)):
         return False
@@ -294,7 +321,7 @@ def _v57(x: object) -> bool:
     return True
 
 
-def _v62(x: object) -> bool:
+def _v65(x: object) -> bool:
     # defs#/$defs/repository
     if not (isinstance(x, str)):
         return False
@@ -306,7 +333,7 @@ def _v62(x: object) -> bool:
     return True
 
 
-def _v66(x: object) -> bool:
+def _v69(x: object) -> bool:
     # defs#/$defs/url
     if not (isinstance(x, str)):
         return False
@@ -318,7 +345,7 @@ def _v66(x: object) -> bool:
     return True
 
 
-def _v79(x: object) -> bool:
+def _v82(x: object) -> bool:
     # defs#/$defs/person
     if not (isinstance(x, str)):
         return False
@@ -332,7 +359,7 @@ def _v79(x: object) -> bool:
     return True
 
 
-def _v82(x: object) -> bool:
+def _v85(x: object) -> bool:
     # defs#/$defs/timestamp
     if not (isinstance(x, str)):
         return False
@@ -342,7 +369,7 @@ def _v82(x: object) -> bool:
     return True
 
 
-def _v88(x: object) -> bool:
+def _v91(x: object) -> bool:
     # defs#/$defs/reason
     if not (isinstance(x, str)):
         return False
@@ -356,7 +383,7 @@ def _v88(x: object) -> bool:
     return True
 
 
-def _v96(x: object) -> bool:
+def _v99(x: object) -> bool:
     # defs#/$defs/version
     if not (_is_integer(x)):
         return False
@@ -368,7 +395,7 @@ def _v96(x: object) -> bool:
     return True
 
 
-def _v103(x: object) -> bool:
+def _v106(x: object) -> bool:
     # defs#/$defs/actor
     if not (isinstance(x, str)):
         return False
@@ -382,12 +409,12 @@ def _v103(x: object) -> bool:
     return True
 
 
-def _v175(x: object) -> bool:
+def _v178(x: object) -> bool:
     # defs#
     return True
 
 
-def _v176(x: object) -> bool:
+def _v179(x: object) -> bool:
     # defs#/$defs/text
     if not (isinstance(x, str)):
         return False
@@ -397,7 +424,7 @@ def _v176(x: object) -> bool:
     return True
 
 
-def _v177(x: object) -> bool:
+def _v180(x: object) -> bool:
     # defs#/$defs/token
     if not (isinstance(x, str)):
         return False
@@ -407,7 +434,7 @@ def _v177(x: object) -> bool:
     return True
 
 
-def _v178(x: object) -> bool:
+def _v181(x: object) -> bool:
     # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
@@ -417,7 +444,7 @@ def _v178(x: object) -> bool:
     return True
 
 
-def _v179(x: object) -> bool:
+def _v182(x: object) -> bool:
     # defs#/$defs/public_key
     if not (isinstance(x, str)):
         return False
@@ -427,7 +454,7 @@ def _v179(x: object) -> bool:
     return True
 
 
-def _v180(x: object) -> bool:
+def _v183(x: object) -> bool:
     # defs#/$defs/base64
     if not (isinstance(x, str)):
         return False
@@ -440,11 +467,11 @@ def _v180(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'defs': _v175,
+    'defs': _v178,
     'defs#/$defs/abs_path': _v35,
-    'defs#/$defs/actor': _v103,
+    'defs#/$defs/actor': _v106,
     'defs#/$defs/argv_or_null': _v47,
-    'defs#/$defs/base64': _v180,
+    'defs#/$defs/base64': _v183,
     'defs#/$defs/branch': _v37,
     'defs#/$defs/capability': _v31,
     'defs#/$defs/commit': _v39,
@@ -454,21 +481,22 @@ VALIDATORS: dict[str, Callable[[object], bool]] = {
     'defs#/$defs/model_endpoint_or_null': _v21,
     'defs#/$defs/model_id': _v19,
     'defs#/$defs/opaque_id': _v7,
-    'defs#/$defs/pane_id': _v178,
-    'defs#/$defs/person': _v79,
-    'defs#/$defs/public_key': _v179,
-    'defs#/$defs/reason': _v88,
-    'defs#/$defs/repository': _v62,
+    'defs#/$defs/pane_id': _v181,
+    'defs#/$defs/person': _v82,
+    'defs#/$defs/program_list': _v55,
+    'defs#/$defs/public_key': _v182,
+    'defs#/$defs/reason': _v91,
+    'defs#/$defs/repository': _v65,
     'defs#/$defs/role_id': _v17,
     'defs#/$defs/sandbox': _v45,
     'defs#/$defs/sha256': _v3,
-    'defs#/$defs/text': _v176,
-    'defs#/$defs/timestamp': _v82,
-    'defs#/$defs/title': _v57,
-    'defs#/$defs/token': _v177,
+    'defs#/$defs/text': _v179,
+    'defs#/$defs/timestamp': _v85,
+    'defs#/$defs/title': _v60,
+    'defs#/$defs/token': _v180,
     'defs#/$defs/tool_list': _v52,
     'defs#/$defs/transport': _v26,
-    'defs#/$defs/url': _v66,
+    'defs#/$defs/url': _v69,
     'defs#/$defs/uuid': _v15,
-    'defs#/$defs/version': _v96,
+    'defs#/$defs/version': _v99,
 }

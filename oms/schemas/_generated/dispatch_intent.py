@@ -205,6 +205,13 @@ def _v51(x: object) -> bool:
 
 
 def _v54(x: object) -> bool:
+    # dispatch-intent#/properties/role_programs
+    if not _m_defs._v55(x):
+        return False
+    return True
+
+
+def _v57(x: object) -> bool:
     # dispatch-intent#/properties/instructions_sha256
     if not _m_defs._v3(x):
         return False
@@ -216,7 +223,7 @@ def _v5(x: object) -> bool:
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        for k in ('attempt', 'capabilities', 'dispatch_id', 'engine', 'instructions_sha256', 'lease_token_sha256', 'model_endpoint', 'model_id', 'policy_digest', 'prior_failure_evidence', 'provider_mode', 'role_argv', 'role_id', 'role_sandbox', 'role_tools', 'session_id', 'ticket_content_sha256', 'ticket_id', 'worker_id', 'worktree_base_commit', 'worktree_branch', 'worktree_id', 'worktree_path', 'worktree_start_commit'):
+        for k in ('attempt', 'capabilities', 'dispatch_id', 'engine', 'instructions_sha256', 'lease_token_sha256', 'model_endpoint', 'model_id', 'policy_digest', 'prior_failure_evidence', 'provider_mode', 'role_argv', 'role_id', 'role_programs', 'role_sandbox', 'role_tools', 'session_id', 'ticket_content_sha256', 'ticket_id', 'worker_id', 'worktree_base_commit', 'worktree_branch', 'worktree_id', 'worktree_path', 'worktree_start_commit'):
             if k not in x:
                 return False
         if 'dispatch_id' in x and not _v6(x['dispatch_id']):
@@ -265,10 +272,12 @@ def _v5(x: object) -> bool:
             return False
         if 'role_tools' in x and not _v51(x['role_tools']):
             return False
-        if 'instructions_sha256' in x and not _v54(x['instructions_sha256']):
+        if 'role_programs' in x and not _v54(x['role_programs']):
+            return False
+        if 'instructions_sha256' in x and not _v57(x['instructions_sha256']):
             return False
         for k in x:
-            if k not in ('dispatch_id', 'ticket_id', 'ticket_content_sha256', 'attempt', 'worker_id', 'lease_token_sha256', 'session_id', 'role_id', 'model_id', 'model_endpoint', 'provider_mode', 'engine', 'capabilities', 'policy_digest', 'worktree_id', 'worktree_path', 'worktree_branch', 'worktree_base_commit', 'worktree_start_commit', 'prior_failure_evidence', 'role_sandbox', 'role_argv', 'role_tools', 'instructions_sha256'):
+            if k not in ('dispatch_id', 'ticket_id', 'ticket_content_sha256', 'attempt', 'worker_id', 'lease_token_sha256', 'session_id', 'role_id', 'model_id', 'model_endpoint', 'provider_mode', 'engine', 'capabilities', 'policy_digest', 'worktree_id', 'worktree_path', 'worktree_branch', 'worktree_base_commit', 'worktree_start_commit', 'prior_failure_evidence', 'role_sandbox', 'role_argv', 'role_tools', 'role_programs', 'instructions_sha256'):
                 return False
     return True
 

@@ -28,84 +28,84 @@ _C8: tuple[object, ...] = ('codex', 'claude', 'command')
 _C9: object = 'hook-observed'
 
 
-def _v238(x: object) -> bool:
+def _v242(x: object) -> bool:
     # event#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v239(x: object) -> bool:
+def _v243(x: object) -> bool:
     # event#/properties/event_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v240(x: object) -> bool:
+def _v244(x: object) -> bool:
     # event#/properties/event_type
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v241(x: object) -> bool:
+def _v245(x: object) -> bool:
     # event#/properties/created_at
-    if not _m_defs._v82(x):
+    if not _m_defs._v85(x):
         return False
     return True
 
 
-def _v242(x: object) -> bool:
+def _v246(x: object) -> bool:
     # event#/properties/payload
     if not (isinstance(x, dict)):
         return False
     return True
 
 
-def _v246(x: object) -> bool:
+def _v250(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v247(x: object) -> bool:
+def _v251(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/dispatch_version
-    if not _m_defs._v96(x):
+    if not _m_defs._v99(x):
         return False
     return True
 
 
-def _v248(x: object) -> bool:
+def _v252(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/worker_record_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v249(x: object) -> bool:
+def _v253(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v250(x: object) -> bool:
+def _v254(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/attempt
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v251(x: object) -> bool:
+def _v255(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/lease_token
-    if not _m_defs._v177(x):
+    if not _m_defs._v180(x):
         return False
     return True
 
 
-def _v245(x: object) -> bool:
+def _v249(x: object) -> bool:
     # event#/allOf/0/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -113,17 +113,17 @@ def _v245(x: object) -> bool:
         for k in ('attempt', 'dispatch_id', 'dispatch_version', 'lease_token', 'ticket_id', 'worker_record_id'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v246(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v250(x['dispatch_id']):
             return False
-        if 'dispatch_version' in x and not _v247(x['dispatch_version']):
+        if 'dispatch_version' in x and not _v251(x['dispatch_version']):
             return False
-        if 'worker_record_id' in x and not _v248(x['worker_record_id']):
+        if 'worker_record_id' in x and not _v252(x['worker_record_id']):
             return False
-        if 'ticket_id' in x and not _v249(x['ticket_id']):
+        if 'ticket_id' in x and not _v253(x['ticket_id']):
             return False
-        if 'attempt' in x and not _v250(x['attempt']):
+        if 'attempt' in x and not _v254(x['attempt']):
             return False
-        if 'lease_token' in x and not _v251(x['lease_token']):
+        if 'lease_token' in x and not _v255(x['lease_token']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'dispatch_version', 'worker_record_id', 'ticket_id', 'attempt', 'lease_token'):
@@ -131,61 +131,61 @@ def _v245(x: object) -> bool:
     return True
 
 
-def _v244(x: object) -> bool:
+def _v248(x: object) -> bool:
     # event#/allOf/0/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v245(x['payload']):
+        if 'payload' in x and not _v249(x['payload']):
             return False
     return True
 
 
-def _v253(x: object) -> bool:
+def _v257(x: object) -> bool:
     # event#/allOf/0/if/properties/event_type
     if not _eq(x, _C2):
         return False
     return True
 
 
-def _v252(x: object) -> bool:
+def _v256(x: object) -> bool:
     # event#/allOf/0/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v253(x['event_type']):
+        if 'event_type' in x and not _v257(x['event_type']):
             return False
     return True
 
 
-def _v243(x: object) -> bool:
+def _v247(x: object) -> bool:
     # event#/allOf/0
-    if _v252(x):
-        if not _v244(x):
+    if _v256(x):
+        if not _v248(x):
             return False
     else:
         pass
     return True
 
 
-def _v257(x: object) -> bool:
+def _v261(x: object) -> bool:
     # event#/allOf/1/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v258(x: object) -> bool:
+def _v262(x: object) -> bool:
     # event#/allOf/1/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v259(x: object) -> bool:
+def _v263(x: object) -> bool:
     # event#/allOf/1/then/properties/payload/properties/parked_until
-    if not _m_defs._v82(x):
+    if not _m_defs._v85(x):
         return False
     return True
 
 
-def _v256(x: object) -> bool:
+def _v260(x: object) -> bool:
     # event#/allOf/1/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -193,11 +193,11 @@ def _v256(x: object) -> bool:
         for k in ('dispatch_id', 'parked_until', 'session_id'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v257(x['session_id']):
+        if 'session_id' in x and not _v261(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v258(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v262(x['dispatch_id']):
             return False
-        if 'parked_until' in x and not _v259(x['parked_until']):
+        if 'parked_until' in x and not _v263(x['parked_until']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'parked_until'):
@@ -205,54 +205,54 @@ def _v256(x: object) -> bool:
     return True
 
 
-def _v255(x: object) -> bool:
+def _v259(x: object) -> bool:
     # event#/allOf/1/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v256(x['payload']):
+        if 'payload' in x and not _v260(x['payload']):
             return False
     return True
 
 
-def _v261(x: object) -> bool:
+def _v265(x: object) -> bool:
     # event#/allOf/1/if/properties/event_type
     if not _eq(x, _C3):
         return False
     return True
 
 
-def _v260(x: object) -> bool:
+def _v264(x: object) -> bool:
     # event#/allOf/1/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v261(x['event_type']):
+        if 'event_type' in x and not _v265(x['event_type']):
             return False
     return True
 
 
-def _v254(x: object) -> bool:
+def _v258(x: object) -> bool:
     # event#/allOf/1
-    if _v260(x):
-        if not _v255(x):
+    if _v264(x):
+        if not _v259(x):
             return False
     else:
         pass
     return True
 
 
-def _v265(x: object) -> bool:
+def _v269(x: object) -> bool:
     # event#/allOf/2/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v266(x: object) -> bool:
+def _v270(x: object) -> bool:
     # event#/allOf/2/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v264(x: object) -> bool:
+def _v268(x: object) -> bool:
     # event#/allOf/2/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -260,9 +260,9 @@ def _v264(x: object) -> bool:
         for k in ('dispatch_id', 'session_id'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v265(x['session_id']):
+        if 'session_id' in x and not _v269(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v266(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v270(x['dispatch_id']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id'):
@@ -270,54 +270,54 @@ def _v264(x: object) -> bool:
     return True
 
 
-def _v263(x: object) -> bool:
+def _v267(x: object) -> bool:
     # event#/allOf/2/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v264(x['payload']):
+        if 'payload' in x and not _v268(x['payload']):
             return False
     return True
 
 
-def _v268(x: object) -> bool:
+def _v272(x: object) -> bool:
     # event#/allOf/2/if/properties/event_type
     if not _eq(x, _C4):
         return False
     return True
 
 
-def _v267(x: object) -> bool:
+def _v271(x: object) -> bool:
     # event#/allOf/2/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v268(x['event_type']):
+        if 'event_type' in x and not _v272(x['event_type']):
             return False
     return True
 
 
-def _v262(x: object) -> bool:
+def _v266(x: object) -> bool:
     # event#/allOf/2
-    if _v267(x):
-        if not _v263(x):
+    if _v271(x):
+        if not _v267(x):
             return False
     else:
         pass
     return True
 
 
-def _v272(x: object) -> bool:
+def _v276(x: object) -> bool:
     # event#/allOf/3/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v273(x: object) -> bool:
+def _v277(x: object) -> bool:
     # event#/allOf/3/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v271(x: object) -> bool:
+def _v275(x: object) -> bool:
     # event#/allOf/3/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -325,9 +325,9 @@ def _v271(x: object) -> bool:
         for k in ('dispatch_id', 'session_id'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v272(x['session_id']):
+        if 'session_id' in x and not _v276(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v273(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v277(x['dispatch_id']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id'):
@@ -335,61 +335,61 @@ def _v271(x: object) -> bool:
     return True
 
 
-def _v270(x: object) -> bool:
+def _v274(x: object) -> bool:
     # event#/allOf/3/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v271(x['payload']):
+        if 'payload' in x and not _v275(x['payload']):
             return False
     return True
 
 
-def _v275(x: object) -> bool:
+def _v279(x: object) -> bool:
     # event#/allOf/3/if/properties/event_type
     if not _eq(x, _C5):
         return False
     return True
 
 
-def _v274(x: object) -> bool:
+def _v278(x: object) -> bool:
     # event#/allOf/3/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v275(x['event_type']):
+        if 'event_type' in x and not _v279(x['event_type']):
             return False
     return True
 
 
-def _v269(x: object) -> bool:
+def _v273(x: object) -> bool:
     # event#/allOf/3
-    if _v274(x):
-        if not _v270(x):
+    if _v278(x):
+        if not _v274(x):
             return False
     else:
         pass
     return True
 
 
-def _v279(x: object) -> bool:
+def _v283(x: object) -> bool:
     # event#/allOf/4/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v280(x: object) -> bool:
+def _v284(x: object) -> bool:
     # event#/allOf/4/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v281(x: object) -> bool:
+def _v285(x: object) -> bool:
     # event#/allOf/4/then/properties/payload/properties/reason
-    if not _m_defs._v88(x):
+    if not _m_defs._v91(x):
         return False
     return True
 
 
-def _v278(x: object) -> bool:
+def _v282(x: object) -> bool:
     # event#/allOf/4/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -397,11 +397,11 @@ def _v278(x: object) -> bool:
         for k in ('dispatch_id', 'reason', 'session_id'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v279(x['session_id']):
+        if 'session_id' in x and not _v283(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v280(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v284(x['dispatch_id']):
             return False
-        if 'reason' in x and not _v281(x['reason']):
+        if 'reason' in x and not _v285(x['reason']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'reason'):
@@ -409,61 +409,61 @@ def _v278(x: object) -> bool:
     return True
 
 
-def _v277(x: object) -> bool:
+def _v281(x: object) -> bool:
     # event#/allOf/4/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v278(x['payload']):
+        if 'payload' in x and not _v282(x['payload']):
             return False
     return True
 
 
-def _v283(x: object) -> bool:
+def _v287(x: object) -> bool:
     # event#/allOf/4/if/properties/event_type
     if not _eq(x, _C6):
         return False
     return True
 
 
-def _v282(x: object) -> bool:
+def _v286(x: object) -> bool:
     # event#/allOf/4/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v283(x['event_type']):
+        if 'event_type' in x and not _v287(x['event_type']):
             return False
     return True
 
 
-def _v276(x: object) -> bool:
+def _v280(x: object) -> bool:
     # event#/allOf/4
-    if _v282(x):
-        if not _v277(x):
+    if _v286(x):
+        if not _v281(x):
             return False
     else:
         pass
     return True
 
 
-def _v287(x: object) -> bool:
+def _v291(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v288(x: object) -> bool:
+def _v292(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v289(x: object) -> bool:
+def _v293(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/nonce
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v286(x: object) -> bool:
+def _v290(x: object) -> bool:
     # event#/allOf/5/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -471,11 +471,11 @@ def _v286(x: object) -> bool:
         for k in ('dispatch_id', 'nonce', 'session_id'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v287(x['session_id']):
+        if 'session_id' in x and not _v291(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v288(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v292(x['dispatch_id']):
             return False
-        if 'nonce' in x and not _v289(x['nonce']):
+        if 'nonce' in x and not _v293(x['nonce']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'nonce'):
@@ -483,68 +483,68 @@ def _v286(x: object) -> bool:
     return True
 
 
-def _v285(x: object) -> bool:
+def _v289(x: object) -> bool:
     # event#/allOf/5/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v286(x['payload']):
+        if 'payload' in x and not _v290(x['payload']):
             return False
     return True
 
 
-def _v291(x: object) -> bool:
+def _v295(x: object) -> bool:
     # event#/allOf/5/if/properties/event_type
     if not _eq(x, _C7):
         return False
     return True
 
 
-def _v290(x: object) -> bool:
+def _v294(x: object) -> bool:
     # event#/allOf/5/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v291(x['event_type']):
+        if 'event_type' in x and not _v295(x['event_type']):
             return False
     return True
 
 
-def _v284(x: object) -> bool:
+def _v288(x: object) -> bool:
     # event#/allOf/5
-    if _v290(x):
-        if not _v285(x):
+    if _v294(x):
+        if not _v289(x):
             return False
     else:
         pass
     return True
 
 
-def _v295(x: object) -> bool:
+def _v299(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v296(x: object) -> bool:
+def _v300(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v297(x: object) -> bool:
+def _v301(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/nonce
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v298(x: object) -> bool:
+def _v302(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/provider
     if not any(_eq(x, c) for c in _C8):
         return False
     return True
 
 
-def _v299(x: object) -> bool:
+def _v303(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/hook_event
     if not (isinstance(x, str)):
         return False
@@ -554,7 +554,7 @@ def _v299(x: object) -> bool:
     return True
 
 
-def _v300(x: object) -> bool:
+def _v304(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/native_session_ref
     if not (isinstance(x, str)):
         return False
@@ -566,7 +566,7 @@ def _v300(x: object) -> bool:
     return True
 
 
-def _v294(x: object) -> bool:
+def _v298(x: object) -> bool:
     # event#/allOf/6/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -574,17 +574,17 @@ def _v294(x: object) -> bool:
         for k in ('dispatch_id', 'hook_event', 'native_session_ref', 'nonce', 'provider', 'session_id'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v295(x['session_id']):
+        if 'session_id' in x and not _v299(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v296(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v300(x['dispatch_id']):
             return False
-        if 'nonce' in x and not _v297(x['nonce']):
+        if 'nonce' in x and not _v301(x['nonce']):
             return False
-        if 'provider' in x and not _v298(x['provider']):
+        if 'provider' in x and not _v302(x['provider']):
             return False
-        if 'hook_event' in x and not _v299(x['hook_event']):
+        if 'hook_event' in x and not _v303(x['hook_event']):
             return False
-        if 'native_session_ref' in x and not _v300(x['native_session_ref']):
+        if 'native_session_ref' in x and not _v304(x['native_session_ref']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'nonce', 'provider', 'hook_event', 'native_session_ref'):
@@ -592,40 +592,40 @@ def _v294(x: object) -> bool:
     return True
 
 
-def _v293(x: object) -> bool:
+def _v297(x: object) -> bool:
     # event#/allOf/6/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v294(x['payload']):
+        if 'payload' in x and not _v298(x['payload']):
             return False
     return True
 
 
-def _v302(x: object) -> bool:
+def _v306(x: object) -> bool:
     # event#/allOf/6/if/properties/event_type
     if not _eq(x, _C9):
         return False
     return True
 
 
-def _v301(x: object) -> bool:
+def _v305(x: object) -> bool:
     # event#/allOf/6/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v302(x['event_type']):
+        if 'event_type' in x and not _v306(x['event_type']):
             return False
     return True
 
 
-def _v292(x: object) -> bool:
+def _v296(x: object) -> bool:
     # event#/allOf/6
-    if _v301(x):
-        if not _v293(x):
+    if _v305(x):
+        if not _v297(x):
             return False
     else:
         pass
     return True
 
 
-def _v237(x: object) -> bool:
+def _v241(x: object) -> bool:
     # event#
     if not (isinstance(x, dict)):
         return False
@@ -633,36 +633,36 @@ def _v237(x: object) -> bool:
         for k in ('created_at', 'event_id', 'event_type', 'format', 'payload'):
             if k not in x:
                 return False
-        if 'format' in x and not _v238(x['format']):
+        if 'format' in x and not _v242(x['format']):
             return False
-        if 'event_id' in x and not _v239(x['event_id']):
+        if 'event_id' in x and not _v243(x['event_id']):
             return False
-        if 'event_type' in x and not _v240(x['event_type']):
+        if 'event_type' in x and not _v244(x['event_type']):
             return False
-        if 'created_at' in x and not _v241(x['created_at']):
+        if 'created_at' in x and not _v245(x['created_at']):
             return False
-        if 'payload' in x and not _v242(x['payload']):
+        if 'payload' in x and not _v246(x['payload']):
             return False
         for k in x:
             if k not in ('format', 'event_id', 'event_type', 'created_at', 'payload'):
                 return False
-    if not _v243(x):
+    if not _v247(x):
         return False
-    if not _v254(x):
+    if not _v258(x):
         return False
-    if not _v262(x):
+    if not _v266(x):
         return False
-    if not _v269(x):
+    if not _v273(x):
         return False
-    if not _v276(x):
+    if not _v280(x):
         return False
-    if not _v284(x):
+    if not _v288(x):
         return False
-    if not _v292(x):
+    if not _v296(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'event': _v237,
+    'event': _v241,
 }

@@ -17,35 +17,35 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'application/vnd.oms.evidence+json'
 
 
-def _v304(x: object) -> bool:
+def _v308(x: object) -> bool:
     # evidence-envelope#/properties/payloadType
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v305(x: object) -> bool:
+def _v309(x: object) -> bool:
     # evidence-envelope#/properties/payload
-    if not _m_defs._v180(x):
+    if not _m_defs._v183(x):
         return False
     return True
 
 
-def _v308(x: object) -> bool:
+def _v312(x: object) -> bool:
     # evidence-envelope#/properties/signatures/items/properties/keyid
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v309(x: object) -> bool:
+def _v313(x: object) -> bool:
     # evidence-envelope#/properties/signatures/items/properties/sig
-    if not _m_defs._v180(x):
+    if not _m_defs._v183(x):
         return False
     return True
 
 
-def _v307(x: object) -> bool:
+def _v311(x: object) -> bool:
     # evidence-envelope#/properties/signatures/items
     if not (isinstance(x, dict)):
         return False
@@ -53,9 +53,9 @@ def _v307(x: object) -> bool:
         for k in ('keyid', 'sig'):
             if k not in x:
                 return False
-        if 'keyid' in x and not _v308(x['keyid']):
+        if 'keyid' in x and not _v312(x['keyid']):
             return False
-        if 'sig' in x and not _v309(x['sig']):
+        if 'sig' in x and not _v313(x['sig']):
             return False
         for k in x:
             if k not in ('keyid', 'sig'):
@@ -63,7 +63,7 @@ def _v307(x: object) -> bool:
     return True
 
 
-def _v306(x: object) -> bool:
+def _v310(x: object) -> bool:
     # evidence-envelope#/properties/signatures
     if not (isinstance(x, list)):
         return False
@@ -73,12 +73,12 @@ def _v306(x: object) -> bool:
         if len(x) > 1:
             return False
         for v in x:
-            if not _v307(v):
+            if not _v311(v):
                 return False
     return True
 
 
-def _v303(x: object) -> bool:
+def _v307(x: object) -> bool:
     # evidence-envelope#
     if not (isinstance(x, dict)):
         return False
@@ -86,11 +86,11 @@ def _v303(x: object) -> bool:
         for k in ('payload', 'payloadType', 'signatures'):
             if k not in x:
                 return False
-        if 'payloadType' in x and not _v304(x['payloadType']):
+        if 'payloadType' in x and not _v308(x['payloadType']):
             return False
-        if 'payload' in x and not _v305(x['payload']):
+        if 'payload' in x and not _v309(x['payload']):
             return False
-        if 'signatures' in x and not _v306(x['signatures']):
+        if 'signatures' in x and not _v310(x['signatures']):
             return False
         for k in x:
             if k not in ('payloadType', 'payload', 'signatures'):
@@ -99,5 +99,5 @@ def _v303(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'evidence-envelope': _v303,
+    'evidence-envelope': _v307,
 }

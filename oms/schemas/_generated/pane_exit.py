@@ -17,21 +17,21 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-exit-v1'
 
 
-def _v443(x: object) -> bool:
+def _v447(x: object) -> bool:
     # pane-exit#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v444(x: object) -> bool:
+def _v448(x: object) -> bool:
     # pane-exit#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v446(x: object) -> bool:
+def _v450(x: object) -> bool:
     # pane-exit#/properties/status/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -43,21 +43,21 @@ def _v446(x: object) -> bool:
     return True
 
 
-def _v447(x: object) -> bool:
+def _v451(x: object) -> bool:
     # pane-exit#/properties/status/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v445(x: object) -> bool:
+def _v449(x: object) -> bool:
     # pane-exit#/properties/status
-    if not (_v446(x) or _v447(x)):
+    if not (_v450(x) or _v451(x)):
         return False
     return True
 
 
-def _v449(x: object) -> bool:
+def _v453(x: object) -> bool:
     # pane-exit#/properties/signal/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -69,35 +69,35 @@ def _v449(x: object) -> bool:
     return True
 
 
-def _v450(x: object) -> bool:
+def _v454(x: object) -> bool:
     # pane-exit#/properties/signal/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v448(x: object) -> bool:
-    # pane-exit#/properties/signal
-    if not (_v449(x) or _v450(x)):
-        return False
-    return True
-
-
-def _v451(x: object) -> bool:
-    # pane-exit#/properties/ended_at
-    if not _m_defs._v82(x):
-        return False
-    return True
-
-
 def _v452(x: object) -> bool:
-    # pane-exit#/properties/detail
-    if not _m_defs._v88(x):
+    # pane-exit#/properties/signal
+    if not (_v453(x) or _v454(x)):
         return False
     return True
 
 
-def _v442(x: object) -> bool:
+def _v455(x: object) -> bool:
+    # pane-exit#/properties/ended_at
+    if not _m_defs._v85(x):
+        return False
+    return True
+
+
+def _v456(x: object) -> bool:
+    # pane-exit#/properties/detail
+    if not _m_defs._v91(x):
+        return False
+    return True
+
+
+def _v446(x: object) -> bool:
     # pane-exit#
     if not (isinstance(x, dict)):
         return False
@@ -105,17 +105,17 @@ def _v442(x: object) -> bool:
         for k in ('dispatch_id', 'ended_at', 'format', 'signal', 'status'):
             if k not in x:
                 return False
-        if 'format' in x and not _v443(x['format']):
+        if 'format' in x and not _v447(x['format']):
             return False
-        if 'dispatch_id' in x and not _v444(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v448(x['dispatch_id']):
             return False
-        if 'status' in x and not _v445(x['status']):
+        if 'status' in x and not _v449(x['status']):
             return False
-        if 'signal' in x and not _v448(x['signal']):
+        if 'signal' in x and not _v452(x['signal']):
             return False
-        if 'ended_at' in x and not _v451(x['ended_at']):
+        if 'ended_at' in x and not _v455(x['ended_at']):
             return False
-        if 'detail' in x and not _v452(x['detail']):
+        if 'detail' in x and not _v456(x['detail']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'status', 'signal', 'ended_at', 'detail'):
@@ -124,5 +124,5 @@ def _v442(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'pane-exit': _v442,
+    'pane-exit': _v446,
 }
