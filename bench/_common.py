@@ -20,15 +20,32 @@ def time_calls(fn: Callable[[], object], repeat: int, warmup: int = 3) -> list[f
     return out
 
 
-def time_interleaved(cases: Mapping[str, Callable[[], object]], repeat: int, warmup: int = 3) -> dict[str, list[float]]:
+def time_interleaved(
+    cases: Mapping[str, Callable[[], object]],
+    repeat: int,
+    warmup: int = 3,
+    paced: frozenset[str] = frozenset(),
+    gap_s: float = 0.0,
+) -> dict[str, list[float]]:
     """Seconds per call of each case, the cases taking turns (round-robin), so that a slow spell of the
-    machine lands on every case alike instead of on whichever ran then."""
-    for fn in cases.values():
+    machine lands on every case alike instead of on whichever ran then. The `paced` cases start at least
+    `gap_s` apart (waiting outside the clock): a broker answers a worker's state-touching hooks only at a
+    worker's rate (services/doors.py), and a bench must not measure its refusals."""
+    last = [0.0]
+
+    def pace(name: str) -> None:
+        if name in paced:
+            time.sleep(max(0.0, last[0] + gap_s - time.perf_counter()))
+            last[0] = time.perf_counter()
+
+    for name, fn in cases.items():
         for _ in range(warmup):
+            pace(name)
             fn()
     out: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(repeat):
         for name, fn in cases.items():
+            pace(name)
             start = time.perf_counter()
             fn()
             out[name].append(time.perf_counter() - start)

@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import command_runner, median_ms, p90_ms, table, time_interleaved
 from bench.startup_bench import build_empty, build_lean_empty
+from oms.services.doors import HOOK_RATE
 
 REPO = Path(__file__).resolve().parent.parent
 SOCKET_PATH_MAX = 107  # sun_path is 108 bytes with its NUL
@@ -58,6 +59,8 @@ PROMPT = "hook relay UserPromptSubmit"
 STOP = "hook relay Stop (result recorded)"
 BRIDGE = "bridge relay spawn -> initialize -> first tools/call"
 DIRECT_PROMPT = "broker alone: UserPromptSubmit (in-process client)"
+DIRECT_PRE = "broker alone: PreToolUse, allowed tool (in-process client; reads the fence)"
+MORE = "more events in the state root"
 HOOKS = (PRE, PROMPT, STOP)
 
 Runner = Callable[[], None]
@@ -251,16 +254,18 @@ def bench(
     runners[PROMPT] = hook_runner(binary, relay_hook("UserPromptSubmit"), env, prompt, nothing)
     runners[STOP] = hook_runner(binary, relay_hook("Stop"), env, stop, nothing)
     runners[BRIDGE] = bridge_runner(binary, ["worker", "bridge", *bridge], env)
+    runners[DIRECT_PRE] = direct_hook_runner(sock, ["--event", "PreToolUse", *hook], pre, nothing)
     runners[DIRECT_PROMPT] = direct_hook_runner(sock, ["--event", "UserPromptSubmit", *hook], prompt, nothing)
     runners["broker alone: bridge initialize + tools/call (in-process client)"] = direct_bridge_runner(sock, bridge)
-    results = time_interleaved(runners, runs)
+    paced = frozenset({PROMPT, STOP, DIRECT_PROMPT, f"{PROMPT}, {MORE}", f"{DIRECT_PROMPT}, {MORE}"})
+    gap = 1.0 / HOOK_RATE * 1.25
+    results = time_interleaved(runners, runs, paced=paced, gap_s=gap)
     if events:
         started = time.perf_counter()
         add_filler_events(data["state_root"], events)
         print(f"added {events} events in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-        more = f"{events:,} more events in the state root"
-        again = {f"{PROMPT}, {more}": runners[PROMPT], f"{DIRECT_PROMPT}, {more}": runners[DIRECT_PROMPT]}
-        results.update(time_interleaved(again, runs))
+        again = {f"{PROMPT}, {MORE}": runners[PROMPT], f"{DIRECT_PROMPT}, {MORE}": runners[DIRECT_PROMPT]}
+        results.update(time_interleaved(again, runs, paced=paced, gap_s=gap))
     return results
 
 

@@ -201,12 +201,19 @@ def is_ancestor(repo: str, ancestor: str, commit: str) -> bool:
 
 
 def committed_blob(repo: str, path: str, rev: str = "HEAD") -> tuple[str, bytes] | None:
-    """(object id, bytes) of `path` at `rev`, or None if it is not there. No filters run."""
-    done = git(repo, "rev-parse", "--verify", "-q", "--end-of-options", f"{rev}:{path}", check=False)
-    if done.returncode != 0:
-        return None
-    oid = done.text()
-    return oid, git(repo, "cat-file", "blob", oid, max_output=_MAX_BLOB).stdout
+    """(object id, bytes) of `path` at `rev`, or None if it is not there (or not a file). No filters run;
+    one git process (`cat-file --batch`)."""
+    if "\n" in path or "\n" in rev:
+        raise ValueError("a path or revision with a newline cannot be asked for")
+    out = git(repo, "cat-file", "--batch", stdin=f"{rev}:{path}\n".encode(), max_output=_MAX_BLOB + 256).stdout
+    header, _, rest = out.partition(b"\n")
+    fields = header.split(b" ")
+    if len(fields) != 3 or fields[1] != b"blob" or not fields[2].isdigit():
+        return None  # "<name> missing", or a tree or a submodule at that path
+    size = int(fields[2])
+    if len(rest) != size + 1 or rest[size:] != b"\n":
+        raise CheckoutChangedError(f"git cat-file returned {len(rest)} bytes for a blob of {size}")
+    return fields[0].decode("ascii"), rest[:size]
 
 
 def index_entries(repo: str, path: str) -> list[tuple[str, str, int, str]]:

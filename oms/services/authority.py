@@ -32,6 +32,7 @@ class Authority:
     worktree: JsonObject
     role: Role
     policy: Policy
+    instructions: str  # the executor instructions, read once, whose digest the intent approved
 
 
 def check_intent(dispatch: Record) -> str:
@@ -65,7 +66,7 @@ def check_approval(ws: Workspace, dispatch: Record, policy: Policy, intent: str)
     )
 
 
-def role_fields(ws: Workspace, configured: Role, policy: Policy) -> JsonObject:
+def role_fields(ws: Workspace, configured: Role, policy: Policy, instructions: str | None = None) -> JsonObject:
     """What of a role the intent binds, as it is now: the role as committed at HEAD (model, endpoint,
     transport, sandbox, argv), the files its launch would run (`adapters/programs.py`), the tools the
     policy grants it and the executor instructions' digest."""
@@ -80,15 +81,19 @@ def role_fields(ws: Workspace, configured: Role, policy: Policy) -> JsonObject:
         "role_argv": argv,
         "role_programs": files,
         "role_tools": tools,
-        "instructions_sha256": sha256_hex(committed_instructions(ws.config_root).encode("ascii")),
+        "instructions_sha256": sha256_hex(
+            (committed_instructions(ws.config_root) if instructions is None else instructions).encode("ascii")
+        ),
     }
 
 
-def check_role(ws: Workspace, configured: Role, policy: Policy, payload: JsonObject) -> None:
+def check_role(ws: Workspace, configured: Role, policy: Policy, payload: JsonObject) -> str:
     """What runs is what was approved: `role_fields` now must be the intent's, and nothing of the role may
-    differ in the working tree. The refusal names the fields."""
+    differ in the working tree. The refusal names the fields; returns the instructions it checked (what a
+    launch gives the agent: read once)."""
+    instructions = committed_instructions(ws.config_root)
     try:
-        now = role_fields(ws, configured, policy)
+        now = role_fields(ws, configured, policy, instructions)
     except ConfigError as exc:  # e.g. argv[0] no longer found: what would run is not what was approved
         raise AuthorityChangedError(f"role {configured.role_id}: {exc.message}") from exc
     changed = [field for field, value in now.items() if payload.get(field) != value]
@@ -101,6 +106,7 @@ def check_role(ws: Workspace, configured: Role, policy: Policy, payload: JsonObj
         raise AuthorityChangedError(
             f"uncommitted changes to {', '.join(drift)}: what runs comes from HEAD (commit or revert them)"
         )
+    return instructions
 
 
 def check_dispatch(ws: Workspace, dispatch: Record) -> Authority:
@@ -113,7 +119,7 @@ def check_dispatch(ws: Workspace, dispatch: Record) -> Authority:
     check_approval(ws, dispatch, policy, intent)
     config = ws.config()
     configured = role(config, access.text(payload, "role_id"))
-    check_role(ws, configured, policy, payload)
+    instructions = check_role(ws, configured, policy, payload)
     if payload["capabilities"] != worker_capabilities(policy, configured.role_id):
         raise AuthorityChangedError("dispatch capabilities are not exactly repository-read, ticket-worktree-write")
     ticket = ws.store.records("ticket").read(access.text(payload, "ticket_id"))
@@ -149,4 +155,4 @@ def check_dispatch(ws: Workspace, dispatch: Record) -> Authority:
         )
     ):
         raise AuthorityChangedError("worktree record no longer matches the dispatch")
-    return Authority(ticket, worktree, configured, policy)
+    return Authority(ticket, worktree, configured, policy, instructions)

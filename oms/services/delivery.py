@@ -49,7 +49,7 @@ from oms.process import is_frozen
 from oms.services import checkout, fence, launch, live, liveness, reaper, sandboxing, supervise
 from oms.services.authority import Authority, check_dispatch
 from oms.services.homes import home_path, materialise
-from oms.services.instructions import approved_instructions, executor_instructions
+from oms.services.instructions import executor_instructions
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
 from oms.store.documents import encode_document, read_document_optional
@@ -261,14 +261,15 @@ class Delivery:
         payload = dispatch.payload
         session_id = access.text(payload, "session_id")
         try:
-            self._alone_in_worktree(dispatch)
+            running = [p.dispatch_id for p in self.panes.list() if not p.dead]  # one tmux call for both questions
+            self._alone_in_worktree(dispatch, running)
             prior = payload.get("prior_failure_evidence")
             evidence = self.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
-            bound = self.session(session_id) is not None or self.panes.observe(dispatch.record_id) is not None
+            bound = self.session(session_id) is not None or dispatch.record_id in running
             checkout.restore_after_expiry(payload, evidence, self.ws.config_root, bound=bound)
             checkout.verify(payload, self.ws.config_root)
             tools = self._role_tools(authority)
-            plan = self.plan(dispatch, authority.role.argv, tools, approved_instructions(self.ws, payload))
+            plan = self.plan(dispatch, authority.role.argv, tools, authority.instructions)
             check_cli_version(str(payload["provider_mode"]))
             bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
             materialise(self.ws.store.state.root, plan)
@@ -563,14 +564,9 @@ class Delivery:
             "provider_mode": p["provider_mode"],
         }
 
-    def _alone_in_worktree(self, dispatch: Record) -> None:
+    def _alone_in_worktree(self, dispatch: Record, running: list[str]) -> None:
         """No attempt is launched into a worktree another attempt's pane still runs in (it may still write)."""
-
-        def alive(dispatch_id: str) -> bool:
-            pane = self.panes.observe(dispatch_id)
-            return pane is not None and not pane.dead
-
-        other = fence.still_running(self.ws, dispatch, alive)
+        other = fence.still_running(self.ws, dispatch, running)
         if other is not None:
             attempt = self.dispatch(other.record_id).payload.get("attempt")
             raise AuthorityChangedError(

@@ -128,16 +128,15 @@ def revoke(ws: Workspace, repository: str, why: str) -> tuple[Record, list[str]]
     return rec, park_fenced(ws, of_repository, "oms-cli")
 
 
-def still_running(ws: Workspace, dispatch: Record, alive: Callable[[str], bool]) -> Record | None:
-    """Another attempt's worker of the same ticket whose pane still runs (it shares the worktree), or None."""
+def still_running(ws: Workspace, dispatch: Record, running: list[str]) -> Record | None:
+    """Among the workers whose panes still run, another attempt's of the same ticket (it shares the
+    worktree), or None."""
     ticket_id = access.text(dispatch.payload, "ticket_id")
     records = ws.store.records("worker")
-    for worker_id in records.ids():
+    for worker_id in running:
         if worker_id == dispatch.record_id:
             continue
-        worker = records.read(worker_id)
-        if worker.payload.get("ticket_id") != ticket_id or worker.payload["health"] == "stopped":
-            continue
-        if alive(worker_id):
+        worker = records.read_if_exists(worker_id)
+        if worker is not None and worker.payload.get("ticket_id") == ticket_id:
             return worker
     return None
