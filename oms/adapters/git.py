@@ -283,27 +283,17 @@ def status_entries(repo: str) -> list[bytes]:
     return [entry for entry in out.split(b"\x00") if entry]
 
 
-# Files an agent CLI loads as instructions or configuration wherever they are in its checkout (Codex:
-# AGENTS.md, AGENTS.override.md, .codex/; Claude Code: CLAUDE.md, CLAUDE.local.md, .claude/, .mcp.json).
-AGENT_FILES = ("AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "CLAUDE.local.md", ".mcp.json")
-AGENT_DIRS = (".claude", ".codex")
-
-
-def ignored_agent_files(repo: str) -> list[str]:
-    """Ignored paths in the worktree, at any depth, that an agent CLI would load (`status` does not list
-    ignored files, so an earlier attempt could leave instructions nobody approved). oms's git takes
-    pathspecs literally, so every ignored file is listed (up to 64 MiB of names) and filtered here. Call
+def ignored_paths(repo: str) -> list[str]:
+    """The ignored paths in the worktree (an ignored directory once, as `dir/`; a nested repository the
+    same way; empty directories not). `status` never lists them, yet what an earlier attempt left there
+    is loaded by what runs next: instructions and skills an agent CLI reads at any depth (`AGENTS.md`,
+    `CLAUDE.md`, `.agents/skills/`, ...), a `.pyc` or `node_modules/` the approved program imports. Call
     after `refuse_unsafe_config`."""
     out = git(
         repo, "--no-optional-locks", "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
-        max_output=64 * 1024 * 1024,
+        "--directory", "--no-empty-directory",
     ).stdout  # fmt: skip
-    found = []
-    for entry in out.split(b"\x00"):
-        parts = entry.decode("utf-8", "surrogateescape").split("/")
-        if parts[-1] in AGENT_FILES or any(part in AGENT_DIRS for part in parts[:-1]):
-            found.append("/".join(parts))
-    return found
+    return [entry.decode("utf-8", "surrogateescape") for entry in out.split(b"\x00") if entry]
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -10,6 +10,7 @@ from enum import StrEnum
 
 from oms.canonical import JsonObject
 from oms.domain.machine import Next, step, with_fields
+from oms.errors import IllegalTransitionError
 
 
 class Activity(StrEnum):
@@ -75,6 +76,13 @@ def set_activity(
     """Move the activity machine."""
     target = step("worker activity", ACTIVITY, state, activity)
     return Next(target, with_fields(payload, updated_at=now, end_reason=end_reason, end_detail=end_detail))
+
+
+def mark_parked(state: str, payload: JsonObject, *, now: str, reason: str) -> Next:
+    """A parked worker stays parked, for another reason (e.g. its attempt was fenced while it was parked)."""
+    if payload.get("health") != Health.PARKED:
+        raise IllegalTransitionError("worker health", str(payload.get("health")), "mark-parked")
+    return Next(state, with_fields(payload, updated_at=now, health_reason=reason))
 
 
 def set_health(state: str, payload: JsonObject, health: str, *, now: str, reason: str | None = None) -> Next:

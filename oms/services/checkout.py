@@ -2,7 +2,8 @@
 
 `verify` refuses a worktree whose config could run code or that carries agent configuration, then
 checks: top level = planned worktree (real path), branch = planned branch, HEAD = start commit, the base
-commit is an ancestor of the start commit, and the tree is clean including untracked files (only now may
+commit is an ancestor of the start commit, and the tree is clean including untracked and ignored files
+(an earlier attempt's ignored leftovers are loaded by what runs next; only now may
 `git status` run, with fsmonitor off, no optional locks, never entering a submodule: each submodule's
 checked-out commit is compared with its gitlink at object level instead).
 
@@ -50,11 +51,12 @@ def verify(payload: JsonObject, repository: str) -> None:
     dirty = git.status_entries(path)
     if dirty:
         raise CheckoutChangedError(f"worktree is not clean ({len(dirty)} changed or untracked paths)")
-    loaded = git.ignored_agent_files(path)
-    if loaded:
+    ignored = git.ignored_paths(path)
+    if ignored:  # what an earlier attempt left where `status` does not look: instructions, skills, caches
         raise CheckoutChangedError(
-            f"worktree carries {shown(loaded[0])}, ignored by git but loaded by an agent CLI; refusing",
-            hint="remove it: an agent's instructions come from the committed tree only",
+            f"worktree carries {len(ignored)} ignored path{'s' if len(ignored) != 1 else ''} (first: "
+            f"{shown(ignored[0])}) that an agent CLI or the approved program could load; refusing",
+            hint=f"look, keep what you need elsewhere, then `git -C {shown(path)} clean -fdX` (oms deletes nothing)",
         )
     moved = git.submodules_moved(path)
     if moved:

@@ -64,14 +64,20 @@ def require_live(ws: Workspace, dispatch: Record) -> None:
 
 
 def park(ws: Workspace, dispatch_id: str, why: str, actor: str) -> bool:
-    """Park the worker of a fenced attempt (once; an ended or stopped worker is left alone). True if parked now."""
+    """Park the worker of a fenced attempt, or mark an already parked one as parked for the lapse (so that
+    only `oms worker resume` lifts it); an ended or stopped worker is left alone. True if written now."""
     records = ws.store.records("worker")
     for _ in range(5):  # hooks, liveness and delivery may move the worker meanwhile: re-read and retry
         worker = records.read_if_exists(dispatch_id)
-        if worker is None or worker.state in ENDED or worker.payload["health"] in ("parked", "stopped"):
+        if worker is None or worker.state in ENDED or worker.payload["health"] == "stopped":
             return False
         now = next_after(worker.observed_at, ws.now())
-        nxt = workers.set_health(worker.state, worker.payload, "parked", now=now, reason=why[:512])
+        if worker.payload["health"] == "parked":
+            if fence.parked_by_fence("parked", worker.payload.get("health_reason")) is not None:
+                return False
+            nxt = workers.mark_parked(worker.state, worker.payload, now=now, reason=why[:512])
+        else:
+            nxt = workers.set_health(worker.state, worker.payload, "parked", now=now, reason=why[:512])
         try:
             records.transition(
                 dispatch_id,

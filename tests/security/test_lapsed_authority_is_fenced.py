@@ -491,3 +491,19 @@ def test_resume_of_a_fenced_worker_is_one_line_and_changes_nothing(deliverable: 
         first = done.stderr.splitlines()[0]
         assert ("worker cannot resume: attempt fenced: the live authorisation" in first) == (target == dispatch_id)
         assert snapshot(deliverable.state) == before  # not even tmux.conf
+
+
+def test_a_worker_already_parked_is_marked_fenced(deliverable: Chain) -> None:
+    """Parked by `oms worker park` (or as silent) when the authorisation is revoked: it is marked as parked
+    for the lapse, so authorising again does not reopen its doors either."""
+    use_worker(deliverable)
+    dispatch_id, event_id = _github_dispatch(deliverable)
+    bound = _running(deliverable, dispatch_id, event_id)
+    with deliverable.workspace() as ws:
+        Delivery.open(ws).park(dispatch_id, "a pause", add_ms(deliverable.clock(), 3_600_000))
+        _, parked = fence_service.revoke(ws, "acme/widgets", "stop")
+        live.authorize(ws, "acme/widgets", person="Alice", confirmed_by="flag")
+    assert parked == [dispatch_id]
+    assert str(_worker(deliverable, dispatch_id)[2]).startswith("attempt fenced: the live authorisation")
+    answer = _hook_in_process(bound, "PreToolUse", {"tool_name": "Bash"})
+    assert "parked until `oms worker resume`" in str(answer)
