@@ -251,6 +251,10 @@ class Delivery:
             raise AuthorityChangedError("delivery event changed its accepted dispatch binding")
 
     def _launch(self, dispatch: Record, event_id: str) -> JsonObject:
+        if dispatch.state != "accepted":  # on every path (deliver, resume): only an accepted dispatch launches
+            raise AuthorityChangedError(
+                f"dispatch {dispatch.record_id} is {dispatch.state}; only an accepted one launches"
+            )
         try:
             authority = check_dispatch(self.ws, dispatch)
         except OmsError as exc:
@@ -266,12 +270,12 @@ class Delivery:
             prior = payload.get("prior_failure_evidence")
             evidence = self.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
             bound = self.session(session_id) is not None or dispatch.record_id in running
+            check_cli_version(str(payload["provider_mode"]))  # the cheap refusals before anything is reset
+            bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
             checkout.restore_after_expiry(payload, evidence, self.ws.config_root, bound=bound)
             checkout.verify(payload, self.ws.config_root)
             tools = self._role_tools(authority)
             plan = self.plan(dispatch, authority.role.argv, tools, authority.instructions)
-            check_cli_version(str(payload["provider_mode"]))
-            bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
             materialise(self.ws.store.state.root, plan)
             spec = self._launch_spec(dispatch, plan, tools)
         except OmsError as exc:
@@ -593,6 +597,9 @@ class Delivery:
             raise InvalidInputError(f"worker cannot park from health {worker.payload['health']}")
         if session.state == "parked" and session.payload["parked_until"] != until:
             raise InvalidInputError("worker is already parked until a different time")
+        nxt = None  # validated before any key reaches the pane (a past --until is refused untouched)
+        if session.state != "parked":
+            nxt = sessions.park(session.state, session.payload, until=until, now=next_after(session.observed_at, now))
         plan = self._native(dispatch)
         pane = self.panes.observe(dispatch_id)
         if pane is not None and not pane.dead and session.state != "parked":
@@ -601,8 +608,7 @@ class Delivery:
                 for keys in plan.park_keys:
                     self.panes.send_keys(dispatch_id, *keys)
                     time.sleep(0.3)
-        if session.state != "parked":
-            nxt = sessions.park(session.state, session.payload, until=until, now=next_after(session.observed_at, now))
+        if nxt is not None:
             self._session_step(session, nxt, stable_id("wkr-park", dispatch_id, bounded(reason), until))
         if worker.payload["health"] != "parked":
             self._worker_step(worker, stable_id("wkr-hlth-park", dispatch_id, bounded(reason), until), health="parked")
