@@ -623,7 +623,11 @@ class Delivery:
             event_id = dispatch.payload.get("delivery_event_id")
             if not isinstance(event_id, str):
                 raise InvalidInputError("dispatch has no delivery event")
-            outcome = self._launch(dispatch, event_id)
+            with self.ws.store.outbox(CONSUMER).lock(event_id):  # one lock for every launch (deliver's own)
+                dispatch = self.dispatch(dispatch_id)
+                if self.session(access.text(dispatch.payload, "session_id")) is not None:
+                    return self.observe(dispatch_id)  # launched meanwhile, by a deliverer or another resume
+                outcome = self._launch(dispatch, event_id)
             if outcome.get("status") == "parked":
                 raise ActivationError(f"worker was not launched: {outcome.get('reason')}")
             return self.observe(dispatch_id)
