@@ -185,6 +185,24 @@ class VersionConflictError(StoreError):
         super().__init__(f"{kind} {record_id} changed under us (got version {actual}, expected {expected})")
 
 
+class OperationConflictError(VersionConflictError):
+    """An operation id that already produced a version was asked for a different transition.
+
+    A kind of version conflict: a writer that re-reads and decides again is right either way."""
+
+    code = "operation-conflict"
+    hint = "another writer already used this operation id for a different change: re-read the record"
+
+    def __init__(self, kind: str, record_id: str, operation_id: str, version: int) -> None:
+        self.operation_id = operation_id
+        self.expected = None
+        self.actual = version
+        StoreError.__init__(
+            self,
+            f"{kind} {record_id}: operation {operation_id} already produced version {version} with a different change",
+        )
+
+
 class IllegalTransitionError(StoreError):
     """A state machine refused a transition."""
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import re
+import time
+from collections.abc import Callable
 from types import TracebackType
 from typing import NamedTuple
 
@@ -111,6 +113,26 @@ def acquire(root: Root, rel: str) -> Lock:
             raise LockHeldError(f"{rel}: held by live process {state.holder.pid}")
         break_stale(root, rel, state.holder)
     raise LockHeldError(f"{rel}: lock keeps changing hands; retry later")
+
+
+def acquire_waiting(
+    root: Root,
+    rel: str,
+    timeout_s: float,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Lock:
+    """Take lock `rel`, waiting up to `timeout_s` for a live holder to finish (polling every 10 ms);
+    then `LockHeldError` as from `acquire`. For short critical sections that callers must not fail on."""
+    deadline = clock() + timeout_s
+    while True:
+        try:
+            return acquire(root, rel)
+        except LockHeldError:
+            if clock() >= deadline:
+                raise
+        sleep(0.01)
 
 
 def break_stale(root: Root, rel: str, holder: procinfo.ProcessIdentity) -> bool:

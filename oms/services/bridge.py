@@ -182,20 +182,17 @@ class Tools:
         if dispatch.state != "accepted":
             return {"dispatch_id": dispatch.record_id, "state": dispatch.state, "already": True}
         nxt = Next(step("dispatch", machine.TABLE, dispatch.state, "acknowledge"), dispatch.payload)
-        rec = (
-            ws.store.records("dispatch")
-            .transition(
-                dispatch.record_id,
-                expected_version=dispatch.version,
-                state=nxt.state,
-                payload=nxt.payload,
-                operation_id=stable_id("dsp-ack", dispatch.record_id),
-                actor="oms-bridge",
-                observed_at=next_after(dispatch.observed_at, ws.now()),
-            )
-            .record
+        written = ws.store.records("dispatch").transition(
+            dispatch.record_id,
+            expected_version=dispatch.version,
+            state=nxt.state,
+            payload=nxt.payload,
+            operation_id=stable_id("dsp-ack", dispatch.record_id),
+            actor="oms-bridge",
+            observed_at=next_after(dispatch.observed_at, ws.now()),
         )
-        return {"dispatch_id": rec.record_id, "state": rec.state, "already": False}
+        rec = written.record
+        return {"dispatch_id": rec.record_id, "state": rec.state, "already": written.replayed}
 
     def record_dispatch_result(self, arguments: dict[str, Any]) -> dict[str, Any]:
         from oms.canonical import access

@@ -21,6 +21,8 @@ from oms.services.workspace import Workspace
 from oms.store import Record
 
 ACTOR = "oms-bridge"
+RESULT_LOCKS = "record-result"  # the outbox consumer whose per-dispatch locks serialise result recording
+RESULT_LOCK_WAIT_S = 30.0  # longer than one recording's git checks take
 WORKER_IDENTITY = ("oms worker", "worker@oms.invalid")
 
 
@@ -80,7 +82,19 @@ def record_result(
     ws: Workspace, dispatch: Record, *, status: str, summary: str, commit: object
 ) -> tuple[Record, str, bool]:
     """Store the signed result and move the dispatch and worker on; (dispatch, evidence ref, already).
-    Only while the attempt holds its lease (and, for a GitHub ticket, its live authorisation)."""
+    Only while the attempt holds its lease (and, for a GitHub ticket, its live authorisation).
+
+    Exactly one result wins. Callers of one dispatch take turns under its result lock, and each decides
+    on the dispatch as it is once the lock is held: a later caller finds the result recorded and gets
+    `already` (the same result) or a refusal (another one), and signs no evidence of its own."""
+    with ws.store.outbox(RESULT_LOCKS).lock(dispatch.record_id, wait_s=RESULT_LOCK_WAIT_S):
+        current = ws.store.records("dispatch").read(dispatch.record_id)
+        return _record_locked(ws, current, status=status, summary=summary, commit=commit)
+
+
+def _record_locked(
+    ws: Workspace, dispatch: Record, *, status: str, summary: str, commit: object
+) -> tuple[Record, str, bool]:
     fence.require(ws, dispatch, ACTOR)
     if dispatch.state == "accepted":
         raise InvalidInputError("call acknowledge_dispatch before record_dispatch_result")
@@ -120,21 +134,17 @@ def record_result(
         step("dispatch", machine.TABLE, dispatch.state, "record-result"),
         {**dispatch.payload, "result_evidence": evidence.ref},
     )
-    rec = (
-        ws.store.records("dispatch")
-        .transition(
-            dispatch.record_id,
-            expected_version=dispatch.version,
-            state=nxt.state,
-            payload=nxt.payload,
-            operation_id=stable_id("dsp-result", dispatch.record_id),
-            actor=ACTOR,
-            observed_at=next_after(dispatch.observed_at, ws.now()),
-        )
-        .record
+    written = ws.store.records("dispatch").transition(
+        dispatch.record_id,
+        expected_version=dispatch.version,
+        state=nxt.state,
+        payload=nxt.payload,
+        operation_id=stable_id("dsp-result", dispatch.record_id),
+        actor=ACTOR,
+        observed_at=next_after(dispatch.observed_at, ws.now()),
     )
     _finish_worker(ws, dispatch.record_id, status, summary)
-    return rec, evidence.ref, False
+    return written.record, evidence.ref, written.replayed
 
 
 def _finish_worker(ws: Workspace, dispatch_id: str, status: str, summary: str) -> None:

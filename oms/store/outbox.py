@@ -13,7 +13,7 @@ from typing import NamedTuple
 from oms.canonical import JsonObject, access, check, operation_nonce, parse_ts
 from oms.errors import AlreadyExistsError, ConflictError, IntegrityError
 from oms.fsio import Root
-from oms.fsio.locks import Lock, acquire
+from oms.fsio.locks import Lock, acquire, acquire_waiting
 from oms.limits import LIMITS, Limits
 from oms.store.documents import encode_document, parse_document
 
@@ -57,10 +57,12 @@ class Outbox:
         self.limits = limits
         self._dir = f"{OUTBOX_DIR}/{consumer_id}"
 
-    def lock(self, event_id: str) -> Lock:
-        """Take the processing lock for `event_id` (raises `LockHeldError` if a live process has it)."""
+    def lock(self, event_id: str, *, wait_s: float = 0.0) -> Lock:
+        """Take the processing lock for `event_id` (raises `LockHeldError` if a live process still has it
+        after `wait_s` seconds)."""
         self.root.mkdirs(self._dir)
-        return acquire(self.root, f"{self._dir}/{check(event_id, 'event id')}{LOCK_SUFFIX}")
+        rel = f"{self._dir}/{check(event_id, 'event id')}{LOCK_SUFFIX}"
+        return acquire_waiting(self.root, rel, wait_s) if wait_s > 0 else acquire(self.root, rel)
 
     def read_receipt(self, event_id: str) -> Receipt | None:
         """The committed receipt, if any."""

@@ -9,7 +9,8 @@ Rules:
   version N+1. Two writers racing for N+1: one wins, the other gets `VersionConflictError`.
 * Operation ids are idempotency keys. An operation that already produced a version returns that
   version (`replayed=True`) instead of writing again: whether it is the latest version, or an older
-  one found through the op index.
+  one found through the op index. Only the same change replays (same expected version, state and
+  payload); an operation id asked for a different change raises `OperationConflictError`.
 * Index invariant: before version N+1 is written, the op index entry of version N exists. So an
   operation's version is always either the latest one or indexed, and the lookup is O(1).
 * Each version names its actor, its observed time (strictly after the previous version's), its
@@ -28,6 +29,7 @@ from oms.errors import (
     IntegrityError,
     InvalidInputError,
     NotFoundError,
+    OperationConflictError,
     RecordNotFoundError,
     VersionConflictError,
 )
@@ -240,11 +242,11 @@ class RecordStore:
             latest = self.read_version(record_id, versions[-1]) if versions else None
             done = self._replay(record_id, operation_id, latest)
             if done is not None:
-                return WriteResult(done, replayed=True)
+                return self._replayed(done, expected, state, payload)
             if (None if latest is None else latest.version) != expected:
                 done = self.find_operation(record_id, operation_id)  # it may have landed meanwhile
                 if done is not None:
-                    return WriteResult(done, replayed=True)
+                    return self._replayed(done, expected, state, payload)
                 raise VersionConflictError(self.kind, record_id, expected, None if latest is None else latest.version)
             if latest is not None and observed_at <= latest.observed_at:
                 raise InvalidInputError(
@@ -287,6 +289,15 @@ class RecordStore:
             )
             return WriteResult(record, replayed=False)
         raise VersionConflictError(self.kind, record_id, expected, None)
+
+    def _replayed(self, done: Record, expected: int | None, state: str, payload: JsonObject) -> WriteResult:
+        """`done` answers the retry of the transition it recorded; any other transition is a conflict.
+
+        An operation id names one change: the same expected version, state and payload. Answering a
+        different change with `done` would tell a second writer its change was recorded when it was not."""
+        if (done.expected_version, done.state, done.payload) != (expected, state, payload):
+            raise OperationConflictError(self.kind, done.record_id, done.operation_id, done.version)
+        return WriteResult(done, replayed=True)
 
     def _replay(self, record_id: str, operation_id: str, latest: Record | None) -> Record | None:
         """The version `operation_id` produced, given the latest version already read."""

@@ -3,8 +3,9 @@
 Several clients hold views of one record that may be stale (this is how interleaved writers look to
 the store). They transition with their view as `expected_version`, replay earlier operations, and
 refresh. After every step the store must agree with a simple model: contiguous versions, a linked
-hash chain, every operation id applied exactly once, replays return the original version, and the
-op index covers every version but the latest.
+hash chain, every operation id applied exactly once, a replay of the same change returns the original
+version, the same operation id asked for any other change (another expected version or state) is an
+`OperationConflictError` that writes nothing, and the op index covers every version but the latest.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from oms.canonical import now
-from oms.errors import VersionConflictError
+from oms.errors import OperationConflictError, VersionConflictError
 from oms.store import StateRoot, Store
 from oms.store.records import OPS_DIR
 from tests.helpers import payload, ts
@@ -34,6 +35,7 @@ class RecordMachine(RuleBasedStateMachine):
         self.store = Store.open(f"{self.dir}/state")
         self.records = self.store.records("worker")
         self.model: list[tuple[str, str]] = []  # (operation id, state) per version
+        self.expected: list[int | None] = []  # the expected version each version was written with
         self.views = [0, 0, 0]
         self.clock = 0
         self.next_op = 0
@@ -58,6 +60,7 @@ class RecordMachine(RuleBasedStateMachine):
         )
         assert not res.replayed
         self.model.append(("op-c", "idle"))
+        self.expected.append(None)
 
     @rule(client=st.integers(0, 2), new_state=st.sampled_from(STATES))
     def transition(self, client: int, new_state: str) -> None:
@@ -76,6 +79,7 @@ class RecordMachine(RuleBasedStateMachine):
                 observed_at=self._tick(),
             )
         except VersionConflictError as exc:
+            assert not isinstance(exc, OperationConflictError)
             assert expected != latest
             assert (exc.expected, exc.actual) == (expected, latest)
             return
@@ -83,36 +87,53 @@ class RecordMachine(RuleBasedStateMachine):
         assert not res.replayed
         assert res.record.version == latest + 1
         self.model.append((op, new_state))
+        self.expected.append(expected)
         self.views[client] = res.record.version
 
     @precondition(lambda self: len(self.model) > 1)
-    @rule(data=st.data(), client=st.integers(0, 2))
-    def replay(self, data: st.DataObject, client: int) -> None:
+    @rule(data=st.data(), client=st.integers(0, 2), other_state=st.sampled_from(STATES))
+    def replay(self, data: st.DataObject, client: int, other_state: str) -> None:
         version = data.draw(st.integers(0, len(self.model) - 1))
         op, state = self.model[version]
+        same = data.draw(st.booleans())  # the change exactly as first asked, or as a stale client sees it
+        expected = self.expected[version] if same else (None if version == 0 else self.views[client])
+        asked = state if same else other_state
         before = len(self.model)
-        if version == 0:
-            res = self.records.create(
-                "dsp-1",
-                state=state,
-                payload=payload("worker"),
-                operation_id=op,
-                actor="oms-system",
-                observed_at=self._tick(),
-            )
+
+        def write() -> tuple[object, bool]:
+            if version == 0:
+                res = self.records.create(
+                    "dsp-1",
+                    state=asked,
+                    payload=payload("worker"),
+                    operation_id=op,
+                    actor="oms-system",
+                    observed_at=self._tick(),
+                )
+            else:
+                assert expected is not None
+                res = self.records.transition(
+                    "dsp-1",
+                    expected_version=expected,
+                    state=asked,
+                    payload=payload("worker"),
+                    operation_id=op,
+                    actor="oms-system",
+                    observed_at=self._tick(),
+                )
+            return res.record, res.replayed
+
+        if (expected, asked) == (self.expected[version], state):
+            record, replayed = write()
+            assert replayed
+            assert (record.version, record.operation_id) == (version, op)  # type: ignore[attr-defined]
         else:
-            res = self.records.transition(
-                "dsp-1",
-                expected_version=self.views[client],
-                state=state,
-                payload=payload("worker"),
-                operation_id=op,
-                actor="oms-system",
-                observed_at=self._tick(),
-            )
-        assert res.replayed
-        assert res.record.version == version
-        assert res.record.operation_id == op
+            try:
+                write()
+            except OperationConflictError as exc:
+                assert (exc.operation_id, exc.actual) == (op, version)
+            else:
+                raise AssertionError("a different change under a used operation id was not refused")
         assert len(self.model) == before
 
     @rule(client=st.integers(0, 2))
