@@ -33,7 +33,7 @@ from oms.errors import AlreadyExistsError, NotFoundError, OmsError
 from oms.fsio import ProcessIdentity, Root
 from oms.fsio.outside import remove_empty_dirs, reserve_descriptor
 from oms.fsio.procinfo import boot_id, start_ticks
-from oms.process import Foreground, data_fd, end_own_group, landlock, start_foreground
+from oms.process import Foreground, data_fd, end_own_group, kill_exact, landlock, start_foreground
 from oms.services import hooks, launch, reaper
 from oms.services.broker import Broker
 from oms.services.doors import WorkerDoors
@@ -72,17 +72,25 @@ def supervise(state_root: str, dispatch_id: str) -> int:
         def log(line: str) -> None:
             write_log_line(log_fd, budget, line)
 
+        run = _Run(root, os.path.realpath(state_root), spec, log, received)
+        ended: Ended = (1, None, "the supervisor failed before the sandbox ended")
         try:
-            ended = _Run(root, os.path.realpath(state_root), spec, log, received).run(slot)
-            if reaper.end_sandbox(root, dispatch_id):
-                log("the sandbox's init outlived bubblewrap: killed")
-            record_exit(root, dispatch_id, ended)
+            ended = run.run(slot)
         finally:
-            root.remove_socket(launch.socket_path(dispatch_id))
-            remove_empty_dirs(spec.worktree, tuple(os.path.basename(p) for p in spec.placeholders))
-            os.close(log_fd)
-    if signal.SIGHUP in received:
-        end_own_group()  # nothing of this pane's group may outlive it (a no-op unless we lead the group)
+            # End first, record after: nothing of the sandbox may outlive this run because the state root
+            # became unusable (the end record, the init record and the socket all live there).
+            if run.end_sandbox():
+                log("the sandbox's init outlived bubblewrap: killed")
+            try:
+                record_exit(root, dispatch_id, ended)
+                root.remove_socket(launch.socket_path(dispatch_id))
+            except (OmsError, OSError) as exc:
+                log(f"the end could not be recorded: {exc}")
+            finally:
+                remove_empty_dirs(spec.worktree, tuple(os.path.basename(p) for p in spec.placeholders))
+                os.close(log_fd)
+                if signal.SIGHUP in received:
+                    end_own_group()  # nothing of this pane's group may outlive it (a no-op unless we lead it)
     status, killed_by, _ = ended
     if killed_by is not None:
         return 128 + killed_by
@@ -100,7 +108,7 @@ class _Run:
         self.spec = spec
         self.log = log
         self.received = received
-        self.init_seen = False
+        self.init: ProcessIdentity | None = None  # the sandbox's init, held here whatever the state root says
         self.status_data = b""
 
     def run(self, slot: int) -> Ended:
@@ -184,7 +192,7 @@ class _Run:
                 step = steps.pop(0)
                 if step == signal.SIGKILL:
                     child.kill()
-                    reaper.end_sandbox(self.root, self.spec.dispatch_id)
+                    self.end_sandbox()
                 else:
                     child.signal_group(step)
                 next_step = time.monotonic() + GRACE_S
@@ -199,13 +207,24 @@ class _Run:
         with contextlib.suppress(BlockingIOError, InterruptedError, OSError):
             while len(self.status_data) < 65536 and (chunk := os.read(fd, 4096)):
                 self.status_data += chunk
-        if self.init_seen:
+        if self.init is not None:
             return
         pid = _child_pid(self.status_data)
         ticks = start_ticks(pid) if pid is not None else None
         if pid is not None and ticks is not None:
-            self.init_seen = True
-            reaper.record_init(self.root, self.spec.dispatch_id, ProcessIdentity(boot_id(), pid, ticks))
+            self.init = ProcessIdentity(boot_id(), pid, ticks)
+            try:  # for `observe` and `stop` should this process be killed outright
+                reaper.record_init(self.root, self.spec.dispatch_id, self.init)
+            except (OmsError, OSError) as exc:
+                self.log(f"the sandbox's init could not be recorded: {exc}")
+
+    def end_sandbox(self) -> bool:
+        """Kill the sandbox's init if that exact process still runs (by the identity this run holds), and
+        forget its record; True if it had to be killed. Never raises."""
+        killed = self.init is not None and kill_exact(self.init)
+        with contextlib.suppress(OmsError, OSError):
+            killed = reaper.end_sandbox(self.root, self.spec.dispatch_id) or killed
+        return killed
 
 
 def _child_pid(data: bytes) -> int | None:
