@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from oms.canonical import access, next_after, stable_id
 from oms.domain import fence, workers
-from oms.errors import AttemptFencedError, VersionConflictError
+from oms.errors import AttemptFencedError, VersionConflictError, one_line
 from oms.services import live
 from oms.services.workspace import Workspace
 from oms.store import Record
@@ -75,9 +75,9 @@ def park(ws: Workspace, dispatch_id: str, why: str, actor: str) -> bool:
         if worker.payload["health"] == "parked":
             if fence.parked_by_fence("parked", worker.payload.get("health_reason")) is not None:
                 return False
-            nxt = workers.mark_parked(worker.state, worker.payload, now=now, reason=why[:512])
+            nxt = workers.mark_parked(worker.state, worker.payload, now=now, reason=one_line(why))
         else:
-            nxt = workers.set_health(worker.state, worker.payload, "parked", now=now, reason=why[:512])
+            nxt = workers.set_health(worker.state, worker.payload, "parked", now=now, reason=one_line(why))
         try:
             records.transition(
                 dispatch_id,

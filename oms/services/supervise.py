@@ -29,7 +29,7 @@ from collections.abc import Callable
 from oms.adapters import seccomp
 from oms.adapters.sandbox import command_args, exec_marked
 from oms.canonical import JsonObject, check, now
-from oms.errors import AlreadyExistsError, NotFoundError, OmsError
+from oms.errors import AlreadyExistsError, NotFoundError, OmsError, one_line
 from oms.fsio import ProcessIdentity, Root
 from oms.fsio.outside import remove_empty_dirs, reserve_descriptor
 from oms.fsio.procinfo import boot_id, start_ticks
@@ -264,7 +264,7 @@ def record_exit(root: Root, dispatch_id: str, ended: Ended) -> None:
         "ended_at": now(),
     }
     if detail:
-        doc["detail"] = " ".join(detail.split())[:512]
+        doc["detail"] = one_line(detail)
     rel = exit_path(dispatch_id)
     root.mkdirs("panes")
     with contextlib.suppress(AlreadyExistsError):
