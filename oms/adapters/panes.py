@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 from oms.adapters.quoting import check_arg, shell_join
 from oms.errors import ProcessError, ProcessFailedError
-from oms.process import Completed, child_env, group_alive, kill_group, run
+from oms.fsio.procinfo import group_alive
+from oms.process import Completed, child_env, kill_group, run
 from oms.store.stateroot import TMUX_CONF
 
 __all__ = ["TMUX_CONF", "Pane", "Panes", "parse_panes", "socket_problem"]
