@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import time
@@ -38,7 +37,6 @@ from oms.errors import (
     AuthorityChangedError,
     ConfigError,
     InvalidInputError,
-    NotFoundError,
     OmsError,
     RecordNotFoundError,
     UnsafeFileError,
@@ -46,13 +44,12 @@ from oms.errors import (
 from oms.fsio.outside import regular_file_target
 from oms.fsio.procinfo import group_alive
 from oms.process import is_frozen
-from oms.services import checkout, fence, launch, live, liveness, reaper, sandboxing, supervise
+from oms.services import checkout, fence, launch, live, liveness, reaper, sandboxing
 from oms.services.authority import Authority, check_dispatch
 from oms.services.homes import home_path, materialise
 from oms.services.instructions import executor_instructions
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
-from oms.store import Record
-from oms.store.documents import encode_document, read_document_optional
+from oms.store import Record, panefiles
 from oms.version import HOOK_CONTRACT
 
 CONSUMER = "oms-worker-delivery"
@@ -304,7 +301,7 @@ class Delivery:
             )
             root = self.ws.store.state.root
             if self.panes.observe(dispatch.record_id) is None:
-                supervise.clear(root, dispatch.record_id)
+                panefiles.clear_exit(root, dispatch.record_id)
                 launch.write(root, spec)
             status, pane = self.panes.ensure(dispatch.record_id, argv=supervised, cwd=plan.cwd)
             if status == "reused":
@@ -319,7 +316,7 @@ class Delivery:
         except OmsError as exc:
             if status == "created":
                 self.panes.stop(dispatch.record_id)
-                self._drop_registry(dispatch.record_id)
+                panefiles.drop_registry(self.ws.store.state.root, dispatch.record_id)
             return self._park_worker(dispatch, event_id, "wkr-reg-park", exc)
         try:
             self.activate(plan, dispatch.record_id)
@@ -448,8 +445,6 @@ class Delivery:
 
     # ------------------------------------------------------------------ panes, sessions
     def _register_pane(self, dispatch: Record, pane: Pane) -> None:
-        root = self.ws.store.state.root
-        rel = f"panes/{dispatch.record_id}.json"
         doc: JsonObject = {
             "format": "oms-pane-v1",
             "dispatch_id": dispatch.record_id,
@@ -459,16 +454,7 @@ class Delivery:
             "provider_mode": dispatch.payload["provider_mode"],
             "created_at": self.ws.now(),
         }
-        existing = read_document_optional(root, rel, "pane-registry", 4096)
-        if existing is not None and existing["pane_id"] == pane.pane_id:
-            return
-        if existing is not None:
-            root.unlink(rel)
-        root.mkdirs("panes")
-        root.publish(rel, encode_document(doc, "pane-registry", rel, 4096))
-
-    def _drop_registry(self, dispatch_id: str) -> None:
-        self.ws.store.state.root.unlink(f"panes/{dispatch_id}.json")
+        panefiles.write_registry(self.ws.store.state.root, doc)
 
     def _register_session(self, dispatch: Record, pane: Pane, event_id: str) -> Record:
         session_id = access.text(dispatch.payload, "session_id")
@@ -683,18 +669,15 @@ class Delivery:
         dispatch = self.dispatch(dispatch_id)
         reason = bounded(reason)
         root = self.ws.store.state.root
-        marker = f"panes/{dispatch_id}.kill.json"
-        root.mkdirs("panes")
-        if not root.exists(marker):
-            doc: JsonObject = {
-                "format": "oms-kill-v1",
-                "dispatch_id": dispatch_id,
-                "by": by,
-                "pid": os.getpid(),
-                "reason": reason,
-                "requested_at": self.ws.now(),
-            }
-            root.publish(marker, encode_document(doc, "kill-marker", marker, 4096))
+        doc: JsonObject = {
+            "format": "oms-kill-v1",
+            "dispatch_id": dispatch_id,
+            "by": by,
+            "pid": os.getpid(),
+            "reason": reason,
+            "requested_at": self.ws.now(),
+        }
+        panefiles.leave_kill(root, doc)
         try:
             plan = self._native(dispatch)
             quit_keys = plan.quit_keys
@@ -711,11 +694,9 @@ class Delivery:
         worker = self.worker(dispatch_id)
         if worker.payload["health"] != "stopped" or worker.state not in ("done", "blocked"):
             self._end_worker(worker, stable_id("wkr-stop-end", dispatch_id, reason), end_reason, f"{reason} (by {by})")
-        with contextlib.suppress(NotFoundError):
-            self._drop_registry(dispatch_id)
-        with contextlib.suppress(NotFoundError):
-            root.unlink(marker)
-        supervise.clear(root, dispatch_id)
+        panefiles.drop_registry(root, dispatch_id)
+        panefiles.drop_kill(root, dispatch_id)
+        panefiles.clear_exit(root, dispatch_id)
         launch.discard(root, dispatch_id)  # a spec no supervisor took (it holds the agent's credential)
         self.panes.kill_server_if_idle()
         return self.observe(dispatch_id)
@@ -762,9 +743,9 @@ class Delivery:
         if (pane is not None and not pane.dead) or worker.payload["health"] == "stopped":
             return
         root = self.ws.store.state.root
-        ended = read_document_optional(root, supervise.exit_path(dispatch_id), "pane-exit", 4096)
+        ended = panefiles.read_exit(root, dispatch_id)
         if pane is None:
-            registry = read_document_optional(root, f"panes/{dispatch_id}.json", "pane-registry", 4096)
+            registry = panefiles.read_registry(root, dispatch_id)
             if registry is None:
                 return  # never launched, or stopped and forgotten
             pane_id = access.text(registry, "pane_id")
@@ -773,7 +754,7 @@ class Delivery:
         else:
             pane_id = pane.pane_id
         reaper.end_sandbox(root, dispatch_id)  # the pane has ended: so does whatever is left of its sandbox
-        marker = read_document_optional(root, f"panes/{dispatch_id}.kill.json", "kill-marker", 4096)
+        marker = panefiles.read_kill(root, dispatch_id)
         status = ended["status"] if ended is not None else pane.dead_status if pane is not None else None
         signum = ended["signal"] if ended is not None else pane.dead_signal if pane is not None else None
         if marker is not None:
