@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 import stat
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from oms.adapters.clock import SYSTEM_CLOCK, Clock
 from oms.adapters.quoting import check_arg, shell_join
 from oms.errors import ProcessError, ProcessFailedError
 from oms.fsio.procinfo import group_alive
@@ -97,10 +97,13 @@ def parse_panes(out: str) -> list[Pane]:
 class Panes:
     """oms's tmux server."""
 
-    def __init__(self, socket: str, conf: str, guard: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self, socket: str, conf: str, guard: Callable[[], None] | None = None, clock: Clock = SYSTEM_CLOCK
+    ) -> None:
         self.socket = socket
         self.conf = conf
         self.guard = guard or (lambda: None)
+        self.clock = clock
 
     def tmux(self, *args: str, check: bool = True, timeout: float = 10.0) -> Completed:
         """Run tmux against our socket only — checked first to be ours (`guard`): a socket, owned by us,
@@ -170,15 +173,15 @@ class Panes:
             for keys in quit_keys:
                 if keys[0] == "-l":
                     self.send_text(dispatch_id, keys[1])
-                    time.sleep(0.3)  # Codex reads text + Enter within 50 ms as a paste (research/tui.md §1.7)
+                    self.clock.sleep(0.3)  # Codex reads text + Enter within 50 ms as a paste (research/tui.md §1.7)
                 else:
                     self.send_keys(dispatch_id, *keys)
-            deadline = time.monotonic() + grace
-            while time.monotonic() < deadline:
+            deadline = self.clock.monotonic() + grace
+            while self.clock.monotonic() < deadline:
                 now = self.observe(dispatch_id)
                 if now is None or now.dead:
                     break
-                time.sleep(0.05)
+                self.clock.sleep(0.05)
         alive_group = not pane.dead and pane.pane_pid > 1
         self.tmux("kill-session", "-t", f"={dispatch_id}", check=False)
         if alive_group and group_alive(pane.pane_pid):

@@ -87,6 +87,12 @@ def revoke(ws: Workspace, repository: str, reason: str) -> Record:
     )
 
 
+def dispatch_request(dispatch: Record) -> JsonObject:
+    """What the contact journal records of a dispatch whose agent contacts a repository."""
+    fields = ("ticket_id", "role_id", "model_id", "provider_mode", "worktree_id")
+    return {k: dispatch.payload[k] for k in fields} | {"dispatch_id": dispatch.record_id}
+
+
 def disclose(
     ws: Workspace, repository: str, *, operation: str, surface: str, subject_id: str, request: JsonObject
 ) -> int:
