@@ -133,7 +133,10 @@ class Panes:
         return None
 
     def ensure(self, dispatch_id: str, *, argv: tuple[str, ...], cwd: str) -> tuple[str, Pane]:
-        """The dispatch's live pane: ("reused", pane) or ("created", pane)."""
+        """The dispatch's live pane: ("created", pane) when this call started it, ("reused", pane) when it
+        was there already — also when another launcher made the session between our look and our
+        `new-session` (tmux says "duplicate session"; its pane may not be tagged yet): that pane is the
+        other launcher's, which alone types into it and ends it on a failure."""
         check_arg(dispatch_id, "dispatch id")
         existing = self.observe(dispatch_id)
         if existing is not None and not existing.dead:
@@ -141,16 +144,18 @@ class Panes:
         if existing is not None:  # a dead pane from an earlier launch: clear it first
             self.tmux("kill-session", "-t", f"={dispatch_id}", check=False)
         command = "exec " + shell_join(argv)
+        status = "created"
         try:
             self.tmux("new-session", "-d", "-s", dispatch_id, "-x", str(WIDTH), "-y", str(HEIGHT), "-c", cwd, command)
         except ProcessFailedError as exc:
             if b"duplicate session" not in exc.stderr:
                 raise
-        self.tmux("set-option", "-p", "-t", f"={dispatch_id}:", "@oms_dispatch", dispatch_id)
+            status = "reused"
+        self.tmux("set-option", "-p", "-t", f"={dispatch_id}:", "@oms_dispatch", dispatch_id)  # the same tag
         pane = self.observe(dispatch_id)
         if pane is None:
-            raise ProcessError(f"tmux pane for {dispatch_id} vanished right after it was created")
-        return "created", pane
+            raise ProcessError(f"tmux pane for {dispatch_id} vanished right after it was {status}")
+        return status, pane
 
     def send_text(self, dispatch_id: str, text: str) -> None:
         """Type `text` literally into the pane (no Enter)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from oms.adapters import bwrap
-from oms.adapters.activation import Witness
+from oms.adapters.activation import ActivationError, Witness
 from oms.adapters.panes import Pane
 from oms.canonical import JsonObject, access, stable_id
 from oms.domain import delivery as rules
@@ -32,6 +32,11 @@ from oms.store import Record, panefiles
 if TYPE_CHECKING:
     from oms.adapters.providers.base import LaunchPlan
     from oms.services.delivery import Delivery
+
+
+REUSED = (
+    "another launcher made this worker's pane: it types the instruction (`oms worker resume` does, if it could not)"
+)
 
 
 class Launched(NamedTuple):
@@ -87,20 +92,15 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
         except OmsError as exc:
             return park(d, dispatch, event_id, "wkr-auth-park", exc)
     try:
-        supervised = (
-            d.executable,
-            "worker",
-            "supervise",
-            "--dispatch-id",
-            dispatch.record_id,
-            "--state-root",
-            d.ws.store.path,
-        )
-        if d.panes.observe(dispatch.record_id) is None:
+        supervised = (d.executable, "worker", "supervise", "--dispatch-id", dispatch.record_id)
+        wrote = d.panes.observe(dispatch.record_id) is None
+        if wrote:
             panefiles.clear_exit(root, dispatch.record_id)
             launch.write(root, spec)
-        status, pane = d.panes.ensure(dispatch.record_id, argv=supervised, cwd=plan.cwd)
-        if status == "reused":
+        status, pane = d.panes.ensure(
+            dispatch.record_id, argv=(*supervised, "--state-root", d.ws.store.path), cwd=plan.cwd
+        )
+        if status == "reused" and not wrote:  # a spec we wrote may be what its creator's supervisor reads
             launch.discard(root, dispatch.record_id)
         _register_pane(d, dispatch, pane)
     except OmsError as exc:
@@ -114,10 +114,15 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
             d.panes.stop(dispatch.record_id)
             panefiles.drop_registry(root, dispatch.record_id)
         return park(d, dispatch, event_id, "wkr-reg-park", exc)
-    try:
-        activate(d, plan, dispatch.record_id)
-    except OmsError as exc:
-        return _after_failed_activation(d, dispatch, event_id, exc)
+    typing = rules.after_ensure(status, prompted=plan.prompt is not None)
+    if typing is rules.AfterEnsure.PARK_PENDING:  # its creator types the instruction; never twice
+        parked = park(d, dispatch, event_id, "wkr-reuse-park", ActivationError(REUSED))
+        return Launched({**parked.outcome, "activation_pending": True}, parked.cause)
+    if typing is rules.AfterEnsure.ACTIVATE:
+        try:
+            activate(d, plan, dispatch.record_id)
+        except OmsError as exc:
+            return _after_failed_activation(d, dispatch, event_id, exc)
     fenced = fence.reason(d.ws, dispatch)  # lapsed while the agent was activated: it stays parked
     if fenced is not None:
         fence.park(d.ws, dispatch.record_id, fenced, SYSTEM_ACTOR)
