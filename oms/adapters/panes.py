@@ -151,10 +151,15 @@ class Panes:
             if b"duplicate session" not in exc.stderr:
                 raise
             status = "reused"
-        self.tmux("set-option", "-p", "-t", f"={dispatch_id}:", "@oms_dispatch", dispatch_id)  # the same tag
-        pane = self.observe(dispatch_id)
-        if pane is None:
-            raise ProcessError(f"tmux pane for {dispatch_id} vanished right after it was {status}")
+        try:
+            self.tmux("set-option", "-p", "-t", f"={dispatch_id}:", "@oms_dispatch", dispatch_id)  # the same tag
+            pane = self.observe(dispatch_id)
+            if pane is None:
+                raise ProcessError(f"tmux pane for {dispatch_id} vanished right after it was {status}")
+        except ProcessError:
+            if status == "created":  # ours, and nobody could find it untagged: nothing half-made is left
+                self.tmux("kill-session", "-t", f"={dispatch_id}", check=False)
+            raise
         return status, pane
 
     def send_text(self, dispatch_id: str, text: str) -> None:

@@ -23,7 +23,7 @@ from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.domain.policy import role_tools
 from oms.errors import AuthorityChangedError, OmsError, one_line
-from oms.services import checkout, fence, launch, live, liveness, plans
+from oms.services import checkout, fence, launch, live, liveness, plans, reaper
 from oms.services.authority import check_dispatch
 from oms.services.homes import materialise
 from oms.services.workspace import SYSTEM_ACTOR
@@ -102,18 +102,19 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
         )
         if status == "reused" and not wrote:  # a spec we wrote may be what its creator's supervisor reads
             launch.discard(root, dispatch.record_id)
-        _register_pane(d, dispatch, pane)
     except OmsError as exc:
         if d.panes.observe(dispatch.record_id) is None:  # no supervisor will read it: the credential goes
             launch.discard(root, dispatch.record_id)
         return park(d, dispatch, event_id, "wkr-lch-park", exc)
+    step, registry_ours = "pane", False  # from here on the pane exists: nothing may be left half-launched
     try:
+        registry_ours = _register_pane(d, dispatch, pane)
+        step = "session"
         _register_session(d, dispatch, pane, event_id)
     except OmsError as exc:
-        if status == "created":
-            d.panes.stop(dispatch.record_id)
-            panefiles.drop_registry(root, dispatch.record_id)
-        return park(d, dispatch, event_id, "wkr-reg-park", exc)
+        return _after_pane_failure(
+            d, dispatch, event_id, step, exc, created=status == "created", registry=registry_ours
+        )
     typing = rules.after_ensure(status, prompted=plan.prompt is not None)
     if typing is rules.AfterEnsure.PARK_PENDING:  # its creator types the instruction; never twice
         parked = park(d, dispatch, event_id, "wkr-reuse-park", ActivationError(REUSED))
@@ -140,9 +141,9 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
     )
 
 
-def park(d: Delivery, dispatch: Record, event_id: str, prefix: str, exc: OmsError) -> Launched:
-    """Park the worker (unless it is parked already) with the error's one-line message."""
-    message = one_line(exc.message, default="worker lifecycle request")
+def park(d: Delivery, dispatch: Record, event_id: str, prefix: str, exc: OmsError, reason: str = "") -> Launched:
+    """Park the worker (unless it is parked already) with `reason`, else the error's one-line message."""
+    message = one_line(reason or exc.message, default="worker lifecycle request")
 
     def decide(worker: Record, now: str) -> Next | None:
         if worker.payload["health"] == "parked":
@@ -184,6 +185,26 @@ def activate(d: Delivery, plan: LaunchPlan, dispatch_id: str) -> None:
     d.keys.activate(plan, dispatch_id, witness)
 
 
+PARK_OP = {"pane": "wkr-lch-park", "session": "wkr-reg-park"}
+
+
+def _after_pane_failure(
+    d: Delivery, dispatch: Record, event_id: str, step: str, exc: OmsError, *, created: bool, registry: bool
+) -> Launched:
+    """A step after the pane exists failed (`domain/delivery.after_pane_failure`): the pane is ended if
+    this launch created it — its session, every process of its group, its sandbox, the spec its supervisor
+    did not take, the registry this launch wrote — and the worker parked with a reason naming the step."""
+    after = rules.after_pane_failure(step, exc.message, created=created)
+    if after.end_pane:
+        root = d.ws.store.state.root
+        d.panes.stop(dispatch.record_id)
+        reaper.end_sandbox(root, dispatch.record_id)
+        launch.discard(root, dispatch.record_id)
+        if registry:
+            panefiles.drop_registry(root, dispatch.record_id)
+    return park(d, dispatch, event_id, PARK_OP[step], exc, after.reason)
+
+
 def _after_failed_activation(d: Delivery, dispatch: Record, event_id: str, exc: OmsError) -> Launched:
     pane = d.panes.observe(dispatch.record_id)
     end_reason = rules.after_failed_activation(None if pane is None else _seen(pane))
@@ -220,7 +241,8 @@ def _alone_in_worktree(d: Delivery, dispatch: Record, running: list[str]) -> Non
         )
 
 
-def _register_pane(d: Delivery, dispatch: Record, pane: Pane) -> None:
+def _register_pane(d: Delivery, dispatch: Record, pane: Pane) -> bool:
+    """Register the pane; True if this call wrote the registry."""
     doc: JsonObject = {
         "format": "oms-pane-v1",
         "dispatch_id": dispatch.record_id,
@@ -230,7 +252,7 @@ def _register_pane(d: Delivery, dispatch: Record, pane: Pane) -> None:
         "provider_mode": dispatch.payload["provider_mode"],
         "created_at": d.ws.now(),
     }
-    panefiles.write_registry(d.ws.store.state.root, doc)
+    return panefiles.write_registry(d.ws.store.state.root, doc)
 
 
 def _register_session(d: Delivery, dispatch: Record, pane: Pane, event_id: str) -> Record:

@@ -3,16 +3,18 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from oms.adapters.activation import Witness
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject
 from oms.fsio.procinfo import group_alive
 from oms.services.delivery import Delivery
-from tests.chain import Chain, accepted, use_worker
+from tests.chain import Chain, accepted, use_worker, wait_for
 
 
 class _Keys:
@@ -61,6 +63,22 @@ def _wait_until(what: Callable[[], bool], timeout: float = 20.0) -> None:
         time.sleep(0.05)
 
 
+def _processes_of(dispatch_id: str) -> list[int]:
+    """Live processes whose command line or environment names `dispatch_id` (a pane's whole tree)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            seen = (entry / "cmdline").read_bytes() + (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
+        except (OSError, IndexError):
+            continue  # gone meanwhile, or not ours to read
+        if dispatch_id.encode() in seen and state not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found
+
+
 def _pane_list(chain: Chain) -> list[str]:
     with chain.workspace() as ws:
         return [p.dispatch_id for p in Delivery.open(ws).panes.list()]
@@ -93,3 +111,43 @@ def test_the_launcher_that_created_the_pane_types_the_instruction(deliverable: C
     keys = _Keys()
     assert _deliver(deliverable, event_id, keys)["status"] == "created"
     assert keys.activated == [dispatch_id]
+
+
+# ---------------------------------------------------------------------- bug 2: half-launched worker
+def test_a_failed_pane_registration_ends_the_pane_and_parks_naming_the_step(deliverable: Chain) -> None:
+    out = use_worker(deliverable, "silent")
+    dispatch_id, event_id = accepted(deliverable)
+    registry = deliverable.state / "panes" / f"{dispatch_id}.json"
+    registry.parent.mkdir(exist_ok=True)
+    registry.write_text("{not a registry\n")
+    registry.chmod(0o600)
+    outcome = _deliver(deliverable, event_id)
+    assert outcome["status"] == "parked"
+    assert _pane_list(deliverable) == []  # ended: nothing is left half-launched
+    _wait_until(lambda: not _processes_of(dispatch_id))
+    assert str(outcome["reason"]).startswith("registering the pane failed: ")
+    with deliverable.workspace() as ws:
+        dispatch = ws.store.records("dispatch").read(dispatch_id)
+        worker = ws.store.records("worker").read(dispatch_id)
+        assert ws.store.records("session").read_if_exists(str(dispatch.payload["session_id"])) is None
+    assert (dispatch.state, worker.state, worker.payload["health"]) == ("accepted", "idle", "parked")
+    assert str(worker.payload["health_reason"]).startswith("registering the pane failed")
+    assert registry.read_text() == "{not a registry\n"  # not ours: kept for `oms store verify` to name
+    registry.unlink()  # once it is gone, resume launches the parked worker
+    with deliverable.workspace() as ws:
+        view = Delivery.open(ws).resume(dispatch_id)
+    assert (view["session_state"], view["pane_live"], view["worker_health"]) == ("running", True, "healthy")
+    wait_for(out)
+
+
+def test_a_failure_after_another_launchers_pane_leaves_that_pane_alone(deliverable: Chain) -> None:
+    use_worker(deliverable, "silent")
+    dispatch_id, event_id = accepted(deliverable)
+    pid = _other_launchers_pane(deliverable, dispatch_id)
+    registry = deliverable.state / "panes" / f"{dispatch_id}.json"
+    registry.write_text("{not a registry\n")
+    registry.chmod(0o600)
+    outcome = _deliver(deliverable, event_id)
+    assert outcome["status"] == "parked"
+    assert _pane_list(deliverable) == [dispatch_id]  # not ours to end
+    assert group_alive(pid)
