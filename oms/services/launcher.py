@@ -93,7 +93,8 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
             return park(d, dispatch, event_id, "wkr-auth-park", exc)
     try:
         supervised = (d.executable, "worker", "supervise", "--dispatch-id", dispatch.record_id)
-        wrote = d.panes.observe(dispatch.record_id) is None
+        shown = d.panes.observe(dispatch.record_id)
+        wrote = shown is None or shown.dead  # a new pane starts: only its own end will be trusted
         if wrote:
             panefiles.clear_exit(root, dispatch.record_id)
             launch.write(root, spec)

@@ -13,6 +13,7 @@ from oms.adapters.activation import Witness
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject
 from oms.fsio.procinfo import group_alive
+from oms.services import supervise
 from oms.services.delivery import Delivery
 from tests.chain import Chain, accepted, use_worker, wait_for
 
@@ -151,3 +152,21 @@ def test_a_failure_after_another_launchers_pane_leaves_that_pane_alone(deliverab
     assert outcome["status"] == "parked"
     assert _pane_list(deliverable) == [dispatch_id]  # not ours to end
     assert group_alive(pid)
+
+
+# ---------------------------------------------------------------------- bug 3: a stale exit record
+def test_a_relaunch_over_a_dead_pane_trusts_only_the_new_panes_end(deliverable: Chain) -> None:
+    out = use_worker(deliverable, "exit3")
+    dispatch_id, event_id = accepted(deliverable)
+    with deliverable.workspace() as ws:  # an earlier launch's pane, ended (exit 7) and recorded
+        delivery = Delivery.open(ws)
+        delivery.panes.ensure(dispatch_id, argv=("/bin/sh", "-c", "exit 7"), cwd=str(deliverable.base))
+        _wait_until(lambda: (p := delivery.panes.observe(dispatch_id)) is not None and p.dead)
+        supervise.record_exit(ws.store.state.root, dispatch_id, (7, None, None))
+    assert _deliver(deliverable, event_id)["status"] == "created"
+    with deliverable.workspace() as ws:
+        delivery = Delivery.open(ws)
+        _wait_until(lambda: (p := delivery.panes.observe(dispatch_id)) is not None and p.dead)
+        view = delivery.observe(dispatch_id)
+    assert (view["end_reason"], view["end_detail"]) == ("exit", "the agent exited with status 3")
+    assert "cwd=" in wait_for(out, timeout=1)  # the new pane ran the worker
