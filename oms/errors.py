@@ -17,13 +17,15 @@ _UNPRINTABLE = re.compile(r"[^\x20-\x7e]")
 _MAX_MESSAGE = 512
 
 
-def one_line(text: str, limit: int = _MAX_MESSAGE) -> str:
-    """Squash `text` to one printable ASCII line of at most `limit` characters."""
+def one_line(text: str, limit: int = _MAX_MESSAGE, *, default: str = "") -> str:
+    """Squash `text` to one printable ASCII line of at most `limit` characters (`default` when nothing is
+    left). The one helper for every message and every reason oms stores (a stop, park, cancel or end
+    reason, an exit's detail): no line break, no terminal control, bounded."""
     flat = _UNPRINTABLE.sub(lambda m: " " if m.group() in "\r\n\t" else "?", text).strip()
     flat = re.sub(r" {2,}", " ", flat)
     if len(flat) > limit:
         flat = flat[: limit - 3] + "..."
-    return flat
+    return flat or default
 
 
 _SHOWN_MAX = 160

@@ -33,6 +33,8 @@ class Limits(NamedTuple):
     process_output_bytes: int = 1024 * 1024
     probe_timeout_s: float = 10.0
     reason_chars: int = 512
+    activation_ready_s: float = 30.0  # an agent CLI shows its ready marks within this after its pane starts
+    activation_confirm_s: float = 5.0  # ... and shows it took the instruction within this after Enter
 
 
 LIMITS = Limits()

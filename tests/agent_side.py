@@ -25,10 +25,10 @@ from typing import Any
 from oms.canonical import operation_nonce
 from oms.services import bridge
 from oms.services.broker import Broker
-from oms.services.delivery import CONSUMER
 from oms.services.doors import WorkerDoors
 from oms.services.doorway import BrokerLimits
 from oms.services.hooks import HookArgs
+from oms.services.liveness import CONSUMER
 from oms.version import HOOK_CONTRACT
 from tests.chain import Chain, accepted
 from tests.helpers import OmsCommand, git

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import os
 import stat
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from oms.adapters.clock import SYSTEM_CLOCK, Clock
 from oms.adapters.quoting import check_arg, shell_join
 from oms.errors import ProcessError, ProcessFailedError
-from oms.process import Completed, child_env, group_alive, kill_group, run
+from oms.fsio.procinfo import group_alive
+from oms.process import Completed, child_env, kill_group, run
 from oms.store.stateroot import TMUX_CONF
 
 __all__ = ["TMUX_CONF", "Pane", "Panes", "parse_panes", "socket_problem"]
@@ -96,10 +97,13 @@ def parse_panes(out: str) -> list[Pane]:
 class Panes:
     """oms's tmux server."""
 
-    def __init__(self, socket: str, conf: str, guard: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self, socket: str, conf: str, guard: Callable[[], None] | None = None, clock: Clock = SYSTEM_CLOCK
+    ) -> None:
         self.socket = socket
         self.conf = conf
         self.guard = guard or (lambda: None)
+        self.clock = clock
 
     def tmux(self, *args: str, check: bool = True, timeout: float = 10.0) -> Completed:
         """Run tmux against our socket only — checked first to be ours (`guard`): a socket, owned by us,
@@ -129,7 +133,10 @@ class Panes:
         return None
 
     def ensure(self, dispatch_id: str, *, argv: tuple[str, ...], cwd: str) -> tuple[str, Pane]:
-        """The dispatch's live pane: ("reused", pane) or ("created", pane)."""
+        """The dispatch's live pane: ("created", pane) when this call started it, ("reused", pane) when it
+        was there already — also when another launcher made the session between our look and our
+        `new-session` (tmux says "duplicate session"; its pane may not be tagged yet): that pane is the
+        other launcher's, which alone types into it and ends it on a failure."""
         check_arg(dispatch_id, "dispatch id")
         existing = self.observe(dispatch_id)
         if existing is not None and not existing.dead:
@@ -137,16 +144,23 @@ class Panes:
         if existing is not None:  # a dead pane from an earlier launch: clear it first
             self.tmux("kill-session", "-t", f"={dispatch_id}", check=False)
         command = "exec " + shell_join(argv)
+        status = "created"
         try:
             self.tmux("new-session", "-d", "-s", dispatch_id, "-x", str(WIDTH), "-y", str(HEIGHT), "-c", cwd, command)
         except ProcessFailedError as exc:
             if b"duplicate session" not in exc.stderr:
                 raise
-        self.tmux("set-option", "-p", "-t", f"={dispatch_id}:", "@oms_dispatch", dispatch_id)
-        pane = self.observe(dispatch_id)
-        if pane is None:
-            raise ProcessError(f"tmux pane for {dispatch_id} vanished right after it was created")
-        return "created", pane
+            status = "reused"
+        try:
+            self.tmux("set-option", "-p", "-t", f"={dispatch_id}:", "@oms_dispatch", dispatch_id)  # the same tag
+            pane = self.observe(dispatch_id)
+            if pane is None:
+                raise ProcessError(f"tmux pane for {dispatch_id} vanished right after it was {status}")
+        except ProcessError:
+            if status == "created":  # ours, and nobody could find it untagged: nothing half-made is left
+                self.tmux("kill-session", "-t", f"={dispatch_id}", check=False)
+            raise
+        return status, pane
 
     def send_text(self, dispatch_id: str, text: str) -> None:
         """Type `text` literally into the pane (no Enter)."""
@@ -169,15 +183,15 @@ class Panes:
             for keys in quit_keys:
                 if keys[0] == "-l":
                     self.send_text(dispatch_id, keys[1])
-                    time.sleep(0.3)  # Codex reads text + Enter within 50 ms as a paste (research/tui.md §1.7)
+                    self.clock.sleep(0.3)  # Codex reads text + Enter within 50 ms as a paste (research/tui.md §1.7)
                 else:
                     self.send_keys(dispatch_id, *keys)
-            deadline = time.monotonic() + grace
-            while time.monotonic() < deadline:
+            deadline = self.clock.monotonic() + grace
+            while self.clock.monotonic() < deadline:
                 now = self.observe(dispatch_id)
                 if now is None or now.dead:
                     break
-                time.sleep(0.05)
+                self.clock.sleep(0.05)
         alive_group = not pane.dead and pane.pane_pid > 1
         self.tmux("kill-session", "-t", f"={dispatch_id}", check=False)
         if alive_group and group_alive(pane.pane_pid):

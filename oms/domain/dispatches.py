@@ -23,6 +23,7 @@ from enum import StrEnum
 
 from oms.canonical import JsonObject, digest, sha256_hex
 from oms.domain.machine import Next, step, with_fields
+from oms.errors import one_line
 
 
 class DispatchState(StrEnum):
@@ -125,7 +126,7 @@ def record_review(state: str, payload: JsonObject, *, evidence_ref: str, verdict
             payload,
             advisor_evidence=evidence_ref,
             advisor_verdict="reject",
-            reason=_bounded(f"advisor rejected: {rationale}"),
+            reason=one_line(f"advisor rejected: {rationale}", default="no reason given"),
         ),
     )
 
@@ -145,14 +146,15 @@ def accept(state: str, payload: JsonObject, *, delivery_event_id: str, accepted_
 
 def reject(state: str, payload: JsonObject, *, reason: str) -> Next:
     """Decline a proposed dispatch."""
-    return Next(step("dispatch", TABLE, state, "reject"), with_fields(payload, reason=_bounded(reason)))
+    return Next(
+        step("dispatch", TABLE, state, "reject"),
+        with_fields(payload, reason=one_line(reason, default="no reason given")),
+    )
 
 
 def cancel(state: str, payload: JsonObject, *, reason: str) -> Next:
     """Cancel a dispatch that has not ended."""
-    return Next(step("dispatch", TABLE, state, "cancel"), with_fields(payload, reason=_bounded(reason)))
-
-
-def _bounded(text: str) -> str:
-    flat = " ".join(text.replace("\x00", " ").split())
-    return (flat or "no reason given")[:512]
+    return Next(
+        step("dispatch", TABLE, state, "cancel"),
+        with_fields(payload, reason=one_line(reason, default="no reason given")),
+    )

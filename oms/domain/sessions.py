@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from oms.canonical import JsonObject, add_ms, parse_ts
 from oms.domain.machine import Next, step, with_fields
-from oms.errors import InvalidInputError
+from oms.errors import InvalidInputError, one_line
 
 HEARTBEAT_MS = 15 * 60 * 1000
 TABLE: dict[str, dict[str, str]] = {
@@ -73,5 +73,5 @@ def stop(state: str, payload: JsonObject, *, reason: str, now: str) -> Next:
     """End the session."""
     return Next(
         step("session", TABLE, state, "stop"),
-        with_fields(payload, stop_reason=" ".join(reason.split())[:512] or "stopped", last_observed_at=now),
+        with_fields(payload, stop_reason=one_line(reason, default="stopped"), last_observed_at=now),
     )

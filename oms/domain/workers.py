@@ -10,7 +10,7 @@ from enum import StrEnum
 
 from oms.canonical import JsonObject
 from oms.domain.machine import Next, step, with_fields
-from oms.errors import IllegalTransitionError
+from oms.errors import IllegalTransitionError, one_line
 
 
 class Activity(StrEnum):
@@ -89,3 +89,44 @@ def set_health(state: str, payload: JsonObject, health: str, *, now: str, reason
     """Move the health machine (the activity state is unchanged); `reason` says why (e.g. `hooks_silent`)."""
     step("worker health", HEALTH, str(payload["health"]), health)
     return Next(state, with_fields(payload, health=health, updated_at=now, health_reason=reason))
+
+
+def change(
+    state: str,
+    payload: JsonObject,
+    *,
+    now: str,
+    health: str | None = None,
+    reason: str | None = None,
+    activity: str | None = None,
+    end_reason: str | None = None,
+    end_detail: str | None = None,
+) -> Next:
+    """Health first (with its reason), then activity (with its end reason); at least one is given."""
+    if health is None and activity is None:
+        raise IllegalTransitionError("worker", state, "change nothing")
+    nxt = Next(state, payload)
+    if health is not None:
+        nxt = set_health(nxt.state, nxt.payload, health, now=now, reason=reason)
+    if activity is not None:
+        nxt = set_activity(nxt.state, nxt.payload, activity, now=now, end_reason=end_reason, end_detail=end_detail)
+    return nxt
+
+
+def end(state: str, payload: JsonObject, *, now: str, end_reason: str, detail: str) -> Next | None:
+    """The worker whose pane ended or was stopped: health `stopped`, an `idle` or `working` activity
+    `blocked`, and the end reason recorded — the first one stays. None when nothing is left to change."""
+    health = Health.STOPPED if payload.get("health") != Health.STOPPED else None
+    activity = Activity.BLOCKED if state in (Activity.IDLE, Activity.WORKING) else None
+    if health is None and activity is None:
+        return None
+    nxt = Next(state, payload)
+    if health is not None:
+        nxt = set_health(nxt.state, nxt.payload, health, now=now)
+    if activity is not None:
+        return set_activity(
+            nxt.state, nxt.payload, activity, now=now, end_reason=end_reason, end_detail=one_line(detail)
+        )
+    if nxt.payload.get("end_reason") is None:
+        return Next(nxt.state, with_fields(nxt.payload, end_reason=end_reason, end_detail=one_line(detail)))
+    return nxt

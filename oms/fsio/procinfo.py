@@ -62,7 +62,11 @@ def start_ticks(pid: int) -> int | None:
 
 def group_alive(pgid: int) -> bool:
     """True while a live process (not a zombie) of process group `pgid` exists: a scan of /proc, so that
-    zombies nobody reaps (an orphan's parent may be a minimal init) do not count as alive."""
+    zombies nobody reaps (an orphan's parent may be a minimal init) do not count as alive.
+
+    The one liveness rule for a process group in oms (a pane's end, `kill_group`, `Panes.stop`): a zombie
+    is not alive — it runs nothing, holds no file or terminal, and no signal ends it; counting it would
+    make a pane whose agent is only a zombie look alive forever (`kill(-pgid, 0)` succeeds for it)."""
     try:
         entries = os.listdir("/proc")
     except OSError:

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from oms.errors import ProcessFailedError, ProcessTimeoutError, ToolNotFoundError
-from oms.fsio.procinfo import ProcessIdentity, boot_id, start_ticks
+from oms.fsio.procinfo import ProcessIdentity, boot_id, group_alive, start_ticks
 from oms.limits import LIMITS
 from oms.process import landlock
 from oms.process.env import child_env
@@ -360,7 +360,8 @@ def end_own_group() -> None:
 def kill_group(pgid: int, *, grace: float = 2.0) -> bool:
     """SIGTERM the process group `pgid`, then SIGKILL what is left after `grace` seconds.
 
-    Returns True when the group is gone. Used to make sure a stopped pane leaves no process behind.
+    Returns True when the group is gone — no live member left: zombies do not count (`group_alive`; a
+    zombie holds nothing and no signal ends it). Used to make sure a stopped pane leaves no process behind.
     """
     if pgid <= 1:
         raise ValueError("refusing to signal process group <= 1")
@@ -370,27 +371,10 @@ def kill_group(pgid: int, *, grace: float = 2.0) -> bool:
         return True
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
+        if not group_alive(pgid):
             return True
         time.sleep(0.02)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pgid, signal.SIGKILL)
     time.sleep(0.05)
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return True
-    return False
-
-
-def group_alive(pgid: int) -> bool:
-    """True while any process of group `pgid` exists."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return not group_alive(pgid)

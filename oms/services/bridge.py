@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from oms.domain import mcp
+from oms.domain.relay import BRIDGE_TOOLS
 from oms.version import __version__
 
 if TYPE_CHECKING:
@@ -40,18 +41,19 @@ RESULT_CONTRACT = (
     "commit), then call record_dispatch_result with status completed, blocked or failed and a summary. "
     "For a completed result oms commits what you left, on your branch, and returns result_commit."
 )
+READ, ACKNOWLEDGE, RECORD = BRIDGE_TOOLS
 TOOL_META = {
-    "read_dispatch": (
+    READ: (
         "Read dispatch",
         "The ticket and instructions of the dispatch this session works on.",
         {"readOnlyHint": True, "openWorldHint": False},
     ),
-    "acknowledge_dispatch": (
+    ACKNOWLEDGE: (
         "Acknowledge dispatch",
         "Tell oms you have read the dispatch and are starting.",
         {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
     ),
-    "record_dispatch_result": (
+    RECORD: (
         "Record dispatch result",
         "Record the outcome (completed, blocked or failed) and the commit you made.",
         {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},

@@ -203,7 +203,7 @@ def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
             operation="advisor-review",
             surface=reviewer.transport.replace("_", "-"),
             subject_id=dispatch.record_id,
-            request=_disclosure(dispatch),
+            request=live.dispatch_request(dispatch),
         )
     request = _advisor_request(ws, dispatch, intent_sha)
     validate("advisor-request", request, where="advisor request")
@@ -254,12 +254,6 @@ def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
         rationale=access.text(verdict, "rationale"),
     )
     return _transition(ws, dispatch, nxt, stable_id("dsp-review", dispatch.record_id, evidence.ref)), evidence.ref
-
-
-def _disclosure(dispatch: Record) -> JsonObject:
-    return {k: dispatch.payload[k] for k in ("ticket_id", "role_id", "model_id", "provider_mode", "worktree_id")} | {
-        "dispatch_id": dispatch.record_id
-    }
 
 
 # ------------------------------------------------------------------ approve (a person)

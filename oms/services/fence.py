@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from oms.canonical import access, next_after, stable_id
+from oms.canonical import access, stable_id
 from oms.domain import fence, workers
-from oms.errors import AttemptFencedError, VersionConflictError
-from oms.services import live
+from oms.domain.machine import Next
+from oms.errors import AttemptFencedError, one_line
+from oms.services import live, worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Record
 
@@ -66,32 +67,20 @@ def require_live(ws: Workspace, dispatch: Record) -> None:
 def park(ws: Workspace, dispatch_id: str, why: str, actor: str) -> bool:
     """Park the worker of a fenced attempt, or mark an already parked one as parked for the lapse (so that
     only `oms worker resume` lifts it); an ended or stopped worker is left alone. True if written now."""
-    records = ws.store.records("worker")
-    for _ in range(5):  # hooks, liveness and delivery may move the worker meanwhile: re-read and retry
-        worker = records.read_if_exists(dispatch_id)
-        if worker is None or worker.state in ENDED or worker.payload["health"] == "stopped":
-            return False
-        now = next_after(worker.observed_at, ws.now())
+
+    def decide(worker: Record, now: str) -> Next | None:
+        if worker.state in ENDED or worker.payload["health"] == "stopped":
+            return None
         if worker.payload["health"] == "parked":
             if fence.parked_by_fence("parked", worker.payload.get("health_reason")) is not None:
-                return False
-            nxt = workers.mark_parked(worker.state, worker.payload, now=now, reason=why[:512])
-        else:
-            nxt = workers.set_health(worker.state, worker.payload, "parked", now=now, reason=why[:512])
-        try:
-            records.transition(
-                dispatch_id,
-                expected_version=worker.version,
-                state=nxt.state,
-                payload=nxt.payload,
-                operation_id=stable_id("wkr-fence", dispatch_id, worker.version),
-                actor=actor,
-                observed_at=now,
-            )
-            return True
-        except VersionConflictError:
-            continue
-    return False
+                return None
+            return workers.mark_parked(worker.state, worker.payload, now=now, reason=one_line(why))
+        return workers.set_health(worker.state, worker.payload, "parked", now=now, reason=one_line(why))
+
+    def op(worker: Record) -> str:
+        return stable_id("wkr-fence", dispatch_id, worker.version)
+
+    return worker_moves.move(ws, dispatch_id, decide, op=op, actor=actor) is not None
 
 
 def park_fenced(ws: Workspace, keep: Callable[[Record], bool], actor: str) -> list[str]:

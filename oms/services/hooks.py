@@ -31,6 +31,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from oms.domain.relay import BRIDGE_TOOL_PREFIX, BRIDGE_TOOLS
+
 if TYPE_CHECKING:
     from oms.services.workspace import Workspace
 
@@ -41,7 +43,6 @@ PROMPT_BEAT_MS = 250
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreToolUse", "PostToolUse", "SessionEnd", "Interrupt")
 _NATIVE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 _TOOL = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
-BRIDGE_TOOLS = ("read_dispatch", "acknowledge_dispatch", "record_dispatch_result")
 CONTEXT = (
     "You are an oms worker. Start by calling the read_dispatch tool of the oms_worker MCP server, then "
     "acknowledge_dispatch; work only in this worktree and leave your changes there (oms commits them); "
@@ -149,7 +150,7 @@ def deny(reason: str) -> dict[str, Any]:
 def tool_allowed(tool: str, allowed: tuple[str, ...]) -> bool:
     """Bridge tools appear as `mcp__oms_worker__<tool>`; other tools by their CLI name."""
     if tool.startswith("mcp__"):
-        return tool.startswith("mcp__oms_worker__") and tool.removeprefix("mcp__oms_worker__") in BRIDGE_TOOLS
+        return tool.startswith(BRIDGE_TOOL_PREFIX) and tool.removeprefix(BRIDGE_TOOL_PREFIX) in BRIDGE_TOOLS
     return tool in allowed
 
 

@@ -7,7 +7,8 @@ the environment carries the one credential the agent CLI needs, which is why it 
 file and never on a command line (`tmux -e` and `bwrap --setenv` are readable in `/proc/*/cmdline`) —
 and the broker's binding: dispatch, session, provider, hook contract, tool allow-list, delivery nonce.
 
-Beside it live the broker's socket (`panes/<dispatch>.sock`) and its log (`panes/<dispatch>.log`). This
+Beside it live the broker's socket (`panes/<dispatch>.sock`) and its log (`panes/<dispatch>.log`; every
+name in `panes/` comes from `store/panefiles.py`). This
 module is what the supervisor loads (the spec's file, nothing else); `services/sandboxing.py` builds the
 spec for delivery.
 """
@@ -17,27 +18,13 @@ from __future__ import annotations
 import contextlib
 from typing import NamedTuple
 
-from oms.canonical import JsonObject, access, check
+from oms.canonical import JsonObject, access
 from oms.errors import CheckoutChangedError, NotFoundError
 from oms.fsio import Root
 from oms.store.documents import encode_document, parse_document
+from oms.store.panefiles import PANES_DIR, spec_path
 
 SPEC_CAP = 512 * 1024
-
-
-def spec_path(dispatch_id: str) -> str:
-    """The launch spec of `dispatch_id`, relative to the state root."""
-    return f"panes/{check(dispatch_id, 'dispatch id')}.launch.json"
-
-
-def socket_path(dispatch_id: str) -> str:
-    """The broker's socket of `dispatch_id`, relative to the state root."""
-    return f"panes/{check(dispatch_id, 'dispatch id')}.sock"
-
-
-def log_path(dispatch_id: str) -> str:
-    """The broker's log of `dispatch_id`, relative to the state root."""
-    return f"panes/{check(dispatch_id, 'dispatch id')}.log"
 
 
 class LaunchSpec(NamedTuple):
@@ -63,7 +50,7 @@ class LaunchSpec(NamedTuple):
 def write(root: Root, spec: JsonObject) -> None:
     """Publish the spec (replacing an unconsumed one from an earlier attempt)."""
     rel = spec_path(access.text(spec, "dispatch_id"))
-    root.mkdirs("panes")
+    root.mkdirs(PANES_DIR)
     with contextlib.suppress(NotFoundError):
         root.unlink(rel)
     root.publish(rel, encode_document(spec, "launch-spec", rel, SPEC_CAP), mode=0o600)

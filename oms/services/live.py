@@ -7,7 +7,7 @@ import re
 from oms.canonical import JsonObject, next_after, stable_id
 from oms.domain import live as machine
 from oms.domain.github import check_repository
-from oms.errors import AuthorityChangedError, InvalidInputError
+from oms.errors import AuthorityChangedError, InvalidInputError, one_line
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
 
@@ -71,7 +71,7 @@ def revoke(ws: Workspace, repository: str, reason: str) -> Record:
             f"no live authorisation in force for {repository}", hint="`oms live status` lists the authorisations"
         )
     now = ws.now()
-    nxt = machine.revoke(existing.state, existing.payload, now=now, reason=" ".join(reason.split())[:512] or "revoked")
+    nxt = machine.revoke(existing.state, existing.payload, now=now, reason=one_line(reason, default="revoked"))
     return (
         ws.store.records("authorization")
         .transition(
@@ -85,6 +85,12 @@ def revoke(ws: Workspace, repository: str, reason: str) -> Record:
         )
         .record
     )
+
+
+def dispatch_request(dispatch: Record) -> JsonObject:
+    """What the contact journal records of a dispatch whose agent contacts a repository."""
+    fields = ("ticket_id", "role_id", "model_id", "provider_mode", "worktree_id")
+    return {k: dispatch.payload[k] for k in fields} | {"dispatch_id": dispatch.record_id}
 
 
 def disclose(

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import contextlib
 
-from oms.canonical import JsonObject, access, add_ms, equal, next_after, operation_nonce, parse_ts, stable_id
+from oms.canonical import JsonObject, access, add_ms, equal, operation_nonce, parse_ts, stable_id
 from oms.domain import workers
-from oms.errors import AuthorityChangedError, ConflictError, VersionConflictError
+from oms.domain.machine import Next
+from oms.errors import AuthorityChangedError, ConflictError
+from oms.services import worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Record
 
@@ -88,27 +90,17 @@ def promote(ws: Workspace, dispatch_id: str, session_id: str) -> bool:
     """Move a healthy `idle` worker to `working` once both channels are proven; True if it is working."""
     if not all(channels(ws, session_id).values()):
         return False
-    records = ws.store.records("worker")
-    for _ in range(5):  # the two channels race to be second: re-read and retry
-        worker = records.read(dispatch_id)
+
+    def decide(worker: Record, now: str) -> Next | None:  # the two channels race to be second
         if worker.state != "idle" or worker.payload["health"] != "healthy":
-            return worker.state == "working"
-        now = next_after(worker.observed_at, ws.now())
-        nxt = workers.set_activity(worker.state, worker.payload, "working", now=now)
-        try:
-            records.transition(
-                dispatch_id,
-                expected_version=worker.version,
-                state=nxt.state,
-                payload=nxt.payload,
-                operation_id=stable_id("wkr-live", dispatch_id, worker.version),
-                actor="oms-liveness",
-                observed_at=now,
-            )
-            return True
-        except VersionConflictError:
-            continue
-    return False
+            return None
+        return workers.set_activity(worker.state, worker.payload, "working", now=now)
+
+    def op(worker: Record) -> str:
+        return stable_id("wkr-live", dispatch_id, worker.version)
+
+    moved = worker_moves.move(ws, dispatch_id, decide, op=op, actor="oms-liveness")
+    return (moved or ws.store.records("worker").read(dispatch_id)).state == "working"
 
 
 def channels(ws: Workspace, session_id: str) -> JsonObject:

@@ -14,16 +14,12 @@ from __future__ import annotations
 
 import contextlib
 
-from oms.canonical import JsonObject, access, check, now
+from oms.canonical import JsonObject, access, now
 from oms.errors import AlreadyExistsError, NotFoundError, OmsError
 from oms.fsio import ProcessIdentity, Root
 from oms.process import kill_exact
 from oms.store.documents import encode_document, read_document_optional
-
-
-def init_path(dispatch_id: str) -> str:
-    """Where the supervisor records its sandbox's init."""
-    return f"panes/{check(dispatch_id, 'dispatch id')}.init.json"
+from oms.store.panefiles import PANES_DIR, init_path
 
 
 def record_init(root: Root, dispatch_id: str, who: ProcessIdentity) -> None:
@@ -37,7 +33,7 @@ def record_init(root: Root, dispatch_id: str, who: ProcessIdentity) -> None:
         "boot_id": who.boot_id,
         "started_at": now(),
     }
-    root.mkdirs("panes")
+    root.mkdirs(PANES_DIR)
     with contextlib.suppress(NotFoundError):
         root.unlink(rel)
     with contextlib.suppress(AlreadyExistsError):

@@ -15,8 +15,8 @@ from oms.canonical.ids import COMMIT
 from oms.domain import dispatches as machine
 from oms.domain import workers
 from oms.domain.machine import Next, step
-from oms.errors import CheckoutChangedError, InvalidInputError, VersionConflictError, one_line
-from oms.services import fence
+from oms.errors import CheckoutChangedError, InvalidInputError, one_line
+from oms.services import fence, worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Record
 
@@ -149,29 +149,14 @@ def _record_locked(
 
 def _finish_worker(ws: Workspace, dispatch_id: str, status: str, summary: str) -> None:
     """The worker ends `done` (completed) or `blocked`, end reason `result-recorded` (idempotent)."""
-    records = ws.store.records("worker")
-    for _ in range(5):  # hooks and liveness may move the worker meanwhile: re-read and retry
-        worker = records.read(dispatch_id)
+
+    def decide(worker: Record, now: str) -> Next | None:  # hooks and liveness may move it meanwhile
         if worker.state not in ("idle", "working"):
-            return
-        moved = workers.set_activity(
-            worker.state,
-            worker.payload,
-            "done" if status == "completed" else "blocked",
-            now=next_after(worker.observed_at, ws.now()),
-            end_reason="result-recorded",
-            end_detail=one_line(f"{status}: {summary}", 512),
+            return None
+        activity = "done" if status == "completed" else "blocked"
+        detail = one_line(f"{status}: {summary}", 512)
+        return workers.set_activity(
+            worker.state, worker.payload, activity, now=now, end_reason="result-recorded", end_detail=detail
         )
-        try:
-            records.transition(
-                worker.record_id,
-                expected_version=worker.version,
-                state=moved.state,
-                payload=moved.payload,
-                operation_id=stable_id("wkr-result", dispatch_id),
-                actor=ACTOR,
-                observed_at=access.text(moved.payload, "updated_at"),
-            )
-            return
-        except VersionConflictError:
-            continue
+
+    worker_moves.move(ws, dispatch_id, decide, op=stable_id("wkr-result", dispatch_id), actor=ACTOR)

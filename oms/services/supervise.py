@@ -28,8 +28,8 @@ from collections.abc import Callable
 
 from oms.adapters import seccomp
 from oms.adapters.sandbox import command_args, exec_marked
-from oms.canonical import JsonObject, check, now
-from oms.errors import AlreadyExistsError, NotFoundError, OmsError
+from oms.canonical import JsonObject, now
+from oms.errors import AlreadyExistsError, OmsError, one_line
 from oms.fsio import ProcessIdentity, Root
 from oms.fsio.outside import remove_empty_dirs, reserve_descriptor
 from oms.fsio.procinfo import boot_id, start_ticks
@@ -38,17 +38,13 @@ from oms.services import hooks, launch, reaper
 from oms.services.broker import Broker
 from oms.services.doors import WorkerDoors
 from oms.store.documents import encode_document
+from oms.store.panefiles import DOC_CAP, PANES_DIR, exit_path, log_path, socket_path
 
 GRACE_S = 2.0
 LOG_CAP = 1024 * 1024
 WATCHED = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)
 TERMINAL_KEYS = ("TERM", "COLORTERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
 Ended = tuple[int | None, int | None, str | None]  # (status, signal, detail)
-
-
-def exit_path(dispatch_id: str) -> str:
-    """Where the supervisor records the end of `dispatch_id`'s sandbox."""
-    return f"panes/{check(dispatch_id, 'dispatch id')}.exit.json"
 
 
 def supervise(state_root: str, dispatch_id: str) -> int:
@@ -66,7 +62,7 @@ def supervise(state_root: str, dispatch_id: str) -> int:
         except OmsError as exc:
             record_exit(root, dispatch_id, (1, None, f"the worker could not start: {exc.message}"))
             raise
-        log_fd = root.open_log(launch.log_path(dispatch_id))
+        log_fd = root.open_log(log_path(dispatch_id))
         budget = [LOG_CAP]
 
         def log(line: str) -> None:
@@ -83,7 +79,7 @@ def supervise(state_root: str, dispatch_id: str) -> int:
                 log("the sandbox's init outlived bubblewrap: killed")
             try:
                 record_exit(root, dispatch_id, ended)
-                root.remove_socket(launch.socket_path(dispatch_id))
+                root.remove_socket(socket_path(dispatch_id))
             except (OmsError, OSError) as exc:
                 log(f"the end could not be recorded: {exc}")
             finally:
@@ -113,7 +109,7 @@ class _Run:
 
     def run(self, slot: int) -> Ended:
         spec = self.spec
-        sock_rel = launch.socket_path(spec.dispatch_id)
+        sock_rel = socket_path(spec.dispatch_id)
         listener = self.root.listen_unix(sock_rel)
         fds: list[int] = []
         marker_r, marker_w = _marker_pipe(slot)  # one byte once the sandbox is set up and the agent starts
@@ -283,17 +279,11 @@ def record_exit(root: Root, dispatch_id: str, ended: Ended) -> None:
         "ended_at": now(),
     }
     if detail:
-        doc["detail"] = " ".join(detail.split())[:512]
+        doc["detail"] = one_line(detail)
     rel = exit_path(dispatch_id)
-    root.mkdirs("panes")
+    root.mkdirs(PANES_DIR)
     with contextlib.suppress(AlreadyExistsError):
-        root.publish(rel, encode_document(doc, "pane-exit", rel, 4096))
-
-
-def clear(root: Root, dispatch_id: str) -> None:
-    """Forget an earlier launch's exit record (a new pane is starting)."""
-    with contextlib.suppress(NotFoundError):
-        root.unlink(exit_path(dispatch_id))
+        root.publish(rel, encode_document(doc, "pane-exit", rel, DOC_CAP))
 
 
 def write_log_line(fd: int, budget: list[int], line: str) -> None:

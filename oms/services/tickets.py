@@ -21,7 +21,7 @@ from oms.canonical.ids import OPAQUE_ID
 from oms.domain import tickets as machine
 from oms.domain.github import check_repository
 from oms.domain.machine import Next
-from oms.errors import ConflictError, InvalidInputError, RecordNotFoundError, VersionConflictError
+from oms.errors import ConflictError, InvalidInputError, RecordNotFoundError, VersionConflictError, one_line
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
 
@@ -263,10 +263,10 @@ def expire_due(ws: Workspace) -> list[Record]:
 
 
 def _reason(text: str) -> str:
-    flat = " ".join(text.split())
+    flat = one_line(text)
     if not flat:
         raise InvalidInputError("a reason is required")
-    return flat[:512]
+    return flat
 
 
 def require(ws: Workspace, ticket_id: str) -> Record:

@@ -25,7 +25,7 @@ from oms.errors import OmsError, shown
 from oms.fsio import FsioOptions, Root, is_temp_name, procinfo, temp_owner
 from oms.fsio.locks import break_stale, inspect
 from oms.limits import LIMITS
-from oms.store import keys
+from oms.store import keys, panefiles
 from oms.store.content import TICKETS_DIR, WORKTREES_DIR, parse_content, parse_worktree
 from oms.store.documents import parse_document
 from oms.store.events import EVENTS_DIR, parse_event
@@ -108,7 +108,7 @@ class _Verifier:
             if stat.S_ISLNK(mode):
                 self.report.error(path, "is a symlink (nothing under the state root may be)")
                 continue
-            if stat.S_ISSOCK(mode) and (path == TMUX_SOCKET or _broker_socket(path)):
+            if stat.S_ISSOCK(mode) and (path == TMUX_SOCKET or panefiles.is_broker_socket(path)):
                 if st.st_uid != self.euid or stat.S_IMODE(mode) & 0o077:
                     self.report.error(path, "socket is not private to you")
                 else:
@@ -169,7 +169,7 @@ class _Verifier:
             (JOURNALS_DIR, self.check_journals),
             (TICKETS_DIR, self.check_ticket_content),
             (WORKTREES_DIR, self.check_worktree_records),
-            ("panes", self.check_panes),
+            (panefiles.PANES_DIR, self.check_panes),
         ):
             if area in top and self.expect_dir(area, top[area]):
                 fn()
@@ -442,23 +442,14 @@ class _Verifier:
             self.report.error("tmux.conf", "differs from the options oms writes (a tmux config can run commands)")
 
     def check_panes(self) -> None:
-        for name, mode in self.entries("panes"):
-            path = f"panes/{name}"
-            if name.endswith(".log") and OPAQUE_ID.fullmatch(name[: -len(".log")]):
+        for name, mode in self.entries(panefiles.PANES_DIR):
+            path = f"{panefiles.PANES_DIR}/{name}"
+            if panefiles.is_broker_log(name):
                 if self.expect_file(path, mode):
                     self.report.count("broker logs")
                 continue
-            if name.endswith(".kill.json") and OPAQUE_ID.fullmatch(name[: -len(".kill.json")]):
-                schema = "kill-marker"
-            elif name.endswith(".launch.json") and OPAQUE_ID.fullmatch(name[: -len(".launch.json")]):
-                schema = "launch-spec"
-            elif name.endswith(".init.json") and OPAQUE_ID.fullmatch(name[: -len(".init.json")]):
-                schema = "sandbox-init"
-            elif name.endswith(".exit.json") and OPAQUE_ID.fullmatch(name[: -len(".exit.json")]):
-                schema = "pane-exit"
-            elif name.endswith(".json") and OPAQUE_ID.fullmatch(name[:-5]):
-                schema = "pane-registry"
-            else:
+            schema = panefiles.schema_of(name)
+            if schema is None:
                 self.report.error(path, "unexpected entry in panes/")
                 continue
             if self.expect_file(path, mode):
@@ -516,11 +507,6 @@ class _Verifier:
 TMP_KINDS = ("codex", "claude", "command", "advisor")
 TMP_ENTRIES = 200_000
 HOME_FILES = ("hooks.json", "config.toml", "settings.json", "mcp.json")  # what oms writes, read-only inside
-
-
-def _broker_socket(path: str) -> bool:
-    """`panes/<dispatch>.sock`, a worker broker's socket."""
-    return path.startswith("panes/") and path.endswith(".sock") and OPAQUE_ID.fullmatch(path[6:-5]) is not None
 
 
 def verify(path: str, *, options: FsioOptions | None = None) -> Report:

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from oms.adapters.providers import claude, codex
-from oms.adapters.providers.base import TOOLS, LaunchRequest
+from oms.adapters.providers.base import LaunchRequest
 from oms.adapters.quoting import QuotingError
 from oms.adapters.sandbox import HOME_VIEW
+from oms.domain.relay import BRIDGE_TOOLS
 from oms.fsio import Root
 from oms.services.homes import materialise
 from tests.agents import codex_startup_config
@@ -106,7 +107,7 @@ def test_claude_plan_files_and_flags(setup: tuple[Path, Path, Path]) -> None:
     assert argv[argv.index("--setting-sources") + 1] == ""
     assert argv[argv.index("--session-id") + 1] == SESSION
     assert argv[argv.index("--permission-mode") + 1] == "dontAsk"
-    assert f"--allowedTools={','.join('mcp__oms_worker__' + t for t in TOOLS)}" in argv
+    assert f"--allowedTools={','.join('mcp__oms_worker__' + t for t in BRIDGE_TOOLS)}" in argv
     assert all((p.stat().st_mode & 0o777) == 0o600 for p in home.iterdir())
 
 

@@ -12,12 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from oms.adapters.activation import ActivationError, Witness
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject, access, add_ms, operation_nonce
 from oms.errors import AuthorityChangedError, InvalidInputError, OmsError
 from oms.fsio.procinfo import group_alive
 from oms.services import dispatches, live, tickets
-from oms.services.delivery import CONSUMER, ActivationError, Delivery
+from oms.services.delivery import Delivery
+from oms.services.liveness import CONSUMER
 from oms.services.workspace import Workspace
 from oms.store.verify import verify
 from tests.chain import Chain, WorkerOut, accepted, use_worker
@@ -458,11 +460,26 @@ def test_expired_attempt_with_uncommitted_work_is_parked_not_wiped(deliverable: 
     assert (wt / "notes.txt").read_text() == "uncommitted thoughts\n"
 
 
-class _NeverReady(Delivery):
-    """Activation that fails (the real CLIs cannot be made to fail activation on demand)."""
+class _Keys:
+    """An `Activator` whose activation runs `then` (the real CLIs cannot be made to fail on demand)."""
 
-    def activate(self, plan: LaunchPlan, dispatch_id: str) -> None:
-        raise ActivationError("the agent did not become ready within 30s")
+    def __init__(self, then: Callable[[str], None]) -> None:
+        self.then = then
+        self.activated: list[str] = []
+
+    def activate(self, plan: LaunchPlan, dispatch_id: str, witness: Witness) -> None:
+        self.activated.append(dispatch_id)
+        self.then(dispatch_id)
+
+    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> None:
+        pass
+
+    def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
+        pass
+
+
+def _never_ready(dispatch_id: str) -> None:
+    raise ActivationError("the agent did not become ready within 30s")
 
 
 def test_failed_activation_with_a_live_pane_parks_pending_then_resumes(deliverable: Chain) -> None:
@@ -470,8 +487,7 @@ def test_failed_activation_with_a_live_pane_parks_pending_then_resumes(deliverab
     dispatch_id, event_id = accepted(deliverable)
     with deliverable.workspace() as ws:
         base = Delivery.open(ws)
-        failing = _NeverReady(ws, base.panes, base.executable, base.env)
-        result = failing.deliver(event_id)["outcome"]
+        result = Delivery.open(ws, activator=_Keys(_never_ready)).deliver(event_id)["outcome"]
         assert isinstance(result, dict)
         assert (result["status"], result["activation_pending"]) == ("parked", True)
         _wait_for(out)
@@ -483,18 +499,18 @@ def test_failed_activation_with_a_dead_pane_stops(deliverable: Chain) -> None:
     out = use_worker(deliverable, "exit0")
     dispatch_id, event_id = accepted(deliverable)
 
-    class _DiesFirst(Delivery):
-        def activate(self, plan: LaunchPlan, dispatch_id: str) -> None:
+    with deliverable.workspace() as ws:
+        base = Delivery.open(ws)
+
+        def dies_first(dispatch_id: str) -> None:
             _wait_for(out)
             deadline = time.monotonic() + 20
-            while (pane := self.panes.observe(dispatch_id)) is not None and not pane.dead:
+            while (pane := base.panes.observe(dispatch_id)) is not None and not pane.dead:
                 assert time.monotonic() < deadline
                 time.sleep(0.02)
             raise ActivationError("the agent exited before it became ready")
 
-    with deliverable.workspace() as ws:
-        base = Delivery.open(ws)
-        result = _DiesFirst(ws, base.panes, base.executable, base.env).deliver(event_id)["outcome"]
+        result = Delivery.open(ws, activator=_Keys(dies_first)).deliver(event_id)["outcome"]
         view = base.observe(dispatch_id)
     assert isinstance(result, dict)
     assert result["status"] == "stopped"

@@ -9,7 +9,8 @@ import time
 import pytest
 
 from oms.services import dispatches, tickets, worktrees
-from oms.services.delivery import CONSUMER, Delivery
+from oms.services.delivery import Delivery
+from oms.services.liveness import CONSUMER
 from tests.chain import Chain
 from tests.helpers import REPO
 

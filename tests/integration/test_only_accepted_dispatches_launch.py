@@ -29,7 +29,7 @@ def test_resume_of_a_cancelled_dispatch_launches_nothing(deliverable: Chain, oms
 def test_resume_launches_only_under_the_deliverers_lock(deliverable: Chain, oms: OmsCommand) -> None:
     """`resume` of a never-launched worker used to launch without the outbox lock `deliver` holds: two
     launchers could both type the instruction. It now takes the same lock (and refuses while it is held)."""
-    from oms.services.delivery import CONSUMER
+    from oms.services.liveness import CONSUMER
 
     use_worker(deliverable)
     dispatch_id, event_id = accepted(deliverable)

@@ -27,7 +27,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from oms.adapters.activation import Tui, Witness
 from oms.adapters.panes import Pane
+from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject, add_ms
 from oms.domain import fence
 from oms.services import dispatches, hooks, live, results, tickets, worktrees
@@ -459,20 +461,21 @@ def test_a_lapse_while_a_result_is_verified_records_no_result(chain: Chain, monk
         assert ws.store.records("dispatch").read(bound.dispatch_id).state == "acknowledged"
 
 
-def test_a_lapse_while_the_agent_is_activated_leaves_it_parked(
-    deliverable: Chain, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_lapse_while_the_agent_is_activated_leaves_it_parked(deliverable: Chain) -> None:
     use_worker(deliverable)
     dispatch_id, event_id = _github_dispatch(deliverable)
-    activate = Delivery.activate
 
-    def activate_then_revoke(self: Delivery, plan: Any, dispatch: str) -> None:
-        activate(self, plan, dispatch)
-        with deliverable.workspace() as ws:
-            fence_service.revoke(ws, "acme/widgets", "stop now")
+    class ActivateThenRevoke(Tui):
+        def activate(self, plan: LaunchPlan, dispatch_id: str, witness: Witness) -> None:
+            super().activate(plan, dispatch_id, witness)
+            with deliverable.workspace() as ws:
+                fence_service.revoke(ws, "acme/widgets", "stop now")
 
-    monkeypatch.setattr(Delivery, "activate", activate_then_revoke)
-    outcome = _deliver(deliverable, event_id)
+    with deliverable.workspace() as ws:
+        panes = Delivery.open(ws).panes
+        result = Delivery.open(ws, activator=ActivateThenRevoke(panes)).deliver(event_id)
+    outcome = result["outcome"]
+    assert isinstance(outcome, dict)
     assert outcome["status"] == "parked"
     assert "the live authorisation of acme/widgets was revoked" in str(outcome["reason"])
     assert _worker(deliverable, dispatch_id)[1] == "parked"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from oms.adapters.providers import claude, codex, command
-from oms.adapters.providers.base import TOOLS, HomeFile, LaunchPlan, LaunchRequest
+from oms.adapters.providers.base import HomeFile, LaunchPlan, LaunchRequest
 from oms.version import HOOK_CONTRACT
 
-__all__ = ["HOOK_CONTRACT", "TOOLS", "HomeFile", "LaunchPlan", "LaunchRequest", "claude", "codex", "command"]
+__all__ = ["HOOK_CONTRACT", "HomeFile", "LaunchPlan", "LaunchRequest", "claude", "codex", "command"]

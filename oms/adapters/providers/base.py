@@ -15,10 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from oms.adapters.quoting import check_arg, shell_join
-from oms.domain.relay import HOOK_EVENTS
+from oms.domain.relay import BRIDGE_TOOLS, HOOK_EVENTS
 from oms.version import HOOK_CONTRACT
-
-TOOLS = ("read_dispatch", "acknowledge_dispatch", "record_dispatch_result")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +96,7 @@ def bridge_argv(req: LaunchRequest) -> tuple[str, ...]:
 
 def hook_tools(tools: tuple[str, ...]) -> tuple[str, ...]:
     """The tools PreToolUse lets through besides the bridge's own (the role's grant under the policy)."""
-    return tuple(t for t in tools if t not in TOOLS)
+    return tuple(t for t in tools if t not in BRIDGE_TOOLS)
 
 
 def hook_argv(req: LaunchRequest, provider: str, event: str) -> tuple[str, ...]:

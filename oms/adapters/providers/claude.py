@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 
-from oms.adapters.providers.base import TOOLS, HomeFile, LaunchPlan, LaunchRequest, base_env, bridge_argv, hook_config
+from oms.adapters.providers.base import HomeFile, LaunchPlan, LaunchRequest, base_env, bridge_argv, hook_config
 from oms.adapters.quoting import check_arg
 from oms.adapters.sandbox import HOME_VIEW
+from oms.domain.relay import BRIDGE_SERVER, BRIDGE_TOOL_PREFIX, BRIDGE_TOOLS
 
 
 def home(session_id: str) -> str:
@@ -37,7 +38,7 @@ def mcp_json(req: LaunchRequest) -> bytes:
     return _json(
         {
             "mcpServers": {
-                "oms_worker": {"type": "stdio", "command": argv[0], "args": list(argv[1:]), "env": base_env(req)}
+                BRIDGE_SERVER: {"type": "stdio", "command": argv[0], "args": list(argv[1:]), "env": base_env(req)}
             }
         }
     )
@@ -60,7 +61,9 @@ def plan(req: LaunchRequest) -> LaunchPlan:
     check_arg(req.worktree, "worktree path")
     check_arg(req.model, "model")
     check_arg(req.instructions, "executor instructions")
-    allowed = ",".join([*(f"mcp__oms_worker__{tool}" for tool in TOOLS), *(t for t in req.tools if t not in TOOLS)])
+    allowed = ",".join(
+        [*(BRIDGE_TOOL_PREFIX + tool for tool in BRIDGE_TOOLS), *(t for t in req.tools if t not in BRIDGE_TOOLS)]
+    )
     argv = (
         "claude",
         f"--settings={HOME_VIEW}/settings.json",

@@ -16,7 +16,6 @@ import json
 
 from oms.adapters.providers.base import (
     CODEX_PROVIDER,
-    TOOLS,
     HomeFile,
     LaunchPlan,
     LaunchRequest,
@@ -27,6 +26,7 @@ from oms.adapters.providers.base import (
 )
 from oms.adapters.quoting import check_arg, toml_string, toml_value
 from oms.adapters.sandbox import HOME_VIEW
+from oms.domain.relay import BRIDGE_SERVER, BRIDGE_TOOLS
 
 FEATURE_FLAGS = (
     "--enable",
@@ -91,12 +91,12 @@ def mcp_override(req: LaunchRequest) -> str:
         "args": list(argv[1:]),
         "cwd": req.worktree,
         "env": base_env(req),
-        "enabled_tools": list(TOOLS),
+        "enabled_tools": list(BRIDGE_TOOLS),
         "default_tools_approval_mode": "approve",
         "required": True,
         "startup_timeout_sec": 30,
     }
-    return "mcp_servers=" + toml_value({"oms_worker": server})
+    return "mcp_servers=" + toml_value({BRIDGE_SERVER: server})
 
 
 def plan(req: LaunchRequest) -> LaunchPlan:

@@ -1,0 +1,147 @@
+"""Typing into an agent's pane: the instruction that starts its work, and the keys of park and resume
+(research/tui.md §1.4-§1.7, §2.4, §3; ADR 0009 "Activation").
+
+Activation waits for the CLI's ready marks (all on screen, its busy mark not), types the instruction,
+pauses `ENTER_PAUSE_S` (Codex reads an Enter within 50 ms of text as a newline), presses Enter and waits
+for a sign the agent took it: the `Witness` (a prompt hook observed the session since the text was
+typed) or the busy mark. Without one it presses Enter once more (the first became a newline), then gives
+up (`ActivationError`). A plan without a prompt (a command worker) needs no activation.
+
+Parking interrupts a turn only while one runs (the busy mark: Escape outside a turn can clear the
+composer); resuming tells an interrupted agent to continue.
+
+Nothing here reads a clock or sleeps by itself: a `Clock` is given (`adapters/clock.py`), and the pane
+is a `Screen`, so a test drives every loop with fakes. Delivery depends on the `Activator` protocol and
+is handed `Tui` — or a fake that fails on demand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from oms.adapters.clock import SYSTEM_CLOCK, Clock
+from oms.adapters.panes import Pane
+from oms.adapters.providers.base import LaunchPlan
+from oms.errors import OmsError
+from oms.limits import LIMITS
+
+ENTER_PAUSE_S = 0.3  # between typed text and its Enter (research/tui.md §1.7)
+POLL_S = 0.05
+CONTINUE = "Continue the dispatch where you stopped."
+
+
+class ActivationError(OmsError):
+    """The agent did not become ready, or did not take the instruction."""
+
+    code = "activation"
+    hint = "the pane is kept: look at it (`tmux -S <state root>/tmux.sock attach`), then `oms worker resume`"
+
+
+class Screen(Protocol):
+    """What typing needs of oms's tmux server (`adapters/panes.Panes`)."""
+
+    def observe(self, dispatch_id: str) -> Pane | None:
+        """The dispatch's pane, alive or dead, if it exists."""
+        ...
+
+    def capture(self, dispatch_id: str) -> str:
+        """The visible text of the pane."""
+        ...
+
+    def send_text(self, dispatch_id: str, text: str) -> None:
+        """Type `text` literally."""
+        ...
+
+    def send_keys(self, dispatch_id: str, *keys: str) -> None:
+        """Press named keys."""
+        ...
+
+
+class Witness(Protocol):
+    """Did the agent take what was typed? `typing()` is called just before the text is typed; `taken()`
+    then says whether the agent has shown since that it took it (its prompt hook)."""
+
+    def typing(self) -> None:
+        """The text is about to be typed."""
+        ...
+
+    def taken(self) -> bool:
+        """The agent showed it took the text."""
+        ...
+
+
+class Activator(Protocol):
+    """The keys delivery, park and resume type into an agent's pane."""
+
+    def activate(self, plan: LaunchPlan, dispatch_id: str, witness: Witness) -> None:
+        """Make the agent start its work, or raise `ActivationError`."""
+        ...
+
+    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> None:
+        """Interrupt the turn that runs, if one does (park)."""
+        ...
+
+    def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
+        """Tell an interrupted agent to continue (resume)."""
+        ...
+
+
+@dataclass
+class Tui:
+    """The `Activator` of the real agent CLIs' terminal interfaces."""
+
+    screen: Screen
+    clock: Clock = field(default=SYSTEM_CLOCK)
+    ready_s: float = LIMITS.activation_ready_s
+    confirm_s: float = LIMITS.activation_confirm_s
+
+    def activate(self, plan: LaunchPlan, dispatch_id: str, witness: Witness) -> None:
+        """Wait until ready, type the prompt, press Enter until the agent shows it took it."""
+        if plan.prompt is None:  # a command worker starts working by itself
+            return
+        self._wait_ready(plan, dispatch_id)
+        witness.typing()
+        self.screen.send_text(dispatch_id, plan.prompt)
+        for _attempt in range(2):  # Enter, confirm; one more Enter if the first became a newline
+            self.clock.sleep(ENTER_PAUSE_S)
+            self.screen.send_keys(dispatch_id, "Enter")
+            until = self.clock.monotonic() + self.confirm_s
+            while self.clock.monotonic() < until:
+                if witness.taken() or self._busy(plan, dispatch_id):
+                    return
+                self.clock.sleep(POLL_S)
+        raise ActivationError("the agent did not take the instruction (no prompt hook, not busy)")
+
+    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> None:
+        """Escape (and the CLI's other park keys) only while a turn runs (research/tui.md §3)."""
+        pane = self.screen.observe(dispatch_id)
+        if pane is None or pane.dead or not self._busy(plan, dispatch_id):
+            return
+        for keys in plan.park_keys:
+            self.screen.send_keys(dispatch_id, *keys)
+            self.clock.sleep(ENTER_PAUSE_S)
+
+    def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
+        """Type `CONTINUE` and Enter (a prompt-driven agent only)."""
+        if plan.prompt is None:
+            return
+        self.screen.send_text(dispatch_id, CONTINUE)
+        self.clock.sleep(ENTER_PAUSE_S)
+        self.screen.send_keys(dispatch_id, "Enter")
+
+    def _wait_ready(self, plan: LaunchPlan, dispatch_id: str) -> None:
+        deadline = self.clock.monotonic() + self.ready_s
+        while True:
+            pane = self.screen.observe(dispatch_id)
+            if pane is None or pane.dead:
+                raise ActivationError("the agent exited before it became ready")
+            screen = self.screen.capture(dispatch_id)
+            if all(mark in screen for mark in plan.ready_marks) and (plan.busy_mark or "\x00") not in screen:
+                return
+            if self.clock.monotonic() > deadline:
+                raise ActivationError(f"the agent did not become ready within {self.ready_s:g}s")
+            self.clock.sleep(POLL_S)
+
+    def _busy(self, plan: LaunchPlan, dispatch_id: str) -> bool:
+        return plan.busy_mark is not None and plan.busy_mark in self.screen.capture(dispatch_id)

@@ -1,0 +1,283 @@
+"""One launch of an accepted dispatch's worker (DESIGN.md §5.4-§5.7, ADR 0009), for `deliver` and for
+`resume` of a worker that never started — both under the deliverer's outbox lock.
+
+Authority (`services/authority.py`) → the worker is an idle, healthy or parked reservation → alone in
+its worktree → agent CLI version and bubblewrap → expired-lease restore → checkout verification →
+plan, home and launch spec → live contact journaled → pane → pane registry → session → activation →
+the worker healthy (`working` once hooks and bridge prove themselves: `liveness.py`).
+
+Any refusal before the pane parks the worker with a one-line reason (the receipt records it, so the
+event is not retried blindly). What a failure leaves once the pane exists is `domain/delivery.py`'s.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from oms.adapters import bwrap
+from oms.adapters.activation import ActivationError, Witness
+from oms.adapters.panes import Pane
+from oms.canonical import JsonObject, access, stable_id
+from oms.domain import delivery as rules
+from oms.domain import sessions, workers
+from oms.domain.machine import Next
+from oms.domain.policy import role_tools
+from oms.errors import AuthorityChangedError, OmsError, one_line
+from oms.services import checkout, fence, launch, live, liveness, plans, reaper
+from oms.services.authority import check_dispatch
+from oms.services.homes import materialise
+from oms.services.workspace import SYSTEM_ACTOR
+from oms.store import Record, panefiles
+
+if TYPE_CHECKING:
+    from oms.adapters.providers.base import LaunchPlan
+    from oms.services.delivery import Delivery
+
+
+REUSED = (
+    "another launcher made this worker's pane: it types the instruction (`oms worker resume` does, if it could not)"
+)
+
+
+class Launched(NamedTuple):
+    """A launch's outcome (what the receipt records) and, when it parked, the error that made it."""
+
+    outcome: JsonObject
+    cause: OmsError | None = None
+
+
+def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
+    """Launch `dispatch`'s worker (only an accepted dispatch launches, on every path)."""
+    if dispatch.state != "accepted":
+        raise AuthorityChangedError(f"dispatch {dispatch.record_id} is {dispatch.state}; only an accepted one launches")
+    try:
+        authority = check_dispatch(d.ws, dispatch)
+    except OmsError as exc:
+        return park(d, dispatch, event_id, "wkr-pre-park", exc)
+    worker = d.worker(dispatch.record_id)
+    if worker.state != "idle" or worker.payload["health"] not in ("healthy", "parked"):
+        raise AuthorityChangedError(
+            "worker delivery requires one idle healthy or parked reservation",
+            hint=f"`oms worker observe {dispatch.record_id}`: a worker that started or ended is not launched again",
+        )
+    payload = dispatch.payload
+    session_id = access.text(payload, "session_id")
+    root = d.ws.store.state.root
+    try:
+        running = [p.dispatch_id for p in d.panes.list() if not p.dead]  # one tmux call for both questions
+        _alone_in_worktree(d, dispatch, running)
+        prior = payload.get("prior_failure_evidence")
+        evidence = d.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
+        bound = d.session(session_id) is not None or dispatch.record_id in running
+        plans.check_cli_version(str(payload["provider_mode"]))  # the cheap refusals before anything is reset
+        bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
+        checkout.restore_after_expiry(payload, evidence, d.ws.config_root, bound=bound)
+        checkout.verify(payload, d.ws.config_root)
+        tools = role_tools(authority.policy, authority.role.role_id)
+        plan = d.plan(dispatch, authority.role.argv, tools, authority.instructions)
+        materialise(root, plan)
+        spec = plans.launch_spec(d.ws, dispatch, plan, tools, d.executable)
+    except OmsError as exc:
+        return park(d, dispatch, event_id, "wkr-pre-park", exc)
+    if authority.ticket.payload["source"] == "github":
+        try:
+            live.disclose(
+                d.ws,
+                access.text(authority.ticket.payload, "repository"),
+                operation="worker-session",
+                surface=plans.surface(plan),
+                subject_id=session_id,
+                request=live.dispatch_request(dispatch),
+            )
+        except OmsError as exc:
+            return park(d, dispatch, event_id, "wkr-auth-park", exc)
+    try:
+        supervised = (d.executable, "worker", "supervise", "--dispatch-id", dispatch.record_id)
+        shown = d.panes.observe(dispatch.record_id)
+        wrote = shown is None or shown.dead  # a new pane starts: only its own end will be trusted
+        if wrote:
+            panefiles.clear_exit(root, dispatch.record_id)
+            launch.write(root, spec)
+        status, pane = d.panes.ensure(
+            dispatch.record_id, argv=(*supervised, "--state-root", d.ws.store.path), cwd=plan.cwd
+        )
+        if status == "reused" and not wrote:  # a spec we wrote may be what its creator's supervisor reads
+            launch.discard(root, dispatch.record_id)
+    except OmsError as exc:
+        if d.panes.observe(dispatch.record_id) is None:  # no supervisor will read it: the credential goes
+            launch.discard(root, dispatch.record_id)
+        return park(d, dispatch, event_id, "wkr-lch-park", exc)
+    step, registry_ours = "pane", False  # from here on the pane exists: nothing may be left half-launched
+    try:
+        registry_ours = _register_pane(d, dispatch, pane)
+        step = "session"
+        _register_session(d, dispatch, pane, event_id)
+    except OmsError as exc:
+        return _after_pane_failure(
+            d, dispatch, event_id, step, exc, created=status == "created", registry=registry_ours
+        )
+    typing = rules.after_ensure(status, prompted=plan.prompt is not None)
+    if typing is rules.AfterEnsure.PARK_PENDING:  # its creator types the instruction; never twice
+        parked = park(d, dispatch, event_id, "wkr-reuse-park", ActivationError(REUSED))
+        return Launched({**parked.outcome, "activation_pending": True}, parked.cause)
+    if typing is rules.AfterEnsure.ACTIVATE:
+        try:
+            activate(d, plan, dispatch.record_id)
+        except OmsError as exc:
+            return _after_failed_activation(d, dispatch, event_id, exc)
+    fenced = fence.reason(d.ws, dispatch)  # lapsed while the agent was activated: it stays parked
+    if fenced is not None:
+        fence.park(d.ws, dispatch.record_id, fenced, SYSTEM_ACTOR)
+        return Launched({"status": "parked", "dispatch_id": dispatch.record_id, "reason": one_line(fenced)})
+    d.move_worker(dispatch.record_id, _unpark, op=stable_id("wkr-pre-res", dispatch.record_id, event_id))
+    liveness.promote(d.ws, dispatch.record_id, session_id)  # else `working` waits for hooks and bridge
+    return Launched(
+        {
+            "status": status,
+            "dispatch_id": dispatch.record_id,
+            "session_id": session_id,
+            "pane_id": pane.pane_id,
+            "provider_mode": payload["provider_mode"],
+        }
+    )
+
+
+def park(d: Delivery, dispatch: Record, event_id: str, prefix: str, exc: OmsError, reason: str = "") -> Launched:
+    """Park the worker (unless it is parked already) with `reason`, else the error's one-line message."""
+    message = one_line(reason or exc.message, default="worker lifecycle request")
+
+    def decide(worker: Record, now: str) -> Next | None:
+        if worker.payload["health"] == "parked":
+            return None
+        return workers.change(worker.state, worker.payload, now=now, health="parked", reason=message)
+
+    d.move_worker(dispatch.record_id, decide, op=stable_id(prefix, dispatch.record_id, event_id))
+    return Launched({"status": "parked", "dispatch_id": dispatch.record_id, "reason": message}, exc)
+
+
+def _unpark(worker: Record, now: str) -> Next | None:
+    if worker.payload["health"] != "parked":
+        return None
+    return workers.change(worker.state, worker.payload, now=now, health="healthy")
+
+
+class HookWitness:
+    """The agent took the typed instruction when a hook (UserPromptSubmit, SessionStart) observed its
+    session after the text was typed."""
+
+    def __init__(self, d: Delivery, dispatch_id: str) -> None:
+        self.d = d
+        self.dispatch_id = dispatch_id
+        self.since = ""
+
+    def typing(self) -> None:
+        """Remember when the text was typed."""
+        self.since = self.d.ws.now()
+
+    def taken(self) -> bool:
+        """Has a hook observed the session since?"""
+        session = self.d.session(access.text(self.d.dispatch(self.dispatch_id).payload, "session_id"))
+        return session is not None and access.text(session.payload, "last_observed_at") >= self.since
+
+
+def activate(d: Delivery, plan: LaunchPlan, dispatch_id: str) -> None:
+    """Make the agent start its work (`adapters/activation.py`), confirmed by its hooks."""
+    witness: Witness = HookWitness(d, dispatch_id)
+    d.keys.activate(plan, dispatch_id, witness)
+
+
+PARK_OP = {"pane": "wkr-lch-park", "session": "wkr-reg-park"}
+
+
+def _after_pane_failure(
+    d: Delivery, dispatch: Record, event_id: str, step: str, exc: OmsError, *, created: bool, registry: bool
+) -> Launched:
+    """A step after the pane exists failed (`domain/delivery.after_pane_failure`): the pane is ended if
+    this launch created it — its session, every process of its group, its sandbox, the spec its supervisor
+    did not take, the registry this launch wrote — and the worker parked with a reason naming the step."""
+    after = rules.after_pane_failure(step, exc.message, created=created)
+    if after.end_pane:
+        root = d.ws.store.state.root
+        d.panes.stop(dispatch.record_id)
+        reaper.end_sandbox(root, dispatch.record_id)
+        launch.discard(root, dispatch.record_id)
+        if registry:
+            panefiles.drop_registry(root, dispatch.record_id)
+    return park(d, dispatch, event_id, PARK_OP[step], exc, after.reason)
+
+
+def _after_failed_activation(d: Delivery, dispatch: Record, event_id: str, exc: OmsError) -> Launched:
+    pane = d.panes.observe(dispatch.record_id)
+    end_reason = rules.after_failed_activation(None if pane is None else _seen(pane))
+    if end_reason is None:
+        parked = park(d, dispatch, event_id, "wkr-act-park", exc)
+        return Launched({**parked.outcome, "activation_pending": True}, exc)
+    message = one_line(exc.message)
+    session = d.session(access.text(dispatch.payload, "session_id"))
+    if session is not None and session.state != "stopped":
+        nxt = sessions.stop(session.state, session.payload, reason=message, now=d.after(session))
+        d.session_step(session, nxt, stable_id("wkr-act-stop", dispatch.record_id, event_id))
+
+    def decide(worker: Record, now: str) -> Next | None:
+        if worker.payload["health"] == "stopped":
+            return None
+        return workers.end(worker.state, worker.payload, now=now, end_reason=end_reason, detail=message)
+
+    d.move_worker(dispatch.record_id, decide, op=stable_id("wkr-act-hstop", dispatch.record_id, event_id))
+    return Launched({"status": "stopped", "dispatch_id": dispatch.record_id, "reason": message}, exc)
+
+
+def _seen(pane: Pane) -> rules.PaneSeen:
+    return rules.PaneSeen(pane.pane_id, pane.dead, pane.dead_status, pane.dead_signal)
+
+
+def _alone_in_worktree(d: Delivery, dispatch: Record, running: list[str]) -> None:
+    """No attempt is launched into a worktree another attempt's pane still runs in (it may still write)."""
+    other = fence.still_running(d.ws, dispatch, running)
+    if other is not None:
+        attempt = d.dispatch(other.record_id).payload.get("attempt")
+        raise AuthorityChangedError(
+            f"{other.record_id} (attempt {attempt}) still runs in this worktree: stop it first",
+            hint=f"`oms worker stop {other.record_id}` (its work stays in the worktree), then deliver again",
+        )
+
+
+def _register_pane(d: Delivery, dispatch: Record, pane: Pane) -> bool:
+    """Register the pane; True if this call wrote the registry."""
+    doc: JsonObject = {
+        "format": "oms-pane-v1",
+        "dispatch_id": dispatch.record_id,
+        "session": pane.session,
+        "pane_id": pane.pane_id,
+        "pane_pid": pane.pane_pid,
+        "provider_mode": dispatch.payload["provider_mode"],
+        "created_at": d.ws.now(),
+    }
+    return panefiles.write_registry(d.ws.store.state.root, doc)
+
+
+def _register_session(d: Delivery, dispatch: Record, pane: Pane, event_id: str) -> Record:
+    session_id = access.text(dispatch.payload, "session_id")
+    now = d.ws.now()
+    nxt = sessions.register(
+        dispatch=dispatch.payload,
+        dispatch_id=dispatch.record_id,
+        mode=plans.SESSION_MODE[str(dispatch.payload["provider_mode"])],
+        pane_id=pane.pane_id,
+        source_event_id=event_id,
+        now=now,
+    )
+    existing = d.session(session_id)
+    if existing is not None:
+        if existing.payload["dispatch_id"] != dispatch.record_id:
+            raise AuthorityChangedError(
+                f"session {session_id} belongs to another dispatch",
+                hint="a session record was altered outside oms: run `oms store verify`",
+            )
+        return existing
+    op = stable_id("wkr-reg", dispatch.record_id, event_id)
+    return (
+        d.ws.store.records("session")
+        .create(session_id, state=nxt.state, payload=nxt.payload, operation_id=op, actor=SYSTEM_ACTOR, observed_at=now)
+        .record
+    )

@@ -1,0 +1,171 @@
+"""`oms worker park|resume|stop` (DESIGN.md §5, ADR 0009 "Panes"); what each may do in which state is
+`domain/delivery.py`'s, the keys they type `adapters/activation.py`'s.
+
+- park: interrupt the turn that runs (if one does), session `parked` until a future time, worker
+  health `parked`; a refusal types nothing.
+- resume: a worker that never got a session is launched (under the deliverer's outbox lock; one
+  launched meanwhile is observed, not launched again); a launched one resumes once due, with its pane
+  live — activated if it never took its instruction, else told to continue — and is healthy again.
+  Resuming a GitHub ticket's worker is contact: journaled first, refused without a live authorisation.
+- stop: a kill marker, the agent's own quit keys, the session and every process of the pane ended,
+  session `stopped`, worker health `stopped`, activity `blocked`, end reason `stopped`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from oms.adapters.activation import ActivationError
+from oms.canonical import JsonObject, access, parse_ts, stable_id
+from oms.domain import delivery as rules
+from oms.domain import sessions, workers
+from oms.domain.machine import Next
+from oms.errors import InvalidInputError, OmsError, RecordNotFoundError, one_line
+from oms.services import fence, launch, live, liveness, plans, reaper
+from oms.services.launcher import activate, launch_worker
+from oms.services.liveness import CONSUMER
+from oms.store import Record, panefiles
+
+if TYPE_CHECKING:
+    from oms.services.delivery import Delivery
+
+
+def park(d: Delivery, dispatch_id: str, reason: str, until: str) -> JsonObject:
+    """Interrupt the agent and park the worker until a future time."""
+    dispatch = d.dispatch(dispatch_id)
+    session = _require_session(d, dispatch)
+    worker = d.worker(dispatch_id)
+    parse_ts(until, "parked-until")
+    rules.check_park(session.state, str(worker.payload["health"]), session.payload.get("parked_until"), until)
+    nxt = None  # validated before any key reaches the pane (a past --until is refused untouched)
+    if session.state != "parked":
+        nxt = sessions.park(session.state, session.payload, until=until, now=d.after(session))
+    plan = d.native(dispatch)
+    if nxt is not None:
+        d.keys.interrupt(plan, dispatch_id)
+    why = one_line(reason, default="worker lifecycle request")
+    if nxt is not None:
+        d.session_step(session, nxt, stable_id("wkr-park", dispatch_id, why, until))
+
+    def decide(current: Record, now: str) -> Next | None:
+        if current.payload["health"] == "parked":
+            return None
+        return workers.change(current.state, current.payload, now=now, health="parked")
+
+    d.move_worker(dispatch_id, decide, op=stable_id("wkr-hlth-park", dispatch_id, why, until))
+    return d.observe(dispatch_id)
+
+
+def resume(d: Delivery, dispatch_id: str) -> JsonObject:
+    """Resume a parked worker when it is due and its pane is live (or launch it if it never started)."""
+    dispatch = d.dispatch(dispatch_id)
+    fence.require_live(d.ws, dispatch)  # a refusal writes nothing
+    session = d.session(access.text(dispatch.payload, "session_id"))
+    if session is None:
+        return _launch_unstarted(d, dispatch)
+    worker = d.worker(dispatch_id)
+    health = str(worker.payload["health"])
+    pane = d.panes.observe(dispatch_id)
+    until = session.payload.get("parked_until")
+    now = d.ws.now()
+    rules.check_resume(session.state, health, pane_live=pane is not None and not pane.dead, parked_until=until, now=now)
+    receipt = d.ws.store.outbox(CONSUMER).read_receipt(str(dispatch.payload["delivery_event_id"]))
+    plan = d.native(dispatch)
+    ticket = d.ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
+    if ticket.payload["source"] == "github":  # resuming is contact: journaled first, refused if not in force
+        live.disclose(
+            d.ws,
+            access.text(ticket.payload, "repository"),
+            operation="worker-resume",
+            surface=plans.surface(plan),
+            subject_id=session.record_id,
+            request=live.dispatch_request(dispatch),
+        )
+    pending = receipt is not None and receipt.result.get("activation_pending") is True
+    keys = rules.resume_keys(
+        session.state, session.version, health, activation_pending=pending, prompted=plan.prompt is not None
+    )
+    if keys is rules.ResumeKeys.ACTIVATE:
+        activate(d, plan, dispatch_id)
+    elif keys is rules.ResumeKeys.NUDGE:
+        d.keys.nudge(plan, dispatch_id)
+    if session.state == "parked":
+        nxt = sessions.resume(session.state, session.payload, now=d.after(session, now))
+        session = d.session_step(session, nxt, stable_id("wkr-resume", dispatch_id, str(until)))
+    if health == "parked":
+        fence.require_live(d.ws, d.dispatch(dispatch_id))  # lapsed while resuming: stays parked
+
+        def decide(current: Record, at: str) -> Next | None:
+            if current.payload["health"] != "parked":
+                return None
+            return workers.change(current.state, current.payload, now=at, health="healthy")
+
+        d.move_worker(dispatch_id, decide, op=stable_id("wkr-hlth-res", dispatch_id, session.version))
+    liveness.promote(d.ws, dispatch_id, session.record_id)
+    return d.observe(dispatch_id)
+
+
+def _launch_unstarted(d: Delivery, dispatch: Record) -> JsonObject:
+    """`resume` of a worker that never got a session: launched under the deliverer's own lock."""
+    event_id = dispatch.payload.get("delivery_event_id")
+    if not isinstance(event_id, str):
+        raise InvalidInputError("dispatch has no delivery event")
+    dispatch_id = dispatch.record_id
+    with d.ws.store.outbox(CONSUMER).lock(event_id):  # one lock for every launch (deliver's own)
+        dispatch = d.dispatch(dispatch_id)
+        if d.session(access.text(dispatch.payload, "session_id")) is not None:
+            return d.observe(dispatch_id)  # launched meanwhile, by a deliverer or another resume
+        launched = launch_worker(d, dispatch, event_id)
+    if launched.outcome.get("status") == "parked":
+        cause = launched.cause
+        raise ActivationError(
+            f"worker was not launched: {launched.outcome.get('reason')}",
+            hint=cause.remedy if cause is not None and cause.remedy else "fix the reason, then resume again",
+        )
+    return d.observe(dispatch_id)
+
+
+def stop(d: Delivery, dispatch_id: str, reason: str, *, end_reason: str = "stopped", by: str = "oms-cli") -> JsonObject:
+    """Stop the pane (and every process in it); session stopped, health stopped, activity blocked."""
+    dispatch = d.dispatch(dispatch_id)
+    reason = one_line(reason, default="worker lifecycle request")
+    root = d.ws.store.state.root
+    marker: JsonObject = {
+        "format": "oms-kill-v1",
+        "dispatch_id": dispatch_id,
+        "by": by,
+        "pid": os.getpid(),
+        "reason": reason,
+        "requested_at": d.ws.now(),
+    }
+    panefiles.leave_kill(root, marker)
+    try:
+        quit_keys = d.native(dispatch).quit_keys
+    except OmsError:
+        quit_keys = ()
+    d.panes.stop(dispatch_id, quit_keys=quit_keys)
+    reaper.end_sandbox(root, dispatch_id)  # should its init have outlived its supervisor (ADR 0012)
+    session = d.session(access.text(dispatch.payload, "session_id"))
+    if session is not None and session.state != "stopped":
+        nxt = sessions.stop(session.state, session.payload, reason=reason, now=d.after(session))
+        d.session_step(session, nxt, stable_id("wkr-stop", dispatch_id, reason))
+    detail = f"{reason} (by {by})"
+
+    def decide(worker: Record, now: str) -> Next | None:
+        return workers.end(worker.state, worker.payload, now=now, end_reason=end_reason, detail=detail)
+
+    d.move_worker(dispatch_id, decide, op=stable_id("wkr-stop-end", dispatch_id, reason))
+    panefiles.drop_registry(root, dispatch_id)
+    panefiles.drop_kill(root, dispatch_id)
+    panefiles.clear_exit(root, dispatch_id)
+    launch.discard(root, dispatch_id)  # a spec no supervisor took (it holds the agent's credential)
+    d.panes.kill_server_if_idle()
+    return d.observe(dispatch_id)
+
+
+def _require_session(d: Delivery, dispatch: Record) -> Record:
+    session = d.session(access.text(dispatch.payload, "session_id"))
+    if session is None:
+        raise RecordNotFoundError(f"dispatch {dispatch.record_id} has no session yet (deliver it first)")
+    return session

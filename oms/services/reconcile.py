@@ -1,0 +1,105 @@
+"""`oms worker observe`: a worker, its session and its pane at a glance — after recording what the
+records do not know yet (ADR 0009 "Panes"):
+
+- `reconcile`: a pane that ended (exit, signal, `oms worker stop`) ends its session and its worker with
+  that end reason — also a pane that is gone (its tmux server died): then from the supervisor's exit
+  record, or, when the pane's whole process group is gone without one, as an unrecorded end. A pane
+  that merely cannot be seen while its processes live (a tmux hiccup) ends nothing. What an observation
+  means is `domain/delivery.end_of`'s.
+- `check_liveness`: a healthy worker whose attempt was fenced, or whose hooks or bridge stayed silent
+  past the deadline, is parked (its pane is kept).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from oms.canonical import JsonObject, access, stable_id
+from oms.domain import delivery as rules
+from oms.domain import sessions, workers
+from oms.domain.machine import Next
+from oms.fsio.procinfo import group_alive
+from oms.services import fence, liveness, reaper
+from oms.services.workspace import SYSTEM_ACTOR
+from oms.store import Record, panefiles
+
+if TYPE_CHECKING:
+    from oms.services.delivery import Delivery
+
+
+def observe(d: Delivery, dispatch_id: str) -> JsonObject:
+    """Worker, session and pane at a glance (recording an end reason if the pane has ended)."""
+    reconcile(d, dispatch_id)
+    check_liveness(d, dispatch_id)
+    dispatch = d.dispatch(dispatch_id)
+    worker = d.worker(dispatch_id)
+    session = d.session(access.text(dispatch.payload, "session_id"))
+    pane = d.panes.observe(dispatch_id)
+    return {
+        "dispatch_id": dispatch_id,
+        "dispatch_state": dispatch.state,
+        "worker_activity": worker.state,
+        "worker_health": worker.payload["health"],
+        "end_reason": worker.payload.get("end_reason"),
+        "end_detail": worker.payload.get("end_detail"),
+        "session_state": None if session is None else session.state,
+        "pane_id": (pane.pane_id if pane else None) or (None if session is None else session.payload["tmux_pane_id"]),
+        "pane_live": pane is not None and not pane.dead,
+        "health_reason": worker.payload.get("health_reason"),
+        "live_channels": None if session is None else liveness.channels(d.ws, session.record_id),
+        "agent_stopped_at": None if session is None else session.payload.get("agent_stopped_at"),
+    }
+
+
+def reconcile(d: Delivery, dispatch_id: str) -> None:
+    """Record why a worker whose pane ended has ended (`domain/delivery.end_of`)."""
+    dispatch = d.dispatch(dispatch_id)
+    pane = d.panes.observe(dispatch_id)
+    worker = d.worker(dispatch_id)
+    health = str(worker.payload["health"])
+    if (pane is not None and not pane.dead) or health == "stopped":
+        return  # the common case asks no file
+    root = d.ws.store.state.root
+    end = rules.end_of(
+        health=health,
+        pane=None if pane is None else rules.PaneSeen(pane.pane_id, pane.dead, pane.dead_status, pane.dead_signal),
+        registry=panefiles.read_registry(root, dispatch_id) if pane is None else None,
+        ended=panefiles.read_exit(root, dispatch_id),
+        kill=panefiles.read_kill(root, dispatch_id),
+        group_alive=group_alive,
+    )
+    if end is None:
+        return
+    reaper.end_sandbox(root, dispatch_id)  # the pane has ended: so does whatever is left of its sandbox
+    session = d.session(access.text(dispatch.payload, "session_id"))
+    if session is not None and session.state != "stopped":
+        nxt = sessions.stop(session.state, session.payload, reason=end.detail, now=d.after(session))
+        d.session_step(session, nxt, stable_id("wkr-end-sess", dispatch_id, end.pane_id))
+
+    def decide(current: Record, now: str) -> Next | None:
+        return workers.end(current.state, current.payload, now=now, end_reason=end.reason, detail=end.detail)
+
+    d.move_worker(dispatch_id, decide, op=stable_id("wkr-end", dispatch_id, end.pane_id))
+
+
+def check_liveness(d: Delivery, dispatch_id: str) -> None:
+    """Park a worker whose attempt was fenced, or whose hooks or bridge stayed silent past the deadline."""
+    dispatch = d.dispatch(dispatch_id)
+    worker = d.worker(dispatch_id)
+    session = d.session(access.text(dispatch.payload, "session_id"))
+    if session is None or worker.payload["health"] != "healthy" or worker.state not in ("idle", "working"):
+        return
+    fenced = fence.reason(d.ws, dispatch)
+    if fenced is not None:
+        fence.park(d.ws, dispatch_id, fenced, SYSTEM_ACTOR)
+        return
+    silent = liveness.silent(d.ws, session, worker.observed_at)
+    if silent is None:
+        return
+
+    def decide(current: Record, now: str) -> Next | None:
+        if current.payload["health"] != "healthy":
+            return None
+        return workers.change(current.state, current.payload, now=now, health="parked", reason=silent)
+
+    d.move_worker(dispatch_id, decide, op=stable_id("wkr-silent", dispatch_id, silent, worker.version))

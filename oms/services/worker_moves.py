@@ -1,0 +1,55 @@
+"""The one writer of worker transitions (a worker record's id is its dispatch's).
+
+Whatever moves a worker — a launch, `oms worker park|resume|stop`, the end of its pane, liveness, the
+fence, a recorded result — says *what* in a pure `decide(worker, now)` built from `domain/workers.py`,
+and `move` writes it: the latest version is read, `decide` sees it and returns the next state and
+payload (or None: nothing to write), and that is written as the next version. When another writer won
+the race for that version (hooks, liveness and delivery do race) the worker is read again and `decide`
+asked again, at most `TRIES` times; after that nothing is written and None is returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from oms.canonical import next_after
+from oms.domain.machine import Next
+from oms.errors import VersionConflictError
+from oms.store import Record
+
+if TYPE_CHECKING:
+    from oms.services.workspace import Workspace
+
+TRIES = 5
+Decide = Callable[[Record, str], Next | None]
+
+
+def move(
+    ws: Workspace, dispatch_id: str, decide: Decide, *, op: str | Callable[[Record], str], actor: str
+) -> Record | None:
+    """Write the move `decide` makes of the latest worker; the version written (or replayed: the operation
+    `op` names was done already), or None when nothing was written (no worker, nothing to do, or the
+    race was lost `TRIES` times)."""
+    records = ws.store.records("worker")
+    for _ in range(TRIES):
+        worker = records.read_if_exists(dispatch_id)
+        if worker is None:
+            return None
+        now = next_after(worker.observed_at, ws.now())
+        nxt = decide(worker, now)
+        if nxt is None:
+            return None
+        try:
+            return records.transition(
+                dispatch_id,
+                expected_version=worker.version,
+                state=nxt.state,
+                payload=nxt.payload,
+                operation_id=op(worker) if callable(op) else op,
+                actor=actor,
+                observed_at=now,
+            ).record
+        except VersionConflictError:
+            continue
+    return None

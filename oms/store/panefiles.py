@@ -1,0 +1,156 @@
+"""The files of a worker's pane: `panes/<dispatch>.*` in the state root — every name, and the three
+documents delivery, `oms worker stop` and the pane's supervisor leave for each other (ADR 0009, 0012).
+
+- `<dispatch>.json` (`pane-registry`): which tmux pane (id, pid = its process group) delivery started
+  for the dispatch. Written once the pane exists; lets `observe` end a worker whose pane is gone.
+- `<dispatch>.kill.json` (`kill-marker`): `oms worker stop` leaves it before it kills the pane, so that
+  the end is recorded as `stopped` (by whom, why) and not as the signal the kill caused.
+- `<dispatch>.exit.json` (`pane-exit`): the supervisor's record of how the agent ended, published once
+  per pane. Delivery clears it whenever it starts a new pane (there is no live one): only the current
+  pane's end is trusted, never an earlier pane's.
+- `<dispatch>.launch.json` (`launch-spec`, `services/launch.py`), `<dispatch>.sock` and `<dispatch>.log`
+  (the broker's socket and log), `<dispatch>.init.json` (`sandbox-init`, `services/reaper.py`).
+
+Nothing else spells these names: `store verify` classifies the directory with `schema_of`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from oms.canonical import JsonObject, check
+from oms.canonical.ids import OPAQUE_ID
+from oms.errors import NotFoundError
+from oms.fsio import Root
+from oms.store.documents import encode_document, read_document_optional
+
+PANES_DIR = "panes"
+DOC_CAP = 4096
+REGISTRY, KILL, EXIT = ".json", ".kill.json", ".exit.json"
+SPEC, INIT, SOCKET, LOG = ".launch.json", ".init.json", ".sock", ".log"
+SCHEMAS = (  # longest suffix first: `.json` also ends the others
+    (KILL, "kill-marker"),
+    (SPEC, "launch-spec"),
+    (INIT, "sandbox-init"),
+    (EXIT, "pane-exit"),
+    (REGISTRY, "pane-registry"),
+)
+
+
+def _path(dispatch_id: str, suffix: str) -> str:
+    return f"{PANES_DIR}/{check(dispatch_id, 'dispatch id')}{suffix}"
+
+
+def registry_path(dispatch_id: str) -> str:
+    """The pane registry of `dispatch_id`, relative to the state root."""
+    return _path(dispatch_id, REGISTRY)
+
+
+def kill_path(dispatch_id: str) -> str:
+    """The kill marker of `dispatch_id`."""
+    return _path(dispatch_id, KILL)
+
+
+def exit_path(dispatch_id: str) -> str:
+    """Where the supervisor records the end of `dispatch_id`'s sandbox."""
+    return _path(dispatch_id, EXIT)
+
+
+def spec_path(dispatch_id: str) -> str:
+    """The launch spec of `dispatch_id`."""
+    return _path(dispatch_id, SPEC)
+
+
+def init_path(dispatch_id: str) -> str:
+    """Where the supervisor records its sandbox's init."""
+    return _path(dispatch_id, INIT)
+
+
+def socket_path(dispatch_id: str) -> str:
+    """The broker's socket of `dispatch_id`."""
+    return _path(dispatch_id, SOCKET)
+
+
+def log_path(dispatch_id: str) -> str:
+    """The broker's log of `dispatch_id`."""
+    return _path(dispatch_id, LOG)
+
+
+def schema_of(name: str) -> str | None:
+    """The schema of a document in `panes/` by its name (None: not a pane document)."""
+    for suffix, schema in SCHEMAS:
+        if name.endswith(suffix) and OPAQUE_ID.fullmatch(name[: -len(suffix)]):
+            return schema
+    return None
+
+
+def is_broker_socket(path: str) -> bool:
+    """`panes/<dispatch>.sock`, a worker broker's socket (a path relative to the state root)."""
+    head, _, name = path.partition("/")
+    return head == PANES_DIR and name.endswith(SOCKET) and OPAQUE_ID.fullmatch(name[: -len(SOCKET)]) is not None
+
+
+def is_broker_log(name: str) -> bool:
+    """`<dispatch>.log` in `panes/`, a worker broker's log."""
+    return name.endswith(LOG) and OPAQUE_ID.fullmatch(name[: -len(LOG)]) is not None
+
+
+def _drop(root: Root, rel: str) -> None:
+    with contextlib.suppress(NotFoundError):
+        root.unlink(rel)
+
+
+# ---------------------------------------------------------------------- the registry
+def read_registry(root: Root, dispatch_id: str) -> JsonObject | None:
+    """The pane registry, if there is one (a damaged one raises)."""
+    return read_document_optional(root, registry_path(dispatch_id), "pane-registry", DOC_CAP)
+
+
+def write_registry(root: Root, doc: JsonObject) -> bool:
+    """Register a pane (replacing an earlier pane's registry); False when this pane is registered already.
+    A registry that cannot be read raises: it is not replaced unread."""
+    dispatch_id = str(doc["dispatch_id"])
+    rel = registry_path(dispatch_id)
+    existing = read_registry(root, dispatch_id)
+    if existing is not None and existing["pane_id"] == doc["pane_id"]:
+        return False
+    if existing is not None:
+        root.unlink(rel)
+    root.mkdirs(PANES_DIR)
+    root.publish(rel, encode_document(doc, "pane-registry", rel, DOC_CAP))
+    return True
+
+
+def drop_registry(root: Root, dispatch_id: str) -> None:
+    """Forget the pane registry (none is fine)."""
+    _drop(root, registry_path(dispatch_id))
+
+
+# ---------------------------------------------------------------------- the kill marker
+def read_kill(root: Root, dispatch_id: str) -> JsonObject | None:
+    """The kill marker, if `oms worker stop` left one."""
+    return read_document_optional(root, kill_path(dispatch_id), "kill-marker", DOC_CAP)
+
+
+def leave_kill(root: Root, doc: JsonObject) -> None:
+    """Leave a kill marker (the first one stays: it says who stopped the worker first)."""
+    rel = kill_path(str(doc["dispatch_id"]))
+    root.mkdirs(PANES_DIR)
+    if not root.exists(rel):
+        root.publish(rel, encode_document(doc, "kill-marker", rel, DOC_CAP))
+
+
+def drop_kill(root: Root, dispatch_id: str) -> None:
+    """Remove the kill marker (none is fine)."""
+    _drop(root, kill_path(dispatch_id))
+
+
+# ---------------------------------------------------------------------- the exit record
+def read_exit(root: Root, dispatch_id: str) -> JsonObject | None:
+    """The supervisor's exit record of the current pane, if it has ended and recorded it."""
+    return read_document_optional(root, exit_path(dispatch_id), "pane-exit", DOC_CAP)
+
+
+def clear_exit(root: Root, dispatch_id: str) -> None:
+    """Forget an earlier pane's exit record: a new pane is starting, and only its own end is trusted."""
+    _drop(root, exit_path(dispatch_id))

@@ -1,0 +1,157 @@
+"""`adapters/activation.Tui` driven by a fake clock and a fake pane: no tmux, no real sleep."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+
+from oms.adapters.activation import CONTINUE, ENTER_PAUSE_S, ActivationError, Tui
+from oms.adapters.panes import Pane
+from oms.adapters.providers.base import LaunchPlan
+
+PLAN = LaunchPlan(
+    native_action="claude",
+    argv=("claude",),
+    cwd="/w",
+    env={},
+    prompt="do the ticket",
+    ready_marks=("READY",),
+    busy_mark="esc to interrupt",
+    park_keys=(("Escape",), ("C-u",)),
+)
+COMMAND = LaunchPlan(native_action="command", argv=("run",), cwd="/w", env={})
+
+
+@dataclass
+class Clock:
+    """Time moves only when something sleeps."""
+
+    now: float = 0.0
+    slept: list[float] = field(default_factory=list)
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+@dataclass
+class Screen:
+    """A pane whose text is a function of the keys typed so far and the time."""
+
+    clock: Clock
+    show: Callable[[list[tuple[str, ...]], float], str]
+    alive: bool = True
+    typed: list[tuple[str, ...]] = field(default_factory=list)
+
+    def observe(self, dispatch_id: str) -> Pane | None:
+        return Pane(dispatch_id, dispatch_id, "%1", 4242, not self.alive, None, None)
+
+    def capture(self, dispatch_id: str) -> str:
+        return self.show(self.typed, self.clock.now)
+
+    def send_text(self, dispatch_id: str, text: str) -> None:
+        self.typed.append(("-l", text))
+
+    def send_keys(self, dispatch_id: str, *keys: str) -> None:
+        self.typed.append(keys)
+
+
+class Witness:
+    def __init__(self, taken_after: int | None = None) -> None:
+        self.taken_after = taken_after  # polls before the hook is heard (None: never)
+        self.polls = 0
+        self.typing_calls = 0
+
+    def typing(self) -> None:
+        self.typing_calls += 1
+
+    def taken(self) -> bool:
+        self.polls += 1
+        return self.taken_after is not None and self.polls > self.taken_after
+
+
+def _tui(show: Callable[[list[tuple[str, ...]], float], str], *, alive: bool = True) -> tuple[Tui, Screen, Clock]:
+    clock = Clock()
+    screen = Screen(clock, show, alive)
+    return Tui(screen, clock), screen, clock
+
+
+def test_types_once_ready_then_confirms_by_the_hook() -> None:
+    tui, screen, clock = _tui(lambda _typed, now: "READY" if now >= 1.0 else "starting")
+    witness = Witness(taken_after=2)
+    tui.activate(PLAN, "dsp-1", witness)
+    assert screen.typed == [("-l", "do the ticket"), ("Enter",)]
+    assert witness.typing_calls == 1
+    assert clock.slept[clock.slept.index(ENTER_PAUSE_S) - 1] != ENTER_PAUSE_S  # waited for ready, then paused
+    assert clock.now < 10  # no real time passed: only the fake clock moved
+
+
+def test_the_busy_mark_confirms_too() -> None:
+    tui, screen, _ = _tui(lambda typed, _now: "READY esc to interrupt" if ("Enter",) in typed else "READY")
+    tui.activate(PLAN, "dsp-1", Witness())
+    assert screen.typed == [("-l", "do the ticket"), ("Enter",)]
+
+
+def test_a_second_enter_when_the_first_became_a_newline() -> None:
+    def show(typed: list[tuple[str, ...]], _now: float) -> str:
+        return "READY esc to interrupt" if typed.count(("Enter",)) == 2 else "READY"
+
+    tui, screen, _ = _tui(show)
+    tui.activate(PLAN, "dsp-1", Witness())
+    assert screen.typed == [("-l", "do the ticket"), ("Enter",), ("Enter",)]
+
+
+def test_never_ready_fails_after_the_ready_timeout() -> None:
+    tui, screen, clock = _tui(lambda _typed, _now: "starting")
+    with pytest.raises(ActivationError, match="did not become ready within 30s"):
+        tui.activate(PLAN, "dsp-1", Witness())
+    assert screen.typed == []
+    assert 30 < clock.now < 31
+
+
+def test_busy_screen_is_not_ready() -> None:
+    tui, screen, _ = _tui(lambda _typed, _now: "READY esc to interrupt")
+    with pytest.raises(ActivationError, match="ready"):
+        tui.activate(PLAN, "dsp-1", Witness())
+    assert screen.typed == []
+
+
+def test_not_taken_fails_after_two_enters() -> None:
+    tui, screen, clock = _tui(lambda _typed, _now: "READY")
+    with pytest.raises(ActivationError, match="did not take the instruction"):
+        tui.activate(PLAN, "dsp-1", Witness())
+    assert screen.typed == [("-l", "do the ticket"), ("Enter",), ("Enter",)]
+    assert clock.now == pytest.approx(2 * (ENTER_PAUSE_S + 5.0), abs=0.2)
+
+
+def test_a_dead_pane_fails_at_once() -> None:
+    tui, screen, _ = _tui(lambda _typed, _now: "READY", alive=False)
+    with pytest.raises(ActivationError, match="exited before it became ready"):
+        tui.activate(PLAN, "dsp-1", Witness())
+    assert screen.typed == []
+
+
+def test_a_command_worker_needs_nothing() -> None:
+    tui, screen, clock = _tui(lambda _typed, _now: "")
+    tui.activate(COMMAND, "dsp-1", Witness())
+    tui.nudge(COMMAND, "dsp-1")
+    assert (screen.typed, clock.slept) == ([], [])
+
+
+@pytest.mark.parametrize(("busy", "expected"), [(True, [("Escape",), ("C-u",)]), (False, [])])
+def test_interrupt_only_while_a_turn_runs(busy: bool, expected: list[tuple[str, ...]]) -> None:
+    tui, screen, _ = _tui(lambda _typed, _now: "esc to interrupt" if busy else "READY")
+    tui.interrupt(PLAN, "dsp-1")
+    assert screen.typed == expected
+
+
+def test_nudge_types_continue_then_enter() -> None:
+    tui, screen, clock = _tui(lambda _typed, _now: "READY")
+    tui.nudge(PLAN, "dsp-1")
+    assert screen.typed == [("-l", CONTINUE), ("Enter",)]
+    assert clock.slept == [ENTER_PAUSE_S]

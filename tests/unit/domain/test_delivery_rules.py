@@ -1,0 +1,213 @@
+"""`domain/delivery.py`: what an observed pane, an exit record and a kill marker mean; what a failed
+launch step leaves; what park and resume may do — table-driven, no tmux, no files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from oms.canonical import JsonObject, add_ms
+from oms.domain import delivery as rules
+from oms.domain import workers
+from oms.domain.delivery import AfterEnsure, PaneSeen, ResumeKeys
+from oms.errors import InvalidInputError
+from tests.helpers import T0, payload
+
+LIVE = PaneSeen("%1", False, None, None)
+DEAD_3 = PaneSeen("%1", True, 3, None)
+DEAD_SIG = PaneSeen("%1", True, None, 9)
+DEAD_UNKNOWN = PaneSeen("%1", True, None, None)
+REGISTRY: JsonObject = {"pane_id": "%7", "pane_pid": 4242}
+EXIT_0: JsonObject = {"status": 0, "signal": None}
+EXIT_SIG: JsonObject = {"status": None, "signal": 15}
+KILL: JsonObject = {"reason": "test is over", "by": "oms-cli"}
+
+
+def _alive(pgid: int) -> bool:
+    return True
+
+
+def _gone(pgid: int) -> bool:
+    return False
+
+
+@pytest.mark.parametrize(
+    ("health", "pane", "registry", "ended", "kill", "alive", "expected"),
+    [
+        ("healthy", LIVE, None, None, None, _gone, None),  # a live pane has not ended
+        ("stopped", DEAD_3, None, None, None, _gone, None),  # recorded already
+        ("healthy", None, None, None, None, _gone, None),  # never launched (or stopped and forgotten)
+        ("healthy", None, REGISTRY, None, None, _alive, None),  # a tmux hiccup: its processes live
+        ("healthy", DEAD_3, None, None, KILL, _gone, ("stopped", "test is over (by oms-cli)", "%1")),
+        ("healthy", DEAD_3, None, EXIT_SIG, None, _gone, ("signal", "the agent was killed by signal 15", "%1")),
+        ("healthy", DEAD_SIG, None, None, None, _gone, ("signal", "the agent was killed by signal 9", "%1")),
+        ("healthy", DEAD_3, None, EXIT_0, None, _gone, ("exit", "the agent exited with status 0", "%1")),
+        ("healthy", DEAD_3, None, None, None, _gone, ("exit", "the agent exited with status 3", "%1")),
+        (
+            "parked",
+            DEAD_UNKNOWN,
+            None,
+            None,
+            None,
+            _gone,
+            ("exit", "the agent exited (its status was not recorded)", "%1"),
+        ),
+        (
+            "healthy",
+            None,
+            REGISTRY,
+            EXIT_0,
+            None,
+            _alive,  # not asked: the supervisor recorded the end
+            ("exit", "the agent exited with status 0; its tmux pane is gone", "%7"),
+        ),
+        (
+            "healthy",
+            None,
+            REGISTRY,
+            None,
+            None,
+            _gone,
+            ("exit", "the pane and every process in it are gone (the end was not recorded)", "%7"),
+        ),
+    ],
+)
+def test_end_of(
+    health: str,
+    pane: PaneSeen | None,
+    registry: JsonObject | None,
+    ended: JsonObject | None,
+    kill: JsonObject | None,
+    alive: Callable[[int], bool],
+    expected: tuple[str, str, str] | None,
+) -> None:
+    end = rules.end_of(health=health, pane=pane, registry=registry, ended=ended, kill=kill, group_alive=alive)
+    assert (None if end is None else tuple(end)) == expected
+
+
+def test_group_liveness_is_asked_only_when_it_decides() -> None:
+    asked: list[int] = []
+
+    def spy(pgid: int) -> bool:
+        asked.append(pgid)
+        return False
+
+    rules.end_of(health="healthy", pane=DEAD_3, registry=None, ended=None, kill=None, group_alive=spy)
+    rules.end_of(health="healthy", pane=None, registry=REGISTRY, ended=EXIT_0, kill=None, group_alive=spy)
+    assert asked == []
+    rules.end_of(health="healthy", pane=None, registry=REGISTRY, ended=None, kill=None, group_alive=spy)
+    assert asked == [4242]
+
+
+@pytest.mark.parametrize(
+    ("status", "prompted", "expected"),
+    [
+        ("created", True, AfterEnsure.ACTIVATE),
+        ("created", False, AfterEnsure.ACTIVATE),
+        ("reused", True, AfterEnsure.PARK_PENDING),  # never typed twice: another launcher made the pane
+        ("reused", False, AfterEnsure.NOTHING),
+    ],
+)
+def test_only_the_creator_types_the_instruction(status: str, prompted: bool, expected: AfterEnsure) -> None:
+    assert rules.after_ensure(status, prompted=prompted) is expected
+
+
+@pytest.mark.parametrize("created", [True, False])
+@pytest.mark.parametrize("step", sorted(rules.STEPS))
+def test_a_failure_after_the_pane_ends_only_our_pane_and_names_the_step(step: str, created: bool) -> None:
+    after = rules.after_pane_failure(step, "panes/x.json is not\nvalid", created=created)
+    assert after.end_pane is created
+    assert after.reason == f"{rules.STEPS[step]} failed: panes/x.json is not valid"
+
+
+@pytest.mark.parametrize(
+    ("pane", "expected"), [(LIVE, None), (DEAD_3, "exit"), (DEAD_UNKNOWN, "exit"), (None, "stopped")]
+)
+def test_after_failed_activation(pane: PaneSeen | None, expected: str | None) -> None:
+    assert rules.after_failed_activation(pane) == expected
+
+
+UNTIL = add_ms(T0, 60_000)
+
+
+@pytest.mark.parametrize(
+    ("session", "health", "parked_until", "error"),
+    [
+        ("running", "healthy", None, None),
+        ("stalled", "stalled", None, None),
+        ("parked", "parked", UNTIL, None),  # the same park again
+        ("parked", "parked", add_ms(UNTIL, 1), "different time"),
+        ("stopped", "healthy", None, "from session stopped"),
+        ("running", "stopped", None, "from health stopped"),
+    ],
+)
+def test_check_park(session: str, health: str, parked_until: str | None, error: str | None) -> None:
+    if error is None:
+        rules.check_park(session, health, parked_until, UNTIL)
+    else:
+        with pytest.raises(InvalidInputError, match=error):
+            rules.check_park(session, health, parked_until, UNTIL)
+
+
+@pytest.mark.parametrize(
+    ("session", "health", "live", "until", "now", "error"),
+    [
+        ("parked", "parked", True, UNTIL, UNTIL, None),
+        ("running", "parked", True, None, T0, None),
+        ("parked", "parked", True, UNTIL, T0, "not due"),
+        ("parked", "parked", True, None, T0, "not due"),
+        ("parked", "parked", False, UNTIL, UNTIL, "live bound pane"),
+        ("stopped", "parked", True, None, T0, "session stopped and health parked"),
+        ("running", "stopped", True, None, T0, "health stopped"),
+    ],
+)
+def test_check_resume(session: str, health: str, live: bool, until: str | None, now: str, error: str | None) -> None:
+    if error is None:
+        rules.check_resume(session, health, pane_live=live, parked_until=until, now=now)
+    else:
+        with pytest.raises(InvalidInputError, match=error):
+            rules.check_resume(session, health, pane_live=live, parked_until=until, now=now)
+
+
+@pytest.mark.parametrize(
+    ("session", "version", "health", "pending", "prompted", "expected"),
+    [
+        ("running", 0, "parked", True, True, ResumeKeys.ACTIVATE),  # never took its instruction
+        ("running", 0, "parked", True, False, ResumeKeys.ACTIVATE),  # (a command worker: a no-op activation)
+        ("running", 1, "parked", True, True, ResumeKeys.NUDGE),
+        ("parked", 2, "parked", False, True, ResumeKeys.NUDGE),
+        ("parked", 2, "parked", False, False, ResumeKeys.NOTHING),
+        ("running", 3, "healthy", False, True, ResumeKeys.NOTHING),
+    ],
+)
+def test_resume_keys(
+    session: str, version: int, health: str, pending: bool, prompted: bool, expected: ResumeKeys
+) -> None:
+    assert rules.resume_keys(session, version, health, activation_pending=pending, prompted=prompted) is expected
+
+
+def _worker(state: str, fields: JsonObject) -> tuple[str, JsonObject]:
+    nxt = workers.new("dsp-1", payload("dispatch"), updated_at=T0)
+    return state, {**nxt.payload, **fields}
+
+
+@pytest.mark.parametrize(
+    ("state", "fields", "expected"),
+    [
+        ("idle", {}, ("blocked", "stopped", "exit", "gone")),
+        ("working", {"health": "parked"}, ("blocked", "stopped", "exit", "gone")),
+        ("done", {}, ("done", "stopped", "exit", "gone")),  # an ended activity keeps its state
+        ("done", {"end_reason": "result-recorded", "end_detail": "ok"}, ("done", "stopped", "result-recorded", "ok")),
+        ("blocked", {"health": "stopped", "end_reason": "exit", "end_detail": "x"}, None),  # nothing to change
+    ],
+)
+def test_worker_end(state: str, fields: JsonObject, expected: tuple[str, str, str, str] | None) -> None:
+    state, body = _worker(state, fields)
+    nxt = workers.end(state, body, now=add_ms(T0, 1), end_reason="exit", detail="gone\n")
+    got = (
+        None
+        if nxt is None
+        else (nxt.state, nxt.payload["health"], nxt.payload["end_reason"], nxt.payload["end_detail"])
+    )
+    assert got == expected
