@@ -75,3 +75,17 @@ def stop(state: str, payload: JsonObject, *, reason: str, now: str) -> Next:
         step("session", TABLE, state, "stop"),
         with_fields(payload, stop_reason=one_line(reason, default="stopped"), last_observed_at=now),
     )
+
+
+def lifecycle_event(before: str | None, after: str) -> str | None:
+    """The lifecycle event a session transition from `before` (None: registration) to `after` is, if any
+    (seed 003: registered, parked, resumed, stopped; a heartbeat or a stall is none)."""
+    if before is None:
+        return "session-registered" if after == "running" else None
+    if after == "stopped" and before != "stopped":
+        return "session-stopped"
+    if after == "parked" and before != "parked":
+        return "session-parked"
+    if after == "running" and before in ("parked", "stalled"):
+        return "session-resumed"
+    return None

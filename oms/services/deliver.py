@@ -72,6 +72,7 @@ def _recover(d: Delivery, dispatch: Record, event_id: str) -> JsonObject:
     p = dispatch.payload
     if (
         session is None
+        or session.payload["dispatch_id"] != dispatch.record_id
         or session.payload["source_event_id"] != event_id
         or session.payload["ticket_id"] != p["ticket_id"]
         or session.payload["role_id"] != p["role_id"]

@@ -24,7 +24,7 @@ from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject, access, next_after
 from oms.domain.machine import Next
 from oms.errors import AlreadyExistsError, UnsafeFileError
-from oms.services import deliver, lifecycle, plans, reconcile, worker_moves
+from oms.services import deliver, lifecycle, lifecycle_events, plans, reconcile, worker_moves
 from oms.services.launcher import activate
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
@@ -145,8 +145,9 @@ class Delivery:
         return next_after(record.observed_at, self.ws.now() if now is None else now)
 
     def session_step(self, session: Record, nxt: Next, op: str) -> Record:
-        """Write a session transition (observed at the time the machine stamped)."""
-        return (
+        """Write a session transition (observed at the time the machine stamped) and the lifecycle event it
+        is, if any (`services/lifecycle_events.py`)."""
+        written = (
             self.ws.store.records("session")
             .transition(
                 session.record_id,
@@ -159,6 +160,8 @@ class Delivery:
             )
             .record
         )
+        lifecycle_events.after_step(self.ws, session.state, written)
+        return written
 
     def move_worker(self, dispatch_id: str, decide: worker_moves.Decide, *, op: str) -> Record | None:
         """`worker_moves.move` as delivery (`SYSTEM_ACTOR`)."""

@@ -23,7 +23,7 @@ from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.domain.policy import role_tools
 from oms.errors import AuthorityChangedError, OmsError, one_line
-from oms.services import checkout, fence, launch, live, liveness, plans, reaper
+from oms.services import checkout, fence, launch, lifecycle_events, live, liveness, plans, reaper
 from oms.services.authority import check_dispatch
 from oms.services.homes import materialise
 from oms.services.workspace import SYSTEM_ACTOR
@@ -184,6 +184,9 @@ def activate(d: Delivery, plan: LaunchPlan, dispatch_id: str) -> None:
     """Make the agent start its work (`adapters/activation.py`), confirmed by its hooks."""
     witness: Witness = HookWitness(d, dispatch_id)
     d.keys.activate(plan, dispatch_id, witness)
+    session = d.session(access.text(d.dispatch(dispatch_id).payload, "session_id"))
+    if session is not None:
+        lifecycle_events.activated(d.ws, session)
 
 
 PARK_OP = {"pane": "wkr-lch-park", "session": "wkr-reg-park"}
@@ -274,10 +277,14 @@ def _register_session(d: Delivery, dispatch: Record, pane: Pane, event_id: str) 
                 f"session {session_id} belongs to another dispatch",
                 hint="a session record was altered outside oms: run `oms store verify`",
             )
+        # a launch interrupted after the session was created: its registration event may be missing
+        lifecycle_events.after_step(d.ws, None, d.ws.store.records("session").read_version(session_id, 0))
         return existing
     op = stable_id("wkr-reg", dispatch.record_id, event_id)
-    return (
+    created = (
         d.ws.store.records("session")
         .create(session_id, state=nxt.state, payload=nxt.payload, operation_id=op, actor=SYSTEM_ACTOR, observed_at=now)
         .record
     )
+    lifecycle_events.after_step(d.ws, None, created)
+    return created

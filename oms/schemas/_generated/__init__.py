@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '3b8e54f9605a3966bf193918adb2ae79b7f13f2e6f931c4545d50406ab797961'
+SOURCE_SHA256 = '39e7d6003f1bd09f024eb441e0f6fd9cd77e4da2e6cdf85ea46e30a65c37a03e'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

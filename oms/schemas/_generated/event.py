@@ -17,15 +17,16 @@ from oms.schemas._generated import defs as _m_defs
 _P0 = '^[A-Za-z]{1,40}$'
 _P1 = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
 _C0: object = 'oms-event-v1'
-_C1: tuple[object, ...] = ('bridge-acknowledged', 'dispatch-delivery-requested', 'hook-observed', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped')
+_C1: tuple[object, ...] = ('bridge-acknowledged', 'dispatch-delivery-requested', 'hook-observed', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped')
 _C2: object = 'dispatch-delivery-requested'
 _C3: object = 'session-parked'
 _C4: object = 'session-registered'
-_C5: object = 'session-resumed'
-_C6: object = 'session-stopped'
-_C7: object = 'bridge-acknowledged'
-_C8: tuple[object, ...] = ('codex', 'claude', 'command')
-_C9: object = 'hook-observed'
+_C5: object = 'session-activated'
+_C6: object = 'session-resumed'
+_C7: object = 'session-stopped'
+_C8: object = 'bridge-acknowledged'
+_C9: tuple[object, ...] = ('codex', 'claude', 'command')
+_C10: object = 'hook-observed'
 
 
 def _v242(x: object) -> bool:
@@ -185,12 +186,19 @@ def _v263(x: object) -> bool:
     return True
 
 
+def _v264(x: object) -> bool:
+    # event#/allOf/1/then/properties/payload/properties/session_version
+    if not _m_defs._v99(x):
+        return False
+    return True
+
+
 def _v260(x: object) -> bool:
     # event#/allOf/1/then/properties/payload
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        for k in ('dispatch_id', 'parked_until', 'session_id'):
+        for k in ('dispatch_id', 'parked_until', 'session_id', 'session_version'):
             if k not in x:
                 return False
         if 'session_id' in x and not _v261(x['session_id']):
@@ -199,8 +207,10 @@ def _v260(x: object) -> bool:
             return False
         if 'parked_until' in x and not _v263(x['parked_until']):
             return False
+        if 'session_version' in x and not _v264(x['session_version']):
+            return False
         for k in x:
-            if k not in ('session_id', 'dispatch_id', 'parked_until'):
+            if k not in ('session_id', 'dispatch_id', 'parked_until', 'session_version'):
                 return False
     return True
 
@@ -213,24 +223,24 @@ def _v259(x: object) -> bool:
     return True
 
 
-def _v265(x: object) -> bool:
+def _v266(x: object) -> bool:
     # event#/allOf/1/if/properties/event_type
     if not _eq(x, _C3):
         return False
     return True
 
 
-def _v264(x: object) -> bool:
+def _v265(x: object) -> bool:
     # event#/allOf/1/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v265(x['event_type']):
+        if 'event_type' in x and not _v266(x['event_type']):
             return False
     return True
 
 
 def _v258(x: object) -> bool:
     # event#/allOf/1
-    if _v264(x):
+    if _v265(x):
         if not _v259(x):
             return False
     else:
@@ -238,299 +248,326 @@ def _v258(x: object) -> bool:
     return True
 
 
-def _v269(x: object) -> bool:
+def _v270(x: object) -> bool:
     # event#/allOf/2/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v270(x: object) -> bool:
+def _v271(x: object) -> bool:
     # event#/allOf/2/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v268(x: object) -> bool:
+def _v272(x: object) -> bool:
+    # event#/allOf/2/then/properties/payload/properties/session_version
+    if not _m_defs._v99(x):
+        return False
+    return True
+
+
+def _v269(x: object) -> bool:
     # event#/allOf/2/then/properties/payload
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        for k in ('dispatch_id', 'session_id'):
+        for k in ('dispatch_id', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v269(x['session_id']):
+        if 'session_id' in x and not _v270(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v270(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v271(x['dispatch_id']):
+            return False
+        if 'session_version' in x and not _v272(x['session_version']):
             return False
         for k in x:
-            if k not in ('session_id', 'dispatch_id'):
+            if k not in ('session_id', 'dispatch_id', 'session_version'):
                 return False
     return True
 
 
-def _v267(x: object) -> bool:
+def _v268(x: object) -> bool:
     # event#/allOf/2/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v268(x['payload']):
+        if 'payload' in x and not _v269(x['payload']):
             return False
     return True
 
 
-def _v272(x: object) -> bool:
+def _v274(x: object) -> bool:
     # event#/allOf/2/if/properties/event_type
     if not _eq(x, _C4):
         return False
     return True
 
 
-def _v271(x: object) -> bool:
+def _v273(x: object) -> bool:
     # event#/allOf/2/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v272(x['event_type']):
+        if 'event_type' in x and not _v274(x['event_type']):
             return False
     return True
 
 
-def _v266(x: object) -> bool:
+def _v267(x: object) -> bool:
     # event#/allOf/2
-    if _v271(x):
-        if not _v267(x):
+    if _v273(x):
+        if not _v268(x):
             return False
     else:
         pass
     return True
 
 
-def _v276(x: object) -> bool:
+def _v278(x: object) -> bool:
     # event#/allOf/3/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v277(x: object) -> bool:
+def _v279(x: object) -> bool:
     # event#/allOf/3/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v275(x: object) -> bool:
+def _v280(x: object) -> bool:
+    # event#/allOf/3/then/properties/payload/properties/session_version
+    if not _m_defs._v99(x):
+        return False
+    return True
+
+
+def _v277(x: object) -> bool:
     # event#/allOf/3/then/properties/payload
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        for k in ('dispatch_id', 'session_id'):
+        for k in ('dispatch_id', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v276(x['session_id']):
+        if 'session_id' in x and not _v278(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v277(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v279(x['dispatch_id']):
+            return False
+        if 'session_version' in x and not _v280(x['session_version']):
             return False
         for k in x:
-            if k not in ('session_id', 'dispatch_id'):
+            if k not in ('session_id', 'dispatch_id', 'session_version'):
                 return False
     return True
 
 
-def _v274(x: object) -> bool:
+def _v276(x: object) -> bool:
     # event#/allOf/3/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v275(x['payload']):
+        if 'payload' in x and not _v277(x['payload']):
             return False
     return True
 
 
-def _v279(x: object) -> bool:
+def _v282(x: object) -> bool:
     # event#/allOf/3/if/properties/event_type
     if not _eq(x, _C5):
         return False
     return True
 
 
-def _v278(x: object) -> bool:
+def _v281(x: object) -> bool:
     # event#/allOf/3/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v279(x['event_type']):
+        if 'event_type' in x and not _v282(x['event_type']):
             return False
     return True
 
 
-def _v273(x: object) -> bool:
+def _v275(x: object) -> bool:
     # event#/allOf/3
-    if _v278(x):
-        if not _v274(x):
+    if _v281(x):
+        if not _v276(x):
             return False
     else:
         pass
     return True
 
 
-def _v283(x: object) -> bool:
+def _v286(x: object) -> bool:
     # event#/allOf/4/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v284(x: object) -> bool:
+def _v287(x: object) -> bool:
     # event#/allOf/4/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v285(x: object) -> bool:
-    # event#/allOf/4/then/properties/payload/properties/reason
-    if not _m_defs._v91(x):
+def _v288(x: object) -> bool:
+    # event#/allOf/4/then/properties/payload/properties/session_version
+    if not _m_defs._v99(x):
         return False
     return True
 
 
-def _v282(x: object) -> bool:
+def _v285(x: object) -> bool:
     # event#/allOf/4/then/properties/payload
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        for k in ('dispatch_id', 'reason', 'session_id'):
+        for k in ('dispatch_id', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v283(x['session_id']):
+        if 'session_id' in x and not _v286(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v284(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v287(x['dispatch_id']):
             return False
-        if 'reason' in x and not _v285(x['reason']):
+        if 'session_version' in x and not _v288(x['session_version']):
             return False
         for k in x:
-            if k not in ('session_id', 'dispatch_id', 'reason'):
+            if k not in ('session_id', 'dispatch_id', 'session_version'):
                 return False
     return True
 
 
-def _v281(x: object) -> bool:
+def _v284(x: object) -> bool:
     # event#/allOf/4/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v282(x['payload']):
+        if 'payload' in x and not _v285(x['payload']):
             return False
     return True
 
 
-def _v287(x: object) -> bool:
+def _v290(x: object) -> bool:
     # event#/allOf/4/if/properties/event_type
     if not _eq(x, _C6):
         return False
     return True
 
 
-def _v286(x: object) -> bool:
+def _v289(x: object) -> bool:
     # event#/allOf/4/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v287(x['event_type']):
+        if 'event_type' in x and not _v290(x['event_type']):
             return False
     return True
 
 
-def _v280(x: object) -> bool:
+def _v283(x: object) -> bool:
     # event#/allOf/4
-    if _v286(x):
-        if not _v281(x):
+    if _v289(x):
+        if not _v284(x):
             return False
     else:
         pass
     return True
 
 
-def _v291(x: object) -> bool:
+def _v294(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v292(x: object) -> bool:
+def _v295(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v293(x: object) -> bool:
-    # event#/allOf/5/then/properties/payload/properties/nonce
-    if not _m_defs._v3(x):
+def _v296(x: object) -> bool:
+    # event#/allOf/5/then/properties/payload/properties/reason
+    if not _m_defs._v91(x):
         return False
     return True
 
 
-def _v290(x: object) -> bool:
+def _v297(x: object) -> bool:
+    # event#/allOf/5/then/properties/payload/properties/session_version
+    if not _m_defs._v99(x):
+        return False
+    return True
+
+
+def _v293(x: object) -> bool:
     # event#/allOf/5/then/properties/payload
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        for k in ('dispatch_id', 'nonce', 'session_id'):
+        for k in ('dispatch_id', 'reason', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v291(x['session_id']):
+        if 'session_id' in x and not _v294(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v292(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v295(x['dispatch_id']):
             return False
-        if 'nonce' in x and not _v293(x['nonce']):
+        if 'reason' in x and not _v296(x['reason']):
+            return False
+        if 'session_version' in x and not _v297(x['session_version']):
             return False
         for k in x:
-            if k not in ('session_id', 'dispatch_id', 'nonce'):
+            if k not in ('session_id', 'dispatch_id', 'reason', 'session_version'):
                 return False
     return True
 
 
-def _v289(x: object) -> bool:
+def _v292(x: object) -> bool:
     # event#/allOf/5/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v290(x['payload']):
+        if 'payload' in x and not _v293(x['payload']):
             return False
     return True
 
 
-def _v295(x: object) -> bool:
+def _v299(x: object) -> bool:
     # event#/allOf/5/if/properties/event_type
     if not _eq(x, _C7):
         return False
     return True
 
 
-def _v294(x: object) -> bool:
+def _v298(x: object) -> bool:
     # event#/allOf/5/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v295(x['event_type']):
+        if 'event_type' in x and not _v299(x['event_type']):
             return False
     return True
 
 
-def _v288(x: object) -> bool:
+def _v291(x: object) -> bool:
     # event#/allOf/5
-    if _v294(x):
-        if not _v289(x):
+    if _v298(x):
+        if not _v292(x):
             return False
     else:
         pass
     return True
 
 
-def _v299(x: object) -> bool:
+def _v303(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v300(x: object) -> bool:
+def _v304(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v301(x: object) -> bool:
+def _v305(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/nonce
     if not _m_defs._v3(x):
         return False
@@ -538,14 +575,88 @@ def _v301(x: object) -> bool:
 
 
 def _v302(x: object) -> bool:
-    # event#/allOf/6/then/properties/payload/properties/provider
-    if not any(_eq(x, c) for c in _C8):
+    # event#/allOf/6/then/properties/payload
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('dispatch_id', 'nonce', 'session_id'):
+            if k not in x:
+                return False
+        if 'session_id' in x and not _v303(x['session_id']):
+            return False
+        if 'dispatch_id' in x and not _v304(x['dispatch_id']):
+            return False
+        if 'nonce' in x and not _v305(x['nonce']):
+            return False
+        for k in x:
+            if k not in ('session_id', 'dispatch_id', 'nonce'):
+                return False
+    return True
+
+
+def _v301(x: object) -> bool:
+    # event#/allOf/6/then
+    if isinstance(x, dict):
+        if 'payload' in x and not _v302(x['payload']):
+            return False
+    return True
+
+
+def _v307(x: object) -> bool:
+    # event#/allOf/6/if/properties/event_type
+    if not _eq(x, _C8):
         return False
     return True
 
 
-def _v303(x: object) -> bool:
-    # event#/allOf/6/then/properties/payload/properties/hook_event
+def _v306(x: object) -> bool:
+    # event#/allOf/6/if
+    if isinstance(x, dict):
+        if 'event_type' in x and not _v307(x['event_type']):
+            return False
+    return True
+
+
+def _v300(x: object) -> bool:
+    # event#/allOf/6
+    if _v306(x):
+        if not _v301(x):
+            return False
+    else:
+        pass
+    return True
+
+
+def _v311(x: object) -> bool:
+    # event#/allOf/7/then/properties/payload/properties/session_id
+    if not _m_defs._v15(x):
+        return False
+    return True
+
+
+def _v312(x: object) -> bool:
+    # event#/allOf/7/then/properties/payload/properties/dispatch_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v313(x: object) -> bool:
+    # event#/allOf/7/then/properties/payload/properties/nonce
+    if not _m_defs._v3(x):
+        return False
+    return True
+
+
+def _v314(x: object) -> bool:
+    # event#/allOf/7/then/properties/payload/properties/provider
+    if not any(_eq(x, c) for c in _C9):
+        return False
+    return True
+
+
+def _v315(x: object) -> bool:
+    # event#/allOf/7/then/properties/payload/properties/hook_event
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -554,8 +665,8 @@ def _v303(x: object) -> bool:
     return True
 
 
-def _v304(x: object) -> bool:
-    # event#/allOf/6/then/properties/payload/properties/native_session_ref
+def _v316(x: object) -> bool:
+    # event#/allOf/7/then/properties/payload/properties/native_session_ref
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -566,25 +677,25 @@ def _v304(x: object) -> bool:
     return True
 
 
-def _v298(x: object) -> bool:
-    # event#/allOf/6/then/properties/payload
+def _v310(x: object) -> bool:
+    # event#/allOf/7/then/properties/payload
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
         for k in ('dispatch_id', 'hook_event', 'native_session_ref', 'nonce', 'provider', 'session_id'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v299(x['session_id']):
+        if 'session_id' in x and not _v311(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v300(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v312(x['dispatch_id']):
             return False
-        if 'nonce' in x and not _v301(x['nonce']):
+        if 'nonce' in x and not _v313(x['nonce']):
             return False
-        if 'provider' in x and not _v302(x['provider']):
+        if 'provider' in x and not _v314(x['provider']):
             return False
-        if 'hook_event' in x and not _v303(x['hook_event']):
+        if 'hook_event' in x and not _v315(x['hook_event']):
             return False
-        if 'native_session_ref' in x and not _v304(x['native_session_ref']):
+        if 'native_session_ref' in x and not _v316(x['native_session_ref']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'nonce', 'provider', 'hook_event', 'native_session_ref'):
@@ -592,33 +703,33 @@ def _v298(x: object) -> bool:
     return True
 
 
-def _v297(x: object) -> bool:
-    # event#/allOf/6/then
+def _v309(x: object) -> bool:
+    # event#/allOf/7/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v298(x['payload']):
+        if 'payload' in x and not _v310(x['payload']):
             return False
     return True
 
 
-def _v306(x: object) -> bool:
-    # event#/allOf/6/if/properties/event_type
-    if not _eq(x, _C9):
+def _v318(x: object) -> bool:
+    # event#/allOf/7/if/properties/event_type
+    if not _eq(x, _C10):
         return False
     return True
 
 
-def _v305(x: object) -> bool:
-    # event#/allOf/6/if
+def _v317(x: object) -> bool:
+    # event#/allOf/7/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v306(x['event_type']):
+        if 'event_type' in x and not _v318(x['event_type']):
             return False
     return True
 
 
-def _v296(x: object) -> bool:
-    # event#/allOf/6
-    if _v305(x):
-        if not _v297(x):
+def _v308(x: object) -> bool:
+    # event#/allOf/7
+    if _v317(x):
+        if not _v309(x):
             return False
     else:
         pass
@@ -650,15 +761,17 @@ def _v241(x: object) -> bool:
         return False
     if not _v258(x):
         return False
-    if not _v266(x):
+    if not _v267(x):
         return False
-    if not _v273(x):
+    if not _v275(x):
         return False
-    if not _v280(x):
+    if not _v283(x):
         return False
-    if not _v288(x):
+    if not _v291(x):
         return False
-    if not _v296(x):
+    if not _v300(x):
+        return False
+    if not _v308(x):
         return False
     return True
 
