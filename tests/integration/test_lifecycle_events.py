@@ -3,6 +3,8 @@ event per step, derived from the session version it follows (a retry writes the 
 
 from __future__ import annotations
 
+from typing import Any
+
 from oms.canonical import add_ms
 from oms.services.delivery import Delivery
 from oms.services.lifecycle_events import after_step, event_id
@@ -13,10 +15,12 @@ from tests.integration.test_delivery import _deliver, _wait_for
 LIFECYCLE = ("session-registered", "session-activated", "session-parked", "session-resumed", "session-stopped")
 
 
-def _lifecycle(chain: Chain) -> list[tuple[str, dict[str, object]]]:
+def _lifecycle(chain: Chain) -> list[tuple[str, dict[str, Any]]]:
     with chain.workspace() as ws:
         events = [ws.store.events.read(e) for e in ws.store.events.ids()]
-    found = [(dict(e.payload), e.event_type) for e in events if e.event_type in LIFECYCLE]
+    found: list[tuple[dict[str, Any], str]] = [
+        (dict(e.payload), e.event_type) for e in events if e.event_type in LIFECYCLE
+    ]
     found.sort(key=lambda f: (int(str(f[0]["session_version"])), LIFECYCLE.index(f[1])))
     return [(t, p) for p, t in found]
 
