@@ -45,7 +45,9 @@ def crash_loop(path: str) -> None:
                 actor="oms-system",
                 observed_at=ts(version),
             )
-        store.events.create(f"evt-{n}", "session-registered", T0, {"session_id": SESSION, "dispatch_id": rid})
+        store.events.create(
+            f"evt-{n}", "session-registered", T0, {"session_id": SESSION, "dispatch_id": rid, "session_version": 0}
+        )
         if n % 7 == 0:
             store.put_evidence(evidence_body(ticket_id=f"tkt-{n}"))
         if n % 5 == 0:

@@ -21,7 +21,9 @@ from tests.helpers import SESSION, T0, contact_entry
 
 
 def _event(store: Store, eid: str = "evt-1", dispatch: str = "dsp-1") -> bool:
-    return store.events.create(eid, "session-registered", T0, {"session_id": SESSION, "dispatch_id": dispatch})[1]
+    return store.events.create(
+        eid, "session-registered", T0, {"session_id": SESSION, "dispatch_id": dispatch, "session_version": 0}
+    )[1]
 
 
 def test_event_created_once_and_replayed_identically(store: Store) -> None:

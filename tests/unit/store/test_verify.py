@@ -34,7 +34,9 @@ def populate(store: Store) -> None:
             actor="oms-system",
             observed_at=ts(v),
         )
-    store.events.create("evt-1", "session-registered", T0, {"session_id": SESSION, "dispatch_id": "dsp-1"})
+    store.events.create(
+        "evt-1", "session-registered", T0, {"session_id": SESSION, "dispatch_id": "dsp-1", "session_version": 0}
+    )
     store.outbox("oms-worker-delivery").commit_receipt("evt-1", T0, {"status": "created"})
     store.put_evidence(evidence_body())
     store.journal("live-contact").append(contact_entry(1), T0)
