@@ -51,8 +51,9 @@ CONFIGS: dict[str, str] = {
     "stop": "-DOPS=1 -DREQUESTS=4 -DCRASHES=1 -DCRASHING=1",
     # stop and observe while the agent may exit and the tmux server may die
     "observe": "-DOPS=2 -DREQUESTS=12 -DCRASHES=1 -DCRASHING=4 -DAGENT_EXITS=1 -DTMUX_DIES=1",
-    # resume of a never-launched worker while the dispatch may be cancelled, against a crashing deliverer
-    "cancel": "-DOPS=1 -DREQUESTS=2 -DCRASHES=1 -DCRASHING=1 -DCANCEL=1",
+    # resume of a never-launched worker while the dispatch may be cancelled and an authority check may refuse
+    # (the worker parked), against a crashing deliverer
+    "cancel": "-DOPS=1 -DREQUESTS=2 -DCRASHES=1 -DCRASHING=1 -DCANCEL=1 -DAUTH_FAILS=1",
 }
 
 
