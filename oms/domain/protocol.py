@@ -1,0 +1,62 @@
+"""The delivery protocol's steps, as the spin model `tests/model/delivery.pml` names them (ADR 0014). Pure data.
+
+`PROTOCOL_STEPS` maps each step of the model (an `inline` or `proctype` there) to the function of the code it
+models, as `module:qualname`. `NOT_MODELLED` names the functions that write protocol state (a record, a
+receipt, a lock, a pane, an exit or init record) but are left out of the model, each with the reason.
+`tests/model/test_protocol_model.py` fails when the model gains or loses a step this table lacks, when a
+function named here is gone, or when a function of the code starts writing protocol state without being in
+one of the two tables: moving or renaming a function is one line here.
+"""
+
+from __future__ import annotations
+
+DELIVERY = "oms.services.delivery:Delivery"
+
+PROTOCOL_STEPS: tuple[tuple[str, str], ...] = (
+    # the store: record CAS with operation ids, and the outbox
+    ("_write", "oms.store.records:RecordStore._write"),
+    ("_replay", "oms.store.records:RecordStore._replay"),
+    ("lock", "oms.store.outbox:Outbox.lock"),
+    ("commit_receipt", "oms.store.outbox:Outbox.commit_receipt"),
+    # delivery
+    ("deliver", f"{DELIVERY}.deliver"),
+    ("_check_binding", f"{DELIVERY}._check_binding"),
+    ("_launch", f"{DELIVERY}._launch"),
+    ("_recover", f"{DELIVERY}._recover"),
+    ("_park_worker", f"{DELIVERY}._park_worker"),
+    ("_worker_step", f"{DELIVERY}._worker_step"),
+    ("_session_step", f"{DELIVERY}._session_step"),
+    ("_end_worker", f"{DELIVERY}._end_worker"),
+    ("ensure", "oms.adapters.panes:Panes.ensure"),
+    ("_register_pane", f"{DELIVERY}._register_pane"),
+    ("_register_session", f"{DELIVERY}._register_session"),
+    ("activate", f"{DELIVERY}.activate"),
+    ("_after_failed_activation", f"{DELIVERY}._after_failed_activation"),
+    # lifecycle requests
+    ("park", f"{DELIVERY}.park"),
+    ("resume", f"{DELIVERY}.resume"),
+    ("stop", f"{DELIVERY}.stop"),
+    ("observe", f"{DELIVERY}.observe"),
+    ("reconcile", f"{DELIVERY}.reconcile"),
+    # liveness and fences
+    ("promote", "oms.services.liveness:promote"),
+    ("record_hook", "oms.services.liveness:record_hook"),
+    ("fence_park", "oms.services.fence:park"),
+    ("fence_require_live", "oms.services.fence:require_live"),
+    # the supervisor
+    ("supervise", "oms.services.supervise:supervise"),
+    ("record_exit", "oms.services.supervise:record_exit"),
+    ("record_init", "oms.services.reaper:record_init"),
+    ("end_sandbox", "oms.services.reaper:end_sandbox"),
+    # results
+    ("acknowledge_dispatch", "oms.services.bridge:Tools.acknowledge_dispatch"),
+    ("record_result", "oms.services.results:record_result"),
+    ("_finish_worker", "oms.services.results:_finish_worker"),
+)
+
+NOT_MODELLED: tuple[tuple[str, str], ...] = (
+    ("oms.services.delivery:Delivery.check_liveness", "silent channels park after a deadline: time"),
+    ("oms.services.supervise:_Run._serve", "the hang-up escalation: one step of `supervise`"),
+    ("oms.services.supervise:_Run._status", "bubblewrap naming its init: `record_init`"),
+    ("oms.services.liveness:_record", "the channels' proof events: flags set by `record_hook`/`acknowledge_dispatch`"),
+)

@@ -1,0 +1,997 @@
+/*
+ * The oms delivery protocol, checked by spin (ADR 0014; DESIGN.md §5; ADR 0009, 0012, 0013).
+ *
+ * One accepted dispatch D, its delivery event E, its worker record (id D) and its session, as the store
+ * keeps them; the tmux pane of D and the processes in it; the actors that race over them:
+ *   m_conductor  runs `oms worker deliver --event-id E` (CONDUCTORS of them: the outbox re-delivers)
+ *   m_agent      the agent's MCP clients: hook, acknowledge_dispatch, record_dispatch_result (BRIDGES)
+ *   m_operator   `oms worker park|resume|stop|observe` (OPS of them, in any order)
+ *   supervise    the first process of every pane: starts the sandbox, ends it, records exit.json
+ *   m_env        the outside world: the tmux server dying, a cancel
+ * A crash (CRASHES of them, by the actors CRASHING names) is an actor stopping between two steps: after
+ * every step of an actor there is a crash point (CP, inside the read/write/lock macros), where it may stop;
+ * the crashed actor then runs again from the top (a lock it held is stale: the next acquirer breaks it,
+ * so a crash releases it here).
+ *
+ * Granularity: one step = one store read, one record write (records.py `_write`, whose only atomic act
+ * is a no-replace publish of version N+1, so a whole `_write` is one step: every outcome of its internal
+ * race rounds is an outcome of some order of whole writes), one lock acquire/release, one tmux call.
+ *
+ * STEPS. Every `inline`/`proctype` not prefixed `m_` is a step of the code, named after its function;
+ * oms/domain/protocol.py PROTOCOL_STEPS maps each name to `module:qualname`, and
+ * tests/model/test_protocol_model.py fails when the two lists differ or a function is gone.
+ *
+ * Properties (assertions; each names itself `property:` where it is checked):
+ *   - the store's contract: a replay returns the caller's own transition (`_write`);
+ *   - one receipt per event (`commit_receipt`); one launcher at a time (`_launch`);
+ *   - only an accepted dispatch reaches its pane (`_launch`);
+ *   - exactly one launch: never a second agent start (`supervise`), and a receipt that says it launched
+ *     did launch (the end of `init`);
+ *   - at most one result, each bridge told the truth: the winner, `already` for the same result, a
+ *     refusal for a different one (`record_result`);
+ *   - worker and result agree: a worker ended by a result ended as the recorded result says (AGREE);
+ *   - no pane outlives a stopped worker (PANE_GONE_WHEN_STOPPED), and nothing starts for one;
+ *   - exit.json is written only once its sandbox is dead (`record_exit`).
+ *
+ * Mutations (-D, each re-introduces a known bug; the test asserts spin finds a violation):
+ *   MUT_REPLAY_NO_COMPARE   a replay returns the op's version without comparing the transition
+ *   MUT_EXIT_BEFORE_END     the supervisor records exit.json before ending the sandbox's group
+ *   MUT_RESUME_NOLOCK       resume launches a never-started worker without the outbox lock
+ *   MUT_LAUNCH_UNACCEPTED   _launch does not refuse a dispatch that is not accepted
+ *   MUT_RESULT_NOLOCK       record_result decides on the bridge's snapshot, outside the per-dispatch lock
+ *
+ * Known gaps of the code, found by this model (ADR 0014). The properties above allow exactly these;
+ * -D GAP_* checks the strict property instead, and the test asserts spin still finds each gap:
+ *   GAP_DISCARDED_SPEC  a deliverer that crashed right after `ensure` created the pane is re-run, finds
+ *                       the pane `reused` and `launch.discard`s the spec its supervisor has not read yet:
+ *                       the receipt says launched, no agent starts (the supervisor records "could not
+ *                       start")
+ *   GAP_RELAUNCH        `_launch` takes "no pane" for "never launched": after a crashed delivery whose pane
+ *                       vanished (its tmux server died; or `stop` killed it meanwhile) the redelivery
+ *                       starts a second agent (the first one, if alive, is already being ended)
+ *   GAP_STOP_RACE       `stop` does not take the outbox lock: a launch that checked the worker before the
+ *                       stop creates its pane after it, and a stopped worker gets a running agent
+ */
+
+/* ------------------------------------------------------------------ configuration (defaults) */
+#ifndef CONDUCTORS
+#define CONDUCTORS 1
+#endif
+#ifndef BRIDGES
+#define BRIDGES 0
+#endif
+#ifndef OPS
+#define OPS 0
+#endif
+#ifndef REQUESTS
+#define REQUESTS 15    /* which requests the operator may make: 1 park, 2 resume, 4 stop, 8 observe */
+#endif
+#ifndef CRASHES
+#define CRASHES 1
+#endif
+#ifndef CRASHING
+#define CRASHING 7     /* who may crash: 1 conductors, 2 agents' bridge calls, 4 the operator's requests */
+#endif
+#ifndef TMUX_DIES
+#define TMUX_DIES 0
+#endif
+#ifndef AGENT_EXITS
+#define AGENT_EXITS 0
+#endif
+#ifndef CANCEL
+#define CANCEL 0
+#endif
+#ifndef TUI
+#define TUI 0          /* 1: activation types the prompt and may fail (an interactive CLI); 0: a command worker */
+#endif
+#ifndef AUTH_FAILS
+#define AUTH_FAILS 0   /* 1: an authority check may refuse the launch (the worker is parked) */
+#endif
+#ifndef LAUNCHED
+#define LAUNCHED 0     /* 1: start where a delivery left it: pane, session and receipt there, the agent starting */
+#endif
+#ifndef SAME_RESULT
+#define SAME_RESULT 0  /* 1: both bridges send the same result; 0: different results */
+#endif
+
+/* ------------------------------------------------------------------ constants */
+#define DSP 0
+#define WKR 1
+#define SES 2
+#define NV 8                 /* versions per record kept by the model */
+#define MAXINC 4             /* pane incarnations (a model bound) */
+#define BIT(i) (1 << (i))
+
+#define D_ACCEPTED 1
+#define D_ACKED 2
+#define D_RESULT 3
+#define D_CANCELLED 4
+#define IDLE 0
+#define WORKING 1
+#define DONE 2
+#define BLOCKED 3
+#define HEALTHY 0
+#define PARKED 1
+#define STOPPED 2
+#define E_NONE 0
+#define E_RESULT 1
+#define E_STOPPED 2
+#define E_EXIT 3
+#define S_NONE 0
+#define S_RUNNING 1
+#define S_PARKED 2
+#define S_STOPPED 3
+#define R_COMPLETED 1
+#define R_FAILED 2
+#define P_NONE 0
+#define P_LIVE 1
+#define P_DEAD 2
+#define W_NONE 0
+#define W_WROTE 1
+#define W_REPLAYED 2
+#define W_CONFLICT 3
+#define O_NONE 0
+#define O_CREATED 1
+#define O_REUSED 2
+#define O_PARKED 3
+#define O_PENDING 4
+#define O_STOPPED 5
+#define O_RECOVERED 6
+#define B_NONE 0
+#define B_WON 1
+#define B_ALREADY 2
+#define B_REFUSED 3
+
+/* operation ids (stable_id prefixes; a `+ n` adds the part of the id that varies) */
+#define OP_ACCEPT 1          /* dsp-accept */
+#define OP_ACK 2             /* dsp-ack */
+#define OP_RESULT 3          /* dsp-result */
+#define OP_CANCEL 4          /* dsp-cancel (+ state) */
+#define OP_CREATE 10         /* wkr-create */
+#define OP_PRE_PARK 11       /* wkr-pre-park (D, E) */
+#define OP_ACT_PARK 12       /* wkr-act-park (D, E) */
+#define OP_PRE_RES 13        /* wkr-pre-res (D, E) */
+#define OP_WKR_RESULT 14     /* wkr-result (D) */
+#define OP_HLTH_PARK 15      /* wkr-hlth-park (D, reason, until) */
+#define OP_STOP_END 16       /* wkr-stop-end (D, reason) */
+#define OP_ACT_HSTOP 17      /* wkr-act-hstop (D, E) */
+#define OP_LIVE 20           /* wkr-live (D, worker version) */
+#define OP_HLTH_RES 30       /* wkr-hlth-res (D, session version) */
+#define OP_END 40            /* wkr-end (D, pane id) */
+#define OP_REG 50            /* wkr-reg (D, E): session creation */
+#define OP_PARK 51           /* wkr-park (D, reason, until) */
+#define OP_RESUME 52         /* wkr-resume (D, until) */
+#define OP_STOP 53           /* wkr-stop (D, reason) */
+#define OP_ACT_STOP 54       /* wkr-act-stop (D, E) */
+#define OP_END_SESS 60       /* wkr-end-sess (D, pane id) */
+
+/* ------------------------------------------------------------------ the store */
+/* records/<kind>/<id>/<version>.json: per version its operation id, state and payload fields */
+byte nv[3];                  /* number of versions (0: no record) */
+byte hop[3 * NV];
+byte hst[3 * NV];
+byte hx[3 * NV];             /* dispatch: result_evidence (EVIDENCE); worker: health */
+byte hy[3 * NV];             /* worker: end reason */
+/* a bridge's evidence: its result and who made it (evidence is signed with its own created_at, so two
+   calls never make the same evidence); the result it carries is RESULT_OF(evidence) */
+#define EVIDENCE(b) (bres[b] + 4 * ((b) + 1))
+#define RESULT_OF(e) ((e) % 4)
+#define ST(k) hst[(k) * NV + nv[k] - 1]
+#define HX(k) hx[(k) * NV + nv[k] - 1]
+#define HY(k) hy[(k) * NV + nv[k] - 1]
+
+byte olock;                  /* outbox/oms-worker-delivery/E.lock: its holder's pid (0: none) */
+byte rcpt;                   /* outbox/oms-worker-delivery/E.receipt.json: its outcome (created once) */
+byte rlock;                  /* the per-dispatch result lock: its holder's pid (0: none) */
+bool spec;                   /* the launch spec (it holds the credential; consumed once) */
+bool exit_rec;               /* panes/D.exit.json */
+bool marker;                 /* panes/D.kill.json */
+byte registry;               /* panes/D.json: the pane incarnation it names (0: none) */
+byte init_rec;               /* panes/D.init.json: the incarnation whose sandbox init it names (0: none) */
+bool hooks_ok;               /* liveness: the hooks proved themselves */
+bool bridge_ok;              /* liveness: the bridge proved itself */
+
+/* ------------------------------------------------------------------ tmux and processes */
+byte pane;                   /* the pane named D: P_NONE, P_LIVE, P_DEAD (remain-on-exit) */
+byte pinc;                   /* its incarnation (its pane id) */
+byte sups;                   /* bit i: the supervisor of incarnation i runs */
+byte agents;                 /* bit i: the sandbox (agent) of incarnation i runs */
+byte hup;                    /* bit i: incarnation i's terminal hung up */
+byte killed;                 /* bit i: incarnation i's supervisor was SIGKILLed with its group */
+
+/* ------------------------------------------------------------------ observations (for the properties) */
+byte starts;                 /* agent starts */
+bool tmux_died;              /* the tmux server died once */
+byte launching;              /* launches past their worker check, not yet returned */
+byte stopping;               /* `oms worker stop` requests in progress */
+bool stop_raced;             /* a stop (or an end) overlapped a launch past its worker check */
+byte unstarted;              /* supervisors that found no launch spec (they record "could not start") */
+byte pending;                /* supervisors that have not yet read their launch spec */
+byte actors;                 /* actors (conductors, agents, operator) still running */
+byte won;                    /* bridges whose result was recorded */
+byte bres[2];                /* each bridge's result */
+byte bout[2];                /* each bridge's outcome */
+
+/* ------------------------------------------------------------------ properties */
+/* no pane outlives a stopped worker: once the worker is stopped, every sandbox still running belongs to a
+   supervisor whose terminal hung up (it is ending it: SIGHUP, SIGTERM, SIGKILL within 4 s) */
+#define PANE_GONE_WHEN_STOPPED (HX(WKR) != STOPPED || (agents & ~hup) == 0)
+/* ... except for a launch that checked the worker before it was stopped: a known gap (GAP_STOP_RACE) */
+#ifdef GAP_STOP_RACE
+#define STOPPED_OK PANE_GONE_WHEN_STOPPED
+#else
+#define STOPPED_OK (PANE_GONE_WHEN_STOPPED || stop_raced)
+#endif
+/* a worker ended by a result ended as the recorded result says */
+#define AGREE (HY(WKR) != E_RESULT || \
+               (HX(DSP) != 0 && ST(WKR) == (RESULT_OF(HX(DSP)) == R_COMPLETED -> DONE : BLOCKED)))
+
+/* ------------------------------------------------------------------ model helpers */
+#define SCRATCH byte wi, wres, nop, nst, nx, ny
+#define ACTOR_LOCALS SCRATCH; bool inl, ins; byte crashes, t1, t2, dst, dnv, dres, wact, whe, wend, wnv, sst, snv, status, outcome, pv, reg; bool ok
+
+/* a crash point: after each step with an effect an actor (of a kind in CRASHING) may stop there (a crash
+   right after a read is the same as one right before it: reads have no effect, so they need none) */
+#define M_LAUNCHED d_step { if :: inl -> launching--; inl = false :: else fi }
+#define CP if :: crashes < CRASHES && (CRASHING & kind) -> crashes++; goto m_crashed :: true fi
+/* (each actor has its own budget of CRASHES: a crash point then reads only the actor's own variables) */
+
+#define R_DISPATCH dst = ST(DSP); dnv = nv[DSP]; dres = HX(DSP)
+#define R_WORKER wact = ST(WKR); whe = HX(WKR); wend = HY(WKR); wnv = nv[WKR]
+#define READ_DISPATCH d_step { R_DISPATCH }
+#define READ_WORKER d_step { R_WORKER }
+#define READ_SESSION d_step { if :: nv[SES] == 0 -> sst = S_NONE; snv = 0 :: else -> sst = ST(SES); snv = nv[SES] fi }
+
+/* _write's replay: the version the operation produced (the latest, else the op index) answers a retry
+   only when the retry asks for the same transition (expected version, state, payload); else a conflict */
+
+inline _replay(k, expnv) {
+#ifdef MUT_REPLAY_NO_COMPARE
+  wres = W_REPLAYED
+#else
+  if
+  :: wi == expnv && hst[k * NV + wi] == nst && hx[k * NV + wi] == nx && hy[k * NV + wi] == ny -> wres = W_REPLAYED
+  :: else -> wres = W_CONFLICT
+  fi
+#endif
+}
+
+/* records.py RecordStore.transition/create (`_write`): one no-replace write of version N+1 (expnv = the
+   number of versions the writer read), or a replay, or a conflict; its outcome in wres */
+
+inline m_cas(k, expnv, op, st, x, y) {
+  nop = op; nst = st; nx = x; ny = y;
+  wres = W_NONE;
+  wi = 0;
+  do
+  :: wi < nv[k] && hop[k * NV + wi] != nop -> wi++
+  :: else -> break
+  od;
+  if
+  :: wi < nv[k] -> _replay(k, expnv)
+  :: else ->
+     if
+     :: nv[k] == expnv ->
+        assert(nv[k] < NV);
+        hop[k * NV + nv[k]] = nop; hst[k * NV + nv[k]] = nst; hx[k * NV + nv[k]] = nx; hy[k * NV + nv[k]] = ny;
+        nv[k]++; wres = W_WROTE
+     :: else -> wres = W_CONFLICT
+     fi
+  fi;
+  /* the store's contract (DESIGN.md §2.4): a replay returns the caller's own transition, never another */
+  assert(wres != W_REPLAYED ||
+         (wi == expnv && hst[k * NV + wi] == nst && hx[k * NV + wi] == nx && hy[k * NV + wi] == ny));
+  wi = 0; nop = 0; nst = 0; nx = 0; ny = 0
+}
+
+inline _write(k, expnv, op, st, x, y) {
+  d_step { m_cas(k, expnv, op, st, x, y) };
+  CP
+}
+
+/* ------------------------------------------------------------------ outbox (store/outbox.py, fsio/locks.py) */
+
+inline lock() {  /* Outbox.lock -> locks.acquire: no-replace create; a live holder: LockHeldError */
+  d_step { if :: olock == 0 -> olock = _pid; ok = true :: else -> ok = false fi };
+  CP
+}
+
+inline commit_receipt() {  /* created once, never replaced (only the lock holder commits) */
+  d_step { assert(olock == _pid); assert(rcpt == O_NONE); rcpt = outcome };
+  CP
+}
+
+/* ------------------------------------------------------------------ liveness, fence */
+
+inline m_promote() {
+  if
+  :: hooks_ok && bridge_ok && ST(WKR) == IDLE && HX(WKR) == HEALTHY ->
+     m_cas(WKR, nv[WKR], OP_LIVE + nv[WKR], WORKING, HEALTHY, HY(WKR))
+  :: else
+  fi;
+  wres = W_NONE
+}
+
+inline promote() {  /* liveness.promote: an idle healthy worker is `working` once both channels spoke.
+                      Its read-CAS-retry loop takes effect at its one successful CAS: one step here. */
+  d_step { m_promote() };
+  CP
+}
+
+inline record_hook() {  /* liveness.record_hook: the hooks proved themselves (SessionStart, in the broker) */
+  d_step { hooks_ok = true; m_promote() }
+}
+
+inline fence_park() {  /* fence.park: a fenced attempt's worker is parked, never stopped (`wkr-fence`: a
+                         read-CAS-retry loop, one step here) */
+  d_step {
+    if
+    :: ST(WKR) != DONE && ST(WKR) != BLOCKED && HX(WKR) != STOPPED && HX(WKR) != PARKED ->
+       m_cas(WKR, nv[WKR], OP_LIVE + 5 + nv[WKR], ST(WKR), PARKED, HY(WKR))
+    :: else
+    fi;
+    wres = W_NONE
+  };
+  CP
+}
+
+inline fence_require_live() {  /* fence.require_live: a lapsed attempt (here: a cancelled dispatch) is refused */
+  if
+  :: dst == D_CANCELLED -> goto o_refused
+  :: else
+  fi
+}
+
+/* ------------------------------------------------------------------ the supervisor (services/supervise.py) */
+
+inline record_init() {  /* reaper.record_init: bubblewrap named its init (replacing an earlier launch's) */
+  init_rec = inc
+}
+
+inline end_sandbox() {  /* reaper.end_sandbox: kill the recorded init (its whole namespace), forget it */
+  d_step {
+    if
+    :: init_rec != 0 -> agents = agents & ~BIT(init_rec); init_rec = 0
+    :: else
+    fi
+  }
+}
+
+inline record_exit() {  /* supervise.record_exit: published once; a record already there is kept */
+  assert(!(agents & BIT(inc)));              /* property: exit.json is written only once its sandbox is dead */
+  exit_rec = true
+}
+
+proctype supervise(byte inc) {
+  bool started, consumed, seen;
+  SCRATCH;
+  {
+    d_step {                                 /* launch.consume: read once, removed */
+      started = spec; spec = false; pending--; consumed = true;
+      if
+      :: started ->
+         agents = agents | BIT(inc); starts++;
+#ifdef GAP_RELAUNCH
+         assert(starts <= 1);                /* exactly one launch (never two) */
+#else
+         /* property: one launch; a second only when the first pane vanished (its tmux server died, or a
+            stop killed it while a launch was under way), and never beside a sandbox not being ended */
+         assert(starts <= 1 || ((tmux_died || stop_raced) && (agents & ~hup & ~BIT(inc)) == 0));
+#endif
+         assert(STOPPED_OK)                  /* nothing starts for a stopped worker (but under a hung-up
+                                                supervisor, which ends what it starts) */
+      :: else -> unstarted++
+      fi
+    }
+    if
+    :: !started -> record_exit(); goto s_end   /* "the worker could not start" */
+    :: else
+    fi;
+    record_hook();
+end_serve:
+    do                                       /* serve the broker until the sandbox ends */
+    :: !seen && (agents & BIT(inc)) -> seen = true; record_init()   /* _status: bubblewrap's child-pid */
+    :: AGENT_EXITS && (agents & BIT(inc)) -> agents = agents & ~BIT(inc); break   /* the agent exits */
+    :: !(agents & BIT(inc)) -> break         /* its init was killed from outside (reaper) */
+    :: hup & BIT(inc) -> break               /* the terminal hung up: SIGHUP, SIGTERM, SIGKILL */
+    od;
+#ifdef MUT_EXIT_BEFORE_END
+    record_exit();
+    agents = agents & ~BIT(inc);
+    end_sandbox();
+#else
+    agents = agents & ~BIT(inc);             /* the sandbox's group ends first (child.kill, die-with-parent) */
+    end_sandbox();                           /* reaper: its init, should it have outlived bubblewrap */
+    record_exit();                           /* then panes/D.exit.json */
+#endif
+  } unless { killed & BIT(inc) };            /* SIGKILLed with its group by panes.stop */
+s_end:
+  skip;
+  d_step {                                   /* end_own_group: the supervisor's group ends; the pane is dead */
+    sups = sups & ~BIT(inc);
+    if
+    :: !consumed -> pending--                /* killed before it read its spec */
+    :: else
+    fi;
+    if
+    :: pane == P_LIVE && pinc == inc -> pane = P_DEAD
+    :: else
+    fi
+  }
+}
+
+/* ------------------------------------------------------------------ panes (adapters/panes.py) */
+
+inline ensure() {  /* the dispatch's live pane: reused, or created (a dead one is killed first) */
+  atomic {
+    if
+    :: pane == P_LIVE -> status = O_REUSED
+    :: else ->
+       assert(pinc < MAXINC);
+       pinc++; pane = P_LIVE; sups = sups | BIT(pinc); pending++; status = O_CREATED;
+       run supervise(pinc)                   /* the pane's first process: `oms worker supervise` */
+    fi
+  }
+}
+
+/* ------------------------------------------------------------------ delivery (services/delivery.py) */
+
+inline _worker_step(health, op) {  /* workers.set_health then a CAS; an illegal move or a conflict raises */
+  if
+  :: whe == health || whe == STOPPED -> goto l_fail
+  :: else
+  fi;
+  _write(WKR, wnv, op, wact, health, wend);
+  if
+  :: wres == W_CONFLICT -> goto l_fail
+  :: else
+  fi
+}
+
+inline _session_step(state, op) {
+  _write(SES, snv, op, state, 0, 0);
+  if
+  :: wres == W_CONFLICT -> goto l_fail
+  :: else
+  fi
+}
+
+inline _end_worker(op, reason) {  /* health stopped, activity blocked (if still idle/working), the end reason */
+  if
+  :: whe == STOPPED && wact != IDLE && wact != WORKING -> skip
+  :: else ->
+     d_step {
+       t1 = (wact == IDLE || wact == WORKING -> BLOCKED : wact);
+       t2 = ((wact == IDLE || wact == WORKING || wend == E_NONE) -> reason : wend);
+       m_cas(WKR, wnv, op, t1, STOPPED, t2);
+       t1 = 0; t2 = 0;
+       if
+       :: wres != W_CONFLICT ->
+          if :: launching > 0 && !inl -> stop_raced = true :: else fi;  /* (a launch is past its check) */
+          assert(STOPPED_OK)
+       :: else
+       fi
+     };
+     CP;
+     if
+     :: wres == W_CONFLICT -> goto l_fail
+     :: else
+     fi
+  fi
+}
+
+inline _park_worker(op) {  /* park with a bounded reason (unless parked already); the outcome says parked */
+  READ_WORKER;
+  if
+  :: whe != PARKED -> _worker_step(PARKED, op)
+  :: else
+  fi;
+  outcome = O_PARKED
+}
+
+inline _check_binding() {  /* the event names the accepted version of D (version 0 here): it always does */
+  assert(nv[DSP] > 0 && hst[DSP * NV] == D_ACCEPTED)
+}
+
+inline _recover() {  /* an advanced dispatch: its exact session binding, or AuthorityChangedError */
+  if
+  :: dst != D_ACKED && dst != D_RESULT -> goto l_fail
+  :: else
+  fi;
+  READ_SESSION;
+  if
+  :: sst == S_NONE -> goto l_fail
+  :: else -> outcome = O_RECOVERED; goto l_out
+  fi
+}
+
+inline _register_pane() {  /* panes/D.json names the pane */
+  registry = pinc;
+  CP
+}
+
+inline _register_session() {  /* the session of D: created once (`wkr-reg`), or the existing one */
+  READ_SESSION;
+  if
+  :: sst == S_NONE -> _write(SES, 0, OP_REG, S_RUNNING, 0, 0); if :: wres == W_CONFLICT -> goto l_fail :: else fi
+  :: else
+  fi
+}
+
+inline activate() {  /* a command worker starts by itself; a TUI needs its live pane and may not take it */
+  ok = true;
+#if TUI
+  if
+  :: pane != P_LIVE -> ok = false
+  :: else ->
+     if
+     :: true
+     :: ok = false                           /* not ready in time, or the instruction was not taken */
+     fi
+  fi
+#endif
+}
+
+inline _after_failed_activation() {
+  d_step { pv = pane };
+  if
+  :: pv == P_LIVE -> _park_worker(OP_ACT_PARK); outcome = O_PENDING     /* activation_pending */
+  :: else ->
+     READ_SESSION;
+     if
+     :: sst != S_NONE && sst != S_STOPPED -> _session_step(S_STOPPED, OP_ACT_STOP)
+     :: else
+     fi;
+     READ_WORKER;
+     if
+     :: whe != STOPPED -> _end_worker(OP_ACT_HSTOP, E_EXIT)
+     :: else
+     fi;
+     outcome = O_STOPPED
+  fi
+}
+
+inline _launch() {
+#ifndef MUT_LAUNCH_UNACCEPTED
+  if
+  :: dst != D_ACCEPTED -> goto l_fail       /* on every path (deliver, resume): only an accepted dispatch */
+  :: else
+  fi;
+#endif
+  /* check_dispatch, checkout.verify, plan, materialise, the spec's contents: they read, or write only
+     files of this launch; each refusal parks the worker (`wkr-pre-park`) */
+  if
+  :: true
+  :: AUTH_FAILS -> _park_worker(OP_PRE_PARK); goto l_out
+  fi;
+  d_step {                                   /* one idle healthy-or-parked reservation, or refuse */
+    R_WORKER;
+    if
+    :: wact != IDLE || (whe != HEALTHY && whe != PARKED) -> ok = false
+    :: else ->
+       ok = true; inl = true; launching++;
+       assert(launching == 1);               /* property: one launcher at a time (deliver and resume share
+                                                the outbox lock), so no two type the instruction */
+       if :: stopping > 0 -> stop_raced = true :: else fi
+    fi
+  };
+  if
+  :: !ok -> goto l_fail
+  :: else
+  fi;
+  d_step { pv = pane };                      /* panes.observe */
+  if
+  :: pv == P_NONE -> d_step { exit_rec = false; spec = true }; CP   /* supervise.clear, launch.write */
+  :: else
+  fi;
+  assert(dst == D_ACCEPTED);                 /* property: only an accepted dispatch reaches its pane */
+  ensure();
+  CP;
+  if
+  :: status == O_REUSED -> spec = false; CP  /* launch.discard */
+  :: else
+  fi;
+  _register_pane();
+  _register_session();
+  activate();
+  if
+  :: !ok -> _after_failed_activation(); goto l_out
+  :: else
+  fi;
+  READ_DISPATCH;                             /* fence.reason: lapsed while activating -> it stays parked */
+  if
+  :: dst == D_CANCELLED -> fence_park(); outcome = O_PARKED; goto l_out
+  :: else
+  fi;
+  READ_WORKER;
+  if
+  :: whe == PARKED -> _worker_step(HEALTHY, OP_PRE_RES)
+  :: else
+  fi;
+  promote();
+  outcome = status;
+  goto l_out
+}
+
+inline deliver() {
+  lock();
+  if
+  :: !ok -> goto d_end                       /* LockHeldError: a live deliverer has it */
+  :: else
+  fi;
+  if
+  :: rcpt != O_NONE -> goto d_release        /* read_receipt: `replayed`, launch nothing */
+  :: else
+  fi;
+  READ_DISPATCH;
+  _check_binding();
+  if
+  :: dst == D_ACCEPTED -> _launch()
+  :: else -> _recover()
+  fi;
+l_out:
+  skip;
+  M_LAUNCHED;
+  commit_receipt();
+  goto d_release;
+l_fail:                                      /* raised: no receipt; the event is delivered again */
+d_release:
+  skip;
+  M_LAUNCHED;
+  d_step { assert(olock == _pid); olock = 0 }
+d_end:
+  skip
+}
+
+/* ------------------------------------------------------------------ lifecycle requests */
+
+inline reconcile() {  /* record why a worker whose pane ended has ended */
+  d_step { pv = pane; reg = pinc };          /* panes.observe */
+  READ_WORKER;
+  ok = (pv != P_LIVE && whe != STOPPED);
+  if
+  :: ok && pv == P_NONE ->                   /* the pane is gone (its tmux server died, or stop killed it) */
+     d_step {
+       reg = registry;
+       if
+       :: reg == 0 -> ok = false             /* never launched, or stopped and forgotten */
+       :: reg != 0 && !exit_rec && (sups & BIT(reg)) -> ok = false   /* group_alive: a hiccup ends nothing */
+       :: else
+       fi
+     }
+  :: else
+  fi;
+  if
+  :: ok ->
+     end_sandbox();
+     CP;
+     READ_SESSION;
+     if
+     :: sst != S_NONE && sst != S_STOPPED -> _session_step(S_STOPPED, OP_END_SESS + reg)
+     :: else
+     fi;
+     t1 = (marker -> E_STOPPED : E_EXIT);   /* panes/D.kill.json: `oms worker stop` ended it */
+     _end_worker(OP_END + reg, t1)
+  :: else
+  fi
+}
+
+inline observe() {  /* reconcile; (check_liveness: silent channels need time, not modelled) */
+  reconcile()
+}
+
+inline park() {
+  READ_DISPATCH;
+  READ_SESSION;
+  if
+  :: sst == S_NONE -> goto o_refused         /* _require_session */
+  :: else
+  fi;
+  READ_WORKER;
+  if
+  :: (sst != S_RUNNING && sst != S_PARKED) || (whe != HEALTHY && whe != PARKED) -> goto o_refused
+  :: else
+  fi;
+  if                                         /* (park keys reach a live pane: no record changes) */
+  :: sst != S_PARKED -> _session_step(S_PARKED, OP_PARK)
+  :: else
+  fi;
+  if
+  :: whe != PARKED -> _worker_step(PARKED, OP_HLTH_PARK)
+  :: else
+  fi
+}
+
+inline resume() {
+  READ_DISPATCH;
+  fence_require_live();
+  READ_SESSION;
+  if
+  :: sst == S_NONE ->                        /* never launched: launch it, under the deliverer's lock */
+#ifndef MUT_RESUME_NOLOCK
+     lock();
+     if
+     :: !ok -> goto o_refused                /* LockHeldError: refused in one line */
+     :: else
+     fi;
+#endif
+     READ_DISPATCH;
+     READ_SESSION;
+     if
+     :: sst != S_NONE -> goto l_fail         /* launched meanwhile: observed, not repeated */
+     :: else
+     fi;
+     _launch();
+l_out:
+l_fail:
+     skip;
+     M_LAUNCHED;
+#ifndef MUT_RESUME_NOLOCK
+     d_step { if :: olock == _pid -> olock = 0 :: else fi }
+#endif
+     skip
+  :: else ->
+     READ_WORKER;
+     if
+     :: (sst != S_PARKED && sst != S_RUNNING) || (whe != PARKED && whe != HEALTHY) -> goto o_refused
+     :: else
+     fi;
+     d_step { pv = pane };
+     if
+     :: pv != P_LIVE -> goto o_refused       /* without its live bound pane */
+     :: else
+     fi;
+     if
+     :: sst == S_RUNNING && snv == 1 && whe == PARKED && rcpt == O_PENDING ->
+        activate();                          /* the activation a failed delivery left pending */
+        if
+        :: !ok -> goto o_refused
+        :: else
+        fi
+     :: else                                 /* ("Continue the dispatch where you stopped.") */
+     fi;
+     if
+     :: sst == S_PARKED -> _session_step(S_RUNNING, OP_RESUME); snv = nv[SES]
+     :: else
+     fi;
+     if
+     :: whe == PARKED ->
+        READ_DISPATCH;
+        fence_require_live();
+        _worker_step(HEALTHY, OP_HLTH_RES + snv)
+     :: else
+     fi;
+     promote()
+  fi
+}
+
+inline stop() {
+  d_step {
+    ins = true; stopping++; if :: launching > 0 -> stop_raced = true :: else fi;
+    marker = true                            /* panes/D.kill.json */
+  };
+  CP;
+  d_step {                                   /* panes.stop: quit keys, kill-session, kill_group(pane_pid) */
+    if
+    :: pane != P_NONE ->
+       if
+       :: pane == P_LIVE && (sups & BIT(pinc)) ->
+          killed = killed | BIT(pinc); sups = sups & ~BIT(pinc);
+          agents = agents & ~BIT(pinc)      /* bubblewrap --die-with-parent */
+       :: else
+       fi;
+       hup = hup | BIT(pinc); pane = P_NONE
+    :: else
+    fi
+  };
+  CP;
+  end_sandbox();
+  CP;
+  READ_SESSION;
+  if
+  :: sst != S_NONE && sst != S_STOPPED -> _session_step(S_STOPPED, OP_STOP)
+  :: else
+  fi;
+  READ_WORKER;
+  if
+  :: whe != STOPPED || (wact != DONE && wact != BLOCKED) -> _end_worker(OP_STOP_END, E_STOPPED)
+  :: else
+  fi;
+  d_step {
+    registry = 0;                            /* _drop_registry */
+    marker = false;                          /* the kill marker goes */
+    exit_rec = false;                        /* supervise.clear */
+    spec = false;                            /* launch.discard */
+    ins = false; stopping--
+  };
+  CP
+}
+
+/* ------------------------------------------------------------------ results (services/results.py, bridge.py) */
+
+inline _finish_worker() {  /* done (completed) or blocked, end reason result-recorded (`wkr-result`; its
+                             read-CAS-retry loop is one step here) */
+  d_step {
+    if
+    :: ST(WKR) == IDLE || ST(WKR) == WORKING ->
+       t1 = (bres[me] == R_COMPLETED -> DONE : BLOCKED);
+       m_cas(WKR, nv[WKR], OP_WKR_RESULT, t1, HX(WKR), E_RESULT);
+       assert(wres == W_WROTE && AGREE)
+    :: else
+    fi;
+    wres = W_NONE; t1 = 0
+  };
+  CP
+}
+
+inline acknowledge_dispatch() {
+  d_step { bridge_ok = true; m_promote() };  /* liveness.record_bridge, then promote */
+  CP;
+  d_step {                                   /* accepted -> acknowledged (`dsp-ack`), else `already` */
+    if
+    :: ST(DSP) == D_ACCEPTED -> m_cas(DSP, nv[DSP], OP_ACK, D_ACKED, 0, 0)
+    :: else
+    fi;
+    wres = W_NONE
+  };
+  CP
+}
+
+inline record_result() {
+  READ_DISPATCH;                             /* the bridge's binding (self._dispatch) and fence.require */
+  if
+  :: dst == D_CANCELLED -> fence_park(); bout[me] = B_REFUSED; goto b_done
+  :: dst == D_ACCEPTED -> goto b_retry       /* "call acknowledge_dispatch before record_dispatch_result" */
+  :: else
+  fi;
+#ifndef MUT_RESULT_NOLOCK
+  d_step { rlock == 0 -> rlock = _pid };     /* the per-dispatch result lock (held: the agent retries) */
+  CP;
+  READ_DISPATCH;                             /* decided on the dispatch read under the lock */
+#endif
+  if
+  :: dst == D_RESULT ->                      /* a retry: the same result again, or a refusal */
+     if
+     :: RESULT_OF(dres) == bres[me] -> _finish_worker(); bout[me] = B_ALREADY
+     :: else -> bout[me] = B_REFUSED
+     fi
+  :: dst == D_CANCELLED -> bout[me] = B_REFUSED
+  :: else ->
+     _write(DSP, dnv, OP_RESULT, D_RESULT, EVIDENCE(me), 0);   /* put_evidence, then the transition */
+     if
+     :: wres == W_CONFLICT -> bout[me] = B_REFUSED     /* VersionConflictError: an error result */
+     :: else ->
+        bout[me] = (wres == W_WROTE -> B_WON : B_ALREADY);
+        _finish_worker()
+     fi
+  fi;
+  d_step {
+#ifndef MUT_RESULT_NOLOCK
+    assert(rlock == _pid); rlock = 0;
+#endif
+    /* property: at most one result, and each bridge is told the truth about it */
+    if
+    :: bout[me] == B_WON -> won++; assert(won == 1); assert(RESULT_OF(HX(DSP)) == bres[me])
+    :: bout[me] == B_ALREADY -> assert(ST(DSP) == D_RESULT && RESULT_OF(HX(DSP)) == bres[me])
+    :: bout[me] == B_REFUSED ->
+       assert(ST(DSP) == D_CANCELLED || (ST(DSP) == D_RESULT && RESULT_OF(HX(DSP)) != bres[me]))
+    fi;
+    dst = 0; dnv = 0; dres = 0; wres = W_NONE
+  }
+}
+
+/* ------------------------------------------------------------------ actors */
+#define M_GONE d_step { if :: olock == _pid -> olock = 0 :: else fi; if :: rlock == _pid -> rlock = 0 :: else fi; \
+                        if :: inl -> launching--; inl = false :: else fi; \
+                        if :: ins -> stopping--; ins = false :: else fi }
+
+proctype m_conductor() {
+  ACTOR_LOCALS;
+  byte kind = 1;
+m_restart:
+  outcome = O_NONE;
+  deliver();
+  goto m_done;
+m_crashed:                                   /* its lock is stale: the next acquirer breaks it */
+  skip;
+  M_GONE;
+  goto m_restart;                            /* the outbox delivers the event again */
+m_done:
+  actors--
+}
+
+proctype m_agent(byte me) {
+  ACTOR_LOCALS;
+  byte kind = 2;
+end_wait:
+  (agents & BIT(1));                         /* the agent of the first pane calls its tools */
+  {
+    skip;
+m_restart:
+    skip;
+b_retry:
+    acknowledge_dispatch();
+    record_result();
+b_done:
+    goto m_done;
+m_crashed:
+    skip;
+    M_GONE;
+    goto m_restart                           /* the agent calls again */
+  } unless { !(sups & BIT(1)) };             /* the broker is gone: so is the call, and the agent */
+m_done:
+  skip;
+  M_GONE
+}
+
+proctype m_operator() {
+  ACTOR_LOCALS;
+  byte kind = 4;
+  byte n = 0;
+  do
+  :: n < OPS ->
+     n++;
+     if
+     :: REQUESTS & 1 -> park()
+     :: REQUESTS & 2 -> resume()
+     :: REQUESTS & 4 -> stop()
+     :: REQUESTS & 8 -> observe()
+     fi;
+     goto o_refused;
+m_crashed:                                   /* a crashed request is over; the next one starts afresh */
+o_refused:                                   /* (a refused request: the same clean-up) */
+     skip;
+     M_GONE
+  :: else -> break
+  od;
+  actors--
+}
+
+proctype m_env() {
+  bool tmux = TMUX_DIES, cancel = CANCEL;
+end_env:
+  do
+  :: tmux -> tmux = false;                   /* the tmux server dies: every pane is gone, terminals hang up */
+     d_step { pane = P_NONE; hup = hup | sups; tmux_died = true }
+  :: d_step {                                /* dispatches.cancel (any non-terminal state): `dsp-cancel` */
+       cancel && ST(DSP) != D_CANCELLED -> cancel = false;
+       assert(nv[DSP] < NV);
+       hop[DSP * NV + nv[DSP]] = OP_CANCEL + ST(DSP); hst[DSP * NV + nv[DSP]] = D_CANCELLED;
+       hx[DSP * NV + nv[DSP]] = HX(DSP); nv[DSP]++
+     }
+  od
+}
+
+init {
+  byte i;
+  atomic {
+    /* dispatches.accept: the accepted dispatch (version 0 here), its idle healthy worker, the event E */
+    nv[DSP] = 1; hop[DSP * NV] = OP_ACCEPT; hst[DSP * NV] = D_ACCEPTED;
+    nv[WKR] = 1; hop[WKR * NV] = OP_CREATE; hst[WKR * NV] = IDLE; hx[WKR * NV] = HEALTHY;
+    if
+    :: LAUNCHED ->                           /* deliver's _launch ran: spec, pane, registry, session, receipt */
+       spec = true; pinc = 1; pane = P_LIVE; sups = BIT(1); pending = 1; registry = 1;
+       nv[SES] = 1; hop[SES * NV] = OP_REG; hst[SES * NV] = S_RUNNING; rcpt = O_CREATED;
+       run supervise(1)
+    :: else
+    fi;
+    bres[0] = R_COMPLETED;
+    bres[1] = (SAME_RESULT -> R_COMPLETED : R_FAILED);
+    actors = CONDUCTORS + (OPS > 0);
+    i = 0;
+    do :: i < CONDUCTORS -> run m_conductor(); i++ :: else -> break od;
+    i = 0;
+    do :: i < BRIDGES -> run m_agent(i); i++ :: else -> break od;
+    if :: OPS > 0 -> run m_operator() :: else fi;
+    run m_env()
+  }
+  /* the end: conductors and operator are done, every pane's supervisor has read its spec */
+  (actors == 0 && pending == 0);
+  /* a delivery that says it launched did launch (at most once: checked at every start), unless a stop
+     killed its pane before the supervisor read the spec */
+#ifdef GAP_DISCARDED_SPEC
+  assert((rcpt != O_CREATED && rcpt != O_REUSED) || starts >= 1 || killed != 0)
+#else
+  assert((rcpt != O_CREATED && rcpt != O_REUSED) || starts >= 1 || killed != 0 || unstarted > 0)
+#endif
+}

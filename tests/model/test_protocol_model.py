@@ -1,0 +1,282 @@
+"""The delivery protocol's spin model (`tests/model/delivery.pml`, ADR 0014), checked, and kept in step with the code.
+
+* Every configuration is searched exhaustively (safety: assertions and invalid end states) and must finish
+  with no error and without running out of depth or memory.
+* Every mutation re-introduces a bug the code had or could have; spin must find a violation of the named
+  property, so the model's checks are shown to be able to fail.
+* Every known gap (ADR 0014) is checked with its strict property; spin must still find it. When the code
+  closes one, the model changes with it and its entry moves out of `GAPS`.
+* The model's steps and `oms/domain/protocol.py` name the same steps, every function named there exists,
+  and no function of the modelled modules writes protocol state without being in one of its tables.
+
+spin and gcc are required (`.ci/setup` installs them): a missing tool fails, it does not skip.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from oms.domain.protocol import NOT_MODELLED, PROTOCOL_STEPS
+
+MODEL = Path(__file__).with_name("delivery.pml")
+PAN_DEPTH = 100_000  # far above the deepest path (< 300 steps): a truncated search fails instead
+CC_FLAGS = ("-O0", "-DSAFETY", "-DCOLLAPSE", "-DMEMLIM=1024")  # -O0: the build costs more than the search
+
+# name -> -D flags of a configuration that must verify with no error
+CONFIGS: dict[str, str] = {
+    # two deliverers, each crashing once anywhere; a TUI whose activation may fail; an agent that may exit
+    "deliver": "-DCONDUCTORS=2 -DCRASHES=1 -DCRASHING=1 -DTUI=1 -DAGENT_EXITS=1",
+    # one deliverer crashing twice, while the tmux server may die (every pane hangs up)
+    "tmux": "-DCRASHES=2 -DCRASHING=1 -DTUI=1 -DAGENT_EXITS=1 -DTMUX_DIES=1",
+    # a deliverer and the agent's bridge (acknowledge, record a result), both crashing once
+    "bridge": "-DBRIDGES=1 -DCRASHES=1 -DCRASHING=3 -DTUI=1",
+    # two bridges racing record_dispatch_result with different results, each crashing once
+    "results": "-DCONDUCTORS=0 -DLAUNCHED=1 -DBRIDGES=2 -DCRASHES=1",
+    # ... with the same result
+    "results-same": "-DCONDUCTORS=0 -DLAUNCHED=1 -DBRIDGES=2 -DCRASHES=1 -DSAME_RESULT=1",
+    # park and resume (any two, any order) against a crashing deliverer of a TUI worker
+    "park-resume": "-DOPS=2 -DREQUESTS=3 -DCRASHES=1 -DCRASHING=1 -DTUI=1",
+    # stop against a crashing deliverer
+    "stop": "-DOPS=1 -DREQUESTS=4 -DCRASHES=1 -DCRASHING=1",
+    # stop and observe while the agent may exit and the tmux server may die
+    "observe": "-DOPS=2 -DREQUESTS=12 -DCRASHES=1 -DCRASHING=4 -DAGENT_EXITS=1 -DTMUX_DIES=1",
+    # resume of a never-launched worker while the dispatch may be cancelled and an authority check may refuse
+    # (the worker parked), against a crashing deliverer
+    "cancel": "-DOPS=1 -DREQUESTS=2 -DCRASHES=1 -DCRASHING=1 -DCANCEL=1 -DAUTH_FAILS=1",
+}
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """A bug put back with `-D macro` into a configuration, and the assertion spin must then violate."""
+
+    macro: str
+    config: str
+    violates: str  # a fragment of the violated assertion as pan prints it
+
+
+MUTATIONS: dict[str, Mutation] = {
+    # records.py `_replay` returning the operation's version without comparing the transition: resume's
+    # launch and a re-run delivery share the event's operation ids (`wkr-act-park` at two versions)
+    "replay without comparing transitions": Mutation("MUT_REPLAY_NO_COMPARE", "park-resume", "(wres!=2)"),
+    # the supervisor recording exit.json before it ends its sandbox's group
+    "supervisor records before ending the group": Mutation("MUT_EXIT_BEFORE_END", "tmux", "!((agents&(1<<inc)))"),
+    # resume launching a never-started worker without the deliverer's outbox lock
+    "resume launching without the lock": Mutation("MUT_RESUME_NOLOCK", "cancel", "(launching==1)"),
+    # _launch without its `dispatch.state == "accepted"` guard
+    "launching a non-accepted dispatch": Mutation("MUT_LAUNCH_UNACCEPTED", "cancel", "(dst==1)"),
+    # record_result deciding on the bridge's snapshot outside the per-dispatch lock
+    "result recorded outside the per-dispatch lock": Mutation("MUT_RESULT_NOLOCK", "results-same", "bres[me]"),
+}
+
+# the known gaps of the code (ADR 0014): with the strict property, spin finds each
+GAPS: dict[str, Mutation] = {
+    "a re-run delivery discards the spec of the pane its crashed run created": Mutation(
+        "GAP_DISCARDED_SPEC", "deliver", "(starts>=1)"
+    ),
+    "a re-run delivery launches again when the first pane vanished": Mutation("GAP_RELAUNCH", "tmux", "(starts<=1)"),
+    "stop races a launch (it does not take the outbox lock)": Mutation("GAP_STOP_RACE", "stop", "~(hup))==0)"),
+}
+
+# calls that write protocol state: a function of the modelled modules making one is a step of the protocol
+WRITERS = frozenset(
+    {
+        "transition",
+        "create",
+        "commit_receipt",
+        "lock",
+        "ensure",
+        "record_exit",
+        "record_init",
+        "end_sandbox",
+        "_worker_step",
+        "_session_step",
+        "_end_worker",
+        "_park_worker",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Search:
+    """What pan said about one search."""
+
+    flags: str
+    output: str
+
+    def number(self, pattern: str) -> int:
+        """The integer `pattern`'s group captures in the output (or a failure naming the output)."""
+        match = re.search(pattern, self.output)
+        assert match is not None, f"no {pattern!r} in pan's output:\n{self.output}"
+        return int(match.group(1))
+
+    @property
+    def errors(self) -> int:
+        """pan's error count."""
+        return self.number(r"errors: (\d+)")
+
+    @property
+    def states(self) -> int:
+        """States stored."""
+        return self.number(r"(\d+) states, stored")
+
+    @property
+    def seconds(self) -> float:
+        """pan's own elapsed time."""
+        match = re.search(r"elapsed time ([\d.e+-]+) seconds", self.output)
+        return float(match.group(1)) if match else 0.0
+
+    @property
+    def violation(self) -> str:
+        """The first reported violation (`pan:1: ...`), or ''."""
+        match = re.search(r"^pan:1: (.*)$", self.output, re.MULTILINE)
+        return match.group(1) if match else ""
+
+    @property
+    def truncated(self) -> list[str]:
+        """Why the search may not have covered every state."""
+        marks = ("max search depth too small", "reached -DMEMLIM bound", "out of memory", "Search not completed")
+        return [mark for mark in marks if mark in self.output]
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed: the protocol model needs it (run .ci/setup: apt-get install spin gcc)")
+    return found
+
+
+def _check(workdir: Path, flags: str) -> Search:
+    """spin -a with `flags`, gcc, an exhaustive safety search."""
+    workdir.mkdir(parents=True)
+    shutil.copy(MODEL, workdir / MODEL.name)
+    spin, gcc = _tool("spin"), _tool("gcc")
+    generated = subprocess.run(
+        [spin, *flags.split(), "-a", MODEL.name], cwd=workdir, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert generated.returncode == 0, f"spin -a {flags}:\n{generated.stdout}"
+    assert (workdir / "pan.c").exists(), f"spin -a {flags} wrote no pan.c:\n{generated.stdout}"
+    built = subprocess.run(
+        [gcc, *CC_FLAGS, "-o", "pan", "pan.c"], cwd=workdir, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert built.returncode == 0, f"gcc {flags}:\n{built.stderr[-4000:]}"
+    ran = subprocess.run(
+        ["./pan", f"-m{PAN_DEPTH}", "-w22"], cwd=workdir, capture_output=True, text=True, timeout=600, check=False
+    )
+    return Search(flags, ran.stdout + ran.stderr)
+
+
+@pytest.fixture(scope="module")
+def searches(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Search]]:
+    """Every configuration, mutation and gap, searched two at a time (the machine has two cores)."""
+    _tool("spin")
+    _tool("gcc")
+    jobs = {f"config {name}": flags for name, flags in CONFIGS.items()}
+    for table in (MUTATIONS, GAPS):
+        jobs.update({f"-D{m.macro}": f"{CONFIGS[m.config]} -D{m.macro}" for m in table.values()})
+    base = tmp_path_factory.mktemp("spin")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {key: pool.submit(_check, base / f"job{i}", flags) for i, (key, flags) in enumerate(jobs.items())}
+        yield {key: future.result() for key, future in futures.items()}
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_the_model_verifies(name: str, searches: dict[str, Search]) -> None:
+    """An exhaustive search of the configuration finds no violation and is not cut short."""
+    search = searches[f"config {name}"]
+    assert search.errors == 0, f"{name}: {search.violation}\n{search.output}"
+    assert search.truncated == [], f"{name}: the search did not complete: {search.truncated}\n{search.output}"
+    assert search.states > 0
+
+
+@pytest.mark.parametrize("name", sorted(MUTATIONS))
+def test_each_mutation_is_found(name: str, searches: dict[str, Search]) -> None:
+    """The bug put back, spin violates the property that guards against it."""
+    mutation = MUTATIONS[name]
+    search = searches[f"-D{mutation.macro}"]
+    assert search.errors >= 1, f"{name}: spin found nothing\n{search.output}"
+    assert mutation.violates in search.violation, f"{name}: another violation: {search.violation}"
+
+
+@pytest.mark.parametrize("name", sorted(GAPS))
+def test_each_known_gap_is_still_found(name: str, searches: dict[str, Search]) -> None:
+    """A known gap of the code (ADR 0014): its strict property still fails. When the code closes it, change
+    the model to match and remove the entry."""
+    gap = GAPS[name]
+    search = searches[f"-D{gap.macro}"]
+    assert search.errors >= 1, f"{name}: the strict property holds now: update the model and ADR 0014"
+    assert gap.violates in search.violation, f"{name}: another violation: {search.violation}"
+
+
+# ------------------------------------------------------------------ the model and the code in step
+def model_steps() -> set[str]:
+    """The steps the model names: every `inline` and `proctype` not prefixed `m_` (model-only helpers)."""
+    names = re.findall(r"^(?:inline|proctype)\s+(\w+)\s*\(", MODEL.read_text(), re.MULTILINE)
+    return {name for name in names if not name.startswith("m_")}
+
+
+def resolve(target: str) -> object:
+    """The object `module:qualname` names (AttributeError or ModuleNotFoundError if it is gone)."""
+    module_name, _, qualname = target.partition(":")
+    found: object = importlib.import_module(module_name)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def protocol_writers(module_name: str) -> set[str]:
+    """`module:qualname` of every function in the module that calls one of WRITERS."""
+    spec = importlib.util.find_spec(module_name)
+    assert spec is not None, module_name
+    assert spec.origin is not None, module_name
+    tree = ast.parse(Path(spec.origin).read_text())
+    found: set[str] = set()
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                visit(child, f"{prefix}{child.name}.")
+            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                for call in (n for n in ast.walk(child) if isinstance(n, ast.Call)):
+                    func = call.func
+                    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+                    if name in WRITERS:
+                        found.add(f"{module_name}:{prefix}{child.name}")
+
+    visit(tree, "")
+    return found
+
+
+def test_the_model_and_the_step_table_name_the_same_steps() -> None:
+    """A step added to either side and not the other fails here (oms/domain/protocol.py is the table)."""
+    table = [name for name, _ in PROTOCOL_STEPS]
+    assert len(table) == len(set(table)), "a step is named twice in PROTOCOL_STEPS"
+    steps = model_steps()
+    assert steps - set(table) == set(), "steps in delivery.pml missing from PROTOCOL_STEPS"
+    assert set(table) - steps == set(), "PROTOCOL_STEPS names steps delivery.pml does not have"
+
+
+@pytest.mark.parametrize("target", [target for _, target in PROTOCOL_STEPS] + [target for target, _ in NOT_MODELLED])
+def test_every_function_the_table_names_exists(target: str) -> None:
+    """Renamed or moved (delivery.py split into modules): update the one line in oms/domain/protocol.py."""
+    assert callable(resolve(target)), target
+
+
+def test_no_function_writes_protocol_state_unmodelled() -> None:
+    """A function of the modelled modules that starts writing a record, a receipt, a lock, a pane or an
+    exit/init record is a new protocol step: model it (PROTOCOL_STEPS) or say why not (NOT_MODELLED)."""
+    known = {target for _, target in PROTOCOL_STEPS} | {target for target, _ in NOT_MODELLED}
+    modules = sorted({target.partition(":")[0] for target in known})
+    writers = set().union(*(protocol_writers(module) for module in modules))
+    assert writers - known == set(), "protocol writers the model does not name"
