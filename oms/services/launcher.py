@@ -24,6 +24,7 @@ from oms.domain.machine import Next
 from oms.domain.policy import role_tools
 from oms.errors import AuthorityChangedError, OmsError, one_line
 from oms.services import checkout, fence, launch, lifecycle_events, live, liveness, plans, reaper
+from oms.services import launch_guards as guards
 from oms.services.authority import check_dispatch
 from oms.services.homes import materialise
 from oms.services.workspace import SYSTEM_ACTOR
@@ -65,10 +66,15 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
     root = d.ws.store.state.root
     try:
         running = [p.dispatch_id for p in d.panes.list() if not p.dead]  # one tmux call for both questions
-        _alone_in_worktree(d, dispatch, running)
+        guards.alone_in_worktree(d, dispatch, running)
         prior = payload.get("prior_failure_evidence")
         evidence = d.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
         bound = d.session(session_id) is not None or dispatch.record_id in running
+        if d.session(session_id) is not None and dispatch.record_id not in running:
+            raise AuthorityChangedError(  # parks: a second start of the agent is never made here
+                "an earlier launch of this worker has no live pane (its deliverer stopped before the receipt)",
+                hint=f"`oms worker resume {dispatch.record_id}` continues it in a new pane",
+            )
         plans.check_cli_version(str(payload["provider_mode"]))  # the cheap refusals before anything is reset
         bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
         checkout.restore_after_expiry(payload, evidence, d.ws.config_root, bound=bound)
@@ -101,12 +107,18 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
         status, pane = d.panes.ensure(
             dispatch.record_id, argv=(*supervised, "--state-root", d.ws.store.path), cwd=plan.cwd
         )
-        if status == "reused" and not wrote:  # a spec we wrote may be what its creator's supervisor reads
-            launch.discard(root, dispatch.record_id)
+        # a reused pane's creator (a deliverer that died after `ensure`) may not have had its spec read yet:
+        # the spec stays for that pane's supervisor, which consumes it (`stop` discards one nobody took)
     except OmsError as exc:
         if d.panes.observe(dispatch.record_id) is None:  # no supervisor will read it: the credential goes
             launch.discard(root, dispatch.record_id)
         return park(d, dispatch, event_id, "wkr-lch-park", exc)
+    stopping = guards.stopped_meanwhile(d, dispatch.record_id)
+    if stopping is not None:  # `stop` came between the reservation check and the pane: it must not run on
+        if status == "created":
+            d.panes.stop(dispatch.record_id)
+            launch.discard(root, dispatch.record_id)
+        raise AuthorityChangedError(stopping, hint=f"`oms worker observe {dispatch.record_id}` shows its end")
     step, registry_ours = "pane", False  # from here on the pane exists: nothing may be left half-launched
     try:
         registry_ours = _register_pane(d, dispatch, pane)
@@ -232,17 +244,6 @@ def _after_failed_activation(d: Delivery, dispatch: Record, event_id: str, exc: 
 
 def _seen(pane: Pane) -> rules.PaneSeen:
     return rules.PaneSeen(pane.pane_id, pane.dead, pane.dead_status, pane.dead_signal)
-
-
-def _alone_in_worktree(d: Delivery, dispatch: Record, running: list[str]) -> None:
-    """No attempt is launched into a worktree another attempt's pane still runs in (it may still write)."""
-    other = fence.still_running(d.ws, dispatch, running)
-    if other is not None:
-        attempt = d.dispatch(other.record_id).payload.get("attempt")
-        raise AuthorityChangedError(
-            f"{other.record_id} (attempt {attempt}) still runs in this worktree: stop it first",
-            hint=f"`oms worker stop {other.record_id}` (its work stays in the worktree), then deliver again",
-        )
 
 
 def _register_pane(d: Delivery, dispatch: Record, pane: Pane) -> bool:

@@ -1,0 +1,66 @@
+"""What the protocol model found (ADR 0014, `GAP_*`): no launch gives a stopped worker a running agent,
+and no re-delivery starts a second agent for a worker that was already launched. Real git, a real tmux
+server on the state root's socket, a real command worker."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from oms.canonical import JsonObject
+from oms.errors import AuthorityChangedError
+from oms.services.delivery import Delivery
+from oms.services.liveness import CONSUMER
+from oms.store import panefiles
+from tests.chain import Chain, accepted, use_worker, wait_for
+from tests.integration.test_delivery import _deliver
+
+
+def _live_panes(chain: Chain) -> list[str]:
+    with chain.workspace() as ws:
+        return [p.dispatch_id for p in Delivery.open(ws).panes.list() if not p.dead]
+
+
+def test_a_launch_that_meets_a_stop_ends_the_pane_it_made(deliverable: Chain) -> None:
+    """`oms worker stop` leaves its kill marker first; a launch that checked the worker before it must
+    see the marker once its pane exists, and end that pane (GAP_STOP_RACE)."""
+    use_worker(deliverable)
+    dispatch_id, event_id = accepted(deliverable)
+    with deliverable.workspace() as ws:
+        marker: JsonObject = {
+            "format": "oms-kill-v1",
+            "dispatch_id": dispatch_id,
+            "by": "oms-cli",
+            "pid": os.getpid(),
+            "reason": "stopped while it launched",
+            "requested_at": ws.now(),
+        }
+        panefiles.leave_kill(ws.store.state.root, marker)  # stop's first step, before it ends anything
+        with pytest.raises(AuthorityChangedError, match="stopped while it launched"):
+            Delivery.open(ws).deliver(event_id)
+    assert dispatch_id not in _live_panes(deliverable)
+    assert not (deliverable.state / "outbox" / CONSUMER / f"{event_id}.receipt.json").exists()
+
+
+def test_a_redelivery_after_the_pane_vanished_does_not_start_a_second_agent(deliverable: Chain) -> None:
+    """The deliverer died after the launch (no receipt) and the pane is gone: delivering the event again
+    parks the worker for `oms worker resume` instead of starting the agent a second time (GAP_RELAUNCH)."""
+    out = use_worker(deliverable, "silent")  # proves nothing, so the dispatch stays accepted
+    dispatch_id, event_id = accepted(deliverable)
+    first = _deliver(deliverable, event_id)["outcome"]
+    assert isinstance(first, dict)
+    assert first["status"] == "created"
+    wait_for(out)
+    (deliverable.state / "outbox" / CONSUMER / f"{event_id}.receipt.json").unlink()
+    sock = str(deliverable.state / "tmux.sock")
+    subprocess.run(["tmux", "-S", sock, "kill-session", "-t", f"={dispatch_id}"], check=True)
+    (written,) = out._found()
+    start = written.stat().st_ino  # the script replaces worker.out (a new inode) each time it starts
+    again = _deliver(deliverable, event_id)["outcome"]
+    assert isinstance(again, dict)
+    assert again["status"] == "parked"
+    assert "no live pane" in str(again["reason"])
+    assert dispatch_id not in _live_panes(deliverable)
+    assert written.stat().st_ino == start  # the worker script did not run again
