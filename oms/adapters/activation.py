@@ -114,9 +114,13 @@ class Tui:
         raise ActivationError("the agent did not take the instruction (no prompt hook, not busy)")
 
     def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> None:
-        """Escape (and the CLI's other park keys) only while a turn runs (research/tui.md §3)."""
+        """Escape (and the CLI's other park keys) only while a turn or a goal runs (research/tui.md §3):
+        Codex shows its busy mark only while a turn renders, its goal mark while the goal runs."""
         pane = self.screen.observe(dispatch_id)
-        if pane is None or pane.dead or not self._busy(plan, dispatch_id):
+        if pane is None or pane.dead:
+            return
+        screen = self.screen.capture(dispatch_id)
+        if not any(mark is not None and mark in screen for mark in (plan.busy_mark, plan.goal_mark)):
             return
         for keys in plan.park_keys:
             self.screen.send_keys(dispatch_id, *keys)

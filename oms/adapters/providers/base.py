@@ -66,6 +66,7 @@ class LaunchPlan:
     prompt: str | None = None  # typed into the pane to start the work
     ready_marks: tuple[str, ...] = ()  # all must be on screen before typing
     busy_mark: str | None = None  # on screen while a turn runs
+    goal_mark: str | None = None  # on screen while a goal runs turn after turn (Escape pauses it, between turns too)
     park_keys: tuple[tuple[str, ...], ...] = ()
     quit_keys: tuple[tuple[str, ...], ...] = ()
 

@@ -143,6 +143,7 @@ def plan(req: LaunchRequest) -> LaunchPlan:
         prompt=f"/goal {req.instructions}",
         ready_marks=("for agents", f" {req.model} "),
         busy_mark="esc to interrupt",
+        goal_mark="Pursuing goal",  # the footer while /goal runs; "Goal paused (/goal resume)" once paused
         park_keys=(("Escape",),),
         quit_keys=(("-l", "/exit"), ("Enter",)),
     )
