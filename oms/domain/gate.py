@@ -1,5 +1,5 @@
-"""What one agent hook does to its session: the Stop gate and the bound on a dispatch's life without a
-result. Pure.
+"""What one agent hook does to its session: the Stop gate, the bound on a dispatch's life without a
+result, and which changes are worth a session version. Pure.
 
 The Stop gate. While the dispatch has no result a Stop is held back (blocked, with a reason) and the
 blocks in a row are counted (`stop_blocks`): `stop_hook_active` continues a run, anything else starts
@@ -16,15 +16,23 @@ continuation, not a prompt. The Stop that reaches the session's `max_turns_witho
 comes `max_minutes_without_result` after `progress_since`, is let through and the worker is to be parked
 with the reason NO_RESULT. So is a Claude Code Stop the gate's cap lets through: Claude then waits for a
 prompt nobody will type, with no result, for good.
+
+Versions. A hook's payload is worth a session version only when something others act on changes: the
+first hook after another writer (delivery confirms activation by it; a resume), whether the agent rests
+(`agent_stopped_at`), whether the gate holds it (`stop_blocks` above 0), Codex's own session id, the
+bound reached; or when the latest version is BEAT_MS old (a heartbeat: the deadline is 15 minutes away).
+The counters of a hook loop ride along with those versions; in between the broker keeps them
+(`services/progress.Memo`), so a runaway agent grows its session by at most one version per BEAT_MS.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from oms.canonical import JsonObject, parse_ts
+from oms.canonical import JsonObject, add_ms, parse_ts
 
 STOP_BLOCK_CAP = 3
+BEAT_MS = 5_000
 NO_RESULT = "no_result"
 NO_RESULT_PARK_MS = 60_000  # parked-until of a NO_RESULT park: `oms worker resume` is due a minute later
 MAX_TURNS_WITHOUT_RESULT = 100
@@ -34,12 +42,14 @@ MAX_MINUTES_WITHOUT_RESULT = 60
 @dataclass(frozen=True, slots=True)
 class Hook:
     """What the gate needs of one hook: its event (the one oms registered), the provider, the agent's own
-    session id, and whether the agent CLI says this Stop continues a blocked one."""
+    session id, whether the agent CLI says this Stop continues a blocked one, and how many turns a Stop
+    ends (more than one when the broker answered earlier Stops unrecorded, past its hook budget)."""
 
     event: str
     provider: str
     native_ref: str
     stop_hook_active: bool = False
+    turns: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +95,7 @@ def after(payload: JsonObject, hook: Hook, *, has_result: bool, acknowledged_at:
     no_result = None
     if hook.event == "Stop" and not has_result:
         since, turns = _window(out, acknowledged_at, now)
-        turns += 1
+        turns += hook.turns
         out["progress_since"], out["turns_without_result"] = since, turns
         if out.get("agent_stopped_at") is None:  # the gate is armed
             blocks = _count(out.get("stop_blocks")) + 1 if hook.stop_hook_active else 1
@@ -109,3 +119,21 @@ def after(payload: JsonObject, hook: Hook, *, has_result: bool, acknowledged_at:
         if hook.provider == "codex":
             out["native_session_ref"] = hook.native_ref
     return After(out, hold, no_result, released)
+
+
+def _seen(payload: JsonObject) -> tuple[bool, bool, object]:
+    """What others act on: whether the agent rests, whether the gate holds it, Codex's session id."""
+    return (
+        payload.get("agent_stopped_at") is None,
+        _count(payload.get("stop_blocks")) > 0,
+        payload.get("native_session_ref"),
+    )
+
+
+def worth_writing(written: JsonObject, payload: JsonObject, *, first: bool, no_result: bool, now: str) -> bool:
+    """Whether `payload` is worth a version on top of the latest, `written` (see the module docstring):
+    `first` = the latest version is not a hook's; `no_result` = the bound was reached."""
+    if first or no_result or _seen(payload) != _seen(written):
+        return True
+    last = written.get("last_observed_at")
+    return not isinstance(last, str) or parse_ts(now) >= parse_ts(add_ms(last, BEAT_MS))

@@ -18,6 +18,8 @@ event is refused. Exit 2 is never used; decisions are JSON on stdout in each CLI
   at most its cap of times in a row (Codex has none; `/goal` fires Stop on every automatic turn); a
   dispatch still without a result after its role's turns or minutes — or a Claude Code Stop the cap lets
   through — is let stop and its worker parked as `oms worker park` parks it, reason `no_result`.
+Heartbeats are coalesced (`domain/gate.py`): the broker keeps what a hook changed (`Memo`) until it is
+worth a session version, so a hook loop grows no record.
 - PreToolUse: deny, with a reason, every tool outside the role's allow-list (the bridge tools plus the
   tools the committed policy grants), e.g. Codex's `spawn_agent` or `create_worktree`, from the broker's
   binding; an allowed tool is then let through only while the attempt is not fenced.
@@ -36,11 +38,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from oms.domain.relay import BRIDGE_TOOL_PREFIX, BRIDGE_TOOLS
 
 if TYPE_CHECKING:
+    from oms.services.progress import Memo
     from oms.services.workspace import Workspace
 
 STDIN_CAP = 1024 * 1024
-HEARTBEAT_EVERY_MS = 30_000
-PROMPT_BEAT_MS = 250
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreToolUse", "PostToolUse", "SessionEnd", "Interrupt")
 _NATIVE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 _TOOL = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
@@ -156,10 +157,11 @@ def respond(
     doc: dict[str, Any],
     workspace: Callable[[], Workspace],
     nonce: str | None,
+    memo: Memo,
     notes: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Decide and record; returns the JSON to print. `args` is the broker's own binding; lines for the
-    relay's stderr are appended to `notes`."""
+    """Decide and record; returns the JSON to print. `args` is the broker's own binding, `memo` what the
+    broker keeps between hooks; lines for the relay's stderr are appended to `notes`."""
     notes = [] if notes is None else notes
     event = str(doc["hook_event_name"])
     if event == "PreToolUse":
@@ -167,7 +169,7 @@ def respond(
             return deny("oms: Claude Code reported another session id")
         if not tool_allowed(str(doc["tool_name"]), args.allowed_tools):
             return deny(f"oms: the tool {doc['tool_name']} is not allowed for this worker's role")
-    from oms.canonical import add_ms, next_after, parse_ts, stable_id
+    from oms.canonical import next_after, stable_id
     from oms.domain import gate, sessions
     from oms.errors import OmsError, VersionConflictError
     from oms.services import fence, liveness, progress
@@ -192,7 +194,8 @@ def respond(
     records = ws.store.records("session")
     has_result = dispatch.state in ("result-received", "resolved")
     acknowledged_at = dispatch.observed_at if dispatch.state == "acknowledged" else None
-    hook = gate.Hook(event, args.provider, str(doc["session_id"]), doc.get("stop_hook_active") is True)
+    active = doc.get("stop_hook_active") is True
+    hook = gate.Hook(event, args.provider, str(doc["session_id"]), active, 1 + memo.missed if event == "Stop" else 1)
     decided = None  # the gate's decision against the session's latest version
     running = False
     for _ in range(3):  # heartbeats race with delivery and other hooks: re-read and retry
@@ -201,15 +204,12 @@ def respond(
         if session is None or not running:
             break  # a parked or stopped session records nothing and is not held back
         now = next_after(session.observed_at, ws.now())
-        last = str(session.payload["last_observed_at"])
-        due = parse_ts(now) >= parse_ts(add_ms(last, HEARTBEAT_EVERY_MS))
-        # a prompt or a start is worth a version (delivery confirms activation by it), but after another
-        # hook's version not more often than every PROMPT_BEAT_MS: a hook loop must not grow the record
-        # without bound
-        spaced = session.actor != "oms-hook" or parse_ts(now) >= parse_ts(add_ms(last, PROMPT_BEAT_MS))
-        prompt = event in ("SessionStart", "UserPromptSubmit") and spaced
-        decided = gate.after(session.payload, hook, has_result=has_result, acknowledged_at=acknowledged_at, now=now)
-        if decided.payload == session.payload and not (due or prompt):
+        decided = gate.after(memo.base(session), hook, has_result=has_result, acknowledged_at=acknowledged_at, now=now)
+        first = session.actor != "oms-hook"
+        if not gate.worth_writing(
+            session.payload, decided.payload, first=first, no_result=decided.no_result is not None, now=now
+        ):
+            memo.keep(session, decided.payload)
             break
         beat = sessions.heartbeat(session.state, decided.payload, now=now)
         try:
@@ -222,6 +222,7 @@ def respond(
                 actor="oms-hook",
                 observed_at=now,
             )
+            memo.keep(session, None)
             break
         except VersionConflictError:
             decided = None
@@ -236,7 +237,7 @@ def respond(
         latest = records.read(args.session_id)
         if latest.state != "running":
             return {}
-        decided = gate.after(latest.payload, hook, has_result=False, acknowledged_at=acknowledged_at, now=ws.now())
+        decided = gate.after(memo.base(latest), hook, has_result=False, acknowledged_at=acknowledged_at, now=ws.now())
     if decided.released:
         notes.append(f"stop gate released after its cap of {gate.STOP_BLOCK_CAP} blocks in a row")
     return {"decision": "block", "reason": STOP_REASON} if decided.hold else {}
@@ -248,6 +249,7 @@ def answer(
     body: bytes,
     workspace: Callable[[], Workspace],
     nonce: str | None,
+    memo: Memo,
 ) -> tuple[bytes, str]:
     """The broker's hook door: (what the relay prints, one stderr line). Never raises for bad input.
 
@@ -264,7 +266,7 @@ def answer(
         doc = parse_payload(body)
         if doc["hook_event_name"] != event:
             raise HookInputError(f"a {event} hook was sent a {doc['hook_event_name']} payload")
-        out = respond(binding, doc, workspace, nonce, notes)
+        out = respond(binding, doc, workspace, nonce, memo, notes)
         err = "; ".join(notes)
     except Exception as exc:  # noqa: BLE001 - the hook boundary: one line, a safe decision, never a traceback
         message = getattr(exc, "message", None) or str(exc)

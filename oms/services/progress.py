@@ -1,12 +1,34 @@
-"""The park of a worker whose dispatch got no result within its role's bound (`domain/gate.py` decides;
-`services/hooks.py` asks)."""
+"""What a worker's broker keeps between its hooks, and the park of a worker whose dispatch got no
+result within its role's bound (`domain/gate.py` decides both; `services/hooks.py` asks)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the broker imports hooks at start: this loads what it uses when it uses it
+if TYPE_CHECKING:  # the broker imports this module at start: it loads what it uses when it uses it
     from oms.services.workspace import Workspace
+    from oms.store import Record
+
+
+class Memo:
+    """What one broker keeps between its worker's hooks: the session payload it computed but did not
+    write (a coalesced heartbeat: `domain/gate.py`), and the version it was computed on. Another writer's
+    version (a park, a resume) supersedes it."""
+
+    def __init__(self) -> None:
+        self.on: tuple[str, int] | None = None
+        self.payload: dict[str, Any] | None = None
+        self.missed = 0  # Stops the broker's hook budget answered unrecorded since: turns all the same
+
+    def base(self, session: Record) -> dict[str, Any]:
+        """The payload the next hook starts from."""
+        if self.payload is not None and self.on == (session.record_id, session.version):
+            return self.payload
+        return dict(session.payload)
+
+    def keep(self, session: Record, payload: dict[str, Any] | None) -> None:
+        """Remember `payload` on top of `session` (None: nothing is pending); the missed turns are in it."""
+        self.on, self.payload, self.missed = (session.record_id, session.version), payload, 0
 
 
 def park_no_result(ws: Workspace, dispatch_id: str, why: str, notes: list[str]) -> None:

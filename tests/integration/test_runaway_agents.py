@@ -1,16 +1,18 @@
 """Runaway agents (issue 11): a worker whose model never records a result is bounded in turns and time and
-parked `no_result`; a Claude Code Stop the gate's cap lets through parks the worker. Played through the
-broker's doors (`WorkerDoors.hook`, what `oms worker supervise` serves) on a real state root, the test's
-clock standing in for time: the hooks are what Codex in `/goal` mode fires — a Stop per automatic turn,
-never a prompt (research/tui.md §1.6)."""
+parked `no_result`; a hook loop grows its session by at most one version per beat; a Claude Code Stop the
+gate's cap lets through parks the worker. Played through the broker's doors (`WorkerDoors.hook`, what
+`oms worker supervise` serves) on a real state root, the test's clock standing in for time: the hooks are
+what Codex in `/goal` mode fires — a Stop per automatic turn, never a prompt (research/tui.md §1.6)."""
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pytest
 
+from oms.canonical import access
 from oms.domain import sessions
 from oms.services.doors import HOOK_BURST, HOOK_RATE, TokenBucket, WorkerDoors
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
@@ -19,6 +21,7 @@ from tests.agent_side import Bound, BoundTools, bind
 from tests.chain import Chain
 
 CODEX_THREAD = "019a7c1e-5b2f-7d40-8e3a-2b6c9f0e1d42"
+BEAT_S = 5  # issue 11: at most one session version per 5 s
 
 
 class ClockedDoors(WorkerDoors):
@@ -130,6 +133,25 @@ def test_a_goal_that_never_records_a_result_is_parked_after_its_turns(bound: Bou
     assert len(_records(bound)[2]) == versions
 
 
+def test_turns_past_the_brokers_hook_budget_count_all_the_same(bound: Bound) -> None:
+    """The runaway of issue 11 turned 11 times a second; the broker records at most 5 hooks a second and
+    answers the rest unrecorded: they are turns all the same."""
+    doors = ClockedDoors(bound, "codex")
+    doors.fire("SessionStart")
+    fired = 0
+    while _records(bound)[1].state == "running" and fired < 120:
+        doors.fire("Stop", active=False, after_ms=90)
+        fired += 1
+    worker, session, history = _records(bound)
+    assert (worker.payload["health"], worker.payload["health_reason"], session.state) == (
+        "parked",
+        "no_result",
+        "parked",
+    )
+    assert history[-2].payload["turns_without_result"] == fired  # every Stop counted
+    assert 100 <= fired <= 103  # parked by the first Stop the budget admits from the 100th turn on
+
+
 def test_a_goal_that_never_records_a_result_is_parked_after_its_minutes(chain: Chain) -> None:
     bound = _at_work(chain, lease_minutes=600)  # the lease would fence the attempt first
     doors = ClockedDoors(bound, "codex")
@@ -143,6 +165,21 @@ def test_a_goal_that_never_records_a_result_is_parked_after_its_minutes(chain: C
         "no_result",
         "parked",
     )
+
+
+def test_a_hook_loop_grows_the_session_by_one_version_per_beat(bound: Bound) -> None:
+    doors = ClockedDoors(bound, "codex")
+    doors.fire("SessionStart")
+    _goal_turns(doors, 5)  # the agent is told three times, then runs on (written: what others act on)
+    _, _, before = _records(bound)
+    start = bound.chain.clock.ms
+    _goal_turns(doors, 85)  # 85 more turns at 4 a second (the broker's budget is 5), no bound reached
+    elapsed_s = (bound.chain.clock.ms - start) / 1000
+    worker, session, history = _records(bound)
+    assert (worker.payload["health"], session.state) == ("healthy", "running")
+    written = len(history) - len(before)
+    assert written <= math.ceil(elapsed_s / BEAT_S) + 1, f"{written} session versions in {elapsed_s} s"
+    assert access.integer(session.payload, "turns_without_result") >= 80  # the counters still reach the record
 
 
 def test_claude_let_through_by_the_gate_is_parked(bound: Bound) -> None:

@@ -1,5 +1,5 @@
-"""The Stop gate and the bound on a dispatch's life without a result (`domain/gate.py`), over random hook
-sequences."""
+"""The Stop gate, the bound on a dispatch's life without a result, and which hook payloads are worth a
+session version (`domain/gate.py`), over random hook sequences."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from oms.canonical import add_ms
+from oms.canonical import access, add_ms, parse_ts
 from oms.domain import gate
-from oms.domain.gate import STOP_BLOCK_CAP, Hook, after
+from oms.domain.gate import BEAT_MS, STOP_BLOCK_CAP, Hook, after, worth_writing
 
 T0 = "2026-11-30T00:00:00.000Z"
 EVENTS = ["SessionStart", "UserPromptSubmit", "Stop"]
@@ -122,3 +122,40 @@ def test_a_session_recorded_before_the_bound_gets_the_defaults() -> None:
         assert done.no_result is None
         payload = done.payload
     assert after(payload, stop, has_result=False, acknowledged_at=None, now=T0).no_result is not None
+
+
+@given(st.lists(st.tuples(st.sampled_from(EVENTS), st.booleans(), st.integers(0, 2000)), max_size=200))
+def test_a_hook_loop_writes_a_version_per_beat_and_per_change_others_act_on(sequence: list[Any]) -> None:
+    written: dict[str, Any] = _start()
+    base: dict[str, Any] = _start()
+    now, first = T0, True
+    writes = changes = 0
+    for event, active, step in sequence:
+        now = add_ms(now, step)
+        done = after(base, Hook(event, "codex", "thread-1", active), has_result=False, acknowledged_at=None, now=now)
+        seen = [
+            p.get(k) is None if k == "agent_stopped_at" else p.get(k)
+            for p in (written, done.payload)
+            for k in ("agent_stopped_at", "native_session_ref")
+        ]
+        blocks = [access.integer(p, "stop_blocks") > 0 for p in (written, done.payload)]
+        changed = seen[:2] != seen[2:] or blocks[0] != blocks[1]
+        due = parse_ts(now) >= parse_ts(add_ms(written["last_observed_at"], BEAT_MS))
+        write = worth_writing(written, done.payload, first=first, no_result=False, now=now)
+        assert write == (first or changed or due)
+        if write:
+            writes, changes, first = writes + 1, changes + changed, False
+            written = base = {**done.payload, "last_observed_at": now}
+        else:
+            base = done.payload
+    elapsed = parse_ts(now) - parse_ts(T0)
+    assert writes <= 1 + changes + elapsed // BEAT_MS
+
+
+def test_a_stop_can_end_the_turns_the_broker_answered_unrecorded() -> None:
+    stop = Hook("Stop", "codex", "thread-1", turns=7)
+    done = after(_start(max_turns=10), stop, has_result=False, acknowledged_at=None, now=T0)
+    assert (done.payload["turns_without_result"], done.no_result) == (7, None)
+    done = after(done.payload, stop, has_result=False, acknowledged_at=None, now=T0)
+    assert done.payload["turns_without_result"] == 14
+    assert done.no_result is not None
