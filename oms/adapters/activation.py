@@ -127,10 +127,12 @@ class Tui:
             self.clock.sleep(ENTER_PAUSE_S)
 
     def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
-        """Type `CONTINUE` and Enter (a prompt-driven agent only)."""
+        """Type the plan's resume prompt (`CONTINUE` unless the CLI has its own: Codex's paused goal needs
+        `/goal resume`, a plain prompt runs one turn and leaves it paused) and Enter (a prompt-driven agent
+        only)."""
         if plan.prompt is None:
             return
-        self.screen.send_text(dispatch_id, CONTINUE)
+        self.screen.send_text(dispatch_id, plan.resume_prompt or CONTINUE)
         self.clock.sleep(ENTER_PAUSE_S)
         self.screen.send_keys(dispatch_id, "Enter")
 
