@@ -114,19 +114,25 @@ class Tui:
         raise ActivationError("the agent did not take the instruction (no prompt hook, not busy)")
 
     def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> None:
-        """Escape (and the CLI's other park keys) only while a turn runs (research/tui.md §3)."""
+        """Escape (and the CLI's other park keys) only while a turn or a goal runs (research/tui.md §3):
+        Codex shows its busy mark only while a turn renders, its goal mark while the goal runs."""
         pane = self.screen.observe(dispatch_id)
-        if pane is None or pane.dead or not self._busy(plan, dispatch_id):
+        if pane is None or pane.dead:
+            return
+        screen = self.screen.capture(dispatch_id)
+        if not any(mark is not None and mark in screen for mark in (plan.busy_mark, plan.goal_mark)):
             return
         for keys in plan.park_keys:
             self.screen.send_keys(dispatch_id, *keys)
             self.clock.sleep(ENTER_PAUSE_S)
 
     def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
-        """Type `CONTINUE` and Enter (a prompt-driven agent only)."""
+        """Type the plan's resume prompt (`CONTINUE` unless the CLI has its own: Codex's paused goal needs
+        `/goal resume`, a plain prompt runs one turn and leaves it paused) and Enter (a prompt-driven agent
+        only)."""
         if plan.prompt is None:
             return
-        self.screen.send_text(dispatch_id, CONTINUE)
+        self.screen.send_text(dispatch_id, plan.resume_prompt or CONTINUE)
         self.clock.sleep(ENTER_PAUSE_S)
         self.screen.send_keys(dispatch_id, "Enter")
 

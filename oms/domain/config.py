@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from oms.canonical import JsonObject, check, dumps
 from oms.canonical.ids import ROLE_ID
+from oms.domain.gate import MAX_MINUTES_WITHOUT_RESULT, MAX_TURNS_WITHOUT_RESULT
 from oms.errors import CanonicalJsonError, ConfigError, SchemaValidationError
 from oms.schemas import validate
 
@@ -30,6 +31,9 @@ class Role:
     sandbox: str
     argv: tuple[str, ...] | None
     endpoint: str | None = None  # the model API the agent CLI talks to (a gateway, a proxy); None = its default
+    # a worker with no result after this many turns or minutes is let stop and parked (`domain/gate.py`)
+    max_turns_without_result: int = MAX_TURNS_WITHOUT_RESULT
+    max_minutes_without_result: int = MAX_MINUTES_WITHOUT_RESULT
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +73,8 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
             spec["sandbox"],
             tuple(argv) if argv is not None else None,
             spec.get("endpoint"),
+            spec.get("max_turns_without_result", MAX_TURNS_WITHOUT_RESULT),
+            spec.get("max_minutes_without_result", MAX_MINUTES_WITHOUT_RESULT),
         )
     for key, allowed in (("advisor", ADVISOR_TRANSPORTS), ("worker", WORKER_TRANSPORTS)):
         role = roles.get(doc[key]["role"])
@@ -120,6 +126,8 @@ sandbox = "ticket-worktree-write"
 model = "gpt-5-codex"
 transport = "codex_goal"
 sandbox = "ticket-worktree-write"
+# max_turns_without_result = 100   # a worker with no result after this many turns is parked (no_result)
+# max_minutes_without_result = 60  # ... or after this many minutes
 
 [roles."oms.exec-advisor"]         # headless reviewer (codex exec --output-schema); prints a JSON verdict
 model = "gpt-5-codex"

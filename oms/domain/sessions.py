@@ -2,12 +2,14 @@
 anything `-> stopped` (terminal). Pure.
 
 A session's heartbeat deadline is 15 minutes after its last observation (DESIGN.md §5); parking needs
-a parked-until in the future.
+a parked-until in the future. A session carries its role's bound on a dispatch's life without a result
+(`domain/gate.py`): registering and resuming start that bound afresh (no turns counted since now).
 """
 
 from __future__ import annotations
 
 from oms.canonical import JsonObject, add_ms, parse_ts
+from oms.domain.gate import MAX_MINUTES_WITHOUT_RESULT, MAX_TURNS_WITHOUT_RESULT
 from oms.domain.machine import Next, step, with_fields
 from oms.errors import InvalidInputError, one_line
 
@@ -22,9 +24,17 @@ TABLE: dict[str, dict[str, str]] = {
 
 
 def register(
-    *, dispatch: JsonObject, dispatch_id: str, mode: str, pane_id: str | None, source_event_id: str, now: str
+    *,
+    dispatch: JsonObject,
+    dispatch_id: str,
+    mode: str,
+    pane_id: str | None,
+    source_event_id: str,
+    now: str,
+    max_turns: int = MAX_TURNS_WITHOUT_RESULT,
+    max_minutes: int = MAX_MINUTES_WITHOUT_RESULT,
 ) -> Next:
-    """A new running session bound to a dispatch and its pane."""
+    """A new running session bound to a dispatch and its pane, with its role's bounds."""
     return Next(
         "running",
         {
@@ -42,6 +52,10 @@ def register(
             "stop_reason": None,
             "stop_blocks": 0,
             "agent_stopped_at": None,
+            "turns_without_result": 0,
+            "progress_since": now,
+            "max_turns_without_result": max_turns,
+            "max_minutes_without_result": max_minutes,
         },
     )
 
@@ -54,10 +68,19 @@ def park(state: str, payload: JsonObject, *, until: str, now: str) -> Next:
 
 
 def resume(state: str, payload: JsonObject, *, now: str) -> Next:
-    """Back to running, with a fresh heartbeat deadline."""
+    """Back to running, with a fresh heartbeat deadline and a fresh bound (the Stop gate re-armed)."""
     return Next(
         step("session", TABLE, state, "resume"),
-        with_fields(payload, parked_until=None, last_observed_at=now, heartbeat_deadline_at=add_ms(now, HEARTBEAT_MS)),
+        with_fields(
+            payload,
+            parked_until=None,
+            last_observed_at=now,
+            heartbeat_deadline_at=add_ms(now, HEARTBEAT_MS),
+            turns_without_result=0,
+            progress_since=now,
+            stop_blocks=0,
+            agent_stopped_at=None,
+        ),
     )
 
 

@@ -13,9 +13,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from oms.domain.relay import fails_closed
+from oms.domain.relay import fails_closed, hook_event
 from oms.services import bridge, hooks
 from oms.services.doorway import BridgeSession, DoorRefusedError
+from oms.services.progress import Memo
 
 if TYPE_CHECKING:
     from oms.services.workspace import Workspace
@@ -62,6 +63,7 @@ class WorkerDoors:
         self.log = log
         self._ws: Workspace | None = None
         self.bucket = TokenBucket(HOOK_RATE, HOOK_BURST)
+        self.memo = Memo()  # the session payload its hooks changed and did not yet write (coalesced)
 
     def workspace(self) -> Workspace:
         """The broker's workspace (opened once)."""
@@ -81,8 +83,9 @@ class WorkerDoors:
         """One hook request (a PreToolUse always; the others while the worker's write budget lasts)."""
         if not fails_closed(argv) and not self.bucket.take():
             self.log("hook refused: more hooks than a worker fires (the state root is not grown for them)")
+            self.memo.missed += hook_event(argv) == "Stop"  # a turn all the same: the next Stop counts it
             return b"{}\n", "too many hooks: answered without recording"
-        out, err = hooks.answer(self.binding, argv, body, self.workspace, self.nonce)
+        out, err = hooks.answer(self.binding, argv, body, self.workspace, self.nonce, self.memo)
         if err:
             self.log(f"hook: {err}")
         return out, err

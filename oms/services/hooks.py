@@ -14,8 +14,12 @@ event is refused. Exit 2 is never used; decisions are JSON on stdout in each CLI
 - SessionStart: the session is observed (heartbeat; Codex's own session id recorded as the native
   ref) and the agent is told to call `read_dispatch` (`additionalContext`).
 - UserPromptSubmit: heartbeat (this is how delivery confirms that the typed instruction was taken).
-- Stop: while the dispatch has no result, block with a reason; honour `stop_hook_active` and oms's own
-  cap on consecutive blocks (Codex has none; `/goal` fires Stop on every automatic turn).
+- Stop: the gate and the bound of `domain/gate.py`: while the dispatch has no result, block with a reason,
+  at most its cap of times in a row (Codex has none; `/goal` fires Stop on every automatic turn); a
+  dispatch still without a result after its role's turns or minutes — or a Claude Code Stop the cap lets
+  through — is let stop and its worker parked as `oms worker park` parks it, reason `no_result`.
+Heartbeats are coalesced (`domain/gate.py`): the broker keeps what a hook changed (`Memo`) until it is
+worth a session version, so a hook loop grows no record.
 - PreToolUse: deny, with a reason, every tool outside the role's allow-list (the bridge tools plus the
   tools the committed policy grants), e.g. Codex's `spawn_agent` or `create_worktree`, from the broker's
   binding; an allowed tool is then let through only while the attempt is not fenced.
@@ -34,12 +38,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from oms.domain.relay import BRIDGE_TOOL_PREFIX, BRIDGE_TOOLS
 
 if TYPE_CHECKING:
+    from oms.services.progress import Memo
     from oms.services.workspace import Workspace
 
 STDIN_CAP = 1024 * 1024
-STOP_BLOCK_CAP = 3
-HEARTBEAT_EVERY_MS = 30_000
-PROMPT_BEAT_MS = 250
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreToolUse", "PostToolUse", "SessionEnd", "Interrupt")
 _NATIVE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 _TOOL = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
@@ -132,10 +134,6 @@ def parse_payload(data: bytes) -> dict[str, Any]:
     return doc
 
 
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def deny(reason: str) -> dict[str, Any]:
     """A PreToolUse denial in both CLIs' contract."""
     return {
@@ -159,10 +157,11 @@ def respond(
     doc: dict[str, Any],
     workspace: Callable[[], Workspace],
     nonce: str | None,
+    memo: Memo,
     notes: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Decide and record; returns the JSON to print. `args` is the broker's own binding; lines for the
-    relay's stderr are appended to `notes`."""
+    """Decide and record; returns the JSON to print. `args` is the broker's own binding, `memo` what the
+    broker keeps between hooks; lines for the relay's stderr are appended to `notes`."""
     notes = [] if notes is None else notes
     event = str(doc["hook_event_name"])
     if event == "PreToolUse":
@@ -170,10 +169,10 @@ def respond(
             return deny("oms: Claude Code reported another session id")
         if not tool_allowed(str(doc["tool_name"]), args.allowed_tools):
             return deny(f"oms: the tool {doc['tool_name']} is not allowed for this worker's role")
-    from oms.canonical import add_ms, next_after, parse_ts, stable_id
-    from oms.domain import sessions
+    from oms.canonical import next_after, stable_id
+    from oms.domain import gate, sessions
     from oms.errors import OmsError, VersionConflictError
-    from oms.services import fence, liveness
+    from oms.services import fence, liveness, progress
 
     ws = workspace()
     dispatch = ws.store.records("dispatch").read(args.dispatch_id)
@@ -194,26 +193,27 @@ def respond(
         notes.append(f"liveness not recorded: {exc.message}")
     records = ws.store.records("session")
     has_result = dispatch.state in ("result-received", "resolved")
-    hold = None  # whether a Stop is held back, once decided against the session's latest version
-    current = None  # the latest session version this hook knows of
+    acknowledged_at = dispatch.observed_at if dispatch.state == "acknowledged" else None
+    active = doc.get("stop_hook_active") is True
+    hook = gate.Hook(event, args.provider, str(doc["session_id"]), active, 1 + memo.missed if event == "Stop" else 1)
+    decided = None  # the gate's decision against the session's latest version
+    running = False
     for _ in range(3):  # heartbeats race with delivery and other hooks: re-read and retry
-        session = current = records.read_if_exists(args.session_id)
-        if session is None or session.state != "running":
-            break
+        session = records.read_if_exists(args.session_id)
+        running = session is not None and session.state == "running"
+        if session is None or not running:
+            break  # a parked or stopped session records nothing and is not held back
         now = next_after(session.observed_at, ws.now())
-        last = str(session.payload["last_observed_at"])
-        due = parse_ts(now) >= parse_ts(add_ms(last, HEARTBEAT_EVERY_MS))
-        # a prompt or a start is worth a version (delivery confirms activation by it), but after another
-        # hook's version not more often than every PROMPT_BEAT_MS: a hook loop must not grow the record
-        # without bound
-        spaced = session.actor != "oms-hook" or parse_ts(now) >= parse_ts(add_ms(last, PROMPT_BEAT_MS))
-        prompt = event in ("SessionStart", "UserPromptSubmit") and spaced
-        payload, hold = next_payload(session.payload, args, doc, has_result=has_result, now=now)
-        if payload == session.payload and not (due or prompt):
+        decided = gate.after(memo.base(session), hook, has_result=has_result, acknowledged_at=acknowledged_at, now=now)
+        first = session.actor != "oms-hook"
+        if not gate.worth_writing(
+            session.payload, decided.payload, first=first, no_result=decided.no_result is not None, now=now
+        ):
+            memo.keep(session, decided.payload)
             break
-        beat = sessions.heartbeat(session.state, payload, now=now)
+        beat = sessions.heartbeat(session.state, decided.payload, now=now)
         try:
-            written = records.transition(
+            records.transition(
                 session.record_id,
                 expected_version=session.version,
                 state=beat.state,
@@ -222,57 +222,34 @@ def respond(
                 actor="oms-hook",
                 observed_at=now,
             )
-            current = records.read(session.record_id) if written.replayed else written.record
+            memo.keep(session, None)
             break
         except VersionConflictError:
-            current = hold = None
-            continue
+            decided = None
+    if decided is not None and decided.no_result is not None:
+        progress.park_no_result(ws, args.dispatch_id, decided.no_result, notes)
+        return {}
     if event == "SessionStart":
         return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": CONTEXT}}
-    if event == "Stop" and not has_result:
-        if current is None:  # every heartbeat attempt raced: decide on the latest version, unrecorded
-            current = records.read_if_exists(args.session_id)
-            if current is not None:
-                hold = next_payload(current.payload, args, doc, has_result=False, now=current.observed_at)[1]
-        if current is None or current.state != "running" or hold is None:
-            return {}  # a parked or stopped session is not held back
-        if not hold:
-            notes.append("stop gate released after its cap of consecutive blocks")
+    if event != "Stop" or has_result or not running:
+        return {}
+    if decided is None:  # every heartbeat attempt raced: decide on the latest version, unrecorded
+        latest = records.read(args.session_id)
+        if latest.state != "running":
             return {}
-        return {"decision": "block", "reason": STOP_REASON}
-    return {}
-
-
-def next_payload(
-    payload: dict[str, Any], args: HookArgs, doc: dict[str, Any], *, has_result: bool, now: str
-) -> tuple[dict[str, Any], bool]:
-    """The session payload after hook `doc`, and whether a Stop is held back (pure).
-
-    Stop without a result blocks and counts consecutive blocks (`stop_hook_active` continues a run,
-    anything else starts one); past the cap it is let through. A Stop that is let through records when
-    the agent stopped (`agent_stopped_at`, kept from the first such Stop); SessionStart, UserPromptSubmit
-    and a held-back Stop mean the agent works again."""
-    event = doc["hook_event_name"]
-    out = dict(payload)
-    hold = False
-    if event == "Stop" and not has_result:
-        active = doc.get("stop_hook_active") is True
-        blocks = _count(out.get("stop_blocks")) + 1 if active else 1
-        out["stop_blocks"] = blocks
-        hold = not (active and blocks > STOP_BLOCK_CAP)
-    elif event in ("UserPromptSubmit", "Stop"):
-        out["stop_blocks"] = 0
-    if event == "Stop":
-        out["agent_stopped_at"] = None if hold else (out.get("agent_stopped_at") or now)
-    elif event in ("SessionStart", "UserPromptSubmit"):
-        out["agent_stopped_at"] = None
-    if event == "SessionStart" and args.provider == "codex":
-        out["native_session_ref"] = str(doc["session_id"])
-    return out, hold
+        decided = gate.after(memo.base(latest), hook, has_result=False, acknowledged_at=acknowledged_at, now=ws.now())
+    if decided.released:
+        notes.append(f"stop gate released after its cap of {gate.STOP_BLOCK_CAP} blocks in a row")
+    return {"decision": "block", "reason": STOP_REASON} if decided.hold else {}
 
 
 def answer(
-    binding: HookArgs, argv: tuple[str, ...], body: bytes, workspace: Callable[[], Workspace], nonce: str | None
+    binding: HookArgs,
+    argv: tuple[str, ...],
+    body: bytes,
+    workspace: Callable[[], Workspace],
+    nonce: str | None,
+    memo: Memo,
 ) -> tuple[bytes, str]:
     """The broker's hook door: (what the relay prints, one stderr line). Never raises for bad input.
 
@@ -289,7 +266,7 @@ def answer(
         doc = parse_payload(body)
         if doc["hook_event_name"] != event:
             raise HookInputError(f"a {event} hook was sent a {doc['hook_event_name']} payload")
-        out = respond(binding, doc, workspace, nonce, notes)
+        out = respond(binding, doc, workspace, nonce, memo, notes)
         err = "; ".join(notes)
     except Exception as exc:  # noqa: BLE001 - the hook boundary: one line, a safe decision, never a traceback
         message = getattr(exc, "message", None) or str(exc)

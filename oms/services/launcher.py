@@ -20,6 +20,7 @@ from oms.adapters.panes import Pane
 from oms.canonical import JsonObject, access, stable_id
 from oms.domain import delivery as rules
 from oms.domain import sessions, workers
+from oms.domain.config import role as configured_role
 from oms.domain.machine import Next
 from oms.domain.policy import role_tools
 from oms.errors import AuthorityChangedError, OmsError, one_line
@@ -263,6 +264,7 @@ def _register_pane(d: Delivery, dispatch: Record, pane: Pane) -> bool:
 def _register_session(d: Delivery, dispatch: Record, pane: Pane, event_id: str) -> Record:
     session_id = access.text(dispatch.payload, "session_id")
     now = d.ws.now()
+    role = configured_role(d.ws.config(), access.text(dispatch.payload, "role_id"))
     nxt = sessions.register(
         dispatch=dispatch.payload,
         dispatch_id=dispatch.record_id,
@@ -270,6 +272,8 @@ def _register_session(d: Delivery, dispatch: Record, pane: Pane, event_id: str) 
         pane_id=pane.pane_id,
         source_event_id=event_id,
         now=now,
+        max_turns=role.max_turns_without_result,
+        max_minutes=role.max_minutes_without_result,
     )
     existing = d.session(session_id)
     if existing is not None:

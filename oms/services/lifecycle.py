@@ -51,7 +51,7 @@ def park(d: Delivery, dispatch_id: str, reason: str, until: str) -> JsonObject:
     def decide(current: Record, now: str) -> Next | None:
         if current.payload["health"] == "parked":
             return None
-        return workers.change(current.state, current.payload, now=now, health="parked")
+        return workers.change(current.state, current.payload, now=now, health="parked", reason=why)
 
     d.move_worker(dispatch_id, decide, op=stable_id("wkr-hlth-park", dispatch_id, why, until))
     return d.observe(dispatch_id)

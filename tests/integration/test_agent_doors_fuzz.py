@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from oms.domain import mcp
 from oms.domain.relay import HOOK_EVENTS, hook_event
 from oms.services import bridge, hooks
+from oms.services.progress import Memo
 from oms.services.workspace import Workspace
 from tests.agent_side import Bound, bind, snapshot
 from tests.chain import Chain
@@ -80,7 +81,7 @@ def test_hook_fuzz(bound: Bound, ws: Workspace, data: st.DataObject) -> None:
         | st.lists(junk_text, max_size=12)
     )
     before = snapshot(bound.chain.state)
-    out, err = hooks.answer(binding, tuple(argv), stdin, lambda: ws, bound.nonce)
+    out, err = hooks.answer(binding, tuple(argv), stdin, lambda: ws, bound.nonce, Memo())
     assert out.endswith(b"\n")
     assert out.count(b"\n") == 1
     answer = json.loads(out)
@@ -224,7 +225,12 @@ def test_hook_stdin_is_read_with_a_cap(bound: Bound, ws: Workspace) -> None:
     big = b"{" + b" " * (hooks.STDIN_CAP * 3) + b"}"
     before = snapshot(bound.chain.state)
     out, err = hooks.answer(
-        bound.binding("claude"), tuple(bound.hook_args("claude", event="SessionStart")[2:]), big, lambda: ws, None
+        bound.binding("claude"),
+        tuple(bound.hook_args("claude", event="SessionStart")[2:]),
+        big,
+        lambda: ws,
+        None,
+        Memo(),
     )
     assert json.loads(out) == {}
     assert "larger than" in err

@@ -35,6 +35,7 @@ from oms.domain import fence
 from oms.services import dispatches, hooks, live, results, tickets, worktrees
 from oms.services import fence as fence_service
 from oms.services.delivery import Delivery
+from oms.services.progress import Memo
 from tests.agent_side import Bound, BoundTools, RawClient, bind, snapshot
 from tests.chain import Chain, WorkerOut, accepted, use_worker, wait_for
 from tests.helpers import OmsCommand
@@ -378,7 +379,7 @@ def _hook_in_process(bound: Bound, event: str, extra: dict[str, object] | None =
     argv = tuple(bound.hook_args("command", "Bash", event=event)[2:])
     body = json.dumps({"hook_event_name": event, "session_id": bound.session_id, **(extra or {})}).encode()
     with bound.chain.workspace() as ws:
-        out, _ = hooks.answer(bound.binding("command", "Bash"), argv, body, lambda: ws, bound.nonce)
+        out, _ = hooks.answer(bound.binding("command", "Bash"), argv, body, lambda: ws, bound.nonce, Memo())
     answer = json.loads(out)
     assert isinstance(answer, dict)
     return answer

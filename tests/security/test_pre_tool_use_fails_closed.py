@@ -25,6 +25,7 @@ from oms.adapters.providers import claude, codex
 from oms.adapters.providers.base import LaunchRequest
 from oms.domain.relay import HOOK_EVENTS, hook_event
 from oms.services import hooks
+from oms.services.progress import Memo
 from oms.services.workspace import Workspace
 from tests.agent_side import Bound, bind, snapshot
 from tests.chain import Chain
@@ -123,7 +124,7 @@ def test_every_invalid_pre_tool_use_payload_is_denied(bound: Bound, store: Works
     stdin = data.draw(_payloads(bound.session_id))
     binding = bound.binding("claude", ",".join(ALLOWED_TOOLS))
     argv = tuple(bound.hook_args("claude", ",".join(ALLOWED_TOOLS), event="PreToolUse")[2:])
-    out, err = hooks.answer(binding, argv, stdin, lambda: store, bound.nonce)
+    out, err = hooks.answer(binding, argv, stdin, lambda: store, bound.nonce, Memo())
     answer = json.loads(out)
     try:
         doc = json.loads(stdin, parse_constant=_no_constant)

@@ -64,8 +64,10 @@ class LaunchPlan:
     files: tuple[HomeFile, ...] = ()
     ro_files: tuple[tuple[str, str], ...] = ()  # (host file, path inside the sandbox), read-only
     prompt: str | None = None  # typed into the pane to start the work
+    resume_prompt: str | None = None  # typed to resume after a park (None: `activation.CONTINUE`; tui.md §3)
     ready_marks: tuple[str, ...] = ()  # all must be on screen before typing
     busy_mark: str | None = None  # on screen while a turn runs
+    goal_mark: str | None = None  # on screen while a goal runs turn after turn (Escape pauses it, between turns too)
     park_keys: tuple[tuple[str, ...], ...] = ()
     quit_keys: tuple[tuple[str, ...], ...] = ()
 

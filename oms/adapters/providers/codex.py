@@ -141,8 +141,10 @@ def plan(req: LaunchRequest) -> LaunchPlan:
         files=tuple(files),
         ro_files=ro_files,
         prompt=f"/goal {req.instructions}",
+        resume_prompt="/goal resume",  # a parked goal stays paused until this (a plain prompt runs one turn)
         ready_marks=("for agents", f" {req.model} "),
         busy_mark="esc to interrupt",
+        goal_mark="Pursuing goal",  # the footer while /goal runs; "Goal paused (/goal resume)" once paused
         park_keys=(("Escape",),),
         quit_keys=(("-l", "/exit"), ("Enter",)),
     )

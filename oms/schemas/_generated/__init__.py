@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '39e7d6003f1bd09f024eb441e0f6fd9cd77e4da2e6cdf85ea46e30a65c37a03e'
+SOURCE_SHA256 = 'aadd380c7f7364750d50798b090affc4807934441611b1d6fbda23be29ad5be3'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

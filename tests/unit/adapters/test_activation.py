@@ -155,3 +155,34 @@ def test_nudge_types_continue_then_enter() -> None:
     tui.nudge(PLAN, "dsp-1")
     assert screen.typed == [("-l", CONTINUE), ("Enter",)]
     assert clock.slept == [ENTER_PAUSE_S]
+
+
+GOAL = LaunchPlan(
+    native_action="goal",
+    argv=("codex",),
+    cwd="/w",
+    env={},
+    prompt="/goal do the ticket",
+    resume_prompt="/goal resume",
+    busy_mark="esc to interrupt",
+    goal_mark="Pursuing goal",
+    park_keys=(("Escape",),),
+)
+
+
+@pytest.mark.parametrize(
+    ("footer", "expected"),
+    [("Pursuing goal (12s)", [("Escape",)]), ("Goal paused (/goal resume)", []), ("? for shortcuts", [])],
+)
+def test_interrupt_a_running_goal_between_its_turns(footer: str, expected: list[tuple[str, ...]]) -> None:
+    """Codex shows `esc to interrupt` only while a turn renders; its goal runs on between turns (issue 11)."""
+    tui, screen, _ = _tui(lambda _typed, _now: f"Ask Codex to do anything\n  {footer}")
+    tui.interrupt(GOAL, "dsp-1")
+    assert screen.typed == expected
+
+
+def test_nudge_resumes_a_paused_goal() -> None:
+    """A plain prompt runs one turn and leaves the goal paused; `/goal resume` resumes it (issue 11)."""
+    tui, screen, _ = _tui(lambda _typed, _now: "Goal paused (/goal resume)")
+    tui.nudge(GOAL, "dsp-1")
+    assert screen.typed == [("-l", "/goal resume"), ("Enter",)]

@@ -1,0 +1,139 @@
+"""What one agent hook does to its session: the Stop gate, the bound on a dispatch's life without a
+result, and which changes are worth a session version. Pure.
+
+The Stop gate. While the dispatch has no result a Stop is held back (blocked, with a reason) and the
+blocks in a row are counted (`stop_blocks`): `stop_hook_active` continues a run, anything else starts
+one. Past STOP_BLOCK_CAP blocks in a run the Stop is let through and the agent is recorded as stopped
+(`agent_stopped_at`, kept from that Stop); the gate then stays open — every later Stop is let through —
+until a prompt (UserPromptSubmit, SessionStart) or a resume re-arms it. Codex in `/goal` mode fires Stop
+on every automatic turn without `stop_hook_active` (research/tui.md §1.6): were such a Stop to start a
+new run, the gate would block a goal that never ends forever. With a result every Stop is let through.
+
+The bound. Every Stop while the dispatch has no result ends a turn (a turn a prompt starts ends in a
+Stop too, so prompts are not counted again). Turns are counted from `progress_since` — the delivery,
+then the dispatch's acknowledgement, then each resume — and nothing else resets them: not a `/goal`
+continuation, not a prompt. The Stop that reaches the session's `max_turns_without_result`, or that
+comes `max_minutes_without_result` after `progress_since`, is let through and the worker is to be parked
+with the reason NO_RESULT. So is a Claude Code Stop the gate's cap lets through: Claude then waits for a
+prompt nobody will type, with no result, for good.
+
+Versions. A hook's payload is worth a session version only when something others act on changes: the
+first hook after another writer (delivery confirms activation by it; a resume), whether the agent rests
+(`agent_stopped_at`), whether the gate holds it (`stop_blocks` above 0), Codex's own session id, the
+bound reached; or when the latest version is BEAT_MS old (a heartbeat: the deadline is 15 minutes away).
+The counters of a hook loop ride along with those versions; in between the broker keeps them
+(`services/progress.Memo`), so a runaway agent grows its session by at most one version per BEAT_MS.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from oms.canonical import JsonObject, add_ms, parse_ts
+
+STOP_BLOCK_CAP = 3
+BEAT_MS = 5_000
+NO_RESULT = "no_result"
+NO_RESULT_PARK_MS = 60_000  # parked-until of a NO_RESULT park: `oms worker resume` is due a minute later
+MAX_TURNS_WITHOUT_RESULT = 100
+MAX_MINUTES_WITHOUT_RESULT = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    """What the gate needs of one hook: its event (the one oms registered), the provider, the agent's own
+    session id, whether the agent CLI says this Stop continues a blocked one, and how many turns a Stop
+    ends (more than one when the broker answered earlier Stops unrecorded, past its hook budget)."""
+
+    event: str
+    provider: str
+    native_ref: str
+    stop_hook_active: bool = False
+    turns: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class After:
+    """The session payload after a hook, whether a Stop is held back, why the worker is to be parked
+    (NO_RESULT: one line) or None, and whether this Stop was let through by the gate's cap."""
+
+    payload: JsonObject
+    hold: bool
+    no_result: str | None
+    released: bool = False
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _window(payload: JsonObject, acknowledged_at: str | None, now: str) -> tuple[str, int]:
+    """Where the bound starts and the turns counted since: the acknowledgement restarts it once."""
+    since = payload.get("progress_since")
+    since = since if isinstance(since, str) else now  # a session recorded before oms kept it: from now
+    turns = _count(payload.get("turns_without_result"))
+    if acknowledged_at is not None and parse_ts(acknowledged_at) > parse_ts(since):
+        return acknowledged_at, 0
+    return since, turns
+
+
+def _bound(payload: JsonObject, turns: int, since: str, now: str) -> str | None:
+    most = _count(payload.get("max_turns_without_result")) or MAX_TURNS_WITHOUT_RESULT
+    minutes = _count(payload.get("max_minutes_without_result")) or MAX_MINUTES_WITHOUT_RESULT
+    if turns >= most:
+        return f"no result after {turns} turns (max_turns_without_result = {most})"
+    if parse_ts(now) - parse_ts(since) >= minutes * 60_000:
+        return f"no result {minutes} minutes after {since} (max_minutes_without_result = {minutes})"
+    return None
+
+
+def after(payload: JsonObject, hook: Hook, *, has_result: bool, acknowledged_at: str | None, now: str) -> After:
+    """The payload after `hook` (a copy: `payload` is not changed), the gate's decision and the bound's.
+    `acknowledged_at` is when the dispatch was acknowledged, if it was."""
+    out = dict(payload)
+    hold = released = False
+    no_result = None
+    if hook.event == "Stop" and not has_result:
+        since, turns = _window(out, acknowledged_at, now)
+        turns += hook.turns
+        out["progress_since"], out["turns_without_result"] = since, turns
+        if out.get("agent_stopped_at") is None:  # the gate is armed
+            blocks = _count(out.get("stop_blocks")) + 1 if hook.stop_hook_active else 1
+            out["stop_blocks"] = blocks
+            hold = not (hook.stop_hook_active and blocks > STOP_BLOCK_CAP)
+            released = not hold
+            if released and hook.provider == "claude":
+                no_result = f"Claude Code stopped without a result after {STOP_BLOCK_CAP} blocked stops"
+        no_result = _bound(out, turns, since, now) or no_result
+        hold = hold and no_result is None
+        if not hold:
+            out["agent_stopped_at"] = out.get("agent_stopped_at") or now
+    elif hook.event == "Stop":
+        out["stop_blocks"] = 0
+        out["agent_stopped_at"] = out.get("agent_stopped_at") or now
+    elif hook.event == "UserPromptSubmit":
+        out["stop_blocks"] = 0
+        out["agent_stopped_at"] = None
+    elif hook.event == "SessionStart":
+        out["agent_stopped_at"] = None
+        if hook.provider == "codex":
+            out["native_session_ref"] = hook.native_ref
+    return After(out, hold, no_result, released)
+
+
+def _seen(payload: JsonObject) -> tuple[bool, bool, object]:
+    """What others act on: whether the agent rests, whether the gate holds it, Codex's session id."""
+    return (
+        payload.get("agent_stopped_at") is None,
+        _count(payload.get("stop_blocks")) > 0,
+        payload.get("native_session_ref"),
+    )
+
+
+def worth_writing(written: JsonObject, payload: JsonObject, *, first: bool, no_result: bool, now: str) -> bool:
+    """Whether `payload` is worth a version on top of the latest, `written` (see the module docstring):
+    `first` = the latest version is not a hook's; `no_result` = the bound was reached."""
+    if first or no_result or _seen(payload) != _seen(written):
+        return True
+    last = written.get("last_observed_at")
+    return not isinstance(last, str) or parse_ts(now) >= parse_ts(add_ms(last, BEAT_MS))
