@@ -78,8 +78,8 @@ class Activator(Protocol):
         """Make the agent start its work, or raise `ActivationError`."""
         ...
 
-    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> None:
-        """Interrupt the turn that runs, if one does (park)."""
+    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> bool:
+        """Interrupt the turn that runs, if one does (park); True if keys were pressed."""
         ...
 
     def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
@@ -113,14 +113,15 @@ class Tui:
                 self.clock.sleep(POLL_S)
         raise ActivationError("the agent did not take the instruction (no prompt hook, not busy)")
 
-    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> None:
+    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> bool:
         """Escape (and the CLI's other park keys) only while a turn runs (research/tui.md §3)."""
         pane = self.screen.observe(dispatch_id)
-        if pane is None or pane.dead or not self._busy(plan, dispatch_id):
-            return
+        if pane is None or pane.dead or not self._busy(plan, dispatch_id) or not plan.park_keys:
+            return False
         for keys in plan.park_keys:
             self.screen.send_keys(dispatch_id, *keys)
             self.clock.sleep(ENTER_PAUSE_S)
+        return True
 
     def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
         """Type `CONTINUE` and Enter (a prompt-driven agent only)."""

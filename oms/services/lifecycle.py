@@ -2,7 +2,8 @@
 `domain/delivery.py`'s, the keys they type `adapters/activation.py`'s.
 
 - park: interrupt the turn that runs (if one does), session `parked` until a future time, worker
-  health `parked`; a refusal types nothing.
+  health `parked`; a refusal types nothing. Its view says how (`parked`: `interrupted` a turn, `idle`:
+  no turn ran, `already` parked until that time).
 - resume: a worker that never got a session is launched (under the deliverer's outbox lock; one
   launched meanwhile is observed, not launched again); a launched one resumes once due, with its pane
   live — activated if it never took its instruction, else told to continue — and is healthy again.
@@ -42,8 +43,7 @@ def park(d: Delivery, dispatch_id: str, reason: str, until: str) -> JsonObject:
     if session.state != "parked":
         nxt = sessions.park(session.state, session.payload, until=until, now=d.after(session))
     plan = d.native(dispatch)
-    if nxt is not None:
-        d.keys.interrupt(plan, dispatch_id)
+    interrupted = nxt is not None and d.keys.interrupt(plan, dispatch_id)
     why = one_line(reason, default="worker lifecycle request")
     if nxt is not None:
         d.session_step(session, nxt, stable_id("wkr-park", dispatch_id, why, until))
@@ -54,7 +54,8 @@ def park(d: Delivery, dispatch_id: str, reason: str, until: str) -> JsonObject:
         return workers.change(current.state, current.payload, now=now, health="parked")
 
     d.move_worker(dispatch_id, decide, op=stable_id("wkr-hlth-park", dispatch_id, why, until))
-    return d.observe(dispatch_id)
+    parked = "already" if nxt is None else "interrupted" if interrupted else "idle"
+    return {**d.observe(dispatch_id), "parked": parked}
 
 
 def resume(d: Delivery, dispatch_id: str) -> JsonObject:

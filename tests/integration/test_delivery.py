@@ -471,8 +471,8 @@ class _Keys:
         self.activated.append(dispatch_id)
         self.then(dispatch_id)
 
-    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> None:
-        pass
+    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> bool:
+        return False
 
     def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
         pass
