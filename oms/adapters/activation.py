@@ -22,13 +22,12 @@ from typing import Protocol
 
 from oms.adapters.clock import SYSTEM_CLOCK, Clock
 from oms.adapters.panes import Pane
-from oms.adapters.providers.base import LaunchPlan
+from oms.adapters.providers.base import CONTINUE, LaunchPlan
 from oms.errors import OmsError
 from oms.limits import LIMITS
 
 ENTER_PAUSE_S = 0.3  # between typed text and its Enter (research/tui.md §1.7)
 POLL_S = 0.05
-CONTINUE = "Continue the dispatch where you stopped."
 
 
 class ActivationError(OmsError):

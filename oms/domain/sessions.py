@@ -1,6 +1,10 @@
 """The agent session record (id = session UUID): `running <-> parked`, `running -> stalled -> running`,
 anything `-> stopped` (terminal). Pure.
 
+A `running` or `parked` session whose pane ended is `relaunch`ed (`oms worker resume`): the same session
+(the dispatch binds its id), its agent started again in a new pane on its own native session — running,
+bound to the new pane, with a fresh heartbeat deadline.
+
 A session's heartbeat deadline is 15 minutes after its last observation (DESIGN.md §5); parking needs
 a parked-until in the future.
 """
@@ -18,6 +22,7 @@ TABLE: dict[str, dict[str, str]] = {
     "stall": {"running": "stalled"},
     "observe": {"running": "running"},
     "stop": {"running": "stopped", "parked": "stopped", "stalled": "stopped"},
+    "relaunch": {"running": "running", "parked": "running"},
 }
 
 
@@ -42,6 +47,7 @@ def register(
             "stop_reason": None,
             "stop_blocks": 0,
             "agent_stopped_at": None,
+            "agent_prompted_at": None,
         },
     )
 
@@ -58,6 +64,22 @@ def resume(state: str, payload: JsonObject, *, now: str) -> Next:
     return Next(
         step("session", TABLE, state, "resume"),
         with_fields(payload, parked_until=None, last_observed_at=now, heartbeat_deadline_at=add_ms(now, HEARTBEAT_MS)),
+    )
+
+
+def relaunch(state: str, payload: JsonObject, *, pane_id: str, now: str) -> Next:
+    """The agent relaunched in a new pane on its native session."""
+    return Next(
+        step("session", TABLE, state, "relaunch"),
+        with_fields(
+            payload,
+            tmux_pane_id=pane_id,
+            parked_until=None,
+            stop_blocks=0,
+            agent_stopped_at=None,
+            last_observed_at=now,
+            heartbeat_deadline_at=add_ms(now, HEARTBEAT_MS),
+        ),
     )
 
 

@@ -13,7 +13,8 @@ event is refused. Exit 2 is never used; decisions are JSON on stdout in each CLI
 
 - SessionStart: the session is observed (heartbeat; Codex's own session id recorded as the native
   ref) and the agent is told to call `read_dispatch` (`additionalContext`).
-- UserPromptSubmit: heartbeat (this is how delivery confirms that the typed instruction was taken).
+- UserPromptSubmit: heartbeat (delivery confirms the typed instruction by it); the first one records
+  `agent_prompted_at` (from then on the agent's native session can be resumed in a new pane).
 - Stop: while the dispatch has no result, block with a reason; honour `stop_hook_active` and oms's own
   cap on consecutive blocks (Codex has none; `/goal` fires Stop on every automatic turn).
 - PreToolUse: deny, with a reason, every tool outside the role's allow-list (the bridge tools plus the
@@ -251,7 +252,7 @@ def next_payload(
     Stop without a result blocks and counts consecutive blocks (`stop_hook_active` continues a run,
     anything else starts one); past the cap it is let through. A Stop that is let through records when
     the agent stopped (`agent_stopped_at`, kept from the first such Stop); SessionStart, UserPromptSubmit
-    and a held-back Stop mean the agent works again."""
+    and a held-back Stop mean the agent works again (the first UserPromptSubmit: `agent_prompted_at`)."""
     event = doc["hook_event_name"]
     out = dict(payload)
     hold = False
@@ -266,6 +267,7 @@ def next_payload(
         out["agent_stopped_at"] = None if hold else (out.get("agent_stopped_at") or now)
     elif event in ("SessionStart", "UserPromptSubmit"):
         out["agent_stopped_at"] = None
+        out["agent_prompted_at"] = out.get("agent_prompted_at") or (now if event == "UserPromptSubmit" else None)
     if event == "SessionStart" and args.provider == "codex":
         out["native_session_ref"] = str(doc["session_id"])
     return out, hold

@@ -6,8 +6,11 @@
   no turn ran, `already` parked until that time).
 - resume: a worker that never got a session is launched (under the deliverer's outbox lock; one
   launched meanwhile is observed, not launched again); a launched one resumes once due, with its pane
-  live — activated if it never took its instruction, else told to continue — and is healthy again.
-  Resuming a GitHub ticket's worker is contact: journaled first, refused without a live authorisation.
+  live — activated if it never took its instruction, else told to continue — and is healthy again; one
+  whose pane ended (not yet recorded by `observe`) is relaunched on its agent's native session
+  (`relaunch.py`). Resuming a GitHub ticket's worker is contact: journaled first, refused without a live
+  authorisation. Its view says how (`resumed`: `launched`, `keys`, `native`, or `none` when another
+  launcher did it meanwhile).
 - stop: a kill marker, the agent's own quit keys, the session and every process of the pane ended,
   session `stopped`, worker health `stopped`, activity `blocked`, end reason `stopped`.
 """
@@ -23,7 +26,7 @@ from oms.domain import delivery as rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.errors import InvalidInputError, OmsError, RecordNotFoundError, one_line
-from oms.services import fence, launch, live, liveness, plans, reaper
+from oms.services import fence, launch, live, liveness, plans, reaper, relaunch
 from oms.services.launcher import activate, launch_worker
 from oms.services.liveness import CONSUMER
 from oms.store import Record, panefiles
@@ -70,7 +73,13 @@ def resume(d: Delivery, dispatch_id: str) -> JsonObject:
     pane = d.panes.observe(dispatch_id)
     until = session.payload.get("parked_until")
     now = d.ws.now()
-    rules.check_resume(session.state, health, pane_live=pane is not None and not pane.dead, parked_until=until, now=now)
+    live_pane = pane is not None and not pane.dead
+    end = None if live_pane else relaunch.pane_end(d, dispatch_id, health, pane)
+    way = rules.check_resume(session.state, health, pane_live=live_pane, pane_end=end, parked_until=until, now=now)
+    if way is rules.ResumeWay.NATIVE:
+        rules.native_ref(str(dispatch.payload["provider_mode"]), worker.state, session.record_id, session.payload)
+        relaunched = relaunch.relaunch(d, dispatch_id)
+        return {**d.observe(dispatch_id), "resumed": way.value if relaunched else "none"}
     receipt = d.ws.store.outbox(CONSUMER).read_receipt(str(dispatch.payload["delivery_event_id"]))
     plan = d.native(dispatch)
     ticket = d.ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
@@ -104,7 +113,7 @@ def resume(d: Delivery, dispatch_id: str) -> JsonObject:
 
         d.move_worker(dispatch_id, decide, op=stable_id("wkr-hlth-res", dispatch_id, session.version))
     liveness.promote(d.ws, dispatch_id, session.record_id)
-    return d.observe(dispatch_id)
+    return {**d.observe(dispatch_id), "resumed": way.value, "typed": keys.value}
 
 
 def _launch_unstarted(d: Delivery, dispatch: Record) -> JsonObject:
@@ -116,7 +125,7 @@ def _launch_unstarted(d: Delivery, dispatch: Record) -> JsonObject:
     with d.ws.store.outbox(CONSUMER).lock(event_id):  # one lock for every launch (deliver's own)
         dispatch = d.dispatch(dispatch_id)
         if d.session(access.text(dispatch.payload, "session_id")) is not None:
-            return d.observe(dispatch_id)  # launched meanwhile, by a deliverer or another resume
+            return {**d.observe(dispatch_id), "resumed": "none"}  # launched meanwhile (a deliverer, a resume)
         launched = launch_worker(d, dispatch, event_id)
     if launched.outcome.get("status") == "parked":
         cause = launched.cause
@@ -124,7 +133,7 @@ def _launch_unstarted(d: Delivery, dispatch: Record) -> JsonObject:
             f"worker was not launched: {launched.outcome.get('reason')}",
             hint=cause.remedy if cause is not None and cause.remedy else "fix the reason, then resume again",
         )
-    return d.observe(dispatch_id)
+    return {**d.observe(dispatch_id), "resumed": "launched"}
 
 
 def stop(d: Delivery, dispatch_id: str, reason: str, *, end_reason: str = "stopped", by: str = "oms-cli") -> JsonObject:

@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.chain import Chain, accepted, use_worker
+from oms.canonical import add_ms
+from oms.fsio.procinfo import group_alive
+from tests.agent_side import snapshot
+from tests.chain import Chain, accepted, use_worker, wait_for
 from tests.helpers import OmsCommand
 
 pytestmark = pytest.mark.cli
@@ -62,3 +65,61 @@ def test_worker_usage_errors(oms: OmsCommand, deliverable: Chain) -> None:
         result = _run(oms, deliverable, *args)
         assert result.returncode == code, (args, result.stderr)
         assert "Traceback" not in result.stderr
+
+
+def _registry_pid(chain: Chain, dispatch_id: str) -> int:
+    return int(json.loads((chain.state / "panes" / f"{dispatch_id}.json").read_text())["pane_pid"])
+
+
+def _wait_group_gone(pgid: int, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while group_alive(pgid):
+        assert time.monotonic() < deadline, f"process group {pgid} outlived its pane"
+        time.sleep(0.05)
+
+
+def _one_line_error(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) <= 2  # the error and its hint
+    return lines[0]
+
+
+def _delivered(oms: OmsCommand, chain: Chain) -> str:
+    out = use_worker(chain)
+    dispatch_id, event_id = accepted(chain)
+    assert _run(oms, chain, "worker", "deliver", "--event-id", event_id).returncode == 0
+    wait_for(out)
+    return dispatch_id
+
+
+def test_a_command_worker_whose_pane_died_is_not_resumed(oms: OmsCommand, deliverable: Chain) -> None:
+    """Issue 11: an agent CLI is relaunched on its native session; a command worker has none: one line,
+    nothing written (its end is left for `observe` to record)."""
+    dispatch_id = _delivered(oms, deliverable)
+    pgid = _registry_pid(deliverable, dispatch_id)
+    tmux = ["tmux", "-S", str(deliverable.state / "tmux.sock")]
+    subprocess.run([*tmux, "kill-session", "-t", dispatch_id], check=True)
+    _wait_group_gone(pgid)
+    before = snapshot(deliverable.state)
+    refused = _run(oms, deliverable, "worker", "resume", dispatch_id)
+    assert _one_line_error(refused).startswith("oms: error: a command worker cannot resume once its pane has ended")
+    assert snapshot(deliverable.state) == before
+    observed = json.loads(_run(oms, deliverable, "worker", "observe", dispatch_id, "--json").stdout)
+    assert (observed["worker_health"], observed["session_state"]) == ("stopped", "stopped")
+
+
+def test_park_and_resume_say_what_they_did(oms: OmsCommand, deliverable: Chain) -> None:
+    dispatch_id = _delivered(oms, deliverable)
+    with deliverable.workspace() as ws:
+        until = add_ms(ws.now(), 2000)
+    parked = json.loads(_run(oms, deliverable, "worker", "park", dispatch_id, "--until", until, "--json").stdout)
+    assert (parked["parked"], parked["session_state"]) == ("idle", "parked")  # a command worker runs no turn
+    again = json.loads(_run(oms, deliverable, "worker", "park", dispatch_id, "--until", until, "--json").stdout)
+    assert again["parked"] == "already"
+    time.sleep(2.1)
+    resumed = json.loads(_run(oms, deliverable, "worker", "resume", dispatch_id, "--json").stdout)
+    assert (resumed["resumed"], resumed["typed"], resumed["session_state"]) == ("keys", "nothing", "running")
+    assert "resumed" in _run(oms, deliverable, "worker", "resume", dispatch_id).stdout  # the table says it too
+    _run(oms, deliverable, "worker", "stop", dispatch_id)

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '3b8e54f9605a3966bf193918adb2ae79b7f13f2e6f931c4545d50406ab797961'
+SOURCE_SHA256 = 'b7477377ed2a72575389c51968d0d9492b45cb49289bc34b19dd51a9d9a68861'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

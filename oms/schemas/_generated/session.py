@@ -201,6 +201,27 @@ def _v506(x: object) -> bool:
     return True
 
 
+def _v510(x: object) -> bool:
+    # session#/properties/payload/properties/agent_prompted_at/anyOf/0
+    if not _m_defs._v85(x):
+        return False
+    return True
+
+
+def _v511(x: object) -> bool:
+    # session#/properties/payload/properties/agent_prompted_at/anyOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v509(x: object) -> bool:
+    # session#/properties/payload/properties/agent_prompted_at
+    if not (_v510(x) or _v511(x)):
+        return False
+    return True
+
+
 def _v486(x: object) -> bool:
     # session#/properties/payload
     if not (isinstance(x, dict)):
@@ -237,13 +258,15 @@ def _v486(x: object) -> bool:
             return False
         if 'agent_stopped_at' in x and not _v506(x['agent_stopped_at']):
             return False
+        if 'agent_prompted_at' in x and not _v509(x['agent_prompted_at']):
+            return False
         for k in x:
-            if k not in ('dispatch_id', 'ticket_id', 'role_id', 'engine', 'mode', 'native_session_ref', 'tmux_pane_id', 'source_event_id', 'last_observed_at', 'heartbeat_deadline_at', 'parked_until', 'stop_reason', 'stop_blocks', 'agent_stopped_at'):
+            if k not in ('dispatch_id', 'ticket_id', 'role_id', 'engine', 'mode', 'native_session_ref', 'tmux_pane_id', 'source_event_id', 'last_observed_at', 'heartbeat_deadline_at', 'parked_until', 'stop_reason', 'stop_blocks', 'agent_stopped_at', 'agent_prompted_at'):
                 return False
     return True
 
 
-def _v509(x: object) -> bool:
+def _v512(x: object) -> bool:
     # session#/allOf/0
     if not _m_record_envelope._v94(x):
         return False
@@ -259,7 +282,7 @@ def _v483(x: object) -> bool:
             return False
         if 'payload' in x and not _v486(x['payload']):
             return False
-    if not _v509(x):
+    if not _v512(x):
         return False
     return True
 

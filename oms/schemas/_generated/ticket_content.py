@@ -18,35 +18,35 @@ _C0: object = 'oms-ticket-content-v1'
 _C1: tuple[object, ...] = ('local', 'github')
 
 
-def _v516(x: object) -> bool:
+def _v519(x: object) -> bool:
     # ticket-content#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v517(x: object) -> bool:
+def _v520(x: object) -> bool:
     # ticket-content#/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v518(x: object) -> bool:
+def _v521(x: object) -> bool:
     # ticket-content#/properties/source
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v519(x: object) -> bool:
+def _v522(x: object) -> bool:
     # ticket-content#/properties/title
     if not _m_defs._v60(x):
         return False
     return True
 
 
-def _v520(x: object) -> bool:
+def _v523(x: object) -> bool:
     # ticket-content#/properties/body
     if not (isinstance(x, str)):
         return False
@@ -56,49 +56,49 @@ def _v520(x: object) -> bool:
     return True
 
 
-def _v522(x: object) -> bool:
+def _v525(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/0
     if not _m_defs._v65(x):
         return False
     return True
 
 
-def _v523(x: object) -> bool:
+def _v526(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v521(x: object) -> bool:
-    # ticket-content#/properties/repository
-    if not (_v522(x) or _v523(x)):
-        return False
-    return True
-
-
-def _v525(x: object) -> bool:
-    # ticket-content#/properties/url/anyOf/0
-    if not _m_defs._v69(x):
-        return False
-    return True
-
-
-def _v526(x: object) -> bool:
-    # ticket-content#/properties/url/anyOf/1
-    if not (x is None):
-        return False
-    return True
-
-
 def _v524(x: object) -> bool:
-    # ticket-content#/properties/url
+    # ticket-content#/properties/repository
     if not (_v525(x) or _v526(x)):
         return False
     return True
 
 
 def _v528(x: object) -> bool:
+    # ticket-content#/properties/url/anyOf/0
+    if not _m_defs._v69(x):
+        return False
+    return True
+
+
+def _v529(x: object) -> bool:
+    # ticket-content#/properties/url/anyOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v527(x: object) -> bool:
+    # ticket-content#/properties/url
+    if not (_v528(x) or _v529(x)):
+        return False
+    return True
+
+
+def _v531(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -110,21 +110,21 @@ def _v528(x: object) -> bool:
     return True
 
 
-def _v529(x: object) -> bool:
+def _v532(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v527(x: object) -> bool:
+def _v530(x: object) -> bool:
     # ticket-content#/properties/number
-    if not (_v528(x) or _v529(x)):
+    if not (_v531(x) or _v532(x)):
         return False
     return True
 
 
-def _v515(x: object) -> bool:
+def _v518(x: object) -> bool:
     # ticket-content#
     if not (isinstance(x, dict)):
         return False
@@ -132,21 +132,21 @@ def _v515(x: object) -> bool:
         for k in ('body', 'format', 'number', 'repository', 'source', 'ticket_id', 'title', 'url'):
             if k not in x:
                 return False
-        if 'format' in x and not _v516(x['format']):
+        if 'format' in x and not _v519(x['format']):
             return False
-        if 'ticket_id' in x and not _v517(x['ticket_id']):
+        if 'ticket_id' in x and not _v520(x['ticket_id']):
             return False
-        if 'source' in x and not _v518(x['source']):
+        if 'source' in x and not _v521(x['source']):
             return False
-        if 'title' in x and not _v519(x['title']):
+        if 'title' in x and not _v522(x['title']):
             return False
-        if 'body' in x and not _v520(x['body']):
+        if 'body' in x and not _v523(x['body']):
             return False
-        if 'repository' in x and not _v521(x['repository']):
+        if 'repository' in x and not _v524(x['repository']):
             return False
-        if 'url' in x and not _v524(x['url']):
+        if 'url' in x and not _v527(x['url']):
             return False
-        if 'number' in x and not _v527(x['number']):
+        if 'number' in x and not _v530(x['number']):
             return False
         for k in x:
             if k not in ('format', 'ticket_id', 'source', 'title', 'body', 'repository', 'url', 'number'):
@@ -155,5 +155,5 @@ def _v515(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'ticket-content': _v515,
+    'ticket-content': _v518,
 }

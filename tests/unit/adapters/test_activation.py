@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from oms.adapters.activation import CONTINUE, ENTER_PAUSE_S, ActivationError, Tui
+from oms.adapters.activation import ENTER_PAUSE_S, ActivationError, Tui
 from oms.adapters.panes import Pane
-from oms.adapters.providers.base import LaunchPlan
+from oms.adapters.providers.base import CONTINUE, LaunchPlan
 
 PLAN = LaunchPlan(
     native_action="claude",

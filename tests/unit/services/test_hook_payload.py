@@ -66,3 +66,16 @@ def test_the_input_payload_is_not_changed() -> None:
     out, hold = next_payload(start, ARGS, {"hook_event_name": "Stop", "session_id": "t"}, has_result=True, now=T0)
     assert start == _start()
     assert (out["agent_stopped_at"], hold) == (T0, False)
+
+
+@given(hooks)
+def test_agent_prompted_at_is_the_first_prompt_kept(sequence: list[tuple[str, bool, bool]]) -> None:
+    """From the first UserPromptSubmit on, the agent's native session has a conversation to resume."""
+    payload, first = _start(), None
+    for i, (event, active, has_result) in enumerate(sequence):
+        doc = {"hook_event_name": event, "session_id": "thread-1", "stop_hook_active": active}
+        now = add_ms(T0, i)
+        payload, _ = next_payload(payload, ARGS, doc, has_result=has_result, now=now)
+        if event == "UserPromptSubmit":
+            first = first or now
+        assert payload.get("agent_prompted_at") == first
