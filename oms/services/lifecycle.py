@@ -12,7 +12,9 @@
   authorisation. Its view says how (`resumed`: `launched`, `keys`, `native`, or `none` when another
   launcher did it meanwhile).
 - stop: a kill marker, the agent's own quit keys, the session and every process of the pane ended,
-  session `stopped`, worker health `stopped`, activity `blocked`, end reason `stopped`.
+  session `stopped`, worker health `stopped`, activity `blocked`, end reason `stopped`. Should a process
+  of the pane be left alive (SIGKILL does not end a frozen one), or a pane tmux no longer shows still
+  have live processes, stop records nothing but its kill marker and fails (`PaneNotEndedError`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from oms.canonical import JsonObject, access, parse_ts, stable_id
 from oms.domain import delivery as rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
-from oms.errors import InvalidInputError, OmsError, RecordNotFoundError, one_line
+from oms.errors import InvalidInputError, OmsError, PaneNotEndedError, RecordNotFoundError, one_line
 from oms.services import fence, launch, live, liveness, plans, reaper, relaunch
 from oms.services.launcher import activate, launch_worker
 from oms.services.liveness import CONSUMER
@@ -154,8 +156,11 @@ def stop(d: Delivery, dispatch_id: str, reason: str, *, end_reason: str = "stopp
         quit_keys = d.native(dispatch).quit_keys
     except OmsError:
         quit_keys = ()
-    d.panes.stop(dispatch_id, quit_keys=quit_keys)
+    ended = d.panes.stop(dispatch_id, quit_keys=quit_keys)
     reaper.end_sandbox(root, dispatch_id)  # should its init have outlived its supervisor (ADR 0012)
+    left = _left_running(d, dispatch_id) if ended else "the process group of its pane"
+    if left is not None:  # nothing recorded: the kill marker stays, `observe` records the end once it comes
+        raise PaneNotEndedError(f"worker {dispatch_id} was not stopped: {left} still has live processes")
     session = d.session(access.text(dispatch.payload, "session_id"))
     if session is not None and session.state != "stopped":
         nxt = sessions.stop(session.state, session.payload, reason=reason, now=d.after(session))
@@ -172,6 +177,20 @@ def stop(d: Delivery, dispatch_id: str, reason: str, *, end_reason: str = "stopp
     launch.discard(root, dispatch_id)  # a spec no supervisor took (it holds the agent's credential)
     d.panes.kill_server_if_idle()
     return d.observe(dispatch_id)
+
+
+def _left_running(d: Delivery, dispatch_id: str) -> str | None:
+    """What of a pane tmux no longer shows still runs: its registered process group (only looked at)."""
+    if d.panes.observe(dispatch_id) is not None:
+        return None
+    try:
+        registry = panefiles.read_registry(d.ws.store.state.root, dispatch_id)
+    except OmsError:
+        return None  # a damaged registry names no group to trust
+    pgid = None if registry is None else registry.get("pane_pid")
+    if isinstance(pgid, int) and pgid > 1 and not d.panes.group_ends(pgid):
+        return f"process group {pgid} of its pane (which tmux no longer shows)"
+    return None
 
 
 def _require_session(d: Delivery, dispatch: Record) -> Record:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -123,3 +125,42 @@ def test_park_and_resume_say_what_they_did(oms: OmsCommand, deliverable: Chain) 
     assert (resumed["resumed"], resumed["typed"], resumed["session_state"]) == ("keys", "nothing", "running")
     assert "resumed" in _run(oms, deliverable, "worker", "resume", dispatch_id).stdout  # the table says it too
     _run(oms, deliverable, "worker", "stop", dispatch_id)
+
+
+FREEZER = Path("/sys/fs/cgroup/freezer")
+LEFT = "the process group of its pane still has live processes"
+
+
+@pytest.mark.skipif(not os.access(FREEZER, os.W_OK), reason="needs a writable cgroup v1 freezer")
+def test_stop_fails_when_the_panes_processes_cannot_be_ended(oms: OmsCommand, deliverable: Chain) -> None:
+    """Issue 11: `Panes.stop` ignored what `kill_group` answered, so `oms worker stop` reported a stopped
+    worker (exit 0) while a process of its pane still ran. A frozen process is one SIGKILL does not end
+    until it is thawed: stop must fail in one line and record nothing but its kill marker; once the
+    process is gone, stop again ends the worker."""
+    dispatch_id = _delivered(oms, deliverable)
+    pgid = _registry_pid(deliverable, dispatch_id)
+    cgroup = FREEZER / f"oms-test-{uuid.uuid4().hex}"
+    cgroup.mkdir()
+    try:
+        (cgroup / "cgroup.procs").write_text(str(pgid))  # the pane's supervisor, its group's leader
+        (cgroup / "freezer.state").write_text("FROZEN")
+        with deliverable.workspace() as ws:
+            worker = ws.store.records("worker").read(dispatch_id)
+        failed = _run(oms, deliverable, "worker", "stop", dispatch_id, "--reason", "frozen")
+        assert _one_line_error(failed) == f"oms: error: worker {dispatch_id} was not stopped: {LEFT}"
+        failed = _run(oms, deliverable, "worker", "stop", dispatch_id, "--reason", "frozen", "--json")
+        assert failed.returncode == 1
+        answer = json.loads(failed.stdout)
+        assert (answer["ok"], answer["error"]) == (False, "pane-not-ended")
+        assert group_alive(pgid)
+        with deliverable.workspace() as ws:
+            assert ws.store.records("worker").read(dispatch_id).version == worker.version  # nothing recorded
+        assert (deliverable.state / "panes" / f"{dispatch_id}.kill.json").exists()
+    finally:
+        (cgroup / "freezer.state").write_text("THAWED")  # its pending SIGKILL ends it
+        _wait_group_gone(pgid)
+        cgroup.rmdir()
+    stopped = _run(oms, deliverable, "worker", "stop", dispatch_id, "--reason", "frozen", "--json")
+    assert stopped.returncode == 0, stopped.stderr
+    view = json.loads(stopped.stdout)
+    assert (view["worker_health"], view["end_reason"], view["pane_live"]) == ("stopped", "stopped", False)
