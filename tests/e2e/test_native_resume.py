@@ -22,6 +22,7 @@ import pytest
 from oms.adapters.providers.base import CONTINUE
 from oms.canonical import access
 from oms.errors import AttemptFencedError
+from oms.fsio.procinfo import group_alive
 from oms.services.delivery import Delivery
 from oms.services.workspace import SYSTEM_ACTOR
 from tests.agent_side import snapshot
@@ -80,9 +81,9 @@ def _first_turn_then_kill(chain: Chain, mock: ModelMock, dispatch_id: str) -> in
     time.sleep(2)  # the CLI writes its transcript a moment after it sent the request
     assert _tmux(chain, "kill-pane", "-t", pane_id).returncode == 0
     deadline = time.monotonic() + 20
-    while _processes_of(dispatch_id):  # the supervisor ends the agent, its bridge and its sandbox
-        assert time.monotonic() < deadline, "the killed pane's processes outlived it"
-        time.sleep(0.1)
+    while _processes_of(dispatch_id) or group_alive(pane_pid):  # the supervisor ends the agent, its bridge
+        assert time.monotonic() < deadline, "the killed pane's processes outlived it"  # and its sandbox, then
+        time.sleep(0.1)  # records the end and ends itself
     mock.release.set()  # the held reply goes into the closed connection
     return pane_pid
 
@@ -126,14 +127,15 @@ def _check_recorded(chain: Chain, dispatch_id: str) -> None:
     assert (worker.state, worker.payload["end_reason"]) == ("done", "result-recorded")
 
 
-def _continued(mock: ModelMock, before: int, read: str, acknowledge: str) -> None:
-    """After the relaunch the model saw the first turn (both tool results) and the continuation."""
+def _continued(mock: ModelMock, before: int, read: str, acknowledge: str, *, typed: bool) -> None:
+    """After the relaunch the model saw the first turn (both tool results) and, where oms typed it, the
+    continuation."""
     later = [s for s in mock.seen[before:] if s.tools]
     assert later, "the relaunched agent never called the model"
     first = later[0]
     names = [name for name, _text in first.results if name in (read, acknowledge)]
     assert names == [read, acknowledge], first.results
-    assert any(CONTINUE in s.text for s in later), [s.text[-300:] for s in later]  # oms's continuation reached it
+    assert any(CONTINUE in s.text for s in later) is typed, [s.text[-300:] for s in later]
 
 
 def test_codex_resumes_its_own_session_in_a_new_pane(
@@ -159,7 +161,7 @@ def test_codex_resumes_its_own_session_in_a_new_pane(
     view = _resume(oms, deliverable, dispatch_id)
     _check_relaunched(deliverable, dispatch_id, session_id, old_pid, view)
     _wait_for_result(deliverable, dispatch_id, mock)
-    _continued(mock, before, "read_dispatch", "acknowledge_dispatch")
+    _continued(mock, before, "read_dispatch", "acknowledge_dispatch", typed=False)  # it continued its goal itself
     with deliverable.workspace() as ws:
         assert ws.store.records("session").read(session_id).payload["native_session_ref"] == native  # same thread
     _check_recorded(deliverable, dispatch_id)
@@ -185,7 +187,7 @@ def test_claude_resumes_its_own_session_in_a_new_pane(
     view = _resume(oms, deliverable, dispatch_id)
     _check_relaunched(deliverable, dispatch_id, session_id, old_pid, view)
     _wait_for_result(deliverable, dispatch_id, mock)
-    _continued(mock, before, "mcp__oms_worker__read_dispatch", "mcp__oms_worker__acknowledge_dispatch")
+    _continued(mock, before, "mcp__oms_worker__read_dispatch", "mcp__oms_worker__acknowledge_dispatch", typed=True)
     _check_recorded(deliverable, dispatch_id)
     _stop_and_check_nothing_left(deliverable, dispatch_id)
 

@@ -128,12 +128,12 @@ CODEX_THREAD = "019a0000-1111-7222-8333-444455556666"
 def test_a_relaunch_continues_the_agents_own_session(setup: tuple[Path, Path, Path]) -> None:
     """`oms worker resume` of a dead pane: the same flags, home and files; the CLI told to continue its own
     session (`codex resume <flags> <id>`, `claude … --resume <id>`, verified end to end in
-    test_native_resume.py), and the continuation typed instead of the instruction."""
+    test_native_resume.py); Claude Code is told to continue, Codex continues its goal by itself."""
     state, worktree, auth = setup
     req = _request(state, worktree, auth)
     first, again = codex.plan(req), codex.plan(replace(req, resume=CODEX_THREAD))
     assert again.argv == ("codex", "resume", *first.argv[1:], CODEX_THREAD)
-    assert (again.files, again.env, again.home, again.prompt) == (first.files, first.env, first.home, CONTINUE)
+    assert (again.files, again.env, again.home, again.prompt) == (first.files, first.env, first.home, None)
     first, again = claude.plan(req), claude.plan(replace(req, resume=SESSION))
     assert "--session-id" not in again.argv
     assert again.argv[again.argv.index("--resume") + 1] == SESSION

@@ -11,7 +11,8 @@ dispatch and session; the state root, the config root and the delivery nonce sta
 
 A request that names `resume` (the agent's own session id) is a relaunch after the agent's pane ended:
 the same home, configuration and sandbox, the CLI told to continue that session (`codex resume <id>`,
-`claude --resume <id>`), and `CONTINUE` typed instead of the instruction.
+`claude --resume <id>`), and, where the CLI waits for a prompt (Claude Code), `CONTINUE` typed instead of
+the instruction.
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ otherwise write), both read-only inside, and the user's `auth.json`, shown read-
 placeholder. Hook trust: `--dangerously-bypass-hook-trust` (ADR 0009); `--trust` is never passed.
 The MCP server is only oms's bridge, with only the three tools, auto-approved, required. Codex keeps its
 own workspace-write sandbox inside oms's (ADR 0012). A relaunch runs `codex resume <flags> <id>` (its
-conversation is in the same home's `sessions/`) and is told to continue.
+thread is in the same home) and types nothing: Codex continues the thread's active goal by itself (a
+typed message would wait behind that turn, and any hook of it would pass for its confirmation).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import json
 
 from oms.adapters.providers.base import (
     CODEX_PROVIDER,
-    CONTINUE,
     HomeFile,
     LaunchPlan,
     LaunchRequest,
@@ -145,7 +145,7 @@ def plan(req: LaunchRequest) -> LaunchPlan:
         home=home(req.session_id),
         files=tuple(files),
         ro_files=ro_files,
-        prompt=f"/goal {req.instructions}" if req.resume is None else CONTINUE,
+        prompt=f"/goal {req.instructions}" if req.resume is None else None,  # it continues its goal by itself
         ready_marks=("for agents", f" {req.model} "),
         busy_mark="esc to interrupt",
         park_keys=(("Escape",),),
