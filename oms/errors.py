@@ -321,6 +321,16 @@ class ProcessFailedError(ProcessError):
         super().__init__(f"{argv[0]} {what}" + (f": {tail}" if tail else ""))
 
 
+class PaneNotEndedError(ProcessError):
+    """`oms worker stop` could not end every process of a worker's pane: nothing was recorded as stopped."""
+
+    code = "pane-not-ended"
+    hint = (
+        "find what holds them (`ps -o pid,stat,cmd -g <group>`: a frozen or uninterruptible process), "
+        "end it, then `oms worker stop` again"
+    )
+
+
 class SandboxUnavailableError(ProcessError):
     """Bubblewrap is missing or cannot make a worker sandbox on this machine: nothing is launched."""
 

@@ -8,7 +8,8 @@ and answers every other request (GETs, token counting, WebSocket upgrades) with 
 
 A `Script` decides each reply from the conversation so far: it looks at which tool results the
 request already carries and asks for the next tool call, then ends the turn with a text message. The
-mock records every request (path, tool names, tool results) so tests can assert what the agent saw.
+mock records every request (path, tool names, tool results) so tests can assert what the agent saw. A
+`Hold` step keeps its reply back until the test releases it: the agent's turn stays in flight.
 """
 
 from __future__ import annotations
@@ -46,22 +47,34 @@ class Say:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """A step whose reply is held back, the first time it is taken, until the test releases it
+    (`ModelMock.release`): the agent's turn runs, waiting on the model, for as long as the test needs."""
+
+    step: Call | Say
+
+
 # A step: the next tool call or a message that ends the turn, or a function of the tool results so far.
-Step = Call | Say | Callable[[list[tuple[str, str]]], Call | Say]
+Step = Call | Say | Hold | Callable[[list[tuple[str, str]]], Call | Say]
 
 
 @dataclass
 class Script:
-    """The model's behaviour: step i is taken when the conversation holds i assistant outputs; after the
-    last step every request gets `final_text` (a function of the request's text, e.g. for a verdict)."""
+    """The model's behaviour: step i is taken when the conversation holds i assistant outputs (or, `by_results`,
+    i tool results: a resumed CLI may add a message of its own to the conversation, e.g. Claude Code's "No
+    response requested."); after the last step every request gets `final_text` (a function of the
+    request's text, e.g. for a verdict)."""
 
     steps: list[Step]
     final_text: Callable[[str], str] = lambda _text: "Done: the dispatch has its result."
+    by_results: bool = False  # step i is taken when the conversation holds i tool results (only calls)
 
-    def next(self, outputs: int, results: list[tuple[str, str]], text: str) -> Call | Say:
-        if outputs < len(self.steps):
-            step = self.steps[outputs]
-            return step if isinstance(step, Call | Say) else step(results)
+    def next(self, outputs: int, results: list[tuple[str, str]], text: str) -> Call | Say | Hold:
+        at = len(results) if self.by_results else outputs
+        if at < len(self.steps):
+            step = self.steps[at]
+            return step if isinstance(step, Call | Say | Hold) else step(results)
         return Say(self.final_text(text))
 
 
@@ -71,8 +84,23 @@ class ModelMock:
 
     script: Script
     seen: list[Seen] = field(default_factory=list)
+    holding: threading.Event = field(default_factory=threading.Event)  # a `Hold` step's reply is held back
+    release: threading.Event = field(default_factory=threading.Event)  # set by the test: send it
     _server: ThreadingHTTPServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _held: bool = False
+
+    def _decide(self, outputs: int, results: list[tuple[str, str]], text: str) -> Call | Say:
+        """The script's step; a `Hold` waits (the first time) until the test releases it."""
+        step = self.script.next(outputs, results, text)
+        if not isinstance(step, Hold):
+            return step
+        with self._lock:
+            first, self._held = not self._held, True
+        if first:
+            self.holding.set()
+            self.release.wait(120)
+        return step.step
 
     @property
     def port(self) -> int:
@@ -134,6 +162,7 @@ class ModelMock:
         return self
 
     def stop(self) -> None:
+        self.release.set()  # a held reply goes (into a closed connection, if its agent is gone)
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -166,7 +195,7 @@ class ModelMock:
         with self._lock:
             self.seen.append(Seen("/v1/responses", tools, tuple(results), "\n".join(texts)))
             n = len(self.seen)
-        call = self.script.next(outputs, results, "\n".join(texts))
+        call = self._decide(outputs, results, "\n".join(texts))
         rid = f"resp_{n}"
         if isinstance(call, Say):
             item: dict[str, Any] = {
@@ -230,7 +259,7 @@ class ModelMock:
             n = len(self.seen)
         model = str(body.get("model") or "claude-test")
         # side requests (titles, summaries) have no tools: they get text
-        call = self.script.next(outputs, results, "\n".join(texts)) if tools else Say("oms worker session")
+        call = self._decide(outputs, results, "\n".join(texts)) if tools else Say("oms worker session")
         start = {
             "type": "message_start",
             "message": {

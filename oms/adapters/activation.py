@@ -22,13 +22,12 @@ from typing import Protocol
 
 from oms.adapters.clock import SYSTEM_CLOCK, Clock
 from oms.adapters.panes import Pane
-from oms.adapters.providers.base import LaunchPlan
+from oms.adapters.providers.base import CONTINUE, LaunchPlan
 from oms.errors import OmsError
 from oms.limits import LIMITS
 
 ENTER_PAUSE_S = 0.3  # between typed text and its Enter (research/tui.md §1.7)
 POLL_S = 0.05
-CONTINUE = "Continue the dispatch where you stopped."
 
 
 class ActivationError(OmsError):
@@ -78,8 +77,8 @@ class Activator(Protocol):
         """Make the agent start its work, or raise `ActivationError`."""
         ...
 
-    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> None:
-        """Interrupt the turn that runs, if one does (park)."""
+    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> bool:
+        """Interrupt the turn that runs, if one does (park); True if keys were pressed."""
         ...
 
     def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
@@ -113,18 +112,20 @@ class Tui:
                 self.clock.sleep(POLL_S)
         raise ActivationError("the agent did not take the instruction (no prompt hook, not busy)")
 
-    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> None:
+    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> bool:
         """Escape (and the CLI's other park keys) only while a turn or a goal runs (research/tui.md §3):
-        Codex shows its busy mark only while a turn renders, its goal mark while the goal runs."""
+        Codex shows its busy mark only while a turn renders, its goal mark while the goal runs. True if
+        keys were pressed."""
         pane = self.screen.observe(dispatch_id)
-        if pane is None or pane.dead:
-            return
+        if pane is None or pane.dead or not plan.park_keys:
+            return False
         screen = self.screen.capture(dispatch_id)
         if not any(mark is not None and mark in screen for mark in (plan.busy_mark, plan.goal_mark)):
-            return
+            return False
         for keys in plan.park_keys:
             self.screen.send_keys(dispatch_id, *keys)
             self.clock.sleep(ENTER_PAUSE_S)
+        return True
 
     def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
         """Type the plan's resume prompt (`CONTINUE` unless the CLI has its own: Codex's paused goal needs

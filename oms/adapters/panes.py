@@ -175,10 +175,11 @@ class Panes:
         return self.tmux("capture-pane", "-p", "-t", f"={dispatch_id}:").stdout.decode("utf-8", "replace")
 
     def stop(self, dispatch_id: str, *, quit_keys: tuple[tuple[str, ...], ...] = (), grace: float = 5.0) -> bool:
-        """Stop the dispatch's pane and every process in its group; True if there was one."""
+        """Stop the dispatch's pane and every process in its group; False if a process of that group is
+        left alive (SIGKILL does not end a frozen or uninterruptible one), True otherwise (also: no pane)."""
         pane = self.observe(dispatch_id)
         if pane is None:
-            return False
+            return True
         if not pane.dead and quit_keys:
             for keys in quit_keys:
                 if keys[0] == "-l":
@@ -195,7 +196,18 @@ class Panes:
         alive_group = not pane.dead and pane.pane_pid > 1
         self.tmux("kill-session", "-t", f"={dispatch_id}", check=False)
         if alive_group and group_alive(pane.pane_pid):
-            kill_group(pane.pane_pid)
+            return kill_group(pane.pane_pid)
+        return True
+
+    def group_ends(self, pgid: int, timeout: float = 6.0) -> bool:
+        """Wait up to `timeout` s for process group `pgid` to have no live member (a pane's supervisor takes up
+        to 4 s to end what it started after a hang-up); True once it has none. Only looked at, never signalled:
+        a pane tmux no longer shows gives no proof that `pgid` is still its group."""
+        deadline = self.clock.monotonic() + timeout
+        while group_alive(pgid):
+            if self.clock.monotonic() > deadline:
+                return False
+            self.clock.sleep(0.05)
         return True
 
     def kill_server_if_idle(self) -> bool:

@@ -69,7 +69,7 @@ def resume(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Resume a parked worker (when due and its pane is live)."""
+    """Resume a parked worker once due: by keys while its pane lives, else relaunched on its agent's own session."""
     from oms.services.delivery import Delivery
 
     with workspace(state_root_, config_root_) as ws:

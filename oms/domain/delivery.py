@@ -29,10 +29,17 @@ A failed step once the pane exists leaves nothing half-launched (DESIGN.md §5.7
   already dead ends session and worker (`exit`; `stopped` when tmux no longer shows it).
 
 Park (`check_park`): a `running`, `stalled` or `parked` session of a `healthy`, `stalled` or `parked`
-worker; parking again must name the same time. Resume (`check_resume`, `resume_keys`): a `parked` or
-`running` session of a `parked` or `healthy` worker whose pane lives, once due; a session never
-activated (`running`, version 0, worker parked, receipt `activation_pending`) is activated, a parked
-prompt-driven agent is told to continue.
+worker; parking again must name the same time. Resume (`check_resume`): a `parked` or `running` session
+of a `parked` or `healthy` worker, once due, either
+- by keys (`resume_keys`), while its pane lives: a session never activated (`running`, version 0,
+  worker parked, receipt `activation_pending`) is activated, a parked prompt-driven agent is told to
+  continue; or
+- natively (`native_ref`), once its pane has ended (`end_of` finds an end that no `oms worker stop`
+  asked for) but before that end was recorded: an `idle` or `working` agent is relaunched in a new pane
+  on its own session (`codex resume <id>`, `claude --resume <id>`), which must exist: Codex's id is the
+  one its SessionStart hook reported (Codex fires it at its first turn); Claude Code's is oms's session
+  id, once the agent took a prompt (`agent_prompted_at`). A command worker has no native session.
+A pane not shown while its processes live (a tmux hiccup, or a pane still ending) resumes neither way.
 """
 
 from __future__ import annotations
@@ -149,15 +156,50 @@ def check_park(session_state: str, health: str, parked_until: object, until: str
         raise InvalidInputError("worker is already parked until a different time")
 
 
-def check_resume(session_state: str, health: str, *, pane_live: bool, parked_until: object, now: str) -> None:
-    """May a launched worker resume now? (`InvalidInputError` says why not.)"""
+class ResumeWay(StrEnum):
+    """How `oms worker resume` resumes a launched worker (what its `--json` says as `resumed`)."""
+
+    KEYS = "keys"  # its pane lives: keys typed into it (or none)
+    NATIVE = "native"  # its pane ended: the agent relaunched in a new pane on its own native session
+
+
+def check_resume(
+    session_state: str, health: str, *, pane_live: bool, pane_end: End | None, parked_until: object, now: str
+) -> ResumeWay:
+    """May a launched worker resume now, and how? (`InvalidInputError` says why not.) `pane_end` is
+    `end_of`'s answer for a pane that is not live."""
     if session_state not in ("parked", "running") or health not in ("parked", "healthy"):
         raise InvalidInputError(f"worker cannot resume from session {session_state} and health {health}")
-    if not pane_live:
-        raise InvalidInputError("worker cannot resume without its live bound pane")
+    if not pane_live and pane_end is None:
+        raise InvalidInputError("worker cannot resume without its live bound pane (nor has that pane ended)")
+    if pane_end is not None and pane_end.reason == "stopped":
+        raise InvalidInputError(f"worker cannot resume: it is being stopped ({pane_end.detail})")
     due = isinstance(parked_until, str) and parse_ts(now) >= parse_ts(parked_until)
     if session_state == "parked" and not due:
         raise InvalidInputError(f"worker resume is not due (parked until {parked_until})")
+    return ResumeWay.KEYS if pane_live else ResumeWay.NATIVE
+
+
+def native_ref(provider_mode: str, activity: str, session_id: str, session: JsonObject) -> str:
+    """The agent's own session id to relaunch it on, once its pane has ended (`InvalidInputError`: none)."""
+    if activity not in ("idle", "working"):
+        raise InvalidInputError(f"worker cannot resume from activity {activity}")
+    if provider_mode == "command":
+        raise InvalidInputError(
+            "a command worker cannot resume once its pane has ended (it has no native session to continue): "
+            "stop it (`oms worker stop`) and dispatch the ticket again"
+        )
+    ref = session.get("native_session_ref")
+    if provider_mode == "codex_goal":
+        known = isinstance(ref, str) and ref != session_id  # Codex's own id, from its SessionStart hook
+    else:
+        known = ref == session_id and isinstance(session.get("agent_prompted_at"), str)
+    if not known or not isinstance(ref, str):
+        raise InvalidInputError(
+            "worker cannot resume: its pane ended before the agent took its instruction, so it has no native "
+            "session to continue; stop it (`oms worker stop`) and dispatch the ticket again"
+        )
+    return ref
 
 
 class ResumeKeys(StrEnum):

@@ -114,6 +114,7 @@ def after(payload: JsonObject, hook: Hook, *, has_result: bool, acknowledged_at:
     elif hook.event == "UserPromptSubmit":
         out["stop_blocks"] = 0
         out["agent_stopped_at"] = None
+        out["agent_prompted_at"] = out.get("agent_prompted_at") or now  # its native session has a conversation
     elif hook.event == "SessionStart":
         out["agent_stopped_at"] = None
         if hook.provider == "codex":
@@ -121,12 +122,14 @@ def after(payload: JsonObject, hook: Hook, *, has_result: bool, acknowledged_at:
     return After(out, hold, no_result, released)
 
 
-def _seen(payload: JsonObject) -> tuple[bool, bool, object]:
-    """What others act on: whether the agent rests, whether the gate holds it, Codex's session id."""
+def _seen(payload: JsonObject) -> tuple[bool, bool, object, bool]:
+    """What others act on: whether the agent rests, whether the gate holds it, Codex's session id, whether
+    the agent took a prompt (its native session can be resumed)."""
     return (
         payload.get("agent_stopped_at") is None,
         _count(payload.get("stop_blocks")) > 0,
         payload.get("native_session_ref"),
+        payload.get("agent_prompted_at") is not None,
     )
 
 

@@ -30,7 +30,7 @@ PROTOCOL_STEPS: tuple[tuple[str, str], ...] = (
     ("_session_step", f"{DELIVERY}.session_step"),
     ("_end_worker", "oms.domain.workers:end"),
     ("ensure", "oms.adapters.panes:Panes.ensure"),
-    ("_register_pane", f"{LAUNCHER}:_register_pane"),
+    ("_register_pane", f"{LAUNCHER}:register_pane"),
     ("_register_session", f"{LAUNCHER}:_register_session"),
     ("activate", f"{LAUNCHER}:activate"),
     ("_after_failed_activation", f"{LAUNCHER}:_after_failed_activation"),
@@ -59,6 +59,8 @@ PROTOCOL_STEPS: tuple[tuple[str, str], ...] = (
 NOT_MODELLED: tuple[tuple[str, str], ...] = (
     ("oms.services.lifecycle:_launch_unstarted", "resume's launch of a never-launched worker: part of `resume`"),
     ("oms.services.launcher:_after_pane_failure", "the model's pane and session registrations do not fail"),
+    ("oms.services.launcher:start_pane", "the launch spec written, then the pane: modelled as `ensure`"),
+    ("oms.services.relaunch:relaunch", "resume of a dead pane on the agent's own session: not modelled yet"),
     ("oms.services.results:_record_locked", "the body of `record_result` under its per-dispatch lock"),
     ("oms.services.supervise:_Run.end_sandbox", "the sandbox ended before the record: part of `supervise`"),
     ("oms.services.reconcile:check_liveness", "silent channels park after a deadline: time"),

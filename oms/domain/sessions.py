@@ -1,6 +1,10 @@
 """The agent session record (id = session UUID): `running <-> parked`, `running -> stalled -> running`,
 anything `-> stopped` (terminal). Pure.
 
+A `running` or `parked` session whose pane ended is `relaunch`ed (`oms worker resume`): the same session
+(the dispatch binds its id), its agent started again in a new pane on its own native session — running,
+bound to the new pane, with a fresh heartbeat deadline.
+
 A session's heartbeat deadline is 15 minutes after its last observation (DESIGN.md §5); parking needs
 a parked-until in the future. A session carries its role's bound on a dispatch's life without a result
 (`domain/gate.py`): registering and resuming start that bound afresh (no turns counted since now).
@@ -20,6 +24,7 @@ TABLE: dict[str, dict[str, str]] = {
     "stall": {"running": "stalled"},
     "observe": {"running": "running"},
     "stop": {"running": "stopped", "parked": "stopped", "stalled": "stopped"},
+    "relaunch": {"running": "running", "parked": "running"},
 }
 
 
@@ -56,6 +61,7 @@ def register(
             "progress_since": now,
             "max_turns_without_result": max_turns,
             "max_minutes_without_result": max_minutes,
+            "agent_prompted_at": None,
         },
     )
 
@@ -80,6 +86,24 @@ def resume(state: str, payload: JsonObject, *, now: str) -> Next:
             progress_since=now,
             stop_blocks=0,
             agent_stopped_at=None,
+        ),
+    )
+
+
+def relaunch(state: str, payload: JsonObject, *, pane_id: str, now: str) -> Next:
+    """The agent relaunched in a new pane on its native session."""
+    return Next(
+        step("session", TABLE, state, "relaunch"),
+        with_fields(
+            payload,
+            tmux_pane_id=pane_id,
+            parked_until=None,
+            stop_blocks=0,
+            agent_stopped_at=None,
+            last_observed_at=now,
+            heartbeat_deadline_at=add_ms(now, HEARTBEAT_MS),
+            turns_without_result=0,  # like a resume: the bound on a life without a result starts afresh
+            progress_since=now,
         ),
     )
 

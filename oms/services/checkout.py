@@ -5,7 +5,9 @@ checks: top level = planned worktree (real path), branch = planned branch, HEAD 
 commit is an ancestor of the start commit, and the tree is clean including untracked and ignored files
 (an earlier attempt's ignored leftovers are loaded by what runs next; only now may
 `git status` run, with fsmonitor off, no optional locks, never entering a submodule: each submodule's
-checked-out commit is compared with its gitlink at object level instead).
+checked-out commit is compared with its gitlink at object level instead). The relaunch of a running
+attempt (`oms worker resume` after its pane ended) checks everything but cleanliness: the changes in the
+tree are the attempt's own work (an agent cannot commit: git metadata is read-only in its sandbox).
 
 `restore_after_expiry` resets an expired attempt's checkout to its recorded start commit, only when no
 session or pane is bound to the dispatch, and never loses work: the old HEAD is kept under
@@ -31,8 +33,9 @@ def _binding(payload: JsonObject) -> tuple[str, str, str, str]:
     )
 
 
-def verify(payload: JsonObject, repository: str) -> None:
-    """Raise `CheckoutChangedError` unless the worktree is exactly the planned, clean checkout of `repository`."""
+def verify(payload: JsonObject, repository: str, *, own_work: bool = False) -> None:
+    """Raise `CheckoutChangedError` unless the worktree is exactly the planned, clean checkout of `repository`
+    (`own_work`: the relaunch of an attempt whose changes, uncommitted and ignored, are its own)."""
     path, branch, base, start = _binding(payload)
     if not os.path.isdir(path):
         raise CheckoutChangedError(f"worktree {path} is missing")
@@ -48,6 +51,15 @@ def verify(payload: JsonObject, repository: str) -> None:
         raise CheckoutChangedError(f"worktree HEAD is {str(head)[:12]} (expected start commit {start[:12]})")
     if not git.is_ancestor(path, base, start):
         raise CheckoutChangedError("start commit is outside the trusted base lineage")
+    if not own_work:
+        _clean(path)
+    moved = git.submodules_moved(path)
+    if moved:
+        raise CheckoutChangedError(f"submodule {moved[0][:200]} is not at the commit its gitlink records")
+
+
+def _clean(path: str) -> None:
+    """Nothing changed, untracked or ignored in the worktree."""
     dirty = git.status_entries(path)
     if dirty:
         raise CheckoutChangedError(f"worktree is not clean ({len(dirty)} changed or untracked paths)")
@@ -58,9 +70,6 @@ def verify(payload: JsonObject, repository: str) -> None:
             f"{shown(ignored[0])}) that an agent CLI or the approved program could load; refusing",
             hint=f"look, keep what you need elsewhere, then `git -C {shown(path)} clean -fdX` (oms deletes nothing)",
         )
-    moved = git.submodules_moved(path)
-    if moved:
-        raise CheckoutChangedError(f"submodule {moved[0][:200]} is not at the commit its gitlink records")
 
 
 def restore_after_expiry(payload: JsonObject, evidence: JsonObject | None, repository: str, *, bound: bool) -> bool:

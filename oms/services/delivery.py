@@ -111,6 +111,7 @@ class Delivery:
         role_argv: tuple[str, ...] | None,
         tools: tuple[str, ...] = (),
         instructions: str | None = None,
+        resume: str | None = None,
     ) -> LaunchPlan:
         """`plans.plan` with this service's executable and environment."""
         return plans.plan(
@@ -121,6 +122,7 @@ class Delivery:
             role_argv=role_argv,
             tools=tools,
             instructions=instructions,
+            resume=resume,
         )
 
     def native(self, dispatch: Record) -> LaunchPlan:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from oms.canonical import access, stable_id
 from oms.domain import fence, workers
 from oms.domain.machine import Next
-from oms.errors import AttemptFencedError, one_line
+from oms.errors import AttemptFencedError, AuthorityChangedError, one_line
 from oms.services import live, worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Record
@@ -135,3 +135,14 @@ def still_running(ws: Workspace, dispatch: Record, running: list[str]) -> Record
         if worker is not None and worker.payload.get("ticket_id") == ticket_id:
             return worker
     return None
+
+
+def require_alone(ws: Workspace, dispatch: Record, running: list[str]) -> None:
+    """No attempt is launched into a worktree another attempt's pane still runs in (it may still write)."""
+    other = still_running(ws, dispatch, running)
+    if other is not None:
+        attempt = ws.store.records("dispatch").read(other.record_id).payload.get("attempt")
+        raise AuthorityChangedError(
+            f"{other.record_id} (attempt {attempt}) still runs in this worktree: stop it first",
+            hint=f"`oms worker stop {other.record_id}` (its work stays in the worktree), then deliver again",
+        )

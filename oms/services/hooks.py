@@ -13,7 +13,8 @@ event is refused. Exit 2 is never used; decisions are JSON on stdout in each CLI
 
 - SessionStart: the session is observed (heartbeat; Codex's own session id recorded as the native
   ref) and the agent is told to call `read_dispatch` (`additionalContext`).
-- UserPromptSubmit: heartbeat (this is how delivery confirms that the typed instruction was taken).
+- UserPromptSubmit: heartbeat (delivery confirms the typed instruction by it); the first one records
+  `agent_prompted_at` (from then on the agent's native session can be resumed in a new pane).
 - Stop: the gate and the bound of `domain/gate.py`: while the dispatch has no result, block with a reason,
   at most its cap of times in a row (Codex has none; `/goal` fires Stop on every automatic turn); a
   dispatch still without a result after its role's turns or minutes — or a Claude Code Stop the cap lets

@@ -1,26 +1,14 @@
-"""The guards that keep one agent per worker and per worktree at launch (`services/launcher.py`)."""
+"""The guard that keeps a stopped worker from getting a running agent at launch (`services/launcher.py`;
+the one-attempt-per-worktree guard is `fence.require_alone`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oms.errors import AuthorityChangedError
-from oms.services import fence
-from oms.store import Record, panefiles
+from oms.store import panefiles
 
 if TYPE_CHECKING:
     from oms.services.delivery import Delivery
-
-
-def alone_in_worktree(d: Delivery, dispatch: Record, running: list[str]) -> None:
-    """No attempt is launched into a worktree another attempt's pane still runs in (it may still write)."""
-    other = fence.still_running(d.ws, dispatch, running)
-    if other is not None:
-        attempt = d.dispatch(other.record_id).payload.get("attempt")
-        raise AuthorityChangedError(
-            f"{other.record_id} (attempt {attempt}) still runs in this worktree: stop it first",
-            hint=f"`oms worker stop {other.record_id}` (its work stays in the worktree), then deliver again",
-        )
 
 
 def stopped_meanwhile(d: Delivery, dispatch_id: str) -> str | None:

@@ -26,7 +26,7 @@ from oms.domain.policy import role_tools
 from oms.errors import AuthorityChangedError, OmsError, one_line
 from oms.services import checkout, fence, launch, lifecycle_events, live, liveness, plans, reaper
 from oms.services import launch_guards as guards
-from oms.services.authority import check_dispatch
+from oms.services.authority import Authority, check_dispatch
 from oms.services.homes import materialise
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
@@ -62,28 +62,15 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
             "worker delivery requires one idle healthy or parked reservation",
             hint=f"`oms worker observe {dispatch.record_id}`: a worker that started or ended is not launched again",
         )
-    payload = dispatch.payload
-    session_id = access.text(payload, "session_id")
-    root = d.ws.store.state.root
+    session_id = access.text(dispatch.payload, "session_id")
     try:
-        running = [p.dispatch_id for p in d.panes.list() if not p.dead]  # one tmux call for both questions
-        guards.alone_in_worktree(d, dispatch, running)
-        prior = payload.get("prior_failure_evidence")
-        evidence = d.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
-        bound = d.session(session_id) is not None or dispatch.record_id in running
-        if d.session(session_id) is not None and dispatch.record_id not in running:
+        shown = d.panes.observe(dispatch.record_id)
+        if d.session(session_id) is not None and (shown is None or shown.dead):
             raise AuthorityChangedError(  # parks: a second start of the agent is never made here
                 "an earlier launch of this worker has no live pane (its deliverer stopped before the receipt)",
                 hint=f"`oms worker resume {dispatch.record_id}` continues it in a new pane",
             )
-        plans.check_cli_version(str(payload["provider_mode"]))  # the cheap refusals before anything is reset
-        bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
-        checkout.restore_after_expiry(payload, evidence, d.ws.config_root, bound=bound)
-        checkout.verify(payload, d.ws.config_root)
-        tools = role_tools(authority.policy, authority.role.role_id)
-        plan = d.plan(dispatch, authority.role.argv, tools, authority.instructions)
-        materialise(root, plan)
-        spec = plans.launch_spec(d.ws, dispatch, plan, tools, d.executable)
+        plan, spec = prepare(d, dispatch, authority)
     except OmsError as exc:
         return park(d, dispatch, event_id, "wkr-pre-park", exc)
     if authority.ticket.payload["source"] == "github":
@@ -99,30 +86,18 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
         except OmsError as exc:
             return park(d, dispatch, event_id, "wkr-auth-park", exc)
     try:
-        supervised = (d.executable, "worker", "supervise", "--dispatch-id", dispatch.record_id)
-        shown = d.panes.observe(dispatch.record_id)
-        wrote = shown is None or shown.dead  # a new pane starts: only its own end will be trusted
-        if wrote:
-            panefiles.clear_exit(root, dispatch.record_id)
-            launch.write(root, spec)
-        status, pane = d.panes.ensure(
-            dispatch.record_id, argv=(*supervised, "--state-root", d.ws.store.path), cwd=plan.cwd
-        )
-        # a reused pane's creator (a deliverer that died after `ensure`) may not have had its spec read yet:
-        # the spec stays for that pane's supervisor, which consumes it (`stop` discards one nobody took)
+        status, pane = start_pane(d, dispatch, plan, spec)
     except OmsError as exc:
-        if d.panes.observe(dispatch.record_id) is None:  # no supervisor will read it: the credential goes
-            launch.discard(root, dispatch.record_id)
         return park(d, dispatch, event_id, "wkr-lch-park", exc)
     stopping = guards.stopped_meanwhile(d, dispatch.record_id)
     if stopping is not None:  # `stop` came between the reservation check and the pane: it must not run on
         if status == "created":
             d.panes.stop(dispatch.record_id)
-            launch.discard(root, dispatch.record_id)
+            launch.discard(d.ws.store.state.root, dispatch.record_id)
         raise AuthorityChangedError(stopping, hint=f"`oms worker observe {dispatch.record_id}` shows its end")
     step, registry_ours = "pane", False  # from here on the pane exists: nothing may be left half-launched
     try:
-        registry_ours = _register_pane(d, dispatch, pane)
+        registry_ours = register_pane(d, dispatch, pane)
         step = "session"
         _register_session(d, dispatch, pane, event_id)
     except OmsError as exc:
@@ -150,9 +125,54 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
             "dispatch_id": dispatch.record_id,
             "session_id": session_id,
             "pane_id": pane.pane_id,
-            "provider_mode": payload["provider_mode"],
+            "provider_mode": dispatch.payload["provider_mode"],
         }
     )
+
+
+def prepare(
+    d: Delivery, dispatch: Record, authority: Authority, resume: str | None = None
+) -> tuple[LaunchPlan, JsonObject]:
+    """Everything a launch checks and prepares before its pane — alone in the worktree, the CLI's version,
+    bubblewrap, the checkout, the plan, the home, the launch spec — for a first launch or, with `resume`
+    (the agent's own session id), a relaunch of the attempt on that session (`relaunch.py`)."""
+    payload = dispatch.payload
+    running = [p.dispatch_id for p in d.panes.list() if not p.dead]  # one tmux call for both questions
+    fence.require_alone(d.ws, dispatch, running)
+    plans.check_cli_version(str(payload["provider_mode"]))  # the cheap refusals before anything is reset
+    bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
+    if resume is None:
+        prior = payload.get("prior_failure_evidence")
+        evidence = d.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
+        bound = d.session(access.text(payload, "session_id")) is not None or dispatch.record_id in running
+        checkout.restore_after_expiry(payload, evidence, d.ws.config_root, bound=bound)
+    checkout.verify(payload, d.ws.config_root, own_work=resume is not None)
+    tools = role_tools(authority.policy, authority.role.role_id)
+    plan = d.plan(dispatch, authority.role.argv, tools, authority.instructions, resume=resume)
+    materialise(d.ws.store.state.root, plan)
+    return plan, plans.launch_spec(d.ws, dispatch, plan, tools, d.executable)
+
+
+def start_pane(d: Delivery, dispatch: Record, plan: LaunchPlan, spec: JsonObject) -> tuple[str, Pane]:
+    """`Panes.ensure` the worker's pane, its supervisor started on `spec`: ("created" | "reused", pane)."""
+    root = d.ws.store.state.root
+    try:
+        supervised = (d.executable, "worker", "supervise", "--dispatch-id", dispatch.record_id)
+        shown = d.panes.observe(dispatch.record_id)
+        wrote = shown is None or shown.dead  # a new pane starts: only its own end will be trusted
+        if wrote:
+            panefiles.clear_exit(root, dispatch.record_id)
+            launch.write(root, spec)
+        status, pane = d.panes.ensure(
+            dispatch.record_id, argv=(*supervised, "--state-root", d.ws.store.path), cwd=plan.cwd
+        )
+        # a reused pane's creator (a deliverer that died after `ensure`) may not have had its spec read yet:
+        # the spec stays for that pane's supervisor, which consumes it (`stop` discards one nobody took)
+    except OmsError:
+        if d.panes.observe(dispatch.record_id) is None:  # no supervisor will read it: the credential goes
+            launch.discard(root, dispatch.record_id)
+        raise
+    return status, pane
 
 
 def park(d: Delivery, dispatch: Record, event_id: str, prefix: str, exc: OmsError, reason: str = "") -> Launched:
@@ -247,7 +267,7 @@ def _seen(pane: Pane) -> rules.PaneSeen:
     return rules.PaneSeen(pane.pane_id, pane.dead, pane.dead_status, pane.dead_signal)
 
 
-def _register_pane(d: Delivery, dispatch: Record, pane: Pane) -> bool:
+def register_pane(d: Delivery, dispatch: Record, pane: Pane) -> bool:
     """Register the pane; True if this call wrote the registry."""
     doc: JsonObject = {
         "format": "oms-pane-v1",

@@ -2,13 +2,19 @@
 `domain/delivery.py`'s, the keys they type `adapters/activation.py`'s.
 
 - park: interrupt the turn that runs (if one does), session `parked` until a future time, worker
-  health `parked`; a refusal types nothing.
+  health `parked`; a refusal types nothing. Its view says how (`parked`: `interrupted` a turn, `idle`:
+  no turn ran, `already` parked until that time).
 - resume: a worker that never got a session is launched (under the deliverer's outbox lock; one
   launched meanwhile is observed, not launched again); a launched one resumes once due, with its pane
-  live — activated if it never took its instruction, else told to continue — and is healthy again.
-  Resuming a GitHub ticket's worker is contact: journaled first, refused without a live authorisation.
+  live — activated if it never took its instruction, else told to continue — and is healthy again; one
+  whose pane ended (not yet recorded by `observe`) is relaunched on its agent's native session
+  (`relaunch.py`). Resuming a GitHub ticket's worker is contact: journaled first, refused without a live
+  authorisation. Its view says how (`resumed`: `launched`, `keys`, `native`, or `none` when another
+  launcher did it meanwhile).
 - stop: a kill marker, the agent's own quit keys, the session and every process of the pane ended,
-  session `stopped`, worker health `stopped`, activity `blocked`, end reason `stopped`.
+  session `stopped`, worker health `stopped`, activity `blocked`, end reason `stopped`. Should a process
+  of the pane be left alive (SIGKILL does not end a frozen one), or a pane tmux no longer shows still
+  have live processes, stop records nothing but its kill marker and fails (`PaneNotEndedError`).
 """
 
 from __future__ import annotations
@@ -21,8 +27,8 @@ from oms.canonical import JsonObject, access, parse_ts, stable_id
 from oms.domain import delivery as rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
-from oms.errors import InvalidInputError, OmsError, RecordNotFoundError, one_line
-from oms.services import fence, launch, live, liveness, plans, reaper
+from oms.errors import InvalidInputError, OmsError, PaneNotEndedError, RecordNotFoundError, one_line
+from oms.services import fence, launch, live, liveness, plans, reaper, relaunch
 from oms.services.launcher import activate, launch_worker
 from oms.services.liveness import CONSUMER
 from oms.store import Record, panefiles
@@ -42,8 +48,7 @@ def park(d: Delivery, dispatch_id: str, reason: str, until: str) -> JsonObject:
     if session.state != "parked":
         nxt = sessions.park(session.state, session.payload, until=until, now=d.after(session))
     plan = d.native(dispatch)
-    if nxt is not None:
-        d.keys.interrupt(plan, dispatch_id)
+    interrupted = nxt is not None and d.keys.interrupt(plan, dispatch_id)
     why = one_line(reason, default="worker lifecycle request")
     if nxt is not None:
         d.session_step(session, nxt, stable_id("wkr-park", dispatch_id, why, until))
@@ -54,7 +59,8 @@ def park(d: Delivery, dispatch_id: str, reason: str, until: str) -> JsonObject:
         return workers.change(current.state, current.payload, now=now, health="parked", reason=why)
 
     d.move_worker(dispatch_id, decide, op=stable_id("wkr-hlth-park", dispatch_id, why, until))
-    return d.observe(dispatch_id)
+    parked = "already" if nxt is None else "interrupted" if interrupted else "idle"
+    return {**d.observe(dispatch_id), "parked": parked}
 
 
 def resume(d: Delivery, dispatch_id: str) -> JsonObject:
@@ -69,7 +75,13 @@ def resume(d: Delivery, dispatch_id: str) -> JsonObject:
     pane = d.panes.observe(dispatch_id)
     until = session.payload.get("parked_until")
     now = d.ws.now()
-    rules.check_resume(session.state, health, pane_live=pane is not None and not pane.dead, parked_until=until, now=now)
+    live_pane = pane is not None and not pane.dead
+    end = None if live_pane else relaunch.pane_end(d, dispatch_id, health, pane)
+    way = rules.check_resume(session.state, health, pane_live=live_pane, pane_end=end, parked_until=until, now=now)
+    if way is rules.ResumeWay.NATIVE:
+        rules.native_ref(str(dispatch.payload["provider_mode"]), worker.state, session.record_id, session.payload)
+        relaunched = relaunch.relaunch(d, dispatch_id)
+        return {**d.observe(dispatch_id), "resumed": way.value if relaunched else "none"}
     receipt = d.ws.store.outbox(CONSUMER).read_receipt(str(dispatch.payload["delivery_event_id"]))
     plan = d.native(dispatch)
     ticket = d.ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
@@ -103,7 +115,7 @@ def resume(d: Delivery, dispatch_id: str) -> JsonObject:
 
         d.move_worker(dispatch_id, decide, op=stable_id("wkr-hlth-res", dispatch_id, session.version))
     liveness.promote(d.ws, dispatch_id, session.record_id)
-    return d.observe(dispatch_id)
+    return {**d.observe(dispatch_id), "resumed": way.value, "typed": keys.value}
 
 
 def _launch_unstarted(d: Delivery, dispatch: Record) -> JsonObject:
@@ -115,7 +127,7 @@ def _launch_unstarted(d: Delivery, dispatch: Record) -> JsonObject:
     with d.ws.store.outbox(CONSUMER).lock(event_id):  # one lock for every launch (deliver's own)
         dispatch = d.dispatch(dispatch_id)
         if d.session(access.text(dispatch.payload, "session_id")) is not None:
-            return d.observe(dispatch_id)  # launched meanwhile, by a deliverer or another resume
+            return {**d.observe(dispatch_id), "resumed": "none"}  # launched meanwhile (a deliverer, a resume)
         launched = launch_worker(d, dispatch, event_id)
     if launched.outcome.get("status") == "parked":
         cause = launched.cause
@@ -123,7 +135,7 @@ def _launch_unstarted(d: Delivery, dispatch: Record) -> JsonObject:
             f"worker was not launched: {launched.outcome.get('reason')}",
             hint=cause.remedy if cause is not None and cause.remedy else "fix the reason, then resume again",
         )
-    return d.observe(dispatch_id)
+    return {**d.observe(dispatch_id), "resumed": "launched"}
 
 
 def stop(d: Delivery, dispatch_id: str, reason: str, *, end_reason: str = "stopped", by: str = "oms-cli") -> JsonObject:
@@ -144,8 +156,11 @@ def stop(d: Delivery, dispatch_id: str, reason: str, *, end_reason: str = "stopp
         quit_keys = d.native(dispatch).quit_keys
     except OmsError:
         quit_keys = ()
-    d.panes.stop(dispatch_id, quit_keys=quit_keys)
+    ended = d.panes.stop(dispatch_id, quit_keys=quit_keys)
     reaper.end_sandbox(root, dispatch_id)  # should its init have outlived its supervisor (ADR 0012)
+    left = _left_running(d, dispatch_id) if ended else "the process group of its pane"
+    if left is not None:  # nothing recorded: the kill marker stays, `observe` records the end once it comes
+        raise PaneNotEndedError(f"worker {dispatch_id} was not stopped: {left} still has live processes")
     session = d.session(access.text(dispatch.payload, "session_id"))
     if session is not None and session.state != "stopped":
         nxt = sessions.stop(session.state, session.payload, reason=reason, now=d.after(session))
@@ -162,6 +177,20 @@ def stop(d: Delivery, dispatch_id: str, reason: str, *, end_reason: str = "stopp
     launch.discard(root, dispatch_id)  # a spec no supervisor took (it holds the agent's credential)
     d.panes.kill_server_if_idle()
     return d.observe(dispatch_id)
+
+
+def _left_running(d: Delivery, dispatch_id: str) -> str | None:
+    """What of a pane tmux no longer shows still runs: its registered process group (only looked at)."""
+    if d.panes.observe(dispatch_id) is not None:
+        return None
+    try:
+        registry = panefiles.read_registry(d.ws.store.state.root, dispatch_id)
+    except OmsError:
+        return None  # a damaged registry names no group to trust
+    pgid = None if registry is None else registry.get("pane_pid")
+    if isinstance(pgid, int) and pgid > 1 and not d.panes.group_ends(pgid):
+        return f"process group {pgid} of its pane (which tmux no longer shows)"
+    return None
 
 
 def _require_session(d: Delivery, dispatch: Record) -> Record:

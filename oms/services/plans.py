@@ -84,9 +84,10 @@ def plan(
     role_argv: tuple[str, ...] | None,
     tools: tuple[str, ...] = (),
     instructions: str | None = None,
+    resume: str | None = None,
 ) -> LaunchPlan:
     """The provider launch plan for a dispatch (pure given its inputs; a launch passes the approved
-    instructions, read once)."""
+    instructions, read once; a relaunch the agent's own session id to continue)."""
     payload = dispatch.payload
     endpoint = payload.get("model_endpoint")
     endpoint = endpoint if isinstance(endpoint, str) else None
@@ -104,6 +105,7 @@ def plan(
         passthrough={k: env[k] for k in PASSTHROUGH.get(mode, ()) if env.get(k)},
         tools=tools,
         endpoint=endpoint,
+        resume=resume,
     )
     if mode == "codex_goal":
         return codex.plan(req)

@@ -107,12 +107,13 @@ def read_registry(root: Root, dispatch_id: str) -> JsonObject | None:
 
 
 def write_registry(root: Root, doc: JsonObject) -> bool:
-    """Register a pane (replacing an earlier pane's registry); False when this pane is registered already.
-    A registry that cannot be read raises: it is not replaced unread."""
+    """Register a pane (replacing an earlier pane's registry); False when this pane is registered already —
+    the same pane id *and* process (a new tmux server numbers its panes from `%0` again). A registry that
+    cannot be read raises: it is not replaced unread."""
     dispatch_id = str(doc["dispatch_id"])
     rel = registry_path(dispatch_id)
     existing = read_registry(root, dispatch_id)
-    if existing is not None and existing["pane_id"] == doc["pane_id"]:
+    if existing is not None and (existing["pane_id"], existing["pane_pid"]) == (doc["pane_id"], doc["pane_pid"]):
         return False
     if existing is not None:
         root.unlink(rel)

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 
-from tests.chain import Chain, accepted, use_worker
+from oms.canonical import add_ms
+from oms.fsio.procinfo import group_alive
+from tests.agent_side import snapshot
+from tests.chain import Chain, accepted, use_worker, wait_for
 from tests.helpers import OmsCommand
 
 pytestmark = pytest.mark.cli
@@ -62,3 +67,100 @@ def test_worker_usage_errors(oms: OmsCommand, deliverable: Chain) -> None:
         result = _run(oms, deliverable, *args)
         assert result.returncode == code, (args, result.stderr)
         assert "Traceback" not in result.stderr
+
+
+def _registry_pid(chain: Chain, dispatch_id: str) -> int:
+    return int(json.loads((chain.state / "panes" / f"{dispatch_id}.json").read_text())["pane_pid"])
+
+
+def _wait_group_gone(pgid: int, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while group_alive(pgid):
+        assert time.monotonic() < deadline, f"process group {pgid} outlived its pane"
+        time.sleep(0.05)
+
+
+def _one_line_error(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) <= 2  # the error and its hint
+    return lines[0]
+
+
+def _delivered(oms: OmsCommand, chain: Chain) -> str:
+    out = use_worker(chain)
+    dispatch_id, event_id = accepted(chain)
+    assert _run(oms, chain, "worker", "deliver", "--event-id", event_id).returncode == 0
+    wait_for(out)
+    return dispatch_id
+
+
+def test_a_command_worker_whose_pane_died_is_not_resumed(oms: OmsCommand, deliverable: Chain) -> None:
+    """Issue 11: an agent CLI is relaunched on its native session; a command worker has none: one line,
+    nothing written (its end is left for `observe` to record)."""
+    dispatch_id = _delivered(oms, deliverable)
+    pgid = _registry_pid(deliverable, dispatch_id)
+    tmux = ["tmux", "-S", str(deliverable.state / "tmux.sock")]
+    subprocess.run([*tmux, "kill-session", "-t", dispatch_id], check=True)
+    _wait_group_gone(pgid)
+    before = snapshot(deliverable.state)
+    refused = _run(oms, deliverable, "worker", "resume", dispatch_id)
+    assert _one_line_error(refused).startswith("oms: error: a command worker cannot resume once its pane has ended")
+    assert snapshot(deliverable.state) == before
+    observed = json.loads(_run(oms, deliverable, "worker", "observe", dispatch_id, "--json").stdout)
+    assert (observed["worker_health"], observed["session_state"]) == ("stopped", "stopped")
+
+
+def test_park_and_resume_say_what_they_did(oms: OmsCommand, deliverable: Chain) -> None:
+    dispatch_id = _delivered(oms, deliverable)
+    with deliverable.workspace() as ws:
+        until = add_ms(ws.now(), 2000)
+    parked = json.loads(_run(oms, deliverable, "worker", "park", dispatch_id, "--until", until, "--json").stdout)
+    assert (parked["parked"], parked["session_state"]) == ("idle", "parked")  # a command worker runs no turn
+    again = json.loads(_run(oms, deliverable, "worker", "park", dispatch_id, "--until", until, "--json").stdout)
+    assert again["parked"] == "already"
+    time.sleep(2.1)
+    resumed = json.loads(_run(oms, deliverable, "worker", "resume", dispatch_id, "--json").stdout)
+    assert (resumed["resumed"], resumed["typed"], resumed["session_state"]) == ("keys", "nothing", "running")
+    assert "resumed" in _run(oms, deliverable, "worker", "resume", dispatch_id).stdout  # the table says it too
+    _run(oms, deliverable, "worker", "stop", dispatch_id)
+
+
+FREEZER = Path("/sys/fs/cgroup/freezer")
+LEFT = "the process group of its pane still has live processes"
+
+
+@pytest.mark.skipif(not os.access(FREEZER, os.W_OK), reason="needs a writable cgroup v1 freezer")
+def test_stop_fails_when_the_panes_processes_cannot_be_ended(oms: OmsCommand, deliverable: Chain) -> None:
+    """Issue 11: `Panes.stop` ignored what `kill_group` answered, so `oms worker stop` reported a stopped
+    worker (exit 0) while a process of its pane still ran. A frozen process is one SIGKILL does not end
+    until it is thawed: stop must fail in one line and record nothing but its kill marker; once the
+    process is gone, stop again ends the worker."""
+    dispatch_id = _delivered(oms, deliverable)
+    pgid = _registry_pid(deliverable, dispatch_id)
+    cgroup = FREEZER / f"oms-test-{uuid.uuid4().hex}"
+    cgroup.mkdir()
+    try:
+        (cgroup / "cgroup.procs").write_text(str(pgid))  # the pane's supervisor, its group's leader
+        (cgroup / "freezer.state").write_text("FROZEN")
+        with deliverable.workspace() as ws:
+            worker = ws.store.records("worker").read(dispatch_id)
+        failed = _run(oms, deliverable, "worker", "stop", dispatch_id, "--reason", "frozen")
+        assert _one_line_error(failed) == f"oms: error: worker {dispatch_id} was not stopped: {LEFT}"
+        failed = _run(oms, deliverable, "worker", "stop", dispatch_id, "--reason", "frozen", "--json")
+        assert failed.returncode == 1
+        answer = json.loads(failed.stdout)
+        assert (answer["ok"], answer["error"]) == (False, "pane-not-ended")
+        assert group_alive(pgid)
+        with deliverable.workspace() as ws:
+            assert ws.store.records("worker").read(dispatch_id).version == worker.version  # nothing recorded
+        assert (deliverable.state / "panes" / f"{dispatch_id}.kill.json").exists()
+    finally:
+        (cgroup / "freezer.state").write_text("THAWED")  # its pending SIGKILL ends it
+        _wait_group_gone(pgid)
+        cgroup.rmdir()
+    stopped = _run(oms, deliverable, "worker", "stop", dispatch_id, "--reason", "frozen", "--json")
+    assert stopped.returncode == 0, stopped.stderr
+    view = json.loads(stopped.stdout)
+    assert (view["worker_health"], view["end_reason"], view["pane_live"]) == ("stopped", "stopped", False)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from oms.adapters.providers import claude, codex
-from oms.adapters.providers.base import LaunchRequest
+from oms.adapters.providers.base import CONTINUE, LaunchRequest
 from oms.adapters.quoting import QuotingError
 from oms.adapters.sandbox import HOME_VIEW
 from oms.domain.relay import BRIDGE_TOOLS
@@ -119,3 +120,25 @@ def test_control_or_non_ascii_arguments_are_refused(setup: tuple[Path, Path, Pat
         codex.plan(req)
     with pytest.raises(QuotingError):
         claude.plan(req)
+
+
+CODEX_THREAD = "019a0000-1111-7222-8333-444455556666"
+
+
+def test_a_relaunch_continues_the_agents_own_session(setup: tuple[Path, Path, Path]) -> None:
+    """`oms worker resume` of a dead pane: the same flags, home and files; the CLI told to continue its own
+    session (`codex resume <flags> <id>`, `claude … --resume <id>`, verified end to end in
+    test_native_resume.py); Claude Code is told to continue, Codex continues its goal by itself."""
+    state, worktree, auth = setup
+    req = _request(state, worktree, auth)
+    first, again = codex.plan(req), codex.plan(replace(req, resume=CODEX_THREAD))
+    assert again.argv == ("codex", "resume", *first.argv[1:], CODEX_THREAD)
+    assert (again.files, again.env, again.home, again.prompt) == (first.files, first.env, first.home, None)
+    first, again = claude.plan(req), claude.plan(replace(req, resume=SESSION))
+    assert "--session-id" not in again.argv
+    assert again.argv[again.argv.index("--resume") + 1] == SESSION
+    assert [a for a in again.argv if a not in ("--resume",)] == [a for a in first.argv if a != "--session-id"]
+    assert (again.files, again.env, again.home, again.prompt) == (first.files, first.env, first.home, CONTINUE)
+    for provider in (codex, claude):
+        with pytest.raises(QuotingError):
+            provider.plan(replace(req, resume="id\nrm -rf /"))

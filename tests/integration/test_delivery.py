@@ -466,13 +466,15 @@ class _Keys:
     def __init__(self, then: Callable[[str], None]) -> None:
         self.then = then
         self.activated: list[str] = []
+        self.interrupted: list[str] = []
 
     def activate(self, plan: LaunchPlan, dispatch_id: str, witness: Witness) -> None:
         self.activated.append(dispatch_id)
         self.then(dispatch_id)
 
-    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> None:
-        pass
+    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> bool:
+        self.interrupted.append(dispatch_id)
+        return True  # as if a turn ran (the real CLIs: tests/e2e)
 
     def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
         pass
@@ -539,6 +541,17 @@ def test_park_and_resume_semantics(deliverable: Chain) -> None:
         "healthy",
         "working",
     )
+
+
+def test_park_says_whether_it_interrupted_a_turn(deliverable: Chain) -> None:
+    dispatch_id = _running(deliverable)
+    keys = _Keys(lambda _dispatch_id: None)
+    with deliverable.workspace() as ws:
+        until = add_ms(ws.now(), 10 * 60_000)
+        parked = Delivery.open(ws, activator=keys).park(dispatch_id, "lunch", until)
+        again = Delivery.open(ws, activator=keys).park(dispatch_id, "lunch", until)
+        Delivery.open(ws).stop(dispatch_id, "test is over")
+    assert (parked["parked"], again["parked"], keys.interrupted) == ("interrupted", "already", [dispatch_id])
 
 
 def test_foreign_tmux_servers_are_never_touched(deliverable: Chain, tmp_path: Path) -> None:

@@ -27,8 +27,8 @@ class _Keys:
     def activate(self, plan: LaunchPlan, dispatch_id: str, witness: Witness) -> None:
         self.activated.append(dispatch_id)
 
-    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> None:
-        pass
+    def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> bool:
+        return False
 
     def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
         pass

@@ -8,6 +8,11 @@ through fsio; `services/launch.py` wraps it in the worker's sandbox (ADR 0012).
 Everything a plan writes is as the agent sees it inside its sandbox: its home is `HOME_VIEW`, and the
 hook and MCP commands are relays (`oms hook provider`, `oms worker bridge`) that name only the
 dispatch and session; the state root, the config root and the delivery nonce stay with the broker.
+
+A request that names `resume` (the agent's own session id) is a relaunch after the agent's pane ended:
+the same home, configuration and sandbox, the CLI told to continue that session (`codex resume <id>`,
+`claude --resume <id>`), and, where the CLI waits for a prompt (Claude Code), `CONTINUE` typed instead of
+the instruction.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ class LaunchRequest:
     passthrough: dict[str, str] = field(default_factory=dict)  # credentials the agent CLI needs
     tools: tuple[str, ...] = ()  # the role's tools under the committed policy (bridge tools included)
     endpoint: str | None = None  # the role's model endpoint (a gateway or proxy); None = the CLI's default
+    resume: str | None = None  # the agent's own session id to continue (a relaunch after its pane ended)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +79,7 @@ class LaunchPlan:
 
 
 CODEX_PROVIDER = "oms_endpoint"
+CONTINUE = "Continue the dispatch where you stopped."  # typed to resume an interrupted or relaunched agent
 
 
 def codex_provider(endpoint: str, with_key: bool) -> dict[str, object]:

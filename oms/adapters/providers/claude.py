@@ -5,14 +5,24 @@ pre-seeds onboarding, the API-key approval and the worktree trust; `settings.jso
 and `mcp.json` only the bridge, both read-only inside.
 `--setting-sources ""` and `--strict-mcp-config` keep a repository's own `.claude/` and `.mcp.json`
 out; `--permission-mode dontAsk` with `--allowedTools` naming the three bridge tools runs unattended.
-File flags use the `--flag=value` form so the variadic options cannot swallow anything.
+File flags use the `--flag=value` form so the variadic options cannot swallow anything. A relaunch
+passes `--resume <id>` instead of `--session-id <id>` (the transcript is in the same config dir) and is
+told to continue.
 """
 
 from __future__ import annotations
 
 import json
 
-from oms.adapters.providers.base import HomeFile, LaunchPlan, LaunchRequest, base_env, bridge_argv, hook_config
+from oms.adapters.providers.base import (
+    CONTINUE,
+    HomeFile,
+    LaunchPlan,
+    LaunchRequest,
+    base_env,
+    bridge_argv,
+    hook_config,
+)
 from oms.adapters.quoting import check_arg
 from oms.adapters.sandbox import HOME_VIEW
 from oms.domain.relay import BRIDGE_SERVER, BRIDGE_TOOL_PREFIX, BRIDGE_TOOLS
@@ -71,8 +81,8 @@ def plan(req: LaunchRequest) -> LaunchPlan:
         "--strict-mcp-config",
         "--setting-sources",
         "",
-        "--session-id",
-        req.session_id,
+        "--session-id" if req.resume is None else "--resume",
+        req.session_id if req.resume is None else check_arg(req.resume, "native session id"),
         f"--append-system-prompt={req.instructions}",
         "--permission-mode",
         "dontAsk",
@@ -100,7 +110,7 @@ def plan(req: LaunchRequest) -> LaunchPlan:
             HomeFile("settings.json", settings_json(req), readonly=True),
             HomeFile("mcp.json", mcp_json(req), readonly=True),
         ),
-        prompt=req.instructions,
+        prompt=req.instructions if req.resume is None else CONTINUE,
         ready_marks=("\u276f",),
         busy_mark="esc to interrupt",
         park_keys=(("Escape",), ("C-u",)),

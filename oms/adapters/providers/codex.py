@@ -7,7 +7,9 @@ pre-seeds every first-run screen (no update check, the worktree trusted, the TUI
 otherwise write), both read-only inside, and the user's `auth.json`, shown read-only over an empty
 placeholder. Hook trust: `--dangerously-bypass-hook-trust` (ADR 0009); `--trust` is never passed.
 The MCP server is only oms's bridge, with only the three tools, auto-approved, required. Codex keeps its
-own workspace-write sandbox inside oms's (ADR 0012).
+own workspace-write sandbox inside oms's (ADR 0012). A relaunch runs `codex resume <flags> <id>` (its
+thread is in the same home) and types nothing: Codex continues the thread's active goal by itself (a
+typed message would wait behind that turn, and any hook of it would pass for its confirmation).
 """
 
 from __future__ import annotations
@@ -105,8 +107,9 @@ def plan(req: LaunchRequest) -> LaunchPlan:
         raise ValueError("codex needs the user's auth.json")
     check_arg(req.worktree, "worktree path")
     check_arg(req.model, "model")
+    head = ("codex",) if req.resume is None else ("codex", "resume")  # `codex resume` takes every flag
     argv = (
-        "codex",
+        *head,
         *FEATURE_FLAGS,
         "--strict-config",
         "--ask-for-approval",
@@ -123,6 +126,8 @@ def plan(req: LaunchRequest) -> LaunchPlan:
         "--config",
         "sandbox_workspace_write.exclude_tmpdir_env_var=true",
     )
+    if req.resume is not None:
+        argv += (check_arg(req.resume, "native session id"),)
     env = {**base_env(req), **req.passthrough, "CODEX_HOME": HOME_VIEW}
     files = [
         HomeFile("hooks.json", hooks_json(req), readonly=True),
@@ -140,7 +145,7 @@ def plan(req: LaunchRequest) -> LaunchPlan:
         home=home(req.session_id),
         files=tuple(files),
         ro_files=ro_files,
-        prompt=f"/goal {req.instructions}",
+        prompt=f"/goal {req.instructions}" if req.resume is None else None,  # it continues its goal by itself
         resume_prompt="/goal resume",  # a parked goal stays paused until this (a plain prompt runs one turn)
         ready_marks=("for agents", f" {req.model} "),
         busy_mark="esc to interrupt",

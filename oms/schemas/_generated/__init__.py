@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'aadd380c7f7364750d50798b090affc4807934441611b1d6fbda23be29ad5be3'
+SOURCE_SHA256 = '86412066a4ef05b72b6cb405f0405032d91097a30847b7911e470bd3f46b9c1c'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -244,6 +244,27 @@ def _v526(x: object) -> bool:
     return True
 
 
+def _v528(x: object) -> bool:
+    # session#/properties/payload/properties/agent_prompted_at/anyOf/0
+    if not _m_defs._v85(x):
+        return False
+    return True
+
+
+def _v529(x: object) -> bool:
+    # session#/properties/payload/properties/agent_prompted_at/anyOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v527(x: object) -> bool:
+    # session#/properties/payload/properties/agent_prompted_at
+    if not (_v528(x) or _v529(x)):
+        return False
+    return True
+
+
 def _v500(x: object) -> bool:
     # session#/properties/payload
     if not (isinstance(x, dict)):
@@ -288,13 +309,15 @@ def _v500(x: object) -> bool:
             return False
         if 'max_minutes_without_result' in x and not _v526(x['max_minutes_without_result']):
             return False
+        if 'agent_prompted_at' in x and not _v527(x['agent_prompted_at']):
+            return False
         for k in x:
-            if k not in ('dispatch_id', 'ticket_id', 'role_id', 'engine', 'mode', 'native_session_ref', 'tmux_pane_id', 'source_event_id', 'last_observed_at', 'heartbeat_deadline_at', 'parked_until', 'stop_reason', 'stop_blocks', 'agent_stopped_at', 'turns_without_result', 'progress_since', 'max_turns_without_result', 'max_minutes_without_result'):
+            if k not in ('dispatch_id', 'ticket_id', 'role_id', 'engine', 'mode', 'native_session_ref', 'tmux_pane_id', 'source_event_id', 'last_observed_at', 'heartbeat_deadline_at', 'parked_until', 'stop_reason', 'stop_blocks', 'agent_stopped_at', 'turns_without_result', 'progress_since', 'max_turns_without_result', 'max_minutes_without_result', 'agent_prompted_at'):
                 return False
     return True
 
 
-def _v527(x: object) -> bool:
+def _v530(x: object) -> bool:
     # session#/allOf/0
     if not _m_record_envelope._v94(x):
         return False
@@ -310,7 +333,7 @@ def _v497(x: object) -> bool:
             return False
         if 'payload' in x and not _v500(x['payload']):
             return False
-    if not _v527(x):
+    if not _v530(x):
         return False
     return True
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from oms.adapters.activation import CONTINUE, ENTER_PAUSE_S, ActivationError, Tui
+from oms.adapters.activation import ENTER_PAUSE_S, ActivationError, Tui
 from oms.adapters.panes import Pane
-from oms.adapters.providers.base import LaunchPlan
+from oms.adapters.providers.base import CONTINUE, LaunchPlan
 
 PLAN = LaunchPlan(
     native_action="claude",
@@ -146,7 +146,7 @@ def test_a_command_worker_needs_nothing() -> None:
 @pytest.mark.parametrize(("busy", "expected"), [(True, [("Escape",), ("C-u",)]), (False, [])])
 def test_interrupt_only_while_a_turn_runs(busy: bool, expected: list[tuple[str, ...]]) -> None:
     tui, screen, _ = _tui(lambda _typed, _now: "esc to interrupt" if busy else "READY")
-    tui.interrupt(PLAN, "dsp-1")
+    assert tui.interrupt(PLAN, "dsp-1") is busy  # what `oms worker park --json` reports
     assert screen.typed == expected
 
 

@@ -54,3 +54,20 @@ def test_session_machine() -> None:
         sessions.resume(stopped.state, stopped.payload, now=T0)
     with pytest.raises(IllegalTransitionError):
         sessions.stop(stopped.state, stopped.payload, reason="x", now=T0)
+
+
+def test_a_relaunch_moves_the_same_session_to_its_new_pane() -> None:
+    s = _session()
+    parked = sessions.park(s.state, s.payload, until=add_ms(T0, 5), now=T0)
+    held = {**parked.payload, "stop_blocks": 2, "agent_stopped_at": T0}
+    moved = sessions.relaunch(parked.state, held, pane_id="%9", now=add_ms(T0, 10))
+    assert moved.state == "running"
+    assert (moved.payload["tmux_pane_id"], moved.payload["parked_until"]) == ("%9", None)
+    assert (moved.payload["stop_blocks"], moved.payload["agent_stopped_at"]) == (0, None)
+    assert moved.payload["heartbeat_deadline_at"] == add_ms(T0, 10 + 15 * 60_000)
+    assert moved.payload["native_session_ref"] == s.payload["native_session_ref"]  # the same conversation
+    again = sessions.relaunch(moved.state, moved.payload, pane_id="%10", now=add_ms(T0, 11))
+    assert again.payload["tmux_pane_id"] == "%10"
+    stopped = sessions.stop(again.state, again.payload, reason="x", now=add_ms(T0, 12))
+    with pytest.raises(IllegalTransitionError):
+        sessions.relaunch(stopped.state, stopped.payload, pane_id="%11", now=add_ms(T0, 13))

@@ -10,7 +10,7 @@ import pytest
 from oms.canonical import JsonObject, add_ms
 from oms.domain import delivery as rules
 from oms.domain import workers
-from oms.domain.delivery import AfterEnsure, PaneSeen, ResumeKeys
+from oms.domain.delivery import AfterEnsure, PaneSeen, ResumeKeys, ResumeWay
 from oms.errors import InvalidInputError
 from tests.helpers import T0, payload
 
@@ -150,24 +150,67 @@ def test_check_park(session: str, health: str, parked_until: str | None, error: 
             rules.check_park(session, health, parked_until, UNTIL)
 
 
+ENDED = rules.End("exit", "the agent was killed by signal 1", "%1")
+STOPPING = rules.End("stopped", "e2e over (by oms-cli)", "%1")
+
+
 @pytest.mark.parametrize(
-    ("session", "health", "live", "until", "now", "error"),
+    ("session", "health", "live", "end", "until", "now", "expected"),
     [
-        ("parked", "parked", True, UNTIL, UNTIL, None),
-        ("running", "parked", True, None, T0, None),
-        ("parked", "parked", True, UNTIL, T0, "not due"),
-        ("parked", "parked", True, None, T0, "not due"),
-        ("parked", "parked", False, UNTIL, UNTIL, "live bound pane"),
-        ("stopped", "parked", True, None, T0, "session stopped and health parked"),
-        ("running", "stopped", True, None, T0, "health stopped"),
+        ("parked", "parked", True, None, UNTIL, UNTIL, ResumeWay.KEYS),
+        ("running", "parked", True, None, None, T0, ResumeWay.KEYS),
+        ("running", "healthy", False, ENDED, None, T0, ResumeWay.NATIVE),  # its pane ended: relaunched
+        ("parked", "parked", False, ENDED, UNTIL, UNTIL, ResumeWay.NATIVE),
+        ("parked", "parked", True, None, UNTIL, T0, "not due"),
+        ("parked", "parked", False, ENDED, UNTIL, T0, "not due"),
+        ("parked", "parked", True, None, None, T0, "not due"),
+        ("parked", "parked", False, None, UNTIL, UNTIL, "live bound pane"),  # not shown, yet not ended
+        ("running", "healthy", False, STOPPING, None, T0, "being stopped"),  # `oms worker stop` asked
+        ("stopped", "parked", True, None, None, T0, "session stopped and health parked"),
+        ("running", "stopped", False, ENDED, None, T0, "health stopped"),
     ],
 )
-def test_check_resume(session: str, health: str, live: bool, until: str | None, now: str, error: str | None) -> None:
-    if error is None:
-        rules.check_resume(session, health, pane_live=live, parked_until=until, now=now)
+def test_check_resume(
+    session: str, health: str, live: bool, end: rules.End | None, until: str | None, now: str, expected: object
+) -> None:
+    if isinstance(expected, ResumeWay):
+        assert (
+            rules.check_resume(session, health, pane_live=live, pane_end=end, parked_until=until, now=now) is expected
+        )
     else:
-        with pytest.raises(InvalidInputError, match=error):
-            rules.check_resume(session, health, pane_live=live, parked_until=until, now=now)
+        with pytest.raises(InvalidInputError, match=str(expected)):
+            rules.check_resume(session, health, pane_live=live, pane_end=end, parked_until=until, now=now)
+
+
+SID = "0b8f4c7e-7a52-4b7e-9a43-3c1f0d6c2a11"
+CODEX_ID = "019a0000-1111-7222-8333-444455556666"
+
+
+@pytest.mark.parametrize(
+    ("mode", "activity", "session", "expected"),
+    [
+        ("codex_goal", "working", {"native_session_ref": CODEX_ID}, CODEX_ID),  # its SessionStart reported it
+        ("codex_goal", "idle", {"native_session_ref": SID}, "no native session"),  # Codex never started a turn
+        ("claude_interactive", "working", {"native_session_ref": SID, "agent_prompted_at": T0}, SID),
+        ("claude_interactive", "idle", {"native_session_ref": SID, "agent_prompted_at": None}, "no native session"),
+        (
+            "claude_interactive",
+            "idle",
+            {"native_session_ref": SID},
+            "no native session",
+        ),  # a session recorded before oms kept it
+        ("command", "working", {"native_session_ref": SID, "agent_prompted_at": T0}, "command worker cannot resume"),
+        ("codex_goal", "done", {"native_session_ref": CODEX_ID}, "from activity done"),
+        ("claude_interactive", "blocked", {"native_session_ref": SID, "agent_prompted_at": T0}, "activity blocked"),
+    ],
+)
+def test_native_ref(mode: str, activity: str, session: JsonObject, expected: str) -> None:
+    if expected in (SID, CODEX_ID):
+        assert rules.native_ref(mode, activity, SID, session) == expected
+    else:
+        with pytest.raises(InvalidInputError, match=expected) as caught:
+            rules.native_ref(mode, activity, SID, session)
+        assert "\n" not in str(caught.value)
 
 
 @pytest.mark.parametrize(

@@ -134,12 +134,16 @@ def test_a_hook_loop_writes_a_version_per_beat_and_per_change_others_act_on(sequ
         now = add_ms(now, step)
         done = after(base, Hook(event, "codex", "thread-1", active), has_result=False, acknowledged_at=None, now=now)
         seen = [
-            p.get(k) is None if k == "agent_stopped_at" else p.get(k)
+            p.get(k) is None
+            if k == "agent_stopped_at"
+            else p.get(k) is not None
+            if k == "agent_prompted_at"
+            else p.get(k)
             for p in (written, done.payload)
-            for k in ("agent_stopped_at", "native_session_ref")
+            for k in ("agent_stopped_at", "native_session_ref", "agent_prompted_at")
         ]
         blocks = [access.integer(p, "stop_blocks") > 0 for p in (written, done.payload)]
-        changed = seen[:2] != seen[2:] or blocks[0] != blocks[1]
+        changed = seen[:3] != seen[3:] or blocks[0] != blocks[1]
         due = parse_ts(now) >= parse_ts(add_ms(written["last_observed_at"], BEAT_MS))
         write = worth_writing(written, done.payload, first=first, no_result=False, now=now)
         assert write == (first or changed or due)
@@ -159,3 +163,14 @@ def test_a_stop_can_end_the_turns_the_broker_answered_unrecorded() -> None:
     done = after(done.payload, stop, has_result=False, acknowledged_at=None, now=T0)
     assert done.payload["turns_without_result"] == 14
     assert done.no_result is not None
+
+
+def test_the_first_prompt_records_when_the_agent_took_one() -> None:
+    """From the first UserPromptSubmit the agent's native session has a conversation to resume; later
+    prompts keep that first time, and that change is worth a version of its own."""
+    prompt = Hook("UserPromptSubmit", "claude", "ses-1")
+    first = after(_start(), prompt, has_result=False, acknowledged_at=None, now=T0)
+    assert first.payload["agent_prompted_at"] == T0
+    later = after(first.payload, prompt, has_result=False, acknowledged_at=None, now=add_ms(T0, 10))
+    assert later.payload["agent_prompted_at"] == T0
+    assert worth_writing(_start(), first.payload, first=False, no_result=False, now=T0)

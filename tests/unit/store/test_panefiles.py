@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from oms.canonical import JsonObject
 from oms.errors import InvalidIdError
+from oms.fsio import Root
 from oms.store import panefiles
 
 
@@ -60,3 +64,24 @@ def test_broker_files() -> None:
     assert not panefiles.is_broker_socket("tmp/dsp-1.sock")
     assert panefiles.is_broker_log("dsp-1.log")
     assert not panefiles.is_broker_log("x/y.log")
+
+
+def test_a_new_pane_with_an_old_pane_id_is_registered(state_path: Path) -> None:
+    """A new tmux server numbers its panes from `%0` again: a relaunch's pane may carry the id of the one
+    it replaces. The registry kept the old pane's process group (its end was then judged by a dead group)."""
+    doc: JsonObject = {
+        "format": "oms-pane-v1",
+        "dispatch_id": "dsp-1",
+        "session": "dsp-1",
+        "pane_id": "%0",
+        "pane_pid": 4242,
+        "provider_mode": "command",
+        "created_at": "2026-11-30T00:00:00.000Z",
+    }
+    with Root.open(str(state_path)) as root:
+        assert panefiles.write_registry(root, doc) is True
+        assert panefiles.write_registry(root, doc) is False  # this very pane: registered already
+        assert panefiles.write_registry(root, {**doc, "pane_pid": 4343}) is True
+        registry = panefiles.read_registry(root, "dsp-1")
+    assert registry is not None
+    assert registry["pane_pid"] == 4343
