@@ -1064,8 +1064,10 @@ init {
   }
   /* the end: conductors and operator are done, every pane's supervisor has read its spec */
   (actors == 0 && pending == 0);
-  /* property: a delivery that says it launched (or left the activation pending) did launch (at most once:
-     checked at every start), unless a stop killed its pane or discarded its spec before it was read */
-  assert((rcpt != O_CREATED && rcpt != O_REUSED && rcpt != O_PENDING) || starts >= 1 || killed != 0 || revoked);
-  assert(PANE_GONE_WHEN_STOPPED)             /* property: no pane outlives a stopped worker */
+  d_step {
+    /* property: a delivery that says it launched (or left the activation pending) did launch (at most
+       once: checked at every start), unless a stop killed its pane or discarded its spec before it was read */
+    assert((rcpt != O_CREATED && rcpt != O_REUSED && rcpt != O_PENDING) || starts >= 1 || killed != 0 || revoked);
+    assert(PANE_GONE_WHEN_STOPPED)           /* property: no pane outlives a stopped worker */
+  }
 }
