@@ -26,11 +26,12 @@
  *   - one receipt per event (`commit_receipt`); one launcher at a time (`_launch`);
  *   - only an accepted dispatch reaches its pane (`_launch`);
  *   - exactly one launch: never a second agent start (`supervise`), and a receipt that says it launched
- *     did launch (the end of `init`);
+ *     (or left its activation pending) did launch, unless a stop took its pane or spec (the end of `init`);
  *   - at most one result, each bridge told the truth: the winner, `already` for the same result, a
  *     refusal for a different one (`record_result`);
  *   - worker and result agree: a worker ended by a result ended as the recorded result says (AGREE);
- *   - no pane outlives a stopped worker (PANE_GONE_WHEN_STOPPED), and nothing starts for one;
+ *   - no pane outlives a stopped worker (PANE_GONE_WHEN_STOPPED, when the worker ends and at the end of
+ *     `init`), and nothing starts for one (`supervise`);
  *   - exit.json is written only once its sandbox is dead (`record_exit`).
  *
  * Mutations (-D, each re-introduces a known bug; the test asserts spin finds a violation):
@@ -39,18 +40,24 @@
  *   MUT_RESUME_NOLOCK       resume launches a never-started worker without the outbox lock
  *   MUT_LAUNCH_UNACCEPTED   _launch does not refuse a dispatch that is not accepted
  *   MUT_RESULT_NOLOCK       record_result decides on the bridge's snapshot, outside the per-dispatch lock
+ *   MUT_DISCARD_REUSED_SPEC _launch discards the spec of a pane it found `reused` (was GAP_DISCARDED_SPEC)
+ *   MUT_RELAUNCH            _launch launches again when the session exists but its pane is not live (was
+ *                           GAP_RELAUNCH)
+ *   MUT_NO_STOP_CHECK       _launch does not look for a stop after `ensure` (was GAP_STOP_RACE)
  *
- * Known gaps of the code, found by this model (ADR 0014). The properties above allow exactly these;
- * -D GAP_* checks the strict property instead, and the test asserts spin still finds each gap:
- *   GAP_DISCARDED_SPEC  a deliverer that crashed right after `ensure` created the pane is re-run, finds
- *                       the pane `reused` and `launch.discard`s the spec its supervisor has not read yet:
- *                       the receipt says launched, no agent starts (the supervisor records "could not
- *                       start")
- *   GAP_RELAUNCH        `_launch` takes "no pane" for "never launched": after a crashed delivery whose pane
- *                       vanished (its tmux server died; or `stop` killed it meanwhile) the redelivery
- *                       starts a second agent (the first one, if alive, is already being ended)
- *   GAP_STOP_RACE       `stop` does not take the outbox lock: a launch that checked the worker before the
- *                       stop creates its pane after it, and a stopped worker gets a running agent
+ * Known gaps of the fixed code (ef200ac), found by this model (ADR 0014). The properties above allow
+ * exactly these; -D GAP_* checks the strict property instead, and the test asserts spin still finds each:
+ *   GAP_STOP_WINDOW         the stop check comes after `ensure`: a launch that passed its worker check, then
+ *                           a whole `stop`, then `ensure` creates the pane, whose supervisor starts the
+ *                           agent of a stopped worker before the launch sees the stop and kills the pane
+ *   GAP_STOP_CRASH          ... and when that launch dies between `ensure` and its check, nothing ends the
+ *                           pane: its re-run refuses at the worker check, `reconcile` sees a live pane
+ *   GAP_RELAUNCH_NO_SESSION a launch dies after `ensure` but before `_register_session`; its agent starts,
+ *                           then exits (the pane dead) or the tmux server dies; the re-run finds no session
+ *                           and no live pane and starts the agent a second time in a new pane
+ *   GAP_RELAUNCH_STALE_LIST a launch dies after `_register_session`; on its re-run `panes.list` still shows
+ *                           the pane live (the guard passes), the pane ends, `panes.observe` sees it dead or
+ *                           gone, and a new spec and pane start the agent a second time
  */
 
 /* ------------------------------------------------------------------ configuration (defaults) */
@@ -155,6 +162,7 @@
 #define OP_HLTH_PARK 15      /* wkr-hlth-park (D, reason, until) */
 #define OP_STOP_END 16       /* wkr-stop-end (D, reason) */
 #define OP_ACT_HSTOP 17      /* wkr-act-hstop (D, E) */
+#define OP_REUSE_PARK 18     /* wkr-reuse-park (D, E) */
 #define OP_LIVE 20           /* wkr-live (D, worker version) */
 #define OP_HLTH_RES 30       /* wkr-hlth-res (D, session version) */
 #define OP_END 40            /* wkr-end (D, pane id) */
@@ -201,11 +209,12 @@ byte killed;                 /* bit i: incarnation i's supervisor was SIGKILLed 
 
 /* ------------------------------------------------------------------ observations (for the properties) */
 byte starts;                 /* agent starts */
-bool tmux_died;              /* the tmux server died once */
+byte unchecked;              /* the pane (bit) a live launch created and has not yet checked for a stop */
+byte orphan;                 /* panes (bits) whose launch crashed between `ensure` and that check */
+bool bare;                   /* a launch wrote a spec for a new pane after an earlier pane, with no session */
+bool stale;                  /* a launch's guard saw the pane of an existing session live, its observe not */
+bool revoked;                /* `stop` discarded a spec no supervisor had read */
 byte launching;              /* launches past their worker check, not yet returned */
-byte stopping;               /* `oms worker stop` requests in progress */
-bool stop_raced;             /* a stop (or an end) overlapped a launch past its worker check */
-byte unstarted;              /* supervisors that found no launch spec (they record "could not start") */
 byte pending;                /* supervisors that have not yet read their launch spec */
 byte actors;                 /* actors (conductors, agents, operator) still running */
 byte won;                    /* bridges whose result was recorded */
@@ -214,13 +223,33 @@ byte bout[2];                /* each bridge's outcome */
 
 /* ------------------------------------------------------------------ properties */
 /* no pane outlives a stopped worker: once the worker is stopped, every sandbox still running belongs to a
-   supervisor whose terminal hung up (it is ending it: SIGHUP, SIGTERM, SIGKILL within 4 s) */
-#define PANE_GONE_WHEN_STOPPED (HX(WKR) != STOPPED || (agents & ~hup) == 0)
-/* ... except for a launch that checked the worker before it was stopped: a known gap (GAP_STOP_RACE) */
-#ifdef GAP_STOP_RACE
-#define STOPPED_OK PANE_GONE_WHEN_STOPPED
+   supervisor whose terminal hung up (it is ending it: SIGHUP, SIGTERM, SIGKILL within 4 s) ... */
+#define PANE_GONE_WHEN_STOPPED (HX(WKR) != STOPPED || (agents & ~hup & ~WINDOW & ~ORPHANS) == 0)
+/* ... or, known gaps (ADR 0014), to a pane created by a launch that has not yet made its stop check (it
+   ends that pane once it sees the stop), or whose launch crashed before that check (nothing ends it) */
+#ifdef GAP_STOP_WINDOW
+#define WINDOW 0
 #else
-#define STOPPED_OK (PANE_GONE_WHEN_STOPPED || stop_raced)
+#define WINDOW unchecked
+#endif
+#ifdef GAP_STOP_CRASH
+#define ORPHANS 0
+#else
+#define ORPHANS orphan
+#endif
+/* exactly one agent start; a second only (known gaps, ADR 0014) by a launch that wrote a spec for a new pane
+   after an earlier launch died before it registered the session (bare), or whose guard saw an existing
+   session's pane live and its observation a moment later not (stale); never beside a sandbox not being ended */
+#define ONE_START(inc) (starts <= 1 || ((BARE || STALE) && (agents & ~hup & ~BIT(inc)) == 0))
+#ifdef GAP_RELAUNCH_NO_SESSION
+#define BARE 0
+#else
+#define BARE bare
+#endif
+#ifdef GAP_RELAUNCH_STALE_LIST
+#define STALE 0
+#else
+#define STALE stale
 #endif
 /* a worker ended by a result ended as the recorded result says */
 #define AGREE (HY(WKR) != E_RESULT || \
@@ -228,7 +257,7 @@ byte bout[2];                /* each bridge's outcome */
 
 /* ------------------------------------------------------------------ model helpers */
 #define SCRATCH byte wi, wres, nop, nst, nx, ny
-#define ACTOR_LOCALS SCRATCH; bool inl, ins; byte crashes, t1, t2, dst, dnv, dres, wact, whe, wend, wnv, sst, snv, status, outcome, pv, reg; bool ok
+#define ACTOR_LOCALS SCRATCH; bool inl, stp; byte crashes, t1, t2, dst, dnv, dres, wact, whe, wend, wnv, sst, snv, status, outcome, pv, reg; bool ok
 
 /* a crash point: after each step with an effect an actor (of a kind in CRASHING) may stop there (a crash
    right after a read is the same as one right before it: reads have no effect, so they need none) */
@@ -371,16 +400,10 @@ proctype supervise(byte inc) {
       if
       :: started ->
          agents = agents | BIT(inc); starts++;
-#ifdef GAP_RELAUNCH
-         assert(starts <= 1);                /* exactly one launch (never two) */
-#else
-         /* property: one launch; a second only when the first pane vanished (its tmux server died, or a
-            stop killed it while a launch was under way), and never beside a sandbox not being ended */
-         assert(starts <= 1 || ((tmux_died || stop_raced) && (agents & ~hup & ~BIT(inc)) == 0));
-#endif
-         assert(STOPPED_OK)                  /* nothing starts for a stopped worker (but under a hung-up
-                                                supervisor, which ends what it starts) */
-      :: else -> unstarted++
+         assert(ONE_START(inc));             /* property: exactly one launch (never a second start) */
+         assert(PANE_GONE_WHEN_STOPPED)      /* property: nothing starts for a stopped worker (but under a
+                                                hung-up supervisor, which ends what it starts) */
+      :: else
       fi
     }
     if
@@ -428,8 +451,24 @@ inline ensure() {  /* the dispatch's live pane: reused, or created (a dead one i
     :: pane == P_LIVE -> status = O_REUSED
     :: else ->
        assert(pinc < MAXINC);
-       pinc++; pane = P_LIVE; sups = sups | BIT(pinc); pending++; status = O_CREATED;
+       pinc++; pane = P_LIVE; sups = sups | BIT(pinc); pending++; status = O_CREATED; unchecked = BIT(pinc);
        run supervise(pinc)                   /* the pane's first process: `oms worker supervise` */
+    fi
+  }
+}
+
+inline m_panes_stop() {  /* Panes.stop: quit keys, kill-session, kill_group(pane_pid) */
+  d_step {
+    if
+    :: pane != P_NONE ->
+       if
+       :: pane == P_LIVE && (sups & BIT(pinc)) ->
+          killed = killed | BIT(pinc); sups = sups & ~BIT(pinc);
+          agents = agents & ~BIT(pinc)      /* bubblewrap --die-with-parent */
+       :: else
+       fi;
+       hup = hup | BIT(pinc); pane = P_NONE; unchecked = unchecked & ~BIT(pinc)
+    :: else
     fi
   }
 }
@@ -465,12 +504,7 @@ inline _end_worker(op, reason) {  /* health stopped, activity blocked (if still 
        t2 = ((wact == IDLE || wact == WORKING || wend == E_NONE) -> reason : wend);
        m_cas(WKR, wnv, op, t1, STOPPED, t2);
        t1 = 0; t2 = 0;
-       if
-       :: wres != W_CONFLICT ->
-          if :: launching > 0 && !inl -> stop_raced = true :: else fi;  /* (a launch is past its check) */
-          assert(STOPPED_OK)
-       :: else
-       fi
+       assert(wres == W_CONFLICT || PANE_GONE_WHEN_STOPPED)   /* property: no pane outlives it */
      };
      CP;
      if
@@ -551,6 +585,20 @@ inline _after_failed_activation() {
   fi
 }
 
+inline stopped_meanwhile() {  /* launch_guards: `stop`'s kill marker (left first), else the worker's end (stop
+                                ends the worker before it drops the marker); stp: it must not run on */
+  d_step { stp = marker };                   /* panefiles.read_kill */
+  if
+  :: !stp ->
+     d_step {                                /* the worker: no longer idle/working, or stopped */
+       R_WORKER;
+       stp = ((wact != IDLE && wact != WORKING) || whe == STOPPED);
+       if :: !stp -> unchecked = 0 :: else fi   /* (a stop from now on finds the pane and kills it) */
+     }
+  :: else
+  fi
+}
+
 inline _launch() {
 #ifndef MUT_LAUNCH_UNACCEPTED
   if
@@ -570,33 +618,76 @@ inline _launch() {
     :: wact != IDLE || (whe != HEALTHY && whe != PARKED) -> ok = false
     :: else ->
        ok = true; inl = true; launching++;
-       assert(launching == 1);               /* property: one launcher at a time (deliver and resume share
+       assert(launching == 1)                /* property: one launcher at a time (deliver and resume share
                                                 the outbox lock), so no two type the instruction */
-       if :: stopping > 0 -> stop_raced = true :: else fi
     fi
   };
   if
   :: !ok -> goto l_fail
   :: else
   fi;
-  d_step { pv = pane };                      /* panes.observe */
-  if
-  :: pv == P_NONE -> d_step { exit_rec = false; spec = true }; CP   /* supervise.clear, launch.write */
+#ifndef MUT_RELAUNCH
+  d_step {                                   /* panes.list: is D's pane running?, then the session (one step:
+                                                only a launcher, holding the lock, creates it) */
+    pv = pane;
+    if :: nv[SES] == 0 -> sst = S_NONE; snv = 0 :: else -> sst = ST(SES); snv = nv[SES] fi
+  };
+  if                                         /* an earlier launch has a session but no live pane: parked for
+                                                `oms worker resume`, never a second start (`wkr-pre-park`) */
+  :: sst != S_NONE && pv != P_LIVE -> _park_worker(OP_PRE_PARK); goto l_out
+  :: else
+  fi;
+#endif
+  d_step {                                   /* panes.observe */
+#ifndef MUT_RELAUNCH
+    if :: sst != S_NONE && pane != P_LIVE -> stale = true :: else fi;   /* (the guard saw it live) */
+#endif
+    pv = pane
+  };
+  if                                         /* no pane, or a dead one: a new pane starts */
+  :: pv != P_LIVE ->                         /* supervise.clear, launch.write */
+     d_step {
+       exit_rec = false; spec = true;
+       if :: pinc > 0 && nv[SES] == 0 -> bare = true :: else fi
+     };
+     CP
   :: else
   fi;
   assert(dst == D_ACCEPTED);                 /* property: only an accepted dispatch reaches its pane */
   ensure();
   CP;
+#ifdef MUT_DISCARD_REUSED_SPEC
   if
-  :: status == O_REUSED -> spec = false; CP  /* launch.discard */
+  :: status == O_REUSED && pv == P_LIVE -> spec = false; CP   /* launch.discard of a spec it did not write */
   :: else
   fi;
+#endif
+  /* (a reused pane's spec stays for its supervisor, which consumes it; `stop` discards one nobody took) */
+#ifndef MUT_NO_STOP_CHECK
+  stopped_meanwhile();
+  if
+  :: stp ->                                  /* `stop` came meanwhile: end the pane this launch made, raise */
+     if
+     :: status == O_CREATED -> m_panes_stop(); CP; spec = false; CP   /* launch.discard */
+     :: else
+     fi;
+     goto l_fail
+  :: else
+  fi;
+#else
+  unchecked = 0;
+#endif
   _register_pane();
   _register_session();
-  activate();
-  if
-  :: !ok -> _after_failed_activation(); goto l_out
-  :: else
+  if                                         /* after_ensure: only the pane's creator types the instruction */
+  :: status == O_REUSED && TUI -> _park_worker(OP_REUSE_PARK); outcome = O_PENDING; goto l_out
+  :: status == O_REUSED && !TUI -> skip      /* a command worker needs none */
+  :: else ->
+     activate();
+     if
+     :: !ok -> _after_failed_activation(); goto l_out
+     :: else
+     fi
   fi;
   READ_DISPATCH;                             /* fence.reason: lapsed while activating -> it stays parked */
   if
@@ -767,23 +858,10 @@ l_fail:
 
 inline stop() {
   d_step {
-    ins = true; stopping++; if :: launching > 0 -> stop_raced = true :: else fi;
-    marker = true                            /* panes/D.kill.json */
+    marker = true                            /* panes/D.kill.json: left first */
   };
   CP;
-  d_step {                                   /* panes.stop: quit keys, kill-session, kill_group(pane_pid) */
-    if
-    :: pane != P_NONE ->
-       if
-       :: pane == P_LIVE && (sups & BIT(pinc)) ->
-          killed = killed | BIT(pinc); sups = sups & ~BIT(pinc);
-          agents = agents & ~BIT(pinc)      /* bubblewrap --die-with-parent */
-       :: else
-       fi;
-       hup = hup | BIT(pinc); pane = P_NONE
-    :: else
-    fi
-  };
+  m_panes_stop();
   CP;
   end_sandbox();
   CP;
@@ -801,8 +879,8 @@ inline stop() {
     registry = 0;                            /* _drop_registry */
     marker = false;                          /* the kill marker goes */
     exit_rec = false;                        /* supervise.clear */
-    spec = false;                            /* launch.discard */
-    ins = false; stopping--
+    if :: spec -> revoked = true :: else fi;
+    spec = false                             /* launch.discard: a spec no supervisor took */
   };
   CP
 }
@@ -882,8 +960,7 @@ inline record_result() {
 
 /* ------------------------------------------------------------------ actors */
 #define M_GONE d_step { if :: olock == _pid -> olock = 0 :: else fi; if :: rlock == _pid -> rlock = 0 :: else fi; \
-                        if :: inl -> launching--; inl = false :: else fi; \
-                        if :: ins -> stopping--; ins = false :: else fi }
+                        if :: inl -> launching--; inl = false; orphan = orphan | unchecked; unchecked = 0 :: else fi }
 
 proctype m_conductor() {
   ACTOR_LOCALS;
@@ -952,7 +1029,7 @@ proctype m_env() {
 end_env:
   do
   :: tmux -> tmux = false;                   /* the tmux server dies: every pane is gone, terminals hang up */
-     d_step { pane = P_NONE; hup = hup | sups; tmux_died = true }
+     d_step { pane = P_NONE; hup = hup | sups }
   :: d_step {                                /* dispatches.cancel (any non-terminal state): `dsp-cancel` */
        cancel && ST(DSP) != D_CANCELLED -> cancel = false;
        assert(nv[DSP] < NV);
@@ -987,11 +1064,10 @@ init {
   }
   /* the end: conductors and operator are done, every pane's supervisor has read its spec */
   (actors == 0 && pending == 0);
-  /* a delivery that says it launched did launch (at most once: checked at every start), unless a stop
-     killed its pane before the supervisor read the spec */
-#ifdef GAP_DISCARDED_SPEC
-  assert((rcpt != O_CREATED && rcpt != O_REUSED) || starts >= 1 || killed != 0)
-#else
-  assert((rcpt != O_CREATED && rcpt != O_REUSED) || starts >= 1 || killed != 0 || unstarted > 0)
-#endif
+  d_step {
+    /* property: a delivery that says it launched (or left the activation pending) did launch (at most
+       once: checked at every start), unless a stop killed its pane or discarded its spec before it was read */
+    assert((rcpt != O_CREATED && rcpt != O_REUSED && rcpt != O_PENDING) || starts >= 1 || killed != 0 || revoked);
+    assert(PANE_GONE_WHEN_STOPPED)           /* property: no pane outlives a stopped worker */
+  }
 }
