@@ -30,9 +30,9 @@ PROTOCOL_STEPS: tuple[tuple[str, str], ...] = (
     ("_session_step", f"{DELIVERY}.session_step"),
     ("_end_worker", "oms.domain.workers:end"),
     ("ensure", "oms.adapters.panes:Panes.ensure"),
-    ("stopped_meanwhile", "oms.services.launch_guards:stopped_meanwhile"),
-    ("_register_pane", f"{LAUNCHER}:register_pane"),
-    ("_register_session", f"{LAUNCHER}:_register_session"),
+    ("stopped_meanwhile", "oms.services.launch_guards:stopped"),
+    ("_register_pane", "oms.services.registration:register_pane"),
+    ("_register_session", "oms.services.registration:register_session"),
     ("activate", f"{LAUNCHER}:activate"),
     ("_after_failed_activation", f"{LAUNCHER}:_after_failed_activation"),
     # lifecycle requests

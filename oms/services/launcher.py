@@ -20,11 +20,10 @@ from oms.adapters.panes import Pane
 from oms.canonical import JsonObject, access, stable_id
 from oms.domain import delivery as rules
 from oms.domain import sessions, workers
-from oms.domain.config import role as configured_role
 from oms.domain.machine import Next
 from oms.domain.policy import role_tools
 from oms.errors import AuthorityChangedError, OmsError, one_line
-from oms.services import checkout, fence, launch, lifecycle_events, live, liveness, plans, reaper
+from oms.services import checkout, fence, launch, lifecycle_events, live, liveness, plans, reaper, registration
 from oms.services import launch_guards as guards
 from oms.services.authority import Authority, check_dispatch
 from oms.services.homes import materialise
@@ -89,7 +88,7 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
         status, pane = start_pane(d, dispatch, plan, spec)
     except OmsError as exc:
         return park(d, dispatch, event_id, "wkr-lch-park", exc)
-    stopping = guards.stopped_meanwhile(d, dispatch.record_id)
+    stopping = guards.stopped(d.ws.store.state.root, dispatch.record_id)
     if stopping is not None:  # `stop` came between the reservation check and the pane: it must not run on
         if status == "created":
             d.panes.stop(dispatch.record_id)
@@ -97,9 +96,9 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
         raise AuthorityChangedError(stopping, hint=f"`oms worker observe {dispatch.record_id}` shows its end")
     step, registry_ours = "pane", False  # from here on the pane exists: nothing may be left half-launched
     try:
-        registry_ours = register_pane(d, dispatch, pane)
+        registry_ours = registration.register_pane(d, dispatch, pane)
         step = "session"
-        _register_session(d, dispatch, pane, event_id)
+        registration.register_session(d, dispatch, pane, event_id)
     except OmsError as exc:
         return _after_pane_failure(
             d, dispatch, event_id, step, exc, created=status == "created", registry=registry_ours
@@ -153,13 +152,20 @@ def prepare(
     return plan, plans.launch_spec(d.ws, dispatch, plan, tools, d.executable)
 
 
-def start_pane(d: Delivery, dispatch: Record, plan: LaunchPlan, spec: JsonObject) -> tuple[str, Pane]:
+def start_pane(
+    d: Delivery, dispatch: Record, plan: LaunchPlan, spec: JsonObject, *, relaunch: bool = False
+) -> tuple[str, Pane]:
     """`Panes.ensure` the worker's pane, its supervisor started on `spec`: ("created" | "reused", pane)."""
     root = d.ws.store.state.root
     try:
         supervised = (d.executable, "worker", "supervise", "--dispatch-id", dispatch.record_id)
         shown = d.panes.observe(dispatch.record_id)
         wrote = shown is None or shown.dead  # a new pane starts: only its own end will be trusted
+        if wrote and not relaunch and d.session(access.text(dispatch.payload, "session_id")) is not None:
+            raise AuthorityChangedError(  # decided on the observation that decides the spec (ADR 0014)
+                "an earlier launch of this worker has no live pane (its deliverer stopped before the receipt)",
+                hint=f"`oms worker resume {dispatch.record_id}` continues it in a new pane",
+            )
         if wrote:
             panefiles.clear_exit(root, dispatch.record_id)
             launch.write(root, spec)
@@ -265,51 +271,3 @@ def _after_failed_activation(d: Delivery, dispatch: Record, event_id: str, exc: 
 
 def _seen(pane: Pane) -> rules.PaneSeen:
     return rules.PaneSeen(pane.pane_id, pane.dead, pane.dead_status, pane.dead_signal)
-
-
-def register_pane(d: Delivery, dispatch: Record, pane: Pane) -> bool:
-    """Register the pane; True if this call wrote the registry."""
-    doc: JsonObject = {
-        "format": "oms-pane-v1",
-        "dispatch_id": dispatch.record_id,
-        "session": pane.session,
-        "pane_id": pane.pane_id,
-        "pane_pid": pane.pane_pid,
-        "provider_mode": dispatch.payload["provider_mode"],
-        "created_at": d.ws.now(),
-    }
-    return panefiles.write_registry(d.ws.store.state.root, doc)
-
-
-def _register_session(d: Delivery, dispatch: Record, pane: Pane, event_id: str) -> Record:
-    session_id = access.text(dispatch.payload, "session_id")
-    now = d.ws.now()
-    role = configured_role(d.ws.config(), access.text(dispatch.payload, "role_id"))
-    nxt = sessions.register(
-        dispatch=dispatch.payload,
-        dispatch_id=dispatch.record_id,
-        mode=plans.SESSION_MODE[str(dispatch.payload["provider_mode"])],
-        pane_id=pane.pane_id,
-        source_event_id=event_id,
-        now=now,
-        max_turns=role.max_turns_without_result,
-        max_minutes=role.max_minutes_without_result,
-    )
-    existing = d.session(session_id)
-    if existing is not None:
-        if existing.payload["dispatch_id"] != dispatch.record_id:
-            raise AuthorityChangedError(
-                f"session {session_id} belongs to another dispatch",
-                hint="a session record was altered outside oms: run `oms store verify`",
-            )
-        # a launch interrupted after the session was created: its registration event may be missing
-        lifecycle_events.after_step(d.ws, None, d.ws.store.records("session").read_version(session_id, 0))
-        return existing
-    op = stable_id("wkr-reg", dispatch.record_id, event_id)
-    created = (
-        d.ws.store.records("session")
-        .create(session_id, state=nxt.state, payload=nxt.payload, operation_id=op, actor=SYSTEM_ACTOR, observed_at=now)
-        .record
-    )
-    lifecycle_events.after_step(d.ws, None, created)
-    return created

@@ -28,7 +28,7 @@ from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.errors import InvalidInputError, OmsError, one_line
 from oms.fsio.procinfo import group_alive
-from oms.services import fence, launch, launcher, live, liveness, plans, reaper
+from oms.services import fence, launch, launcher, live, liveness, plans, reaper, registration
 from oms.services.authority import check_dispatch
 from oms.services.liveness import CONSUMER
 from oms.services.workspace import SYSTEM_ACTOR
@@ -92,11 +92,11 @@ def relaunch(d: Delivery, dispatch_id: str) -> bool:
             )
         root = d.ws.store.state.root
         reaper.end_sandbox(root, dispatch_id)  # whatever is left of the ended pane's sandbox
-        status, new = launcher.start_pane(d, dispatch, plan, spec)
+        status, new = launcher.start_pane(d, dispatch, plan, spec, relaunch=True)
         if status == "reused":
             return False
         try:
-            launcher.register_pane(d, dispatch, new)
+            registration.register_pane(d, dispatch, new)
             nxt = sessions.relaunch(session.state, session.payload, pane_id=new.pane_id, now=d.after(session))
             moved = d.session_step(session, nxt, stable_id("wkr-relaunch", dispatch_id, session.version))
         except OmsError:

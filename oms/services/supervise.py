@@ -1,13 +1,12 @@
 """`oms worker supervise`: the first process in a worker's pane — its sandbox's parent and its broker.
 
-It reads the launch spec delivery wrote (once: it holds the agent's credential), opens the broker's
-socket, starts the agent in its bubblewrap sandbox on the pane's terminal (bubblewrap's options come
-through a memory file, never the command line; the sandbox leads its own process group, which holds the
-terminal, so nothing in it can signal this process through a shared group), and serves the worker's
-hooks and bridge until the sandbox ends (`services/broker.py`). Then it kills the sandbox's init if it
-still runs (`services/reaper.py`), records how the sandbox ended (`panes/<dispatch>.exit.json`: exit
-status, signal, or why it never started — tmux 3.3a does not report a pane's exit status reliably, ADR
-0009), and removes its socket and the empty mount points the sandbox left in the worktree.
+It reads the launch spec delivery wrote (once: it holds the agent's credential), starts nothing if the
+worker was stopped meanwhile (`launch_guards.stopped`), opens the broker's socket, starts the agent in its
+bubblewrap sandbox on the pane's terminal (options through a memory file, never the command line; the
+sandbox leads its own process group, which holds the terminal, so nothing in it can signal this process
+through a shared group), and serves the worker's hooks and bridge until the sandbox ends. Then it ends
+the sandbox's init if it still runs, and only then records how the sandbox ended (`exit.json`: status,
+signal, or why it never started; tmux 3.3a does not report a pane's exit status reliably, ADR 0009).
 
 SIGINT, SIGTERM and SIGQUIT sent to this process (or its group) are passed on to the sandbox's group,
 as they would have reached the agent in a plain pane. When the terminal hangs up (the pane or the tmux
@@ -16,7 +15,6 @@ after 2 s, SIGKILL after 2 s more, records that end, and ends its own group. bub
 `--die-with-parent`: if this process is killed outright, the sandbox goes with it (and `oms worker stop`
 and `observe` kill its init should the agent have tampered with that chain).
 """
-
 from __future__ import annotations
 
 import contextlib
@@ -29,12 +27,12 @@ from collections.abc import Callable
 from oms.adapters import seccomp
 from oms.adapters.sandbox import command_args, exec_marked
 from oms.canonical import JsonObject, now
-from oms.errors import AlreadyExistsError, OmsError, one_line
+from oms.errors import AlreadyExistsError, AuthorityChangedError, OmsError, one_line
 from oms.fsio import ProcessIdentity, Root
 from oms.fsio.outside import remove_empty_dirs, reserve_descriptor
 from oms.fsio.procinfo import boot_id, start_ticks
 from oms.process import Foreground, data_fd, end_own_group, kill_exact, landlock, start_foreground
-from oms.services import hooks, launch, reaper
+from oms.services import hooks, launch, launch_guards, reaper
 from oms.services.broker import Broker
 from oms.services.doors import WorkerDoors
 from oms.store.documents import encode_document
@@ -62,6 +60,10 @@ def supervise(state_root: str, dispatch_id: str) -> int:
         except OmsError as exc:
             record_exit(root, dispatch_id, (1, None, f"the worker could not start: {exc.message}"))
             raise
+        why = launch_guards.stopped(root, dispatch_id)
+        if why is not None:  # `oms worker stop` came before the sandbox: nothing of the agent starts
+            record_exit(root, dispatch_id, (1, None, f"the worker did not start: {why}"))
+            raise AuthorityChangedError(why, hint=f"`oms worker observe {dispatch_id}` shows its end")
         log_fd = root.open_log(log_path(dispatch_id))
         budget = [LOG_CAP]
 

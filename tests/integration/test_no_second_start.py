@@ -64,3 +64,28 @@ def test_a_redelivery_after_the_pane_vanished_does_not_start_a_second_agent(deli
     assert "no live pane" in str(again["reason"])
     assert dispatch_id not in _live_panes(deliverable)
     assert written.stat().st_ino == start  # the worker script did not run again
+
+
+def test_a_stop_between_the_check_and_the_pane_starts_no_agent(deliverable: Chain) -> None:
+    """The whole `stop` lands after a launch checked its reservation and before its pane exists
+    (GAP_STOP_WINDOW): the pane's supervisor sees the stop before it starts the sandbox, so the agent of
+    the stopped worker never runs, and it records why."""
+    import json
+
+    from oms.services import launcher
+    from oms.services.authority import check_dispatch
+
+    out = use_worker(deliverable)
+    dispatch_id, _event_id = accepted(deliverable)
+    with deliverable.workspace() as ws:
+        d = Delivery.open(ws)
+        dispatch = d.dispatch(dispatch_id)
+        plan, spec = launcher.prepare(d, dispatch, check_dispatch(ws, dispatch))  # the launch's checks passed
+        d.stop(dispatch_id, "stopped meanwhile")  # the whole stop: no pane yet, the worker ends
+        status, _pane = launcher.start_pane(d, dispatch, plan, spec)  # the launch goes on to its pane
+    assert status == "created"
+    exit_record = deliverable.state / "panes" / f"{dispatch_id}.exit.json"
+    wait_for(exit_record)
+    ended = json.loads(exit_record.read_text())
+    assert "did not start: the worker ended while it launched" in ended["detail"]
+    assert not out.exists()  # the worker script never ran
