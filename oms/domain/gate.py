@@ -17,12 +17,15 @@ comes `max_minutes_without_result` after `progress_since`, is let through and th
 with the reason NO_RESULT. So is a Claude Code Stop the gate's cap lets through: Claude then waits for a
 prompt nobody will type, with no result, for good.
 
-Versions. A hook's payload is worth a session version only when something others act on changes: the
-first hook after another writer (delivery confirms activation by it; a resume), whether the agent rests
-(`agent_stopped_at`), whether the gate holds it (`stop_blocks` above 0), Codex's own session id, the
-bound reached; or when the latest version is BEAT_MS old (a heartbeat: the deadline is 15 minutes away).
-The counters of a hook loop ride along with those versions; in between the broker keeps them
-(`services/progress.Memo`), so a runaway agent grows its session by at most one version per BEAT_MS.
+Versions. A hook's payload is worth a session version at once only for a fact others act on that the
+latest version lacks: the first hook after another writer (delivery confirms activation by it; a
+resume), the agent coming to rest (`agent_stopped_at` set), Codex's own session id (changed), the agent's
+first prompt (`agent_prompted_at`: its native session can be resumed), the bound reached. Everything
+else — the agent working again, the gate's count — waits for the beat: a version when the latest is
+BEAT_MS old (the heartbeat deadline is 15 minutes away). In between the broker keeps the payload
+(`services/progress.Memo`). An agent cannot toggle its way to more versions: coming to rest again is not
+new while the latest version already says it rests, and being at work again waits for the beat (issue
+11's attack: alternating prompts and Stops wrote a version per hook).
 """
 
 from __future__ import annotations
@@ -122,21 +125,16 @@ def after(payload: JsonObject, hook: Hook, *, has_result: bool, acknowledged_at:
     return After(out, hold, no_result, released)
 
 
-def _seen(payload: JsonObject) -> tuple[bool, bool, object, bool]:
-    """What others act on: whether the agent rests, whether the gate holds it, Codex's session id, whether
-    the agent took a prompt (its native session can be resumed)."""
-    return (
-        payload.get("agent_stopped_at") is None,
-        _count(payload.get("stop_blocks")) > 0,
-        payload.get("native_session_ref"),
-        payload.get("agent_prompted_at") is not None,
-    )
-
-
 def worth_writing(written: JsonObject, payload: JsonObject, *, first: bool, no_result: bool, now: str) -> bool:
     """Whether `payload` is worth a version on top of the latest, `written` (see the module docstring):
     `first` = the latest version is not a hook's; `no_result` = the bound was reached."""
-    if first or no_result or _seen(payload) != _seen(written):
+    if first or no_result:
         return True
+    if payload.get("native_session_ref") != written.get("native_session_ref"):
+        return True
+    if written.get("agent_prompted_at") is None and payload.get("agent_prompted_at") is not None:
+        return True
+    if written.get("agent_stopped_at") is None and payload.get("agent_stopped_at") is not None:
+        return True  # the agent came to rest
     last = written.get("last_observed_at")
     return not isinstance(last, str) or parse_ts(now) >= parse_ts(add_ms(last, BEAT_MS))

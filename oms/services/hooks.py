@@ -210,7 +210,7 @@ def respond(
         if not gate.worth_writing(
             session.payload, decided.payload, first=first, no_result=decided.no_result is not None, now=now
         ):
-            memo.keep(session, decided.payload)
+            memo.keep(session, decided.payload, counted=event == "Stop")
             break
         beat = sessions.heartbeat(session.state, decided.payload, now=now)
         try:
@@ -223,7 +223,7 @@ def respond(
                 actor="oms-hook",
                 observed_at=now,
             )
-            memo.keep(session, None)
+            memo.keep(session, None, counted=event == "Stop")
             break
         except VersionConflictError:
             decided = None

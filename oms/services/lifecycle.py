@@ -28,7 +28,7 @@ from oms.domain import delivery as rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.errors import InvalidInputError, OmsError, PaneNotEndedError, RecordNotFoundError, one_line
-from oms.services import fence, launch, live, liveness, plans, reaper, relaunch
+from oms.services import fence, launch, live, liveness, plans, reaper, relaunch, results
 from oms.services.launcher import activate, launch_worker
 from oms.services.liveness import CONSUMER
 from oms.store import Record, panefiles
@@ -165,6 +165,7 @@ def stop(d: Delivery, dispatch_id: str, reason: str, *, end_reason: str = "stopp
     if session is not None and session.state != "stopped":
         nxt = sessions.stop(session.state, session.payload, reason=reason, now=d.after(session))
         d.session_step(session, nxt, stable_id("wkr-stop", dispatch_id, reason))
+    results.finish_recorded(d.ws, d.dispatch(dispatch_id))  # a recorded result ends the worker as it says
     detail = f"{reason} (by {by})"
 
     def decide(worker: Record, now: str) -> Next | None:

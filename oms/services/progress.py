@@ -26,9 +26,13 @@ class Memo:
             return self.payload
         return dict(session.payload)
 
-    def keep(self, session: Record, payload: dict[str, Any] | None) -> None:
-        """Remember `payload` on top of `session` (None: nothing is pending); the missed turns are in it."""
-        self.on, self.payload, self.missed = (session.record_id, session.version), payload, 0
+    def keep(self, session: Record, payload: dict[str, Any] | None, *, counted: bool) -> None:
+        """Remember `payload` on top of `session` (None: nothing is pending). `counted`: the hook was a Stop,
+        which counted the missed turns; any other hook leaves them to the next Stop (an agent's own hooks
+        that drain the budget must not erase the turns it ran meanwhile)."""
+        self.on, self.payload = (session.record_id, session.version), payload
+        if counted:
+            self.missed = 0
 
 
 def park_no_result(ws: Workspace, dispatch_id: str, why: str, notes: list[str]) -> None:

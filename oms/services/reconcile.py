@@ -19,7 +19,7 @@ from oms.domain import delivery as rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.fsio.procinfo import group_alive
-from oms.services import fence, liveness, reaper
+from oms.services import fence, liveness, reaper, results
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
 
@@ -71,6 +71,7 @@ def reconcile(d: Delivery, dispatch_id: str) -> None:
     if end is None:
         return
     reaper.end_sandbox(root, dispatch_id)  # the pane has ended: so does whatever is left of its sandbox
+    results.finish_recorded(d.ws, dispatch)  # a recorded result ends the worker as its result says
     session = d.session(access.text(dispatch.payload, "session_id"))
     if session is not None and session.state != "stopped":
         nxt = sessions.stop(session.state, session.payload, reason=end.detail, now=d.after(session))

@@ -26,7 +26,7 @@ from oms.canonical import access, stable_id
 from oms.domain import delivery as rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
-from oms.errors import InvalidInputError, OmsError, one_line
+from oms.errors import AuthorityChangedError, InvalidInputError, OmsError, one_line
 from oms.fsio.procinfo import group_alive
 from oms.services import fence, launch, launcher, live, liveness, plans, reaper, registration
 from oms.services.authority import check_dispatch
@@ -63,6 +63,11 @@ def relaunch(d: Delivery, dispatch_id: str) -> bool:
     with d.ws.store.outbox(CONSUMER).lock(event_id):  # one lock for every launch (deliver's own)
         dispatch = d.dispatch(dispatch_id)
         fence.require_live(d.ws, dispatch)
+        if dispatch.state not in ("accepted", "acknowledged"):  # a recorded result: nothing left to continue
+            raise AuthorityChangedError(
+                f"dispatch {dispatch_id} is {dispatch.state}: its agent is not relaunched",
+                hint=f"`oms worker stop {dispatch_id}` ends the worker with its recorded result",
+            )
         session_id = access.text(dispatch.payload, "session_id")
         session, worker = d.session(session_id), d.worker(dispatch_id)
         pane = d.panes.observe(dispatch_id)

@@ -147,6 +147,16 @@ def _record_locked(
     return written.record, evidence.ref, written.replayed
 
 
+def finish_recorded(ws: Workspace, dispatch: Record) -> None:
+    """A dispatch with a recorded result ends its worker with that result (`_finish_worker`), whoever ends
+    the worker: a stop or an observed end after a crash between the two writes of `record_result` must
+    not end it otherwise (the worker and the dispatch agree)."""
+    if dispatch.state not in ("result-received", "resolved"):
+        return
+    result = access.obj(ws.store.evidence.get(access.text(dispatch.payload, "result_evidence")).body, "payload")
+    _finish_worker(ws, dispatch.record_id, access.text(result, "status"), access.text(result, "summary"))
+
+
 def _finish_worker(ws: Workspace, dispatch_id: str, status: str, summary: str) -> None:
     """The worker ends `done` (completed) or `blocked`, end reason `result-recorded` (idempotent)."""
 

@@ -3,18 +3,18 @@
 It reads the launch spec delivery wrote (once: it holds the agent's credential), starts nothing if the
 worker was stopped meanwhile (`launch_guards.stopped`), opens the broker's socket, starts the agent in its
 bubblewrap sandbox on the pane's terminal (options through a memory file, never the command line; the
-sandbox leads its own process group, which holds the terminal, so nothing in it can signal this process
-through a shared group), and serves the worker's hooks and bridge until the sandbox ends. Then it ends
-the sandbox's init if it still runs, and only then records how the sandbox ended (`exit.json`: status,
-signal, or why it never started; tmux 3.3a does not report a pane's exit status reliably, ADR 0009).
+sandbox leads its own process group, holding the terminal: nothing in it can signal this process through
+a shared group), serves the worker's hooks and bridge until the sandbox ends, ends the sandbox's init if
+it still runs, and only then records the end (`exit.json`; tmux 3.3a misreports pane exits, ADR 0009).
 
 SIGINT, SIGTERM and SIGQUIT sent to this process (or its group) are passed on to the sandbox's group,
 as they would have reached the agent in a plain pane. When the terminal hangs up (the pane or the tmux
 server is gone) the kernel signals only this process: it passes SIGHUP to the sandbox's group, SIGTERM
 after 2 s, SIGKILL after 2 s more, records that end, and ends its own group. bubblewrap runs with
-`--die-with-parent`: if this process is killed outright, the sandbox goes with it (and `oms worker stop`
-and `observe` kill its init should the agent have tampered with that chain).
+`--die-with-parent`: if this process is killed outright, the sandbox goes with it (`stop` and `observe`
+kill its init should the agent have tampered with that chain).
 """
+
 from __future__ import annotations
 
 import contextlib
