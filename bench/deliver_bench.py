@@ -39,7 +39,7 @@ from bench._common import median_ms, p90_ms, table
 from oms.canonical import access, stable_id
 from oms.domain.relay import encode_header, parse_answer
 from oms.services.delivery import Delivery
-from oms.services.launch import socket_path, spec_path
+from oms.store.panefiles import socket_path, spec_path
 from oms.version import HOOK_CONTRACT
 from tests.chain import Chain, make_chain
 from tests.helpers import payload
