@@ -217,7 +217,7 @@ def main() -> int:
 def bench(
     binary: Path, node: str | None, empty: Path, lean: Path, data: dict[str, str], runs: int, events: int
 ) -> dict[str, list[float]]:
-    from oms.services.launch import socket_path
+    from oms.store.panefiles import socket_path
     from oms.version import HOOK_CONTRACT
 
     sock = os.path.join(data["state_root"], socket_path(data["dispatch_id"]))
