@@ -15,6 +15,7 @@ after 2 s, SIGKILL after 2 s more, records that end, and ends its own group. bub
 `--die-with-parent`: if this process is killed outright, the sandbox goes with it (and `oms worker stop`
 and `observe` kill its init should the agent have tampered with that chain).
 """
+
 from __future__ import annotations
 
 import contextlib
