@@ -26,7 +26,8 @@
  *   - one receipt per event (`commit_receipt`); one launcher at a time (`_launch`);
  *   - only an accepted dispatch reaches its pane (`_launch`);
  *   - exactly one launch: never a second agent start (`supervise`), and a receipt that says it launched
- *     (or left its activation pending) did launch, unless a stop took its pane or spec (the end of `init`);
+ *     (or left its activation pending) did launch, unless a stop took its pane or spec, or its supervisor
+ *     saw the stop and started nothing (the end of `init`);
  *   - at most one result, each bridge told the truth: the winner, `already` for the same result, a
  *     refusal for a different one (`record_result`);
  *   - worker and result agree: a worker ended by a result ended as the recorded result says (AGREE);
@@ -43,21 +44,23 @@
  *   MUT_DISCARD_REUSED_SPEC _launch discards the spec of a pane it found `reused` (was GAP_DISCARDED_SPEC)
  *   MUT_RELAUNCH            _launch launches again when the session exists but its pane is not live (was
  *                           GAP_RELAUNCH)
- *   MUT_NO_STOP_CHECK       _launch does not look for a stop after `ensure` (was GAP_STOP_RACE)
+ *   MUT_NO_STOP_CHECK       no stop check after `ensure`, neither the launch's nor the supervisor's (the code
+ *                           before ef200ac; was GAP_STOP_RACE). The launch's alone taken away is not found:
+ *                           since 6d72ffa the supervisor's check guards the property by itself
+ *   MUT_SUPERVISOR_UNCHECKED      the supervisor starts the sandbox without asking `stopped_meanwhile` (was
+ *                                 GAP_STOP_WINDOW: the agent of a stopped worker starts before the launch's
+ *                                 own check sees the stop and kills the pane)
+ *   MUT_SUPERVISOR_UNCHECKED_CRASH  the same bug, the property looking for the pane of a launch that died
+ *                                 between `ensure` and its check (was GAP_STOP_CRASH: nothing ends it)
+ *   MUT_GUARD_ON_LIST       _launch decides its relaunch guard only on its first pane observation, not on the
+ *                           one that decides the spec (was GAP_RELAUNCH_STALE_LIST: the pane of an existing
+ *                           session ends between the two, and a new spec and pane start the agent again)
  *
- * Known gaps of the fixed code (ef200ac), found by this model (ADR 0014). The properties above allow
- * exactly these; -D GAP_* checks the strict property instead, and the test asserts spin still finds each:
- *   GAP_STOP_WINDOW         the stop check comes after `ensure`: a launch that passed its worker check, then
- *                           a whole `stop`, then `ensure` creates the pane, whose supervisor starts the
- *                           agent of a stopped worker before the launch sees the stop and kills the pane
- *   GAP_STOP_CRASH          ... and when that launch dies between `ensure` and its check, nothing ends the
- *                           pane: its re-run refuses at the worker check, `reconcile` sees a live pane
+ * Known gap of the code (6d72ffa), found by this model (ADR 0014). The properties above allow exactly
+ * this; -D GAP_* checks the strict property instead, and the test asserts spin still finds it:
  *   GAP_RELAUNCH_NO_SESSION a launch dies after `ensure` but before `_register_session`; its agent starts,
  *                           then exits (the pane dead) or the tmux server dies; the re-run finds no session
  *                           and no live pane and starts the agent a second time in a new pane
- *   GAP_RELAUNCH_STALE_LIST a launch dies after `_register_session`; on its re-run `panes.list` still shows
- *                           the pane live (the guard passes), the pane ends, `panes.observe` sees it dead or
- *                           gone, and a new spec and pane start the agent a second time
  */
 
 /* ------------------------------------------------------------------ configuration (defaults) */
@@ -163,6 +166,7 @@
 #define OP_STOP_END 16       /* wkr-stop-end (D, reason) */
 #define OP_ACT_HSTOP 17      /* wkr-act-hstop (D, E) */
 #define OP_REUSE_PARK 18     /* wkr-reuse-park (D, E) */
+#define OP_LCH_PARK 19       /* wkr-lch-park (D, E) */
 #define OP_LIVE 20           /* wkr-live (D, worker version) */
 #define OP_HLTH_RES 30       /* wkr-hlth-res (D, session version) */
 #define OP_END 40            /* wkr-end (D, pane id) */
@@ -212,10 +216,10 @@ byte starts;                 /* agent starts */
 byte unchecked;              /* the pane (bit) a live launch created and has not yet checked for a stop */
 byte orphan;                 /* panes (bits) whose launch crashed between `ensure` and that check */
 bool bare;                   /* a launch wrote a spec for a new pane after an earlier pane, with no session */
-bool stale;                  /* a launch's guard saw the pane of an existing session live, its observe not */
 bool revoked;                /* `stop` discarded a spec no supervisor had read */
+bool refused;                /* a supervisor saw a stop and started nothing */
 byte launching;              /* launches past their worker check, not yet returned */
-byte pending;                /* supervisors that have not yet read their launch spec */
+byte pending;                /* supervisors that have not yet decided whether to start (read their spec) */
 byte actors;                 /* actors (conductors, agents, operator) still running */
 byte won;                    /* bridges whose result was recorded */
 byte bres[2];                /* each bridge's result */
@@ -223,33 +227,33 @@ byte bout[2];                /* each bridge's outcome */
 
 /* ------------------------------------------------------------------ properties */
 /* no pane outlives a stopped worker: once the worker is stopped, every sandbox still running belongs to a
-   supervisor whose terminal hung up (it is ending it: SIGHUP, SIGTERM, SIGKILL within 4 s) ... */
+   supervisor whose terminal hung up (it is ending it: SIGHUP, SIGTERM, SIGKILL within 4 s) */
 #define PANE_GONE_WHEN_STOPPED (HX(WKR) != STOPPED || (agents & ~hup & ~WINDOW & ~ORPHANS) == 0)
-/* ... or, known gaps (ADR 0014), to a pane created by a launch that has not yet made its stop check (it
-   ends that pane once it sees the stop), or whose launch crashed before that check (nothing ends it) */
-#ifdef GAP_STOP_WINDOW
-#define WINDOW 0
-#else
+/* (strict since 6d72ffa. The two mutations that take the supervisor's check away each allow the other's
+   case, so each finds its own: a pane created by a launch that has not yet made its stop check, which ends
+   it once it sees the stop, and a pane whose launch crashed before that check, which nothing ends) */
+#if defined(MUT_SUPERVISOR_UNCHECKED) || defined(MUT_SUPERVISOR_UNCHECKED_CRASH) || defined(MUT_NO_STOP_CHECK)
+#define SUPERVISOR_UNCHECKED 1
+#endif
+#ifdef MUT_SUPERVISOR_UNCHECKED_CRASH
 #define WINDOW unchecked
-#endif
-#ifdef GAP_STOP_CRASH
-#define ORPHANS 0
 #else
-#define ORPHANS orphan
+#define WINDOW 0
 #endif
-/* exactly one agent start; a second only (known gaps, ADR 0014) by a launch that wrote a spec for a new pane
-   after an earlier launch died before it registered the session (bare), or whose guard saw an existing
-   session's pane live and its observation a moment later not (stale); never beside a sandbox not being ended */
-#define ONE_START(inc) (starts <= 1 || ((BARE || STALE) && (agents & ~hup & ~BIT(inc)) == 0))
+#ifdef MUT_SUPERVISOR_UNCHECKED
+#define ORPHANS orphan
+#else
+#define ORPHANS 0
+#endif
+/* exactly one agent start; a second only (the known gap, ADR 0014) after a launch wrote a spec for a new
+   pane after an earlier launch died before it registered the session (bare); and never two sandboxes
+   running that are not being ended: the one starting, or every other, belongs to a hung-up supervisor (a
+   supervisor that consumed its spec, then was hung up, still starts its sandbox, and ends it at once) */
+#define ONE_START(inc) (starts <= 1 || (BARE && ((hup & BIT(inc)) || (agents & ~hup & ~BIT(inc)) == 0)))
 #ifdef GAP_RELAUNCH_NO_SESSION
 #define BARE 0
 #else
 #define BARE bare
-#endif
-#ifdef GAP_RELAUNCH_STALE_LIST
-#define STALE 0
-#else
-#define STALE stale
 #endif
 /* a worker ended by a result ended as the recorded result says */
 #define AGREE (HY(WKR) != E_RESULT || \
@@ -391,23 +395,60 @@ inline record_exit() {  /* supervise.record_exit: published once; a record alrea
   exit_rec = true
 }
 
+inline stopped_meanwhile(launch) {  /* launch_guards.stopped, asked by a launch after `ensure` and by the
+                                      supervisor before the sandbox: `stop`'s kill marker (left first), else
+                                      the worker's end (stop ends the worker before it drops the marker);
+                                      stp: it must not run */
+  d_step { stp = marker };                   /* panefiles.read_kill */
+  if
+  :: !stp ->
+     d_step {                                /* the worker: no longer idle/working, or stopped */
+       stp = ((ST(WKR) != IDLE && ST(WKR) != WORKING) || HX(WKR) == STOPPED);
+       if :: launch && !stp -> unchecked = 0 :: else fi   /* (a stop from now on finds the pane, kills it) */
+     }
+  :: else
+  fi
+}
+
+#define M_START \
+      pending--; consumed = true; \
+      if \
+      :: started -> \
+         agents = agents | BIT(inc); starts++; \
+         assert(ONE_START(inc));             /* property: exactly one launch (never a second start) */ \
+         assert(PANE_GONE_WHEN_STOPPED)      /* property: nothing starts for a stopped worker (but under a \
+                                                hung-up supervisor, which ends what it starts) */ \
+      :: else \
+      fi
+
 proctype supervise(byte inc) {
-  bool started, consumed, seen;
+  bool started, consumed, seen, stp;
   SCRATCH;
   {
+#ifdef SUPERVISOR_UNCHECKED
+    d_step {                                 /* launch.consume: read once, removed; the sandbox starts */
+      started = spec; spec = false;
+      M_START
+    }
+#else
     d_step {                                 /* launch.consume: read once, removed */
-      started = spec; spec = false; pending--; consumed = true;
-      if
-      :: started ->
-         agents = agents | BIT(inc); starts++;
-         assert(ONE_START(inc));             /* property: exactly one launch (never a second start) */
-         assert(PANE_GONE_WHEN_STOPPED)      /* property: nothing starts for a stopped worker (but under a
-                                                hung-up supervisor, which ends what it starts) */
-      :: else
-      fi
+      started = spec; spec = false;
+      if :: !started -> pending--; consumed = true :: else fi
     }
     if
-    :: !started -> record_exit(); goto s_end   /* "the worker could not start" */
+    :: started ->
+       stopped_meanwhile(false);             /* launch_guards.stopped: a stop came, nothing starts */
+       d_step {
+         if
+         :: stp -> started = false; refused = true; stp = false; pending--; consumed = true
+         :: else -> M_START                  /* the sandbox starts */
+         fi
+       }
+    :: else
+    fi;
+#endif
+    if
+    :: !started -> record_exit(); goto s_end   /* "the worker could not start" / "did not start" */
     :: else
     fi;
     record_hook();
@@ -433,7 +474,7 @@ s_end:
   d_step {                                   /* end_own_group: the supervisor's group ends; the pane is dead */
     sups = sups & ~BIT(inc);
     if
-    :: !consumed -> pending--                /* killed before it read its spec */
+    :: !consumed -> pending--                /* killed before it decided */
     :: else
     fi;
     if
@@ -585,20 +626,6 @@ inline _after_failed_activation() {
   fi
 }
 
-inline stopped_meanwhile() {  /* launch_guards: `stop`'s kill marker (left first), else the worker's end (stop
-                                ends the worker before it drops the marker); stp: it must not run on */
-  d_step { stp = marker };                   /* panefiles.read_kill */
-  if
-  :: !stp ->
-     d_step {                                /* the worker: no longer idle/working, or stopped */
-       R_WORKER;
-       stp = ((wact != IDLE && wact != WORKING) || whe == STOPPED);
-       if :: !stp -> unchecked = 0 :: else fi   /* (a stop from now on finds the pane and kills it) */
-     }
-  :: else
-  fi
-}
-
 inline _launch() {
 #ifndef MUT_LAUNCH_UNACCEPTED
   if
@@ -627,7 +654,7 @@ inline _launch() {
   :: else
   fi;
 #ifndef MUT_RELAUNCH
-  d_step {                                   /* panes.list: is D's pane running?, then the session (one step:
+  d_step {                                   /* panes.observe: is D's pane running?, then the session (one step:
                                                 only a launcher, holding the lock, creates it) */
     pv = pane;
     if :: nv[SES] == 0 -> sst = S_NONE; snv = 0 :: else -> sst = ST(SES); snv = nv[SES] fi
@@ -638,12 +665,17 @@ inline _launch() {
   :: else
   fi;
 #endif
-  d_step {                                   /* panes.observe */
-#ifndef MUT_RELAUNCH
-    if :: sst != S_NONE && pane != P_LIVE -> stale = true :: else fi;   /* (the guard saw it live) */
-#endif
-    pv = pane
+  d_step {                                   /* start_pane: panes.observe, then the session (one step, as above) */
+    pv = pane;
+    if :: nv[SES] == 0 -> sst = S_NONE; snv = 0 :: else -> sst = ST(SES); snv = nv[SES] fi
   };
+#if !defined(MUT_RELAUNCH) && !defined(MUT_GUARD_ON_LIST)
+  if                                         /* the guard again, on the observation that decides the spec:
+                                                it raises and the worker parks (`wkr-lch-park`) */
+  :: sst != S_NONE && pv != P_LIVE -> _park_worker(OP_LCH_PARK); goto l_out
+  :: else
+  fi;
+#endif
   if                                         /* no pane, or a dead one: a new pane starts */
   :: pv != P_LIVE ->                         /* supervise.clear, launch.write */
      d_step {
@@ -664,7 +696,7 @@ inline _launch() {
 #endif
   /* (a reused pane's spec stays for its supervisor, which consumes it; `stop` discards one nobody took) */
 #ifndef MUT_NO_STOP_CHECK
-  stopped_meanwhile();
+  stopped_meanwhile(true);
   if
   :: stp ->                                  /* `stop` came meanwhile: end the pane this launch made, raise */
      if
@@ -1066,8 +1098,10 @@ init {
   (actors == 0 && pending == 0);
   d_step {
     /* property: a delivery that says it launched (or left the activation pending) did launch (at most
-       once: checked at every start), unless a stop killed its pane or discarded its spec before it was read */
-    assert((rcpt != O_CREATED && rcpt != O_REUSED && rcpt != O_PENDING) || starts >= 1 || killed != 0 || revoked);
+       once: checked at every start), unless a stop killed its pane or discarded its spec before it was read,
+       or its supervisor saw the stop and started nothing */
+    assert((rcpt != O_CREATED && rcpt != O_REUSED && rcpt != O_PENDING) || starts >= 1 || killed != 0 || revoked ||
+           refused);
     assert(PANE_GONE_WHEN_STOPPED)           /* property: no pane outlives a stopped worker */
   }
 }
