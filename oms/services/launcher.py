@@ -63,8 +63,7 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
         )
     session_id = access.text(dispatch.payload, "session_id")
     try:
-        shown = d.panes.observe(dispatch.record_id)
-        if d.session(session_id) is not None and (shown is None or shown.dead):
+        if d.session(session_id) is not None and not _live(d.panes.observe(dispatch.record_id)):
             raise AuthorityChangedError(  # parks: a second start of the agent is never made here
                 "an earlier launch of this worker has no live pane (its deliverer stopped before the receipt)",
                 hint=f"`oms worker resume {dispatch.record_id}` continues it in a new pane",
@@ -179,6 +178,10 @@ def start_pane(
             launch.discard(root, dispatch.record_id)
         raise
     return status, pane
+
+
+def _live(pane: Pane | None) -> bool:
+    return pane is not None and not pane.dead
 
 
 def park(d: Delivery, dispatch: Record, event_id: str, prefix: str, exc: OmsError, reason: str = "") -> Launched:
