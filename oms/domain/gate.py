@@ -19,12 +19,13 @@ prompt nobody will type, with no result, for good.
 
 Versions. A hook's payload is worth a session version at once only for a fact others act on that the
 latest version lacks: the first hook after another writer (delivery confirms activation by it; a
-resume), the agent coming to rest (`agent_stopped_at` set), Codex's own session id (changed), the agent's
-first prompt (`agent_prompted_at`: its native session can be resumed), the bound reached. Everything
-else — the agent working again, the gate's count — waits for the beat: a version when the latest is
+resume), the agent coming to rest (`agent_stopped_at` set), the gate starting to hold it (`stop_blocks`
+from 0), Codex's own session id (changed), the agent's first prompt (`agent_prompted_at`: its native
+session can be resumed), the bound reached. Everything else — the agent working again, the gate
+released, its count — waits for the beat: a version when the latest is
 BEAT_MS old (the heartbeat deadline is 15 minutes away). In between the broker keeps the payload
-(`services/progress.Memo`). An agent cannot toggle its way to more versions: coming to rest again is not
-new while the latest version already says it rests, and being at work again waits for the beat (issue
+(`services/progress.Memo`). An agent cannot toggle its way to more versions: coming to rest or being held
+again is not new while the latest version already says so, and the way back waits for the beat (issue
 11's attack: alternating prompts and Stops wrote a version per hook).
 """
 
@@ -136,5 +137,7 @@ def worth_writing(written: JsonObject, payload: JsonObject, *, first: bool, no_r
         return True
     if written.get("agent_stopped_at") is None and payload.get("agent_stopped_at") is not None:
         return True  # the agent came to rest
+    if _count(written.get("stop_blocks")) == 0 and _count(payload.get("stop_blocks")) > 0:
+        return True  # the gate started holding it
     last = written.get("last_observed_at")
     return not isinstance(last, str) or parse_ts(now) >= parse_ts(add_ms(last, BEAT_MS))

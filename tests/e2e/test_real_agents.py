@@ -67,7 +67,11 @@ def _wait_for_result(chain: Chain, dispatch_id: str, mock: ModelMock, timeout: f
             session = ws.store.records("session").read_if_exists(
                 str(ws.store.records("dispatch").read(dispatch_id).payload["session_id"])
             )
-        released = session is not None and session.payload["stop_blocks"] == 0 and session.version > 2
+        released = (  # the agent came to rest after its result (a fact the session records at once)
+            session is not None
+            and session.payload["stop_blocks"] == 0
+            and session.payload.get("agent_stopped_at") is not None
+        )
         if view["dispatch_state"] == "result-received" and released:
             return view
         if view["worker_health"] != "healthy" or time.monotonic() > deadline:

@@ -15,11 +15,13 @@ from oms.adapters.sandbox import system_args
 from oms.canonical import Json, JsonObject, now
 from oms.fsio import Root
 from oms.services import launch
-from oms.store import StateRoot
-from tests.helpers import oms_command
+from oms.store import RecordStore, StateRoot
+from tests.helpers import oms_command, payload
 
 
-def _spec(state: Path, worktree: Path, command: list[str], sandbox: list[str] | None = None) -> None:
+def _spec(
+    state: Path, worktree: Path, command: list[str], sandbox: list[str] | None = None, *, worker: bool = True
+) -> None:
     host = bwrap.host()
     minimal = ["--unshare-user", "--unshare-pid", "--die-with-parent", "--proc", "/proc", "--dev", "/dev"]
     minimal += system_args(host.system)
@@ -46,6 +48,15 @@ def _spec(state: Path, worktree: Path, command: list[str], sandbox: list[str] | 
     }
     with Root.open(str(state)) as root:
         launch.write(root, doc)
+        if worker and RecordStore(root, "worker").read_if_exists("dsp-1") is None:
+            RecordStore(root, "worker").create(  # an idle reservation, as delivery leaves it
+                "dsp-1",
+                state="idle",
+                payload=payload("worker"),
+                operation_id="op-w",
+                actor="oms-system",
+                observed_at=now(),
+            )
 
 
 @pytest.fixture
@@ -137,3 +148,16 @@ def test_the_sandbox_cannot_reach_a_host_abstract_socket(state: Path, tmp_path: 
     assert done.returncode == 0, done.stderr
     assert "refused" in done.stdout
     assert "REACHED" not in done.stdout
+
+
+def test_a_supervisor_starts_nothing_for_a_worker_it_cannot_find(state: Path, tmp_path: Path) -> None:
+    """The supervisor asks `launch_guards.stopped` before the sandbox: a worker with no record (or stopped,
+    `test_no_second_start.py`) gets no agent, and the end says why."""
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    marker = worktree / "ran"  # the sandbox binds the worktree: the command could write here
+    _spec(state, worktree, ["/bin/sh", "-c", f"touch {marker}"], worker=False)
+    assert _supervise(state) != 0
+    ended = json.loads((state / "panes" / "dsp-1.exit.json").read_text())
+    assert "did not start: the worker has no record" in ended["detail"]
+    assert not marker.exists()

@@ -4,8 +4,8 @@ regression tests (each failed on the build it was found on).
 1. A hostile agent drains the broker's hook budget with its own SessionStarts so the real /goal Stops go
    unrecorded, and the next recorded non-Stop hook erased them: 2000 goal turns were counted as about
    30. Missed Stops are now erased only by the Stop that counts them.
-2. Alternating prompts and Stops wrote a session version per hook. Only facts others act on are written
-   at once; an agent at work again waits for the beat.
+2. Alternating prompts and Stops wrote a session version per hook (40 in 8 s). Only facts others act on
+   are written at once, and the way back from each waits for the beat: at most two versions a beat.
 3. A broker SIGKILLed between moving the dispatch to `result-received` and finishing the worker left them
    disagreeing for good once the worker was stopped. Whoever ends the worker now ends it as the
    recorded result says; a dispatch with a result is never relaunched.
@@ -76,7 +76,8 @@ def test_a_toggling_hook_loop_writes_a_session_version_per_hook(chain: Chain) ->
     written = len(history) - len(before)
     print(f"{written} session versions in {elapsed_s} s (budget {HOOK_RATE}/s)")
     assert session.state == "running"
-    assert written <= elapsed_s / 5 + 1, f"{written} session versions in {elapsed_s} s (claim: 1 per 5 s)"
+    # a beat and the gate holding again are the most a beat can hold (was: a version per hook, 40 in 8 s)
+    assert written <= 2 * (elapsed_s / 5 + 1), f"{written} session versions in {elapsed_s} s (bound: 2 per 5 s)"
 
 
 def _ready(chain: Chain) -> tuple[Bound, str]:

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from oms.canonical import add_ms, parse_ts
+from oms.canonical import access, add_ms, parse_ts
 from oms.domain import gate
 from oms.domain.gate import BEAT_MS, STOP_BLOCK_CAP, Hook, after, worth_writing
 
@@ -137,6 +137,7 @@ def test_a_hook_loop_writes_a_version_per_beat_and_per_change_others_act_on(sequ
             done.payload.get("native_session_ref") != written.get("native_session_ref")
             or (written.get("agent_prompted_at") is None and done.payload.get("agent_prompted_at") is not None)
             or (written.get("agent_stopped_at") is None and done.payload.get("agent_stopped_at") is not None)
+            or (access.integer(written, "stop_blocks") == 0 and access.integer(done.payload, "stop_blocks") > 0)
         )
         due = parse_ts(now) >= parse_ts(add_ms(written["last_observed_at"], BEAT_MS))
         write = worth_writing(written, done.payload, first=first, no_result=False, now=now)
