@@ -203,17 +203,28 @@ def is_ancestor(repo: str, ancestor: str, commit: str) -> bool:
 def committed_blob(repo: str, path: str, rev: str = "HEAD") -> tuple[str, bytes] | None:
     """(object id, bytes) of `path` at `rev`, or None if it is not there (or not a file). No filters run;
     one git process (`cat-file --batch`)."""
-    if "\n" in path or "\n" in rev:
+    return committed_blobs(repo, (path,), rev)[path]
+
+
+def committed_blobs(repo: str, paths: tuple[str, ...], rev: str = "HEAD") -> dict[str, tuple[str, bytes] | None]:
+    """`committed_blob` for several paths, read by one git process (one `cat-file --batch`)."""
+    if any("\n" in p for p in paths) or "\n" in rev:
         raise ValueError("a path or revision with a newline cannot be asked for")
-    out = git(repo, "cat-file", "--batch", stdin=f"{rev}:{path}\n".encode(), max_output=_MAX_BLOB + 256).stdout
-    header, _, rest = out.partition(b"\n")
-    fields = header.split(b" ")
-    if len(fields) != 3 or fields[1] != b"blob" or not fields[2].isdigit():
-        return None  # "<name> missing", or a tree or a submodule at that path
-    size = int(fields[2])
-    if len(rest) != size + 1 or rest[size:] != b"\n":
-        raise CheckoutChangedError(f"git cat-file returned {len(rest)} bytes for a blob of {size}")
-    return fields[0].decode("ascii"), rest[:size]
+    asked = "".join(f"{rev}:{p}\n" for p in paths).encode()
+    out = git(repo, "cat-file", "--batch", stdin=asked, max_output=len(paths) * (_MAX_BLOB + 256)).stdout
+    found: dict[str, tuple[str, bytes] | None] = {}
+    for path in paths:
+        header, _, out = out.partition(b"\n")
+        fields = header.split(b" ")
+        if len(fields) != 3 or not fields[2].isdigit():
+            found[path] = None  # "<name> missing" (no content follows)
+            continue
+        size = int(fields[2])
+        if len(out) < size + 1 or out[size : size + 1] != b"\n":
+            raise CheckoutChangedError(f"git cat-file returned {len(out)} bytes for an object of {size}")
+        content, out = out[:size], out[size + 1 :]
+        found[path] = (fields[0].decode("ascii"), content) if fields[1] == b"blob" else None  # a tree: not a file
+    return found
 
 
 def index_entries(repo: str, path: str) -> list[tuple[str, str, int, str]]:

@@ -18,7 +18,7 @@ from oms.domain.config import WORKER_TRANSPORTS, Role, role
 from oms.domain.policy import Policy, role_tools, worker_capabilities
 from oms.errors import AuthorityChangedError, ConfigError, LeaseError
 from oms.services import policy as policy_service
-from oms.services.committed import committed_instructions, uncommitted
+from oms.services.committed import Head, committed_instructions, head_files, uncommitted
 from oms.services.workspace import Workspace
 from oms.services.worktrees import worktree_id
 from oms.store import Record
@@ -87,11 +87,11 @@ def role_fields(ws: Workspace, configured: Role, policy: Policy, instructions: s
     }
 
 
-def check_role(ws: Workspace, configured: Role, policy: Policy, payload: JsonObject) -> str:
+def check_role(ws: Workspace, configured: Role, policy: Policy, payload: JsonObject, head: Head | None = None) -> str:
     """What runs is what was approved: `role_fields` now must be the intent's, and nothing of the role may
     differ in the working tree. The refusal names the fields; returns the instructions it checked (what a
     launch gives the agent: read once)."""
-    instructions = committed_instructions(ws.config_root)
+    instructions = committed_instructions(ws.config_root, head)
     try:
         now = role_fields(ws, configured, policy, instructions)
     except ConfigError as exc:  # e.g. argv[0] no longer found: what would run is not what was approved
@@ -101,7 +101,7 @@ def check_role(ws: Workspace, configured: Role, policy: Policy, payload: JsonObj
         raise AuthorityChangedError(f"role {configured.role_id} changed since it was approved: {', '.join(changed)}")
     if configured.transport not in WORKER_TRANSPORTS or configured.sandbox != "ticket-worktree-write":
         raise AuthorityChangedError(f"role {configured.role_id} is not a worker role")
-    drift = uncommitted(ws)
+    drift = uncommitted(ws, head)
     if drift:
         raise AuthorityChangedError(
             f"uncommitted changes to {', '.join(drift)}: what runs comes from HEAD (commit or revert them)"
@@ -113,13 +113,14 @@ def check_dispatch(ws: Workspace, dispatch: Record) -> Authority:
     """Every authority check of DESIGN.md §5.4 except the live authorisation (the caller's, before contact)."""
     payload = dispatch.payload
     intent = check_intent(dispatch)
-    policy = policy_service.load_tracked(ws.config_root, ws.repo)
+    head = head_files(ws.config_root)  # config, instructions and policy at HEAD: one git process for all
+    policy = policy_service.load_tracked(ws.config_root, ws.repo, head)
     if not equal(policy.digest, access.text(payload, "policy_digest")):
         raise AuthorityChangedError("role policy changed since the dispatch was proposed")
     check_approval(ws, dispatch, policy, intent)
     config = ws.config()
     configured = role(config, access.text(payload, "role_id"))
-    instructions = check_role(ws, configured, policy, payload)
+    instructions = check_role(ws, configured, policy, payload, head)
     if payload["capabilities"] != worker_capabilities(policy, configured.role_id):
         raise AuthorityChangedError("dispatch capabilities are not exactly repository-read, ticket-worktree-write")
     ticket = ws.store.records("ticket").read(access.text(payload, "ticket_id"))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from oms.adapters import git
 from oms.domain.config import CONFIG_PATH, Config, parse_config
+from oms.domain.policy import POLICY_PATH
 from oms.errors import ConfigError, OmsError
 from oms.limits import LIMITS
 
@@ -30,11 +31,26 @@ ACTIVATION_TEXT = (
 ROLE_FIELDS = ("model", "endpoint", "transport", "sandbox", "argv")
 
 
-def _head(config_root: str, rel: str) -> bytes | None:
+Head = dict[str, "tuple[str, bytes] | None"]  # what `head_files` read: path -> (object id, bytes) or None
+
+
+def head_files(config_root: str) -> Head:
+    """The config, the executor instructions and the role policy at HEAD, read by one git process: what one
+    authority check compares (one read of HEAD for all three, not one each)."""
     try:
-        found = git.committed_blob(config_root, rel)
+        return git.committed_blobs(config_root, (CONFIG_PATH, INSTRUCTIONS_PATH, POLICY_PATH))
     except OmsError as exc:
         raise ConfigError(f"{config_root} is not a git repository oms can read ({exc.message})") from exc
+
+
+def _head(config_root: str, rel: str, head: Head | None = None) -> bytes | None:
+    if head is not None and rel in head:
+        found = head[rel]
+    else:
+        try:
+            found = git.committed_blob(config_root, rel)
+        except OmsError as exc:
+            raise ConfigError(f"{config_root} is not a git repository oms can read ({exc.message})") from exc
     return None if found is None else found[1]
 
 
@@ -61,23 +77,23 @@ def flatten_instructions(data: bytes | None) -> str:
     return (flat or ACTIVATION_TEXT)[:4096]
 
 
-def committed_instructions(config_root: str) -> str:
+def committed_instructions(config_root: str, head: Head | None = None) -> str:
     """The executor instructions committed at HEAD (or oms's default when there are none)."""
-    return flatten_instructions(_head(config_root, INSTRUCTIONS_PATH))
+    return flatten_instructions(_head(config_root, INSTRUCTIONS_PATH, head))
 
 
-def uncommitted(ws: Workspace) -> list[str]:
+def uncommitted(ws: Workspace, head: Head | None = None) -> list[str]:
     """What differs between the working tree and HEAD among what runs: config fields (`roles.R.argv`, …),
     `executor instructions`; empty when the working tree holds exactly what HEAD does."""
     found: list[str] = []
-    head_config = _head(ws.config_root, CONFIG_PATH)
+    head_config = _head(ws.config_root, CONFIG_PATH, head)
     try:
         working = ws.repo.read_optional(CONFIG_PATH, LIMITS.config_bytes)
     except OmsError:
         working = b"\x00unreadable"
     if working != head_config:
         found += _config_fields(head_config, working)
-    head_text = _head(ws.config_root, INSTRUCTIONS_PATH)
+    head_text = _head(ws.config_root, INSTRUCTIONS_PATH, head)
     try:
         working_text = ws.repo.read_optional(INSTRUCTIONS_PATH, INSTRUCTIONS_CAP)
     except OmsError:  # too large, a link, not ours: not what HEAD holds either way

@@ -17,13 +17,19 @@ from oms.limits import LIMITS
 from oms.schemas.loader import packaged_data
 
 
-def load_tracked(config_root: str, repo: Root) -> Policy:
-    """The committed role policy of `config_root`, or `PolicyNotTrackedError` saying why not."""
+def load_tracked(
+    config_root: str, repo: Root, committed_at_head: dict[str, tuple[str, bytes] | None] | None = None
+) -> Policy:
+    """The committed role policy of `config_root`, or `PolicyNotTrackedError` saying why not
+    (`committed_at_head`: the files at HEAD an authority check already read, `committed.head_files`)."""
     where = os.path.join(config_root, POLICY_PATH)
     top = git.toplevel(config_root)
     if top != os.path.realpath(config_root):
         raise PolicyNotTrackedError(f"config root {config_root} is not the top of its repository ({top})")
-    committed = git.committed_blob(config_root, POLICY_PATH)
+    if committed_at_head is not None and POLICY_PATH in committed_at_head:
+        committed = committed_at_head[POLICY_PATH]
+    else:
+        committed = git.committed_blob(config_root, POLICY_PATH)
     if committed is None:
         raise PolicyNotTrackedError(f"{where} is not tracked: it is not committed at HEAD")
     oid, data = committed

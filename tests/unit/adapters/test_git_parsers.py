@@ -151,3 +151,42 @@ def test_status_paths_are_every_file_and_never_a_submodule_or_repository(
 def test_status_paths_keep_spaces_in_names() -> None:
     entry = f"1 .M N... 100644 100644 100644 {'a' * 40} {'b' * 40} dir/a file with spaces.txt".encode()
     assert git.parse_status_paths([entry, b"? new file.txt"]) == ["dir/a file with spaces.txt", "new file.txt"]
+
+
+@given(
+    st.lists(st.binary(max_size=300), min_size=1, max_size=4, unique=True),
+    st.data(),
+)
+def test_several_committed_blobs_read_by_one_process_equal_one_by_one(
+    contents: list[bytes], data: st.DataObject
+) -> None:
+    """`committed_blobs` (one `cat-file --batch`) answers exactly what `committed_blob` answers path by path:
+    files of any bytes (newlines included), a missing path, a directory (a tree: not a file)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp)
+        subprocess.run(["git", "init", "-q", str(repo)], check=True)
+        names = [f"d/f{i} x.txt" for i in range(len(contents))]
+        for name, content in zip(names, contents, strict=True):
+            (repo / name).parent.mkdir(exist_ok=True)
+            (repo / name).write_bytes(content)
+        subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
+        env = {
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+        }
+        subprocess.run(
+            ["git", "-C", str(repo), "commit", "-q", "-m", "x"], check=True, env={**env, "PATH": "/usr/bin:/bin"}
+        )
+        asked = tuple(data.draw(st.permutations([*names, "missing.txt", "d"])))
+        together = git.committed_blobs(str(repo), asked)
+        assert together == {path: git.committed_blob(str(repo), path) for path in asked}
+        for name, content in zip(names, contents, strict=True):
+            found = together[name]
+            assert found is not None
+            assert found[1] == content
+        assert together["missing.txt"] is None
+        assert together["d"] is None
