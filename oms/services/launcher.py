@@ -71,18 +71,10 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
         plan, spec = prepare(d, dispatch, authority)
     except OmsError as exc:
         return park(d, dispatch, event_id, "wkr-pre-park", exc)
-    if authority.ticket.payload["source"] == "github":
-        try:
-            live.disclose(
-                d.ws,
-                access.text(authority.ticket.payload, "repository"),
-                operation="worker-session",
-                surface=plans.surface(plan),
-                subject_id=session_id,
-                request=live.dispatch_request(dispatch),
-            )
-        except OmsError as exc:
-            return park(d, dispatch, event_id, "wkr-auth-park", exc)
+    try:
+        live.disclose_worker(d.ws, authority.ticket, dispatch, operation="worker-session", surface=plans.surface(plan))
+    except OmsError as exc:
+        return park(d, dispatch, event_id, "wkr-auth-park", exc)
     try:
         status, pane = start_pane(d, dispatch, plan, spec)
     except OmsError as exc:

@@ -85,15 +85,8 @@ def resume(d: Delivery, dispatch_id: str) -> JsonObject:
     receipt = d.ws.store.outbox(CONSUMER).read_receipt(str(dispatch.payload["delivery_event_id"]))
     plan = d.native(dispatch)
     ticket = d.ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
-    if ticket.payload["source"] == "github":  # resuming is contact: journaled first, refused if not in force
-        live.disclose(
-            d.ws,
-            access.text(ticket.payload, "repository"),
-            operation="worker-resume",
-            surface=plans.surface(plan),
-            subject_id=session.record_id,
-            request=live.dispatch_request(dispatch),
-        )
+    # resuming is contact: journaled first, refused if not in force
+    live.disclose_worker(d.ws, ticket, dispatch, operation="worker-resume", surface=plans.surface(plan))
     pending = receipt is not None and receipt.result.get("activation_pending") is True
     keys = rules.resume_keys(
         session.state, session.version, health, activation_pending=pending, prompted=plan.prompt is not None

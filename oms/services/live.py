@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from oms.canonical import JsonObject, next_after, stable_id
+from oms.canonical import JsonObject, access, next_after, stable_id
 from oms.domain import live as machine
 from oms.domain.github import check_repository
 from oms.errors import AuthorityChangedError, InvalidInputError, one_line
@@ -91,6 +91,21 @@ def dispatch_request(dispatch: Record) -> JsonObject:
     """What the contact journal records of a dispatch whose agent contacts a repository."""
     fields = ("ticket_id", "role_id", "model_id", "provider_mode", "worktree_id")
     return {k: dispatch.payload[k] for k in fields} | {"dispatch_id": dispatch.record_id}
+
+
+def disclose_worker(ws: Workspace, ticket: Record, dispatch: Record, *, operation: str, surface: str) -> None:
+    """A worker's launch or resumption is contact for a GitHub ticket: journaled first (`disclose`), refused
+    unless a person authorised the repository; nothing for a local ticket."""
+    if ticket.payload["source"] != "github":
+        return
+    disclose(
+        ws,
+        access.text(ticket.payload, "repository"),
+        operation=operation,
+        surface=surface,
+        subject_id=access.text(dispatch.payload, "session_id"),
+        request=dispatch_request(dispatch),
+    )
 
 
 def disclose(

@@ -86,15 +86,8 @@ def relaunch(d: Delivery, dispatch_id: str) -> bool:
         ref = rules.native_ref(mode, worker.state, session_id, session.payload)
         authority = check_dispatch(d.ws, dispatch)
         plan, spec = launcher.prepare(d, dispatch, authority, resume=ref)
-        if authority.ticket.payload["source"] == "github":  # relaunching is contact: journaled first
-            live.disclose(
-                d.ws,
-                access.text(authority.ticket.payload, "repository"),
-                operation="worker-resume",
-                surface=plans.surface(plan),
-                subject_id=session_id,
-                request=live.dispatch_request(dispatch),
-            )
+        # relaunching is contact: journaled first
+        live.disclose_worker(d.ws, authority.ticket, dispatch, operation="worker-resume", surface=plans.surface(plan))
         root = d.ws.store.state.root
         reaper.end_sandbox(root, dispatch_id)  # whatever is left of the ended pane's sandbox
         status, new = launcher.start_pane(d, dispatch, plan, spec, relaunch=True)
