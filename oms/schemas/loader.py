@@ -29,6 +29,7 @@ SCHEMA_NAMES = (
     "evidence-envelope",
     "journal-entry",
     "kill-marker",
+    "launch-begun",
     "launch-spec",
     "op-index",
     "outbox-receipt",

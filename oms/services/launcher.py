@@ -12,6 +12,7 @@ event is not retried blindly). What a failure leaves once the pane exists is `do
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, NamedTuple
 
 from oms.adapters import bwrap
@@ -47,8 +48,10 @@ class Launched(NamedTuple):
     cause: OmsError | None = None
 
 
-def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
-    """Launch `dispatch`'s worker (only an accepted dispatch launches, on every path)."""
+def launch_worker(d: Delivery, dispatch: Record, event_id: str, *, again: bool = False) -> Launched:
+    """Launch `dispatch`'s worker (only an accepted dispatch launches, on every path). A launch that finds
+    an earlier one begun (`panes/<dispatch>.begun.json`) or its session, with no live pane, parks the
+    worker: only `again` — `oms worker resume`, a person's decision — starts it in a new pane then."""
     if dispatch.state != "accepted":
         raise AuthorityChangedError(f"dispatch {dispatch.record_id} is {dispatch.state}; only an accepted one launches")
     try:
@@ -63,11 +66,8 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
         )
     session_id = access.text(dispatch.payload, "session_id")
     try:
-        if d.session(session_id) is not None and not _live(d.panes.observe(dispatch.record_id)):
-            raise AuthorityChangedError(  # parks: a second start of the agent is never made here
-                "an earlier launch of this worker has no live pane (its deliverer stopped before the receipt)",
-                hint=f"`oms worker resume {dispatch.record_id}` continues it in a new pane",
-            )
+        if _earlier_launch(d, dispatch, again=again) and not _live(d.panes.observe(dispatch.record_id)):
+            raise _earlier_error(dispatch.record_id)  # parks: a second start of the agent is never made here
         plan, spec = prepare(d, dispatch, authority)
     except OmsError as exc:
         return park(d, dispatch, event_id, "wkr-pre-park", exc)
@@ -76,7 +76,7 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str) -> Launched:
     except OmsError as exc:
         return park(d, dispatch, event_id, "wkr-auth-park", exc)
     try:
-        status, pane = start_pane(d, dispatch, plan, spec)
+        status, pane = start_pane(d, dispatch, plan, spec, again=again)
     except OmsError as exc:
         return park(d, dispatch, event_id, "wkr-lch-park", exc)
     stopping = guards.stopped(d.ws.store.state.root, dispatch.record_id)
@@ -144,19 +144,19 @@ def prepare(
 
 
 def start_pane(
-    d: Delivery, dispatch: Record, plan: LaunchPlan, spec: JsonObject, *, relaunch: bool = False
+    d: Delivery, dispatch: Record, plan: LaunchPlan, spec: JsonObject, *, relaunch: bool = False, again: bool = False
 ) -> tuple[str, Pane]:
-    """`Panes.ensure` the worker's pane, its supervisor started on `spec`: ("created" | "reused", pane)."""
+    """`Panes.ensure` the worker's pane, its supervisor started on `spec`: ("created" | "reused", pane).
+    A first launch (not a `relaunch` on the agent's session) records that it began before the pane."""
     root = d.ws.store.state.root
     try:
         supervised = (d.executable, "worker", "supervise", "--dispatch-id", dispatch.record_id)
         shown = d.panes.observe(dispatch.record_id)
         wrote = shown is None or shown.dead  # a new pane starts: only its own end will be trusted
-        if wrote and not relaunch and d.session(access.text(dispatch.payload, "session_id")) is not None:
-            raise AuthorityChangedError(  # decided on the observation that decides the spec (ADR 0014)
-                "an earlier launch of this worker has no live pane (its deliverer stopped before the receipt)",
-                hint=f"`oms worker resume {dispatch.record_id}` continues it in a new pane",
-            )
+        if wrote and not relaunch:  # decided on the observation that decides the spec (ADR 0014)
+            if _earlier_launch(d, dispatch, again=again):
+                raise _earlier_error(dispatch.record_id)
+            panefiles.leave_begun(root, _begun(d, dispatch))
         if wrote:
             panefiles.clear_exit(root, dispatch.record_id)
             launch.write(root, spec)
@@ -174,6 +174,31 @@ def start_pane(
 
 def _live(pane: Pane | None) -> bool:
     return pane is not None and not pane.dead
+
+
+def _earlier_launch(d: Delivery, dispatch: Record, *, again: bool) -> bool:
+    """May an earlier launch have started the agent? Its session exists, or (unless `again`) it began: its
+    deliverer died before it registered the session, and its agent may have run."""
+    if d.session(access.text(dispatch.payload, "session_id")) is not None:
+        return True
+    return not again and panefiles.read_begun(d.ws.store.state.root, dispatch.record_id) is not None
+
+
+def _earlier_error(dispatch_id: str) -> AuthorityChangedError:
+    return AuthorityChangedError(
+        "an earlier launch of this worker has no live pane (its deliverer stopped before the receipt)",
+        hint=f"`oms worker resume {dispatch_id}` continues it in a new pane",
+    )
+
+
+def _begun(d: Delivery, dispatch: Record) -> JsonObject:
+    return {
+        "format": "oms-launch-begun-v1",
+        "dispatch_id": dispatch.record_id,
+        "session_id": access.text(dispatch.payload, "session_id"),
+        "pid": os.getpid(),
+        "begun_at": d.ws.now(),
+    }
 
 
 def park(d: Delivery, dispatch: Record, event_id: str, prefix: str, exc: OmsError, reason: str = "") -> Launched:

@@ -121,7 +121,7 @@ def _launch_unstarted(d: Delivery, dispatch: Record) -> JsonObject:
         dispatch = d.dispatch(dispatch_id)
         if d.session(access.text(dispatch.payload, "session_id")) is not None:
             return {**d.observe(dispatch_id), "resumed": "none"}  # launched meanwhile (a deliverer, a resume)
-        launched = launch_worker(d, dispatch, event_id)
+        launched = launch_worker(d, dispatch, event_id, again=True)  # a person's decision: a new pane
     if launched.outcome.get("status") == "parked":
         cause = launched.cause
         raise ActivationError(
@@ -168,6 +168,7 @@ def stop(d: Delivery, dispatch_id: str, reason: str, *, end_reason: str = "stopp
     panefiles.drop_registry(root, dispatch_id)
     panefiles.drop_kill(root, dispatch_id)
     panefiles.clear_exit(root, dispatch_id)
+    panefiles.drop_begun(root, dispatch_id)
     launch.discard(root, dispatch_id)  # a spec no supervisor took (it holds the agent's credential)
     d.panes.kill_server_if_idle()
     return d.observe(dispatch_id)

@@ -1,11 +1,11 @@
 """`oms worker supervise`: the first process in a worker's pane — its sandbox's parent and its broker.
 
 It reads the launch spec delivery wrote (once: it holds the agent's credential), starts nothing if the
-worker was stopped meanwhile (`launch_guards.stopped`), opens the broker's socket, starts the agent in its
-bubblewrap sandbox on the pane's terminal (options through a memory file, never the command line; the
-sandbox leads its own process group, holding the terminal: nothing in it can signal this process through
-a shared group), serves the worker's hooks and bridge until the sandbox ends, ends the sandbox's init if
-it still runs, and only then records the end (`exit.json`; tmux 3.3a misreports pane exits, ADR 0009).
+worker was stopped meanwhile (`launch_guards.stopped`) or its terminal hung up, opens the broker's socket,
+starts the agent in its bubblewrap sandbox on the pane's terminal (options through a memory file, never
+the command line; the sandbox leads its own process group, holding the terminal: nothing in it can signal
+this process through a shared group), serves the worker's hooks and bridge until the sandbox ends, kills
+its init if it outlived it, and only then records the end (`exit.json`; tmux misreports exits, ADR 0009).
 
 SIGINT, SIGTERM and SIGQUIT sent to this process (or its group) are passed on to the sandbox's group,
 as they would have reached the agent in a plain pane. When the terminal hangs up (the pane or the tmux
@@ -142,6 +142,8 @@ class _Run:
             if not scoped:
                 self.log("this kernel has no Landlock scopes (Linux 6.12): abstract sockets stay reachable")
             argv = [spec.bwrap, "--args", str(args_fd), "--", *command]
+            if signal.SIGHUP in self.received:  # the pane is gone: an agent started now would be ended at once
+                return 1, None, "the worker did not start: its terminal hung up"
             child = start_foreground(argv, env=env, pass_fds=passed, scoped=scoped)
             for quiet in (signal.SIGTTOU, signal.SIGTTIN):  # the sandbox's group holds the terminal now
                 signal.signal(quiet, signal.SIG_IGN)
@@ -176,8 +178,7 @@ class _Run:
         """Serve until the sandbox ends; on a hang-up: SIGHUP, SIGTERM, then SIGKILL (and its init)."""
         hung_up_at: float | None = None
         steps = [signal.SIGHUP, signal.SIGTERM, signal.SIGKILL]
-        next_step = 0.0
-        passed_on = 0
+        next_step, passed_on = 0.0, 0
         while (returncode := child.poll()) is None:
             for signum in self.received[passed_on:]:  # a signal to the pane's group is meant for the agent
                 passed_on += 1
@@ -290,9 +291,8 @@ def record_exit(root: Root, dispatch_id: str, ended: Ended) -> None:
 
 def write_log_line(fd: int, budget: list[int], line: str) -> None:
     """Append one bounded line to a broker log descriptor, while `budget[0]` bytes remain (then nothing)."""
-    data = (time.strftime("%Y-%m-%dT%H:%M:%SZ ", time.gmtime()) + " ".join(line.split())[:300] + "\n").encode(
-        "utf-8", "replace"
-    )
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ ", time.gmtime())
+    data = (stamp + " ".join(line.split())[:300] + "\n").encode("utf-8", "replace")
     if budget[0] < len(data):
         return
     budget[0] -= len(data)

@@ -8,6 +8,10 @@ documents delivery, `oms worker stop` and the pane's supervisor leave for each o
 - `<dispatch>.exit.json` (`pane-exit`): the supervisor's record of how the agent ended, published once
   per pane. Delivery clears it whenever it starts a new pane (there is no live one): only the current
   pane's end is trusted, never an earlier pane's.
+- `<dispatch>.begun.json` (`launch-begun`): a first launch leaves it before it creates the pane, and
+  nothing removes it but `stop`: a launch that finds it, with no session and no live pane, knows an
+  earlier launch may have started the agent (its deliverer died before the session was registered) and
+  parks the worker for `oms worker resume` instead of starting it a second time (ADR 0014).
 - `<dispatch>.launch.json` (`launch-spec`, `services/launch.py`), `<dispatch>.sock` and `<dispatch>.log`
   (the broker's socket and log), `<dispatch>.init.json` (`sandbox-init`, `services/reaper.py`).
 
@@ -27,10 +31,11 @@ from oms.store.documents import encode_document, read_document_optional
 PANES_DIR = "panes"
 DOC_CAP = 4096
 REGISTRY, KILL, EXIT = ".json", ".kill.json", ".exit.json"
-SPEC, INIT, SOCKET, LOG = ".launch.json", ".init.json", ".sock", ".log"
+SPEC, INIT, SOCKET, LOG, BEGUN = ".launch.json", ".init.json", ".sock", ".log", ".begun.json"
 SCHEMAS = (  # longest suffix first: `.json` also ends the others
     (KILL, "kill-marker"),
     (SPEC, "launch-spec"),
+    (BEGUN, "launch-begun"),
     (INIT, "sandbox-init"),
     (EXIT, "pane-exit"),
     (REGISTRY, "pane-registry"),
@@ -59,6 +64,11 @@ def exit_path(dispatch_id: str) -> str:
 def spec_path(dispatch_id: str) -> str:
     """The launch spec of `dispatch_id`."""
     return _path(dispatch_id, SPEC)
+
+
+def begun_path(dispatch_id: str) -> str:
+    """Where a first launch records that it began, before its pane."""
+    return _path(dispatch_id, BEGUN)
 
 
 def init_path(dispatch_id: str) -> str:
@@ -155,3 +165,22 @@ def read_exit(root: Root, dispatch_id: str) -> JsonObject | None:
 def clear_exit(root: Root, dispatch_id: str) -> None:
     """Forget an earlier pane's exit record: a new pane is starting, and only its own end is trusted."""
     _drop(root, exit_path(dispatch_id))
+
+
+# ---------------------------------------------------------------------- the launch begun
+def read_begun(root: Root, dispatch_id: str) -> JsonObject | None:
+    """The record that a first launch of the worker began, if one did (a damaged one raises)."""
+    return read_document_optional(root, begun_path(dispatch_id), "launch-begun", DOC_CAP)
+
+
+def leave_begun(root: Root, doc: JsonObject) -> None:
+    """Record that a first launch begins (the first record stays: it names the launch that began first)."""
+    rel = begun_path(str(doc["dispatch_id"]))
+    root.mkdirs(PANES_DIR)
+    if not root.exists(rel):
+        root.publish(rel, encode_document(doc, "launch-begun", rel, DOC_CAP))
+
+
+def drop_begun(root: Root, dispatch_id: str) -> None:
+    """Forget that a launch began (none is fine): only once the worker has ended."""
+    _drop(root, begun_path(dispatch_id))

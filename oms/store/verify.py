@@ -462,6 +462,7 @@ class _Verifier:
             "kill-marker": "kill markers",
             "pane-exit": "exits",
             "launch-spec": "launch specs",
+            "launch-begun": "launches begun",
             "sandbox-init": "sandbox inits",
         }
         self.report.count(names[schema])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -88,4 +89,69 @@ def test_a_stop_between_the_check_and_the_pane_starts_no_agent(deliverable: Chai
     wait_for(exit_record)
     ended = json.loads(exit_record.read_text())
     assert "did not start: the worker ended while it launched" in ended["detail"]
+    assert not out.exists()  # the worker script never ran
+
+
+def test_a_redelivery_after_a_launch_died_before_its_session_starts_no_second_agent(deliverable: Chain) -> None:
+    """The deliverer died after `ensure` and before it registered the session; the agent started, then the
+    pane went (GAP_RELAUNCH_NO_SESSION). The launch had recorded that it began before the pane, so a
+    re-delivery parks the worker instead of starting the agent a second time; `oms worker resume` — a
+    person's decision — then starts it in a new pane."""
+    from oms.services import launcher
+    from oms.services.authority import check_dispatch
+
+    out = use_worker(deliverable, "silent")
+    dispatch_id, event_id = accepted(deliverable)
+    with deliverable.workspace() as ws:
+        d = Delivery.open(ws)
+        dispatch = d.dispatch(dispatch_id)
+        plan, spec = launcher.prepare(d, dispatch, check_dispatch(ws, dispatch))
+        status, _pane = launcher.start_pane(d, dispatch, plan, spec)  # ...and the deliverer dies here
+        assert d.session(str(dispatch.payload["session_id"])) is None
+    assert status == "created"
+    wait_for(out)
+    (written,) = out._found()
+    first = written.stat().st_ino  # the script replaces worker.out (a new inode) each time it starts
+    sock = str(deliverable.state / "tmux.sock")
+    subprocess.run(["tmux", "-S", sock, "kill-session", "-t", f"={dispatch_id}"], check=True)
+    again = _deliver(deliverable, event_id)["outcome"]
+    assert isinstance(again, dict)
+    assert again["status"] == "parked"
+    assert "no live pane" in str(again["reason"])
+    assert dispatch_id not in _live_panes(deliverable)
+    assert written.stat().st_ino == first  # the agent did not start a second time
+    with deliverable.workspace() as ws:
+        resumed = Delivery.open(ws).resume(dispatch_id)
+    assert resumed["resumed"] == "launched"
+    deadline = time.monotonic() + 30
+    while written.stat().st_ino == first:  # started again, in a new pane
+        assert time.monotonic() < deadline, "the resumed worker never started"
+        time.sleep(0.02)
+
+
+def test_a_supervisor_whose_terminal_hung_up_starts_no_sandbox(deliverable: Chain) -> None:
+    """A supervisor that took its spec and then saw its terminal hang up (the pane or the tmux server gone)
+    starts nothing: an agent started then could run beside the one a re-launch starts (ADR 0014)."""
+    import signal
+
+    from oms.fsio import Root
+    from oms.fsio.outside import reserve_descriptor
+    from oms.services import launch, launcher
+    from oms.services.authority import check_dispatch
+    from oms.services.supervise import _Run
+
+    out = use_worker(deliverable)
+    dispatch_id, _event_id = accepted(deliverable)
+    with deliverable.workspace() as ws:
+        d = Delivery.open(ws)
+        dispatch = d.dispatch(dispatch_id)
+        _plan, spec = launcher.prepare(d, dispatch, check_dispatch(ws, dispatch))
+        launch.write(ws.store.state.root, spec)
+    logged: list[str] = []
+    with Root.open(str(deliverable.state)) as root:
+        taken = launch.consume(root, dispatch_id)
+        run = _Run(root, os.path.realpath(deliverable.state), taken, logged.append, [signal.SIGHUP])
+        ended = run.run(reserve_descriptor())
+    assert ended == (1, None, "the worker did not start: its terminal hung up")
+    assert run.init is None
     assert not out.exists()  # the worker script never ran

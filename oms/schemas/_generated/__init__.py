@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '86412066a4ef05b72b6cb405f0405032d91097a30847b7911e470bd3f46b9c1c'
+SOURCE_SHA256 = '6c6cf5cc4704b51d6d9dcbb8bb2c765e0f96af37aa978bc80debd8669ef2f31d'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -61,6 +61,7 @@ MODULES: dict[str, str] = {
     'evidence-envelope': 'evidence_envelope',
     'journal-entry': 'journal_entry',
     'kill-marker': 'kill_marker',
+    'launch-begun': 'launch_begun',
     'launch-spec': 'launch_spec',
     'launch-spec#/$defs/word': 'launch_spec',
     'op-index': 'op_index',
