@@ -43,6 +43,9 @@ def add(
         str | None, typer.Option("--body-file", help="Body from this file ('-' or omit: stdin).")
     ] = None,
     no_body: Annotated[bool, typer.Option("--no-body", help="The ticket has no body.")] = False,
+    priority: Annotated[
+        int | None, typer.Option("--priority", min=1, max=5, help="1 (first) to 5; the conductor's order (default 3).")
+    ] = None,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
@@ -52,7 +55,7 @@ def add(
 
     body = "" if no_body else _read_input(body_file).decode("utf-8", "strict")
     with workspace(state_root_, config_root_) as ws:
-        rec = tickets.add(ws, title, body)
+        rec = tickets.add(ws, title, body, priority)
     if json_out:
         emit({"ok": True, "ticket": _ticket_json(rec)})
     else:

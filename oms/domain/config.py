@@ -17,6 +17,8 @@ from oms.errors import CanonicalJsonError, ConfigError, SchemaValidationError
 from oms.schemas import validate
 
 CONFIG_PATH = ".oms/config.toml"
+DEADLINE_MINUTES = 480  # a worker's wall-clock limit unless its role says otherwise
+TICK_SECONDS = 30  # `oms conductor run`'s interval unless the pool says otherwise
 WORKER_TRANSPORTS = ("command", "codex_goal", "claude_interactive")
 ADVISOR_TRANSPORTS = ("command", "codex_exec", "claude_print")
 
@@ -34,6 +36,7 @@ class Role:
     # a worker with no result after this many turns or minutes is let stop and parked (`domain/gate.py`)
     max_turns_without_result: int = MAX_TURNS_WITHOUT_RESULT
     max_minutes_without_result: int = MAX_MINUTES_WITHOUT_RESULT
+    deadline_minutes: int = DEADLINE_MINUTES  # the conductor stops a worker running longer (`deadline`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +48,7 @@ class Config:
     worker_role: str
     max_workers: int
     lease_minutes: int
+    tick_seconds: int
     worktrees_directory: str
     raw: JsonObject
 
@@ -75,6 +79,7 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
             spec.get("endpoint"),
             spec.get("max_turns_without_result", MAX_TURNS_WITHOUT_RESULT),
             spec.get("max_minutes_without_result", MAX_MINUTES_WITHOUT_RESULT),
+            spec.get("deadline_minutes", DEADLINE_MINUTES),
         )
     for key, allowed in (("advisor", ADVISOR_TRANSPORTS), ("worker", WORKER_TRANSPORTS)):
         role = roles.get(doc[key]["role"])
@@ -92,6 +97,7 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
         advisor_role=doc["advisor"]["role"],
         worker_role=doc["worker"]["role"],
         max_workers=doc["pool"]["max_workers"],
+        tick_seconds=doc["pool"].get("tick_seconds", TICK_SECONDS),
         lease_minutes=doc["lease"]["duration_minutes"],
         worktrees_directory=doc["worktrees"]["directory"],
         raw=doc,
@@ -110,6 +116,7 @@ role = "oms.ticket-executor"       # the role new dispatches use
 
 [pool]
 max_workers = 2
+# tick_seconds = 30                # `oms conductor run`: seconds between ticks (new events wake it sooner)
 
 [lease]
 duration_minutes = 60
@@ -128,6 +135,7 @@ transport = "codex_goal"
 sandbox = "ticket-worktree-write"
 # max_turns_without_result = 100   # a worker with no result after this many turns is parked (no_result)
 # max_minutes_without_result = 60  # ... or after this many minutes
+# deadline_minutes = 480           # the conductor stops a worker running longer (end reason `deadline`)
 
 [roles."oms.exec-advisor"]         # headless reviewer (codex exec --output-schema); prints a JSON verdict
 model = "gpt-5-codex"

@@ -152,6 +152,14 @@ def reject(state: str, payload: JsonObject, *, reason: str) -> Next:
     )
 
 
+def resolve(state: str, payload: JsonObject, *, reason: str) -> Next:
+    """The conductor acted on the result (its ticket done, blocked or retried): the dispatch is resolved."""
+    return Next(
+        step("dispatch", TABLE, state, "resolve"),
+        with_fields(payload, reason=one_line(reason, default="resolved")),
+    )
+
+
 def cancel(state: str, payload: JsonObject, *, reason: str) -> Next:
     """Cancel a dispatch that has not ended."""
     return Next(

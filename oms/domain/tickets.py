@@ -7,6 +7,10 @@ States and events:
   the `lease-expiry` evidence is referenced as `prior_failure_evidence`.
 - `leased --finish(done|blocked)--> done | blocked`: with the lease token, before expiry.
 - `open --block--> blocked`: a person gives up on a ticket nobody holds.
+- `leased --retry--> open` (the conductor, after a failed attempt of the attempt it names): `attempt` + 1,
+  the lease cleared, the failure appended to `failures` (the last 10), not before `retry_after`.
+- `leased --give-up--> blocked` (the conductor: a result that needs a person, or a quarantine).
+- `leased --complete--> done` (the conductor: the attempt recorded a completed result).
 - `done` and `blocked` are terminal.
 """
 
@@ -35,7 +39,11 @@ TABLE: dict[str, dict[str, str]] = {
     "finish-done": {"leased": "done"},
     "finish-blocked": {"leased": "blocked"},
     "block": {"open": "blocked"},
+    "retry": {"leased": "open"},
+    "complete": {"leased": "done"},
+    "give-up": {"leased": "blocked"},
 }
+MAX_FAILURES_KEPT = 10
 
 
 def new(*, title: str, source: str, repository: str | None, content_sha256: str, created_at: str) -> Next:
@@ -154,3 +162,47 @@ def finish(state: str, payload: JsonObject, *, outcome: str, token: str, now: st
 def block(state: str, payload: JsonObject, *, reason: str) -> Next:
     """A person blocks an open ticket."""
     return Next(step("ticket", TABLE, state, "block"), with_fields(payload, reason=reason))
+
+
+def _check_attempt(payload: JsonObject, session_id: str, attempt: int) -> None:
+    if payload.get("session_id") != session_id or payload.get("attempt") != attempt:
+        raise LeaseError(f"ticket is on attempt {payload.get('attempt')} of another session; this one has moved on")
+
+
+def retry(
+    state: str, payload: JsonObject, *, session_id: str, attempt: int, failure: JsonObject, retry_after: str
+) -> Next:
+    """After a failed attempt (the one bound to `session_id`), the ticket is open again for the next one,
+    not before `retry_after`; `failure` ({attempt, dispatch_id, failed_at, reason}) is kept."""
+    target = step("ticket", TABLE, state, "retry")
+    _check_attempt(payload, session_id, attempt)
+    failures = [*(access.array(payload, "failures") if "failures" in payload else []), failure]
+    failures = failures[-MAX_FAILURES_KEPT:]
+    return Next(
+        target,
+        with_fields(
+            payload,
+            attempt=attempt + 1,
+            lease_token=None,
+            worker_id=None,
+            session_id=None,
+            lease_expires_at=None,
+            reason=failure["reason"],
+            retry_after=retry_after,
+            failures=failures,
+        ),
+    )
+
+
+def give_up(state: str, payload: JsonObject, *, session_id: str, attempt: int, reason: str) -> Next:
+    """The attempt bound to `session_id` ends the ticket `blocked` for a person, with `reason`."""
+    target = step("ticket", TABLE, state, "give-up")
+    _check_attempt(payload, session_id, attempt)
+    return Next(target, with_fields(payload, lease_token=None, reason=reason))
+
+
+def complete(state: str, payload: JsonObject, *, session_id: str, attempt: int, reason: str) -> Next:
+    """The attempt bound to `session_id` recorded a completed result: the ticket is done."""
+    target = step("ticket", TABLE, state, "complete")
+    _check_attempt(payload, session_id, attempt)
+    return Next(target, with_fields(payload, lease_token=None, reason=reason))

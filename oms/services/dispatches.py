@@ -355,3 +355,12 @@ def cancel(ws: Workspace, dispatch_id: str, reason: str) -> Record:
     dispatch = get(ws, dispatch_id)
     nxt = machine.cancel(dispatch.state, dispatch.payload, reason=reason)
     return _transition(ws, dispatch, nxt, stable_id("dsp-cancel", dispatch.record_id, dispatch.state))
+
+
+def resolve(ws: Workspace, dispatch_id: str, reason: str) -> Record:
+    """A result the conductor acted on: `result-received` → `resolved` (a resolved one is left as it is)."""
+    dispatch = get(ws, dispatch_id)
+    if dispatch.state == "resolved":
+        return dispatch
+    nxt = machine.resolve(dispatch.state, dispatch.payload, reason=reason)
+    return _transition(ws, dispatch, nxt, stable_id("dsp-resolve", dispatch.record_id))

@@ -57,15 +57,18 @@ def _body(body: str) -> str:
     return body
 
 
-def _create(ws: Workspace, ticket_id: str, content: JsonObject, source: str, repository: str | None) -> Record:
+def _create(
+    ws: Workspace, ticket_id: str, content: JsonObject, source: str, repository: str | None, priority: int | None = None
+) -> Record:
     sha = ws.store.ticket_content.put(content)
     nxt = machine.new(
         title=str(content["title"]), source=source, repository=repository, content_sha256=sha, created_at=ws.now()
     )
+    payload = nxt.payload if priority is None else {**nxt.payload, "priority": priority}
     result = ws.store.records("ticket").create(
         ticket_id,
         state=nxt.state,
-        payload=nxt.payload,
+        payload=payload,
         operation_id=stable_id("tkt-create", ticket_id, sha),
         actor=SYSTEM_ACTOR,
         observed_at=ws.now(),
@@ -73,9 +76,11 @@ def _create(ws: Workspace, ticket_id: str, content: JsonObject, source: str, rep
     return result.record
 
 
-def add(ws: Workspace, title: str, body: str) -> Record:
-    """A new local ticket, `tkt-<n>`."""
+def add(ws: Workspace, title: str, body: str, priority: int | None = None) -> Record:
+    """A new local ticket, `tkt-<n>` (`priority` 1-5, 1 first: the conductor's queue order; none = 3)."""
     title, body = _title(title), _body(body)
+    if priority is not None and not 1 <= priority <= 5:
+        raise InvalidInputError(f"priority must be 1-5 (got {priority})")
     records = ws.store.records("ticket")
     numbers = [int(m.group(1)) for tid in records.ids() if (m := _LOCAL_ID.fullmatch(tid))]
     n = max(numbers, default=0) + 1
@@ -92,7 +97,7 @@ def add(ws: Workspace, title: str, body: str) -> Record:
             "number": None,
         }
         try:
-            return _create(ws, ticket_id, content, "local", None)
+            return _create(ws, ticket_id, content, "local", None, priority)
         except VersionConflictError:
             n += 1  # another `ticket add` took this number
     raise ConflictError("could not allocate a ticket id; retry")
@@ -224,23 +229,52 @@ def block(ws: Workspace, ticket_id: str, reason: str) -> Record:
     return _transition(ws, ticket, nxt, stable_id("tkt-block", ticket.record_id, ticket.version))
 
 
-def _start_commit_of(ws: Workspace, ticket_id: str, attempt: int) -> str | None:
+def retry(ws: Workspace, ticket: Record, *, session_id: str, failure: JsonObject, retry_after: str) -> Record:
+    """The attempt bound to `session_id` failed: the ticket is open for the next one after `retry_after`."""
+    nxt = machine.retry(
+        ticket.state,
+        ticket.payload,
+        session_id=session_id,
+        attempt=access.integer(failure, "attempt"),
+        failure=failure,
+        retry_after=retry_after,
+    )
+    return _transition(ws, ticket, nxt, stable_id("tkt-retry", ticket.record_id, access.integer(failure, "attempt")))
+
+
+def give_up(ws: Workspace, ticket: Record, *, session_id: str, attempt: int, reason: str) -> Record:
+    """The attempt bound to `session_id` ends the ticket `blocked` for a person."""
+    nxt = machine.give_up(ticket.state, ticket.payload, session_id=session_id, attempt=attempt, reason=_reason(reason))
+    return _transition(ws, ticket, nxt, stable_id("tkt-give-up", ticket.record_id, attempt))
+
+
+def complete(ws: Workspace, ticket: Record, *, session_id: str, attempt: int, reason: str) -> Record:
+    """The attempt bound to `session_id` recorded a completed result: the ticket is done."""
+    nxt = machine.complete(ticket.state, ticket.payload, session_id=session_id, attempt=attempt, reason=_reason(reason))
+    return _transition(ws, ticket, nxt, stable_id("tkt-complete", ticket.record_id, attempt))
+
+
+def _dispatch_of(ws: Workspace, ticket_id: str, attempt: int) -> Record | None:
     records = ws.store.records("dispatch")
     for dispatch_id in records.ids():
         dispatch = records.read(dispatch_id)
         if dispatch.payload.get("ticket_id") == ticket_id and dispatch.payload.get("attempt") == attempt:
-            return access.text(dispatch.payload, "worktree_start_commit")
+            return dispatch
     return None
 
 
 def expire_due(ws: Workspace) -> list[Record]:
-    """Return every ticket whose lease has run out to `open` (attempt + 1), with `lease-expiry` evidence."""
+    """Return every ticket whose lease has run out to `open` (attempt + 1), with `lease-expiry` evidence —
+    but not one whose attempt recorded a result: the conductor resolves it (the result is never lost)."""
     now = ws.now()
     expired = []
     for ticket in list_all(ws):
         if not machine.is_expired(ticket.state, ticket.payload, now):
             continue
         attempt = access.integer(ticket.payload, "attempt")
+        dispatch = _dispatch_of(ws, ticket.record_id, attempt)
+        if dispatch is not None and dispatch.state in ("result-received", "resolved"):
+            continue
         expired_at = access.text(ticket.payload, "lease_expires_at")
         evidence = ws.store.put_evidence(
             {
@@ -253,7 +287,9 @@ def expire_due(ws: Workspace) -> list[Record]:
                 "payload": {
                     "attempt": attempt,
                     "lease_expired_at": expired_at,
-                    "worktree_start_commit": _start_commit_of(ws, ticket.record_id, attempt),
+                    "worktree_start_commit": None
+                    if dispatch is None
+                    else access.text(dispatch.payload, "worktree_start_commit"),
                 },
             }
         )

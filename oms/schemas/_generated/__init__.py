@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '6c6cf5cc4704b51d6d9dcbb8bb2c765e0f96af37aa978bc80debd8669ef2f31d'
+SOURCE_SHA256 = '75042a1d5b6a6e4b039e2375abde9c1ffd0027a63862ed04983a6faf12d5483b'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -121,6 +121,18 @@ def _v163(x: object) -> bool:
 
 
 def _v164(x: object) -> bool:
+    # config#/properties/roles/additionalProperties/properties/deadline_minutes
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 10080:
+            return False
+    return True
+
+
+def _v165(x: object) -> bool:
     # config#/properties/roles/additionalProperties/then
     if isinstance(x, dict):
         for k in ('argv',):
@@ -129,7 +141,7 @@ def _v164(x: object) -> bool:
     return True
 
 
-def _v166(x: object) -> bool:
+def _v167(x: object) -> bool:
     # config#/properties/roles/additionalProperties/else/not
     if isinstance(x, dict):
         for k in ('argv',):
@@ -138,24 +150,24 @@ def _v166(x: object) -> bool:
     return True
 
 
-def _v165(x: object) -> bool:
+def _v166(x: object) -> bool:
     # config#/properties/roles/additionalProperties/else
-    if _v166(x):
+    if _v167(x):
         return False
     return True
 
 
-def _v168(x: object) -> bool:
+def _v169(x: object) -> bool:
     # config#/properties/roles/additionalProperties/if/properties/transport
     if not _eq(x, _C1):
         return False
     return True
 
 
-def _v167(x: object) -> bool:
+def _v168(x: object) -> bool:
     # config#/properties/roles/additionalProperties/if
     if isinstance(x, dict):
-        if 'transport' in x and not _v168(x['transport']):
+        if 'transport' in x and not _v169(x['transport']):
             return False
     return True
 
@@ -184,19 +196,21 @@ def _v154(x: object) -> bool:
             return False
         if 'max_minutes_without_result' in x and not _v163(x['max_minutes_without_result']):
             return False
+        if 'deadline_minutes' in x and not _v164(x['deadline_minutes']):
+            return False
         for k in x:
-            if k not in ('model', 'endpoint', 'transport', 'sandbox', 'argv', 'instructions', 'max_turns_without_result', 'max_minutes_without_result'):
+            if k not in ('model', 'endpoint', 'transport', 'sandbox', 'argv', 'instructions', 'max_turns_without_result', 'max_minutes_without_result', 'deadline_minutes'):
                 return False
-    if _v167(x):
-        if not _v164(x):
+    if _v168(x):
+        if not _v165(x):
             return False
     else:
-        if not _v165(x):
+        if not _v166(x):
             return False
     return True
 
 
-def _v169(x: object) -> bool:
+def _v170(x: object) -> bool:
     # config#/properties/roles/propertyNames
     if not _m_defs._v17(x):
         return False
@@ -216,19 +230,19 @@ def _v153(x: object) -> bool:
             if k not in () and not _v154(v):
                 return False
         for k in x:
-            if not _v169(k):
+            if not _v170(k):
                 return False
     return True
 
 
-def _v171(x: object) -> bool:
+def _v172(x: object) -> bool:
     # config#/properties/advisor/properties/role
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v170(x: object) -> bool:
+def _v171(x: object) -> bool:
     # config#/properties/advisor
     if not (isinstance(x, dict)):
         return False
@@ -236,7 +250,7 @@ def _v170(x: object) -> bool:
         for k in ('role',):
             if k not in x:
                 return False
-        if 'role' in x and not _v171(x['role']):
+        if 'role' in x and not _v172(x['role']):
             return False
         for k in x:
             if k not in ('role',):
@@ -244,14 +258,14 @@ def _v170(x: object) -> bool:
     return True
 
 
-def _v173(x: object) -> bool:
+def _v174(x: object) -> bool:
     # config#/properties/worker/properties/role
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v172(x: object) -> bool:
+def _v173(x: object) -> bool:
     # config#/properties/worker
     if not (isinstance(x, dict)):
         return False
@@ -259,7 +273,7 @@ def _v172(x: object) -> bool:
         for k in ('role',):
             if k not in x:
                 return False
-        if 'role' in x and not _v173(x['role']):
+        if 'role' in x and not _v174(x['role']):
             return False
         for k in x:
             if k not in ('role',):
@@ -267,7 +281,7 @@ def _v172(x: object) -> bool:
     return True
 
 
-def _v175(x: object) -> bool:
+def _v176(x: object) -> bool:
     # config#/properties/pool/properties/max_workers
     if not (_is_integer(x)):
         return False
@@ -279,7 +293,19 @@ def _v175(x: object) -> bool:
     return True
 
 
-def _v174(x: object) -> bool:
+def _v177(x: object) -> bool:
+    # config#/properties/pool/properties/tick_seconds
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 3600:
+            return False
+    return True
+
+
+def _v175(x: object) -> bool:
     # config#/properties/pool
     if not (isinstance(x, dict)):
         return False
@@ -287,15 +313,17 @@ def _v174(x: object) -> bool:
         for k in ('max_workers',):
             if k not in x:
                 return False
-        if 'max_workers' in x and not _v175(x['max_workers']):
+        if 'max_workers' in x and not _v176(x['max_workers']):
+            return False
+        if 'tick_seconds' in x and not _v177(x['tick_seconds']):
             return False
         for k in x:
-            if k not in ('max_workers',):
+            if k not in ('max_workers', 'tick_seconds'):
                 return False
     return True
 
 
-def _v177(x: object) -> bool:
+def _v179(x: object) -> bool:
     # config#/properties/lease/properties/duration_minutes
     if not (_is_integer(x)):
         return False
@@ -307,7 +335,7 @@ def _v177(x: object) -> bool:
     return True
 
 
-def _v176(x: object) -> bool:
+def _v178(x: object) -> bool:
     # config#/properties/lease
     if not (isinstance(x, dict)):
         return False
@@ -315,7 +343,7 @@ def _v176(x: object) -> bool:
         for k in ('duration_minutes',):
             if k not in x:
                 return False
-        if 'duration_minutes' in x and not _v177(x['duration_minutes']):
+        if 'duration_minutes' in x and not _v179(x['duration_minutes']):
             return False
         for k in x:
             if k not in ('duration_minutes',):
@@ -323,7 +351,7 @@ def _v176(x: object) -> bool:
     return True
 
 
-def _v179(x: object) -> bool:
+def _v181(x: object) -> bool:
     # config#/properties/worktrees/properties/directory
     if not (isinstance(x, str)):
         return False
@@ -337,7 +365,7 @@ def _v179(x: object) -> bool:
     return True
 
 
-def _v178(x: object) -> bool:
+def _v180(x: object) -> bool:
     # config#/properties/worktrees
     if not (isinstance(x, dict)):
         return False
@@ -345,7 +373,7 @@ def _v178(x: object) -> bool:
         for k in ('directory',):
             if k not in x:
                 return False
-        if 'directory' in x and not _v179(x['directory']):
+        if 'directory' in x and not _v181(x['directory']):
             return False
         for k in x:
             if k not in ('directory',):
@@ -365,15 +393,15 @@ def _v151(x: object) -> bool:
             return False
         if 'roles' in x and not _v153(x['roles']):
             return False
-        if 'advisor' in x and not _v170(x['advisor']):
+        if 'advisor' in x and not _v171(x['advisor']):
             return False
-        if 'worker' in x and not _v172(x['worker']):
+        if 'worker' in x and not _v173(x['worker']):
             return False
-        if 'pool' in x and not _v174(x['pool']):
+        if 'pool' in x and not _v175(x['pool']):
             return False
-        if 'lease' in x and not _v176(x['lease']):
+        if 'lease' in x and not _v178(x['lease']):
             return False
-        if 'worktrees' in x and not _v178(x['worktrees']):
+        if 'worktrees' in x and not _v180(x['worktrees']):
             return False
         for k in x:
             if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees'):

@@ -27,91 +27,91 @@ _C8: object = 'human-approval'
 _C9: object = 'lease-expiry'
 
 
-def _v329(x: object) -> bool:
+def _v331(x: object) -> bool:
     # evidence#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v330(x: object) -> bool:
+def _v332(x: object) -> bool:
     # evidence#/properties/evidence_kind
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v331(x: object) -> bool:
+def _v333(x: object) -> bool:
     # evidence#/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v332(x: object) -> bool:
+def _v334(x: object) -> bool:
     # evidence#/properties/producer
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v334(x: object) -> bool:
+def _v336(x: object) -> bool:
     # evidence#/properties/producer_role/anyOf/0
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v335(x: object) -> bool:
+def _v337(x: object) -> bool:
     # evidence#/properties/producer_role/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v333(x: object) -> bool:
+def _v335(x: object) -> bool:
     # evidence#/properties/producer_role
-    if not (_v334(x) or _v335(x)):
+    if not (_v336(x) or _v337(x)):
         return False
     return True
 
 
-def _v336(x: object) -> bool:
+def _v338(x: object) -> bool:
     # evidence#/properties/created_at
     if not _m_defs._v85(x):
         return False
     return True
 
 
-def _v337(x: object) -> bool:
+def _v339(x: object) -> bool:
     # evidence#/properties/payload
     if not (isinstance(x, dict)):
         return False
     return True
 
 
-def _v341(x: object) -> bool:
+def _v343(x: object) -> bool:
     # evidence#/allOf/0/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v342(x: object) -> bool:
+def _v344(x: object) -> bool:
     # evidence#/allOf/0/then/properties/payload/properties/dispatch_intent_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v343(x: object) -> bool:
+def _v345(x: object) -> bool:
     # evidence#/allOf/0/then/properties/payload/properties/verdict
     if not any(_eq(x, c) for c in _C3):
         return False
     return True
 
 
-def _v344(x: object) -> bool:
+def _v346(x: object) -> bool:
     # evidence#/allOf/0/then/properties/payload/properties/rationale
     if not (isinstance(x, str)):
         return False
@@ -121,14 +121,14 @@ def _v344(x: object) -> bool:
     return True
 
 
-def _v346(x: object) -> bool:
+def _v348(x: object) -> bool:
     # evidence#/allOf/0/then/properties/payload/properties/provenance/properties/argv_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v347(x: object) -> bool:
+def _v349(x: object) -> bool:
     # evidence#/allOf/0/then/properties/payload/properties/provenance/properties/exit_code
     if not (_is_integer(x)):
         return False
@@ -140,28 +140,28 @@ def _v347(x: object) -> bool:
     return True
 
 
-def _v348(x: object) -> bool:
+def _v350(x: object) -> bool:
     # evidence#/allOf/0/then/properties/payload/properties/provenance/properties/output_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v349(x: object) -> bool:
+def _v351(x: object) -> bool:
     # evidence#/allOf/0/then/properties/payload/properties/provenance/properties/started_at
     if not _m_defs._v85(x):
         return False
     return True
 
 
-def _v350(x: object) -> bool:
+def _v352(x: object) -> bool:
     # evidence#/allOf/0/then/properties/payload/properties/provenance/properties/finished_at
     if not _m_defs._v85(x):
         return False
     return True
 
 
-def _v345(x: object) -> bool:
+def _v347(x: object) -> bool:
     # evidence#/allOf/0/then/properties/payload/properties/provenance
     if not (isinstance(x, dict)):
         return False
@@ -169,15 +169,15 @@ def _v345(x: object) -> bool:
         for k in ('argv_sha256', 'exit_code', 'finished_at', 'output_sha256', 'started_at'):
             if k not in x:
                 return False
-        if 'argv_sha256' in x and not _v346(x['argv_sha256']):
+        if 'argv_sha256' in x and not _v348(x['argv_sha256']):
             return False
-        if 'exit_code' in x and not _v347(x['exit_code']):
+        if 'exit_code' in x and not _v349(x['exit_code']):
             return False
-        if 'output_sha256' in x and not _v348(x['output_sha256']):
+        if 'output_sha256' in x and not _v350(x['output_sha256']):
             return False
-        if 'started_at' in x and not _v349(x['started_at']):
+        if 'started_at' in x and not _v351(x['started_at']):
             return False
-        if 'finished_at' in x and not _v350(x['finished_at']):
+        if 'finished_at' in x and not _v352(x['finished_at']):
             return False
         for k in x:
             if k not in ('argv_sha256', 'exit_code', 'output_sha256', 'started_at', 'finished_at'):
@@ -185,7 +185,7 @@ def _v345(x: object) -> bool:
     return True
 
 
-def _v340(x: object) -> bool:
+def _v342(x: object) -> bool:
     # evidence#/allOf/0/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -193,15 +193,15 @@ def _v340(x: object) -> bool:
         for k in ('dispatch_id', 'dispatch_intent_sha256', 'provenance', 'rationale', 'verdict'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v341(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v343(x['dispatch_id']):
             return False
-        if 'dispatch_intent_sha256' in x and not _v342(x['dispatch_intent_sha256']):
+        if 'dispatch_intent_sha256' in x and not _v344(x['dispatch_intent_sha256']):
             return False
-        if 'verdict' in x and not _v343(x['verdict']):
+        if 'verdict' in x and not _v345(x['verdict']):
             return False
-        if 'rationale' in x and not _v344(x['rationale']):
+        if 'rationale' in x and not _v346(x['rationale']):
             return False
-        if 'provenance' in x and not _v345(x['provenance']):
+        if 'provenance' in x and not _v347(x['provenance']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'dispatch_intent_sha256', 'verdict', 'rationale', 'provenance'):
@@ -209,61 +209,61 @@ def _v340(x: object) -> bool:
     return True
 
 
-def _v339(x: object) -> bool:
+def _v341(x: object) -> bool:
     # evidence#/allOf/0/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v340(x['payload']):
+        if 'payload' in x and not _v342(x['payload']):
             return False
     return True
 
 
-def _v352(x: object) -> bool:
+def _v354(x: object) -> bool:
     # evidence#/allOf/0/if/properties/evidence_kind
     if not _eq(x, _C4):
         return False
     return True
 
 
-def _v351(x: object) -> bool:
+def _v353(x: object) -> bool:
     # evidence#/allOf/0/if
     if isinstance(x, dict):
-        if 'evidence_kind' in x and not _v352(x['evidence_kind']):
+        if 'evidence_kind' in x and not _v354(x['evidence_kind']):
             return False
     return True
 
 
-def _v338(x: object) -> bool:
+def _v340(x: object) -> bool:
     # evidence#/allOf/0
-    if _v351(x):
-        if not _v339(x):
+    if _v353(x):
+        if not _v341(x):
             return False
     else:
         pass
     return True
 
 
-def _v356(x: object) -> bool:
+def _v358(x: object) -> bool:
     # evidence#/allOf/1/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v357(x: object) -> bool:
+def _v359(x: object) -> bool:
     # evidence#/allOf/1/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v358(x: object) -> bool:
+def _v360(x: object) -> bool:
     # evidence#/allOf/1/then/properties/payload/properties/status
     if not any(_eq(x, c) for c in _C5):
         return False
     return True
 
 
-def _v359(x: object) -> bool:
+def _v361(x: object) -> bool:
     # evidence#/allOf/1/then/properties/payload/properties/summary
     if not (isinstance(x, str)):
         return False
@@ -273,28 +273,28 @@ def _v359(x: object) -> bool:
     return True
 
 
-def _v361(x: object) -> bool:
+def _v363(x: object) -> bool:
     # evidence#/allOf/1/then/properties/payload/properties/result_commit/anyOf/0
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v362(x: object) -> bool:
+def _v364(x: object) -> bool:
     # evidence#/allOf/1/then/properties/payload/properties/result_commit/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v360(x: object) -> bool:
+def _v362(x: object) -> bool:
     # evidence#/allOf/1/then/properties/payload/properties/result_commit
-    if not (_v361(x) or _v362(x)):
+    if not (_v363(x) or _v364(x)):
         return False
     return True
 
 
-def _v355(x: object) -> bool:
+def _v357(x: object) -> bool:
     # evidence#/allOf/1/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -302,15 +302,15 @@ def _v355(x: object) -> bool:
         for k in ('dispatch_id', 'result_commit', 'session_id', 'status', 'summary'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v356(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v358(x['dispatch_id']):
             return False
-        if 'session_id' in x and not _v357(x['session_id']):
+        if 'session_id' in x and not _v359(x['session_id']):
             return False
-        if 'status' in x and not _v358(x['status']):
+        if 'status' in x and not _v360(x['status']):
             return False
-        if 'summary' in x and not _v359(x['summary']):
+        if 'summary' in x and not _v361(x['summary']):
             return False
-        if 'result_commit' in x and not _v360(x['result_commit']):
+        if 'result_commit' in x and not _v362(x['result_commit']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'session_id', 'status', 'summary', 'result_commit'):
@@ -318,61 +318,61 @@ def _v355(x: object) -> bool:
     return True
 
 
-def _v354(x: object) -> bool:
+def _v356(x: object) -> bool:
     # evidence#/allOf/1/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v355(x['payload']):
+        if 'payload' in x and not _v357(x['payload']):
             return False
     return True
 
 
-def _v364(x: object) -> bool:
+def _v366(x: object) -> bool:
     # evidence#/allOf/1/if/properties/evidence_kind
     if not _eq(x, _C6):
         return False
     return True
 
 
-def _v363(x: object) -> bool:
+def _v365(x: object) -> bool:
     # evidence#/allOf/1/if
     if isinstance(x, dict):
-        if 'evidence_kind' in x and not _v364(x['evidence_kind']):
+        if 'evidence_kind' in x and not _v366(x['evidence_kind']):
             return False
     return True
 
 
-def _v353(x: object) -> bool:
+def _v355(x: object) -> bool:
     # evidence#/allOf/1
-    if _v363(x):
-        if not _v354(x):
+    if _v365(x):
+        if not _v356(x):
             return False
     else:
         pass
     return True
 
 
-def _v368(x: object) -> bool:
+def _v370(x: object) -> bool:
     # evidence#/allOf/2/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v369(x: object) -> bool:
+def _v371(x: object) -> bool:
     # evidence#/allOf/2/then/properties/payload/properties/dispatch_intent_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v370(x: object) -> bool:
+def _v372(x: object) -> bool:
     # evidence#/allOf/2/then/properties/payload/properties/verdict
     if not any(_eq(x, c) for c in _C7):
         return False
     return True
 
 
-def _v371(x: object) -> bool:
+def _v373(x: object) -> bool:
     # evidence#/allOf/2/then/properties/payload/properties/person
     if not (isinstance(x, str)):
         return False
@@ -386,7 +386,7 @@ def _v371(x: object) -> bool:
     return True
 
 
-def _v372(x: object) -> bool:
+def _v374(x: object) -> bool:
     # evidence#/allOf/2/then/properties/payload/properties/rationale
     if not (isinstance(x, str)):
         return False
@@ -396,7 +396,7 @@ def _v372(x: object) -> bool:
     return True
 
 
-def _v367(x: object) -> bool:
+def _v369(x: object) -> bool:
     # evidence#/allOf/2/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -404,15 +404,15 @@ def _v367(x: object) -> bool:
         for k in ('dispatch_id', 'dispatch_intent_sha256', 'person', 'rationale', 'verdict'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v368(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v370(x['dispatch_id']):
             return False
-        if 'dispatch_intent_sha256' in x and not _v369(x['dispatch_intent_sha256']):
+        if 'dispatch_intent_sha256' in x and not _v371(x['dispatch_intent_sha256']):
             return False
-        if 'verdict' in x and not _v370(x['verdict']):
+        if 'verdict' in x and not _v372(x['verdict']):
             return False
-        if 'person' in x and not _v371(x['person']):
+        if 'person' in x and not _v373(x['person']):
             return False
-        if 'rationale' in x and not _v372(x['rationale']):
+        if 'rationale' in x and not _v374(x['rationale']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'dispatch_intent_sha256', 'verdict', 'person', 'rationale'):
@@ -420,75 +420,75 @@ def _v367(x: object) -> bool:
     return True
 
 
-def _v366(x: object) -> bool:
+def _v368(x: object) -> bool:
     # evidence#/allOf/2/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v367(x['payload']):
+        if 'payload' in x and not _v369(x['payload']):
             return False
     return True
 
 
-def _v374(x: object) -> bool:
+def _v376(x: object) -> bool:
     # evidence#/allOf/2/if/properties/evidence_kind
     if not _eq(x, _C8):
         return False
     return True
 
 
-def _v373(x: object) -> bool:
+def _v375(x: object) -> bool:
     # evidence#/allOf/2/if
     if isinstance(x, dict):
-        if 'evidence_kind' in x and not _v374(x['evidence_kind']):
+        if 'evidence_kind' in x and not _v376(x['evidence_kind']):
             return False
     return True
 
 
-def _v365(x: object) -> bool:
+def _v367(x: object) -> bool:
     # evidence#/allOf/2
-    if _v373(x):
-        if not _v366(x):
+    if _v375(x):
+        if not _v368(x):
             return False
     else:
         pass
     return True
 
 
-def _v378(x: object) -> bool:
+def _v380(x: object) -> bool:
     # evidence#/allOf/3/then/properties/payload/properties/attempt
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v379(x: object) -> bool:
+def _v381(x: object) -> bool:
     # evidence#/allOf/3/then/properties/payload/properties/lease_expired_at
     if not _m_defs._v85(x):
         return False
     return True
 
 
-def _v381(x: object) -> bool:
+def _v383(x: object) -> bool:
     # evidence#/allOf/3/then/properties/payload/properties/worktree_start_commit/anyOf/0
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v382(x: object) -> bool:
+def _v384(x: object) -> bool:
     # evidence#/allOf/3/then/properties/payload/properties/worktree_start_commit/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v380(x: object) -> bool:
+def _v382(x: object) -> bool:
     # evidence#/allOf/3/then/properties/payload/properties/worktree_start_commit
-    if not (_v381(x) or _v382(x)):
+    if not (_v383(x) or _v384(x)):
         return False
     return True
 
 
-def _v377(x: object) -> bool:
+def _v379(x: object) -> bool:
     # evidence#/allOf/3/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -496,11 +496,11 @@ def _v377(x: object) -> bool:
         for k in ('attempt', 'lease_expired_at', 'worktree_start_commit'):
             if k not in x:
                 return False
-        if 'attempt' in x and not _v378(x['attempt']):
+        if 'attempt' in x and not _v380(x['attempt']):
             return False
-        if 'lease_expired_at' in x and not _v379(x['lease_expired_at']):
+        if 'lease_expired_at' in x and not _v381(x['lease_expired_at']):
             return False
-        if 'worktree_start_commit' in x and not _v380(x['worktree_start_commit']):
+        if 'worktree_start_commit' in x and not _v382(x['worktree_start_commit']):
             return False
         for k in x:
             if k not in ('attempt', 'lease_expired_at', 'worktree_start_commit'):
@@ -508,40 +508,40 @@ def _v377(x: object) -> bool:
     return True
 
 
-def _v376(x: object) -> bool:
+def _v378(x: object) -> bool:
     # evidence#/allOf/3/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v377(x['payload']):
+        if 'payload' in x and not _v379(x['payload']):
             return False
     return True
 
 
-def _v384(x: object) -> bool:
+def _v386(x: object) -> bool:
     # evidence#/allOf/3/if/properties/evidence_kind
     if not _eq(x, _C9):
         return False
     return True
 
 
-def _v383(x: object) -> bool:
+def _v385(x: object) -> bool:
     # evidence#/allOf/3/if
     if isinstance(x, dict):
-        if 'evidence_kind' in x and not _v384(x['evidence_kind']):
+        if 'evidence_kind' in x and not _v386(x['evidence_kind']):
             return False
     return True
 
 
-def _v375(x: object) -> bool:
+def _v377(x: object) -> bool:
     # evidence#/allOf/3
-    if _v383(x):
-        if not _v376(x):
+    if _v385(x):
+        if not _v378(x):
             return False
     else:
         pass
     return True
 
 
-def _v328(x: object) -> bool:
+def _v330(x: object) -> bool:
     # evidence#
     if not (isinstance(x, dict)):
         return False
@@ -549,34 +549,34 @@ def _v328(x: object) -> bool:
         for k in ('created_at', 'evidence_kind', 'format', 'payload', 'producer', 'producer_role', 'ticket_id'):
             if k not in x:
                 return False
-        if 'format' in x and not _v329(x['format']):
+        if 'format' in x and not _v331(x['format']):
             return False
-        if 'evidence_kind' in x and not _v330(x['evidence_kind']):
+        if 'evidence_kind' in x and not _v332(x['evidence_kind']):
             return False
-        if 'ticket_id' in x and not _v331(x['ticket_id']):
+        if 'ticket_id' in x and not _v333(x['ticket_id']):
             return False
-        if 'producer' in x and not _v332(x['producer']):
+        if 'producer' in x and not _v334(x['producer']):
             return False
-        if 'producer_role' in x and not _v333(x['producer_role']):
+        if 'producer_role' in x and not _v335(x['producer_role']):
             return False
-        if 'created_at' in x and not _v336(x['created_at']):
+        if 'created_at' in x and not _v338(x['created_at']):
             return False
-        if 'payload' in x and not _v337(x['payload']):
+        if 'payload' in x and not _v339(x['payload']):
             return False
         for k in x:
             if k not in ('format', 'evidence_kind', 'ticket_id', 'producer', 'producer_role', 'created_at', 'payload'):
                 return False
-    if not _v338(x):
+    if not _v340(x):
         return False
-    if not _v353(x):
+    if not _v355(x):
         return False
-    if not _v365(x):
+    if not _v367(x):
         return False
-    if not _v375(x):
+    if not _v377(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'evidence': _v328,
+    'evidence': _v330,
 }

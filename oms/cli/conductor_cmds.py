@@ -1,0 +1,105 @@
+"""`oms conductor tick|run`: the unattended fleet (`services/conductor.py`, `services/conductor_loop.py`)."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, workspace
+
+if TYPE_CHECKING:
+    from oms.services.conductor import Tick
+    from oms.services.workspace import Workspace
+
+app = typer.Typer(help="The conductor: one tick, or ticks in a loop.", no_args_is_help=True, rich_markup_mode=None)
+
+
+def _stamp() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _lines(report: Tick) -> list[str]:
+    out = []
+    for phase in report.phases:
+        out += [f"{phase.name}: {line}" for line in phase.done]
+        out += [f"{phase.name}: skipped {line}" for line in phase.skipped]
+    return out
+
+
+def _summary(report: Tick) -> str:
+    counts: dict[str, int] = {}
+    for cls in report.classes.values():
+        counts[cls] = counts.get(cls, 0) + 1
+    workers = ", ".join(f"{n} {cls}" for cls, n in sorted(counts.items())) or "no workers"
+    timing = " ".join(f"{p.name}={p.ms:.0f}ms" for p in report.phases)
+    return f"tick {sum(p.ms for p in report.phases):.0f} ms ({workers}) {timing}"
+
+
+@app.command("tick")
+def tick(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+    """One idempotent pass: reconcile, expire, deadlines, resume, deliver, resolve, fill, close."""
+    from oms.services import conductor
+
+    with workspace(state_root_, config_root_) as ws:
+        report = conductor.tick(ws)
+    if json_out:
+        emit({"ok": True, **report.to_json()})
+        return
+    for line in _lines(report):
+        typer.echo(line)
+    typer.echo(_summary(report))
+
+
+@app.command("run")
+def run(
+    interval: Annotated[
+        int | None, typer.Option("--interval", min=1, max=3600, help="Seconds between ticks (default: the config's).")
+    ] = None,
+    ticks: Annotated[int | None, typer.Option("--ticks", min=1, help="Stop after this many ticks.")] = None,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Tick in a loop (woken early by new tickets and events) until Ctrl-C or SIGTERM; workers keep running."""
+    from oms.services.conductor_loop import Loop
+
+    asked: list[int] = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda s, _f: asked.append(s))
+    live = sys.stdout.isatty() and not json_out
+    with workspace(state_root_, config_root_) as ws:
+        every = interval if interval is not None else ws.config().tick_seconds
+
+        def report(done: Tick | None, failed: str | None) -> None:
+            if json_out:
+                emit(
+                    {"type": "tick", **done.to_json()} if done is not None else {"type": "tick-failed", "error": failed}
+                )
+            elif done is None:
+                typer.echo(f"{_stamp()} tick failed: {failed}")
+            elif live:
+                _live_view(ws, done)
+            else:
+                for line in _lines(done):
+                    typer.echo(f"{_stamp()} {line}")
+                typer.echo(f"{_stamp()} {_summary(done)}")
+
+        if not json_out:
+            typer.echo(f"{_stamp()} conductor on {ws.store.path}, a tick every {every} s (Ctrl-C ends it)")
+        count = Loop(ws, float(every), report, lambda: bool(asked), ticks).run()
+    why = "asked to stop" if asked else "done"
+    if json_out:
+        emit({"type": "stopped", "ticks": count, "reason": why})
+    else:
+        typer.echo(f"{_stamp()} conductor stopped after {count} ticks ({why}); workers keep running")
+
+
+def _live_view(ws: Workspace, report: Tick) -> None:
+    """Redraw the screen: pool, workers (health, age, last heartbeat), queue, recent ends, the tick."""
+    from oms.cli.conductor_view import render
+
+    typer.echo("\x1b[H\x1b[2J" + render(ws, report), nl=False)

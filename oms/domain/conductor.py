@@ -1,0 +1,128 @@
+"""The conductor's rules (DESIGN.md §6, research/conductor.md): pure decisions over plain data.
+
+- Backoff after a failed attempt: 10 s · 2^(n-1), capped at 300 s (Symphony), n = failures so far.
+- Quarantine: 5 failed attempts within an hour end the ticket `blocked`, its attempts listed (Gas City).
+- A result decides the ticket: `completed` → done; `blocked` → blocked with the agent's reason (a person
+  looks: never retried blindly); `failed` → retried after the backoff, or quarantined.
+- The queue: open tickets whose `retry_after` has passed, by priority (1 first; none = 3), then age.
+- A parked worker is resumed only when its session is parked until a time that has come (`oms worker park
+  --until`), never one parked `no_result` (its agent would loop again: a person looks). Workers parked
+  with a running session (a fenced attempt, silent channels, a failed launch) wait for a person too.
+- Deadlines: a worker running past its role's wall-clock limit is stopped (`deadline`); a session past its
+  heartbeat deadline is marked `stalled` (kept running: a slow agent is not a dead one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from enum import StrEnum
+from typing import NamedTuple
+
+from oms.canonical import JsonObject, add_ms, parse_ts
+from oms.domain.gate import NO_RESULT
+
+BACKOFF_BASE_S = 10
+BACKOFF_CAP_S = 300
+QUARANTINE_FAILURES = 5
+QUARANTINE_WINDOW_S = 3600
+DEFAULT_PRIORITY = 3
+
+
+def backoff_s(failures: int) -> int:
+    """Seconds to wait before the next attempt after `failures` failed ones (at least 1)."""
+    if failures < 1:
+        return 0
+    return int(min(BACKOFF_BASE_S * 2 ** min(failures - 1, 16), BACKOFF_CAP_S))
+
+
+def recent_failures(failures: Sequence[JsonObject], now: str) -> list[JsonObject]:
+    """The failures within the quarantine window before `now`."""
+    cutoff = parse_ts(now) - QUARANTINE_WINDOW_S * 1000
+    return [f for f in failures if isinstance(f.get("failed_at"), str) and parse_ts(str(f["failed_at"])) > cutoff]
+
+
+def quarantined(failures: Sequence[JsonObject], now: str) -> bool:
+    """Quarantine: `QUARANTINE_FAILURES` failed attempts within the window."""
+    return len(recent_failures(failures, now)) >= QUARANTINE_FAILURES
+
+
+class Resolution(StrEnum):
+    """What a dispatch's end does to its ticket."""
+
+    DONE = "done"
+    BLOCKED = "blocked"
+    RETRY = "retry"
+    QUARANTINE = "quarantine"
+
+
+class Decision(NamedTuple):
+    """A resolution, the ticket's reason, and (for a retry) when the next attempt may start."""
+
+    resolution: Resolution
+    reason: str
+    retry_after: str | None = None
+
+
+def resolve(status: str, summary: str, *, failures: Sequence[JsonObject], now: str) -> Decision:
+    """The ticket's next step after an attempt ended with `status` (`completed`, `blocked`, `failed`, or
+    `ended` for a worker that ended without a result); `failures` include this one."""
+    if status == "completed":
+        return Decision(Resolution.DONE, f"completed: {summary}")
+    if status == "blocked":
+        return Decision(Resolution.BLOCKED, f"the agent needs a person: {summary}")
+    if quarantined(failures, now):
+        listed = "; ".join(
+            f"attempt {f.get('attempt')} ({f.get('dispatch_id')}): {f.get('reason')}"
+            for f in recent_failures(failures, now)
+        )
+        return Decision(
+            Resolution.QUARANTINE,
+            f"quarantined after {len(recent_failures(failures, now))} failures within an hour: {listed}",
+        )
+    wait = backoff_s(len(recent_failures(failures, now)))
+    return Decision(Resolution.RETRY, summary, add_ms(now, wait * 1000))
+
+
+class Queued(NamedTuple):
+    """What the queue needs of a ticket."""
+
+    ticket_id: str
+    state: str
+    priority: int | None
+    created_at: str
+    retry_after: str | None
+
+
+def queue(tickets: Iterable[Queued], now: str) -> list[str]:
+    """Open tickets ready for an attempt, most urgent first: priority (1 first), then age, then id."""
+    ready = [
+        t for t in tickets if t.state == "open" and (t.retry_after is None or parse_ts(t.retry_after) <= parse_ts(now))
+    ]
+    ready.sort(key=lambda t: (t.priority or DEFAULT_PRIORITY, parse_ts(t.created_at), t.ticket_id))
+    return [t.ticket_id for t in ready]
+
+
+def free_slots(target: int, busy: int) -> int:
+    """Slots the pool can fill (never negative)."""
+    return max(0, target - busy)
+
+
+def due_resume(
+    *, session_state: str | None, parked_until: str | None, health: str, reason: str | None, now: str
+) -> bool:
+    """A parked worker whose parking time has come, parked for a reason the clock answers."""
+    if health != "parked" or session_state != "parked" or parked_until is None:
+        return False
+    if reason == NO_RESULT:
+        return False
+    return parse_ts(parked_until) <= parse_ts(now)
+
+
+def past_deadline(started_at: str, deadline_minutes: int, now: str) -> bool:
+    """Has a worker started at `started_at` run past its wall-clock limit at `now`?"""
+    return parse_ts(now) - parse_ts(started_at) >= deadline_minutes * 60_000
+
+
+def stalled(heartbeat_deadline_at: str | None, now: str) -> bool:
+    """Is a session past its heartbeat deadline at `now`?"""
+    return heartbeat_deadline_at is not None and parse_ts(heartbeat_deadline_at) <= parse_ts(now)

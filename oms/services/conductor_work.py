@@ -1,0 +1,231 @@
+"""The conductor's work phases (`services/conductor.py` runs them): resume due workers, deliver pending
+events, resolve ended attempts into their tickets, and fill free pool slots from the queue. Each item is
+on its own: a failure is one line in `skipped`, and the next item runs. Decisions are
+`domain/conductor.py`'s.
+"""
+
+from __future__ import annotations
+
+from oms.canonical import JsonObject, access
+from oms.domain import conductor as rules
+from oms.errors import LockHeldError, OmsError, one_line
+from oms.services import dispatches, tickets, worktrees
+from oms.services.delivery import Delivery
+from oms.services.liveness import CONSUMER
+from oms.services.workspace import Workspace
+from oms.store import Record
+
+POOL_WORKER = "oms-pool"  # the lease holder of every ticket the conductor takes
+FAILED_ENDS = ("exit", "signal", "deadline", "parent-gone")  # a person's `stop` is a person's decision
+
+
+def _latest(ws: Workspace, kind: str) -> list[Record]:
+    records = ws.store.records(kind)
+    out = []
+    for record_id in records.ids():
+        try:
+            out.append(records.read(record_id))
+        except OmsError:
+            continue
+    return out
+
+
+def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
+    """Resume each worker parked until a time that has come (not one parked `no_result`)."""
+    now = d.ws.now()
+    for worker in _latest(d.ws, "worker"):
+        if worker.payload["health"] != "parked":
+            continue
+        try:
+            session = d.session(str(worker.payload["session_id"]))
+            due = rules.due_resume(
+                session_state=None if session is None else session.state,
+                parked_until=None if session is None else access.text_or_none(session.payload, "parked_until"),
+                health="parked",
+                reason=access.text_or_none(worker.payload, "health_reason"),
+                now=now,
+            )
+            if due:
+                view = d.resume(worker.record_id)
+                done.append(f"{worker.record_id}: resumed ({view.get('resumed')})")
+        except OmsError as exc:
+            skipped.append(f"{worker.record_id}: {one_line(exc.message)}")
+
+
+def deliver_pending(d: Delivery, done: list[str], skipped: list[str]) -> None:
+    """Deliver every accepted dispatch whose delivery event has no receipt (exactly once: `deliver`)."""
+    box = d.ws.store.outbox(CONSUMER)
+    for dispatch in _latest(d.ws, "dispatch"):
+        event_id = dispatch.payload.get("delivery_event_id")
+        if dispatch.state != "accepted" or not isinstance(event_id, str):
+            continue
+        try:
+            if box.read_receipt(event_id) is not None:
+                continue
+            outcome = access.obj(d.deliver(event_id), "outcome")
+            done.append(f"{dispatch.record_id}: delivered ({outcome.get('status')})")
+        except LockHeldError:
+            skipped.append(f"{dispatch.record_id}: another deliverer holds it")
+        except OmsError as exc:
+            skipped.append(f"{dispatch.record_id}: {one_line(exc.message)}")
+
+
+def _ended_attempt(ws: Workspace, dispatch: Record) -> tuple[str, str] | None:
+    """(status, summary) of an attempt that ended: its recorded result, or the end of a worker that ended
+    without one (`ended`); None while it runs, or when a person stopped it."""
+    if dispatch.state == "result-received":
+        result = access.obj(ws.store.evidence.get(access.text(dispatch.payload, "result_evidence")).body, "payload")
+        return access.text(result, "status"), access.text(result, "summary")
+    if dispatch.state not in ("accepted", "acknowledged"):
+        return None
+    worker = ws.store.records("worker").read_if_exists(dispatch.record_id)
+    if worker is None or worker.payload["health"] != "stopped" or worker.payload.get("end_reason") not in FAILED_ENDS:
+        return None
+    return (
+        "ended",
+        f"the worker ended without a result: {worker.payload.get('end_detail') or worker.payload['end_reason']}",
+    )
+
+
+def resolve(ws: Workspace, done: list[str], skipped: list[str]) -> None:
+    """Each ended attempt decides its ticket: done, blocked for a person, retried after a backoff, or
+    quarantined; then the dispatch is resolved (a result) or cancelled (no result)."""
+    now = ws.now()
+    for dispatch in _latest(ws, "dispatch"):
+        try:
+            ended = _ended_attempt(ws, dispatch)
+            if ended is None:
+                continue
+            status, summary = ended
+            line = _decide(ws, dispatch, status, summary, now)
+            if dispatch.state == "result-received":
+                dispatches.resolve(ws, dispatch.record_id, line)
+            else:
+                dispatches.cancel(ws, dispatch.record_id, line)
+            done.append(f"{dispatch.record_id}: {line}")
+        except OmsError as exc:
+            skipped.append(f"{dispatch.record_id}: {one_line(exc.message)}")
+
+
+def _decide(ws: Workspace, dispatch: Record, status: str, summary: str, now: str) -> str:
+    """Move the ticket of `dispatch` (if it is still on this attempt); the line that says what happened."""
+    ticket = ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
+    return _decide_ticket(
+        ws, ticket, dispatch.record_id, access.integer(dispatch.payload, "attempt"), status, summary, now
+    )
+
+
+def _decide_ticket(
+    ws: Workspace, ticket: Record, dispatch_id: str | None, attempt: int, status: str, summary: str, now: str
+) -> str:
+    session_id = ticket.payload.get("session_id")
+    if ticket.state != "leased" or not isinstance(session_id, str) or ticket.payload.get("attempt") != attempt:
+        return f"ticket {ticket.record_id} has moved on ({ticket.state}, attempt {ticket.payload['attempt']})"
+    failure: JsonObject = {
+        "attempt": attempt,
+        "dispatch_id": dispatch_id,
+        "failed_at": now,
+        "reason": one_line(f"{status}: {summary}", 512),
+    }
+    past = (
+        [f for f in access.array(ticket.payload, "failures") if isinstance(f, dict)]
+        if "failures" in ticket.payload
+        else []
+    )
+    failures = [*past, failure] if status not in ("completed", "blocked") else past
+    decision = rules.resolve(status, summary, failures=failures, now=now)
+    reason = one_line(decision.reason, 512)
+    if decision.resolution is rules.Resolution.DONE:
+        tickets.complete(ws, ticket, session_id=session_id, attempt=attempt, reason=reason)
+        return f"ticket {ticket.record_id} done"
+    if decision.resolution is rules.Resolution.RETRY and decision.retry_after is not None:
+        tickets.retry(ws, ticket, session_id=session_id, failure=failure, retry_after=decision.retry_after)
+        return f"ticket {ticket.record_id} retried after {decision.retry_after} ({failure['reason']})"
+    tickets.give_up(ws, ticket, session_id=session_id, attempt=attempt, reason=reason)
+    return f"ticket {ticket.record_id} blocked: {reason}"
+
+
+def _target(ws: Workspace) -> int:
+    return ws.config().max_workers
+
+
+def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
+    """Free slots take tickets: those the pool holds already go on from where they stopped (a crash
+    mid-chain), then the queue's first open tickets are leased."""
+    ws = d.ws
+    all_tickets = _latest(ws, "ticket")
+    by_attempt = {(str(r.payload.get("ticket_id")), r.payload.get("attempt")): r for r in _latest(ws, "dispatch")}
+    held = [t for t in all_tickets if t.state == "leased" and t.payload.get("worker_id") == POOL_WORKER]
+    for ticket in held:
+        _advance(d, ticket, by_attempt.get((ticket.record_id, ticket.payload["attempt"])), done, skipped)
+    free = rules.free_slots(_target(ws), len(held))
+    queued = rules.queue(
+        (
+            rules.Queued(
+                t.record_id,
+                t.state,
+                access.integer_or_none(t.payload, "priority") if "priority" in t.payload else None,
+                access.text(t.payload, "created_at"),
+                access.text_or_none(t.payload, "retry_after") if "retry_after" in t.payload else None,
+            )
+            for t in all_tickets
+        ),
+        ws.now(),
+    )
+    for ticket_id in queued[:free]:
+        try:
+            grant = tickets.lease(ws, ticket_id, POOL_WORKER)
+            done.append(f"{ticket_id}: leased")
+        except OmsError as exc:
+            skipped.append(f"{ticket_id}: {one_line(exc.message)}")
+            continue
+        _advance(d, grant.ticket, None, done, skipped)
+
+
+def _advance(d: Delivery, ticket: Record, dispatch: Record | None, done: list[str], skipped: list[str]) -> None:
+    """The chain of a ticket the pool holds, from wherever it is: worktree, propose, review, accept,
+    deliver. An advisor's rejection blocks the ticket for a person; any other refusal on the way is a
+    failed attempt (its dispatch cancelled; retried after a backoff, or quarantined), so a step that keeps
+    failing is not asked again every tick."""
+    ws = d.ws
+    ticket_id = ticket.record_id
+    attempt = access.integer(ticket.payload, "attempt")
+    try:
+        if dispatch is None:
+            worktrees.create(ws, ticket_id)
+            dispatch, _ = dispatches.propose(ws, ticket_id)
+        if dispatch.state == "proposed" and dispatch.payload.get("advisor_verdict") is None:
+            dispatch, _ = dispatches.review(ws, dispatch.record_id)
+        if dispatch.state == "rejected":
+            reason = one_line(str(dispatch.payload.get("reason") or "the dispatch was rejected"), 512)
+            session_id = access.text(ticket.payload, "session_id")
+            tickets.give_up(ws, ticket, session_id=session_id, attempt=attempt, reason=reason)
+            done.append(f"{ticket_id}: blocked ({reason})")
+            return
+        if dispatch.state == "proposed":
+            dispatch, event_id = dispatches.accept(ws, dispatch.record_id)
+            outcome = access.obj(d.deliver(event_id), "outcome")
+            done.append(f"{ticket_id}: {dispatch.record_id} delivered ({outcome.get('status')})")
+    except LockHeldError:
+        skipped.append(f"{ticket_id}: another process holds its delivery")
+    except OmsError as exc:
+        _failed_step(ws, ticket_id, dispatch, attempt, one_line(exc.message), done, skipped)
+
+
+def _failed_step(
+    ws: Workspace, ticket_id: str, dispatch: Record | None, attempt: int, why: str, done: list[str], skipped: list[str]
+) -> None:
+    try:
+        if dispatch is not None:
+            dispatch = ws.store.records("dispatch").read(dispatch.record_id)
+            if dispatch.state not in ("proposed", "accepted") or dispatch.payload.get("delivery_event_id"):
+                skipped.append(f"{ticket_id}: {why}")  # delivered (or on its way): the worker's end decides
+                return
+            dispatches.cancel(ws, dispatch.record_id, why)
+        ticket = ws.store.records("ticket").read(ticket_id)
+        line = _decide_ticket(
+            ws, ticket, None if dispatch is None else dispatch.record_id, attempt, "failed", why, ws.now()
+        )
+        done.append(f"{ticket_id}: {line}")
+    except OmsError as exc:
+        skipped.append(f"{ticket_id}: {why}; then: {one_line(exc.message)}")
