@@ -71,13 +71,13 @@ def resolve(status: str, summary: str, *, failures: Sequence[JsonObject], now: s
     if status == "blocked":
         return Decision(Resolution.BLOCKED, f"the agent needs a person: {summary}")
     if quarantined(failures, now):
-        listed = "; ".join(
-            f"attempt {f.get('attempt')} ({f.get('dispatch_id')}): {f.get('reason')}"
-            for f in recent_failures(failures, now)
-        )
+        recent = recent_failures(failures, now)
+        attempts = ", ".join(str(f.get("attempt")) for f in recent)
+        last = recent[-1].get("reason")
         return Decision(
             Resolution.QUARANTINE,
-            f"quarantined after {len(recent_failures(failures, now))} failures within an hour: {listed}",
+            f"quarantined after {len(recent)} failures within an hour (attempts {attempts}; each is listed in "
+            f"the ticket's failures); the last: {last}",
         )
     wait = backoff_s(len(recent_failures(failures, now)))
     return Decision(Resolution.RETRY, summary, add_ms(now, wait * 1000))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from oms.canonical import JsonObject, access, equal, parse_ts
+from oms.canonical import Json, JsonObject, access, equal, parse_ts
 from oms.domain.machine import Next, step, with_fields
 from oms.errors import InvalidInputError, LeaseError
 
@@ -176,8 +176,7 @@ def retry(
     not before `retry_after`; `failure` ({attempt, dispatch_id, failed_at, reason}) is kept."""
     target = step("ticket", TABLE, state, "retry")
     _check_attempt(payload, session_id, attempt)
-    failures = [*(access.array(payload, "failures") if "failures" in payload else []), failure]
-    failures = failures[-MAX_FAILURES_KEPT:]
+    failures = _kept(payload, failure)
     return Next(
         target,
         with_fields(
@@ -194,11 +193,21 @@ def retry(
     )
 
 
-def give_up(state: str, payload: JsonObject, *, session_id: str, attempt: int, reason: str) -> Next:
-    """The attempt bound to `session_id` ends the ticket `blocked` for a person, with `reason`."""
+def give_up(
+    state: str, payload: JsonObject, *, session_id: str, attempt: int, reason: str, failure: JsonObject | None = None
+) -> Next:
+    """The attempt bound to `session_id` ends the ticket `blocked` for a person, with `reason` (and the
+    attempt's `failure` kept, for a quarantine)."""
     target = step("ticket", TABLE, state, "give-up")
     _check_attempt(payload, session_id, attempt)
-    return Next(target, with_fields(payload, lease_token=None, reason=reason))
+    if failure is None:
+        return Next(target, with_fields(payload, lease_token=None, reason=reason))
+    return Next(target, with_fields(payload, lease_token=None, reason=reason, failures=_kept(payload, failure)))
+
+
+def _kept(payload: JsonObject, failure: JsonObject) -> list[Json]:
+    failures = [*(access.array(payload, "failures") if "failures" in payload else []), failure]
+    return failures[-MAX_FAILURES_KEPT:]
 
 
 def complete(state: str, payload: JsonObject, *, session_id: str, attempt: int, reason: str) -> Next:

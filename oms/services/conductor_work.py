@@ -141,7 +141,8 @@ def _decide_ticket(
     if decision.resolution is rules.Resolution.RETRY and decision.retry_after is not None:
         tickets.retry(ws, ticket, session_id=session_id, failure=failure, retry_after=decision.retry_after)
         return f"ticket {ticket.record_id} retried after {decision.retry_after} ({failure['reason']})"
-    tickets.give_up(ws, ticket, session_id=session_id, attempt=attempt, reason=reason)
+    kept = failure if decision.resolution is rules.Resolution.QUARANTINE else None
+    tickets.give_up(ws, ticket, session_id=session_id, attempt=attempt, reason=reason, failure=kept)
     return f"ticket {ticket.record_id} blocked: {reason}"
 
 
@@ -184,9 +185,10 @@ def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
 
 def _advance(d: Delivery, ticket: Record, dispatch: Record | None, done: list[str], skipped: list[str]) -> None:
     """The chain of a ticket the pool holds, from wherever it is: worktree, propose, review, accept,
-    deliver. An advisor's rejection blocks the ticket for a person; any other refusal on the way is a
-    failed attempt (its dispatch cancelled; retried after a backoff, or quarantined), so a step that keeps
-    failing is not asked again every tick."""
+    deliver. An advisor's rejection blocks the ticket for a person; any other refusal on the way — a
+    launch refused before its pane included — is a failed attempt (its dispatch cancelled, its worker
+    ended; retried after a backoff, or quarantined), so a step that keeps failing is not asked again
+    every tick."""
     ws = d.ws
     ticket_id = ticket.record_id
     attempt = access.integer(ticket.payload, "attempt")
@@ -206,10 +208,39 @@ def _advance(d: Delivery, ticket: Record, dispatch: Record | None, done: list[st
             dispatch, event_id = dispatches.accept(ws, dispatch.record_id)
             outcome = access.obj(d.deliver(event_id), "outcome")
             done.append(f"{ticket_id}: {dispatch.record_id} delivered ({outcome.get('status')})")
+        if dispatch.state == "accepted" and _launch_refused(d, dispatch) is not None:
+            dispatch = dispatches.cancel(ws, dispatch.record_id, f"launch refused: {_launch_refused(d, dispatch)}")
+        if dispatch.state == "cancelled":
+            _end_cancelled(d, ticket, dispatch, done)
     except LockHeldError:
         skipped.append(f"{ticket_id}: another process holds its delivery")
     except OmsError as exc:
         _failed_step(ws, ticket_id, dispatch, attempt, one_line(exc.message), done, skipped)
+
+
+def _launch_refused(d: Delivery, dispatch: Record) -> str | None:
+    """Why the delivery of an accepted dispatch parked its worker before any agent ran (its receipt says
+    parked, and there is no session and no pane), or None."""
+    event_id = dispatch.payload.get("delivery_event_id")
+    receipt = d.ws.store.outbox(CONSUMER).read_receipt(event_id) if isinstance(event_id, str) else None
+    if receipt is None or receipt.result.get("status") != "parked":
+        return None
+    if d.session(access.text(dispatch.payload, "session_id")) is not None or d.panes.observe(dispatch.record_id):
+        return None
+    return one_line(str(receipt.result.get("reason") or "the launch was refused"), 400)
+
+
+def _end_cancelled(d: Delivery, ticket: Record, dispatch: Record, done: list[str]) -> None:
+    """A cancelled attempt of a ticket the pool holds: its worker ended (nothing of it runs: a cancelled
+    dispatch never launches), its ticket retried or quarantined."""
+    worker = d.ws.store.records("worker").read_if_exists(dispatch.record_id)
+    why = one_line(str(dispatch.payload.get("reason") or "the dispatch was cancelled"), 400)
+    if worker is not None and worker.payload["health"] != "stopped":
+        d.stop(dispatch.record_id, why, by="oms-conductor")
+    line = _decide_ticket(
+        d.ws, ticket, dispatch.record_id, access.integer(dispatch.payload, "attempt"), "failed", why, d.ws.now()
+    )
+    done.append(f"{ticket.record_id}: {line}")
 
 
 def _failed_step(

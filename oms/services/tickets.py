@@ -242,9 +242,14 @@ def retry(ws: Workspace, ticket: Record, *, session_id: str, failure: JsonObject
     return _transition(ws, ticket, nxt, stable_id("tkt-retry", ticket.record_id, access.integer(failure, "attempt")))
 
 
-def give_up(ws: Workspace, ticket: Record, *, session_id: str, attempt: int, reason: str) -> Record:
-    """The attempt bound to `session_id` ends the ticket `blocked` for a person."""
-    nxt = machine.give_up(ticket.state, ticket.payload, session_id=session_id, attempt=attempt, reason=_reason(reason))
+def give_up(
+    ws: Workspace, ticket: Record, *, session_id: str, attempt: int, reason: str, failure: JsonObject | None = None
+) -> Record:
+    """The attempt bound to `session_id` ends the ticket `blocked` for a person (a quarantine keeps the
+    attempt's `failure` with the others)."""
+    nxt = machine.give_up(
+        ticket.state, ticket.payload, session_id=session_id, attempt=attempt, reason=_reason(reason), failure=failure
+    )
     return _transition(ws, ticket, nxt, stable_id("tkt-give-up", ticket.record_id, attempt))
 
 

@@ -1,0 +1,132 @@
+"""`oms conductor tick` over a real fleet (`tests/fleet.py`): real git, tmux, panes, sandboxes and
+bridges; the demo worker records the result its ticket asks for."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oms.errors import LockHeldError
+from oms.services import conductor
+from tests.fleet import Fleet, make_fleet
+
+
+@pytest.fixture
+def fleet(tmp_path: Path) -> Iterator[Fleet]:
+    yield from make_fleet(tmp_path / "fleet")
+
+
+def _all(fleet: Fleet, *states: str) -> bool:
+    return all(state in states for state, _ in fleet.tickets().values())
+
+
+def _dispatches_per_ticket(fleet: Fleet) -> dict[str, list[str]]:
+    with fleet.workspace() as ws:
+        records = ws.store.records("dispatch")
+        out: dict[str, list[str]] = {}
+        for dispatch_id in records.ids():
+            d = records.read(dispatch_id)
+            out.setdefault(str(d.payload["ticket_id"]), []).append(f"{d.payload['attempt']}:{d.state}")
+        return out
+
+
+def test_a_queue_is_worked_through_never_above_the_pool(fleet: Fleet) -> None:
+    ids = [fleet.add(f"Ticket {n}", priority=None if n else 1) for n in range(4)]
+    first = fleet.tick()
+    leased = [line.split(":")[0] for p in first.phases if p.name == "fill" for line in p.done if "leased" in line]
+    assert leased == [ids[0], ids[1]]  # priority 1, then the oldest; two slots
+    fleet.until(lambda: _all(fleet, "done"))
+    assert max(sum(1 for c in r.classes.values() if c == "alive") for r in fleet.reports) <= 2
+    assert _dispatches_per_ticket(fleet) == {t: ["1:resolved"] for t in ids}  # one attempt each, all resolved
+    for report in fleet.reports:
+        names = [p.name for p in report.phases]
+        assert names == ["reconcile", "expire", "deadlines", "resume", "deliver", "resolve", "fill", "close"]
+
+
+def _files(root: str) -> dict[str, int]:
+    out = {}
+    for path in Path(root).rglob("*"):
+        if path.is_file() and path.suffix not in (".log", ".sock") and "tmp" not in path.parts:
+            out[str(path)] = path.stat().st_mtime_ns
+    return out
+
+
+def test_a_tick_with_nothing_to_do_writes_nothing(fleet: Fleet) -> None:
+    fleet.add("Only ticket")
+    fleet.until(lambda: _all(fleet, "done"))
+    fleet.tick()  # closes what the last one left
+    before = _files(fleet.state)
+    again = fleet.tick()
+    assert all(not p.done for p in again.phases), again.to_json()
+    assert _files(fleet.state) == before
+
+
+def test_a_failed_attempt_is_retried_after_its_backoff_and_a_blocked_one_waits(fleet: Fleet) -> None:
+    failing = fleet.add("Please fail")
+    blocked = fleet.add("Please block")
+    fleet.until(lambda: fleet.tickets()[blocked][0] == "blocked" and fleet.tickets()[failing][1]["attempt"] == 2)
+    state, payload = fleet.tickets()[blocked]
+    assert state == "blocked"
+    assert "the agent needs a person: blocked by the test worker" in str(payload["reason"])
+    state, payload = fleet.tickets()[failing]
+    assert state == "open"
+    assert payload["attempt"] == 2
+    failures = payload["failures"]
+    assert isinstance(failures, list)
+    assert [f["attempt"] for f in failures] == [1]
+    assert "failed: failed by the test worker" in failures[0]["reason"]
+    fleet.tick()  # the backoff (10 s) has not passed: nothing is leased
+    assert fleet.tickets()[failing][0] == "open"
+    fleet.shift_ms += 11_000
+    retried = fleet.tick()
+    assert f"{failing}: leased" in next(p.done for p in retried.phases if p.name == "fill")
+    assert fleet.tickets()[blocked][0] == "blocked"  # never retried blindly
+
+
+def test_five_failures_within_an_hour_quarantine_the_ticket(fleet: Fleet) -> None:
+    failing = fleet.add("Always fail")
+    for attempt in range(1, 6):
+
+        def moved_on(a: int = attempt) -> bool:
+            state, payload = fleet.tickets()[failing]
+            return state == "blocked" or int(str(payload["attempt"])) > a
+
+        fleet.until(moved_on)
+        fleet.shift_ms += 301_000  # past any backoff, well within the hour over five attempts
+    state, payload = fleet.tickets()[failing]
+    assert state == "blocked"
+    reason = str(payload["reason"])
+    assert reason.startswith("quarantined after 5 failures within an hour (attempts 1, 2, 3, 4, 5;")
+    failures = payload["failures"]
+    assert isinstance(failures, list)
+    assert [f["attempt"] for f in failures] == [1, 2, 3, 4, 5]  # every attempt listed, with its reason
+    attempts = sorted(_dispatches_per_ticket(fleet)[failing])
+    assert [a.split(":")[0] for a in attempts] == ["1", "2", "3", "4", "5"]  # one dispatch per attempt
+    assert all(a.split(":")[1] in ("resolved", "cancelled") for a in attempts)
+
+
+def test_a_pane_oms_cannot_prove_it_started_is_left_alone(fleet: Fleet) -> None:
+    sock = f"{fleet.state}/tmux.sock"
+    fleet.add("Ticket")
+    fleet.tick()  # the server runs now
+    subprocess.run(["tmux", "-S", sock, "new-session", "-d", "-s", "dsp-notours", "sleep 300"], check=True)
+    subprocess.run(
+        ["tmux", "-S", sock, "set-option", "-p", "-t", "=dsp-notours:", "@oms_dispatch", "dsp-notours"], check=True
+    )
+    report = fleet.tick()
+    assert report.unknown_panes == ["dsp-notours"]
+    fleet.until(lambda: _all(fleet, "done"))
+    fleet.tick()
+    listed = subprocess.run(
+        ["tmux", "-S", sock, "list-sessions", "-F", "#{session_name}"], capture_output=True, text=True, check=False
+    )
+    assert "dsp-notours" in listed.stdout.split()
+
+
+def test_one_conductor_per_state_root(fleet: Fleet) -> None:
+    with fleet.workspace() as ws, conductor.lock(ws):
+        with pytest.raises(LockHeldError, match="another conductor works on this state root"):
+            fleet.tick()
