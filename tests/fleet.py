@@ -1,6 +1,7 @@
 """A fleet for conductor tests: the demo's scratch repository, state root and scripts (`services/demo.py`),
 with a worker that records the result its ticket's title asks for (`failed` when the title says "fail",
-`blocked` when it says "block", else `completed`) and then exits or waits in its pane. Real git, a real
+`blocked` when it says "block", none when it says "hang": it sleeps, else `completed`) and then exits or
+waits in its pane. Real git, a real
 tmux server on the state root's socket, real panes and sandboxes; the clock can be moved forward so a
 backoff or a deadline passes without waiting for it."""
 
@@ -64,21 +65,24 @@ class Fleet:
         subprocess.run(["tmux", "-S", f"{self.state}/tmux.sock", "kill-server"], capture_output=True, check=False)
 
 
-def make_fleet(base: Path, *, after: str = "exit", max_workers: int = 2, extra: str = "") -> Iterator[Fleet]:
-    """The fleet in `base` (its worker ends after its result, or waits: `after`)."""
+def make_fleet(base: Path, *, after: str = "exit", max_workers: int = 2, role: str = "") -> Iterator[Fleet]:
+    """The fleet in `base` (its worker ends after its result, or waits: `after`; `role`: more lines of the
+    worker's role)."""
     run = demo._prepare(str(base))
     script = Path(base, "worker.sh")
     text = script.read_text()
     text = text.replace(
         'reply=$(tool record_dispatch_result \'{"status":"completed","summary":"Added a CHANGELOG line."}\')',
-        'case "$title" in *fail*) st=failed ;; *block*) st=blocked ;; *) st=completed ;; esac\n'
+        'case "$title" in *fail*) st=failed ;; *block*) st=blocked ;; *hang*) exec sleep 600 ;; *) st=completed ;; '
+        "esac\n"
         'reply=$(tool record_dispatch_result "{\\"status\\":\\"$st\\",\\"summary\\":\\"$st by the test worker\\"}")',
     )
     script.chmod(0o700)
     script.write_text(text)
     config = Path(run.repo, ".oms/config.toml")
     body = config.read_text().replace('worker.sh"]', f'worker.sh", "full", "{after}"]')
-    body = body.replace("max_workers = 2", f"max_workers = {max_workers}") + extra
+    body = body.replace("max_workers = 2", f"max_workers = {max_workers}")
+    body = body.replace('[roles."oms.command-executor"]\n', f'[roles."oms.command-executor"]\n{role}')
     config.write_text(body)
     git.commit_all(run.repo, "the conductor's test worker")
     old = os.environ.get("OMS_EXECUTABLE")

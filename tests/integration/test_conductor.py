@@ -130,3 +130,28 @@ def test_one_conductor_per_state_root(fleet: Fleet) -> None:
     with fleet.workspace() as ws, conductor.lock(ws):
         with pytest.raises(LockHeldError, match="another conductor works on this state root"):
             fleet.tick()
+
+
+def test_a_worker_past_its_deadline_is_stopped_and_its_attempt_retried(tmp_path: Path) -> None:
+    for fleet in make_fleet(tmp_path / "fleet", after="wait", role="deadline_minutes = 2\n"):
+        _deadline_case(fleet)
+
+
+def _deadline_case(fleet: Fleet) -> None:
+    ticket = fleet.add("Ticket that would hang")
+    fleet.until(lambda: "alive" in (fleet.reports[-1].classes.values() if fleet.reports else ()))
+    fleet.tick()
+    assert fleet.tickets()[ticket][0] == "leased"  # within its deadline: left alone
+    fleet.shift_ms += 2 * 60_000 + 1000
+    report = fleet.tick()
+    deadlines = next(p for p in report.phases if p.name == "deadlines")
+    assert any("stopped at its 2-minute deadline" in line for line in deadlines.done), report.to_json()
+    with fleet.workspace() as ws:
+        (worker,) = [ws.store.records("worker").read(w) for w in ws.store.records("worker").ids()]
+    assert (worker.payload["health"], worker.payload["end_reason"]) == ("stopped", "deadline")
+    fleet.tick()  # the ended attempt is a failed one: retried after its backoff
+    state, payload = fleet.tickets()[ticket]
+    assert (state, payload["attempt"]) == ("open", 2)
+    failures = payload["failures"]
+    assert isinstance(failures, list)
+    assert "ran past its role's 2-minute limit" in str(failures[0]["reason"])

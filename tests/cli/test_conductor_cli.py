@@ -1,0 +1,97 @@
+"""`oms conductor tick|run` as real processes (source, and frozen in CI) over a real fleet."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oms.services import conductor
+from tests.fleet import Fleet, make_fleet
+from tests.helpers import OmsCommand
+
+pytestmark = pytest.mark.cli
+
+
+@pytest.fixture
+def waiting_fleet(tmp_path: Path) -> Iterator[Fleet]:
+    yield from make_fleet(tmp_path / "fleet", after="wait")
+
+
+def _roots(fleet: Fleet) -> tuple[str, ...]:
+    return ("--state-root", fleet.state, "--config-root", fleet.repo)
+
+
+def test_tick_reports_every_phase_in_json(oms: OmsCommand, waiting_fleet: Fleet) -> None:
+    ticket = waiting_fleet.add("Ticket")
+    done = oms.run("conductor", "tick", "--json", *_roots(waiting_fleet))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [p["phase"] for p in report["phases"]] == [
+        "reconcile", "expire", "deadlines", "resume", "deliver", "resolve", "fill", "close"
+    ]  # fmt: skip
+    fill = next(p for p in report["phases"] if p["phase"] == "fill")
+    assert f"{ticket}: leased" in fill["done"]
+    assert all(isinstance(p["ms"], int) for p in report["phases"])
+    plain = oms.run("conductor", "tick", *_roots(waiting_fleet))
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout.splitlines()[-1].startswith("tick ")
+    assert "1 alive" in plain.stdout or "1 not-started" in plain.stdout
+
+
+def test_a_second_conductor_is_refused_naming_the_holder(oms: OmsCommand, waiting_fleet: Fleet) -> None:
+    with waiting_fleet.workspace() as ws, conductor.lock(ws):
+        refused = oms.run("conductor", "tick", *_roots(waiting_fleet))
+    assert refused.returncode != 0
+    assert "another conductor works on this state root" in refused.stderr
+    assert f"pid {os.getpid()}" in refused.stderr or str(os.getpid()) in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+
+def test_run_streams_ticks_and_sigterm_ends_it_leaving_workers_running(oms: OmsCommand, waiting_fleet: Fleet) -> None:
+    ticket = waiting_fleet.add("Ticket")
+    proc = subprocess.Popen(
+        [*oms.argv, "conductor", "run", "--interval", "1", "--json", *_roots(waiting_fleet)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        events: list[dict[str, object]] = []
+        deadline = time.monotonic() + 60
+        while True:  # ticks until the worker is alive in its pane
+            assert time.monotonic() < deadline, events[-1:]
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read() if proc.stderr else ""
+            event = json.loads(line)
+            events.append(event)
+            if event["type"] == "tick" and "alive" in event["workers"].values():
+                break
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    last = json.loads(out.splitlines()[-1])
+    assert (last["type"], last["reason"]) == ("stopped", "asked to stop")
+    assert last["ticks"] >= len([e for e in events if e["type"] == "tick"])
+    state, payload = waiting_fleet.tickets()[ticket]
+    assert state == "leased"  # the worker was left running, its ticket still held
+    listed = subprocess.run(
+        ["tmux", "-S", f"{waiting_fleet.state}/tmux.sock", "list-panes", "-a", "-F", "#{pane_dead}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert listed.stdout.split() == ["0"]  # its pane is live
+    again = oms.run("conductor", "tick", "--json", *_roots(waiting_fleet))  # the lock went with the loop
+    assert again.returncode == 0, again.stderr
+    assert payload["worker_id"] == "oms-pool"
