@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -127,10 +128,16 @@ def demo(
     timeout: Annotated[
         float, typer.Option("--timeout", min=5.0, max=600.0, help="Seconds to wait for the worker's result.")
     ] = 60.0,
+    count: Annotated[
+        int | None,
+        typer.Option("--tickets", min=1, max=1000, help="Run the conductor over this many tickets instead."),
+    ] = None,
+    workers: Annotated[int, typer.Option("--workers", min=1, max=64, help="With --tickets: workers at a time.")] = 2,
     json_out: JsonOpt = False,
 ) -> None:
     """The whole chain on a scratch repository: ticket, advisor review, delivery into a tmux pane, and a
-    worker that talks to oms only through its MCP bridge and its hooks; prints the timeline."""
+    worker that talks to oms only through its MCP bridge and its hooks; prints the timeline. With
+    --tickets N: the conductor works N tickets, --workers K at a time, until each has a result."""
     import sys
 
     from oms.errors import DemoFailedError
@@ -141,6 +148,10 @@ def demo(
         if not json_out:
             sys.stderr.write(f"oms demo: {message}\n")
             sys.stderr.flush()
+
+    if count is not None:
+        _fleet_demo(directory, count, workers, max(timeout, 30.0 * count / workers), json_out, progress)
+        return
 
     result = run(directory, timeout_s=timeout, progress=progress)
     import shlex
@@ -172,3 +183,28 @@ def demo(
         raise DemoFailedError(
             f"demo did not finish: {result.reason}", hint=f"look at the pane: tmux -S {result.socket} attach"
         )
+
+
+def _fleet_demo(
+    directory: str | None, count: int, workers: int, timeout: float, json_out: bool, progress: Callable[[str], None]
+) -> None:
+    import shlex
+
+    from oms.errors import DemoFailedError
+    from oms.services import demo_fleet
+
+    result = demo_fleet.run(directory, count=count, workers=workers, timeout_s=timeout, progress=progress)
+    if json_out:
+        emit(result.to_json())
+        if not result.ok:
+            raise typer.Exit(1)
+        return
+    table(("ticket", "dispatch", "state"), [[r["ticket_id"], r["dispatch_id"], r["state"]] for r in result.results])
+    typer.echo(
+        f"\n{len(result.results)} tickets in {result.seconds:.0f} s over {result.ticks} ticks; at most "
+        f"{result.max_concurrent_workers} workers at once (pool {workers}); the demo's tmux server has ended"
+    )
+    roots = f"--state-root {shlex.quote(result.state_root)} --config-root {shlex.quote(result.repo)}"
+    typer.echo(f"  oms status {roots}")
+    if not result.ok:
+        raise DemoFailedError(f"demo did not finish: {result.reason}", hint=f"oms status {roots}")

@@ -159,7 +159,9 @@ def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
     held = [t for t in all_tickets if t.state == "leased" and t.payload.get("worker_id") == POOL_WORKER]
     for ticket in held:
         _advance(d, ticket, by_attempt.get((ticket.record_id, ticket.payload["attempt"])), done, skipped)
-    free = rules.free_slots(_target(ws), len(held))
+    running = {str(w.payload["ticket_id"]) for w in _latest(ws, "worker") if w.payload["health"] != "stopped"}
+    busy = len({t.record_id for t in held} | running)  # a worker still ending after its result holds its slot
+    free = rules.free_slots(_target(ws), busy)
     queued = rules.queue(
         (
             rules.Queued(

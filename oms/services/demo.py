@@ -186,8 +186,8 @@ class DemoRun:
         }
 
 
-def _config(base: str) -> str:
-    worker = json.dumps(["/bin/sh", os.path.join(base, "worker.sh")])
+def _config(base: str, max_workers: int = 2, worker_args: tuple[str, ...] = ()) -> str:
+    worker = json.dumps(["/bin/sh", os.path.join(base, "worker.sh"), *worker_args])
     advisor = json.dumps(["/bin/sh", os.path.join(base, "advisor.sh")])
     return f"""\
 # oms configuration for `oms demo`: both roles run the shell scripts next to this repository.
@@ -200,7 +200,7 @@ role = "oms.exec-advisor"
 role = "oms.command-executor"
 
 [pool]
-max_workers = 2
+max_workers = {max_workers}
 
 [lease]
 duration_minutes = 60
@@ -222,7 +222,7 @@ argv = {advisor}
 """
 
 
-def _prepare(base: str) -> DemoRun:
+def _prepare(base: str, max_workers: int = 2, worker_args: tuple[str, ...] = ()) -> DemoRun:
     """The scratch directory: repository (committed config and policy), state root, scripts."""
     if any(not 0x20 <= ord(c) <= 0x7E for c in base):
         raise InvalidInputError(f"demo directory {base!r}: use a path of printable ASCII")
@@ -237,7 +237,7 @@ def _prepare(base: str) -> DemoRun:
         repo.publish("README.md", b"# demo project\n\nA scratch repository made by `oms demo`.\n", mode=0o644)
         repo.publish("CHANGELOG.md", b"# Changelog\n\n", mode=0o644)
         repo.mkdirs(".oms")
-        repo.publish(".oms/config.toml", _config(base).encode(), mode=0o644)
+        repo.publish(".oms/config.toml", _config(base, max_workers, worker_args).encode(), mode=0o644)
     git.init_repository(run.repo)
     init(run.state_root, run.repo)  # the state root and key; the committed default role policy
     git.commit_all(run.repo, "demo project with its oms config and role policy")

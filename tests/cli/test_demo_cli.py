@@ -82,3 +82,22 @@ def test_demo_refuses_a_used_directory(oms: OmsCommand, tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     assert (tmp_path / "used" / "keep.txt").read_text() == "mine\n"
     assert sorted(p.name for p in (tmp_path / "used").iterdir()) == ["keep.txt"]
+
+
+def test_demo_runs_the_conductor_over_many_tickets(oms: OmsCommand, tmp_path: Path) -> None:
+    where = tmp_path / "fleet"
+    done = oms.run("demo", "--dir", str(where), "--tickets", "5", "--workers", "2", "--json", timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(done.stdout)
+    assert data["ok"] is True
+    assert [r["ticket_id"] for r in data["results"]] == [f"tkt-{n}" for n in range(1, 6)]
+    assert {r["state"] for r in data["results"]} == {"done"}
+    assert len({r["dispatch_id"] for r in data["results"]}) == 5
+    assert 1 <= data["max_concurrent_workers"] <= 2
+    for r in data["results"]:  # each result is a commit on the ticket's branch
+        log = git("log", "--format=%s", "-1", f"oms/{r['ticket_id']}", cwd=where / "repo")
+        assert log.strip() == "Added a CHANGELOG line."
+    server = subprocess.run(
+        ["tmux", "-S", str(where / "state" / "tmux.sock"), "list-sessions"], capture_output=True, check=False
+    )
+    assert server.returncode != 0  # the demo's tmux server has ended

@@ -1,0 +1,126 @@
+"""`oms demo --tickets N --workers K`: the conductor over N tickets with the demo worker (`demo.py`'s
+scratch repository and scripts), K at a time, until every ticket has a result; then its tmux server ends.
+
+How many workers ran at once is read from the records afterwards (each session's registration to its
+worker's end), not sampled.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from oms.canonical import JsonObject, parse_ts
+from oms.fsio import scratch_directory
+from oms.services import conductor, demo, tickets
+from oms.services.delivery import Delivery
+from oms.services.workspace import Workspace
+
+FINAL = ("done", "blocked")
+
+
+@dataclass
+class FleetRun:
+    """Where the fleet demo ran and how it ended."""
+
+    base: str
+    repo: str
+    state_root: str
+    results: list[JsonObject] = field(default_factory=list)
+    max_concurrent_workers: int = 0
+    ticks: int = 0
+    seconds: float = 0.0
+    ok: bool = False
+    reason: str = ""
+
+    def to_json(self) -> JsonObject:
+        return {
+            "ok": self.ok,
+            "reason": self.reason,
+            "base": self.base,
+            "repo": self.repo,
+            "state_root": self.state_root,
+            "results": list(self.results),
+            "max_concurrent_workers": self.max_concurrent_workers,
+            "ticks": self.ticks,
+            "seconds": round(self.seconds),
+        }
+
+
+def run(
+    base: str | None,
+    *,
+    count: int,
+    workers: int,
+    timeout_s: float = 300.0,
+    progress: Callable[[str], None] = lambda _m: None,
+) -> FleetRun:
+    """N tickets through the conductor with K workers at a time (a new scratch directory by default)."""
+    where = os.path.abspath(base) if base else scratch_directory("oms-demo-")
+    prepared = demo._prepare(where, max_workers=workers, worker_args=("full", "exit"))
+    out = FleetRun(where, prepared.repo, prepared.state_root)
+    progress(f"scratch directory {where}: {count} tickets, {workers} workers at a time")
+    started = time.monotonic()
+    with Workspace.open(prepared.state_root, prepared.repo) as ws:
+        for n in range(count):
+            tickets.add(ws, f"Demo ticket {n + 1}", "Add a line to CHANGELOG.md naming this ticket.")
+        deadline = started + timeout_s
+        with conductor.lock(ws):
+            while True:
+                report = conductor.tick(ws, held=True)
+                out.ticks += 1
+                states = [t.state for t in tickets.list_all(ws)]
+                finished = sum(1 for s in states if s in FINAL)
+                alive = sum(1 for c in report.classes.values() if c == "alive")
+                progress(f"tick {out.ticks}: {alive} workers running, {finished}/{count} tickets finished")
+                if finished == count:
+                    break
+                if time.monotonic() > deadline:
+                    out.reason = f"{count - finished} tickets unfinished after {timeout_s:g}s"
+                    break
+                time.sleep(0.2)
+        out.results = _results(ws)
+        out.max_concurrent_workers = _max_concurrent(ws)
+        Delivery.open(ws).panes.tmux("kill-server", check=False)  # nothing of the demo lingers
+    out.seconds = time.monotonic() - started
+    out.ok = not out.reason and all(r["state"] == "done" for r in out.results)
+    if not out.ok and not out.reason:
+        out.reason = "a ticket ended blocked: " + ", ".join(
+            str(r["ticket_id"]) for r in out.results if r["state"] != "done"
+        )
+    return out
+
+
+def _results(ws: Workspace) -> list[JsonObject]:
+    latest: dict[str, tuple[int, str]] = {}
+    records = ws.store.records("dispatch")
+    for dispatch_id in records.ids():
+        d = records.read(dispatch_id)
+        ticket_id, attempt = str(d.payload["ticket_id"]), int(str(d.payload["attempt"]))
+        if ticket_id not in latest or latest[ticket_id][0] < attempt:
+            latest[ticket_id] = (attempt, dispatch_id)
+    return [
+        {"ticket_id": t.record_id, "dispatch_id": latest.get(t.record_id, (0, None))[1], "state": t.state}
+        for t in sorted(tickets.list_all(ws), key=lambda t: int(t.record_id.split("-")[1]))
+    ]
+
+
+def _max_concurrent(ws: Workspace) -> int:
+    """The most workers that ran at once: each from its session's registration to its worker's end."""
+    edges: list[tuple[int, int]] = []
+    sessions = ws.store.records("session")
+    workers = ws.store.records("worker")
+    for session_id in sessions.ids():
+        first = sessions.read_version(session_id, 0)
+        worker = workers.read_if_exists(str(first.payload["dispatch_id"]))
+        if worker is None:
+            continue
+        end = parse_ts(worker.observed_at) if worker.payload["health"] == "stopped" else 2**62
+        edges += [(parse_ts(first.observed_at), 1), (end, -1)]
+    running = most = 0
+    for _, delta in sorted(edges, key=lambda e: (e[0], e[1])):  # an end before a start at the same instant
+        running += delta
+        most = max(most, running)
+    return most
