@@ -21,6 +21,7 @@ Rules:
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from typing import NamedTuple
 
 from oms.canonical import JsonObject, access, check, digest_bytes, parse_ts
@@ -88,8 +89,27 @@ def version_digest(data: bytes) -> str:
     return digest_bytes("record-version", data)
 
 
+PARSED_CAP = 50_000  # parsed versions kept per process (a long-lived conductor reads the same ones each tick)
+_parsed: OrderedDict[tuple[str, str, int, str], Record] = OrderedDict()
+
+
 def parse_record(data: bytes, kind: str, record_id: str, version: int, where: str) -> Record:
-    """Parse and check one version file against its kind, id and version number."""
+    """Parse and check one version file against its kind, id and version number. The same bytes under the
+    same name parse to the same record, so a parse is kept by the bytes' digest (version files are never
+    changed in place; a changed file has another digest and is parsed and checked anew)."""
+    key = (kind, record_id, version, version_digest(data))
+    found = _parsed.get(key)
+    if found is not None:
+        _parsed.move_to_end(key)
+        return found
+    rec = _parse_record(data, kind, record_id, version, where, key[3])
+    _parsed[key] = rec
+    if len(_parsed) > PARSED_CAP:
+        _parsed.popitem(last=False)
+    return rec
+
+
+def _parse_record(data: bytes, kind: str, record_id: str, version: int, where: str, digest: str) -> Record:
     doc = parse_document(data, kind, where)
     rec = Record(
         kind=access.text(doc, "kind"),
@@ -102,7 +122,7 @@ def parse_record(data: bytes, kind: str, record_id: str, version: int, where: st
         observed_at=access.text(doc, "observed_at"),
         previous_sha256=access.text_or_none(doc, "previous_sha256"),
         payload=access.obj(doc, "payload"),
-        sha256=version_digest(data),
+        sha256=digest,
     )
     check(rec.record_id, f"{where}: record_id")
     check(rec.operation_id, f"{where}: operation_id")
