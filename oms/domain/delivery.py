@@ -96,12 +96,20 @@ def end_of(
     signum = ended["signal"] if ended is not None else pane.signal if pane is not None else None
     if kill is not None:
         reason, detail = "stopped", f"{kill['reason']} (by {kill['by']})"
+    elif ended is None:  # the supervisor records every end it lives to see: it did not (seed 004's parent-gone)
+        reason = "parent-gone"
+        if pane is None:
+            detail = "the pane and every process in it are gone (the end was not recorded)"
+        elif signum:
+            detail = f"the agent's supervisor was killed by signal {signum} before it recorded the end"
+        elif status is not None:
+            detail = f"the agent's supervisor exited with status {status} without recording the end"
+        else:
+            detail = "the agent's supervisor ended without recording the end"
     elif signum:
         reason, detail = "signal", f"the agent was killed by signal {signum}"
     elif status is not None:
         reason, detail = "exit", f"the agent exited with status {status}"
-    elif pane is None:
-        reason, detail = "exit", "the pane and every process in it are gone (the end was not recorded)"
     else:
         reason, detail = "exit", "the agent exited (its status was not recorded)"
     if pane is None and ended is not None:

@@ -3,9 +3,9 @@ records do not know yet (ADR 0009 "Panes"):
 
 - `reconcile`: a pane that ended (exit, signal, `oms worker stop`) ends its session and its worker with
   that end reason — also a pane that is gone (its tmux server died): then from the supervisor's exit
-  record, or, when the pane's whole process group is gone without one, as an unrecorded end. A pane
-  that merely cannot be seen while its processes live (a tmux hiccup) ends nothing. What an observation
-  means is `domain/delivery.end_of`'s.
+  record, or, when the pane's whole process group is gone without one, as `parent-gone` (its supervisor
+  did not live to record it). A pane that merely cannot be seen while its processes live (a tmux hiccup)
+  ends nothing. What an observation means is `domain/delivery.end_of`'s.
 - `check_liveness`: a healthy worker whose attempt was fenced, or whose hooks or bridge stayed silent
   past the deadline, is parked (its pane is kept).
 """

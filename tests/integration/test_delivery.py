@@ -201,7 +201,7 @@ def test_a_pane_killed_with_its_server_and_no_record_ends_unrecorded(deliverable
             time.sleep(0.05)
         view = delivery.observe(dispatch_id)
     assert not (deliverable.state / "panes" / f"{dispatch_id}.exit.json").exists()
-    assert (view["end_reason"], view["worker_health"]) == ("exit", "stopped")
+    assert (view["end_reason"], view["worker_health"]) == ("parent-gone", "stopped")
     assert "the end was not recorded" in str(view["end_detail"])
 
 

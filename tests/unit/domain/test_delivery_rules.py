@@ -41,9 +41,25 @@ def _gone(pgid: int) -> bool:
         ("healthy", None, REGISTRY, None, None, _alive, None),  # a tmux hiccup: its processes live
         ("healthy", DEAD_3, None, None, KILL, _gone, ("stopped", "test is over (by oms-cli)", "%1")),
         ("healthy", DEAD_3, None, EXIT_SIG, None, _gone, ("signal", "the agent was killed by signal 15", "%1")),
-        ("healthy", DEAD_SIG, None, None, None, _gone, ("signal", "the agent was killed by signal 9", "%1")),
+        (  # the supervisor records every end it lives to see: a pane that ended without one lost its parent
+            "healthy",
+            DEAD_SIG,
+            None,
+            None,
+            None,
+            _gone,
+            ("parent-gone", "the agent's supervisor was killed by signal 9 before it recorded the end", "%1"),
+        ),
         ("healthy", DEAD_3, None, EXIT_0, None, _gone, ("exit", "the agent exited with status 0", "%1")),
-        ("healthy", DEAD_3, None, None, None, _gone, ("exit", "the agent exited with status 3", "%1")),
+        (
+            "healthy",
+            DEAD_3,
+            None,
+            None,
+            None,
+            _gone,
+            ("parent-gone", "the agent's supervisor exited with status 3 without recording the end", "%1"),
+        ),
         (
             "parked",
             DEAD_UNKNOWN,
@@ -51,7 +67,7 @@ def _gone(pgid: int) -> bool:
             None,
             None,
             _gone,
-            ("exit", "the agent exited (its status was not recorded)", "%1"),
+            ("parent-gone", "the agent's supervisor ended without recording the end", "%1"),
         ),
         (
             "healthy",
@@ -69,7 +85,7 @@ def _gone(pgid: int) -> bool:
             None,
             None,
             _gone,
-            ("exit", "the pane and every process in it are gone (the end was not recorded)", "%7"),
+            ("parent-gone", "the pane and every process in it are gone (the end was not recorded)", "%7"),
         ),
     ],
 )
