@@ -35,6 +35,7 @@ SCHEMA_NAMES = (
     "outbox-receipt",
     "pane-exit",
     "pane-registry",
+    "pool",
     "record-envelope",
     "role-policy",
     "sandbox-init",

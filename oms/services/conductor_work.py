@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from oms.canonical import JsonObject, access
 from oms.domain import conductor as rules
+from oms.domain import pool as pool_rules
 from oms.errors import LockHeldError, OmsError, one_line
-from oms.services import dispatches, tickets, worktrees
+from oms.services import dispatches, pool, tickets, worktrees
 from oms.services.delivery import Delivery
 from oms.services.liveness import CONSUMER
 from oms.services.workspace import Workspace
 from oms.store import Record
 
-POOL_WORKER = "oms-pool"  # the lease holder of every ticket the conductor takes
 FAILED_ENDS = ("exit", "signal", "deadline", "parent-gone")  # a person's `stop` is a person's decision
 
 
@@ -146,22 +146,25 @@ def _decide_ticket(
     return f"ticket {ticket.record_id} blocked: {reason}"
 
 
-def _target(ws: Workspace) -> int:
-    return ws.config().max_workers
-
-
 def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
-    """Free slots take tickets: those the pool holds already go on from where they stopped (a crash
-    mid-chain), then the queue's first open tickets are leased."""
+    """Free pool slots take tickets: those the pool holds already go on from where they stopped (a crash
+    mid-chain), draining slots that hold nothing leave the pool, then the queue's first open tickets are
+    leased, one to each free slot (`domain/pool.py`)."""
     ws = d.ws
     all_tickets = _latest(ws, "ticket")
     by_attempt = {(str(r.payload.get("ticket_id")), r.payload.get("attempt")): r for r in _latest(ws, "dispatch")}
-    held = [t for t in all_tickets if t.state == "leased" and t.payload.get("worker_id") == POOL_WORKER]
+    held = [
+        t
+        for t in all_tickets
+        if t.state == "leased" and str(t.payload.get("worker_id") or "").startswith(pool_rules.PREFIX)
+    ]
     for ticket in held:
         _advance(d, ticket, by_attempt.get((ticket.record_id, ticket.payload["attempt"])), done, skipped)
-    running = {str(w.payload["ticket_id"]) for w in _latest(ws, "worker") if w.payload["health"] != "stopped"}
-    busy = len({t.record_id for t in held} | running)  # a worker still ending after its result holds its slot
-    free = rules.free_slots(_target(ws), busy)
+    all_tickets = _latest(ws, "ticket")
+    occupancy = pool.Occupancy.of(all_tickets, _latest(ws, "worker"))
+    before = set(pool_rules.names(pool.current(ws), "draining"))
+    payload = pool.settled(ws, occupancy)
+    done += [f"{slot}: drained, left the pool" for slot in sorted(before - set(pool_rules.names(payload)))]
     queued = rules.queue(
         (
             rules.Queued(
@@ -175,10 +178,10 @@ def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
         ),
         ws.now(),
     )
-    for ticket_id in queued[:free]:
+    for slot, ticket_id in zip(pool_rules.free(payload, occupancy.held), queued, strict=False):
         try:
-            grant = tickets.lease(ws, ticket_id, POOL_WORKER)
-            done.append(f"{ticket_id}: leased")
+            grant = tickets.lease(ws, ticket_id, slot)
+            done.append(f"{ticket_id}: leased to {slot}")
         except OmsError as exc:
             skipped.append(f"{ticket_id}: {one_line(exc.message)}")
             continue

@@ -37,7 +37,7 @@ def test_tick_reports_every_phase_in_json(oms: OmsCommand, waiting_fleet: Fleet)
         "reconcile", "expire", "deadlines", "resume", "deliver", "resolve", "fill", "close"
     ]  # fmt: skip
     fill = next(p for p in report["phases"] if p["phase"] == "fill")
-    assert f"{ticket}: leased" in fill["done"]
+    assert f"{ticket}: leased to worker-1" in fill["done"]
     assert all(isinstance(p["ms"], int) for p in report["phases"])
     plain = oms.run("conductor", "tick", *_roots(waiting_fleet))
     assert plain.returncode == 0, plain.stderr
@@ -94,4 +94,4 @@ def test_run_streams_ticks_and_sigterm_ends_it_leaving_workers_running(oms: OmsC
     assert listed.stdout.split() == ["0"]  # its pane is live
     again = oms.run("conductor", "tick", "--json", *_roots(waiting_fleet))  # the lock went with the loop
     assert again.returncode == 0, again.stderr
-    assert payload["worker_id"] == "oms-pool"
+    assert payload["worker_id"] == "worker-1"

@@ -38,6 +38,10 @@ def test_a_queue_is_worked_through_never_above_the_pool(fleet: Fleet) -> None:
     first = fleet.tick()
     leased = [line.split(":")[0] for p in first.phases if p.name == "fill" for line in p.done if "leased" in line]
     assert leased == [ids[0], ids[1]]  # priority 1, then the oldest; two slots
+    assert [line.split(" to ")[1] for p in first.phases if p.name == "fill" for line in p.done if "leased" in line] == [
+        "worker-1",
+        "worker-2",
+    ]
     fleet.until(lambda: _all(fleet, "done"))
     assert max(sum(1 for c in r.classes.values() if c == "alive") for r in fleet.reports) <= 2
     assert _dispatches_per_ticket(fleet) == {t: ["1:resolved"] for t in ids}  # one attempt each, all resolved
@@ -82,7 +86,7 @@ def test_a_failed_attempt_is_retried_after_its_backoff_and_a_blocked_one_waits(f
     assert fleet.tickets()[failing][0] == "open"
     fleet.shift_ms += 11_000
     retried = fleet.tick()
-    assert f"{failing}: leased" in next(p.done for p in retried.phases if p.name == "fill")
+    assert any(line.startswith(f"{failing}: leased to worker-") for p in retried.phases for line in p.done)
     assert fleet.tickets()[blocked][0] == "blocked"  # never retried blindly
 
 

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '75042a1d5b6a6e4b039e2375abde9c1ffd0027a63862ed04983a6faf12d5483b'
+SOURCE_SHA256 = '9fda601dbcb3207ea999d0f6b0fba14efa0631d8c8d8a80bc18fa9a2365be8a7'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -68,6 +68,7 @@ MODULES: dict[str, str] = {
     'outbox-receipt': 'outbox_receipt',
     'pane-exit': 'pane_exit',
     'pane-registry': 'pane_registry',
+    'pool': 'pool',
     'record-envelope': 'record_envelope',
     'role-policy': 'role_policy',
     'sandbox-init': 'sandbox_init',

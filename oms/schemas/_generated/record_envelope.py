@@ -16,7 +16,7 @@ from oms.schemas._generated import defs as _m_defs
 
 _P0 = '^[a-z][a-z-]{0,31}$'
 _C0: object = 'oms-record-v1'
-_C1: tuple[object, ...] = ('authorization', 'dispatch', 'session', 'ticket', 'worker')
+_C1: tuple[object, ...] = ('authorization', 'dispatch', 'pool', 'session', 'ticket', 'worker')
 
 
 def _v95(x: object) -> bool:

@@ -18,35 +18,35 @@ _C0: object = 'oms-ticket-content-v1'
 _C1: tuple[object, ...] = ('local', 'github')
 
 
-def _v545(x: object) -> bool:
+def _v558(x: object) -> bool:
     # ticket-content#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v546(x: object) -> bool:
+def _v559(x: object) -> bool:
     # ticket-content#/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v547(x: object) -> bool:
+def _v560(x: object) -> bool:
     # ticket-content#/properties/source
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v548(x: object) -> bool:
+def _v561(x: object) -> bool:
     # ticket-content#/properties/title
     if not _m_defs._v60(x):
         return False
     return True
 
 
-def _v549(x: object) -> bool:
+def _v562(x: object) -> bool:
     # ticket-content#/properties/body
     if not (isinstance(x, str)):
         return False
@@ -56,49 +56,49 @@ def _v549(x: object) -> bool:
     return True
 
 
-def _v551(x: object) -> bool:
+def _v564(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/0
     if not _m_defs._v65(x):
         return False
     return True
 
 
-def _v552(x: object) -> bool:
+def _v565(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v550(x: object) -> bool:
+def _v563(x: object) -> bool:
     # ticket-content#/properties/repository
-    if not (_v551(x) or _v552(x)):
+    if not (_v564(x) or _v565(x)):
         return False
     return True
 
 
-def _v554(x: object) -> bool:
+def _v567(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/0
     if not _m_defs._v69(x):
         return False
     return True
 
 
-def _v555(x: object) -> bool:
+def _v568(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v553(x: object) -> bool:
+def _v566(x: object) -> bool:
     # ticket-content#/properties/url
-    if not (_v554(x) or _v555(x)):
+    if not (_v567(x) or _v568(x)):
         return False
     return True
 
 
-def _v557(x: object) -> bool:
+def _v570(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -110,21 +110,21 @@ def _v557(x: object) -> bool:
     return True
 
 
-def _v558(x: object) -> bool:
+def _v571(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v556(x: object) -> bool:
+def _v569(x: object) -> bool:
     # ticket-content#/properties/number
-    if not (_v557(x) or _v558(x)):
+    if not (_v570(x) or _v571(x)):
         return False
     return True
 
 
-def _v544(x: object) -> bool:
+def _v557(x: object) -> bool:
     # ticket-content#
     if not (isinstance(x, dict)):
         return False
@@ -132,21 +132,21 @@ def _v544(x: object) -> bool:
         for k in ('body', 'format', 'number', 'repository', 'source', 'ticket_id', 'title', 'url'):
             if k not in x:
                 return False
-        if 'format' in x and not _v545(x['format']):
+        if 'format' in x and not _v558(x['format']):
             return False
-        if 'ticket_id' in x and not _v546(x['ticket_id']):
+        if 'ticket_id' in x and not _v559(x['ticket_id']):
             return False
-        if 'source' in x and not _v547(x['source']):
+        if 'source' in x and not _v560(x['source']):
             return False
-        if 'title' in x and not _v548(x['title']):
+        if 'title' in x and not _v561(x['title']):
             return False
-        if 'body' in x and not _v549(x['body']):
+        if 'body' in x and not _v562(x['body']):
             return False
-        if 'repository' in x and not _v550(x['repository']):
+        if 'repository' in x and not _v563(x['repository']):
             return False
-        if 'url' in x and not _v553(x['url']):
+        if 'url' in x and not _v566(x['url']):
             return False
-        if 'number' in x and not _v556(x['number']):
+        if 'number' in x and not _v569(x['number']):
             return False
         for k in x:
             if k not in ('format', 'ticket_id', 'source', 'title', 'body', 'repository', 'url', 'number'):
@@ -155,5 +155,5 @@ def _v544(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'ticket-content': _v544,
+    'ticket-content': _v557,
 }

@@ -1,0 +1,84 @@
+"""`oms pool show|scale`: the worker pool (`services/pool.py`, rules in `domain/pool.py`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, table, workspace
+
+if TYPE_CHECKING:
+    from oms.canonical import JsonObject
+    from oms.services.pool import Occupancy
+    from oms.services.workspace import Workspace
+    from oms.store import Record
+
+app = typer.Typer(
+    help="The worker pool: its slots, scaled under one lock.", no_args_is_help=True, rich_markup_mode=None
+)
+
+
+def _occupancy(ws: Workspace) -> Occupancy:
+    from oms.services import pool
+
+    def latest(kind: str) -> list[Record]:
+        records = ws.store.records(kind)
+        return [r for r in (records.read_if_exists(i) for i in records.ids()) if r is not None]
+
+    return pool.Occupancy.of(latest("ticket"), latest("worker"))
+
+
+def _show(payload: JsonObject, occupancy: Occupancy) -> None:
+    from oms.canonical import access
+
+    slots = [s for s in access.array(payload, "slots") if isinstance(s, dict)]
+    table(
+        ("slot", "state", "ticket", "since"),
+        [[s["name"], s["state"], occupancy.held.get(str(s["name"])), s["since"]] for s in slots],
+    )
+    typer.echo(f"next index {payload['next_index']} (indices are never reused)")
+
+
+@app.command("show")
+def show(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+    """The pool's slots: active or draining, and the ticket each holds."""
+    from oms.services import pool
+
+    with workspace(state_root_, config_root_) as ws:
+        payload, occupancy = pool.current(ws), _occupancy(ws)
+    if json_out:
+        emit({"ok": True, "pool": payload, "held": occupancy.held})
+        return
+    _show(payload, occupancy)
+
+
+@app.command("scale")
+def scale(
+    to: Annotated[int | None, typer.Option("--to", help="Active slots wanted (1 to the config's max_workers).")] = None,
+    up: Annotated[int, typer.Option("--up", min=0, help="Add this many active slots.")] = 0,
+    down: Annotated[int, typer.Option("--down", min=0, help="Remove this many active slots.")] = 0,
+    force: Annotated[bool, typer.Option("--force", help="Park the workers of busy slots as they drain.")] = False,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Scale the pool: idle slots leave first; busy ones drain (their work finishes), parked with --force."""
+    from oms.errors import UsageError
+    from oms.services import pool
+
+    if (to is not None) + bool(up) + bool(down) != 1:
+        raise UsageError("give exactly one of --to N, --up K, --down K")
+    with workspace(state_root_, config_root_) as ws:
+        occupancy = _occupancy(ws)
+        payload, plan = pool.scale(ws, occupancy, to=to, up=up, down=down, force=force)
+        parked = pool.park_draining(ws, occupancy, plan.park) if plan.park else []
+    if json_out:
+        emit({"ok": True, "pool": payload, "plan": plan._asdict(), "parked": parked})
+        return
+    for name, slots in plan._asdict().items():
+        if slots and name != "park":
+            typer.echo(f"{name}: {', '.join(slots)}")
+    for line in parked:
+        typer.echo(line)
+    _show(payload, occupancy)

@@ -1,0 +1,82 @@
+"""The worker pool's rules (`domain/pool.py`) over random sequences of scales and settles: indices are
+never reused, the active count is what was asked, busy slots are never dropped (they drain), idle ones
+leave first, and the pool never has fewer than one active slot."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from oms.canonical import JsonObject
+from oms.domain import pool
+from oms.errors import InvalidInputError
+
+
+def _slots(payload: JsonObject) -> dict[str, dict[str, Any]]:
+    return {str(s["name"]): s for s in cast(list[dict[str, Any]], payload["slots"])}
+
+
+T0 = "2026-12-01T00:00:00.000Z"
+MAX = 8
+steps = st.lists(
+    st.tuples(
+        st.sampled_from(["scale", "settle"]), st.integers(-1, MAX + 1), st.booleans(), st.sets(st.integers(1, 20))
+    ),
+    max_size=25,
+)
+
+
+@given(st.integers(1, MAX), steps)
+def test_pool_invariants(start: int, sequence: list[tuple[str, int, bool, set[int]]]) -> None:
+    payload = pool.initial(start, T0)
+    ever: dict[str, int] = {name: i + 1 for i, name in enumerate(pool.names(payload))}
+    left: set[str] = set()
+    for op, to, force, busy_idx in sequence:
+        busy = {f"worker-{i}" for i in busy_idx}
+        before = _slots(payload)
+        if op == "settle":
+            payload, gone = pool.settle(payload, busy=busy, now=T0)
+            assert all(before[g]["state"] == "draining" and g not in busy for g in gone)
+        elif not 1 <= to <= MAX:
+            with pytest.raises(InvalidInputError):
+                pool.scale(payload, to=to, max_workers=MAX, busy=busy, force=force, now=T0)
+            continue
+        else:
+            payload, plan = pool.scale(payload, to=to, max_workers=MAX, busy=busy, force=force, now=T0)
+            assert len(pool.names(payload, "active")) == to
+            assert not set(plan.removed) & busy  # busy slots drain, never vanish
+            assert set(plan.park) == (set(plan.draining) if force else set())
+            assert all(before[n]["state"] == "active" for n in plan.removed + plan.draining)
+            idle_active = [n for n, s in before.items() if s["state"] == "active" and n not in busy]
+            if plan.draining:  # a busy slot drains only once no idle one is left to remove
+                assert all(n in plan.removed for n in idle_active)
+        names = pool.names(payload)
+        assert len(names) == len(set(names))
+        for name, slot in _slots(payload).items():
+            index = int(slot["index"])
+            assert name == f"worker-{index}"
+            assert ever.setdefault(name, index) == index
+            assert index < cast(int, payload["next_index"])
+        assert not left & set(names)  # a slot that left the pool never comes back
+        left |= set(before) - set(names)
+
+
+def test_a_scale_up_after_slots_left_takes_new_indices() -> None:
+    payload = pool.initial(3, T0)
+    payload, plan = pool.scale(payload, to=1, max_workers=MAX, busy=set(), force=False, now=T0)
+    assert plan.removed == ["worker-3", "worker-2"]
+    payload, plan = pool.scale(payload, to=3, max_workers=MAX, busy=set(), force=False, now=T0)
+    assert plan.added == ["worker-4", "worker-5"]
+    assert pool.names(payload) == ["worker-1", "worker-4", "worker-5"]
+
+
+def test_draining_slots_come_back_before_new_ones() -> None:
+    payload = pool.initial(2, T0)
+    payload, plan = pool.scale(payload, to=1, max_workers=MAX, busy={"worker-1", "worker-2"}, force=True, now=T0)
+    assert (plan.draining, plan.park) == (["worker-2"], ["worker-2"])
+    assert pool.free(payload, {"worker-1", "worker-2"}) == []  # draining is not capacity
+    payload, plan = pool.scale(payload, to=2, max_workers=MAX, busy={"worker-1", "worker-2"}, force=False, now=T0)
+    assert (plan.reactivated, plan.added) == (["worker-2"], [])
