@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from oms.domain import pool as pool_rules
 from oms.services import pool
 from oms.services.delivery import Delivery
 from tests.fleet import Fleet, make_fleet
@@ -20,7 +22,7 @@ def fleet(tmp_path: Path) -> Iterator[Fleet]:
     yield from make_fleet(tmp_path / "fleet", after="wait", max_workers=3)  # each worker waits in its pane
 
 
-def _scale(oms: OmsCommand, fleet: Fleet, *args: str) -> dict[str, object]:
+def _scale(oms: OmsCommand, fleet: Fleet, *args: str) -> dict[str, Any]:
     done = oms.run("pool", "scale", *args, "--json", "--state-root", fleet.state, "--config-root", fleet.repo)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
@@ -56,7 +58,7 @@ def test_scale_down_drains_busy_slots_and_up_takes_new_indices(oms: OmsCommand, 
     assert "worker-3: drained, left the pool" in fill.done
     assert fleet.tickets()[waiting][0] == "open"
     with fleet.workspace() as ws:
-        assert [s["name"] for s in pool.current(ws)["slots"]] == ["worker-1", "worker-2"]  # type: ignore[index,union-attr]
+        assert pool_rules.names(pool.current(ws)) == ["worker-1", "worker-2"]
     plan = _scale(oms, fleet, "--up", "2")["plan"]
     assert plan["reactivated"] == ["worker-2"]  # it never left: it comes back first
     assert plan["added"] == ["worker-4"]  # index 3 is never used again
