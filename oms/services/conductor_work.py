@@ -160,7 +160,8 @@ def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
     ]
     for ticket in held:
         _advance(d, ticket, by_attempt.get((ticket.record_id, ticket.payload["attempt"])), done, skipped)
-    all_tickets = _latest(ws, "ticket")
+    if held:  # they moved on: the queue and the slots are decided on what they are now
+        all_tickets = _latest(ws, "ticket")
     occupancy = pool.Occupancy.of(all_tickets, _latest(ws, "worker"))
     before = set(pool_rules.names(pool.current(ws), "draining"))
     payload = pool.settled(ws, occupancy)
