@@ -95,3 +95,47 @@ def test_run_streams_ticks_and_sigterm_ends_it_leaving_workers_running(oms: OmsC
     again = oms.run("conductor", "tick", "--json", *_roots(waiting_fleet))  # the lock went with the loop
     assert again.returncode == 0, again.stderr
     assert payload["worker_id"] == "worker-1"
+
+
+def test_run_prints_timestamped_lines_off_a_terminal(oms: OmsCommand, waiting_fleet: Fleet) -> None:
+    ticket = waiting_fleet.add("Ticket")
+    done = oms.run("conductor", "run", "--ticks", "1", *_roots(waiting_fleet))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert all(line[:20].endswith("Z") and line[4] == "-" for line in lines), lines  # each line stamped
+    assert any(f"fill: {ticket}: leased to worker-1" in line for line in lines)
+    assert "conductor stopped after 1 ticks (done); workers keep running" in lines[-1]
+
+
+def test_run_draws_a_live_view_on_a_terminal(oms: OmsCommand, waiting_fleet: Fleet, tmp_path: Path) -> None:
+    """On a TTY (a tmux pane of a private server, read with `capture-pane`) the loop redraws the pool,
+    the workers with health, age and heartbeat, the queue and the recent ends."""
+    import shlex
+
+    waiting_fleet.add("Ticket that would hang")
+    waiting_fleet.add("Queued behind it")
+    waiting_fleet.add("And another")
+    sock = str(tmp_path / "view.sock")
+    command = shlex.join([*oms.argv, "conductor", "run", "--ticks", "3", "--interval", "1", *_roots(waiting_fleet)])
+    subprocess.run(
+        ["tmux", "-S", sock, "new-session", "-d", "-x", "160", "-y", "40", f"{command}; sleep 30"], check=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        screen = ""
+        while "conductor stopped after 3 ticks" not in screen:
+            assert time.monotonic() < deadline, screen
+            time.sleep(0.1)
+            screen = subprocess.run(
+                ["tmux", "-S", sock, "capture-pane", "-p"], capture_output=True, text=True, check=True
+            ).stdout
+    finally:
+        subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True, check=False)
+    assert "oms conductor" in screen
+    assert "pool 2/2" in screen
+    assert "WORKER" in screen
+    assert "HEALTH" in screen
+    assert "BEAT" in screen
+    assert "QUEUE tkt-3" in screen
+    assert screen.count("healthy") >= 1
+    assert "alive" in screen or "not-started" in screen
