@@ -112,7 +112,7 @@ def tick(ws: Workspace, *, d: Delivery | None = None, held: bool = False) -> Tic
     run = _Runner(report)
     run("reconcile", lambda p: _reconcile(seen, worker_records, listed, report, p))
     run("expire", lambda p: _expire(ws, p))
-    run("deadlines", lambda p: _deadlines(seen, p))
+    run("deadlines", lambda p: _deadlines(d, p))  # it acts (stop): on tmux as it is now
     run("resume", lambda p: conductor_work.resume_due(d, p.done, p.skipped))
     run("deliver", lambda p: conductor_work.deliver_pending(d, p.done, p.skipped))
     run("resolve", lambda p: conductor_work.resolve(ws, p.done, p.skipped))
