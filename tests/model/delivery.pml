@@ -73,6 +73,14 @@
  *   STRICT_WINDOW           no start beside a running sandbox by a supervisor that hung up after its hang-up
  *                           check: its terminal hangs up between the check and bubblewrap's exec, while
  *                           resume's new pane runs the agent (the supervisor ends its own at once)
+ *
+ * Known gap of the code (6d72ffa and e5763d3), found by this model (ADR 0014). The properties above allow
+ * exactly this; -D GAP_* checks the strict property instead, and the test asserts spin still finds it:
+ *   GAP_STALE_EXIT          the tmux server dies between a re-delivery's look at the live pane (no exit.json
+ *                           cleared, no spec written) and its `ensure`, which creates a new pane; its
+ *                           supervisor takes the dead launch's spec and starts the agent, the old pane's
+ *                           records "could not start", and `reconcile` (its pane look before the new pane)
+ *                           takes that for the new pane's end: the worker ends while its agent runs
  */
 
 /* ------------------------------------------------------------------ configuration (defaults) */
@@ -228,6 +236,8 @@ byte killed;                 /* bit i: incarnation i's supervisor was SIGKILLed 
 byte starts;                 /* agent starts */
 byte unchecked;              /* the pane (bit) a live launch created and has not yet checked for a stop */
 byte orphan;                 /* panes (bits) whose launch crashed between `ensure` and that check */
+byte unwritten;              /* panes (bits) `ensure` created although their launch saw a live pane (so it
+                                neither cleared exit.json nor wrote a spec: the tmux server died between) */
 byte anew;                   /* resume's launches (`again`) that wrote a spec for a new pane after an earlier
                                 pane: each may start the agent once more (a person's decision) */
 bool hung;                   /* a supervisor saw its terminal hang up before the sandbox and started nothing */
@@ -243,7 +253,15 @@ byte bout[2];                /* each bridge's outcome */
 /* ------------------------------------------------------------------ properties */
 /* no pane outlives a stopped worker: once the worker is stopped, every sandbox still running belongs to a
    supervisor whose terminal hung up (it is ending it: SIGHUP, SIGTERM, SIGKILL within 4 s) */
-#define PANE_GONE_WHEN_STOPPED (HX(WKR) != STOPPED || (agents & ~hup & ~WINDOW & ~ORPHANS) == 0)
+#define PANE_GONE_WHEN_STOPPED (HX(WKR) != STOPPED || (agents & ~hup & ~WINDOW & ~ORPHANS & ~UNWRITTEN) == 0)
+/* (the known gap, ADR 0014: the agent of a pane `ensure` created although its launch saw a live one; the
+   earlier pane's supervisor leaves an exit.json nobody cleared, and `reconcile` takes it for this pane's
+   end. -D GAP_STALE_EXIT checks the strict property, and the test asserts spin still finds it) */
+#ifdef GAP_STALE_EXIT
+#define UNWRITTEN 0
+#else
+#define UNWRITTEN unwritten
+#endif
 /* (strict since 6d72ffa. The two mutations that take the supervisor's check away each allow the other's
    case, so each finds its own: a pane created by a launch that has not yet made its stop check, which ends
    it once it sees the stop, and a pane whose launch crashed before that check, which nothing ends) */
@@ -539,6 +557,7 @@ inline ensure() {  /* the dispatch's live pane: reused, or created (a dead one i
     :: else ->
        assert(pinc < MAXINC);
        pinc++; pane = P_LIVE; sups = sups | BIT(pinc); pending++; status = O_CREATED; unchecked = BIT(pinc);
+       if :: pv == P_LIVE -> unwritten = unwritten | BIT(pinc) :: else fi;   /* (the launch saw a live pane) */
        run supervise(pinc)                   /* the pane's first process: `oms worker supervise` */
     fi
   }
