@@ -24,6 +24,8 @@ PROTOCOL_STEPS: tuple[tuple[str, str], ...] = (
     ("deliver", "oms.services.deliver:deliver"),
     ("_check_binding", "oms.services.deliver:_check_binding"),
     ("_launch", f"{LAUNCHER}:launch_worker"),
+    ("_earlier_launch", f"{LAUNCHER}:_earlier_launch"),
+    ("leave_begun", "oms.store.panefiles:leave_begun"),
     ("_recover", "oms.services.deliver:_recover"),
     ("_park_worker", f"{LAUNCHER}:park"),
     ("_worker_step", "oms.services.worker_moves:move"),
@@ -60,7 +62,7 @@ PROTOCOL_STEPS: tuple[tuple[str, str], ...] = (
 NOT_MODELLED: tuple[tuple[str, str], ...] = (
     ("oms.services.lifecycle:_launch_unstarted", "resume's launch of a never-launched worker: part of `resume`"),
     ("oms.services.launcher:_after_pane_failure", "the model's pane and session registrations do not fail"),
-    ("oms.services.launcher:start_pane", "the launch spec written, then the pane: modelled as `ensure`"),
+    ("oms.services.launcher:start_pane", "the guard, the begun mark, the spec, then the pane: `_launch`'s steps"),
     ("oms.services.relaunch:relaunch", "resume of a dead pane on the agent's own session: not modelled yet"),
     ("oms.services.results:_record_locked", "the body of `record_result` under its per-dispatch lock"),
     ("oms.services.supervise:_Run.end_sandbox", "the sandbox ended before the record: part of `supervise`"),

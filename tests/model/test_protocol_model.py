@@ -4,6 +4,8 @@
   with no error and without running out of depth or memory.
 * Every mutation re-introduces a bug the code had or could have; spin must find a violation of the named
   property, so the model's checks are shown to be able to fail.
+* Every allowance a property makes for the code's intent (ADR 0014) is reached: taken away (`-D STRICT_*`),
+  spin must find the case it allows, so no allowance is dead weight.
 * Every known gap (ADR 0014) is checked with its strict property; spin must still find it. When the code
   closes one, the model changes with it and its entry moves from `GAPS` to `MUTATIONS` (the old behaviour
   put back must still be found).
@@ -52,6 +54,11 @@ CONFIGS: dict[str, str] = {
     "stop": "-DOPS=1 -DREQUESTS=4 -DCRASHES=1 -DCRASHING=1",
     # stop and observe while the agent may exit and the tmux server may die
     "observe": "-DOPS=2 -DREQUESTS=12 -DCRASHES=1 -DCRASHING=4 -DAGENT_EXITS=1 -DTMUX_DIES=1",
+    # resume of a worker with no session (`again`: a new pane after an earlier one) against a crashing
+    # deliverer, while the tmux server may die (the supervisors' hang-up check and its residual window)
+    "resume": "-DOPS=1 -DREQUESTS=2 -DCRASHES=1 -DCRASHING=1 -DTMUX_DIES=1",
+    # observe against a re-delivery (the deliverer crashing once) while the tmux server may die
+    "redeliver": "-DOPS=1 -DREQUESTS=8 -DCRASHES=1 -DCRASHING=1 -DTMUX_DIES=1",
     # resume of a never-launched worker while the dispatch may be cancelled and an authority check may refuse
     # (the worker parked), against a crashing deliverer
     "cancel": "-DOPS=1 -DREQUESTS=2 -DCRASHES=1 -DCRASHING=1 -DCANCEL=1 -DAUTH_FAILS=1",
@@ -102,12 +109,34 @@ MUTATIONS: dict[str, Mutation] = {
     "a re-delivery's guard decided on an older observation than its spec": Mutation(
         "MUT_GUARD_ON_LIST", "deliver", "(starts<=1)"
     ),
+    # and the gap e5763d3 closed, put back: the launch neither leaves nor asks panes/D.begun.json, so a
+    # re-delivery after a launch that died before its session, whose pane ended, starts the agent again ...
+    "a launch that died before its session is launched again": Mutation(
+        "MUT_NO_BEGUN", "deliver", "(starts<=(1+anew))"
+    ),
+    # ... and the supervisor starting its sandbox after its terminal hung up: beside the agent that resume
+    # started in a new pane after the tmux server died
+    "a supervisor whose terminal hung up starts its sandbox": Mutation(
+        "MUT_SUPERVISOR_STARTS_HUNG_UP", "resume", "((armed&&(hup&(1<<inc)))"
+    ),
 }
 
 # the known gap of the code (ADR 0014): with the strict property, spin finds it
 GAPS: dict[str, Mutation] = {
-    "a launch that died before its session is launched again": Mutation(
-        "GAP_RELAUNCH_NO_SESSION", "deliver", "||(0&&("
+    # the tmux server dies between a re-delivery's look at the live pane and its `ensure`, which creates a
+    # new pane (no exit.json cleared); the old pane's supervisor records its end, and `reconcile` ends the
+    # worker on it while the new pane's agent runs
+    "an earlier pane's end taken for the new pane's": Mutation("GAP_STALE_EXIT", "redeliver", "& ~(0))& ~(0))& ~(0))"),
+}
+
+# each allowance of a property, taken away (ADR 0014): spin must find the case it allows
+ALLOWANCES: dict[str, Mutation] = {
+    # `oms worker resume` of a worker with no session starts the agent in a new pane after an earlier one
+    "resume starts the agent anew after an earlier pane": Mutation("STRICT_AGAIN", "resume", "(starts<=(1+0))"),
+    # a supervisor hung up after its hang-up check, before bubblewrap's exec, starts its sandbox (and ends it
+    # at once) beside the agent resume started in a new pane
+    "a supervisor hung up in the residual window starts beside another": Mutation(
+        "STRICT_WINDOW", "resume", "((0&&(hup&(1<<inc)))"
     ),
 }
 
@@ -126,6 +155,8 @@ WRITERS = frozenset(
         "_session_step",
         "_end_worker",
         "_park_worker",
+        "leave_begun",
+        "drop_begun",
     }
 )
 
@@ -201,11 +232,11 @@ def _check(workdir: Path, flags: str) -> Search:
 
 @pytest.fixture(scope="module")
 def searches(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Search]]:
-    """Every configuration, mutation and gap, searched two at a time (the machine has two cores)."""
+    """Every configuration, mutation, allowance and gap, searched two at a time (two cores)."""
     _tool("spin")
     _tool("gcc")
     jobs = {f"config {name}": flags for name, flags in CONFIGS.items()}
-    for table in (MUTATIONS, GAPS):
+    for table in (MUTATIONS, ALLOWANCES, GAPS):
         jobs.update({f"-D{m.macro}": f"{CONFIGS[m.config]} -D{m.macro}" for m in table.values()})
     base = tmp_path_factory.mktemp("spin")
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -229,6 +260,16 @@ def test_each_mutation_is_found(name: str, searches: dict[str, Search]) -> None:
     search = searches[f"-D{mutation.macro}"]
     assert search.errors >= 1, f"{name}: spin found nothing\n{search.output}"
     assert mutation.violates in search.violation, f"{name}: another violation: {search.violation}"
+
+
+@pytest.mark.parametrize("name", sorted(ALLOWANCES))
+def test_each_allowance_is_reached(name: str, searches: dict[str, Search]) -> None:
+    """A property's allowance (ADR 0014) taken away, spin finds the case it allows: the configuration
+    reaches it (else the allowance is dead weight, or the configuration too narrow)."""
+    allowance = ALLOWANCES[name]
+    search = searches[f"-D{allowance.macro}"]
+    assert search.errors >= 1, f"{name}: never reached: drop the allowance, or widen the configuration"
+    assert allowance.violates in search.violation, f"{name}: another violation: {search.violation}"
 
 
 @pytest.mark.parametrize("name", sorted(GAPS))
