@@ -132,7 +132,7 @@ class Panes:
                 return pane
         return None
 
-    def ensure(self, dispatch_id: str, *, argv: tuple[str, ...], cwd: str) -> tuple[str, Pane]:
+    def ensure(self, dispatch_id: str, *, argv: tuple[str, ...], cwd: str, create: bool = True) -> tuple[str, Pane]:
         """The dispatch's live pane: ("created", pane) when this call started it, ("reused", pane) when it
         was there already — also when another launcher made the session between our look and our
         `new-session` (tmux says "duplicate session"; its pane may not be tagged yet): that pane is the
@@ -141,6 +141,11 @@ class Panes:
         existing = self.observe(dispatch_id)
         if existing is not None and not existing.dead:
             return "reused", existing
+        if not create:  # the caller decided on a live pane: a new one would run on a spec it did not write
+            raise ProcessError(
+                f"the live pane of {dispatch_id} ended before this launch could reuse it",
+                hint=f"`oms worker resume {dispatch_id}` starts it again in a new pane",
+            )
         if existing is not None:  # a dead pane from an earlier launch: clear it first
             self.tmux("kill-session", "-t", f"={dispatch_id}", check=False)
         command = "exec " + shell_join(argv)

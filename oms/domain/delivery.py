@@ -59,6 +59,7 @@ class PaneSeen(NamedTuple):
     dead: bool
     status: int | None
     signal: int | None
+    pane_pid: int = 0  # its first process: the supervisor (0: not known)
 
 
 class End(NamedTuple):
@@ -80,9 +81,13 @@ def end_of(
 ) -> End | None:
     """The end to record for a worker (its `health`, the pane tmux shows, the registry, the supervisor's
     exit record and the kill marker), or None while there is none; `group_alive(pgid)` is asked only
-    about a pane tmux no longer shows and whose end was not recorded."""
+    about a pane tmux no longer shows and whose end was not recorded. An exit record names the pane whose
+    supervisor wrote it: one that names another pane is not this pane's end (ADR 0014, GAP_STALE_EXIT)."""
     if (pane is not None and not pane.dead) or health == "stopped":
         return None
+    pid = pane.pane_pid if pane is not None else registry.get("pane_pid") if registry is not None else None
+    if ended is not None and isinstance(ended.get("pane_pid"), int) and ended["pane_pid"] != pid:
+        ended = None  # an earlier pane's record (its supervisor named itself): not this pane's end
     if pane is None:
         if registry is None:
             return None

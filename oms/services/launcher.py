@@ -160,8 +160,8 @@ def start_pane(
         if wrote:
             panefiles.clear_exit(root, dispatch.record_id)
             launch.write(root, spec)
-        status, pane = d.panes.ensure(
-            dispatch.record_id, argv=(*supervised, "--state-root", d.ws.store.path), cwd=plan.cwd
+        status, pane = d.panes.ensure(  # a pane only for the spec this launch wrote (ADR 0014, GAP_STALE_EXIT)
+            dispatch.record_id, argv=(*supervised, "--state-root", d.ws.store.path), cwd=plan.cwd, create=wrote
         )
         # a reused pane's creator (a deliverer that died after `ensure`) may not have had its spec read yet:
         # the spec stays for that pane's supervisor, which consumes it (`stop` discards one nobody took)
@@ -290,4 +290,4 @@ def _after_failed_activation(d: Delivery, dispatch: Record, event_id: str, exc: 
 
 
 def _seen(pane: Pane) -> rules.PaneSeen:
-    return rules.PaneSeen(pane.pane_id, pane.dead, pane.dead_status, pane.dead_signal)
+    return rules.PaneSeen(pane.pane_id, pane.dead, pane.dead_status, pane.dead_signal, pane.pane_pid)

@@ -62,7 +62,9 @@ def reconcile(d: Delivery, dispatch_id: str) -> None:
     root = d.ws.store.state.root
     end = rules.end_of(
         health=health,
-        pane=None if pane is None else rules.PaneSeen(pane.pane_id, pane.dead, pane.dead_status, pane.dead_signal),
+        pane=None
+        if pane is None
+        else rules.PaneSeen(pane.pane_id, pane.dead, pane.dead_status, pane.dead_signal, pane.pane_pid),
         registry=panefiles.read_registry(root, dispatch_id) if pane is None else None,
         ended=panefiles.read_exit(root, dispatch_id),
         kill=panefiles.read_kill(root, dispatch_id),

@@ -46,7 +46,9 @@ def pane_end(d: Delivery, dispatch_id: str, health: str, pane: Pane | None) -> r
     root = d.ws.store.state.root
     return rules.end_of(
         health=health,
-        pane=None if pane is None else rules.PaneSeen(pane.pane_id, pane.dead, pane.dead_status, pane.dead_signal),
+        pane=None
+        if pane is None
+        else rules.PaneSeen(pane.pane_id, pane.dead, pane.dead_status, pane.dead_signal, pane.pane_pid),
         registry=panefiles.read_registry(root, dispatch_id) if pane is None else None,
         ended=panefiles.read_exit(root, dispatch_id),
         kill=panefiles.read_kill(root, dispatch_id),

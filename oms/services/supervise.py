@@ -27,7 +27,7 @@ from collections.abc import Callable
 from oms.adapters import seccomp
 from oms.adapters.sandbox import command_args, exec_marked
 from oms.canonical import JsonObject, now
-from oms.errors import AlreadyExistsError, AuthorityChangedError, OmsError, one_line
+from oms.errors import AuthorityChangedError, OmsError, one_line
 from oms.fsio import ProcessIdentity, Root
 from oms.fsio.outside import remove_empty_dirs, reserve_descriptor
 from oms.fsio.procinfo import boot_id, start_ticks
@@ -35,8 +35,7 @@ from oms.process import Foreground, data_fd, end_own_group, kill_exact, landlock
 from oms.services import hooks, launch, launch_guards, reaper
 from oms.services.broker import Broker
 from oms.services.doors import WorkerDoors
-from oms.store.documents import encode_document
-from oms.store.panefiles import DOC_CAP, PANES_DIR, exit_path, log_path, socket_path
+from oms.store.panefiles import log_path, socket_path, write_exit
 
 GRACE_S = 2.0
 LOG_CAP = 1024 * 1024
@@ -272,7 +271,7 @@ def _started(fd: int) -> bool:
 
 
 def record_exit(root: Root, dispatch_id: str, ended: Ended) -> None:
-    """Publish the exit record (once per launch; a record already there is kept)."""
+    """Publish the exit record (once per pane: `panefiles.write_exit`)."""
     status, signum, detail = ended
     doc: JsonObject = {
         "format": "oms-exit-v1",
@@ -283,10 +282,8 @@ def record_exit(root: Root, dispatch_id: str, ended: Ended) -> None:
     }
     if detail:
         doc["detail"] = one_line(detail)
-    rel = exit_path(dispatch_id)
-    root.mkdirs(PANES_DIR)
-    with contextlib.suppress(AlreadyExistsError):
-        root.publish(rel, encode_document(doc, "pane-exit", rel, DOC_CAP))
+    doc["pane_pid"] = os.getpid()  # this pane's first process: only this pane's end is taken from it
+    write_exit(root, doc)
 
 
 def write_log_line(fd: int, budget: list[int], line: str) -> None:

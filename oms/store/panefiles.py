@@ -24,7 +24,7 @@ import contextlib
 
 from oms.canonical import JsonObject, check
 from oms.canonical.ids import OPAQUE_ID
-from oms.errors import NotFoundError
+from oms.errors import AlreadyExistsError, NotFoundError, OmsError
 from oms.fsio import Root
 from oms.store.documents import encode_document, read_document_optional
 
@@ -160,6 +160,30 @@ def drop_kill(root: Root, dispatch_id: str) -> None:
 def read_exit(root: Root, dispatch_id: str) -> JsonObject | None:
     """The supervisor's exit record of the current pane, if it has ended and recorded it."""
     return read_document_optional(root, exit_path(dispatch_id), "pane-exit", DOC_CAP)
+
+
+def write_exit(root: Root, doc: JsonObject) -> None:
+    """Publish a supervisor's exit record, once per pane: a record its own pane (`pane_pid`) published first
+    stays; one an earlier pane left (another `pane_pid`, none, or unreadable) is replaced, so it is never
+    taken for this pane's end (ADR 0014, GAP_STALE_EXIT)."""
+    dispatch_id = str(doc["dispatch_id"])
+    rel = exit_path(dispatch_id)
+    data = encode_document(doc, "pane-exit", rel, DOC_CAP)
+    root.mkdirs(PANES_DIR)
+    try:
+        root.publish(rel, data)
+        return
+    except AlreadyExistsError:
+        pass
+    try:
+        existing = read_exit(root, dispatch_id)
+    except OmsError:
+        existing = None  # damaged: not this pane's
+    if existing is not None and existing.get("pane_pid") == doc.get("pane_pid"):
+        return
+    _drop(root, rel)
+    with contextlib.suppress(AlreadyExistsError):
+        root.publish(rel, data)
 
 
 def clear_exit(root: Root, dispatch_id: str) -> None:

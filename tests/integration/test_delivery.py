@@ -15,12 +15,13 @@ import pytest
 from oms.adapters.activation import ActivationError, Witness
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject, access, add_ms, operation_nonce
-from oms.errors import AuthorityChangedError, InvalidInputError, OmsError
+from oms.errors import AuthorityChangedError, InvalidInputError, OmsError, ProcessError
 from oms.fsio.procinfo import group_alive
 from oms.services import dispatches, live, tickets
 from oms.services.delivery import Delivery
 from oms.services.liveness import CONSUMER
 from oms.services.workspace import Workspace
+from oms.store import panefiles
 from oms.store.verify import verify
 from tests.chain import Chain, WorkerOut, accepted, use_worker
 from tests.helpers import git
@@ -128,8 +129,27 @@ def test_end_reason_when_the_worker_exits(deliverable: Chain, mode: str, reason:
             assert time.monotonic() < deadline
             time.sleep(0.02)
         view = delivery.observe(dispatch_id)
+        recorded = panefiles.read_exit(ws.store.state.root, dispatch_id)
+        registry = panefiles.read_registry(ws.store.state.root, dispatch_id)
     assert (view["end_reason"], view["worker_health"]) == (reason, "stopped")
     assert detail in str(view["end_detail"])
+    assert recorded is not None
+    assert registry is not None
+    assert pane is not None
+    assert recorded["pane_pid"] == registry["pane_pid"] == pane.pane_pid  # the record names its own pane
+
+
+def test_a_launch_that_found_a_live_pane_never_makes_one_for_a_spec_it_did_not_write(deliverable: Chain) -> None:
+    """GAP_STALE_EXIT (ADR 0014): a launch that decided on a live pane (it wrote no spec) and finds it gone
+    at `ensure` raises instead of creating a pane that would run whatever spec is left."""
+    dispatch_id = _running(deliverable)
+    sock = str(deliverable.state / "tmux.sock")
+    with deliverable.workspace() as ws:
+        panes = Delivery.open(ws).panes
+        subprocess.run(["tmux", "-S", sock, "kill-session", "-t", f"={dispatch_id}"], check=True)
+        with pytest.raises(ProcessError, match="ended before this launch could reuse it"):
+            panes.ensure(dispatch_id, argv=("sleep", "60"), cwd=str(deliverable.repo), create=False)
+        assert panes.observe(dispatch_id) is None
 
 
 def test_end_reason_when_killed_by_a_signal(deliverable: Chain) -> None:

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '9fda601dbcb3207ea999d0f6b0fba14efa0631d8c8d8a80bc18fa9a2365be8a7'
+SOURCE_SHA256 = '7843c88981278a9fa961cb0b41ef305cf565b242b7a1f6c22f13b9debca5175c'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -97,6 +97,18 @@ def _v478(x: object) -> bool:
     return True
 
 
+def _v479(x: object) -> bool:
+    # pane-exit#/properties/pane_pid
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 4194304:
+            return False
+    return True
+
+
 def _v468(x: object) -> bool:
     # pane-exit#
     if not (isinstance(x, dict)):
@@ -117,8 +129,10 @@ def _v468(x: object) -> bool:
             return False
         if 'detail' in x and not _v478(x['detail']):
             return False
+        if 'pane_pid' in x and not _v479(x['pane_pid']):
+            return False
         for k in x:
-            if k not in ('format', 'dispatch_id', 'status', 'signal', 'ended_at', 'detail'):
+            if k not in ('format', 'dispatch_id', 'status', 'signal', 'ended_at', 'detail', 'pane_pid'):
                 return False
     return True
 

@@ -270,3 +270,30 @@ def test_worker_end(state: str, fields: JsonObject, expected: tuple[str, str, st
         else (nxt.state, nxt.payload["health"], nxt.payload["end_reason"], nxt.payload["end_detail"])
     )
     assert got == expected
+
+
+def test_an_exit_record_of_another_pane_is_not_this_panes_end() -> None:
+    """GAP_STALE_EXIT (ADR 0014): an exit record names the supervisor that wrote it (`pane_pid`); a record
+    left by an earlier pane says nothing of the pane tmux shows now, or of the one the registry names."""
+    stale: JsonObject = {"status": 1, "signal": None, "pane_pid": 1111}
+    own: JsonObject = {"status": 0, "signal": None, "pane_pid": 4242}
+    dead = PaneSeen("%1", True, 3, None, 4242)
+    assert rules.end_of(health="healthy", pane=dead, registry=None, ended=stale, kill=None, group_alive=_gone) == (
+        "parent-gone",
+        "the agent's supervisor exited with status 3 without recording the end",
+        "%1",
+    )
+    assert rules.end_of(health="healthy", pane=dead, registry=None, ended=own, kill=None, group_alive=_gone) == (
+        "exit",
+        "the agent exited with status 0",
+        "%1",
+    )
+    # the pane is gone and its group still lives: an earlier pane's record ends nothing
+    assert (
+        rules.end_of(health="healthy", pane=None, registry=REGISTRY, ended=stale, kill=None, group_alive=_alive) is None
+    )
+    assert rules.end_of(health="healthy", pane=None, registry=REGISTRY, ended=own, kill=None, group_alive=_alive) == (
+        "exit",
+        "the agent exited with status 0; its tmux pane is gone",
+        "%7",
+    )

@@ -85,3 +85,24 @@ def test_a_new_pane_with_an_old_pane_id_is_registered(state_path: Path) -> None:
         registry = panefiles.read_registry(root, "dsp-1")
     assert registry is not None
     assert registry["pane_pid"] == 4343
+
+
+def test_an_exit_record_is_written_once_per_pane(state_path: Path) -> None:
+    """GAP_STALE_EXIT (ADR 0014): a pane's supervisor keeps the record its own pane published first, and
+    replaces one an earlier pane left, so no pane's end is taken from another's record."""
+    first: JsonObject = {
+        "format": "oms-exit-v1",
+        "dispatch_id": "dsp-1",
+        "status": 1,
+        "signal": None,
+        "ended_at": "2026-11-30T00:00:00.000Z",
+        "detail": "the worker could not start",
+        "pane_pid": 1111,
+    }
+    with Root.open(str(state_path)) as root:
+        panefiles.write_exit(root, first)
+        panefiles.write_exit(root, {**first, "status": 0, "detail": "again"})  # the same pane: its first stays
+        assert panefiles.read_exit(root, "dsp-1") == first
+        later = {**first, "status": 0, "pane_pid": 2222, "detail": "the new pane's end"}
+        panefiles.write_exit(root, later)  # another pane: the earlier record does not stand for it
+        assert panefiles.read_exit(root, "dsp-1") == later
