@@ -1,0 +1,266 @@
+"""The rig of `test_kill_anywhere.py`: the real `oms` CLI in subprocesses against a `deliverable` chain, a
+worker that counts its own starts, and a view of the processes, panes and files each dispatch has.
+
+Everything here looks from outside: the processes of a dispatch are found in /proc by the
+`OMS_DISPATCH_ID` their environment carries (the sandbox's bubblewrap, the agent) or by the
+`--dispatch-id` on their command line (the pane's supervisor); tmux is asked on the state root's own
+socket. Only processes of this rig's dispatches are ever signalled, by PID.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from oms.services.demo import WORKER_SCRIPT
+from tests.chain import Chain
+from tests.helpers import REPO
+
+# One line per start in the worker's private home (`tmp/command-<session>`, which outlives its panes: a
+# resumed worker appends to the same file), then it waits like an agent that never finishes.
+COUNTER = r"""#!/bin/sh
+echo "start $$" >> "$HOME/starts.log"
+exec sleep 600
+"""
+# The same, but slow to end like a real agent: it ignores SIGHUP and SIGTERM (a supervisor whose terminal
+# hung up needs its SIGKILL, 4 s later).
+STUBBORN = r"""#!/bin/sh
+echo "start $$" >> "$HOME/starts.log"
+trap '' HUP TERM
+exec sleep 600
+"""
+
+Check = Callable[[], bool]
+
+
+def poll(check: Check, timeout: float, what: str, interval: float = 0.01) -> None:
+    """Wait until `check()` holds, or fail naming `what`."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for: {what}")
+        time.sleep(interval)
+
+
+@dataclass(frozen=True)
+class Proc:
+    """One live process of a dispatch."""
+
+    pid: int
+    ppid: int
+    comm: str
+    role: str  # "bwrap" | "agent" | "supervisor" | "other"
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read(1 << 20)
+    except OSError:
+        return None
+
+
+def processes(dispatch_ids: set[str]) -> dict[str, list[Proc]]:
+    """The live (not zombie) processes of each of `dispatch_ids`, from /proc."""
+    found: dict[str, list[Proc]] = {d: [] for d in dispatch_ids}
+    wanted_env = {f"OMS_DISPATCH_ID={d}".encode(): d for d in dispatch_ids}
+    wanted_arg = {d.encode(): d for d in dispatch_ids}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        stat = _read(f"/proc/{name}/stat")
+        if stat is None:
+            continue
+        close = stat.rfind(b")")
+        comm = stat[stat.find(b"(") + 1 : close].decode("utf-8", "replace")
+        tail = stat[close + 2 :].split()
+        if not tail or tail[0] in (b"Z", b"X"):
+            continue
+        ppid = int(tail[1])
+        owner: str | None = None
+        role = "other"
+        argv = (_read(f"/proc/{name}/cmdline") or b"").split(b"\0")
+        if b"supervise" in argv and b"--dispatch-id" in argv:
+            i = argv.index(b"--dispatch-id")
+            owner = wanted_arg.get(argv[i + 1]) if i + 1 < len(argv) else None
+            role = "supervisor"
+        if owner is None:
+            for var in (_read(f"/proc/{name}/environ") or b"").split(b"\0"):
+                if var in wanted_env:
+                    owner = wanted_env[var]
+                    role = "bwrap" if comm == "bwrap" else "agent" if comm == "sleep" else "other"
+                    break
+        if owner is not None:
+            found[owner].append(Proc(int(name), ppid, comm, role))
+    return found
+
+
+def sandboxes(procs: list[Proc]) -> int:
+    """How many sandboxes run: bubblewrap processes whose parent is not itself one of them."""
+    bw = {p.pid for p in procs if p.role == "bwrap"}
+    return sum(1 for p in procs if p.role == "bwrap" and p.ppid not in bw)
+
+
+@dataclass
+class Sampler:
+    """Samples /proc every few ms in a thread: the most sandboxes, agents and supervisors each dispatch
+    ever had at once (two at once is the violation the sampled counts exist to catch)."""
+
+    dispatch_ids: set[str] = field(default_factory=set)
+    most: dict[str, dict[str, int]] = field(default_factory=dict)
+    samples: int = 0
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _thread: threading.Thread | None = None
+
+    def watch(self, dispatch_id: str) -> None:
+        with self._lock:
+            self.dispatch_ids.add(dispatch_id)
+            self.most.setdefault(dispatch_id, {"sandboxes": 0, "agents": 0, "supervisors": 0})
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(10)
+
+    def sample(self) -> None:
+        with self._lock:
+            ids = set(self.dispatch_ids)
+        seen = processes(ids)
+        with self._lock:
+            self.samples += 1
+            for dispatch_id, procs in seen.items():
+                most = self.most[dispatch_id]
+                most["sandboxes"] = max(most["sandboxes"], sandboxes(procs))
+                most["agents"] = max(most["agents"], sum(p.role == "agent" for p in procs))
+                most["supervisors"] = max(most["supervisors"], sum(p.role == "supervisor" for p in procs))
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.sample()
+            self._stop.wait(0.005)
+
+
+class Rig:
+    """The chain, an `oms` executable that runs this checkout, and the CLI calls the tests make."""
+
+    def __init__(self, chain: Chain, bindir: Path, *, stubborn: bool = False) -> None:
+        self.chain = chain
+        binary = os.environ.get("OMS_TEST_BINARY")
+        if binary:
+            self.exe = os.path.abspath(binary)
+        else:  # outside the state root's directory: the sandbox would otherwise show it (and oms refuses)
+            wrapper = bindir / "oms"
+            wrapper.write_text(f'#!/bin/sh\nPYTHONPATH={REPO} exec {sys.executable} -m oms "$@"\n')
+            wrapper.chmod(0o755)
+            self.exe = str(wrapper)
+        self.env = {**os.environ, "OMS_EXECUTABLE": self.exe}
+        self.sock = str(chain.state / "tmux.sock")
+        counter = chain.base / "counter.sh"
+        counter.write_text(STUBBORN if stubborn else COUNTER)
+        counter.chmod(0o755)
+        agent = chain.base / "agent.sh"
+        agent.write_text(WORKER_SCRIPT)
+        chain.edit_config(lambda s: s.replace('argv = ["true"]', f'argv = ["{counter}"]'), commit=True)
+        self.started: set[str] = set()  # every dispatch this rig delivered
+
+    # ------------------------------------------------------------------ the CLI
+    def argv(self, *args: str) -> list[str]:
+        where = ["--state-root", str(self.chain.state), "--config-root", str(self.chain.repo), "--json"]
+        return [self.exe, *args, *where]
+
+    def spawn(self, *args: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            self.argv(*args), env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=False
+        )
+
+    def run(self, *args: str, timeout: float = 60) -> tuple[int, dict[str, object], str]:
+        done = subprocess.run(self.argv(*args), env=self.env, capture_output=True, timeout=timeout, check=False)
+        return done.returncode, json_doc(done.stdout), done.stderr.decode("utf-8", "replace")
+
+    def deliver_until_answered(self, event_id: str, timeout: float = 60) -> dict[str, object]:
+        """`oms worker deliver` again until it answers: its outcome, or the error it refuses with (a lock
+        that a live resume or an orphaned deliverer still holds is retried)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            code, out, err = self.run("worker", "deliver", "--event-id", event_id)
+            outcome = out.get("outcome")
+            if isinstance(outcome, dict):
+                return outcome
+            assert out.get("ok") is False, (code, out, err)
+            if out.get("error") != "lock-held":
+                return {"status": "error", **out}
+            assert time.monotonic() < deadline, f"deliver never answered: {code} {out} {err}"
+            time.sleep(0.02)
+
+    def observe(self, dispatch_id: str) -> dict[str, object]:
+        code, out, err = self.run("worker", "observe", dispatch_id)
+        assert code == 0, (out, err)
+        return out
+
+    # ------------------------------------------------------------------ what there is
+    def session_id(self, dispatch_id: str) -> str:
+        with self.chain.workspace() as ws:
+            return str(ws.store.records("dispatch").read(dispatch_id).payload["session_id"])
+
+    def starts(self, dispatch_id: str) -> int:
+        log = self.chain.state / "tmp" / f"command-{self.session_id(dispatch_id)}" / "starts.log"
+        return len(log.read_text().splitlines()) if log.exists() else 0
+
+    def panes(self) -> list[tuple[str, str, bool, str]]:
+        """Every pane of the tmux server (session, pane id, dead, tag), tagged by oms or not."""
+        fmt = "#{session_name}\t#{pane_id}\t#{pane_dead}\t#{@oms_dispatch}"
+        done = subprocess.run(
+            ["tmux", "-S", self.sock, "list-panes", "-a", "-F", fmt], capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            return []
+        rows = [line.split("\t") for line in done.stdout.splitlines()]
+        return [(r[0], r[1], r[2] == "1", r[3]) for r in rows if len(r) == 4]
+
+    def live_panes(self, dispatch_id: str) -> list[tuple[str, str, bool, str]]:
+        return [p for p in self.panes() if not p[2] and dispatch_id in (p[0], p[3])]
+
+    def procs(self, dispatch_id: str) -> list[Proc]:
+        return processes({dispatch_id})[dispatch_id]
+
+    def receipt(self, event_id: str) -> dict[str, object] | None:
+        path = self.chain.state / "outbox" / "oms-worker-delivery" / f"{event_id}.receipt.json"
+        return json.loads(path.read_text()) if path.exists() else None
+
+    def tmux(self, *args: str) -> None:
+        subprocess.run(["tmux", "-S", self.sock, *args], capture_output=True, check=False)
+
+    # ------------------------------------------------------------------ the end
+    def cleanup(self) -> list[str]:
+        """Kill, by PID, whatever of this rig's dispatches still runs, and the tmux server on our socket;
+        what had to be killed (a test that expected nothing to run reports it)."""
+        self.tmux("kill-server")
+        leftovers = []
+        for dispatch_id, procs in processes(self.started).items():
+            for p in procs:
+                leftovers.append(f"{dispatch_id}: {p}")
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(p.pid, signal.SIGKILL)
+        return leftovers
+
+
+def json_doc(out: bytes) -> dict[str, object]:
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
