@@ -3,7 +3,10 @@
 Every call passes `-S <our socket>`, so no other tmux server is ever touched. The server reads
 `<state root>/tmux.conf` when it starts (`remain-on-exit on`, so a finished worker's pane stays for
 inspection; `/bin/sh` as the default shell). Each worker gets a session named after its dispatch id,
-and its pane carries the user option `@oms_dispatch`. The pane command is `exec` + words quoted by
+and its pane carries the user option `@oms_dispatch`. Tagging is a second tmux call, after `new-session`:
+a launcher killed between the two leaves a pane that runs its supervisor untagged, so a pane without a
+tag is its session's (only oms makes sessions on this server, each named after its dispatch) — else no
+launch, `observe` or `stop` would see it while its agent runs. The pane command is `exec` + words quoted by
 `quoting.shell_join`, the only shell text oms ever writes. Nothing is passed with `-e` (a command line is
 readable by every local user): the pane's first process, `oms worker supervise`, reads the agent's
 environment from the launch spec in the state root (ADR 0012).
@@ -72,17 +75,18 @@ class Pane:
         }
 
 
-def parse_panes(out: str) -> list[Pane]:
-    """`list-panes -a -F FORMAT` output (pure)."""
+def parse_panes(out: str, *, untagged: bool = False) -> list[Pane]:
+    """`list-panes -a -F FORMAT` output (pure): the tagged panes, and with `untagged` also each pane left
+    without a tag, as its session's (a launcher died between `new-session` and the tag)."""
     panes = []
     for line in out.splitlines():
         fields = line.split("\t")
-        if len(fields) != 7 or not fields[6]:
+        if len(fields) != 7 or not (fields[6] or (untagged and fields[0])):
             continue
         session, pane_id, pid, dead, status, sig, dispatch = fields
         panes.append(
             Pane(
-                dispatch,
+                dispatch or session,
                 session,
                 pane_id,
                 int(pid or 0),
@@ -119,11 +123,11 @@ class Panes:
         )
 
     def list(self) -> list[Pane]:
-        """Every oms-tagged pane on our server (none when the server is not running)."""
+        """Every worker's pane on our server, tagged or not yet (none when the server is not running)."""
         done = self.tmux("list-panes", "-a", "-F", FORMAT, check=False)
         if done.returncode != 0:
             return []
-        return parse_panes(done.stdout.decode("utf-8", "replace"))
+        return parse_panes(done.stdout.decode("utf-8", "replace"), untagged=True)
 
     def observe(self, dispatch_id: str) -> Pane | None:
         """The pane of `dispatch_id`, if it exists (alive or dead)."""
