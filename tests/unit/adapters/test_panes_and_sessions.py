@@ -23,6 +23,18 @@ def test_parse_panes() -> None:
     ]
 
 
+def test_an_untagged_pane_is_its_sessions() -> None:
+    """A launcher killed between `new-session` and the tag leaves a pane without one: `Panes.list` (which
+    parses with `untagged`) still finds it, as the pane of the dispatch its session is named after."""
+    out = "dsp-1\t%3\t4242\t0\t\t\tdsp-1\ndsp-2\t%4\t4243\t0\t\t\t\n\t%5\t1\t0\t\t\t\n"
+    assert [p.dispatch_id for p in parse_panes(out)] == ["dsp-1"]
+    found = parse_panes(out, untagged=True)
+    assert [(p.dispatch_id, p.session, p.pane_id, p.dead) for p in found] == [
+        ("dsp-1", "dsp-1", "%3", False),
+        ("dsp-2", "dsp-2", "%4", False),
+    ]
+
+
 @given(st.text(max_size=300))
 def test_parse_panes_never_crashes(text: str) -> None:
     try:
