@@ -185,9 +185,11 @@ def _earlier_launch(d: Delivery, dispatch: Record, *, again: bool) -> bool:
 
 
 def _earlier_error(dispatch_id: str) -> AuthorityChangedError:
+    """The worker is parked with this message (a park keeps no hint): it names what a person does next."""
+    resume = f"`oms worker resume {dispatch_id}` continues it in a new pane"
     return AuthorityChangedError(
-        "an earlier launch of this worker has no live pane (its deliverer stopped before the receipt)",
-        hint=f"`oms worker resume {dispatch_id}` continues it in a new pane",
+        f"an earlier launch of this worker has no live pane (its deliverer stopped before the receipt): {resume}",
+        hint=resume,
     )
 
 

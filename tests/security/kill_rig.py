@@ -42,11 +42,20 @@ exec sleep 600
 Check = Callable[[], bool]
 
 
-def poll(check: Check, timeout: float, what: str, interval: float = 0.01) -> None:
-    """Wait until `check()` holds, or fail naming `what`."""
+def poll(check: Check, timeout: float, what: str, interval: float = 0.01, stable: float = 0.0) -> None:
+    """Wait until `check()` holds — and keeps holding for `stable` seconds (a scan of /proc is no atomic
+    snapshot: "nothing runs" is believed once it stays so) — or fail naming `what`."""
     deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
+    since: float | None = None
+    while True:
+        now = time.monotonic()
+        if check():
+            since = now if since is None else since
+            if now - since >= stable:
+                return
+        else:
+            since = None
+        if now > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for: {what}")
         time.sleep(interval)
 
