@@ -151,6 +151,8 @@ def stop(d: Delivery, dispatch_id: str, reason: str, *, end_reason: str = "stopp
         quit_keys = ()
     ended = d.panes.stop(dispatch_id, quit_keys=quit_keys)
     reaper.end_sandbox(root, dispatch_id)  # should its init have outlived its supervisor (ADR 0012)
+    if ended:  # no pane is left: what still carries its sandbox's environment is a stray (bubblewrap#633)
+        reaper.end_strays(dispatch_id, access.text(dispatch.payload, "session_id"))
     left = _left_running(d, dispatch_id) if ended else "the process group of its pane"
     if left is not None:  # nothing recorded: the kill marker stays, `observe` records the end once it comes
         raise PaneNotEndedError(f"worker {dispatch_id} was not stopped: {left} still has live processes")

@@ -8,6 +8,12 @@ write its `/proc/1/mem`) to clear that signal; the escape suite does. So the sup
 agent never holds) and kills it when the sandbox ends, and `oms worker stop` and `observe` kill it too
 when the supervisor could not (it was killed itself). A signal from outside the namespace reaches its
 init whatever the agent did; the identity check means a recycled pid is never signalled.
+
+One init no record names: bubblewrap's `--die-with-parent` races its own start (containers/bubblewrap
+#633). A supervisor killed in the first milliseconds of bubblewrap kills the outer bubblewrap, whose
+child — the namespace's would-be init — had not yet asked for its own parent-death signal: it is left
+reparented, blocked for ever, holding the agent's environment, and the supervisor died before bubblewrap
+reported it. `oms worker stop` ends it by that environment (`end_strays`).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import contextlib
 from oms.canonical import JsonObject, access, now
 from oms.errors import AlreadyExistsError, NotFoundError, OmsError
 from oms.fsio import ProcessIdentity, Root
+from oms.fsio.procinfo import carrying
 from oms.process import kill_exact
 from oms.store.documents import encode_document, read_document_optional
 from oms.store.panefiles import PANES_DIR, init_path
@@ -55,3 +62,11 @@ def end_sandbox(root: Root, dispatch_id: str) -> bool:
     with contextlib.suppress(NotFoundError):
         root.unlink(rel)
     return killed
+
+
+def end_strays(dispatch_id: str, session_id: str) -> int:
+    """SIGKILL, by exact identity, every bubblewrap process still carrying the environment of
+    `dispatch_id`'s sandbox (its dispatch and session ids, which only that sandbox is given); how many.
+    Only for a caller that has ended every pane of the worker (`stop`): a live sandbox carries it too."""
+    entries = (f"OMS_DISPATCH_ID={dispatch_id}".encode(), f"OMS_SESSION_ID={session_id}".encode())
+    return sum(kill_exact(who) for who in carrying(b"bwrap", entries))
