@@ -210,6 +210,10 @@ def park(d: Delivery, dispatch: Record, event_id: str, prefix: str, exc: OmsErro
     def decide(worker: Record, now: str) -> Next | None:
         if worker.payload["health"] == "parked":
             return None
+        if worker.payload["health"] == "stopped":  # `oms worker stop` ended it since this launch looked
+            raise AuthorityChangedError(
+                "the worker ended while it launched", hint=f"`oms worker observe {dispatch.record_id}` shows its end"
+            )
         return workers.change(worker.state, worker.payload, now=now, health="parked", reason=message)
 
     d.move_worker(dispatch.record_id, decide, op=stable_id(prefix, dispatch.record_id, event_id))

@@ -12,7 +12,8 @@ as they would have reached the agent in a plain pane. When the terminal hangs up
 server is gone) the kernel signals only this process: it passes SIGHUP to the sandbox's group, SIGTERM
 after 2 s, SIGKILL after 2 s more, records that end, and ends its own group. bubblewrap runs with
 `--die-with-parent`: if this process is killed outright, the sandbox goes with it (`stop` and `observe`
-kill its init should the agent have tampered with that chain).
+kill its init should the agent have tampered with that chain; `stop` ends the would-be init that
+bubblewrap's own race leaves when this process dies in its first milliseconds: `reaper.end_strays`).
 """
 
 from __future__ import annotations

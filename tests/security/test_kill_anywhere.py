@@ -444,3 +444,21 @@ def test_a_supervisor_killed_as_it_starts_bubblewrap_leaves_nothing_after_stop(r
         if orphaned:
             return
     pytest.skip("no launch hit the window of bubblewrap's parent-death race on this machine")
+
+
+def test_a_stop_that_lands_before_a_redelivery_parks_is_reported_as_the_end(rig: Rig) -> None:
+    """A re-delivery decided to park the worker (an earlier launch began) and `oms worker stop` ended it
+    first (seed kill-anywhere-2, round 11: two deliverers killed, then a stop racing the re-delivery). The
+    park must say the worker ended while it launched, not fail on an illegal health transition."""
+    from oms.errors import AuthorityChangedError
+    from oms.services import launcher
+    from oms.services.delivery import Delivery
+
+    dispatch_id, event_id = accepted(rig.chain)
+    with rig.chain.workspace() as ws:
+        d = Delivery.open(ws, env=rig.env)
+        dispatch = d.dispatch(dispatch_id)  # what the re-delivery read before it decided to park
+        d.stop(dispatch_id, "stopped meanwhile")
+        with pytest.raises(AuthorityChangedError, match="the worker ended while it launched"):
+            launcher.park(d, dispatch, event_id, "wkr-pre-park", AuthorityChangedError("an earlier launch began"))
+        assert d.worker(dispatch_id).payload["health"] == "stopped"
