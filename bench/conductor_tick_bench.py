@@ -1,5 +1,5 @@
 """What an idle `oms conductor tick` costs as the store grows (issue 12: ≤ 200 ms at 1,000 tickets and 50
-workers; at 10,000 tickets ≤ 1.5 × the cost at 1,000).
+workers; at 10,000 tickets ≤ 1.5 x the cost at 1,000).
 
     .venv/bin/python bench/conductor_tick_bench.py [--sizes 1000,10000] [--workers 50] [--repeat 7]
 
@@ -38,7 +38,9 @@ def fill(ws: Workspace, tickets: int, workers: int) -> None:
     now = ws.now()
     records = ws.store.records("ticket")
     for n in range(tickets):
-        nxt = ticket_machine.new(title=f"t{n}", source="local", repository=None, content_sha256="0" * 64, created_at=now)
+        nxt = ticket_machine.new(
+            title=f"t{n}", source="local", repository=None, content_sha256="0" * 64, created_at=now
+        )
         state = "done" if n % 2 else "blocked"
         records.create(
             f"tkt-{n + 1}",
@@ -60,7 +62,12 @@ def fill(ws: Workspace, tickets: int, workers: int) -> None:
         payload = worker_machine.new(f"dsp-{n:032x}", dispatch, updated_at=now).payload
         payload = {**payload, "health": "stopped", "end_reason": "exit", "end_detail": "ended"}
         box.create(
-            f"dsp-{n:032x}", state="done", payload=payload, operation_id=stable_id("bw", n), actor=SYSTEM_ACTOR, observed_at=now
+            f"dsp-{n:032x}",
+            state="done",
+            payload=payload,
+            operation_id=stable_id("bw", n),
+            actor=SYSTEM_ACTOR,
+            observed_at=now,
         )
 
 
@@ -134,7 +141,7 @@ def main() -> int:
         ]
         for size, r in results.items()
     ]
-    print(table(["store", "tick ms (median)", "× smallest", "record reads", *phase_names], rows))
+    print(table(["store", "tick ms (median)", "x smallest", "record reads", *phase_names], rows))
     return 0
 
 
