@@ -11,22 +11,10 @@ from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, table, wo
 if TYPE_CHECKING:
     from oms.canonical import JsonObject
     from oms.services.pool import Occupancy
-    from oms.services.workspace import Workspace
-    from oms.store import Record
 
 app = typer.Typer(
     help="The worker pool: its slots, scaled under one lock.", no_args_is_help=True, rich_markup_mode=None
 )
-
-
-def _occupancy(ws: Workspace) -> Occupancy:
-    from oms.services import pool
-
-    def latest(kind: str) -> list[Record]:
-        records = ws.store.records(kind)
-        return [r for r in (records.read_if_exists(i) for i in records.ids()) if r is not None]
-
-    return pool.Occupancy.of(latest("ticket"), latest("worker"))
 
 
 def _show(payload: JsonObject, occupancy: Occupancy) -> None:
@@ -46,7 +34,7 @@ def show(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, j
     from oms.services import pool
 
     with workspace(state_root_, config_root_) as ws:
-        payload, occupancy = pool.current(ws), _occupancy(ws)
+        payload, occupancy = pool.current(ws), pool.occupancy(ws)
     if json_out:
         emit({"ok": True, "pool": payload, "held": occupancy.held})
         return
@@ -70,8 +58,7 @@ def scale(
     if (to is not None) + bool(up) + bool(down) != 1:
         raise UsageError("give exactly one of --to N, --up K, --down K")
     with workspace(state_root_, config_root_) as ws:
-        occupancy = _occupancy(ws)
-        payload, plan = pool.scale(ws, occupancy, to=to, up=up, down=down, force=force)
+        payload, plan, occupancy = pool.scale(ws, to=to, up=up, down=down, force=force)
         parked = pool.park_draining(ws, occupancy, plan.park) if plan.park else []
     if json_out:
         emit({"ok": True, "pool": payload, "plan": plan._asdict(), "parked": parked})

@@ -3,13 +3,18 @@
 - Backoff after a failed attempt: 10 s · 2^(n-1), capped at 300 s (Symphony), n = failures so far.
 - Quarantine: 5 failed attempts within an hour end the ticket `blocked`, its attempts listed (Gas City).
 - A result decides the ticket: `completed` → done; `blocked` → blocked with the agent's reason (a person
-  looks: never retried blindly); `failed` → retried after the backoff, or quarantined.
+  looks: never retried blindly); `failed` → retried after the backoff, or quarantined. An attempt stopped
+  by a decision (`oms worker stop`, or a worker that waited for a person past its deadline: `stopped`)
+  blocks its ticket too: it waits for a person, never for its lease to run out and a new agent.
 - The queue: open tickets whose `retry_after` has passed, by priority (1 first; none = 3), then age.
 - A parked worker is resumed only when its session is parked until a time that has come (`oms worker park
   --until`), never one parked `no_result` (its agent would loop again: a person looks). Workers parked
   with a running session (a fenced attempt, silent channels, a failed launch) wait for a person too.
-- Deadlines: a worker running past its role's wall-clock limit is stopped (`deadline`); a session past its
-  heartbeat deadline is marked `stalled` (kept running: a slow agent is not a dead one).
+- Deadlines: a worker running past its role's wall-clock limit is stopped (`deadline`: a failed attempt),
+  one parked for a person (`waits_for_person`) as a decision (`stopped`: its ticket waits for a person); a
+  session past its heartbeat deadline is marked `stalled` (kept running: a slow agent is not a dead one).
+  While a worker the pool launched has not ended, its ticket's lease is renewed once less than half of
+  it is left (`renew_due`): the lease fences an attempt whose conductor is gone, not a slow agent.
 """
 
 from __future__ import annotations
@@ -70,6 +75,8 @@ def resolve(status: str, summary: str, *, failures: Sequence[JsonObject], now: s
         return Decision(Resolution.DONE, f"completed: {summary}")
     if status == "blocked":
         return Decision(Resolution.BLOCKED, f"the agent needs a person: {summary}")
+    if status == "stopped":
+        return Decision(Resolution.BLOCKED, f"stopped before a result, a person decides: {summary}")
     if quarantined(failures, now):
         recent = recent_failures(failures, now)
         attempts = ", ".join(str(f.get("attempt")) for f in recent)
@@ -116,6 +123,22 @@ def due_resume(
     if reason == NO_RESULT:
         return False
     return parse_ts(parked_until) <= parse_ts(now)
+
+
+def waits_for_person(*, session_state: str | None, parked_until: str | None, health: str, reason: str | None) -> bool:
+    """A parked worker that no clock resumes: parked `no_result`, or with a running session (a fenced
+    attempt, silent channels, a refused launch) — a person looks (`due_resume` never answers yes)."""
+    if health != "parked":
+        return False
+    return reason == NO_RESULT or session_state != "parked" or parked_until is None
+
+
+def renew_due(lease_expires_at: str | None, lease_minutes: int, now: str) -> bool:
+    """Is a live lease (not expired at `now`) within half of its length of running out?"""
+    if lease_expires_at is None:
+        return False
+    left = parse_ts(lease_expires_at) - parse_ts(now)
+    return 0 < left <= lease_minutes * 30_000
 
 
 def past_deadline(started_at: str, deadline_minutes: int, now: str) -> bool:

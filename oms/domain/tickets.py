@@ -8,7 +8,9 @@ States and events:
 - `leased --finish(done|blocked)--> done | blocked`: with the lease token, before expiry.
 - `open --block--> blocked`: a person gives up on a ticket nobody holds.
 - `leased --retry--> open` (the conductor, after a failed attempt of the attempt it names): `attempt` + 1,
-  the lease cleared, the failure appended to `failures` (the last 10), not before `retry_after`.
+  the lease cleared, the failure appended to `failures` (the last 10), not before `retry_after`; an
+  earlier expiry's `prior_failure_evidence` is cleared (it names the attempt before this one: the next
+  attempt starts from the worktree's HEAD, as after any failure).
 - `leased --give-up--> blocked` (the conductor: a result that needs a person, or a quarantine).
 - `leased --complete--> done` (the conductor: the attempt recorded a completed result).
 - `done` and `blocked` are terminal.
@@ -189,6 +191,7 @@ def retry(
             reason=failure["reason"],
             retry_after=retry_after,
             failures=failures,
+            prior_failure_evidence=None,  # an expired lease's evidence is about the attempt before: spent
         ),
     )
 

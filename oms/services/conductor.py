@@ -27,11 +27,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from oms.adapters.panes import Pane, Panes
-from oms.canonical import JsonObject, access, stable_id
+from oms.canonical import JsonObject, access, parse_ts, stable_id
 from oms.domain import conductor as rules
 from oms.domain import workers
 from oms.domain.config import role as configured_role
 from oms.domain.machine import Next
+from oms.domain.pool import PREFIX as POOL_PREFIX
 from oms.errors import LockHeldError, OmsError, one_line
 from oms.fsio.locks import Lock
 from oms.services import conductor_work, tickets
@@ -41,6 +42,7 @@ from oms.store import Record, panefiles
 
 LOCK_CONSUMER = "oms-conductor"
 ACTOR = "oms-conductor"
+RESULT_GRACE_MS = 120_000  # a worker still running this long after its result was acted on is stopped
 
 
 @dataclass
@@ -111,7 +113,7 @@ def tick(ws: Workspace, *, d: Delivery | None = None, held: bool = False) -> Tic
     worker_records = _latest(ws, "worker")
     run = _Runner(report)
     run("reconcile", lambda p: _reconcile(seen, worker_records, listed, report, p))
-    run("expire", lambda p: _expire(ws, p))
+    run("expire", lambda p: _expire(d, p))
     run("deadlines", lambda p: _deadlines(d, p))  # it acts (stop): on tmux as it is now
     run("resume", lambda p: conductor_work.resume_due(d, p.done, p.skipped))
     run("deliver", lambda p: conductor_work.deliver_pending(d, p.done, p.skipped))
@@ -132,6 +134,8 @@ class _Runner:
             body(phase)
         except OmsError as exc:  # a phase that cannot run at all (an unreadable directory): the next one runs
             phase.skipped.append(f"the phase stopped: {one_line(exc.message)}")
+        except Exception as exc:  # noqa: BLE001 - the machine (no fd, no process, no memory): one line, go on
+            phase.skipped.append(f"the phase stopped: internal error: {one_line(f'{type(exc).__name__}: {exc}')}")
         phase.ms = (time.perf_counter() - start) * 1000
         self.report.phases.append(phase)
 
@@ -181,8 +185,27 @@ def _reconcile(d: Delivery, records: list[Record], listed: list[Pane], report: T
         phase.skipped.append(f"pane {name}: no worker record (left alone: oms cannot prove it started it)")
 
 
-def _expire(ws: Workspace, phase: Phase) -> None:
-    for ticket in tickets.expire_due(ws):
+def _expire(d: Delivery, phase: Phase) -> None:
+    """Leases that ran out (the conductor was away longer than half a lease): their tickets are open again
+    — except one whose pool worker waits for a person (parked `no_result`, fenced, silent): that stays
+    leased (its worker fenced all the same) until the person decides (`oms worker stop`: blocked)."""
+
+    def keep(ticket: Record) -> str | None:
+        session_id = ticket.payload.get("session_id")
+        if not isinstance(session_id, str) or not _pooled_ticket(ticket):
+            return None
+        dispatch_id = stable_id("dsp", ticket.record_id, access.integer(ticket.payload, "attempt"), session_id)
+        worker = d.ws.store.records("worker").read_if_exists(dispatch_id)
+        if worker is None:
+            return None
+        if worker.payload["health"] == "stopped":  # ended this tick: the resolve phase decides it
+            ended = conductor_work.ended_attempt(d.ws, d.dispatch(dispatch_id))
+            return None if ended is None or ended[0] != "stopped" else f"its attempt {dispatch_id} was stopped"
+        if not _waits_for_person(d, worker):
+            return None
+        return f"its worker {dispatch_id} waits for a person: {worker.payload.get('health_reason')}"
+
+    for ticket in tickets.expire_due(d.ws, phase.skipped, keep):
         phase.done.append(f"{ticket.record_id}: lease expired, open for attempt {ticket.payload['attempt']}")
 
 
@@ -194,14 +217,24 @@ def _deadlines(d: Delivery, phase: Phase) -> None:
         if worker.payload["health"] == "stopped" or worker.state not in ("idle", "working"):
             continue
         try:
+            dispatch = d.dispatch(dispatch_id)
+            ticket = d.ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
+            if _pooled(dispatch) and _moved_on(ticket, dispatch):
+                why = (
+                    f"its ticket moved on without it ({ticket.state}, attempt {ticket.payload['attempt']}): "
+                    "its lease ran out, the attempt is fenced"
+                )
+                d.stop(dispatch_id, why, end_reason="deadline", by=ACTOR)
+                phase.done.append(f"{dispatch_id}: stopped, {why}")
+                continue
+            _renew(d, dispatch, ticket, now, config.lease_minutes, phase)
             session = d.session(str(worker.payload["session_id"]))
             if session is None:
                 continue
             started = d.ws.store.records("session").read_version(session.record_id, 0).observed_at
             limit = configured_role(config, str(worker.payload["role_id"])).deadline_minutes
             if rules.past_deadline(started, limit, now):
-                d.stop(dispatch_id, f"ran past its role's {limit}-minute limit", end_reason="deadline", by=ACTOR)
-                phase.done.append(f"{dispatch_id}: stopped at its {limit}-minute deadline")
+                _stop_at_deadline(d, worker, limit, phase)
                 continue
             before = str(worker.payload["health"])
             d.check_liveness(dispatch_id)
@@ -212,6 +245,61 @@ def _deadlines(d: Delivery, phase: Phase) -> None:
             _heartbeat(d, worker, session, now, phase)
         except OmsError as exc:
             phase.skipped.append(f"{dispatch_id}: {one_line(exc.message)}")
+
+
+def _pooled(dispatch: Record) -> bool:
+    return str(dispatch.payload.get("worker_id") or "").startswith(POOL_PREFIX)
+
+
+def _moved_on(ticket: Record, dispatch: Record) -> bool:
+    """Has the ticket left this dispatch's attempt (its lease ran out, or it was decided without it)?"""
+    return (
+        ticket.state != "leased"
+        or ticket.payload.get("attempt") != dispatch.payload.get("attempt")
+        or ticket.payload.get("session_id") != dispatch.payload.get("session_id")
+    )
+
+
+def _renew(d: Delivery, dispatch: Record, ticket: Record, now: str, lease_minutes: int, phase: Phase) -> None:
+    """Renew the lease of a ticket whose pool worker has not ended, once less than half of it is left."""
+    expires = access.text_or_none(ticket.payload, "lease_expires_at")
+    if not _pooled(dispatch) or not rules.renew_due(expires, lease_minutes, now):
+        return
+    renewed = tickets.renew(d.ws, ticket.record_id, access.text(ticket.payload, "lease_token"))
+    phase.done.append(
+        f"{ticket.record_id}: lease renewed until {renewed.payload['lease_expires_at']} "
+        f"({dispatch.record_id} has not ended)"
+    )
+
+
+def _pooled_ticket(ticket: Record) -> bool:
+    return str(ticket.payload.get("worker_id") or "").startswith(POOL_PREFIX)
+
+
+def _waits_for_person(d: Delivery, worker: Record) -> bool:
+    """`rules.waits_for_person` of a worker that has not ended, on its session as recorded."""
+    if worker.payload["health"] != "parked":
+        return False
+    session = d.session(str(worker.payload["session_id"]))
+    return rules.waits_for_person(
+        session_state=None if session is None else session.state,
+        parked_until=None if session is None else access.text_or_none(session.payload, "parked_until"),
+        health="parked",
+        reason=access.text_or_none(worker.payload, "health_reason"),
+    )
+
+
+def _stop_at_deadline(d: Delivery, worker: Record, limit: int, phase: Phase) -> None:
+    """Stop a worker past its role's limit: a failed attempt (`deadline`), or — one parked for a person — a
+    decision its ticket waits on (`stopped`: blocked, never retried blindly)."""
+    reason = access.text_or_none(worker.payload, "health_reason")
+    if _waits_for_person(d, worker):
+        why = f"parked ({reason}) past its role's {limit}-minute limit, waiting for a person"
+        d.stop(worker.record_id, why, end_reason="stopped", by=ACTOR)
+        phase.done.append(f"{worker.record_id}: stopped at its {limit}-minute deadline; it waits for a person")
+        return
+    d.stop(worker.record_id, f"ran past its role's {limit}-minute limit", end_reason="deadline", by=ACTOR)
+    phase.done.append(f"{worker.record_id}: stopped at its {limit}-minute deadline")
 
 
 def _heartbeat(d: Delivery, worker: Record, session: Record, now: str, phase: Phase) -> None:
@@ -232,9 +320,24 @@ def _heartbeat(d: Delivery, worker: Record, session: Record, now: str, phase: Ph
 
 
 def _close(d: Delivery, phase: Phase) -> None:
-    """Dead panes of ended workers, only the pane the worker's own registry names (never one oms cannot
-    prove it started)."""
+    """Workers of the pool whose result was acted on and which still run after `RESULT_GRACE_MS` (an
+    interactive agent waits at its prompt for good: its slot would never free) are stopped through `oms
+    worker stop`'s path; then dead panes of ended workers, only the pane the worker's own registry names
+    (never one oms cannot prove it started)."""
     root = d.ws.store.state.root
+    now = parse_ts(d.ws.now())
+    for ended in _latest(d.ws, "worker"):
+        if ended.payload["health"] == "stopped" or ended.state in ("idle", "working"):
+            continue  # stopped, or still working on its attempt (the deadlines phase's)
+        try:
+            dispatch = d.dispatch(ended.record_id)
+            acted_on = dispatch.state == "resolved" and now - parse_ts(dispatch.observed_at) >= RESULT_GRACE_MS
+            if not _pooled(dispatch) or not acted_on:
+                continue
+            d.stop(ended.record_id, "its result was recorded and acted on: its work is over", by=ACTOR)
+            phase.done.append(f"{ended.record_id}: stopped, its result was acted on (its slot is free)")
+        except OmsError as exc:
+            phase.skipped.append(f"{ended.record_id}: {one_line(exc.message)}")
     for pane in d.panes.list():
         if not pane.dead or pane.session != pane.dispatch_id:
             continue

@@ -40,25 +40,32 @@ class Loop:
                     self.report(conductor.tick(self.ws, held=True), None)
                 except OmsError as exc:
                     self.report(None, one_line(exc.message))
+                except Exception as exc:  # noqa: BLE001 - the machine (EMFILE, EAGAIN from fork, ENOMEM): one line
+                    self.report(None, one_line(f"internal error: {type(exc).__name__}: {exc}"))
                 ticks += 1
                 if self.max_ticks is not None and ticks >= self.max_ticks:
                     break
                 self._wait(seen)
         return ticks
 
-    def _marks(self) -> tuple[tuple[int, int], ...]:
-        """What the watched directories look like now (their change times and link counts)."""
+    def _marks(self) -> tuple[tuple[int, int], ...] | None:
+        """What the watched directories look like now (their change times and link counts); None when they
+        cannot be looked at (no file descriptor left, say): the loop then waits its interval."""
         root = self.ws.store.state.root
         marks = []
-        for rel in WATCHED:
-            st = root.lstat(rel)
-            marks.append((0, 0) if st is None else (st.st_mtime_ns, st.st_nlink))
+        try:
+            for rel in WATCHED:
+                st = root.lstat(rel)
+                marks.append((0, 0) if st is None else (st.st_mtime_ns, st.st_nlink))
+        except (OmsError, OSError):
+            return None
         return tuple(marks)
 
-    def _wait(self, seen: tuple[tuple[int, int], ...]) -> None:
+    def _wait(self, seen: tuple[tuple[int, int], ...] | None) -> None:
         """Until the interval has passed, something new arrived since `seen`, or the loop is stopping."""
         deadline = time.monotonic() + self.interval_s
         while time.monotonic() < deadline and not self.stopping():
-            if self._marks() != seen:
+            now = self._marks()
+            if seen is not None and now is not None and now != seen:
                 return
             time.sleep(min(POLL_S, max(0.0, deadline - time.monotonic())))

@@ -6,9 +6,10 @@ on its own: a failure is one line in `skipped`, and the next item runs. Decision
 
 from __future__ import annotations
 
-from oms.canonical import JsonObject, access
+from oms.canonical import Json, JsonObject, access
 from oms.domain import conductor as rules
 from oms.domain import pool as pool_rules
+from oms.domain.gate import NO_RESULT
 from oms.errors import LockHeldError, OmsError, one_line
 from oms.services import dispatches, pool, tickets, worktrees
 from oms.services.delivery import Delivery
@@ -16,7 +17,7 @@ from oms.services.liveness import CONSUMER
 from oms.services.workspace import Workspace
 from oms.store import Record
 
-FAILED_ENDS = ("exit", "signal", "deadline", "parent-gone")  # a person's `stop` is a person's decision
+FAILED_ENDS = ("exit", "signal", "deadline", "parent-gone")  # a stop (`stopped`) is a decision: blocked
 
 
 def _latest(ws: Workspace, kind: str) -> list[Record]:
@@ -70,21 +71,40 @@ def deliver_pending(d: Delivery, done: list[str], skipped: list[str]) -> None:
             skipped.append(f"{dispatch.record_id}: {one_line(exc.message)}")
 
 
-def _ended_attempt(ws: Workspace, dispatch: Record) -> tuple[str, str] | None:
-    """(status, summary) of an attempt that ended: its recorded result, or the end of a worker that ended
-    without one (`ended`); None while it runs, or when a person stopped it."""
+def ended_attempt(ws: Workspace, dispatch: Record) -> tuple[str, str] | None:
+    """(status, summary) of an attempt that ended: its recorded result; the end of a worker that ended
+    without one (`ended`); or a stop (`stopped`: `oms worker stop` — also one its kill marker made
+    `observe` record —, or the conductor stopping a worker that waited for a person past its deadline):
+    its ticket waits for a person, never for its lease to run out and a new agent. None while it runs."""
     if dispatch.state == "result-received":
         result = access.obj(ws.store.evidence.get(access.text(dispatch.payload, "result_evidence")).body, "payload")
         return access.text(result, "status"), access.text(result, "summary")
     if dispatch.state not in ("accepted", "acknowledged"):
         return None
     worker = ws.store.records("worker").read_if_exists(dispatch.record_id)
-    if worker is None or worker.payload["health"] != "stopped" or worker.payload.get("end_reason") not in FAILED_ENDS:
+    if worker is None or worker.payload["health"] != "stopped":
         return None
-    return (
-        "ended",
-        f"the worker ended without a result: {worker.payload.get('end_detail') or worker.payload['end_reason']}",
-    )
+    end_reason, detail = worker.payload.get("end_reason"), str(worker.payload.get("end_detail") or "")
+    if end_reason == "stopped":
+        return "stopped", detail or "stopped"
+    if end_reason not in FAILED_ENDS:
+        return None
+    if _parked_no_result(ws, worker):  # it waited for a person when its pane ended (a tmux server that died)
+        return "stopped", f"parked {NO_RESULT}, then it ended ({detail or end_reason})"
+    return "ended", f"the worker ended without a result: {detail or end_reason}"
+
+
+def _parked_no_result(ws: Workspace, worker: Record) -> bool:
+    """Was the worker parked `no_result` (waiting for a person) when it ended? Its versions before the end,
+    back to the last one not parked."""
+    records = ws.store.records("worker")
+    for version in range(worker.version - 1, -1, -1):
+        before = records.read_version(worker.record_id, version)
+        if before.payload["health"] != "parked":
+            return False
+        if before.payload.get("health_reason") == NO_RESULT:
+            return True
+    return False
 
 
 def resolve(ws: Workspace, done: list[str], skipped: list[str]) -> None:
@@ -93,7 +113,7 @@ def resolve(ws: Workspace, done: list[str], skipped: list[str]) -> None:
     now = ws.now()
     for dispatch in _latest(ws, "dispatch"):
         try:
-            ended = _ended_attempt(ws, dispatch)
+            ended = ended_attempt(ws, dispatch)
             if ended is None:
                 continue
             status, summary = ended
@@ -132,7 +152,7 @@ def _decide_ticket(
         if "failures" in ticket.payload
         else []
     )
-    failures = [*past, failure] if status not in ("completed", "blocked") else past
+    failures = [*past, failure] if status not in ("completed", "blocked", "stopped") else past
     decision = rules.resolve(status, summary, failures=failures, now=now)
     reason = one_line(decision.reason, 512)
     if decision.resolution is rules.Resolution.DONE:
@@ -149,23 +169,25 @@ def _decide_ticket(
 def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
     """Free pool slots take tickets: those the pool holds already go on from where they stopped (a crash
     mid-chain), draining slots that hold nothing leave the pool, then the queue's first open tickets are
-    leased, one to each free slot (`domain/pool.py`)."""
+    leased, one to each free slot, never more than `max_workers` slots busy (`domain/pool.py`). Settling
+    and leasing happen under the pool lock (a concurrent `oms pool scale` decides before or after);
+    the chains of the new leases run after it."""
     ws = d.ws
     all_tickets = _latest(ws, "ticket")
-    by_attempt = {(str(r.payload.get("ticket_id")), r.payload.get("attempt")): r for r in _latest(ws, "dispatch")}
+    all_dispatches = _latest(ws, "dispatch")
+    workers = _latest(ws, "worker")
+    by_attempt = {(str(r.payload.get("ticket_id")), r.payload.get("attempt")): r for r in all_dispatches}
     held = [
         t
         for t in all_tickets
         if t.state == "leased" and str(t.payload.get("worker_id") or "").startswith(pool_rules.PREFIX)
     ]
-    for ticket in held:
-        _advance(d, ticket, by_attempt.get((ticket.record_id, ticket.payload["attempt"])), done, skipped)
+    occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
+    for ticket, dispatch in _claimed(ws, held, by_attempt, occupancy, skipped):
+        _advance(d, ticket, dispatch, done, skipped)
     if held:  # they moved on: the queue and the slots are decided on what they are now
         all_tickets = _latest(ws, "ticket")
-    occupancy = pool.Occupancy.of(all_tickets, _latest(ws, "worker"))
-    before = set(pool_rules.names(pool.current(ws), "draining"))
-    payload = pool.settled(ws, occupancy)
-    done += [f"{slot}: drained, left the pool" for slot in sorted(before - set(pool_rules.names(payload)))]
+        occupancy = pool.Occupancy.of(all_tickets, _latest(ws, "worker"), _latest(ws, "dispatch"))
     queued = rules.queue(
         (
             rules.Queued(
@@ -179,14 +201,53 @@ def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
         ),
         ws.now(),
     )
-    for slot, ticket_id in zip(pool_rules.free(payload, occupancy.held), queued, strict=False):
-        try:
-            grant = tickets.lease(ws, ticket_id, slot)
-            done.append(f"{ticket_id}: leased to {slot}")
-        except OmsError as exc:
-            skipped.append(f"{ticket_id}: {one_line(exc.message)}")
-            continue
+    grants = []
+    with pool.lock(ws):
+        before = set(pool_rules.names(pool.current(ws), "draining"))
+        payload = pool.settled(ws, occupancy)
+        done += [f"{slot}: drained, left the pool" for slot in sorted(before - set(pool_rules.names(payload)))]
+        room = max(0, ws.config().max_workers - len(occupancy.held))  # a pool above max_workers (lowered)
+        slots = pool_rules.free(payload, occupancy.held)[:room]
+        for ticket_id in queued:
+            if not slots:
+                break
+            try:
+                grants.append(tickets.lease(ws, ticket_id, slots[0]))
+            except OmsError as exc:
+                skipped.append(f"{ticket_id}: {one_line(exc.message)}")
+                continue
+            done.append(f"{ticket_id}: leased to {slots.pop(0)}")
+    for grant in grants:
         _advance(d, grant.ticket, None, done, skipped)
+
+
+def _claimed(
+    ws: Workspace,
+    held: list[Record],
+    by_attempt: dict[tuple[str, Json], Record],
+    occupancy: pool.Occupancy,
+    skipped: list[str],
+) -> list[tuple[Record, Record | None]]:
+    """The held tickets the conductor goes on with, and their dispatches: one whose chain has begun (its
+    attempt has a dispatch) goes on; one not begun only in a slot of the pool that nothing else holds — a
+    ticket a person leased to a slot that is busy, or to no slot of the pool, is left alone (else that
+    slot would run two agents, or the pool one more than it has)."""
+    names = set(pool_rules.names(pool.current(ws)))
+    out: list[tuple[Record, Record | None]] = []
+    taken: dict[str, str] = {}
+    begun = [(t, by_attempt.get((t.record_id, t.payload["attempt"]))) for t in held]
+    for ticket, dispatch in sorted(begun, key=lambda pair: (pair[1] is None, pair[0].record_id)):
+        slot = str(ticket.payload["worker_id"])
+        others = {taken.get(slot, ticket.record_id), *occupancy.running.get(slot, {}).values()}
+        if dispatch is None and (slot not in names or others - {ticket.record_id}):
+            skipped.append(
+                f"{ticket.record_id}: leased to {slot}, which is not a free slot of the pool: left alone "
+                "(another ticket or agent holds it, or the pool has no such slot)"
+            )
+            continue
+        taken.setdefault(slot, ticket.record_id)
+        out.append((ticket, dispatch))
+    return out
 
 
 def _advance(d: Delivery, ticket: Record, dispatch: Record | None, done: list[str], skipped: list[str]) -> None:

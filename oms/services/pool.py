@@ -2,19 +2,23 @@
 what the conductor asks of it each tick (which slots are free, which drained).
 
 Every change is made under the pool lock, so two `oms pool scale` (or a scale and a tick) never decide on
-the same version; a lost race is a version conflict, retried on the new version. A slot is busy while a
-ticket is leased to it, or while a worker of a ticket it held still runs (a worker ending after its result
-holds its slot).
+the same version; a lost race is a version conflict, retried on the new version. Who holds a slot is read
+under that lock too (`scale`), and the tick leases free slots under it (`conductor_work.fill`): a scale
+never removes as idle a slot a tick has just leased, and a tick never leases a slot a scale has just
+removed. A slot is busy while a ticket is leased to it, or while a worker launched in it still runs,
+whatever its ticket became since (a worker ending after its result, or after its ticket was retried or
+its lease expired, holds its slot: a pool of K never runs K + 1 agents).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject, add_ms, next_after, stable_id
 from oms.domain import pool as rules
 from oms.errors import OmsError, one_line
+from oms.fsio.locks import Lock
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
 
@@ -25,24 +29,44 @@ FORCE_PARK_MS = 24 * 3600 * 1000  # a forced scale-down parks busy workers for a
 
 @dataclass(frozen=True, slots=True)
 class Occupancy:
-    """Which slots hold work: slot → the ticket leased to it, or whose worker still runs."""
+    """Which slots hold work: slot → the ticket leased to it, or whose worker still runs there; and slot →
+    the workers still running there (dispatch id → its ticket)."""
 
     held: dict[str, str]
+    running: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, tickets: Iterable[Record], workers: Iterable[Record]) -> Occupancy:
+    def of(cls, tickets: Iterable[Record], workers: Iterable[Record], dispatches: Iterable[Record] = ()) -> Occupancy:
         by_id = {t.record_id: t for t in tickets}
+        launched_in = {d.record_id: d.payload.get("worker_id") for d in dispatches}
         held = {
             str(t.payload["worker_id"]): t.record_id
             for t in by_id.values()
             if t.state == "leased" and str(t.payload.get("worker_id") or "").startswith(rules.PREFIX)
         }
+        running: dict[str, dict[str, str]] = {}
         for worker in workers:
-            ticket = by_id.get(str(worker.payload["ticket_id"]))
-            slot = None if ticket is None else ticket.payload.get("worker_id")
-            if worker.payload["health"] != "stopped" and isinstance(slot, str) and slot.startswith(rules.PREFIX):
-                held.setdefault(slot, ticket.record_id if ticket else "")
-        return cls(held)
+            if worker.payload["health"] == "stopped":
+                continue
+            ticket_id = str(worker.payload["ticket_id"])
+            ticket = by_id.get(ticket_id)
+            slot = launched_in.get(worker.record_id)  # the slot it was launched in, whatever its ticket is now
+            if slot is None and ticket is not None:
+                slot = ticket.payload.get("worker_id")
+            if isinstance(slot, str) and slot.startswith(rules.PREFIX):
+                held.setdefault(slot, ticket_id)
+                running.setdefault(slot, {})[worker.record_id] = ticket_id
+        return cls(held, running)
+
+
+def occupancy(ws: Workspace) -> Occupancy:
+    """Who holds which slot now (a record that cannot be read is left out: `oms store verify` reports it)."""
+    return Occupancy.of(_latest(ws, "ticket"), _latest(ws, "worker"), _latest(ws, "dispatch"))
+
+
+def lock(ws: Workspace) -> Lock:
+    """The pool lock (waited for: its holders keep it for a few record writes)."""
+    return ws.store.outbox(LOCK_CONSUMER).lock("pool", wait_s=10)
 
 
 def read(ws: Workspace) -> Record | None:
@@ -76,31 +100,33 @@ def _write(ws: Workspace, record: Record | None, payload: JsonObject, why: str) 
 
 
 def settled(ws: Workspace, occupancy: Occupancy) -> JsonObject:
-    """The pool for a tick: made if missing, draining slots that hold nothing removed."""
-    with ws.store.outbox(LOCK_CONSUMER).lock("pool", wait_s=10):
-        record = read(ws)
-        payload = current(ws)
-        payload, gone = rules.settle(payload, busy=occupancy.held, now=ws.now())
-        if record is None or gone:
-            _write(ws, record, payload, "settle-" + "-".join(gone))
-        return payload
+    """The pool for a tick, under `lock(ws)` (the caller holds it): made if missing, draining slots that
+    hold nothing removed."""
+    record = read(ws)
+    payload = current(ws)
+    payload, gone = rules.settle(payload, busy=occupancy.held, now=ws.now())
+    if record is None or gone:
+        _write(ws, record, payload, "settle-" + "-".join(gone))
+    return payload
 
 
 def scale(
-    ws: Workspace, occupancy: Occupancy, *, to: int | None, up: int, down: int, force: bool
-) -> tuple[JsonObject, rules.Plan]:
-    """Scale the pool (to `to`, or by `up`/`down` active slots) under the pool lock."""
-    with ws.store.outbox(LOCK_CONSUMER).lock("pool", wait_s=10):
+    ws: Workspace, *, to: int | None, up: int, down: int, force: bool
+) -> tuple[JsonObject, rules.Plan, Occupancy]:
+    """Scale the pool (to `to`, or by `up`/`down` active slots) under the pool lock, deciding on who holds
+    which slot as it is once the lock is held; (pool, plan, that occupancy)."""
+    with lock(ws):
+        held = occupancy(ws)
         record = read(ws)
         payload = current(ws)
         active = len(rules.names(payload, "active"))
         target = to if to is not None else active + up - down
         payload, plan = rules.scale(
-            payload, to=target, max_workers=ws.config().max_workers, busy=occupancy.held, force=force, now=ws.now()
+            payload, to=target, max_workers=ws.config().max_workers, busy=held.held, force=force, now=ws.now()
         )
         if record is None or plan != rules.Plan([], [], [], [], []):
             _write(ws, record, payload, f"scale-{target}-{int(force)}")
-        return payload, plan
+        return payload, plan, held
 
 
 def park_draining(ws: Workspace, occupancy: Occupancy, slots: list[str]) -> list[str]:
@@ -109,20 +135,26 @@ def park_draining(ws: Workspace, occupancy: Occupancy, slots: list[str]) -> list
 
     lines = []
     delivery = Delivery.open(ws)
-    tickets = {slot: occupancy.held.get(slot) for slot in slots}
     until = add_ms(ws.now(), FORCE_PARK_MS)
-    for worker in (w for w in _latest(ws, "worker") if w.payload["health"] in ("healthy", "stalled")):
-        slot = next((s for s, t in tickets.items() if t == worker.payload["ticket_id"]), None)
-        if slot is None:
-            continue
-        try:
-            delivery.park(worker.record_id, f"pool scaled down: {slot} drains", until)
-            lines.append(f"{slot}: parked {worker.record_id} until {until}")
-        except OmsError as exc:
-            lines.append(f"{slot}: {worker.record_id} not parked: {one_line(exc.message)}")
+    for slot in slots:
+        for dispatch_id in occupancy.running.get(slot, {}):
+            worker = ws.store.records("worker").read_if_exists(dispatch_id)
+            if worker is None or worker.payload["health"] not in ("healthy", "stalled"):
+                continue
+            try:
+                delivery.park(dispatch_id, f"pool scaled down: {slot} drains", until)
+                lines.append(f"{slot}: parked {dispatch_id} until {until}")
+            except OmsError as exc:
+                lines.append(f"{slot}: {dispatch_id} not parked: {one_line(exc.message)}")
     return lines
 
 
 def _latest(ws: Workspace, kind: str) -> list[Record]:
     records = ws.store.records(kind)
-    return [r for r in (records.read_if_exists(i) for i in records.ids()) if r is not None]
+    out = []
+    for record_id in records.ids():
+        try:
+            out.append(records.read(record_id))
+        except OmsError:
+            continue  # unreadable: reported by `oms store verify`, never a reason to refuse the rest
+    return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from oms.canonical import (
@@ -21,7 +22,14 @@ from oms.canonical.ids import OPAQUE_ID
 from oms.domain import tickets as machine
 from oms.domain.github import check_repository
 from oms.domain.machine import Next
-from oms.errors import ConflictError, InvalidInputError, RecordNotFoundError, VersionConflictError, one_line
+from oms.errors import (
+    ConflictError,
+    InvalidInputError,
+    OmsError,
+    RecordNotFoundError,
+    VersionConflictError,
+    one_line,
+)
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
 
@@ -259,48 +267,72 @@ def complete(ws: Workspace, ticket: Record, *, session_id: str, attempt: int, re
     return _transition(ws, ticket, nxt, stable_id("tkt-complete", ticket.record_id, attempt))
 
 
-def _dispatch_of(ws: Workspace, ticket_id: str, attempt: int) -> Record | None:
-    records = ws.store.records("dispatch")
-    for dispatch_id in records.ids():
-        dispatch = records.read(dispatch_id)
-        if dispatch.payload.get("ticket_id") == ticket_id and dispatch.payload.get("attempt") == attempt:
-            return dispatch
-    return None
+def _dispatch_of(ws: Workspace, ticket: Record, attempt: int) -> Record | None:
+    """The dispatch of the ticket's leased attempt: its id is the one `dispatches.propose` gives it (read
+    alone, so that another dispatch's damaged record never decides this ticket)."""
+    session_id = ticket.payload.get("session_id")
+    if not isinstance(session_id, str):
+        return None
+    return ws.store.records("dispatch").read_if_exists(stable_id("dsp", ticket.record_id, attempt, session_id))
 
 
-def expire_due(ws: Workspace) -> list[Record]:
+def expire_due(
+    ws: Workspace, skipped: list[str] | None = None, keep: Callable[[Record], str | None] | None = None
+) -> list[Record]:
     """Return every ticket whose lease has run out to `open` (attempt + 1), with `lease-expiry` evidence —
-    but not one whose attempt recorded a result: the conductor resolves it (the result is never lost)."""
+    but not one whose attempt recorded a result: the conductor resolves it (the result is never lost).
+    A ticket that cannot be read, or whose attempt's dispatch cannot, is left as it is (a line in
+    `skipped`, if given): one damaged record never stops the others' expiry; so is one for which `keep`
+    names a reason (the conductor's: its worker waits for a person)."""
     now = ws.now()
     expired = []
-    for ticket in list_all(ws):
-        if not machine.is_expired(ticket.state, ticket.payload, now):
-            continue
-        attempt = access.integer(ticket.payload, "attempt")
-        dispatch = _dispatch_of(ws, ticket.record_id, attempt)
-        if dispatch is not None and dispatch.state in ("result-received", "resolved"):
-            continue
-        expired_at = access.text(ticket.payload, "lease_expires_at")
-        evidence = ws.store.put_evidence(
-            {
-                "format": "oms-evidence-v1",
-                "evidence_kind": "lease-expiry",
-                "ticket_id": ticket.record_id,
-                "producer": "oms",
-                "producer_role": None,
-                "created_at": expired_at,
-                "payload": {
-                    "attempt": attempt,
-                    "lease_expired_at": expired_at,
-                    "worktree_start_commit": None
-                    if dispatch is None
-                    else access.text(dispatch.payload, "worktree_start_commit"),
-                },
-            }
-        )
-        nxt = machine.expire(ticket.state, ticket.payload, now=now, evidence_ref=evidence.ref)
-        expired.append(_transition(ws, ticket, nxt, stable_id("tkt-expire", ticket.record_id, attempt)))
+    records = ws.store.records("ticket")
+    for ticket_id in records.ids():
+        try:
+            ticket = records.read(ticket_id)
+            if not machine.is_expired(ticket.state, ticket.payload, now):
+                continue
+            kept = None if keep is None else keep(ticket)
+            if kept is not None:
+                if skipped is not None:
+                    skipped.append(f"{ticket_id}: its lease ran out; kept leased ({kept})")
+                continue
+            done = _expire(ws, ticket, now)
+            if done is not None:
+                expired.append(done)
+        except OmsError as exc:
+            if skipped is None:
+                raise
+            skipped.append(f"{ticket_id}: {one_line(exc.message)}")
     return expired
+
+
+def _expire(ws: Workspace, ticket: Record, now: str) -> Record | None:
+    """Expire one ticket whose lease ran out (None: its attempt recorded a result, left to the conductor)."""
+    attempt = access.integer(ticket.payload, "attempt")
+    dispatch = _dispatch_of(ws, ticket, attempt)
+    if dispatch is not None and dispatch.state in ("result-received", "resolved"):
+        return None
+    expired_at = access.text(ticket.payload, "lease_expires_at")
+    evidence = ws.store.put_evidence(
+        {
+            "format": "oms-evidence-v1",
+            "evidence_kind": "lease-expiry",
+            "ticket_id": ticket.record_id,
+            "producer": "oms",
+            "producer_role": None,
+            "created_at": expired_at,
+            "payload": {
+                "attempt": attempt,
+                "lease_expired_at": expired_at,
+                "worktree_start_commit": None
+                if dispatch is None
+                else access.text(dispatch.payload, "worktree_start_commit"),
+            },
+        }
+    )
+    nxt = machine.expire(ticket.state, ticket.payload, now=now, evidence_ref=evidence.ref)
+    return _transition(ws, ticket, nxt, stable_id("tkt-expire", ticket.record_id, attempt))
 
 
 def _reason(text: str) -> str:

@@ -50,13 +50,36 @@ def test_quarantine_counts_only_failures_within_the_hour(ages_s: list[int]) -> N
         assert decision.retry_after == add_ms(now, rules.backoff_s(recent) * 1000)
 
 
-@given(st.sampled_from(["completed", "blocked"]), st.lists(st.integers(0, 100), max_size=8))
+@given(st.sampled_from(["completed", "blocked", "stopped"]), st.lists(st.integers(0, 100), max_size=8))
 def test_a_result_that_is_not_a_failure_is_never_retried(status: str, ages_s: list[int]) -> None:
     failures = [_failure(i + 1, add_ms(T0, -age * 1000)) for i, age in enumerate(ages_s)]
     decision = rules.resolve(status, "why", failures=failures, now=T0)
     expected = rules.Resolution.DONE if status == "completed" else rules.Resolution.BLOCKED
     assert decision.resolution is expected
     assert decision.retry_after is None
+
+
+@given(
+    st.sampled_from(["healthy", "parked", "stalled"]),
+    st.sampled_from(["running", "parked", None]),
+    st.one_of(st.none(), st.just(T0)),
+    st.sampled_from([NO_RESULT, "hooks_silent", "pool scaled down: worker-2 drains", None]),
+)
+def test_a_parked_worker_waits_for_a_person_unless_a_clock_resumes_it(
+    health: str, session_state: str | None, parked_until: str | None, reason: str | None
+) -> None:
+    waits = rules.waits_for_person(session_state=session_state, parked_until=parked_until, health=health, reason=reason)
+    clock = rules.due_resume(
+        session_state=session_state, parked_until=parked_until, health=health, reason=reason, now=add_ms(T0, 1)
+    )
+    assert waits == (health == "parked" and not clock)
+
+
+@given(st.integers(-120, 120))
+def test_a_lease_is_renewed_once_less_than_half_is_left_and_never_once_it_ran_out(left_min: int) -> None:
+    expires = add_ms(T0, left_min * 60_000)
+    assert rules.renew_due(expires, 60, T0) == (0 < left_min <= 30)
+    assert not rules.renew_due(None, 60, T0)
 
 
 queued = st.builds(
@@ -126,7 +149,12 @@ def test_retry_opens_the_next_attempt_and_keeps_the_last_ten_failures(attempt: i
     past = [_failure(i + 1, T0) for i in range(kept)]
     failure = _failure(attempt, T0)
     nxt = tickets.retry(
-        "leased", _leased(attempt, past), session_id=SESSION, attempt=attempt, failure=failure, retry_after=T0
+        "leased",
+        {**_leased(attempt, past), "prior_failure_evidence": "e" * 64},
+        session_id=SESSION,
+        attempt=attempt,
+        failure=failure,
+        retry_after=T0,
     )
     assert nxt.state == "open"
     assert nxt.payload["attempt"] == attempt + 1
@@ -134,6 +162,7 @@ def test_retry_opens_the_next_attempt_and_keeps_the_last_ten_failures(attempt: i
     assert nxt.payload["session_id"] is None
     assert nxt.payload["failures"] == [*past, failure][-10:]
     assert nxt.payload["retry_after"] == T0
+    assert nxt.payload["prior_failure_evidence"] is None  # an earlier expiry's evidence is spent
 
 
 def test_a_moved_on_ticket_is_not_retried_completed_or_given_up() -> None:
