@@ -6,15 +6,16 @@ never the end of the pass):
    an ended pane ends its session and worker with its end reason; a tagged pane with no worker record is
    reported, never touched;
 2. expire — tickets whose lease ran out go back to `open` (attempt + 1);
-3. deadlines — fenced attempts and silent channels park (`check_liveness`), a session past its heartbeat
-   deadline is `stalled` (and healthy again once it beats), a worker past its role's wall-clock limit is
-   stopped (`deadline`);
-4. resume — workers parked until a time that has come (`conductor_work.due`);
+3. deadlines — leases renewed under running pool workers, fenced attempts and silent channels park, a
+   session past its heartbeat deadline is `stalled`, a worker past its role's wall-clock limit is stopped
+   (`deadline`) (`conductor_deadlines.py`);
+4. resume — workers parked until a time that has come (`conductor_work.resume_due`);
 5. deliver — accepted dispatches whose delivery event has no receipt (`oms worker deliver`'s own path);
 6. resolve — results decide their tickets; workers that ended without one are failed attempts
-   (`conductor_work.py`);
+   (`conductor_results.py`);
 7. fill — free pool slots take open tickets: lease → worktree → propose → review → accept → deliver;
-8. close — dead panes of ended workers, only oms's own: the pane the worker's registry names.
+8. close — dead panes of ended workers, only oms's own: the pane the worker's registry names; a pool
+   worker still running two minutes after its result was acted on is stopped.
 
 Only one conductor works on a state root: the tick holds the conductor lock (`oms conductor run` holds it
 for its whole life), and every launch still takes the deliverer's own lock.
@@ -28,20 +29,15 @@ from dataclasses import dataclass, field, replace
 
 from oms.adapters.panes import Pane, Panes
 from oms.canonical import JsonObject, access, parse_ts, stable_id
-from oms.domain import conductor as rules
-from oms.domain import workers
-from oms.domain.config import role as configured_role
-from oms.domain.machine import Next
-from oms.domain.pool import PREFIX as POOL_PREFIX
 from oms.errors import LockHeldError, OmsError, one_line
 from oms.fsio.locks import Lock
-from oms.services import conductor_work, tickets
+from oms.services import conductor_deadlines, conductor_results, conductor_work, tickets
+from oms.services.conductor_results import ACTOR, latest
 from oms.services.delivery import Delivery
 from oms.services.workspace import Workspace
 from oms.store import Record, panefiles
 
 LOCK_CONSUMER = "oms-conductor"
-ACTOR = "oms-conductor"
 RESULT_GRACE_MS = 120_000  # a worker still running this long after its result was acted on is stopped
 
 
@@ -110,14 +106,16 @@ def tick(ws: Workspace, *, d: Delivery | None = None, held: bool = False) -> Tic
     report = Tick(ws.now())
     listed = d.panes.list()
     seen = replace(d, panes=SeenPanes(d.panes, listed))
-    worker_records = _latest(ws, "worker")
+    worker_records = latest(ws, "worker")
     run = _Runner(report)
     run("reconcile", lambda p: _reconcile(seen, worker_records, listed, report, p))
     run("expire", lambda p: _expire(d, p))
-    run("deadlines", lambda p: _deadlines(d, p))  # it acts (stop): on tmux as it is now
+    run(
+        "deadlines", lambda p: conductor_deadlines.deadlines(d, p.done, p.skipped)
+    )  # it acts (stop): on tmux as it is now
     run("resume", lambda p: conductor_work.resume_due(d, p.done, p.skipped))
     run("deliver", lambda p: conductor_work.deliver_pending(d, p.done, p.skipped))
-    run("resolve", lambda p: conductor_work.resolve(ws, p.done, p.skipped))
+    run("resolve", lambda p: conductor_results.resolve(ws, p.done, p.skipped))
     run("fill", lambda p: conductor_work.fill(d, p.done, p.skipped))
     run("close", lambda p: _close(d, p))
     return report
@@ -138,17 +136,6 @@ class _Runner:
             phase.skipped.append(f"the phase stopped: internal error: {one_line(f'{type(exc).__name__}: {exc}')}")
         phase.ms = (time.perf_counter() - start) * 1000
         self.report.phases.append(phase)
-
-
-def _latest(ws: Workspace, kind: str) -> list[Record]:
-    records = ws.store.records(kind)
-    out = []
-    for record_id in records.ids():
-        try:
-            out.append(records.read(record_id))
-        except OmsError:
-            continue  # reported by the phase that needs it (and by `oms store verify`)
-    return out
 
 
 def _classify(pane: Pane | None, health: str, session_exists: bool) -> str:
@@ -192,131 +179,21 @@ def _expire(d: Delivery, phase: Phase) -> None:
 
     def keep(ticket: Record) -> str | None:
         session_id = ticket.payload.get("session_id")
-        if not isinstance(session_id, str) or not _pooled_ticket(ticket):
+        if not isinstance(session_id, str) or not conductor_deadlines.pooled_ticket(ticket):
             return None
         dispatch_id = stable_id("dsp", ticket.record_id, access.integer(ticket.payload, "attempt"), session_id)
         worker = d.ws.store.records("worker").read_if_exists(dispatch_id)
         if worker is None:
             return None
         if worker.payload["health"] == "stopped":  # ended this tick: the resolve phase decides it
-            ended = conductor_work.ended_attempt(d.ws, d.dispatch(dispatch_id))
+            ended = conductor_results.ended_attempt(d.ws, d.dispatch(dispatch_id))
             return None if ended is None or ended[0] != "stopped" else f"its attempt {dispatch_id} was stopped"
-        if not _waits_for_person(d, worker):
+        if not conductor_deadlines.waits_for_person(d, worker):
             return None
         return f"its worker {dispatch_id} waits for a person: {worker.payload.get('health_reason')}"
 
     for ticket in tickets.expire_due(d.ws, phase.skipped, keep):
         phase.done.append(f"{ticket.record_id}: lease expired, open for attempt {ticket.payload['attempt']}")
-
-
-def _deadlines(d: Delivery, phase: Phase) -> None:
-    now = d.ws.now()
-    config = d.ws.config()
-    for worker in _latest(d.ws, "worker"):
-        dispatch_id = worker.record_id
-        if worker.payload["health"] == "stopped" or worker.state not in ("idle", "working"):
-            continue
-        try:
-            dispatch = d.dispatch(dispatch_id)
-            ticket = d.ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
-            if _pooled(dispatch) and _moved_on(ticket, dispatch):
-                why = (
-                    f"its ticket moved on without it ({ticket.state}, attempt {ticket.payload['attempt']}): "
-                    "its lease ran out, the attempt is fenced"
-                )
-                d.stop(dispatch_id, why, end_reason="deadline", by=ACTOR)
-                phase.done.append(f"{dispatch_id}: stopped, {why}")
-                continue
-            _renew(d, dispatch, ticket, now, config.lease_minutes, phase)
-            session = d.session(str(worker.payload["session_id"]))
-            if session is None:
-                continue
-            started = d.ws.store.records("session").read_version(session.record_id, 0).observed_at
-            limit = configured_role(config, str(worker.payload["role_id"])).deadline_minutes
-            if rules.past_deadline(started, limit, now):
-                _stop_at_deadline(d, worker, limit, phase)
-                continue
-            before = str(worker.payload["health"])
-            d.check_liveness(dispatch_id)
-            now_health = str(d.worker(dispatch_id).payload["health"])
-            if now_health != before:
-                phase.done.append(f"{dispatch_id}: {now_health} ({d.worker(dispatch_id).payload['health_reason']})")
-                continue
-            _heartbeat(d, worker, session, now, phase)
-        except OmsError as exc:
-            phase.skipped.append(f"{dispatch_id}: {one_line(exc.message)}")
-
-
-def _pooled(dispatch: Record) -> bool:
-    return str(dispatch.payload.get("worker_id") or "").startswith(POOL_PREFIX)
-
-
-def _moved_on(ticket: Record, dispatch: Record) -> bool:
-    """Has the ticket left this dispatch's attempt (its lease ran out, or it was decided without it)?"""
-    return (
-        ticket.state != "leased"
-        or ticket.payload.get("attempt") != dispatch.payload.get("attempt")
-        or ticket.payload.get("session_id") != dispatch.payload.get("session_id")
-    )
-
-
-def _renew(d: Delivery, dispatch: Record, ticket: Record, now: str, lease_minutes: int, phase: Phase) -> None:
-    """Renew the lease of a ticket whose pool worker has not ended, once less than half of it is left."""
-    expires = access.text_or_none(ticket.payload, "lease_expires_at")
-    if not _pooled(dispatch) or not rules.renew_due(expires, lease_minutes, now):
-        return
-    renewed = tickets.renew(d.ws, ticket.record_id, access.text(ticket.payload, "lease_token"))
-    phase.done.append(
-        f"{ticket.record_id}: lease renewed until {renewed.payload['lease_expires_at']} "
-        f"({dispatch.record_id} has not ended)"
-    )
-
-
-def _pooled_ticket(ticket: Record) -> bool:
-    return str(ticket.payload.get("worker_id") or "").startswith(POOL_PREFIX)
-
-
-def _waits_for_person(d: Delivery, worker: Record) -> bool:
-    """`rules.waits_for_person` of a worker that has not ended, on its session as recorded."""
-    if worker.payload["health"] != "parked":
-        return False
-    session = d.session(str(worker.payload["session_id"]))
-    return rules.waits_for_person(
-        session_state=None if session is None else session.state,
-        parked_until=None if session is None else access.text_or_none(session.payload, "parked_until"),
-        health="parked",
-        reason=access.text_or_none(worker.payload, "health_reason"),
-    )
-
-
-def _stop_at_deadline(d: Delivery, worker: Record, limit: int, phase: Phase) -> None:
-    """Stop a worker past its role's limit: a failed attempt (`deadline`), or — one parked for a person — a
-    decision its ticket waits on (`stopped`: blocked, never retried blindly)."""
-    reason = access.text_or_none(worker.payload, "health_reason")
-    if _waits_for_person(d, worker):
-        why = f"parked ({reason}) past its role's {limit}-minute limit, waiting for a person"
-        d.stop(worker.record_id, why, end_reason="stopped", by=ACTOR)
-        phase.done.append(f"{worker.record_id}: stopped at its {limit}-minute deadline; it waits for a person")
-        return
-    d.stop(worker.record_id, f"ran past its role's {limit}-minute limit", end_reason="deadline", by=ACTOR)
-    phase.done.append(f"{worker.record_id}: stopped at its {limit}-minute deadline")
-
-
-def _heartbeat(d: Delivery, worker: Record, session: Record, now: str, phase: Phase) -> None:
-    """Healthy past the heartbeat deadline → `stalled` (kept running); stalled and beating → healthy."""
-    late = rules.stalled(access.text_or_none(session.payload, "heartbeat_deadline_at"), now)
-    health = worker.payload["health"]
-    if session.state != "running" or (health == "healthy") != late:
-        return
-    target, why = ("stalled", "no heartbeat from its hooks before the deadline") if late else ("healthy", None)
-
-    def decide(current: Record, at: str) -> Next | None:
-        if current.payload["health"] != health:
-            return None
-        return workers.set_health(current.state, current.payload, target, now=at, reason=why)
-
-    d.move_worker(worker.record_id, decide, op=stable_id("cnd-beat", worker.record_id, worker.version, target))
-    phase.done.append(f"{worker.record_id}: {target}")
 
 
 def _close(d: Delivery, phase: Phase) -> None:
@@ -326,13 +203,13 @@ def _close(d: Delivery, phase: Phase) -> None:
     (never one oms cannot prove it started)."""
     root = d.ws.store.state.root
     now = parse_ts(d.ws.now())
-    for ended in _latest(d.ws, "worker"):
+    for ended in latest(d.ws, "worker"):
         if ended.payload["health"] == "stopped" or ended.state in ("idle", "working"):
             continue  # stopped, or still working on its attempt (the deadlines phase's)
         try:
             dispatch = d.dispatch(ended.record_id)
             acted_on = dispatch.state == "resolved" and now - parse_ts(dispatch.observed_at) >= RESULT_GRACE_MS
-            if not _pooled(dispatch) or not acted_on:
+            if not conductor_deadlines.pooled(dispatch) or not acted_on:
                 continue
             d.stop(ended.record_id, "its result was recorded and acted on: its work is over", by=ACTOR)
             phase.done.append(f"{ended.record_id}: stopped, its result was acted on (its slot is free)")

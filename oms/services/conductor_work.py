@@ -6,35 +6,22 @@ on its own: a failure is one line in `skipped`, and the next item runs. Decision
 
 from __future__ import annotations
 
-from oms.canonical import Json, JsonObject, access
+from oms.canonical import Json, access
 from oms.domain import conductor as rules
 from oms.domain import pool as pool_rules
-from oms.domain.gate import NO_RESULT
 from oms.errors import LockHeldError, OmsError, one_line
 from oms.services import dispatches, pool, tickets, worktrees
+from oms.services.conductor_results import decide_ticket, latest
 from oms.services.delivery import Delivery
 from oms.services.liveness import CONSUMER
 from oms.services.workspace import Workspace
 from oms.store import Record
 
-FAILED_ENDS = ("exit", "signal", "deadline", "parent-gone")  # a stop (`stopped`) is a decision: blocked
-
-
-def _latest(ws: Workspace, kind: str) -> list[Record]:
-    records = ws.store.records(kind)
-    out = []
-    for record_id in records.ids():
-        try:
-            out.append(records.read(record_id))
-        except OmsError:
-            continue
-    return out
-
 
 def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
     """Resume each worker parked until a time that has come (not one parked `no_result`)."""
     now = d.ws.now()
-    for worker in _latest(d.ws, "worker"):
+    for worker in latest(d.ws, "worker"):
         if worker.payload["health"] != "parked":
             continue
         try:
@@ -56,7 +43,7 @@ def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
 def deliver_pending(d: Delivery, done: list[str], skipped: list[str]) -> None:
     """Deliver every accepted dispatch whose delivery event has no receipt (exactly once: `deliver`)."""
     box = d.ws.store.outbox(CONSUMER)
-    for dispatch in _latest(d.ws, "dispatch"):
+    for dispatch in latest(d.ws, "dispatch"):
         event_id = dispatch.payload.get("delivery_event_id")
         if dispatch.state != "accepted" or not isinstance(event_id, str):
             continue
@@ -71,101 +58,6 @@ def deliver_pending(d: Delivery, done: list[str], skipped: list[str]) -> None:
             skipped.append(f"{dispatch.record_id}: {one_line(exc.message)}")
 
 
-def ended_attempt(ws: Workspace, dispatch: Record) -> tuple[str, str] | None:
-    """(status, summary) of an attempt that ended: its recorded result; the end of a worker that ended
-    without one (`ended`); or a stop (`stopped`: `oms worker stop` — also one its kill marker made
-    `observe` record —, or the conductor stopping a worker that waited for a person past its deadline):
-    its ticket waits for a person, never for its lease to run out and a new agent. None while it runs."""
-    if dispatch.state == "result-received":
-        result = access.obj(ws.store.evidence.get(access.text(dispatch.payload, "result_evidence")).body, "payload")
-        return access.text(result, "status"), access.text(result, "summary")
-    if dispatch.state not in ("accepted", "acknowledged"):
-        return None
-    worker = ws.store.records("worker").read_if_exists(dispatch.record_id)
-    if worker is None or worker.payload["health"] != "stopped":
-        return None
-    end_reason, detail = worker.payload.get("end_reason"), str(worker.payload.get("end_detail") or "")
-    if end_reason == "stopped":
-        return "stopped", detail or "stopped"
-    if end_reason not in FAILED_ENDS:
-        return None
-    if _parked_no_result(ws, worker):  # it waited for a person when its pane ended (a tmux server that died)
-        return "stopped", f"parked {NO_RESULT}, then it ended ({detail or end_reason})"
-    return "ended", f"the worker ended without a result: {detail or end_reason}"
-
-
-def _parked_no_result(ws: Workspace, worker: Record) -> bool:
-    """Was the worker parked `no_result` (waiting for a person) when it ended? Its versions before the end,
-    back to the last one not parked."""
-    records = ws.store.records("worker")
-    for version in range(worker.version - 1, -1, -1):
-        before = records.read_version(worker.record_id, version)
-        if before.payload["health"] != "parked":
-            return False
-        if before.payload.get("health_reason") == NO_RESULT:
-            return True
-    return False
-
-
-def resolve(ws: Workspace, done: list[str], skipped: list[str]) -> None:
-    """Each ended attempt decides its ticket: done, blocked for a person, retried after a backoff, or
-    quarantined; then the dispatch is resolved (a result) or cancelled (no result)."""
-    now = ws.now()
-    for dispatch in _latest(ws, "dispatch"):
-        try:
-            ended = ended_attempt(ws, dispatch)
-            if ended is None:
-                continue
-            status, summary = ended
-            line = _decide(ws, dispatch, status, summary, now)
-            if dispatch.state == "result-received":
-                dispatches.resolve(ws, dispatch.record_id, line)
-            else:
-                dispatches.cancel(ws, dispatch.record_id, line)
-            done.append(f"{dispatch.record_id}: {line}")
-        except OmsError as exc:
-            skipped.append(f"{dispatch.record_id}: {one_line(exc.message)}")
-
-
-def _decide(ws: Workspace, dispatch: Record, status: str, summary: str, now: str) -> str:
-    """Move the ticket of `dispatch` (if it is still on this attempt); the line that says what happened."""
-    ticket = ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
-    return _decide_ticket(
-        ws, ticket, dispatch.record_id, access.integer(dispatch.payload, "attempt"), status, summary, now
-    )
-
-
-def _decide_ticket(
-    ws: Workspace, ticket: Record, dispatch_id: str | None, attempt: int, status: str, summary: str, now: str
-) -> str:
-    session_id = ticket.payload.get("session_id")
-    if ticket.state != "leased" or not isinstance(session_id, str) or ticket.payload.get("attempt") != attempt:
-        return f"ticket {ticket.record_id} has moved on ({ticket.state}, attempt {ticket.payload['attempt']})"
-    failure: JsonObject = {
-        "attempt": attempt,
-        "dispatch_id": dispatch_id,
-        "failed_at": now,
-        "reason": one_line(f"{status}: {summary}", 512),
-    }
-    past = (
-        [f for f in access.array(ticket.payload, "failures") if isinstance(f, dict)]
-        if "failures" in ticket.payload
-        else []
-    )
-    failures = [*past, failure] if status not in ("completed", "blocked", "stopped") else past
-    decision = rules.resolve(status, summary, failures=failures, now=now)
-    reason = one_line(decision.reason, 512)
-    if decision.resolution is rules.Resolution.DONE:
-        tickets.complete(ws, ticket, session_id=session_id, attempt=attempt, reason=reason)
-        return f"ticket {ticket.record_id} done"
-    if decision.resolution is rules.Resolution.RETRY and decision.retry_after is not None:
-        tickets.retry(ws, ticket, session_id=session_id, failure=failure, retry_after=decision.retry_after)
-        return f"ticket {ticket.record_id} retried after {decision.retry_after} ({failure['reason']})"
-    kept = failure if decision.resolution is rules.Resolution.QUARANTINE else None
-    tickets.give_up(ws, ticket, session_id=session_id, attempt=attempt, reason=reason, failure=kept)
-    return f"ticket {ticket.record_id} blocked: {reason}"
-
-
 def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
     """Free pool slots take tickets: those the pool holds already go on from where they stopped (a crash
     mid-chain), draining slots that hold nothing leave the pool, then the queue's first open tickets are
@@ -173,9 +65,9 @@ def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
     and leasing happen under the pool lock (a concurrent `oms pool scale` decides before or after);
     the chains of the new leases run after it."""
     ws = d.ws
-    all_tickets = _latest(ws, "ticket")
-    all_dispatches = _latest(ws, "dispatch")
-    workers = _latest(ws, "worker")
+    all_tickets = latest(ws, "ticket")
+    all_dispatches = latest(ws, "dispatch")
+    workers = latest(ws, "worker")
     by_attempt = {(str(r.payload.get("ticket_id")), r.payload.get("attempt")): r for r in all_dispatches}
     held = [
         t
@@ -186,8 +78,8 @@ def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
     for ticket, dispatch in _claimed(ws, held, by_attempt, occupancy, skipped):
         _advance(d, ticket, dispatch, done, skipped)
     if held:  # they moved on: the queue and the slots are decided on what they are now
-        all_tickets = _latest(ws, "ticket")
-        occupancy = pool.Occupancy.of(all_tickets, _latest(ws, "worker"), _latest(ws, "dispatch"))
+        all_tickets = latest(ws, "ticket")
+        occupancy = pool.Occupancy.of(all_tickets, latest(ws, "worker"), latest(ws, "dispatch"))
     queued = rules.queue(
         (
             rules.Queued(
@@ -304,7 +196,7 @@ def _end_cancelled(d: Delivery, ticket: Record, dispatch: Record, done: list[str
     why = one_line(str(dispatch.payload.get("reason") or "the dispatch was cancelled"), 400)
     if worker is not None and worker.payload["health"] != "stopped":
         d.stop(dispatch.record_id, why, by="oms-conductor")
-    line = _decide_ticket(
+    line = decide_ticket(
         d.ws, ticket, dispatch.record_id, access.integer(dispatch.payload, "attempt"), "failed", why, d.ws.now()
     )
     done.append(f"{ticket.record_id}: {line}")
@@ -321,7 +213,7 @@ def _failed_step(
                 return
             dispatches.cancel(ws, dispatch.record_id, why)
         ticket = ws.store.records("ticket").read(ticket_id)
-        line = _decide_ticket(
+        line = decide_ticket(
             ws, ticket, None if dispatch is None else dispatch.record_id, attempt, "failed", why, ws.now()
         )
         done.append(f"{ticket_id}: {line}")
