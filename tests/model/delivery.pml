@@ -65,6 +65,12 @@
  *   MUT_SUPERVISOR_STARTS_HUNG_UP  the supervisor starts the sandbox although its terminal hung up (the code
  *                           before e5763d3: it then ends it at once); after the tmux server died, resume's new
  *                           pane starts the agent and the old pane's supervisor starts another beside it
+ *   MUT_ENSURE_ANY_SPEC     `ensure` creates a pane although the launch wrote no spec (the code before 956e4cc;
+ *                           one half of GAP_STALE_EXIT's fix): a re-delivery saw the crashed launch's pane
+ *                           live, the tmux server took it, a new pane starts the agent on the crashed launch's
+ *                           spec, and `reconcile`, the registry still naming the old pane, takes the old pane's
+ *                           own end for the worker's while the agent runs. With exit.json naming its pane
+ *                           alone, this is still found: the record is the old pane's own
  *
  * Allowances (ADR 0014). Each property allows exactly what is named where it is defined; two allowances of
  * ONE_START, each taken away with -D STRICT_*, must be reached (the test asserts spin then finds them):
@@ -74,13 +80,8 @@
  *                           check: its terminal hangs up between the check and bubblewrap's exec, while
  *                           resume's new pane runs the agent (the supervisor ends its own at once)
  *
- * Known gap of the code (6d72ffa and e5763d3), found by this model (ADR 0014). The properties above allow
- * exactly this; -D GAP_* checks the strict property instead, and the test asserts spin still finds it:
- *   GAP_STALE_EXIT          the tmux server dies between a re-delivery's look at the live pane (no exit.json
- *                           cleared, no spec written) and its `ensure`, which creates a new pane; its
- *                           supervisor takes the dead launch's spec and starts the agent, the old pane's
- *                           records "could not start", and `reconcile` (its pane look before the new pane)
- *                           takes that for the new pane's end: the worker ends while its agent runs
+ * Known gaps of the code: none open. GAP_STALE_EXIT (ADR 0014), found before, is closed by 956e4cc
+ * (MUT_ENSURE_ANY_SPEC); the properties allow nothing for it now.
  */
 
 /* ------------------------------------------------------------------ configuration (defaults) */
@@ -216,7 +217,8 @@ byte olock;                  /* outbox/oms-worker-delivery/E.lock: its holder's 
 byte rcpt;                   /* outbox/oms-worker-delivery/E.receipt.json: its outcome (created once) */
 byte rlock;                  /* the per-dispatch result lock: its holder's pid (0: none) */
 bool spec;                   /* the launch spec (it holds the credential; consumed once) */
-bool exit_rec;               /* panes/D.exit.json */
+byte exit_rec;               /* panes/D.exit.json: the pane incarnation whose supervisor wrote it (its
+                                `pane_pid`; 0: none) */
 bool marker;                 /* panes/D.kill.json */
 bool begun;                  /* panes/D.begun.json: a first launch began (left before its spec; only `stop` drops it) */
 byte registry;               /* panes/D.json: the pane incarnation it names (0: none) */
@@ -236,8 +238,6 @@ byte killed;                 /* bit i: incarnation i's supervisor was SIGKILLed 
 byte starts;                 /* agent starts */
 byte unchecked;              /* the pane (bit) a live launch created and has not yet checked for a stop */
 byte orphan;                 /* panes (bits) whose launch crashed between `ensure` and that check */
-byte unwritten;              /* panes (bits) `ensure` created although their launch saw a live pane (so it
-                                neither cleared exit.json nor wrote a spec: the tmux server died between) */
 byte anew;                   /* resume's launches (`again`) that wrote a spec for a new pane after an earlier
                                 pane: each may start the agent once more (a person's decision) */
 bool hung;                   /* a supervisor saw its terminal hang up before the sandbox and started nothing */
@@ -253,15 +253,7 @@ byte bout[2];                /* each bridge's outcome */
 /* ------------------------------------------------------------------ properties */
 /* no pane outlives a stopped worker: once the worker is stopped, every sandbox still running belongs to a
    supervisor whose terminal hung up (it is ending it: SIGHUP, SIGTERM, SIGKILL within 4 s) */
-#define PANE_GONE_WHEN_STOPPED (HX(WKR) != STOPPED || (agents & ~hup & ~WINDOW & ~ORPHANS & ~UNWRITTEN) == 0)
-/* (the known gap, ADR 0014: the agent of a pane `ensure` created although its launch saw a live one; the
-   earlier pane's supervisor leaves an exit.json nobody cleared, and `reconcile` takes it for this pane's
-   end. -D GAP_STALE_EXIT checks the strict property, and the test asserts spin still finds it) */
-#ifdef GAP_STALE_EXIT
-#define UNWRITTEN 0
-#else
-#define UNWRITTEN unwritten
-#endif
+#define PANE_GONE_WHEN_STOPPED (HX(WKR) != STOPPED || (agents & ~hup & ~WINDOW & ~ORPHANS) == 0)
 /* (strict since 6d72ffa. The two mutations that take the supervisor's check away each allow the other's
    case, so each finds its own: a pane created by a launch that has not yet made its stop check, which ends
    it once it sees the stop, and a pane whose launch crashed before that check, which nothing ends) */
@@ -432,9 +424,14 @@ inline end_sandbox() {  /* reaper.end_sandbox: kill the recorded init (its whole
   }
 }
 
-inline record_exit() {  /* supervise.record_exit: published once; a record already there is kept */
-  assert(!(agents & BIT(inc)));              /* property: exit.json is written only once its sandbox is dead */
-  exit_rec = true
+inline record_exit() {  /* supervise.record_exit -> panefiles.write_exit: once per pane, naming it (pane_pid);
+                          a record its own pane published first stays, one another pane left is replaced.
+                          One step: its drop-then-publish shows a reader no record for a moment, which
+                          end_of takes as it takes an earlier pane's record (not this pane's end) */
+  d_step {
+    assert(!(agents & BIT(inc)));            /* property: exit.json is written only once its sandbox is dead */
+    exit_rec = inc
+  }
 }
 
 inline stopped_meanwhile(launch) {  /* launch_guards.stopped, asked by a launch after `ensure` and by the
@@ -550,14 +547,19 @@ s_end:
 
 /* ------------------------------------------------------------------ panes (adapters/panes.py) */
 
-inline ensure() {  /* the dispatch's live pane: reused, or created (a dead one is killed first) */
+inline ensure(create) {  /* the dispatch's live pane: reused, or created (a dead one is killed first) — only
+                           with `create`: the launch wrote the spec (start_pane's `wrote`); else it raises
+                           (ProcessError: the live pane the launch decided on has ended), status O_NONE */
   atomic {
     if
     :: pane == P_LIVE -> status = O_REUSED
-    :: else ->
+#ifndef MUT_ENSURE_ANY_SPEC
+    :: pane != P_LIVE && !(create) -> status = O_NONE
+#endif
+    :: else ->                               /* (MUT_ENSURE_ANY_SPEC, the code before 956e4cc: also for a
+                                                launch that wrote no spec and cleared no exit.json) */
        assert(pinc < MAXINC);
        pinc++; pane = P_LIVE; sups = sups | BIT(pinc); pending++; status = O_CREATED; unchecked = BIT(pinc);
-       if :: pv == P_LIVE -> unwritten = unwritten | BIT(pinc) :: else fi;   /* (the launch saw a live pane) */
        run supervise(pinc)                   /* the pane's first process: `oms worker supervise` */
     fi
   }
@@ -765,15 +767,24 @@ inline _launch(again) {  /* launcher.launch_worker; `again`: resume of a worker 
 #ifndef MUT_NO_BEGUN
      leave_begun();                          /* first: a re-run then knows this launch may have started it */
 #endif
-     d_step {                                /* supervise.clear, launch.write */
-       exit_rec = false; spec = true;
+     d_step {                                /* panefiles.clear_exit, launch.write */
+       exit_rec = 0; spec = true;
        if :: again && pinc > 0 -> anew++ :: else fi   /* resume's launch after an earlier pane */
      };
      CP
   :: else
   fi;
   assert(dst == D_ACCEPTED);                 /* property: only an accepted dispatch reaches its pane */
-  ensure();
+  ensure(pv != P_LIVE);                      /* create=wrote (956e4cc, ADR 0014: was GAP_STALE_EXIT) */
+  if
+  :: status == O_NONE ->                     /* it raised: start_pane discards the spec if no pane is left to
+                                                read it (panes.observe, launch.discard: one step), and the
+                                                worker parks (`wkr-lch-park`) */
+     d_step { if :: pane == P_NONE -> spec = false :: else fi };
+     CP;
+     _park_worker(OP_LCH_PARK); goto l_out
+  :: else
+  fi;
   CP;
 #ifdef MUT_DISCARD_REUSED_SPEC
   if
@@ -855,6 +866,10 @@ d_end:
 
 /* ------------------------------------------------------------------ lifecycle requests */
 
+/* end_of: an exit record is this pane's end only if it names this pane (its supervisor's pid: the pane tmux
+   shows, or the registry's for a pane that is gone); a record of another pane is taken as none */
+#define OWN_EXIT(p) (exit_rec == (p))
+
 inline reconcile() {  /* record why a worker whose pane ended has ended */
   d_step { pv = pane; reg = pinc };          /* panes.observe */
   READ_WORKER;
@@ -865,7 +880,8 @@ inline reconcile() {  /* record why a worker whose pane ended has ended */
        reg = registry;
        if
        :: reg == 0 -> ok = false             /* never launched, or stopped and forgotten */
-       :: reg != 0 && !exit_rec && (sups & BIT(reg)) -> ok = false   /* group_alive: a hiccup ends nothing */
+       :: reg != 0 && !OWN_EXIT(reg) && (sups & BIT(reg)) -> ok = false   /* group_alive: a hiccup ends
+                                                                                nothing */
        :: else
        fi
      }
@@ -997,7 +1013,7 @@ inline stop() {
   d_step {
     registry = 0;                            /* _drop_registry */
     marker = false;                          /* the kill marker goes */
-    exit_rec = false;                        /* supervise.clear */
+    exit_rec = 0;                            /* panefiles.clear_exit */
     begun = false;                           /* panefiles.drop_begun */
     if :: spec -> revoked = true :: else fi;
     spec = false                             /* launch.discard: a spec no supervisor took */
