@@ -5,7 +5,8 @@
  * keeps them; the tmux pane of D and the processes in it; the actors that race over them:
  *   m_conductor  runs `oms worker deliver --event-id E` (CONDUCTORS of them: the outbox re-delivers)
  *   m_agent      the agent's MCP clients: hook, acknowledge_dispatch, record_dispatch_result (BRIDGES)
- *   m_operator   `oms worker park|resume|stop|observe` (OPS of them, in any order)
+ *   m_operator   `oms worker park|resume|stop|observe` (OPS of them, in any order; OPS2 more by a second
+ *                operator at the same time: another shell, or `oms conductor tick`'s reconcile phase)
  *   supervise    the first process of every pane: starts the sandbox, ends it, records exit.json
  *   m_env        the outside world: the tmux server dying, a cancel
  * A crash (CRASHES of them, by the actors CRASHING names) is an actor stopping between two steps: after
@@ -65,8 +66,13 @@
  *   MUT_SUPERVISOR_STARTS_HUNG_UP  the supervisor starts the sandbox although its terminal hung up (the code
  *                           before e5763d3: it then ends it at once); after the tmux server died, resume's new
  *                           pane starts the agent and the old pane's supervisor starts another beside it
+ *   MUT_EXIT_UNNAMED        exit.json names no pane: end_of takes any record for the pane's end, write_exit
+ *                           keeps a record already there (the code before 956e4cc; half of GAP_STALE_EXIT's
+ *                           fix): `reconcile` takes the record of the earlier pane's supervisor, which recorded
+ *                           "could not start" after resume's launch cleared exit.json, for resume's new pane's
+ *                           end, and ends the worker while its agent runs
  *   MUT_ENSURE_ANY_SPEC     `ensure` creates a pane although the launch wrote no spec (the code before 956e4cc;
- *                           one half of GAP_STALE_EXIT's fix): a re-delivery saw the crashed launch's pane
+ *                           the other half of GAP_STALE_EXIT's fix): a re-delivery saw the crashed launch's pane
  *                           live, the tmux server took it, a new pane starts the agent on the crashed launch's
  *                           spec, and `reconcile`, the registry still naming the old pane, takes the old pane's
  *                           own end for the worker's while the agent runs. With exit.json naming its pane
@@ -80,8 +86,13 @@
  *                           check: its terminal hangs up between the check and bubblewrap's exec, while
  *                           resume's new pane runs the agent (the supervisor ends its own at once)
  *
- * Known gaps of the code: none open. GAP_STALE_EXIT (ADR 0014), found before, is closed by 956e4cc
- * (MUT_ENSURE_ANY_SPEC); the properties allow nothing for it now.
+ * Known gap of the code (956e4cc), found by this model (ADR 0014; GAP_STALE_EXIT, found before, is closed:
+ * MUT_EXIT_UNNAMED, MUT_ENSURE_ANY_SPEC). The properties above allow exactly this; -D GAP_* checks the
+ * strict property instead, and the test asserts spin still finds it:
+ *   GAP_RECONCILE_AGAIN     `reconcile` (its pane look after the tmux server took the pane of a deliverer that
+ *                           died before its session) reads the registry, still naming that pane, while resume's
+ *                           `again` launch makes a new one; it rightly finds the old pane ended and ends the
+ *                           worker while the new pane's agent runs (stale_end)
  */
 
 /* ------------------------------------------------------------------ configuration (defaults) */
@@ -96,6 +107,13 @@
 #endif
 #ifndef REQUESTS
 #define REQUESTS 15    /* which requests the operator may make: 1 park, 2 resume, 4 stop, 8 observe */
+#endif
+#ifndef OPS2
+#define OPS2 0         /* requests of a second operator, at the same time as the first's (another shell, or
+                          `oms conductor tick`, whose reconcile phase observes every worker) */
+#endif
+#ifndef REQUESTS2
+#define REQUESTS2 8    /* which requests the second operator may make (as REQUESTS) */
 #endif
 #ifndef CRASHES
 #define CRASHES 1
@@ -120,6 +138,10 @@
 #endif
 #ifndef LAUNCHED
 #define LAUNCHED 0     /* 1: start where a delivery left it: pane, session and receipt there, the agent starting */
+#endif
+#ifndef BEGUN
+#define BEGUN 0        /* 1: start where a deliverer that died after `_register_pane` left it: the mark, the spec,
+                          pane 1 (its supervisor not yet at the spec) and the registry; no session, no receipt */
 #endif
 #ifndef SAME_RESULT
 #define SAME_RESULT 0  /* 1: both bridges send the same result; 0: different results */
@@ -240,6 +262,9 @@ byte unchecked;              /* the pane (bit) a live launch created and has not
 byte orphan;                 /* panes (bits) whose launch crashed between `ensure` and that check */
 byte anew;                   /* resume's launches (`again`) that wrote a spec for a new pane after an earlier
                                 pane: each may start the agent once more (a person's decision) */
+byte anew_panes;             /* the panes (bits) those launches created */
+byte stale_end;              /* panes (bits) of `anew_panes` later than the pane `reconcile` ended the worker on
+                                (the known gap GAP_RECONCILE_AGAIN, ADR 0014) */
 bool hung;                   /* a supervisor saw its terminal hang up before the sandbox and started nothing */
 bool revoked;                /* `stop` discarded a spec no supervisor had read */
 bool refused;                /* a supervisor saw a stop and started nothing */
@@ -253,7 +278,15 @@ byte bout[2];                /* each bridge's outcome */
 /* ------------------------------------------------------------------ properties */
 /* no pane outlives a stopped worker: once the worker is stopped, every sandbox still running belongs to a
    supervisor whose terminal hung up (it is ending it: SIGHUP, SIGTERM, SIGKILL within 4 s) */
-#define PANE_GONE_WHEN_STOPPED (HX(WKR) != STOPPED || (agents & ~hup & ~WINDOW & ~ORPHANS) == 0)
+#define PANE_GONE_WHEN_STOPPED (HX(WKR) != STOPPED || (agents & ~hup & ~WINDOW & ~ORPHANS & ~STALE_END) == 0)
+/* (the known gap, ADR 0014: `reconcile` saw no pane, read the registry naming the earlier pane, whose end it
+   rightly finds, and ends the worker while the pane resume's `again` launch made meanwhile runs the agent.
+   -D GAP_RECONCILE_AGAIN checks the strict property, and the test asserts spin still finds it) */
+#ifdef GAP_RECONCILE_AGAIN
+#define STALE_END 0
+#else
+#define STALE_END stale_end
+#endif
 /* (strict since 6d72ffa. The two mutations that take the supervisor's check away each allow the other's
    case, so each finds its own: a pane created by a launch that has not yet made its stop check, which ends
    it once it sees the stop, and a pane whose launch crashed before that check, which nothing ends) */
@@ -430,7 +463,11 @@ inline record_exit() {  /* supervise.record_exit -> panefiles.write_exit: once p
                           end_of takes as it takes an earlier pane's record (not this pane's end) */
   d_step {
     assert(!(agents & BIT(inc)));            /* property: exit.json is written only once its sandbox is dead */
+#ifdef MUT_EXIT_UNNAMED
+    if :: exit_rec == 0 -> exit_rec = inc :: else fi   /* the code before 956e4cc: a record already there is kept */
+#else
     exit_rec = inc
+#endif
   }
 }
 
@@ -612,6 +649,12 @@ inline _end_worker(op, reason) {  /* health stopped, activity blocked (if still 
        t2 = ((wact == IDLE || wact == WORKING || wend == E_NONE) -> reason : wend);
        m_cas(WKR, wnv, op, t1, STOPPED, t2);
        t1 = 0; t2 = 0;
+       if                                    /* (reconcile's end, `wkr-end` of pane op - OP_END: the panes resume's
+                                                `again` made after it) */
+       :: wres != W_CONFLICT && op > OP_END && op <= OP_END + MAXINC ->
+          stale_end = anew_panes & ~(BIT(op - OP_END + 1) - 1)
+       :: else
+       fi;
        assert(wres == W_CONFLICT || PANE_GONE_WHEN_STOPPED)   /* property: no pane outlives it */
      };
      CP;
@@ -775,7 +818,10 @@ inline _launch(again) {  /* launcher.launch_worker; `again`: resume of a worker 
   :: else
   fi;
   assert(dst == D_ACCEPTED);                 /* property: only an accepted dispatch reaches its pane */
-  ensure(pv != P_LIVE);                      /* create=wrote (956e4cc, ADR 0014: was GAP_STALE_EXIT) */
+  atomic {
+    ensure(pv != P_LIVE);                    /* create=wrote (956e4cc, ADR 0014: was GAP_STALE_EXIT) */
+    if :: again && status == O_CREATED && pinc > 1 -> anew_panes = anew_panes | BIT(pinc) :: else fi
+  };
   if
   :: status == O_NONE ->                     /* it raised: start_pane discards the spec if no pane is left to
                                                 read it (panes.observe, launch.discard: one step), and the
@@ -868,7 +914,11 @@ d_end:
 
 /* end_of: an exit record is this pane's end only if it names this pane (its supervisor's pid: the pane tmux
    shows, or the registry's for a pane that is gone); a record of another pane is taken as none */
+#ifdef MUT_EXIT_UNNAMED
+#define OWN_EXIT(p) (exit_rec != 0)          /* the code before 956e4cc: any record is this pane's end */
+#else
 #define OWN_EXIT(p) (exit_rec == (p))
+#endif
 
 inline reconcile() {  /* record why a worker whose pane ended has ended */
   d_step { pv = pane; reg = pinc };          /* panes.observe */
@@ -1137,18 +1187,18 @@ m_done:
   M_GONE
 }
 
-proctype m_operator() {
+proctype m_operator(byte ops, requests) {
   ACTOR_LOCALS;
   byte kind = 4;
   byte n = 0;
   do
-  :: n < OPS ->
+  :: n < ops ->
      n++;
      if
-     :: REQUESTS & 1 -> park()
-     :: REQUESTS & 2 -> resume()
-     :: REQUESTS & 4 -> stop()
-     :: REQUESTS & 8 -> observe()
+     :: requests & 1 -> park()
+     :: requests & 2 -> resume()
+     :: requests & 4 -> stop()
+     :: requests & 8 -> observe()
      fi;
      goto o_refused;
 m_crashed:                                   /* a crashed request is over; the next one starts afresh */
@@ -1186,16 +1236,20 @@ init {
        spec = true; pinc = 1; pane = P_LIVE; sups = BIT(1); pending = 1; registry = 1;
        nv[SES] = 1; hop[SES * NV] = OP_REG; hst[SES * NV] = S_RUNNING; rcpt = O_CREATED;
        run supervise(1)
+    :: BEGUN ->                              /* deliver's _launch ran up to _register_pane, and it died */
+       begun = true; spec = true; pinc = 1; pane = P_LIVE; sups = BIT(1); pending = 1; registry = 1;
+       run supervise(1)
     :: else
     fi;
     bres[0] = R_COMPLETED;
     bres[1] = (SAME_RESULT -> R_COMPLETED : R_FAILED);
-    actors = CONDUCTORS + (OPS > 0);
+    actors = CONDUCTORS + (OPS > 0) + (OPS2 > 0);
     i = 0;
     do :: i < CONDUCTORS -> run m_conductor(); i++ :: else -> break od;
     i = 0;
     do :: i < BRIDGES -> run m_agent(i); i++ :: else -> break od;
-    if :: OPS > 0 -> run m_operator() :: else fi;
+    if :: OPS > 0 -> run m_operator(OPS, REQUESTS) :: else fi;
+    if :: OPS2 > 0 -> run m_operator(OPS2, REQUESTS2) :: else fi;
     run m_env()
   }
   /* the end: conductors and operator are done, every pane's supervisor has read its spec */
