@@ -36,7 +36,9 @@
  *   - worker and result agree: a worker ended by a result ended as the recorded result says (AGREE);
  *   - no pane outlives a stopped worker (PANE_GONE_WHEN_STOPPED, when the worker ends and at the end of
  *     `init`), and nothing starts for one (`supervise`);
- *   - exit.json is written only once its sandbox is dead (`record_exit`).
+ *   - exit.json is written only once its sandbox is dead (`record_exit`);
+ *   - the newest pane's end is taken from its own exit record, when its supervisor recorded one that no
+ *     launch or stop cleared (OWN_END, `reconcile`).
  *
  * Mutations (-D, each re-introduces a known bug; the test asserts spin finds a violation):
  *   MUT_REPLAY_NO_COMPARE   a replay returns the op's version without comparing the transition
@@ -71,6 +73,8 @@
  *                           fix): `reconcile` takes the record of the earlier pane's supervisor, which recorded
  *                           "could not start" after resume's launch cleared exit.json, for resume's new pane's
  *                           end, and ends the worker while its agent runs
+ *   MUT_EXIT_KEPT           write_exit alone keeps a record already there (end_of compares): the new pane's
+ *                           supervisor keeps an earlier pane's record, and its own end is lost (`parent-gone`)
  *   MUT_ENSURE_ANY_SPEC     `ensure` creates a pane although the launch wrote no spec (the code before 956e4cc;
  *                           the other half of GAP_STALE_EXIT's fix): a re-delivery saw the crashed launch's pane
  *                           live, the tmux server took it, a new pane starts the agent on the crashed launch's
@@ -86,13 +90,16 @@
  *                           check: its terminal hangs up between the check and bubblewrap's exec, while
  *                           resume's new pane runs the agent (the supervisor ends its own at once)
  *
- * Known gap of the code (956e4cc), found by this model (ADR 0014; GAP_STALE_EXIT, found before, is closed:
- * MUT_EXIT_UNNAMED, MUT_ENSURE_ANY_SPEC). The properties above allow exactly this; -D GAP_* checks the
- * strict property instead, and the test asserts spin still finds it:
+ * Known gaps of the code (956e4cc), found by this model (ADR 0014; GAP_STALE_EXIT, found before, is closed:
+ * MUT_EXIT_UNNAMED, MUT_EXIT_KEPT, MUT_ENSURE_ANY_SPEC). The properties above allow exactly these; -D GAP_*
+ * checks the strict property instead, and the test asserts spin still finds each:
  *   GAP_RECONCILE_AGAIN     `reconcile` (its pane look after the tmux server took the pane of a deliverer that
  *                           died before its session) reads the registry, still naming that pane, while resume's
  *                           `again` launch makes a new one; it rightly finds the old pane ended and ends the
  *                           worker while the new pane's agent runs (stale_end)
+ *   GAP_LATE_EXIT           the old pane's supervisor, hung up, records its end after the newest pane's
+ *                           supervisor recorded its own; write_exit replaces that record (another pane's), and
+ *                           the newest pane's end is taken as not recorded (`parent-gone`) (clobbered)
  */
 
 /* ------------------------------------------------------------------ configuration (defaults) */
@@ -241,6 +248,10 @@ byte rlock;                  /* the per-dispatch result lock: its holder's pid (
 bool spec;                   /* the launch spec (it holds the credential; consumed once) */
 byte exit_rec;               /* panes/D.exit.json: the pane incarnation whose supervisor wrote it (its
                                 `pane_pid`; 0: none) */
+byte kept;                   /* panes (bits) whose supervisor recorded its end, exit.json not cleared since (by a
+                                launch or `stop`): their end is in the record (for the properties) */
+byte clobbered;              /* panes (bits) whose own record an earlier pane's supervisor replaced (the known gap
+                                GAP_LATE_EXIT, ADR 0014) */
 bool marker;                 /* panes/D.kill.json */
 bool begun;                  /* panes/D.begun.json: a first launch began (left before its spec; only `stop` drops it) */
 byte registry;               /* panes/D.json: the pane incarnation it names (0: none) */
@@ -463,9 +474,11 @@ inline record_exit() {  /* supervise.record_exit -> panefiles.write_exit: once p
                           end_of takes as it takes an earlier pane's record (not this pane's end) */
   d_step {
     assert(!(agents & BIT(inc)));            /* property: exit.json is written only once its sandbox is dead */
-#ifdef MUT_EXIT_UNNAMED
+    kept = kept | BIT(inc);
+#if defined(MUT_EXIT_UNNAMED) || defined(MUT_EXIT_KEPT)
     if :: exit_rec == 0 -> exit_rec = inc :: else fi   /* the code before 956e4cc: a record already there is kept */
 #else
+    if :: exit_rec > inc -> clobbered = clobbered | BIT(exit_rec) :: else fi;   /* (a later pane's, replaced) */
     exit_rec = inc
 #endif
   }
@@ -811,7 +824,7 @@ inline _launch(again) {  /* launcher.launch_worker; `again`: resume of a worker 
      leave_begun();                          /* first: a re-run then knows this launch may have started it */
 #endif
      d_step {                                /* panefiles.clear_exit, launch.write */
-       exit_rec = 0; spec = true;
+       exit_rec = 0; kept = 0; spec = true;
        if :: again && pinc > 0 -> anew++ :: else fi   /* resume's launch after an earlier pane */
      };
      CP
@@ -919,11 +932,24 @@ d_end:
 #else
 #define OWN_EXIT(p) (exit_rec == (p))
 #endif
+/* property: the newest pane's end is taken from its own record when its supervisor recorded one that nothing
+   cleared (not from another pane's, and not `parent-gone` for want of one). (The known gap, ADR 0014: an
+   earlier pane's supervisor, hung up, records after the newest pane's, and write_exit replaces that record.
+   -D GAP_LATE_EXIT checks the strict property, and the test asserts spin still finds it) */
+#define OWN_END(p) ((p) != pinc || !(kept & BIT(p)) || exit_rec == (p) || (CLOBBERED & BIT(p)))
+#ifdef GAP_LATE_EXIT
+#define CLOBBERED 0
+#else
+#define CLOBBERED clobbered
+#endif
 
 inline reconcile() {  /* record why a worker whose pane ended has ended */
   d_step { pv = pane; reg = pinc };          /* panes.observe */
   READ_WORKER;
-  ok = (pv != P_LIVE && whe != STOPPED);
+  d_step {
+    ok = (pv != P_LIVE && whe != STOPPED);
+    assert(!ok || pv != P_DEAD || OWN_END(reg))   /* property: its own end (panefiles.read_exit, end_of) */
+  };
   if
   :: ok && pv == P_NONE ->                   /* the pane is gone (its tmux server died, or stop killed it) */
      d_step {
@@ -933,7 +959,8 @@ inline reconcile() {  /* record why a worker whose pane ended has ended */
        :: reg != 0 && !OWN_EXIT(reg) && (sups & BIT(reg)) -> ok = false   /* group_alive: a hiccup ends
                                                                                 nothing */
        :: else
-       fi
+       fi;
+       assert(!ok || OWN_END(reg))           /* property: its own end */
      }
   :: else
   fi;
@@ -1063,7 +1090,7 @@ inline stop() {
   d_step {
     registry = 0;                            /* _drop_registry */
     marker = false;                          /* the kill marker goes */
-    exit_rec = 0;                            /* panefiles.clear_exit */
+    exit_rec = 0; kept = 0;                  /* panefiles.clear_exit */
     begun = false;                           /* panefiles.drop_begun */
     if :: spec -> revoked = true :: else fi;
     spec = false                             /* launch.discard: a spec no supervisor took */

@@ -131,6 +131,10 @@ MUTATIONS: dict[str, Mutation] = {
     "an earlier pane's exit record taken for the new pane's end": Mutation(
         "MUT_EXIT_UNNAMED", "again-observe", "~(0))& ~(0))& ~(stale_end))"
     ),
+    # ... `write_exit` alone keeping an earlier pane's record: the new pane's own end is lost (`parent-gone`) ...
+    "a new pane's own end not recorded over an earlier pane's record": Mutation(
+        "MUT_EXIT_KEPT", "again-observe", "(exit_rec==reg))||(clobbered&"
+    ),
     # ... and `ensure` creating a pane for a launch that wrote no spec: the re-delivery saw the crashed
     # launch's pane live, the tmux server took it, a new pane starts the agent on the crashed launch's spec
     # while the registry still names the old pane, whose (own) end `reconcile` takes for the worker's
@@ -139,12 +143,17 @@ MUTATIONS: dict[str, Mutation] = {
     ),
 }
 
-# the known gap of the code (ADR 0014): with the strict property, spin finds it
+# the known gaps of the code (ADR 0014): with the strict property, spin finds each
 GAPS: dict[str, Mutation] = {
     # `reconcile` sees no pane and reads the registry before resume's `again` launch registers its new pane:
     # it ends the worker on the earlier pane's (true) end while the new pane's agent runs
     "an earlier pane's end taken for the worker's while resume's new pane runs": Mutation(
         "GAP_RECONCILE_AGAIN", "again-observe", "~(0))& ~(0))& ~(0))==0"
+    ),
+    # a hung-up earlier pane's supervisor records its end after the newest pane's supervisor recorded its
+    # own: `write_exit` replaces it (another pane's record), and the newest pane's end is taken as unrecorded
+    "an earlier pane's late record replaces the newest pane's own": Mutation(
+        "GAP_LATE_EXIT", "again-observe", "(exit_rec==reg))||(0&"
     ),
 }
 
