@@ -5,7 +5,8 @@
  * keeps them; the tmux pane of D and the processes in it; the actors that race over them:
  *   m_conductor  runs `oms worker deliver --event-id E` (CONDUCTORS of them: the outbox re-delivers)
  *   m_agent      the agent's MCP clients: hook, acknowledge_dispatch, record_dispatch_result (BRIDGES)
- *   m_operator   `oms worker park|resume|stop|observe` (OPS of them, in any order)
+ *   m_operator   `oms worker park|resume|stop|observe` (OPS of them, in any order; OPS2 more by a second
+ *                operator at the same time: another shell, or `oms conductor tick`'s reconcile phase)
  *   supervise    the first process of every pane: starts the sandbox, ends it, records exit.json
  *   m_env        the outside world: the tmux server dying, a cancel
  * A crash (CRASHES of them, by the actors CRASHING names) is an actor stopping between two steps: after
@@ -35,7 +36,9 @@
  *   - worker and result agree: a worker ended by a result ended as the recorded result says (AGREE);
  *   - no pane outlives a stopped worker (PANE_GONE_WHEN_STOPPED, when the worker ends and at the end of
  *     `init`), and nothing starts for one (`supervise`);
- *   - exit.json is written only once its sandbox is dead (`record_exit`).
+ *   - exit.json is written only once its sandbox is dead (`record_exit`);
+ *   - the newest pane's end is taken from its own exit record, when its supervisor recorded one that no
+ *     launch or stop cleared (OWN_END, `reconcile`).
  *
  * Mutations (-D, each re-introduces a known bug; the test asserts spin finds a violation):
  *   MUT_REPLAY_NO_COMPARE   a replay returns the op's version without comparing the transition
@@ -65,6 +68,19 @@
  *   MUT_SUPERVISOR_STARTS_HUNG_UP  the supervisor starts the sandbox although its terminal hung up (the code
  *                           before e5763d3: it then ends it at once); after the tmux server died, resume's new
  *                           pane starts the agent and the old pane's supervisor starts another beside it
+ *   MUT_EXIT_UNNAMED        exit.json names no pane: end_of takes any record for the pane's end, write_exit
+ *                           keeps a record already there (the code before 956e4cc; half of GAP_STALE_EXIT's
+ *                           fix): `reconcile` takes the record of the earlier pane's supervisor, which recorded
+ *                           "could not start" after resume's launch cleared exit.json, for resume's new pane's
+ *                           end, and ends the worker while its agent runs
+ *   MUT_EXIT_KEPT           write_exit alone keeps a record already there (end_of compares): the new pane's
+ *                           supervisor keeps an earlier pane's record, and its own end is lost (`parent-gone`)
+ *   MUT_ENSURE_ANY_SPEC     `ensure` creates a pane although the launch wrote no spec (the code before 956e4cc;
+ *                           the other half of GAP_STALE_EXIT's fix): a re-delivery saw the crashed launch's pane
+ *                           live, the tmux server took it, a new pane starts the agent on the crashed launch's
+ *                           spec, and `reconcile`, the registry still naming the old pane, takes the old pane's
+ *                           own end for the worker's while the agent runs. With exit.json naming its pane
+ *                           alone, this is still found: the record is the old pane's own
  *
  * Allowances (ADR 0014). Each property allows exactly what is named where it is defined; two allowances of
  * ONE_START, each taken away with -D STRICT_*, must be reached (the test asserts spin then finds them):
@@ -74,13 +90,16 @@
  *                           check: its terminal hangs up between the check and bubblewrap's exec, while
  *                           resume's new pane runs the agent (the supervisor ends its own at once)
  *
- * Known gap of the code (6d72ffa and e5763d3), found by this model (ADR 0014). The properties above allow
- * exactly this; -D GAP_* checks the strict property instead, and the test asserts spin still finds it:
- *   GAP_STALE_EXIT          the tmux server dies between a re-delivery's look at the live pane (no exit.json
- *                           cleared, no spec written) and its `ensure`, which creates a new pane; its
- *                           supervisor takes the dead launch's spec and starts the agent, the old pane's
- *                           records "could not start", and `reconcile` (its pane look before the new pane)
- *                           takes that for the new pane's end: the worker ends while its agent runs
+ * Known gaps of the code (956e4cc), found by this model (ADR 0014; GAP_STALE_EXIT, found before, is closed:
+ * MUT_EXIT_UNNAMED, MUT_EXIT_KEPT, MUT_ENSURE_ANY_SPEC). The properties above allow exactly these; -D GAP_*
+ * checks the strict property instead, and the test asserts spin still finds each:
+ *   GAP_RECONCILE_AGAIN     `reconcile` (its pane look after the tmux server took the pane of a deliverer that
+ *                           died before its session) reads the registry, still naming that pane, while resume's
+ *                           `again` launch makes a new one; it rightly finds the old pane ended and ends the
+ *                           worker while the new pane's agent runs (stale_end)
+ *   GAP_LATE_EXIT           the old pane's supervisor, hung up, records its end after the newest pane's
+ *                           supervisor recorded its own; write_exit replaces that record (another pane's), and
+ *                           the newest pane's end is taken as not recorded (`parent-gone`) (clobbered)
  */
 
 /* ------------------------------------------------------------------ configuration (defaults) */
@@ -95,6 +114,13 @@
 #endif
 #ifndef REQUESTS
 #define REQUESTS 15    /* which requests the operator may make: 1 park, 2 resume, 4 stop, 8 observe */
+#endif
+#ifndef OPS2
+#define OPS2 0         /* requests of a second operator, at the same time as the first's (another shell, or
+                          `oms conductor tick`, whose reconcile phase observes every worker) */
+#endif
+#ifndef REQUESTS2
+#define REQUESTS2 8    /* which requests the second operator may make (as REQUESTS) */
 #endif
 #ifndef CRASHES
 #define CRASHES 1
@@ -119,6 +145,10 @@
 #endif
 #ifndef LAUNCHED
 #define LAUNCHED 0     /* 1: start where a delivery left it: pane, session and receipt there, the agent starting */
+#endif
+#ifndef BEGUN
+#define BEGUN 0        /* 1: start where a deliverer that died after `_register_pane` left it: the mark, the spec,
+                          pane 1 (its supervisor not yet at the spec) and the registry; no session, no receipt */
 #endif
 #ifndef SAME_RESULT
 #define SAME_RESULT 0  /* 1: both bridges send the same result; 0: different results */
@@ -216,7 +246,12 @@ byte olock;                  /* outbox/oms-worker-delivery/E.lock: its holder's 
 byte rcpt;                   /* outbox/oms-worker-delivery/E.receipt.json: its outcome (created once) */
 byte rlock;                  /* the per-dispatch result lock: its holder's pid (0: none) */
 bool spec;                   /* the launch spec (it holds the credential; consumed once) */
-bool exit_rec;               /* panes/D.exit.json */
+byte exit_rec;               /* panes/D.exit.json: the pane incarnation whose supervisor wrote it (its
+                                `pane_pid`; 0: none) */
+byte kept;                   /* panes (bits) whose supervisor recorded its end, exit.json not cleared since (by a
+                                launch or `stop`): their end is in the record (for the properties) */
+byte clobbered;              /* panes (bits) whose own record an earlier pane's supervisor replaced (the known gap
+                                GAP_LATE_EXIT, ADR 0014) */
 bool marker;                 /* panes/D.kill.json */
 bool begun;                  /* panes/D.begun.json: a first launch began (left before its spec; only `stop` drops it) */
 byte registry;               /* panes/D.json: the pane incarnation it names (0: none) */
@@ -236,10 +271,11 @@ byte killed;                 /* bit i: incarnation i's supervisor was SIGKILLed 
 byte starts;                 /* agent starts */
 byte unchecked;              /* the pane (bit) a live launch created and has not yet checked for a stop */
 byte orphan;                 /* panes (bits) whose launch crashed between `ensure` and that check */
-byte unwritten;              /* panes (bits) `ensure` created although their launch saw a live pane (so it
-                                neither cleared exit.json nor wrote a spec: the tmux server died between) */
 byte anew;                   /* resume's launches (`again`) that wrote a spec for a new pane after an earlier
                                 pane: each may start the agent once more (a person's decision) */
+byte anew_panes;             /* the panes (bits) those launches created */
+byte stale_end;              /* panes (bits) of `anew_panes` later than the pane `reconcile` ended the worker on
+                                (the known gap GAP_RECONCILE_AGAIN, ADR 0014) */
 bool hung;                   /* a supervisor saw its terminal hang up before the sandbox and started nothing */
 bool revoked;                /* `stop` discarded a spec no supervisor had read */
 bool refused;                /* a supervisor saw a stop and started nothing */
@@ -253,14 +289,14 @@ byte bout[2];                /* each bridge's outcome */
 /* ------------------------------------------------------------------ properties */
 /* no pane outlives a stopped worker: once the worker is stopped, every sandbox still running belongs to a
    supervisor whose terminal hung up (it is ending it: SIGHUP, SIGTERM, SIGKILL within 4 s) */
-#define PANE_GONE_WHEN_STOPPED (HX(WKR) != STOPPED || (agents & ~hup & ~WINDOW & ~ORPHANS & ~UNWRITTEN) == 0)
-/* (the known gap, ADR 0014: the agent of a pane `ensure` created although its launch saw a live one; the
-   earlier pane's supervisor leaves an exit.json nobody cleared, and `reconcile` takes it for this pane's
-   end. -D GAP_STALE_EXIT checks the strict property, and the test asserts spin still finds it) */
-#ifdef GAP_STALE_EXIT
-#define UNWRITTEN 0
+#define PANE_GONE_WHEN_STOPPED (HX(WKR) != STOPPED || (agents & ~hup & ~WINDOW & ~ORPHANS & ~STALE_END) == 0)
+/* (the known gap, ADR 0014: `reconcile` saw no pane, read the registry naming the earlier pane, whose end it
+   rightly finds, and ends the worker while the pane resume's `again` launch made meanwhile runs the agent.
+   -D GAP_RECONCILE_AGAIN checks the strict property, and the test asserts spin still finds it) */
+#ifdef GAP_RECONCILE_AGAIN
+#define STALE_END 0
 #else
-#define UNWRITTEN unwritten
+#define STALE_END stale_end
 #endif
 /* (strict since 6d72ffa. The two mutations that take the supervisor's check away each allow the other's
    case, so each finds its own: a pane created by a launch that has not yet made its stop check, which ends
@@ -432,9 +468,20 @@ inline end_sandbox() {  /* reaper.end_sandbox: kill the recorded init (its whole
   }
 }
 
-inline record_exit() {  /* supervise.record_exit: published once; a record already there is kept */
-  assert(!(agents & BIT(inc)));              /* property: exit.json is written only once its sandbox is dead */
-  exit_rec = true
+inline record_exit() {  /* supervise.record_exit -> panefiles.write_exit: once per pane, naming it (pane_pid);
+                          a record its own pane published first stays, one another pane left is replaced.
+                          One step: its drop-then-publish shows a reader no record for a moment, which
+                          end_of takes as it takes an earlier pane's record (not this pane's end) */
+  d_step {
+    assert(!(agents & BIT(inc)));            /* property: exit.json is written only once its sandbox is dead */
+    kept = kept | BIT(inc);
+#if defined(MUT_EXIT_UNNAMED) || defined(MUT_EXIT_KEPT)
+    if :: exit_rec == 0 -> exit_rec = inc :: else fi   /* the code before 956e4cc: a record already there is kept */
+#else
+    if :: exit_rec > inc -> clobbered = clobbered | BIT(exit_rec) :: else fi;   /* (a later pane's, replaced) */
+    exit_rec = inc
+#endif
+  }
 }
 
 inline stopped_meanwhile(launch) {  /* launch_guards.stopped, asked by a launch after `ensure` and by the
@@ -550,14 +597,19 @@ s_end:
 
 /* ------------------------------------------------------------------ panes (adapters/panes.py) */
 
-inline ensure() {  /* the dispatch's live pane: reused, or created (a dead one is killed first) */
+inline ensure(create) {  /* the dispatch's live pane: reused, or created (a dead one is killed first) — only
+                           with `create`: the launch wrote the spec (start_pane's `wrote`); else it raises
+                           (ProcessError: the live pane the launch decided on has ended), status O_NONE */
   atomic {
     if
     :: pane == P_LIVE -> status = O_REUSED
-    :: else ->
+#ifndef MUT_ENSURE_ANY_SPEC
+    :: pane != P_LIVE && !(create) -> status = O_NONE
+#endif
+    :: else ->                               /* (MUT_ENSURE_ANY_SPEC, the code before 956e4cc: also for a
+                                                launch that wrote no spec and cleared no exit.json) */
        assert(pinc < MAXINC);
        pinc++; pane = P_LIVE; sups = sups | BIT(pinc); pending++; status = O_CREATED; unchecked = BIT(pinc);
-       if :: pv == P_LIVE -> unwritten = unwritten | BIT(pinc) :: else fi;   /* (the launch saw a live pane) */
        run supervise(pinc)                   /* the pane's first process: `oms worker supervise` */
     fi
   }
@@ -610,6 +662,12 @@ inline _end_worker(op, reason) {  /* health stopped, activity blocked (if still 
        t2 = ((wact == IDLE || wact == WORKING || wend == E_NONE) -> reason : wend);
        m_cas(WKR, wnv, op, t1, STOPPED, t2);
        t1 = 0; t2 = 0;
+       if                                    /* (reconcile's end, `wkr-end` of pane op - OP_END: the panes resume's
+                                                `again` made after it) */
+       :: wres != W_CONFLICT && op > OP_END && op <= OP_END + MAXINC ->
+          stale_end = anew_panes & ~(BIT(op - OP_END + 1) - 1)
+       :: else
+       fi;
        assert(wres == W_CONFLICT || PANE_GONE_WHEN_STOPPED)   /* property: no pane outlives it */
      };
      CP;
@@ -765,15 +823,27 @@ inline _launch(again) {  /* launcher.launch_worker; `again`: resume of a worker 
 #ifndef MUT_NO_BEGUN
      leave_begun();                          /* first: a re-run then knows this launch may have started it */
 #endif
-     d_step {                                /* supervise.clear, launch.write */
-       exit_rec = false; spec = true;
+     d_step {                                /* panefiles.clear_exit, launch.write */
+       exit_rec = 0; kept = 0; spec = true;
        if :: again && pinc > 0 -> anew++ :: else fi   /* resume's launch after an earlier pane */
      };
      CP
   :: else
   fi;
   assert(dst == D_ACCEPTED);                 /* property: only an accepted dispatch reaches its pane */
-  ensure();
+  atomic {
+    ensure(pv != P_LIVE);                    /* create=wrote (956e4cc, ADR 0014: was GAP_STALE_EXIT) */
+    if :: again && status == O_CREATED && pinc > 1 -> anew_panes = anew_panes | BIT(pinc) :: else fi
+  };
+  if
+  :: status == O_NONE ->                     /* it raised: start_pane discards the spec if no pane is left to
+                                                read it (panes.observe, launch.discard: one step), and the
+                                                worker parks (`wkr-lch-park`) */
+     d_step { if :: pane == P_NONE -> spec = false :: else fi };
+     CP;
+     _park_worker(OP_LCH_PARK); goto l_out
+  :: else
+  fi;
   CP;
 #ifdef MUT_DISCARD_REUSED_SPEC
   if
@@ -855,19 +925,42 @@ d_end:
 
 /* ------------------------------------------------------------------ lifecycle requests */
 
+/* end_of: an exit record is this pane's end only if it names this pane (its supervisor's pid: the pane tmux
+   shows, or the registry's for a pane that is gone); a record of another pane is taken as none */
+#ifdef MUT_EXIT_UNNAMED
+#define OWN_EXIT(p) (exit_rec != 0)          /* the code before 956e4cc: any record is this pane's end */
+#else
+#define OWN_EXIT(p) (exit_rec == (p))
+#endif
+/* property: the newest pane's end is taken from its own record when its supervisor recorded one that nothing
+   cleared (not from another pane's, and not `parent-gone` for want of one). (The known gap, ADR 0014: an
+   earlier pane's supervisor, hung up, records after the newest pane's, and write_exit replaces that record.
+   -D GAP_LATE_EXIT checks the strict property, and the test asserts spin still finds it) */
+#define OWN_END(p) ((p) != pinc || !(kept & BIT(p)) || exit_rec == (p) || (CLOBBERED & BIT(p)))
+#ifdef GAP_LATE_EXIT
+#define CLOBBERED 0
+#else
+#define CLOBBERED clobbered
+#endif
+
 inline reconcile() {  /* record why a worker whose pane ended has ended */
   d_step { pv = pane; reg = pinc };          /* panes.observe */
   READ_WORKER;
-  ok = (pv != P_LIVE && whe != STOPPED);
+  d_step {
+    ok = (pv != P_LIVE && whe != STOPPED);
+    assert(!ok || pv != P_DEAD || OWN_END(reg))   /* property: its own end (panefiles.read_exit, end_of) */
+  };
   if
   :: ok && pv == P_NONE ->                   /* the pane is gone (its tmux server died, or stop killed it) */
      d_step {
        reg = registry;
        if
        :: reg == 0 -> ok = false             /* never launched, or stopped and forgotten */
-       :: reg != 0 && !exit_rec && (sups & BIT(reg)) -> ok = false   /* group_alive: a hiccup ends nothing */
+       :: reg != 0 && !OWN_EXIT(reg) && (sups & BIT(reg)) -> ok = false   /* group_alive: a hiccup ends
+                                                                                nothing */
        :: else
-       fi
+       fi;
+       assert(!ok || OWN_END(reg))           /* property: its own end */
      }
   :: else
   fi;
@@ -997,7 +1090,7 @@ inline stop() {
   d_step {
     registry = 0;                            /* _drop_registry */
     marker = false;                          /* the kill marker goes */
-    exit_rec = false;                        /* supervise.clear */
+    exit_rec = 0; kept = 0;                  /* panefiles.clear_exit */
     begun = false;                           /* panefiles.drop_begun */
     if :: spec -> revoked = true :: else fi;
     spec = false                             /* launch.discard: a spec no supervisor took */
@@ -1121,18 +1214,18 @@ m_done:
   M_GONE
 }
 
-proctype m_operator() {
+proctype m_operator(byte ops, requests) {
   ACTOR_LOCALS;
   byte kind = 4;
   byte n = 0;
   do
-  :: n < OPS ->
+  :: n < ops ->
      n++;
      if
-     :: REQUESTS & 1 -> park()
-     :: REQUESTS & 2 -> resume()
-     :: REQUESTS & 4 -> stop()
-     :: REQUESTS & 8 -> observe()
+     :: requests & 1 -> park()
+     :: requests & 2 -> resume()
+     :: requests & 4 -> stop()
+     :: requests & 8 -> observe()
      fi;
      goto o_refused;
 m_crashed:                                   /* a crashed request is over; the next one starts afresh */
@@ -1170,16 +1263,20 @@ init {
        spec = true; pinc = 1; pane = P_LIVE; sups = BIT(1); pending = 1; registry = 1;
        nv[SES] = 1; hop[SES * NV] = OP_REG; hst[SES * NV] = S_RUNNING; rcpt = O_CREATED;
        run supervise(1)
+    :: BEGUN ->                              /* deliver's _launch ran up to _register_pane, and it died */
+       begun = true; spec = true; pinc = 1; pane = P_LIVE; sups = BIT(1); pending = 1; registry = 1;
+       run supervise(1)
     :: else
     fi;
     bres[0] = R_COMPLETED;
     bres[1] = (SAME_RESULT -> R_COMPLETED : R_FAILED);
-    actors = CONDUCTORS + (OPS > 0);
+    actors = CONDUCTORS + (OPS > 0) + (OPS2 > 0);
     i = 0;
     do :: i < CONDUCTORS -> run m_conductor(); i++ :: else -> break od;
     i = 0;
     do :: i < BRIDGES -> run m_agent(i); i++ :: else -> break od;
-    if :: OPS > 0 -> run m_operator() :: else fi;
+    if :: OPS > 0 -> run m_operator(OPS, REQUESTS) :: else fi;
+    if :: OPS2 > 0 -> run m_operator(OPS2, REQUESTS2) :: else fi;
     run m_env()
   }
   /* the end: conductors and operator are done, every pane's supervisor has read its spec */

@@ -59,6 +59,11 @@ CONFIGS: dict[str, str] = {
     "resume": "-DOPS=1 -DREQUESTS=2 -DCRASHES=1 -DCRASHING=1 -DTMUX_DIES=1",
     # observe against a re-delivery (the deliverer crashing once) while the tmux server may die
     "redeliver": "-DOPS=1 -DREQUESTS=8 -DCRASHES=1 -DCRASHING=1 -DTMUX_DIES=1",
+    # resume (`again`) and observe at the same time (a second operator, or `oms conductor tick`), from where a
+    # deliverer that died after registering its pane left it, while the tmux server may die; each may crash
+    "again-observe": (
+        "-DCONDUCTORS=0 -DBEGUN=1 -DOPS=1 -DREQUESTS=2 -DOPS2=1 -DREQUESTS2=8 -DCRASHES=1 -DCRASHING=4 -DTMUX_DIES=1"
+    ),
     # resume of a never-launched worker while the dispatch may be cancelled and an authority check may refuse
     # (the worker parked), against a crashing deliverer
     "cancel": "-DOPS=1 -DREQUESTS=2 -DCRASHES=1 -DCRASHING=1 -DCANCEL=1 -DAUTH_FAILS=1",
@@ -119,14 +124,37 @@ MUTATIONS: dict[str, Mutation] = {
     "a supervisor whose terminal hung up starts its sandbox": Mutation(
         "MUT_SUPERVISOR_STARTS_HUNG_UP", "resume", "((armed&&(hup&(1<<inc)))"
     ),
+    # and GAP_STALE_EXIT, closed by 956e4cc with two fixes, each put back alone: the exit record naming no
+    # pane (`reconcile` trusts any record, `write_exit` keeps any): after resume's new pane, the hung-up
+    # earlier pane's supervisor records "could not start", and `reconcile` takes it for the new pane's end
+    # while its agent runs ...
+    "an earlier pane's exit record taken for the new pane's end": Mutation(
+        "MUT_EXIT_UNNAMED", "again-observe", "~(0))& ~(0))& ~(stale_end))"
+    ),
+    # ... `write_exit` alone keeping an earlier pane's record: the new pane's own end is lost (`parent-gone`) ...
+    "a new pane's own end not recorded over an earlier pane's record": Mutation(
+        "MUT_EXIT_KEPT", "again-observe", "(exit_rec==reg))||(clobbered&"
+    ),
+    # ... and `ensure` creating a pane for a launch that wrote no spec: the re-delivery saw the crashed
+    # launch's pane live, the tmux server took it, a new pane starts the agent on the crashed launch's spec
+    # while the registry still names the old pane, whose (own) end `reconcile` takes for the worker's
+    "a pane made for a spec its launch did not write": Mutation(
+        "MUT_ENSURE_ANY_SPEC", "redeliver", "~(0))& ~(0))& ~(stale_end))"
+    ),
 }
 
-# the known gap of the code (ADR 0014): with the strict property, spin finds it
+# the known gaps of the code (ADR 0014): with the strict property, spin finds each
 GAPS: dict[str, Mutation] = {
-    # the tmux server dies between a re-delivery's look at the live pane and its `ensure`, which creates a
-    # new pane (no exit.json cleared); the old pane's supervisor records its end, and `reconcile` ends the
-    # worker on it while the new pane's agent runs
-    "an earlier pane's end taken for the new pane's": Mutation("GAP_STALE_EXIT", "redeliver", "& ~(0))& ~(0))& ~(0))"),
+    # `reconcile` sees no pane and reads the registry before resume's `again` launch registers its new pane:
+    # it ends the worker on the earlier pane's (true) end while the new pane's agent runs
+    "an earlier pane's end taken for the worker's while resume's new pane runs": Mutation(
+        "GAP_RECONCILE_AGAIN", "again-observe", "~(0))& ~(0))& ~(0))==0"
+    ),
+    # a hung-up earlier pane's supervisor records its end after the newest pane's supervisor recorded its
+    # own: `write_exit` replaces it (another pane's record), and the newest pane's end is taken as unrecorded
+    "an earlier pane's late record replaces the newest pane's own": Mutation(
+        "GAP_LATE_EXIT", "again-observe", "(exit_rec==reg))||(0&"
+    ),
 }
 
 # each allowance of a property, taken away (ADR 0014): spin must find the case it allows
