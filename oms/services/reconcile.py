@@ -12,14 +12,18 @@ records do not know yet (ADR 0009 "Panes"):
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from oms.adapters.panes import Panes
 from oms.canonical import JsonObject, access, stable_id
 from oms.domain import delivery as rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
+from oms.errors import LockHeldError
 from oms.fsio.procinfo import group_alive
 from oms.services import fence, liveness, reaper, results
+from oms.services.liveness import CONSUMER
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
 
@@ -52,15 +56,34 @@ def observe(d: Delivery, dispatch_id: str) -> JsonObject:
 
 
 def reconcile(d: Delivery, dispatch_id: str) -> None:
-    """Record why a worker whose pane ended has ended (`domain/delivery.end_of`)."""
-    dispatch = d.dispatch(dispatch_id)
+    """Record why a worker whose pane ended has ended (`domain/delivery.end_of`). An end is recorded only
+    under the deliverer's lock of the worker's launch, decided again on the pane as it is then: a launch
+    under way (a resume making a new pane while the registry still names the old one) is never taken for
+    the end of the pane it replaces (ADR 0014, GAP_RECONCILE_AGAIN)."""
+    if _end(d, dispatch_id) is None:
+        return  # the common case takes no lock
+    event_id = d.dispatch(dispatch_id).payload.get("delivery_event_id")
+    if not isinstance(event_id, str):
+        return
+    try:
+        held = d.ws.store.outbox(CONSUMER).lock(event_id)
+    except LockHeldError:
+        return  # a launch is under way: its pane decides, next time
+    with held:
+        fresh = replace(d, panes=Panes(d.panes.socket, d.panes.conf, d.panes.guard, d.panes.clock))
+        end = _end(fresh, dispatch_id)
+        if end is not None:
+            _record_end(fresh, dispatch_id, end)
+
+
+def _end(d: Delivery, dispatch_id: str) -> rules.End | None:
     pane = d.panes.observe(dispatch_id)
     worker = d.worker(dispatch_id)
     health = str(worker.payload["health"])
     if (pane is not None and not pane.dead) or health == "stopped":
-        return  # the common case asks no file
+        return None  # the common case asks no file
     root = d.ws.store.state.root
-    end = rules.end_of(
+    return rules.end_of(
         health=health,
         pane=None
         if pane is None
@@ -70,8 +93,11 @@ def reconcile(d: Delivery, dispatch_id: str) -> None:
         kill=panefiles.read_kill(root, dispatch_id),
         group_alive=group_alive,
     )
-    if end is None:
-        return
+
+
+def _record_end(d: Delivery, dispatch_id: str, end: rules.End) -> None:
+    root = d.ws.store.state.root
+    dispatch = d.dispatch(dispatch_id)
     reaper.end_sandbox(root, dispatch_id)  # the pane has ended: so does whatever is left of its sandbox
     results.finish_recorded(d.ws, dispatch)  # a recorded result ends the worker as its result says
     session = d.session(access.text(dispatch.payload, "session_id"))

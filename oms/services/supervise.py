@@ -283,7 +283,7 @@ def record_exit(root: Root, dispatch_id: str, ended: Ended) -> None:
     }
     if detail:
         doc["detail"] = one_line(detail)
-    doc["pane_pid"] = os.getpid()  # this pane's first process: only this pane's end is taken from it
+    doc.update(pane_pid=os.getpid(), pane_started=start_ticks(os.getpid()) or 0)  # this pane's own record
     write_exit(root, doc)
 
 

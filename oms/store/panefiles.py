@@ -164,8 +164,9 @@ def read_exit(root: Root, dispatch_id: str) -> JsonObject | None:
 
 def write_exit(root: Root, doc: JsonObject) -> None:
     """Publish a supervisor's exit record, once per pane: a record its own pane (`pane_pid`) published first
-    stays; one an earlier pane left (another `pane_pid`, none, or unreadable) is replaced, so it is never
-    taken for this pane's end (ADR 0014, GAP_STALE_EXIT)."""
+    stays, and so does a later pane's (`pane_started`); one an earlier pane left (another `pane_pid`, none,
+    or unreadable) is replaced, so it is never taken for this pane's end (ADR 0014, GAP_STALE_EXIT and
+    GAP_LATE_EXIT)."""
     dispatch_id = str(doc["dispatch_id"])
     rel = exit_path(dispatch_id)
     data = encode_document(doc, "pane-exit", rel, DOC_CAP)
@@ -181,9 +182,16 @@ def write_exit(root: Root, doc: JsonObject) -> None:
         existing = None  # damaged: not this pane's
     if existing is not None and existing.get("pane_pid") == doc.get("pane_pid"):
         return
+    if existing is not None and _started(existing) > _started(doc):
+        return  # a later pane's record: an earlier pane's supervisor, ending late, never replaces it
     _drop(root, rel)
     with contextlib.suppress(AlreadyExistsError):
         root.publish(rel, data)
+
+
+def _started(doc: JsonObject) -> int:
+    started = doc.get("pane_started")
+    return started if isinstance(started, int) else -1
 
 
 def clear_exit(root: Root, dispatch_id: str) -> None:

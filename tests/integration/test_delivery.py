@@ -687,3 +687,23 @@ def test_no_working_bubblewrap_parks_before_any_pane(
         worker = ws.store.records("worker").read(dispatch_id)
     assert worker.payload["health"] == "parked"
     assert list(deliverable.state.glob("panes/*.launch.json")) == []
+
+
+def test_an_end_is_recorded_only_when_no_launch_is_under_way(deliverable: Chain) -> None:
+    """GAP_RECONCILE_AGAIN (ADR 0014): `reconcile` records an end only under the deliverer's lock of the
+    worker's launch, on the pane as it is then; while a launch holds that lock (a resume making a new pane
+    while the registry still names the old one) it records nothing."""
+    dispatch_id = _running(deliverable, "exit3")
+    with deliverable.workspace() as ws:
+        delivery = Delivery.open(ws)
+        deadline = time.monotonic() + 20
+        while (pane := delivery.panes.observe(dispatch_id)) is not None and not pane.dead:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        event_id = str(delivery.dispatch(dispatch_id).payload["delivery_event_id"])
+        with ws.store.outbox(CONSUMER).lock(event_id):  # a launch is under way
+            delivery.reconcile(dispatch_id)
+            assert delivery.worker(dispatch_id).payload["health"] != "stopped"
+        delivery.reconcile(dispatch_id)
+        ended = delivery.worker(dispatch_id)
+    assert (ended.payload["health"], ended.payload["end_reason"]) == ("stopped", "exit")

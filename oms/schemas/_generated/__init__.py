@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '7843c88981278a9fa961cb0b41ef305cf565b242b7a1f6c22f13b9debca5175c'
+SOURCE_SHA256 = '09f39d87ed00330d608bb543704af63d3757d1062c45a4fae63e64560cedcba4'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -109,6 +109,18 @@ def _v479(x: object) -> bool:
     return True
 
 
+def _v480(x: object) -> bool:
+    # pane-exit#/properties/pane_started
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 0:
+            return False
+        if x > 9007199254740992:
+            return False
+    return True
+
+
 def _v468(x: object) -> bool:
     # pane-exit#
     if not (isinstance(x, dict)):
@@ -131,8 +143,10 @@ def _v468(x: object) -> bool:
             return False
         if 'pane_pid' in x and not _v479(x['pane_pid']):
             return False
+        if 'pane_started' in x and not _v480(x['pane_started']):
+            return False
         for k in x:
-            if k not in ('format', 'dispatch_id', 'status', 'signal', 'ended_at', 'detail', 'pane_pid'):
+            if k not in ('format', 'dispatch_id', 'status', 'signal', 'ended_at', 'detail', 'pane_pid', 'pane_started'):
                 return False
     return True
 

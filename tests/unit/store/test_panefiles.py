@@ -106,3 +106,23 @@ def test_an_exit_record_is_written_once_per_pane(state_path: Path) -> None:
         later = {**first, "status": 0, "pane_pid": 2222, "detail": "the new pane's end"}
         panefiles.write_exit(root, later)  # another pane: the earlier record does not stand for it
         assert panefiles.read_exit(root, "dsp-1") == later
+
+
+def test_an_earlier_panes_late_record_never_replaces_a_later_panes(state_path: Path) -> None:
+    """GAP_LATE_EXIT (ADR 0014): the old pane's supervisor, hung up and recording its end after the new
+    pane's supervisor recorded its own, keeps its hands off that record (`pane_started`)."""
+    new_pane: JsonObject = {
+        "format": "oms-exit-v1",
+        "dispatch_id": "dsp-1",
+        "status": 1,
+        "signal": None,
+        "ended_at": "2026-11-30T00:00:01.000Z",
+        "detail": "the worker could not start",
+        "pane_pid": 2222,
+        "pane_started": 900,
+    }
+    old_pane = {**new_pane, "pane_pid": 1111, "pane_started": 500, "detail": "the worker did not start"}
+    with Root.open(str(state_path)) as root:
+        panefiles.write_exit(root, new_pane)
+        panefiles.write_exit(root, old_pane)
+        assert panefiles.read_exit(root, "dsp-1") == new_pane
