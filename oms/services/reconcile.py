@@ -70,10 +70,26 @@ def reconcile(d: Delivery, dispatch_id: str) -> None:
     except LockHeldError:
         return  # a launch is under way: its pane decides, next time
     with held:
-        fresh = replace(d, panes=Panes(d.panes.socket, d.panes.conf, d.panes.guard, d.panes.clock))
-        end = _end(fresh, dispatch_id)
-        if end is not None:
-            _record_end(fresh, dispatch_id, end)
+        d = replace(d, panes=Panes(d.panes.socket, d.panes.conf, d.panes.guard, d.panes.clock))  # tmux now
+        end = _end(d, dispatch_id)
+        if end is None:
+            return
+        root = d.ws.store.state.root
+        dispatch = d.dispatch(dispatch_id)
+        reaper.end_sandbox(root, dispatch_id)  # the pane has ended: so does whatever is left of its sandbox
+        results.finish_recorded(d.ws, dispatch)  # a recorded result ends the worker as its result says
+        session = d.session(access.text(dispatch.payload, "session_id"))
+        if session is not None and session.state != "stopped":
+            nxt = sessions.stop(session.state, session.payload, reason=end.detail, now=d.after(session))
+            d.session_step(session, nxt, stable_id("wkr-end-sess", dispatch_id, end.pane_id))
+        recorded = end
+
+        def decide(current: Record, now: str) -> Next | None:
+            return workers.end(
+                current.state, current.payload, now=now, end_reason=recorded.reason, detail=recorded.detail
+            )
+
+        d.move_worker(dispatch_id, decide, op=stable_id("wkr-end", dispatch_id, end.pane_id))
 
 
 def _end(d: Delivery, dispatch_id: str) -> rules.End | None:
@@ -93,22 +109,6 @@ def _end(d: Delivery, dispatch_id: str) -> rules.End | None:
         kill=panefiles.read_kill(root, dispatch_id),
         group_alive=group_alive,
     )
-
-
-def _record_end(d: Delivery, dispatch_id: str, end: rules.End) -> None:
-    root = d.ws.store.state.root
-    dispatch = d.dispatch(dispatch_id)
-    reaper.end_sandbox(root, dispatch_id)  # the pane has ended: so does whatever is left of its sandbox
-    results.finish_recorded(d.ws, dispatch)  # a recorded result ends the worker as its result says
-    session = d.session(access.text(dispatch.payload, "session_id"))
-    if session is not None and session.state != "stopped":
-        nxt = sessions.stop(session.state, session.payload, reason=end.detail, now=d.after(session))
-        d.session_step(session, nxt, stable_id("wkr-end-sess", dispatch_id, end.pane_id))
-
-    def decide(current: Record, now: str) -> Next | None:
-        return workers.end(current.state, current.payload, now=now, end_reason=end.reason, detail=end.detail)
-
-    d.move_worker(dispatch_id, decide, op=stable_id("wkr-end", dispatch_id, end.pane_id))
 
 
 def check_liveness(d: Delivery, dispatch_id: str) -> None:
