@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from oms.adapters.providers.command import home
+from oms.services import dispatches
 from oms.services.conductor import Tick
 from tests.fleet import Fleet
 from tests.helpers import oms_command
@@ -126,3 +127,39 @@ def test_an_agent_does_not_run_ahead_of_the_session_a_killed_conductor_never_reg
     log = _log(one, session_id)
     assert log.count(STARTED) == 1
     assert "hook Stop: blocked (the dispatch has no result yet)" in log  # held: its session existed
+
+
+def test_a_conductor_killed_between_accepting_and_the_delivery_event_finishes_the_acceptance(
+    one: Fleet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed after the dispatch became `accepted` and before its worker and delivery event were written
+    (here even in the worker's create, after its record's directory): the next tick accepts it again
+    (which finishes what the crash left undone) and delivers it, instead of reporting "no event" every tick
+    while the ticket stays leased."""
+
+    class Killed(BaseException):
+        pass
+
+    def killed(*_args: object, **_kwargs: object) -> str:
+        raise Killed
+
+    monkeypatch.setattr(dispatches, "_ensure_delivery", killed)
+    with pytest.raises(Killed):
+        one.tick()
+    monkeypatch.undo()
+    with one.workspace() as ws:
+        (dispatch_id,) = ws.store.records("dispatch").ids()
+        dispatch = ws.store.records("dispatch").read(dispatch_id)
+        assert dispatch.state == "accepted"
+        assert not ws.store.events.exists(str(dispatch.payload["delivery_event_id"]))
+        assert ws.store.records("worker").read_if_exists(dispatch_id) is None
+    workers = Path(one.state, "records", "worker")
+    workers.mkdir(mode=0o700, exist_ok=True)
+    (workers / dispatch_id).mkdir(mode=0o700)  # the worker's create cut short too, before its first version
+    again = one.tick()
+    assert f"{dispatch_id}: its acceptance finished (its delivery event was missing)" in _phase(again, "deliver")
+    assert f"{dispatch_id}: delivered (created)" in _phase(again, "deliver")
+    one.until(lambda: all(state == "done" for state, _ in one.tickets().values()))
+    with one.workspace() as ws:
+        assert ws.store.records("dispatch").ids() == [dispatch_id]
+        assert ws.store.records("dispatch").read(dispatch_id).state == "resolved"
