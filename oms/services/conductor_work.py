@@ -41,13 +41,18 @@ def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
 
 
 def deliver_pending(d: Delivery, done: list[str], skipped: list[str]) -> None:
-    """Deliver every accepted dispatch whose delivery event has no receipt (exactly once: `deliver`)."""
+    """Deliver every accepted dispatch whose delivery event has no receipt (exactly once: `deliver`). An
+    accepted dispatch whose worker or event a crash never wrote is accepted again first (`accept` on an
+    accepted dispatch finishes what a crash left undone)."""
     box = d.ws.store.outbox(CONSUMER)
     for dispatch in latest(d.ws, "dispatch"):
         event_id = dispatch.payload.get("delivery_event_id")
         if dispatch.state != "accepted" or not isinstance(event_id, str):
             continue
         try:
+            if not d.ws.store.events.exists(event_id):
+                dispatches.accept(d.ws, dispatch.record_id)
+                done.append(f"{dispatch.record_id}: its acceptance finished (its delivery event was missing)")
             if box.read_receipt(event_id) is not None:
                 continue
             outcome = access.obj(d.deliver(event_id), "outcome")

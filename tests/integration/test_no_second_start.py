@@ -93,10 +93,11 @@ def test_a_stop_between_the_check_and_the_pane_starts_no_agent(deliverable: Chai
 
 
 def test_a_redelivery_after_a_launch_died_before_its_session_starts_no_second_agent(deliverable: Chain) -> None:
-    """The deliverer died after `ensure` and before it registered the session; the agent started, then the
-    pane went (GAP_RELAUNCH_NO_SESSION). The launch had recorded that it began before the pane, so a
-    re-delivery parks the worker instead of starting the agent a second time; `oms worker resume` — a
-    person's decision — then starts it in a new pane."""
+    """The deliverer died after `ensure` and before it registered the session, then the pane went
+    (GAP_RELAUNCH_NO_SESSION). The pane's supervisor starts the agent only once its session exists, so
+    the agent never started; the launch had recorded that it began before the pane, so a re-delivery
+    parks the worker all the same; `oms worker resume` — a person's decision — then starts it in a new
+    pane, for the first time."""
     from oms.services import launcher
     from oms.services.authority import check_dispatch
 
@@ -109,9 +110,11 @@ def test_a_redelivery_after_a_launch_died_before_its_session_starts_no_second_ag
         status, _pane = launcher.start_pane(d, dispatch, plan, spec)  # ...and the deliverer dies here
         assert d.session(str(dispatch.payload["session_id"])) is None
     assert status == "created"
-    wait_for(out)
-    (written,) = out._found()
-    first = written.stat().st_ino  # the script replaces worker.out (a new inode) each time it starts
+    spec_file = deliverable.state / "panes" / f"{dispatch_id}.launch.json"
+    deadline = time.monotonic() + 30
+    while spec_file.exists():  # the supervisor took its spec: it now waits for the session
+        assert time.monotonic() < deadline, "the supervisor never took its spec"
+        time.sleep(0.02)
     sock = str(deliverable.state / "tmux.sock")
     subprocess.run(["tmux", "-S", sock, "kill-session", "-t", f"={dispatch_id}"], check=True)
     again = _deliver(deliverable, event_id)["outcome"]
@@ -119,14 +122,11 @@ def test_a_redelivery_after_a_launch_died_before_its_session_starts_no_second_ag
     assert again["status"] == "parked"
     assert "no live pane" in str(again["reason"])
     assert dispatch_id not in _live_panes(deliverable)
-    assert written.stat().st_ino == first  # the agent did not start a second time
+    assert not out.exists()  # no agent started without its session
     with deliverable.workspace() as ws:
         resumed = Delivery.open(ws).resume(dispatch_id)
     assert resumed["resumed"] == "launched"
-    deadline = time.monotonic() + 30
-    while written.stat().st_ino == first:  # started again, in a new pane
-        assert time.monotonic() < deadline, "the resumed worker never started"
-        time.sleep(0.02)
+    wait_for(out)  # started once, in a new pane
 
 
 def test_a_supervisor_whose_terminal_hung_up_starts_no_sandbox(deliverable: Chain) -> None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -14,13 +16,21 @@ from oms.adapters import bwrap
 from oms.adapters.sandbox import system_args
 from oms.canonical import Json, JsonObject, now
 from oms.fsio import Root
-from oms.services import launch
+from oms.services import launch, supervise
 from oms.store import RecordStore, StateRoot
 from tests.helpers import oms_command, payload
 
+SESSION_ID = "11111111-2222-4333-8444-555555555555"
+
 
 def _spec(
-    state: Path, worktree: Path, command: list[str], sandbox: list[str] | None = None, *, worker: bool = True
+    state: Path,
+    worktree: Path,
+    command: list[str],
+    sandbox: list[str] | None = None,
+    *,
+    worker: bool = True,
+    session: bool = True,
 ) -> None:
     host = bwrap.host()
     minimal = ["--unshare-user", "--unshare-pid", "--die-with-parent", "--proc", "/proc", "--dev", "/dev"]
@@ -30,7 +40,7 @@ def _spec(
     doc: JsonObject = {
         "format": "oms-launch-v1",
         "dispatch_id": "dsp-1",
-        "session_id": "11111111-2222-4333-8444-555555555555",
+        "session_id": SESSION_ID,
         "provider": "command",
         "provider_version": "command-1",
         "allowed_tools": [],
@@ -54,6 +64,15 @@ def _spec(
                 state="idle",
                 payload=payload("worker"),
                 operation_id="op-w",
+                actor="oms-system",
+                observed_at=now(),
+            )
+        if worker and session and RecordStore(root, "session").read_if_exists(SESSION_ID) is None:
+            RecordStore(root, "session").create(  # the session its launch registers just after the pane
+                SESSION_ID,
+                state="running",
+                payload=payload("session"),
+                operation_id="op-s",
                 actor="oms-system",
                 observed_at=now(),
             )
@@ -161,3 +180,67 @@ def test_a_supervisor_starts_nothing_for_a_worker_it_cannot_find(state: Path, tm
     ended = json.loads((state / "panes" / "dsp-1.exit.json").read_text())
     assert "did not start: the worker has no record" in ended["detail"]
     assert not marker.exists()
+
+
+def _register_session(state: Path) -> None:
+    with Root.open(str(state)) as root:
+        RecordStore(root, "session").create(
+            SESSION_ID,
+            state="running",
+            payload=payload("session"),
+            operation_id="op-s",
+            actor="oms-system",
+            observed_at=now(),
+        )
+
+
+def test_a_supervisor_starts_the_agent_only_once_its_session_exists(state: Path, tmp_path: Path) -> None:
+    """A launch registers the session just after the pane; a deliverer killed in between leaves the
+    supervisor waiting (the agent must not run ahead of its session: no Stop gate could hold it), until a
+    re-delivery registers it."""
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    marker = worktree / "ran"
+    _spec(state, worktree, ["/bin/sh", "-c", f"touch {marker}"], session=False)
+    argv = [*oms_command().argv, "worker", "supervise", "--dispatch-id", "dsp-1", "--state-root", str(state)]
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
+    try:
+        spec = state / "panes" / "dsp-1.launch.json"
+        deadline = time.monotonic() + 30
+        while spec.exists():  # taken: the supervisor now waits for the session
+            assert time.monotonic() < deadline, "the supervisor never took its spec"
+            time.sleep(0.02)
+        deadline = time.monotonic() + 1  # a sandbox started would have run the command by then
+        while time.monotonic() < deadline:
+            assert proc.poll() is None, "the supervisor ended without a session"
+            assert not marker.exists(), "the sandbox started without a session"
+            time.sleep(0.05)
+        _register_session(state)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert marker.exists()
+    assert _ended(state)["status"] == 0
+
+
+def test_a_supervisor_whose_launch_registers_no_session_starts_nothing(
+    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No session within the wait (no re-delivery came), or the terminal hung up meanwhile: nothing starts,
+    and the reason says which."""
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    _spec(state, worktree, ["true"], session=False)
+    monkeypatch.setattr(supervise, "REGISTRATION_WAIT_S", 0.2)
+    with Root.open(str(state)) as root:
+        spec = launch.consume(root, "dsp-1")
+        assert supervise._await_registration(root, spec, []) == (
+            "no launch registered its session within 0.2 s (its deliverer stopped)"
+        )
+        hung_up = "its terminal hung up while it waited for its session"
+        assert supervise._await_registration(root, spec, [signal.SIGHUP]) == hung_up
+        _register_session(state)
+        assert supervise._await_registration(root, spec, []) is None  # registered: it starts
+        assert supervise._await_registration(root, spec, [signal.SIGHUP]) == hung_up  # gone: another pane's

@@ -55,10 +55,22 @@ def _shim_tmux(rig: Rig, bindir: Path, subcommand: str) -> Path:
     return armed
 
 
+def _waiting_for_its_session(rig: Rig, dispatch_id: str) -> None:
+    """The pane's supervisor took its spec and waits for the session the dead deliverer never registered:
+    no agent starts before it exists (`supervise._await_registration`)."""
+    spec = rig.chain.state / "panes" / f"{dispatch_id}.launch.json"
+
+    def waiting() -> bool:
+        return not spec.exists() and any(p.role == "supervisor" for p in rig.procs(dispatch_id))
+
+    poll(waiting, 30, "the pane's supervisor takes its spec")
+    assert rig.starts(dispatch_id) == 0
+
+
 def _killed_before_the_tag(rig: Rig, bindir: Path) -> tuple[str, str]:
     """A deliverer SIGKILLed after `tmux new-session` made the worker's pane and before `set-option`
-    tagged it `@oms_dispatch` (the shim kills it there): (dispatch id, event id), once the agent that
-    pane's supervisor started runs."""
+    tagged it `@oms_dispatch` (the shim kills it there): (dispatch id, event id), once that pane's
+    supervisor waits for the session."""
     armed = _shim_tmux(rig, bindir, "set-option")
     dispatch_id, event_id = accepted(rig.chain)
     rig.started.add(dispatch_id)
@@ -66,19 +78,21 @@ def _killed_before_the_tag(rig: Rig, bindir: Path) -> tuple[str, str]:
     first = rig.spawn("worker", "deliver", "--event-id", event_id)
     first.communicate(timeout=60)
     assert first.returncode == -signal.SIGKILL
-    poll(lambda: rig.starts(dispatch_id) == 1, 30, "the agent of the killed launch starts")
+    _waiting_for_its_session(rig, dispatch_id)
     return dispatch_id, event_id
 
 
 def test_a_deliverer_killed_before_it_tagged_its_pane_is_redelivered_onto_that_pane(
     rig: Rig, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """The pane exists and its agent runs, only its tag is missing. A re-delivery must see that pane: not
-    park the worker claiming "no live pane" while its agent runs (nor start a second one), and `oms worker
-    stop` must end that pane and leave no tmux server behind."""
+    """The pane exists and its supervisor waits for the session, only its tag is missing. A re-delivery
+    must see that pane: not park the worker claiming "no live pane" while it lives (nor start a second
+    one); it registers the session and the agent starts, once; and `oms worker stop` must end that pane
+    and leave no tmux server behind."""
     dispatch_id, event_id = _killed_before_the_tag(rig, tmp_path_factory.mktemp("shim"))
     outcome = rig.deliver_until_answered(event_id)
     assert outcome["status"] == "reused", outcome
+    poll(lambda: rig.starts(dispatch_id) == 1, 30, "the agent starts once its session exists")
     seen = rig.observe(dispatch_id)
     assert (seen["pane_live"], seen["worker_health"], seen["session_state"]) == (True, "healthy", "running"), seen
     assert rig.starts(dispatch_id) == 1
@@ -92,25 +106,26 @@ def test_a_deliverer_killed_before_it_tagged_its_pane_is_redelivered_onto_that_p
 def test_a_resume_after_an_untagged_pane_ended_starts_the_agent_in_a_new_pane(
     rig: Rig, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """The same, and then the agent ends (its pane stays, dead: remain-on-exit). A re-delivery parks: an
-    earlier launch began. `oms worker resume` — a person's decision, with no pane live — must start the
-    agent in a new pane; it must not take over the dead pane, answer "launched", and end the worker."""
+    """The same, and then the pane ends before its agent started (its supervisor killed while it waits for
+    the session; the pane stays, dead: remain-on-exit). A re-delivery parks: an earlier launch began.
+    `oms worker resume` — a person's decision, with no pane live — must start the agent in a new pane; it
+    must not take over the dead pane, answer "launched", and end the worker."""
     dispatch_id, event_id = _killed_before_the_tag(rig, tmp_path_factory.mktemp("shim"))
     for p in rig.procs(dispatch_id):
-        if p.role == "agent":
-            os.kill(p.pid, signal.SIGKILL)  # the agent of this test's own dispatch, by PID
-    poll(lambda: not rig.procs(dispatch_id), 15, "the agent and its supervisor end")
+        if p.role == "supervisor":
+            os.kill(p.pid, signal.SIGKILL)  # the supervisor of this test's own dispatch, by PID
+    poll(lambda: not rig.procs(dispatch_id), 15, "its supervisor ends")
     outcome = rig.deliver_until_answered(event_id)
     assert outcome["status"] == "parked", outcome
     assert "no live pane" in str(outcome["reason"])
     assert f"`oms worker resume {dispatch_id}`" in str(outcome["reason"])  # what a person reads says what to do
     with rig.chain.workspace() as ws:  # read, not observed: `observe` would record the dead pane's end
         assert ws.store.records("worker").read(dispatch_id).payload["health_reason"] == outcome["reason"]
-    assert rig.starts(dispatch_id) == 1
+    assert rig.starts(dispatch_id) == 0
     code, out, err = rig.run("worker", "resume", dispatch_id)
     assert code == 0, (out, err)
     assert out["resumed"] == "launched", out
-    poll(lambda: rig.starts(dispatch_id) == 2, 30, "the resumed agent starts")
+    poll(lambda: rig.starts(dispatch_id) == 1, 30, "the resumed agent starts")
     seen = rig.observe(dispatch_id)
     assert (seen["pane_live"], seen["worker_health"], seen["end_reason"]) == (True, "healthy", None), seen
 
@@ -317,7 +332,8 @@ def test_sigkill_the_deliverer_anywhere(rig: Rig) -> None:
 # ------------------------------------------------------------------------------------------ targeted
 def _launch_and_die(rig: Rig) -> tuple[str, str]:
     """A launch whose deliverer died right after `ensure` (before the session was registered), done in
-    this process as test_no_second_start does: (dispatch id, event id), its agent running."""
+    this process as test_no_second_start does: (dispatch id, event id), its supervisor waiting for the
+    session (its agent does not start before it)."""
     from oms.services import launcher
     from oms.services.authority import check_dispatch
     from oms.services.delivery import Delivery
@@ -330,14 +346,14 @@ def _launch_and_die(rig: Rig) -> tuple[str, str]:
         plan, spec = launcher.prepare(d, dispatch, check_dispatch(ws, dispatch))
         status, _pane = launcher.start_pane(d, dispatch, plan, spec)
     assert status == "created"
-    poll(lambda: rig.starts(dispatch_id) == 1, 30, "the agent starts")
+    _waiting_for_its_session(rig, dispatch_id)
     return dispatch_id, event_id
 
 
 def test_a_resume_right_after_the_tmux_server_died_runs_one_sandbox_at_a_time(stubborn: Rig) -> None:
-    """The tmux server dies under a launch whose deliverer died too; the agent is slow to end (its
-    supervisor needs SIGKILL, 4 s on). A person resumes at once: the new sandbox must not run beside the
-    old one."""
+    """The tmux server dies under a launch whose deliverer died too (its supervisor, hung up while it waited
+    for the session, starts nothing; a stubborn agent would need SIGKILL, 4 s on). A person resumes at
+    once: the new sandbox must not run beside another."""
     rig = stubborn
     sampler = Sampler()
     try:
@@ -349,7 +365,7 @@ def test_a_resume_right_after_the_tmux_server_died_runs_one_sandbox_at_a_time(st
         assert outcome["status"] == "parked"
         code, out, err = rig.run("worker", "resume", dispatch_id)
         assert (code, out.get("resumed")) == (0, "launched"), (out, err)
-        poll(lambda: rig.starts(dispatch_id) == 2, 30, "the resumed agent starts")
+        poll(lambda: rig.starts(dispatch_id) == 1, 30, "the resumed agent starts (the first start)")
         poll(lambda: sum(p.role == "agent" for p in rig.procs(dispatch_id)) == 1, 15, "the old agent ends")
         sampler.stop()
         assert sampler.most[dispatch_id]["sandboxes"] == 1, sampler.most
