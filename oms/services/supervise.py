@@ -36,12 +36,9 @@ from oms.process import Foreground, data_fd, end_own_group, kill_exact, landlock
 from oms.services import hooks, launch, launch_guards, reaper
 from oms.services.broker import Broker
 from oms.services.doors import WorkerDoors
-from oms.store import RecordStore
 from oms.store.panefiles import log_path, socket_path, write_exit
 
 GRACE_S = 2.0
-REGISTRATION_WAIT_S = 60.0  # a deliverer killed between the pane and the session: time for a re-delivery
-REGISTRATION_POLL_S = 0.05
 LOG_CAP = 1024 * 1024
 WATCHED = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)
 TERMINAL_KEYS = ("TERM", "COLORTERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
@@ -63,7 +60,7 @@ def supervise(state_root: str, dispatch_id: str) -> int:
         except OmsError as exc:
             record_exit(root, dispatch_id, (1, None, f"the worker could not start: {exc.message}"))
             raise
-        why = _await_registration(root, spec, received)
+        why = launch_guards.await_registration(root, spec.dispatch_id, spec.session_id, received)
         if why is not None:  # `oms worker stop` came before the sandbox, or no launch registered the session
             record_exit(root, dispatch_id, (1, None, f"the worker did not start: {why}"))
             raise AuthorityChangedError(why, hint=f"`oms worker observe {dispatch_id}` shows its end")
@@ -96,33 +93,6 @@ def supervise(state_root: str, dispatch_id: str) -> int:
     if killed_by is not None:
         return 128 + killed_by
     return status if status is not None else 1
-
-
-def _await_registration(root: Root, spec: launch.LaunchSpec, received: list[int]) -> str | None:
-    """Why the sandbox must not start — `oms worker stop` came (`launch_guards.stopped`), the terminal hung
-    up, or no launch registered the worker's session in time —, or None once the session exists.
-
-    The agent starts only once its session exists: its Stop gate holds it only then, and a re-delivery
-    tells a launched worker from a fresh one by it. A launch registers the session just after the pane,
-    so this waits a few milliseconds at most; a deliverer killed in between leaves this supervisor waiting
-    until a re-delivery finds the pane live and registers it (or `REGISTRATION_WAIT_S` passes)."""
-    deadline = time.monotonic() + REGISTRATION_WAIT_S
-    sessions = RecordStore(root, "session")
-    while True:
-        why = launch_guards.stopped(root, spec.dispatch_id)
-        if why is not None:
-            return why
-        if signal.SIGHUP in received:  # the pane is gone: a session a later launch registers is another pane's
-            return "its terminal hung up while it waited for its session"
-        try:
-            session = sessions.read_if_exists(spec.session_id)
-        except OmsError as exc:
-            return f"its session's record cannot be read: {exc.message}"
-        if session is not None:
-            return None if session.payload.get("dispatch_id") == spec.dispatch_id else "its session is another's"
-        if time.monotonic() >= deadline:
-            return f"no launch registered its session within {REGISTRATION_WAIT_S:g} s (its deliverer stopped)"
-        time.sleep(REGISTRATION_POLL_S)
 
 
 class _Run:

@@ -16,7 +16,7 @@ from oms.adapters import bwrap
 from oms.adapters.sandbox import system_args
 from oms.canonical import Json, JsonObject, now
 from oms.fsio import Root
-from oms.services import launch, supervise
+from oms.services import launch, launch_guards
 from oms.store import RecordStore, StateRoot
 from tests.helpers import oms_command, payload
 
@@ -225,22 +225,27 @@ def test_a_supervisor_starts_the_agent_only_once_its_session_exists(state: Path,
     assert _ended(state)["status"] == 0
 
 
-def test_a_supervisor_whose_launch_registers_no_session_starts_nothing(
-    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_supervisor_whose_launch_registers_no_session_starts_nothing(state: Path, tmp_path: Path) -> None:
     """No session within the wait (no re-delivery came), or the terminal hung up meanwhile: nothing starts,
     and the reason says which."""
     worktree = tmp_path / "wt"
     worktree.mkdir()
     _spec(state, worktree, ["true"], session=False)
-    monkeypatch.setattr(supervise, "REGISTRATION_WAIT_S", 0.2)
     with Root.open(str(state)) as root:
         spec = launch.consume(root, "dsp-1")
-        assert supervise._await_registration(root, spec, []) == (
+        assert launch_guards.await_registration(root, spec.dispatch_id, spec.session_id, [], wait_s=0.2) == (
             "no launch registered its session within 0.2 s (its deliverer stopped)"
         )
         hung_up = "its terminal hung up while it waited for its session"
-        assert supervise._await_registration(root, spec, [signal.SIGHUP]) == hung_up
+        assert (
+            launch_guards.await_registration(root, spec.dispatch_id, spec.session_id, [signal.SIGHUP], wait_s=0.2)
+            == hung_up
+        )
         _register_session(state)
-        assert supervise._await_registration(root, spec, []) is None  # registered: it starts
-        assert supervise._await_registration(root, spec, [signal.SIGHUP]) == hung_up  # gone: another pane's
+        assert (
+            launch_guards.await_registration(root, spec.dispatch_id, spec.session_id, [], wait_s=0.2) is None
+        )  # registered: it starts
+        assert (
+            launch_guards.await_registration(root, spec.dispatch_id, spec.session_id, [signal.SIGHUP], wait_s=0.2)
+            == hung_up
+        )  # gone: another pane's

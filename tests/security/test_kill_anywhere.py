@@ -57,7 +57,7 @@ def _shim_tmux(rig: Rig, bindir: Path, subcommand: str) -> Path:
 
 def _waiting_for_its_session(rig: Rig, dispatch_id: str) -> None:
     """The pane's supervisor took its spec and waits for the session the dead deliverer never registered:
-    no agent starts before it exists (`supervise._await_registration`)."""
+    no agent starts before it exists (`launch_guards.await_registration`)."""
     spec = rig.chain.state / "panes" / f"{dispatch_id}.launch.json"
 
     def waiting() -> bool:
