@@ -105,6 +105,14 @@ def is_broker_log(name: str) -> bool:
     return name.endswith(LOG) and OPAQUE_ID.fullmatch(name[: -len(LOG)]) is not None
 
 
+def _leave_first(root: Root, rel: str, doc: JsonObject, schema: str) -> None:
+    """Publish `doc` at `rel` unless a document is there already (the first one stays)."""
+    root.mkdirs(PANES_DIR)
+    if not root.exists(rel):
+        with contextlib.suppress(AlreadyExistsError):  # another writer was first: its document stays
+            root.publish(rel, encode_document(doc, schema, rel, DOC_CAP))
+
+
 def _drop(root: Root, rel: str) -> None:
     with contextlib.suppress(NotFoundError):
         root.unlink(rel)
@@ -145,10 +153,7 @@ def read_kill(root: Root, dispatch_id: str) -> JsonObject | None:
 
 def leave_kill(root: Root, doc: JsonObject) -> None:
     """Leave a kill marker (the first one stays: it says who stopped the worker first)."""
-    rel = kill_path(str(doc["dispatch_id"]))
-    root.mkdirs(PANES_DIR)
-    if not root.exists(rel):
-        root.publish(rel, encode_document(doc, "kill-marker", rel, DOC_CAP))
+    _leave_first(root, kill_path(str(doc["dispatch_id"])), doc, "kill-marker")
 
 
 def drop_kill(root: Root, dispatch_id: str) -> None:
@@ -207,10 +212,7 @@ def read_begun(root: Root, dispatch_id: str) -> JsonObject | None:
 
 def leave_begun(root: Root, doc: JsonObject) -> None:
     """Record that a first launch begins (the first record stays: it names the launch that began first)."""
-    rel = begun_path(str(doc["dispatch_id"]))
-    root.mkdirs(PANES_DIR)
-    if not root.exists(rel):
-        root.publish(rel, encode_document(doc, "launch-begun", rel, DOC_CAP))
+    _leave_first(root, begun_path(str(doc["dispatch_id"])), doc, "launch-begun")
 
 
 def drop_begun(root: Root, dispatch_id: str) -> None:
