@@ -43,6 +43,7 @@ PROTOCOL_STEPS: tuple[tuple[str, str], ...] = (
     ("stop", f"{LIFECYCLE}:stop"),
     ("observe", "oms.services.reconcile:observe"),
     ("reconcile", "oms.services.reconcile:reconcile"),
+    ("_end", "oms.services.reconcile:_end"),
     # liveness and fences
     ("promote", "oms.services.liveness:promote"),
     ("record_hook", "oms.services.liveness:record_hook"),
@@ -50,6 +51,7 @@ PROTOCOL_STEPS: tuple[tuple[str, str], ...] = (
     ("fence_require_live", "oms.services.fence:require_live"),
     # the supervisor
     ("supervise", "oms.services.supervise:supervise"),
+    ("await_registration", "oms.services.launch_guards:await_registration"),
     ("record_exit", "oms.services.supervise:record_exit"),
     ("record_init", "oms.services.reaper:record_init"),
     ("end_sandbox", "oms.services.reaper:end_sandbox"),

@@ -26,11 +26,10 @@
  *   - the store's contract: a replay returns the caller's own transition (`_write`);
  *   - one receipt per event (`commit_receipt`); one launcher at a time (`_launch`);
  *   - only an accepted dispatch reaches its pane (`_launch`);
- *   - exactly one launch: never a second agent start (`supervise`) but by `oms worker resume` of a worker
- *     with no session after an earlier pane (`again`: a person's decision), and never two
- *     sandboxes running that are not being ended; a receipt that says it launched (or left its activation
- *     pending) did launch, unless a stop took its pane or spec, or its supervisor saw the stop, or saw
- *     its terminal hang up, and started nothing (the end of `init`);
+ *   - exactly one launch: never a second agent start (`supervise`); a receipt that says it launched (or
+ *     left its activation pending) did launch, unless a stop took its pane or spec, or its supervisor saw
+ *     the stop, saw its terminal hang up, or gave up waiting for the session, and started nothing (the end
+ *     of `init`);
  *   - at most one result, each bridge told the truth: the winner, `already` for the same result, a
  *     refusal for a different one (`record_result`);
  *   - worker and result agree: a worker ended by a result ended as the recorded result says (AGREE);
@@ -38,7 +37,9 @@
  *     `init`), and nothing starts for one (`supervise`);
  *   - exit.json is written only once its sandbox is dead (`record_exit`);
  *   - the newest pane's end is taken from its own exit record, when its supervisor recorded one that no
- *     launch or stop cleared (OWN_END, `reconcile`).
+ *     launch or stop cleared (OWN_END, `reconcile`);
+ *   - an agent starts only once its session is recorded: its Stop gate holds it, and a re-delivery tells a
+ *     launched worker by it (`supervise`).
  *
  * Mutations (-D, each re-introduces a known bug; the test asserts spin finds a violation):
  *   MUT_REPLAY_NO_COMPARE   a replay returns the op's version without comparing the transition
@@ -61,10 +62,12 @@
  *                           observation, not on the one that decides the spec (was GAP_RELAUNCH_STALE_LIST: the
  *                           pane of an existing session ends between the two, a new spec and pane start the
  *                           agent again)
- *   MUT_NO_BEGUN            _launch neither leaves nor asks panes/D.begun.json, its guards ask the session
- *                           alone (the code before e5763d3; was GAP_RELAUNCH_NO_SESSION: a launch dies after
- *                           `ensure`, before `_register_session`; its agent starts, then exits or the tmux
- *                           server dies; the re-run finds no session and no live pane and starts it again)
+ *   MUT_NO_BEGUN_NO_AWAIT   _launch neither leaves nor asks panes/D.begun.json, its guards ask the session
+ *                           alone, and the supervisor does not wait for the session (the code before e5763d3;
+ *                           was GAP_RELAUNCH_NO_SESSION: a launch dies after `ensure`, before
+ *                           `_register_session`; its agent starts, then exits or the tmux server dies; the
+ *                           re-run finds no session and no live pane and starts it again). MUT_NO_BEGUN alone
+ *                           is not found (defence in depth, below)
  *   MUT_SUPERVISOR_STARTS_HUNG_UP  the supervisor starts the sandbox although its terminal hung up (the code
  *                           before e5763d3: it then ends it at once); after the tmux server died, resume's new
  *                           pane starts the agent and the old pane's supervisor starts another beside it
@@ -79,27 +82,33 @@
  *                           the other half of GAP_STALE_EXIT's fix): a re-delivery saw the crashed launch's pane
  *                           live, the tmux server took it, a new pane starts the agent on the crashed launch's
  *                           spec, and `reconcile`, the registry still naming the old pane, takes the old pane's
- *                           own end for the worker's while the agent runs. With exit.json naming its pane
- *                           alone, this is still found: the record is the old pane's own
+ *                           own end for the worker's while the agent runs. Found with MUT_RECONCILE_NOLOCK
+ *                           (the code before 956e4cc): alone, defence in depth (below)
+ *   MUT_RECONCILE_NOLOCK    `reconcile` records an end without the deliverer's lock, on its first observation
+ *                           (the code before 7334158; was GAP_RECONCILE_AGAIN): it sees no pane and reads the
+ *                           registry, still naming the old pane, while resume's `again` launch makes a new one;
+ *                           it rightly finds the old pane ended and ends the worker while the new pane's agent
+ *                           runs
+ *   MUT_EXIT_LATE_REPLACES  write_exit replaces any record of another pane, a later pane's too (the code
+ *                           before 7334158; was GAP_LATE_EXIT): the old pane's supervisor, hung up, records
+ *                           its end after the newest pane's supervisor recorded its own, and the newest pane's
+ *                           end is taken as not recorded (`parent-gone`)
+ *   MUT_NO_AWAIT            the supervisor starts the sandbox without waiting for the session (the code before
+ *                           552db78): a launch that died between its pane and its session leaves an agent
+ *                           whose Stop gate holds nothing
  *
- * Allowances (ADR 0014). Each property allows exactly what is named where it is defined; two allowances of
- * ONE_START, each taken away with -D STRICT_*, must be reached (the test asserts spin then finds them):
- *   STRICT_AGAIN            no second start for resume's launch (`again`) either: the earlier pane ended,
- *                           resume starts the agent in a new pane
- *   STRICT_WINDOW           no start beside a running sandbox by a supervisor that hung up after its hang-up
- *                           check: its terminal hangs up between the check and bubblewrap's exec, while
- *                           resume's new pane runs the agent (the supervisor ends its own at once)
+ * Allowances: none since 552db78 (ADR 0014). ONE_START allowed a second start for `oms worker resume` of a
+ * worker with no session (STRICT_AGAIN) and for a supervisor hung up between its hang-up check and
+ * bubblewrap's exec (STRICT_WINDOW); with no agent starting before its session, neither is reached.
  *
- * Known gaps of the code (956e4cc), found by this model (ADR 0014; GAP_STALE_EXIT, found before, is closed:
- * MUT_EXIT_UNNAMED, MUT_EXIT_KEPT, MUT_ENSURE_ANY_SPEC). The properties above allow exactly these; -D GAP_*
- * checks the strict property instead, and the test asserts spin still finds each:
- *   GAP_RECONCILE_AGAIN     `reconcile` (its pane look after the tmux server took the pane of a deliverer that
- *                           died before its session) reads the registry, still naming that pane, while resume's
- *                           `again` launch makes a new one; it rightly finds the old pane ended and ends the
- *                           worker while the new pane's agent runs (stale_end)
- *   GAP_LATE_EXIT           the old pane's supervisor, hung up, records its end after the newest pane's
- *                           supervisor recorded its own; write_exit replaces that record (another pane's), and
- *                           the newest pane's end is taken as not recorded (`parent-gone`) (clobbered)
+ * Defence in depth (the test asserts spin finds nothing with each alone): MUT_NO_BEGUN (no agent starts
+ * before its session, so a launch that died before it started none) and MUT_ENSURE_ANY_SPEC (`reconcile`
+ * decides under the lock, after the launch registered its pane). Each is found with the other fix gone:
+ * MUT_NO_BEGUN_NO_AWAIT, MUT_ENSURE_ANY_SPEC with MUT_RECONCILE_NOLOCK.
+ *
+ * Known gaps of the code: none (GAP_RECONCILE_AGAIN and GAP_LATE_EXIT, the last two, closed in 7334158:
+ * MUT_RECONCILE_NOLOCK, MUT_EXIT_LATE_REPLACES). A gap found next is written as GAP_* with the property's
+ * allowance, and the test asserts spin finds it with -D GAP_* (ADR 0014).
  */
 
 /* ------------------------------------------------------------------ configuration (defaults) */
@@ -130,6 +139,10 @@
 #endif
 #ifndef TMUX_DIES
 #define TMUX_DIES 0
+#endif
+#ifdef MUT_NO_BEGUN_NO_AWAIT      /* the code before e5763d3: neither the mark nor the wait for the session */
+#define MUT_NO_BEGUN
+#define MUT_NO_AWAIT
 #endif
 #ifndef AGENT_EXITS
 #define AGENT_EXITS 0
@@ -250,8 +263,6 @@ byte exit_rec;               /* panes/D.exit.json: the pane incarnation whose su
                                 `pane_pid`; 0: none) */
 byte kept;                   /* panes (bits) whose supervisor recorded its end, exit.json not cleared since (by a
                                 launch or `stop`): their end is in the record (for the properties) */
-byte clobbered;              /* panes (bits) whose own record an earlier pane's supervisor replaced (the known gap
-                                GAP_LATE_EXIT, ADR 0014) */
 bool marker;                 /* panes/D.kill.json */
 bool begun;                  /* panes/D.begun.json: a first launch began (left before its spec; only `stop` drops it) */
 byte registry;               /* panes/D.json: the pane incarnation it names (0: none) */
@@ -271,12 +282,9 @@ byte killed;                 /* bit i: incarnation i's supervisor was SIGKILLed 
 byte starts;                 /* agent starts */
 byte unchecked;              /* the pane (bit) a live launch created and has not yet checked for a stop */
 byte orphan;                 /* panes (bits) whose launch crashed between `ensure` and that check */
-byte anew;                   /* resume's launches (`again`) that wrote a spec for a new pane after an earlier
-                                pane: each may start the agent once more (a person's decision) */
-byte anew_panes;             /* the panes (bits) those launches created */
-byte stale_end;              /* panes (bits) of `anew_panes` later than the pane `reconcile` ended the worker on
-                                (the known gap GAP_RECONCILE_AGAIN, ADR 0014) */
 bool hung;                   /* a supervisor saw its terminal hang up before the sandbox and started nothing */
+bool timedout;               /* a supervisor waited for its session while no launch was under way, and gave up
+                                (REGISTRATION_WAIT_S: its launch died before the session; nothing started) */
 bool revoked;                /* `stop` discarded a spec no supervisor had read */
 bool refused;                /* a supervisor saw a stop and started nothing */
 byte launching;              /* launches past their worker check, not yet returned */
@@ -289,15 +297,9 @@ byte bout[2];                /* each bridge's outcome */
 /* ------------------------------------------------------------------ properties */
 /* no pane outlives a stopped worker: once the worker is stopped, every sandbox still running belongs to a
    supervisor whose terminal hung up (it is ending it: SIGHUP, SIGTERM, SIGKILL within 4 s) */
-#define PANE_GONE_WHEN_STOPPED (HX(WKR) != STOPPED || (agents & ~hup & ~WINDOW & ~ORPHANS & ~STALE_END) == 0)
-/* (the known gap, ADR 0014: `reconcile` saw no pane, read the registry naming the earlier pane, whose end it
-   rightly finds, and ends the worker while the pane resume's `again` launch made meanwhile runs the agent.
-   -D GAP_RECONCILE_AGAIN checks the strict property, and the test asserts spin still finds it) */
-#ifdef GAP_RECONCILE_AGAIN
-#define STALE_END 0
-#else
-#define STALE_END stale_end
-#endif
+#define PANE_GONE_WHEN_STOPPED (HX(WKR) != STOPPED || (agents & ~hup & ~WINDOW & ~ORPHANS) == 0)
+/* (strict since 7334158: `reconcile` records an end only under the deliverer's lock, on the pane as it is
+   then; MUT_RECONCILE_NOLOCK puts GAP_RECONCILE_AGAIN back) */
 /* (strict since 6d72ffa. The two mutations that take the supervisor's check away each allow the other's
    case, so each finds its own: a pane created by a launch that has not yet made its stop check, which ends
    it once it sees the stop, and a pane whose launch crashed before that check, which nothing ends) */
@@ -314,25 +316,10 @@ byte bout[2];                /* each bridge's outcome */
 #else
 #define ORPHANS 0
 #endif
-/* exactly one agent start for everything automatic; one more only for each `oms worker resume` of a worker
-   with no session that wrote a spec for a new pane after an earlier pane (`again`, a person's decision:
-   anew); and never two sandboxes running that are not being ended: the one starting, or every
-   other, belongs to a hung-up supervisor. The starting one only if it hung up in the residual window: after
-   its hang-up check (`armed`), before bubblewrap's exec; it then ends the sandbox at once.
-   -D STRICT_AGAIN / STRICT_WINDOW take one allowance away: spin must then find the case it allows (the test
-   asserts it), so neither allowance is dead weight */
-#define ONE_START(inc) (starts <= 1 || \
-                        (starts <= 1 + ANEW && ((ARMED && (hup & BIT(inc))) || (agents & ~hup & ~BIT(inc)) == 0)))
-#ifdef STRICT_AGAIN
-#define ANEW 0
-#else
-#define ANEW anew
-#endif
-#ifdef STRICT_WINDOW
-#define ARMED 0
-#else
-#define ARMED armed
-#endif
+/* exactly one agent start: since 552db78 an agent starts only once its session exists, and a launch finding
+   the session starts nothing, so `oms worker resume` of a worker with no session (`again`) starts an agent
+   that never ran (ADR 0014: the allowances STRICT_AGAIN and STRICT_WINDOW this property made for it are gone) */
+#define ONE_START(inc) (starts <= 1)
 /* a worker ended by a result ended as the recorded result says */
 #define AGREE (HY(WKR) != E_RESULT || \
                (HX(DSP) != 0 && ST(WKR) == (RESULT_OF(HX(DSP)) == R_COMPLETED -> DONE : BLOCKED)))
@@ -468,8 +455,9 @@ inline end_sandbox() {  /* reaper.end_sandbox: kill the recorded init (its whole
   }
 }
 
-inline record_exit() {  /* supervise.record_exit -> panefiles.write_exit: once per pane, naming it (pane_pid);
-                          a record its own pane published first stays, one another pane left is replaced.
+inline record_exit() {  /* supervise.record_exit -> panefiles.write_exit: once per pane, naming it (pane_pid)
+                          and when it started (pane_started: incarnations start in order); a record its own
+                          pane or a later pane published stays, one an earlier pane left is replaced.
                           One step: its drop-then-publish shows a reader no record for a moment, which
                           end_of takes as it takes an earlier pane's record (not this pane's end) */
   d_step {
@@ -477,9 +465,10 @@ inline record_exit() {  /* supervise.record_exit -> panefiles.write_exit: once p
     kept = kept | BIT(inc);
 #if defined(MUT_EXIT_UNNAMED) || defined(MUT_EXIT_KEPT)
     if :: exit_rec == 0 -> exit_rec = inc :: else fi   /* the code before 956e4cc: a record already there is kept */
+#elif defined(MUT_EXIT_LATE_REPLACES)
+    exit_rec = inc                           /* the code before 7334158: another pane's record, a later one too */
 #else
-    if :: exit_rec > inc -> clobbered = clobbered | BIT(exit_rec) :: else fi;   /* (a later pane's, replaced) */
-    exit_rec = inc
+    if :: exit_rec <= inc -> exit_rec = inc :: else fi  /* a later pane's record stays */
 #endif
   }
 }
@@ -504,15 +493,38 @@ inline stopped_meanwhile(launch) {  /* launch_guards.stopped, asked by a launch 
       if \
       :: started -> \
          agents = agents | BIT(inc); starts++; \
+         assert(SESSION_KNOWN);              /* property: an agent starts only once its session is recorded */ \
          assert(ONE_START(inc));             /* property: exactly one launch (never a second start) */ \
          assert(PANE_GONE_WHEN_STOPPED);     /* property: nothing starts for a stopped worker (but under a \
                                                 hung-up supervisor, which ends what it starts) */ \
-         armed = false \
       :: else \
       fi
 
+/* (the supervisor that starts its sandbox without the session check: the mutations taking its stop check away
+   model the code before the wait too) */
+#if defined(SUPERVISOR_UNCHECKED) || defined(MUT_SUPERVISOR_STARTS_HUNG_UP) || defined(MUT_NO_BEGUN_NO_AWAIT)
+#define SESSION_KNOWN 1
+#else
+#define SESSION_KNOWN (nv[SES] != 0)
+#endif
+
+inline await_registration() {  /* the wait's loop, its last round: the search takes it at any point, so a
+                                  wait of any length is covered, and its time limit too (a launch stalled
+                                  for REGISTRATION_WAIT_S between its pane and its session) */
+  stopped_meanwhile(false);
+  d_step {
+    if
+    :: stp -> started = false; refused = true; stp = false; pending--; consumed = true
+    :: !stp && (hup & BIT(inc)) -> started = false; hung = true; pending--; consumed = true
+    :: !stp && !(hup & BIT(inc)) && nv[SES] != 0 -> skip   /* the session: it may start */
+    :: !stp && !(hup & BIT(inc)) && nv[SES] == 0 ->
+       started = false; timedout = true; pending--; consumed = true   /* "no launch registered its session" */
+    fi
+  }
+}
+
 proctype supervise(byte inc) {
-  bool started, consumed, seen, stp, armed;
+  bool started, consumed, seen, stp;
   SCRATCH;
   {
 #ifdef SUPERVISOR_UNCHECKED
@@ -527,17 +539,24 @@ proctype supervise(byte inc) {
     }
     if
     :: started ->
-       stopped_meanwhile(false);             /* launch_guards.stopped: a stop came, nothing starts */
+#if !defined(MUT_NO_AWAIT) && !defined(MUT_SUPERVISOR_STARTS_HUNG_UP)
+       await_registration();                 /* launch_guards.await_registration (its loop asks
+                                                launch_guards.stopped): a stop came, the terminal hung up, or
+                                                no launch will register the session: nothing starts */
+#else
+       stopped_meanwhile(false);             /* the code before 552db78: launch_guards.stopped alone */
+#endif
 #ifndef MUT_SUPERVISOR_STARTS_HUNG_UP
        d_step {
          if
-         :: stp -> started = false; refused = true; stp = false; pending--; consumed = true
+         :: !started -> skip                 /* (the wait decided) */
+         :: started && stp -> started = false; refused = true; stp = false; pending--; consumed = true
          :: else ->                          /* (the log, the socket, the sandbox's arguments, then) _Run.run:
                                                 SIGHUP received? (the pane or the tmux server is gone) */
             if
             :: hup & BIT(inc) -> started = false; hung = true; pending--; consumed = true   /* "did not
                                                 start: its terminal hung up" */
-            :: else -> armed = true          /* a hang-up from now on comes in the residual window */
+            :: else                          /* (a hang-up from now on: the sandbox starts, and is ended) */
             fi
          fi
        };
@@ -550,7 +569,8 @@ proctype supervise(byte inc) {
 #else
        d_step {                              /* the code before e5763d3: no hang-up check */
          if
-         :: stp -> started = false; refused = true; stp = false; pending--; consumed = true
+         :: !started -> skip
+         :: started && stp -> started = false; refused = true; stp = false; pending--; consumed = true
          :: else -> M_START                  /* the sandbox starts */
          fi
        }
@@ -662,12 +682,6 @@ inline _end_worker(op, reason) {  /* health stopped, activity blocked (if still 
        t2 = ((wact == IDLE || wact == WORKING || wend == E_NONE) -> reason : wend);
        m_cas(WKR, wnv, op, t1, STOPPED, t2);
        t1 = 0; t2 = 0;
-       if                                    /* (reconcile's end, `wkr-end` of pane op - OP_END: the panes resume's
-                                                `again` made after it) */
-       :: wres != W_CONFLICT && op > OP_END && op <= OP_END + MAXINC ->
-          stale_end = anew_panes & ~(BIT(op - OP_END + 1) - 1)
-       :: else
-       fi;
        assert(wres == W_CONFLICT || PANE_GONE_WHEN_STOPPED)   /* property: no pane outlives it */
      };
      CP;
@@ -823,18 +837,12 @@ inline _launch(again) {  /* launcher.launch_worker; `again`: resume of a worker 
 #ifndef MUT_NO_BEGUN
      leave_begun();                          /* first: a re-run then knows this launch may have started it */
 #endif
-     d_step {                                /* panefiles.clear_exit, launch.write */
-       exit_rec = 0; kept = 0; spec = true;
-       if :: again && pinc > 0 -> anew++ :: else fi   /* resume's launch after an earlier pane */
-     };
+     d_step { exit_rec = 0; kept = 0; spec = true };   /* panefiles.clear_exit, launch.write */
      CP
   :: else
   fi;
   assert(dst == D_ACCEPTED);                 /* property: only an accepted dispatch reaches its pane */
-  atomic {
-    ensure(pv != P_LIVE);                    /* create=wrote (956e4cc, ADR 0014: was GAP_STALE_EXIT) */
-    if :: again && status == O_CREATED && pinc > 1 -> anew_panes = anew_panes | BIT(pinc) :: else fi
-  };
+  ensure(pv != P_LIVE);                      /* create=wrote (956e4cc, ADR 0014: was GAP_STALE_EXIT) */
   if
   :: status == O_NONE ->                     /* it raised: start_pane discards the spec if no pane is left to
                                                 read it (panes.observe, launch.discard: one step), and the
@@ -933,22 +941,18 @@ d_end:
 #define OWN_EXIT(p) (exit_rec == (p))
 #endif
 /* property: the newest pane's end is taken from its own record when its supervisor recorded one that nothing
-   cleared (not from another pane's, and not `parent-gone` for want of one). (The known gap, ADR 0014: an
-   earlier pane's supervisor, hung up, records after the newest pane's, and write_exit replaces that record.
-   -D GAP_LATE_EXIT checks the strict property, and the test asserts spin still finds it) */
-#define OWN_END(p) ((p) != pinc || !(kept & BIT(p)) || exit_rec == (p) || (CLOBBERED & BIT(p)))
-#ifdef GAP_LATE_EXIT
-#define CLOBBERED 0
-#else
-#define CLOBBERED clobbered
-#endif
+   cleared (not from another pane's, and not `parent-gone` for want of one; strict since 7334158: an earlier
+   pane's late record never replaces a later pane's, MUT_EXIT_LATE_REPLACES puts GAP_LATE_EXIT back) */
+#define OWN_END(p) ((p) != pinc || !(kept & BIT(p)) || exit_rec == (p))
 
-inline reconcile() {  /* record why a worker whose pane ended has ended */
+inline _end(strict) {  /* reconcile._end: panes.observe, the worker, then (no pane) the registry, exit.json
+                          (end_of); ok: an end to record, on the pane `reg`. `strict`: the decision that acts
+                          checks the property */
   d_step { pv = pane; reg = pinc };          /* panes.observe */
   READ_WORKER;
   d_step {
     ok = (pv != P_LIVE && whe != STOPPED);
-    assert(!ok || pv != P_DEAD || OWN_END(reg))   /* property: its own end (panefiles.read_exit, end_of) */
+    assert(!strict || !ok || pv != P_DEAD || OWN_END(reg))   /* property: its own end (read_exit, end_of) */
   };
   if
   :: ok && pv == P_NONE ->                   /* the pane is gone (its tmux server died, or stop killed it) */
@@ -960,10 +964,29 @@ inline reconcile() {  /* record why a worker whose pane ended has ended */
                                                                                 nothing */
        :: else
        fi;
-       assert(!ok || OWN_END(reg))           /* property: its own end */
+       assert(!strict || !ok || OWN_END(reg))   /* property: its own end */
      }
   :: else
+  fi
+}
+
+inline reconcile() {  /* record why a worker whose pane ended has ended: decided without a lock (the common case
+                        takes none), then again under the deliverer's lock of the worker's launch, on the pane
+                        as it is then (a launch under way holds it: LockHeldError, nothing is recorded) */
+#ifdef MUT_RECONCILE_NOLOCK
+  _end(true);                                /* the code before 7334158: the first decision acts */
+#else
+  _end(false);
+  if
+  :: ok ->
+     lock();
+     if
+     :: ok -> _end(true)
+     :: else                                 /* LockHeldError: a launch is under way; next time */
+     fi
+  :: else
   fi;
+#endif
   if
   :: ok ->
      end_sandbox();
@@ -976,7 +999,8 @@ inline reconcile() {  /* record why a worker whose pane ended has ended */
      t1 = (marker -> E_STOPPED : E_EXIT);   /* panes/D.kill.json: `oms worker stop` ended it */
      _end_worker(OP_END + reg, t1)
   :: else
-  fi
+  fi;
+  d_step { if :: olock == _pid -> olock = 0 :: else fi }   /* the lock goes (if this request holds it) */
 }
 
 inline observe() {  /* reconcile; (check_liveness: silent channels need time, not modelled) */
@@ -1284,9 +1308,10 @@ init {
   d_step {
     /* property: a delivery that says it launched (or left the activation pending) did launch (at most
        once: checked at every start), unless a stop killed its pane or discarded its spec before it was read,
-       or its supervisor saw the stop, or saw its terminal hang up, and started nothing */
+       or its supervisor saw the stop, or saw its terminal hang up, or gave up waiting for the session while no
+       launch was under way, and started nothing */
     assert((rcpt != O_CREATED && rcpt != O_REUSED && rcpt != O_PENDING) || starts >= 1 || killed != 0 || revoked ||
-           refused || hung);
+           refused || hung || timedout);
     assert(PANE_GONE_WHEN_STOPPED)           /* property: no pane outlives a stopped worker */
   }
 }

@@ -4,11 +4,11 @@
   with no error and without running out of depth or memory.
 * Every mutation re-introduces a bug the code had or could have; spin must find a violation of the named
   property, so the model's checks are shown to be able to fail.
-* Every allowance a property makes for the code's intent (ADR 0014) is reached: taken away (`-D STRICT_*`),
-  spin must find the case it allows, so no allowance is dead weight.
-* Every known gap (ADR 0014) is checked with its strict property; spin must still find it. When the code
-  closes one, the model changes with it and its entry moves from `GAPS` to `MUTATIONS` (the old behaviour
-  put back must still be found).
+* Every fix the model shows to be defence in depth (another fix guards the same property by itself) is
+  taken away alone and spin must find nothing; taken away with the other, spin must find the violation
+  (a mutation). If a change makes one necessary again, its entry moves to `MUTATIONS`.
+* The code has no known gap the model finds (ADR 0014). A gap found next is written into the model as a
+  `GAP_*` allowance of its property, with a test here that spin finds it with `-D GAP_*`, until it is closed.
 * The model's steps and `oms/domain/protocol.py` name the same steps, every function named there exists,
   and no function of the modelled modules writes protocol state without being in one of its tables.
 
@@ -77,6 +77,12 @@ class Mutation:
     macro: str
     config: str
     violates: str  # a fragment of the violated assertion as pan prints it
+    also: str = ""  # further -D flags (a second fix taken away with it)
+
+    @property
+    def flags(self) -> str:
+        """The search's flags: the configuration's, the mutation's."""
+        return f"{CONFIGS[self.config]} -D{self.macro} {self.also}".strip()
 
 
 MUTATIONS: dict[str, Mutation] = {
@@ -114,58 +120,59 @@ MUTATIONS: dict[str, Mutation] = {
     "a re-delivery's guard decided on an older observation than its spec": Mutation(
         "MUT_GUARD_ON_LIST", "deliver", "(starts<=1)"
     ),
-    # and the gap e5763d3 closed, put back: the launch neither leaves nor asks panes/D.begun.json, so a
-    # re-delivery after a launch that died before its session, whose pane ended, starts the agent again ...
+    # and the gap e5763d3 closed, put back (the code before it, which had neither the mark nor the wait for
+    # the session): a re-delivery after a launch that died before its session, whose agent started and whose
+    # pane ended, starts the agent again ...
     "a launch that died before its session is launched again": Mutation(
-        "MUT_NO_BEGUN", "deliver", "(starts<=(1+anew))"
+        "MUT_NO_BEGUN_NO_AWAIT", "deliver", "(starts<=1)"
     ),
     # ... and the supervisor starting its sandbox after its terminal hung up: beside the agent that resume
     # started in a new pane after the tmux server died
     "a supervisor whose terminal hung up starts its sandbox": Mutation(
-        "MUT_SUPERVISOR_STARTS_HUNG_UP", "resume", "((armed&&(hup&(1<<inc)))"
+        "MUT_SUPERVISOR_STARTS_HUNG_UP", "resume", "(starts<=1)"
     ),
     # and GAP_STALE_EXIT, closed by 956e4cc with two fixes, each put back alone: the exit record naming no
     # pane (`reconcile` trusts any record, `write_exit` keeps any): after resume's new pane, the hung-up
-    # earlier pane's supervisor records "could not start", and `reconcile` takes it for the new pane's end
-    # while its agent runs ...
+    # earlier pane's supervisor records "could not start", and `reconcile` takes it for the new pane's end ...
     "an earlier pane's exit record taken for the new pane's end": Mutation(
-        "MUT_EXIT_UNNAMED", "again-observe", "~(0))& ~(0))& ~(stale_end))"
+        "MUT_EXIT_UNNAMED", "again-observe", "(exit_rec==reg))"
     ),
     # ... `write_exit` alone keeping an earlier pane's record: the new pane's own end is lost (`parent-gone`) ...
     "a new pane's own end not recorded over an earlier pane's record": Mutation(
-        "MUT_EXIT_KEPT", "again-observe", "(exit_rec==reg))||(clobbered&"
+        "MUT_EXIT_KEPT", "again-observe", "(exit_rec==reg))"
     ),
-    # ... and `ensure` creating a pane for a launch that wrote no spec: the re-delivery saw the crashed
-    # launch's pane live, the tmux server took it, a new pane starts the agent on the crashed launch's spec
-    # while the registry still names the old pane, whose (own) end `reconcile` takes for the worker's
+    # ... and `ensure` creating a pane for a launch that wrote no spec (with `reconcile` deciding outside the
+    # lock, the code before 956e4cc): the re-delivery saw the crashed launch's pane live, the tmux server took
+    # it, a new pane starts the agent on the crashed launch's spec while the registry still names the old
+    # pane, whose (own) end `reconcile` takes for the worker's
     "a pane made for a spec its launch did not write": Mutation(
-        "MUT_ENSURE_ANY_SPEC", "redeliver", "~(0))& ~(0))& ~(stale_end))"
+        "MUT_ENSURE_ANY_SPEC", "redeliver", "~(0))& ~(0))==0)", also="-DMUT_RECONCILE_NOLOCK"
     ),
-}
-
-# the known gaps of the code (ADR 0014): with the strict property, spin finds each
-GAPS: dict[str, Mutation] = {
-    # `reconcile` sees no pane and reads the registry before resume's `again` launch registers its new pane:
-    # it ends the worker on the earlier pane's (true) end while the new pane's agent runs
+    # and the two gaps 7334158 closed, put back: `reconcile` recording an end outside the deliverer's lock, on
+    # its first observation: it sees no pane and reads the registry before resume's `again` launch registers
+    # its new pane, and ends the worker on the earlier pane's (true) end while the new pane's agent runs ...
     "an earlier pane's end taken for the worker's while resume's new pane runs": Mutation(
-        "GAP_RECONCILE_AGAIN", "again-observe", "~(0))& ~(0))& ~(0))==0"
+        "MUT_RECONCILE_NOLOCK", "again-observe", "~(0))& ~(0))==0)"
     ),
-    # a hung-up earlier pane's supervisor records its end after the newest pane's supervisor recorded its
-    # own: `write_exit` replaces it (another pane's record), and the newest pane's end is taken as unrecorded
+    # ... and `write_exit` replacing a later pane's record: a hung-up earlier pane's supervisor records its end
+    # after the newest pane's supervisor recorded its own, and the newest pane's end is taken as unrecorded
     "an earlier pane's late record replaces the newest pane's own": Mutation(
-        "GAP_LATE_EXIT", "again-observe", "(exit_rec==reg))||(0&"
+        "MUT_EXIT_LATE_REPLACES", "again-observe", "(exit_rec==reg))"
     ),
+    # and the wait 552db78 added, taken away: the supervisor starts the agent before its launch registered the
+    # session (whose Stop gate then holds nothing, and which a re-delivery takes for a fresh worker)
+    "an agent started before its session": Mutation("MUT_NO_AWAIT", "deliver", "(nv[2]!=0)"),
 }
 
-# each allowance of a property, taken away (ADR 0014): spin must find the case it allows
-ALLOWANCES: dict[str, Mutation] = {
-    # `oms worker resume` of a worker with no session starts the agent in a new pane after an earlier one
-    "resume starts the agent anew after an earlier pane": Mutation("STRICT_AGAIN", "resume", "(starts<=(1+0))"),
-    # a supervisor hung up after its hang-up check, before bubblewrap's exec, starts its sandbox (and ends it
-    # at once) beside the agent resume started in a new pane
-    "a supervisor hung up in the residual window starts beside another": Mutation(
-        "STRICT_WINDOW", "resume", "((0&&(hup&(1<<inc)))"
-    ),
+# fixes the model shows to be defence in depth: taken away alone, spin finds nothing (each mutation above
+# that names it in `also` shows the property it guards with the other fix gone)
+DEFENCE_IN_DEPTH: dict[str, tuple[str, tuple[str, ...]]] = {
+    # the begun mark: since 552db78 no agent starts before its session, so a launch that died before its
+    # session started none, and a re-delivery or resume that finds no session starts the first
+    "the begun mark": ("MUT_NO_BEGUN", ("deliver", "tmux", "redeliver", "again-observe")),
+    # `ensure(create=wrote)`: since 7334158 `reconcile` decides under the deliverer's lock, so a pane made for
+    # a spec its launch did not write is registered before anyone decides on the registry
+    "a pane only for a spec the launch wrote": ("MUT_ENSURE_ANY_SPEC", ("redeliver", "tmux", "again-observe")),
 }
 
 # calls that write protocol state: a function of the modelled modules making one is a step of the protocol
@@ -264,8 +271,9 @@ def searches(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Sea
     _tool("spin")
     _tool("gcc")
     jobs = {f"config {name}": flags for name, flags in CONFIGS.items()}
-    for table in (MUTATIONS, ALLOWANCES, GAPS):
-        jobs.update({f"-D{m.macro}": f"{CONFIGS[m.config]} -D{m.macro}" for m in table.values()})
+    jobs.update({f"-D{m.macro}": m.flags for m in MUTATIONS.values()})
+    for macro, configs in DEFENCE_IN_DEPTH.values():
+        jobs.update({f"-D{macro} in {config}": f"{CONFIGS[config]} -D{macro}" for config in configs})
     base = tmp_path_factory.mktemp("spin")
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = {key: pool.submit(_check, base / f"job{i}", flags) for i, (key, flags) in enumerate(jobs.items())}
@@ -290,24 +298,15 @@ def test_each_mutation_is_found(name: str, searches: dict[str, Search]) -> None:
     assert mutation.violates in search.violation, f"{name}: another violation: {search.violation}"
 
 
-@pytest.mark.parametrize("name", sorted(ALLOWANCES))
-def test_each_allowance_is_reached(name: str, searches: dict[str, Search]) -> None:
-    """A property's allowance (ADR 0014) taken away, spin finds the case it allows: the configuration
-    reaches it (else the allowance is dead weight, or the configuration too narrow)."""
-    allowance = ALLOWANCES[name]
-    search = searches[f"-D{allowance.macro}"]
-    assert search.errors >= 1, f"{name}: never reached: drop the allowance, or widen the configuration"
-    assert allowance.violates in search.violation, f"{name}: another violation: {search.violation}"
-
-
-@pytest.mark.parametrize("name", sorted(GAPS))
-def test_each_known_gap_is_still_found(name: str, searches: dict[str, Search]) -> None:
-    """A known gap of the code (ADR 0014): its strict property still fails. When the code closes it, change
-    the model to match and move the entry to MUTATIONS, as a macro that puts the old behaviour back."""
-    gap = GAPS[name]
-    search = searches[f"-D{gap.macro}"]
-    assert search.errors >= 1, f"{name}: the strict property holds now: update the model and ADR 0014"
-    assert gap.violates in search.violation, f"{name}: another violation: {search.violation}"
+@pytest.mark.parametrize("name", sorted(DEFENCE_IN_DEPTH))
+def test_each_defence_in_depth_alone_is_not_needed(name: str, searches: dict[str, Search]) -> None:
+    """A fix the model shows to be defence in depth (ADR 0014): taken away alone, every configuration that
+    could need it still verifies. When one fails, the fix is needed again: move it to MUTATIONS."""
+    macro, configs = DEFENCE_IN_DEPTH[name]
+    for config in configs:
+        search = searches[f"-D{macro} in {config}"]
+        assert search.errors == 0, f"{name} is needed in {config}: {search.violation}"
+        assert search.truncated == [], f"{name} in {config}: the search did not complete: {search.truncated}"
 
 
 # ------------------------------------------------------------------ the model and the code in step
