@@ -270,6 +270,21 @@ class Root:
         finally:
             os.close(parent)
 
+    def identity(self) -> tuple[int, int]:
+        """(device, inode) of the root directory: names this root across `Root` objects of one process."""
+        st = os.fstat(self.fd)
+        return st.st_dev, st.st_ino
+
+    def touch_dir(self, rel: str) -> None:
+        """Set directory `rel`'s modification time to now (a change mark for readers that scan it)."""
+        fd = self._dir(self._split(rel))
+        try:
+            os.utime(fd)
+        except OSError as err:
+            _raise_for(err, rel)
+        finally:
+            os.close(fd)
+
     def exists(self, rel: str) -> bool:
         """True if a directory entry named `rel` exists (of any type)."""
         try:

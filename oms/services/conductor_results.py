@@ -21,14 +21,7 @@ FAILED_ENDS = ("exit", "signal", "deadline", "parent-gone")  # a stop (`stopped`
 def latest(ws: Workspace, kind: str) -> list[Record]:
     """The latest version of every record of `kind` that can be read (an unreadable one is `oms store
     verify`'s to report; the phase that needs it names it)."""
-    records = ws.store.records(kind)
-    out = []
-    for record_id in records.ids():
-        try:
-            out.append(records.read(record_id))
-        except OmsError:
-            continue
-    return out
+    return ws.store.latest(kind).records
 
 
 def ended_attempt(ws: Workspace, dispatch: Record) -> tuple[str, str] | None:

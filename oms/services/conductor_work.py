@@ -6,8 +6,9 @@ on its own: a failure is one line in `skipped`, and the next item runs. Decision
 
 from __future__ import annotations
 
-from oms.canonical import Json, access
+from oms.canonical import Json, access, stable_id
 from oms.domain import conductor as rules
+from oms.domain import dispatches as dispatch_rules
 from oms.domain import pool as pool_rules
 from oms.errors import LockHeldError, OmsError, one_line
 from oms.services import dispatches, pool, tickets, worktrees
@@ -70,9 +71,7 @@ def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
     and leasing happen under the pool lock (a concurrent `oms pool scale` decides before or after);
     the chains of the new leases run after it."""
     ws = d.ws
-    all_tickets = latest(ws, "ticket")
-    all_dispatches = latest(ws, "dispatch")
-    workers = latest(ws, "worker")
+    all_tickets, workers, all_dispatches = _relevant(ws)
     by_attempt = {(str(r.payload.get("ticket_id")), r.payload.get("attempt")): r for r in all_dispatches}
     held = [
         t
@@ -83,8 +82,8 @@ def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
     for ticket, dispatch in _claimed(ws, held, by_attempt, occupancy, skipped):
         _advance(d, ticket, dispatch, done, skipped)
     if held:  # they moved on: the queue and the slots are decided on what they are now
-        all_tickets = latest(ws, "ticket")
-        occupancy = pool.Occupancy.of(all_tickets, latest(ws, "worker"), latest(ws, "dispatch"))
+        all_tickets, workers, all_dispatches = _relevant(ws)
+        occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
     queued = rules.queue(
         (
             rules.Queued(
@@ -95,6 +94,7 @@ def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
                 access.text_or_none(t.payload, "retry_after") if "retry_after" in t.payload else None,
             )
             for t in all_tickets
+            if t.state == "open"
         ),
         ws.now(),
     )
@@ -116,6 +116,38 @@ def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
             done.append(f"{ticket_id}: leased to {slots.pop(0)}")
     for grant in grants:
         _advance(d, grant.ticket, None, done, skipped)
+
+
+def _relevant(ws: Workspace) -> tuple[list[Record], list[Record], list[Record]]:
+    """What filling the pool decides on: the open and leased tickets and those of workers still running
+    (a finished ticket's record is not read: its worker, if it runs, names it), the workers, and the
+    dispatches of workers still running and of leased tickets' attempts."""
+    workers = ws.store.latest("worker").records
+    alive = [w for w in workers if w.payload.get("health") != "stopped"]
+    tickets_now = ws.store.latest("ticket").in_states(("open", "leased"))
+    listed = {t.record_id for t in tickets_now}
+    records = ws.store.records("ticket")
+    for ticket_id in sorted({str(w.payload.get("ticket_id")) for w in alive} - listed):
+        try:
+            tickets_now.append(records.read(ticket_id))  # finished, its worker not yet closed
+        except OmsError:
+            continue
+    wanted = {w.record_id for w in alive} | {
+        stable_id("dsp", t.record_id, attempt, str(t.payload.get("session_id")))
+        for t in tickets_now
+        if t.state == "leased" and isinstance(attempt := t.payload.get("attempt"), int)
+    }
+    active = {r.record_id: r for r in ws.store.latest("dispatch").in_states(dispatch_rules.NON_TERMINAL)}
+    dispatches_now = []
+    for dispatch_id in sorted(wanted):
+        found = active.get(dispatch_id)
+        try:  # an ended attempt's (rejected, cancelled, resolved): read by its id
+            found = found or ws.store.records("dispatch").read_if_exists(dispatch_id)
+        except OmsError:
+            continue
+        if found is not None:
+            dispatches_now.append(found)
+    return tickets_now, workers, dispatches_now
 
 
 def _claimed(

@@ -47,8 +47,7 @@ def get(ws: Workspace, dispatch_id: str) -> Record:
 
 def list_all(ws: Workspace) -> list[Record]:
     """Every dispatch, latest versions."""
-    records = ws.store.records("dispatch")
-    return [records.read(rid) for rid in records.ids()]
+    return ws.store.latest("dispatch").checked()
 
 
 def _transition(ws: Workspace, dispatch: Record, nxt: Next, op: str) -> Record:

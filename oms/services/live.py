@@ -135,5 +135,4 @@ def disclose(
 
 def list_all(ws: Workspace) -> list[Record]:
     """Every authorisation record."""
-    records = ws.store.records("authorization")
-    return [records.read(rid) for rid in records.ids()]
+    return ws.store.latest("authorization").checked()

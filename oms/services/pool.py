@@ -150,11 +150,4 @@ def park_draining(ws: Workspace, occupancy: Occupancy, slots: list[str]) -> list
 
 
 def _latest(ws: Workspace, kind: str) -> list[Record]:
-    records = ws.store.records(kind)
-    out = []
-    for record_id in records.ids():
-        try:
-            out.append(records.read(record_id))
-        except OmsError:
-            continue  # unreadable: reported by `oms store verify`, never a reason to refuse the rest
-    return out
+    return ws.store.latest(kind).records  # unreadable: `oms store verify` reports it, never refusing the rest

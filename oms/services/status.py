@@ -50,7 +50,6 @@ def snapshot(ws: Workspace) -> Snapshot:
     """Read the latest version of every record."""
 
     def latest(kind: str) -> list[Record]:
-        records = ws.store.records(kind)
-        return [records.read(rid) for rid in records.ids()]
+        return ws.store.latest(kind).checked()
 
     return Snapshot(latest("ticket"), latest("dispatch"), latest("worker"), latest("session"), latest("authorization"))

@@ -161,8 +161,7 @@ def content(ws: Workspace, ticket: Record) -> JsonObject:
 
 def list_all(ws: Workspace) -> list[Record]:
     """Every ticket, latest versions."""
-    records = ws.store.records("ticket")
-    return [records.read(tid) for tid in records.ids()]
+    return ws.store.latest("ticket").checked()
 
 
 def _transition(ws: Workspace, ticket: Record, nxt: Next, op: str) -> Record:
@@ -286,10 +285,15 @@ def expire_due(
     names a reason (the conductor's: its worker waits for a person)."""
     now = ws.now()
     expired = []
-    records = ws.store.records("ticket")
-    for ticket_id in records.ids():
+    latest = ws.store.latest("ticket")
+    if latest.errors and skipped is None:
+        latest.checked()
+    for ticket_id, exc in sorted(latest.errors.items()):
+        if skipped is not None:
+            skipped.append(f"{ticket_id}: {one_line(exc.message)}")
+    for ticket in latest.in_states((machine.TicketState.LEASED,)):
+        ticket_id = ticket.record_id
         try:
-            ticket = records.read(ticket_id)
             if not machine.is_expired(ticket.state, ticket.payload, now):
                 continue
             kept = None if keep is None else keep(ticket)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from oms.store.evidence import Evidence, EvidenceStore
     from oms.store.journal import Journal
     from oms.store.outbox import Outbox
+    from oms.store.summary import Latest
 
 
 class Store:
@@ -86,6 +87,13 @@ class Store:
     def records(self, kind: str) -> RecordStore:
         """The records of `kind`."""
         return RecordStore(self.state.root, kind, self.limits)
+
+    def latest(self, kind: str) -> Latest:
+        """The latest version of every record of `kind`, reading only what changed since the last call of
+        this process or the summary file (`store/summary.py`); unreadable records are named, not raised."""
+        from oms.store import summary
+
+        return summary.refresh(self.state.root, kind, self.records(kind).read_if_exists)
 
     def outbox(self, consumer_id: str) -> Outbox:
         """One consumer's outbox."""

@@ -290,10 +290,13 @@ class RecordStore:
             data = encode_document(doc, self.kind, rel, self.limits.record_bytes)  # validate before any write
             if latest is not None:
                 self._index(latest)
+            kind_dir = f"records/{self.kind}"
+            self.root.touch_dir(kind_dir)  # change marks around the publish: store/summary.py
             try:
                 self.root.publish(rel, data)
             except AlreadyExistsError:
                 continue  # lost the race: the next round replays or reports the conflict
+            self.root.touch_dir(kind_dir)
             record = Record(
                 self.kind,
                 record_id,

@@ -25,7 +25,7 @@ from oms.errors import OmsError, shown
 from oms.fsio import FsioOptions, Root, is_temp_name, procinfo, temp_owner
 from oms.fsio.locks import break_stale, inspect
 from oms.limits import LIMITS
-from oms.store import keys, panefiles
+from oms.store import keys, panefiles, summary
 from oms.store.content import TICKETS_DIR, WORKTREES_DIR, parse_content, parse_worktree
 from oms.store.documents import parse_document
 from oms.store.events import EVENTS_DIR, parse_event
@@ -35,7 +35,7 @@ from oms.store.outbox import LOCK_SUFFIX, OUTBOX_DIR, RECEIPT_SUFFIX, parse_rece
 from oms.store.records import OPS_DIR, VERSION_NAME, Record, parse_record
 from oms.store.stateroot import KEY, LAYOUT, META, RECORD_KINDS, TMUX_CONF, StateMeta, parse_meta
 
-_TOP = {META, *LAYOUT, "tmux.conf", "tmux.sock"}
+_TOP = {META, *LAYOUT, "tmux.conf", "tmux.sock", summary.INDEX_DIR}
 TMUX_SOCKET = "tmux.sock"
 
 
@@ -93,6 +93,7 @@ class _Verifier:
         self.meta: StateMeta | None = None
         self.event_ids: set[str] = set()
         self.contents: set[tuple[str, str]] = set()  # (ticket id, content sha256) some ticket version names
+        self.latest: dict[str, dict[str, Record]] = {}  # kind -> id -> latest version (whole chains only)
         self.euid = os.geteuid()
 
     # ---------------------------------------------------------------- generic walk
@@ -163,6 +164,7 @@ class _Verifier:
             self.check_keys()
         for area, fn in (
             ("records", self.check_records),
+            (summary.INDEX_DIR, self.check_index),
             (EVENTS_DIR, self.check_events),
             (OUTBOX_DIR, self.check_outbox),
             (EVIDENCE_DIR, self.check_evidence),
@@ -254,6 +256,8 @@ class _Verifier:
             chain.append(rec)
             if kind == "ticket" and isinstance(rec.payload.get("content_sha256"), str):
                 self.contents.add((rid, str(rec.payload["content_sha256"])))
+        if chain and chain[-1].version == max(versions):
+            self.latest.setdefault(kind, {})[rid] = chain[-1]
         seen: dict[str, int] = {}
         for rec in chain:
             if rec.operation_id in seen:
@@ -293,6 +297,36 @@ class _Verifier:
         for rec in chain:
             if rec.version < latest and indexed.get(rec.operation_id) != rec.version:
                 self.report.error(f"{ops}/{rec.operation_id}.json", f"missing: index entry for version {rec.version}")
+
+    def check_index(self) -> None:
+        """The record summaries (`store/summary.py`): the newest of each kind agrees with the records."""
+        for kind, mode in self.entries(summary.INDEX_DIR):
+            path = f"{summary.INDEX_DIR}/{kind}"
+            if kind not in RECORD_KINDS or not stat.S_ISDIR(mode):
+                self.report.error(path, "unexpected entry in index/")
+                continue
+            names = [name for name, fmode in self.entries(path) if stat.S_ISREG(fmode)]
+            generations = sorted(int(n[:-5]) for n in names if n.endswith(".json") and n[:-5].isdigit())
+            for name in names:
+                if not (name.endswith(".json") and name[:-5].isdigit()):
+                    self.report.error(f"{path}/{name}", "unexpected entry in a summary directory")
+            for older in generations[:-1]:
+                self.report.note(summary.summary_path(kind, older), "an older summary (harmless: the newest is read)")
+            if generations:
+                _guard(
+                    self.report, summary.summary_path(kind, generations[-1]), self.check_summary, kind, generations[-1]
+                )
+
+    def check_summary(self, kind: str, generation: int) -> None:
+        path = summary.summary_path(kind, generation)
+        data = self.root.read_bytes(path, summary.SUMMARY_CAP)
+        latest = self.latest.get(kind, {})
+        mtimes = {}
+        for rid, st in self.root.scan(f"records/{kind}") if self.root.exists(f"records/{kind}") else ():
+            mtimes[rid] = st.st_mtime_ns
+        for rid, problem in summary.problems(data, kind, latest, mtimes):
+            self.report.error(f"{path}" + (f" ({rid})" if rid else ""), problem)
+        self.report.count("summaries")
 
     def check_events(self) -> None:
         for name, mode in self.entries(EVENTS_DIR):
