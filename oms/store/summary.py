@@ -17,51 +17,32 @@ RACY_NS after its first, is seen by the next full scan (at most FULL_SCAN_NS apa
 change.
 
 The summary lives in the process (a conductor's ticks) and in `index/<kind>/<generation>.json` for the next
-process (`oms status`, `oms ticket list`): a cache, never an authority. Its entries were parsed and checked
-from their version files, each carries its version's digest, and `oms store verify` checks every entry
-against its record (`check`). A summary file that is damaged or names another kind is ignored: everything
-is read again. Writing one is best effort (a read-only state root reads without it).
+process (`oms status`, `oms ticket list`; `store/summary_file.py`): a cache, never an authority. Its entries
+were parsed and checked from their version files by an oms process of this state root (the file is
+authenticated with a key derived from the state key), and `oms store verify` checks every entry against its
+record. A summary file that is damaged, foreign or too large is ignored: everything is read again. Writing
+one is best effort (a read-only state root reads without it).
 """
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
-from oms.errors import AlreadyExistsError, NotFoundError, OmsError
+from oms.errors import NotFoundError, OmsError
 from oms.fsio import Root
+from oms.store import summary_file
 from oms.store.records import Record
+from oms.store.summary_file import Cache, Entry
 
 RACY_NS = 2_000_000_000  # a time this close to the scan that saw it is looked at again
 FULL_SCAN_NS = 300_000_000_000  # every id directory is stat'ed at least this often
 PERSIST_AFTER = 64  # records read again since the summary file was written: write a new one (or 5 % of the
 PERSIST_SHARE = 20  # records, whichever is more: writing n entries every n/20 reads is 20 a read at most)
-SUMMARY_CAP = 256 * 1024 * 1024
-INDEX_DIR = "index"
-FORMAT = "oms-summary-v1"
 
 Reader = Callable[[str], Record | None]
-
-
-@dataclass(slots=True)
-class _Entry:
-    mtime_ns: int  # its directory's time when it was read
-    seen_ns: int  # when it was read
-    record: Record
-
-
-@dataclass(slots=True)
-class _Cache:
-    entries: dict[str, _Entry] = field(default_factory=dict)
-    kind_mtime_ns: int = -1
-    seen_ns: int = 0  # the last full scan
-    errors: dict[str, OmsError] = field(default_factory=dict)
-    unsaved: int = 0
-    ordered: list[Record] | None = None  # by id, made again after a change
-    grouped: dict[str, list[Record]] | None = None  # by state, each by id
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +68,7 @@ class Latest:
 
 
 _LOCK = threading.Lock()
-_CACHES: dict[tuple[tuple[int, int], str], _Cache] = {}
+_CACHES: dict[tuple[tuple[int, int], str], Cache] = {}
 
 
 def _settled(mtime_ns: int, seen_ns: int) -> bool:
@@ -100,9 +81,6 @@ def refresh(root: Root, kind: str, read: Reader, clock: Callable[[], int] = time
     `clock`: the wall clock in ns, the one file times are set from)."""
     with _LOCK:
         key = (root.identity(), kind)
-        cache = _CACHES.get(key)
-        if cache is None:
-            cache = _CACHES[key] = _load(root, kind) or _Cache()
         now = clock()
         top = f"records/{kind}"
         try:
@@ -110,20 +88,26 @@ def refresh(root: Root, kind: str, read: Reader, clock: Callable[[], int] = time
         except NotFoundError:
             st = None
         if st is None:
-            _CACHES[key] = _Cache()
+            _CACHES[key] = Cache()
             return Latest([], {}, 0)
+        cache = _CACHES.get(key)
+        if cache is None:
+            loaded = summary_file.load(root, kind, len(root.listdir(top)), now, RACY_NS)
+            cache = _CACHES[key] = loaded or Cache()
         fresh = now - cache.seen_ns < FULL_SCAN_NS and _settled(cache.kind_mtime_ns, cache.seen_ns)
         if st.st_mtime_ns == cache.kind_mtime_ns and fresh and not cache.errors:
             return Latest(_ordered(cache), {}, 0, _grouped(cache))
         count = _scan(root, top, cache, read, now)
         cache.kind_mtime_ns, cache.seen_ns = st.st_mtime_ns, now
         cache.unsaved += count
-        if cache.unsaved >= max(PERSIST_AFTER, len(cache.entries) // PERSIST_SHARE):
-            _save(root, kind, cache)
+        if cache.unsaved >= max(PERSIST_AFTER, len(cache.entries) // PERSIST_SHARE) and summary_file.save(
+            root, kind, cache
+        ):
+            cache.unsaved = 0
         return Latest(_ordered(cache), dict(cache.errors), count, _grouped(cache))
 
 
-def _scan(root: Root, top: str, cache: _Cache, read: Reader, now: int) -> int:
+def _scan(root: Root, top: str, cache: Cache, read: Reader, now: int) -> int:
     """Stat every id directory; read those that changed. The number read."""
     count = 0
     present = set()
@@ -144,7 +128,7 @@ def _scan(root: Root, top: str, cache: _Cache, read: Reader, now: int) -> int:
         if record is None:
             cache.entries.pop(name, None)
         else:
-            cache.entries[name] = _Entry(st.st_mtime_ns, now, record)
+            cache.entries[name] = Entry(st.st_mtime_ns, now, record)
     for gone in set(cache.entries) - present:
         del cache.entries[gone]
         cache.ordered = cache.grouped = None
@@ -152,13 +136,13 @@ def _scan(root: Root, top: str, cache: _Cache, read: Reader, now: int) -> int:
     return count
 
 
-def _ordered(cache: _Cache) -> list[Record]:
+def _ordered(cache: Cache) -> list[Record]:
     if cache.ordered is None:
         cache.ordered = [cache.entries[k].record for k in sorted(cache.entries)]
     return list(cache.ordered)
 
 
-def _grouped(cache: _Cache) -> dict[str, list[Record]]:
+def _grouped(cache: Cache) -> dict[str, list[Record]]:
     if cache.grouped is None:
         grouped: dict[str, list[Record]] = {}
         for record in _ordered(cache):
@@ -171,127 +155,3 @@ def forget() -> None:
     """Drop every summary this process keeps (the next refresh starts from the summary file)."""
     with _LOCK:
         _CACHES.clear()
-
-
-# ---------------------------------------------------------------------- the summary file
-def _generations(root: Root, kind: str) -> list[int]:
-    try:
-        names = root.listdir(f"{INDEX_DIR}/{kind}")
-    except OmsError:
-        return []
-    return sorted(int(n[:-5]) for n in names if n.endswith(".json") and n[:-5].isdigit() and len(n) < 25)
-
-
-def summary_path(kind: str, generation: int) -> str:
-    """Where generation `generation` of `kind`'s summary lives."""
-    return f"{INDEX_DIR}/{kind}/{generation}.json"
-
-
-def _save(root: Root, kind: str, cache: _Cache) -> None:
-    """Write the next generation, then drop the older ones (best effort: a race or a read-only root keeps
-    the summary in the process only)."""
-    generations = _generations(root, kind)
-    generation = (generations[-1] if generations else 0) + 1
-    doc = {
-        "format": FORMAT,
-        "kind": kind,
-        "kind_mtime_ns": cache.kind_mtime_ns,
-        "seen_ns": cache.seen_ns,
-        "entries": [
-            [rid, e.mtime_ns, e.seen_ns, e.record.sha256, e.record.to_json()] for rid, e in cache.entries.items()
-        ],
-    }
-    data = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
-    try:
-        root.mkdirs(f"{INDEX_DIR}/{kind}")
-        root.publish(summary_path(kind, generation), data)
-    except AlreadyExistsError:
-        return  # another process wrote this generation: the next refresh may write the one after
-    except OmsError:
-        return
-    cache.unsaved = 0
-    for old in generations:
-        try:
-            root.unlink(summary_path(kind, old))
-        except OmsError:
-            continue
-
-
-def _load(root: Root, kind: str) -> _Cache | None:
-    """The newest summary file of `kind`, or None (none, or one that cannot be used)."""
-    generations = _generations(root, kind)
-    if not generations:
-        return None
-    try:
-        data = root.read_bytes(summary_path(kind, generations[-1]), SUMMARY_CAP)
-        return decode(data, kind)
-    except (OmsError, ValueError, TypeError, KeyError):
-        return None
-
-
-def decode(data: bytes, kind: str) -> _Cache:
-    """A summary file's entries (ValueError, TypeError or KeyError if it is not one of `kind`)."""
-    doc = json.loads(data)
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("kind") != kind:
-        raise ValueError("not a summary of this kind")
-    cache = _Cache(kind_mtime_ns=_int(doc["kind_mtime_ns"]), seen_ns=_int(doc["seen_ns"]))
-    for item in doc["entries"]:
-        rid, mtime_ns, seen_ns, sha256, envelope = item
-        record = _record(envelope, kind, _text(rid), _text(sha256))
-        cache.entries[record.record_id] = _Entry(_int(mtime_ns), _int(seen_ns), record)
-    return cache
-
-
-def _record(doc: object, kind: str, rid: str, sha256: str) -> Record:
-    if not isinstance(doc, dict) or doc.get("kind") != kind or doc.get("record_id") != rid:
-        raise ValueError("an entry names another record")
-    expected = doc["expected_version"]
-    previous = doc["previous_sha256"]
-    payload = doc["payload"]
-    if not isinstance(payload, dict):
-        raise TypeError("payload")
-    return Record(
-        kind,
-        rid,
-        _int(doc["version"]),
-        _text(doc["state"]),
-        None if expected is None else _int(expected),
-        _text(doc["operation_id"]),
-        _text(doc["actor"]),
-        _text(doc["observed_at"]),
-        None if previous is None else _text(previous),
-        payload,
-        sha256,
-    )
-
-
-def _int(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError("not an integer")
-    return value
-
-
-def _text(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError("not a string")
-    return value
-
-
-def problems(data: bytes, kind: str, latest: dict[str, Record], mtimes: dict[str, int]) -> list[tuple[str, str]]:
-    """What is wrong with a summary file of `kind` (`oms store verify`), given the latest version of every
-    record of the kind and its directory's time: (record id or "", problem). An entry whose time is not its
-    directory's any more is stale, and harmless (it is read again); one that claims the current time must
-    be that record's latest version, exactly."""
-    try:
-        cache = decode(data, kind)
-    except (ValueError, TypeError, KeyError) as exc:
-        return [("", f"not a summary of {kind} records ({type(exc).__name__}): oms reads every record instead")]
-    out = []
-    for rid, entry in sorted(cache.entries.items()):
-        if rid not in latest:
-            if rid in mtimes and entry.mtime_ns == mtimes[rid]:
-                out.append((rid, "names a record that cannot be read"))
-            continue
-        if entry.mtime_ns == mtimes.get(rid) and entry.record != latest[rid]:
-            out.append((rid, f"disagrees with the record's latest version {latest[rid].version}"))
-    return out

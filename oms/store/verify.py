@@ -25,7 +25,7 @@ from oms.errors import OmsError, shown
 from oms.fsio import FsioOptions, Root, is_temp_name, procinfo, temp_owner
 from oms.fsio.locks import break_stale, inspect
 from oms.limits import LIMITS
-from oms.store import keys, panefiles, summary
+from oms.store import keys, panefiles, summary_file
 from oms.store.content import TICKETS_DIR, WORKTREES_DIR, parse_content, parse_worktree
 from oms.store.documents import parse_document
 from oms.store.events import EVENTS_DIR, parse_event
@@ -34,8 +34,9 @@ from oms.store.journal import JOURNAL_NAMES, JOURNALS_DIR, SEQ_NAME, entry_diges
 from oms.store.outbox import LOCK_SUFFIX, OUTBOX_DIR, RECEIPT_SUFFIX, parse_receipt
 from oms.store.records import OPS_DIR, VERSION_NAME, Record, parse_record
 from oms.store.stateroot import KEY, LAYOUT, META, RECORD_KINDS, TMUX_CONF, StateMeta, parse_meta
+from oms.store.summary import RACY_NS
 
-_TOP = {META, *LAYOUT, "tmux.conf", "tmux.sock", summary.INDEX_DIR}
+_TOP = {META, *LAYOUT, "tmux.conf", "tmux.sock", summary_file.INDEX_DIR}
 TMUX_SOCKET = "tmux.sock"
 
 
@@ -164,7 +165,7 @@ class _Verifier:
             self.check_keys()
         for area, fn in (
             ("records", self.check_records),
-            (summary.INDEX_DIR, self.check_index),
+            (summary_file.INDEX_DIR, self.check_index),
             (EVENTS_DIR, self.check_events),
             (OUTBOX_DIR, self.check_outbox),
             (EVIDENCE_DIR, self.check_evidence),
@@ -299,33 +300,40 @@ class _Verifier:
                 self.report.error(f"{ops}/{rec.operation_id}.json", f"missing: index entry for version {rec.version}")
 
     def check_index(self) -> None:
-        """The record summaries (`store/summary.py`): the newest of each kind agrees with the records."""
-        for kind, mode in self.entries(summary.INDEX_DIR):
-            path = f"{summary.INDEX_DIR}/{kind}"
+        """The record summaries (`store/summary_file.py`): the newest of each kind, the one oms reads,
+        agrees with the records; nothing else is there."""
+        for kind, mode in self.entries(summary_file.INDEX_DIR):
+            path = f"{summary_file.INDEX_DIR}/{kind}"
             if kind not in RECORD_KINDS or not stat.S_ISDIR(mode):
                 self.report.error(path, "unexpected entry in index/")
                 continue
-            names = [name for name, fmode in self.entries(path) if stat.S_ISREG(fmode)]
-            generations = sorted(int(n[:-5]) for n in names if n.endswith(".json") and n[:-5].isdigit())
-            for name in names:
-                if not (name.endswith(".json") and name[:-5].isdigit()):
+            generations = []
+            for name, fmode in self.entries(path):
+                generation = summary_file.generation_of(name)
+                if generation is None or not stat.S_ISREG(fmode):
                     self.report.error(f"{path}/{name}", "unexpected entry in a summary directory")
+                else:
+                    generations.append(generation)
+            generations.sort()
             for older in generations[:-1]:
-                self.report.note(summary.summary_path(kind, older), "an older summary (harmless: the newest is read)")
+                self.report.note(summary_file.summary_path(kind, older), "an older summary (oms reads the newest)")
             if generations:
-                _guard(
-                    self.report, summary.summary_path(kind, generations[-1]), self.check_summary, kind, generations[-1]
-                )
+                rel = summary_file.summary_path(kind, generations[-1])
+                _guard(self.report, rel, self.check_summary, kind, rel)
 
-    def check_summary(self, kind: str, generation: int) -> None:
-        path = summary.summary_path(kind, generation)
-        data = self.root.read_bytes(path, summary.SUMMARY_CAP)
-        latest = self.latest.get(kind, {})
-        mtimes = {}
-        for rid, st in self.root.scan(f"records/{kind}") if self.root.exists(f"records/{kind}") else ():
-            mtimes[rid] = st.st_mtime_ns
-        for rid, problem in summary.problems(data, kind, latest, mtimes):
-            self.report.error(f"{path}" + (f" ({rid})" if rid else ""), problem)
+    def check_summary(self, kind: str, rel: str) -> None:
+        key = summary_file.mac_key(self.root)
+        if key is None:
+            self.report.error(rel, "the state key cannot be read: the summary cannot be checked")
+            return
+        data = self.root.read_bytes(rel, summary_file.SUMMARY_CAP)
+        top = f"records/{kind}"
+        kind_st = self.root.lstat(top) if self.root.exists(top) else None
+        mtimes = {rid: st.st_mtime_ns for rid, st in self.root.scan(top)} if kind_st is not None else {}
+        kind_mtime = kind_st.st_mtime_ns if kind_st is not None else -1
+        found = summary_file.problems(data, kind, key, self.latest.get(kind, {}), mtimes, kind_mtime, RACY_NS)
+        for rid, problem in found:
+            self.report.error(rel + (f" ({rid})" if rid else ""), problem)
         self.report.count("summaries")
 
     def check_events(self) -> None:

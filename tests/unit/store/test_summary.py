@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oms.canonical import now
-from oms.store import Store, summary
+from oms.store import Store, summary, summary_file
 from oms.store.records import Record
 from oms.store.stateroot import StateRoot
 from oms.store.verify import verify
@@ -227,11 +227,13 @@ def test_store_verify_finds_a_summary_entry_that_lies(coarse: Coarse, store: Sto
     summary edited to say a record is in another state is an error, and the record's state is what oms
     then reads."""
     path = _persisted(coarse, store)
-    doc = json.loads(path.read_bytes())
+    key = summary_file.mac_key(store.state.root)
+    assert key is not None
+    doc = json.loads(summary_file.unseal(key, KIND, path.read_bytes()))
     for entry in doc["entries"]:
         if entry[0] == "dsp-5":
             entry[4]["state"] = "done"
-    path.write_bytes(json.dumps(doc).encode())
+    path.write_bytes(summary_file.seal(key, KIND, json.dumps(doc).encode()))  # even with the state key
     report = verify(store.path)
     assert [(f.path, f.problem) for f in report.findings if f.severity == "error"] == [
         ("index/worker/1.json (dsp-5)", "disagrees with the record's latest version 0")

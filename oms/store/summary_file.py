@@ -1,0 +1,236 @@
+"""The record summary's file, `index/<kind>/<generation>.json` (ADR 0018): what a new process starts from.
+
+A summary file is authenticated: its first line carries an HMAC-SHA256 of the body under a key derived
+from the state root's signing key, so only an oms process of this state root writes a file another one
+trusts — an edited, forged or foreign file is ignored (everything is read again) and `oms store verify`
+reports it. A file is read only up to `ENTRY_ALLOWANCE` bytes per record directory, and only its ASCII
+generation names count (`generation_of`), the same for the reader and for `store verify`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+from dataclasses import dataclass, field
+
+from oms.canonical import check
+from oms.errors import AlreadyExistsError, IntegrityError, OmsError
+from oms.fsio import Root
+from oms.store import keys
+from oms.store.records import Record
+from oms.store.stateroot import KEY
+
+INDEX_DIR = "index"
+FORMAT = "oms-summary-v1"
+HEADER = b"oms-summary-v1 "
+SUMMARY_CAP = 256 * 1024 * 1024
+ENTRY_ALLOWANCE = 4096  # summary bytes allowed per record directory (an envelope is about 0.6-3 KiB)
+GENERATION_NAME = re.compile(r"([1-9][0-9]{0,17})\.json")
+_MAC_KEYS: dict[tuple[int, int], bytes] = {}
+
+
+@dataclass(slots=True)
+class Entry:
+    """One record's latest version, with its directory's time when it was read and when that was."""
+
+    mtime_ns: int
+    seen_ns: int
+    record: Record
+
+
+@dataclass(slots=True)
+class Cache:
+    """A kind's summary: what a refresh starts from and leaves."""
+
+    entries: dict[str, Entry] = field(default_factory=dict)
+    kind_mtime_ns: int = -1
+    seen_ns: int = 0  # the last full scan
+    errors: dict[str, OmsError] = field(default_factory=dict)
+    unsaved: int = 0
+    ordered: list[Record] | None = None  # by id, made again after a change
+    grouped: dict[str, list[Record]] | None = None  # by state, each by id
+
+
+def generation_of(name: str) -> int | None:
+    """The generation a summary file's name gives (ASCII digits only), or None for any other name."""
+    found = GENERATION_NAME.fullmatch(name)
+    return int(found.group(1)) if found is not None else None
+
+
+def generations(root: Root, kind: str) -> list[int]:
+    """The generations of `kind`'s summary present, ascending."""
+    try:
+        names = root.listdir(f"{INDEX_DIR}/{kind}")
+    except OmsError:
+        return []
+    return sorted(g for name in names if (g := generation_of(name)) is not None)
+
+
+def summary_path(kind: str, generation: int) -> str:
+    """Where generation `generation` of `kind`'s summary lives."""
+    return f"{INDEX_DIR}/{kind}/{generation}.json"
+
+
+def mac_key(root: Root) -> bytes | None:
+    """The key summaries are authenticated with, derived from the state root's signing key (None: the key
+    cannot be read, and no summary is written or trusted)."""
+    key = _MAC_KEYS.get(root.identity())
+    if key is None:
+        try:
+            seed = root.read_secret(KEY, keys.SEED_BYTES)
+        except OmsError:
+            return None
+        key = _MAC_KEYS[root.identity()] = hmac.new(seed, b"oms-summary-v1", hashlib.sha256).digest()
+    return key
+
+
+def _mac(key: bytes, kind: str, body: bytes) -> bytes:
+    return hmac.new(key, kind.encode("ascii") + b"\0" + body, hashlib.sha256).hexdigest().encode("ascii")
+
+
+def seal(key: bytes, kind: str, body: bytes) -> bytes:
+    """A summary file: the header with the body's MAC, a newline, the body."""
+    return HEADER + _mac(key, kind, body) + b"\n" + body
+
+
+def unseal(key: bytes, kind: str, data: bytes) -> bytes:
+    """The body of a summary file whose MAC is right (ValueError otherwise)."""
+    head, _, body = data.partition(b"\n")
+    if not head.startswith(HEADER) or not hmac.compare_digest(head[len(HEADER) :], _mac(key, kind, body)):
+        raise ValueError("not authenticated by this state root's key (not written by oms here)")
+    return body
+
+
+def save(root: Root, kind: str, cache: Cache) -> bool:
+    """Write the next generation, then drop the older ones; False if none was written (a race, a
+    read-only root, no key: the summary stays in the process)."""
+    key = mac_key(root)
+    if key is None:
+        return False
+    present = generations(root, kind)
+    generation = (present[-1] if present else 0) + 1
+    doc = {
+        "format": FORMAT,
+        "kind": kind,
+        "kind_mtime_ns": cache.kind_mtime_ns,
+        "seen_ns": cache.seen_ns,
+        "errors": sorted(cache.errors),
+        "entries": [
+            [rid, e.mtime_ns, e.seen_ns, e.record.sha256, e.record.to_json()] for rid, e in cache.entries.items()
+        ],
+    }
+    body = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+    try:
+        root.mkdirs(f"{INDEX_DIR}/{kind}")
+        root.publish(summary_path(kind, generation), seal(key, kind, body))
+    except (AlreadyExistsError, OmsError):
+        return False
+    for old in present:
+        try:
+            root.unlink(summary_path(kind, old))
+        except OmsError:
+            continue
+    return True
+
+
+def load(root: Root, kind: str, ids: int, now_ns: int, racy_ns: int) -> Cache | None:
+    """The newest summary of `kind`, or None: none, too large for `ids` record directories, not
+    authenticated, damaged, or claiming a scan in the future."""
+    present = generations(root, kind)
+    key = mac_key(root)
+    if not present or key is None:
+        return None
+    cap = min(SUMMARY_CAP, (ids + 16) * ENTRY_ALLOWANCE)
+    try:
+        cache = decode(unseal(key, kind, root.read_bytes(summary_path(kind, present[-1]), cap)), kind)
+    except (OmsError, ValueError, TypeError, KeyError, RecursionError):
+        return None
+    return cache if cache.seen_ns <= now_ns + racy_ns else None
+
+
+def decode(body: bytes, kind: str) -> Cache:
+    """A summary body (ValueError, TypeError, KeyError or RecursionError if it is not one of `kind`)."""
+    doc = json.loads(body)
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("kind") != kind:
+        raise ValueError("not a summary of this kind")
+    cache = Cache(kind_mtime_ns=_int(doc["kind_mtime_ns"]), seen_ns=_int(doc["seen_ns"]))
+    for rid in doc["errors"]:  # named again by the first refresh, which reads them again
+        cache.errors[check(_text(rid), "record id")] = IntegrityError(f"{kind} {rid} could not be read")
+    for item in doc["entries"]:
+        rid, mtime_ns, seen_ns, sha256, envelope = item
+        record = _record(envelope, kind, check(_text(rid), "record id"), _text(sha256))
+        cache.entries[record.record_id] = Entry(_int(mtime_ns), _int(seen_ns), record)
+    return cache
+
+
+def _record(doc: object, kind: str, rid: str, sha256: str) -> Record:
+    if not isinstance(doc, dict) or doc.get("kind") != kind or doc.get("record_id") != rid:
+        raise ValueError("an entry names another record")
+    expected = doc["expected_version"]
+    previous = doc["previous_sha256"]
+    payload = doc["payload"]
+    if not isinstance(payload, dict):
+        raise TypeError("payload")
+    return Record(
+        kind,
+        rid,
+        _int(doc["version"]),
+        _text(doc["state"]),
+        None if expected is None else _int(expected),
+        _text(doc["operation_id"]),
+        _text(doc["actor"]),
+        _text(doc["observed_at"]),
+        None if previous is None else _text(previous),
+        payload,
+        sha256,
+    )
+
+
+def _int(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("not an integer")
+    return value
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("not a string")
+    return value
+
+
+def problems(
+    data: bytes,
+    kind: str,
+    key: bytes,
+    latest: dict[str, Record],
+    mtimes: dict[str, int],
+    kind_mtime_ns: int,
+    racy_ns: int,
+) -> list[tuple[str, str]]:
+    """What is wrong with a summary file (`oms store verify`), given the latest version of every readable
+    record of the kind, every record directory's time and the kind directory's: (record id or "", problem).
+    A file a refresh would serve as it is (the kind unchanged since a settled scan) must agree with every
+    record exactly; otherwise each entry whose time is still its directory's must."""
+    try:
+        cache = decode(unseal(key, kind, data), kind)
+    except ValueError as exc:
+        return [("", f"{exc}: oms ignores it and reads every record")]
+    except (TypeError, KeyError, RecursionError) as exc:
+        return [("", f"damaged ({type(exc).__name__}): oms ignores it and reads every record")]
+    served = cache.kind_mtime_ns == kind_mtime_ns and cache.kind_mtime_ns < cache.seen_ns - racy_ns
+    out = []
+    for rid, entry in sorted(cache.entries.items()):
+        current = served or entry.mtime_ns == mtimes.get(rid)
+        if rid not in mtimes:
+            if served:
+                out.append((rid, "names a record that does not exist"))
+        elif rid not in latest:
+            if current:
+                out.append((rid, "names a record that cannot be read"))
+        elif current and entry.record != latest[rid]:
+            out.append((rid, f"disagrees with the record's latest version {latest[rid].version}"))
+    if served:
+        out += [(rid, "misses this record") for rid in sorted(set(latest) - set(cache.entries) - set(cache.errors))]
+    return out
