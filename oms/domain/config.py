@@ -8,11 +8,22 @@ the file and the key.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from oms.canonical import JsonObject, check, dumps
 from oms.canonical.ids import ROLE_ID
 from oms.domain.gate import MAX_MINUTES_WITHOUT_RESULT, MAX_TURNS_WITHOUT_RESULT
+from oms.domain.routing import (
+    COOLDOWN_MINUTES,
+    DEFAULT_COST_TIER,
+    QUOTA_SKIP_AT,
+    TRANSIENT_COOLDOWN_S,
+    Provider,
+    RouteClass,
+    Routing,
+    family_of,
+)
 from oms.errors import CanonicalJsonError, ConfigError, SchemaValidationError
 from oms.schemas import validate
 
@@ -37,6 +48,7 @@ class Role:
     max_turns_without_result: int = MAX_TURNS_WITHOUT_RESULT
     max_minutes_without_result: int = MAX_MINUTES_WITHOUT_RESULT
     deadline_minutes: int = DEADLINE_MINUTES  # the conductor stops a worker running longer (`deadline`)
+    route: RouteClass = field(default_factory=RouteClass)  # which providers may serve it (`domain/routing.py`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +63,9 @@ class Config:
     tick_seconds: int
     worktrees_directory: str
     raw: JsonObject
+    routing: Routing = field(
+        default_factory=lambda: Routing({})
+    )  # the providers and the fleet's order (none: every role uses its own fields)
 
 
 def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
@@ -66,6 +81,7 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
         validate("config", doc, where=where)
     except (CanonicalJsonError, SchemaValidationError) as exc:
         raise ConfigError(exc.message if exc.message.startswith(where) else f"{where}: {exc.message}") from exc
+    routing = _routing(doc, where)
     roles = {}
     for role_id, spec in doc["roles"].items():
         check(role_id, f"{where}: roles key", ROLE_ID)
@@ -80,6 +96,7 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
             spec.get("max_turns_without_result", MAX_TURNS_WITHOUT_RESULT),
             spec.get("max_minutes_without_result", MAX_MINUTES_WITHOUT_RESULT),
             spec.get("deadline_minutes", DEADLINE_MINUTES),
+            _route_class(spec, role_id, routing, where),
         )
     for key, allowed in (("advisor", ADVISOR_TRANSPORTS), ("worker", WORKER_TRANSPORTS)):
         role = roles.get(doc[key]["role"])
@@ -101,6 +118,64 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
         lease_minutes=doc["lease"]["duration_minutes"],
         worktrees_directory=doc["worktrees"]["directory"],
         raw=doc,
+        routing=routing,
+    )
+
+
+def _routing(doc: dict[str, Any], where: str) -> Routing:
+    """`[providers.*]` and `[routing]`: every provider a route names must be configured."""
+    providers = {}
+    for provider_id, spec in dict(doc.get("providers", {})).items():
+        probe = spec.get("quota_probe")
+        providers[provider_id] = Provider(
+            provider_id,
+            spec["family"],
+            spec.get("enabled", True),
+            spec.get("endpoint"),
+            spec.get("cost_tier", DEFAULT_COST_TIER),
+            frozenset(spec.get("tags", [])),
+            dict(spec.get("models", {})),
+            tuple(probe) if probe is not None else None,
+            spec.get("quota_skip_at", QUOTA_SKIP_AT),
+        )
+    table = dict(doc.get("routing", {}))
+    order = tuple(table.get("order", []))
+    for name in (*order, *([table["active"]] if "active" in table else [])):
+        if name not in providers:
+            raise ConfigError(f"{where}: routing names provider {name!r}, which is not configured")
+    return Routing(
+        providers,
+        order,
+        table.get("active"),
+        table.get("cooldown_minutes", COOLDOWN_MINUTES),
+        table.get("transient_cooldown_seconds", TRANSIENT_COOLDOWN_S),
+    )
+
+
+def _route_class(spec: dict[str, Any], role_id: str, routing: Routing, where: str) -> RouteClass:
+    """A role's `route` table: its providers must be configured and speak the role's CLI's family."""
+    table = dict(spec.get("route", {}))
+    if not table:
+        return RouteClass()
+    if not routing.providers:
+        raise ConfigError(f"{where}: roles.{role_id}.route needs [providers] to route to")
+    provider, _, alias = str(table.get("provider", "")).partition("/")
+    family = family_of(str(spec["transport"]))
+    for name in ([provider] if provider else []) + list(table.get("order", [])):
+        found = routing.providers.get(name)
+        if found is None:
+            raise ConfigError(f"{where}: roles.{role_id}.route names provider {name!r}, which is not configured")
+        if found.family != family:
+            raise ConfigError(
+                f"{where}: roles.{role_id}.route names provider {name!r}, which speaks {found.family}; "
+                f"the role's transport {spec['transport']} speaks {family or 'no model API'}"
+            )
+    return RouteClass(
+        provider or None,
+        alias or None,
+        table.get("max_cost_tier"),
+        frozenset(table.get("require_tags", [])),
+        tuple(table["order"]) if "order" in table else None,
     )
 
 

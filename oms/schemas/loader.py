@@ -36,6 +36,7 @@ SCHEMA_NAMES = (
     "pane-exit",
     "pane-registry",
     "pool",
+    "provider",
     "record-envelope",
     "role-policy",
     "sandbox-init",

@@ -39,7 +39,7 @@ TMUX_CONF = (
     "set -g history-limit 5000\n"
     "set -g default-terminal tmux-256color\n"
 )
-RECORD_KINDS = ("authorization", "dispatch", "pool", "session", "ticket", "worker")
+RECORD_KINDS = ("authorization", "dispatch", "pool", "provider", "session", "ticket", "worker")
 
 
 class StateMeta(NamedTuple):

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '09f39d87ed00330d608bb543704af63d3757d1062c45a4fae63e64560cedcba4'
+SOURCE_SHA256 = '63af390f85752fbe0bd9e1d31593e594f5ba0fdd306a5755fa6ebef49873b1fc'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -69,6 +69,7 @@ MODULES: dict[str, str] = {
     'pane-exit': 'pane_exit',
     'pane-registry': 'pane_registry',
     'pool': 'pool',
+    'provider': 'provider',
     'record-envelope': 'record_envelope',
     'role-policy': 'role_policy',
     'sandbox-init': 'sandbox_init',

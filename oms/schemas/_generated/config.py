@@ -16,8 +16,11 @@ from oms.schemas._generated import defs as _m_defs
 
 _P0 = '^[^\\u0000-\\u001f\\u007f]*$'
 _P1 = '^[A-Za-z0-9._/-]+$'
+_P2 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?(?:/[A-Za-z0-9][A-Za-z0-9._-]{0,127})?$'
+_P3 = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$'
 _C0: object = 1
 _C1: object = 'command'
+_C2: tuple[object, ...] = ('anthropic', 'openai')
 
 
 def _v152(x: object) -> bool:
@@ -132,7 +135,94 @@ def _v164(x: object) -> bool:
     return True
 
 
+def _v166(x: object) -> bool:
+    # config#/properties/roles/additionalProperties/properties/route/properties/provider
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P2, x) is None:
+            return False
+        if len(x) > 257:
+            return False
+    return True
+
+
+def _v167(x: object) -> bool:
+    # config#/properties/roles/additionalProperties/properties/route/properties/max_cost_tier
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 5:
+            return False
+    return True
+
+
+def _v169(x: object) -> bool:
+    # config#/properties/roles/additionalProperties/properties/route/properties/require_tags/items
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v168(x: object) -> bool:
+    # config#/properties/roles/additionalProperties/properties/route/properties/require_tags
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) > 16:
+            return False
+        for v in x:
+            if not _v169(v):
+                return False
+        if not _unique(x):
+            return False
+    return True
+
+
+def _v171(x: object) -> bool:
+    # config#/properties/roles/additionalProperties/properties/route/properties/order/items
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v170(x: object) -> bool:
+    # config#/properties/roles/additionalProperties/properties/route/properties/order
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) > 32:
+            return False
+        for v in x:
+            if not _v171(v):
+                return False
+        if not _unique(x):
+            return False
+    return True
+
+
 def _v165(x: object) -> bool:
+    # config#/properties/roles/additionalProperties/properties/route
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        if 'provider' in x and not _v166(x['provider']):
+            return False
+        if 'max_cost_tier' in x and not _v167(x['max_cost_tier']):
+            return False
+        if 'require_tags' in x and not _v168(x['require_tags']):
+            return False
+        if 'order' in x and not _v170(x['order']):
+            return False
+        for k in x:
+            if k not in ('provider', 'max_cost_tier', 'require_tags', 'order'):
+                return False
+    return True
+
+
+def _v172(x: object) -> bool:
     # config#/properties/roles/additionalProperties/then
     if isinstance(x, dict):
         for k in ('argv',):
@@ -141,7 +231,7 @@ def _v165(x: object) -> bool:
     return True
 
 
-def _v167(x: object) -> bool:
+def _v174(x: object) -> bool:
     # config#/properties/roles/additionalProperties/else/not
     if isinstance(x, dict):
         for k in ('argv',):
@@ -150,24 +240,24 @@ def _v167(x: object) -> bool:
     return True
 
 
-def _v166(x: object) -> bool:
+def _v173(x: object) -> bool:
     # config#/properties/roles/additionalProperties/else
-    if _v167(x):
+    if _v174(x):
         return False
     return True
 
 
-def _v169(x: object) -> bool:
+def _v176(x: object) -> bool:
     # config#/properties/roles/additionalProperties/if/properties/transport
     if not _eq(x, _C1):
         return False
     return True
 
 
-def _v168(x: object) -> bool:
+def _v175(x: object) -> bool:
     # config#/properties/roles/additionalProperties/if
     if isinstance(x, dict):
-        if 'transport' in x and not _v169(x['transport']):
+        if 'transport' in x and not _v176(x['transport']):
             return False
     return True
 
@@ -198,19 +288,21 @@ def _v154(x: object) -> bool:
             return False
         if 'deadline_minutes' in x and not _v164(x['deadline_minutes']):
             return False
+        if 'route' in x and not _v165(x['route']):
+            return False
         for k in x:
-            if k not in ('model', 'endpoint', 'transport', 'sandbox', 'argv', 'instructions', 'max_turns_without_result', 'max_minutes_without_result', 'deadline_minutes'):
+            if k not in ('model', 'endpoint', 'transport', 'sandbox', 'argv', 'instructions', 'max_turns_without_result', 'max_minutes_without_result', 'deadline_minutes', 'route'):
                 return False
-    if _v168(x):
-        if not _v165(x):
+    if _v175(x):
+        if not _v172(x):
             return False
     else:
-        if not _v166(x):
+        if not _v173(x):
             return False
     return True
 
 
-def _v170(x: object) -> bool:
+def _v177(x: object) -> bool:
     # config#/properties/roles/propertyNames
     if not _m_defs._v17(x):
         return False
@@ -230,19 +322,19 @@ def _v153(x: object) -> bool:
             if k not in () and not _v154(v):
                 return False
         for k in x:
-            if not _v170(k):
+            if not _v177(k):
                 return False
     return True
 
 
-def _v172(x: object) -> bool:
+def _v179(x: object) -> bool:
     # config#/properties/advisor/properties/role
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v171(x: object) -> bool:
+def _v178(x: object) -> bool:
     # config#/properties/advisor
     if not (isinstance(x, dict)):
         return False
@@ -250,7 +342,7 @@ def _v171(x: object) -> bool:
         for k in ('role',):
             if k not in x:
                 return False
-        if 'role' in x and not _v172(x['role']):
+        if 'role' in x and not _v179(x['role']):
             return False
         for k in x:
             if k not in ('role',):
@@ -258,14 +350,14 @@ def _v171(x: object) -> bool:
     return True
 
 
-def _v174(x: object) -> bool:
+def _v181(x: object) -> bool:
     # config#/properties/worker/properties/role
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v173(x: object) -> bool:
+def _v180(x: object) -> bool:
     # config#/properties/worker
     if not (isinstance(x, dict)):
         return False
@@ -273,7 +365,7 @@ def _v173(x: object) -> bool:
         for k in ('role',):
             if k not in x:
                 return False
-        if 'role' in x and not _v174(x['role']):
+        if 'role' in x and not _v181(x['role']):
             return False
         for k in x:
             if k not in ('role',):
@@ -281,7 +373,7 @@ def _v173(x: object) -> bool:
     return True
 
 
-def _v176(x: object) -> bool:
+def _v183(x: object) -> bool:
     # config#/properties/pool/properties/max_workers
     if not (_is_integer(x)):
         return False
@@ -293,7 +385,7 @@ def _v176(x: object) -> bool:
     return True
 
 
-def _v177(x: object) -> bool:
+def _v184(x: object) -> bool:
     # config#/properties/pool/properties/tick_seconds
     if not (_is_integer(x)):
         return False
@@ -305,7 +397,7 @@ def _v177(x: object) -> bool:
     return True
 
 
-def _v175(x: object) -> bool:
+def _v182(x: object) -> bool:
     # config#/properties/pool
     if not (isinstance(x, dict)):
         return False
@@ -313,9 +405,9 @@ def _v175(x: object) -> bool:
         for k in ('max_workers',):
             if k not in x:
                 return False
-        if 'max_workers' in x and not _v176(x['max_workers']):
+        if 'max_workers' in x and not _v183(x['max_workers']):
             return False
-        if 'tick_seconds' in x and not _v177(x['tick_seconds']):
+        if 'tick_seconds' in x and not _v184(x['tick_seconds']):
             return False
         for k in x:
             if k not in ('max_workers', 'tick_seconds'):
@@ -323,7 +415,7 @@ def _v175(x: object) -> bool:
     return True
 
 
-def _v179(x: object) -> bool:
+def _v186(x: object) -> bool:
     # config#/properties/lease/properties/duration_minutes
     if not (_is_integer(x)):
         return False
@@ -335,7 +427,7 @@ def _v179(x: object) -> bool:
     return True
 
 
-def _v178(x: object) -> bool:
+def _v185(x: object) -> bool:
     # config#/properties/lease
     if not (isinstance(x, dict)):
         return False
@@ -343,7 +435,7 @@ def _v178(x: object) -> bool:
         for k in ('duration_minutes',):
             if k not in x:
                 return False
-        if 'duration_minutes' in x and not _v179(x['duration_minutes']):
+        if 'duration_minutes' in x and not _v186(x['duration_minutes']):
             return False
         for k in x:
             if k not in ('duration_minutes',):
@@ -351,7 +443,7 @@ def _v178(x: object) -> bool:
     return True
 
 
-def _v181(x: object) -> bool:
+def _v188(x: object) -> bool:
     # config#/properties/worktrees/properties/directory
     if not (isinstance(x, str)):
         return False
@@ -365,7 +457,7 @@ def _v181(x: object) -> bool:
     return True
 
 
-def _v180(x: object) -> bool:
+def _v187(x: object) -> bool:
     # config#/properties/worktrees
     if not (isinstance(x, dict)):
         return False
@@ -373,10 +465,264 @@ def _v180(x: object) -> bool:
         for k in ('directory',):
             if k not in x:
                 return False
-        if 'directory' in x and not _v181(x['directory']):
+        if 'directory' in x and not _v188(x['directory']):
             return False
         for k in x:
             if k not in ('directory',):
+                return False
+    return True
+
+
+def _v191(x: object) -> bool:
+    # config#/properties/providers/additionalProperties/properties/family
+    if not any(_eq(x, c) for c in _C2):
+        return False
+    return True
+
+
+def _v192(x: object) -> bool:
+    # config#/properties/providers/additionalProperties/properties/enabled
+    if not (isinstance(x, bool)):
+        return False
+    return True
+
+
+def _v193(x: object) -> bool:
+    # config#/properties/providers/additionalProperties/properties/endpoint
+    if not _m_defs._v23(x):
+        return False
+    return True
+
+
+def _v194(x: object) -> bool:
+    # config#/properties/providers/additionalProperties/properties/cost_tier
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 5:
+            return False
+    return True
+
+
+def _v196(x: object) -> bool:
+    # config#/properties/providers/additionalProperties/properties/tags/items
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v195(x: object) -> bool:
+    # config#/properties/providers/additionalProperties/properties/tags
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) > 16:
+            return False
+        for v in x:
+            if not _v196(v):
+                return False
+        if not _unique(x):
+            return False
+    return True
+
+
+def _v198(x: object) -> bool:
+    # config#/properties/providers/additionalProperties/properties/models/additionalProperties
+    if not _m_defs._v19(x):
+        return False
+    return True
+
+
+def _v199(x: object) -> bool:
+    # config#/properties/providers/additionalProperties/properties/models/propertyNames
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P3, x) is None:
+            return False
+    return True
+
+
+def _v197(x: object) -> bool:
+    # config#/properties/providers/additionalProperties/properties/models
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        if len(x) > 32:
+            return False
+        for k, v in x.items():
+            if k not in () and not _v198(v):
+                return False
+        for k in x:
+            if not _v199(k):
+                return False
+    return True
+
+
+def _v201(x: object) -> bool:
+    # config#/properties/providers/additionalProperties/properties/quota_probe/items
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P0, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 4096:
+            return False
+    return True
+
+
+def _v200(x: object) -> bool:
+    # config#/properties/providers/additionalProperties/properties/quota_probe
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) < 1:
+            return False
+        if len(x) > 64:
+            return False
+        for v in x:
+            if not _v201(v):
+                return False
+    return True
+
+
+def _v202(x: object) -> bool:
+    # config#/properties/providers/additionalProperties/properties/quota_skip_at
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 100:
+            return False
+    return True
+
+
+def _v190(x: object) -> bool:
+    # config#/properties/providers/additionalProperties
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('family',):
+            if k not in x:
+                return False
+        if 'family' in x and not _v191(x['family']):
+            return False
+        if 'enabled' in x and not _v192(x['enabled']):
+            return False
+        if 'endpoint' in x and not _v193(x['endpoint']):
+            return False
+        if 'cost_tier' in x and not _v194(x['cost_tier']):
+            return False
+        if 'tags' in x and not _v195(x['tags']):
+            return False
+        if 'models' in x and not _v197(x['models']):
+            return False
+        if 'quota_probe' in x and not _v200(x['quota_probe']):
+            return False
+        if 'quota_skip_at' in x and not _v202(x['quota_skip_at']):
+            return False
+        for k in x:
+            if k not in ('family', 'enabled', 'endpoint', 'cost_tier', 'tags', 'models', 'quota_probe', 'quota_skip_at'):
+                return False
+    return True
+
+
+def _v203(x: object) -> bool:
+    # config#/properties/providers/propertyNames
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v189(x: object) -> bool:
+    # config#/properties/providers
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        if len(x) > 32:
+            return False
+        for k, v in x.items():
+            if k not in () and not _v190(v):
+                return False
+        for k in x:
+            if not _v203(k):
+                return False
+    return True
+
+
+def _v206(x: object) -> bool:
+    # config#/properties/routing/properties/order/items
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v205(x: object) -> bool:
+    # config#/properties/routing/properties/order
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) > 32:
+            return False
+        for v in x:
+            if not _v206(v):
+                return False
+        if not _unique(x):
+            return False
+    return True
+
+
+def _v207(x: object) -> bool:
+    # config#/properties/routing/properties/active
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v208(x: object) -> bool:
+    # config#/properties/routing/properties/cooldown_minutes
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 10080:
+            return False
+    return True
+
+
+def _v209(x: object) -> bool:
+    # config#/properties/routing/properties/transient_cooldown_seconds
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 3600:
+            return False
+    return True
+
+
+def _v204(x: object) -> bool:
+    # config#/properties/routing
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        if 'order' in x and not _v205(x['order']):
+            return False
+        if 'active' in x and not _v207(x['active']):
+            return False
+        if 'cooldown_minutes' in x and not _v208(x['cooldown_minutes']):
+            return False
+        if 'transient_cooldown_seconds' in x and not _v209(x['transient_cooldown_seconds']):
+            return False
+        for k in x:
+            if k not in ('order', 'active', 'cooldown_minutes', 'transient_cooldown_seconds'):
                 return False
     return True
 
@@ -393,18 +739,22 @@ def _v151(x: object) -> bool:
             return False
         if 'roles' in x and not _v153(x['roles']):
             return False
-        if 'advisor' in x and not _v171(x['advisor']):
+        if 'advisor' in x and not _v178(x['advisor']):
             return False
-        if 'worker' in x and not _v173(x['worker']):
+        if 'worker' in x and not _v180(x['worker']):
             return False
-        if 'pool' in x and not _v175(x['pool']):
+        if 'pool' in x and not _v182(x['pool']):
             return False
-        if 'lease' in x and not _v178(x['lease']):
+        if 'lease' in x and not _v185(x['lease']):
             return False
-        if 'worktrees' in x and not _v180(x['worktrees']):
+        if 'worktrees' in x and not _v187(x['worktrees']):
+            return False
+        if 'providers' in x and not _v189(x['providers']):
+            return False
+        if 'routing' in x and not _v204(x['routing']):
             return False
         for k in x:
-            if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees'):
+            if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'providers', 'routing'):
                 return False
     return True
 

@@ -409,12 +409,12 @@ def _v106(x: object) -> bool:
     return True
 
 
-def _v182(x: object) -> bool:
+def _v210(x: object) -> bool:
     # defs#
     return True
 
 
-def _v183(x: object) -> bool:
+def _v211(x: object) -> bool:
     # defs#/$defs/text
     if not (isinstance(x, str)):
         return False
@@ -424,7 +424,7 @@ def _v183(x: object) -> bool:
     return True
 
 
-def _v184(x: object) -> bool:
+def _v212(x: object) -> bool:
     # defs#/$defs/token
     if not (isinstance(x, str)):
         return False
@@ -434,7 +434,7 @@ def _v184(x: object) -> bool:
     return True
 
 
-def _v185(x: object) -> bool:
+def _v213(x: object) -> bool:
     # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
@@ -444,7 +444,7 @@ def _v185(x: object) -> bool:
     return True
 
 
-def _v186(x: object) -> bool:
+def _v214(x: object) -> bool:
     # defs#/$defs/public_key
     if not (isinstance(x, str)):
         return False
@@ -454,7 +454,7 @@ def _v186(x: object) -> bool:
     return True
 
 
-def _v187(x: object) -> bool:
+def _v215(x: object) -> bool:
     # defs#/$defs/base64
     if not (isinstance(x, str)):
         return False
@@ -467,11 +467,11 @@ def _v187(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'defs': _v182,
+    'defs': _v210,
     'defs#/$defs/abs_path': _v35,
     'defs#/$defs/actor': _v106,
     'defs#/$defs/argv_or_null': _v47,
-    'defs#/$defs/base64': _v187,
+    'defs#/$defs/base64': _v215,
     'defs#/$defs/branch': _v37,
     'defs#/$defs/capability': _v31,
     'defs#/$defs/commit': _v39,
@@ -481,19 +481,19 @@ VALIDATORS: dict[str, Callable[[object], bool]] = {
     'defs#/$defs/model_endpoint_or_null': _v21,
     'defs#/$defs/model_id': _v19,
     'defs#/$defs/opaque_id': _v7,
-    'defs#/$defs/pane_id': _v185,
+    'defs#/$defs/pane_id': _v213,
     'defs#/$defs/person': _v82,
     'defs#/$defs/program_list': _v55,
-    'defs#/$defs/public_key': _v186,
+    'defs#/$defs/public_key': _v214,
     'defs#/$defs/reason': _v91,
     'defs#/$defs/repository': _v65,
     'defs#/$defs/role_id': _v17,
     'defs#/$defs/sandbox': _v45,
     'defs#/$defs/sha256': _v3,
-    'defs#/$defs/text': _v183,
+    'defs#/$defs/text': _v211,
     'defs#/$defs/timestamp': _v85,
     'defs#/$defs/title': _v60,
-    'defs#/$defs/token': _v184,
+    'defs#/$defs/token': _v212,
     'defs#/$defs/tool_list': _v52,
     'defs#/$defs/transport': _v26,
     'defs#/$defs/url': _v69,

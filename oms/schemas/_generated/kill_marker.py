@@ -17,28 +17,28 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-kill-v1'
 
 
-def _v411(x: object) -> bool:
+def _v439(x: object) -> bool:
     # kill-marker#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v412(x: object) -> bool:
+def _v440(x: object) -> bool:
     # kill-marker#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v413(x: object) -> bool:
+def _v441(x: object) -> bool:
     # kill-marker#/properties/by
     if not _m_defs._v106(x):
         return False
     return True
 
 
-def _v414(x: object) -> bool:
+def _v442(x: object) -> bool:
     # kill-marker#/properties/pid
     if not (_is_integer(x)):
         return False
@@ -50,21 +50,21 @@ def _v414(x: object) -> bool:
     return True
 
 
-def _v415(x: object) -> bool:
+def _v443(x: object) -> bool:
     # kill-marker#/properties/reason
     if not _m_defs._v91(x):
         return False
     return True
 
 
-def _v416(x: object) -> bool:
+def _v444(x: object) -> bool:
     # kill-marker#/properties/requested_at
     if not _m_defs._v85(x):
         return False
     return True
 
 
-def _v410(x: object) -> bool:
+def _v438(x: object) -> bool:
     # kill-marker#
     if not (isinstance(x, dict)):
         return False
@@ -72,17 +72,17 @@ def _v410(x: object) -> bool:
         for k in ('by', 'dispatch_id', 'format', 'pid', 'reason', 'requested_at'):
             if k not in x:
                 return False
-        if 'format' in x and not _v411(x['format']):
+        if 'format' in x and not _v439(x['format']):
             return False
-        if 'dispatch_id' in x and not _v412(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v440(x['dispatch_id']):
             return False
-        if 'by' in x and not _v413(x['by']):
+        if 'by' in x and not _v441(x['by']):
             return False
-        if 'pid' in x and not _v414(x['pid']):
+        if 'pid' in x and not _v442(x['pid']):
             return False
-        if 'reason' in x and not _v415(x['reason']):
+        if 'reason' in x and not _v443(x['reason']):
             return False
-        if 'requested_at' in x and not _v416(x['requested_at']):
+        if 'requested_at' in x and not _v444(x['requested_at']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'by', 'pid', 'reason', 'requested_at'):
@@ -91,5 +91,5 @@ def _v410(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'kill-marker': _v410,
+    'kill-marker': _v438,
 }

@@ -20,203 +20,203 @@ _C1: tuple[object, ...] = ('open', 'leased', 'done', 'blocked')
 _C2: tuple[object, ...] = ('local', 'github')
 
 
-def _v575(x: object) -> bool:
+def _v621(x: object) -> bool:
     # ticket#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v576(x: object) -> bool:
+def _v622(x: object) -> bool:
     # ticket#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v578(x: object) -> bool:
+def _v624(x: object) -> bool:
     # ticket#/properties/payload/properties/title
     if not _m_defs._v60(x):
         return False
     return True
 
 
-def _v579(x: object) -> bool:
+def _v625(x: object) -> bool:
     # ticket#/properties/payload/properties/source
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v581(x: object) -> bool:
+def _v627(x: object) -> bool:
     # ticket#/properties/payload/properties/repository/anyOf/0
     if not _m_defs._v65(x):
         return False
     return True
 
 
-def _v582(x: object) -> bool:
+def _v628(x: object) -> bool:
     # ticket#/properties/payload/properties/repository/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v580(x: object) -> bool:
+def _v626(x: object) -> bool:
     # ticket#/properties/payload/properties/repository
-    if not (_v581(x) or _v582(x)):
+    if not (_v627(x) or _v628(x)):
         return False
     return True
 
 
-def _v583(x: object) -> bool:
+def _v629(x: object) -> bool:
     # ticket#/properties/payload/properties/content_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v584(x: object) -> bool:
+def _v630(x: object) -> bool:
     # ticket#/properties/payload/properties/attempt
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v586(x: object) -> bool:
+def _v632(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_token/anyOf/0
-    if not _m_defs._v184(x):
+    if not _m_defs._v212(x):
         return False
     return True
 
 
-def _v587(x: object) -> bool:
+def _v633(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_token/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v585(x: object) -> bool:
+def _v631(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_token
-    if not (_v586(x) or _v587(x)):
+    if not (_v632(x) or _v633(x)):
         return False
     return True
 
 
-def _v589(x: object) -> bool:
+def _v635(x: object) -> bool:
     # ticket#/properties/payload/properties/worker_id/anyOf/0
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v590(x: object) -> bool:
+def _v636(x: object) -> bool:
     # ticket#/properties/payload/properties/worker_id/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v588(x: object) -> bool:
+def _v634(x: object) -> bool:
     # ticket#/properties/payload/properties/worker_id
-    if not (_v589(x) or _v590(x)):
+    if not (_v635(x) or _v636(x)):
         return False
     return True
 
 
-def _v592(x: object) -> bool:
+def _v638(x: object) -> bool:
     # ticket#/properties/payload/properties/session_id/anyOf/0
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v593(x: object) -> bool:
+def _v639(x: object) -> bool:
     # ticket#/properties/payload/properties/session_id/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v591(x: object) -> bool:
+def _v637(x: object) -> bool:
     # ticket#/properties/payload/properties/session_id
-    if not (_v592(x) or _v593(x)):
+    if not (_v638(x) or _v639(x)):
         return False
     return True
 
 
-def _v595(x: object) -> bool:
+def _v641(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_expires_at/anyOf/0
     if not _m_defs._v85(x):
         return False
     return True
 
 
-def _v596(x: object) -> bool:
+def _v642(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_expires_at/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v594(x: object) -> bool:
+def _v640(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_expires_at
-    if not (_v595(x) or _v596(x)):
+    if not (_v641(x) or _v642(x)):
         return False
     return True
 
 
-def _v597(x: object) -> bool:
+def _v643(x: object) -> bool:
     # ticket#/properties/payload/properties/created_at
     if not _m_defs._v85(x):
         return False
     return True
 
 
-def _v599(x: object) -> bool:
+def _v645(x: object) -> bool:
     # ticket#/properties/payload/properties/reason/anyOf/0
     if not _m_defs._v91(x):
         return False
     return True
 
 
-def _v600(x: object) -> bool:
+def _v646(x: object) -> bool:
     # ticket#/properties/payload/properties/reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v598(x: object) -> bool:
+def _v644(x: object) -> bool:
     # ticket#/properties/payload/properties/reason
-    if not (_v599(x) or _v600(x)):
+    if not (_v645(x) or _v646(x)):
         return False
     return True
 
 
-def _v602(x: object) -> bool:
+def _v648(x: object) -> bool:
     # ticket#/properties/payload/properties/prior_failure_evidence/anyOf/0
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v603(x: object) -> bool:
+def _v649(x: object) -> bool:
     # ticket#/properties/payload/properties/prior_failure_evidence/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v601(x: object) -> bool:
+def _v647(x: object) -> bool:
     # ticket#/properties/payload/properties/prior_failure_evidence
-    if not (_v602(x) or _v603(x)):
+    if not (_v648(x) or _v649(x)):
         return False
     return True
 
 
-def _v604(x: object) -> bool:
+def _v650(x: object) -> bool:
     # ticket#/properties/payload/properties/priority
     if not (_is_integer(x)):
         return False
@@ -228,70 +228,70 @@ def _v604(x: object) -> bool:
     return True
 
 
-def _v606(x: object) -> bool:
+def _v652(x: object) -> bool:
     # ticket#/properties/payload/properties/retry_after/anyOf/0
     if not _m_defs._v85(x):
         return False
     return True
 
 
-def _v607(x: object) -> bool:
+def _v653(x: object) -> bool:
     # ticket#/properties/payload/properties/retry_after/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v605(x: object) -> bool:
+def _v651(x: object) -> bool:
     # ticket#/properties/payload/properties/retry_after
-    if not (_v606(x) or _v607(x)):
+    if not (_v652(x) or _v653(x)):
         return False
     return True
 
 
-def _v610(x: object) -> bool:
+def _v656(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/attempt
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v612(x: object) -> bool:
+def _v658(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/dispatch_id/anyOf/0
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v613(x: object) -> bool:
+def _v659(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/dispatch_id/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v611(x: object) -> bool:
+def _v657(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/dispatch_id
-    if not (_v612(x) or _v613(x)):
+    if not (_v658(x) or _v659(x)):
         return False
     return True
 
 
-def _v614(x: object) -> bool:
+def _v660(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/failed_at
     if not _m_defs._v85(x):
         return False
     return True
 
 
-def _v615(x: object) -> bool:
+def _v661(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/reason
     if not _m_defs._v91(x):
         return False
     return True
 
 
-def _v609(x: object) -> bool:
+def _v655(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items
     if not (isinstance(x, dict)):
         return False
@@ -299,13 +299,13 @@ def _v609(x: object) -> bool:
         for k in ('attempt', 'dispatch_id', 'failed_at', 'reason'):
             if k not in x:
                 return False
-        if 'attempt' in x and not _v610(x['attempt']):
+        if 'attempt' in x and not _v656(x['attempt']):
             return False
-        if 'dispatch_id' in x and not _v611(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v657(x['dispatch_id']):
             return False
-        if 'failed_at' in x and not _v614(x['failed_at']):
+        if 'failed_at' in x and not _v660(x['failed_at']):
             return False
-        if 'reason' in x and not _v615(x['reason']):
+        if 'reason' in x and not _v661(x['reason']):
             return False
         for k in x:
             if k not in ('attempt', 'dispatch_id', 'failed_at', 'reason'):
@@ -313,7 +313,7 @@ def _v609(x: object) -> bool:
     return True
 
 
-def _v608(x: object) -> bool:
+def _v654(x: object) -> bool:
     # ticket#/properties/payload/properties/failures
     if not (isinstance(x, list)):
         return False
@@ -321,12 +321,12 @@ def _v608(x: object) -> bool:
         if len(x) > 10:
             return False
         for v in x:
-            if not _v609(v):
+            if not _v655(v):
                 return False
     return True
 
 
-def _v577(x: object) -> bool:
+def _v623(x: object) -> bool:
     # ticket#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -334,35 +334,35 @@ def _v577(x: object) -> bool:
         for k in ('attempt', 'content_sha256', 'created_at', 'lease_expires_at', 'lease_token', 'prior_failure_evidence', 'reason', 'repository', 'session_id', 'source', 'title', 'worker_id'):
             if k not in x:
                 return False
-        if 'title' in x and not _v578(x['title']):
+        if 'title' in x and not _v624(x['title']):
             return False
-        if 'source' in x and not _v579(x['source']):
+        if 'source' in x and not _v625(x['source']):
             return False
-        if 'repository' in x and not _v580(x['repository']):
+        if 'repository' in x and not _v626(x['repository']):
             return False
-        if 'content_sha256' in x and not _v583(x['content_sha256']):
+        if 'content_sha256' in x and not _v629(x['content_sha256']):
             return False
-        if 'attempt' in x and not _v584(x['attempt']):
+        if 'attempt' in x and not _v630(x['attempt']):
             return False
-        if 'lease_token' in x and not _v585(x['lease_token']):
+        if 'lease_token' in x and not _v631(x['lease_token']):
             return False
-        if 'worker_id' in x and not _v588(x['worker_id']):
+        if 'worker_id' in x and not _v634(x['worker_id']):
             return False
-        if 'session_id' in x and not _v591(x['session_id']):
+        if 'session_id' in x and not _v637(x['session_id']):
             return False
-        if 'lease_expires_at' in x and not _v594(x['lease_expires_at']):
+        if 'lease_expires_at' in x and not _v640(x['lease_expires_at']):
             return False
-        if 'created_at' in x and not _v597(x['created_at']):
+        if 'created_at' in x and not _v643(x['created_at']):
             return False
-        if 'reason' in x and not _v598(x['reason']):
+        if 'reason' in x and not _v644(x['reason']):
             return False
-        if 'prior_failure_evidence' in x and not _v601(x['prior_failure_evidence']):
+        if 'prior_failure_evidence' in x and not _v647(x['prior_failure_evidence']):
             return False
-        if 'priority' in x and not _v604(x['priority']):
+        if 'priority' in x and not _v650(x['priority']):
             return False
-        if 'retry_after' in x and not _v605(x['retry_after']):
+        if 'retry_after' in x and not _v651(x['retry_after']):
             return False
-        if 'failures' in x and not _v608(x['failures']):
+        if 'failures' in x and not _v654(x['failures']):
             return False
         for k in x:
             if k not in ('title', 'source', 'repository', 'content_sha256', 'attempt', 'lease_token', 'worker_id', 'session_id', 'lease_expires_at', 'created_at', 'reason', 'prior_failure_evidence', 'priority', 'retry_after', 'failures'):
@@ -370,27 +370,27 @@ def _v577(x: object) -> bool:
     return True
 
 
-def _v616(x: object) -> bool:
+def _v662(x: object) -> bool:
     # ticket#/allOf/0
     if not _m_record_envelope._v94(x):
         return False
     return True
 
 
-def _v574(x: object) -> bool:
+def _v620(x: object) -> bool:
     # ticket#
     if isinstance(x, dict):
-        if 'kind' in x and not _v575(x['kind']):
+        if 'kind' in x and not _v621(x['kind']):
             return False
-        if 'state' in x and not _v576(x['state']):
+        if 'state' in x and not _v622(x['state']):
             return False
-        if 'payload' in x and not _v577(x['payload']):
+        if 'payload' in x and not _v623(x['payload']):
             return False
-    if not _v616(x):
+    if not _v662(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'ticket': _v574,
+    'ticket': _v620,
 }
