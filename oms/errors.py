@@ -281,6 +281,13 @@ class ConfigError(OmsError):
     code = "config"
 
 
+class NoProviderError(ConfigError):
+    """No configured provider can serve the role now (all excluded: see `oms route explain`)."""
+
+    code = "no-provider"
+    hint = "see `oms route explain --role <role>`: every provider's reason, and when a cooldown ends"
+
+
 class PolicyNotTrackedError(ConfigError):
     """The role policy in the working tree is not the one committed at HEAD."""
 

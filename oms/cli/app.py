@@ -7,7 +7,16 @@ from typing import Annotated
 
 import typer
 
-from oms.cli import conductor_cmds, dispatch_cmds, live_cmds, pool_cmds, store_cmds, ticket_cmds, worker_cmds
+from oms.cli import (
+    conductor_cmds,
+    dispatch_cmds,
+    live_cmds,
+    pool_cmds,
+    route_cmds,
+    store_cmds,
+    ticket_cmds,
+    worker_cmds,
+)
 from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, config_root, emit, state_root, table, workspace
 from oms.errors import shown
 from oms.version import __version__
@@ -30,6 +39,8 @@ app.add_typer(live_cmds.app, name="live")
 app.add_typer(worker_cmds.app, name="worker")
 app.add_typer(conductor_cmds.app, name="conductor")
 app.add_typer(pool_cmds.app, name="pool")
+app.add_typer(route_cmds.app, name="route")
+app.add_typer(route_cmds.provider_app, name="provider")
 
 
 def _version(value: bool) -> None:

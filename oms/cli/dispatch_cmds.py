@@ -49,15 +49,20 @@ def _print(rec: Record) -> None:
 def propose(
     ticket: Annotated[str, typer.Argument(help="A leased ticket.")],
     role: Annotated[str | None, typer.Option("--role", help="Worker role (default: config worker.role).")] = None,
+    provider: Annotated[
+        str | None,
+        typer.Option("--provider", help="Pin a provider (skips cooldowns and quota; see `oms route explain`)."),
+    ] = None,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Capture the dispatch intent for a leased ticket (and its digest)."""
+    """Capture the dispatch intent for a leased ticket (and its digest), routed to a provider when
+    providers are configured."""
     from oms.services import dispatches
 
     with workspace(state_root_, config_root_) as ws:
-        rec, created = dispatches.propose(ws, ticket, role)
+        rec, created = dispatches.propose(ws, ticket, role, provider)
     if json_out:
         emit({"ok": True, "created": created, "dispatch": _json(rec)})
     else:

@@ -84,6 +84,8 @@ INTENT_FIELDS = (
 def capture_intent(dispatch_id: str, payload: JsonObject) -> JsonObject:
     """The intent of a dispatch payload (schema `dispatch-intent`)."""
     intent: JsonObject = {name: payload[name] for name in INTENT_FIELDS}
+    if "provider_id" in payload:  # routed (issue 13): the provider is part of what was approved
+        intent["provider_id"] = payload["provider_id"]
     intent["dispatch_id"] = dispatch_id
     intent["lease_token_sha256"] = sha256_hex(str(payload["lease_token"]).encode("ascii"))
     return intent

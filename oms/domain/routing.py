@@ -200,13 +200,20 @@ def choose(
 def _chosen(
     routing: Routing, provider_id: str, rule: str, cls: RouteClass, role_model: str, excluded: dict[str, str]
 ) -> Choice:
-    provider = routing.providers[provider_id]
-    model = provider.models[cls.alias] if cls.alias is not None else provider.models.get("default", role_model)
+    model, endpoint = what_runs(routing.providers[provider_id], cls, role_model)
     others = {p: r for p, r in excluded.items() if p != provider_id}
     for other in routing.providers:
         if other != provider_id:
             others.setdefault(other, f"{provider_id} came first ({rule})")
-    return Choice(provider_id, model, provider.endpoint, rule, others)
+    return Choice(provider_id, model, endpoint, rule, others)
+
+
+def what_runs(provider: Provider, cls: RouteClass, role_model: str) -> tuple[str, str | None]:
+    """The model and endpoint a dispatch routed to `provider` runs with: the class's alias, else the
+    provider's `default` model, else the role's; the provider's endpoint (None: the CLI's own). KeyError:
+    the provider has no such alias."""
+    model = provider.models[cls.alias] if cls.alias is not None else provider.models.get("default", role_model)
+    return model, provider.endpoint
 
 
 # ---------------------------------------------------------------------- cooldowns

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from oms.adapters import programs
 from oms.canonical import Json, JsonObject, access, equal, sha256_hex
-from oms.domain import approval, dispatches, tickets
+from oms.domain import approval, dispatches, routing, tickets
 from oms.domain.config import WORKER_TRANSPORTS, Role, role
 from oms.domain.policy import Policy, role_tools, worker_capabilities
 from oms.errors import AuthorityChangedError, ConfigError, LeaseError
@@ -66,16 +66,32 @@ def check_approval(ws: Workspace, dispatch: Record, policy: Policy, intent: str)
     )
 
 
-def role_fields(ws: Workspace, configured: Role, policy: Policy, instructions: str | None = None) -> JsonObject:
+def role_fields(
+    ws: Workspace,
+    configured: Role,
+    policy: Policy,
+    instructions: str | None = None,
+    provider_id: str | None = None,
+) -> JsonObject:
     """What of a role the intent binds, as it is now: the role as committed at HEAD (model, endpoint,
-    transport, sandbox, argv), the files its launch would run (`adapters/programs.py`), the tools the
+    transport, sandbox, argv) — routed to `provider_id`, the model and endpoint are the provider's
+    (`routing.what_runs`) —, the files its launch would run (`adapters/programs.py`), the tools the
     policy grants it and the executor instructions' digest."""
     argv: list[Json] | None = list(configured.argv) if configured.argv is not None else None
     files: list[Json] = list(programs.approved(configured.transport, configured.argv))
     tools: list[Json] = list(role_tools(policy, configured.role_id))
+    model, endpoint = configured.model, configured.endpoint
+    if provider_id is not None:
+        provider = ws.config().routing.providers.get(provider_id)
+        if provider is None or not provider.enabled:
+            raise ConfigError(f"provider {provider_id} is {'disabled' if provider else 'no longer configured'}")
+        try:
+            model, endpoint = routing.what_runs(provider, configured.route, configured.model)
+        except KeyError:
+            raise ConfigError(f"provider {provider_id} has no model alias {configured.route.alias}") from None
     return {
-        "model_id": configured.model,
-        "model_endpoint": configured.endpoint,
+        "model_id": model,
+        "model_endpoint": endpoint,
         "provider_mode": configured.transport,
         "role_sandbox": configured.sandbox,
         "role_argv": argv,
@@ -92,8 +108,9 @@ def check_role(ws: Workspace, configured: Role, policy: Policy, payload: JsonObj
     differ in the working tree. The refusal names the fields; returns the instructions it checked (what a
     launch gives the agent: read once)."""
     instructions = committed_instructions(ws.config_root, head)
+    provider_id = payload.get("provider_id")
     try:
-        now = role_fields(ws, configured, policy, instructions)
+        now = role_fields(ws, configured, policy, instructions, provider_id if isinstance(provider_id, str) else None)
     except ConfigError as exc:  # e.g. argv[0] no longer found: what would run is not what was approved
         raise AuthorityChangedError(f"role {configured.role_id}: {exc.message}") from exc
     changed = [field for field, value in now.items() if payload.get(field) != value]

@@ -31,7 +31,7 @@ from oms.adapters.panes import Pane, Panes
 from oms.canonical import JsonObject, access, parse_ts, stable_id
 from oms.errors import LockHeldError, OmsError, one_line
 from oms.fsio.locks import Lock
-from oms.services import conductor_deadlines, conductor_results, conductor_work, tickets
+from oms.services import conductor_deadlines, conductor_providers, conductor_results, conductor_work, tickets
 from oms.services.conductor_results import ACTOR, latest
 from oms.services.delivery import Delivery
 from oms.services.workspace import Workspace
@@ -113,6 +113,7 @@ def tick(ws: Workspace, *, d: Delivery | None = None, held: bool = False) -> Tic
     run(
         "deadlines", lambda p: conductor_deadlines.deadlines(d, p.done, p.skipped)
     )  # it acts (stop): on tmux as it is now
+    run("providers", lambda p: conductor_providers.phase(d, p.done, p.skipped))
     run("resume", lambda p: conductor_work.resume_due(d, p.done, p.skipped))
     run("deliver", lambda p: conductor_work.deliver_pending(d, p.done, p.skipped))
     run("resolve", lambda p: conductor_results.resolve(ws, p.done, p.skipped))

@@ -10,7 +10,7 @@ from oms.canonical import JsonObject, access
 from oms.domain import conductor as rules
 from oms.domain.gate import NO_RESULT
 from oms.errors import OmsError, one_line
-from oms.services import dispatches, tickets
+from oms.services import conductor_providers, dispatches, tickets
 from oms.services.workspace import Workspace
 from oms.store import Record
 
@@ -70,6 +70,7 @@ def resolve(ws: Workspace, done: list[str], skipped: list[str]) -> None:
             if ended is None:
                 continue
             status, summary = ended
+            status = conductor_providers.rest_from_report(ws, dispatch, status, summary)
             line = _decide(ws, dispatch, status, summary, now)
             if dispatch.state == "result-received":
                 dispatches.resolve(ws, dispatch.record_id, line)

@@ -11,7 +11,7 @@ from oms.domain import conductor as rules
 from oms.domain import dispatches as dispatch_rules
 from oms.domain import pool as pool_rules
 from oms.errors import LockHeldError, OmsError, one_line
-from oms.services import dispatches, pool, tickets, worktrees
+from oms.services import conductor_providers, dispatches, pool, tickets, worktrees
 from oms.services.conductor_results import decide_ticket, latest
 from oms.services.delivery import Delivery
 from oms.services.liveness import CONSUMER
@@ -99,6 +99,10 @@ def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
         ws.now(),
     )
     grants = []
+    waits = conductor_providers.queue_waits(ws) if queued else None
+    if waits is not None:
+        skipped.append(f"the queue waits: {waits}")
+        queued = []
     with pool.lock(ws):
         before = set(pool_rules.names(pool.current(ws), "draining"))
         payload = pool.settled(ws, occupancy)

@@ -9,9 +9,9 @@ import os
 from oms.adapters import advisor, git
 from oms.canonical import JsonObject, access, check, digest, equal, next_after, sha256_hex, stable_id
 from oms.domain import dispatches as machine
+from oms.domain import routing, workers
 from oms.domain import tickets as ticket_machine
-from oms.domain import workers
-from oms.domain.config import WORKER_TRANSPORTS, role
+from oms.domain.config import WORKER_TRANSPORTS, Role, role
 from oms.domain.dispatches import ENGINES
 from oms.domain.machine import Next
 from oms.domain.policy import check_reviewer, worker_capabilities
@@ -24,10 +24,11 @@ from oms.errors import (
     IllegalTransitionError,
     InvalidInputError,
     LeaseError,
+    NoProviderError,
     RecordNotFoundError,
 )
 from oms.schemas import load_schema, validate
-from oms.services import live, tickets
+from oms.services import live, providers, tickets
 from oms.services import policy as policy_service
 from oms.services.authority import check_dispatch, check_intent, role_fields
 from oms.services.committed import uncommitted
@@ -86,8 +87,26 @@ def _start_commit(ws: Workspace, ticket: Record, worktree: JsonObject) -> str:
     return head
 
 
-def propose(ws: Workspace, ticket_id: str, role_id: str | None = None) -> tuple[Record, bool]:
-    """Capture the intent of launching `role_id` on the leased ticket; returns (dispatch, created)."""
+def _route(ws: Workspace, configured: Role, pin: str | None) -> str | None:
+    """The provider a new dispatch of `configured` goes to (None: no providers, or a command worker)."""
+    routable = bool(ws.config().routing.providers) and routing.family_of(configured.transport) is not None
+    if not routable:
+        if pin is not None:
+            raise ConfigError(f"role {configured.role_id} is not routed to providers: --provider {pin} cannot apply")
+        return None
+    choice = providers.route(ws, configured, pin)
+    if choice.provider_id is None:
+        reasons = "; ".join(f"{p}: {why}" for p, why in sorted(choice.excluded.items()))
+        wait = f" (the first cooldown ends {choice.wait_until})" if choice.wait_until else ""
+        raise NoProviderError(f"no provider can serve role {configured.role_id}{wait}: {reasons}")
+    return choice.provider_id
+
+
+def propose(
+    ws: Workspace, ticket_id: str, role_id: str | None = None, provider: str | None = None
+) -> tuple[Record, bool]:
+    """Capture the intent of launching `role_id` on the leased ticket, routed to a provider when providers
+    are configured (`provider`: a person's pin; `services/providers.py`); returns (dispatch, created)."""
     ticket = tickets.require(ws, check(ticket_id, "ticket id"))
     if ticket.state != "leased":
         raise LeaseError(f"ticket {ticket_id} is {ticket.state}; lease it before proposing a dispatch")
@@ -116,6 +135,7 @@ def propose(ws: Workspace, ticket_id: str, role_id: str | None = None) -> tuple[
     wt_root = access.text(worktree, "worktree_root")
     if not git.is_ancestor(wt_root, access.text(worktree, "base_commit"), start):
         raise CheckoutChangedError(f"start commit {start[:12]} does not descend from the worktree's base commit")
+    provider_id = _route(ws, configured, provider)
     attempt = access.integer(ticket.payload, "attempt")
     dispatch_id = stable_id("dsp", ticket.record_id, attempt, access.text(ticket.payload, "session_id"))
     fields: JsonObject = {
@@ -136,7 +156,8 @@ def propose(ws: Workspace, ticket_id: str, role_id: str | None = None) -> tuple[
         "worktree_base_commit": worktree["base_commit"],
         "worktree_start_commit": start,
         "prior_failure_evidence": ticket.payload["prior_failure_evidence"],
-        **role_fields(ws, configured, policy),
+        **role_fields(ws, configured, policy, provider_id=provider_id),
+        **({"provider_id": provider_id} if provider_id is not None else {}),
     }
     nxt = machine.propose(fields, dispatch_id=dispatch_id, created_at=ws.now())
     result = ws.store.records("dispatch").create(

@@ -68,6 +68,7 @@ class Change:
     quota_percent: int | None = None
     probed: bool = False
     probe_note: str | None = None
+    clear: bool = False  # end the cooldown now
 
 
 def _update(ws: Workspace, provider_id: str, change: Change, op: str) -> Record | None:
@@ -86,6 +87,10 @@ def _update(ws: Workspace, provider_id: str, change: Change, op: str) -> Record 
                 cooldown_reason=one_line(change.cooldown.reason, 512),
                 cooldown_source=None if change.source is None else one_line(change.source, 200),
             )
+        if change.clear:
+            if standing.cooldown_until is None:
+                return None
+            payload.update(cooldown_until=None, cooldown_kind=None, cooldown_reason=None, cooldown_source=None)
         if change.probed:
             payload.update(quota_percent=change.quota_percent, probed_at=ws.now(), probe_note=change.probe_note)
         payload["updated_at"] = ws.now()
@@ -128,6 +133,16 @@ def rest(ws: Workspace, provider_id: str, cooldown: rules.Cooldown, source: str)
         raise RecordNotFoundError(f"no provider {provider_id} is configured", hint="see `oms route explain`")
     op = f"rest-{cooldown.kind}-{cooldown.until.replace(':', '').replace('.', '').lower()}"
     return _update(ws, provider_id, Change(cooldown=cooldown, source=source), op) is not None
+
+
+def clear(ws: Workspace, provider_id: str) -> bool:
+    """End a provider's cooldown now; True if it was resting."""
+    if provider_id not in ws.config().routing.providers:
+        raise RecordNotFoundError(f"no provider {provider_id} is configured", hint="see `oms provider show`")
+    return (
+        _update(ws, provider_id, Change(clear=True), f"clear-{ws.now().replace(':', '').replace('.', '').lower()}")
+        is not None
+    )
 
 
 def probe_all(ws: Workspace, probe: Probe = run_probe) -> tuple[list[str], list[str]]:

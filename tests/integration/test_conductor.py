@@ -47,7 +47,17 @@ def test_a_queue_is_worked_through_never_above_the_pool(fleet: Fleet) -> None:
     assert _dispatches_per_ticket(fleet) == {t: ["1:resolved"] for t in ids}  # one attempt each, all resolved
     for report in fleet.reports:
         names = [p.name for p in report.phases]
-        assert names == ["reconcile", "expire", "deadlines", "resume", "deliver", "resolve", "fill", "close"]
+        assert names == [
+            "reconcile",
+            "expire",
+            "deadlines",
+            "providers",
+            "resume",
+            "deliver",
+            "resolve",
+            "fill",
+            "close",
+        ]
 
 
 def _files(root: str) -> dict[str, int]:

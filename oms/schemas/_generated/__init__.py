@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '63af390f85752fbe0bd9e1d31593e594f5ba0fdd306a5755fa6ebef49873b1fc'
+SOURCE_SHA256 = 'b7132daf861db0bcf3c4fbde2fb3d65f71e13cf8b2a5c714117aac36cda533fe'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

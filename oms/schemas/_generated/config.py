@@ -23,42 +23,42 @@ _C1: object = 'command'
 _C2: tuple[object, ...] = ('anthropic', 'openai')
 
 
-def _v152(x: object) -> bool:
+def _v153(x: object) -> bool:
     # config#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v155(x: object) -> bool:
+def _v156(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/model
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v156(x: object) -> bool:
+def _v157(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/endpoint
     if not _m_defs._v23(x):
         return False
     return True
 
 
-def _v157(x: object) -> bool:
+def _v158(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/transport
     if not _m_defs._v26(x):
         return False
     return True
 
 
-def _v158(x: object) -> bool:
+def _v159(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/sandbox
     if not _m_defs._v45(x):
         return False
     return True
 
 
-def _v160(x: object) -> bool:
+def _v161(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/argv/items
     if not (isinstance(x, str)):
         return False
@@ -72,7 +72,7 @@ def _v160(x: object) -> bool:
     return True
 
 
-def _v159(x: object) -> bool:
+def _v160(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/argv
     if not (isinstance(x, list)):
         return False
@@ -82,12 +82,12 @@ def _v159(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v160(v):
+            if not _v161(v):
                 return False
     return True
 
 
-def _v161(x: object) -> bool:
+def _v162(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/instructions
     if not (isinstance(x, str)):
         return False
@@ -99,7 +99,7 @@ def _v161(x: object) -> bool:
     return True
 
 
-def _v162(x: object) -> bool:
+def _v163(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/max_turns_without_result
     if not (_is_integer(x)):
         return False
@@ -111,7 +111,7 @@ def _v162(x: object) -> bool:
     return True
 
 
-def _v163(x: object) -> bool:
+def _v164(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/max_minutes_without_result
     if not (_is_integer(x)):
         return False
@@ -123,7 +123,7 @@ def _v163(x: object) -> bool:
     return True
 
 
-def _v164(x: object) -> bool:
+def _v165(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/deadline_minutes
     if not (_is_integer(x)):
         return False
@@ -135,7 +135,7 @@ def _v164(x: object) -> bool:
     return True
 
 
-def _v166(x: object) -> bool:
+def _v167(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/provider
     if not (isinstance(x, str)):
         return False
@@ -147,7 +147,7 @@ def _v166(x: object) -> bool:
     return True
 
 
-def _v167(x: object) -> bool:
+def _v168(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/max_cost_tier
     if not (_is_integer(x)):
         return False
@@ -159,14 +159,14 @@ def _v167(x: object) -> bool:
     return True
 
 
-def _v169(x: object) -> bool:
+def _v170(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/require_tags/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v168(x: object) -> bool:
+def _v169(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/require_tags
     if not (isinstance(x, list)):
         return False
@@ -174,21 +174,21 @@ def _v168(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v169(v):
+            if not _v170(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v171(x: object) -> bool:
+def _v172(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/order/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v170(x: object) -> bool:
+def _v171(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/order
     if not (isinstance(x, list)):
         return False
@@ -196,25 +196,25 @@ def _v170(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v171(v):
+            if not _v172(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v165(x: object) -> bool:
+def _v166(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'provider' in x and not _v166(x['provider']):
+        if 'provider' in x and not _v167(x['provider']):
             return False
-        if 'max_cost_tier' in x and not _v167(x['max_cost_tier']):
+        if 'max_cost_tier' in x and not _v168(x['max_cost_tier']):
             return False
-        if 'require_tags' in x and not _v168(x['require_tags']):
+        if 'require_tags' in x and not _v169(x['require_tags']):
             return False
-        if 'order' in x and not _v170(x['order']):
+        if 'order' in x and not _v171(x['order']):
             return False
         for k in x:
             if k not in ('provider', 'max_cost_tier', 'require_tags', 'order'):
@@ -222,7 +222,7 @@ def _v165(x: object) -> bool:
     return True
 
 
-def _v172(x: object) -> bool:
+def _v173(x: object) -> bool:
     # config#/properties/roles/additionalProperties/then
     if isinstance(x, dict):
         for k in ('argv',):
@@ -231,7 +231,7 @@ def _v172(x: object) -> bool:
     return True
 
 
-def _v174(x: object) -> bool:
+def _v175(x: object) -> bool:
     # config#/properties/roles/additionalProperties/else/not
     if isinstance(x, dict):
         for k in ('argv',):
@@ -240,29 +240,29 @@ def _v174(x: object) -> bool:
     return True
 
 
-def _v173(x: object) -> bool:
+def _v174(x: object) -> bool:
     # config#/properties/roles/additionalProperties/else
-    if _v174(x):
+    if _v175(x):
         return False
     return True
 
 
-def _v176(x: object) -> bool:
+def _v177(x: object) -> bool:
     # config#/properties/roles/additionalProperties/if/properties/transport
     if not _eq(x, _C1):
         return False
     return True
 
 
-def _v175(x: object) -> bool:
+def _v176(x: object) -> bool:
     # config#/properties/roles/additionalProperties/if
     if isinstance(x, dict):
-        if 'transport' in x and not _v176(x['transport']):
+        if 'transport' in x and not _v177(x['transport']):
             return False
     return True
 
 
-def _v154(x: object) -> bool:
+def _v155(x: object) -> bool:
     # config#/properties/roles/additionalProperties
     if not (isinstance(x, dict)):
         return False
@@ -270,46 +270,46 @@ def _v154(x: object) -> bool:
         for k in ('model', 'transport', 'sandbox'):
             if k not in x:
                 return False
-        if 'model' in x and not _v155(x['model']):
+        if 'model' in x and not _v156(x['model']):
             return False
-        if 'endpoint' in x and not _v156(x['endpoint']):
+        if 'endpoint' in x and not _v157(x['endpoint']):
             return False
-        if 'transport' in x and not _v157(x['transport']):
+        if 'transport' in x and not _v158(x['transport']):
             return False
-        if 'sandbox' in x and not _v158(x['sandbox']):
+        if 'sandbox' in x and not _v159(x['sandbox']):
             return False
-        if 'argv' in x and not _v159(x['argv']):
+        if 'argv' in x and not _v160(x['argv']):
             return False
-        if 'instructions' in x and not _v161(x['instructions']):
+        if 'instructions' in x and not _v162(x['instructions']):
             return False
-        if 'max_turns_without_result' in x and not _v162(x['max_turns_without_result']):
+        if 'max_turns_without_result' in x and not _v163(x['max_turns_without_result']):
             return False
-        if 'max_minutes_without_result' in x and not _v163(x['max_minutes_without_result']):
+        if 'max_minutes_without_result' in x and not _v164(x['max_minutes_without_result']):
             return False
-        if 'deadline_minutes' in x and not _v164(x['deadline_minutes']):
+        if 'deadline_minutes' in x and not _v165(x['deadline_minutes']):
             return False
-        if 'route' in x and not _v165(x['route']):
+        if 'route' in x and not _v166(x['route']):
             return False
         for k in x:
             if k not in ('model', 'endpoint', 'transport', 'sandbox', 'argv', 'instructions', 'max_turns_without_result', 'max_minutes_without_result', 'deadline_minutes', 'route'):
                 return False
-    if _v175(x):
-        if not _v172(x):
+    if _v176(x):
+        if not _v173(x):
             return False
     else:
-        if not _v173(x):
+        if not _v174(x):
             return False
     return True
 
 
-def _v177(x: object) -> bool:
+def _v178(x: object) -> bool:
     # config#/properties/roles/propertyNames
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v153(x: object) -> bool:
+def _v154(x: object) -> bool:
     # config#/properties/roles
     if not (isinstance(x, dict)):
         return False
@@ -319,22 +319,22 @@ def _v153(x: object) -> bool:
         if len(x) > 64:
             return False
         for k, v in x.items():
-            if k not in () and not _v154(v):
+            if k not in () and not _v155(v):
                 return False
         for k in x:
-            if not _v177(k):
+            if not _v178(k):
                 return False
     return True
 
 
-def _v179(x: object) -> bool:
+def _v180(x: object) -> bool:
     # config#/properties/advisor/properties/role
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v178(x: object) -> bool:
+def _v179(x: object) -> bool:
     # config#/properties/advisor
     if not (isinstance(x, dict)):
         return False
@@ -342,7 +342,7 @@ def _v178(x: object) -> bool:
         for k in ('role',):
             if k not in x:
                 return False
-        if 'role' in x and not _v179(x['role']):
+        if 'role' in x and not _v180(x['role']):
             return False
         for k in x:
             if k not in ('role',):
@@ -350,14 +350,14 @@ def _v178(x: object) -> bool:
     return True
 
 
-def _v181(x: object) -> bool:
+def _v182(x: object) -> bool:
     # config#/properties/worker/properties/role
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v180(x: object) -> bool:
+def _v181(x: object) -> bool:
     # config#/properties/worker
     if not (isinstance(x, dict)):
         return False
@@ -365,7 +365,7 @@ def _v180(x: object) -> bool:
         for k in ('role',):
             if k not in x:
                 return False
-        if 'role' in x and not _v181(x['role']):
+        if 'role' in x and not _v182(x['role']):
             return False
         for k in x:
             if k not in ('role',):
@@ -373,7 +373,7 @@ def _v180(x: object) -> bool:
     return True
 
 
-def _v183(x: object) -> bool:
+def _v184(x: object) -> bool:
     # config#/properties/pool/properties/max_workers
     if not (_is_integer(x)):
         return False
@@ -385,7 +385,7 @@ def _v183(x: object) -> bool:
     return True
 
 
-def _v184(x: object) -> bool:
+def _v185(x: object) -> bool:
     # config#/properties/pool/properties/tick_seconds
     if not (_is_integer(x)):
         return False
@@ -397,7 +397,7 @@ def _v184(x: object) -> bool:
     return True
 
 
-def _v182(x: object) -> bool:
+def _v183(x: object) -> bool:
     # config#/properties/pool
     if not (isinstance(x, dict)):
         return False
@@ -405,9 +405,9 @@ def _v182(x: object) -> bool:
         for k in ('max_workers',):
             if k not in x:
                 return False
-        if 'max_workers' in x and not _v183(x['max_workers']):
+        if 'max_workers' in x and not _v184(x['max_workers']):
             return False
-        if 'tick_seconds' in x and not _v184(x['tick_seconds']):
+        if 'tick_seconds' in x and not _v185(x['tick_seconds']):
             return False
         for k in x:
             if k not in ('max_workers', 'tick_seconds'):
@@ -415,7 +415,7 @@ def _v182(x: object) -> bool:
     return True
 
 
-def _v186(x: object) -> bool:
+def _v187(x: object) -> bool:
     # config#/properties/lease/properties/duration_minutes
     if not (_is_integer(x)):
         return False
@@ -427,7 +427,7 @@ def _v186(x: object) -> bool:
     return True
 
 
-def _v185(x: object) -> bool:
+def _v186(x: object) -> bool:
     # config#/properties/lease
     if not (isinstance(x, dict)):
         return False
@@ -435,7 +435,7 @@ def _v185(x: object) -> bool:
         for k in ('duration_minutes',):
             if k not in x:
                 return False
-        if 'duration_minutes' in x and not _v186(x['duration_minutes']):
+        if 'duration_minutes' in x and not _v187(x['duration_minutes']):
             return False
         for k in x:
             if k not in ('duration_minutes',):
@@ -443,7 +443,7 @@ def _v185(x: object) -> bool:
     return True
 
 
-def _v188(x: object) -> bool:
+def _v189(x: object) -> bool:
     # config#/properties/worktrees/properties/directory
     if not (isinstance(x, str)):
         return False
@@ -457,7 +457,7 @@ def _v188(x: object) -> bool:
     return True
 
 
-def _v187(x: object) -> bool:
+def _v188(x: object) -> bool:
     # config#/properties/worktrees
     if not (isinstance(x, dict)):
         return False
@@ -465,7 +465,7 @@ def _v187(x: object) -> bool:
         for k in ('directory',):
             if k not in x:
                 return False
-        if 'directory' in x and not _v188(x['directory']):
+        if 'directory' in x and not _v189(x['directory']):
             return False
         for k in x:
             if k not in ('directory',):
@@ -473,28 +473,28 @@ def _v187(x: object) -> bool:
     return True
 
 
-def _v191(x: object) -> bool:
+def _v192(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/family
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v192(x: object) -> bool:
+def _v193(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/enabled
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v193(x: object) -> bool:
+def _v194(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/endpoint
     if not _m_defs._v23(x):
         return False
     return True
 
 
-def _v194(x: object) -> bool:
+def _v195(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/cost_tier
     if not (_is_integer(x)):
         return False
@@ -506,14 +506,14 @@ def _v194(x: object) -> bool:
     return True
 
 
-def _v196(x: object) -> bool:
+def _v197(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v195(x: object) -> bool:
+def _v196(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags
     if not (isinstance(x, list)):
         return False
@@ -521,21 +521,21 @@ def _v195(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v196(v):
+            if not _v197(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v198(x: object) -> bool:
+def _v199(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/additionalProperties
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v199(x: object) -> bool:
+def _v200(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/propertyNames
     if not (isinstance(x, str)):
         return False
@@ -545,7 +545,7 @@ def _v199(x: object) -> bool:
     return True
 
 
-def _v197(x: object) -> bool:
+def _v198(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models
     if not (isinstance(x, dict)):
         return False
@@ -553,15 +553,15 @@ def _v197(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v198(v):
+            if k not in () and not _v199(v):
                 return False
         for k in x:
-            if not _v199(k):
+            if not _v200(k):
                 return False
     return True
 
 
-def _v201(x: object) -> bool:
+def _v202(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe/items
     if not (isinstance(x, str)):
         return False
@@ -575,7 +575,7 @@ def _v201(x: object) -> bool:
     return True
 
 
-def _v200(x: object) -> bool:
+def _v201(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe
     if not (isinstance(x, list)):
         return False
@@ -585,12 +585,12 @@ def _v200(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v201(v):
+            if not _v202(v):
                 return False
     return True
 
 
-def _v202(x: object) -> bool:
+def _v203(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_skip_at
     if not (_is_integer(x)):
         return False
@@ -602,7 +602,7 @@ def _v202(x: object) -> bool:
     return True
 
 
-def _v190(x: object) -> bool:
+def _v191(x: object) -> bool:
     # config#/properties/providers/additionalProperties
     if not (isinstance(x, dict)):
         return False
@@ -610,21 +610,21 @@ def _v190(x: object) -> bool:
         for k in ('family',):
             if k not in x:
                 return False
-        if 'family' in x and not _v191(x['family']):
+        if 'family' in x and not _v192(x['family']):
             return False
-        if 'enabled' in x and not _v192(x['enabled']):
+        if 'enabled' in x and not _v193(x['enabled']):
             return False
-        if 'endpoint' in x and not _v193(x['endpoint']):
+        if 'endpoint' in x and not _v194(x['endpoint']):
             return False
-        if 'cost_tier' in x and not _v194(x['cost_tier']):
+        if 'cost_tier' in x and not _v195(x['cost_tier']):
             return False
-        if 'tags' in x and not _v195(x['tags']):
+        if 'tags' in x and not _v196(x['tags']):
             return False
-        if 'models' in x and not _v197(x['models']):
+        if 'models' in x and not _v198(x['models']):
             return False
-        if 'quota_probe' in x and not _v200(x['quota_probe']):
+        if 'quota_probe' in x and not _v201(x['quota_probe']):
             return False
-        if 'quota_skip_at' in x and not _v202(x['quota_skip_at']):
+        if 'quota_skip_at' in x and not _v203(x['quota_skip_at']):
             return False
         for k in x:
             if k not in ('family', 'enabled', 'endpoint', 'cost_tier', 'tags', 'models', 'quota_probe', 'quota_skip_at'):
@@ -632,14 +632,14 @@ def _v190(x: object) -> bool:
     return True
 
 
-def _v203(x: object) -> bool:
+def _v204(x: object) -> bool:
     # config#/properties/providers/propertyNames
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v189(x: object) -> bool:
+def _v190(x: object) -> bool:
     # config#/properties/providers
     if not (isinstance(x, dict)):
         return False
@@ -647,22 +647,22 @@ def _v189(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v190(v):
+            if k not in () and not _v191(v):
                 return False
         for k in x:
-            if not _v203(k):
+            if not _v204(k):
                 return False
     return True
 
 
-def _v206(x: object) -> bool:
+def _v207(x: object) -> bool:
     # config#/properties/routing/properties/order/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v205(x: object) -> bool:
+def _v206(x: object) -> bool:
     # config#/properties/routing/properties/order
     if not (isinstance(x, list)):
         return False
@@ -670,21 +670,21 @@ def _v205(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v206(v):
+            if not _v207(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v207(x: object) -> bool:
+def _v208(x: object) -> bool:
     # config#/properties/routing/properties/active
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v208(x: object) -> bool:
+def _v209(x: object) -> bool:
     # config#/properties/routing/properties/cooldown_minutes
     if not (_is_integer(x)):
         return False
@@ -696,7 +696,7 @@ def _v208(x: object) -> bool:
     return True
 
 
-def _v209(x: object) -> bool:
+def _v210(x: object) -> bool:
     # config#/properties/routing/properties/transient_cooldown_seconds
     if not (_is_integer(x)):
         return False
@@ -708,18 +708,18 @@ def _v209(x: object) -> bool:
     return True
 
 
-def _v204(x: object) -> bool:
+def _v205(x: object) -> bool:
     # config#/properties/routing
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'order' in x and not _v205(x['order']):
+        if 'order' in x and not _v206(x['order']):
             return False
-        if 'active' in x and not _v207(x['active']):
+        if 'active' in x and not _v208(x['active']):
             return False
-        if 'cooldown_minutes' in x and not _v208(x['cooldown_minutes']):
+        if 'cooldown_minutes' in x and not _v209(x['cooldown_minutes']):
             return False
-        if 'transient_cooldown_seconds' in x and not _v209(x['transient_cooldown_seconds']):
+        if 'transient_cooldown_seconds' in x and not _v210(x['transient_cooldown_seconds']):
             return False
         for k in x:
             if k not in ('order', 'active', 'cooldown_minutes', 'transient_cooldown_seconds'):
@@ -727,7 +727,7 @@ def _v204(x: object) -> bool:
     return True
 
 
-def _v151(x: object) -> bool:
+def _v152(x: object) -> bool:
     # config#
     if not (isinstance(x, dict)):
         return False
@@ -735,23 +735,23 @@ def _v151(x: object) -> bool:
         for k in ('advisor', 'format', 'lease', 'pool', 'roles', 'worker', 'worktrees'):
             if k not in x:
                 return False
-        if 'format' in x and not _v152(x['format']):
+        if 'format' in x and not _v153(x['format']):
             return False
-        if 'roles' in x and not _v153(x['roles']):
+        if 'roles' in x and not _v154(x['roles']):
             return False
-        if 'advisor' in x and not _v178(x['advisor']):
+        if 'advisor' in x and not _v179(x['advisor']):
             return False
-        if 'worker' in x and not _v180(x['worker']):
+        if 'worker' in x and not _v181(x['worker']):
             return False
-        if 'pool' in x and not _v182(x['pool']):
+        if 'pool' in x and not _v183(x['pool']):
             return False
-        if 'lease' in x and not _v185(x['lease']):
+        if 'lease' in x and not _v186(x['lease']):
             return False
-        if 'worktrees' in x and not _v187(x['worktrees']):
+        if 'worktrees' in x and not _v188(x['worktrees']):
             return False
-        if 'providers' in x and not _v189(x['providers']):
+        if 'providers' in x and not _v190(x['providers']):
             return False
-        if 'routing' in x and not _v204(x['routing']):
+        if 'routing' in x and not _v205(x['routing']):
             return False
         for k in x:
             if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'providers', 'routing'):
@@ -760,5 +760,5 @@ def _v151(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'config': _v151,
+    'config': _v152,
 }

@@ -307,7 +307,7 @@ def _v55(x: object) -> bool:
     return True
 
 
-def _v60(x: object) -> bool:
+def _v61(x: object) -> bool:
     # defs#/$defs/title
     if not (isinstance(x, str)):
         return False
@@ -321,7 +321,7 @@ def _v60(x: object) -> bool:
     return True
 
 
-def _v65(x: object) -> bool:
+def _v66(x: object) -> bool:
     # defs#/$defs/repository
     if not (isinstance(x, str)):
         return False
@@ -333,7 +333,7 @@ def _v65(x: object) -> bool:
     return True
 
 
-def _v69(x: object) -> bool:
+def _v70(x: object) -> bool:
     # defs#/$defs/url
     if not (isinstance(x, str)):
         return False
@@ -345,7 +345,7 @@ def _v69(x: object) -> bool:
     return True
 
 
-def _v82(x: object) -> bool:
+def _v83(x: object) -> bool:
     # defs#/$defs/person
     if not (isinstance(x, str)):
         return False
@@ -359,7 +359,7 @@ def _v82(x: object) -> bool:
     return True
 
 
-def _v85(x: object) -> bool:
+def _v86(x: object) -> bool:
     # defs#/$defs/timestamp
     if not (isinstance(x, str)):
         return False
@@ -369,7 +369,7 @@ def _v85(x: object) -> bool:
     return True
 
 
-def _v91(x: object) -> bool:
+def _v92(x: object) -> bool:
     # defs#/$defs/reason
     if not (isinstance(x, str)):
         return False
@@ -383,7 +383,7 @@ def _v91(x: object) -> bool:
     return True
 
 
-def _v99(x: object) -> bool:
+def _v100(x: object) -> bool:
     # defs#/$defs/version
     if not (_is_integer(x)):
         return False
@@ -395,7 +395,7 @@ def _v99(x: object) -> bool:
     return True
 
 
-def _v106(x: object) -> bool:
+def _v107(x: object) -> bool:
     # defs#/$defs/actor
     if not (isinstance(x, str)):
         return False
@@ -409,12 +409,12 @@ def _v106(x: object) -> bool:
     return True
 
 
-def _v210(x: object) -> bool:
+def _v211(x: object) -> bool:
     # defs#
     return True
 
 
-def _v211(x: object) -> bool:
+def _v212(x: object) -> bool:
     # defs#/$defs/text
     if not (isinstance(x, str)):
         return False
@@ -424,7 +424,7 @@ def _v211(x: object) -> bool:
     return True
 
 
-def _v212(x: object) -> bool:
+def _v213(x: object) -> bool:
     # defs#/$defs/token
     if not (isinstance(x, str)):
         return False
@@ -434,7 +434,7 @@ def _v212(x: object) -> bool:
     return True
 
 
-def _v213(x: object) -> bool:
+def _v214(x: object) -> bool:
     # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
@@ -444,7 +444,7 @@ def _v213(x: object) -> bool:
     return True
 
 
-def _v214(x: object) -> bool:
+def _v215(x: object) -> bool:
     # defs#/$defs/public_key
     if not (isinstance(x, str)):
         return False
@@ -454,7 +454,7 @@ def _v214(x: object) -> bool:
     return True
 
 
-def _v215(x: object) -> bool:
+def _v216(x: object) -> bool:
     # defs#/$defs/base64
     if not (isinstance(x, str)):
         return False
@@ -467,11 +467,11 @@ def _v215(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'defs': _v210,
+    'defs': _v211,
     'defs#/$defs/abs_path': _v35,
-    'defs#/$defs/actor': _v106,
+    'defs#/$defs/actor': _v107,
     'defs#/$defs/argv_or_null': _v47,
-    'defs#/$defs/base64': _v215,
+    'defs#/$defs/base64': _v216,
     'defs#/$defs/branch': _v37,
     'defs#/$defs/capability': _v31,
     'defs#/$defs/commit': _v39,
@@ -481,22 +481,22 @@ VALIDATORS: dict[str, Callable[[object], bool]] = {
     'defs#/$defs/model_endpoint_or_null': _v21,
     'defs#/$defs/model_id': _v19,
     'defs#/$defs/opaque_id': _v7,
-    'defs#/$defs/pane_id': _v213,
-    'defs#/$defs/person': _v82,
+    'defs#/$defs/pane_id': _v214,
+    'defs#/$defs/person': _v83,
     'defs#/$defs/program_list': _v55,
-    'defs#/$defs/public_key': _v214,
-    'defs#/$defs/reason': _v91,
-    'defs#/$defs/repository': _v65,
+    'defs#/$defs/public_key': _v215,
+    'defs#/$defs/reason': _v92,
+    'defs#/$defs/repository': _v66,
     'defs#/$defs/role_id': _v17,
     'defs#/$defs/sandbox': _v45,
     'defs#/$defs/sha256': _v3,
-    'defs#/$defs/text': _v211,
-    'defs#/$defs/timestamp': _v85,
-    'defs#/$defs/title': _v60,
-    'defs#/$defs/token': _v212,
+    'defs#/$defs/text': _v212,
+    'defs#/$defs/timestamp': _v86,
+    'defs#/$defs/title': _v61,
+    'defs#/$defs/token': _v213,
     'defs#/$defs/tool_list': _v52,
     'defs#/$defs/transport': _v26,
-    'defs#/$defs/url': _v69,
+    'defs#/$defs/url': _v70,
     'defs#/$defs/uuid': _v15,
-    'defs#/$defs/version': _v99,
+    'defs#/$defs/version': _v100,
 }

@@ -218,6 +218,13 @@ def _v57(x: object) -> bool:
     return True
 
 
+def _v58(x: object) -> bool:
+    # dispatch-intent#/properties/provider_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
 def _v5(x: object) -> bool:
     # dispatch-intent#
     if not (isinstance(x, dict)):
@@ -276,8 +283,10 @@ def _v5(x: object) -> bool:
             return False
         if 'instructions_sha256' in x and not _v57(x['instructions_sha256']):
             return False
+        if 'provider_id' in x and not _v58(x['provider_id']):
+            return False
         for k in x:
-            if k not in ('dispatch_id', 'ticket_id', 'ticket_content_sha256', 'attempt', 'worker_id', 'lease_token_sha256', 'session_id', 'role_id', 'model_id', 'model_endpoint', 'provider_mode', 'engine', 'capabilities', 'policy_digest', 'worktree_id', 'worktree_path', 'worktree_branch', 'worktree_base_commit', 'worktree_start_commit', 'prior_failure_evidence', 'role_sandbox', 'role_argv', 'role_tools', 'role_programs', 'instructions_sha256'):
+            if k not in ('dispatch_id', 'ticket_id', 'ticket_content_sha256', 'attempt', 'worker_id', 'lease_token_sha256', 'session_id', 'role_id', 'model_id', 'model_endpoint', 'provider_mode', 'engine', 'capabilities', 'policy_digest', 'worktree_id', 'worktree_path', 'worktree_branch', 'worktree_base_commit', 'worktree_start_commit', 'prior_failure_evidence', 'role_sandbox', 'role_argv', 'role_tools', 'role_programs', 'instructions_sha256', 'provider_id'):
                 return False
     return True
 

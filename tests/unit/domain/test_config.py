@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -81,3 +83,50 @@ def test_role_endpoints(endpoint: str, ok: bool) -> None:
     else:
         with pytest.raises(ConfigError, match="endpoint"):
             parse_config(text.encode())
+
+
+PROVIDERS = """
+[providers.fast]
+family = "anthropic"
+models = { quick = "claude-quick" }
+quota_probe = ["/usr/bin/quota-probe", "--json"]
+quota_skip_at = 90
+
+[routing]
+order = ["fast"]
+active = "fast"
+cooldown_minutes = 45
+"""
+
+
+def test_providers_routing_and_a_role_class_parse() -> None:
+    text = (
+        DEFAULT_CONFIG
+        + PROVIDERS
+        + '\n[roles."oms.ticket-executor".route]\nprovider = "fast/quick"\nmax_cost_tier = 2\n'
+    )
+    config = parse_config(text.encode())
+    fast = config.routing.providers["fast"]
+    assert (fast.family, fast.cost_tier, fast.quota_probe, fast.quota_skip_at) == (
+        "anthropic", 3, ("/usr/bin/quota-probe", "--json"), 90
+    )  # fmt: skip
+    assert (config.routing.order, config.routing.active, config.routing.cooldown_minutes) == (("fast",), "fast", 45)
+    route = config.roles["oms.ticket-executor"].route
+    assert (route.provider, route.alias, route.max_cost_tier) == ("fast", "quick", 2)
+    assert config.roles["oms.goal-long-executor"].route.provider is None
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ('\n[roles."oms.ticket-executor".route]\nmax_cost_tier = 2\n', "needs [providers]"),
+        (PROVIDERS + '\n[roles."oms.goal-long-executor".route]\nprovider = "fast"\n', "which speaks anthropic"),
+        (PROVIDERS.replace('active = "fast"', 'active = "slow"'), "routing names provider 'slow'"),
+        (PROVIDERS.replace('family = "anthropic"', 'family = "gemini"'), "family"),
+        (PROVIDERS.replace("quota_skip_at = 90", "quota_skip_at = 101"), "quota_skip_at"),
+        (PROVIDERS.replace("[providers.fast]", "[providers.Fast]"), "providers"),
+    ],
+)
+def test_a_routing_mistake_is_named(extra: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        parse_config((DEFAULT_CONFIG + extra).encode())

@@ -1,0 +1,83 @@
+"""The conductor's provider phase (issue 13, ADR 0019): read every quota probe once, and park the running
+workers of a provider that ran out until its reset (never killed: the resume phase resumes them then).
+
+Also here: what an ended attempt's report says of its provider (`rest_from_report`: a quota or rate-limit
+error rests it for the fleet) and whether the queue must wait for a provider (`queue_waits`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from oms.canonical import access, parse_ts
+from oms.domain import routing
+from oms.errors import OmsError, one_line
+from oms.services import providers
+from oms.services.delivery import Delivery
+from oms.services.workspace import Workspace
+from oms.store import Record
+
+QUOTA_PARK = "quota"  # the reason a worker parked for its provider's quota starts with
+
+
+def phase(d: Delivery, done: list[str], skipped: list[str]) -> None:
+    """Probes, then quota parking."""
+    if not d.ws.config().routing.providers:
+        return
+    read, unread = providers.probe_all(d.ws)
+    done += [f"probe {line}" for line in read]
+    skipped += [f"probe {line}" for line in unread]
+    park_resting(d, done, skipped)
+
+
+def park_resting(d: Delivery, done: list[str], skipped: list[str]) -> None:
+    """Park each running worker whose provider rests for its quota, until the rest ends."""
+    ws = d.ws
+    now = ws.now()
+    standings = providers.standings(ws)
+    for worker in ws.store.latest("worker").in_states(("idle", "working")):
+        if worker.payload.get("health") != "healthy":
+            continue
+        try:
+            dispatch = d.dispatch(worker.record_id)
+            provider_id = dispatch.payload.get("provider_id")
+            standing = standings.get(provider_id) if isinstance(provider_id, str) else None
+            if standing is None or standing.cooldown_kind != "quota" or standing.cooldown_until is None:
+                continue
+            if parse_ts(standing.cooldown_until) <= parse_ts(now):
+                continue
+            if d.session(access.text(dispatch.payload, "session_id")) is None:
+                continue  # not launched yet: its launch meets the rest (the next tick parks it)
+            reason = f"{QUOTA_PARK}: provider {provider_id} rests until {standing.cooldown_until}"
+            d.park(worker.record_id, reason, standing.cooldown_until)
+            done.append(f"{worker.record_id}: parked until {standing.cooldown_until} ({provider_id} ran out)")
+        except OmsError as exc:
+            skipped.append(f"{worker.record_id}: {one_line(exc.message)}")
+
+
+def rest_from_report(ws: Workspace, dispatch: Record, status: str, summary: str) -> str:
+    """An ended attempt whose report names a quota or rate-limit error rests its provider for the fleet;
+    the status its ticket is decided on (a quota `blocked` is no question for a person: `failed`, retried
+    on another provider or after the reset)."""
+    provider_id = dispatch.payload.get("provider_id")
+    if not isinstance(provider_id, str) or status == "completed":
+        return status
+    cooldown = routing.cooldown_of(summary, ws.now(), ws.config().routing)
+    if cooldown is None:
+        return status
+    with contextlib.suppress(OmsError):  # no longer configured: the ticket is decided all the same
+        providers.rest(ws, provider_id, cooldown, f"{dispatch.record_id}: its report")
+    return "failed" if status in ("blocked", "stopped") else status
+
+
+def queue_waits(ws: Workspace) -> str | None:
+    """Why the queue waits (no provider can serve the worker role now), or None."""
+    config = ws.config()
+    role = config.roles.get(config.worker_role)
+    if role is None or not config.routing.providers or routing.family_of(role.transport) is None:
+        return None
+    choice = providers.route(ws, role)
+    if choice.provider_id is not None:
+        return None
+    wait = f" until {choice.wait_until}" if choice.wait_until else ""
+    return f"no provider can serve role {role.role_id}{wait} (`oms route explain`)"

@@ -1,0 +1,232 @@
+"""Routing a dispatch to a provider (issue 13, ADR 0019) on a real repository and state root: the choice is
+part of the approved intent, a resting provider is skipped and the reroute keeps the class, a pin, probes,
+cooldowns from an attempt's report, the queue waiting, and `oms route explain` / `oms provider` as real
+processes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oms.canonical import add_ms, parse_ts
+from oms.domain import routing
+from oms.domain.dispatches import capture_intent, intent_digest
+from oms.errors import AuthorityChangedError, ConfigError, NoProviderError
+from oms.services import authority, conductor, conductor_providers, dispatches, providers, tickets
+from oms.store import Record
+from tests.chain import Chain, make_chain
+from tests.helpers import OmsCommand
+
+ROLE = "oms.ticket-executor"
+PROVIDERS = """
+[providers.anthropic-a]
+family = "anthropic"
+endpoint = "http://127.0.0.1:9001"
+cost_tier = 2
+tags = ["code"]
+models = { default = "claude-a", fast = "claude-a-fast" }
+
+[providers.anthropic-b]
+family = "anthropic"
+endpoint = "http://127.0.0.1:9002"
+cost_tier = 3
+tags = ["code"]
+
+[providers.anthropic-premium]
+family = "anthropic"
+cost_tier = 5
+tags = ["code"]
+
+[providers.openai-o]
+family = "openai"
+cost_tier = 1
+tags = ["code"]
+
+[routing]
+order = ["anthropic-premium", "anthropic-a", "anthropic-b", "openai-o"]
+
+[roles."oms.ticket-executor".route]
+max_cost_tier = 3
+require_tags = ["code"]
+"""
+
+
+@pytest.fixture
+def routed(tmp_path: Path) -> Iterator[Chain]:
+    """The chain with the Claude role as the worker role and four providers (one too dear for its class)."""
+    for chain in make_chain(tmp_path):
+        chain.edit_config(
+            lambda s: s.replace('role = "oms.command-executor"', f'role = "{ROLE}"') + PROVIDERS, commit=True
+        )
+        yield chain
+
+
+def _propose(chain: Chain, provider: str | None = None) -> Record:
+    ticket_id, _ = chain.leased_ticket()
+    with chain.workspace() as ws:
+        return dispatches.propose(ws, ticket_id, provider=provider)[0]
+
+
+def _rest(chain: Chain, provider_id: str, minutes: int = 60) -> str:
+    with chain.workspace() as ws:
+        until = add_ms(ws.now(), minutes * 60_000)
+        assert providers.rest(ws, provider_id, routing.Cooldown(until, "quota", "usage limit reached"), "test")
+    return until
+
+
+def test_a_dispatch_is_routed_and_its_provider_is_part_of_the_approved_intent(routed: Chain) -> None:
+    dispatch = _propose(routed)
+    payload = dispatch.payload
+    assert (payload["provider_id"], payload["model_id"], payload["model_endpoint"]) == (
+        "anthropic-a",  # the premium one is above the class's cost tier
+        "claude-a",
+        "http://127.0.0.1:9001",
+    )
+    intent = capture_intent(dispatch.record_id, payload)
+    assert intent["provider_id"] == "anthropic-a"
+    assert intent_digest(intent) == payload["dispatch_intent_sha256"]
+    other = capture_intent(dispatch.record_id, {**payload, "provider_id": "anthropic-b"})
+    assert intent_digest(other) != payload["dispatch_intent_sha256"]  # an approval binds the provider
+
+
+def test_a_resting_provider_is_skipped_and_the_reroute_keeps_the_class(routed: Chain) -> None:
+    _rest(routed, "anthropic-a")
+    assert _propose(routed).payload["provider_id"] == "anthropic-b"
+    until = _rest(routed, "anthropic-b", 30)
+    with pytest.raises(NoProviderError) as refused:
+        _propose(routed)
+    message = refused.value.message
+    assert f"the first cooldown ends {until}" in message
+    assert "anthropic-premium: cost tier 5 above the class's 3" in message  # never taken, even now
+    assert "openai-o: speaks openai, the role's CLI speaks anthropic" in message
+
+
+def test_a_pin_skips_the_cooldown_but_never_the_family(routed: Chain) -> None:
+    _rest(routed, "anthropic-a")
+    assert _propose(routed, provider="anthropic-a").payload["provider_id"] == "anthropic-a"
+    with pytest.raises(NoProviderError, match="openai-o: pinned, but speaks openai"):
+        _propose(routed, provider="openai-o")
+
+
+def test_a_provider_changed_after_approval_refuses_what_was_approved(routed: Chain) -> None:
+    dispatch = _propose(routed)
+    with routed.workspace() as ws:
+        dispatches.review(ws, dispatch.record_id)
+    routed.edit_config(lambda s: s.replace("http://127.0.0.1:9001", "http://127.0.0.1:9009"), commit=True)
+    with routed.workspace() as ws, pytest.raises(AuthorityChangedError, match="model_endpoint"):
+        authority.check_dispatch(ws, ws.store.records("dispatch").read(dispatch.record_id))
+    routed.edit_config(lambda s: s.replace("[providers.anthropic-a]", "[providers.anthropic-z]"), commit=False)
+    routed.edit_config(lambda s: s.replace('"anthropic-a", ', '"anthropic-z", '), commit=True)
+    with routed.workspace() as ws, pytest.raises(AuthorityChangedError, match="anthropic-a is no longer configured"):
+        authority.check_dispatch(ws, ws.store.records("dispatch").read(dispatch.record_id))
+
+
+def test_a_quota_probe_reads_a_percent_once_a_tick_and_routing_skips_a_full_provider(routed: Chain) -> None:
+    probe = json.dumps([sys.executable, "-c", "print('quota: 97.2% used')"])
+    routed.edit_config(
+        lambda s: s.replace(
+            'models = { default = "claude-a"', f'quota_probe = {probe}\nmodels = {{ default = "claude-a"'
+        ),
+        commit=True,
+    )
+    with routed.workspace() as ws:
+        report = conductor.tick(ws)
+        phase = next(p for p in report.phases if p.name == "providers")
+        assert phase.done == ["probe anthropic-a: quota 97%"]
+        assert providers.standings(ws)["anthropic-a"].quota_percent == 97
+        choice = providers.route(ws, ws.config().roles[ROLE])
+    assert choice.provider_id == "anthropic-b"
+    assert choice.excluded["anthropic-a"] == "quota 97% used (skipped at 95%)"
+
+
+def test_a_probe_that_prints_no_number_is_unknown_never_full(routed: Chain) -> None:
+    probe = json.dumps([sys.executable, "-c", "import sys; print('n/a'); sys.exit(0)"])
+    routed.edit_config(
+        lambda s: s.replace(
+            'models = { default = "claude-a"', f'quota_probe = {probe}\nmodels = {{ default = "claude-a"'
+        ),
+        commit=True,
+    )
+    with routed.workspace() as ws:
+        conductor.tick(ws)
+        assert providers.standings(ws)["anthropic-a"].quota_percent is None
+        assert providers.route(ws, ws.config().roles[ROLE]).provider_id == "anthropic-a"
+
+
+def test_an_attempts_quota_report_rests_its_provider_for_the_fleet(routed: Chain) -> None:
+    dispatch = _propose(routed)
+    with routed.workspace() as ws:
+        status = conductor_providers.rest_from_report(
+            ws, dispatch, "blocked", "You've hit your usage limit. Try again in 2 hours."
+        )
+        standing = providers.standings(ws)["anthropic-a"]
+        assert status == "failed"  # quota is no question for a person: retried, elsewhere or later
+        assert standing.cooldown_kind == "quota"
+        assert parse_ts(standing.cooldown_until or "") == parse_ts(ws.now()) + 2 * 3600_000
+        # a shorter rest (a transient 429 elsewhere) never shortens it
+        assert conductor_providers.rest_from_report(ws, dispatch, "failed", "429 Too Many Requests") == "failed"
+        assert providers.standings(ws)["anthropic-a"].cooldown_until == standing.cooldown_until
+        assert conductor_providers.rest_from_report(ws, dispatch, "failed", "the tests failed") == "failed"
+    assert _propose(routed).payload["provider_id"] == "anthropic-b"
+
+
+def test_the_queue_waits_while_no_provider_can_serve(routed: Chain) -> None:
+    for provider_id in ("anthropic-a", "anthropic-b"):
+        _rest(routed, provider_id)
+    with routed.workspace() as ws:
+        ticket = tickets.add(ws, "Waits", "for a provider")
+        report = conductor.tick(ws)
+        fill = next(p for p in report.phases if p.name == "fill")
+        assert fill.done == []
+        assert any(
+            line.startswith("the queue waits: no provider can serve role oms.ticket-executor until")
+            for line in fill.skipped
+        )
+        assert ws.store.records("ticket").read(ticket.record_id).state == "open"
+
+
+def test_a_routing_config_naming_an_unknown_or_foreign_provider_is_refused(routed: Chain) -> None:
+    routed.edit_config(lambda s: s.replace('order = ["anthropic-premium"', 'order = ["ghost"'), commit=True)
+    with routed.workspace() as ws, pytest.raises(ConfigError, match="routing names provider 'ghost'"):
+        ws.config()
+    routed.edit_config(lambda s: s.replace('order = ["ghost"', 'order = ["anthropic-premium"'), commit=False)
+    routed.edit_config(lambda s: s + 'order = ["openai-o"]\n', commit=True)
+    with routed.workspace() as ws, pytest.raises(ConfigError, match="which speaks openai"):
+        ws.config()
+
+
+def _roots(chain: Chain) -> tuple[str, ...]:
+    return ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+
+
+@pytest.mark.cli
+def test_route_explain_and_provider_commands(oms: OmsCommand, routed: Chain) -> None:
+    explained = oms.run("route", "explain", "--role", ROLE, "--json", *_roots(routed))
+    assert explained.returncode == 0, explained.stderr
+    doc = json.loads(explained.stdout)
+    assert (doc["provider_id"], doc["rule"], doc["model"]) == ("anthropic-a", "auto", "claude-a")
+    assert doc["excluded"] == {
+        "anthropic-b": "anthropic-a came first (auto)",
+        "anthropic-premium": "cost tier 5 above the class's 3",
+        "openai-o": "speaks openai, the role's CLI speaks anthropic",
+    }
+    rested = oms.run("provider", "rest", "anthropic-a", "--minutes", "30", "--reason", "weekly limit", *_roots(routed))
+    assert rested.returncode == 0, rested.stderr
+    assert rested.stdout.startswith("anthropic-a: rests until ")
+    plain = oms.run("route", "explain", *_roots(routed))
+    assert plain.returncode == 0, plain.stderr
+    assert "role oms.ticket-executor: anthropic-b (auto)" in plain.stdout
+    assert "in quota cooldown until" in plain.stdout
+    assert "weekly limit" in plain.stdout
+    shown = json.loads(oms.run("provider", "show", "--json", *_roots(routed)).stdout)
+    a = next(p for p in shown["providers"] if p["provider_id"] == "anthropic-a")
+    assert (a["cooldown_kind"], a["cooldown_reason"]) == ("quota", "weekly limit")
+    assert oms.run("provider", "clear", "anthropic-a", *_roots(routed)).stdout.strip() == "anthropic-a: cooldown ended"
+    unknown = oms.run("provider", "rest", "ghost", "--minutes", "5", *_roots(routed))
+    assert unknown.returncode != 0
+    assert unknown.stderr.splitlines()[0] == "oms: error: no provider ghost is configured"
+    assert "Traceback" not in unknown.stderr
