@@ -7,6 +7,7 @@ child and is an error, so a hostile tool cannot make oms buffer without limit.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import selectors
 import shutil
@@ -328,9 +329,9 @@ def data_fd(data: bytes, name: str = "oms-data") -> int:
     return fd
 
 
-def kill_exact(who: ProcessIdentity) -> bool:
-    """SIGKILL the process `who` if that exact process (pid, start time, boot) still runs; True if signalled.
-    Through a pidfd, so a pid recycled between the check and the signal is never hit."""
+def kill_exact(who: ProcessIdentity, signum: int = signal.SIGKILL) -> bool:
+    """SIGKILL (or `signum`) the process `who` if that exact process (pid, start time, boot) still runs; True
+    if signalled. Through a pidfd, so a pid recycled between the check and the signal is never hit."""
     if who.pid <= 1 or who.boot_id != boot_id():
         return False
     try:
@@ -340,12 +341,48 @@ def kill_exact(who: ProcessIdentity) -> bool:
     try:
         if start_ticks(who.pid) != who.start_ticks:
             return False
-        signal.pidfd_send_signal(fd, signal.SIGKILL)
+        signal.pidfd_send_signal(fd, signum)
         return True
     except OSError:
         return False
     finally:
         os.close(fd)
+
+
+def start_detached(
+    argv: Sequence[str], *, env: Mapping[str, str], cwd: str, fds: Mapping[int, int], log_fd: int
+) -> ProcessIdentity:
+    """Start `argv` (an absolute program) as a daemon: its own session, stdin from /dev/null, stdout and
+    stderr to `log_fd`, and each descriptor of `fds` (child number -> ours) beyond them; nothing else
+    inherited. No `Popen` is kept: the caller may exit while it runs (an orphan is reaped by init). Returns
+    its identity, read before it can have exited and been replaced."""
+    args = tuple(argv)
+    if not args or not os.path.isabs(args[0]) or any("\x00" in a for a in args):
+        raise ValueError("argv must be an absolute program and words without NUL")
+    if any(target < 3 for target in fds):
+        raise ValueError("extra descriptors start at 3")
+    # copies above every target first, so one dup2 never overwrites a source another one still needs
+    high = {target: fcntl.fcntl(ours, fcntl.F_DUPFD_CLOEXEC, 64) for target, ours in {1: log_fd, **fds}.items()}
+    actions: list[tuple[object, ...]] = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
+    actions += [(os.POSIX_SPAWN_DUP2, high[1], 2)]
+    actions += [(os.POSIX_SPAWN_DUP2, ours, target) for target, ours in sorted(high.items())]
+    here = os.getcwd()
+    try:
+        os.chdir(cwd)  # posix_spawn has no cwd action before Python 3.13
+        pid = os.posix_spawn(args[0], args, dict(env), file_actions=actions, setsid=True)
+    except OSError as exc:
+        raise ToolNotFoundError(f"{args[0]}: {exc.strerror}") from exc
+    finally:
+        os.chdir(here)
+        for fd in high.values():
+            os.close(fd)
+    return ProcessIdentity(boot_id(), pid, start_ticks(pid) or 0)
+
+
+def reap(pid: int) -> None:
+    """Collect the exit of `pid` if it is an ended child of this process (else nothing)."""
+    with contextlib.suppress(ChildProcessError, OSError):
+        os.waitpid(pid, os.WNOHANG)
 
 
 def end_own_group() -> None:
