@@ -7,7 +7,6 @@ child and is an error, so a hostile tool cannot make oms buffer without limit.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import selectors
 import shutil
@@ -349,40 +348,42 @@ def kill_exact(who: ProcessIdentity, signum: int = signal.SIGKILL) -> bool:
         os.close(fd)
 
 
+_DETACHED: dict[int, subprocess.Popen[bytes]] = {}  # kept, never collected while running: no warning
+
+
 def start_detached(
-    argv: Sequence[str], *, env: Mapping[str, str], cwd: str, fds: Mapping[int, int], log_fd: int
+    argv: Sequence[str], *, env: Mapping[str, str], cwd: str, pass_fds: tuple[int, ...], log_fd: int
 ) -> ProcessIdentity:
     """Start `argv` (an absolute program) as a daemon: its own session, stdin from /dev/null, stdout and
-    stderr to `log_fd`, and each descriptor of `fds` (child number -> ours) beyond them; nothing else
-    inherited. No `Popen` is kept: the caller may exit while it runs (an orphan is reaped by init). Returns
-    its identity, read before it can have exited and been replaced."""
+    stderr to `log_fd`, and only `pass_fds` beyond them (at their numbers). The caller may exit while it
+    runs (an orphan is reaped by init). Returns its identity, read before it can have exited and been
+    replaced (it is our child until then)."""
     args = tuple(argv)
     if not args or not os.path.isabs(args[0]) or any("\x00" in a for a in args):
         raise ValueError("argv must be an absolute program and words without NUL")
-    if any(target < 3 for target in fds):
-        raise ValueError("extra descriptors start at 3")
-    # copies above every target first, so one dup2 never overwrites a source another one still needs
-    high = {target: fcntl.fcntl(ours, fcntl.F_DUPFD_CLOEXEC, 64) for target, ours in {1: log_fd, **fds}.items()}
-    actions: list[tuple[object, ...]] = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
-    actions += [(os.POSIX_SPAWN_DUP2, high[1], 2)]
-    actions += [(os.POSIX_SPAWN_DUP2, ours, target) for target, ours in sorted(high.items())]
-    here = os.getcwd()
     try:
-        os.chdir(cwd)  # posix_spawn has no cwd action before Python 3.13
-        pid = os.posix_spawn(args[0], args, dict(env), file_actions=actions, setsid=True)
+        child = subprocess.Popen(  # argv list, never a shell
+            args,
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=log_fd,
+            stderr=log_fd,
+            close_fds=True,
+            pass_fds=pass_fds,
+            start_new_session=True,
+        )
     except OSError as exc:
         raise ToolNotFoundError(f"{args[0]}: {exc.strerror}") from exc
-    finally:
-        os.chdir(here)
-        for fd in high.values():
-            os.close(fd)
-    return ProcessIdentity(boot_id(), pid, start_ticks(pid) or 0)
+    _DETACHED[child.pid] = child
+    return ProcessIdentity(boot_id(), child.pid, start_ticks(child.pid) or 0)
 
 
 def reap(pid: int) -> None:
-    """Collect the exit of `pid` if it is an ended child of this process (else nothing)."""
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pid, os.WNOHANG)
+    """Collect the exit of `pid` if this process started it detached and it has ended (else nothing)."""
+    child = _DETACHED.get(pid)
+    if child is not None and child.poll() is not None:
+        del _DETACHED[pid]
 
 
 def end_own_group() -> None:

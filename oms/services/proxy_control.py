@@ -135,10 +135,11 @@ def start(ws: Workspace) -> Status:
     key = hello_key(ws, nonce)
     prefix, cwd = _self_argv()
     argv = (*prefix, "proxy", "serve", "--state-root", ws.store.path, "--config-root", ws.config_root)
-    argv += ("--secret-fd", "3", "--ready-fd", "4")
     secret, (ready_r, ready_w), log = data_fd(key.hex().encode("ascii")), os.pipe(), root.open_log(LOG)
+    argv += ("--secret-fd", str(secret), "--ready-fd", str(ready_w))
     try:
-        who = start_detached(argv, env=child_env(keep=key_names(ws)), cwd=cwd, fds={3: secret, 4: ready_w}, log_fd=log)
+        env = child_env(keep=key_names(ws))
+        who = start_detached(argv, env=env, cwd=cwd, pass_fds=(secret, ready_w), log_fd=log)
     finally:
         for fd in (secret, ready_w, log):
             os.close(fd)
@@ -232,8 +233,10 @@ def settings_for(ws: Workspace, key: bytes, env: Mapping[str, str]) -> Settings:
 def serve(ws: Workspace, secret_fd: int, ready_fd: int) -> None:
     """The proxy itself (`oms proxy serve`): the key from `secret_fd`, the port to `ready_fd`, then serve until
     SIGTERM."""
-    with os.fdopen(secret_fd, "rb") as source:
-        key = bytes.fromhex(source.read(256).decode("ascii").strip())
+    try:
+        key = bytes.fromhex(os.read(secret_fd, 256).decode("ascii").strip())
+    finally:
+        os.close(secret_fd)
     settings = settings_for(ws, key, os.environ)
     server = ProxyServer(settings, ws.config().proxy.port)
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown, daemon=True).start())

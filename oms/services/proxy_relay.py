@@ -10,6 +10,7 @@ for a cooldown before the worker sees it. A new upstream connection serves each 
 from __future__ import annotations
 
 import http.client
+import socket
 import ssl
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -96,6 +97,9 @@ def relay(
         return Answer(0, None, 0)
     try:
         try:
+            conn.connect()
+            if conn.sock is not None:
+                conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             conn.putrequest(out.method, f"{base_path}/{out.rest}", skip_host=True, skip_accept_encoding=True)
             conn.putheader("Host", netloc)
             for name, value in out.headers:

@@ -10,6 +10,7 @@ kept in memory and written at most once a second (`Book`).
 
 from __future__ import annotations
 
+import socket
 import socketserver
 import sys
 import threading
@@ -146,6 +147,11 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     timeout = CLIENT_TIMEOUT_S
     server: ProxyServer
+
+    def setup(self) -> None:
+        """No Nagle delay: each streamed chunk leaves at once."""
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: ARG002 - quiet: the proxy logs its own lines
         return
