@@ -345,6 +345,13 @@ class SandboxUnavailableError(ProcessError):
     hint = "install bubblewrap (apt-get install bubblewrap) and run `oms doctor`"
 
 
+class ProxyError(ProcessError):
+    """The model proxy could not be started, verified or stopped (issue 13, ADR 0020)."""
+
+    code = "proxy"
+    hint = "see the proxy's log (proxy/proxy.log in the state root) and `oms proxy status`"
+
+
 class DemoFailedError(OmsError):
     """`oms demo` did not reach a recorded result."""
 

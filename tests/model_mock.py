@@ -5,11 +5,16 @@ The only stand-in in the end-to-end tests: the real Codex CLI and Claude Code ru
   `response.completed`) for Codex, and
 * `POST /v1/messages` (Anthropic Messages API, SSE: `message_start` ... `message_stop`) for Claude Code,
 and answers every other request (GETs, token counting, WebSocket upgrades) with a small JSON error.
+A request whose body says `"stream": false` gets the whole answer as one JSON object instead.
 
 A `Script` decides each reply from the conversation so far: it looks at which tool results the
 request already carries and asks for the next tool call, then ends the turn with a text message. The
 mock records every request (path, tool names, tool results) so tests can assert what the agent saw. A
 `Hold` step keeps its reply back until the test releases it: the agent's turn stays in flight.
+
+For the model proxy's tests: every request's headers are kept (`heard`); `fail` queues error answers
+(status, JSON body, headers) served before anything else; `trickle` sends an SSE answer chunked, its first
+event at once and the rest only once the test releases it (`holding` is set in between).
 """
 
 from __future__ import annotations
@@ -86,6 +91,9 @@ class ModelMock:
     seen: list[Seen] = field(default_factory=list)
     holding: threading.Event = field(default_factory=threading.Event)  # a `Hold` step's reply is held back
     release: threading.Event = field(default_factory=threading.Event)  # set by the test: send it
+    heard: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # (path, headers lowercased)
+    fail: list[tuple[int, dict[str, Any], dict[str, str]]] = field(default_factory=list)
+    trickle: bool = False
     _server: ThreadingHTTPServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _held: bool = False
@@ -130,22 +138,53 @@ class ModelMock:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 path = self.path.split("?", 1)[0]
-                if path.endswith("/responses"):
-                    self._sse(mock.responses(body))
+                with mock._lock:
+                    mock.heard.append((path, {k.lower(): v for k, v in self.headers.items()}))
+                    failure = mock.fail.pop(0) if mock.fail else None
+                if failure is not None:
+                    self._json(failure[0], failure[1], failure[2])
+                elif path.endswith("/responses"):
+                    self._answer(mock.responses(body), body)
                 elif path.endswith("/messages/count_tokens"):
                     self._json(200, {"input_tokens": 100})
                 elif path.endswith("/messages"):
-                    self._sse(mock.messages(body))
+                    self._answer(mock.messages(body), body)
                 else:
                     self._json(404, {"error": {"type": "not_found", "message": "mock: no such endpoint"}})
 
-            def _json(self, code: int, doc: object) -> None:
+            def _json(self, code: int, doc: object, headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(doc).encode()
                 self.send_response(code)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _answer(self, events: list[tuple[str, dict[str, Any]]], body: dict[str, Any]) -> None:
+                if body.get("stream") is False:  # the whole answer: the event that carries it
+                    last = events[-1][1] if events[-1][0] == "response.completed" else events[0][1]["message"]
+                    self._json(200, last.get("response", last))
+                elif mock.trickle:
+                    self._trickle(events)
+                else:
+                    self._sse(events)
+
+            def _trickle(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for i, (name, doc) in enumerate(events):
+                    data = f"event: {name}\ndata: {json.dumps(doc)}\n\n".encode()
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                    self.wfile.flush()
+                    if i == 0:
+                        mock.holding.set()
+                        mock.release.wait(120)
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
 
             def _sse(self, events: list[tuple[str, dict[str, Any]]]) -> None:
                 data = b"".join(f"event: {name}\ndata: {json.dumps(doc)}\n\n".encode() for name, doc in events)

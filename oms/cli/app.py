@@ -12,6 +12,7 @@ from oms.cli import (
     dispatch_cmds,
     live_cmds,
     pool_cmds,
+    proxy_cmds,
     route_cmds,
     store_cmds,
     ticket_cmds,
@@ -41,6 +42,7 @@ app.add_typer(conductor_cmds.app, name="conductor")
 app.add_typer(pool_cmds.app, name="pool")
 app.add_typer(route_cmds.app, name="route")
 app.add_typer(route_cmds.provider_app, name="provider")
+app.add_typer(proxy_cmds.app, name="proxy")
 
 
 def _version(value: bool) -> None:

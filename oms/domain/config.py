@@ -14,6 +14,7 @@ from typing import Any
 from oms.canonical import JsonObject, check, dumps
 from oms.canonical.ids import ROLE_ID
 from oms.domain.gate import MAX_MINUTES_WITHOUT_RESULT, MAX_TURNS_WITHOUT_RESULT
+from oms.domain.proxy import MAX_REQUEST_BYTES
 from oms.domain.routing import (
     COOLDOWN_MINUTES,
     DEFAULT_COST_TIER,
@@ -49,6 +50,15 @@ class Role:
     max_minutes_without_result: int = MAX_MINUTES_WITHOUT_RESULT
     deadline_minutes: int = DEADLINE_MINUTES  # the conductor stops a worker running longer (`deadline`)
     route: RouteClass = field(default_factory=RouteClass)  # which providers may serve it (`domain/routing.py`)
+    token_budget: int | None = None  # model tokens a dispatch may use through the proxy (`domain/proxy.py`)
+
+
+@dataclass(frozen=True, slots=True)
+class ProxyConfig:
+    """`[proxy]`: the loopback model proxy's port (0: any free one) and its request body bound."""
+
+    port: int = 0
+    max_request_bytes: int = MAX_REQUEST_BYTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +76,7 @@ class Config:
     routing: Routing = field(
         default_factory=lambda: Routing({})
     )  # the providers and the fleet's order (none: every role uses its own fields)
+    proxy: ProxyConfig = field(default_factory=ProxyConfig)
 
 
 def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
@@ -97,6 +108,7 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
             spec.get("max_minutes_without_result", MAX_MINUTES_WITHOUT_RESULT),
             spec.get("deadline_minutes", DEADLINE_MINUTES),
             _route_class(spec, role_id, routing, where),
+            spec.get("token_budget"),
         )
     for key, allowed in (("advisor", ADVISOR_TRANSPORTS), ("worker", WORKER_TRANSPORTS)):
         role = roles.get(doc[key]["role"])
@@ -119,6 +131,9 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
         worktrees_directory=doc["worktrees"]["directory"],
         raw=doc,
         routing=routing,
+        proxy=ProxyConfig(
+            doc.get("proxy", {}).get("port", 0), doc.get("proxy", {}).get("max_request_bytes", MAX_REQUEST_BYTES)
+        ),
     )
 
 
@@ -137,6 +152,7 @@ def _routing(doc: dict[str, Any], where: str) -> Routing:
             dict(spec.get("models", {})),
             tuple(probe) if probe is not None else None,
             spec.get("quota_skip_at", QUOTA_SKIP_AT),
+            spec.get("key_env"),
         )
     table = dict(doc.get("routing", {}))
     order = tuple(table.get("order", []))

@@ -63,6 +63,7 @@ class Provider:
     models: Mapping[str, str] = field(default_factory=dict)  # alias -> model
     quota_probe: tuple[str, ...] | None = None
     quota_skip_at: int = QUOTA_SKIP_AT
+    key_env: str | None = None  # the proxy's environment variable holding its key (None: the family's default)
 
 
 @dataclass(frozen=True, slots=True)

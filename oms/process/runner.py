@@ -328,9 +328,9 @@ def data_fd(data: bytes, name: str = "oms-data") -> int:
     return fd
 
 
-def kill_exact(who: ProcessIdentity) -> bool:
-    """SIGKILL the process `who` if that exact process (pid, start time, boot) still runs; True if signalled.
-    Through a pidfd, so a pid recycled between the check and the signal is never hit."""
+def kill_exact(who: ProcessIdentity, signum: int = signal.SIGKILL) -> bool:
+    """SIGKILL (or `signum`) the process `who` if that exact process (pid, start time, boot) still runs; True
+    if signalled. Through a pidfd, so a pid recycled between the check and the signal is never hit."""
     if who.pid <= 1 or who.boot_id != boot_id():
         return False
     try:
@@ -340,12 +340,50 @@ def kill_exact(who: ProcessIdentity) -> bool:
     try:
         if start_ticks(who.pid) != who.start_ticks:
             return False
-        signal.pidfd_send_signal(fd, signal.SIGKILL)
+        signal.pidfd_send_signal(fd, signum)
         return True
     except OSError:
         return False
     finally:
         os.close(fd)
+
+
+_DETACHED: dict[int, subprocess.Popen[bytes]] = {}  # kept, never collected while running: no warning
+
+
+def start_detached(
+    argv: Sequence[str], *, env: Mapping[str, str], cwd: str, pass_fds: tuple[int, ...], log_fd: int
+) -> ProcessIdentity:
+    """Start `argv` (an absolute program) as a daemon: its own session, stdin from /dev/null, stdout and
+    stderr to `log_fd`, and only `pass_fds` beyond them (at their numbers). The caller may exit while it
+    runs (an orphan is reaped by init). Returns its identity, read before it can have exited and been
+    replaced (it is our child until then)."""
+    args = tuple(argv)
+    if not args or not os.path.isabs(args[0]) or any("\x00" in a for a in args):
+        raise ValueError("argv must be an absolute program and words without NUL")
+    try:
+        child = subprocess.Popen(  # argv list, never a shell
+            args,
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=log_fd,
+            stderr=log_fd,
+            close_fds=True,
+            pass_fds=pass_fds,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise ToolNotFoundError(f"{args[0]}: {exc.strerror}") from exc
+    _DETACHED[child.pid] = child
+    return ProcessIdentity(boot_id(), child.pid, start_ticks(child.pid) or 0)
+
+
+def reap(pid: int) -> None:
+    """Collect the exit of `pid` if this process started it detached and it has ended (else nothing)."""
+    child = _DETACHED.get(pid)
+    if child is not None and child.poll() is not None:
+        del _DETACHED[pid]
 
 
 def end_own_group() -> None:

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'b7132daf861db0bcf3c4fbde2fb3d65f71e13cf8b2a5c714117aac36cda533fe'
+SOURCE_SHA256 = '56a8e55e73db715fc451c434ea7f5b0e188c6318a1b6895f93d7faa0c2b596be'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -70,6 +70,9 @@ MODULES: dict[str, str] = {
     'pane-registry': 'pane_registry',
     'pool': 'pool',
     'provider': 'provider',
+    'proxy-record': 'proxy_record',
+    'proxy-token': 'proxy_token',
+    'proxy-usage': 'proxy_usage',
     'record-envelope': 'record_envelope',
     'role-policy': 'role_policy',
     'sandbox-init': 'sandbox_init',

@@ -17,7 +17,8 @@ from oms.schemas._generated import defs as _m_defs
 _P0 = '^[^\\u0000-\\u001f\\u007f]*$'
 _P1 = '^[A-Za-z0-9._/-]+$'
 _P2 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?(?:/[A-Za-z0-9][A-Za-z0-9._-]{0,127})?$'
-_P3 = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$'
+_P3 = '^[A-Z_][A-Z0-9_]{0,63}$'
+_P4 = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$'
 _C0: object = 1
 _C1: object = 'command'
 _C2: tuple[object, ...] = ('anthropic', 'openai')
@@ -135,7 +136,19 @@ def _v165(x: object) -> bool:
     return True
 
 
-def _v167(x: object) -> bool:
+def _v166(x: object) -> bool:
+    # config#/properties/roles/additionalProperties/properties/token_budget
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 1000000000000:
+            return False
+    return True
+
+
+def _v168(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/provider
     if not (isinstance(x, str)):
         return False
@@ -147,7 +160,7 @@ def _v167(x: object) -> bool:
     return True
 
 
-def _v168(x: object) -> bool:
+def _v169(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/max_cost_tier
     if not (_is_integer(x)):
         return False
@@ -159,14 +172,14 @@ def _v168(x: object) -> bool:
     return True
 
 
-def _v170(x: object) -> bool:
+def _v171(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/require_tags/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v169(x: object) -> bool:
+def _v170(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/require_tags
     if not (isinstance(x, list)):
         return False
@@ -174,21 +187,21 @@ def _v169(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v170(v):
+            if not _v171(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v172(x: object) -> bool:
+def _v173(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/order/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v171(x: object) -> bool:
+def _v172(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/order
     if not (isinstance(x, list)):
         return False
@@ -196,25 +209,25 @@ def _v171(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v172(v):
+            if not _v173(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v166(x: object) -> bool:
+def _v167(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'provider' in x and not _v167(x['provider']):
+        if 'provider' in x and not _v168(x['provider']):
             return False
-        if 'max_cost_tier' in x and not _v168(x['max_cost_tier']):
+        if 'max_cost_tier' in x and not _v169(x['max_cost_tier']):
             return False
-        if 'require_tags' in x and not _v169(x['require_tags']):
+        if 'require_tags' in x and not _v170(x['require_tags']):
             return False
-        if 'order' in x and not _v171(x['order']):
+        if 'order' in x and not _v172(x['order']):
             return False
         for k in x:
             if k not in ('provider', 'max_cost_tier', 'require_tags', 'order'):
@@ -222,7 +235,7 @@ def _v166(x: object) -> bool:
     return True
 
 
-def _v173(x: object) -> bool:
+def _v174(x: object) -> bool:
     # config#/properties/roles/additionalProperties/then
     if isinstance(x, dict):
         for k in ('argv',):
@@ -231,7 +244,7 @@ def _v173(x: object) -> bool:
     return True
 
 
-def _v175(x: object) -> bool:
+def _v176(x: object) -> bool:
     # config#/properties/roles/additionalProperties/else/not
     if isinstance(x, dict):
         for k in ('argv',):
@@ -240,24 +253,24 @@ def _v175(x: object) -> bool:
     return True
 
 
-def _v174(x: object) -> bool:
+def _v175(x: object) -> bool:
     # config#/properties/roles/additionalProperties/else
-    if _v175(x):
+    if _v176(x):
         return False
     return True
 
 
-def _v177(x: object) -> bool:
+def _v178(x: object) -> bool:
     # config#/properties/roles/additionalProperties/if/properties/transport
     if not _eq(x, _C1):
         return False
     return True
 
 
-def _v176(x: object) -> bool:
+def _v177(x: object) -> bool:
     # config#/properties/roles/additionalProperties/if
     if isinstance(x, dict):
-        if 'transport' in x and not _v177(x['transport']):
+        if 'transport' in x and not _v178(x['transport']):
             return False
     return True
 
@@ -288,21 +301,23 @@ def _v155(x: object) -> bool:
             return False
         if 'deadline_minutes' in x and not _v165(x['deadline_minutes']):
             return False
-        if 'route' in x and not _v166(x['route']):
+        if 'token_budget' in x and not _v166(x['token_budget']):
+            return False
+        if 'route' in x and not _v167(x['route']):
             return False
         for k in x:
-            if k not in ('model', 'endpoint', 'transport', 'sandbox', 'argv', 'instructions', 'max_turns_without_result', 'max_minutes_without_result', 'deadline_minutes', 'route'):
+            if k not in ('model', 'endpoint', 'transport', 'sandbox', 'argv', 'instructions', 'max_turns_without_result', 'max_minutes_without_result', 'deadline_minutes', 'token_budget', 'route'):
                 return False
-    if _v176(x):
-        if not _v173(x):
+    if _v177(x):
+        if not _v174(x):
             return False
     else:
-        if not _v174(x):
+        if not _v175(x):
             return False
     return True
 
 
-def _v178(x: object) -> bool:
+def _v179(x: object) -> bool:
     # config#/properties/roles/propertyNames
     if not _m_defs._v17(x):
         return False
@@ -322,19 +337,19 @@ def _v154(x: object) -> bool:
             if k not in () and not _v155(v):
                 return False
         for k in x:
-            if not _v178(k):
+            if not _v179(k):
                 return False
     return True
 
 
-def _v180(x: object) -> bool:
+def _v181(x: object) -> bool:
     # config#/properties/advisor/properties/role
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v179(x: object) -> bool:
+def _v180(x: object) -> bool:
     # config#/properties/advisor
     if not (isinstance(x, dict)):
         return False
@@ -342,7 +357,7 @@ def _v179(x: object) -> bool:
         for k in ('role',):
             if k not in x:
                 return False
-        if 'role' in x and not _v180(x['role']):
+        if 'role' in x and not _v181(x['role']):
             return False
         for k in x:
             if k not in ('role',):
@@ -350,14 +365,14 @@ def _v179(x: object) -> bool:
     return True
 
 
-def _v182(x: object) -> bool:
+def _v183(x: object) -> bool:
     # config#/properties/worker/properties/role
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v181(x: object) -> bool:
+def _v182(x: object) -> bool:
     # config#/properties/worker
     if not (isinstance(x, dict)):
         return False
@@ -365,7 +380,7 @@ def _v181(x: object) -> bool:
         for k in ('role',):
             if k not in x:
                 return False
-        if 'role' in x and not _v182(x['role']):
+        if 'role' in x and not _v183(x['role']):
             return False
         for k in x:
             if k not in ('role',):
@@ -373,7 +388,7 @@ def _v181(x: object) -> bool:
     return True
 
 
-def _v184(x: object) -> bool:
+def _v185(x: object) -> bool:
     # config#/properties/pool/properties/max_workers
     if not (_is_integer(x)):
         return False
@@ -385,7 +400,7 @@ def _v184(x: object) -> bool:
     return True
 
 
-def _v185(x: object) -> bool:
+def _v186(x: object) -> bool:
     # config#/properties/pool/properties/tick_seconds
     if not (_is_integer(x)):
         return False
@@ -397,7 +412,7 @@ def _v185(x: object) -> bool:
     return True
 
 
-def _v183(x: object) -> bool:
+def _v184(x: object) -> bool:
     # config#/properties/pool
     if not (isinstance(x, dict)):
         return False
@@ -405,9 +420,9 @@ def _v183(x: object) -> bool:
         for k in ('max_workers',):
             if k not in x:
                 return False
-        if 'max_workers' in x and not _v184(x['max_workers']):
+        if 'max_workers' in x and not _v185(x['max_workers']):
             return False
-        if 'tick_seconds' in x and not _v185(x['tick_seconds']):
+        if 'tick_seconds' in x and not _v186(x['tick_seconds']):
             return False
         for k in x:
             if k not in ('max_workers', 'tick_seconds'):
@@ -415,7 +430,7 @@ def _v183(x: object) -> bool:
     return True
 
 
-def _v187(x: object) -> bool:
+def _v188(x: object) -> bool:
     # config#/properties/lease/properties/duration_minutes
     if not (_is_integer(x)):
         return False
@@ -427,7 +442,7 @@ def _v187(x: object) -> bool:
     return True
 
 
-def _v186(x: object) -> bool:
+def _v187(x: object) -> bool:
     # config#/properties/lease
     if not (isinstance(x, dict)):
         return False
@@ -435,7 +450,7 @@ def _v186(x: object) -> bool:
         for k in ('duration_minutes',):
             if k not in x:
                 return False
-        if 'duration_minutes' in x and not _v187(x['duration_minutes']):
+        if 'duration_minutes' in x and not _v188(x['duration_minutes']):
             return False
         for k in x:
             if k not in ('duration_minutes',):
@@ -443,7 +458,7 @@ def _v186(x: object) -> bool:
     return True
 
 
-def _v189(x: object) -> bool:
+def _v190(x: object) -> bool:
     # config#/properties/worktrees/properties/directory
     if not (isinstance(x, str)):
         return False
@@ -457,7 +472,7 @@ def _v189(x: object) -> bool:
     return True
 
 
-def _v188(x: object) -> bool:
+def _v189(x: object) -> bool:
     # config#/properties/worktrees
     if not (isinstance(x, dict)):
         return False
@@ -465,7 +480,7 @@ def _v188(x: object) -> bool:
         for k in ('directory',):
             if k not in x:
                 return False
-        if 'directory' in x and not _v189(x['directory']):
+        if 'directory' in x and not _v190(x['directory']):
             return False
         for k in x:
             if k not in ('directory',):
@@ -473,28 +488,38 @@ def _v188(x: object) -> bool:
     return True
 
 
-def _v192(x: object) -> bool:
+def _v193(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/family
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v193(x: object) -> bool:
+def _v194(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/enabled
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v194(x: object) -> bool:
+def _v195(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/endpoint
     if not _m_defs._v23(x):
         return False
     return True
 
 
-def _v195(x: object) -> bool:
+def _v196(x: object) -> bool:
+    # config#/properties/providers/additionalProperties/properties/key_env
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P3, x) is None:
+            return False
+    return True
+
+
+def _v197(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/cost_tier
     if not (_is_integer(x)):
         return False
@@ -506,14 +531,14 @@ def _v195(x: object) -> bool:
     return True
 
 
-def _v197(x: object) -> bool:
+def _v199(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v196(x: object) -> bool:
+def _v198(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags
     if not (isinstance(x, list)):
         return False
@@ -521,31 +546,31 @@ def _v196(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v197(v):
+            if not _v199(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v199(x: object) -> bool:
+def _v201(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/additionalProperties
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v200(x: object) -> bool:
+def _v202(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/propertyNames
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P3, x) is None:
+        if _search(_P4, x) is None:
             return False
     return True
 
 
-def _v198(x: object) -> bool:
+def _v200(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models
     if not (isinstance(x, dict)):
         return False
@@ -553,15 +578,15 @@ def _v198(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v199(v):
+            if k not in () and not _v201(v):
                 return False
         for k in x:
-            if not _v200(k):
+            if not _v202(k):
                 return False
     return True
 
 
-def _v202(x: object) -> bool:
+def _v204(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe/items
     if not (isinstance(x, str)):
         return False
@@ -575,7 +600,7 @@ def _v202(x: object) -> bool:
     return True
 
 
-def _v201(x: object) -> bool:
+def _v203(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe
     if not (isinstance(x, list)):
         return False
@@ -585,12 +610,12 @@ def _v201(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v202(v):
+            if not _v204(v):
                 return False
     return True
 
 
-def _v203(x: object) -> bool:
+def _v205(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_skip_at
     if not (_is_integer(x)):
         return False
@@ -602,7 +627,7 @@ def _v203(x: object) -> bool:
     return True
 
 
-def _v191(x: object) -> bool:
+def _v192(x: object) -> bool:
     # config#/properties/providers/additionalProperties
     if not (isinstance(x, dict)):
         return False
@@ -610,36 +635,38 @@ def _v191(x: object) -> bool:
         for k in ('family',):
             if k not in x:
                 return False
-        if 'family' in x and not _v192(x['family']):
+        if 'family' in x and not _v193(x['family']):
             return False
-        if 'enabled' in x and not _v193(x['enabled']):
+        if 'enabled' in x and not _v194(x['enabled']):
             return False
-        if 'endpoint' in x and not _v194(x['endpoint']):
+        if 'endpoint' in x and not _v195(x['endpoint']):
             return False
-        if 'cost_tier' in x and not _v195(x['cost_tier']):
+        if 'key_env' in x and not _v196(x['key_env']):
             return False
-        if 'tags' in x and not _v196(x['tags']):
+        if 'cost_tier' in x and not _v197(x['cost_tier']):
             return False
-        if 'models' in x and not _v198(x['models']):
+        if 'tags' in x and not _v198(x['tags']):
             return False
-        if 'quota_probe' in x and not _v201(x['quota_probe']):
+        if 'models' in x and not _v200(x['models']):
             return False
-        if 'quota_skip_at' in x and not _v203(x['quota_skip_at']):
+        if 'quota_probe' in x and not _v203(x['quota_probe']):
+            return False
+        if 'quota_skip_at' in x and not _v205(x['quota_skip_at']):
             return False
         for k in x:
-            if k not in ('family', 'enabled', 'endpoint', 'cost_tier', 'tags', 'models', 'quota_probe', 'quota_skip_at'):
+            if k not in ('family', 'enabled', 'endpoint', 'key_env', 'cost_tier', 'tags', 'models', 'quota_probe', 'quota_skip_at'):
                 return False
     return True
 
 
-def _v204(x: object) -> bool:
+def _v206(x: object) -> bool:
     # config#/properties/providers/propertyNames
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v190(x: object) -> bool:
+def _v191(x: object) -> bool:
     # config#/properties/providers
     if not (isinstance(x, dict)):
         return False
@@ -647,22 +674,22 @@ def _v190(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v191(v):
+            if k not in () and not _v192(v):
                 return False
         for k in x:
-            if not _v204(k):
+            if not _v206(k):
                 return False
     return True
 
 
-def _v207(x: object) -> bool:
+def _v209(x: object) -> bool:
     # config#/properties/routing/properties/order/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v206(x: object) -> bool:
+def _v208(x: object) -> bool:
     # config#/properties/routing/properties/order
     if not (isinstance(x, list)):
         return False
@@ -670,21 +697,21 @@ def _v206(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v207(v):
+            if not _v209(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v208(x: object) -> bool:
+def _v210(x: object) -> bool:
     # config#/properties/routing/properties/active
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v209(x: object) -> bool:
+def _v211(x: object) -> bool:
     # config#/properties/routing/properties/cooldown_minutes
     if not (_is_integer(x)):
         return False
@@ -696,7 +723,7 @@ def _v209(x: object) -> bool:
     return True
 
 
-def _v210(x: object) -> bool:
+def _v212(x: object) -> bool:
     # config#/properties/routing/properties/transient_cooldown_seconds
     if not (_is_integer(x)):
         return False
@@ -708,21 +735,60 @@ def _v210(x: object) -> bool:
     return True
 
 
-def _v205(x: object) -> bool:
+def _v207(x: object) -> bool:
     # config#/properties/routing
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'order' in x and not _v206(x['order']):
+        if 'order' in x and not _v208(x['order']):
             return False
-        if 'active' in x and not _v208(x['active']):
+        if 'active' in x and not _v210(x['active']):
             return False
-        if 'cooldown_minutes' in x and not _v209(x['cooldown_minutes']):
+        if 'cooldown_minutes' in x and not _v211(x['cooldown_minutes']):
             return False
-        if 'transient_cooldown_seconds' in x and not _v210(x['transient_cooldown_seconds']):
+        if 'transient_cooldown_seconds' in x and not _v212(x['transient_cooldown_seconds']):
             return False
         for k in x:
             if k not in ('order', 'active', 'cooldown_minutes', 'transient_cooldown_seconds'):
+                return False
+    return True
+
+
+def _v214(x: object) -> bool:
+    # config#/properties/proxy/properties/port
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 0:
+            return False
+        if x > 65535:
+            return False
+    return True
+
+
+def _v215(x: object) -> bool:
+    # config#/properties/proxy/properties/max_request_bytes
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1024:
+            return False
+        if x > 1073741824:
+            return False
+    return True
+
+
+def _v213(x: object) -> bool:
+    # config#/properties/proxy
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        if 'port' in x and not _v214(x['port']):
+            return False
+        if 'max_request_bytes' in x and not _v215(x['max_request_bytes']):
+            return False
+        for k in x:
+            if k not in ('port', 'max_request_bytes'):
                 return False
     return True
 
@@ -739,22 +805,24 @@ def _v152(x: object) -> bool:
             return False
         if 'roles' in x and not _v154(x['roles']):
             return False
-        if 'advisor' in x and not _v179(x['advisor']):
+        if 'advisor' in x and not _v180(x['advisor']):
             return False
-        if 'worker' in x and not _v181(x['worker']):
+        if 'worker' in x and not _v182(x['worker']):
             return False
-        if 'pool' in x and not _v183(x['pool']):
+        if 'pool' in x and not _v184(x['pool']):
             return False
-        if 'lease' in x and not _v186(x['lease']):
+        if 'lease' in x and not _v187(x['lease']):
             return False
-        if 'worktrees' in x and not _v188(x['worktrees']):
+        if 'worktrees' in x and not _v189(x['worktrees']):
             return False
-        if 'providers' in x and not _v190(x['providers']):
+        if 'providers' in x and not _v191(x['providers']):
             return False
-        if 'routing' in x and not _v205(x['routing']):
+        if 'routing' in x and not _v207(x['routing']):
+            return False
+        if 'proxy' in x and not _v213(x['proxy']):
             return False
         for k in x:
-            if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'providers', 'routing'):
+            if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'providers', 'routing', 'proxy'):
                 return False
     return True
 

@@ -1,0 +1,75 @@
+"""`oms proxy start|stop|status` and the long-running `oms proxy serve` they manage: the loopback model proxy
+(`services/proxy_control.py`, ADR 0020)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, workspace
+
+if TYPE_CHECKING:
+    from oms.services.proxy_control import Status
+
+app = typer.Typer(
+    help="The loopback model proxy: holds the real keys, serves each worker through its own token.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+def _show(found: Status, json_out: bool) -> None:
+    if json_out:
+        emit({"ok": found.state in ("running", "stopped", "not running", "stale"), **found.to_json()})
+        return
+    typer.echo(f"proxy: {found.state} ({found.note})")
+
+
+@app.command("start")
+def start(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+    """Start the proxy in the background; it is recorded only once it answers the handshake."""
+    from oms.services import proxy_control
+
+    with workspace(state_root_, config_root_) as ws:
+        found = proxy_control.start(ws)
+    _show(found, json_out)
+
+
+@app.command("stop")
+def stop(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+    """Stop the recorded proxy (only the exact process oms started); a stale record is removed."""
+    from oms.services import proxy_control
+
+    with workspace(state_root_, config_root_) as ws:
+        found = proxy_control.stop(ws)
+    _show(found, json_out)
+
+
+@app.command("status")
+def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+    """Running (the handshake checked now), not running, stale or unverified (exit 1)."""
+    from oms.errors import ProxyError
+    from oms.services import proxy_control
+
+    with workspace(state_root_, config_root_) as ws:
+        found = proxy_control.status(ws)
+    if found.state == "unverified":
+        if json_out:
+            _show(found, json_out)
+        raise ProxyError(f"proxy unverified: {found.note}", hint="`oms proxy stop`, then `oms proxy start`")
+    _show(found, json_out)
+
+
+@app.command("serve", hidden=True)
+def serve(
+    secret_fd: Annotated[int, typer.Option("--secret-fd", min=3, help="Descriptor holding the handshake key.")],
+    ready_fd: Annotated[int, typer.Option("--ready-fd", min=3, help="Descriptor to write the port to.")],
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+) -> None:
+    """The proxy itself (started by `oms proxy start`)."""
+    from oms.services import proxy_control
+
+    with workspace(state_root_, config_root_) as ws:
+        proxy_control.serve(ws, secret_fd, ready_fd)

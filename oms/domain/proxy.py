@@ -1,0 +1,230 @@
+"""The loopback model proxy's decisions (issue 13, ADR 0020). Pure: bytes and text in, answers out.
+
+A worker talks to `http://127.0.0.1:<port>/p/<provider_id>/<rest>` with its dispatch's token as its API
+key (`oms.<dispatch_id>.<secret>`: the dispatch names the token file, the secret is 32 random bytes of
+which only the sha256 is stored). The proxy:
+
+1. refuses (401) a request whose path names no provider, whose key is missing, malformed, unknown,
+   revoked, or bound to another provider than the path names; a body over the bound is refused (413);
+2. forwards to `<upstream base>/<rest>`: the provider's endpoint, else its family's default
+   (`DEFAULT_UPSTREAM`), with the hop-by-hop and every incoming credential header removed and the real
+   key the proxy holds put in their place (`upstream_headers`);
+3. streams the answer back as it arrives, counting the tokens it reports (`domain/proxy_usage.py`);
+4. reads a 429, or an error whose text calls for one, as a cooldown of the provider, until the reset its
+   headers state (`stated_reset_s`) or else the text's (`routing.cooldown_of`);
+5. refuses (429) a dispatch that used its role's token budget (`proxy_usage.over_budget`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from email.utils import parsedate_to_datetime
+
+from oms.canonical import add_ms, format_ts, parse_ts
+from oms.canonical.ids import OPAQUE_ID
+from oms.domain.routing import MAX_COOLDOWN_S, Cooldown, Routing, cooldown_of
+from oms.errors import InvalidInputError
+
+LOOPBACK = "127.0.0.1"
+DEFAULT_UPSTREAM = {"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com/v1"}
+DEFAULT_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+MAX_REQUEST_BYTES = 32 * 1024 * 1024
+MAX_ERROR_BODY = 64 * 1024  # an error answer read before it is relayed, to see a quota message
+TOKEN_PREFIX = "oms"  # noqa: S105 - the tag of a token, not one
+HELLO_PATH = "/oms-proxy/hello"
+_HELLO_CONTEXT = b"oms-proxy-hello-v1\0"
+_CHALLENGE = re.compile(r"[0-9a-f]{32,128}")
+_SECRET = re.compile(r"[A-Za-z0-9_-]{43}")
+HOP_BY_HOP = frozenset(
+    {"connection", "keep-alive", "proxy-connection", "te", "trailer", "trailers", "transfer-encoding", "upgrade"}
+)
+CREDENTIALS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"})
+_SET_BY_PROXY = frozenset({"host", "content-length", "accept-encoding"})
+
+Headers = list[tuple[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A request path split: the provider it names and what follows (query included)."""
+
+    provider_id: str
+    rest: str
+
+
+@dataclass(frozen=True, slots=True)
+class Presented:
+    """A worker's key split: its dispatch and its secret."""
+
+    dispatch_id: str
+    secret: str
+
+
+def check_bind(host: str) -> str:
+    """The only address the proxy binds; anything else is refused."""
+    if host != LOOPBACK:
+        raise InvalidInputError(f"the model proxy binds {LOOPBACK} only (got {host!r})")
+    return host
+
+
+def parse_route(target: str) -> Route | None:
+    """`/p/<provider_id>/<rest>` split, or None for any other path (a dot segment, a backslash, a NUL, a
+    percent-encoded slash or dot, an absolute URI: None)."""
+    path, sep, query = target.partition("?")
+    if not path.startswith("/p/") or any(c in target for c in "\\\x00#") or re.search(r"%(2[ef]|5c)", path, re.I):
+        return None
+    provider_id, slash, rest = path[3:].partition("/")
+    if not slash or OPAQUE_ID.fullmatch(provider_id) is None:
+        return None
+    if any(seg in (".", "..") for seg in rest.split("/")) or any(ord(c) < 0x21 or ord(c) > 0x7E for c in target):
+        return None
+    return Route(provider_id, rest + (sep + query if sep else ""))
+
+
+def token_of(headers: Iterable[tuple[str, str]], family: str) -> str | None:
+    """The key a request presents: `Authorization: Bearer <key>`, or for Anthropic also `x-api-key`. None
+    when there is none, or more than one different one (never guess which counts)."""
+    found: set[str] = set()
+    for name, value in headers:
+        lower = name.lower()
+        if lower == "authorization":
+            scheme, _, key = value.strip().partition(" ")
+            found.add(key.strip() if scheme.lower() == "bearer" else "")
+        elif lower == "x-api-key" and family == "anthropic":
+            found.add(value.strip())
+    return found.pop() if len(found) == 1 and "" not in found else None
+
+
+def split_token(key: str) -> Presented | None:
+    """`oms.<dispatch_id>.<secret>` split, or None if the key is not of that shape."""
+    parts = key.split(".")
+    if len(parts) != 3 or parts[0] != TOKEN_PREFIX or OPAQUE_ID.fullmatch(parts[1]) is None:
+        return None
+    return Presented(parts[1], parts[2]) if _SECRET.fullmatch(parts[2]) else None
+
+
+def make_token(dispatch_id: str, secret: str) -> str:
+    """The key a worker presents."""
+    return f"{TOKEN_PREFIX}.{dispatch_id}.{secret}"
+
+
+def token_digest(secret: str) -> str:
+    """The sha256 kept of a token's secret (domain-separated)."""
+    return hashlib.sha256(b"oms-proxy-token-v1\0" + secret.encode("ascii")).hexdigest()
+
+
+def token_matches(secret: str, stored_sha256: str) -> bool:
+    """Does the secret hash to the stored digest? (Constant time.)"""
+    return hmac.compare_digest(token_digest(secret).encode("ascii"), stored_sha256.encode("ascii"))
+
+
+def hello_answer(key: bytes, challenge: str) -> str | None:
+    """The handshake answer to `challenge` (hex, 32-128 digits; None: not a challenge)."""
+    if _CHALLENGE.fullmatch(challenge) is None:
+        return None
+    return hmac.new(key, _HELLO_CONTEXT + challenge.encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def upstream_base(family: str, endpoint: str | None) -> str:
+    """Where a provider's requests go: its endpoint, else its family's public API."""
+    return (endpoint or DEFAULT_UPSTREAM[family]).rstrip("/")
+
+
+def upstream_headers(incoming: Iterable[tuple[str, str]], family: str, key: str) -> Headers:
+    """The headers forwarded: hop-by-hop ones (and those `Connection` names), every credential, and what the
+    proxy sets itself removed; the real key added as the family expects it; no compression (usage is read)."""
+    pairs = list(incoming)
+    named = {t.strip().lower() for n, v in pairs if n.lower() == "connection" for t in v.split(",")}
+    dropped = HOP_BY_HOP | CREDENTIALS | _SET_BY_PROXY | named
+    out = [(n, v) for n, v in pairs if n.lower() not in dropped]
+    out.append(("x-api-key", key) if family == "anthropic" else ("Authorization", f"Bearer {key}"))
+    out.append(("Accept-Encoding", "identity"))
+    return out
+
+
+def downstream_headers(upstream: Iterable[tuple[str, str]]) -> Headers:
+    """The answer's headers relayed: hop-by-hop ones, the length (the relay is chunked) and cookies removed."""
+    pairs = list(upstream)
+    named = {t.strip().lower() for n, v in pairs if n.lower() == "connection" for t in v.split(",")}
+    dropped = HOP_BY_HOP | named | {"content-length", "set-cookie"}
+    return [(n, v) for n, v in pairs if n.lower() not in dropped]
+
+
+# ---------------------------------------------------------------------- resets and cooldowns
+_GO_DURATION = re.compile(r"(?:(\d{1,7})h)?(?:(\d{1,7})m(?!s))?(?:(\d{1,7}(?:\.\d{1,9})?)s)?(?:(\d{1,9})ms)?")
+
+
+def duration_s(text: str) -> float | None:
+    """A reset stated as a duration: plain seconds (`30`, `1.5`) or OpenAI's `1h2m3.5s` / `20ms`."""
+    text = text.strip()
+    if re.fullmatch(r"\d{1,9}(?:\.\d{1,9})?", text):
+        return float(text)
+    found = _GO_DURATION.fullmatch(text)
+    if not text or found is None:
+        return None
+    h, m, s, ms = found.groups()
+    return int(h or 0) * 3600 + int(m or 0) * 60 + float(s or 0) + int(ms or 0) / 1000
+
+
+def _moment_s(text: str, now: str) -> float | None:
+    """Seconds from `now` until a stated moment (RFC 3339 or an HTTP date), or None."""
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})", text.strip()):
+            moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        else:
+            moment = parsedate_to_datetime(text)
+        return (parse_ts(format_ts(moment)) - parse_ts(now)) / 1000
+    except (ValueError, TypeError, IndexError, OverflowError, InvalidInputError):
+        return None
+
+
+def stated_reset_s(headers: Mapping[str, str], now: str) -> int | None:
+    """Seconds until the reset a rate-limited answer's headers state, bounded to 1 s .. MAX_COOLDOWN_S:
+    `Retry-After` (seconds or an HTTP date) first, else the latest `anthropic-ratelimit-*-reset` (a moment)
+    or `x-ratelimit-reset-*` (a duration). None: they state none."""
+    lower = {k.lower(): v for k, v in headers.items()}
+    candidates: list[float] = []
+    retry = lower.get("retry-after")
+    if retry is not None:
+        seconds = duration_s(retry) if re.fullmatch(r"\s*\d[\d.]*\s*", retry) else _moment_s(retry, now)
+        if seconds is not None:
+            candidates = [seconds]
+    if not candidates:
+        for name, value in sorted(lower.items()):
+            if name.startswith("anthropic-ratelimit-") and name.endswith("-reset"):
+                seconds = _moment_s(value, now)
+            elif name.startswith("x-ratelimit-reset-"):
+                seconds = duration_s(value)
+            else:
+                continue
+            if seconds is not None:
+                candidates.append(seconds)
+    if not candidates:
+        return None
+    return max(1, min(MAX_COOLDOWN_S, math.ceil(max(candidates))))
+
+
+def cooldown_for(status: int, body: bytes, headers: Mapping[str, str], now: str, routing: Routing) -> Cooldown | None:
+    """The cooldown an upstream answer calls for: a 429, or an error whose text `cooldown_of` reads as a quota
+    or rate limit; until the reset the headers state, else the text's, else the default. None: no rest."""
+    if status < 400:
+        return None
+    text = " ".join(body[:MAX_ERROR_BODY].decode("utf-8", "replace").split())
+    found = cooldown_of(f"{status} {text}" if status == 429 else text, now, routing)
+    if found is None:
+        return None
+    seconds = stated_reset_s(headers, now)
+    return found if seconds is None else Cooldown(add_ms(now, seconds * 1000), found.kind, found.reason)
+
+
+def error_body(kind: str, message: str) -> bytes:
+    """A one-line JSON error both CLIs read (`error.message`)."""
+    doc = {"type": "error", "error": {"type": kind, "message": message}}
+    return json.dumps(doc, separators=(",", ":")).encode("utf-8") + b"\n"

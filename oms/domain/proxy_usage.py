@@ -1,0 +1,116 @@
+"""Model tokens a proxied answer reports (issue 13, ADR 0020). Pure: bytes in, counts out.
+
+A whole JSON answer carries `usage` (`usage_of_json`); a streamed one carries it in its events, read as the
+bytes pass without holding more than one line (`SseUsage`): Anthropic's `message_start` and
+`message_delta` (counts so far, not increments), the Responses API's `response.completed`. A dispatch whose
+role has a token budget may not ask again once input and output together reach it (`over_budget`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+MAX_SSE_LINE = 1024 * 1024  # a longer SSE line is relayed but not read for usage
+MAX_USAGE_JSON = 4 * 1024 * 1024  # a longer JSON answer is relayed but not read for usage
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Model tokens counted."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+
+    @property
+    def total(self) -> int:
+        """Input and output together (what a budget bounds)."""
+        return self.input_tokens + self.output_tokens
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**53 else 0
+
+
+def usage_in(doc: object) -> Usage | None:
+    """The usage an API object reports: Anthropic and the Responses API (`input_tokens`, `output_tokens`,
+    Anthropic's cache tokens counted as input), Chat Completions (`prompt_tokens`, `completion_tokens`)."""
+    if not isinstance(doc, dict):
+        return None
+    usage = doc.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    inputs = _int(usage.get("input_tokens")) + _int(usage.get("prompt_tokens"))
+    inputs += _int(usage.get("cache_creation_input_tokens")) + _int(usage.get("cache_read_input_tokens"))
+    return Usage(inputs, _int(usage.get("output_tokens")) + _int(usage.get("completion_tokens")))
+
+
+def usage_of_json(body: bytes) -> Usage | None:
+    """The usage of a whole (non-streamed) JSON answer, or None."""
+    if len(body) > MAX_USAGE_JSON:
+        return None
+    try:
+        return usage_in(json.loads(body))
+    except (ValueError, RecursionError):
+        return None
+
+
+class SseUsage:
+    """Reads the usage of a streamed answer as its bytes pass (never holding more than one line): Anthropic's
+    `message_start` (input, first output count) and `message_delta` (the output so far), the Responses API's
+    `response.completed`. `usage` is the answer's usage so far."""
+
+    __slots__ = ("_line", "_skipping", "usage")
+
+    def __init__(self) -> None:
+        self._line = bytearray()
+        self._skipping = False
+        self.usage = Usage()
+
+    def feed(self, chunk: bytes) -> None:
+        """Take the next bytes of the stream."""
+        for piece in chunk.splitlines(keepends=True):
+            if self._skipping:
+                self._skipping = not piece.endswith((b"\n", b"\r"))
+                continue
+            self._line += piece
+            if len(self._line) > MAX_SSE_LINE:
+                self._line.clear()
+                self._skipping = not piece.endswith((b"\n", b"\r"))
+                continue
+            if self._line.endswith((b"\n", b"\r")):
+                self._take(bytes(self._line).rstrip(b"\r\n"))
+                self._line.clear()
+
+    def _take(self, line: bytes) -> None:
+        if not line.startswith(b"data:"):
+            return
+        try:
+            event = json.loads(line[5:])
+        except (ValueError, RecursionError):
+            return
+        if not isinstance(event, dict):
+            return
+        kind = event.get("type")
+        if kind == "message_start":
+            found = usage_in(event.get("message"))
+            if found is not None:
+                self.usage = found
+        elif kind == "message_delta":
+            found = usage_in(event)
+            if found is not None:  # counts so far, not increments
+                self.usage = Usage(found.input_tokens or self.usage.input_tokens, found.output_tokens)
+        elif kind == "response.completed":
+            found = usage_in(event.get("response"))
+            if found is not None:
+                self.usage = found
+
+
+def over_budget(used: Usage, budget: int | None, role_id: str | None) -> str | None:
+    """Why a dispatch may not ask again (its role's budget is used up), or None."""
+    if budget is None or used.total < budget:
+        return None
+    return f"token budget exhausted: this dispatch used {used.total} model tokens, role {role_id}'s budget is {budget}"

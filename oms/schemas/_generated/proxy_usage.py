@@ -1,0 +1,119 @@
+"""Predicates of the `proxy-usage` schema. Generated from schemas/*.schema.json by build/gen_validators.py. Do not edit.
+
+Each predicate answers whether a JSON value satisfies one schema (Draft 2020-12, as jsonschema applies
+it without format assertion). Proven equal to jsonschema by tests/unit/schemas/test_generated_validators.py.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
+from oms.schemas._generated._runtime import search as _search, unique as _unique
+
+from oms.schemas._generated import defs as _m_defs
+
+_C0: object = 1
+
+
+def _v573(x: object) -> bool:
+    # proxy-usage#/properties/format
+    if not _eq(x, _C0):
+        return False
+    return True
+
+
+def _v574(x: object) -> bool:
+    # proxy-usage#/properties/dispatch_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v575(x: object) -> bool:
+    # proxy-usage#/properties/sequence
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 9007199254740991:
+            return False
+    return True
+
+
+def _v576(x: object) -> bool:
+    # proxy-usage#/properties/input_tokens
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 0:
+            return False
+        if x > 9007199254740991:
+            return False
+    return True
+
+
+def _v577(x: object) -> bool:
+    # proxy-usage#/properties/output_tokens
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 0:
+            return False
+        if x > 9007199254740991:
+            return False
+    return True
+
+
+def _v578(x: object) -> bool:
+    # proxy-usage#/properties/requests
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 0:
+            return False
+        if x > 9007199254740991:
+            return False
+    return True
+
+
+def _v579(x: object) -> bool:
+    # proxy-usage#/properties/updated_at
+    if not _m_defs._v86(x):
+        return False
+    return True
+
+
+def _v572(x: object) -> bool:
+    # proxy-usage#
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('dispatch_id', 'format', 'input_tokens', 'output_tokens', 'requests', 'sequence', 'updated_at'):
+            if k not in x:
+                return False
+        if 'format' in x and not _v573(x['format']):
+            return False
+        if 'dispatch_id' in x and not _v574(x['dispatch_id']):
+            return False
+        if 'sequence' in x and not _v575(x['sequence']):
+            return False
+        if 'input_tokens' in x and not _v576(x['input_tokens']):
+            return False
+        if 'output_tokens' in x and not _v577(x['output_tokens']):
+            return False
+        if 'requests' in x and not _v578(x['requests']):
+            return False
+        if 'updated_at' in x and not _v579(x['updated_at']):
+            return False
+        for k in x:
+            if k not in ('format', 'dispatch_id', 'sequence', 'input_tokens', 'output_tokens', 'requests', 'updated_at'):
+                return False
+    return True
+
+
+VALIDATORS: dict[str, Callable[[object], bool]] = {
+    'proxy-usage': _v572,
+}

@@ -1,0 +1,173 @@
+"""One request relayed by the model proxy to its upstream, the answer streamed back as it arrives (issue 13,
+ADR 0020).
+
+The request body was read whole (it is bounded); the answer never is: each piece the upstream sends is
+written to the worker as one HTTP chunk and flushed, and passes through the usage reader on its way
+(`domain/proxy.py`). Only an error answer's first `MAX_ERROR_BODY` bytes are held, to see whether it calls
+for a cooldown before the worker sees it. A new upstream connection serves each request.
+"""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import ssl
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from io import BufferedIOBase
+from urllib.parse import urlsplit
+
+from oms.domain import proxy as rules
+from oms.domain import proxy_usage as counting
+
+UPSTREAM_TIMEOUT_S = 600.0  # connect, and every read of the answer (a model may think for minutes)
+READ_SIZE = 65536
+_NO_BODY = (204, 304)
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """What to send upstream."""
+
+    method: str
+    base: str  # the provider's upstream base URL
+    rest: str  # the path after /p/<provider_id>/, query included
+    headers: rules.Headers
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """How a relay went: the upstream status (0: none reached), the tokens counted, the bytes sent, and
+    whether the answer went through whole (else the worker's connection must close)."""
+
+    status: int
+    usage: counting.Usage | None
+    sent: int
+    complete: bool = True
+
+
+class Downstream:
+    """The worker's side of a relay: the status line and headers, then chunks (`http.server` handler parts)."""
+
+    def __init__(self, start: Callable[[int, rules.Headers], None], wfile: BufferedIOBase) -> None:
+        self._start = start
+        self._wfile = wfile
+
+    def head(self, status: int, headers: rules.Headers) -> None:
+        """Send the status line and headers."""
+        self._start(status, headers)
+
+    def chunk(self, data: bytes) -> None:
+        """Send one chunk and flush it."""
+        if data:
+            self._wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self._wfile.flush()
+
+    def end(self) -> None:
+        """The last chunk."""
+        self._wfile.write(b"0\r\n\r\n")
+        self._wfile.flush()
+
+
+def _connect(base: str) -> tuple[http.client.HTTPConnection, str, str]:
+    parts = urlsplit(base)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"not an http(s) upstream: {base}")
+    conn: http.client.HTTPConnection
+    if parts.scheme == "https":
+        context = ssl.create_default_context()
+        conn = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=UPSTREAM_TIMEOUT_S, context=context)
+    else:
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=UPSTREAM_TIMEOUT_S)
+    return conn, parts.netloc, parts.path.rstrip("/")
+
+
+def relay(
+    out: Outgoing,
+    down: Downstream,
+    on_error: Callable[[int, bytes, Mapping[str, str]], None],
+) -> Answer:
+    """Send `out` upstream and stream its answer to `down`; `on_error(status, first bytes, headers)` sees an
+    error answer before the worker does. An upstream that cannot be reached is a 502 to the worker."""
+    try:
+        conn, netloc, base_path = _connect(out.base)
+    except ValueError as exc:
+        _bad_gateway(down, str(exc))
+        return Answer(0, None, 0)
+    try:
+        try:
+            conn.connect()
+            if conn.sock is not None:
+                conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            conn.putrequest(out.method, f"{base_path}/{out.rest}", skip_host=True, skip_accept_encoding=True)
+            conn.putheader("Host", netloc)
+            for name, value in out.headers:
+                conn.putheader(name, value)
+            conn.putheader("Content-Length", str(len(out.body)))
+            conn.endheaders(out.body)
+            response = conn.getresponse()
+        except (OSError, http.client.HTTPException) as exc:
+            _bad_gateway(down, f"upstream {netloc} did not answer: {type(exc).__name__}: {exc}")
+            return Answer(0, None, 0)
+        return _stream(out.method, response, down, on_error)
+    finally:
+        conn.close()
+
+
+def _stream(
+    method: str,
+    response: http.client.HTTPResponse,
+    down: Downstream,
+    on_error: Callable[[int, bytes, Mapping[str, str]], None],
+) -> Answer:
+    status = response.status
+    headers = list(response.getheaders())
+    held = b""
+    if status >= 400:
+        while len(held) < rules.MAX_ERROR_BODY and (piece := response.read1(rules.MAX_ERROR_BODY - len(held))):
+            held += piece
+        on_error(status, held, {k.lower(): v for k, v in headers})
+    relayed = rules.downstream_headers(headers)
+    bodiless = method == "HEAD" or status in _NO_BODY or 100 <= status < 200
+    if not bodiless:
+        relayed.append(("Transfer-Encoding", "chunked"))
+    down.head(status, relayed)
+    if bodiless:
+        return Answer(status, None, 0)
+    kind = (response.getheader("Content-Type") or "").lower()
+    sse = counting.SseUsage() if "text/event-stream" in kind else None
+    whole: bytearray | None = bytearray() if sse is None and "json" in kind and status < 400 else None
+    sent = 0
+    piece = held
+    complete = False
+    try:
+        while True:
+            if piece:
+                down.chunk(piece)  # the worker gone: OSError, counted below
+                sent += len(piece)
+                if sse is not None:
+                    sse.feed(piece)
+                elif whole is not None:
+                    whole += piece
+                    if len(whole) > counting.MAX_USAGE_JSON:
+                        whole = None
+            try:
+                piece = response.read1(READ_SIZE)
+            except (OSError, http.client.HTTPException):
+                break  # the upstream broke off: the worker's stream ends without its last chunk
+            if not piece:
+                down.end()
+                complete = True
+                break
+    except OSError:
+        pass
+    usage = sse.usage if sse is not None else (counting.usage_of_json(bytes(whole)) if whole is not None else None)
+    return Answer(status, usage, sent, complete)
+
+
+def _bad_gateway(down: Downstream, why: str) -> None:
+    body = rules.error_body("oms_proxy_upstream", why)
+    down.head(502, [("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")])
+    down.chunk(body)
+    down.end()

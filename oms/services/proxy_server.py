@@ -1,0 +1,284 @@
+"""The loopback model proxy's HTTP server (issue 13, ADR 0020): one thread a connection, bound to 127.0.0.1.
+
+Every request but the handshake (`GET /oms-proxy/hello?c=<hex>`, answered with HMAC(key, c)) must name a
+provider in its path and present a token issued for that provider (`proxy_tokens.py`), else it is refused
+with a 401 and nothing is forwarded. Then: a body over the bound is a 413, a dispatch over its role's token
+budget a 429, a provider whose key the proxy does not hold a 502; anything else is relayed
+(`proxy_relay.py`). Refusals close the connection (their body is never read). The usage of each dispatch is
+kept in memory and written at most once a second (`Book`).
+"""
+
+from __future__ import annotations
+
+import socket
+import socketserver
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+from oms.domain import proxy as rules
+from oms.domain import proxy_usage as counting
+from oms.domain.routing import Cooldown, Routing
+from oms.errors import OmsError, one_line
+from oms.fsio import Root
+from oms.services import proxy_tokens
+from oms.services.proxy_relay import Downstream, Outgoing, relay
+
+Rest = Callable[[str, Cooldown, str], None]  # (provider, cooldown, dispatch): rest the provider for the fleet
+FLUSH_S = 1.0
+CLIENT_TIMEOUT_S = 900.0
+
+
+class Book:
+    """Each dispatch's usage: read from the state root on first use, added to in memory, written by `flush`."""
+
+    def __init__(self, root: Root, clock: Callable[[], str]) -> None:
+        self._root = root
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._seen: dict[str, list[object]] = {}  # dispatch -> [usage, requests, sequence]
+        self._dirty: set[str] = set()
+
+    def _entry(self, dispatch_id: str) -> list[object]:
+        entry = self._seen.get(dispatch_id)
+        if entry is None:
+            usage, requests, sequence = proxy_tokens.read_usage(self._root, dispatch_id)
+            entry = self._seen[dispatch_id] = [usage, requests, sequence]
+        return entry
+
+    def used(self, dispatch_id: str) -> counting.Usage:
+        """What the dispatch used so far."""
+        with self._lock:
+            usage = self._entry(dispatch_id)[0]
+        assert isinstance(usage, counting.Usage)  # noqa: S101 - the entry's shape
+        return usage
+
+    def add(self, dispatch_id: str, usage: counting.Usage | None) -> None:
+        """Count one request and what it used."""
+        with self._lock:
+            entry = self._entry(dispatch_id)
+            before, requests = entry[0], entry[1]
+            assert isinstance(before, counting.Usage)  # noqa: S101
+            assert isinstance(requests, int)  # noqa: S101
+            entry[0], entry[1] = before + (usage or counting.Usage()), requests + 1
+            self._dirty.add(dispatch_id)
+
+    def flush(self) -> None:
+        """Write every changed dispatch's usage (a failure is noted and retried at the next flush)."""
+        with self._lock:
+            dirty, self._dirty = self._dirty, set()
+            pending = {d: tuple(self._seen[d]) for d in dirty}
+        for dispatch_id, (usage, requests, sequence) in pending.items():
+            assert isinstance(usage, counting.Usage)  # noqa: S101
+            assert isinstance(requests, int)  # noqa: S101
+            assert isinstance(sequence, int)  # noqa: S101
+            try:
+                written = proxy_tokens.write_usage(self._root, dispatch_id, usage, requests, sequence, self._clock())
+            except OmsError as exc:
+                note(f"usage of {dispatch_id} not written: {exc.message}")
+                with self._lock:
+                    self._dirty.add(dispatch_id)
+                continue
+            with self._lock:
+                self._seen[dispatch_id][2] = written
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What the proxy serves: the providers, their real keys, budgets, bounds, the handshake key."""
+
+    root: Root
+    routing: Routing  # the providers, and the cooldowns' default lengths
+    keys: Mapping[str, str | None]  # provider -> the real key from the proxy's environment
+    budgets: Mapping[str, int | None]  # role -> token budget
+    max_request_bytes: int
+    hello_key: bytes
+    rest: Rest
+    clock: Callable[[], str]
+
+
+def note(line: str) -> None:
+    """One line to the proxy's log (its stderr)."""
+    sys.stderr.write(one_line(line) + "\n")
+    sys.stderr.flush()
+
+
+class ProxyServer(ThreadingHTTPServer):
+    """The server: 127.0.0.1 only, a thread per connection, the usage book flushed once a second."""
+
+    daemon_threads = True
+    request_queue_size = 64
+
+    def __init__(self, settings: Settings, port: int) -> None:
+        self.settings = settings
+        self.book = Book(settings.root, settings.clock)
+        self._stopping = threading.Event()
+        super().__init__((rules.check_bind(rules.LOOPBACK), port), Handler)
+        self._flusher = threading.Thread(target=self._flush_loop, name="oms-proxy-usage", daemon=True)
+        self._flusher.start()
+
+    def server_bind(self) -> None:
+        """Bind without the reverse lookup `HTTPServer` makes of its address."""
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = rules.LOOPBACK, int(self.server_address[1])
+
+    @property
+    def port(self) -> int:
+        """The port it listens on."""
+        return int(self.server_address[1])
+
+    def _flush_loop(self) -> None:
+        while not self._stopping.wait(FLUSH_S):
+            self.book.flush()
+
+    def server_close(self) -> None:
+        """Stop, and write the usage not yet written."""
+        self._stopping.set()
+        super().server_close()
+        self.book.flush()
+
+
+class Handler(BaseHTTPRequestHandler):
+    """One worker connection."""
+
+    protocol_version = "HTTP/1.1"
+    timeout = CLIENT_TIMEOUT_S
+    server: ProxyServer
+
+    def setup(self) -> None:
+        """No Nagle delay: each streamed chunk leaves at once."""
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: ARG002 - quiet: the proxy logs its own lines
+        return
+
+    def do_GET(self) -> None:
+        self._serve()
+
+    def do_POST(self) -> None:
+        self._serve()
+
+    def do_PUT(self) -> None:
+        self._serve()
+
+    def do_PATCH(self) -> None:
+        self._serve()
+
+    def do_DELETE(self) -> None:
+        self._serve()
+
+    def do_HEAD(self) -> None:
+        self._serve()
+
+    def _serve(self) -> None:
+        s = self.server.settings
+        if self.command == "GET" and urlsplit(self.path).path == rules.HELLO_PATH:
+            self._hello(s)
+            return
+        route = rules.parse_route(self.path)
+        provider = None if route is None else s.routing.providers.get(route.provider_id)
+        if route is None or provider is None:
+            self._refuse(401, "oms_proxy_auth", "no such provider path (expected /p/<provider_id>/...)")
+            return
+        grant = proxy_tokens.grant_of(s.root, rules.token_of(self.headers.items(), provider.family))
+        if grant is None:
+            self._refuse(401, "oms_proxy_auth", "no valid oms proxy token (missing, unknown or revoked)")
+            return
+        if grant.provider_id != route.provider_id:
+            self._refuse(401, "oms_proxy_auth", f"this token is not valid for provider {route.provider_id}")
+            return
+        body = self._body(s.max_request_bytes)
+        if body is None:
+            return
+        budget = s.budgets.get(grant.role_id or "")
+        over = counting.over_budget(self.server.book.used(grant.dispatch_id), budget, grant.role_id)
+        if over is not None:
+            self._refuse(429, "oms_token_budget", over)
+            return
+        key = s.keys.get(route.provider_id)
+        if not key:
+            self._refuse(502, "oms_proxy_key", f"the proxy holds no key for provider {route.provider_id}")
+            return
+
+        def on_error(status: int, first: bytes, headers: Mapping[str, str]) -> None:
+            cooldown = rules.cooldown_for(status, first, headers, s.clock(), s.routing)
+            if cooldown is not None:
+                try:
+                    s.rest(route.provider_id, cooldown, grant.dispatch_id)
+                except OmsError as exc:
+                    note(f"cooldown of {route.provider_id} not recorded: {exc.message}")
+
+        outgoing = Outgoing(
+            self.command,
+            rules.upstream_base(provider.family, provider.endpoint),
+            route.rest,
+            rules.upstream_headers(self.headers.items(), provider.family, key),
+            body,
+        )
+        answer = relay(outgoing, Downstream(self._start, self.wfile), on_error)
+        self.server.book.add(grant.dispatch_id, answer.usage)
+        if not answer.complete:
+            self.close_connection = True
+
+    def _start(self, status: int, headers: rules.Headers) -> None:
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+
+    def _body(self, cap: int) -> bytes | None:
+        """The request body (bounded), or None once a refusal was sent."""
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            return self._chunked(cap)
+        raw = self.headers.get("Content-Length") or "0"
+        if not raw.isdigit() or len(raw) > 12:
+            self._refuse(400, "oms_proxy_request", "bad Content-Length")
+            return None
+        if int(raw) > cap:
+            self._refuse(413, "oms_proxy_too_large", f"request body of {raw} bytes (expected at most {cap})")
+            return None
+        return self.rfile.read(int(raw))
+
+    def _chunked(self, cap: int) -> bytes | None:
+        body = bytearray()
+        while True:
+            size_line = self.rfile.readline(64).split(b";", 1)[0].strip()
+            try:
+                size = int(size_line, 16)
+            except ValueError:
+                self._refuse(400, "oms_proxy_request", "bad chunk size")
+                return None
+            if len(body) + size > cap:
+                self._refuse(413, "oms_proxy_too_large", f"request body over {cap} bytes")
+                return None
+            if size == 0:
+                while self.rfile.readline(8192) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers: dropped
+                return bytes(body)
+            body += self.rfile.read(size)
+            self.rfile.readline(8)
+
+    def _hello(self, s: Settings) -> None:
+        challenge = parse_qs(urlsplit(self.path).query).get("c", [""])[0]
+        answer = rules.hello_answer(s.hello_key, challenge)
+        if answer is None:
+            self._refuse(400, "oms_proxy_hello", "expected c=<32 to 128 hex digits>")
+            return
+        self._reply(200, b'{"answer":"%s"}\n' % answer.encode("ascii"), close=False)
+
+    def _refuse(self, status: int, kind: str, message: str) -> None:
+        self._reply(status, rules.error_body(kind, message), close=True)
+
+    def _reply(self, status: int, body: bytes, *, close: bool) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        if close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(body)

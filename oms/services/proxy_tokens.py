@@ -1,0 +1,151 @@
+"""Model-proxy tokens and usage under the state root (issue 13, ADR 0020): the IO shell of `domain/proxy.py`.
+
+A token is issued for one dispatch and one provider (`issue_token`, which a launch calls) and is valid while
+`proxy/tokens/<dispatch_id>.json` exists: that file holds the sha256 of its secret, never the secret.
+`revoke_token` removes it (a dispatch's end); a new token for the same dispatch replaces the old one, which
+stops working at once. The proxy reads the file named by the key on every request, so a revocation
+needs no signal to the proxy.
+
+A dispatch's usage is `proxy/usage/<dispatch_id>/<sequence>.json`: a new file for each update (no file is
+ever overwritten), the highest sequence counts, the one before is removed once the new one is published.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import secrets
+from dataclasses import dataclass
+
+from oms.canonical import JsonObject, access
+from oms.canonical.ids import OPAQUE_ID, ROLE_ID, check
+from oms.domain import proxy as rules
+from oms.domain import proxy_usage as counting
+from oms.errors import AlreadyExistsError, NotFoundError, OmsError, RecordNotFoundError
+from oms.fsio import Root
+from oms.services.workspace import Workspace
+from oms.store.documents import encode_document, parse_document
+
+TOKENS = "proxy/tokens"
+USAGE = "proxy/usage"
+TOKEN_BYTES = 4096
+USAGE_BYTES = 4096
+_SEQUENCE = re.compile(r"([1-9][0-9]{0,15})\.json")
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """What a valid token grants: its dispatch, the one provider it may reach, and its role (for a budget)."""
+
+    dispatch_id: str
+    provider_id: str
+    role_id: str | None
+
+
+def token_path(dispatch_id: str) -> str:
+    """Where a dispatch's token digest lives."""
+    return f"{TOKENS}/{check(dispatch_id, 'dispatch id', OPAQUE_ID)}.json"
+
+
+def issue_token(ws: Workspace, dispatch_id: str, provider_id: str, *, role_id: str | None = None) -> str:
+    """A fresh token for `dispatch_id` to reach `provider_id` through the proxy (any earlier one of the
+    dispatch stops working). Only its sha256 is stored; the token is returned once, for the worker's key.
+    `role_id` (default: the dispatch record's role, if there is one) names the token budget that applies."""
+    if provider_id not in ws.config().routing.providers:
+        raise RecordNotFoundError(f"no provider {provider_id} is configured", hint="see `oms provider show`")
+    if role_id is None:
+        with contextlib.suppress(OmsError):
+            found = ws.store.records("dispatch").read_if_exists(check(dispatch_id, "dispatch id"))
+            role_id = None if found is None else access.text_or_none(found.payload, "role_id")
+    secret = secrets.token_urlsafe(32)
+    doc: JsonObject = {
+        "format": 1,
+        "dispatch_id": dispatch_id,
+        "provider_id": provider_id,
+        "role_id": None if role_id is None else check(role_id, "role id", ROLE_ID),
+        "token_sha256": rules.token_digest(secret),
+        "issued_at": ws.now(),
+    }
+    rel = token_path(dispatch_id)
+    data = encode_document(doc, "proxy-token", rel, TOKEN_BYTES)
+    root = ws.store.state.root
+    root.mkdirs(TOKENS)
+    for _ in range(4):
+        try:
+            root.publish(rel, data)
+            return rules.make_token(dispatch_id, secret)
+        except AlreadyExistsError:
+            root.unlink(rel)  # the dispatch's earlier token: revoked by this one
+    raise AlreadyExistsError(f"{rel}: another token keeps appearing for dispatch {dispatch_id}")
+
+
+def revoke_token(ws: Workspace, dispatch_id: str) -> bool:
+    """End a dispatch's token now; True if it had one."""
+    return ws.store.state.root.unlink(token_path(dispatch_id))
+
+
+def grant_of(root: Root, key: str | None) -> Grant | None:
+    """What a presented key grants, or None: no key, not a token's shape, no token for its dispatch (never
+    issued or revoked), or another secret (compared in constant time). A damaged file grants nothing."""
+    presented = None if key is None else rules.split_token(key)
+    if presented is None:
+        return None
+    rel = token_path(presented.dispatch_id)
+    try:
+        data = root.read_optional(rel, TOKEN_BYTES)
+        doc = None if data is None else parse_document(data, "proxy-token", rel)
+    except OmsError:
+        return None
+    if doc is None or doc["dispatch_id"] != presented.dispatch_id:
+        return None
+    if not rules.token_matches(presented.secret, access.text(doc, "token_sha256")):
+        return None
+    return Grant(presented.dispatch_id, access.text(doc, "provider_id"), access.text_or_none(doc, "role_id"))
+
+
+def _sequences(root: Root, dispatch_id: str) -> list[int]:
+    try:
+        names = root.listdir(f"{USAGE}/{dispatch_id}")
+    except NotFoundError:
+        return []
+    return sorted(int(m.group(1)) for n in names if (m := _SEQUENCE.fullmatch(n)))
+
+
+def read_usage(root: Root, dispatch_id: str) -> tuple[counting.Usage, int, int]:
+    """A dispatch's usage, its request count and its current sequence (0: none recorded). A damaged latest
+    file counts as nothing recorded after the one before it (`oms store verify` does not read these)."""
+    check(dispatch_id, "dispatch id", OPAQUE_ID)
+    for sequence in reversed(_sequences(root, dispatch_id)):
+        rel = f"{USAGE}/{dispatch_id}/{sequence}.json"
+        try:
+            doc = parse_document(root.read_bytes(rel, USAGE_BYTES), "proxy-usage", rel)
+        except OmsError:
+            continue
+        usage = counting.Usage(access.integer(doc, "input_tokens"), access.integer(doc, "output_tokens"))
+        return usage, access.integer(doc, "requests"), sequence
+    return counting.Usage(), 0, 0
+
+
+def write_usage(root: Root, dispatch_id: str, usage: counting.Usage, requests: int, sequence: int, now: str) -> int:
+    """Publish usage as sequence `sequence + 1` (a later one already there wins: its number is returned
+    and nothing is written); the one before is removed."""
+    rel_dir = f"{USAGE}/{check(dispatch_id, 'dispatch id', OPAQUE_ID)}"
+    doc: JsonObject = {
+        "format": 1,
+        "dispatch_id": dispatch_id,
+        "sequence": sequence + 1,
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "requests": requests,
+        "updated_at": now,
+    }
+    root.mkdirs(rel_dir)
+    rel = f"{rel_dir}/{sequence + 1}.json"
+    try:
+        root.publish(rel, encode_document(doc, "proxy-usage", rel, USAGE_BYTES))
+    except AlreadyExistsError:
+        return max(_sequences(root, dispatch_id), default=sequence + 1)
+    for older in _sequences(root, dispatch_id):
+        if older <= sequence:
+            root.unlink(f"{rel_dir}/{older}.json")
+    return sequence + 1

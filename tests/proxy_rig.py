@@ -1,0 +1,104 @@
+"""A model proxy served in this process in front of the loopback model mock, on a real chain's state root,
+for the proxy's integration and attack tests: real sockets, real files, the real config."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from oms.services.proxy_control import settings_for
+from oms.services.proxy_server import ProxyServer
+from oms.services.workspace import Workspace
+from tests.chain import Chain, make_chain
+from tests.model_mock import ModelMock, Script
+
+ANTHROPIC_KEY = "sk-ant-real-key-held-by-the-proxy"
+OPENAI_KEY = "sk-openai-real-key-held-by-the-proxy"
+ROLE = "oms.ticket-executor"
+PROVIDERS = """
+[providers.claude-mock]
+family = "anthropic"
+endpoint = "{base}"
+
+[providers.claude-other]
+family = "anthropic"
+endpoint = "{base}"
+
+[providers.codex-mock]
+family = "openai"
+endpoint = "{base}/v1"
+key_env = "OMS_TEST_OPENAI_KEY"
+
+[proxy]
+max_request_bytes = {cap}
+"""
+
+
+@dataclass
+class Rig:
+    """The chain, the mock upstream, the proxy and its workspace."""
+
+    chain: Chain
+    mock: ModelMock
+    server: ProxyServer
+    ws: Workspace
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+    def token(self, provider_id: str, dispatch_id: str = "d-1", role_id: str | None = None) -> str:
+        from oms.services.proxy_tokens import issue_token
+
+        with self.chain.workspace() as ws:
+            return issue_token(ws, dispatch_id, provider_id, role_id=role_id)
+
+    def post(self, path: str, body: object, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+        """One request through the proxy, the whole answer read."""
+        conn = self.connect()
+        try:
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            conn.request("POST", path, body=data, headers={"Content-Type": "application/json", **(headers or {})})
+            response = conn.getresponse()
+            return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+        finally:
+            conn.close()
+
+    def connect(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+
+
+def make_rig(tmp_path: Path, *, budget: int | None = None, cap: int = 1024 * 1024) -> Iterator[Rig]:
+    """The rig; `budget`: the Claude role's token budget; `cap`: the request body bound."""
+    mock = ModelMock(Script([])).start()
+    for chain in make_chain(tmp_path):
+        extra = PROVIDERS.format(base=mock.base, cap=cap)
+        line = "" if budget is None else f"token_budget = {budget}\n"
+        chain.edit_config(
+            lambda s, extra=extra, line=line: (
+                s.replace('transport = "claude_interactive"\n', f'transport = "claude_interactive"\n{line}') + extra
+            ),
+            commit=True,
+        )
+        ws = chain.workspace()
+        env = {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "OMS_TEST_OPENAI_KEY": OPENAI_KEY, "OPENAI_API_KEY": "sk-unused"}
+        server = ProxyServer(settings_for(ws, b"k" * 32, env), 0)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield Rig(chain, mock, server, ws)
+        finally:
+            mock.release.set()
+            server.shutdown()
+            server.server_close()
+            thread.join(10)
+            ws.close()
+            mock.stop()
+
+
+MESSAGES = {"model": "claude-test", "max_tokens": 64, "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+RESPONSES = {"model": "gpt-test", "stream": True, "input": [{"type": "message", "role": "user", "content": []}]}
