@@ -55,10 +55,12 @@ class Role:
 
 @dataclass(frozen=True, slots=True)
 class ProxyConfig:
-    """`[proxy]`: the loopback model proxy's port (0: any free one) and its request body bound."""
+    """`[proxy]`: the loopback model proxy's port (0: any free one), its request body bound, and whether
+    routed workers go through it (`workers`: a token instead of the real key)."""
 
     port: int = 0
     max_request_bytes: int = MAX_REQUEST_BYTES
+    workers: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +134,9 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
         raw=doc,
         routing=routing,
         proxy=ProxyConfig(
-            doc.get("proxy", {}).get("port", 0), doc.get("proxy", {}).get("max_request_bytes", MAX_REQUEST_BYTES)
+            doc.get("proxy", {}).get("port", 0),
+            doc.get("proxy", {}).get("max_request_bytes", MAX_REQUEST_BYTES),
+            doc.get("proxy", {}).get("workers", False),
         ),
     )
 

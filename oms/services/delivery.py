@@ -24,7 +24,7 @@ from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject, access, next_after
 from oms.domain.machine import Next
 from oms.errors import AlreadyExistsError, UnsafeFileError
-from oms.services import deliver, lifecycle, lifecycle_events, plans, reconcile, worker_moves
+from oms.services import deliver, lifecycle, lifecycle_events, plans, proxy_launch, reconcile, worker_moves
 from oms.services.launcher import activate
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
@@ -113,7 +113,8 @@ class Delivery:
         instructions: str | None = None,
         resume: str | None = None,
     ) -> LaunchPlan:
-        """`plans.plan` with this service's executable and environment."""
+        """`plans.plan` with this service's executable and environment (through the model proxy when the
+        config routes workers through it: a fresh token for this launch, `services/proxy_launch.py`)."""
         return plans.plan(
             self.ws,
             dispatch,
@@ -122,6 +123,7 @@ class Delivery:
             role_argv=role_argv,
             tools=tools,
             instructions=instructions,
+            proxy=proxy_launch.route(self.ws, dispatch),
             resume=resume,
         )
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from oms.adapters import tools
 from oms.adapters.providers import claude, codex, command
@@ -42,6 +43,17 @@ PASSTHROUGH = {
     "claude_interactive": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
     "command": (),
 }
+
+
+TOKEN_VARIABLE = {"codex_goal": "OPENAI_API_KEY", "claude_interactive": "ANTHROPIC_API_KEY"}
+
+
+@dataclass(frozen=True, slots=True)
+class ProxyRoute:
+    """Where a proxied agent sends its model traffic, and the token that is its only key (ADR 0020)."""
+
+    endpoint: str
+    token: str
 
 
 def resolve_executable(env: Mapping[str, str]) -> str:
@@ -85,13 +97,17 @@ def plan(
     tools: tuple[str, ...] = (),
     instructions: str | None = None,
     resume: str | None = None,
+    proxy: ProxyRoute | None = None,
 ) -> LaunchPlan:
     """The provider launch plan for a dispatch (pure given its inputs; a launch passes the approved
-    instructions, read once; a relaunch the agent's own session id to continue)."""
+    instructions, read once; a relaunch the agent's own session id to continue; `proxy`: the agent talks
+    to the loopback proxy with its token, and no credential of the deliverer's environment reaches it)."""
     payload = dispatch.payload
     endpoint = payload.get("model_endpoint")
     endpoint = endpoint if isinstance(endpoint, str) else None
     mode = str(payload["provider_mode"])
+    if proxy is not None:
+        endpoint, env = proxy.endpoint, {TOKEN_VARIABLE[mode]: proxy.token}
     req = LaunchRequest(
         dispatch_id=dispatch.record_id,
         session_id=access.text(payload, "session_id"),

@@ -191,6 +191,9 @@ class Handler(BaseHTTPRequestHandler):
         if grant.provider_id != route.provider_id:
             self._refuse(401, "oms_proxy_auth", f"this token is not valid for provider {route.provider_id}")
             return
+        if proxy_tokens.ended(s.root, grant.dispatch_id):
+            self._refuse(401, "oms_proxy_auth", "the worker of this token has ended")
+            return
         body = self._body(s.max_request_bytes)
         if body is None:
             return

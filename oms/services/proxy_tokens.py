@@ -25,6 +25,7 @@ from oms.errors import AlreadyExistsError, NotFoundError, OmsError, RecordNotFou
 from oms.fsio import Root
 from oms.services.workspace import Workspace
 from oms.store.documents import encode_document, parse_document
+from oms.store.records import RecordStore
 
 TOKENS = "proxy/tokens"
 USAGE = "proxy/usage"
@@ -81,7 +82,20 @@ def issue_token(ws: Workspace, dispatch_id: str, provider_id: str, *, role_id: s
 
 def revoke_token(ws: Workspace, dispatch_id: str) -> bool:
     """End a dispatch's token now; True if it had one."""
-    return ws.store.state.root.unlink(token_path(dispatch_id))
+    try:
+        return ws.store.state.root.unlink(token_path(dispatch_id))
+    except NotFoundError:  # no token was ever issued here (`proxy/tokens/` does not exist)
+        return False
+
+
+def ended(root: Root, dispatch_id: str) -> bool:
+    """Has the worker of `dispatch_id` ended (its token then grants nothing, whatever path ended it)? A
+    worker record that cannot be read counts as ended: the proxy fails closed."""
+    try:
+        worker = RecordStore(root, "worker").read_if_exists(dispatch_id)
+    except OmsError:
+        return True
+    return worker is not None and worker.payload.get("health") == "stopped"
 
 
 def grant_of(root: Root, key: str | None) -> Grant | None:

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '56a8e55e73db715fc451c434ea7f5b0e188c6318a1b6895f93d7faa0c2b596be'
+SOURCE_SHA256 = '758436847bcf46ea6a37569ac05157d2410cb3b729040f86d8bbacb50d5047cb'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -778,6 +778,13 @@ def _v215(x: object) -> bool:
     return True
 
 
+def _v216(x: object) -> bool:
+    # config#/properties/proxy/properties/workers
+    if not (isinstance(x, bool)):
+        return False
+    return True
+
+
 def _v213(x: object) -> bool:
     # config#/properties/proxy
     if not (isinstance(x, dict)):
@@ -787,8 +794,10 @@ def _v213(x: object) -> bool:
             return False
         if 'max_request_bytes' in x and not _v215(x['max_request_bytes']):
             return False
+        if 'workers' in x and not _v216(x['workers']):
+            return False
         for k in x:
-            if k not in ('port', 'max_request_bytes'):
+            if k not in ('port', 'max_request_bytes', 'workers'):
                 return False
     return True
 

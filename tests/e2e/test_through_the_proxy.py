@@ -1,0 +1,109 @@
+"""The real Claude Code through the loopback model proxy (issue 13 items 4-5, ADR 0020): with `[proxy]
+workers = true` the agent's only key is its dispatch's token, the real key reaches only the model, a
+usage-limit answer rests the provider for the fleet, and the conductor parks the worker until the reset.
+The only stand-in is the remote model (tests/model_mock.py)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oms.services import conductor, providers, proxy_control
+from oms.services.delivery import Delivery
+from tests.chain import Chain, accepted
+from tests.model_mock import Call, Hold, ModelMock, Say, Script
+
+ROLE = "oms.ticket-executor"
+REAL_KEY = "sk-ant-api03-the-real-key-held-by-the-proxy-0123456789"
+
+
+@pytest.fixture
+def mock() -> Iterator[ModelMock]:
+    server = ModelMock(Script([])).start()
+    yield server
+    server.stop()
+
+
+def _until(predicate: object, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def _environ_of_dispatch(dispatch_id: str) -> list[bytes]:
+    """The environments of every process that names the dispatch (the agent and its sandbox)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if f"OMS_DISPATCH_ID={dispatch_id}".encode() in environ:
+            found.append(environ)
+    return found
+
+
+def test_the_agent_holds_only_its_token_and_a_usage_limit_rests_the_provider(
+    deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = deliverable.base / "user-home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", REAL_KEY)  # the deliverer's (and the proxy's) environment
+    providers_toml = f'\n[providers.claude-a]\nfamily = "anthropic"\nendpoint = "{mock.base}"\n'
+    providers_toml += 'models = { default = "test-model" }\n\n[proxy]\nworkers = true\n'
+    deliverable.edit_config(
+        lambda s: s.replace('role = "oms.command-executor"', f'role = "{ROLE}"') + providers_toml, commit=True
+    )
+    mock.script = Script([Call("read_dispatch", {}), Call("acknowledge_dispatch", {}), Hold(Say("working on it"))])
+    dispatch_id, event_id = accepted(deliverable)
+    with deliverable.workspace() as ws:
+        refused = Delivery.open(ws).deliver(event_id)["outcome"]
+    assert isinstance(refused, dict)
+    assert refused["status"] == "parked", refused  # no proxy running: the launch is refused, nothing runs
+    assert "the model proxy is not running" in str(refused.get("reason")), refused
+    with deliverable.workspace() as ws:
+        started = proxy_control.start(ws)
+    try:
+        assert started.state == "running", started.to_json()
+        with deliverable.workspace() as ws:
+            outcome = Delivery.open(ws).resume(dispatch_id)
+        assert outcome.get("resumed") or outcome.get("launched") or outcome, outcome
+        _until(mock.holding.is_set, 60, "the agent's turn to wait on the model")
+
+        keys = {headers.get("x-api-key") or headers.get("authorization") for _, headers in mock.heard}
+        assert keys == {REAL_KEY}, keys  # the model hears the real key, and only it
+        environs = _environ_of_dispatch(dispatch_id)
+        assert environs, "no process of the dispatch was found"
+        assert all(REAL_KEY.encode() not in env for env in environs)  # never inside the sandbox
+        assert any(f"ANTHROPIC_API_KEY=oms.{dispatch_id}.".encode() in env for env in environs)
+
+        # the model runs out: the next answer the proxy relays is a usage limit with its reset
+        mock.fail.append(
+            (429, {"type": "error", "error": {"type": "rate_limit_error", "message": "usage limit reached"}},
+             {"retry-after": "3600"})
+        )  # fmt: skip
+        mock.release.set()  # the held turn ends; the agent's next request meets the usage limit
+        with deliverable.workspace() as ws:
+            _until(lambda: "claude-a" in providers.standings(ws), 60, "the proxy to rest the provider")
+            standing = providers.standings(ws)["claude-a"]
+            assert standing.cooldown_kind == "quota", standing  # a usage limit, with the reset it states
+            assert standing.cooldown_until is not None
+            report = conductor.tick(ws)
+            phase = next(p for p in report.phases if p.name == "providers")
+            assert f"{dispatch_id}: parked until {standing.cooldown_until} (claude-a ran out)" in phase.done
+            assert ws.store.records("worker").read(dispatch_id).payload["health"] == "parked"
+            Delivery.open(ws).stop(dispatch_id, "test over")
+        assert not (deliverable.state / "proxy" / "tokens" / f"{dispatch_id}.json").exists()  # revoked at stop
+    finally:
+        with deliverable.workspace() as ws:
+            proxy_control.stop(ws)
+    assert os.environ.get("ANTHROPIC_API_KEY") == REAL_KEY
