@@ -9,25 +9,63 @@ from __future__ import annotations
 
 import contextlib
 
-from oms.canonical import access, parse_ts
-from oms.domain import routing
+from oms.canonical import access, parse_ts, stable_id
+from oms.domain import proxy_usage as counting
+from oms.domain import routing, workers
+from oms.domain.machine import Next
 from oms.errors import OmsError, one_line
-from oms.services import providers
+from oms.services import providers, proxy_tokens, worker_moves
 from oms.services.delivery import Delivery
 from oms.services.workspace import Workspace
 from oms.store import Record
 
 QUOTA_PARK = "quota"  # the reason a worker parked for its provider's quota starts with
+BUDGET_PARK = "token budget"  # ... for its dispatch's token budget
+ACTOR = "oms-conductor"
 
 
 def phase(d: Delivery, done: list[str], skipped: list[str]) -> None:
-    """Probes, then quota parking."""
-    if not d.ws.config().routing.providers:
+    """Probes, quota parking, then token budgets."""
+    if d.ws.config().routing.providers:
+        read, unread = providers.probe_all(d.ws)
+        done += [f"probe {line}" for line in read]
+        skipped += [f"probe {line}" for line in unread]
+        park_resting(d, done, skipped)
+    park_over_budget(d, done, skipped)
+
+
+def park_over_budget(d: Delivery, done: list[str], skipped: list[str]) -> None:
+    """Park, for a person, each running worker whose dispatch used up its role's token budget through the
+    proxy (the proxy refuses its further requests already; parked, it is neither resumed by the clock nor
+    counted as a failure)."""
+    ws = d.ws
+    budgets = {role_id: r.token_budget for role_id, r in ws.config().roles.items() if r.token_budget is not None}
+    if not budgets:
         return
-    read, unread = providers.probe_all(d.ws)
-    done += [f"probe {line}" for line in read]
-    skipped += [f"probe {line}" for line in unread]
-    park_resting(d, done, skipped)
+    for worker in ws.store.latest("worker").in_states(("idle", "working")):
+        if worker.payload.get("health") != "healthy":
+            continue
+        try:
+            role_id = access.text(d.dispatch(worker.record_id).payload, "role_id")
+            if role_id not in budgets:
+                continue
+            used, _, _ = proxy_tokens.read_usage(ws.store.state.root, worker.record_id)
+            why = counting.over_budget(used, budgets[role_id], role_id)
+            if why is None:
+                continue
+            reason = f"{BUDGET_PARK}: {why}"
+
+            def decide(current: Record, now: str, reason: str = reason) -> Next | None:
+                if current.payload["health"] != "healthy" or current.state not in ("idle", "working"):
+                    return None
+                return workers.set_health(current.state, current.payload, "parked", now=now, reason=reason)
+
+            if worker_moves.move(
+                ws, worker.record_id, decide, op=lambda w: stable_id("wkr-budget", w.record_id, w.version), actor=ACTOR
+            ):
+                done.append(f"{worker.record_id}: parked for a person ({why})")
+        except OmsError as exc:
+            skipped.append(f"{worker.record_id}: {one_line(exc.message)}")
 
 
 def park_resting(d: Delivery, done: list[str], skipped: list[str]) -> None:

@@ -15,10 +15,12 @@ import pytest
 from oms.canonical import add_ms, parse_ts
 from oms.domain import routing
 from oms.domain.dispatches import capture_intent, intent_digest
+from oms.domain.proxy_usage import Usage
 from oms.errors import AuthorityChangedError, ConfigError, NoProviderError
-from oms.services import authority, conductor, conductor_providers, dispatches, providers, tickets
+from oms.services import authority, conductor, conductor_providers, dispatches, providers, proxy_tokens, tickets
+from oms.services.delivery import Delivery
 from oms.store import Record
-from tests.chain import Chain, make_chain
+from tests.chain import Chain, accepted, make_chain, use_worker, wait_for
 from tests.helpers import OmsCommand
 
 ROLE = "oms.ticket-executor"
@@ -230,3 +232,39 @@ def test_route_explain_and_provider_commands(oms: OmsCommand, routed: Chain) -> 
     assert unknown.returncode != 0
     assert unknown.stderr.splitlines()[0] == "oms: error: no provider ghost is configured"
     assert "Traceback" not in unknown.stderr
+
+
+def test_a_worker_over_its_token_budget_is_parked_for_a_person(deliverable: Chain) -> None:
+    """The proxy counts a dispatch's model tokens (`proxy/usage/`); once its role's budget is used the
+    conductor parks the worker with the reason — never resumed by the clock, never counted as a failure."""
+    out = use_worker(deliverable, "wait")
+    deliverable.edit_config(
+        lambda s: s.replace(
+            'sandbox = "ticket-worktree-write"\nargv', 'sandbox = "ticket-worktree-write"\ntoken_budget = 1000\nargv'
+        ),
+        commit=True,
+    )
+    dispatch_id, event_id = accepted(deliverable)
+    with deliverable.workspace() as ws:
+        assert Delivery.open(ws).deliver(event_id)["outcome"]["status"] == "created"  # type: ignore[index]
+    wait_for(out)
+    with deliverable.workspace() as ws:
+        root = ws.store.state.root
+        proxy_tokens.write_usage(root, dispatch_id, Usage(600, 300), 3, 0, ws.now())
+        report = conductor.tick(ws)
+        assert ws.store.records("worker").read(dispatch_id).payload["health"] == "healthy"  # 900 < 1000
+        _, _, sequence = proxy_tokens.read_usage(root, dispatch_id)
+        proxy_tokens.write_usage(root, dispatch_id, Usage(700, 400), 5, sequence, ws.now())
+        report = conductor.tick(ws)
+        phase = next(p for p in report.phases if p.name == "providers")
+        assert any(
+            line.startswith(f"{dispatch_id}: parked for a person (token budget exhausted") for line in phase.done
+        )
+        worker = ws.store.records("worker").read(dispatch_id)
+        assert worker.payload["health"] == "parked"
+        assert str(worker.payload["health_reason"]).startswith(
+            "token budget: token budget exhausted: this dispatch used 1100"
+        )
+        report = conductor.tick(ws)  # parked for a person: the clock does not resume it
+        assert ws.store.records("worker").read(dispatch_id).payload["health"] == "parked"
+        Delivery.open(ws).stop(dispatch_id, "test over")
