@@ -148,6 +148,16 @@ class Upstream:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def do_DELETE(self) -> None:
+                upstream.deleted.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
+                data = b'{"id":"file-of-another-worker","deleted":true}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.deleted: list[tuple[str, dict[str, str]]] = []
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -236,3 +246,22 @@ def test_streamed_chat_completions_count_against_the_budget(real: tuple) -> None
     statuses = [_post(server.port, "/p/openai-real/chat/completions", request, {"Authorization": f"Bearer {token}"})[0] for _ in range(3)]
     used = server.book.used("d-chat").total
     assert used >= 9000 and statuses[-1] == 429, f"3 answers of 9000 tokens each forwarded ({statuses}), {used} counted"
+
+
+# ------------------------------------------------------------------ F: what the token reaches
+def test_a_token_reaches_only_the_model_api_its_cli_calls(real: tuple) -> None:  # type: ignore[type-arg]
+    """Every path under the provider's base is forwarded with the real key, any method: the agent's token is
+    the deliverer's whole account — here it deletes a file of the organisation (OpenAI `DELETE /v1/files/<id>`;
+    likewise batches, fine-tuning jobs, vector stores, uncounted by any budget), and picks another project
+    of the key with `OpenAI-Project`."""
+    chain, server, upstream = real
+    with chain.workspace() as ws:  # type: ignore[attr-defined]
+        token = proxy_tokens.issue_token(ws, "d-reach", "openai-real")
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    try:
+        conn.request("DELETE", "/p/openai-real/files/file-of-another-worker",
+                     headers={"Authorization": f"Bearer {token}", "OpenAI-Project": "proj_someone_elses"})
+        status = conn.getresponse().status
+    finally:
+        conn.close()
+    assert upstream.deleted == [], f"forwarded with the real key ({status}): {upstream.deleted}"
