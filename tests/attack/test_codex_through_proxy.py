@@ -1,0 +1,79 @@
+"""Attack/verification: the real Codex CLI (codex_goal) as a routed worker with `[proxy] workers = true`,
+the model mock as the provider's endpoint. The agent must complete its dispatch through the proxy, the
+mock must hear only the real key, and the sandbox must hold only the token."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oms.services import proxy_control
+from oms.services.delivery import Delivery
+from tests.chain import Chain, accepted
+from tests.e2e.test_real_agents import CHANGE, _pane_text, _wait_for_result
+from tests.e2e.test_through_the_proxy import _environ_of_dispatch
+from tests.model_mock import Call, ModelMock, Say, Script
+
+ROLE = "oms.goal-long-executor"
+EXE = str(Path(__file__).resolve().parent / "bin" / "oms")  # the clone's oms, also inside the sandbox
+REAL_KEY = "sk-proj-the-real-openai-key-held-by-the-proxy-0123456789"
+
+
+@pytest.fixture
+def mock() -> Iterator[ModelMock]:
+    server = ModelMock(Script([])).start()
+    yield server
+    server.stop()
+
+
+def test_the_real_codex_worker_completes_through_the_proxy(
+    deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OMS_EXECUTABLE", EXE)
+    codex_home = deliverable.base / "user-codex-home"
+    codex_home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))  # no login: the proxy holds the key
+    monkeypatch.setenv("OPENAI_API_KEY", REAL_KEY)
+    providers_toml = f'\n[providers.codex-a]\nfamily = "openai"\nendpoint = "{mock.base}/v1"\n'
+    providers_toml += 'models = { default = "test-model" }\n\n[proxy]\nworkers = true\n'
+    deliverable.edit_config(
+        lambda s: s.replace('role = "oms.command-executor"', f'role = "{ROLE}"') + providers_toml, commit=True
+    )
+    mock.script = Script(
+        [
+            Call("read_dispatch", {}),
+            Call("acknowledge_dispatch", {}),
+            Call("exec_command", {"cmd": CHANGE}),
+            Call("record_dispatch_result", {"status": "completed", "summary": "Added AGENT.md."}),
+            Call("update_goal", {"status": "complete"}),
+            Say("Done: the dispatch has its result."),
+        ]
+    )
+    dispatch_id, event_id = accepted(deliverable)
+    with deliverable.workspace() as ws:
+        assert ws.store.records("dispatch").read(dispatch_id).payload["provider_id"] == "codex-a"
+        started = proxy_control.start(ws)
+    try:
+        assert started.state == "running", started.to_json()
+        with deliverable.workspace() as ws:
+            outcome = Delivery.open(ws).deliver(event_id)["outcome"]
+        assert isinstance(outcome, dict)
+        assert outcome["status"] == "created", outcome
+        try:
+            view = _wait_for_result(deliverable, dispatch_id, mock, timeout=90.0)
+        except AssertionError:
+            log = (deliverable.state / "proxy" / "proxy.log").read_text(errors="replace")
+            raise AssertionError(f"heard: {mock.heard}\nproxy log:\n{log[-3000:]}\npane:\n{_pane_text(deliverable, dispatch_id)}")
+        assert view["dispatch_state"] == "result-received"
+        assert [s.path for s in mock.seen] and all(p.startswith("/v1/responses") for p, _ in mock.heard), mock.heard
+        keys = {h.get("authorization") for _, h in mock.heard}
+        assert keys == {f"Bearer {REAL_KEY}"}, keys
+        environs = _environ_of_dispatch(dispatch_id)
+        assert environs and all(REAL_KEY.encode() not in e for e in environs)
+        with deliverable.workspace() as ws:
+            Delivery.open(ws).stop(dispatch_id, "test over")
+    finally:
+        with deliverable.workspace() as ws:
+            proxy_control.stop(ws)
