@@ -31,7 +31,7 @@ endpoint = "{base}"
 [providers.codex-mock]
 family = "openai"
 endpoint = "{base}/v1"
-key_env = "OMS_TEST_OPENAI_KEY"
+key_env = "OMS_TEST_OPENAI_API_KEY"
 
 [proxy]
 max_request_bytes = {cap}
@@ -85,7 +85,7 @@ def make_rig(tmp_path: Path, *, budget: int | None = None, cap: int = 1024 * 102
             commit=True,
         )
         ws = chain.workspace()
-        env = {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "OMS_TEST_OPENAI_KEY": OPENAI_KEY, "OPENAI_API_KEY": "sk-unused"}
+        env = {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "OMS_TEST_OPENAI_API_KEY": OPENAI_KEY, "OPENAI_API_KEY": "sk-unused"}
         server = ProxyServer(settings_for(ws, b"k" * 32, env), 0)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()

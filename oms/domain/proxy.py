@@ -5,13 +5,16 @@ key (`oms.<dispatch_id>.<secret>`: the dispatch names the token file, the secret
 which only the sha256 is stored). The proxy:
 
 1. refuses (401) a request whose path names no provider, whose key is missing, malformed, unknown,
-   revoked, or bound to another provider than the path names; a body over the bound is refused (413);
+   revoked, or bound to another provider than the path names; (403) a call the family's CLI does not make
+   (`ALLOWED_CALLS`: the messages or responses call, nothing else of the account); a body over the bound
+   or not framed exactly (413, 400);
 2. forwards to `<upstream base>/<rest>`: the provider's endpoint, else its family's default
-   (`DEFAULT_UPSTREAM`), with the hop-by-hop and every incoming credential header removed and the real
-   key the proxy holds put in their place (`upstream_headers`);
+   (`DEFAULT_UPSTREAM`), with the hop-by-hop, every incoming credential and account header removed and the
+   real key the proxy holds put in their place (`upstream_headers`);
 3. streams the answer back as it arrives, counting the tokens it reports (`domain/proxy_usage.py`);
-4. reads a 429, or an error whose text calls for one, as a cooldown of the provider, until the reset its
-   headers state (`stated_reset_s`) or else the text's (`routing.cooldown_of`);
+4. reads a 429, a 529, or an error whose type or code names a rate or quota limit — never its message
+   text, which an API may echo from the agent's request — as a cooldown of the provider, until the reset
+   its headers state (`stated_reset_s`), else the configured default (`cooldown_for`);
 5. refuses (429) a dispatch that used its role's token budget (`proxy_usage.over_budget`).
 """
 
@@ -29,7 +32,7 @@ from email.utils import parsedate_to_datetime
 
 from oms.canonical import add_ms, format_ts, parse_ts
 from oms.canonical.ids import OPAQUE_ID
-from oms.domain.routing import MAX_COOLDOWN_S, Cooldown, Routing, cooldown_of
+from oms.domain.routing import MAX_COOLDOWN_S, Cooldown, Routing
 from oms.errors import InvalidInputError
 
 LOOPBACK = "127.0.0.1"
@@ -46,6 +49,21 @@ HOP_BY_HOP = frozenset(
     {"connection", "keep-alive", "proxy-connection", "te", "trailer", "trailers", "transfer-encoding", "upgrade"}
 )
 CREDENTIALS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"})
+# the account a key acts in is the proxy's to say (none from a worker): another project or organisation of
+# the same key is another account
+ACCOUNT = frozenset({"openai-organization", "openai-project", "anthropic-organization", "anthropic-workspace"})
+CONTENT_LENGTH = re.compile(r"[0-9]{1,12}")  # ASCII digits only
+CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")  # hex digits only: never a sign
+# the calls each CLI makes, and nothing else of the account the key opens (files, batches, fine-tuning...)
+ALLOWED_CALLS = {
+    "anthropic": frozenset({("POST", "v1/messages"), ("POST", "v1/messages/count_tokens")}),
+    "openai": frozenset({("POST", "responses"), ("POST", "v1/responses")}),
+}
+# upstream error types that name a rate or quota limit (the body's `error.type` / `error.code`, set by
+# the API, never a text an agent could have the API echo)
+LIMIT_TYPES = frozenset(
+    {"rate_limit_error", "overloaded_error", "insufficient_quota", "rate_limit_exceeded", "usage_limit_reached"}
+)
 _SET_BY_PROXY = frozenset({"host", "content-length", "accept-encoding"})
 
 Headers = list[tuple[str, str]]
@@ -142,7 +160,7 @@ def upstream_headers(incoming: Iterable[tuple[str, str]], family: str, key: str)
     proxy sets itself removed; the real key added as the family expects it; no compression (usage is read)."""
     pairs = list(incoming)
     named = {t.strip().lower() for n, v in pairs if n.lower() == "connection" for t in v.split(",")}
-    dropped = HOP_BY_HOP | CREDENTIALS | _SET_BY_PROXY | named
+    dropped = HOP_BY_HOP | CREDENTIALS | ACCOUNT | _SET_BY_PROXY | named
     out = [(n, v) for n, v in pairs if n.lower() not in dropped]
     out.append(("x-api-key", key) if family == "anthropic" else ("Authorization", f"Bearer {key}"))
     out.append(("Accept-Encoding", "identity"))
@@ -211,17 +229,45 @@ def stated_reset_s(headers: Mapping[str, str], now: str) -> int | None:
     return max(1, min(MAX_COOLDOWN_S, math.ceil(max(candidates))))
 
 
-def cooldown_for(status: int, body: bytes, headers: Mapping[str, str], now: str, routing: Routing) -> Cooldown | None:
-    """The cooldown an upstream answer calls for: a 429, or an error whose text `cooldown_of` reads as a quota
-    or rate limit; until the reset the headers state, else the text's, else the default. None: no rest."""
-    if status < 400:
+def allowed(family: str, method: str, rest: str) -> bool:
+    """Is `method /rest` a call the family's agent CLI makes (the only calls a token reaches)?"""
+    return (method, rest.split("?", 1)[0].rstrip("/")) in ALLOWED_CALLS.get(family, frozenset())
+
+
+def limit_type(body: bytes) -> str | None:
+    """The rate or quota limit an upstream error body names by its type or code (None: another error, or no
+    JSON). Only the API's own fields count: a message text may echo what the agent sent."""
+    try:
+        doc = json.loads(body[:MAX_ERROR_BODY])
+    except (ValueError, RecursionError):
         return None
-    text = " ".join(body[:MAX_ERROR_BODY].decode("utf-8", "replace").split())
-    found = cooldown_of(f"{status} {text}" if status == 429 else text, now, routing)
-    if found is None:
+    error = doc.get("error") if isinstance(doc, dict) else None
+    if not isinstance(error, dict):
+        return None
+    for field in ("type", "code"):
+        value = error.get(field)
+        if isinstance(value, str) and value in LIMIT_TYPES:
+            return value
+    return None
+
+
+def cooldown_for(status: int, body: bytes, headers: Mapping[str, str], now: str, routing: Routing) -> Cooldown | None:
+    """The cooldown an upstream answer calls for: a 429, a 529, or an error whose type or code names a rate or
+    quota limit (never its message text: an API echoes what the agent sent). A quota (`insufficient_quota`,
+    `usage_limit_reached`, or a 429 whose headers state a reset over an hour away) rests the provider until
+    the reset its headers state, else `cooldown_minutes`; a rate limit until the headers' reset, else
+    `transient_cooldown_seconds`. None: no rest."""
+    kind_named = limit_type(body) if status >= 400 else None
+    if status not in (429, 529) and kind_named is None:
         return None
     seconds = stated_reset_s(headers, now)
-    return found if seconds is None else Cooldown(add_ms(now, seconds * 1000), found.kind, found.reason)
+    quota = kind_named in ("insufficient_quota", "usage_limit_reached") or (seconds is not None and seconds > 3600)
+    if quota:
+        default_s, kind = routing.cooldown_minutes * 60, "quota"
+    else:
+        default_s, kind = routing.transient_cooldown_s, "transient"
+    reason = f"{status} {kind_named or ('rate limit' if status == 429 else 'overloaded')}"
+    return Cooldown(add_ms(now, 1000 * (default_s if seconds is None else seconds)), kind, reason)
 
 
 def error_body(kind: str, message: str) -> bytes:

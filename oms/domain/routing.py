@@ -27,6 +27,7 @@ none means unknown, never full.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -293,6 +294,8 @@ def parse_probe(output: bytes) -> int | None:
     if found is None:
         return None
     value = float(found.group(0))
+    if not math.isfinite(value):  # a number too long for a float: far past 100
+        return 100 if not found.group(0).startswith(b"-") else 0
     return max(0, min(100, round(value)))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 
-from oms.canonical import access, parse_ts, stable_id
+from oms.canonical import access, add_ms, parse_ts, stable_id
 from oms.domain import proxy_usage as counting
 from oms.domain import routing, workers
 from oms.domain.machine import Next
@@ -100,9 +100,14 @@ def rest_from_report(ws: Workspace, dispatch: Record, status: str, summary: str)
     provider_id = dispatch.payload.get("provider_id")
     if not isinstance(provider_id, str) or status == "completed":
         return status
-    cooldown = routing.cooldown_of(summary, ws.now(), ws.config().routing)
-    if cooldown is None:
+    found = routing.cooldown_of(summary, ws.now(), ws.config().routing)
+    if found is None:
         return status
+    # the report is the agent's own text: it says a limit was met, never for how long (a reset it states
+    # could rest the provider for the fleet for days): the configured default
+    config = ws.config().routing
+    seconds = config.cooldown_minutes * 60 if found.kind == "quota" else config.transient_cooldown_s
+    cooldown = routing.Cooldown(add_ms(ws.now(), seconds * 1000), found.kind, found.reason)
     with contextlib.suppress(OmsError):  # no longer configured: the ticket is decided all the same
         providers.rest(ws, provider_id, cooldown, f"{dispatch.record_id}: its report")
     return "failed" if status in ("blocked", "stopped") else status

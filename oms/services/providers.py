@@ -10,14 +10,17 @@ the percent used, none is unknown.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from oms.adapters import bwrap
 from oms.canonical import JsonObject, access, next_after
 from oms.domain import routing as rules
 from oms.domain.config import Role
+from oms.domain.proxy import DEFAULT_KEY_ENV
 from oms.errors import OmsError, ProcessError, RecordNotFoundError, VersionConflictError, one_line
-from oms.process import runner
+from oms.process import child_env, runner
 from oms.services.workspace import Workspace
 from oms.store import Record
 
@@ -27,11 +30,30 @@ ACTOR = "oms-conductor"
 Probe = Callable[[tuple[str, ...]], bytes]  # runs a probe's argv, returns its stdout (raises OmsError)
 
 
+def sandboxed(ws: Workspace, argv: tuple[str, ...], key_env: str | None) -> tuple[str, ...]:
+    """A probe's argv inside bubblewrap: the host read-only, the state root hidden (a committed probe never
+    reads the state key, never writes anything, never leaves a process behind: its own PID namespace ends
+    with it), its environment the base one plus the provider's key only."""
+    env = child_env()
+    sets = [("PATH", env.get("PATH", "/usr/bin:/bin")), ("HOME", env.get("HOME", "/")), ("LANG", "C.UTF-8")]
+    if key_env is not None and os.environ.get(key_env):
+        sets.append((key_env, os.environ[key_env]))
+    state = os.path.realpath(ws.store.state.path)
+    return (
+        bwrap.locate(),
+        "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", state,  # noqa: S108 - the sandbox's own tmpfs
+        "--clearenv", *(x for name, value in sets for x in ("--setenv", name, value)),
+        "--", *argv,
+    )  # fmt: skip
+
+
 def run_probe(argv: tuple[str, ...]) -> bytes:
-    """A probe's stdout: its argv run outside any shell, bounded in time and output."""
+    """A probe's stdout: its (sandboxed) argv run outside any shell, bounded in time and output."""
     done = runner.run(argv, timeout=rules.PROBE_TIMEOUT_S, max_output=rules.PROBE_OUTPUT_CAP, check=False)
     if done.returncode != 0:
-        raise ProcessError(f"{argv[0]} exited {done.returncode}: {one_line(done.stderr.decode('utf-8', 'replace'))}")
+        shown = argv[argv.index("--") + 1] if "--" in argv else argv[0]
+        raise ProcessError(f"{shown} exited {done.returncode}: {one_line(done.stderr.decode('utf-8', 'replace'))}")
     return done.stdout
 
 
@@ -153,7 +175,8 @@ def probe_all(ws: Workspace, probe: Probe = run_probe) -> tuple[list[str], list[
         if provider.quota_probe is None or not provider.enabled:
             continue
         try:
-            percent, note = rules.parse_probe(probe(provider.quota_probe)), None
+            argv = sandboxed(ws, provider.quota_probe, provider.key_env or DEFAULT_KEY_ENV.get(provider.family))
+            percent, note = rules.parse_probe(probe(argv)), None
         except OmsError as exc:
             percent, note = None, one_line(exc.message, 512)
         except (OSError, ValueError) as exc:

@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from oms.domain import proxy as rules
 from oms.domain import proxy_usage as counting
-from oms.domain.routing import Cooldown, Routing
+from oms.domain.routing import Cooldown, Provider, Routing
 from oms.errors import OmsError, one_line
 from oms.fsio import Root
 from oms.services import proxy_tokens
@@ -30,6 +30,8 @@ from oms.services.proxy_relay import Downstream, Outgoing, relay
 Rest = Callable[[str, Cooldown, str], None]  # (provider, cooldown, dispatch): rest the provider for the fleet
 FLUSH_S = 1.0
 CLIENT_TIMEOUT_S = 900.0
+HEADER_TIMEOUT_S = 10.0  # a request's line, headers and body: a sender slower than this is closed
+MAX_CONNECTIONS = 256  # open worker connections at once (each a thread and a descriptor)
 
 
 class Book:
@@ -107,13 +109,38 @@ def note(line: str) -> None:
 
 
 class ProxyServer(ThreadingHTTPServer):
-    """The server: 127.0.0.1 only, a thread per connection, the usage book flushed once a second."""
+    """The server: 127.0.0.1 only, a thread per connection (at most `MAX_CONNECTIONS` at once: one more is
+    closed at once, so idle or slow connections cannot take every descriptor), the usage book flushed
+    once a second."""
 
     daemon_threads = True
     request_queue_size = 64
 
+    def process_request(self, request: socket.socket | tuple[bytes, socket.socket], client_address: object) -> None:
+        """Serve the connection in its thread, unless `MAX_CONNECTIONS` are open already (closed at once)."""
+        if not self._slots.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(
+        self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
+    ) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: object, client_address: object) -> None:  # noqa: ARG002
+        """One bounded line to the log for a connection that failed (never a traceback per request)."""
+        error = sys.exc_info()[1]
+        note(f"a connection failed: {type(error).__name__}: {str(error)[:200]}")
+
     def __init__(self, settings: Settings, port: int) -> None:
         self.settings = settings
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self.in_flight: dict[str, threading.Lock] = {}  # per dispatch with a budget: one request at a time
+        self._in_flight_lock = threading.Lock()
         self.book = Book(settings.root, settings.clock)
         self._stopping = threading.Event()
         super().__init__((rules.check_bind(rules.LOOPBACK), port), Handler)
@@ -130,6 +157,11 @@ class ProxyServer(ThreadingHTTPServer):
         """The port it listens on."""
         return int(self.server_address[1])
 
+    def dispatch_lock(self, dispatch_id: str) -> threading.Lock:
+        """The lock that keeps one request of a budgeted dispatch in flight at a time."""
+        with self._in_flight_lock:
+            return self.in_flight.setdefault(dispatch_id, threading.Lock())
+
     def _flush_loop(self) -> None:
         while not self._stopping.wait(FLUSH_S):
             self.book.flush()
@@ -142,10 +174,11 @@ class ProxyServer(ThreadingHTTPServer):
 
 
 class Handler(BaseHTTPRequestHandler):
-    """One worker connection."""
+    """One worker connection: its request line, headers and body must arrive within `HEADER_TIMEOUT_S`
+    (a slow or idle sender is closed); the upstream's answer may take `CLIENT_TIMEOUT_S`."""
 
     protocol_version = "HTTP/1.1"
-    timeout = CLIENT_TIMEOUT_S
+    timeout = HEADER_TIMEOUT_S
     server: ProxyServer
 
     def setup(self) -> None:
@@ -194,14 +227,34 @@ class Handler(BaseHTTPRequestHandler):
         if proxy_tokens.ended(s.root, grant.dispatch_id):
             self._refuse(401, "oms_proxy_auth", "the worker of this token has ended")
             return
+        if not rules.allowed(provider.family, self.command, route.rest):
+            self._refuse(403, "oms_proxy_path", f"{self.command} /{route.rest} is not a call the agent CLI makes")
+            return
         body = self._body(s.max_request_bytes)
         if body is None:
             return
+        self.connection.settimeout(CLIENT_TIMEOUT_S)  # the request is in: the answer may take its time
         budget = s.budgets.get(grant.role_id or "")
-        over = counting.over_budget(self.server.book.used(grant.dispatch_id), budget, grant.role_id)
-        if over is not None:
-            self._refuse(429, "oms_token_budget", over)
+        if budget is None:
+            self._forward(s, route, provider, grant, body)
             return
+        lock = self.server.dispatch_lock(grant.dispatch_id)
+        if not lock.acquire(timeout=CLIENT_TIMEOUT_S):  # one request of a budgeted dispatch at a time
+            self._refuse(429, "oms_token_budget", "another request of this dispatch is still in flight")
+            return
+        try:
+            over = counting.over_budget(self.server.book.used(grant.dispatch_id), budget, grant.role_id)
+            if over is not None:
+                self._refuse(429, "oms_token_budget", over)
+                return
+            self._forward(s, route, provider, grant, body)
+        finally:
+            lock.release()
+
+    def _forward(
+        self, s: Settings, route: rules.Route, provider: Provider, grant: proxy_tokens.Grant, body: bytes
+    ) -> None:
+        """Relay one authorised request upstream with the real key; rest the provider on a quota answer."""
         key = s.keys.get(route.provider_id)
         if not key:
             self._refuse(502, "oms_proxy_key", f"the proxy holds no key for provider {route.provider_id}")
@@ -238,7 +291,7 @@ class Handler(BaseHTTPRequestHandler):
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
             return self._chunked(cap)
         raw = self.headers.get("Content-Length") or "0"
-        if not raw.isdigit() or len(raw) > 12:
+        if rules.CONTENT_LENGTH.fullmatch(raw) is None:  # ASCII digits only: `"²".isdigit()` is True
             self._refuse(400, "oms_proxy_request", "bad Content-Length")
             return None
         if int(raw) > cap:
@@ -249,12 +302,12 @@ class Handler(BaseHTTPRequestHandler):
     def _chunked(self, cap: int) -> bytes | None:
         body = bytearray()
         while True:
-            size_line = self.rfile.readline(64).split(b";", 1)[0].strip()
-            try:
-                size = int(size_line, 16)
-            except ValueError:
-                self._refuse(400, "oms_proxy_request", "bad chunk size")
+            line = self.rfile.readline(66)
+            size_line = line.split(b";", 1)[0].strip()
+            if not line.endswith(b"\n") or rules.CHUNK_SIZE.fullmatch(size_line) is None:
+                self._refuse(400, "oms_proxy_request", "bad chunk size")  # hex digits only: never -1
                 return None
+            size = int(size_line, 16)
             if len(body) + size > cap:
                 self._refuse(413, "oms_proxy_too_large", f"request body over {cap} bytes")
                 return None
@@ -263,7 +316,9 @@ class Handler(BaseHTTPRequestHandler):
                     pass  # trailers: dropped
                 return bytes(body)
             body += self.rfile.read(size)
-            self.rfile.readline(8)
+            if self.rfile.readline(3) not in (b"\r\n", b"\n"):
+                self._refuse(400, "oms_proxy_request", "a chunk does not end where its size says")
+                return None
 
     def _hello(self, s: Settings) -> None:
         challenge = parse_qs(urlsplit(self.path).query).get("c", [""])[0]

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '758436847bcf46ea6a37569ac05157d2410cb3b729040f86d8bbacb50d5047cb'
+SOURCE_SHA256 = '321c8497b566044ee538e556ee5a4354683de93b2a43d0c5cd69db26b4e1b28f'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -17,7 +17,7 @@ from oms.schemas._generated import defs as _m_defs
 _P0 = '^[^\\u0000-\\u001f\\u007f]*$'
 _P1 = '^[A-Za-z0-9._/-]+$'
 _P2 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?(?:/[A-Za-z0-9][A-Za-z0-9._-]{0,127})?$'
-_P3 = '^[A-Z_][A-Z0-9_]{0,63}$'
+_P3 = '^[A-Z][A-Z0-9_]{0,55}_API_KEY$'
 _P4 = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$'
 _C0: object = 1
 _C1: object = 'command'

@@ -155,11 +155,21 @@ def test_cooldown_for() -> None:
     transient = proxy.cooldown_for(429, b'{"error":{"message":"slow down"}}', {"retry-after": "45"}, NOW, ROUTING)
     assert transient is not None
     assert (transient.kind, transient.until) == ("transient", add_ms(NOW, 45_000))
-    quota = proxy.cooldown_for(400, b"Your credit balance is too low", {}, NOW, ROUTING)
+    quota = proxy.cooldown_for(429, b'{"error":{"type":"insufficient_quota","message":"x"}}', {}, NOW, ROUTING)
     assert quota is not None
     assert quota.kind == "quota"
     assert parse_ts(quota.until) == parse_ts(NOW) + 30 * 60_000
+    long = proxy.cooldown_for(429, b"{}", {"retry-after": "7200"}, NOW, ROUTING)  # a reset over an hour away
+    assert long is not None
+    assert (long.kind, long.until) == ("quota", add_ms(NOW, 7_200_000))
+    overloaded = proxy.cooldown_for(529, b'{"type":"error","error":{"type":"overloaded_error"}}', {}, NOW, ROUTING)
+    assert overloaded is not None
+    assert overloaded.kind == "transient"
     assert proxy.cooldown_for(400, b"invalid model", {"retry-after": "5"}, NOW, ROUTING) is None
+    # a message text is the agent's to make the API echo: never a reason to rest the provider
+    echoed = b'{"error":{"type":"not_found_error","message":"model: x usage limit reached|9999999999"}}'
+    assert proxy.cooldown_for(404, echoed, {}, NOW, ROUTING) is None
+    assert proxy.cooldown_for(400, b"Your credit balance is too low", {}, NOW, ROUTING) is None
     assert proxy.cooldown_for(200, b"quota", {}, NOW, ROUTING) is None
 
 
@@ -268,11 +278,11 @@ def test_config_proxy_table_key_env_and_budget() -> None:
     text = CONFIG.replace(
         b'transport = "claude_interactive"\n', b'transport = "claude_interactive"\ntoken_budget = 500\n'
     )
-    text += b'[proxy]\nport = 8765\nmax_request_bytes = 4096\n[providers.c]\nfamily = "anthropic"\nkey_env = "MY_KEY"\n'
+    text += b'[proxy]\nport = 8765\nmax_request_bytes = 4096\n[providers.c]\nfamily = "anthropic"\nkey_env = "MY_API_KEY"\n'
     config = parse_config(text)
     assert (config.proxy.port, config.proxy.max_request_bytes) == (8765, 4096)
     assert config.roles["a.worker"].token_budget == 500
-    assert config.routing.providers["c"].key_env == "MY_KEY"
+    assert config.routing.providers["c"].key_env == "MY_API_KEY"
     for bad in (
         b'[proxy]\nhost = "0.0.0.0"\n',
         b"[proxy]\nport = 70000\n",

@@ -2,8 +2,9 @@
 
 The real `oms proxy serve` process (started by `proxy_control.start`). Any process that reaches 127.0.0.1
 — every sandbox shares the network — opens connections and never finishes their headers: no token is
-needed, each holds a thread and a descriptor for `CLIENT_TIMEOUT_S` = 900 s per read. Once the proxy's
-descriptors are gone, `accept` fails with EMFILE and every other worker's request waits in the backlog.
+needed. Before cd20249's fix each held a thread and a descriptor for 900 s a read, and once the proxy's
+descriptors were gone `accept` failed with EMFILE and every other worker's request waited in the backlog;
+now a request's headers and body must arrive within 10 s, and at most 256 connections are open at once.
 The proxy's descriptor limit is lowered to 128 here (it inherits the deliverer's: 20000 on this host; an
 agent needs only that many sockets, spread over a few processes) to keep the test small."""
 
@@ -31,7 +32,10 @@ def proxied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[C
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-real-key")
     try:
         for chain in make_chain(tmp_path):
-            chain.edit_config(lambda s: s + f'\n[providers.claude-mock]\nfamily = "anthropic"\nendpoint = "{mock.base}"\n', commit=True)
+            chain.edit_config(
+                lambda s: s + f'\n[providers.claude-mock]\nfamily = "anthropic"\nendpoint = "{mock.base}"\n',
+                commit=True,
+            )
             yield chain, mock
     finally:
         mock.stop()
@@ -53,8 +57,12 @@ def test_idle_connections_from_one_sandbox_do_not_stop_other_workers_traffic(pro
             held.append(s)
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         try:
-            conn.request("POST", "/p/claude-mock/v1/messages", body=json.dumps(MESSAGES).encode(),
-                         headers={"x-api-key": token, "Content-Type": "application/json"})
+            conn.request(
+                "POST",
+                "/p/claude-mock/v1/messages",
+                body=json.dumps(MESSAGES).encode(),
+                headers={"x-api-key": token, "Content-Type": "application/json"},
+            )
             status = conn.getresponse().status
         except OSError as exc:
             pytest.fail(f"another worker's request got no answer in 10 s while 160 idle connections are held: {exc!r}")

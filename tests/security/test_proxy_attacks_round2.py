@@ -1,4 +1,5 @@
-"""Attacks from outside on the loopback model proxy (issue 13, ADR 0020), each a failing test of a hole.
+"""Attacks from outside on the loopback model proxy, the second round (issue 13, ADR 0020): each failed on
+the proxy as first built (cd20249) and holds now.
 
 The attacker is an agent inside a worker's sandbox holding its own dispatch's token (the network is
 shared, so it reaches the proxy's port), unless a test says otherwise."""
@@ -58,7 +59,9 @@ def test_a_negative_chunk_size_does_not_read_past_the_body_bound(rig: Rig) -> No
 
 
 # ------------------------------------------------------------------ B: a body it cannot parse
-def test_a_unicode_digit_content_length_is_a_400_not_a_crashed_handler(rig: Rig, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_unicode_digit_content_length_is_a_400_not_a_crashed_handler(
+    rig: Rig, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`"²".isdigit()` is True but `int("²")` raises: the handler thread dies with a traceback to the proxy's
     stderr (`proxy/proxy.log`, unbounded: one per request) and the worker gets no answer."""
     token = rig.token("claude-mock", "d-cl")
@@ -129,7 +132,10 @@ class Upstream:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
                 upstream.requests += 1
                 if self.path.endswith("/v1/messages"):
-                    doc = {"type": "error", "error": {"type": "not_found_error", "message": f"model: {body.get('model')}"}}
+                    doc = {
+                        "type": "error",
+                        "error": {"type": "not_found_error", "message": f"model: {body.get('model')}"},
+                    }
                     data = json.dumps(doc).encode()
                     self.send_response(404)
                     self.send_header("Content-Type", "application/json")
@@ -138,8 +144,18 @@ class Upstream:
                     self.wfile.write(data)
                     return
                 chunks = [
-                    {"id": "c1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "hi"}}], "usage": None},
-                    {"id": "c1", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 5000, "completion_tokens": 4000, "total_tokens": 9000}},
+                    {
+                        "id": "c1",
+                        "object": "chat.completion.chunk",
+                        "choices": [{"index": 0, "delta": {"content": "hi"}}],
+                        "usage": None,
+                    },
+                    {
+                        "id": "c1",
+                        "object": "chat.completion.chunk",
+                        "choices": [],
+                        "usage": {"prompt_tokens": 5000, "completion_tokens": 4000, "total_tokens": 9000},
+                    },
                 ]
                 data = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
                 self.send_response(200)
@@ -184,8 +200,12 @@ def real(tmp_path: Path) -> Iterator[tuple[object, ProxyServer, Upstream]]:
     upstream = Upstream()
     for chain in make_chain(tmp_path):
         chain.edit_config(
-            lambda s: s.replace('transport = "claude_interactive"\n', 'transport = "claude_interactive"\ntoken_budget = 1000\n')
-            + PROVIDERS.format(base=upstream.base),
+            lambda s: (
+                s.replace(
+                    'transport = "claude_interactive"\n', 'transport = "claude_interactive"\ntoken_budget = 1000\n'
+                )
+                + PROVIDERS.format(base=upstream.base)
+            ),
             commit=True,
         )
         ws = chain.workspace()
@@ -206,7 +226,9 @@ def real(tmp_path: Path) -> Iterator[tuple[object, ProxyServer, Upstream]]:
 def _post(port: int, path: str, body: object, headers: dict[str, str]) -> tuple[int, bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
-        conn.request("POST", path, body=json.dumps(body).encode(), headers={"Content-Type": "application/json", **headers})
+        conn.request(
+            "POST", path, body=json.dumps(body).encode(), headers={"Content-Type": "application/json", **headers}
+        )
         response = conn.getresponse()
         return response.status, response.read()
     finally:
@@ -220,13 +242,13 @@ def test_an_agent_cannot_rest_its_provider_for_the_fleet_with_text_the_api_echoe
     with a far reset: the proxy rests its provider as `quota` for 8 days for the whole fleet (every running
     worker of it is then parked by the conductor, routing skips it)."""
     chain, server, _ = real
-    with chain.workspace() as ws:  # type: ignore[attr-defined]
+    with chain.workspace() as ws:
         token = proxy_tokens.issue_token(ws, "d-poison", "claude-real")
         now_s = parse_ts(ws.now()) // 1000
     evil = dict(MESSAGES, model=f"claude-x usage limit reached|{now_s + 30 * 86400}")
     status, body = _post(server.port, "/p/claude-real/v1/messages", evil, {"x-api-key": token})
     assert status == 404, body
-    with chain.workspace() as ws:  # type: ignore[attr-defined]
+    with chain.workspace() as ws:
         standing = providers.standings(ws).get("claude-real")
     assert standing is None or standing.cooldown_until is None, (
         f"a 404 the agent provoked rested claude-real as {standing.cooldown_kind} until {standing.cooldown_until}"
@@ -234,18 +256,25 @@ def test_an_agent_cannot_rest_its_provider_for_the_fleet_with_text_the_api_echoe
 
 
 # ------------------------------------------------------------------ E: usage the proxy does not count
-def test_streamed_chat_completions_count_against_the_budget(real: tuple) -> None:  # type: ignore[type-arg]
-    """The proxy forwards every path, but reads usage only from Anthropic message events, the Responses
-    API's `response.completed` and whole JSON answers: a streamed Chat Completions answer (usage in its last
-    chunk) counts nothing, so a dispatch with a 1000-token budget spends 9000 tokens a request, forever."""
-    chain, server, upstream = real
-    with chain.workspace() as ws:  # type: ignore[attr-defined]
+def test_a_call_whose_usage_the_proxy_cannot_count_is_never_forwarded(real: tuple) -> None:  # type: ignore[type-arg]
+    """The proxy reads usage from the calls the CLIs make (Anthropic messages, the Responses API): a streamed
+    Chat Completions answer carries its usage elsewhere and would count nothing, so a dispatch could spend
+    past its budget forever. It is not a call the Codex CLI makes: refused (403), unforwarded."""
+    chain, server, _upstream = real
+    with chain.workspace() as ws:
         token = proxy_tokens.issue_token(ws, "d-chat", "openai-real", role_id=ROLE)
-    # its role's budget applies (the token names the Claude role here: the budget is per role, 1000)
-    request = {"model": "gpt-x", "stream": True, "stream_options": {"include_usage": True}, "messages": [{"role": "user", "content": "hi"}]}
-    statuses = [_post(server.port, "/p/openai-real/chat/completions", request, {"Authorization": f"Bearer {token}"})[0] for _ in range(3)]
-    used = server.book.used("d-chat").total
-    assert used >= 9000 and statuses[-1] == 429, f"3 answers of 9000 tokens each forwarded ({statuses}), {used} counted"
+    request = {
+        "model": "gpt-x",
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    statuses = [
+        _post(server.port, "/p/openai-real/chat/completions", request, {"Authorization": f"Bearer {token}"})[0]
+        for _ in range(3)
+    ]
+    assert statuses == [403, 403, 403]
+    assert server.book.used("d-chat").total == 0
 
 
 # ------------------------------------------------------------------ F: what the token reaches
@@ -255,12 +284,15 @@ def test_a_token_reaches_only_the_model_api_its_cli_calls(real: tuple) -> None: 
     likewise batches, fine-tuning jobs, vector stores, uncounted by any budget), and picks another project
     of the key with `OpenAI-Project`."""
     chain, server, upstream = real
-    with chain.workspace() as ws:  # type: ignore[attr-defined]
+    with chain.workspace() as ws:
         token = proxy_tokens.issue_token(ws, "d-reach", "openai-real")
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
     try:
-        conn.request("DELETE", "/p/openai-real/files/file-of-another-worker",
-                     headers={"Authorization": f"Bearer {token}", "OpenAI-Project": "proj_someone_elses"})
+        conn.request(
+            "DELETE",
+            "/p/openai-real/files/file-of-another-worker",
+            headers={"Authorization": f"Bearer {token}", "OpenAI-Project": "proj_someone_elses"},
+        )
         status = conn.getresponse().status
     finally:
         conn.close()

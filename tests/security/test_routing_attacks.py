@@ -1,5 +1,6 @@
-"""Attacks from outside on routing and cooldowns (issue 13, ADR 0019): an agent's report text and a
-committed quota probe, on a real repository and state root (tests/integration/test_routing.py's fleet)."""
+"""Attacks from outside on routing and cooldowns (issue 13, ADR 0019; each failed before its fix): an
+agent's report text and a committed quota probe, on a real repository and state root (the fleet of
+tests/integration/test_routing.py)."""
 
 from __future__ import annotations
 
@@ -72,6 +73,32 @@ def test_a_committed_quota_probe_runs_no_repository_code_on_the_host(routed: Cha
     code = f"import shutil; shutil.copyfile({str(key)!r}, {str(stolen)!r}); print('12% used')"
     _probe(routed, 'models = { default = "claude-a"', code)
     with routed.workspace() as ws:
-        conductor.tick(ws)
-        assert providers.standings(ws)["anthropic-a"].quota_percent == 12
+        report = conductor.tick(ws)
+        phase = next(p for p in report.phases if p.name == "providers")
+        assert providers.standings(ws)["anthropic-a"].quota_percent is None  # it failed: unknown, never full
+        assert any(line.startswith("probe anthropic-a: quota unknown") for line in phase.skipped), phase.skipped
     assert not stolen.exists(), "the committed probe copied the state key out of the state root"
+
+
+def test_a_probe_runs_read_only_and_leaves_no_process_behind(routed: Chain) -> None:
+    """Inside its sandbox a probe writes nothing of the host and a process it detaches ends with it."""
+    marker = routed.base / "written-by-a-probe"
+    code = (
+        f"import subprocess; subprocess.run(['sh', '-c', 'echo x > {marker}'], capture_output=True); "
+        "subprocess.Popen(['setsid', 'sleep', '4343']); print('33')"
+    )
+    _probe(routed, 'models = { default = "claude-a"', code)
+    with routed.workspace() as ws:
+        report = conductor.tick(ws)
+        phase = next(p for p in report.phases if p.name == "providers")
+        assert providers.standings(ws)["anthropic-a"].quota_percent == 33, phase.to_json()
+    assert not marker.exists()
+    left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline(p) == b"sleep\x004343\x00"]
+    assert left == [], "a process the probe detached outlived it"
+
+
+def _cmdline(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes()
+    except OSError:
+        return b""

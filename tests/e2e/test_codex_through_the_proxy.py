@@ -1,4 +1,4 @@
-"""Attack/verification: the real Codex CLI (codex_goal) as a routed worker with `[proxy] workers = true`,
+"""The real Codex CLI (codex_goal) as a routed worker with `[proxy] workers = true` (issue 13, ADR 0020),
 the model mock as the provider's endpoint. The agent must complete its dispatch through the proxy, the
 mock must hear only the real key, and the sandbox must hold only the token."""
 
@@ -65,13 +65,17 @@ def test_the_real_codex_worker_completes_through_the_proxy(
             view = _wait_for_result(deliverable, dispatch_id, mock, timeout=90.0)
         except AssertionError:
             log = (deliverable.state / "proxy" / "proxy.log").read_text(errors="replace")
-            raise AssertionError(f"heard: {mock.heard}\nproxy log:\n{log[-3000:]}\npane:\n{_pane_text(deliverable, dispatch_id)}")
+            raise AssertionError(
+                f"heard: {mock.heard}\nproxy log:\n{log[-3000:]}\npane:\n{_pane_text(deliverable, dispatch_id)}"
+            ) from None
         assert view["dispatch_state"] == "result-received"
-        assert [s.path for s in mock.seen] and all(p.startswith("/v1/responses") for p, _ in mock.heard), mock.heard
+        assert [s.path for s in mock.seen]
+        assert all(p.startswith("/v1/responses") for p, _ in mock.heard), mock.heard
         keys = {h.get("authorization") for _, h in mock.heard}
         assert keys == {f"Bearer {REAL_KEY}"}, keys
         environs = _environ_of_dispatch(dispatch_id)
-        assert environs and all(REAL_KEY.encode() not in e for e in environs)
+        assert environs
+        assert all(REAL_KEY.encode() not in e for e in environs)
         with deliverable.workspace() as ws:
             Delivery.open(ws).stop(dispatch_id, "test over")
     finally:
