@@ -278,7 +278,8 @@ def test_config_proxy_table_key_env_and_budget() -> None:
     text = CONFIG.replace(
         b'transport = "claude_interactive"\n', b'transport = "claude_interactive"\ntoken_budget = 500\n'
     )
-    text += b'[proxy]\nport = 8765\nmax_request_bytes = 4096\n[providers.c]\nfamily = "anthropic"\nkey_env = "MY_API_KEY"\n'
+    text += b"[proxy]\nport = 8765\nmax_request_bytes = 4096\n"
+    text += b'[providers.c]\nfamily = "anthropic"\nkey_env = "MY_API_KEY"\n'
     config = parse_config(text)
     assert (config.proxy.port, config.proxy.max_request_bytes) == (8765, 4096)
     assert config.roles["a.worker"].token_budget == 500
