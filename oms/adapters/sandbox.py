@@ -17,7 +17,10 @@ worker's paths, decided by delivery) and a `Host` (facts about this machine, rea
 - of the repository's git common dir only what git needs (`GIT_SHOWN`), a sanitised `config` and this
   worktree's gitdir, all read-only; the worktree read-write with its `.git` file read-only; empty
   read-only placeholders at `.codex`, `.claude` and `.mcp.json`, so none of them can be created;
-- the broker's socket at `BROKER_VIEW` (added by the supervisor, which creates it).
+- the broker's socket at `BROKER_VIEW` (added by the supervisor, which creates it);
+- with `offline` (a worker routed through the model proxy, ADR 0020) no network at all: its own network
+  namespace, loopback only, and the proxy's Unix socket at `MODEL_VIEW`, which a relay inside turns into
+  the loopback port the agent's endpoint names.
 
 Order matters: bubblewrap applies the operations in sequence, later mounts on top of earlier ones.
 """
@@ -30,6 +33,7 @@ from typing import NamedTuple
 from oms.domain.relay import BROKER_VIEW
 
 HOME_VIEW = "/oms/home"
+MODEL_VIEW = "/oms/model.sock"  # where a sandbox without a network reaches the model proxy
 PLACEHOLDERS = (".codex", ".claude", ".mcp.json")
 # What of a repository's git common dir an agent sees: enough for git to read its worktree's history
 # (objects, refs, HEAD, a shallow clone's boundary, info/exclude). Never `config` (a sanitised copy is shown
@@ -78,6 +82,7 @@ class Layout(NamedTuple):
     files: tuple[tuple[str, str], ...] = ()  # (host file, path inside), read-only
     runtime: tuple[str, ...] = ()  # directories shown read-only at their own path (oms, the CLI)
     git_shown: tuple[str, ...] = ("objects", "refs", "HEAD")  # what of the common dir is shown (read-only)
+    offline: bool = False  # no network: only the model proxy's socket, through a relay (ADR 0020)
 
 
 def _check_abs(path: str, what: str) -> str:
@@ -103,6 +108,8 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
     args: list[str] = ["--unshare-user"]
     if host.euid == 0:
         args += ["--uid", str(ROOT_INSIDE_ID), "--gid", str(ROOT_INSIDE_ID)]
+    if layout.offline:
+        args.append("--unshare-net")  # its own network namespace: loopback only (bubblewrap brings it up)
     args += [
         "--unshare-pid",
         "--unshare-ipc",
@@ -175,7 +182,12 @@ def system_args(system: tuple[tuple[str, str | None], ...]) -> list[str]:
 
 
 def command_args(
-    sandbox: tuple[str, ...], socket_path: str, status_fd: int, seccomp_fd: int, config: tuple[int, str] | None = None
+    sandbox: tuple[str, ...],
+    socket_path: str,
+    status_fd: int,
+    seccomp_fd: int,
+    config: tuple[int, str] | None = None,
+    model_socket: str | None = None,
 ) -> list[str]:
     """The options bubblewrap reads from its `--args` descriptor: the plan, the broker socket, the
     descriptor where bubblewrap reports its namespace's init (`child-pid`, a host pid: the supervisor kills
@@ -184,6 +196,8 @@ def command_args(
     real file may hold remotes with credentials). The command itself follows `--` on bubblewrap's own
     command line: it is not secret, and bubblewrap does not take a command from `--args`."""
     socket_bind = ["--bind", _check_abs(socket_path, "broker socket"), BROKER_VIEW]
+    if model_socket is not None:  # the model proxy's door, for a sandbox without a network
+        socket_bind += ["--bind", _check_abs(model_socket, "model proxy socket"), MODEL_VIEW]
     out = [*sandbox, *socket_bind, "--json-status-fd", str(status_fd), "--seccomp", str(seccomp_fd)]
     if config is not None:
         path = _check_abs(config[1], "repository config")

@@ -33,6 +33,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from oms.cli.relay import bridge
 
         return bridge(args[2:])
+    if args[:2] == ["worker", "netrelay"]:  # inside a sandbox without a network: the agent's way to its model
+        from oms.process.netrelay import main as netrelay
+
+        return netrelay(args[2:])
     from oms.cli.boundary import run_cli
 
     return run_cli(args)

@@ -45,6 +45,7 @@ class LaunchSpec(NamedTuple):
     placeholders: tuple[str, ...]
     git_config_path: str
     git_config: str
+    model_socket: str | None = None  # the model proxy's Unix socket, bound in (the sandbox has no network)
 
 
 def write(root: Root, spec: JsonObject) -> None:
@@ -86,4 +87,5 @@ def consume(root: Root, dispatch_id: str) -> LaunchSpec:
         placeholders=tuple(str(p) for p in access.array(doc, "placeholders")),
         git_config_path=access.text(doc, "git_config_path"),
         git_config=access.text(doc, "git_config"),
+        model_socket=access.text(access.obj(doc, "model_relay"), "socket") if "model_relay" in doc else None,
     )

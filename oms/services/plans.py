@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from oms.adapters import tools
 from oms.adapters.providers import claude, codex, command
@@ -50,10 +50,14 @@ TOKEN_VARIABLE = {"codex_goal": "OPENAI_API_KEY", "claude_interactive": "ANTHROP
 
 @dataclass(frozen=True, slots=True)
 class ProxyRoute:
-    """Where a proxied agent sends its model traffic, and the token that is its only key (ADR 0020)."""
+    """Where a proxied agent sends its model traffic, and the token that is its only key (ADR 0020); its
+    sandbox has no network: the proxy's Unix socket (`socket`, absolute) is bound in and a relay inside
+    listens on 127.0.0.1:`port` for the agent."""
 
     endpoint: str
     token: str
+    socket: str
+    port: int
 
 
 def resolve_executable(env: Mapping[str, str]) -> str:
@@ -124,12 +128,17 @@ def plan(
         resume=resume,
     )
     if mode == "codex_goal":
-        return codex.plan(req)
+        return _relayed(codex.plan(req), proxy)
     if mode == "claude_interactive":
-        return claude.plan(req)
+        return _relayed(claude.plan(req), proxy)
     if mode == "command":
         return command.plan(req)
     raise InvalidInputError(f"provider mode {mode} cannot run a worker")
+
+
+def _relayed(launch_plan: LaunchPlan, proxy: ProxyRoute | None) -> LaunchPlan:
+    """The plan of a proxied agent: its sandbox without a network, the proxy reached through the relay."""
+    return launch_plan if proxy is None else replace(launch_plan, model_relay=(proxy.socket, proxy.port))
 
 
 def native(ws: Workspace, dispatch: Record, *, executable: str, env: Mapping[str, str]) -> LaunchPlan:

@@ -35,6 +35,7 @@ from oms.errors import AlreadyExistsError, ConflictError, OmsError, ProxyError
 from oms.fsio.procinfo import ProcessIdentity, is_alive
 from oms.process import child_env, data_fd, is_frozen, kill_exact, reap, start_detached
 from oms.services import providers as _providers
+from oms.services.proxy_front import MODEL_SOCKET, SandboxFront
 from oms.services.proxy_server import ProxyServer, Settings
 from oms.services.workspace import Workspace
 from oms.store.documents import encode_document, parse_document
@@ -239,7 +240,15 @@ def serve(ws: Workspace, secret_fd: int, ready_fd: int) -> None:
         os.close(secret_fd)
     settings = settings_for(ws, key, os.environ)
     server = ProxyServer(settings, ws.config().proxy.port)
-    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown, daemon=True).start())
+    ws.store.state.root.mkdirs(os.path.dirname(MODEL_SOCKET))
+    front = SandboxFront(server, ws.store.state.root.listen_unix(MODEL_SOCKET))
+    threading.Thread(target=front.serve_forever, name="oms-proxy-sandboxes", daemon=True).start()
+
+    def end(*_: object) -> None:
+        threading.Thread(target=server.shutdown, daemon=True).start()
+        threading.Thread(target=front.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, end)
     with contextlib.suppress(OSError):
         os.write(ready_fd, b"%d\n" % server.port)
     os.close(ready_fd)

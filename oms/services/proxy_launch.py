@@ -6,10 +6,13 @@ handshake, else the launch is refused (its checks park the worker naming `oms pr
 
 from __future__ import annotations
 
+import os
+
 from oms.canonical import access
 from oms.errors import ConfigError
 from oms.services import proxy_control, proxy_tokens
 from oms.services.plans import TOKEN_VARIABLE, ProxyRoute
+from oms.services.proxy_front import MODEL_SOCKET
 from oms.services.workspace import Workspace
 from oms.store import Record
 
@@ -27,5 +30,11 @@ def route(ws: Workspace, dispatch: Record) -> ProxyRoute | None:
             f"the model proxy is not running ({status.state}: {status.note}); routed workers go through it",
             hint="oms proxy start",
         )
+    port = access.integer(status.record, "port")
+    socket = os.path.join(os.path.realpath(ws.store.state.path), MODEL_SOCKET)
+    if not ws.store.state.root.exists(MODEL_SOCKET):
+        raise ConfigError(
+            "the model proxy has no socket for sandboxes (an older proxy?)", hint="oms proxy stop && oms proxy start"
+        )
     token = proxy_tokens.issue_token(ws, dispatch.record_id, provider_id)
-    return ProxyRoute(f"http://127.0.0.1:{access.integer(status.record, 'port')}/p/{provider_id}", token)
+    return ProxyRoute(f"http://127.0.0.1:{port}/p/{provider_id}", token, socket, port)

@@ -157,6 +157,14 @@ class ProxyServer(ThreadingHTTPServer):
         """The port it listens on."""
         return int(self.server_address[1])
 
+    def take_slot(self) -> bool:
+        """One of the `MAX_CONNECTIONS` slots, if one is free."""
+        return self._slots.acquire(blocking=False)
+
+    def give_slot(self) -> None:
+        """A slot back."""
+        self._slots.release()
+
     def dispatch_lock(self, dispatch_id: str) -> threading.Lock:
         """The lock that keeps one request of a budgeted dispatch in flight at a time."""
         with self._in_flight_lock:
@@ -179,12 +187,13 @@ class Handler(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     timeout = HEADER_TIMEOUT_S
-    server: ProxyServer
+    server: ProxyServer  # (or a `proxy_front.SandboxFront`, which has the same parts)
 
     def setup(self) -> None:
         """No Nagle delay: each streamed chunk leaves at once."""
         super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self.connection.family == socket.AF_INET:  # (the sandboxes' Unix socket has no Nagle)
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: ARG002 - quiet: the proxy logs its own lines
         return

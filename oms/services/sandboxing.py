@@ -13,7 +13,7 @@ import os
 from oms.adapters import bwrap, git, seccomp
 from oms.adapters.providers.base import LaunchPlan
 from oms.adapters.sandbox import GIT_SHOWN, HOME_VIEW, Layout, bwrap_args, environment, placeholder_paths
-from oms.canonical import JsonObject, now
+from oms.canonical import Json, JsonObject, now
 from oms.errors import CheckoutChangedError, SandboxUnavailableError
 
 
@@ -64,7 +64,14 @@ def build(
         files=tuple(dict.fromkeys(files)),
         runtime=_roots(bwrap.runtime_roots(executable), tool_dirs, state_real),
         git_shown=tuple(name for name in GIT_SHOWN if os.path.lexists(os.path.join(common, name))),
+        offline=plan.model_relay is not None,
     )
+    command: list[Json] = [program, *plan.argv[1:]]
+    relay: JsonObject = {}
+    if plan.model_relay is not None:  # the agent behind the in-sandbox relay to the proxy's socket
+        socket_path, port = plan.model_relay
+        command = [executable, "worker", "netrelay", "--port", str(port), "--", *command]
+        relay = {"model_relay": {"socket": socket_path, "port": port}}
     return {
         "format": "oms-launch-v1",
         "dispatch_id": dispatch_id,
@@ -77,12 +84,13 @@ def build(
         "worktree": worktree,
         "bwrap": path,
         "sandbox": list(bwrap_args(layout, bwrap.host())),
-        "command": [program, *plan.argv[1:]],
+        "command": command,
         "env": dict(environment({}, {**plan.env, "HOME": HOME_VIEW}, path_dirs)),
         "placeholders": list(placeholder_paths(worktree)),
         "git_config_path": os.path.join(common, "config"),
         "git_config": git.sandbox_config(git.repository_config(worktree)),
         "created_at": now(),
+        **relay,
     }
 
 

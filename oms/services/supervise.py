@@ -122,7 +122,8 @@ class _Run:
         config_fd = data_fd(spec.git_config.encode(), "oms-git-config")
         fds += [seccomp_fd, config_fd]
         sock_path = os.path.join(self.state_real, sock_rel)
-        args = command_args(spec.sandbox, sock_path, status_w, seccomp_fd, (config_fd, spec.git_config_path))
+        config = (config_fd, spec.git_config_path)
+        args = command_args(spec.sandbox, sock_path, status_w, seccomp_fd, config, spec.model_socket)
         args_fd = data_fd(b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args), "oms-bwrap-args")
         wake_r, wake_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
         fds += [args_fd, wake_r, wake_w]

@@ -5,7 +5,6 @@ mock must hear only the real key, and the sandbox must hold only the token."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +16,6 @@ from tests.e2e.test_through_the_proxy import _environ_of_dispatch
 from tests.model_mock import Call, ModelMock, Say, Script
 
 ROLE = "oms.goal-long-executor"
-EXE = str(Path(__file__).resolve().parent / "bin" / "oms")  # the clone's oms, also inside the sandbox
 REAL_KEY = "sk-proj-the-real-openai-key-held-by-the-proxy-0123456789"
 
 
@@ -31,7 +29,6 @@ def mock() -> Iterator[ModelMock]:
 def test_the_real_codex_worker_completes_through_the_proxy(
     deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("OMS_EXECUTABLE", EXE)
     codex_home = deliverable.base / "user-codex-home"
     codex_home.mkdir()
     monkeypatch.setenv("CODEX_HOME", str(codex_home))  # no login: the proxy holds the key
@@ -60,7 +57,8 @@ def test_the_real_codex_worker_completes_through_the_proxy(
         with deliverable.workspace() as ws:
             outcome = Delivery.open(ws).deliver(event_id)["outcome"]
         assert isinstance(outcome, dict)
-        assert outcome["status"] == "created", outcome
+        logs = "\n".join(f.read_text(errors="replace")[-3000:] for f in (deliverable.state / "panes").glob("*.log"))
+        assert outcome["status"] == "created", f"{outcome}\n{logs}"
         try:
             view = _wait_for_result(deliverable, dispatch_id, mock, timeout=90.0)
         except AssertionError:

@@ -1,6 +1,7 @@
 """The real Claude Code through the loopback model proxy (issue 13 items 4-5, ADR 0020): with `[proxy]
-workers = true` the agent's only key is its dispatch's token, the real key reaches only the model, a
-usage-limit answer rests the provider for the fleet, and the conductor parks the worker until the reset.
+workers = true` the agent's only key is its dispatch's token, its sandbox has no network (the model only
+through the proxy's socket and the relay inside), the real key reaches only the model, a usage-limit
+answer rests the provider for the fleet, and the conductor parks the worker until the reset.
 The only stand-in is the remote model (tests/model_mock.py)."""
 
 from __future__ import annotations
@@ -63,7 +64,18 @@ def test_the_agent_holds_only_its_token_and_a_usage_limit_rests_the_provider(
     deliverable.edit_config(
         lambda s: s.replace('role = "oms.command-executor"', f'role = "{ROLE}"') + providers_toml, commit=True
     )
-    mock.script = Script([Call("read_dispatch", {}), Call("acknowledge_dispatch", {}), Hold(Say("working on it"))])
+    probe = (
+        f"bash -c 'echo > /dev/tcp/127.0.0.1/{mock.port}' 2>/dev/null && echo MODEL-REACHED || echo MODEL-UNREACHABLE; "
+        "bash -c 'echo > /dev/tcp/1.1.1.1/443' 2>/dev/null && echo OUTSIDE-REACHED || echo OUTSIDE-UNREACHABLE"
+    )
+    mock.script = Script(
+        [
+            Call("read_dispatch", {}),
+            Call("acknowledge_dispatch", {}),
+            Call("Bash", {"command": probe, "description": "try the network"}),
+            Hold(Say("working on it")),
+        ]
+    )
     dispatch_id, event_id = accepted(deliverable)
     with deliverable.workspace() as ws:
         refused = Delivery.open(ws).deliver(event_id)["outcome"]
@@ -79,6 +91,10 @@ def test_the_agent_holds_only_its_token_and_a_usage_limit_rests_the_provider(
         assert outcome.get("resumed") or outcome.get("launched") or outcome, outcome
         _until(mock.holding.is_set, 60, "the agent's turn to wait on the model")
 
+        bash = [text for name, text in (r for seen in mock.seen for r in seen.results) if name == "Bash"]
+        assert bash, "the agent's network probe did not run"
+        assert "MODEL-UNREACHABLE" in bash[0], bash[0]  # no network: the model only through the proxy
+        assert "OUTSIDE-UNREACHABLE" in bash[0], bash[0]
         keys = {headers.get("x-api-key") or headers.get("authorization") for _, headers in mock.heard}
         assert keys == {REAL_KEY}, keys  # the model hears the real key, and only it
         environs = _environ_of_dispatch(dispatch_id)

@@ -76,6 +76,9 @@ class LaunchPlan:
     goal_mark: str | None = None  # on screen while a goal runs turn after turn (Escape pauses it, between turns too)
     park_keys: tuple[tuple[str, ...], ...] = ()
     quit_keys: tuple[tuple[str, ...], ...] = ()
+    # the sandbox has no network: the model proxy's Unix socket (absolute) and the loopback port a relay
+    # inside listens on for the agent (ADR 0020); None: the network is shared
+    model_relay: tuple[str, int] | None = None
 
 
 CODEX_PROVIDER = "oms_endpoint"

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '321c8497b566044ee538e556ee5a4354683de93b2a43d0c5cd69db26b4e1b28f'
+SOURCE_SHA256 = '75c71b83d5fdcca36e0a423d663b0a088a2054d62efa06d1c6c5d8d92a655f04'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

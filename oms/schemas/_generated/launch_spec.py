@@ -19,6 +19,7 @@ _P1 = '^[A-Za-z0-9_.:-]{1,128}$'
 _P2 = '^[0-9a-f]{64}$'
 _P3 = '^[^\\u0000]*$'
 _P4 = '^[A-Za-z_][A-Za-z0-9_]{0,127}$'
+_P5 = '^/[^\\u0000-\\u001f\\u007f]*$'
 _C0: object = 'oms-launch-v1'
 _C1: tuple[object, ...] = ('codex', 'claude', 'command')
 
@@ -250,6 +251,50 @@ def _v483(x: object) -> bool:
     return True
 
 
+def _v485(x: object) -> bool:
+    # launch-spec#/properties/model_relay/properties/socket
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P5, x) is None:
+            return False
+        if len(x) < 2:
+            return False
+        if len(x) > 4096:
+            return False
+    return True
+
+
+def _v486(x: object) -> bool:
+    # launch-spec#/properties/model_relay/properties/port
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 65535:
+            return False
+    return True
+
+
+def _v484(x: object) -> bool:
+    # launch-spec#/properties/model_relay
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('port', 'socket'):
+            if k not in x:
+                return False
+        if 'socket' in x and not _v485(x['socket']):
+            return False
+        if 'port' in x and not _v486(x['port']):
+            return False
+        for k in x:
+            if k not in ('socket', 'port'):
+                return False
+    return True
+
+
 def _v459(x: object) -> bool:
     # launch-spec#
     if not (isinstance(x, dict)):
@@ -292,8 +337,10 @@ def _v459(x: object) -> bool:
             return False
         if 'git_config' in x and not _v483(x['git_config']):
             return False
+        if 'model_relay' in x and not _v484(x['model_relay']):
+            return False
         for k in x:
-            if k not in ('format', 'dispatch_id', 'session_id', 'provider', 'provider_version', 'allowed_tools', 'nonce', 'config_root', 'worktree', 'bwrap', 'sandbox', 'command', 'placeholders', 'env', 'created_at', 'git_config_path', 'git_config'):
+            if k not in ('format', 'dispatch_id', 'session_id', 'provider', 'provider_version', 'allowed_tools', 'nonce', 'config_root', 'worktree', 'bwrap', 'sandbox', 'command', 'placeholders', 'env', 'created_at', 'git_config_path', 'git_config', 'model_relay'):
                 return False
     return True
 
