@@ -10,7 +10,8 @@ import socket
 import socketserver
 import sys
 
-from oms.services.proxy_server import Handler, ProxyServer, note
+from oms.services.proxy_book import note
+from oms.services.proxy_server import Handler, ProxyServer
 
 MODEL_SOCKET = "proxy/model.sock"  # under the state root
 

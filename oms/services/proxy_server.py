@@ -22,9 +22,10 @@ from urllib.parse import parse_qs, urlsplit
 from oms.domain import proxy as rules
 from oms.domain import proxy_usage as counting
 from oms.domain.routing import Cooldown, Provider, Routing
-from oms.errors import OmsError, one_line
+from oms.errors import OmsError
 from oms.fsio import Root
-from oms.services import proxy_tokens
+from oms.services import proxy_body, proxy_tokens
+from oms.services.proxy_book import Book, note
 from oms.services.proxy_relay import Downstream, Outgoing, relay
 
 Rest = Callable[[str, Cooldown, str], None]  # (provider, cooldown, dispatch): rest the provider for the fleet
@@ -32,60 +33,6 @@ FLUSH_S = 1.0
 CLIENT_TIMEOUT_S = 900.0
 HEADER_TIMEOUT_S = 10.0  # a request's line, headers and body: a sender slower than this is closed
 MAX_CONNECTIONS = 256  # open worker connections at once (each a thread and a descriptor)
-
-
-class Book:
-    """Each dispatch's usage: read from the state root on first use, added to in memory, written by `flush`."""
-
-    def __init__(self, root: Root, clock: Callable[[], str]) -> None:
-        self._root = root
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._seen: dict[str, list[object]] = {}  # dispatch -> [usage, requests, sequence]
-        self._dirty: set[str] = set()
-
-    def _entry(self, dispatch_id: str) -> list[object]:
-        entry = self._seen.get(dispatch_id)
-        if entry is None:
-            usage, requests, sequence = proxy_tokens.read_usage(self._root, dispatch_id)
-            entry = self._seen[dispatch_id] = [usage, requests, sequence]
-        return entry
-
-    def used(self, dispatch_id: str) -> counting.Usage:
-        """What the dispatch used so far."""
-        with self._lock:
-            usage = self._entry(dispatch_id)[0]
-        assert isinstance(usage, counting.Usage)  # noqa: S101 - the entry's shape
-        return usage
-
-    def add(self, dispatch_id: str, usage: counting.Usage | None) -> None:
-        """Count one request and what it used."""
-        with self._lock:
-            entry = self._entry(dispatch_id)
-            before, requests = entry[0], entry[1]
-            assert isinstance(before, counting.Usage)  # noqa: S101
-            assert isinstance(requests, int)  # noqa: S101
-            entry[0], entry[1] = before + (usage or counting.Usage()), requests + 1
-            self._dirty.add(dispatch_id)
-
-    def flush(self) -> None:
-        """Write every changed dispatch's usage (a failure is noted and retried at the next flush)."""
-        with self._lock:
-            dirty, self._dirty = self._dirty, set()
-            pending = {d: tuple(self._seen[d]) for d in dirty}
-        for dispatch_id, (usage, requests, sequence) in pending.items():
-            assert isinstance(usage, counting.Usage)  # noqa: S101
-            assert isinstance(requests, int)  # noqa: S101
-            assert isinstance(sequence, int)  # noqa: S101
-            try:
-                written = proxy_tokens.write_usage(self._root, dispatch_id, usage, requests, sequence, self._clock())
-            except OmsError as exc:
-                note(f"usage of {dispatch_id} not written: {exc.message}")
-                with self._lock:
-                    self._dirty.add(dispatch_id)
-                continue
-            with self._lock:
-                self._seen[dispatch_id][2] = written
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,12 +47,6 @@ class Settings:
     hello_key: bytes
     rest: Rest
     clock: Callable[[], str]
-
-
-def note(line: str) -> None:
-    """One line to the proxy's log (its stderr)."""
-    sys.stderr.write(one_line(line) + "\n")
-    sys.stderr.flush()
 
 
 class ProxyServer(ThreadingHTTPServer):
@@ -296,38 +237,12 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def _body(self, cap: int) -> bytes | None:
-        """The request body (bounded), or None once a refusal was sent."""
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            return self._chunked(cap)
-        raw = self.headers.get("Content-Length") or "0"
-        if rules.CONTENT_LENGTH.fullmatch(raw) is None:  # ASCII digits only: `"²".isdigit()` is True
-            self._refuse(400, "oms_proxy_request", "bad Content-Length")
+        """The request body (bounded, framed exactly: `proxy_body.read`), or None once a refusal was sent."""
+        found = proxy_body.read(self.headers, self.rfile, cap)
+        if isinstance(found, proxy_body.Refusal):
+            self._refuse(found.status, found.kind, found.message)
             return None
-        if int(raw) > cap:
-            self._refuse(413, "oms_proxy_too_large", f"request body of {raw} bytes (expected at most {cap})")
-            return None
-        return self.rfile.read(int(raw))
-
-    def _chunked(self, cap: int) -> bytes | None:
-        body = bytearray()
-        while True:
-            line = self.rfile.readline(66)
-            size_line = line.split(b";", 1)[0].strip()
-            if not line.endswith(b"\n") or rules.CHUNK_SIZE.fullmatch(size_line) is None:
-                self._refuse(400, "oms_proxy_request", "bad chunk size")  # hex digits only: never -1
-                return None
-            size = int(size_line, 16)
-            if len(body) + size > cap:
-                self._refuse(413, "oms_proxy_too_large", f"request body over {cap} bytes")
-                return None
-            if size == 0:
-                while self.rfile.readline(8192) not in (b"\r\n", b"\n", b""):
-                    pass  # trailers: dropped
-                return bytes(body)
-            body += self.rfile.read(size)
-            if self.rfile.readline(3) not in (b"\r\n", b"\n"):
-                self._refuse(400, "oms_proxy_request", "a chunk does not end where its size says")
-                return None
+        return found
 
     def _hello(self, s: Settings) -> None:
         challenge = parse_qs(urlsplit(self.path).query).get("c", [""])[0]
