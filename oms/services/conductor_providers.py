@@ -14,7 +14,7 @@ from oms.domain import proxy_usage as counting
 from oms.domain import routing, workers
 from oms.domain.machine import Next
 from oms.errors import OmsError, one_line
-from oms.services import providers, proxy_tokens, worker_moves
+from oms.services import providers, proxy_control, proxy_tokens, worker_moves
 from oms.services.delivery import Delivery
 from oms.services.workspace import Workspace
 from oms.store import Record
@@ -25,13 +25,33 @@ ACTOR = "oms-conductor"
 
 
 def phase(d: Delivery, done: list[str], skipped: list[str]) -> None:
-    """Probes, quota parking, then token budgets."""
+    """The model proxy kept running (when workers go through it), probes, quota parking, token budgets."""
+    ensure_proxy(d.ws, done, skipped)
     if d.ws.config().routing.providers:
         read, unread = providers.probe_all(d.ws)
         done += [f"probe {line}" for line in read]
         skipped += [f"probe {line}" for line in unread]
         park_resting(d, done, skipped)
     park_over_budget(d, done, skipped)
+
+
+def ensure_proxy(ws: Workspace, done: list[str], skipped: list[str]) -> None:
+    """With `[proxy] workers = true`, start the model proxy if none runs (a stale record is replaced); one
+    that answers the port but not the handshake is left alone and named (ADR 0020)."""
+    config = ws.config()
+    if not config.proxy.workers or not config.routing.providers:
+        return
+    try:
+        found = proxy_control.status(ws)
+        if found.state == "running":
+            return
+        if found.state == "unverified":
+            skipped.append(f"the model proxy: {found.note} (launches wait; `oms proxy stop`)")
+            return
+        started = proxy_control.start(ws)
+        done.append(f"the model proxy started: {started.note}")
+    except OmsError as exc:
+        skipped.append(f"the model proxy: {one_line(exc.message)}")
 
 
 def park_over_budget(d: Delivery, done: list[str], skipped: list[str]) -> None:

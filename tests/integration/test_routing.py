@@ -17,7 +17,16 @@ from oms.domain import routing
 from oms.domain.dispatches import capture_intent, intent_digest
 from oms.domain.proxy_usage import Usage
 from oms.errors import AuthorityChangedError, ConfigError, NoProviderError
-from oms.services import authority, conductor, conductor_providers, dispatches, providers, proxy_tokens, tickets
+from oms.services import (
+    authority,
+    conductor,
+    conductor_providers,
+    dispatches,
+    providers,
+    proxy_control,
+    proxy_tokens,
+    tickets,
+)
 from oms.services.delivery import Delivery
 from oms.store import Record
 from tests.chain import Chain, accepted, make_chain, use_worker, wait_for
@@ -271,3 +280,32 @@ def test_a_worker_over_its_token_budget_is_parked_for_a_person(deliverable: Chai
         report = conductor.tick(ws)  # parked for a person: the clock does not resume it
         assert ws.store.records("worker").read(dispatch_id).payload["health"] == "parked"
         Delivery.open(ws).stop(dispatch_id, "test over")
+
+
+def test_the_conductor_keeps_the_model_proxy_running_when_workers_go_through_it(routed: Chain) -> None:
+    routed.edit_config(lambda s: s + "\n[proxy]\nworkers = true\n", commit=True)
+    with routed.workspace() as ws:
+        try:
+            first = next(p for p in conductor.tick(ws).phases if p.name == "providers")
+            assert any(line.startswith("the model proxy started: pid") for line in first.done), first.to_json()
+            assert proxy_control.status(ws).state == "running"
+            again = next(p for p in conductor.tick(ws).phases if p.name == "providers")
+            assert not any("the model proxy" in line for line in again.done + again.skipped)  # one proxy
+        finally:
+            proxy_control.stop(ws)
+
+
+def test_the_proxy_holds_the_codex_logins_api_key(routed: Chain, tmp_path: Path) -> None:
+    """An OpenAI provider whose key is not in the proxy's environment uses the key of the user's Codex login
+    (`auth.json`): the proxy holds it, no sandbox does. A ChatGPT login (tokens only) gives none."""
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    (home / "auth.json").write_text(json.dumps({"OPENAI_API_KEY": "sk-from-codex-login"}))
+    assert proxy_control.codex_api_key({"CODEX_HOME": str(home)}) == "sk-from-codex-login"
+    with routed.workspace() as ws:
+        settings = proxy_control.settings_for(ws, b"k" * 32, {"CODEX_HOME": str(home), "ANTHROPIC_API_KEY": "a"})
+    assert settings.keys["openai-o"] == "sk-from-codex-login"
+    assert settings.keys["anthropic-a"] == "a"
+    (home / "auth.json").write_text(json.dumps({"tokens": {"access_token": "chatgpt"}, "OPENAI_API_KEY": None}))
+    assert proxy_control.codex_api_key({"CODEX_HOME": str(home)}) is None
+    assert proxy_control.codex_api_key({"CODEX_HOME": str(tmp_path / "none")}) is None
