@@ -1,7 +1,8 @@
 """The real Claude Code through the loopback model proxy (issue 13 items 4-5, ADR 0020): with `[proxy]
 workers = true` the agent's only key is its dispatch's token, its sandbox has no network (the model only
 through the proxy's socket and the relay inside), the real key reaches only the model, a usage-limit
-answer rests the provider for the fleet, and the conductor parks the worker until the reset.
+answer rests the provider for the fleet, the conductor parks the worker until the reset and routes the
+next ticket to the other provider, and resumes the worker once the reset has come.
 The only stand-in is the remote model (tests/model_mock.py)."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from oms.services import conductor, providers, proxy_control
+from oms.services import conductor, dispatches, providers, proxy_control
 from oms.services.delivery import Delivery
 from tests.chain import Chain, accepted
 from tests.model_mock import Call, Hold, ModelMock, Say, Script
@@ -59,10 +60,17 @@ def test_the_agent_holds_only_its_token_and_a_usage_limit_rests_the_provider(
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("ANTHROPIC_API_KEY", REAL_KEY)  # the deliverer's (and the proxy's) environment
-    providers_toml = f'\n[providers.claude-a]\nfamily = "anthropic"\nendpoint = "{mock.base}"\n'
-    providers_toml += 'models = { default = "test-model" }\n\n[proxy]\nworkers = true\n'
-    deliverable.edit_config(
-        lambda s: s.replace('role = "oms.command-executor"', f'role = "{ROLE}"') + providers_toml, commit=True
+    section = '\n[providers.{}]\nfamily = "anthropic"\nendpoint = "{}"\nmodels = {{ default = "test-model" }}\n'
+    providers_toml = section.format("claude-a", mock.base) + section.format("claude-b", mock.base)
+    providers_toml += '\n[routing]\norder = ["claude-a", "claude-b"]\n\n[proxy]\nworkers = true\n'
+    deliverable.edit_config(  # (a lease longer than the rest: a person's lease is not renewed by the conductor)
+        lambda s: (
+            s.replace('role = "oms.command-executor"', f'role = "{ROLE}"').replace(
+                "duration_minutes = 60", "duration_minutes = 240"
+            )
+            + providers_toml
+        ),
+        commit=True,
     )
     probe = (
         f"bash -c 'echo > /dev/tcp/127.0.0.1/{mock.port}' 2>/dev/null && echo MODEL-REACHED || echo MODEL-UNREACHABLE; "
@@ -117,6 +125,14 @@ def test_the_agent_holds_only_its_token_and_a_usage_limit_rests_the_provider(
             phase = next(p for p in report.phases if p.name == "providers")
             assert f"{dispatch_id}: parked until {standing.cooldown_until} (claude-a ran out)" in phase.done
             assert ws.store.records("worker").read(dispatch_id).payload["health"] == "parked"
+        ticket_id, _ = deliverable.leased_ticket("Another ticket")  # the queue goes to the other provider
+        with deliverable.workspace() as ws:
+            assert dispatches.propose(ws, ticket_id)[0].payload["provider_id"] == "claude-b"
+        deliverable.clock.advance(121)  # past the reset the 429 stated
+        with deliverable.workspace() as ws:
+            resumed = next(p for p in conductor.tick(ws).phases if p.name == "resume")
+            assert any(line.startswith(f"{dispatch_id}: resumed") for line in resumed.done), resumed.to_json()
+            assert ws.store.records("worker").read(dispatch_id).payload["health"] == "healthy"
             Delivery.open(ws).stop(dispatch_id, "test over")
         assert not (deliverable.state / "proxy" / "tokens" / f"{dispatch_id}.json").exists()  # revoked at stop
     finally:
