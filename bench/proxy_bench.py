@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import socket
 import sys
 import tempfile
 import threading
@@ -25,7 +26,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import median_ms, table, time_interleaved
+from oms.process import netrelay
 from oms.services.proxy_control import settings_for
+from oms.services.proxy_front import MODEL_SOCKET, SandboxFront
 from oms.services.proxy_server import ProxyServer
 from oms.services.proxy_tokens import issue_token
 from tests.chain import make_chain
@@ -110,16 +113,26 @@ def main() -> None:
             proxy = ProxyServer(settings_for(ws, b"k" * 32, {"ANTHROPIC_API_KEY": "sk-bench"}), 0)
             threading.Thread(target=proxy.serve_forever, daemon=True).start()
             token = issue_token(ws, "bench-1", "claude-mock")
-            direct_port, proxy_port = int(up.server_address[1]), proxy.port
+            ws.store.state.root.mkdirs("proxy")
+            front = SandboxFront(proxy, ws.store.state.root.listen_unix(MODEL_SOCKET))
+            threading.Thread(target=front.serve_forever, daemon=True).start()
+            relay = socket.create_server(("127.0.0.1", 0))  # what `oms worker netrelay` runs in a sandbox
+            threading.Thread(target=netrelay.serve, args=(relay, f"{chain.state}/{MODEL_SOCKET}"), daemon=True).start()
+            direct_port, proxy_port, relay_port = int(up.server_address[1]), proxy.port, relay.getsockname()[1]
             auth = {"x-api-key": token}
+            path = "/p/claude-mock/v1/messages"
             cases = {
                 "request, direct": caller(direct_port, "/v1/messages", {}, False, args.events),
-                "request, proxied": caller(proxy_port, "/p/claude-mock/v1/messages", auth, False, args.events),
+                "request, proxied": caller(proxy_port, path, auth, False, args.events),
+                "request, relayed": caller(relay_port, path, auth, False, args.events),
                 "stream, direct": caller(direct_port, "/v1/messages", {}, True, args.events),
-                "stream, proxied": caller(proxy_port, "/p/claude-mock/v1/messages", auth, True, args.events),
+                "stream, proxied": caller(proxy_port, path, auth, True, args.events),
+                "stream, relayed": caller(relay_port, path, auth, True, args.events),
             }
             times = time_interleaved(cases, args.samples)
             firsts = {name: [cases[name]() for _ in range(args.samples)] for name in cases if name.startswith("stream")}
+            front.shutdown()
+            relay.close()
             proxy.shutdown()
             proxy.server_close()
             ws.close()
@@ -153,7 +166,10 @@ def main() -> None:
             f"{med['stream, proxied'] / med['stream, direct']:.2f}",
         ],
     ]
-    print(table(("case (median ms)", "direct", "proxied", "added", "ratio"), rows))
+    for row, key in zip(rows, ("request", "first", "stream"), strict=True):
+        value = first["stream, relayed"] if key == "first" else med[f"{key}, relayed"]
+        row.append(f"{value:.3f}")
+    print(table(("case (median ms)", "direct", "proxied", "added", "ratio", "relayed (no network)"), rows))
     print(f"added per streamed event after the first: {per_event_us:.1f} us (median, {args.samples} samples)")
 
 

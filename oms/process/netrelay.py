@@ -40,7 +40,7 @@ def main(args: list[str]) -> int:
     except OSError as exc:
         sys.stderr.write(f"oms: error: the model relay cannot listen on 127.0.0.1:{port}: {exc.strerror}\n")
         return 1
-    threading.Thread(target=_accept, args=(listener, MODEL_VIEW), name="oms-netrelay", daemon=True).start()
+    threading.Thread(target=serve, args=(listener, MODEL_VIEW), name="oms-netrelay", daemon=True).start()
     return run(command)
 
 
@@ -64,7 +64,8 @@ def run(command: list[str]) -> int:
     return status if status >= 0 else 128 - status
 
 
-def _accept(listener: socket.socket, target: str) -> None:
+def serve(listener: socket.socket, target: str) -> None:
+    """Carry every connection `listener` accepts to the Unix socket `target` (until the listener closes)."""
     while True:
         try:
             conn, _ = listener.accept()
