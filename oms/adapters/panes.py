@@ -146,9 +146,9 @@ class Panes:
         if existing is not None and not existing.dead:
             return "reused", existing
         if not create:  # the caller decided on a live pane: a new one would run on a spec it did not write
+            resume = f"`oms worker resume {dispatch_id}` starts it again in a new pane"  # a park keeps no hint
             raise ProcessError(
-                f"the live pane of {dispatch_id} ended before this launch could reuse it",
-                hint=f"`oms worker resume {dispatch_id}` starts it again in a new pane",
+                f"the live pane of {dispatch_id} ended before this launch could reuse it: {resume}", hint=resume
             )
         if existing is not None:  # a dead pane from an earlier launch: clear it first
             self.tmux("kill-session", "-t", f"={dispatch_id}", check=False)

@@ -147,8 +147,9 @@ def test_a_launch_that_found_a_live_pane_never_makes_one_for_a_spec_it_did_not_w
     with deliverable.workspace() as ws:
         panes = Delivery.open(ws).panes
         subprocess.run(["tmux", "-S", sock, "kill-session", "-t", f"={dispatch_id}"], check=True)
-        with pytest.raises(ProcessError, match="ended before this launch could reuse it"):
+        with pytest.raises(ProcessError, match="ended before this launch could reuse it") as raised:
             panes.ensure(dispatch_id, argv=("sleep", "60"), cwd=str(deliverable.repo), create=False)
+        assert f"`oms worker resume {dispatch_id}`" in raised.value.message  # the park's reason says what to do
         assert panes.observe(dispatch_id) is None
 
 
