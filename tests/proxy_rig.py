@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import json
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,9 +34,35 @@ family = "openai"
 endpoint = "{base}/v1"
 key_env = "OMS_TEST_OPENAI_API_KEY"
 
+[providers.codex-chatgpt]
+family = "openai"
+endpoint = "{base}/backend-api/codex"
+auth = "codex-chatgpt"
+
 [proxy]
 max_request_bytes = {cap}
 """
+CHATGPT_ACCOUNT = "acct-held-by-the-proxy"
+
+
+def chatgpt_token(exp: int, marker: str = "a") -> str:
+    """An access token shaped as Codex's (a JWT; unsigned: only its `exp` is read, never trusted)."""
+    import base64
+
+    def part(doc: object) -> str:
+        return base64.urlsafe_b64encode(json.dumps(doc).encode()).rstrip(b"=").decode()
+
+    return f"{part({'alg': 'none'})}.{part({'exp': exp, 'marker': marker})}.signature-{marker}"
+
+
+def write_chatgpt_login(home: Path, access: str, account: str = CHATGPT_ACCOUNT) -> None:
+    """The user's Codex ChatGPT login as Codex 0.171 writes it (`auth.json`, mode 0600)."""
+    home.mkdir(parents=True, exist_ok=True)
+    tokens = {"id_token": access, "access_token": access, "refresh_token": "rt-never-used", "account_id": account}
+    doc = {"auth_mode": "chatgpt", "OPENAI_API_KEY": None, "tokens": tokens, "last_refresh": "2026-12-01T00:00:00Z"}
+    path = home / "auth.json"
+    path.write_text(json.dumps(doc))
+    path.chmod(0o600)
 
 
 @dataclass
@@ -46,6 +73,7 @@ class Rig:
     mock: ModelMock
     server: ProxyServer
     ws: Workspace
+    codex_home: Path
 
     @property
     def port(self) -> int:
@@ -85,12 +113,19 @@ def make_rig(tmp_path: Path, *, budget: int | None = None, cap: int = 1024 * 102
             commit=True,
         )
         ws = chain.workspace()
-        env = {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "OMS_TEST_OPENAI_API_KEY": OPENAI_KEY, "OPENAI_API_KEY": "sk-unused"}
+        codex_home = tmp_path / "codex-home"
+        write_chatgpt_login(codex_home, chatgpt_token(int(time.time()) + 3600))
+        env = {
+            "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
+            "OMS_TEST_OPENAI_API_KEY": OPENAI_KEY,
+            "OPENAI_API_KEY": "sk-unused",
+            "CODEX_HOME": str(codex_home),
+        }
         server = ProxyServer(settings_for(ws, b"k" * 32, env), 0)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         try:
-            yield Rig(chain, mock, server, ws)
+            yield Rig(chain, mock, server, ws, codex_home)
         finally:
             mock.release.set()
             server.shutdown()

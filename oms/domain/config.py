@@ -157,7 +157,9 @@ def _routing(doc: dict[str, Any], where: str) -> Routing:
             tuple(probe) if probe is not None else None,
             spec.get("quota_skip_at", QUOTA_SKIP_AT),
             spec.get("key_env"),
+            spec.get("auth", "key"),
         )
+        _check_auth(providers[provider_id], where)
     table = dict(doc.get("routing", {}))
     order = tuple(table.get("order", []))
     for name in (*order, *([table["active"]] if "active" in table else [])):
@@ -170,6 +172,18 @@ def _routing(doc: dict[str, Any], where: str) -> Routing:
         table.get("cooldown_minutes", COOLDOWN_MINUTES),
         table.get("transient_cooldown_seconds", TRANSIENT_COOLDOWN_S),
     )
+
+
+def _check_auth(provider: Provider, where: str) -> None:
+    """A ChatGPT login is Codex's (an OpenAI provider) and comes from its login file, never a variable."""
+    if provider.auth != "codex-chatgpt":
+        return
+    if provider.family != "openai":
+        raise ConfigError(f"{where}: providers.{provider.provider_id}: auth codex-chatgpt is for family openai")
+    if provider.key_env is not None:
+        raise ConfigError(
+            f"{where}: providers.{provider.provider_id}: auth codex-chatgpt reads Codex's login, not key_env"
+        )
 
 
 def _route_class(spec: dict[str, Any], role_id: str, routing: Routing, where: str) -> RouteClass:

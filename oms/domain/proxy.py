@@ -14,7 +14,7 @@ which only the sha256 is stored). The proxy:
 3. streams the answer back as it arrives, counting the tokens it reports (`domain/proxy_usage.py`);
 4. reads a 429, a 529, or an error whose type or code names a rate or quota limit — never its message
    text, which an API may echo from the agent's request — as a cooldown of the provider, until the reset
-   its headers state (`stated_reset_s`), else the configured default (`cooldown_for`);
+   its headers or error body state, else the configured default (`domain/proxy_limits.py`);
 5. refuses (429) a dispatch that used its role's token budget (`proxy_usage.over_budget`).
 """
 
@@ -23,23 +23,18 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
-from email.utils import parsedate_to_datetime
 
-from oms.canonical import add_ms, format_ts, parse_ts
 from oms.canonical.ids import OPAQUE_ID
-from oms.domain.routing import MAX_COOLDOWN_S, Cooldown, Routing
+from oms.domain.codex_login import API_KEY, CHATGPT, CHATGPT_UPSTREAM, UpstreamAuth
 from oms.errors import InvalidInputError
 
 LOOPBACK = "127.0.0.1"
 DEFAULT_UPSTREAM = {"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com/v1"}
 DEFAULT_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 MAX_REQUEST_BYTES = 32 * 1024 * 1024
-MAX_ERROR_BODY = 64 * 1024  # an error answer read before it is relayed, to see a quota message
 TOKEN_PREFIX = "oms"  # noqa: S105 - the tag of a token, not one
 HELLO_PATH = "/oms-proxy/hello"
 _HELLO_CONTEXT = b"oms-proxy-hello-v1\0"
@@ -51,7 +46,9 @@ HOP_BY_HOP = frozenset(
 CREDENTIALS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"})
 # the account a key acts in is the proxy's to say (none from a worker): another project or organisation of
 # the same key is another account
-ACCOUNT = frozenset({"openai-organization", "openai-project", "anthropic-organization", "anthropic-workspace"})
+ACCOUNT = frozenset(
+    {"openai-organization", "openai-project", "anthropic-organization", "anthropic-workspace", "chatgpt-account-id"}
+)
 CONTENT_LENGTH = re.compile(r"[0-9]{1,12}")  # ASCII digits only
 CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")  # hex digits only: never a sign
 # the calls each CLI makes, and nothing else of the account the key opens (files, batches, fine-tuning...)
@@ -59,11 +56,6 @@ ALLOWED_CALLS = {
     "anthropic": frozenset({("POST", "v1/messages"), ("POST", "v1/messages/count_tokens")}),
     "openai": frozenset({("POST", "responses"), ("POST", "v1/responses")}),
 }
-# upstream error types that name a rate or quota limit (the body's `error.type` / `error.code`, set by
-# the API, never a text an agent could have the API echo)
-LIMIT_TYPES = frozenset(
-    {"rate_limit_error", "overloaded_error", "insufficient_quota", "rate_limit_exceeded", "usage_limit_reached"}
-)
 _SET_BY_PROXY = frozenset({"host", "content-length", "accept-encoding"})
 
 Headers = list[tuple[str, str]]
@@ -150,19 +142,25 @@ def hello_answer(key: bytes, challenge: str) -> str | None:
     return hmac.new(key, _HELLO_CONTEXT + challenge.encode("ascii"), hashlib.sha256).hexdigest()
 
 
-def upstream_base(family: str, endpoint: str | None) -> str:
-    """Where a provider's requests go: its endpoint, else its family's public API."""
-    return (endpoint or DEFAULT_UPSTREAM[family]).rstrip("/")
+def upstream_base(family: str, endpoint: str | None, auth: str = API_KEY) -> str:
+    """Where a provider's requests go: its endpoint, else its family's public API (for a ChatGPT login, the
+    ChatGPT backend's Codex API)."""
+    default = CHATGPT_UPSTREAM if auth == CHATGPT else DEFAULT_UPSTREAM[family]
+    return (endpoint or default).rstrip("/")
 
 
-def upstream_headers(incoming: Iterable[tuple[str, str]], family: str, key: str) -> Headers:
-    """The headers forwarded: hop-by-hop ones (and those `Connection` names), every credential, and what the
-    proxy sets itself removed; the real key added as the family expects it; no compression (usage is read)."""
+def upstream_headers(incoming: Iterable[tuple[str, str]], family: str, credential: UpstreamAuth) -> Headers:
+    """The headers forwarded: hop-by-hop ones (and those `Connection` names), every credential and account
+    header, and what the proxy sets itself removed; the real key added as the family expects it (a ChatGPT
+    login's account beside it); no compression (usage is read)."""
     pairs = list(incoming)
     named = {t.strip().lower() for n, v in pairs if n.lower() == "connection" for t in v.split(",")}
     dropped = HOP_BY_HOP | CREDENTIALS | ACCOUNT | _SET_BY_PROXY | named
     out = [(n, v) for n, v in pairs if n.lower() not in dropped]
+    key = credential.bearer
     out.append(("x-api-key", key) if family == "anthropic" else ("Authorization", f"Bearer {key}"))
+    if credential.account_id is not None:
+        out.append(("chatgpt-account-id", credential.account_id))
     out.append(("Accept-Encoding", "identity"))
     return out
 
@@ -175,99 +173,9 @@ def downstream_headers(upstream: Iterable[tuple[str, str]]) -> Headers:
     return [(n, v) for n, v in pairs if n.lower() not in dropped]
 
 
-# ---------------------------------------------------------------------- resets and cooldowns
-_GO_DURATION = re.compile(r"(?:(\d{1,7})h)?(?:(\d{1,7})m(?!s))?(?:(\d{1,7}(?:\.\d{1,9})?)s)?(?:(\d{1,9})ms)?")
-
-
-def duration_s(text: str) -> float | None:
-    """A reset stated as a duration: plain seconds (`30`, `1.5`) or OpenAI's `1h2m3.5s` / `20ms`."""
-    text = text.strip()
-    if re.fullmatch(r"\d{1,9}(?:\.\d{1,9})?", text):
-        return float(text)
-    found = _GO_DURATION.fullmatch(text)
-    if not text or found is None:
-        return None
-    h, m, s, ms = found.groups()
-    return int(h or 0) * 3600 + int(m or 0) * 60 + float(s or 0) + int(ms or 0) / 1000
-
-
-def _moment_s(text: str, now: str) -> float | None:
-    """Seconds from `now` until a stated moment (RFC 3339 or an HTTP date), or None."""
-    try:
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})", text.strip()):
-            moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-        else:
-            moment = parsedate_to_datetime(text)
-        return (parse_ts(format_ts(moment)) - parse_ts(now)) / 1000
-    except (ValueError, TypeError, IndexError, OverflowError, InvalidInputError):
-        return None
-
-
-def stated_reset_s(headers: Mapping[str, str], now: str) -> int | None:
-    """Seconds until the reset a rate-limited answer's headers state, bounded to 1 s .. MAX_COOLDOWN_S:
-    `Retry-After` (seconds or an HTTP date) first, else the latest `anthropic-ratelimit-*-reset` (a moment)
-    or `x-ratelimit-reset-*` (a duration). None: they state none."""
-    lower = {k.lower(): v for k, v in headers.items()}
-    candidates: list[float] = []
-    retry = lower.get("retry-after")
-    if retry is not None:
-        seconds = duration_s(retry) if re.fullmatch(r"\s*\d[\d.]*\s*", retry) else _moment_s(retry, now)
-        if seconds is not None:
-            candidates = [seconds]
-    if not candidates:
-        for name, value in sorted(lower.items()):
-            if name.startswith("anthropic-ratelimit-") and name.endswith("-reset"):
-                seconds = _moment_s(value, now)
-            elif name.startswith("x-ratelimit-reset-"):
-                seconds = duration_s(value)
-            else:
-                continue
-            if seconds is not None:
-                candidates.append(seconds)
-    if not candidates:
-        return None
-    return max(1, min(MAX_COOLDOWN_S, math.ceil(max(candidates))))
-
-
 def allowed(family: str, method: str, rest: str) -> bool:
     """Is `method /rest` a call the family's agent CLI makes (the only calls a token reaches)?"""
     return (method, rest.split("?", 1)[0].rstrip("/")) in ALLOWED_CALLS.get(family, frozenset())
-
-
-def limit_type(body: bytes) -> str | None:
-    """The rate or quota limit an upstream error body names by its type or code (None: another error, or no
-    JSON). Only the API's own fields count: a message text may echo what the agent sent."""
-    try:
-        doc = json.loads(body[:MAX_ERROR_BODY])
-    except (ValueError, RecursionError):
-        return None
-    error = doc.get("error") if isinstance(doc, dict) else None
-    if not isinstance(error, dict):
-        return None
-    for field in ("type", "code"):
-        value = error.get(field)
-        if isinstance(value, str) and value in LIMIT_TYPES:
-            return value
-    return None
-
-
-def cooldown_for(status: int, body: bytes, headers: Mapping[str, str], now: str, routing: Routing) -> Cooldown | None:
-    """The cooldown an upstream answer calls for: a 429, a 529, or an error whose type or code names a rate or
-    quota limit (never its message text: an API echoes what the agent sent). A quota (`insufficient_quota`,
-    `usage_limit_reached`, or a 429 whose headers state a reset over an hour away) rests the provider until
-    the reset its headers state, else `cooldown_minutes`; a rate limit until the headers' reset, else
-    `transient_cooldown_seconds`. None: no rest."""
-    kind_named = limit_type(body) if status >= 400 else None
-    if status not in (429, 529) and kind_named is None:
-        return None
-    seconds = stated_reset_s(headers, now)
-    quota = kind_named in ("insufficient_quota", "usage_limit_reached") or (seconds is not None and seconds > 3600)
-    if quota:
-        default_s, kind = routing.cooldown_minutes * 60, "quota"
-    else:
-        default_s, kind = routing.transient_cooldown_s, "transient"
-    reason = f"{status} {kind_named or ('rate limit' if status == 429 else 'overloaded')}"
-    return Cooldown(add_ms(now, 1000 * (default_s if seconds is None else seconds)), kind, reason)
 
 
 def error_body(kind: str, message: str) -> bytes:

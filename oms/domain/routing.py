@@ -65,6 +65,7 @@ class Provider:
     quota_probe: tuple[str, ...] | None = None
     quota_skip_at: int = QUOTA_SKIP_AT
     key_env: str | None = None  # the proxy's environment variable holding its key (None: the family's default)
+    auth: str = "key"  # the proxy's credential: "key" (environment, else Codex's API key) | "codex-chatgpt"
 
 
 @dataclass(frozen=True, slots=True)

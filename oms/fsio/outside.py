@@ -62,6 +62,16 @@ def read_user_file(path: str, cap: int) -> bytes:
         os.close(fd)
 
 
+def file_signature(path: str) -> tuple[int, ...] | None:
+    """What changes when a file outside any root is replaced or rewritten (device, inode, size, change
+    time), or None when it is not there: a reader reads it again only when this changes."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 def regular_file_target(path: str) -> str:
     """The real path of `path`, which must itself be a regular file (not a symlink) — e.g. a user's
     Codex `auth.json`, the one file an agent home links to."""

@@ -32,10 +32,10 @@ from oms.canonical import JsonObject, access
 from oms.domain import proxy as rules
 from oms.domain.routing import Cooldown
 from oms.errors import AlreadyExistsError, ConflictError, OmsError, ProxyError
-from oms.fsio.outside import read_user_file
 from oms.fsio.procinfo import ProcessIdentity, is_alive
 from oms.process import child_env, data_fd, is_frozen, kill_exact, reap, start_detached
 from oms.services import providers as _providers
+from oms.services import proxy_credentials
 from oms.services.proxy_front import MODEL_SOCKET, SandboxFront
 from oms.services.proxy_server import ProxyServer, Settings
 from oms.services.workspace import Workspace
@@ -117,12 +117,9 @@ def _self_argv() -> tuple[tuple[str, ...], str]:
     return (sys.executable, "-m", "oms"), os.path.dirname(package)
 
 
-CODEX_AUTH_CAP = 64 * 1024
-
-
 def key_names(ws: Workspace) -> tuple[str, ...]:
     """The environment variables holding the providers' keys (the proxy's child environment keeps these)."""
-    names = set(rules.DEFAULT_KEY_ENV.values()) | {"CODEX_HOME"}  # (Codex's login: `codex_api_key`)
+    names = set(rules.DEFAULT_KEY_ENV.values()) | {"CODEX_HOME"}  # (Codex's login: `proxy_credentials`)
     names.update(p.key_env or rules.DEFAULT_KEY_ENV[p.family] for p in ws.config().routing.providers.values())
     return tuple(sorted(names))
 
@@ -222,36 +219,16 @@ def settings_for(ws: Workspace, key: bytes, env: Mapping[str, str]) -> Settings:
         with lock:
             _providers.rest(ws, provider_id, cooldown, f"proxy: {dispatch_id}")
 
-    providers = config.routing.providers
-    codex = codex_api_key(env)
-    keys = {p: env.get(v.key_env or rules.DEFAULT_KEY_ENV[v.family]) for p, v in providers.items()}
-    keys = {
-        p: key or (codex if providers[p].family == "openai" and not providers[p].key_env else None)
-        for p, key in keys.items()
-    }
     return Settings(
         root=ws.store.state.root,
         routing=config.routing,
-        keys=keys,
+        credentials=proxy_credentials.credentials(config.routing.providers, env),
         budgets={r: role.token_budget for r, role in config.roles.items()},
         max_request_bytes=config.proxy.max_request_bytes,
         hello_key=key,
         rest=rest,
         clock=ws.now,
     )
-
-
-def codex_api_key(env: Mapping[str, str]) -> str | None:
-    """The API key of the user's Codex login (`$CODEX_HOME/auth.json`, else `~/.codex/auth.json`: its
-    `OPENAI_API_KEY`), for an OpenAI provider whose key is not in the proxy's environment: the proxy holds
-    Codex's credential so no sandbox ever does. A ChatGPT login (tokens, no key) is not served (None)."""
-    base = env.get("CODEX_HOME") or os.path.join(env.get("HOME", "/nonexistent"), ".codex")
-    try:
-        doc = json.loads(read_user_file(os.path.join(base, "auth.json"), CODEX_AUTH_CAP))
-    except (OmsError, ValueError, RecursionError):
-        return None
-    key = doc.get("OPENAI_API_KEY") if isinstance(doc, dict) else None
-    return key if isinstance(key, str) and key.strip() and key.isascii() and key.isprintable() else None
 
 
 def serve(ws: Workspace, secret_fd: int, ready_fd: int) -> None:

@@ -18,6 +18,7 @@ from io import BufferedIOBase
 from urllib.parse import urlsplit
 
 from oms.domain import proxy as rules
+from oms.domain import proxy_limits as limits
 from oms.domain import proxy_usage as counting
 
 UPSTREAM_TIMEOUT_S = 600.0  # connect, and every read of the answer (a model may think for minutes)
@@ -125,7 +126,7 @@ def _stream(
     headers = list(response.getheaders())
     held = b""
     if status >= 400:
-        while len(held) < rules.MAX_ERROR_BODY and (piece := response.read1(rules.MAX_ERROR_BODY - len(held))):
+        while len(held) < limits.MAX_ERROR_BODY and (piece := response.read1(limits.MAX_ERROR_BODY - len(held))):
             held += piece
         on_error(status, held, {k.lower(): v for k, v in headers})
     relayed = rules.downstream_headers(headers)

@@ -20,12 +20,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from oms.domain import proxy as rules
+from oms.domain import proxy_limits as limits
 from oms.domain import proxy_usage as counting
+from oms.domain.codex_login import Missing
 from oms.domain.routing import Cooldown, Provider, Routing
 from oms.errors import OmsError
 from oms.fsio import Root
 from oms.services import proxy_body, proxy_tokens
 from oms.services.proxy_book import Book, note
+from oms.services.proxy_credentials import Credential
 from oms.services.proxy_relay import Downstream, Outgoing, relay
 
 Rest = Callable[[str, Cooldown, str], None]  # (provider, cooldown, dispatch): rest the provider for the fleet
@@ -41,7 +44,7 @@ class Settings:
 
     root: Root
     routing: Routing  # the providers, and the cooldowns' default lengths
-    keys: Mapping[str, str | None]  # provider -> the real key from the proxy's environment
+    credentials: Mapping[str, Credential]  # provider -> the real credential the proxy holds for it
     budgets: Mapping[str, int | None]  # role -> token budget
     max_request_bytes: int
     hello_key: bytes
@@ -205,13 +208,16 @@ class Handler(BaseHTTPRequestHandler):
         self, s: Settings, route: rules.Route, provider: Provider, grant: proxy_tokens.Grant, body: bytes
     ) -> None:
         """Relay one authorised request upstream with the real key; rest the provider on a quota answer."""
-        key = s.keys.get(route.provider_id)
-        if not key:
-            self._refuse(502, "oms_proxy_key", f"the proxy holds no key for provider {route.provider_id}")
+        held = s.credentials.get(route.provider_id)
+        credential = held.current() if held is not None else Missing("it is not configured")
+        if isinstance(credential, Missing):
+            self._refuse(
+                502, "oms_proxy_key", f"the proxy holds no credential for {route.provider_id}: {credential.why}"
+            )
             return
 
         def on_error(status: int, first: bytes, headers: Mapping[str, str]) -> None:
-            cooldown = rules.cooldown_for(status, first, headers, s.clock(), s.routing)
+            cooldown = limits.cooldown_for(status, first, headers, s.clock(), s.routing)
             if cooldown is not None:
                 try:
                     s.rest(route.provider_id, cooldown, grant.dispatch_id)
@@ -220,9 +226,9 @@ class Handler(BaseHTTPRequestHandler):
 
         outgoing = Outgoing(
             self.command,
-            rules.upstream_base(provider.family, provider.endpoint),
+            rules.upstream_base(provider.family, provider.endpoint, provider.auth),
             route.rest,
-            rules.upstream_headers(self.headers.items(), provider.family, key),
+            rules.upstream_headers(self.headers.items(), provider.family, credential),
             body,
         )
         answer = relay(outgoing, Downstream(self._start, self.wfile), on_error)

@@ -1,9 +1,12 @@
 """The real Codex CLI (codex_goal) as a routed worker with `[proxy] workers = true` (issue 13, ADR 0020),
 the model mock as the provider's endpoint. The agent must complete its dispatch through the proxy, the
-mock must hear only the real key, and the sandbox must hold only the token."""
+mock must hear only the real credential — an API key from the proxy's environment, or the user's Codex
+ChatGPT login (`auth = "codex-chatgpt"`: its access token and account, the mock standing in for the
+ChatGPT backend) — and the sandbox must hold only the token."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -14,6 +17,7 @@ from tests.chain import Chain, accepted
 from tests.e2e.test_real_agents import CHANGE, _pane_text, _wait_for_result
 from tests.e2e.test_through_the_proxy import _environ_of_dispatch
 from tests.model_mock import Call, ModelMock, Say, Script
+from tests.proxy_rig import CHATGPT_ACCOUNT, chatgpt_token, write_chatgpt_login
 
 ROLE = "oms.goal-long-executor"
 REAL_KEY = "sk-proj-the-real-openai-key-held-by-the-proxy-0123456789"
@@ -26,14 +30,27 @@ def mock() -> Iterator[ModelMock]:
     server.stop()
 
 
+@pytest.mark.parametrize("login", ["api-key", "chatgpt"])
 def test_the_real_codex_worker_completes_through_the_proxy(
-    deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
+    deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch, login: str
 ) -> None:
     codex_home = deliverable.base / "user-codex-home"
     codex_home.mkdir()
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))  # no login: the proxy holds the key
-    monkeypatch.setenv("OPENAI_API_KEY", REAL_KEY)
-    providers_toml = f'\n[providers.codex-a]\nfamily = "openai"\nendpoint = "{mock.base}/v1"\n'
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    if login == "chatgpt":  # the user's ChatGPT login: the proxy holds it, and no key is in any environment
+        secret = chatgpt_token(int(time.time()) + 3600, marker="held-by-the-proxy")
+        write_chatgpt_login(codex_home, secret)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        base, auth, want_path, want = (
+            f"{mock.base}/backend-api/codex",
+            'auth = "codex-chatgpt"\n',
+            "/backend-api/codex/responses",
+            secret,
+        )
+    else:  # no login: the proxy holds the key of its environment
+        monkeypatch.setenv("OPENAI_API_KEY", REAL_KEY)
+        base, auth, want_path, want = f"{mock.base}/v1", "", "/v1/responses", REAL_KEY
+    providers_toml = f'\n[providers.codex-a]\nfamily = "openai"\nendpoint = "{base}"\n{auth}'
     providers_toml += 'models = { default = "test-model" }\n\n[proxy]\nworkers = true\n'
     deliverable.edit_config(
         lambda s: s.replace('role = "oms.command-executor"', f'role = "{ROLE}"') + providers_toml, commit=True
@@ -68,12 +85,14 @@ def test_the_real_codex_worker_completes_through_the_proxy(
             ) from None
         assert view["dispatch_state"] == "result-received"
         assert [s.path for s in mock.seen]
-        assert all(p.startswith("/v1/responses") for p, _ in mock.heard), mock.heard
+        assert all(p.startswith(want_path) for p, _ in mock.heard), mock.heard
         keys = {h.get("authorization") for _, h in mock.heard}
-        assert keys == {f"Bearer {REAL_KEY}"}, keys
+        assert keys == {f"Bearer {want}"}, keys
+        accounts = {h.get("chatgpt-account-id") for _, h in mock.heard}
+        assert accounts == ({CHATGPT_ACCOUNT} if login == "chatgpt" else {None}), accounts
         environs = _environ_of_dispatch(dispatch_id)
         assert environs
-        assert all(REAL_KEY.encode() not in e for e in environs)
+        assert all(want.encode() not in e for e in environs)
         with deliverable.workspace() as ws:
             Delivery.open(ws).stop(dispatch_id, "test over")
     finally:

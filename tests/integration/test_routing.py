@@ -14,6 +14,7 @@ import pytest
 
 from oms.canonical import add_ms, parse_ts
 from oms.domain import routing
+from oms.domain.codex_login import Missing, UpstreamAuth
 from oms.domain.dispatches import capture_intent, intent_digest
 from oms.domain.proxy_usage import Usage
 from oms.errors import AuthorityChangedError, ConfigError, NoProviderError
@@ -297,15 +298,16 @@ def test_the_conductor_keeps_the_model_proxy_running_when_workers_go_through_it(
 
 def test_the_proxy_holds_the_codex_logins_api_key(routed: Chain, tmp_path: Path) -> None:
     """An OpenAI provider whose key is not in the proxy's environment uses the key of the user's Codex login
-    (`auth.json`): the proxy holds it, no sandbox does. A ChatGPT login (tokens only) gives none."""
+    (`auth.json`): the proxy holds it, no sandbox does. A ChatGPT login (tokens only) gives none to a
+    provider of `auth = "key"`: that needs `auth = "codex-chatgpt"`."""
     home = tmp_path / "codex-home"
     home.mkdir()
     (home / "auth.json").write_text(json.dumps({"OPENAI_API_KEY": "sk-from-codex-login"}))
-    assert proxy_control.codex_api_key({"CODEX_HOME": str(home)}) == "sk-from-codex-login"
     with routed.workspace() as ws:
         settings = proxy_control.settings_for(ws, b"k" * 32, {"CODEX_HOME": str(home), "ANTHROPIC_API_KEY": "a"})
-    assert settings.keys["openai-o"] == "sk-from-codex-login"
-    assert settings.keys["anthropic-a"] == "a"
+    assert settings.credentials["openai-o"].current() == UpstreamAuth("sk-from-codex-login")
+    assert settings.credentials["anthropic-a"].current() == UpstreamAuth("a")
     (home / "auth.json").write_text(json.dumps({"tokens": {"access_token": "chatgpt"}, "OPENAI_API_KEY": None}))
-    assert proxy_control.codex_api_key({"CODEX_HOME": str(home)}) is None
-    assert proxy_control.codex_api_key({"CODEX_HOME": str(tmp_path / "none")}) is None
+    assert isinstance(settings.credentials["openai-o"].current(), Missing)  # read again: it changed
+    (home / "auth.json").unlink()
+    assert isinstance(settings.credentials["openai-o"].current(), Missing)

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '75c71b83d5fdcca36e0a423d663b0a088a2054d62efa06d1c6c5d8d92a655f04'
+SOURCE_SHA256 = '200614f549dd9e4fc29380b2ea829a2da8771199a0a48169215b188ef3e7b3bb'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

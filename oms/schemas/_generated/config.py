@@ -22,6 +22,7 @@ _P4 = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$'
 _C0: object = 1
 _C1: object = 'command'
 _C2: tuple[object, ...] = ('anthropic', 'openai')
+_C3: tuple[object, ...] = ('key', 'codex-chatgpt')
 
 
 def _v153(x: object) -> bool:
@@ -510,6 +511,13 @@ def _v195(x: object) -> bool:
 
 
 def _v196(x: object) -> bool:
+    # config#/properties/providers/additionalProperties/properties/auth
+    if not any(_eq(x, c) for c in _C3):
+        return False
+    return True
+
+
+def _v197(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/key_env
     if not (isinstance(x, str)):
         return False
@@ -519,7 +527,7 @@ def _v196(x: object) -> bool:
     return True
 
 
-def _v197(x: object) -> bool:
+def _v198(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/cost_tier
     if not (_is_integer(x)):
         return False
@@ -531,14 +539,14 @@ def _v197(x: object) -> bool:
     return True
 
 
-def _v199(x: object) -> bool:
+def _v200(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v198(x: object) -> bool:
+def _v199(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags
     if not (isinstance(x, list)):
         return False
@@ -546,21 +554,21 @@ def _v198(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v199(v):
+            if not _v200(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v201(x: object) -> bool:
+def _v202(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/additionalProperties
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v202(x: object) -> bool:
+def _v203(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/propertyNames
     if not (isinstance(x, str)):
         return False
@@ -570,7 +578,7 @@ def _v202(x: object) -> bool:
     return True
 
 
-def _v200(x: object) -> bool:
+def _v201(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models
     if not (isinstance(x, dict)):
         return False
@@ -578,15 +586,15 @@ def _v200(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v201(v):
+            if k not in () and not _v202(v):
                 return False
         for k in x:
-            if not _v202(k):
+            if not _v203(k):
                 return False
     return True
 
 
-def _v204(x: object) -> bool:
+def _v205(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe/items
     if not (isinstance(x, str)):
         return False
@@ -600,7 +608,7 @@ def _v204(x: object) -> bool:
     return True
 
 
-def _v203(x: object) -> bool:
+def _v204(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe
     if not (isinstance(x, list)):
         return False
@@ -610,12 +618,12 @@ def _v203(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v204(v):
+            if not _v205(v):
                 return False
     return True
 
 
-def _v205(x: object) -> bool:
+def _v206(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_skip_at
     if not (_is_integer(x)):
         return False
@@ -641,25 +649,27 @@ def _v192(x: object) -> bool:
             return False
         if 'endpoint' in x and not _v195(x['endpoint']):
             return False
-        if 'key_env' in x and not _v196(x['key_env']):
+        if 'auth' in x and not _v196(x['auth']):
             return False
-        if 'cost_tier' in x and not _v197(x['cost_tier']):
+        if 'key_env' in x and not _v197(x['key_env']):
             return False
-        if 'tags' in x and not _v198(x['tags']):
+        if 'cost_tier' in x and not _v198(x['cost_tier']):
             return False
-        if 'models' in x and not _v200(x['models']):
+        if 'tags' in x and not _v199(x['tags']):
             return False
-        if 'quota_probe' in x and not _v203(x['quota_probe']):
+        if 'models' in x and not _v201(x['models']):
             return False
-        if 'quota_skip_at' in x and not _v205(x['quota_skip_at']):
+        if 'quota_probe' in x and not _v204(x['quota_probe']):
+            return False
+        if 'quota_skip_at' in x and not _v206(x['quota_skip_at']):
             return False
         for k in x:
-            if k not in ('family', 'enabled', 'endpoint', 'key_env', 'cost_tier', 'tags', 'models', 'quota_probe', 'quota_skip_at'):
+            if k not in ('family', 'enabled', 'endpoint', 'auth', 'key_env', 'cost_tier', 'tags', 'models', 'quota_probe', 'quota_skip_at'):
                 return False
     return True
 
 
-def _v206(x: object) -> bool:
+def _v207(x: object) -> bool:
     # config#/properties/providers/propertyNames
     if not _m_defs._v7(x):
         return False
@@ -677,19 +687,19 @@ def _v191(x: object) -> bool:
             if k not in () and not _v192(v):
                 return False
         for k in x:
-            if not _v206(k):
+            if not _v207(k):
                 return False
     return True
 
 
-def _v209(x: object) -> bool:
+def _v210(x: object) -> bool:
     # config#/properties/routing/properties/order/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v208(x: object) -> bool:
+def _v209(x: object) -> bool:
     # config#/properties/routing/properties/order
     if not (isinstance(x, list)):
         return False
@@ -697,21 +707,21 @@ def _v208(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v209(v):
+            if not _v210(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v210(x: object) -> bool:
+def _v211(x: object) -> bool:
     # config#/properties/routing/properties/active
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v211(x: object) -> bool:
+def _v212(x: object) -> bool:
     # config#/properties/routing/properties/cooldown_minutes
     if not (_is_integer(x)):
         return False
@@ -723,7 +733,7 @@ def _v211(x: object) -> bool:
     return True
 
 
-def _v212(x: object) -> bool:
+def _v213(x: object) -> bool:
     # config#/properties/routing/properties/transient_cooldown_seconds
     if not (_is_integer(x)):
         return False
@@ -735,18 +745,18 @@ def _v212(x: object) -> bool:
     return True
 
 
-def _v207(x: object) -> bool:
+def _v208(x: object) -> bool:
     # config#/properties/routing
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'order' in x and not _v208(x['order']):
+        if 'order' in x and not _v209(x['order']):
             return False
-        if 'active' in x and not _v210(x['active']):
+        if 'active' in x and not _v211(x['active']):
             return False
-        if 'cooldown_minutes' in x and not _v211(x['cooldown_minutes']):
+        if 'cooldown_minutes' in x and not _v212(x['cooldown_minutes']):
             return False
-        if 'transient_cooldown_seconds' in x and not _v212(x['transient_cooldown_seconds']):
+        if 'transient_cooldown_seconds' in x and not _v213(x['transient_cooldown_seconds']):
             return False
         for k in x:
             if k not in ('order', 'active', 'cooldown_minutes', 'transient_cooldown_seconds'):
@@ -754,7 +764,7 @@ def _v207(x: object) -> bool:
     return True
 
 
-def _v214(x: object) -> bool:
+def _v215(x: object) -> bool:
     # config#/properties/proxy/properties/port
     if not (_is_integer(x)):
         return False
@@ -766,7 +776,7 @@ def _v214(x: object) -> bool:
     return True
 
 
-def _v215(x: object) -> bool:
+def _v216(x: object) -> bool:
     # config#/properties/proxy/properties/max_request_bytes
     if not (_is_integer(x)):
         return False
@@ -778,23 +788,23 @@ def _v215(x: object) -> bool:
     return True
 
 
-def _v216(x: object) -> bool:
+def _v217(x: object) -> bool:
     # config#/properties/proxy/properties/workers
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v213(x: object) -> bool:
+def _v214(x: object) -> bool:
     # config#/properties/proxy
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'port' in x and not _v214(x['port']):
+        if 'port' in x and not _v215(x['port']):
             return False
-        if 'max_request_bytes' in x and not _v215(x['max_request_bytes']):
+        if 'max_request_bytes' in x and not _v216(x['max_request_bytes']):
             return False
-        if 'workers' in x and not _v216(x['workers']):
+        if 'workers' in x and not _v217(x['workers']):
             return False
         for k in x:
             if k not in ('port', 'max_request_bytes', 'workers'):
@@ -826,9 +836,9 @@ def _v152(x: object) -> bool:
             return False
         if 'providers' in x and not _v191(x['providers']):
             return False
-        if 'routing' in x and not _v207(x['routing']):
+        if 'routing' in x and not _v208(x['routing']):
             return False
-        if 'proxy' in x and not _v213(x['proxy']):
+        if 'proxy' in x and not _v214(x['proxy']):
             return False
         for k in x:
             if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'providers', 'routing', 'proxy'):

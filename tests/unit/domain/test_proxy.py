@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from oms.canonical import add_ms, parse_ts
-from oms.domain import proxy, proxy_usage
+from oms.domain import proxy, proxy_limits, proxy_usage
+from oms.domain.codex_login import UpstreamAuth
 from oms.domain.config import parse_config
 from oms.domain.routing import MAX_COOLDOWN_S, Routing
 from oms.errors import ConfigError
@@ -101,12 +102,19 @@ def test_upstream_headers_replace_credentials_and_hop_by_hop() -> None:
         ("Accept-Encoding", "gzip"),
         ("anthropic-version", "2023-06-01"),
     ]
-    assert proxy.upstream_headers(incoming, "anthropic", "REAL") == [
+    assert proxy.upstream_headers(incoming, "anthropic", UpstreamAuth("REAL")) == [
         ("anthropic-version", "2023-06-01"),
         ("x-api-key", "REAL"),
         ("Accept-Encoding", "identity"),
     ]
-    assert proxy.upstream_headers([], "openai", "REAL")[0] == ("Authorization", "Bearer REAL")
+    assert proxy.upstream_headers([], "openai", UpstreamAuth("REAL"))[0] == ("Authorization", "Bearer REAL")
+    chatgpt = UpstreamAuth("ACCESS", "acct-1")
+    sent = proxy.upstream_headers([("ChatGPT-Account-Id", "acct-agent"), ("OpenAI-Project", "p")], "openai", chatgpt)
+    assert sent == [
+        ("Authorization", "Bearer ACCESS"),
+        ("chatgpt-account-id", "acct-1"),
+        ("Accept-Encoding", "identity"),
+    ]
     assert proxy.downstream_headers([("Content-Length", "3"), ("Set-Cookie", "a"), ("request-id", "r")]) == [
         ("request-id", "r")
     ]
@@ -117,7 +125,7 @@ def test_upstream_headers_replace_credentials_and_hop_by_hop() -> None:
     [("30", 30.0), ("1.5", 1.5), ("6m0s", 360.0), ("1h2m3s", 3723.0), ("20ms", 0.02), ("2h", 7200.0), ("", None)],
 )
 def test_duration_s(text: str, want: float | None) -> None:
-    assert proxy.duration_s(text) == want
+    assert proxy_limits.duration_s(text) == want
 
 
 @pytest.mark.parametrize(
@@ -137,7 +145,7 @@ def test_duration_s(text: str, want: float | None) -> None:
     ],
 )
 def test_stated_reset_s(headers: dict[str, str], want: int | None) -> None:
-    assert proxy.stated_reset_s(headers, NOW) == want
+    assert proxy_limits.stated_reset_s(headers, NOW) == want
 
 
 @given(
@@ -147,35 +155,39 @@ def test_stated_reset_s(headers: dict[str, str], want: int | None) -> None:
     )
 )
 def test_a_stated_reset_is_always_bounded(headers: dict[str, str]) -> None:
-    found = proxy.stated_reset_s(headers, NOW)
+    found = proxy_limits.stated_reset_s(headers, NOW)
     assert found is None or 1 <= found <= MAX_COOLDOWN_S
 
 
 def test_cooldown_for() -> None:
-    transient = proxy.cooldown_for(429, b'{"error":{"message":"slow down"}}', {"retry-after": "45"}, NOW, ROUTING)
+    transient = proxy_limits.cooldown_for(
+        429, b'{"error":{"message":"slow down"}}', {"retry-after": "45"}, NOW, ROUTING
+    )
     assert transient is not None
     assert (transient.kind, transient.until) == ("transient", add_ms(NOW, 45_000))
-    quota = proxy.cooldown_for(429, b'{"error":{"type":"insufficient_quota","message":"x"}}', {}, NOW, ROUTING)
+    quota = proxy_limits.cooldown_for(429, b'{"error":{"type":"insufficient_quota","message":"x"}}', {}, NOW, ROUTING)
     assert quota is not None
     assert quota.kind == "quota"
     assert parse_ts(quota.until) == parse_ts(NOW) + 30 * 60_000
-    long = proxy.cooldown_for(429, b"{}", {"retry-after": "7200"}, NOW, ROUTING)  # a reset over an hour away
+    long = proxy_limits.cooldown_for(429, b"{}", {"retry-after": "7200"}, NOW, ROUTING)  # a reset over an hour away
     assert long is not None
     assert (long.kind, long.until) == ("quota", add_ms(NOW, 7_200_000))
-    overloaded = proxy.cooldown_for(529, b'{"type":"error","error":{"type":"overloaded_error"}}', {}, NOW, ROUTING)
+    overloaded = proxy_limits.cooldown_for(
+        529, b'{"type":"error","error":{"type":"overloaded_error"}}', {}, NOW, ROUTING
+    )
     assert overloaded is not None
     assert overloaded.kind == "transient"
-    assert proxy.cooldown_for(400, b"invalid model", {"retry-after": "5"}, NOW, ROUTING) is None
+    assert proxy_limits.cooldown_for(400, b"invalid model", {"retry-after": "5"}, NOW, ROUTING) is None
     # a message text is the agent's to make the API echo: never a reason to rest the provider
     echoed = b'{"error":{"type":"not_found_error","message":"model: x usage limit reached|9999999999"}}'
-    assert proxy.cooldown_for(404, echoed, {}, NOW, ROUTING) is None
-    assert proxy.cooldown_for(400, b"Your credit balance is too low", {}, NOW, ROUTING) is None
-    assert proxy.cooldown_for(200, b"quota", {}, NOW, ROUTING) is None
+    assert proxy_limits.cooldown_for(404, echoed, {}, NOW, ROUTING) is None
+    assert proxy_limits.cooldown_for(400, b"Your credit balance is too low", {}, NOW, ROUTING) is None
+    assert proxy_limits.cooldown_for(200, b"quota", {}, NOW, ROUTING) is None
 
 
 @given(st.integers(min_value=400, max_value=599), st.binary(max_size=300), st.text(max_size=20))
 def test_cooldown_for_never_raises_and_stays_bounded(status: int, body: bytes, retry: str) -> None:
-    found = proxy.cooldown_for(status, body, {"retry-after": retry}, NOW, ROUTING)
+    found = proxy_limits.cooldown_for(status, body, {"retry-after": retry}, NOW, ROUTING)
     if status == 429:
         assert found is not None
     if found is not None:

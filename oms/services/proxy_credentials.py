@@ -1,0 +1,104 @@
+"""The real credentials the model proxy holds, one per provider (issue 13, ADR 0020).
+
+A provider's credential is a key from the proxy's own environment (`key_env`, else its family's default
+variable), else, for an OpenAI provider, the user's Codex login: its API key (`auth = "key"`, the default)
+or its ChatGPT login (`auth = "codex-chatgpt"`: the access token and account, `domain/codex_login.py`).
+The login file is read again whenever it changes (size, time, inode), so a token the user's own `codex`
+refreshed is used from the next request on; the proxy never writes it. Nothing here is ever printed: a
+missing credential is told by what is missing and what to do.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from oms.domain import codex_login
+from oms.domain import proxy as rules
+from oms.domain.codex_login import Missing, UpstreamAuth
+from oms.domain.routing import Provider
+from oms.errors import OmsError
+from oms.fsio.outside import file_signature, read_user_file
+
+_ENV_KEY = re.compile(r"[!-~]{1,8192}")  # printable ASCII, no space: nothing that could split a header
+
+
+class Credential(Protocol):
+    """What the proxy presents upstream for one provider, now."""
+
+    def current(self) -> UpstreamAuth | Missing:
+        """The credential to use for the next request, or why there is none."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class EnvironmentKey:
+    """A key from the proxy's environment (or none)."""
+
+    variable: str
+    key: str | None
+
+    def current(self) -> UpstreamAuth | Missing:
+        """The key, if it is one that fits a header."""
+        if self.key is None or _ENV_KEY.fullmatch(self.key) is None:
+            return Missing(f"the proxy's environment has no usable {self.variable}")
+        return UpstreamAuth(self.key)
+
+
+class CodexLogin:
+    """The user's Codex login file, read again when it changes (thread-safe; never written)."""
+
+    def __init__(self, path: str, mode: str, clock: Callable[[], float] = time.time) -> None:
+        self._path = path
+        self._mode = mode
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._seen: tuple[int, ...] | None = None
+        self._doc: object = None
+
+    def current(self) -> UpstreamAuth | Missing:
+        """The login's credential as the file says now."""
+        signature = file_signature(self._path)
+        with self._lock:
+            if signature is None:
+                self._seen, self._doc = None, None
+            elif signature != self._seen:
+                try:
+                    self._doc = codex_login.parse(read_user_file(self._path, codex_login.MAX_AUTH_BYTES))
+                except OmsError:
+                    self._doc = None
+                self._seen = signature
+            doc = self._doc
+        if doc is None:
+            return Missing(f"no readable Codex login at {self._path} (run `codex login`)")
+        if self._mode == codex_login.CHATGPT:
+            return codex_login.chatgpt(doc, int(self._clock()))
+        return codex_login.api_key(doc)
+
+
+def login_path(env: Mapping[str, str]) -> str:
+    """Codex's login file: `$CODEX_HOME/auth.json`, else `~/.codex/auth.json`."""
+    base = env.get("CODEX_HOME") or os.path.join(env.get("HOME", "/nonexistent"), ".codex")
+    return os.path.join(base, "auth.json")
+
+
+def credential_of(provider: Provider, env: Mapping[str, str]) -> Credential:
+    """The credential the proxy holds for `provider`: its environment key when set (never for a ChatGPT
+    login), else an OpenAI provider's Codex login, else the (missing) environment key."""
+    if provider.auth == codex_login.CHATGPT:
+        return CodexLogin(login_path(env), codex_login.CHATGPT)
+    variable = provider.key_env or rules.DEFAULT_KEY_ENV[provider.family]
+    key = env.get(variable)
+    if not key and provider.family == "openai" and not provider.key_env:
+        return CodexLogin(login_path(env), codex_login.API_KEY)
+    return EnvironmentKey(variable, key or None)
+
+
+def credentials(providers: Mapping[str, Provider], env: Mapping[str, str]) -> dict[str, Credential]:
+    """Every configured provider's credential."""
+    return {provider_id: credential_of(p, env) for provider_id, p in providers.items()}
