@@ -145,7 +145,7 @@ WORKER = r"""#!/bin/sh
 # worker's `prove`: a SessionStart hook, read_dispatch and acknowledge_dispatch over the bridge), in
 # `hooks-only` and `bridge-only` one of them; then it records where it runs and what it was given in its
 # private home ($HOME/worker.out: the test reads it from the state root), and waits (`silent`: the same
-# without any proof; `stubborn`: waits ignoring SIGHUP and SIGTERM).
+# without any proof; `stubborn`: waits ignoring SIGHUP and SIGTERM; `edit`: edits its worktree until killed).
 out="$HOME/worker.out"
 case "$1" in
   wait) /bin/sh "$2" prove exit > /dev/null 2>&1 ;;
@@ -163,6 +163,16 @@ case "$1" in
   exit0) exit 0 ;;
   exit3) exit 3 ;;
   stubborn) trap '' HUP TERM; exec sleep 600 ;;
+  edit)  # edits its worktree without end: appends, rewrites, deletes, new folders (salvage tests)
+    i=0
+    while :; do
+      i=$((i + 1))
+      echo "edit $i" >> edits.log
+      mkdir -p "made/d$((i % 3))" && echo "$i" > "made/d$((i % 3))/f$((i % 5)).txt"
+      [ $((i % 4)) = 0 ] && rm -f "made/d$(((i + 1) % 3))/f$(((i + 2) % 5)).txt"
+      echo "rewritten by $i" > README.md
+      [ $((i % 50)) = 0 ] && sleep 0.01
+    done ;;
   *) exec sleep 600 ;;
 esac
 """

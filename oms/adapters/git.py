@@ -81,9 +81,10 @@ def git(
     timeout: float = 30.0,
     max_output: int = 4 * 1024 * 1024,
     stdin: bytes | None = None,
+    index: str | None = None,
 ) -> Completed:
-    """Run hardened git in `repo`."""
-    env = child_env(GIT_ENV)
+    """Run hardened git in `repo` (`index`: a private index file in place of the worktree's own)."""
+    env = child_env(GIT_ENV if index is None else {**GIT_ENV, "GIT_INDEX_FILE": index})
     argv = ("git", "-C", repo, *HARDENING, *args)
     return run(argv, env=env, timeout=timeout, max_output=max_output, check=check, stdin=stdin)
 
@@ -359,10 +360,11 @@ def parse_status_paths(entries: list[bytes]) -> list[str]:
     return paths
 
 
-def gitlinks(repo: str, rev: str | None = None) -> set[str]:
-    """Paths recorded as gitlinks (mode 160000): in the index, or in the tree of `rev`."""
+def gitlinks(repo: str, rev: str | None = None, *, index: str | None = None) -> set[str]:
+    """Paths recorded as gitlinks (mode 160000): in the index (or the private `index`), or in the tree of
+    `rev`."""
     if rev is None:
-        out = git(repo, "ls-files", "-s", "-z").stdout
+        out = git(repo, "ls-files", "-s", "-z", index=index).stdout
         entries = (e for e in out.split(b"\x00") if e)
         return {e.split(b"\t", 1)[1].decode("utf-8", "replace") for e in entries if e.startswith(b"160000 ")}
     out = git(repo, "ls-tree", "-r", "-z", "--full-tree", rev).stdout

@@ -116,19 +116,22 @@ def list_(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, 
 def show(
     ticket: TicketArg, state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
-    """Show a ticket and its (verified) content."""
-    from oms.services import tickets
+    """Show a ticket, its (verified) content, and where oms kept its attempts' uncommitted work."""
+    from oms.services import salvage, tickets
 
     with workspace(state_root_, config_root_) as ws:
         rec = tickets.require(ws, ticket)
         content = tickets.content(ws, rec)
+        kept = salvage.listed(ws.config_root, rec.record_id)
     if json_out:
-        emit({"ok": True, "ticket": _ticket_json(rec), "content": content})
+        emit({"ok": True, "ticket": _ticket_json(rec), "content": content, "salvaged": kept})
         return
     for key in ("state", "attempt", "source", "repository", "worker_id", "session_id", "lease_expires_at", "reason"):
         value = rec.payload.get(key) if key != "state" else rec.state
         typer.echo(f"{key:<17} {value if value is not None else '-'}")
     typer.echo(f"{'url':<17} {content.get('url') or '-'}")
+    for row in kept:  # `git checkout <ref> -- .` or `git diff <commit>^ <commit>` brings the work back
+        typer.echo(f"{'salvaged':<17} {row['ref']} {str(row['commit'])[:12]} {row['at']}")
     typer.echo(f"\n# {content['title']}\n\n{content['body']}")
 
 

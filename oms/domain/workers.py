@@ -113,14 +113,18 @@ def change(
     return nxt
 
 
-def end(state: str, payload: JsonObject, *, now: str, end_reason: str, detail: str) -> Next | None:
+def end(
+    state: str, payload: JsonObject, *, now: str, end_reason: str, detail: str, salvage: JsonObject | None = None
+) -> Next | None:
     """The worker whose pane ended or was stopped: health `stopped`, an `idle` or `working` activity
-    `blocked`, and the end reason recorded — the first one stays. None when nothing is left to change."""
+    `blocked`, and the end reason recorded — the first one stays; `salvage` (the `salvage_*` fields naming
+    where its uncommitted work was kept) is recorded with it. None when nothing is left to change."""
     health = Health.STOPPED if payload.get("health") != Health.STOPPED else None
     activity = Activity.BLOCKED if state in (Activity.IDLE, Activity.WORKING) else None
     if health is None and activity is None:
         return None
-    nxt = Next(state, payload)
+    kept = {k: v for k, v in (salvage or {}).items() if k.startswith("salvage_") and k not in payload}
+    nxt = Next(state, with_fields(payload, **kept) if kept else payload)
     if health is not None:
         nxt = set_health(nxt.state, nxt.payload, health, now=now)
     if activity is not None:

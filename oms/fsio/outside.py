@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 
@@ -70,6 +71,12 @@ def file_signature(path: str) -> tuple[int, ...] | None:
     except OSError:
         return None
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def discard_file(path: str) -> None:
+    """Remove a file oms made outside any root (e.g. a private git index), if it is there."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
 
 
 def regular_file_target(path: str) -> str:

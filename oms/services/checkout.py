@@ -11,7 +11,8 @@ tree are the attempt's own work (an agent cannot commit: git metadata is read-on
 
 `restore_after_expiry` resets an expired attempt's checkout to its recorded start commit, only when no
 session or pane is bound to the dispatch, and never loses work: the old HEAD is kept under
-`refs/oms/expired/<dispatch-id>`, and uncommitted or untracked changes are refused rather than discarded.
+`refs/oms/expired/<ticket>-<attempt>`, and uncommitted or untracked changes are first committed to
+`refs/oms/salvage/<ticket>/<attempt>` (`salvage.py`; a salvage that fails resets nothing).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 from oms.adapters import git
 from oms.canonical import JsonObject, access
 from oms.errors import AuthorityChangedError, CheckoutChangedError, shown
+from oms.services import salvage
 from oms.services.homes import refuse_smuggled_config
 
 
@@ -93,13 +95,12 @@ def restore_after_expiry(payload: JsonObject, evidence: JsonObject | None, repos
         return False
     if bound:
         raise CheckoutChangedError("expired lease checkout cannot be reset while a session or pane is bound")
-    if git.status_entries(path):
-        raise CheckoutChangedError(
-            f"the expired attempt left uncommitted changes in {path}; commit or discard "
-            "them, then retry (oms does not throw work away)"
-        )
     if not git.is_ancestor(path, base, start):
         raise CheckoutChangedError("expired lease restart is outside the trusted base lineage")
-    git.keep_ref(path, f"refs/oms/expired/{access.text(payload, 'ticket_id')}-{body['attempt']}", str(head))
-    git.reset_hard(path, start)
+    ticket_id = access.text(payload, "ticket_id")
+    git.keep_ref(path, f"refs/oms/expired/{ticket_id}-{body['attempt']}", str(head))
+    if git.status_entries(path):  # the expired attempt's uncommitted work: kept, then the checkout reset
+        salvage.keep_before_reset(path, ticket_id, access.integer(body, "attempt"), start)
+    else:
+        git.reset_hard(path, start)
     return True

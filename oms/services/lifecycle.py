@@ -28,7 +28,7 @@ from oms.domain import delivery as rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.errors import InvalidInputError, OmsError, PaneNotEndedError, RecordNotFoundError, one_line
-from oms.services import fence, launch, live, liveness, plans, proxy_tokens, reaper, relaunch, results
+from oms.services import fence, launch, live, liveness, plans, proxy_tokens, reaper, relaunch, results, salvage
 from oms.services.launcher import activate, launch_worker
 from oms.services.liveness import CONSUMER
 from oms.store import Record, panefiles
@@ -162,9 +162,10 @@ def stop(d: Delivery, dispatch_id: str, reason: str, *, end_reason: str = "stopp
         d.session_step(session, nxt, stable_id("wkr-stop", dispatch_id, reason))
     results.finish_recorded(d.ws, d.dispatch(dispatch_id))  # a recorded result ends the worker as it says
     detail = f"{reason} (by {by})"
+    kept = _salvage(d, dispatch_id, f"{end_reason}: {reason}")
 
     def decide(worker: Record, now: str) -> Next | None:
-        return workers.end(worker.state, worker.payload, now=now, end_reason=end_reason, detail=detail)
+        return workers.end(worker.state, worker.payload, now=now, end_reason=end_reason, detail=detail, salvage=kept)
 
     d.move_worker(dispatch_id, decide, op=stable_id("wkr-stop-end", dispatch_id, reason))
     panefiles.drop_registry(root, dispatch_id)
@@ -175,6 +176,14 @@ def stop(d: Delivery, dispatch_id: str, reason: str, *, end_reason: str = "stopp
     proxy_tokens.revoke_token(d.ws, dispatch_id)  # its model proxy token, if it had one (the proxy also refuses it)
     d.panes.kill_server_if_idle()
     return d.observe(dispatch_id)
+
+
+def _salvage(d: Delivery, dispatch_id: str, why: str) -> JsonObject | None:
+    """Keep the ended attempt's uncommitted work (`salvage.py`) unless its worker has ended already."""
+    if d.worker(dispatch_id).payload["health"] == "stopped":
+        return None
+    kept = salvage.keep(d.ws, d.dispatch(dispatch_id), why)
+    return None if kept is None else kept.fields()
 
 
 def _left_running(d: Delivery, dispatch_id: str) -> str | None:

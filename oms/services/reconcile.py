@@ -22,7 +22,7 @@ from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.errors import LockHeldError
 from oms.fsio.procinfo import group_alive
-from oms.services import fence, liveness, reaper, results
+from oms.services import fence, liveness, reaper, results, salvage
 from oms.services.liveness import CONSUMER
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
@@ -83,10 +83,16 @@ def reconcile(d: Delivery, dispatch_id: str) -> None:
             nxt = sessions.stop(session.state, session.payload, reason=end.detail, now=d.after(session))
             d.session_step(session, nxt, stable_id("wkr-end-sess", dispatch_id, end.pane_id))
         recorded = end
+        kept = salvage.keep(d.ws, d.dispatch(dispatch_id), f"{end.reason}: {end.detail}")
 
         def decide(current: Record, now: str) -> Next | None:
             return workers.end(
-                current.state, current.payload, now=now, end_reason=recorded.reason, detail=recorded.detail
+                current.state,
+                current.payload,
+                now=now,
+                end_reason=recorded.reason,
+                detail=recorded.detail,
+                salvage=None if kept is None else kept.fields(),
             )
 
         d.move_worker(dispatch_id, decide, op=stable_id("wkr-end", dispatch_id, end.pane_id))

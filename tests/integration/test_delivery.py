@@ -17,7 +17,7 @@ from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject, access, add_ms, operation_nonce
 from oms.errors import AuthorityChangedError, InvalidInputError, OmsError, ProcessError
 from oms.fsio.procinfo import group_alive
-from oms.services import dispatches, live, tickets
+from oms.services import dispatches, live, salvage, tickets
 from oms.services.delivery import Delivery
 from oms.services.liveness import CONSUMER
 from oms.services.workspace import Workspace
@@ -461,12 +461,7 @@ def test_expired_attempt_checkout_is_restored_keeping_its_work(deliverable: Chai
     _wait_for(out)
 
 
-def test_expired_attempt_with_uncommitted_work_is_parked_not_wiped(deliverable: Chain) -> None:
-    use_worker(deliverable)
-    ticket_id, _, _ = deliverable.proposed()
-    wt = deliverable.base / "oms-worktrees" / ticket_id
-    git("commit", "-q", "--allow-empty", "-m", "partial", cwd=wt)
-    (wt / "notes.txt").write_text("uncommitted thoughts\n")
+def _expire_and_redeliver(deliverable: Chain, ticket_id: str) -> JsonObject:
     deliverable.clock.advance(61)
     with deliverable.workspace() as ws:
         tickets.expire_due(ws)
@@ -476,9 +471,52 @@ def test_expired_attempt_with_uncommitted_work_is_parked_not_wiped(deliverable: 
         _, event_id = dispatches.accept(ws, second.record_id)
     outcome = _deliver(deliverable, event_id)["outcome"]
     assert isinstance(outcome, dict)
+    return outcome
+
+
+def test_expired_attempt_with_uncommitted_work_is_salvaged_then_restored(deliverable: Chain) -> None:
+    """Issue 14: the expired attempt's uncommitted and untracked work is committed by oms to
+    `refs/oms/salvage/<ticket>/<attempt>` before the reset (it used to park the retry); the new attempt
+    starts clean at its start commit; ignored files stay where they were (oms deletes nothing unkept)."""
+    out = use_worker(deliverable)
+    ticket_id, _, first = deliverable.proposed()
+    with deliverable.workspace() as ws:
+        start = str(ws.store.records("dispatch").read(first).payload["worktree_start_commit"])
+    wt = deliverable.base / "oms-worktrees" / ticket_id
+    git("commit", "-q", "--allow-empty", "-m", "partial", cwd=wt)
+    (wt / "notes.txt").write_text("uncommitted thoughts\n")
+    (wt / "README.md").write_text("edited, not committed\n")
+    (wt / "deep" / "er").mkdir(parents=True)
+    (wt / "deep" / "er" / "new.bin").write_bytes(bytes(range(256)))
+    outcome = _expire_and_redeliver(deliverable, ticket_id)
+    assert outcome["status"] == "created", outcome
+    assert git("rev-parse", "HEAD", cwd=wt).strip() == start
+    assert git("status", "--porcelain", "--untracked-files=all", cwd=wt) == ""
+    ref = f"refs/oms/salvage/{ticket_id}/1"
+    assert git("show", f"{ref}:notes.txt", cwd=wt) == "uncommitted thoughts\n"
+    assert git("show", f"{ref}:README.md", cwd=wt) == "edited, not committed\n"
+    kept = subprocess.run(["git", "-C", str(wt), "show", f"{ref}:deep/er/new.bin"], capture_output=True, check=True)
+    assert kept.stdout == bytes(range(256))
+    assert (
+        git("rev-parse", f"{ref}^", cwd=wt).strip()
+        == git("rev-parse", f"refs/oms/expired/{ticket_id}-1", cwd=wt).strip()
+    )
+    assert [row["ref"] for row in salvage.listed(str(deliverable.repo), ticket_id)] == [ref]  # `oms ticket show`
+    _wait_for(out)
+
+
+def test_expired_attempt_whose_work_cannot_be_salvaged_is_parked_not_wiped(deliverable: Chain) -> None:
+    use_worker(deliverable)
+    ticket_id, _, _ = deliverable.proposed()
+    wt = deliverable.base / "oms-worktrees" / ticket_id
+    git("commit", "-q", "--allow-empty", "-m", "partial", cwd=wt)
+    (wt / "notes.txt").write_text("uncommitted thoughts\n")
+    git("update-ref", f"refs/oms/salvage/{ticket_id}", "HEAD", cwd=wt)  # a ref where the salvage refs' folder goes
+    outcome = _expire_and_redeliver(deliverable, ticket_id)
     assert outcome["status"] == "parked"
-    assert "uncommitted" in str(outcome["reason"])
+    assert "salvage ref" in str(outcome["reason"])
     assert (wt / "notes.txt").read_text() == "uncommitted thoughts\n"
+    assert git("log", "-1", "--format=%s", cwd=wt).strip() == "partial"  # nothing reset
 
 
 class _Keys:

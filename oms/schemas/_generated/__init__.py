@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '200614f549dd9e4fc29380b2ea829a2da8771199a0a48169215b188ef3e7b3bb'
+SOURCE_SHA256 = 'a88e308d7ab5f1fa0138e2bc64a9bf1a93bce4d40c939bf6fe5aa9a9c5b6434f'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -15,6 +15,7 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 from oms.schemas._generated import defs as _m_defs
 from oms.schemas._generated import record_envelope as _m_record_envelope
 
+_P0 = '^refs/oms/salvage/[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?/[0-9]{1,9}(?:-[0-9]{1,4})?$'
 _C0: object = 'worker'
 _C1: tuple[object, ...] = ('idle', 'working', 'done', 'blocked')
 _C2: tuple[object, ...] = ('healthy', 'parked', 'stalled', 'stopped')
@@ -154,6 +155,30 @@ def _v718(x: object) -> bool:
     return True
 
 
+def _v721(x: object) -> bool:
+    # worker#/properties/payload/properties/salvage_ref
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P0, x) is None:
+            return False
+    return True
+
+
+def _v722(x: object) -> bool:
+    # worker#/properties/payload/properties/salvage_commit
+    if not _m_defs._v39(x):
+        return False
+    return True
+
+
+def _v723(x: object) -> bool:
+    # worker#/properties/payload/properties/salvage_error
+    if not _m_defs._v92(x):
+        return False
+    return True
+
+
 def _v703(x: object) -> bool:
     # worker#/properties/payload
     if not (isinstance(x, dict)):
@@ -184,13 +209,19 @@ def _v703(x: object) -> bool:
             return False
         if 'health_reason' in x and not _v718(x['health_reason']):
             return False
+        if 'salvage_ref' in x and not _v721(x['salvage_ref']):
+            return False
+        if 'salvage_commit' in x and not _v722(x['salvage_commit']):
+            return False
+        if 'salvage_error' in x and not _v723(x['salvage_error']):
+            return False
         for k in x:
-            if k not in ('dispatch_id', 'ticket_id', 'session_id', 'role_id', 'provider_mode', 'worktree_id', 'health', 'updated_at', 'end_reason', 'end_detail', 'health_reason'):
+            if k not in ('dispatch_id', 'ticket_id', 'session_id', 'role_id', 'provider_mode', 'worktree_id', 'health', 'updated_at', 'end_reason', 'end_detail', 'health_reason', 'salvage_ref', 'salvage_commit', 'salvage_error'):
                 return False
     return True
 
 
-def _v721(x: object) -> bool:
+def _v724(x: object) -> bool:
     # worker#/allOf/0
     if not _m_record_envelope._v95(x):
         return False
@@ -206,7 +237,7 @@ def _v700(x: object) -> bool:
             return False
         if 'payload' in x and not _v703(x['payload']):
             return False
-    if not _v721(x):
+    if not _v724(x):
         return False
     return True
 
