@@ -80,6 +80,10 @@ def changed_paths(repo: str) -> tuple[str, ...]:
 def discard_changes(repo: str, commit: str, kept: Snapshot) -> None:
     """Reset the tracked files to `commit` and remove the untracked files, once `kept` holds every one of
     them (call only once `kept` is referenced). Ignored files and nested repositories stay."""
+    again = snapshot(repo, "oms salvage: check")  # what is there now must be exactly what was kept
+    if again is None or tree_of(repo, again.commit) != tree_of(repo, kept.commit):
+        late = sorted(set(again.paths if again else ()) ^ set(kept.paths)) or ["a changed file"]
+        raise CheckoutChangedError(f"the worktree changed after its salvage (first: {shown(late[0])}); nothing reset")
     git(repo, "reset", "-q", "--hard", commit, timeout=120.0)
     left = set(changed_paths(repo))  # after the reset: only untracked files are left
     unkept = sorted(left - set(kept.paths))
