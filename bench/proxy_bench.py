@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._common import median_ms, table, time_interleaved
 from oms.process import netrelay
 from oms.services.proxy_control import settings_for
-from oms.services.proxy_front import MODEL_SOCKET, SandboxFront
+from oms.services.proxy_front import Door, door_dir, door_path
 from oms.services.proxy_server import ProxyServer
 from oms.services.proxy_tokens import issue_token
 from tests.chain import make_chain
@@ -113,11 +113,12 @@ def main() -> None:
             proxy = ProxyServer(settings_for(ws, b"k" * 32, {"ANTHROPIC_API_KEY": "sk-bench"}), 0)
             threading.Thread(target=proxy.serve_forever, daemon=True).start()
             token = issue_token(ws, "bench-1", "claude-mock")
-            ws.store.state.root.mkdirs("proxy")
-            front = SandboxFront(proxy, ws.store.state.root.listen_unix(MODEL_SOCKET))
+            ws.store.state.root.mkdirs(door_dir("bench-1"))
+            front = Door(proxy, ws.store.state.root.listen_unix(door_path("bench-1")), "bench-1")
             threading.Thread(target=front.serve_forever, daemon=True).start()
             relay = socket.create_server(("127.0.0.1", 0))  # what `oms worker netrelay` runs in a sandbox
-            threading.Thread(target=netrelay.serve, args=(relay, f"{chain.state}/{MODEL_SOCKET}"), daemon=True).start()
+            door = f"{chain.state}/{door_path('bench-1')}"
+            threading.Thread(target=netrelay.serve, args=(relay, door), daemon=True).start()
             direct_port, proxy_port, relay_port = int(up.server_address[1]), proxy.port, relay.getsockname()[1]
             auth = {"x-api-key": token}
             path = "/p/claude-mock/v1/messages"

@@ -33,7 +33,8 @@ from typing import NamedTuple
 from oms.domain.relay import BROKER_VIEW
 
 HOME_VIEW = "/oms/home"
-MODEL_VIEW = "/oms/model.sock"  # where a sandbox without a network reaches the model proxy
+DOOR_VIEW = "/oms/door"  # the dispatch's own door into the model proxy, read-only (a sandbox without a network)
+MODEL_VIEW = f"{DOOR_VIEW}/model.sock"  # the proxy's socket in it (a restarted proxy's new socket shows there)
 PLACEHOLDERS = (".codex", ".claude", ".mcp.json")
 # What of a repository's git common dir an agent sees: enough for git to read its worktree's history
 # (objects, refs, HEAD, a shallow clone's boundary, info/exclude). Never `config` (a sanitised copy is shown
@@ -196,8 +197,8 @@ def command_args(
     real file may hold remotes with credentials). The command itself follows `--` on bubblewrap's own
     command line: it is not secret, and bubblewrap does not take a command from `--args`."""
     socket_bind = ["--bind", _check_abs(socket_path, "broker socket"), BROKER_VIEW]
-    if model_socket is not None:  # the model proxy's door, for a sandbox without a network
-        socket_bind += ["--bind", _check_abs(model_socket, "model proxy socket"), MODEL_VIEW]
+    if model_socket is not None:  # the dispatch's door into the model proxy (a directory), for no network
+        socket_bind += ["--ro-bind", _check_abs(model_socket, "model proxy door"), DOOR_VIEW]
     out = [*sandbox, *socket_bind, "--json-status-fd", str(status_fd), "--seccomp", str(seccomp_fd)]
     if config is not None:
         path = _check_abs(config[1], "repository config")

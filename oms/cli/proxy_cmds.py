@@ -48,16 +48,16 @@ def stop(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, j
 
 @app.command("status")
 def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
-    """Running (the handshake checked now), not running, stale or unverified (exit 1)."""
+    """Running (the handshake checked now), not running, stale, or unverified or unreadable (exit 1)."""
     from oms.errors import ProxyError
     from oms.services import proxy_control
 
     with workspace(state_root_, config_root_) as ws:
         found = proxy_control.status(ws)
-    if found.state == "unverified":
+    if found.state in ("unverified", "unreadable"):
         if json_out:
             _show(found, json_out)
-        raise ProxyError(f"proxy unverified: {found.note}", hint="`oms proxy stop`, then `oms proxy start`")
+        raise ProxyError(f"proxy {found.state}: {found.note}", hint="`oms proxy stop`, then `oms proxy start`")
     _show(found, json_out)
 
 

@@ -63,12 +63,13 @@ class SseUsage:
     `message_start` (input, first output count) and `message_delta` (the output so far), the Responses API's
     `response.completed`. `usage` is the answer's usage so far."""
 
-    __slots__ = ("_line", "_skipping", "usage")
+    __slots__ = ("_line", "_skipping", "final", "usage")
 
     def __init__(self) -> None:
         self._line = bytearray()
         self._skipping = False
         self.usage = Usage()
+        self.final = False  # the answer's last usage was seen (`message_delta`'s stop, `response.completed`)
 
     def feed(self, chunk: bytes) -> None:
         """Take the next bytes of the stream."""
@@ -103,10 +104,34 @@ class SseUsage:
             found = usage_in(event)
             if found is not None:  # counts so far, not increments
                 self.usage = Usage(found.input_tokens or self.usage.input_tokens, found.output_tokens)
-        elif kind == "response.completed":
+                delta = event.get("delta")
+                self.final = self.final or (isinstance(delta, dict) and delta.get("stop_reason") is not None)
+        elif kind == "message_stop":
+            self.final = True
+        elif kind in ("response.completed", "response.incomplete", "response.failed"):
             found = usage_in(event.get("response"))
             if found is not None:
                 self.usage = found
+            self.final = True
+
+
+def requested_output(body: bytes) -> int:
+    """The most output tokens a request asked for (`max_tokens`, `max_output_tokens`; 0: it names none)."""
+    try:
+        doc = json.loads(body) if len(body) <= MAX_USAGE_JSON * 8 else None
+    except (ValueError, RecursionError):
+        return 0
+    if not isinstance(doc, dict):
+        return 0
+    return max(_int(doc.get("max_tokens")), _int(doc.get("max_output_tokens")))
+
+
+def charged(counted: Usage, final: bool, requested: int) -> Usage:
+    """What a streamed answer costs a dispatch's budget: what it reported, and, when its last usage never
+    came (the worker hung up, the stream broke), at least the output the request asked for at most."""
+    if final or requested <= counted.output_tokens:
+        return counted
+    return Usage(counted.input_tokens, requested)
 
 
 def over_budget(used: Usage, budget: int | None, role_id: str | None) -> str | None:

@@ -586,6 +586,8 @@ class Root:
             else:
                 if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.geteuid():
                     raise UnsafeFileError(f"{shown(rel)}: exists and is not a socket of ours")
+                if _answers(f"/proc/self/fd/{parent}/{leaf}"):  # another process serves it: never take it away
+                    raise AlreadyExistsError(f"{shown(rel)}: a live socket is there")
                 self._sys.unlink(parent, leaf)
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
             old = os.umask(0o177)
@@ -617,6 +619,18 @@ class Root:
         finally:
             os.close(parent)
 
+    def remove_empty_dir(self, rel: str) -> bool:
+        """Remove directory `rel` if it is empty (anything else is left alone); True if removed."""
+        parts = split_rel(rel, self._limits)
+        parent = self._dir(parts[:-1])
+        try:
+            os.rmdir(check_component(parts[-1], self._limits), dir_fd=parent)
+        except OSError:
+            return False
+        finally:
+            os.close(parent)
+        return True
+
     def open_log(self, rel: str) -> int:
         """An append-only descriptor of private log file `rel` (created 0600; a regular file with one link,
         ours, or refused). The caller bounds what it writes."""
@@ -644,6 +658,23 @@ class Root:
             yield fd
         finally:
             os.close(fd)
+
+
+def _answers(path: str) -> bool:
+    """Does a process accept connections on the Unix socket at `path`? (A connection made and closed.)"""
+    import socket
+
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+    probe.settimeout(1.0)
+    try:
+        probe.connect(path)
+    except (BlockingIOError, TimeoutError):
+        return True  # a full backlog: it lives
+    except OSError:
+        return False  # refused: nobody listens
+    finally:
+        probe.close()
+    return True
 
 
 def _write_all(fd: int, data: bytes) -> None:

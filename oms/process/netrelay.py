@@ -1,7 +1,8 @@
 """`oms worker netrelay --port P -- AGENT...`: inside a sandbox without a network, the agent's only way to
 its model (ADR 0020). It listens on 127.0.0.1:P of the sandbox's own network namespace — the port the
-agent's endpoint names — and carries each connection, byte for byte, to the model proxy's Unix socket bound
-in at `/oms/model.sock`; it runs the agent as its child, in the pane's terminal, and exits with its status.
+agent's endpoint names — and carries each connection, byte for byte, to the model proxy's Unix socket in
+the dispatch's own door, bound in read-only at `/oms/door`; it runs the agent as its child, in the pane's
+terminal, and exits with its status.
 
 It decides nothing: the proxy checks the token on every request. Terminal signals (Ctrl-C, Ctrl-\\,
 Ctrl-Z) are the agent's; SIGTERM and SIGHUP are passed on to it. Loads only the C socket module and
@@ -17,7 +18,7 @@ import subprocess
 import sys
 import threading
 
-MODEL_VIEW = "/oms/model.sock"
+MODEL_VIEW = "/oms/door/model.sock"  # (adapters/sandbox.py binds the dispatch's door directory at /oms/door)
 USAGE = "oms: usage: oms worker netrelay --port P -- COMMAND...\n"
 CHUNK = 65536
 

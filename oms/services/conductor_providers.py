@@ -45,7 +45,7 @@ def ensure_proxy(ws: Workspace, done: list[str], skipped: list[str]) -> None:
         found = proxy_control.status(ws)
         if found.state == "running":
             return
-        if found.state == "unverified":
+        if found.state in ("unverified", "unreadable"):
             skipped.append(f"the model proxy: {found.note} (launches wait; `oms proxy stop`)")
             return
         started = proxy_control.start(ws)

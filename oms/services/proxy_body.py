@@ -21,6 +21,15 @@ class Refusal(NamedTuple):
     message: str
 
 
+def announced(headers: Message, cap: int) -> int:
+    """The bytes a body will hold at most, before any is read: its `Content-Length` (bounded by `cap`), or
+    `cap` for a chunked one or a length `read` will refuse."""
+    if "chunked" in (headers.get("Transfer-Encoding") or "").lower():
+        return cap
+    raw = headers.get("Content-Length") or "0"
+    return min(int(raw), cap) if rules.CONTENT_LENGTH.fullmatch(raw) is not None else 0
+
+
 def read(headers: Message, rfile: BufferedIOBase, cap: int) -> bytes | Refusal:
     """The body, or the refusal (nothing past the bound is read)."""
     if "chunked" in (headers.get("Transfer-Encoding") or "").lower():

@@ -4,6 +4,7 @@ added to in memory as answers pass, written at most once a second (`proxy/usage/
 
 from __future__ import annotations
 
+import errno
 import sys
 import threading
 from collections.abc import Callable
@@ -18,6 +19,16 @@ def note(line: str) -> None:
     """One line to the proxy's log (its stderr)."""
     sys.stderr.write(one_line(line) + "\n")
     sys.stderr.flush()
+
+
+def failure(error: BaseException | None) -> str:
+    """What the log says of a failed connection: the error's type, and for an OS error its errno name —
+    never its text, which may quote a header (a key) or a body."""
+    if error is None:
+        return "unknown"
+    if isinstance(error, OSError) and error.errno is not None:
+        return f"{type(error).__name__} ({errno.errorcode.get(error.errno, error.errno)})"
+    return type(error).__name__
 
 
 class Book:

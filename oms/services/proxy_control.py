@@ -31,12 +31,13 @@ from dataclasses import dataclass
 from oms.canonical import JsonObject, access
 from oms.domain import proxy as rules
 from oms.domain.routing import Cooldown
-from oms.errors import AlreadyExistsError, ConflictError, OmsError, ProxyError
+from oms.errors import AlreadyExistsError, ConflictError, LockHeldError, OmsError, ProxyError
+from oms.fsio import locks
 from oms.fsio.procinfo import ProcessIdentity, is_alive
 from oms.process import child_env, data_fd, is_frozen, kill_exact, reap, start_detached
 from oms.services import providers as _providers
 from oms.services import proxy_credentials
-from oms.services.proxy_front import MODEL_SOCKET, SandboxFront
+from oms.services.proxy_front import Doors
 from oms.services.proxy_server import ProxyServer, Settings
 from oms.services.workspace import Workspace
 from oms.store.documents import encode_document, parse_document
@@ -45,6 +46,7 @@ from oms.store.stateroot import KEY
 
 RECORD = "proxy/proxy.json"
 LOG = "proxy/proxy.log"
+START_LOCK = "proxy/start.lock"  # one `oms proxy start` at a time
 RECORD_BYTES = 4096
 START_TIMEOUT_S = 10.0
 STOP_GRACE_S = 5.0
@@ -53,8 +55,9 @@ HELLO_TIMEOUT_S = 3.0
 
 @dataclass(frozen=True, slots=True)
 class Status:
-    """The proxy as `status` finds it: running (verified now), not running, stale (its process is gone) or
-    unverified (its process runs but does not answer the handshake)."""
+    """The proxy as `status` finds it: running (verified now), not running, stale (its process is gone),
+    unverified (its process runs but does not answer the handshake) or unreadable (its record cannot be
+    read: a proxy it names may run, so none is started beside it)."""
 
     state: str
     record: JsonObject | None
@@ -97,8 +100,8 @@ def status(ws: Workspace) -> Status:
     try:
         data = root.read_optional(RECORD, RECORD_BYTES)
         doc = None if data is None else parse_document(data, "proxy-record", RECORD)
-    except OmsError as exc:
-        return Status("stale", None, f"{RECORD} cannot be read: {exc.message}")
+    except OmsError as exc:  # it may name a proxy still running: never start a second one beside it
+        return Status("unreadable", None, f"{RECORD} cannot be read: {exc.message}")
     if doc is None:
         return Status("not running", None, "no proxy is recorded")
     pid, port = access.integer(doc, "pid"), access.integer(doc, "port")
@@ -125,12 +128,23 @@ def key_names(ws: Workspace) -> tuple[str, ...]:
 
 
 def start(ws: Workspace) -> Status:
-    """Start the proxy, verify it and record it; a running one is an error, a stale record is replaced."""
-    found = status(ws)
-    if found.state in ("running", "unverified"):
-        raise ConflictError(f"the model proxy is already recorded: {found.note}", hint="`oms proxy stop` first")
+    """Start the proxy, verify it and record it; a running one is an error, a stale record is replaced. One
+    start at a time (`proxy/start.lock`): a second start waits for nothing, it is told."""
     root = ws.store.state.root
     root.mkdirs("proxy")
+    try:
+        held = locks.acquire(root, START_LOCK)
+    except LockHeldError as exc:
+        raise ConflictError(f"another `oms proxy start` is under way ({exc.message})") from exc
+    with held:
+        return _start(ws)
+
+
+def _start(ws: Workspace) -> Status:
+    found = status(ws)
+    if found.state in ("running", "unverified", "unreadable"):
+        raise ConflictError(f"the model proxy is already recorded: {found.note}", hint="`oms proxy stop` first")
+    root = ws.store.state.root
     if found.state == "stale":
         root.unlink(RECORD)
     nonce = secrets.token_hex(16)
@@ -206,6 +220,8 @@ def stop(ws: Workspace) -> Status:
     ws.store.state.root.unlink(RECORD)
     if found.state == "stale":
         return Status("stale", found.record, f"removed a stale record: {found.note}")
+    if found.state == "unreadable":  # no process it names can be trusted: none is signalled
+        return Status("stale", None, f"removed an unreadable record ({found.note}); no process was signalled")
     return Status("stopped", found.record, "stopped")
 
 
@@ -240,13 +256,12 @@ def serve(ws: Workspace, secret_fd: int, ready_fd: int) -> None:
         os.close(secret_fd)
     settings = settings_for(ws, key, os.environ)
     server = ProxyServer(settings, ws.config().proxy.port)
-    ws.store.state.root.mkdirs(os.path.dirname(MODEL_SOCKET))
-    front = SandboxFront(server, ws.store.state.root.listen_unix(MODEL_SOCKET))
-    threading.Thread(target=front.serve_forever, name="oms-proxy-sandboxes", daemon=True).start()
+    doors = Doors(server, ws.store.state.root)  # one per dispatch holding a token (`proxy_front.py`)
+    threading.Thread(target=doors.run, name="oms-proxy-doors", daemon=True).start()
 
     def end(*_: object) -> None:
         threading.Thread(target=server.shutdown, daemon=True).start()
-        threading.Thread(target=front.shutdown, daemon=True).start()
+        threading.Thread(target=doors.stop, daemon=True).start()
 
     signal.signal(signal.SIGTERM, end)
     with contextlib.suppress(OSError):

@@ -1,8 +1,9 @@
 """The real credentials the model proxy holds, one per provider (issue 13, ADR 0020).
 
 A provider's credential is a key from the proxy's own environment (`key_env`, else its family's default
-variable), else, for an OpenAI provider, the user's Codex login: its API key (`auth = "key"`, the default)
-or its ChatGPT login (`auth = "codex-chatgpt"`: the access token and account, `domain/codex_login.py`).
+variable), else, for an OpenAI provider of OpenAI's own API, the user's Codex login: its API key (`auth =
+"key"`, the default; never sent to another endpoint unasked), or, asked for by name, its ChatGPT login
+(`auth = "codex-chatgpt"`: the access token and account, `domain/codex_login.py`).
 The login file is read again whenever it changes (size, time, inode), so a token the user's own `codex`
 refreshed is used from the next request on; the proxy never writes it. Nothing here is ever printed: a
 missing credential is told by what is missing and what to do.
@@ -17,6 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
+from urllib.parse import urlsplit
 
 from oms.domain import codex_login
 from oms.domain import proxy as rules
@@ -44,10 +46,11 @@ class EnvironmentKey:
     key: str | None
 
     def current(self) -> UpstreamAuth | Missing:
-        """The key, if it is one that fits a header."""
-        if self.key is None or _ENV_KEY.fullmatch(self.key) is None:
+        """The key (surrounding whitespace dropped: a CRLF `.env` leaves a `\r`), if it fits a header."""
+        key = None if self.key is None else self.key.strip()
+        if not key or _ENV_KEY.fullmatch(key) is None:
             return Missing(f"the proxy's environment has no usable {self.variable}")
-        return UpstreamAuth(self.key)
+        return UpstreamAuth(key)
 
 
 class CodexLogin:
@@ -94,9 +97,18 @@ def credential_of(provider: Provider, env: Mapping[str, str]) -> Credential:
         return CodexLogin(login_path(env), codex_login.CHATGPT)
     variable = provider.key_env or rules.DEFAULT_KEY_ENV[provider.family]
     key = env.get(variable)
-    if not key and provider.family == "openai" and not provider.key_env:
+    if not key and provider.family == "openai" and not provider.key_env and _openais_own(provider.endpoint):
         return CodexLogin(login_path(env), codex_login.API_KEY)
     return EnvironmentKey(variable, key or None)
+
+
+def _openais_own(endpoint: str | None) -> bool:
+    """Is this OpenAI's own API (the only place Codex's API-key login goes unasked: a gateway is given a key
+    only by name, `key_env`)?"""
+    if endpoint is None:
+        return True
+    parts = urlsplit(endpoint)
+    return parts.scheme == "https" and parts.hostname == "api.openai.com"
 
 
 def credentials(providers: Mapping[str, Provider], env: Mapping[str, str]) -> dict[str, Credential]:

@@ -1,40 +1,67 @@
-"""The proxy's door for sandboxes without a network (ADR 0020): a Unix socket in the state root
-(`proxy/model.sock`) served by the same handler, settings, usage book, budgets and connection slots as the
-loopback TCP server. A worker's sandbox has this socket bound in, and an in-sandbox relay
-(`process/netrelay.py`) brings each agent connection to it: one proxy, two doors.
+"""The proxy's doors for sandboxes without a network (ADR 0020): one Unix socket per dispatch that holds a
+token, `proxy/doors/<dispatch_id>/model.sock` under the state root, served by the same handler, settings,
+usage book, budgets, deadlines and held-bytes bounds as the loopback TCP server. A worker's sandbox is
+shown its own door's directory, read-only, at `/oms/door` (a restarted proxy's new socket shows there
+too), and an in-sandbox relay (`process/netrelay.py`) brings each agent connection to it.
+
+A door is one dispatch's: only that dispatch's token counts on it, and it has its own `DOOR_CONNECTIONS`
+slots, so an agent that fills its door (connections it dribbles, churns or holds open) takes nothing from
+any other worker. `Doors` opens a door for each dispatch that holds a token and closes it (its socket
+removed) once the token is gone; a launch waits for its door (`wait_for_door`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import socketserver
 import sys
+import threading
+import time
 
-from oms.services.proxy_book import note
+from oms.canonical.ids import OPAQUE_ID, check
+from oms.errors import OmsError, ProxyError
+from oms.fsio import Root
+from oms.services import proxy_tokens
+from oms.services.proxy_book import failure, note
 from oms.services.proxy_server import Handler, ProxyServer
 
-MODEL_SOCKET = "proxy/model.sock"  # under the state root
+DOORS = "proxy/doors"  # under the state root
+DOOR_CONNECTIONS = 16  # open connections at once on one dispatch's door
+KEEP_EVERY_S = 0.1
+DOOR_WAIT_S = 10.0
 
 
-class SandboxFront(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    """The proxy's second door: a Unix socket in the state root (`proxy/model.sock`), bound into sandboxes
-    that have no network (ADR 0020), whose in-sandbox relay brings each agent connection here. It shares
-    the TCP server's settings, usage book, budgets and connection slots: one proxy, two doors."""
+def door_dir(dispatch_id: str) -> str:
+    """A dispatch's door directory (relative to the state root): what its sandbox is shown."""
+    return f"{DOORS}/{check(dispatch_id, 'dispatch id', OPAQUE_ID)}"
+
+
+def door_path(dispatch_id: str) -> str:
+    """A dispatch's door: the socket in its directory."""
+    return f"{door_dir(dispatch_id)}/model.sock"
+
+
+class Door(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    """One dispatch's door: its own connection slots, the proxy's everything else."""
 
     daemon_threads = True
 
-    def __init__(self, main: ProxyServer, listener: socket.socket) -> None:
+    def __init__(self, main: ProxyServer, listener: socket.socket, dispatch_id: str) -> None:
         super().__init__("", Handler, bind_and_activate=False)
         self.socket.close()
         self.socket = listener  # bound and listening already (fsio: under the state root, mode 0600)
-        self.main = main
+        self.door_dispatch = dispatch_id
         self.settings = main.settings
         self.book = main.book
         self.dispatch_lock = main.dispatch_lock
+        self.deadlines = main.deadlines
+        self.held = main.held
+        self._slots = threading.BoundedSemaphore(DOOR_CONNECTIONS)
 
     def process_request(self, request: socket.socket | tuple[bytes, socket.socket], client_address: object) -> None:
-        """As the TCP server: within the shared connection slots, else closed at once."""
-        if not self.main.take_slot():
+        """Within this door's slots, else closed at once."""
+        if not self._slots.acquire(blocking=False):
             self.shutdown_request(request)
             return
         super().process_request(request, client_address)
@@ -45,9 +72,72 @@ class SandboxFront(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self.main.give_slot()
+            self._slots.release()
 
     def handle_error(self, request: object, client_address: object) -> None:  # noqa: ARG002
-        """One bounded line to the log (never a traceback per request)."""
-        error = sys.exc_info()[1]
-        note(f"a sandbox connection failed: {type(error).__name__}: {str(error)[:200]}")
+        """One bounded line to the log (never a traceback, never an error's text)."""
+        note(f"a connection on the door of {self.door_dispatch} failed: {failure(sys.exc_info()[1])}")
+
+
+class Doors:
+    """Opens a door for each dispatch that holds a token and closes it once the token is gone."""
+
+    def __init__(self, main: ProxyServer, root: Root) -> None:
+        self.main = main
+        self.root = root
+        self.open: dict[str, Door] = {}
+        self._stop = threading.Event()
+
+    def keep(self) -> None:
+        """One pass: the doors match the tokens."""
+        live = set(proxy_tokens.holders(self.root))
+        for dispatch_id in sorted(live - set(self.open)):
+            try:
+                self.root.mkdirs(door_dir(dispatch_id))
+                listener = self.root.listen_unix(door_path(dispatch_id))
+            except OmsError as exc:
+                note(f"no door for {dispatch_id}: {exc.message}")
+                continue
+            door = Door(self.main, listener, dispatch_id)
+            self.open[dispatch_id] = door
+            threading.Thread(target=door.serve_forever, name=f"oms-door-{dispatch_id}", daemon=True).start()
+        for dispatch_id in sorted(set(self.open) - live):
+            self._close(dispatch_id)
+
+    def _close(self, dispatch_id: str) -> None:
+        door = self.open.pop(dispatch_id)
+        with contextlib.suppress(OmsError):
+            self.root.remove_socket(door_path(dispatch_id))
+            self.root.remove_empty_dir(door_dir(dispatch_id))
+
+        def end() -> None:
+            door.shutdown()
+            door.server_close()
+
+        threading.Thread(target=end, daemon=True).start()  # `shutdown` waits for its loop's next turn
+
+    def run(self) -> None:
+        """Keep the doors until `stop`."""
+        self.root.mkdirs(DOORS)
+        while not self._stop.wait(KEEP_EVERY_S):
+            try:
+                self.keep()
+            except OmsError as exc:
+                note(f"doors not kept this time: {exc.message}")
+
+    def stop(self) -> None:
+        """Stop keeping, and close every door."""
+        self._stop.set()
+        for dispatch_id in sorted(self.open):
+            self._close(dispatch_id)
+
+
+def wait_for_door(root: Root, dispatch_id: str, timeout_s: float = DOOR_WAIT_S) -> str:
+    """The door directory of `dispatch_id` once the proxy opened its socket (relative path); ProxyError
+    after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while not root.exists(door_path(dispatch_id)):
+        if time.monotonic() > deadline:
+            raise ProxyError(f"the model proxy opened no door for {dispatch_id} within {timeout_s:g}s")
+        time.sleep(0.02)
+    return door_dir(dispatch_id)

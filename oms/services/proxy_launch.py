@@ -12,7 +12,7 @@ from oms.canonical import access
 from oms.errors import ConfigError
 from oms.services import proxy_control, proxy_tokens
 from oms.services.plans import TOKEN_VARIABLE, ProxyRoute
-from oms.services.proxy_front import MODEL_SOCKET
+from oms.services.proxy_front import wait_for_door
 from oms.services.workspace import Workspace
 from oms.store import Record
 
@@ -31,10 +31,7 @@ def route(ws: Workspace, dispatch: Record) -> ProxyRoute | None:
             hint="oms proxy start",
         )
     port = access.integer(status.record, "port")
-    socket = os.path.join(os.path.realpath(ws.store.state.path), MODEL_SOCKET)
-    if not ws.store.state.root.exists(MODEL_SOCKET):
-        raise ConfigError(
-            "the model proxy has no socket for sandboxes (an older proxy?)", hint="oms proxy stop && oms proxy start"
-        )
     token = proxy_tokens.issue_token(ws, dispatch.record_id, provider_id)
+    door = wait_for_door(ws.store.state.root, dispatch.record_id)  # the proxy opens it for the token
+    socket = os.path.join(os.path.realpath(ws.store.state.path), door)
     return ProxyRoute(f"http://127.0.0.1:{port}/p/{provider_id}", token, socket, port)

@@ -1,17 +1,21 @@
 """One request relayed by the model proxy to its upstream, the answer streamed back as it arrives (issue 13,
 ADR 0020).
 
-The request body was read whole (it is bounded); the answer never is: each piece the upstream sends is
-written to the worker as one HTTP chunk and flushed, and passes through the usage reader on its way
-(`domain/proxy.py`). Only an error answer's first `MAX_ERROR_BODY` bytes are held, to see whether it calls
+The request body was read whole (it is bounded); the answer never is: each piece the upstream sends passes
+the usage reader (`domain/proxy_usage.py`), then is written to the worker as one HTTP chunk and flushed. A
+worker that hangs up does not end the reading: the answer is read to its end (`DRAIN_S`, `DRAIN_BYTES` at
+most) so its usage is counted; an answer whose last usage never came is charged the output its request
+asked for (`Answer.final`). Only an error answer's first `MAX_ERROR_BODY` bytes are held, to see whether it calls
 for a cooldown before the worker sees it. A new upstream connection serves each request.
 """
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import socket
 import ssl
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from io import BufferedIOBase
@@ -22,6 +26,8 @@ from oms.domain import proxy_limits as limits
 from oms.domain import proxy_usage as counting
 
 UPSTREAM_TIMEOUT_S = 600.0  # connect, and every read of the answer (a model may think for minutes)
+DRAIN_S = 120.0  # a worker hung up: its answer is still read to its end (its usage counted), this long at most
+DRAIN_BYTES = 64 * 1024 * 1024
 READ_SIZE = 65536
 _NO_BODY = (204, 304)
 
@@ -46,6 +52,7 @@ class Answer:
     usage: counting.Usage | None
     sent: int
     complete: bool = True
+    final: bool = True  # the answer reported its last usage (else the request's asked-for output is charged)
 
 
 class Downstream:
@@ -111,13 +118,17 @@ def relay(
         except (OSError, http.client.HTTPException) as exc:
             _bad_gateway(down, f"upstream {netloc} did not answer: {type(exc).__name__}: {exc}")
             return Answer(0, None, 0)
-        return _stream(out.method, response, down, on_error)
+        except ValueError as exc:  # a header value http.client refuses: its text may hold a key, never shown
+            _bad_gateway(down, f"the request to {netloc} could not be sent: {type(exc).__name__}")
+            return Answer(0, None, 0)
+        return _stream(out.method, conn, response, down, on_error)
     finally:
         conn.close()
 
 
 def _stream(
     method: str,
+    conn: http.client.HTTPConnection,
     response: http.client.HTTPResponse,
     down: Downstream,
     on_error: Callable[[int, bytes, Mapping[str, str]], None],
@@ -137,34 +148,68 @@ def _stream(
     if bodiless:
         return Answer(status, None, 0)
     kind = (response.getheader("Content-Type") or "").lower()
-    sse = counting.SseUsage() if "text/event-stream" in kind else None
-    whole: bytearray | None = bytearray() if sse is None and "json" in kind and status < 400 else None
-    sent = 0
+    reader = _Reader(kind, status)
+    sent, drained, gone_at = 0, 0, None
     piece = held
     complete = False
-    try:
-        while True:
-            if piece:
-                down.chunk(piece)  # the worker gone: OSError, counted below
-                sent += len(piece)
-                if sse is not None:
-                    sse.feed(piece)
-                elif whole is not None:
-                    whole += piece
-                    if len(whole) > counting.MAX_USAGE_JSON:
-                        whole = None
-            try:
-                piece = response.read1(READ_SIZE)
-            except (OSError, http.client.HTTPException):
-                break  # the upstream broke off: the worker's stream ends without its last chunk
-            if not piece:
-                down.end()
-                complete = True
-                break
-    except OSError:
-        pass
-    usage = sse.usage if sse is not None else (counting.usage_of_json(bytes(whole)) if whole is not None else None)
-    return Answer(status, usage, sent, complete)
+    while True:
+        if piece:
+            reader.feed(piece)  # counted before it is sent: a worker that hangs up is counted all the same
+            if gone_at is None:
+                try:
+                    down.chunk(piece)
+                    sent += len(piece)
+                except OSError:  # the worker hung up: the answer is still read, and counted, to its end
+                    gone_at = time.monotonic()
+            else:
+                drained += len(piece)
+            if gone_at is not None:
+                left = DRAIN_S - (time.monotonic() - gone_at)
+                if left <= 0 or drained > DRAIN_BYTES:
+                    break
+                if conn.sock is not None:
+                    conn.sock.settimeout(left)
+        try:
+            piece = response.read1(READ_SIZE)
+        except (OSError, http.client.HTTPException):
+            break  # the upstream broke off: the worker's stream ends without its last chunk
+        if not piece:
+            if gone_at is None:
+                with contextlib.suppress(OSError):
+                    down.end()
+                    complete = True
+            break
+    return Answer(status, reader.usage, sent, complete, reader.final)
+
+
+class _Reader:
+    """The usage of an answer as its pieces pass: SSE events, or a whole JSON answer (bounded)."""
+
+    def __init__(self, kind: str, status: int) -> None:
+        self.sse = counting.SseUsage() if "text/event-stream" in kind else None
+        self.whole: bytearray | None = bytearray() if self.sse is None and "json" in kind and status < 400 else None
+        self._error = status >= 400
+
+    def feed(self, piece: bytes) -> None:
+        if self.sse is not None:
+            self.sse.feed(piece)
+        elif self.whole is not None:
+            self.whole += piece
+            if len(self.whole) > counting.MAX_USAGE_JSON:
+                self.whole = None
+
+    @property
+    def usage(self) -> counting.Usage | None:
+        if self.sse is not None:
+            return self.sse.usage
+        return counting.usage_of_json(bytes(self.whole)) if self.whole is not None else None
+
+    @property
+    def final(self) -> bool:
+        """Did the answer report its last usage (an error answer costs no output)?"""
+        if self._error:
+            return True
+        return self.sse.final if self.sse is not None else self.usage is not None
 
 
 def _bad_gateway(down: Downstream, why: str) -> None:

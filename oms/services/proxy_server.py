@@ -26,16 +26,16 @@ from oms.domain.codex_login import Missing
 from oms.domain.routing import Cooldown, Provider, Routing
 from oms.errors import OmsError
 from oms.fsio import Root
-from oms.services import proxy_body, proxy_tokens
-from oms.services.proxy_book import Book, note
+from oms.services import proxy_admit, proxy_body, proxy_tokens
+from oms.services.proxy_book import Book, failure, note
 from oms.services.proxy_credentials import Credential
+from oms.services.proxy_guards import HEADER_TIMEOUT_S, Deadlines, Held
 from oms.services.proxy_relay import Downstream, Outgoing, relay
 
 Rest = Callable[[str, Cooldown, str], None]  # (provider, cooldown, dispatch): rest the provider for the fleet
 FLUSH_S = 1.0
 CLIENT_TIMEOUT_S = 900.0
-HEADER_TIMEOUT_S = 10.0  # a request's line, headers and body: a sender slower than this is closed
-MAX_CONNECTIONS = 256  # open worker connections at once (each a thread and a descriptor)
+MAX_CONNECTIONS = 256  # open connections at once on the TCP port (a sandbox has its own door and share)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +78,13 @@ class ProxyServer(ThreadingHTTPServer):
     def handle_error(self, request: object, client_address: object) -> None:  # noqa: ARG002
         """One bounded line to the log for a connection that failed (never a traceback per request)."""
         error = sys.exc_info()[1]
-        note(f"a connection failed: {type(error).__name__}: {str(error)[:200]}")
+        note(f"a connection failed: {failure(error)}")
 
     def __init__(self, settings: Settings, port: int) -> None:
         self.settings = settings
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self.deadlines = Deadlines()
+        self.held = Held(2 * settings.max_request_bytes)
         self.in_flight: dict[str, threading.Lock] = {}  # per dispatch with a budget: one request at a time
         self._in_flight_lock = threading.Lock()
         self.book = Book(settings.root, settings.clock)
@@ -121,17 +123,29 @@ class ProxyServer(ThreadingHTTPServer):
     def server_close(self) -> None:
         """Stop, and write the usage not yet written."""
         self._stopping.set()
+        self.deadlines.close()
         super().server_close()
         self.book.flush()
 
 
 class Handler(BaseHTTPRequestHandler):
-    """One worker connection: its request line, headers and body must arrive within `HEADER_TIMEOUT_S`
-    (a slow or idle sender is closed); the upstream's answer may take `CLIENT_TIMEOUT_S`."""
+    """One worker connection: its request line, headers and body must all arrive within `HEADER_TIMEOUT_S`
+    of the moment it waits for them (`proxy_guards.Deadlines`: a slow, dribbling or idle sender is
+    closed); the upstream's answer may take `CLIENT_TIMEOUT_S`. On a sandbox's door (`proxy_front.Door`)
+    only that door's dispatch's token counts."""
 
     protocol_version = "HTTP/1.1"
     timeout = HEADER_TIMEOUT_S
-    server: ProxyServer  # (or a `proxy_front.SandboxFront`, which has the same parts)
+    server: ProxyServer  # (or a `proxy_front.Door`, which has the same parts)
+
+    def handle_one_request(self) -> None:
+        """One request, its line, headers and body under the deadline."""
+        self.connection.settimeout(HEADER_TIMEOUT_S)
+        self.server.deadlines.arm(self.connection)
+        try:
+            super().handle_one_request()
+        finally:
+            self.server.deadlines.disarm(self.connection)
 
     def setup(self) -> None:
         """No Nagle delay: each streamed chunk leaves at once."""
@@ -165,28 +179,29 @@ class Handler(BaseHTTPRequestHandler):
         if self.command == "GET" and urlsplit(self.path).path == rules.HELLO_PATH:
             self._hello(s)
             return
-        route = rules.parse_route(self.path)
-        provider = None if route is None else s.routing.providers.get(route.provider_id)
-        if route is None or provider is None:
-            self._refuse(401, "oms_proxy_auth", "no such provider path (expected /p/<provider_id>/...)")
+        admitted = proxy_admit.admit(s, self.command, self.path, self.headers.items(), self.server)
+        if isinstance(admitted, proxy_body.Refusal):
+            self._refuse(admitted.status, admitted.kind, admitted.message)
             return
-        grant = proxy_tokens.grant_of(s.root, rules.token_of(self.headers.items(), provider.family))
-        if grant is None:
-            self._refuse(401, "oms_proxy_auth", "no valid oms proxy token (missing, unknown or revoked)")
+        route, provider, grant = admitted
+        size = proxy_body.announced(self.headers, s.max_request_bytes)
+        if not self.server.held.take(grant.dispatch_id, size):
+            self._refuse(503, "oms_proxy_busy", "the proxy holds as many request bodies as it may now; retry")
             return
-        if grant.provider_id != route.provider_id:
-            self._refuse(401, "oms_proxy_auth", f"this token is not valid for provider {route.provider_id}")
-            return
-        if proxy_tokens.ended(s.root, grant.dispatch_id):
-            self._refuse(401, "oms_proxy_auth", "the worker of this token has ended")
-            return
-        if not rules.allowed(provider.family, self.command, route.rest):
-            self._refuse(403, "oms_proxy_path", f"{self.command} /{route.rest} is not a call the agent CLI makes")
-            return
-        body = self._body(s.max_request_bytes)
-        if body is None:
-            return
-        self.connection.settimeout(CLIENT_TIMEOUT_S)  # the request is in: the answer may take its time
+        try:
+            body = self._body(s.max_request_bytes)
+            if body is None:
+                return
+            self.server.deadlines.disarm(self.connection)  # the request is in: the answer may take its time
+            self.connection.settimeout(CLIENT_TIMEOUT_S)
+            self._answer(s, route, provider, grant, body)
+        finally:
+            self.server.held.give(grant.dispatch_id, size)
+
+    def _answer(
+        self, s: Settings, route: rules.Route, provider: Provider, grant: proxy_tokens.Grant, body: bytes
+    ) -> None:
+        """Forward an authorised request, within its role's token budget (one at a time when it has one)."""
         budget = s.budgets.get(grant.role_id or "")
         if budget is None:
             self._forward(s, route, provider, grant, body)
@@ -232,7 +247,9 @@ class Handler(BaseHTTPRequestHandler):
             body,
         )
         answer = relay(outgoing, Downstream(self._start, self.wfile), on_error)
-        self.server.book.add(grant.dispatch_id, answer.usage)
+        asked = 0 if answer.final else counting.requested_output(body)
+        usage = answer.usage if answer.final else counting.charged(answer.usage or counting.Usage(), False, asked)
+        self.server.book.add(grant.dispatch_id, usage)
         if not answer.complete:
             self.close_connection = True
 

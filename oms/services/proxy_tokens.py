@@ -41,6 +41,7 @@ class Grant:
     dispatch_id: str
     provider_id: str
     role_id: str | None
+    approved: tuple[str | None] | None = None  # (the approved endpoint,); None: no dispatch record named one
 
 
 def token_path(dispatch_id: str) -> str:
@@ -54,10 +55,11 @@ def issue_token(ws: Workspace, dispatch_id: str, provider_id: str, *, role_id: s
     `role_id` (default: the dispatch record's role, if there is one) names the token budget that applies."""
     if provider_id not in ws.config().routing.providers:
         raise RecordNotFoundError(f"no provider {provider_id} is configured", hint="see `oms provider show`")
-    if role_id is None:
-        with contextlib.suppress(OmsError):
-            found = ws.store.records("dispatch").read_if_exists(check(dispatch_id, "dispatch id"))
-            role_id = None if found is None else access.text_or_none(found.payload, "role_id")
+    found = None
+    with contextlib.suppress(OmsError):
+        found = ws.store.records("dispatch").read_if_exists(check(dispatch_id, "dispatch id"))
+    if role_id is None and found is not None:
+        role_id = access.text_or_none(found.payload, "role_id")
     secret = secrets.token_urlsafe(32)
     doc: JsonObject = {
         "format": 1,
@@ -67,6 +69,8 @@ def issue_token(ws: Workspace, dispatch_id: str, provider_id: str, *, role_id: s
         "token_sha256": rules.token_digest(secret),
         "issued_at": ws.now(),
     }
+    if found is not None and found.payload.get("provider_id") == provider_id:  # what the advisor approved
+        doc["approved_endpoint"] = found.payload.get("model_endpoint")
     rel = token_path(dispatch_id)
     data = encode_document(doc, "proxy-token", rel, TOKEN_BYTES)
     root = ws.store.state.root
@@ -86,6 +90,16 @@ def revoke_token(ws: Workspace, dispatch_id: str) -> bool:
         return ws.store.state.root.unlink(token_path(dispatch_id))
     except NotFoundError:  # no token was ever issued here (`proxy/tokens/` does not exist)
         return False
+
+
+def holders(root: Root) -> list[str]:
+    """The dispatches that hold a token now (each gets its own door into the proxy: `proxy_front.py`)."""
+    try:
+        names = root.listdir(TOKENS)
+    except NotFoundError:
+        return []
+    found = (name.removesuffix(".json") for name in names if name.endswith(".json"))
+    return sorted(d for d in found if OPAQUE_ID.fullmatch(d) is not None)
 
 
 def ended(root: Root, dispatch_id: str) -> bool:
@@ -114,7 +128,8 @@ def grant_of(root: Root, key: str | None) -> Grant | None:
         return None
     if not rules.token_matches(presented.secret, access.text(doc, "token_sha256")):
         return None
-    return Grant(presented.dispatch_id, access.text(doc, "provider_id"), access.text_or_none(doc, "role_id"))
+    approved = (access.text_or_none(doc, "approved_endpoint"),) if "approved_endpoint" in doc else None
+    return Grant(presented.dispatch_id, access.text(doc, "provider_id"), access.text_or_none(doc, "role_id"), approved)
 
 
 def _sequences(root: Root, dispatch_id: str) -> list[int]:

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'a88e308d7ab5f1fa0138e2bc64a9bf1a93bce4d40c939bf6fe5aa9a9c5b6434f'
+SOURCE_SHA256 = '17edf581f3ca5f8e147e1240013d2965c6bb6dc1f2c7f03a20e0ea366fd74afe'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

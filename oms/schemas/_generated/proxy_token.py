@@ -60,13 +60,20 @@ def _v572(x: object) -> bool:
 
 
 def _v575(x: object) -> bool:
+    # proxy-token#/properties/approved_endpoint
+    if not _m_defs._v21(x):
+        return False
+    return True
+
+
+def _v576(x: object) -> bool:
     # proxy-token#/properties/token_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v576(x: object) -> bool:
+def _v577(x: object) -> bool:
     # proxy-token#/properties/issued_at
     if not _m_defs._v86(x):
         return False
@@ -89,12 +96,14 @@ def _v568(x: object) -> bool:
             return False
         if 'role_id' in x and not _v572(x['role_id']):
             return False
-        if 'token_sha256' in x and not _v575(x['token_sha256']):
+        if 'approved_endpoint' in x and not _v575(x['approved_endpoint']):
             return False
-        if 'issued_at' in x and not _v576(x['issued_at']):
+        if 'token_sha256' in x and not _v576(x['token_sha256']):
+            return False
+        if 'issued_at' in x and not _v577(x['issued_at']):
             return False
         for k in x:
-            if k not in ('format', 'dispatch_id', 'provider_id', 'role_id', 'token_sha256', 'issued_at'):
+            if k not in ('format', 'dispatch_id', 'provider_id', 'role_id', 'approved_endpoint', 'token_sha256', 'issued_at'):
                 return False
     return True
 

@@ -1,0 +1,47 @@
+"""Whether the model proxy forwards a request at all (issue 13, ADR 0020): the checks on its path and token,
+in order, each refusal with its status and one line. Nothing is forwarded, and no body read, before they
+all pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from oms.domain import proxy as rules
+from oms.domain.routing import Provider
+from oms.services import proxy_tokens
+from oms.services.proxy_body import Refusal
+
+if TYPE_CHECKING:
+    from oms.services.proxy_server import Settings
+
+Admitted = tuple[rules.Route, Provider, proxy_tokens.Grant]
+
+
+def admit(
+    s: Settings, method: str, target: str, headers: Iterable[tuple[str, str]], server: object
+) -> Admitted | Refusal:
+    """The route, provider and grant of a request the proxy may forward, or why not: a path that names no
+    configured provider, no valid token (on a dispatch's door: no token of that dispatch), a token of
+    another provider, an endpoint other than the approved one, an ended worker, a call its CLI never makes."""
+    route = rules.parse_route(target)
+    provider = None if route is None else s.routing.providers.get(route.provider_id)
+    if route is None or provider is None:
+        return Refusal(401, "oms_proxy_auth", "no such provider path (expected /p/<provider_id>/...)")
+    grant = proxy_tokens.grant_of(s.root, rules.token_of(headers, provider.family))
+    if grant is None:
+        return Refusal(401, "oms_proxy_auth", "no valid oms proxy token (missing, unknown or revoked)")
+    door = getattr(server, "door_dispatch", None)
+    if door is not None and grant.dispatch_id != door:
+        return Refusal(401, "oms_proxy_auth", "this door is another dispatch's: use your own token")
+    if grant.provider_id != route.provider_id:
+        return Refusal(401, "oms_proxy_auth", f"this token is not valid for provider {route.provider_id}")
+    if grant.approved is not None and grant.approved[0] != provider.endpoint:
+        why = f"provider {route.provider_id}'s endpoint is not the one approved (the config changed since)"
+        return Refusal(409, "oms_proxy_endpoint", why)
+    if proxy_tokens.ended(s.root, grant.dispatch_id):
+        return Refusal(401, "oms_proxy_auth", "the worker of this token has ended")
+    if not rules.allowed(provider.family, method, route.rest):
+        return Refusal(403, "oms_proxy_path", f"{method} /{route.rest} is not a call the agent CLI makes")
+    return route, provider, grant

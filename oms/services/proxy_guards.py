@@ -1,0 +1,99 @@
+"""What keeps one worker from taking the model proxy from the others (issue 13, ADR 0020, round 3).
+
+- `Deadlines`: a request's line, headers and body must all arrive within `HEADER_TIMEOUT_S` of the moment
+  the connection waits for it (a new connection, or the end of the previous answer on a kept-alive one);
+  a watchdog shuts a connection down once its deadline passes. A per-read timeout alone let a sender that
+  dribbles a byte every few seconds keep its connection for ever.
+- `Held`: the request bodies the proxy holds at once, in bytes: at most `PER_DISPATCH` for one dispatch
+  and `TOTAL` for all (a body is counted from its announced length, a chunked one at the bound, before a
+  byte of it is read, until its answer is done); beyond, the request is refused with a 503 at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Callable
+
+HEADER_TIMEOUT_S = 10.0
+WATCH_EVERY_S = 0.25
+TOTAL_HELD_BYTES = 512 * 1024 * 1024
+
+
+class Deadlines:
+    """Connections with a deadline, and the watchdog thread that shuts down those past it."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._due: dict[int, tuple[socket.socket, float]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="oms-proxy-deadlines", daemon=True)
+        self._thread.start()
+
+    def arm(self, conn: socket.socket, seconds: float = HEADER_TIMEOUT_S) -> None:
+        """`conn` must deliver its request within `seconds` from now."""
+        with self._lock:
+            self._due[id(conn)] = (conn, self._clock() + seconds)
+
+    def disarm(self, conn: socket.socket) -> None:
+        """`conn`'s request is in (or it is closing)."""
+        with self._lock:
+            self._due.pop(id(conn), None)
+
+    def expire(self) -> int:
+        """Shut down every connection past its deadline now; how many."""
+        now = self._clock()
+        with self._lock:
+            late = [key for key, (_, due) in self._due.items() if due <= now]
+            conns = [self._due.pop(key)[0] for key in late]
+        for conn in conns:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)  # its handler's read ends at once; the handler closes it
+        return len(conns)
+
+    def close(self) -> None:
+        """Stop the watchdog."""
+        self._stop.set()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(WATCH_EVERY_S):
+            self.expire()
+
+
+class Held:
+    """Request-body bytes held, per dispatch and in all."""
+
+    def __init__(self, per_dispatch: int, total: int = TOTAL_HELD_BYTES) -> None:
+        self.per_dispatch = per_dispatch
+        self.total = total
+        self._lock = threading.Lock()
+        self._by: dict[str, int] = {}
+        self._all = 0
+
+    def take(self, dispatch_id: str, size: int) -> bool:
+        """Count `size` bytes for `dispatch_id`, if both bounds allow it."""
+        with self._lock:
+            mine = self._by.get(dispatch_id, 0)
+            if mine + size > self.per_dispatch or self._all + size > self.total:
+                return False
+            self._by[dispatch_id] = mine + size
+            self._all += size
+            return True
+
+    def give(self, dispatch_id: str, size: int) -> None:
+        """Those bytes are no longer held."""
+        with self._lock:
+            left = self._by.get(dispatch_id, 0) - size
+            if left > 0:
+                self._by[dispatch_id] = left
+            else:
+                self._by.pop(dispatch_id, None)
+            self._all = max(0, self._all - size)
+
+    @property
+    def held(self) -> int:
+        """Bytes held now, in all."""
+        return self._all

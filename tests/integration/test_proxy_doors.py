@@ -1,0 +1,229 @@
+"""The model proxy's doors and guards (issue 13, ADR 0020, round 3), on real sockets and files: one door per
+dispatch holding a token, only its own token counting there, closed with the token; the request deadline;
+bounded request bodies; the approved endpoint; Codex's API key never sent to another endpoint unasked;
+an unreadable proxy record never starts a second proxy; a live socket never taken away."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oms.domain import proxy_usage as counting
+from oms.domain.codex_login import Missing, UpstreamAuth
+from oms.domain.routing import Provider
+from oms.errors import AlreadyExistsError, ConflictError
+from oms.services import proxy_control, proxy_credentials, proxy_tokens
+from oms.services.proxy_front import DOOR_CONNECTIONS, Doors, door_dir, door_path
+from oms.services.proxy_guards import Deadlines, Held
+from tests.proxy_rig import MESSAGES, Rig, make_rig
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[Rig]:
+    yield from make_rig(tmp_path)
+
+
+@pytest.fixture
+def doors(rig: Rig) -> Iterator[Doors]:
+    kept = Doors(rig.server, rig.ws.store.state.root)
+    rig.ws.store.state.root.mkdirs("proxy/doors")
+    yield kept
+    kept.stop()
+
+
+def _sock(rig: Rig, dispatch_id: str) -> str:
+    return os.path.join(os.path.realpath(rig.ws.store.state.path), door_path(dispatch_id))
+
+
+def _ask(path: str, token: str, body: object = MESSAGES) -> int:
+    data = json.dumps(body).encode()
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    try:
+        s.connect(path)
+        s.sendall(
+            b"POST /p/claude-mock/v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: %s\r\nConnection: close\r\n"
+            b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (token.encode(), len(data), data)
+        )
+        got = b""
+        while chunk := s.recv(65536):
+            got += chunk
+    finally:
+        s.close()
+    return int(got.split(b" ", 2)[1])
+
+
+def test_each_token_gets_its_own_door_which_takes_only_its_token_and_closes_with_it(rig: Rig, doors: Doors) -> None:
+    mine, other = rig.token("claude-mock", "d-a"), rig.token("claude-mock", "d-b")
+    doors.keep()
+    assert sorted(doors.open) == ["d-a", "d-b"]
+    assert _ask(_sock(rig, "d-a"), mine) == 200
+    assert _ask(_sock(rig, "d-a"), other) == 401  # another dispatch's token is no key on this door
+    assert _ask(_sock(rig, "d-b"), other) == 200
+    with rig.chain.workspace() as ws:
+        proxy_tokens.revoke_token(ws, "d-a")
+    doors.keep()
+    assert sorted(doors.open) == ["d-b"]
+    assert not rig.ws.store.state.root.exists(door_path("d-a"))
+    assert not rig.ws.store.state.root.exists(door_dir("d-a"))  # its directory too
+
+
+def test_a_door_has_its_own_connection_slots(rig: Rig, doors: Doors) -> None:
+    mine, other = rig.token("claude-mock", "d-a"), rig.token("claude-mock", "d-b")
+    doors.keep()
+    held = []
+    try:
+        for _ in range(DOOR_CONNECTIONS + 8):  # the agent of d-a fills its door, and more
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(_sock(rig, "d-a"))
+            s.sendall(b"POST /p/claude-mock/v1/messages HTTP/1.1\r\n")
+            held.append(s)
+        assert _ask(_sock(rig, "d-b"), other) == 200  # another worker is not touched
+        assert rig.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": mine})[0] == 200  # nor the port
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_a_deadline_shuts_a_connection_that_dribbles_past_it() -> None:
+    now = [0.0]
+    deadlines = Deadlines(clock=lambda: now[0])
+    deadlines.close()  # driven by hand here
+    a, b = socket.socketpair()
+    try:
+        deadlines.arm(a, 10.0)
+        now[0] = 9.9
+        assert deadlines.expire() == 0
+        now[0] = 10.0
+        assert deadlines.expire() == 1
+        assert b.recv(1) == b""  # shut down: its reader sees the end at once
+        deadlines.arm(a, 10.0)
+        deadlines.disarm(a)  # its request came in
+        now[0] = 100.0
+        assert deadlines.expire() == 0
+    finally:
+        a.close()
+        b.close()
+
+
+def test_held_bytes_are_bounded_per_dispatch_and_in_all() -> None:
+    held = Held(per_dispatch=100, total=150)
+    assert held.take("a", 60)
+    assert not held.take("a", 41)  # over its own share
+    assert held.take("b", 90)
+    assert not held.take("c", 1)  # over the total
+    held.give("a", 60)
+    assert held.take("c", 1)
+    assert held.held == 91
+
+
+def test_a_request_over_its_dispatchs_share_of_held_bytes_is_refused_at_once(rig: Rig) -> None:
+    token = rig.token("claude-mock", "d-h")
+    cap = rig.server.settings.max_request_bytes
+    assert rig.server.held.take("d-h", 2 * cap)  # two bodies of the dispatch are being read
+    try:
+        status, _, body = rig.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": token})
+        assert status == 503
+        assert b"oms_proxy_busy" in body
+    finally:
+        rig.server.held.give("d-h", 2 * cap)
+    assert rig.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": token})[0] == 200
+
+
+def test_an_answer_without_its_last_usage_is_charged_what_was_asked() -> None:
+    assert counting.requested_output(b'{"max_tokens": 8000}') == 8000
+    assert counting.requested_output(b'{"max_output_tokens": 300}') == 300
+    assert counting.requested_output(b"not json") == 0
+    seen = counting.Usage(10, 1)
+    assert counting.charged(seen, True, 8000) == seen
+    assert counting.charged(seen, False, 8000) == counting.Usage(10, 8000)
+    assert counting.charged(counting.Usage(10, 9000), False, 8000) == counting.Usage(10, 9000)
+    sse = counting.SseUsage()
+    sse.feed(b'data: {"type":"message_start","message":{"usage":{"input_tokens":5,"output_tokens":1}}}\n\n')
+    before = sse.final
+    sse.feed(b'data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":7}}\n\n')
+    assert (before, sse.final) == (False, True)
+    assert sse.usage == counting.Usage(5, 7)
+
+
+def test_a_token_reaches_its_provider_only_at_the_endpoint_its_dispatch_was_approved_for(rig: Rig) -> None:
+    token = rig.token("claude-mock", "d-e")
+    path = rig.chain.state / proxy_tokens.token_path("d-e")
+    doc = json.loads(path.read_text())
+    doc["approved_endpoint"] = "https://elsewhere.example.com"
+    path.unlink()
+    path.write_text(json.dumps(doc, sort_keys=True, separators=(",", ":")))
+    path.chmod(0o600)
+    status, _, body = rig.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": token})
+    assert status == 409
+    assert b"not the one approved" in body
+    assert not rig.mock.heard
+
+
+def test_codexs_api_key_goes_only_to_openais_own_api_unasked(tmp_path: Path) -> None:
+    home = tmp_path / "codex"
+    home.mkdir()
+    (home / "auth.json").write_text(json.dumps({"OPENAI_API_KEY": "sk-codex-login-key-0000"}))
+    env = {"CODEX_HOME": str(home)}
+    own = proxy_credentials.credential_of(Provider("o", "openai"), env)
+    assert own.current() == UpstreamAuth("sk-codex-login-key-0000")
+    official = Provider("o", "openai", endpoint="https://api.openai.com/v1")
+    assert proxy_credentials.credential_of(official, env).current() == UpstreamAuth("sk-codex-login-key-0000")
+    for endpoint in ("http://127.0.0.1:9/v1", "https://gateway.example.com/v1", "http://api.openai.com/v1"):
+        found = proxy_credentials.credential_of(Provider("o", "openai", endpoint=endpoint), env).current()
+        assert isinstance(found, Missing), endpoint  # a gateway gets a key only by name (`key_env`)
+
+
+def test_an_unreadable_record_never_starts_a_second_proxy(rig: Rig) -> None:
+    root = rig.ws.store.state.root
+    root.mkdirs("proxy")
+    root.publish(proxy_control.RECORD, b"{not a record")
+    found = proxy_control.status(rig.ws)
+    assert found.state == "unreadable"
+    with pytest.raises(ConflictError, match="already recorded"):
+        proxy_control.start(rig.ws)
+    stopped = proxy_control.stop(rig.ws)
+    assert "no process was signalled" in stopped.note
+    assert proxy_control.status(rig.ws).state == "not running"
+
+
+def test_a_live_socket_is_never_taken_away(rig: Rig) -> None:
+    root = rig.ws.store.state.root
+    root.mkdirs("proxy/doors/d-live")
+    first = root.listen_unix("proxy/doors/d-live/model.sock")
+    served = threading.Event()
+
+    def accept() -> None:
+        conn, _ = first.accept()
+        served.set()
+        conn.close()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        with pytest.raises(AlreadyExistsError, match="a live socket"):
+            root.listen_unix("proxy/doors/d-live/model.sock")
+        assert served.wait(5)  # (the probe's connection)
+    finally:
+        first.close()
+    second = root.listen_unix("proxy/doors/d-live/model.sock")  # a dead one is replaced
+    second.close()
+
+
+def test_a_start_under_way_is_told_not_raced(rig: Rig) -> None:
+    from oms.fsio import locks
+
+    root = rig.ws.store.state.root
+    root.mkdirs("proxy")
+    with locks.acquire(root, proxy_control.START_LOCK):
+        started = time.monotonic()
+        with pytest.raises(ConflictError, match="another `oms proxy start` is under way"):
+            proxy_control.start(rig.ws)
+        assert time.monotonic() - started < 5
+    assert proxy_control.status(rig.ws).state == "not running"

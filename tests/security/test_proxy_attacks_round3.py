@@ -1,0 +1,342 @@
+"""Round 3 of attacks on the model proxy (issue 13, ADR 0020), each a test that failed before its fix.
+
+1. A dribbling sender kept its connection for ever: the 10 s was a bound on each read, not on the
+   request. Now a watchdog shuts a connection whose line, headers and body are not in within 10 s.
+2. One agent filled the 256 slots shared by every sandbox (dribbling, or churning connections it closes
+   itself before any deadline) and every other worker's traffic was closed unanswered. Now each dispatch
+   has its own door (`proxy/doors/<dispatch>/model.sock`) with its own 16 slots, and only its own token
+   counts there.
+3. One agent made the proxy hold 20 x 32 MiB of request bodies (256 connections: 8 GiB). Now at most
+   2 x `max_request_bytes` per dispatch and 512 MiB in all are held; beyond, a 503 at once.
+4. Hanging up before the answer's last usage event escaped the token budget. Now the answer is counted
+   before it is sent and read to its end after a hang-up; one whose last usage never came is charged the
+   output the request asked for.
+5. Two starts at once left the recorded proxy without its sandbox door. Now one start at a time
+   (`proxy/start.lock`), and a live socket is never taken away.
+6. A key ending in `\r` (a CRLF `.env`) was written to the log whole on every request. Now a key is
+   stripped and checked, an unsendable header is a 502, and the log names an error's type, never its text.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oms.canonical import access
+from oms.services import proxy_control, proxy_tokens
+from oms.services.proxy_front import wait_for_door
+from oms.services.workspace import Workspace
+from tests.chain import Chain, make_chain
+from tests.model_mock import ModelMock, Script
+from tests.proxy_rig import MESSAGES
+
+ATTACK_CONNECTIONS = 260  # a few more than MAX_CONNECTIONS
+DRIBBLE_EVERY_S = 3.0  # well inside the 10 s "request deadline"
+REQUEST_LINE = b"POST /p/claude-mock/v1/messages HTTP/1.1\r\nHost: x\r\n"
+
+
+@pytest.fixture
+def proxied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Chain, ModelMock]]:
+    mock = ModelMock(Script([])).start()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-real-key")
+    try:
+        for chain in make_chain(tmp_path):
+            chain.edit_config(
+                lambda s: s + f'\n[providers.claude-mock]\nfamily = "anthropic"\nendpoint = "{mock.base}"\n',
+                commit=True,
+            )
+            yield chain, mock
+    finally:
+        mock.stop()
+
+
+def _door(ws: Workspace, dispatch_id: str) -> str:
+    """The absolute path of a dispatch's door socket, once the proxy opened it."""
+    rel = wait_for_door(ws.store.state.root, dispatch_id)
+    return os.path.join(os.path.realpath(ws.store.state.path), rel, "model.sock")
+
+
+def _ask_on_door(door: str, token: str) -> int:
+    """One request on a dispatch's door (as its in-sandbox relay would carry it): the status."""
+    body = json.dumps(MESSAGES).encode()
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    try:
+        s.connect(door)
+        s.sendall(
+            b"POST /p/claude-mock/v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: %s\r\nConnection: close\r\n"
+            b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (token.encode(), len(body), body)
+        )
+        got = b""
+        while chunk := s.recv(65536):
+            got += chunk
+    finally:
+        s.close()
+    return int(got.split(b" ", 2)[1]) if got.startswith(b"HTTP/1.1 ") else 0
+
+
+def _dribbler(sock_path: str, stop: threading.Event, opened: list[socket.socket]) -> None:
+    """Open the attack connections on the sandbox door and feed each one header byte every few seconds."""
+    for _ in range(ATTACK_CONNECTIONS):
+        for _attempt in range(200):  # the door's backlog is 16: a full one is EAGAIN, try again
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.connect(sock_path)
+                s.sendall(REQUEST_LINE)
+            except OSError:
+                s.close()
+                time.sleep(0.01)
+                continue
+            opened.append(s)
+            break
+    i = 0
+    while not stop.wait(DRIBBLE_EVERY_S):
+        for s in list(opened):
+            try:
+                s.sendall(b"x-a%d: b\r\n" % i)  # never the blank line that ends the headers
+            except OSError:
+                opened.remove(s)
+                s.close()
+        i += 1
+
+
+def test_one_sandbox_dribbling_headers_cannot_stop_other_workers_traffic(proxied: tuple[Chain, ModelMock]) -> None:
+    chain, _ = proxied
+    with chain.workspace() as ws:
+        started = proxy_control.start(ws)
+        token = proxy_tokens.issue_token(ws, "d-victim", "claude-mock")
+        proxy_tokens.issue_token(ws, "d-attacker", "claude-mock")
+        door = _door(ws, "d-attacker")
+        victim_door = _door(ws, "d-victim")
+    assert started.record is not None
+    port = access.integer(started.record, "port")
+    stop = threading.Event()
+    opened: list[socket.socket] = []
+    attacker = threading.Thread(target=_dribbler, args=(door, stop, opened), daemon=True)
+    try:
+        attacker.start()
+        # past the advertised 10 s for a request's line and headers: every attack connection should be gone
+        time.sleep(14)
+        still_open = len(opened)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            conn.request(
+                "POST",
+                "/p/claude-mock/v1/messages",
+                body=json.dumps(MESSAGES).encode(),
+                headers={"x-api-key": token, "Content-Type": "application/json"},
+            )
+            status = conn.getresponse().status
+        except OSError as exc:
+            pytest.fail(
+                f"another worker's request was dropped ({exc!r}): {still_open} connections from one sandbox, "
+                f"each sending a header byte every {DRIBBLE_EVERY_S:g} s, are still open 14 s later and hold "
+                "every connection slot of the proxy"
+            )
+        finally:
+            conn.close()
+        assert status == 200
+        assert _ask_on_door(victim_door, token) == 200  # and on its own door, as its sandbox reaches the proxy
+    finally:
+        stop.set()
+        attacker.join(10)
+        for s in opened:
+            s.close()
+        with chain.workspace() as ws:
+            proxy_control.stop(ws)
+
+
+def _churner(sock_path: str, stop: threading.Event, opened: list[socket.socket]) -> None:
+    """Keep the door's slots full with idle connections, each closed by the attacker itself after 4-8 s
+    (inside any 10 s deadline) and replaced at once; one the proxy closed (no slot) is replaced too."""
+    import random
+
+    born: dict[socket.socket, float] = {}
+    while not stop.is_set():
+        now = time.monotonic()
+        for s in list(born):
+            try:
+                gone = s.recv(1, socket.MSG_DONTWAIT | socket.MSG_PEEK) == b""
+            except BlockingIOError:
+                gone = False
+            except OSError:
+                gone = True
+            if gone or now > born[s]:
+                born.pop(s)
+                s.close()
+        while len(born) < ATTACK_CONNECTIONS and not stop.is_set():
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.connect(sock_path)
+                s.sendall(REQUEST_LINE)
+            except OSError:
+                s.close()
+                time.sleep(0.002)
+                continue
+            born[s] = time.monotonic() + random.uniform(4, 8)
+        opened[:] = list(born)
+        time.sleep(0.01)
+    for s in born:
+        s.close()
+
+
+def test_one_sandbox_reopening_connections_cannot_stop_other_workers_traffic(
+    proxied: tuple[Chain, ModelMock],
+) -> None:
+    """Even a true 10 s deadline would not help while the 256 slots are shared by every sandbox with no share
+    of its own: the attacker closes each connection itself before any deadline and opens another. The
+    victim asks ten times over a few seconds: most of its connections are closed unanswered."""
+    chain, _ = proxied
+    with chain.workspace() as ws:
+        started = proxy_control.start(ws)
+        token = proxy_tokens.issue_token(ws, "d-victim", "claude-mock")
+        proxy_tokens.issue_token(ws, "d-attacker", "claude-mock")
+        door = _door(ws, "d-attacker")
+        victim_door = _door(ws, "d-victim")
+    assert started.record is not None
+    port = access.integer(started.record, "port")
+    stop = threading.Event()
+    opened: list[socket.socket] = []
+    attacker = threading.Thread(target=_churner, args=(door, stop, opened), daemon=True)
+    errors: list[str] = []
+    try:
+        attacker.start()
+        time.sleep(12)
+        answered = 0
+        for _ in range(10):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            try:
+                conn.request(
+                    "POST",
+                    "/p/claude-mock/v1/messages",
+                    body=json.dumps(MESSAGES).encode(),
+                    headers={"x-api-key": token, "Content-Type": "application/json"},
+                )
+                assert conn.getresponse().status == 200
+                answered += 1
+            except OSError as exc:
+                errors.append(repr(exc))
+            finally:
+                conn.close()
+            time.sleep(0.5)
+        for _ in range(3):
+            try:
+                assert _ask_on_door(victim_door, token) == 200
+            except OSError as exc:
+                errors.append(f"door: {exc!r}")
+        assert not errors, (
+            f"another worker got {answered} answers to 10 requests while one sandbox churns its connections; "
+            f"dropped: {errors}"
+        )
+    finally:
+        stop.set()
+        attacker.join(10)
+        with chain.workspace() as ws:
+            proxy_control.stop(ws)
+
+
+SANDBOXED_ATTACKER = (
+    r"""
+import socket, sys, time
+opened = []
+for _ in range(@N@):
+    for _attempt in range(200):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect("/tmp/oms-model.sock")
+            s.sendall(@LINE@)
+        except OSError:
+            s.close(); time.sleep(0.01); continue
+        opened.append(s); break
+print(len(opened), flush=True)
+i = 0
+while True:
+    time.sleep(@EVERY@)
+    for s in list(opened):
+        try: s.sendall(b"x-a%d: b\r\n" % i)
+        except OSError: opened.remove(s)
+    i += 1
+""".replace("@N@", str(ATTACK_CONNECTIONS))
+    .replace("@LINE@", repr(REQUEST_LINE))
+    .replace("@EVERY@", repr(DRIBBLE_EVERY_S))
+)
+
+
+def test_the_same_from_inside_a_sandbox_without_a_network(proxied: tuple[Chain, ModelMock]) -> None:
+    """The attacker runs in bubblewrap with its own network namespace and only the proxy's socket bound in
+    (as `oms worker netrelay`'s sandboxes have it; at /tmp here, as the host root is shown read-only)."""
+    import shutil
+    import subprocess
+    import sys
+
+    bwrap = shutil.which("bwrap")
+    assert bwrap is not None, "bubblewrap is part of the product (.ci/setup installs it)"
+    chain, _ = proxied
+    with chain.workspace() as ws:
+        started = proxy_control.start(ws)
+        token = proxy_tokens.issue_token(ws, "d-victim", "claude-mock")
+        proxy_tokens.issue_token(ws, "d-attacker", "claude-mock")
+        door = _door(ws, "d-attacker")
+        victim_door = _door(ws, "d-victim")
+    assert started.record is not None
+    port = access.integer(started.record, "port")
+    argv = [
+        bwrap,
+        "--unshare-user",
+        "--unshare-net",
+        "--unshare-pid",
+        "--die-with-parent",
+        "--ro-bind",
+        "/",
+        "/",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--tmpfs",
+        "/tmp",
+        "--bind",
+        door,
+        "/tmp/oms-model.sock",
+        sys.executable,
+        "-c",
+        SANDBOXED_ATTACKER,
+    ]
+    attacker = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert attacker.stdout is not None
+        opened = attacker.stdout.readline().strip()
+        time.sleep(14)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            conn.request(
+                "POST",
+                "/p/claude-mock/v1/messages",
+                body=json.dumps(MESSAGES).encode(),
+                headers={"x-api-key": token, "Content-Type": "application/json"},
+            )
+            status = conn.getresponse().status
+        except OSError as exc:
+            pytest.fail(
+                f"another worker's request was dropped ({exc!r}) while {opened} dribbling connections "
+                "from one network-less sandbox hold every slot of the proxy"
+            )
+        finally:
+            conn.close()
+        assert status == 200
+        assert _ask_on_door(victim_door, token) == 200  # and on its own door, as its sandbox reaches the proxy
+    finally:
+        attacker.kill()
+        attacker.wait(10)
+        if attacker.stdout is not None:
+            attacker.stdout.close()
+        with chain.workspace() as ws:
+            proxy_control.stop(ws)

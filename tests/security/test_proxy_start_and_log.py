@@ -1,0 +1,149 @@
+"""Attacks on the model proxy's start and its log (issue 13, ADR 0020, round 3), each a test that failed
+before its fix: two starts at once left the recorded proxy without a live sandbox socket (the loser's child
+unlinked the winner's; now one start at a time under `proxy/start.lock`, and a live socket is never taken
+away); a key ending in `\\r` (a CRLF `.env`) was written to the log whole on every request (now a key is
+stripped and checked, an unsendable header is a 502, and the log names an error's type, never its text)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import secrets
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oms.canonical import access
+from oms.domain import proxy as rules
+from oms.errors import ConflictError, ProxyError
+from oms.services import proxy_control, proxy_tokens
+from oms.services.proxy_control import settings_for
+from oms.services.proxy_front import wait_for_door
+from oms.services.proxy_server import ProxyServer
+from tests.chain import Chain, make_chain
+from tests.model_mock import ModelMock, Script
+from tests.proxy_rig import MESSAGES
+
+
+@pytest.fixture
+def chain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Chain]:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-real-key")
+    for made in make_chain(tmp_path):
+        made.edit_config(
+            lambda s: s + '\n[providers.claude-x]\nfamily = "anthropic"\nendpoint = "http://127.0.0.1:9"\n',
+            commit=True,
+        )
+        yield made
+
+
+def _door_answers(door: str, key: bytes) -> str:
+    """What the sandbox door says to a fresh handshake of the proxy holding `key` ("ok" or why not)."""
+    challenge = secrets.token_hex(16)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    try:
+        s.connect(door)
+        s.sendall(f"GET {rules.HELLO_PATH}?c={challenge} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        got = b""
+        while chunk := s.recv(4096):
+            got += chunk
+    except OSError as exc:
+        return f"the door {door} is dead: {exc!r}"
+    finally:
+        s.close()
+    found = re.search(rb'"answer":"([0-9a-f]+)"', got)
+    expected = rules.hello_answer(key, challenge)
+    return "ok" if found and found.group(1).decode() == expected else f"another proxy answers the door: {got[:80]!r}"
+
+
+def test_a_lost_start_race_does_not_leave_the_recorded_proxy_without_its_sandbox_door(chain: Chain) -> None:
+    """Two starts at once, a few rounds (which child binds last varies): after each, the recorded proxy must
+    answer its handshake on the sandbox door too."""
+    for _round in range(4):
+        outcomes: list[str] = []
+
+        def start(outcomes: list[str] = outcomes) -> None:
+            with chain.workspace() as ws:
+                try:
+                    outcomes.append(proxy_control.start(ws).state)
+                except (ConflictError, ProxyError) as exc:  # the race lost: fine, if the winner still works
+                    outcomes.append(f"lost: {exc.message}")
+
+        racers = [threading.Thread(target=start) for _ in range(2)]
+        try:
+            for t in racers:
+                t.start()
+            for t in racers:
+                t.join(60)
+            with chain.workspace() as ws:
+                found = proxy_control.status(ws)
+                assert found.state == "running", found.note
+                assert found.record is not None
+                key = proxy_control.hello_key(ws, access.text(found.record, "hello_nonce"))
+                proxy_tokens.issue_token(ws, "d-race", "claude-x")
+                door = os.path.join(
+                    os.path.realpath(ws.store.state.path), wait_for_door(ws.store.state.root, "d-race"), "model.sock"
+                )
+            verdict = _door_answers(door, key)
+            assert verdict == "ok", (
+                f"starts: {outcomes}; `oms proxy status` says {found.note!r}, but {verdict}: every proxied "
+                "worker launched now gets a sandbox whose /oms/model.sock reaches nothing"
+            )
+        finally:
+            with chain.workspace() as ws:
+                proxy_control.stop(ws)
+
+
+SECRET = "sk-ant-api03-THE-REAL-KEY-abcdefghijklmnopqrstuvwxyz"
+
+
+@pytest.fixture(params=["\r", "\r\n", "\rx-evil: 1"])
+def served(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[ProxyServer, str, ModelMock, str]]:
+    """A proxy whose environment key ends in a CR (a CRLF `.env`), or carries one inside it."""
+    mock = ModelMock(Script([])).start()
+    tail = str(request.param)
+    for chain in make_chain(tmp_path):
+        chain.edit_config(
+            lambda s: s + f'\n[providers.claude-mock]\nfamily = "anthropic"\nendpoint = "{mock.base}"\n', commit=True
+        )
+        ws = chain.workspace()
+        server = ProxyServer(settings_for(ws, b"k" * 32, {"ANTHROPIC_API_KEY": SECRET + tail}), 0)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        token = proxy_tokens.issue_token(ws, "d-1", "claude-mock")
+        try:
+            yield server, token, mock, tail
+        finally:
+            server.shutdown()
+            server.server_close()
+            ws.close()
+            mock.stop()
+
+
+def test_a_key_the_upstream_cannot_take_is_never_written_to_the_log(
+    served: tuple[ProxyServer, str, ModelMock, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, token, mock, tail = served
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        conn.request(
+            "POST", "/p/claude-mock/v1/messages", body=json.dumps(MESSAGES).encode(), headers={"x-api-key": token}
+        )
+        response = conn.getresponse()
+        status, body = response.status, response.read()
+    finally:
+        conn.close()
+    log = capsys.readouterr().err  # the proxy's stderr is proxy/proxy.log
+    assert SECRET not in log, f"the real key is in the proxy's log: {log.strip()[:300]}"
+    assert SECRET.encode() not in body
+    if tail.strip():  # a CR inside the key: no key to send; the worker is told, the upstream never asked
+        assert status == 502
+        assert b"no usable ANTHROPIC_API_KEY" in body
+        assert not mock.heard
+    else:  # whitespace around it (a CRLF `.env`): the key itself is sent
+        assert status == 200
+        assert mock.heard[-1][1]["x-api-key"] == SECRET
