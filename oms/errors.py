@@ -356,3 +356,9 @@ class DemoFailedError(OmsError):
     """`oms demo` did not reach a recorded result."""
 
     code = "demo-failed"
+
+
+class VerificationFailedError(OmsError):
+    """`oms result verify` ran the checks and at least one failed (the evidence records it)."""
+
+    code = "verification-failed"

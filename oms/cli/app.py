@@ -13,6 +13,7 @@ from oms.cli import (
     live_cmds,
     pool_cmds,
     proxy_cmds,
+    result_cmds,
     route_cmds,
     store_cmds,
     ticket_cmds,
@@ -43,6 +44,7 @@ app.add_typer(pool_cmds.app, name="pool")
 app.add_typer(route_cmds.app, name="route")
 app.add_typer(route_cmds.provider_app, name="provider")
 app.add_typer(proxy_cmds.app, name="proxy")
+app.add_typer(result_cmds.app, name="result")
 
 
 def _version(value: bool) -> None:

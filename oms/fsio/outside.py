@@ -39,6 +39,24 @@ def scratch_directory(prefix: str) -> str:
     return os.path.realpath(tempfile.mkdtemp(prefix=prefix))
 
 
+def remove_tree(path: str) -> bool:
+    """Remove a directory oms made outside any root (a scratch checkout) with everything in it, never
+    following a link out of it; False when something could not be removed (it is left)."""
+    import shutil
+
+    def unlock(_func: object, failed: str, _exc: object) -> None:  # a check may have left a chmod 000 folder
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(failed), 0o700)
+            if os.path.isdir(failed) and not os.path.islink(failed):
+                os.chmod(failed, 0o700)
+
+    for _ in range(3):
+        shutil.rmtree(path, onerror=unlock)  # noqa: TID251 - fsio itself, outside any root
+        if not os.path.lexists(path):
+            return True
+    return False
+
+
 def read_user_file(path: str, cap: int) -> bytes:
     """Read a file the user named on the command line (outside any root): regular, bounded, non-blocking."""
     import stat

@@ -6,6 +6,7 @@ the user's `LD_LIBRARY_PATH` restored when frozen; every call has a timeout and 
 
 from __future__ import annotations
 
+from oms.process.bounded import Bounded, run_bounded
 from oms.process.env import child_env, is_frozen
 from oms.process.runner import (
     Completed,
@@ -24,6 +25,7 @@ from oms.process.runner import (
 )
 
 __all__ = [
+    "Bounded",
     "Completed",
     "Foreground",
     "Supervised",
@@ -35,6 +37,7 @@ __all__ = [
     "kill_group",
     "reap",
     "run",
+    "run_bounded",
     "start_detached",
     "start_foreground",
     "supervise",

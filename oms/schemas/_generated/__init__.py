@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '17edf581f3ca5f8e147e1240013d2965c6bb6dc1f2c7f03a20e0ea366fd74afe'
+SOURCE_SHA256 = 'b368ea5ec672437120be57960e74f0bec8334408cbe44f39edd0a4c2487ac5ce'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -19,10 +19,12 @@ _P1 = '^[A-Za-z0-9._/-]+$'
 _P2 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?(?:/[A-Za-z0-9][A-Za-z0-9._-]{0,127})?$'
 _P3 = '^[A-Z][A-Z0-9_]{0,55}_API_KEY$'
 _P4 = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$'
+_P5 = '^(?!oms/)[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$'
 _C0: object = 1
 _C1: object = 'command'
 _C2: tuple[object, ...] = ('anthropic', 'openai')
 _C3: tuple[object, ...] = ('key', 'codex-chatgpt')
+_C4: tuple[object, ...] = ('merge-commit', 'fast-forward')
 
 
 def _v153(x: object) -> bool:
@@ -473,6 +475,25 @@ def _v190(x: object) -> bool:
     return True
 
 
+def _v191(x: object) -> bool:
+    # config#/properties/worktrees/properties/gc_after_days
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 0:
+            return False
+        if x > 3650:
+            return False
+    return True
+
+
+def _v192(x: object) -> bool:
+    # config#/properties/worktrees/properties/archive_bundles
+    if not (isinstance(x, bool)):
+        return False
+    return True
+
+
 def _v189(x: object) -> bool:
     # config#/properties/worktrees
     if not (isinstance(x, dict)):
@@ -483,41 +504,45 @@ def _v189(x: object) -> bool:
                 return False
         if 'directory' in x and not _v190(x['directory']):
             return False
+        if 'gc_after_days' in x and not _v191(x['gc_after_days']):
+            return False
+        if 'archive_bundles' in x and not _v192(x['archive_bundles']):
+            return False
         for k in x:
-            if k not in ('directory',):
+            if k not in ('directory', 'gc_after_days', 'archive_bundles'):
                 return False
     return True
 
 
-def _v193(x: object) -> bool:
+def _v195(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/family
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v194(x: object) -> bool:
+def _v196(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/enabled
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v195(x: object) -> bool:
+def _v197(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/endpoint
     if not _m_defs._v23(x):
         return False
     return True
 
 
-def _v196(x: object) -> bool:
+def _v198(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/auth
     if not any(_eq(x, c) for c in _C3):
         return False
     return True
 
 
-def _v197(x: object) -> bool:
+def _v199(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/key_env
     if not (isinstance(x, str)):
         return False
@@ -527,7 +552,7 @@ def _v197(x: object) -> bool:
     return True
 
 
-def _v198(x: object) -> bool:
+def _v200(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/cost_tier
     if not (_is_integer(x)):
         return False
@@ -539,14 +564,14 @@ def _v198(x: object) -> bool:
     return True
 
 
-def _v200(x: object) -> bool:
+def _v202(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v199(x: object) -> bool:
+def _v201(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags
     if not (isinstance(x, list)):
         return False
@@ -554,21 +579,21 @@ def _v199(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v200(v):
+            if not _v202(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v202(x: object) -> bool:
+def _v204(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/additionalProperties
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v203(x: object) -> bool:
+def _v205(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/propertyNames
     if not (isinstance(x, str)):
         return False
@@ -578,7 +603,7 @@ def _v203(x: object) -> bool:
     return True
 
 
-def _v201(x: object) -> bool:
+def _v203(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models
     if not (isinstance(x, dict)):
         return False
@@ -586,15 +611,15 @@ def _v201(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v202(v):
+            if k not in () and not _v204(v):
                 return False
         for k in x:
-            if not _v203(k):
+            if not _v205(k):
                 return False
     return True
 
 
-def _v205(x: object) -> bool:
+def _v207(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe/items
     if not (isinstance(x, str)):
         return False
@@ -608,7 +633,7 @@ def _v205(x: object) -> bool:
     return True
 
 
-def _v204(x: object) -> bool:
+def _v206(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe
     if not (isinstance(x, list)):
         return False
@@ -618,12 +643,12 @@ def _v204(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v205(v):
+            if not _v207(v):
                 return False
     return True
 
 
-def _v206(x: object) -> bool:
+def _v208(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_skip_at
     if not (_is_integer(x)):
         return False
@@ -635,7 +660,7 @@ def _v206(x: object) -> bool:
     return True
 
 
-def _v192(x: object) -> bool:
+def _v194(x: object) -> bool:
     # config#/properties/providers/additionalProperties
     if not (isinstance(x, dict)):
         return False
@@ -643,25 +668,25 @@ def _v192(x: object) -> bool:
         for k in ('family',):
             if k not in x:
                 return False
-        if 'family' in x and not _v193(x['family']):
+        if 'family' in x and not _v195(x['family']):
             return False
-        if 'enabled' in x and not _v194(x['enabled']):
+        if 'enabled' in x and not _v196(x['enabled']):
             return False
-        if 'endpoint' in x and not _v195(x['endpoint']):
+        if 'endpoint' in x and not _v197(x['endpoint']):
             return False
-        if 'auth' in x and not _v196(x['auth']):
+        if 'auth' in x and not _v198(x['auth']):
             return False
-        if 'key_env' in x and not _v197(x['key_env']):
+        if 'key_env' in x and not _v199(x['key_env']):
             return False
-        if 'cost_tier' in x and not _v198(x['cost_tier']):
+        if 'cost_tier' in x and not _v200(x['cost_tier']):
             return False
-        if 'tags' in x and not _v199(x['tags']):
+        if 'tags' in x and not _v201(x['tags']):
             return False
-        if 'models' in x and not _v201(x['models']):
+        if 'models' in x and not _v203(x['models']):
             return False
-        if 'quota_probe' in x and not _v204(x['quota_probe']):
+        if 'quota_probe' in x and not _v206(x['quota_probe']):
             return False
-        if 'quota_skip_at' in x and not _v206(x['quota_skip_at']):
+        if 'quota_skip_at' in x and not _v208(x['quota_skip_at']):
             return False
         for k in x:
             if k not in ('family', 'enabled', 'endpoint', 'auth', 'key_env', 'cost_tier', 'tags', 'models', 'quota_probe', 'quota_skip_at'):
@@ -669,14 +694,14 @@ def _v192(x: object) -> bool:
     return True
 
 
-def _v207(x: object) -> bool:
+def _v209(x: object) -> bool:
     # config#/properties/providers/propertyNames
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v191(x: object) -> bool:
+def _v193(x: object) -> bool:
     # config#/properties/providers
     if not (isinstance(x, dict)):
         return False
@@ -684,22 +709,22 @@ def _v191(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v192(v):
+            if k not in () and not _v194(v):
                 return False
         for k in x:
-            if not _v207(k):
+            if not _v209(k):
                 return False
     return True
 
 
-def _v210(x: object) -> bool:
+def _v212(x: object) -> bool:
     # config#/properties/routing/properties/order/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v209(x: object) -> bool:
+def _v211(x: object) -> bool:
     # config#/properties/routing/properties/order
     if not (isinstance(x, list)):
         return False
@@ -707,21 +732,21 @@ def _v209(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v210(v):
+            if not _v212(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v211(x: object) -> bool:
+def _v213(x: object) -> bool:
     # config#/properties/routing/properties/active
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v212(x: object) -> bool:
+def _v214(x: object) -> bool:
     # config#/properties/routing/properties/cooldown_minutes
     if not (_is_integer(x)):
         return False
@@ -733,7 +758,7 @@ def _v212(x: object) -> bool:
     return True
 
 
-def _v213(x: object) -> bool:
+def _v215(x: object) -> bool:
     # config#/properties/routing/properties/transient_cooldown_seconds
     if not (_is_integer(x)):
         return False
@@ -745,18 +770,18 @@ def _v213(x: object) -> bool:
     return True
 
 
-def _v208(x: object) -> bool:
+def _v210(x: object) -> bool:
     # config#/properties/routing
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'order' in x and not _v209(x['order']):
+        if 'order' in x and not _v211(x['order']):
             return False
-        if 'active' in x and not _v211(x['active']):
+        if 'active' in x and not _v213(x['active']):
             return False
-        if 'cooldown_minutes' in x and not _v212(x['cooldown_minutes']):
+        if 'cooldown_minutes' in x and not _v214(x['cooldown_minutes']):
             return False
-        if 'transient_cooldown_seconds' in x and not _v213(x['transient_cooldown_seconds']):
+        if 'transient_cooldown_seconds' in x and not _v215(x['transient_cooldown_seconds']):
             return False
         for k in x:
             if k not in ('order', 'active', 'cooldown_minutes', 'transient_cooldown_seconds'):
@@ -764,7 +789,151 @@ def _v208(x: object) -> bool:
     return True
 
 
-def _v215(x: object) -> bool:
+def _v219(x: object) -> bool:
+    # config#/properties/verify/properties/commands/items/items
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P0, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 4096:
+            return False
+    return True
+
+
+def _v218(x: object) -> bool:
+    # config#/properties/verify/properties/commands/items
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) < 1:
+            return False
+        if len(x) > 64:
+            return False
+        for v in x:
+            if not _v219(v):
+                return False
+    return True
+
+
+def _v217(x: object) -> bool:
+    # config#/properties/verify/properties/commands
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) < 1:
+            return False
+        if len(x) > 20:
+            return False
+        for v in x:
+            if not _v218(v):
+                return False
+    return True
+
+
+def _v220(x: object) -> bool:
+    # config#/properties/verify/properties/timeout_seconds
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 7200:
+            return False
+    return True
+
+
+def _v221(x: object) -> bool:
+    # config#/properties/verify/properties/max_output_bytes
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1024:
+            return False
+        if x > 67108864:
+            return False
+    return True
+
+
+def _v223(x: object) -> bool:
+    # config#/properties/verify/properties/show/items
+    if not _m_defs._v35(x):
+        return False
+    return True
+
+
+def _v222(x: object) -> bool:
+    # config#/properties/verify/properties/show
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) > 16:
+            return False
+        for v in x:
+            if not _v223(v):
+                return False
+    return True
+
+
+def _v216(x: object) -> bool:
+    # config#/properties/verify
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('commands',):
+            if k not in x:
+                return False
+        if 'commands' in x and not _v217(x['commands']):
+            return False
+        if 'timeout_seconds' in x and not _v220(x['timeout_seconds']):
+            return False
+        if 'max_output_bytes' in x and not _v221(x['max_output_bytes']):
+            return False
+        if 'show' in x and not _v222(x['show']):
+            return False
+        for k in x:
+            if k not in ('commands', 'timeout_seconds', 'max_output_bytes', 'show'):
+                return False
+    return True
+
+
+def _v225(x: object) -> bool:
+    # config#/properties/merge/properties/into
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P5, x) is None:
+            return False
+        if len(x) > 200:
+            return False
+    return True
+
+
+def _v226(x: object) -> bool:
+    # config#/properties/merge/properties/mode
+    if not any(_eq(x, c) for c in _C4):
+        return False
+    return True
+
+
+def _v224(x: object) -> bool:
+    # config#/properties/merge
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        if 'into' in x and not _v225(x['into']):
+            return False
+        if 'mode' in x and not _v226(x['mode']):
+            return False
+        for k in x:
+            if k not in ('into', 'mode'):
+                return False
+    return True
+
+
+def _v228(x: object) -> bool:
     # config#/properties/proxy/properties/port
     if not (_is_integer(x)):
         return False
@@ -776,7 +945,7 @@ def _v215(x: object) -> bool:
     return True
 
 
-def _v216(x: object) -> bool:
+def _v229(x: object) -> bool:
     # config#/properties/proxy/properties/max_request_bytes
     if not (_is_integer(x)):
         return False
@@ -788,23 +957,23 @@ def _v216(x: object) -> bool:
     return True
 
 
-def _v217(x: object) -> bool:
+def _v230(x: object) -> bool:
     # config#/properties/proxy/properties/workers
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v214(x: object) -> bool:
+def _v227(x: object) -> bool:
     # config#/properties/proxy
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'port' in x and not _v215(x['port']):
+        if 'port' in x and not _v228(x['port']):
             return False
-        if 'max_request_bytes' in x and not _v216(x['max_request_bytes']):
+        if 'max_request_bytes' in x and not _v229(x['max_request_bytes']):
             return False
-        if 'workers' in x and not _v217(x['workers']):
+        if 'workers' in x and not _v230(x['workers']):
             return False
         for k in x:
             if k not in ('port', 'max_request_bytes', 'workers'):
@@ -834,14 +1003,18 @@ def _v152(x: object) -> bool:
             return False
         if 'worktrees' in x and not _v189(x['worktrees']):
             return False
-        if 'providers' in x and not _v191(x['providers']):
+        if 'providers' in x and not _v193(x['providers']):
             return False
-        if 'routing' in x and not _v208(x['routing']):
+        if 'routing' in x and not _v210(x['routing']):
             return False
-        if 'proxy' in x and not _v214(x['proxy']):
+        if 'verify' in x and not _v216(x['verify']):
+            return False
+        if 'merge' in x and not _v224(x['merge']):
+            return False
+        if 'proxy' in x and not _v227(x['proxy']):
             return False
         for k in x:
-            if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'providers', 'routing', 'proxy'):
+            if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'providers', 'routing', 'verify', 'merge', 'proxy'):
                 return False
     return True
 

@@ -1,0 +1,51 @@
+"""The sandbox a repository's checks run in (`oms result verify`, issue 14, ADR 0021). Pure: host facts and
+paths in, bubblewrap's argv out.
+
+Agent-written code is hostile: the checks see the system directories read-only (the /etc secrets masked,
+as for workers), the fresh checkout read-write at `CHECK_VIEW`, the directories the config names under
+`[verify] show` read-only, and private, bounded `/tmp`; no network (their own namespace: loopback only),
+no state root, no home, no repository metadata, no credentials (a cleared environment); their own PID
+namespace, so nothing they start outlives them; never uid 0 inside.
+"""
+
+from __future__ import annotations
+
+from oms.adapters.sandbox import (
+    EMPTY_BYTES,
+    ROOT_INSIDE_ID,
+    SANDBOX_PATH,
+    TMP_BYTES,
+    Host,
+    system_args,
+)
+
+CHECK_VIEW = "/oms/check"
+CHECK_HOME = "/tmp"  # noqa: S108 - the sandbox's own private tmpfs
+
+
+def check_argv(bwrap: str, host: Host, checkout: str, show: tuple[str, ...], argv: tuple[str, ...]) -> tuple[str, ...]:
+    """bubblewrap's argv running `argv` in `checkout`."""
+    for path in (checkout, *show):
+        if not path.startswith("/") or "\x00" in path:
+            raise ValueError(f"{path[:80]!r} is not an absolute path")
+    args: list[str] = [bwrap, "--unshare-user"]
+    if host.euid == 0:
+        args += ["--uid", str(ROOT_INSIDE_ID), "--gid", str(ROOT_INSIDE_ID)]
+    args += [
+        "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+        "--die-with-parent", "--new-session", "--hostname", "oms-check",
+        "--proc", "/proc", "--dev", "/dev",
+        "--size", str(TMP_BYTES), "--tmpfs", "/tmp",  # noqa: S108 - private, bounded
+        "--size", str(TMP_BYTES), "--tmpfs", "/var/tmp",  # noqa: S108 - likewise
+    ]  # fmt: skip
+    args += system_args(host.system)
+    for path in host.masked_files:
+        args += ["--ro-bind", "/dev/null", path]
+    for path in host.masked_dirs:
+        args += ["--size", str(EMPTY_BYTES), "--tmpfs", path, "--remount-ro", path]
+    for path in (*host.extra_ro, *show):
+        args += ["--ro-bind", path, path]
+    args += ["--bind", checkout, CHECK_VIEW, "--chdir", CHECK_VIEW, "--clearenv"]
+    for name, value in (("PATH", SANDBOX_PATH), ("HOME", CHECK_HOME), ("LANG", "C.UTF-8"), ("CI", "true")):
+        args += ["--setenv", name, value]
+    return (*args, "--", *argv)

@@ -1,0 +1,108 @@
+"""Git for finishing work (issue 14, ADR 0021): the tree a merge would make, a checkout of a tree into a
+fresh directory, the merge commit, a compare-and-swap of a branch, archive refs, bundles, a worktree and
+its branch removed. Hardened as everywhere (`adapters/git.py`): call after `refuse_unsafe_config`; no hook,
+filter or fsmonitor runs; the user's checkout is touched only by a fast-forward.
+"""
+
+from __future__ import annotations
+
+import os
+
+from oms.adapters.git import OMS_IDENTITY, git, git_dirs, resolve_commit
+from oms.errors import CheckoutChangedError, ProcessFailedError
+from oms.fsio.outside import discard_file
+
+_IDENTITY = ("-c", f"user.name={OMS_IDENTITY[0]}", "-c", f"user.email={OMS_IDENTITY[1]}", "-c", "commit.gpgsign=false")
+
+
+def tree_of(repo: str, commit: str) -> str:
+    """The tree id of `commit`."""
+    return git(repo, "rev-parse", "--verify", "--end-of-options", f"{commit}^{{tree}}").text()
+
+
+def merged_tree(repo: str, base: str, other: str) -> str | None:
+    """The tree a merge of `other` into `base` makes (`merge-tree --write-tree`: no checkout, no index),
+    or None when they conflict."""
+    done = git(repo, "merge-tree", "--write-tree", "--no-messages", base, other, check=False)
+    if done.returncode == 1:
+        return None
+    if done.returncode != 0:
+        raise ProcessFailedError(("git", "merge-tree"), done.returncode, done.stderr)
+    return done.text().splitlines()[0]
+
+
+def checkout_tree(repo: str, tree: str, dest: str) -> None:
+    """Write every file of `tree` under the empty directory `dest` (a private index; the repository's own
+    index, HEAD and worktree untouched)."""
+    index = os.path.join(git_dirs(repo)[0], f"oms-verify-{os.getpid()}.index")
+    try:
+        git(repo, "read-tree", tree, index=index)
+        git(repo, "checkout-index", "--all", "--force", f"--prefix={dest.rstrip('/')}/", index=index, timeout=300.0)
+    finally:
+        for leftover in (index, index + ".lock"):
+            discard_file(leftover)
+
+
+def merge_commit(repo: str, tree: str, base: str, other: str, message: str) -> str:
+    """A merge commit of `tree` with parents `base` and `other` (no hook: plumbing)."""
+    return git(repo, *_IDENTITY, "commit-tree", tree, "-p", base, "-p", other, "-m", message).text()
+
+
+def checked_out_branch(repo: str) -> str | None:
+    """The branch checked out in `repo` (None: detached)."""
+    done = git(repo, "symbolic-ref", "-q", "--short", "HEAD", check=False)
+    return (done.text() or None) if done.returncode == 0 else None
+
+
+def valid_branch(repo: str, name: str) -> bool:
+    """Is `name` a valid branch name?"""
+    return git(repo, "check-ref-format", "--branch", name, check=False).returncode == 0
+
+
+def fast_forward_checkout(repo: str, commit: str) -> None:
+    """Fast-forward the branch checked out in `repo` to `commit`, its files with it (`merge --ff-only`:
+    refused by git when local changes would be overwritten; no hook runs)."""
+    git(repo, "merge", "--ff-only", "--no-edit", "--quiet", commit, timeout=300.0)
+
+
+def swap_branch(repo: str, branch: str, new: str, old: str) -> None:
+    """Point `refs/heads/<branch>` at `new` only if it is still `old` (atomic)."""
+    done = git(repo, "update-ref", f"refs/heads/{branch}", new, old, check=False)
+    if done.returncode != 0:
+        raise CheckoutChangedError(f"{branch} moved while oms merged into it; nothing merged")
+
+
+def keep_ref_new(repo: str, ref: str, commit: str) -> bool:
+    """Create `ref` at `commit` unless it exists (True if created)."""
+    return git(repo, "update-ref", ref, commit, "", check=False).returncode == 0
+
+
+MAX_BUNDLE_BYTES = 512 * 1024 * 1024
+
+
+def bundle(repo: str, ref: str) -> bytes:
+    """A git bundle of `ref` (its whole history), at most `MAX_BUNDLE_BYTES`."""
+    return git(repo, "bundle", "create", "--quiet", "-", ref, timeout=600.0, max_output=MAX_BUNDLE_BYTES).stdout
+
+
+def remove_worktree(repo: str, path: str) -> None:
+    """`git worktree remove` (refused by git when the worktree has changes; ignored files go with it)."""
+    git(repo, "worktree", "remove", path, timeout=300.0)
+
+
+def delete_branch(repo: str, branch: str, expected: str) -> None:
+    """Delete `refs/heads/<branch>` only if it still points at `expected`."""
+    done = git(repo, "update-ref", "-d", f"refs/heads/{branch}", expected, check=False)
+    if done.returncode != 0:
+        raise CheckoutChangedError(f"branch {branch} moved; it was kept")
+
+
+def head_of(repo: str, branch: str) -> str | None:
+    """The commit `refs/heads/<branch>` points at."""
+    return resolve_commit(repo, f"refs/heads/{branch}")
+
+
+def patch_merged(repo: str, upstream: str, head: str) -> bool:
+    """Is every commit of `head` not in `upstream` already there as an equal patch (`git cherry`)?"""
+    out = git(repo, "cherry", upstream, head).text()
+    return all(line.startswith("-") for line in out.splitlines() if line.strip())

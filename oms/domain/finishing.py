@@ -1,0 +1,113 @@
+"""Finishing work (issue 14, ADR 0021): what `oms result verify`, `merge`, `discard` and `oms worktree gc`
+are configured to do, read from the committed config (`[verify]`, `[merge]`, `[worktrees]`), and the pure
+rules they decide by. Pure: data in, data out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from oms.canonical import JsonObject
+
+VERIFY_TIMEOUT_S = 600
+VERIFY_OUTPUT_BYTES = 1024 * 1024
+GC_AFTER_DAYS = 7
+MERGE_COMMIT = "merge-commit"
+FAST_FORWARD = "fast-forward"
+
+
+@dataclass(frozen=True, slots=True)
+class Finishing:
+    """The finishing settings."""
+
+    commands: tuple[tuple[str, ...], ...] = ()
+    timeout_s: int = VERIFY_TIMEOUT_S
+    max_output: int = VERIFY_OUTPUT_BYTES
+    show: tuple[str, ...] = ()
+    merge_into: str | None = None  # None: the branch checked out in the config root
+    merge_mode: str = MERGE_COMMIT
+    gc_after_days: int = GC_AFTER_DAYS
+    archive_bundles: bool = False
+
+
+def parse(raw: JsonObject) -> Finishing:
+    """The finishing settings of a validated config document (its schema checked every field)."""
+    v, m, w = (_table(raw, name) for name in ("verify", "merge", "worktrees"))
+    commands = v.get("commands")
+    show = v.get("show")
+    into = m.get("into")
+    return Finishing(
+        commands=tuple(tuple(str(x) for x in a) for a in commands if isinstance(a, list))
+        if isinstance(commands, list)
+        else (),
+        timeout_s=_int(v.get("timeout_seconds"), VERIFY_TIMEOUT_S),
+        max_output=_int(v.get("max_output_bytes"), VERIFY_OUTPUT_BYTES),
+        show=tuple(str(p) for p in show) if isinstance(show, list) else (),
+        merge_into=into if isinstance(into, str) else None,
+        merge_mode=str(m.get("mode", MERGE_COMMIT)),
+        gc_after_days=_int(w.get("gc_after_days"), GC_AFTER_DAYS),
+        archive_bundles=w.get("archive_bundles") is True,
+    )
+
+
+def _table(raw: JsonObject, name: str) -> JsonObject:
+    found = raw.get(name)
+    return found if isinstance(found, dict) else {}
+
+
+def _int(value: object, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+@dataclass(frozen=True, slots=True)
+class Ran:
+    """One check as it ran."""
+
+    argv: tuple[str, ...]
+    exit_code: int | None  # None: it did not end within its time (killed)
+    duration_ms: int
+    output: bytes  # stdout then stderr, bounded
+    truncated: bool
+
+    @property
+    def passed(self) -> bool:
+        """Exit 0 within its time."""
+        return self.exit_code == 0
+
+    def evidence(self) -> JsonObject:
+        """What the signed evidence keeps of it (the output by its digest)."""
+        return {
+            "argv": list(self.argv),
+            "exit_code": self.exit_code,
+            "timed_out": self.exit_code is None,
+            "duration_ms": self.duration_ms,
+            "output_sha256": hashlib.sha256(self.output).hexdigest(),
+            "output_bytes": len(self.output),
+            "output_truncated": self.truncated,
+        }
+
+
+def verdict(ran: tuple[Ran, ...]) -> bool:
+    """Did every check pass? (No checks configured is no verification: False.)"""
+    return bool(ran) and all(r.passed for r in ran)
+
+
+def merge_refusal(*, evidence: JsonObject | None, result_commit: str, target_head: str, mode: str) -> str | None:
+    """Why a result may not be merged now (None: it may): it needs passing verification evidence of this
+    exact commit, against the target's head as it is now, in this merge mode."""
+    if evidence is None:
+        return "it has no verification evidence (run `oms result verify` first)"
+    body = evidence
+    if body.get("commit") != result_commit:
+        return f"its verification was of another commit ({str(body.get('commit'))[:12]})"
+    if body.get("passed") is not True:
+        return "its verification failed"
+    if body.get("mode") != mode:
+        return f"it was verified for a {body.get('mode')} merge; the config now says {mode}"
+    if body.get("base") != target_head:
+        return (
+            f"the base moved from {str(body.get('base'))[:12]} to {target_head[:12]} since its verification "
+            "(run `oms result verify` again)"
+        )
+    return None
