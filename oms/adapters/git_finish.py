@@ -106,3 +106,9 @@ def patch_merged(repo: str, upstream: str, head: str) -> bool:
     """Is every commit of `head` not in `upstream` already there as an equal patch (`git cherry`)?"""
     out = git(repo, "cherry", upstream, head).text()
     return all(line.startswith("-") for line in out.splitlines() if line.strip())
+
+
+def refs_at(repo: str, prefix: str, commit: str) -> list[str]:
+    """The refs under `prefix` that point at `commit`."""
+    out = git(repo, "for-each-ref", "--format=%(refname)", f"--points-at={commit}", prefix).text()
+    return [line for line in out.splitlines() if line]

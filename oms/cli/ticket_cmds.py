@@ -283,3 +283,34 @@ def worktree_show(
         return
     for key, value in record.items():
         typer.echo(f"{key:<16} {value}")
+
+
+@worktree_app.command("gc")
+def worktree_gc(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would go; remove nothing.")] = False,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Remove finished tickets' worktrees whose work is merged or archived; say why each other one stays."""
+    from oms.services import worktree_gc
+
+    with workspace(state_root_, config_root_) as ws:
+        report = worktree_gc.gc(ws, dry_run=dry_run)
+    if json_out:
+        emit(
+            {
+                "ok": True,
+                "dry_run": dry_run,
+                "removed": report.removed,
+                "kept": report.kept,
+                "bytes_freed": report.bytes_freed,
+            }
+        )
+        return
+    verb = "would remove" if dry_run else "removed"
+    for row in report.removed:
+        typer.echo(f"{verb:<12} {row['path']} ({row['branch']}, {int(str(row['bytes'])) / 2**20:.1f} MiB)")
+    for row in report.kept:
+        typer.echo(f"{'kept':<12} {row['path']}: {row['why']}")
+    typer.echo(f"{len(report.removed)} {verb}, {report.bytes_freed / 2**20:.1f} MiB; {len(report.kept)} kept")

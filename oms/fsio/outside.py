@@ -57,6 +57,16 @@ def remove_tree(path: str) -> bool:
     return False
 
 
+def tree_bytes(path: str) -> int:
+    """The bytes the files under `path` take on disk (links not followed; what cannot be read counts 0)."""
+    total = 0
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in (*dirnames, *filenames):
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
+    return total
+
+
 def read_user_file(path: str, cap: int) -> bytes:
     """Read a file the user named on the command line (outside any root): regular, bounded, non-blocking."""
     import stat

@@ -1,0 +1,129 @@
+"""`oms worktree gc [--dry-run]` (issue 14, ADR 0021): remove the worktrees (and branches) of finished tickets
+whose work is provably kept elsewhere, and say why every other one stays.
+
+A worktree goes only when all of these hold, checked in this order (the first that fails is the reason it
+stays): oms made it (its write-once record names it, and git lists it as a worktree of the configured
+repository); its ticket ended (done or blocked) at least `[worktrees] gc_after_days` ago; no worker of
+the ticket is still running; it has no uncommitted or untracked work; and its branch's work is merged into
+the target branch (its head an ancestor, or every commit an equal patch: `git cherry`) or archived
+(`refs/oms/archive/<ticket>/...` holds its head). Removing is `git worktree remove` (git refuses a worktree
+with changes) and the branch's deletion only while it still points at the head that was checked.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from oms.adapters import git, git_finish, salvage_git
+from oms.canonical import JsonObject, access, add_ms, parse_ts
+from oms.domain import finishing
+from oms.errors import OmsError, one_line
+from oms.fsio.outside import tree_bytes
+from oms.services import verify
+from oms.services.workspace import Workspace
+from oms.store import Record
+
+DAY_MS = 24 * 3600 * 1000
+
+
+@dataclass
+class Report:
+    """What gc removed (or, dry, would remove), what it kept and why, and the bytes freed."""
+
+    dry_run: bool
+    removed: list[JsonObject] = field(default_factory=list)
+    kept: list[JsonObject] = field(default_factory=list)
+
+    @property
+    def bytes_freed(self) -> int:
+        """The removed worktrees' bytes on disk."""
+        return sum(int(str(r["bytes"])) for r in self.removed)
+
+
+def gc(ws: Workspace, *, dry_run: bool) -> Report:
+    """One pass over every ticket's worktree."""
+    report = Report(dry_run)
+    fin = finishing.parse(ws.config().raw)
+    repo = ws.config_root
+    git.refuse_unsafe_config(repo)
+    target = verify.target_of(ws, fin)
+    listed = {os.path.realpath(w.path) for w in git.worktrees(repo)}
+    now = ws.now()
+    for ticket in ws.store.latest("ticket").records:
+        record = ws.store.worktrees.get(ticket.record_id)
+        if record is None:
+            continue
+        path = access.text(record, "worktree_root")
+        row: JsonObject = {"ticket_id": ticket.record_id, "path": path, "branch": access.text(record, "branch")}
+        if not os.path.isdir(path):
+            continue  # gone already (an earlier gc, or a discard)
+        try:
+            why = _why_kept(ws, ticket, record, listed, target, fin, now)
+        except OmsError as exc:
+            why = f"could not be checked: {exc.message}"
+        if why is not None:
+            report.kept.append({**row, "why": why})
+            continue
+        size = tree_bytes(path)
+        if not dry_run:
+            try:
+                _remove(repo, record)
+            except OmsError as exc:
+                report.kept.append({**row, "why": f"removal failed: {one_line(exc.message)}"})
+                continue
+        report.removed.append({**row, "bytes": size})
+    return report
+
+
+def _why_kept(
+    ws: Workspace,
+    ticket: Record,
+    record: JsonObject,
+    listed: set[str],
+    target: verify.Target,
+    fin: finishing.Finishing,
+    now: str,
+) -> str | None:
+    path, branch = access.text(record, "worktree_root"), access.text(record, "branch")
+    if os.path.realpath(path) not in listed:
+        return "git does not list it as a worktree of the repository (oms did not make it there)"
+    git.check_worktree_of(path, ws.config_root)
+    if ticket.state not in ("done", "blocked"):
+        return f"its ticket is {ticket.state}"
+    due = add_ms(ticket.observed_at, fin.gc_after_days * DAY_MS)
+    if fin.gc_after_days > 0 and parse_ts(now) < parse_ts(due):
+        return f"its ticket ended {ticket.observed_at}; kept until {due} ([worktrees] gc_after_days)"
+    running = _running_worker(ws, ticket)
+    if running is not None:
+        return f"worker {running} still runs in it"
+    dirty = salvage_git.changed_paths(path)
+    if dirty:
+        return f"{len(dirty)} uncommitted or untracked path(s) (first: {dirty[0][:120]})"
+    head = git_finish.head_of(ws.config_root, branch)
+    if head is None:
+        return f"its branch {branch} is gone; remove it by hand if you are sure"
+    if git.is_ancestor(ws.config_root, head, target.head) or git_finish.patch_merged(ws.config_root, target.head, head):
+        return None
+    archived = git_finish.refs_at(ws.config_root, f"refs/oms/archive/{ticket.record_id}/", head)
+    if archived:
+        return None
+    return (
+        f"its branch {branch} holds work that is neither merged into {target.branch} nor archived "
+        f"(`oms result discard` archives it)"
+    )
+
+
+def _running_worker(ws: Workspace, ticket: Record) -> str | None:
+    for worker in ws.store.latest("worker").records:
+        if worker.payload.get("ticket_id") == ticket.record_id and worker.payload.get("health") != "stopped":
+            return worker.record_id
+    return None
+
+
+def _remove(repo: str, record: JsonObject) -> None:
+    path, branch = access.text(record, "worktree_root"), access.text(record, "branch")
+    head = git_finish.head_of(repo, branch)
+    git_finish.remove_worktree(repo, path)
+    if head is not None:
+        git_finish.delete_branch(repo, branch, head)
