@@ -23,7 +23,7 @@ def tree_of(repo: str, commit: str) -> str:
 def merged_tree(repo: str, base: str, other: str) -> str | None:
     """The tree a merge of `other` into `base` makes (`merge-tree --write-tree`: no checkout, no index),
     or None when they conflict."""
-    done = git(repo, "merge-tree", "--write-tree", "--no-messages", base, other, check=False)
+    done = git(repo, "merge-tree", "--write-tree", "--no-messages", base, other, check=False)  # (drivers refused)
     if done.returncode == 1:
         return None
     if done.returncode != 0:
@@ -60,9 +60,10 @@ def valid_branch(repo: str, name: str) -> bool:
 
 
 def fast_forward_checkout(repo: str, commit: str) -> None:
-    """Fast-forward the branch checked out in `repo` to `commit`, its files with it (`merge --ff-only`:
-    refused by git when local changes would be overwritten; no hook runs)."""
-    git(repo, "merge", "--ff-only", "--no-edit", "--quiet", commit, timeout=300.0)
+    """Fast-forward the branch checked out in `repo` to `commit`, its files with it (`merge --ff-only
+    --no-overwrite-ignore`: refused by git when local changes or ignored files would be overwritten — by
+    default git overwrites ignored files, e.g. the user's `.env`; no hook runs)."""
+    git(repo, "merge", "--ff-only", "--no-overwrite-ignore", "--no-edit", "--quiet", commit, timeout=300.0)
 
 
 def swap_branch(repo: str, branch: str, new: str, old: str) -> None:
@@ -102,10 +103,11 @@ def head_of(repo: str, branch: str) -> str | None:
     return resolve_commit(repo, f"refs/heads/{branch}")
 
 
-def patch_merged(repo: str, upstream: str, head: str) -> bool:
-    """Is every commit of `head` not in `upstream` already there as an equal patch (`git cherry`)?"""
-    out = git(repo, "cherry", upstream, head).text()
-    return all(line.startswith("-") for line in out.splitlines() if line.strip())
+def merges_to_nothing(repo: str, upstream: str, head: str) -> bool:
+    """Would merging `head` into `upstream` change nothing (its work is already there, byte for byte)? Not
+    `git cherry`: patch ids ignore whitespace, and a change of indentation is a change of program."""
+    tree = merged_tree(repo, upstream, head)
+    return tree is not None and tree == tree_of(repo, upstream)
 
 
 def refs_at(repo: str, prefix: str, commit: str) -> list[str]:

@@ -18,14 +18,13 @@ from oms.adapters.git import (
     OMS_IDENTITY,
     git,
     git_dirs,
-    gitlinks,
     parse_status_paths,
     refuse_unsafe_config,
     resolve_commit,
     status_entries,
 )
 from oms.errors import CheckoutChangedError, ProcessFailedError, shown
-from oms.fsio.outside import discard_file
+from oms.fsio.outside import discard_file, entry_kind, remove_kept_files
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,23 +42,11 @@ def snapshot(repo: str, message: str) -> Snapshot | None:
     paths = parse_status_paths(status_entries(repo))
     if head is None or not paths:
         return None
+    entries = _entries(repo, paths)
     index = os.path.join(git_dirs(repo)[0], f"oms-salvage-{os.getpid()}.index")
     try:
         git(repo, "read-tree", head, index=index)  # plumbing: no checkout, filter or hook
-        listed = b"".join(p.encode("utf-8", "surrogateescape") + b"\x00" for p in paths)
-        git(
-            repo,
-            "add",
-            "--all",
-            "--pathspec-from-file=-",
-            "--pathspec-file-nul",
-            stdin=listed,
-            index=index,
-            timeout=120.0,
-        )
-        for nested in sorted(gitlinks(repo, index=index) - gitlinks(repo, head)):
-            # a repository that appeared after the look: its files are its own repository's, never a gitlink
-            git(repo, "update-index", "--force-remove", "--", nested, index=index)
+        git(repo, "update-index", "-z", "--index-info", stdin=b"".join(entries), index=index, timeout=120.0)
         tree = git(repo, "write-tree", index=index).text()
         name, email = OMS_IDENTITY
         identity = ("-c", f"user.name={name}", "-c", f"user.email={email}", "-c", "commit.gpgsign=false")
@@ -72,28 +59,88 @@ def snapshot(repo: str, message: str) -> Snapshot | None:
     return Snapshot(commit, tuple(paths))
 
 
+_ZERO = "0" * 40
+HASH_BATCH = 256  # paths per `hash-object` (argv, so any name works, newlines included)
+
+
+def _entries(repo: str, paths: list[str]) -> list[bytes]:
+    """`update-index -z --index-info` lines for `paths` as they are on disk, byte for byte: each file's
+    blob written with `--no-filters` (the worktree's own `.gitattributes` never rewrites a byte: no eol
+    conversion, no `ident`), a link's target as its blob, a path that is gone (or is now a folder, whose
+    files are listed themselves) removed. A FIFO, socket or device cannot be kept: refused."""
+    files: list[tuple[str, str]] = []  # (path, mode)
+    lines: list[bytes] = []
+    for path in paths:
+        kind, detail = entry_kind(os.path.join(repo, path))
+        name = path.encode("utf-8", "surrogateescape")
+        if kind == "file":
+            files.append((path, detail))
+        elif kind == "link":
+            oid = git(repo, "hash-object", "-w", "--no-filters", "--stdin", stdin=os.fsencode(detail)).text()
+            lines.append(b"120000 %s\t%s\x00" % (oid.encode(), name))
+        elif kind in ("missing", "dir"):
+            lines.append(b"0 %s\t%s\x00" % (_ZERO.encode(), name))
+        else:
+            raise CheckoutChangedError(f"{shown(path)} is a {kind}, which git cannot keep; nothing salvaged")
+    for start in range(0, len(files), HASH_BATCH):
+        batch = files[start : start + HASH_BATCH]
+        out = git(repo, "hash-object", "-w", "--no-filters", "--", *(p for p, _ in batch), timeout=300.0).text()
+        oids = out.splitlines()
+        if len(oids) != len(batch):
+            raise ProcessFailedError(("git", "hash-object"), 1, b"not one object per file")
+        for (path, mode), oid in zip(batch, oids, strict=True):
+            lines.append(b"%s %s\t%s\x00" % (mode.encode(), oid.encode(), path.encode("utf-8", "surrogateescape")))
+    return lines
+
+
 def changed_paths(repo: str) -> tuple[str, ...]:
     """The changed and untracked paths `snapshot` would keep (after `refuse_unsafe_config`)."""
     return tuple(parse_status_paths(status_entries(repo)))
 
 
 def discard_changes(repo: str, commit: str, kept: Snapshot) -> None:
-    """Reset the tracked files to `commit` and remove the untracked files, once `kept` holds every one of
-    them (call only once `kept` is referenced). Ignored files and nested repositories stay."""
+    """Reset the tracked files to `commit` and remove the untracked files `kept` holds — exactly those, one
+    by one, and the folders they leave empty (call only once `kept` is referenced). Nothing is done when
+    the worktree changed since (a second snapshot's tree differs), or when the reset would replace anything
+    `kept` does not hold: a folder (of ignored files, a nested repository, entries named `.git`) where
+    `commit` or HEAD has a file, or a link or file where they need a folder. Ignored files, nested
+    repositories and `.git`-named entries are never removed."""
     again = snapshot(repo, "oms salvage: check")  # what is there now must be exactly what was kept
     if again is None or tree_of(repo, again.commit) != tree_of(repo, kept.commit):
         late = sorted(set(again.paths if again else ()) ^ set(kept.paths)) or ["a changed file"]
         raise CheckoutChangedError(f"the worktree changed after its salvage (first: {shown(late[0])}); nothing reset")
-    git(repo, "reset", "-q", "--hard", commit, timeout=120.0)
-    left = set(changed_paths(repo))  # after the reset: only untracked files are left
-    unkept = sorted(left - set(kept.paths))
-    if unkept:
+    in_the_way = _in_the_way(repo, commit)
+    if in_the_way is not None:
         raise CheckoutChangedError(
-            f"{len(unkept)} untracked path(s) appeared that the salvage commit does not hold (first: "
-            f"{shown(unkept[0])}); nothing removed"
+            f"resetting would replace {shown(in_the_way)}, which the salvage does not hold; nothing reset"
         )
-    if left:  # `clean -d` without a second `-f` never removes a nested repository; without -x no ignored file
-        git(repo, "clean", "-q", "-f", "-d", timeout=120.0)
+    tracked = set(_tracked(repo, commit))
+    git(repo, "reset", "-q", "--hard", commit, timeout=120.0)
+    untracked = [p for p in kept.paths if p not in tracked]
+    left = remove_kept_files(repo, untracked)
+    if left:
+        raise CheckoutChangedError(f"{len(left)} salvaged file(s) were left in place (first: {shown(left[0])})")
+
+
+def _tracked(repo: str, rev: str) -> list[str]:
+    out = git(repo, "ls-tree", "-r", "-z", "--name-only", "--full-tree", rev, max_output=64 * 1024 * 1024).stdout
+    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\x00") if p]
+
+
+def _in_the_way(repo: str, commit: str) -> str | None:
+    """A path `reset --hard <commit>` would replace that is not a tracked file: a folder where HEAD or
+    `commit` tracks a file, or a non-folder where one of their files needs a folder (None: nothing)."""
+    paths = set(_tracked(repo, "HEAD")) | set(_tracked(repo, commit))
+    folders = {p.rsplit("/", 1)[0] for p in paths if "/" in p}
+    folders |= {f.rsplit("/", i)[0] for f in list(folders) for i in range(1, f.count("/") + 1)}
+    for path in sorted(paths):
+        if entry_kind(os.path.join(repo, path))[0] == "dir":
+            return path
+    for folder in sorted(folders):
+        kind = entry_kind(os.path.join(repo, folder))[0]
+        if kind not in ("dir", "missing"):
+            return folder
+    return None
 
 
 def tree_of(repo: str, commit: str) -> str:

@@ -93,7 +93,9 @@ def verdict(ran: tuple[Ran, ...]) -> bool:
     return bool(ran) and all(r.passed for r in ran)
 
 
-def merge_refusal(*, evidence: JsonObject | None, result_commit: str, target_head: str, mode: str) -> str | None:
+def merge_refusal(
+    *, evidence: JsonObject | None, result_commit: str, target: str, target_head: str, mode: str
+) -> str | None:
     """Why a result may not be merged now (None: it may): it needs passing verification evidence of this
     exact commit, against the target's head as it is now, in this merge mode."""
     if evidence is None:
@@ -103,6 +105,8 @@ def merge_refusal(*, evidence: JsonObject | None, result_commit: str, target_hea
         return f"its verification was of another commit ({str(body.get('commit'))[:12]})"
     if body.get("passed") is not True:
         return "its verification failed"
+    if body.get("target") != target:
+        return f"it was verified for a merge into {body.get('target')}; the target is now {target}"
     if body.get("mode") != mode:
         return f"it was verified for a {body.get('mode')} merge; the config now says {mode}"
     if body.get("base") != target_head:

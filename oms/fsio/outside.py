@@ -57,6 +57,83 @@ def remove_tree(path: str) -> bool:
     return False
 
 
+def hidden_git_entries(top: str, budget: int = 200_000) -> list[str]:
+    """Entries named `.git` below `top` (its own `.git` aside), which `git status` never lists: a nested
+    repository, or a file or folder an agent named so. Relative paths; at most the first 100. Walking more
+    than `budget` entries counts as finding one (a worktree too large to prove clean is not clean)."""
+    found: list[str] = []
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(top):
+        for name in (*dirnames, *filenames):
+            seen += 1
+            if name == ".git" and dirpath != top:
+                found.append(os.path.relpath(os.path.join(dirpath, name), top))
+        dirnames[:] = [d for d in dirnames if not (d == ".git" and dirpath == top)]
+        if seen > budget:
+            found.append(f"(more than {budget} entries: not walked further)")
+            break
+        if len(found) >= 100:
+            break
+    return found
+
+
+def entry_kind(path: str) -> tuple[str, str]:
+    """What is at `path`, never following a link: ("file", "100644" | "100755"), ("link", its target),
+    ("dir", ""), ("missing", ""), or ("fifo" | "socket" | "device", "")."""
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return "missing", ""
+    except NotADirectoryError:
+        return "missing", ""
+    if stat.S_ISLNK(st.st_mode):
+        return "link", os.readlink(path)
+    if stat.S_ISREG(st.st_mode):
+        return "file", "100755" if st.st_mode & 0o100 else "100644"
+    if stat.S_ISDIR(st.st_mode):
+        return "dir", ""
+    return ("fifo" if stat.S_ISFIFO(st.st_mode) else "socket" if stat.S_ISSOCK(st.st_mode) else "device"), ""
+
+
+def remove_kept_files(top: str, rels: list[str]) -> list[str]:
+    """Remove the files `rels` (relative to `top`) that a salvage holds, and then the folders they leave
+    empty; a path under a link or a non-folder is left alone. What could not be removed is returned."""
+    import stat
+
+    left: list[str] = []
+    parents: set[str] = set()
+    for rel in rels:
+        parts = rel.split("/")
+        cur, safe = top, True
+        for part in parts[:-1]:
+            cur = os.path.join(cur, part)
+            try:
+                if not stat.S_ISDIR(os.lstat(cur).st_mode):
+                    safe = False
+                    break
+            except OSError:
+                safe = False
+                break
+        if not safe:
+            left.append(rel)
+            continue
+        try:
+            os.unlink(os.path.join(top, rel))
+        except FileNotFoundError:
+            pass
+        except OSError:
+            left.append(rel)
+            continue
+        for i in range(len(parts) - 1, 0, -1):
+            parents.add("/".join(parts[:i]))
+    for rel in sorted(parents, key=lambda p: -p.count("/")):
+        with contextlib.suppress(OSError):
+            os.rmdir(os.path.join(top, rel))  # only an empty one goes
+    return left
+
+
 def tree_bytes(path: str) -> int:
     """The bytes the files under `path` take on disk (links not followed; what cannot be read counts 0)."""
     total = 0

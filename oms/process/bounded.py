@@ -29,8 +29,10 @@ class Bounded:
     duration_ms: int
 
 
-def run_bounded(argv: Sequence[str], *, env: Mapping[str, str], timeout: float, max_output: int) -> Bounded:
-    """Run `argv` (an absolute program) to its end or its time limit."""
+def run_bounded(
+    argv: Sequence[str], *, env: Mapping[str, str], timeout: float, max_output: int, pass_fds: tuple[int, ...] = ()
+) -> Bounded:
+    """Run `argv` (an absolute program) to its end or its time limit (`pass_fds`: descriptors it inherits)."""
     started = time.monotonic()
     try:
         proc = subprocess.Popen(  # argv list, never a shell
@@ -40,6 +42,7 @@ def run_bounded(argv: Sequence[str], *, env: Mapping[str, str], timeout: float, 
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             close_fds=True,
+            pass_fds=pass_fds,
             start_new_session=True,
         )
     except OSError as exc:

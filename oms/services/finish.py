@@ -18,11 +18,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from oms.adapters import git, git_finish, salvage_git
+from oms.adapters import git, git_finish
 from oms.canonical import JsonObject, access
 from oms.domain import finishing
 from oms.errors import CheckoutChangedError, ConflictError, OmsError, one_line
-from oms.services import tickets, verify
+from oms.services import tickets, verify, worktree_gc
 from oms.services.workspace import Workspace
 
 ARCHIVE = "refs/oms/archive"
@@ -49,7 +49,11 @@ def merge(ws: Workspace, dispatch_id: str) -> Merged:
     target = verify.target_of(ws, fin)
     found = verify.latest(ws, dispatch_id)
     why = finishing.merge_refusal(
-        evidence=None if found is None else found[1], result_commit=commit, target_head=target.head, mode=target.mode
+        evidence=None if found is None else found[1],
+        result_commit=commit,
+        target=target.branch,
+        target_head=target.head,
+        mode=target.mode,
     )
     if why is not None:
         raise ConflictError(f"{dispatch_id} is not merged: {why}", hint=f"oms result verify {dispatch_id}")
@@ -132,13 +136,20 @@ def discard(ws: Workspace, dispatch_id: str, reason: str) -> Discarded:
     repo, branch = ws.config_root, access.text(payload, "worktree_branch")
     worktree = access.text(payload, "worktree_path")
     git.refuse_unsafe_config(repo)
-    worker = ws.store.records("worker").read_if_exists(dispatch_id)
-    if worker is not None and worker.payload.get("health") != "stopped":
-        raise ConflictError(f"the worker of {dispatch_id} still runs", hint=f"oms worker stop {dispatch_id}")
+    ticket_id, attempt = access.text(payload, "ticket_id"), access.integer(payload, "attempt")
+    running = worktree_gc.running_worker(ws, ticket_id)
+    if running is not None:  # one worktree a ticket: a later attempt's worker works in it
+        raise ConflictError(
+            f"worker {running} of {ticket_id} still runs in its worktree", hint=f"oms worker stop {running}"
+        )
+    ticket = tickets.require(ws, ticket_id)
+    if ticket.state == "leased" and ticket.payload.get("attempt") != attempt:
+        raise ConflictError(
+            f"{ticket_id} is leased to attempt {ticket.payload.get('attempt')}, which uses this worktree"
+        )
     head = git_finish.head_of(repo, branch)
     if head is None:
         raise ConflictError(f"branch {branch} is gone already; nothing to discard")
-    ticket_id, attempt = access.text(payload, "ticket_id"), access.integer(payload, "attempt")
     archive = f"{ARCHIVE}/{ticket_id}/{attempt}"
     if not git_finish.keep_ref_new(repo, archive, head) and git.resolve_commit(repo, archive) != head:
         raise ConflictError(f"{archive} exists and holds another commit; nothing removed")
@@ -146,9 +157,10 @@ def discard(ws: Workspace, dispatch_id: str, reason: str) -> Discarded:
     removed: list[str] = []
     kept: list[str] = []
     if os.path.isdir(worktree):
-        dirty = salvage_git.changed_paths(worktree)
-        if dirty:
-            kept.append(f"worktree {worktree}: {len(dirty)} uncommitted path(s); commit them, then discard again")
+        git.check_worktree_of(worktree, repo)
+        dirty = worktree_gc.unkept(worktree)
+        if dirty is not None:
+            kept.append(f"worktree {worktree}: {dirty}; commit or move it, then discard again")
         else:
             git_finish.remove_worktree(repo, worktree)
             removed.append(f"worktree {worktree}")

@@ -17,14 +17,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from oms.adapters import bwrap, git, git_finish
+from oms.adapters import bwrap, git, git_finish, seccomp
 from oms.adapters.check_sandbox import check_argv
 from oms.canonical import JsonObject, access
 from oms.domain import finishing
 from oms.domain.finishing import Finishing, Ran
 from oms.errors import ConfigError, ConflictError, InvalidInputError, RecordNotFoundError
 from oms.fsio.outside import remove_tree, scratch_directory
-from oms.process import child_env, run_bounded
+from oms.process import child_env, data_fd, run_bounded
 from oms.services.workspace import Workspace
 from oms.store import Record
 
@@ -104,11 +104,16 @@ def verify(ws: Workspace, dispatch_id: str, progress: Callable[[str], None] = la
     if not fin.commands:
         raise ConfigError("no checks are configured", hint="add [verify] commands to .oms/config.toml and commit it")
     repo = ws.config_root
-    state = os.path.realpath(ws.store.path)
+    private = {
+        "the state root": os.path.realpath(ws.store.path),
+        "the config root": os.path.realpath(repo),
+        "your home": os.path.realpath(os.path.expanduser("~")),
+    }
     for path in fin.show:
         real = os.path.realpath(path)
-        if real == state or real.startswith(state + "/") or state.startswith(real.rstrip("/") + "/"):
-            raise ConfigError(f"[verify] show {path} would show the state root to the checks")
+        for what, top in private.items():
+            if real == top or real.startswith(top + "/") or top.startswith(real.rstrip("/") + "/"):
+                raise ConfigError(f"[verify] show {path} would show {what} to the checks")
     git.refuse_unsafe_config(repo)
     commit = access.text(result, "result_commit")
     if git.resolve_commit(repo, commit) != commit:
@@ -149,8 +154,14 @@ def verify(ws: Workspace, dispatch_id: str, progress: Callable[[str], None] = la
 
 def _run(argv: tuple[str, ...], fin: Finishing, checkout: str, progress: Callable[[str], None]) -> Ran:
     progress(f"check: {' '.join(argv)[:200]}")
-    sandboxed = check_argv(bwrap.locate(), bwrap.host(), checkout, fin.show, argv)
-    done = run_bounded(sandboxed, env=child_env(), timeout=fin.timeout_s, max_output=fin.max_output)
+    filter_fd = data_fd(seccomp.encode(seccomp.program(os.uname().machine)), "oms-seccomp")
+    try:
+        sandboxed = check_argv(bwrap.locate(), bwrap.host(), checkout, fin.show, argv, filter_fd)
+        done = run_bounded(
+            sandboxed, env=child_env(), timeout=fin.timeout_s, max_output=fin.max_output, pass_fds=(filter_fd,)
+        )
+    finally:
+        os.close(filter_fd)
     ran = Ran(argv, done.returncode, done.duration_ms, done.output, done.truncated)
     outcome = "passed" if ran.passed else ("timed out" if done.returncode is None else f"exit {done.returncode}")
     progress(f"  {outcome} in {done.duration_ms / 1000:.1f}s")

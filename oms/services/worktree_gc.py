@@ -6,7 +6,9 @@ stays): oms made it (its write-once record names it, and git lists it as a workt
 repository); its ticket ended (done or blocked) at least `[worktrees] gc_after_days` ago; no worker of
 the ticket is still running; it has no uncommitted or untracked work; and its branch's work is merged into
 the target branch (its head an ancestor, or every commit an equal patch: `git cherry`) or archived
-(`refs/oms/archive/<ticket>/...` holds its head). Removing is `git worktree remove` (git refuses a worktree
+(`refs/oms/archive/<ticket>/...` holds its head). Equal patches are not enough (`git cherry` ignores
+whitespace): only a merge that would change nothing counts. Entries named `.git` below the worktree's top,
+which `git status` never lists, keep it too. Removing is `git worktree remove` (git refuses a worktree
 with changes) and the branch's deletion only while it still points at the head that was checked.
 """
 
@@ -18,8 +20,8 @@ from dataclasses import dataclass, field
 from oms.adapters import git, git_finish, salvage_git
 from oms.canonical import JsonObject, access, add_ms, parse_ts
 from oms.domain import finishing
-from oms.errors import OmsError, one_line
-from oms.fsio.outside import tree_bytes
+from oms.errors import CheckoutChangedError, OmsError, one_line
+from oms.fsio.outside import hidden_git_entries, tree_bytes
 from oms.services import verify
 from oms.services.workspace import Workspace
 from oms.store import Record
@@ -62,18 +64,25 @@ def gc(ws: Workspace, *, dry_run: bool) -> Report:
             why = _why_kept(ws, ticket, record, listed, target, fin, now)
         except OmsError as exc:
             why = f"could not be checked: {exc.message}"
-        if why is not None:
+        if isinstance(why, str):
             report.kept.append({**row, "why": why})
             continue
         size = tree_bytes(path)
         if not dry_run:
             try:
-                _remove(repo, record)
+                _remove(repo, record, why.head)
             except OmsError as exc:
                 report.kept.append({**row, "why": f"removal failed: {one_line(exc.message)}"})
                 continue
         report.removed.append({**row, "bytes": size})
     return report
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A worktree that may go, and the branch head its work was found kept at."""
+
+    head: str
 
 
 def _why_kept(
@@ -84,7 +93,7 @@ def _why_kept(
     target: verify.Target,
     fin: finishing.Finishing,
     now: str,
-) -> str | None:
+) -> str | Checked:
     path, branch = access.text(record, "worktree_root"), access.text(record, "branch")
     if os.path.realpath(path) not in listed:
         return "git does not list it as a worktree of the repository (oms did not make it there)"
@@ -94,36 +103,51 @@ def _why_kept(
     due = add_ms(ticket.observed_at, fin.gc_after_days * DAY_MS)
     if fin.gc_after_days > 0 and parse_ts(now) < parse_ts(due):
         return f"its ticket ended {ticket.observed_at}; kept until {due} ([worktrees] gc_after_days)"
-    running = _running_worker(ws, ticket)
+    running = running_worker(ws, ticket.record_id)
     if running is not None:
         return f"worker {running} still runs in it"
-    dirty = salvage_git.changed_paths(path)
-    if dirty:
-        return f"{len(dirty)} uncommitted or untracked path(s) (first: {dirty[0][:120]})"
+    dirty = unkept(path)
+    if dirty is not None:
+        return dirty
     head = git_finish.head_of(ws.config_root, branch)
     if head is None:
         return f"its branch {branch} is gone; remove it by hand if you are sure"
-    if git.is_ancestor(ws.config_root, head, target.head) or git_finish.patch_merged(ws.config_root, target.head, head):
-        return None
-    archived = git_finish.refs_at(ws.config_root, f"refs/oms/archive/{ticket.record_id}/", head)
-    if archived:
-        return None
+    if git.is_ancestor(ws.config_root, head, target.head) or git_finish.merges_to_nothing(
+        ws.config_root, target.head, head
+    ):
+        return Checked(head)
+    if git_finish.refs_at(ws.config_root, f"refs/oms/archive/{ticket.record_id}/", head):
+        return Checked(head)
     return (
         f"its branch {branch} holds work that is neither merged into {target.branch} nor archived "
         f"(`oms result discard` archives it)"
     )
 
 
-def _running_worker(ws: Workspace, ticket: Record) -> str | None:
+def running_worker(ws: Workspace, ticket_id: str) -> str | None:
+    """A worker of the ticket that has not ended (its worktree is in use), if any."""
     for worker in ws.store.latest("worker").records:
-        if worker.payload.get("ticket_id") == ticket.record_id and worker.payload.get("health") != "stopped":
+        if worker.payload.get("ticket_id") == ticket_id and worker.payload.get("health") != "stopped":
             return worker.record_id
     return None
 
 
-def _remove(repo: str, record: JsonObject) -> None:
+def unkept(path: str) -> str | None:
+    """What in a worktree git does not keep and its removal would lose (None: nothing): changed or untracked
+    files, and entries named `.git` below its top, which `git status` never lists."""
+    dirty = salvage_git.changed_paths(path)
+    if dirty:
+        return f"{len(dirty)} uncommitted or untracked path(s) (first: {dirty[0][:120]})"
+    hidden = hidden_git_entries(path)
+    if hidden:
+        return f"{len(hidden)} entries named .git that git does not track (first: {hidden[0][:120]})"
+    return None
+
+
+def _remove(repo: str, record: JsonObject, head: str) -> None:
+    """The worktree, then its branch only while it still points at the head whose work was found kept."""
     path, branch = access.text(record, "worktree_root"), access.text(record, "branch")
-    head = git_finish.head_of(repo, branch)
+    if git_finish.head_of(repo, branch) != head:
+        raise CheckoutChangedError(f"branch {branch} moved since it was checked; kept")
     git_finish.remove_worktree(repo, path)
-    if head is not None:
-        git_finish.delete_branch(repo, branch, head)
+    git_finish.delete_branch(repo, branch, head)

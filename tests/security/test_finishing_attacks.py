@@ -6,6 +6,7 @@ would expose the state root. Each must change nothing it should not."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -83,8 +84,10 @@ def test_a_result_that_links_to_the_state_key_or_reaches_for_the_repository_find
     assert ls.exit_code != 0  # the config root is not in the sandbox
 
 
-def test_a_show_that_would_expose_the_state_root_is_refused(chain: Chain) -> None:
-    checks = CHECKS.replace("max_output_bytes = 4096", f'max_output_bytes = 4096\nshow = ["{chain.state}"]')
+@pytest.mark.parametrize("private", ["state root", "config root", "home"])
+def test_a_show_that_would_expose_a_private_place_is_refused(chain: Chain, private: str) -> None:
+    place = {"state root": chain.state, "config root": chain.repo / ".git", "home": Path.home() / ".ssh"}[private]
+    checks = CHECKS.replace("max_output_bytes = 4096", f'max_output_bytes = 4096\nshow = ["{place}"]')
     bound = _result(chain, checks)
-    with chain.workspace() as ws, pytest.raises(ConfigError, match="would show the state root"):
+    with chain.workspace() as ws, pytest.raises(ConfigError, match="would show"):
         verify.verify(ws, bound.dispatch_id)

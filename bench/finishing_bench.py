@@ -1,0 +1,85 @@
+"""Finishing-work benchmark (issue 14, ADR 0021): what a salvage costs against `git status` of the same
+worktree, and what the sandbox adds to a check against running it directly.
+
+    .venv/bin/python bench/finishing_bench.py [--samples 20] [--files 10,1000,10000]
+
+Salvage: a repository with `--files` changed or untracked files; `salvage_git.snapshot` (private index,
+add, write-tree, commit-tree) against `git status --porcelain` of the same tree, interleaved. Checks:
+`true` run directly, and in the check sandbox (`adapters/check_sandbox.py`), interleaved. Prints medians
+and ratios; nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._common import median_ms, table, time_interleaved
+from oms.adapters import bwrap, salvage_git, seccomp
+from oms.adapters.check_sandbox import check_argv
+from oms.process import child_env, data_fd, run_bounded
+
+
+def _repo(path: Path, files: int) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b",
+           "GIT_COMMITTER_EMAIL": "b@x"}  # fmt: skip
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True, env=env)
+    for i in range(files // 2):
+        (path / f"t{i}.txt").write_text(f"tracked {i}\n")
+    subprocess.run(["git", "-C", str(path), "add", "-A"], check=True, env=env)
+    subprocess.run(["git", "-C", str(path), "commit", "-q", "--allow-empty", "-m", "base"], check=True, env=env)
+    for i in range(files // 2):
+        (path / f"t{i}.txt").write_text(f"changed {i}\n")
+    for i in range(files - files // 2):
+        sub = path / f"new{i % 10}"
+        sub.mkdir(exist_ok=True)
+        (sub / f"u{i}.txt").write_text(f"untracked {i}\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--samples", type=int, default=20)
+    parser.add_argument("--files", default="10,1000,10000")
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for files in (int(n) for n in args.files.split(",")):
+            repo = Path(tmp) / f"r{files}"
+            _repo(repo, files)
+            status = ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=all"]
+            cases = {
+                "git status": lambda status=status: subprocess.run(status, capture_output=True, check=True),
+                "salvage": lambda repo=repo: salvage_git.snapshot(str(repo), "bench"),
+            }
+            got = time_interleaved(cases, args.samples)
+            base, took = median_ms(got["git status"]), median_ms(got["salvage"])
+            rows.append([f"salvage, {files} changed files", f"{base:.1f}", f"{took:.1f}", f"{took / base:.2f}"])
+        checkout = Path(tmp) / "checkout"
+        checkout.mkdir()
+        filter_fd = data_fd(seccomp.encode(seccomp.program(os.uname().machine)))
+        sandboxed = check_argv(bwrap.locate(), bwrap.host(), str(checkout), (), ("true",), filter_fd)
+        env = child_env()
+
+        def in_sandbox() -> None:
+            os.lseek(filter_fd, 0, os.SEEK_SET)  # bubblewrap reads the filter from where the offset is
+            run_bounded(sandboxed, env=env, timeout=30, max_output=1024, pass_fds=(filter_fd,))
+
+        cases = {
+            "direct": lambda: run_bounded(["/bin/true"], env=env, timeout=30, max_output=1024),
+            "sandboxed": in_sandbox,
+        }
+        got = time_interleaved(cases, args.samples)
+        base, took = median_ms(got["direct"]), median_ms(got["sandboxed"])
+        rows.append(["a check (`true`)", f"{base:.1f}", f"{took:.1f}", f"{took / base:.2f}"])
+    print(table(["case (median ms)", "baseline", "oms", "ratio"], rows))
+    print("baselines: `git status --porcelain --untracked-files=all` of the same tree; `/bin/true` run directly")
+
+
+if __name__ == "__main__":
+    main()
