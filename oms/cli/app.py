@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from oms.cli import (
+    audit_cmds,
     conductor_cmds,
     dispatch_cmds,
     live_cmds,
@@ -45,6 +46,7 @@ app.add_typer(route_cmds.app, name="route")
 app.add_typer(route_cmds.provider_app, name="provider")
 app.add_typer(proxy_cmds.app, name="proxy")
 app.add_typer(result_cmds.app, name="result")
+app.add_typer(audit_cmds.app, name="audit")
 
 
 def _version(value: bool) -> None:

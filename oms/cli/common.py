@@ -71,10 +71,15 @@ def workspace(state: str | None, config: str | None) -> Iterator[Workspace]:
     from oms.services.workspace import Workspace
 
     ws = Workspace.open(state_root(state), config_root(config))
+    before = ws.store.ledger_size()
     try:
         yield ws
     finally:
-        ws.close()
+        try:
+            if ws.store.ledger_size() != before:  # this command wrote: its ledger head is signed (ADR 0022)
+                ws.store.checkpoint()
+        finally:
+            ws.close()
 
 
 def confirm_person(person: str | None, *, question: str, expect: str, yes: bool) -> tuple[str, str]:

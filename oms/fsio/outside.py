@@ -144,6 +144,24 @@ def tree_bytes(path: str) -> int:
     return total
 
 
+def write_new_user_file(path: str, data: bytes) -> None:
+    """Create the file the user named (outside any root) with `data`: never an existing file, never
+    through a link (0600)."""
+    from oms.errors import InvalidInputError, shown
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise InvalidInputError(f"{shown(path)}: {(exc.strerror or 'cannot create').lower()}") from exc
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def read_user_file(path: str, cap: int) -> bytes:
     """Read a file the user named on the command line (outside any root): regular, bounded, non-blocking."""
     import stat

@@ -21,7 +21,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple, NoReturn, Self
 
@@ -337,6 +337,16 @@ class Root:
                 os.close(fd)
         raise UnsafeFileError(f"{shown(rel)}: unstable link count")  # pragma: no cover
 
+    def read_tail(self, rel: str, size: int) -> bytes:
+        """The last `size` bytes (at most) of private regular file `rel`."""
+        fd = self._open(self._split(rel), os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            st = os.fstat(fd)
+            self._check_regular(rel, st)
+            return os.pread(fd, min(size, st.st_size), max(0, st.st_size - size))
+        finally:
+            os.close(fd)
+
     def read_optional(self, rel: str, cap: int, *, any_mode: bool = False) -> bytes | None:
         """Like `read_bytes`, but None when the file does not exist."""
         try:
@@ -649,6 +659,43 @@ class Root:
             return fd
         finally:
             os.close(parent)
+
+    def append_chained(self, rel: str, make: Callable[[bytes], bytes], tail_bytes: int = 4096) -> bytes:
+        """Append the line `make(last complete line)` to private file `rel` (created 0600) under an
+        exclusive flock of it, after fsync; returns the line. A torn last line (a writer died mid-write:
+        no newline) is cut off first, under the same lock."""
+        import fcntl
+
+        parts = split_rel(rel, self._limits)
+        parent = self._dir(parts[:-1])
+        try:
+            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+            try:
+                fd = os.open(check_component(parts[-1], self._limits), flags, 0o600, dir_fd=parent)
+            except OSError as err:
+                _raise_for(err, rel)
+        finally:
+            os.close(parent)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or st.st_uid != os.geteuid():
+                raise UnsafeFileError(f"{shown(rel)}: not a private regular file of ours")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            size = os.fstat(fd).st_size
+            tail = os.pread(fd, min(size, tail_bytes), max(0, size - tail_bytes)) if size else b""
+            if tail and not tail.endswith(b"\n"):  # torn: cut back to the last complete line
+                cut = tail.rfind(b"\n")
+                if cut < 0 and size > tail_bytes:
+                    raise FsioError(f"{shown(rel)}: its last {tail_bytes} bytes hold no complete line")
+                os.ftruncate(fd, size - len(tail) + cut + 1)
+                tail = tail[: cut + 1]
+            last = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1] if tail else b""
+            line = make(last)
+            _write_all(fd, line)
+            os.fsync(fd)
+            return line
+        finally:
+            os.close(fd)  # (the lock goes with it)
 
     @contextlib.contextmanager
     def dir_fd(self, rel: str) -> Iterator[int]:

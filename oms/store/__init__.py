@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from oms.store.events import EventStore
     from oms.store.evidence import Evidence, EvidenceStore
     from oms.store.journal import Journal
+    from oms.store.ledger_check import Audit
     from oms.store.outbox import Outbox
     from oms.store.summary import Latest
 
@@ -110,6 +111,27 @@ class Store:
     def put_evidence(self, body: JsonObject) -> Evidence:
         """Sign `body` with the state key and store it."""
         return self.evidence.put(body, self.state.signer())
+
+    def ledger_size(self) -> int:
+        """The ledger's size in bytes now (0: none): a command that changes it wrote."""
+        from oms.store.ledger import LOG
+
+        found = self.state.root.lstat(LOG) if self.state.root.exists("ledger") else None
+        return 0 if found is None else found.st_size
+
+    def checkpoint(self) -> tuple[JsonObject, bool] | None:
+        """The ledger head's signed checkpoint, and whether it was written now (`ledger_check.checkpoint`;
+        None: nothing ledgered yet)."""
+        from oms.store.ledger_check import checkpoint
+
+        return checkpoint(self.state.root, self.state.signer(), self.state.meta.key_id)
+
+    def audit(self, exported: bytes | None = None) -> Audit:
+        """Verify the ledger, its checkpoints and every covered file (`ledger_check.verify_ledger`)."""
+        from oms.store.ledger_check import verify_ledger
+
+        meta = self.state.meta
+        return verify_ledger(self.state.root, meta.public_key, meta.key_id, exported)
 
     def close(self) -> None:
         """Close the state root."""

@@ -13,6 +13,7 @@ from oms.canonical import JsonObject, access, check, parse_ts
 from oms.errors import AlreadyExistsError, ConflictError, IntegrityError, NotFoundError, RecordNotFoundError
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
+from oms.store import ledger
 from oms.store.documents import encode_document, parse_document
 
 EVENTS_DIR = "events"
@@ -67,6 +68,7 @@ class EventStore:
         parse_ts(created_at, "created_at")
         try:
             self.root.publish(rel, data)
+            ledger.note(self.root, "event", rel, data)
             return parse_event(data, event_id, rel), True
         except AlreadyExistsError:
             existing = self.root.read_bytes(rel, self.limits.event_bytes)

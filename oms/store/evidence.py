@@ -17,7 +17,7 @@ from oms.canonical.ids import SHA256
 from oms.errors import AlreadyExistsError, IntegrityError, NotFoundError, RecordNotFoundError, SignatureError
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
-from oms.store import keys
+from oms.store import keys, ledger
 from oms.store.documents import encode_document, parse_document
 
 EVIDENCE_DIR = "evidence"
@@ -82,6 +82,7 @@ class EvidenceStore:
         # Same body, same signature (Ed25519 is deterministic); the read below verifies whatever is there.
         with contextlib.suppress(AlreadyExistsError):
             self.root.publish(rel, stored)
+            ledger.note(self.root, "evidence", rel, stored)
         return self.get(ref)
 
     def get(self, ref: str) -> Evidence:

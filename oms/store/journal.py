@@ -13,6 +13,7 @@ from oms.canonical import JsonObject, access, digest_bytes, parse_ts
 from oms.errors import AlreadyExistsError, IntegrityError, NotFoundError
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
+from oms.store import ledger
 from oms.store.documents import encode_document, parse_document
 
 JOURNALS_DIR = "journals"
@@ -73,6 +74,7 @@ class Journal:
             data = encode_document(doc, "journal-entry", rel, self.limits.journal_entry_bytes)
             try:
                 self.root.publish(rel, data)
+                ledger.note(self.root, "journal", rel, data)
                 return seq
             except AlreadyExistsError:
                 continue

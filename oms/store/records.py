@@ -36,6 +36,7 @@ from oms.errors import (
 )
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
+from oms.store import ledger
 from oms.store.documents import encode_document, parse_document, read_document_optional
 from oms.store.stateroot import check_kind
 
@@ -296,6 +297,7 @@ class RecordStore:
                 self.root.publish(rel, data)
             except AlreadyExistsError:
                 continue  # lost the race: the next round replays or reports the conflict
+            ledger.note(self.root, "record", rel, data)
             self.root.touch_dir(kind_dir)
             record = Record(
                 self.kind,

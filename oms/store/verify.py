@@ -36,7 +36,10 @@ from oms.store.records import OPS_DIR, VERSION_NAME, Record, parse_record
 from oms.store.stateroot import KEY, LAYOUT, META, RECORD_KINDS, TMUX_CONF, StateMeta, parse_meta
 from oms.store.summary import RACY_NS
 
-_TOP = {META, *LAYOUT, "tmux.conf", "tmux.sock", summary_file.INDEX_DIR}
+# made when first used: the model proxy's files (ADR 0020), verification outputs and discard bundles
+# (ADR 0021), the ledger (ADR 0022)
+OPTIONAL_AREAS = ("proxy", "verify", "archive", "ledger")
+_TOP = {META, *LAYOUT, "tmux.conf", "tmux.sock", summary_file.INDEX_DIR, *OPTIONAL_AREAS}
 TMUX_SOCKET = "tmux.sock"
 
 

@@ -1,0 +1,114 @@
+"""`oms audit verify|checkpoint|log`: the tamper-evident ledger (issue 14 item 5, ADR 0022;
+`store/ledger.py`, `store/ledger_check.py`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, workspace
+
+app = typer.Typer(
+    help="The ledger: one hash chain over everything oms wrote, with signed checkpoints.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+@app.command("verify")
+def verify_cmd(
+    checkpoint: Annotated[
+        str | None, typer.Option("--checkpoint", help="A checkpoint exported earlier (finds a rolled-back root).")
+    ] = None,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Check the chain, its signed checkpoints, and every ledgered file (exit 1: something is wrong)."""
+    from oms.errors import IntegrityError
+    from oms.fsio.outside import read_user_file
+
+    exported = read_user_file(checkpoint, 4096) if checkpoint is not None else None
+    with workspace(state_root_, config_root_) as ws:
+        audit = ws.store.audit(exported)
+    doc = {
+        "ok": audit.ok,
+        "entries": audit.entries,
+        "files": audit.files,
+        "checkpoints": audit.checkpoints,
+        "problems": audit.problems,
+    }
+    if json_out:
+        emit(doc)
+    else:
+        for line in audit.problems[:50]:
+            typer.echo(f"bad: {line}")
+        typer.echo(
+            f"{audit.entries} entries, {audit.files} files, {audit.checkpoints} checkpoints checked: "
+            f"{'ok' if audit.ok else f'{len(audit.problems)} problem(s)'}"
+        )
+    if not audit.ok:
+        raise IntegrityError(f"the ledger does not hold: {audit.problems[0]}")
+
+
+@app.command("checkpoint")
+def checkpoint_cmd(
+    export: Annotated[
+        str | None, typer.Option("--export", help="Also write it to this file, outside the state root.")
+    ] = None,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Sign the ledger's head now; with --export, keep a copy outside the state root (`audit verify --checkpoint`)."""
+    import json
+    import os
+
+    from oms.errors import InvalidInputError
+    from oms.fsio.outside import write_new_user_file
+
+    with workspace(state_root_, config_root_) as ws:
+        found = ws.store.checkpoint()
+        state = os.path.realpath(ws.store.path)
+    if found is None:
+        raise InvalidInputError("the ledger is empty: nothing to sign yet")
+    signed = found[0]
+    if export is not None:
+        target = os.path.realpath(export)
+        if target == state or target.startswith(state + "/"):
+            raise InvalidInputError("export the checkpoint outside the state root (a copy inside proves nothing)")
+        write_new_user_file(export, (json.dumps(signed, sort_keys=True) + "\n").encode("ascii"))
+    if json_out:
+        emit({"ok": True, "checkpoint": signed, "exported": export})
+        return
+    typer.echo(
+        f"checkpoint: entry {signed['seq']}, head {str(signed['head'])[:16]}"
+        + (f", exported to {export}" if export else "")
+    )
+
+
+@app.command("log")
+def log_cmd(
+    ticket: Annotated[str | None, typer.Option("--ticket", help="Only what names this ticket.")] = None,
+    dispatch: Annotated[
+        str | None, typer.Option("--dispatch", help="Only what names this dispatch (or its worker).")
+    ] = None,
+    since: Annotated[str | None, typer.Option("--since", help="From this time on (RFC 3339).")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="Up to this time (RFC 3339).")] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="The last N entries that match.")] = 200,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """The readable timeline: every ledger entry, what it wrote and what that says (filters by ticket,
+    dispatch or worker, and time)."""
+    from oms.services import audit
+
+    with workspace(state_root_, config_root_) as ws:
+        rows = audit.timeline(ws, ticket=ticket, dispatch=dispatch, since=since, until=until, limit=limit)
+    if json_out:
+        emit({"ok": True, "entries": rows})
+        return
+    for row in rows:
+        typer.echo(f"{row['at']}  #{row['seq']:<6} {row['kind']:<8} {row['what']}")

@@ -1,0 +1,185 @@
+"""The tamper-evident ledger (issue 14 item 5, ADR 0022) on a real chain's state root: everything the store
+writes is in one hash chain, a writing command signs its head, and `oms audit verify` finds what `oms store
+verify` cannot — an in-place edit of a record's latest version, a deleted latest version, a dropped event,
+an injected version, a rewritten chain line, and, given an exported checkpoint, a rolled-back state root —
+naming the first bad entry."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import shutil
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from oms.errors import IntegrityError
+from oms.store import Store, ledger
+from oms.store.verify import verify as store_verify
+from tests.chain import Chain
+from tests.helpers import oms_command
+
+
+def _audit(chain: Chain, exported: bytes | None = None) -> list[str]:
+    with Store.open(str(chain.state)) as store:
+        return store.audit(exported).problems
+
+
+def _latest_version(chain: Chain, kind: str) -> Path:
+    versions = sorted((chain.state / "records" / kind).glob("*/[0-9]*.json"), key=lambda p: int(p.stem))
+    assert versions
+    return versions[-1]
+
+
+def test_every_write_is_on_one_chain_and_a_writing_command_signs_its_head(chain: Chain) -> None:
+    ticket_id, _, dispatch_id = chain.proposed()
+    assert _audit(chain) == []
+    entries = ledger.read_chain_from(str(chain.state))
+    assert [e.seq for e in entries] == list(range(1, len(entries) + 1))
+    paths = {e.path for e in entries}
+    assert any(p.startswith(f"records/ticket/{ticket_id}/") for p in paths)
+    assert any(p.startswith(f"records/dispatch/{dispatch_id}/") for p in paths)
+    assert store_verify(str(chain.state)).ok  # the ledger is part of the layout
+    done = oms_command().run(
+        "ticket",
+        "add",
+        "--title",
+        "Another",
+        "--no-body",
+        "--state-root",
+        str(chain.state),
+        "--config-root",
+        str(chain.repo),
+    )
+    assert done.returncode == 0, done.stderr
+    seqs = sorted(int(p.stem) for p in (chain.state / "ledger" / "checkpoints").glob("*.json"))
+    assert seqs[-1] == ledger.read_chain_from(str(chain.state))[-1].seq  # the command signed the head it left
+
+
+def test_an_edit_or_deletion_of_a_latest_version_is_found(chain: Chain) -> None:
+    chain.proposed()
+    latest = _latest_version(chain, "dispatch")
+    original = latest.read_bytes()
+    latest.chmod(0o600)
+    latest.write_bytes(original.replace(b'"proposed"', b'"accepted"', 1))
+    problems = _audit(chain)
+    assert problems
+    assert f"{latest.relative_to(chain.state)} was changed after it was written" in problems[0]
+    latest.unlink()
+    assert f"{latest.relative_to(chain.state)} is gone" in _audit(chain)[0]
+
+
+def test_a_dropped_event_and_an_injected_version_are_found(chain: Chain) -> None:
+    from tests.chain import accepted
+
+    accepted(chain)
+    event = sorted((chain.state / "events").glob("*.json"))[0]
+    event.unlink()
+    assert any(f"{event.relative_to(chain.state)} is gone" in p for p in _audit(chain))
+    latest = _latest_version(chain, "ticket")
+    forged = latest.with_name(f"{int(latest.stem) + 1}.json")
+    shutil.copy(latest, forged)
+    assert any(f"{forged.relative_to(chain.state)} is in no ledger entry" in p for p in _audit(chain))
+
+
+def test_a_rewritten_line_breaks_the_chain_at_that_line(chain: Chain) -> None:
+    chain.proposed()
+    log = chain.state / "ledger" / "log"
+    lines = log.read_bytes().splitlines(keepends=True)
+    doc = json.loads(lines[1])
+    doc["sha256"] = "0" * 64  # the second entry rewritten (to hide an edit of the file it names)
+    lines[1] = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode() + b"\n"
+    log.write_bytes(b"".join(lines))
+    problems = _audit(chain)
+    assert problems[0].startswith("ledger line 3 ")  # the line after the rewritten one no longer links
+
+
+def test_an_exported_checkpoint_finds_a_rolled_back_state_root(chain: Chain, tmp_path: Path) -> None:
+    chain.proposed()
+    copy = tmp_path / "older-copy"
+    shutil.copytree(chain.state, copy, symlinks=True)  # what an attacker keeps, to restore later
+    chain.proposed("More work")
+    exported = tmp_path / "checkpoint.json"
+    done = oms_command().run(
+        "audit",
+        "checkpoint",
+        "--export",
+        str(exported),
+        "--state-root",
+        str(chain.state),
+        "--config-root",
+        str(chain.repo),
+    )
+    assert done.returncode == 0, done.stderr
+    assert _audit(chain, exported.read_bytes()) == []
+    shutil.rmtree(chain.state)
+    shutil.copytree(copy, chain.state, symlinks=True)  # the whole state root rolled back: it verifies alone...
+    assert _audit(chain) == []
+    problems = _audit(chain, exported.read_bytes())  # ...but not against what was exported
+    assert problems
+    assert "rolled back" in problems[0]
+
+
+def test_a_torn_last_line_is_cut_off_by_the_next_write(chain: Chain) -> None:
+    chain.proposed()
+    log = chain.state / "ledger" / "log"
+    whole = log.read_bytes()
+    log.write_bytes(whole + b'{"at":"2026-12-01T00:00:00.000Z","kind":"rec')  # a writer died mid-line
+    assert "torn" in _audit(chain)[0]
+    chain.proposed("Again")  # the next note cuts the torn tail under the log's lock
+    assert _audit(chain) == []
+
+
+def _append_many(state: str, n: int, worker: int) -> None:
+    from oms.fsio import Root
+
+    with Root.open(state) as root:
+        for i in range(n):
+            data = f"{worker}-{i}".encode()
+            ledger.note(root, "journal", f"journals/none/{worker}{i:04d}.json", data)
+
+
+def test_concurrent_writers_keep_one_linked_chain(chain: Chain) -> None:
+    chain.proposed()
+    before = len(ledger.read_chain_from(str(chain.state)))
+    procs = [multiprocessing.Process(target=_append_many, args=(str(chain.state), 50, w)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    entries = ledger.read_chain_from(str(chain.state))
+    assert len(entries) == before + 200
+    assert [e.seq for e in entries] == list(range(1, len(entries) + 1))
+    with Store.open(str(chain.state)) as store:
+        assert ledger.read_chain(store.state.root).fault is None
+
+
+@given(st.binary(max_size=300))
+def test_no_line_crashes_the_parser(line: bytes) -> None:
+    try:
+        ledger.parse_line(line)
+    except IntegrityError:
+        pass
+
+
+def test_the_cli_verifies_and_shows_the_timeline(chain: Chain) -> None:
+    ticket_id, _, dispatch_id = chain.proposed()
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    run = oms_command().run
+    ok = run("audit", "verify", "--json", *roots)
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["ok"] is True
+    shown = run("audit", "log", "--dispatch", dispatch_id, "--json", *roots)
+    assert shown.returncode == 0, shown.stderr
+    rows = json.loads(shown.stdout)["entries"]
+    assert rows
+    assert all(dispatch_id in r["path"] or "dispatch" in r["what"] or "evidence" in r["what"] for r in rows)
+    plain = run("audit", "log", "--ticket", ticket_id, *roots)
+    assert f"ticket {ticket_id} v0 -> open" in plain.stdout
+    _latest_version(chain, "ticket").unlink()
+    bad = run("audit", "verify", *roots)
+    assert bad.returncode == 1
+    assert "is gone" in bad.stderr
+    assert "Traceback" not in bad.stderr
