@@ -69,15 +69,18 @@ def checkpoint_cmd(
     from oms.fsio.outside import write_new_user_file
 
     with workspace(state_root_, config_root_) as ws:
-        found = ws.store.checkpoint()
         state = os.path.realpath(ws.store.path)
+        if export is not None:  # refused before anything is written
+            target = os.path.realpath(export)
+            if target == state or target.startswith(state + "/"):
+                raise InvalidInputError("export the checkpoint outside the state root (a copy inside proves nothing)")
+            if os.path.lexists(export):
+                raise InvalidInputError(f"{export} exists: export to a new file")
+        found = ws.store.checkpoint()
     if found is None:
         raise InvalidInputError("the ledger is empty: nothing to sign yet")
     signed = found[0]
     if export is not None:
-        target = os.path.realpath(export)
-        if target == state or target.startswith(state + "/"):
-            raise InvalidInputError("export the checkpoint outside the state root (a copy inside proves nothing)")
         write_new_user_file(export, (json.dumps(signed, sort_keys=True) + "\n").encode("ascii"))
     if json_out:
         emit({"ok": True, "checkpoint": signed, "exported": export})
@@ -103,12 +106,29 @@ def log_cmd(
 ) -> None:
     """The readable timeline: every ledger entry, what it wrote and what that says (filters by ticket,
     dispatch or worker, and time)."""
+    from oms.errors import IntegrityError
     from oms.services import audit
 
     with workspace(state_root_, config_root_) as ws:
-        rows = audit.timeline(ws, ticket=ticket, dispatch=dispatch, since=since, until=until, limit=limit)
+        rows, fault = audit.timeline(ws, ticket=ticket, dispatch=dispatch, since=since, until=until, limit=limit)
     if json_out:
-        emit({"ok": True, "entries": rows})
+        emit({"ok": fault is None, "entries": rows, "fault": fault})
+    else:
+        for row in rows:
+            typer.echo(f"{row['at']}  #{row['seq']:<6} {row['kind']:<8} {row['what']}")
+    if fault is not None:  # the timeline stops where the chain breaks: never silently
+        raise IntegrityError(f"the ledger breaks here: {fault}", hint="oms audit verify")
+
+
+@app.command("adopt")
+def adopt_cmd(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+    """Start the ledger of a state root made before it: every record, event, evidence and journal file as it
+    is now (once; refused when a ledger exists)."""
+    from oms.store import ledger
+
+    with workspace(state_root_, config_root_) as ws:
+        count = ledger.adopt(ws.store.state.root)
+    if json_out:
+        emit({"ok": True, "adopted": count})
         return
-    for row in rows:
-        typer.echo(f"{row['at']}  #{row['seq']:<6} {row['kind']:<8} {row['what']}")
+    typer.echo(f"adopted {count} files: the ledger starts here")

@@ -8,7 +8,7 @@ import json
 
 from oms.canonical import JsonObject, parse_ts
 from oms.services.workspace import Workspace
-from oms.store.ledger import Entry, read_chain
+from oms.store.ledger import Entry, line_key, read_chain
 
 MAX_READ = 1024 * 1024
 
@@ -21,12 +21,13 @@ def timeline(
     since: str | None = None,
     until: str | None = None,
     limit: int = 200,
-) -> list[JsonObject]:
-    """The last `limit` entries that match, oldest first."""
+) -> tuple[list[JsonObject], str | None]:
+    """The last `limit` entries that match, oldest first, and where the chain breaks (None: it holds)."""
     low = None if since is None else parse_ts(since, "--since")
     high = None if until is None else parse_ts(until, "--until")
     rows: list[JsonObject] = []
-    for entry in read_chain(ws.store.state.root).entries:
+    chain = read_chain(ws.store.state.root, line_key(ws.store.state.root))
+    for entry in chain.entries:
         at = parse_ts(entry.at)
         if (low is not None and at < low) or (high is not None and at > high):
             continue
@@ -37,7 +38,7 @@ def timeline(
         rows.append(
             {"seq": entry.seq, "at": entry.at, "kind": entry.kind, "path": entry.path, "what": _what(entry, doc)}
         )
-    return rows[-limit:]
+    return rows[-limit:], chain.fault
 
 
 def _doc(ws: Workspace, entry: Entry) -> JsonObject:

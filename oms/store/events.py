@@ -74,6 +74,7 @@ class EventStore:
             existing = self.root.read_bytes(rel, self.limits.event_bytes)
             if existing != data:
                 raise ConflictError(f"event {event_id} already exists with different content") from None
+            ledger.note(self.root, "event", rel, data)  # a writer that died before its note: noted now
             return parse_event(existing, event_id, rel), False
 
     def read(self, event_id: str, event_type: str | None = None) -> Event:

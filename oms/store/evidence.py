@@ -82,6 +82,7 @@ class EvidenceStore:
         # Same body, same signature (Ed25519 is deterministic); the read below verifies whatever is there.
         with contextlib.suppress(AlreadyExistsError):
             self.root.publish(rel, stored)
+        if self.root.read_optional(rel, self.limits.evidence_bytes) == stored:  # (again after a crash: harmless)
             ledger.note(self.root, "evidence", rel, stored)
         return self.get(ref)
 

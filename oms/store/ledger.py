@@ -3,47 +3,51 @@ evidence and journal entry the store writes, with checkpoints signed by the stat
 
 `ledger/log` is append-only, one canonical JSON line an entry: `seq` (1, 2, ...), `prev` (the sha256 of
 the previous line, `GENESIS` for the first), `at`, `kind` (record | event | evidence | journal | adopt),
-`path` (under the state root) and `sha256` (of the file's bytes as published). A writer appends under an
-flock of the log, right after its publish (`note`). A checkpoint (`ledger/checkpoints/<seq>.json`) names
-the chain's head at `seq`, signed; one exported outside the state root pins the chain against a rollback
-of the whole root. The first note on a state root that has none adopts every file already there.
+`path` (under the state root), `sha256` (of the file's bytes as published) and `mac`: an HMAC of the rest
+under a key derived from the state key, so no line can be written, or rewritten, without it. A writer
+appends under an flock of the log, right after its publish (`note`). A checkpoint
+(`ledger/checkpoints/<seq>.json`) names the chain's head at `seq`, signed; one exported outside the state
+root pins the chain against a rollback of the whole root. Files that predate the ledger are adopted only
+by a person (`adopt`, `oms audit adopt`): a deleted ledger is never silently rebuilt over what is there.
 
-What verification (`verify_ledger`) proves, and what it cannot, is ADR 0022's: it finds an in-place edit or
-deletion of any ledgered file (a record's latest version included), a file no entry names (an injected
-version, or a writer that died between its publish and its note: said so), a chain that does not link, a
-checkpoint the chain does not contain, and, given an exported checkpoint, a state root rolled back past it.
-Anyone with the state key can rewrite the chain and sign new checkpoints: only an exported checkpoint
-catches that.
+What verification (`ledger_check.verify_ledger`) proves, and what it cannot, is ADR 0022's.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import re
-from collections.abc import Iterator
+import stat
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from oms.canonical import JsonObject, dumps, format_ts
-from oms.errors import IntegrityError
+from oms.errors import AlreadyExistsError, ConflictError, IntegrityError, NotFoundError, OmsError
 from oms.fsio import Root
 
 LOG = "ledger/log"
 CHECKPOINTS = "ledger/checkpoints"
 GENESIS = "0" * 64
-MAX_LOG_BYTES = 1024 * 1024 * 1024
+MAX_LOG_BYTES = 512 * 1024 * 1024
 KINDS = ("record", "event", "evidence", "journal", "adopt")
+AREAS = ("records", "events", "evidence", "journals")
+_NUMBER = r"(?:0|[1-9][0-9]{0,15})"
 # what the ledger covers: record versions, events, evidence, journal entries (never indexes, ops, locks)
 COVERED = (
-    re.compile(r"records/[a-z-]+/[^/]+/[0-9]{1,12}\.json"),
+    re.compile(rf"records/[a-z-]+/[^/]+/{_NUMBER}\.json"),
     re.compile(r"events/[^/]+\.json"),
     re.compile(r"evidence/[0-9a-f]{64}\.json"),
-    re.compile(r"journals/[a-z-]+/[0-9]{1,12}\.json"),
+    re.compile(rf"journals/[a-z-]+/{_NUMBER}\.json"),
 )
 _ENTRY = re.compile(
-    rb'\{"at":"[^"]{1,40}","kind":"[a-z]{1,12}","path":"[^"\\]{1,400}","prev":"[0-9a-f]{64}","seq":[1-9][0-9]{0,11},"sha256":"[0-9a-f]{64}"\}'
+    rb'\{"at":"[0-9TZ:.+-]{10,40}","kind":"[a-z]{1,12}","mac":"[0-9a-f]{64}","path":"[A-Za-z0-9._/-]{1,400}",'
+    rb'"prev":"[0-9a-f]{64}","seq":[1-9][0-9]{0,11},"sha256":"[0-9a-f]{64}"\}'
 )
+_MAC_CONTEXT = b"oms-ledger-mac-v1\0"
+_STATE_KEY = "keys/state.ed25519"  # (stateroot.KEY: the seed the line key is derived from)
+_SEED_BYTES = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +68,17 @@ def covered(path: str) -> bool:
     return any(p.fullmatch(path) for p in COVERED)
 
 
-def line_of(seq: int, prev: str, at: str, kind: str, path: str, data: bytes) -> bytes:
-    """The canonical line of an entry (with its newline)."""
+def line_key(root: Root) -> bytes:
+    """The key of the lines' MACs, derived from the state key (only oms, holding the key, writes a line)."""
+    seed = root.read_secret(_STATE_KEY, _SEED_BYTES)
+    return hashlib.sha256(_MAC_CONTEXT + seed).digest()
+
+
+def line_of(seq: int, prev: str, at: str, kind: str, path: str, data: bytes, key: bytes | None = None) -> bytes:
+    """The canonical line of an entry (with its newline); `key`: the line key (None: no MAC, never valid)."""
     doc: JsonObject = {"at": at, "kind": kind, "path": path, "prev": prev, "seq": seq, "sha256": _sha(data)}
+    if key is not None:
+        doc["mac"] = hmac.new(key, dumps(doc), hashlib.sha256).hexdigest()
     return dumps(doc) + b"\n"
 
 
@@ -79,13 +91,18 @@ def hash_of(line: bytes) -> str:
     return _sha(line.rstrip(b"\n"))
 
 
-def parse_line(line: bytes) -> Entry:
-    """An entry from its line; IntegrityError when the line is not one oms writes."""
+def parse_line(line: bytes, key: bytes | None = None) -> Entry:
+    """An entry from its line; IntegrityError when the line is not one oms writes (with `key`: also when
+    its MAC is not the line key's)."""
     if _ENTRY.fullmatch(line) is None:
         raise IntegrityError("not a ledger line")
     doc = json.loads(line)
     if doc["kind"] not in KINDS:
         raise IntegrityError(f"unknown kind {doc['kind']!r}")
+    if key is not None:
+        mac = doc.pop("mac")
+        if not hmac.compare_digest(mac, hmac.new(key, dumps(doc), hashlib.sha256).hexdigest()):
+            raise IntegrityError("not written with the state key (its mac does not match)")
     return Entry(doc["seq"], doc["prev"], doc["at"], doc["kind"], doc["path"], doc["sha256"], hash_of(line))
 
 
@@ -95,55 +112,73 @@ def now() -> str:
 
 
 def note(root: Root, kind: str, path: str, data: bytes) -> int:
-    """Append the entry of a file just published; its sequence number."""
+    """Append the entry of a file just published; its sequence number. The first entry of a state root
+    starts the log with a whole-file publish (never torn); files already there are not adopted."""
+    key = line_key(root)
     root.mkdirs("ledger")
-    adopt = not root.exists(LOG)
+    if not root.exists(LOG):
+        first = line_of(1, GENESIS, now(), kind, path, data, key)
+        try:
+            root.publish(LOG, first)
+            return 1
+        except AlreadyExistsError:
+            pass  # another writer started it: append after its line
     seq_of: list[int] = []
 
-    def make(last: bytes) -> bytes:
-        seq, prev = (1, GENESIS) if not last else (parse_line(last).seq + 1, hash_of(last))
-        lines = b""
-        if not last and adopt:  # the first note: every file already there, adopted as it is now
-            for found, body in _existing(root, skip=path):
-                line = line_of(seq, prev, now(), "adopt", found, body)
-                lines, seq, prev = lines + line, seq + 1, hash_of(line)
-        line = line_of(seq, prev, now(), kind, path, data)
+    def make(last: bytes) -> bytes:  # never chained onto a line oms did not write (IntegrityError: stop)
+        seq, prev = (1, GENESIS) if not last else (parse_line(last, key).seq + 1, hash_of(last))
         seq_of.append(seq)
-        return lines + line
+        return line_of(seq, prev, now(), kind, path, data, key)
 
     root.append_chained(LOG, make)
     return seq_of[-1]
 
 
-def _existing(root: Root, *, skip: str) -> Iterator[tuple[str, bytes]]:
-    for path in sorted(covered_files(root)):
-        if path != skip:
-            yield path, root.read_bytes(path, MAX_LOG_BYTES)
+def adopt(root: Root) -> int:
+    """Start the ledger of a state root that predates it: every covered file, as it is now, in one
+    whole-file publish. Refused when a ledger exists (a person decides this, once)."""
+    if root.exists(LOG):
+        raise ConflictError("this state root has a ledger already: nothing adopted")
+    key = line_key(root)
+    lines, prev, seq = b"", GENESIS, 0
+    for path in sorted(covered_files(root)[0]):
+        seq += 1
+        line = line_of(seq, prev, now(), "adopt", path, root.read_bytes(path, MAX_LOG_BYTES), key)
+        lines, prev = lines + line, hash_of(line)
+    if not lines:
+        raise ConflictError("nothing to adopt: the ledger starts with the next write")
+    root.mkdirs("ledger")
+    root.publish(LOG, lines)
+    return seq
 
 
-def covered_files(root: Root) -> set[str]:
-    """Every file under the state root the ledger covers."""
+def covered_files(root: Root) -> tuple[set[str], list[str]]:
+    """Every covered file under the state root, and every entry in the covered areas that is neither a
+    folder nor a regular file (a link, a FIFO: never something oms writes)."""
     found: set[str] = set()
-    for top in ("records", "events", "evidence", "journals"):
-        _walk(root, top, found, depth=3)
-    return {p for p in found if covered(p)}
+    odd: list[str] = []
+    for top in AREAS:
+        _walk(root, top, found, odd, depth=3)
+    return {p for p in found if covered(p)}, odd
 
 
-def _walk(root: Root, rel: str, out: set[str], depth: int) -> None:
-    import stat
-
+def _walk(root: Root, rel: str, out: set[str], odd: list[str], depth: int) -> None:
     try:
         entries = list(root.scan(rel))
-    except OSError:
+    except (NotFoundError, OSError):
         return
-    except Exception:  # noqa: BLE001 - a missing folder (NotFoundError) or one that is not ours: nothing covered
+    except OmsError:
+        odd.append(rel)
         return
     for name, st in entries:
         path = f"{rel}/{name}"
-        if stat.S_ISDIR(st.st_mode) and depth > 0:
-            _walk(root, path, out, depth - 1)
+        if stat.S_ISDIR(st.st_mode):
+            if depth > 0:
+                _walk(root, path, out, odd, depth - 1)
         elif stat.S_ISREG(st.st_mode):
             out.add(path)
+        elif covered(path) or rel in AREAS:
+            odd.append(path)
 
 
 @dataclass
@@ -159,10 +194,15 @@ class Chain:
         return (self.entries[-1].seq, self.entries[-1].line_hash) if self.entries else (0, GENESIS)
 
 
-def read_chain(root: Root) -> Chain:
-    """Every entry, checked to link: `seq` counts up from 1 and each `prev` is the previous line's hash."""
+def read_chain(root: Root, key: bytes | None = None) -> Chain:
+    """Every entry, checked to link: `seq` counts up from 1, each `prev` is the previous line's hash, and
+    (with `key`) each line carries the line key's MAC."""
     chain = Chain()
-    data = root.read_optional(LOG, MAX_LOG_BYTES)
+    try:
+        data = root.read_optional(LOG, MAX_LOG_BYTES)
+    except OmsError as exc:
+        chain.fault = f"{LOG}: {exc.message}"
+        return chain
     if data is None:
         return chain
     if data and not data.endswith(b"\n"):
@@ -171,8 +211,8 @@ def read_chain(root: Root) -> Chain:
     prev, seq = GENESIS, 0
     for number, line in enumerate(data.splitlines(), 1):
         try:
-            entry = parse_line(line)
-        except (IntegrityError, ValueError) as exc:
+            entry = parse_line(line, key)
+        except (IntegrityError, ValueError, RecursionError) as exc:
             chain.fault = f"ledger line {number}: {exc}"
             return chain
         if entry.seq != seq + 1 or entry.prev != prev:

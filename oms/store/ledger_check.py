@@ -19,7 +19,7 @@ from oms.canonical import JsonObject, dumps
 from oms.errors import IntegrityError, OmsError, SignatureError
 from oms.fsio import Root
 from oms.store import keys
-from oms.store.ledger import CHECKPOINTS, LOG, Chain, covered_files, read_chain
+from oms.store.ledger import CHECKPOINTS, LOG, Chain, covered_files, hash_of, line_key, parse_line, read_chain
 from oms.store.ledger import now as ledger_now
 
 PAYLOAD_TYPE = "application/vnd.oms.ledger-checkpoint+json"
@@ -31,30 +31,39 @@ def _signed_part(doc: JsonObject) -> bytes:
     return dumps({"at": doc["at"], "head": doc["head"], "seq": doc["seq"]})
 
 
+def _last_line(tail: bytes) -> bytes:
+    """The last complete line of a log's tail (a torn last line is not one)."""
+    whole = tail[: tail.rfind(b"\n") + 1] if b"\n" in tail else b""
+    return whole.rstrip(b"\n").rsplit(b"\n", 1)[-1] if whole else b""
+
+
 def checkpoint(root: Root, signer: keys.SigningKey, key_id: str) -> tuple[JsonObject, bool] | None:
-    """The signed checkpoint of the chain's head now, and whether this call wrote it (an earlier one of the
-    same head is returned as it is); None: the ledger is empty. Reads only the log's tail."""
-    tail = root.read_tail(LOG, 4096) if root.exists(LOG) else b""
-    lines = tail.rstrip(b"\n").rsplit(b"\n", 1)
-    last = lines[-1] if tail.endswith(b"\n") else (lines[-2] if len(lines) > 1 else b"")
+    """The signed checkpoint of the chain's head now, and whether this call wrote it (an earlier, valid one of
+    the same head is returned as it is); None: the ledger is empty. Reads only the log's tail."""
+    last = _last_line(root.read_tail(LOG, 4096)) if root.exists(LOG) else b""
     if not last:
         return None
-    from oms.store.ledger import hash_of, parse_line
-
     entry = parse_line(last)
+    head = hash_of(last)
     rel = f"{CHECKPOINTS}/{entry.seq}.json"
-    kept = root.read_optional(rel, MAX_CHECKPOINT)
+    public = signer.public_raw()
+    try:
+        kept = root.read_optional(rel, MAX_CHECKPOINT)
+    except OmsError:
+        kept = None
     if kept is not None:
-        found = json.loads(kept)
-        if isinstance(found, dict) and found.get("head") == hash_of(last):
-            return found, False
-    doc: JsonObject = {"at": ledger_now(), "head": hash_of(last), "seq": entry.seq}
+        try:
+            if parse_checkpoint(kept, public, key_id, rel) == (entry.seq, head):
+                return json.loads(kept), False
+        except OmsError:
+            pass  # a damaged or forged file where ours goes: `audit verify` names it; a fresh one is returned
+    doc: JsonObject = {"at": ledger_now(), "head": head, "seq": entry.seq}
     doc = {"format": "oms-checkpoint-v1", **doc, "keyid": key_id}
     doc["sig"] = keys.b64encode(signer.sign(PAYLOAD_TYPE, _signed_part(doc)))
-    root.mkdirs(CHECKPOINTS)
     try:
+        root.mkdirs(CHECKPOINTS)
         root.publish(rel, dumps(doc))
-    except OmsError:  # another writer kept this seq's checkpoint first (or a damaged one is there: audit says)
+    except OmsError:  # another writer kept this seq's checkpoint first, or something else is in the way
         return doc, False
     return doc, True
 
@@ -63,14 +72,17 @@ def parse_checkpoint(data: bytes, public_raw: bytes, key_id: str, where: str) ->
     """(seq, head) of a checkpoint whose signature is this state root's; IntegrityError otherwise."""
     try:
         doc = json.loads(data[:MAX_CHECKPOINT])
-        seq, head, sig = doc["seq"], doc["head"], doc["sig"]
-        if doc.get("format") != "oms-checkpoint-v1" or not isinstance(seq, int) or not isinstance(head, str):
+        if not isinstance(doc, dict) or doc.get("format") != "oms-checkpoint-v1":
             raise ValueError("not a checkpoint")
-    except (ValueError, KeyError, TypeError) as exc:
-        raise IntegrityError(f"{where}: not a checkpoint oms writes ({exc})") from exc
+        seq, head, sig = doc["seq"], doc["head"], doc["sig"]
+        if not isinstance(seq, int) or not isinstance(head, str) or not isinstance(sig, str):
+            raise TypeError("not a checkpoint")
+        signed = _signed_part(doc)
+    except (ValueError, KeyError, TypeError, RecursionError, OmsError) as exc:
+        raise IntegrityError(f"{where}: not a checkpoint oms writes ({type(exc).__name__})") from None
     if doc.get("keyid") != key_id:
         raise SignatureError(f"{where}: signed by another key")
-    keys.verify(public_raw, keys.b64decode(str(sig), where), PAYLOAD_TYPE, _signed_part(doc), where)
+    keys.verify(public_raw, keys.b64decode(sig, where), PAYLOAD_TYPE, signed, where)
     return seq, head
 
 
@@ -90,17 +102,40 @@ class Audit:
 
 
 def verify_ledger(root: Root, public_raw: bytes, key_id: str, exported: bytes | None = None) -> Audit:
-    """Check the chain, its checkpoints, an exported checkpoint, and every covered file against it."""
+    """Check the chain, its checkpoints, an exported checkpoint, and every covered file against it. What is
+    on disk is listed before the chain is read (a write meanwhile adds to the chain, never a false alarm)."""
     audit = Audit()
-    chain = read_chain(root)
+    files, odd = covered_files(root)
+    pins = _checkpoints(root, public_raw, key_id, audit)
+    key = line_key(root)
+    chain = read_chain(root, key)
     audit.entries = len(chain.entries)
     if chain.fault is not None:
         audit.problems.append(chain.fault)
     on_chain = {e.seq: e.line_hash for e in chain.entries}
+    for rel, seq, head in pins:
+        _against(audit, on_chain, seq, head, rel)
+    if exported is not None:
+        try:
+            seq, head = parse_checkpoint(exported, public_raw, key_id, "the exported checkpoint")
+            _against(audit, on_chain, seq, head, "the exported checkpoint")
+        except OmsError as exc:
+            audit.problems.append(exc.message)
+    for path in odd:
+        audit.problems.append(f"{path}: not a regular file or folder (oms writes neither links nor FIFOs)")
+    _files(root, chain, audit, files, key)
+    return audit
+
+
+def _checkpoints(root: Root, public_raw: bytes, key_id: str, audit: Audit) -> list[tuple[str, int, str]]:
+    found: list[tuple[str, int, str]] = []
+    if not root.exists(CHECKPOINTS):
+        return found
     try:
         names = root.listdir(CHECKPOINTS)
-    except OmsError:
-        names = []
+    except OmsError as exc:
+        audit.problems.append(f"{CHECKPOINTS}: {exc.message}")
+        return found
     for name in names:
         rel = f"{CHECKPOINTS}/{name}"
         try:
@@ -109,15 +144,8 @@ def verify_ledger(root: Root, public_raw: bytes, key_id: str, exported: bytes | 
             audit.problems.append(exc.message)
             continue
         audit.checkpoints += 1
-        _against(audit, on_chain, seq, head, rel)
-    if exported is not None:
-        try:
-            seq, head = parse_checkpoint(exported, public_raw, key_id, "the exported checkpoint")
-            _against(audit, on_chain, seq, head, "the exported checkpoint")
-        except OmsError as exc:
-            audit.problems.append(exc.message)
-    _files(root, chain, audit)
-    return audit
+        found.append((rel, seq, head))
+    return found
 
 
 def _against(audit: Audit, on_chain: dict[int, str], seq: int, head: str, where: str) -> None:
@@ -130,16 +158,35 @@ def _against(audit: Audit, on_chain: dict[int, str], seq: int, head: str, where:
         audit.problems.append(f"{where}: entry {seq} is not the one it signed: the ledger was rewritten")
 
 
-def _files(root: Root, chain: Chain, audit: Audit) -> None:
+def _files(root: Root, chain: Chain, audit: Audit, files: set[str], key: bytes) -> None:
     last: dict[str, tuple[int, str]] = {}
     for entry in chain.entries:
+        before = last.get(entry.path)
+        if before is not None and before[1] != entry.sha256:
+            audit.problems.append(
+                f"ledger entry {entry.seq}: {entry.path} was written before (entry {before[0]}) with other bytes"
+            )
         last[entry.path] = (entry.seq, entry.sha256)
     for path, (seq, digest) in last.items():
-        data = root.read_optional(path, MAX_FILE)
         audit.files += 1
+        try:
+            data = root.read_optional(path, MAX_FILE)
+        except OmsError as exc:
+            audit.problems.append(f"ledger entry {seq}: {path}: {exc.message}")
+            continue
         if data is None:
             audit.problems.append(f"ledger entry {seq}: {path} is gone (deleted after it was written)")
         elif hashlib.sha256(data).hexdigest() != digest:
             audit.problems.append(f"ledger entry {seq}: {path} was changed after it was written")
-    for path in sorted(covered_files(root) - set(last)):
+    unnamed = files - set(last)
+    if unnamed and not chain.entries and chain.fault is None:
+        audit.problems.append(
+            f"{len(unnamed)} files and no ledger: the state root predates it (`oms audit adopt`, once) "
+            "or its ledger was deleted"
+        )
+        return
+    if unnamed:  # a writer may have published between the listing and the chain: read the chain once more
+        again = {e.path for e in read_chain(root, key).entries}
+        unnamed -= again
+    for path in sorted(unnamed):
         audit.problems.append(f"{path} is in no ledger entry (put there by hand, or its writer died before its entry)")

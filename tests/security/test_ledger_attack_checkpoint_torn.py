@@ -1,0 +1,25 @@
+"""Bug (ledger, ADR 0022): `checkpoint` (oms/store/ledger_check.py:226-228) means to sign the last complete
+line when the tail is torn, but `rsplit(b"\\n", 1)` has at most two parts, so `lines[-2]` is the whole tail
+before the torn line (several lines, the first cut mid-way): `parse_line` refuses it, and `oms audit
+checkpoint` - and the conductor's checkpoint phase every tick - fails with 'not a ledger line' while a dead
+writer's torn line is there. Expected: the last complete entry is signed."""
+
+from __future__ import annotations
+
+import json
+
+from oms.store import ledger
+from tests.chain import Chain
+from tests.helpers import oms_command
+
+
+def test_a_torn_tail_still_signs_the_last_complete_entry(chain: Chain) -> None:
+    chain.proposed()
+    chain.proposed("More")
+    log = chain.state / "ledger" / "log"
+    last = ledger.read_chain_from(str(chain.state))[-1]
+    log.write_bytes(log.read_bytes() + b'{"at":"2026-12-01T00:00:00.000Z","kind":"rec')  # a writer died mid-line
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    done = oms_command().run("audit", "checkpoint", "--json", *roots)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["checkpoint"]["seq"] == last.seq

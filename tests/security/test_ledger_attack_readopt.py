@@ -1,0 +1,35 @@
+"""Attack (ledger, ADR 0022): `ledger.note` adopts every covered file 'as it is now' whenever `ledger/log`
+does not exist (`oms/store/ledger.py:100`). Deleting `ledger/` needs no key; the next ordinary write then
+adopts whatever the attacker left - edited latest versions, injected files - and the command signs that
+head. Without an exported checkpoint nothing can tell. Expected: a state root that had a ledger never
+silently adopts again (the laundered edit is reported)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from oms.store import Store
+from tests.chain import Chain
+from tests.helpers import oms_command
+
+
+def test_deleting_the_ledger_does_not_launder_an_edit(chain: Chain) -> None:
+    chain.proposed()
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    signed = oms_command().run("audit", "checkpoint", *roots)
+    assert signed.returncode == 0, signed.stderr
+    versions = sorted((chain.state / "records" / "dispatch").glob("*/[0-9]*.json"), key=lambda p: int(p.stem))
+    latest: Path = versions[-1]
+    latest.chmod(0o600)
+    latest.write_bytes(latest.read_bytes().replace(b'"proposed"', b'"accepted"', 1))
+    with Store.open(str(chain.state)) as store:
+        assert store.audit().problems  # found while the ledger is there
+    shutil.rmtree(chain.state / "ledger")  # no key needed
+    done = oms_command().run("ticket", "add", "--title", "Unrelated", "--no-body", *roots)  # the user, later
+    assert done.returncode == 0, done.stderr
+    with Store.open(str(chain.state)) as store:
+        audit = store.audit()
+    assert audit.entries > 0
+    assert audit.checkpoints > 0
+    assert audit.problems, "the ledger re-adopted the edited latest version and oms signed it"
