@@ -4,9 +4,10 @@ note adds to a store write.
     .venv/bin/python bench/ledger_bench.py [--entries 100000] [--samples 200]
 
 Verify: a state root with `--entries` journal-entry files and a ledger naming each (built directly, in the
-ledger's own line format), verified three times (the chain, every file's digest, every covered file
-named); prints the median and entries per second. Append: `Root.publish` of a small file alone, and
-`publish` then `ledger.note` (flock, tail read, append, fsync), interleaved. Nothing is asserted.
+ledger's own line format, each line's MAC included), verified three times (every MAC, the chain, every
+file's digest, every covered file named); prints the median and entries per second. Append:
+`Root.publish` of a small file alone, and `publish` then `ledger.note` (the key read, flock, tail read
+and MAC check, append, fsync), interleaved. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ def main() -> None:
         root = state.root
         root.mkdirs("journals/bench")
         root.mkdirs("ledger")
+        key = ledger.line_key(root)
         lines, prev = [], ledger.GENESIS
         for seq in range(1, args.entries + 1):
             rel, data = f"journals/bench/{seq}.json", b'{"n":%d}' % seq
             root.publish(rel, data)
-            line = ledger.line_of(seq, prev, "2026-12-01T00:00:00.000Z", "journal", rel, data)
+            line = ledger.line_of(seq, prev, "2026-12-01T00:00:00.000Z", "journal", rel, data, key)
             lines.append(line)
             prev = ledger.hash_of(line)
         root.publish(ledger.LOG, b"".join(lines))
