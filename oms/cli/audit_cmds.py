@@ -97,6 +97,9 @@ def log_cmd(
     dispatch: Annotated[
         str | None, typer.Option("--dispatch", help="Only what names this dispatch (or its worker).")
     ] = None,
+    worker: Annotated[
+        str | None, typer.Option("--worker", help="Only what names this worker (a worker's id is its dispatch's).")
+    ] = None,
     since: Annotated[str | None, typer.Option("--since", help="From this time on (RFC 3339).")] = None,
     until: Annotated[str | None, typer.Option("--until", help="Up to this time (RFC 3339).")] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="The last N entries that match.")] = 200,
@@ -106,11 +109,15 @@ def log_cmd(
 ) -> None:
     """The readable timeline: every ledger entry, what it wrote and what that says (filters by ticket,
     dispatch or worker, and time)."""
-    from oms.errors import IntegrityError
+    from oms.errors import IntegrityError, UsageError
     from oms.services import audit
 
+    if worker is not None and dispatch is not None and worker != dispatch:
+        raise UsageError("--worker and --dispatch name one id (a worker's is its dispatch's): give one")
     with workspace(state_root_, config_root_) as ws:
-        rows, fault = audit.timeline(ws, ticket=ticket, dispatch=dispatch, since=since, until=until, limit=limit)
+        rows, fault = audit.timeline(
+            ws, ticket=ticket, dispatch=dispatch or worker, since=since, until=until, limit=limit
+        )
     if json_out:
         emit({"ok": fault is None, "entries": rows, "fault": fault})
     else:

@@ -176,6 +176,15 @@ def test_the_cli_verifies_and_shows_the_timeline(chain: Chain) -> None:
     rows = json.loads(shown.stdout)["entries"]
     assert rows
     assert all(dispatch_id in r["path"] or "dispatch" in r["what"] or "evidence" in r["what"] for r in rows)
+    by_worker = run("audit", "log", "--worker", dispatch_id, "--json", *roots)
+    assert json.loads(by_worker.stdout)["entries"] == rows  # a worker's id is its dispatch's
+    both = run("audit", "log", "--worker", "x", "--dispatch", dispatch_id, *roots)
+    assert both.returncode == 2
+    late = run("audit", "log", "--since", "2999-01-01T00:00:00.000Z", "--json", *roots)
+    assert json.loads(late.stdout)["entries"] == []
+    bad_time = run("audit", "log", "--since", "yesterday", *roots)
+    assert bad_time.returncode != 0
+    assert "Traceback" not in bad_time.stderr
     plain = run("audit", "log", "--ticket", ticket_id, *roots)
     assert f"ticket {ticket_id} v0 -> open" in plain.stdout
     _latest_version(chain, "ticket").unlink()
