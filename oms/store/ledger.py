@@ -15,6 +15,7 @@ What verification (`ledger_check.verify_ledger`) proves, and what it cannot, is 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -117,6 +118,12 @@ def note(root: Root, kind: str, path: str, data: bytes) -> int:
     key = line_key(root)
     root.mkdirs("ledger")
     if not root.exists(LOG):
+        if covered_files(root)[0] - {path}:  # records from before the ledger (or a ledger deleted): a person decides
+            raise IntegrityError(
+                "this state root holds records but no ledger",
+                hint="if it predates the ledger, run `oms audit adopt` once; if not, its ledger was deleted: "
+                "`oms audit verify` against an exported checkpoint",
+            )
         first = line_of(1, GENESIS, now(), kind, path, data, key)
         try:
             root.publish(LOG, first)
@@ -132,6 +139,14 @@ def note(root: Root, kind: str, path: str, data: bytes) -> int:
 
     root.append_chained(LOG, make)
     return seq_of[-1]
+
+
+def start_empty(root: Root) -> None:
+    """A new state root starts with an empty ledger (one with records but none is never adopted silently)."""
+    if not root.exists(LOG) and not covered_files(root)[0]:
+        root.mkdirs("ledger")
+        with contextlib.suppress(AlreadyExistsError):  # a concurrent init made it
+            root.publish(LOG, b"")
 
 
 def adopt(root: Root) -> int:

@@ -14,7 +14,7 @@ from oms.canonical import JsonObject, access, check, equal
 from oms.errors import AlreadyExistsError, InvalidInputError, NotFoundError, OmsError, StateRootError, shown
 from oms.fsio import FsioOptions, Root, enclosing_git
 from oms.limits import LIMITS
-from oms.store import keys
+from oms.store import keys, ledger
 from oms.store.documents import read_document_optional, write_document
 
 META = "oms-state.json"
@@ -132,6 +132,7 @@ class StateRoot:
             meta = parse_meta(doc)
             if not equal(meta.key_id, keys.key_id(public)):
                 raise StateRootError(f"{META}: public key does not match {KEY}")
+            ledger.start_empty(root)  # (a root with records and no ledger predates it: `oms audit adopt`)
             state = cls(root, meta)
             state._signer = signer
             return state, created

@@ -192,3 +192,22 @@ def test_the_cli_verifies_and_shows_the_timeline(chain: Chain) -> None:
     assert bad.returncode == 1
     assert "is gone" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_a_state_root_from_before_the_ledger_is_adopted_once_by_its_user(chain: Chain) -> None:
+    """Upgrading: a state root with records and no ledger (made before it) refuses to start one silently —
+    a write says to run `oms audit adopt` —; after it, writes and `oms audit verify` go on as usual."""
+    chain.proposed()
+    shutil.rmtree(chain.state / "ledger")  # as a state root made by an oms without the ledger
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    run = oms_command().run
+    refused = run("ticket", "add", "--title", "After the upgrade", "--no-body", *roots)
+    assert refused.returncode == 1
+    assert "oms audit adopt" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    adopted = run("audit", "adopt", "--json", *roots)
+    assert adopted.returncode == 0, adopted.stderr
+    assert json.loads(adopted.stdout)["adopted"] > 0
+    assert run("audit", "adopt", *roots).returncode == 1  # once
+    assert run("ticket", "add", "--title", "Next", "--no-body", *roots).returncode == 0
+    assert run("audit", "verify", *roots).returncode == 0
