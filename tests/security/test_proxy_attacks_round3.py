@@ -64,6 +64,21 @@ def _door(ws: Workspace, dispatch_id: str) -> str:
     return os.path.join(os.path.realpath(ws.store.state.path), rel, "model.sock")
 
 
+def _ask_on_port(port: int, token: str) -> int:
+    """One request on the proxy's TCP port, as another worker would make it: the status (OSError: dropped)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request(
+            "POST",
+            "/p/claude-mock/v1/messages",
+            body=json.dumps(MESSAGES).encode(),
+            headers={"x-api-key": token, "Content-Type": "application/json"},
+        )
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
 def _ask_on_door(door: str, token: str) -> int:
     """One request on a dispatch's door (as its in-sandbox relay would carry it): the status."""
     body = json.dumps(MESSAGES).encode()
@@ -126,23 +141,14 @@ def test_one_sandbox_dribbling_headers_cannot_stop_other_workers_traffic(proxied
         # past the advertised 10 s for a request's line and headers: every attack connection should be gone
         time.sleep(14)
         still_open = len(opened)
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         try:
-            conn.request(
-                "POST",
-                "/p/claude-mock/v1/messages",
-                body=json.dumps(MESSAGES).encode(),
-                headers={"x-api-key": token, "Content-Type": "application/json"},
-            )
-            status = conn.getresponse().status
+            status = _ask_on_port(port, token)
         except OSError as exc:
             pytest.fail(
                 f"another worker's request was dropped ({exc!r}): {still_open} connections from one sandbox, "
                 f"each sending a header byte every {DRIBBLE_EVERY_S:g} s, are still open 14 s later and hold "
                 "every connection slot of the proxy"
             )
-        finally:
-            conn.close()
         assert status == 200
         assert _ask_on_door(victim_door, token) == 200  # and on its own door, as its sandbox reaches the proxy
     finally:
@@ -212,20 +218,11 @@ def test_one_sandbox_reopening_connections_cannot_stop_other_workers_traffic(
         time.sleep(12)
         answered = 0
         for _ in range(10):
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
             try:
-                conn.request(
-                    "POST",
-                    "/p/claude-mock/v1/messages",
-                    body=json.dumps(MESSAGES).encode(),
-                    headers={"x-api-key": token, "Content-Type": "application/json"},
-                )
-                assert conn.getresponse().status == 200
+                assert _ask_on_port(port, token) == 200
                 answered += 1
             except OSError as exc:
                 errors.append(repr(exc))
-            finally:
-                conn.close()
             time.sleep(0.5)
         for _ in range(3):
             try:
@@ -315,22 +312,13 @@ def test_the_same_from_inside_a_sandbox_without_a_network(proxied: tuple[Chain, 
         assert attacker.stdout is not None
         opened = attacker.stdout.readline().strip()
         time.sleep(14)
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         try:
-            conn.request(
-                "POST",
-                "/p/claude-mock/v1/messages",
-                body=json.dumps(MESSAGES).encode(),
-                headers={"x-api-key": token, "Content-Type": "application/json"},
-            )
-            status = conn.getresponse().status
+            status = _ask_on_port(port, token)
         except OSError as exc:
             pytest.fail(
                 f"another worker's request was dropped ({exc!r}) while {opened} dribbling connections "
                 "from one network-less sandbox hold every slot of the proxy"
             )
-        finally:
-            conn.close()
         assert status == 200
         assert _ask_on_door(victim_door, token) == 200  # and on its own door, as its sandbox reaches the proxy
     finally:
