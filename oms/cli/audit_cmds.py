@@ -36,6 +36,7 @@ def verify_cmd(
         "ok": audit.ok,
         "entries": audit.entries,
         "files": audit.files,
+        "compacted": audit.compacted,
         "checkpoints": audit.checkpoints,
         "problems": audit.problems,
     }
@@ -45,7 +46,8 @@ def verify_cmd(
         for line in audit.problems[:50]:
             typer.echo(f"bad: {line}")
         typer.echo(
-            f"{audit.entries} entries, {audit.files} files, {audit.checkpoints} checkpoints checked: "
+            f"{audit.entries} entries, {audit.files} files ({audit.compacted} compacted), "
+            f"{audit.checkpoints} checkpoints checked: "
             f"{'ok' if audit.ok else f'{len(audit.problems)} problem(s)'}"
         )
     if not audit.ok:

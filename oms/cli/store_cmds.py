@@ -1,10 +1,12 @@
-"""`oms store verify|sweep`."""
+"""`oms store verify|sweep|compact`."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
-from oms.cli.common import JsonOpt, StateRootOpt, emit, state_root
+from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, state_root, workspace
 from oms.errors import shown
 
 app = typer.Typer(help="Inspect and check the state root.", no_args_is_help=True, rich_markup_mode=None)
@@ -48,3 +50,46 @@ def sweep(state_root_: StateRootOpt = None, json_out: JsonOpt = False) -> None:
     for path in removed:
         typer.echo(f"removed  {shown(path)}")
     typer.echo(f"store sweep: removed {len(removed)} item{'s' if len(removed) != 1 else ''}")
+
+
+@app.command("compact")
+def compact(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would be compacted; change nothing.")] = False,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Move ended tickets' dispatch, worker and session records, evidence and events into one archive each
+    ([retention] compact_after_days); the ledger still verifies. Say why each other ended ticket stays."""
+    from oms.services import compaction
+
+    with workspace(state_root_, config_root_) as ws:
+        report = compaction.compact(ws, dry_run=dry_run)
+    if json_out:
+        emit(
+            {
+                "ok": True,
+                "dry_run": dry_run,
+                "off": report.off,
+                "not_due": report.not_due,
+                "compacted": report.compacted,
+                "kept": report.kept,
+                "bytes_freed": report.bytes_freed,
+            }
+        )
+        return
+    if report.off:
+        typer.echo("compaction is off ([retention] compact_after_days = 0 in .oms/config.toml): nothing done")
+        return
+    verb = "would compact" if dry_run else "compacted"
+    for row in report.compacted:
+        typer.echo(
+            f"{verb:<14} {row['ticket_id']}: {row['files']} files, {int(str(row['bytes_before'])) // 1024} KiB "
+            f"-> {shown(str(row['archive']))} ({int(str(row['bytes_after'])) // 1024} KiB)"
+        )
+    for row in report.kept:
+        typer.echo(f"{'kept':<14} {row['ticket_id']}: {row['why']}")
+    typer.echo(
+        f"{len(report.compacted)} {verb}, {report.bytes_freed // 1024} KiB freed; {len(report.kept)} kept; "
+        f"{report.not_due} ended ticket(s) not due yet ([retention] compact_after_days)"
+    )

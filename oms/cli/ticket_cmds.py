@@ -117,14 +117,15 @@ def show(
     ticket: TicketArg, state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
     """Show a ticket, its (verified) content, and where oms kept its attempts' uncommitted work."""
-    from oms.services import salvage, tickets
+    from oms.services import compaction, salvage, tickets
 
     with workspace(state_root_, config_root_) as ws:
         rec = tickets.require(ws, ticket)
         content = tickets.content(ws, rec)
         kept = salvage.listed(ws.config_root, rec.record_id)
+        archived = compaction.summary(ws, rec.record_id)
     if json_out:
-        emit({"ok": True, "ticket": _ticket_json(rec), "content": content, "salvaged": kept})
+        emit({"ok": True, "ticket": _ticket_json(rec), "content": content, "salvaged": kept, "compacted": archived})
         return
     for key in ("state", "attempt", "source", "repository", "worker_id", "session_id", "lease_expires_at", "reason"):
         value = rec.payload.get(key) if key != "state" else rec.state
@@ -132,6 +133,8 @@ def show(
     typer.echo(f"{'url':<17} {content.get('url') or '-'}")
     for row in kept:  # `git checkout <ref> -- .` or `git diff <commit>^ <commit>` brings the work back
         typer.echo(f"{'salvaged':<17} {row['ref']} {str(row['commit'])[:12]} {row['at']}")
+    if archived is not None:  # its dispatches, workers, sessions, evidence and events: one archive
+        typer.echo(f"{'compacted':<17} {archived['archive']} ({archived['files']} files, {archived['at']})")
     typer.echo(f"\n# {content['title']}\n\n{content['body']}")
 
 

@@ -1,5 +1,5 @@
 """Finishing work (issue 14, ADR 0021): what `oms result verify`, `merge`, `discard` and `oms worktree gc`
-are configured to do, read from the committed config (`[verify]`, `[merge]`, `[worktrees]`), and the pure
+are configured to do, read from the committed config (`[verify]`, `[merge]`, `[worktrees]`, `[retention]`), and the pure
 rules they decide by. Pure: data in, data out.
 """
 
@@ -13,6 +13,7 @@ from oms.canonical import JsonObject
 VERIFY_TIMEOUT_S = 600
 VERIFY_OUTPUT_BYTES = 1024 * 1024
 GC_AFTER_DAYS = 7
+COMPACT_AFTER_DAYS = 30
 MERGE_COMMIT = "merge-commit"
 FAST_FORWARD = "fast-forward"
 
@@ -29,6 +30,7 @@ class Finishing:
     merge_mode: str = MERGE_COMMIT
     gc_after_days: int = GC_AFTER_DAYS
     archive_bundles: bool = False
+    compact_after_days: int = COMPACT_AFTER_DAYS  # 0: never
 
 
 def parse(raw: JsonObject) -> Finishing:
@@ -48,6 +50,7 @@ def parse(raw: JsonObject) -> Finishing:
         merge_mode=str(m.get("mode", MERGE_COMMIT)),
         gc_after_days=_int(w.get("gc_after_days"), GC_AFTER_DAYS),
         archive_bundles=w.get("archive_bundles") is True,
+        compact_after_days=_int(_table(raw, "retention").get("compact_after_days"), COMPACT_AFTER_DAYS),
     )
 
 
@@ -114,4 +117,47 @@ def merge_refusal(
             f"the base moved from {str(body.get('base'))[:12]} to {target_head[:12]} since its verification "
             "(run `oms result verify` again)"
         )
+    return None
+
+
+DAY_MS = 24 * 3600 * 1000
+ENDED_TICKET = ("done", "blocked")
+ENDED_DISPATCH = ("result-received", "resolved", "rejected", "cancelled")  # (of an ended ticket)
+
+
+@dataclass(frozen=True, slots=True)
+class TicketParts:
+    """What compaction looks at for one ticket: its latest state and time, and its parts' latest states."""
+
+    state: str
+    ended_ms: int  # its latest version's time (ms)
+    dispatches: tuple[tuple[str, str], ...] = ()  # (id, state)
+    workers: tuple[tuple[str, str], ...] = ()  # (id, health)
+    sessions: tuple[tuple[str, str], ...] = ()  # (id, state)
+    registered_panes: tuple[str, ...] = ()  # dispatch ids whose pane registry is still there
+    worktree: str | None = None  # the worktree's path while it is still there
+
+
+def compaction_blocker(parts: TicketParts, now_ms: int, after_days: int) -> str | None:
+    """Why a ticket's records may not be compacted yet (None: they may). Only a ticket that ended at least
+    `after_days` ago, every part of it ended, no pane registered, its worktree gone."""
+    if after_days <= 0:
+        return "compaction is off ([retention] compact_after_days = 0)"
+    if parts.state not in ENDED_TICKET:
+        return f"the ticket is {parts.state}"
+    if now_ms < parts.ended_ms + after_days * DAY_MS:
+        return f"the ticket ended less than {after_days} day(s) ago ([retention] compact_after_days)"
+    for did, state in parts.dispatches:
+        if state not in ENDED_DISPATCH:
+            return f"dispatch {did} is {state}"
+    for wid, health in parts.workers:
+        if health != "stopped":
+            return f"worker {wid} is {health}"
+    for sid, state in parts.sessions:
+        if state != "stopped":
+            return f"session {sid} is {state}"
+    if parts.registered_panes:
+        return f"the pane of {parts.registered_panes[0]} is still registered (the conductor closes ended panes)"
+    if parts.worktree is not None:
+        return f"its worktree {parts.worktree} is still there (`oms worktree gc` removes it once merged or archived)"
     return None

@@ -641,6 +641,46 @@ class Root:
             os.close(parent)
         return True
 
+    def move_dir(self, rel: str, to: str) -> bool:
+        """Rename directory `rel` to `to` (never replacing anything: AlreadyExistsError), so that it is gone
+        from its place at once; False when `rel` is not there. Both parents must exist."""
+        src, dst = split_rel(rel, self._limits), split_rel(to, self._limits)
+        old, new = self._dir(src[:-1]), self._dir(dst[:-1])
+        try:
+            try:
+                st = os.stat(src[-1], dir_fd=old, follow_symlinks=False)
+            except FileNotFoundError:
+                return False
+            if not stat.S_ISDIR(st.st_mode):
+                raise UnsafeFileError(f"{shown(rel)}: not a directory")
+            try:
+                self._sys.renameat2(old, src[-1], new, dst[-1], RENAME_NOREPLACE)
+            except OSError as err:
+                if err.errno == errno.EEXIST:
+                    raise AlreadyExistsError(f"{shown(to)}: already exists; nothing was moved") from err
+                _raise_for(err, rel)
+            self._sys.fsync(old)
+            self._sys.fsync(new)
+            return True
+        finally:
+            os.close(old)
+            os.close(new)
+
+    def remove_tree(self, rel: str, depth: int = 2) -> int:
+        """Remove directory `rel` and what is in it, `depth` levels down (links and other odd entries are
+        removed as names, never followed); the number of files removed. A deeper tree is left, and so is
+        `rel` (OSError from rmdir is not raised: the caller looks again)."""
+        removed = 0
+        for name, st in list(self.scan(rel)):
+            path = f"{rel}/{name}"
+            if stat.S_ISDIR(st.st_mode):
+                if depth > 0:
+                    removed += self.remove_tree(path, depth - 1)
+            else:
+                removed += self.unlink(path)
+        self.remove_empty_dir(rel)
+        return removed
+
     def open_log(self, rel: str) -> int:
         """An append-only descriptor of private log file `rel` (created 0600; a regular file with one link,
         ours, or refused). The caller bounds what it writes."""

@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 
 from oms.canonical import JsonObject, parse_ts
+from oms.errors import OmsError
 from oms.services.workspace import Workspace
+from oms.store import compaction
+from oms.store.evidence import open_envelope
 from oms.store.ledger import Entry, line_key, read_chain
 
 MAX_READ = 1024 * 1024
@@ -27,11 +30,12 @@ def timeline(
     high = None if until is None else parse_ts(until, "--until")
     rows: list[JsonObject] = []
     chain = read_chain(ws.store.state.root, line_key(ws.store.state.root))
+    archived = _Archived(ws)
     for entry in chain.entries:
         at = parse_ts(entry.at)
         if (low is not None and at < low) or (high is not None and at > high):
             continue
-        doc = _doc(ws, entry)
+        doc = _doc(ws, entry, archived)
         names = _names(entry, doc)
         if (ticket is not None and ticket not in names) or (dispatch is not None and dispatch not in names):
             continue
@@ -41,16 +45,39 @@ def timeline(
     return rows[-limit:], chain.fault
 
 
-def _doc(ws: Workspace, entry: Entry) -> JsonObject:
-    if entry.kind == "evidence":
-        try:
-            return ws.store.evidence.get(entry.path.rsplit("/", 1)[-1].removesuffix(".json")).body
-        except Exception:  # noqa: BLE001 - gone or damaged: `oms audit verify` says which
-            return {}
+class _Archived:
+    """The files compaction moved into archives (`store/compaction.py`), read on first need."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.root = ws.store.state.root
+        self._files: dict[str, bytes] | None = None
+
+    def get(self, path: str) -> bytes | None:
+        """The archived bytes of `path` (None: in no readable archive)."""
+        if self._files is None:
+            self._files = {}
+            for rel in compaction.archives(self.root):
+                try:
+                    self._files.update(compaction.decode(self.root.read_bytes(rel, compaction.MAX_ARCHIVE), rel).files)
+                except OmsError:
+                    continue  # `oms audit verify` names it
+        return self._files.get(path)
+
+
+def _doc(ws: Workspace, entry: Entry, archived: _Archived) -> JsonObject:
     data = ws.store.state.root.read_optional(entry.path, MAX_READ)
+    if data is None:
+        data = archived.get(entry.path)
+    if data is not None and entry.path.startswith("evidence/"):  # its body, once its signature is checked
+        meta = ws.store.state.meta
+        ref = entry.path.rsplit("/", 1)[-1].removesuffix(".json")
+        try:
+            return open_envelope(data, ref, meta.public_key, meta.key_id, entry.path).body
+        except OmsError:
+            return {}  # damaged: `oms audit verify` says so
     try:
         doc = json.loads(data) if data is not None else {}
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     return doc if isinstance(doc, dict) else {}
 
@@ -74,6 +101,8 @@ def _what(entry: Entry, doc: JsonObject) -> str:
         return f"{parts[1]} {parts[2]} v{parts[3].removesuffix('.json')}" + (
             f" -> {state}" if isinstance(state, str) else ""
         )
+    if entry.kind == "compact":
+        return f"compacted {doc.get('ticket_id', parts[-1].removesuffix(compaction.SUFFIX))} into {entry.path}"
     if entry.kind == "evidence" or (entry.kind == "adopt" and parts[0] == "evidence"):
         return f"evidence {doc.get('evidence_kind', '?')} of {doc.get('ticket_id', '?')} ({parts[-1][:12]})"
     if parts[0] == "events":

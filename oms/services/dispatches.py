@@ -43,7 +43,11 @@ def get(ws: Workspace, dispatch_id: str) -> Record:
     try:
         return ws.store.records("dispatch").read(check(dispatch_id, "dispatch id"))
     except RecordNotFoundError:
-        raise RecordNotFoundError(f"no dispatch {dispatch_id}", hint="see `oms dispatch list`") from None
+        raise RecordNotFoundError(
+            f"no dispatch {dispatch_id}",
+            hint="see `oms dispatch list`; if its ticket ended long ago it may be compacted: "
+            f"`oms audit log --dispatch {dispatch_id}` shows its history",
+        ) from None
 
 
 def list_all(ws: Workspace) -> list[Record]:

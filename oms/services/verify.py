@@ -56,7 +56,11 @@ def completed_result(ws: Workspace, dispatch_id: str) -> tuple[Record, JsonObjec
     """The dispatch and its completed result (with its commit), or why there is none."""
     dispatch = ws.store.records("dispatch").read_if_exists(dispatch_id)
     if dispatch is None:
-        raise RecordNotFoundError(f"no dispatch {dispatch_id}", hint="`oms status` lists them")
+        raise RecordNotFoundError(
+            f"no dispatch {dispatch_id}",
+            hint="`oms status` lists them; if its ticket ended long ago it may be compacted: "
+            f"`oms audit log --dispatch {dispatch_id}` shows its history",
+        )
     ref = dispatch.payload.get("result_evidence")
     if not isinstance(ref, str):
         raise InvalidInputError(f"dispatch {dispatch_id} has no recorded result ({dispatch.state})")

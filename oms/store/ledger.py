@@ -2,7 +2,8 @@
 evidence and journal entry the store writes, with checkpoints signed by the state key.
 
 `ledger/log` is append-only, one canonical JSON line an entry: `seq` (1, 2, ...), `prev` (the sha256 of
-the previous line, `GENESIS` for the first), `at`, `kind` (record | event | evidence | journal | adopt),
+the previous line, `GENESIS` for the first), `at`, `kind` (record | event | evidence | journal | adopt |
+compact: an archive of an ended ticket's files, `compaction.py`),
 `path` (under the state root), `sha256` (of the file's bytes as published) and `mac`: an HMAC of the rest
 under a key derived from the state key, so no line can be written, or rewritten, without it. A writer
 appends under an flock of the log, right after its publish (`note`). A checkpoint
@@ -32,8 +33,8 @@ LOG = "ledger/log"
 CHECKPOINTS = "ledger/checkpoints"
 GENESIS = "0" * 64
 MAX_LOG_BYTES = 512 * 1024 * 1024
-KINDS = ("record", "event", "evidence", "journal", "adopt")
-AREAS = ("records", "events", "evidence", "journals")
+KINDS = ("record", "event", "evidence", "journal", "adopt", "compact")
+AREAS = ("records", "events", "evidence", "journals", "compacted")
 _NUMBER = r"(?:0|[1-9][0-9]{0,15})"
 # what the ledger covers: record versions, events, evidence, journal entries (never indexes, ops, locks)
 COVERED = (
@@ -41,6 +42,7 @@ COVERED = (
     re.compile(r"events/[^/]+\.json"),
     re.compile(r"evidence/[0-9a-f]{64}\.json"),
     re.compile(rf"journals/[a-z-]+/{_NUMBER}\.json"),
+    re.compile(r"compacted/[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?\.json\.z"),
 )
 _ENTRY = re.compile(
     rb'\{"at":"[0-9TZ:.+-]{10,40}","kind":"[a-z]{1,12}","mac":"[0-9a-f]{64}","path":"[A-Za-z0-9._/-]{1,400}",'

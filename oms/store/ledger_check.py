@@ -5,8 +5,8 @@ hash at `seq`, signed by the state key over the canonical `{"at", "head", "seq"}
 one (`ledger/checkpoints/<seq>.json`, once per seq); `verify_ledger` checks, in order, and names the first
 bad thing exactly: the chain links; every checkpoint is signed by this state root's key and is on the
 chain; an exported checkpoint (outside the root) is on the chain (a shorter chain: rolled back; another
-hash: rewritten); every ledgered file is there with the bytes of its last entry; every covered file has
-an entry.
+hash: rewritten); every ledgered file is there with the bytes of its last entry (or, compacted, a ledgered
+archive holds those bytes: `compaction.py`); every covered file has an entry.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from oms.canonical import JsonObject, dumps
 from oms.errors import IntegrityError, OmsError, SignatureError
 from oms.fsio import Root
-from oms.store import keys
+from oms.store import compaction, keys
 from oms.store.ledger import CHECKPOINTS, LOG, Chain, covered_files, hash_of, line_key, parse_line, read_chain
 from oms.store.ledger import now as ledger_now
 
@@ -93,6 +93,7 @@ class Audit:
     entries: int = 0
     files: int = 0
     checkpoints: int = 0
+    compacted: int = 0  # ledgered files gone from their place, held by a ledgered archive
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -167,6 +168,7 @@ def _files(root: Root, chain: Chain, audit: Audit, files: set[str], key: bytes) 
                 f"ledger entry {entry.seq}: {entry.path} was written before (entry {before[0]}) with other bytes"
             )
         last[entry.path] = (entry.seq, entry.sha256)
+    gone: list[tuple[str, int]] = []
     for path, (seq, digest) in last.items():
         audit.files += 1
         try:
@@ -175,9 +177,20 @@ def _files(root: Root, chain: Chain, audit: Audit, files: set[str], key: bytes) 
             audit.problems.append(f"ledger entry {seq}: {path}: {exc.message}")
             continue
         if data is None:
-            audit.problems.append(f"ledger entry {seq}: {path} is gone (deleted after it was written)")
+            gone.append((path, seq))
         elif hashlib.sha256(data).hexdigest() != digest:
             audit.problems.append(f"ledger entry {seq}: {path} was changed after it was written")
+    if gone:  # compacted into an archive the ledger holds, with the bytes of its last entry, or deleted
+        held, problems = compaction.held(root, {p: d for p, (_, d) in last.items()})
+        if any(path not in held for path, _ in gone):  # a compaction may have noted its archive since
+            fresh = {e.path: e.sha256 for e in read_chain(root, key).entries}
+            held, problems = compaction.held(root, fresh)
+        audit.problems.extend(problems)
+        for path, seq in gone:
+            if path in held:
+                audit.compacted += 1
+            else:
+                audit.problems.append(f"ledger entry {seq}: {path} is gone (deleted after it was written)")
     unnamed = files - set(last)
     if unnamed and not chain.entries and chain.fault is None:
         audit.problems.append(

@@ -187,7 +187,13 @@ class RecordStore:
         """The latest version."""
         rec = self.read_if_exists(record_id)
         if rec is None:
-            raise RecordNotFoundError(f"no {self.kind} record {record_id}")
+            hint = (
+                "if its ticket ended long ago it may be compacted: "
+                f"`oms audit log --dispatch {record_id}` shows its history"
+                if self.kind in ("dispatch", "worker", "session")
+                else None
+            )
+            raise RecordNotFoundError(f"no {self.kind} record {record_id}", hint=hint)
         return rec
 
     def history(self, record_id: str) -> list[Record]:

@@ -25,7 +25,7 @@ from oms.errors import OmsError, shown
 from oms.fsio import FsioOptions, Root, is_temp_name, procinfo, temp_owner
 from oms.fsio.locks import break_stale, inspect
 from oms.limits import LIMITS
-from oms.store import keys, panefiles, summary_file
+from oms.store import compaction, keys, panefiles, summary_file
 from oms.store.content import TICKETS_DIR, WORKTREES_DIR, parse_content, parse_worktree
 from oms.store.documents import parse_document
 from oms.store.events import EVENTS_DIR, parse_event
@@ -38,7 +38,7 @@ from oms.store.summary import RACY_NS
 
 # made when first used: the model proxy's files (ADR 0020), verification outputs and discard bundles
 # (ADR 0021), the ledger (ADR 0022)
-OPTIONAL_AREAS = ("proxy", "verify", "archive", "ledger")
+OPTIONAL_AREAS = ("proxy", "verify", "archive", "ledger", compaction.DIR)
 _TOP = {META, *LAYOUT, "tmux.conf", "tmux.sock", summary_file.INDEX_DIR, *OPTIONAL_AREAS}
 TMUX_SOCKET = "tmux.sock"
 
@@ -176,6 +176,7 @@ class _Verifier:
             (TICKETS_DIR, self.check_ticket_content),
             (WORKTREES_DIR, self.check_worktree_records),
             (panefiles.PANES_DIR, self.check_panes),
+            (compaction.DIR, self.check_compacted),
         ):
             if area in top and self.expect_dir(area, top[area]):
                 fn()
@@ -511,6 +512,25 @@ class _Verifier:
             "sandbox-init": "sandbox inits",
         }
         self.report.count(names[schema])
+
+    def check_compacted(self) -> None:
+        """`compacted/`: archives of ended tickets (`store/compaction.py`; the ledger vouches for their bytes,
+        `oms audit verify`), the compaction lock, and what a killed compaction left aside."""
+        for name, mode in self.entries(compaction.DIR):
+            path = f"{compaction.DIR}/{name}"
+            if name == "compact.lock" and self.expect_file(path, mode):
+                self.check_lock(path)
+            elif name == "retired" and self.expect_dir(path, mode):
+                if self.entries(path):
+                    self.report.note(path, "left by a compaction that was stopped (the next one removes it)")
+            elif compaction.ticket_of(name) is None:
+                self.report.error(path, "unexpected entry in compacted/")
+            elif self.expect_file(path, mode):
+                _guard(self.report, path, self.check_archive, path)
+
+    def check_archive(self, path: str) -> None:
+        compaction.decode(self.root.read_bytes(path, compaction.MAX_ARCHIVE), path)
+        self.report.count("archives")
 
     def check_journals(self) -> None:
         for name, mode in self.entries(JOURNALS_DIR):

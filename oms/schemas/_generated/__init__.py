@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'b368ea5ec672437120be57960e74f0bec8334408cbe44f39edd0a4c2487ac5ce'
+SOURCE_SHA256 = '62ff842960a7abdbad55f246328090b00957eaf2ebd536c72db6dd17cf1cd377'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -514,35 +514,60 @@ def _v189(x: object) -> bool:
     return True
 
 
-def _v195(x: object) -> bool:
+def _v194(x: object) -> bool:
+    # config#/properties/retention/properties/compact_after_days
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 0:
+            return False
+        if x > 36500:
+            return False
+    return True
+
+
+def _v193(x: object) -> bool:
+    # config#/properties/retention
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        if 'compact_after_days' in x and not _v194(x['compact_after_days']):
+            return False
+        for k in x:
+            if k not in ('compact_after_days',):
+                return False
+    return True
+
+
+def _v197(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/family
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v196(x: object) -> bool:
+def _v198(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/enabled
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v197(x: object) -> bool:
+def _v199(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/endpoint
     if not _m_defs._v23(x):
         return False
     return True
 
 
-def _v198(x: object) -> bool:
+def _v200(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/auth
     if not any(_eq(x, c) for c in _C3):
         return False
     return True
 
 
-def _v199(x: object) -> bool:
+def _v201(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/key_env
     if not (isinstance(x, str)):
         return False
@@ -552,7 +577,7 @@ def _v199(x: object) -> bool:
     return True
 
 
-def _v200(x: object) -> bool:
+def _v202(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/cost_tier
     if not (_is_integer(x)):
         return False
@@ -564,14 +589,14 @@ def _v200(x: object) -> bool:
     return True
 
 
-def _v202(x: object) -> bool:
+def _v204(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v201(x: object) -> bool:
+def _v203(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags
     if not (isinstance(x, list)):
         return False
@@ -579,21 +604,21 @@ def _v201(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v202(v):
+            if not _v204(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v204(x: object) -> bool:
+def _v206(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/additionalProperties
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v205(x: object) -> bool:
+def _v207(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/propertyNames
     if not (isinstance(x, str)):
         return False
@@ -603,7 +628,7 @@ def _v205(x: object) -> bool:
     return True
 
 
-def _v203(x: object) -> bool:
+def _v205(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models
     if not (isinstance(x, dict)):
         return False
@@ -611,15 +636,15 @@ def _v203(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v204(v):
+            if k not in () and not _v206(v):
                 return False
         for k in x:
-            if not _v205(k):
+            if not _v207(k):
                 return False
     return True
 
 
-def _v207(x: object) -> bool:
+def _v209(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe/items
     if not (isinstance(x, str)):
         return False
@@ -633,7 +658,7 @@ def _v207(x: object) -> bool:
     return True
 
 
-def _v206(x: object) -> bool:
+def _v208(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe
     if not (isinstance(x, list)):
         return False
@@ -643,12 +668,12 @@ def _v206(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v207(v):
+            if not _v209(v):
                 return False
     return True
 
 
-def _v208(x: object) -> bool:
+def _v210(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_skip_at
     if not (_is_integer(x)):
         return False
@@ -660,7 +685,7 @@ def _v208(x: object) -> bool:
     return True
 
 
-def _v194(x: object) -> bool:
+def _v196(x: object) -> bool:
     # config#/properties/providers/additionalProperties
     if not (isinstance(x, dict)):
         return False
@@ -668,25 +693,25 @@ def _v194(x: object) -> bool:
         for k in ('family',):
             if k not in x:
                 return False
-        if 'family' in x and not _v195(x['family']):
+        if 'family' in x and not _v197(x['family']):
             return False
-        if 'enabled' in x and not _v196(x['enabled']):
+        if 'enabled' in x and not _v198(x['enabled']):
             return False
-        if 'endpoint' in x and not _v197(x['endpoint']):
+        if 'endpoint' in x and not _v199(x['endpoint']):
             return False
-        if 'auth' in x and not _v198(x['auth']):
+        if 'auth' in x and not _v200(x['auth']):
             return False
-        if 'key_env' in x and not _v199(x['key_env']):
+        if 'key_env' in x and not _v201(x['key_env']):
             return False
-        if 'cost_tier' in x and not _v200(x['cost_tier']):
+        if 'cost_tier' in x and not _v202(x['cost_tier']):
             return False
-        if 'tags' in x and not _v201(x['tags']):
+        if 'tags' in x and not _v203(x['tags']):
             return False
-        if 'models' in x and not _v203(x['models']):
+        if 'models' in x and not _v205(x['models']):
             return False
-        if 'quota_probe' in x and not _v206(x['quota_probe']):
+        if 'quota_probe' in x and not _v208(x['quota_probe']):
             return False
-        if 'quota_skip_at' in x and not _v208(x['quota_skip_at']):
+        if 'quota_skip_at' in x and not _v210(x['quota_skip_at']):
             return False
         for k in x:
             if k not in ('family', 'enabled', 'endpoint', 'auth', 'key_env', 'cost_tier', 'tags', 'models', 'quota_probe', 'quota_skip_at'):
@@ -694,14 +719,14 @@ def _v194(x: object) -> bool:
     return True
 
 
-def _v209(x: object) -> bool:
+def _v211(x: object) -> bool:
     # config#/properties/providers/propertyNames
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v193(x: object) -> bool:
+def _v195(x: object) -> bool:
     # config#/properties/providers
     if not (isinstance(x, dict)):
         return False
@@ -709,22 +734,22 @@ def _v193(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v194(v):
+            if k not in () and not _v196(v):
                 return False
         for k in x:
-            if not _v209(k):
+            if not _v211(k):
                 return False
     return True
 
 
-def _v212(x: object) -> bool:
+def _v214(x: object) -> bool:
     # config#/properties/routing/properties/order/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v211(x: object) -> bool:
+def _v213(x: object) -> bool:
     # config#/properties/routing/properties/order
     if not (isinstance(x, list)):
         return False
@@ -732,21 +757,21 @@ def _v211(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v212(v):
+            if not _v214(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v213(x: object) -> bool:
+def _v215(x: object) -> bool:
     # config#/properties/routing/properties/active
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v214(x: object) -> bool:
+def _v216(x: object) -> bool:
     # config#/properties/routing/properties/cooldown_minutes
     if not (_is_integer(x)):
         return False
@@ -758,7 +783,7 @@ def _v214(x: object) -> bool:
     return True
 
 
-def _v215(x: object) -> bool:
+def _v217(x: object) -> bool:
     # config#/properties/routing/properties/transient_cooldown_seconds
     if not (_is_integer(x)):
         return False
@@ -770,18 +795,18 @@ def _v215(x: object) -> bool:
     return True
 
 
-def _v210(x: object) -> bool:
+def _v212(x: object) -> bool:
     # config#/properties/routing
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'order' in x and not _v211(x['order']):
+        if 'order' in x and not _v213(x['order']):
             return False
-        if 'active' in x and not _v213(x['active']):
+        if 'active' in x and not _v215(x['active']):
             return False
-        if 'cooldown_minutes' in x and not _v214(x['cooldown_minutes']):
+        if 'cooldown_minutes' in x and not _v216(x['cooldown_minutes']):
             return False
-        if 'transient_cooldown_seconds' in x and not _v215(x['transient_cooldown_seconds']):
+        if 'transient_cooldown_seconds' in x and not _v217(x['transient_cooldown_seconds']):
             return False
         for k in x:
             if k not in ('order', 'active', 'cooldown_minutes', 'transient_cooldown_seconds'):
@@ -789,7 +814,7 @@ def _v210(x: object) -> bool:
     return True
 
 
-def _v219(x: object) -> bool:
+def _v221(x: object) -> bool:
     # config#/properties/verify/properties/commands/items/items
     if not (isinstance(x, str)):
         return False
@@ -803,7 +828,7 @@ def _v219(x: object) -> bool:
     return True
 
 
-def _v218(x: object) -> bool:
+def _v220(x: object) -> bool:
     # config#/properties/verify/properties/commands/items
     if not (isinstance(x, list)):
         return False
@@ -813,12 +838,12 @@ def _v218(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v219(v):
+            if not _v221(v):
                 return False
     return True
 
 
-def _v217(x: object) -> bool:
+def _v219(x: object) -> bool:
     # config#/properties/verify/properties/commands
     if not (isinstance(x, list)):
         return False
@@ -828,12 +853,12 @@ def _v217(x: object) -> bool:
         if len(x) > 20:
             return False
         for v in x:
-            if not _v218(v):
+            if not _v220(v):
                 return False
     return True
 
 
-def _v220(x: object) -> bool:
+def _v222(x: object) -> bool:
     # config#/properties/verify/properties/timeout_seconds
     if not (_is_integer(x)):
         return False
@@ -845,7 +870,7 @@ def _v220(x: object) -> bool:
     return True
 
 
-def _v221(x: object) -> bool:
+def _v223(x: object) -> bool:
     # config#/properties/verify/properties/max_output_bytes
     if not (_is_integer(x)):
         return False
@@ -857,14 +882,14 @@ def _v221(x: object) -> bool:
     return True
 
 
-def _v223(x: object) -> bool:
+def _v225(x: object) -> bool:
     # config#/properties/verify/properties/show/items
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v222(x: object) -> bool:
+def _v224(x: object) -> bool:
     # config#/properties/verify/properties/show
     if not (isinstance(x, list)):
         return False
@@ -872,12 +897,12 @@ def _v222(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v223(v):
+            if not _v225(v):
                 return False
     return True
 
 
-def _v216(x: object) -> bool:
+def _v218(x: object) -> bool:
     # config#/properties/verify
     if not (isinstance(x, dict)):
         return False
@@ -885,13 +910,13 @@ def _v216(x: object) -> bool:
         for k in ('commands',):
             if k not in x:
                 return False
-        if 'commands' in x and not _v217(x['commands']):
+        if 'commands' in x and not _v219(x['commands']):
             return False
-        if 'timeout_seconds' in x and not _v220(x['timeout_seconds']):
+        if 'timeout_seconds' in x and not _v222(x['timeout_seconds']):
             return False
-        if 'max_output_bytes' in x and not _v221(x['max_output_bytes']):
+        if 'max_output_bytes' in x and not _v223(x['max_output_bytes']):
             return False
-        if 'show' in x and not _v222(x['show']):
+        if 'show' in x and not _v224(x['show']):
             return False
         for k in x:
             if k not in ('commands', 'timeout_seconds', 'max_output_bytes', 'show'):
@@ -899,7 +924,7 @@ def _v216(x: object) -> bool:
     return True
 
 
-def _v225(x: object) -> bool:
+def _v227(x: object) -> bool:
     # config#/properties/merge/properties/into
     if not (isinstance(x, str)):
         return False
@@ -911,21 +936,21 @@ def _v225(x: object) -> bool:
     return True
 
 
-def _v226(x: object) -> bool:
+def _v228(x: object) -> bool:
     # config#/properties/merge/properties/mode
     if not any(_eq(x, c) for c in _C4):
         return False
     return True
 
 
-def _v224(x: object) -> bool:
+def _v226(x: object) -> bool:
     # config#/properties/merge
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'into' in x and not _v225(x['into']):
+        if 'into' in x and not _v227(x['into']):
             return False
-        if 'mode' in x and not _v226(x['mode']):
+        if 'mode' in x and not _v228(x['mode']):
             return False
         for k in x:
             if k not in ('into', 'mode'):
@@ -933,7 +958,7 @@ def _v224(x: object) -> bool:
     return True
 
 
-def _v228(x: object) -> bool:
+def _v230(x: object) -> bool:
     # config#/properties/proxy/properties/port
     if not (_is_integer(x)):
         return False
@@ -945,7 +970,7 @@ def _v228(x: object) -> bool:
     return True
 
 
-def _v229(x: object) -> bool:
+def _v231(x: object) -> bool:
     # config#/properties/proxy/properties/max_request_bytes
     if not (_is_integer(x)):
         return False
@@ -957,23 +982,23 @@ def _v229(x: object) -> bool:
     return True
 
 
-def _v230(x: object) -> bool:
+def _v232(x: object) -> bool:
     # config#/properties/proxy/properties/workers
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v227(x: object) -> bool:
+def _v229(x: object) -> bool:
     # config#/properties/proxy
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'port' in x and not _v228(x['port']):
+        if 'port' in x and not _v230(x['port']):
             return False
-        if 'max_request_bytes' in x and not _v229(x['max_request_bytes']):
+        if 'max_request_bytes' in x and not _v231(x['max_request_bytes']):
             return False
-        if 'workers' in x and not _v230(x['workers']):
+        if 'workers' in x and not _v232(x['workers']):
             return False
         for k in x:
             if k not in ('port', 'max_request_bytes', 'workers'):
@@ -1003,18 +1028,20 @@ def _v152(x: object) -> bool:
             return False
         if 'worktrees' in x and not _v189(x['worktrees']):
             return False
-        if 'providers' in x and not _v193(x['providers']):
+        if 'retention' in x and not _v193(x['retention']):
             return False
-        if 'routing' in x and not _v210(x['routing']):
+        if 'providers' in x and not _v195(x['providers']):
             return False
-        if 'verify' in x and not _v216(x['verify']):
+        if 'routing' in x and not _v212(x['routing']):
             return False
-        if 'merge' in x and not _v224(x['merge']):
+        if 'verify' in x and not _v218(x['verify']):
             return False
-        if 'proxy' in x and not _v227(x['proxy']):
+        if 'merge' in x and not _v226(x['merge']):
+            return False
+        if 'proxy' in x and not _v229(x['proxy']):
             return False
         for k in x:
-            if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'providers', 'routing', 'verify', 'merge', 'proxy'):
+            if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'retention', 'providers', 'routing', 'verify', 'merge', 'proxy'):
                 return False
     return True
 

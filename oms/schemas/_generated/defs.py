@@ -409,12 +409,12 @@ def _v107(x: object) -> bool:
     return True
 
 
-def _v231(x: object) -> bool:
+def _v233(x: object) -> bool:
     # defs#
     return True
 
 
-def _v232(x: object) -> bool:
+def _v234(x: object) -> bool:
     # defs#/$defs/text
     if not (isinstance(x, str)):
         return False
@@ -424,7 +424,7 @@ def _v232(x: object) -> bool:
     return True
 
 
-def _v233(x: object) -> bool:
+def _v235(x: object) -> bool:
     # defs#/$defs/token
     if not (isinstance(x, str)):
         return False
@@ -434,7 +434,7 @@ def _v233(x: object) -> bool:
     return True
 
 
-def _v234(x: object) -> bool:
+def _v236(x: object) -> bool:
     # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
@@ -444,7 +444,7 @@ def _v234(x: object) -> bool:
     return True
 
 
-def _v235(x: object) -> bool:
+def _v237(x: object) -> bool:
     # defs#/$defs/public_key
     if not (isinstance(x, str)):
         return False
@@ -454,7 +454,7 @@ def _v235(x: object) -> bool:
     return True
 
 
-def _v236(x: object) -> bool:
+def _v238(x: object) -> bool:
     # defs#/$defs/base64
     if not (isinstance(x, str)):
         return False
@@ -467,11 +467,11 @@ def _v236(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'defs': _v231,
+    'defs': _v233,
     'defs#/$defs/abs_path': _v35,
     'defs#/$defs/actor': _v107,
     'defs#/$defs/argv_or_null': _v47,
-    'defs#/$defs/base64': _v236,
+    'defs#/$defs/base64': _v238,
     'defs#/$defs/branch': _v37,
     'defs#/$defs/capability': _v31,
     'defs#/$defs/commit': _v39,
@@ -481,19 +481,19 @@ VALIDATORS: dict[str, Callable[[object], bool]] = {
     'defs#/$defs/model_endpoint_or_null': _v21,
     'defs#/$defs/model_id': _v19,
     'defs#/$defs/opaque_id': _v7,
-    'defs#/$defs/pane_id': _v234,
+    'defs#/$defs/pane_id': _v236,
     'defs#/$defs/person': _v83,
     'defs#/$defs/program_list': _v55,
-    'defs#/$defs/public_key': _v235,
+    'defs#/$defs/public_key': _v237,
     'defs#/$defs/reason': _v92,
     'defs#/$defs/repository': _v66,
     'defs#/$defs/role_id': _v17,
     'defs#/$defs/sandbox': _v45,
     'defs#/$defs/sha256': _v3,
-    'defs#/$defs/text': _v232,
+    'defs#/$defs/text': _v234,
     'defs#/$defs/timestamp': _v86,
     'defs#/$defs/title': _v61,
-    'defs#/$defs/token': _v233,
+    'defs#/$defs/token': _v235,
     'defs#/$defs/tool_list': _v52,
     'defs#/$defs/transport': _v26,
     'defs#/$defs/url': _v70,

@@ -1,0 +1,240 @@
+"""`oms store compact [--dry-run]` (issue 14 item 5, ADR 0022): an ended ticket's dispatch, worker and session
+records, its evidence, events and their receipts, moved into one archive that keeps the ledger verifiable.
+
+A ticket is compacted only when `finishing.compaction_blocker` finds nothing in the way (ended long enough
+ago, every part of it ended, no pane registered, its worktree gone), and only if every file it would move
+still has the bytes of its ledger entry (a file edited in place is never archived as if oms wrote it). The
+archive is published and noted in the ledger first; then each file goes only while it still holds the
+archived bytes (`store/compaction.py`). A compaction killed anywhere is finished by the next one.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+
+from oms.canonical import JsonObject, access, parse_ts
+from oms.domain import finishing
+from oms.errors import OmsError
+from oms.fsio import Root
+from oms.fsio.locks import acquire
+from oms.services.workspace import Workspace
+from oms.store import Record, compaction, panefiles
+from oms.store.events import EVENTS_DIR
+from oms.store.evidence import EVIDENCE_DIR
+from oms.store.ledger import line_key, read_chain
+from oms.store.outbox import OUTBOX_DIR, RECEIPT_SUFFIX
+
+MAX_READ = 1024 * 1024
+
+
+@dataclass
+class Report:
+    """What a compaction did (or, dry, would do): tickets compacted with their bytes, tickets kept and why."""
+
+    dry_run: bool
+    off: bool = False  # [retention] compact_after_days = 0
+    not_due: int = 0  # ended tickets whose retention has not run out yet
+    compacted: list[JsonObject] = field(default_factory=list)
+    kept: list[JsonObject] = field(default_factory=list)
+
+    @property
+    def bytes_freed(self) -> int:
+        """Allocated bytes of the moved files, less the archives'."""
+        return sum(int(str(r["bytes_before"])) - int(str(r["bytes_after"])) for r in self.compacted)
+
+
+def compact(ws: Workspace, *, dry_run: bool, limit: int | None = None) -> Report:
+    """One pass over the ended tickets (at most `limit` compacted)."""
+    report = Report(dry_run)
+    after = finishing.parse(ws.config().raw).compact_after_days
+    root = ws.store.state.root
+    if after <= 0:
+        report.off = True
+        return report
+    root.mkdirs(compaction.DIR)
+    with acquire(root, compaction.LOCK):
+        if not dry_run:
+            compaction.sweep_retired(root)
+        now_ms = parse_ts(ws.now())
+        ended = ws.store.latest("ticket").in_states(finishing.ENDED_TICKET)
+        due = [t for t in ended if now_ms >= parse_ts(t.observed_at) + after * finishing.DAY_MS]
+        report.not_due = len(ended) - len(due)
+        parts = _Parts(ws, due)
+        todo: list[tuple[Record, finishing.TicketParts]] = []
+        for ticket in due:
+            if not parts.has_files(ticket.record_id):
+                continue  # compacted already
+            found = parts.of(ticket)
+            why = finishing.compaction_blocker(found, now_ms, after)
+            if why is not None:
+                report.kept.append({"ticket_id": ticket.record_id, "why": why})
+            elif limit is None or len(todo) < limit:
+                todo.append((ticket, found))
+        if not todo:
+            return report
+        last = {e.path: e.sha256 for e in read_chain(root, line_key(root)).entries}
+        for ticket, _ in todo:
+            try:
+                row = _one(ws, ticket.record_id, parts, last, dry_run)
+            except OmsError as exc:
+                report.kept.append({"ticket_id": ticket.record_id, "why": exc.message})
+                continue
+            if "why" in row:
+                report.kept.append(row)
+            else:
+                report.compacted.append(row)
+    return report
+
+
+def summary(ws: Workspace, ticket_id: str) -> JsonObject | None:
+    """The ticket's archive (path, member count, when), or None when it has none."""
+    archive = compaction.read(ws.store.state.root, ticket_id)
+    if archive is None:
+        return None
+    return {"archive": compaction.archive_path(ticket_id), "files": len(archive.files), "at": archive.compacted_at}
+
+
+class _Parts:
+    """The records, evidence and events of the tickets due, each read once."""
+
+    def __init__(self, ws: Workspace, due: list[Record]) -> None:
+        self.ws = ws
+        self.root = ws.store.state.root
+        wanted = {t.record_id for t in due}
+        self.records: dict[str, dict[str, list[Record]]] = {t: {k: [] for k in compaction.RECORD_KINDS} for t in wanted}
+        for kind in compaction.RECORD_KINDS:
+            for rec in ws.store.latest(kind).records:
+                tid = rec.payload.get("ticket_id")
+                if isinstance(tid, str) and tid in wanted:
+                    self.records[tid][kind].append(rec)
+        self._files: dict[str, list[str]] | None = None
+
+    def has_files(self, ticket_id: str) -> bool:
+        """Does a record of the ticket's still live outside an archive? (Its records go last.)"""
+        return any(self.records[ticket_id].values())
+
+    def of(self, ticket: Record) -> finishing.TicketParts:
+        """What the rule decides on."""
+        recs = self.records[ticket.record_id]
+        dispatches = tuple((r.record_id, r.state) for r in recs["dispatch"])
+        worktree = self.ws.store.worktrees.get(ticket.record_id)
+        path = access.text(worktree, "worktree_root") if worktree is not None else None
+        return finishing.TicketParts(
+            state=ticket.state,
+            ended_ms=parse_ts(ticket.observed_at),
+            dispatches=dispatches,
+            workers=tuple((r.record_id, str(r.payload.get("health"))) for r in recs["worker"]),
+            sessions=tuple((r.record_id, r.state) for r in recs["session"]),
+            registered_panes=tuple(d for d, _ in dispatches if self.root.exists(panefiles.registry_path(d))),
+            worktree=path if path is not None and os.path.lexists(path) else None,
+        )
+
+    def files(self) -> dict[str, list[str]]:
+        """ticket id -> its evidence, events and their receipts (read once, for every ticket due)."""
+        if self._files is not None:
+            return self._files
+        found: dict[str, list[str]] = {t: [] for t in self.records}
+        dispatches = {r.record_id: t for t, kinds in self.records.items() for r in kinds["dispatch"]}
+        for name in _names(self.root, EVIDENCE_DIR):
+            tid = _field(self.root, f"{EVIDENCE_DIR}/{name}", evidence=True).get("ticket_id")
+            if isinstance(tid, str) and tid in found:
+                found[tid].append(f"{EVIDENCE_DIR}/{name}")
+        consumers = _names(self.root, OUTBOX_DIR)
+        for name in _names(self.root, EVENTS_DIR):
+            doc = _field(self.root, f"{EVENTS_DIR}/{name}")
+            payload = doc.get("payload")
+            if not isinstance(payload, dict):
+                continue
+            tid = payload.get("ticket_id")
+            did = payload.get("dispatch_id")
+            owner = tid if isinstance(tid, str) and tid in found else dispatches.get(str(did))
+            if owner is None:
+                continue
+            found[owner].append(f"{EVENTS_DIR}/{name}")
+            eid = name.removesuffix(".json")
+            for consumer in consumers:
+                receipt = f"{OUTBOX_DIR}/{consumer}/{eid}{RECEIPT_SUFFIX}"
+                if self.root.exists(receipt):
+                    found[owner].append(receipt)
+        self._files = found
+        return found
+
+
+def _names(root: Root, rel: str) -> list[str]:
+    try:
+        return sorted(n for n in root.listdir(rel) if not n.startswith("."))
+    except OmsError:
+        return []
+
+
+def _field(root: Root, rel: str, *, evidence: bool = False) -> JsonObject:
+    """A file's JSON document (an evidence's body), or {} when it cannot be read as one."""
+    try:
+        data = root.read_optional(rel, MAX_READ)
+        doc = json.loads(data) if data is not None else {}
+        if evidence and isinstance(doc, dict):
+            doc = json.loads(base64.b64decode(str(doc.get("payload", "")), validate=True))
+    except (OmsError, ValueError, RecursionError, binascii.Error):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _one(ws: Workspace, ticket_id: str, parts: _Parts, last: dict[str, str], dry_run: bool) -> JsonObject:
+    root = ws.store.state.root
+    members: dict[str, bytes] = {}
+    dirs: list[tuple[str, str]] = []
+    for kind, recs in parts.records[ticket_id].items():
+        for rec in recs:
+            top = f"records/{kind}/{rec.record_id}"
+            dirs.append((kind, rec.record_id))
+            for name in root.listdir(top):
+                if name != "ops":
+                    members[f"{top}/{name}"] = root.read_bytes(f"{top}/{name}", MAX_READ)
+    for path in parts.files()[ticket_id]:
+        data = root.read_optional(path, MAX_READ)
+        if data is not None:
+            members[path] = data
+    for path, data in sorted(members.items()):
+        if compaction.member(path) and not path.startswith(OUTBOX_DIR) and last.get(path) != _sha(data):
+            return {"ticket_id": ticket_id, "why": f"{path} is not as the ledger has it (run `oms audit verify`)"}
+    before = sum(_blocks(root, p) for p in members)
+    rel = compaction.archive_path(ticket_id)
+    existing = compaction.read(root, ticket_id)
+    data = compaction.encode(ticket_id, ws.now(), members) if existing is None else b""
+    row: JsonObject = {"ticket_id": ticket_id, "archive": rel, "files": len(members), "bytes_before": before}
+    if dry_run:
+        row["bytes_after"] = -(-len(data) // 4096) * 4096
+        return row
+    if existing is None:
+        compaction.publish(root, ticket_id, data)
+        existing = compaction.decode(data, rel)
+    else:  # a compaction died after publishing: its archive, checked against the ledger, noted if need be
+        raw = root.read_bytes(rel, compaction.MAX_ARCHIVE)
+        for path, content in existing.files.items():
+            if not path.startswith(OUTBOX_DIR) and last.get(path) != _sha(content):
+                return {"ticket_id": ticket_id, "why": f"{rel} holds {path} not as the ledger has it"}
+        if last.get(rel) != _sha(raw):
+            compaction.note_again(root, ticket_id, raw)
+    whys = [compaction.retire_file(root, p, existing.files) for p in members if not p.startswith("records/")]
+    if any(w is not None for w in whys):  # the records stay, so the next compaction looks again
+        return {"ticket_id": ticket_id, "why": f"archived, but a file stays: {next(w for w in whys if w)}"}
+    whys = [compaction.retire_record(root, kind, rid, existing.files) for kind, rid in dirs]
+    left = [w for w in whys if w is not None]
+    if left:
+        return {"ticket_id": ticket_id, "why": f"archived, but {len(left)} file(s) stay: {left[0]}"}
+    row["bytes_after"] = _blocks(root, rel)
+    return row
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _blocks(root: Root, rel: str) -> int:
+    st = root.lstat(rel)
+    return 0 if st is None else st.st_blocks * 512

@@ -1,0 +1,209 @@
+"""Compaction archives (issue 14 item 5, ADR 0022): an ended ticket's dispatch, worker and session records,
+its evidence, events and their receipts, kept as one file, `compacted/<ticket>.json.z`.
+
+An archive is zlib-compressed canonical JSON: `{"format": "oms-compacted-v1", "ticket_id", "compacted_at",
+"files": {path: base64 of the exact bytes}}`. It is published once and noted in the ledger (kind
+`compact`), and only then are its members removed from their places, each only while it still holds the
+archived bytes: a record's directory is first moved aside whole (`compacted/retired/`), so a reader sees
+the record either whole or gone, never an older version as its latest. `oms audit verify` accepts a
+ledgered file that is gone when a ledgered archive holds it with the bytes of its last entry.
+
+The ticket's own record stays where it is (its id is never reused, a re-import is a no-op, and
+`oms ticket show` shows it); so do its ticket content, worktree record and journals.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+import zlib
+from dataclasses import dataclass
+
+from oms.canonical import JsonObject, dumps
+from oms.canonical.ids import OPAQUE_ID
+from oms.errors import AlreadyExistsError, IntegrityError, NotFoundError, OmsError
+from oms.fsio import Root
+from oms.store import ledger
+
+DIR = "compacted"
+RETIRED = f"{DIR}/retired"
+LOCK = f"{DIR}/compact.lock"
+SUFFIX = ".json.z"
+FORMAT = "oms-compacted-v1"
+MAX_ARCHIVE = 64 * 1024 * 1024  # compressed and expanded alike
+RECORD_KINDS = ("dispatch", "worker", "session")
+_ID = r"[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?"
+MEMBER = (
+    re.compile(rf"records/(?:dispatch|worker|session)/{_ID}/(?:0|[1-9][0-9]{{0,15}})\.json"),
+    re.compile(r"evidence/[0-9a-f]{64}\.json"),
+    re.compile(rf"events/{_ID}\.json"),
+    re.compile(rf"outbox/{_ID}/{_ID}\.receipt\.json"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Archive:
+    """A decoded archive: whose, when, and every member's exact bytes."""
+
+    ticket_id: str
+    compacted_at: str
+    files: dict[str, bytes]
+
+
+def archive_path(ticket_id: str) -> str:
+    """Where ticket `ticket_id`'s archive lives."""
+    if OPAQUE_ID.fullmatch(ticket_id) is None:
+        raise IntegrityError(f"{ticket_id[:60]!r} is not a ticket id")
+    return f"{DIR}/{ticket_id}{SUFFIX}"
+
+
+def ticket_of(name: str) -> str | None:
+    """The ticket id an archive's file name (in `compacted/`) names, or None."""
+    tid = name.removesuffix(SUFFIX)
+    return tid if name.endswith(SUFFIX) and OPAQUE_ID.fullmatch(tid) else None
+
+
+def member(path: str) -> bool:
+    """May `path` be a member of an archive?"""
+    return any(p.fullmatch(path) for p in MEMBER)
+
+
+def encode(ticket_id: str, at: str, files: dict[str, bytes]) -> bytes:
+    """The archive's bytes (deterministic for the same input)."""
+    for path in files:
+        if not member(path):
+            raise IntegrityError(f"{path}: not something an archive holds")
+    doc: JsonObject = {
+        "format": FORMAT,
+        "ticket_id": ticket_id,
+        "compacted_at": at,
+        "files": {p: base64.b64encode(files[p]).decode("ascii") for p in sorted(files)},
+    }
+    return zlib.compress(dumps(doc), 9)
+
+
+def decode(data: bytes, where: str) -> Archive:
+    """An archive from its bytes, bounded (a member that is not one an archive holds, or more than
+    MAX_ARCHIVE expanded, is an IntegrityError)."""
+    try:
+        inflater = zlib.decompressobj()
+        raw = inflater.decompress(data[:MAX_ARCHIVE], MAX_ARCHIVE)
+        if inflater.unconsumed_tail or not inflater.eof:
+            raise ValueError("larger than the limit, or cut short")
+        doc = json.loads(raw)
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise ValueError("not an archive")
+        ticket_id, at, files = doc["ticket_id"], doc["compacted_at"], doc["files"]
+        if not isinstance(ticket_id, str) or not isinstance(at, str) or not isinstance(files, dict):
+            raise TypeError("not an archive")
+        out: dict[str, bytes] = {}
+        for path, text in files.items():
+            if not member(path) or not isinstance(text, str):
+                raise ValueError(f"a member {str(path)[:80]!r} no archive holds")
+            out[path] = base64.b64decode(text, validate=True)
+    except (zlib.error, ValueError, KeyError, TypeError, RecursionError, binascii.Error) as exc:
+        raise IntegrityError(f"{where}: not an archive oms writes ({exc})") from None
+    if where.endswith(SUFFIX) and ticket_of(where.rsplit("/", 1)[-1]) != ticket_id:
+        raise IntegrityError(f"{where}: holds ticket {ticket_id[:60]!r}, not the one its name says")
+    return Archive(ticket_id, at, out)
+
+
+def read(root: Root, ticket_id: str) -> Archive | None:
+    """Ticket `ticket_id`'s archive, or None when it has none."""
+    rel = archive_path(ticket_id)
+    data = root.read_optional(rel, MAX_ARCHIVE)
+    return None if data is None else decode(data, rel)
+
+
+def archives(root: Root) -> list[str]:
+    """Every archive's path (sorted)."""
+    try:
+        names = root.listdir(DIR)
+    except NotFoundError:
+        return []
+    return sorted(f"{DIR}/{n}" for n in names if ticket_of(n) is not None)
+
+
+def publish(root: Root, ticket_id: str, data: bytes) -> bool:
+    """Publish an archive and note it in the ledger; False when one is there already (nothing written)."""
+    rel = archive_path(ticket_id)
+    root.mkdirs(DIR)
+    try:
+        root.publish(rel, data)
+    except AlreadyExistsError:
+        return False
+    ledger.note(root, "compact", rel, data)
+    return True
+
+
+def note_again(root: Root, ticket_id: str, data: bytes) -> None:
+    """Note an archive a compaction that died before its note left (the caller checked every member
+    against the ledger: it holds only what oms wrote)."""
+    ledger.note(root, "compact", archive_path(ticket_id), data)
+
+
+def retire_record(root: Root, kind: str, record_id: str, archived: dict[str, bytes]) -> str | None:
+    """Remove a record directory whose every version the archive holds with the same bytes: moved aside
+    whole, then deleted. None when done (or gone already); else why it stays."""
+    top = f"records/{kind}/{record_id}"
+    try:
+        names = root.listdir(top)
+    except NotFoundError:
+        return None
+    for name in names:
+        path = f"{top}/{name}"
+        if name == "ops":
+            continue
+        data = root.read_optional(path, MAX_ARCHIVE)
+        if data is not None and archived.get(path) != data:
+            return f"{path} is not in the archive with these bytes (written after it?)"
+    root.mkdirs(RETIRED)
+    aside = f"{RETIRED}/{kind}.{record_id}"
+    if root.exists(aside):
+        root.remove_tree(aside)
+    if root.move_dir(top, aside):
+        root.remove_tree(aside)
+    return None
+
+
+def retire_file(root: Root, path: str, archived: dict[str, bytes]) -> str | None:
+    """Remove a file the archive holds with the same bytes; None when done (or gone), else why it stays."""
+    data = root.read_optional(path, MAX_ARCHIVE)
+    if data is None:
+        return None
+    if archived.get(path) != data:
+        return f"{path} is not in the archive with these bytes"
+    root.unlink(path)
+    return None
+
+
+def sweep_retired(root: Root) -> int:
+    """Remove what a compaction that died while deleting left aside (its archive was noted before)."""
+    try:
+        names = root.listdir(RETIRED)
+    except NotFoundError:
+        return 0
+    return sum(root.remove_tree(f"{RETIRED}/{name}") for name in names)
+
+
+def held(root: Root, last_sha: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """path -> the archive holding it with the bytes of its ledger entry (`last_sha`: each ledgered path's
+    last sha256), over every archive whose own bytes are its ledger entry's; and every problem found."""
+    out: dict[str, str] = {}
+    problems: list[str] = []
+    for rel in archives(root):
+        try:
+            data = root.read_bytes(rel, MAX_ARCHIVE)
+            if last_sha.get(rel) != hashlib.sha256(data).hexdigest():
+                continue  # not ledgered as it is: `audit verify` names it; it vouches for nothing
+            archive = decode(data, rel)
+        except OmsError as exc:
+            problems.append(exc.message)
+            continue
+        for path, content in archive.files.items():
+            if last_sha.get(path) == hashlib.sha256(content).hexdigest():
+                out[path] = rel
+    return out, problems
