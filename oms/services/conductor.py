@@ -15,7 +15,9 @@ never the end of the pass):
    (`conductor_results.py`);
 7. fill — free pool slots take open tickets: lease → worktree → propose → review → accept → deliver;
 8. close — dead panes of ended workers, only oms's own: the pane the worker's registry names; a pool
-   worker still running two minutes after its result was acted on is stopped.
+   worker still running two minutes after its result was acted on is stopped;
+9. compact — ended tickets whose `[retention] compact_after_days` ran out, a few a tick (`compaction.py`);
+10. checkpoint — the ledger's head signed (ADR 0022).
 
 Only one conductor works on a state root: the tick holds the conductor lock (`oms conductor run` holds it
 for its whole life), and every launch still takes the deliverer's own lock.
@@ -31,7 +33,14 @@ from oms.adapters.panes import Pane, Panes
 from oms.canonical import JsonObject, access, parse_ts, stable_id
 from oms.errors import LockHeldError, OmsError, one_line
 from oms.fsio.locks import Lock
-from oms.services import conductor_deadlines, conductor_providers, conductor_results, conductor_work, tickets
+from oms.services import (
+    compaction,
+    conductor_deadlines,
+    conductor_providers,
+    conductor_results,
+    conductor_work,
+    tickets,
+)
 from oms.services.conductor_results import ACTOR, latest
 from oms.services.delivery import Delivery
 from oms.services.workspace import Workspace
@@ -39,6 +48,9 @@ from oms.store import Record, panefiles
 
 LOCK_CONSUMER = "oms-conductor"
 RESULT_GRACE_MS = 120_000  # a worker still running this long after its result was acted on is stopped
+
+
+COMPACT_PER_TICK = 20  # tickets compacted at most per tick
 
 
 @dataclass
@@ -119,8 +131,20 @@ def tick(ws: Workspace, *, d: Delivery | None = None, held: bool = False) -> Tic
     run("resolve", lambda p: conductor_results.resolve(ws, p.done, p.skipped))
     run("fill", lambda p: conductor_work.fill(d, p.done, p.skipped))
     run("close", lambda p: _close(d, p))
+    run("compact", lambda p: _compact(ws, p))
     run("checkpoint", lambda p: _checkpoint(ws, p))
     return report
+
+
+def _compact(ws: Workspace, phase: Phase) -> None:
+    """Compact ended tickets whose retention ran out, a few a tick (`oms store compact` says why others stay)."""
+    try:
+        report = compaction.compact(ws, dry_run=False, limit=COMPACT_PER_TICK)
+    except LockHeldError:
+        phase.skipped.append("a compaction is under way (`oms store compact`)")
+        return
+    for row in report.compacted:
+        phase.done.append(f"compacted {row['ticket_id']} into {row['archive']}")
 
 
 def _checkpoint(ws: Workspace, phase: Phase) -> None:

@@ -161,3 +161,19 @@ def test_a_compaction_killed_after_its_archive_is_finished_by_the_next(chain: Ch
     assert not any(p.name in {n.rsplit("/", 1)[-1] for n in archive.files} for p in (chain.state / "events").iterdir())
     assert _audit(chain)[0] == []
     assert store_verify(str(chain.state)).ok
+
+
+def test_the_conductors_tick_compacts_a_due_ticket(chain: Chain) -> None:
+    from oms.services import conductor
+
+    ticket_id, dispatch_id = _ended(chain)
+    with chain.workspace() as ws:
+        first = conductor.tick(ws)
+    assert not any(p.done for p in first.phases if p.name == "compact")  # not due yet
+    chain.clock.advance(2 * 24 * 60)
+    with chain.workspace() as ws:
+        report = conductor.tick(ws)
+    compact = next(p for p in report.phases if p.name == "compact")
+    assert compact.done == [f"compacted {ticket_id} into {compaction.archive_path(ticket_id)}"]
+    assert not (chain.state / "records" / "dispatch" / dispatch_id).exists()
+    assert _audit(chain)[0] == []

@@ -1,0 +1,64 @@
+"""`finishing.compaction_blocker`: a ticket's records are compacted only when it ended long enough ago and every
+part of it ended, no pane is registered and its worktree is gone (property: None exactly then)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from oms.domain import finishing
+from oms.domain.finishing import DAY_MS, TicketParts, compaction_blocker
+
+TICKET_STATES = st.sampled_from(["open", "leased", "done", "blocked"])
+DISPATCH_STATES = st.sampled_from(
+    ["proposed", "accepted", "acknowledged", "result-received", "resolved", "rejected", "cancelled"]
+)
+HEALTH = st.sampled_from(["healthy", "parked", "stalled", "stopped"])
+SESSION = st.sampled_from(["running", "parked", "stalled", "stopped"])
+
+
+@given(
+    TICKET_STATES,
+    st.integers(0, 100 * DAY_MS),
+    st.integers(0, 60),
+    st.lists(DISPATCH_STATES, max_size=3),
+    st.lists(HEALTH, max_size=3),
+    st.lists(SESSION, max_size=3),
+    st.booleans(),
+    st.booleans(),
+)
+def test_compacted_exactly_when_everything_ended(
+    state: str,
+    age_ms: int,
+    after: int,
+    dispatches: list[str],
+    workers: list[str],
+    sessions: list[str],
+    pane: bool,
+    worktree: bool,
+) -> None:
+    now = 200 * DAY_MS
+    parts = TicketParts(
+        state=state,
+        ended_ms=now - age_ms,
+        dispatches=tuple((f"d{i}", s) for i, s in enumerate(dispatches)),
+        workers=tuple((f"d{i}", h) for i, h in enumerate(workers)),
+        sessions=tuple((f"s{i}", s) for i, s in enumerate(sessions)),
+        registered_panes=("d0",) if pane else (),
+        worktree="/w/t" if worktree else None,
+    )
+    expected = (
+        after > 0
+        and state in ("done", "blocked")
+        and age_ms >= after * DAY_MS
+        and all(s in finishing.ENDED_DISPATCH for s in dispatches)
+        and all(h == "stopped" for h in workers)
+        and all(s == "stopped" for s in sessions)
+        and not pane
+        and not worktree
+    )
+    why = compaction_blocker(parts, now, after)
+    assert (why is None) == expected, why
+    if why is not None:
+        assert why
+        assert "\n" not in why
