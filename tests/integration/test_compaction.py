@@ -49,7 +49,8 @@ def _files_of(chain: Chain, dispatch_id: str) -> list[Path]:
 def test_an_ended_ticket_is_compacted_into_one_archive_and_everything_still_verifies(chain: Chain) -> None:
     ticket_id, dispatch_id = _ended(chain)
     early = _compact(chain)
-    assert early.compacted == [] and early.kept == []
+    assert early.compacted == []
+    assert early.kept == []
     assert early.not_due == 1
     chain.clock.advance(2 * 24 * 60)
     dry = _compact(chain, dry_run=True)
@@ -75,7 +76,8 @@ def test_an_ended_ticket_is_compacted_into_one_archive_and_everything_still_veri
     assert compacted == int(str(row["files"])) - sum(1 for p in archive.files if p.startswith("outbox/"))
     assert store_verify(str(chain.state)).ok
     again = _compact(chain)
-    assert again.compacted == [] and again.kept == []  # done once
+    assert again.compacted == []
+    assert again.kept == []
 
 
 def test_the_cli_shows_a_compacted_ticket_and_its_timeline(chain: Chain) -> None:
@@ -94,7 +96,8 @@ def test_the_cli_shows_a_compacted_ticket_and_its_timeline(chain: Chain) -> None
     assert any(w.startswith(f"dispatch {dispatch_id} v") and "-> result-received" in w for w in whats), whats
     gone = oms_command().run("dispatch", "show", dispatch_id, *where)
     assert gone.returncode != 0
-    assert "compacted" in gone.stderr and "Traceback" not in gone.stderr
+    assert "compacted" in gone.stderr
+    assert "Traceback" not in gone.stderr
     verified = oms_command().run("audit", "verify", *where)
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "compacted" in verified.stdout
@@ -119,7 +122,8 @@ def test_nothing_unfinished_is_compacted(chain: Chain) -> None:
     chain.clock.advance(3 * 24 * 60)
     kept = _compact(chain).kept
     assert len(kept) == 1
-    assert "its worktree" in str(kept[0]["why"]) and "oms worktree gc" in str(kept[0]["why"])
+    assert "its worktree" in str(kept[0]["why"])
+    assert "oms worktree gc" in str(kept[0]["why"])
     assert _files_of(chain, bound.dispatch_id)
 
 
@@ -153,7 +157,8 @@ def test_a_compaction_killed_after_its_archive_is_finished_by_the_next(chain: Ch
     assert (chain.state / "records" / "dispatch" / dispatch_id).is_dir()
     assert _audit(chain)[0] == []
     notes = [f for f in store_verify(str(chain.state)).findings if "retired" in f.path]
-    assert notes and all(f.severity == "note" for f in notes)
+    assert notes
+    assert all(f.severity == "note" for f in notes)
     done = _compact(chain)
     assert [r["ticket_id"] for r in done.compacted] == [ticket_id]
     assert not (chain.state / "records" / "dispatch" / dispatch_id).exists()
