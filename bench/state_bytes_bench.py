@@ -1,11 +1,13 @@
-"""State-root bytes per dispatch (issue 14, ADR 0022: what compaction of old records would save).
+"""State-root bytes per dispatch, before and after compaction (issue 14, ADR 0022).
 
     .venv/bin/python bench/state_bytes_bench.py [--dispatches 20]
 
 Runs `--dispatches` dispatches through the authority chain on a real chain (ticket, lease, worktree,
 propose, review by the command advisor, accept, acknowledge and a completed result through the bridge's
-tools, the worker stopped), then reports the bytes on disk (allocated blocks) of each area of the state
-root, per dispatch. Nothing is asserted.
+tools, verified and merged, the worker stopped), then reports the bytes on disk (allocated blocks) of each
+area of the state root, per dispatch; then removes the worktrees (`oms worktree gc`), lets the retention
+run out (`[retention] compact_after_days = 1`, the clock moved two days) and compacts (`oms store compact`),
+and reports the same again, with the time compaction took. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -14,16 +16,30 @@ import argparse
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import table
+from oms.services import compaction, finish, verify, worktree_gc
 from oms.services.delivery import Delivery
 from tests.agent_side import BoundTools, bind
 from tests.chain import make_chain
 
-AREAS = ("records", "events", "evidence", "journals", "outbox", "index", "ledger", "tickets", "worktree-records")
+AREAS = (
+    "records",
+    "events",
+    "evidence",
+    "journals",
+    "outbox",
+    "index",
+    "ledger",
+    "tickets",
+    "worktree-records",
+    "compacted",
+)
+CHECKS = '\n[verify]\ncommands = [["true"]]\n\n[retention]\ncompact_after_days = 1\n'
 
 
 def _bytes(path: Path) -> tuple[int, int]:
@@ -42,6 +58,10 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for chain in make_chain(Path(tmp)):
+            chain.edit_config(
+                lambda text: text.replace("[worktrees]\n", "[worktrees]\ngc_after_days = 0\n", 1) + CHECKS
+            )
+            chain.commit("config")
             before = {area: _bytes(chain.state / area) for area in AREAS}
             for n in range(args.dispatches):
                 bound = bind(chain, f"Ticket {n}")
@@ -55,21 +75,31 @@ def main() -> None:
                 finally:
                     tools.close()
                 with chain.workspace() as ws:
+                    verify.verify(ws, bound.dispatch_id)
+                    finish.merge(ws, bound.dispatch_id)
                     Delivery.open(ws).stop(bound.dispatch_id, "bench over")
-            rows, total = [], 0
+            ended = {area: _bytes(chain.state / area) for area in AREAS}
+            with chain.workspace() as ws:
+                worktree_gc.gc(ws, dry_run=False)
+            chain.clock.advance(2 * 24 * 60)
+            started = time.perf_counter()
+            with chain.workspace() as ws:
+                report = compaction.compact(ws, dry_run=False)
+            took = time.perf_counter() - started
+            after = {area: _bytes(chain.state / area) for area in AREAS}
+            rows, totals = [], [0, 0]
+            n = args.dispatches
             for area in AREAS:
-                size, files = _bytes(chain.state / area)
-                grown = size - before[area][0]
-                total += grown
-                rows.append(
-                    [
-                        area,
-                        f"{grown / args.dispatches / 1024:.1f}",
-                        f"{(files - before[area][1]) / args.dispatches:.1f}",
-                    ]
-                )
-            rows.append(["all", f"{total / args.dispatches / 1024:.1f}", ""])
-    print(table(["area", "KiB per dispatch", "files per dispatch"], rows))
+                grown = [ended[area][0] - before[area][0], after[area][0] - before[area][0]]
+                files = [ended[area][1] - before[area][1], after[area][1] - before[area][1]]
+                totals = [totals[0] + grown[0], totals[1] + grown[1]]
+                rows.append([area, *(f"{g / n / 1024:.1f}" for g in grown), *(f"{f / n:.1f}" for f in files)])
+            rows.append(["all", *(f"{t / n / 1024:.1f}" for t in totals), "", ""])
+    print(table(["area", "KiB/dispatch ended", "KiB/dispatch compacted", "files ended", "files compacted"], rows))
+    print(
+        f"compacted {len(report.compacted)} tickets in {took * 1000:.0f} ms "
+        f"({took * 1000 / max(1, len(report.compacted)):.1f} ms a ticket); kept {len(report.kept)}"
+    )
 
 
 if __name__ == "__main__":
