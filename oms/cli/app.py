@@ -21,6 +21,7 @@ from oms.cli import (
     worker_cmds,
 )
 from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, config_root, emit, state_root, table, workspace
+from oms.cli.fast_help import SECTION
 from oms.errors import shown
 from oms.version import __version__
 
@@ -32,6 +33,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=SECTION,
 )
 app.add_typer(store_cmds.app, name="store")
 app.add_typer(ticket_cmds.app, name="ticket")
@@ -226,3 +228,22 @@ def _fleet_demo(
     typer.echo(f"  oms status {roots}")
     if not result.ok:
         raise DemoFailedError(f"demo did not finish: {result.reason}", hint=f"oms status {roots}")
+
+
+COMPLETION_SHELLS = ("bash", "zsh", "fish")
+COMPLETE_VAR = "_OMS_COMPLETE"  # the completion scripts call oms with it set (`cli/boundary.py`)
+
+
+@app.command()
+def completion(
+    shell: Annotated[str, typer.Argument(help="bash, zsh or fish.", metavar="SHELL")],
+) -> None:
+    """Print the shell completion script: `source <(oms completion bash)` in ~/.bashrc, `oms completion zsh >
+    "${fpath[1]}/_oms"`, or `oms completion fish > ~/.config/fish/completions/oms.fish`."""
+    from typer._completion_shared import get_completion_script  # (typer is pinned: ADR 0006)
+
+    from oms.errors import UsageError
+
+    if shell not in COMPLETION_SHELLS:
+        raise UsageError(f"no completion for shell {shell[:40]!r} (expected one of {', '.join(COMPLETION_SHELLS)})")
+    typer.echo(get_completion_script(prog_name="oms", complete_var=COMPLETE_VAR, shell=shell))

@@ -47,8 +47,12 @@ def run_cli(args: Sequence[str]) -> int:
     """Run the Typer app on `args`, mapping every outcome to an exit code."""
     import typer
 
-    from oms.cli.app import app
+    from oms.cli.app import COMPLETE_VAR, app
 
+    if os.environ.get(COMPLETE_VAR):  # a completion script asks for the words that can come next
+        from typer._completion_classes import completion_init
+
+        completion_init()
     try:
         result = app(args=list(args), prog_name="oms", standalone_mode=False)
     except KeyboardInterrupt:

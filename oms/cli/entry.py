@@ -1,7 +1,8 @@
 """The process entry point: fast paths first, then the Typer app.
 
 `oms --version` and `oms worker supervise` (the first process of every worker pane and its broker,
-alive as long as the agent) are answered here without importing Typer. The hook and bridge entry points
+alive as long as the agent) are answered here without importing Typer, and so is the `--help` of every
+command answered here (`cli/fast_help.py`). The hook and bridge entry points
 (`oms hook provider`, `oms worker bridge`), which run inside a worker's sandbox as thin relays to its
 broker (`cli/relay.py`, ADR 0012), dispatch here the same way.
 """
@@ -15,6 +16,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
+FAST_HELP_HOOK = ["hook", "provider"]
+FAST_HELP_WORKER = (["worker", "bridge"], ["worker", "supervise"], ["worker", "netrelay"])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run oms with `argv` (default: `sys.argv[1:]`) and return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -23,6 +28,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         sys.stdout.write(f"oms {__version__}\n")
         return 0
+    if (args[:1] == ["hook"] and args[1:2] != ["provider"]) or (
+        ("--help" in args or "-h" in args) and args[:2] in (FAST_HELP_HOOK, *FAST_HELP_WORKER)
+    ):  # (the hook's own path imports nothing more)
+        answered = _fast_help(args)
+        if answered is not None:
+            return answered
     if args[:2] == ["worker", "supervise"]:
         return _supervise(args[2:])
     if args[:2] == ["hook", "provider"]:
@@ -40,6 +51,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     from oms.cli.boundary import run_cli
 
     return run_cli(args)
+
+
+def _fast_help(args: list[str]) -> int | None:
+    """`--help` of a command answered here (without Typer), `oms hook` alone or with no known command; None:
+    not a help request, run the command."""
+    from oms.cli.fast_help import HOOK_GROUP, PAGES, asks_help
+
+    if args[:2] == ["hook", "provider"] or args[:1] == ["worker"]:
+        if not asks_help(args[2:]):
+            return None
+        sys.stdout.write(PAGES[tuple(args[:2])])
+        return 0
+    if args[1:] in (["--help"], ["-h"]):
+        sys.stdout.write(HOOK_GROUP)
+        return 0
+    if not args[1:]:
+        sys.stdout.write(HOOK_GROUP)
+        return 2
+    sys.stderr.write(f"oms: usage: no such command 'hook {args[1][:40]}' (see `oms hook --help`)\n")
+    return 2
 
 
 def _supervise(args: list[str]) -> int:

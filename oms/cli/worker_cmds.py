@@ -8,8 +8,14 @@ from typing import Annotated
 import typer
 
 from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, workspace
+from oms.cli.fast_help import SECTION
 
-app = typer.Typer(help="Deliver, park, resume, stop and observe workers.", no_args_is_help=True, rich_markup_mode=None)
+app = typer.Typer(
+    help="Deliver, park, resume, stop and observe workers.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    epilog=SECTION,
+)
 DispatchArg = Annotated[str, typer.Argument(help="Dispatch id (the worker's id).")]
 
 
