@@ -153,6 +153,9 @@ def demo(
         typer.Option("--tickets", min=1, max=1000, help="Run the conductor over this many tickets instead."),
     ] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, max=64, help="With --tickets: workers at a time.")] = 2,
+    keep: Annotated[
+        bool, typer.Option("--keep", help="Leave the worker and the demo's tmux server running (default: ended).")
+    ] = False,
     json_out: JsonOpt = False,
 ) -> None:
     """The whole chain on a scratch repository: ticket, advisor review, delivery into a tmux pane, and a
@@ -173,7 +176,7 @@ def demo(
         _fleet_demo(directory, count, workers, max(timeout, 30.0 * count / workers), json_out, progress)
         return
 
-    result = run(directory, timeout_s=timeout, progress=progress)
+    result = run(directory, timeout_s=timeout, keep=keep, progress=progress)
     import shlex
 
     roots = f"--state-root {shlex.quote(result.state_root)} --config-root {shlex.quote(result.repo)}"
@@ -192,13 +195,17 @@ def demo(
             f"Result: dispatch {result.dispatch_id} is {result.dispatch_state}; commit {result.result_commit} "
             f"on branch {branch_for(result.ticket_id)}"
         )
+    if not result.kept:
+        typer.echo("The worker was stopped and the demo's tmux server ended (`oms demo --keep` keeps them).")
     typer.echo("Where to look")
-    typer.echo(
-        f"  tmux -S {shlex.quote(result.socket)} attach -t {result.dispatch_id}   # the worker's pane (Enter ends it)"
-    )
+    if result.kept:
+        pane = f"tmux -S {shlex.quote(result.socket)} attach -t {result.dispatch_id}"
+        typer.echo(f"  {pane}   # the worker's pane (Enter ends it)")
     typer.echo(f"  oms status {roots}")
+    typer.echo(f"  oms audit log {roots}")
     typer.echo(f"  git -C {shlex.quote(result.repo)} log --oneline --graph --all")
-    typer.echo(f"  oms worker stop {result.dispatch_id} --reason 'demo over' {roots}")
+    if result.kept:
+        typer.echo(f"  oms worker stop {result.dispatch_id} --reason 'demo over' {roots}")
     if not result.ok:
         raise DemoFailedError(
             f"demo did not finish: {result.reason}", hint=f"look at the pane: tmux -S {result.socket} attach"

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from oms.adapters import git
 from oms.adapters.providers import command
 from oms.canonical import JsonObject, access
-from oms.errors import InvalidInputError
+from oms.errors import InvalidInputError, OmsError
 from oms.fsio import Root, scratch_directory
 from oms.services import dispatches, tickets, worktrees
 from oms.services.delivery import Delivery
@@ -161,6 +161,7 @@ class DemoRun:
     ok: bool = False
     reason: str = ""
     timeline: list[Step] = field(default_factory=list)
+    kept: bool = False  # the worker and the demo's tmux server left running (--keep)
 
     @property
     def socket(self) -> str:
@@ -182,6 +183,7 @@ class DemoRun:
             "dispatch_state": self.dispatch_state,
             "result_commit": self.result_commit,
             "tmux_socket": self.socket,
+            "kept": self.kept,
             "timeline": [s.to_json() for s in self.timeline],
         }
 
@@ -307,9 +309,11 @@ def run(
     base: str | None,
     *,
     timeout_s: float = 60.0,
+    keep: bool = False,
     progress: Callable[[str], None] = lambda _m: None,
 ) -> DemoRun:
-    """Run the demo in `base` (default: a new scratch directory)."""
+    """Run the demo in `base` (default: a new scratch directory). Unless `keep`, the worker is stopped and the
+    demo's tmux server ended before it returns (nothing of it lingers)."""
     where = os.path.abspath(base) if base else scratch_directory("oms-demo-")
     progress(f"scratch directory {where}")
     demo = _prepare(where)
@@ -334,7 +338,22 @@ def run(
             progress(f"delivered into tmux pane {demo.pane_id}; waiting for the worker")
             _wait(ws, demo, timeout_s)
         demo.timeline = timeline(ws, demo.session_id)
+        demo.kept = keep
+        if not keep:
+            _end(ws, demo, progress)
     return demo
+
+
+def _end(ws: Workspace, demo: DemoRun, progress: Callable[[str], None]) -> None:
+    """Stop the demo's worker (its end recorded as any stop's) and end the demo's own tmux server."""
+    delivery = Delivery.open(ws)
+    if demo.dispatch_id:
+        try:
+            delivery.stop(demo.dispatch_id, "demo over")
+        except OmsError as exc:  # nothing to stop (it never launched): the server goes all the same
+            progress(f"stopping the worker: {exc.message}")
+    delivery.panes.tmux("kill-server", check=False)
+    progress("worker stopped and the demo's tmux server ended (--keep keeps them)")
 
 
 def _wait(ws: Workspace, demo: DemoRun, timeout_s: float) -> None:

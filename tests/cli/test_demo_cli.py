@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from pathlib import Path
 
 from tests.helpers import OmsCommand, git
-
-
-def _stop(oms: OmsCommand, data: dict[str, object]) -> None:
-    roots = ["--state-root", str(data["state_root"]), "--config-root", str(data["repo"])]
-    stopped = oms.run("worker", "stop", str(data["dispatch_id"]), "--reason", "demo test over", "--json", *roots)
-    assert stopped.returncode == 0, stopped.stderr
-    assert json.loads(stopped.stdout)["pane_live"] is False
 
 
 def test_demo_runs_the_chain_and_prints_a_timeline(oms: OmsCommand, tmp_path: Path) -> None:
@@ -50,12 +44,16 @@ def test_demo_runs_the_chain_and_prints_a_timeline(oms: OmsCommand, tmp_path: Pa
         roots = ["--state-root", str(data["state_root"]), "--config-root", str(data["repo"])]
         status = oms.run("status", "--json", *roots)
         assert json.loads(status.stdout)["dispatches"][0]["state"] == "result-received"
+        assert data["kept"] is False  # by default nothing of the demo lingers: the worker stopped, the server gone
+        worker = json.loads(oms.run("worker", "observe", str(data["dispatch_id"]), "--json", *roots).stdout)
+        assert worker["worker_health"] == "stopped"
+        assert worker["end_reason"] == "result-recorded"  # (a stop never rewrites how the worker ended)
+        assert worker["pane_live"] is False
     finally:
-        _stop(oms, data)
-    panes = subprocess.run(
-        ["tmux", "-S", str(data["tmux_socket"]), "list-panes", "-a"], capture_output=True, text=True, check=False
-    )
-    assert str(data["dispatch_id"]) not in panes.stdout
+        server = subprocess.run(
+            ["tmux", "-S", str(data["tmux_socket"]), "kill-server"], capture_output=True, check=False
+        )
+    assert server.returncode != 0  # there was no server left to kill
 
 
 def test_demo_human_output_says_where_to_look(oms: OmsCommand, tmp_path: Path) -> None:
@@ -65,11 +63,46 @@ def test_demo_human_output_says_where_to_look(oms: OmsCommand, tmp_path: Path) -
     out = done.stdout
     assert out.startswith("Timeline\n")
     assert "Result: dispatch dsp-" in out
-    assert f"tmux -S {where}/state/tmux.sock attach -t dsp-" in out
-    assert "oms status --state-root" in out
+    assert "The worker was stopped and the demo's tmux server ended (`oms demo --keep` keeps them)." in out
+    assert "attach" not in out  # no pane to look at
     assert "oms demo: delivered into tmux pane %" in done.stderr  # progress, on stderr
-    dispatch_id = out.split("Result: dispatch ", 1)[1].split()[0]
-    _stop(oms, {"dispatch_id": dispatch_id, "state_root": where / "state", "repo": where / "repo"})
+    assert _run_hints(oms, out) >= 3  # every command it prints works
+
+
+def _run_hints(oms: OmsCommand, out: str) -> int:
+    """Run every `oms ...` and `git ...` line under "Where to look" (a hint is a command that works)."""
+    hints = [line.strip() for line in out.split("Where to look\n", 1)[1].splitlines() if line.startswith("  ")]
+    ran = 0
+    for hint in hints:
+        words = shlex.split(hint.split("   #", 1)[0])
+        if words[0] == "oms":
+            done = oms.run(*words[1:])
+        elif words[0] in ("git", "tmux") and "attach" not in words:
+            done = subprocess.run(words, capture_output=True, text=True, check=False)
+        else:
+            continue
+        assert done.returncode == 0, f"{hint}: {done.stderr}"
+        ran += 1
+    return ran
+
+
+def test_demo_keep_leaves_the_worker_for_a_look_and_its_hints_work(oms: OmsCommand, tmp_path: Path) -> None:
+    where = tmp_path / "demo"
+    done = oms.run("demo", "--dir", str(where), "--keep", timeout=300)
+    socket = where / "state" / "tmux.sock"
+    try:
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"tmux -S {socket} attach -t dsp-" in done.stdout
+        dispatch_id = done.stdout.split("Result: dispatch ", 1)[1].split()[0]
+        panes = subprocess.run(["tmux", "-S", str(socket), "list-panes", "-a", "-F", "#{session_name}"],
+                               capture_output=True, text=True, check=False)  # fmt: skip
+        assert dispatch_id in panes.stdout.split()
+        assert _run_hints(oms, done.stdout) >= 4  # the last one, `oms worker stop`, ends it
+        gone = subprocess.run(["tmux", "-S", str(socket), "list-panes", "-a", "-F", "#{session_name}"],
+                              capture_output=True, text=True, check=False)  # fmt: skip
+        assert dispatch_id not in gone.stdout.split()
+    finally:
+        subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True, check=False)
 
 
 def test_demo_refuses_a_used_directory(oms: OmsCommand, tmp_path: Path) -> None:
