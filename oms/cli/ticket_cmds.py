@@ -134,7 +134,8 @@ def show(
     for row in kept:  # `git checkout <ref> -- .` or `git diff <commit>^ <commit>` brings the work back
         typer.echo(f"{'salvaged':<17} {row['ref']} {str(row['commit'])[:12]} {row['at']}")
     if archived is not None:  # its dispatches, workers, sessions, evidence and events: one archive
-        typer.echo(f"{'compacted':<17} {archived['archive']} ({archived['files']} files, {archived['at']})")
+        detail = archived.get("error") or f"{archived['files']} files"
+        typer.echo(f"{'compacted':<17} {archived['archive']} ({detail})")
     typer.echo(f"\n# {content['title']}\n\n{content['body']}")
 
 

@@ -4,6 +4,7 @@ entry. Filters by ticket, dispatch (a worker's id is its dispatch's) and time.""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from oms.canonical import JsonObject, parse_ts
@@ -50,25 +51,29 @@ class _Archived:
 
     def __init__(self, ws: Workspace) -> None:
         self.root = ws.store.state.root
-        self._files: dict[str, bytes] | None = None
+        self._files: dict[str, list[bytes]] | None = None
 
-    def get(self, path: str) -> bytes | None:
-        """The archived bytes of `path` (None: in no readable archive)."""
+    def get(self, path: str, sha256: str) -> bytes | None:
+        """The bytes of `path` with this digest that an archive of the ticket owning it holds (None: none)."""
         if self._files is None:
             self._files = {}
             for rel in compaction.archives(self.root):
                 try:
-                    self._files.update(compaction.decode(self.root.read_bytes(rel, compaction.MAX_ARCHIVE), rel).files)
+                    archive = compaction.decode(self.root.read_bytes(rel, compaction.MAX_ARCHIVE), rel)
                 except OmsError:
                     continue  # `oms audit verify` names it
-        return self._files.get(path)
+                for member, data in compaction.owned(archive).items():
+                    self._files.setdefault(member, []).append(data)
+        return next((d for d in self._files.get(path, ()) if hashlib.sha256(d).hexdigest() == sha256), None)
 
 
 def _doc(ws: Workspace, entry: Entry, archived: _Archived) -> JsonObject:
     data = ws.store.state.root.read_optional(entry.path, MAX_READ)
-    if data is None:
-        data = archived.get(entry.path)
-    if data is not None and entry.path.startswith("evidence/"):  # its body, once its signature is checked
+    if data is None or hashlib.sha256(data).hexdigest() != entry.sha256:  # changed since: its archived bytes
+        data = archived.get(entry.path, entry.sha256)
+    if data is None or hashlib.sha256(data).hexdigest() != entry.sha256:
+        return {}  # not the bytes the entry names (edited, or gone): `oms audit verify` says which
+    if entry.path.startswith("evidence/"):  # its body, once its signature is checked
         meta = ws.store.state.meta
         ref = entry.path.rsplit("/", 1)[-1].removesuffix(".json")
         try:
@@ -76,7 +81,7 @@ def _doc(ws: Workspace, entry: Entry, archived: _Archived) -> JsonObject:
         except OmsError:
             return {}  # damaged: `oms audit verify` says so
     try:
-        doc = json.loads(data) if data is not None else {}
+        doc = json.loads(data)
     except (ValueError, RecursionError):
         return {}
     return doc if isinstance(doc, dict) else {}

@@ -80,7 +80,7 @@ def compact(ws: Workspace, *, dry_run: bool, limit: int | None = None) -> Report
         last = {e.path: e.sha256 for e in read_chain(root, line_key(root)).entries}
         for ticket, _ in todo:
             try:
-                row = _one(ws, ticket.record_id, parts, last, dry_run)
+                row = _one(ws, ticket, parts, last, dry_run)
             except OmsError as exc:
                 report.kept.append({"ticket_id": ticket.record_id, "why": exc.message})
                 continue
@@ -93,10 +93,14 @@ def compact(ws: Workspace, *, dry_run: bool, limit: int | None = None) -> Report
 
 def summary(ws: Workspace, ticket_id: str) -> JsonObject | None:
     """The ticket's archive (path, member count, when), or None when it has none."""
-    archive = compaction.read(ws.store.state.root, ticket_id)
+    rel = compaction.archive_path(ticket_id)
+    try:
+        archive = compaction.read(ws.store.state.root, ticket_id)
+    except OmsError as exc:  # damaged or planted: said, never the end of the command
+        return {"archive": rel, "error": exc.message}
     if archive is None:
         return None
-    return {"archive": compaction.archive_path(ticket_id), "files": len(archive.files), "at": archive.compacted_at}
+    return {"archive": rel, "files": len(archive.files), "ended_at": archive.ended_at}
 
 
 class _Parts:
@@ -184,7 +188,8 @@ def _field(root: Root, rel: str, *, evidence: bool = False) -> JsonObject:
     return doc if isinstance(doc, dict) else {}
 
 
-def _one(ws: Workspace, ticket_id: str, parts: _Parts, last: dict[str, str], dry_run: bool) -> JsonObject:
+def _one(ws: Workspace, ticket: Record, parts: _Parts, last: dict[str, str], dry_run: bool) -> JsonObject:
+    ticket_id, ended_at = ticket.record_id, ticket.observed_at
     root = ws.store.state.root
     members: dict[str, bytes] = {}
     dirs: list[tuple[str, str]] = []
@@ -204,26 +209,36 @@ def _one(ws: Workspace, ticket_id: str, parts: _Parts, last: dict[str, str], dry
             return {"ticket_id": ticket_id, "why": f"{path} is not as the ledger has it (run `oms audit verify`)"}
     before = sum(_blocks(root, p) for p in members)
     rel = compaction.archive_path(ticket_id)
-    existing = compaction.read(root, ticket_id)
-    data = compaction.encode(ticket_id, ws.now(), members) if existing is None else b""
     row: JsonObject = {"ticket_id": ticket_id, "archive": rel, "files": len(members), "bytes_before": before}
+    on_disk = root.read_optional(rel, compaction.MAX_ARCHIVE)
+    if on_disk is None:  # the same files always make the same bytes: a noted intent is made again exactly
+        data = compaction.encode(ticket_id, ended_at, members)
+        if last.get(rel) not in (None, _sha(data)):
+            return {"ticket_id": ticket_id, "why": f"{rel} was noted with other bytes (run `oms audit verify`)"}
+        if dry_run:
+            row["bytes_after"] = -(-len(data) // 4096) * 4096
+            return row
+        if last.get(rel) is None:
+            compaction.note_intent(root, ticket_id, data)  # noted first: only bytes oms noted count as one
+            last = {**last, rel: _sha(data)}
+        published = compaction.publish(root, ticket_id, data)
+        on_disk = data if published else root.read_bytes(rel, compaction.MAX_ARCHIVE)
+    if last.get(rel) != _sha(on_disk):  # an archive oms never noted: it vouches for nothing, removes nothing
+        return {"ticket_id": ticket_id, "why": f"{rel} is not an archive oms wrote (run `oms audit verify`)"}
+    archive = compaction.decode(on_disk, rel)
     if dry_run:
-        row["bytes_after"] = -(-len(data) // 4096) * 4096
+        row["bytes_after"] = _blocks(root, rel)
         return row
-    if existing is None:
-        compaction.publish(root, ticket_id, data)
-        existing = compaction.decode(data, rel)
-    else:  # a compaction died after publishing: its archive, checked against the ledger, noted if need be
-        raw = root.read_bytes(rel, compaction.MAX_ARCHIVE)
-        for path, content in existing.files.items():
-            if not path.startswith(OUTBOX_DIR) and last.get(path) != _sha(content):
-                return {"ticket_id": ticket_id, "why": f"{rel} holds {path} not as the ledger has it"}
-        if last.get(rel) != _sha(raw):
-            compaction.note_again(root, ticket_id, raw)
-    whys = [compaction.retire_file(root, p, existing.files) for p in members if not p.startswith("records/")]
+    held = compaction.owned(archive)
+    for path, content in held.items():
+        if not path.startswith(OUTBOX_DIR) and last.get(path) != _sha(content):
+            return {"ticket_id": ticket_id, "why": f"{rel} holds {path} not as the ledger has it"}
+    # receipts, then events and evidence, records last: what a kill leaves, the next compaction finds
+    order = sorted((p for p in held if not p.startswith("records/")), key=lambda p: (not p.startswith(OUTBOX_DIR), p))
+    whys = [compaction.retire_file(root, p, held) for p in order]
     if any(w is not None for w in whys):  # the records stay, so the next compaction looks again
         return {"ticket_id": ticket_id, "why": f"archived, but a file stays: {next(w for w in whys if w)}"}
-    whys = [compaction.retire_record(root, kind, rid, existing.files) for kind, rid in dirs]
+    whys = [compaction.retire_record(root, kind, rid, held) for kind, rid in dirs]
     left = [w for w in whys if w is not None]
     if left:
         return {"ticket_id": ticket_id, "why": f"archived, but {len(left)} file(s) stay: {left[0]}"}

@@ -1,12 +1,14 @@
 """Compaction archives (issue 14 item 5, ADR 0022): an ended ticket's dispatch, worker and session records,
 its evidence, events and their receipts, kept as one file, `compacted/<ticket>.json.z`.
 
-An archive is zlib-compressed canonical JSON: `{"format": "oms-compacted-v1", "ticket_id", "compacted_at",
+An archive is zlib-compressed canonical JSON: `{"format": "oms-compacted-v1", "ticket_id", "ended_at",
 "files": {path: base64 of the exact bytes}}`. It is published once and noted in the ledger (kind
 `compact`), and only then are its members removed from their places, each only while it still holds the
 archived bytes: a record's directory is first moved aside whole (`compacted/retired/`), so a reader sees
-the record either whole or gone, never an older version as its latest. `oms audit verify` accepts a
-ledgered file that is gone when a ledgered archive holds it with the bytes of its last entry.
+the record either whole or gone, never an older version as its latest. An archive is noted before it
+is published (so only bytes oms noted are ever taken for one), and `oms audit verify` accepts a ledgered
+file that is gone when a ledgered archive of the ticket that owns it holds it with the bytes of its last
+entry.
 
 The ticket's own record stays where it is (its id is never reused, a re-import is a no-op, and
 `oms ticket show` shows it); so do its ticket content, worktree record and journals.
@@ -19,6 +21,7 @@ import binascii
 import hashlib
 import json
 import re
+import stat
 import zlib
 from dataclasses import dataclass
 
@@ -49,7 +52,7 @@ class Archive:
     """A decoded archive: whose, when, and every member's exact bytes."""
 
     ticket_id: str
-    compacted_at: str
+    ended_at: str  # the ticket's last change (so the same files always make the same archive)
     files: dict[str, bytes]
 
 
@@ -79,7 +82,7 @@ def encode(ticket_id: str, at: str, files: dict[str, bytes]) -> bytes:
     doc: JsonObject = {
         "format": FORMAT,
         "ticket_id": ticket_id,
-        "compacted_at": at,
+        "ended_at": at,
         "files": {p: base64.b64encode(files[p]).decode("ascii") for p in sorted(files)},
     }
     return zlib.compress(dumps(doc), 9)
@@ -96,7 +99,7 @@ def decode(data: bytes, where: str) -> Archive:
         doc = json.loads(raw)
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise ValueError("not an archive")
-        ticket_id, at, files = doc["ticket_id"], doc["compacted_at"], doc["files"]
+        ticket_id, at, files = doc["ticket_id"], doc["ended_at"], doc["files"]
         if not isinstance(ticket_id, str) or not isinstance(at, str) or not isinstance(files, dict):
             raise TypeError("not an archive")
         out: dict[str, bytes] = {}
@@ -127,46 +130,64 @@ def archives(root: Root) -> list[str]:
     return sorted(f"{DIR}/{n}" for n in names if ticket_of(n) is not None)
 
 
+def note_intent(root: Root, ticket_id: str, data: bytes) -> None:
+    """Note an archive in the ledger before it is published: only bytes oms noted are ever taken for one."""
+    ledger.note(root, "compact", archive_path(ticket_id), data)
+
+
 def publish(root: Root, ticket_id: str, data: bytes) -> bool:
-    """Publish an archive and note it in the ledger; False when one is there already (nothing written)."""
-    rel = archive_path(ticket_id)
+    """Publish a noted archive; False when a file is there already (nothing written)."""
     root.mkdirs(DIR)
     try:
-        root.publish(rel, data)
+        root.publish(archive_path(ticket_id), data)
     except AlreadyExistsError:
         return False
-    ledger.note(root, "compact", rel, data)
     return True
-
-
-def note_again(root: Root, ticket_id: str, data: bytes) -> None:
-    """Note an archive a compaction that died before its note left (the caller checked every member
-    against the ledger: it holds only what oms wrote)."""
-    ledger.note(root, "compact", archive_path(ticket_id), data)
 
 
 def retire_record(root: Root, kind: str, record_id: str, archived: dict[str, bytes]) -> str | None:
     """Remove a record directory whose every version the archive holds with the same bytes: moved aside
-    whole, then deleted. None when done (or gone already); else why it stays."""
+    whole, looked at again there (a version written meanwhile moves it back), then deleted. None when done
+    (or gone already); else why it stays."""
     top = f"records/{kind}/{record_id}"
     try:
-        names = root.listdir(top)
+        why = _unarchived(root, top, archived)
     except NotFoundError:
         return None
-    for name in names:
-        path = f"{top}/{name}"
-        if name == "ops":
-            continue
-        data = root.read_optional(path, MAX_ARCHIVE)
-        if data is not None and archived.get(path) != data:
-            return f"{path} is not in the archive with these bytes (written after it?)"
+    if why is not None:
+        return why
     root.mkdirs(RETIRED)
     aside = f"{RETIRED}/{kind}.{record_id}"
-    if root.exists(aside):
-        root.remove_tree(aside)
-    if root.move_dir(top, aside):
-        root.remove_tree(aside)
+    if root.lstat(aside) is not None:
+        _remove_entry(root, aside)
+    if not root.move_dir(top, aside):
+        return None
+    why = _unarchived(root, aside, archived, top)
+    if why is not None:  # a writer published a version between the look and the move: it goes back
+        root.move_dir(aside, top)
+        return why
+    root.remove_tree(aside)
     return None
+
+
+def _unarchived(root: Root, top: str, archived: dict[str, bytes], named: str | None = None) -> str | None:
+    """The first version file in `top` the archive does not hold with its bytes (None: all held)."""
+    for name in root.listdir(top):
+        if name == "ops":
+            continue
+        path = f"{named or top}/{name}"
+        data = root.read_optional(f"{top}/{name}", MAX_ARCHIVE)
+        if data is not None and archived.get(path) != data:
+            return f"{path} is not in the archive with these bytes (written after it?)"
+    return None
+
+
+def _remove_entry(root: Root, rel: str) -> None:
+    st = root.lstat(rel)
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        root.remove_tree(rel)
+    elif st is not None:
+        root.unlink(rel)
 
 
 def retire_file(root: Root, path: str, archived: dict[str, bytes]) -> str | None:
@@ -181,12 +202,63 @@ def retire_file(root: Root, path: str, archived: dict[str, bytes]) -> str | None
 
 
 def sweep_retired(root: Root) -> int:
-    """Remove what a compaction that died while deleting left aside (its archive was noted before)."""
+    """Remove what a compaction that died while deleting left aside (its archive was noted before); anything
+    else found there goes as a name, never followed."""
     try:
         names = root.listdir(RETIRED)
     except NotFoundError:
         return 0
-    return sum(root.remove_tree(f"{RETIRED}/{name}") for name in names)
+    removed = 0
+    for name in names:
+        try:
+            _remove_entry(root, f"{RETIRED}/{name}")
+            removed += 1
+        except OmsError:
+            continue  # `oms store verify` names it
+    return removed
+
+
+def owned(archive: Archive) -> dict[str, bytes]:
+    """The members that belong to the archive's ticket: its dispatch, worker and session records, its
+    evidence, the events of it or its dispatches, and those events' receipts (a member naming another
+    ticket is vouched for by no archive of this one)."""
+    tid = archive.ticket_id
+    docs = {path: _json(data) for path, data in archive.files.items()}
+    records = {p: d for p, d in docs.items() if p.startswith("records/")}
+    mine = {p for p, d in records.items() if _payload(d).get("ticket_id") == tid}
+    dispatches = {p.split("/")[2] for p in mine if p.startswith("records/dispatch/")}
+    for path, doc in docs.items():
+        if path.startswith("evidence/") and _json(_body(doc)).get("ticket_id") == tid:
+            mine.add(path)
+        elif path.startswith("events/"):
+            payload = _payload(doc)
+            if payload.get("ticket_id") == tid or payload.get("dispatch_id") in dispatches:
+                mine.add(path)
+    events = {p.rsplit("/", 1)[-1].removesuffix(".json") for p in mine if p.startswith("events/")}
+    for path in docs:
+        if path.startswith("outbox/") and path.rsplit("/", 1)[-1].removesuffix(".receipt.json") in events:
+            mine.add(path)
+    return {p: archive.files[p] for p in mine}
+
+
+def _json(data: bytes) -> dict[str, object]:
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _payload(doc: dict[str, object]) -> dict[str, object]:
+    payload = doc.get("payload")
+    return payload if isinstance(payload, dict) else {}
+
+
+def _body(envelope: dict[str, object]) -> bytes:
+    try:
+        return base64.b64decode(str(envelope.get("payload", "")), validate=True)
+    except (binascii.Error, ValueError):
+        return b""
 
 
 def held(root: Root, last_sha: dict[str, str]) -> tuple[dict[str, str], list[str]]:
@@ -203,7 +275,7 @@ def held(root: Root, last_sha: dict[str, str]) -> tuple[dict[str, str], list[str
         except OmsError as exc:
             problems.append(exc.message)
             continue
-        for path, content in archive.files.items():
+        for path, content in owned(archive).items():
             if last_sha.get(path) == hashlib.sha256(content).hexdigest():
                 out[path] = rel
     return out, problems

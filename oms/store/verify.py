@@ -521,8 +521,13 @@ class _Verifier:
             if name == "compact.lock" and self.expect_file(path, mode):
                 self.check_lock(path)
             elif name == "retired" and self.expect_dir(path, mode):
-                if self.entries(path):
-                    self.report.note(path, "left by a compaction that was stopped (the next one removes it)")
+                for left, lmode in self.entries(path):
+                    if stat.S_ISDIR(lmode):
+                        self.report.note(
+                            f"{path}/{left}", "left by a compaction that was stopped (the next one removes it)"
+                        )
+                    else:
+                        self.report.error(f"{path}/{left}", "not something compaction leaves (it removes it as a name)")
             elif compaction.ticket_of(name) is None:
                 self.report.error(path, "unexpected entry in compacted/")
             elif self.expect_file(path, mode):

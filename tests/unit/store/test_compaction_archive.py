@@ -69,7 +69,7 @@ def test_a_member_no_archive_holds_is_refused(path: str) -> None:
     assert not compaction.member(path)
     with pytest.raises(IntegrityError):
         compaction.encode("tkt-1", "2026-12-01T00:00:00.000Z", {path: b"x"})
-    forged = {"format": compaction.FORMAT, "ticket_id": "tkt-1", "compacted_at": "x", "files": {path: "eA=="}}
+    forged = {"format": compaction.FORMAT, "ticket_id": "tkt-1", "ended_at": "x", "files": {path: "eA=="}}
     with pytest.raises(IntegrityError, match="no archive holds"):
         compaction.decode(zlib.compress(json.dumps(forged).encode()), "compacted/tkt-1.json.z")
 
