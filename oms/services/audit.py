@@ -31,7 +31,7 @@ def timeline(
     high = None if until is None else parse_ts(until, "--until")
     rows: list[JsonObject] = []
     chain = read_chain(ws.store.state.root, line_key(ws.store.state.root))
-    archived = _Archived(ws)
+    archived = _Archived(ws, {e.path: e.sha256 for e in chain.entries})
     for entry in chain.entries:
         at = parse_ts(entry.at)
         if (low is not None and at < low) or (high is not None and at > high):
@@ -49,8 +49,9 @@ def timeline(
 class _Archived:
     """The files compaction moved into archives (`store/compaction.py`), read on first need."""
 
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(self, ws: Workspace, noted: dict[str, str]) -> None:
         self.root = ws.store.state.root
+        self.noted = noted  # each ledgered path's last digest: an archive counts only as oms noted it
         self._files: dict[str, list[bytes]] | None = None
 
     def get(self, path: str, sha256: str) -> bytes | None:
@@ -59,7 +60,10 @@ class _Archived:
             self._files = {}
             for rel in compaction.archives(self.root):
                 try:
-                    archive = compaction.decode(self.root.read_bytes(rel, compaction.MAX_ARCHIVE), rel)
+                    data = self.root.read_bytes(rel, compaction.MAX_ARCHIVE)
+                    if self.noted.get(rel) != hashlib.sha256(data).hexdigest():
+                        continue
+                    archive = compaction.decode(data, rel)
                 except OmsError:
                     continue  # `oms audit verify` names it
                 for member, data in compaction.owned(archive).items():

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject, access, parse_ts
 from oms.domain import finishing
+from oms.domain.config import worktrees_directory
 from oms.errors import OmsError
 from oms.fsio import Root
 from oms.fsio.locks import acquire
@@ -58,48 +59,53 @@ def compact(ws: Workspace, *, dry_run: bool, limit: int | None = None) -> Report
         return report
     root.mkdirs(compaction.DIR)
     with acquire(root, compaction.LOCK):
-        if not dry_run:
-            compaction.sweep_retired(root)
+        ledger: dict[str, str] = {}
+
+        def last() -> dict[str, str]:  # each ledgered path's last digest, read once, only when needed
+            if not ledger:
+                ledger.update((e.path, e.sha256) for e in read_chain(root, line_key(root)).entries)
+            return ledger
+
+        if not dry_run and root.exists(compaction.RETIRED) and root.listdir(compaction.RETIRED):
+            report.kept.extend({"ticket_id": "-", "why": why} for why in compaction.sweep_retired(root, last()))
         now_ms = parse_ts(ws.now())
         ended = ws.store.latest("ticket").in_states(finishing.ENDED_TICKET)
         due = [t for t in ended if now_ms >= parse_ts(t.observed_at) + after * finishing.DAY_MS]
         report.not_due = len(ended) - len(due)
         parts = _Parts(ws, due)
-        todo: list[tuple[Record, finishing.TicketParts]] = []
+        todo: list[Record] = []
         for ticket in due:
             if not parts.has_files(ticket.record_id):
                 continue  # compacted already
-            found = parts.of(ticket)
-            why = finishing.compaction_blocker(found, now_ms, after)
+            why = finishing.compaction_blocker(parts.of(ticket), now_ms, after)
             if why is not None:
                 report.kept.append({"ticket_id": ticket.record_id, "why": why})
             elif limit is None or len(todo) < limit:
-                todo.append((ticket, found))
-        if not todo:
-            return report
-        last = {e.path: e.sha256 for e in read_chain(root, line_key(root)).entries}
-        for ticket, _ in todo:
+                todo.append(ticket)
+        for ticket in todo:
             try:
-                row = _one(ws, ticket, parts, last, dry_run)
+                row = _one(ws, ticket, parts, last(), dry_run)
             except OmsError as exc:
-                report.kept.append({"ticket_id": ticket.record_id, "why": exc.message})
-                continue
-            if "why" in row:
-                report.kept.append(row)
-            else:
-                report.compacted.append(row)
+                row = {"ticket_id": ticket.record_id, "why": exc.message}
+            (report.kept if "why" in row else report.compacted).append(row)
     return report
 
 
 def summary(ws: Workspace, ticket_id: str) -> JsonObject | None:
-    """The ticket's archive (path, member count, when), or None when it has none."""
+    """The ticket's archive (path, member count, the ticket's end), or None when it has none; an archive oms
+    never noted in the ledger is said to be one (the ledger is read only when an archive is there)."""
+    root = ws.store.state.root
     rel = compaction.archive_path(ticket_id)
     try:
-        archive = compaction.read(ws.store.state.root, ticket_id)
-    except OmsError as exc:  # damaged or planted: said, never the end of the command
+        data = root.read_optional(rel, compaction.MAX_ARCHIVE)
+        if data is None:
+            return None
+        noted = {e.path: e.sha256 for e in read_chain(root, line_key(root)).entries}.get(rel)
+        if noted != _sha(data):
+            return {"archive": rel, "error": "not an archive oms wrote (run `oms audit verify`)"}
+        archive = compaction.decode(data, rel)
+    except OmsError as exc:  # damaged: said, never the end of the command
         return {"archive": rel, "error": exc.message}
-    if archive is None:
-        return None
     return {"archive": rel, "files": len(archive.files), "ended_at": archive.ended_at}
 
 
@@ -128,6 +134,8 @@ class _Parts:
         dispatches = tuple((r.record_id, r.state) for r in recs["dispatch"])
         worktree = self.ws.store.worktrees.get(ticket.record_id)
         path = access.text(worktree, "worktree_root") if worktree is not None else None
+        if path is None or not os.path.lexists(path):  # (its record is not ledgered: where oms would make it too)
+            path = os.path.join(worktrees_directory(self.ws.config(), self.ws.config_root), ticket.record_id)
         return finishing.TicketParts(
             state=ticket.state,
             ended_ms=parse_ts(ticket.observed_at),
@@ -135,11 +143,11 @@ class _Parts:
             workers=tuple((r.record_id, str(r.payload.get("health"))) for r in recs["worker"]),
             sessions=tuple((r.record_id, r.state) for r in recs["session"]),
             registered_panes=tuple(d for d, _ in dispatches if self.root.exists(panefiles.registry_path(d))),
-            worktree=path if path is not None and os.path.lexists(path) else None,
+            worktree=path if os.path.lexists(path) else None,
         )
 
     def files(self) -> dict[str, list[str]]:
-        """ticket id -> its evidence, events and their receipts (read once, for every ticket due)."""
+        """ticket id -> its evidence and events (read once, for every ticket due)."""
         if self._files is not None:
             return self._files
         found: dict[str, list[str]] = {t: [] for t in self.records}
@@ -148,23 +156,17 @@ class _Parts:
             tid = _field(self.root, f"{EVIDENCE_DIR}/{name}", evidence=True).get("ticket_id")
             if isinstance(tid, str) and tid in found:
                 found[tid].append(f"{EVIDENCE_DIR}/{name}")
-        consumers = _names(self.root, OUTBOX_DIR)
         for name in _names(self.root, EVENTS_DIR):
             doc = _field(self.root, f"{EVENTS_DIR}/{name}")
             payload = doc.get("payload")
             if not isinstance(payload, dict):
                 continue
-            tid = payload.get("ticket_id")
-            did = payload.get("dispatch_id")
-            owner = tid if isinstance(tid, str) and tid in found else dispatches.get(str(did))
-            if owner is None:
-                continue
-            found[owner].append(f"{EVENTS_DIR}/{name}")
-            eid = name.removesuffix(".json")
-            for consumer in consumers:
-                receipt = f"{OUTBOX_DIR}/{consumer}/{eid}{RECEIPT_SUFFIX}"
-                if self.root.exists(receipt):
-                    found[owner].append(receipt)
+            tid, did = payload.get("ticket_id"), payload.get("dispatch_id")
+            owner = (
+                tid if isinstance(tid, str) and tid in found else dispatches.get(did if isinstance(did, str) else "")
+            )
+            if owner is not None:
+                found[owner].append(f"{EVENTS_DIR}/{name}")
         self._files = found
         return found
 
@@ -191,6 +193,9 @@ def _field(root: Root, rel: str, *, evidence: bool = False) -> JsonObject:
 def _one(ws: Workspace, ticket: Record, parts: _Parts, last: dict[str, str], dry_run: bool) -> JsonObject:
     ticket_id, ended_at = ticket.record_id, ticket.observed_at
     root = ws.store.state.root
+    latest = f"records/ticket/{ticket_id}/{ticket.version}.json"
+    if last.get(latest) != _sha(root.read_bytes(latest, MAX_READ)):  # what the rule decided on, as oms wrote it
+        return {"ticket_id": ticket_id, "why": f"{latest} is not as the ledger has it (run `oms audit verify`)"}
     members: dict[str, bytes] = {}
     dirs: list[tuple[str, str]] = []
     for kind, recs in parts.records[ticket_id].items():
@@ -205,7 +210,7 @@ def _one(ws: Workspace, ticket: Record, parts: _Parts, last: dict[str, str], dry
         if data is not None:
             members[path] = data
     for path, data in sorted(members.items()):
-        if compaction.member(path) and not path.startswith(OUTBOX_DIR) and last.get(path) != _sha(data):
+        if last.get(path) != _sha(data):
             return {"ticket_id": ticket_id, "why": f"{path} is not as the ledger has it (run `oms audit verify`)"}
     before = sum(_blocks(root, p) for p in members)
     rel = compaction.archive_path(ticket_id)
@@ -231,13 +236,19 @@ def _one(ws: Workspace, ticket: Record, parts: _Parts, last: dict[str, str], dry
         return row
     held = compaction.owned(archive)
     for path, content in held.items():
-        if not path.startswith(OUTBOX_DIR) and last.get(path) != _sha(content):
+        if last.get(path) != _sha(content):
             return {"ticket_id": ticket_id, "why": f"{rel} holds {path} not as the ledger has it"}
-    # receipts, then events and evidence, records last: what a kill leaves, the next compaction finds
-    order = sorted((p for p in held if not p.startswith("records/")), key=lambda p: (not p.startswith(OUTBOX_DIR), p))
-    whys = [compaction.retire_file(root, p, held) for p in order]
+    # events and evidence, then the receipts of those events (derived: not archived), records last: what a
+    # kill leaves, the next compaction finds
+    whys = [compaction.retire_file(root, p, held) for p in sorted(held) if not p.startswith("records/")]
     if any(w is not None for w in whys):  # the records stay, so the next compaction looks again
         return {"ticket_id": ticket_id, "why": f"archived, but a file stays: {next(w for w in whys if w)}"}
+    for event in (p for p in held if p.startswith(f"{EVENTS_DIR}/")):
+        eid = event.removeprefix(f"{EVENTS_DIR}/").removesuffix(".json")
+        for consumer in _names(root, OUTBOX_DIR):
+            receipt = f"{OUTBOX_DIR}/{consumer}/{eid}{RECEIPT_SUFFIX}"
+            if root.lstat(receipt) is not None:
+                root.unlink(receipt)
     whys = [compaction.retire_record(root, kind, rid, held) for kind, rid in dirs]
     left = [w for w in whys if w is not None]
     if left:

@@ -43,7 +43,6 @@ MEMBER = (
     re.compile(rf"records/(?:dispatch|worker|session)/{_ID}/(?:0|[1-9][0-9]{{0,15}})\.json"),
     re.compile(r"evidence/[0-9a-f]{64}\.json"),
     re.compile(rf"events/{_ID}\.json"),
-    re.compile(rf"outbox/{_ID}/{_ID}\.receipt\.json"),
 )
 
 
@@ -201,27 +200,56 @@ def retire_file(root: Root, path: str, archived: dict[str, bytes]) -> str | None
     return None
 
 
-def sweep_retired(root: Root) -> int:
-    """Remove what a compaction that died while deleting left aside (its archive was noted before); anything
-    else found there goes as a name, never followed."""
+def sweep_retired(root: Root, last: dict[str, str]) -> list[str]:
+    """Finish what a compaction that died while deleting left aside: a record directory goes only when a
+    ledgered archive of the ticket its versions name holds every version with its bytes; otherwise it moves
+    back to its place (or, that place taken, stays and is reported). Anything else there goes as a name.
+    What stays, and why."""
     try:
         names = root.listdir(RETIRED)
     except NotFoundError:
-        return 0
-    removed = 0
+        return []
+    left: list[str] = []
     for name in names:
+        rel = f"{RETIRED}/{name}"
         try:
-            _remove_entry(root, f"{RETIRED}/{name}")
-            removed += 1
-        except OmsError:
-            continue  # `oms store verify` names it
-    return removed
+            st = root.lstat(rel)
+            kind, _, rid = name.partition(".")
+            if st is None or not stat.S_ISDIR(st.st_mode) or kind not in RECORD_KINDS or not rid:
+                _remove_entry(root, rel)
+                continue
+            why = _unheld(root, rel, f"records/{kind}/{rid}", last)
+            if why is None:
+                root.remove_tree(rel)
+            elif not root.move_dir(rel, f"records/{kind}/{rid}"):
+                left.append(f"{rel}: {why}")
+        except OmsError as exc:
+            left.append(f"{rel}: {exc.message}")  # `oms store verify` names it
+    return left
+
+
+def _unheld(root: Root, aside: str, top: str, last: dict[str, str]) -> str | None:
+    """Why the record moved aside at `aside` may not be deleted (None: a ledgered archive of its ticket holds
+    every version with its bytes)."""
+    versions = {f"{top}/{n}": root.read_bytes(f"{aside}/{n}", MAX_ARCHIVE) for n in root.listdir(aside) if n != "ops"}
+    tickets = {_payload(_json(data)).get("ticket_id") for data in versions.values()}
+    tid = next(iter(tickets)) if len(tickets) == 1 else None
+    if not isinstance(tid, str) or OPAQUE_ID.fullmatch(tid) is None:
+        return "its versions name no one ticket"
+    data = root.read_optional(archive_path(tid), MAX_ARCHIVE)
+    if data is None or last.get(archive_path(tid)) != hashlib.sha256(data).hexdigest():
+        return f"no archive of {tid} that oms wrote"
+    held = owned(decode(data, archive_path(tid)))
+    for path, content in versions.items():
+        if held.get(path) != content:
+            return f"{path} is in no archive"
+    return None
 
 
 def owned(archive: Archive) -> dict[str, bytes]:
     """The members that belong to the archive's ticket: its dispatch, worker and session records, its
-    evidence, the events of it or its dispatches, and those events' receipts (a member naming another
-    ticket is vouched for by no archive of this one)."""
+    evidence, the events of it or its dispatches (a member naming another ticket is vouched for by no
+    archive of this one)."""
     tid = archive.ticket_id
     docs = {path: _json(data) for path, data in archive.files.items()}
     records = {p: d for p, d in docs.items() if p.startswith("records/")}
@@ -232,12 +260,9 @@ def owned(archive: Archive) -> dict[str, bytes]:
             mine.add(path)
         elif path.startswith("events/"):
             payload = _payload(doc)
-            if payload.get("ticket_id") == tid or payload.get("dispatch_id") in dispatches:
+            did = payload.get("dispatch_id")
+            if payload.get("ticket_id") == tid or (isinstance(did, str) and did in dispatches):
                 mine.add(path)
-    events = {p.rsplit("/", 1)[-1].removesuffix(".json") for p in mine if p.startswith("events/")}
-    for path in docs:
-        if path.startswith("outbox/") and path.rsplit("/", 1)[-1].removesuffix(".receipt.json") in events:
-            mine.add(path)
     return {p: archive.files[p] for p in mine}
 
 
