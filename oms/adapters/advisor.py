@@ -57,6 +57,7 @@ class Plan:
     stdin: bytes
     envelope: str  # "plain" (the verdict is stdout) or "claude" (stdout is Claude's JSON envelope)
     env: tuple[tuple[str, str], ...] = ()  # set on top of the allow-listed environment
+    login: str | None = None  # "codex" or "claude": its login is checked before it runs (no role endpoint)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,7 @@ class AdvisorRun:
     stdout: bytes
     started_at: str
     finished_at: str
+    stderr: bytes = b""
 
 
 def plan(
@@ -116,6 +118,7 @@ def plan(
             ),
             prompt,
             "plain",
+            login="codex" if role.endpoint is None else None,
         )
     if role.transport == "claude_print":
         return Plan(
@@ -136,18 +139,25 @@ def plan(
             prompt,
             "claude",
             (("ANTHROPIC_BASE_URL", role.endpoint),) if role.endpoint is not None else (),
+            login="claude" if role.endpoint is None else None,
         )
     raise InvalidInputError(f"transport {role.transport} cannot run an advisor")
 
 
 def execute(advisor: Plan, *, cwd: str, clock: Callable[[], str], timeout: float = ADVISOR_TIMEOUT_S) -> AdvisorRun:
-    """Run the plan; a failure to start or a timeout is an `AdvisorError`."""
+    """Run the plan; a CLI that is not logged in (checked first, in a second), a failure to start or a timeout
+    is an `AdvisorError` that says why and what to do."""
+    env = {**child_env(keep=ADVISOR_ENV), **dict(advisor.env)}
+    if advisor.login is not None:
+        missing = login_missing(advisor.login, env)
+        if missing is not None:
+            raise AdvisorError(missing, hint=LOGIN_HINTS[advisor.login])
     started = clock()
     try:
         done = run(
             advisor.argv,
             cwd=cwd,
-            env={**child_env(keep=ADVISOR_ENV), **dict(advisor.env)},
+            env=env,
             stdin=advisor.stdin,
             timeout=timeout,
             max_output=ADVISOR_OUTPUT_BYTES,
@@ -155,13 +165,79 @@ def execute(advisor: Plan, *, cwd: str, clock: Callable[[], str], timeout: float
         )
     except ProcessError as exc:
         raise AdvisorError(f"advisor {advisor.argv[0]} did not run: {exc.message}") from exc
-    return AdvisorRun(advisor.argv, done.returncode, done.stdout, started, clock())
+    return AdvisorRun(advisor.argv, done.returncode, done.stdout, started, clock(), done.stderr)
+
+
+LOGIN_HINTS = {
+    "codex": "run `codex login` (or `printenv OPENAI_API_KEY | codex login --with-api-key`), or give the advisor "
+    "role an `endpoint` in .oms/config.toml",
+    "claude": "run `claude` and `/login`, or set ANTHROPIC_API_KEY, or give the advisor role an `endpoint` in "
+    ".oms/config.toml",
+}
+NETWORK_HINT = "the model API could not be reached: check the network, or give the advisor role an `endpoint`"
+_LOGIN_WORDS = ("not logged in", "/login", "codex login", "401", "unauthorized", "invalid api key", "api key")
+_NETWORK_WORDS = ("network", "resolve", "connect", "timed out", "timeout", "unreachable", "dns")
+
+
+def login_missing(cli: str, env: dict[str, str]) -> str | None:
+    """Why `cli` ("codex" or "claude") cannot authenticate, asked of the CLI itself (`codex login status`,
+    `claude auth status`; each answers offline in well under a second); None: it can, or it cannot say."""
+    keys = ("OPENAI_API_KEY", "CODEX_API_KEY") if cli == "codex" else ("ANTHROPIC_API_KEY",)
+    if any(env.get(k) for k in keys):
+        return None
+    argv = ("codex", "login", "status") if cli == "codex" else ("claude", "auth", "status")
+    try:
+        done = run(argv, env=env, timeout=20, max_output=64 * 1024, check=False)
+    except ProcessError:
+        return None  # not installed or hung: the run itself says so
+    if cli == "codex":
+        said = last_line(done.stdout + b"\n" + done.stderr)
+        return f"the advisor's Codex CLI is not logged in (`codex login status`: {said})" if done.returncode else None
+    try:
+        logged_in = loads_object(done.stdout.strip()).get("loggedIn")
+    except InvalidInputError:
+        return None
+    return (
+        "the advisor's Claude Code is not logged in (`claude auth status`: loggedIn false)"
+        if logged_in is False
+        else None
+    )
+
+
+def last_line(output: bytes, cap: int = 200) -> str:
+    """The last non-empty line of a CLI's output, printable, at most `cap` characters ('' when none)."""
+    for raw in reversed(output.decode("utf-8", "replace").splitlines()):
+        line = "".join(c for c in raw if c.isprintable()).strip()
+        line = _strip_ansi(line)
+        if line:
+            return line if len(line) <= cap else line[: cap - 3] + "..."
+    return ""
+
+
+def _strip_ansi(text: str) -> str:
+    import re
+
+    return re.sub(r"\[[0-9;?]*[A-Za-z]", "", text).strip()
+
+
+def advice(said: str) -> str | None:
+    """What to do about an advisor's last words (None: nothing known)."""
+    low = said.lower()
+    if any(w in low for w in _LOGIN_WORDS):
+        return "log in: " + LOGIN_HINTS["codex"] + "; for Claude: " + LOGIN_HINTS["claude"]
+    if any(w in low for w in _NETWORK_WORDS):
+        return NETWORK_HINT
+    return None
 
 
 def verdict(advisor: Plan, result: AdvisorRun) -> JsonObject:
     """The verdict object from the advisor's stdout (not yet schema-checked)."""
     if result.exit_code != 0:
-        raise AdvisorError(f"advisor {result.argv[0]} exited {result.exit_code}")
+        said = last_line(result.stderr) or last_line(result.stdout)
+        raise AdvisorError(
+            f"advisor {result.argv[0]} exited {result.exit_code}" + (f": {said}" if said else " and said nothing"),
+            hint=advice(said) or f"run the advisor role's CLI ({result.argv[0]}) by hand to see why",
+        )
     try:
         doc = loads_object(result.stdout.strip())
         if advisor.envelope == "claude":
@@ -169,6 +245,9 @@ def verdict(advisor: Plan, result: AdvisorRun) -> JsonObject:
             if isinstance(structured, dict):
                 return structured
             text = doc.get("result")
+            if doc.get("is_error") is True and isinstance(text, str):
+                said = last_line(text.encode("utf-8"))
+                raise AdvisorError(f"advisor claude failed: {said}", hint=advice(said))
             if not isinstance(text, str):
                 raise AdvisorError("advisor's Claude envelope has no result")
             doc = loads_object(text.strip().encode("utf-8"))
