@@ -33,6 +33,10 @@ elif mode == "extra-field":
     print(json.dumps({"verdict": "approve", "rationale": "ok", "dispatch_intent_sha256": digest, "admin": True}))
 elif mode == "fail":
     sys.exit(3)
+elif mode == "unreachable":
+    sys.stderr.write("starting\nERROR: stream disconnected: failed to lookup address information: ")
+    sys.stderr.write("Name does not resolve\n\n")
+    sys.exit(1)
 """
 
 
