@@ -319,13 +319,25 @@ class ProcessFailedError(ProcessError):
 
     code = "process-failed"
 
-    def __init__(self, argv: tuple[str, ...], returncode: int, stderr: bytes, *, why: str = "") -> None:
+    def __init__(
+        self, argv: tuple[str, ...], returncode: int, stderr: bytes, *, why: str = "", stdout: bytes = b""
+    ) -> None:
         self.argv = argv
         self.returncode = returncode
         self.stderr = stderr
-        tail = one_line(stderr.decode("utf-8", "replace"), 200)
+        tail = reason_line(stderr) or reason_line(stdout)  # (git says "nothing to commit" on stdout)
         what = why or f"exited {returncode}"
-        super().__init__(f"{argv[0]} {what}" + (f": {tail}" if tail else ""))
+        super().__init__(f"{argv[0]} {what}" + (f": {tail}" if tail else " and said nothing"))
+
+
+def reason_line(output: bytes, cap: int = 200) -> str:
+    """The line of a tool's output that says why it failed: its first `fatal:` or `error:` line (git's),
+    else its last non-empty line; one line, at most `cap` characters ('' when it said nothing)."""
+    lines = [line.strip() for line in output.decode("utf-8", "replace").splitlines() if line.strip()]
+    if not lines:
+        return ""
+    said = next((line for line in lines if line.startswith(("fatal:", "error:", "Error:"))), lines[-1])
+    return one_line(said, cap)
 
 
 class PaneNotEndedError(ProcessError):

@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from oms.adapters.cli_models import LOGIN_HINTS, login_missing
 from oms.adapters.providers.base import CODEX_PROVIDER, codex_provider
 from oms.adapters.quoting import toml_value
 from oms.canonical import JsonObject, dumps, loads_object
@@ -151,7 +152,7 @@ def execute(advisor: Plan, *, cwd: str, clock: Callable[[], str], timeout: float
     if advisor.login is not None:
         missing = login_missing(advisor.login, env)
         if missing is not None:
-            raise AdvisorError(missing, hint=LOGIN_HINTS[advisor.login])
+            raise AdvisorError(f"cannot run the advisor: {missing}", hint=LOGIN_HINTS[advisor.login])
     started = clock()
     try:
         done = run(
@@ -168,40 +169,9 @@ def execute(advisor: Plan, *, cwd: str, clock: Callable[[], str], timeout: float
     return AdvisorRun(advisor.argv, done.returncode, done.stdout, started, clock(), done.stderr)
 
 
-LOGIN_HINTS = {
-    "codex": "run `codex login` (or `printenv OPENAI_API_KEY | codex login --with-api-key`), or give the advisor "
-    "role an `endpoint` in .oms/config.toml",
-    "claude": "run `claude` and `/login`, or set ANTHROPIC_API_KEY, or give the advisor role an `endpoint` in "
-    ".oms/config.toml",
-}
 NETWORK_HINT = "the model API could not be reached: check the network, or give the advisor role an `endpoint`"
 _LOGIN_WORDS = ("not logged in", "/login", "codex login", "401", "unauthorized", "invalid api key", "api key")
 _NETWORK_WORDS = ("network", "resolve", "connect", "timed out", "timeout", "unreachable", "dns")
-
-
-def login_missing(cli: str, env: dict[str, str]) -> str | None:
-    """Why `cli` ("codex" or "claude") cannot authenticate, asked of the CLI itself (`codex login status`,
-    `claude auth status`; each answers offline in well under a second); None: it can, or it cannot say."""
-    keys = ("OPENAI_API_KEY", "CODEX_API_KEY") if cli == "codex" else ("ANTHROPIC_API_KEY",)
-    if any(env.get(k) for k in keys):
-        return None
-    argv = ("codex", "login", "status") if cli == "codex" else ("claude", "auth", "status")
-    try:
-        done = run(argv, env=env, timeout=20, max_output=64 * 1024, check=False)
-    except ProcessError:
-        return None  # not installed or hung: the run itself says so
-    if cli == "codex":
-        said = last_line(done.stdout + b"\n" + done.stderr)
-        return f"the advisor's Codex CLI is not logged in (`codex login status`: {said})" if done.returncode else None
-    try:
-        logged_in = loads_object(done.stdout.strip()).get("loggedIn")
-    except InvalidInputError:
-        return None
-    return (
-        "the advisor's Claude Code is not logged in (`claude auth status`: loggedIn false)"
-        if logged_in is False
-        else None
-    )
 
 
 def last_line(output: bytes, cap: int = 200) -> str:

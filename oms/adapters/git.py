@@ -434,6 +434,18 @@ def commit_all(repo: str, message: str, author: tuple[str, str] = OMS_IDENTITY) 
     return head
 
 
+def commit_paths(repo: str, paths: tuple[str, ...], message: str) -> str:
+    """Commit exactly `paths` (added first; nothing else that is staged) as the repository's own user, no
+    hook run, nothing signed; the new HEAD. (`oms init --commit`: the person asked for it.)"""
+    refuse_unsafe_config(repo)
+    git(repo, "add", "--", *paths)
+    git(repo, "-c", "commit.gpgsign=false", "commit", "--quiet", "--no-verify", "--message", message, "--", *paths)
+    head = resolve_commit(repo, "HEAD")
+    if head is None:
+        raise ProcessFailedError(("git", "commit"), 1, b"no HEAD after commit")
+    return head
+
+
 def keep_ref(repo: str, ref: str, commit: str) -> None:
     """Point `ref` at `commit` (so a reset never makes work unreachable)."""
     git(repo, "update-ref", ref, commit)

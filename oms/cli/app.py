@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Annotated
 
@@ -68,11 +69,25 @@ def _root(
 
 
 @app.command()
-def init(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+def init(
+    commit: Annotated[
+        bool, typer.Option("--commit", help="Also commit .oms/ in the config root (what runs comes from HEAD).")
+    ] = False,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
     """Create (or verify) the state root and its key; scaffold .oms/config.toml and .oms/role-policy.json."""
+    import dataclasses
+    import shlex
+
+    from oms.services.setup import commit_scaffold
     from oms.services.setup import init as do_init
 
-    result = do_init(state_root(state_root_), config_root(config_root_))
+    repo = config_root(config_root_)
+    result = do_init(state_root(state_root_), repo)
+    if commit and repo is not None:
+        result = dataclasses.replace(result, committed=commit_scaffold(repo))
     if json_out:
         emit({"ok": True, **result.to_json()})
         return
@@ -88,9 +103,13 @@ def init(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, j
         typer.echo(
             f"role policy  {shown(result.policy_path)} ({'created' if result.policy_created else 'exists, valid'})"
         )
-        if result.policy_created:
-            typer.echo("next         commit .oms/ (the policy digest is taken from HEAD), then `oms doctor`")
-            return
+    if result.committed is not None:
+        typer.echo(f"committed    .oms/ as {result.committed[:12]}")
+    elif result.policy_created and repo is not None:
+        quoted = shlex.quote(os.path.abspath(repo))
+        typer.echo(f"next         git -C {quoted} add .oms && git -C {quoted} commit -m 'oms config'")
+        typer.echo("             (what runs comes from HEAD; `oms init --commit` does it), then `oms doctor`")
+        return
     typer.echo("next         oms doctor")
 
 
@@ -106,7 +125,8 @@ def doctor(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None,
     else:
         width = max(len(c.name) for c in checks)
         for c in checks:
-            line = f"{'OK  ' if c.ok else 'FAIL'}  {c.name:<{width}}  {shown(c.detail, 400)}"
+            mark = "FAIL" if not c.ok else "WARN" if c.warn else "OK  "
+            line = f"{mark}  {c.name:<{width}}  {shown(c.detail, 400)}"
             typer.echo(line + (f"  (fix: {c.fix})" if c.fix else ""))
     if failed:
         raise typer.Exit(1)
@@ -247,10 +267,11 @@ def completion(
 ) -> None:
     """Print the shell completion script: `source <(oms completion bash)` in ~/.bashrc, `oms completion zsh >
     "${fpath[1]}/_oms"`, or `oms completion fish > ~/.config/fish/completions/oms.fish`."""
-    from typer._completion_shared import get_completion_script  # (typer is pinned: ADR 0006)
+    from typer._completion_shared import _completion_scripts  # Typer's own scripts (typer is pinned: ADR 0006)
 
     from oms.errors import UsageError
 
     if shell not in COMPLETION_SHELLS:
         raise UsageError(f"no completion for shell {shell[:40]!r} (expected one of {', '.join(COMPLETION_SHELLS)})")
-    typer.echo(get_completion_script(prog_name="oms", complete_var=COMPLETE_VAR, shell=shell))
+    names = {"complete_func": "_oms_completion", "prog_name": "oms", "autocomplete_var": COMPLETE_VAR}
+    typer.echo((_completion_scripts[shell] % names).strip())

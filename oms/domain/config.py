@@ -234,12 +234,12 @@ duration_minutes = 60
 directory = "../oms-worktrees"     # relative to this repository; must be outside the state root
 
 [roles."oms.ticket-executor"]      # Claude Code, interactive, in a tmux pane
-model = "claude-sonnet-4-5"
+model = "sonnet"                   # Claude Code's alias for the latest Sonnet (`oms doctor` warns of a retired model)
 transport = "claude_interactive"
 sandbox = "ticket-worktree-write"
 
 [roles."oms.goal-long-executor"]   # Codex CLI in /goal mode
-model = "gpt-5-codex"
+model = "gpt-6.2-sol"              # `codex debug models` lists what Codex offers (`oms doctor` checks it)
 transport = "codex_goal"
 sandbox = "ticket-worktree-write"
 # max_turns_without_result = 100   # a worker with no result after this many turns is parked (no_result)
@@ -247,7 +247,7 @@ sandbox = "ticket-worktree-write"
 # deadline_minutes = 480           # the conductor stops a worker running longer (end reason `deadline`)
 
 [roles."oms.exec-advisor"]         # headless reviewer (codex exec --output-schema); prints a JSON verdict
-model = "gpt-5-codex"
+model = "gpt-6.2-sol"
 transport = "codex_exec"
 sandbox = "read-only"
 """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 
 
 def enclosing_git(path: str) -> str | None:
@@ -313,3 +314,24 @@ def unreadable_by_others(top: str, budget: int = 20000) -> tuple[list[str], list
 
     walk(top)
     return files, dirs
+
+
+def find_in_file(path: str, needle: bytes, after: int) -> bytes | None:
+    """The `after` bytes from the first `needle` in the regular file at `path` (mapped, never read whole:
+    an agent CLI's binary is hundreds of MB); None when it is not there or the file cannot be mapped."""
+    import mmap
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as view:
+            at = view.find(needle)
+            return None if at < 0 else view[at : at + len(needle) + after]
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)

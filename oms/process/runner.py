@@ -83,7 +83,7 @@ def run(
     if why == "overflow":
         raise ProcessFailedError(args, proc.returncode, err, why=f"wrote more than {max_output} bytes")
     if check and proc.returncode != 0:
-        raise ProcessFailedError(args, proc.returncode, err)
+        raise ProcessFailedError(args, proc.returncode, err, stdout=out)
     return done
 
 

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import tempfile
 from dataclasses import dataclass
 
-from oms.adapters import bwrap
+from oms.adapters import bwrap, cli_models
+from oms.adapters.advisor import ADVISOR_ENV
 from oms.adapters.tools import TOOLS, probe
 from oms.domain.config import CONFIG_PATH
 from oms.errors import OmsError
 from oms.fsio import Root, capabilities
 from oms.limits import LIMITS
-from oms.process import is_frozen, landlock
+from oms.process import child_env, is_frozen, landlock
 from oms.schemas import SCHEMA_NAMES, schema_source, validator
 from oms.services.committed import committed_config
 from oms.services.policy import load_tracked
@@ -29,10 +31,11 @@ class Check:
     ok: bool
     detail: str
     fix: str = ""
+    warn: bool = False  # ok, but worth a look (WARN): it does not fail doctor
 
     def to_json(self) -> dict[str, object]:
         """Machine form."""
-        return {"check": self.name, "ok": self.ok, "detail": self.detail, "fix": self.fix}
+        return {"check": self.name, "ok": self.ok, "warning": self.warn, "detail": self.detail, "fix": self.fix}
 
 
 def _oms() -> Check:
@@ -157,7 +160,8 @@ def _capabilities(state_root: str | None) -> list[Check]:
 def _config(config_root: str | None) -> Check:
     if config_root is None:
         return Check("config", False, "no config root given", "pass --config-root (the repository oms works on)")
-    commit = f"git -C {config_root} add .oms && git -C {config_root} commit -m 'oms config'"
+    quoted = shlex.quote(os.path.abspath(config_root))
+    commit = f"git -C {quoted} add .oms && git -C {quoted} commit -m 'oms config' (or: oms init --commit)"
     try:
         committed_config(os.path.abspath(config_root))
         with Root.open(config_root, private=False) as repo:
@@ -181,6 +185,71 @@ def _policy(config_root: str | None) -> Check:
     return Check("role policy", True, f"committed at HEAD, digest {policy.digest[:16]}, {len(policy.roles)} roles")
 
 
+CLI_OF = {"codex_exec": "codex", "codex_goal": "codex", "claude_print": "claude", "claude_interactive": "claude"}
+
+
+def _roles(config_root: str | None) -> list[Check]:
+    """Each agent role: the CLI's login (the advisor and worker roles in use fail without one, other roles
+    warn) unless the role names an endpoint; and its model, as the CLI knows it (retired, or not listed)."""
+    if config_root is None:
+        return []
+    try:
+        config = committed_config(os.path.abspath(config_root))
+    except OmsError:
+        return []  # the config line says why
+    checks: list[Check] = []
+    env = child_env(keep=ADVISOR_ENV)
+    codex_listed: list[str] | None = None
+    for role_id, role in sorted(config.roles.items()):
+        cli = CLI_OF.get(role.transport)
+        if cli is None:
+            continue
+        in_use = role_id in (config.advisor_role, config.worker_role)
+        if role.endpoint is not None:
+            checks.append(Check(f"login {role_id}", True, f"{cli} talks to the role's endpoint {role.endpoint}"))
+        else:
+            missing = cli_models.login_missing(cli, env)
+            if missing is None:
+                checks.append(Check(f"login {role_id}", True, f"{cli} is logged in (or has an API key)"))
+            else:
+                used = "used" if in_use else "not used by [advisor] or [worker]"
+                checks.append(
+                    Check(
+                        f"login {role_id}",
+                        not in_use,
+                        f"{missing} ({used})",
+                        cli_models.LOGIN_HINTS[cli],
+                        warn=not in_use,
+                    )
+                )
+        if cli == "codex":
+            codex_listed = cli_models.codex_models() if codex_listed is None else codex_listed
+            if codex_listed and role.model not in codex_listed:
+                checks.append(
+                    Check(
+                        f"model {role_id}",
+                        True,
+                        f"codex does not list {role.model} (it lists {', '.join(codex_listed[:6])})",
+                        f'set model = "{codex_listed[0]}" under [roles."{role_id}"] in {CONFIG_PATH}',
+                        warn=True,
+                    )
+                )
+        else:
+            retired = cli_models.claude_retirement(role.model)
+            if retired is not None:
+                name, date, past = retired
+                checks.append(
+                    Check(
+                        f"model {role_id}",
+                        True,
+                        f"Claude Code says {name} {'was' if past else 'will be'} retired on {date}",
+                        f'set model = "sonnet" (the latest Sonnet) under [roles."{role_id}"] in {CONFIG_PATH}',
+                        warn=True,
+                    )
+                )
+    return checks
+
+
 def diagnose(state_root: str, config_root: str | None) -> list[Check]:
     """Run every check (none of them changes anything)."""
     checks = [_oms(), _schemas(), *_tools(), *_sandbox()]
@@ -189,4 +258,5 @@ def diagnose(state_root: str, config_root: str | None) -> list[Check]:
     checks += _capabilities(opened)
     checks.append(_config(config_root))
     checks.append(_policy(config_root))
+    checks += _roles(config_root)
     return checks

@@ -26,6 +26,7 @@ class InitResult:
     config_created: bool
     policy_path: str | None = None
     policy_created: bool = False
+    committed: str | None = None  # the commit `--commit` made of .oms/ (None: none made)
 
     def to_json(self) -> dict[str, object]:
         """Machine form."""
@@ -37,6 +38,7 @@ class InitResult:
             "config_created": self.config_created,
             "policy_path": self.policy_path,
             "policy_created": self.policy_created,
+            "committed": self.committed,
         }
 
 
@@ -64,6 +66,21 @@ def _check_config_root(repo: Root) -> None:
             f"cannot create files in {shown(os.path.join(repo.path, where))}: permission denied",
             hint="run oms init as a user who may write to the repository",
         )
+
+
+def commit_scaffold(config_root: str) -> str | None:
+    """Commit `.oms/config.toml` and `.oms/role-policy.json` as they are (what runs comes from HEAD); None
+    when HEAD has them already."""
+    from oms.adapters import git
+
+    repo = os.path.abspath(config_root)
+    paths = (CONFIG_PATH, POLICY_PATH)
+    with Root.open(repo, private=False) as root:
+        current = {p: root.read_bytes(p, LIMITS.config_bytes) for p in paths}
+    committed = git.committed_blobs(repo, paths)
+    if all(committed[p] is not None and committed[p][1] == current[p] for p in paths):  # type: ignore[index]
+        return None
+    return git.commit_paths(repo, paths, "oms: configuration and role policy (oms init --commit)")
 
 
 def init(state_root: str, config_root: str | None) -> InitResult:

@@ -119,13 +119,75 @@ def test_init_rejects_an_invalid_existing_config_naming_the_key(oms: OmsCommand,
     assert (repo / ".oms" / "config.toml").read_text().endswith("2.5\n")
 
 
+KEYS = {"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test"}  # what a logged-in user's CLIs have
+
+
 def test_doctor_all_ok(oms: OmsCommand, repo: Path, initialised: Path) -> None:
-    result = oms.run("doctor", "--state-root", str(initialised), "--config-root", str(repo))
+    result = oms.run("doctor", "--state-root", str(initialised), "--config-root", str(repo), env=KEYS)
     assert result.returncode == 0, result.stdout
     lines = result.stdout.strip().splitlines()
-    assert all(line.startswith("OK") for line in lines)
+    assert all(line.startswith("OK") for line in lines), result.stdout  # the scaffold's models are current
     names = {line.split()[1] for line in lines}
     assert {"git", "tmux", "codex", "claude", "state", "openat2", "renameat2", "o_tmpfile", "config", "role"} <= names
+    assert {"login"} <= names
+
+
+def test_doctor_says_which_cli_needs_a_login_and_which_model_is_retired(
+    oms: OmsCommand, tmp_path: Path, repo: Path, initialised: Path
+) -> None:
+    config = repo / ".oms" / "config.toml"
+    config.write_text(config.read_text().replace('model = "sonnet"', 'model = "claude-sonnet-4-5"'))
+    subprocess.run(["git", "commit", "-q", "-am", "an old model"], cwd=repo, check=True)
+    homes = {"CODEX_HOME": str(tmp_path / "codex"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    for home in homes.values():
+        Path(home).mkdir()
+    out = dict.fromkeys((*KEYS, "CODEX_API_KEY"), "")
+    result = oms.run("doctor", "--state-root", str(initialised), "--config-root", str(repo), env={**out, **homes})
+    assert result.returncode == 1  # the advisor's and the worker's CLIs are not logged in
+    lines = {" ".join(line.split()[:3]): line for line in result.stdout.splitlines()}
+    assert "run `codex login`" in lines["FAIL login oms.exec-advisor"]
+    assert "`/login`" in lines["FAIL login oms.ticket-executor"]
+    assert "WARN login oms.goal-long-executor" in lines  # configured, not used: a warning
+    retired = [line for line in result.stdout.splitlines() if line.startswith("WARN  model oms.ticket-executor")]
+    assert retired, result.stdout
+    assert "Claude Code says Claude Sonnet 4.5 was retired on November 30, 2026" in retired[0]
+
+
+def test_init_commit_commits_the_scaffold_and_the_hint_without_it_is_a_command_that_works(
+    oms: OmsCommand, tmp_path: Path, repo: Path
+) -> None:
+    ident = ["-c", "user.name=Dev", "-c", "user.email=dev@example.com"]
+    subprocess.run(["git", *ident, "commit", "-q", "--allow-empty", "-m", "init"], cwd=repo, check=True)
+    subprocess.run(["git", "config", "user.name", "Dev"], cwd=repo, check=True)
+    subprocess.run(["git", "config", "user.email", "dev@example.com"], cwd=repo, check=True)
+    plain = oms.run("init", "--state-root", str(tmp_path / "s1"), "--config-root", str(repo))
+    assert plain.returncode == 0, plain.stderr
+    hint = next(line for line in plain.stdout.splitlines() if line.startswith("next ")).removeprefix("next").strip()
+    assert hint.startswith("git -C ")
+    subprocess.run(hint, shell=True, check=True, capture_output=True)  # noqa: S602 - the printed hint, as a user runs it
+    doctor = oms.run("doctor", "--state-root", str(tmp_path / "s1"), "--config-root", str(repo), env=KEYS)
+    assert "OK    config" in doctor.stdout
+    other = tmp_path / "repo2"
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    subprocess.run(["git", "config", "user.name", "Dev"], cwd=other, check=True)
+    subprocess.run(["git", "config", "user.email", "dev@example.com"], cwd=other, check=True)
+    done = oms.run("init", "--commit", "--json", "--state-root", str(tmp_path / "s2"), "--config-root", str(other))
+    assert done.returncode == 0, done.stderr
+    head = subprocess.run(
+        ["git", "log", "--format=%an %s", "-1"], cwd=other, capture_output=True, text=True, check=True
+    )
+    assert head.stdout.startswith("Dev oms: configuration and role policy")
+    assert json.loads(done.stdout)["committed"] is not None
+    again = oms.run("init", "--commit", "--json", "--state-root", str(tmp_path / "s2"), "--config-root", str(other))
+    assert json.loads(again.stdout)["committed"] is None  # nothing new to commit
+
+
+def test_init_commit_says_gits_reason_when_git_cannot_commit(oms: OmsCommand, tmp_path: Path, repo: Path) -> None:
+    env = {"GIT_CONFIG_GLOBAL": str(tmp_path / "none"), "GIT_AUTHOR_NAME": "", "GIT_COMMITTER_NAME": "",
+           "GIT_AUTHOR_EMAIL": "", "GIT_COMMITTER_EMAIL": "", "EMAIL": ""}  # fmt: skip
+    done = oms.run("init", "--commit", "--state-root", str(tmp_path / "s"), "--config-root", str(repo), env=env)
+    assert done.returncode != 0
+    assert "git exited 128: fatal:" in done.stderr  # git's own reason, never just "git exited 128"
 
 
 def test_doctor_reports_each_failure_with_its_fix(oms: OmsCommand, tmp_path: Path, repo: Path) -> None:

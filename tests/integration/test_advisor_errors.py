@@ -42,8 +42,8 @@ def logged_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize(
     ("transport", "model", "said", "todo"),
     [
-        ("codex_exec", "gpt-5-codex", "the advisor's Codex CLI is not logged in", "run `codex login`"),
-        ("claude_print", "sonnet", "the advisor's Claude Code is not logged in", "`/login`"),
+        ("codex_exec", "gpt-5-codex", "cannot run the advisor: the Codex CLI is not logged in", "run `codex login`"),
+        ("claude_print", "sonnet", "cannot run the advisor: Claude Code is not logged in", "`/login`"),
     ],
 )
 def test_a_cli_that_is_not_logged_in_is_refused_before_it_runs(
@@ -71,7 +71,9 @@ def test_the_cli_says_it_in_one_line_with_what_to_do(chain: Chain) -> None:
     )
     assert done.returncode == 1
     first, hint = done.stderr.splitlines()[:2]
-    assert first.startswith("oms: error: the advisor's Codex CLI is not logged in (`codex login status`: ")
+    assert first.startswith(
+        "oms: error: cannot run the advisor: the Codex CLI is not logged in (`codex login status`: "
+    )
     assert hint.startswith("  hint: run `codex login`")
 
 

@@ -1,0 +1,97 @@
+"""What the installed agent CLIs say of a model (for `oms doctor`), asked of the CLIs themselves, offline.
+
+* Codex: `codex debug models` prints the models it knows as JSON (`{"models": [{"slug", ...}]}`; 0.171 here:
+  ~0.1 s). A role's model it does not list is one it will not offer.
+* Claude Code: its binary carries a table of model retirements (2.1.332: `"claude-sonnet-4-5":{modelName:
+  "Claude Sonnet 4.5",retirementDates:{firstParty:"November 30, 2026",...}}`), from which every pane shows
+  "⚠ Claude Sonnet 4.5 was retired on November 30, 2026". There is no command that prints it, so the entry
+  for the model is found in the binary (mapped, not read whole). A format this does not recognise gives no
+  answer, never a false one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import UTC, datetime
+
+from oms.canonical import loads_object
+from oms.errors import InvalidInputError, ProcessError
+from oms.fsio.outside import find_in_file
+from oms.process import child_env, run, which
+
+CODEX_ENV = ("CODEX_HOME",)
+_RETIREMENT = re.compile(
+    rb'modelName:"([^"]{1,80})",retirementDates:\{firstParty:"([A-Z][a-z]{2,9} [0-9]{1,2}, [0-9]{4})"'
+)
+_DATED = re.compile(r"-20[0-9]{6}$")
+
+
+def codex_models() -> list[str] | None:
+    """The model slugs the Codex CLI lists (None: it cannot say)."""
+    try:
+        done = run(
+            ("codex", "debug", "models"), env=child_env(keep=CODEX_ENV), timeout=20, max_output=16 << 20, check=False
+        )
+        doc = json.loads(done.stdout) if done.returncode == 0 else None
+    except (ProcessError, ValueError, RecursionError):
+        return None
+    models = doc.get("models") if isinstance(doc, dict) else None
+    if not isinstance(models, list):
+        return None
+    return [m["slug"] for m in models if isinstance(m, dict) and isinstance(m.get("slug"), str)]
+
+
+def claude_retirement(model: str) -> tuple[str, str, bool] | None:
+    """(the model's name, its first-party retirement date, whether that date has passed) as the installed
+    Claude Code records it; None when it records none (or cannot be read)."""
+    found = which("claude")
+    if found is None:
+        return None
+    key = _DATED.sub("", model.strip().lower())
+    if not re.fullmatch(r"[a-z0-9.-]{1,80}", key):
+        return None
+    window = find_in_file(os.path.realpath(found), b'"' + key.encode() + b'":{modelName:', 400)
+    entry = _RETIREMENT.search(window) if window is not None else None
+    if entry is None:
+        return None
+    name, date = entry.group(1).decode(), entry.group(2).decode()
+    try:
+        when = datetime.strptime(date, "%B %d, %Y").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+    return name, date, when <= datetime.now(UTC)
+
+
+LOGIN_HINTS = {
+    "codex": "run `codex login` (or `printenv OPENAI_API_KEY | codex login --with-api-key`), or give the role an "
+    "`endpoint` in .oms/config.toml",
+    "claude": "run `claude` and `/login`, or set ANTHROPIC_API_KEY, or give the role an `endpoint` in .oms/config.toml",
+}
+
+
+def login_missing(cli: str, env: dict[str, str]) -> str | None:
+    """Why `cli` ("codex" or "claude") cannot authenticate, asked of the CLI itself (`codex login status`,
+    `claude auth status`; each answers offline in well under a second); None: it can, or it cannot say."""
+    keys = ("OPENAI_API_KEY", "CODEX_API_KEY") if cli == "codex" else ("ANTHROPIC_API_KEY",)
+    if any(env.get(k) for k in keys):
+        return None
+    argv = ("codex", "login", "status") if cli == "codex" else ("claude", "auth", "status")
+    try:
+        done = run(argv, env=env, timeout=20, max_output=64 * 1024, check=False)
+    except ProcessError:
+        return None  # not installed or hung: the run itself says so
+    if cli == "codex":
+        said = _last_line(done.stdout + b"\n" + done.stderr)
+        return f"the Codex CLI is not logged in (`codex login status`: {said})" if done.returncode else None
+    try:
+        logged_in = loads_object(done.stdout.strip()).get("loggedIn")
+    except InvalidInputError:
+        return None
+    return "Claude Code is not logged in (`claude auth status`: loggedIn false)" if logged_in is False else None
+
+
+def _last_line(output: bytes) -> str:
+    lines = [line.strip() for line in output.decode("utf-8", "replace").splitlines() if line.strip()]
+    return "".join(c for c in lines[-1] if c.isprintable())[:200] if lines else ""
