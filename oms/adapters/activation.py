@@ -144,7 +144,8 @@ class Tui:
             if pane is None or pane.dead:
                 raise ActivationError("the agent exited before it became ready")
             screen = self.screen.capture(dispatch_id)
-            if all(mark in screen for mark in plan.ready_marks) and (plan.busy_mark or "\x00") not in screen:
+            shown = screen.casefold()  # (Codex shows a model it knows by its display name: gpt-6.2-sol as GPT-6.2-Sol)
+            if all(m.casefold() in shown for m in plan.ready_marks) and (plan.busy_mark or "\x00") not in screen:
                 return
             if self.clock.monotonic() > deadline:
                 raise ActivationError(f"the agent did not become ready within {self.ready_s:g}s")

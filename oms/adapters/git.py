@@ -434,12 +434,32 @@ def commit_all(repo: str, message: str, author: tuple[str, str] = OMS_IDENTITY) 
     return head
 
 
+def user_identity(repo: str) -> tuple[str, str]:
+    """The person's own git identity (user.name, user.email) for a commit they asked oms to make: read with
+    `git config --get` from every config git would use, the user's global one included (only read: nothing
+    it names runs); UnsafeRepositoryError naming the fix when either is unset."""
+    env = child_env({k: v for k, v in GIT_ENV.items() if k not in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")})
+    found: list[str] = []
+    for key in ("user.name", "user.email"):
+        done = run(("git", "-C", repo, *HARDENING, "config", "--get", key), env=env, timeout=30.0, check=False)
+        value = done.stdout.decode("utf-8", "replace").strip()
+        if done.returncode != 0 or not value or "\n" in value:
+            raise UnsafeRepositoryError(
+                f"git has no {key} to commit with",
+                hint=f'git config --global {key} "..." (or in {repo}), then run the command again',
+            )
+        found.append(value)
+    return found[0], found[1]
+
+
 def commit_paths(repo: str, paths: tuple[str, ...], message: str) -> str:
     """Commit exactly `paths` (added first; nothing else that is staged) as the repository's own user, no
     hook run, nothing signed; the new HEAD. (`oms init --commit`: the person asked for it.)"""
     refuse_unsafe_config(repo)
+    name, email = user_identity(repo)
+    identity = ("-c", f"user.name={name}", "-c", f"user.email={email}", "-c", "commit.gpgsign=false")
     git(repo, "add", "--", *paths)
-    git(repo, "-c", "commit.gpgsign=false", "commit", "--quiet", "--no-verify", "--message", message, "--", *paths)
+    git(repo, *identity, "commit", "--quiet", "--no-verify", "--message", message, "--", *paths)
     head = resolve_commit(repo, "HEAD")
     if head is None:
         raise ProcessFailedError(("git", "commit"), 1, b"no HEAD after commit")

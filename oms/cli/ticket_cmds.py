@@ -39,6 +39,7 @@ def _ticket_json(rec: Record) -> dict[str, object]:
 @app.command("add")
 def add(
     title: Annotated[str, typer.Option("--title", help="One-line title.")],
+    body_text: Annotated[str | None, typer.Option("--body", help="The body, as text.")] = None,
     body_file: Annotated[
         str | None, typer.Option("--body-file", help="Body from this file ('-' or omit: stdin).")
     ] = None,
@@ -53,7 +54,9 @@ def add(
     """Add a local ticket."""
     from oms.services import tickets
 
-    body = "" if no_body else _read_input(body_file).decode("utf-8", "strict")
+    if sum((body_text is not None, body_file is not None, no_body)) > 1:
+        raise UsageError("give the body one way: --body, --body-file or --no-body")
+    body = body_text if body_text is not None else "" if no_body else _read_input(body_file).decode("utf-8", "strict")
     with workspace(state_root_, config_root_) as ws:
         rec = tickets.add(ws, title, body, priority)
     if json_out:

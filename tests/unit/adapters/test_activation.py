@@ -186,3 +186,21 @@ def test_nudge_resumes_a_paused_goal() -> None:
     tui, screen, _ = _tui(lambda _typed, _now: "Goal paused (/goal resume)")
     tui.nudge(GOAL, "dsp-1")
     assert screen.typed == [("-l", "/goal resume"), ("Enter",)]
+
+
+def test_a_model_codex_shows_by_its_display_name_is_ready() -> None:
+    """Codex 0.171 shows a model it knows by its display name (`gpt-6.2-sol` as `GPT-6.2-Sol default`): the
+    ready marks match without case (the first real agent of the user guide never became ready before)."""
+    plan = LaunchPlan(
+        native_action="goal",
+        argv=("codex",),
+        cwd="/w",
+        env={},
+        prompt="/goal do the ticket",
+        ready_marks=("for agents", " gpt-6.2-sol "),
+        busy_mark="esc to interrupt",
+    )
+    screen_text = "› Ask Codex to do anything\n  GPT-6.2-Sol default · /w\n  ← for agents · ? for shortcuts"
+    tui, screen, _ = _tui(lambda typed, _now: screen_text + (" esc to interrupt" if ("Enter",) in typed else ""))
+    tui.activate(plan, "dsp-1", Witness())
+    assert screen.typed == [("-l", "/goal do the ticket"), ("Enter",)]

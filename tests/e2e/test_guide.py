@@ -1,0 +1,113 @@
+"""docs/guide.md ("Your first real agent"), run as a new user would run it: every ```sh block, in order, in one
+bash, with the real Codex CLI (advisor and `/goal` worker), git, tmux and bubblewrap. The one replacement is
+the model API's address: `https://api.openai.com/v1` becomes a loopback mock (the only remote thing here)
+that approves as the advisor and, as the worker, reads and acknowledges the dispatch, writes CHANGELOG.md
+and records the result. `oms conductor run` runs until the ticket is done, then gets its Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.model_mock import Call, ModelMock, Say, Script
+
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide.md"
+API = "https://api.openai.com/v1"
+WAIT_DONE = """
+_guide_conductor() {  # the guide's `oms conductor run`: Ctrl-C once the ticket is done (as its text says)
+  oms conductor run & local pid=$!
+  for _ in $(seq 1 480); do
+    if oms ticket show tkt-1 --json | grep -q '"state": *"done"'; then break; fi
+    sleep 0.5
+  done
+  kill -INT "$pid"; wait "$pid"
+}
+"""
+
+
+def shell_blocks(text: str) -> list[str]:
+    """The guide's ```sh blocks, in order (```text blocks are shown, not run)."""
+    return re.findall(r"^```sh\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)
+
+
+class GuideModel(Script):
+    """The advisor's request (it carries the advisor's instructions) gets an approval of the intent it names;
+    every other request is the worker's goal run."""
+
+    def next(self, outputs: int, results: list[tuple[str, str]], text: str) -> Call | Say:
+        if "You are the oms advisor" in text:
+            digest = re.findall(r'"dispatch_intent_sha256":"([0-9a-f]{64})"', text)[-1]
+            verdict = '{"verdict": "approve", "rationale": "A changelog line.", "dispatch_intent_sha256": "%s"}'
+            return Say(verdict % digest)
+        step = super().next(outputs, results, text)
+        assert isinstance(step, Call | Say)
+        return step
+
+
+def test_the_guide_runs_as_written(tmp_path: Path) -> None:
+    blocks = shell_blocks(GUIDE.read_text())
+    assert len(blocks) >= 8
+    script = "\n".join(blocks)
+    assert API in script
+    assert "\noms conductor run\n" in script
+    mock = ModelMock(
+        GuideModel(
+            [
+                Call("read_dispatch", {}),
+                Call("acknowledge_dispatch", {}),
+                Call("exec_command", {"cmd": "printf 'Started.\\n' > CHANGELOG.md"}),
+                Call("record_dispatch_result", {"status": "completed", "summary": "Added CHANGELOG.md."}),
+                Call("update_goal", {"status": "complete"}),
+                Say("Done: the dispatch has its result."),
+            ]
+        )
+    ).start()
+    home = tmp_path / "home"
+    (home / "codex").mkdir(parents=True)
+    (home / ".gitconfig").write_text("[user]\n\tname = Guide Reader\n\temail = reader@example.com\n")
+    binary = os.environ.get("OMS_TEST_BINARY")
+    oms_dir = str(Path(binary).resolve().parent) if binary else str(Path(sys.executable).parent)
+    env = {
+        "PATH": f"{oms_dir}:{os.environ['PATH']}",
+        "HOME": str(home),
+        "CODEX_HOME": str(home / "codex"),
+        "LANG": "C.UTF-8",
+        "TERM": "xterm-256color",
+    }
+    body = script.replace(API, mock.base + "/v1").replace("\noms conductor run\n", "\n_guide_conductor\n")
+    runner = tmp_path / "guide.sh"
+    runner.write_text("set -euo pipefail\nset -x\n" + WAIT_DONE + body)
+    proc = subprocess.Popen(
+        ["bash", str(runner)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=420)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        pytest.fail(f"the guide did not finish:\n{out[-6000:]}")
+    finally:
+        mock.stop()
+        state = home / ".local" / "state" / "oms"
+        if (state / "tmux.sock").exists():
+            subprocess.run(["tmux", "-S", str(state / "tmux.sock"), "kill-server"], capture_output=True, check=False)
+    assert proc.returncode == 0, out[-6000:]
+    repo = tmp_path / "my-project"
+    assert (repo / "CHANGELOG.md").read_text() == "Started.\n"  # the agent's work, verified and merged
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=repo, capture_output=True, text=True, check=True)
+    assert "oms: configuration and role policy (oms init --commit)" in log.stdout
+    assert "advisor" not in out.lower() or "not logged in" not in out  # (the endpoint needs no login)
+    assert shutil.which("codex") is not None
