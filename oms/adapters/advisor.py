@@ -200,6 +200,17 @@ def advice(said: str) -> str | None:
     return None
 
 
+def _envelope(stdout: bytes) -> dict[str, object]:
+    """Claude Code's `--output-format json` envelope (bounded: the output cap held it), or AdvisorError."""
+    try:
+        doc = json.loads(stdout)
+    except (ValueError, RecursionError) as exc:
+        raise AdvisorError(f"advisor claude printed no JSON envelope ({type(exc).__name__})") from None
+    if not isinstance(doc, dict):
+        raise AdvisorError("advisor claude printed no JSON envelope (not an object)")
+    return doc
+
+
 def verdict(advisor: Plan, result: AdvisorRun) -> JsonObject:
     """The verdict object from the advisor's stdout (not yet schema-checked)."""
     if result.exit_code != 0:
@@ -209,18 +220,18 @@ def verdict(advisor: Plan, result: AdvisorRun) -> JsonObject:
             hint=advice(said) or f"run the advisor role's CLI ({result.argv[0]}) by hand to see why",
         )
     try:
-        doc = loads_object(result.stdout.strip())
-        if advisor.envelope == "claude":
-            structured = doc.get("structured_output")
-            if isinstance(structured, dict):
-                return structured
-            text = doc.get("result")
-            if doc.get("is_error") is True and isinstance(text, str):
-                said = last_line(text.encode("utf-8"))
-                raise AdvisorError(f"advisor claude failed: {said}", hint=advice(said))
-            if not isinstance(text, str):
-                raise AdvisorError("advisor's Claude envelope has no result")
-            doc = loads_object(text.strip().encode("utf-8"))
+        if advisor.envelope != "claude":
+            return loads_object(result.stdout.strip())
+        envelope = _envelope(result.stdout)  # Claude's own JSON (costs are floats): only the verdict is oms's
+        structured = envelope.get("structured_output")
+        if isinstance(structured, dict):
+            return loads_object(json.dumps(structured).encode("utf-8"))  # the verdict, as strict as any
+        text = envelope.get("result")
+        if envelope.get("is_error") is True and isinstance(text, str):
+            said = last_line(text.encode("utf-8"))
+            raise AdvisorError(f"advisor claude failed: {said}", hint=advice(said))
+        if not isinstance(text, str):
+            raise AdvisorError("advisor's Claude envelope has no result")
+        return loads_object(text.strip().encode("utf-8"))
     except InvalidInputError as exc:
         raise AdvisorError(f"advisor output is not one JSON object: {exc.message}") from exc
-    return doc

@@ -22,6 +22,9 @@ from oms.fsio.outside import find_in_file
 from oms.process import child_env, run, which
 
 CODEX_ENV = ("CODEX_HOME",)
+# Where the CLIs are asked: never a repository, whose project settings (Claude Code's `.claude/settings.json`,
+# with its `apiKeyHelper` command; Codex's `.codex/`) would otherwise be read by the asking.
+NEUTRAL = "/"
 _RETIREMENT = re.compile(
     rb'modelName:"([^"]{1,80})",retirementDates:\{firstParty:"([A-Z][a-z]{2,9} [0-9]{1,2}, [0-9]{4})"'
 )
@@ -32,7 +35,12 @@ def codex_models() -> list[str] | None:
     """The model slugs the Codex CLI lists (None: it cannot say)."""
     try:
         done = run(
-            ("codex", "debug", "models"), env=child_env(keep=CODEX_ENV), timeout=20, max_output=16 << 20, check=False
+            ("codex", "debug", "models"),
+            cwd=NEUTRAL,
+            env=child_env(keep=CODEX_ENV),
+            timeout=20,
+            max_output=16 << 20,
+            check=False,
         )
         doc = json.loads(done.stdout) if done.returncode == 0 else None
     except (ProcessError, ValueError, RecursionError):
@@ -79,7 +87,7 @@ def login_missing(cli: str, env: dict[str, str]) -> str | None:
         return None
     argv = ("codex", "login", "status") if cli == "codex" else ("claude", "auth", "status")
     try:
-        done = run(argv, env=env, timeout=20, max_output=64 * 1024, check=False)
+        done = run(argv, cwd=NEUTRAL, env=env, timeout=20, max_output=64 * 1024, check=False)
     except ProcessError:
         return None  # not installed or hung: the run itself says so
     if cli == "codex":

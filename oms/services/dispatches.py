@@ -236,7 +236,7 @@ def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
         reviewer,
         request,
         schema_path,
-        load_schema("advisor-verdict"),
+        json.loads(advisor_schema_text()),  # as `--output-schema` gets it: refs resolved, no draft named
         openai_key=bool(os.environ.get("OPENAI_API_KEY")),
     )
     run = advisor.execute(plan, cwd=access.text(dispatch.payload, "worktree_path"), clock=ws.clock)

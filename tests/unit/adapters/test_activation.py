@@ -200,7 +200,9 @@ def test_a_model_codex_shows_by_its_display_name_is_ready() -> None:
         ready_marks=("for agents", " gpt-6.2-sol "),
         busy_mark="esc to interrupt",
     )
-    screen_text = "› Ask Codex to do anything\n  GPT-6.2-Sol default · /w\n  ← for agents · ? for shortcuts"
+    screen_text = (
+        "\u203a Ask Codex to do anything\n  GPT-6.2-Sol default \u00b7 /w\n  \u2190 for agents \u00b7 ? for shortcuts"
+    )
     tui, screen, _ = _tui(lambda typed, _now: screen_text + (" esc to interrupt" if ("Enter",) in typed else ""))
     tui.activate(plan, "dsp-1", Witness())
     assert screen.typed == [("-l", "/goal do the ticket"), ("Enter",)]
