@@ -183,11 +183,18 @@ def test_init_commit_commits_the_scaffold_and_the_hint_without_it_is_a_command_t
 
 
 def test_init_commit_says_gits_reason_when_git_cannot_commit(oms: OmsCommand, tmp_path: Path, repo: Path) -> None:
-    env = {"GIT_CONFIG_GLOBAL": str(tmp_path / "none"), "GIT_AUTHOR_NAME": "", "GIT_COMMITTER_NAME": "",
-           "GIT_AUTHOR_EMAIL": "", "GIT_COMMITTER_EMAIL": "", "EMAIL": ""}  # fmt: skip
-    done = oms.run("init", "--commit", "--state-root", str(tmp_path / "s"), "--config-root", str(repo), env=env)
-    assert done.returncode != 0
-    assert "git exited 128: fatal:" in done.stderr  # git's own reason, never just "git exited 128"
+    env = {"GIT_CONFIG_GLOBAL": str(tmp_path / "none")}
+    unnamed = oms.run("init", "--commit", "--state-root", str(tmp_path / "s"), "--config-root", str(repo), env=env)
+    assert unnamed.returncode != 0
+    assert "git has no user.name to commit with" in unnamed.stderr
+    assert 'hint: git config --global user.name "..."' in unnamed.stderr
+    subprocess.run(["git", "config", "user.name", "Dev"], cwd=repo, check=True)
+    subprocess.run(["git", "config", "user.email", "dev@example.com"], cwd=repo, check=True)
+    (repo / ".git" / "index.lock").write_text("")  # another git is at work: git refuses, and says why
+    locked = oms.run("init", "--commit", "--state-root", str(tmp_path / "s"), "--config-root", str(repo))
+    assert locked.returncode != 0
+    assert "git exited 128: fatal: Unable to create" in locked.stderr  # git's own reason, never just "exited"
+    assert "index.lock" in locked.stderr
 
 
 def test_doctor_reports_each_failure_with_its_fix(oms: OmsCommand, tmp_path: Path, repo: Path) -> None:
@@ -284,3 +291,18 @@ def test_help_lists_commands(oms: OmsCommand) -> None:
     assert result.returncode == 0
     for command in ("init", "doctor", "store"):
         assert command in result.stdout
+
+
+def test_doctors_fix_for_an_uncommitted_config_is_a_command_that_works(
+    oms: OmsCommand, tmp_path: Path, repo: Path
+) -> None:
+    subprocess.run(["git", "config", "user.name", "Dev"], cwd=repo, check=True)
+    subprocess.run(["git", "config", "user.email", "dev@example.com"], cwd=repo, check=True)
+    done = oms.run("init", "--state-root", str(tmp_path / "s"), "--config-root", str(repo))
+    assert done.returncode == 0, done.stderr
+    doctor = oms.run("doctor", "--state-root", str(tmp_path / "s"), "--config-root", str(repo), env=KEYS)
+    line = next(line for line in doctor.stdout.splitlines() if line.startswith("FAIL  config"))
+    fix = line.split("(fix: ", 1)[1].removesuffix(")").split(" (or: ", 1)[0]
+    subprocess.run(fix, shell=True, check=True, capture_output=True)  # noqa: S602 - the printed fix, as a user runs it
+    again = oms.run("doctor", "--state-root", str(tmp_path / "s"), "--config-root", str(repo), env=KEYS)
+    assert again.returncode == 0, again.stdout

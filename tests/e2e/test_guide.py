@@ -1,6 +1,6 @@
 """docs/guide.md ("Your first real agent"), run as a new user would run it: every ```sh block, in order, in one
 bash, with the real Codex CLI (advisor and `/goal` worker), git, tmux and bubblewrap. The one replacement is
-the model API's address: `https://api.openai.com/v1` becomes a loopback mock (the only remote thing here)
+the remote model: `https://api.openai.com/v1` becomes a loopback mock, and the model's name one it can play,
 that approves as the advisor and, as the worker, reads and acknowledges the dispatch, writes CHANGELOG.md
 and records the result. `oms conductor run` runs until the ticket is done, then gets its Ctrl-C."""
 
@@ -20,6 +20,11 @@ from tests.model_mock import Call, ModelMock, Say, Script
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide.md"
 API = "https://api.openai.com/v1"
+# The mock plays a model Codex does not know by name: for one it knows (the scaffold's gpt-6.2-sol) Codex
+# loads the MCP tools by search, which the mock does not play. So the model's name is replaced with the
+# address, both halves of "the remote model", right before the guide commits its config.
+COMMIT_WORKER = 'git commit -q -am "oms: a Codex worker'
+PLAYABLE_MODEL = 'sed -i \'s/"gpt-6.2-sol"/"test-model"/\' .oms/config.toml\n'
 WAIT_DONE = """
 _guide_conductor() {  # the guide's `oms conductor run`: Ctrl-C once the ticket is done (as its text says)
   oms conductor run & local pid=$!
@@ -81,7 +86,12 @@ def test_the_guide_runs_as_written(tmp_path: Path) -> None:
         "LANG": "C.UTF-8",
         "TERM": "xterm-256color",
     }
-    body = script.replace(API, mock.base + "/v1").replace("\noms conductor run\n", "\n_guide_conductor\n")
+    assert COMMIT_WORKER in script
+    body = (
+        script.replace(API, mock.base + "/v1")
+        .replace(COMMIT_WORKER, PLAYABLE_MODEL + COMMIT_WORKER)
+        .replace("\noms conductor run\n", "\n_guide_conductor\n")
+    )
     runner = tmp_path / "guide.sh"
     runner.write_text("set -euo pipefail\nset -x\n" + WAIT_DONE + body)
     proc = subprocess.Popen(
