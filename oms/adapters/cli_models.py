@@ -29,6 +29,7 @@ _RETIREMENT = re.compile(
     rb'modelName:"([^"]{1,80})",retirementDates:\{firstParty:"([A-Z][a-z]{2,9} [0-9]{1,2}, [0-9]{4})"'
 )
 _DATED = re.compile(r"-20[0-9]{6}$")
+_SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,79}")  # a model name as a config may hold it (no escapes, no lines)
 
 
 def codex_models() -> list[str] | None:
@@ -48,7 +49,11 @@ def codex_models() -> list[str] | None:
     models = doc.get("models") if isinstance(doc, dict) else None
     if not isinstance(models, list):
         return None
-    return [m["slug"] for m in models if isinstance(m, dict) and isinstance(m.get("slug"), str)]
+    return [
+        m["slug"]
+        for m in models
+        if isinstance(m, dict) and isinstance(m.get("slug"), str) and _SLUG.fullmatch(m["slug"])
+    ]
 
 
 def claude_retirement(model: str) -> tuple[str, str, bool] | None:
@@ -64,10 +69,12 @@ def claude_retirement(model: str) -> tuple[str, str, bool] | None:
     entry = _RETIREMENT.search(window) if window is not None else None
     if entry is None:
         return None
-    name, date = entry.group(1).decode(), entry.group(2).decode()
     try:
+        name, date = entry.group(1).decode("ascii"), entry.group(2).decode("ascii")
         when = datetime.strptime(date, "%B %d, %Y").replace(tzinfo=UTC)
-    except ValueError:
+    except ValueError:  # (UnicodeDecodeError too): not the table as 2.1.332 writes it, so no answer
+        return None
+    if not name.isprintable():
         return None
     return name, date, when <= datetime.now(UTC)
 

@@ -37,6 +37,8 @@ HARDENING = (
     "core.hooksPath=/dev/null",
     "-c",
     "core.pager=cat",
+    "-c",
+    "protocol.allow=never",  # oms never fetches: a promisor remote's lazy fetch (or any transport) cannot start
     "--no-pager",
     "--literal-pathspecs",
 )
@@ -50,6 +52,7 @@ GIT_ENV = {
     "GIT_ASKPASS": "/bin/false",
     "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_NO_LAZY_FETCH": "1",  # (git 2.44+; older git is held by protocol.allow=never)
 }
 # Keys (lowercased, subsection as `*`) whose value is a command git may run.
 DANGEROUS = (
@@ -61,6 +64,7 @@ DANGEROUS = (
     re.compile(r"include\.path|includeif\..+\.path"),
     re.compile(r"gpg\.(program|.+\.program)"),
     re.compile(r"sequence\.editor|uploadpack\.packobjectshook|credential\..*helper"),
+    re.compile(r"remote\..+\.(uploadpack|receivepack|vcs)|core\.gitproxy"),  # commands a transport would run
 )
 _MAX_BLOB = 1024 * 1024
 

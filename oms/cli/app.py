@@ -127,7 +127,7 @@ def doctor(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None,
         for c in checks:
             mark = "FAIL" if not c.ok else "WARN" if c.warn else "OK  "
             line = f"{mark}  {c.name:<{width}}  {shown(c.detail, 400)}"
-            typer.echo(line + (f"  (fix: {c.fix})" if c.fix else ""))
+            typer.echo(line + (f"  (fix: {shown(c.fix, 400)})" if c.fix else ""))
     if failed:
         raise typer.Exit(1)
 
@@ -227,9 +227,8 @@ def demo(
     if result.kept:
         typer.echo(f"  oms worker stop {result.dispatch_id} --reason 'demo over' {roots}")
     if not result.ok:
-        raise DemoFailedError(
-            f"demo did not finish: {result.reason}", hint=f"look at the pane: tmux -S {result.socket} attach"
-        )
+        look = f"look at the pane: tmux -S {result.socket} attach" if result.kept else f"oms status {roots}"
+        raise DemoFailedError(f"demo did not finish: {result.reason}", hint=look)
 
 
 def _fleet_demo(

@@ -95,3 +95,9 @@ def confirm_person(person: str | None, *, question: str, expect: str, yes: bool)
     if not person:
         raise UsageError("not on a terminal: name the person with --person (oms records who authorised this)")
     return person, "flag"
+
+
+def text_for_terminal(text: str) -> str:
+    """Text someone else wrote (a ticket's title and body), safe to print: lines and tabs kept, every other
+    control character (ESC and so terminal escapes: OSC 52 writes the clipboard) shown escaped."""
+    return "".join(c if c in "\n\t" or c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)

@@ -7,7 +7,16 @@ from typing import Annotated
 
 import typer
 
-from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, TokenOpt, emit, table, workspace
+from oms.cli.common import (
+    ConfigRootOpt,
+    JsonOpt,
+    StateRootOpt,
+    TokenOpt,
+    emit,
+    table,
+    text_for_terminal,
+    workspace,
+)
 from oms.errors import InvalidInputError, UsageError, shown
 from oms.fsio.outside import read_user_file
 from oms.store import Record
@@ -139,7 +148,7 @@ def show(
     if archived is not None:  # its dispatches, workers, sessions, evidence and events: one archive
         detail = archived.get("error") or f"{archived['files']} files"
         typer.echo(f"{'compacted':<17} {archived['archive']} ({detail})")
-    typer.echo(f"\n# {content['title']}\n\n{content['body']}")
+    typer.echo(text_for_terminal(f"\n# {content['title']}\n\n{content['body']}"))
 
 
 @app.command("lease")

@@ -319,29 +319,35 @@ def run(
     demo = _prepare(where)
     progress("repository, state root and role policy ready")
     with Workspace.open(demo.state_root, demo.repo) as ws:
-        ticket = tickets.add(ws, TICKET_TITLE, TICKET_BODY)
-        demo.ticket_id = ticket.record_id
-        tickets.lease(ws, ticket.record_id, "demo-worker")
-        worktrees.create(ws, ticket.record_id)
-        dispatch, _ = dispatches.propose(ws, ticket.record_id)
-        demo.dispatch_id = dispatch.record_id
-        progress(f"ticket {ticket.record_id} leased, worktree made, dispatch {dispatch.record_id} proposed")
-        dispatches.review(ws, dispatch.record_id)
-        _, event_id = dispatches.accept(ws, dispatch.record_id)
-        progress("advisor approved the exact intent; dispatch accepted")
-        outcome = access.obj(Delivery.open(ws).deliver(event_id), "outcome")
-        demo.session_id = str(outcome.get("session_id") or "")
-        demo.pane_id = str(outcome.get("pane_id") or "")
-        if outcome.get("status") != "created":
-            demo.reason = f"delivery {outcome.get('status')}: {outcome.get('reason') or '-'}"
-        else:
-            progress(f"delivered into tmux pane {demo.pane_id}; waiting for the worker")
-            _wait(ws, demo, timeout_s)
-        demo.timeline = timeline(ws, demo.session_id)
         demo.kept = keep
-        if not keep:
-            _end(ws, demo, progress)
+        try:
+            _chain(ws, demo, timeout_s, progress)
+        finally:  # an error or Ctrl-C too: nothing of the demo lingers unless it was asked to
+            if not keep:
+                _end(ws, demo, progress)
     return demo
+
+
+def _chain(ws: Workspace, demo: DemoRun, timeout_s: float, progress: Callable[[str], None]) -> None:
+    ticket = tickets.add(ws, TICKET_TITLE, TICKET_BODY)
+    demo.ticket_id = ticket.record_id
+    tickets.lease(ws, ticket.record_id, "demo-worker")
+    worktrees.create(ws, ticket.record_id)
+    dispatch, _ = dispatches.propose(ws, ticket.record_id)
+    demo.dispatch_id = dispatch.record_id
+    progress(f"ticket {ticket.record_id} leased, worktree made, dispatch {dispatch.record_id} proposed")
+    dispatches.review(ws, dispatch.record_id)
+    _, event_id = dispatches.accept(ws, dispatch.record_id)
+    progress("advisor approved the exact intent; dispatch accepted")
+    outcome = access.obj(Delivery.open(ws).deliver(event_id), "outcome")
+    demo.session_id = str(outcome.get("session_id") or "")
+    demo.pane_id = str(outcome.get("pane_id") or "")
+    if outcome.get("status") != "created":
+        demo.reason = f"delivery {outcome.get('status')}: {outcome.get('reason') or '-'}"
+    else:
+        progress(f"delivered into tmux pane {demo.pane_id}; waiting for the worker")
+        _wait(ws, demo, timeout_s)
+    demo.timeline = timeline(ws, demo.session_id)
 
 
 def _end(ws: Workspace, demo: DemoRun, progress: Callable[[str], None]) -> None:

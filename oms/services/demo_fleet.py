@@ -66,24 +66,12 @@ def run(
     with Workspace.open(prepared.state_root, prepared.repo) as ws:
         for n in range(count):
             tickets.add(ws, f"Demo ticket {n + 1}", "Add a line to CHANGELOG.md naming this ticket.")
-        deadline = started + timeout_s
-        with conductor.lock(ws):
-            while True:
-                report = conductor.tick(ws, held=True)
-                out.ticks += 1
-                states = [t.state for t in tickets.list_all(ws)]
-                finished = sum(1 for s in states if s in FINAL)
-                alive = sum(1 for c in report.classes.values() if c == "alive")
-                progress(f"tick {out.ticks}: {alive} workers running, {finished}/{count} tickets finished")
-                if finished == count:
-                    break
-                if time.monotonic() > deadline:
-                    out.reason = f"{count - finished} tickets unfinished after {timeout_s:g}s"
-                    break
-                time.sleep(0.2)
-        out.results = _results(ws)
-        out.max_concurrent_workers = _max_concurrent(ws)
-        Delivery.open(ws).panes.tmux("kill-server", check=False)  # nothing of the demo lingers
+        try:
+            _tick_until_done(ws, out, count, timeout_s, progress)
+            out.results = _results(ws)
+            out.max_concurrent_workers = _max_concurrent(ws)
+        finally:  # an error or Ctrl-C too
+            Delivery.open(ws).panes.tmux("kill-server", check=False)  # nothing of the demo lingers
     out.seconds = time.monotonic() - started
     out.ok = not out.reason and all(r["state"] == "done" for r in out.results)
     if not out.ok and not out.reason:
@@ -91,6 +79,26 @@ def run(
             str(r["ticket_id"]) for r in out.results if r["state"] != "done"
         )
     return out
+
+
+def _tick_until_done(
+    ws: Workspace, out: FleetRun, count: int, timeout_s: float, progress: Callable[[str], None]
+) -> None:
+    deadline = time.monotonic() + timeout_s
+    with conductor.lock(ws):
+        while True:
+            report = conductor.tick(ws, held=True)
+            out.ticks += 1
+            states = [t.state for t in tickets.list_all(ws)]
+            finished = sum(1 for s in states if s in FINAL)
+            alive = sum(1 for c in report.classes.values() if c == "alive")
+            progress(f"tick {out.ticks}: {alive} workers running, {finished}/{count} tickets finished")
+            if finished == count:
+                return
+            if time.monotonic() > deadline:
+                out.reason = f"{count - finished} tickets unfinished after {timeout_s:g}s"
+                return
+            time.sleep(0.2)
 
 
 def _results(ws: Workspace) -> list[JsonObject]:
