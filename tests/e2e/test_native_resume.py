@@ -53,7 +53,7 @@ def _codex(chain: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch) -> No
     codex_home = chain.base / "user-codex-home"
     codex_home.mkdir()
     monkeypatch.setenv("CODEX_HOME", str(codex_home))  # no login: the role endpoint needs none
-    _use(chain, "oms.goal-long-executor", "gpt-5-codex", "codex_goal", mock.base + "/v1", [])
+    _use(chain, "oms.goal-long-executor", "gpt-6.2-sol", "codex_goal", mock.base + "/v1", [])
 
 
 def _claude(chain: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -61,7 +61,7 @@ def _claude(chain: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch) -> N
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))  # Claude Code keeps caches under $HOME
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-e2e-test-key-0123456789abcdef")
-    _use(chain, "oms.ticket-executor", "claude-sonnet-4-5", "claude_interactive", mock.base, [])
+    _use(chain, "oms.ticket-executor", "sonnet", "claude_interactive", mock.base, [])
 
 
 def _tmux(chain: Chain, *args: str) -> subprocess.CompletedProcess[str]:

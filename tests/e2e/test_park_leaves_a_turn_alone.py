@@ -38,7 +38,7 @@ def test_park_with_a_past_until_leaves_a_running_turn_alone(
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))  # Claude Code keeps caches under $HOME
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-e2e-test-key-0123456789abcdef")
-    _use(deliverable, "oms.ticket-executor", "claude-sonnet-4-5", "claude_interactive", mock.base, [])
+    _use(deliverable, "oms.ticket-executor", "sonnet", "claude_interactive", mock.base, [])
     mock.script = Script(
         [
             Hold(Call("read_dispatch", {})),

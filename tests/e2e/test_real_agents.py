@@ -41,12 +41,18 @@ def mock() -> Iterator[ModelMock]:
 
 def _use(chain: Chain, role_id: str, model: str, transport: str, endpoint: str, tools: list[str]) -> None:
     """Make `role_id` the worker role, talking to the mock, with `tools` granted by the committed policy."""
-    section = f'model = "{model}"\ntransport = "{transport}"'
-    replacement = f'model = "test-model"\nendpoint = "{endpoint}"\ntransport = "{transport}"'
-    chain.edit_config(
-        lambda s: s.replace('role = "oms.command-executor"', f'role = "{role_id}"').replace(section, replacement),
-        commit=True,
-    )
+
+    def change(text: str) -> str:
+        text = text.replace('role = "oms.command-executor"', f'role = "{role_id}"')
+        head, marker, tail = text.partition(f'[roles."{role_id}"]')
+        assert marker, f"no {role_id} in the config"
+        line = re.compile(rf'^model = "{re.escape(model)}"[^\n]*\n', re.MULTILINE)
+        assert line.search(tail), f"{role_id}'s model is not {model} (the scaffold changed? pass its model)"
+        tail = line.sub(f'model = "test-model"\nendpoint = "{endpoint}"\n', tail, count=1)
+        assert f'transport = "{transport}"' in tail
+        return head + marker + tail
+
+    chain.edit_config(change, commit=True)
     chain.edit_policy(lambda d: d["roles"][role_id]["tools"].extend(tools), commit=True)
 
 
@@ -151,7 +157,7 @@ def test_codex_goal_worker_end_to_end(deliverable: Chain, mock: ModelMock, monke
     codex_home = deliverable.base / "user-codex-home"
     codex_home.mkdir()
     monkeypatch.setenv("CODEX_HOME", str(codex_home))  # no login: the role endpoint needs none
-    _use(deliverable, "oms.goal-long-executor", "gpt-5-codex", "codex_goal", mock.base + "/v1", [])
+    _use(deliverable, "oms.goal-long-executor", "gpt-6.2-sol", "codex_goal", mock.base + "/v1", [])
     mock.script = Script(
         [
             Call("read_dispatch", {}),
@@ -195,7 +201,7 @@ def test_claude_interactive_worker_end_to_end(
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))  # Claude Code keeps caches under $HOME
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-e2e-test-key-0123456789abcdef")
-    _use(deliverable, "oms.ticket-executor", "claude-sonnet-4-5", "claude_interactive", mock.base, [])
+    _use(deliverable, "oms.ticket-executor", "sonnet", "claude_interactive", mock.base, [])
     mock.script = Script(
         [
             Call("read_dispatch", {}),

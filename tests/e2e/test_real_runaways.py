@@ -75,7 +75,7 @@ def test_a_codex_goal_without_a_result_is_parked_and_resumes_its_goal(
     codex_home = deliverable.base / "user-codex-home"
     codex_home.mkdir()
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    _use(deliverable, "oms.goal-long-executor", "gpt-5-codex", "codex_goal", mock.base + "/v1", [])
+    _use(deliverable, "oms.goal-long-executor", "gpt-6.2-sol", "codex_goal", mock.base + "/v1", [])
     deliverable.edit_config(
         lambda s: s.replace(
             'transport = "codex_goal"', f'transport = "codex_goal"\nmax_turns_without_result = {TURNS}'
@@ -106,7 +106,7 @@ def test_a_claude_worker_let_through_by_the_gate_is_parked_and_resumes(
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))  # Claude Code keeps caches under $HOME
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-e2e-test-key-0123456789abcdef")
-    _use(deliverable, "oms.ticket-executor", "claude-sonnet-4-5", "claude_interactive", mock.base, [])
+    _use(deliverable, "oms.ticket-executor", "sonnet", "claude_interactive", mock.base, [])
     mock.script = Script([Call("read_dispatch", {}), Call("acknowledge_dispatch", {}), Say("I am done.")])
     dispatch_id, _ = _deliver(deliverable)
     worker, session = _wait_parked(deliverable, dispatch_id, 0)

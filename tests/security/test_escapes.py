@@ -1390,7 +1390,7 @@ class Cli:
 CLIS = {
     "claude": Cli(
         "oms.ticket-executor",
-        "claude-sonnet-4-5",
+        "sonnet",
         "claude_interactive",
         "",
         "Bash",
@@ -1400,7 +1400,7 @@ CLIS = {
     ),
     "codex": Cli(
         "oms.goal-long-executor",
-        "gpt-5-codex",
+        "gpt-6.2-sol",
         "codex_goal",
         "/v1",
         "exec_command",
@@ -1444,11 +1444,15 @@ def cli_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     mock = ModelMock(Script([])).start()
     dispatch_id = ""
     try:
-        section = f'model = "{cli.model}"\ntransport = "{cli.transport}"'
-        endpoint = f'model = "test-model"\nendpoint = "{mock.base}{cli.path}"\ntransport = "{cli.transport}"'
-        chain.edit_config(
-            lambda s: s.replace('role = "oms.command-executor"', f'role = "{cli.role}"').replace(section, endpoint)
-        )
+        line = re.compile(rf'^model = "{re.escape(cli.model)}"[^\n]*\n(?=transport = "{cli.transport}")', re.MULTILINE)
+        endpoint = f'model = "test-model"\nendpoint = "{mock.base}{cli.path}"\n'
+
+        def change(text: str) -> str:
+            changed, n = line.subn(endpoint, text.replace('role = "oms.command-executor"', f'role = "{cli.role}"'))
+            assert n == 1, f"the scaffold's {cli.role} model is not {cli.model}"
+            return changed
+
+        chain.edit_config(change)
         program = chain.repo / "escape_attack.py"
         program.write_text(_program(_targets(chain, home_ro=list(cli.home_ro))))
         chain.commit("a worker role on the mock; the attack program, in the worktree the agent gets")
