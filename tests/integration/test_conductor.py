@@ -57,6 +57,7 @@ def test_a_queue_is_worked_through_never_above_the_pool(fleet: Fleet) -> None:
             "resolve",
             "fill",
             "close",
+            "compact",
             "checkpoint",
         ]
 
