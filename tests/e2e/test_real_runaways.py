@@ -47,7 +47,8 @@ def _wait_parked(chain: Chain, dispatch_id: str, since_version: int, timeout: fl
     deadline = time.monotonic() + timeout
     while True:
         worker, session, _ = _records(chain, dispatch_id)
-        if session.state == "parked" and session.version > since_version:
+        # both records: a park writes the session, then the worker (a reader between the two sees the first)
+        if session.state == "parked" and session.version > since_version and worker.payload["health"] == "parked":
             return worker, session
         if time.monotonic() > deadline:
             raise AssertionError(f"not parked in {timeout}s: {worker.payload}\n{_pane_text(chain, dispatch_id)}")
