@@ -35,6 +35,11 @@ class Limits(NamedTuple):
     reason_chars: int = 512
     activation_ready_s: float = 30.0  # an agent CLI shows its ready marks within this after its pane starts
     activation_confirm_s: float = 5.0  # ... and shows it took the instruction within this after Enter
+    tree_job_bytes: int = 1024 * 1024  # a tree job's request on its stdin (docs/adr/0024)
+    tree_answer_bytes: int = 1024 * 1024  # ... and its answer on its stdout
+    tree_job_timeout_s: float = 300.0  # a tree job (staging thousands of files too) ends by then
+    tree_file_bytes: int = 256 * 1024 * 1024  # one file a tree job stages (read whole, then a blob)
+    tree_import_bytes: int = 64 * 1024 * 1024  # blob bytes handed to one `git fast-import`
 
 
 LIMITS = Limits()

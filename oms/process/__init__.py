@@ -7,7 +7,7 @@ the user's `LD_LIBRARY_PATH` restored when frozen; every call has a timeout and 
 from __future__ import annotations
 
 from oms.process.bounded import Bounded, run_bounded
-from oms.process.env import child_env, is_frozen
+from oms.process.env import child_env, is_frozen, oms_executable
 from oms.process.runner import (
     Completed,
     Foreground,
@@ -35,6 +35,7 @@ __all__ = [
     "is_frozen",
     "kill_exact",
     "kill_group",
+    "oms_executable",
     "reap",
     "run",
     "run_bounded",

@@ -51,8 +51,10 @@ def run(
     max_output: int = LIMITS.process_output_bytes,
     stdin: bytes | None = None,
     check: bool = True,
+    pass_fds: tuple[int, ...] = (),
 ) -> Completed:
-    """Run `argv` and collect its output. `env` defaults to `child_env()`."""
+    """Run `argv` and collect its output. `env` defaults to `child_env()`; `pass_fds`: descriptors
+    the child inherits (e.g. a sandbox's seccomp filter)."""
     items: tuple[object, ...] = tuple(argv)
     if not items or any(not isinstance(a, str) or "\x00" in a for a in items):
         raise ValueError("argv must be non-empty text without NUL")
@@ -70,6 +72,7 @@ def run(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             close_fds=True,
+            pass_fds=pass_fds,
             start_new_session=True,
         )
     except FileNotFoundError as exc:
