@@ -37,6 +37,7 @@ from collections.abc import Callable
 
 from oms.canonical import JsonObject, dumps, loads_object
 from oms.canonical.ids import COMMIT
+from oms.canonical.strict_json import MAX_SAFE_INT
 from oms.errors import (
     CheckoutChangedError,
     ConflictError,
@@ -91,7 +92,7 @@ def _message(value: object) -> bool:
 
 
 def _count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 1 << 53
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_SAFE_INT
 
 
 def _object(value: object) -> bool:

@@ -7,12 +7,15 @@ workspace-write sandbox keeps git metadata read-only, so a Codex agent in a work
 agent's processes may still run, so in a tree job (docs/adr/0024: a sandbox that shows what the
 agent saw and nothing more; its files read byte for byte, no link followed), never on the host. The
 commit is built on the worktree's HEAD without moving anything; the host verifies it at object level
-in the main repository, signs the evidence, and only then moves the branch to it by compare-and-swap
-(and the worktree's index with it): a refused result leaves the worktree and its branch exactly as
-they were.
+in the main repository, signs the evidence, records the result, and only then moves the branch to it
+by compare-and-swap (and the worktree's index with it): a refused result leaves the worktree and its
+branch exactly as they were. A move interrupted after the record is made by the next call of the
+same result, or when the worker ends (`finish_recorded`).
 """
 
 from __future__ import annotations
+
+import contextlib
 
 from oms.adapters import git, tree_job
 from oms.canonical import JsonObject, access, next_after, stable_id
@@ -20,7 +23,7 @@ from oms.canonical.ids import COMMIT
 from oms.domain import dispatches as machine
 from oms.domain import workers
 from oms.domain.machine import Next, step
-from oms.errors import CheckoutChangedError, InvalidInputError, one_line
+from oms.errors import CheckoutChangedError, InvalidInputError, OmsError, one_line
 from oms.services import fence, worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Record
@@ -132,16 +135,14 @@ def _record_locked(
     fence.require(ws, dispatch, ACTOR)
     if dispatch.state == "accepted":
         raise InvalidInputError("call acknowledge_dispatch before record_dispatch_result")
-    if dispatch.state in (
-        "result-received",
-        "resolved",
-    ):  # a retry: the same result again, or a refusal
+    if dispatch.state in ("result-received", "resolved"):  # a retry: the same result again, or a refusal
         ref = access.text(dispatch.payload, "result_evidence")
         previous = access.obj(ws.store.evidence.get(ref).body, "payload")
         same_commit = commit is None or commit == previous["result_commit"]
         if (previous["status"], previous["summary"]) != (status, summary) or not same_commit:
             raise InvalidInputError("a different result was already recorded for this dispatch")
-        _finish_worker(ws, dispatch.record_id, status, summary)  # completes an interrupted first call
+        _land(ws, dispatch, previous.get("result_commit"))  # completes an interrupted first call
+        _finish_worker(ws, dispatch.record_id, status, summary)  # (and so does this)
         return dispatch, ref, True
     built_on: str | None = None  # the HEAD oms built the result on: the branch moves once recorded
     if status == "completed" and not isinstance(commit, str):
@@ -168,11 +169,6 @@ def _record_locked(
         },
     }
     evidence = ws.store.put_evidence(body)
-    if built_on is not None and isinstance(commit, str):  # recorded: the branch (and index) move
-        branch = access.text(dispatch.payload, "worktree_branch")
-        git.move_branch(ws.config_root, branch, commit, built_on)
-        linked = git.linked_worktree(ws.config_root, access.text(dispatch.payload, "worktree_path"))
-        git.follow_branch(ws.config_root, linked.gitdir, built_on, commit)
     nxt = Next(
         step("dispatch", machine.TABLE, dispatch.state, "record-result"),
         {**dispatch.payload, "result_evidence": evidence.ref},
@@ -186,8 +182,27 @@ def _record_locked(
         actor=ACTOR,
         observed_at=next_after(dispatch.observed_at, ws.now()),
     )
+    _land(ws, dispatch, result_commit)  # recorded: only now do the branch and the index move to it
     _finish_worker(ws, dispatch.record_id, status, summary)
     return written.record, evidence.ref, written.replayed
+
+
+def _land(ws: Workspace, dispatch: Record, commit: object) -> None:
+    """Move the dispatch's branch to the recorded result `commit` when it still stands at the
+    commit's only parent — the HEAD oms built the commit of the leftovers on — by compare-and-swap,
+    and the worktree's index with it (`git.follow_branch`). Idempotent: a branch already there, or
+    elsewhere, is left."""
+    if not isinstance(commit, str):
+        return
+    repository = ws.config_root
+    branch = access.text(dispatch.payload, "worktree_branch")
+    head = git.resolve_commit(repository, f"refs/heads/{branch}")
+    parents = git.git(repository, "rev-list", "--parents", "-n", "1", commit).text().split()[1:]
+    if head == commit or parents != [head] or head is None:
+        return
+    git.move_branch(repository, branch, commit, head)
+    linked = git.linked_worktree(repository, access.text(dispatch.payload, "worktree_path"))
+    git.follow_branch(repository, linked.gitdir, head, commit)
 
 
 def finish_recorded(ws: Workspace, dispatch: Record) -> None:
@@ -197,6 +212,8 @@ def finish_recorded(ws: Workspace, dispatch: Record) -> None:
     if dispatch.state not in ("result-received", "resolved"):
         return
     result = access.obj(ws.store.evidence.get(access.text(dispatch.payload, "result_evidence")).body, "payload")
+    with contextlib.suppress(OmsError):  # (a worktree gone since: nothing to land)
+        _land(ws, dispatch, result.get("result_commit"))
     _finish_worker(ws, dispatch.record_id, access.text(result, "status"), access.text(result, "summary"))
 
 
