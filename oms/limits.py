@@ -40,6 +40,7 @@ class Limits(NamedTuple):
     tree_job_timeout_s: float = 300.0  # a tree job (staging thousands of files too) ends by then
     tree_file_bytes: int = 256 * 1024 * 1024  # one file a tree job stages (read whole, then a blob)
     tree_import_bytes: int = 64 * 1024 * 1024  # blob bytes handed to one `git fast-import`
+    host_facts_s: float = 5.0  # a sandbox plan's host facts (/etc's masks) are read again after
 
 
 LIMITS = Limits()

@@ -17,6 +17,7 @@ no oms process inside (`git --git-dir=<its admin dir> --work-tree=<the worktree>
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 
@@ -27,7 +28,7 @@ from oms.canonical import JsonObject
 from oms.domain import tree_jobs
 from oms.errors import ProcessTimeoutError, SandboxUnavailableError, TreeJobError, reason_line
 from oms.limits import LIMITS
-from oms.process import Completed, child_env, data_fd, oms_executable, run
+from oms.process import Completed, Started, child_env, data_fd, oms_executable, start
 
 COMMAND = ("worker", "tree-job")
 STDERR_SLACK = 64 * 1024  # what a job may say on stderr beside its answer
@@ -46,17 +47,11 @@ def run_job(
     result."""
     data = tree_jobs.job(kind, linked.worktree, linked.gitdir, linked.common, **(fields or {}))
     executable = oms_executable(os.environ)
-    done = _sandboxed(
-        f"the {kind} job on {linked.worktree}",
-        repository,
-        linked,
-        (executable, *COMMAND),
-        runtime=bwrap.runtime_roots(executable),
-        writable=writable,
-        stdin=data,
-        timeout=timeout,
-        max_output=LIMITS.tree_answer_bytes + STDERR_SLACK,
-    )
+    runtime = bwrap.runtime_roots(executable)
+    command = (executable, *COMMAND)
+    started = _start(repository, linked, command, runtime=runtime, writable=writable, stdin=True)
+    what = f"the {kind} job on {linked.worktree}"
+    done = finish(started, what, timeout, LIMITS.tree_answer_bytes + STDERR_SLACK, stdin=data)
     if done.returncode != 0:
         said = reason_line(done.stderr) or reason_line(done.stdout)
         why = f"exited {done.returncode}: {said or 'no reason'}"
@@ -77,27 +72,47 @@ def run_git(
     `git.GIT_ENV`). Its exit status is the caller's to judge; more output than `max_output` is an
     error. `config`: the repository's config entries, already checked
     (`git.refuse_unsafe_config`)."""
-    command = (
-        "git",
-        f"--git-dir={linked.gitdir}",
-        f"--work-tree={linked.worktree}",
-        *git.HARDENING,
-        *args,
-    )
-    return _sandboxed(
-        f"git {args[0] if args else ''} in {linked.worktree}",
-        repository,
-        linked,
-        command,
-        env=tuple(git.GIT_ENV.items()),
-        timeout=timeout,
-        max_output=max_output,
-        config=config,
-    )
+    started = start_git(repository, linked, *args, config=config)
+    what = f"git {args[0] if args else ''} in {linked.worktree}"
+    return finish(started, what, timeout, max_output)
 
 
-def _sandboxed(
+def start_git(
+    repository: str,
+    linked: git.Linked,
+    *args: str,
+    config: list[tuple[str, str]] | None = None,
+) -> Started:
+    """`run_git`, started: its output is collected by `finish` (meanwhile the caller works on)."""
+    where = (f"--git-dir={linked.gitdir}", f"--work-tree={linked.worktree}")
+    command = ("git", *where, *git.HARDENING, *args)
+    return _start(repository, linked, command, env=tuple(git.GIT_ENV.items()), config=config)
+
+
+def finish(
+    started: Started,
     what: str,
+    timeout: float,
+    max_output: int,
+    stdin: bytes | None = None,
+) -> Completed:
+    """Collect what a started sandbox says (its exit status is the caller's to judge)."""
+    try:
+        return started.finish(timeout=timeout, max_output=max_output, stdin=stdin, check=False)
+    except ProcessTimeoutError as exc:
+        raise ProcessTimeoutError(f"{what} took more than {timeout:g}s and was killed") from exc
+
+
+@functools.cache
+def _filter(machine: str) -> bytes:
+    """The workers' seccomp filter for `machine`, encoded (the same every time: made once)."""
+    try:
+        return seccomp.encode(seccomp.program(machine))
+    except ValueError as exc:
+        raise SandboxUnavailableError(f"{exc}: oms cannot sandbox a tree job here") from exc
+
+
+def _start(
     repository: str,
     linked: git.Linked,
     command: tuple[str, ...],
@@ -105,14 +120,12 @@ def _sandboxed(
     runtime: tuple[str, ...] = (),
     writable: tuple[str, ...] = (),
     env: tuple[tuple[str, str], ...] = (),
-    stdin: bytes | None = None,
-    timeout: float,
-    max_output: int,
+    stdin: bool = False,
     config: list[tuple[str, str]] | None = None,
-) -> Completed:
-    """Run `command` in the tree sandbox of `linked` (the repository's config checked first, unless
-    `config` holds its checked entries: nothing it names runs, inside either; the sandbox shows the
-    sanitised config in its place)."""
+) -> Started:
+    """Start `command` in the tree sandbox of `linked` (the repository's config checked first,
+    unless `config` holds its checked entries: nothing it names runs, inside either; the sandbox
+    shows the sanitised config in its place)."""
     entries = git.refuse_unsafe_config(repository, linked.gitdir) if config is None else config
     view = TreeView(
         worktree=linked.worktree,
@@ -122,25 +135,12 @@ def _sandboxed(
         git_shown=tuple(n for n in GIT_SHOWN if os.path.lexists(os.path.join(linked.common, n))),
         writable=writable,
     )
-    try:
-        program = seccomp.encode(seccomp.program(os.uname().machine))
-    except ValueError as exc:
-        raise SandboxUnavailableError(f"{exc}: oms cannot sandbox a tree job here") from exc
-    seccomp_fd = data_fd(program, "oms-seccomp")
+    seccomp_fd = data_fd(_filter(os.uname().machine), "oms-seccomp")
     config_fd = data_fd(git.sandbox_config(entries).encode("utf-8"), "oms-git-config")
     try:
         options = tree_args(view, bwrap.host(), seccomp_fd=seccomp_fd, config_fd=config_fd, env=env)
-        return run(
-            (bwrap.locate(), *options, "--", *command),
-            env=child_env(),
-            stdin=stdin,
-            timeout=timeout,
-            max_output=max_output,
-            check=False,
-            pass_fds=(seccomp_fd, config_fd),
-        )
-    except ProcessTimeoutError as exc:
-        raise ProcessTimeoutError(f"{what} took more than {timeout:g}s and was killed") from exc
-    finally:
+        argv = (bwrap.locate(), *options, "--", *command)
+        return start(argv, env=child_env(), stdin=stdin, pass_fds=(seccomp_fd, config_fd))
+    finally:  # (the child holds its own copies once started)
         os.close(seccomp_fd)
         os.close(config_fd)

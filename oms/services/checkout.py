@@ -28,8 +28,16 @@ from oms.adapters import git, tree_job
 from oms.adapters.sandbox import PLACEHOLDERS
 from oms.canonical import JsonObject, access
 from oms.domain import tree_jobs
-from oms.errors import AuthorityChangedError, CheckoutChangedError, reason_line, shown
+from oms.errors import (
+    AuthorityChangedError,
+    CheckoutChangedError,
+    ProcessFailedError,
+    reason_line,
+    shown,
+)
 from oms.fsio.trees import placeholders, read_dotgit
+from oms.limits import LIMITS
+from oms.process import Completed
 from oms.services import salvage
 
 
@@ -53,23 +61,34 @@ def verify(payload: JsonObject, repository: str, *, own_work: bool = False) -> N
         raise CheckoutChangedError(f"worktree {path} is missing")
     linked = git.linked_worktree(repository, path)
     config = git.refuse_unsafe_config(repository, linked.gitdir)
-    _names_its_gitdir(linked)
-    for name, kind in placeholders(linked.worktree, PLACEHOLDERS).items():
-        # (an empty folder is a sandbox's mount point: it carries nothing)
-        if kind not in ("missing", "empty"):
-            raise CheckoutChangedError(tree_jobs.smuggled(name))
-    if linked.branch != branch:
-        raise CheckoutChangedError(f"worktree is on {linked.branch} (expected {branch})")
-    if linked.head != start:
-        head = str(linked.head)[:12]
-        raise CheckoutChangedError(f"worktree HEAD is {head} (expected start commit {start[:12]})")
-    if not git.is_ancestor(repository, base, start):
-        raise CheckoutChangedError("start commit is outside the trusted base lineage")
-    if git.gitlinks(repository, start):  # submodules: compared with their gitlinks in a tree job
-        job = {"branch": branch, "head": start, "own_work": own_work}
-        tree_job.run_job("check", repository, linked, job)
-    elif not own_work:
-        _clean(repository, linked, config)
+    status = None if own_work else tree_job.start_git(repository, linked, *STATUS, config=config)
+    try:  # (the sandboxed `git status` runs while the host checks what the repository records)
+        _names_its_gitdir(linked)
+        for name, kind in placeholders(linked.worktree, PLACEHOLDERS).items():
+            # (an empty folder is a sandbox's mount point: it carries nothing)
+            if kind not in ("missing", "empty"):
+                raise CheckoutChangedError(tree_jobs.smuggled(name))
+        if linked.branch != branch:
+            raise CheckoutChangedError(f"worktree is on {linked.branch} (expected {branch})")
+        if linked.head != start:
+            head = str(linked.head)[:12]
+            expected = f"expected start commit {start[:12]}"
+            raise CheckoutChangedError(f"worktree HEAD is {head} ({expected})")
+        if not git.is_ancestor(repository, base, start):
+            raise CheckoutChangedError("start commit is outside the trusted base lineage")
+        if git.gitlinks(repository, start):  # submodules: compared with their gitlinks in a job
+            job = {"branch": branch, "head": start, "own_work": own_work}
+            tree_job.run_job("check", repository, linked, job)
+        elif status is not None:
+            what = f"git status in {linked.worktree}"
+            try:
+                said = tree_job.finish(status, what, LIMITS.process_timeout_s, STATUS_BYTES)
+            except ProcessFailedError as exc:  # more than STATUS_BYTES of changes: not clean either
+                raise CheckoutChangedError(f"worktree is not clean ({exc.message})") from exc
+            _clean(linked, said)
+    finally:
+        if status is not None:
+            status.kill()  # (unless collected)
 
 
 def _names_its_gitdir(linked: git.Linked) -> None:
@@ -86,14 +105,15 @@ def _names_its_gitdir(linked: git.Linked) -> None:
 
 
 STATUS_BYTES = 4 * 1024 * 1024  # a verification's `git status` output: more is not clean either
+STATUS = (
+    "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=traditional",
+    "--ignore-submodules=all",
+)  # fmt: skip
 
 
-def _clean(repository: str, linked: git.Linked, config: list[tuple[str, str]]) -> None:
-    """Nothing changed, untracked or ignored in the worktree: one `git status` in its tree sandbox
-    (ignored entries in the same call; git only, on delivery's hot path)."""
-    status = ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=traditional"]
-    status.append("--ignore-submodules=all")
-    done = tree_job.run_git(repository, linked, *status, max_output=STATUS_BYTES, config=config)
+def _clean(linked: git.Linked, done: Completed) -> None:
+    """Nothing changed, untracked or ignored in the worktree, as `git status` in its tree sandbox
+    says (ignored entries in the same call; git only, on delivery's hot path)."""
     if done.returncode != 0:
         said = reason_line(done.stderr)
         raise CheckoutChangedError(f"git status failed in worktree {linked.worktree}: {said}")
