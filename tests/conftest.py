@@ -61,7 +61,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
 
 @pytest.fixture(autouse=True)
 def _no_real_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any write to the real home fails: HOME and XDG dirs point at a regular file (ENOTDIR beneath it)."""
+    """Any write to the real home fails: HOME and XDG dirs point at a regular file (ENOTDIR beneath
+    it); the ledger's anchors go to a folder of the test's own."""
     blocker = tmp_path_factory.getbasetemp() / "home-is-a-file"
     if not blocker.exists():
         blocker.write_text("tests must not write to a home directory\n")
@@ -69,6 +70,8 @@ def _no_real_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         monkeypatch.setenv(var, str(blocker))
     for var in ("OMS_STATE_ROOT", "OMS_CONFIG_ROOT", "OMS_FSIO_RESOLVER", "OMS_FSIO_PUBLISH", "OMS_VERBOSE"):
         monkeypatch.delenv(var, raising=False)
+    # the ledger's anchor outside the state root (ADR 0027): a folder of the test's own
+    monkeypatch.setenv("OMS_ANCHOR_DIR", str(tmp_path_factory.mktemp("anchors")))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     for var, value in (

@@ -247,6 +247,11 @@ def _one(ws: Workspace, ticket: Record, parts: _Parts, last: dict[str, str], dry
         eid = event.removeprefix(f"{EVENTS_DIR}/").removesuffix(".json")
         for consumer in _names(root, OUTBOX_DIR):
             receipt = f"{OUTBOX_DIR}/{consumer}/{eid}{RECEIPT_SUFFIX}"
+            found = root.lstat(receipt) is not None
+            data = root.read_optional(receipt, MAX_READ) if found else None
+            if data is not None and last.get(receipt) not in (None, _sha(data)):  # (ADR 0027)
+                why = f"{receipt} is not as the ledger has it (run `oms audit verify`)"
+                return {"ticket_id": ticket_id, "why": why}
             if root.lstat(receipt) is not None:
                 root.unlink(receipt)
     whys = [compaction.retire_record(root, kind, rid, held) for kind, rid in dirs]
