@@ -786,6 +786,17 @@ class LockedLog:
         end = self.size
         return os.pread(self._fd, min(size, end), max(0, end - size)) if end else b""
 
+    def last_newline(self, step: int = 1 << 16) -> int:
+        """The offset of its last newline (-1: none), read from its end `step` bytes at a time."""
+        end = self.size
+        while end > 0:
+            start = max(0, end - step)
+            found = os.pread(self._fd, end - start, start).rfind(b"\n")
+            if found >= 0:
+                return start + found
+            end = start
+        return -1
+
     def append(self, data: bytes) -> None:
         """Append `data` (not yet durable: `sync`)."""
         _write_all(self._fd, data)

@@ -279,8 +279,15 @@ def _settle(root: Root, log: LockedLog, key: bytes) -> tuple[bytes, str | None]:
     what was done."""
     tail = log.tail(TAIL_BYTES)
     cut = tail.rfind(b"\n")
-    if cut < 0 and log.size > TAIL_BYTES:
-        raise IntegrityError(f"{LOG}: its last {TAIL_BYTES} bytes hold no whole line")
+    torn = 0
+    if cut < 0 and log.size > TAIL_BYTES:  # no line oms writes is this long: cut to a whole one
+        end = log.last_newline()
+        if end < 0:
+            raise IntegrityError(f"{LOG}: holds no whole line", hint="`oms audit verify`")
+        torn = log.size - end - 1
+        log.truncate(end + 1)
+        tail = log.tail(TAIL_BYTES)
+        cut = tail.rfind(b"\n")
     whole, pending = tail[: cut + 1].rstrip(b"\n"), tail[cut + 1 :]
     last = whole.rsplit(b"\n", 1)[-1]
     if last:
@@ -292,7 +299,7 @@ def _settle(root: Root, log: LockedLog, key: bytes) -> tuple[bytes, str | None]:
                 hint="`oms audit verify` names what changed",
             ) from None
     if not pending:
-        return last, None
+        return last, (f"cut a torn tail of {torn} bytes" if torn else None)
     entry = _pending_entry(pending, last, key)
     if entry is not None and _holds(root, entry.path, entry.sha256):
         log.append(b"\n")  # its writer published the file and died before ending the line

@@ -147,3 +147,22 @@ def test_an_idempotent_retry_after_a_kill_inside_its_unit_leaves_no_alarm(chain:
         _, created = store.events.create(event_id, event_type, at, _PAYLOAD)
         assert created is False  # the retry finds its file...
         assert store.audit().problems == []  # ...and its line, finished first
+
+
+def test_a_long_torn_tail_does_not_stop_every_write(chain: Chain) -> None:
+    """No key needed: 10 KiB without a newline after the last line. Every write had stopped ('its
+    last 4096 bytes hold no whole line'), and `oms store sweep` could not help: a line oms writes is
+    under 1 KiB, so the next writer (or a sweep) cuts back to the last whole line."""
+    chain.proposed()
+    log = chain.state / "ledger" / "log"
+    with log.open("ab") as out:
+        out.write(b"x" * 10_240)
+    assert "torn" in _audit(chain.state)[0]
+    swept = oms_command().run("store", "sweep", "--json", "--state-root", str(chain.state))
+    assert swept.returncode == 0, swept.stderr
+    assert "torn tail of 10240 bytes" in swept.stdout
+    assert _audit(chain.state) == []
+    with log.open("ab") as out:
+        out.write(b"y" * 10_240)
+    chain.proposed("The next writer")
+    assert _audit(chain.state) == []
