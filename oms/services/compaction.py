@@ -223,10 +223,11 @@ def _one(ws: Workspace, ticket: Record, parts: _Parts, last: dict[str, str], dry
         if dry_run:
             row["bytes_after"] = -(-len(data) // 4096) * 4096
             return row
-        if last.get(rel) is None:
-            compaction.note_intent(root, ticket_id, data)  # noted first: only bytes oms noted count as one
-            last = {**last, rel: _sha(data)}
-        published = compaction.publish(root, ticket_id, data)
+        if last.get(rel) is None:  # noted and published in one unit (ADR 0027)
+            published = compaction.publish_noted(root, ticket_id, data)
+            last = {**last, rel: _sha(data)} if published else last
+        else:  # noted by a compaction that died before publishing (an oms before ADR 0027)
+            published = compaction.publish(root, ticket_id, data)
         on_disk = data if published else root.read_bytes(rel, compaction.MAX_ARCHIVE)
     if last.get(rel) != _sha(on_disk):  # an archive oms never noted: it vouches for nothing, removes nothing
         return {"ticket_id": ticket_id, "why": f"{rel} is not an archive oms wrote (run `oms audit verify`)"}
