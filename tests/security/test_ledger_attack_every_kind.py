@@ -31,7 +31,7 @@ from oms.errors import OmsError
 from oms.store import Store
 from oms.store.verify import verify as store_verify
 from tests.chain import Chain
-from tests.helpers import contact_entry, git, oms_command
+from tests.helpers import contact_entry, git, isolate_home, oms_command
 
 H = r"[0-9a-f]{64}"
 ID = r"[a-z0-9][a-z0-9.-]*"
@@ -166,6 +166,12 @@ def _walk(state: Path) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def full_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
     """A state root after a full run (see the module docstring): (state root, its anchor folder)."""
+    with pytest.MonkeyPatch.context() as isolated:  # (it runs before the autouse fixture)
+        isolate_home(isolated, tmp_path_factory)
+        yield from _full_run(tmp_path_factory)
+
+
+def _full_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
     where = tmp_path_factory.mktemp("every-kind") / "demo"
     anchors = tmp_path_factory.mktemp("every-kind-anchors")
     env = {"OMS_ANCHOR_DIR": str(anchors)}
