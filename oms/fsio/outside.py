@@ -164,6 +164,23 @@ def remove_empty_dirs(base: str, names: tuple[str, ...]) -> None:
         os.close(fd)
 
 
+def is_empty_dir(path: str) -> bool:
+    """True when `path` is a directory (not a link) with no entries (never one in an agent's worktree
+    outside a tree job: `fsio/trees.placeholders` looks below a worktree's root)."""
+    from oms.fsio.trees import refuse_agent_tree
+
+    refuse_agent_tree(path, "look at a folder")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        with os.scandir(fd) as entries:
+            return next(iter(entries), None) is None
+    finally:
+        os.close(fd)
+
+
 def reserve_descriptor() -> int:
     """The lowest free descriptor, held open on /dev/null (close-on-exec) until the caller dup2()s over it."""
     return os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject
+from oms.errors import OmsError
+from oms.services import containment
 from oms.services.workspace import Workspace
 from oms.store import Record
 
@@ -18,6 +20,7 @@ class Snapshot:
     workers: list[Record]
     sessions: list[Record]
     authorizations: list[Record]
+    warnings: list[str] = field(default_factory=list)  # containment given up (ADR 0026)
 
     def to_json(self) -> JsonObject:
         """Machine form: one summary object per record."""
@@ -43,6 +46,7 @@ class Snapshot:
             "workers": [summary(r, "ticket_id", "health", "end_reason") for r in self.workers],
             "sessions": [summary(r, "dispatch_id", "tmux_pane_id", "heartbeat_deadline_at") for r in self.sessions],
             "live": [summary(r, "repository", "person") for r in self.authorizations],
+            "warnings": list(self.warnings),
         }
 
 
@@ -52,4 +56,11 @@ def snapshot(ws: Workspace) -> Snapshot:
     def latest(kind: str) -> list[Record]:
         return ws.store.latest(kind).checked()
 
-    return Snapshot(latest("ticket"), latest("dispatch"), latest("worker"), latest("session"), latest("authorization"))
+    dispatches, workers = latest("dispatch"), latest("worker")
+    warnings = containment.worker_warnings(workers, {d.record_id: d for d in dispatches})
+    try:
+        warnings = containment.role_warnings(ws.config()) + warnings
+    except OmsError as exc:  # no committed config: `oms doctor` says why
+        warnings.append(f"config: {exc.message}")
+    sessions, authorizations = latest("session"), latest("authorization")
+    return Snapshot(latest("ticket"), dispatches, workers, sessions, authorizations, warnings)

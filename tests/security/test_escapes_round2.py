@@ -40,7 +40,7 @@ from oms.canonical import access
 from oms.services.delivery import Delivery
 from oms.services.demo import WORKER_SCRIPT
 from tests.agent_side import Bound, BoundTools, bind
-from tests.chain import Chain, make_chain
+from tests.chain import Chain, make_chain, sandbox_dir
 from tests.helpers import git
 from tests.security.test_escapes import (
     PY,
@@ -1007,7 +1007,7 @@ def resources(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Resources]:
             host["quotas"] = _host_quota_calls()
             run.go("quotas-checked")
             seen = run.wait("resources.json", 60)["seen"]
-            st = os.statvfs(chain.state / "tmp")
+            st = os.statvfs(sandbox_dir(chain.state) / "homes")
             host["disk_total"] = st.f_blocks * st.f_frsize
             host["disk_avail"] = st.f_bavail * st.f_frsize
         yield Resources(seen, host)

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '62ff842960a7abdbad55f246328090b00957eaf2ebd536c72db6dd17cf1cd377'
+SOURCE_SHA256 = '8a79c2b58356879c1e15fc388cfbf43fd086ec8e22dfa895521fde0ebd91128c'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -75,6 +75,7 @@ MODULES: dict[str, str] = {
     'proxy-usage': 'proxy_usage',
     'record-envelope': 'record_envelope',
     'role-policy': 'role_policy',
+    'sandbox-dir': 'sandbox_dir',
     'sandbox-init': 'sandbox_init',
     'session': 'session',
     'state-meta': 'state_meta',

@@ -212,7 +212,7 @@ def _v45(x: object) -> bool:
     return True
 
 
-def _v49(x: object) -> bool:
+def _v51(x: object) -> bool:
     # defs#/$defs/argv_or_null/anyOf/0/items
     if not (isinstance(x, str)):
         return False
@@ -226,7 +226,7 @@ def _v49(x: object) -> bool:
     return True
 
 
-def _v48(x: object) -> bool:
+def _v50(x: object) -> bool:
     # defs#/$defs/argv_or_null/anyOf/0
     if not (isinstance(x, list)):
         return False
@@ -236,26 +236,26 @@ def _v48(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v49(v):
+            if not _v51(v):
                 return False
     return True
 
 
-def _v50(x: object) -> bool:
+def _v52(x: object) -> bool:
     # defs#/$defs/argv_or_null/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v47(x: object) -> bool:
+def _v49(x: object) -> bool:
     # defs#/$defs/argv_or_null
-    if not (_v48(x) or _v50(x)):
+    if not (_v50(x) or _v52(x)):
         return False
     return True
 
 
-def _v53(x: object) -> bool:
+def _v55(x: object) -> bool:
     # defs#/$defs/tool_list/items
     if not (isinstance(x, str)):
         return False
@@ -265,7 +265,7 @@ def _v53(x: object) -> bool:
     return True
 
 
-def _v52(x: object) -> bool:
+def _v54(x: object) -> bool:
     # defs#/$defs/tool_list
     if not (isinstance(x, list)):
         return False
@@ -273,14 +273,14 @@ def _v52(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v53(v):
+            if not _v55(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v56(x: object) -> bool:
+def _v58(x: object) -> bool:
     # defs#/$defs/program_list/items
     if not (isinstance(x, str)):
         return False
@@ -294,7 +294,7 @@ def _v56(x: object) -> bool:
     return True
 
 
-def _v55(x: object) -> bool:
+def _v57(x: object) -> bool:
     # defs#/$defs/program_list
     if not (isinstance(x, list)):
         return False
@@ -302,12 +302,12 @@ def _v55(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v56(v):
+            if not _v58(v):
                 return False
     return True
 
 
-def _v61(x: object) -> bool:
+def _v63(x: object) -> bool:
     # defs#/$defs/title
     if not (isinstance(x, str)):
         return False
@@ -321,7 +321,7 @@ def _v61(x: object) -> bool:
     return True
 
 
-def _v66(x: object) -> bool:
+def _v68(x: object) -> bool:
     # defs#/$defs/repository
     if not (isinstance(x, str)):
         return False
@@ -333,7 +333,7 @@ def _v66(x: object) -> bool:
     return True
 
 
-def _v70(x: object) -> bool:
+def _v72(x: object) -> bool:
     # defs#/$defs/url
     if not (isinstance(x, str)):
         return False
@@ -345,7 +345,7 @@ def _v70(x: object) -> bool:
     return True
 
 
-def _v83(x: object) -> bool:
+def _v85(x: object) -> bool:
     # defs#/$defs/person
     if not (isinstance(x, str)):
         return False
@@ -359,7 +359,7 @@ def _v83(x: object) -> bool:
     return True
 
 
-def _v86(x: object) -> bool:
+def _v88(x: object) -> bool:
     # defs#/$defs/timestamp
     if not (isinstance(x, str)):
         return False
@@ -369,7 +369,7 @@ def _v86(x: object) -> bool:
     return True
 
 
-def _v92(x: object) -> bool:
+def _v94(x: object) -> bool:
     # defs#/$defs/reason
     if not (isinstance(x, str)):
         return False
@@ -383,7 +383,7 @@ def _v92(x: object) -> bool:
     return True
 
 
-def _v100(x: object) -> bool:
+def _v102(x: object) -> bool:
     # defs#/$defs/version
     if not (_is_integer(x)):
         return False
@@ -395,7 +395,7 @@ def _v100(x: object) -> bool:
     return True
 
 
-def _v107(x: object) -> bool:
+def _v109(x: object) -> bool:
     # defs#/$defs/actor
     if not (isinstance(x, str)):
         return False
@@ -409,12 +409,12 @@ def _v107(x: object) -> bool:
     return True
 
 
-def _v233(x: object) -> bool:
+def _v237(x: object) -> bool:
     # defs#
     return True
 
 
-def _v234(x: object) -> bool:
+def _v238(x: object) -> bool:
     # defs#/$defs/text
     if not (isinstance(x, str)):
         return False
@@ -424,7 +424,7 @@ def _v234(x: object) -> bool:
     return True
 
 
-def _v235(x: object) -> bool:
+def _v239(x: object) -> bool:
     # defs#/$defs/token
     if not (isinstance(x, str)):
         return False
@@ -434,7 +434,7 @@ def _v235(x: object) -> bool:
     return True
 
 
-def _v236(x: object) -> bool:
+def _v240(x: object) -> bool:
     # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
@@ -444,7 +444,7 @@ def _v236(x: object) -> bool:
     return True
 
 
-def _v237(x: object) -> bool:
+def _v241(x: object) -> bool:
     # defs#/$defs/public_key
     if not (isinstance(x, str)):
         return False
@@ -454,7 +454,7 @@ def _v237(x: object) -> bool:
     return True
 
 
-def _v238(x: object) -> bool:
+def _v242(x: object) -> bool:
     # defs#/$defs/base64
     if not (isinstance(x, str)):
         return False
@@ -467,11 +467,11 @@ def _v238(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'defs': _v233,
+    'defs': _v237,
     'defs#/$defs/abs_path': _v35,
-    'defs#/$defs/actor': _v107,
-    'defs#/$defs/argv_or_null': _v47,
-    'defs#/$defs/base64': _v238,
+    'defs#/$defs/actor': _v109,
+    'defs#/$defs/argv_or_null': _v49,
+    'defs#/$defs/base64': _v242,
     'defs#/$defs/branch': _v37,
     'defs#/$defs/capability': _v31,
     'defs#/$defs/commit': _v39,
@@ -481,22 +481,22 @@ VALIDATORS: dict[str, Callable[[object], bool]] = {
     'defs#/$defs/model_endpoint_or_null': _v21,
     'defs#/$defs/model_id': _v19,
     'defs#/$defs/opaque_id': _v7,
-    'defs#/$defs/pane_id': _v236,
-    'defs#/$defs/person': _v83,
-    'defs#/$defs/program_list': _v55,
-    'defs#/$defs/public_key': _v237,
-    'defs#/$defs/reason': _v92,
-    'defs#/$defs/repository': _v66,
+    'defs#/$defs/pane_id': _v240,
+    'defs#/$defs/person': _v85,
+    'defs#/$defs/program_list': _v57,
+    'defs#/$defs/public_key': _v241,
+    'defs#/$defs/reason': _v94,
+    'defs#/$defs/repository': _v68,
     'defs#/$defs/role_id': _v17,
     'defs#/$defs/sandbox': _v45,
     'defs#/$defs/sha256': _v3,
-    'defs#/$defs/text': _v234,
-    'defs#/$defs/timestamp': _v86,
-    'defs#/$defs/title': _v61,
-    'defs#/$defs/token': _v235,
-    'defs#/$defs/tool_list': _v52,
+    'defs#/$defs/text': _v238,
+    'defs#/$defs/timestamp': _v88,
+    'defs#/$defs/title': _v63,
+    'defs#/$defs/token': _v239,
+    'defs#/$defs/tool_list': _v54,
     'defs#/$defs/transport': _v26,
-    'defs#/$defs/url': _v70,
+    'defs#/$defs/url': _v72,
     'defs#/$defs/uuid': _v15,
-    'defs#/$defs/version': _v100,
+    'defs#/$defs/version': _v102,
 }
