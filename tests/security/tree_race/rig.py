@@ -35,7 +35,7 @@ from oms.adapters.sandbox import GIT_SHOWN, HOME_VIEW, Layout, bwrap_args
 from oms.canonical import access
 from oms.services import dispatches
 from oms.services.delivery import Delivery
-from tests.chain import Chain
+from tests.chain import Chain, sandbox_dir
 from tests.helpers import git
 from tests.security.tree_race.attacker import program
 
@@ -199,7 +199,7 @@ class Hand(Protocol):
     """Starts the attacker (the file `program`) in an agent's place on a dispatch of `chain`. A real
     agent CLI's hand scripts its shell tool through the model mock to start `<program> rounds` in
     the background and returns the same `Running`: its worktree, and its home as the host sees it
-    (`state/tmp/<cli>-<id>`)."""
+    (`homes/<cli>-<id>` of the state root's sandbox directory, ADR 0026)."""
 
     def start(self, chain: Chain, program_path: Path) -> Running: ...
 
@@ -230,7 +230,7 @@ class CommandHand:
             outcome = access.obj(Delivery.open(ws).deliver(event_id), "outcome")
             dispatch = ws.store.records("dispatch").read(proposed.record_id)
         assert outcome["status"] == "created", outcome
-        home = chain.state / "tmp" / f"command-{outcome['session_id']}"
+        home = sandbox_dir(chain.state) / "homes" / f"command-{outcome['session_id']}"
         worktree = Path(access.text(dispatch.payload, "worktree_path"))
         pane = chain.state / "panes" / f"{proposed.record_id}.log"
 
