@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from oms.errors import CheckoutChangedError, OmsError, ProcessFailedError, UnsafeRepositoryError
 from oms.fsio.outside import read_user_file
 from oms.fsio.trees import refuse_agent_tree
+from oms.limits import LIMITS
 from oms.process import Completed, child_env, run
 
 HARDENING = (
@@ -361,7 +362,9 @@ def linked_worktree(repository: str, worktree: str) -> Linked:
     names = sorted(os.listdir(admin)) if os.path.isdir(admin) else []
     for name in names:
         try:
-            pointer = read_user_file(os.path.join(admin, name, "gitdir"), 4096).strip()
+            pointer_path = os.path.join(admin, name, "gitdir")
+            pointer = read_user_file(pointer_path, LIMITS.gitdir_pointer_bytes)
+            pointer = pointer.strip()
         except OmsError:
             continue
         if os.path.normpath(pointer) == back:

@@ -104,10 +104,6 @@ def build(
     return made.text()
 
 
-# Blobs handed to one `git fast-import` at most (and `Limits.tree_import_bytes` of them).
-IMPORT_MARKS = 100_000
-
-
 def _entries(repo: str, paths: list[str], head: str) -> list[bytes]:
     """`update-index -z --index-info` lines for `paths` as they are on disk, byte for byte: each
     file read by oms (no link followed at any component, a FIFO never opened:
@@ -130,7 +126,7 @@ def _entries(repo: str, paths: list[str], head: str) -> list[bytes]:
             what = {"fifo": "FIFO"}.get(entry.kind, entry.kind)
             why = f"{shown(path)} is a {what}, which git cannot keep"
             raise CheckoutChangedError(f"{why}; nothing committed")
-        if size >= LIMITS.tree_import_bytes or len(pending) >= IMPORT_MARKS:
+        if size >= LIMITS.tree_import_bytes or len(pending) >= LIMITS.tree_import_blobs:
             lines += _import(repo, pending, head)
             pending, size = [], 0
     if pending:

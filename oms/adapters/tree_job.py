@@ -31,7 +31,6 @@ from oms.limits import LIMITS
 from oms.process import Completed, Started, child_env, data_fd, oms_executable, start
 
 COMMAND = ("worker", "tree-job")
-STDERR_SLACK = 64 * 1024  # what a job may say on stderr beside its answer
 
 
 def run_job(
@@ -51,7 +50,8 @@ def run_job(
     command = (executable, *COMMAND)
     started = _start(repository, linked, command, runtime=runtime, writable=writable, stdin=True)
     what = f"the {kind} job on {linked.worktree}"
-    done = finish(started, what, timeout, LIMITS.tree_answer_bytes + STDERR_SLACK, stdin=data)
+    cap = LIMITS.tree_answer_bytes + LIMITS.tree_stderr_bytes
+    done = finish(started, what, timeout, cap, stdin=data)
     if done.returncode != 0:
         said = reason_line(done.stderr) or reason_line(done.stdout)
         why = f"exited {done.returncode}: {said or 'no reason'}"

@@ -42,7 +42,7 @@ from oms.errors import CheckoutChangedError, ConflictError, InvalidInputError, O
 from oms.fsio.trees import empty_tree, enter_tree_job, hidden_git_entries, placeholders, tree_bytes
 from oms.limits import LIMITS
 
-MAX_SALVAGE_REFS = 1000
+MAX_SALVAGE_REFS = LIMITS.salvage_refs
 
 
 def main() -> int:

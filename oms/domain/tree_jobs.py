@@ -57,8 +57,8 @@ from oms.limits import LIMITS
 
 JOB_FORMAT = "oms-tree-job-v1"
 ANSWER_FORMAT = "oms-tree-answer-v1"
-TEXT_CHARS = 4096  # a path, a ref, a name or a one-line reason in a job or an answer
-MESSAGE_CHARS = 64 * 1024  # a commit message
+TEXT_CHARS = LIMITS.tree_text_chars  # a path, a ref, a name or a one-line reason
+MESSAGE_CHARS = LIMITS.tree_message_chars  # a commit message
 REF_BASE = "refs/oms/salvage/"
 
 _COMMON = {"format", "kind", "worktree", "gitdir", "common"}

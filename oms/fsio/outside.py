@@ -165,8 +165,8 @@ def remove_empty_dirs(base: str, names: tuple[str, ...]) -> None:
 
 
 def is_empty_dir(path: str) -> bool:
-    """True when `path` is a directory (not a link) with no entries (never one in an agent's worktree
-    outside a tree job: `fsio/trees.placeholders` looks below a worktree's root)."""
+    """True when `path` is a directory (not a link) with no entries (never one in an agent's
+    worktree outside a tree job: `fsio/trees.placeholders` looks below a worktree's root)."""
     from oms.fsio.trees import refuse_agent_tree
 
     refuse_agent_tree(path, "look at a folder")

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from oms.errors import AgentTreeError, FileTooLargeError, UnsafeFileError, shown
+from oms.limits import LIMITS
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
@@ -433,7 +434,7 @@ def placeholders(worktree: str, names: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def read_dotgit(worktree: str, cap: int = 4096) -> bytes:
+def read_dotgit(worktree: str, cap: int = LIMITS.gitdir_pointer_bytes) -> bytes:
     """The bytes of the `.git` file at the worktree's root (what names its git dir), at most `cap`:
     opened through the root's descriptor, `O_NOFOLLOW` and `O_NONBLOCK`, a regular file or
     `UnsafeFileError`. Safe on the host (no component an agent can change is resolved; an agent sees

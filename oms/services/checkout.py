@@ -82,8 +82,9 @@ def verify(payload: JsonObject, repository: str, *, own_work: bool = False) -> N
         elif status is not None:
             what = f"git status in {linked.worktree}"
             try:
-                said = tree_job.finish(status, what, LIMITS.process_timeout_s, STATUS_BYTES)
-            except ProcessFailedError as exc:  # more than STATUS_BYTES of changes: not clean either
+                cap = LIMITS.tree_status_bytes
+                said = tree_job.finish(status, what, LIMITS.process_timeout_s, cap)
+            except ProcessFailedError as exc:  # so much to say: not clean either
                 raise CheckoutChangedError(f"worktree is not clean ({exc.message})") from exc
             _clean(linked, said)
     finally:
@@ -104,7 +105,6 @@ def _names_its_gitdir(linked: git.Linked) -> None:
         raise CheckoutChangedError(f"worktree {linked.worktree}: {said}")
 
 
-STATUS_BYTES = 4 * 1024 * 1024  # a verification's `git status` output: more is not clean either
 STATUS = (
     "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=traditional",
     "--ignore-submodules=all",

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from oms.adapters import git, salvage_git, tree_job
 from oms.canonical import JsonObject, access
 from oms.errors import CheckoutChangedError, ConflictError, OmsError, one_line
+from oms.limits import LIMITS
 from oms.services.workspace import Workspace
 from oms.store import Record
 
 PREFIX = "refs/oms/salvage"
-MAX_REFS_PER_ATTEMPT = 1000
+MAX_REFS_PER_ATTEMPT = LIMITS.salvage_refs
 
 
 @dataclass(frozen=True, slots=True)
