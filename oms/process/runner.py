@@ -51,8 +51,64 @@ def run(
     max_output: int = LIMITS.process_output_bytes,
     stdin: bytes | None = None,
     check: bool = True,
+    pass_fds: tuple[int, ...] = (),
 ) -> Completed:
-    """Run `argv` and collect its output. `env` defaults to `child_env()`."""
+    """Run `argv` and collect its output. `env` defaults to `child_env()`; `pass_fds`: descriptors
+    the child inherits (e.g. a sandbox's seccomp filter)."""
+    started = start(argv, cwd=cwd, env=env, stdin=stdin is not None, pass_fds=pass_fds)
+    return started.finish(timeout=timeout, max_output=max_output, stdin=stdin, check=check)
+
+
+class Started:
+    """A child `start` started: its output is collected, bounded, by `finish` (or it is
+    `kill`ed)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], args: tuple[str, ...]) -> None:
+        self.proc, self.args, self.done = proc, args, False
+
+    def finish(
+        self,
+        *,
+        timeout: float = LIMITS.process_timeout_s,
+        max_output: int = LIMITS.process_output_bytes,
+        stdin: bytes | None = None,
+        check: bool = True,
+    ) -> Completed:
+        """Feed `stdin`, collect the output (at most `max_output` bytes) until the child ends or
+        `timeout` (seconds from now) passes; as `run`."""
+        self.done = True
+        out, err, why = _collect(self.proc, stdin, timeout, max_output)
+        args, code = self.args, self.proc.returncode
+        if why == "timeout":
+            said = f"did not finish within {timeout:g}s and was killed"
+            raise ProcessTimeoutError(f"{args[0]} {said}")
+        if why == "overflow":
+            raise ProcessFailedError(args, code, err, why=f"wrote more than {max_output} bytes")
+        if check and code != 0:
+            raise ProcessFailedError(args, code, err, stdout=out)
+        return Completed(args, code, out, err)
+
+    def kill(self) -> None:
+        """End it and its whole session unless it was collected."""
+        if self.done:
+            return
+        self.done = True
+        _kill(self.proc)
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+def start(
+    argv: Sequence[str],
+    *,
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+    stdin: bool = False,
+    pass_fds: tuple[int, ...] = (),
+) -> Started:
+    """Start `argv` (in a session of its own, its output piped; `stdin`: a pipe for `finish` to
+    feed) and return at once: its output is for `Started.finish` to collect."""
     items: tuple[object, ...] = tuple(argv)
     if not items or any(not isinstance(a, str) or "\x00" in a for a in items):
         raise ValueError("argv must be non-empty text without NUL")
@@ -66,25 +122,18 @@ def run(
             (exe, *args[1:]),
             cwd=cwd,
             env=environment,
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             close_fds=True,
+            pass_fds=pass_fds,
             start_new_session=True,
         )
     except FileNotFoundError as exc:
         raise ToolNotFoundError(f"{args[0]} is not installed ({exc.strerror})") from exc
     except PermissionError as exc:
         raise ToolNotFoundError(f"{args[0]} is not executable ({exc.strerror})") from exc
-    out, err, why = _collect(proc, stdin, timeout, max_output)
-    if why == "timeout":
-        raise ProcessTimeoutError(f"{args[0]} did not finish within {timeout:g}s and was killed")
-    done = Completed(args, proc.returncode, out, err)
-    if why == "overflow":
-        raise ProcessFailedError(args, proc.returncode, err, why=f"wrote more than {max_output} bytes")
-    if check and proc.returncode != 0:
-        raise ProcessFailedError(args, proc.returncode, err, stdout=out)
-    return done
+    return Started(proc, args)
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:

@@ -17,10 +17,9 @@ import os
 import stat
 
 from oms.adapters.providers.base import LaunchPlan
-from oms.adapters.sandbox import PLACEHOLDERS
-from oms.errors import AlreadyExistsError, CheckoutChangedError, UnsafeFileError
+from oms.errors import AlreadyExistsError, UnsafeFileError
 from oms.fsio import Root
-from oms.fsio.outside import is_empty_dir, regular_file_target
+from oms.fsio.outside import regular_file_target
 from oms.limits import LIMITS
 
 LEGACY = "tmp"  # where an older oms kept homes, under the state root
@@ -64,16 +63,3 @@ def materialise(root: Root, plan: LaunchPlan) -> None:
             root.publish(rel, item.data, mode=0o600)
     for source, _view in plan.ro_files:
         regular_file_target(source)  # still one regular file (not swapped for a link)
-
-
-def refuse_smuggled_config(worktree: str) -> None:
-    """A worktree must not carry agent configuration that a trusted project would load (DESIGN.md §8).
-
-    An empty directory there is a sandbox's mount point (a running sandbox's, or one left behind when its
-    broker was killed): it carries nothing. Only the supervisor that made it removes it, once its sandbox
-    has ended (removing it from here could lift a running sandbox's placeholder)."""
-    for name in PLACEHOLDERS:
-        if is_empty_dir(os.path.join(worktree, name)):
-            continue
-        if os.path.lexists(os.path.join(worktree, name)):
-            raise CheckoutChangedError(f"worktree carries {name}, which an agent CLI could load; refusing")

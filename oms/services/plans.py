@@ -14,7 +14,6 @@ config, the agent CLI's version, the provider's launch plan and the supervisor's
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -26,7 +25,7 @@ from oms.domain.config import CREDENTIAL_DEFAULT, NETWORK_DEFAULT
 from oms.domain.config import role as configured_role
 from oms.errors import ConfigError, InvalidInputError
 from oms.fsio.outside import regular_file_target
-from oms.process import is_frozen
+from oms.process import oms_executable
 from oms.services import sandboxing
 from oms.services.homes import home_path
 from oms.services.instructions import executor_instructions
@@ -58,22 +57,7 @@ class ProxyRoute:
     port: int
 
 
-def resolve_executable(env: Mapping[str, str]) -> str:
-    """The real, absolute, non-symlink path of the oms executable that hooks and the MCP config will run."""
-    candidates = [env.get("OMS_EXECUTABLE", "")]
-    if is_frozen():
-        candidates.append(sys.executable)
-    candidates += [sys.argv[0] if sys.argv else "", os.path.join(os.path.dirname(sys.executable), "oms")]
-    for candidate in candidates:
-        if not candidate or (not os.path.isabs(candidate) and os.sep not in candidate):
-            continue
-        real = os.path.realpath(candidate)
-        if os.path.isfile(real) and os.access(real, os.X_OK) and os.path.basename(real).startswith("oms"):
-            return real
-    raise ConfigError(
-        "cannot find the oms executable to write into hooks and MCP config",
-        hint="set OMS_EXECUTABLE to the absolute path of the oms binary",
-    )
+resolve_executable = oms_executable  # the oms executable hooks, the MCP config and tree jobs run
 
 
 def check_cli_version(provider_mode: str) -> None:

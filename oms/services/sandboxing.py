@@ -16,15 +16,14 @@ from oms.adapters import bwrap, git, seccomp
 from oms.adapters.providers.base import LaunchPlan
 from oms.adapters.sandbox import GIT_SHOWN, HOME_VIEW, Layout, bwrap_args, environment, placeholder_paths
 from oms.canonical import Json, JsonObject, now
-from oms.errors import CheckoutChangedError, SandboxUnavailableError
+from oms.errors import SandboxUnavailableError
 
 
-def git_layout(worktree: str) -> tuple[str, str]:
-    """(the worktree's gitdir, the repository's common dir), real paths, checked to belong together."""
-    gitdir, common = (os.path.realpath(p) for p in git.git_dirs(worktree))
-    if os.path.dirname(gitdir) != os.path.join(common, "worktrees"):
-        raise CheckoutChangedError(f"worktree {worktree} has its git dir outside {common}/worktrees")
-    return gitdir, common
+def git_layout(worktree: str, repository: str) -> tuple[str, str]:
+    """(the worktree's gitdir, the repository's common dir), real paths, as the main repository
+    records them (`git.linked_worktree`: never asked of git inside the worktree, docs/adr/0024)."""
+    linked = git.linked_worktree(repository, worktree)
+    return linked.gitdir, linked.common
 
 
 def build(
@@ -49,7 +48,7 @@ def build(
     except ValueError as exc:
         raise SandboxUnavailableError(f"{exc}: oms cannot keep an agent from its sandbox's init here") from exc
     worktree = os.path.realpath(plan.cwd)
-    gitdir, common = git_layout(worktree)
+    gitdir, common = git_layout(worktree, config_root)
     program, tool_dirs, path_dirs = _program(plan.argv[0])
     files = list(plan.ro_files)
     if provider == "command":  # a command's own files, named on its argv, are shown read-only
@@ -95,7 +94,7 @@ def build(
         "env": dict(environment({}, {**plan.env, "HOME": HOME_VIEW}, path_dirs)),
         "placeholders": list(placeholder_paths(worktree)),
         "git_config_path": os.path.join(common, "config"),
-        "git_config": git.sandbox_config(git.repository_config(worktree)),
+        "git_config": git.sandbox_config(git.repository_config(config_root, gitdir)),
         "created_at": now(),
         **relay,
     }

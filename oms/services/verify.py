@@ -23,7 +23,8 @@ from oms.canonical import JsonObject, access
 from oms.domain import finishing
 from oms.domain.finishing import Finishing, Ran
 from oms.errors import ConfigError, ConflictError, InvalidInputError, RecordNotFoundError
-from oms.fsio.outside import remove_tree, scratch_directory
+from oms.fsio.outside import scratch_directory
+from oms.fsio.trees import remove_tree
 from oms.process import child_env, data_fd, run_bounded
 from oms.services.workspace import Workspace
 from oms.store import Record, ledger

@@ -1131,7 +1131,7 @@ def _accepted_with_program(chain: Chain, program: Path, victim_wt: Path, run: At
         record = ws.store.worktrees.get(ticket_id)
     assert record is not None
     worktree = os.path.realpath(str(record["worktree_root"]))
-    gitdir, _common = git_layout(worktree)
+    gitdir, _common = git_layout(worktree, str(chain.repo))
     targets = _targets(
         chain,
         worktree=worktree,
