@@ -157,6 +157,8 @@ def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None,
         if items:
             table(fields, [[item.get(f) for f in fields] for item in items if isinstance(item, dict)])
         typer.echo("")
+    for line in snap.warnings:
+        typer.echo(f"warning: {line}")
 
 
 @app.command()

@@ -25,6 +25,8 @@ from oms.domain.routing import (
     Routing,
     family_of,
 )
+from oms.domain.sandbox_limits import SandboxLimits
+from oms.domain.sandbox_limits import parse as parse_limits
 from oms.errors import CanonicalJsonError, ConfigError, SchemaValidationError
 from oms.schemas import validate
 
@@ -51,6 +53,7 @@ class Role:
     deadline_minutes: int = DEADLINE_MINUTES  # the conductor stops a worker running longer (`deadline`)
     route: RouteClass = field(default_factory=RouteClass)  # which providers may serve it (`domain/routing.py`)
     token_budget: int | None = None  # model tokens a dispatch may use through the proxy (`domain/proxy.py`)
+    limits: SandboxLimits = field(default_factory=SandboxLimits)  # `[limits]` + its own (ADR 0025)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +82,7 @@ class Config:
         default_factory=lambda: Routing({})
     )  # the providers and the fleet's order (none: every role uses its own fields)
     proxy: ProxyConfig = field(default_factory=ProxyConfig)
+    limits: SandboxLimits = field(default_factory=SandboxLimits)  # `[limits]`: checks, probes
 
 
 def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
@@ -95,6 +99,7 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
     except (CanonicalJsonError, SchemaValidationError) as exc:
         raise ConfigError(exc.message if exc.message.startswith(where) else f"{where}: {exc.message}") from exc
     routing = _routing(doc, where)
+    limits = parse_limits(doc.get("limits"), f"{where}: [limits]")
     roles = {}
     for role_id, spec in doc["roles"].items():
         check(role_id, f"{where}: roles key", ROLE_ID)
@@ -111,6 +116,7 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
             spec.get("deadline_minutes", DEADLINE_MINUTES),
             _route_class(spec, role_id, routing, where),
             spec.get("token_budget"),
+            parse_limits(spec.get("limits"), f"{where}: roles.{role_id}.limits", limits),
         )
     for key, allowed in (("advisor", ADVISOR_TRANSPORTS), ("worker", WORKER_TRANSPORTS)):
         role = roles.get(doc[key]["role"])
@@ -138,6 +144,7 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
             doc.get("proxy", {}).get("max_request_bytes", MAX_REQUEST_BYTES),
             doc.get("proxy", {}).get("workers", False),
         ),
+        limits=limits,
     )
 
 

@@ -86,6 +86,8 @@ def capture_intent(dispatch_id: str, payload: JsonObject) -> JsonObject:
     intent: JsonObject = {name: payload[name] for name in INTENT_FIELDS}
     if "provider_id" in payload:  # routed (issue 13): the provider is part of what was approved
         intent["provider_id"] = payload["provider_id"]
+    if "role_limits" in payload:  # what bounds its sandbox (issue 23); none: it does not launch
+        intent["role_limits"] = payload["role_limits"]
     intent["dispatch_id"] = dispatch_id
     intent["lease_token_sha256"] = sha256_hex(str(payload["lease_token"]).encode("ascii"))
     return intent

@@ -19,14 +19,14 @@ _P1 = '^[0-9a-f]{32}$'
 _C0: object = 1
 
 
-def _v626(x: object) -> bool:
+def _v655(x: object) -> bool:
     # proxy-record#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v627(x: object) -> bool:
+def _v656(x: object) -> bool:
     # proxy-record#/properties/pid
     if not (_is_integer(x)):
         return False
@@ -38,7 +38,7 @@ def _v627(x: object) -> bool:
     return True
 
 
-def _v628(x: object) -> bool:
+def _v657(x: object) -> bool:
     # proxy-record#/properties/start_ticks
     if not (_is_integer(x)):
         return False
@@ -50,7 +50,7 @@ def _v628(x: object) -> bool:
     return True
 
 
-def _v629(x: object) -> bool:
+def _v658(x: object) -> bool:
     # proxy-record#/properties/boot_id
     if not (isinstance(x, str)):
         return False
@@ -64,7 +64,7 @@ def _v629(x: object) -> bool:
     return True
 
 
-def _v630(x: object) -> bool:
+def _v659(x: object) -> bool:
     # proxy-record#/properties/port
     if not (_is_integer(x)):
         return False
@@ -76,7 +76,7 @@ def _v630(x: object) -> bool:
     return True
 
 
-def _v631(x: object) -> bool:
+def _v660(x: object) -> bool:
     # proxy-record#/properties/hello_nonce
     if not (isinstance(x, str)):
         return False
@@ -86,14 +86,14 @@ def _v631(x: object) -> bool:
     return True
 
 
-def _v632(x: object) -> bool:
+def _v661(x: object) -> bool:
     # proxy-record#/properties/started_at
-    if not _m_defs._v86(x):
+    if not _m_defs._v100(x):
         return False
     return True
 
 
-def _v625(x: object) -> bool:
+def _v654(x: object) -> bool:
     # proxy-record#
     if not (isinstance(x, dict)):
         return False
@@ -101,19 +101,19 @@ def _v625(x: object) -> bool:
         for k in ('boot_id', 'format', 'hello_nonce', 'pid', 'port', 'start_ticks', 'started_at'):
             if k not in x:
                 return False
-        if 'format' in x and not _v626(x['format']):
+        if 'format' in x and not _v655(x['format']):
             return False
-        if 'pid' in x and not _v627(x['pid']):
+        if 'pid' in x and not _v656(x['pid']):
             return False
-        if 'start_ticks' in x and not _v628(x['start_ticks']):
+        if 'start_ticks' in x and not _v657(x['start_ticks']):
             return False
-        if 'boot_id' in x and not _v629(x['boot_id']):
+        if 'boot_id' in x and not _v658(x['boot_id']):
             return False
-        if 'port' in x and not _v630(x['port']):
+        if 'port' in x and not _v659(x['port']):
             return False
-        if 'hello_nonce' in x and not _v631(x['hello_nonce']):
+        if 'hello_nonce' in x and not _v660(x['hello_nonce']):
             return False
-        if 'started_at' in x and not _v632(x['started_at']):
+        if 'started_at' in x and not _v661(x['started_at']):
             return False
         for k in x:
             if k not in ('format', 'pid', 'start_ticks', 'boot_id', 'port', 'hello_nonce', 'started_at'):
@@ -122,5 +122,5 @@ def _v625(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'proxy-record': _v625,
+    'proxy-record': _v654,
 }
