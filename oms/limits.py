@@ -44,7 +44,7 @@ class Limits(NamedTuple):
     disk_walk_every_s: float = 5.0  # a worker's worktree and home: measured again this long after
     check_disk_every_s: float = 1.0  # a check's checkout: measured again this long after a walk
     disk_walk_share: float = 0.05  # ... or later: walking takes at most this share of the time
-    disk_walk_slice: int = 1000  # entries measured between two turns of the broker's loop
+    disk_walk_slice: int = 250  # entries measured between two turns of the broker's loop (a few ms)
     disk_walk_entries: int = 2_000_000  # a tree with more entries counts as over its disk bound
     disk_walk_depth: int = 256  # ... and so does one deeper than this (one descriptor per level)
     disk_walk_links: int = 100_000  # hard-linked files remembered to count once (beyond: again)

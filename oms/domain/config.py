@@ -240,6 +240,14 @@ duration_minutes = 60
 [worktrees]
 directory = "../oms-worktrees"     # relative to this repository; must be outside the state root
 
+# [limits]                         # what bounds each sandbox (docs/adr/0025); a role may override
+# pids = 2048                      # tasks (threads count too)
+# memory_bytes = 4_294_967_296     # 4 GiB, its /tmp included, never swap
+# cpu_weight = 50                  # half a default share: oms itself stays responsive
+# disk_bytes = 10_737_418_240      # its worktree and home (a check: its checkout)
+# file_bytes = 4_294_967_296       # the largest file it may write
+# cgroup = "unsafe-none"           # only where no cgroup can be had: then nothing is bounded
+
 [roles."oms.ticket-executor"]      # Claude Code, interactive, in a tmux pane
 model = "sonnet"                   # Claude Code's alias for the latest Sonnet (`oms doctor` warns of a retired model)
 transport = "claude_interactive"

@@ -82,6 +82,17 @@ class Guard:
         self._walk_at = time.monotonic() + max(self.every_s, self._spent / LIMITS.disk_walk_share)
         return "disk" if walk.beyond is not None or walk.bytes > self.limits.disk_bytes else None
 
+    def final(self) -> str | None:
+        """Once the sandbox ended (a check): its counters, then its trees measured whole."""
+        reached = self.group.reached()
+        if reached is not None or not self.trees:
+            return reached
+        self.close()
+        self._walk_at = time.monotonic()
+        while (reached := self._walk_slice(time.monotonic())) is None and self._walk is not None:
+            pass
+        return reached
+
     def detail(self, reached: str) -> str:
         """Why the sandbox was ended, for its end record and its log."""
         if reached == "pids":

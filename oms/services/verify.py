@@ -191,11 +191,12 @@ def _run(
             watch=guard.poll,
             watch_every=LIMITS.cgroup_poll_s,
         )
+        reached = done.reached or guard.final()  # what it left counts too
     finally:
         os.close(filter_fd)
         guard.close()
         group.remove()
-    ran = Ran(argv, done.returncode, done.duration_ms, done.output, done.truncated, done.reached)
+    ran = Ran(argv, done.returncode, done.duration_ms, done.output, done.truncated, reached)
     outcome = (
         "passed"
         if ran.passed

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '82af151ccff727e3a6c4b4625a80166b3ffe8568e7303074d34edff8956d255a'
+SOURCE_SHA256 = 'f2901cb67a8e134056166365e65831c2a0edcb2df2199818f46b6e27b9d79dbc'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
