@@ -6,6 +6,7 @@ cgroup = "unsafe-none"` launches with no cgroup, and `oms status` and `oms docto
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -125,3 +126,15 @@ def test_unsafe_none_launches_without_a_cgroup_and_is_shown_as_a_warning(
     assert all(c.warn and "unsafe-none" in c.detail for c in warned)
     intent = json.loads((deliverable.state / "panes").joinpath(f"{dispatch_id}.json").read_text())
     assert intent["dispatch_id"] == dispatch_id  # the pane exists: it ran
+
+
+def test_doctor_makes_a_trial_cgroup_and_says_where(chain: Chain) -> None:
+    checks = {c.name: c for c in diagnose(str(chain.state), str(chain.repo))}
+    line = checks["cgroups"]
+    assert line.ok, line.detail
+    assert not line.warn
+    assert "pids 2048, memory 4 GiB, cpu weight 50" in line.detail
+    for place in cgroups.where():
+        assert f"beneath {place.base}" in line.detail
+        assert not list(Path(place.base).glob(f"oms-t-{os.getpid()}-*"))  # the trial is gone
+    assert "limits" not in checks  # nothing unbounded: no warning
