@@ -134,7 +134,10 @@ def main() -> int:
         for size in sizes:
             results[size] = measure(Path(tmp) / f"n{size}", size, args.workers, args.repeat)
     base = results[sizes[0]]["tick_ms"]
-    phase_names = ["reconcile", "expire", "deadlines", "providers", "resume", "deliver", "resolve", "fill", "close"]
+    phase_names = [
+        "reconcile", "expire", "deadlines", "providers", "resume", "deliver", "resolve", "fill",
+        "close", "compact", "checkpoint",
+    ]  # fmt: skip
     rows = [
         [
             f"{size} tickets, {args.workers} workers",

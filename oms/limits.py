@@ -35,6 +35,9 @@ class Limits(NamedTuple):
     reason_chars: int = 512
     activation_ready_s: float = 30.0  # an agent CLI shows its ready marks within this after its pane starts
     activation_confirm_s: float = 5.0  # ... and shows it took the instruction within this after Enter
+    ledger_file_bytes: int = 512 * 1024 * 1024  # the largest file the ledger covers (a bundle)
+    ledger_tail_bytes: int = 4 * 1024  # read to find the ledger's last line (a line is under 1 KiB)
+    anchor_bytes: int = 4 * 1024  # an anchor or a checkpoint (ADR 0027)
     # a sandbox's cgroup and disk (issue 23, ADR 0025)
     cgroup_file_bytes: int = 64 * 1024  # a cgroup file, /proc/self/cgroup
     mountinfo_bytes: int = 4 * 1024 * 1024  # /proc/self/mountinfo (a container host has thousands)

@@ -16,7 +16,14 @@ from hypothesis import HealthCheck, settings
 from oms.canonical import now
 from oms.store import StateRoot, Store
 from tests.chain import Chain, make_chain
-from tests.helpers import RESOLVERS, USERNS_FLAG, OmsCommand, in_user_namespace, oms_command
+from tests.helpers import (
+    RESOLVERS,
+    USERNS_FLAG,
+    OmsCommand,
+    in_user_namespace,
+    isolate_home,
+    oms_command,
+)
 
 settings.register_profile(
     "oms", deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
@@ -61,23 +68,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
 
 @pytest.fixture(autouse=True)
 def _no_real_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any write to the real home fails: HOME and XDG dirs point at a regular file (ENOTDIR beneath it)."""
-    blocker = tmp_path_factory.getbasetemp() / "home-is-a-file"
-    if not blocker.exists():
-        blocker.write_text("tests must not write to a home directory\n")
-    for var in ("HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):
-        monkeypatch.setenv(var, str(blocker))
-    for var in ("OMS_STATE_ROOT", "OMS_CONFIG_ROOT", "OMS_FSIO_RESOLVER", "OMS_FSIO_PUBLISH", "OMS_VERBOSE"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
-    for var, value in (
-        ("GIT_AUTHOR_NAME", "oms test"),
-        ("GIT_AUTHOR_EMAIL", "test@oms.invalid"),
-        ("GIT_COMMITTER_NAME", "oms test"),
-        ("GIT_COMMITTER_EMAIL", "test@oms.invalid"),
-    ):
-        monkeypatch.setenv(var, value)
+    """Any write to the real home fails (`isolate_home`)."""
+    isolate_home(monkeypatch, tmp_path_factory)
 
 
 @pytest.fixture(params=RESOLVERS)

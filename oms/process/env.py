@@ -27,6 +27,7 @@ BASE_KEYS = (
     "XDG_CACHE_HOME",
     "XDG_DATA_HOME",
     "XDG_RUNTIME_DIR",
+    "OMS_ANCHOR_DIR",  # oms's own children anchor the ledger where the user said (ADR 0027)
 )
 _LOADER_KEYS = ("LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT", "PYTHONHOME", "PYTHONPATH")
 

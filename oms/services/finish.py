@@ -24,6 +24,7 @@ from oms.domain import finishing
 from oms.errors import CheckoutChangedError, ConflictError, OmsError, one_line
 from oms.services import tickets, verify, worktree_gc
 from oms.services.workspace import Workspace
+from oms.store import ledger
 
 ARCHIVE = "refs/oms/archive"
 
@@ -197,5 +198,6 @@ def _bundle(ws: Workspace, repo: str, ref: str, ticket_id: str, attempt: int) ->
     root = ws.store.state.root
     root.mkdirs("archive")
     rel = f"archive/{ticket_id}-{attempt}.bundle"
-    root.publish(rel, git_finish.bundle(repo, ref))  # (an existing bundle of the attempt: AlreadyExistsError)
+    bundle = git_finish.bundle(repo, ref)  # (an existing bundle of the attempt: AlreadyExistsError)
+    ledger.publish_noted(root, "output", rel, bundle)  # kept as it was: noted (ADR 0027)
     return rel

@@ -33,7 +33,7 @@ from oms.limits import LIMITS
 from oms.process import child_env, data_fd, run_bounded
 from oms.services.sandbox_bounds import Guard
 from oms.services.workspace import Workspace
-from oms.store import Record
+from oms.store import Record, ledger
 
 VERIFY_DIR = "verify"
 
@@ -213,8 +213,8 @@ def _keep(ws: Workspace, dispatch_id: str, ref: str, ran: tuple[Ran, ...]) -> No
     root = ws.store.state.root
     folder = f"{VERIFY_DIR}/{dispatch_id}"
     root.mkdirs(folder)
-    for i, r in enumerate(ran, 1):
-        root.publish(f"{folder}/{ref}-{i}.log", r.output)
+    for i, r in enumerate(ran, 1):  # kept as they were: noted in the ledger (ADR 0027)
+        ledger.publish_noted(root, "output", f"{folder}/{ref}-{i}.log", r.output)
     if root.exists(f"{folder}/latest"):
         root.unlink(f"{folder}/latest")
     root.publish(f"{folder}/latest", ref.encode("ascii"))

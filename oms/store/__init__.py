@@ -126,12 +126,57 @@ class Store:
 
         return checkpoint(self.state.root, self.state.signer(), self.state.meta.key_id)
 
+    def anchor(self, signed: JsonObject, *, accept: bool = False) -> str | None:
+        """Move the anchor outside the state root to checkpoint `signed` (`anchor.advance`): None
+        when done or nothing to do, else the line that says why it stays (a rollback, an unusable
+        folder)."""
+        from oms.store import anchor
+
+        state = self.state
+        return anchor.advance(
+            state.root,
+            state.signer(),
+            state.meta.key_id,
+            signed,
+            accept=accept,
+        )
+
+    def sign_and_anchor(self) -> str | None:
+        """Sign the ledger's head and move the anchor to it (what every command that wrote and every
+        conductor tick that wrote do): None, or why the anchor stays (`anchor`)."""
+        found = self.checkpoint()
+        return None if found is None else self.anchor(found[0])
+
+    def rolled_back(self) -> str | None:
+        """The problem the anchor outside the state root shows (a rollback, or a damaged anchor), or
+        None (`anchor.check`)."""
+        from oms.store import anchor
+
+        meta = self.state.meta
+        return anchor.check(self.state.root, meta.public_key, meta.key_id)[1]
+
+    def ticket_floor(self) -> int:
+        """The highest local ticket number ever allocated, as the anchor and accepted rollbacks
+        know."""
+        from oms.store import anchor
+
+        return anchor.ticket_floor(self.state.root)
+
     def audit(self, exported: bytes | None = None) -> Audit:
-        """Verify the ledger, its checkpoints and every covered file (`ledger_check.verify_ledger`)."""
+        """Verify the ledger, its checkpoints, every covered file (`ledger_check.verify_ledger`) and
+        the anchor outside the state root (`anchor.check`)."""
+        from oms.store import anchor
         from oms.store.ledger_check import verify_ledger
 
         meta = self.state.meta
-        return verify_ledger(self.state.root, meta.public_key, meta.key_id, exported)
+        found = verify_ledger(self.state.root, meta.public_key, meta.key_id, exported)
+        newest, problem, note = anchor.check(self.state.root, meta.public_key, meta.key_id)
+        found.anchored = None if newest is None else newest.seq
+        if problem is not None:
+            found.problems.insert(0, problem)  # a rollback first: it explains every other line
+        if note is not None and found.entries:
+            found.notes.append(note)
+        return found
 
     def close(self) -> None:
         """Close the state root."""
