@@ -37,7 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import median_ms, p90_ms, table
-from tests.chain import Chain, make_chain
+from tests.chain import Chain, broker_socket, make_chain, sandbox_dir
 from tests.integration.test_delivery_concurrency import make_events
 
 REPO = Path(__file__).resolve().parent.parent
@@ -86,8 +86,8 @@ class Worker:
         self.state = state
         self.dispatch_id = dispatch_id
         self.session_id = session_id
-        self.socket = state / "panes" / f"{dispatch_id}.sock"
-        self.home = state / "tmp" / f"command-{session_id}"
+        self.socket = broker_socket(state, dispatch_id)  # in the sandbox directory (ADR 0026)
+        self.home = sandbox_dir(state) / "homes" / f"command-{session_id}"
         self.exit = state / "panes" / f"{dispatch_id}.exit.json"
 
     def hook_argv(self) -> list[str]:

@@ -14,7 +14,7 @@ from typing import Any
 from oms.canonical import JsonObject, check, dumps
 from oms.canonical.ids import ROLE_ID
 from oms.domain.gate import MAX_MINUTES_WITHOUT_RESULT, MAX_TURNS_WITHOUT_RESULT
-from oms.domain.proxy import MAX_REQUEST_BYTES
+from oms.domain.proxy import IMPLICIT, MAX_REQUEST_BYTES
 from oms.domain.routing import (
     COOLDOWN_MINUTES,
     DEFAULT_COST_TIER,
@@ -34,6 +34,7 @@ CONFIG_PATH = ".oms/config.toml"
 DEADLINE_MINUTES = 480  # a worker's wall-clock limit unless its role says otherwise
 TICK_SECONDS = 30  # `oms conductor run`'s interval unless the pool says otherwise
 WORKER_TRANSPORTS = ("command", "codex_goal", "claude_interactive")
+NETWORK_DEFAULT, CREDENTIAL_DEFAULT = "none", "token"  # contained and keyless (ADR 0026)
 ADVISOR_TRANSPORTS = ("command", "codex_exec", "claude_print")
 
 
@@ -54,16 +55,28 @@ class Role:
     route: RouteClass = field(default_factory=RouteClass)  # which providers may serve it (`domain/routing.py`)
     token_budget: int | None = None  # model tokens a dispatch may use through the proxy (`domain/proxy.py`)
     limits: SandboxLimits = field(default_factory=SandboxLimits)  # `[limits]` + its own (ADR 0025)
+    network: str = "none"  # "host": the host's network, not loopback only (an opt-out, ADR 0026)
+    credential: str = "token"  # "raw": the user's real credential, not a proxy token (an opt-out)
+
+    @property
+    def opt_outs(self) -> tuple[str, ...]:
+        """The containment this role gives up, as `key = "value"` (none by default; ADR 0026)."""
+        out: list[str] = []
+        if self.network != NETWORK_DEFAULT:
+            out.append(f'network = "{self.network}"')
+        if self.credential != CREDENTIAL_DEFAULT:
+            out.append(f'credential = "{self.credential}"')
+        return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
 class ProxyConfig:
-    """`[proxy]`: the loopback model proxy's port (0: any free one), its request body bound, and whether
-    routed workers go through it (`workers`: a token instead of the real key)."""
+    """`[proxy]`: the loopback model proxy's port (0: any free one) and its request body bound.
+    Every model worker goes through it unless its role says `credential = "raw"` (ADR 0026);
+    `workers = true`, which ADR 0020 asked for, is accepted and changes nothing."""
 
     port: int = 0
     max_request_bytes: int = MAX_REQUEST_BYTES
-    workers: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +130,10 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
             _route_class(spec, role_id, routing, where),
             spec.get("token_budget"),
             parse_limits(spec.get("limits"), f"{where}: roles.{role_id}.limits", limits),
+            spec.get("network", NETWORK_DEFAULT),
+            spec.get("credential", CREDENTIAL_DEFAULT),
         )
+        _check_opt_outs(roles[role_id], where)
     for key, allowed in (("advisor", ADVISOR_TRANSPORTS), ("worker", WORKER_TRANSPORTS)):
         role = roles.get(doc[key]["role"])
         if role is None:
@@ -139,19 +155,42 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
         worktrees_directory=doc["worktrees"]["directory"],
         raw=doc,
         routing=routing,
-        proxy=ProxyConfig(
-            doc.get("proxy", {}).get("port", 0),
-            doc.get("proxy", {}).get("max_request_bytes", MAX_REQUEST_BYTES),
-            doc.get("proxy", {}).get("workers", False),
-        ),
+        proxy=_proxy(doc, where),
         limits=limits,
     )
+
+
+def _proxy(doc: dict[str, Any], where: str) -> ProxyConfig:
+    table = dict(doc.get("proxy", {}))
+    if table.get("workers") is False:
+        raise ConfigError(
+            f"{where}: proxy.workers = false: every model worker goes through the proxy now "
+            "(ADR 0026); "
+            'a role that must hold its real key says credential = "raw" and network = "host"',
+        )
+    return ProxyConfig(table.get("port", 0), table.get("max_request_bytes", MAX_REQUEST_BYTES))
+
+
+def _check_opt_outs(role: Role, where: str) -> None:
+    """`network` and `credential` are a worker's; a raw credential is used directly, so it needs the
+    host network; a command worker holds no model credential."""
+    key = f"{where}: roles.{role.role_id}"
+    if role.opt_outs and role.transport not in WORKER_TRANSPORTS:
+        why = f"network and credential are a worker role's (transport {role.transport})"
+        raise ConfigError(f"{key}: {why}")
+    if role.credential != CREDENTIAL_DEFAULT and role.transport == "command":
+        raise ConfigError(f"{key}.credential: a command worker holds no model credential")
+    if role.credential != CREDENTIAL_DEFAULT and role.network == NETWORK_DEFAULT:
+        needs = 'needs network = "host" (a raw key is used directly)'
+        raise ConfigError(f'{key}.credential = "{role.credential}" {needs}')
 
 
 def _routing(doc: dict[str, Any], where: str) -> Routing:
     """`[providers.*]` and `[routing]`: every provider a route names must be configured."""
     providers = {}
     for provider_id, spec in dict(doc.get("providers", {})).items():
+        if provider_id in IMPLICIT.values():
+            raise ConfigError(f"{where}: providers.{provider_id}: the name is oms's own (ADR 0026)")
         probe = spec.get("quota_probe")
         providers[provider_id] = Provider(
             provider_id,

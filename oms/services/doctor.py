@@ -21,7 +21,7 @@ from oms.process import child_env, is_frozen, landlock
 from oms.schemas import SCHEMA_NAMES, schema_source, validator
 from oms.services.committed import committed_config
 from oms.services.policy import load_tracked
-from oms.store import StateRoot
+from oms.store import StateRoot, sandboxes
 from oms.version import __version__
 
 
@@ -138,11 +138,25 @@ def _state(state_root: str) -> tuple[list[Check], str | None]:
         state.signer()
         st = os.stat(state.path, follow_symlinks=False)
         detail = f"{state.path} (owner uid {st.st_uid}, mode {st.st_mode & 0o777:04o}, key {state.meta.key_id[:16]})"
-        return [Check("state root", True, detail)], state.path
+        return [Check("state root", True, detail), _sandboxes(state)], state.path
     except OmsError as exc:
         return [Check("state root", False, exc.message, "oms store verify; restore the key or re-init")], None
     finally:
         state.close()
+
+
+def _sandboxes(state: StateRoot) -> Check:
+    """The sandbox directory (ADR 0026): private, the state root's, its path not the state
+    root's."""
+    try:
+        if sandboxes.recorded_path(state.root) is None:
+            none = "none yet: made beside the state root at the first launch"
+            return Check("sandbox directory", True, none)
+        with sandboxes.open_existing(state.root, state.meta.key_id) as found:
+            detail = f"{found.path} (private, outside the state root)"
+            return Check("sandbox directory", True, detail)
+    except OmsError as exc:
+        return Check("sandbox directory", False, exc.message, exc.remedy or "oms store verify")
 
 
 def _probe(state_root: str | None) -> dict[str, str | None] | Check:
@@ -224,6 +238,10 @@ def _roles(config_root: str | None) -> list[Check]:
     env = child_env(keep=ADVISOR_ENV)
     codex_listed: list[str] | None = None
     for role_id, role in sorted(config.roles.items()):
+        if role.opt_outs:  # containment given up, by the role's own keys (ADR 0026)
+            detail = f"{', '.join(role.opt_outs)}: its workers are not contained by default"
+            fix = f'remove them from [roles."{role_id}"] in {CONFIG_PATH} unless it needs them'
+            checks.append(Check(f"containment {role_id}", True, detail, fix, warn=True))
         cli = CLI_OF.get(role.transport)
         if cli is None:
             continue

@@ -24,10 +24,11 @@ from oms.domain import sandbox_limits, sessions, workers
 from oms.domain.machine import Next
 from oms.domain.policy import role_tools
 from oms.errors import AuthorityChangedError, OmsError, one_line
+from oms.fsio import Root
 from oms.services import checkout, fence, launch, lifecycle_events, live, liveness, plans, reaper, registration
 from oms.services import launch_guards as guards
 from oms.services.authority import Authority, check_dispatch
-from oms.services.homes import home_path, materialise
+from oms.services.homes import adopt_legacy, home_path, materialise
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
 
@@ -141,11 +142,26 @@ def prepare(
     checkout.verify(payload, d.ws.config_root, own_work=resume is not None)
     tools = role_tools(authority.policy, authority.role.role_id)
     plan = d.plan(dispatch, authority.role.argv, tools, authority.instructions, resume=resume)
-    materialise(d.ws.store.state.root, plan)
+    sandboxes = d.ws.store.sandboxes()
+    moved = adopt_legacy(d.ws.store.state.root, sandboxes, plan)  # an older oms's home (ADR 0026)
+    if moved is not None:  # said in the worker's broker log, where its supervisor writes
+        log = panefiles.log_path(dispatch.record_id)
+        _note(d.ws.store.state.root, log, f"{d.ws.now()} {moved}")
+    materialise(sandboxes, plan)
     spec = plans.launch_spec(d.ws, dispatch, plan, tools, d.executable)
-    home = os.path.realpath(home_path(d.ws.store.path, plan.home or ""))
+    home = os.path.realpath(home_path(sandboxes.path, plan.home or ""))
     trees: list[Json] = [access.text(spec, "worktree"), home]
     return plan, {**spec, "limits": limits.to_json(), "disk_trees": trees}
+
+
+def _note(root: Root, rel: str, line: str) -> None:
+    """One line appended to a private log under the state root."""
+    root.mkdirs(panefiles.PANES_DIR)
+    fd = root.open_log(rel)
+    try:
+        os.write(fd, (line + "\n").encode("ascii", "replace"))
+    finally:
+        os.close(fd)
 
 
 def start_pane(

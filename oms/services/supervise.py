@@ -46,7 +46,8 @@ from oms.services import hooks, launch, launch_guards, reaper
 from oms.services.broker import Broker
 from oms.services.doors import WorkerDoors
 from oms.services.sandbox_bounds import Guard
-from oms.store.panefiles import log_path, socket_path, write_exit
+from oms.store.panefiles import log_path, write_exit
+from oms.store.sandboxes import broker_rel
 
 GRACE_S = 2.0
 LOG_CAP = 1024 * 1024
@@ -95,7 +96,7 @@ def supervise(state_root: str, dispatch_id: str) -> int:
                 ended = (ended[0], ended[1], run.reached[1])
             try:
                 record_exit(root, dispatch_id, ended, limit=run.reached[0] if run.reached else None)
-                root.remove_socket(socket_path(dispatch_id))
+                run.remove_socket()
             except (OmsError, OSError) as exc:
                 log(f"the end could not be recorded: {exc}")
             finally:
@@ -125,10 +126,16 @@ class _Run:
         self.group: cgroups.Cgroup | None = None  # the sandbox's cgroup (ADR 0025)
         self.reached: tuple[str, str] | None = None  # the bound it reached (why it was ended)
 
+    def remove_socket(self) -> None:
+        """Remove the broker's socket (in the sandbox directory, ADR 0026)."""
+        with Root.open(self.spec.sandbox_dir) as sandboxes:
+            sandboxes.remove_socket(broker_rel(self.spec.dispatch_id))
+
     def run(self, slot: int) -> Ended:
         spec = self.spec
-        sock_rel = socket_path(spec.dispatch_id)
-        listener = self.root.listen_unix(sock_rel)
+        sock_rel = broker_rel(spec.dispatch_id)
+        with Root.open(spec.sandbox_dir) as sandboxes:  # owner and 0700 checked, never a link
+            listener = sandboxes.listen_unix(sock_rel)
         fds: list[int] = []
         marker_r, marker_w = _marker_pipe(slot)  # one byte once the sandbox is set up and the agent starts
         status_r, status_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)  # bubblewrap's JSON status (its init)
@@ -137,7 +144,7 @@ class _Run:
         seccomp_fd = data_fd(seccomp.encode(seccomp.program(os.uname().machine)), "oms-seccomp")
         config_fd = data_fd(spec.git_config.encode(), "oms-git-config")
         fds += [seccomp_fd, config_fd]
-        sock_path = os.path.join(self.state_real, sock_rel)
+        sock_path = os.path.join(spec.sandbox_dir, sock_rel)
         config = (config_fd, spec.git_config_path)
         args = command_args(spec.sandbox, sock_path, status_w, seccomp_fd, config, spec.model_socket)
         args_fd = data_fd(b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args), "oms-bwrap-args")

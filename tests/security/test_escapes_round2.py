@@ -42,7 +42,7 @@ from oms.canonical import access
 from oms.services.delivery import Delivery
 from oms.services.demo import WORKER_SCRIPT
 from tests.agent_side import Bound, BoundTools, bind
-from tests.chain import Chain, make_chain
+from tests.chain import Chain, make_chain, sandbox_dir
 from tests.helpers import git
 from tests.security.test_escapes import (
     PY,
@@ -1064,7 +1064,7 @@ def resources(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Resources]:
             seen = run.wait("resources.json", 60)["seen"]
             host["ended"] = _ended(run, 60)
             host["end"] = _end_record(run) if host["ended"] is not None else (None, None)
-            st = os.statvfs(chain.state / "tmp")
+            st = os.statvfs(sandbox_dir(chain.state) / "homes")
             host["disk_avail"] = st.f_bavail * st.f_frsize
         yield Resources(seen, host)
 

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'f2901cb67a8e134056166365e65831c2a0edcb2df2199818f46b6e27b9d79dbc'
+SOURCE_SHA256 = '26eeba316741b120cbf28d79b215f8f695fca718e08c6c82b71e1b44ceb8c870'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -83,6 +83,7 @@ MODULES: dict[str, str] = {
     'proxy-usage': 'proxy_usage',
     'record-envelope': 'record_envelope',
     'role-policy': 'role_policy',
+    'sandbox-dir': 'sandbox_dir',
     'sandbox-init': 'sandbox_init',
     'session': 'session',
     'state-meta': 'state_meta',

@@ -186,3 +186,63 @@ def test_unsafe_none_is_warned_of_where_it_is_set() -> None:
     roles = {r: role.limits for r, role in config.roles.items()}
     (line,) = sandbox_limits.unbounded(config.limits, roles)
     assert line.startswith("role oms.ticket-executor: cgroup = 'unsafe-none'")
+
+
+# ---------------------------------------------------------------------------- containment (ADR
+# 0026)
+_CLAUDE_ROLE = '[roles."oms.ticket-executor"]'
+
+
+def _with_role_keys(keys: str, role: str = _CLAUDE_ROLE) -> bytes:
+    """The scaffold with `keys` added to the role whose header line starts with `role`."""
+    start = DEFAULT_CONFIG.index(role)
+    end = DEFAULT_CONFIG.index("\n", start) + 1
+    return (DEFAULT_CONFIG[:end] + keys + DEFAULT_CONFIG[end:]).encode()
+
+
+def test_contained_and_keyless_is_the_default() -> None:
+    config = parse_config(DEFAULT_CONFIG.encode())
+    for role in config.roles.values():
+        assert (role.network, role.credential, role.opt_outs) == ("none", "token", ())
+
+
+def test_a_role_opts_out_only_by_its_own_keys() -> None:
+    config = parse_config(_with_role_keys('network = "host"\ncredential = "raw"\n'))
+    role = config.roles["oms.ticket-executor"]
+    assert role.opt_outs == ('network = "host"', 'credential = "raw"')
+    host_only = parse_config(_with_role_keys('network = "host"\n')).roles["oms.ticket-executor"]
+    assert host_only.credential == "token"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (_with_role_keys('credential = "raw"\n'), 'credential = "raw" needs network = "host"'),
+        (_with_role_keys('network = "everywhere"\n'), "network"),
+        (_with_role_keys('credential = "borrowed"\n'), "credential"),
+        (
+            _with_role_keys('network = "host"\n', '[roles."oms.exec-advisor"]'),
+            "network and credential are a worker role's",
+        ),
+        (
+            DEFAULT_CONFIG.encode()
+            + b'\n[roles."oms.cmd"]\nmodel = "m"\ntransport = "command"\n'
+            + b'sandbox = "ticket-worktree-write"\n'
+            + b'argv = ["true"]\nnetwork = "host"\ncredential = "raw"\n',
+            "a command worker holds no model credential",
+        ),
+        (DEFAULT_CONFIG.encode() + b"\n[proxy]\nworkers = false\n", 'credential = "raw"'),
+        (DEFAULT_CONFIG.encode() + b'\n[providers.oms-openai]\nfamily = "openai"\n', "oms's own"),
+    ],
+)
+def test_containment_settings_are_refused_where_they_mean_nothing(
+    text: bytes,
+    message: str,
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(text, "/repo/.oms/config.toml")
+    assert message in info.value.message
+
+
+def test_proxy_workers_true_is_still_accepted() -> None:
+    parse_config(DEFAULT_CONFIG.encode() + b"\n[proxy]\nworkers = true\n")  # ADR 0020's configs
