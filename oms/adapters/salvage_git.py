@@ -29,7 +29,7 @@ from oms.adapters.git import (
     resolve_commit,
     status_entries,
 )
-from oms.errors import CheckoutChangedError, ProcessFailedError, shown
+from oms.errors import CheckoutChangedError, ConflictError, ProcessFailedError, shown
 from oms.fsio.outside import discard_file, scratch_directory
 from oms.fsio.trees import entry_kind, read_entry, remove_kept_files, remove_tree
 from oms.limits import LIMITS
@@ -208,6 +208,45 @@ def _in_the_way(repo: str, commit: str) -> str | None:
 def tree_of(repo: str, commit: str) -> str:
     """The tree id of `commit`."""
     return git(repo, "rev-parse", "--verify", "--end-of-options", f"{commit}^{{tree}}").text()
+
+
+def keep_at_free_ref(repo: str, base: str, commit: str, most: int) -> tuple[str, str]:
+    """Point the first free salvage ref of `base` (`base`, `base-2`, ... `base-<most>`) at `commit`,
+    or name the one that already holds the same tree (a salvage taken twice of the same work):
+    (ref, the commit it holds). One listing of the refs there are (their commits and trees), then
+    one create that succeeds only where no ref is (`update-ref <ref> <commit> ""`): a salvage that
+    took the name in between is looked at and the next name tried. A bounded number of gits
+    however many salvages the attempt has."""
+    tree = tree_of(repo, commit)
+    names = [base + (f"-{n}" if n > 1 else "") for n in range(1, most + 1)]
+    held = _held_refs(repo, base, set(names))
+    for ref in names:
+        if ref not in held:
+            made = git(repo, "update-ref", ref, commit, "", check=False)
+            if made.returncode == 0:
+                return ref, commit  # created only where none was
+            now = resolve_commit(repo, ref)
+            held[ref] = (now, tree_of(repo, now) if now is not None else None)
+        found, its_tree = held[ref]
+        if found is None:
+            raise ConflictError(f"salvage ref {ref} could not be written")
+        if its_tree == tree:
+            return ref, found
+    raise ConflictError(f"{base} has {most} salvage refs already")
+
+
+def _held_refs(repo: str, base: str, names: set[str]) -> dict[str, tuple[str | None, str | None]]:
+    """{ref: (commit, tree)} of the refs among `names` (`base`, `base-<n>`): (None, None) for one
+    that holds no commit."""
+    fields = "--format=%(refname)%00%(objecttype)%00%(objectname)%00%(tree)"
+    out = git(repo, "for-each-ref", fields, base, f"{base}-*").stdout
+    held: dict[str, tuple[str | None, str | None]] = {}
+    for line in out.decode("utf-8", "replace").splitlines():
+        parts = line.split("\x00")
+        if len(parts) == 4 and parts[0] in names:
+            ref, kind, commit, tree = parts
+            held[ref] = (commit, tree) if kind == "commit" and tree else (None, None)
+    return held
 
 
 def refs_under(repo: str, prefix: str) -> list[tuple[str, str, str]]:

@@ -38,7 +38,7 @@ from oms.adapters import git, salvage_git
 from oms.adapters.sandbox import PLACEHOLDERS
 from oms.canonical import JsonObject, access
 from oms.domain import tree_jobs
-from oms.errors import CheckoutChangedError, ConflictError, InvalidInputError, OmsError, shown
+from oms.errors import CheckoutChangedError, InvalidInputError, OmsError, shown
 from oms.fsio.trees import empty_tree, enter_tree_job, hidden_git_entries, placeholders, tree_bytes
 from oms.limits import LIMITS
 
@@ -136,27 +136,10 @@ def restore(job: JsonObject) -> JsonObject:
         git.git(worktree, *salvage_git.NO_REFLOG, "reset", "-q", "--hard", start, timeout=120.0)
         return {**nothing, "reset": True}
     made = salvage_git.build(worktree, head, list(paths), access.text(job, "message"))
-    ref, kept = _free_ref(worktree, access.text(job, "ref_base"), made)
+    base = access.text(job, "ref_base")
+    ref, kept = salvage_git.keep_at_free_ref(worktree, base, made, MAX_SALVAGE_REFS)
     salvage_git.discard_changes(worktree, start, salvage_git.Snapshot(made, paths))
     return {"salvage_ref": ref, "salvage_commit": kept, "paths": len(paths), "reset": True}
-
-
-def _free_ref(worktree: str, base: str, commit: str) -> tuple[str, str]:
-    """Point the first free salvage ref (`base`, `base-2`, ...) at `commit`, or name the one that
-    already holds the same tree (a salvage taken twice of the same work)."""
-    tree = salvage_git.tree_of(worktree, commit)
-    for n in range(1, MAX_SALVAGE_REFS + 1):
-        ref = base + (f"-{n}" if n > 1 else "")
-        held = git.resolve_commit(worktree, ref)
-        made = held is None and git.git(worktree, "update-ref", ref, commit, "", check=False)
-        if made and made.returncode == 0:
-            return ref, commit  # created only where none was (a racing salvage takes the next name)
-        held = git.resolve_commit(worktree, ref)
-        if held is None:
-            raise ConflictError(f"salvage ref {ref} could not be written")
-        if salvage_git.tree_of(worktree, held) == tree:
-            return ref, held
-    raise ConflictError(f"{base} has {MAX_SALVAGE_REFS} salvage refs already")
 
 
 def unkept(worktree: str) -> str | None:

@@ -115,19 +115,8 @@ def keep_before_reset(
 def _free_ref(repository: str, ticket_id: str, attempt: int, commit: str) -> tuple[str, str]:
     """Point the attempt's first free salvage ref at `commit` — or name the one that already holds the same
     tree (a salvage taken twice of the same work). Object-level git in the main repository."""
-    tree = salvage_git.tree_of(repository, commit)
-    for n in range(1, MAX_REFS_PER_ATTEMPT + 1):
-        ref = ref_name(ticket_id, attempt, n)
-        held = git.resolve_commit(repository, ref)
-        made = held is None and git.git(repository, "update-ref", ref, commit, "", check=False)
-        if made and made.returncode == 0:
-            return ref, commit  # created only where none was (a racing salvage takes the next name)
-        held = git.resolve_commit(repository, ref)
-        if held is None:
-            raise ConflictError(f"salvage ref {ref} could not be written")
-        if salvage_git.tree_of(repository, held) == tree:
-            return ref, held
-    raise ConflictError(f"attempt {attempt} of {ticket_id} has {MAX_REFS_PER_ATTEMPT} salvage refs already")
+    base = ref_name(ticket_id, attempt)
+    return salvage_git.keep_at_free_ref(repository, base, commit, MAX_REFS_PER_ATTEMPT)
 
 
 def listed(repository: str, ticket_id: str) -> list[JsonObject]:
