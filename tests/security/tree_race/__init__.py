@@ -22,5 +22,7 @@ CLI, hands it to the model. The removal and verify's checkout are raced where no
 attacker in the worker sandbox's view, the check itself.
 
 CI runs the package once, against the frozen binary (`.ci/test`): its tree jobs start the onedir
-oms, as a user's do, not Python and oms's imports from source.
+oms, as a user's do, not Python and oms's imports from source; and on two workers (`pytest -n 2
+--dist loadfile`), a module each: a hand's module (`test_worker_rounds.py`, `_claude`, `_codex`)
+keeps its one session on one worker.
 """

@@ -183,6 +183,12 @@ class Rounds:
         return doc
 
     def _write(self, name: str, doc: dict[str, Any] | None = None) -> None:
+        deadline = time.monotonic() + WAIT_S
+        while not self.home.is_dir():  # a channel in the worktree: the attacker makes it first
+            if time.monotonic() > deadline:
+                never = f"the attacker never made its channel {self.home}"
+                raise AssertionError(f"{never}\n{self.why()}")
+            time.sleep(0.01)
         tmp = self.home / f"{name}.tmp"
         tmp.write_text(json.dumps(doc or {}))
         tmp.rename(self.home / name)

@@ -2,8 +2,9 @@
 completed result's leftovers (the broker, while the agent runs), salvage at a worker's end, the
 restore after a lapse, and delivery's checkout verification — each run `rig.ROUNDS` times in all
 while one attacker swaps its tree for links to host files as oms reads it, in the hands of a
-delivered command worker, the real Claude Code's Bash tool and the real Codex's `exec_command`
-(`rig.SHARES`: 140, 30 and 30 rounds of every 200). A hand is one live session for the whole
+delivered command worker (here), the real Claude Code's Bash tool and the real Codex's
+`exec_command` (the same tests in `test_worker_rounds_claude.py`, `test_worker_rounds_codex.py`;
+`rig.SHARES`: 140, 30 and 30 rounds of every 200). A hand is one live session for the whole
 module; when its rounds are over, the agent reads back every object of the repository through its
 shell tool, and nothing it, its CLI or its model saw may hold a host byte.
 
@@ -47,12 +48,8 @@ class Attacker:
     env: dict[str, str]
 
 
-@pytest.fixture(scope="module", params=sorted(HANDS))
-def attacker(
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[Attacker]:
-    hand = HANDS[request.param]
+def attack(hand: rig.Hand, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attacker]:
+    """One hand's session, for every test of a module (`hand_fixture`)."""
     base = tmp_path_factory.mktemp(f"race-{hand.name}")
     mp = pytest.MonkeyPatch()
     isolate_home(mp, tmp_path_factory)  # (the autouse fixture's, before it runs)
@@ -72,6 +69,22 @@ def attacker(
         subprocess.run(tmux, capture_output=True, check=False)
         HELD_STATE_ROOTS.discard(str(chain.state).encode())
         mp.undo()
+
+
+def hand_fixture(name: str) -> Any:
+    """The module-scoped `attacker` fixture of one hand: this module's is the command worker's;
+    `test_worker_rounds_claude.py` and `test_worker_rounds_codex.py` run the same tests with theirs
+    (a module per hand: one session each, which `pytest -n 2 --dist loadfile` keeps on one
+    worker)."""
+
+    @pytest.fixture(scope="module")
+    def attacker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attacker]:
+        yield from attack(HANDS[name], tmp_path_factory)
+
+    return attacker
+
+
+attacker = hand_fixture("command")
 
 
 @dataclass
