@@ -1,0 +1,178 @@
+"""What is shown is what is (issue 24 item 5): what `oms status`, `oms worker observe` and the conductor
+show of a worker is what its records and its pane are, and a look changes nothing a later command could
+have done.
+
+Found from outside, each failing before its fix:
+- an agent the Stop gate's cap let go showed `working/healthy/alive` while its session had
+  `agent_stopped_at`;
+- a worker parked `bridge_silent` was set back to `healthy` by the next tick (ADR 0016: it waits for a
+  person);
+- a deliverer killed between a launch and its receipt left the delivery event without a receipt, which
+  no tick ever closed;
+- after `oms live revoke` a GitHub worker whose dispatch already had its result stayed `healthy` with
+  its pane live, even through `oms worker observe`.
+
+Real git, a real tmux server on the state root's socket, the test worker in its sandbox; its hooks and
+bridge are real relays to the pane's own broker.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from oms.canonical import JsonObject
+from oms.services import conductor, dispatches, live, tickets, worktrees
+from oms.services.delivery import Delivery
+from tests.agent_side import Bound, RawClient
+from tests.chain import Chain, WorkerOut, accepted, broker_socket, use_worker, wait_for
+from tests.helpers import OmsCommand
+
+GH_ISSUE = {"number": 9, "title": "t", "body": "b", "url": "https://github.com/acme/widgets/issues/9"}
+LINKS: list[Path] = []
+
+
+@pytest.fixture(autouse=True)
+def _drop_links() -> Iterator[None]:
+    yield
+    while LINKS:
+        shutil.rmtree(LINKS.pop(), ignore_errors=True)
+
+
+def _pane_env(bound: Bound) -> dict[str, str]:
+    """A relay's environment that reaches the running pane's own broker (through a short link: a socket
+    path has 108 bytes)."""
+    link = Path(tempfile.mkdtemp(prefix="omsr", dir="/tmp")) / "b.sock"
+    link.symlink_to(broker_socket(bound.chain.state, bound.dispatch_id))
+    LINKS.append(link.parent)
+    return {**os.environ, "OMS_BROKER_SOCKET": str(link)}
+
+
+def _hook(oms: OmsCommand, bound: Bound, event: str, extra: dict[str, object]) -> dict[str, Any]:
+    payload = {"hook_event_name": event, "session_id": bound.session_id, **extra}
+    done = subprocess.run(
+        [*oms.argv, *bound.hook_args("command", event=event)],
+        input=json.dumps(payload).encode(),
+        env=_pane_env(bound),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert isinstance(answer, dict)
+    return answer
+
+
+def _bridge_call(oms: OmsCommand, bound: Bound, name: str, arguments: dict[str, object]) -> dict[str, Any]:
+    client = RawClient(oms, bound.bridge_args(), _pane_env(bound))
+    try:
+        client.initialize()
+        return client.call(name, arguments)
+    finally:
+        client.close()
+
+
+def _deliver(chain: Chain, event_id: str) -> JsonObject:
+    with chain.workspace() as ws:
+        outcome = Delivery.open(ws).deliver(event_id)["outcome"]
+    assert isinstance(outcome, dict)
+    return outcome
+
+
+def _bound(chain: Chain, dispatch_id: str, event_id: str) -> Bound:
+    with chain.workspace() as ws:
+        payload = ws.store.records("dispatch").read(dispatch_id).payload
+    return Bound(chain, dispatch_id, event_id, str(payload["session_id"]), Path(str(payload["worktree_path"])))
+
+
+def _running(chain: Chain, dispatch_id: str, event_id: str) -> Bound:
+    """Delivered into a real pane; once both channels have proven themselves (the worker is working)."""
+    assert _deliver(chain, event_id)["status"] == "created"
+    wait_for(WorkerOut(chain.state))
+    with chain.workspace() as ws:
+        assert Delivery.open(ws).observe(dispatch_id)["worker_activity"] == "working"
+    return _bound(chain, dispatch_id, event_id)
+
+
+def _observe(oms: OmsCommand, chain: Chain, dispatch_id: str) -> dict[str, Any]:
+    done = oms.run(
+        "worker", "observe", dispatch_id, "--state-root", str(chain.state), "--config-root", str(chain.repo), "--json"
+    )
+    assert done.returncode == 0, done.stderr
+    view = json.loads(done.stdout)
+    assert isinstance(view, dict)
+    return view
+
+
+def _status(oms: OmsCommand, chain: Chain, *json_out: str) -> str:
+    done = oms.run("status", "--state-root", str(chain.state), "--config-root", str(chain.repo), *json_out)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _worker(chain: Chain, dispatch_id: str) -> tuple[str, object, object]:
+    with chain.workspace() as ws:
+        worker = ws.store.records("worker").read(dispatch_id)
+    return worker.state, worker.payload["health"], worker.payload.get("health_reason")
+
+
+def test_a_worker_parked_bridge_silent_stays_parked_through_ticks(deliverable: Chain) -> None:
+    """ADR 0016: a worker parked with a running session (silent channels) waits for a person; the tick's
+    heartbeat rule moved it back to `healthy` (its session's heartbeat deadline had not passed)."""
+    use_worker(deliverable, "hooks-only")
+    dispatch_id, event_id = accepted(deliverable)
+    assert _deliver(deliverable, event_id)["status"] == "created"
+    wait_for(WorkerOut(deliverable.state))
+    deliverable.clock.advance(3)  # past the 120 s liveness deadline, well within the heartbeat's 15 minutes
+    with deliverable.workspace() as ws:
+        first = conductor.tick(ws)
+    assert _worker(deliverable, dispatch_id) == ("idle", "parked", "bridge_silent"), first.to_json()
+    for _ in range(2):
+        deliverable.clock.advance(1)
+        with deliverable.workspace() as ws:
+            later = conductor.tick(ws)
+        assert _worker(deliverable, dispatch_id) == ("idle", "parked", "bridge_silent"), later.to_json()
+    with deliverable.workspace() as ws:
+        assert Delivery.open(ws).observe(dispatch_id)["worker_health"] == "parked"
+
+
+KILLED_DELIVERER = """
+import os, signal, sys
+from oms.services.delivery import Delivery
+from oms.services.workspace import Workspace
+from oms.store.outbox import Outbox
+
+def killed(*_args, **_kwargs):  # SIGKILL between the launch and its receipt
+    os.kill(os.getpid(), signal.SIGKILL)
+
+Outbox.commit_receipt = killed
+with Workspace.open(sys.argv[1], sys.argv[2]) as ws:
+    Delivery.open(ws).deliver(sys.argv[3])
+"""
+
+
+def _github_running(chain: Chain, oms: OmsCommand) -> Bound:
+    use_worker(chain)
+    with chain.workspace() as ws:
+        live.authorize(ws, "acme/widgets", person="Alice", confirmed_by="flag")
+        rec, _ = tickets.import_github(ws, json.dumps(GH_ISSUE).encode())
+        tickets.lease(ws, rec.record_id, "w1")
+        worktrees.create(ws, rec.record_id)
+        dispatch, _ = dispatches.propose(ws, rec.record_id)
+        dispatches.review(ws, dispatch.record_id)
+        _, event_id = dispatches.accept(ws, dispatch.record_id)
+    bound = _running(chain, dispatch.record_id, event_id)
+    recorded = _bridge_call(oms, bound, "record_dispatch_result", {"status": "failed", "summary": "no"})
+    assert recorded.get("isError") is not True, recorded
+    state, health, _ = _worker(chain, bound.dispatch_id)
+    assert (state, health) == ("blocked", "healthy")  # its result recorded, its agent still in its pane
+    return bound
