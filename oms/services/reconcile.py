@@ -6,8 +6,8 @@ records do not know yet (ADR 0009 "Panes"):
   record, or, when the pane's whole process group is gone without one, as `parent-gone` (its supervisor
   did not live to record it). A pane that merely cannot be seen while its processes live (a tmux hiccup)
   ends nothing. What an observation means is `domain/delivery.end_of`'s.
-- `check_liveness`: a healthy worker whose attempt was fenced, or whose hooks or bridge stayed silent
-  past the deadline, is parked (its pane is kept).
+- `check_liveness`: a worker whose attempt was fenced (healthy or stalled, whatever its activity), or a
+  working one whose hooks or bridge stayed silent past the deadline, is parked (its pane is kept).
 """
 
 from __future__ import annotations
@@ -121,15 +121,20 @@ def _end(d: Delivery, dispatch_id: str) -> rules.End | None:
 
 
 def check_liveness(d: Delivery, dispatch_id: str) -> None:
-    """Park a worker whose attempt was fenced, or whose hooks or bridge stayed silent past the deadline."""
+    """Park a worker whose attempt was fenced (healthy or stalled, whatever its activity: one whose result
+    is recorded still runs its agent), or a working one whose hooks or bridge stayed silent past the
+    deadline."""
     dispatch = d.dispatch(dispatch_id)
     worker = d.worker(dispatch_id)
     session = d.session(access.text(dispatch.payload, "session_id"))
-    if session is None or worker.payload["health"] != "healthy" or worker.state not in ("idle", "working"):
+    health = worker.payload["health"]
+    if session is None or health not in ("healthy", "stalled"):
         return
     fenced = fence.reason(d.ws, dispatch)
     if fenced is not None:
         fence.park(d.ws, dispatch_id, fenced, SYSTEM_ACTOR)
+        return
+    if health != "healthy" or worker.state not in ("idle", "working"):
         return
     silent = liveness.silent(d.ws, session, worker.observed_at)
     if silent is None:

@@ -176,3 +176,33 @@ def _github_running(chain: Chain, oms: OmsCommand) -> Bound:
     state, health, _ = _worker(chain, bound.dispatch_id)
     assert (state, health) == ("blocked", "healthy")  # its result recorded, its agent still in its pane
     return bound
+
+
+def test_a_revoked_repositorys_worker_is_fenced_after_its_result_too(deliverable: Chain, oms: OmsCommand) -> None:
+    """ADR 0013's rule names the attempt whatever its worker's activity: a worker whose dispatch is
+    `result-received` still runs its agent (it may still act: its hooks, its tools)."""
+    bound = _github_running(deliverable, oms)
+    done = oms.run(
+        "live", "revoke", "--repository", "acme/widgets", "--reason", "stop now",
+        "--state-root", str(deliverable.state), "--config-root", str(deliverable.repo), "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["parked_workers"] == [bound.dispatch_id]
+    view = _observe(oms, deliverable, bound.dispatch_id)
+    assert (view["dispatch_state"], view["worker_activity"], view["worker_health"]) == (
+        "result-received",
+        "blocked",
+        "parked",
+    )
+    assert str(view["health_reason"]).startswith("attempt fenced: the live authorisation of acme/widgets was")
+
+
+def test_observe_fences_a_worker_whose_result_is_recorded(deliverable: Chain, oms: OmsCommand) -> None:
+    """The same lapse met by `oms worker observe` alone (the authorisation revoked by a writer that parks
+    nothing): the look parks the worker, whatever its activity."""
+    bound = _github_running(deliverable, oms)
+    with deliverable.workspace() as ws:
+        live.revoke(ws, "acme/widgets", "revoked elsewhere")
+    view = _observe(oms, deliverable, bound.dispatch_id)
+    assert (view["worker_activity"], view["worker_health"]) == ("blocked", "parked")
+    assert "the live authorisation of acme/widgets was revoked" in str(view["health_reason"])
