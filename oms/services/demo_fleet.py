@@ -1,5 +1,6 @@
 """`oms demo --tickets N --workers K`: the conductor over N tickets with the demo worker (`demo.py`'s
-scratch repository and scripts), K at a time, until every ticket has a result; then its tmux server ends.
+scratch repository and scripts), K at a time, until every ticket has a result; then every worker still
+running is stopped (`oms worker stop`'s path: its end recorded, its pane ended) and its tmux server ends.
 
 How many workers ran at once is read from the records afterwards (each session's registration to its
 worker's end), not sampled.
@@ -56,10 +57,13 @@ def run(
     workers: int,
     timeout_s: float = 300.0,
     progress: Callable[[str], None] = lambda _m: None,
+    after: str = "exit",
 ) -> FleetRun:
-    """N tickets through the conductor with K workers at a time (a new scratch directory by default)."""
+    """N tickets through the conductor with K workers at a time (a new scratch directory by default);
+    `after`: what the demo worker does once its result is recorded (`exit`, or `wait` in its pane as an
+    interactive agent does)."""
     where = os.path.abspath(base) if base else scratch_directory("oms-demo-")
-    prepared = demo._prepare(where, max_workers=workers, worker_args=("full", "exit"))
+    prepared = demo._prepare(where, max_workers=workers, worker_args=("full", after))
     out = FleetRun(where, prepared.repo, prepared.state_root)
     progress(f"scratch directory {where}: {count} tickets, {workers} workers at a time")
     started = time.monotonic()
@@ -94,11 +98,24 @@ def _tick_until_done(
             alive = sum(1 for c in report.classes.values() if c == "alive")
             progress(f"tick {out.ticks}: {alive} workers running, {finished}/{count} tickets finished")
             if finished == count:
+                _end_workers(ws, progress)
                 return
             if time.monotonic() > deadline:
                 out.reason = f"{count - finished} tickets unfinished after {timeout_s:g}s"
                 return
             time.sleep(0.2)
+
+
+def _end_workers(ws: Workspace, progress: Callable[[str], None]) -> None:
+    """Every ticket has its result: the workers still running (the last ones' agents, ending or waiting
+    at their prompt) are stopped through `oms worker stop`'s path, so no record says a worker runs once
+    the demo's tmux server is gone. A worker whose result was recorded keeps that end."""
+    delivery = Delivery.open(ws)
+    for worker in ws.store.latest("worker").records:
+        if worker.payload["health"] == "stopped":
+            continue
+        delivery.stop(worker.record_id, "the demo is over: every ticket has its result", by="oms-demo")
+        progress(f"{worker.record_id}: stopped (the demo is over)")
 
 
 def _results(ws: Workspace) -> list[JsonObject]:

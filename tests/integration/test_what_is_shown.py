@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 
 from oms.canonical import JsonObject
-from oms.services import conductor, dispatches, live, tickets, worktrees
+from oms.services import conductor, demo_fleet, dispatches, live, tickets, worktrees
 from oms.services.delivery import Delivery
 from tests.agent_side import Bound, RawClient
 from tests.chain import Chain, WorkerOut, accepted, broker_socket, use_worker, wait_for
@@ -206,3 +206,16 @@ def test_observe_fences_a_worker_whose_result_is_recorded(deliverable: Chain, om
     view = _observe(oms, deliverable, bound.dispatch_id)
     assert (view["worker_activity"], view["worker_health"]) == ("blocked", "parked")
     assert "the live authorisation of acme/widgets was revoked" in str(view["health_reason"])
+
+
+def test_a_fleet_demo_ends_every_worker_it_started(tmp_path: Path, oms: OmsCommand) -> None:
+    """`oms demo --tickets` stopped ticking once every ticket had its result and ended its tmux server:
+    the last workers' records said they ran for good. With workers that wait at their prompt after their
+    result (as an interactive agent does), every one of them is left running unless the demo ends it."""
+    run = demo_fleet.run(str(tmp_path / "fleet"), count=2, workers=2, timeout_s=120.0, after="wait")
+    assert run.ok, run.reason
+    roots = ["--state-root", run.state_root, "--config-root", run.repo]
+    status = json.loads(oms.run("status", "--json", *roots).stdout)
+    assert len(status["workers"]) == 2
+    assert {(w["health"], w["end_reason"]) for w in status["workers"]} == {("stopped", "result-recorded")}
+    assert {w["state"] for w in status["workers"]} == {"done"}
