@@ -22,7 +22,9 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,9 +34,11 @@ import pytest
 from oms.canonical import JsonObject
 from oms.services import conductor, demo_fleet, dispatches, live, tickets, worktrees
 from oms.services.delivery import Delivery
+from oms.services.liveness import CONSUMER
 from tests.agent_side import Bound, RawClient
 from tests.chain import Chain, WorkerOut, accepted, broker_socket, use_worker, wait_for
-from tests.helpers import OmsCommand
+from tests.fleet import Fleet, make_fleet
+from tests.helpers import REPO, OmsCommand
 
 GH_ISSUE = {"number": 9, "title": "t", "body": "b", "url": "https://github.com/acme/widgets/issues/9"}
 LINKS: list[Path] = []
@@ -158,6 +162,113 @@ Outbox.commit_receipt = killed
 with Workspace.open(sys.argv[1], sys.argv[2]) as ws:
     Delivery.open(ws).deliver(sys.argv[3])
 """
+
+
+def test_a_delivery_event_left_without_its_receipt_is_closed_by_the_next_tick(deliverable: Chain) -> None:
+    """A deliverer SIGKILLed once the agent runs and before its receipt: the agent acknowledges its dispatch,
+    so the tick's deliver phase (accepted dispatches only) never looked at the event again."""
+    use_worker(deliverable)
+    dispatch_id, event_id = accepted(deliverable)
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_DELIVERER, str(deliverable.state), str(deliverable.repo), event_id],
+        cwd=REPO,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert killed.returncode == -9, killed.stderr
+    wait_for(WorkerOut(deliverable.state))  # the agent runs: it proved both channels, acknowledged
+    with deliverable.workspace() as ws:
+        assert ws.store.records("dispatch").read(dispatch_id).state == "acknowledged"
+        assert ws.store.outbox(CONSUMER).read_receipt(event_id) is None
+        report = conductor.tick(ws)
+        receipt = ws.store.outbox(CONSUMER).read_receipt(event_id)
+    assert receipt is not None, report.to_json()
+    assert (receipt.result["status"], receipt.result["dispatch_state"]) == ("recovered", "acknowledged")
+    [deliver] = [p for p in report.phases if p.name == "deliver"]
+    assert deliver.done == [f"{dispatch_id}: its delivery event closed (recovered)"]
+    with deliverable.workspace() as ws:
+        again = conductor.tick(ws)
+    [deliver] = [p for p in again.phases if p.name == "deliver"]
+    assert (deliver.done, deliver.skipped) == ([], [])
+    assert _worker(deliverable, dispatch_id)[1] == "healthy"  # one agent, still working: nothing launched
+
+
+def test_a_cancelled_dispatchs_open_delivery_event_is_closed(deliverable: Chain, oms: OmsCommand) -> None:
+    """An event whose dispatch was cancelled before anyone delivered it is closed (`refused`: nothing ran),
+    instead of failing every delivery of it for good."""
+    dispatch_id, event_id = accepted(deliverable)
+    with deliverable.workspace() as ws:
+        dispatches.cancel(ws, dispatch_id, "a person changed their mind")
+    roots = ["--state-root", str(deliverable.state), "--config-root", str(deliverable.repo)]
+    done = oms.run("worker", "deliver", "--event-id", event_id, *roots, "--json")
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)["outcome"]
+    assert (outcome["status"], outcome["dispatch_state"]) == ("refused", "cancelled")
+    assert "cancelled" in outcome["reason"]
+    again = json.loads(oms.run("worker", "deliver", "--event-id", event_id, *roots, "--json").stdout)
+    assert again["status"] == "replayed"
+
+
+KILLED_CONDUCTOR = """
+import os, signal, sys
+from oms.services import conductor
+from oms.services.workspace import Workspace
+from oms.store.outbox import Outbox
+
+def killed(*_args, **_kwargs):  # SIGKILL between the launch and its receipt
+    os.kill(os.getpid(), signal.SIGKILL)
+
+Outbox.commit_receipt = killed
+with Workspace.open(sys.argv[1], sys.argv[2]) as ws:
+    conductor.tick(ws)
+"""
+
+
+@pytest.fixture
+def lone(tmp_path: Path) -> Iterator[Fleet]:
+    yield from make_fleet(tmp_path / "fleet", max_workers=1)
+
+
+def test_a_conductor_killed_before_its_receipt_leaves_no_event_open_after_a_cancel(
+    lone: Fleet, oms: OmsCommand
+) -> None:
+    """The conductor SIGKILLed between a launch and its receipt; a person cancels the running attempt
+    before the next tick: that tick closes the event (`recovered`: it was launched), ends the worker and
+    retries the ticket."""
+    ticket_id = lone.add("Please hang")
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_CONDUCTOR, lone.state, lone.repo],
+        cwd=REPO,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert killed.returncode == -9, killed.stderr
+    with lone.workspace() as ws:
+        [dispatch] = ws.store.latest("dispatch").records
+    event_id = str(dispatch.payload["delivery_event_id"])
+    deadline = time.monotonic() + 60
+    while _dispatch_state(lone, dispatch.record_id) != "acknowledged":  # the agent runs, unreceipted
+        assert time.monotonic() < deadline, "the agent never acknowledged its dispatch"
+        time.sleep(0.05)
+    roots = ["--state-root", lone.state, "--config-root", lone.repo]
+    done = oms.run("dispatch", "cancel", dispatch.record_id, "--reason", "not this one", *roots)
+    assert done.returncode == 0, done.stderr
+    report = lone.tick()
+    with lone.workspace() as ws:
+        receipt = ws.store.outbox(CONSUMER).read_receipt(event_id)
+        worker = ws.store.records("worker").read(dispatch.record_id)
+    assert receipt is not None, report.to_json()
+    assert (receipt.result["status"], receipt.result["dispatch_state"]) == ("recovered", "cancelled")
+    assert worker.payload["health"] == "stopped"
+    state, payload = lone.tickets()[ticket_id]
+    assert (state, payload["attempt"]) == ("open", 2)
+
+
+def _dispatch_state(fleet: Fleet, dispatch_id: str) -> str:
+    with fleet.workspace() as ws:
+        return ws.store.records("dispatch").read(dispatch_id).state
 
 
 def _github_running(chain: Chain, oms: OmsCommand) -> Bound:

@@ -210,6 +210,7 @@
 #define O_PENDING 4
 #define O_STOPPED 5
 #define O_RECOVERED 6
+#define O_REFUSED 7
 #define B_NONE 0
 #define B_WON 1
 #define B_ALREADY 2
@@ -705,13 +706,15 @@ inline _check_binding() {  /* the event names the accepted version of D (version
   assert(nv[DSP] > 0 && hst[DSP * NV] == D_ACCEPTED)
 }
 
-inline _recover() {  /* an advanced dispatch: its exact session binding, or AuthorityChangedError */
+inline _recover() {  /* an advanced or cancelled dispatch: its exact session binding (`recovered`); a
+                        cancelled one that never got a session: `refused`; else AuthorityChangedError */
   if
-  :: dst != D_ACKED && dst != D_RESULT -> goto l_fail
+  :: dst != D_ACKED && dst != D_RESULT && dst != D_CANCELLED -> goto l_fail
   :: else
   fi;
   READ_SESSION;
   if
+  :: sst == S_NONE && dst == D_CANCELLED -> outcome = O_REFUSED; goto l_out
   :: sst == S_NONE -> goto l_fail
   :: else -> outcome = O_RECOVERED; goto l_out
   fi
