@@ -192,6 +192,44 @@ def test_claude_resumes_its_own_session_in_a_new_pane(
     _stop_and_check_nothing_left(deliverable, dispatch_id)
 
 
+def test_observe_of_a_dead_pane_keeps_the_native_resume(
+    deliverable: Chain, mock: ModelMock, oms: OmsCommand, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 24: `oms worker observe` of the dead pane recorded its end, after which `oms worker resume`
+    refused the native resume it would have done without the look. The look now parks the worker,
+    naming the pane's end; the resume continues the agent's own session as before."""
+    _claude(deliverable, mock, monkeypatch)
+    mock.script = Script(
+        [
+            Call("read_dispatch", {}),
+            Call("acknowledge_dispatch", {}),
+            Hold(Call("Bash", {"command": CHANGE, "description": "write the fix"})),
+            RESULT,
+        ],
+        by_results=True,
+    )
+    dispatch_id, session_id = _deliver(deliverable)
+    old_pid = _first_turn_then_kill(deliverable, mock, dispatch_id)
+    roots = ["--state-root", str(deliverable.state), "--config-root", str(deliverable.repo)]
+    views = []
+    for _ in range(2):  # a second look writes nothing more
+        looked = oms.run("worker", "observe", dispatch_id, *roots, "--json")
+        assert looked.returncode == 0, looked.stderr
+        views.append(json.loads(looked.stdout))
+    assert views[0] == views[1]
+    view = views[0]
+    assert (view["worker_health"], view["session_state"], view["pane_live"]) == ("parked", "running", False)
+    assert str(view["health_reason"]).startswith("its pane ended (")
+    assert "oms worker resume" in str(view["health_reason"])
+    before = len(mock.seen)
+    resumed = _resume(oms, deliverable, dispatch_id)
+    _check_relaunched(deliverable, dispatch_id, session_id, old_pid, resumed)
+    _wait_for_result(deliverable, dispatch_id, mock)
+    _continued(mock, before, "mcp__oms_worker__read_dispatch", "mcp__oms_worker__acknowledge_dispatch", typed=True)
+    _check_recorded(deliverable, dispatch_id)
+    _stop_and_check_nothing_left(deliverable, dispatch_id)
+
+
 def test_a_dead_pane_whose_lease_lapsed_is_not_relaunched(
     deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
