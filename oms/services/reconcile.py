@@ -57,6 +57,12 @@ def observe(d: Delivery, dispatch_id: str) -> JsonObject:
         "health_reason": worker.payload.get("health_reason"),
         "live_channels": None if session is None else liveness.channels(d.ws, session.record_id),
         "agent_stopped_at": None if session is None else session.payload.get("agent_stopped_at"),
+        "agent": workers.agent(
+            worker.payload["health"],
+            worker.state,
+            None if session is None else session.state,
+            None if session is None else session.payload,
+        ),
     }
 
 

@@ -1,10 +1,12 @@
-"""`oms status`: tickets, dispatches, workers and sessions at a glance."""
+"""`oms status`: tickets, dispatches, workers and sessions at a glance; each worker with what its agent
+is doing (`domain/workers.agent`: a worker `working` and `healthy` whose agent rests shows `stopped`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject
+from oms.domain import workers
 from oms.errors import OmsError
 from oms.services import containment
 from oms.services.workspace import Workspace
@@ -35,6 +37,7 @@ class Snapshot:
             out.update({f: rec.payload.get(f) for f in fields})
             return out
 
+        by_id = {s.record_id: s for s in self.sessions}
         return {
             "tickets": [
                 summary(r, "title", "source", "attempt", "worker_id", "lease_expires_at") for r in self.tickets
@@ -43,11 +46,23 @@ class Snapshot:
                 summary(r, "ticket_id", "attempt", "role_id", "provider_mode", "advisor_verdict", "reason")
                 for r in self.dispatches
             ],
-            "workers": [summary(r, "ticket_id", "health", "end_reason") for r in self.workers],
+            "workers": [
+                summary(r, "ticket_id", "health", "end_reason") | agent_of(r, by_id.get(str(r.payload["session_id"])))
+                for r in self.workers
+            ],
             "sessions": [summary(r, "dispatch_id", "tmux_pane_id", "heartbeat_deadline_at") for r in self.sessions],
             "live": [summary(r, "repository", "person") for r in self.authorizations],
             "warnings": list(self.warnings),
         }
+
+
+def agent_of(worker: Record, session: Record | None) -> JsonObject:
+    """What the worker's agent is doing (`domain/workers.agent`) and since when it rests."""
+    state, payload = (None, None) if session is None else (session.state, session.payload)
+    return {
+        "agent": workers.agent(worker.payload.get("health"), worker.state, state, payload),
+        "agent_stopped_at": None if payload is None else payload.get("agent_stopped_at"),
+    }
 
 
 def snapshot(ws: Workspace) -> Snapshot:

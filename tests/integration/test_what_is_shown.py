@@ -32,6 +32,7 @@ from typing import Any
 import pytest
 
 from oms.canonical import JsonObject
+from oms.cli.conductor_view import render
 from oms.services import conductor, demo_fleet, dispatches, live, tickets, worktrees
 from oms.services.delivery import Delivery
 from oms.services.liveness import CONSUMER
@@ -127,6 +128,32 @@ def _worker(chain: Chain, dispatch_id: str) -> tuple[str, object, object]:
     with chain.workspace() as ws:
         worker = ws.store.records("worker").read(dispatch_id)
     return worker.state, worker.payload["health"], worker.payload.get("health_reason")
+
+
+def test_an_agent_the_stop_gate_let_go_is_shown_stopped(deliverable: Chain, oms: OmsCommand) -> None:
+    """Past the gate's cap the Stop is let through and the agent rests at its prompt with no result (a
+    Claude Code worker is parked `no_result`; any other waits): status, observe and the conductor's view
+    say its agent stopped, not that it works."""
+    use_worker(deliverable)
+    dispatch_id, event_id = accepted(deliverable)
+    bound = _running(deliverable, dispatch_id, event_id)
+    assert _observe(oms, deliverable, dispatch_id)["agent"] == "working"
+    answers = [_hook(oms, bound, "Stop", {"stop_hook_active": active}) for active in (False, True, True, True)]
+    assert [a.get("decision") for a in answers] == ["block", "block", "block", None]  # the cap let it go
+    view = _observe(oms, deliverable, dispatch_id)
+    assert view["agent_stopped_at"] is not None
+    assert (view["worker_activity"], view["worker_health"], view["pane_live"]) == ("working", "healthy", True)
+    assert view["agent"] == "stopped"
+    [shown] = json.loads(_status(oms, deliverable, "--json"))["workers"]
+    assert (shown["agent"], shown["agent_stopped_at"]) == ("stopped", view["agent_stopped_at"])
+    workers = _status(oms, deliverable).split("\nworkers (", 1)[1].split("\n\n", 1)[0]
+    [row] = [line for line in workers.splitlines() if line.startswith(dispatch_id)]
+    assert row.split()[:4] == [dispatch_id, "working", "healthy", "stopped"]
+    with deliverable.workspace() as ws:
+        screen = render(ws, conductor.tick(ws))
+    [line] = [line for line in screen.splitlines() if line.startswith(dispatch_id)]
+    assert line.split()[1:4] == ["healthy", "working", "stopped"]
+    assert line.split()[-1] == "alive"  # its pane is alive; its agent is not working
 
 
 def test_a_worker_parked_bridge_silent_stays_parked_through_ticks(deliverable: Chain) -> None:
