@@ -24,8 +24,8 @@ def _age(since: object, now_ms: int) -> str:
 
 
 def render(ws: Workspace, report: Tick) -> str:
-    """The screen: pool, workers with health, activity, what their agent does, age and last heartbeat,
-    the queue, recent ends, the tick."""
+    """The screen: pool, workers with health, activity, what their agent does, age and last
+    heartbeat, the queue, recent ends, the tick."""
     from oms.services.status import agent_of, snapshot
 
     snap = snapshot(ws)
@@ -45,9 +45,10 @@ def render(ws: Workspace, report: Tick) -> str:
         beat = None if session is None else session.payload.get("last_observed_at")
         started = None if session is None else session.observed_at
         agent = str(agent_of(w, session)["agent"])
+        shown = report.classes.get(w.record_id, "-")
         lines.append(
             f"{w.record_id:<28} {w.payload['health']!s:<9} {w.state:<9} {agent:<11} "
-            f"{_age(started, now_ms):>7} {_age(beat, now_ms):>7}  {report.classes.get(w.record_id, '-')}"
+            f"{_age(started, now_ms):>7} {_age(beat, now_ms):>7}  {shown}"
         )
     if not running:
         lines.append("(no running workers)")

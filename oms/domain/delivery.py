@@ -229,9 +229,9 @@ def kept_resumable(
     session: JsonObject,
 ) -> str | None:
     """The park reason that records `end` while keeping the worker resumable natively (`oms worker
-    observe` looks: it does not decide), or None when the end is to be recorded as the worker's end: a
-    stop asked for it, the dispatch has a result or was cancelled, the session has ended, or the agent
-    has no native session to continue (`native_ref`)."""
+    observe` looks: it does not decide), or None when the end is to be recorded as the worker's
+    end: a stop asked for it, the dispatch has a result or was cancelled, the session has ended, or
+    the agent has no native session to continue (`native_ref`)."""
     if end.reason == "stopped" or dispatch_state not in ("accepted", "acknowledged"):
         return None
     if session_state not in ("running", "parked"):
@@ -240,7 +240,8 @@ def kept_resumable(
         native_ref(provider_mode, activity, session_id, session)
     except InvalidInputError:
         return None
-    return one_line(f"{PANE_ENDED} ({end.detail}): `oms worker resume` continues its agent's own session", 512)
+    how = "`oms worker resume` continues its agent's own session"
+    return one_line(f"{PANE_ENDED} ({end.detail}): {how}", 512)
 
 
 class ResumeKeys(StrEnum):

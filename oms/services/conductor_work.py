@@ -41,16 +41,16 @@ def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
             skipped.append(f"{worker.record_id}: {one_line(exc.message)}")
 
 
-OPEN_EVENTS = ("accepted", "acknowledged", "result-received")  # a dispatch whose attempt is not decided
+OPEN_EVENTS = ("accepted", "acknowledged", "result-received")  # its attempt is not decided yet
 
 
 def deliver_pending(d: Delivery, done: list[str], skipped: list[str]) -> None:
     """Deliver every accepted dispatch whose delivery event has no receipt (exactly once: `deliver`). An
     accepted dispatch whose worker or event a crash never wrote is accepted again first (`accept` on an
-    accepted dispatch finishes what a crash left undone). A launched attempt's event left without its
-    receipt (a deliverer killed between the launch and the receipt, the agent since acknowledged or
-    recorded its result) is closed the same way: `deliver` recovers its session binding, launching
-    nothing."""
+    accepted dispatch finishes what a crash left undone). A launched attempt's event left without
+    its receipt (a deliverer killed between the launch and the receipt, the agent since
+    acknowledged or recorded its result) is closed the same way: `deliver` recovers its session
+    binding, launching nothing."""
     box = d.ws.store.outbox(CONSUMER)
     for dispatch in d.ws.store.latest("dispatch").in_states(OPEN_EVENTS):
         event_id = dispatch.payload.get("delivery_event_id")
@@ -59,8 +59,8 @@ def deliver_pending(d: Delivery, done: list[str], skipped: list[str]) -> None:
         try:
             if dispatch.state != "accepted":
                 if not box.has_receipt(event_id):
-                    outcome = access.obj(d.deliver(event_id), "outcome")
-                    done.append(f"{dispatch.record_id}: its delivery event closed ({outcome.get('status')})")
+                    closed = access.obj(d.deliver(event_id), "outcome").get("status")
+                    done.append(f"{dispatch.record_id}: its delivery event closed ({closed})")
                 continue
             if not d.ws.store.events.exists(event_id):
                 dispatches.accept(d.ws, dispatch.record_id)
@@ -248,7 +248,7 @@ def _end_cancelled(d: Delivery, ticket: Record, dispatch: Record, done: list[str
     why = one_line(str(dispatch.payload.get("reason") or "the dispatch was cancelled"), 400)
     event_id = dispatch.payload.get("delivery_event_id")
     if isinstance(event_id, str) and not d.ws.store.outbox(CONSUMER).has_receipt(event_id):
-        d.deliver(event_id)  # its event closed: recovered (it was launched) or refused (it never was)
+        d.deliver(event_id)  # closed: recovered (it was launched) or refused (it never was)
     if worker is not None and worker.payload["health"] != "stopped":
         d.stop(dispatch.record_id, why, by="oms-conductor")
     line = decide_ticket(

@@ -3,13 +3,13 @@
 Under the outbox lock for (E, `oms-worker-delivery`):
 1. a receipt exists: return it (`replayed`), launch nothing;
 2. the event must still match its dispatch (accepted version, ids, attempt, lease token);
-3. an accepted dispatch is launched (`launcher.py`); an already advanced one — or a cancelled one that
-   was launched — has its exact session binding recovered; a cancelled one that never got a session is
-   `refused` (nothing ran, nothing will);
+3. an accepted dispatch is launched (`launcher.py`); an already advanced one — or a cancelled one
+   that was launched — has its exact session binding recovered; a cancelled one that never got a
+   session is `refused` (nothing ran, nothing will);
 4. the receipt records the outcome and the nonce derived from (event, consumer).
 
-So every event is closed by its next delivery, whatever its dispatch became meanwhile (a deliverer killed
-between the launch and the receipt; the conductor's deliver phase asks again).
+So every event is closed by its next delivery, whatever its dispatch became meanwhile (a deliverer
+killed between the launch and the receipt; the conductor's deliver phase asks again).
 """
 
 from __future__ import annotations
@@ -65,8 +65,8 @@ def _check_binding(d: Delivery, dispatch: Record, event: JsonObject, event_id: s
 
 
 def _recover(d: Delivery, dispatch: Record, event_id: str) -> JsonObject:
-    """An advanced (or cancelled) dispatch: its exact session binding, launching nothing; a cancelled
-    dispatch that never got a session: `refused`."""
+    """An advanced (or cancelled) dispatch: its exact session binding, launching nothing; a
+    cancelled dispatch that never got a session: `refused`."""
     if dispatch.state not in RECOVERABLE:
         raise AuthorityChangedError(
             f"delivery cannot recover dispatch state {dispatch.state}",

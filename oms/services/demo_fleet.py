@@ -1,6 +1,7 @@
-"""`oms demo --tickets N --workers K`: the conductor over N tickets with the demo worker (`demo.py`'s
-scratch repository and scripts), K at a time, until every ticket has a result; then every worker still
-running is stopped (`oms worker stop`'s path: its end recorded, its pane ended) and its tmux server ends.
+"""`oms demo --tickets N --workers K`: the conductor over N tickets with the demo worker
+(`demo.py`'s scratch repository and scripts), K at a time, until every ticket has a result; then
+every worker still running is stopped (`oms worker stop`'s path: its end recorded, its pane ended)
+and its tmux server ends.
 
 How many workers ran at once is read from the records afterwards (each session's registration to its
 worker's end), not sampled.
@@ -59,9 +60,9 @@ def run(
     progress: Callable[[str], None] = lambda _m: None,
     after: str = "exit",
 ) -> FleetRun:
-    """N tickets through the conductor with K workers at a time (a new scratch directory by default);
-    `after`: what the demo worker does once its result is recorded (`exit`, or `wait` in its pane as an
-    interactive agent does)."""
+    """N tickets through the conductor with K workers at a time (a new scratch directory by
+    default); `after`: what the demo worker does once its result is recorded (`exit`, or `wait` in
+    its pane as an interactive agent does)."""
     where = os.path.abspath(base) if base else scratch_directory("oms-demo-")
     prepared = demo._prepare(where, max_workers=workers, worker_args=("full", after))
     out = FleetRun(where, prepared.repo, prepared.state_root)
@@ -107,14 +108,16 @@ def _tick_until_done(
 
 
 def _end_workers(ws: Workspace, progress: Callable[[str], None]) -> None:
-    """Every ticket has its result: the workers still running (the last ones' agents, ending or waiting
-    at their prompt) are stopped through `oms worker stop`'s path, so no record says a worker runs once
-    the demo's tmux server is gone. A worker whose result was recorded keeps that end."""
+    """Every ticket has its result: the workers still running (the last ones' agents, ending or
+    waiting at their prompt) are stopped through `oms worker stop`'s path, so no record says a
+    worker runs once the demo's tmux server is gone. A worker whose result was recorded keeps that
+    end."""
     delivery = Delivery.open(ws)
+    why = "the demo is over: every ticket has its result"
     for worker in ws.store.latest("worker").records:
         if worker.payload["health"] == "stopped":
             continue
-        delivery.stop(worker.record_id, "the demo is over: every ticket has its result", by="oms-demo")
+        delivery.stop(worker.record_id, why, by="oms-demo")
         progress(f"{worker.record_id}: stopped (the demo is over)")
 
 

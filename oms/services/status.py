@@ -1,5 +1,6 @@
-"""`oms status`: tickets, dispatches, workers and sessions at a glance; each worker with what its agent
-is doing (`domain/workers.agent`: a worker `working` and `healthy` whose agent rests shows `stopped`)."""
+"""`oms status`: tickets, dispatches, workers and sessions at a glance; each worker with what its
+agent is doing (`domain/workers.agent`: a `working`, `healthy` worker whose agent rests shows
+`stopped`)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,11 @@ class Snapshot:
             return out
 
         by_id = {s.record_id: s for s in self.sessions}
+
+        def worker(r: Record) -> JsonObject:
+            session = by_id.get(str(r.payload["session_id"]))
+            return summary(r, "ticket_id", "health", "end_reason") | agent_of(r, session)
+
         return {
             "tickets": [
                 summary(r, "title", "source", "attempt", "worker_id", "lease_expires_at") for r in self.tickets
@@ -46,10 +52,7 @@ class Snapshot:
                 summary(r, "ticket_id", "attempt", "role_id", "provider_mode", "advisor_verdict", "reason")
                 for r in self.dispatches
             ],
-            "workers": [
-                summary(r, "ticket_id", "health", "end_reason") | agent_of(r, by_id.get(str(r.payload["session_id"])))
-                for r in self.workers
-            ],
+            "workers": [worker(r) for r in self.workers],
             "sessions": [summary(r, "dispatch_id", "tmux_pane_id", "heartbeat_deadline_at") for r in self.sessions],
             "live": [summary(r, "repository", "person") for r in self.authorizations],
             "warnings": list(self.warnings),

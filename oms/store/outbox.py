@@ -72,7 +72,7 @@ class Outbox:
         return None if data is None else parse_receipt(data, self.consumer_id, event_id, rel)
 
     def has_receipt(self, event_id: str) -> bool:
-        """Is a receipt committed for `event_id`? (Its name only: `read_receipt` checks what it says.)"""
+        """Is a receipt committed for `event_id`? (Its name only: `read_receipt` checks it.)"""
         return self.root.exists(f"{self._dir}/{check(event_id, 'event id')}{RECEIPT_SUFFIX}")
 
     def nonce(self, event_id: str) -> str:

@@ -138,4 +138,4 @@ def test_demo_runs_the_conductor_over_many_tickets(oms: OmsCommand, tmp_path: Pa
     status = json.loads(oms.run("status", "--json", *roots).stdout)
     assert len(status["workers"]) == 5
     ended = {(w["health"], w["end_reason"]) for w in status["workers"]}
-    assert ended == {("stopped", "result-recorded")}  # every worker ended, the last one too (issue 24)
+    assert ended == {("stopped", "result-recorded")}  # every worker ended, the last one too

@@ -195,9 +195,9 @@ def test_claude_resumes_its_own_session_in_a_new_pane(
 def test_observe_of_a_dead_pane_keeps_the_native_resume(
     deliverable: Chain, mock: ModelMock, oms: OmsCommand, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 24: `oms worker observe` of the dead pane recorded its end, after which `oms worker resume`
-    refused the native resume it would have done without the look. The look now parks the worker,
-    naming the pane's end; the resume continues the agent's own session as before."""
+    """Issue 24: `oms worker observe` of the dead pane recorded its end, after which `oms worker
+    resume` refused the native resume it would have done without the look. The look now parks the
+    worker, naming the pane's end; the resume continues the agent's own session as before."""
     _claude(deliverable, mock, monkeypatch)
     mock.script = Script(
         [
@@ -218,14 +218,16 @@ def test_observe_of_a_dead_pane_keeps_the_native_resume(
         views.append(json.loads(looked.stdout))
     assert views[0] == views[1]
     view = views[0]
-    assert (view["worker_health"], view["session_state"], view["pane_live"]) == ("parked", "running", False)
+    shown = (view["worker_health"], view["session_state"], view["pane_live"])
+    assert shown == ("parked", "running", False)
     assert str(view["health_reason"]).startswith("its pane ended (")
     assert "oms worker resume" in str(view["health_reason"])
     before = len(mock.seen)
     resumed = _resume(oms, deliverable, dispatch_id)
     _check_relaunched(deliverable, dispatch_id, session_id, old_pid, resumed)
     _wait_for_result(deliverable, dispatch_id, mock)
-    _continued(mock, before, "mcp__oms_worker__read_dispatch", "mcp__oms_worker__acknowledge_dispatch", typed=True)
+    read, acknowledge = "mcp__oms_worker__read_dispatch", "mcp__oms_worker__acknowledge_dispatch"
+    _continued(mock, before, read, acknowledge, typed=True)
     _check_recorded(deliverable, dispatch_id)
     _stop_and_check_nothing_left(deliverable, dispatch_id)
 

@@ -707,8 +707,9 @@ inline _check_binding() {  /* the event names the accepted version of D (version
   assert(nv[DSP] > 0 && hst[DSP * NV] == D_ACCEPTED)
 }
 
-inline _recover() {  /* an advanced or cancelled dispatch: its exact session binding (`recovered`); a
-                        cancelled one that never got a session: `refused`; else AuthorityChangedError */
+inline _recover() {  /* an advanced or cancelled dispatch: its exact session binding (`recovered`);
+                        a cancelled one that never got a session: `refused`; else
+                        AuthorityChangedError */
   if
   :: dst != D_ACKED && dst != D_RESULT && dst != D_CANCELLED -> goto l_fail
   :: else
@@ -974,9 +975,9 @@ inline _end(strict) {  /* reconcile._end: panes.observe, the worker, then (no pa
   fi
 }
 
-inline _keep_resumable() {  /* a person's `observe` of an agent with a native session to continue: the end is
-                              recorded as a park, so `oms worker resume` relaunches it (relaunch: not
-                              modelled); a worker parked already keeps its park */
+inline _keep_resumable() {  /* a person's `observe` of an agent with a native session to continue:
+                              the end is recorded as a park, so `oms worker resume` relaunches it
+                              (relaunch: not modelled); a worker parked already keeps its park */
   if
   :: whe == HEALTHY -> _worker_step(PARKED, OP_END_PARK + reg)
   :: else

@@ -230,44 +230,40 @@ def test_native_ref(mode: str, activity: str, session: JsonObject, expected: str
 
 
 PROMPTED: JsonObject = {"native_session_ref": SID, "agent_prompted_at": T0}
+CODEX: JsonObject = {"native_session_ref": CODEX_ID}
+UNPROMPTED: JsonObject = {"native_session_ref": SID}
 EXITED = rules.End("exit", "the agent exited with status 0", "%1")
+GONE = rules.End("parent-gone", "gone", "%1")
+STOPPED = rules.End("stopped", "by a person", "%1")
+CLAUDE = "claude_interactive"
 
 
 @pytest.mark.parametrize(
     ("end", "dispatch", "mode", "activity", "session_state", "session", "kept"),
     [
-        (EXITED, "acknowledged", "claude_interactive", "working", "running", PROMPTED, True),
-        (EXITED, "accepted", "codex_goal", "working", "parked", {"native_session_ref": CODEX_ID}, True),
-        (
-            rules.End("parent-gone", "gone", "%1"),
-            "acknowledged",
-            "claude_interactive",
-            "working",
-            "running",
-            PROMPTED,
-            True,
-        ),
-        (
-            rules.End("stopped", "by a person", "%1"),
-            "acknowledged",
-            "claude_interactive",
-            "working",
-            "running",
-            PROMPTED,
-            False,
-        ),
-        (EXITED, "result-received", "claude_interactive", "done", "running", PROMPTED, False),
-        (EXITED, "cancelled", "claude_interactive", "working", "running", PROMPTED, False),
-        (EXITED, "acknowledged", "claude_interactive", "working", "stopped", PROMPTED, False),
-        (EXITED, "acknowledged", "command", "working", "running", PROMPTED, False),  # no native session
-        (EXITED, "acknowledged", "claude_interactive", "idle", "running", {"native_session_ref": SID}, False),
+        (EXITED, "acknowledged", CLAUDE, "working", "running", PROMPTED, True),
+        (EXITED, "accepted", "codex_goal", "working", "parked", CODEX, True),
+        (GONE, "acknowledged", CLAUDE, "working", "running", PROMPTED, True),
+        (STOPPED, "acknowledged", CLAUDE, "working", "running", PROMPTED, False),
+        (EXITED, "result-received", CLAUDE, "done", "running", PROMPTED, False),
+        (EXITED, "cancelled", CLAUDE, "working", "running", PROMPTED, False),
+        (EXITED, "acknowledged", CLAUDE, "working", "stopped", PROMPTED, False),
+        (EXITED, "acknowledged", "command", "working", "running", PROMPTED, False),  # no native
+        (EXITED, "acknowledged", CLAUDE, "idle", "running", UNPROMPTED, False),
     ],
 )
 def test_observe_keeps_a_pane_end_resumable_only_where_resume_would_relaunch(
-    end: rules.End, dispatch: str, mode: str, activity: str, session_state: str, session: JsonObject, kept: bool
+    end: rules.End,
+    dispatch: str,
+    mode: str,
+    activity: str,
+    session_state: str,
+    session: JsonObject,
+    kept: bool,
 ) -> None:
-    """Issue 24: a look (`oms worker observe`) must not take away the native resume it would do: the end
-    is kept as a park exactly when no stop asked for it and the agent has a session to continue."""
+    """Issue 24: a look (`oms worker observe`) must not take away the native resume it would do:
+    the end is kept as a park exactly when no stop asked for it and the agent has a session to
+    continue."""
     why = rules.kept_resumable(
         end,
         dispatch_state=dispatch,

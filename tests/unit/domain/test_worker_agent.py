@@ -1,5 +1,5 @@
-"""`domain/workers.agent`: what a worker's agent is doing, as its records say (issue 24: an agent the
-Stop gate's cap let go was shown `working/healthy/alive`)."""
+"""`domain/workers.agent`: what a worker's agent is doing, as its records say (issue 24: an agent
+the Stop gate's cap let go was shown `working/healthy/alive`)."""
 
 from __future__ import annotations
 
@@ -44,4 +44,5 @@ def test_what_the_agent_does(
 def test_a_resting_agent_of_a_working_healthy_worker_is_stopped() -> None:
     session: JsonObject = {"agent_stopped_at": T0, "last_observed_at": T0}
     assert agent("healthy", "working", "running", session) is Agent.STOPPED
-    assert agent("healthy", "working", "running", {**session, "agent_stopped_at": None}) is Agent.WORKING
+    working = {**session, "agent_stopped_at": None}
+    assert agent("healthy", "working", "running", working) is Agent.WORKING
