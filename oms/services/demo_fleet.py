@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject, parse_ts
+from oms.errors import OmsError, one_line
 from oms.fsio import scratch_directory
 from oms.services import conductor, demo, tickets
 from oms.services.delivery import Delivery
@@ -75,8 +76,11 @@ def run(
             _tick_until_done(ws, out, count, timeout_s, progress)
             out.results = _results(ws)
             out.max_concurrent_workers = _max_concurrent(ws)
-        finally:  # an error or Ctrl-C too
-            Delivery.open(ws).panes.tmux("kill-server", check=False)  # nothing of the demo lingers
+        finally:  # an error or Ctrl-C too: nothing of the demo lingers, no record says it runs
+            try:
+                _end_workers(ws, out, progress)
+            finally:
+                Delivery.open(ws).panes.tmux("kill-server", check=False)
     out.seconds = time.monotonic() - started
     out.ok = not out.reason and all(r["state"] == "done" for r in out.results)
     if not out.ok and not out.reason:
@@ -99,7 +103,6 @@ def _tick_until_done(
             alive = sum(1 for c in report.classes.values() if c == "alive")
             progress(f"tick {out.ticks}: {alive} workers running, {finished}/{count} tickets finished")
             if finished == count:
-                _end_workers(ws, progress)
                 return
             if time.monotonic() > deadline:
                 out.reason = f"{count - finished} tickets unfinished after {timeout_s:g}s"
@@ -107,18 +110,22 @@ def _tick_until_done(
             time.sleep(0.2)
 
 
-def _end_workers(ws: Workspace, progress: Callable[[str], None]) -> None:
-    """Every ticket has its result: the workers still running (the last ones' agents, ending or
-    waiting at their prompt) are stopped through `oms worker stop`'s path, so no record says a
-    worker runs once the demo's tmux server is gone. A worker whose result was recorded keeps that
-    end."""
+def _end_workers(ws: Workspace, out: FleetRun, progress: Callable[[str], None]) -> None:
+    """The demo is over (every ticket has its result, or it timed out, failed or was interrupted):
+    the workers still running (the last ones' agents, ending or waiting at their prompt) are
+    stopped through `oms worker stop`'s path, so no record says a worker runs once the demo's tmux
+    server is gone. A worker whose result was recorded keeps that end; one that cannot be stopped
+    is the demo's failure, named."""
     delivery = Delivery.open(ws)
-    why = "the demo is over: every ticket has its result"
     for worker in ws.store.latest("worker").records:
         if worker.payload["health"] == "stopped":
             continue
-        delivery.stop(worker.record_id, why, by="oms-demo")
-        progress(f"{worker.record_id}: stopped (the demo is over)")
+        try:
+            delivery.stop(worker.record_id, "the demo is over", by="oms-demo")
+            progress(f"{worker.record_id}: stopped (the demo is over)")
+        except OmsError as exc:
+            why = f"{worker.record_id} was not stopped: {one_line(exc.message)}"
+            out.reason = out.reason or why
 
 
 def _results(ws: Workspace) -> list[JsonObject]:
