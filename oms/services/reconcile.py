@@ -120,16 +120,17 @@ def reconcile(d: Delivery, dispatch_id: str, *, keep_resumable: bool = False) ->
 
 def _keep_resumable(d: Delivery, dispatch: Record, end: rules.End) -> bool:
     """Record the pane's end as a park (`rules.kept_resumable`), so `oms worker resume` relaunches
-    the agent on its own session as it would have before the look; True if so. A worker parked
-    already keeps its park and its reason (a fence's, a person's, `no_result`); the pane's token is
-    released (a relaunch gets a fresh one). Nothing else changes: the session, the registry and the
-    exit record stay for the resume to read."""
+    the agent on its own session as it would have before the look (not when the attempt is fenced:
+    no resume could); True if so. A worker parked already keeps its park and its reason (a
+    fence's, a person's, `no_result`); the pane's token is released (a relaunch gets a fresh one).
+    Nothing else changes: the session, the registry and the exit record stay for the resume."""
     session_id = access.text(dispatch.payload, "session_id")
     session = d.session(session_id)
     worker = d.worker(dispatch.record_id)
+    fenced = fence.reason(d.ws, dispatch) is not None
     why = (
         None
-        if session is None
+        if session is None or fenced
         else rules.kept_resumable(
             end,
             dispatch_state=dispatch.state,

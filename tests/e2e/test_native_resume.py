@@ -26,7 +26,7 @@ from oms.fsio.procinfo import group_alive
 from oms.services.delivery import Delivery
 from oms.services.workspace import SYSTEM_ACTOR
 from tests.agent_side import snapshot
-from tests.chain import Chain
+from tests.chain import Chain, sandbox_dir
 from tests.e2e.test_real_agents import (
     CHANGE,
     _deliver,
@@ -78,7 +78,7 @@ def _first_turn_then_kill(chain: Chain, mock: ModelMock, dispatch_id: str) -> in
         session_id = access.text(ws.store.records("dispatch").read(dispatch_id).payload, "session_id")
         pane_id = str(ws.store.records("session").read(session_id).payload["tmux_pane_id"])
     pane_pid = _registered_pid(chain, dispatch_id)
-    time.sleep(2)  # the CLI writes its transcript a moment after it sent the request
+    _wait_for_transcript(chain, session_id)  # the CLI writes it a moment after it sent the request
     assert _tmux(chain, "kill-pane", "-t", pane_id).returncode == 0
     deadline = time.monotonic() + 20
     while _processes_of(dispatch_id) or group_alive(pane_pid):  # the supervisor ends the agent, its bridge
@@ -86,6 +86,23 @@ def _first_turn_then_kill(chain: Chain, mock: ModelMock, dispatch_id: str) -> in
         time.sleep(0.1)  # records the end and ends itself
     mock.release.set()  # the held reply goes into the closed connection
     return pane_pid
+
+
+ACKNOWLEDGED = ('"state":"acknowledged"', '\\"state\\":\\"acknowledged\\"')
+
+
+def _wait_for_transcript(chain: Chain, session_id: str, timeout: float = 30.0) -> None:
+    """Until the agent's own transcript (Claude Code's session, Codex's rollout: JSON lines in its
+    private home) holds the first turn's acknowledgement, which its native resume continues from."""
+    homes = sandbox_dir(chain.state) / "homes"
+    deadline = time.monotonic() + timeout
+    while True:
+        for path in homes.glob(f"*-{session_id}/**/*.jsonl"):
+            text = path.read_text(errors="replace")
+            if any(mark in text for mark in ACKNOWLEDGED):
+                return
+        assert time.monotonic() < deadline, "the agent's transcript never held its first turn"
+        time.sleep(0.1)
 
 
 def _registered_pid(chain: Chain, dispatch_id: str) -> int:
@@ -250,3 +267,6 @@ def test_a_dead_pane_whose_lease_lapsed_is_not_relaunched(
     assert _tmux(deliverable, "list-panes", "-a").stdout == ""  # no pane was started
     time.sleep(1)
     assert len(mock.seen) == seen  # no agent ran
+    with deliverable.workspace() as ws:  # no resume can continue it: a look records its end
+        view = Delivery.open(ws).observe(dispatch_id)
+    assert (view["worker_health"], view["session_state"]) == ("stopped", "stopped")
