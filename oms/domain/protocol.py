@@ -44,6 +44,7 @@ PROTOCOL_STEPS: tuple[tuple[str, str], ...] = (
     ("observe", "oms.services.reconcile:observe"),
     ("reconcile", "oms.services.reconcile:reconcile"),
     ("_end", "oms.services.reconcile:_end"),
+    ("_keep_resumable", "oms.services.reconcile:_keep_resumable"),
     # liveness and fences
     ("promote", "oms.services.liveness:promote"),
     ("record_hook", "oms.services.liveness:record_hook"),

@@ -3,6 +3,8 @@
 Asked by the broker's doors before anything a hook or the bridge would record (and by PreToolUse), by
 `record_result`, by `oms worker resume` and `observe`; `oms ticket expire` and `oms live revoke` park the
 workers they fence at once. Parking keeps everything: the pane, the worktree, the agent's changes.
+A worker is fenced whatever its activity: one whose result is recorded (`done`, `blocked`) still
+runs its agent until it ends; only an ended worker (health `stopped`) is left alone.
 """
 
 from __future__ import annotations
@@ -16,8 +18,6 @@ from oms.errors import AttemptFencedError, AuthorityChangedError, one_line
 from oms.services import live, worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Record
-
-ENDED = ("done", "blocked")
 
 
 def reason(ws: Workspace, dispatch: Record) -> str | None:
@@ -66,10 +66,11 @@ def require_live(ws: Workspace, dispatch: Record) -> None:
 
 def park(ws: Workspace, dispatch_id: str, why: str, actor: str) -> bool:
     """Park the worker of a fenced attempt, or mark an already parked one as parked for the lapse (so that
-    only `oms worker resume` lifts it); an ended or stopped worker is left alone. True if written now."""
+    only `oms worker resume` lifts it), whatever its activity; an ended worker (`stopped`) is left
+    alone. True if written now."""
 
     def decide(worker: Record, now: str) -> Next | None:
-        if worker.state in ENDED or worker.payload["health"] == "stopped":
+        if worker.payload["health"] == "stopped":
             return None
         if worker.payload["health"] == "parked":
             if fence.parked_by_fence("parked", worker.payload.get("health_reason")) is not None:
@@ -84,13 +85,14 @@ def park(ws: Workspace, dispatch_id: str, why: str, actor: str) -> bool:
 
 
 def park_fenced(ws: Workspace, keep: Callable[[Record], bool], actor: str) -> list[str]:
-    """Park every running worker whose ticket `keep` selects and whose attempt is fenced; their ids."""
+    """Park every worker that has not ended (a recorded result's too: its agent still runs) whose
+    ticket `keep` selects and whose attempt is fenced; their ids."""
     parked = []
     tickets = ws.store.records("ticket")
     dispatches = ws.store.records("dispatch")
     for worker_id in ws.store.records("worker").ids():
         worker = ws.store.records("worker").read(worker_id)
-        if worker.state in ENDED or worker.payload["health"] == "stopped":
+        if worker.payload["health"] == "stopped":
             continue
         if not keep(tickets.read(access.text(worker.payload, "ticket_id"))):
             continue
