@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import statistics
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 
@@ -24,6 +27,18 @@ def pin_scratch_git() -> None:
     an identity of its own (a HOME without one must not stop a bench that commits in its scratch
     repositories). oms's own git calls pin their environment themselves; this is for the set-up."""
     os.environ.update(SCRATCH_GIT_ENV)
+
+
+def scratch_anchors() -> None:
+    """Keep the ledger anchors (docs/adr/0027) of the bench's throwaway state roots out of the
+    user's configuration: unless $OMS_ANCHOR_DIR names a folder, a temporary one, removed when the
+    bench ends, for this process and its children. Without it every state root a bench makes
+    leaves a folder behind in `~/.config/oms/anchors`."""
+    if os.environ.get("OMS_ANCHOR_DIR"):
+        return
+    folder = tempfile.mkdtemp(prefix="oms-bench-anchors-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    os.environ["OMS_ANCHOR_DIR"] = folder
 
 
 def time_calls(fn: Callable[[], object], repeat: int, warmup: int = 3) -> list[float]:

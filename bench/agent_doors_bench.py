@@ -5,10 +5,10 @@
 Needs dist/ from `python build/freeze.py`. It runs the frozen `oms demo --json --keep` in a short
 scratch directory under /tmp: the demo's worker records its result and then waits in its pane
 (`--keep`: the demo does not end it), so its supervisor — the broker, outside the sandbox — keeps
-serving `<state>/panes/<dispatch>.sock`. The bench points `OMS_BROKER_SOCKET` at that socket
-(inside a sandbox the relay finds it at `/oms/broker.sock`) and runs the relays from the host with
-the worker's binding (provider `command`, its hook contract version, the command role's empty tool
-allow-list), timing
+serving `brokers/<dispatch>.sock` in the state root's sandbox directory (docs/adr/0026). The bench
+points `OMS_BROKER_SOCKET` at that socket (inside a sandbox the relay finds it at
+`/oms/broker.sock`) and runs the relays from the host with the worker's binding (provider
+`command`, its hook contract version, the command role's empty tool allow-list), timing
 * `oms hook provider` for the events an agent fires most: PreToolUse of an allowed tool (every tool
   call; for the command provider only the bridge's own tools are allowed), UserPromptSubmit, Stop
   (after the result: the gate lets the agent stop); a PreToolUse of a denied tool for comparison;
@@ -38,9 +38,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import command_runner, median_ms, p90_ms, print_ratio, table, time_interleaved
+from bench._common import (
+    command_runner,
+    median_ms,
+    p90_ms,
+    print_ratio,
+    scratch_anchors,
+    table,
+    time_interleaved,
+)
 from bench.startup_bench import build_empty, build_lean_empty
 from oms.services.doors import HOOK_RATE
+from oms.store.sandboxes import BROKERS, RECORD, broker_rel
 
 REPO = Path(__file__).resolve().parent.parent
 SOCKET_PATH_MAX = 107  # sun_path is 108 bytes with its NUL
@@ -174,12 +183,19 @@ def run_demo(binary: Path, where: Path) -> dict[str, str] | None:
 
 
 def end_demo(state: Path, timeout_s: float = 10.0) -> None:
-    """Make sure nothing of the demo outlives the bench: kill its own tmux server (our socket only; a no-op
-    once `oms worker stop` ended it) and wait until its supervisors have removed their sockets."""
+    """Make sure nothing of the demo outlives the bench: kill its own tmux server (our socket only;
+    a no-op once `oms worker stop` ended it) and wait until its supervisors have removed their
+    sockets (in the state root's sandbox directory, docs/adr/0026)."""
     subprocess.run(["tmux", "-S", str(state / "tmux.sock"), "kill-server"], capture_output=True, check=False)
+    brokers = sandbox_dir(state) / BROKERS if (state / RECORD).is_file() else None
     deadline = time.monotonic() + timeout_s
-    while any((state / "panes").glob("*.sock")) and time.monotonic() < deadline:
+    while brokers is not None and any(brokers.glob("*.sock")) and time.monotonic() < deadline:
         time.sleep(0.05)
+
+
+def sandbox_dir(state: Path) -> Path:
+    """Where the state root's sandbox directory is (its record, `sandboxes.json`)."""
+    return Path(json.loads((state / RECORD).read_text())["path"])
 
 
 def main() -> int:
@@ -194,6 +210,7 @@ def main() -> int:
         print("dist/oms/oms is missing: run `python build/freeze.py` first", file=sys.stderr)
         return 1
     node = shutil.which("node")
+    scratch_anchors()  # (the demo's state root: its children inherit the folder)
     scratch = Path(tempfile.mkdtemp(prefix="omsb", dir="/tmp"))  # short: the broker's socket path must fit
     data: dict[str, str] | None = None
     try:
@@ -217,10 +234,9 @@ def main() -> int:
 def bench(
     binary: Path, node: str | None, empty: Path, lean: Path, data: dict[str, str], runs: int, events: int
 ) -> dict[str, list[float]]:
-    from oms.store.panefiles import socket_path
     from oms.version import HOOK_CONTRACT
 
-    sock = os.path.join(data["state_root"], socket_path(data["dispatch_id"]))
+    sock = str(sandbox_dir(Path(data["state_root"])) / broker_rel(data["dispatch_id"]))
     if len(sock.encode()) > SOCKET_PATH_MAX:
         raise SystemExit(f"the broker's socket path is too long for AF_UNIX: {sock}")
     bound = ["--dispatch-id", data["dispatch_id"], "--session-id", data["session_id"]]

@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import pin_scratch_git, print_ratio
+from bench._common import pin_scratch_git, print_ratio, scratch_anchors
 from tests.restart import prepare, scenario
 
 
@@ -45,6 +45,7 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep each fleet's directory (printed)")
     args = parser.parse_args()
     pin_scratch_git()
+    scratch_anchors()
     failed = 0
     seconds: dict[str, list[float]] = {"killed": [], "baseline": []}
     for n in range(args.repeat):

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import pin_scratch_git, print_ratio, table
+from bench._common import pin_scratch_git, print_ratio, scratch_anchors, table
 from oms.canonical import stable_id
 from oms.domain import tickets as ticket_machine
 from oms.domain import workers as worker_machine
@@ -125,13 +125,17 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
     pin_scratch_git()
+    scratch_anchors()
     sizes = [int(s) for s in args.sizes.split(",")]
     results = {}
     with tempfile.TemporaryDirectory(prefix="oms-tick-") as tmp:
         for size in sizes:
             results[size] = measure(Path(tmp) / f"n{size}", size, args.workers, args.repeat)
     base = results[sizes[0]]["tick_ms"]
-    phase_names = ["reconcile", "expire", "deadlines", "providers", "resume", "deliver", "resolve", "fill", "close"]
+    phase_names = [
+        "reconcile", "expire", "deadlines", "providers", "resume", "deliver", "resolve", "fill",
+        "close", "compact", "checkpoint",
+    ]  # fmt: skip
     rows = [
         [
             f"{size} tickets, {args.workers} workers",

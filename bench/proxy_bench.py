@@ -25,7 +25,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import median_ms, pin_scratch_git, print_ratio, table, time_interleaved
+from bench._common import (
+    median_ms,
+    pin_scratch_git,
+    print_ratio,
+    scratch_anchors,
+    table,
+    time_interleaved,
+)
 from oms.process import netrelay
 from oms.services.proxy_control import settings_for
 from oms.services.proxy_front import Door, door_dir, door_path
@@ -105,6 +112,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=EVENTS)
     args = parser.parse_args()
     pin_scratch_git()
+    scratch_anchors()
     up = upstream(args.events)
     base = f"http://127.0.0.1:{up.server_address[1]}"
     with tempfile.TemporaryDirectory() as tmp:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import median_ms, pin_scratch_git, print_ratio, table
+from bench._common import median_ms, pin_scratch_git, print_ratio, scratch_anchors, table
 from tests.agent_side import BoundTools, bind
 from tests.chain import make_chain
 from tests.integration.test_one_result_wins import outcome, race, restore
@@ -36,6 +36,7 @@ def main() -> int:
     parser.add_argument("--races", type=int, default=500)
     args = parser.parse_args()
     pin_scratch_git()
+    scratch_anchors()
     with tempfile.TemporaryDirectory(prefix="oms-race-") as tmp, contextlib.ExitStack() as stack:
         chain = stack.enter_context(contextlib.contextmanager(make_chain)(Path(tmp)))
         bound = bind(chain)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import command_runner, pin_scratch_git, print_ratio, table
+from bench._common import command_runner, pin_scratch_git, print_ratio, scratch_anchors, table
 from oms.services import demo, tickets
 from oms.services.workspace import Workspace
 
@@ -73,6 +73,7 @@ def main() -> int:
         print(f"{args.oms} is missing: run `python build/freeze.py` first", file=sys.stderr)
         return 1
     pin_scratch_git()
+    scratch_anchors()
     rows = []
     sizes = [int(s) for s in args.sizes.split(",")]
     results: dict[int, dict[str, float]] = {}

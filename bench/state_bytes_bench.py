@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import pin_scratch_git, print_ratio, table
+from bench._common import pin_scratch_git, print_ratio, scratch_anchors, table
 from oms.services import compaction, finish, verify, worktree_gc
 from oms.services.delivery import Delivery
 from tests.agent_side import BoundTools, bind
@@ -57,6 +57,7 @@ def main() -> None:
     parser.add_argument("--dispatches", type=int, default=20)
     args = parser.parse_args()
     pin_scratch_git()
+    scratch_anchors()
     with tempfile.TemporaryDirectory() as tmp:
         for chain in make_chain(Path(tmp)):
             chain.edit_config(

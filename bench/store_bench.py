@@ -18,7 +18,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import median_ms, p90_ms, print_ratio, table, time_calls, time_interleaved
+from bench._common import (
+    median_ms,
+    p90_ms,
+    print_ratio,
+    scratch_anchors,
+    table,
+    time_calls,
+    time_interleaved,
+)
 from oms.canonical import add_ms, now
 from oms.store import StateRoot, Store
 from tests.helpers import T0, payload
@@ -50,6 +58,7 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=2_000)
     args = parser.parse_args()
     rng = random.Random(7)
+    scratch_anchors()
     with tempfile.TemporaryDirectory(prefix="oms-bench-") as scratch:
         state, _ = StateRoot.create(f"{scratch}/state", now())
         state.close()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -16,7 +18,14 @@ from hypothesis import HealthCheck, settings
 from oms.canonical import now
 from oms.store import StateRoot, Store
 from tests.chain import Chain, make_chain
-from tests.helpers import RESOLVERS, USERNS_FLAG, OmsCommand, in_user_namespace, oms_command
+from tests.helpers import (
+    RESOLVERS,
+    USERNS_FLAG,
+    OmsCommand,
+    in_user_namespace,
+    isolate_home,
+    oms_command,
+)
 
 settings.register_profile(
     "oms", deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
@@ -61,23 +70,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
 
 @pytest.fixture(autouse=True)
 def _no_real_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any write to the real home fails: HOME and XDG dirs point at a regular file (ENOTDIR beneath it)."""
-    blocker = tmp_path_factory.getbasetemp() / "home-is-a-file"
-    if not blocker.exists():
-        blocker.write_text("tests must not write to a home directory\n")
-    for var in ("HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):
-        monkeypatch.setenv(var, str(blocker))
-    for var in ("OMS_STATE_ROOT", "OMS_CONFIG_ROOT", "OMS_FSIO_RESOLVER", "OMS_FSIO_PUBLISH", "OMS_VERBOSE"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
-    for var, value in (
-        ("GIT_AUTHOR_NAME", "oms test"),
-        ("GIT_AUTHOR_EMAIL", "test@oms.invalid"),
-        ("GIT_COMMITTER_NAME", "oms test"),
-        ("GIT_COMMITTER_EMAIL", "test@oms.invalid"),
-    ):
-        monkeypatch.setenv(var, value)
+    """Any write to the real home fails (`isolate_home`)."""
+    isolate_home(monkeypatch, tmp_path_factory)
 
 
 @pytest.fixture(params=RESOLVERS)
@@ -123,6 +117,25 @@ def deliverable(chain: Chain, monkeypatch: pytest.MonkeyPatch) -> Iterator[Chain
     )
     yield chain
     subprocess.run(["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"], capture_output=True, check=False)
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_proxies(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A model proxy a test's launch started on demand (ADR 0026) ends with the test, if the test
+    did not end its workers: the proxies serving a state root under this run's temporary directory,
+    by pid."""
+    yield
+    base = str(tmp_path_factory.getbasetemp()).encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"proxy" in argv and b"serve" in argv and any(a.startswith(base) for a in argv):
+            with contextlib.suppress(OSError):
+                os.kill(int(entry.name), signal.SIGTERM)
 
 
 @pytest.fixture(autouse=True)

@@ -8,10 +8,14 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from oms.canonical import Json, JsonObject
 from oms.fsio import FsioOptions, Publisher, Resolver
 from oms.fsio._syscalls import Syscalls
+
+if TYPE_CHECKING:
+    import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -233,3 +237,34 @@ def make_foreign(path: Path) -> int:
         return uid
     os.chown(path, 4242, 4242)
     return 4242
+
+
+def isolate_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Any write to the real home fails: HOME and XDG dirs point at a regular file (ENOTDIR beneath
+    it); the ledger's anchors go to a folder of the test's own; git has a pinned identity and no
+    global or system config. (The autouse fixture, and fixtures of a wider scope, which run before
+    it.)"""
+    blocker = tmp_path_factory.getbasetemp() / "home-is-a-file"
+    if not blocker.exists():
+        blocker.write_text("tests must not write to a home directory\n")
+    for var in ("HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):
+        monkeypatch.setenv(var, str(blocker))
+    for var in (
+        "OMS_STATE_ROOT",
+        "OMS_CONFIG_ROOT",
+        "OMS_FSIO_RESOLVER",
+        "OMS_FSIO_PUBLISH",
+        "OMS_VERBOSE",
+    ):
+        monkeypatch.delenv(var, raising=False)
+    # the ledger's anchor outside the state root (ADR 0027): a folder of the test's own
+    monkeypatch.setenv("OMS_ANCHOR_DIR", str(tmp_path_factory.mktemp("anchors")))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    for var, value in (
+        ("GIT_AUTHOR_NAME", "oms test"),
+        ("GIT_AUTHOR_EMAIL", "test@oms.invalid"),
+        ("GIT_COMMITTER_NAME", "oms test"),
+        ("GIT_COMMITTER_EMAIL", "test@oms.invalid"),
+    ):
+        monkeypatch.setenv(var, value)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, workspace
+from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, confirm_person, emit, workspace
 
 app = typer.Typer(
     help="The ledger: one hash chain over everything oms wrote, with signed checkpoints.",
@@ -28,6 +28,7 @@ def verify_cmd(
     """Check the chain, its signed checkpoints, and every ledgered file (exit 1: something is wrong)."""
     from oms.errors import IntegrityError
     from oms.fsio.outside import read_user_file
+    from oms.store.anchor import ROLLBACK_HINT
 
     exported = read_user_file(checkpoint, 4096) if checkpoint is not None else None
     with workspace(state_root_, config_root_) as ws:
@@ -38,20 +39,26 @@ def verify_cmd(
         "files": audit.files,
         "compacted": audit.compacted,
         "checkpoints": audit.checkpoints,
+        "anchored": audit.anchored,
         "problems": audit.problems,
+        "notes": audit.notes,
     }
     if json_out:
         emit(doc)
     else:
         for line in audit.problems[:50]:
             typer.echo(f"bad: {line}")
+        for line in audit.notes:
+            typer.echo(f"note: {line}")
+        anchored = "" if audit.anchored is None else f", anchored at entry {audit.anchored}"
         typer.echo(
             f"{audit.entries} entries, {audit.files} files ({audit.compacted} compacted), "
-            f"{audit.checkpoints} checkpoints checked: "
+            f"{audit.checkpoints} checkpoints checked{anchored}: "
             f"{'ok' if audit.ok else f'{len(audit.problems)} problem(s)'}"
         )
     if not audit.ok:
-        raise IntegrityError(f"the ledger does not hold: {audit.problems[0]}")
+        hint = ROLLBACK_HINT if "was rolled back" in audit.problems[0] else None
+        raise IntegrityError(f"the ledger does not hold: {audit.problems[0]}", hint=hint)
 
 
 @app.command("checkpoint")
@@ -140,4 +147,37 @@ def adopt_cmd(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = No
     if json_out:
         emit({"ok": True, "adopted": count})
         return
-    typer.echo(f"adopted {count} files: the ledger starts here")
+    typer.echo(f"adopted {count} files: the ledger names them from here on")
+
+
+PersonOpt = Annotated[str | None, typer.Option("--person", help="Who accepts (needed off a TTY).")]
+YesOpt = Annotated[bool, typer.Option("--yes", help="Skip the prompt (then --person is required).")]
+
+
+@app.command("accept-rollback")
+def accept_rollback_cmd(
+    person: PersonOpt = None,
+    yes: YesOpt = False,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Accept that the state root was rolled back (`oms audit verify` names it): say what was lost,
+    keep the anchor it left in the state root, and anchor the state root as it is. Ticket ids stay
+    above every one the lost entries gave. A person must run this."""
+    from oms.services import audit
+
+    who, how = confirm_person(
+        person,
+        question="Accept that this state root was rolled back (what it lost stays lost)?",
+        expect="accept",
+        yes=yes,
+    )
+    with workspace(state_root_, config_root_) as ws:
+        done = audit.accept_rollback(ws)
+    if json_out:
+        emit({"ok": True, "person": who, "confirmed_by": how, **done})
+        return
+    typer.echo(f"rollback accepted by {who} ({how}): lost {done['lost']}")
+    reserved = done["tickets_reserved"]
+    typer.echo(f"ticket ids up to tkt-{reserved} stay used; the anchor names this ledger again")

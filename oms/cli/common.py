@@ -76,8 +76,11 @@ def workspace(state: str | None, config: str | None) -> Iterator[Workspace]:
         yield ws
     finally:
         try:
-            if ws.store.ledger_size() != before:  # this command wrote: its ledger head is signed (ADR 0022)
-                ws.store.checkpoint()
+            if ws.store.ledger_size() != before:  # it wrote: its head signed, anchored (ADR 0027)
+                why = ws.store.sign_and_anchor()
+                if why is not None:
+                    warning = f"the anchor stays: {why} (`oms audit verify`)"
+                    sys.stderr.write(f"oms: warning: {warning}\n")
         finally:
             ws.close()
 

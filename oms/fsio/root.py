@@ -21,7 +21,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple, NoReturn, Self
 
@@ -47,6 +47,7 @@ _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_
 TEMP_PREFIX = ".oms-tmp."
 _ESCAPE_ERRNOS = (errno.ELOOP, errno.EXDEV, errno.ENOTDIR)
 _OPENAT2_UNSUPPORTED = (errno.ENOSYS, errno.EPERM, errno.E2BIG)
+ELSEWHERE = "another filesystem; move it there by hand"  # a directory `move_dir_to` cannot rename
 _TMPFILE_UNSUPPORTED = (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT)
 
 
@@ -336,6 +337,33 @@ class Root:
             finally:
                 os.close(fd)
         raise UnsafeFileError(f"{shown(rel)}: unstable link count")  # pragma: no cover
+
+    def digest(self, rel: str, cap: int) -> str | None:
+        """The sha256 (hex) of regular file `rel` (one link, ours, at most `cap` bytes), read in
+        pieces; None when it does not exist."""
+        import hashlib
+
+        try:
+            fd = self._open(split_rel(rel, self._limits), _READ_FLAGS)
+        except NotFoundError:
+            return None
+        try:
+            st = os.fstat(fd)
+            self._check_regular(rel, st)
+            if st.st_nlink != 1:
+                raise UnsafeFileError(f"{shown(rel)}: has {st.st_nlink} links (expected 1)")
+            if st.st_size > cap:
+                too_large = f"{shown(rel)}: {st.st_size} bytes (expected at most {cap})"
+                raise FileTooLargeError(too_large)
+            hasher, total = hashlib.sha256(), 0
+            while chunk := os.read(fd, 1 << 20):
+                total += len(chunk)
+                if total > cap:
+                    raise FileTooLargeError(f"{shown(rel)}: more than {cap} bytes")
+                hasher.update(chunk)
+            return hasher.hexdigest()
+        finally:
+            os.close(fd)
 
     def read_tail(self, rel: str, size: int) -> bytes:
         """The last `size` bytes (at most) of private regular file `rel`."""
@@ -666,6 +694,36 @@ class Root:
             os.close(old)
             os.close(new)
 
+    def move_dir_to(self, rel: str, dest: Root, to: str) -> None:
+        """Rename directory `rel` of this root to `to` under root `dest` (never replacing anything:
+        AlreadyExistsError; another filesystem: FsioError, nothing moved). Both parents must
+        exist."""
+        src, dst = split_rel(rel, self._limits), split_rel(to, dest._limits)
+        old = self._dir(src[:-1])
+        try:
+            new = dest._dir(dst[:-1])
+            try:
+                st = os.stat(src[-1], dir_fd=old, follow_symlinks=False)
+                if not stat.S_ISDIR(st.st_mode):
+                    raise UnsafeFileError(f"{shown(rel)}: not a directory")
+                try:
+                    self._sys.renameat2(old, src[-1], new, dst[-1], RENAME_NOREPLACE)
+                except OSError as err:
+                    if err.errno == errno.EXDEV:
+                        target = shown(os.path.join(dest.path, to))
+                        why = f"{shown(rel)} cannot be moved to {target}: {ELSEWHERE}"
+                        raise FsioError(why) from err
+                    if err.errno == errno.EEXIST:
+                        why = f"{shown(to)}: already exists; nothing was moved"
+                        raise AlreadyExistsError(why) from err
+                    _raise_for(err, rel)
+                self._sys.fsync(old)
+                self._sys.fsync(new)
+            finally:
+                os.close(new)
+        finally:
+            os.close(old)
+
     def remove_tree(self, rel: str, depth: int = 2) -> int:
         """Remove directory `rel` and what is in it, `depth` levels down (links and other odd entries are
         removed as names, never followed); the number of files removed. A deeper tree is left, and so is
@@ -700,42 +758,37 @@ class Root:
         finally:
             os.close(parent)
 
-    def append_chained(self, rel: str, make: Callable[[bytes], bytes], tail_bytes: int = 4096) -> bytes:
-        """Append the line `make(last complete line)` to private file `rel` (created 0600) under an
-        exclusive flock of it, after fsync; returns the line. A torn last line (a writer died mid-write:
-        no newline) is cut off first, under the same lock."""
+    @contextlib.contextmanager
+    def locked_log(self, rel: str) -> Iterator[LockedLog]:
+        """Private log file `rel` (it must exist), opened for appending under an exclusive flock of
+        it, held until the block ends: the store's ledger writes its entry and publishes the file it
+        names inside one such block (`store/ledger.py`)."""
         import fcntl
 
-        parts = split_rel(rel, self._limits)
-        parent = self._dir(parts[:-1])
-        try:
-            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-            try:
-                fd = os.open(check_component(parts[-1], self._limits), flags, 0o600, dir_fd=parent)
-            except OSError as err:
-                _raise_for(err, rel)
-        finally:
-            os.close(parent)
+        flags = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        fd = self._open(split_rel(rel, self._limits), flags)
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or st.st_uid != os.geteuid():
                 raise UnsafeFileError(f"{shown(rel)}: not a private regular file of ours")
             fcntl.flock(fd, fcntl.LOCK_EX)
-            size = os.fstat(fd).st_size
-            tail = os.pread(fd, min(size, tail_bytes), max(0, size - tail_bytes)) if size else b""
-            if tail and not tail.endswith(b"\n"):  # torn: cut back to the last complete line
-                cut = tail.rfind(b"\n")
-                if cut < 0 and size > tail_bytes:
-                    raise FsioError(f"{shown(rel)}: its last {tail_bytes} bytes hold no complete line")
-                os.ftruncate(fd, size - len(tail) + cut + 1)
-                tail = tail[: cut + 1]
-            last = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1] if tail else b""
-            line = make(last)
-            _write_all(fd, line)
-            os.fsync(fd)
-            return line
+            yield LockedLog(fd, rel)
         finally:
             os.close(fd)  # (the lock goes with it)
+
+    def read_locked(self, rel: str, cap: int) -> bytes:
+        """Read log file `rel` (bounded) under a shared flock of it: no `locked_log` block is under
+        way, so what it holds is what its last writer left."""
+        import fcntl
+
+        fd = self._open(split_rel(rel, self._limits), _READ_FLAGS)
+        try:
+            st = os.fstat(fd)
+            self._check_regular(rel, st)
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            return self._read_capped(fd, rel, cap)
+        finally:
+            os.close(fd)
 
     @contextlib.contextmanager
     def dir_fd(self, rel: str) -> Iterator[int]:
@@ -745,6 +798,47 @@ class Root:
             yield fd
         finally:
             os.close(fd)
+
+
+class LockedLog:
+    """An append-only log held under an exclusive flock (`Root.locked_log`)."""
+
+    def __init__(self, fd: int, rel: str) -> None:
+        self._fd = fd
+        self.rel = rel
+
+    @property
+    def size(self) -> int:
+        """Its size in bytes now."""
+        return os.fstat(self._fd).st_size
+
+    def tail(self, size: int) -> bytes:
+        """Its last `size` bytes (at most)."""
+        end = self.size
+        return os.pread(self._fd, min(size, end), max(0, end - size)) if end else b""
+
+    def last_newline(self, step: int = 1 << 16) -> int:
+        """The offset of its last newline (-1: none), read from its end `step` bytes at a time."""
+        end = self.size
+        while end > 0:
+            start = max(0, end - step)
+            found = os.pread(self._fd, end - start, start).rfind(b"\n")
+            if found >= 0:
+                return start + found
+            end = start
+        return -1
+
+    def append(self, data: bytes) -> None:
+        """Append `data` (not yet durable: `sync`)."""
+        _write_all(self._fd, data)
+
+    def truncate(self, size: int) -> None:
+        """Cut it back to `size` bytes."""
+        os.ftruncate(self._fd, size)
+
+    def sync(self) -> None:
+        """Make what was appended durable."""
+        os.fsync(self._fd)
 
 
 def _answers(path: str) -> bool:

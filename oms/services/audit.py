@@ -8,7 +8,7 @@ import hashlib
 import json
 
 from oms.canonical import JsonObject, parse_ts
-from oms.errors import OmsError
+from oms.errors import IntegrityError, OmsError
 from oms.services.workspace import Workspace
 from oms.store import compaction
 from oms.store.evidence import open_envelope
@@ -118,4 +118,59 @@ def _what(entry: Entry, doc: JsonObject) -> str:
         return f"event {doc.get('event_type', '?')} {parts[-1].removesuffix('.json')}"
     if parts[0] == "journals":
         return f"journal {parts[1]} #{parts[-1].removesuffix('.json')}"
+    return _what_else(entry, parts)
+
+
+def _what_else(entry: Entry, parts: list[str]) -> str:
+    """The kinds ADR 0027 added to the ledger."""
+    name = parts[-1].removesuffix(".json")
+    if entry.kind == "state":
+        return "the state root's metadata (its public key)"
+    if parts[0] == "tickets":
+        return f"ticket content of {parts[1]} ({name[:12]})"
+    if parts[0] == "worktree-records":
+        return f"worktree record of {name}"
+    if parts[0] == "outbox":
+        return f"receipt of {parts[1]} for {name.removesuffix('.receipt')}"
+    if entry.kind == "checkpoint":
+        return f"checkpoint of entry {name}"
+    if entry.kind == "rollback":
+        return "a rollback a person accepted (the anchor it left)"
     return entry.path
+
+
+def accept_rollback(ws: Workspace) -> JsonObject:
+    """A person accepts that the state root was rolled back (ADR 0027): the anchor it left behind is
+    kept in the state root (`ledger/rollbacks/`, noted), the head is signed and anchored as it is,
+    and ticket numbers stay above every one the lost entries gave. What was lost, for the person to
+    read."""
+    from oms.store import anchor
+
+    store = ws.store
+    root, meta = store.state.root, store.state.meta
+    ends = anchor.head_seq(root)
+    lost = anchor.keep_rolled_back(root, meta.public_key, meta.key_id)
+    signed = store.checkpoint()
+    why = None if signed is None else store.anchor(signed[0], accept=True)
+    if why is not None:
+        raise IntegrityError(f"the rollback is kept, but the anchor could not be moved: {why}")
+    if lost is None:
+        return {
+            "anchor_seq": None,
+            "anchor_at": None,
+            "ledger_seq": ends,
+            "tickets_reserved": store.ticket_floor(),
+            "lost": "what a damaged anchor named (kept as it was in ledger/rollbacks/)",
+        }
+    return {
+        "anchor_seq": lost.seq,
+        "anchor_at": lost.at,
+        "ledger_seq": ends,
+        "tickets_reserved": lost.tickets,
+        "lost": (
+            f"ledger entries {ends + 1}..{lost.seq} (written up to {lost.at}) and their files"
+            if ends < lost.seq
+            else f"what the anchored ledger held from where it and this one part, up to entry "
+            f"{lost.seq} (written up to {lost.at})"
+        ),
+    }

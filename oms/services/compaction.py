@@ -223,10 +223,11 @@ def _one(ws: Workspace, ticket: Record, parts: _Parts, last: dict[str, str], dry
         if dry_run:
             row["bytes_after"] = -(-len(data) // 4096) * 4096
             return row
-        if last.get(rel) is None:
-            compaction.note_intent(root, ticket_id, data)  # noted first: only bytes oms noted count as one
-            last = {**last, rel: _sha(data)}
-        published = compaction.publish(root, ticket_id, data)
+        if last.get(rel) is None:  # noted and published in one unit (ADR 0027)
+            published = compaction.publish_noted(root, ticket_id, data)
+            last = {**last, rel: _sha(data)} if published else last
+        else:  # noted by a compaction that died before publishing (an oms before ADR 0027)
+            published = compaction.publish(root, ticket_id, data)
         on_disk = data if published else root.read_bytes(rel, compaction.MAX_ARCHIVE)
     if last.get(rel) != _sha(on_disk):  # an archive oms never noted: it vouches for nothing, removes nothing
         return {"ticket_id": ticket_id, "why": f"{rel} is not an archive oms wrote (run `oms audit verify`)"}
@@ -247,6 +248,11 @@ def _one(ws: Workspace, ticket: Record, parts: _Parts, last: dict[str, str], dry
         eid = event.removeprefix(f"{EVENTS_DIR}/").removesuffix(".json")
         for consumer in _names(root, OUTBOX_DIR):
             receipt = f"{OUTBOX_DIR}/{consumer}/{eid}{RECEIPT_SUFFIX}"
+            found = root.lstat(receipt) is not None
+            data = root.read_optional(receipt, MAX_READ) if found else None
+            if data is not None and last.get(receipt) not in (None, _sha(data)):  # (ADR 0027)
+                why = f"{receipt} is not as the ledger has it (run `oms audit verify`)"
+                return {"ticket_id": ticket_id, "why": why}
             if root.lstat(receipt) is not None:
                 root.unlink(receipt)
     whys = [compaction.retire_record(root, kind, rid, held) for kind, rid in dirs]

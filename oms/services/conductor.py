@@ -17,7 +17,9 @@ never the end of the pass):
 8. close — dead panes of ended workers, only oms's own: the pane the worker's registry names; a pool
    worker still running two minutes after its result was acted on is stopped;
 9. compact — ended tickets whose `[retention] compact_after_days` ran out, a few a tick (`compaction.py`);
-10. checkpoint — the ledger's head signed (ADR 0022).
+10. checkpoint — the ledger's head signed and anchored outside the state root (ADR 0022, 0027).
+
+A tick refuses to start on a state root its anchor shows was rolled back (ADR 0027).
 
 Only one conductor works on a state root: the tick holds the conductor lock (`oms conductor run` holds it
 for its whole life), and every launch still takes the deliverer's own lock.
@@ -31,7 +33,7 @@ from dataclasses import dataclass, field, replace
 
 from oms.adapters.panes import Pane, Panes
 from oms.canonical import JsonObject, access, parse_ts, stable_id
-from oms.errors import LockHeldError, OmsError, one_line
+from oms.errors import IntegrityError, LockHeldError, OmsError, one_line
 from oms.fsio.locks import Lock
 from oms.services import (
     compaction,
@@ -45,6 +47,7 @@ from oms.services.conductor_results import ACTOR, latest
 from oms.services.delivery import Delivery
 from oms.services.workspace import Workspace
 from oms.store import Record, panefiles
+from oms.store.anchor import ROLLBACK_HINT
 
 LOCK_CONSUMER = "oms-conductor"
 RESULT_GRACE_MS = 120_000  # a worker still running this long after its result was acted on is stopped
@@ -53,6 +56,8 @@ RESULT_GRACE_MS = 120_000  # a worker still running this long after its result w
 COMPACT_PER_TICK = 20  # tickets compacted at most per tick
 COMPACT_EVERY_MS = 3600 * 1000  # a conductor looks for due tickets at most this often
 _LAST_COMPACT: dict[str, int] = {}  # state root -> when this process last looked (ms)
+_ANCHORED: dict[str, int] = {}  # state root -> the ledger entry this process anchored last
+_ANCHOR_HELD: set[str] = set()  # state roots whose anchor this process found on their ledger
 
 
 @dataclass
@@ -116,6 +121,7 @@ def tick(ws: Workspace, *, d: Delivery | None = None, held: bool = False) -> Tic
     if not held:
         with lock(ws):
             return tick(ws, d=d, held=True)
+    _rollback_guard(ws)
     d = d if d is not None else Delivery.open(ws)
     report = Tick(ws.now())
     listed = d.panes.list()
@@ -155,10 +161,33 @@ def _compact(ws: Workspace, phase: Phase) -> None:
 
 
 def _checkpoint(ws: Workspace, phase: Phase) -> None:
-    """Sign the ledger's head: at least once a tick (ADR 0022)."""
+    """Sign the ledger's head and move the anchor outside the state root to it (ADR 0022, 0027). A
+    tick that finds the head signed and anchored by this process already writes nothing."""
     signed = ws.store.checkpoint()
-    if signed is not None and signed[1]:  # a tick that found the head signed already writes nothing
-        phase.done.append(f"ledger checkpoint at entry {signed[0]['seq']}")
+    if signed is None:
+        return
+    seq = int(str(signed[0]["seq"]))
+    if signed[1]:
+        phase.done.append(f"ledger checkpoint at entry {seq}")
+    if not signed[1] and _ANCHORED.get(ws.store.path) == seq:
+        return
+    why = ws.store.anchor(signed[0])
+    if why is not None:
+        phase.skipped.append(f"the anchor stays: {why}")
+        return
+    _ANCHORED[ws.store.path] = seq
+
+
+def _rollback_guard(ws: Workspace) -> None:
+    """Refuse to act on a state root whose anchor names an entry its ledger does not hold (it was
+    rolled back: a conductor would launch again what was done). Asked until it holds, then once a
+    process."""
+    if ws.store.path in _ANCHOR_HELD:
+        return
+    problem = ws.store.rolled_back()
+    if problem is not None:
+        raise IntegrityError(problem, hint=ROLLBACK_HINT)
+    _ANCHOR_HELD.add(ws.store.path)
 
 
 class _Runner:

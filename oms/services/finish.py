@@ -11,6 +11,7 @@ is done; merge evidence is recorded.
 Discard archives the branch's head at `refs/oms/archive/<ticket>/<attempt>` (and, with `[worktrees]
 archive_bundles`, a git bundle under the state root's `archive/`) before anything else; then the worktree
 goes if it has no uncommitted work (else it stays, said so), and the branch. Discard evidence records it.
+The worktree is looked at and emptied in a tree job (docs/adr/0024), never read on the host.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from oms.domain import finishing
 from oms.errors import CheckoutChangedError, ConflictError, OmsError, one_line
 from oms.services import tickets, verify, worktree_gc
 from oms.services.workspace import Workspace
+from oms.store import ledger
 
 ARCHIVE = "refs/oms/archive"
 
@@ -156,13 +158,11 @@ def discard(ws: Workspace, dispatch_id: str, reason: str) -> Discarded:
     bundle = _bundle(ws, repo, archive, ticket_id, attempt)
     removed: list[str] = []
     kept: list[str] = []
-    if os.path.isdir(worktree):
-        git.check_worktree_of(worktree, repo)
-        dirty = worktree_gc.unkept(worktree)
-        if dirty is not None:
-            kept.append(f"worktree {worktree}: {dirty}; commit or move it, then discard again")
+    if os.path.isdir(worktree):  # (the worktree's own root: no component an agent can change)
+        why = worktree_gc.remove(repo, worktree)
+        if why is not None:
+            kept.append(f"worktree {worktree}: {why}")
         else:
-            git_finish.remove_worktree(repo, worktree)
             removed.append(f"worktree {worktree}")
     if not kept:
         try:
@@ -197,5 +197,6 @@ def _bundle(ws: Workspace, repo: str, ref: str, ticket_id: str, attempt: int) ->
     root = ws.store.state.root
     root.mkdirs("archive")
     rel = f"archive/{ticket_id}-{attempt}.bundle"
-    root.publish(rel, git_finish.bundle(repo, ref))  # (an existing bundle of the attempt: AlreadyExistsError)
+    bundle = git_finish.bundle(repo, ref)  # (an existing bundle of the attempt: AlreadyExistsError)
+    ledger.publish_noted(root, "output", rel, bundle)  # kept as it was: noted (ADR 0027)
     return rel

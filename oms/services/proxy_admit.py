@@ -6,9 +6,11 @@ all pass.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from oms.domain import proxy as rules
+from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import Provider
 from oms.services import proxy_tokens
 from oms.services.proxy_body import Refusal
@@ -22,9 +24,12 @@ Admitted = tuple[rules.Route, Provider, proxy_tokens.Grant]
 def admit(
     s: Settings, method: str, target: str, headers: Iterable[tuple[str, str]], server: object
 ) -> Admitted | Refusal:
-    """The route, provider and grant of a request the proxy may forward, or why not: a path that names no
-    configured provider, no valid token (on a dispatch's door: no token of that dispatch), a token of
-    another provider, an endpoint other than the approved one, an ended worker, a call its CLI never makes."""
+    """The route, provider and grant of a request the proxy may forward, or why not: a path that
+    names no configured provider, no valid token (on a dispatch's door: no token of that dispatch),
+    a token of another provider, an endpoint other than the approved one, an ended worker, a call
+    its CLI never makes. A worker not routed to a configured provider goes through its family's
+    implicit one (`IMPLICIT`, ADR 0026), upstream the endpoint its dispatch was approved with (the
+    token file's)."""
     route = rules.parse_route(target)
     provider = None if route is None else s.routing.providers.get(route.provider_id)
     if route is None or provider is None:
@@ -37,7 +42,9 @@ def admit(
         return Refusal(401, "oms_proxy_auth", "this door is another dispatch's: use your own token")
     if grant.provider_id != route.provider_id:
         return Refusal(401, "oms_proxy_auth", f"this token is not valid for provider {route.provider_id}")
-    if grant.approved is not None and grant.approved[0] != provider.endpoint:
+    if route.provider_id in IMPLICIT.values():  # not routed: upstream is its approved endpoint
+        provider = replace(provider, endpoint=None if grant.approved is None else grant.approved[0])
+    elif grant.approved is not None and grant.approved[0] != provider.endpoint:
         why = f"provider {route.provider_id}'s endpoint is not the one approved (the config changed since)"
         return Refusal(409, "oms_proxy_endpoint", why)
     if proxy_tokens.ended(s.root, grant.dispatch_id):

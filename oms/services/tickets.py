@@ -91,7 +91,7 @@ def add(ws: Workspace, title: str, body: str, priority: int | None = None) -> Re
         raise InvalidInputError(f"priority must be 1-5 (got {priority})")
     records = ws.store.records("ticket")
     numbers = [int(m.group(1)) for tid in records.ids() if (m := _LOCAL_ID.fullmatch(tid))]
-    n = max(numbers, default=0) + 1
+    n = max(*numbers, ws.store.ticket_floor(), 0) + 1  # above every id ever given (ADR 0027)
     for _ in range(64):
         ticket_id = f"tkt-{n}"
         content: JsonObject = {

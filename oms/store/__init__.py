@@ -14,7 +14,7 @@ from oms.store.stateroot import StateRoot, default_state_root
 
 if TYPE_CHECKING:
     from oms.canonical import JsonObject
-    from oms.fsio import FsioOptions
+    from oms.fsio import FsioOptions, Root
     from oms.store.content import TicketContent, WorktreeRecords
     from oms.store.events import EventStore
     from oms.store.evidence import Evidence, EvidenceStore
@@ -37,6 +37,7 @@ class Store:
         self._evidence: EvidenceStore | None = None
         self._ticket_content: TicketContent | None = None
         self._worktrees: WorktreeRecords | None = None
+        self._sandboxes: Root | None = None
 
     @property
     def events(self) -> EventStore:
@@ -74,6 +75,17 @@ class Store:
 
             self._worktrees = WorktreeRecords(self.state.root, self.limits)
         return self._worktrees
+
+    def sandboxes(self) -> Root:
+        """The sandbox directory: agent homes, broker sockets, model doors, outside the state root
+        (`store/sandboxes.py`, ADR 0026); opened on first use, and made the first time this state
+        root needs one."""
+        if self._sandboxes is None:
+            from oms.canonical import now
+            from oms.store import sandboxes
+
+            self._sandboxes = sandboxes.open_dir(self.state.root, self.state.meta.key_id, now())
+        return self._sandboxes
 
     @classmethod
     def open(cls, path: str, *, options: FsioOptions | None = None, limits: Limits = LIMITS) -> Store:
@@ -126,15 +138,62 @@ class Store:
 
         return checkpoint(self.state.root, self.state.signer(), self.state.meta.key_id)
 
+    def anchor(self, signed: JsonObject, *, accept: bool = False) -> str | None:
+        """Move the anchor outside the state root to checkpoint `signed` (`anchor.advance`): None
+        when done or nothing to do, else the line that says why it stays (a rollback, an unusable
+        folder)."""
+        from oms.store import anchor
+
+        state = self.state
+        return anchor.advance(
+            state.root,
+            state.signer(),
+            state.meta.key_id,
+            signed,
+            accept=accept,
+        )
+
+    def sign_and_anchor(self) -> str | None:
+        """Sign the ledger's head and move the anchor to it (what every command that wrote and every
+        conductor tick that wrote do): None, or why the anchor stays (`anchor`)."""
+        found = self.checkpoint()
+        return None if found is None else self.anchor(found[0])
+
+    def rolled_back(self) -> str | None:
+        """The problem the anchor outside the state root shows (a rollback, or a damaged anchor), or
+        None (`anchor.check`)."""
+        from oms.store import anchor
+
+        meta = self.state.meta
+        return anchor.check(self.state.root, meta.public_key, meta.key_id)[1]
+
+    def ticket_floor(self) -> int:
+        """The highest local ticket number ever allocated, as the anchor and accepted rollbacks
+        know."""
+        from oms.store import anchor
+
+        return anchor.ticket_floor(self.state.root)
+
     def audit(self, exported: bytes | None = None) -> Audit:
-        """Verify the ledger, its checkpoints and every covered file (`ledger_check.verify_ledger`)."""
+        """Verify the ledger, its checkpoints, every covered file (`ledger_check.verify_ledger`) and
+        the anchor outside the state root (`anchor.check`)."""
+        from oms.store import anchor
         from oms.store.ledger_check import verify_ledger
 
         meta = self.state.meta
-        return verify_ledger(self.state.root, meta.public_key, meta.key_id, exported)
+        found = verify_ledger(self.state.root, meta.public_key, meta.key_id, exported)
+        newest, problem, note = anchor.check(self.state.root, meta.public_key, meta.key_id)
+        found.anchored = None if newest is None else newest.seq
+        if problem is not None:
+            found.problems.insert(0, problem)  # a rollback first: it explains every other line
+        if note is not None and found.entries:
+            found.notes.append(note)
+        return found
 
     def close(self) -> None:
-        """Close the state root."""
+        """Close the state root (and the sandbox directory, if it was opened)."""
+        if self._sandboxes is not None:
+            self._sandboxes.close()
         self.state.close()
 
     def __enter__(self) -> Store:

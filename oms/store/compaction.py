@@ -1,18 +1,17 @@
-"""Compaction archives (issue 14 item 5, ADR 0022): an ended ticket's dispatch, worker and session records,
-its evidence, events and their receipts, kept as one file, `compacted/<ticket>.json.z`.
+"""Compaction archives (issue 14 item 5, ADR 0022): an ended ticket's dispatch, worker and session
+records, its evidence, events and their receipts, kept as one file, `compacted/<ticket>.json.z`.
 
-An archive is zlib-compressed canonical JSON: `{"format": "oms-compacted-v1", "ticket_id", "ended_at",
-"files": {path: base64 of the exact bytes}}`. It is published once and noted in the ledger (kind
-`compact`), and only then are its members removed from their places, each only while it still holds the
-archived bytes: a record's directory is first moved aside whole (`compacted/retired/`), so a reader sees
-the record either whole or gone, never an older version as its latest. An archive is noted before it
-is published (so only bytes oms noted are ever taken for one), and `oms audit verify` accepts a ledgered
-file that is gone when a ledgered archive of the ticket that owns it holds it with the bytes of its last
-entry.
+An archive is zlib-compressed canonical JSON: `{"format": "oms-compacted-v1", "ticket_id",
+"ended_at", "files": {path: base64 of the exact bytes}}`. It is published once and noted in the
+ledger (kind `compact`), and only then are its members removed from their places, each only while it
+still holds the archived bytes: a record's directory is first moved aside whole
+(`compacted/retired/`), so a reader sees the record either whole or gone, never an older version as
+its latest. An archive is noted in one unit with its publish (ADR 0027; so only bytes oms noted are
+ever taken for one), and `oms audit verify` accepts a ledgered file that is gone when a ledgered
+archive of the ticket that owns it holds it with the bytes of its last entry.
 
-The ticket's own record stays where it is (its id is never reused, a re-import is a no-op, and
-`oms ticket show` shows it); so do its ticket content, worktree record and journals.
-"""
+The ticket's own record stays where it is (its id is never reused, a re-import is a no-op, and `oms
+ticket show` shows it); so do its ticket content, worktree record and journals."""
 
 from __future__ import annotations
 
@@ -129,13 +128,20 @@ def archives(root: Root) -> list[str]:
     return sorted(f"{DIR}/{n}" for n in names if ticket_of(n) is not None)
 
 
-def note_intent(root: Root, ticket_id: str, data: bytes) -> None:
-    """Note an archive in the ledger before it is published: only bytes oms noted are ever taken for one."""
-    ledger.note(root, "compact", archive_path(ticket_id), data)
+def publish_noted(root: Root, ticket_id: str, data: bytes) -> bool:
+    """Publish an archive with its ledger entry, as one unit (ADR 0027): only bytes oms noted are
+    ever taken for one. False when a file is there already (nothing written, nothing noted)."""
+    root.mkdirs(DIR)
+    try:
+        ledger.publish_noted(root, "compact", archive_path(ticket_id), data)
+    except AlreadyExistsError:
+        return False
+    return True
 
 
 def publish(root: Root, ticket_id: str, data: bytes) -> bool:
-    """Publish a noted archive; False when a file is there already (nothing written)."""
+    """Publish an archive noted already (by a compaction of an oms before ADR 0027 that died before
+    its publish); False when a file is there already (nothing written)."""
     root.mkdirs(DIR)
     try:
         root.publish(archive_path(ticket_id), data)

@@ -13,6 +13,7 @@ from oms.canonical.ids import SHA256
 from oms.errors import AlreadyExistsError, ConflictError, IntegrityError, NotFoundError, RecordNotFoundError
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
+from oms.store import ledger
 from oms.store.documents import encode_document, parse_document
 
 TICKETS_DIR = "tickets"
@@ -60,7 +61,8 @@ class TicketContent:
         sha = sha256_hex(data)
         self.root.mkdirs(f"{TICKETS_DIR}/{ticket_id}")
         try:
-            self.root.publish(f"{TICKETS_DIR}/{ticket_id}/{sha}.json", data)
+            rel = f"{TICKETS_DIR}/{ticket_id}/{sha}.json"
+            ledger.publish_noted(self.root, "content", rel, data)
         except AlreadyExistsError:
             self.get(ticket_id, sha)  # same address: must be the same, verified bytes
         return sha
@@ -90,7 +92,7 @@ class WorktreeRecords:
         rel = f"{WORKTREES_DIR}/{ticket_id}.json"
         data = encode_document(doc, "worktree-record", rel, self.limits.record_bytes)
         try:
-            self.root.publish(rel, data)
+            ledger.publish_noted(self.root, "worktree", rel, data)  # with its entry, or not at all
         except AlreadyExistsError:
             if self.root.read_bytes(rel, self.limits.record_bytes) != data:
                 raise ConflictError(f"ticket {ticket_id} already has a different worktree record") from None

@@ -67,14 +67,12 @@ class EventStore:
         data = encode_document(doc, "event", rel, self.limits.event_bytes)
         parse_ts(created_at, "created_at")
         try:
-            self.root.publish(rel, data)
-            ledger.note(self.root, "event", rel, data)
+            ledger.publish_noted(self.root, "event", rel, data)  # with its entry, or not at all
             return parse_event(data, event_id, rel), True
         except AlreadyExistsError:
             existing = self.root.read_bytes(rel, self.limits.event_bytes)
             if existing != data:
                 raise ConflictError(f"event {event_id} already exists with different content") from None
-            ledger.note(self.root, "event", rel, data)  # a writer that died before its note: noted now
             return parse_event(existing, event_id, rel), False
 
     def read(self, event_id: str, event_type: str | None = None) -> Event:

@@ -81,9 +81,7 @@ class EvidenceStore:
         stored = encode_document(envelope, "evidence-envelope", rel, self.limits.evidence_bytes)
         # Same body, same signature (Ed25519 is deterministic); the read below verifies whatever is there.
         with contextlib.suppress(AlreadyExistsError):
-            self.root.publish(rel, stored)
-        if self.root.read_optional(rel, self.limits.evidence_bytes) == stored:  # (again after a crash: harmless)
-            ledger.note(self.root, "evidence", rel, stored)
+            ledger.publish_noted(self.root, "evidence", rel, stored)  # with its entry, or none
         return self.get(ref)
 
     def get(self, ref: str) -> Evidence:

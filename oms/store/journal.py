@@ -73,8 +73,7 @@ class Journal:
             }
             data = encode_document(doc, "journal-entry", rel, self.limits.journal_entry_bytes)
             try:
-                self.root.publish(rel, data)
-                ledger.note(self.root, "journal", rel, data)
+                ledger.publish_noted(self.root, "journal", rel, data)  # with its entry, or none
                 return seq
             except AlreadyExistsError:
                 continue

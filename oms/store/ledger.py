@@ -1,18 +1,27 @@
-"""The tamper-evident ledger (issue 14 item 5, ADR 0022): one hash chain over every record version, event,
-evidence and journal entry the store writes, with checkpoints signed by the state key.
+"""The tamper-evident ledger (ADR 0022, ADR 0027): one hash chain over every file of the state root
+that oms writes once and keeps, with checkpoints signed by the state key.
 
-`ledger/log` is append-only, one canonical JSON line an entry: `seq` (1, 2, ...), `prev` (the sha256 of
-the previous line, `GENESIS` for the first), `at`, `kind` (record | event | evidence | journal | adopt |
-compact: an archive of an ended ticket's files, `compaction.py`),
-`path` (under the state root), `sha256` (of the file's bytes as published) and `mac`: an HMAC of the rest
-under a key derived from the state key, so no line can be written, or rewritten, without it. A writer
-appends under an flock of the log, right after its publish (`note`). A checkpoint
-(`ledger/checkpoints/<seq>.json`) names the chain's head at `seq`, signed; one exported outside the state
-root pins the chain against a rollback of the whole root. Files that predate the ledger are adopted only
-by a person (`adopt`, `oms audit adopt`): a deleted ledger is never silently rebuilt over what is there.
+`ledger/log` is append-only, one canonical JSON line an entry: `seq` (1, 2, ...), `prev` (the sha256
+of the previous line, `GENESIS` for the first), `at`, `kind` (`KINDS`), `path` (under the state
+root), `sha256` (of the file's bytes as published) and `mac`: an HMAC of the rest under a key
+derived from the state key, so no line can be written, or rewritten, without it.
 
-What verification (`ledger_check.verify_ledger`) proves, and what it cannot, is ADR 0022's.
-"""
+**One unit** (ADR 0027). A file the ledger covers is published by `publish_noted` alone, inside one
+exclusive flock of the log: the last line is checked (a line oms did not write stops the writer
+before anything is published), the new line is appended without its newline and made durable, the
+file is published (no-replace), and the newline ends the line. A write the ledger refuses is never
+published. A writer that dies inside the block leaves an unfinished last line, which the next writer
+(or `oms store sweep`) settles under the same lock before anything else: the line is finished when
+its file is there with its bytes (the writer died after publishing), and cut off otherwise (it died
+before). Readers never take an unfinished line for an entry.
+
+A checkpoint (`ledger/checkpoints/<seq>.json`) names the chain's head at `seq`, signed, and is
+itself noted (kind `checkpoint`); the anchor outside the state root (`anchor.py`) pins the chain
+against a rollback of the whole root. Files that predate the ledger are adopted only by a person
+(`adopt`, `oms audit adopt`): a deleted ledger is never silently rebuilt over what is there.
+
+What verification (`ledger_check.verify_ledger`) proves, and what it cannot, is ADR 0022's and
+0027's."""
 
 from __future__ import annotations
 
@@ -26,26 +35,82 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from oms.canonical import JsonObject, dumps, format_ts
-from oms.errors import AlreadyExistsError, ConflictError, IntegrityError, NotFoundError, OmsError
+from oms.errors import (
+    AlreadyExistsError,
+    ConflictError,
+    IntegrityError,
+    NotFoundError,
+    OmsError,
+)
 from oms.fsio import Root
+from oms.fsio.root import LockedLog
+from oms.limits import LIMITS
 
 LOG = "ledger/log"
 CHECKPOINTS = "ledger/checkpoints"
+ROLLBACKS = "ledger/rollbacks"
+META = "oms-state.json"  # (stateroot.META: the first entry of every ledger this oms starts)
 GENESIS = "0" * 64
 MAX_LOG_BYTES = 512 * 1024 * 1024
-KINDS = ("record", "event", "evidence", "journal", "adopt", "compact")
-AREAS = ("records", "events", "evidence", "journals", "compacted")
+MAX_FILE = LIMITS.ledger_file_bytes  # the largest covered file, hashed in pieces
+TAIL_BYTES = LIMITS.ledger_tail_bytes
+KINDS = (
+    "record",
+    "event",
+    "evidence",
+    "journal",
+    "adopt",
+    "compact",
+    "state",
+    "content",
+    "worktree",
+    "receipt",
+    "checkpoint",
+    "rollback",
+    "output",
+    "sandboxes",
+)
+AREAS = (
+    "records",
+    "events",
+    "evidence",
+    "journals",
+    "compacted",
+    "tickets",
+    "worktree-records",
+    "outbox",
+    "ledger",
+    "verify",
+    "archive",
+)
 _NUMBER = r"(?:0|[1-9][0-9]{0,15})"
-# what the ledger covers: record versions, events, evidence, journal entries (never indexes, ops, locks)
+_SHA = r"[0-9a-f]{64}"
+# what the ledger covers: every file oms writes once and keeps (not indexes, ops, locks, panes)
 COVERED = (
     re.compile(rf"records/[a-z-]+/[^/]+/{_NUMBER}\.json"),
     re.compile(r"events/[^/]+\.json"),
-    re.compile(r"evidence/[0-9a-f]{64}\.json"),
+    re.compile(rf"evidence/{_SHA}\.json"),
     re.compile(rf"journals/[a-z-]+/{_NUMBER}\.json"),
     re.compile(r"compacted/[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?\.json\.z"),
+    re.compile(r"oms-state\.json"),
+    re.compile(rf"tickets/[^/]+/{_SHA}\.json"),
+    re.compile(r"worktree-records/[^/]+\.json"),
+    re.compile(r"outbox/[^/]+/[^/]+\.receipt\.json"),
+    re.compile(rf"ledger/(?:checkpoints|rollbacks)/{_NUMBER}\.json"),
+    re.compile(rf"verify/[^/]+/{_SHA}-[1-9][0-9]{{0,3}}\.log"),  # a check's output (ADR 0021)
+    re.compile(r"archive/[^/]+\.bundle"),  # a discarded attempt's bundle (ADR 0021)
+    re.compile(r"sandboxes\.json"),  # where the sandbox directory is (ADR 0026)
+)
+# kinds an oms before ADR 0027 did not ledger: adopted once, by a person, on upgrade (`adopt`)
+UPGRADE = (
+    re.compile(r"oms-state\.json"),
+    re.compile(r"(?:tickets|worktree-records|outbox)/.*"),
+    re.compile(r"ledger/checkpoints/.*"),
+    re.compile(r"(?:verify|archive)/.*"),
 )
 _ENTRY = re.compile(
-    rb'\{"at":"[0-9TZ:.+-]{10,40}","kind":"[a-z]{1,12}","mac":"[0-9a-f]{64}","path":"[A-Za-z0-9._/-]{1,400}",'
+    rb'\{"at":"[0-9TZ:.+-]{10,40}","kind":"[a-z]{1,12}","mac":"[0-9a-f]{64}",'
+    rb'"path":"[A-Za-z0-9._/-]{1,400}",'
     rb'"prev":"[0-9a-f]{64}","seq":[1-9][0-9]{0,11},"sha256":"[0-9a-f]{64}"\}'
 )
 _MAC_CONTEXT = b"oms-ledger-mac-v1\0"
@@ -71,15 +136,37 @@ def covered(path: str) -> bool:
     return any(p.fullmatch(path) for p in COVERED)
 
 
+def upgraded(path: str) -> bool:
+    """Is `path` of a kind an oms before ADR 0027 did not ledger (adopted once on upgrade)?"""
+    return any(p.fullmatch(path) for p in UPGRADE)
+
+
 def line_key(root: Root) -> bytes:
-    """The key of the lines' MACs, derived from the state key (only oms, holding the key, writes a line)."""
+    """The key of the lines' MACs, derived from the state key (only oms, holding the key, writes
+    one)."""
     seed = root.read_secret(_STATE_KEY, _SEED_BYTES)
     return hashlib.sha256(_MAC_CONTEXT + seed).digest()
 
 
-def line_of(seq: int, prev: str, at: str, kind: str, path: str, data: bytes, key: bytes | None = None) -> bytes:
-    """The canonical line of an entry (with its newline); `key`: the line key (None: no MAC, never valid)."""
-    doc: JsonObject = {"at": at, "kind": kind, "path": path, "prev": prev, "seq": seq, "sha256": _sha(data)}
+def line_of(
+    seq: int,
+    prev: str,
+    at: str,
+    kind: str,
+    path: str,
+    data: bytes,
+    key: bytes | None = None,
+) -> bytes:
+    """The canonical line of an entry (with its newline); `key`: the line key (None: no MAC, never
+    valid)."""
+    doc: JsonObject = {
+        "at": at,
+        "kind": kind,
+        "path": path,
+        "prev": prev,
+        "seq": seq,
+        "sha256": _sha(data),
+    }
     if key is not None:
         doc["mac"] = hmac.new(key, dumps(doc), hashlib.sha256).hexdigest()
     return dumps(doc) + b"\n"
@@ -114,53 +201,160 @@ def now() -> str:
     return format_ts(datetime.now(UTC))
 
 
-def note(root: Root, kind: str, path: str, data: bytes) -> int:
-    """Append the entry of a file just published; its sequence number. The first entry of a state root
-    starts the log with a whole-file publish (never torn); files already there are not adopted."""
+# ---------------------------------------------------------------------- writing
+def publish_noted(root: Root, kind: str, path: str, data: bytes) -> int:
+    """Publish `path` with `data` (no-replace) and its ledger entry as one unit; its sequence
+    number.
+
+    Refused by the ledger (its last line is not oms's, or it is missing over existing files):
+    nothing is published. `AlreadyExistsError` when something is at `path` (nothing is noted). A
+    crash anywhere leaves nothing visible, or a file the next writer's settling notes (see the
+    module docstring)."""
     key = line_key(root)
-    root.mkdirs("ledger")
-    if not root.exists(LOG):
-        if covered_files(root)[0] - {path}:  # records from before the ledger (or a ledger deleted): a person decides
-            raise IntegrityError(
-                "this state root holds records but no ledger",
-                hint="if it predates the ledger, run `oms audit adopt` once; if not, its ledger was deleted: "
-                "`oms audit verify` against an exported checkpoint",
-            )
-        first = line_of(1, GENESIS, now(), kind, path, data, key)
+    _ensure_log(root, path)
+    with root.locked_log(LOG) as log:
+        last, _ = _settle(root, log, key)
+        if root.lstat(path) is not None:
+            raise AlreadyExistsError(f"{path}: already exists; nothing was overwritten")
+        seq, line = _next(last, kind, path, data, key)
+        start = log.size
+        log.append(line.rstrip(b"\n"))  # unfinished until its file is published
+        log.sync()
         try:
-            root.publish(LOG, first)
-            return 1
-        except AlreadyExistsError:
-            pass  # another writer started it: append after its line
-    seq_of: list[int] = []
-
-    def make(last: bytes) -> bytes:  # never chained onto a line oms did not write (IntegrityError: stop)
-        seq, prev = (1, GENESIS) if not last else (parse_line(last, key).seq + 1, hash_of(last))
-        seq_of.append(seq)
-        return line_of(seq, prev, now(), kind, path, data, key)
-
-    root.append_chained(LOG, make)
-    return seq_of[-1]
+            root.publish(path, data)
+        except BaseException:
+            if _holds(root, path, _sha(data)):  # published after all (the error came later): noted
+                log.append(b"\n")
+            else:
+                log.truncate(start)
+            raise
+        log.append(b"\n")
+        return seq
 
 
-def start_empty(root: Root) -> None:
-    """A new state root starts with an empty ledger (one with records but none is never adopted silently)."""
-    if not root.exists(LOG) and not covered_files(root)[0]:
-        root.mkdirs("ledger")
-        with contextlib.suppress(AlreadyExistsError):  # a concurrent init made it
-            root.publish(LOG, b"")
+def note(root: Root, kind: str, path: str, data: bytes) -> int:
+    """Append an entry for `path` without publishing it (a compaction notes its archive before it
+    publishes it, `compaction.py`); its sequence number."""
+    key = line_key(root)
+    _ensure_log(root, path)
+    with root.locked_log(LOG) as log:
+        last, _ = _settle(root, log, key)
+        seq, line = _next(last, kind, path, data, key)
+        log.append(line)
+        log.sync()
+        return seq
+
+
+def settle(root: Root) -> str | None:
+    """Settle an unfinished last line now (what the next writer would do first; `oms store sweep`):
+    what was done, or None when the log ends with a whole line."""
+    if not root.exists(LOG):
+        return None
+    key = line_key(root)
+    with root.locked_log(LOG) as log:
+        return _settle(root, log, key)[1]
+
+
+def _ensure_log(root: Root, path: str) -> None:
+    """The log is there, or is started now for a root that holds nothing it covers; a root with
+    covered files and no log (made before the ledger, or its ledger deleted) refuses: a person
+    decides."""
+    if root.exists(LOG):
+        return
+    if covered_files(root)[0] - {path, META}:
+        raise IntegrityError(
+            "this state root holds records but no ledger",
+            hint="if it predates the ledger, run `oms audit adopt` once; if not, its ledger was "
+            "deleted: `oms audit verify` against its anchor or an exported checkpoint",
+        )
+    start(root)
+
+
+def _next(last: bytes, kind: str, path: str, data: bytes, key: bytes) -> tuple[int, bytes]:
+    seq, prev = (1, GENESIS) if not last else (parse_line(last, key).seq + 1, hash_of(last))
+    return seq, line_of(seq, prev, now(), kind, path, data, key)
+
+
+def _settle(root: Root, log: LockedLog, key: bytes) -> tuple[bytes, str | None]:
+    """Under the log's lock: check its last whole line is oms's (IntegrityError: stop, nothing
+    changed), then finish or cut an unfinished line after it. The last whole line after that, and
+    what was done."""
+    tail = log.tail(TAIL_BYTES)
+    cut = tail.rfind(b"\n")
+    torn = 0
+    if cut < 0 and log.size > TAIL_BYTES:  # no line oms writes is this long: cut to a whole one
+        end = log.last_newline()
+        if end < 0:
+            raise IntegrityError(f"{LOG}: holds no whole line", hint="`oms audit verify`")
+        torn = log.size - end - 1
+        log.truncate(end + 1)
+        tail = log.tail(TAIL_BYTES)
+        cut = tail.rfind(b"\n")
+    whole, pending = tail[: cut + 1].rstrip(b"\n"), tail[cut + 1 :]
+    last = whole.rsplit(b"\n", 1)[-1]
+    if last:
+        try:  # never chain onto (or settle after) a line oms did not write: stop, nothing written
+            parse_line(last, key)
+        except IntegrityError as exc:
+            raise IntegrityError(
+                f"{LOG}: its last line is not one oms wrote ({exc.message}): nothing was written",
+                hint="`oms audit verify` names what changed",
+            ) from None
+    if not pending:
+        return last, (f"cut a torn tail of {torn} bytes" if torn else None)
+    entry = _pending_entry(pending, last, key)
+    if entry is not None and _holds(root, entry.path, entry.sha256):
+        log.append(b"\n")  # its writer published the file and died before ending the line
+        return pending, f"finished ledger line {entry.seq} ({entry.path} was published)"
+    log.truncate(log.size - len(pending))
+    what = f"line {entry.seq} ({entry.path} was never published)" if entry else "a torn line"
+    return last, f"cut {what}"
+
+
+def _pending_entry(pending: bytes, last: bytes, key: bytes | None) -> Entry | None:
+    """The entry of an unfinished line, when it is one oms wrote after `last` (None: torn, or not
+    ours)."""
+    try:
+        entry = parse_line(pending, key)
+    except (IntegrityError, ValueError, RecursionError):
+        return None
+    seq, prev = (1, GENESIS) if not last else (parse_line(last).seq + 1, hash_of(last))
+    return entry if (entry.seq, entry.prev) == (seq, prev) else None
+
+
+def _holds(root: Root, path: str, digest: str) -> bool:
+    """Is `path` a file with these bytes?"""
+    try:
+        return root.digest(path, MAX_FILE) == digest
+    except OmsError:
+        return False
+
+
+def start(root: Root) -> None:
+    """A new state root's ledger starts with the entry of its `oms-state.json`, in one whole-file
+    publish (a root with other covered files and no ledger is never adopted silently: `adopt`)."""
+    if root.exists(LOG) or covered_files(root)[0] - {META}:
+        return
+    data = root.read_bytes(META, MAX_FILE)
+    first = line_of(1, GENESIS, now(), "state", META, data, line_key(root))
+    root.mkdirs("ledger")
+    with contextlib.suppress(AlreadyExistsError):  # a concurrent init or writer started it
+        root.publish(LOG, first)
 
 
 def adopt(root: Root) -> int:
     """Start the ledger of a state root that predates it: every covered file, as it is now, in one
-    whole-file publish. Refused when a ledger exists (a person decides this, once)."""
-    if root.exists(LOG):
-        raise ConflictError("this state root has a ledger already: nothing adopted")
+    whole-file publish. On a ledger an oms before ADR 0027 started (no `state` entry): note once
+    every file of the kinds it did not cover that no entry names. Refused otherwise (a person
+    decides this, once)."""
     key = line_key(root)
+    if root.exists(LOG):
+        return _adopt_upgrade(root, key)
     lines, prev, seq = b"", GENESIS, 0
     for path in sorted(covered_files(root)[0]):
         seq += 1
-        line = line_of(seq, prev, now(), "adopt", path, root.read_bytes(path, MAX_LOG_BYTES), key)
+        data = root.read_bytes(path, MAX_LOG_BYTES)
+        line = line_of(seq, prev, now(), "state" if path == META else "adopt", path, data, key)
         lines, prev = lines + line, hash_of(line)
     if not lines:
         raise ConflictError("nothing to adopt: the ledger starts with the next write")
@@ -169,11 +363,35 @@ def adopt(root: Root) -> int:
     return seq
 
 
+def _adopt_upgrade(root: Root, key: bytes) -> int:
+    chain = read_chain(root, key)
+    if chain.fault is not None:
+        raise IntegrityError(f"the ledger does not hold: {chain.fault}", hint="oms audit verify")
+    if any(e.kind == "state" for e in chain.entries):
+        raise ConflictError("this state root has a ledger already: nothing adopted")
+    named = {e.path for e in chain.entries}
+    todo = sorted(p for p in covered_files(root)[0] if upgraded(p) and p not in named)
+    if META not in todo:
+        raise IntegrityError(f"{META} is missing or noted already: nothing adopted")
+    todo.remove(META)
+    for path in todo:
+        note(root, "adopt", path, root.read_bytes(path, MAX_FILE))
+    note(root, "state", META, root.read_bytes(META, MAX_FILE))  # last: the upgrade is done
+    return len(todo) + 1
+
+
+# ---------------------------------------------------------------------- reading
 def covered_files(root: Root) -> tuple[set[str], list[str]]:
     """Every covered file under the state root, and every entry in the covered areas that is neither a
     folder nor a regular file (a link, a FIFO: never something oms writes)."""
     found: set[str] = set()
     odd: list[str] = []
+    try:
+        meta = root.lstat(META)
+    except OmsError:
+        meta = None
+    if meta is not None:
+        (found.add if stat.S_ISREG(meta.st_mode) else odd.append)(META)
     for top in AREAS:
         _walk(root, top, found, odd, depth=3)
     return {p for p in found if covered(p)}, odd
@@ -200,10 +418,12 @@ def _walk(root: Root, rel: str, out: set[str], odd: list[str], depth: int) -> No
 
 @dataclass
 class Chain:
-    """The ledger read back: its entries in order, the first fault found (None: it links), the head."""
+    """The ledger read back: its entries in order, the first fault found (None: it links), the head,
+    and an unfinished last line (its writer died inside its unit; the next writer settles it)."""
 
     entries: list[Entry] = field(default_factory=list)
     fault: str | None = None
+    pending: Entry | None = None
 
     @property
     def head(self) -> tuple[int, str]:
@@ -212,19 +432,22 @@ class Chain:
 
 
 def read_chain(root: Root, key: bytes | None = None) -> Chain:
-    """Every entry, checked to link: `seq` counts up from 1, each `prev` is the previous line's hash, and
-    (with `key`) each line carries the line key's MAC."""
+    """Every entry, checked to link: `seq` counts up from 1, each `prev` is the previous line's
+    hash, and (with `key`) each line carries the line key's MAC. A log that ends inside a line is
+    read again under its lock (a writer under way finishes first); a line still unfinished then is
+    its dead writer's."""
     chain = Chain()
     try:
         data = root.read_optional(LOG, MAX_LOG_BYTES)
+        if data and not data.endswith(b"\n"):
+            data = root.read_locked(LOG, MAX_LOG_BYTES)
     except OmsError as exc:
         chain.fault = f"{LOG}: {exc.message}"
         return chain
     if data is None:
         return chain
-    if data and not data.endswith(b"\n"):
-        chain.fault = "the last line is torn (a writer died mid-write); the next write cuts it off"
-        data = data[: data.rfind(b"\n") + 1]
+    cut = data.rfind(b"\n") + 1
+    data, rest = data[:cut], data[cut:]
     prev, seq = GENESIS, 0
     for number, line in enumerate(data.splitlines(), 1):
         try:
@@ -237,6 +460,15 @@ def read_chain(root: Root, key: bytes | None = None) -> Chain:
             return chain
         chain.entries.append(entry)
         prev, seq = entry.line_hash, entry.seq
+    if rest:
+        last = data.rstrip(b"\n").rsplit(b"\n", 1)[-1] if data else b""
+        chain.pending = _pending_entry(rest, last, key)
+        chain.fault = (
+            "the last line is torn (a writer died mid-write); the next write cuts it off"
+            if chain.pending is None
+            else f"ledger line {seq + 1} is unfinished: its writer died inside its write of "
+            f"{chain.pending.path}; the next write or `oms store sweep` settles it"
+        )
     return chain
 
 

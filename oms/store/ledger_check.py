@@ -11,20 +11,33 @@ archive holds those bytes: `compaction.py`); every covered file has an entry.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject, dumps
-from oms.errors import IntegrityError, OmsError, SignatureError
+from oms.errors import AlreadyExistsError, IntegrityError, OmsError, SignatureError
 from oms.fsio import Root
+from oms.limits import LIMITS
 from oms.store import compaction, keys
-from oms.store.ledger import CHECKPOINTS, LOG, Chain, covered_files, hash_of, line_key, parse_line, read_chain
+from oms.store.ledger import (
+    CHECKPOINTS,
+    LOG,
+    TAIL_BYTES,
+    Chain,
+    covered_files,
+    hash_of,
+    line_key,
+    parse_line,
+    publish_noted,
+    read_chain,
+    upgraded,
+)
 from oms.store.ledger import now as ledger_now
+from oms.store.outbox import RECEIPT_SUFFIX
 
 PAYLOAD_TYPE = "application/vnd.oms.ledger-checkpoint+json"
 MAX_CHECKPOINT = 4096
-MAX_FILE = 64 * 1024 * 1024
+MAX_FILE = LIMITS.ledger_file_bytes
 
 
 def _signed_part(doc: JsonObject) -> bytes:
@@ -38,34 +51,48 @@ def _last_line(tail: bytes) -> bytes:
 
 
 def checkpoint(root: Root, signer: keys.SigningKey, key_id: str) -> tuple[JsonObject, bool] | None:
-    """The signed checkpoint of the chain's head now, and whether this call wrote it (an earlier, valid one of
-    the same head is returned as it is); None: the ledger is empty. Reads only the log's tail."""
-    last = _last_line(root.read_tail(LOG, 4096)) if root.exists(LOG) else b""
+    """The signed checkpoint of the chain's head now, and whether this call wrote it (an earlier,
+    valid one of the same head is returned as it is); None: the ledger is empty. Reads only the
+    log's tail. A checkpoint is noted in the ledger itself (kind `checkpoint`): a head whose last
+    entry notes the checkpoint of the entry before it is signed already. The head is signed only
+    when its line is oms's (IntegrityError)."""
+    last = _last_line(root.read_tail(LOG, TAIL_BYTES)) if root.exists(LOG) else b""
     if not last:
         return None
-    entry = parse_line(last)
+    entry = parse_line(last, line_key(root))
+    public = signer.public_raw()
+    if entry.kind == "checkpoint" and entry.path == f"{CHECKPOINTS}/{entry.seq - 1}.json":
+        kept = _kept(root, entry.path, public, key_id)
+        if kept is not None:
+            return kept, False
     head = hash_of(last)
     rel = f"{CHECKPOINTS}/{entry.seq}.json"
-    public = signer.public_raw()
-    try:
-        kept = root.read_optional(rel, MAX_CHECKPOINT)
-    except OmsError:
-        kept = None
-    if kept is not None:
-        try:
-            if parse_checkpoint(kept, public, key_id, rel) == (entry.seq, head):
-                return json.loads(kept), False
-        except OmsError:
-            pass  # a damaged or forged file where ours goes: `audit verify` names it; a fresh one is returned
+    kept = _kept(root, rel, public, key_id)
+    if kept is not None and (kept["seq"], kept["head"]) == (entry.seq, head):
+        return kept, False
     doc: JsonObject = {"at": ledger_now(), "head": head, "seq": entry.seq}
     doc = {"format": "oms-checkpoint-v1", **doc, "keyid": key_id}
     doc["sig"] = keys.b64encode(signer.sign(PAYLOAD_TYPE, _signed_part(doc)))
     try:
         root.mkdirs(CHECKPOINTS)
-        root.publish(rel, dumps(doc))
-    except OmsError:  # another writer kept this seq's checkpoint first, or something else is in the way
+        publish_noted(root, "checkpoint", rel, dumps(doc))
+    except AlreadyExistsError:  # another writer kept this seq's checkpoint first (or something did)
         return doc, False
     return doc, True
+
+
+def _kept(root: Root, rel: str, public: bytes, key_id: str) -> JsonObject | None:
+    """The checkpoint at `rel` when it is this key's, parsed (None: absent, damaged or forged:
+    `audit verify` names it)."""
+    try:
+        kept = root.read_optional(rel, MAX_CHECKPOINT)
+        if kept is None:
+            return None
+        parse_checkpoint(kept, public, key_id, rel)
+        doc = json.loads(kept)
+    except (OmsError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
 
 
 def parse_checkpoint(data: bytes, public_raw: bytes, key_id: str, where: str) -> tuple[int, str]:
@@ -95,6 +122,8 @@ class Audit:
     checkpoints: int = 0
     compacted: int = 0  # ledgered files gone from their place, held by a ledgered archive
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what could not be checked, and why
+    anchored: int | None = None  # the entry the anchor outside the state root names (None: none)
 
     @property
     def ok(self) -> bool:
@@ -172,34 +201,57 @@ def _files(root: Root, chain: Chain, audit: Audit, files: set[str], key: bytes) 
     for path, (seq, digest) in last.items():
         audit.files += 1
         try:
-            data = root.read_optional(path, MAX_FILE)
+            found = root.digest(path, MAX_FILE)
         except OmsError as exc:
             audit.problems.append(f"ledger entry {seq}: {path}: {exc.message}")
             continue
-        if data is None:
+        if found is None:
             gone.append((path, seq))
-        elif hashlib.sha256(data).hexdigest() != digest:
+        elif found != digest:
             audit.problems.append(f"ledger entry {seq}: {path} was changed after it was written")
     if gone:  # compacted into an archive the ledger holds, with the bytes of its last entry, or deleted
-        held, problems = compaction.held(root, {p: d for p, (_, d) in last.items()})
-        if any(path not in held for path, _ in gone):  # a compaction may have noted its archive since
-            fresh = {e.path: e.sha256 for e in read_chain(root, key).entries}
-            held, problems = compaction.held(root, fresh)
-        audit.problems.extend(problems)
+        held = _held(root, audit, {p: d for p, (_, d) in last.items()})
+        if any(not _compacted(path, held) for path, _ in gone):  # a compaction may have noted since
+            held = _held(root, audit, {e.path: e.sha256 for e in read_chain(root, key).entries})
         for path, seq in gone:
-            if path in held:
+            if _compacted(path, held):
                 audit.compacted += 1
             else:
                 audit.problems.append(f"ledger entry {seq}: {path} is gone (deleted after it was written)")
-    unnamed = files - set(last)
+    unnamed = files - set(last) - ({chain.pending.path} if chain.pending is not None else set())
     if unnamed and not chain.entries and chain.fault is None:
         audit.problems.append(
             f"{len(unnamed)} files and no ledger: the state root predates it (`oms audit adopt`, once) "
             "or its ledger was deleted"
         )
         return
-    if unnamed:  # a writer may have published between the listing and the chain: read the chain once more
+    if unnamed:  # a writer may have published between the listing and the chain: read it once more
         again = {e.path for e in read_chain(root, key).entries}
         unnamed -= again
+    if unnamed and not any(e.kind == "state" for e in chain.entries):
+        older = sorted(p for p in unnamed if upgraded(p))
+        if older:  # a ledger an oms before ADR 0027 started: these kinds were not ledgered then
+            audit.problems.append(
+                f"{len(older)} files of kinds this oms ledgers ({older[0]}, ...) are in no entry: "
+                "the ledger was started by an earlier oms (`oms audit adopt` notes them, once)"
+            )
+            unnamed -= set(older)
     for path in sorted(unnamed):
         audit.problems.append(f"{path} is in no ledger entry (put there by hand, or its writer died before its entry)")
+
+
+def _held(root: Root, audit: Audit, last_sha: dict[str, str]) -> dict[str, str]:
+    held, problems = compaction.held(root, last_sha)
+    audit.problems.extend(p for p in problems if p not in audit.problems)
+    return held
+
+
+def _compacted(path: str, held: dict[str, str]) -> bool:
+    """Is `path` gone into an archive: held by one, or a receipt of an event held by one (receipts
+    go with their events, `services/compaction.py`)?"""
+    if path in held:
+        return True
+    head, _, name = path.rpartition("/")
+    if head.startswith("outbox/") and name.endswith(RECEIPT_SUFFIX):
+        return f"events/{name.removesuffix(RECEIPT_SUFFIX)}.json" in held
+    return False

@@ -15,6 +15,7 @@ from oms.errors import AlreadyExistsError, ConflictError, IntegrityError
 from oms.fsio import Root
 from oms.fsio.locks import Lock, acquire, acquire_waiting
 from oms.limits import LIMITS, Limits
+from oms.store import ledger
 from oms.store.documents import encode_document, parse_document
 
 OUTBOX_DIR = "outbox"
@@ -87,7 +88,7 @@ class Outbox:
         data = encode_document(doc, "outbox-receipt", rel, self.limits.receipt_bytes)
         self.root.mkdirs(self._dir)
         try:
-            self.root.publish(rel, data)
+            ledger.publish_noted(self.root, "receipt", rel, data)  # with its entry, or not at all
             return parse_receipt(data, self.consumer_id, event_id, rel), True
         except AlreadyExistsError:
             existing = self.read_receipt(event_id)

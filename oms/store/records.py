@@ -300,10 +300,9 @@ class RecordStore:
             kind_dir = f"records/{self.kind}"
             self.root.touch_dir(kind_dir)  # change marks around the publish: store/summary.py
             try:
-                self.root.publish(rel, data)
+                ledger.publish_noted(self.root, "record", rel, data)  # with its entry, or none
             except AlreadyExistsError:
                 continue  # lost the race: the next round replays or reports the conflict
-            ledger.note(self.root, "record", rel, data)
             self.root.touch_dir(kind_dir)
             record = Record(
                 self.kind,

@@ -132,7 +132,7 @@ class StateRoot:
             meta = parse_meta(doc)
             if not equal(meta.key_id, keys.key_id(public)):
                 raise StateRootError(f"{META}: public key does not match {KEY}")
-            ledger.start_empty(root)  # (a root with records and no ledger predates it: `oms audit adopt`)
+            ledger.start(root)  # (a root with records and no ledger predates it: `oms audit adopt`)
             state = cls(root, meta)
             state._signer = signer
             return state, created

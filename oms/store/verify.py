@@ -5,11 +5,15 @@ symlink or a special file; `oms-state.json` and the key agree; every record vers
 evidence item and journal entry parses, is canonical and schema-valid and sits where its content says;
 version chains are contiguous, hash-linked and strictly advancing in time; op index entries point at
 the versions that carry them and no operation id appears twice; evidence signatures verify; there is
-no temp or lock debris left by a dead process. A temp file or lock of a *live* process is reported as a
-note (work in progress), not a problem.
+no temp or lock debris left by a dead process; `ledger/` holds only the log, checkpoints and kept
+rollback anchors; the runtime areas (`proxy/`, `verify/`, `archive/`) hold private regular files
+only. A temp file or lock of a *live* process is reported as a note (work in progress), not a
+problem. What it cannot see alone — a latest version edited in place, a file deleted whole, a
+rollback — is `oms audit verify`'s (ADR 0027).
 
 `sweep` removes only debris whose owner is provably gone (same boot, pid and start time no longer
-alive): temp files and stale locks. It never touches anything else.
+alive): temp files and stale locks; and settles an unfinished last ledger line, as the next writer
+would (`ledger.settle`). It never touches anything else.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from oms.errors import OmsError, shown
 from oms.fsio import FsioOptions, Root, is_temp_name, procinfo, temp_owner
 from oms.fsio.locks import break_stale, inspect
 from oms.limits import LIMITS
-from oms.store import compaction, keys, panefiles, summary_file
+from oms.store import compaction, keys, ledger, panefiles, sandboxes, summary_file
 from oms.store.content import TICKETS_DIR, WORKTREES_DIR, parse_content, parse_worktree
 from oms.store.documents import parse_document
 from oms.store.events import EVENTS_DIR, parse_event
@@ -39,7 +43,10 @@ from oms.store.summary import RACY_NS
 # made when first used: the model proxy's files (ADR 0020), verification outputs and discard bundles
 # (ADR 0021), the ledger (ADR 0022)
 OPTIONAL_AREAS = ("proxy", "verify", "archive", "ledger", compaction.DIR)
+RUNTIME_AREAS = ("proxy", "verify", "archive")  # checked for form only (`check_runtime`)
+RUNTIME_DEPTH = 3
 _TOP = {META, *LAYOUT, "tmux.conf", "tmux.sock", summary_file.INDEX_DIR, *OPTIONAL_AREAS}
+_TOP.add(sandboxes.RECORD)  # where the sandbox directory is (ADR 0026)
 TMUX_SOCKET = "tmux.sock"
 
 
@@ -113,7 +120,7 @@ class _Verifier:
             if stat.S_ISLNK(mode):
                 self.report.error(path, "is a symlink (nothing under the state root may be)")
                 continue
-            if stat.S_ISSOCK(mode) and (path == TMUX_SOCKET or panefiles.is_broker_socket(path)):
+            if stat.S_ISSOCK(mode) and self.our_socket(path):
                 if st.st_uid != self.euid or stat.S_IMODE(mode) & 0o077:
                     self.report.error(path, "socket is not private to you")
                 else:
@@ -130,6 +137,11 @@ class _Verifier:
                 self.report.error(path, f"has {st.st_nlink} links (expected 1)")
             out.append((name, mode))
         return out
+
+    def our_socket(self, path: str) -> bool:
+        """A socket oms makes here: its tmux server's, or a broker's or a proxy door's an older oms
+        made in `panes/` or `proxy/doors/`."""
+        return path == TMUX_SOCKET or _our_socket(path)
 
     def temp(self, path: str, name: str) -> None:
         owner = temp_owner(name)
@@ -180,10 +192,62 @@ class _Verifier:
         ):
             if area in top and self.expect_dir(area, top[area]):
                 fn()
+        for area in RUNTIME_AREAS:
+            if area in top and self.expect_dir(area, top[area]):
+                _guard(self.report, area, self.check_runtime, area, RUNTIME_DEPTH)
+        if "ledger" in top and self.expect_dir("ledger", top["ledger"]):
+            _guard(self.report, "ledger", self.check_ledger_area)
         if "tmp" in top and self.expect_dir("tmp", top["tmp"]):
             _guard(self.report, "tmp", self.check_tmp)
         if "tmux.conf" in top and self.expect_file("tmux.conf", top["tmux.conf"]):
             _guard(self.report, "tmux.conf", self.check_tmux_conf)
+        if sandboxes.RECORD in top and self.expect_file(sandboxes.RECORD, top[sandboxes.RECORD]):
+            _guard(self.report, sandboxes.RECORD, self.check_sandboxes)
+
+    def check_sandboxes(self) -> None:
+        """The sandbox directory (ADR 0026): where the record says, this state root's, private, its
+        path not the state root's; in it only what oms makes (findings named `sandboxes.json:<path
+        in it>`)."""
+        if self.meta is None:
+            return  # the state root's metadata is unreadable: that is reported already
+        sub = Report(sandboxes.RECORD)
+        with sandboxes.open_existing(self.root, self.meta.key_id) as sbx:
+            _SandboxVerifier(sbx, sub).run()
+        for found in sub.findings:
+            where = f"{sandboxes.RECORD}:{found.path}"
+            self.report.findings.append(Finding(where, found.problem, found.severity))
+        for what, n in sub.counts.items():
+            self.report.count(what, n)
+
+    def check_runtime(self, rel: str, depth: int) -> None:
+        """A runtime area (the proxy's files, verification outputs, discard bundles): what oms
+        changes as it runs, checked for form only — ours, private, regular, one link, no link
+        anywhere."""
+        for name, mode in self.entries(rel):
+            path = f"{rel}/{name}"
+            if stat.S_ISDIR(mode):
+                if depth > 0:
+                    self.check_runtime(path, depth - 1)
+                else:
+                    self.report.error(path, "deeper than oms writes")
+            else:
+                self.report.count("runtime files")
+
+    def check_ledger_area(self) -> None:
+        """`ledger/`: the log and the signed checkpoints and kept rollback anchors, nothing else
+        (their bytes and signatures are `oms audit verify`'s)."""
+        for name, mode in self.entries("ledger"):
+            path = f"ledger/{name}"
+            if name == "log":
+                self.expect_file(path, mode)
+            elif name in ("checkpoints", "rollbacks") and self.expect_dir(path, mode):
+                for entry, emode in self.entries(path):
+                    if VERSION_NAME.fullmatch(entry) is None:
+                        self.report.error(f"{path}/{entry}", f"unexpected entry in {path}/")
+                    elif self.expect_file(f"{path}/{entry}", emode):
+                        self.report.count(name)
+            elif name not in ("checkpoints", "rollbacks"):
+                self.report.error(path, "unexpected entry in ledger/")
 
     def check_meta(self) -> None:
         data = self.root.read_bytes(META, LIMITS.state_meta_bytes)
@@ -575,7 +639,59 @@ class _Verifier:
                 self.report.count("journal entries")
 
 
-TMP_KINDS = ("codex", "claude", "command", "advisor")
+def _our_socket(path: str) -> bool:
+    """A socket oms makes under the state root: a worker broker's, or a proxy door's."""
+    if panefiles.is_broker_socket(path):
+        return True
+    parts = path.split("/")
+    return len(parts) == 4 and parts[:2] == ["proxy", "doors"] and parts[3] == "model.sock"
+
+
+class _SandboxVerifier(_Verifier):
+    """The sandbox directory: its marker, agent homes (`homes/`, checked as the state root's `tmp/`
+    homes are), brokers' sockets (`brokers/<dispatch>.sock`) and the proxy's doors
+    (`doors/<dispatch>/model.sock`)."""
+
+    def our_socket(self, path: str) -> bool:
+        head, _, name = path.partition("/")
+        if head == sandboxes.BROKERS:
+            named = name.removesuffix(".sock")
+            return name.endswith(".sock") and OPAQUE_ID.fullmatch(named) is not None
+        door, _, leaf = name.partition("/")
+        known = OPAQUE_ID.fullmatch(door) is not None
+        return head == sandboxes.DOORS and leaf == "model.sock" and known
+
+    def run(self) -> None:
+        for name, mode in self.entries(""):
+            if name == sandboxes.MARKER:
+                self.expect_file(name, mode)
+            elif name == sandboxes.HOMES and self.expect_dir(name, mode):
+                for home, hmode in self.entries(name):
+                    kind, _, rest = home.partition("-")
+                    if not stat.S_ISDIR(hmode) or kind not in HOME_KINDS or not rest:
+                        self.report.error(f"{name}/{home}", "unexpected entry in homes/")
+                        continue
+                    self.report.count("agent homes")
+                    self.check_home(f"{name}/{home}")
+            elif name == sandboxes.BROKERS and self.expect_dir(name, mode):
+                for left, _lmode in self.entries(name):  # a socket is counted by `entries`
+                    why = "unexpected entry in brokers/ (only brokers' sockets)"
+                    self.report.error(f"{name}/{left}", why)
+            elif name == sandboxes.DOORS and self.expect_dir(name, mode):
+                for door, dmode in self.entries(name):
+                    known = OPAQUE_ID.fullmatch(door) is not None
+                    if not known or not self.expect_dir(f"{name}/{door}", dmode):
+                        self.report.error(f"{name}/{door}", "unexpected entry in doors/")
+                        continue
+                    for left, _lmode in self.entries(f"{name}/{door}"):
+                        why = "unexpected entry in a door (only model.sock)"
+                        self.report.error(f"{name}/{door}/{left}", why)
+            else:
+                self.report.error(name, "unexpected entry in the sandbox directory")
+
+
+HOME_KINDS = ("codex", "claude", "command")
+TMP_KINDS = (*HOME_KINDS, "advisor")
 TMP_ENTRIES = 200_000
 HOME_FILES = ("hooks.json", "config.toml", "settings.json", "mcp.json")  # what oms writes, read-only inside
 
@@ -621,4 +737,7 @@ def sweep(path: str, *, options: FsioOptions | None = None) -> list[str]:
                         and break_stale(root, child, state.holder)
                     ):
                         removed.append(child)
+        settled = ledger.settle(root)  # a writer that died inside its unit: as the next writer does
+        if settled is not None:
+            removed.append(f"{ledger.LOG}: {settled}")
     return sorted(removed)

@@ -5,8 +5,10 @@ fresh HOME: a new empty directory with fresh XDG directories, no git identity, n
 `~/.claude`, and an environment holding only PATH, the locale and TMPDIR (no GIT_*, OMS_* or API key
 variables), as a new user's machine would run it. It must exit 0 and print, for each comparison it
 exists for, its `ratio:` line (bench/_common.py `ratio_line`: a median against its baseline measured
-in the same run). Timings are never asserted: a ratio's value is only checked to be a number. A
-bench added to bench/ without being listed in SMALL fails here.
+in the same run), and leave nothing of oms's in that HOME (a throwaway state root's ledger anchor,
+docs/adr/0027, belongs in the bench's scratch: bench/_common.py `scratch_anchors`). Timings are
+never asserted: a ratio's value is only checked to be a number. A bench added to bench/ without
+being listed in SMALL fails here.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ SMALL: dict[str, Small] = {
         ("--samples", "3", "--files", "10,100"),
         (
             "salvage, 100 changed files / git status of the same tree",
+            "salvage in its tree job, 100 changed files / git status of the same worktree",
             "a check (`true`) in the check sandbox / `/bin/true` run directly",
         ),
     ),
@@ -82,10 +85,19 @@ SMALL: dict[str, Small] = {
         frozen=True,
     ),
     "ledger_bench.py": Small(
-        ("--entries", "1000", "--samples", "20"),
+        ("--entries", "1000", "--samples", "20", "--writers", "2", "--writes", "20"),
         (
             "audit verify, 1000 entries / reading and hashing its files",
             "publish + ledger note / publish alone",
+            "checkpoint + anchor / checkpoint alone",
+        ),
+    ),
+    "limits_bench.py": Small(
+        ("--small",),
+        tuple(
+            f"{case}, {attack} / {case}, {idle}"
+            for attack, idle in (("fork bomb", "idle"), ("4 GiB allocation", "idle, again"))
+            for case in ("hook relay PreToolUse", "broker alone: PreToolUse", "`oms status --json`")
         ),
     ),
     "proxy_bench.py": Small(
@@ -95,6 +107,10 @@ SMALL: dict[str, Small] = {
             "stream: first event, proxied / direct",
             "stream: all events, relayed / direct",
         ),
+    ),
+    "proxy_route_bench.py": Small(
+        ("--samples", "4", "--cold", "2"),
+        ("a launch that starts the proxy on demand / a launch while it runs",),
     ),
     "race_bench.py": Small(("--races", "5"), ("a race of two callers / one caller alone",)),
     "read_commands_bench.py": Small(
@@ -197,8 +213,11 @@ def test_bench_runs_and_prints_its_ratios(name: str, tmp_path: Path) -> None:
     small = SMALL[name]
     if small.frozen and not FROZEN.is_file():
         pytest.fail(f"{FROZEN} is missing: build it first with `python build/freeze.py`")
-    code, out, err = run_bench(name, small.flags, fresh_env(tmp_path / "home"))
+    home = tmp_path / "home"
+    code, out, err = run_bench(name, small.flags, fresh_env(home))
     assert code == 0, f"{name} exited {code}:\n{out[-3000:]}\n{err[-3000:]}"
+    left = sorted(str(p.relative_to(home)) for p in home.rglob("*") if "oms" in p.name)
+    assert not left, f"{name} left oms's files in the user's home (anchors: docs/adr/0027): {left[:5]}"
     lines = [line for line in out.splitlines() if line.startswith("ratio: ")]
     printed = []
     for line in lines:

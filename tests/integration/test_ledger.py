@@ -54,7 +54,10 @@ def test_every_write_is_on_one_chain_and_a_writing_command_signs_its_head(chain:
     )
     assert done.returncode == 0, done.stderr
     seqs = sorted(int(p.stem) for p in (chain.state / "ledger" / "checkpoints").glob("*.json"))
-    assert seqs[-1] == ledger.read_chain_from(str(chain.state))[-1].seq  # the command signed the head it left
+    entries = ledger.read_chain_from(str(chain.state))
+    assert entries[-1].kind == "checkpoint"  # the checkpoint is noted too (ADR 0027)...
+    assert entries[-1].path == f"ledger/checkpoints/{seqs[-1]}.json"
+    assert seqs[-1] == entries[-2].seq  # ...of the head the command left
 
 
 def test_an_edit_or_deletion_of_a_latest_version_is_found(chain: Chain) -> None:
@@ -95,7 +98,10 @@ def test_a_rewritten_line_breaks_the_chain_at_that_line(chain: Chain) -> None:
     assert problems[0].startswith("ledger line 2: not written with the state key")  # its mac no longer holds
 
 
-def test_an_exported_checkpoint_finds_a_rolled_back_state_root(chain: Chain, tmp_path: Path) -> None:
+def test_an_exported_checkpoint_and_the_anchor_find_a_rolled_back_state_root(
+    chain: Chain,
+    tmp_path: Path,
+) -> None:
     chain.proposed()
     copy = tmp_path / "older-copy"
     shutil.copytree(chain.state, copy, symlinks=True)  # what an attacker keeps, to restore later
@@ -114,11 +120,10 @@ def test_an_exported_checkpoint_finds_a_rolled_back_state_root(chain: Chain, tmp
     assert done.returncode == 0, done.stderr
     assert _audit(chain, exported.read_bytes()) == []
     shutil.rmtree(chain.state)
-    shutil.copytree(copy, chain.state, symlinks=True)  # the whole state root rolled back: it verifies alone...
-    assert _audit(chain) == []
-    problems = _audit(chain, exported.read_bytes())  # ...but not against what was exported
-    assert problems
-    assert "rolled back" in problems[0]
+    shutil.copytree(copy, chain.state, symlinks=True)  # the whole state root rolled back
+    assert "rolled back" in _audit(chain)[0]  # the anchor outside names it alone (ADR 0027)
+    problems = _audit(chain, exported.read_bytes())  # and so does what was exported
+    assert any("the exported checkpoint" in p and "rolled back" in p for p in problems)
 
 
 def test_a_torn_last_line_is_cut_off_by_the_next_write(chain: Chain) -> None:
@@ -211,3 +216,46 @@ def test_a_state_root_from_before_the_ledger_is_adopted_once_by_its_user(chain: 
     assert run("audit", "adopt", *roots).returncode == 1  # once
     assert run("ticket", "add", "--title", "Next", "--no-body", *roots).returncode == 0
     assert run("audit", "verify", *roots).returncode == 0
+
+
+def test_a_ledger_an_earlier_oms_started_is_upgraded_once_by_its_user(chain: Chain) -> None:
+    """Upgrading (ADR 0027): a ledger started by an oms that did not ledger oms-state.json, ticket
+    content, worktree records, receipts, checkpoints, check outputs and bundles is said so in one
+    line (not a line a file); `oms audit adopt` notes those files once; writes go on meanwhile."""
+    from oms.fsio import Root
+
+    chain.proposed()
+    log = chain.state / "ledger" / "log"
+    with Root.open(str(chain.state)) as root:
+        key = ledger.line_key(root)
+        old, prev = b"", ledger.GENESIS
+        kept = [e for e in ledger.read_chain(root).entries if not ledger.upgraded(e.path)]
+        for seq, e in enumerate(kept, 1):  # the same entries, as the earlier oms had them
+            doc = json.loads(ledger.line_of(seq, prev, e.at, e.kind, e.path, b"", None))
+            doc["sha256"] = e.sha256
+            line = _relined(doc, key)
+            old, prev = old + line, ledger.hash_of(line)
+    log.write_bytes(old)
+    problems = _audit(chain)
+    assert len(problems) == 1, problems
+    assert "started by an earlier oms" in problems[0]
+    assert "oms audit adopt" in problems[0]
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    run = oms_command().run
+    assert run("ticket", "add", "--title", "Meanwhile", "--no-body", *roots).returncode == 0
+    adopted = run("audit", "adopt", "--json", *roots)
+    assert adopted.returncode == 0, adopted.stderr
+    assert json.loads(adopted.stdout)["adopted"] > 1
+    assert run("audit", "verify", *roots).returncode == 0
+    assert run("audit", "adopt", *roots).returncode == 1  # once
+
+
+def _relined(doc: dict[str, object], key: bytes) -> bytes:
+    import hashlib
+    import hmac
+
+    from oms.canonical.strict_json import dumps
+
+    doc = dict(doc)
+    doc["mac"] = hmac.new(key, dumps(doc), hashlib.sha256).hexdigest()
+    return dumps(doc) + b"\n"

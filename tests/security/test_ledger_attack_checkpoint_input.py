@@ -82,8 +82,10 @@ def test_a_garbage_future_checkpoint_does_not_break_every_writing_command(chain:
 def test_checkpoint_export_never_exports_an_unsigned_kept_checkpoint(chain: Chain, tmp_path: Path) -> None:
     chain.proposed()
     key_id = _key_id(chain)  # (signs the current head; the attacker replaces that file below)
-    seq, head = _head(chain)
-    kept = chain.state / "ledger" / "checkpoints" / f"{seq}.json"
+    entries = ledger.read_chain_from(str(chain.state))
+    assert entries[-1].kind == "checkpoint"  # (noted: the entry before it is the head it signed)
+    seq, head = entries[-2].seq, entries[-2].line_hash
+    kept = chain.state / entries[-1].path
     kept.unlink()
     forged: dict[str, object] = {"at": "2026-01-01T00:00:00.000Z", "format": "oms-checkpoint-v1", "head": head}
     forged["keyid"] = key_id

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import re
 import secrets
 import socket
@@ -23,11 +22,10 @@ from oms.domain import proxy as rules
 from oms.errors import ConflictError, ProxyError
 from oms.services import proxy_control, proxy_tokens
 from oms.services.proxy_control import settings_for
-from oms.services.proxy_front import wait_for_door
 from oms.services.proxy_server import ProxyServer
 from tests.chain import Chain, make_chain
 from tests.model_mock import ModelMock, Script
-from tests.proxy_rig import MESSAGES
+from tests.proxy_rig import MESSAGES, door_socket
 
 
 @pytest.fixture
@@ -86,9 +84,7 @@ def test_a_lost_start_race_does_not_leave_the_recorded_proxy_without_its_sandbox
                 assert found.record is not None
                 key = proxy_control.hello_key(ws, access.text(found.record, "hello_nonce"))
                 proxy_tokens.issue_token(ws, "d-race", "claude-x")
-                door = os.path.join(
-                    os.path.realpath(ws.store.state.path), wait_for_door(ws.store.state.root, "d-race"), "model.sock"
-                )
+                door = door_socket(ws, "d-race")
             verdict = _door_answers(door, key)
             assert verdict == "ok", (
                 f"starts: {outcomes}; `oms proxy status` says {found.note!r}, but {verdict}: every proxied "

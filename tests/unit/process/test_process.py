@@ -60,6 +60,14 @@ def test_child_env_is_an_allow_list() -> None:
         child_env({"LD_PRELOAD": "/x.so"}, source={})
 
 
+def test_oms_children_anchor_where_the_user_said() -> None:
+    """ADR 0027: a command oms starts (a proxy, a deliverer) that writes moves the ledger's anchor,
+    in the folder the user chose, not the default one beside their configuration."""
+    env = child_env(source={"OMS_ANCHOR_DIR": "/elsewhere/anchors", "HOME": "/h", "OMS_OTHER": "x"})
+    assert env["OMS_ANCHOR_DIR"] == "/elsewhere/anchors"
+    assert "OMS_OTHER" not in env
+
+
 def test_child_env_restores_library_path_when_frozen() -> None:
     bundle = {"LD_LIBRARY_PATH": "/opt/oms/_internal", "LD_LIBRARY_PATH_ORIG": "/usr/local/lib", "PATH": "/bin"}
     assert child_env(source=bundle, frozen=True)["LD_LIBRARY_PATH"] == "/usr/local/lib"
