@@ -25,7 +25,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import median_ms, table, time_interleaved
+from bench._common import (
+    median_ms,
+    pin_scratch_git,
+    print_ratio,
+    scratch_anchors,
+    table,
+    time_interleaved,
+)
 from oms.process import netrelay
 from oms.services.proxy_control import settings_for
 from oms.services.proxy_front import Door, door_dir, door_path
@@ -104,6 +111,8 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--events", type=int, default=EVENTS)
     args = parser.parse_args()
+    pin_scratch_git()
+    scratch_anchors()
     up = upstream(args.events)
     base = f"http://127.0.0.1:{up.server_address[1]}"
     with tempfile.TemporaryDirectory() as tmp:
@@ -172,6 +181,14 @@ def main() -> None:
         row.append(f"{value:.3f}")
     print(table(("case (median ms)", "direct", "proxied", "added", "ratio", "relayed (no network)"), rows))
     print(f"added per streamed event after the first: {per_event_us:.1f} us (median, {args.samples} samples)")
+    print()
+    for what, got, case in (
+        ("request", med, "request"),
+        ("stream: first event", first, "stream"),
+        ("stream: all events", med, "stream"),
+    ):
+        print_ratio(f"{what}, proxied", got[f"{case}, proxied"], "direct", got[f"{case}, direct"])
+        print_ratio(f"{what}, relayed", got[f"{case}, relayed"], "direct", got[f"{case}, direct"])
 
 
 if __name__ == "__main__":
