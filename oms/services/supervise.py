@@ -7,6 +7,12 @@ the command line; the sandbox leads its own process group, holding the terminal:
 this process through a shared group), serves the worker's hooks and bridge until the sandbox ends, kills
 its init if it outlived it, and only then records the end (`exit.json`; tmux misreports exits, ADR 0009).
 
+It asks the one rule of whether the attempt may act (`attempt_end.Watch`, ADR 0028) after every
+request its broker serves and at least once a second: once the attempt is over (its dispatch
+resolved, cancelled or rejected, or its worker ended) it leaves a kill marker, ends the sandbox
+(SIGTERM, SIGKILL after 2 s) and records the end as `oms worker stop` would (salvage first); a
+fenced attempt's worker is parked.
+
 SIGINT, SIGTERM and SIGQUIT sent to this process (or its group) are passed on to the sandbox's group,
 as they would have reached the agent in a plain pane. When the terminal hangs up (the pane or the tmux
 server is gone) the kernel signals only this process: it passes SIGHUP to the sandbox's group, SIGTERM
@@ -33,7 +39,7 @@ from oms.fsio import ProcessIdentity, Root
 from oms.fsio.outside import remove_empty_dirs, reserve_descriptor
 from oms.fsio.procinfo import boot_id, start_ticks
 from oms.process import Foreground, data_fd, end_own_group, kill_exact, landlock, start_foreground
-from oms.services import hooks, launch, launch_guards, reaper
+from oms.services import attempt_end, hooks, launch, launch_guards, reaper
 from oms.services.broker import Broker
 from oms.services.doors import WorkerDoors
 from oms.store.panefiles import log_path, socket_path, write_exit
@@ -79,6 +85,8 @@ def supervise(state_root: str, dispatch_id: str) -> int:
             # became unusable (the end record, the init record and the socket all live there).
             if run.end_sandbox():
                 log("the sandbox's init outlived bubblewrap: killed")
+            if run.over is not None:
+                run.record_end(spec.config_root)
             try:
                 record_exit(root, dispatch_id, ended)
                 root.remove_socket(socket_path(dispatch_id))
@@ -108,6 +116,8 @@ class _Run:
         self.received = received
         self.init: ProcessIdentity | None = None  # the sandbox's init, held here whatever the state root says
         self.status_data = b""
+        self.watch: attempt_end.Watch | None = None
+        self.over: str | None = None  # the rule's line once the attempt is over (its agent ends)
 
     def run(self, slot: int) -> Ended:
         spec = self.spec
@@ -133,6 +143,7 @@ class _Run:
             spec.provider, spec.provider_version, spec.dispatch_id, spec.session_id, spec.allowed_tools
         )
         doors = WorkerDoors(binding, spec.nonce, self.state_real, spec.config_root, self.log)
+        self.watch = attempt_end.Watch(doors.workspace, spec.dispatch_id, self.log)
         previous_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
         broker = Broker(listener, doors, self.log)
         child = None
@@ -176,19 +187,28 @@ class _Run:
         return returncode, None, None
 
     def _serve(self, child: Foreground, broker: Broker) -> int:
-        """Serve until the sandbox ends; on a hang-up: SIGHUP, SIGTERM, then SIGKILL (and its init)."""
-        hung_up_at: float | None = None
-        steps = [signal.SIGHUP, signal.SIGTERM, signal.SIGKILL]
+        """Serve until the sandbox ends. On a hang-up: SIGHUP, SIGTERM, then SIGKILL (and its init);
+        once the attempt is over (the rule, asked after each request served and every second):
+        SIGTERM, then SIGKILL."""
+        ending_at: float | None = None
+        steps: list[signal.Signals] = []
         next_step, passed_on = 0.0, 0
         while (returncode := child.poll()) is None:
             for signum in self.received[passed_on:]:  # a signal to the pane's group is meant for the agent
                 passed_on += 1
-                if signum != signal.SIGHUP and hung_up_at is None:
+                if signum != signal.SIGHUP and ending_at is None:
                     child.signal_group(signum)
-            if signal.SIGHUP in self.received and hung_up_at is None:
-                hung_up_at = next_step = time.monotonic()
+            if signal.SIGHUP in self.received and ending_at is None:
+                ending_at = next_step = time.monotonic()
+                steps = [signal.SIGHUP, signal.SIGTERM, signal.SIGKILL]
                 self.log("the terminal hung up: ending the sandbox")
-            if hung_up_at is not None and steps and time.monotonic() >= next_step:
+            if ending_at is None and self.watch is not None:
+                self.over = self.watch.over(broker.served)
+                if self.over is not None:
+                    ending_at = next_step = time.monotonic()
+                    steps = [signal.SIGTERM, signal.SIGKILL]
+                    self._mark_over(self.over)
+            if ending_at is not None and steps and time.monotonic() >= next_step:
                 step = steps.pop(0)
                 if step == signal.SIGKILL:
                     child.kill()
@@ -196,11 +216,36 @@ class _Run:
                 else:
                     child.signal_group(step)
                 next_step = time.monotonic() + GRACE_S
-            wait = None if hung_up_at is None else max(0.0, next_step - time.monotonic())
+            if ending_at is not None:
+                wait: float | None = max(0.0, next_step - time.monotonic())
+            else:
+                wait = None if self.watch is None else self.watch.wait()
             if child.pidfd is None:
                 wait = 0.2 if wait is None else min(wait, 0.2)
             broker.run_once(wait)
         return returncode
+
+    def _mark_over(self, why: str) -> None:
+        """The attempt is over: say so, and leave the kill marker that names why (never raises)."""
+        self.log(f"the attempt is over ({why}): ending the sandbox")
+        if self.watch is not None:
+            try:
+                attempt_end.mark(self.watch.workspace(), self.spec.dispatch_id, why)
+            except (OmsError, OSError) as exc:
+                self.log(f"the kill marker could not be left: {exc}")
+
+    def record_end(self, config_root: str) -> None:
+        """The sandbox of an attempt that is over has ended: record the end (salvage first; never
+        raises)."""
+        from oms.services.workspace import Workspace
+
+        try:
+            with Workspace.open(self.state_real, config_root) as ws:
+                kept = attempt_end.record_end(ws, self.spec.dispatch_id, str(self.over))
+            if kept is not None:
+                self.log(f"salvaged: {kept}")
+        except (OmsError, OSError) as exc:
+            self.log(f"the end could not be recorded: {exc}")
 
     def _status(self, fd: int) -> None:
         """Read bubblewrap's status; record its namespace's init the first time it is named."""
