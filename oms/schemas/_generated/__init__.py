@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '62ff842960a7abdbad55f246328090b00957eaf2ebd536c72db6dd17cf1cd377'
+SOURCE_SHA256 = 'a2f005f1bf41e7e4cabf91a9a0b83b459111aed2c5d5b09c6cccf4856aadf510'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
