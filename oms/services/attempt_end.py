@@ -31,6 +31,7 @@ from oms.services.workspace import Workspace
 from oms.store import Record, panefiles
 
 CHECK_S = LIMITS.attempt_check_s  # asked at least this often (and after every request served)
+AFTER_REQUEST_S = 0.05  # ... this long after a request was served (its answer is written first)
 ACTOR = "oms-supervisor"
 
 
@@ -58,13 +59,17 @@ class Watch:
         return max(0.0, self._next - self.clock())
 
     def over(self, served: int) -> str | None:
-        """The rule's line once the attempt is over (asked only when due: `served` changed, or
-        `CHECK_S` passed); None while it may act or is fenced, or when the records cannot be read
-        (logged once)."""
+        """The rule's line once the attempt is over (asked only when due: `AFTER_REQUEST_S` after
+        `served` changed — the broker writes the request's answer first: a hook waits for nothing
+        more —, or `CHECK_S` after it last asked); None while it may act or is fenced, or when the
+        records cannot be read (logged once)."""
         now = self.clock()
-        if served == self._served and now < self._next:
+        if served != self._served:
+            self._served = served
+            self._next = min(self._next, now + AFTER_REQUEST_S)
+        if now < self._next:
             return None
-        self._served, self._next = served, now + CHECK_S
+        self._next = now + CHECK_S
         try:
             ws = self.workspace()
             dispatch = ws.store.records("dispatch").read(self.dispatch_id)

@@ -189,11 +189,12 @@ def write_usage(
         doc["pending_output_tokens"] = pending.output_tokens
     root.mkdirs(rel_dir)
     rel = f"{rel_dir}/{sequence + 1}.json"
-    try:
-        root.publish(rel, encode_document(doc, "proxy-usage", rel, USAGE_BYTES))
+    data = encode_document(doc, "proxy-usage", rel, USAGE_BYTES)
+    try:  # (no fsync: it must outlive the proxy's death — the kernel keeps it —, not the machine's)
+        root.publish(rel, data, durable=False)
     except AlreadyExistsError:
         return max(_sequences(root, dispatch_id), default=sequence + 1)
     for older in _sequences(root, dispatch_id):
         if older <= sequence:
-            root.unlink(f"{rel_dir}/{older}.json")
+            root.unlink(f"{rel_dir}/{older}.json", durable=False)
     return sequence + 1
