@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from oms.domain import proxy_limits as limits
+from oms.domain.routing import Standing
 from oms.errors import OmsError
 from oms.fsio import Root
 from oms.services import providers
@@ -36,16 +37,20 @@ class Rests:
         self._probing: set[str] = set()
         self._proven: dict[str, str] = {}  # provider -> the end of the rest an answer proved over
 
+    def resting(self, provider_id: str, now: str) -> limits.Resting | None:
+        """The answer to give at the proxy while the provider rests, else None (asked first, before
+        a request's body is read)."""
+        standing = self._standing(provider_id)
+        until, kind = standing.cooldown_until, standing.cooldown_kind
+        return limits.resting(until, kind, standing.cooldown_reason, now)
+
     @contextmanager
-    def admit(self, provider_id: str, now: str) -> Iterator[limits.Resting | None]:
-        """The answer to give at the proxy (the provider rests, or its probe is in flight), or None:
-        the request may go (as the probe, if the provider's last rest ended unproven; `answered`
-        opens it)."""
-        try:
-            record = self._records.read_if_exists(provider_id)
-        except OmsError:
-            record = None  # (`oms store verify` names it; forwarded as if nothing were known)
-        standing = providers.standing_of(record)
+    def probe(self, provider_id: str, now: str) -> Iterator[limits.Resting | None]:
+        """Around a request about to go upstream (its body read, its budget checked): the answer to
+        give at the proxy instead — the provider rests, or another request is its probe — else None
+        (the request goes; it is the probe if the last rest ended unproven: `answered` proves it
+        over)."""
+        standing = self._standing(provider_id)
         ended = standing.cooldown_until
         resting = limits.resting(ended, standing.cooldown_kind, standing.cooldown_reason, now)
         if resting is not None or ended is None:
@@ -69,15 +74,17 @@ class Rests:
                 with self._lock:
                     self._probing.discard(provider_id)
 
-    def answered(self, provider_id: str, now: str) -> None:
-        """The upstream answered with no limit: the provider's last rest is over (no more
-        probing)."""
+    def _standing(self, provider_id: str) -> Standing:
         try:
             record = self._records.read_if_exists(provider_id)
         except OmsError:
-            return
-        standing = providers.standing_of(record)
-        ended = standing.cooldown_until
+            record = None  # (`oms store verify` names it; forwarded as if nothing were known)
+        return providers.standing_of(record)
+
+    def answered(self, provider_id: str, now: str) -> None:
+        """The upstream answered with no limit: the provider's last rest is over (no more
+        probing)."""
+        ended = self._standing(provider_id).cooldown_until
         if ended is not None and limits.resting(ended, None, None, now) is None:
             with self._lock:
                 self._proven[provider_id] = ended

@@ -188,11 +188,11 @@ class Handler(BaseHTTPRequestHandler):
             self._refuse(admitted.status, admitted.kind, admitted.message)
             return
         route, provider, grant = admitted
-        with self.server.rests.admit(route.provider_id, s.clock()) as resting:
-            if resting is not None:  # a resting provider is rested here: nothing is forwarded
-                self._resting(resting)
-                return
-            self._held(s, route, provider, grant)
+        resting = self.server.rests.resting(route.provider_id, s.clock())
+        if resting is not None:  # a resting provider is rested here: nothing is forwarded
+            self._resting(resting)
+            return
+        self._held(s, route, provider, grant)
 
     def _held(
         self,
@@ -269,7 +269,29 @@ class Handler(BaseHTTPRequestHandler):
                 self.server.rests.answered(route.provider_id, s.clock())
             self._start(status, headers)
 
-        book, dispatch_id = self.server.book, grant.dispatch_id
+        outgoing = Outgoing(
+            self.command,
+            rules.upstream_base(provider.family, provider.endpoint, provider.auth),
+            route.rest,
+            rules.upstream_headers(self.headers.items(), provider.family, credential),
+            body,
+        )
+        with self.server.rests.probe(route.provider_id, s.clock()) as resting:
+            if resting is not None:  # it began resting meanwhile, or another request probes it
+                self._resting(resting)
+                return
+            self._relay(outgoing, grant.dispatch_id, on_error, start)
+
+    def _relay(
+        self,
+        outgoing: Outgoing,
+        dispatch_id: str,
+        on_error: Callable[[int, bytes, Mapping[str, str]], None],
+        start: Callable[[int, rules.Headers], None],
+    ) -> None:
+        """The relay, what it may cost reserved on disk before it goes and its cost written before
+        its answer's last chunk is released (`Book`)."""
+        book, body = self.server.book, outgoing.body
         charge = counting.reservation(body, LIMITS.proxy_unasked_output)
         if not book.reserve(dispatch_id, charge):
             why = "the proxy cannot record what this request costs now; retry"
@@ -282,13 +304,6 @@ class Handler(BaseHTTPRequestHandler):
             settled = True
             return book.settle(dispatch_id, charge, _cost(answer, body))
 
-        outgoing = Outgoing(
-            self.command,
-            rules.upstream_base(provider.family, provider.endpoint, provider.auth),
-            route.rest,
-            rules.upstream_headers(self.headers.items(), provider.family, credential),
-            body,
-        )
         answer: Answer | None = None
         try:
             answer = relay(outgoing, Downstream(start, self.wfile), on_error, on_done)

@@ -9,6 +9,8 @@ storm the upstream hears at most one request per rest."""
 
 from __future__ import annotations
 
+import json
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -115,3 +117,21 @@ def _until(predicate: Callable[[], bool], what: str, timeout: float = 60.0) -> N
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.05)
+
+
+def test_a_sender_dribbling_its_body_does_not_hold_the_probe_after_a_rest(rig: Rig) -> None:
+    """Found attacking the probe gate (ADR 0028): the first request after a rest became the probe as soon
+    as its headers were in, and held it while its body came, up to the 10 s deadline — every other
+    worker of the provider was told "retry in a second" meanwhile, and one sandbox could take the probe
+    again after every rest. A request becomes the probe only once its body is in."""
+    slow, other = rig.token("claude-mock", "d-slow"), rig.token("claude-mock", "d-other")
+    _rest(rig, 1, "transient")
+    rig.chain.clock.ms += 2000  # the rest is over, unproven: the next request to go is its probe
+    body = json.dumps(MESSAGES).encode()
+    with socket.create_connection(("127.0.0.1", rig.port), timeout=10) as held:
+        head = f"POST {PATH} HTTP/1.1\r\nHost: x\r\nx-api-key: {slow}\r\n"
+        held.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body[:10])
+        time.sleep(0.5)  # (the dribbler's headers are in; its body is not)
+        status, headers, said = rig.post(PATH, MESSAGES, {"x-api-key": other})
+    assert status == 200, (status, headers.get("retry-after"), said[:200])
+    assert len(rig.mock.heard) == 1
