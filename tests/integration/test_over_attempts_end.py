@@ -124,3 +124,20 @@ def test_a_resolved_attempt_ends_its_agent_with_no_tick_and_no_stop(deliverable:
     _wait("its pane's end (its supervisor too)", lambda: _pane_dead(deliverable, dispatch_id))
     assert os.environ.get("OMS_EXECUTABLE")
     assert WorkerOut(deliverable.state).exists()
+
+
+def test_an_agent_that_ignores_sigterm_is_ended_all_the_same(deliverable: Chain) -> None:
+    """Attacked, held (ADR 0028): the agent traps SIGHUP and SIGTERM. Its supervisor's SIGKILL 2 s
+    later ends it, and the end is recorded."""
+    use_worker(deliverable, mode="stubborn")
+    dispatch_id, _ = _deliver(deliverable, "Cancelled while it ignores signals")
+    _wait("the stubborn agent", lambda: bool(_agent_pids(dispatch_id)))
+    out = WorkerOut(deliverable.state)
+    _wait("the agent's report", out.exists)
+    with deliverable.workspace() as ws:
+        dispatches.cancel(ws, dispatch_id, "not wanted any more")
+    stopped = lambda: _worker(deliverable, dispatch_id)["health"] == "stopped"  # noqa: E731
+    _wait("the worker's end, recorded by its supervisor", stopped)
+    _wait("no agent process left", lambda: not _agent_pids(dispatch_id))
+    log = (deliverable.state / "panes" / f"{dispatch_id}.log").read_text(errors="replace")
+    assert "the attempt is over" in log

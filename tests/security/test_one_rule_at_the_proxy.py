@@ -1,6 +1,6 @@
 """The model proxy asks the one rule on every request (issue 24 item 1, ADR 0028): an attempt that
-is fenced, cancelled, resolved, expired or stopped gets no request forwarded from the moment the
-fact is recorded.
+is fenced, cancelled, resolved, expired or stopped, or whose repository's live authorisation is
+revoked, gets no request forwarded from the moment the fact is recorded.
 
 Before: the proxy refused a token only once its worker's health was `stopped`. After `oms ticket
 expire` (the worker parked, "fenced") the same token still got 200 and was forwarded; after `oms
@@ -13,6 +13,7 @@ request sent after the write returned must be refused, and the upstream must hea
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,7 +25,16 @@ from oms.canonical import next_after, stable_id
 from oms.domain import dispatches as machine
 from oms.domain import workers
 from oms.domain.machine import Next, step
-from oms.services import dispatches, fence, proxy_tokens, results, worker_moves
+from oms.services import (
+    dispatches,
+    fence,
+    live,
+    proxy_tokens,
+    results,
+    tickets,
+    worker_moves,
+    worktrees,
+)
 from oms.services.workspace import Workspace
 from oms.store import Record
 from tests.chain import accepted
@@ -36,9 +46,30 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
     yield from make_rig(tmp_path)
 
 
-def acknowledged(rig: Rig) -> str:
+GH_ISSUE = {
+    "number": 7,
+    "title": "t",
+    "body": "b",
+    "url": "https://github.com/acme/widgets/issues/7",
+}
+
+
+def _github_accepted(rig: Rig) -> str:
+    """A GitHub ticket's attempt, its repository live-authorised by a person."""
+    with rig.chain.workspace() as ws:
+        live.authorize(ws, "acme/widgets", person="Alice", confirmed_by="flag")
+        rec, _ = tickets.import_github(ws, json.dumps(GH_ISSUE).encode())
+        tickets.lease(ws, rec.record_id, "w1")
+        worktrees.create(ws, rec.record_id)
+        dispatch, _ = dispatches.propose(ws, rec.record_id)
+        dispatches.review(ws, dispatch.record_id)
+        dispatches.accept(ws, dispatch.record_id)
+    return dispatch.record_id
+
+
+def acknowledged(rig: Rig, github: bool = False) -> str:
     """A real attempt, acknowledged by its agent: its dispatch id."""
-    dispatch_id, _ = accepted(rig.chain)
+    dispatch_id = _github_accepted(rig) if github else accepted(rig.chain)[0]
     with rig.chain.workspace() as ws:
         dispatch = ws.store.records("dispatch").read(dispatch_id)
         nxt = step("dispatch", machine.TABLE, dispatch.state, "acknowledge")
@@ -78,6 +109,7 @@ CAUSES: dict[str, Callable[[Rig, str], None]] = {
     "resolved": lambda rig, d: _with(rig, lambda ws: _resolve(ws, d)),
     "expired": lambda rig, _d: rig.chain.clock.advance(61),  # nothing written: the lease ran out
     "stopped": lambda rig, d: _with(rig, lambda ws: _stop(ws, d)),
+    "revoked": lambda rig, _d: _with(rig, lambda ws: fence.revoke(ws, "acme/widgets", "stop now")),
 }
 
 
@@ -88,7 +120,7 @@ def _with(rig: Rig, act: Callable[[Workspace], object]) -> None:
 
 @pytest.mark.parametrize("cause", sorted(CAUSES))
 def test_no_request_is_forwarded_once_the_attempt_may_no_longer_act(rig: Rig, cause: str) -> None:
-    dispatch_id = acknowledged(rig)
+    dispatch_id = acknowledged(rig, github=cause == "revoked")
     with rig.chain.workspace() as ws:
         token = proxy_tokens.issue_token(ws, dispatch_id, "claude-mock")
     sent: list[tuple[float, int]] = []  # (when the request was sent, its status)
