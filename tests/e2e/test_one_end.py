@@ -215,24 +215,27 @@ LIMIT = {"type": "error", "error": {"type": "rate_limit_error", "message": "usag
 def test_claude_codes_retries_on_a_rate_limit_never_reach_the_model(
     deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Before: Claude Code's own retries on a 429 (7 in 60 s) all reached the upstream while the provider
-    rested for the fleet. Now the proxy rests the provider on the first 429 and answers every retry
-    itself (`x-should-retry: false` for a rest of over a minute): the model hears none of them."""
+    """Before: Claude Code's own retries on a 429 (7 in 60 s) all reached the upstream while the
+    provider rested for the fleet. Now the proxy rests the provider on the first 429 and answers
+    every retry itself (`x-should-retry: false` for a rest of over a minute): the model hears none
+    of them."""
     _proxied(deliverable, mock, monkeypatch, "claude")
     tool = Call("Bash", {"command": "true", "description": "x"})
-    mock.script = Script([Call("read_dispatch", {}), Call("acknowledge_dispatch", {}), Hold(tool), tool])
+    first = [Call("read_dispatch", {}), Call("acknowledge_dispatch", {})]
+    mock.script = Script([*first, Hold(tool), tool])
     with deliverable.workspace() as ws:
         assert proxy_control.start(ws).state == "running"
     try:
         dispatch_id = _deliver(deliverable)
         _until(mock.holding.is_set, "the agent's turn to wait on the model")
-        mock.fail.extend([(429, LIMIT, {})] * 10)  # the upstream answers with rate limits for a while
+        mock.fail.extend([(429, LIMIT, {})] * 10)  # the upstream answers rate limits for a while
         heard = len(mock.heard)
         mock.release.set()
         _until(lambda: len(mock.heard) > heard, "the agent's request after the held answer")
         time.sleep(GRACE_S)  # (a quiet time: the CLI's SDK retries within seconds)
         retried = len(mock.heard) - heard - 1
-        assert retried == 0, f"{retried} retries reached the model\n{_pane_text(deliverable, dispatch_id)}"
+        pane = _pane_text(deliverable, dispatch_id)
+        assert retried == 0, f"{retried} retries reached the model\n{pane}"
     finally:
         with deliverable.workspace() as ws:
             Delivery.open(ws).stop(dispatch_id, "test over")

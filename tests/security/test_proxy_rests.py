@@ -120,10 +120,10 @@ def _until(predicate: Callable[[], bool], what: str, timeout: float = 60.0) -> N
 
 
 def test_a_sender_dribbling_its_body_does_not_hold_the_probe_after_a_rest(rig: Rig) -> None:
-    """Found attacking the probe gate (ADR 0028): the first request after a rest became the probe as soon
-    as its headers were in, and held it while its body came, up to the 10 s deadline — every other
-    worker of the provider was told "retry in a second" meanwhile, and one sandbox could take the probe
-    again after every rest. A request becomes the probe only once its body is in."""
+    """Found attacking the probe gate (ADR 0028): the first request after a rest became the probe as
+    soon as its headers were in, and held it while its body came, up to the 10 s deadline — every
+    other worker of the provider was told "retry in a second" meanwhile, and one sandbox could take
+    the probe again after every rest. A request becomes the probe only once its body is in."""
     slow, other = rig.token("claude-mock", "d-slow"), rig.token("claude-mock", "d-other")
     _rest(rig, 1, "transient")
     rig.chain.clock.ms += 2000  # the rest is over, unproven: the next request to go is its probe
