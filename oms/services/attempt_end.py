@@ -76,10 +76,11 @@ class Watch:
             verdict = fence.verdict(ws.store.records, dispatch, ws.now())
             if verdict.standing is rules.Standing.FENCED and verdict.reason is not None:
                 fence.park(ws, self.dispatch_id, verdict.reason, ACTOR)
-        except OmsError as exc:
-            if exc.message != self._failed:
-                self.log(f"the attempt's rule could not be asked: {exc.message}")
-            self._failed = exc.message
+        except (OmsError, OSError) as exc:  # (never the supervisor's end: it asks again)
+            message = exc.message if isinstance(exc, OmsError) else f"{type(exc).__name__}: {exc}"
+            if message != self._failed:
+                self.log(f"the attempt's rule could not be asked: {message}")
+            self._failed = message
             return None
         self._failed = None
         return verdict.reason if verdict.standing is rules.Standing.OVER else None
