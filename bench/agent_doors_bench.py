@@ -216,10 +216,11 @@ def main() -> int:
 def bench(
     binary: Path, node: str | None, empty: Path, lean: Path, data: dict[str, str], runs: int, events: int
 ) -> dict[str, list[float]]:
-    from oms.store.panefiles import socket_path
+    from oms.store.sandboxes import RECORD, broker_rel
     from oms.version import HOOK_CONTRACT
 
-    sock = os.path.join(data["state_root"], socket_path(data["dispatch_id"]))
+    sandbox_dir = json.loads((Path(data["state_root"]) / RECORD).read_text())["path"]  # (ADR 0026)
+    sock = os.path.join(sandbox_dir, broker_rel(data["dispatch_id"]))
     if len(sock.encode()) > SOCKET_PATH_MAX:
         raise SystemExit(f"the broker's socket path is too long for AF_UNIX: {sock}")
     bound = ["--dispatch-id", data["dispatch_id"], "--session-id", data["session_id"]]

@@ -8,8 +8,9 @@ A real repository, real worktrees, a real tmux server, a real bubblewrap sandbox
 * `deliver()` returns: the pane exists and the records say `working`;
 * the broker serves: the pane's first process, `oms worker supervise` (run from `--executable`, by
   default the frozen binary when dist/ has one: what oms hands tmux in production), has consumed its
-  launch spec (`panes/<dispatch>.launch.json` is gone) and accepts a connection on
-  `panes/<dispatch>.sock` (polled every 0.2 ms); this is the target's measure (p50 <= 100 ms);
+  launch spec (`panes/<dispatch>.launch.json` is gone) and accepts a connection on its socket,
+  `brokers/<dispatch>.sock` in the sandbox directory (polled every 0.2 ms); this is the target's
+  measure (p50 <= 100 ms);
 * first hook answered: a PreToolUse sent to that socket right then is answered. The supervisor listens,
   then starts bubblewrap (until its `exec`), then runs its loop: so this one includes starting bubblewrap,
   not the sandbox's set-up, which goes on in parallel.
@@ -39,7 +40,8 @@ from bench._common import median_ms, p90_ms, table
 from oms.canonical import access, stable_id
 from oms.domain.relay import encode_header, parse_answer
 from oms.services.delivery import Delivery
-from oms.store.panefiles import socket_path, spec_path
+from oms.store.panefiles import spec_path
+from oms.store.sandboxes import BROKERS, broker_rel
 from oms.version import HOOK_CONTRACT
 from tests.chain import Chain, make_chain
 from tests.helpers import payload
@@ -96,6 +98,7 @@ def measure(chain: Chain, events: list[str], *, keep: bool) -> list[Sample]:
     samples = []
     with chain.workspace() as ws:
         delivery = Delivery.open(ws)
+        sandboxes = Path(ws.store.sandboxes().path)
         for event_id in events:
             start = time.perf_counter()
             result = delivery.deliver(event_id)
@@ -103,7 +106,7 @@ def measure(chain: Chain, events: list[str], *, keep: bool) -> list[Sample]:
             outcome = access.obj(result, "outcome")
             assert outcome["status"] == "created", result
             dispatch_id, session_id = str(outcome["dispatch_id"]), str(outcome["session_id"])
-            paths = chain.state / socket_path(dispatch_id), chain.state / spec_path(dispatch_id)
+            paths = sandboxes / broker_rel(dispatch_id), chain.state / spec_path(dispatch_id)
             sock = connect(*paths, start + READY_TIMEOUT_S)
             serving = time.perf_counter() - start
             first_hook(sock, dispatch_id, session_id)
@@ -164,7 +167,8 @@ def main() -> int:
             subprocess.run(
                 ["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"], capture_output=True, check=False
             )
-            wait_for_supervisors(chain.state)
+            with chain.workspace() as ws:
+                wait_for_supervisors(Path(ws.store.sandboxes().path) / BROKERS)
     rows = []
     for label, samples in ((f"{stored}", small), (f"{total:,}", large)):
         for what, values in (
@@ -182,13 +186,13 @@ def main() -> int:
     return 0
 
 
-def wait_for_supervisors(state: Path, timeout_s: float = 15.0) -> None:
+def wait_for_supervisors(brokers: Path, timeout_s: float = 15.0) -> None:
     """Each supervisor removes its socket once its sandbox has ended: wait for that (a killed tmux server
     hangs them up; they end their sandboxes within a few seconds)."""
     deadline = time.monotonic() + timeout_s
-    while any((state / "panes").glob("*.sock")) and time.monotonic() < deadline:
+    while any(brokers.glob("*.sock")) and time.monotonic() < deadline:
         time.sleep(0.1)
-    left = sorted(p.name for p in (state / "panes").glob("*.sock"))
+    left = sorted(p.name for p in brokers.glob("*.sock"))
     if left:
         print(f"warning: {len(left)} supervisors still serve after {timeout_s:g} s: {left[:3]}", file=sys.stderr)
 

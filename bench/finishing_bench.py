@@ -3,10 +3,12 @@ worktree, and what the sandbox adds to a check against running it directly.
 
     .venv/bin/python bench/finishing_bench.py [--samples 20] [--files 10,1000,10000]
 
-Salvage: a repository with `--files` changed or untracked files; `salvage_git.snapshot` (private index,
-add, write-tree, commit-tree) against `git status --porcelain` of the same tree, interleaved. Checks:
-`true` run directly, and in the check sandbox (`adapters/check_sandbox.py`), interleaved. Prints medians
-and ratios; nothing is asserted.
+Salvage: a repository with `--files` changed or untracked files; `salvage_git.snapshot` (private
+index, the files read by oms and written by one `git fast-import`, write-tree, commit-tree) against
+`git status --porcelain` of the same tree, interleaved; and the same salvage of an agent's linked
+worktree as oms runs it, in its tree job (docs/adr/0024: bubblewrap, `oms worker tree-job`). Checks:
+`true` run directly, and in the check sandbox (`adapters/check_sandbox.py`), interleaved. Prints
+medians and ratios; nothing is asserted.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import median_ms, table, time_interleaved
-from oms.adapters import bwrap, salvage_git, seccomp
+from oms.adapters import bwrap, git, salvage_git, seccomp, tree_job
 from oms.adapters.check_sandbox import check_argv
 from oms.process import child_env, data_fd, run_bounded
 
@@ -42,6 +44,29 @@ def _repo(path: Path, files: int) -> None:
         (sub / f"u{i}.txt").write_text(f"untracked {i}\n")
 
 
+def _worktree(base: Path, files: int) -> tuple[Path, Path]:
+    """A repository and a linked worktree of it holding `files` changed or untracked files."""
+    names = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
+    env = {**os.environ, **dict(zip(names, ("b", "b@x", "b", "b@x"), strict=True))}
+    repo, wt = base / "main", base / "wt"
+    repo.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True, env=env)
+    for i in range(files // 2):
+        (repo / f"t{i}.txt").write_text(f"tracked {i}\n")
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True, env=env)
+    commit = ["git", "-C", str(repo), "commit", "-q", "--allow-empty", "-m", "base"]
+    subprocess.run(commit, check=True, env=env)
+    add = ["git", "-C", str(repo), "worktree", "add", "-q", "-b", "w", str(wt)]
+    subprocess.run(add, check=True, env=env)
+    for i in range(files // 2):
+        (wt / f"t{i}.txt").write_text(f"changed {i}\n")
+    for i in range(files - files // 2):
+        sub = wt / f"new{i % 10}"
+        sub.mkdir(exist_ok=True)
+        (sub / f"u{i}.txt").write_text(f"untracked {i}\n")
+    return repo, wt
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--samples", type=int, default=20)
@@ -60,6 +85,24 @@ def main() -> None:
             got = time_interleaved(cases, args.samples)
             base, took = median_ms(got["git status"]), median_ms(got["salvage"])
             rows.append([f"salvage, {files} changed files", f"{base:.1f}", f"{took:.1f}", f"{took / base:.2f}"])
+            main_repo, wt = _worktree(Path(tmp) / f"w{files}", files)
+            linked = git.linked_worktree(str(main_repo), str(wt))
+            job = {"head": linked.head, "message": "bench"}
+            status = ["git", "-C", str(wt), "status", "--porcelain", "--untracked-files=all"]
+
+            def look(status: list[str] = status) -> None:
+                subprocess.run(status, capture_output=True, check=True)
+
+            cases = {
+                "git status": look,
+                "tree job": lambda repo=main_repo, linked=linked, job=job: tree_job.run_job(
+                    "salvage", str(repo), linked, job, writable=("objects",)
+                ),
+            }
+            got = time_interleaved(cases, args.samples)
+            base, took = median_ms(got["git status"]), median_ms(got["tree job"])
+            ratio = f"{took / base:.2f}"
+            rows.append([f"salvage in its tree job, {files}", f"{base:.1f}", f"{took:.1f}", ratio])
         checkout = Path(tmp) / "checkout"
         checkout.mkdir()
         filter_fd = data_fd(seccomp.encode(seccomp.program(os.uname().machine)))

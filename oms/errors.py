@@ -329,6 +329,15 @@ class ProcessFailedError(ProcessError):
         what = why or f"exited {returncode}"
         super().__init__(f"{argv[0]} {what}" + (f": {tail}" if tail else " and said nothing"))
 
+    @classmethod
+    def said(cls, message: str) -> ProcessFailedError:
+        """One whose message is exactly `message` (what a tree job's answer carries:
+        docs/adr/0024)."""
+        exc = cls(("git",), 1, b"")
+        exc.message = one_line(message)
+        exc.args = (exc.message,)
+        return exc
+
 
 def reason_line(output: bytes, cap: int = 200) -> str:
     """The line of a tool's output that says why it failed: its first `fatal:` or `error:` line (git's),
@@ -350,11 +359,33 @@ class PaneNotEndedError(ProcessError):
     )
 
 
+class TreeJobError(ProcessError):
+    """A tree job (an operation on an agent's worktree, run in its own sandbox: ADR 0024) did not
+    answer as its protocol says, or answered with an error oms does not know."""
+
+    code = "tree-job"
+
+
+class AgentTreeError(OmsError):
+    """Code on the host was about to read, walk or run git in an agent's worktree outside a tree job
+    (ADR 0024): refused, nothing read. This is a bug in oms."""
+
+    code = "agent-tree"
+    hint = "report it: every operation on an agent's worktree runs in a tree job (docs/adr/0024)"
+
+
 class SandboxUnavailableError(ProcessError):
     """Bubblewrap is missing or cannot make a worker sandbox on this machine: nothing is launched."""
 
     code = "sandbox-unavailable"
     hint = "install bubblewrap (apt-get install bubblewrap) and run `oms doctor`"
+
+
+class CgroupUnavailableError(SandboxUnavailableError):
+    """No cgroup can be made for a sandbox here (issue 23, ADR 0025): nothing is launched."""
+
+    code = "cgroup-unavailable"
+    hint = "`oms doctor` says how to give oms a cgroup (root, or a delegated cgroup v2 subtree)"
 
 
 class ProxyError(ProcessError):

@@ -40,6 +40,32 @@ class Limits(NamedTuple):
     anchor_bytes: int = 4 * 1024  # an anchor or a checkpoint (ADR 0027)
     attempt_check_s: float = 1.0  # a supervisor asks the rule at least this often (ADR 0028)
     proxy_unasked_output: int = 32_000  # output reserved for a request naming no bound (ADR 0028)
+    tree_job_bytes: int = 1024 * 1024  # a tree job's request on its stdin (docs/adr/0024)
+    tree_answer_bytes: int = 1024 * 1024  # ... and its answer on its stdout
+    tree_job_timeout_s: float = 300.0  # a tree job (staging thousands of files too) ends by then
+    tree_file_bytes: int = 256 * 1024 * 1024  # one file a tree job stages (read whole, then a blob)
+    tree_import_bytes: int = 64 * 1024 * 1024  # blob bytes handed to one `git fast-import`
+    tree_stderr_bytes: int = 64 * 1024  # what a tree job may say on stderr beside its answer
+    tree_import_blobs: int = 100_000  # blobs handed to one `git fast-import` at most
+    tree_status_bytes: int = 4 * 1024 * 1024  # delivery's sandboxed `git status`: more is not clean
+    tree_text_chars: int = 4096  # a path, ref, name or one-line reason in a tree job or its answer
+    tree_message_chars: int = 64 * 1024  # a commit message in a tree job
+    gitdir_pointer_bytes: int = 4096  # a worktree's `.git` file, its admin dir's `gitdir`
+    salvage_refs: int = 1000  # salvage refs of one attempt (`<attempt>`, `-2`, ... `-1000`)
+    host_facts_s: float = 5.0  # a sandbox plan's host facts (/etc's masks) are read again after
+    # a sandbox's cgroup and disk (issue 23, ADR 0025)
+    cgroup_file_bytes: int = 64 * 1024  # a cgroup file, /proc/self/cgroup
+    mountinfo_bytes: int = 4 * 1024 * 1024  # /proc/self/mountinfo (a container host has thousands)
+    cgroup_adopt_rounds: int = 16  # v2: rounds moving a cgroup's processes (they fork) to its leaf
+    cgroup_remove_s: float = 5.0  # killing what is left of a sandbox's cgroup and removing it
+    cgroup_poll_s: float = 0.1  # how often a running sandbox's limit counters are read
+    disk_walk_every_s: float = 5.0  # a worker's worktree and home: measured again this long after
+    check_disk_every_s: float = 1.0  # a check's checkout: measured again this long after a walk
+    disk_walk_share: float = 0.05  # ... or later: walking takes at most this share of the time
+    disk_walk_slice: int = 250  # entries measured between two turns of the broker's loop (a few ms)
+    disk_walk_entries: int = 2_000_000  # a tree with more entries counts as over its disk bound
+    disk_walk_depth: int = 256  # ... and so does one deeper than this (one descriptor per level)
+    disk_walk_links: int = 100_000  # hard-linked files remembered to count once (beyond: again)
 
 
 LIMITS = Limits()

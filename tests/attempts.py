@@ -14,8 +14,9 @@ from oms.services.workspace import Workspace
 from tests.chain import Chain, accepted
 
 
-def live_attempt(chain: Chain, dispatch_id: str) -> None:
-    """Make `dispatch_id` a live attempt (nothing if it is a dispatch already)."""
+def live_attempt(chain: Chain, dispatch_id: str, changes: JsonObject | None = None) -> None:
+    """Make `dispatch_id` a live attempt (nothing if it is a dispatch already); `changes`: fields
+    of its dispatch payload that differ from the first one's."""
     with chain.workspace() as ws:
         if ws.store.records("dispatch").read_if_exists(dispatch_id) is not None:
             return
@@ -25,7 +26,7 @@ def live_attempt(chain: Chain, dispatch_id: str) -> None:
     with chain.workspace() as ws:
         model = _model(ws)
         assert model is not None
-        payload = dict(model)
+        payload = {**model, **(changes or {})}
         now = ws.now()
         op = f"test-{dispatch_id}"
         ws.store.records("dispatch").create(

@@ -182,15 +182,26 @@ esac
 """
 
 
+def sandbox_dir(state: Path) -> Path:
+    """The state root's sandbox directory (agent homes, broker sockets, model doors; ADR 0026)."""
+    return Path(json.loads((state / "sandboxes.json").read_text())["path"])
+
+
+def broker_socket(state: Path, dispatch_id: str) -> Path:
+    """Where a worker's broker listens."""
+    return sandbox_dir(state) / "brokers" / f"{dispatch_id}.sock"
+
+
 class WorkerOut:
-    """What the test worker wrote in its private home (`<state>/tmp/command-<session>/worker.out`), found
-    once it exists; path-like enough for `wait_for`. A test with one command worker has exactly one."""
+    """What the test worker wrote in its private home (`<sandbox
+    dir>/homes/command-<session>/worker.out`), found once it exists; path-like enough for
+    `wait_for`. A test with one command worker has exactly one."""
 
     def __init__(self, state: Path) -> None:
         self.state = state
 
     def _found(self) -> list[Path]:
-        return sorted((self.state / "tmp").glob("command-*/worker.out"))
+        return sorted((sandbox_dir(self.state) / "homes").glob("command-*/worker.out"))
 
     def exists(self) -> bool:
         found = self._found()
@@ -202,7 +213,7 @@ class WorkerOut:
         return found.read_text()
 
     def __str__(self) -> str:
-        return f"{self.state}/tmp/command-*/worker.out"
+        return f"{sandbox_dir(self.state)}/homes/command-*/worker.out"
 
 
 def use_worker(chain: Chain, mode: str = "wait") -> WorkerOut:
@@ -242,7 +253,7 @@ def wait_served(chain: Chain, dispatch_id: str, timeout: float = 30.0) -> None:
     import time
 
     spec = chain.state / "panes" / f"{dispatch_id}.launch.json"
-    sock = chain.state / "panes" / f"{dispatch_id}.sock"
+    sock = broker_socket(chain.state, dispatch_id)
     deadline = time.monotonic() + timeout
     while spec.exists() or not sock.exists():
         if time.monotonic() > deadline:

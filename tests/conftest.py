@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -115,6 +117,25 @@ def deliverable(chain: Chain, monkeypatch: pytest.MonkeyPatch) -> Iterator[Chain
     )
     yield chain
     subprocess.run(["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"], capture_output=True, check=False)
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_proxies(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A model proxy a test's launch started on demand (ADR 0026) ends with the test, if the test
+    did not end its workers: the proxies serving a state root under this run's temporary directory,
+    by pid."""
+    yield
+    base = str(tmp_path_factory.getbasetemp()).encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"proxy" in argv and b"serve" in argv and any(a.startswith(base) for a in argv):
+            with contextlib.suppress(OSError):
+                os.kill(int(entry.name), signal.SIGTERM)
 
 
 @pytest.fixture(autouse=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -12,10 +13,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from oms.services.proxy_control import settings_for
+from oms.services.proxy_front import wait_for_door
 from oms.services.proxy_server import ProxyServer
 from oms.services.workspace import Workspace
 from tests.chain import Chain, make_chain
 from tests.model_mock import ModelMock, Script
+
+_HELD: dict[str, int] = {}  # sandbox directory -> a descriptor of it, held for the test run
+
+
+def door_socket(ws: Workspace, dispatch_id: str) -> str:
+    """A path to a dispatch's door, once the proxy opened it, short enough for AF_UNIX's 108 bytes:
+    through a descriptor of the sandbox directory (ADR 0026: it lies beside a test's long temporary
+    directory)."""
+    sandboxes = ws.store.sandboxes()
+    rel = wait_for_door(sandboxes, dispatch_id)
+    if sandboxes.path not in _HELD:
+        _HELD[sandboxes.path] = os.open(sandboxes.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    return f"/proc/self/fd/{_HELD[sandboxes.path]}/{rel}/model.sock"
+
 
 ANTHROPIC_KEY = "sk-ant-real-key-held-by-the-proxy"
 OPENAI_KEY = "sk-openai-real-key-held-by-the-proxy"

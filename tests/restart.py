@@ -283,7 +283,8 @@ def count(fleet: Fleet, outcome: Outcome) -> None:
                 outcome.lost.append(f"{ticket_id}: two dispatches for attempt {attempt}: {seen[ticket_id, attempt]}")
             seen[ticket_id, attempt] = dispatch_id
             session_id = str(dispatch.payload["session_id"])
-            log = ws.store.state.root.read_optional(f"{home(session_id)}/worker.log", 1 << 20, any_mode=True) or b""
+            rel = f"{home(session_id)}/worker.log"
+            log = ws.store.sandboxes().read_optional(rel, 1 << 20, any_mode=True) or b""
             text = log.decode("utf-8", "replace")
             starts = text.count(STARTED)
             supervised = ws.store.state.root.read_optional(f"panes/{dispatch_id}.log", 1 << 20, any_mode=True) or b""

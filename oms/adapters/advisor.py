@@ -28,6 +28,8 @@ from oms.errors import AdvisorError, InvalidInputError, ProcessError
 from oms.process import child_env, run
 
 ADVISOR_TIMEOUT_S = 600.0
+# Where an advisor's CLI starts: nothing an agent wrote is there (docs/adr/0024).
+ADVISOR_CWD = "/"
 ADVISOR_OUTPUT_BYTES = 256 * 1024
 # What an advisor process may see of the environment beyond the base allow-list: its own credentials.
 ADVISOR_ENV = (
@@ -145,9 +147,19 @@ def plan(
     raise InvalidInputError(f"transport {role.transport} cannot run an advisor")
 
 
-def execute(advisor: Plan, *, cwd: str, clock: Callable[[], str], timeout: float = ADVISOR_TIMEOUT_S) -> AdvisorRun:
-    """Run the plan; a CLI that is not logged in (checked first, in a second), a failure to start or a timeout
-    is an `AdvisorError` that says why and what to do."""
+def execute(
+    advisor: Plan,
+    *,
+    clock: Callable[[], str],
+    timeout: float = ADVISOR_TIMEOUT_S,
+) -> AdvisorRun:
+    """Run the plan from `ADVISOR_CWD`; a CLI that is not logged in (checked first, in a second), a
+    failure to start or a timeout is an `AdvisorError` that says why and what to do.
+
+    Never from the dispatch's worktree: a retry's worktree holds the previous agent's files, and an
+    agent CLI loads what it finds where it runs (instructions, settings, skills) — `codex exec` runs
+    with `--skip-git-repo-check`, `claude -p` with no setting sources, and neither needs a
+    project."""
     env = {**child_env(keep=ADVISOR_ENV), **dict(advisor.env)}
     if advisor.login is not None:
         missing = login_missing(advisor.login, env)
@@ -157,7 +169,7 @@ def execute(advisor: Plan, *, cwd: str, clock: Callable[[], str], timeout: float
     try:
         done = run(
             advisor.argv,
-            cwd=cwd,
+            cwd=ADVISOR_CWD,
             env=env,
             stdin=advisor.stdin,
             timeout=timeout,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import time
 from collections.abc import Iterable
 
 from oms.adapters.sandbox import ETC_SECRETS, SYSTEM_DIRS, Host, system_args
@@ -120,9 +121,23 @@ def userns_blocked(facts: dict[str, str]) -> str | None:
     return None
 
 
+_HOST: list[tuple[float, Host]] = []  # (when it was read, what): a launch reads it once
+
+
 def host() -> Host:
-    """This machine's system directories, /etc secrets to mask (as root: every file in /etc other users
-    cannot read), and DNS configuration's real place."""
+    """This machine's system directories, /etc secrets to mask (as root: every file in /etc other
+    users cannot read), and DNS configuration's real place; read again once `Limits.host_facts_s`
+    passed (as root the walk of /etc costs ~10 ms, and a launch asks for a tree job and a worker
+    sandbox)."""
+    now = time.monotonic()
+    if _HOST and now - _HOST[0][0] < LIMITS.host_facts_s:
+        return _HOST[0][1]
+    facts = _read_host()
+    _HOST[:] = [(now, facts)]
+    return facts
+
+
+def _read_host() -> Host:
     dirs = [path for path in ETC_SECRETS if _kind(path) == "dir"]
     files = [path for path in ETC_SECRETS if _kind(path) == "file"]
     if os.geteuid() == 0:  # the agent maps to root, the owner of root's private files: mask them all in /etc

@@ -11,6 +11,12 @@ run `core.fsmonitor`, `filter.*` and hook commands from that config. So oms:
   pathspecs, no prompts, and an allow-listed environment (`oms.process.child_env`).
 
 Parsers of git output are pure functions (`parse_*`); the calls are thin.
+
+An agent's worktree is never where host-side git runs (docs/adr/0024): `git` refuses a `repo` inside
+a linked worktree unless this process is a tree job (`fsio/trees.refuse_agent_tree`). On the host
+oms asks the main repository what it records of a worktree (`linked_worktree`: its admin dir, HEAD
+and branch, never read through the worktree); everything that reads the worktree's files runs in a
+tree job (`adapters/tree_work.py`), with the functions below.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from dataclasses import dataclass
 
 from oms.errors import CheckoutChangedError, OmsError, ProcessFailedError, UnsafeRepositoryError
 from oms.fsio.outside import read_user_file
+from oms.fsio.trees import refuse_agent_tree
+from oms.limits import LIMITS
 from oms.process import Completed, child_env, run
 
 HARDENING = (
@@ -87,7 +95,9 @@ def git(
     stdin: bytes | None = None,
     index: str | None = None,
 ) -> Completed:
-    """Run hardened git in `repo` (`index`: a private index file in place of the worktree's own)."""
+    """Run hardened git in `repo` (`index`: a private index file in place of the worktree's own);
+    refused in an agent's worktree outside a tree job."""
+    refuse_agent_tree(repo, "run git")
     env = child_env(GIT_ENV if index is None else {**GIT_ENV, "GIT_INDEX_FILE": index})
     argv = ("git", "-C", repo, *HARDENING, *args)
     return run(argv, env=env, timeout=timeout, max_output=max_output, check=check, stdin=stdin)
@@ -237,11 +247,15 @@ def index_entries(repo: str, path: str) -> list[tuple[str, str, int, str]]:
     return parse_ls_files_stage(git(repo, "ls-files", "-s", "-z", "--", path).stdout)
 
 
-def repository_config(repo: str) -> list[tuple[str, str]]:
-    """The entries of the repository's own config files (not the user's), read without running anything."""
+def repository_config(repo: str, gitdir: str | None = None) -> list[tuple[str, str]]:
+    """The entries of the repository's own config files (not the user's), read without running
+    anything: the common dir's `config` and the `config.worktree` of `repo`'s own git dir, or of
+    `gitdir` (a linked worktree's, as `linked_worktree` names it: read from the main repository,
+    never through the worktree)."""
     git_dir, common = git_dirs(repo)
     entries: list[tuple[str, str]] = []
-    for path in dict.fromkeys((os.path.join(common, "config"), os.path.join(git_dir, "config.worktree"))):
+    worktree_config = os.path.join(gitdir or git_dir, "config.worktree")
+    for path in dict.fromkeys((os.path.join(common, "config"), worktree_config)):
         if os.path.isfile(path):
             entries += parse_config_list(git(repo, "config", "--file", path, "--no-includes", "--list", "-z").stdout)
     return entries
@@ -267,11 +281,14 @@ def sandbox_config(entries: list[tuple[str, str]]) -> str:
     return "".join(f"[{section}]\n" + "\n".join(lines) + "\n" for section, lines in sections.items())
 
 
-def refuse_unsafe_config(repo: str) -> None:
-    """Raise `UnsafeRepositoryError` if the repository's config names a command git could run."""
-    keys = dangerous_keys(repository_config(repo))
+def refuse_unsafe_config(repo: str, gitdir: str | None = None) -> list[tuple[str, str]]:
+    """Raise `UnsafeRepositoryError` if the repository's config (with `gitdir`'s `config.worktree`:
+    a linked worktree's) names a command git could run; else its entries."""
+    entries = repository_config(repo, gitdir)
+    keys = dangerous_keys(entries)
     if keys:
         raise UnsafeRepositoryError(f"repository {repo} config sets {', '.join(keys)}, which would run code")
+    return entries
 
 
 def add_worktree(repo: str, path: str, branch: str, base: str) -> None:
@@ -312,31 +329,48 @@ def ignored_paths(repo: str) -> list[str]:
     return [entry.decode("utf-8", "surrogateescape") for entry in out.split(b"\x00") if entry]
 
 
-def _same_file(a: str, b: str) -> bool:
-    try:
-        sa, sb = os.stat(a), os.stat(b)
-    except OSError:
-        return False
-    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+@dataclass(frozen=True, slots=True)
+class Linked:
+    """A linked worktree as its main repository records it (`linked_worktree`)."""
+
+    worktree: str  # its real path
+    gitdir: str  # <common>/worktrees/<name>
+    common: str  # the repository's own `.git`
+    head: str | None
+    branch: str | None
 
 
-def check_worktree_of(worktree: str, repository: str) -> None:
-    """`worktree` is a linked worktree of `repository` as git made it: its git dir is, by identity (device
-    and inode, not by name), `<repository>/.git/worktrees/<name>`, whose common dir is the repository's own
-    `.git`, and which points back at this worktree. A `.git` file redirected to a copy of the gitdir (where
-    commits would land outside the repository) is refused."""
-    gitdir, common = git_dirs(worktree)
+def linked_worktree(repository: str, worktree: str) -> Linked:
+    """What `repository` records of its linked worktree `worktree`, never asking git inside it: the
+    worktree must be listed by `git worktree list` (its HEAD and branch come from there), and have
+    its admin dir `<repository>/.git/worktrees/<name>` whose back-pointer (`gitdir`) names
+    `<worktree>/.git` (read from the admin dir, which only oms and the user write). That the
+    worktree's own `.git` points back is checked inside the tree job (`adapters/tree_work.py`),
+    where git reads it."""
     own = os.path.join(repository, ".git")
-    if not _same_file(common, own):
-        raise CheckoutChangedError(f"worktree {worktree} does not share the git dir of {repository}")
-    if not _same_file(os.path.dirname(gitdir), os.path.join(own, "worktrees")):
-        raise CheckoutChangedError(f"worktree {worktree} has its git dir outside {own}/worktrees")
-    try:
-        back = read_user_file(os.path.join(gitdir, "gitdir"), 4096).decode("utf-8", "replace").strip()
-    except OmsError as exc:
-        raise CheckoutChangedError(f"worktree {worktree}: its git dir has no readable back-pointer") from exc
-    if not _same_file(back, os.path.join(worktree, ".git")):
-        raise CheckoutChangedError(f"worktree {worktree}: its git dir belongs to another worktree ({back[:200]})")
+    if not os.path.isdir(own) or os.path.islink(own):
+        what = "has no .git directory of its own (not a main worktree)"
+        raise CheckoutChangedError(f"{repository} {what}")
+    common = os.path.realpath(own)
+    real = os.path.realpath(worktree)
+    listed = [w for w in worktrees(repository) if w.path != repository]
+    listed = [w for w in listed if os.path.realpath(w.path) == real]
+    if not listed:
+        raise CheckoutChangedError(f"worktree {worktree} is not one git lists for {repository}")
+    admin = os.path.join(common, "worktrees")
+    back = os.path.join(real, ".git").encode("utf-8", "surrogateescape")
+    names = sorted(os.listdir(admin)) if os.path.isdir(admin) else []
+    for name in names:
+        try:
+            pointer_path = os.path.join(admin, name, "gitdir")
+            pointer = read_user_file(pointer_path, LIMITS.gitdir_pointer_bytes)
+            pointer = pointer.strip()
+        except OmsError:
+            continue
+        if os.path.normpath(pointer) == back:
+            gitdir = os.path.join(admin, name)
+            return Linked(real, gitdir, common, listed[0].head, listed[0].branch)
+    raise CheckoutChangedError(f"worktree {worktree} has no git dir in {admin} that names it")
 
 
 def parse_status_paths(entries: list[bytes]) -> list[str]:
@@ -442,6 +476,7 @@ def user_identity(repo: str) -> tuple[str, str]:
     """The person's own git identity (user.name, user.email) for a commit they asked oms to make: read with
     `git config --get` from every config git would use, the user's global one included (only read: nothing
     it names runs); UnsafeRepositoryError naming the fix when either is unset."""
+    refuse_agent_tree(repo, "run git")
     env = child_env({k: v for k, v in GIT_ENV.items() if k not in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")})
     found: list[str] = []
     for key in ("user.name", "user.email"):
@@ -468,6 +503,23 @@ def commit_paths(repo: str, paths: tuple[str, ...], message: str) -> str:
     if head is None:
         raise ProcessFailedError(("git", "commit"), 1, b"no HEAD after commit")
     return head
+
+
+def move_branch(repo: str, branch: str, new: str, old: str) -> None:
+    """Point `refs/heads/<branch>` at `new` only if it is still `old` (atomic; `repo`: the main
+    repository)."""
+    if git(repo, "update-ref", f"refs/heads/{branch}", new, old, check=False).returncode != 0:
+        what = "moved while oms recorded its result; it was left as it was"
+        raise CheckoutChangedError(f"branch {branch} {what}")
+
+
+def follow_branch(repo: str, gitdir: str, old: str, new: str) -> None:
+    """Bring a linked worktree's index from `old` to `new` once oms moved its branch (`read-tree -m
+    -i`: the index alone, from the main repository's objects into `<gitdir>/index`; no file of the
+    worktree is read or written, entries that did not change keep what git knew of them)."""
+    index = os.path.join(gitdir, "index")
+    if git(repo, "read-tree", "-m", "-i", old, new, index=index, check=False).returncode != 0:
+        git(repo, "read-tree", new, index=index)  # an index not at `old`: the tree of `new` alone
 
 
 def keep_ref(repo: str, ref: str, commit: str) -> None:

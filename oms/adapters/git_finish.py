@@ -1,6 +1,6 @@
 """Git for finishing work (issue 14, ADR 0021): the tree a merge would make, a checkout of a tree into a
-fresh directory, the merge commit, a compare-and-swap of a branch, archive refs, bundles, a worktree and
-its branch removed. Hardened as everywhere (`adapters/git.py`): call after `refuse_unsafe_config`; no hook,
+fresh directory, the merge commit, a compare-and-swap of a branch, archive refs, bundles, a branch
+deleted. Hardened as everywhere (`adapters/git.py`): call after `refuse_unsafe_config`; no hook,
 filter or fsmonitor runs; the user's checkout is touched only by a fast-forward.
 """
 
@@ -84,11 +84,6 @@ MAX_BUNDLE_BYTES = 512 * 1024 * 1024
 def bundle(repo: str, ref: str) -> bytes:
     """A git bundle of `ref` (its whole history), at most `MAX_BUNDLE_BYTES`."""
     return git(repo, "bundle", "create", "--quiet", "-", ref, timeout=600.0, max_output=MAX_BUNDLE_BYTES).stdout
-
-
-def remove_worktree(repo: str, path: str) -> None:
-    """`git worktree remove` (refused by git when the worktree has changes; ignored files go with it)."""
-    git(repo, "worktree", "remove", path, timeout=300.0)
 
 
 def delete_branch(repo: str, branch: str, expected: str) -> None:

@@ -1,12 +1,18 @@
-"""Salvage commits: a worktree's uncommitted work kept in a commit of its own, the worktree untouched
-(issue 14, ADR 0021). Hardened git as everywhere (`adapters/git.py`): the config is checked first, no hook,
-filter or fsmonitor runs, no submodule or nested repository is entered.
+"""Salvage commits: a worktree's uncommitted work kept in a commit of its own, the worktree
+untouched (issue 14, ADR 0021). Hardened git as everywhere (`adapters/git.py`): the config is
+checked first, no hook, filter or fsmonitor runs, no submodule or nested repository is entered. In
+an agent's worktree all of this runs in a tree job (docs/adr/0024: `adapters/tree_work.py`), never
+on the host.
 
-`snapshot` stages every changed and untracked file (not ignored ones, not a repository) into a private
-index seeded from HEAD, writes its tree and a commit whose parent is HEAD: the worktree, its index, HEAD and
-its branch stay exactly as they were. `discard_changes` then (only after a snapshot was kept) resets the
-tracked files to a commit and removes the untracked ones it holds; ignored files and nested repositories
-are never touched (oms deletes nothing it has not kept).
+`snapshot` stages every changed and untracked file (not ignored ones, not a repository) into a
+private index seeded from HEAD, writes its tree and a commit whose parent is HEAD: the worktree, its
+index, HEAD and its branch stay exactly as they were. `build` is that staging for any list of paths
+(a result commit too): oms reads each file itself, following no link at any component and never
+opening a FIFO (`fsio/trees.read_entry`), and hands the bytes to one `git fast-import` (each blob id
+checked against the bytes): byte for byte, no `.gitattributes` conversion, a link kept as a link; a
+FIFO, socket or device is refused, naming it. `discard_changes` then (only after a snapshot was
+kept) resets the tracked files to a commit and removes the untracked ones it holds; ignored files
+and nested repositories are never touched (oms deletes nothing it has not kept).
 """
 
 from __future__ import annotations
@@ -16,15 +22,22 @@ from dataclasses import dataclass
 
 from oms.adapters.git import (
     OMS_IDENTITY,
+    blob_id,
     git,
-    git_dirs,
     parse_status_paths,
     refuse_unsafe_config,
     resolve_commit,
     status_entries,
 )
 from oms.errors import CheckoutChangedError, ProcessFailedError, shown
-from oms.fsio.outside import discard_file, entry_kind, remove_kept_files
+from oms.fsio.outside import discard_file, scratch_directory
+from oms.fsio.trees import entry_kind, read_entry, remove_kept_files, remove_tree
+from oms.limits import LIMITS
+
+NO_REFLOG = (
+    "-c",
+    "core.logAllRefUpdates=false",
+)  # a tree job sees no logs/ of the common dir to create
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,55 +55,104 @@ def snapshot(repo: str, message: str) -> Snapshot | None:
     paths = parse_status_paths(status_entries(repo))
     if head is None or not paths:
         return None
-    entries = _entries(repo, paths)
-    index = os.path.join(git_dirs(repo)[0], f"oms-salvage-{os.getpid()}.index")
-    try:
-        git(repo, "read-tree", head, index=index)  # plumbing: no checkout, filter or hook
-        git(repo, "update-index", "-z", "--index-info", stdin=b"".join(entries), index=index, timeout=120.0)
-        tree = git(repo, "write-tree", index=index).text()
-        name, email = OMS_IDENTITY
-        identity = ("-c", f"user.name={name}", "-c", f"user.email={email}", "-c", "commit.gpgsign=false")
-        commit = git(repo, *identity, "commit-tree", tree, "-p", head, "-m", message).text()
-    finally:
-        for leftover in (index, index + ".lock"):
-            discard_file(leftover)
+    commit = build(repo, head, paths, message)
     if resolve_commit(repo, commit) != commit:
-        raise ProcessFailedError(("git", "commit-tree"), 1, b"the salvage commit cannot be read back")
+        raise ProcessFailedError(("git", "commit-tree"), 1, b"the salvage commit cannot be read")
     return Snapshot(commit, tuple(paths))
 
 
-_ZERO = "0" * 40
-HASH_BATCH = 256  # paths per `hash-object` (argv, so any name works, newlines included)
+def build(
+    repo: str,
+    head: str,
+    paths: list[str],
+    message: str,
+    author: tuple[str, str] = OMS_IDENTITY,
+) -> str:
+    """A commit of `paths` as they are on disk now, on top of `head` (its parent), by `author`: a
+    private index seeded from `head`, the paths staged byte for byte (`_entries`), its tree,
+    `commit-tree`. Nothing of the worktree, its index, HEAD or branch changes."""
+    scratch = scratch_directory("oms-index-")
+    index = os.path.join(scratch, "index")
+    try:
+        lines = _entries(repo, paths, head)
+        git(repo, "read-tree", head, index=index)  # plumbing: no checkout, filter or hook
+        git(
+            repo,
+            "update-index",
+            "-z",
+            "--index-info",
+            stdin=b"".join(lines),
+            index=index,
+            timeout=300.0,
+        )
+        tree = git(repo, "write-tree", index=index).text()
+    finally:
+        for leftover in (index, index + ".lock"):
+            discard_file(leftover)
+        remove_tree(scratch)
+    name, email = author
+    identity = (
+        "-c",
+        f"user.name={name}",
+        "-c",
+        f"user.email={email}",
+        "-c",
+        "commit.gpgsign=false",
+    )
+    text = message.encode("utf-8")
+    made = git(repo, *identity, "commit-tree", tree, "-p", head, "-F", "-", stdin=text)
+    return made.text()
 
 
-def _entries(repo: str, paths: list[str]) -> list[bytes]:
-    """`update-index -z --index-info` lines for `paths` as they are on disk, byte for byte: each file's
-    blob written with `--no-filters` (the worktree's own `.gitattributes` never rewrites a byte: no eol
-    conversion, no `ident`), a link's target as its blob, a path that is gone (or is now a folder, whose
-    files are listed themselves) removed. A FIFO, socket or device cannot be kept: refused."""
-    files: list[tuple[str, str]] = []  # (path, mode)
+def _entries(repo: str, paths: list[str], head: str) -> list[bytes]:
+    """`update-index -z --index-info` lines for `paths` as they are on disk, byte for byte: each
+    file read by oms (no link followed at any component, a FIFO never opened:
+    `fsio/trees.read_entry`) and written as a blob whatever the worktree's `.gitattributes` say, a
+    link's target as its blob, a path that is gone (or is now a folder, whose files are listed
+    themselves) removed. A FIFO, socket or device cannot be kept: refused, naming it."""
+    zero = b"0" * len(head)
     lines: list[bytes] = []
+    pending: list[tuple[bytes, bytes, bytes]] = []  # (mode, name, data)
+    size = 0
     for path in paths:
-        kind, detail = entry_kind(os.path.join(repo, path))
+        entry = read_entry(repo, path, LIMITS.tree_file_bytes)
         name = path.encode("utf-8", "surrogateescape")
-        if kind == "file":
-            files.append((path, detail))
-        elif kind == "link":
-            oid = git(repo, "hash-object", "-w", "--no-filters", "--stdin", stdin=os.fsencode(detail)).text()
-            lines.append(b"120000 %s\t%s\x00" % (oid.encode(), name))
-        elif kind in ("missing", "dir"):
-            lines.append(b"0 %s\t%s\x00" % (_ZERO.encode(), name))
+        if entry.kind in ("file", "link"):
+            pending.append((entry.mode.encode(), name, entry.data))
+            size += len(entry.data)
+        elif entry.kind in ("missing", "dir"):
+            lines.append(b"0 %s\t%s\x00" % (zero, name))
         else:
-            raise CheckoutChangedError(f"{shown(path)} is a {kind}, which git cannot keep; nothing salvaged")
-    for start in range(0, len(files), HASH_BATCH):
-        batch = files[start : start + HASH_BATCH]
-        out = git(repo, "hash-object", "-w", "--no-filters", "--", *(p for p, _ in batch), timeout=300.0).text()
-        oids = out.splitlines()
-        if len(oids) != len(batch):
-            raise ProcessFailedError(("git", "hash-object"), 1, b"not one object per file")
-        for (path, mode), oid in zip(batch, oids, strict=True):
-            lines.append(b"%s %s\t%s\x00" % (mode.encode(), oid.encode(), path.encode("utf-8", "surrogateescape")))
+            what = {"fifo": "FIFO"}.get(entry.kind, entry.kind)
+            why = f"{shown(path)} is a {what}, which git cannot keep"
+            raise CheckoutChangedError(f"{why}; nothing committed")
+        if size >= LIMITS.tree_import_bytes or len(pending) >= LIMITS.tree_import_blobs:
+            lines += _import(repo, pending, head)
+            pending, size = [], 0
+    if pending:
+        lines += _import(repo, pending, head)
     return lines
+
+
+def _import(repo: str, pending: list[tuple[bytes, bytes, bytes]], head: str) -> list[bytes]:
+    """Write the blobs of `pending` with one `git fast-import` (its `get-mark` answers each blob's
+    id, which must be the id of the bytes oms read) and return their index lines."""
+    blobs = [data for _mode, _name, data in pending]
+    stream = [b"blob\nmark :%d\ndata %d\n%s\n" % (i, len(d), d) for i, d in enumerate(blobs, 1)]
+    stream += [b"get-mark :%d\n" % i for i in range(1, len(pending) + 1)]
+    stream.append(b"done\n")
+    cap = len(pending) * 80
+    command = ("fast-import", "--quiet", "--done")
+    done = git(repo, *command, stdin=b"".join(stream), max_output=cap, timeout=300.0)
+    out = done.stdout.split()
+    object_format = "sha256" if len(head) == 64 else "sha1"
+    if len(out) != len(pending) or any(
+        oid.decode("ascii", "replace") != blob_id(data, object_format)
+        for oid, (_m, _n, data) in zip(out, pending, strict=True)
+    ):
+        raise ProcessFailedError(("git", "fast-import"), 1, b"a blob id is not that of its bytes")
+    found = zip(out, pending, strict=True)
+    return [b"%s %s\t%s\x00" % (mode, oid, name) for oid, (mode, name, _d) in found]
 
 
 def changed_paths(repo: str) -> tuple[str, ...]:
@@ -115,7 +177,7 @@ def discard_changes(repo: str, commit: str, kept: Snapshot) -> None:
             f"resetting would replace {shown(in_the_way)}, which the salvage does not hold; nothing reset"
         )
     tracked = set(_tracked(repo, commit))
-    git(repo, "reset", "-q", "--hard", commit, timeout=120.0)
+    git(repo, *NO_REFLOG, "reset", "-q", "--hard", commit, timeout=120.0)
     untracked = [p for p in kept.paths if p not in tracked]
     left = remove_kept_files(repo, untracked)
     if left:
@@ -150,7 +212,12 @@ def tree_of(repo: str, commit: str) -> str:
 
 def refs_under(repo: str, prefix: str) -> list[tuple[str, str, str]]:
     """(ref, commit, committer date ISO) of every ref under `prefix`, in ref order."""
-    out = git(repo, "for-each-ref", "--format=%(refname)%00%(objectname)%00%(committerdate:iso-strict)", prefix).stdout
+    out = git(
+        repo,
+        "for-each-ref",
+        "--format=%(refname)%00%(objectname)%00%(committerdate:iso-strict)",
+        prefix,
+    ).stdout
     rows = []
     for line in out.decode("utf-8", "replace").splitlines():
         parts = line.split("\x00")

@@ -3,11 +3,14 @@
 Every worker (codex, claude, command) runs inside one. The plan is a function of a `Layout` (the
 worker's paths, decided by delivery) and a `Host` (facts about this machine, read by `adapters/bwrap.py`):
 
-- user, PID, IPC and UTS namespaces (`--unshare-user`, `--unshare-pid`, ...); the network is shared
-  (the model API). As root the agent is uid/gid 1000 inside, so it holds no capability even in its own
-  namespace; `--die-with-parent`: when the broker dies, the sandbox dies, and with its PID namespace's
-  init every process the agent started, however detached. That init is hidden from `/proc` and a
-  seccomp filter refuses `ptrace` and its kin (`adapters/seccomp.py`), so the agent cannot tamper with it;
+- user, PID, IPC, UTS and network namespaces (`--unshare-user`, `--unshare-pid`, `--unshare-net`,
+  ...): the sandbox's network is its own loopback only, unless its role asked for the host's
+  (`host_network`, ADR 0026); a model CLI reaches its model through the proxy's door and a relay
+  inside. As root the agent is uid/gid 1000 inside, so it holds no capability even in its own
+  namespace; `--die-with-parent`: when the broker dies, the sandbox dies, and with its PID
+  namespace's init every process the agent started, however detached. That init is hidden from
+  `/proc` and a seccomp filter refuses `ptrace` and its kin (`adapters/seccomp.py`), so the agent
+  cannot tamper with it;
 - system directories read-only (`/usr`, `/etc` with its secret files masked, ...), a private `/tmp`, a
   fresh `/proc` and `/dev`; nothing else of the host: no state root, no home, no other worktree;
 - oms's own runtime and the agent CLI's install root read-only, at their real paths (the hook and MCP
@@ -18,9 +21,11 @@ worker's paths, decided by delivery) and a `Host` (facts about this machine, rea
   worktree's gitdir, all read-only; the worktree read-write with its `.git` file read-only; empty
   read-only placeholders at `.codex`, `.claude` and `.mcp.json`, so none of them can be created;
 - the broker's socket at `BROKER_VIEW` (added by the supervisor, which creates it);
-- with `offline` (a worker routed through the model proxy, ADR 0020) no network at all: its own network
-  namespace, loopback only, and the proxy's Unix socket at `MODEL_VIEW`, which a relay inside turns into
-  the loopback port the agent's endpoint names.
+- for a model CLI without the host network, its dispatch's door into the model proxy at `DOOR_VIEW`,
+  which a relay inside turns into the loopback port the agent's endpoint names (ADR 0020).
+Every host path shown comes from the worktree, the repository's git dir, the runtime, the user's one
+credential file, or the sandbox directory (homes, sockets, doors) — never from under the state root,
+whose path `/proc/self/mountinfo` would show (ADR 0026).
 
 Order matters: bubblewrap applies the operations in sequence, later mounts on top of earlier ones.
 """
@@ -83,7 +88,7 @@ class Layout(NamedTuple):
     files: tuple[tuple[str, str], ...] = ()  # (host file, path inside), read-only
     runtime: tuple[str, ...] = ()  # directories shown read-only at their own path (oms, the CLI)
     git_shown: tuple[str, ...] = ("objects", "refs", "HEAD")  # what of the common dir is shown (read-only)
-    offline: bool = False  # no network: only the model proxy's socket, through a relay (ADR 0020)
+    host_network: bool = False  # the host's network (a role's opt-out, ADR 0026); else loopback
 
 
 def _check_abs(path: str, what: str) -> str:
@@ -109,7 +114,7 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
     args: list[str] = ["--unshare-user"]
     if host.euid == 0:
         args += ["--uid", str(ROOT_INSIDE_ID), "--gid", str(ROOT_INSIDE_ID)]
-    if layout.offline:
+    if not layout.host_network:
         args.append("--unshare-net")  # its own network namespace: loopback only (bubblewrap brings it up)
     args += [
         "--unshare-pid",

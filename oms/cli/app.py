@@ -95,6 +95,9 @@ def init(
         f"state root   {shown(result.state_root)} ({'created' if result.state_created else 'already initialised'})"
     )
     typer.echo(f"signing key  ed25519 {result.key_id[:16]}")
+    if result.sandbox_dir:
+        where = shown(result.sandbox_dir)
+        typer.echo(f"sandboxes    {where} (agent homes and sockets: never the state root)")
     if result.config_path:
         typer.echo(
             f"config       {shown(result.config_path)} ({'created' if result.config_created else 'exists, valid'})"
@@ -143,6 +146,10 @@ def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None,
         emit({"ok": True, **snap.to_json()})
         return
     data = snap.to_json()
+    for line in snap.warnings:
+        typer.echo(f"WARN {line}")
+    if snap.warnings:
+        typer.echo("")
     sections = (
         ("tickets", ("id", "state", "attempt", "worker_id", "lease_expires_at", "title")),
         ("dispatches", ("id", "state", "ticket_id", "attempt", "role_id", "advisor_verdict")),

@@ -4,7 +4,8 @@
 alive as long as the agent) are answered here without importing Typer, and so is the `--help` of every
 command answered here (`cli/fast_help.py`). The hook and bridge entry points
 (`oms hook provider`, `oms worker bridge`), which run inside a worker's sandbox as thin relays to its
-broker (`cli/relay.py`, ADR 0012), dispatch here the same way.
+broker (`cli/relay.py`, ADR 0012), dispatch here the same way, and so does `oms worker tree-job`, an
+operation on an agent's worktree inside its own sandbox (`adapters/tree_work.py`, docs/adr/0024).
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ if TYPE_CHECKING:
 
 
 FAST_HELP_HOOK = ["hook", "provider"]
-FAST_HELP_WORKER = (["worker", "bridge"], ["worker", "supervise"], ["worker", "netrelay"])
+FAST_HELP_WORKER = (
+    ["worker", "bridge"],
+    ["worker", "supervise"],
+    ["worker", "netrelay"],
+    ["worker", "tree-job"],
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -48,6 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from oms.process.netrelay import main as netrelay
 
         return netrelay(args[2:])
+    if args == ["worker", "tree-job"]:  # one operation on a worktree, in its own sandbox (ADR 0024)
+        from oms.adapters.tree_work import main as tree_job
+
+        return tree_job()
     from oms.cli.boundary import run_cli
 
     return run_cli(args)

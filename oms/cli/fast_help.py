@@ -85,12 +85,26 @@ Options:
   -h, --help  Show this message and exit.
 """
 
+TREE_JOB = """Usage: oms worker tree-job
+
+  One operation on an agent's worktree (committing what it left, salvage,
+  the restore after a lapse, a removal, delivery's checkout verification),
+  inside a sandbox that shows exactly what the agent saw: reads one JSON
+  job on stdin and writes one JSON answer on stdout.
+
+  Started by oms in that sandbox, not by hand (docs/adr/0024).
+
+Options:
+  -h, --help  Show this message and exit.
+"""
+
 PAGES: dict[tuple[str, ...], str] = {
     ("hook",): HOOK_GROUP,
     ("hook", "provider"): HOOK,
     ("worker", "bridge"): BRIDGE,
     ("worker", "supervise"): SUPERVISE,
     ("worker", "netrelay"): NETRELAY,
+    ("worker", "tree-job"): TREE_JOB,
 }
 
 SECTION = """\b
@@ -99,6 +113,7 @@ Commands agents' CLIs and panes run (written by oms, answered before the rest lo
   worker bridge     The worker's MCP server on stdio (relayed to its broker).
   worker supervise  The first process of every worker pane.
   worker netrelay   The agent's only way to its model in a sandbox with no network.
+  worker tree-job   One operation on an agent's worktree, in its own sandbox.
 Each answers --help."""
 
 

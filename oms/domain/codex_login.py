@@ -22,6 +22,7 @@ API_KEY = "key"  # a provider's `auth`: the key in the proxy's environment, else
 CHATGPT = "codex-chatgpt"  # a provider's `auth`: Codex's ChatGPT login
 AUTH_MODES = (API_KEY, CHATGPT)
 CHATGPT_UPSTREAM = "https://chatgpt.com/backend-api/codex"
+NO_KEY = ""  # an `UpstreamAuth` bearer meaning: send no key (a role's endpoint that needs none)
 MAX_AUTH_BYTES = 64 * 1024
 _BEARER = re.compile(r"[A-Za-z0-9._~+/=-]{16,8192}")  # an API key or a JWT: never a space, a CR or a LF
 _ACCOUNT = re.compile(r"[A-Za-z0-9_-]{1,128}")

@@ -14,7 +14,7 @@ from typing import Any
 from oms.canonical import JsonObject, check, dumps
 from oms.canonical.ids import ROLE_ID
 from oms.domain.gate import MAX_MINUTES_WITHOUT_RESULT, MAX_TURNS_WITHOUT_RESULT
-from oms.domain.proxy import MAX_REQUEST_BYTES
+from oms.domain.proxy import IMPLICIT, MAX_REQUEST_BYTES
 from oms.domain.routing import (
     COOLDOWN_MINUTES,
     DEFAULT_COST_TIER,
@@ -25,6 +25,8 @@ from oms.domain.routing import (
     Routing,
     family_of,
 )
+from oms.domain.sandbox_limits import SandboxLimits
+from oms.domain.sandbox_limits import parse as parse_limits
 from oms.errors import CanonicalJsonError, ConfigError, SchemaValidationError
 from oms.schemas import validate
 
@@ -32,6 +34,7 @@ CONFIG_PATH = ".oms/config.toml"
 DEADLINE_MINUTES = 480  # a worker's wall-clock limit unless its role says otherwise
 TICK_SECONDS = 30  # `oms conductor run`'s interval unless the pool says otherwise
 WORKER_TRANSPORTS = ("command", "codex_goal", "claude_interactive")
+NETWORK_DEFAULT, CREDENTIAL_DEFAULT = "none", "token"  # contained and keyless (ADR 0026)
 ADVISOR_TRANSPORTS = ("command", "codex_exec", "claude_print")
 
 
@@ -51,16 +54,29 @@ class Role:
     deadline_minutes: int = DEADLINE_MINUTES  # the conductor stops a worker running longer (`deadline`)
     route: RouteClass = field(default_factory=RouteClass)  # which providers may serve it (`domain/routing.py`)
     token_budget: int | None = None  # model tokens a dispatch may use through the proxy (`domain/proxy.py`)
+    limits: SandboxLimits = field(default_factory=SandboxLimits)  # `[limits]` + its own (ADR 0025)
+    network: str = "none"  # "host": the host's network, not loopback only (an opt-out, ADR 0026)
+    credential: str = "token"  # "raw": the user's real credential, not a proxy token (an opt-out)
+
+    @property
+    def opt_outs(self) -> tuple[str, ...]:
+        """The containment this role gives up, as `key = "value"` (none by default; ADR 0026)."""
+        out: list[str] = []
+        if self.network != NETWORK_DEFAULT:
+            out.append(f'network = "{self.network}"')
+        if self.credential != CREDENTIAL_DEFAULT:
+            out.append(f'credential = "{self.credential}"')
+        return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
 class ProxyConfig:
-    """`[proxy]`: the loopback model proxy's port (0: any free one), its request body bound, and whether
-    routed workers go through it (`workers`: a token instead of the real key)."""
+    """`[proxy]`: the loopback model proxy's port (0: any free one) and its request body bound.
+    Every model worker goes through it unless its role says `credential = "raw"` (ADR 0026);
+    `workers = true`, which ADR 0020 asked for, is accepted and changes nothing."""
 
     port: int = 0
     max_request_bytes: int = MAX_REQUEST_BYTES
-    workers: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +95,7 @@ class Config:
         default_factory=lambda: Routing({})
     )  # the providers and the fleet's order (none: every role uses its own fields)
     proxy: ProxyConfig = field(default_factory=ProxyConfig)
+    limits: SandboxLimits = field(default_factory=SandboxLimits)  # `[limits]`: checks, probes
 
 
 def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
@@ -95,6 +112,7 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
     except (CanonicalJsonError, SchemaValidationError) as exc:
         raise ConfigError(exc.message if exc.message.startswith(where) else f"{where}: {exc.message}") from exc
     routing = _routing(doc, where)
+    limits = parse_limits(doc.get("limits"), f"{where}: [limits]")
     roles = {}
     for role_id, spec in doc["roles"].items():
         check(role_id, f"{where}: roles key", ROLE_ID)
@@ -111,7 +129,11 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
             spec.get("deadline_minutes", DEADLINE_MINUTES),
             _route_class(spec, role_id, routing, where),
             spec.get("token_budget"),
+            parse_limits(spec.get("limits"), f"{where}: roles.{role_id}.limits", limits),
+            spec.get("network", NETWORK_DEFAULT),
+            spec.get("credential", CREDENTIAL_DEFAULT),
         )
+        _check_opt_outs(roles[role_id], where)
     for key, allowed in (("advisor", ADVISOR_TRANSPORTS), ("worker", WORKER_TRANSPORTS)):
         role = roles.get(doc[key]["role"])
         if role is None:
@@ -133,18 +155,42 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
         worktrees_directory=doc["worktrees"]["directory"],
         raw=doc,
         routing=routing,
-        proxy=ProxyConfig(
-            doc.get("proxy", {}).get("port", 0),
-            doc.get("proxy", {}).get("max_request_bytes", MAX_REQUEST_BYTES),
-            doc.get("proxy", {}).get("workers", False),
-        ),
+        proxy=_proxy(doc, where),
+        limits=limits,
     )
+
+
+def _proxy(doc: dict[str, Any], where: str) -> ProxyConfig:
+    table = dict(doc.get("proxy", {}))
+    if table.get("workers") is False:
+        raise ConfigError(
+            f"{where}: proxy.workers = false: every model worker goes through the proxy now "
+            "(ADR 0026); "
+            'a role that must hold its real key says credential = "raw" and network = "host"',
+        )
+    return ProxyConfig(table.get("port", 0), table.get("max_request_bytes", MAX_REQUEST_BYTES))
+
+
+def _check_opt_outs(role: Role, where: str) -> None:
+    """`network` and `credential` are a worker's; a raw credential is used directly, so it needs the
+    host network; a command worker holds no model credential."""
+    key = f"{where}: roles.{role.role_id}"
+    if role.opt_outs and role.transport not in WORKER_TRANSPORTS:
+        why = f"network and credential are a worker role's (transport {role.transport})"
+        raise ConfigError(f"{key}: {why}")
+    if role.credential != CREDENTIAL_DEFAULT and role.transport == "command":
+        raise ConfigError(f"{key}.credential: a command worker holds no model credential")
+    if role.credential != CREDENTIAL_DEFAULT and role.network == NETWORK_DEFAULT:
+        needs = 'needs network = "host" (a raw key is used directly)'
+        raise ConfigError(f'{key}.credential = "{role.credential}" {needs}')
 
 
 def _routing(doc: dict[str, Any], where: str) -> Routing:
     """`[providers.*]` and `[routing]`: every provider a route names must be configured."""
     providers = {}
     for provider_id, spec in dict(doc.get("providers", {})).items():
+        if provider_id in IMPLICIT.values():
+            raise ConfigError(f"{where}: providers.{provider_id}: the name is oms's own (ADR 0026)")
         probe = spec.get("quota_probe")
         providers[provider_id] = Provider(
             provider_id,
@@ -232,6 +278,14 @@ duration_minutes = 60
 
 [worktrees]
 directory = "../oms-worktrees"     # relative to this repository; must be outside the state root
+
+# [limits]                         # what bounds each sandbox (docs/adr/0025); a role may override
+# pids = 2048                      # tasks (threads count too)
+# memory_bytes = 4_294_967_296     # 4 GiB, its /tmp included, never swap
+# cpu_weight = 50                  # half a default share: oms itself stays responsive
+# disk_bytes = 10_737_418_240      # its worktree and home (a check: its checkout)
+# file_bytes = 4_294_967_296       # the largest file it may write
+# cgroup = "unsafe-none"           # only where no cgroup can be had: then nothing is bounded
 
 [roles."oms.ticket-executor"]      # Claude Code, interactive, in a tmux pane
 model = "sonnet"                   # Claude Code's alias for the latest Sonnet (`oms doctor` warns of a retired model)

@@ -81,11 +81,19 @@ INTENT_FIELDS = (
 )
 
 
+# A role's opt-outs of containment (ADR 0026) and what their absence means: a dispatch proposed
+# before they existed holds neither, and is launched contained and keyless.
+OPT_OUTS = {"role_network": "none", "role_credential": "token"}
+
+
 def capture_intent(dispatch_id: str, payload: JsonObject) -> JsonObject:
     """The intent of a dispatch payload (schema `dispatch-intent`)."""
     intent: JsonObject = {name: payload[name] for name in INTENT_FIELDS}
-    if "provider_id" in payload:  # routed (issue 13): the provider is part of what was approved
-        intent["provider_id"] = payload["provider_id"]
+    # routed (issue 13), opt-outs (ADR 0026), what bounds its sandbox (ADR 0025; none: it does
+    # not launch): each is part of what was approved
+    for name in ("provider_id", *OPT_OUTS, "role_limits"):
+        if name in payload:
+            intent[name] = payload[name]
     intent["dispatch_id"] = dispatch_id
     intent["lease_token_sha256"] = sha256_hex(str(payload["lease_token"]).encode("ascii"))
     return intent

@@ -28,12 +28,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from oms.canonical.ids import OPAQUE_ID
-from oms.domain.codex_login import API_KEY, CHATGPT, CHATGPT_UPSTREAM, UpstreamAuth
+from oms.domain.codex_login import API_KEY, CHATGPT, CHATGPT_UPSTREAM, NO_KEY, UpstreamAuth
 from oms.errors import InvalidInputError
 
 LOOPBACK = "127.0.0.1"
 DEFAULT_UPSTREAM = {"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com/v1"}
 DEFAULT_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+# the providers a worker not routed to a configured one goes through (ADR 0026): its family's,
+# upstream the endpoint its dispatch was approved with (the role's, else the family's default);
+# never a config key
+IMPLICIT = {"anthropic": "oms-anthropic", "openai": "oms-openai"}
 MAX_REQUEST_BYTES = 32 * 1024 * 1024
 TOKEN_PREFIX = "oms"  # noqa: S105 - the tag of a token, not one
 HELLO_PATH = "/oms-proxy/hello"
@@ -158,7 +162,9 @@ def upstream_headers(incoming: Iterable[tuple[str, str]], family: str, credentia
     dropped = HOP_BY_HOP | CREDENTIALS | ACCOUNT | _SET_BY_PROXY | named
     out = [(n, v) for n, v in pairs if n.lower() not in dropped]
     key = credential.bearer
-    out.append(("x-api-key", key) if family == "anthropic" else ("Authorization", f"Bearer {key}"))
+    if key != NO_KEY:  # (none: a role's own endpoint that needs no key, and none was set)
+        header = ("x-api-key", key) if family == "anthropic" else ("Authorization", f"Bearer {key}")
+        out.append(header)
     if credential.account_id is not None:
         out.append(("chatgpt-account-id", credential.account_id))
     out.append(("Accept-Encoding", "identity"))

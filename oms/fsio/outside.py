@@ -40,111 +40,6 @@ def scratch_directory(prefix: str) -> str:
     return os.path.realpath(tempfile.mkdtemp(prefix=prefix))
 
 
-def remove_tree(path: str) -> bool:
-    """Remove a directory oms made outside any root (a scratch checkout) with everything in it, never
-    following a link out of it; False when something could not be removed (it is left)."""
-    import shutil
-
-    def unlock(_func: object, failed: str, _exc: object) -> None:  # a check may have left a chmod 000 folder
-        with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(failed), 0o700)
-            if os.path.isdir(failed) and not os.path.islink(failed):
-                os.chmod(failed, 0o700)
-
-    for _ in range(3):
-        shutil.rmtree(path, onerror=unlock)  # noqa: TID251 - fsio itself, outside any root
-        if not os.path.lexists(path):
-            return True
-    return False
-
-
-def hidden_git_entries(top: str, budget: int = 200_000) -> list[str]:
-    """Entries named `.git` below `top` (its own `.git` aside), which `git status` never lists: a nested
-    repository, or a file or folder an agent named so. Relative paths; at most the first 100. Walking more
-    than `budget` entries counts as finding one (a worktree too large to prove clean is not clean)."""
-    found: list[str] = []
-    seen = 0
-    for dirpath, dirnames, filenames in os.walk(top):
-        for name in (*dirnames, *filenames):
-            seen += 1
-            if name == ".git" and dirpath != top:
-                found.append(os.path.relpath(os.path.join(dirpath, name), top))
-        dirnames[:] = [d for d in dirnames if not (d == ".git" and dirpath == top)]
-        if seen > budget:
-            found.append(f"(more than {budget} entries: not walked further)")
-            break
-        if len(found) >= 100:
-            break
-    return found
-
-
-def entry_kind(path: str) -> tuple[str, str]:
-    """What is at `path`, never following a link: ("file", "100644" | "100755"), ("link", its target),
-    ("dir", ""), ("missing", ""), or ("fifo" | "socket" | "device", "")."""
-    import stat
-
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return "missing", ""
-    except NotADirectoryError:
-        return "missing", ""
-    if stat.S_ISLNK(st.st_mode):
-        return "link", os.readlink(path)
-    if stat.S_ISREG(st.st_mode):
-        return "file", "100755" if st.st_mode & 0o100 else "100644"
-    if stat.S_ISDIR(st.st_mode):
-        return "dir", ""
-    return ("fifo" if stat.S_ISFIFO(st.st_mode) else "socket" if stat.S_ISSOCK(st.st_mode) else "device"), ""
-
-
-def remove_kept_files(top: str, rels: list[str]) -> list[str]:
-    """Remove the files `rels` (relative to `top`) that a salvage holds, and then the folders they leave
-    empty; a path under a link or a non-folder is left alone. What could not be removed is returned."""
-    import stat
-
-    left: list[str] = []
-    parents: set[str] = set()
-    for rel in rels:
-        parts = rel.split("/")
-        cur, safe = top, True
-        for part in parts[:-1]:
-            cur = os.path.join(cur, part)
-            try:
-                if not stat.S_ISDIR(os.lstat(cur).st_mode):
-                    safe = False
-                    break
-            except OSError:
-                safe = False
-                break
-        if not safe:
-            left.append(rel)
-            continue
-        try:
-            os.unlink(os.path.join(top, rel))
-        except FileNotFoundError:
-            pass
-        except OSError:
-            left.append(rel)
-            continue
-        for i in range(len(parts) - 1, 0, -1):
-            parents.add("/".join(parts[:i]))
-    for rel in sorted(parents, key=lambda p: -p.count("/")):
-        with contextlib.suppress(OSError):
-            os.rmdir(os.path.join(top, rel))  # only an empty one goes
-    return left
-
-
-def tree_bytes(path: str) -> int:
-    """The bytes the files under `path` take on disk (links not followed; what cannot be read counts 0)."""
-    total = 0
-    for dirpath, dirnames, filenames in os.walk(path):
-        for name in (*dirnames, *filenames):
-            with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
-    return total
-
-
 def write_new_user_file(path: str, data: bytes) -> None:
     """Create the file the user named (outside any root) with `data`: never an existing file, never
     through a link (0600)."""
@@ -164,11 +59,15 @@ def write_new_user_file(path: str, data: bytes) -> None:
 
 
 def read_user_file(path: str, cap: int) -> bytes:
-    """Read a file the user named on the command line (outside any root): regular, bounded, non-blocking."""
+    """Read a file the user named on the command line (outside any root): regular, bounded,
+    non-blocking; never one in an agent's worktree outside a tree job
+    (`trees.refuse_agent_tree`)."""
     import stat
 
     from oms.errors import FileTooLargeError, InvalidInputError, shown
+    from oms.fsio.trees import refuse_agent_tree
 
+    refuse_agent_tree(path, "read a file")
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError as exc:
@@ -199,6 +98,9 @@ def file_signature(path: str) -> tuple[int, ...] | None:
 
 def discard_file(path: str) -> None:
     """Remove a file oms made outside any root (e.g. a private git index), if it is there."""
+    from oms.fsio.trees import refuse_agent_tree
+
+    refuse_agent_tree(path, "remove a file")
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
 
@@ -263,7 +165,11 @@ def remove_empty_dirs(base: str, names: tuple[str, ...]) -> None:
 
 
 def is_empty_dir(path: str) -> bool:
-    """True when `path` is a directory (not a link) with no entries."""
+    """True when `path` is a directory (not a link) with no entries (never one in an agent's
+    worktree outside a tree job: `fsio/trees.placeholders` looks below a worktree's root)."""
+    from oms.fsio.trees import refuse_agent_tree
+
+    refuse_agent_tree(path, "look at a folder")
     try:
         fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:

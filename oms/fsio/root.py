@@ -47,6 +47,7 @@ _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_
 TEMP_PREFIX = ".oms-tmp."
 _ESCAPE_ERRNOS = (errno.ELOOP, errno.EXDEV, errno.ENOTDIR)
 _OPENAT2_UNSUPPORTED = (errno.ENOSYS, errno.EPERM, errno.E2BIG)
+ELSEWHERE = "another filesystem; move it there by hand"  # a directory `move_dir_to` cannot rename
 _TMPFILE_UNSUPPORTED = (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT)
 
 
@@ -722,6 +723,36 @@ class Root:
         finally:
             os.close(old)
             os.close(new)
+
+    def move_dir_to(self, rel: str, dest: Root, to: str) -> None:
+        """Rename directory `rel` of this root to `to` under root `dest` (never replacing anything:
+        AlreadyExistsError; another filesystem: FsioError, nothing moved). Both parents must
+        exist."""
+        src, dst = split_rel(rel, self._limits), split_rel(to, dest._limits)
+        old = self._dir(src[:-1])
+        try:
+            new = dest._dir(dst[:-1])
+            try:
+                st = os.stat(src[-1], dir_fd=old, follow_symlinks=False)
+                if not stat.S_ISDIR(st.st_mode):
+                    raise UnsafeFileError(f"{shown(rel)}: not a directory")
+                try:
+                    self._sys.renameat2(old, src[-1], new, dst[-1], RENAME_NOREPLACE)
+                except OSError as err:
+                    if err.errno == errno.EXDEV:
+                        target = shown(os.path.join(dest.path, to))
+                        why = f"{shown(rel)} cannot be moved to {target}: {ELSEWHERE}"
+                        raise FsioError(why) from err
+                    if err.errno == errno.EEXIST:
+                        why = f"{shown(to)}: already exists; nothing was moved"
+                        raise AlreadyExistsError(why) from err
+                    _raise_for(err, rel)
+                self._sys.fsync(old)
+                self._sys.fsync(new)
+            finally:
+                os.close(new)
+        finally:
+            os.close(old)
 
     def remove_tree(self, rel: str, depth: int = 2) -> int:
         """Remove directory `rel` and what is in it, `depth` levels down (links and other odd entries are

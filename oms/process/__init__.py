@@ -7,10 +7,11 @@ the user's `LD_LIBRARY_PATH` restored when frozen; every call has a timeout and 
 from __future__ import annotations
 
 from oms.process.bounded import Bounded, run_bounded
-from oms.process.env import child_env, is_frozen
+from oms.process.env import child_env, is_frozen, oms_executable
 from oms.process.runner import (
     Completed,
     Foreground,
+    Started,
     Supervised,
     data_fd,
     end_own_group,
@@ -18,6 +19,7 @@ from oms.process.runner import (
     kill_group,
     reap,
     run,
+    start,
     start_detached,
     start_foreground,
     supervise,
@@ -28,6 +30,7 @@ __all__ = [
     "Bounded",
     "Completed",
     "Foreground",
+    "Started",
     "Supervised",
     "child_env",
     "data_fd",
@@ -35,9 +38,11 @@ __all__ = [
     "is_frozen",
     "kill_exact",
     "kill_group",
+    "oms_executable",
     "reap",
     "run",
     "run_bounded",
+    "start",
     "start_detached",
     "start_foreground",
     "supervise",

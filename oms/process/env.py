@@ -63,3 +63,26 @@ def child_env(
                 raise ValueError(f"refusing to set {key} for a child process")
             out[key] = value
     return out
+
+
+def oms_executable(env: Mapping[str, str]) -> str:
+    """The real, absolute, non-symlink path of the oms executable that hooks, the MCP config and
+    tree jobs run (`OMS_EXECUTABLE`, the frozen binary, this process's own `oms`)."""
+    from oms.errors import ConfigError
+
+    candidates = [env.get("OMS_EXECUTABLE", "")]
+    if is_frozen():
+        candidates.append(sys.executable)
+    beside = os.path.join(os.path.dirname(sys.executable), "oms")
+    candidates += [sys.argv[0] if sys.argv else "", beside]
+    for candidate in candidates:
+        if not candidate or (not os.path.isabs(candidate) and os.sep not in candidate):
+            continue
+        real = os.path.realpath(candidate)
+        named = os.path.basename(real).startswith("oms")
+        if os.path.isfile(real) and os.access(real, os.X_OK) and named:
+            return real
+    raise ConfigError(
+        "cannot find the oms executable to write into hooks and MCP config",
+        hint="set OMS_EXECUTABLE to the absolute path of the oms binary",
+    )

@@ -20,6 +20,7 @@ from oms.errors import ProcessFailedError, ProcessTimeoutError, ToolNotFoundErro
 from oms.fsio.procinfo import ProcessIdentity, boot_id, group_alive, start_ticks
 from oms.limits import LIMITS
 from oms.process import landlock
+from oms.process.confine import Confinement, before_exec
 from oms.process.env import child_env
 
 
@@ -51,8 +52,67 @@ def run(
     max_output: int = LIMITS.process_output_bytes,
     stdin: bytes | None = None,
     check: bool = True,
+    pass_fds: tuple[int, ...] = (),
+    confine: Confinement | None = None,
 ) -> Completed:
-    """Run `argv` and collect its output. `env` defaults to `child_env()`."""
+    """Run `argv` and collect its output. `env` defaults to `child_env()`; `pass_fds`: descriptors
+    the child inherits (e.g. a sandbox's seccomp filter); `confine`: the cgroups it joins and its
+    largest file, taken on before it executes (`confine.py`)."""
+    started = start(argv, cwd=cwd, env=env, stdin=stdin is not None, pass_fds=pass_fds, confine=confine)
+    return started.finish(timeout=timeout, max_output=max_output, stdin=stdin, check=check)
+
+
+class Started:
+    """A child `start` started: its output is collected, bounded, by `finish` (or it is
+    `kill`ed)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], args: tuple[str, ...]) -> None:
+        self.proc, self.args, self.done = proc, args, False
+
+    def finish(
+        self,
+        *,
+        timeout: float = LIMITS.process_timeout_s,
+        max_output: int = LIMITS.process_output_bytes,
+        stdin: bytes | None = None,
+        check: bool = True,
+    ) -> Completed:
+        """Feed `stdin`, collect the output (at most `max_output` bytes) until the child ends or
+        `timeout` (seconds from now) passes; as `run`."""
+        self.done = True
+        out, err, why = _collect(self.proc, stdin, timeout, max_output)
+        args, code = self.args, self.proc.returncode
+        if why == "timeout":
+            said = f"did not finish within {timeout:g}s and was killed"
+            raise ProcessTimeoutError(f"{args[0]} {said}")
+        if why == "overflow":
+            raise ProcessFailedError(args, code, err, why=f"wrote more than {max_output} bytes")
+        if check and code != 0:
+            raise ProcessFailedError(args, code, err, stdout=out)
+        return Completed(args, code, out, err)
+
+    def kill(self) -> None:
+        """End it and its whole session unless it was collected."""
+        if self.done:
+            return
+        self.done = True
+        _kill(self.proc)
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+def start(
+    argv: Sequence[str],
+    *,
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+    stdin: bool = False,
+    pass_fds: tuple[int, ...] = (),
+    confine: Confinement | None = None,
+) -> Started:
+    """Start `argv` (in a session of its own, its output piped; `stdin`: a pipe for `finish` to
+    feed) and return at once: its output is for `Started.finish` to collect."""
     items: tuple[object, ...] = tuple(argv)
     if not items or any(not isinstance(a, str) or "\x00" in a for a in items):
         raise ValueError("argv must be non-empty text without NUL")
@@ -66,25 +126,22 @@ def run(
             (exe, *args[1:]),
             cwd=cwd,
             env=environment,
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             close_fds=True,
+            pass_fds=pass_fds,
             start_new_session=True,
+            preexec_fn=before_exec(confine),  # noqa: PLW1509 - writes to descriptors, no lock taken
         )
+    except subprocess.SubprocessError as exc:  # a cgroup refused it: it never runs unbounded
+        why = "could not join its cgroup"
+        raise ProcessFailedError(args, 1, str(exc).encode(), why=why) from exc
     except FileNotFoundError as exc:
         raise ToolNotFoundError(f"{args[0]} is not installed ({exc.strerror})") from exc
     except PermissionError as exc:
         raise ToolNotFoundError(f"{args[0]} is not executable ({exc.strerror})") from exc
-    out, err, why = _collect(proc, stdin, timeout, max_output)
-    if why == "timeout":
-        raise ProcessTimeoutError(f"{args[0]} did not finish within {timeout:g}s and was killed")
-    done = Completed(args, proc.returncode, out, err)
-    if why == "overflow":
-        raise ProcessFailedError(args, proc.returncode, err, why=f"wrote more than {max_output} bytes")
-    if check and proc.returncode != 0:
-        raise ProcessFailedError(args, proc.returncode, err, stdout=out)
-    return done
+    return Started(proc, args)
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
@@ -283,15 +340,22 @@ class Foreground:
 
 
 def start_foreground(
-    argv: Sequence[str], *, env: Mapping[str, str], pass_fds: tuple[int, ...] = (), scoped: bool = False
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    pass_fds: tuple[int, ...] = (),
+    scoped: bool = False,
+    confine: Confinement | None = None,
 ) -> Foreground:
     """Start `argv` (an absolute program) in the foreground of this process's terminal: its own process
     group, made the terminal's foreground group (when stdin is a terminal this process controls), the
     given environment only, and only `pass_fds` beyond stdio. `scoped`: in a Landlock domain that may
-    neither reach an abstract socket nor signal a process outside it (`landlock.py`)."""
+    neither reach an abstract socket nor signal a process outside it (`landlock.py`);
+    `confine`: in its cgroups, its largest file bounded, before it executes (`confine.py`)."""
     args = tuple(argv)
     if not args or not os.path.isabs(args[0]) or any("\x00" in a for a in args):
         raise ValueError("argv must be an absolute program and words without NUL")
+    prepare = before_exec(confine, landlock.scope_self if scoped else None)
     try:
         child = subprocess.Popen(  # never a shell; the supervisor that calls this has one thread
             args,
@@ -299,10 +363,10 @@ def start_foreground(
             close_fds=True,
             pass_fds=pass_fds,
             process_group=0,
-            preexec_fn=landlock.scope_self if scoped else None,  # noqa: PLW1509 - single-threaded caller
+            preexec_fn=prepare,  # noqa: PLW1509 - single-threaded caller
         )
-    except subprocess.SubprocessError as exc:  # the Landlock domain could not be made
-        raise ProcessFailedError(args, 1, str(exc).encode(), why="could not be scoped") from exc
+    except subprocess.SubprocessError as exc:  # a cgroup or the Landlock domain refused it
+        raise ProcessFailedError(args, 1, str(exc).encode(), why="could not be confined") from exc
     except OSError as exc:
         raise ToolNotFoundError(f"{args[0]}: {exc.strerror}") from exc
     with contextlib.suppress(OSError):

@@ -42,6 +42,7 @@ SCHEMA_NAMES = (
     "proxy-usage",
     "record-envelope",
     "role-policy",
+    "sandbox-dir",
     "sandbox-init",
     "session",
     "state-meta",

@@ -15,6 +15,7 @@ from oms.adapters import programs
 from oms.canonical import Json, JsonObject, access, equal, sha256_hex
 from oms.domain import approval, dispatches, routing, tickets
 from oms.domain.config import WORKER_TRANSPORTS, Role, role
+from oms.domain.dispatches import OPT_OUTS
 from oms.domain.policy import Policy, role_tools, worker_capabilities
 from oms.errors import AuthorityChangedError, ConfigError, LeaseError
 from oms.services import policy as policy_service
@@ -76,7 +77,8 @@ def role_fields(
     """What of a role the intent binds, as it is now: the role as committed at HEAD (model, endpoint,
     transport, sandbox, argv) — routed to `provider_id`, the model and endpoint are the provider's
     (`routing.what_runs`) —, the files its launch would run (`adapters/programs.py`), the tools the
-    policy grants it and the executor instructions' digest."""
+    policy grants it, what bounds its sandbox (`[limits]` and its own) and the executor
+    instructions' digest."""
     argv: list[Json] | None = list(configured.argv) if configured.argv is not None else None
     files: list[Json] = list(programs.approved(configured.transport, configured.argv))
     tools: list[Json] = list(role_tools(policy, configured.role_id))
@@ -94,9 +96,12 @@ def role_fields(
         "model_endpoint": endpoint,
         "provider_mode": configured.transport,
         "role_sandbox": configured.sandbox,
+        "role_network": configured.network,
+        "role_credential": configured.credential,
         "role_argv": argv,
         "role_programs": files,
         "role_tools": tools,
+        "role_limits": configured.limits.to_json(),  # what bounds its sandbox (ADR 0025)
         "instructions_sha256": sha256_hex(
             (committed_instructions(ws.config_root) if instructions is None else instructions).encode("ascii")
         ),
@@ -113,7 +118,7 @@ def check_role(ws: Workspace, configured: Role, policy: Policy, payload: JsonObj
         now = role_fields(ws, configured, policy, instructions, provider_id if isinstance(provider_id, str) else None)
     except ConfigError as exc:  # e.g. argv[0] no longer found: what would run is not what was approved
         raise AuthorityChangedError(f"role {configured.role_id}: {exc.message}") from exc
-    changed = [field for field, value in now.items() if payload.get(field) != value]
+    changed = [f for f, value in now.items() if payload.get(f, OPT_OUTS.get(f)) != value]
     if changed:
         raise AuthorityChangedError(f"role {configured.role_id} changed since it was approved: {', '.join(changed)}")
     if configured.transport not in WORKER_TRANSPORTS or configured.sandbox != "ticket-worktree-write":

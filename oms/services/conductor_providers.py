@@ -25,7 +25,7 @@ ACTOR = "oms-conductor"
 
 
 def phase(d: Delivery, done: list[str], skipped: list[str]) -> None:
-    """The model proxy kept running (when workers go through it), probes, quota parking, token budgets."""
+    """The model proxy kept running while workers need it, probes, quota parking, token budgets."""
     ensure_proxy(d.ws, done, skipped)
     if d.ws.config().routing.providers:
         read, unread = providers.probe_all(d.ws)
@@ -36,19 +36,24 @@ def phase(d: Delivery, done: list[str], skipped: list[str]) -> None:
 
 
 def ensure_proxy(ws: Workspace, done: list[str], skipped: list[str]) -> None:
-    """With `[proxy] workers = true`, start the model proxy if none runs (a stale record is replaced); one
-    that answers the port but not the handshake is left alone and named (ADR 0020)."""
-    config = ws.config()
-    if not config.proxy.workers or not config.routing.providers:
-        return
+    """The model proxy runs while a worker that has not ended holds a token, and no longer (ADR
+    0026): one is started if none runs (a stale record is replaced; one that answers the port but
+    not the handshake is left alone and named), and one started on demand is stopped once no such
+    worker is left."""
+    root = ws.store.state.root
     try:
+        if not proxy_tokens.needed(root):
+            stopped = proxy_control.stop_if_idle(ws)
+            if stopped is not None:
+                done.append(f"the model proxy stopped: no running worker needs it ({stopped.note})")
+            return
         found = proxy_control.status(ws)
         if found.state == "running":
             return
         if found.state in ("unverified", "unreadable"):
             skipped.append(f"the model proxy: {found.note} (launches wait; `oms proxy stop`)")
             return
-        started = proxy_control.start(ws)
+        started = proxy_control.ensure(ws)
         done.append(f"the model proxy started: {started.note}")
     except OmsError as exc:
         skipped.append(f"the model proxy: {one_line(exc.message)}")

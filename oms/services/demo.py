@@ -251,7 +251,7 @@ def worker_log(ws: Workspace, session_id: str) -> bytes:
     if not session_id:
         return b""
     rel = f"{command.home(session_id)}/{WORKER_LOG}"
-    return ws.store.state.root.read_optional(rel, 256 * 1024, any_mode=True) or b""
+    return ws.store.sandboxes().read_optional(rel, 256 * 1024, any_mode=True) or b""
 
 
 def timeline(ws: Workspace, session_id: str) -> list[Step]:

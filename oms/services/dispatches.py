@@ -85,7 +85,8 @@ def _start_commit(ws: Workspace, ticket: Record, worktree: JsonObject) -> str:
             raise AuthorityChangedError("ticket's prior failure evidence is not this ticket's last expired lease")
         if isinstance(payload.get("worktree_start_commit"), str):
             return access.text(payload, "worktree_start_commit")
-    head = git.resolve_commit(access.text(worktree, "worktree_root"), "HEAD")
+    linked = git.linked_worktree(ws.config_root, access.text(worktree, "worktree_root"))
+    head = linked.head  # as the repository records it (never asked of git inside the worktree)
     if head is None:
         raise CheckoutChangedError(f"worktree {worktree['worktree_root']} has no HEAD commit")
     return head
@@ -137,7 +138,7 @@ def propose(
         raise AuthorityChangedError(f"ticket {ticket_id} has no worktree", hint=f"oms worktree create {ticket_id}")
     start = _start_commit(ws, ticket, worktree)
     wt_root = access.text(worktree, "worktree_root")
-    if not git.is_ancestor(wt_root, access.text(worktree, "base_commit"), start):
+    if not git.is_ancestor(ws.config_root, access.text(worktree, "base_commit"), start):
         raise CheckoutChangedError(f"start commit {start[:12]} does not descend from the worktree's base commit")
     provider_id = _route(ws, configured, provider)
     attempt = access.integer(ticket.payload, "attempt")
@@ -239,7 +240,7 @@ def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
         json.loads(advisor_schema_text()),  # as `--output-schema` gets it: refs resolved, no draft named
         openai_key=bool(os.environ.get("OPENAI_API_KEY")),
     )
-    run = advisor.execute(plan, cwd=access.text(dispatch.payload, "worktree_path"), clock=ws.clock)
+    run = advisor.execute(plan, clock=ws.clock)
     verdict = advisor.verdict(plan, run)
     try:
         validate("advisor-verdict", verdict, where="advisor verdict")

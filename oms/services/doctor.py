@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import sys
 import tempfile
 from dataclasses import dataclass
 
-from oms.adapters import bwrap, cli_models
+from oms.adapters import bwrap, cgroups, cli_models
 from oms.adapters.advisor import ADVISOR_ENV
 from oms.adapters.tools import TOOLS, probe
 from oms.domain.config import CONFIG_PATH
+from oms.domain.sandbox_limits import SandboxLimits, unbounded
 from oms.errors import OmsError
 from oms.fsio import Root, capabilities
 from oms.limits import LIMITS
@@ -19,7 +21,7 @@ from oms.process import child_env, is_frozen, landlock
 from oms.schemas import SCHEMA_NAMES, schema_source, validator
 from oms.services.committed import committed_config
 from oms.services.policy import load_tracked
-from oms.store import StateRoot
+from oms.store import StateRoot, sandboxes
 from oms.version import __version__
 
 
@@ -106,6 +108,27 @@ def _sandbox() -> list[Check]:
     return [*out, Check("bubblewrap", True, detail)]
 
 
+UNSAFE_FIX = 'remove cgroup = "unsafe-none" once `oms doctor` shows cgroups OK'
+
+
+def _cgroups(config_root: str | None) -> list[Check]:
+    """A cgroup made and removed as a sandbox's would be (ADR 0025); what the config leaves
+    unbounded."""
+    limits, roles = SandboxLimits(), {}
+    if config_root is not None:
+        with contextlib.suppress(OmsError):  # the config line says why it cannot be read
+            config = committed_config(os.path.abspath(config_root))
+            limits, roles = config.limits, {r: role.limits for r, role in config.roles.items()}
+    out = [Check("limits", True, line, UNSAFE_FIX, warn=True) for line in unbounded(limits, roles)]
+    try:
+        made = cgroups.trial(SandboxLimits())
+    except OmsError as exc:
+        failed = Check("cgroups", False, f"no cgroup for a sandbox: {exc.message}", exc.remedy)
+        return [*out, failed]
+    shown = limits.shown() if not limits.unsafe else SandboxLimits().shown()
+    return [*out, Check("cgroups", True, f"each sandbox gets its own ({shown}): {made}")]
+
+
 def _state(state_root: str) -> tuple[list[Check], str | None]:
     try:
         state = StateRoot.open(state_root)
@@ -115,11 +138,25 @@ def _state(state_root: str) -> tuple[list[Check], str | None]:
         state.signer()
         st = os.stat(state.path, follow_symlinks=False)
         detail = f"{state.path} (owner uid {st.st_uid}, mode {st.st_mode & 0o777:04o}, key {state.meta.key_id[:16]})"
-        return [Check("state root", True, detail)], state.path
+        return [Check("state root", True, detail), _sandboxes(state)], state.path
     except OmsError as exc:
         return [Check("state root", False, exc.message, "oms store verify; restore the key or re-init")], None
     finally:
         state.close()
+
+
+def _sandboxes(state: StateRoot) -> Check:
+    """The sandbox directory (ADR 0026): private, the state root's, its path not the state
+    root's."""
+    try:
+        if sandboxes.recorded_path(state.root) is None:
+            none = "none yet: made beside the state root at the first launch"
+            return Check("sandbox directory", True, none)
+        with sandboxes.open_existing(state.root, state.meta.key_id) as found:
+            detail = f"{found.path} (private, outside the state root)"
+            return Check("sandbox directory", True, detail)
+    except OmsError as exc:
+        return Check("sandbox directory", False, exc.message, exc.remedy or "oms store verify")
 
 
 def _probe(state_root: str | None) -> dict[str, str | None] | Check:
@@ -201,6 +238,10 @@ def _roles(config_root: str | None) -> list[Check]:
     env = child_env(keep=ADVISOR_ENV)
     codex_listed: list[str] | None = None
     for role_id, role in sorted(config.roles.items()):
+        if role.opt_outs:  # containment given up, by the role's own keys (ADR 0026)
+            detail = f"{', '.join(role.opt_outs)}: its workers are not contained by default"
+            fix = f'remove them from [roles."{role_id}"] in {CONFIG_PATH} unless it needs them'
+            checks.append(Check(f"containment {role_id}", True, detail, fix, warn=True))
         cli = CLI_OF.get(role.transport)
         if cli is None:
             continue
@@ -252,7 +293,7 @@ def _roles(config_root: str | None) -> list[Check]:
 
 def diagnose(state_root: str, config_root: str | None) -> list[Check]:
     """Run every check (none of them changes anything)."""
-    checks = [_oms(), _schemas(), *_tools(), *_sandbox()]
+    checks = [_oms(), _schemas(), *_tools(), *_sandbox(), *_cgroups(config_root)]
     state_checks, opened = _state(state_root)
     checks += state_checks
     checks += _capabilities(opened)

@@ -11,6 +11,7 @@ is done; merge evidence is recorded.
 Discard archives the branch's head at `refs/oms/archive/<ticket>/<attempt>` (and, with `[worktrees]
 archive_bundles`, a git bundle under the state root's `archive/`) before anything else; then the worktree
 goes if it has no uncommitted work (else it stays, said so), and the branch. Discard evidence records it.
+The worktree is looked at and emptied in a tree job (docs/adr/0024), never read on the host.
 """
 
 from __future__ import annotations
@@ -157,13 +158,11 @@ def discard(ws: Workspace, dispatch_id: str, reason: str) -> Discarded:
     bundle = _bundle(ws, repo, archive, ticket_id, attempt)
     removed: list[str] = []
     kept: list[str] = []
-    if os.path.isdir(worktree):
-        git.check_worktree_of(worktree, repo)
-        dirty = worktree_gc.unkept(worktree)
-        if dirty is not None:
-            kept.append(f"worktree {worktree}: {dirty}; commit or move it, then discard again")
+    if os.path.isdir(worktree):  # (the worktree's own root: no component an agent can change)
+        why = worktree_gc.remove(repo, worktree)
+        if why is not None:
+            kept.append(f"worktree {worktree}: {why}")
         else:
-            git_finish.remove_worktree(repo, worktree)
             removed.append(f"worktree {worktree}")
     if not kept:
         try:

@@ -1,11 +1,14 @@
 """Materialise a provider plan through fsio: the private agent home and its files.
 
-The home is created 0700 and verified (owner, mode, not a link); a pre-existing home that is loose,
-foreign-owned or a symlink is refused. Files are published no-replace; on reuse they must be byte
-identical to the plan (a swapped `hooks.json` is refused), except the files the agent CLI rewrites
-itself, which are replaced by oms's version (unlink + create; also a link left by an older oms). The
-one credential a plan names (Codex's `auth.json`) is not copied or linked: it must still be a regular
-file, and the sandbox shows it read-only over an empty placeholder (ADR 0012).
+The home lives in the sandbox directory, outside the state root (`store/sandboxes.py`, ADR 0026). A
+home an older oms made under the state root (`tmp/<provider>-<session>`) is moved there the first
+time its worker launches again (a rename, never a copy: Codex resumes its session from it), with a
+note. The home is created 0700 and verified (owner, mode, not a link); a pre-existing home that is
+loose, foreign-owned or a symlink is refused. Files are published no-replace; on reuse they must be
+byte identical to the plan (a swapped `hooks.json` is refused), except the files the agent CLI
+rewrites itself, which are replaced by oms's version (unlink + create; also a link left by an older
+oms). The one credential a plan names (Codex's `auth.json`) is not copied or linked: it must still
+be a regular file, and the sandbox shows it read-only over an empty placeholder (ADR 0012).
 """
 
 from __future__ import annotations
@@ -14,20 +17,34 @@ import os
 import stat
 
 from oms.adapters.providers.base import LaunchPlan
-from oms.adapters.sandbox import PLACEHOLDERS
-from oms.errors import AlreadyExistsError, CheckoutChangedError, UnsafeFileError
+from oms.errors import AlreadyExistsError, UnsafeFileError
 from oms.fsio import Root
-from oms.fsio.outside import is_empty_dir, regular_file_target
+from oms.fsio.outside import regular_file_target
 from oms.limits import LIMITS
 
+LEGACY = "tmp"  # where an older oms kept homes, under the state root
 
-def home_path(state_root: str, rel: str) -> str:
-    """The absolute path of a home relative to the state root."""
-    return os.path.join(state_root, rel)
+
+def home_path(base: str, rel: str) -> str:
+    """The absolute path of a home relative to the sandbox directory at `base`."""
+    return os.path.join(base, rel)
+
+
+def adopt_legacy(state: Root, root: Root, plan: LaunchPlan) -> str | None:
+    """Move the plan's home from under the state root (an older oms's `tmp/<name>`) into the sandbox
+    directory `root`, if it is there and the new one is not; a note saying so, or None."""
+    if plan.home is None:
+        return None
+    name = os.path.basename(plan.home)
+    old = f"{LEGACY}/{name}"
+    if root.exists(plan.home) or not state.exists(old):
+        return None
+    state.move_dir_to(old, root, plan.home)
+    return f"moved the agent home {old} out of the state root into the sandbox directory (ADR 0026)"
 
 
 def materialise(root: Root, plan: LaunchPlan) -> None:
-    """Create or re-verify the plan's agent home."""
+    """Create or re-verify the plan's agent home in the sandbox directory `root`."""
     if plan.home is None:
         return
     root.mkdirs(plan.home)  # 0700, owner checked; refuses links and loose modes
@@ -46,16 +63,3 @@ def materialise(root: Root, plan: LaunchPlan) -> None:
             root.publish(rel, item.data, mode=0o600)
     for source, _view in plan.ro_files:
         regular_file_target(source)  # still one regular file (not swapped for a link)
-
-
-def refuse_smuggled_config(worktree: str) -> None:
-    """A worktree must not carry agent configuration that a trusted project would load (DESIGN.md §8).
-
-    An empty directory there is a sandbox's mount point (a running sandbox's, or one left behind when its
-    broker was killed): it carries nothing. Only the supervisor that made it removes it, once its sandbox
-    has ended (removing it from here could lift a running sandbox's placeholder)."""
-    for name in PLACEHOLDERS:
-        if is_empty_dir(os.path.join(worktree, name)):
-            continue
-        if os.path.lexists(os.path.join(worktree, name)):
-            raise CheckoutChangedError(f"worktree carries {name}, which an agent CLI could load; refusing")

@@ -15,19 +15,20 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, NamedTuple
 
-from oms.adapters import bwrap
+from oms.adapters import bwrap, cgroups
 from oms.adapters.activation import ActivationError, Witness
 from oms.adapters.panes import Pane
-from oms.canonical import JsonObject, access, stable_id
+from oms.canonical import Json, JsonObject, access, stable_id
 from oms.domain import delivery as rules
-from oms.domain import sessions, workers
+from oms.domain import sandbox_limits, sessions, workers
 from oms.domain.machine import Next
 from oms.domain.policy import role_tools
 from oms.errors import AuthorityChangedError, OmsError, one_line
+from oms.fsio import Root
 from oms.services import checkout, fence, launch, lifecycle_events, live, liveness, plans, reaper, registration
 from oms.services import launch_guards as guards
 from oms.services.authority import Authority, check_dispatch
-from oms.services.homes import materialise
+from oms.services.homes import adopt_legacy, home_path, materialise
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
 
@@ -131,6 +132,8 @@ def prepare(
     fence.require_alone(d.ws, dispatch, running)
     plans.check_cli_version(str(payload["provider_mode"]))  # the cheap refusals before anything is reset
     bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
+    limits = sandbox_limits.from_json(access.obj(payload, "role_limits"))  # approved (`check_role`)
+    cgroups.trial(limits)  # no cgroup, no launch: parks with its reason (ADR 0025)
     if resume is None:
         prior = payload.get("prior_failure_evidence")
         evidence = d.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
@@ -139,8 +142,26 @@ def prepare(
     checkout.verify(payload, d.ws.config_root, own_work=resume is not None)
     tools = role_tools(authority.policy, authority.role.role_id)
     plan = d.plan(dispatch, authority.role.argv, tools, authority.instructions, resume=resume)
-    materialise(d.ws.store.state.root, plan)
-    return plan, plans.launch_spec(d.ws, dispatch, plan, tools, d.executable)
+    sandboxes = d.ws.store.sandboxes()
+    moved = adopt_legacy(d.ws.store.state.root, sandboxes, plan)  # an older oms's home (ADR 0026)
+    if moved is not None:  # said in the worker's broker log, where its supervisor writes
+        log = panefiles.log_path(dispatch.record_id)
+        _note(d.ws.store.state.root, log, f"{d.ws.now()} {moved}")
+    materialise(sandboxes, plan)
+    spec = plans.launch_spec(d.ws, dispatch, plan, tools, d.executable)
+    home = os.path.realpath(home_path(sandboxes.path, plan.home or ""))
+    trees: list[Json] = [access.text(spec, "worktree"), home]
+    return plan, {**spec, "limits": limits.to_json(), "disk_trees": trees}
+
+
+def _note(root: Root, rel: str, line: str) -> None:
+    """One line appended to a private log under the state root."""
+    root.mkdirs(panefiles.PANES_DIR)
+    fd = root.open_log(rel)
+    try:
+        os.write(fd, (line + "\n").encode("ascii", "replace"))
+    finally:
+        os.close(fd)
 
 
 def start_pane(

@@ -28,7 +28,18 @@ from oms.domain import delivery as rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.errors import InvalidInputError, OmsError, PaneNotEndedError, RecordNotFoundError, one_line
-from oms.services import fence, launch, live, liveness, plans, proxy_tokens, reaper, relaunch, results, salvage
+from oms.services import (
+    fence,
+    launch,
+    live,
+    liveness,
+    plans,
+    proxy_launch,
+    reaper,
+    relaunch,
+    results,
+    salvage,
+)
 from oms.services.launcher import activate, launch_worker
 from oms.services.liveness import CONSUMER
 from oms.store import Record, panefiles
@@ -173,7 +184,7 @@ def stop(d: Delivery, dispatch_id: str, reason: str, *, end_reason: str = "stopp
     panefiles.clear_exit(root, dispatch_id)
     panefiles.drop_begun(root, dispatch_id)
     launch.discard(root, dispatch_id)  # a spec no supervisor took (it holds the agent's credential)
-    proxy_tokens.revoke_token(d.ws, dispatch_id)  # its model proxy token, if it had one (the proxy also refuses it)
+    proxy_launch.release(d.ws, dispatch_id)  # its proxy token; an idle on-demand proxy stops
     d.panes.kill_server_if_idle()
     return d.observe(dispatch_id)
 

@@ -5,14 +5,15 @@ config, the agent CLI's version, the provider's launch plan and the supervisor's
   checked executable; a frozen binary is `sys.executable`.
 - A Codex or Claude Code worker needs a CLI version whose hook and flag contract oms was verified
   against (`COMPATIBLE`); a command worker needs none.
-- A plan is pure given its inputs (`adapters/providers`); the agent CLI sees only its own provider's
-  credential and endpoint of the deliverer's environment (`PASSTHROUGH`).
+- A plan is pure given its inputs (`adapters/providers`). A model CLI holds exactly one credential:
+  its dispatch's proxy token (the default), or, where its role says `credential = "raw"`, one
+  credential of the user's (`raw_credential`); never an endpoint of the deliverer's environment (ADR
+  0026).
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -20,10 +21,11 @@ from oms.adapters import tools
 from oms.adapters.providers import claude, codex, command
 from oms.adapters.providers.base import LaunchPlan, LaunchRequest, hook_tools
 from oms.canonical import JsonObject, access, operation_nonce
+from oms.domain.config import CREDENTIAL_DEFAULT, NETWORK_DEFAULT
 from oms.domain.config import role as configured_role
 from oms.errors import ConfigError, InvalidInputError
 from oms.fsio.outside import regular_file_target
-from oms.process import is_frozen
+from oms.process import oms_executable
 from oms.services import sandboxing
 from oms.services.homes import home_path
 from oms.services.instructions import executor_instructions
@@ -36,46 +38,26 @@ SESSION_MODE = {"codex_goal": "goal", "claude_interactive": "pane", "command": "
 PROVIDER = {"codex_goal": "codex", "claude_interactive": "claude", "command": "command"}
 SURFACE = {"goal": "codex-goal", "claude": "claude-interactive"}  # the journal's contact surface (else command)
 COMPATIBLE = {"codex_goal": ("codex", "0.171."), "claude_interactive": ("claude", "2.1.")}
-# What each agent CLI may see of the deliverer's environment: its own credential and endpoint, nothing of
-# another provider's (a command worker gets none).
-PASSTHROUGH = {
-    "codex_goal": ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY"),
-    "claude_interactive": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
-    "command": (),
-}
-
-
 TOKEN_VARIABLE = {"codex_goal": "OPENAI_API_KEY", "claude_interactive": "ANTHROPIC_API_KEY"}
+# A role with `credential = "raw"` (ADR 0026): the one variable of the deliverer's environment its
+# CLI may see (Codex without an endpoint takes the user's login file first: `raw_credential`).
+RAW_KEY = {"codex_goal": "OPENAI_API_KEY", "claude_interactive": "ANTHROPIC_API_KEY"}
 
 
 @dataclass(frozen=True, slots=True)
 class ProxyRoute:
-    """Where a proxied agent sends its model traffic, and the token that is its only key (ADR 0020); its
-    sandbox has no network: the proxy's Unix socket (`socket`, absolute) is bound in and a relay inside
-    listens on 127.0.0.1:`port` for the agent."""
+    """Where a proxied agent sends its model traffic, and the token that is its only key (ADR 0020,
+    0026). Without a network (the default) the dispatch's door (`socket`, absolute: a directory in
+    the sandbox directory) is bound in and a relay inside listens on 127.0.0.1:`port` for the agent;
+    with the host network (`socket` None) the agent reaches the proxy's own port."""
 
     endpoint: str
     token: str
-    socket: str
+    socket: str | None
     port: int
 
 
-def resolve_executable(env: Mapping[str, str]) -> str:
-    """The real, absolute, non-symlink path of the oms executable that hooks and the MCP config will run."""
-    candidates = [env.get("OMS_EXECUTABLE", "")]
-    if is_frozen():
-        candidates.append(sys.executable)
-    candidates += [sys.argv[0] if sys.argv else "", os.path.join(os.path.dirname(sys.executable), "oms")]
-    for candidate in candidates:
-        if not candidate or (not os.path.isabs(candidate) and os.sep not in candidate):
-            continue
-        real = os.path.realpath(candidate)
-        if os.path.isfile(real) and os.access(real, os.X_OK) and os.path.basename(real).startswith("oms"):
-            return real
-    raise ConfigError(
-        "cannot find the oms executable to write into hooks and MCP config",
-        hint="set OMS_EXECUTABLE to the absolute path of the oms binary",
-    )
+resolve_executable = oms_executable  # the oms executable hooks, the MCP config and tree jobs run
 
 
 def check_cli_version(provider_mode: str) -> None:
@@ -110,8 +92,13 @@ def plan(
     endpoint = payload.get("model_endpoint")
     endpoint = endpoint if isinstance(endpoint, str) else None
     mode = str(payload["provider_mode"])
-    if proxy is not None:
-        endpoint, env = proxy.endpoint, {TOKEN_VARIABLE[mode]: proxy.token}
+    auth: str | None = None
+    keys: dict[str, str] = {}
+    raw = payload.get("role_credential", CREDENTIAL_DEFAULT) != CREDENTIAL_DEFAULT
+    if mode in TOKEN_VARIABLE and raw:
+        auth, keys = raw_credential(mode, endpoint, env)
+    elif proxy is not None and mode in TOKEN_VARIABLE:  # (no route: no credential, e.g. `native`)
+        endpoint, keys = proxy.endpoint, {TOKEN_VARIABLE[mode]: proxy.token}
     req = LaunchRequest(
         dispatch_id=dispatch.record_id,
         session_id=access.text(payload, "session_id"),
@@ -121,24 +108,55 @@ def plan(
         executable=executable,
         instructions=executor_instructions(ws) if instructions is None else instructions,
         role_argv=role_argv,
-        codex_auth=codex_auth(env, required=endpoint is None) if mode == "codex_goal" else None,
-        passthrough={k: env[k] for k in PASSTHROUGH.get(mode, ()) if env.get(k)},
+        codex_auth=auth,
+        passthrough=keys,
         tools=tools,
         endpoint=endpoint,
         resume=resume,
     )
+    host = payload.get("role_network", NETWORK_DEFAULT) != NETWORK_DEFAULT
     if mode == "codex_goal":
-        return _relayed(codex.plan(req), proxy)
+        return _contained(codex.plan(req), proxy, host)
     if mode == "claude_interactive":
-        return _relayed(claude.plan(req), proxy)
+        return _contained(claude.plan(req), proxy, host)
     if mode == "command":
-        return command.plan(req)
+        return _contained(command.plan(req), None, host)
     raise InvalidInputError(f"provider mode {mode} cannot run a worker")
 
 
-def _relayed(launch_plan: LaunchPlan, proxy: ProxyRoute | None) -> LaunchPlan:
-    """The plan of a proxied agent: its sandbox without a network, the proxy reached through the relay."""
-    return launch_plan if proxy is None else replace(launch_plan, model_relay=(proxy.socket, proxy.port))
+def raw_credential(
+    mode: str,
+    endpoint: str | None,
+    env: Mapping[str, str],
+) -> tuple[str | None, dict[str, str]]:
+    """The one credential a role with `credential = "raw"` gives its CLI (ADR 0026): (Codex's login
+    file, variables). Codex talking to OpenAI's own API (no endpoint) gets the user's login file if
+    there is one, else `OPENAI_API_KEY`; Codex with an endpoint (a gateway) and Claude Code get
+    their family's key variable, if the environment has it; never two, never a base URL (the
+    endpoint is the approved one)."""
+    variable = RAW_KEY[mode]
+    key = {variable: env[variable]} if env.get(variable) else {}
+    if mode != "codex_goal" or endpoint is not None:
+        return None, key
+    login = codex_auth(env, required=False)
+    if login is not None:
+        return login, {}
+    if not key:
+        raise ConfigError(
+            "codex has no credential: no Codex login (auth.json) and no OPENAI_API_KEY",
+            hint="run `codex login`, or set OPENAI_API_KEY",
+        )
+    return None, key
+
+
+def _contained(launch_plan: LaunchPlan, proxy: ProxyRoute | None, host_network: bool) -> LaunchPlan:
+    """The plan in its sandbox's network: its own (loopback only), the proxy reached through the
+    relay and the dispatch's door; or, asked for by its role, the host's."""
+    if host_network:
+        return replace(launch_plan, host_network=True)
+    if proxy is None or proxy.socket is None:
+        return launch_plan
+    return replace(launch_plan, model_relay=(proxy.socket, proxy.port))
 
 
 def native(ws: Workspace, dispatch: Record, *, executable: str, env: Mapping[str, str]) -> LaunchPlan:
@@ -169,9 +187,10 @@ def launch_spec(
         allowed_tools=hook_tools(tools),
         nonce=operation_nonce(access.text(payload, "delivery_event_id"), CONSUMER),
         config_root=ws.config_root,
-        home_abs=home_path(ws.store.path, launch_plan.home),
+        home_abs=home_path(ws.store.sandboxes().path, launch_plan.home),
         executable=executable,
         state_root=ws.store.path,
+        sandbox_dir=ws.store.sandboxes().path,
     )
 
 

@@ -7,9 +7,11 @@ the records as they are now. Nothing is forwarded, and no body read, before they
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from oms.domain import proxy as rules
+from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import Provider
 from oms.errors import OmsError, one_line
 from oms.fsio import Root
@@ -29,7 +31,9 @@ def admit(
     """The route, provider and grant of a request the proxy may forward, or why not: a path that
     names no configured provider, no valid token (on a dispatch's door: no token of that dispatch),
     a token of another provider, an endpoint other than the approved one, an attempt that may no
-    longer act (over or fenced: `attempt`), a call its CLI never makes."""
+    longer act (over or fenced: `attempt`), a call its CLI never makes. A worker not routed to a
+    configured provider goes through its family's implicit one (`IMPLICIT`, ADR 0026), upstream the
+    endpoint its dispatch was approved with (the token file's)."""
     route = rules.parse_route(target)
     provider = None if route is None else s.routing.providers.get(route.provider_id)
     if route is None or provider is None:
@@ -42,7 +46,9 @@ def admit(
         return Refusal(401, "oms_proxy_auth", "this door is another dispatch's: use your own token")
     if grant.provider_id != route.provider_id:
         return Refusal(401, "oms_proxy_auth", f"this token is not valid for provider {route.provider_id}")
-    if grant.approved is not None and grant.approved[0] != provider.endpoint:
+    if route.provider_id in IMPLICIT.values():  # not routed: upstream is its approved endpoint
+        provider = replace(provider, endpoint=None if grant.approved is None else grant.approved[0])
+    elif grant.approved is not None and grant.approved[0] != provider.endpoint:
         why = f"provider {route.provider_id}'s endpoint is not the one approved (the config changed since)"
         return Refusal(409, "oms_proxy_endpoint", why)
     lapsed = attempt(s.root, grant.dispatch_id, s.clock())

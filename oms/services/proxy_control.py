@@ -9,6 +9,12 @@ The parent trusts it only once it answers a fresh random challenge with HMAC(key
 again. `stop` signals only the process whose pid, start time and boot all match the record (a pidfd:
 `kill_exact`), SIGTERM then SIGKILL after `STOP_GRACE_S`; a record whose process is gone is removed with a
 note, and nothing else is signalled.
+
+On demand (ADR 0026): every model worker goes through the proxy, so a launch that needs it issues
+its token first and then `ensure`s a proxy runs (started from the launcher's environment if none
+does, under `START_LOCK`); such a proxy is recorded `on_demand`, and `stop_if_idle` — called as a
+worker ends and by the conductor's tick — stops it under the same lock once no token is held by a
+worker that has not ended. A proxy a person started (`oms proxy start`) runs until `oms proxy stop`.
 """
 
 from __future__ import annotations
@@ -26,17 +32,17 @@ import threading
 import time
 import urllib.request
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from oms.canonical import JsonObject, access
 from oms.domain import proxy as rules
-from oms.domain.routing import Cooldown
+from oms.domain.routing import Cooldown, Provider
 from oms.errors import AlreadyExistsError, ConflictError, LockHeldError, OmsError, ProxyError
 from oms.fsio import locks
 from oms.fsio.procinfo import ProcessIdentity, is_alive
 from oms.process import child_env, data_fd, is_frozen, kill_exact, reap, start_detached
 from oms.services import providers as _providers
-from oms.services import proxy_credentials
+from oms.services import proxy_credentials, proxy_tokens
 from oms.services.proxy_front import DOORS, Doors
 from oms.services.proxy_server import ProxyServer, Settings
 from oms.services.workspace import Workspace
@@ -140,7 +146,43 @@ def start(ws: Workspace) -> Status:
         return _start(ws)
 
 
-def _start(ws: Workspace) -> Status:
+def ensure(ws: Workspace) -> Status:
+    """A running, verified proxy: the one recorded, else one started now (recorded `on_demand`).
+    Waits for a start under way; one recorded but not answering its handshake, or unreadable, is
+    named, never replaced (`oms proxy stop` first)."""
+    root = ws.store.state.root
+    root.mkdirs("proxy")
+    with locks.acquire_waiting(root, START_LOCK, START_TIMEOUT_S + STOP_GRACE_S):
+        found = status(ws)
+        if found.state == "running":
+            return found
+        if found.state in ("unverified", "unreadable"):
+            raise ProxyError(f"the model proxy cannot be used: {found.note}", hint="oms proxy stop")
+        return _start(ws, on_demand=True)
+
+
+def stop_if_idle(ws: Workspace) -> Status | None:
+    """Stop a proxy started on demand once no worker that has not ended holds a token (the Status of
+    that stop; None: none was stopped). A start under way is left to finish."""
+    root = ws.store.state.root
+    if not root.exists(RECORD):
+        return None
+    try:
+        held = locks.acquire(root, START_LOCK)
+    except LockHeldError:
+        return None  # a launch is starting it: it is needed
+    with held:
+        try:
+            data = root.read_optional(RECORD, RECORD_BYTES)
+            doc = None if data is None else parse_document(data, "proxy-record", RECORD)
+        except OmsError:
+            return None  # unreadable: `status` says so; nothing is signalled
+        if doc is None or doc.get("on_demand") is not True or proxy_tokens.needed(root):
+            return None
+        return stop(ws)
+
+
+def _start(ws: Workspace, *, on_demand: bool = False) -> Status:
     found = status(ws)
     if found.state in ("running", "unverified", "unreadable"):
         raise ConflictError(f"the model proxy is already recorded: {found.note}", hint="`oms proxy stop` first")
@@ -174,6 +216,7 @@ def _start(ws: Workspace) -> Status:
             "port": port,
             "hello_nonce": nonce,
             "started_at": ws.now(),
+            **({"on_demand": True} if on_demand else {}),
         }
         try:
             root.publish(RECORD, encode_document(doc, "proxy-record", RECORD, RECORD_BYTES))
@@ -232,12 +275,15 @@ def settings_for(ws: Workspace, key: bytes, env: Mapping[str, str]) -> Settings:
     lock = threading.Lock()
 
     def rest(provider_id: str, cooldown: Cooldown, dispatch_id: str) -> None:
+        if provider_id in rules.IMPLICIT.values():
+            return  # not routed: there is no other provider to rest it for
         with lock:
             _providers.rest(ws, provider_id, cooldown, f"proxy: {dispatch_id}")
 
+    implicit = {p: Provider(p, family) for family, p in rules.IMPLICIT.items()}
     return Settings(
         root=ws.store.state.root,
-        routing=config.routing,
+        routing=replace(config.routing, providers={**config.routing.providers, **implicit}),
         credentials=proxy_credentials.credentials(config.routing.providers, env),
         budgets={r: role.token_budget for r, role in config.roles.items()},
         max_request_bytes=config.proxy.max_request_bytes,
@@ -256,7 +302,8 @@ def serve(ws: Workspace, secret_fd: int, ready_fd: int) -> None:
         os.close(secret_fd)
     settings = settings_for(ws, key, os.environ)
     server = ProxyServer(settings, ws.config().proxy.port)
-    doors = Doors(server, ws.store.state.root)  # one per dispatch holding a token (`proxy_front.py`)
+    doors = Doors(server, ws.store.state.root, ws.store.sandboxes())  # one per token
+    server.on_hello = doors.keep  # a launch's handshake finds its door open (ADR 0026)
     with contextlib.suppress(OmsError):  # (a failure here is the door thread's to retry)
         doors.root.mkdirs(DOORS)
         doors.keep()  # every token's door is live before the proxy answers (a recorded one has all)

@@ -1,12 +1,16 @@
 """The real credentials the model proxy holds, one per provider (issue 13, ADR 0020).
 
-A provider's credential is a key from the proxy's own environment (`key_env`, else its family's default
-variable), else, for an OpenAI provider of OpenAI's own API, the user's Codex login: its API key (`auth =
-"key"`, the default; never sent to another endpoint unasked), or, asked for by name, its ChatGPT login
-(`auth = "codex-chatgpt"`: the access token and account, `domain/codex_login.py`).
-The login file is read again whenever it changes (size, time, inode), so a token the user's own `codex`
-refreshed is used from the next request on; the proxy never writes it. Nothing here is ever printed: a
-missing credential is told by what is missing and what to do.
+A provider's credential is a key from the proxy's own environment (`key_env`, else its family's
+default variable), else, for an OpenAI provider of OpenAI's own API, the user's Codex login: its API
+key (`auth = "key"`, the default; never sent to another endpoint unasked), or, asked for by name,
+its ChatGPT login (`auth = "codex-chatgpt"`: the access token and account, `domain/codex_login.py`).
+A worker not routed to a configured provider goes through its family's implicit one (ADR 0026):
+Claude Code's is the proxy's `ANTHROPIC_API_KEY`; Codex's, towards OpenAI's own API, is
+`OPENAI_API_KEY`, else the user's Codex login — its API key if it holds one, else its ChatGPT login
+(`AUTO`) — and, towards the endpoint a role names, `OPENAI_API_KEY` alone (`credential_key`). The
+login file is read again whenever it changes (size, time, inode), so a token the user's own `codex`
+refreshed is used from the next request on; the proxy never writes it. Nothing here is ever printed:
+a missing credential is told by what is missing and what to do.
 """
 
 from __future__ import annotations
@@ -22,12 +26,14 @@ from urllib.parse import urlsplit
 
 from oms.domain import codex_login
 from oms.domain import proxy as rules
-from oms.domain.codex_login import Missing, UpstreamAuth
+from oms.domain.codex_login import NO_KEY, Missing, UpstreamAuth
 from oms.domain.routing import Provider
 from oms.errors import OmsError
 from oms.fsio.outside import file_signature, read_user_file
 
 _ENV_KEY = re.compile(r"[!-~]{1,8192}")  # printable ASCII, no space: nothing that could split a header
+AUTO = "auto"  # a Codex login's API key if it holds one, else its ChatGPT login (implicit only)
+GATEWAY = "@gateway"  # an implicit provider's credential towards an endpoint a role names
 
 
 class Credential(Protocol):
@@ -44,10 +50,13 @@ class EnvironmentKey:
 
     variable: str
     key: str | None
+    optional: bool = False  # none set: requests go without a key (a role's own endpoint, ADR 0026)
 
     def current(self) -> UpstreamAuth | Missing:
         """The key (surrounding whitespace dropped: a CRLF `.env` leaves a `\r`), if it fits a header."""
         key = None if self.key is None else self.key.strip()
+        if self.optional and key is None:
+            return UpstreamAuth(NO_KEY)
         if not key or _ENV_KEY.fullmatch(key) is None:
             return Missing(f"the proxy's environment has no usable {self.variable}")
         return UpstreamAuth(key)
@@ -81,7 +90,10 @@ class CodexLogin:
             return Missing(f"no readable Codex login at {self._path} (run `codex login`)")
         if self._mode == codex_login.CHATGPT:
             return codex_login.chatgpt(doc, int(self._clock()))
-        return codex_login.api_key(doc)
+        key = codex_login.api_key(doc)
+        if self._mode == AUTO and isinstance(key, Missing):  # no API key: a ChatGPT login
+            return codex_login.chatgpt(doc, int(self._clock()))
+        return key
 
 
 def login_path(env: Mapping[str, str]) -> str:
@@ -112,5 +124,21 @@ def _openais_own(endpoint: str | None) -> bool:
 
 
 def credentials(providers: Mapping[str, Provider], env: Mapping[str, str]) -> dict[str, Credential]:
-    """Every configured provider's credential."""
-    return {provider_id: credential_of(p, env) for provider_id, p in providers.items()}
+    """Every configured provider's credential, and the implicit providers' (`credential_key`)."""
+    found = {provider_id: credential_of(p, env) for provider_id, p in providers.items()}
+    for family, provider_id in rules.IMPLICIT.items():
+        variable = rules.DEFAULT_KEY_ENV[family]
+        key = env.get(variable) or None
+        found[provider_id + GATEWAY] = EnvironmentKey(variable, key, optional=True)
+        found[provider_id] = EnvironmentKey(variable, key)
+        if family == "openai" and not key:
+            found[provider_id] = CodexLogin(login_path(env), AUTO)
+    return found
+
+
+def credential_key(provider_id: str, endpoint: str | None) -> str:
+    """Which of `credentials` serves a request to `provider_id` upstream `endpoint`: an implicit
+    provider towards an endpoint other than its family's own API holds only its environment key."""
+    if provider_id not in rules.IMPLICIT.values() or endpoint is None or _openais_own(endpoint):
+        return provider_id
+    return provider_id + GATEWAY

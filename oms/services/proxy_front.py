@@ -1,13 +1,16 @@
-"""The proxy's doors for sandboxes without a network (ADR 0020): one Unix socket per dispatch that holds a
-token, `proxy/doors/<dispatch_id>/model.sock` under the state root, served by the same handler, settings,
-usage book, budgets, deadlines and held-bytes bounds as the loopback TCP server. A worker's sandbox is
-shown its own door's directory, read-only, at `/oms/door` (a restarted proxy's new socket shows there
-too), and an in-sandbox relay (`process/netrelay.py`) brings each agent connection to it.
+"""The proxy's doors for sandboxes without a network (ADR 0020): one Unix socket per dispatch that
+holds a token, `doors/<dispatch_id>/model.sock` in the sandbox directory (never under the state
+root, whose path a sandbox must not see: ADR 0026), served by the same handler, settings, usage
+book, budgets, deadlines and held-bytes bounds as the loopback TCP server. A worker's sandbox is
+shown its own door's directory, read-only, at `/oms/door` (a restarted proxy's new socket shows
+there too), and an in-sandbox relay (`process/netrelay.py`) brings each agent connection to it.
 
 A door is one dispatch's: only that dispatch's token counts on it, and it has its own `DOOR_CONNECTIONS`
 slots, so an agent that fills its door (connections it dribbles, churns or holds open) takes nothing from
 any other worker. `Doors` opens a door for each dispatch that holds a token and closes it (its socket
-removed) once the token is gone; a launch waits for its door (`wait_for_door`).
+removed) once the token is gone, every `KEEP_EVERY_S` and before each handshake is answered
+(a launch issues its token, then checks the proxy's handshake: its door is open by then, ADR 0026);
+a launch waits for its door (`wait_for_door`).
 """
 
 from __future__ import annotations
@@ -26,14 +29,15 @@ from oms.services import proxy_tokens
 from oms.services.proxy_book import failure, note
 from oms.services.proxy_server import Handler, ProxyServer
 
-DOORS = "proxy/doors"  # under the state root
+DOORS = "doors"  # in the sandbox directory (`store/sandboxes.py`)
 DOOR_CONNECTIONS = 16  # open connections at once on one dispatch's door
 KEEP_EVERY_S = 0.1
 DOOR_WAIT_S = 10.0
 
 
 def door_dir(dispatch_id: str) -> str:
-    """A dispatch's door directory (relative to the state root): what its sandbox is shown."""
+    """A dispatch's door directory (relative to the sandbox directory): what its sandbox is
+    shown."""
     return f"{DOORS}/{check(dispatch_id, 'dispatch id', OPAQUE_ID)}"
 
 
@@ -83,15 +87,21 @@ class Door(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 class Doors:
     """Opens a door for each dispatch that holds a token and closes it once the token is gone."""
 
-    def __init__(self, main: ProxyServer, root: Root) -> None:
+    def __init__(self, main: ProxyServer, state: Root, root: Root) -> None:
         self.main = main
-        self.root = root
+        self.state = state  # the state root: the tokens
+        self.root = root  # the sandbox directory: the doors
         self.open: dict[str, Door] = {}
         self._stop = threading.Event()
+        self._keeping = threading.Lock()  # the loop and a handshake's nudge, one at a time
 
     def keep(self) -> None:
         """One pass: the doors match the tokens."""
-        live = set(proxy_tokens.holders(self.root))
+        with self._keeping:
+            self._keep()
+
+    def _keep(self) -> None:
+        live = set(proxy_tokens.holders(self.state))
         for dispatch_id in sorted(live - set(self.open)):
             try:
                 self.root.mkdirs(door_dir(dispatch_id))
@@ -129,13 +139,14 @@ class Doors:
     def stop(self) -> None:
         """Stop keeping, and close every door."""
         self._stop.set()
-        for dispatch_id in sorted(self.open):
-            self._close(dispatch_id)
+        with self._keeping:
+            for dispatch_id in sorted(self.open):
+                self._close(dispatch_id)
 
 
 def wait_for_door(root: Root, dispatch_id: str, timeout_s: float = DOOR_WAIT_S) -> str:
-    """The door directory of `dispatch_id` once the proxy opened its socket (relative path); ProxyError
-    after `timeout_s`."""
+    """The door directory of `dispatch_id` once the proxy opened its socket (relative to the sandbox
+    directory `root`); ProxyError after `timeout_s`."""
     deadline = time.monotonic() + timeout_s
     while not root.exists(door_path(dispatch_id)):
         if time.monotonic() > deadline:

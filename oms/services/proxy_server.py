@@ -23,14 +23,14 @@ from urllib.parse import parse_qs, urlsplit
 from oms.domain import proxy as rules
 from oms.domain import proxy_limits as limits
 from oms.domain import proxy_usage as counting
-from oms.domain.codex_login import Missing
+from oms.domain.codex_login import API_KEY, CHATGPT, Missing, UpstreamAuth
 from oms.domain.routing import Cooldown, Provider, Routing
 from oms.errors import OmsError
 from oms.fsio import Root
 from oms.limits import LIMITS
 from oms.services import proxy_admit, proxy_body, proxy_tokens
 from oms.services.proxy_book import Book, failure, note
-from oms.services.proxy_credentials import Credential
+from oms.services.proxy_credentials import Credential, credential_key
 from oms.services.proxy_guards import HEADER_TIMEOUT_S, Deadlines, Held
 from oms.services.proxy_relay import Answer, Downstream, Outgoing, relay
 from oms.services.proxy_rests import Rests
@@ -92,6 +92,7 @@ class ProxyServer(ThreadingHTTPServer):
         self._in_flight_lock = threading.Lock()
         self.book = Book(settings.root, settings.clock)
         self.rests = Rests(settings.root)
+        self.on_hello: Callable[[], None] | None = None  # run before a handshake is answered
         self._stopping = threading.Event()
         super().__init__((rules.check_bind(rules.LOOPBACK), port), Handler)
         self._flusher = threading.Thread(target=self._flush_loop, name="oms-proxy-usage", daemon=True)
@@ -130,6 +131,11 @@ class ProxyServer(ThreadingHTTPServer):
         self.deadlines.close()
         super().server_close()
         self.book.flush()
+
+
+def _auth_of(credential: UpstreamAuth) -> str:
+    """How a credential is presented upstream: a ChatGPT login (it names an account) or a key."""
+    return CHATGPT if credential.account_id is not None else API_KEY
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -244,7 +250,7 @@ class Handler(BaseHTTPRequestHandler):
         answer. What it may cost is reserved on disk before it goes, and its cost written before its
         answer's last chunk is released (`Book`): a proxy killed at any moment leaves every answer
         counted."""
-        held = s.credentials.get(route.provider_id)
+        held = s.credentials.get(credential_key(route.provider_id, provider.endpoint))
         credential = held.current() if held is not None else Missing("it is not configured")
         if isinstance(credential, Missing):
             self._refuse(
@@ -271,7 +277,7 @@ class Handler(BaseHTTPRequestHandler):
 
         outgoing = Outgoing(
             self.command,
-            rules.upstream_base(provider.family, provider.endpoint, provider.auth),
+            rules.upstream_base(provider.family, provider.endpoint, _auth_of(credential)),
             route.rest,
             rules.upstream_headers(self.headers.items(), provider.family, credential),
             body,
@@ -333,6 +339,12 @@ class Handler(BaseHTTPRequestHandler):
         if answer is None:
             self._refuse(400, "oms_proxy_hello", "expected c=<32 to 128 hex digits>")
             return
+        nudge = getattr(self.server, "on_hello", None)  # the doors kept now: a launch's is there
+        if nudge is not None:
+            try:
+                nudge()
+            except OmsError as exc:
+                note(f"doors not kept at a handshake: {exc.message}")
         self._reply(200, b'{"answer":"%s"}\n' % answer.encode("ascii"), close=False)
 
     def _refuse(self, status: int, kind: str, message: str) -> None:

@@ -25,10 +25,13 @@ from oms.canonical import JsonObject, access
 from oms.canonical.ids import OPAQUE_ID, ROLE_ID, check
 from oms.domain import proxy as rules
 from oms.domain import proxy_usage as counting
+from oms.domain.proxy import IMPLICIT
+from oms.domain.routing import FAMILIES
 from oms.errors import AlreadyExistsError, NotFoundError, OmsError, RecordNotFoundError
 from oms.fsio import Root
 from oms.services.workspace import Workspace
 from oms.store.documents import encode_document, parse_document
+from oms.store.records import Record, RecordStore
 
 TOKENS = "proxy/tokens"
 USAGE = "proxy/usage"
@@ -56,7 +59,8 @@ def issue_token(ws: Workspace, dispatch_id: str, provider_id: str, *, role_id: s
     """A fresh token for `dispatch_id` to reach `provider_id` through the proxy (any earlier one of the
     dispatch stops working). Only its sha256 is stored; the token is returned once, for the worker's key.
     `role_id` (default: the dispatch record's role, if there is one) names the token budget that applies."""
-    if provider_id not in ws.config().routing.providers:
+    implicit = provider_id in IMPLICIT.values()  # a worker not routed (ADR 0026)
+    if not implicit and provider_id not in ws.config().routing.providers:
         raise RecordNotFoundError(f"no provider {provider_id} is configured", hint="see `oms provider show`")
     found = None
     with contextlib.suppress(OmsError):
@@ -72,7 +76,8 @@ def issue_token(ws: Workspace, dispatch_id: str, provider_id: str, *, role_id: s
         "token_sha256": rules.token_digest(secret),
         "issued_at": ws.now(),
     }
-    if found is not None and found.payload.get("provider_id") == provider_id:  # what the advisor approved
+    # what the advisor approved (for an implicit provider: where its requests go)
+    if found is not None and found.payload.get("provider_id", _implicit(found)) == provider_id:
         doc["approved_endpoint"] = found.payload.get("model_endpoint")
     rel = token_path(dispatch_id)
     data = encode_document(doc, "proxy-token", rel, TOKEN_BYTES)
@@ -87,12 +92,23 @@ def issue_token(ws: Workspace, dispatch_id: str, provider_id: str, *, role_id: s
     raise AlreadyExistsError(f"{rel}: another token keeps appearing for dispatch {dispatch_id}")
 
 
+def _implicit(dispatch: Record) -> str | None:
+    """The implicit provider of a dispatch not routed to a provider (None: it has no model)."""
+    return IMPLICIT.get(FAMILIES.get(str(dispatch.payload.get("provider_mode")), ""))
+
+
 def revoke_token(ws: Workspace, dispatch_id: str) -> bool:
     """End a dispatch's token now; True if it had one."""
     try:
         return ws.store.state.root.unlink(token_path(dispatch_id))
     except NotFoundError:  # no token was ever issued here (`proxy/tokens/` does not exist)
         return False
+
+
+def needed(root: Root) -> list[str]:
+    """The dispatches holding a token whose worker has not ended: the proxy is needed while there is
+    one (ADR 0026: it is stopped with the last)."""
+    return [d for d in holders(root) if not ended(root, d)]
 
 
 def holders(root: Root) -> list[str]:
@@ -103,6 +119,16 @@ def holders(root: Root) -> list[str]:
         return []
     found = (name.removesuffix(".json") for name in names if name.endswith(".json"))
     return sorted(d for d in found if OPAQUE_ID.fullmatch(d) is not None)
+
+
+def ended(root: Root, dispatch_id: str) -> bool:
+    """Has the worker of `dispatch_id` ended (whatever path ended it)? A worker record that cannot
+    be read counts as ended. (The proxy admits a request by the one rule: `proxy_admit.attempt`.)"""
+    try:
+        worker = RecordStore(root, "worker").read_if_exists(dispatch_id)
+    except OmsError:
+        return True
+    return worker is not None and worker.payload.get("health") == "stopped"
 
 
 def grant_of(root: Root, key: str | None) -> Grant | None:

@@ -12,6 +12,7 @@ records do not know yet (ADR 0009 "Panes"):
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -20,9 +21,9 @@ from oms.canonical import JsonObject, access, stable_id
 from oms.domain import delivery as rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
-from oms.errors import LockHeldError
+from oms.errors import LockHeldError, OmsError
 from oms.fsio.procinfo import group_alive
-from oms.services import fence, liveness, reaper, results, salvage
+from oms.services import fence, liveness, proxy_launch, reaper, results, salvage
 from oms.services.liveness import CONSUMER
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
@@ -96,6 +97,8 @@ def reconcile(d: Delivery, dispatch_id: str) -> None:
             )
 
         d.move_worker(dispatch_id, decide, op=stable_id("wkr-end", dispatch_id, end.pane_id))
+        with contextlib.suppress(OmsError):  # its token; an on-demand proxy no one needs stops
+            proxy_launch.release(d.ws, dispatch_id)
 
 
 def _end(d: Delivery, dispatch_id: str) -> rules.End | None:

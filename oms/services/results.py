@@ -1,21 +1,29 @@
 """Recording a dispatch's result (from `record_dispatch_result`): verify, sign, transition.
 
-An agent either commits its work itself (Claude Code, a command worker) or leaves it in the worktree:
-Codex's workspace-write sandbox keeps git metadata read-only, so a Codex agent in a worktree cannot
-commit (observed: `Unable to create '<repo>/.git/worktrees/<id>/index.lock': Read-only file system`).
-For a `completed` result without `result_commit`, oms commits the worktree's changes itself, outside
-the sandbox, running no repository code (config checked first; hooks and fsmonitor off).
+An agent either commits its work itself (a command worker may) or leaves it in the worktree: Codex's
+workspace-write sandbox keeps git metadata read-only, so a Codex agent in a worktree cannot commit
+(observed: `Unable to create '<repo>/.git/worktrees/<id>/index.lock': Read-only file system`). For a
+`completed` result without `result_commit`, oms commits the worktree's changes itself — while the
+agent's processes may still run, so in a tree job (docs/adr/0024: a sandbox that shows what the
+agent saw and nothing more; its files read byte for byte, no link followed), never on the host. The
+commit is built on the worktree's HEAD without moving anything; the host verifies it at object level
+in the main repository, signs the evidence, records the result, and only then moves the branch to it
+by compare-and-swap (and the worktree's index with it): a refused result leaves the worktree and its
+branch exactly as they were. A move interrupted after the record is made by the next call of the
+same result, or when the worker ends (`finish_recorded`).
 """
 
 from __future__ import annotations
 
-from oms.adapters import git
+import contextlib
+
+from oms.adapters import git, tree_job
 from oms.canonical import JsonObject, access, next_after, stable_id
 from oms.canonical.ids import COMMIT
 from oms.domain import dispatches as machine
 from oms.domain import workers
 from oms.domain.machine import Next, step
-from oms.errors import CheckoutChangedError, InvalidInputError, one_line
+from oms.errors import CheckoutChangedError, InvalidInputError, OmsError, one_line
 from oms.services import fence, worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Record
@@ -26,56 +34,85 @@ RESULT_LOCK_WAIT_S = 30.0  # longer than one recording's git checks take
 WORKER_IDENTITY = ("oms worker", "worker@oms.invalid")
 
 
-def verify_commit(dispatch: Record, commit: str, repository: str) -> None:
-    """The commit is HEAD of the worktree, descends from the start commit, and the tree is clean.
+def verify_commit(
+    dispatch: Record,
+    commit: str,
+    repository: str,
+    *,
+    built_on: str | None = None,
+) -> None:
+    """The commit is in the repository, descends from the start commit and adds no submodule; the
+    worktree is on its branch; and the commit is HEAD of the worktree with a clean tree — or
+    (`built_on`) the commit oms just built from the worktree's files, whose only parent is
+    `built_on`, HEAD.
 
-    Runs no repository code: the repository config is checked first, then object-level git only, then
-    `status` with fsmonitor off.
+    Runs no repository code, reads nothing through the worktree on the host: object-level git in the
+    main repository, what it records of the worktree (`git.linked_worktree`), and the cleanliness of
+    an agent's own commit checked in a tree job.
     """
     path = access.text(dispatch.payload, "worktree_path")
     if COMMIT.fullmatch(commit) is None:
         raise InvalidInputError(f"result_commit {commit[:70]!r} is not a full commit id")
-    git.refuse_unsafe_config(path)
-    git.check_worktree_of(path, repository)
-    if git.resolve_commit(path, commit) != commit:
+    linked = git.linked_worktree(repository, path)
+    git.refuse_unsafe_config(repository, linked.gitdir)
+    if git.resolve_commit(repository, commit) != commit:
         raise CheckoutChangedError(f"result_commit {commit[:12]} does not exist in the worktree")
-    if not git.is_ancestor(path, access.text(dispatch.payload, "worktree_start_commit"), commit):
-        raise CheckoutChangedError(f"result_commit {commit[:12]} does not descend from the start commit")
-    if git.resolve_commit(path, "HEAD") != commit:
-        raise CheckoutChangedError(f"result_commit {commit[:12]} is not HEAD of the worktree")
-    if git.current_branch(path) != access.text(dispatch.payload, "worktree_branch"):
-        raise CheckoutChangedError("the worktree is not on its dispatch branch")
-    if git.status_entries(path):
-        raise CheckoutChangedError("the worktree has uncommitted or untracked changes; commit them first")
     start = access.text(dispatch.payload, "worktree_start_commit")
-    added = sorted(git.gitlinks(path, commit) - git.gitlinks(path, start))
+    if not git.is_ancestor(repository, start, commit):
+        raise CheckoutChangedError(f"result_commit {commit[:12]} does not descend from the start commit")
+    if built_on is not None:
+        parents = git.git(repository, "rev-list", "--parents", "-n", "1", commit).text().split()[1:]
+        if parents != [built_on] or linked.head != built_on:
+            raise CheckoutChangedError(f"result_commit {commit[:12]} is not what oms built on HEAD")
+    elif linked.head != commit:
+        raise CheckoutChangedError(f"result_commit {commit[:12]} is not HEAD of the worktree")
+    if linked.branch != access.text(dispatch.payload, "worktree_branch"):
+        raise CheckoutChangedError("the worktree is not on its dispatch branch")
+    if built_on is None:  # the agent's own commit: its tree must be clean (asked inside a tree job)
+        job = _commit_job(dispatch, linked, commit, "oms result")
+        tree_job.run_job("commit", repository, linked, job)
+    added = sorted(git.gitlinks(repository, commit) - git.gitlinks(repository, start))
     if added:
         raise CheckoutChangedError(f"result_commit adds a submodule at {added[0][:200]}; oms accepts files only")
 
 
-def commit_leftovers(dispatch: Record, summary: str, repository: str) -> str:
-    """Commit what the agent left in its worktree (as `oms worker`); the new HEAD, or HEAD if it is already
-    a commit after the start commit and the tree is clean."""
+def _commit_job(
+    dispatch: Record,
+    linked: git.Linked,
+    commit: str | None,
+    message: str,
+) -> JsonObject:
+    name, email = WORKER_IDENTITY
+    return {
+        "branch": access.text(dispatch.payload, "worktree_branch"),
+        "head": linked.head,
+        "start": access.text(dispatch.payload, "worktree_start_commit"),
+        "commit": commit,
+        "message": message,
+        "author_name": name,
+        "author_email": email,
+    }
+
+
+def commit_leftovers(dispatch: Record, summary: str, repository: str) -> tuple[str, str | None]:
+    """Commit what the agent left in its worktree (as `oms worker`), in a tree job, without moving
+    anything: (the new commit, the HEAD it was built on) — or (HEAD, None) if HEAD is already a
+    commit after the start commit and the tree is clean."""
     path = access.text(dispatch.payload, "worktree_path")
-    git.refuse_unsafe_config(path)
-    git.check_worktree_of(path, repository)
-    if git.current_branch(path) != access.text(dispatch.payload, "worktree_branch"):
+    linked = git.linked_worktree(repository, path)
+    if linked.branch != access.text(dispatch.payload, "worktree_branch") or linked.head is None:
         raise CheckoutChangedError("the worktree is not on its dispatch branch")
-    nested = git.nested_repositories(path)
-    if nested:  # oms commits files, never a repository (its gitlink would point into unchecked config)
-        raise InvalidInputError(
-            f"the worktree holds a git repository at {nested[0][:200]}; remove it (oms commits files, not repositories)"
-        )
-    if git.status_entries(path):
-        first = summary.strip().splitlines()[0] if summary.strip() else ""
-        subject = one_line(first, 200) or "oms result"  # printable ASCII: no terminal escapes in `git log`
-        why = f"Committed by oms for dispatch {dispatch.record_id}: the agent left its work uncommitted."
-        message = f"{subject}\n\n{why}\n"
-        return git.commit_all(path, message, author=WORKER_IDENTITY)
-    head = git.resolve_commit(path, "HEAD")
-    if head is None or head == access.text(dispatch.payload, "worktree_start_commit"):
+    first = summary.strip().splitlines()[0] if summary.strip() else ""
+    subject = one_line(first, 200) or "oms result"  # printable: no terminal escapes in `git log`
+    why = f"Committed by oms for dispatch {dispatch.record_id}: the agent left it uncommitted."
+    job = _commit_job(dispatch, linked, None, f"{subject}\n\n{why}\n")
+    done = tree_job.run_job("commit", repository, linked, job, writable=("objects",))
+    made = access.text(done, "commit")
+    if done["made"] is True:
+        return made, linked.head
+    if made == access.text(dispatch.payload, "worktree_start_commit"):
         raise InvalidInputError("nothing to record: the worktree has no changes and no commit after start_commit")
-    return head
+    return made, None
 
 
 def record_result(
@@ -104,12 +141,14 @@ def _record_locked(
         same_commit = commit is None or commit == previous["result_commit"]
         if (previous["status"], previous["summary"]) != (status, summary) or not same_commit:
             raise InvalidInputError("a different result was already recorded for this dispatch")
-        _finish_worker(ws, dispatch.record_id, status, summary)  # completes an interrupted first call
+        _land(ws, dispatch, previous.get("result_commit"))  # completes an interrupted first call
+        _finish_worker(ws, dispatch.record_id, status, summary)  # (and so does this)
         return dispatch, ref, True
+    built_on: str | None = None  # the HEAD oms built the result on: the branch moves once recorded
     if status == "completed" and not isinstance(commit, str):
-        commit = commit_leftovers(dispatch, summary, ws.config_root)
+        commit, built_on = commit_leftovers(dispatch, summary, ws.config_root)
     if isinstance(commit, str):
-        verify_commit(dispatch, commit, ws.config_root)
+        verify_commit(dispatch, commit, ws.config_root, built_on=built_on)
         if status == "completed" and commit == dispatch.payload["worktree_start_commit"]:
             raise InvalidInputError("result_commit is the start commit: a completed result needs a new commit")
     result_commit = commit if isinstance(commit, str) else None
@@ -143,8 +182,27 @@ def _record_locked(
         actor=ACTOR,
         observed_at=next_after(dispatch.observed_at, ws.now()),
     )
+    _land(ws, dispatch, result_commit)  # recorded: only now do the branch and the index move to it
     _finish_worker(ws, dispatch.record_id, status, summary)
     return written.record, evidence.ref, written.replayed
+
+
+def _land(ws: Workspace, dispatch: Record, commit: object) -> None:
+    """Move the dispatch's branch to the recorded result `commit` when it still stands at the
+    commit's only parent — the HEAD oms built the commit of the leftovers on — by compare-and-swap,
+    and the worktree's index with it (`git.follow_branch`). Idempotent: a branch already there, or
+    elsewhere, is left."""
+    if not isinstance(commit, str):
+        return
+    repository = ws.config_root
+    branch = access.text(dispatch.payload, "worktree_branch")
+    head = git.resolve_commit(repository, f"refs/heads/{branch}")
+    parents = git.git(repository, "rev-list", "--parents", "-n", "1", commit).text().split()[1:]
+    if head == commit or parents != [head] or head is None:
+        return
+    git.move_branch(repository, branch, commit, head)
+    linked = git.linked_worktree(repository, access.text(dispatch.payload, "worktree_path"))
+    git.follow_branch(repository, linked.gitdir, head, commit)
 
 
 def finish_recorded(ws: Workspace, dispatch: Record) -> None:
@@ -154,6 +212,8 @@ def finish_recorded(ws: Workspace, dispatch: Record) -> None:
     if dispatch.state not in ("result-received", "resolved"):
         return
     result = access.obj(ws.store.evidence.get(access.text(dispatch.payload, "result_evidence")).body, "payload")
+    with contextlib.suppress(OmsError):  # (a worktree gone since: nothing to land)
+        _land(ws, dispatch, result.get("result_commit"))
     _finish_worker(ws, dispatch.record_id, access.text(result, "status"), access.text(result, "summary"))
 
 
@@ -166,7 +226,12 @@ def _finish_worker(ws: Workspace, dispatch_id: str, status: str, summary: str) -
         activity = "done" if status == "completed" else "blocked"
         detail = one_line(f"{status}: {summary}", 512)
         return workers.set_activity(
-            worker.state, worker.payload, activity, now=now, end_reason="result-recorded", end_detail=detail
+            worker.state,
+            worker.payload,
+            activity,
+            now=now,
+            end_reason="result-recorded",
+            end_detail=detail,
         )
 
     worker_moves.move(ws, dispatch_id, decide, op=stable_id("wkr-result", dispatch_id), actor=ACTOR)

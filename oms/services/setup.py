@@ -12,7 +12,7 @@ from oms.errors import AlreadyExistsError, StateRootError, shown
 from oms.fsio import Root
 from oms.limits import LIMITS
 from oms.services.policy import default_policy_bytes
-from oms.store import StateRoot
+from oms.store import StateRoot, sandboxes
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +27,7 @@ class InitResult:
     policy_path: str | None = None
     policy_created: bool = False
     committed: str | None = None  # the commit `--commit` made of .oms/ (None: none made)
+    sandbox_dir: str | None = None  # what sandboxes are shown, outside the state root (ADR 0026)
 
     def to_json(self) -> dict[str, object]:
         """Machine form."""
@@ -39,6 +40,7 @@ class InitResult:
             "policy_path": self.policy_path,
             "policy_created": self.policy_created,
             "committed": self.committed,
+            "sandbox_dir": self.sandbox_dir,
         }
 
 
@@ -94,8 +96,16 @@ def init(state_root: str, config_root: str | None) -> InitResult:
     if config_root is not None:
         with Root.open(config_root, private=False) as repo:
             _check_config_root(repo)
+    chosen = os.environ.get(sandboxes.ENV)
+    if chosen:  # refused before anything is made
+        why = sandboxes.problem(os.path.abspath(chosen), os.path.abspath(state_root))
+        if why is not None:
+            hint = "choose another place"
+            raise StateRootError(f"{sandboxes.ENV} {shown(chosen)} {why}", hint=hint)
     state, created = StateRoot.create(state_root, now())
     try:
+        with sandboxes.open_dir(state.root, state.meta.key_id, now()) as made:
+            sandbox_dir = made.path
         result_path: str | None = None
         policy_path: str | None = None
         config_created = policy_created = False
@@ -115,7 +125,14 @@ def init(state_root: str, config_root: str | None) -> InitResult:
                 except AlreadyExistsError:
                     parse_policy(repo.read_bytes(POLICY_PATH, LIMITS.policy_bytes), policy_path)
         return InitResult(
-            state.path, created, state.meta.key_id, result_path, config_created, policy_path, policy_created
+            state.path,
+            created,
+            state.meta.key_id,
+            result_path,
+            config_created,
+            policy_path,
+            policy_created,
+            sandbox_dir=sandbox_dir,
         )
     finally:
         state.close()

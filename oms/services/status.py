@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject
+from oms.domain.sandbox_limits import UNSAFE_NONE
+from oms.errors import OmsError
+from oms.services import containment
 from oms.services.workspace import Workspace
 from oms.store import Record
+
+LIVE = ("proposed", "accepted", "acknowledged")  # a dispatch whose worker may still run
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +23,8 @@ class Snapshot:
     workers: list[Record]
     sessions: list[Record]
     authorizations: list[Record]
+    # containment given up (ADR 0026), sandboxes with no cgroup (ADR 0025)
+    warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> JsonObject:
         """Machine form: one summary object per record."""
@@ -43,6 +50,7 @@ class Snapshot:
             "workers": [summary(r, "ticket_id", "health", "end_reason") for r in self.workers],
             "sessions": [summary(r, "dispatch_id", "tmux_pane_id", "heartbeat_deadline_at") for r in self.sessions],
             "live": [summary(r, "repository", "person") for r in self.authorizations],
+            "warnings": list(self.warnings),
         }
 
 
@@ -52,4 +60,24 @@ def snapshot(ws: Workspace) -> Snapshot:
     def latest(kind: str) -> list[Record]:
         return ws.store.latest(kind).checked()
 
-    return Snapshot(latest("ticket"), latest("dispatch"), latest("worker"), latest("session"), latest("authorization"))
+    dispatches, workers = latest("dispatch"), latest("worker")
+    ended = {w.record_id for w in workers if w.payload.get("health") == "stopped"}
+    unbounded = [  # what runs or would, from the intents (`oms doctor` warns of the config)
+        f'dispatch {d.record_id}: its worker has no cgroup ([limits] cgroup = "{UNSAFE_NONE}"): '
+        "no pids, memory or CPU bound"
+        for d in dispatches
+        if _unbounded(d) and d.state in LIVE and d.record_id not in ended
+    ]
+    by_id = {d.record_id: d for d in dispatches}
+    warnings = unbounded + containment.worker_warnings(workers, by_id)
+    try:
+        warnings = containment.role_warnings(ws.config()) + warnings
+    except OmsError as exc:  # no committed config: `oms doctor` says why
+        warnings.append(f"config: {exc.message}")
+    sessions, authorizations = latest("session"), latest("authorization")
+    return Snapshot(latest("ticket"), dispatches, workers, sessions, authorizations, warnings)
+
+
+def _unbounded(dispatch: Record) -> bool:
+    limits = dispatch.payload.get("role_limits")
+    return isinstance(limits, dict) and limits.get("cgroup") == UNSAFE_NONE

@@ -13,6 +13,13 @@ resolved, cancelled or rejected, or its worker ended) it leaves a kill marker, e
 (SIGTERM, SIGKILL after 2 s) and records the end as `oms worker stop` would (salvage first); a
 fenced attempt's worker is parked.
 
+The sandbox runs in a cgroup of its own beneath this process's (ADR 0025): bubblewrap joins it
+before it executes, with its largest file bounded. No cgroup, no sandbox (unless `[limits] cgroup =
+"unsafe-none"`). While it runs, its cgroup's counters are read and its worktree and home measured
+(`sandbox_bounds.py`); a bound reached ends the sandbox, and the end names it (`limit: pids`,
+`limit: memory`, `limit: disk`). What is left in the cgroup afterwards is killed and the cgroup
+removed, before the end is recorded.
+
 SIGINT, SIGTERM and SIGQUIT sent to this process (or its group) are passed on to the sandbox's group,
 as they would have reached the agent in a plain pane. When the terminal hangs up (the pane or the tmux
 server is gone) the kernel signals only this process: it passes SIGHUP to the sandbox's group, SIGTERM
@@ -31,18 +38,22 @@ import signal
 import time
 from collections.abc import Callable
 
-from oms.adapters import seccomp
+from oms.adapters import cgroups, seccomp
 from oms.adapters.sandbox import command_args, exec_marked
 from oms.canonical import JsonObject, now
-from oms.errors import AuthorityChangedError, OmsError, one_line
+from oms.domain.cgroups import identity
+from oms.errors import AuthorityChangedError, CgroupUnavailableError, OmsError, one_line
 from oms.fsio import ProcessIdentity, Root
 from oms.fsio.outside import remove_empty_dirs, reserve_descriptor
 from oms.fsio.procinfo import boot_id, start_ticks
+from oms.limits import LIMITS
 from oms.process import Foreground, data_fd, end_own_group, kill_exact, landlock, start_foreground
 from oms.services import attempt_end, hooks, launch, launch_guards, reaper
 from oms.services.broker import Broker
 from oms.services.doors import WorkerDoors
-from oms.store.panefiles import log_path, socket_path, write_exit
+from oms.services.sandbox_bounds import Guard
+from oms.store.panefiles import log_path, write_exit
+from oms.store.sandboxes import broker_rel
 
 GRACE_S = 2.0
 LOG_CAP = 1024 * 1024
@@ -85,11 +96,15 @@ def supervise(state_root: str, dispatch_id: str) -> int:
             # became unusable (the end record, the init record and the socket all live there).
             if run.end_sandbox():
                 log("the sandbox's init outlived bubblewrap: killed")
+            if not run.remove_cgroup():
+                log("the sandbox's cgroup could not be removed (a process in it did not end)")
             if run.over is not None:
                 run.record_end(spec.config_root)
+            if run.reached is not None:
+                ended = (ended[0], ended[1], run.reached[1])
             try:
-                record_exit(root, dispatch_id, ended)
-                root.remove_socket(socket_path(dispatch_id))
+                record_exit(root, dispatch_id, ended, limit=run.reached[0] if run.reached else None)
+                run.remove_socket()
             except (OmsError, OSError) as exc:
                 log(f"the end could not be recorded: {exc}")
             finally:
@@ -118,11 +133,19 @@ class _Run:
         self.status_data = b""
         self.watch: attempt_end.Watch | None = None
         self.over: str | None = None  # the rule's line once the attempt is over (its agent ends)
+        self.group: cgroups.Cgroup | None = None  # the sandbox's cgroup (ADR 0025)
+        self.reached: tuple[str, str] | None = None  # the bound it reached (why it was ended)
+
+    def remove_socket(self) -> None:
+        """Remove the broker's socket (in the sandbox directory, ADR 0026)."""
+        with Root.open(self.spec.sandbox_dir) as sandboxes:
+            sandboxes.remove_socket(broker_rel(self.spec.dispatch_id))
 
     def run(self, slot: int) -> Ended:
         spec = self.spec
-        sock_rel = socket_path(spec.dispatch_id)
-        listener = self.root.listen_unix(sock_rel)
+        sock_rel = broker_rel(spec.dispatch_id)
+        with Root.open(spec.sandbox_dir) as sandboxes:  # owner and 0700 checked, never a link
+            listener = sandboxes.listen_unix(sock_rel)
         fds: list[int] = []
         marker_r, marker_w = _marker_pipe(slot)  # one byte once the sandbox is set up and the agent starts
         status_r, status_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)  # bubblewrap's JSON status (its init)
@@ -131,7 +154,7 @@ class _Run:
         seccomp_fd = data_fd(seccomp.encode(seccomp.program(os.uname().machine)), "oms-seccomp")
         config_fd = data_fd(spec.git_config.encode(), "oms-git-config")
         fds += [seccomp_fd, config_fd]
-        sock_path = os.path.join(self.state_real, sock_rel)
+        sock_path = os.path.join(spec.sandbox_dir, sock_rel)
         config = (config_fd, spec.git_config_path)
         args = command_args(spec.sandbox, sock_path, status_w, seccomp_fd, config, spec.model_socket)
         args_fd = data_fd(b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args), "oms-bwrap-args")
@@ -156,7 +179,21 @@ class _Run:
             argv = [spec.bwrap, "--args", str(args_fd), "--", *command]
             if signal.SIGHUP in self.received:  # the pane is gone: an agent started now would be ended at once
                 return 1, None, "the worker did not start: its terminal hung up"
-            child = start_foreground(argv, env=env, pass_fds=passed, scoped=scoped)
+            try:  # no cgroup, no sandbox
+                self.group = cgroups.make(identity("worker", spec.dispatch_id), spec.limits)
+                confinement = self.group.confinement(spec.limits.file_bytes)
+            except CgroupUnavailableError as exc:
+                return 1, None, f"the worker did not start: {exc.message}"
+            if spec.limits.unsafe:
+                self.log('[limits] cgroup = "unsafe-none": no pids, memory or CPU bound here')
+            child = start_foreground(
+                argv,
+                env=env,
+                pass_fds=passed,
+                scoped=scoped,
+                confine=confinement,
+            )
+            self.group.release()
             for quiet in (signal.SIGTTOU, signal.SIGTTIN):  # the sandbox's group holds the terminal now
                 signal.signal(quiet, signal.SIG_IGN)
             for fd in (args_fd, status_w, marker_w, seccomp_fd, config_fd):
@@ -165,7 +202,14 @@ class _Run:
             broker.watch(status_r, lambda: self._status(status_r))
             if child.pidfd is not None:
                 broker.watch(child.pidfd, lambda: None)
-            returncode = self._serve(child, broker)
+            every = LIMITS.disk_walk_every_s
+            guard = Guard(self.group, spec.disk_trees, spec.limits, every_s=every)
+            try:
+                returncode = self._serve(child, broker, guard)
+            finally:
+                guard.close()
+            if self.reached is None and (late := self.group.reached()) is not None:
+                self.reached = (late, guard.detail(late))  # ended by the kernel before a poll
             self._status(status_r)
             self.log(f"sandbox ended ({returncode}); the broker served {broker.served} requests")
             started = marker_r < 0 or _started(marker_r)
@@ -186,10 +230,10 @@ class _Run:
             return None, returncode - 128, None
         return returncode, None, None
 
-    def _serve(self, child: Foreground, broker: Broker) -> int:
+    def _serve(self, child: Foreground, broker: Broker, guard: Guard) -> int:
         """Serve until the sandbox ends. On a hang-up: SIGHUP, SIGTERM, then SIGKILL (and its init);
         once the attempt is over (the rule, asked after each request served and every second):
-        SIGTERM, then SIGKILL."""
+        SIGTERM, then SIGKILL; on a bound reached (`guard`): SIGKILL (and its init)."""
         ending_at: float | None = None
         steps: list[signal.Signals] = []
         next_step, passed_on = 0.0, 0
@@ -216,12 +260,19 @@ class _Run:
                 else:
                     child.signal_group(step)
                 next_step = time.monotonic() + GRACE_S
+            due = guard.due() if self.reached is None else None
+            if due is not None and time.monotonic() >= due:
+                self._check(child, guard)
+                due = guard.due() if self.reached is None else None
             if ending_at is not None:
                 wait: float | None = max(0.0, next_step - time.monotonic())
             else:
                 wait = None if self.watch is None else self.watch.wait()
             if child.pidfd is None:
                 wait = 0.2 if wait is None else min(wait, 0.2)
+            if due is not None:
+                until = max(0.0, due - time.monotonic())
+                wait = until if wait is None else min(wait, until)
             broker.run_once(wait)
         return returncode
 
@@ -246,6 +297,25 @@ class _Run:
                 self.log(f"salvaged: {kept}")
         except (OmsError, OSError) as exc:
             self.log(f"the end could not be recorded: {exc}")
+
+    def _check(self, child: Foreground, guard: Guard) -> None:
+        """Ask the guard; a bound reached ends the sandbox (its init too): the end's reason."""
+        reached = guard.poll()
+        if reached is None:
+            return
+        self.reached = (reached, guard.detail(reached))
+        self.log(f"the sandbox reached a bound, ending it: {self.reached[1]}")
+        child.kill()
+        self.end_sandbox()
+
+    def remove_cgroup(self) -> bool:
+        """Kill what is left in the sandbox's cgroup and remove it (True: nothing of it is left)."""
+        if self.group is None:
+            return True
+        try:
+            return self.group.remove()
+        except OSError:
+            return False
 
     def _status(self, fd: int) -> None:
         """Read bubblewrap's status; record its namespace's init the first time it is named."""
@@ -317,8 +387,9 @@ def _started(fd: int) -> bool:
     return False
 
 
-def record_exit(root: Root, dispatch_id: str, ended: Ended) -> None:
-    """Publish the exit record (once per pane: `panefiles.write_exit`)."""
+def record_exit(root: Root, dispatch_id: str, ended: Ended, limit: str | None = None) -> None:
+    """Publish the exit record (once per pane: `panefiles.write_exit`); `limit`: the bound the
+    sandbox reached, why it was ended."""
     status, signum, detail = ended
     doc: JsonObject = {
         "format": "oms-exit-v1",
@@ -329,6 +400,8 @@ def record_exit(root: Root, dispatch_id: str, ended: Ended) -> None:
     }
     if detail:
         doc["detail"] = one_line(detail)
+    if limit is not None:
+        doc["limit"] = limit
     doc.update(pane_pid=os.getpid(), pane_started=start_ticks(os.getpid()) or 0)  # this pane's own record
     write_exit(root, doc)
 

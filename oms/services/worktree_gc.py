@@ -1,15 +1,18 @@
 """`oms worktree gc [--dry-run]` (issue 14, ADR 0021): remove the worktrees (and branches) of finished tickets
 whose work is provably kept elsewhere, and say why every other one stays.
 
-A worktree goes only when all of these hold, checked in this order (the first that fails is the reason it
-stays): oms made it (its write-once record names it, and git lists it as a worktree of the configured
-repository); its ticket ended (done or blocked) at least `[worktrees] gc_after_days` ago; no worker of
-the ticket is still running; it has no uncommitted or untracked work; and its branch's work is merged into
-the target branch (its head an ancestor, or every commit an equal patch: `git cherry`) or archived
-(`refs/oms/archive/<ticket>/...` holds its head). Equal patches are not enough (`git cherry` ignores
-whitespace): only a merge that would change nothing counts. Entries named `.git` below the worktree's top,
-which `git status` never lists, keep it too. Removing is `git worktree remove` (git refuses a worktree
-with changes) and the branch's deletion only while it still points at the head that was checked.
+A worktree goes only when all of these hold, checked in this order (the first that fails is the
+reason it stays): oms made it (its write-once record names it, and git lists it as a worktree of the
+configured repository); its ticket ended (done or blocked) at least `[worktrees] gc_after_days` ago;
+no worker of the ticket is still running; it has no uncommitted or untracked work; and its branch's
+work is merged into the target branch (its head an ancestor, or every commit an equal patch: `git
+cherry`) or archived (`refs/oms/archive/<ticket>/...` holds its head). Equal patches are not enough
+(`git cherry` ignores whitespace): only a merge that would change nothing counts. Entries named
+`.git` below the worktree's top, which `git status` never lists, keep it too. Removing checks again
+for unkept work, empties the worktree and removes its directory and admin dir (`remove`), then
+deletes the branch only while it still points at the head that was checked. Whatever reads the
+worktree's files — what is unkept, its size, the removal — runs in a tree job (docs/adr/0024), never
+on the host.
 """
 
 from __future__ import annotations
@@ -17,11 +20,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from oms.adapters import git, git_finish, salvage_git
+from oms.adapters import git, git_finish, tree_job
 from oms.canonical import JsonObject, access, add_ms, parse_ts
 from oms.domain import finishing
 from oms.errors import CheckoutChangedError, OmsError, one_line
-from oms.fsio.outside import hidden_git_entries, tree_bytes
+from oms.fsio.trees import remove_empty_dir, remove_tree
 from oms.services import verify
 from oms.services.workspace import Workspace
 from oms.store import Record
@@ -67,7 +70,7 @@ def gc(ws: Workspace, *, dry_run: bool) -> Report:
         if isinstance(why, str):
             report.kept.append({**row, "why": why})
             continue
-        size = tree_bytes(path)
+        size = why.size
         if not dry_run:
             try:
                 _remove(repo, record, why.head)
@@ -80,9 +83,10 @@ def gc(ws: Workspace, *, dry_run: bool) -> Report:
 
 @dataclass(frozen=True, slots=True)
 class Checked:
-    """A worktree that may go, and the branch head its work was found kept at."""
+    """A worktree that may go, the branch head its work was found kept at, and its bytes on disk."""
 
     head: str
+    size: int
 
 
 def _why_kept(
@@ -97,7 +101,7 @@ def _why_kept(
     path, branch = access.text(record, "worktree_root"), access.text(record, "branch")
     if os.path.realpath(path) not in listed:
         return "git does not list it as a worktree of the repository (oms did not make it there)"
-    git.check_worktree_of(path, ws.config_root)
+    linked = git.linked_worktree(ws.config_root, path)
     if ticket.state not in ("done", "blocked"):
         return f"its ticket is {ticket.state}"
     due = add_ms(ticket.observed_at, fin.gc_after_days * DAY_MS)
@@ -106,18 +110,20 @@ def _why_kept(
     running = running_worker(ws, ticket.record_id)
     if running is not None:
         return f"worker {running} still runs in it"
-    dirty = unkept(path)
-    if dirty is not None:
+    looked = tree_job.run_job("inspect", ws.config_root, linked)
+    dirty = looked["unkept"]
+    if isinstance(dirty, str):
         return dirty
+    size = access.integer(looked, "bytes")
     head = git_finish.head_of(ws.config_root, branch)
     if head is None:
         return f"its branch {branch} is gone; remove it by hand if you are sure"
     if git.is_ancestor(ws.config_root, head, target.head) or git_finish.merges_to_nothing(
         ws.config_root, target.head, head
     ):
-        return Checked(head)
+        return Checked(head, size)
     if git_finish.refs_at(ws.config_root, f"refs/oms/archive/{ticket.record_id}/", head):
-        return Checked(head)
+        return Checked(head, size)
     return (
         f"its branch {branch} holds work that is neither merged into {target.branch} nor archived "
         f"(`oms result discard` archives it)"
@@ -132,15 +138,24 @@ def running_worker(ws: Workspace, ticket_id: str) -> str | None:
     return None
 
 
-def unkept(path: str) -> str | None:
-    """What in a worktree git does not keep and its removal would lose (None: nothing): changed or untracked
-    files, and entries named `.git` below its top, which `git status` never lists."""
-    dirty = salvage_git.changed_paths(path)
-    if dirty:
-        return f"{len(dirty)} uncommitted or untracked path(s) (first: {dirty[0][:120]})"
-    hidden = hidden_git_entries(path)
-    if hidden:
-        return f"{len(hidden)} entries named .git that git does not track (first: {hidden[0][:120]})"
+def remove(repo: str, path: str) -> str | None:
+    """Remove the worktree at `path` unless it holds work nothing else keeps (changed or untracked
+    files, entries named `.git` below its top) or is locked: None when it is gone, else why it
+    stays. Its files are looked at and removed in a tree job, following no link (docs/adr/0024); the
+    host then removes the empty directory (rmdir: never a link, never with entries) and its admin
+    dir in the repository's `.git`."""
+    linked = git.linked_worktree(repo, path)
+    if os.path.lexists(os.path.join(linked.gitdir, "locked")):
+        return "it is locked (`git worktree unlock` it first)"
+    done = tree_job.run_job("remove", repo, linked, writable=("worktree", "dotgit"))
+    if isinstance(done["unkept"], str):
+        return f"{done['unkept']}; commit or move it, then discard again"
+    left = done["left"]
+    if isinstance(left, list) and left:
+        return f"{len(left)} entries could not be removed (first: {left[0]})"
+    if not remove_empty_dir(linked.worktree):
+        return "entries appeared in it while it was removed"
+    remove_tree(linked.gitdir)  # the admin dir: only oms and the user write it
     return None
 
 
@@ -149,5 +164,7 @@ def _remove(repo: str, record: JsonObject, head: str) -> None:
     path, branch = access.text(record, "worktree_root"), access.text(record, "branch")
     if git_finish.head_of(repo, branch) != head:
         raise CheckoutChangedError(f"branch {branch} moved since it was checked; kept")
-    git_finish.remove_worktree(repo, path)
+    why = remove(repo, path)
+    if why is not None:
+        raise CheckoutChangedError(f"{why}; kept")
     git_finish.delete_branch(repo, branch, head)

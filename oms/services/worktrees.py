@@ -68,7 +68,7 @@ def create(ws: Workspace, ticket_id: str, base: str | None = None) -> tuple[Json
         ensure_directory(directory)
         git.add_worktree(repo, path, branch, base_commit)
     real = os.path.realpath(path)
-    _verify(real, branch, base_commit)
+    _verify(repo, real, branch, base_commit)
     record: JsonObject = {
         "format": "oms-worktree-v1",
         "ticket_id": ticket.record_id,
@@ -91,10 +91,13 @@ def _adoptable(repo: str, path: str, branch: str, base_commit: str) -> bool:
     return False
 
 
-def _verify(path: str, branch: str, base_commit: str) -> None:
-    if git.toplevel(path) != path:
+def _verify(repo: str, path: str, branch: str, base_commit: str) -> None:
+    """The repository lists `path` as its worktree on `branch` at `base_commit` (asked of the main
+    repository, never of git inside the worktree: docs/adr/0024)."""
+    linked = git.linked_worktree(repo, path)
+    if linked.worktree != path:
         raise CheckoutChangedError(f"worktree {path} is not a git worktree top level")
-    if git.current_branch(path) != branch:
+    if linked.branch != branch:
         raise CheckoutChangedError(f"worktree {path} is not on {branch}")
-    if git.resolve_commit(path, "HEAD") != base_commit:
+    if linked.head != base_commit:
         raise CheckoutChangedError(f"worktree {path} HEAD is not {base_commit}")

@@ -14,7 +14,7 @@ from oms.store.stateroot import StateRoot, default_state_root
 
 if TYPE_CHECKING:
     from oms.canonical import JsonObject
-    from oms.fsio import FsioOptions
+    from oms.fsio import FsioOptions, Root
     from oms.store.content import TicketContent, WorktreeRecords
     from oms.store.events import EventStore
     from oms.store.evidence import Evidence, EvidenceStore
@@ -37,6 +37,7 @@ class Store:
         self._evidence: EvidenceStore | None = None
         self._ticket_content: TicketContent | None = None
         self._worktrees: WorktreeRecords | None = None
+        self._sandboxes: Root | None = None
 
     @property
     def events(self) -> EventStore:
@@ -74,6 +75,17 @@ class Store:
 
             self._worktrees = WorktreeRecords(self.state.root, self.limits)
         return self._worktrees
+
+    def sandboxes(self) -> Root:
+        """The sandbox directory: agent homes, broker sockets, model doors, outside the state root
+        (`store/sandboxes.py`, ADR 0026); opened on first use, and made the first time this state
+        root needs one."""
+        if self._sandboxes is None:
+            from oms.canonical import now
+            from oms.store import sandboxes
+
+            self._sandboxes = sandboxes.open_dir(self.state.root, self.state.meta.key_id, now())
+        return self._sandboxes
 
     @classmethod
     def open(cls, path: str, *, options: FsioOptions | None = None, limits: Limits = LIMITS) -> Store:
@@ -179,7 +191,9 @@ class Store:
         return found
 
     def close(self) -> None:
-        """Close the state root."""
+        """Close the state root (and the sandbox directory, if it was opened)."""
+        if self._sandboxes is not None:
+            self._sandboxes.close()
         self.state.close()
 
     def __enter__(self) -> Store:

@@ -68,6 +68,7 @@ KINDS = (
     "checkpoint",
     "rollback",
     "output",
+    "sandboxes",
 )
 AREAS = (
     "records",
@@ -98,6 +99,7 @@ COVERED = (
     re.compile(rf"ledger/(?:checkpoints|rollbacks)/{_NUMBER}\.json"),
     re.compile(rf"verify/[^/]+/{_SHA}-[1-9][0-9]{{0,3}}\.log"),  # a check's output (ADR 0021)
     re.compile(r"archive/[^/]+\.bundle"),  # a discarded attempt's bundle (ADR 0021)
+    re.compile(r"sandboxes\.json"),  # where the sandbox directory is (ADR 0026)
 )
 # kinds an oms before ADR 0027 did not ledger: adopted once, by a person, on upgrade (`adopt`)
 UPGRADE = (

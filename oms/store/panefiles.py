@@ -12,8 +12,9 @@ documents delivery, `oms worker stop` and the pane's supervisor leave for each o
   nothing removes it but `stop`: a launch that finds it, with no session and no live pane, knows an
   earlier launch may have started the agent (its deliverer died before the session was registered) and
   parks the worker for `oms worker resume` instead of starting it a second time (ADR 0014).
-- `<dispatch>.launch.json` (`launch-spec`, `services/launch.py`), `<dispatch>.sock` and `<dispatch>.log`
-  (the broker's socket and log), `<dispatch>.init.json` (`sandbox-init`, `services/reaper.py`).
+- `<dispatch>.launch.json` (`launch-spec`, `services/launch.py`), `<dispatch>.log` (the broker's
+  log), `<dispatch>.init.json` (`sandbox-init`, `services/reaper.py`). The broker's socket is in the
+  sandbox directory (`store/sandboxes.py`, ADR 0026); a `<dispatch>.sock` here is an older oms's.
 
 Nothing else spells these names: `store verify` classifies the directory with `schema_of`.
 """
@@ -76,11 +77,6 @@ def init_path(dispatch_id: str) -> str:
     return _path(dispatch_id, INIT)
 
 
-def socket_path(dispatch_id: str) -> str:
-    """The broker's socket of `dispatch_id`."""
-    return _path(dispatch_id, SOCKET)
-
-
 def log_path(dispatch_id: str) -> str:
     """The broker's log of `dispatch_id`."""
     return _path(dispatch_id, LOG)
@@ -95,7 +91,8 @@ def schema_of(name: str) -> str | None:
 
 
 def is_broker_socket(path: str) -> bool:
-    """`panes/<dispatch>.sock`, a worker broker's socket (a path relative to the state root)."""
+    """`panes/<dispatch>.sock`, a worker broker's socket as an older oms made it (relative to the
+    state root; ADR 0026 moved them to the sandbox directory)."""
     head, _, name = path.partition("/")
     return head == PANES_DIR and name.endswith(SOCKET) and OPAQUE_ID.fullmatch(name[: -len(SOCKET)]) is not None
 

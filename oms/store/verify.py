@@ -29,7 +29,7 @@ from oms.errors import OmsError, shown
 from oms.fsio import FsioOptions, Root, is_temp_name, procinfo, temp_owner
 from oms.fsio.locks import break_stale, inspect
 from oms.limits import LIMITS
-from oms.store import compaction, keys, ledger, panefiles, summary_file
+from oms.store import compaction, keys, ledger, panefiles, sandboxes, summary_file
 from oms.store.content import TICKETS_DIR, WORKTREES_DIR, parse_content, parse_worktree
 from oms.store.documents import parse_document
 from oms.store.events import EVENTS_DIR, parse_event
@@ -46,6 +46,7 @@ OPTIONAL_AREAS = ("proxy", "verify", "archive", "ledger", compaction.DIR)
 RUNTIME_AREAS = ("proxy", "verify", "archive")  # checked for form only (`check_runtime`)
 RUNTIME_DEPTH = 3
 _TOP = {META, *LAYOUT, "tmux.conf", "tmux.sock", summary_file.INDEX_DIR, *OPTIONAL_AREAS}
+_TOP.add(sandboxes.RECORD)  # where the sandbox directory is (ADR 0026)
 TMUX_SOCKET = "tmux.sock"
 
 
@@ -119,7 +120,7 @@ class _Verifier:
             if stat.S_ISLNK(mode):
                 self.report.error(path, "is a symlink (nothing under the state root may be)")
                 continue
-            if stat.S_ISSOCK(mode) and (path == TMUX_SOCKET or _our_socket(path)):
+            if stat.S_ISSOCK(mode) and self.our_socket(path):
                 if st.st_uid != self.euid or stat.S_IMODE(mode) & 0o077:
                     self.report.error(path, "socket is not private to you")
                 else:
@@ -136,6 +137,11 @@ class _Verifier:
                 self.report.error(path, f"has {st.st_nlink} links (expected 1)")
             out.append((name, mode))
         return out
+
+    def our_socket(self, path: str) -> bool:
+        """A socket oms makes here: its tmux server's, or a broker's or a proxy door's an older oms
+        made in `panes/` or `proxy/doors/`."""
+        return path == TMUX_SOCKET or _our_socket(path)
 
     def temp(self, path: str, name: str) -> None:
         owner = temp_owner(name)
@@ -195,6 +201,23 @@ class _Verifier:
             _guard(self.report, "tmp", self.check_tmp)
         if "tmux.conf" in top and self.expect_file("tmux.conf", top["tmux.conf"]):
             _guard(self.report, "tmux.conf", self.check_tmux_conf)
+        if sandboxes.RECORD in top and self.expect_file(sandboxes.RECORD, top[sandboxes.RECORD]):
+            _guard(self.report, sandboxes.RECORD, self.check_sandboxes)
+
+    def check_sandboxes(self) -> None:
+        """The sandbox directory (ADR 0026): where the record says, this state root's, private, its
+        path not the state root's; in it only what oms makes (findings named `sandboxes.json:<path
+        in it>`)."""
+        if self.meta is None:
+            return  # the state root's metadata is unreadable: that is reported already
+        sub = Report(sandboxes.RECORD)
+        with sandboxes.open_existing(self.root, self.meta.key_id) as sbx:
+            _SandboxVerifier(sbx, sub).run()
+        for found in sub.findings:
+            where = f"{sandboxes.RECORD}:{found.path}"
+            self.report.findings.append(Finding(where, found.problem, found.severity))
+        for what, n in sub.counts.items():
+            self.report.count(what, n)
 
     def check_runtime(self, rel: str, depth: int) -> None:
         """A runtime area (the proxy's files, verification outputs, discard bundles): what oms
@@ -624,7 +647,51 @@ def _our_socket(path: str) -> bool:
     return len(parts) == 4 and parts[:2] == ["proxy", "doors"] and parts[3] == "model.sock"
 
 
-TMP_KINDS = ("codex", "claude", "command", "advisor")
+class _SandboxVerifier(_Verifier):
+    """The sandbox directory: its marker, agent homes (`homes/`, checked as the state root's `tmp/`
+    homes are), brokers' sockets (`brokers/<dispatch>.sock`) and the proxy's doors
+    (`doors/<dispatch>/model.sock`)."""
+
+    def our_socket(self, path: str) -> bool:
+        head, _, name = path.partition("/")
+        if head == sandboxes.BROKERS:
+            named = name.removesuffix(".sock")
+            return name.endswith(".sock") and OPAQUE_ID.fullmatch(named) is not None
+        door, _, leaf = name.partition("/")
+        known = OPAQUE_ID.fullmatch(door) is not None
+        return head == sandboxes.DOORS and leaf == "model.sock" and known
+
+    def run(self) -> None:
+        for name, mode in self.entries(""):
+            if name == sandboxes.MARKER:
+                self.expect_file(name, mode)
+            elif name == sandboxes.HOMES and self.expect_dir(name, mode):
+                for home, hmode in self.entries(name):
+                    kind, _, rest = home.partition("-")
+                    if not stat.S_ISDIR(hmode) or kind not in HOME_KINDS or not rest:
+                        self.report.error(f"{name}/{home}", "unexpected entry in homes/")
+                        continue
+                    self.report.count("agent homes")
+                    self.check_home(f"{name}/{home}")
+            elif name == sandboxes.BROKERS and self.expect_dir(name, mode):
+                for left, _lmode in self.entries(name):  # a socket is counted by `entries`
+                    why = "unexpected entry in brokers/ (only brokers' sockets)"
+                    self.report.error(f"{name}/{left}", why)
+            elif name == sandboxes.DOORS and self.expect_dir(name, mode):
+                for door, dmode in self.entries(name):
+                    known = OPAQUE_ID.fullmatch(door) is not None
+                    if not known or not self.expect_dir(f"{name}/{door}", dmode):
+                        self.report.error(f"{name}/{door}", "unexpected entry in doors/")
+                        continue
+                    for left, _lmode in self.entries(f"{name}/{door}"):
+                        why = "unexpected entry in a door (only model.sock)"
+                        self.report.error(f"{name}/{door}/{left}", why)
+            else:
+                self.report.error(name, "unexpected entry in the sandbox directory")
+
+
+HOME_KINDS = ("codex", "claude", "command")
+TMP_KINDS = (*HOME_KINDS, "advisor")
 TMP_ENTRIES = 200_000
 HOME_FILES = ("hooks.json", "config.toml", "settings.json", "mcp.json")  # what oms writes, read-only inside
 

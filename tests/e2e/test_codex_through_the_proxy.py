@@ -1,8 +1,11 @@
-"""The real Codex CLI (codex_goal) as a routed worker with `[proxy] workers = true` (issue 13, ADR 0020),
-the model mock as the provider's endpoint. The agent must complete its dispatch through the proxy, the
-mock must hear only the real credential — an API key from the proxy's environment, or the user's Codex
-ChatGPT login (`auth = "codex-chatgpt"`: its access token and account, the mock standing in for the
-ChatGPT backend) — and the sandbox must hold only the token."""
+"""The real Codex CLI (codex_goal) through the loopback proxy, as every model worker goes by default
+(ADR 0020, 0026: no setting), the model mock as the endpoint: routed to a provider, or not routed at
+all (no `[providers]`: its family's implicit provider, upstream the role's endpoint). The agent must
+complete its dispatch through the proxy, which `oms worker deliver` starts on demand and the
+worker's stop stops; the mock must hear only the real credential — an API key from the proxy's
+environment, or the user's Codex ChatGPT login (`auth = "codex-chatgpt"`: its access token and
+account, the mock standing in for the ChatGPT backend) — and the sandbox must hold only the
+token."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from tests.proxy_rig import CHATGPT_ACCOUNT, chatgpt_token, write_chatgpt_login
 
 ROLE = "oms.goal-long-executor"
 REAL_KEY = "sk-proj-the-real-openai-key-held-by-the-proxy-0123456789"
+SCAFFOLD_MODEL = 'model = "gpt-6.2-sol"              #'  # the goal-long-executor role's line
 
 
 @pytest.fixture
@@ -30,7 +34,7 @@ def mock() -> Iterator[ModelMock]:
     server.stop()
 
 
-@pytest.mark.parametrize("login", ["api-key", "chatgpt"])
+@pytest.mark.parametrize("login", ["api-key", "chatgpt", "unrouted"])
 def test_the_real_codex_worker_completes_through_the_proxy(
     deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch, login: str
 ) -> None:
@@ -51,7 +55,11 @@ def test_the_real_codex_worker_completes_through_the_proxy(
         monkeypatch.setenv("OPENAI_API_KEY", REAL_KEY)
         base, auth, want_path, want = f"{mock.base}/v1", "", "/v1/responses", REAL_KEY
     providers_toml = f'\n[providers.codex-a]\nfamily = "openai"\nendpoint = "{base}"\n{auth}'
-    providers_toml += 'models = { default = "test-model" }\n\n[proxy]\nworkers = true\n'
+    providers_toml += 'models = { default = "test-model" }\n'
+    if login == "unrouted":  # no providers: the role's own model and endpoint
+        providers_toml = ""
+        own = f'model = "test-model"\nendpoint = "{base}"\n#'
+        deliverable.edit_config(lambda s: s.replace(SCAFFOLD_MODEL, own))
     deliverable.edit_config(
         lambda s: s.replace('role = "oms.command-executor"', f'role = "{ROLE}"') + providers_toml, commit=True
     )
@@ -67,12 +75,16 @@ def test_the_real_codex_worker_completes_through_the_proxy(
     )
     dispatch_id, event_id = accepted(deliverable)
     with deliverable.workspace() as ws:
-        assert ws.store.records("dispatch").read(dispatch_id).payload["provider_id"] == "codex-a"
-        started = proxy_control.start(ws)
+        routed = ws.store.records("dispatch").read(dispatch_id).payload.get("provider_id")
+        assert routed == (None if login == "unrouted" else "codex-a")
+        assert proxy_control.status(ws).state == "not running"  # none yet: the launch starts it
     try:
-        assert started.state == "running", started.to_json()
         with deliverable.workspace() as ws:
             outcome = Delivery.open(ws).deliver(event_id)["outcome"]
+            running = proxy_control.status(ws)
+            assert running.state == "running", running.to_json()
+            assert running.record is not None
+            assert running.record.get("on_demand") is True
         assert isinstance(outcome, dict)
         logs = "\n".join(f.read_text(errors="replace")[-3000:] for f in (deliverable.state / "panes").glob("*.log"))
         assert outcome["status"] == "created", f"{outcome}\n{logs}"
@@ -95,6 +107,7 @@ def test_the_real_codex_worker_completes_through_the_proxy(
         assert all(want.encode() not in e for e in environs)
         with deliverable.workspace() as ws:
             Delivery.open(ws).stop(dispatch_id, "test over")
+            assert proxy_control.status(ws).state == "not running"  # stopped with its last worker
     finally:
         with deliverable.workspace() as ws:
             proxy_control.stop(ws)

@@ -1,9 +1,10 @@
-"""The real Claude Code through the loopback model proxy (issue 13 items 4-5, ADR 0020): with `[proxy]
-workers = true` the agent's only key is its dispatch's token, its sandbox has no network (the model only
-through the proxy's socket and the relay inside), the real key reaches only the model, a usage-limit
-answer rests the provider for the fleet, the conductor parks the worker until the reset and routes the
-next ticket to the other provider, and resumes the worker once the reset has come.
-The only stand-in is the remote model (tests/model_mock.py)."""
+"""The real Claude Code through the loopback model proxy (issue 13 items 4-5, ADR 0020), as every
+model worker goes by default (ADR 0026: no setting; `oms worker deliver` starts the proxy on demand,
+the last worker's stop stops it): the agent's only key is its dispatch's token, its sandbox has no
+network (the model only through the proxy's socket and the relay inside), the real key reaches only
+the model, a usage-limit answer rests the provider for the fleet, the conductor parks the worker
+until the reset and routes the next ticket to the other provider, and resumes the worker once the
+reset has come. The only stand-in is the remote model (tests/model_mock.py)."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ def test_the_agent_holds_only_its_token_and_a_usage_limit_rests_the_provider(
     monkeypatch.setenv("ANTHROPIC_API_KEY", REAL_KEY)  # the deliverer's (and the proxy's) environment
     section = '\n[providers.{}]\nfamily = "anthropic"\nendpoint = "{}"\nmodels = {{ default = "test-model" }}\n'
     providers_toml = section.format("claude-a", mock.base) + section.format("claude-b", mock.base)
-    providers_toml += '\n[routing]\norder = ["claude-a", "claude-b"]\n\n[proxy]\nworkers = true\n'
+    providers_toml += '\n[routing]\norder = ["claude-a", "claude-b"]\n'
     deliverable.edit_config(  # (a lease longer than the rest: a person's lease is not renewed by the conductor)
         lambda s: (
             s.replace('role = "oms.command-executor"', f'role = "{ROLE}"').replace(
@@ -86,17 +87,16 @@ def test_the_agent_holds_only_its_token_and_a_usage_limit_rests_the_provider(
     )
     dispatch_id, event_id = accepted(deliverable)
     with deliverable.workspace() as ws:
-        refused = Delivery.open(ws).deliver(event_id)["outcome"]
-    assert isinstance(refused, dict)
-    assert refused["status"] == "parked", refused  # no proxy running: the launch is refused, nothing runs
-    assert "the model proxy is not running" in str(refused.get("reason")), refused
-    with deliverable.workspace() as ws:
-        started = proxy_control.start(ws)
+        assert proxy_control.status(ws).state == "not running"
     try:
-        assert started.state == "running", started.to_json()
         with deliverable.workspace() as ws:
-            outcome = Delivery.open(ws).resume(dispatch_id)
-        assert outcome.get("resumed") or outcome.get("launched") or outcome, outcome
+            outcome = Delivery.open(ws).deliver(event_id)["outcome"]
+            assert isinstance(outcome, dict)
+            assert outcome["status"] == "created", outcome
+            started = proxy_control.status(ws)  # started on demand by the launch
+            assert started.state == "running", started.to_json()
+            assert started.record is not None
+            assert started.record.get("on_demand") is True
         _until(mock.holding.is_set, 60, "the agent's turn to wait on the model")
 
         bash = [text for name, text in (r for seen in mock.seen for r in seen.results) if name == "Bash"]
@@ -134,6 +134,7 @@ def test_the_agent_holds_only_its_token_and_a_usage_limit_rests_the_provider(
             assert any(line.startswith(f"{dispatch_id}: resumed") for line in resumed.done), resumed.to_json()
             assert ws.store.records("worker").read(dispatch_id).payload["health"] == "healthy"
             Delivery.open(ws).stop(dispatch_id, "test over")
+            assert proxy_control.status(ws).state == "not running"  # stopped with its last worker
         assert not (deliverable.state / "proxy" / "tokens" / f"{dispatch_id}.json").exists()  # revoked at stop
     finally:
         with deliverable.workspace() as ws:

@@ -17,6 +17,7 @@ import pytest
 from oms.adapters.providers.command import home
 from oms.services import dispatches
 from oms.services.conductor import Tick
+from tests.chain import sandbox_dir
 from tests.fleet import Fleet
 from tests.helpers import oms_command
 from tests.restart import STARTED, poll, prepare, scenario
@@ -94,7 +95,7 @@ def _phase(report: Tick, name: str) -> list[str]:
 
 
 def _log(fleet: Fleet, session_id: str) -> str:
-    path = Path(fleet.state, home(session_id), "worker.log")
+    path = Path(sandbox_dir(Path(fleet.state)), home(session_id), "worker.log")
     return path.read_text() if path.exists() else ""
 
 

@@ -15,14 +15,25 @@ from pathlib import Path
 
 import pytest
 
+from oms.canonical import JsonObject
 from oms.domain import proxy_usage as counting
-from oms.domain.codex_login import Missing, UpstreamAuth
+from oms.domain.codex_login import NO_KEY, Missing, UpstreamAuth
 from oms.domain.routing import Provider
 from oms.errors import AlreadyExistsError, ConflictError
 from oms.services import proxy_control, proxy_credentials, proxy_tokens
+from oms.services.proxy_credentials import credential_key
 from oms.services.proxy_front import DOOR_CONNECTIONS, Doors, door_dir, door_path
 from oms.services.proxy_guards import Deadlines, Held
-from tests.proxy_rig import MESSAGES, Rig, make_rig
+from tests.attempts import live_attempt
+from tests.proxy_rig import (
+    ANTHROPIC_KEY,
+    CHATGPT_ACCOUNT,
+    MESSAGES,
+    Rig,
+    chatgpt_token,
+    make_rig,
+    write_chatgpt_login,
+)
 
 
 @pytest.fixture
@@ -32,22 +43,35 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
 
 @pytest.fixture
 def doors(rig: Rig) -> Iterator[Doors]:
-    kept = Doors(rig.server, rig.ws.store.state.root)
-    rig.ws.store.state.root.mkdirs("proxy/doors")
+    kept = Doors(rig.server, rig.ws.store.state.root, rig.ws.store.sandboxes())
     yield kept
     kept.stop()
 
 
 def _sock(rig: Rig, dispatch_id: str) -> str:
-    return os.path.join(os.path.realpath(rig.ws.store.state.path), door_path(dispatch_id))
+    return os.path.join(rig.ws.store.sandboxes().path, door_path(dispatch_id))  # not the state root
+
+
+def _connect(path: str, timeout: float | None = 10) -> socket.socket:
+    """A connection to the socket at `path`, through its directory's descriptor (a socket path has
+    at most 108 bytes, and the sandbox directory lies beside a test's long temporary directory)."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    fd = os.open(os.path.dirname(path), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        s.connect(f"/proc/self/fd/{fd}/{os.path.basename(path)}")
+    except BaseException:
+        s.close()
+        raise
+    finally:
+        os.close(fd)
+    return s
 
 
 def _ask(path: str, token: str, body: object = MESSAGES) -> int:
     data = json.dumps(body).encode()
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(10)
+    s = _connect(path)
     try:
-        s.connect(path)
         s.sendall(
             b"POST /p/claude-mock/v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: %s\r\nConnection: close\r\n"
             b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (token.encode(), len(data), data)
@@ -71,8 +95,8 @@ def test_each_token_gets_its_own_door_which_takes_only_its_token_and_closes_with
         proxy_tokens.revoke_token(ws, "d-a")
     doors.keep()
     assert sorted(doors.open) == ["d-b"]
-    assert not rig.ws.store.state.root.exists(door_path("d-a"))
-    assert not rig.ws.store.state.root.exists(door_dir("d-a"))  # its directory too
+    assert not rig.ws.store.sandboxes().exists(door_path("d-a"))
+    assert not rig.ws.store.sandboxes().exists(door_dir("d-a"))  # its directory too
 
 
 def test_a_door_has_its_own_connection_slots(rig: Rig, doors: Doors) -> None:
@@ -81,8 +105,7 @@ def test_a_door_has_its_own_connection_slots(rig: Rig, doors: Doors) -> None:
     held = []
     try:
         for _ in range(DOOR_CONNECTIONS + 8):  # the agent of d-a fills its door, and more
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.connect(_sock(rig, "d-a"))
+            s = _connect(_sock(rig, "d-a"), None)  # (blocking: a full backlog waits)
             s.sendall(b"POST /p/claude-mock/v1/messages HTTP/1.1\r\n")
             held.append(s)
         assert _ask(_sock(rig, "d-b"), other) == 200  # another worker is not touched
@@ -227,3 +250,57 @@ def test_a_start_under_way_is_told_not_raced(rig: Rig) -> None:
             proxy_control.start(rig.ws)
         assert time.monotonic() - started < 5
     assert proxy_control.status(rig.ws).state == "not running"
+
+
+def test_a_launchs_handshake_finds_its_door_open(rig: Rig) -> None:
+    """ADR 0026: a launch issues its token, then checks the proxy's handshake; the proxy keeps its
+    doors before it answers, so the door is there at once (before: up to the doors' next pass)."""
+    with rig.chain.workspace() as ws:
+        try:
+            proxy_control.ensure(ws)  # a real proxy process, started on demand
+            for n in range(5):
+                proxy_tokens.issue_token(ws, f"d-now-{n}", "claude-mock")
+                assert proxy_control.ensure(ws).state == "running"  # its handshake
+                assert ws.store.sandboxes().exists(door_path(f"d-now-{n}"))
+        finally:
+            proxy_control.stop(ws)
+
+
+def test_an_unrouted_worker_reaches_its_approved_endpoint_through_its_familys_implicit_provider(
+    rig: Rig,
+) -> None:
+    """ADR 0026: a dispatch not routed to a configured provider goes through `oms-anthropic` (or
+    `oms-openai`), upstream the endpoint its dispatch was approved with, with the proxy's key."""
+    approved: JsonObject = {
+        "provider_mode": "claude_interactive",
+        "engine": "claude",
+        "role_argv": None,
+        "model_endpoint": rig.mock.base,
+    }
+    live_attempt(rig.chain, "dsp-unrouted", approved)  # only a live attempt is forwarded (ADR 0028)
+    token = rig.token("oms-anthropic", "dsp-unrouted")
+    assert rig.post("/p/oms-anthropic/v1/messages", MESSAGES, {"x-api-key": token})[0] == 200
+    assert [headers.get("x-api-key") for _, headers in rig.mock.heard] == [ANTHROPIC_KEY]
+    assert rig.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": token})[0] == 401
+    bearer = {"authorization": f"Bearer {token}"}
+    assert rig.post("/p/oms-openai/responses", MESSAGES, bearer)[0] == 401
+
+
+def test_an_implicit_openai_provider_holds_the_key_or_the_codex_login(tmp_path: Path) -> None:
+    """Codex to OpenAI's own API: `OPENAI_API_KEY`, else the login's API key, else its ChatGPT
+    login; towards a role's own endpoint only the environment's key, else none (never the login)."""
+    home = tmp_path / "codex"
+    home.mkdir()
+    env = {"CODEX_HOME": str(home)}
+    (home / "auth.json").write_text(json.dumps({"OPENAI_API_KEY": "sk-codex-login-key-0000"}))
+    held = proxy_credentials.credentials({}, env)
+    own = credential_key("oms-openai", None)
+    gateway = credential_key("oms-openai", "https://gateway.example.com/v1")
+    assert held[own].current() == UpstreamAuth("sk-codex-login-key-0000")
+    assert held[gateway].current() == UpstreamAuth(NO_KEY)  # no key: the login never goes there
+    write_chatgpt_login(home, chatgpt_token(int(time.time()) + 3600))
+    chatgpt = proxy_credentials.credentials({}, env)[own].current()
+    assert isinstance(chatgpt, UpstreamAuth)
+    assert chatgpt.account_id == CHATGPT_ACCOUNT
+    keyed = proxy_credentials.credentials({}, {**env, "OPENAI_API_KEY": "sk-env"})
+    assert keyed[own].current() == keyed[gateway].current() == UpstreamAuth("sk-env")

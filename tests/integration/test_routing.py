@@ -283,15 +283,34 @@ def test_a_worker_over_its_token_budget_is_parked_for_a_person(deliverable: Chai
         Delivery.open(ws).stop(dispatch_id, "test over")
 
 
-def test_the_conductor_keeps_the_model_proxy_running_when_workers_go_through_it(routed: Chain) -> None:
-    routed.edit_config(lambda s: s + "\n[proxy]\nworkers = true\n", commit=True)
+def test_the_conductor_runs_the_model_proxy_while_workers_need_it_and_no_longer(
+    routed: Chain,
+) -> None:
+    """ADR 0026: on demand. A token held by a worker that has not ended starts it; once none is
+    held, the proxy started on demand stops; one a person started stays."""
     with routed.workspace() as ws:
         try:
+            idle = next(p for p in conductor.tick(ws).phases if p.name == "providers")
+            assert not any("the model proxy" in line for line in idle.done + idle.skipped)
+            assert proxy_control.status(ws).state == "not running"
+            proxy_tokens.issue_token(ws, "dsp-needs-it", "openai-o")  # a launch's; worker not ended
             first = next(p for p in conductor.tick(ws).phases if p.name == "providers")
             assert any(line.startswith("the model proxy started: pid") for line in first.done), first.to_json()
-            assert proxy_control.status(ws).state == "running"
+            running = proxy_control.status(ws)
+            assert running.state == "running"
+            assert running.record is not None
+            assert running.record.get("on_demand") is True
             again = next(p for p in conductor.tick(ws).phases if p.name == "providers")
             assert not any("the model proxy" in line for line in again.done + again.skipped)  # one proxy
+            proxy_tokens.revoke_token(ws, "dsp-needs-it")  # the worker ended
+            last = next(p for p in conductor.tick(ws).phases if p.name == "providers")
+            stopped = "the model proxy stopped: no running worker"
+            assert any(line.startswith(stopped) for line in last.done)
+            assert proxy_control.status(ws).state == "not running"
+            proxy_control.start(ws)  # a person's: it runs until they stop it
+            kept = next(p for p in conductor.tick(ws).phases if p.name == "providers")
+            assert not any("the model proxy" in line for line in kept.done + kept.skipped)
+            assert proxy_control.status(ws).state == "running"
         finally:
             proxy_control.stop(ws)
 

@@ -15,9 +15,10 @@ import pytest
 from oms.adapters import bwrap
 from oms.adapters.sandbox import system_args
 from oms.canonical import Json, JsonObject, now
+from oms.domain.sandbox_limits import SandboxLimits
 from oms.fsio import Root
 from oms.services import launch, launch_guards
-from oms.store import RecordStore, StateRoot
+from oms.store import RecordStore, StateRoot, sandboxes
 from tests.helpers import oms_command, payload
 
 SESSION_ID = "11111111-2222-4333-8444-555555555555"
@@ -31,6 +32,8 @@ def _spec(
     *,
     worker: bool = True,
     session: bool = True,
+    limits: SandboxLimits | None = None,
+    trees: list[str] | None = None,
 ) -> None:
     host = bwrap.host()
     minimal = ["--unshare-user", "--unshare-pid", "--die-with-parent", "--proc", "/proc", "--dev", "/dev"]
@@ -55,6 +58,9 @@ def _spec(
         "git_config_path": "/oms/git/config",
         "git_config": "[core]\n\tbare = false\n",
         "created_at": now(),
+        "limits": (limits or SandboxLimits()).to_json(),
+        "disk_trees": list[Json](trees or [str(worktree)]),
+        "sandbox_dir": _sandbox_dir(state),
     }
     with Root.open(str(state)) as root:
         launch.write(root, doc)
@@ -76,6 +82,16 @@ def _spec(
                 actor="oms-system",
                 observed_at=now(),
             )
+
+
+def _sandbox_dir(state: Path) -> str:
+    """The state root's sandbox directory (made the first time): where the broker's socket goes."""
+    opened = StateRoot.open(str(state))
+    try:
+        with sandboxes.open_dir(opened.root, opened.meta.key_id, now()) as found:
+            return found.path
+    finally:
+        opened.close()
 
 
 @pytest.fixture
@@ -112,7 +128,7 @@ def test_the_end_of_the_sandbox_is_recorded(
     assert (ended["status"], ended["signal"]) == (status, signum)
     assert code == (status if status is not None else 128 + (signum or 0))
     assert not (state / "panes" / "dsp-1.launch.json").exists()  # read once: it holds the credential
-    assert not (state / "panes" / "dsp-1.sock").exists()
+    assert not Path(_sandbox_dir(state), "brokers", "dsp-1.sock").exists()
     assert not (state / "panes" / "dsp-1.init.json").exists()  # its init is gone, and so is its record
     assert not (worktree / ".codex").exists()  # the sandbox's mount point is gone with it
     assert os.listdir(worktree) == []

@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from oms.services.demo import WORKER_SCRIPT
-from tests.chain import Chain
+from tests.chain import Chain, sandbox_dir
 from tests.helpers import REPO
 
-# One line per start in the worker's private home (`tmp/command-<session>`, which outlives its panes: a
-# resumed worker appends to the same file), then it waits like an agent that never finishes.
+# One line per start in the worker's private home (`homes/command-<session>`, which outlives its
+# panes: a resumed worker appends to the same file), then it waits like an agent that never
+# finishes.
 COUNTER = r"""#!/bin/sh
 echo "start $$" >> "$HOME/starts.log"
 exec sleep 600
@@ -226,7 +227,8 @@ class Rig:
             return str(ws.store.records("dispatch").read(dispatch_id).payload["session_id"])
 
     def starts(self, dispatch_id: str) -> int:
-        log = self.chain.state / "tmp" / f"command-{self.session_id(dispatch_id)}" / "starts.log"
+        home = sandbox_dir(self.chain.state) / "homes" / f"command-{self.session_id(dispatch_id)}"
+        log = home / "starts.log"
         return len(log.read_text().splitlines()) if log.exists() else 0
 
     def panes(self) -> list[tuple[str, str, bool, str]]:

@@ -188,11 +188,15 @@ def test_a_repository_nested_in_the_worktree_runs_no_code_on_the_host(bound: Bou
 def test_a_committed_submodule_is_never_entered_by_verification(bound: Bound) -> None:
     """A gitlink in the history (however it got there): verification and status never run its config."""
     from oms.adapters import git as git_adapter
+    from oms.adapters import tree_job
 
     marker = bound.chain.base / "ran.marker"
     _nested_repository(bound.worktree, marker)
     git("add", "vendored", cwd=bound.worktree)  # as a user could commit one (outside any sandbox)
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "gitlink", cwd=bound.worktree)
     (bound.worktree / "vendored" / "notes.txt").write_text("changed\n")
-    assert git_adapter.status_entries(str(bound.worktree)) == []  # the submodule is not entered
+    linked = git_adapter.linked_worktree(str(bound.chain.repo), str(bound.worktree))
+    status = ("status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=all")
+    done = tree_job.run_git(str(bound.chain.repo), linked, *status, max_output=1 << 20)  # as oms
+    assert (done.returncode, done.stdout) == (0, b"")  # the submodule is not entered
     assert not marker.exists()

@@ -1,9 +1,11 @@
 """Attacks on the isolated agent home of a Codex worker (DESIGN.md §7.1; sec.md case 19).
 
-Each attack lands between two launches (or before the first) and delivery must park the worker before
-any pane exists: a pre-created home that is loose, foreign-owned or a symlink; `hooks.json` swapped; the
-user's `auth.json` itself a symlink. An `auth.json` planted in the home (a link or a file) is never used:
-it is replaced by the empty placeholder the user's own file is shown read-only over (ADR 0012)."""
+Each attack lands between two launches (or before the first) and delivery must park the worker
+before any pane exists: a pre-created home that is loose, foreign-owned or a symlink; `hooks.json`
+swapped; the user's `auth.json` itself a symlink. An `auth.json` planted in the home (a link or a
+file) is never used: it is replaced by the empty placeholder the user's own file is shown read-only
+over (ADR 0012). The worker's role holds the user's raw credential (`credential = "raw"`, ADR 0026):
+by default a Codex worker has no `auth.json` at all, only its proxy token."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from oms.services import dispatches
 from oms.services import policy as policy_service
 from oms.services.delivery import Delivery
 from oms.services.homes import materialise
-from tests.chain import Chain
+from tests.chain import Chain, sandbox_dir
 from tests.helpers import in_user_namespace, make_foreign
 
 
@@ -40,6 +42,9 @@ def _codex_dispatch(deliverable: Chain, tmp_path: Path, monkeypatch: pytest.Monk
         own.mkdir()
         shutil.copy2(shutil.which("bwrap") or "/usr/bin/bwrap", own / "bwrap")
         monkeypatch.setenv("PATH", f"{own}:{os.environ['PATH']}")
+    header = '[roles."oms.goal-long-executor"]   # Codex CLI in /goal mode\n'
+    raw = header + 'network = "host"\ncredential = "raw"\n'  # the user's login file, read-only
+    deliverable.edit_config(lambda s: s.replace(header, raw), commit=True)
     ticket_id, _ = deliverable.leased_ticket()
     with deliverable.workspace() as ws:
         rec, _ = dispatches.propose(ws, ticket_id, "oms.goal-long-executor")
@@ -51,7 +56,7 @@ def _codex_dispatch(deliverable: Chain, tmp_path: Path, monkeypatch: pytest.Monk
 def _home(chain: Chain, dispatch_id: str) -> Path:
     with chain.workspace() as ws:
         session = ws.store.records("dispatch").read(dispatch_id).payload["session_id"]
-    return chain.state / codex.home(str(session))
+    return sandbox_dir(chain.state) / codex.home(str(session))
 
 
 def _materialise_first(chain: Chain, dispatch_id: str) -> None:
@@ -60,7 +65,7 @@ def _materialise_first(chain: Chain, dispatch_id: str) -> None:
         delivery = Delivery.open(ws)
         tools = policy_service.load_tracked(ws.config_root, ws.repo).roles["oms.goal-long-executor"].tools
         plan = delivery.plan(ws.store.records("dispatch").read(dispatch_id), None, tools)
-        materialise(ws.store.state.root, plan)
+        materialise(ws.store.sandboxes(), plan)
 
 
 def _loose(chain: Chain, dispatch_id: str, tmp: Path) -> None:

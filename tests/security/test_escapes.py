@@ -46,7 +46,7 @@ from oms.services.demo import WORKER_SCRIPT
 from oms.services.liveness import hook_event_id
 from oms.services.sandboxing import git_layout
 from oms.store.verify import verify
-from tests.chain import WORKER, Chain, accepted, make_chain
+from tests.chain import WORKER, Chain, accepted, make_chain, sandbox_dir
 from tests.helpers import git
 from tests.model_mock import Call, ModelMock, Script
 
@@ -149,6 +149,30 @@ def found(items, otherwise):
     if items:
         return items
     raise Blocked(otherwise)
+
+
+def state_path_readable():
+    """The state root's path in anything a process inside reads of where it runs (ADR 0026): its
+    mounts (mountinfo names each bind's source), every visible process's command line and
+    environment, its home's files, the worktree's .git."""
+    needles = {T["state"].encode(), T["state_real"].encode()}
+    paths = ["/proc/self/mountinfo", "/proc/self/mounts", os.path.join(os.getcwd(), ".git")]
+    pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    paths += ["/proc/%s/%s" % (p, k) for p in pids for k in ("cmdline", "environ")]
+    for top, _dirs, files in os.walk(HOME):
+        paths += [os.path.join(top, n) for n in files]
+    found = []
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                data = f.read(1 << 20)
+        except OSError:
+            continue
+        if any(n in data for n in needles):
+            found.append(path)
+    if found:
+        return found
+    raise Blocked("the state root's path is in nothing readable here (%d places read)" % len(paths))
 
 
 def hunt():
@@ -449,12 +473,17 @@ def everything():
     # --- what the sandbox shows at all (first: the attacks below may write into the private tmpfs)
     attempt("visible: host paths beyond the planned binds", only_the_planned_binds)
     attempt("visible: state or home files anywhere", hunt)
+    attempt("state: its path in mounts, environments, command lines, the home", state_path_readable)
     # 1. the state root and its key
     attempt("state: read the signing key", lambda: read(state + "/keys/state.ed25519"))
     attempt("state: list the state root", lambda: listdir(state))
     attempt("state: list panes (launch specs, sockets)", lambda: listdir(state + "/panes"))
     attempt("state: create a file in evidence/", lambda: create(state + "/evidence/" + T["mark"]))
     attempt("state: create a file in records/", lambda: create(state + "/records/" + T["mark"]))
+    attempt("sandboxes: list the sandbox directory (every home, broker and door)",
+            lambda: listdir(T["sandboxes"]))
+    attempt("sandboxes: read the victim's home",
+            lambda: listdir(T["sandboxes"] + "/homes/command-" + victim[1]))
     attempt("state: /oms holds more than home and broker.sock",
             lambda: found(sorted(set(os.listdir("/oms")) - {"home", "broker.sock"}), "only home and broker.sock"))
     # 2. the main repository, its git metadata, git itself
@@ -508,7 +537,8 @@ def everything():
     for what, pid in sorted(host.items()):
         attempt("signal: SIGKILL %s (host pid %d)" % (what, pid), signal_host_pid(pid))
     # 9. other sockets, forged bindings
-    attempt("socket: connect to the victim's broker", lambda: connect(state + "/panes/%s.sock" % victim[0]))
+    attempt("socket: connect to the victim's broker",
+            lambda: connect(T["sandboxes"] + "/brokers/%s.sock" % victim[0]))
     attempt("socket: connect to any socket path in /proc/net/unix", listed_socket_paths)
     attempt("socket: connect to an abstract socket", abstract_sockets)
     SEEN["control_hook"] = relay_hook(*own)[-300:]
@@ -576,6 +606,7 @@ elif MODE == "killpg":
 elif MODE == "cli":
     wt = T["worktree"] = os.getcwd()  # the CLI runs its shell tool in the worktree
     attempt("state: read the signing key", lambda: read(T["state"] + "/keys/state.ed25519"))
+    attempt("state: its path in mounts, environments, command lines, the home", state_path_readable)
     attempt("home: read ~/.ssh/id_test", lambda: read(T["user_home"] + "/.ssh/id_test"))
     for name in T["home_ro"]:
         attempt("home file: write " + name, lambda p="/oms/home/" + name: open_for_write(p))
@@ -591,7 +622,9 @@ elif MODE == "cli":
     print("ESCAPES=" + json.dumps({k: v["outcome"] for k, v in RESULTS.items()}))
     print("DETAILS=" + json.dumps({k: v["detail"][:200] for k, v in RESULTS.items() if v["outcome"] != "blocked"}))
     held = [name for name, value in os.environ.items() if value in T["keys"]]
-    print("CREDENTIALS=" + json.dumps(sorted(held)))  # names only: the credential did reach the agent
+    print("CREDENTIALS=" + json.dumps(sorted(held)))  # names only: a real key reached the agent
+    tokens = [name for name, value in os.environ.items() if value.startswith("oms.")]
+    print("TOKENS=" + json.dumps(sorted(tokens)))  # names only: its dispatch's proxy token
 '''
 
 
@@ -623,7 +656,7 @@ def _deliver(chain: Chain, title: str) -> tuple[str, str]:
 
 
 def _home(chain: Chain, session_id: str) -> Path:
-    return chain.state / "tmp" / f"command-{session_id}"
+    return sandbox_dir(chain.state) / "homes" / f"command-{session_id}"
 
 
 def _wait(what: str, ready: Callable[[], bool], timeout: float = 30.0, why: Callable[[], str] = str) -> None:
@@ -898,6 +931,8 @@ def _targets(chain: Chain, **extra: Any) -> dict[str, Any]:
 
     doc: dict[str, Any] = {
         "state": str(chain.state),
+        "state_real": os.path.realpath(chain.state),
+        "sandboxes": str(sandbox_dir(chain.state)),
         "repo": str(chain.repo),
         "common": str(chain.repo / ".git"),
         "user_home": os.environ["HOME"],
@@ -1061,7 +1096,8 @@ def attack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attack]:
             _gone(run.victim, victim_ns)
         run.key_hits, run.key_scans = scanner.hits, scanner.scans
         run.after = {"repo": _repo_digest(chain.repo), "home": _tree_digest(home)}
-        run.marks = [*_marks(chain.state), *_marks(chain.repo), *_runtime_marks()]
+        run.marks = [*_marks(chain.state), *_marks(sandbox_dir(chain.state)), *_marks(chain.repo)]
+        run.marks += _runtime_marks()
         run.placeholders_after = {n: (wt / n).exists() and any((wt / n).iterdir()) for n in PLACEHOLDERS}
         run.verified = verify(str(chain.state)).ok
         yield run
@@ -1095,7 +1131,7 @@ def _accepted_with_program(chain: Chain, program: Path, victim_wt: Path, run: At
         record = ws.store.worktrees.get(ticket_id)
     assert record is not None
     worktree = os.path.realpath(str(record["worktree_root"]))
-    gitdir, _common = git_layout(worktree)
+    gitdir, _common = git_layout(worktree, str(chain.repo))
     targets = _targets(
         chain,
         worktree=worktree,
@@ -1129,6 +1165,11 @@ def test_nothing_of_the_host_but_the_planned_binds_is_visible(attack: Attack) ->
 def test_state_root_and_its_key_are_out_of_reach(attack: Attack) -> None:
     attack.blocked("state: ")
     assert attack.marks == []  # nothing named after the probe anywhere in the state root, repo or runtime
+
+
+def test_the_sandbox_directory_is_out_of_reach(attack: Attack) -> None:
+    """Other workers' homes, brokers and doors (ADR 0026): only the worker's own are bound in."""
+    attack.blocked("sandboxes: ")
 
 
 def test_main_repository_and_git_metadata_are_read_only(attack: Attack) -> None:
@@ -1179,12 +1220,13 @@ def test_other_brokers_and_oms_sockets_are_unreachable(attack: Attack) -> None:
     attack.blocked("socket: connect to any socket path")
     reached = {inode for inode, _name in attack.seen["abstract_reached"]}
     assert reached.isdisjoint(attack.oms_socket_inodes)  # no oms process listens on the abstract namespace
-    assert attack.seen["socket_paths"]  # the table was read: the paths were there to try
+    # its own network namespace (ADR 0026): /proc/net/unix lists none of the host's sockets to try
+    assert attack.seen["socket_paths"] == []
 
 
 def test_host_abstract_unix_sockets_are_unreachable(attack: Attack) -> None:
     """A host service on the abstract Unix-socket namespace (this test's canary) must not be reachable: the
-    namespace belongs to the network namespace, which the sandbox shares with the host."""
+    namespace belongs to the network namespace, the sandbox's own (ADR 0026); Landlock scopes it."""
     reached = attack.seen["abstract_reached"]
     assert attack.canary_accepted == [], f"the sandbox connected to the host's canary: {reached}"
     attack.blocked("socket: connect to an abstract socket")
@@ -1378,7 +1420,7 @@ class Cli:
     path: str  # the endpoint path under the mock
     tool: str  # the shell tool's name
     home_ro: tuple[str, ...]
-    credential: str  # the API key variable the CLI gets
+    credential: str  # the API key variable the CLI gets (its dispatch's proxy token: ADR 0026)
     keeps_detached: bool  # False: the CLI's own command sandbox already ends what a command left running
 
     def call(self, command: str) -> Call:
@@ -1404,7 +1446,7 @@ CLIS = {
         "codex_goal",
         "/v1",
         "exec_command",
-        ("hooks.json", "config.toml", "auth.json"),
+        ("hooks.json", "config.toml"),  # no auth.json: the proxy holds the login (ADR 0026)
         "OPENAI_API_KEY",
         False,
     ),
@@ -1417,7 +1459,8 @@ class CliRun:
 
     cli: Cli
     escapes: dict[str, str]  # attack: "blocked", "escaped" or "error"
-    credentials: list[str]
+    credentials: list[str]  # variables holding a real key
+    tokens: list[str]  # variables holding a proxy token
     output: str
     left_after_stop: dict[int, str]
     worktree: Path
@@ -1485,12 +1528,15 @@ def cli_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         output = _tool_results(mock, cli.tool)[0]
         escapes = re.search(r"ESCAPES=(\{.*\})", output)
         credentials = re.search(r"CREDENTIALS=(\[.*\])", output)
+        tokens = re.search(r"TOKENS=(\[.*\])", output)
         assert escapes, output
         assert credentials, output
+        assert tokens, output
         yield CliRun(
             cli,
             json.loads(escapes.group(1)),
             json.loads(credentials.group(1)),
+            json.loads(tokens.group(1)),
             output,
             left,
             Path(_worktree_of(chain, dispatch_id)),
@@ -1507,22 +1553,22 @@ def cli_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
 
 def test_real_cli_shell_tool_cannot_escape(cli_run: CliRun) -> None:
-    assert len(cli_run.escapes) == 8 + 3 * len(cli_run.cli.home_ro), cli_run.escapes
+    assert len(cli_run.escapes) == 9 + 3 * len(cli_run.cli.home_ro), cli_run.escapes
     assert {attack: outcome for attack, outcome in cli_run.escapes.items() if outcome != "blocked"} == {}
     assert "DETACHED" in cli_run.output  # the detached sleep was started ...
     assert cli_run.left_after_stop == {}  # ... and nothing of the worker outlived its stop
     assert not (cli_run.worktree / ".claude" / "settings.json").exists()
     assert not (cli_run.worktree / ".codex" / "config.toml").exists()
     assert cli_run.auth_intact
-    assert cli_run.key_hits == []  # the key never showed on any command line, though the agent held it
-    assert cli_run.cli.credential in cli_run.credentials
+    assert cli_run.key_hits == []  # no key showed on any command line
     assert cli_run.verified
 
 
 def test_real_cli_gets_only_its_own_credential(cli_run: CliRun) -> None:
-    """The launch spec carries "the one credential the agent CLI needs" (services/launch.py): a Claude worker
-    must not hold the user's OpenAI key, nor a Codex worker the Anthropic one."""
-    assert cli_run.credentials == [cli_run.cli.credential]
+    """The launch spec carries the one credential the agent CLI needs, and by default that is its
+    dispatch's proxy token (ADR 0026): no real key of the user's (neither family's) is inside."""
+    assert cli_run.credentials == []
+    assert cli_run.tokens == [cli_run.cli.credential]
 
 
 def _tool_results(mock: ModelMock, tool: str) -> list[str]:

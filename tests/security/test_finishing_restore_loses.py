@@ -65,7 +65,7 @@ def test_the_restore_never_removes_a_file_the_salvage_does_not_hold(tmp_path: Pa
     (wt / "cfg").mkdir()
     (wt / "cfg" / "x.txt").write_text("salvaged\n")
     (wt / "cfg" / ".git").write_text("a file named .git, with content\n")
-    kept = salvage.keep_before_reset(str(wt), "tkt-1", 1, start)
+    kept = salvage.keep_before_reset(str(tmp_path / "repo"), str(wt), "tkt-1", 1, start)
     assert kept is not None
     assert kept.commit is not None
     for rel, data in (("notes/.git/plan.md", b"the attempt's plan, hours of work\n"),
@@ -79,7 +79,7 @@ def test_the_salvage_keeps_the_bytes_the_worktree_holds(tmp_path: Path) -> None:
     (wt / ".gitattributes").write_text("* text=auto\n*.txt ident\n")
     (wt / "windows.md").write_bytes(b"line one\r\nline two\r\n")
     (wt / "notes.txt").write_bytes(b"$Id: my own words, not git's $\n")
-    kept = salvage.keep_before_reset(str(wt), "tkt-1", 1, start)
+    kept = salvage.keep_before_reset(str(tmp_path / "repo"), str(wt), "tkt-1", 1, start)
     assert kept is not None
     assert kept.commit is not None
     assert not (wt / "windows.md").exists()  # reset and cleaned: only the salvage holds it now
@@ -115,7 +115,7 @@ def test_the_restore_never_removes_a_nested_repository_or_an_ignored_file(tmp_pa
     (wt / "env").write_text("ignored file\n")
     (wt / "notes.txt").write_text("uncommitted: salvaged\n")
     with pytest.raises(CheckoutChangedError, match="resetting would replace"):
-        salvage.keep_before_reset(str(wt), "tkt-1", 1, start)
+        salvage.keep_before_reset(str(tmp_path / "repo"), str(wt), "tkt-1", 1, start)
     assert (wt / "lib" / "w.txt").read_text() == "nested work\n"
     assert (wt / "lib" / ".git").is_dir()
     assert (wt / "cfg" / "local.toml").read_text() == "ignored, kept by oms's promise\n"

@@ -37,7 +37,7 @@ from oms.services import fence as fence_service
 from oms.services.delivery import Delivery
 from oms.services.progress import Memo
 from tests.agent_side import Bound, BoundTools, RawClient, bind, snapshot
-from tests.chain import Chain, WorkerOut, accepted, use_worker, wait_for
+from tests.chain import Chain, WorkerOut, accepted, broker_socket, use_worker, wait_for
 from tests.helpers import OmsCommand
 
 GH_ISSUE = {"number": 7, "title": "t", "body": "b", "url": "https://github.com/acme/widgets/issues/7"}
@@ -76,7 +76,7 @@ def _pane_env(bound: Bound) -> dict[str, str]:
     """A relay's environment that reaches the running pane's own broker (through a short link: a socket
     path has 108 bytes, and the sandbox's own view, /oms/broker.sock, is not ours to use here)."""
     link = Path(tempfile.mkdtemp(prefix="omsr", dir="/tmp")) / "b.sock"
-    link.symlink_to(bound.chain.state / "panes" / f"{bound.dispatch_id}.sock")
+    link.symlink_to(broker_socket(bound.chain.state, bound.dispatch_id))
     LINKS.append(link.parent)
     return {**os.environ, "OMS_BROKER_SOCKET": str(link)}
 

@@ -59,6 +59,7 @@ LEDGER = "oms audit verify: its ledger entry"
 RUNTIME = "runtime: oms changes and removes it as it runs; store verify checks its form"
 KINDS = (
     Kind("state metadata", r"oms-state\.json", True, True, True, LEDGER),
+    Kind("sandbox directory record", r"sandboxes\.json", True, True, True, LEDGER),
     Kind("state key", r"keys/state\.ed25519", True, True, True, "store verify: its public half"),
     Kind("record version", rf"records/[a-z]+/{ID}/{N}\.json", True, True, True, LEDGER),
     Kind(
@@ -131,12 +132,13 @@ KINDS = (
     ),
     Kind("broker socket", rf"panes/{ID}\.sock", False, False, True, RUNTIME, made=False),
     Kind(
-        "agent home",
+        "agent home an older oms left",  # homes live in the sandbox directory now (ADR 0026)
         r"tmp/[a-z]+-[^/]+/.+",
         False,
         False,
         False,
         "the agent's own (store verify notes)",
+        made=False,
     ),
     Kind(
         "tmux options",

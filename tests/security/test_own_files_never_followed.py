@@ -10,10 +10,12 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from oms.errors import UnsafeFileError
 from oms.services.delivery import Delivery
 from oms.store.verify import verify
-from tests.chain import Chain, accepted, use_worker
+from tests.chain import Chain, accepted, sandbox_dir, use_worker
 from tests.helpers import OmsCommand
 
 
@@ -51,14 +53,17 @@ def test_a_symlinked_tmux_socket_is_refused_and_the_foreign_pane_untouched(deliv
         subprocess.run(["tmux", "-S", str(foreign), "kill-server"], check=False)
 
 
-def test_store_verify_reports_what_agents_leave_in_tmp(chain: Chain) -> None:
-    home = chain.state / "tmp" / "command-11111111-2222-4333-8444-555555555555"
+@pytest.mark.parametrize("where", ["sandbox directory", "an older oms's tmp"])
+def test_store_verify_reports_what_agents_leave_in_tmp(chain: Chain, where: str) -> None:
+    legacy = where != "sandbox directory"
+    homes = chain.state / "tmp" if legacy else sandbox_dir(chain.state) / "homes"
+    home = homes / "command-11111111-2222-4333-8444-555555555555"
     home.mkdir(mode=0o700)
     os.mkfifo(home / "fifo")
     (home / "link").symlink_to("/etc/passwd")
     (home / "open").write_text("x")
     os.chmod(home / "open", 0o666)
-    (chain.state / "tmp" / "stray").mkdir(mode=0o700)
+    (homes / "stray").mkdir(mode=0o700)
     report = verify(str(chain.state))
     found = {(f.path.split("/")[-1], f.severity) for f in report.findings}
     assert ("fifo", "note") in found

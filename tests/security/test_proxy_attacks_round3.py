@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import socket
 import threading
 import time
@@ -32,12 +31,11 @@ import pytest
 
 from oms.canonical import access
 from oms.services import proxy_control
-from oms.services.proxy_front import wait_for_door
 from oms.services.workspace import Workspace
 from tests.attempts import attempt_token
 from tests.chain import Chain, make_chain
 from tests.model_mock import ModelMock, Script
-from tests.proxy_rig import MESSAGES
+from tests.proxy_rig import MESSAGES, door_socket
 
 ATTACK_CONNECTIONS = 260  # a few more than MAX_CONNECTIONS
 DRIBBLE_EVERY_S = 3.0  # well inside the 10 s "request deadline"
@@ -60,9 +58,9 @@ def proxied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[C
 
 
 def _door(ws: Workspace, dispatch_id: str) -> str:
-    """The absolute path of a dispatch's door socket, once the proxy opened it."""
-    rel = wait_for_door(ws.store.state.root, dispatch_id)
-    return os.path.join(os.path.realpath(ws.store.state.path), rel, "model.sock")
+    """A dispatch's door, once the proxy opened it (in the sandbox directory:
+    `proxy_rig.door_socket`)."""
+    return door_socket(ws, dispatch_id)
 
 
 def _ask_on_port(port: int, token: str) -> int:

@@ -23,17 +23,18 @@ from oms.canonical import access
 from oms.domain.proxy import MAX_REQUEST_BYTES
 from oms.services import proxy_control
 from oms.services.proxy_control import settings_for
-from oms.services.proxy_front import Door, wait_for_door
+from oms.services.proxy_front import Door
 from oms.services.proxy_server import ProxyServer
 from oms.services.workspace import Workspace
 from tests.attempts import attempt_token
 from tests.chain import Chain, make_chain
-from tests.proxy_rig import ROLE
+from tests.proxy_rig import ROLE, door_socket
 
 
 def _door(ws: Workspace, dispatch_id: str) -> str:
-    rel = wait_for_door(ws.store.state.root, dispatch_id)
-    return os.path.join(os.path.realpath(ws.store.state.path), rel, "model.sock")
+    """A dispatch's door, once the proxy opened it (in the sandbox directory:
+    `proxy_rig.door_socket`)."""
+    return door_socket(ws, dispatch_id)
 
 
 CONNECTIONS = 20

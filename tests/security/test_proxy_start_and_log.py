@@ -26,12 +26,11 @@ from oms.fsio.procinfo import is_alive
 from oms.process import reap
 from oms.services import proxy_control, proxy_tokens
 from oms.services.proxy_control import settings_for
-from oms.services.proxy_front import wait_for_door
 from oms.services.proxy_server import ProxyServer
 from tests.attempts import attempt_token
 from tests.chain import Chain, make_chain
 from tests.model_mock import ModelMock, Script
-from tests.proxy_rig import MESSAGES
+from tests.proxy_rig import MESSAGES, door_socket
 
 
 @pytest.fixture
@@ -90,9 +89,7 @@ def test_a_lost_start_race_does_not_leave_the_recorded_proxy_without_its_sandbox
                 assert found.record is not None
                 key = proxy_control.hello_key(ws, access.text(found.record, "hello_nonce"))
                 proxy_tokens.issue_token(ws, "d-race", "claude-x")
-                door = os.path.join(
-                    os.path.realpath(ws.store.state.path), wait_for_door(ws.store.state.root, "d-race"), "model.sock"
-                )
+                door = door_socket(ws, "d-race")
             verdict = _door_answers(door, key)
             assert verdict == "ok", (
                 f"starts: {outcomes}; `oms proxy status` says {found.note!r}, but {verdict}: every proxied "
@@ -113,8 +110,7 @@ def test_a_restarted_proxy_has_every_door_live_once_it_is_recorded(chain: Chain)
     with chain.workspace() as ws:
         first = proxy_control.start(ws)
         proxy_tokens.issue_token(ws, "d-restart", "claude-x")
-        state = os.path.realpath(ws.store.state.path)
-        door = os.path.join(state, wait_for_door(ws.store.state.root, "d-restart"))
+        door = door_socket(ws, "d-restart")
     assert first.record is not None
     os.kill(access.integer(first.record, "pid"), signal.SIGKILL)
     who = proxy_control._identity(first.record)
@@ -126,7 +122,7 @@ def test_a_restarted_proxy_has_every_door_live_once_it_is_recorded(chain: Chain)
                 again = proxy_control.start(ws)  # (the killed one's record is stale: replaced)
                 assert again.record is not None
                 key = proxy_control.hello_key(ws, access.text(again.record, "hello_nonce"))
-            verdict = _door_answers(os.path.join(door, "model.sock"), key)
+            verdict = _door_answers(door, key)
             assert verdict == "ok", f"`oms proxy status` says {again.note!r}, but {verdict}"
             with chain.workspace() as ws:
                 proxy_control.stop(ws)

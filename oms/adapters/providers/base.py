@@ -37,7 +37,7 @@ class LaunchRequest:
     instructions: str
     role_argv: tuple[str, ...] | None = None
     codex_auth: str | None = None  # the real path of the user's Codex auth.json (shown read-only inside)
-    passthrough: dict[str, str] = field(default_factory=dict)  # credentials the agent CLI needs
+    passthrough: dict[str, str] = field(default_factory=dict)  # the one credential variable, if any
     tools: tuple[str, ...] = ()  # the role's tools under the committed policy (bridge tools included)
     endpoint: str | None = None  # the role's model endpoint (a gateway or proxy); None = the CLI's default
     resume: str | None = None  # the agent's own session id to continue (a relaunch after its pane ended)
@@ -66,7 +66,7 @@ class LaunchPlan:
     argv: tuple[str, ...]
     cwd: str
     env: dict[str, str]
-    home: str | None = None  # relative to the state root
+    home: str | None = None  # relative to the sandbox directory (`store/sandboxes.py`)
     files: tuple[HomeFile, ...] = ()
     ro_files: tuple[tuple[str, str], ...] = ()  # (host file, path inside the sandbox), read-only
     prompt: str | None = None  # typed into the pane to start the work
@@ -76,9 +76,10 @@ class LaunchPlan:
     goal_mark: str | None = None  # on screen while a goal runs turn after turn (Escape pauses it, between turns too)
     park_keys: tuple[tuple[str, ...], ...] = ()
     quit_keys: tuple[tuple[str, ...], ...] = ()
-    # the sandbox has no network: the model proxy's Unix socket (absolute) and the loopback port a relay
-    # inside listens on for the agent (ADR 0020); None: the network is shared
+    # the model proxy's door (its directory, absolute) and the loopback port a relay inside listens
+    # on for the agent (ADR 0020); None: the agent talks to no model through the proxy
     model_relay: tuple[str, int] | None = None
+    host_network: bool = False  # the role asked for the host's network (ADR 0026); else loopback
 
 
 CODEX_PROVIDER = "oms_endpoint"

@@ -1,8 +1,8 @@
 """Claude Code, interactive (research/codex.md §3, research/tui.md §2). Pure plan.
 
-The config dir (`tmp/claude-<session>`, 0700; `/oms/home` inside the sandbox, as CLAUDE_CONFIG_DIR)
-pre-seeds onboarding, the API-key approval and the worktree trust; `settings.json` holds only oms's hooks
-and `mcp.json` only the bridge, both read-only inside.
+The config dir (`homes/claude-<session>` in the sandbox directory, 0700; `/oms/home` inside the
+sandbox, as CLAUDE_CONFIG_DIR) pre-seeds onboarding, the API-key approval and the worktree trust;
+`settings.json` holds only oms's hooks and `mcp.json` only the bridge, both read-only inside.
 `--setting-sources ""` and `--strict-mcp-config` keep a repository's own `.claude/` and `.mcp.json`
 out; `--permission-mode dontAsk` with `--allowedTools` naming the three bridge tools runs unattended.
 File flags use the `--flag=value` form so the variadic options cannot swallow anything. A relaunch
@@ -26,11 +26,12 @@ from oms.adapters.providers.base import (
 from oms.adapters.quoting import check_arg
 from oms.adapters.sandbox import HOME_VIEW
 from oms.domain.relay import BRIDGE_SERVER, BRIDGE_TOOL_PREFIX, BRIDGE_TOOLS
+from oms.store.sandboxes import home_rel
 
 
 def home(session_id: str) -> str:
-    """The private Claude config dir of a session, relative to the state root."""
-    return f"tmp/claude-{session_id}"
+    """The private Claude config dir of a session, relative to the sandbox directory (ADR 0026)."""
+    return home_rel(f"claude-{session_id}")
 
 
 def _json(doc: object) -> bytes:

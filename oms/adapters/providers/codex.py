@@ -1,15 +1,18 @@
 """Codex CLI in /goal mode (seed 003; research/codex.md §2, research/tui.md §1). Pure plan.
 
-The home (`tmp/codex-<session>`, 0700; `/oms/home` inside the sandbox, which is not a temporary
-directory, so Codex creates the helper links its own sandbox needs) holds `hooks.json` (SessionStart
-startup|resume, UserPromptSubmit, Stop, PreToolUse -> `oms hook provider`) and a `config.toml` that
-pre-seeds every first-run screen (no update check, the worktree trusted, the TUI flags it would
-otherwise write), both read-only inside, and the user's `auth.json`, shown read-only over an empty
-placeholder. Hook trust: `--dangerously-bypass-hook-trust` (ADR 0009); `--trust` is never passed.
-The MCP server is only oms's bridge, with only the three tools, auto-approved, required. Codex keeps its
-own workspace-write sandbox inside oms's (ADR 0012). A relaunch runs `codex resume <flags> <id>` (its
-thread is in the same home) and types nothing: Codex continues the thread's active goal by itself (a
-typed message would wait behind that turn, and any hook of it would pass for its confirmation).
+The home (`homes/codex-<session>` in the sandbox directory, 0700; `/oms/home` inside the sandbox,
+which is not a temporary directory, so Codex creates the helper links its own sandbox needs) holds
+`hooks.json` (SessionStart startup|resume, UserPromptSubmit, Stop, PreToolUse -> `oms hook
+provider`) and a `config.toml` that pre-seeds every first-run screen (no update check, the worktree
+trusted, the TUI flags it would otherwise write), both read-only inside. Its one credential is its
+dispatch's proxy token (the custom model provider's `env_key`), or, for a role with `credential =
+"raw"`, either a key or the user's `auth.json`, shown read-only over an empty placeholder
+(`services/plans.raw_credential`). Hook trust: `--dangerously-bypass-hook-trust` (ADR 0009);
+`--trust` is never passed. The MCP server is only oms's bridge, with only the three tools,
+auto-approved, required. Codex keeps its own workspace-write sandbox inside oms's (ADR 0012). A
+relaunch runs `codex resume <flags> <id>` (its thread is in the same home) and types nothing: Codex
+continues the thread's active goal by itself (a typed message would wait behind that turn, and any
+hook of it would pass for its confirmation).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from oms.adapters.providers.base import (
 from oms.adapters.quoting import check_arg, toml_string, toml_value
 from oms.adapters.sandbox import HOME_VIEW
 from oms.domain.relay import BRIDGE_SERVER, BRIDGE_TOOLS
+from oms.store.sandboxes import home_rel
 
 FEATURE_FLAGS = (
     "--enable",
@@ -49,8 +53,8 @@ FEATURE_FLAGS = (
 
 
 def home(session_id: str) -> str:
-    """The private CODEX_HOME of a session, relative to the state root."""
-    return f"tmp/codex-{session_id}"
+    """The private CODEX_HOME of a session, relative to the sandbox directory (ADR 0026)."""
+    return home_rel(f"codex-{session_id}")
 
 
 def hooks_json(req: LaunchRequest) -> bytes:
@@ -103,8 +107,6 @@ def mcp_override(req: LaunchRequest) -> str:
 
 def plan(req: LaunchRequest) -> LaunchPlan:
     """The launch plan."""
-    if req.codex_auth is None and req.endpoint is None:
-        raise ValueError("codex needs the user's auth.json")
     check_arg(req.worktree, "worktree path")
     check_arg(req.model, "model")
     head = ("codex",) if req.resume is None else ("codex", "resume")  # `codex resume` takes every flag

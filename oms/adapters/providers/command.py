@@ -1,20 +1,22 @@
 """A plain command worker: the role's argv, in the same pane and sandbox, through the same doors. Pure plan.
 
-The command learns how to reach oms from its environment: `OMS_EXECUTABLE` (whose `hook provider` and
-`worker bridge` are relays to the pane's broker) plus the dispatch and session it works on. Its home
-(`tmp/command-<session>`, `/oms/home` inside) is private and read-write: the only place besides its
-worktree where it can leave anything.
+The command learns how to reach oms from its environment: `OMS_EXECUTABLE` (whose `hook provider`
+and `worker bridge` are relays to the pane's broker) plus the dispatch and session it works on. Its
+home (`homes/command-<session>` in the sandbox directory, `/oms/home` inside) is private and
+read-write: the only place besides its worktree where it can leave anything.
 """
 
 from __future__ import annotations
 
 from oms.adapters.providers.base import LaunchPlan, LaunchRequest, base_env
 from oms.adapters.quoting import check_arg
+from oms.store.sandboxes import home_rel
 
 
 def home(session_id: str) -> str:
-    """The private home of a command worker's session, relative to the state root."""
-    return f"tmp/command-{session_id}"
+    """The private home of a command worker's session, relative to the sandbox directory (ADR
+    0026)."""
+    return home_rel(f"command-{session_id}")
 
 
 def plan(req: LaunchRequest) -> LaunchPlan:

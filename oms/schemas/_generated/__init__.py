@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'a2f005f1bf41e7e4cabf91a9a0b83b459111aed2c5d5b09c6cccf4856aadf510'
+SOURCE_SHA256 = '95df3b5950ede16e860a73165d98f55d4f2e84892aa44bbd048b5901a935a11d'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -32,6 +32,13 @@ MODULES: dict[str, str] = {
     'defs#/$defs/commit': 'defs',
     'defs#/$defs/count': 'defs',
     'defs#/$defs/engine': 'defs',
+    'defs#/$defs/limit_cgroup': 'defs',
+    'defs#/$defs/limit_cpu_weight': 'defs',
+    'defs#/$defs/limit_disk_bytes': 'defs',
+    'defs#/$defs/limit_file_bytes': 'defs',
+    'defs#/$defs/limit_memory_bytes': 'defs',
+    'defs#/$defs/limit_pids': 'defs',
+    'defs#/$defs/limits_table': 'defs',
     'defs#/$defs/model_endpoint': 'defs',
     'defs#/$defs/model_endpoint_or_null': 'defs',
     'defs#/$defs/model_id': 'defs',
@@ -44,6 +51,7 @@ MODULES: dict[str, str] = {
     'defs#/$defs/repository': 'defs',
     'defs#/$defs/role_id': 'defs',
     'defs#/$defs/sandbox': 'defs',
+    'defs#/$defs/sandbox_limits': 'defs',
     'defs#/$defs/sha256': 'defs',
     'defs#/$defs/text': 'defs',
     'defs#/$defs/timestamp': 'defs',
@@ -75,6 +83,7 @@ MODULES: dict[str, str] = {
     'proxy-usage': 'proxy_usage',
     'record-envelope': 'record_envelope',
     'role-policy': 'role_policy',
+    'sandbox-dir': 'sandbox_dir',
     'sandbox-init': 'sandbox_init',
     'session': 'session',
     'state-meta': 'state_meta',

@@ -14,6 +14,8 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 
 from oms.schemas._generated import defs as _m_defs
 
+_C0: tuple[object, ...] = ('none', 'host')
+_C1: tuple[object, ...] = ('token', 'raw')
 
 
 def _v6(x: object) -> bool:
@@ -191,36 +193,57 @@ def _v44(x: object) -> bool:
 
 
 def _v46(x: object) -> bool:
+    # dispatch-intent#/properties/role_network
+    if not any(_eq(x, c) for c in _C0):
+        return False
+    return True
+
+
+def _v47(x: object) -> bool:
+    # dispatch-intent#/properties/role_credential
+    if not any(_eq(x, c) for c in _C1):
+        return False
+    return True
+
+
+def _v48(x: object) -> bool:
     # dispatch-intent#/properties/role_argv
-    if not _m_defs._v47(x):
+    if not _m_defs._v49(x):
         return False
     return True
 
 
-def _v51(x: object) -> bool:
+def _v53(x: object) -> bool:
     # dispatch-intent#/properties/role_tools
-    if not _m_defs._v52(x):
+    if not _m_defs._v54(x):
         return False
     return True
 
 
-def _v54(x: object) -> bool:
+def _v56(x: object) -> bool:
     # dispatch-intent#/properties/role_programs
-    if not _m_defs._v55(x):
+    if not _m_defs._v57(x):
         return False
     return True
 
 
-def _v57(x: object) -> bool:
+def _v59(x: object) -> bool:
     # dispatch-intent#/properties/instructions_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v58(x: object) -> bool:
+def _v60(x: object) -> bool:
     # dispatch-intent#/properties/provider_id
     if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v61(x: object) -> bool:
+    # dispatch-intent#/properties/role_limits
+    if not _m_defs._v62(x):
         return False
     return True
 
@@ -275,18 +298,24 @@ def _v5(x: object) -> bool:
             return False
         if 'role_sandbox' in x and not _v44(x['role_sandbox']):
             return False
-        if 'role_argv' in x and not _v46(x['role_argv']):
+        if 'role_network' in x and not _v46(x['role_network']):
             return False
-        if 'role_tools' in x and not _v51(x['role_tools']):
+        if 'role_credential' in x and not _v47(x['role_credential']):
             return False
-        if 'role_programs' in x and not _v54(x['role_programs']):
+        if 'role_argv' in x and not _v48(x['role_argv']):
             return False
-        if 'instructions_sha256' in x and not _v57(x['instructions_sha256']):
+        if 'role_tools' in x and not _v53(x['role_tools']):
             return False
-        if 'provider_id' in x and not _v58(x['provider_id']):
+        if 'role_programs' in x and not _v56(x['role_programs']):
+            return False
+        if 'instructions_sha256' in x and not _v59(x['instructions_sha256']):
+            return False
+        if 'provider_id' in x and not _v60(x['provider_id']):
+            return False
+        if 'role_limits' in x and not _v61(x['role_limits']):
             return False
         for k in x:
-            if k not in ('dispatch_id', 'ticket_id', 'ticket_content_sha256', 'attempt', 'worker_id', 'lease_token_sha256', 'session_id', 'role_id', 'model_id', 'model_endpoint', 'provider_mode', 'engine', 'capabilities', 'policy_digest', 'worktree_id', 'worktree_path', 'worktree_branch', 'worktree_base_commit', 'worktree_start_commit', 'prior_failure_evidence', 'role_sandbox', 'role_argv', 'role_tools', 'role_programs', 'instructions_sha256', 'provider_id'):
+            if k not in ('dispatch_id', 'ticket_id', 'ticket_content_sha256', 'attempt', 'worker_id', 'lease_token_sha256', 'session_id', 'role_id', 'model_id', 'model_endpoint', 'provider_mode', 'engine', 'capabilities', 'policy_digest', 'worktree_id', 'worktree_path', 'worktree_branch', 'worktree_base_commit', 'worktree_start_commit', 'prior_failure_evidence', 'role_sandbox', 'role_network', 'role_credential', 'role_argv', 'role_tools', 'role_programs', 'instructions_sha256', 'provider_id', 'role_limits'):
                 return False
     return True
 

@@ -17,28 +17,28 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-kill-v1'
 
 
-def _v513(x: object) -> bool:
+def _v544(x: object) -> bool:
     # kill-marker#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v514(x: object) -> bool:
+def _v545(x: object) -> bool:
     # kill-marker#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v515(x: object) -> bool:
+def _v546(x: object) -> bool:
     # kill-marker#/properties/by
-    if not _m_defs._v107(x):
+    if not _m_defs._v123(x):
         return False
     return True
 
 
-def _v516(x: object) -> bool:
+def _v547(x: object) -> bool:
     # kill-marker#/properties/pid
     if not (_is_integer(x)):
         return False
@@ -50,21 +50,21 @@ def _v516(x: object) -> bool:
     return True
 
 
-def _v517(x: object) -> bool:
+def _v548(x: object) -> bool:
     # kill-marker#/properties/reason
-    if not _m_defs._v92(x):
+    if not _m_defs._v108(x):
         return False
     return True
 
 
-def _v518(x: object) -> bool:
+def _v549(x: object) -> bool:
     # kill-marker#/properties/requested_at
-    if not _m_defs._v86(x):
+    if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v512(x: object) -> bool:
+def _v543(x: object) -> bool:
     # kill-marker#
     if not (isinstance(x, dict)):
         return False
@@ -72,17 +72,17 @@ def _v512(x: object) -> bool:
         for k in ('by', 'dispatch_id', 'format', 'pid', 'reason', 'requested_at'):
             if k not in x:
                 return False
-        if 'format' in x and not _v513(x['format']):
+        if 'format' in x and not _v544(x['format']):
             return False
-        if 'dispatch_id' in x and not _v514(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v545(x['dispatch_id']):
             return False
-        if 'by' in x and not _v515(x['by']):
+        if 'by' in x and not _v546(x['by']):
             return False
-        if 'pid' in x and not _v516(x['pid']):
+        if 'pid' in x and not _v547(x['pid']):
             return False
-        if 'reason' in x and not _v517(x['reason']):
+        if 'reason' in x and not _v548(x['reason']):
             return False
-        if 'requested_at' in x and not _v518(x['requested_at']):
+        if 'requested_at' in x and not _v549(x['requested_at']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'by', 'pid', 'reason', 'requested_at'):
@@ -91,5 +91,5 @@ def _v512(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'kill-marker': _v512,
+    'kill-marker': _v543,
 }

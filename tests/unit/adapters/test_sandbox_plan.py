@@ -49,8 +49,12 @@ def test_namespaces_and_death_with_the_broker() -> None:
     args = bwrap_args(LAYOUT, HOST)
     for flag in ("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"):
         assert flag in args
-    assert "--unshare-net" not in args  # the model API needs the network
+    assert "--unshare-net" in args  # its own network: loopback only, by default (ADR 0026)
     assert "--uid" not in args  # not root: the user's own uid inside
+
+
+def test_only_a_role_that_asked_for_it_shares_the_host_network() -> None:
+    assert "--unshare-net" not in bwrap_args(LAYOUT._replace(host_network=True), HOST)
 
 
 def test_as_root_the_agent_is_never_uid_0_inside() -> None:

@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from oms.domain import sandbox_limits
 from oms.domain.config import DEFAULT_CONFIG, parse_config
+from oms.domain.sandbox_limits import SandboxLimits
 from oms.errors import ConfigError
 
 
@@ -130,3 +132,117 @@ def test_providers_routing_and_a_role_class_parse() -> None:
 def test_a_routing_mistake_is_named(extra: str, message: str) -> None:
     with pytest.raises(ConfigError, match=re.escape(message)):
         parse_config((DEFAULT_CONFIG + extra).encode())
+
+
+# --------------------------------------------------------------------------- [limits] (issue 23)
+def test_limits_default_to_what_a_laptop_survives() -> None:
+    config = parse_config(DEFAULT_CONFIG.encode())
+    assert config.limits == SandboxLimits()
+    assert config.limits.pids == 2048
+    assert config.limits.memory_bytes == 4 << 30
+    assert config.limits.cpu_weight < 100  # below oms's own share
+    assert not config.limits.unsafe
+    assert all(role.limits == config.limits for role in config.roles.values())
+
+
+def test_a_role_overrides_the_global_limits_key_by_key() -> None:
+    header = '[roles."oms.goal-long-executor"]   # Codex CLI in /goal mode\n'
+    text = DEFAULT_CONFIG.replace(header, header + "limits = { memory_bytes = 8589934592 }\n")
+    config = parse_config((text + "\n[limits]\npids = 512\ndisk_bytes = 6442450944\n").encode())
+    assert config.limits == SandboxLimits(pids=512, disk_bytes=6 << 30)
+    goal = config.roles["oms.goal-long-executor"].limits
+    assert goal == SandboxLimits(pids=512, disk_bytes=6 << 30, memory_bytes=8 << 30)
+    assert config.roles["oms.ticket-executor"].limits == config.limits
+    assert goal.to_json()["memory_bytes"] == 8 << 30  # the intent's form
+    assert sandbox_limits.from_json(goal.to_json()) == goal
+
+
+@pytest.mark.parametrize(
+    ("limits", "message"),
+    [
+        ("pids = 4", "$.limits.pids"),
+        ("pids = true", "$.limits.pids"),
+        ("memory_bytes = 1024", "$.limits.memory_bytes"),
+        ("cpu_weight = 0", "$.limits.cpu_weight"),
+        ('cgroup = "none"', "$.limits.cgroup"),
+        ("swap = 0", "swap"),
+        ("file_bytes = 2147483648\ndisk_bytes = 1073741824", "file_bytes 2147483648 is above"),
+    ],
+)
+def test_bad_limits_are_named(limits: str, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        text = DEFAULT_CONFIG + f"\n[limits]\n{limits}\n"
+        parse_config(text.encode(), "/repo/.oms/config.toml")
+    assert message in info.value.message
+
+
+def test_unsafe_none_is_warned_of_where_it_is_set() -> None:
+    text = DEFAULT_CONFIG.replace(
+        '[roles."oms.ticket-executor"]      # Claude Code, interactive, in a tmux pane\n',
+        '[roles."oms.ticket-executor"]      # Claude Code, interactive, in a tmux pane\n'
+        'limits = { cgroup = "unsafe-none" }\n',
+    )
+    config = parse_config(text.encode())
+    roles = {r: role.limits for r, role in config.roles.items()}
+    (line,) = sandbox_limits.unbounded(config.limits, roles)
+    assert line.startswith("role oms.ticket-executor: cgroup = 'unsafe-none'")
+
+
+# ---------------------------------------------------------------------------- containment (ADR
+# 0026)
+_CLAUDE_ROLE = '[roles."oms.ticket-executor"]'
+
+
+def _with_role_keys(keys: str, role: str = _CLAUDE_ROLE) -> bytes:
+    """The scaffold with `keys` added to the role whose header line starts with `role`."""
+    start = DEFAULT_CONFIG.index(role)
+    end = DEFAULT_CONFIG.index("\n", start) + 1
+    return (DEFAULT_CONFIG[:end] + keys + DEFAULT_CONFIG[end:]).encode()
+
+
+def test_contained_and_keyless_is_the_default() -> None:
+    config = parse_config(DEFAULT_CONFIG.encode())
+    for role in config.roles.values():
+        assert (role.network, role.credential, role.opt_outs) == ("none", "token", ())
+
+
+def test_a_role_opts_out_only_by_its_own_keys() -> None:
+    config = parse_config(_with_role_keys('network = "host"\ncredential = "raw"\n'))
+    role = config.roles["oms.ticket-executor"]
+    assert role.opt_outs == ('network = "host"', 'credential = "raw"')
+    host_only = parse_config(_with_role_keys('network = "host"\n')).roles["oms.ticket-executor"]
+    assert host_only.credential == "token"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (_with_role_keys('credential = "raw"\n'), 'credential = "raw" needs network = "host"'),
+        (_with_role_keys('network = "everywhere"\n'), "network"),
+        (_with_role_keys('credential = "borrowed"\n'), "credential"),
+        (
+            _with_role_keys('network = "host"\n', '[roles."oms.exec-advisor"]'),
+            "network and credential are a worker role's",
+        ),
+        (
+            DEFAULT_CONFIG.encode()
+            + b'\n[roles."oms.cmd"]\nmodel = "m"\ntransport = "command"\n'
+            + b'sandbox = "ticket-worktree-write"\n'
+            + b'argv = ["true"]\nnetwork = "host"\ncredential = "raw"\n',
+            "a command worker holds no model credential",
+        ),
+        (DEFAULT_CONFIG.encode() + b"\n[proxy]\nworkers = false\n", 'credential = "raw"'),
+        (DEFAULT_CONFIG.encode() + b'\n[providers.oms-openai]\nfamily = "openai"\n', "oms's own"),
+    ],
+)
+def test_containment_settings_are_refused_where_they_mean_nothing(
+    text: bytes,
+    message: str,
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(text, "/repo/.oms/config.toml")
+    assert message in info.value.message
+
+
+def test_proxy_workers_true_is_still_accepted() -> None:
+    parse_config(DEFAULT_CONFIG.encode() + b"\n[proxy]\nworkers = true\n")  # ADR 0020's configs

@@ -1,0 +1,45 @@
+"""What of containment a role or a running worker gives up (ADR 0026), said as warnings by `oms
+status` and `oms doctor`. Pure given its inputs.
+
+By default every worker's sandbox has its own network namespace with loopback only, and a model CLI
+holds only its dispatch's proxy token. A role may ask for the host's network (`network = "host"`) or
+the user's raw credential (`credential = "raw"`); either is part of the approved intent
+(`role_network`, `role_credential`), so a dispatch runs with what its review saw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from oms.domain.config import Config
+from oms.domain.dispatches import OPT_OUTS
+from oms.store import Record
+
+MEANING = {
+    "role_network": "shares the host's network (every TCP service on its loopback, the internet)",
+    "role_credential": "holds the user's real model credential (an agent can exfiltrate it)",
+}
+
+
+def role_warnings(config: Config) -> list[str]:
+    """One line per configured role that opts out of containment."""
+    return [
+        f"role {role_id}: {', '.join(role.opt_outs)}: its workers are not contained (ADR 0026)"
+        for role_id, role in sorted(config.roles.items())
+        if role.opt_outs
+    ]
+
+
+def worker_warnings(workers: Iterable[Record], dispatches: Mapping[str, Record]) -> list[str]:
+    """One line per worker that has not ended and runs with an opt-out its dispatch was approved
+    with."""
+    out = []
+    for worker in workers:
+        dispatch = dispatches.get(worker.record_id)
+        if worker.payload.get("health") == "stopped" or dispatch is None:
+            continue
+        payload = dispatch.payload
+        given = [MEANING[f] for f, value in OPT_OUTS.items() if payload.get(f, value) != value]
+        if given:
+            out.append(f"worker {worker.record_id}: {'; '.join(given)}")
+    return out
