@@ -8,7 +8,8 @@ least every `CHECK_S` (`Watch`), so it needs no conductor tick to notice:
   SIGKILL after its grace — and then records the end as `oms worker stop` records one
   (`record_end`): a recorded result ends the worker as it says, the session stops, the worktree's
   uncommitted work is salvaged, the worker ends `stopped` (by `oms-supervisor`, the rule's line as
-  its detail) and its proxy token goes;
+  its detail) and its proxy token goes (an on-demand proxy no other worker needs stops with it,
+  ADR 0026);
 - **fenced** (its lease or live authorisation lapsed): its worker is parked for a person, as the
   doors park it (pane, worktree and agent kept; the doors deny every tool and the proxy forwards
   nothing).
@@ -26,7 +27,7 @@ from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.errors import OmsError, one_line
 from oms.limits import LIMITS
-from oms.services import fence, lifecycle_events, proxy_tokens, results, salvage, worker_moves
+from oms.services import fence, lifecycle_events, results, salvage, worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Record, panefiles
 
@@ -143,5 +144,9 @@ def record_end(ws: Workspace, dispatch_id: str, why: str) -> JsonObject | None:
 
     op = stable_id("wkr-over-end", dispatch_id)
     worker_moves.move(ws, dispatch_id, decide, op=op, actor=ACTOR)
-    proxy_tokens.revoke_token(ws, dispatch_id)
+    # its token; an on-demand proxy no other worker needs stops (imported here: the proxy's server
+    # is no part of a supervisor's start)
+    from oms.services import proxy_launch
+
+    proxy_launch.release(ws, dispatch_id)
     return kept

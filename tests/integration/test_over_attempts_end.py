@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from oms.canonical import access
-from oms.services import conductor_results, dispatches, results
+from oms.domain.proxy import IMPLICIT
+from oms.services import conductor_results, dispatches, proxy_control, proxy_tokens, results
 from oms.services.delivery import Delivery
 from oms.store import panefiles
 from tests.chain import Chain, WorkerOut, accepted, use_worker, wait_for
@@ -72,8 +73,19 @@ def test_a_cancelled_attempt_ends_its_agent_and_keeps_its_work(deliverable: Chai
     use_worker(deliverable, mode="edit")
     dispatch_id, worktree = _deliver(deliverable, "Cancelled while it edits")
     _wait("the agent's edits", (worktree / "edits.log").exists)
-    with deliverable.workspace() as ws:
-        dispatches.cancel(ws, dispatch_id, "not wanted any more")
+    with deliverable.workspace() as ws:  # its token holds a proxy started on demand (ADR 0026)
+        proxy_tokens.issue_token(ws, dispatch_id, IMPLICIT["anthropic"])
+        assert proxy_control.ensure(ws).state == "running"
+    try:
+        with deliverable.workspace() as ws:
+            dispatches.cancel(ws, dispatch_id, "not wanted any more")
+        _cancelled_and_ended(deliverable, dispatch_id, worktree)
+    finally:
+        with deliverable.workspace() as ws:
+            proxy_control.stop(ws)
+
+
+def _cancelled_and_ended(deliverable: Chain, dispatch_id: str, worktree: Path) -> None:
     _wait(
         "the worker's end, recorded by its supervisor",
         lambda: _worker(deliverable, dispatch_id)["health"] == "stopped",
@@ -93,7 +105,14 @@ def test_a_cancelled_attempt_ends_its_agent_and_keeps_its_work(deliverable: Chai
         kill = panefiles.read_kill(ws.store.state.root, dispatch_id)
     assert kill is not None
     assert kill["by"] == "oms-supervisor", kill
-    assert not (deliverable.state / "proxy" / "tokens" / f"{dispatch_id}.json").exists()
+    token = deliverable.state / "proxy" / "tokens" / f"{dispatch_id}.json"
+    _wait("its token's end (after the worker's)", lambda: not token.exists())
+    _wait("the on-demand proxy's end: no other worker needs it", lambda: _proxy(deliverable))
+
+
+def _proxy(chain: Chain) -> bool:
+    with chain.workspace() as ws:
+        return proxy_control.status(ws).state == "not running"
 
 
 def test_a_resolved_attempt_ends_its_agent_with_no_tick_and_no_stop(deliverable: Chain) -> None:
