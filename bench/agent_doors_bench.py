@@ -172,7 +172,7 @@ def direct_bridge_runner(sock_path: str, argv: list[str]) -> Runner:
 
 def run_demo(binary: Path, where: Path) -> dict[str, str] | None:
     started = time.perf_counter()
-    argv = [str(binary), "demo", "--json", "--keep", "--dir", str(where)]  # --keep: it stays
+    argv = [str(binary), "demo", "--json", "--keep", "--dir", str(where)]  # --keep: it waits
     demo = subprocess.run(argv, capture_output=True, text=True, check=False)
     if demo.returncode != 0:
         print(f"oms demo failed: {demo.stdout[-2000:]}{demo.stderr[-2000:]}", file=sys.stderr)

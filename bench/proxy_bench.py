@@ -5,8 +5,9 @@ direct call to the same loopback upstream (issue 13, ADR 0020).
 
 The upstream is a loopback server in this process answering the Anthropic Messages path: a small JSON
 answer, or an SSE stream of `--events` events, each its own flushed chunk. The proxy runs in this process
-too, on a fresh chain's state root, checking a real token file on every request. Prints medians and the
-ratio; nothing is asserted.
+too, on a fresh chain's state root, checking a real token file and asking the one rule (the
+dispatch, ticket and worker records of a live attempt) on every request, and writing its usage
+before the answer ends (ADR 0028). Prints medians and the ratio; nothing is asserted.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from oms.process import netrelay
 from oms.services.proxy_control import settings_for
 from oms.services.proxy_front import Door, door_dir, door_path
 from oms.services.proxy_server import ProxyServer
-from oms.services.proxy_tokens import issue_token
+from tests.attempts import attempt_token
 from tests.chain import make_chain
 from tests.proxy_rig import PROVIDERS
 
@@ -121,7 +122,7 @@ def main() -> None:
             ws = chain.workspace()
             proxy = ProxyServer(settings_for(ws, b"k" * 32, {"ANTHROPIC_API_KEY": "sk-bench"}), 0)
             threading.Thread(target=proxy.serve_forever, daemon=True).start()
-            token = issue_token(ws, "bench-1", "claude-mock")
+            token = attempt_token(chain, "bench-1", "claude-mock")  # a live attempt: the rule asks
             ws.store.state.root.mkdirs(door_dir("bench-1"))
             front = Door(proxy, ws.store.state.root.listen_unix(door_path("bench-1")), "bench-1")
             threading.Thread(target=front.serve_forever, daemon=True).start()

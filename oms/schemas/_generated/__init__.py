@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '26eeba316741b120cbf28d79b215f8f695fca718e08c6c82b71e1b44ceb8c870'
+SOURCE_SHA256 = '95df3b5950ede16e860a73165d98f55d4f2e84892aa44bbd048b5901a935a11d'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
