@@ -60,12 +60,14 @@ def run(
     timeout_s: float = 300.0,
     progress: Callable[[str], None] = lambda _m: None,
     after: str = "exit",
+    mode: str = "full",
 ) -> FleetRun:
     """N tickets through the conductor with K workers at a time (a new scratch directory by
     default); `after`: what the demo worker does once its result is recorded (`exit`, or `wait` in
-    its pane as an interactive agent does)."""
+    its pane as an interactive agent does); `mode`: how far the demo worker goes (`full`: to its
+    result; `hooks-only`: it says it started, then never records one)."""
     where = os.path.abspath(base) if base else scratch_directory("oms-demo-")
-    prepared = demo._prepare(where, max_workers=workers, worker_args=("full", after))
+    prepared = demo._prepare(where, max_workers=workers, worker_args=(mode, after))
     out = FleetRun(where, prepared.repo, prepared.state_root)
     progress(f"scratch directory {where}: {count} tickets, {workers} workers at a time")
     started = time.monotonic()

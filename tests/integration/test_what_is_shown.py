@@ -395,12 +395,13 @@ def test_a_fleet_demo_ends_every_worker_it_started(tmp_path: Path, oms: OmsComma
 
 
 def test_a_fleet_demo_that_times_out_ends_its_workers_too(tmp_path: Path, oms: OmsCommand) -> None:
-    """Every way out of the demo ends its workers: here its time runs out while two agents wait at
-    their prompt and a third ticket waits for a slot."""
+    """Every way out of the demo ends its workers: here its time runs out while two agents that
+    never record a result wait at their prompt and a third ticket waits for a slot (an agent whose
+    result is acted on ends by itself: ADR 0028)."""
     where = str(tmp_path / "fleet")
-    run = demo_fleet.run(where, count=3, workers=2, timeout_s=15.0, after="wait")
+    run = demo_fleet.run(where, count=3, workers=2, timeout_s=15.0, after="wait", mode="hooks-only")
     assert not run.ok
-    assert run.reason == "1 tickets unfinished after 15s"
+    assert run.reason == "3 tickets unfinished after 15s"
     roots = ["--state-root", run.state_root, "--config-root", run.repo]
     status = json.loads(oms.run("status", "--json", *roots).stdout)
     assert len(status["workers"]) == 2
