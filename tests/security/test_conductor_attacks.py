@@ -89,6 +89,11 @@ def _running(fleet: Fleet, ticket: str) -> str:
     return dispatch
 
 
+def _ticket_of(fleet: Fleet, dispatch: str) -> str:
+    with fleet.workspace() as ws:
+        return str(ws.store.records("dispatch").read(dispatch).payload["ticket_id"])
+
+
 def _attempt(fleet: Fleet, ticket: str) -> tuple[str, object]:
     state, payload = fleet.tickets()[ticket]
     return state, payload["attempt"]
@@ -240,8 +245,12 @@ def test_a_worker_a_person_stopped_is_not_retried_when_its_lease_runs_out(lone: 
 
 
 def _park_no_result(fleet: Fleet, dispatch: str) -> None:
-    """What the broker does at the bound (`progress.park_no_result`), retried if a hook wrote meanwhile."""
+    """What the broker does at the bound (`progress.park_no_result`), retried if a hook wrote meanwhile;
+    once the agent has acknowledged its dispatch (as an agent parked at the bound has)."""
     deadline = time.monotonic() + 30
+    while _dispatches(fleet, _ticket_of(fleet, dispatch)) != ["1:acknowledged"]:
+        assert time.monotonic() < deadline, "the agent never acknowledged its dispatch"
+        time.sleep(0.05)
     while True:
         try:
             with fleet.workspace() as ws:
