@@ -46,6 +46,13 @@ class Limits(NamedTuple):
     tree_file_bytes: int = 256 * 1024 * 1024  # one file a tree job stages (read whole, then a blob)
     tree_import_bytes: int = 64 * 1024 * 1024  # blob bytes handed to one `git fast-import`
     tree_stderr_bytes: int = 64 * 1024  # what a tree job may say on stderr beside its answer
+    # a tree job's own cgroup (what an agent left must not take the host: a `.gitignore` is held
+    # by git at ~5x its size; a staged file is read whole and deflated by fast-import)
+    tree_job_memory_bytes: int = 2 * 1024 * 1024 * 1024
+    tree_job_pids: int = 256  # oms, git (its threads), fast-import
+    tree_job_file_bytes: int = 1024 * 1024 * 1024  # a pack fast-import writes (<= 256 MiB blobs)
+    # `oms result verify`'s checkout: its tree listed at object level first (more is refused)
+    checkout_listing_bytes: int = 64 * 1024 * 1024
     tree_import_blobs: int = 100_000  # blobs handed to one `git fast-import` at most
     tree_status_bytes: int = 4 * 1024 * 1024  # delivery's sandboxed `git status`: more is not clean
     tree_text_chars: int = 4096  # a path, ref, name or one-line reason in a tree job or its answer

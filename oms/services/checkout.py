@@ -61,7 +61,10 @@ def verify(payload: JsonObject, repository: str, *, own_work: bool = False) -> N
         raise CheckoutChangedError(f"worktree {path} is missing")
     linked = git.linked_worktree(repository, path)
     config = git.refuse_unsafe_config(repository, linked.gitdir)
-    status = None if own_work else tree_job.start_git(repository, linked, *STATUS, config=config)
+    unsafe = tree_job.unsafe_of(payload)  # (no cgroup where the approved limits say so)
+    status = None
+    if not own_work:
+        status = tree_job.start_git(repository, linked, *STATUS, config=config, unsafe_none=unsafe)
     try:  # (the sandboxed `git status` runs while the host checks what the repository records)
         _names_its_gitdir(linked)
         for name, kind in placeholders(linked.worktree, PLACEHOLDERS).items():
@@ -78,7 +81,7 @@ def verify(payload: JsonObject, repository: str, *, own_work: bool = False) -> N
             raise CheckoutChangedError("start commit is outside the trusted base lineage")
         if git.gitlinks(repository, start):  # submodules: compared with their gitlinks in a job
             job = {"branch": branch, "head": start, "own_work": own_work}
-            tree_job.run_job("check", repository, linked, job)
+            tree_job.run_job("check", repository, linked, job, unsafe_none=unsafe)
         elif status is not None:
             what = f"git status in {linked.worktree}"
             try:
@@ -155,5 +158,7 @@ def restore_after_expiry(payload: JsonObject, evidence: JsonObject | None, repos
     git.keep_ref(repository, f"refs/oms/expired/{ticket_id}-{body['attempt']}", str(head))
     # the expired attempt's uncommitted work is kept first; then the checkout is reset (one tree
     # job)
-    salvage.keep_before_reset(repository, path, ticket_id, access.integer(body, "attempt"), start)
+    attempt = access.integer(body, "attempt")
+    unsafe = tree_job.unsafe_of(payload)
+    salvage.keep_before_reset(repository, path, ticket_id, attempt, start, unsafe_none=unsafe)
     return True

@@ -66,7 +66,9 @@ def keep(ws: Workspace, dispatch: Record, why: str) -> Kept | None:
             return None
         message = f"oms salvage: {ticket_id} attempt {attempt} ({one_line(why)[:200]})"
         job = {"head": linked.head, "message": message}
-        done = tree_job.run_job("salvage", repository, linked, job, writable=("objects",))
+        unsafe = tree_job.unsafe_of(payload)
+        writes, repo = ("objects",), repository
+        done = tree_job.run_job("salvage", repo, linked, job, writable=writes, unsafe_none=unsafe)
         commit = done["commit"]
         if not isinstance(commit, str):
             return None
@@ -87,6 +89,8 @@ def keep_before_reset(
     ticket_id: str,
     attempt: int,
     start: str,
+    *,
+    unsafe_none: bool = False,
 ) -> Kept | None:
     """Salvage, keep at the attempt's ref, reset `path` to `start` and remove the untracked files
     the salvage holds (the lease-expiry restore), all in one tree job (docs/adr/0024); OmsError when
@@ -102,7 +106,8 @@ def keep_before_reset(
         "ref_base": ref_name(ticket_id, attempt),
     }
     writable = ("objects", "refs", "gitdir", "worktree")
-    done = tree_job.run_job("restore", repository, linked, job, writable=writable)
+    unsafe, repo = unsafe_none, repository
+    done = tree_job.run_job("restore", repo, linked, job, writable=writable, unsafe_none=unsafe)
     ref, commit = done["salvage_ref"], done["salvage_commit"]
     if not isinstance(ref, str) or not isinstance(commit, str):
         return None
