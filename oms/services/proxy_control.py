@@ -275,9 +275,7 @@ def settings_for(ws: Workspace, key: bytes, env: Mapping[str, str]) -> Settings:
     lock = threading.Lock()
 
     def rest(provider_id: str, cooldown: Cooldown, dispatch_id: str) -> None:
-        if provider_id in rules.IMPLICIT.values():
-            return  # not routed: there is no other provider to rest it for
-        with lock:
+        with lock:  # an implicit provider too: its family's one key is what the upstream limits
             _providers.rest(ws, provider_id, cooldown, f"proxy: {dispatch_id}")
 
     implicit = {p: Provider(p, family) for family, p in rules.IMPLICIT.items()}

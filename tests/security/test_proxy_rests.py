@@ -18,12 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from oms.canonical import add_ms
+from oms.canonical import JsonObject, add_ms
+from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import Cooldown
 from oms.services import providers
+from tests.attempts import live_attempt
 from tests.proxy_rig import MESSAGES, Rig, make_rig
 
 PATH = "/p/claude-mock/v1/messages"
+IMPLICIT_ANTHROPIC = IMPLICIT["anthropic"]
 STORM_429 = (
     429,
     {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}},
@@ -36,10 +39,10 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
     yield from make_rig(tmp_path)
 
 
-def _rest(rig: Rig, seconds: int, kind: str) -> str:
+def _rest(rig: Rig, seconds: int, kind: str, provider_id: str = "claude-mock") -> str:
     with rig.chain.workspace() as ws:
         until = add_ms(ws.now(), seconds * 1000)
-        assert providers.rest(ws, "claude-mock", Cooldown(until, kind, "a test's rest"), "test")
+        assert providers.rest(ws, provider_id, Cooldown(until, kind, "a test's rest"), "test")
     return until
 
 
@@ -67,16 +70,36 @@ def test_every_request_for_a_resting_provider_is_answered_at_the_proxy(
     assert len(rig.mock.heard) == 1
 
 
-def test_a_429_storm_reaches_the_upstream_once_per_rest(rig: Rig) -> None:
-    tokens = [rig.token("claude-mock", f"d-storm-{n}") for n in range(6)]
+def _storm_tokens(rig: Rig, provider_id: str) -> list[str]:
+    """Six live attempts' tokens for `provider_id`: a configured one, or the family's implicit one
+    (a dispatch not routed, upstream its approved endpoint: ADR 0026)."""
+    ids = [f"d-storm-{n}" for n in range(6)]
+    if provider_id == IMPLICIT_ANTHROPIC:
+        approved: JsonObject = {
+            "provider_mode": "claude_interactive",
+            "engine": "claude",
+            "role_argv": None,
+            "model_endpoint": rig.mock.base,
+        }
+        for dispatch_id in ids:
+            live_attempt(rig.chain, dispatch_id, approved)
+    return [rig.token(provider_id, dispatch_id) for dispatch_id in ids]
+
+
+@pytest.mark.parametrize("provider_id", ["claude-mock", IMPLICIT_ANTHROPIC])
+def test_a_429_storm_reaches_the_upstream_once_per_rest(rig: Rig, provider_id: str) -> None:
+    """Also for a worker routed to no provider (found merging ADR 0028 with ADR 0026: its family's
+    implicit provider had no record to rest, so every retry of the storm went upstream)."""
+    tokens = _storm_tokens(rig, provider_id)
+    path = f"/p/{provider_id}/v1/messages"
     rig.mock.fail.extend([STORM_429] * 10_000)  # every request gets a 1 s rate limit
-    start = _rest(rig, 1, "transient")  # the storm began: a rest is running
+    start = _rest(rig, 1, "transient", provider_id)  # the storm began: a rest is running
     stop = threading.Event()
     answered: list[int] = []
 
     def worker(token: str) -> None:  # a CLI that retries at once, whatever it is told
         while not stop.is_set():
-            answered.append(rig.post(PATH, MESSAGES, {"x-api-key": token})[0])
+            answered.append(rig.post(path, MESSAGES, {"x-api-key": token})[0])
 
     def clock() -> None:  # the rig's clock is the test's: it moves as time passes
         while not stop.wait(0.05):
@@ -87,12 +110,12 @@ def test_a_429_storm_reaches_the_upstream_once_per_rest(rig: Rig) -> None:
     for t in threads:
         t.start()
     try:
-        _until(lambda: _rests_since(rig, start) >= 4, "four rests, each begun by one probe's 429")
+        _until(lambda: _rests_since(rig, start, provider_id) >= 4, "four rests, each begun by one probe's 429")
     finally:
         stop.set()
         for t in threads:
             t.join(30)
-    rests = _rests_since(rig, start)
+    rests = _rests_since(rig, start, provider_id)
     heard = len(rig.mock.heard)
     assert len(answered) > 10 * heard, (
         len(answered),
@@ -102,11 +125,11 @@ def test_a_429_storm_reaches_the_upstream_once_per_rest(rig: Rig) -> None:
     assert set(answered) == {429}
 
 
-def _rests_since(rig: Rig, start: str) -> int:
+def _rests_since(rig: Rig, start: str, provider_id: str = "claude-mock") -> int:
     """How many rests the provider's record began after `start` (each version that moved the rest
     on)."""
     with rig.chain.workspace() as ws:
-        history = ws.store.records("provider").history("claude-mock")
+        history = ws.store.records("provider").history(provider_id)
     ends = {str(v.payload["cooldown_until"]) for v in history if v.payload.get("cooldown_until")}
     return sum(1 for end in ends if end > start)
 
