@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from oms.services.delivery import Delivery
 
 
+SALVAGE_FIELDS = ("salvage_ref", "salvage_commit", "salvage_error")  # where its end kept its work
+
+
 def observe(d: Delivery, dispatch_id: str) -> JsonObject:
     """Worker, session and pane at a glance (recording an end reason if the pane has ended)."""
     reconcile(d, dispatch_id)
@@ -53,6 +56,7 @@ def observe(d: Delivery, dispatch_id: str) -> JsonObject:
         "health_reason": worker.payload.get("health_reason"),
         "live_channels": None if session is None else liveness.channels(d.ws, session.record_id),
         "agent_stopped_at": None if session is None else session.payload.get("agent_stopped_at"),
+        **{k: worker.payload[k] for k in SALVAGE_FIELDS if k in worker.payload},
     }
 
 

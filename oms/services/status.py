@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject
+from oms.domain import workers as workers_rules
 from oms.errors import OmsError
 from oms.services import containment
 from oms.services.workspace import Workspace
@@ -50,6 +51,15 @@ class Snapshot:
         }
 
 
+def unsalvaged(workers: list[Record]) -> list[str]:
+    """A warning for each worker whose end could not salvage its work (it stays in the worktree)."""
+    return [
+        f"worker {w.record_id} of {w.payload.get('ticket_id')} ended: {workers_rules.unsalvaged(e)}"
+        for w in workers
+        if isinstance(e := w.payload.get("salvage_error"), str)
+    ]
+
+
 def snapshot(ws: Workspace) -> Snapshot:
     """Read the latest version of every record."""
 
@@ -58,6 +68,7 @@ def snapshot(ws: Workspace) -> Snapshot:
 
     dispatches, workers = latest("dispatch"), latest("worker")
     warnings = containment.worker_warnings(workers, {d.record_id: d for d in dispatches})
+    warnings += unsalvaged(workers)
     try:
         warnings = containment.role_warnings(ws.config()) + warnings
     except OmsError as exc:  # no committed config: `oms doctor` says why

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '8a79c2b58356879c1e15fc388cfbf43fd086ec8e22dfa895521fde0ebd91128c'
+SOURCE_SHA256 = '9e3215c66eab1eaf2a2c9d2f6518998fb3646791759f6e25cd1b7f8d191a00cc'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

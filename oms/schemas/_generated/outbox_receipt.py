@@ -17,6 +17,7 @@ from oms.schemas._generated import defs as _m_defs
 _P0 = '^[a-z][a-z-]{0,31}$'
 _C0: object = 'oms-receipt-v1'
 _C1: tuple[object, ...] = ('created', 'reused', 'parked', 'stopped', 'recovered', 'refused', 'done')
+_C2: object = True
 
 
 def _v565(x: object) -> bool:
@@ -117,6 +118,13 @@ def _v578(x: object) -> bool:
 
 
 def _v579(x: object) -> bool:
+    # outbox-receipt#/properties/result/properties/waits_for_person
+    if not _eq(x, _C2):
+        return False
+    return True
+
+
+def _v580(x: object) -> bool:
     # outbox-receipt#/properties/result/properties/reason
     if not _m_defs._v94(x):
         return False
@@ -149,10 +157,12 @@ def _v569(x: object) -> bool:
             return False
         if 'activation_pending' in x and not _v578(x['activation_pending']):
             return False
-        if 'reason' in x and not _v579(x['reason']):
+        if 'waits_for_person' in x and not _v579(x['waits_for_person']):
+            return False
+        if 'reason' in x and not _v580(x['reason']):
             return False
         for k in x:
-            if k not in ('status', 'operation_nonce', 'dispatch_id', 'dispatch_state', 'session_id', 'session_state', 'pane_id', 'provider_mode', 'activation_pending', 'reason'):
+            if k not in ('status', 'operation_nonce', 'dispatch_id', 'dispatch_state', 'session_id', 'session_state', 'pane_id', 'provider_mode', 'activation_pending', 'waits_for_person', 'reason'):
                 return False
     return True
 

@@ -18,35 +18,35 @@ _C0: object = 'oms-ticket-content-v1'
 _C1: tuple[object, ...] = ('local', 'github')
 
 
-def _v722(x: object) -> bool:
+def _v723(x: object) -> bool:
     # ticket-content#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v723(x: object) -> bool:
+def _v724(x: object) -> bool:
     # ticket-content#/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v724(x: object) -> bool:
+def _v725(x: object) -> bool:
     # ticket-content#/properties/source
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v725(x: object) -> bool:
+def _v726(x: object) -> bool:
     # ticket-content#/properties/title
     if not _m_defs._v63(x):
         return False
     return True
 
 
-def _v726(x: object) -> bool:
+def _v727(x: object) -> bool:
     # ticket-content#/properties/body
     if not (isinstance(x, str)):
         return False
@@ -56,49 +56,49 @@ def _v726(x: object) -> bool:
     return True
 
 
-def _v728(x: object) -> bool:
+def _v729(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/0
     if not _m_defs._v68(x):
         return False
     return True
 
 
-def _v729(x: object) -> bool:
+def _v730(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v727(x: object) -> bool:
+def _v728(x: object) -> bool:
     # ticket-content#/properties/repository
-    if not (_v728(x) or _v729(x)):
+    if not (_v729(x) or _v730(x)):
         return False
     return True
 
 
-def _v731(x: object) -> bool:
+def _v732(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/0
     if not _m_defs._v72(x):
         return False
     return True
 
 
-def _v732(x: object) -> bool:
+def _v733(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v730(x: object) -> bool:
+def _v731(x: object) -> bool:
     # ticket-content#/properties/url
-    if not (_v731(x) or _v732(x)):
+    if not (_v732(x) or _v733(x)):
         return False
     return True
 
 
-def _v734(x: object) -> bool:
+def _v735(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -110,21 +110,21 @@ def _v734(x: object) -> bool:
     return True
 
 
-def _v735(x: object) -> bool:
+def _v736(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v733(x: object) -> bool:
+def _v734(x: object) -> bool:
     # ticket-content#/properties/number
-    if not (_v734(x) or _v735(x)):
+    if not (_v735(x) or _v736(x)):
         return False
     return True
 
 
-def _v721(x: object) -> bool:
+def _v722(x: object) -> bool:
     # ticket-content#
     if not (isinstance(x, dict)):
         return False
@@ -132,21 +132,21 @@ def _v721(x: object) -> bool:
         for k in ('body', 'format', 'number', 'repository', 'source', 'ticket_id', 'title', 'url'):
             if k not in x:
                 return False
-        if 'format' in x and not _v722(x['format']):
+        if 'format' in x and not _v723(x['format']):
             return False
-        if 'ticket_id' in x and not _v723(x['ticket_id']):
+        if 'ticket_id' in x and not _v724(x['ticket_id']):
             return False
-        if 'source' in x and not _v724(x['source']):
+        if 'source' in x and not _v725(x['source']):
             return False
-        if 'title' in x and not _v725(x['title']):
+        if 'title' in x and not _v726(x['title']):
             return False
-        if 'body' in x and not _v726(x['body']):
+        if 'body' in x and not _v727(x['body']):
             return False
-        if 'repository' in x and not _v727(x['repository']):
+        if 'repository' in x and not _v728(x['repository']):
             return False
-        if 'url' in x and not _v730(x['url']):
+        if 'url' in x and not _v731(x['url']):
             return False
-        if 'number' in x and not _v733(x['number']):
+        if 'number' in x and not _v734(x['number']):
             return False
         for k in x:
             if k not in ('format', 'ticket_id', 'source', 'title', 'body', 'repository', 'url', 'number'):
@@ -155,5 +155,5 @@ def _v721(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'ticket-content': _v721,
+    'ticket-content': _v722,
 }

@@ -22,140 +22,140 @@ _C2: tuple[object, ...] = ('healthy', 'parked', 'stalled', 'stopped')
 _C3: tuple[object, ...] = ('result-recorded', 'exit', 'stopped', 'deadline', 'parent-gone', 'signal')
 
 
-def _v780(x: object) -> bool:
+def _v781(x: object) -> bool:
     # worker#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v781(x: object) -> bool:
+def _v782(x: object) -> bool:
     # worker#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v783(x: object) -> bool:
+def _v784(x: object) -> bool:
     # worker#/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v784(x: object) -> bool:
+def _v785(x: object) -> bool:
     # worker#/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v785(x: object) -> bool:
+def _v786(x: object) -> bool:
     # worker#/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v786(x: object) -> bool:
+def _v787(x: object) -> bool:
     # worker#/properties/payload/properties/role_id
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v787(x: object) -> bool:
+def _v788(x: object) -> bool:
     # worker#/properties/payload/properties/provider_mode
     if not _m_defs._v26(x):
         return False
     return True
 
 
-def _v788(x: object) -> bool:
+def _v789(x: object) -> bool:
     # worker#/properties/payload/properties/worktree_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v789(x: object) -> bool:
+def _v790(x: object) -> bool:
     # worker#/properties/payload/properties/health
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v790(x: object) -> bool:
+def _v791(x: object) -> bool:
     # worker#/properties/payload/properties/updated_at
     if not _m_defs._v88(x):
         return False
     return True
 
 
-def _v792(x: object) -> bool:
+def _v793(x: object) -> bool:
     # worker#/properties/payload/properties/end_reason/anyOf/0
     if not any(_eq(x, c) for c in _C3):
         return False
     return True
 
 
-def _v793(x: object) -> bool:
+def _v794(x: object) -> bool:
     # worker#/properties/payload/properties/end_reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v791(x: object) -> bool:
+def _v792(x: object) -> bool:
     # worker#/properties/payload/properties/end_reason
-    if not (_v792(x) or _v793(x)):
+    if not (_v793(x) or _v794(x)):
         return False
     return True
 
 
-def _v795(x: object) -> bool:
+def _v796(x: object) -> bool:
     # worker#/properties/payload/properties/end_detail/anyOf/0
     if not _m_defs._v94(x):
         return False
     return True
 
 
-def _v796(x: object) -> bool:
+def _v797(x: object) -> bool:
     # worker#/properties/payload/properties/end_detail/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v794(x: object) -> bool:
+def _v795(x: object) -> bool:
     # worker#/properties/payload/properties/end_detail
-    if not (_v795(x) or _v796(x)):
+    if not (_v796(x) or _v797(x)):
         return False
     return True
 
 
-def _v798(x: object) -> bool:
+def _v799(x: object) -> bool:
     # worker#/properties/payload/properties/health_reason/anyOf/0
     if not _m_defs._v94(x):
         return False
     return True
 
 
-def _v799(x: object) -> bool:
+def _v800(x: object) -> bool:
     # worker#/properties/payload/properties/health_reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v797(x: object) -> bool:
+def _v798(x: object) -> bool:
     # worker#/properties/payload/properties/health_reason
-    if not (_v798(x) or _v799(x)):
+    if not (_v799(x) or _v800(x)):
         return False
     return True
 
 
-def _v800(x: object) -> bool:
+def _v801(x: object) -> bool:
     # worker#/properties/payload/properties/salvage_ref
     if not (isinstance(x, str)):
         return False
@@ -165,21 +165,21 @@ def _v800(x: object) -> bool:
     return True
 
 
-def _v801(x: object) -> bool:
+def _v802(x: object) -> bool:
     # worker#/properties/payload/properties/salvage_commit
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v802(x: object) -> bool:
+def _v803(x: object) -> bool:
     # worker#/properties/payload/properties/salvage_error
     if not _m_defs._v94(x):
         return False
     return True
 
 
-def _v782(x: object) -> bool:
+def _v783(x: object) -> bool:
     # worker#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -187,33 +187,33 @@ def _v782(x: object) -> bool:
         for k in ('dispatch_id', 'end_detail', 'end_reason', 'health', 'health_reason', 'provider_mode', 'role_id', 'session_id', 'ticket_id', 'updated_at', 'worktree_id'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v783(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v784(x['dispatch_id']):
             return False
-        if 'ticket_id' in x and not _v784(x['ticket_id']):
+        if 'ticket_id' in x and not _v785(x['ticket_id']):
             return False
-        if 'session_id' in x and not _v785(x['session_id']):
+        if 'session_id' in x and not _v786(x['session_id']):
             return False
-        if 'role_id' in x and not _v786(x['role_id']):
+        if 'role_id' in x and not _v787(x['role_id']):
             return False
-        if 'provider_mode' in x and not _v787(x['provider_mode']):
+        if 'provider_mode' in x and not _v788(x['provider_mode']):
             return False
-        if 'worktree_id' in x and not _v788(x['worktree_id']):
+        if 'worktree_id' in x and not _v789(x['worktree_id']):
             return False
-        if 'health' in x and not _v789(x['health']):
+        if 'health' in x and not _v790(x['health']):
             return False
-        if 'updated_at' in x and not _v790(x['updated_at']):
+        if 'updated_at' in x and not _v791(x['updated_at']):
             return False
-        if 'end_reason' in x and not _v791(x['end_reason']):
+        if 'end_reason' in x and not _v792(x['end_reason']):
             return False
-        if 'end_detail' in x and not _v794(x['end_detail']):
+        if 'end_detail' in x and not _v795(x['end_detail']):
             return False
-        if 'health_reason' in x and not _v797(x['health_reason']):
+        if 'health_reason' in x and not _v798(x['health_reason']):
             return False
-        if 'salvage_ref' in x and not _v800(x['salvage_ref']):
+        if 'salvage_ref' in x and not _v801(x['salvage_ref']):
             return False
-        if 'salvage_commit' in x and not _v801(x['salvage_commit']):
+        if 'salvage_commit' in x and not _v802(x['salvage_commit']):
             return False
-        if 'salvage_error' in x and not _v802(x['salvage_error']):
+        if 'salvage_error' in x and not _v803(x['salvage_error']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'ticket_id', 'session_id', 'role_id', 'provider_mode', 'worktree_id', 'health', 'updated_at', 'end_reason', 'end_detail', 'health_reason', 'salvage_ref', 'salvage_commit', 'salvage_error'):
@@ -221,27 +221,27 @@ def _v782(x: object) -> bool:
     return True
 
 
-def _v803(x: object) -> bool:
+def _v804(x: object) -> bool:
     # worker#/allOf/0
     if not _m_record_envelope._v97(x):
         return False
     return True
 
 
-def _v779(x: object) -> bool:
+def _v780(x: object) -> bool:
     # worker#
     if isinstance(x, dict):
-        if 'kind' in x and not _v780(x['kind']):
+        if 'kind' in x and not _v781(x['kind']):
             return False
-        if 'state' in x and not _v781(x['state']):
+        if 'state' in x and not _v782(x['state']):
             return False
-        if 'payload' in x and not _v782(x['payload']):
+        if 'payload' in x and not _v783(x['payload']):
             return False
-    if not _v803(x):
+    if not _v804(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'worker': _v779,
+    'worker': _v780,
 }
