@@ -397,6 +397,13 @@ class SandboxUnavailableError(ProcessError):
     hint = "install bubblewrap (apt-get install bubblewrap) and run `oms doctor`"
 
 
+class CgroupUnavailableError(SandboxUnavailableError):
+    """No cgroup can be made for a sandbox here (issue 23, ADR 0025): nothing is launched."""
+
+    code = "cgroup-unavailable"
+    hint = "`oms doctor` says how to give oms a cgroup (root, or a delegated cgroup v2 subtree)"
+
+
 class ProxyError(ProcessError):
     """The model proxy could not be started, verified or stopped (issue 13, ADR 0020)."""
 

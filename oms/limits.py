@@ -52,6 +52,19 @@ class Limits(NamedTuple):
     salvage_refs: int = 1000  # salvage refs of one attempt (`<attempt>`, `-2`, ... `-1000`)
     restore_rounds: int = 2  # salvages and restores before a launch (a reset .gitignore uncovers)
     host_facts_s: float = 5.0  # a sandbox plan's host facts (/etc's masks) are read again after
+    # a sandbox's cgroup and disk (issue 23, ADR 0025)
+    cgroup_file_bytes: int = 64 * 1024  # a cgroup file, /proc/self/cgroup
+    mountinfo_bytes: int = 4 * 1024 * 1024  # /proc/self/mountinfo (a container host has thousands)
+    cgroup_adopt_rounds: int = 16  # v2: rounds moving a cgroup's processes (they fork) to its leaf
+    cgroup_remove_s: float = 5.0  # killing what is left of a sandbox's cgroup and removing it
+    cgroup_poll_s: float = 0.1  # how often a running sandbox's limit counters are read
+    disk_walk_every_s: float = 5.0  # a worker's worktree and home: measured again this long after
+    check_disk_every_s: float = 1.0  # a check's checkout: measured again this long after a walk
+    disk_walk_share: float = 0.05  # ... or later: walking takes at most this share of the time
+    disk_walk_slice: int = 250  # entries measured between two turns of the broker's loop (a few ms)
+    disk_walk_entries: int = 2_000_000  # a tree with more entries counts as over its disk bound
+    disk_walk_depth: int = 256  # ... and so does one deeper than this (one descriptor per level)
+    disk_walk_links: int = 100_000  # hard-linked files remembered to count once (beyond: again)
 
 
 LIMITS = Limits()

@@ -25,6 +25,8 @@ from oms.domain.routing import (
     Routing,
     family_of,
 )
+from oms.domain.sandbox_limits import SandboxLimits
+from oms.domain.sandbox_limits import parse as parse_limits
 from oms.errors import CanonicalJsonError, ConfigError, SchemaValidationError
 from oms.schemas import validate
 
@@ -52,6 +54,7 @@ class Role:
     deadline_minutes: int = DEADLINE_MINUTES  # the conductor stops a worker running longer (`deadline`)
     route: RouteClass = field(default_factory=RouteClass)  # which providers may serve it (`domain/routing.py`)
     token_budget: int | None = None  # model tokens a dispatch may use through the proxy (`domain/proxy.py`)
+    limits: SandboxLimits = field(default_factory=SandboxLimits)  # `[limits]` + its own (ADR 0025)
     network: str = "none"  # "host": the host's network, not loopback only (an opt-out, ADR 0026)
     credential: str = "token"  # "raw": the user's real credential, not a proxy token (an opt-out)
 
@@ -92,6 +95,7 @@ class Config:
         default_factory=lambda: Routing({})
     )  # the providers and the fleet's order (none: every role uses its own fields)
     proxy: ProxyConfig = field(default_factory=ProxyConfig)
+    limits: SandboxLimits = field(default_factory=SandboxLimits)  # `[limits]`: checks, probes
 
 
 def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
@@ -108,6 +112,7 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
     except (CanonicalJsonError, SchemaValidationError) as exc:
         raise ConfigError(exc.message if exc.message.startswith(where) else f"{where}: {exc.message}") from exc
     routing = _routing(doc, where)
+    limits = parse_limits(doc.get("limits"), f"{where}: [limits]")
     roles = {}
     for role_id, spec in doc["roles"].items():
         check(role_id, f"{where}: roles key", ROLE_ID)
@@ -124,6 +129,7 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
             spec.get("deadline_minutes", DEADLINE_MINUTES),
             _route_class(spec, role_id, routing, where),
             spec.get("token_budget"),
+            parse_limits(spec.get("limits"), f"{where}: roles.{role_id}.limits", limits),
             spec.get("network", NETWORK_DEFAULT),
             spec.get("credential", CREDENTIAL_DEFAULT),
         )
@@ -150,6 +156,7 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
         raw=doc,
         routing=routing,
         proxy=_proxy(doc, where),
+        limits=limits,
     )
 
 
@@ -271,6 +278,14 @@ duration_minutes = 60
 
 [worktrees]
 directory = "../oms-worktrees"     # relative to this repository; must be outside the state root
+
+# [limits]                         # what bounds each sandbox (docs/adr/0025); a role may override
+# pids = 2048                      # tasks (threads count too)
+# memory_bytes = 4_294_967_296     # 4 GiB, its /tmp included, never swap
+# cpu_weight = 50                  # half a default share: oms itself stays responsive
+# disk_bytes = 10_737_418_240      # its worktree and home (a check: its checkout)
+# file_bytes = 4_294_967_296       # the largest file it may write
+# cgroup = "unsafe-none"           # only where no cgroup can be had: then nothing is bounded
 
 [roles."oms.ticket-executor"]      # Claude Code, interactive, in a tmux pane
 model = "sonnet"                   # Claude Code's alias for the latest Sonnet (`oms doctor` warns of a retired model)

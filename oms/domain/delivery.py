@@ -62,6 +62,9 @@ class PaneSeen(NamedTuple):
     pane_pid: int = 0  # its first process: the supervisor (0: not known)
 
 
+LIMITS_REACHED = ("pids", "memory", "disk")  # an exit record's `limit`: end reason `limit: <it>`
+
+
 class End(NamedTuple):
     """How a worker's pane ended: the end reason, its one-line detail, and the pane it is about."""
 
@@ -111,6 +114,9 @@ def end_of(
             detail = f"the agent's supervisor exited with status {status} without recording the end"
         else:
             detail = "the agent's supervisor ended without recording the end"
+    elif ended.get("limit") in LIMITS_REACHED:  # the supervisor ended it at a bound (ADR 0025)
+        reason = f"limit: {ended['limit']}"
+        detail = str(ended.get("detail") or reason)
     elif signum:
         reason, detail = "signal", f"the agent was killed by signal {signum}"
     elif status is not None:

@@ -89,7 +89,9 @@ OPT_OUTS = {"role_network": "none", "role_credential": "token"}
 def capture_intent(dispatch_id: str, payload: JsonObject) -> JsonObject:
     """The intent of a dispatch payload (schema `dispatch-intent`)."""
     intent: JsonObject = {name: payload[name] for name in INTENT_FIELDS}
-    for name in ("provider_id", *OPT_OUTS):  # routed (issue 13), opt-outs (ADR 0026): approved
+    # routed (issue 13), opt-outs (ADR 0026), what bounds its sandbox (ADR 0025; none: it does
+    # not launch): each is part of what was approved
+    for name in ("provider_id", *OPT_OUTS, "role_limits"):
         if name in payload:
             intent[name] = payload[name]
     intent["dispatch_id"] = dispatch_id

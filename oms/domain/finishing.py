@@ -72,15 +72,16 @@ class Ran:
     duration_ms: int
     output: bytes  # stdout then stderr, bounded
     truncated: bool
+    limit: str | None = None  # the bound it reached (its cgroup's, its disk's): it was ended there
 
     @property
     def passed(self) -> bool:
-        """Exit 0 within its time."""
-        return self.exit_code == 0
+        """Exit 0 within its time and its bounds."""
+        return self.exit_code == 0 and self.limit is None
 
     def evidence(self) -> JsonObject:
         """What the signed evidence keeps of it (the output by its digest)."""
-        return {
+        out: JsonObject = {
             "argv": list(self.argv),
             "exit_code": self.exit_code,
             "timed_out": self.exit_code is None,
@@ -89,6 +90,9 @@ class Ran:
             "output_bytes": len(self.output),
             "output_truncated": self.truncated,
         }
+        if self.limit is not None:
+            out["limit"] = self.limit
+        return out
 
 
 def verdict(ran: tuple[Ran, ...]) -> bool:

@@ -70,6 +70,7 @@ NOT_MODELLED: tuple[tuple[str, str], ...] = (
     ("oms.services.supervise:_Run.end_sandbox", "the sandbox ended before the record: part of `supervise`"),
     ("oms.services.reconcile:check_liveness", "silent channels park after a deadline: time"),
     ("oms.services.supervise:_Run._serve", "the hang-up escalation: one step of `supervise`"),
+    ("oms.services.supervise:_Run._check", "a resource bound ends the sandbox: as `end_sandbox`"),
     ("oms.services.supervise:_Run._status", "bubblewrap naming its init: `record_init`"),
     ("oms.services.liveness:_record", "the channels' proof events: flags set by `record_hook`/`acknowledge_dispatch`"),
 )

@@ -20,6 +20,7 @@ from oms.errors import ProcessFailedError, ProcessTimeoutError, ToolNotFoundErro
 from oms.fsio.procinfo import ProcessIdentity, boot_id, group_alive, start_ticks
 from oms.limits import LIMITS
 from oms.process import landlock
+from oms.process.confine import Confinement, before_exec
 from oms.process.env import child_env
 
 
@@ -52,10 +53,12 @@ def run(
     stdin: bytes | None = None,
     check: bool = True,
     pass_fds: tuple[int, ...] = (),
+    confine: Confinement | None = None,
 ) -> Completed:
     """Run `argv` and collect its output. `env` defaults to `child_env()`; `pass_fds`: descriptors
-    the child inherits (e.g. a sandbox's seccomp filter)."""
-    started = start(argv, cwd=cwd, env=env, stdin=stdin is not None, pass_fds=pass_fds)
+    the child inherits (e.g. a sandbox's seccomp filter); `confine`: the cgroups it joins and its
+    largest file, taken on before it executes (`confine.py`)."""
+    started = start(argv, cwd=cwd, env=env, stdin=stdin is not None, pass_fds=pass_fds, confine=confine)
     return started.finish(timeout=timeout, max_output=max_output, stdin=stdin, check=check)
 
 
@@ -106,6 +109,7 @@ def start(
     env: Mapping[str, str] | None = None,
     stdin: bool = False,
     pass_fds: tuple[int, ...] = (),
+    confine: Confinement | None = None,
 ) -> Started:
     """Start `argv` (in a session of its own, its output piped; `stdin`: a pipe for `finish` to
     feed) and return at once: its output is for `Started.finish` to collect."""
@@ -128,7 +132,11 @@ def start(
             close_fds=True,
             pass_fds=pass_fds,
             start_new_session=True,
+            preexec_fn=before_exec(confine),  # noqa: PLW1509 - writes to descriptors, no lock taken
         )
+    except subprocess.SubprocessError as exc:  # a cgroup refused it: it never runs unbounded
+        why = "could not join its cgroup"
+        raise ProcessFailedError(args, 1, str(exc).encode(), why=why) from exc
     except FileNotFoundError as exc:
         raise ToolNotFoundError(f"{args[0]} is not installed ({exc.strerror})") from exc
     except PermissionError as exc:
@@ -332,15 +340,22 @@ class Foreground:
 
 
 def start_foreground(
-    argv: Sequence[str], *, env: Mapping[str, str], pass_fds: tuple[int, ...] = (), scoped: bool = False
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    pass_fds: tuple[int, ...] = (),
+    scoped: bool = False,
+    confine: Confinement | None = None,
 ) -> Foreground:
     """Start `argv` (an absolute program) in the foreground of this process's terminal: its own process
     group, made the terminal's foreground group (when stdin is a terminal this process controls), the
     given environment only, and only `pass_fds` beyond stdio. `scoped`: in a Landlock domain that may
-    neither reach an abstract socket nor signal a process outside it (`landlock.py`)."""
+    neither reach an abstract socket nor signal a process outside it (`landlock.py`);
+    `confine`: in its cgroups, its largest file bounded, before it executes (`confine.py`)."""
     args = tuple(argv)
     if not args or not os.path.isabs(args[0]) or any("\x00" in a for a in args):
         raise ValueError("argv must be an absolute program and words without NUL")
+    prepare = before_exec(confine, landlock.scope_self if scoped else None)
     try:
         child = subprocess.Popen(  # never a shell; the supervisor that calls this has one thread
             args,
@@ -348,10 +363,10 @@ def start_foreground(
             close_fds=True,
             pass_fds=pass_fds,
             process_group=0,
-            preexec_fn=landlock.scope_self if scoped else None,  # noqa: PLW1509 - single-threaded caller
+            preexec_fn=prepare,  # noqa: PLW1509 - single-threaded caller
         )
-    except subprocess.SubprocessError as exc:  # the Landlock domain could not be made
-        raise ProcessFailedError(args, 1, str(exc).encode(), why="could not be scoped") from exc
+    except subprocess.SubprocessError as exc:  # a cgroup or the Landlock domain refused it
+        raise ProcessFailedError(args, 1, str(exc).encode(), why="could not be confined") from exc
     except OSError as exc:
         raise ToolNotFoundError(f"{args[0]}: {exc.strerror}") from exc
     with contextlib.suppress(OSError):

@@ -77,7 +77,8 @@ def role_fields(
     """What of a role the intent binds, as it is now: the role as committed at HEAD (model, endpoint,
     transport, sandbox, argv) — routed to `provider_id`, the model and endpoint are the provider's
     (`routing.what_runs`) —, the files its launch would run (`adapters/programs.py`), the tools the
-    policy grants it and the executor instructions' digest."""
+    policy grants it, what bounds its sandbox (`[limits]` and its own) and the executor
+    instructions' digest."""
     argv: list[Json] | None = list(configured.argv) if configured.argv is not None else None
     files: list[Json] = list(programs.approved(configured.transport, configured.argv))
     tools: list[Json] = list(role_tools(policy, configured.role_id))
@@ -100,6 +101,7 @@ def role_fields(
         "role_argv": argv,
         "role_programs": files,
         "role_tools": tools,
+        "role_limits": configured.limits.to_json(),  # what bounds its sandbox (ADR 0025)
         "instructions_sha256": sha256_hex(
             (committed_instructions(ws.config_root) if instructions is None else instructions).encode("ascii")
         ),

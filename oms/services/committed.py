@@ -28,7 +28,7 @@ ACTIVATION_TEXT = (
     "You are an oms worker. Call the read_dispatch tool of the oms_worker server, then acknowledge_dispatch, "
     "do the work in this worktree (you cannot commit: oms does), then call record_dispatch_result."
 )
-ROLE_FIELDS = ("model", "endpoint", "transport", "sandbox", "argv")
+ROLE_FIELDS = ("model", "endpoint", "transport", "sandbox", "argv", "limits")
 
 
 Head = dict[str, "tuple[str, bytes] | None"]  # what `head_files` read: path -> (object id, bytes) or None

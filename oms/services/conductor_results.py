@@ -15,7 +15,9 @@ from oms.services.workspace import Workspace
 from oms.store import Record
 
 ACTOR = "oms-conductor"
-FAILED_ENDS = ("exit", "signal", "deadline", "parent-gone")  # a stop (`stopped`) is a decision: blocked
+# a stop (`stopped`) is a decision: blocked; a bound reached (`limit: ...`) is a failed attempt
+LIMIT_ENDS = ("limit: pids", "limit: memory", "limit: disk")
+FAILED_ENDS = ("exit", "signal", "deadline", "parent-gone", *LIMIT_ENDS)
 
 
 def latest(ws: Workspace, kind: str) -> list[Record]:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import sys
 import tempfile
 from dataclasses import dataclass
 
-from oms.adapters import bwrap, cli_models
+from oms.adapters import bwrap, cgroups, cli_models
 from oms.adapters.advisor import ADVISOR_ENV
 from oms.adapters.tools import TOOLS, probe
 from oms.domain.config import CONFIG_PATH
+from oms.domain.sandbox_limits import SandboxLimits, unbounded
 from oms.errors import OmsError
 from oms.fsio import Root, capabilities
 from oms.limits import LIMITS
@@ -104,6 +106,27 @@ def _sandbox() -> list[Check]:
     )
     detail = f"{release} at {path} (verified with {bwrap.VERIFIED}); a test sandbox ran ({how})"
     return [*out, Check("bubblewrap", True, detail)]
+
+
+UNSAFE_FIX = 'remove cgroup = "unsafe-none" once `oms doctor` shows cgroups OK'
+
+
+def _cgroups(config_root: str | None) -> list[Check]:
+    """A cgroup made and removed as a sandbox's would be (ADR 0025); what the config leaves
+    unbounded."""
+    limits, roles = SandboxLimits(), {}
+    if config_root is not None:
+        with contextlib.suppress(OmsError):  # the config line says why it cannot be read
+            config = committed_config(os.path.abspath(config_root))
+            limits, roles = config.limits, {r: role.limits for r, role in config.roles.items()}
+    out = [Check("limits", True, line, UNSAFE_FIX, warn=True) for line in unbounded(limits, roles)]
+    try:
+        made = cgroups.trial(SandboxLimits())
+    except OmsError as exc:
+        failed = Check("cgroups", False, f"no cgroup for a sandbox: {exc.message}", exc.remedy)
+        return [*out, failed]
+    shown = limits.shown() if not limits.unsafe else SandboxLimits().shown()
+    return [*out, Check("cgroups", True, f"each sandbox gets its own ({shown}): {made}")]
 
 
 def _state(state_root: str) -> tuple[list[Check], str | None]:
@@ -270,7 +293,7 @@ def _roles(config_root: str | None) -> list[Check]:
 
 def diagnose(state_root: str, config_root: str | None) -> list[Check]:
     """Run every check (none of them changes anything)."""
-    checks = [_oms(), _schemas(), *_tools(), *_sandbox()]
+    checks = [_oms(), _schemas(), *_tools(), *_sandbox(), *_cgroups(config_root)]
     state_checks, opened = _state(state_root)
     checks += state_checks
     checks += _capabilities(opened)

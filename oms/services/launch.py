@@ -2,7 +2,9 @@
 
 Delivery writes `panes/<dispatch>.launch.json` (0600, schema `launch-spec`) just before it makes the
 pane; the pane's first process, `oms worker supervise`, reads it once and removes it. It holds the
-sandbox plan (bubblewrap's options, from `adapters/sandbox.py`), the agent's argv and its environment —
+sandbox plan (bubblewrap's options, from `adapters/sandbox.py`), what bounds the sandbox (its
+approved `limits`, the trees its disk bound covers: ADR 0025), the agent's argv and its
+environment —
 the environment carries the one credential the agent CLI needs, which is why it travels in a private
 file and never on a command line (`tmux -e` and `bwrap --setenv` are readable in `/proc/*/cmdline`) —
 and the broker's binding: dispatch, session, provider, hook contract, tool allow-list, delivery nonce.
@@ -20,6 +22,8 @@ import contextlib
 from typing import NamedTuple
 
 from oms.canonical import JsonObject, access
+from oms.domain import sandbox_limits
+from oms.domain.sandbox_limits import SandboxLimits
 from oms.errors import CheckoutChangedError, NotFoundError
 from oms.fsio import Root
 from oms.store.documents import encode_document, parse_document
@@ -48,6 +52,8 @@ class LaunchSpec(NamedTuple):
     git_config: str
     model_socket: str | None = None  # the dispatch's door into the model proxy (a directory)
     sandbox_dir: str = ""  # the sandbox directory: the broker's socket is made there (ADR 0026)
+    limits: SandboxLimits = SandboxLimits()  # its cgroup, largest file and disk bound (ADR 0025)
+    disk_trees: tuple[str, ...] = ()  # what the disk watchdog measures (worktree, private home)
 
 
 def write(root: Root, spec: JsonObject) -> None:
@@ -91,4 +97,6 @@ def consume(root: Root, dispatch_id: str) -> LaunchSpec:
         git_config=access.text(doc, "git_config"),
         model_socket=access.text(access.obj(doc, "model_relay"), "socket") if "model_relay" in doc else None,
         sandbox_dir=access.text(doc, "sandbox_dir"),
+        limits=sandbox_limits.from_json(access.obj(doc, "limits")),
+        disk_trees=tuple(str(p) for p in access.array(doc, "disk_trees")),
     )

@@ -16,12 +16,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, NamedTuple
 
-from oms.adapters import bwrap
+from oms.adapters import bwrap, cgroups
 from oms.adapters.activation import ActivationError, Witness
 from oms.adapters.panes import Pane
-from oms.canonical import JsonObject, access, stable_id
+from oms.canonical import Json, JsonObject, access, stable_id
 from oms.domain import delivery as rules
-from oms.domain import sessions, workers
+from oms.domain import sandbox_limits, sessions, workers
 from oms.domain.machine import Next
 from oms.domain.policy import role_tools
 from oms.errors import AuthorityChangedError, OmsError, WorktreeNeedsPersonError, one_line
@@ -29,7 +29,7 @@ from oms.fsio import Root
 from oms.services import checkout, fence, launch, lifecycle_events, live, liveness, plans, reaper, registration
 from oms.services import launch_guards as guards
 from oms.services.authority import Authority, check_dispatch
-from oms.services.homes import adopt_legacy, materialise
+from oms.services.homes import adopt_legacy, home_path, materialise
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
 
@@ -133,6 +133,8 @@ def prepare(
     fence.require_alone(d.ws, dispatch, running)
     plans.check_cli_version(str(payload["provider_mode"]))  # the cheap refusals before anything is reset
     bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
+    limits = sandbox_limits.from_json(access.obj(payload, "role_limits"))  # approved (`check_role`)
+    cgroups.trial(limits)  # no cgroup, no launch: parks with its reason (ADR 0025)
     if resume is None:  # a first launch: an earlier attempt's work salvaged, the commit restored
         prior = payload.get("prior_failure_evidence")
         evidence = d.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
@@ -148,7 +150,10 @@ def prepare(
         log = panefiles.log_path(dispatch.record_id)
         _note(d.ws.store.state.root, log, f"{d.ws.now()} {moved}")
     materialise(sandboxes, plan)
-    return plan, plans.launch_spec(d.ws, dispatch, plan, tools, d.executable)
+    spec = plans.launch_spec(d.ws, dispatch, plan, tools, d.executable)
+    home = os.path.realpath(home_path(sandboxes.path, plan.home or ""))
+    trees: list[Json] = [access.text(spec, "worktree"), home]
+    return plan, {**spec, "limits": limits.to_json(), "disk_trees": trees}
 
 
 def _note(root: Root, rel: str, line: str) -> None:

@@ -4,8 +4,9 @@ the IO shell of `domain/routing.py`.
 One `provider` record per configured provider holds its cooldown (until, kind, reason, what reported it)
 and its last quota reading. A cooldown only ever grows: a shorter one (a transient 429 while a quota rest
 runs) never shortens a rest. A quota probe is the provider's configured argv (never a shell), run by the
-conductor at most once per provider per tick, for at most 10 s and 4 KiB of output; its first number is
-the percent used, none is unknown.
+conductor at most once per provider per tick, for at most 10 s and 4 KiB of output, in a cgroup of
+its own with `[limits]` (ADR 0025: a probe that reaches a bound fails, naming it); its first number
+is the percent used, none is unknown.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from oms.adapters import bwrap
+from oms.adapters import bwrap, cgroups
 from oms.canonical import JsonObject, access, next_after
 from oms.domain import routing as rules
+from oms.domain.cgroups import identity
 from oms.domain.config import Role
 from oms.domain.proxy import DEFAULT_KEY_ENV
+from oms.domain.sandbox_limits import SandboxLimits
 from oms.errors import OmsError, ProcessError, RecordNotFoundError, VersionConflictError, one_line
 from oms.process import child_env, runner
 from oms.services.workspace import Workspace
@@ -48,11 +51,30 @@ def sandboxed(ws: Workspace, argv: tuple[str, ...], key_env: str | None) -> tupl
     )  # fmt: skip
 
 
-def run_probe(argv: tuple[str, ...]) -> bytes:
-    """A probe's stdout: its (sandboxed) argv run outside any shell, bounded in time and output."""
-    done = runner.run(argv, timeout=rules.PROBE_TIMEOUT_S, max_output=rules.PROBE_OUTPUT_CAP, check=False)
+_PROBES = [0]
+
+
+def run_probe(argv: tuple[str, ...], limits: SandboxLimits | None = None) -> bytes:
+    """A probe's stdout: its (sandboxed) argv run outside any shell, bounded in time and output,
+    in a cgroup of its own with `limits` (the defaults unless given)."""
+    bound = limits or SandboxLimits()
+    _PROBES[0] += 1
+    group = cgroups.make(identity("probe", f"{os.getpid()}-{_PROBES[0]}"), bound)  # none, no probe
+    try:
+        done = runner.run(
+            argv,
+            timeout=rules.PROBE_TIMEOUT_S,
+            max_output=rules.PROBE_OUTPUT_CAP,
+            check=False,
+            confine=group.confinement(bound.file_bytes),
+        )
+        reached = group.reached()
+    finally:
+        group.remove()
+    shown = argv[argv.index("--") + 1] if "--" in argv else argv[0]
+    if reached is not None:
+        raise ProcessError(f"{shown} reached its bound (limit: {reached}) and was ended")
     if done.returncode != 0:
-        shown = argv[argv.index("--") + 1] if "--" in argv else argv[0]
         raise ProcessError(f"{shown} exited {done.returncode}: {one_line(done.stderr.decode('utf-8', 'replace'))}")
     return done.stdout
 
@@ -167,8 +189,12 @@ def clear(ws: Workspace, provider_id: str) -> bool:
     )
 
 
-def probe_all(ws: Workspace, probe: Probe = run_probe) -> tuple[list[str], list[str]]:
-    """Run every configured quota probe once; (lines of what was read, lines of what could not be)."""
+def probe_all(ws: Workspace, probe: Probe | None = None) -> tuple[list[str], list[str]]:
+    """Run every configured quota probe once (`run_probe` with `[limits]` unless `probe` is given);
+    (lines of what was read, lines of what could not be)."""
+    if probe is None:
+        limits = ws.config().limits
+        probe = lambda argv: run_probe(argv, limits)  # noqa: E731
     done: list[str] = []
     skipped: list[str] = []
     for provider_id, provider in ws.config().routing.providers.items():

@@ -14,19 +14,26 @@ One init no record names: bubblewrap's `--die-with-parent` races its own start (
 child — the namespace's would-be init — had not yet asked for its own parent-death signal: it is left
 reparented, blocked for ever, holding the agent's environment, and the supervisor died before bubblewrap
 reported it. `oms worker stop` ends it by that environment (`end_strays`).
+
+A supervisor killed outright leaves its sandbox's cgroup too (ADR 0025): `end_sandbox` removes what
+is left of it (its processes killed first) when it sits beneath the caller's own cgroup.
 """
 
 from __future__ import annotations
 
 import contextlib
 
+from oms.adapters import cgroups
 from oms.canonical import JsonObject, access, now
+from oms.domain.cgroups import identity
 from oms.errors import AlreadyExistsError, NotFoundError, OmsError
 from oms.fsio import ProcessIdentity, Root
 from oms.fsio.procinfo import carrying
 from oms.process import kill_exact
 from oms.store.documents import encode_document, read_document_optional
 from oms.store.panefiles import PANES_DIR, init_path
+
+LEFT_CGROUP_S = 0.5  # how long `end_sandbox` waits for what is left of a cgroup to end
 
 
 def record_init(root: Root, dispatch_id: str, who: ProcessIdentity) -> None:
@@ -48,8 +55,15 @@ def record_init(root: Root, dispatch_id: str, who: ProcessIdentity) -> None:
 
 
 def end_sandbox(root: Root, dispatch_id: str) -> bool:
-    """Kill the recorded init of `dispatch_id`'s sandbox if that exact process still runs, and forget it;
-    True if it had to be killed. A record that cannot be read is kept and ends nothing."""
+    """Kill the recorded init of `dispatch_id`'s sandbox if that exact process still runs, and
+    forget it, then remove what is left of its cgroup; True if the init had to be killed. A record
+    that cannot be read is kept and ends nothing."""
+    killed = _end_init(root, dispatch_id)
+    cgroups.remove_left(identity("worker", dispatch_id), LEFT_CGROUP_S)
+    return killed
+
+
+def _end_init(root: Root, dispatch_id: str) -> bool:
     rel = init_path(dispatch_id)
     try:
         doc = read_document_optional(root, rel, "sandbox-init", 4096)

@@ -6,10 +6,13 @@ from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject
 from oms.domain import workers as workers_rules
+from oms.domain.sandbox_limits import UNSAFE_NONE
 from oms.errors import OmsError
 from oms.services import containment
 from oms.services.workspace import Workspace
 from oms.store import Record
+
+LIVE = ("proposed", "accepted", "acknowledged")  # a dispatch whose worker may still run
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +24,8 @@ class Snapshot:
     workers: list[Record]
     sessions: list[Record]
     authorizations: list[Record]
-    warnings: list[str] = field(default_factory=list)  # containment given up (ADR 0026)
+    # containment given up (ADR 0026), sandboxes with no cgroup (ADR 0025)
+    warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> JsonObject:
         """Machine form: one summary object per record."""
@@ -67,11 +71,23 @@ def snapshot(ws: Workspace) -> Snapshot:
         return ws.store.latest(kind).checked()
 
     dispatches, workers = latest("dispatch"), latest("worker")
-    warnings = containment.worker_warnings(workers, {d.record_id: d for d in dispatches})
-    warnings += unsalvaged(workers)
+    ended = {w.record_id for w in workers if w.payload.get("health") == "stopped"}
+    unbounded = [  # what runs or would, from the intents (`oms doctor` warns of the config)
+        f'dispatch {d.record_id}: its worker has no cgroup ([limits] cgroup = "{UNSAFE_NONE}"): '
+        "no pids, memory or CPU bound"
+        for d in dispatches
+        if _unbounded(d) and d.state in LIVE and d.record_id not in ended
+    ]
+    by_id = {d.record_id: d for d in dispatches}
+    warnings = unbounded + containment.worker_warnings(workers, by_id) + unsalvaged(workers)
     try:
         warnings = containment.role_warnings(ws.config()) + warnings
     except OmsError as exc:  # no committed config: `oms doctor` says why
         warnings.append(f"config: {exc.message}")
     sessions, authorizations = latest("session"), latest("authorization")
     return Snapshot(latest("ticket"), dispatches, workers, sessions, authorizations, warnings)
+
+
+def _unbounded(dispatch: Record) -> bool:
+    limits = dispatch.payload.get("role_limits")
+    return isinstance(limits, dict) and limits.get("cgroup") == UNSAFE_NONE

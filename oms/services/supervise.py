@@ -7,6 +7,13 @@ the command line; the sandbox leads its own process group, holding the terminal:
 this process through a shared group), serves the worker's hooks and bridge until the sandbox ends, kills
 its init if it outlived it, and only then records the end (`exit.json`; tmux misreports exits, ADR 0009).
 
+The sandbox runs in a cgroup of its own beneath this process's (ADR 0025): bubblewrap joins it
+before it executes, with its largest file bounded. No cgroup, no sandbox (unless `[limits] cgroup =
+"unsafe-none"`). While it runs, its cgroup's counters are read and its worktree and home measured
+(`sandbox_bounds.py`); a bound reached ends the sandbox, and the end names it (`limit: pids`,
+`limit: memory`, `limit: disk`). What is left in the cgroup afterwards is killed and the cgroup
+removed, before the end is recorded.
+
 SIGINT, SIGTERM and SIGQUIT sent to this process (or its group) are passed on to the sandbox's group,
 as they would have reached the agent in a plain pane. When the terminal hangs up (the pane or the tmux
 server is gone) the kernel signals only this process: it passes SIGHUP to the sandbox's group, SIGTERM
@@ -25,17 +32,20 @@ import signal
 import time
 from collections.abc import Callable
 
-from oms.adapters import seccomp
+from oms.adapters import cgroups, seccomp
 from oms.adapters.sandbox import command_args, exec_marked
 from oms.canonical import JsonObject, now
-from oms.errors import AuthorityChangedError, OmsError, one_line
+from oms.domain.cgroups import identity
+from oms.errors import AuthorityChangedError, CgroupUnavailableError, OmsError, one_line
 from oms.fsio import ProcessIdentity, Root
 from oms.fsio.outside import remove_empty_dirs, reserve_descriptor
 from oms.fsio.procinfo import boot_id, start_ticks
+from oms.limits import LIMITS
 from oms.process import Foreground, data_fd, end_own_group, kill_exact, landlock, start_foreground
 from oms.services import hooks, launch, launch_guards, reaper
 from oms.services.broker import Broker
 from oms.services.doors import WorkerDoors
+from oms.services.sandbox_bounds import Guard
 from oms.store.panefiles import log_path, write_exit
 from oms.store.sandboxes import broker_rel
 
@@ -80,8 +90,12 @@ def supervise(state_root: str, dispatch_id: str) -> int:
             # became unusable (the end record, the init record and the socket all live there).
             if run.end_sandbox():
                 log("the sandbox's init outlived bubblewrap: killed")
+            if not run.remove_cgroup():
+                log("the sandbox's cgroup could not be removed (a process in it did not end)")
+            if run.reached is not None:
+                ended = (ended[0], ended[1], run.reached[1])
             try:
-                record_exit(root, dispatch_id, ended)
+                record_exit(root, dispatch_id, ended, limit=run.reached[0] if run.reached else None)
                 run.remove_socket()
             except (OmsError, OSError) as exc:
                 log(f"the end could not be recorded: {exc}")
@@ -109,6 +123,8 @@ class _Run:
         self.received = received
         self.init: ProcessIdentity | None = None  # the sandbox's init, held here whatever the state root says
         self.status_data = b""
+        self.group: cgroups.Cgroup | None = None  # the sandbox's cgroup (ADR 0025)
+        self.reached: tuple[str, str] | None = None  # the bound it reached (why it was ended)
 
     def remove_socket(self) -> None:
         """Remove the broker's socket (in the sandbox directory, ADR 0026)."""
@@ -152,7 +168,21 @@ class _Run:
             argv = [spec.bwrap, "--args", str(args_fd), "--", *command]
             if signal.SIGHUP in self.received:  # the pane is gone: an agent started now would be ended at once
                 return 1, None, "the worker did not start: its terminal hung up"
-            child = start_foreground(argv, env=env, pass_fds=passed, scoped=scoped)
+            try:  # no cgroup, no sandbox
+                self.group = cgroups.make(identity("worker", spec.dispatch_id), spec.limits)
+                confinement = self.group.confinement(spec.limits.file_bytes)
+            except CgroupUnavailableError as exc:
+                return 1, None, f"the worker did not start: {exc.message}"
+            if spec.limits.unsafe:
+                self.log('[limits] cgroup = "unsafe-none": no pids, memory or CPU bound here')
+            child = start_foreground(
+                argv,
+                env=env,
+                pass_fds=passed,
+                scoped=scoped,
+                confine=confinement,
+            )
+            self.group.release()
             for quiet in (signal.SIGTTOU, signal.SIGTTIN):  # the sandbox's group holds the terminal now
                 signal.signal(quiet, signal.SIG_IGN)
             for fd in (args_fd, status_w, marker_w, seccomp_fd, config_fd):
@@ -161,7 +191,14 @@ class _Run:
             broker.watch(status_r, lambda: self._status(status_r))
             if child.pidfd is not None:
                 broker.watch(child.pidfd, lambda: None)
-            returncode = self._serve(child, broker)
+            every = LIMITS.disk_walk_every_s
+            guard = Guard(self.group, spec.disk_trees, spec.limits, every_s=every)
+            try:
+                returncode = self._serve(child, broker, guard)
+            finally:
+                guard.close()
+            if self.reached is None and (late := self.group.reached()) is not None:
+                self.reached = (late, guard.detail(late))  # ended by the kernel before a poll
             self._status(status_r)
             self.log(f"sandbox ended ({returncode}); the broker served {broker.served} requests")
             started = marker_r < 0 or _started(marker_r)
@@ -182,8 +219,9 @@ class _Run:
             return None, returncode - 128, None
         return returncode, None, None
 
-    def _serve(self, child: Foreground, broker: Broker) -> int:
-        """Serve until the sandbox ends; on a hang-up: SIGHUP, SIGTERM, then SIGKILL (and its init)."""
+    def _serve(self, child: Foreground, broker: Broker, guard: Guard) -> int:
+        """Serve until the sandbox ends; on a hang-up: SIGHUP, SIGTERM, then SIGKILL (and its init);
+        on a bound reached (`guard`): SIGKILL (and its init)."""
         hung_up_at: float | None = None
         steps = [signal.SIGHUP, signal.SIGTERM, signal.SIGKILL]
         next_step, passed_on = 0.0, 0
@@ -203,11 +241,37 @@ class _Run:
                 else:
                     child.signal_group(step)
                 next_step = time.monotonic() + GRACE_S
+            due = guard.due() if self.reached is None else None
+            if due is not None and time.monotonic() >= due:
+                self._check(child, guard)
+                due = guard.due() if self.reached is None else None
             wait = None if hung_up_at is None else max(0.0, next_step - time.monotonic())
             if child.pidfd is None:
                 wait = 0.2 if wait is None else min(wait, 0.2)
+            if due is not None:
+                until = max(0.0, due - time.monotonic())
+                wait = until if wait is None else min(wait, until)
             broker.run_once(wait)
         return returncode
+
+    def _check(self, child: Foreground, guard: Guard) -> None:
+        """Ask the guard; a bound reached ends the sandbox (its init too): the end's reason."""
+        reached = guard.poll()
+        if reached is None:
+            return
+        self.reached = (reached, guard.detail(reached))
+        self.log(f"the sandbox reached a bound, ending it: {self.reached[1]}")
+        child.kill()
+        self.end_sandbox()
+
+    def remove_cgroup(self) -> bool:
+        """Kill what is left in the sandbox's cgroup and remove it (True: nothing of it is left)."""
+        if self.group is None:
+            return True
+        try:
+            return self.group.remove()
+        except OSError:
+            return False
 
     def _status(self, fd: int) -> None:
         """Read bubblewrap's status; record its namespace's init the first time it is named."""
@@ -279,8 +343,9 @@ def _started(fd: int) -> bool:
     return False
 
 
-def record_exit(root: Root, dispatch_id: str, ended: Ended) -> None:
-    """Publish the exit record (once per pane: `panefiles.write_exit`)."""
+def record_exit(root: Root, dispatch_id: str, ended: Ended, limit: str | None = None) -> None:
+    """Publish the exit record (once per pane: `panefiles.write_exit`); `limit`: the bound the
+    sandbox reached, why it was ended."""
     status, signum, detail = ended
     doc: JsonObject = {
         "format": "oms-exit-v1",
@@ -291,6 +356,8 @@ def record_exit(root: Root, dispatch_id: str, ended: Ended) -> None:
     }
     if detail:
         doc["detail"] = one_line(detail)
+    if limit is not None:
+        doc["limit"] = limit
     doc.update(pane_pid=os.getpid(), pane_started=start_ticks(os.getpid()) or 0)  # this pane's own record
     write_exit(root, doc)
 

@@ -7,8 +7,11 @@ change them). What it runs against: the result commit merged into the target bra
 (`merge-tree`: no checkout of the user's tree), or, in `fast-forward` mode, the result commit itself (which
 must then descend from that head). The tree is written into a new directory outside the repository and the
 state root (no `.git` in it: the checks see files, never the repository's config or hooks). Each command
-runs in `adapters/check_sandbox.py`'s sandbox with its time and output bounds; its output is kept, bounded,
-under `verify/<dispatch>/` and named in the evidence by its digest.
+runs in `adapters/check_sandbox.py`'s sandbox with its time and output bounds, in a cgroup of its
+own with the `[limits]` of the committed config (pids, memory, CPU weight), its largest file
+bounded and the checkout measured against the disk bound (ADR 0025): a check that reaches one is
+ended and fails, naming it. Its output is kept, bounded, under `verify/<dispatch>/` and named in
+the evidence by its digest.
 """
 
 from __future__ import annotations
@@ -17,15 +20,19 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from oms.adapters import bwrap, git, git_finish, seccomp
+from oms.adapters import bwrap, cgroups, git, git_finish, seccomp
 from oms.adapters.check_sandbox import check_argv
 from oms.canonical import JsonObject, access
 from oms.domain import finishing
+from oms.domain.cgroups import identity
 from oms.domain.finishing import Finishing, Ran
+from oms.domain.sandbox_limits import SandboxLimits
 from oms.errors import ConfigError, ConflictError, InvalidInputError, RecordNotFoundError
 from oms.fsio.outside import scratch_directory
 from oms.fsio.trees import remove_tree
+from oms.limits import LIMITS
 from oms.process import child_env, data_fd, run_bounded
+from oms.services.sandbox_bounds import Guard
 from oms.services.workspace import Workspace
 from oms.store import Record, ledger
 
@@ -128,7 +135,8 @@ def verify(ws: Workspace, dispatch_id: str, progress: Callable[[str], None] = la
     checkout = scratch_directory("oms-verify-")
     try:
         git_finish.checkout_tree(repo, tree, checkout)
-        ran = tuple(_run(argv, fin, checkout, progress) for argv in fin.commands)
+        limits = ws.config().limits
+        ran = tuple(_run(argv, fin, checkout, progress, limits) for argv in fin.commands)
     finally:
         remove_tree(checkout)
     passed = finishing.verdict(ran)
@@ -157,18 +165,46 @@ def verify(ws: Workspace, dispatch_id: str, progress: Callable[[str], None] = la
     return Verified(evidence.ref, passed, commit, target, tree, ran)
 
 
-def _run(argv: tuple[str, ...], fin: Finishing, checkout: str, progress: Callable[[str], None]) -> Ran:
+_CHECKS = [0]
+
+
+def _run(
+    argv: tuple[str, ...],
+    fin: Finishing,
+    checkout: str,
+    progress: Callable[[str], None],
+    limits: SandboxLimits,
+) -> Ran:
     progress(f"check: {' '.join(argv)[:200]}")
+    _CHECKS[0] += 1
+    group = cgroups.make(identity("check", f"{os.getpid()}-{_CHECKS[0]}"), limits)  # none, no check
+    guard = Guard(group, (checkout,), limits, every_s=LIMITS.check_disk_every_s)
     filter_fd = data_fd(seccomp.encode(seccomp.program(os.uname().machine)), "oms-seccomp")
     try:
         sandboxed = check_argv(bwrap.locate(), bwrap.host(), checkout, fin.show, argv, filter_fd)
         done = run_bounded(
-            sandboxed, env=child_env(), timeout=fin.timeout_s, max_output=fin.max_output, pass_fds=(filter_fd,)
+            sandboxed,
+            env=child_env(),
+            timeout=fin.timeout_s,
+            max_output=fin.max_output,
+            pass_fds=(filter_fd,),
+            confine=group.confinement(limits.file_bytes),
+            watch=guard.poll,
+            watch_every=LIMITS.cgroup_poll_s,
         )
+        reached = done.reached or guard.final()  # what it left counts too
     finally:
         os.close(filter_fd)
-    ran = Ran(argv, done.returncode, done.duration_ms, done.output, done.truncated)
-    outcome = "passed" if ran.passed else ("timed out" if done.returncode is None else f"exit {done.returncode}")
+        guard.close()
+        group.remove()
+    ran = Ran(argv, done.returncode, done.duration_ms, done.output, done.truncated, reached)
+    outcome = (
+        "passed"
+        if ran.passed
+        else guard.detail(ran.limit)
+        if ran.limit is not None
+        else ("timed out" if done.returncode is None else f"exit {done.returncode}")
+    )
     progress(f"  {outcome} in {done.duration_ms / 1000:.1f}s")
     return ran
 

@@ -15,6 +15,7 @@ import pytest
 from oms.adapters import bwrap
 from oms.adapters.sandbox import system_args
 from oms.canonical import Json, JsonObject, now
+from oms.domain.sandbox_limits import SandboxLimits
 from oms.fsio import Root
 from oms.services import launch, launch_guards
 from oms.store import RecordStore, StateRoot, sandboxes
@@ -31,6 +32,8 @@ def _spec(
     *,
     worker: bool = True,
     session: bool = True,
+    limits: SandboxLimits | None = None,
+    trees: list[str] | None = None,
 ) -> None:
     host = bwrap.host()
     minimal = ["--unshare-user", "--unshare-pid", "--die-with-parent", "--proc", "/proc", "--dev", "/dev"]
@@ -55,6 +58,8 @@ def _spec(
         "git_config_path": "/oms/git/config",
         "git_config": "[core]\n\tbare = false\n",
         "created_at": now(),
+        "limits": (limits or SandboxLimits()).to_json(),
+        "disk_trees": list[Json](trees or [str(worktree)]),
         "sandbox_dir": _sandbox_dir(state),
     }
     with Root.open(str(state)) as root:

@@ -13,8 +13,9 @@ something, handshaking with the test through files there:
   driver of the user's own git config, links to host files) before the demo worker records its result;
 - `terminal`: input pushed into the pane's terminal (TIOCSTI) and escape sequences aimed at tmux;
 - `gitlink`: a nested repository swapped in between oms's check for repositories and its `git add`;
-- `resources`: processes, RAM-backed tmpfs, disk, and the per-user kernel quotas a sandbox shares with its
-  host user (inotify instances, key bytes, message-queue bytes), measured from the host as well;
+- `resources`: RAM-backed tmpfs, the per-user kernel quotas a sandbox shares with its host user
+  (inotify instances, key bytes, message-queue bytes), measured from the host as well; then disk;
+- `tasks`: processes (threads are tasks: each takes a pid of the host's);
 - `broker`: hostile JSON-RPC lines, a session that makes its broker keep what it sends, a hook flood.
 
 Tests named after a bound or a boundary fail when the attack succeeds (an escape or an unbounded resource);
@@ -29,6 +30,7 @@ import json
 import os
 import platform
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,7 +66,7 @@ pytestmark = pytest.mark.skipif(platform.machine() != "x86_64", reason="x86_64 s
 
 MARK = "oms-escape-round2"
 MODULE_SECRET = "oms-r2-submodule-token-8c1d"  # in a submodule's config under the common dir
-THREADS = 2048  # tasks the `resources` attacker tries to start (a per-worker bound would stop it earlier)
+THREADS = 2048  # tasks the `tasks` attacker tries to start (a per-worker bound stops it earlier)
 TMPFS_FILL = 256 * 1024 * 1024  # bytes the `resources` attacker writes into its RAM-backed /tmp
 BIG_METHOD = 1_000_000  # characters of each method name the `broker` attacker sends (under the 1 MiB cap)
 BIG_LINES = 96  # such lines (about 96 MB the broker would keep)
@@ -469,7 +471,7 @@ def gitlink():
     publish("gitlink.json", {"answer": answer, "events": events[:50], "swapped": swapped})
 
 
-def resources():
+def tasks():
     # processes: threads are tasks, as fork is (each takes a pid of the host's pid_max)
     threading.stack_size(65536)
     release = threading.Event()
@@ -488,6 +490,10 @@ def resources():
         t.join()
     SEEN["limits"] = open("/proc/self/limits").read()
     SEEN["pid_max"] = T["pid_max"]
+    publish("tasks.json", {"seen": SEEN})
+
+
+def resources():
     # memory: the RAM-backed file systems, and one more of any size in a nested namespace
     sizes = {}
     for path in ("/tmp", "/var/tmp", "/dev", "/dev/shm"):
@@ -506,10 +512,6 @@ def resources():
     publish("memory-filled.json", {"bytes": os.path.getsize("/tmp/fill")})
     wait_go("memory-measured")
     os.unlink("/tmp/fill")
-    # disk: what the home and the worktree may fill
-    for name, path in (("home", HOME), ("worktree", os.getcwd())):
-        st = os.statvfs(path)
-        SEEN["disk_" + name] = {"total": st.f_blocks * st.f_frsize, "avail": st.f_bavail * st.f_frsize}
     # per-user kernel quotas, counted for the host user the agent maps to (up the user-namespace chain, or
     # by kernel uid): inotify instances, key bytes, POSIX message-queue bytes. Take all of each, then hold.
     held = {}
@@ -554,6 +556,19 @@ def resources():
     libc.syscall(ctypes.c_long(250), ctypes.c_long(7), ctypes.c_long(-2))  # keyctl(KEYCTL_CLEAR, process keyring)
     for name in queues:
         libc.mq_unlink(name)
+    # disk: fill the home and the worktree (files each under the largest file a sandbox may write)
+    for name, path in (("home", HOME), ("worktree", os.getcwd())):
+        st = os.statvfs(path)
+        wrote, error = 0, None
+        for i in range(T["disk_files"]):
+            try:
+                with open(path + "/fill-%d" % i, "wb") as f:
+                    os.posix_fallocate(f.fileno(), 0, T["disk_file"])
+                wrote += T["disk_file"]
+            except OSError as exc:
+                error = str(exc)
+                break
+        SEEN["disk_" + name] = {"total": st.f_blocks * st.f_frsize, "wrote": wrote, "error": error}
     publish("resources.json", {"seen": SEEN})
 
 
@@ -609,7 +624,7 @@ if MODE == "all":
 elif MODE == "terminal":
     terminal()
 else:
-    {"gitlink": gitlink, "resources": resources, "broker": broker}[MODE]()
+    {"gitlink": gitlink, "resources": resources, "tasks": tasks, "broker": broker}[MODE]()
     os.execv("/bin/sleep", ["sleep", "600"])
 '''
 
@@ -980,23 +995,63 @@ def test_a_repository_swapped_in_after_oms_looked_for_one_is_never_committed(del
 
 
 # ---------------------------------------------------------------------------------------------------- resources
+DISK_BOUND = 512 * 1024 * 1024  # the `[limits] disk_bytes` of the resources world (worktree + home)
+LARGEST_FILE = TMPFS_FILL  # its `file_bytes` (the /tmp fill is one file)
+DISK_FILE = 192 * 1024 * 1024  # each file the attacker allocates: under the largest file
+DISK_FILES = 4  # ... in the home and in the worktree: 1.5 GiB together, three times the bound
+RESOURCE_LIMITS = f"""
+[limits]
+disk_bytes = {DISK_BOUND}
+file_bytes = {LARGEST_FILE}
+"""
+
+
 @dataclass
 class Resources:
     seen: dict[str, Any]
     host: dict[str, Any]
 
 
+def _ended(run: Run, timeout: float) -> dict[str, Any] | None:
+    """The exit record of `run`'s sandbox once it has ended (None if it runs on after `timeout`)."""
+    exited = run.chain.state / "panes" / f"{run.dispatch_id}.exit.json"
+    with contextlib.suppress(AssertionError):
+        _wait("the worker to end", exited.exists, timeout)
+    if not exited.exists():
+        return None
+    doc = json.loads(exited.read_text())
+    assert isinstance(doc, dict)
+    return doc
+
+
+def _end_record(run: Run, timeout: float = 30.0) -> tuple[str | None, str | None]:
+    """The worker's end reason and detail, once oms observed it (as `oms status` would: its pane may
+    still be there a moment after the supervisor recorded the end); (None, None) while it runs on.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        with run.chain.workspace() as ws:
+            Delivery.open(ws).observe(run.dispatch_id)
+            worker = ws.store.records("worker").read(run.dispatch_id).payload
+        reason, detail = worker.get("end_reason"), worker.get("end_detail")
+        if reason or time.monotonic() > deadline:
+            return (str(reason) if reason else None), (str(detail) if detail else None)
+        time.sleep(0.05)
+
+
 @pytest.fixture(scope="module")
 def resources(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Resources]:
-    """The `resources` attacker, and what the host measured while it held each resource."""
+    """The `resources` attacker, and what the host measured while it held each resource; the disk
+    last (the worker ends there)."""
     with _world(tmp_path_factory, "round2-resources") as chain:
-        run = _start(chain, ["resources"], "Take what you can", threads=THREADS, tmpfs_fill=TMPFS_FILL)
+        chain.edit_config(lambda text: text + RESOURCE_LIMITS, commit=True)
+        targets = {"tmpfs_fill": TMPFS_FILL, "disk_file": DISK_FILE, "disk_files": DISK_FILES}
+        run = _start(chain, ["resources"], "Take what you can", **targets)
         host: dict[str, Any] = {}
         with _running(run):
             run.wait("memory-ready.json", 60)
             pids = _sandbox_pids(run)
             host["memory_cgroup_limit"] = _cgroup_limit(pids[0], "memory")
-            host["pids_cgroup_limit"] = _cgroup_limit(pids[0], "pids")
             host["mem_total"] = _meminfo("MemTotal")
             shmem = _meminfo("Shmem")
             run.go("memory-baseline")
@@ -1007,47 +1062,83 @@ def resources(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Resources]:
             host["quotas"] = _host_quota_calls()
             run.go("quotas-checked")
             seen = run.wait("resources.json", 60)["seen"]
+            host["ended"] = _ended(run, 60)
+            host["end"] = _end_record(run) if host["ended"] is not None else (None, None)
             st = os.statvfs(sandbox_dir(chain.state) / "homes")
-            host["disk_total"] = st.f_blocks * st.f_frsize
             host["disk_avail"] = st.f_bavail * st.f_frsize
         yield Resources(seen, host)
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (SECURITY.md): no per-sandbox pids cgroup; a later issue")
-def test_a_sandbox_cannot_take_the_hosts_process_table(resources: Resources) -> None:
-    """No cgroup bounds a sandbox's tasks, and RLIMIT_NPROC does not either when oms runs as root (the agent
-    maps to uid 0, which the kernel exempts); otherwise it is the user's own limit, shared with everything
-    the user runs. A fork bomb inside takes the host's pid space (pid_max) for every process on it."""
-    seen, host = resources.seen, resources.host
-    assert seen["tasks_started"] < THREADS, (
-        f"the sandbox started all {seen['tasks_started']} tasks it tried (host pid_max {seen['pid_max']}, "
-        f"pids cgroup limit {host['pids_cgroup_limit']}, limits inside:\n{seen['limits']})"
+@dataclass
+class Tasks:
+    seen: dict[str, Any] | None  # what the attacker saw (None: it was ended before it could say)
+    ended: dict[str, Any] | None  # its sandbox's exit record (None: it runs on)
+    end: tuple[str | None, str | None]  # the worker's end reason and detail
+    pids_cgroup_limit: int | None
+
+
+@pytest.fixture(scope="module")
+def tasks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tasks]:
+    """The `tasks` attacker: as many threads as it can start."""
+    with _world(tmp_path_factory, "round2-tasks") as chain:
+        run = _start(chain, ["tasks"], "Take every pid", threads=THREADS)
+        with _running(run):
+            said = run.home / "tasks.json"
+            exited = chain.state / "panes" / f"{run.dispatch_id}.exit.json"
+            why = _diagnose(chain, run.dispatch_id)
+            _wait("the attack to end", lambda: said.exists() or exited.exists(), 120, why)
+            pids = _sandbox_pids(run)
+            limit = _cgroup_limit(pids[0], "pids") if pids else None
+            seen = json.loads(said.read_text())["seen"] if said.exists() else None
+            ended = _ended(run, 30)
+            end = _end_record(run) if ended is not None else (None, None)
+            yield Tasks(seen, ended, end, limit)
+
+
+def test_a_sandbox_cannot_take_the_hosts_process_table(tasks: Tasks) -> None:
+    """A sandbox's tasks are bounded by its pids cgroup (RLIMIT_NPROC does not bound them when oms
+    runs as root: the agent maps to uid 0, which the kernel exempts; otherwise it is the user's own
+    limit, shared with everything the user runs): a fork bomb inside stops at the bound instead of
+    taking the host's pid space (pid_max), and the worker is ended with `limit: pids`."""
+    seen = tasks.seen or {}
+    assert tasks.end[0] == "limit: pids", (
+        f"the worker was not ended at a pids bound (end {tasks.end}, exit record {tasks.ended}); "
+        f"the sandbox started {seen.get('tasks_started')} of {THREADS} tasks (host pid_max "
+        f"{seen.get('pid_max')}, pids cgroup limit {tasks.pids_cgroup_limit}, limits inside:\n"
+        f"{seen.get('limits')})"
     )
+    assert seen.get("tasks_started", 0) < THREADS
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (SECURITY.md): no per-sandbox memory cgroup; a later issue")
 def test_a_sandbox_cannot_pin_the_hosts_memory(resources: Resources) -> None:
-    """No memory cgroup bounds a sandbox. Its `/tmp`, `/var/tmp` and `/dev` are tmpfs (RAM, unswappable
-    without swap) of half the host's RAM each, and a nested user namespace mounts another of any size; pages
-    in a tmpfs belong to no process, so the OOM killer cannot free them by killing the agent."""
+    """A memory cgroup bounds a sandbox. Its `/tmp`, `/var/tmp` and `/dev` are tmpfs (RAM,
+    unswappable without swap) of half the host's RAM each, and a nested user namespace mounts
+    another of any size; pages in a tmpfs belong to no process, so the OOM killer cannot free them
+    by killing the agent — but they are charged to the cgroup of the process that wrote them, so the
+    bound holds them too."""
     seen, host = resources.seen, resources.host
     limit = host["memory_cgroup_limit"]
     assert limit is not None, (
-        f"no memory limit below the host's {host['mem_total']} bytes (cgroup limit {limit}); RAM-backed mounts "
-        f"inside: {seen['tmpfs_sizes']}; a nested tmpfs of 1 TiB: {seen['nested_tmpfs']}; {TMPFS_FILL} bytes "
-        f"written into /tmp grew the host's Shmem by {host['shmem_growth']}"
+        f"no memory limit below the host's {host['mem_total']} bytes (cgroup limit {limit}); "
+        f"RAM-backed mounts inside: {seen['tmpfs_sizes']}; a nested tmpfs of 1 TiB: "
+        f"{seen['nested_tmpfs']}; "
+        f"{TMPFS_FILL} bytes written into /tmp grew the host's Shmem by {host['shmem_growth']}"
     )
-    assert limit < host["mem_total"], f"the memory limit {limit} is not below the host's {host['mem_total']} bytes"
+    total = host["mem_total"]
+    assert limit < total, f"the memory limit {limit} is not below the host's {total}"
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (SECURITY.md): no per-sandbox disk quota; a later issue")
 def test_a_sandbox_cannot_fill_the_hosts_disk(resources: Resources) -> None:
-    """The private home (under the state root) and the worktree are plain binds of the host's file system:
-    no quota, no size-limited mount. An agent can fill the disk that holds the state root."""
+    """The private home (under the state root) and the worktree are plain binds of the host's file
+    system, with no quota and no size-limited mount: the supervisor's watchdog measures them and
+    ends a worker that holds more than its bound (here 512 MiB) with `limit: disk`. The attacker
+    allocates three times the bound, in files each under the largest file it may write."""
     seen, host = resources.seen, resources.host
-    bounded = {name: seen[f"disk_{name}"]["total"] for name in ("home", "worktree")}
-    assert all(total < host["disk_total"] for total in bounded.values()), (
-        f"the agent may fill the host's file system ({host['disk_avail']} bytes free): sizes it sees {bounded}"
+    wrote = {name: seen[f"disk_{name}"] for name in ("home", "worktree")}
+    assert host["end"][0] == "limit: disk", (
+        f"the agent filled the host's file system unchecked ({host['disk_avail']} bytes free; "
+        f"bound {DISK_BOUND}): it wrote {wrote}; its end {host['end']}, exit record "
+        f"{host['ended']}"
     )
 
 

@@ -50,6 +50,10 @@ def _tools(chain: Chain) -> None:
     path.write_text(json.dumps(doc, indent=2) + "\n")
 
 
+def _limits(chain: Chain) -> None:
+    chain.edit_config(lambda s: s + "\n[limits]\npids = 100000\n")  # what bounds it (issue 23)
+
+
 CASES: dict[str, tuple[Callable[[Chain], None], str, str]] = {
     # edit, field named when committed, field named when only in the working tree
     "argv": (_argv, "role_argv", "roles.oms.command-executor.argv"),
@@ -57,6 +61,7 @@ CASES: dict[str, tuple[Callable[[Chain], None], str, str]] = {
     "endpoint": (_endpoint, "model_endpoint", "roles.oms.command-executor.endpoint"),
     "instructions": (_instructions, "instructions_sha256", "executor instructions"),
     "tools": (_tools, "role policy changed", "role-policy.json is not tracked"),
+    "limits": (_limits, "role_limits", "roles.oms.command-executor.limits"),
 }
 
 

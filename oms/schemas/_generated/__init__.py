@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '9e3215c66eab1eaf2a2c9d2f6518998fb3646791759f6e25cd1b7f8d191a00cc'
+SOURCE_SHA256 = 'c8d1c13ccd55e7e29ce264701adfd3866860eb3e4cf2c98fd586a05487346c36'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -32,6 +32,13 @@ MODULES: dict[str, str] = {
     'defs#/$defs/commit': 'defs',
     'defs#/$defs/count': 'defs',
     'defs#/$defs/engine': 'defs',
+    'defs#/$defs/limit_cgroup': 'defs',
+    'defs#/$defs/limit_cpu_weight': 'defs',
+    'defs#/$defs/limit_disk_bytes': 'defs',
+    'defs#/$defs/limit_file_bytes': 'defs',
+    'defs#/$defs/limit_memory_bytes': 'defs',
+    'defs#/$defs/limit_pids': 'defs',
+    'defs#/$defs/limits_table': 'defs',
     'defs#/$defs/model_endpoint': 'defs',
     'defs#/$defs/model_endpoint_or_null': 'defs',
     'defs#/$defs/model_id': 'defs',
@@ -44,6 +51,7 @@ MODULES: dict[str, str] = {
     'defs#/$defs/repository': 'defs',
     'defs#/$defs/role_id': 'defs',
     'defs#/$defs/sandbox': 'defs',
+    'defs#/$defs/sandbox_limits': 'defs',
     'defs#/$defs/sha256': 'defs',
     'defs#/$defs/text': 'defs',
     'defs#/$defs/timestamp': 'defs',

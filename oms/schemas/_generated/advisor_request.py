@@ -40,14 +40,14 @@ def _v4(x: object) -> bool:
     return True
 
 
-def _v62(x: object) -> bool:
+def _v76(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/title
-    if not _m_defs._v63(x):
+    if not _m_defs._v77(x):
         return False
     return True
 
 
-def _v64(x: object) -> bool:
+def _v78(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/body
     if not (isinstance(x, str)):
         return False
@@ -57,56 +57,56 @@ def _v64(x: object) -> bool:
     return True
 
 
-def _v65(x: object) -> bool:
+def _v79(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/source
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v67(x: object) -> bool:
+def _v81(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/repository/anyOf/0
-    if not _m_defs._v68(x):
+    if not _m_defs._v82(x):
         return False
     return True
 
 
-def _v69(x: object) -> bool:
+def _v83(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/repository/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v66(x: object) -> bool:
+def _v80(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/repository
-    if not (_v67(x) or _v69(x)):
+    if not (_v81(x) or _v83(x)):
         return False
     return True
 
 
-def _v71(x: object) -> bool:
+def _v85(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/url/anyOf/0
-    if not _m_defs._v72(x):
+    if not _m_defs._v86(x):
         return False
     return True
 
 
-def _v73(x: object) -> bool:
+def _v87(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/url/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v70(x: object) -> bool:
+def _v84(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/url
-    if not (_v71(x) or _v73(x)):
+    if not (_v85(x) or _v87(x)):
         return False
     return True
 
 
-def _v61(x: object) -> bool:
+def _v75(x: object) -> bool:
     # advisor-request#/properties/ticket
     if not (isinstance(x, dict)):
         return False
@@ -114,15 +114,15 @@ def _v61(x: object) -> bool:
         for k in ('body', 'repository', 'source', 'title', 'url'):
             if k not in x:
                 return False
-        if 'title' in x and not _v62(x['title']):
+        if 'title' in x and not _v76(x['title']):
             return False
-        if 'body' in x and not _v64(x['body']):
+        if 'body' in x and not _v78(x['body']):
             return False
-        if 'source' in x and not _v65(x['source']):
+        if 'source' in x and not _v79(x['source']):
             return False
-        if 'repository' in x and not _v66(x['repository']):
+        if 'repository' in x and not _v80(x['repository']):
             return False
-        if 'url' in x and not _v70(x['url']):
+        if 'url' in x and not _v84(x['url']):
             return False
         for k in x:
             if k not in ('title', 'body', 'source', 'repository', 'url'):
@@ -130,7 +130,7 @@ def _v61(x: object) -> bool:
     return True
 
 
-def _v74(x: object) -> bool:
+def _v88(x: object) -> bool:
     # advisor-request#/properties/instructions
     if not (isinstance(x, str)):
         return False
@@ -154,9 +154,9 @@ def _v0(x: object) -> bool:
             return False
         if 'intent' in x and not _v4(x['intent']):
             return False
-        if 'ticket' in x and not _v61(x['ticket']):
+        if 'ticket' in x and not _v75(x['ticket']):
             return False
-        if 'instructions' in x and not _v74(x['instructions']):
+        if 'instructions' in x and not _v88(x['instructions']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_intent_sha256', 'intent', 'ticket', 'instructions'):

@@ -20,12 +20,12 @@ _C1: tuple[object, ...] = ('completed', 'blocked', 'failed')
 _C2: tuple[object, ...] = ('result-received', 'resolved')
 
 
-def _v115(x: object) -> bool:
+def _v129(x: object) -> bool:
     # bridge-tools#
     return True
 
 
-def _v116(x: object) -> bool:
+def _v130(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_input
     if not (isinstance(x, dict)):
         return False
@@ -36,77 +36,77 @@ def _v116(x: object) -> bool:
     return True
 
 
-def _v118(x: object) -> bool:
+def _v132(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/dispatch_id
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v119(x: object) -> bool:
+def _v133(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/state
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v121(x: object) -> bool:
+def _v135(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/id
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v122(x: object) -> bool:
+def _v136(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/title
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v123(x: object) -> bool:
+def _v137(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/body
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v124(x: object) -> bool:
+def _v138(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/body_truncated
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v125(x: object) -> bool:
+def _v139(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/source
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v127(x: object) -> bool:
+def _v141(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/url/anyOf/0
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v128(x: object) -> bool:
+def _v142(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/url/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v126(x: object) -> bool:
+def _v140(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/url
-    if not (_v127(x) or _v128(x)):
+    if not (_v141(x) or _v142(x)):
         return False
     return True
 
 
-def _v120(x: object) -> bool:
+def _v134(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket
     if not (isinstance(x, dict)):
         return False
@@ -114,17 +114,17 @@ def _v120(x: object) -> bool:
         for k in ('body', 'body_truncated', 'id', 'source', 'title', 'url'):
             if k not in x:
                 return False
-        if 'id' in x and not _v121(x['id']):
+        if 'id' in x and not _v135(x['id']):
             return False
-        if 'title' in x and not _v122(x['title']):
+        if 'title' in x and not _v136(x['title']):
             return False
-        if 'body' in x and not _v123(x['body']):
+        if 'body' in x and not _v137(x['body']):
             return False
-        if 'body_truncated' in x and not _v124(x['body_truncated']):
+        if 'body_truncated' in x and not _v138(x['body_truncated']):
             return False
-        if 'source' in x and not _v125(x['source']):
+        if 'source' in x and not _v139(x['source']):
             return False
-        if 'url' in x and not _v126(x['url']):
+        if 'url' in x and not _v140(x['url']):
             return False
         for k in x:
             if k not in ('id', 'title', 'body', 'body_truncated', 'source', 'url'):
@@ -132,28 +132,28 @@ def _v120(x: object) -> bool:
     return True
 
 
-def _v129(x: object) -> bool:
+def _v143(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/instructions
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v130(x: object) -> bool:
+def _v144(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/worktree_path
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v131(x: object) -> bool:
+def _v145(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/branch
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v132(x: object) -> bool:
+def _v146(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/base_commit
     if not (isinstance(x, str)):
         return False
@@ -163,7 +163,7 @@ def _v132(x: object) -> bool:
     return True
 
 
-def _v133(x: object) -> bool:
+def _v147(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/start_commit
     if not (isinstance(x, str)):
         return False
@@ -173,14 +173,14 @@ def _v133(x: object) -> bool:
     return True
 
 
-def _v134(x: object) -> bool:
+def _v148(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/result_contract
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v117(x: object) -> bool:
+def _v131(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output
     if not (isinstance(x, dict)):
         return False
@@ -188,23 +188,23 @@ def _v117(x: object) -> bool:
         for k in ('base_commit', 'branch', 'dispatch_id', 'instructions', 'result_contract', 'start_commit', 'state', 'ticket', 'worktree_path'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v118(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v132(x['dispatch_id']):
             return False
-        if 'state' in x and not _v119(x['state']):
+        if 'state' in x and not _v133(x['state']):
             return False
-        if 'ticket' in x and not _v120(x['ticket']):
+        if 'ticket' in x and not _v134(x['ticket']):
             return False
-        if 'instructions' in x and not _v129(x['instructions']):
+        if 'instructions' in x and not _v143(x['instructions']):
             return False
-        if 'worktree_path' in x and not _v130(x['worktree_path']):
+        if 'worktree_path' in x and not _v144(x['worktree_path']):
             return False
-        if 'branch' in x and not _v131(x['branch']):
+        if 'branch' in x and not _v145(x['branch']):
             return False
-        if 'base_commit' in x and not _v132(x['base_commit']):
+        if 'base_commit' in x and not _v146(x['base_commit']):
             return False
-        if 'start_commit' in x and not _v133(x['start_commit']):
+        if 'start_commit' in x and not _v147(x['start_commit']):
             return False
-        if 'result_contract' in x and not _v134(x['result_contract']):
+        if 'result_contract' in x and not _v148(x['result_contract']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'state', 'ticket', 'instructions', 'worktree_path', 'branch', 'base_commit', 'start_commit', 'result_contract'):
@@ -212,7 +212,7 @@ def _v117(x: object) -> bool:
     return True
 
 
-def _v135(x: object) -> bool:
+def _v149(x: object) -> bool:
     # bridge-tools#/$defs/acknowledge_dispatch_input
     if not (isinstance(x, dict)):
         return False
@@ -223,28 +223,28 @@ def _v135(x: object) -> bool:
     return True
 
 
-def _v137(x: object) -> bool:
+def _v151(x: object) -> bool:
     # bridge-tools#/$defs/acknowledge_dispatch_output/properties/dispatch_id
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v138(x: object) -> bool:
+def _v152(x: object) -> bool:
     # bridge-tools#/$defs/acknowledge_dispatch_output/properties/state
     if not any(_eq(x, c) for c in _C0):
         return False
     return True
 
 
-def _v139(x: object) -> bool:
+def _v153(x: object) -> bool:
     # bridge-tools#/$defs/acknowledge_dispatch_output/properties/already
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v136(x: object) -> bool:
+def _v150(x: object) -> bool:
     # bridge-tools#/$defs/acknowledge_dispatch_output
     if not (isinstance(x, dict)):
         return False
@@ -252,11 +252,11 @@ def _v136(x: object) -> bool:
         for k in ('already', 'dispatch_id', 'state'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v137(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v151(x['dispatch_id']):
             return False
-        if 'state' in x and not _v138(x['state']):
+        if 'state' in x and not _v152(x['state']):
             return False
-        if 'already' in x and not _v139(x['already']):
+        if 'already' in x and not _v153(x['already']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'state', 'already'):
@@ -264,14 +264,14 @@ def _v136(x: object) -> bool:
     return True
 
 
-def _v141(x: object) -> bool:
+def _v155(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input/properties/status
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v142(x: object) -> bool:
+def _v156(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input/properties/summary
     if not (isinstance(x, str)):
         return False
@@ -283,7 +283,7 @@ def _v142(x: object) -> bool:
     return True
 
 
-def _v144(x: object) -> bool:
+def _v158(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input/properties/result_commit/anyOf/0
     if not (isinstance(x, str)):
         return False
@@ -293,21 +293,21 @@ def _v144(x: object) -> bool:
     return True
 
 
-def _v145(x: object) -> bool:
+def _v159(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input/properties/result_commit/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v143(x: object) -> bool:
+def _v157(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input/properties/result_commit
-    if not (_v144(x) or _v145(x)):
+    if not (_v158(x) or _v159(x)):
         return False
     return True
 
 
-def _v140(x: object) -> bool:
+def _v154(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input
     if not (isinstance(x, dict)):
         return False
@@ -315,11 +315,11 @@ def _v140(x: object) -> bool:
         for k in ('status', 'summary'):
             if k not in x:
                 return False
-        if 'status' in x and not _v141(x['status']):
+        if 'status' in x and not _v155(x['status']):
             return False
-        if 'summary' in x and not _v142(x['summary']):
+        if 'summary' in x and not _v156(x['summary']):
             return False
-        if 'result_commit' in x and not _v143(x['result_commit']):
+        if 'result_commit' in x and not _v157(x['result_commit']):
             return False
         for k in x:
             if k not in ('status', 'summary', 'result_commit'):
@@ -327,21 +327,21 @@ def _v140(x: object) -> bool:
     return True
 
 
-def _v147(x: object) -> bool:
+def _v161(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/dispatch_id
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v148(x: object) -> bool:
+def _v162(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/state
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v149(x: object) -> bool:
+def _v163(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/evidence
     if not (isinstance(x, str)):
         return False
@@ -351,14 +351,14 @@ def _v149(x: object) -> bool:
     return True
 
 
-def _v150(x: object) -> bool:
+def _v164(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/already
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v152(x: object) -> bool:
+def _v166(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/result_commit/anyOf/0
     if not (isinstance(x, str)):
         return False
@@ -368,21 +368,21 @@ def _v152(x: object) -> bool:
     return True
 
 
-def _v153(x: object) -> bool:
+def _v167(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/result_commit/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v151(x: object) -> bool:
+def _v165(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/result_commit
-    if not (_v152(x) or _v153(x)):
+    if not (_v166(x) or _v167(x)):
         return False
     return True
 
 
-def _v146(x: object) -> bool:
+def _v160(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output
     if not (isinstance(x, dict)):
         return False
@@ -390,15 +390,15 @@ def _v146(x: object) -> bool:
         for k in ('already', 'dispatch_id', 'evidence', 'result_commit', 'state'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v147(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v161(x['dispatch_id']):
             return False
-        if 'state' in x and not _v148(x['state']):
+        if 'state' in x and not _v162(x['state']):
             return False
-        if 'evidence' in x and not _v149(x['evidence']):
+        if 'evidence' in x and not _v163(x['evidence']):
             return False
-        if 'already' in x and not _v150(x['already']):
+        if 'already' in x and not _v164(x['already']):
             return False
-        if 'result_commit' in x and not _v151(x['result_commit']):
+        if 'result_commit' in x and not _v165(x['result_commit']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'state', 'evidence', 'already', 'result_commit'):
@@ -407,11 +407,11 @@ def _v146(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'bridge-tools': _v115,
-    'bridge-tools#/$defs/acknowledge_dispatch_input': _v135,
-    'bridge-tools#/$defs/acknowledge_dispatch_output': _v136,
-    'bridge-tools#/$defs/read_dispatch_input': _v116,
-    'bridge-tools#/$defs/read_dispatch_output': _v117,
-    'bridge-tools#/$defs/record_dispatch_result_input': _v140,
-    'bridge-tools#/$defs/record_dispatch_result_output': _v146,
+    'bridge-tools': _v129,
+    'bridge-tools#/$defs/acknowledge_dispatch_input': _v149,
+    'bridge-tools#/$defs/acknowledge_dispatch_output': _v150,
+    'bridge-tools#/$defs/read_dispatch_input': _v130,
+    'bridge-tools#/$defs/read_dispatch_output': _v131,
+    'bridge-tools#/$defs/record_dispatch_result_input': _v154,
+    'bridge-tools#/$defs/record_dispatch_result_output': _v160,
 }

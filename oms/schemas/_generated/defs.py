@@ -37,6 +37,7 @@ _C0: tuple[object, ...] = ('claude_interactive', 'claude_print', 'codex_exec', '
 _C1: tuple[object, ...] = ('codex', 'claude', 'command')
 _C2: tuple[object, ...] = ('repository-read', 'ticket-worktree-write')
 _C3: tuple[object, ...] = ('read-only', 'ticket-worktree-write')
+_C4: tuple[object, ...] = ('required', 'unsafe-none')
 
 
 def _v3(x: object) -> bool:
@@ -307,7 +308,142 @@ def _v57(x: object) -> bool:
     return True
 
 
+def _v64(x: object) -> bool:
+    # defs#/$defs/limit_pids
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 8:
+            return False
+        if x > 4194304:
+            return False
+    return True
+
+
 def _v63(x: object) -> bool:
+    # defs#/$defs/sandbox_limits/properties/pids
+    if not _v64(x):
+        return False
+    return True
+
+
+def _v66(x: object) -> bool:
+    # defs#/$defs/limit_memory_bytes
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 16777216:
+            return False
+        if x > 1125899906842624:
+            return False
+    return True
+
+
+def _v65(x: object) -> bool:
+    # defs#/$defs/sandbox_limits/properties/memory_bytes
+    if not _v66(x):
+        return False
+    return True
+
+
+def _v68(x: object) -> bool:
+    # defs#/$defs/limit_cpu_weight
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 10000:
+            return False
+    return True
+
+
+def _v67(x: object) -> bool:
+    # defs#/$defs/sandbox_limits/properties/cpu_weight
+    if not _v68(x):
+        return False
+    return True
+
+
+def _v70(x: object) -> bool:
+    # defs#/$defs/limit_disk_bytes
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1048576:
+            return False
+        if x > 1125899906842624:
+            return False
+    return True
+
+
+def _v69(x: object) -> bool:
+    # defs#/$defs/sandbox_limits/properties/disk_bytes
+    if not _v70(x):
+        return False
+    return True
+
+
+def _v72(x: object) -> bool:
+    # defs#/$defs/limit_file_bytes
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1048576:
+            return False
+        if x > 1125899906842624:
+            return False
+    return True
+
+
+def _v71(x: object) -> bool:
+    # defs#/$defs/sandbox_limits/properties/file_bytes
+    if not _v72(x):
+        return False
+    return True
+
+
+def _v74(x: object) -> bool:
+    # defs#/$defs/limit_cgroup
+    if not any(_eq(x, c) for c in _C4):
+        return False
+    return True
+
+
+def _v73(x: object) -> bool:
+    # defs#/$defs/sandbox_limits/properties/cgroup
+    if not _v74(x):
+        return False
+    return True
+
+
+def _v62(x: object) -> bool:
+    # defs#/$defs/sandbox_limits
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('cgroup', 'cpu_weight', 'disk_bytes', 'file_bytes', 'memory_bytes', 'pids'):
+            if k not in x:
+                return False
+        if 'pids' in x and not _v63(x['pids']):
+            return False
+        if 'memory_bytes' in x and not _v65(x['memory_bytes']):
+            return False
+        if 'cpu_weight' in x and not _v67(x['cpu_weight']):
+            return False
+        if 'disk_bytes' in x and not _v69(x['disk_bytes']):
+            return False
+        if 'file_bytes' in x and not _v71(x['file_bytes']):
+            return False
+        if 'cgroup' in x and not _v73(x['cgroup']):
+            return False
+        for k in x:
+            if k not in ('pids', 'memory_bytes', 'cpu_weight', 'disk_bytes', 'file_bytes', 'cgroup'):
+                return False
+    return True
+
+
+def _v77(x: object) -> bool:
     # defs#/$defs/title
     if not (isinstance(x, str)):
         return False
@@ -321,7 +457,7 @@ def _v63(x: object) -> bool:
     return True
 
 
-def _v68(x: object) -> bool:
+def _v82(x: object) -> bool:
     # defs#/$defs/repository
     if not (isinstance(x, str)):
         return False
@@ -333,7 +469,7 @@ def _v68(x: object) -> bool:
     return True
 
 
-def _v72(x: object) -> bool:
+def _v86(x: object) -> bool:
     # defs#/$defs/url
     if not (isinstance(x, str)):
         return False
@@ -345,7 +481,7 @@ def _v72(x: object) -> bool:
     return True
 
 
-def _v85(x: object) -> bool:
+def _v99(x: object) -> bool:
     # defs#/$defs/person
     if not (isinstance(x, str)):
         return False
@@ -359,7 +495,7 @@ def _v85(x: object) -> bool:
     return True
 
 
-def _v88(x: object) -> bool:
+def _v102(x: object) -> bool:
     # defs#/$defs/timestamp
     if not (isinstance(x, str)):
         return False
@@ -369,7 +505,7 @@ def _v88(x: object) -> bool:
     return True
 
 
-def _v94(x: object) -> bool:
+def _v108(x: object) -> bool:
     # defs#/$defs/reason
     if not (isinstance(x, str)):
         return False
@@ -383,7 +519,7 @@ def _v94(x: object) -> bool:
     return True
 
 
-def _v102(x: object) -> bool:
+def _v116(x: object) -> bool:
     # defs#/$defs/version
     if not (_is_integer(x)):
         return False
@@ -395,7 +531,7 @@ def _v102(x: object) -> bool:
     return True
 
 
-def _v109(x: object) -> bool:
+def _v123(x: object) -> bool:
     # defs#/$defs/actor
     if not (isinstance(x, str)):
         return False
@@ -409,12 +545,77 @@ def _v109(x: object) -> bool:
     return True
 
 
-def _v237(x: object) -> bool:
+def _v194(x: object) -> bool:
+    # defs#/$defs/limits_table/properties/pids
+    if not _v64(x):
+        return False
+    return True
+
+
+def _v195(x: object) -> bool:
+    # defs#/$defs/limits_table/properties/memory_bytes
+    if not _v66(x):
+        return False
+    return True
+
+
+def _v196(x: object) -> bool:
+    # defs#/$defs/limits_table/properties/cpu_weight
+    if not _v68(x):
+        return False
+    return True
+
+
+def _v197(x: object) -> bool:
+    # defs#/$defs/limits_table/properties/disk_bytes
+    if not _v70(x):
+        return False
+    return True
+
+
+def _v198(x: object) -> bool:
+    # defs#/$defs/limits_table/properties/file_bytes
+    if not _v72(x):
+        return False
+    return True
+
+
+def _v199(x: object) -> bool:
+    # defs#/$defs/limits_table/properties/cgroup
+    if not _v74(x):
+        return False
+    return True
+
+
+def _v193(x: object) -> bool:
+    # defs#/$defs/limits_table
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        if 'pids' in x and not _v194(x['pids']):
+            return False
+        if 'memory_bytes' in x and not _v195(x['memory_bytes']):
+            return False
+        if 'cpu_weight' in x and not _v196(x['cpu_weight']):
+            return False
+        if 'disk_bytes' in x and not _v197(x['disk_bytes']):
+            return False
+        if 'file_bytes' in x and not _v198(x['file_bytes']):
+            return False
+        if 'cgroup' in x and not _v199(x['cgroup']):
+            return False
+        for k in x:
+            if k not in ('pids', 'memory_bytes', 'cpu_weight', 'disk_bytes', 'file_bytes', 'cgroup'):
+                return False
+    return True
+
+
+def _v260(x: object) -> bool:
     # defs#
     return True
 
 
-def _v238(x: object) -> bool:
+def _v261(x: object) -> bool:
     # defs#/$defs/text
     if not (isinstance(x, str)):
         return False
@@ -424,7 +625,7 @@ def _v238(x: object) -> bool:
     return True
 
 
-def _v239(x: object) -> bool:
+def _v262(x: object) -> bool:
     # defs#/$defs/token
     if not (isinstance(x, str)):
         return False
@@ -434,7 +635,7 @@ def _v239(x: object) -> bool:
     return True
 
 
-def _v240(x: object) -> bool:
+def _v263(x: object) -> bool:
     # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
@@ -444,7 +645,7 @@ def _v240(x: object) -> bool:
     return True
 
 
-def _v241(x: object) -> bool:
+def _v264(x: object) -> bool:
     # defs#/$defs/public_key
     if not (isinstance(x, str)):
         return False
@@ -454,7 +655,7 @@ def _v241(x: object) -> bool:
     return True
 
 
-def _v242(x: object) -> bool:
+def _v265(x: object) -> bool:
     # defs#/$defs/base64
     if not (isinstance(x, str)):
         return False
@@ -467,36 +668,44 @@ def _v242(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'defs': _v237,
+    'defs': _v260,
     'defs#/$defs/abs_path': _v35,
-    'defs#/$defs/actor': _v109,
+    'defs#/$defs/actor': _v123,
     'defs#/$defs/argv_or_null': _v49,
-    'defs#/$defs/base64': _v242,
+    'defs#/$defs/base64': _v265,
     'defs#/$defs/branch': _v37,
     'defs#/$defs/capability': _v31,
     'defs#/$defs/commit': _v39,
     'defs#/$defs/count': _v11,
     'defs#/$defs/engine': _v28,
+    'defs#/$defs/limit_cgroup': _v74,
+    'defs#/$defs/limit_cpu_weight': _v68,
+    'defs#/$defs/limit_disk_bytes': _v70,
+    'defs#/$defs/limit_file_bytes': _v72,
+    'defs#/$defs/limit_memory_bytes': _v66,
+    'defs#/$defs/limit_pids': _v64,
+    'defs#/$defs/limits_table': _v193,
     'defs#/$defs/model_endpoint': _v23,
     'defs#/$defs/model_endpoint_or_null': _v21,
     'defs#/$defs/model_id': _v19,
     'defs#/$defs/opaque_id': _v7,
-    'defs#/$defs/pane_id': _v240,
-    'defs#/$defs/person': _v85,
+    'defs#/$defs/pane_id': _v263,
+    'defs#/$defs/person': _v99,
     'defs#/$defs/program_list': _v57,
-    'defs#/$defs/public_key': _v241,
-    'defs#/$defs/reason': _v94,
-    'defs#/$defs/repository': _v68,
+    'defs#/$defs/public_key': _v264,
+    'defs#/$defs/reason': _v108,
+    'defs#/$defs/repository': _v82,
     'defs#/$defs/role_id': _v17,
     'defs#/$defs/sandbox': _v45,
+    'defs#/$defs/sandbox_limits': _v62,
     'defs#/$defs/sha256': _v3,
-    'defs#/$defs/text': _v238,
-    'defs#/$defs/timestamp': _v88,
-    'defs#/$defs/title': _v63,
-    'defs#/$defs/token': _v239,
+    'defs#/$defs/text': _v261,
+    'defs#/$defs/timestamp': _v102,
+    'defs#/$defs/title': _v77,
+    'defs#/$defs/token': _v262,
     'defs#/$defs/tool_list': _v54,
     'defs#/$defs/transport': _v26,
-    'defs#/$defs/url': _v72,
+    'defs#/$defs/url': _v86,
     'defs#/$defs/uuid': _v15,
-    'defs#/$defs/version': _v102,
+    'defs#/$defs/version': _v116,
 }

@@ -17,21 +17,21 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 1
 
 
-def _v653(x: object) -> bool:
+def _v682(x: object) -> bool:
     # proxy-usage#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v654(x: object) -> bool:
+def _v683(x: object) -> bool:
     # proxy-usage#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v655(x: object) -> bool:
+def _v684(x: object) -> bool:
     # proxy-usage#/properties/sequence
     if not (_is_integer(x)):
         return False
@@ -43,7 +43,7 @@ def _v655(x: object) -> bool:
     return True
 
 
-def _v656(x: object) -> bool:
+def _v685(x: object) -> bool:
     # proxy-usage#/properties/input_tokens
     if not (_is_integer(x)):
         return False
@@ -55,7 +55,7 @@ def _v656(x: object) -> bool:
     return True
 
 
-def _v657(x: object) -> bool:
+def _v686(x: object) -> bool:
     # proxy-usage#/properties/output_tokens
     if not (_is_integer(x)):
         return False
@@ -67,7 +67,7 @@ def _v657(x: object) -> bool:
     return True
 
 
-def _v658(x: object) -> bool:
+def _v687(x: object) -> bool:
     # proxy-usage#/properties/requests
     if not (_is_integer(x)):
         return False
@@ -79,14 +79,14 @@ def _v658(x: object) -> bool:
     return True
 
 
-def _v659(x: object) -> bool:
+def _v688(x: object) -> bool:
     # proxy-usage#/properties/updated_at
-    if not _m_defs._v88(x):
+    if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v652(x: object) -> bool:
+def _v681(x: object) -> bool:
     # proxy-usage#
     if not (isinstance(x, dict)):
         return False
@@ -94,19 +94,19 @@ def _v652(x: object) -> bool:
         for k in ('dispatch_id', 'format', 'input_tokens', 'output_tokens', 'requests', 'sequence', 'updated_at'):
             if k not in x:
                 return False
-        if 'format' in x and not _v653(x['format']):
+        if 'format' in x and not _v682(x['format']):
             return False
-        if 'dispatch_id' in x and not _v654(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v683(x['dispatch_id']):
             return False
-        if 'sequence' in x and not _v655(x['sequence']):
+        if 'sequence' in x and not _v684(x['sequence']):
             return False
-        if 'input_tokens' in x and not _v656(x['input_tokens']):
+        if 'input_tokens' in x and not _v685(x['input_tokens']):
             return False
-        if 'output_tokens' in x and not _v657(x['output_tokens']):
+        if 'output_tokens' in x and not _v686(x['output_tokens']):
             return False
-        if 'requests' in x and not _v658(x['requests']):
+        if 'requests' in x and not _v687(x['requests']):
             return False
-        if 'updated_at' in x and not _v659(x['updated_at']):
+        if 'updated_at' in x and not _v688(x['updated_at']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'sequence', 'input_tokens', 'output_tokens', 'requests', 'updated_at'):
@@ -115,5 +115,5 @@ def _v652(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'proxy-usage': _v652,
+    'proxy-usage': _v681,
 }

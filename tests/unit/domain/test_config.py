@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from oms.domain import sandbox_limits
 from oms.domain.config import DEFAULT_CONFIG, parse_config
+from oms.domain.sandbox_limits import SandboxLimits
 from oms.errors import ConfigError
 
 
@@ -130,6 +132,60 @@ def test_providers_routing_and_a_role_class_parse() -> None:
 def test_a_routing_mistake_is_named(extra: str, message: str) -> None:
     with pytest.raises(ConfigError, match=re.escape(message)):
         parse_config((DEFAULT_CONFIG + extra).encode())
+
+
+# --------------------------------------------------------------------------- [limits] (issue 23)
+def test_limits_default_to_what_a_laptop_survives() -> None:
+    config = parse_config(DEFAULT_CONFIG.encode())
+    assert config.limits == SandboxLimits()
+    assert config.limits.pids == 2048
+    assert config.limits.memory_bytes == 4 << 30
+    assert config.limits.cpu_weight < 100  # below oms's own share
+    assert not config.limits.unsafe
+    assert all(role.limits == config.limits for role in config.roles.values())
+
+
+def test_a_role_overrides_the_global_limits_key_by_key() -> None:
+    header = '[roles."oms.goal-long-executor"]   # Codex CLI in /goal mode\n'
+    text = DEFAULT_CONFIG.replace(header, header + "limits = { memory_bytes = 8589934592 }\n")
+    config = parse_config((text + "\n[limits]\npids = 512\ndisk_bytes = 6442450944\n").encode())
+    assert config.limits == SandboxLimits(pids=512, disk_bytes=6 << 30)
+    goal = config.roles["oms.goal-long-executor"].limits
+    assert goal == SandboxLimits(pids=512, disk_bytes=6 << 30, memory_bytes=8 << 30)
+    assert config.roles["oms.ticket-executor"].limits == config.limits
+    assert goal.to_json()["memory_bytes"] == 8 << 30  # the intent's form
+    assert sandbox_limits.from_json(goal.to_json()) == goal
+
+
+@pytest.mark.parametrize(
+    ("limits", "message"),
+    [
+        ("pids = 4", "$.limits.pids"),
+        ("pids = true", "$.limits.pids"),
+        ("memory_bytes = 1024", "$.limits.memory_bytes"),
+        ("cpu_weight = 0", "$.limits.cpu_weight"),
+        ('cgroup = "none"', "$.limits.cgroup"),
+        ("swap = 0", "swap"),
+        ("file_bytes = 2147483648\ndisk_bytes = 1073741824", "file_bytes 2147483648 is above"),
+    ],
+)
+def test_bad_limits_are_named(limits: str, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        text = DEFAULT_CONFIG + f"\n[limits]\n{limits}\n"
+        parse_config(text.encode(), "/repo/.oms/config.toml")
+    assert message in info.value.message
+
+
+def test_unsafe_none_is_warned_of_where_it_is_set() -> None:
+    text = DEFAULT_CONFIG.replace(
+        '[roles."oms.ticket-executor"]      # Claude Code, interactive, in a tmux pane\n',
+        '[roles."oms.ticket-executor"]      # Claude Code, interactive, in a tmux pane\n'
+        'limits = { cgroup = "unsafe-none" }\n',
+    )
+    config = parse_config(text.encode())
+    roles = {r: role.limits for r, role in config.roles.items()}
+    (line,) = sandbox_limits.unbounded(config.limits, roles)
+    assert line.startswith("role oms.ticket-executor: cgroup = 'unsafe-none'")
 
 
 # ---------------------------------------------------------------------------- containment (ADR
