@@ -79,7 +79,7 @@ def verify(payload: JsonObject, repository: str, *, own_work: bool = False) -> N
     config = git.refuse_unsafe_config(repository, linked.gitdir)
     status = None if own_work else tree_job.start_git(repository, linked, *STATUS, config=config)
     try:  # (the sandboxed `git status` runs while the host checks what the repository records)
-        _names_its_gitdir(linked)
+        names_its_gitdir(linked)
         for name, kind in placeholders(linked.worktree, PLACEHOLDERS).items():
             # (an empty folder is a sandbox's mount point: it carries nothing)
             if kind not in ("missing", "empty"):  # (a salvage and restore may clear it)
@@ -108,11 +108,16 @@ def verify(payload: JsonObject, repository: str, *, own_work: bool = False) -> N
             status.kill()  # (unless collected)
 
 
-def _names_its_gitdir(linked: git.Linked) -> None:
+def names_its_gitdir(linked: git.Linked) -> None:
     """The worktree's `.git` names its admin dir (read through the root's descriptor, never
     followed: a `.git` redirected to a copy of the gitdir, where commits would land outside the
-    repository, is refused)."""
-    said = read_dotgit(linked.worktree).decode("utf-8", "surrogateescape").strip()
+    repository, is refused; so is a `.git` that is no such file: a folder, a link, a FIFO)."""
+    try:
+        read = read_dotgit(linked.worktree)
+    except (UnsafeFileError, FileTooLargeError) as exc:
+        said = f"its .git is not the file that names its git dir ({exc.message})"
+        raise WorktreeNeedsPersonError(f"worktree {linked.worktree}: {said}") from exc
+    said = read.decode("utf-8", "surrogateescape").strip()
     named = said.removeprefix("gitdir: ")
     if not os.path.isabs(named):
         named = os.path.normpath(os.path.join(linked.worktree, named))

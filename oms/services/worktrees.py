@@ -31,7 +31,7 @@ from oms.errors import (
 )
 from oms.fsio.outside import ensure_directory
 from oms.fsio.trees import placeholders, remove_empty_dir
-from oms.services import tickets
+from oms.services import checkout, tickets
 from oms.services.workspace import Workspace
 
 
@@ -125,6 +125,7 @@ def ready(repo: str, record: JsonObject) -> bool:
         if linked.head is None:
             why = f"worktree {path}: its repository records no HEAD commit for it"
             raise WorktreeNeedsPersonError(why, hint=_repair(repo, path))
+        checkout.names_its_gitdir(linked)  # (not a repository made in its place)
         return False
     head = git.resolve_commit(repo, f"refs/heads/{branch}")
     if head is None:

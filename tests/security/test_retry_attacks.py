@@ -168,3 +168,17 @@ def test_an_emptied_worktree_is_made_again(chain: Chain) -> None:
         record = ws.store.worktrees.get(ticket)
     assert record is not None
     assert worktrees.ready(str(chain.repo), record) is False  # there now: nothing to make again
+
+
+def test_a_repository_made_in_the_worktrees_place_waits_for_a_person(chain: Chain) -> None:
+    """`rm -rf` the worktree, then `git init` there: a folder with a `.git` folder, at the path git
+    still lists. Taken for the worktree, the next launch's checks would run in a repository oms
+    never checked; it waits for a person, the new repository untouched."""
+    ticket, dispatch, worktree = _first(chain)
+    shutil.rmtree(worktree)
+    git("init", "-q", str(worktree), cwd=chain.base)
+    (worktree / "theirs.txt").write_text("a person's new repository\n")
+    with pytest.raises(WorktreeNeedsPersonError, match=r"its \.git is not the file"):
+        next_attempt(chain, ticket, dispatch)
+    assert (worktree / "theirs.txt").exists()
+    assert (worktree / ".git").is_dir()
