@@ -281,7 +281,15 @@ class UnsafeRepositoryError(OmsError):
     """A repository's own configuration would make git run code oms does not control."""
 
     code = "unsafe-repository"
-    hint = "remove the listed keys from the repository's .git/config (agents can write it), then retry"
+    hint = (
+        "remove the listed keys from the repository's .git/config or the worktree's"
+        " config.worktree (agents can write them), then retry"
+    )
+
+
+# What only a person can put right: a launch or a new attempt refused for one of these blocks its
+# ticket at once (the reason says what is wrong), never retried into quarantine (ADR 0029).
+WAITS_FOR_PERSON = (WorktreeNeedsPersonError, UnsafeRepositoryError)
 
 
 class AdvisorError(OmsError):

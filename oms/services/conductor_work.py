@@ -10,7 +10,7 @@ from oms.canonical import Json, access, stable_id
 from oms.domain import conductor as rules
 from oms.domain import dispatches as dispatch_rules
 from oms.domain import pool as pool_rules
-from oms.errors import LockHeldError, OmsError, WorktreeNeedsPersonError, one_line
+from oms.errors import WAITS_FOR_PERSON, LockHeldError, OmsError, one_line
 from oms.services import conductor_providers, dispatches, pool, tickets, worktrees
 from oms.services.conductor_results import decide_ticket, latest
 from oms.services.delivery import Delivery
@@ -217,7 +217,7 @@ def _advance(d: Delivery, ticket: Record, dispatch: Record | None, done: list[st
             _end_cancelled(d, ticket, dispatch, done)
     except LockHeldError:
         skipped.append(f"{ticket_id}: another process holds its delivery")
-    except WorktreeNeedsPersonError as exc:  # re-made it could not be, or broken by hand
+    except WAITS_FOR_PERSON as exc:  # re-made it could not be, broken by hand, a setting planted
         why = one_line(f"{exc.message} ({exc.remedy})" if exc.remedy else exc.message)
         _failed_step(ws, ticket_id, dispatch, attempt, why, done, skipped, status=rules.PERSON)
     except OmsError as exc:

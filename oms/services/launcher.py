@@ -24,7 +24,7 @@ from oms.domain import delivery as rules
 from oms.domain import sandbox_limits, sessions, workers
 from oms.domain.machine import Next
 from oms.domain.policy import role_tools
-from oms.errors import AuthorityChangedError, OmsError, WorktreeNeedsPersonError, one_line
+from oms.errors import WAITS_FOR_PERSON, AuthorityChangedError, OmsError, one_line
 from oms.fsio import Root
 from oms.services import checkout, fence, launch, lifecycle_events, live, liveness, plans, reaper, registration
 from oms.services import launch_guards as guards
@@ -228,7 +228,7 @@ def _begun(d: Delivery, dispatch: Record) -> JsonObject:
 
 def park(d: Delivery, dispatch: Record, event_id: str, prefix: str, exc: OmsError, reason: str = "") -> Launched:
     """Park the worker (unless it is parked already) with `reason`, else the error's one-line message."""
-    person = isinstance(exc, WorktreeNeedsPersonError)  # its reason says what to do too
+    person = isinstance(exc, WAITS_FOR_PERSON)  # its reason says what to do too
     said = f"{exc.message} ({exc.remedy})" if person and exc.remedy else exc.message
     message = one_line(reason or said, default="worker lifecycle request")
 

@@ -174,3 +174,22 @@ def test_ignored_leftovers_wait_for_a_person_with_their_name(quick: Fleet) -> No
     assert "worktree carries 1 ignored path (first: cache.pyc)" in reason
     assert "clean -fdX" in reason
     assert (worktree / "cache.pyc").read_bytes() == b"\x00stale"
+
+
+def test_a_setting_planted_in_the_worktrees_config_waits_for_a_person(quick: Fleet) -> None:
+    """A command planted in the worktree's `config.worktree` between two attempts: attempt 1's
+    work is kept (its end's salvage reads no setting), the launch into it is refused, and the ticket
+    waits for a person with the setting's name. Before, each refused launch counted as a failure:
+    attempts 2 to 5 burnt until quarantine, though only a person can remove the setting."""
+    ticket = quick.add("Please fail")
+    _failed_once(quick, ticket)
+    worktree = _worktree(quick, ticket)
+    marker = worktree.parent / "ran"
+    git("config", "extensions.worktreeConfig", "true", cwd=quick.repo)
+    gitdir = git("rev-parse", "--absolute-git-dir", cwd=worktree).strip()
+    planted = f"touch {marker}"
+    git("config", "--file", f"{gitdir}/config.worktree", "core.fsmonitor", planted, cwd=quick.repo)
+    reason = _blocked(quick, ticket)
+    assert "config sets core.fsmonitor, which would run code" in reason
+    assert list(_salvages(quick, ticket)) == [f"refs/oms/salvage/{ticket}/1"]
+    assert not marker.exists()
