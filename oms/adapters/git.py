@@ -264,9 +264,12 @@ def repository_config(repo: str, gitdir: str | None = None) -> list[tuple[str, s
 SHOWN_CONFIG = re.compile(
     r"core\.(repositoryformatversion|filemode|ignorecase|precomposeunicode|symlinks)|extensions\.[a-z0-9]+"
 )
-# Never shown: with it, git inside a sandbox would read the worktree's `config.worktree` (its admin
-# dir is in the view), a second config file oms did not write (ADR 0029).
-NOT_SHOWN = frozenset({"extensions.worktreeconfig"})
+# Never shown (ADR 0029): `extensions.worktreeConfig`, with which git inside a sandbox would read
+# the worktree's `config.worktree` (its admin dir is in the view), a second config file oms did not
+# write; `core.ignoreCase`, which a repository made on a case-insensitive disk carries and with
+# which `git status` would not list (so a salvage would not keep) an untracked file whose name
+# differs from a tracked one in case alone (the disks oms runs on tell case apart).
+NOT_SHOWN = frozenset({"extensions.worktreeconfig", "core.ignorecase"})
 
 
 def sandbox_config(entries: list[tuple[str, str]]) -> str:

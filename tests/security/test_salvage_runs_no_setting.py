@@ -3,7 +3,8 @@
 
 A person (or anything that writes the repository's `.git`) plants a setting git would run or
 follow — `core.fsmonitor`, a clean filter named by the work's own `.gitattributes`,
-`core.hooksPath`, an `include.path` — in the repository config or in the worktree's
+`core.hooksPath`, an `include.path`, or `core.ignorecase`, which hides from `git status` a file
+whose name differs from a tracked one in case alone — in the repository config or in the worktree's
 `config.worktree`. `oms worker stop` of a running worker must still keep the work at its salvage
 ref, byte for byte, and nothing the setting names may run. Before ADR 0029 the salvage refused the
 repository (`refuse_unsafe_config`): the stop exited 0 with no salvage ref, the reason only in the
@@ -29,6 +30,7 @@ WORK = {
     "README.md": b"# rewritten by the agent\n",
     "deep/er/file.bin": bytes(range(256)),
     ".gitattributes": b"* filter=evil ident text eol=lf\n",  # names the planted filter
+    "readme.md": b"a name that differs from README.md in case alone\n",  # (core.ignorecase)
 }
 SETTINGS = {  # key -> value, from the marker script, the hooks folder and the included file
     "fsmonitor": (("core.fsmonitor", "script"),),
@@ -39,6 +41,9 @@ SETTINGS = {  # key -> value, from the marker script, the hooks folder and the i
     ),
     "hooksPath": (("core.hooksPath", "hooks"),),
     "include": (("include.path", "include"),),
+    # (a literal, not a command: a repository made on a case-insensitive disk carries it, and git
+    # would not list an untracked `readme.md` beside a tracked `README.md`)
+    "ignorecase": (("core.ignorecase", "true"),),
 }
 WHERE = ("repository", "config.worktree")
 
@@ -76,7 +81,7 @@ def _plant(chain: Chain, worktree: Path, name: str, where: str) -> Path:
     include = chain.base / "included.config"
     include.write_text(f'[core]\n\tfsmonitor = {script}\n[filter "evil"]\n\tclean = {script}\n')
     places = {"script": script, "hooks": hooks, "include": include}
-    entries = [(key, str(places[value])) for key, value in SETTINGS[name]]
+    entries = [(key, str(places.get(value, value))) for key, value in SETTINGS[name]]
     if where == "repository":
         for key, value in entries:
             git("config", key, value, cwd=chain.repo)

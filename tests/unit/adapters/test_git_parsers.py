@@ -107,6 +107,7 @@ def test_the_sandbox_sees_only_the_config_git_needs() -> None:
         ("user.email", "me@example.com"),
         ("extensions.weird", 'a"b'),
         ("extensions.worktreeConfig", "true"),  # git inside would read the worktree's own config
+        ("core.ignoreCase", "true"),  # `git status` would hide a name that differs in case alone
     ]
     shown = git.sandbox_config(entries)
     assert shown == (
@@ -114,7 +115,7 @@ def test_the_sandbox_sees_only_the_config_git_needs() -> None:
         '[extensions]\n\tobjectformat = "sha256"\n'
     )
     secrets = ["token", "Bearer", "hooks", "credential", "me@example.com", "weird"]
-    secrets.append("worktreeconfig")
+    secrets += ["worktreeconfig", "ignorecase"]
     for secret in secrets:
         assert secret not in shown
 
