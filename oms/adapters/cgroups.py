@@ -28,7 +28,10 @@ SELF_CGROUP = "/proc/self/cgroup"
 MOUNTINFO = "/proc/self/mountinfo"
 REAL = CgroupFs()
 CAP = LIMITS.cgroup_file_bytes
-HINT_ROOT = "run oms as root"
+HINT_ROOT = (
+    "run oms as root, or inside a cgroup made yours in each hierarchy "
+    "(an administrator makes it, gives you the directory and its cgroup.procs, and moves your shell in)"
+)
 HINT_V2 = (
     "run oms in a cgroup v2 subtree delegated to you: "
     "`systemd-run --user --scope -p Delegate=yes oms ...` "

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -106,10 +108,44 @@ def test_frozen_binary_finds_its_schemas_as_package_data(tmp_path: Path) -> None
     assert "_internal/oms/_data/schemas" in schemas
 
 
+@contextlib.contextmanager
+def _cgroups_given_to(uid: int) -> Iterator[list[Path]]:
+    """As root: a cgroup beneath this process's own in each hierarchy oms bounds a sandbox with,
+    owned by `uid` (the directory and the file that moves a process in), as an administrator gives
+    an ordinary user on cgroup v1; removed after, its leftover processes moved back up first."""
+    from oms.adapters import cgroups
+
+    made: list[Path] = []
+    try:
+        for place in cgroups.where():
+            given = Path(place.base) / f"oms-test-user-{os.getpid()}"
+            given.mkdir()
+            made.append(given)
+            for path in (given, given / "cgroup.procs", given / "tasks"):
+                if path.exists():
+                    os.chown(path, uid, uid)
+        yield made
+    finally:
+        for given in reversed(made):
+            for child in sorted(given.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+                if child.is_dir():
+                    _empty_into(child, given.parent)
+                    child.rmdir()
+            _empty_into(given, given.parent)
+            given.rmdir()
+
+
+def _empty_into(cgroup: Path, parent: Path) -> None:
+    for pid in (cgroup / "cgroup.procs").read_text().split():
+        with contextlib.suppress(ProcessLookupError, OSError):
+            (parent / "cgroup.procs").write_text(pid)
+
+
 def test_the_demo_runs_for_an_ordinary_user(tmp_path: Path) -> None:
     """The sandbox without root: bubblewrap makes an unprivileged user namespace (the path every user who is
-    not root takes). As root, the frozen `oms demo` runs as `nobody` in a directory that user owns; the
-    worker is sandboxed, its result recorded, and `oms worker stop` leaves nothing."""
+    not root takes). As root, the frozen `oms demo` runs as `nobody` in a directory that user owns, inside
+    cgroups an administrator made that user's (what `oms doctor` tells an ordinary user to ask for: ADR
+    0025); the worker is sandboxed and bounded, its result recorded, and `oms worker stop` leaves nothing."""
     import json
     import shutil
     import tempfile
@@ -118,10 +154,14 @@ def test_the_demo_runs_for_an_ordinary_user(tmp_path: Path) -> None:
     uid = os.geteuid()
     prefix: list[str] = []
     where = Path(tempfile.mkdtemp(prefix="oms-user-demo-", dir="/tmp"))
-    try:
-        if uid == 0:  # be an ordinary user: nobody, in a directory of its own
+    with contextlib.ExitStack() as stack:
+        stack.callback(shutil.rmtree, where, ignore_errors=True)
+        if uid == 0:  # be an ordinary user: nobody, in a directory and cgroups of its own
             os.chown(where, 65534, 65534)
-            prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+            given = stack.enter_context(_cgroups_given_to(65534))
+            joins = " ".join(f"echo $$ > '{place}/cgroup.procs' &&" for place in given)
+            nobody = 'exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"'
+            prefix = ["sh", "-c", f"{joins} {nobody}", "sh"]
         env = {"PATH": os.environ["PATH"], "HOME": str(where), "LANG": "C.UTF-8"}
         done = subprocess.run(
             [*prefix, str(binary), "demo", "--dir", str(where / "demo"), "--json"],
@@ -151,5 +191,3 @@ def test_the_demo_runs_for_an_ordinary_user(tmp_path: Path) -> None:
         stopped = subprocess.run(stop, capture_output=True, text=True, env=env, timeout=120, check=False)
         assert stopped.returncode == 0, stopped.stderr
         assert json.loads(stopped.stdout)["pane_live"] is False
-    finally:
-        shutil.rmtree(where, ignore_errors=True)
