@@ -38,6 +38,8 @@ class Limits(NamedTuple):
     ledger_file_bytes: int = 512 * 1024 * 1024  # the largest file the ledger covers (a bundle)
     ledger_tail_bytes: int = 4 * 1024  # read to find the ledger's last line (a line is under 1 KiB)
     anchor_bytes: int = 4 * 1024  # an anchor or a checkpoint (ADR 0027)
+    attempt_check_s: float = 1.0  # a supervisor asks the rule at least this often (ADR 0028)
+    proxy_unasked_output: int = 32_000  # output reserved for a request naming no bound (ADR 0028)
     tree_job_bytes: int = 1024 * 1024  # a tree job's request on its stdin (docs/adr/0024)
     tree_answer_bytes: int = 1024 * 1024  # ... and its answer on its stdout
     tree_job_timeout_s: float = 300.0  # a tree job (staging thousands of files too) ends by then

@@ -14,7 +14,8 @@
   with a running session (a fenced attempt, silent channels, a failed launch) wait for a person too.
 - Deadlines: a worker running past its role's wall-clock limit is stopped (`deadline`: a failed attempt),
   one parked for a person (`waits_for_person`) as a decision (`stopped`: its ticket waits for a person); a
-  session past its heartbeat deadline is marked `stalled` (kept running: a slow agent is not a dead one).
+  session past its heartbeat deadline is marked `stalled` (kept running: a slow agent is not a dead
+  one), and healthy again once it beats (`beat_health`; a parked worker stays parked).
   While a worker the pool launched has not ended, its ticket's lease is renewed once less than half of
   it is left (`renew_due`): the lease fences an attempt whose conductor is gone, not a slow agent.
 """
@@ -155,3 +156,16 @@ def past_deadline(started_at: str, deadline_minutes: int, now: str) -> bool:
 def stalled(heartbeat_deadline_at: str | None, now: str) -> bool:
     """Is a session past its heartbeat deadline at `now`?"""
     return heartbeat_deadline_at is not None and parse_ts(heartbeat_deadline_at) <= parse_ts(now)
+
+
+def beat_health(health: str, session_state: str, *, late: bool) -> str | None:
+    """The health the heartbeat rule moves a worker to, or None: healthy and `late` (past its
+    session's heartbeat deadline) → `stalled`; stalled and beating again → `healthy`. A parked
+    worker is never moved by a beat: it waits for its resume (a person's, or its parked-until)."""
+    if session_state != "running":
+        return None
+    if health == "healthy" and late:
+        return "stalled"
+    if health == "stalled" and not late:
+        return "healthy"
+    return None

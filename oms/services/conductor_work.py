@@ -41,16 +41,27 @@ def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
             skipped.append(f"{worker.record_id}: {one_line(exc.message)}")
 
 
+OPEN_EVENTS = ("accepted", "acknowledged", "result-received")  # its attempt is not decided yet
+
+
 def deliver_pending(d: Delivery, done: list[str], skipped: list[str]) -> None:
     """Deliver every accepted dispatch whose delivery event has no receipt (exactly once: `deliver`). An
     accepted dispatch whose worker or event a crash never wrote is accepted again first (`accept` on an
-    accepted dispatch finishes what a crash left undone)."""
+    accepted dispatch finishes what a crash left undone). A launched attempt's event left without
+    its receipt (a deliverer killed between the launch and the receipt, the agent since
+    acknowledged or recorded its result) is closed the same way: `deliver` recovers its session
+    binding, launching nothing."""
     box = d.ws.store.outbox(CONSUMER)
-    for dispatch in latest(d.ws, "dispatch"):
+    for dispatch in d.ws.store.latest("dispatch").in_states(OPEN_EVENTS):
         event_id = dispatch.payload.get("delivery_event_id")
-        if dispatch.state != "accepted" or not isinstance(event_id, str):
+        if not isinstance(event_id, str):
             continue
         try:
+            if dispatch.state != "accepted":
+                if not box.has_receipt(event_id):
+                    closed = access.obj(d.deliver(event_id), "outcome").get("status")
+                    done.append(f"{dispatch.record_id}: its delivery event closed ({closed})")
+                continue
             if not d.ws.store.events.exists(event_id):
                 dispatches.accept(d.ws, dispatch.record_id)
                 done.append(f"{dispatch.record_id}: its acceptance finished (its delivery event was missing)")
@@ -246,11 +257,14 @@ def _end_cancelled(
     *,
     person: bool = False,
 ) -> None:
-    """A cancelled attempt of a ticket the pool holds: its worker ended (nothing of it runs: a cancelled
-    dispatch never launches), its ticket retried or quarantined — or, `person`, blocked for a
-    person (its worktree needs one: ADR 0029)."""
+    """A cancelled attempt of a ticket the pool holds: its delivery event closed, its worker ended
+    (nothing of it runs: a cancelled dispatch never launches), its ticket retried or quarantined —
+    or, `person`, blocked for a person (its worktree needs one: ADR 0029)."""
     worker = d.ws.store.records("worker").read_if_exists(dispatch.record_id)
     why = one_line(str(dispatch.payload.get("reason") or "the dispatch was cancelled"), 400)
+    event_id = dispatch.payload.get("delivery_event_id")
+    if isinstance(event_id, str) and not d.ws.store.outbox(CONSUMER).has_receipt(event_id):
+        d.deliver(event_id)  # closed: recovered (it was launched) or refused (it never was)
     if worker is not None and worker.payload["health"] != "stopped":
         d.stop(dispatch.record_id, why, by="oms-conductor")
     status = rules.PERSON if person else "failed"

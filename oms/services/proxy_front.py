@@ -58,6 +58,7 @@ class Door(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.door_dispatch = dispatch_id
         self.settings = main.settings
         self.book = main.book
+        self.rests = main.rests
         self.dispatch_lock = main.dispatch_lock
         self.deadlines = main.deadlines
         self.held = main.held

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
 import secrets
+import signal
 import socket
 import threading
 from collections.abc import Iterator
@@ -20,9 +22,12 @@ import pytest
 from oms.canonical import access
 from oms.domain import proxy as rules
 from oms.errors import ConflictError, ProxyError
+from oms.fsio.procinfo import is_alive
+from oms.process import reap
 from oms.services import proxy_control, proxy_tokens
 from oms.services.proxy_control import settings_for
 from oms.services.proxy_server import ProxyServer
+from tests.attempts import attempt_token
 from tests.chain import Chain, make_chain
 from tests.model_mock import ModelMock, Script
 from tests.proxy_rig import MESSAGES, door_socket
@@ -95,6 +100,37 @@ def test_a_lost_start_race_does_not_leave_the_recorded_proxy_without_its_sandbox
                 proxy_control.stop(ws)
 
 
+def test_a_restarted_proxy_has_every_door_live_once_it_is_recorded(chain: Chain) -> None:
+    """The race behind the flaky start test (issue 24): a proxy that ended without removing its
+    doors (a SIGKILL; a SIGTERM whose process exited before its door thread did) leaves their
+    sockets, and a new proxy opened its doors only 0.1 s after it answered its handshake. `oms proxy
+    status` said verified, the door existed (`wait_for_door` returned at once) and it was dead:
+    ConnectionRefused. Now the proxy opens the door of every token before it answers, so a recorded
+    proxy has all its doors."""
+    with chain.workspace() as ws:
+        first = proxy_control.start(ws)
+        proxy_tokens.issue_token(ws, "d-restart", "claude-x")
+        door = door_socket(ws, "d-restart")
+    assert first.record is not None
+    os.kill(access.integer(first.record, "pid"), signal.SIGKILL)
+    who = proxy_control._identity(first.record)
+    while is_alive(who):
+        reap(who.pid)
+    try:
+        for _round in range(3):
+            with chain.workspace() as ws:
+                again = proxy_control.start(ws)  # (the killed one's record is stale: replaced)
+                assert again.record is not None
+                key = proxy_control.hello_key(ws, access.text(again.record, "hello_nonce"))
+            verdict = _door_answers(door, key)
+            assert verdict == "ok", f"`oms proxy status` says {again.note!r}, but {verdict}"
+            with chain.workspace() as ws:
+                proxy_control.stop(ws)
+    finally:
+        with chain.workspace() as ws:
+            proxy_control.stop(ws)
+
+
 SECRET = "sk-ant-api03-THE-REAL-KEY-abcdefghijklmnopqrstuvwxyz"
 
 
@@ -110,7 +146,7 @@ def served(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Pro
         ws = chain.workspace()
         server = ProxyServer(settings_for(ws, b"k" * 32, {"ANTHROPIC_API_KEY": SECRET + tail}), 0)
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        token = proxy_tokens.issue_token(ws, "d-1", "claude-mock")
+        token = attempt_token(chain, "d-1", "claude-mock")
         try:
             yield server, token, mock, tail
         finally:

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'c8d1c13ccd55e7e29ce264701adfd3866860eb3e4cf2c98fd586a05487346c36'
+SOURCE_SHA256 = 'cb93c9f47141aa9cfe6a259cdc1184b5d4bc3de222dee53260b5804c3dddb751'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -68,7 +68,7 @@ def _v686(x: object) -> bool:
 
 
 def _v687(x: object) -> bool:
-    # proxy-usage#/properties/requests
+    # proxy-usage#/properties/pending_input_tokens
     if not (_is_integer(x)):
         return False
     if isinstance(x, int | float) and not isinstance(x, bool):
@@ -80,6 +80,30 @@ def _v687(x: object) -> bool:
 
 
 def _v688(x: object) -> bool:
+    # proxy-usage#/properties/pending_output_tokens
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 0:
+            return False
+        if x > 9007199254740991:
+            return False
+    return True
+
+
+def _v689(x: object) -> bool:
+    # proxy-usage#/properties/requests
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 0:
+            return False
+        if x > 9007199254740991:
+            return False
+    return True
+
+
+def _v690(x: object) -> bool:
     # proxy-usage#/properties/updated_at
     if not _m_defs._v102(x):
         return False
@@ -104,12 +128,16 @@ def _v681(x: object) -> bool:
             return False
         if 'output_tokens' in x and not _v686(x['output_tokens']):
             return False
-        if 'requests' in x and not _v687(x['requests']):
+        if 'pending_input_tokens' in x and not _v687(x['pending_input_tokens']):
             return False
-        if 'updated_at' in x and not _v688(x['updated_at']):
+        if 'pending_output_tokens' in x and not _v688(x['pending_output_tokens']):
+            return False
+        if 'requests' in x and not _v689(x['requests']):
+            return False
+        if 'updated_at' in x and not _v690(x['updated_at']):
             return False
         for k in x:
-            if k not in ('format', 'dispatch_id', 'sequence', 'input_tokens', 'output_tokens', 'requests', 'updated_at'):
+            if k not in ('format', 'dispatch_id', 'sequence', 'input_tokens', 'output_tokens', 'pending_input_tokens', 'pending_output_tokens', 'requests', 'updated_at'):
                 return False
     return True
 

@@ -132,6 +132,27 @@ def test_only_a_worker_parked_until_a_time_that_came_is_resumed(
     )
 
 
+@given(
+    st.sampled_from(["healthy", "stalled", "parked", "stopped"]),
+    st.sampled_from(["running", "parked", "stalled", "stopped"]),
+    st.booleans(),
+)
+def test_a_beat_moves_only_between_healthy_and_stalled(
+    health: str,
+    session_state: str,
+    late: bool,
+) -> None:
+    """A parked worker waits for its resume: a beat (or the lack of one) never moves it (issue 24: a
+    worker parked `bridge_silent` was made healthy by the next tick)."""
+    moved = rules.beat_health(health, session_state, late=late)
+    if session_state != "running" or health not in ("healthy", "stalled"):
+        assert moved is None
+    elif (health == "healthy") == late:
+        assert moved == ("stalled" if late else "healthy")
+    else:
+        assert moved is None
+
+
 @given(st.integers(0, 10_000), st.integers(1, 10_080))
 def test_deadline(minutes_ran: int, limit: int) -> None:
     assert rules.past_deadline(T0, limit, add_ms(T0, minutes_ran * 60_000)) == (minutes_ran >= limit)
