@@ -59,6 +59,7 @@ class Limits(NamedTuple):
     tree_message_chars: int = 64 * 1024  # a commit message in a tree job
     gitdir_pointer_bytes: int = 4096  # a worktree's `.git` file, its admin dir's `gitdir`
     salvage_refs: int = 1000  # salvage refs of one attempt (`<attempt>`, `-2`, ... `-1000`)
+    restore_rounds: int = 2  # salvages and restores before a launch (a reset .gitignore uncovers)
     host_facts_s: float = 5.0  # a sandbox plan's host facts (/etc's masks) are read again after
     # a sandbox's cgroup and disk (issue 23, ADR 0025)
     cgroup_file_bytes: int = 64 * 1024  # a cgroup file, /proc/self/cgroup

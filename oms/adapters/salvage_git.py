@@ -29,7 +29,7 @@ from oms.adapters.git import (
     resolve_commit,
     status_entries,
 )
-from oms.errors import CheckoutChangedError, ProcessFailedError, shown
+from oms.errors import CheckoutChangedError, ConflictError, ProcessFailedError, shown
 from oms.fsio.outside import discard_file, scratch_directory
 from oms.fsio.trees import entry_kind, read_entry, remove_kept_files, remove_tree
 from oms.limits import LIMITS
@@ -203,6 +203,40 @@ def _in_the_way(repo: str, commit: str) -> str | None:
         if kind not in ("dir", "missing"):
             return folder
     return None
+
+
+def free_ref(repo: str, base: str, commit: str, limit: int) -> tuple[str, str]:
+    """Keep `commit` at a salvage ref: the ticket's salvage ref that already holds the same tree
+    (the same work kept twice — at an attempt's end and again before the next one's launch, or
+    by two salvagers — is kept once), else the first free one of `base`, `base-2`, ... up to
+    `limit` (created only where none was: a racing salvage takes the next name). `base` is
+    `refs/oms/salvage/<ticket>/<attempt>`; the ticket's refs are those beside it."""
+    tree = tree_of(repo, commit)
+    held = _trees_under(repo, base.rsplit("/", 1)[0] + "/")
+    for ref, (kept, kept_tree) in sorted(held.items()):
+        if kept_tree == tree:
+            return ref, kept
+    for n in range(1, limit + 1):
+        ref = base + (f"-{n}" if n > 1 else "")
+        if ref in held:
+            continue
+        made = git(repo, "update-ref", ref, commit, "", check=False)
+        if made.returncode == 0:
+            return ref, commit
+        now = resolve_commit(repo, ref)  # another salvager made it meanwhile
+        if now is None:
+            raise ConflictError(f"salvage ref {ref} could not be written")
+        if tree_of(repo, now) == tree:
+            return ref, now
+    raise ConflictError(f"{base} has {limit} salvage refs already")
+
+
+def _trees_under(repo: str, prefix: str) -> dict[str, tuple[str, str]]:
+    """ref -> (commit, tree) of every ref under `prefix` (one `for-each-ref`)."""
+    fmt = "--format=%(refname)%00%(objectname)%00%(tree)"
+    out = git(repo, "for-each-ref", fmt, prefix, max_output=64 * 1024 * 1024).stdout
+    rows = [line.decode("utf-8", "replace").split("\x00") for line in out.splitlines()]
+    return {r[0]: (r[1], r[2]) for r in rows if len(r) == 3}
 
 
 def tree_of(repo: str, commit: str) -> str:

@@ -51,9 +51,12 @@ def run_job(
     writable: tuple[str, ...] = (),
     timeout: float = LIMITS.tree_job_timeout_s,
     unsafe_none: bool = False,
+    config: list[tuple[str, str]] | None = None,
 ) -> JsonObject:
     """Run a `kind` job (its own `fields`) on `linked`, a worktree of `repository`; its checked
-    result."""
+    result. `config`: the repository's config entries, when the caller read them itself (a
+    salvage, which runs whatever they say: git inside sees only the sanitised config,
+    `git.sandbox_config`); else they are checked first (`git.refuse_unsafe_config`)."""
     data = tree_jobs.job(kind, linked.worktree, linked.gitdir, linked.common, **(fields or {}))
     executable = oms_executable(os.environ)
     runtime = bwrap.runtime_roots(executable)
@@ -66,6 +69,7 @@ def run_job(
         writable=writable,
         stdin=True,
         unsafe_none=unsafe_none,
+        config=config,
     )
     what = f"the {kind} job on {linked.worktree}"
     cap = LIMITS.tree_answer_bytes + LIMITS.tree_stderr_bytes

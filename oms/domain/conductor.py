@@ -5,7 +5,9 @@
 - A result decides the ticket: `completed` → done; `blocked` → blocked with the agent's reason (a person
   looks: never retried blindly); `failed` → retried after the backoff, or quarantined. An attempt stopped
   by a decision (`oms worker stop`, or a worker that waited for a person past its deadline: `stopped`)
-  blocks its ticket too: it waits for a person, never for its lease to run out and a new agent.
+  blocks its ticket too: it waits for a person, never for its lease to run out and a new agent. So
+  does an attempt whose worktree only a person can put right (`worktree`: gone with its branch,
+  broken by hand, holding what oms cannot keep; ADR 0029): retrying it would fail the same way.
 - The queue: open tickets whose `retry_after` has passed, by priority (1 first; none = 3), then age.
 - A parked worker is resumed only when its session is parked until a time that has come (`oms worker park
   --until`), never one parked `no_result` (its agent would loop again: a person looks). Workers parked
@@ -32,6 +34,7 @@ BACKOFF_CAP_S = 300
 QUARANTINE_FAILURES = 5
 QUARANTINE_WINDOW_S = 3600
 DEFAULT_PRIORITY = 3
+PERSON = "worktree"  # the status of an attempt whose worktree waits for a person (ADR 0029)
 
 
 def backoff_s(failures: int) -> int:
@@ -70,14 +73,17 @@ class Decision(NamedTuple):
 
 
 def resolve(status: str, summary: str, *, failures: Sequence[JsonObject], now: str) -> Decision:
-    """The ticket's next step after an attempt ended with `status` (`completed`, `blocked`, `failed`, or
-    `ended` for a worker that ended without a result); `failures` include this one."""
+    """The ticket's next step after an attempt ended with `status` (`completed`, `blocked`,
+    `failed`, `ended` for a worker that ended without a result, `stopped`, or `PERSON`);
+    `failures` include this one."""
     if status == "completed":
         return Decision(Resolution.DONE, f"completed: {summary}")
     if status == "blocked":
         return Decision(Resolution.BLOCKED, f"the agent needs a person: {summary}")
     if status == "stopped":
         return Decision(Resolution.BLOCKED, f"stopped before a result, a person decides: {summary}")
+    if status == PERSON:
+        return Decision(Resolution.BLOCKED, f"its worktree waits for a person: {summary}")
     if quarantined(failures, now):
         recent = recent_failures(failures, now)
         attempts = ", ".join(str(f.get("attempt")) for f in recent)

@@ -132,17 +132,26 @@ def change(
     return nxt
 
 
+def unsalvaged(error: str) -> str:
+    """How an end whose salvage failed says so (its work was left in the worktree)."""
+    return f"its work was NOT salvaged ({error}); it stays in the worktree"
+
+
 def end(
     state: str, payload: JsonObject, *, now: str, end_reason: str, detail: str, salvage: JsonObject | None = None
 ) -> Next | None:
     """The worker whose pane ended or was stopped: health `stopped`, an `idle` or `working` activity
     `blocked`, and the end reason recorded — the first one stays; `salvage` (the `salvage_*` fields naming
-    where its uncommitted work was kept) is recorded with it. None when nothing is left to change."""
+    where its uncommitted work was kept) is recorded with it, and a salvage that failed is said in
+    the end's detail too. None when nothing is left to change."""
     health = Health.STOPPED if payload.get("health") != Health.STOPPED else None
     activity = Activity.BLOCKED if state in (Activity.IDLE, Activity.WORKING) else None
     if health is None and activity is None:
         return None
     kept = {k: v for k, v in (salvage or {}).items() if k.startswith("salvage_") and k not in payload}
+    failed = kept.get("salvage_error")
+    if isinstance(failed, str):  # said where every end is shown, not only in its own field
+        detail = f"{detail}; {unsalvaged(failed)}"
     nxt = Next(state, with_fields(payload, **kept) if kept else payload)
     if health is not None:
         nxt = set_health(nxt.state, nxt.payload, health, now=now)

@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from oms.services.delivery import Delivery
 
 
+SALVAGE_FIELDS = ("salvage_ref", "salvage_commit", "salvage_error")  # where its end kept its work
+
+
 def observe(d: Delivery, dispatch_id: str) -> JsonObject:
     """Worker, session and pane at a glance (recording an end reason if the pane has ended, or —
     for an agent `oms worker resume` can continue on its own session — a park that keeps that
@@ -59,6 +62,7 @@ def observe(d: Delivery, dispatch_id: str) -> JsonObject:
         "health_reason": worker.payload.get("health_reason"),
         "live_channels": None if session is None else liveness.channels(d.ws, session.record_id),
         "agent_stopped_at": None if session is None else session.payload.get("agent_stopped_at"),
+        **{k: worker.payload[k] for k in SALVAGE_FIELDS if k in worker.payload},
         "agent": workers.agent(
             worker.payload["health"],
             worker.state,

@@ -63,6 +63,15 @@ class Snapshot:
         }
 
 
+def unsalvaged(records: list[Record]) -> list[str]:
+    """A warning for each worker whose end could not salvage its work (it stays in the worktree)."""
+    return [
+        f"worker {w.record_id} of {w.payload.get('ticket_id')} ended: {workers.unsalvaged(e)}"
+        for w in records
+        if isinstance(e := w.payload.get("salvage_error"), str)
+    ]
+
+
 def agent_of(worker: Record, session: Record | None) -> JsonObject:
     """What the worker's agent is doing (`domain/workers.agent`) and since when it rests."""
     state, payload = (None, None) if session is None else (session.state, session.payload)
@@ -87,7 +96,7 @@ def snapshot(ws: Workspace) -> Snapshot:
         if _unbounded(d) and d.state in LIVE and d.record_id not in ended
     ]
     by_id = {d.record_id: d for d in dispatches}
-    warnings = unbounded + containment.worker_warnings(workers, by_id)
+    warnings = unbounded + containment.worker_warnings(workers, by_id) + unsalvaged(workers)
     try:
         warnings = containment.role_warnings(ws.config()) + warnings
     except OmsError as exc:  # no committed config: `oms doctor` says why

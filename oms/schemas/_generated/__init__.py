@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '95df3b5950ede16e860a73165d98f55d4f2e84892aa44bbd048b5901a935a11d'
+SOURCE_SHA256 = 'cb93c9f47141aa9cfe6a259cdc1184b5d4bc3de222dee53260b5804c3dddb751'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

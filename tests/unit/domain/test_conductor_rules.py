@@ -50,7 +50,10 @@ def test_quarantine_counts_only_failures_within_the_hour(ages_s: list[int]) -> N
         assert decision.retry_after == add_ms(now, rules.backoff_s(recent) * 1000)
 
 
-@given(st.sampled_from(["completed", "blocked", "stopped"]), st.lists(st.integers(0, 100), max_size=8))
+NOT_FAILED = ["completed", "blocked", "stopped", rules.PERSON]
+
+
+@given(st.sampled_from(NOT_FAILED), st.lists(st.integers(0, 100), max_size=8))
 def test_a_result_that_is_not_a_failure_is_never_retried(status: str, ages_s: list[int]) -> None:
     failures = [_failure(i + 1, add_ms(T0, -age * 1000)) for i, age in enumerate(ages_s)]
     decision = rules.resolve(status, "why", failures=failures, now=T0)
