@@ -13,6 +13,7 @@ import pytest
 
 from oms.adapters import tree_job
 from oms.limits import LIMITS
+from oms.services import bridge
 from tests.agent_side import BoundTools, bind
 from tests.chain import Chain
 from tests.helpers import git
@@ -45,6 +46,8 @@ def test_what_an_agent_left_cannot_make_a_tree_job_take_the_hosts_memory(
     bound = bind(chain)
     branch_before = git("rev-parse", "HEAD", cwd=bound.worktree).strip()
     tools = BoundTools(bound)
+    logs: list[str] = []
+    tools.log = logs.append
     try:
         assert tools.call("acknowledge_dispatch", {})[1] is False
         (bound.worktree / "WORK.md").write_text("the agent's work\n")
@@ -54,7 +57,8 @@ def test_what_an_agent_left_cannot_make_a_tree_job_take_the_hosts_memory(
     finally:
         tools.close()
     assert is_error is True, out  # before: recorded, the host's memory spent
-    assert "limit: memory" in str(out["error"]), out
+    assert str(out["error"]) == bridge.HOST_SIDE  # the agent hears no host-side detail (ADR 0029)
+    assert "limit: memory" in " ".join(logs)  # the whole reason, for a person
     with chain.workspace() as ws:
         assert ws.store.records("dispatch").read(bound.dispatch_id).state != "result-received"
     assert git("rev-parse", "HEAD", cwd=bound.worktree).strip() == branch_before
