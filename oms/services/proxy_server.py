@@ -50,7 +50,7 @@ class Settings:
     credentials: Mapping[str, Credential]  # provider -> the real credential the proxy holds for it
     budgets: Mapping[str, int | None]  # role -> token budget
     max_request_bytes: int
-    hello_key: bytes
+    hello_key: bytes | None  # None on a door: a sandbox is never answered a handshake (ADR 0020)
     rest: Rest
     clock: Callable[[], str]
 
@@ -334,6 +334,9 @@ class Handler(BaseHTTPRequestHandler):
         return found
 
     def _hello(self, s: Settings) -> None:
+        if s.hello_key is None:  # a door: the handshake is oms's own, on the TCP port only
+            self._refuse(404, "oms_proxy_hello", "no handshake here")
+            return
         challenge = parse_qs(urlsplit(self.path).query).get("c", [""])[0]
         answer = rules.hello_answer(s.hello_key, challenge)
         if answer is None:
