@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -94,6 +95,7 @@ class ModelMock:
     heard: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # (path, headers lowercased)
     fail: list[tuple[int, dict[str, Any], dict[str, str]]] = field(default_factory=list)
     trickle: bool = False
+    arrivals: list[tuple[float, str, int]] = field(default_factory=list)  # (time.time(), messages, status)
     _server: ThreadingHTTPServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _held: bool = False
@@ -141,6 +143,8 @@ class ModelMock:
                 with mock._lock:
                     mock.heard.append((path, {k.lower(): v for k, v in self.headers.items()}))
                     failure = mock.fail.pop(0) if mock.fail else None
+                    said = json.dumps(body.get("messages") or body.get("input") or [])[:2000]
+                    mock.arrivals.append((time.time(), said, failure[0] if failure else 200))
                 if failure is not None:
                     self._json(failure[0], failure[1], failure[2])
                 elif path.endswith("/responses"):

@@ -71,6 +71,10 @@ SMALL: dict[str, Small] = {
         ("--samples", "3", "--stored", "100"),
         ("the broker serves, 100 stored / ", "deliver() returns, 100 stored / "),
     ),
+    "fleet_chaos_bench.py": Small(
+        ("--seconds", "10", "--tickets", "2", "--workers", "2", "--gap", "2", "--settle", "120"),
+        ("time to done under chaos, p95 / p50",),
+    ),
     "finishing_bench.py": Small(
         ("--samples", "3", "--files", "10,100"),
         (
