@@ -25,6 +25,7 @@ from oms.store import Record
 from oms.store.records import RecordStore
 
 Reads = Callable[[str], RecordStore]  # the records of a kind
+RESULT_RECORDED = ("done", "blocked")  # a worker's states once its result is recorded
 
 
 def verdict(records: Reads, dispatch: Record, now: str, *, parked: bool = True) -> fence.Verdict:
@@ -71,10 +72,10 @@ def reason(ws: Workspace, dispatch: Record) -> str | None:
 def require(ws: Workspace, dispatch: Record, actor: str) -> None:
     """For the doors: `AttemptFencedError` (after parking the worker: its supervisor ends one whose
     attempt is over) when the attempt may not act."""
-    why = verdict(ws.store.records, dispatch, ws.now()).reason
-    if why is not None:
-        park(ws, dispatch.record_id, why, actor)
-        raise AttemptFencedError(why)
+    judged = verdict(ws.store.records, dispatch, ws.now())
+    if judged.reason is not None:
+        park(ws, dispatch.record_id, judged.reason, actor, over=judged.standing is fence.Standing.OVER)
+        raise AttemptFencedError(judged.reason)
 
 
 def require_live(ws: Workspace, dispatch: Record) -> None:
@@ -84,13 +85,17 @@ def require_live(ws: Workspace, dispatch: Record) -> None:
         raise AttemptFencedError(f"worker cannot resume: {why}")
 
 
-def park(ws: Workspace, dispatch_id: str, why: str, actor: str) -> bool:
+def park(ws: Workspace, dispatch_id: str, why: str, actor: str, *, over: bool = False) -> bool:
     """Park the worker of a fenced attempt, or mark an already parked one as parked for the lapse (so that
     only `oms worker resume` lifts it), whatever its activity; an ended worker (`stopped`) is left
-    alone. True if written now."""
+    alone, and so is one whose result is recorded when the attempt is `over` (resolved, cancelled:
+    its supervisor ends it, and the conductor closes its pane — parked, it would wait for a person).
+    True if written now."""
 
     def decide(worker: Record, now: str) -> Next | None:
         if worker.payload["health"] == "stopped":
+            return None
+        if over and worker.state in RESULT_RECORDED:
             return None
         if worker.payload["health"] == "parked":
             if fence.parked_by_fence("parked", worker.payload.get("health_reason")) is not None:

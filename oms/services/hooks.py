@@ -176,7 +176,7 @@ def respond(
             return deny(f"oms: the tool {doc['tool_name']} is not allowed for this worker's role")
     from oms.canonical import next_after, stable_id
     from oms.domain import gate, sessions
-    from oms.domain.fence import FINISHING_TOOLS
+    from oms.domain.fence import FINISHING_TOOLS, Standing
     from oms.errors import OmsError, VersionConflictError
     from oms.services import fence, liveness, progress
 
@@ -190,7 +190,8 @@ def respond(
     if verdict.reason is not None:  # over or fenced: record nothing, run no tool, hold no Stop
         if event == "PreToolUse" and verdict.has_result and doc["tool_name"] in FINISHING_TOOLS:
             return {}  # the result is in: the CLI closes its goal (denied, it would start again)
-        fence.park(ws, dispatch.record_id, verdict.reason, "oms-hook")  # (over: then ended)
+        over = verdict.standing is Standing.OVER  # (over: then ended)
+        fence.park(ws, dispatch.record_id, verdict.reason, "oms-hook", over=over)
         notes.append(verdict.reason)
         return deny(f"oms: {verdict.reason}") if event == "PreToolUse" else {}
     if event == "PreToolUse":
