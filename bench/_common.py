@@ -2,10 +2,43 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
 import statistics
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
+
+SCRATCH_GIT_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "oms bench",
+    "GIT_AUTHOR_EMAIL": "bench@oms.invalid",
+    "GIT_COMMITTER_NAME": "oms bench",
+    "GIT_COMMITTER_EMAIL": "bench@oms.invalid",
+}
+
+
+def pin_scratch_git() -> None:
+    """Make the git of this process and its children independent of the user's: no system or
+    global config (a signing key, a hook or an alias there must neither break nor slow a run) and
+    an identity of its own (a HOME without one must not stop a bench that commits in its scratch
+    repositories). oms's own git calls pin their environment themselves; this is for the set-up."""
+    os.environ.update(SCRATCH_GIT_ENV)
+
+
+def scratch_anchors() -> None:
+    """Keep the ledger anchors (docs/adr/0027) of the bench's throwaway state roots out of the
+    user's configuration: unless $OMS_ANCHOR_DIR names a folder, a temporary one, removed when the
+    bench ends, for this process and its children. Without it every state root a bench makes
+    leaves a folder behind in `~/.config/oms/anchors`."""
+    if os.environ.get("OMS_ANCHOR_DIR"):
+        return
+    folder = tempfile.mkdtemp(prefix="oms-bench-anchors-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    os.environ["OMS_ANCHOR_DIR"] = folder
 
 
 def time_calls(fn: Callable[[], object], repeat: int, warmup: int = 3) -> list[float]:
@@ -79,6 +112,40 @@ def p90_ms(samples: Sequence[float]) -> float:
     """90th percentile in milliseconds."""
     ordered = sorted(samples)
     return ordered[int(0.9 * (len(ordered) - 1))] * 1000
+
+
+def _number(value: float) -> str:
+    return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
+
+
+def ratio_line(
+    case: str,
+    value: float,
+    baseline: str,
+    base: float,
+    *,
+    unit: str = "ms",
+    stat: str = "median",
+) -> str:
+    """A value against its baseline measured in the same run, in the one form every bench prints
+    for each comparison it exists for (tests/bench/test_benches_run.py runs every bench and looks
+    for these): `ratio: <case> / <baseline>: <r>x (<stat> <value> <unit> / <base> <unit>)`."""
+    times = f"{value / base:.2f}x" if base > 0 else "undefined (the baseline is 0)"
+    values = f"{stat} {_number(value)} {unit} / {_number(base)} {unit}"
+    return f"ratio: {case} / {baseline}: {times} ({values})"
+
+
+def print_ratio(
+    case: str,
+    value: float,
+    baseline: str,
+    base: float,
+    *,
+    unit: str = "ms",
+    stat: str = "median",
+) -> None:
+    """Print `ratio_line(...)`."""
+    print(ratio_line(case, value, baseline, base, unit=unit, stat=stat))
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

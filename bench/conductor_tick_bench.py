@@ -14,7 +14,6 @@ size measured in the same run.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import tempfile
@@ -23,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import table
+from bench._common import pin_scratch_git, print_ratio, scratch_anchors, table
 from oms.canonical import stable_id
 from oms.domain import tickets as ticket_machine
 from oms.domain import workers as worker_machine
@@ -125,9 +124,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
-    for key, value in (("GIT_AUTHOR_NAME", "bench"), ("GIT_AUTHOR_EMAIL", "bench@oms.invalid")):
-        os.environ.setdefault(key, value)
-        os.environ.setdefault(key.replace("AUTHOR", "COMMITTER"), value)
+    pin_scratch_git()
+    scratch_anchors()
     sizes = [int(s) for s in args.sizes.split(",")]
     results = {}
     with tempfile.TemporaryDirectory(prefix="oms-tick-") as tmp:
@@ -149,6 +147,10 @@ def main() -> int:
         for size, r in results.items()
     ]
     print(table(["store", "tick ms (median)", "x smallest", "record reads", *phase_names], rows))
+    print()
+    for size, r in results.items():
+        if size != sizes[0]:
+            print_ratio(f"an idle tick, {size} tickets", r["tick_ms"], f"{sizes[0]} tickets", base)
     return 0
 
 

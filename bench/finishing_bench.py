@@ -22,20 +22,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import median_ms, table, time_interleaved
+from bench._common import median_ms, pin_scratch_git, print_ratio, table, time_interleaved
 from oms.adapters import bwrap, git, salvage_git, seccomp, tree_job
 from oms.adapters.check_sandbox import check_argv
 from oms.process import child_env, data_fd, run_bounded
 
 
 def _repo(path: Path, files: int) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b",
-           "GIT_COMMITTER_EMAIL": "b@x"}  # fmt: skip
-    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True, env=env)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
     for i in range(files // 2):
         (path / f"t{i}.txt").write_text(f"tracked {i}\n")
-    subprocess.run(["git", "-C", str(path), "add", "-A"], check=True, env=env)
-    subprocess.run(["git", "-C", str(path), "commit", "-q", "--allow-empty", "-m", "base"], check=True, env=env)
+    subprocess.run(["git", "-C", str(path), "add", "-A"], check=True)
+    commit = ["git", "-C", str(path), "commit", "-q", "--allow-empty", "-m", "base"]
+    subprocess.run(commit, check=True)
     for i in range(files // 2):
         (path / f"t{i}.txt").write_text(f"changed {i}\n")
     for i in range(files - files // 2):
@@ -72,7 +71,9 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=20)
     parser.add_argument("--files", default="10,1000,10000")
     args = parser.parse_args()
+    pin_scratch_git()
     rows = []
+    ratios: list[tuple[str, float, str, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for files in (int(n) for n in args.files.split(",")):
             repo = Path(tmp) / f"r{files}"
@@ -85,6 +86,8 @@ def main() -> None:
             got = time_interleaved(cases, args.samples)
             base, took = median_ms(got["git status"]), median_ms(got["salvage"])
             rows.append([f"salvage, {files} changed files", f"{base:.1f}", f"{took:.1f}", f"{took / base:.2f}"])
+            case = f"salvage, {files} changed files"
+            ratios.append((case, took, "git status of the same tree", base))
             main_repo, wt = _worktree(Path(tmp) / f"w{files}", files)
             linked = git.linked_worktree(str(main_repo), str(wt))
             job = {"head": linked.head, "message": "bench"}
@@ -103,6 +106,8 @@ def main() -> None:
             base, took = median_ms(got["git status"]), median_ms(got["tree job"])
             ratio = f"{took / base:.2f}"
             rows.append([f"salvage in its tree job, {files}", f"{base:.1f}", f"{took:.1f}", ratio])
+            case = f"salvage in its tree job, {files} changed files"
+            ratios.append((case, took, "git status of the same worktree", base))
         checkout = Path(tmp) / "checkout"
         checkout.mkdir()
         filter_fd = data_fd(seccomp.encode(seccomp.program(os.uname().machine)))
@@ -120,8 +125,13 @@ def main() -> None:
         got = time_interleaved(cases, args.samples)
         base, took = median_ms(got["direct"]), median_ms(got["sandboxed"])
         rows.append(["a check (`true`)", f"{base:.1f}", f"{took:.1f}", f"{took / base:.2f}"])
+        case = "a check (`true`) in the check sandbox"
+        ratios.append((case, took, "`/bin/true` run directly", base))
     print(table(["case (median ms)", "baseline", "oms", "ratio"], rows))
     print("baselines: `git status --porcelain --untracked-files=all` of the same tree; `/bin/true` run directly")
+    print()
+    for case, took, baseline, base in ratios:
+        print_ratio(case, took, baseline, base)
 
 
 if __name__ == "__main__":

@@ -15,10 +15,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import command_runner, median_ms, p90_ms, table, time_interleaved
+from bench._common import command_runner, median_ms, p90_ms, print_ratio, table, time_interleaved
 
+REPO = Path(__file__).resolve().parent.parent
+BASELINE = "oms --version (baseline)"
 CASES = {
-    "oms --version (baseline)": ("--version",),
+    BASELINE: ("--version",),
     "oms hook provider --help": ("hook", "provider", "--help"),
     "oms worker bridge --help": ("worker", "bridge", "--help"),
     "oms worker supervise --help": ("worker", "supervise", "--help"),
@@ -30,15 +32,22 @@ CASES = {
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=30)
-    parser.add_argument("--binary", default="dist/oms/oms")
+    parser.add_argument("--binary", default=str(REPO / "dist" / "oms" / "oms"))
     args = parser.parse_args()
     binary = str(Path(args.binary).resolve())
+    if not Path(binary).is_file():
+        print(f"{binary} is missing: run `python build/freeze.py` first", file=sys.stderr)
+        raise SystemExit(1)
     samples = time_interleaved({name: command_runner((binary, *argv)) for name, argv in CASES.items()}, args.runs)
-    base = median_ms(samples["oms --version (baseline)"])
+    base = median_ms(samples[BASELINE])
     rows = [
         [name, f"{median_ms(s):.1f}", f"{p90_ms(s):.1f}", f"{median_ms(s) / base:.2f}"] for name, s in samples.items()
     ]
     print(table(["command (frozen)", "median ms", "p90 ms", "x baseline"], rows))
+    print()
+    for name, s in samples.items():
+        if name != BASELINE:
+            print_ratio(name, median_ms(s), "oms --version", base)
 
 
 if __name__ == "__main__":

@@ -1,21 +1,24 @@
 """Ledger benchmark (issue 14 item 5, ADR 0022, ADR 0027): `oms audit verify` of 100,000 entries,
 what the ledger adds to a store write, and how concurrent writers share it.
 
-.venv/bin/python bench/ledger_bench.py [--entries 100000] [--samples 200] [--writers 4] [--writes
-200]
+    .venv/bin/python bench/ledger_bench.py [--entries 100000] [--samples 200] [--writers 4]
+        [--writes 200]
 
 Verify: a state root with `--entries` journal-entry files and a ledger naming each (built directly,
 in the ledger's own line format, each line's MAC included), verified three times (every MAC, the
-chain, every file's digest, every covered file named); prints the median and entries per second. A
-write: `Root.publish` of a small file alone, and `ledger.publish_noted` (the key read, the log's
-flock, tail read and MAC check, the line appended and fsynced, the publish, the newline),
-interleaved. Concurrent: `--writers` processes each writing `--writes` small files with
-`publish_noted` at once (the log's lock is held across each publish: ADR 0027); prints the wall time
-and writes per second. Nothing is asserted."""
+chain, every file's digest, every covered file named), taking turns with reading and hashing the
+same files (its baseline); prints the medians and entries per second. A write: `Root.publish` of
+a small file alone, and `ledger.publish_noted` (the key read, the log's flock, tail read and MAC
+check, the line appended and fsynced, the publish, the newline), interleaved. Concurrent:
+`--writers` processes each writing `--writes` small files with `publish_noted` at once (the log's
+lock is held across each publish: ADR 0027); prints the wall time and writes per second. Signing
+after a write: a checkpoint alone, and a checkpoint with the anchor moved to it. Prints each
+comparison's `ratio:` line; nothing is asserted."""
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import statistics
 import sys
 import tempfile
@@ -24,11 +27,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import median_ms, table, time_interleaved
+from bench._common import median_ms, print_ratio, scratch_anchors, table, time_interleaved
 from oms.canonical import now
 from oms.store import ledger
 from oms.store.ledger_check import verify_ledger
 from oms.store.stateroot import StateRoot
+
+VERIFY_RUNS = 3
 
 
 def main() -> None:
@@ -38,6 +43,7 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=4)
     parser.add_argument("--writes", type=int, default=200)
     args = parser.parse_args()
+    scratch_anchors()
     with tempfile.TemporaryDirectory() as tmp:
         state, _ = StateRoot.create(str(Path(tmp) / "state"), now())
         root = state.root
@@ -54,13 +60,23 @@ def main() -> None:
             prev = ledger.hash_of(line)
         root.unlink(ledger.LOG)  # (written whole: the bench builds it faster than notes would)
         root.publish(ledger.LOG, b"".join(lines))
-        times = []
-        for _ in range(3):
-            started = time.perf_counter()
-            audit = verify_ledger(root, state.meta.public_key, state.meta.key_id)
-            times.append(time.perf_counter() - started)
-        assert audit.ok, audit.problems[:3]
-        took = statistics.median(times)
+        audits = []
+
+        def check() -> None:
+            audits.append(verify_ledger(root, state.meta.public_key, state.meta.key_id))
+
+        journals = (f"journals/bench/{seq}.json" for seq in range(2, args.entries + 2))
+        files = [ledger.LOG, ledger.META, *journals]
+
+        def hash_all() -> None:  # the baseline: read and hash every file verify must read
+            for rel in files:
+                hashlib.sha256(root.read_bytes(rel, ledger.MAX_LOG_BYTES)).hexdigest()
+
+        cases = {"verify": check, "read and hash": hash_all}
+        verifies = time_interleaved(cases, VERIFY_RUNS, warmup=0)
+        assert all(audit.ok for audit in audits), audits[0].problems[:3]
+        took = statistics.median(verifies["verify"])
+        hashed = statistics.median(verifies["read and hash"])
         counter = [0]
 
         def plain() -> None:
@@ -75,7 +91,10 @@ def main() -> None:
         signed = _sign_and_anchor(state.path, min(args.samples, 100), counter)
         wall = _concurrent(state.path, args.writers, args.writes)
         state.close()
-    print(f"verify: {args.entries} entries in {took:.2f} s (median of 3): {args.entries / took:,.0f} entries/s")
+    print(
+        f"verify: {args.entries} entries in {took:.2f} s (median of {VERIFY_RUNS}): "
+        f"{args.entries / took:,.0f} entries/s; reading and hashing the same files: {hashed:.2f} s"
+    )
     base, with_note = median_ms(got["publish"]), median_ms(got["publish + note"])
     print(
         table(
@@ -92,16 +111,22 @@ def main() -> None:
     total = args.writers * args.writes
     rate = f"{total / wall:,.0f} writes/s"
     print(f"concurrent: {args.writers} writers x {args.writes} writes in {wall:.2f} s: {rate}")
+    print()
+    print_ratio(
+        f"audit verify, {args.entries} entries",
+        took * 1000,
+        "reading and hashing its files",
+        hashed * 1000,
+    )
+    print_ratio("publish + ledger note", with_note, "publish alone", base)
+    print_ratio("checkpoint + anchor", signed[1], "checkpoint alone", signed[0])
 
 
 def _sign_and_anchor(path: str, samples: int, counter: list[int]) -> tuple[float, float]:
     """Median ms of signing the head after a write, alone and with the anchor moved to it (ADR 0027;
-    the anchor folder: $OMS_ANCHOR_DIR, or a temporary one)."""
-    import os
-
+    the anchor folder: $OMS_ANCHOR_DIR, by default a temporary one: `scratch_anchors`)."""
     from oms.store import Store
 
-    os.environ.setdefault("OMS_ANCHOR_DIR", tempfile.mkdtemp(prefix="oms-bench-anchors-"))
     alone: list[float] = []
     anchored: list[float] = []
     with Store.open(path) as store:

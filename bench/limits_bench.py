@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import median_ms, p90_ms, table
+from bench._common import median_ms, p90_ms, print_ratio, scratch_anchors, table
 from tests.chain import Chain, broker_socket, make_chain, sandbox_dir
 from tests.integration.test_delivery_concurrency import make_events
 
@@ -242,6 +242,7 @@ def main() -> int:
     os.environ["OMS_EXECUTABLE"] = executable
     scratch = Path(tempfile.mkdtemp(prefix="omsl", dir="/tmp"))  # short: a socket path fits AF_UNIX
     os.environ.update(fresh_home(scratch))
+    scratch_anchors()
     env = dict(os.environ)
     (scratch / "c").mkdir()
     chain = next(make_chain(scratch / "c"))
@@ -276,8 +277,10 @@ def main() -> int:
         tmux = ["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"]
         subprocess.run(tmux, capture_output=True, check=False)
         deadline = time.monotonic() + 15
-        while any((chain.state / "panes").glob("*.sock")) and time.monotonic() < deadline:
-            time.sleep(0.1)
+        made = (chain.state / "sandboxes.json").exists()  # (the sandbox directory, ADR 0026)
+        brokers = sandbox_dir(chain.state) / "brokers" if made else None
+        while brokers is not None and any(brokers.glob("*.sock")) and time.monotonic() < deadline:
+            time.sleep(0.1)  # each supervisor removes its socket once its sandbox has ended
         shutil.rmtree(scratch, ignore_errors=True)
     report(results, ends, lasted)
     return 0
@@ -307,12 +310,20 @@ def report(results: dict[str, Samples], ends: dict[str, str], lasted: dict[str, 
     print()
     for phase, end in ends.items():
         print(f"the attacker ({phase}) lasted {lasted[phase]:.1f} s and ended: {end}")
+    ratios = []
     for phase, idle_phase in IDLE.items():
         for name in CASES:
-            samples = results[phase][name] or results[f"{phase}, aftermath"][name]
-            ratio = median_ms(samples) / median_ms(results[idle_phase][name])
+            late = not results[phase][name]  # none started before the attacker's end
+            samples = results[f"{phase}, aftermath" if late else phase][name]
+            value, base = median_ms(samples), median_ms(results[idle_phase][name])
+            ratio = value / base
             verdict = "met" if ratio <= 2 else "MISSED"
             print(f"target, {phase}: {name} p50 <= 2 x idle ({ratio:.2f}: {verdict})")
+            stat = "median of the aftermath" if late else "median"
+            ratios.append((f"{name}, {phase}", value, f"{name}, {idle_phase}", base, stat))
+    print()
+    for case, value, baseline, base, stat in ratios:
+        print_ratio(case, value, baseline, base, stat=stat)
 
 
 if __name__ == "__main__":

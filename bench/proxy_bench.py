@@ -5,8 +5,9 @@ direct call to the same loopback upstream (issue 13, ADR 0020).
 
 The upstream is a loopback server in this process answering the Anthropic Messages path: a small JSON
 answer, or an SSE stream of `--events` events, each its own flushed chunk. The proxy runs in this process
-too, on a fresh chain's state root, checking a real token file on every request. Prints medians and the
-ratio; nothing is asserted.
+too, on a fresh chain's state root, checking a real token file and asking the one rule (the
+dispatch, ticket and worker records of a live attempt) on every request, and writing its usage
+before the answer ends (ADR 0028). Prints medians and the ratio; nothing is asserted.
 """
 
 from __future__ import annotations
@@ -25,12 +26,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import median_ms, table, time_interleaved
+from bench._common import (
+    median_ms,
+    pin_scratch_git,
+    print_ratio,
+    scratch_anchors,
+    table,
+    time_interleaved,
+)
 from oms.process import netrelay
 from oms.services.proxy_control import settings_for
 from oms.services.proxy_front import Door, door_dir, door_path
 from oms.services.proxy_server import ProxyServer
-from oms.services.proxy_tokens import issue_token
+from tests.attempts import attempt_token
 from tests.chain import make_chain
 from tests.proxy_rig import PROVIDERS
 
@@ -104,6 +112,8 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--events", type=int, default=EVENTS)
     args = parser.parse_args()
+    pin_scratch_git()
+    scratch_anchors()
     up = upstream(args.events)
     base = f"http://127.0.0.1:{up.server_address[1]}"
     with tempfile.TemporaryDirectory() as tmp:
@@ -112,7 +122,7 @@ def main() -> None:
             ws = chain.workspace()
             proxy = ProxyServer(settings_for(ws, b"k" * 32, {"ANTHROPIC_API_KEY": "sk-bench"}), 0)
             threading.Thread(target=proxy.serve_forever, daemon=True).start()
-            token = issue_token(ws, "bench-1", "claude-mock")
+            token = attempt_token(chain, "bench-1", "claude-mock")  # a live attempt: the rule asks
             ws.store.state.root.mkdirs(door_dir("bench-1"))
             front = Door(proxy, ws.store.state.root.listen_unix(door_path("bench-1")), "bench-1")
             threading.Thread(target=front.serve_forever, daemon=True).start()
@@ -172,6 +182,14 @@ def main() -> None:
         row.append(f"{value:.3f}")
     print(table(("case (median ms)", "direct", "proxied", "added", "ratio", "relayed (no network)"), rows))
     print(f"added per streamed event after the first: {per_event_us:.1f} us (median, {args.samples} samples)")
+    print()
+    for what, got, case in (
+        ("request", med, "request"),
+        ("stream: first event", first, "stream"),
+        ("stream: all events", med, "stream"),
+    ):
+        print_ratio(f"{what}, proxied", got[f"{case}, proxied"], "direct", got[f"{case}, direct"])
+        print_ratio(f"{what}, relayed", got[f"{case}, relayed"], "direct", got[f"{case}, direct"])
 
 
 if __name__ == "__main__":

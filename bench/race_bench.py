@@ -8,14 +8,15 @@ snapshot of its state root, forks two processes that wait on one pipe and then c
 and checks the outcome from the store. Printed: races run, how many each result won, disagreements
 (the worker's end is not the one the dispatch's result implies), double wins (both callers told
 "recorded"), and signed result evidence left by a loser. Target: 0 disagreements, 0 double wins, 0
-loser evidence. The time per race is printed for orientation only.
+loser evidence. Each race takes turns with its baseline, one caller alone from the same snapshot
+(the same fork and call with one process; it must be recorded): the median time of a race against
+it is printed for orientation only. Exit 1 if a count is not 0.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import shutil
 import sys
 import tempfile
@@ -24,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import table
+from bench._common import median_ms, pin_scratch_git, print_ratio, scratch_anchors, table
 from tests.agent_side import BoundTools, bind
 from tests.chain import make_chain
 from tests.integration.test_one_result_wins import outcome, race, restore
@@ -34,9 +35,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--races", type=int, default=500)
     args = parser.parse_args()
-    for key, value in (("GIT_AUTHOR_NAME", "bench"), ("GIT_AUTHOR_EMAIL", "bench@oms.invalid")):
-        os.environ.setdefault(key, value)
-        os.environ.setdefault(key.replace("AUTHOR", "COMMITTER"), value)
+    pin_scratch_git()
+    scratch_anchors()
     with tempfile.TemporaryDirectory(prefix="oms-race-") as tmp, contextlib.ExitStack() as stack:
         chain = stack.enter_context(contextlib.contextmanager(make_chain)(Path(tmp)))
         bound = bind(chain)
@@ -49,12 +49,18 @@ def main() -> int:
         completed = {"status": "completed", "summary": "Fixed.", "result_commit": commit}
         blocked = {"status": "blocked", "summary": "Cannot reproduce."}
         wins = {"completed": 0, "blocked": 0}
-        disagreements = double_wins = loser_evidence = refusals = 0
-        started = time.monotonic()
+        disagreements = double_wins = loser_evidence = refusals = solo_failures = 0
+        raced, alone = [], []
         for n in range(args.races):
-            if n:
-                restore(bound, snap)
+            restore(bound, snap)  # the baseline: one caller alone, from the same state
+            started = time.perf_counter()
+            (answer,) = race(bound, [blocked] if n % 2 else [completed])
+            alone.append(time.perf_counter() - started)
+            solo_failures += bool(answer["error"])
+            restore(bound, snap)
+            started = time.perf_counter()
             answers = race(bound, [completed, blocked] if n % 2 else [blocked, completed])
+            raced.append(time.perf_counter() - started)
             won = [a for a in answers if not a["error"]]
             double_wins += len(won) > 1
             refusals += sum("different result" in str(a["result"].get("error", "")) for a in answers)
@@ -63,7 +69,6 @@ def main() -> int:
                 wins[status] += 1
             disagreements += worker_state != ("done" if status == "completed" else "blocked")
             loser_evidence += max(0, evidence - 1)
-        elapsed = time.monotonic() - started
     rows = [
         ["races", str(args.races)],
         ["won by completed / blocked", f"{wins['completed']} / {wins['blocked']}"],
@@ -71,10 +76,12 @@ def main() -> int:
         ["double wins (both told recorded)", str(double_wins)],
         ["worker/dispatch disagreements", str(disagreements)],
         ["loser evidence left signed", str(loser_evidence)],
-        ["ms per race (orientation)", f"{1000 * elapsed / max(1, args.races):.0f}"],
+        ["one caller alone refused (baseline)", str(solo_failures)],
     ]
     print(table(["result races", "count"], rows))
-    return 0 if (double_wins, disagreements, loser_evidence) == (0, 0, 0) else 1
+    print()
+    print_ratio("a race of two callers", median_ms(raced), "one caller alone", median_ms(alone))
+    return 0 if (double_wins, disagreements, loser_evidence, solo_failures) == (0, 0, 0, 0) else 1
 
 
 if __name__ == "__main__":

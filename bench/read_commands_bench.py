@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import command_runner, table
+from bench._common import command_runner, pin_scratch_git, print_ratio, scratch_anchors, table
 from oms.services import demo, tickets
 from oms.services.workspace import Workspace
 
@@ -69,13 +69,17 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--oms", default=str(Path(__file__).resolve().parent.parent / "dist" / "oms" / "oms"))
     args = parser.parse_args()
-    for key, value in (("GIT_AUTHOR_NAME", "bench"), ("GIT_AUTHOR_EMAIL", "bench@oms.invalid")):
-        os.environ.setdefault(key, value)
-        os.environ.setdefault(key.replace("AUTHOR", "COMMITTER"), value)
+    if not Path(args.oms).is_file():
+        print(f"{args.oms} is missing: run `python build/freeze.py` first", file=sys.stderr)
+        return 1
+    pin_scratch_git()
+    scratch_anchors()
     rows = []
+    sizes = [int(s) for s in args.sizes.split(",")]
+    results: dict[int, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="oms-reads-") as tmp:
-        for size in (int(s) for s in args.sizes.split(",")):
-            r = measure(Path(tmp) / f"n{size}", size, args.oms, args.repeat)
+        for size in sizes:
+            r = results[size] = measure(Path(tmp) / f"n{size}", size, args.oms, args.repeat)
             rows.append(
                 [
                     f"{size} tickets ({int(r['files'])} files)",
@@ -101,6 +105,20 @@ def main() -> int:
             rows,
         )
     )
+    print()
+    for size, r in results.items():
+        for name in ("ticket list", "status", "store verify"):
+            case = f"`oms {name}`, {size} tickets"
+            print_ratio(case, r[name] * 1000, "`oms --version`", r["version"] * 1000)
+    small, large = sizes[0], sizes[-1]
+    if large != small:
+        for name in ("ticket list", "status"):
+            print_ratio(
+                f"`oms {name}`, {large} tickets",
+                results[large][name] * 1000,
+                f"{small} tickets",
+                results[small][name] * 1000,
+            )
     return 0
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import command_runner, median_ms, p90_ms, table, time_interleaved
+from bench._common import command_runner, median_ms, p90_ms, print_ratio, table, time_interleaved
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -103,6 +103,13 @@ def main() -> int:
         )
     heads = ["p50 ms", "p90 ms", "\u00d7 `node -e 0`", "\u00d7 frozen empty", "\u00d7 empty, oms's choices"]
     print(table(["command", *heads], rows))
+    print()
+    oms = median_ms(results["frozen `oms --version` (onedir)"])
+    if base_node is not None:
+        print_ratio("frozen `oms --version` (onedir)", oms, "`node -e 0`", base_node)
+    lean, empty = "frozen empty script, oms's spec choices", "frozen empty script (onedir)"
+    print_ratio("frozen `oms --version` (onedir)", oms, lean, base_lean)
+    print_ratio(lean, base_lean, empty, base_empty)
     return 0
 
 

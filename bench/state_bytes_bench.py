@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import table
+from bench._common import pin_scratch_git, print_ratio, scratch_anchors, table
 from oms.services import compaction, finish, verify, worktree_gc
 from oms.services.delivery import Delivery
 from tests.agent_side import BoundTools, bind
@@ -56,6 +56,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--dispatches", type=int, default=20)
     args = parser.parse_args()
+    pin_scratch_git()
+    scratch_anchors()
     with tempfile.TemporaryDirectory() as tmp:
         for chain in make_chain(Path(tmp)):
             chain.edit_config(
@@ -96,6 +98,15 @@ def main() -> None:
                 rows.append([area, *(f"{g / n / 1024:.1f}" for g in grown), *(f"{f / n:.1f}" for f in files)])
             rows.append(["all", *(f"{t / n / 1024:.1f}" for t in totals), "", ""])
     print(table(["area", "KiB/dispatch ended", "KiB/dispatch compacted", "files ended", "files compacted"], rows))
+    print()
+    print_ratio(
+        "state root bytes, compacted",
+        totals[1] / n / 1024,
+        "ended",
+        totals[0] / n / 1024,
+        unit="KiB",
+        stat="per dispatch",
+    )
     print(
         f"compacted {len(report.compacted)} tickets in {took * 1000:.0f} ms "
         f"({took * 1000 / max(1, len(report.compacted)):.1f} ms a ticket); kept {len(report.kept)}"

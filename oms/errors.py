@@ -261,11 +261,35 @@ class CheckoutChangedError(OmsError):
     code = "checkout-changed"
 
 
+class LeftoversError(CheckoutChangedError):
+    """A worktree holds changed or untracked files an earlier attempt (or a person) left: a new
+    attempt's launch salvages them and restores the recorded commit first (ADR 0029)."""
+
+    code = "leftovers"
+
+
+class WorktreeNeedsPersonError(CheckoutChangedError):
+    """A ticket's worktree is in a state oms will not change on its own (gone with its branch,
+    broken by hand, holding what it cannot keep): the ticket waits for a person, never retried
+    (ADR 0029)."""
+
+    code = "worktree-needs-person"
+    hint = "look at the worktree as the reason says; the ticket waits (blocked) for a new one"
+
+
 class UnsafeRepositoryError(OmsError):
     """A repository's own configuration would make git run code oms does not control."""
 
     code = "unsafe-repository"
-    hint = "remove the listed keys from the repository's .git/config (agents can write it), then retry"
+    hint = (
+        "remove the listed keys from the repository's .git/config or the worktree's"
+        " config.worktree (agents can write them), then retry"
+    )
+
+
+# What only a person can put right: a launch or a new attempt refused for one of these blocks its
+# ticket at once (the reason says what is wrong), never retried into quarantine (ADR 0029).
+WAITS_FOR_PERSON = (WorktreeNeedsPersonError, UnsafeRepositoryError)
 
 
 class AdvisorError(OmsError):

@@ -38,18 +38,28 @@ class Limits(NamedTuple):
     ledger_file_bytes: int = 512 * 1024 * 1024  # the largest file the ledger covers (a bundle)
     ledger_tail_bytes: int = 4 * 1024  # read to find the ledger's last line (a line is under 1 KiB)
     anchor_bytes: int = 4 * 1024  # an anchor or a checkpoint (ADR 0027)
+    attempt_check_s: float = 1.0  # a supervisor asks the rule at least this often (ADR 0028)
+    proxy_unasked_output: int = 32_000  # output reserved for a request naming no bound (ADR 0028)
     tree_job_bytes: int = 1024 * 1024  # a tree job's request on its stdin (docs/adr/0024)
     tree_answer_bytes: int = 1024 * 1024  # ... and its answer on its stdout
     tree_job_timeout_s: float = 300.0  # a tree job (staging thousands of files too) ends by then
     tree_file_bytes: int = 256 * 1024 * 1024  # one file a tree job stages (read whole, then a blob)
     tree_import_bytes: int = 64 * 1024 * 1024  # blob bytes handed to one `git fast-import`
     tree_stderr_bytes: int = 64 * 1024  # what a tree job may say on stderr beside its answer
+    # a tree job's own cgroup (what an agent left must not take the host: a `.gitignore` is held
+    # by git at ~5x its size; a staged file is read whole and deflated by fast-import)
+    tree_job_memory_bytes: int = 2 * 1024 * 1024 * 1024
+    tree_job_pids: int = 256  # oms, git (its threads), fast-import
+    tree_job_file_bytes: int = 1024 * 1024 * 1024  # a pack fast-import writes (<= 256 MiB blobs)
+    # `oms result verify`'s checkout: its tree listed at object level first (more is refused)
+    checkout_listing_bytes: int = 64 * 1024 * 1024
     tree_import_blobs: int = 100_000  # blobs handed to one `git fast-import` at most
     tree_status_bytes: int = 4 * 1024 * 1024  # delivery's sandboxed `git status`: more is not clean
     tree_text_chars: int = 4096  # a path, ref, name or one-line reason in a tree job or its answer
     tree_message_chars: int = 64 * 1024  # a commit message in a tree job
     gitdir_pointer_bytes: int = 4096  # a worktree's `.git` file, its admin dir's `gitdir`
     salvage_refs: int = 1000  # salvage refs of one attempt (`<attempt>`, `-2`, ... `-1000`)
+    restore_rounds: int = 2  # salvages and restores before a launch (a reset .gitignore uncovers)
     host_facts_s: float = 5.0  # a sandbox plan's host facts (/etc's masks) are read again after
     # a sandbox's cgroup and disk (issue 23, ADR 0025)
     cgroup_file_bytes: int = 64 * 1024  # a cgroup file, /proc/self/cgroup

@@ -8,11 +8,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from oms.canonical import add_ms, now
+from oms.canonical import JsonObject, access, add_ms, now
 from oms.services import dispatches, tickets, worktrees
 from oms.services.demo import WORKER_SCRIPT
 from oms.services.setup import init
 from oms.services.workspace import Workspace
+from oms.store import Record
 from tests.helpers import git
 
 ADVISOR = r"""
@@ -104,6 +105,25 @@ class Chain:
         with self.workspace() as ws:
             rec, _ = dispatches.propose(ws, ticket_id)
         return ticket_id, token, rec.record_id
+
+
+def next_attempt(chain: Chain, ticket: str, dispatch: Record) -> Record:
+    """`dispatch`'s attempt lapses (a failure the conductor retries, as `decide_ticket` does), the
+    ticket is leased again, its worktree asked for (`worktrees.create`: made again if gone) and
+    the next attempt's dispatch proposed; that dispatch."""
+    with chain.workspace() as ws:
+        current = ws.store.records("ticket").read(ticket)
+        failure: JsonObject = {
+            "attempt": access.integer(current.payload, "attempt"),
+            "dispatch_id": dispatch.record_id,
+            "failed_at": ws.now(),
+            "reason": "lapsed",
+        }
+        session = access.text(current.payload, "session_id")
+        tickets.retry(ws, current, session_id=session, failure=failure, retry_after=ws.now())
+        tickets.lease(ws, ticket, "w1")
+        worktrees.create(ws, ticket)
+        return dispatches.propose(ws, ticket)[0]
 
 
 def _replace_advisor_argv(text: str, argv: list[str]) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -97,6 +98,7 @@ class ModelMock:
     hold_s: float = 120.0  # how long a `Hold` step waits for the test at most
     fail: list[tuple[int, dict[str, Any], dict[str, str]]] = field(default_factory=list)
     trickle: bool = False
+    arrivals: list[tuple[float, str, int]] = field(default_factory=list)  # (time.time(), messages, status)
     _server: ThreadingHTTPServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _held: bool = False
@@ -146,6 +148,8 @@ class ModelMock:
                     mock.heard.append((path, {k.lower(): v for k, v in self.headers.items()}))
                     mock.bodies.append(raw)
                     failure = mock.fail.pop(0) if mock.fail else None
+                    said = json.dumps(body.get("messages") or body.get("input") or [])[:2000]
+                    mock.arrivals.append((time.time(), said, failure[0] if failure else 200))
                 if failure is not None:
                     self._json(failure[0], failure[1], failure[2])
                 elif path.endswith("/responses"):

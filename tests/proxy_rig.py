@@ -96,10 +96,10 @@ class Rig:
         return self.server.port
 
     def token(self, provider_id: str, dispatch_id: str = "d-1", role_id: str | None = None) -> str:
-        from oms.services.proxy_tokens import issue_token
+        """A token of a live attempt under `dispatch_id` (`tests/attempts.py`)."""
+        from tests.attempts import attempt_token
 
-        with self.chain.workspace() as ws:
-            return issue_token(ws, dispatch_id, provider_id, role_id=role_id)
+        return attempt_token(self.chain, dispatch_id, provider_id, role_id=role_id)
 
     def post(self, path: str, body: object, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
         """One request through the proxy, the whole answer read."""

@@ -264,16 +264,25 @@ def repository_config(repo: str, gitdir: str | None = None) -> list[tuple[str, s
 SHOWN_CONFIG = re.compile(
     r"core\.(repositoryformatversion|filemode|ignorecase|precomposeunicode|symlinks)|extensions\.[a-z0-9]+"
 )
+# Never shown (ADR 0029): `extensions.worktreeConfig`, with which git inside a sandbox would read
+# the worktree's `config.worktree` (its admin dir is in the view), a second config file oms did not
+# write; `core.ignoreCase`, which a repository made on a case-insensitive disk carries and with
+# which `git status` would not list (so a salvage would not keep) an untracked file whose name
+# differs from a tracked one in case alone (the disks oms runs on tell case apart).
+NOT_SHOWN = frozenset({"extensions.worktreeconfig", "core.ignorecase"})
 
 
 def sandbox_config(entries: list[tuple[str, str]]) -> str:
     """The repository config a worker's sandbox shows in its place (pure): only what git needs to read the
     repository (format version, extensions such as the object format, file-system quirks), never remotes,
-    credentials, hooks or anything else the user keeps there."""
+    credentials, hooks or anything else the user keeps there — nor per-worktree config: git inside
+    reads this file and no other (so no repository setting reaches a tree job, ADR 0029)."""
     sections: dict[str, list[str]] = {}
     for key, value in entries:
         lowered = key.lower()
-        if SHOWN_CONFIG.fullmatch(lowered) is None or any(c in value for c in '\n\r"\\\x00'):
+        if SHOWN_CONFIG.fullmatch(lowered) is None or lowered in NOT_SHOWN:
+            continue
+        if any(c in value for c in '\n\r"\\\x00'):
             continue
         section, _, name = lowered.partition(".")
         sections.setdefault(section, []).append(f'\t{name} = "{value}"')
@@ -295,6 +304,30 @@ def add_worktree(repo: str, path: str, branch: str, base: str) -> None:
     """`git worktree add -b <branch> <path> <base>`, hooks and fsmonitor disabled (config checked first)."""
     refuse_unsafe_config(repo)
     git(repo, "worktree", "add", "--quiet", "-b", branch, path, base, timeout=120.0)
+
+
+def readd_worktree(repo: str, path: str, branch: str) -> None:
+    """`git worktree add <path> <branch>`: a worktree made again on its existing branch, where the
+    old one is gone (hooks and fsmonitor disabled, the config checked first)."""
+    refuse_unsafe_config(repo)
+    git(repo, "worktree", "add", "--quiet", path, branch, timeout=120.0)
+
+
+def forget_worktree(repo: str, path: str) -> None:
+    """Drop the registration of a worktree whose folder is gone (`git worktree remove --force`:
+    its admin dir; git refuses a locked one)."""
+    git(repo, "worktree", "remove", "--force", path, timeout=120.0)
+
+
+def staged(repo: str, gitdir: str, head: str) -> bool:
+    """Does the index in a linked worktree's admin dir `gitdir` hold anything `head` does not
+    (staged changes)? Read in the main repository (`diff-index --cached`: the index against the
+    tree, no file of the worktree); an index that cannot be compared counts as holding something."""
+    index = os.path.join(gitdir, "index")
+    if not os.path.lexists(index):
+        return False
+    done = git(repo, "diff-index", "--cached", "--quiet", head, "--", index=index, check=False)
+    return done.returncode != 0
 
 
 def status_entries(repo: str) -> list[bytes]:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 
 from oms.adapters.git import OMS_IDENTITY, git, git_dirs, resolve_commit
-from oms.errors import CheckoutChangedError, ProcessFailedError
+from oms.errors import CheckoutChangedError, InvalidInputError, ProcessFailedError
 from oms.fsio.outside import discard_file
+from oms.limits import LIMITS
 
 _IDENTITY = ("-c", f"user.name={OMS_IDENTITY[0]}", "-c", f"user.email={OMS_IDENTITY[1]}", "-c", "commit.gpgsign=false")
 
@@ -31,9 +32,39 @@ def merged_tree(repo: str, base: str, other: str) -> str | None:
     return done.text().splitlines()[0]
 
 
-def checkout_tree(repo: str, tree: str, dest: str) -> None:
-    """Write every file of `tree` under the empty directory `dest` (a private index; the repository's own
-    index, HEAD and worktree untouched)."""
+def tree_bytes(repo: str, tree: str) -> tuple[int, int]:
+    """What a checkout of `tree` writes: (bytes of its files, entries), read at object level
+    (`ls-tree -r --long`: each blob's size; identical content stored once is counted at every path
+    it is written to). A listing beyond `Limits.checkout_listing_bytes` is refused."""
+    cap = LIMITS.checkout_listing_bytes
+    try:
+        done = git(repo, "ls-tree", "-r", "-z", "--long", "--full-tree", tree, max_output=cap)
+    except ProcessFailedError as exc:
+        if "more than" not in exc.message:
+            raise
+        raise InvalidInputError(f"tree {tree[:12]} lists more than {cap} bytes of entries") from exc
+    total = entries = 0
+    for item in done.stdout.split(b"\x00"):
+        if not item:
+            continue
+        size = item.split(b"\t", 1)[0].split()[-1]
+        entries += 1
+        total += int(size) if size.isdigit() else 0  # "-": a gitlink, nothing written
+    return total, entries
+
+
+def checkout_tree(repo: str, tree: str, dest: str, max_bytes: int) -> None:
+    """Write every file of `tree` under the empty directory `dest` (a private index; the
+    repository's own index, HEAD and worktree untouched) — refused before anything is written when
+    its files hold more than `max_bytes` (`tree_bytes`: hard links and identical files, one blob in
+    the repository, are written once per path)."""
+    size, entries = tree_bytes(repo, tree)
+    if size > max_bytes:
+        raise InvalidInputError(
+            f"tree {tree[:12]} holds {size} bytes in {entries} files, more than [limits] "
+            f"disk_bytes ({max_bytes}); nothing checked out",
+            hint="raise [limits] disk_bytes if the work really is that large",
+        )
     index = os.path.join(git_dirs(repo)[0], f"oms-verify-{os.getpid()}.index")
     try:
         git(repo, "read-tree", tree, index=index)

@@ -205,48 +205,43 @@ def _in_the_way(repo: str, commit: str) -> str | None:
     return None
 
 
+def free_ref(repo: str, base: str, commit: str, limit: int) -> tuple[str, str]:
+    """Keep `commit` at a salvage ref: the ticket's salvage ref that already holds the same tree
+    (the same work kept twice — at an attempt's end and again before the next one's launch, or
+    by two salvagers — is kept once), else the first free one of `base`, `base-2`, ... up to
+    `limit` (created only where none was: a racing salvage takes the next name). `base` is
+    `refs/oms/salvage/<ticket>/<attempt>`; the ticket's refs are those beside it."""
+    tree = tree_of(repo, commit)
+    held = _trees_under(repo, base.rsplit("/", 1)[0] + "/")
+    for ref, (kept, kept_tree) in sorted(held.items()):
+        if kept_tree == tree:
+            return ref, kept
+    for n in range(1, limit + 1):
+        ref = base + (f"-{n}" if n > 1 else "")
+        if ref in held:
+            continue
+        made = git(repo, "update-ref", ref, commit, "", check=False)
+        if made.returncode == 0:
+            return ref, commit
+        now = resolve_commit(repo, ref)  # another salvager made it meanwhile
+        if now is None:
+            raise ConflictError(f"salvage ref {ref} could not be written")
+        if tree_of(repo, now) == tree:
+            return ref, now
+    raise ConflictError(f"{base} has {limit} salvage refs already")
+
+
+def _trees_under(repo: str, prefix: str) -> dict[str, tuple[str, str]]:
+    """ref -> (commit, tree) of every ref under `prefix` (one `for-each-ref`)."""
+    fmt = "--format=%(refname)%00%(objectname)%00%(tree)"
+    out = git(repo, "for-each-ref", fmt, prefix, max_output=64 * 1024 * 1024).stdout
+    rows = [line.decode("utf-8", "replace").split("\x00") for line in out.splitlines()]
+    return {r[0]: (r[1], r[2]) for r in rows if len(r) == 3}
+
+
 def tree_of(repo: str, commit: str) -> str:
     """The tree id of `commit`."""
     return git(repo, "rev-parse", "--verify", "--end-of-options", f"{commit}^{{tree}}").text()
-
-
-def keep_at_free_ref(repo: str, base: str, commit: str, most: int) -> tuple[str, str]:
-    """Point the first free salvage ref of `base` (`base`, `base-2`, ... `base-<most>`) at `commit`,
-    or name the one that already holds the same tree (a salvage taken twice of the same work):
-    (ref, the commit it holds). One listing of the refs there are (their commits and trees), then
-    one create that succeeds only where no ref is (`update-ref <ref> <commit> ""`): a salvage that
-    took the name in between is looked at and the next name tried. A bounded number of gits
-    however many salvages the attempt has."""
-    tree = tree_of(repo, commit)
-    names = [base + (f"-{n}" if n > 1 else "") for n in range(1, most + 1)]
-    held = _held_refs(repo, base, set(names))
-    for ref in names:
-        if ref not in held:
-            made = git(repo, "update-ref", ref, commit, "", check=False)
-            if made.returncode == 0:
-                return ref, commit  # created only where none was
-            now = resolve_commit(repo, ref)
-            held[ref] = (now, tree_of(repo, now) if now is not None else None)
-        found, its_tree = held[ref]
-        if found is None:
-            raise ConflictError(f"salvage ref {ref} could not be written")
-        if its_tree == tree:
-            return ref, found
-    raise ConflictError(f"{base} has {most} salvage refs already")
-
-
-def _held_refs(repo: str, base: str, names: set[str]) -> dict[str, tuple[str | None, str | None]]:
-    """{ref: (commit, tree)} of the refs among `names` (`base`, `base-<n>`): (None, None) for one
-    that holds no commit."""
-    fields = "--format=%(refname)%00%(objecttype)%00%(objectname)%00%(tree)"
-    out = git(repo, "for-each-ref", fields, base, f"{base}-*").stdout
-    held: dict[str, tuple[str | None, str | None]] = {}
-    for line in out.decode("utf-8", "replace").splitlines():
-        parts = line.split("\x00")
-        if len(parts) == 4 and parts[0] in names:
-            ref, kind, commit, tree = parts
-            held[ref] = (commit, tree) if kind == "commit" and tree else (None, None)
-    return held
 
 
 def refs_under(repo: str, prefix: str) -> list[tuple[str, str, str]]:

@@ -38,7 +38,14 @@ from oms.adapters import git, salvage_git
 from oms.adapters.sandbox import PLACEHOLDERS
 from oms.canonical import JsonObject, access
 from oms.domain import tree_jobs
-from oms.errors import CheckoutChangedError, InvalidInputError, OmsError, shown
+from oms.errors import (
+    CheckoutChangedError,
+    InvalidInputError,
+    LeftoversError,
+    OmsError,
+    WorktreeNeedsPersonError,
+    shown,
+)
 from oms.fsio.trees import empty_tree, enter_tree_job, hidden_git_entries, placeholders, tree_bytes
 from oms.limits import LIMITS
 
@@ -68,8 +75,9 @@ def _layout(job: JsonObject) -> str:
     lines = done.text().splitlines()
     if done.returncode != 0 or len(lines) != 3:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        why = said[0][:200] if said else "it says nothing"
-        raise CheckoutChangedError(f"worktree {worktree}: {tree_jobs.NO_GITDIR} ({why})")
+        why = said[0][:200] if said else "it says nothing"  # (for a person: never told an agent)
+        what = f"worktree {worktree}: {tree_jobs.NO_GITDIR}"
+        raise CheckoutChangedError(what, hint=f"git says: {why}")
     common = lines[1] if os.path.isabs(lines[1]) else os.path.join(worktree, lines[1])
     same = os.path.realpath(lines[0]) == job["gitdir"] and os.path.realpath(common) == job["common"]
     if not same:
@@ -136,8 +144,7 @@ def restore(job: JsonObject) -> JsonObject:
         git.git(worktree, *salvage_git.NO_REFLOG, "reset", "-q", "--hard", start, timeout=120.0)
         return {**nothing, "reset": True}
     made = salvage_git.build(worktree, head, list(paths), access.text(job, "message"))
-    base = access.text(job, "ref_base")
-    ref, kept = salvage_git.keep_at_free_ref(worktree, base, made, MAX_SALVAGE_REFS)
+    ref, kept = salvage_git.free_ref(worktree, access.text(job, "ref_base"), made, MAX_SALVAGE_REFS)
     salvage_git.discard_changes(worktree, start, salvage_git.Snapshot(made, paths))
     return {"salvage_ref": ref, "salvage_commit": kept, "paths": len(paths), "reset": True}
 
@@ -179,16 +186,16 @@ def check(job: JsonObject) -> JsonObject:
     branch = access.text(job, "branch")
     on = git.current_branch(worktree)
     if on != branch:
-        raise CheckoutChangedError(f"worktree is on {on} (expected {branch})")
+        raise WorktreeNeedsPersonError(tree_jobs.on_branch(on, branch))
     _at(worktree, job)
     if not job["own_work"]:
         dirty = git.status_entries(worktree)
         if dirty:
-            raise CheckoutChangedError(tree_jobs.not_clean(len(dirty)))
+            raise LeftoversError(tree_jobs.not_clean(len(dirty)))
         ignored = git.ignored_paths(worktree)
         if ignored:  # what an earlier attempt left where `status` does not look
             why = tree_jobs.carries_ignored(len(ignored), ignored[0])
-            raise CheckoutChangedError(why, hint=tree_jobs.clean_hint(worktree))
+            raise WorktreeNeedsPersonError(why, hint=tree_jobs.clean_hint(worktree))
     moved = git.submodules_moved(worktree)
     if moved:
         where = shown(moved[0], 200)

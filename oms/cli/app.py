@@ -153,7 +153,7 @@ def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None,
     sections = (
         ("tickets", ("id", "state", "attempt", "worker_id", "lease_expires_at", "title")),
         ("dispatches", ("id", "state", "ticket_id", "attempt", "role_id", "advisor_verdict")),
-        ("workers", ("id", "state", "health", "ticket_id", "end_reason")),
+        ("workers", ("id", "state", "health", "agent", "ticket_id", "end_reason")),
         ("sessions", ("id", "state", "dispatch_id", "tmux_pane_id", "heartbeat_deadline_at")),
         ("live", ("id", "state", "repository", "person")),
     )

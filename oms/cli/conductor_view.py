@@ -24,8 +24,9 @@ def _age(since: object, now_ms: int) -> str:
 
 
 def render(ws: Workspace, report: Tick) -> str:
-    """The screen: pool, workers with health, age and last heartbeat, the queue, recent ends, the tick."""
-    from oms.services.status import snapshot
+    """The screen: pool, workers with health, activity, what their agent does, age and last
+    heartbeat, the queue, recent ends, the tick."""
+    from oms.services.status import agent_of, snapshot
 
     snap = snapshot(ws)
     now_ms = parse_ts(ws.now())
@@ -37,15 +38,17 @@ def render(ws: Workspace, report: Tick) -> str:
         f"oms conductor  {time.strftime('%H:%M:%S')}  pool {len(running)}/{ws.config().max_workers}  "
         f"queue {len(queue)}  tick {sum(p.ms for p in report.phases):.0f} ms",
         "",
-        f"{'WORKER':<28} {'HEALTH':<9} {'ACTIVITY':<9} {'AGE':>7} {'BEAT':>7}  CLASS",
+        f"{'WORKER':<28} {'HEALTH':<9} {'ACTIVITY':<9} {'AGENT':<11} {'AGE':>7} {'BEAT':>7}  CLASS",
     ]
     for w in running:
         session = sessions.get(w.record_id)
         beat = None if session is None else session.payload.get("last_observed_at")
         started = None if session is None else session.observed_at
+        agent = str(agent_of(w, session)["agent"])
+        shown = report.classes.get(w.record_id, "-")
         lines.append(
-            f"{w.record_id:<28} {w.payload['health']!s:<9} {w.state:<9} {_age(started, now_ms):>7} "
-            f"{_age(beat, now_ms):>7}  {report.classes.get(w.record_id, '-')}"
+            f"{w.record_id:<28} {w.payload['health']!s:<9} {w.state:<9} {agent:<11} "
+            f"{_age(started, now_ms):>7} {_age(beat, now_ms):>7}  {shown}"
         )
     if not running:
         lines.append("(no running workers)")

@@ -22,6 +22,11 @@ DispatchArg = Annotated[str, typer.Argument(help="Dispatch id (the worker's id).
 def _print(view: Mapping[str, object]) -> None:
     for key, value in view.items():
         typer.echo(f"{key:<16} {value if value is not None else '-'}")
+    failed = view.get("salvage_error")
+    if isinstance(failed, str):  # an end that kept nothing says so where a person looks
+        from oms.domain.workers import unsalvaged
+
+        typer.echo(f"WARN {unsalvaged(failed)}", err=True)
 
 
 @app.command("deliver")

@@ -37,8 +37,9 @@ from oms.errors import CgroupUnavailableError
 CONTROLLERS = ("pids", "memory", "cpu")
 REQUIRED = ("pids", "memory")
 LEAF = "oms-leaf"  # a v2 cgroup's own processes go here, so it may enable controllers for children
-KINDS = {"worker": "w", "check": "c", "probe": "p", "trial": "t"}  # trial: delivery's and doctor's
-_NAME = re.compile(r"^oms-[wcpt]-[a-z0-9][a-z0-9-]{0,150}$")
+# trial: delivery's and doctor's; job: a tree job (docs/adr/0024)
+KINDS = {"worker": "w", "check": "c", "probe": "p", "trial": "t", "job": "j"}
+_NAME = re.compile(r"^oms-[wcptj]-[a-z0-9][a-z0-9-]{0,150}$")
 
 
 class Mount(NamedTuple):

@@ -5,14 +5,17 @@
 - A result decides the ticket: `completed` → done; `blocked` → blocked with the agent's reason (a person
   looks: never retried blindly); `failed` → retried after the backoff, or quarantined. An attempt stopped
   by a decision (`oms worker stop`, or a worker that waited for a person past its deadline: `stopped`)
-  blocks its ticket too: it waits for a person, never for its lease to run out and a new agent.
+  blocks its ticket too: it waits for a person, never for its lease to run out and a new agent. So
+  does an attempt whose worktree only a person can put right (`worktree`: gone with its branch,
+  broken by hand, holding what oms cannot keep; ADR 0029): retrying it would fail the same way.
 - The queue: open tickets whose `retry_after` has passed, by priority (1 first; none = 3), then age.
 - A parked worker is resumed only when its session is parked until a time that has come (`oms worker park
   --until`), never one parked `no_result` (its agent would loop again: a person looks). Workers parked
   with a running session (a fenced attempt, silent channels, a failed launch) wait for a person too.
 - Deadlines: a worker running past its role's wall-clock limit is stopped (`deadline`: a failed attempt),
   one parked for a person (`waits_for_person`) as a decision (`stopped`: its ticket waits for a person); a
-  session past its heartbeat deadline is marked `stalled` (kept running: a slow agent is not a dead one).
+  session past its heartbeat deadline is marked `stalled` (kept running: a slow agent is not a dead
+  one), and healthy again once it beats (`beat_health`; a parked worker stays parked).
   While a worker the pool launched has not ended, its ticket's lease is renewed once less than half of
   it is left (`renew_due`): the lease fences an attempt whose conductor is gone, not a slow agent.
 """
@@ -31,6 +34,7 @@ BACKOFF_CAP_S = 300
 QUARANTINE_FAILURES = 5
 QUARANTINE_WINDOW_S = 3600
 DEFAULT_PRIORITY = 3
+PERSON = "worktree"  # the status of an attempt whose worktree waits for a person (ADR 0029)
 
 
 def backoff_s(failures: int) -> int:
@@ -69,14 +73,17 @@ class Decision(NamedTuple):
 
 
 def resolve(status: str, summary: str, *, failures: Sequence[JsonObject], now: str) -> Decision:
-    """The ticket's next step after an attempt ended with `status` (`completed`, `blocked`, `failed`, or
-    `ended` for a worker that ended without a result); `failures` include this one."""
+    """The ticket's next step after an attempt ended with `status` (`completed`, `blocked`,
+    `failed`, `ended` for a worker that ended without a result, `stopped`, or `PERSON`);
+    `failures` include this one."""
     if status == "completed":
         return Decision(Resolution.DONE, f"completed: {summary}")
     if status == "blocked":
         return Decision(Resolution.BLOCKED, f"the agent needs a person: {summary}")
     if status == "stopped":
         return Decision(Resolution.BLOCKED, f"stopped before a result, a person decides: {summary}")
+    if status == PERSON:
+        return Decision(Resolution.BLOCKED, f"its worktree waits for a person: {summary}")
     if quarantined(failures, now):
         recent = recent_failures(failures, now)
         attempts = ", ".join(str(f.get("attempt")) for f in recent)
@@ -149,3 +156,16 @@ def past_deadline(started_at: str, deadline_minutes: int, now: str) -> bool:
 def stalled(heartbeat_deadline_at: str | None, now: str) -> bool:
     """Is a session past its heartbeat deadline at `now`?"""
     return heartbeat_deadline_at is not None and parse_ts(heartbeat_deadline_at) <= parse_ts(now)
+
+
+def beat_health(health: str, session_state: str, *, late: bool) -> str | None:
+    """The health the heartbeat rule moves a worker to, or None: healthy and `late` (past its
+    session's heartbeat deadline) → `stalled`; stalled and beating again → `healthy`. A parked
+    worker is never moved by a beat: it waits for its resume (a person's, or its parked-until)."""
+    if session_state != "running":
+        return None
+    if health == "healthy" and late:
+        return "stalled"
+    if health == "stalled" and not late:
+        return "healthy"
+    return None

@@ -221,6 +221,35 @@ def native_ref(provider_mode: str, activity: str, session_id: str, session: Json
     return ref
 
 
+PANE_ENDED = "its pane ended"
+
+
+def kept_resumable(
+    end: End,
+    *,
+    dispatch_state: str,
+    provider_mode: str,
+    activity: str,
+    session_id: str,
+    session_state: str,
+    session: JsonObject,
+) -> str | None:
+    """The park reason that records `end` while keeping the worker resumable natively (`oms worker
+    observe` looks: it does not decide), or None when the end is to be recorded as the worker's
+    end: a stop asked for it, the dispatch has a result or was cancelled, the session has ended, or
+    the agent has no native session to continue (`native_ref`)."""
+    if end.reason == "stopped" or dispatch_state not in ("accepted", "acknowledged"):
+        return None
+    if session_state not in ("running", "parked"):
+        return None
+    try:
+        native_ref(provider_mode, activity, session_id, session)
+    except InvalidInputError:
+        return None
+    how = "`oms worker resume` continues its agent's own session"
+    return one_line(f"{PANE_ENDED} ({end.detail}): {how}", 512)
+
+
 class ResumeKeys(StrEnum):
     """What `oms worker resume` types into the pane."""
 

@@ -44,6 +44,7 @@ PROTOCOL_STEPS: tuple[tuple[str, str], ...] = (
     ("observe", "oms.services.reconcile:observe"),
     ("reconcile", "oms.services.reconcile:reconcile"),
     ("_end", "oms.services.reconcile:_end"),
+    ("_keep_resumable", "oms.services.reconcile:_keep_resumable"),
     # liveness and fences
     ("promote", "oms.services.liveness:promote"),
     ("record_hook", "oms.services.liveness:record_hook"),
@@ -71,6 +72,10 @@ NOT_MODELLED: tuple[tuple[str, str], ...] = (
     ("oms.services.reconcile:check_liveness", "silent channels park after a deadline: time"),
     ("oms.services.supervise:_Run._serve", "the hang-up escalation: one step of `supervise`"),
     ("oms.services.supervise:_Run._check", "a resource bound ends the sandbox: as `end_sandbox`"),
+    (
+        "oms.services.attempt_end:record_end",
+        "an over attempt's end by its supervisor (ADR 0028): `stop`'s steps after `end_sandbox`",
+    ),
     ("oms.services.supervise:_Run._status", "bubblewrap naming its init: `record_init`"),
     ("oms.services.liveness:_record", "the channels' proof events: flags set by `record_hook`/`acknowledge_dispatch`"),
 )

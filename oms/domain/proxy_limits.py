@@ -11,6 +11,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from email.utils import parsedate_to_datetime
 
@@ -136,3 +137,29 @@ def cooldown_for(status: int, body: bytes, headers: Mapping[str, str], now: str,
         default_s, kind = routing.transient_cooldown_s, "transient"
     reason = f"{status} {kind_named or ('rate limit' if status == 429 else 'overloaded')}"
     return Cooldown(add_ms(now, 1000 * (default_s if seconds is None else seconds)), kind, reason)
+
+
+RETRY_AT_ONCE_S = 60  # a rest at most this long the CLIs may wait out (their SDKs retry after it)
+
+
+@dataclass(frozen=True, slots=True)
+class Resting:
+    """How the proxy answers a request for a provider that rests (ADR 0028): a 429 that says when to
+    ask again (`retry_after_s`) and whether the CLI should retry at all (no: a rest longer than a
+    minute, a quota's, is the conductor's to wait out by parking the worker)."""
+
+    retry_after_s: int
+    retry: bool
+    message: str
+
+
+def resting(until: str | None, kind: str | None, reason: str | None, now: str) -> Resting | None:
+    """The answer for a request to a provider resting until `until`, or None once the rest is
+    over."""
+    if until is None or parse_ts(until) <= parse_ts(now):
+        return None
+    seconds = max(1, math.ceil((parse_ts(until) - parse_ts(now)) / 1000))
+    retry = kind != "quota" and seconds <= RETRY_AT_ONCE_S
+    why = f" ({reason})" if reason else ""
+    message = f"the provider rests until {until}{why}: the proxy forwards nothing to it before then"
+    return Resting(seconds, retry, message)

@@ -1,9 +1,10 @@
 """Model tokens a proxied answer reports (issue 13, ADR 0020). Pure: bytes in, counts out.
 
-A whole JSON answer carries `usage` (`usage_of_json`); a streamed one carries it in its events, read as the
-bytes pass without holding more than one line (`SseUsage`): Anthropic's `message_start` and
-`message_delta` (counts so far, not increments), the Responses API's `response.completed`. A dispatch whose
-role has a token budget may not ask again once input and output together reach it (`over_budget`).
+A whole JSON answer carries `usage` (`usage_of_json`); a streamed one carries it in its events, read
+as the bytes pass without holding more than one line (`SseUsage`): Anthropic's `message_start` and
+`message_delta` (counts so far, not increments), the Responses API's `response.completed`. A
+dispatch whose role has a token budget may not ask again once input and output together reach it
+(`over_budget`); what a request may cost at most is reserved before it is forwarded (`reservation`).
 """
 
 from __future__ import annotations
@@ -132,6 +133,13 @@ def charged(counted: Usage, final: bool, requested: int) -> Usage:
     if final or requested <= counted.output_tokens:
         return counted
     return Usage(counted.input_tokens, requested)
+
+
+def reservation(body: bytes, unasked: int) -> Usage:
+    """What a request may cost at most, reserved before it is forwarded (ADR 0028): its body's bytes
+    as input tokens (a token of text is at least a byte of it) and the output it asks for at most
+    (`unasked` when it names no bound)."""
+    return Usage(len(body), requested_output(body) or unasked)
 
 
 def over_budget(used: Usage, budget: int | None, role_id: str | None) -> str | None:

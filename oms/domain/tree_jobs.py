@@ -43,6 +43,7 @@ from oms.errors import (
     ConflictError,
     FileTooLargeError,
     InvalidInputError,
+    LeftoversError,
     OmsError,
     ProcessFailedError,
     ProcessTimeoutError,
@@ -50,6 +51,7 @@ from oms.errors import (
     TreeJobError,
     UnsafeFileError,
     UnsafeRepositoryError,
+    WorktreeNeedsPersonError,
     one_line,
     shown,
 )
@@ -159,6 +161,8 @@ def _failed(message: str, _hint: str) -> OmsError:
 # message and hint.
 ERRORS: dict[str, Callable[[str, str], OmsError]] = {
     CheckoutChangedError.code: _plain(CheckoutChangedError),
+    LeftoversError.code: _plain(LeftoversError),
+    WorktreeNeedsPersonError.code: _plain(WorktreeNeedsPersonError),
     UnsafeRepositoryError.code: _plain(UnsafeRepositoryError),
     InvalidInputError.code: _plain(InvalidInputError),
     ConflictError.code: _plain(ConflictError),
@@ -286,6 +290,11 @@ def nested_repository(path: str) -> str:
 def smuggled(name: str) -> str:
     """Why a worktree carrying agent configuration is refused."""
     return f"worktree carries {name}, which an agent CLI could load; refusing"
+
+
+def on_branch(on: str | None, branch: str) -> str:
+    """Why a worktree checked out on another branch (or none) is refused."""
+    return f"worktree is on {on or 'a detached HEAD'} (expected {branch})"
 
 
 def not_clean(count: int) -> str:

@@ -2,13 +2,21 @@
 
 Activity: `idle -> working -> done | blocked`, `idle -> blocked`; `done` and `blocked` are terminal.
 Health: `healthy <-> parked`, `healthy <-> stalled`, `stalled -> parked`, anything `-> stopped` (terminal).
+
+What its agent is doing (`agent`, what `oms status`, `oms worker observe` and the conductor show
+beside activity and health, which say what the attempt is): `ended` once the worker or its session
+has ended, `not-started` before its session, `parked` while either is parked, `stopped` while the
+agent rests — its Stop was let through (`agent_stopped_at`: its result is recorded, or the Stop
+gate's cap let it go) and no hook came more than a beat after it (a Codex goal's next turn goes on
+by itself) —, `starting` until both of its channels have spoken, else `working`.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
 
-from oms.canonical import JsonObject
+from oms.canonical import JsonObject, parse_ts
+from oms.domain.gate import BEAT_MS
 from oms.domain.machine import Next, step, with_fields
 from oms.errors import IllegalTransitionError, one_line
 
@@ -29,6 +37,17 @@ class Health(StrEnum):
     PARKED = "parked"
     STALLED = "stalled"
     STOPPED = "stopped"
+
+
+class Agent(StrEnum):
+    """What the worker's agent is doing, as its worker and session records say."""
+
+    NOT_STARTED = "not-started"
+    STARTING = "starting"
+    WORKING = "working"
+    STOPPED = "stopped"
+    PARKED = "parked"
+    ENDED = "ended"
 
 
 ACTIVITY: dict[str, dict[str, str]] = {
@@ -113,17 +132,26 @@ def change(
     return nxt
 
 
+def unsalvaged(error: str) -> str:
+    """How an end whose salvage failed says so (its work was left in the worktree)."""
+    return f"its work was NOT salvaged ({error}); it stays in the worktree"
+
+
 def end(
     state: str, payload: JsonObject, *, now: str, end_reason: str, detail: str, salvage: JsonObject | None = None
 ) -> Next | None:
     """The worker whose pane ended or was stopped: health `stopped`, an `idle` or `working` activity
     `blocked`, and the end reason recorded — the first one stays; `salvage` (the `salvage_*` fields naming
-    where its uncommitted work was kept) is recorded with it. None when nothing is left to change."""
+    where its uncommitted work was kept) is recorded with it, and a salvage that failed is said in
+    the end's detail too. None when nothing is left to change."""
     health = Health.STOPPED if payload.get("health") != Health.STOPPED else None
     activity = Activity.BLOCKED if state in (Activity.IDLE, Activity.WORKING) else None
     if health is None and activity is None:
         return None
     kept = {k: v for k, v in (salvage or {}).items() if k.startswith("salvage_") and k not in payload}
+    failed = kept.get("salvage_error")
+    if isinstance(failed, str):  # said where every end is shown, not only in its own field
+        detail = f"{detail}; {unsalvaged(failed)}"
     nxt = Next(state, with_fields(payload, **kept) if kept else payload)
     if health is not None:
         nxt = set_health(nxt.state, nxt.payload, health, now=now)
@@ -134,3 +162,25 @@ def end(
     if nxt.payload.get("end_reason") is None:
         return Next(nxt.state, with_fields(nxt.payload, end_reason=end_reason, end_detail=one_line(detail)))
     return nxt
+
+
+def agent(
+    health: object,
+    activity: str,
+    session_state: str | None,
+    session: JsonObject | None,
+) -> Agent:
+    """What the worker's agent is doing (the module's docstring): from its worker's health and
+    activity and its session's state and payload (None: no session yet)."""
+    if health == Health.STOPPED or session_state == "stopped":
+        return Agent.ENDED
+    if session_state is None or session is None:
+        return Agent.NOT_STARTED
+    if health == Health.PARKED or session_state == "parked":
+        return Agent.PARKED
+    stopped, heard = session.get("agent_stopped_at"), session.get("last_observed_at")
+    if isinstance(stopped, str):
+        quiet = not isinstance(heard, str) or parse_ts(heard) <= parse_ts(stopped) + BEAT_MS
+        if quiet:
+            return Agent.STOPPED
+    return Agent.STARTING if activity == Activity.IDLE else Agent.WORKING

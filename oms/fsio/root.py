@@ -459,33 +459,51 @@ class Root:
         finally:
             os.close(cur)
 
-    def publish(self, rel: str, data: bytes, *, mode: int = 0o600) -> FileId:
+    def publish(self, rel: str, data: bytes, *, mode: int = 0o600, durable: bool = True) -> FileId:
         """Atomically create `rel` with `data`; never replaces anything (`AlreadyExistsError`).
 
         Order (power-loss safe): write, fsync(file), give it its name, fsync(directory). Readers see
-        either no file or the complete one. The directory must already exist.
+        either no file or the complete one. The directory must already exist. `durable=False` skips
+        the fsyncs: the file survives its writer's death (the kernel has it), not the machine's.
         """
         parts = split_rel(rel, self._limits)
         leaf = check_component(parts[-1], self._limits)
         parent = self._dir(parts[:-1])
         try:
-            file_id = self._publish_in(parent, rel, leaf, data, mode)
-            self._sys.fsync(parent)
+            file_id = self._publish_in(parent, rel, leaf, data, mode, durable)
+            if durable:
+                self._sys.fsync(parent)
             return file_id
         finally:
             os.close(parent)
 
-    def _publish_in(self, parent: int, rel: str, leaf: str, data: bytes, mode: int) -> FileId:
+    def _publish_in(
+        self,
+        parent: int,
+        rel: str,
+        leaf: str,
+        data: bytes,
+        mode: int,
+        durable: bool = True,
+    ) -> FileId:
         if self._publisher in (Publisher.AUTO, Publisher.TMPFILE):
-            result = self._publish_tmpfile(parent, rel, leaf, data, mode)
+            result = self._publish_tmpfile(parent, rel, leaf, data, mode, durable)
             if result is not None:
                 return result
             if self.options.publisher is Publisher.TMPFILE:
                 raise FsioError(f"{shown(rel)}: O_TMPFILE publishing is not supported here")
             self._publisher = Publisher.RENAME
-        return self._publish_named(parent, rel, leaf, data, mode)
+        return self._publish_named(parent, rel, leaf, data, mode, durable)
 
-    def _publish_tmpfile(self, parent: int, rel: str, leaf: str, data: bytes, mode: int) -> FileId | None:
+    def _publish_tmpfile(
+        self,
+        parent: int,
+        rel: str,
+        leaf: str,
+        data: bytes,
+        mode: int,
+        durable: bool = True,
+    ) -> FileId | None:
         try:
             fd = self._sys.open(".", os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, mode, dir_fd=parent)
         except OSError as err:
@@ -495,7 +513,8 @@ class Root:
         try:
             os.fchmod(fd, mode)
             _write_all(fd, data)
-            self._sys.fsync(fd)
+            if durable:
+                self._sys.fsync(fd)
             try:
                 self._sys.link_fd(fd, parent, leaf)
             except FileExistsError as err:
@@ -509,7 +528,15 @@ class Root:
         finally:
             os.close(fd)
 
-    def _publish_named(self, parent: int, rel: str, leaf: str, data: bytes, mode: int) -> FileId:
+    def _publish_named(
+        self,
+        parent: int,
+        rel: str,
+        leaf: str,
+        data: bytes,
+        mode: int,
+        durable: bool = True,
+    ) -> FileId:
         temp = f"{TEMP_PREFIX}{procinfo.current().token()}.{os.urandom(6).hex()}"
         try:
             fd = self._sys.open(
@@ -522,7 +549,8 @@ class Root:
             try:
                 os.fchmod(fd, mode)
                 _write_all(fd, data)
-                self._sys.fsync(fd)
+                if durable:
+                    self._sys.fsync(fd)
                 st = os.fstat(fd)
             finally:
                 os.close(fd)
@@ -549,8 +577,9 @@ class Root:
                 with contextlib.suppress(OSError):
                     self._sys.unlink(parent, temp)
 
-    def unlink(self, rel: str, *, expect: FileId | None = None) -> bool:
-        """Remove `rel` (locks and debris only). With `expect`, only if it is still that inode.
+    def unlink(self, rel: str, *, expect: FileId | None = None, durable: bool = True) -> bool:
+        """Remove `rel` (locks and debris only). With `expect`, only if it is still that inode;
+        `durable=False`: without the directory's fsync.
 
         Returns False when the name is gone or now names another inode.
         """
@@ -566,7 +595,8 @@ class Root:
             if expect is not None and (st.st_dev, st.st_ino) != (expect.dev, expect.ino):
                 return False
             self._sys.unlink(parent, parts[-1])
-            self._sys.fsync(parent)
+            if durable:
+                self._sys.fsync(parent)
             return True
         finally:
             os.close(parent)

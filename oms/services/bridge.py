@@ -20,6 +20,7 @@ over the cap are refused (the broker bounds them); internal errors are one broke
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -28,6 +29,7 @@ from oms.domain.relay import BRIDGE_TOOLS
 from oms.version import __version__
 
 if TYPE_CHECKING:
+    from oms.errors import OmsError
     from oms.services.workspace import Workspace
 
 LINE_CAP = 1024 * 1024
@@ -118,12 +120,26 @@ class Tools:
         except ToolRefusedError as exc:
             return {"error": str(exc)}, True
         except OmsError as exc:
-            return {"error": exc.message}, True
+            said = for_agent(exc, self._worktree())
+            if said != exc.message or exc.remedy:  # the whole reason, for a person: the broker log
+                self.log(f"bridge {name} refused: {exc.message} (hint: {exc.remedy or '-'})")
+            return {"error": said}, True
         except Exception as exc:  # noqa: BLE001 - a bug must not kill the session: one line, an error result
             self.log(f"bridge internal error in {name}: {type(exc).__name__}: {str(exc)[:200]}")
             return {"error": f"internal error in oms ({type(exc).__name__})"}, True
 
     # ------------------------------------------------------------------ binding
+    def _worktree(self) -> str | None:
+        """The bound dispatch's worktree (the agent's own folder: the one host path it may see)."""
+        from oms.errors import OmsError
+
+        try:
+            dispatch = self.workspace().store.records("dispatch").read(self.args.dispatch_id)
+        except OmsError:
+            return None
+        path = dispatch.payload.get("worktree_path")
+        return path if isinstance(path, str) else None
+
     def _dispatch(self) -> Any:
         from oms.errors import RecordNotFoundError
 
@@ -216,6 +232,31 @@ class Tools:
             "already": already,
             "result_commit": commit if isinstance(commit, str) else None,
         }
+
+
+HOST_SIDE = (
+    "oms could not check your worktree from the host; nothing was recorded. Leave your work "
+    "where it is: a person sees the reason in this worker's log"
+)
+_PATH = re.compile(r"(?<![\w./~-])/[^\s'\"(),;:]+")  # an absolute path, not `a/b` or `refs/x`
+
+
+def for_agent(exc: OmsError, worktree: str | None) -> str:
+    """What an agent is told of an error (ADR 0029): never a host path but its own worktree's, never
+    what git or another process said. An error of a process oms ran on the host (git, a tree job,
+    bubblewrap) or of the repository's own config is `HOST_SIDE`; any other keeps its message,
+    each path outside the worktree shown as `<host path>`."""
+    from oms.errors import AgentTreeError, ProcessError, UnsafeRepositoryError
+
+    if isinstance(exc, ProcessError | UnsafeRepositoryError | AgentTreeError):
+        return HOST_SIDE
+
+    def path(match: re.Match[str]) -> str:
+        found = match.group()
+        inside = worktree is not None and (found == worktree or found.startswith(worktree + "/"))
+        return found if inside else "<host path>"
+
+    return _PATH.sub(path, exc.message)
 
 
 def _validate_args(name: str, arguments: dict[str, Any]) -> None:

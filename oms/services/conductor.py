@@ -10,7 +10,8 @@ never the end of the pass):
    session past its heartbeat deadline is `stalled`, a worker past its role's wall-clock limit is stopped
    (`deadline`) (`conductor_deadlines.py`);
 4. resume — workers parked until a time that has come (`conductor_work.resume_due`);
-5. deliver — accepted dispatches whose delivery event has no receipt (`oms worker deliver`'s own path);
+5. deliver — accepted dispatches whose delivery event has no receipt (`oms worker deliver`'s own
+   path), and a launched attempt's event a killed deliverer left without one (closed: `recovered`);
 6. resolve — results decide their tickets; workers that ended without one are failed attempts
    (`conductor_results.py`);
 7. fill — free pool slots take open tickets: lease → worktree → propose → review → accept → deliver;

@@ -116,12 +116,14 @@ def _stop_at_deadline(d: Delivery, worker: Record, limit: int, done: list[str]) 
 
 
 def _heartbeat(d: Delivery, worker: Record, session: Record, now: str, done: list[str]) -> None:
-    """Healthy past the heartbeat deadline → `stalled` (kept running); stalled and beating → healthy."""
+    """Healthy past the heartbeat deadline → `stalled` (kept running); stalled and beating → healthy
+    (`rules.beat_health`: a parked worker is left parked)."""
     late = rules.stalled(access.text_or_none(session.payload, "heartbeat_deadline_at"), now)
-    health = worker.payload["health"]
-    if session.state != "running" or (health == "healthy") != late:
+    health = str(worker.payload["health"])
+    target = rules.beat_health(health, session.state, late=late)
+    if target is None:
         return
-    target, why = ("stalled", "no heartbeat from its hooks before the deadline") if late else ("healthy", None)
+    why = "no heartbeat from its hooks before the deadline" if target == "stalled" else None
 
     def decide(current: Record, at: str) -> Next | None:
         if current.payload["health"] != health:

@@ -108,7 +108,8 @@ def decide_ticket(
         if "failures" in ticket.payload
         else []
     )
-    failures = [*past, failure] if status not in ("completed", "blocked", "stopped") else past
+    counted = status not in ("completed", "blocked", "stopped", rules.PERSON)  # a person decides
+    failures = [*past, failure] if counted else past
     decision = rules.resolve(status, summary, failures=failures, now=now)
     reason = one_line(decision.reason, 512)
     if decision.resolution is rules.Resolution.DONE:

@@ -10,7 +10,7 @@ from oms.canonical import Json, access, stable_id
 from oms.domain import conductor as rules
 from oms.domain import dispatches as dispatch_rules
 from oms.domain import pool as pool_rules
-from oms.errors import LockHeldError, OmsError, one_line
+from oms.errors import WAITS_FOR_PERSON, LockHeldError, OmsError, one_line
 from oms.services import conductor_providers, dispatches, pool, tickets, worktrees
 from oms.services.conductor_results import decide_ticket, latest
 from oms.services.delivery import Delivery
@@ -41,16 +41,27 @@ def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
             skipped.append(f"{worker.record_id}: {one_line(exc.message)}")
 
 
+OPEN_EVENTS = ("accepted", "acknowledged", "result-received")  # its attempt is not decided yet
+
+
 def deliver_pending(d: Delivery, done: list[str], skipped: list[str]) -> None:
     """Deliver every accepted dispatch whose delivery event has no receipt (exactly once: `deliver`). An
     accepted dispatch whose worker or event a crash never wrote is accepted again first (`accept` on an
-    accepted dispatch finishes what a crash left undone)."""
+    accepted dispatch finishes what a crash left undone). A launched attempt's event left without
+    its receipt (a deliverer killed between the launch and the receipt, the agent since
+    acknowledged or recorded its result) is closed the same way: `deliver` recovers its session
+    binding, launching nothing."""
     box = d.ws.store.outbox(CONSUMER)
-    for dispatch in latest(d.ws, "dispatch"):
+    for dispatch in d.ws.store.latest("dispatch").in_states(OPEN_EVENTS):
         event_id = dispatch.payload.get("delivery_event_id")
-        if dispatch.state != "accepted" or not isinstance(event_id, str):
+        if not isinstance(event_id, str):
             continue
         try:
+            if dispatch.state != "accepted":
+                if not box.has_receipt(event_id):
+                    closed = access.obj(d.deliver(event_id), "outcome").get("status")
+                    done.append(f"{dispatch.record_id}: its delivery event closed ({closed})")
+                continue
             if not d.ws.store.events.exists(event_id):
                 dispatches.accept(d.ws, dispatch.record_id)
                 done.append(f"{dispatch.record_id}: its acceptance finished (its delivery event was missing)")
@@ -208,43 +219,70 @@ def _advance(d: Delivery, ticket: Record, dispatch: Record | None, done: list[st
             dispatch, event_id = dispatches.accept(ws, dispatch.record_id)
             outcome = access.obj(d.deliver(event_id), "outcome")
             done.append(f"{ticket_id}: {dispatch.record_id} delivered ({outcome.get('status')})")
-        if dispatch.state == "accepted" and _launch_refused(d, dispatch) is not None:
-            dispatch = dispatches.cancel(ws, dispatch.record_id, f"launch refused: {_launch_refused(d, dispatch)}")
-        if dispatch.state == "cancelled":
+        refused = _launch_refused(d, dispatch) if dispatch.state == "accepted" else None
+        if refused is not None:
+            why, person = refused
+            dispatch = dispatches.cancel(ws, dispatch.record_id, f"launch refused: {why}")
+            _end_cancelled(d, ticket, dispatch, done, person=person)
+        elif dispatch.state == "cancelled":
             _end_cancelled(d, ticket, dispatch, done)
     except LockHeldError:
         skipped.append(f"{ticket_id}: another process holds its delivery")
+    except WAITS_FOR_PERSON as exc:  # re-made it could not be, broken by hand, a setting planted
+        why = one_line(f"{exc.message} ({exc.remedy})" if exc.remedy else exc.message)
+        _failed_step(ws, ticket_id, dispatch, attempt, why, done, skipped, status=rules.PERSON)
     except OmsError as exc:
         _failed_step(ws, ticket_id, dispatch, attempt, one_line(exc.message), done, skipped)
 
 
-def _launch_refused(d: Delivery, dispatch: Record) -> str | None:
+def _launch_refused(d: Delivery, dispatch: Record) -> tuple[str, bool] | None:
     """Why the delivery of an accepted dispatch parked its worker before any agent ran (its receipt says
-    parked, and there is no session and no pane), or None."""
+    parked, and there is no session and no pane), and whether only a person can put it right (its
+    worktree: `waits_for_person`); None when it was not refused."""
     event_id = dispatch.payload.get("delivery_event_id")
     receipt = d.ws.store.outbox(CONSUMER).read_receipt(event_id) if isinstance(event_id, str) else None
     if receipt is None or receipt.result.get("status") != "parked":
         return None
     if d.session(access.text(dispatch.payload, "session_id")) is not None or d.panes.observe(dispatch.record_id):
         return None
-    return one_line(str(receipt.result.get("reason") or "the launch was refused"), 400)
+    why = one_line(str(receipt.result.get("reason") or "the launch was refused"), 400)
+    return why, receipt.result.get("waits_for_person") is True
 
 
-def _end_cancelled(d: Delivery, ticket: Record, dispatch: Record, done: list[str]) -> None:
-    """A cancelled attempt of a ticket the pool holds: its worker ended (nothing of it runs: a cancelled
-    dispatch never launches), its ticket retried or quarantined."""
+def _end_cancelled(
+    d: Delivery,
+    ticket: Record,
+    dispatch: Record,
+    done: list[str],
+    *,
+    person: bool = False,
+) -> None:
+    """A cancelled attempt of a ticket the pool holds: its delivery event closed, its worker ended
+    (nothing of it runs: a cancelled dispatch never launches), its ticket retried or quarantined —
+    or, `person`, blocked for a person (its worktree needs one: ADR 0029)."""
     worker = d.ws.store.records("worker").read_if_exists(dispatch.record_id)
     why = one_line(str(dispatch.payload.get("reason") or "the dispatch was cancelled"), 400)
+    event_id = dispatch.payload.get("delivery_event_id")
+    if isinstance(event_id, str) and not d.ws.store.outbox(CONSUMER).has_receipt(event_id):
+        d.deliver(event_id)  # closed: recovered (it was launched) or refused (it never was)
     if worker is not None and worker.payload["health"] != "stopped":
         d.stop(dispatch.record_id, why, by="oms-conductor")
-    line = decide_ticket(
-        d.ws, ticket, dispatch.record_id, access.integer(dispatch.payload, "attempt"), "failed", why, d.ws.now()
-    )
+    status = rules.PERSON if person else "failed"
+    attempt = access.integer(dispatch.payload, "attempt")
+    line = decide_ticket(d.ws, ticket, dispatch.record_id, attempt, status, why, d.ws.now())
     done.append(f"{ticket.record_id}: {line}")
 
 
 def _failed_step(
-    ws: Workspace, ticket_id: str, dispatch: Record | None, attempt: int, why: str, done: list[str], skipped: list[str]
+    ws: Workspace,
+    ticket_id: str,
+    dispatch: Record | None,
+    attempt: int,
+    why: str,
+    done: list[str],
+    skipped: list[str],
+    *,
+    status: str = "failed",
 ) -> None:
     try:
         if dispatch is not None:
@@ -254,9 +292,8 @@ def _failed_step(
                 return
             dispatches.cancel(ws, dispatch.record_id, why)
         ticket = ws.store.records("ticket").read(ticket_id)
-        line = decide_ticket(
-            ws, ticket, None if dispatch is None else dispatch.record_id, attempt, "failed", why, ws.now()
-        )
+        dispatch_id = None if dispatch is None else dispatch.record_id
+        line = decide_ticket(ws, ticket, dispatch_id, attempt, status, why, ws.now())
         done.append(f"{ticket_id}: {line}")
     except OmsError as exc:
         skipped.append(f"{ticket_id}: {why}; then: {one_line(exc.message)}")

@@ -3,9 +3,13 @@
 Under the outbox lock for (E, `oms-worker-delivery`):
 1. a receipt exists: return it (`replayed`), launch nothing;
 2. the event must still match its dispatch (accepted version, ids, attempt, lease token);
-3. an accepted dispatch is launched (`launcher.py`); an already advanced one has its exact session
-   binding recovered;
+3. an accepted dispatch is launched (`launcher.py`); an already advanced one — or a cancelled one
+   that was launched — has its exact session binding recovered; a cancelled one that never got a
+   session is `refused` (nothing ran, nothing will);
 4. the receipt records the outcome and the nonce derived from (event, consumer).
+
+So every event is closed by its next delivery, whatever its dispatch became meanwhile (a deliverer
+killed between the launch and the receipt; the conductor's deliver phase asks again).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from oms.canonical import JsonObject, access, equal
-from oms.errors import AuthorityChangedError
+from oms.errors import AuthorityChangedError, one_line
 from oms.services.launcher import launch_worker
 from oms.services.liveness import CONSUMER
 from oms.store import Record
@@ -21,7 +25,7 @@ from oms.store import Record
 if TYPE_CHECKING:
     from oms.services.delivery import Delivery
 
-RECOVERABLE = ("acknowledged", "result-received", "resolved")
+RECOVERABLE = ("acknowledged", "result-received", "resolved", "cancelled")
 
 
 def deliver(d: Delivery, event_id: str) -> JsonObject:
@@ -61,13 +65,22 @@ def _check_binding(d: Delivery, dispatch: Record, event: JsonObject, event_id: s
 
 
 def _recover(d: Delivery, dispatch: Record, event_id: str) -> JsonObject:
-    """An advanced dispatch: its exact session binding, launching nothing."""
+    """An advanced (or cancelled) dispatch: its exact session binding, launching nothing; a
+    cancelled dispatch that never got a session: `refused`."""
     if dispatch.state not in RECOVERABLE:
         raise AuthorityChangedError(
             f"delivery cannot recover dispatch state {dispatch.state}",
             hint="only an accepted dispatch is launched; propose and review a new one",
         )
     session = d.session(access.text(dispatch.payload, "session_id"))
+    if session is None and dispatch.state == "cancelled":
+        why = dispatch.payload.get("reason")
+        return {
+            "status": "refused",
+            "dispatch_id": dispatch.record_id,
+            "dispatch_state": dispatch.state,
+            "reason": one_line(f"the dispatch was cancelled before it was launched: {why}", 512),
+        }
     worker = d.worker(dispatch.record_id)
     p = dispatch.payload
     if (

@@ -1,5 +1,7 @@
-"""`oms demo --tickets N --workers K`: the conductor over N tickets with the demo worker (`demo.py`'s
-scratch repository and scripts), K at a time, until every ticket has a result; then its tmux server ends.
+"""`oms demo --tickets N --workers K`: the conductor over N tickets with the demo worker
+(`demo.py`'s scratch repository and scripts), K at a time, until every ticket has a result; then
+every worker still running is stopped (`oms worker stop`'s path: its end recorded, its pane ended)
+and its tmux server ends.
 
 How many workers ran at once is read from the records afterwards (each session's registration to its
 worker's end), not sampled.
@@ -13,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject, parse_ts
+from oms.errors import OmsError, one_line
 from oms.fsio import scratch_directory
 from oms.services import conductor, demo, tickets
 from oms.services.delivery import Delivery
@@ -56,10 +59,15 @@ def run(
     workers: int,
     timeout_s: float = 300.0,
     progress: Callable[[str], None] = lambda _m: None,
+    after: str = "exit",
+    mode: str = "full",
 ) -> FleetRun:
-    """N tickets through the conductor with K workers at a time (a new scratch directory by default)."""
+    """N tickets through the conductor with K workers at a time (a new scratch directory by
+    default); `after`: what the demo worker does once its result is recorded (`exit`, or `wait` in
+    its pane as an interactive agent does); `mode`: how far the demo worker goes (`full`: to its
+    result; `hooks-only`: it says it started, then never records one)."""
     where = os.path.abspath(base) if base else scratch_directory("oms-demo-")
-    prepared = demo._prepare(where, max_workers=workers, worker_args=("full", "exit"))
+    prepared = demo._prepare(where, max_workers=workers, worker_args=(mode, after))
     out = FleetRun(where, prepared.repo, prepared.state_root)
     progress(f"scratch directory {where}: {count} tickets, {workers} workers at a time")
     started = time.monotonic()
@@ -70,8 +78,11 @@ def run(
             _tick_until_done(ws, out, count, timeout_s, progress)
             out.results = _results(ws)
             out.max_concurrent_workers = _max_concurrent(ws)
-        finally:  # an error or Ctrl-C too
-            Delivery.open(ws).panes.tmux("kill-server", check=False)  # nothing of the demo lingers
+        finally:  # an error or Ctrl-C too: nothing of the demo lingers, no record says it runs
+            try:
+                _end_workers(ws, out, progress)
+            finally:
+                Delivery.open(ws).panes.tmux("kill-server", check=False)
     out.seconds = time.monotonic() - started
     out.ok = not out.reason and all(r["state"] == "done" for r in out.results)
     if not out.ok and not out.reason:
@@ -99,6 +110,24 @@ def _tick_until_done(
                 out.reason = f"{count - finished} tickets unfinished after {timeout_s:g}s"
                 return
             time.sleep(0.2)
+
+
+def _end_workers(ws: Workspace, out: FleetRun, progress: Callable[[str], None]) -> None:
+    """The demo is over (every ticket has its result, or it timed out, failed or was interrupted):
+    the workers still running (the last ones' agents, ending or waiting at their prompt) are
+    stopped through `oms worker stop`'s path, so no record says a worker runs once the demo's tmux
+    server is gone. A worker whose result was recorded keeps that end; one that cannot be stopped
+    is the demo's failure, named."""
+    delivery = Delivery.open(ws)
+    for worker in ws.store.latest("worker").records:
+        if worker.payload["health"] == "stopped":
+            continue
+        try:
+            delivery.stop(worker.record_id, "the demo is over", by="oms-demo")
+            progress(f"{worker.record_id}: stopped (the demo is over)")
+        except OmsError as exc:
+            why = f"{worker.record_id} was not stopped: {one_line(exc.message)}"
+            out.reason = out.reason or why
 
 
 def _results(ws: Workspace) -> list[JsonObject]:

@@ -1,8 +1,14 @@
-"""Fencing attempts whose authority lapsed (`domain/fence.py` decides; this reads the records and parks).
+"""The one rule of whether an attempt may act (`domain/fence.py` decides; this reads the records and
+parks).
 
-Asked by the broker's doors before anything a hook or the bridge would record (and by PreToolUse), by
-`record_result`, by `oms worker resume` and `observe`; `oms ticket expire` and `oms live revoke` park the
-workers they fence at once. Parking keeps everything: the pane, the worktree, the agent's changes.
+`verdict` reads the dispatch, its ticket, its worker and (a GitHub ticket) the repository's
+authorisation from any store (a `Workspace`'s, or the model proxy's root: `Reads`). Asked by the
+broker's doors before anything a hook or the bridge would record (and by PreToolUse), by
+`record_result`, by `oms worker resume` and `observe`, by the model proxy on every request and by
+the worker's supervisor (ADR 0028); `oms ticket expire` and `oms live revoke` park the workers they
+fence at once. Parking keeps everything: the pane, the worktree, the agent's changes.
+A worker is fenced whatever its activity: one whose result is recorded (`done`, `blocked`) still
+runs its agent until it ends; only an ended worker (health `stopped`) is left alone.
 """
 
 from __future__ import annotations
@@ -16,45 +22,60 @@ from oms.errors import AttemptFencedError, AuthorityChangedError, one_line
 from oms.services import live, worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Record
+from oms.store.records import RecordStore
 
-ENDED = ("done", "blocked")
+Reads = Callable[[str], RecordStore]  # the records of a kind
+RESULT_RECORDED = ("done", "blocked")  # a worker's states once its result is recorded
 
 
-def reason(ws: Workspace, dispatch: Record) -> str | None:
-    """Why `dispatch`'s attempt is fenced now (its dispatch, lease or live authorisation), or None."""
-    ticket = ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
-    lapses = [
+def verdict(records: Reads, dispatch: Record, now: str, *, parked: bool = True) -> fence.Verdict:
+    """What `dispatch`'s attempt may do now: over (its dispatch ended, or its worker), fenced (its
+    lease or live authorisation lapsed; `parked`: or its worker is parked for an earlier lapse) or
+    live."""
+    worker = records("worker").read_if_exists(dispatch.record_id)
+    health = None if worker is None else worker.payload.get("health")
+    fenced = _authority(records, dispatch, now)
+    if parked and worker is not None:
+        fenced.append(fence.parked_by_fence(health, worker.payload.get("health_reason")))
+    over = (
         fence.dispatch_lapse(dispatch.state, dispatch.payload.get("reason")),
-        fence.lease_lapse(dispatch.payload, ticket.state, ticket.payload, ws.now()),
-    ]
+        fence.worker_lapse(health),
+    )
+    result = fence.has_result(dispatch.state, dispatch.payload)
+    return fence.judge(over, tuple(fenced), result=result)
+
+
+def _authority(records: Reads, dispatch: Record, now: str) -> list[str | None]:
+    """The lapses of the attempt's authority: its lease, and a GitHub ticket's live
+    authorisation."""
+    ticket = records("ticket").read(access.text(dispatch.payload, "ticket_id"))
+    lapses = [fence.lease_lapse(dispatch.payload, ticket.state, ticket.payload, now)]
     if ticket.payload.get("source") == "github":
         repository = access.text(ticket.payload, "repository")
-        auth = ws.store.records("authorization").read_if_exists(live.authorization_id(repository))
+        auth = records("authorization").read_if_exists(live.authorization_id(repository))
         lapses.append(
             fence.authorization_lapse(
                 repository, None if auth is None else auth.state, None if auth is None else auth.payload
             )
         )
-    return fence.reason(tuple(lapses))
+    return lapses
 
 
-def door_reason(ws: Workspace, dispatch: Record) -> str | None:
-    """What the doors ask: `reason`, or the worker is still parked for an earlier lapse."""
-    why = reason(ws, dispatch)
-    if why is not None:
-        return why
-    worker = ws.store.records("worker").read_if_exists(dispatch.record_id)
-    if worker is None:
-        return None
-    return fence.reason((fence.parked_by_fence(worker.payload["health"], worker.payload.get("health_reason")),))
+def reason(ws: Workspace, dispatch: Record) -> str | None:
+    """Why `dispatch`'s attempt is fenced now (its dispatch, lease or live authorisation), or None —
+    what `resume` asks (a worker parked for a lapse, or one that ended, is the resume rules' to
+    refuse)."""
+    dispatched = fence.dispatch_lapse(dispatch.state, dispatch.payload.get("reason"))
+    return fence.reason((dispatched, *_authority(ws.store.records, dispatch, ws.now())))
 
 
 def require(ws: Workspace, dispatch: Record, actor: str) -> None:
-    """For the doors: `AttemptFencedError` (after parking the worker) when the attempt is fenced."""
-    why = door_reason(ws, dispatch)
-    if why is not None:
-        park(ws, dispatch.record_id, why, actor)
-        raise AttemptFencedError(why)
+    """For the doors: `AttemptFencedError` (after parking the worker: its supervisor ends one whose
+    attempt is over) when the attempt may not act."""
+    judged = verdict(ws.store.records, dispatch, ws.now())
+    if judged.reason is not None:
+        park(ws, dispatch.record_id, judged.reason, actor, over=judged.standing is fence.Standing.OVER)
+        raise AttemptFencedError(judged.reason)
 
 
 def require_live(ws: Workspace, dispatch: Record) -> None:
@@ -64,12 +85,17 @@ def require_live(ws: Workspace, dispatch: Record) -> None:
         raise AttemptFencedError(f"worker cannot resume: {why}")
 
 
-def park(ws: Workspace, dispatch_id: str, why: str, actor: str) -> bool:
+def park(ws: Workspace, dispatch_id: str, why: str, actor: str, *, over: bool = False) -> bool:
     """Park the worker of a fenced attempt, or mark an already parked one as parked for the lapse (so that
-    only `oms worker resume` lifts it); an ended or stopped worker is left alone. True if written now."""
+    only `oms worker resume` lifts it), whatever its activity; an ended worker (`stopped`) is left
+    alone, and so is one whose result is recorded when the attempt is `over` (resolved, cancelled:
+    its supervisor ends it, and the conductor closes its pane — parked, it would wait for a person).
+    True if written now."""
 
     def decide(worker: Record, now: str) -> Next | None:
-        if worker.state in ENDED or worker.payload["health"] == "stopped":
+        if worker.payload["health"] == "stopped":
+            return None
+        if over and worker.state in RESULT_RECORDED:
             return None
         if worker.payload["health"] == "parked":
             if fence.parked_by_fence("parked", worker.payload.get("health_reason")) is not None:
@@ -84,13 +110,14 @@ def park(ws: Workspace, dispatch_id: str, why: str, actor: str) -> bool:
 
 
 def park_fenced(ws: Workspace, keep: Callable[[Record], bool], actor: str) -> list[str]:
-    """Park every running worker whose ticket `keep` selects and whose attempt is fenced; their ids."""
+    """Park every worker that has not ended (a recorded result's too: its agent still runs) whose
+    ticket `keep` selects and whose attempt is fenced; their ids."""
     parked = []
     tickets = ws.store.records("ticket")
     dispatches = ws.store.records("dispatch")
     for worker_id in ws.store.records("worker").ids():
         worker = ws.store.records("worker").read(worker_id)
-        if worker.state in ENDED or worker.payload["health"] == "stopped":
+        if worker.payload["health"] == "stopped":
             continue
         if not keep(tickets.read(access.text(worker.payload, "ticket_id"))):
             continue

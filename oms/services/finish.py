@@ -159,7 +159,7 @@ def discard(ws: Workspace, dispatch_id: str, reason: str) -> Discarded:
     removed: list[str] = []
     kept: list[str] = []
     if os.path.isdir(worktree):  # (the worktree's own root: no component an agent can change)
-        why = worktree_gc.remove(repo, worktree)
+        why = worktree_gc.remove(repo, worktree, unsafe_none=ws.config().limits.unsafe)
         if why is not None:
             kept.append(f"worktree {worktree}: {why}")
         else:

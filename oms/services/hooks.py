@@ -21,12 +21,16 @@ event is refused. Exit 2 is never used; decisions are JSON on stdout in each CLI
   through — is let stop and its worker parked as `oms worker park` parks it, reason `no_result`.
 Heartbeats are coalesced (`domain/gate.py`): the broker keeps what a hook changed (`Memo`) until it is
 worth a session version, so a hook loop grows no record.
-- PreToolUse: deny, with a reason, every tool outside the role's allow-list (the bridge tools plus the
-  tools the committed policy grants), e.g. Codex's `spawn_agent` or `create_worktree`, from the broker's
-  binding; an allowed tool is then let through only while the attempt is not fenced.
-Every other accepted hook also proves the hook channel once (the liveness proof) with the broker's nonce.
-A fenced attempt (its lease or live authorisation lapsed: `services/fence.py`) records nothing: every
-tool is denied, no Stop is held back, the worker is parked, and the reason is the relay's stderr line.
+- PreToolUse: deny, with a reason, every tool outside the role's allow-list (the bridge tools plus
+  the tools the committed policy grants), e.g. Codex's `spawn_agent` or `create_worktree`, from the
+  broker's binding; an allowed tool is then let through only while the attempt is not fenced. Every
+  other accepted hook also proves the hook channel once (the liveness proof) with the broker's
+  nonce. An attempt that may not act (the rule, `services/fence.py`: over, or fenced because its
+  lease or live authorisation lapsed) records nothing: every tool is denied, no Stop is held back,
+  the worker is parked (its supervisor ends one whose attempt is over), and the reason is the
+  relay's stderr line. Once its dispatch holds a result, the CLI's own goal bookkeeping
+  (`update_goal`, `get_goal`) is let through: a denied `update_goal` makes Codex's `/goal` start its
+  goal again, turn after turn (ADR 0028).
 """
 
 from __future__ import annotations
@@ -172,6 +176,7 @@ def respond(
             return deny(f"oms: the tool {doc['tool_name']} is not allowed for this worker's role")
     from oms.canonical import next_after, stable_id
     from oms.domain import gate, sessions
+    from oms.domain.fence import FINISHING_TOOLS, Standing
     from oms.errors import OmsError, VersionConflictError
     from oms.services import fence, liveness, progress
 
@@ -181,11 +186,14 @@ def respond(
         raise HookInputError("hook is not bound to the dispatch's session")
     if args.provider == "claude" and doc["session_id"] != args.session_id:
         raise HookInputError("Claude Code reported another session id")
-    fenced = fence.door_reason(ws, dispatch)
-    if fenced is not None:  # lapsed authority: record nothing, run no tool, hold no Stop
-        fence.park(ws, dispatch.record_id, fenced, "oms-hook")
-        notes.append(fenced)
-        return deny(f"oms: {fenced}") if event == "PreToolUse" else {}
+    verdict = fence.verdict(ws.store.records, dispatch, ws.now())
+    if verdict.reason is not None:  # over or fenced: record nothing, run no tool, hold no Stop
+        if event == "PreToolUse" and verdict.has_result and doc["tool_name"] in FINISHING_TOOLS:
+            return {}  # the result is in: the CLI closes its goal (denied, it would start again)
+        over = verdict.standing is Standing.OVER  # (over: then ended)
+        fence.park(ws, dispatch.record_id, verdict.reason, "oms-hook", over=over)
+        notes.append(verdict.reason)
+        return deny(f"oms: {verdict.reason}") if event == "PreToolUse" else {}
     if event == "PreToolUse":
         return {}
     try:

@@ -2,7 +2,8 @@
 `resume` of a worker that never started — both under the deliverer's outbox lock.
 
 Authority (`services/authority.py`) → the worker is an idle, healthy or parked reservation → alone in
-its worktree → agent CLI version and bubblewrap → expired-lease restore → checkout verification →
+its worktree → agent CLI version and bubblewrap → a first launch's checkout made ready (an earlier
+attempt's work salvaged, its commit restored: `checkout.ready`) → checkout verification →
 plan, home and launch spec → live contact journaled → pane → pane registry → session → activation →
 the worker healthy (`working` once hooks and bridge prove themselves: `liveness.py`).
 
@@ -23,7 +24,7 @@ from oms.domain import delivery as rules
 from oms.domain import sandbox_limits, sessions, workers
 from oms.domain.machine import Next
 from oms.domain.policy import role_tools
-from oms.errors import AuthorityChangedError, OmsError, one_line
+from oms.errors import WAITS_FOR_PERSON, AuthorityChangedError, OmsError, one_line
 from oms.fsio import Root
 from oms.services import checkout, fence, launch, lifecycle_events, live, liveness, plans, reaper, registration
 from oms.services import launch_guards as guards
@@ -134,12 +135,13 @@ def prepare(
     bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
     limits = sandbox_limits.from_json(access.obj(payload, "role_limits"))  # approved (`check_role`)
     cgroups.trial(limits)  # no cgroup, no launch: parks with its reason (ADR 0025)
-    if resume is None:
+    if resume is None:  # a first launch: an earlier attempt's work salvaged, the commit restored
         prior = payload.get("prior_failure_evidence")
         evidence = d.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
         bound = d.session(access.text(payload, "session_id")) is not None or dispatch.record_id in running
-        checkout.restore_after_expiry(payload, evidence, d.ws.config_root, bound=bound)
-    checkout.verify(payload, d.ws.config_root, own_work=resume is not None)
+        checkout.ready(payload, evidence, d.ws.config_root, bound=bound)
+    else:
+        checkout.verify(payload, d.ws.config_root, own_work=True)
     tools = role_tools(authority.policy, authority.role.role_id)
     plan = d.plan(dispatch, authority.role.argv, tools, authority.instructions, resume=resume)
     sandboxes = d.ws.store.sandboxes()
@@ -226,7 +228,9 @@ def _begun(d: Delivery, dispatch: Record) -> JsonObject:
 
 def park(d: Delivery, dispatch: Record, event_id: str, prefix: str, exc: OmsError, reason: str = "") -> Launched:
     """Park the worker (unless it is parked already) with `reason`, else the error's one-line message."""
-    message = one_line(reason or exc.message, default="worker lifecycle request")
+    person = isinstance(exc, WAITS_FOR_PERSON)  # its reason says what to do too
+    said = f"{exc.message} ({exc.remedy})" if person and exc.remedy else exc.message
+    message = one_line(reason or said, default="worker lifecycle request")
 
     def decide(worker: Record, now: str) -> Next | None:
         if worker.payload["health"] == "parked":
@@ -238,7 +242,10 @@ def park(d: Delivery, dispatch: Record, event_id: str, prefix: str, exc: OmsErro
         return workers.change(worker.state, worker.payload, now=now, health="parked", reason=message)
 
     d.move_worker(dispatch.record_id, decide, op=stable_id(prefix, dispatch.record_id, event_id))
-    return Launched({"status": "parked", "dispatch_id": dispatch.record_id, "reason": message}, exc)
+    outcome: JsonObject = {"status": "parked", "dispatch_id": dispatch.record_id, "reason": message}
+    if person:  # the conductor blocks the ticket, never retries it
+        outcome["waits_for_person"] = True
+    return Launched(outcome, exc)
 
 
 def _unpark(worker: Record, now: str) -> Next | None:

@@ -20,7 +20,7 @@ from oms.canonical import JsonObject, access, next_after
 from oms.domain import routing as rules
 from oms.domain.cgroups import identity
 from oms.domain.config import Role
-from oms.domain.proxy import DEFAULT_KEY_ENV
+from oms.domain.proxy import DEFAULT_KEY_ENV, IMPLICIT
 from oms.domain.sandbox_limits import SandboxLimits
 from oms.errors import OmsError, ProcessError, RecordNotFoundError, VersionConflictError, one_line
 from oms.process import child_env, runner
@@ -171,9 +171,14 @@ def _blank(provider_id: str, now: str) -> JsonObject:
     }
 
 
+def _known(ws: Workspace, provider_id: str) -> bool:
+    """A configured provider, or a family's implicit one (the proxy's, for workers not routed)."""
+    return provider_id in ws.config().routing.providers or provider_id in IMPLICIT.values()
+
+
 def rest(ws: Workspace, provider_id: str, cooldown: rules.Cooldown, source: str) -> bool:
     """Put a provider in cooldown, unless it already rests as long; True if this changed its standing."""
-    if provider_id not in ws.config().routing.providers:
+    if not _known(ws, provider_id):
         raise RecordNotFoundError(f"no provider {provider_id} is configured", hint="see `oms route explain`")
     op = f"rest-{cooldown.kind}-{cooldown.until.replace(':', '').replace('.', '').lower()}"
     return _update(ws, provider_id, Change(cooldown=cooldown, source=source), op) is not None
@@ -181,7 +186,7 @@ def rest(ws: Workspace, provider_id: str, cooldown: rules.Cooldown, source: str)
 
 def clear(ws: Workspace, provider_id: str) -> bool:
     """End a provider's cooldown now; True if it was resting."""
-    if provider_id not in ws.config().routing.providers:
+    if not _known(ws, provider_id):
         raise RecordNotFoundError(f"no provider {provider_id} is configured", hint="see `oms provider show`")
     return (
         _update(ws, provider_id, Change(clear=True), f"clear-{ws.now().replace(':', '').replace('.', '').lower()}")

@@ -43,7 +43,7 @@ from oms.fsio.procinfo import ProcessIdentity, is_alive
 from oms.process import child_env, data_fd, is_frozen, kill_exact, reap, start_detached
 from oms.services import providers as _providers
 from oms.services import proxy_credentials, proxy_tokens
-from oms.services.proxy_front import Doors
+from oms.services.proxy_front import DOORS, Doors
 from oms.services.proxy_server import ProxyServer, Settings
 from oms.services.workspace import Workspace
 from oms.store.documents import encode_document, parse_document
@@ -275,9 +275,7 @@ def settings_for(ws: Workspace, key: bytes, env: Mapping[str, str]) -> Settings:
     lock = threading.Lock()
 
     def rest(provider_id: str, cooldown: Cooldown, dispatch_id: str) -> None:
-        if provider_id in rules.IMPLICIT.values():
-            return  # not routed: there is no other provider to rest it for
-        with lock:
+        with lock:  # an implicit provider too: its family's one key is what the upstream limits
             _providers.rest(ws, provider_id, cooldown, f"proxy: {dispatch_id}")
 
     implicit = {p: Provider(p, family) for family, p in rules.IMPLICIT.items()}
@@ -304,11 +302,13 @@ def serve(ws: Workspace, secret_fd: int, ready_fd: int) -> None:
     server = ProxyServer(settings, ws.config().proxy.port)
     doors = Doors(server, ws.store.state.root, ws.store.sandboxes())  # one per token
     server.on_hello = doors.keep  # a launch's handshake finds its door open (ADR 0026)
+    with contextlib.suppress(OmsError):  # (a failure here is the door thread's to retry)
+        doors.root.mkdirs(DOORS)
+        doors.keep()  # every token's door is live before the proxy answers (a recorded one has all)
     threading.Thread(target=doors.run, name="oms-proxy-doors", daemon=True).start()
 
     def end(*_: object) -> None:
         threading.Thread(target=server.shutdown, daemon=True).start()
-        threading.Thread(target=doors.stop, daemon=True).start()
 
     signal.signal(signal.SIGTERM, end)
     with contextlib.suppress(OSError):
@@ -317,4 +317,5 @@ def serve(ws: Workspace, secret_fd: int, ready_fd: int) -> None:
     try:
         server.serve_forever()
     finally:
+        doors.stop()  # (before the process ends: no door is left behind by a stop)
         server.server_close()

@@ -1,9 +1,11 @@
 """The proxy's doors for sandboxes without a network (ADR 0020): one Unix socket per dispatch that
 holds a token, `doors/<dispatch_id>/model.sock` in the sandbox directory (never under the state
 root, whose path a sandbox must not see: ADR 0026), served by the same handler, settings, usage
-book, budgets, deadlines and held-bytes bounds as the loopback TCP server. A worker's sandbox is
-shown its own door's directory, read-only, at `/oms/door` (a restarted proxy's new socket shows
-there too), and an in-sandbox relay (`process/netrelay.py`) brings each agent connection to it.
+book, budgets, deadlines and held-bytes bounds as the loopback TCP server, all but the handshake:
+a door answers no `/oms-proxy/hello` (the proxy's proof of itself is for oms, not a sandbox). A
+worker's sandbox is shown its own door's directory, read-only, at `/oms/door` (a restarted proxy's
+new socket shows there too), and an in-sandbox relay (`process/netrelay.py`) brings each agent
+connection to it.
 
 A door is one dispatch's: only that dispatch's token counts on it, and it has its own `DOOR_CONNECTIONS`
 slots, so an agent that fills its door (connections it dribbles, churns or holds open) takes nothing from
@@ -21,6 +23,7 @@ import socketserver
 import sys
 import threading
 import time
+from dataclasses import replace
 
 from oms.canonical.ids import OPAQUE_ID, check
 from oms.errors import OmsError, ProxyError
@@ -56,8 +59,11 @@ class Door(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.socket.close()
         self.socket = listener  # bound and listening already (fsio: under the state root, mode 0600)
         self.door_dispatch = dispatch_id
-        self.settings = main.settings
+        # everything the TCP port serves but the handshake key: the proxy's proof of itself, which a
+        # sandbox could otherwise have signed for any challenge it chose (its door needs no token)
+        self.settings = replace(main.settings, hello_key=None)
         self.book = main.book
+        self.rests = main.rests
         self.dispatch_lock = main.dispatch_lock
         self.deadlines = main.deadlines
         self.held = main.held

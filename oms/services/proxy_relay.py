@@ -95,9 +95,12 @@ def relay(
     out: Outgoing,
     down: Downstream,
     on_error: Callable[[int, bytes, Mapping[str, str]], None],
+    on_done: Callable[[Answer], bool] | None = None,
 ) -> Answer:
-    """Send `out` upstream and stream its answer to `down`; `on_error(status, first bytes, headers)` sees an
-    error answer before the worker does. An upstream that cannot be reached is a 502 to the worker."""
+    """Send `out` upstream and stream its answer to `down`; `on_error(status, first bytes, headers)`
+    sees an error answer before the worker does; `on_done(answer)` sees an answer the upstream
+    finished before its last chunk is released to the worker (False: it is not, the worker's stream
+    breaks off). An upstream that cannot be reached is a 502 to the worker."""
     try:
         conn, netloc, base_path = _connect(out.base)
     except ValueError as exc:
@@ -121,7 +124,7 @@ def relay(
         except ValueError as exc:  # a header value http.client refuses: its text may hold a key, never shown
             _bad_gateway(down, f"the request to {netloc} could not be sent: {type(exc).__name__}")
             return Answer(0, None, 0)
-        return _stream(out.method, conn, response, down, on_error)
+        return _stream(out.method, conn, response, down, on_error, on_done)
     finally:
         conn.close()
 
@@ -132,6 +135,7 @@ def _stream(
     response: http.client.HTTPResponse,
     down: Downstream,
     on_error: Callable[[int, bytes, Mapping[str, str]], None],
+    on_done: Callable[[Answer], bool] | None,
 ) -> Answer:
     status = response.status
     headers = list(response.getheaders())
@@ -174,7 +178,8 @@ def _stream(
         except (OSError, http.client.HTTPException):
             break  # the upstream broke off: the worker's stream ends without its last chunk
         if not piece:
-            if gone_at is None:
+            done = Answer(status, reader.usage, sent, False, reader.final)
+            if gone_at is None and (on_done is None or on_done(done)):  # (its cost on disk first)
                 with contextlib.suppress(OSError):
                     down.end()
                     complete = True

@@ -1,11 +1,12 @@
 """The loopback model proxy's HTTP server (issue 13, ADR 0020): one thread a connection, bound to 127.0.0.1.
 
-Every request but the handshake (`GET /oms-proxy/hello?c=<hex>`, answered with HMAC(key, c)) must name a
-provider in its path and present a token issued for that provider (`proxy_tokens.py`), else it is refused
-with a 401 and nothing is forwarded. Then: a body over the bound is a 413, a dispatch over its role's token
-budget a 429, a provider whose key the proxy does not hold a 502; anything else is relayed
-(`proxy_relay.py`). Refusals close the connection (their body is never read). The usage of each dispatch is
-kept in memory and written at most once a second (`Book`).
+Every request but the handshake (`GET /oms-proxy/hello?c=<hex>`, answered with HMAC(key, c)) must
+name a provider in its path and present a token issued for that provider (`proxy_tokens.py`), else
+it is refused with a 401 and nothing is forwarded. Then: a body over the bound is a 413, a dispatch
+over its role's token budget a 429, a provider whose key the proxy does not hold a 502; anything
+else is relayed (`proxy_relay.py`). Refusals close the connection (their body is never read). The
+usage of each dispatch is on disk before it matters: a request's reservation before it is forwarded,
+its answer's cost before the answer's last chunk is released (`Book`, ADR 0028).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import socket
 import socketserver
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -26,11 +27,13 @@ from oms.domain.codex_login import API_KEY, CHATGPT, Missing, UpstreamAuth
 from oms.domain.routing import Cooldown, Provider, Routing
 from oms.errors import OmsError
 from oms.fsio import Root
+from oms.limits import LIMITS
 from oms.services import proxy_admit, proxy_body, proxy_tokens
 from oms.services.proxy_book import Book, failure, note
 from oms.services.proxy_credentials import Credential, credential_key
 from oms.services.proxy_guards import HEADER_TIMEOUT_S, Deadlines, Held
-from oms.services.proxy_relay import Downstream, Outgoing, relay
+from oms.services.proxy_relay import Answer, Downstream, Outgoing, relay
+from oms.services.proxy_rests import Rests
 
 Rest = Callable[[str, Cooldown, str], None]  # (provider, cooldown, dispatch): rest the provider for the fleet
 FLUSH_S = 1.0
@@ -47,7 +50,7 @@ class Settings:
     credentials: Mapping[str, Credential]  # provider -> the real credential the proxy holds for it
     budgets: Mapping[str, int | None]  # role -> token budget
     max_request_bytes: int
-    hello_key: bytes
+    hello_key: bytes | None  # None on a door: a sandbox is never answered a handshake (ADR 0020)
     rest: Rest
     clock: Callable[[], str]
 
@@ -88,6 +91,7 @@ class ProxyServer(ThreadingHTTPServer):
         self.in_flight: dict[str, threading.Lock] = {}  # per dispatch with a budget: one request at a time
         self._in_flight_lock = threading.Lock()
         self.book = Book(settings.root, settings.clock)
+        self.rests = Rests(settings.root)
         self.on_hello: Callable[[], None] | None = None  # run before a handshake is answered
         self._stopping = threading.Event()
         super().__init__((rules.check_bind(rules.LOOPBACK), port), Handler)
@@ -190,6 +194,20 @@ class Handler(BaseHTTPRequestHandler):
             self._refuse(admitted.status, admitted.kind, admitted.message)
             return
         route, provider, grant = admitted
+        resting = self.server.rests.resting(route.provider_id, s.clock())
+        if resting is not None:  # a resting provider is rested here: nothing is forwarded
+            self._resting(resting)
+            return
+        self._held(s, route, provider, grant)
+
+    def _held(
+        self,
+        s: Settings,
+        route: rules.Route,
+        provider: Provider,
+        grant: proxy_tokens.Grant,
+    ) -> None:
+        """The body, read within the bytes the proxy may hold for it, then the answer."""
         size = proxy_body.announced(self.headers, s.max_request_bytes)
         if not self.server.held.take(grant.dispatch_id, size):
             self._refuse(503, "oms_proxy_busy", "the proxy holds as many request bodies as it may now; retry")
@@ -228,7 +246,10 @@ class Handler(BaseHTTPRequestHandler):
     def _forward(
         self, s: Settings, route: rules.Route, provider: Provider, grant: proxy_tokens.Grant, body: bytes
     ) -> None:
-        """Relay one authorised request upstream with the real key; rest the provider on a quota answer."""
+        """Relay one authorised request upstream with the real key; rest the provider on a quota
+        answer. What it may cost is reserved on disk before it goes, and its cost written before its
+        answer's last chunk is released (`Book`): a proxy killed at any moment leaves every answer
+        counted."""
         held = s.credentials.get(credential_key(route.provider_id, provider.endpoint))
         credential = held.current() if held is not None else Missing("it is not configured")
         if isinstance(credential, Missing):
@@ -237,13 +258,22 @@ class Handler(BaseHTTPRequestHandler):
             )
             return
 
+        limited = False
+
         def on_error(status: int, first: bytes, headers: Mapping[str, str]) -> None:
+            nonlocal limited
             cooldown = limits.cooldown_for(status, first, headers, s.clock(), s.routing)
             if cooldown is not None:
+                limited = True
                 try:
                     s.rest(route.provider_id, cooldown, grant.dispatch_id)
                 except OmsError as exc:
                     note(f"cooldown of {route.provider_id} not recorded: {exc.message}")
+
+        def start(status: int, headers: rules.Headers) -> None:
+            if not limited:  # the upstream answers with no limit: a rest it had is over
+                self.server.rests.answered(route.provider_id, s.clock())
+            self._start(status, headers)
 
         outgoing = Outgoing(
             self.command,
@@ -252,10 +282,40 @@ class Handler(BaseHTTPRequestHandler):
             rules.upstream_headers(self.headers.items(), provider.family, credential),
             body,
         )
-        answer = relay(outgoing, Downstream(self._start, self.wfile), on_error)
-        asked = 0 if answer.final else counting.requested_output(body)
-        usage = answer.usage if answer.final else counting.charged(answer.usage or counting.Usage(), False, asked)
-        self.server.book.add(grant.dispatch_id, usage)
+        with self.server.rests.probe(route.provider_id, s.clock()) as resting:
+            if resting is not None:  # it began resting meanwhile, or another request probes it
+                self._resting(resting)
+                return
+            self._relay(outgoing, grant.dispatch_id, on_error, start)
+
+    def _relay(
+        self,
+        outgoing: Outgoing,
+        dispatch_id: str,
+        on_error: Callable[[int, bytes, Mapping[str, str]], None],
+        start: Callable[[int, rules.Headers], None],
+    ) -> None:
+        """The relay, what it may cost reserved on disk before it goes and its cost written before
+        its answer's last chunk is released (`Book`)."""
+        book, body = self.server.book, outgoing.body
+        charge = counting.reservation(body, LIMITS.proxy_unasked_output)
+        if not book.reserve(dispatch_id, charge):
+            why = "the proxy cannot record what this request costs now; retry"
+            self._refuse(503, "oms_proxy_usage", why)
+            return
+        settled = False
+
+        def on_done(answer: Answer) -> bool:
+            nonlocal settled
+            settled = True
+            return book.settle(dispatch_id, charge, _cost(answer, body))
+
+        answer: Answer | None = None
+        try:
+            answer = relay(outgoing, Downstream(start, self.wfile), on_error, on_done)
+        finally:
+            if not settled:  # (an answer that broke off, or none: a failure of ours charges it all)
+                book.settle(dispatch_id, charge, charge if answer is None else _cost(answer, body))
         if not answer.complete:
             self.close_connection = True
 
@@ -274,6 +334,9 @@ class Handler(BaseHTTPRequestHandler):
         return found
 
     def _hello(self, s: Settings) -> None:
+        if s.hello_key is None:  # a door: the handshake is oms's own, on the TCP port only
+            self._refuse(404, "oms_proxy_hello", "no handshake here")
+            return
         challenge = parse_qs(urlsplit(self.path).query).get("c", [""])[0]
         answer = rules.hello_answer(s.hello_key, challenge)
         if answer is None:
@@ -290,8 +353,26 @@ class Handler(BaseHTTPRequestHandler):
     def _refuse(self, status: int, kind: str, message: str) -> None:
         self._reply(status, rules.error_body(kind, message), close=True)
 
-    def _reply(self, status: int, body: bytes, *, close: bool) -> None:
+    def _resting(self, resting: limits.Resting) -> None:
+        """A 429 at the proxy for a resting provider: when to ask again, and whether to retry at
+        all."""
+        extra = [("retry-after", str(resting.retry_after_s))]
+        if not resting.retry:
+            extra.append(("x-should-retry", "false"))
+        body = rules.error_body("oms_provider_resting", resting.message)
+        self._reply(429, body, close=True, extra=extra)
+
+    def _reply(
+        self,
+        status: int,
+        body: bytes,
+        *,
+        close: bool,
+        extra: Sequence[tuple[str, str]] = (),
+    ) -> None:
         self.send_response(status)
+        for name, value in extra:
+            self.send_header(name, value)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         if close:
@@ -299,3 +380,12 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         self.end_headers()
         self.wfile.write(body)
+
+
+def _cost(answer: Answer, body: bytes) -> counting.Usage | None:
+    """What an answer costs: what it reported, and, when its last usage never came, at least the
+    output its request asked for."""
+    if answer.final:
+        return answer.usage
+    asked = counting.requested_output(body)
+    return counting.charged(answer.usage or counting.Usage(), False, asked)

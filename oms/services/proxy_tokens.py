@@ -6,8 +6,12 @@ A token is issued for one dispatch and one provider (`issue_token`, which a laun
 stops working at once. The proxy reads the file named by the key on every request, so a revocation
 needs no signal to the proxy.
 
-A dispatch's usage is `proxy/usage/<dispatch_id>/<sequence>.json`: a new file for each update (no file is
-ever overwritten), the highest sequence counts, the one before is removed once the new one is published.
+A dispatch's usage is `proxy/usage/<dispatch_id>/<sequence>.json`: a new file for each update (no
+file is ever overwritten), the highest sequence counts, the one before is removed once the new one
+is published. It holds what the dispatch's answers cost (`input_tokens`, `output_tokens`: what a
+budget and the conductor count) and, apart, what is reserved for answers in flight when it was
+written (`pending_*`, ADR 0028): a proxy that dies with answers in flight leaves their reservation,
+which the next proxy charges (`read_usage(..., charged=True)`).
 """
 
 from __future__ import annotations
@@ -118,8 +122,8 @@ def holders(root: Root) -> list[str]:
 
 
 def ended(root: Root, dispatch_id: str) -> bool:
-    """Has the worker of `dispatch_id` ended (its token then grants nothing, whatever path ended it)? A
-    worker record that cannot be read counts as ended: the proxy fails closed."""
+    """Has the worker of `dispatch_id` ended (whatever path ended it)? A worker record that cannot
+    be read counts as ended. (The proxy admits a request by the one rule: `proxy_admit.attempt`.)"""
     try:
         worker = RecordStore(root, "worker").read_if_exists(dispatch_id)
     except OmsError:
@@ -155,9 +159,16 @@ def _sequences(root: Root, dispatch_id: str) -> list[int]:
     return sorted(int(m.group(1)) for n in names if (m := _SEQUENCE.fullmatch(n)))
 
 
-def read_usage(root: Root, dispatch_id: str) -> tuple[counting.Usage, int, int]:
-    """A dispatch's usage, its request count and its current sequence (0: none recorded). A damaged latest
-    file counts as nothing recorded after the one before it (`oms store verify` does not read these)."""
+def read_usage(
+    root: Root,
+    dispatch_id: str,
+    *,
+    charged: bool = False,
+) -> tuple[counting.Usage, int, int]:
+    """A dispatch's usage, its request count and its current sequence (0: none recorded); `charged`:
+    with what was reserved for answers in flight when it was written (the proxy's own view after a
+    crash). A damaged latest file counts as nothing recorded after the one before it (`oms store
+    verify` does not read these)."""
     check(dispatch_id, "dispatch id", OPAQUE_ID)
     for sequence in reversed(_sequences(root, dispatch_id)):
         rel = f"{USAGE}/{dispatch_id}/{sequence}.json"
@@ -166,13 +177,29 @@ def read_usage(root: Root, dispatch_id: str) -> tuple[counting.Usage, int, int]:
         except OmsError:
             continue
         usage = counting.Usage(access.integer(doc, "input_tokens"), access.integer(doc, "output_tokens"))
+        if charged:
+            reserved = (_count(doc, "pending_input_tokens"), _count(doc, "pending_output_tokens"))
+            usage = usage + counting.Usage(*reserved)
         return usage, access.integer(doc, "requests"), sequence
     return counting.Usage(), 0, 0
 
 
-def write_usage(root: Root, dispatch_id: str, usage: counting.Usage, requests: int, sequence: int, now: str) -> int:
-    """Publish usage as sequence `sequence + 1` (a later one already there wins: its number is returned
-    and nothing is written); the one before is removed."""
+def _count(doc: JsonObject, key: str) -> int:
+    return access.integer(doc, key) if key in doc else 0
+
+
+def write_usage(
+    root: Root,
+    dispatch_id: str,
+    usage: counting.Usage,
+    requests: int,
+    sequence: int,
+    now: str,
+    pending: counting.Usage | None = None,
+) -> int:
+    """Publish usage (and what is reserved for answers in flight) as sequence `sequence + 1` (a
+    later one already there wins: its number is returned and nothing is written); the one before is
+    removed."""
     rel_dir = f"{USAGE}/{check(dispatch_id, 'dispatch id', OPAQUE_ID)}"
     doc: JsonObject = {
         "format": 1,
@@ -183,13 +210,17 @@ def write_usage(root: Root, dispatch_id: str, usage: counting.Usage, requests: i
         "requests": requests,
         "updated_at": now,
     }
+    if pending is not None and pending.total:
+        doc["pending_input_tokens"] = pending.input_tokens
+        doc["pending_output_tokens"] = pending.output_tokens
     root.mkdirs(rel_dir)
     rel = f"{rel_dir}/{sequence + 1}.json"
-    try:
-        root.publish(rel, encode_document(doc, "proxy-usage", rel, USAGE_BYTES))
+    data = encode_document(doc, "proxy-usage", rel, USAGE_BYTES)
+    try:  # (no fsync: it must outlive the proxy's death — the kernel keeps it —, not the machine's)
+        root.publish(rel, data, durable=False)
     except AlreadyExistsError:
         return max(_sequences(root, dispatch_id), default=sequence + 1)
     for older in _sequences(root, dispatch_id):
         if older <= sequence:
-            root.unlink(f"{rel_dir}/{older}.json")
+            root.unlink(f"{rel_dir}/{older}.json", durable=False)
     return sequence + 1

@@ -5,9 +5,13 @@ records do not know yet (ADR 0009 "Panes"):
   that end reason — also a pane that is gone (its tmux server died): then from the supervisor's exit
   record, or, when the pane's whole process group is gone without one, as `parent-gone` (its supervisor
   did not live to record it). A pane that merely cannot be seen while its processes live (a tmux hiccup)
-  ends nothing. What an observation means is `domain/delivery.end_of`'s.
-- `check_liveness`: a healthy worker whose attempt was fenced, or whose hooks or bridge stayed silent
-  past the deadline, is parked (its pane is kept).
+  ends nothing. What an observation means is `domain/delivery.end_of`'s. `observe` is a look, not
+  a decision: an end it meets that `oms worker resume` could continue natively (no stop asked for
+  it, no result, an agent with its own session) parks the worker, naming the end, instead of
+  ending it; the conductor's tick, and `oms worker stop`, end it.
+- `check_liveness`: a worker whose attempt was fenced (healthy or stalled, whatever its activity),
+  or a working one whose hooks or bridge stayed silent past the deadline, is parked (its pane is
+  kept).
 """
 
 from __future__ import annotations
@@ -32,9 +36,14 @@ if TYPE_CHECKING:
     from oms.services.delivery import Delivery
 
 
+SALVAGE_FIELDS = ("salvage_ref", "salvage_commit", "salvage_error")  # where its end kept its work
+
+
 def observe(d: Delivery, dispatch_id: str) -> JsonObject:
-    """Worker, session and pane at a glance (recording an end reason if the pane has ended)."""
-    reconcile(d, dispatch_id)
+    """Worker, session and pane at a glance (recording an end reason if the pane has ended, or —
+    for an agent `oms worker resume` can continue on its own session — a park that keeps that
+    possible)."""
+    reconcile(d, dispatch_id, keep_resumable=True)
     check_liveness(d, dispatch_id)
     dispatch = d.dispatch(dispatch_id)
     worker = d.worker(dispatch_id)
@@ -53,14 +62,24 @@ def observe(d: Delivery, dispatch_id: str) -> JsonObject:
         "health_reason": worker.payload.get("health_reason"),
         "live_channels": None if session is None else liveness.channels(d.ws, session.record_id),
         "agent_stopped_at": None if session is None else session.payload.get("agent_stopped_at"),
+        **{k: worker.payload[k] for k in SALVAGE_FIELDS if k in worker.payload},
+        "agent": workers.agent(
+            worker.payload["health"],
+            worker.state,
+            None if session is None else session.state,
+            None if session is None else session.payload,
+        ),
     }
 
 
-def reconcile(d: Delivery, dispatch_id: str) -> None:
+def reconcile(d: Delivery, dispatch_id: str, *, keep_resumable: bool = False) -> None:
     """Record why a worker whose pane ended has ended (`domain/delivery.end_of`). An end is recorded only
     under the deliverer's lock of the worker's launch, decided again on the pane as it is then: a launch
     under way (a resume making a new pane while the registry still names the old one) is never taken for
-    the end of the pane it replaces (ADR 0014, GAP_RECONCILE_AGAIN)."""
+    the end of the pane it replaces (ADR 0014, GAP_RECONCILE_AGAIN). `keep_resumable` (a person's
+    `observe`; the conductor decides ends for its pool): an end no stop asked for, of an attempt
+    without a result whose agent has a native session to continue, parks the worker instead
+    (`_keep_resumable`)."""
     if _end(d, dispatch_id) is None:
         return  # the common case takes no lock
     event_id = d.dispatch(dispatch_id).payload.get("delivery_event_id")
@@ -78,6 +97,8 @@ def reconcile(d: Delivery, dispatch_id: str) -> None:
         root = d.ws.store.state.root
         dispatch = d.dispatch(dispatch_id)
         reaper.end_sandbox(root, dispatch_id)  # the pane has ended: so does whatever is left of its sandbox
+        if keep_resumable and _keep_resumable(d, dispatch, end):
+            return
         results.finish_recorded(d.ws, dispatch)  # a recorded result ends the worker as its result says
         session = d.session(access.text(dispatch.payload, "session_id"))
         if session is not None and session.state != "stopped":
@@ -101,6 +122,44 @@ def reconcile(d: Delivery, dispatch_id: str) -> None:
             proxy_launch.release(d.ws, dispatch_id)
 
 
+def _keep_resumable(d: Delivery, dispatch: Record, end: rules.End) -> bool:
+    """Record the pane's end as a park (`rules.kept_resumable`), so `oms worker resume` relaunches
+    the agent on its own session as it would have before the look (not when the attempt is fenced:
+    no resume could); True if so. A worker parked already keeps its park and its reason (a
+    fence's, a person's, `no_result`); the pane's token is released (a relaunch gets a fresh one).
+    Nothing else changes: the session, the registry and the exit record stay for the resume."""
+    session_id = access.text(dispatch.payload, "session_id")
+    session = d.session(session_id)
+    worker = d.worker(dispatch.record_id)
+    fenced = fence.reason(d.ws, dispatch) is not None
+    why = (
+        None
+        if session is None or fenced
+        else rules.kept_resumable(
+            end,
+            dispatch_state=dispatch.state,
+            provider_mode=str(dispatch.payload["provider_mode"]),
+            activity=worker.state,
+            session_id=session_id,
+            session_state=session.state,
+            session=session.payload,
+        )
+    )
+    if why is None:
+        return False
+
+    def decide(current: Record, now: str) -> Next | None:
+        if current.payload["health"] not in ("healthy", "stalled"):
+            return None  # parked already (for its own reason), or ended meanwhile
+        return workers.change(current.state, current.payload, now=now, health="parked", reason=why)
+
+    op = stable_id("wkr-end-park", dispatch.record_id, end.pane_id)
+    d.move_worker(dispatch.record_id, decide, op=op)
+    with contextlib.suppress(OmsError):  # its token; an on-demand proxy no one needs stops
+        proxy_launch.release(d.ws, dispatch.record_id)
+    return True
+
+
 def _end(d: Delivery, dispatch_id: str) -> rules.End | None:
     pane = d.panes.observe(dispatch_id)
     worker = d.worker(dispatch_id)
@@ -121,15 +180,20 @@ def _end(d: Delivery, dispatch_id: str) -> rules.End | None:
 
 
 def check_liveness(d: Delivery, dispatch_id: str) -> None:
-    """Park a worker whose attempt was fenced, or whose hooks or bridge stayed silent past the deadline."""
+    """Park a worker whose attempt was fenced (healthy or stalled, whatever its activity: one whose
+    result is recorded still runs its agent), or a working one whose hooks or bridge stayed silent
+    past the deadline."""
     dispatch = d.dispatch(dispatch_id)
     worker = d.worker(dispatch_id)
     session = d.session(access.text(dispatch.payload, "session_id"))
-    if session is None or worker.payload["health"] != "healthy" or worker.state not in ("idle", "working"):
+    health = worker.payload["health"]
+    if session is None or health not in ("healthy", "stalled"):
         return
     fenced = fence.reason(d.ws, dispatch)
     if fenced is not None:
         fence.park(d.ws, dispatch_id, fenced, SYSTEM_ACTOR)
+        return
+    if health != "healthy" or worker.state not in ("idle", "working"):
         return
     silent = liveness.silent(d.ws, session, worker.observed_at)
     if silent is None:

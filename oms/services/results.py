@@ -51,6 +51,7 @@ def verify_commit(
     an agent's own commit checked in a tree job.
     """
     path = access.text(dispatch.payload, "worktree_path")
+    unsafe = tree_job.unsafe_of(dispatch.payload)  # (no cgroup where its approved limits say so)
     if COMMIT.fullmatch(commit) is None:
         raise InvalidInputError(f"result_commit {commit[:70]!r} is not a full commit id")
     linked = git.linked_worktree(repository, path)
@@ -70,7 +71,7 @@ def verify_commit(
         raise CheckoutChangedError("the worktree is not on its dispatch branch")
     if built_on is None:  # the agent's own commit: its tree must be clean (asked inside a tree job)
         job = _commit_job(dispatch, linked, commit, "oms result")
-        tree_job.run_job("commit", repository, linked, job)
+        tree_job.run_job("commit", repository, linked, job, unsafe_none=unsafe)
     added = sorted(git.gitlinks(repository, commit) - git.gitlinks(repository, start))
     if added:
         raise CheckoutChangedError(f"result_commit adds a submodule at {added[0][:200]}; oms accepts files only")
@@ -106,7 +107,9 @@ def commit_leftovers(dispatch: Record, summary: str, repository: str) -> tuple[s
     subject = one_line(first, 200) or "oms result"  # printable: no terminal escapes in `git log`
     why = f"Committed by oms for dispatch {dispatch.record_id}: the agent left it uncommitted."
     job = _commit_job(dispatch, linked, None, f"{subject}\n\n{why}\n")
-    done = tree_job.run_job("commit", repository, linked, job, writable=("objects",))
+    unsafe = tree_job.unsafe_of(dispatch.payload)
+    writes = ("objects",)
+    done = tree_job.run_job("commit", repository, linked, job, writable=writes, unsafe_none=unsafe)
     made = access.text(done, "commit")
     if done["made"] is True:
         return made, linked.head

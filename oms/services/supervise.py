@@ -7,6 +7,12 @@ the command line; the sandbox leads its own process group, holding the terminal:
 this process through a shared group), serves the worker's hooks and bridge until the sandbox ends, kills
 its init if it outlived it, and only then records the end (`exit.json`; tmux misreports exits, ADR 0009).
 
+It asks the one rule of whether the attempt may act (`attempt_end.Watch`, ADR 0028) after every
+request its broker serves and at least once a second: once the attempt is over (its dispatch
+resolved, cancelled or rejected, or its worker ended) it leaves a kill marker, ends the sandbox
+(SIGTERM, SIGKILL after 2 s) and records the end as `oms worker stop` would (salvage first); a
+fenced attempt's worker is parked.
+
 The sandbox runs in a cgroup of its own beneath this process's (ADR 0025): bubblewrap joins it
 before it executes, with its largest file bounded. No cgroup, no sandbox (unless `[limits] cgroup =
 "unsafe-none"`). While it runs, its cgroup's counters are read and its worktree and home measured
@@ -42,7 +48,7 @@ from oms.fsio.outside import remove_empty_dirs, reserve_descriptor
 from oms.fsio.procinfo import boot_id, start_ticks
 from oms.limits import LIMITS
 from oms.process import Foreground, data_fd, end_own_group, kill_exact, landlock, start_foreground
-from oms.services import hooks, launch, launch_guards, reaper
+from oms.services import attempt_end, hooks, launch, launch_guards, reaper
 from oms.services.broker import Broker
 from oms.services.doors import WorkerDoors
 from oms.services.sandbox_bounds import Guard
@@ -92,6 +98,8 @@ def supervise(state_root: str, dispatch_id: str) -> int:
                 log("the sandbox's init outlived bubblewrap: killed")
             if not run.remove_cgroup():
                 log("the sandbox's cgroup could not be removed (a process in it did not end)")
+            if run.over is not None:
+                run.record_end(spec.config_root)
             if run.reached is not None:
                 ended = (ended[0], ended[1], run.reached[1])
             try:
@@ -123,6 +131,8 @@ class _Run:
         self.received = received
         self.init: ProcessIdentity | None = None  # the sandbox's init, held here whatever the state root says
         self.status_data = b""
+        self.watch: attempt_end.Watch | None = None
+        self.over: str | None = None  # the rule's line once the attempt is over (its agent ends)
         self.group: cgroups.Cgroup | None = None  # the sandbox's cgroup (ADR 0025)
         self.reached: tuple[str, str] | None = None  # the bound it reached (why it was ended)
 
@@ -156,6 +166,7 @@ class _Run:
             spec.provider, spec.provider_version, spec.dispatch_id, spec.session_id, spec.allowed_tools
         )
         doors = WorkerDoors(binding, spec.nonce, self.state_real, spec.config_root, self.log)
+        self.watch = attempt_end.Watch(doors.workspace, spec.dispatch_id, self.log)
         previous_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
         broker = Broker(listener, doors, self.log)
         child = None
@@ -220,20 +231,28 @@ class _Run:
         return returncode, None, None
 
     def _serve(self, child: Foreground, broker: Broker, guard: Guard) -> int:
-        """Serve until the sandbox ends; on a hang-up: SIGHUP, SIGTERM, then SIGKILL (and its init);
-        on a bound reached (`guard`): SIGKILL (and its init)."""
-        hung_up_at: float | None = None
-        steps = [signal.SIGHUP, signal.SIGTERM, signal.SIGKILL]
+        """Serve until the sandbox ends. On a hang-up: SIGHUP, SIGTERM, then SIGKILL (and its init);
+        once the attempt is over (the rule, asked after each request served and every second):
+        SIGTERM, then SIGKILL; on a bound reached (`guard`): SIGKILL (and its init)."""
+        ending_at: float | None = None
+        steps: list[signal.Signals] = []
         next_step, passed_on = 0.0, 0
         while (returncode := child.poll()) is None:
             for signum in self.received[passed_on:]:  # a signal to the pane's group is meant for the agent
                 passed_on += 1
-                if signum != signal.SIGHUP and hung_up_at is None:
+                if signum != signal.SIGHUP and ending_at is None:
                     child.signal_group(signum)
-            if signal.SIGHUP in self.received and hung_up_at is None:
-                hung_up_at = next_step = time.monotonic()
+            if signal.SIGHUP in self.received and ending_at is None:
+                ending_at = next_step = time.monotonic()
+                steps = [signal.SIGHUP, signal.SIGTERM, signal.SIGKILL]
                 self.log("the terminal hung up: ending the sandbox")
-            if hung_up_at is not None and steps and time.monotonic() >= next_step:
+            if ending_at is None and self.watch is not None:
+                self.over = self.watch.over(broker.served)
+                if self.over is not None:
+                    ending_at = next_step = time.monotonic()
+                    steps = [signal.SIGTERM, signal.SIGKILL]
+                    self._mark_over(self.over)
+            if ending_at is not None and steps and time.monotonic() >= next_step:
                 step = steps.pop(0)
                 if step == signal.SIGKILL:
                     child.kill()
@@ -245,7 +264,10 @@ class _Run:
             if due is not None and time.monotonic() >= due:
                 self._check(child, guard)
                 due = guard.due() if self.reached is None else None
-            wait = None if hung_up_at is None else max(0.0, next_step - time.monotonic())
+            if ending_at is not None:
+                wait: float | None = max(0.0, next_step - time.monotonic())
+            else:
+                wait = None if self.watch is None else self.watch.wait()
             if child.pidfd is None:
                 wait = 0.2 if wait is None else min(wait, 0.2)
             if due is not None:
@@ -253,6 +275,28 @@ class _Run:
                 wait = until if wait is None else min(wait, until)
             broker.run_once(wait)
         return returncode
+
+    def _mark_over(self, why: str) -> None:
+        """The attempt is over: say so, and leave the kill marker that names why (never raises)."""
+        self.log(f"the attempt is over ({why}): ending the sandbox")
+        if self.watch is not None:
+            try:
+                attempt_end.mark(self.watch.workspace(), self.spec.dispatch_id, why)
+            except (OmsError, OSError) as exc:
+                self.log(f"the kill marker could not be left: {exc}")
+
+    def record_end(self, config_root: str) -> None:
+        """The sandbox of an attempt that is over has ended: record the end (salvage first; never
+        raises)."""
+        from oms.services.workspace import Workspace
+
+        try:
+            with Workspace.open(self.state_real, config_root) as ws:
+                kept = attempt_end.record_end(ws, self.spec.dispatch_id, str(self.over))
+            if kept is not None:
+                self.log(f"salvaged: {kept}")
+        except (OmsError, OSError) as exc:
+            self.log(f"the end could not be recorded: {exc}")
 
     def _check(self, child: Foreground, guard: Guard) -> None:
         """Ask the guard; a bound reached ends the sandbox (its init too): the end's reason."""

@@ -134,8 +134,8 @@ def verify(ws: Workspace, dispatch_id: str, progress: Callable[[str], None] = la
     tree = tree_to_check(repo, target, commit)
     checkout = scratch_directory("oms-verify-")
     try:
-        git_finish.checkout_tree(repo, tree, checkout)
         limits = ws.config().limits
+        git_finish.checkout_tree(repo, tree, checkout, limits.disk_bytes)
         ran = tuple(_run(argv, fin, checkout, progress, limits) for argv in fin.commands)
     finally:
         remove_tree(checkout)

@@ -73,7 +73,7 @@ def gc(ws: Workspace, *, dry_run: bool) -> Report:
         size = why.size
         if not dry_run:
             try:
-                _remove(repo, record, why.head)
+                _remove(repo, record, why.head, unsafe_none=ws.config().limits.unsafe)
             except OmsError as exc:
                 report.kept.append({**row, "why": f"removal failed: {one_line(exc.message)}"})
                 continue
@@ -110,7 +110,8 @@ def _why_kept(
     running = running_worker(ws, ticket.record_id)
     if running is not None:
         return f"worker {running} still runs in it"
-    looked = tree_job.run_job("inspect", ws.config_root, linked)
+    unsafe = ws.config().limits.unsafe
+    looked = tree_job.run_job("inspect", ws.config_root, linked, unsafe_none=unsafe)
     dirty = looked["unkept"]
     if isinstance(dirty, str):
         return dirty
@@ -138,7 +139,7 @@ def running_worker(ws: Workspace, ticket_id: str) -> str | None:
     return None
 
 
-def remove(repo: str, path: str) -> str | None:
+def remove(repo: str, path: str, *, unsafe_none: bool = False) -> str | None:
     """Remove the worktree at `path` unless it holds work nothing else keeps (changed or untracked
     files, entries named `.git` below its top) or is locked: None when it is gone, else why it
     stays. Its files are looked at and removed in a tree job, following no link (docs/adr/0024); the
@@ -147,7 +148,8 @@ def remove(repo: str, path: str) -> str | None:
     linked = git.linked_worktree(repo, path)
     if os.path.lexists(os.path.join(linked.gitdir, "locked")):
         return "it is locked (`git worktree unlock` it first)"
-    done = tree_job.run_job("remove", repo, linked, writable=("worktree", "dotgit"))
+    writable = ("worktree", "dotgit")
+    done = tree_job.run_job("remove", repo, linked, writable=writable, unsafe_none=unsafe_none)
     if isinstance(done["unkept"], str):
         return f"{done['unkept']}; commit or move it, then discard again"
     left = done["left"]
@@ -159,12 +161,12 @@ def remove(repo: str, path: str) -> str | None:
     return None
 
 
-def _remove(repo: str, record: JsonObject, head: str) -> None:
+def _remove(repo: str, record: JsonObject, head: str, *, unsafe_none: bool = False) -> None:
     """The worktree, then its branch only while it still points at the head whose work was found kept."""
     path, branch = access.text(record, "worktree_root"), access.text(record, "branch")
     if git_finish.head_of(repo, branch) != head:
         raise CheckoutChangedError(f"branch {branch} moved since it was checked; kept")
-    why = remove(repo, path)
+    why = remove(repo, path, unsafe_none=unsafe_none)
     if why is not None:
         raise CheckoutChangedError(f"{why}; kept")
     git_finish.delete_branch(repo, branch, head)

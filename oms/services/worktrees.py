@@ -6,6 +6,13 @@ not checked out anywhere; the target path does not exist and lies outside the st
 repository. The record's id is a digest of (repository root, worktree root, branch, base commit).
 If a previous run created the worktree but died before writing the record, the exact same worktree is
 adopted instead of refused.
+
+A ticket that has its worktree already (a new attempt) gets it as the record says (ADR 0029): a
+worktree deleted by hand is made again on its branch when nothing can be lost — the branch holds
+what was committed, its index nothing staged, it is not locked, and the folder is gone or empty —
+and otherwise a `WorktreeNeedsPersonError` says what is wrong (the branch is gone too, the folder
+lost its `.git` but holds files, it is locked, on another branch, or its repository no longer lists
+it). Everything is asked of the main repository; nothing reads the worktree's files.
 """
 
 from __future__ import annotations
@@ -13,11 +20,18 @@ from __future__ import annotations
 import os
 
 from oms.adapters import git
-from oms.canonical import JsonObject, check, stable_id
+from oms.canonical import JsonObject, access, check, stable_id
+from oms.domain import tree_jobs
 from oms.domain.config import worktrees_directory
-from oms.errors import CheckoutChangedError, ConflictError, InvalidInputError
+from oms.errors import (
+    CheckoutChangedError,
+    ConflictError,
+    InvalidInputError,
+    WorktreeNeedsPersonError,
+)
 from oms.fsio.outside import ensure_directory
-from oms.services import tickets
+from oms.fsio.trees import placeholders, remove_empty_dir
+from oms.services import checkout, tickets
 from oms.services.workspace import Workspace
 
 
@@ -40,6 +54,7 @@ def create(ws: Workspace, ticket_id: str, base: str | None = None) -> tuple[Json
     ticket = tickets.require(ws, check(ticket_id, "ticket id"))
     existing = ws.store.worktrees.get(ticket.record_id)
     if existing is not None:
+        ready(ws.config_root, existing)
         return existing, False
     repo = ws.config_root
     if git.toplevel(repo) != repo:
@@ -89,6 +104,67 @@ def _adoptable(repo: str, path: str, branch: str, base_commit: str) -> bool:
         if os.path.realpath(entry.path) == real and entry.branch == branch and entry.head == base_commit:
             return True
     return False
+
+
+def ready(repo: str, record: JsonObject) -> bool:
+    """The recorded worktree, there as its repository records it, or made again when it is gone and
+    nothing can be lost (see the module docstring); True if it was made again.
+    `WorktreeNeedsPersonError` otherwise."""
+    path, branch = access.text(record, "worktree_root"), access.text(record, "branch")
+    there = os.path.isdir(path)  # (the root itself; below it only `.git`, through its descriptor)
+    if os.path.lexists(path) and (not there or os.path.realpath(path) != path):
+        raise WorktreeNeedsPersonError(f"worktree {path} is no longer a folder", hint=_AWAY)
+    if there and placeholders(path, (".git",))[".git"] != "missing":
+        try:  # there: as its repository records it
+            linked = git.linked_worktree(repo, path)
+        except CheckoutChangedError as exc:
+            why = f"{exc.message} (changed by hand)"
+            raise WorktreeNeedsPersonError(why, hint=_repair(repo, path)) from exc
+        if linked.branch != branch:
+            raise WorktreeNeedsPersonError(tree_jobs.on_branch(linked.branch, branch))
+        if linked.head is None:
+            why = f"worktree {path}: its repository records no HEAD commit for it"
+            raise WorktreeNeedsPersonError(why, hint=_repair(repo, path))
+        checkout.names_its_gitdir(linked)  # (not a repository made in its place)
+        return False
+    head = git.resolve_commit(repo, f"refs/heads/{branch}")
+    if head is None:
+        why = f"worktree {path} is gone, and so is its branch {branch}: nothing to make it from"
+        raise WorktreeNeedsPersonError(why, hint=f"`git branch {branch} <commit>` brings it back")
+    listed = git.worktrees(repo)
+    elsewhere = [w.path for w in listed if w.branch == branch and os.path.realpath(w.path) != path]
+    if elsewhere:
+        why = f"worktree {path} is gone and its branch {branch} is checked out in {elsewhere[0]}"
+        raise WorktreeNeedsPersonError(why)
+    if there and not remove_empty_dir(path):  # (an empty folder has nothing to lose)
+        why = f"worktree {path} lost its .git and holds files oms cannot tell are kept elsewhere"
+        raise WorktreeNeedsPersonError(why, hint=_repair(repo, path))
+    if any(os.path.realpath(w.path) == path for w in listed):  # its registration is left
+        _forget(repo, path, head)
+    git.readd_worktree(repo, path, branch)
+    _verify(repo, os.path.realpath(path), branch, head)
+    return True
+
+
+_AWAY = "move it away (oms makes the worktree again on its branch), or keep the ticket as it is"
+
+
+def _repair(repo: str, path: str) -> str:
+    return f"keep what you need, then `git -C {repo} worktree repair {path}` or remove the folder"
+
+
+def _forget(repo: str, path: str, head: str) -> None:
+    """Drop the registration a deleted worktree left, when it holds nothing that would be lost: not
+    locked (a worktree on a disk not mounted), no staged change in its index."""
+    linked = git.linked_worktree(repo, path)
+    if os.path.lexists(os.path.join(linked.gitdir, "locked")):
+        why = f"worktree {path} is gone but locked (a disk not mounted?)"
+        unlock = f"`git -C {repo} worktree unlock {path}` if it is gone"
+        raise WorktreeNeedsPersonError(why, hint=unlock)
+    if linked.head != head or git.staged(repo, linked.gitdir, head):
+        why = f"worktree {path} is gone but its index holds changes its branch does not"
+        raise WorktreeNeedsPersonError(why, hint=f"look with `git -C {repo} worktree list`")
+    git.forget_worktree(repo, path)
 
 
 def _verify(repo: str, path: str, branch: str, base_commit: str) -> None:

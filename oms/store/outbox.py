@@ -71,6 +71,10 @@ class Outbox:
         data = self.root.read_optional(rel, self.limits.receipt_bytes)
         return None if data is None else parse_receipt(data, self.consumer_id, event_id, rel)
 
+    def has_receipt(self, event_id: str) -> bool:
+        """Is a receipt committed for `event_id`? (Its name only: `read_receipt` checks it.)"""
+        return self.root.exists(f"{self._dir}/{check(event_id, 'event id')}{RECEIPT_SUFFIX}")
+
     def nonce(self, event_id: str) -> str:
         """The operation nonce every receipt for `event_id` by this consumer carries."""
         return operation_nonce(event_id, self.consumer_id)

@@ -134,3 +134,8 @@ def test_demo_runs_the_conductor_over_many_tickets(oms: OmsCommand, tmp_path: Pa
         ["tmux", "-S", str(where / "state" / "tmux.sock"), "list-sessions"], capture_output=True, check=False
     )
     assert server.returncode != 0  # the demo's tmux server has ended
+    roots = ["--state-root", str(data["state_root"]), "--config-root", str(data["repo"])]
+    status = json.loads(oms.run("status", "--json", *roots).stdout)
+    assert len(status["workers"]) == 5
+    ended = {(w["health"], w["end_reason"]) for w in status["workers"]}
+    assert ended == {("stopped", "result-recorded")}  # every worker ended, the last one too

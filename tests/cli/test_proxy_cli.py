@@ -17,9 +17,9 @@ import pytest
 
 from oms.canonical import JsonObject
 from oms.fsio.procinfo import ProcessIdentity, boot_id, is_alive, start_ticks
-from oms.services import proxy_tokens
 from oms.services.proxy_control import RECORD
 from oms.store.documents import encode_document
+from tests.attempts import attempt_token
 from tests.chain import Chain, make_chain
 from tests.helpers import OmsCommand
 from tests.model_mock import ModelMock, Script
@@ -86,8 +86,7 @@ def test_start_status_request_stop(oms: OmsCommand, chain: Chain, mock: ModelMoc
         assert status.returncode == 0, status.stderr
         assert status.stdout.startswith("proxy: running (pid ")
         assert "handshake verified" in status.stdout
-        with chain.workspace() as ws:  # the detached child holds the key from its starter's environment
-            token = proxy_tokens.issue_token(ws, "d-1", "claude-mock")
+        token = attempt_token(chain, "d-1", "claude-mock")  # the child has its starter's env's key
         import http.client
 
         conn = http.client.HTTPConnection("127.0.0.1", int(str(record["port"])), timeout=30)

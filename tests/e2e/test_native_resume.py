@@ -16,6 +16,7 @@ import json
 import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -26,7 +27,7 @@ from oms.fsio.procinfo import group_alive
 from oms.services.delivery import Delivery
 from oms.services.workspace import SYSTEM_ACTOR
 from tests.agent_side import snapshot
-from tests.chain import Chain
+from tests.chain import Chain, sandbox_dir
 from tests.e2e.test_real_agents import (
     CHANGE,
     _deliver,
@@ -78,7 +79,7 @@ def _first_turn_then_kill(chain: Chain, mock: ModelMock, dispatch_id: str) -> in
         session_id = access.text(ws.store.records("dispatch").read(dispatch_id).payload, "session_id")
         pane_id = str(ws.store.records("session").read(session_id).payload["tmux_pane_id"])
     pane_pid = _registered_pid(chain, dispatch_id)
-    time.sleep(2)  # the CLI writes its transcript a moment after it sent the request
+    _wait_for_transcript(chain, session_id)  # the CLI writes it a moment after it sent the request
     assert _tmux(chain, "kill-pane", "-t", pane_id).returncode == 0
     deadline = time.monotonic() + 20
     while _processes_of(dispatch_id) or group_alive(pane_pid):  # the supervisor ends the agent, its bridge
@@ -86,6 +87,23 @@ def _first_turn_then_kill(chain: Chain, mock: ModelMock, dispatch_id: str) -> in
         time.sleep(0.1)  # records the end and ends itself
     mock.release.set()  # the held reply goes into the closed connection
     return pane_pid
+
+
+ACKNOWLEDGED = ('"state":"acknowledged"', '\\"state\\":\\"acknowledged\\"')
+
+
+def _wait_for_transcript(chain: Chain, session_id: str, timeout: float = 30.0) -> None:
+    """Until the agent's own transcript (Claude Code's session, Codex's rollout: JSON lines in its
+    private home) holds the first turn's acknowledgement, which its native resume continues from."""
+    homes = sandbox_dir(chain.state) / "homes"
+    deadline = time.monotonic() + timeout
+    while True:
+        for path in homes.glob(f"*-{session_id}/**/*.jsonl"):
+            text = path.read_text(errors="replace")
+            if any(mark in text for mark in ACKNOWLEDGED):
+                return
+        assert time.monotonic() < deadline, "the agent's transcript never held its first turn"
+        time.sleep(0.1)
 
 
 def _registered_pid(chain: Chain, dispatch_id: str) -> int:
@@ -192,6 +210,51 @@ def test_claude_resumes_its_own_session_in_a_new_pane(
     _stop_and_check_nothing_left(deliverable, dispatch_id)
 
 
+def test_observe_of_a_dead_pane_keeps_the_native_resume(
+    deliverable: Chain, mock: ModelMock, oms: OmsCommand, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 24: `oms worker observe` of the dead pane recorded its end, after which `oms worker
+    resume` refused the native resume it would have done without the look. The look now parks the
+    worker, naming the pane's end; the resume continues the agent's own session as before."""
+    _claude(deliverable, mock, monkeypatch)
+    mock.script = Script(
+        [
+            Call("read_dispatch", {}),
+            Call("acknowledge_dispatch", {}),
+            Hold(Call("Bash", {"command": CHANGE, "description": "write the fix"})),
+            RESULT,
+        ],
+        by_results=True,
+    )
+    dispatch_id, session_id = _deliver(deliverable)
+    old_pid = _first_turn_then_kill(deliverable, mock, dispatch_id)
+    roots = ["--state-root", str(deliverable.state), "--config-root", str(deliverable.repo)]
+    views = []
+    for _ in range(2):  # a second look writes nothing more
+        looked = oms.run("worker", "observe", dispatch_id, *roots, "--json")
+        assert looked.returncode == 0, looked.stderr
+        views.append(json.loads(looked.stdout))
+    assert views[0] == views[1]
+    view = views[0]
+    shown = (view["worker_health"], view["session_state"], view["pane_live"])
+    assert shown == ("parked", "running", False)
+    assert str(view["health_reason"]).startswith("its pane ended (")
+    assert "oms worker resume" in str(view["health_reason"])
+    before = len(mock.seen)
+    resumed = _resume(oms, deliverable, dispatch_id)
+    _check_relaunched(deliverable, dispatch_id, session_id, old_pid, resumed)
+    _wait_for_result(deliverable, dispatch_id, mock)
+    read, acknowledge = "mcp__oms_worker__read_dispatch", "mcp__oms_worker__acknowledge_dispatch"
+    _continued(mock, before, read, acknowledge, typed=True)
+    _check_recorded(deliverable, dispatch_id)
+    _stop_and_check_nothing_left(deliverable, dispatch_id)
+
+
+def _settled(state: Path) -> dict[str, str]:
+    """The state root but the proxy's log (the proxy started on demand runs on and logs by itself)."""
+    return {path: seen for path, seen in snapshot(state).items() if path != "proxy/proxy.log"}
+
+
 def test_a_dead_pane_whose_lease_lapsed_is_not_relaunched(
     deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -200,13 +263,15 @@ def test_a_dead_pane_whose_lease_lapsed_is_not_relaunched(
     dispatch_id, _session_id = _deliver(deliverable)
     _first_turn_then_kill(deliverable, mock, dispatch_id)
     deliverable.clock.advance(61)  # past the lease's expiry
-    before = snapshot(deliverable.state)
+    before = _settled(deliverable.state)
     seen = len(mock.seen)
     with deliverable.workspace() as ws, pytest.raises(AttemptFencedError) as refused:
         Delivery.open(ws).resume(dispatch_id)
     assert str(refused.value).startswith("worker cannot resume: attempt fenced: attempt 1's lease expired at ")
     assert "\n" not in str(refused.value)
-    assert snapshot(deliverable.state) == before  # no record, no pane file, no lock left behind
-    assert _tmux(deliverable, "list-panes", "-a").stdout == ""  # no pane was started
-    time.sleep(1)
-    assert len(mock.seen) == seen  # no agent ran
+    assert _settled(deliverable.state) == before  # no record, no pane file, no lock left behind
+    assert _tmux(deliverable, "list-panes", "-a").stdout == ""  # no pane was started: no agent runs
+    assert len(mock.seen) == seen
+    with deliverable.workspace() as ws:  # no resume can continue it: a look records its end
+        view = Delivery.open(ws).observe(dispatch_id)
+    assert (view["worker_health"], view["session_state"]) == ("stopped", "stopped")

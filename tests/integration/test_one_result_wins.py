@@ -27,7 +27,7 @@ from oms.store.verify import verify
 from tests.agent_side import Bound, BoundTools, bind
 from tests.chain import Chain
 
-RACES = 40  # bench/result_race_bench.py runs 500
+RACES = 40  # bench/race_bench.py runs 500
 
 
 def _racer(bound: Bound, go: int, out: int, arguments: dict[str, Any]) -> None:

@@ -41,9 +41,18 @@ def _worker_of(fleet: Fleet, ticket: str) -> str:
         return found.record_id
 
 
+def _working(fleet: Fleet, ticket: str) -> bool:
+    with fleet.workspace() as ws:
+        records = ws.store.records("worker")
+        found = [records.read(i) for i in records.ids()]
+        mine = [w for w in found if w.payload["ticket_id"] == ticket]
+        return bool(mine) and mine[0].state == "working"
+
+
 def test_scale_down_drains_busy_slots_and_up_takes_new_indices(oms: OmsCommand, fleet: Fleet) -> None:
-    first = [fleet.add(f"Ticket {n}") for n in range(3)]
-    fleet.until(lambda: all(fleet.tickets()[t][0] == "done" for t in first))  # results in, panes still live
+    # (no result: an attempt that is over ends its agent, so these hang on to their slots)
+    first = [fleet.add(f"Ticket {n} to hang on") for n in range(3)]
+    fleet.until(lambda: all(_working(fleet, t) for t in first))  # each slot's agent runs
     assert sorted(_slot_of(fleet, t) for t in first) == ["worker-1", "worker-2", "worker-3"]
     plan = _scale(oms, fleet, "--to", "1")["plan"]
     assert plan == {"added": [], "removed": [], "draining": ["worker-3", "worker-2"], "park": [], "reactivated": []}

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from oms.canonical import JsonObject
 from oms.domain import proxy_usage as counting
 from oms.domain.codex_login import NO_KEY, Missing, UpstreamAuth
 from oms.domain.routing import Provider
@@ -23,7 +24,7 @@ from oms.services import proxy_control, proxy_credentials, proxy_tokens
 from oms.services.proxy_credentials import credential_key
 from oms.services.proxy_front import DOOR_CONNECTIONS, Doors, door_dir, door_path
 from oms.services.proxy_guards import Deadlines, Held
-from tests.helpers import T0, payload
+from tests.attempts import live_attempt
 from tests.proxy_rig import (
     ANTHROPIC_KEY,
     CHATGPT_ACCOUNT,
@@ -270,21 +271,13 @@ def test_an_unrouted_worker_reaches_its_approved_endpoint_through_its_familys_im
 ) -> None:
     """ADR 0026: a dispatch not routed to a configured provider goes through `oms-anthropic` (or
     `oms-openai`), upstream the endpoint its dispatch was approved with, with the proxy's key."""
-    approved = payload(
-        "dispatch",
-        provider_mode="claude_interactive",
-        engine="claude",
-        role_argv=None,
-        model_endpoint=rig.mock.base,
-    )
-    rig.ws.store.records("dispatch").create(
-        "dsp-unrouted",
-        state="accepted",
-        payload=approved,
-        operation_id="op-u",
-        actor="oms-system",
-        observed_at=T0,
-    )
+    approved: JsonObject = {
+        "provider_mode": "claude_interactive",
+        "engine": "claude",
+        "role_argv": None,
+        "model_endpoint": rig.mock.base,
+    }
+    live_attempt(rig.chain, "dsp-unrouted", approved)  # only a live attempt is forwarded (ADR 0028)
     token = rig.token("oms-anthropic", "dsp-unrouted")
     assert rig.post("/p/oms-anthropic/v1/messages", MESSAGES, {"x-api-key": token})[0] == 200
     assert [headers.get("x-api-key") for _, headers in rig.mock.heard] == [ANTHROPIC_KEY]

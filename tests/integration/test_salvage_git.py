@@ -7,16 +7,13 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oms.adapters import git as git_module
 from oms.adapters import salvage_git
-from oms.errors import CheckoutChangedError, ConflictError, UnsafeRepositoryError
-from oms.services import salvage
+from oms.errors import CheckoutChangedError, UnsafeRepositoryError
 from tests.helpers import git
 
 
@@ -163,74 +160,3 @@ def test_any_edits_are_held_exactly_by_the_snapshot(
         assert _files(repo) == _tree(repo, "HEAD")
     else:
         assert _tree(repo, snap.commit) == _files(repo)
-
-
-def _commit_of(path: Path, text: str, message: str = "") -> str:
-    """A commit (on no branch) whose tree holds one file with `text`."""
-    blob = subprocess.run(
-        ["git", "-C", str(path), "hash-object", "-w", "--stdin"], input=text.encode(), capture_output=True, check=True
-    ).stdout.decode()
-    entry = f"100644 blob {blob.strip()}\tkept.txt\n".encode()
-    made = subprocess.run(["git", "-C", str(path), "mktree"], input=entry, capture_output=True, check=True)
-    return git("commit-tree", made.stdout.decode().strip(), "-m", message or text, cwd=path).strip()
-
-
-def test_a_salvage_takes_the_first_free_ref_or_the_one_with_its_tree(tmp_path: Path) -> None:
-    repo = _repo(tmp_path / "repo")
-    base = "refs/oms/salvage/tkt-1/2"
-    git("update-ref", "refs/oms/salvage/tkt-1/20", _commit_of(repo, "another attempt's"), cwd=repo)
-    first, second = _commit_of(repo, "first"), _commit_of(repo, "second")
-    assert salvage_git.keep_at_free_ref(str(repo), base, first, 5) == (base, first)
-    assert salvage_git.keep_at_free_ref(str(repo), base, second, 5) == (f"{base}-2", second)
-    again = _commit_of(repo, "second", "again")  # the same work again (another commit, same tree)
-    assert again != second
-    assert salvage_git.keep_at_free_ref(str(repo), base, again, 5) == (f"{base}-2", second)
-    git("update-ref", f"{base}-3", git("rev-parse", f"{first}^{{tree}}", cwd=repo).strip(), cwd=repo)
-    with pytest.raises(ConflictError, match="could not be written"):  # a ref that holds no commit
-        salvage_git.keep_at_free_ref(str(repo), base, _commit_of(repo, "third"), 5)
-    git("update-ref", "-d", f"{base}-3", cwd=repo)
-    for n in (3, 4, 5):
-        assert salvage_git.keep_at_free_ref(str(repo), base, _commit_of(repo, f"{n}"), 5)[0] == f"{base}-{n}"
-    with pytest.raises(ConflictError, match="has 5 salvage refs already"):
-        salvage_git.keep_at_free_ref(str(repo), base, _commit_of(repo, "sixth"), 5)
-    assert git("rev-parse", "refs/oms/salvage/tkt-1/20", cwd=repo).strip() != first  # others untouched
-
-
-def test_a_name_taken_between_the_look_and_the_create_goes_to_the_next(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    repo = _repo(tmp_path / "repo")
-    base = "refs/oms/salvage/tkt-1/1"
-    rival, ours = _commit_of(repo, "a racing salvage's"), _commit_of(repo, "ours")
-    listed = salvage_git._held_refs
-
-    def late(*args: object) -> object:  # the racing salvage creates `base` right after the listing
-        held = listed(*args)  # type: ignore[arg-type]
-        git("update-ref", base, rival, cwd=repo)
-        return held
-
-    monkeypatch.setattr(salvage_git, "_held_refs", late)
-    assert salvage_git.keep_at_free_ref(str(repo), base, ours, 5) == (f"{base}-2", ours)
-    assert git("rev-parse", base, cwd=repo).strip() == rival
-
-
-def test_choosing_a_salvage_ref_asks_git_a_bounded_number_of_times(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """However many salvages an attempt already has: before, one `rev-parse` or two and a tree
-    lookup per ref held (a restore after many salvages of one attempt paid them in its tree job)."""
-    repo = _repo(tmp_path / "repo")
-    base = "refs/oms/salvage/tkt-1/1"
-    for n in range(1, 41):
-        git("update-ref", base + (f"-{n}" if n > 1 else ""), _commit_of(repo, f"salvage {n}"), cwd=repo)
-    calls: list[tuple[str, ...]] = []
-    counted = getattr(git_module, "run")  # noqa: B009 (the runner git's calls go through)
-
-    def run(argv: tuple[str, ...], **kw: Any) -> Any:
-        calls.append(tuple(argv))
-        return counted(argv, **kw)
-
-    monkeypatch.setattr(git_module, "run", run)
-    ours = _commit_of(repo, "the 41st")
-    assert salvage._free_ref(str(repo), "tkt-1", 1, ours) == (f"{base}-41", ours)
-    assert len(calls) <= 3, calls

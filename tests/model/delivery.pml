@@ -210,6 +210,7 @@
 #define O_PENDING 4
 #define O_STOPPED 5
 #define O_RECOVERED 6
+#define O_REFUSED 7
 #define B_NONE 0
 #define B_WON 1
 #define B_ALREADY 2
@@ -233,6 +234,7 @@
 #define OP_LIVE 20           /* wkr-live (D, worker version) */
 #define OP_HLTH_RES 30       /* wkr-hlth-res (D, session version) */
 #define OP_END 40            /* wkr-end (D, pane id) */
+#define OP_END_PARK 45       /* wkr-end-park (D, pane id): observe keeps a native resume possible */
 #define OP_REG 50            /* wkr-reg (D, E): session creation */
 #define OP_PARK 51           /* wkr-park (D, reason, until) */
 #define OP_RESUME 52         /* wkr-resume (D, until) */
@@ -705,13 +707,16 @@ inline _check_binding() {  /* the event names the accepted version of D (version
   assert(nv[DSP] > 0 && hst[DSP * NV] == D_ACCEPTED)
 }
 
-inline _recover() {  /* an advanced dispatch: its exact session binding, or AuthorityChangedError */
+inline _recover() {  /* an advanced or cancelled dispatch: its exact session binding (`recovered`);
+                        a cancelled one that never got a session: `refused`; else
+                        AuthorityChangedError */
   if
-  :: dst != D_ACKED && dst != D_RESULT -> goto l_fail
+  :: dst != D_ACKED && dst != D_RESULT && dst != D_CANCELLED -> goto l_fail
   :: else
   fi;
   READ_SESSION;
   if
+  :: sst == S_NONE && dst == D_CANCELLED -> outcome = O_REFUSED; goto l_out
   :: sst == S_NONE -> goto l_fail
   :: else -> outcome = O_RECOVERED; goto l_out
   fi
@@ -970,6 +975,15 @@ inline _end(strict) {  /* reconcile._end: panes.observe, the worker, then (no pa
   fi
 }
 
+inline _keep_resumable() {  /* a person's `observe` of an agent with a native session to continue:
+                              the end is recorded as a park, so `oms worker resume` relaunches it
+                              (relaunch: not modelled); a worker parked already keeps its park */
+  if
+  :: whe == HEALTHY -> _worker_step(PARKED, OP_END_PARK + reg)
+  :: else
+  fi
+}
+
 inline reconcile() {  /* record why a worker whose pane ended has ended: decided without a lock (the common case
                         takes none), then again under the deliverer's lock of the worker's launch, on the pane
                         as it is then (a launch under way holds it: LockHeldError, nothing is recorded) */
@@ -991,13 +1005,19 @@ inline reconcile() {  /* record why a worker whose pane ended has ended: decided
   :: ok ->
      end_sandbox();
      CP;
+     READ_DISPATCH;
      READ_SESSION;
      if
-     :: sst != S_NONE && sst != S_STOPPED -> _session_step(S_STOPPED, OP_END_SESS + reg)
-     :: else
-     fi;
-     t1 = (marker -> E_STOPPED : E_EXIT);   /* panes/D.kill.json: `oms worker stop` ended it */
-     _end_worker(OP_END + reg, t1)
+     :: !marker && (dst == D_ACCEPTED || dst == D_ACKED) && (sst == S_RUNNING || sst == S_PARKED) ->
+        _keep_resumable()                    /* (the conductor's tick takes the other branch) */
+     :: true ->
+        if
+        :: sst != S_NONE && sst != S_STOPPED -> _session_step(S_STOPPED, OP_END_SESS + reg)
+        :: else
+        fi;
+        t1 = (marker -> E_STOPPED : E_EXIT);   /* panes/D.kill.json: `oms worker stop` ended it */
+        _end_worker(OP_END + reg, t1)
+     fi
   :: else
   fi;
   d_step { if :: olock == _pid -> olock = 0 :: else fi }   /* the lock goes (if this request holds it) */

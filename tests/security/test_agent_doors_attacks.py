@@ -64,10 +64,13 @@ CONTROLS = {
 @pytest.mark.parametrize("setting", sorted(CONTROLS))
 @pytest.mark.parametrize("committed", [True, False], ids=["agent-commit", "oms-commit"])
 def test_result_verification_runs_no_repository_code(bound: Bound, setting: str, committed: bool) -> None:
-    """Fails on a build without the config refusal (no "would run code"); for fsmonitor, filters and hooks
+    """Fails on a build without the config refusal (no "would run code" in the broker's log: the agent
+    is told only that oms could not check its worktree, ADR 0029); for fsmonitor, filters and hooks
     also on one without oms's git flags (the marker). A textconv runs only for a diff, which oms never
     makes: its marker guards that oms never starts to."""
     tools = _tools(bound)
+    logs: list[str] = []
+    tools.log = logs.append
     assert _call(tools, "acknowledge_dispatch")["is_error"] is False
     script, marker = _marker_script(bound.chain.base)
     (bound.worktree / ".gitattributes").write_text("* filter=evil diff=evil\n")
@@ -85,7 +88,8 @@ def test_result_verification_runs_no_repository_code(bound: Bound, setting: str,
     refused = _call(tools, "record_dispatch_result", arguments)
     tools.close()
     assert refused["is_error"] is True
-    assert "would run code" in str(refused["error"])
+    assert str(refused["error"]) == bridge.HOST_SIDE
+    assert "would run code" in " ".join(logs)  # the whole reason, for a person
     assert not marker.exists()
     with bound.chain.workspace() as ws:
         assert ws.store.records("dispatch").read(bound.dispatch_id).state == "acknowledged"

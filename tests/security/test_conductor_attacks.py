@@ -89,6 +89,11 @@ def _running(fleet: Fleet, ticket: str) -> str:
     return dispatch
 
 
+def _ticket_of(fleet: Fleet, dispatch: str) -> str:
+    with fleet.workspace() as ws:
+        return str(ws.store.records("dispatch").read(dispatch).payload["ticket_id"])
+
+
 def _attempt(fleet: Fleet, ticket: str) -> tuple[str, object]:
     state, payload = fleet.tickets()[ticket]
     return state, payload["attempt"]
@@ -96,30 +101,39 @@ def _attempt(fleet: Fleet, ticket: str) -> tuple[str, object]:
 
 # ---------------------------------------------------------------- (a) never more agents than the pool has
 def test_a_worker_still_running_after_a_failed_result_keeps_its_slot(lone: Fleet) -> None:
-    """The agent records `failed` and stays in its pane: its ticket goes back to the queue (its `worker_id`
-    cleared), and its slot must stay busy while that agent runs — else a pool of one runs two agents."""
+    """The agent records `failed` and stays in its pane: its ticket goes back to the queue (its
+    `worker_id` cleared), and its slot must stay busy while that agent runs — else a pool of one
+    runs two agents. Once the result is acted on its supervisor ends it (ADR 0028): only then does
+    the slot take the other ticket."""
     failing = lone.add("Please fail")
     other = lone.add("Second ticket")
-    lone.until(lambda: "failures" in lone.tickets()[failing][1])  # the failed result resolved, its worker waits
-    _poll(lambda: len(_live_agents(lone)) >= 1)
-    assert max(len(_live_agents(lone)), _ticks_watching(lone, 3)) <= 1
-    assert lone.tickets()[other][0] == "open"
+    most = 0
+
+    def settled() -> bool:
+        nonlocal most
+        most = max(most, len(_live_agents(lone)))
+        return "failures" in lone.tickets()[failing][1] and lone.tickets()[other][0] != "open"
+
+    lone.until(settled)  # the failed result resolved, its agent ended, the other ticket launched
+    assert max(most, _ticks_watching(lone, 3)) <= 1
+    assert max(sum(1 for c in r.classes.values() if c == "alive") for r in lone.reports) <= 1
 
 
 def test_a_worker_that_outlives_its_result_does_not_hold_its_slot_for_good(lone: Fleet) -> None:
-    """An interactive agent (Claude Code, Codex) waits at its prompt after its result: nothing ends its
-    pane. A pool of K must not stop taking tickets after K results (the slot is freed once the result was
-    acted on and a grace has passed), and never runs two agents meanwhile."""
+    """An interactive agent (Claude Code, Codex) waits at its prompt after its result: nothing of
+    its own ends its pane. A pool of K must not stop taking tickets after K results — its supervisor
+    ends it once its result was acted on (ADR 0028; the conductor stops one still running two
+    minutes after, the backstop) — and never runs two agents meanwhile."""
     first = lone.add("First ticket")
     second = lone.add("Second ticket")
     lone.until(lambda: lone.tickets()[first][0] == "done")
-    (waiting,) = _live_agents(lone)
-    assert _ticks_watching(lone, 2) == 1
-    assert lone.tickets()[second][0] == "open"
-    lone.shift_ms += 121_000  # the agent still waits at its prompt two minutes after its result
+    # no clock moved: the conductor's two minutes never pass, the supervisor alone frees the slot
     lone.until(lambda: lone.tickets()[second][0] == "done", timeout=60)
-    assert waiting not in _live_agents(lone)
     assert max(sum(1 for c in r.classes.values() if c == "alive") for r in lone.reports) <= 1
+    with lone.workspace() as ws:
+        records = ws.store.records("worker")
+        ends = [records.read(i).payload for i in records.ids()]
+    assert [w["health"] for w in ends if w["ticket_id"] == first] == ["stopped"]
 
 
 def test_a_ticket_a_person_leases_to_a_slot_never_runs_beside_its_agent(lone: Fleet) -> None:
@@ -231,8 +245,12 @@ def test_a_worker_a_person_stopped_is_not_retried_when_its_lease_runs_out(lone: 
 
 
 def _park_no_result(fleet: Fleet, dispatch: str) -> None:
-    """What the broker does at the bound (`progress.park_no_result`), retried if a hook wrote meanwhile."""
+    """What the broker does at the bound (`progress.park_no_result`), retried if a hook wrote meanwhile;
+    once the agent has acknowledged its dispatch (as an agent parked at the bound has)."""
     deadline = time.monotonic() + 30
+    while _dispatches(fleet, _ticket_of(fleet, dispatch)) != ["1:acknowledged"]:
+        assert time.monotonic() < deadline, "the agent never acknowledged its dispatch"
+        time.sleep(0.05)
     while True:
         try:
             with fleet.workspace() as ws:

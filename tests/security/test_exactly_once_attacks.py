@@ -146,13 +146,15 @@ def test_a_broker_killed_after_the_dispatch_moved_leaves_worker_and_dispatch_dis
         assert fence.reason(ws, dispatch) is None  # a result-received attempt is not fenced (relaunch.py
         # refuses it by the dispatch's state: nothing is left to continue)
         Delivery.open(ws).stop(bound.dispatch_id, "operator stop after the crash")
-    # the agent (or a relaunched one) retries: "already", which is meant to complete the interrupted call
+    # the agent retries: refused, its worker has ended (the one rule, ADR 0028) — `stop` completed
+    # the interrupted call already, as the recorded result says
     tools = BoundTools(bound)
     result, is_error = tools.call(
         "record_dispatch_result", {"status": "completed", "summary": "Fixed.", "result_commit": commit}
     )
     tools.close()
-    assert (is_error, result.get("already")) == (False, True)
+    assert is_error, result
+    assert "attempt fenced: its worker has ended" in str(result.get("error")), result
     with deliverable.workspace() as ws:
         dispatch = ws.store.records("dispatch").read(bound.dispatch_id)
         worker = ws.store.records("worker").read(bound.dispatch_id)

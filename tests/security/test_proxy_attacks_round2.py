@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import parse_ts
-from oms.services import providers, proxy_tokens
+from oms.services import providers
 from oms.services.proxy_control import settings_for
 from oms.services.proxy_server import ProxyServer
+from tests.attempts import attempt_token
 from tests.chain import make_chain
 from tests.proxy_rig import MESSAGES, ROLE, Rig, make_rig
 
@@ -242,8 +243,8 @@ def test_an_agent_cannot_rest_its_provider_for_the_fleet_with_text_the_api_echoe
     with a far reset: the proxy rests its provider as `quota` for 8 days for the whole fleet (every running
     worker of it is then parked by the conductor, routing skips it)."""
     chain, server, _ = real
+    token = attempt_token(chain, "d-poison", "claude-real")
     with chain.workspace() as ws:
-        token = proxy_tokens.issue_token(ws, "d-poison", "claude-real")
         now_s = parse_ts(ws.now()) // 1000
     evil = dict(MESSAGES, model=f"claude-x usage limit reached|{now_s + 30 * 86400}")
     status, body = _post(server.port, "/p/claude-real/v1/messages", evil, {"x-api-key": token})
@@ -261,8 +262,7 @@ def test_a_call_whose_usage_the_proxy_cannot_count_is_never_forwarded(real: tupl
     Chat Completions answer carries its usage elsewhere and would count nothing, so a dispatch could spend
     past its budget forever. It is not a call the Codex CLI makes: refused (403), unforwarded."""
     chain, server, _upstream = real
-    with chain.workspace() as ws:
-        token = proxy_tokens.issue_token(ws, "d-chat", "openai-real", role_id=ROLE)
+    token = attempt_token(chain, "d-chat", "openai-real", role_id=ROLE)
     request = {
         "model": "gpt-x",
         "stream": True,
@@ -284,8 +284,7 @@ def test_a_token_reaches_only_the_model_api_its_cli_calls(real: tuple) -> None: 
     likewise batches, fine-tuning jobs, vector stores, uncounted by any budget), and picks another project
     of the key with `OpenAI-Project`."""
     chain, server, upstream = real
-    with chain.workspace() as ws:
-        token = proxy_tokens.issue_token(ws, "d-reach", "openai-real")
+    token = attempt_token(chain, "d-reach", "openai-real")
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
     try:
         conn.request(

@@ -30,8 +30,9 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import access
-from oms.services import proxy_control, proxy_tokens
+from oms.services import proxy_control
 from oms.services.workspace import Workspace
+from tests.attempts import attempt_token
 from tests.chain import Chain, make_chain
 from tests.model_mock import ModelMock, Script
 from tests.proxy_rig import MESSAGES, door_socket
@@ -125,8 +126,8 @@ def test_one_sandbox_dribbling_headers_cannot_stop_other_workers_traffic(proxied
     chain, _ = proxied
     with chain.workspace() as ws:
         started = proxy_control.start(ws)
-        token = proxy_tokens.issue_token(ws, "d-victim", "claude-mock")
-        proxy_tokens.issue_token(ws, "d-attacker", "claude-mock")
+        token = attempt_token(chain, "d-victim", "claude-mock")
+        attempt_token(chain, "d-attacker", "claude-mock")
         door = _door(ws, "d-attacker")
         victim_door = _door(ws, "d-victim")
     assert started.record is not None
@@ -201,8 +202,8 @@ def test_one_sandbox_reopening_connections_cannot_stop_other_workers_traffic(
     chain, _ = proxied
     with chain.workspace() as ws:
         started = proxy_control.start(ws)
-        token = proxy_tokens.issue_token(ws, "d-victim", "claude-mock")
-        proxy_tokens.issue_token(ws, "d-attacker", "claude-mock")
+        token = attempt_token(chain, "d-victim", "claude-mock")
+        attempt_token(chain, "d-attacker", "claude-mock")
         door = _door(ws, "d-attacker")
         victim_door = _door(ws, "d-victim")
     assert started.record is not None
@@ -277,8 +278,8 @@ def test_the_same_from_inside_a_sandbox_without_a_network(proxied: tuple[Chain, 
     chain, _ = proxied
     with chain.workspace() as ws:
         started = proxy_control.start(ws)
-        token = proxy_tokens.issue_token(ws, "d-victim", "claude-mock")
-        proxy_tokens.issue_token(ws, "d-attacker", "claude-mock")
+        token = attempt_token(chain, "d-victim", "claude-mock")
+        attempt_token(chain, "d-attacker", "claude-mock")
         door = _door(ws, "d-attacker")
         victim_door = _door(ws, "d-victim")
     assert started.record is not None

@@ -21,11 +21,12 @@ import pytest
 
 from oms.canonical import access
 from oms.domain.proxy import MAX_REQUEST_BYTES
-from oms.services import proxy_control, proxy_tokens
+from oms.services import proxy_control
 from oms.services.proxy_control import settings_for
 from oms.services.proxy_front import Door
 from oms.services.proxy_server import ProxyServer
 from oms.services.workspace import Workspace
+from tests.attempts import attempt_token
 from tests.chain import Chain, make_chain
 from tests.proxy_rig import ROLE, door_socket
 
@@ -62,7 +63,7 @@ def _rss(pid: int) -> int:
 def test_one_agent_cannot_make_the_proxy_buffer_request_bodies_without_bound(fat_chain: Chain) -> None:
     with fat_chain.workspace() as ws:
         started = proxy_control.start(ws)
-        token = proxy_tokens.issue_token(ws, "d-fat", "claude-x")
+        token = attempt_token(fat_chain, "d-fat", "claude-x")
         door = _door(ws, "d-fat")
     assert started.record is not None
     pid = access.integer(started.record, "pid")
@@ -189,7 +190,7 @@ def door(tmp_path: Path) -> Iterator[tuple[str, str, ProxyServer]]:
         front = Door(server, listener, "d-hangup")
         for serve in (server.serve_forever, front.serve_forever):
             threading.Thread(target=serve, daemon=True).start()
-        token = proxy_tokens.issue_token(ws, "d-hangup", "claude-up", role_id=ROLE)
+        token = attempt_token(chain, "d-hangup", "claude-up", role_id=ROLE)
         try:
             yield path, token, server
         finally:

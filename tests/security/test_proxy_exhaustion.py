@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import access
-from oms.services import proxy_control, proxy_tokens
+from oms.services import proxy_control
+from tests.attempts import attempt_token
 from tests.chain import Chain, make_chain
 from tests.model_mock import ModelMock, Script
 from tests.proxy_rig import MESSAGES
@@ -45,7 +46,7 @@ def test_idle_connections_from_one_sandbox_do_not_stop_other_workers_traffic(pro
     chain, _ = proxied
     with chain.workspace() as ws:
         started = proxy_control.start(ws)
-        token = proxy_tokens.issue_token(ws, "d-victim", "claude-mock")
+        token = attempt_token(chain, "d-victim", "claude-mock")
     assert started.record is not None
     pid, port = access.integer(started.record, "pid"), access.integer(started.record, "port")
     held: list[socket.socket] = []
@@ -63,12 +64,13 @@ def test_idle_connections_from_one_sandbox_do_not_stop_other_workers_traffic(pro
                 body=json.dumps(MESSAGES).encode(),
                 headers={"x-api-key": token, "Content-Type": "application/json"},
             )
-            status = conn.getresponse().status
+            response = conn.getresponse()
+            status, said = response.status, response.read()
         except OSError as exc:
             pytest.fail(f"another worker's request got no answer in 10 s while 160 idle connections are held: {exc!r}")
         finally:
             conn.close()
-        assert status == 200
+        assert status == 200, said
     finally:
         for s in held:
             s.close()

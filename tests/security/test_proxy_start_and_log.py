@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import http.client
 import json
-import re
+import os
 import secrets
+import signal
 import socket
+import struct
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,9 +22,12 @@ import pytest
 from oms.canonical import access
 from oms.domain import proxy as rules
 from oms.errors import ConflictError, ProxyError
+from oms.fsio.procinfo import is_alive
+from oms.process import reap
 from oms.services import proxy_control, proxy_tokens
 from oms.services.proxy_control import settings_for
 from oms.services.proxy_server import ProxyServer
+from tests.attempts import attempt_token
 from tests.chain import Chain, make_chain
 from tests.model_mock import ModelMock, Script
 from tests.proxy_rig import MESSAGES, door_socket
@@ -39,14 +44,18 @@ def chain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Chain]:
         yield made
 
 
-def _door_answers(door: str, key: bytes) -> str:
-    """What the sandbox door says to a fresh handshake of the proxy holding `key` ("ok" or why not)."""
-    challenge = secrets.token_hex(16)
+def _door_answers(door: str, pid: int) -> str:
+    """Whether the sandbox door is served by the proxy process `pid` ("ok" or why not): the
+    socket's listener by its credentials, and a request answered. (A door answers no handshake:
+    the proxy's proof of itself is for oms, not a sandbox.)"""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(5)
     try:
         s.connect(door)
-        s.sendall(f"GET {rules.HELLO_PATH}?c={challenge} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        cred = s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        peer = struct.unpack("3i", cred)[0]  # (pid, uid, gid) of the process that listens
+        hello = f"GET {rules.HELLO_PATH}?c={secrets.token_hex(16)} HTTP/1.1\r\nHost: x\r\n"
+        s.sendall(hello.encode() + b"Connection: close\r\n\r\n")
         got = b""
         while chunk := s.recv(4096):
             got += chunk
@@ -54,9 +63,10 @@ def _door_answers(door: str, key: bytes) -> str:
         return f"the door {door} is dead: {exc!r}"
     finally:
         s.close()
-    found = re.search(rb'"answer":"([0-9a-f]+)"', got)
-    expected = rules.hello_answer(key, challenge)
-    return "ok" if found and found.group(1).decode() == expected else f"another proxy answers the door: {got[:80]!r}"
+    if peer != pid:
+        return f"another proxy (pid {peer}) answers the door: {got[:80]!r}"
+    answered = got.startswith(b"HTTP/1.") and b'"answer"' not in got
+    return "ok" if answered else f"the door said {got[:80]!r}"
 
 
 def test_a_lost_start_race_does_not_leave_the_recorded_proxy_without_its_sandbox_door(chain: Chain) -> None:
@@ -82,10 +92,10 @@ def test_a_lost_start_race_does_not_leave_the_recorded_proxy_without_its_sandbox
                 found = proxy_control.status(ws)
                 assert found.state == "running", found.note
                 assert found.record is not None
-                key = proxy_control.hello_key(ws, access.text(found.record, "hello_nonce"))
+                pid = access.integer(found.record, "pid")
                 proxy_tokens.issue_token(ws, "d-race", "claude-x")
                 door = door_socket(ws, "d-race")
-            verdict = _door_answers(door, key)
+            verdict = _door_answers(door, pid)
             assert verdict == "ok", (
                 f"starts: {outcomes}; `oms proxy status` says {found.note!r}, but {verdict}: every proxied "
                 "worker launched now gets a sandbox whose /oms/model.sock reaches nothing"
@@ -93,6 +103,37 @@ def test_a_lost_start_race_does_not_leave_the_recorded_proxy_without_its_sandbox
         finally:
             with chain.workspace() as ws:
                 proxy_control.stop(ws)
+
+
+def test_a_restarted_proxy_has_every_door_live_once_it_is_recorded(chain: Chain) -> None:
+    """The race behind the flaky start test (issue 24): a proxy that ended without removing its
+    doors (a SIGKILL; a SIGTERM whose process exited before its door thread did) leaves their
+    sockets, and a new proxy opened its doors only 0.1 s after it answered its handshake. `oms proxy
+    status` said verified, the door existed (`wait_for_door` returned at once) and it was dead:
+    ConnectionRefused. Now the proxy opens the door of every token before it answers, so a recorded
+    proxy has all its doors."""
+    with chain.workspace() as ws:
+        first = proxy_control.start(ws)
+        proxy_tokens.issue_token(ws, "d-restart", "claude-x")
+        door = door_socket(ws, "d-restart")
+    assert first.record is not None
+    os.kill(access.integer(first.record, "pid"), signal.SIGKILL)
+    who = proxy_control._identity(first.record)
+    while is_alive(who):
+        reap(who.pid)
+    try:
+        for _round in range(3):
+            with chain.workspace() as ws:
+                again = proxy_control.start(ws)  # (the killed one's record is stale: replaced)
+                assert again.record is not None
+                pid = access.integer(again.record, "pid")
+            verdict = _door_answers(door, pid)
+            assert verdict == "ok", f"`oms proxy status` says {again.note!r}, but {verdict}"
+            with chain.workspace() as ws:
+                proxy_control.stop(ws)
+    finally:
+        with chain.workspace() as ws:
+            proxy_control.stop(ws)
 
 
 SECRET = "sk-ant-api03-THE-REAL-KEY-abcdefghijklmnopqrstuvwxyz"
@@ -110,7 +151,7 @@ def served(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Pro
         ws = chain.workspace()
         server = ProxyServer(settings_for(ws, b"k" * 32, {"ANTHROPIC_API_KEY": SECRET + tail}), 0)
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        token = proxy_tokens.issue_token(ws, "d-1", "claude-mock")
+        token = attempt_token(chain, "d-1", "claude-mock")
         try:
             yield server, token, mock, tail
         finally:

@@ -81,6 +81,14 @@ SINK_METHODS = (
     "rmdir",
 )
 SAFE_CALLS = {
+    "oms.adapters.git.readd_worktree": (
+        "`worktrees.ready` makes a worktree again where none is (its folder gone, or empty and "
+        "removed): git writes a new tree as at its first `worktree add`; no agent has run in it"
+    ),
+    "oms.adapters.git.forget_worktree": (
+        "`worktree remove --force` of a worktree whose folder is gone (`worktrees.ready`): git "
+        "removes its admin dir, in the main repository's .git, which only oms and the user write"
+    ),
     "oms.adapters.git.linked_worktree": (
         "asks the main repository (`worktree list`, its admin dir's back-pointer): the worktree's "
         "root is only compared, never read through"

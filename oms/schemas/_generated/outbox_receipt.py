@@ -17,6 +17,7 @@ from oms.schemas._generated import defs as _m_defs
 _P0 = '^[a-z][a-z-]{0,31}$'
 _C0: object = 'oms-receipt-v1'
 _C1: tuple[object, ...] = ('created', 'reused', 'parked', 'stopped', 'recovered', 'refused', 'done')
+_C2: object = True
 
 
 def _v593(x: object) -> bool:
@@ -117,6 +118,13 @@ def _v606(x: object) -> bool:
 
 
 def _v607(x: object) -> bool:
+    # outbox-receipt#/properties/result/properties/waits_for_person
+    if not _eq(x, _C2):
+        return False
+    return True
+
+
+def _v608(x: object) -> bool:
     # outbox-receipt#/properties/result/properties/reason
     if not _m_defs._v108(x):
         return False
@@ -149,10 +157,12 @@ def _v597(x: object) -> bool:
             return False
         if 'activation_pending' in x and not _v606(x['activation_pending']):
             return False
-        if 'reason' in x and not _v607(x['reason']):
+        if 'waits_for_person' in x and not _v607(x['waits_for_person']):
+            return False
+        if 'reason' in x and not _v608(x['reason']):
             return False
         for k in x:
-            if k not in ('status', 'operation_nonce', 'dispatch_id', 'dispatch_state', 'session_id', 'session_state', 'pane_id', 'provider_mode', 'activation_pending', 'reason'):
+            if k not in ('status', 'operation_nonce', 'dispatch_id', 'dispatch_state', 'session_id', 'session_state', 'pane_id', 'provider_mode', 'activation_pending', 'waits_for_person', 'reason'):
                 return False
     return True
 

@@ -106,13 +106,17 @@ def test_the_sandbox_sees_only_the_config_git_needs() -> None:
         ("credential.helper", "store"),
         ("user.email", "me@example.com"),
         ("extensions.weird", 'a"b'),
+        ("extensions.worktreeConfig", "true"),  # git inside would read the worktree's own config
+        ("core.ignoreCase", "true"),  # `git status` would hide a name that differs in case alone
     ]
     shown = git.sandbox_config(entries)
     assert shown == (
         '[core]\n\trepositoryformatversion = "1"\n\tfilemode = "true"\n\tbare = false\n'
         '[extensions]\n\tobjectformat = "sha256"\n'
     )
-    for secret in ("token", "Bearer", "hooks", "credential", "me@example.com", "weird"):
+    secrets = ["token", "Bearer", "hooks", "credential", "me@example.com", "weird"]
+    secrets += ["worktreeconfig", "ignorecase"]
+    for secret in secrets:
         assert secret not in shown
 
 

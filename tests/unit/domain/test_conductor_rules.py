@@ -50,7 +50,10 @@ def test_quarantine_counts_only_failures_within_the_hour(ages_s: list[int]) -> N
         assert decision.retry_after == add_ms(now, rules.backoff_s(recent) * 1000)
 
 
-@given(st.sampled_from(["completed", "blocked", "stopped"]), st.lists(st.integers(0, 100), max_size=8))
+NOT_FAILED = ["completed", "blocked", "stopped", rules.PERSON]
+
+
+@given(st.sampled_from(NOT_FAILED), st.lists(st.integers(0, 100), max_size=8))
 def test_a_result_that_is_not_a_failure_is_never_retried(status: str, ages_s: list[int]) -> None:
     failures = [_failure(i + 1, add_ms(T0, -age * 1000)) for i, age in enumerate(ages_s)]
     decision = rules.resolve(status, "why", failures=failures, now=T0)
@@ -127,6 +130,27 @@ def test_only_a_worker_parked_until_a_time_that_came_is_resumed(
         and until_ms <= 0
         and reason != NO_RESULT
     )
+
+
+@given(
+    st.sampled_from(["healthy", "stalled", "parked", "stopped"]),
+    st.sampled_from(["running", "parked", "stalled", "stopped"]),
+    st.booleans(),
+)
+def test_a_beat_moves_only_between_healthy_and_stalled(
+    health: str,
+    session_state: str,
+    late: bool,
+) -> None:
+    """A parked worker waits for its resume: a beat (or the lack of one) never moves it (issue 24: a
+    worker parked `bridge_silent` was made healthy by the next tick)."""
+    moved = rules.beat_health(health, session_state, late=late)
+    if session_state != "running" or health not in ("healthy", "stalled"):
+        assert moved is None
+    elif (health == "healthy") == late:
+        assert moved == ("stalled" if late else "healthy")
+    else:
+        assert moved is None
 
 
 @given(st.integers(0, 10_000), st.integers(1, 10_080))

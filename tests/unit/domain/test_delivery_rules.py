@@ -229,6 +229,57 @@ def test_native_ref(mode: str, activity: str, session: JsonObject, expected: str
         assert "\n" not in str(caught.value)
 
 
+PROMPTED: JsonObject = {"native_session_ref": SID, "agent_prompted_at": T0}
+CODEX: JsonObject = {"native_session_ref": CODEX_ID}
+UNPROMPTED: JsonObject = {"native_session_ref": SID}
+EXITED = rules.End("exit", "the agent exited with status 0", "%1")
+GONE = rules.End("parent-gone", "gone", "%1")
+STOPPED = rules.End("stopped", "by a person", "%1")
+CLAUDE = "claude_interactive"
+
+
+@pytest.mark.parametrize(
+    ("end", "dispatch", "mode", "activity", "session_state", "session", "kept"),
+    [
+        (EXITED, "acknowledged", CLAUDE, "working", "running", PROMPTED, True),
+        (EXITED, "accepted", "codex_goal", "working", "parked", CODEX, True),
+        (GONE, "acknowledged", CLAUDE, "working", "running", PROMPTED, True),
+        (STOPPED, "acknowledged", CLAUDE, "working", "running", PROMPTED, False),
+        (EXITED, "result-received", CLAUDE, "done", "running", PROMPTED, False),
+        (EXITED, "cancelled", CLAUDE, "working", "running", PROMPTED, False),
+        (EXITED, "acknowledged", CLAUDE, "working", "stopped", PROMPTED, False),
+        (EXITED, "acknowledged", "command", "working", "running", PROMPTED, False),  # no native
+        (EXITED, "acknowledged", CLAUDE, "idle", "running", UNPROMPTED, False),
+    ],
+)
+def test_observe_keeps_a_pane_end_resumable_only_where_resume_would_relaunch(
+    end: rules.End,
+    dispatch: str,
+    mode: str,
+    activity: str,
+    session_state: str,
+    session: JsonObject,
+    kept: bool,
+) -> None:
+    """Issue 24: a look (`oms worker observe`) must not take away the native resume it would do:
+    the end is kept as a park exactly when no stop asked for it and the agent has a session to
+    continue."""
+    why = rules.kept_resumable(
+        end,
+        dispatch_state=dispatch,
+        provider_mode=mode,
+        activity=activity,
+        session_id=SID,
+        session_state=session_state,
+        session=session,
+    )
+    assert (why is not None) is kept
+    if why is not None:
+        assert why.startswith(f"{rules.PANE_ENDED} ({end.detail}): ")
+        assert "\n" not in why
+        assert len(why) <= 512
+
+
 @pytest.mark.parametrize(
     ("session", "version", "health", "pending", "prompted", "expected"),
     [
