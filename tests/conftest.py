@@ -25,6 +25,7 @@ from tests.helpers import (
     in_user_namespace,
     isolate_home,
     oms_command,
+    stray_proxies,
 )
 
 settings.register_profile(
@@ -123,19 +124,11 @@ def deliverable(chain: Chain, monkeypatch: pytest.MonkeyPatch) -> Iterator[Chain
 def _no_stray_proxies(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """A model proxy a test's launch started on demand (ADR 0026) ends with the test, if the test
     did not end its workers: the proxies serving a state root under this run's temporary directory,
-    by pid."""
+    by pid (not those of a state root a wider fixture holds: `helpers.HELD_STATE_ROOTS`)."""
     yield
-    base = str(tmp_path_factory.getbasetemp()).encode()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"proxy" in argv and b"serve" in argv and any(a.startswith(base) for a in argv):
-            with contextlib.suppress(OSError):
-                os.kill(int(entry.name), signal.SIGTERM)
+    for pid in stray_proxies(str(tmp_path_factory.getbasetemp()).encode()):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
 
 
 @pytest.fixture(autouse=True)

@@ -239,6 +239,32 @@ def make_foreign(path: Path) -> int:
     return 4242
 
 
+# State roots whose workers a fixture wider than one test holds across its tests: their model
+# proxies are that fixture's to end (`stray_proxies`, and the autouse fixture ending a test's).
+HELD_STATE_ROOTS: set[bytes] = set()
+
+
+def stray_proxies(base: bytes) -> list[int]:
+    """The pids of the model proxies serving a state root under `base` (`oms proxy serve
+    --state-root ...`), but those of a held state root (`HELD_STATE_ROOTS`) when `base` is not one
+    itself."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        ours = any(a.startswith(base) for a in argv)
+        if b"proxy" not in argv or b"serve" not in argv or not ours:
+            continue
+        held = [root for root in HELD_STATE_ROOTS if not base.startswith(root)]
+        if not any(a.startswith(root) for a in argv for root in held):
+            found.append(int(entry.name))
+    return found
+
+
 def isolate_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Any write to the real home fails: HOME and XDG dirs point at a regular file (ENOTDIR beneath
     it); the ledger's anchors go to a folder of the test's own; git has a pinned identity and no

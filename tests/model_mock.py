@@ -12,7 +12,8 @@ request already carries and asks for the next tool call, then ends the turn with
 mock records every request (path, tool names, tool results) so tests can assert what the agent saw. A
 `Hold` step keeps its reply back until the test releases it: the agent's turn stays in flight.
 
-For the model proxy's tests: every request's headers are kept (`heard`); `fail` queues error answers
+Every request's body is kept as it came (`bodies`: what the CLI sent, whole). For the model proxy's
+tests: every request's headers are kept (`heard`); `fail` queues error answers
 (status, JSON body, headers) served before anything else; `trickle` sends an SSE answer chunked, its first
 event at once and the rest only once the test releases it (`holding` is set in between).
 """
@@ -93,6 +94,8 @@ class ModelMock:
     holding: threading.Event = field(default_factory=threading.Event)  # a `Hold` step's reply is held back
     release: threading.Event = field(default_factory=threading.Event)  # set by the test: send it
     heard: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # (path, headers lowercased)
+    bodies: list[bytes] = field(default_factory=list)  # every request's body, as it came
+    hold_s: float = 120.0  # how long a `Hold` step waits for the test at most
     fail: list[tuple[int, dict[str, Any], dict[str, str]]] = field(default_factory=list)
     trickle: bool = False
     arrivals: list[tuple[float, str, int]] = field(default_factory=list)  # (time.time(), messages, status)
@@ -109,7 +112,7 @@ class ModelMock:
             first, self._held = not self._held, True
         if first:
             self.holding.set()
-            self.release.wait(120)
+            self.release.wait(self.hold_s)
         return step.step
 
     @property
@@ -138,10 +141,12 @@ class ModelMock:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
+                raw = self.rfile.read(length)
+                body = json.loads(raw or b"{}")
                 path = self.path.split("?", 1)[0]
                 with mock._lock:
                     mock.heard.append((path, {k.lower(): v for k, v in self.headers.items()}))
+                    mock.bodies.append(raw)
                     failure = mock.fail.pop(0) if mock.fail else None
                     said = json.dumps(body.get("messages") or body.get("input") or [])[:2000]
                     mock.arrivals.append((time.time(), said, failure[0] if failure else 200))

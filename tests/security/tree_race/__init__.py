@@ -12,6 +12,17 @@ ref, log or index of its `.git`, any file of the state root (records, evidence, 
 any message oms gave, and the host files must be as they were. Each test also says how often the
 swap landed while oms worked, so a harness that never raced cannot pass.
 
-The hand that runs the attacker is pluggable (`rig.Hand`): a command worker here; the real Claude
-Code and Codex drive the same program through their shell tools against the model mock.
+The hand that runs the attacker is pluggable (`rig.Hand`). On a live worker's tree (the commit of
+leftovers, salvage, the restore, delivery's verification) three hands share the rounds of every
+operation (`rig.SHARES`: 140, 30 and 30 of every 200): a delivered command worker, the real Claude
+Code's Bash tool and the real Codex's `exec_command`, each one session for the whole module, the
+CLIs driven by the loopback model mock (`tests/model_mock.py`) whose every request is searched too.
+When a hand's rounds are over its agent reads back every object of the repository and, through a
+CLI, hands it to the model. The removal and verify's checkout are raced where no worker runs: an
+attacker in the worker sandbox's view, the check itself.
+
+CI runs the package once, against the frozen binary (`.ci/test`): its tree jobs start the onedir
+oms, as a user's do, not Python and oms's imports from source; and on two workers (`pytest -n 2
+--dist loadfile`), a module each: a hand's module (`test_worker_rounds.py`, `_claude`, `_codex`)
+keeps its one session on one worker.
 """

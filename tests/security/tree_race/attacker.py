@@ -15,17 +15,30 @@ swaps at once:
 - `fifo`: each file of `zzz/` becomes a FIFO; `hardlink`: a hard link to a filler file;
 - `dirfifo`: `zzz/` itself becomes a FIFO.
 
+Round n's kind changes every round, its depth too, and its target with the depth, shifted every 21
+rounds: any 21 rounds in a row try every kind at every depth against every target, and 63 every
+combination (a hand that runs 30 rounds of an operation tries them all).
+
 Modes (argv[1]):
-- `rounds [N]`: one long-lived attacker that re-arms, from round N (0). For round n the host writes
-  `$HOME/go-<n>` (its `trigger`: `named`, a file of `aaa/` opened, read or deleted; `delete`, one
-  deleted; `any`, the folder itself opened too); the attacker restores its bait, arms, writes
-  `armed-<n>`; the host runs oms's operation and writes `done-<n>`; the attacker undoes its swap and
-  writes `result-<n>` ({"swapped", "depth", "kind", "target"}). `stop` ends it.
+- `rounds [N [CHANNEL]]`: one long-lived attacker that re-arms, from round N (0), talking to the
+  host through the folder CHANNEL (`$HOME`; a real CLI whose own sandbox keeps its home read-only
+  uses a folder of its worktree that git ignores). For round n the host writes `go-<n>` (its
+  `trigger`: `named`, a file of `aaa/` opened, read or deleted; `delete`, one deleted; `any`, the
+  folder itself opened too); the attacker restores its bait, arms, writes `armed-<n>`; the host runs
+  oms's operation and writes `done-<n>`; the attacker undoes its swap and writes `result-<n>`
+  ({"swapped", "depth", "kind", "target"}). `readback` makes it write what it can read back
+  (below) to `readback-out`; `stop` ends it. It waits on inotify, never polling: its host's
+  operation has the machine's cores to itself.
 - `bait`: make the bait in the current folder and exit (to commit it: a worktree whose bait is
   tracked).
 - `check`: one shot, as a check of `oms result verify`: it leaves every trap in its checkout (links
   to host folders and files at every depth, through `/proc/self/root/` too, FIFOs, folders it cannot
   enter, a `.git` file) and exits; whatever it started dies with its sandbox.
+- `readback BASE`: what the issue's attacker did once oms had committed through its links — read
+  back every object of the repository its sandbox shows (all of them, reachable or not: a refused
+  result's commit stays in the object store) and print each blob it did not write itself, as hex
+  and as text, so that a host byte oms let in would travel on, through the agent CLI's tool
+  output, to the model; it prints `READBACK <objects> <unexpected>` first.
 """
 
 from __future__ import annotations
@@ -36,12 +49,13 @@ SOURCE = r'''
 import ctypes, json, os, select, stat, struct, sys, time
 
 T = json.loads(__TARGETS__)
-HOME = os.environ.get("HOME", "/oms/home")
+HOME = os.environ.get("HOME", "/oms/home")  # the channel to the host (`rounds`: its third argument)
 FILLER = T["filler"]
 NAMES = [name for _, name in T["files"]]
 DEPTHS = {1: ".", 2: "bait", 3: "bait/x"}
 KINDS = ("dir", "procdir", "file", "procfile", "fifo", "hardlink", "dirfifo")
 IN_ACCESS, IN_OPEN, IN_DELETE = 0x1, 0x20, 0x200
+IN_MOVED_TO, IN_CREATE = 0x80, 0x100
 libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -137,22 +151,65 @@ def swap(depth, kind, target):
 
 
 def plan(n):
-    """Round n's depth, kind and target: every depth and target for one kind, then the next kind."""
+    """Round n's depth, kind and target (see the module docstring)."""
+    kind = KINDS[n % len(KINDS)]
     depth = 1 + n % 3
-    target = (n // 3) % len(T["dirs"])
-    kind = KINDS[(n // (3 * len(T["dirs"]))) % len(KINDS)]
+    target = (n + n // (3 * len(KINDS))) % len(T["dirs"])
     return depth, kind, target
 
 
+def watch(folder, mask):
+    fd = libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
+    libc.inotify_add_watch(fd, folder.encode(), mask)
+    return fd
+
+
+def drain(fd):
+    """The events waiting on `fd`; True if any names a file (not its folder itself)."""
+    named = False
+    while True:
+        try:
+            buf = os.read(fd, 65536)
+        except BlockingIOError:
+            return named
+        i = 0
+        while i < len(buf):
+            _wd, _mask, _cookie, size = struct.unpack_from("iIII", buf, i)
+            named = named or size > 0
+            i += 16 + size
+
+
+def until(channel_fd, *names):
+    """Wait, on inotify (a last look every half second), until one of `names` is in the channel."""
+    while True:
+        for name in names:
+            if exists(name):
+                return name
+        select.select([channel_fd], [], [], 0.5)
+        drain(channel_fd)
+
+
 def rounds():
+    global HOME
     for depth in DEPTHS:
         bait(depth)
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    if len(sys.argv) > 3:
+        HOME = os.path.abspath(sys.argv[3])
+        os.makedirs(HOME, exist_ok=True)
+    channel = watch(HOME, IN_MOVED_TO | IN_CREATE)
     while True:
-        while not exists("go-%d" % n):
-            if exists("stop"):
-                return
-            time.sleep(0.001)
+        got = until(channel, "go-%d" % n, "readback", "stop")
+        if got == "stop":
+            return
+        if got == "readback":
+            with open(os.path.join(HOME, "readback")) as f:
+                base = json.load(f)["base"]
+            os.unlink(os.path.join(HOME, "readback"))
+            with open(os.path.join(HOME, "readback-out.tmp"), "w") as f:
+                f.write(readback(base))
+            os.rename(os.path.join(HOME, "readback-out.tmp"), os.path.join(HOME, "readback-out"))
+            continue
         with open(os.path.join(HOME, "go-%d" % n)) as f:
             go = json.load(f)
         trigger = go.get("trigger")
@@ -168,22 +225,16 @@ def rounds():
             watched += tops + [os.path.join(d, "aaa") for d in tops]
         for folder in watched:
             libc.inotify_add_watch(fd, folder.encode(), mask)
+        drain(channel)
         publish("armed-%d" % n, {})
         swapped, error = False, None
         while not exists("done-%d" % n):
-            ready, _, _ = select.select([fd], [], [], 0.002)
-            if not ready:
+            ready, _, _ = select.select([fd, channel], [], [], 0.5)
+            if channel in ready:
+                drain(channel)
+            if fd not in ready:
                 continue
-            try:
-                buf = os.read(fd, 65536)
-            except BlockingIOError:
-                continue
-            i, named = 0, False
-            while i < len(buf):
-                _wd, mask, _cookie, size = struct.unpack_from("iIII", buf, i)
-                named = named or size > 0
-                i += 16 + size
-            if (named or anything) and not swapped:
+            if (drain(fd) or anything) and not swapped:
                 try:
                     swap(depth, kind, target)
                     swapped = True
@@ -197,6 +248,34 @@ def rounds():
         did = {"swapped": swapped, "depth": depth, "kind": kind, "target": target, "error": error}
         publish("result-%d" % n, did)
         n += 1
+
+
+def readback(base):
+    """What the agent can read back of the repository's objects (see the module docstring): every
+    blob but those of commit `base` (what the repository held before the agent began) and those it
+    wrote itself (its bait and filler, its links' targets), and no empty one."""
+    import subprocess
+
+    ours = [b"filler ", b"the agent's own "]
+    for folder in T["dirs"]:
+        ours += [folder.encode(), ("/proc/self/root" + folder).encode()]
+    listed = subprocess.run(["git", "rev-list", "--objects", base], capture_output=True, check=True)
+    known = {line.split()[0] for line in listed.stdout.splitlines() if line}
+    every = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"],
+                           capture_output=True, check=True).stdout
+    count, out, i = 0, [], 0
+    while i < len(every):
+        head = every[i:every.index(b"\n", i)]
+        oid, kind, size = head.split()
+        start = i + len(head) + 1
+        data = every[start:start + int(size)]
+        i = start + int(size) + 1
+        count += 1
+        if kind != b"blob" or oid in known or not data or any(data.startswith(p) for p in ours):
+            continue
+        shown = (oid.decode(), len(data), data[:512].hex(), data[:200])
+        out.append("UNEXPECTED %s %d %s %r" % shown)
+    return "\n".join(["READBACK %d %d" % (count, len(out))] + out) + "\n"
 
 
 def traps():
@@ -227,6 +306,8 @@ if sys.argv[1] == "rounds":
 elif sys.argv[1] == "bait":
     for depth in DEPTHS:
         bait(depth)
+elif sys.argv[1] == "readback":
+    sys.stdout.write(readback(sys.argv[2]))
 else:
     traps()
 '''

@@ -1,7 +1,12 @@
 """The tree race against what oms does to a live worker's worktree (see `__init__.py`): committing a
 completed result's leftovers (the broker, while the agent runs), salvage at a worker's end, the
-restore after a lapse, and delivery's checkout verification — each run `rig.ROUNDS` times while one
-attacker, a delivered command worker, swaps its tree for links to host files as oms reads it.
+restore after a lapse, and delivery's checkout verification — each run `rig.ROUNDS` times in all
+while one attacker swaps its tree for links to host files as oms reads it, in the hands of a
+delivered command worker (here), the real Claude Code's Bash tool and the real Codex's
+`exec_command` (the same tests in `test_worker_rounds_claude.py`, `test_worker_rounds_codex.py`;
+`rig.SHARES`: 140, 30 and 30 rounds of every 200). A hand is one live session for the whole
+module; when its rounds are over, the agent reads back every object of the repository through its
+shell tool, and nothing it, its CLI or its model saw may hold a host byte.
 
 Each failed before docs/adr/0024 where oms read through the tree on the host: the commit of
 leftovers, the salvage and the restore put the state key's and the ssh key's bytes into commits (run
@@ -13,7 +18,6 @@ import os
 import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,17 +26,75 @@ from oms.canonical import access
 from oms.errors import OmsError
 from oms.services import checkout, results, salvage
 from tests.chain import Chain, make_chain
-from tests.helpers import git
+from tests.helpers import HELD_STATE_ROOTS, git, isolate_home
 from tests.security.tree_race import rig
+
+HANDS: dict[str, rig.Hand] = {
+    "command": rig.CommandHand(),
+    "claude": rig.CliHand(rig.CLIS["claude"]),
+    "codex": rig.CliHand(rig.CLIS["codex"]),
+}
+KEPT = ("HOME", "OMS_EXECUTABLE", "OMS_ANCHOR_DIR")  # the hand's environment, for each test again
+
+
+@dataclass
+class Attacker:
+    """One hand's attacking session, for every test of the module."""
+
+    hand: str
+    chain: Chain
+    found: rig.Secrets
+    running: rig.Running
+    env: dict[str, str]
+
+
+def attack(hand: rig.Hand, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attacker]:
+    """One hand's session, for every test of a module (`hand_fixture`)."""
+    base = tmp_path_factory.mktemp(f"race-{hand.name}")
+    mp = pytest.MonkeyPatch()
+    isolate_home(mp, tmp_path_factory)  # (the autouse fixture's, before it runs)
+    home = rig.environment(mp, base)
+    chain = next(make_chain(base))
+    HELD_STATE_ROOTS.add(str(chain.state).encode())
+    running = None
+    try:
+        found = rig.Secrets.plant(chain.state, home, base)
+        running = hand.start(chain, rig.write_program(base, found))
+        yield Attacker(hand.name, chain, found, running, {name: os.environ[name] for name in KEPT})
+    finally:
+        if running is not None:
+            running.rounds.stop()
+            running.stop()
+        tmux = ["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"]
+        subprocess.run(tmux, capture_output=True, check=False)
+        HELD_STATE_ROOTS.discard(str(chain.state).encode())
+        mp.undo()
+
+
+def hand_fixture(name: str) -> Any:
+    """The module-scoped `attacker` fixture of one hand: this module's is the command worker's;
+    `test_worker_rounds_claude.py` and `test_worker_rounds_codex.py` run the same tests with theirs
+    (a module per hand: one session each, which `pytest -n 2 --dist loadfile` keeps on one
+    worker)."""
+
+    @pytest.fixture(scope="module")
+    def attacker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attacker]:
+        yield from attack(HANDS[name], tmp_path_factory)
+
+    return attacker
+
+
+attacker = hand_fixture("command")
 
 
 @dataclass
 class Race:
-    """One attacking worker and what the rounds gave."""
+    """One attacking worker and what one test's rounds gave."""
 
     chain: Chain
     found: rig.Secrets
     running: rig.Running
+    rounds: int
     outcomes: list[dict[str, Any]] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
 
@@ -46,7 +108,7 @@ class Race:
         before: Callable[[Race], None] | None = None,
         triggers: tuple[str, ...] = ("named",),
     ) -> None:
-        for n in range(rig.ROUNDS):
+        for n in range(self.rounds):
             if before is not None:
                 before(self)
             with self.running.rounds.round(triggers[n % len(triggers)]) as outcome:
@@ -63,34 +125,33 @@ class Race:
         print(said)  # (shown with -s: how the race went)
         harmed = self.found.harmed()
         assert harmed == [], f"{harmed}\n{said}"
-        leaked = rig.leaks(self.chain.repo, self.chain.state, self.found, self.messages)
+        leaked = rig.leaks(
+            self.chain.repo,
+            self.chain.state,
+            self.found,
+            self.messages,
+            self.running.agent,
+            self.running.heard(),
+        )
         assert leaked == [], f"host bytes escaped: {leaked[:10]}\n{said}"
         swapped = sum(1 for o in self.outcomes if o.get("swapped"))
         assert swapped >= len(self.outcomes) // 4, f"the attacker rarely swapped in time: {said}"
 
 
 @pytest.fixture
-def race(tmp_path: Path) -> Iterator[Race]:
-    mp = pytest.MonkeyPatch()
-    home = rig.environment(mp, tmp_path)
-    chain = next(make_chain(tmp_path))
-    found = rig.Secrets.plant(chain.state, home, tmp_path)
-    running = rig.CommandHand().start(chain, rig.write_program(tmp_path, found))
-    race = Race(chain, found, running)
-    try:
-        yield race
-    finally:
-        running.rounds.stop()
-        running.stop()
-        tmux = ["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"]
-        subprocess.run(tmux, capture_output=True, check=False)
-        mp.undo()
+def race(attacker: Attacker, monkeypatch: pytest.MonkeyPatch) -> Race:
+    for name, value in attacker.env.items():  # (the autouse fixture set its own for the test)
+        monkeypatch.setenv(name, value)
+    race = Race(attacker.chain, attacker.found, attacker.running, rig.rounds_of(attacker.hand))
+    _branch_back_to_start(race)  # where the dispatch began, whatever the module's last test left
+    return race
 
 
 def _branch_back_to_start(race: Race) -> None:
-    """Before the tree jobs (docs/adr/0024) a result commit moved the branch: put it (and the
-    worktree's index) back at the start commit so the next round finds the leftovers again. A no-op
-    now."""
+    """Put the branch (and the worktree's index) back at the start commit: before each test (a
+    restore the agent's race refused leaves it on the attempt's later commit), and after each commit
+    of leftovers (before the tree jobs, docs/adr/0024, a result commit moved the branch: the next
+    round must find the leftovers again; a no-op now)."""
     payload = race.dispatch().payload
     repo, start = str(race.chain.repo), access.text(payload, "worktree_start_commit")
     branch = access.text(payload, "worktree_branch")
@@ -164,4 +225,18 @@ def _verify_checkout(race: Race) -> str:
 
 def test_deliverys_checkout_verification_never_reads_through_the_agents_links(race: Race) -> None:
     race.run(_verify_checkout, triggers=("any",))
+    race.verdict()
+
+
+def test_what_the_agent_reads_back_of_the_repository_holds_no_host_byte(race: Race) -> None:
+    """The issue's attacker read the state key back with `git show` the moment oms had committed it,
+    and its CLI carried the bytes to the model. Here every object the agent's sandbox shows is read
+    back through its shell tool (the command worker's program, directly) after its rounds."""
+    assert race.running.read_back is not None
+    start = access.text(race.dispatch().payload, "worktree_start_commit")
+    said = race.running.read_back(start)
+    race.messages.append(said)
+    header = said[said.index("READBACK") :].split("\n", 1)[0]
+    print(header)  # (shown with -s: how many objects it read, how many it did not write itself)
+    assert int(header.split()[1]) > 0, said[:2000]  # it read the objects
     race.verdict()
