@@ -1,11 +1,13 @@
 """A child process for the crash and storm tests: writes to a state root until killed or done.
 
 Usage: python -m tests.integration.writer_child crash STATE   (loop forever, deterministic content)
+       python -m tests.integration.writer_child serve STATE   (`crash` writers forked on demand)
        python -m tests.integration.writer_child storm STATE K N (N transitions on one record as writer K)
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 from oms.canonical import next_after, now
@@ -55,6 +57,26 @@ def crash_loop(path: str) -> None:
         n += 1
 
 
+def serve(path: str) -> None:
+    """For each line on stdin, a `crash_loop` writer in a process forked from this one, which has
+    imported oms already (a new interpreter's start costs more than the writing a test kills):
+    says `pid <pid>` (the writer says `ready`, in either order), then `exit <code>` once the
+    writer is gone (-9: SIGKILLed)."""
+    while sys.stdin.readline():
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                crash_loop(path)
+            finally:
+                os._exit(1)
+        sys.stdout.write(f"pid {pid}\n")
+        sys.stdout.flush()
+        _, status = os.waitpid(pid, 0)
+        sys.stdout.write(f"exit {os.waitstatus_to_exitcode(status)}\n")
+        sys.stdout.flush()
+
+
 def storm(path: str, writer: int, count: int) -> None:
     store = Store.open(path)
     records = store.records("worker")
@@ -84,5 +106,7 @@ def storm(path: str, writer: int, count: int) -> None:
 if __name__ == "__main__":
     if sys.argv[1] == "crash":
         crash_loop(sys.argv[2])
+    elif sys.argv[1] == "serve":
+        serve(sys.argv[2])
     else:
         storm(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))

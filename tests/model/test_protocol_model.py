@@ -12,7 +12,11 @@
 * The model's steps and `oms/domain/protocol.py` name the same steps, every function named there exists,
   and no function of the modelled modules writes protocol state without being in one of its tables.
 
-spin and gcc are required (`.ci/setup` installs them): a missing tool fails, it does not skip.
+* tcc builds every verifier (~0.03 s of CPU a build; gcc -O0 takes ~1.1 s, more than most searches);
+  gcc builds one configuration's too, and both searches must agree state for state (ADR 0014).
+
+spin, gcc (spin's preprocessor) and tcc are required (`.ci/setup` installs them): a missing tool
+fails, it does not skip.
 """
 
 from __future__ import annotations
@@ -34,7 +38,13 @@ from oms.domain.protocol import NOT_MODELLED, PROTOCOL_STEPS
 
 MODEL = Path(__file__).with_name("delivery.pml")
 PAN_DEPTH = 100_000  # far above the deepest path (< 300 steps): a truncated search fails instead
-CC_FLAGS = ("-O0", "-DSAFETY", "-DCOLLAPSE", "-DMEMLIM=1024")  # -O0: the build costs more than the search
+CC_FLAGS = ("-DSAFETY", "-DCOLLAPSE", "-DMEMLIM=1024")
+# the compiler of every verifier (tcc: no optimiser, a build in milliseconds), and the one that
+# builds CROSS_CHECKED's verifier too, whose search must come out the same (states, transitions)
+COMPILER: tuple[str, ...] = ("tcc",)
+REFERENCE: tuple[str, ...] = ("gcc", "-O0")
+CROSS_CHECKED = "deliver"
+TOOLS = ("spin", "gcc", "tcc")
 
 # name -> -D flags of a configuration that must verify with no error
 CONFIGS: dict[str, str] = {
@@ -220,6 +230,17 @@ class Search:
         return self.number(r"(\d+) states, stored")
 
     @property
+    def shape(self) -> tuple[int, ...]:
+        """What the search covered: states stored, matched, transitions, depth reached, errors."""
+        return (
+            self.states,
+            self.number(r"(\d+) states, matched"),
+            self.number(r"(\d+) transitions \("),
+            self.number(r"depth reached (\d+)"),
+            self.errors,
+        )
+
+    @property
     def seconds(self) -> float:
         """pan's own elapsed time."""
         match = re.search(r"elapsed time ([\d.e+-]+) seconds", self.output)
@@ -241,24 +262,30 @@ class Search:
 def _tool(name: str) -> str:
     found = shutil.which(name)
     if found is None:
-        pytest.fail(f"{name} is not installed: the protocol model needs it (run .ci/setup: apt-get install spin gcc)")
+        needed = " ".join(TOOLS)
+        pytest.fail(f"{name} is not installed: the model needs it (.ci/setup installs {needed})")
     return found
 
 
-def _check(workdir: Path, flags: str) -> Search:
-    """spin -a with `flags`, gcc, an exhaustive safety search."""
+def _check(workdir: Path, flags: str, compiler: tuple[str, ...] = COMPILER) -> Search:
+    """spin -a with `flags`, `compiler`, an exhaustive safety search."""
     workdir.mkdir(parents=True)
     shutil.copy(MODEL, workdir / MODEL.name)
-    spin, gcc = _tool("spin"), _tool("gcc")
+    spin, cc = _tool("spin"), _tool(compiler[0])
     generated = subprocess.run(
         [spin, *flags.split(), "-a", MODEL.name], cwd=workdir, capture_output=True, text=True, timeout=120, check=False
     )
     assert generated.returncode == 0, f"spin -a {flags}:\n{generated.stdout}"
     assert (workdir / "pan.c").exists(), f"spin -a {flags} wrote no pan.c:\n{generated.stdout}"
     built = subprocess.run(
-        [gcc, *CC_FLAGS, "-o", "pan", "pan.c"], cwd=workdir, capture_output=True, text=True, timeout=300, check=False
+        [cc, *compiler[1:], *CC_FLAGS, "-o", "pan", "pan.c"],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
-    assert built.returncode == 0, f"gcc {flags}:\n{built.stderr[-4000:]}"
+    assert built.returncode == 0, f"{compiler[0]} {flags}:\n{built.stderr[-4000:]}"
     ran = subprocess.run(
         ["./pan", f"-m{PAN_DEPTH}", "-w22"], cwd=workdir, capture_output=True, text=True, timeout=600, check=False
     )
@@ -267,16 +294,21 @@ def _check(workdir: Path, flags: str) -> Search:
 
 @pytest.fixture(scope="module")
 def searches(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Search]]:
-    """Every configuration, mutation, allowance and gap, searched two at a time (two cores)."""
-    _tool("spin")
-    _tool("gcc")
-    jobs = {f"config {name}": flags for name, flags in CONFIGS.items()}
-    jobs.update({f"-D{m.macro}": m.flags for m in MUTATIONS.values()})
+    """Every configuration, mutation, allowance and gap, searched two at a time (two cores); and
+    CROSS_CHECKED again, built by the reference compiler."""
+    for tool in TOOLS:
+        _tool(tool)
+    jobs = {f"config {name}": (flags, COMPILER) for name, flags in CONFIGS.items()}
+    jobs.update({f"-D{m.macro}": (m.flags, COMPILER) for m in MUTATIONS.values()})
     for macro, configs in DEFENCE_IN_DEPTH.values():
-        jobs.update({f"-D{macro} in {config}": f"{CONFIGS[config]} -D{macro}" for config in configs})
+        jobs.update({f"-D{macro} in {c}": (f"{CONFIGS[c]} -D{macro}", COMPILER) for c in configs})
+    jobs[f"config {CROSS_CHECKED} by {REFERENCE[0]}"] = (CONFIGS[CROSS_CHECKED], REFERENCE)
     base = tmp_path_factory.mktemp("spin")
     with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {key: pool.submit(_check, base / f"job{i}", flags) for i, (key, flags) in enumerate(jobs.items())}
+        futures = {
+            key: pool.submit(_check, base / f"job{i}", flags, compiler)
+            for i, (key, (flags, compiler)) in enumerate(jobs.items())
+        }
         yield {key: future.result() for key, future in futures.items()}
 
 
@@ -287,6 +319,16 @@ def test_the_model_verifies(name: str, searches: dict[str, Search]) -> None:
     assert search.errors == 0, f"{name}: {search.violation}\n{search.output}"
     assert search.truncated == [], f"{name}: the search did not complete: {search.truncated}\n{search.output}"
     assert search.states > 0
+
+
+def test_the_compilers_verifiers_search_the_same_space(searches: dict[str, Search]) -> None:
+    """The verifier COMPILER built and the one REFERENCE built search CROSS_CHECKED alike: the same
+    states, transitions and depth (a compiler that miscompiled pan would search another space)."""
+    fast = searches[f"config {CROSS_CHECKED}"]
+    reference = searches[f"config {CROSS_CHECKED} by {REFERENCE[0]}"]
+    outputs = f"{COMPILER[0]}:\n{fast.output}\n{REFERENCE[0]}:\n{reference.output}"
+    assert fast.shape == reference.shape, outputs
+    assert reference.truncated == []
 
 
 @pytest.mark.parametrize("name", sorted(MUTATIONS))

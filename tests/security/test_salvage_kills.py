@@ -67,17 +67,21 @@ def _disk(worktree: Path) -> dict[str, bytes]:
 
 
 def _committed(worktree: Path, commit: str) -> dict[str, bytes]:
-    names = subprocess.run(
-        ["git", "-C", str(worktree), "ls-tree", "-r", "-z", "--name-only", commit], capture_output=True, check=True
-    ).stdout.split(b"\0")
+    """Every file of `commit` and its bytes (two git processes, not one a file)."""
+    git = ["git", "-C", str(worktree)]
+    listed = subprocess.run([*git, "ls-tree", "-r", "-z", commit], capture_output=True, check=True)
+    entries = [line.partition(b"\t") for line in filter(None, listed.stdout.split(b"\0"))]
+    for meta, _, name in entries:
+        assert meta.split()[1] == b"blob", (meta, name)
+    batch = b"".join(meta.split()[2] + b"\n" for meta, _, _ in entries)
+    cat = [*git, "cat-file", "--batch"]
+    rest = subprocess.run(cat, input=batch, capture_output=True, check=True).stdout
     out = {}
-    for name in filter(None, names):
-        shown = subprocess.run(
-            ["git", "-C", str(worktree), "cat-file", "blob", f"{commit}:{name.decode()}"],
-            capture_output=True,
-            check=True,
-        )
-        out[name.decode()] = shown.stdout
+    for _, _, name in entries:  # `<sha> blob <size>`, the bytes, a newline; in the order asked
+        header, _, rest = rest.partition(b"\n")
+        size = int(header.split()[2])
+        out[name.decode()], rest = rest[:size], rest[size + 1 :]
+    assert rest == b""
     return out
 
 
