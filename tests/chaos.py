@@ -38,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import os
 import random
 import re
@@ -67,6 +68,7 @@ ANSWER_TOKENS = 15  # what one mock answer costs: 10 input + 5 output (tests/mod
 BUDGET_ANSWERS = 40  # a dispatch's token budget, in answers
 WRITE_WINDOW_S = 0.5  # a record's observed_at is taken before it is written (see the docstring)
 RETRY_AFTER_S = 2
+PROCESS_END_S = 30  # a supervisor whose worker's end is recorded may still be salvaging, no longer
 ACTIONS = ("proxy", "conductor", "broker", "tmux", "lapse", "cancel", "storm")
 SENT = re.compile(r"chaos (\S+) sent (\d+\.\d+) turn (\d+)")
 REAL_KEY = "sk-ant-chaos-real-key-held-by-the-proxy"
@@ -122,7 +124,7 @@ class Outcome:
             "unsettled": len(self.unsettled),
             "seconds": round(self.seconds, 1),
             "time_to_done_p50": round(statistics.median(ordered), 1) if ordered else None,
-            "time_to_done_p95": round(ordered[int(0.95 * (len(ordered) - 1))], 1) if ordered else None,
+            "time_to_done_p95": round(_nearest_rank(ordered, 0.95), 1) if ordered else None,
             "violations": self.bad(),
         }
 
@@ -384,6 +386,12 @@ def _dispatches(ws: Workspace) -> list[Record]:
     return sorted(found, key=lambda r: (str(r.payload["ticket_id"]), int(str(r.payload["attempt"]))))
 
 
+def _nearest_rank(ordered: list[float], fraction: float) -> float:
+    """The nearest-rank percentile of sorted values (never below the median: two values give the
+    larger)."""
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+
 def _workers(ws: Workspace) -> dict[str, Record | None]:
     records = ws.store.records("worker")
     return {w: records.read_if_exists(w) for w in records.ids()}
@@ -479,9 +487,13 @@ def count(chaos: ChaosFleet, outcome: Outcome) -> None:
     _count_requests(chaos, outcome, ends)
     with fleet.workspace() as ws:
         parked = {w for w, rec in _workers(ws).items() if rec is not None and rec.payload["health"] == "parked"}
-    for pid, line in fleet_processes(fleet):  # a parked worker's sandbox waits for a person, frozen
-        if _dispatch_of(pid) not in parked:
-            outcome.unsettled.append(f"process {pid}: {line}")
+
+    def outliving() -> list[tuple[int, str]]:  # a parked worker's sandbox waits for a person, frozen
+        return [(pid, line) for pid, line in fleet_processes(fleet) if _dispatch_of(pid) not in parked]
+
+    with contextlib.suppress(AssertionError):  # an ended worker's supervisor finishes its end first
+        poll(lambda: not outliving(), PROCESS_END_S, "the ended workers' processes to exit", 0.2)
+    outcome.unsettled += [f"process {pid}: {line}" for pid, line in outliving()]
     audit = subprocess.run(
         [*oms_command().argv, "audit", "verify", "--state-root", fleet.state, "--config-root", fleet.repo],
         capture_output=True, text=True, check=False, env=chaos.env,
