@@ -3,7 +3,9 @@ case a real `oms` process, and no internal error ever exits 0."""
 
 from __future__ import annotations
 
+import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -36,3 +38,66 @@ def test_doctor_outside_a_repository_prints_its_fail_every_time(oms: OmsCommand,
         assert "is not a git repository" in config[0]
         assert "fix: fix " not in result.stdout  # a fix that says something
         assert result.stderr == ""
+
+
+INJECT = """
+import sys
+from oms.services import conductor_work
+from oms.cli.entry import main
+
+def fill(*args, **kwargs):
+    raise BrokenPipeError(32, "Broken pipe")
+
+conductor_work.fill = fill
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.fixture
+def initialised(oms: OmsCommand, tmp_path: Path) -> tuple[Path, Path]:
+    """(repository, state root), committed."""
+    repo, state = tmp_path / "repo", tmp_path / "state"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    git = ("git", "-C", str(repo))
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "start"], check=True)
+    done = oms.run("init", "--state-root", str(state), cwd=repo)
+    assert done.returncode == 0, done.stderr
+    subprocess.run([*git, "add", ".oms"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "oms"], check=True)
+    return repo, state
+
+
+@pytest.mark.parametrize("command", [("tick",), ("tick", "--json"), ("run", "--ticks", "2")])
+def test_no_internal_error_exits_0(
+    oms: OmsCommand, initialised: tuple[Path, Path], tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """A phase an unexpected error stops is one line and the tick goes on; the command then exits 3
+    (it said 'internal error: BrokenPipeError' and exited 0)."""
+    if oms.frozen:
+        pytest.skip("a fault injected into the source (the frozen binary runs its own)")
+    repo, state = initialised
+    script = tmp_path / "inject.py"
+    script.write_text(INJECT)
+    argv = ("conductor", *command, "--state-root", str(state), "--interval", "1")
+    argv = argv if command[0] == "run" else argv[:-2]
+    done = subprocess.run(
+        [sys.executable, str(script), *argv],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stdout + done.stderr
+    if "--json" in command:
+        report = json.loads(done.stdout)
+        assert report["ok"] is False
+        line = "fill: internal error: BrokenPipeError: [Errno 32] Broken pipe"
+        assert report["internal_errors"] == [line]
+        assert done.stderr == ""
+        return
+    shown = "fill: skipped the phase stopped: internal error: BrokenPipeError"
+    assert sum(shown in line for line in done.stdout.splitlines()) == (2 if "run" in command else 1)
+    assert done.stderr.startswith("oms: internal error: fill: internal error: BrokenPipeError")
+    assert len(done.stderr.splitlines()) == 1
