@@ -40,6 +40,34 @@ def _read_input(path: str | None) -> bytes:
     return data
 
 
+def _utf8(data: bytes, where: str) -> str:
+    """`data` as text, or the one-line reason it is not UTF-8 (exit 1, not an internal error)."""
+    try:
+        return data.decode("utf-8", "strict")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(
+            f"the ticket's body from {where} is not UTF-8 ({_byte(data, exc.start)})",
+            hint="convert it first, e.g. `iconv -f latin1 -t utf-8`; nothing was recorded",
+        ) from None
+
+
+def _byte(data: bytes, at: int) -> str:
+    return f"byte 0x{data[at]:02x} at offset {at}"
+
+
+def _text(value: str, option: str) -> str:
+    """An option's text, refused in one line when the terminal gave bytes that are not UTF-8."""
+    try:
+        value.encode("utf-8", "strict")
+    except UnicodeEncodeError as exc:
+        raw = value.encode("utf-8", "surrogateescape")
+        raise InvalidInputError(
+            f"{option} is not UTF-8 ({_byte(raw, exc.start)})",
+            hint="give it as UTF-8 text (check the terminal's locale); nothing was recorded",
+        ) from None
+    return value
+
+
 def _ticket_json(rec: Record) -> dict[str, object]:
     payload = {k: v for k, v in rec.payload.items() if k != "lease_token"}
     return {"id": rec.record_id, "state": rec.state, "version": rec.version, **payload}
@@ -65,7 +93,12 @@ def add(
 
     if sum((body_text is not None, body_file is not None, no_body)) > 1:
         raise UsageError("give the body one way: --body, --body-file or --no-body")
-    body = body_text if body_text is not None else "" if no_body else _read_input(body_file).decode("utf-8", "strict")
+    _text(title, "--title")
+    if body_text is not None:
+        body = _text(body_text, "--body")
+    else:
+        where = "--body-file" if body_file else "stdin"
+        body = "" if no_body else _utf8(_read_input(body_file), where)
     with workspace(state_root_, config_root_) as ws:
         rec = tickets.add(ws, title, body, priority)
     if json_out:

@@ -25,7 +25,9 @@ def _one_line_error(result: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
-def test_doctor_outside_a_repository_prints_its_fail_every_time(oms: OmsCommand, tmp_path: Path) -> None:
+def test_doctor_outside_a_repository_prints_its_fail_every_time(
+    oms: OmsCommand, tmp_path: Path
+) -> None:
     """`git cat-file --batch` ended before oms closed its stdin: the BrokenPipeError became a silent
     exit 1 (Click's), 3 runs in 6."""
     outside = tmp_path / "not-a-repo"
@@ -33,7 +35,9 @@ def test_doctor_outside_a_repository_prints_its_fail_every_time(oms: OmsCommand,
     for run in range(20):
         result = oms.run("doctor", "--state-root", str(tmp_path / "state"), cwd=outside)
         assert result.returncode == 1, (run, result.stderr)
-        config = [line for line in result.stdout.splitlines() if line.split()[:2] == ["FAIL", "config"]]
+        config = [
+            line for line in result.stdout.splitlines() if line.split()[:2] == ["FAIL", "config"]
+        ]
         assert len(config) == 1, (run, result.stdout, result.stderr)
         assert "is not a git repository" in config[0]
         assert "fix: fix " not in result.stdout  # a fix that says something
@@ -101,3 +105,51 @@ def test_no_internal_error_exits_0(
     assert sum(shown in line for line in done.stdout.splitlines()) == (2 if "run" in command else 1)
     assert done.stderr.startswith("oms: internal error: fill: internal error: BrokenPipeError")
     assert len(done.stderr.splitlines()) == 1
+
+
+def _hint(result: subprocess.CompletedProcess[str]) -> str:
+    """The hint line's text."""
+    lines = [line for line in result.stderr.splitlines() if line.startswith("  hint: ")]
+    assert len(lines) == 1, result.stderr
+    return lines[0].removeprefix("  hint: ")
+
+
+def test_a_body_that_is_not_utf8_is_exit_1_with_its_reason(
+    oms: OmsCommand, initialised: tuple[Path, Path]
+) -> None:
+    """`printf 'ok \\xff' | oms ticket add --title x` exited 3 (internal error:
+    UnicodeDecodeError); its hint's command then works."""
+    repo, state = initialised
+    roots = ("--state-root", str(state))
+    stdin = subprocess.run(
+        [*oms.argv, "ticket", "add", "--title", "x", *roots],
+        input=b"ok \xff",
+        capture_output=True,
+        cwd=repo,
+        check=False,
+    )
+    result = subprocess.CompletedProcess(
+        stdin.args, stdin.returncode, stdin.stdout.decode(), stdin.stderr.decode()
+    )
+    assert result.returncode == 1
+    line = _one_line_error(result)
+    assert line == "oms: error: the ticket's body from stdin is not UTF-8 (byte 0xff at offset 3)"
+    assert "nothing was recorded" in _hint(result)
+    assert "tkt-" not in oms.run("ticket", "list", *roots, cwd=repo).stdout
+    converted = subprocess.run(
+        ["sh", "-c", 'printf "ok \\377" | iconv -f latin1 -t utf-8 | "$@"', "sh", *oms.argv]
+        + ["ticket", "add", "--title", "x", *roots],
+        capture_output=True,
+        text=True,
+        cwd=repo,
+        check=False,
+    )
+    assert converted.returncode == 0, converted.stderr
+    assert "ok \u00ff" in oms.run("ticket", "show", "tkt-1", *roots, cwd=repo).stdout
+    for option in ("--title", "--body"):
+        argv = [*oms.argv, "ticket", "add", "--title", "x", "--body", "y", *roots]
+        argv[argv.index(option) + 1] = "x\udcff"  # Python's argv for a byte 0xff
+        raw = [a.encode("utf-8", "surrogateescape") for a in argv]
+        done = subprocess.run(raw, capture_output=True, cwd=repo, check=False)
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.decode().startswith(f"oms: error: {option} is not UTF-8 (byte 0xff")
