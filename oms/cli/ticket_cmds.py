@@ -12,6 +12,7 @@ from oms.cli.common import (
     JsonOpt,
     StateRootOpt,
     TokenOpt,
+    confirm_person,
     emit,
     table,
     text_for_terminal,
@@ -281,6 +282,69 @@ def block(
         emit({"ok": True, "ticket": _ticket_json(rec)})
     else:
         typer.echo(f"blocked {rec.record_id}")
+
+
+PersonOpt = Annotated[
+    str | None,
+    typer.Option("--person", help="Who decides (needed off a terminal; kept in the ledger)."),
+]
+YesOpt = Annotated[bool, typer.Option("--yes", help="No typed confirmation (needs --person).")]
+ReasonOpt = Annotated[str, typer.Option("--reason", help="Why (kept with the person's name).")]
+
+
+@app.command("reopen")
+def reopen(
+    ticket: TicketArg,
+    reason: ReasonOpt = "a person reopened it",
+    person: PersonOpt = None,
+    yes: YesOpt = False,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """A person sends a blocked ticket (an agent's question, a stop, a quarantine) back to the
+    queue: its next attempt starts at the conductor's next tick, its failures counted afresh."""
+    _reopen(ticket, reason, person, yes, state_root_, config_root_, json_out, now_only=False)
+
+
+@app.command("retry")
+def retry(
+    ticket: TicketArg,
+    reason: ReasonOpt = "a person asked for a retry",
+    person: PersonOpt = None,
+    yes: YesOpt = False,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """As `reopen`, and an open ticket waiting for its backoff is taken at the next tick too."""
+    _reopen(ticket, reason, person, yes, state_root_, config_root_, json_out, now_only=True)
+
+
+def _reopen(
+    ticket: str,
+    reason: str,
+    person: str | None,
+    yes: bool,
+    state: str | None,
+    config: str | None,
+    json_out: bool,
+    *,
+    now_only: bool,
+) -> None:
+    from oms.services import tickets
+
+    verb = "retry" if now_only else "reopen"
+    question = f"{verb.capitalize()} {ticket} as yourself?"
+    who, _ = confirm_person(person, question=question, expect=ticket, yes=yes)
+    with workspace(state, config) as ws:
+        rec = tickets.reopen(ws, ticket, person=who, reason=reason, now_only=now_only)
+    if json_out:
+        emit({"ok": True, "ticket": _ticket_json(rec)})
+        return
+    attempt, why = rec.payload["attempt"], rec.payload["reason"]
+    typer.echo(f"{rec.record_id} is open for attempt {attempt} ({why})")
+    typer.echo("next: the conductor takes it at its next tick (`oms conductor run`)")
 
 
 def _finish(

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'cb93c9f47141aa9cfe6a259cdc1184b5d4bc3de222dee53260b5804c3dddb751'
+SOURCE_SHA256 = '4d4de905d2b3cdd9d22a595b93435a85d4b3a3afa7e159da5ff590c358c28977'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
