@@ -22,9 +22,10 @@ from oms.fsio import Root, capabilities
 from oms.limits import LIMITS
 from oms.process import child_env, is_frozen, landlock
 from oms.schemas import SCHEMA_NAMES, schema_source, validator
-from oms.services import launch_paths, proxy_credentials
+from oms.services import launch_paths, proxy_control, proxy_credentials
 from oms.services.committed import committed_config
 from oms.services.policy import load_tracked
+from oms.services.workspace import Workspace
 from oms.store import StateRoot, sandboxes
 from oms.version import __version__
 
@@ -333,6 +334,27 @@ def paths(state_root: str, config_root: str | None) -> Check:
     return Check("paths", False, found[0].line() + more, found[0].fix)
 
 
+def proxy(ws: Workspace) -> Check:
+    """The model proxy a contained worker's launch reaches (ADR 0026): none running (a launch starts
+    one) or one that answers its handshake; a recorded one that fails it, or a record that cannot be
+    read, makes every launch wait (none is started beside it)."""
+    found = proxy_control.status(ws)
+    if found.state in ("unverified", "unreadable"):
+        fix = "`oms proxy stop` (a launch then starts its own)"
+        return Check("model proxy", False, found.note, fix)
+    return Check("model proxy", True, f"{found.state}: {found.note}")
+
+
+def _proxy_line(state_root: str, config_root: str | None) -> list[Check]:
+    if config_root is None:
+        return []
+    try:
+        with Workspace.open(state_root, os.path.abspath(config_root)) as ws:
+            return [proxy(ws)]
+    except OmsError:
+        return []  # the state root's or the config's line says why
+
+
 def launch_checks(state_root: str, config_root: str, config: Config) -> list[Check]:
     """What a launch of the roles in use needs, as `oms doctor` checks it (the conductor asks
     these before any model call: `services/preflight.py`, ADR 0031): their CLIs, bubblewrap, a
@@ -361,4 +383,6 @@ def diagnose(state_root: str, config_root: str | None) -> list[Check]:
     checks.append(_policy(config_root))
     checks += _roles(config_root)
     checks.append(paths(state_root, config_root))
+    if opened is not None:
+        checks += _proxy_line(state_root, config_root)
     return checks

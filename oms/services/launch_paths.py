@@ -75,7 +75,10 @@ def problems(
 
 
 def refuse(
-    state_path: str, config_root: str | None, config: Config | None, env: Mapping[str, str] | None = None
+    state_path: str,
+    config_root: str | None,
+    config: Config | None,
+    env: Mapping[str, str] | None = None,
 ) -> None:
     """`StateRootError` naming the first path a launch would refuse, and its fix."""
     found = problems(state_path, config_root, config, env)

@@ -15,7 +15,9 @@ oms (`adapters/git.OMS_IDENTITY`), never as the person.
 from __future__ import annotations
 
 from oms.domain import conductor as rules
+from oms.domain.config import CREDENTIAL_DEFAULT
 from oms.services import doctor
+from oms.services.doctor import CLI_OF
 from oms.services.workspace import Workspace
 
 
@@ -31,11 +33,15 @@ class Preflight:
         if self._faults is None or again:
             config = self.ws.config()
             found = doctor.launch_checks(self.ws.store.path, self.ws.config_root, config)
+            worker = config.roles.get(config.worker_role)
+            proxied = worker is not None and worker.credential == CREDENTIAL_DEFAULT
+            if proxied and worker is not None and worker.transport in CLI_OF:
+                found.append(doctor.proxy(self.ws))  # through the model proxy (ADR 0026)
             self._faults = [check for check in found if not check.ok]
         return self._faults
 
     def reason(self, *, again: bool = False) -> str | None:
-        """Why a launch cannot happen now, as a ticket waiting for a person says it; None: it can."""
+        """Why a launch cannot happen now, as a waiting ticket says it; None: it can."""
         found = self.faults(again=again)
         if not found:
             return None

@@ -324,7 +324,7 @@ def reopen(
     elif ticket.state == machine.TicketState.OPEN and now_only:
         nxt = machine.retry_now(ticket.state, ticket.payload, reason=said)
     else:
-        hint = _reopen_hint(ticket)
+        hint = _reopen_hint(ws, ticket)
         raise IllegalTransitionError("ticket", ticket.state, "reopen", hint=hint)
     done = (
         ws.store.records("ticket")
@@ -355,14 +355,16 @@ def reopen(
     return done
 
 
-def _reopen_hint(ticket: Record) -> str:
+def _reopen_hint(ws: Workspace, ticket: Record) -> str:
     if ticket.state == machine.TicketState.OPEN:
         return f"it is open already: `oms ticket retry {ticket.record_id}` takes it without waiting"
     if ticket.state == machine.TicketState.LEASED:
-        return (
-            f"its attempt {ticket.payload.get('attempt')} holds it (leased to "
-            f"{ticket.payload.get('worker_id')}): `oms worker stop` ends it for a person first"
-        )
+        attempt = access.integer(ticket.payload, "attempt")
+        held = f"its attempt {attempt} holds it (leased to {ticket.payload.get('worker_id')})"
+        dispatch = _dispatch_of(ws, ticket, attempt)
+        if dispatch is not None and dispatch.payload.get("delivery_event_id") is not None:
+            return f"{held}: `oms worker stop {dispatch.record_id}` ends it for a person first"
+        return f"{held}, not launched: the lease holder ends it (`oms ticket block --token`)"
     return "a done ticket stays done: add a new ticket for more work"
 
 

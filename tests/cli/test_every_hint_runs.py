@@ -158,3 +158,21 @@ def test_doctor_outside_a_repository_and_reopen_hints_work(repo: Repo, tmp_path:
     refused = repo.run("ticket", "reopen", "tkt-1", "--person", "ann")
     assert refused.returncode == 1
     repo.follow(refused)  # the retry of an open ticket
+
+
+def test_a_proxy_record_oms_cannot_read_fails_doctor_and_its_fix_works(repo: Repo) -> None:
+    """Every contained launch waits while the proxy's record cannot be read (none is started
+    beside a proxy that may run): doctor says so, and its fix works."""
+    record = repo.state / "proxy" / "proxy.json"
+    record.parent.mkdir(mode=0o700, exist_ok=True)
+    record.write_text("not json\n")
+    record.chmod(0o600)
+    doctor = repo.run("doctor")
+    line = next(
+        x for x in doctor.stdout.splitlines() if x.split()[:3] == ["FAIL", "model", "proxy"]
+    )
+    fix = re.findall(r"`(oms [^`]+)`", line)
+    assert fix == ["oms proxy stop"], line
+    assert repo.run(*shlex.split(fix[0])[1:]).returncode == 0
+    again = repo.run("doctor").stdout.splitlines()
+    assert any(x.split()[:3] == ["OK", "model", "proxy"] for x in again)

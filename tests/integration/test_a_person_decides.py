@@ -60,13 +60,23 @@ def test_a_blocked_ticket_reopened_by_a_person_runs_again(fleet: Fleet, oms: Oms
     first = fleet.tick()
     leased = [line for p in first.phases if p.name == "fill" for line in p.done]
     assert f"{ticket}: leased to worker-1" in leased  # at the next tick, no backoff
+    with fleet.workspace() as ws:
+        (dispatch,) = [
+            d.record_id
+            for d in ws.store.latest("dispatch").records
+            if d.payload["ticket_id"] == ticket and d.payload["attempt"] == 2
+        ]
     again = _cli(oms, fleet, "ticket", "reopen", ticket, "--person", "Ann")
     assert again.returncode == 1
     assert again.stderr.splitlines() == [
         "oms: error: ticket cannot reopen from state leased",
         "  hint: its attempt 2 holds it (leased to worker-1): "
-        "`oms worker stop` ends it for a person first",
+        f"`oms worker stop {dispatch}` ends it for a person first",
     ]
+    stopped = _cli(oms, fleet, "worker", "stop", dispatch)  # the hint, as printed
+    assert stopped.returncode == 0, stopped.stderr
+    fleet.until(lambda: fleet.tickets()[ticket][0] == "blocked")  # a stop is a person's decision
+    assert _cli(oms, fleet, "ticket", "reopen", ticket, "--person", "Ann").returncode == 0
 
 
 def test_a_quarantined_ticket_reopened_counts_its_failures_afresh(

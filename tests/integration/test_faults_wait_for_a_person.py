@@ -112,7 +112,8 @@ def test_an_advisor_not_logged_in_is_never_run(fleet: Fleet) -> None:
     section = text.index('[roles."oms.exec-advisor"]')
     config.write_text(
         text[:section]
-        + '[roles."oms.exec-advisor"]\nmodel = "gpt-5"\ntransport = "codex_exec"\nsandbox = "read-only"\n'
+        + '[roles."oms.exec-advisor"]\nmodel = "gpt-5"\ntransport = "codex_exec"\n'
+        + 'sandbox = "read-only"\n'
     )
     git.commit_all(fleet.repo, "a Codex advisor")
     ticket = fleet.add("Add a line")
