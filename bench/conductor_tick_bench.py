@@ -24,9 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import pin_scratch_git, print_ratio, scratch_anchors, table
 from oms.canonical import stable_id
+from oms.demo import scratch as demo
 from oms.domain import tickets as ticket_machine
 from oms.domain import workers as worker_machine
-from oms.services import conductor, demo
+from oms.services.conductor import tick as conductor
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import summary
 from oms.store.records import RecordStore

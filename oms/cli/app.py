@@ -81,8 +81,8 @@ def init(
     import dataclasses
     import shlex
 
-    from oms.services.setup import commit_scaffold
-    from oms.services.setup import init as do_init
+    from oms.services.admin.setup import commit_scaffold
+    from oms.services.admin.setup import init as do_init
 
     repo = config_root(config_root_)
     result = do_init(state_root(state_root_), repo)
@@ -119,7 +119,7 @@ def init(
 @app.command()
 def doctor(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """Check tools, the state root, kernel features and the config: one line each, OK or FAIL with the fix."""
-    from oms.services.doctor import diagnose
+    from oms.services.admin.doctor import diagnose
 
     checks = diagnose(state_root(state_root_), config_root(config_root_))
     failed = [c for c in checks if not c.ok]
@@ -138,7 +138,7 @@ def doctor(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None,
 @app.command()
 def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """Tickets, dispatches, workers, sessions and live authorisations at a glance."""
-    from oms.services.status import snapshot
+    from oms.services.admin.status import snapshot
 
     with workspace(state_root_, config_root_) as ws:
         snap = snapshot(ws)
@@ -190,9 +190,9 @@ def demo(
     --tickets N: the conductor works N tickets, --workers K at a time, until each has a result."""
     import sys
 
+    from oms.demo.scratch import run
     from oms.errors import DemoFailedError
-    from oms.services.demo import run
-    from oms.services.worktrees import branch_for
+    from oms.services.chain.worktrees import branch_for
 
     def progress(message: str) -> None:
         if not json_out:
@@ -243,8 +243,8 @@ def _fleet_demo(
 ) -> None:
     import shlex
 
+    from oms.demo import fleet as demo_fleet
     from oms.errors import DemoFailedError
-    from oms.services import demo_fleet
 
     result = demo_fleet.run(directory, count=count, workers=workers, timeout_s=timeout, progress=progress)
     if json_out:

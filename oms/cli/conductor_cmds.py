@@ -1,4 +1,5 @@
-"""`oms conductor tick|run`: the unattended fleet (`services/conductor.py`, `services/conductor_loop.py`)."""
+"""`oms conductor tick|run`: the unattended fleet (`services/conductor/tick.py`,
+`services/conductor/loop.py`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import typer
 from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, workspace
 
 if TYPE_CHECKING:
-    from oms.services.conductor import Tick
+    from oms.services.conductor.tick import Tick
     from oms.services.workspace import Workspace
 
 app = typer.Typer(help="The conductor: one tick, or ticks in a loop.", no_args_is_help=True, rich_markup_mode=None)
@@ -42,7 +43,7 @@ def _summary(report: Tick) -> str:
 @app.command("tick")
 def tick(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """One idempotent pass: reconcile, expire, deadlines, resume, deliver, resolve, fill, close."""
-    from oms.services import conductor
+    from oms.services.conductor import tick as conductor
 
     with workspace(state_root_, config_root_) as ws:
         report = conductor.tick(ws)
@@ -65,7 +66,7 @@ def run(
     json_out: JsonOpt = False,
 ) -> None:
     """Tick in a loop (woken early by new tickets and events) until Ctrl-C or SIGTERM; workers keep running."""
-    from oms.services.conductor_loop import Loop
+    from oms.services.conductor.loop import Loop
 
     asked: list[int] = []
     for signum in (signal.SIGINT, signal.SIGTERM):

@@ -1,7 +1,7 @@
 """Delivery's decisions, pure: what an observed pane, its exit record and a kill marker mean; what a
 launch leaves behind when a step fails once its pane exists; what `oms worker park|resume` may do in
-which state. The shell (`services/launcher.py`, `lifecycle.py`, `reconcile.py`) reads tmux and the
-state root, asks here, and writes.
+which state. The shell (`services/delivery/launch.py`, `lifecycle.py`, `reconcile.py`) reads tmux
+and the state root, asks here, and writes.
 
 Has a worker's pane ended (`end_of`)? Not while it lives, nor once the worker is `stopped` (its end is
 recorded). A pane tmux no longer shows has ended when its supervisor recorded the end, or when the

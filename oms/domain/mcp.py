@@ -9,7 +9,7 @@ Rules:
 - an unknown tool is -32602; a tool's own failure is a result with `isError` (the model can retry);
 - `title`, `outputSchema` and `structuredContent` are dropped for versions older than 2025-06-18;
 - every result's text block is the JSON of its `structuredContent`.
-The tool implementations live in `services/bridge.py`; this module never touches a file.
+The tool implementations live in `services/doors/bridge.py`; this module never touches a file.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import pytest
 
 from oms.canonical import access
 from oms.errors import ConfigError, ConflictError
-from oms.services import finish, verify
+from oms.services.finishing import finish, verify
 from oms.store.stateroot import KEY
 from tests.agent_side import Bound, BoundTools, bind
 from tests.chain import Chain
@@ -205,7 +205,7 @@ def test_discard_archives_before_it_removes_anything(chain: Chain) -> None:
 def _end_worker(chain: Chain, bound: Bound) -> None:
     """The worker of an undelivered dispatch, ended as a stop would."""
     with chain.workspace() as ws:
-        from oms.services.delivery import Delivery
+        from oms.services.delivery.service import Delivery
 
         Delivery.open(ws).stop(bound.dispatch_id, "test over")
 

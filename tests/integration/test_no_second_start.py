@@ -12,8 +12,8 @@ import pytest
 
 from oms.canonical import JsonObject
 from oms.errors import AuthorityChangedError
-from oms.services.delivery import Delivery
-from oms.services.liveness import CONSUMER
+from oms.services.chain.liveness import CONSUMER
+from oms.services.delivery.service import Delivery
 from oms.store import panefiles
 from tests.chain import Chain, accepted, use_worker, wait_for
 from tests.integration.test_delivery import _deliver
@@ -73,8 +73,8 @@ def test_a_stop_between_the_check_and_the_pane_starts_no_agent(deliverable: Chai
     the stopped worker never runs, and it records why."""
     import json
 
-    from oms.services import launcher
-    from oms.services.authority import check_dispatch
+    from oms.services.chain.authority import check_dispatch
+    from oms.services.delivery import launch as launcher
 
     out = use_worker(deliverable)
     dispatch_id, _event_id = accepted(deliverable)
@@ -98,8 +98,8 @@ def test_a_redelivery_after_a_launch_died_before_its_session_starts_no_second_ag
     the agent never started; the launch had recorded that it began before the pane, so a re-delivery
     parks the worker all the same; `oms worker resume` — a person's decision — then starts it in a new
     pane, for the first time."""
-    from oms.services import launcher
-    from oms.services.authority import check_dispatch
+    from oms.services.chain.authority import check_dispatch
+    from oms.services.delivery import launch as launcher
 
     out = use_worker(deliverable, "silent")
     dispatch_id, event_id = accepted(deliverable)
@@ -136,9 +136,10 @@ def test_a_supervisor_whose_terminal_hung_up_starts_no_sandbox(deliverable: Chai
 
     from oms.fsio import Root
     from oms.fsio.outside import reserve_descriptor
-    from oms.services import launch, launcher
-    from oms.services.authority import check_dispatch
-    from oms.services.supervise import _Run
+    from oms.services.chain.authority import check_dispatch
+    from oms.services.delivery import launch as launcher
+    from oms.services.delivery import spec as launch
+    from oms.services.supervisor.supervise import _Run
 
     out = use_worker(deliverable)
     dispatch_id, _event_id = accepted(deliverable)

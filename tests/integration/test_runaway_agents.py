@@ -14,7 +14,7 @@ import pytest
 
 from oms.canonical import access
 from oms.domain import sessions
-from oms.services.doors import HOOK_BURST, HOOK_RATE, TokenBucket, WorkerDoors
+from oms.services.doors.worker_doors import HOOK_BURST, HOOK_RATE, TokenBucket, WorkerDoors
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
 from tests.agent_side import Bound, BoundTools, bind

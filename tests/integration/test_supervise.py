@@ -17,7 +17,8 @@ from oms.adapters.sandbox import system_args
 from oms.canonical import Json, JsonObject, now
 from oms.domain.sandbox_limits import SandboxLimits
 from oms.fsio import Root
-from oms.services import launch, launch_guards
+from oms.services.delivery import spec as launch
+from oms.services.delivery import start_guard as launch_guards
 from oms.store import RecordStore, StateRoot, sandboxes
 from tests.helpers import oms_command, payload
 

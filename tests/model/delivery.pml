@@ -442,7 +442,7 @@ inline fence_require_live() {  /* fence.require_live: a lapsed attempt (here: a 
   fi
 }
 
-/* ------------------------------------------------------------------ the supervisor (services/supervise.py) */
+/* -------------------------------------------- the supervisor (services/supervisor/supervise.py) */
 
 inline record_init() {  /* reaper.record_init: bubblewrap named its init (replacing an earlier launch's) */
   init_rec = inc
@@ -653,7 +653,7 @@ inline m_panes_stop() {  /* Panes.stop: quit keys, kill-session, kill_group(pane
   }
 }
 
-/* ------------------------------------------------------------------ delivery (services/delivery.py) */
+/* ---------------------------------------------------------------- delivery (services/delivery/) */
 
 inline _worker_step(health, op) {  /* workers.set_health then a CAS; an illegal move or a conflict raises */
   if
@@ -1142,7 +1142,7 @@ inline stop() {
   CP
 }
 
-/* ------------------------------------------------------------------ results (services/results.py, bridge.py) */
+/* ----------------------------------------- results (services/chain/results.py, doors/bridge.py) */
 
 inline _finish_worker() {  /* done (completed) or blocked, end reason result-recorded (`wkr-result`; its
                              read-CAS-retry loop is one step here) */

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from oms.adapters.providers import codex
-from oms.services import dispatches
-from oms.services import policy as policy_service
-from oms.services.delivery import Delivery
-from oms.services.homes import materialise
+from oms.services.chain import dispatches
+from oms.services.delivery.homes import materialise
+from oms.services.delivery.service import Delivery
+from oms.services.workspace import policy as policy_service
 from tests.chain import Chain, sandbox_dir
 from tests.helpers import in_user_namespace, make_foreign
 

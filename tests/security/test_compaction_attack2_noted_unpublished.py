@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from oms.services.liveness import CONSUMER
+from oms.services.chain.liveness import CONSUMER
 from oms.store import Store, compaction
 from tests.chain import Chain
 from tests.integration.test_compaction import _audit, _compact, _ended

@@ -9,7 +9,7 @@ Expected: the next compaction removes the receipt the archive holds, and `oms st
 
 from __future__ import annotations
 
-from oms.services.liveness import CONSUMER
+from oms.services.chain.liveness import CONSUMER
 from oms.store import Store, compaction
 from oms.store.verify import verify as store_verify
 from tests.chain import Chain

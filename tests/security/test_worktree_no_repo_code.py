@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from oms.errors import ConflictError, InvalidInputError, UnsafeRepositoryError
-from oms.services import tickets, worktrees
+from oms.services.chain import tickets, worktrees
 from tests.chain import Chain
 from tests.helpers import git
 

@@ -1,9 +1,10 @@
 """What every provider plan is made of, and the oms commands written into agent configuration.
 
-A provider turns a `LaunchRequest` into a frozen `LaunchPlan` and touches nothing: files to create in a
-private agent home, files to show read-only inside the sandbox (Codex's `auth.json`), the agent's argv,
-cwd and environment, and how to activate, park and stop it. `services/homes.py` materialises a plan
-through fsio; `services/launch.py` wraps it in the worker's sandbox (ADR 0012).
+A provider turns a `LaunchRequest` into a frozen `LaunchPlan` and touches nothing: files to create
+in a private agent home, files to show read-only inside the sandbox (Codex's `auth.json`), the
+agent's argv, cwd and environment, and how to activate, park and stop it.
+`services/delivery/homes.py` materialises a plan through fsio; `services/delivery/spec.py` wraps it
+in the worker's sandbox (ADR 0012).
 
 Everything a plan writes is as the agent sees it inside its sandbox: its home is `HOME_VIEW`, and the
 hook and MCP commands are relays (`oms hook provider`, `oms worker bridge`) that name only the
