@@ -10,7 +10,7 @@ one of the two tables: moving or renaming a function is one line here.
 
 from __future__ import annotations
 
-DELIVERY = "oms.services.delivery.service:Delivery"
+CONTEXT = "oms.services.delivery.context:DeliveryContext"
 LAUNCHER = "oms.services.delivery.launch"
 LIFECYCLE = "oms.services.delivery.lifecycle"
 
@@ -29,7 +29,7 @@ PROTOCOL_STEPS: tuple[tuple[str, str], ...] = (
     ("_recover", "oms.services.delivery.once:_recover"),
     ("_park_worker", f"{LAUNCHER}:park"),
     ("_worker_step", "oms.services.chain.worker_moves:move"),
-    ("_session_step", f"{DELIVERY}.session_step"),
+    ("_session_step", f"{CONTEXT}.session_step"),
     ("_end_worker", "oms.domain.workers:end"),
     ("ensure", "oms.adapters.panes:Panes.ensure"),
     ("stopped_meanwhile", "oms.services.delivery.start_guard:stopped"),

@@ -40,7 +40,7 @@ from oms.store import Record, panefiles
 
 if TYPE_CHECKING:
     from oms.adapters.providers.base import LaunchPlan
-    from oms.services.delivery.service import Delivery
+    from oms.services.delivery.context import DeliveryContext
 
 
 REUSED = (
@@ -55,7 +55,7 @@ class Launched(NamedTuple):
     cause: OmsError | None = None
 
 
-def launch_worker(d: Delivery, dispatch: Record, event_id: str, *, again: bool = False) -> Launched:
+def launch_worker(d: DeliveryContext, dispatch: Record, event_id: str, *, again: bool = False) -> Launched:
     """Launch `dispatch`'s worker (only an accepted dispatch launches, on every path). A launch that finds
     an earlier one begun (`panes/<dispatch>.begun.json`) or its session, with no live pane, parks the
     worker: only `again` — `oms worker resume`, a person's decision — starts it in a new pane then."""
@@ -128,7 +128,7 @@ def launch_worker(d: Delivery, dispatch: Record, event_id: str, *, again: bool =
 
 
 def prepare(
-    d: Delivery, dispatch: Record, authority: Authority, resume: str | None = None
+    d: DeliveryContext, dispatch: Record, authority: Authority, resume: str | None = None
 ) -> tuple[LaunchPlan, JsonObject]:
     """Everything a launch checks and prepares before its pane — alone in the worktree, the CLI's version,
     bubblewrap, the checkout, the plan, the home, the launch spec — for a first launch or, with `resume`
@@ -172,7 +172,13 @@ def _note(root: Root, rel: str, line: str) -> None:
 
 
 def start_pane(
-    d: Delivery, dispatch: Record, plan: LaunchPlan, spec: JsonObject, *, relaunch: bool = False, again: bool = False
+    d: DeliveryContext,
+    dispatch: Record,
+    plan: LaunchPlan,
+    spec: JsonObject,
+    *,
+    relaunch: bool = False,
+    again: bool = False,
 ) -> tuple[str, Pane]:
     """`Panes.ensure` the worker's pane, its supervisor started on `spec`: ("created" | "reused", pane).
     A first launch (not a `relaunch` on the agent's session) records that it began before the pane."""
@@ -204,7 +210,7 @@ def _live(pane: Pane | None) -> bool:
     return pane is not None and not pane.dead
 
 
-def _earlier_launch(d: Delivery, dispatch: Record, *, again: bool) -> bool:
+def _earlier_launch(d: DeliveryContext, dispatch: Record, *, again: bool) -> bool:
     """May an earlier launch have started the agent? Its session exists, or (unless `again`) it began: its
     deliverer died before it registered the session, and its agent may have run."""
     if d.session(access.text(dispatch.payload, "session_id")) is not None:
@@ -221,7 +227,7 @@ def _earlier_error(dispatch_id: str) -> AuthorityChangedError:
     )
 
 
-def _begun(d: Delivery, dispatch: Record) -> JsonObject:
+def _begun(d: DeliveryContext, dispatch: Record) -> JsonObject:
     return {
         "format": "oms-launch-begun-v1",
         "dispatch_id": dispatch.record_id,
@@ -231,7 +237,7 @@ def _begun(d: Delivery, dispatch: Record) -> JsonObject:
     }
 
 
-def park(d: Delivery, dispatch: Record, event_id: str, prefix: str, exc: OmsError, reason: str = "") -> Launched:
+def park(d: DeliveryContext, dispatch: Record, event_id: str, prefix: str, exc: OmsError, reason: str = "") -> Launched:
     """Park the worker (unless it is parked already) with `reason`, else the error's one-line message."""
     person = isinstance(exc, WAITS_FOR_PERSON)  # its reason says what to do too
     said = f"{exc.message} ({exc.remedy})" if person and exc.remedy else exc.message
@@ -263,7 +269,7 @@ class HookWitness:
     """The agent took the typed instruction when a hook (UserPromptSubmit, SessionStart) observed its
     session after the text was typed."""
 
-    def __init__(self, d: Delivery, dispatch_id: str) -> None:
+    def __init__(self, d: DeliveryContext, dispatch_id: str) -> None:
         self.d = d
         self.dispatch_id = dispatch_id
         self.since = ""
@@ -278,7 +284,7 @@ class HookWitness:
         return session is not None and access.text(session.payload, "last_observed_at") >= self.since
 
 
-def activate(d: Delivery, plan: LaunchPlan, dispatch_id: str) -> None:
+def activate(d: DeliveryContext, plan: LaunchPlan, dispatch_id: str) -> None:
     """Make the agent start its work (`adapters/activation.py`), confirmed by its hooks."""
     witness: Witness = HookWitness(d, dispatch_id)
     d.keys.activate(plan, dispatch_id, witness)
@@ -291,7 +297,7 @@ PARK_OP = {"pane": "wkr-lch-park", "session": "wkr-reg-park"}
 
 
 def _after_pane_failure(
-    d: Delivery, dispatch: Record, event_id: str, step: str, exc: OmsError, *, created: bool, registry: bool
+    d: DeliveryContext, dispatch: Record, event_id: str, step: str, exc: OmsError, *, created: bool, registry: bool
 ) -> Launched:
     """A step after the pane exists failed (`domain/delivery.after_pane_failure`): the pane is ended if
     this launch created it — its session, every process of its group, its sandbox, the spec its supervisor
@@ -307,7 +313,7 @@ def _after_pane_failure(
     return park(d, dispatch, event_id, PARK_OP[step], exc, after.reason)
 
 
-def _after_failed_activation(d: Delivery, dispatch: Record, event_id: str, exc: OmsError) -> Launched:
+def _after_failed_activation(d: DeliveryContext, dispatch: Record, event_id: str, exc: OmsError) -> Launched:
     pane = d.panes.observe(dispatch.record_id)
     end_reason = rules.after_failed_activation(None if pane is None else _seen(pane))
     if end_reason is None:

@@ -33,17 +33,17 @@ from oms.services.chain.liveness import CONSUMER
 from oms.services.checkout import salvage
 from oms.services.containment import reaper
 from oms.services.delivery import native_resume as relaunch
-from oms.services.delivery import plans
+from oms.services.delivery import plans, reconcile
 from oms.services.delivery import proxy_route as proxy_launch
 from oms.services.delivery import spec as launch
 from oms.services.delivery.launch import activate, launch_worker
 from oms.store import Record, panefiles
 
 if TYPE_CHECKING:
-    from oms.services.delivery.service import Delivery
+    from oms.services.delivery.context import DeliveryContext
 
 
-def park(d: Delivery, dispatch_id: str, reason: str, until: str) -> JsonObject:
+def park(d: DeliveryContext, dispatch_id: str, reason: str, until: str) -> JsonObject:
     """Interrupt the agent and park the worker until a future time."""
     dispatch = d.dispatch(dispatch_id)
     session = _require_session(d, dispatch)
@@ -66,10 +66,10 @@ def park(d: Delivery, dispatch_id: str, reason: str, until: str) -> JsonObject:
 
     d.move_worker(dispatch_id, decide, op=stable_id("wkr-hlth-park", dispatch_id, why, until))
     parked = "already" if nxt is None else "interrupted" if interrupted else "idle"
-    return {**d.observe(dispatch_id), "parked": parked}
+    return {**reconcile.observe(d, dispatch_id), "parked": parked}
 
 
-def resume(d: Delivery, dispatch_id: str) -> JsonObject:
+def resume(d: DeliveryContext, dispatch_id: str) -> JsonObject:
     """Resume a parked worker when it is due and its pane is live (or launch it if it never started)."""
     dispatch = d.dispatch(dispatch_id)
     fence.require_live(d.ws, dispatch)  # a refusal writes nothing
@@ -87,7 +87,7 @@ def resume(d: Delivery, dispatch_id: str) -> JsonObject:
     if way is rules.ResumeWay.NATIVE:
         rules.native_ref(str(dispatch.payload["provider_mode"]), worker.state, session.record_id, session.payload)
         relaunched = relaunch.relaunch(d, dispatch_id)
-        return {**d.observe(dispatch_id), "resumed": way.value if relaunched else "none"}
+        return {**reconcile.observe(d, dispatch_id), "resumed": way.value if relaunched else "none"}
     receipt = d.ws.store.outbox(CONSUMER).read_receipt(str(dispatch.payload["delivery_event_id"]))
     plan = d.native(dispatch)
     ticket = d.ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
@@ -114,10 +114,10 @@ def resume(d: Delivery, dispatch_id: str) -> JsonObject:
 
         d.move_worker(dispatch_id, decide, op=stable_id("wkr-hlth-res", dispatch_id, session.version))
     liveness.promote(d.ws, dispatch_id, session.record_id)
-    return {**d.observe(dispatch_id), "resumed": way.value, "typed": keys.value}
+    return {**reconcile.observe(d, dispatch_id), "resumed": way.value, "typed": keys.value}
 
 
-def _launch_unstarted(d: Delivery, dispatch: Record) -> JsonObject:
+def _launch_unstarted(d: DeliveryContext, dispatch: Record) -> JsonObject:
     """`resume` of a worker that never got a session: launched under the deliverer's own lock."""
     event_id = dispatch.payload.get("delivery_event_id")
     if not isinstance(event_id, str):
@@ -126,7 +126,10 @@ def _launch_unstarted(d: Delivery, dispatch: Record) -> JsonObject:
     with d.ws.store.outbox(CONSUMER).lock(event_id):  # one lock for every launch (deliver's own)
         dispatch = d.dispatch(dispatch_id)
         if d.session(access.text(dispatch.payload, "session_id")) is not None:
-            return {**d.observe(dispatch_id), "resumed": "none"}  # launched meanwhile (a deliverer, a resume)
+            return {
+                **reconcile.observe(d, dispatch_id),
+                "resumed": "none",
+            }  # launched meanwhile (a deliverer, a resume)
         launched = launch_worker(d, dispatch, event_id, again=True)  # a person's decision: a new pane
     if launched.outcome.get("status") == "parked":
         cause = launched.cause
@@ -134,10 +137,12 @@ def _launch_unstarted(d: Delivery, dispatch: Record) -> JsonObject:
             f"worker was not launched: {launched.outcome.get('reason')}",
             hint=cause.remedy if cause is not None and cause.remedy else "fix the reason, then resume again",
         )
-    return {**d.observe(dispatch_id), "resumed": "launched"}
+    return {**reconcile.observe(d, dispatch_id), "resumed": "launched"}
 
 
-def stop(d: Delivery, dispatch_id: str, reason: str, *, end_reason: str = "stopped", by: str = "oms-cli") -> JsonObject:
+def stop(
+    d: DeliveryContext, dispatch_id: str, reason: str, *, end_reason: str = "stopped", by: str = "oms-cli"
+) -> JsonObject:
     """Stop the pane (and every process in it); session stopped, health stopped, activity blocked."""
     dispatch = d.dispatch(dispatch_id)
     reason = one_line(reason, default="worker lifecycle request")
@@ -181,10 +186,10 @@ def stop(d: Delivery, dispatch_id: str, reason: str, *, end_reason: str = "stopp
     launch.discard(root, dispatch_id)  # a spec no supervisor took (it holds the agent's credential)
     proxy_launch.release(d.ws, dispatch_id)  # its proxy token; an idle on-demand proxy stops
     d.panes.kill_server_if_idle()
-    return d.observe(dispatch_id)
+    return reconcile.observe(d, dispatch_id)
 
 
-def _salvage(d: Delivery, dispatch_id: str, why: str) -> JsonObject | None:
+def _salvage(d: DeliveryContext, dispatch_id: str, why: str) -> JsonObject | None:
     """Keep the ended attempt's uncommitted work (`salvage.py`) unless its worker has ended already."""
     if d.worker(dispatch_id).payload["health"] == "stopped":
         return None
@@ -192,7 +197,7 @@ def _salvage(d: Delivery, dispatch_id: str, why: str) -> JsonObject | None:
     return None if kept is None else kept.fields()
 
 
-def _left_running(d: Delivery, dispatch_id: str) -> str | None:
+def _left_running(d: DeliveryContext, dispatch_id: str) -> str | None:
     """What of a pane tmux no longer shows still runs: its registered process group (only looked at)."""
     if d.panes.observe(dispatch_id) is not None:
         return None
@@ -206,7 +211,7 @@ def _left_running(d: Delivery, dispatch_id: str) -> str | None:
     return None
 
 
-def _require_session(d: Delivery, dispatch: Record) -> Record:
+def _require_session(d: DeliveryContext, dispatch: Record) -> Record:
     session = d.session(access.text(dispatch.payload, "session_id"))
     if session is None:
         raise RecordNotFoundError(f"dispatch {dispatch.record_id} has no session yet (deliver it first)")

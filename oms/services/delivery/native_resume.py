@@ -40,10 +40,10 @@ from oms.store import Record, panefiles
 
 if TYPE_CHECKING:
     from oms.adapters.panes import Pane
-    from oms.services.delivery.service import Delivery
+    from oms.services.delivery.context import DeliveryContext
 
 
-def pane_end(d: Delivery, dispatch_id: str, health: str, pane: Pane | None) -> rules.End | None:
+def pane_end(d: DeliveryContext, dispatch_id: str, health: str, pane: Pane | None) -> rules.End | None:
     """`domain/delivery.end_of` for the worker's pane as tmux shows it now (None: it has not ended)."""
     if pane is not None and not pane.dead:
         return None
@@ -60,7 +60,7 @@ def pane_end(d: Delivery, dispatch_id: str, health: str, pane: Pane | None) -> r
     )
 
 
-def relaunch(d: Delivery, dispatch_id: str) -> bool:
+def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
     """Relaunch the worker's agent on its native session; False when its pane was live again already (another
     resume relaunched it, or another launcher made the pane: it types into it)."""
     event_id = d.dispatch(dispatch_id).payload.get("delivery_event_id")
@@ -130,7 +130,7 @@ def relaunch(d: Delivery, dispatch_id: str) -> bool:
     return True
 
 
-def _park(d: Delivery, dispatch_id: str, why: str, version: int) -> None:
+def _park(d: DeliveryContext, dispatch_id: str, why: str, version: int) -> None:
     message = one_line(f"the relaunched agent did not take the continuation: {why}")
 
     def decide(current: Record, now: str) -> Next | None:

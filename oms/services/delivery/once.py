@@ -23,12 +23,12 @@ from oms.services.delivery.launch import launch_worker
 from oms.store import Record
 
 if TYPE_CHECKING:
-    from oms.services.delivery.service import Delivery
+    from oms.services.delivery.context import DeliveryContext
 
 RECOVERABLE = ("acknowledged", "result-received", "resolved", "cancelled")
 
 
-def deliver(d: Delivery, event_id: str) -> JsonObject:
+def deliver(d: DeliveryContext, event_id: str) -> JsonObject:
     """Deliver one accepted dispatch, exactly once per event."""
     box = d.ws.store.outbox(CONSUMER)
     with box.lock(event_id):
@@ -46,7 +46,7 @@ def deliver(d: Delivery, event_id: str) -> JsonObject:
         return {"status": "processed", "outcome": receipt.result}
 
 
-def _check_binding(d: Delivery, dispatch: Record, event: JsonObject, event_id: str) -> None:
+def _check_binding(d: DeliveryContext, dispatch: Record, event: JsonObject, event_id: str) -> None:
     version = access.integer(event, "dispatch_version")
     history = d.ws.store.records("dispatch").history(dispatch.record_id)
     accepted = history[version] if version < len(history) else None
@@ -64,7 +64,7 @@ def _check_binding(d: Delivery, dispatch: Record, event: JsonObject, event_id: s
         raise AuthorityChangedError("delivery event changed its accepted dispatch binding")
 
 
-def _recover(d: Delivery, dispatch: Record, event_id: str) -> JsonObject:
+def _recover(d: DeliveryContext, dispatch: Record, event_id: str) -> JsonObject:
     """An advanced (or cancelled) dispatch: its exact session binding, launching nothing; a
     cancelled dispatch that never got a session: `refused`."""
     if dispatch.state not in RECOVERABLE:

@@ -36,13 +36,13 @@ from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
 
 if TYPE_CHECKING:
-    from oms.services.delivery.service import Delivery
+    from oms.services.delivery.context import DeliveryContext
 
 
 SALVAGE_FIELDS = ("salvage_ref", "salvage_commit", "salvage_error")  # where its end kept its work
 
 
-def observe(d: Delivery, dispatch_id: str) -> JsonObject:
+def observe(d: DeliveryContext, dispatch_id: str) -> JsonObject:
     """Worker, session and pane at a glance (recording an end reason if the pane has ended, or —
     for an agent `oms worker resume` can continue on its own session — a park that keeps that
     possible)."""
@@ -75,7 +75,7 @@ def observe(d: Delivery, dispatch_id: str) -> JsonObject:
     }
 
 
-def reconcile(d: Delivery, dispatch_id: str, *, keep_resumable: bool = False) -> None:
+def reconcile(d: DeliveryContext, dispatch_id: str, *, keep_resumable: bool = False) -> None:
     """Record why a worker whose pane ended has ended (`domain/delivery.end_of`). An end is recorded only
     under the deliverer's lock of the worker's launch, decided again on the pane as it is then: a launch
     under way (a resume making a new pane while the registry still names the old one) is never taken for
@@ -125,7 +125,7 @@ def reconcile(d: Delivery, dispatch_id: str, *, keep_resumable: bool = False) ->
             proxy_launch.release(d.ws, dispatch_id)
 
 
-def _keep_resumable(d: Delivery, dispatch: Record, end: rules.End) -> bool:
+def _keep_resumable(d: DeliveryContext, dispatch: Record, end: rules.End) -> bool:
     """Record the pane's end as a park (`rules.kept_resumable`), so `oms worker resume` relaunches
     the agent on its own session as it would have before the look (not when the attempt is fenced:
     no resume could); True if so. A worker parked already keeps its park and its reason (a
@@ -163,7 +163,7 @@ def _keep_resumable(d: Delivery, dispatch: Record, end: rules.End) -> bool:
     return True
 
 
-def _end(d: Delivery, dispatch_id: str) -> rules.End | None:
+def _end(d: DeliveryContext, dispatch_id: str) -> rules.End | None:
     pane = d.panes.observe(dispatch_id)
     worker = d.worker(dispatch_id)
     health = str(worker.payload["health"])
@@ -182,7 +182,7 @@ def _end(d: Delivery, dispatch_id: str) -> rules.End | None:
     )
 
 
-def check_liveness(d: Delivery, dispatch_id: str) -> None:
+def check_liveness(d: DeliveryContext, dispatch_id: str) -> None:
     """Park a worker whose attempt was fenced (healthy or stalled, whatever its activity: one whose
     result is recorded still runs its agent), or a working one whose hooks or bridge stayed silent
     past the deadline."""

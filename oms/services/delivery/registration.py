@@ -16,10 +16,10 @@ from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
 
 if TYPE_CHECKING:
-    from oms.services.delivery.service import Delivery
+    from oms.services.delivery.context import DeliveryContext
 
 
-def register_pane(d: Delivery, dispatch: Record, pane: Pane) -> bool:
+def register_pane(d: DeliveryContext, dispatch: Record, pane: Pane) -> bool:
     """Register the pane; True if this call wrote the registry."""
     doc: JsonObject = {
         "format": "oms-pane-v1",
@@ -33,7 +33,7 @@ def register_pane(d: Delivery, dispatch: Record, pane: Pane) -> bool:
     return panefiles.write_registry(d.ws.store.state.root, doc)
 
 
-def register_session(d: Delivery, dispatch: Record, pane: Pane, event_id: str) -> Record:
+def register_session(d: DeliveryContext, dispatch: Record, pane: Pane, event_id: str) -> Record:
     session_id = access.text(dispatch.payload, "session_id")
     now = d.ws.now()
     role = configured_role(d.ws.config(), access.text(dispatch.payload, "role_id"))

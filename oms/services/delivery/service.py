@@ -1,85 +1,33 @@
-"""`oms worker deliver|park|resume|stop|observe`: the delivery service of one workspace (DESIGN.md §5,
-ADR 0009), a thin facade over its joints:
+"""`oms worker deliver|park|resume|stop|observe`: the delivery service of one workspace (ADR 0009),
+a thin facade over its steps, each in its own module of this package:
 
-- `deliver.py`: exactly once per event — receipt replay, event binding, launch or recovery, receipt;
-- `launcher.py`: one launch — authority, checkout, plan, pane, session, activation;
+- `once.py`: exactly once per event — receipt replay, event binding, launch or recovery, receipt;
+- `launch.py`: one launch — authority, checkout, plan, pane, session, activation;
+- `native_resume.py`: a worker whose pane ended, relaunched on its agent's own session;
 - `lifecycle.py`: park, resume, stop;
 - `reconcile.py`: observe — the end of a pane, liveness;
 - `plans.py`: the oms executable, the agent CLI's version, the provider plan, the launch spec.
 
-Their decisions are `domain/delivery.py`'s; the keys typed into a pane `adapters/activation.py`'s (an
+The steps take a `DeliveryContext` (`context.py`: what they work with), which `Delivery` is. Their
+decisions are `domain/delivery.py`'s; the keys typed into a pane `adapters/activation.py`'s (an
 `Activator`: pass a fake to inject a failure); the pane files `store/panefiles.py`'s; every worker
-transition goes through `worker_moves.move`.
+transition goes through `chain/worker_moves.move`.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-from dataclasses import dataclass
-
-from oms.adapters.activation import Activator, Tui
-from oms.adapters.panes import TMUX_CONF, Panes, socket_problem
 from oms.adapters.providers.base import LaunchPlan
-from oms.canonical import JsonObject, access, next_after
-from oms.domain.machine import Next
-from oms.errors import AlreadyExistsError, UnsafeFileError
-from oms.services.chain import worker_moves
-from oms.services.delivery import lifecycle, plans, reconcile
-from oms.services.delivery import once as deliver
-from oms.services.delivery import proxy_route as proxy_launch
-from oms.services.delivery import session_events as lifecycle_events
-from oms.services.delivery.launch import activate
-from oms.services.workspace import SYSTEM_ACTOR, Workspace
-from oms.store import Record
+from oms.canonical import JsonObject
+from oms.services.delivery import launch, lifecycle, once, reconcile
+from oms.services.delivery.context import DeliveryContext
 
 
-@dataclass
-class Delivery:
-    """The delivery service of one workspace: its tmux server, the running oms, the deliverer's
-    environment, and what types into panes (`Tui` over `panes` unless another `Activator` is given)."""
+class Delivery(DeliveryContext):
+    """The delivery service of one workspace: its context (`DeliveryContext.open`) and its verbs."""
 
-    ws: Workspace
-    panes: Panes
-    executable: str
-    env: Mapping[str, str]
-    activator: Activator | None = None
-
-    @classmethod
-    def open(cls, ws: Workspace, env: Mapping[str, str] | None = None, activator: Activator | None = None) -> Delivery:
-        """The service with oms's own tmux server and the running executable."""
-        source = dict(os.environ if env is None else env)
-        root = ws.store.state.root
-
-        def guard() -> None:  # before every tmux call (a refused command never gets here: it writes nothing)
-            problem = socket_problem(root.lstat("tmux.sock"), os.geteuid())
-            if problem is not None:
-                raise UnsafeFileError(
-                    f"{ws.store.path}/tmux.sock {problem}: not oms's tmux server; refusing",
-                    hint="if no oms command is running, remove it: oms starts its own tmux server",
-                )
-            try:
-                root.publish("tmux.conf", TMUX_CONF.encode(), mode=0o600)
-            except AlreadyExistsError:
-                if root.read_bytes("tmux.conf", 4096) != TMUX_CONF.encode():
-                    raise UnsafeFileError(
-                        f"{ws.store.path}/tmux.conf was changed; refusing",
-                        hint="a tmux config can run commands: find what changed it, remove it (oms writes "
-                        "its own again), and check the rest with `oms store verify`",
-                    ) from None
-
-        panes = Panes(os.path.join(ws.store.path, "tmux.sock"), os.path.join(ws.store.path, "tmux.conf"), guard)
-        return cls(ws, panes, plans.resolve_executable(source), source, activator)
-
-    @property
-    def keys(self) -> Activator:
-        """What types into the panes."""
-        return self.activator if self.activator is not None else Tui(self.panes)
-
-    # ------------------------------------------------------------------ the joints
     def deliver(self, event_id: str) -> JsonObject:
-        """`deliver.deliver`."""
-        return deliver.deliver(self, event_id)
+        """`once.deliver`."""
+        return once.deliver(self, event_id)
 
     def park(self, dispatch_id: str, reason: str, until: str) -> JsonObject:
         """`lifecycle.park`."""
@@ -106,72 +54,5 @@ class Delivery:
         reconcile.check_liveness(self, dispatch_id)
 
     def activate(self, plan: LaunchPlan, dispatch_id: str) -> None:
-        """`launcher.activate`."""
-        activate(self, plan, dispatch_id)
-
-    def plan(
-        self,
-        dispatch: Record,
-        role_argv: tuple[str, ...] | None,
-        tools: tuple[str, ...] = (),
-        instructions: str | None = None,
-        resume: str | None = None,
-    ) -> LaunchPlan:
-        """`plans.plan` with this service's executable and environment (through the model proxy when
-        the config routes workers through it: a fresh token for this launch,
-        `services/delivery/proxy_route.py`)."""
-        return plans.plan(
-            self.ws,
-            dispatch,
-            executable=self.executable,
-            env=self.env,
-            role_argv=role_argv,
-            tools=tools,
-            instructions=instructions,
-            proxy=proxy_launch.route(self.ws, dispatch),
-            resume=resume,
-        )
-
-    def native(self, dispatch: Record) -> LaunchPlan:
-        """`plans.native`: the plan of a launched worker under its configured role."""
-        return plans.native(self.ws, dispatch, executable=self.executable, env=self.env)
-
-    # ------------------------------------------------------------------ records
-    def dispatch(self, dispatch_id: str) -> Record:
-        """The latest dispatch."""
-        return self.ws.store.records("dispatch").read(dispatch_id)
-
-    def worker(self, dispatch_id: str) -> Record:
-        """The latest worker record."""
-        return self.ws.store.records("worker").read(dispatch_id)
-
-    def session(self, session_id: str) -> Record | None:
-        """The session record, if registered."""
-        return self.ws.store.records("session").read_if_exists(session_id)
-
-    def after(self, record: Record, now: str | None = None) -> str:
-        """A timestamp for `record`'s next version (strictly after its last)."""
-        return next_after(record.observed_at, self.ws.now() if now is None else now)
-
-    def session_step(self, session: Record, nxt: Next, op: str) -> Record:
-        """Write a session transition (observed at the time the machine stamped) and the lifecycle event it
-        is, if any (`services/delivery/session_events.py`)."""
-        written = (
-            self.ws.store.records("session")
-            .transition(
-                session.record_id,
-                expected_version=session.version,
-                state=nxt.state,
-                payload=nxt.payload,
-                operation_id=op,
-                actor=SYSTEM_ACTOR,
-                observed_at=access.text(nxt.payload, "last_observed_at"),
-            )
-            .record
-        )
-        lifecycle_events.after_step(self.ws, session.state, written)
-        return written
-
-    def move_worker(self, dispatch_id: str, decide: worker_moves.Decide, *, op: str) -> Record | None:
-        """`worker_moves.move` as delivery (`SYSTEM_ACTOR`)."""
-        return worker_moves.move(self.ws, dispatch_id, decide, op=op, actor=SYSTEM_ACTOR)
+        """`launch.activate`."""
+        launch.activate(self, plan, dispatch_id)
