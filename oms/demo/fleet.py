@@ -1,5 +1,5 @@
 """`oms demo --tickets N --workers K`: the conductor over N tickets with the demo worker
-(`demo.py`'s scratch repository and scripts), K at a time, until every ticket has a result; then
+(`scratch.py`'s scratch repository and scripts), K at a time, until every ticket has a result; then
 every worker still running is stopped (`oms worker stop`'s path: its end recorded, its pane ended)
 and its tmux server ends.
 

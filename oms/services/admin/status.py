@@ -10,7 +10,7 @@ from oms.canonical import JsonObject
 from oms.domain import workers
 from oms.domain.sandbox_limits import UNSAFE_NONE
 from oms.errors import OmsError
-from oms.services.containment import opt_outs as containment
+from oms.services.containment import opt_outs
 from oms.services.workspace import Workspace
 from oms.store import Record
 
@@ -96,9 +96,9 @@ def snapshot(ws: Workspace) -> Snapshot:
         if _unbounded(d) and d.state in LIVE and d.record_id not in ended
     ]
     by_id = {d.record_id: d for d in dispatches}
-    warnings = unbounded + containment.worker_warnings(workers, by_id) + unsalvaged(workers)
+    warnings = unbounded + opt_outs.worker_warnings(workers, by_id) + unsalvaged(workers)
     try:
-        warnings = containment.role_warnings(ws.config()) + warnings
+        warnings = opt_outs.role_warnings(ws.config()) + warnings
     except OmsError as exc:  # no committed config: `oms doctor` says why
         warnings.append(f"config: {exc.message}")
     sessions, authorizations = latest("session"), latest("authorization")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from oms.adapters import bwrap, cgroups
 from oms.canonical import JsonObject, access, next_after
-from oms.domain import routing as rules
+from oms.domain import routing as routing_rules
 from oms.domain.cgroups import identity
 from oms.domain.config import Role
 from oms.domain.proxy import DEFAULT_KEY_ENV, IMPLICIT
@@ -63,8 +63,8 @@ def run_probe(argv: tuple[str, ...], limits: SandboxLimits | None = None) -> byt
     try:
         done = runner.run(
             argv,
-            timeout=rules.PROBE_TIMEOUT_S,
-            max_output=rules.PROBE_OUTPUT_CAP,
+            timeout=routing_rules.PROBE_TIMEOUT_S,
+            max_output=routing_rules.PROBE_OUTPUT_CAP,
             check=False,
             confine=group.confinement(bound.file_bytes),
         )
@@ -79,12 +79,12 @@ def run_probe(argv: tuple[str, ...], limits: SandboxLimits | None = None) -> byt
     return done.stdout
 
 
-def standing_of(record: Record | None) -> rules.Standing:
+def standing_of(record: Record | None) -> routing_rules.Standing:
     """What a provider record says (no record: nothing known)."""
     if record is None:
-        return rules.Standing()
+        return routing_rules.Standing()
     p = record.payload
-    return rules.Standing(
+    return routing_rules.Standing(
         access.text_or_none(p, "cooldown_until"),
         access.text_or_none(p, "cooldown_kind"),
         access.text_or_none(p, "cooldown_reason"),
@@ -92,22 +92,31 @@ def standing_of(record: Record | None) -> rules.Standing:
     )
 
 
-def standings(ws: Workspace) -> dict[str, rules.Standing]:
+def standings(ws: Workspace) -> dict[str, routing_rules.Standing]:
     """Every provider's standing (an unreadable record counts as nothing known: `store verify` names it)."""
     return {r.record_id: standing_of(r) for r in ws.store.latest(KIND).records}
 
 
-def route(ws: Workspace, role: Role, pin: str | None = None) -> rules.Choice:
+def route(ws: Workspace, role: Role, pin: str | None = None) -> routing_rules.Choice:
     """The provider for a dispatch of `role` now (`pin`: a person's explicit choice)."""
     config = ws.config()
-    return rules.choose(config.routing, role.transport, role.model, role.route, standings(ws), ws.now(), pin)
+    standing = standings(ws)
+    return routing_rules.choose(
+        config.routing,
+        role.transport,
+        role.model,
+        role.route,
+        standing,
+        ws.now(),
+        pin,
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
     """What to change in a provider's standing (None: leave as it is)."""
 
-    cooldown: rules.Cooldown | None = None
+    cooldown: routing_rules.Cooldown | None = None
     source: str | None = None
     quota_percent: int | None = None
     probed: bool = False
@@ -123,7 +132,7 @@ def _update(ws: Workspace, provider_id: str, change: Change, op: str) -> Record 
         standing = standing_of(current)
         payload: JsonObject = dict(current.payload) if current is not None else _blank(provider_id, ws.now())
         if change.cooldown is not None:
-            if not rules.later(standing, change.cooldown):
+            if not routing_rules.later(standing, change.cooldown):
                 return None
             payload.update(
                 cooldown_until=change.cooldown.until,
@@ -176,7 +185,7 @@ def _known(ws: Workspace, provider_id: str) -> bool:
     return provider_id in ws.config().routing.providers or provider_id in IMPLICIT.values()
 
 
-def rest(ws: Workspace, provider_id: str, cooldown: rules.Cooldown, source: str) -> bool:
+def rest(ws: Workspace, provider_id: str, cooldown: routing_rules.Cooldown, source: str) -> bool:
     """Put a provider in cooldown, unless it already rests as long; True if this changed its standing."""
     if not _known(ws, provider_id):
         raise RecordNotFoundError(f"no provider {provider_id} is configured", hint="see `oms route explain`")
@@ -207,7 +216,7 @@ def probe_all(ws: Workspace, probe: Probe | None = None) -> tuple[list[str], lis
             continue
         try:
             argv = sandboxed(ws, provider.quota_probe, provider.key_env or DEFAULT_KEY_ENV.get(provider.family))
-            percent, note = rules.parse_probe(probe(argv)), None
+            percent, note = routing_rules.parse_probe(probe(argv)), None
         except OmsError as exc:
             percent, note = None, one_line(exc.message, 512)
         except (OSError, ValueError) as exc:

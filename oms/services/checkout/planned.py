@@ -20,10 +20,11 @@ restore cannot make right — ignored leftovers (oms deletes nothing it has not 
 `WorktreeNeedsPersonError`: the conductor blocks the ticket for a person with that reason instead
 of retrying it.
 
-`restore_after_expiry` resets an expired attempt's checkout to its recorded start commit, only when no
-session or pane is bound to the dispatch, and never loses work: the old HEAD is kept under
+`restore_after_expiry` resets an expired attempt's checkout to its recorded start commit, only when
+no session or pane is bound to the dispatch, and never loses work: the old HEAD is kept under
 `refs/oms/expired/<ticket>-<attempt>`, and uncommitted or untracked changes are first committed to
-`refs/oms/salvage/<ticket>/<attempt>` (`salvage.py`; a salvage that fails resets nothing).
+`refs/oms/salvage/<ticket>/<attempt>` (`salvage.py` beside this; a salvage that fails resets
+nothing).
 
 The host reads only what the main repository records of the worktree (`git.linked_worktree`);
 whatever reads the worktree's files — the cleanliness, ignored files, submodules, smuggled

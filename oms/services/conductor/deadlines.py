@@ -9,7 +9,7 @@ beats. Decisions are `domain/conductor.py`'s.
 from __future__ import annotations
 
 from oms.canonical import access, stable_id
-from oms.domain import conductor as rules
+from oms.domain import conductor as conductor_rules
 from oms.domain import workers
 from oms.domain.config import role as configured_role
 from oms.domain.machine import Next
@@ -47,7 +47,7 @@ def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
                 continue
             started = d.ws.store.records("session").read_version(session.record_id, 0).observed_at
             limit = configured_role(config, str(worker.payload["role_id"])).deadline_minutes
-            if rules.past_deadline(started, limit, now):
+            if conductor_rules.past_deadline(started, limit, now):
                 _stop_at_deadline(d, worker, limit, done)
                 continue
             before = str(worker.payload["health"])
@@ -77,7 +77,7 @@ def _moved_on(ticket: Record, dispatch: Record) -> bool:
 def _renew(d: Delivery, dispatch: Record, ticket: Record, now: str, lease_minutes: int, done: list[str]) -> None:
     """Renew the lease of a ticket whose pool worker has not ended, once less than half of it is left."""
     expires = access.text_or_none(ticket.payload, "lease_expires_at")
-    if not pooled(dispatch) or not rules.renew_due(expires, lease_minutes, now):
+    if not pooled(dispatch) or not conductor_rules.renew_due(expires, lease_minutes, now):
         return
     renewed = tickets.renew(d.ws, ticket.record_id, access.text(ticket.payload, "lease_token"))
     done.append(
@@ -91,11 +91,12 @@ def pooled_ticket(ticket: Record) -> bool:
 
 
 def waits_for_person(d: Delivery, worker: Record) -> bool:
-    """`rules.waits_for_person` of a worker that has not ended, on its session as recorded."""
+    """`conductor_rules.waits_for_person` of a worker that has not ended, on its session as
+    recorded."""
     if worker.payload["health"] != "parked":
         return False
     session = d.session(str(worker.payload["session_id"]))
-    return rules.waits_for_person(
+    return conductor_rules.waits_for_person(
         session_state=None if session is None else session.state,
         parked_until=None if session is None else access.text_or_none(session.payload, "parked_until"),
         health="parked",
@@ -118,10 +119,11 @@ def _stop_at_deadline(d: Delivery, worker: Record, limit: int, done: list[str]) 
 
 def _heartbeat(d: Delivery, worker: Record, session: Record, now: str, done: list[str]) -> None:
     """Healthy past the heartbeat deadline → `stalled` (kept running); stalled and beating → healthy
-    (`rules.beat_health`: a parked worker is left parked)."""
-    late = rules.stalled(access.text_or_none(session.payload, "heartbeat_deadline_at"), now)
+    (`conductor_rules.beat_health`: a parked worker is left parked)."""
+    deadline = access.text_or_none(session.payload, "heartbeat_deadline_at")
+    late = conductor_rules.stalled(deadline, now)
     health = str(worker.payload["health"])
-    target = rules.beat_health(health, session.state, late=late)
+    target = conductor_rules.beat_health(health, session.state, late=late)
     if target is None:
         return
     why = "no heartbeat from its hooks before the deadline" if target == "stalled" else None

@@ -3,7 +3,7 @@ loop's whole life), woken early when something new arrives (a ticket, a dispatch
 asked (SIGINT, SIGTERM: the CLI's handlers set `stopping`) between two ticks — workers keep running.
 
 A tick that fails as a whole (an unexpected error) is reported and the loop goes on; one bad ticket or
-worker is a line of the tick's report (`conductor.py`).
+worker is a line of the tick's report (`tick.py`).
 """
 
 from __future__ import annotations

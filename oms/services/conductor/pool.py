@@ -3,7 +3,7 @@ what the conductor asks of it each tick (which slots are free, which drained).
 
 Every change is made under the pool lock, so two `oms pool scale` (or a scale and a tick) never decide on
 the same version; a lost race is a version conflict, retried on the new version. Who holds a slot is read
-under that lock too (`scale`), and the tick leases free slots under it (`conductor_work.fill`): a scale
+under that lock too (`scale`), and the tick leases free slots under it (`work.fill`): a scale
 never removes as idle a slot a tick has just leased, and a tick never leases a slot a scale has just
 removed. A slot is busy while a ticket is leased to it, or while a worker launched in it still runs,
 whatever its ticket became since (a worker ending after its result, or after its ticket was retried or
@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject, add_ms, next_after, stable_id
-from oms.domain import pool as rules
+from oms.domain import pool as pool_rules
 from oms.errors import OmsError, one_line
 from oms.fsio.locks import Lock
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
@@ -39,10 +39,11 @@ class Occupancy:
     def of(cls, tickets: Iterable[Record], workers: Iterable[Record], dispatches: Iterable[Record] = ()) -> Occupancy:
         by_id = {t.record_id: t for t in tickets}
         launched_in = {d.record_id: d.payload.get("worker_id") for d in dispatches}
+        prefix = pool_rules.PREFIX
         held = {
             str(t.payload["worker_id"]): t.record_id
             for t in by_id.values()
-            if t.state == "leased" and str(t.payload.get("worker_id") or "").startswith(rules.PREFIX)
+            if t.state == "leased" and str(t.payload.get("worker_id") or "").startswith(prefix)
         }
         running: dict[str, dict[str, str]] = {}
         for worker in workers:
@@ -53,7 +54,7 @@ class Occupancy:
             slot = launched_in.get(worker.record_id)  # the slot it was launched in, whatever its ticket is now
             if slot is None and ticket is not None:
                 slot = ticket.payload.get("worker_id")
-            if isinstance(slot, str) and slot.startswith(rules.PREFIX):
+            if isinstance(slot, str) and slot.startswith(pool_rules.PREFIX):
                 held.setdefault(slot, ticket_id)
                 running.setdefault(slot, {})[worker.record_id] = ticket_id
         return cls(held, running)
@@ -77,7 +78,9 @@ def read(ws: Workspace) -> Record | None:
 def current(ws: Workspace) -> JsonObject:
     """The pool's payload (the config's `max_workers` slots until a first scale or tick made the record)."""
     record = read(ws)
-    return record.payload if record is not None else rules.initial(ws.config().max_workers, ws.now())
+    if record is not None:
+        return record.payload
+    return pool_rules.initial(ws.config().max_workers, ws.now())
 
 
 def _write(ws: Workspace, record: Record | None, payload: JsonObject, why: str) -> Record:
@@ -104,7 +107,7 @@ def settled(ws: Workspace, occupancy: Occupancy) -> JsonObject:
     hold nothing removed."""
     record = read(ws)
     payload = current(ws)
-    payload, gone = rules.settle(payload, busy=occupancy.held, now=ws.now())
+    payload, gone = pool_rules.settle(payload, busy=occupancy.held, now=ws.now())
     if record is None or gone:
         _write(ws, record, payload, "settle-" + "-".join(gone))
     return payload
@@ -112,19 +115,19 @@ def settled(ws: Workspace, occupancy: Occupancy) -> JsonObject:
 
 def scale(
     ws: Workspace, *, to: int | None, up: int, down: int, force: bool
-) -> tuple[JsonObject, rules.Plan, Occupancy]:
+) -> tuple[JsonObject, pool_rules.Plan, Occupancy]:
     """Scale the pool (to `to`, or by `up`/`down` active slots) under the pool lock, deciding on who holds
     which slot as it is once the lock is held; (pool, plan, that occupancy)."""
     with lock(ws):
         held = occupancy(ws)
         record = read(ws)
         payload = current(ws)
-        active = len(rules.names(payload, "active"))
+        active = len(pool_rules.names(payload, "active"))
         target = to if to is not None else active + up - down
-        payload, plan = rules.scale(
+        payload, plan = pool_rules.scale(
             payload, to=target, max_workers=ws.config().max_workers, busy=held.held, force=force, now=ws.now()
         )
-        if record is None or plan != rules.Plan([], [], [], [], []):
+        if record is None or plan != pool_rules.Plan([], [], [], [], []):
             _write(ws, record, payload, f"scale-{target}-{int(force)}")
         return payload, plan, held
 

@@ -8,7 +8,7 @@ name.
 from __future__ import annotations
 
 from oms.canonical import JsonObject, access
-from oms.domain import conductor as rules
+from oms.domain import conductor as conductor_rules
 from oms.domain.gate import NO_RESULT
 from oms.errors import OmsError, one_line
 from oms.services.chain import dispatches, tickets
@@ -110,16 +110,21 @@ def decide_ticket(
         if "failures" in ticket.payload
         else []
     )
-    counted = status not in ("completed", "blocked", "stopped", rules.PERSON)  # a person decides
+    counted = status not in (
+        "completed",
+        "blocked",
+        "stopped",
+        conductor_rules.PERSON,
+    )  # a person decides
     failures = [*past, failure] if counted else past
-    decision = rules.resolve(status, summary, failures=failures, now=now)
+    decision = conductor_rules.resolve(status, summary, failures=failures, now=now)
     reason = one_line(decision.reason, 512)
-    if decision.resolution is rules.Resolution.DONE:
+    if decision.resolution is conductor_rules.Resolution.DONE:
         tickets.complete(ws, ticket, session_id=session_id, attempt=attempt, reason=reason)
         return f"ticket {ticket.record_id} done"
-    if decision.resolution is rules.Resolution.RETRY and decision.retry_after is not None:
+    if decision.resolution is conductor_rules.Resolution.RETRY and decision.retry_after is not None:
         tickets.retry(ws, ticket, session_id=session_id, failure=failure, retry_after=decision.retry_after)
         return f"ticket {ticket.record_id} retried after {decision.retry_after} ({failure['reason']})"
-    kept = failure if decision.resolution is rules.Resolution.QUARANTINE else None
+    kept = failure if decision.resolution is conductor_rules.Resolution.QUARANTINE else None
     tickets.give_up(ws, ticket, session_id=session_id, attempt=attempt, reason=reason, failure=kept)
     return f"ticket {ticket.record_id} blocked: {reason}"

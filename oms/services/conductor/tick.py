@@ -8,16 +8,17 @@ never the end of the pass):
 2. expire — tickets whose lease ran out go back to `open` (attempt + 1);
 3. deadlines — leases renewed under running pool workers, fenced attempts and silent channels park, a
    session past its heartbeat deadline is `stalled`, a worker past its role's wall-clock limit is stopped
-   (`deadline`) (`conductor_deadlines.py`);
-4. resume — workers parked until a time that has come (`conductor_work.resume_due`);
+   (`deadline`) (`deadlines.py`);
+4. resume — workers parked until a time that has come (`work.resume_due`);
 5. deliver — accepted dispatches whose delivery event has no receipt (`oms worker deliver`'s own
    path), and a launched attempt's event a killed deliverer left without one (closed: `recovered`);
 6. resolve — results decide their tickets; workers that ended without one are failed attempts
-   (`conductor_results.py`);
+   (`resolve.py`);
 7. fill — free pool slots take open tickets: lease → worktree → propose → review → accept → deliver;
 8. close — dead panes of ended workers, only oms's own: the pane the worker's registry names; a pool
    worker still running two minutes after its result was acted on is stopped;
-9. compact — ended tickets whose `[retention] compact_after_days` ran out, a few a tick (`compaction.py`);
+9. compact — ended tickets whose `[retention] compact_after_days` ran out, a few a tick
+   (`admin/compaction.py`);
 10. checkpoint — the ledger's head signed and anchored outside the state root (ADR 0022, 0027).
 
 A tick refuses to start on a state root its anchor shows was rolled back (ADR 0027).

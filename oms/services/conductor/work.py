@@ -7,7 +7,7 @@ Each item is on its own: a failure is one line in `skipped`, and the next item r
 from __future__ import annotations
 
 from oms.canonical import Json, access, stable_id
-from oms.domain import conductor as rules
+from oms.domain import conductor as conductor_rules
 from oms.domain import dispatches as dispatch_rules
 from oms.domain import pool as pool_rules
 from oms.errors import WAITS_FOR_PERSON, LockHeldError, OmsError, one_line
@@ -29,7 +29,7 @@ def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
             continue
         try:
             session = d.session(str(worker.payload["session_id"]))
-            due = rules.due_resume(
+            due = conductor_rules.due_resume(
                 session_state=None if session is None else session.state,
                 parked_until=None if session is None else access.text_or_none(session.payload, "parked_until"),
                 health="parked",
@@ -97,9 +97,9 @@ def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
     if held:  # they moved on: the queue and the slots are decided on what they are now
         all_tickets, workers, all_dispatches = _relevant(ws)
         occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
-    queued = rules.queue(
+    queued = conductor_rules.queue(
         (
-            rules.Queued(
+            conductor_rules.Queued(
                 t.record_id,
                 t.state,
                 access.integer_or_none(t.payload, "priority") if "priority" in t.payload else None,
@@ -232,7 +232,8 @@ def _advance(d: Delivery, ticket: Record, dispatch: Record | None, done: list[st
         skipped.append(f"{ticket_id}: another process holds its delivery")
     except WAITS_FOR_PERSON as exc:  # re-made it could not be, broken by hand, a setting planted
         why = one_line(f"{exc.message} ({exc.remedy})" if exc.remedy else exc.message)
-        _failed_step(ws, ticket_id, dispatch, attempt, why, done, skipped, status=rules.PERSON)
+        status = conductor_rules.PERSON
+        _failed_step(ws, ticket_id, dispatch, attempt, why, done, skipped, status=status)
     except OmsError as exc:
         _failed_step(ws, ticket_id, dispatch, attempt, one_line(exc.message), done, skipped)
 
@@ -269,7 +270,7 @@ def _end_cancelled(
         d.deliver(event_id)  # closed: recovered (it was launched) or refused (it never was)
     if worker is not None and worker.payload["health"] != "stopped":
         d.stop(dispatch.record_id, why, by="oms-conductor")
-    status = rules.PERSON if person else "failed"
+    status = conductor_rules.PERSON if person else "failed"
     attempt = access.integer(dispatch.payload, "attempt")
     line = decide_ticket(d.ws, ticket, dispatch.record_id, attempt, status, why, d.ws.now())
     done.append(f"{ticket.record_id}: {line}")

@@ -5,7 +5,7 @@ Authority (`services/chain/authority.py`) → the worker is an idle, healthy or 
 alone in its worktree → agent CLI version and bubblewrap → a first launch's checkout made ready (an
 earlier attempt's work salvaged, its commit restored: `checkout.ready`) → checkout verification →
 plan, home and launch spec → live contact journaled → pane → pane registry → session → activation →
-the worker healthy (`working` once hooks and bridge prove themselves: `liveness.py`).
+the worker healthy (`working` once hooks and bridge prove themselves: `chain/liveness.py`).
 
 Any refusal before the pane parks the worker with a one-line reason (the receipt records it, so the
 event is not retried blindly). What a failure leaves once the pane exists is `domain/delivery.py`'s.
@@ -20,7 +20,7 @@ from oms.adapters import bwrap, cgroups
 from oms.adapters.activation import ActivationError, Witness
 from oms.adapters.panes import Pane
 from oms.canonical import Json, JsonObject, access, stable_id
-from oms.domain import delivery as rules
+from oms.domain import delivery as delivery_rules
 from oms.domain import sandbox_limits, sessions, workers
 from oms.domain.machine import Next
 from oms.domain.policy import role_tools
@@ -30,10 +30,8 @@ from oms.services.chain import fence, live, liveness
 from oms.services.chain.authority import Authority, check_dispatch
 from oms.services.checkout import planned as checkout
 from oms.services.containment import reaper
-from oms.services.delivery import plans, registration
-from oms.services.delivery import session_events as lifecycle_events
-from oms.services.delivery import spec as launch
-from oms.services.delivery import start_guard as guards
+from oms.services.delivery import plans, registration, session_events, start_guard
+from oms.services.delivery import spec as launch_spec
 from oms.services.delivery.homes import adopt_legacy, home_path, materialise
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
@@ -86,11 +84,11 @@ def launch_worker(d: DeliveryContext, dispatch: Record, event_id: str, *, again:
         status, pane = start_pane(d, dispatch, plan, spec, again=again)
     except OmsError as exc:
         return park(d, dispatch, event_id, "wkr-lch-park", exc)
-    stopping = guards.stopped(d.ws.store.state.root, dispatch.record_id)
+    stopping = start_guard.stopped(d.ws.store.state.root, dispatch.record_id)
     if stopping is not None:  # `stop` came between the reservation check and the pane: it must not run on
         if status == "created":
             d.panes.stop(dispatch.record_id)
-            launch.discard(d.ws.store.state.root, dispatch.record_id)
+            launch_spec.discard(d.ws.store.state.root, dispatch.record_id)
         raise AuthorityChangedError(stopping, hint=f"`oms worker observe {dispatch.record_id}` shows its end")
     step, registry_ours = "pane", False  # from here on the pane exists: nothing may be left half-launched
     try:
@@ -101,11 +99,12 @@ def launch_worker(d: DeliveryContext, dispatch: Record, event_id: str, *, again:
         return _after_pane_failure(
             d, dispatch, event_id, step, exc, created=status == "created", registry=registry_ours
         )
-    typing = rules.after_ensure(status, prompted=plan.prompt is not None)
-    if typing is rules.AfterEnsure.PARK_PENDING:  # its creator types the instruction; never twice
+    typing = delivery_rules.after_ensure(status, prompted=plan.prompt is not None)
+    # its creator types the instruction; never twice
+    if typing is delivery_rules.AfterEnsure.PARK_PENDING:
         parked = park(d, dispatch, event_id, "wkr-reuse-park", ActivationError(REUSED))
         return Launched({**parked.outcome, "activation_pending": True}, parked.cause)
-    if typing is rules.AfterEnsure.ACTIVATE:
+    if typing is delivery_rules.AfterEnsure.ACTIVATE:
         try:
             activate(d, plan, dispatch.record_id)
         except OmsError as exc:
@@ -132,7 +131,7 @@ def prepare(
 ) -> tuple[LaunchPlan, JsonObject]:
     """Everything a launch checks and prepares before its pane — alone in the worktree, the CLI's version,
     bubblewrap, the checkout, the plan, the home, the launch spec — for a first launch or, with `resume`
-    (the agent's own session id), a relaunch of the attempt on that session (`relaunch.py`)."""
+    (the agent's own session id), a relaunch of the attempt on that session (`native_resume.py`)."""
     payload = dispatch.payload
     running = [p.dispatch_id for p in d.panes.list() if not p.dead]  # one tmux call for both questions
     fence.require_alone(d.ws, dispatch, running)
@@ -193,7 +192,7 @@ def start_pane(
             panefiles.leave_begun(root, _begun(d, dispatch))
         if wrote:
             panefiles.clear_exit(root, dispatch.record_id)
-            launch.write(root, spec)
+            launch_spec.write(root, spec)
         status, pane = d.panes.ensure(  # a pane only for the spec this launch wrote (ADR 0014, GAP_STALE_EXIT)
             dispatch.record_id, argv=(*supervised, "--state-root", d.ws.store.path), cwd=plan.cwd, create=wrote
         )
@@ -201,7 +200,7 @@ def start_pane(
         # the spec stays for that pane's supervisor, which consumes it (`stop` discards one nobody took)
     except OmsError:
         if d.panes.observe(dispatch.record_id) is None:  # no supervisor will read it: the credential goes
-            launch.discard(root, dispatch.record_id)
+            launch_spec.discard(root, dispatch.record_id)
         raise
     return status, pane
 
@@ -290,7 +289,7 @@ def activate(d: DeliveryContext, plan: LaunchPlan, dispatch_id: str) -> None:
     d.keys.activate(plan, dispatch_id, witness)
     session = d.session(access.text(d.dispatch(dispatch_id).payload, "session_id"))
     if session is not None:
-        lifecycle_events.activated(d.ws, session)
+        session_events.activated(d.ws, session)
 
 
 PARK_OP = {"pane": "wkr-lch-park", "session": "wkr-reg-park"}
@@ -302,12 +301,12 @@ def _after_pane_failure(
     """A step after the pane exists failed (`domain/delivery.after_pane_failure`): the pane is ended if
     this launch created it — its session, every process of its group, its sandbox, the spec its supervisor
     did not take, the registry this launch wrote — and the worker parked with a reason naming the step."""
-    after = rules.after_pane_failure(step, exc.message, created=created)
+    after = delivery_rules.after_pane_failure(step, exc.message, created=created)
     if after.end_pane:
         root = d.ws.store.state.root
         d.panes.stop(dispatch.record_id)
         reaper.end_sandbox(root, dispatch.record_id)
-        launch.discard(root, dispatch.record_id)
+        launch_spec.discard(root, dispatch.record_id)
         if registry:
             panefiles.drop_registry(root, dispatch.record_id)
     return park(d, dispatch, event_id, PARK_OP[step], exc, after.reason)
@@ -315,7 +314,7 @@ def _after_pane_failure(
 
 def _after_failed_activation(d: DeliveryContext, dispatch: Record, event_id: str, exc: OmsError) -> Launched:
     pane = d.panes.observe(dispatch.record_id)
-    end_reason = rules.after_failed_activation(None if pane is None else _seen(pane))
+    end_reason = delivery_rules.after_failed_activation(None if pane is None else _seen(pane))
     if end_reason is None:
         parked = park(d, dispatch, event_id, "wkr-act-park", exc)
         return Launched({**parked.outcome, "activation_pending": True}, exc)
@@ -334,5 +333,11 @@ def _after_failed_activation(d: DeliveryContext, dispatch: Record, event_id: str
     return Launched({"status": "stopped", "dispatch_id": dispatch.record_id, "reason": message}, exc)
 
 
-def _seen(pane: Pane) -> rules.PaneSeen:
-    return rules.PaneSeen(pane.pane_id, pane.dead, pane.dead_status, pane.dead_signal, pane.pane_pid)
+def _seen(pane: Pane) -> delivery_rules.PaneSeen:
+    return delivery_rules.PaneSeen(
+        pane.pane_id,
+        pane.dead,
+        pane.dead_status,
+        pane.dead_signal,
+        pane.pane_pid,
+    )

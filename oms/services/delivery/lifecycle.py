@@ -5,12 +5,12 @@
   health `parked`; a refusal types nothing. Its view says how (`parked`: `interrupted` a turn, `idle`:
   no turn ran, `already` parked until that time).
 - resume: a worker that never got a session is launched (under the deliverer's outbox lock; one
-  launched meanwhile is observed, not launched again); a launched one resumes once due, with its pane
-  live — activated if it never took its instruction, else told to continue — and is healthy again; one
-  whose pane ended (not yet recorded by `observe`) is relaunched on its agent's native session
-  (`relaunch.py`). Resuming a GitHub ticket's worker is contact: journaled first, refused without a live
-  authorisation. Its view says how (`resumed`: `launched`, `keys`, `native`, or `none` when another
-  launcher did it meanwhile).
+  launched meanwhile is observed, not launched again); a launched one resumes once due, with its
+  pane live — activated if it never took its instruction, else told to continue — and is healthy
+  again; one whose pane ended (not yet recorded by `observe`) is relaunched on its agent's native
+  session (`native_resume.py`). Resuming a GitHub ticket's worker is contact: journaled first,
+  refused without a live authorisation. Its view says how (`resumed`: `launched`, `keys`, `native`,
+  or `none` when another launcher did it meanwhile).
 - stop: a kill marker, the agent's own quit keys, the session and every process of the pane ended,
   session `stopped`, worker health `stopped`, activity `blocked`, end reason `stopped`. Should a process
   of the pane be left alive (SIGKILL does not end a frozen one), or a pane tmux no longer shows still
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from oms.adapters.activation import ActivationError
 from oms.canonical import JsonObject, access, parse_ts, stable_id
-from oms.domain import delivery as rules
+from oms.domain import delivery as delivery_rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.errors import InvalidInputError, OmsError, PaneNotEndedError, RecordNotFoundError, one_line
@@ -32,10 +32,7 @@ from oms.services.chain import fence, live, liveness, results
 from oms.services.chain.liveness import CONSUMER
 from oms.services.checkout import salvage
 from oms.services.containment import reaper
-from oms.services.delivery import native_resume as relaunch
-from oms.services.delivery import plans, reconcile
-from oms.services.delivery import proxy_route as proxy_launch
-from oms.services.delivery import spec as launch
+from oms.services.delivery import native_resume, plans, proxy_route, reconcile, spec
 from oms.services.delivery.launch import activate, launch_worker
 from oms.store import Record, panefiles
 
@@ -49,7 +46,8 @@ def park(d: DeliveryContext, dispatch_id: str, reason: str, until: str) -> JsonO
     session = _require_session(d, dispatch)
     worker = d.worker(dispatch_id)
     parse_ts(until, "parked-until")
-    rules.check_park(session.state, str(worker.payload["health"]), session.payload.get("parked_until"), until)
+    parked_until = session.payload.get("parked_until")
+    delivery_rules.check_park(session.state, str(worker.payload["health"]), parked_until, until)
     nxt = None  # validated before any key reaches the pane (a past --until is refused untouched)
     if session.state != "parked":
         nxt = sessions.park(session.state, session.payload, until=until, now=d.after(session))
@@ -82,11 +80,15 @@ def resume(d: DeliveryContext, dispatch_id: str) -> JsonObject:
     until = session.payload.get("parked_until")
     now = d.ws.now()
     live_pane = pane is not None and not pane.dead
-    end = None if live_pane else relaunch.pane_end(d, dispatch_id, health, pane)
-    way = rules.check_resume(session.state, health, pane_live=live_pane, pane_end=end, parked_until=until, now=now)
-    if way is rules.ResumeWay.NATIVE:
-        rules.native_ref(str(dispatch.payload["provider_mode"]), worker.state, session.record_id, session.payload)
-        relaunched = relaunch.relaunch(d, dispatch_id)
+    end = None if live_pane else native_resume.pane_end(d, dispatch_id, health, pane)
+    way = delivery_rules.check_resume(
+        session.state, health, pane_live=live_pane, pane_end=end, parked_until=until, now=now
+    )
+    if way is delivery_rules.ResumeWay.NATIVE:
+        delivery_rules.native_ref(
+            str(dispatch.payload["provider_mode"]), worker.state, session.record_id, session.payload
+        )
+        relaunched = native_resume.relaunch(d, dispatch_id)
         return {**reconcile.observe(d, dispatch_id), "resumed": way.value if relaunched else "none"}
     receipt = d.ws.store.outbox(CONSUMER).read_receipt(str(dispatch.payload["delivery_event_id"]))
     plan = d.native(dispatch)
@@ -94,12 +96,12 @@ def resume(d: DeliveryContext, dispatch_id: str) -> JsonObject:
     # resuming is contact: journaled first, refused if not in force
     live.disclose_worker(d.ws, ticket, dispatch, operation="worker-resume", surface=plans.surface(plan))
     pending = receipt is not None and receipt.result.get("activation_pending") is True
-    keys = rules.resume_keys(
+    keys = delivery_rules.resume_keys(
         session.state, session.version, health, activation_pending=pending, prompted=plan.prompt is not None
     )
-    if keys is rules.ResumeKeys.ACTIVATE:
+    if keys is delivery_rules.ResumeKeys.ACTIVATE:
         activate(d, plan, dispatch_id)
-    elif keys is rules.ResumeKeys.NUDGE:
+    elif keys is delivery_rules.ResumeKeys.NUDGE:
         d.keys.nudge(plan, dispatch_id)
     if session.state == "parked":
         nxt = sessions.resume(session.state, session.payload, now=d.after(session, now))
@@ -183,14 +185,15 @@ def stop(
     panefiles.drop_kill(root, dispatch_id)
     panefiles.clear_exit(root, dispatch_id)
     panefiles.drop_begun(root, dispatch_id)
-    launch.discard(root, dispatch_id)  # a spec no supervisor took (it holds the agent's credential)
-    proxy_launch.release(d.ws, dispatch_id)  # its proxy token; an idle on-demand proxy stops
+    spec.discard(root, dispatch_id)  # a spec no supervisor took (it holds the agent's credential)
+    proxy_route.release(d.ws, dispatch_id)  # its proxy token; an idle on-demand proxy stops
     d.panes.kill_server_if_idle()
     return reconcile.observe(d, dispatch_id)
 
 
 def _salvage(d: DeliveryContext, dispatch_id: str, why: str) -> JsonObject | None:
-    """Keep the ended attempt's uncommitted work (`salvage.py`) unless its worker has ended already."""
+    """Keep the ended attempt's uncommitted work (`checkout/salvage.py`) unless its worker has ended
+    already."""
     if d.worker(dispatch_id).payload["health"] == "stopped":
         return None
     kept = salvage.keep(d.ws, d.dispatch(dispatch_id), why)

@@ -2,16 +2,17 @@
 session (DESIGN.md §8: `codex … resume <id>`, `claude … --resume <id>`; ADR 0009 "Resume by the native
 session").
 
-Under the deliverer's outbox lock (one lock for every launch), on records read again: the attempt must not
-be fenced (`fence.require_live`), the rule must still say native (`domain/delivery.check_resume`,
-`native_ref`), and every check a launch makes must pass again (`authority.check_dispatch`, then
-`launcher.prepare` with the native id: alone in the worktree, the CLI's version, bubblewrap, the checkout
-— the attempt's own changes kept — plan, home, launch spec). A GitHub ticket's relaunch is contact:
-journaled first. A refusal up to here writes no record. Then what is left of the old sandbox is ended, the
-new pane started (its exit record cleared first: only its own end is trusted) and registered, and the
-*same* session record moves to it (`sessions.relaunch`: the dispatch binds the session id, the hooks and
-the bridge answer to it, and the agent continues the same conversation). The agent is told to continue;
-once its prompt hook shows it took that, the worker is healthy again.
+Under the deliverer's outbox lock (one lock for every launch), on records read again: the attempt
+must not be fenced (`fence.require_live`), the rule must still say native
+(`domain/delivery.check_resume`, `native_ref`), and every check a launch makes must pass again
+(`authority.check_dispatch`, then `launch.prepare` with the native id: alone in the worktree, the
+CLI's version, bubblewrap, the checkout — the attempt's own changes kept — plan, home, launch spec).
+A GitHub ticket's relaunch is contact: journaled first. A refusal up to here writes no record. Then
+what is left of the old sandbox is ended, the new pane started (its exit record cleared first: only
+its own end is trusted) and registered, and the *same* session record moves to it
+(`sessions.relaunch`: the dispatch binds the session id, the hooks and the bridge answer to it, and
+the agent continues the same conversation). The agent is told to continue; once its prompt hook
+shows it took that, the worker is healthy again.
 
 Once the new pane exists nothing is left half-done: a failure registering pane or session ends the pane
 this relaunch created; a failed activation parks the worker with its pane kept (`oms worker resume` then
@@ -23,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from oms.canonical import access, stable_id
-from oms.domain import delivery as rules
+from oms.domain import delivery as delivery_rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.errors import AuthorityChangedError, InvalidInputError, OmsError, one_line
@@ -32,9 +33,8 @@ from oms.services.chain import fence, live, liveness
 from oms.services.chain.authority import check_dispatch
 from oms.services.chain.liveness import CONSUMER
 from oms.services.containment import reaper
-from oms.services.delivery import launch as launcher
-from oms.services.delivery import plans, registration
-from oms.services.delivery import spec as launch
+from oms.services.delivery import launch, plans, registration
+from oms.services.delivery import spec as launch_spec
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
 
@@ -43,16 +43,27 @@ if TYPE_CHECKING:
     from oms.services.delivery.context import DeliveryContext
 
 
-def pane_end(d: DeliveryContext, dispatch_id: str, health: str, pane: Pane | None) -> rules.End | None:
+def pane_end(
+    d: DeliveryContext,
+    dispatch_id: str,
+    health: str,
+    pane: Pane | None,
+) -> delivery_rules.End | None:
     """`domain/delivery.end_of` for the worker's pane as tmux shows it now (None: it has not ended)."""
     if pane is not None and not pane.dead:
         return None
     root = d.ws.store.state.root
-    return rules.end_of(
+    return delivery_rules.end_of(
         health=health,
         pane=None
         if pane is None
-        else rules.PaneSeen(pane.pane_id, pane.dead, pane.dead_status, pane.dead_signal, pane.pane_pid),
+        else delivery_rules.PaneSeen(
+            pane.pane_id,
+            pane.dead,
+            pane.dead_status,
+            pane.dead_signal,
+            pane.pane_pid,
+        ),
         registry=panefiles.read_registry(root, dispatch_id) if pane is None else None,
         ended=panefiles.read_exit(root, dispatch_id),
         kill=panefiles.read_kill(root, dispatch_id),
@@ -80,7 +91,7 @@ def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
         if session is None or (pane is not None and not pane.dead):
             return False
         health = str(worker.payload["health"])
-        rules.check_resume(
+        delivery_rules.check_resume(
             session.state,
             health,
             pane_live=False,
@@ -89,14 +100,14 @@ def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
             now=d.ws.now(),
         )
         mode = str(dispatch.payload["provider_mode"])
-        ref = rules.native_ref(mode, worker.state, session_id, session.payload)
+        ref = delivery_rules.native_ref(mode, worker.state, session_id, session.payload)
         authority = check_dispatch(d.ws, dispatch)
-        plan, spec = launcher.prepare(d, dispatch, authority, resume=ref)
+        plan, spec = launch.prepare(d, dispatch, authority, resume=ref)
         # relaunching is contact: journaled first
         live.disclose_worker(d.ws, authority.ticket, dispatch, operation="worker-resume", surface=plans.surface(plan))
         root = d.ws.store.state.root
         reaper.end_sandbox(root, dispatch_id)  # whatever is left of the ended pane's sandbox
-        status, new = launcher.start_pane(d, dispatch, plan, spec, relaunch=True)
+        status, new = launch.start_pane(d, dispatch, plan, spec, relaunch=True)
         if status == "reused":
             return False
         try:
@@ -106,10 +117,10 @@ def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
         except OmsError:
             d.panes.stop(dispatch_id)
             reaper.end_sandbox(root, dispatch_id)
-            launch.discard(root, dispatch_id)
+            launch_spec.discard(root, dispatch_id)
             raise
         try:
-            launcher.activate(d, plan, dispatch_id)
+            launch.activate(d, plan, dispatch_id)
         except OmsError as exc:
             shown = d.panes.observe(dispatch_id)
             if shown is not None and not shown.dead:  # kept: `oms worker resume` types the continuation

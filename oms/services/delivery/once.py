@@ -3,7 +3,7 @@
 Under the outbox lock for (E, `oms-worker-delivery`):
 1. a receipt exists: return it (`replayed`), launch nothing;
 2. the event must still match its dispatch (accepted version, ids, attempt, lease token);
-3. an accepted dispatch is launched (`launcher.py`); an already advanced one — or a cancelled one
+3. an accepted dispatch is launched (`launch.py`); an already advanced one — or a cancelled one
    that was launched — has its exact session binding recovered; a cancelled one that never got a
    session is `refused` (nothing ran, nothing will);
 4. the receipt records the outcome and the nonce derived from (event, consumer).

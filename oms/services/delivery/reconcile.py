@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from oms.adapters.panes import Panes
 from oms.canonical import JsonObject, access, stable_id
-from oms.domain import delivery as rules
+from oms.domain import delivery as delivery_rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.errors import LockHeldError, OmsError
@@ -31,7 +31,7 @@ from oms.services.chain import fence, liveness, results
 from oms.services.chain.liveness import CONSUMER
 from oms.services.checkout import salvage
 from oms.services.containment import reaper
-from oms.services.delivery import proxy_route as proxy_launch
+from oms.services.delivery import proxy_route
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
 
@@ -122,15 +122,16 @@ def reconcile(d: DeliveryContext, dispatch_id: str, *, keep_resumable: bool = Fa
 
         d.move_worker(dispatch_id, decide, op=stable_id("wkr-end", dispatch_id, end.pane_id))
         with contextlib.suppress(OmsError):  # its token; an on-demand proxy no one needs stops
-            proxy_launch.release(d.ws, dispatch_id)
+            proxy_route.release(d.ws, dispatch_id)
 
 
-def _keep_resumable(d: DeliveryContext, dispatch: Record, end: rules.End) -> bool:
-    """Record the pane's end as a park (`rules.kept_resumable`), so `oms worker resume` relaunches
-    the agent on its own session as it would have before the look (not when the attempt is fenced:
-    no resume could); True if so. A worker parked already keeps its park and its reason (a
-    fence's, a person's, `no_result`); the pane's token is released (a relaunch gets a fresh one).
-    Nothing else changes: the session, the registry and the exit record stay for the resume."""
+def _keep_resumable(d: DeliveryContext, dispatch: Record, end: delivery_rules.End) -> bool:
+    """Record the pane's end as a park (`delivery_rules.kept_resumable`), so `oms worker resume`
+    relaunches the agent on its own session as it would have before the look (not when the attempt
+    is fenced: no resume could); True if so. A worker parked already keeps its park and its reason
+    (a fence's, a person's, `no_result`); the pane's token is released (a relaunch gets a fresh
+    one). Nothing else changes: the session, the registry and the exit record stay for the
+    resume."""
     session_id = access.text(dispatch.payload, "session_id")
     session = d.session(session_id)
     worker = d.worker(dispatch.record_id)
@@ -138,7 +139,7 @@ def _keep_resumable(d: DeliveryContext, dispatch: Record, end: rules.End) -> boo
     why = (
         None
         if session is None or fenced
-        else rules.kept_resumable(
+        else delivery_rules.kept_resumable(
             end,
             dispatch_state=dispatch.state,
             provider_mode=str(dispatch.payload["provider_mode"]),
@@ -159,22 +160,28 @@ def _keep_resumable(d: DeliveryContext, dispatch: Record, end: rules.End) -> boo
     op = stable_id("wkr-end-park", dispatch.record_id, end.pane_id)
     d.move_worker(dispatch.record_id, decide, op=op)
     with contextlib.suppress(OmsError):  # its token; an on-demand proxy no one needs stops
-        proxy_launch.release(d.ws, dispatch.record_id)
+        proxy_route.release(d.ws, dispatch.record_id)
     return True
 
 
-def _end(d: DeliveryContext, dispatch_id: str) -> rules.End | None:
+def _end(d: DeliveryContext, dispatch_id: str) -> delivery_rules.End | None:
     pane = d.panes.observe(dispatch_id)
     worker = d.worker(dispatch_id)
     health = str(worker.payload["health"])
     if (pane is not None and not pane.dead) or health == "stopped":
         return None  # the common case asks no file
     root = d.ws.store.state.root
-    return rules.end_of(
+    return delivery_rules.end_of(
         health=health,
         pane=None
         if pane is None
-        else rules.PaneSeen(pane.pane_id, pane.dead, pane.dead_status, pane.dead_signal, pane.pane_pid),
+        else delivery_rules.PaneSeen(
+            pane.pane_id,
+            pane.dead,
+            pane.dead_status,
+            pane.dead_signal,
+            pane.pane_pid,
+        ),
         registry=panefiles.read_registry(root, dispatch_id) if pane is None else None,
         ended=panefiles.read_exit(root, dispatch_id),
         kill=panefiles.read_kill(root, dispatch_id),

@@ -10,8 +10,7 @@ from oms.canonical import JsonObject, access, stable_id
 from oms.domain import sessions
 from oms.domain.config import role as configured_role
 from oms.errors import AuthorityChangedError
-from oms.services.delivery import plans
-from oms.services.delivery import session_events as lifecycle_events
+from oms.services.delivery import plans, session_events
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
 
@@ -55,7 +54,8 @@ def register_session(d: DeliveryContext, dispatch: Record, pane: Pane, event_id:
                 hint="a session record was altered outside oms: run `oms store verify`",
             )
         # a launch interrupted after the session was created: its registration event may be missing
-        lifecycle_events.after_step(d.ws, None, d.ws.store.records("session").read_version(session_id, 0))
+        first = d.ws.store.records("session").read_version(session_id, 0)
+        session_events.after_step(d.ws, None, first)
         return existing
     op = stable_id("wkr-reg", dispatch.record_id, event_id)
     created = (
@@ -63,5 +63,5 @@ def register_session(d: DeliveryContext, dispatch: Record, pane: Pane, event_id:
         .create(session_id, state=nxt.state, payload=nxt.payload, operation_id=op, actor=SYSTEM_ACTOR, observed_at=now)
         .record
     )
-    lifecycle_events.after_step(d.ws, None, created)
+    session_events.after_step(d.ws, None, created)
     return created

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from oms.domain import proxy as rules
+from oms.domain import proxy as proxy_rules
 from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import Provider
 from oms.errors import OmsError, one_line
@@ -20,7 +20,7 @@ from oms.services.proxy.body import Refusal
 from oms.services.proxy.settings import Settings
 from oms.store.records import RecordStore
 
-Admitted = tuple[rules.Route, Provider, proxy_tokens.Grant]
+Admitted = tuple[proxy_rules.Route, Provider, proxy_tokens.Grant]
 
 
 def admit(
@@ -32,11 +32,11 @@ def admit(
     longer act (over or fenced: `attempt`), a call its CLI never makes. A worker not routed to a
     configured provider goes through its family's implicit one (`IMPLICIT`, ADR 0026), upstream the
     endpoint its dispatch was approved with (the token file's)."""
-    route = rules.parse_route(target)
+    route = proxy_rules.parse_route(target)
     provider = None if route is None else s.routing.providers.get(route.provider_id)
     if route is None or provider is None:
         return Refusal(401, "oms_proxy_auth", "no such provider path (expected /p/<provider_id>/...)")
-    grant = proxy_tokens.grant_of(s.root, rules.token_of(headers, provider.family))
+    grant = proxy_tokens.grant_of(s.root, proxy_rules.token_of(headers, provider.family))
     if grant is None:
         return Refusal(401, "oms_proxy_auth", "no valid oms proxy token (missing, unknown or revoked)")
     door = getattr(server, "door_dispatch", None)
@@ -52,7 +52,7 @@ def admit(
     lapsed = attempt(s.root, grant.dispatch_id, s.clock())
     if lapsed is not None:
         return lapsed
-    if not rules.allowed(provider.family, method, route.rest):
+    if not proxy_rules.allowed(provider.family, method, route.rest):
         return Refusal(403, "oms_proxy_path", f"{method} /{route.rest} is not a call the agent CLI makes")
     return route, provider, grant
 

@@ -10,7 +10,7 @@ from email.message import Message
 from io import BufferedIOBase
 from typing import NamedTuple
 
-from oms.domain import proxy as rules
+from oms.domain import proxy as proxy_rules
 
 
 class Refusal(NamedTuple):
@@ -27,7 +27,7 @@ def announced(headers: Message, cap: int) -> int:
     if "chunked" in (headers.get("Transfer-Encoding") or "").lower():
         return cap
     raw = headers.get("Content-Length") or "0"
-    return min(int(raw), cap) if rules.CONTENT_LENGTH.fullmatch(raw) is not None else 0
+    return min(int(raw), cap) if proxy_rules.CONTENT_LENGTH.fullmatch(raw) is not None else 0
 
 
 def read(headers: Message, rfile: BufferedIOBase, cap: int) -> bytes | Refusal:
@@ -35,7 +35,8 @@ def read(headers: Message, rfile: BufferedIOBase, cap: int) -> bytes | Refusal:
     if "chunked" in (headers.get("Transfer-Encoding") or "").lower():
         return _chunked(rfile, cap)
     raw = headers.get("Content-Length") or "0"
-    if rules.CONTENT_LENGTH.fullmatch(raw) is None:  # ASCII digits only: `"²".isdigit()` is True
+    # ASCII digits only: `"²".isdigit()` is True
+    if proxy_rules.CONTENT_LENGTH.fullmatch(raw) is None:
         return Refusal(400, "oms_proxy_request", "bad Content-Length")
     if int(raw) > cap:
         return Refusal(413, "oms_proxy_too_large", f"request body of {raw} bytes (expected at most {cap})")
@@ -47,7 +48,7 @@ def _chunked(rfile: BufferedIOBase, cap: int) -> bytes | Refusal:
     while True:
         line = rfile.readline(66)
         size_line = line.split(b";", 1)[0].strip()
-        if not line.endswith(b"\n") or rules.CHUNK_SIZE.fullmatch(size_line) is None:
+        if not line.endswith(b"\n") or proxy_rules.CHUNK_SIZE.fullmatch(size_line) is None:
             return Refusal(400, "oms_proxy_request", "bad chunk size")  # hex digits only: never -1
         size = int(size_line, 16)
         if len(body) + size > cap:

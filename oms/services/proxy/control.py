@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from oms.canonical import JsonObject, access
-from oms.domain import proxy as rules
+from oms.domain import proxy as proxy_rules
 from oms.domain.routing import Cooldown, Provider
 from oms.errors import AlreadyExistsError, ConflictError, LockHeldError, OmsError, ProxyError
 from oms.fsio import locks
@@ -86,14 +86,14 @@ def hello_key(ws: Workspace, nonce: str) -> bytes:
 def challenge(port: int, key: bytes, timeout: float = HELLO_TIMEOUT_S) -> bool:
     """Does whatever listens on 127.0.0.1:`port` answer a fresh challenge as only the proxy holding `key` can?"""
     nonce = secrets.token_hex(16)
-    url = f"http://{rules.LOOPBACK}:{port}{rules.HELLO_PATH}?c={nonce}"
+    url = f"http://{proxy_rules.LOOPBACK}:{port}{proxy_rules.HELLO_PATH}?c={nonce}"
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never through an HTTP proxy
     try:
         with opener.open(url, timeout=timeout) as response:
             doc = json.loads(response.read(4096))
     except (OSError, ValueError):
         return False
-    expected = rules.hello_answer(key, nonce)
+    expected = proxy_rules.hello_answer(key, nonce)
     answer = doc.get("answer") if isinstance(doc, dict) else None
     return isinstance(answer, str) and expected is not None and hmac.compare_digest(answer, expected)
 
@@ -117,7 +117,7 @@ def status(ws: Workspace) -> Status:
         return Status("stale", doc, f"the recorded proxy (pid {pid}) is gone")
     if not challenge(port, hello_key(ws, access.text(doc, "hello_nonce"))):
         return Status("unverified", doc, f"pid {pid} runs but what listens on port {port} fails the handshake")
-    return Status("running", doc, f"pid {pid} on {rules.LOOPBACK}:{port}, handshake verified")
+    return Status("running", doc, f"pid {pid} on {proxy_rules.LOOPBACK}:{port}, handshake verified")
 
 
 def _self_argv() -> tuple[tuple[str, ...], str]:
@@ -130,8 +130,10 @@ def _self_argv() -> tuple[tuple[str, ...], str]:
 
 def key_names(ws: Workspace) -> tuple[str, ...]:
     """The environment variables holding the providers' keys (the proxy's child environment keeps these)."""
-    names = set(rules.DEFAULT_KEY_ENV.values()) | {"CODEX_HOME"}  # (Codex's login: `proxy_credentials`)
-    names.update(p.key_env or rules.DEFAULT_KEY_ENV[p.family] for p in ws.config().routing.providers.values())
+    # (Codex's login: `proxy_credentials`)
+    names = set(proxy_rules.DEFAULT_KEY_ENV.values()) | {"CODEX_HOME"}
+    providers = ws.config().routing.providers.values()
+    names.update(p.key_env or proxy_rules.DEFAULT_KEY_ENV[p.family] for p in providers)
     return tuple(sorted(names))
 
 
@@ -227,7 +229,8 @@ def _start(ws: Workspace, *, on_demand: bool = False) -> Status:
     except BaseException:
         _end(who)
         raise
-    return Status("running", doc, f"pid {who.pid} on {rules.LOOPBACK}:{port}, handshake verified")
+    where = f"pid {who.pid} on {proxy_rules.LOOPBACK}:{port}"
+    return Status("running", doc, f"{where}, handshake verified")
 
 
 def _port(fd: int, deadline: float) -> int | None:
@@ -280,7 +283,7 @@ def settings_for(ws: Workspace, key: bytes, env: Mapping[str, str]) -> Settings:
         with lock:  # an implicit provider too: its family's one key is what the upstream limits
             _providers.rest(ws, provider_id, cooldown, f"proxy: {dispatch_id}")
 
-    implicit = {p: Provider(p, family) for family, p in rules.IMPLICIT.items()}
+    implicit = {p: Provider(p, family) for family, p in proxy_rules.IMPLICIT.items()}
     return Settings(
         root=ws.store.state.root,
         routing=replace(config.routing, providers={**config.routing.providers, **implicit}),

@@ -25,7 +25,7 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from oms.domain import codex_login
-from oms.domain import proxy as rules
+from oms.domain import proxy as proxy_rules
 from oms.domain.codex_login import NO_KEY, Missing, UpstreamAuth
 from oms.domain.routing import Provider
 from oms.errors import OmsError
@@ -107,7 +107,7 @@ def credential_of(provider: Provider, env: Mapping[str, str]) -> Credential:
     login), else an OpenAI provider's Codex login, else the (missing) environment key."""
     if provider.auth == codex_login.CHATGPT:
         return CodexLogin(login_path(env), codex_login.CHATGPT)
-    variable = provider.key_env or rules.DEFAULT_KEY_ENV[provider.family]
+    variable = provider.key_env or proxy_rules.DEFAULT_KEY_ENV[provider.family]
     key = env.get(variable)
     if not key and provider.family == "openai" and not provider.key_env and _openais_own(provider.endpoint):
         return CodexLogin(login_path(env), codex_login.API_KEY)
@@ -126,8 +126,8 @@ def _openais_own(endpoint: str | None) -> bool:
 def credentials(providers: Mapping[str, Provider], env: Mapping[str, str]) -> dict[str, Credential]:
     """Every configured provider's credential, and the implicit providers' (`credential_key`)."""
     found = {provider_id: credential_of(p, env) for provider_id, p in providers.items()}
-    for family, provider_id in rules.IMPLICIT.items():
-        variable = rules.DEFAULT_KEY_ENV[family]
+    for family, provider_id in proxy_rules.IMPLICIT.items():
+        variable = proxy_rules.DEFAULT_KEY_ENV[family]
         key = env.get(variable) or None
         found[provider_id + GATEWAY] = EnvironmentKey(variable, key, optional=True)
         found[provider_id] = EnvironmentKey(variable, key)
@@ -139,6 +139,7 @@ def credentials(providers: Mapping[str, Provider], env: Mapping[str, str]) -> di
 def credential_key(provider_id: str, endpoint: str | None) -> str:
     """Which of `credentials` serves a request to `provider_id` upstream `endpoint`: an implicit
     provider towards an endpoint other than its family's own API holds only its environment key."""
-    if provider_id not in rules.IMPLICIT.values() or endpoint is None or _openais_own(endpoint):
+    implicit = provider_id in proxy_rules.IMPLICIT.values()
+    if not implicit or endpoint is None or _openais_own(endpoint):
         return provider_id
     return provider_id + GATEWAY

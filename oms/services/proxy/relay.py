@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from io import BufferedIOBase
 from urllib.parse import urlsplit
 
-from oms.domain import proxy as rules
+from oms.domain import proxy as proxy_rules
 from oms.domain import proxy_limits as limits
 from oms.domain import proxy_usage as counting
 
@@ -39,7 +39,7 @@ class Outgoing:
     method: str
     base: str  # the provider's upstream base URL
     rest: str  # the path after /p/<provider_id>/, query included
-    headers: rules.Headers
+    headers: proxy_rules.Headers
     body: bytes
 
 
@@ -58,11 +58,15 @@ class Answer:
 class Downstream:
     """The worker's side of a relay: the status line and headers, then chunks (`http.server` handler parts)."""
 
-    def __init__(self, start: Callable[[int, rules.Headers], None], wfile: BufferedIOBase) -> None:
+    def __init__(
+        self,
+        start: Callable[[int, proxy_rules.Headers], None],
+        wfile: BufferedIOBase,
+    ) -> None:
         self._start = start
         self._wfile = wfile
 
-    def head(self, status: int, headers: rules.Headers) -> None:
+    def head(self, status: int, headers: proxy_rules.Headers) -> None:
         """Send the status line and headers."""
         self._start(status, headers)
 
@@ -144,7 +148,7 @@ def _stream(
         while len(held) < limits.MAX_ERROR_BODY and (piece := response.read1(limits.MAX_ERROR_BODY - len(held))):
             held += piece
         on_error(status, held, {k.lower(): v for k, v in headers})
-    relayed = rules.downstream_headers(headers)
+    relayed = proxy_rules.downstream_headers(headers)
     bodiless = method == "HEAD" or status in _NO_BODY or 100 <= status < 200
     if not bodiless:
         relayed.append(("Transfer-Encoding", "chunked"))
@@ -218,7 +222,7 @@ class _Reader:
 
 
 def _bad_gateway(down: Downstream, why: str) -> None:
-    body = rules.error_body("oms_proxy_upstream", why)
+    body = proxy_rules.error_body("oms_proxy_upstream", why)
     down.head(502, [("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")])
     down.chunk(body)
     down.end()

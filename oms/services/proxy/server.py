@@ -1,10 +1,10 @@
 """The loopback model proxy's HTTP server (issue 13, ADR 0020): one thread a connection, bound to 127.0.0.1.
 
 Every request but the handshake (`GET /oms-proxy/hello?c=<hex>`, answered with HMAC(key, c)) must
-name a provider in its path and present a token issued for that provider (`proxy_tokens.py`), else
+name a provider in its path and present a token issued for that provider (`tokens.py`), else
 it is refused with a 401 and nothing is forwarded. Then: a body over the bound is a 413, a dispatch
 over its role's token budget a 429, a provider whose key the proxy does not hold a 502; anything
-else is relayed (`proxy_relay.py`). Refusals close the connection (their body is never read). The
+else is relayed (`relay.py`). Refusals close the connection (their body is never read). The
 usage of each dispatch is on disk before it matters: a request's reservation before it is forwarded,
 its answer's cost before the answer's last chunk is released (`Book`, ADR 0028).
 """
@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-from oms.domain import proxy as rules
+from oms.domain import proxy as proxy_rules
 from oms.domain import proxy_limits as limits
 from oms.domain import proxy_usage as counting
 from oms.domain.codex_login import API_KEY, CHATGPT, Missing, UpstreamAuth
@@ -80,14 +80,14 @@ class ProxyServer(ThreadingHTTPServer):
         self.rests = Rests(settings.root)
         self.on_hello: Callable[[], None] | None = None  # run before a handshake is answered
         self._stopping = threading.Event()
-        super().__init__((rules.check_bind(rules.LOOPBACK), port), Handler)
+        super().__init__((proxy_rules.check_bind(proxy_rules.LOOPBACK), port), Handler)
         self._flusher = threading.Thread(target=self._flush_loop, name="oms-proxy-usage", daemon=True)
         self._flusher.start()
 
     def server_bind(self) -> None:
         """Bind without the reverse lookup `HTTPServer` makes of its address."""
         socketserver.TCPServer.server_bind(self)
-        self.server_name, self.server_port = rules.LOOPBACK, int(self.server_address[1])
+        self.server_name, self.server_port = proxy_rules.LOOPBACK, int(self.server_address[1])
 
     @property
     def port(self) -> int:
@@ -172,7 +172,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _serve(self) -> None:
         s = self.server.settings
-        if self.command == "GET" and urlsplit(self.path).path == rules.HELLO_PATH:
+        if self.command == "GET" and urlsplit(self.path).path == proxy_rules.HELLO_PATH:
             self._hello(s)
             return
         admitted = proxy_admit.admit(s, self.command, self.path, self.headers.items(), self.server)
@@ -189,7 +189,7 @@ class Handler(BaseHTTPRequestHandler):
     def _held(
         self,
         s: Settings,
-        route: rules.Route,
+        route: proxy_rules.Route,
         provider: Provider,
         grant: proxy_tokens.Grant,
     ) -> None:
@@ -209,7 +209,12 @@ class Handler(BaseHTTPRequestHandler):
             self.server.held.give(grant.dispatch_id, size)
 
     def _answer(
-        self, s: Settings, route: rules.Route, provider: Provider, grant: proxy_tokens.Grant, body: bytes
+        self,
+        s: Settings,
+        route: proxy_rules.Route,
+        provider: Provider,
+        grant: proxy_tokens.Grant,
+        body: bytes,
     ) -> None:
         """Forward an authorised request, within its role's token budget (one at a time when it has one)."""
         budget = s.budgets.get(grant.role_id or "")
@@ -230,7 +235,12 @@ class Handler(BaseHTTPRequestHandler):
             lock.release()
 
     def _forward(
-        self, s: Settings, route: rules.Route, provider: Provider, grant: proxy_tokens.Grant, body: bytes
+        self,
+        s: Settings,
+        route: proxy_rules.Route,
+        provider: Provider,
+        grant: proxy_tokens.Grant,
+        body: bytes,
     ) -> None:
         """Relay one authorised request upstream with the real key; rest the provider on a quota
         answer. What it may cost is reserved on disk before it goes, and its cost written before its
@@ -256,16 +266,16 @@ class Handler(BaseHTTPRequestHandler):
                 except OmsError as exc:
                     note(f"cooldown of {route.provider_id} not recorded: {exc.message}")
 
-        def start(status: int, headers: rules.Headers) -> None:
+        def start(status: int, headers: proxy_rules.Headers) -> None:
             if not limited:  # the upstream answers with no limit: a rest it had is over
                 self.server.rests.answered(route.provider_id, s.clock())
             self._start(status, headers)
 
         outgoing = Outgoing(
             self.command,
-            rules.upstream_base(provider.family, provider.endpoint, _auth_of(credential)),
+            proxy_rules.upstream_base(provider.family, provider.endpoint, _auth_of(credential)),
             route.rest,
-            rules.upstream_headers(self.headers.items(), provider.family, credential),
+            proxy_rules.upstream_headers(self.headers.items(), provider.family, credential),
             body,
         )
         with self.server.rests.probe(route.provider_id, s.clock()) as resting:
@@ -279,7 +289,7 @@ class Handler(BaseHTTPRequestHandler):
         outgoing: Outgoing,
         dispatch_id: str,
         on_error: Callable[[int, bytes, Mapping[str, str]], None],
-        start: Callable[[int, rules.Headers], None],
+        start: Callable[[int, proxy_rules.Headers], None],
     ) -> None:
         """The relay, what it may cost reserved on disk before it goes and its cost written before
         its answer's last chunk is released (`Book`)."""
@@ -305,7 +315,7 @@ class Handler(BaseHTTPRequestHandler):
         if not answer.complete:
             self.close_connection = True
 
-    def _start(self, status: int, headers: rules.Headers) -> None:
+    def _start(self, status: int, headers: proxy_rules.Headers) -> None:
         self.send_response(status)
         for name, value in headers:
             self.send_header(name, value)
@@ -324,7 +334,7 @@ class Handler(BaseHTTPRequestHandler):
             self._refuse(404, "oms_proxy_hello", "no handshake here")
             return
         challenge = parse_qs(urlsplit(self.path).query).get("c", [""])[0]
-        answer = rules.hello_answer(s.hello_key, challenge)
+        answer = proxy_rules.hello_answer(s.hello_key, challenge)
         if answer is None:
             self._refuse(400, "oms_proxy_hello", "expected c=<32 to 128 hex digits>")
             return
@@ -337,7 +347,7 @@ class Handler(BaseHTTPRequestHandler):
         self._reply(200, b'{"answer":"%s"}\n' % answer.encode("ascii"), close=False)
 
     def _refuse(self, status: int, kind: str, message: str) -> None:
-        self._reply(status, rules.error_body(kind, message), close=True)
+        self._reply(status, proxy_rules.error_body(kind, message), close=True)
 
     def _resting(self, resting: limits.Resting) -> None:
         """A 429 at the proxy for a resting provider: when to ask again, and whether to retry at
@@ -345,7 +355,7 @@ class Handler(BaseHTTPRequestHandler):
         extra = [("retry-after", str(resting.retry_after_s))]
         if not resting.retry:
             extra.append(("x-should-retry", "false"))
-        body = rules.error_body("oms_provider_resting", resting.message)
+        body = proxy_rules.error_body("oms_provider_resting", resting.message)
         self._reply(429, body, close=True, extra=extra)
 
     def _reply(

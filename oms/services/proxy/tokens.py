@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from oms.canonical import JsonObject, access
 from oms.canonical.ids import OPAQUE_ID, ROLE_ID, check
-from oms.domain import proxy as rules
+from oms.domain import proxy as proxy_rules
 from oms.domain import proxy_usage as counting
 from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import FAMILIES
@@ -73,7 +73,7 @@ def issue_token(ws: Workspace, dispatch_id: str, provider_id: str, *, role_id: s
         "dispatch_id": dispatch_id,
         "provider_id": provider_id,
         "role_id": None if role_id is None else check(role_id, "role id", ROLE_ID),
-        "token_sha256": rules.token_digest(secret),
+        "token_sha256": proxy_rules.token_digest(secret),
         "issued_at": ws.now(),
     }
     # what the advisor approved (for an implicit provider: where its requests go)
@@ -86,7 +86,7 @@ def issue_token(ws: Workspace, dispatch_id: str, provider_id: str, *, role_id: s
     for _ in range(4):
         try:
             root.publish(rel, data)
-            return rules.make_token(dispatch_id, secret)
+            return proxy_rules.make_token(dispatch_id, secret)
         except AlreadyExistsError:
             root.unlink(rel)  # the dispatch's earlier token: revoked by this one
     raise AlreadyExistsError(f"{rel}: another token keeps appearing for dispatch {dispatch_id}")
@@ -112,7 +112,7 @@ def needed(root: Root) -> list[str]:
 
 
 def holders(root: Root) -> list[str]:
-    """The dispatches that hold a token now (each gets its own door into the proxy: `proxy_front.py`)."""
+    """The dispatches that hold a token now (each gets its own door into the proxy: `front.py`)."""
     try:
         names = root.listdir(TOKENS)
     except NotFoundError:
@@ -134,7 +134,7 @@ def ended(root: Root, dispatch_id: str) -> bool:
 def grant_of(root: Root, key: str | None) -> Grant | None:
     """What a presented key grants, or None: no key, not a token's shape, no token for its dispatch (never
     issued or revoked), or another secret (compared in constant time). A damaged file grants nothing."""
-    presented = None if key is None else rules.split_token(key)
+    presented = None if key is None else proxy_rules.split_token(key)
     if presented is None:
         return None
     rel = token_path(presented.dispatch_id)
@@ -145,7 +145,7 @@ def grant_of(root: Root, key: str | None) -> Grant | None:
         return None
     if doc is None or doc["dispatch_id"] != presented.dispatch_id:
         return None
-    if not rules.token_matches(presented.secret, access.text(doc, "token_sha256")):
+    if not proxy_rules.token_matches(presented.secret, access.text(doc, "token_sha256")):
         return None
     approved = (access.text_or_none(doc, "approved_endpoint"),) if "approved_endpoint" in doc else None
     return Grant(presented.dispatch_id, access.text(doc, "provider_id"), access.text_or_none(doc, "role_id"), approved)

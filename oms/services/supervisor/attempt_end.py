@@ -22,14 +22,14 @@ import time
 from collections.abc import Callable
 
 from oms.canonical import JsonObject, access, next_after, stable_id
-from oms.domain import fence as rules
+from oms.domain import fence as fence_rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.errors import OmsError, one_line
 from oms.limits import LIMITS
 from oms.services.chain import fence, results, worker_moves
 from oms.services.checkout import salvage
-from oms.services.delivery import session_events as lifecycle_events
+from oms.services.delivery import session_events
 from oms.services.workspace import Workspace
 from oms.store import Record, panefiles
 
@@ -77,7 +77,7 @@ class Watch:
             ws = self.workspace()
             dispatch = ws.store.records("dispatch").read(self.dispatch_id)
             verdict = fence.verdict(ws.store.records, dispatch, ws.now())
-            if verdict.standing is rules.Standing.FENCED and verdict.reason is not None:
+            if verdict.standing is fence_rules.Standing.FENCED and verdict.reason is not None:
                 fence.park(ws, self.dispatch_id, verdict.reason, ACTOR)
         except (OmsError, OSError) as exc:  # (never the supervisor's end: it asks again)
             message = exc.message if isinstance(exc, OmsError) else f"{type(exc).__name__}: {exc}"
@@ -86,7 +86,7 @@ class Watch:
             self._failed = message
             return None
         self._failed = None
-        return verdict.reason if verdict.standing is rules.Standing.OVER else None
+        return verdict.reason if verdict.standing is fence_rules.Standing.OVER else None
 
 
 def mark(ws: Workspace, dispatch_id: str, why: str) -> None:
@@ -127,7 +127,7 @@ def record_end(ws: Workspace, dispatch_id: str, why: str) -> JsonObject | None:
             actor=ACTOR,
             observed_at=access.text(nxt.payload, "last_observed_at"),
         ).record
-        lifecycle_events.after_step(ws, session.state, written)
+        session_events.after_step(ws, session.state, written)
     kept = None
     if ws.store.records("worker").read(dispatch_id).payload["health"] != "stopped":
         found = salvage.keep(ws, dispatch, f"stopped: {why}")
@@ -148,7 +148,7 @@ def record_end(ws: Workspace, dispatch_id: str, why: str) -> JsonObject | None:
     worker_moves.move(ws, dispatch_id, decide, op=op, actor=ACTOR)
     # its token; an on-demand proxy no other worker needs stops (imported here: the proxy's server
     # is no part of a supervisor's start)
-    from oms.services.delivery import proxy_route as proxy_launch
+    from oms.services.delivery import proxy_route
 
-    proxy_launch.release(ws, dispatch_id)
+    proxy_route.release(ws, dispatch_id)
     return kept

@@ -1,11 +1,12 @@
 """`oms worker supervise`: the first process in a worker's pane — its sandbox's parent and its broker.
 
-It reads the launch spec delivery wrote (once: it holds the agent's credential), starts nothing if the
-worker was stopped meanwhile (`launch_guards.stopped`) or its terminal hung up, opens the broker's socket,
-starts the agent in its bubblewrap sandbox on the pane's terminal (options through a memory file, never
-the command line; the sandbox leads its own process group, holding the terminal: nothing in it can signal
-this process through a shared group), serves the worker's hooks and bridge until the sandbox ends, kills
-its init if it outlived it, and only then records the end (`exit.json`; tmux misreports exits, ADR 0009).
+It reads the launch spec delivery wrote (once: it holds the agent's credential), starts nothing if
+the worker was stopped meanwhile (`delivery/start_guard.stopped`) or its terminal hung up, opens the
+broker's socket, starts the agent in its bubblewrap sandbox on the pane's terminal (options through
+a memory file, never the command line; the sandbox leads its own process group, holding the
+terminal: nothing in it can signal this process through a shared group), serves the worker's hooks
+and bridge until the sandbox ends, kills its init if it outlived it, and only then records the end
+(`exit.json`; tmux misreports exits, ADR 0009).
 
 It asks the one rule of whether the attempt may act (`attempt_end.Watch`, ADR 0028) after every
 request its broker serves and at least once a second: once the attempt is over (its dispatch
@@ -16,7 +17,7 @@ fenced attempt's worker is parked.
 The sandbox runs in a cgroup of its own beneath this process's (ADR 0025): bubblewrap joins it
 before it executes, with its largest file bounded. No cgroup, no sandbox (unless `[limits] cgroup =
 "unsafe-none"`). While it runs, its cgroup's counters are read and its worktree and home measured
-(`sandbox_bounds.py`); a bound reached ends the sandbox, and the end names it (`limit: pids`,
+(`containment/bounds.py`); a bound reached ends the sandbox, and the end names it (`limit: pids`,
 `limit: memory`, `limit: disk`). What is left in the cgroup afterwards is killed and the cgroup
 removed, before the end is recorded.
 
@@ -50,8 +51,8 @@ from oms.limits import LIMITS
 from oms.process import Foreground, data_fd, end_own_group, kill_exact, landlock, start_foreground
 from oms.services.containment import reaper
 from oms.services.containment.bounds import Guard
-from oms.services.delivery import spec as launch
-from oms.services.delivery import start_guard as launch_guards
+from oms.services.delivery import spec as launch_spec
+from oms.services.delivery import start_guard
 from oms.services.doors import hooks
 from oms.services.doors.broker import Broker
 from oms.services.doors.worker_doors import WorkerDoors
@@ -77,11 +78,11 @@ def supervise(state_root: str, dispatch_id: str) -> int:
     slot = reserve_descriptor()  # the lowest free descriptor, one digit: the exec marker's
     with Root.open(state_root) as root:
         try:
-            spec = launch.consume(root, dispatch_id)
+            spec = launch_spec.consume(root, dispatch_id)
         except OmsError as exc:
             record_exit(root, dispatch_id, (1, None, f"the worker could not start: {exc.message}"))
             raise
-        why = launch_guards.await_registration(root, spec.dispatch_id, spec.session_id, received)
+        why = start_guard.await_registration(root, spec.dispatch_id, spec.session_id, received)
         if why is not None:  # `oms worker stop` came before the sandbox, or no launch registered the session
             record_exit(root, dispatch_id, (1, None, f"the worker did not start: {why}"))
             raise AuthorityChangedError(why, hint=f"`oms worker observe {dispatch_id}` shows its end")
@@ -126,7 +127,12 @@ class _Run:
     """One sandbox run: start it, serve the broker, escalate on a hang-up, tell how it ended."""
 
     def __init__(
-        self, root: Root, state_real: str, spec: launch.LaunchSpec, log: Callable[[str], None], received: list[int]
+        self,
+        root: Root,
+        state_real: str,
+        spec: launch_spec.LaunchSpec,
+        log: Callable[[str], None],
+        received: list[int],
     ) -> None:
         self.root = root
         self.state_real = state_real
