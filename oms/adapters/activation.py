@@ -3,9 +3,10 @@
 
 Activation waits for the CLI's ready marks (all on screen, its busy mark not), types the instruction,
 pauses `ENTER_PAUSE_S` (Codex reads an Enter within 50 ms of text as a newline), presses Enter and waits
-for a sign the agent took it: the `Witness` (a prompt hook observed the session since the text was
-typed) or the busy mark. Without one it presses Enter once more (the first became a newline), then gives
-up (`ActivationError`). A plan without a prompt (a command worker) needs no activation.
+for a sign the agent took it: the `Witness` (its session records a prompt taken since the text was
+typed; never Claude Code's SessionStart, which it fires once started) or the busy mark. Without one
+it presses Enter once more (the first became a newline), then gives up (`ActivationError`). A plan
+without a prompt (a command worker) needs no activation.
 
 Parking interrupts a turn only while one runs (the busy mark: Escape outside a turn can clear the
 composer); resuming tells an interrupted agent to continue.

@@ -12,8 +12,10 @@ says, so a payload that cannot be parsed still gets the event's safe answer, and
 event is refused. Exit 2 is never used; decisions are JSON on stdout in each CLI's contract.
 
 - SessionStart: the session is observed (heartbeat; Codex's own session id recorded as the native
-  ref) and the agent is told to call `read_dispatch` (`additionalContext`).
-- UserPromptSubmit: heartbeat (delivery confirms the typed instruction by it); the first one records
+  ref) and the agent is told to call `read_dispatch` (`additionalContext`). Codex fires it at its
+  first turn: a prompt taken, as below (Claude Code fires it once started: none).
+- UserPromptSubmit: a prompt taken (`last_prompted_at`; delivery confirms the typed instruction by
+  it, so the first since oms started the agent is recorded at once); the first one records
   `agent_prompted_at` (from then on the agent's native session can be resumed in a new pane).
 - Stop: the gate and the bound of `domain/gate.py`: while the dispatch has no result, block with a reason,
   at most its cap of times in a row (Codex has none; `/goal` fires Stop on every automatic turn); a

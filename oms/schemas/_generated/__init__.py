@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'cb93c9f47141aa9cfe6a259cdc1184b5d4bc3de222dee53260b5804c3dddb751'
+SOURCE_SHA256 = 'b375b6802fc5e453eb77e2255e3ddec147dbe4bb8dfba12b88e0b0ed4b98d390'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
