@@ -5,9 +5,10 @@ A `running` or `parked` session whose pane ended is `relaunch`ed (`oms worker re
 (the dispatch binds its id), its agent started again in a new pane on its own native session — running,
 bound to the new pane, with a fresh heartbeat deadline.
 
-A session's heartbeat deadline is 15 minutes after its last observation (DESIGN.md §5); parking needs
-a parked-until in the future. A session carries its role's bound on a dispatch's life without a result
-(`domain/gate.py`): registering and resuming start that bound afresh (no turns counted since now).
+A session's heartbeat deadline is 15 minutes after its last observation (ADR 0016 "Decision 1");
+parking needs a parked-until in the future. A session carries its role's bound on a dispatch's life
+without a result (`domain/gate.py`): registering and resuming start that bound afresh (no turns
+counted since now).
 """
 
 from __future__ import annotations
