@@ -1,4 +1,4 @@
-"""Git, without running repository code (DESIGN.md §8, research/sec.md §6).
+"""Git, without running repository code (ADR 0009 "Delivery"; SECURITY.md attack case 25).
 
 An agent can write a repository's `.git/config` (worktrees share it). `git status`, `diff` and checkout
 run `core.fsmonitor`, `filter.*` and hook commands from that config. So oms:

@@ -6,7 +6,7 @@ blocks in a row are counted (`stop_blocks`): `stop_hook_active` continues a run,
 one. Past STOP_BLOCK_CAP blocks in a run the Stop is let through and the agent is recorded as stopped
 (`agent_stopped_at`, kept from that Stop); the gate then stays open — every later Stop is let through —
 until a prompt (UserPromptSubmit, SessionStart) or a resume re-arms it. Codex in `/goal` mode fires Stop
-on every automatic turn without `stop_hook_active` (research/tui.md §1.6): were such a Stop to start a
+on every automatic turn without `stop_hook_active` (ADR 0011 "Hooks"): were such a Stop to start a
 new run, the gate would block a goal that never ends forever. With a result every Stop is let through.
 
 The bound. Every Stop while the dispatch has no result ends a turn (a turn a prompt starts ends in a

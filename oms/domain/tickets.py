@@ -1,4 +1,4 @@
-"""The ticket state machine (DESIGN.md §4). Pure: takes a state, a payload and `now`; returns `Next`.
+"""The ticket state machine. Pure: takes a state, a payload and `now`; returns `Next`.
 
 States and events:
 - `open --lease--> leased`: binds a worker, a fresh lease token, a session id (a UUID) and an expiry.

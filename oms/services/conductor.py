@@ -1,4 +1,5 @@
-"""`oms conductor tick`: one idempotent pass over the fleet (DESIGN.md §6; rules in `domain/conductor.py`).
+"""`oms conductor tick`: one idempotent pass over the fleet (ADR 0016; rules in
+`domain/conductor.py`).
 
 Phases, each timed and reported, each item on its own (one bad ticket or worker is a line in the report,
 never the end of the pass):

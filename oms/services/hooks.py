@@ -1,4 +1,4 @@
-"""The agent CLIs' hooks, applied by the broker (research/codex.md §2.5-2.7, §3.2-3.4; ADR 0012).
+"""The agent CLIs' hooks, applied by the broker (ADR 0011 "Hooks", ADR 0012).
 
 Inside a worker's sandbox `oms hook provider` is a relay (`cli/relay.py`); the pane's broker calls
 `answer` with the relay's argv and stdin. The argv is what oms wrote into the agent's hook configuration;

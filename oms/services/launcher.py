@@ -1,5 +1,5 @@
-"""One launch of an accepted dispatch's worker (DESIGN.md §5.4-§5.7, ADR 0009), for `deliver` and for
-`resume` of a worker that never started — both under the deliverer's outbox lock.
+"""One launch of an accepted dispatch's worker (ADR 0008, ADR 0009 "Delivery"), for `deliver` and
+for `resume` of a worker that never started — both under the deliverer's outbox lock.
 
 Authority (`services/authority.py`) → the worker is an idle, healthy or parked reservation → alone in
 its worktree → agent CLI version and bubblewrap → a first launch's checkout made ready (an earlier
