@@ -168,7 +168,10 @@ def toplevel(path: str) -> str:
     try:
         out = git(path, "rev-parse", "--show-toplevel").text()
     except ProcessFailedError as exc:
-        raise CheckoutChangedError(f"{path} is not a usable git working tree ({exc.message})") from exc
+        raise CheckoutChangedError(
+            f"{path} is not a usable git working tree ({exc.message})",
+            hint="run oms inside the git repository it works on (cd there, or pass --config-root)",
+        ) from exc
     return os.path.realpath(out)
 
 

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'b375b6802fc5e453eb77e2255e3ddec147dbe4bb8dfba12b88e0b0ed4b98d390'
+SOURCE_SHA256 = 'e2e8b68d5c29c52a341fa3510c3cdb6a455d287fc5729813b33022749c003e14'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
