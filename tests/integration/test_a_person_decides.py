@@ -64,14 +64,11 @@ def test_a_blocked_ticket_reopened_by_a_person_runs_again(fleet: Fleet, oms: Oms
     assert again.returncode == 1
     assert again.stderr.splitlines() == [
         "oms: error: ticket cannot reopen from state leased",
-        "  hint: its attempt 2 holds it (leased to worker-1): "
-        "`oms worker stop` ends it for a person first",
+        "  hint: its attempt 2 holds it (leased to worker-1): `oms worker stop` ends it for a person first",
     ]
 
 
-def test_a_quarantined_ticket_reopened_counts_its_failures_afresh(
-    fleet: Fleet, oms: OmsCommand
-) -> None:
+def test_a_quarantined_ticket_reopened_counts_its_failures_afresh(fleet: Fleet, oms: OmsCommand) -> None:
     """A reopened quarantine would be quarantined again by its next failure, its five still within
     the hour."""
     ticket = fleet.add("Always fail")
@@ -99,15 +96,11 @@ def test_a_quarantined_ticket_reopened_counts_its_failures_afresh(
                     failure=failure,
                 )
             else:
-                tickets.retry(
-                    ws, grant.ticket, session_id=session, failure=failure, retry_after=ws.now()
-                )
+                tickets.retry(ws, grant.ticket, session_id=session, failure=failure, retry_after=ws.now())
     state, payload = fleet.tickets()[ticket]
     assert state == "blocked"
     assert str(payload["reason"]).startswith("quarantined after 5 failures")
-    done = _cli(
-        oms, fleet, "ticket", "retry", ticket, "--person", "ann", "--reason", "fixed the check"
-    )
+    done = _cli(oms, fleet, "ticket", "retry", ticket, "--person", "ann", "--reason", "fixed the check")
     assert done.returncode == 0, done.stderr
     state, payload = fleet.tickets()[ticket]
     assert (state, payload["attempt"], payload["failures"]) == ("open", 6, [])
