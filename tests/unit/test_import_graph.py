@@ -27,7 +27,8 @@ Graph = Mapping[str, frozenset[str]]
 @pytest.fixture(scope="module")
 def graph() -> Graph:
     built = grimp.build_graph("oms", include_external_packages=False, cache_dir=None)
-    return {module: frozenset(built.find_modules_directly_imported_by(module)) for module in built.modules}
+    imports = built.find_modules_directly_imported_by
+    return {module: frozenset(imports(module)) for module in built.modules}
 
 
 def cycles(graph: Graph) -> list[list[str]]:
@@ -80,7 +81,7 @@ def layer_contracts() -> list[tuple[str, list[list[str]]]]:
     for contract in config["tool"]["importlinter"]["contracts"]:
         if contract["type"] != "layers":
             continue
-        layers = [[name.strip() for name in re.split(r"[|:]", layer)] for layer in contract["layers"]]
+        layers = [[n.strip() for n in re.split(r"[|:]", layer)] for layer in contract["layers"]]
         out += [(container, layers) for container in contract["containers"]]
     return out
 

@@ -38,7 +38,12 @@ class DeliveryContext:
     activator: Activator | None = None
 
     @classmethod
-    def open(cls, ws: Workspace, env: Mapping[str, str] | None = None, activator: Activator | None = None) -> Self:
+    def open(
+        cls,
+        ws: Workspace,
+        env: Mapping[str, str] | None = None,
+        activator: Activator | None = None,
+    ) -> Self:
         """The context with oms's own tmux server and the running executable."""
         source = dict(os.environ if env is None else env)
         root = ws.store.state.root

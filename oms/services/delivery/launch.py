@@ -1,5 +1,5 @@
-"""One launch of an accepted dispatch's worker (DESIGN.md §5.4-§5.7, ADR 0009), for `deliver` and for
-`resume` of a worker that never started — both under the deliverer's outbox lock.
+"""One launch of an accepted dispatch's worker (ADR 0008, ADR 0009 "Delivery"), for `deliver` and
+for `resume` of a worker that never started — both under the deliverer's outbox lock.
 
 Authority (`services/chain/authority.py`) → the worker is an idle, healthy or parked reservation →
 alone in its worktree → agent CLI version and bubblewrap → a first launch's checkout made ready (an
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from oms.adapters import bwrap, cgroups
 from oms.adapters.activation import ActivationError, Witness
 from oms.adapters.panes import Pane
-from oms.canonical import Json, JsonObject, access, stable_id
+from oms.canonical import Json, JsonObject, access, parse_ts, stable_id
 from oms.domain import delivery as delivery_rules
 from oms.domain import sandbox_limits, sessions, workers
 from oms.domain.machine import Next
@@ -53,7 +53,13 @@ class Launched(NamedTuple):
     cause: OmsError | None = None
 
 
-def launch_worker(d: DeliveryContext, dispatch: Record, event_id: str, *, again: bool = False) -> Launched:
+def launch_worker(
+    d: DeliveryContext,
+    dispatch: Record,
+    event_id: str,
+    *,
+    again: bool = False,
+) -> Launched:
     """Launch `dispatch`'s worker (only an accepted dispatch launches, on every path). A launch that finds
     an earlier one begun (`panes/<dispatch>.begun.json`) or its session, with no live pane, parks the
     worker: only `again` — `oms worker resume`, a person's decision — starts it in a new pane then."""
@@ -236,7 +242,14 @@ def _begun(d: DeliveryContext, dispatch: Record) -> JsonObject:
     }
 
 
-def park(d: DeliveryContext, dispatch: Record, event_id: str, prefix: str, exc: OmsError, reason: str = "") -> Launched:
+def park(
+    d: DeliveryContext,
+    dispatch: Record,
+    event_id: str,
+    prefix: str,
+    exc: OmsError,
+    reason: str = "",
+) -> Launched:
     """Park the worker (unless it is parked already) with `reason`, else the error's one-line message."""
     person = isinstance(exc, WAITS_FOR_PERSON)  # its reason says what to do too
     said = f"{exc.message} ({exc.remedy})" if person and exc.remedy else exc.message
@@ -265,22 +278,28 @@ def _unpark(worker: Record, now: str) -> Next | None:
 
 
 class HookWitness:
-    """The agent took the typed instruction when a hook (UserPromptSubmit, SessionStart) observed its
-    session after the text was typed."""
+    """The agent took the typed instruction when its session records a prompt taken since the text
+    was typed (`last_prompted_at`: its UserPromptSubmit, or Codex's SessionStart: `gate.prompt`).
+    Another hook proves nothing: Claude Code fires SessionStart once started, also after oms typed,
+    with the text still in its composer (an Enter read as a newline). The first prompt since its
+    registration or relaunch (`prompt_due_at`) is recorded at once (`gate.worth_writing`)."""
 
     def __init__(self, d: DeliveryContext, dispatch_id: str) -> None:
         self.d = d
         self.dispatch_id = dispatch_id
-        self.since = ""
+        self.since: str | None = None
 
     def typing(self) -> None:
         """Remember when the text was typed."""
         self.since = self.d.ws.now()
 
     def taken(self) -> bool:
-        """Has a hook observed the session since?"""
+        """Has the agent taken a prompt since?"""
         session = self.d.session(access.text(self.d.dispatch(self.dispatch_id).payload, "session_id"))
-        return session is not None and access.text(session.payload, "last_observed_at") >= self.since
+        if session is None or self.since is None:
+            return False
+        prompted = session.payload.get("last_prompted_at")
+        return isinstance(prompted, str) and parse_ts(prompted) >= parse_ts(self.since)
 
 
 def activate(d: DeliveryContext, plan: LaunchPlan, dispatch_id: str) -> None:
@@ -296,7 +315,14 @@ PARK_OP = {"pane": "wkr-lch-park", "session": "wkr-reg-park"}
 
 
 def _after_pane_failure(
-    d: DeliveryContext, dispatch: Record, event_id: str, step: str, exc: OmsError, *, created: bool, registry: bool
+    d: DeliveryContext,
+    dispatch: Record,
+    event_id: str,
+    step: str,
+    exc: OmsError,
+    *,
+    created: bool,
+    registry: bool,
 ) -> Launched:
     """A step after the pane exists failed (`domain/delivery.after_pane_failure`): the pane is ended if
     this launch created it — its session, every process of its group, its sandbox, the spec its supervisor
@@ -312,7 +338,12 @@ def _after_pane_failure(
     return park(d, dispatch, event_id, PARK_OP[step], exc, after.reason)
 
 
-def _after_failed_activation(d: DeliveryContext, dispatch: Record, event_id: str, exc: OmsError) -> Launched:
+def _after_failed_activation(
+    d: DeliveryContext,
+    dispatch: Record,
+    event_id: str,
+    exc: OmsError,
+) -> Launched:
     pane = d.panes.observe(dispatch.record_id)
     end_reason = delivery_rules.after_failed_activation(None if pane is None else _seen(pane))
     if end_reason is None:

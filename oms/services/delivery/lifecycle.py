@@ -1,4 +1,4 @@
-"""`oms worker park|resume|stop` (DESIGN.md §5, ADR 0009 "Panes"); what each may do in which state is
+"""`oms worker park|resume|stop` (ADR 0009 "Panes"); what each may do in which state is
 `domain/delivery.py`'s, the keys they type `adapters/activation.py`'s.
 
 - park: interrupt the turn that runs (if one does), session `parked` until a future time, worker
@@ -143,7 +143,12 @@ def _launch_unstarted(d: DeliveryContext, dispatch: Record) -> JsonObject:
 
 
 def stop(
-    d: DeliveryContext, dispatch_id: str, reason: str, *, end_reason: str = "stopped", by: str = "oms-cli"
+    d: DeliveryContext,
+    dispatch_id: str,
+    reason: str,
+    *,
+    end_reason: str = "stopped",
+    by: str = "oms-cli",
 ) -> JsonObject:
     """Stop the pane (and every process in it); session stopped, health stopped, activity blocked."""
     dispatch = d.dispatch(dispatch_id)

@@ -37,7 +37,14 @@ class Delivery(DeliveryContext):
         """`lifecycle.resume`."""
         return lifecycle.resume(self, dispatch_id)
 
-    def stop(self, dispatch_id: str, reason: str, *, end_reason: str = "stopped", by: str = "oms-cli") -> JsonObject:
+    def stop(
+        self,
+        dispatch_id: str,
+        reason: str,
+        *,
+        end_reason: str = "stopped",
+        by: str = "oms-cli",
+    ) -> JsonObject:
         """`lifecycle.stop`."""
         return lifecycle.stop(self, dispatch_id, reason, end_reason=end_reason, by=by)
 
