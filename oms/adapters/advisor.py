@@ -175,6 +175,7 @@ def execute(
             timeout=timeout,
             max_output=ADVISOR_OUTPUT_BYTES,
             check=False,
+            die_with_parent=True,  # a model call never outlives the conductor or command that asked
         )
     except ProcessError as exc:
         raise AdvisorError(f"advisor {advisor.argv[0]} did not run: {exc.message}") from exc

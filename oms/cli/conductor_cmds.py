@@ -46,6 +46,7 @@ def tick(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, j
     """One idempotent pass: reconcile, expire, deadlines, resume, deliver, resolve, fill, close."""
     from oms.services.conductor import tick as conductor
 
+    signal.signal(signal.SIGINT, _interrupted_now)
     with workspace(state_root_, config_root_) as ws:
         report = conductor.tick(ws)
     if json_out:
@@ -79,7 +80,7 @@ def run(
     asked: list[int] = []
     internal: list[str] = []
     for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda s, _f: asked.append(s))
+        signal.signal(signum, lambda s, _f: _asked_to_stop(asked, s))
     live = sys.stdout.isatty() and not json_out
     with workspace(state_root_, config_root_) as ws:
         every = interval if interval is not None else ws.config().tick_seconds
@@ -112,6 +113,31 @@ def run(
         typer.echo(f"{_stamp()} conductor stopped after {count} ticks ({why}); workers keep running")
     if internal:
         raise InternalErrorsSeen(_internal(internal))
+
+
+def _asked_to_stop(asked: list[int], signum: int) -> None:
+    """Ctrl-C (or SIGTERM) once: the loop ends after the running tick, and says what that tick is
+    doing (a model call can take minutes); twice: it ends now — what it runs (the advisor) ends
+    with it, its workers keep running (ADR 0031)."""
+    asked.append(signum)
+    if len(asked) > 1:
+        raise KeyboardInterrupt
+    from oms.services.conductor import doing
+
+    what = doing.said()
+    now = f"; this tick is at {what}" if what else ""
+    again = "again to stop now; workers keep running"
+    sys.stderr.write(f"\noms: stopping after this tick{now} ({again})\n")
+    sys.stderr.flush()
+
+
+def _interrupted_now(_signum: int, _frame: object) -> None:
+    """A one-shot tick's Ctrl-C ends it now, saying where (what it ran ends with it)."""
+    from oms.services.conductor import doing
+
+    what = doing.said()
+    sys.stderr.write(f"\noms: stopping now{f', at {what}' if what else ''}; workers keep running\n")
+    raise KeyboardInterrupt
 
 
 def _live_view(ws: Workspace, report: Tick) -> None:

@@ -8,6 +8,10 @@
   blocks its ticket too: it waits for a person, never for its lease to run out and a new agent. So
   does an attempt whose worktree only a person can put right (`worktree`: gone with its branch,
   broken by hand, holding what oms cannot keep; ADR 0029): retrying it would fail the same way.
+- A configuration fault (ADR 0031: a login, bubblewrap, a cgroup, a path a launch cannot write,
+  found before any model call or explaining a refusal on the way: `CONFIG`) is no attempt: the
+  ticket waits, open, its reason "needs a person: ..." with the fix — no failure counted, no
+  backoff, no quarantine —, and the queue takes it again at the first tick whose checks pass.
 - The queue: open tickets whose `retry_after` has passed, by priority (1 first; none = 3), then age.
 - A parked worker is resumed only when its session is parked until a time that has come (`oms worker park
   --until`), never one parked `no_result` (its agent would loop again: a person looks). Workers parked
@@ -35,6 +39,13 @@ QUARANTINE_FAILURES = 5
 QUARANTINE_WINDOW_S = 3600
 DEFAULT_PRIORITY = 3
 PERSON = "worktree"  # the status of an attempt whose worktree waits for a person (ADR 0029)
+CONFIG = "configuration"  # ... of one a configuration fault stopped before it launched (ADR 0031)
+NEEDS_PERSON = "needs a person: "  # how the reason of a ticket waiting for a person's fix begins
+
+
+def needs_person(what: str) -> str:
+    """The reason of a ticket that waits for a person to fix what a launch needs."""
+    return NEEDS_PERSON + what
 
 
 def backoff_s(failures: int) -> int:
@@ -62,6 +73,7 @@ class Resolution(StrEnum):
     BLOCKED = "blocked"
     RETRY = "retry"
     QUARANTINE = "quarantine"
+    WAIT = "wait"  # open, for a person's fix: nothing counted (ADR 0031)
 
 
 class Decision(NamedTuple):
@@ -74,7 +86,7 @@ class Decision(NamedTuple):
 
 def resolve(status: str, summary: str, *, failures: Sequence[JsonObject], now: str) -> Decision:
     """The ticket's next step after an attempt ended with `status` (`completed`, `blocked`,
-    `failed`, `ended` for a worker that ended without a result, `stopped`, or `PERSON`);
+    `failed`, `ended` for a worker that ended without a result, `stopped`, `PERSON` or `CONFIG`);
     `failures` include this one."""
     if status == "completed":
         return Decision(Resolution.DONE, f"completed: {summary}")
@@ -84,6 +96,9 @@ def resolve(status: str, summary: str, *, failures: Sequence[JsonObject], now: s
         return Decision(Resolution.BLOCKED, f"stopped before a result, a person decides: {summary}")
     if status == PERSON:
         return Decision(Resolution.BLOCKED, f"its worktree waits for a person: {summary}")
+    if status == CONFIG:
+        said = summary if summary.startswith(NEEDS_PERSON) else needs_person(summary)
+        return Decision(Resolution.WAIT, said)
     if quarantined(failures, now):
         recent = recent_failures(failures, now)
         attempts = ", ".join(str(f.get("attempt")) for f in recent)

@@ -7,13 +7,14 @@ child and is an error, so a hostile tool cannot make oms buffer without limit.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import selectors
 import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import IO, NamedTuple
 
 from oms.errors import ProcessFailedError, ProcessTimeoutError, ToolNotFoundError
@@ -54,11 +55,23 @@ def run(
     check: bool = True,
     pass_fds: tuple[int, ...] = (),
     confine: Confinement | None = None,
+    die_with_parent: bool = False,
 ) -> Completed:
     """Run `argv` and collect its output. `env` defaults to `child_env()`; `pass_fds`: descriptors
     the child inherits (e.g. a sandbox's seccomp filter); `confine`: the cgroups it joins and its
-    largest file, taken on before it executes (`confine.py`)."""
-    started = start(argv, cwd=cwd, env=env, stdin=stdin is not None, pass_fds=pass_fds, confine=confine)
+    largest file, taken on before it executes (`confine.py`); `die_with_parent`: the kernel
+    SIGKILLs it when this process ends, however it ends (a long model call: the advisor). An
+    interrupt or any error while it runs ends its whole group before it propagates: no child
+    outlives the call that started it."""
+    started = start(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=stdin is not None,
+        pass_fds=pass_fds,
+        confine=confine,
+        die_with_parent=die_with_parent,
+    )
     return started.finish(timeout=timeout, max_output=max_output, stdin=stdin, check=check)
 
 
@@ -110,6 +123,7 @@ def start(
     stdin: bool = False,
     pass_fds: tuple[int, ...] = (),
     confine: Confinement | None = None,
+    die_with_parent: bool = False,
 ) -> Started:
     """Start `argv` (in a session of its own, its output piped; `stdin`: a pipe for `finish` to
     feed) and return at once: its output is for `Started.finish` to collect."""
@@ -121,6 +135,7 @@ def start(
     exe = args[0] if os.sep in args[0] else which(args[0], environment)
     if exe is None:
         raise ToolNotFoundError(f"{args[0]} is not installed (not found on PATH)")
+    prepare = before_exec(confine, _die_with(os.getpid()) if die_with_parent else None)
     try:
         proc = subprocess.Popen(  # argv list, never a shell
             (exe, *args[1:]),
@@ -132,7 +147,7 @@ def start(
             close_fds=True,
             pass_fds=pass_fds,
             start_new_session=True,
-            preexec_fn=before_exec(confine),  # noqa: PLW1509 - writes to descriptors, no lock taken
+            preexec_fn=prepare,  # noqa: PLW1509 - writes to descriptors, no lock taken
         )
     except subprocess.SubprocessError as exc:  # a cgroup refused it: it never runs unbounded
         why = "could not join its cgroup"
@@ -142,6 +157,23 @@ def start(
     except PermissionError as exc:
         raise ToolNotFoundError(f"{args[0]} is not executable ({exc.strerror})") from exc
     return Started(proc, args)
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int) -> Callable[[], None]:
+    """What a child runs before it executes to be SIGKILLed when `parent` ends (PR_SET_PDEATHSIG);
+    a parent already gone by then ends it at once."""
+
+    libc = ctypes.CDLL(None, use_errno=True)  # loaded here: the child only calls it
+
+    def child() -> None:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return child
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
@@ -154,14 +186,15 @@ def _collect(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float,
     """Feed stdin, read both pipes until EOF (bounded), wait; returns (stdout, stderr, outcome)."""
     assert proc.stdout is not None  # noqa: S101 - pipes were requested
     assert proc.stderr is not None  # noqa: S101
-    if proc.stdin is not None:
-        _feed(proc.stdin, stdin or b"")
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
     buffers: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
     total = 0
     outcome = "ok"
     deadline = time.monotonic() + timeout
+    ended = False
     try:
+        if proc.stdin is not None:
+            _feed(proc.stdin, stdin or b"")
         with selectors.DefaultSelector() as sel:
             sel.register(out_fd, selectors.EVENT_READ)
             sel.register(err_fd, selectors.EVENT_READ)
@@ -187,7 +220,10 @@ def _collect(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float,
                 outcome = "timeout"
         if outcome != "ok":
             _kill(proc)
+        ended = True
     finally:
+        if not ended:  # an interrupt (^C), or an error, while it ran: its group goes with the call
+            _kill(proc)
         proc.stdout.close()
         proc.stderr.close()
     return b"".join(buffers[out_fd]), b"".join(buffers[err_fd]), outcome

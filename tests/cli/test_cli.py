@@ -146,7 +146,9 @@ def test_doctor_says_which_cli_needs_a_login_and_which_model_is_retired(
     assert result.returncode == 1  # the advisor's and the worker's CLIs are not logged in
     lines = {" ".join(line.split()[:3]): line for line in result.stdout.splitlines()}
     assert "run `codex login`" in lines["FAIL login oms.exec-advisor"]
-    assert "`/login`" in lines["FAIL login oms.ticket-executor"]
+    worker = lines["FAIL login oms.ticket-executor"]  # contained: what the model proxy would hold
+    assert "not logged in: the model proxy would hold none for oms-anthropic" in worker
+    assert "export ANTHROPIC_API_KEY" in worker  # a Claude Code login is never handed to a worker
     assert "WARN login oms.goal-long-executor" in lines  # configured, not used: a warning
     retired = [line for line in result.stdout.splitlines() if line.startswith("WARN  model oms.ticket-executor")]
     assert retired, result.stdout

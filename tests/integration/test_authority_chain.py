@@ -73,7 +73,7 @@ def test_propose_is_idempotent_per_lease(chain: Chain) -> None:
 
 def test_accept_without_review_is_refused(chain: Chain) -> None:
     _, _, dispatch_id = chain.proposed()
-    with chain.workspace() as ws, pytest.raises(AuthorityChangedError, match="no advisor approval"):
+    with chain.workspace() as ws, pytest.raises(AuthorityChangedError, match="no approval yet"):
         dispatches.accept(ws, dispatch_id)
 
 

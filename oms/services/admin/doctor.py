@@ -12,14 +12,18 @@ from dataclasses import dataclass
 from oms.adapters import bwrap, cgroups, cli_models
 from oms.adapters.advisor import ADVISOR_ENV
 from oms.adapters.tools import TOOLS, probe
-from oms.domain.config import CONFIG_PATH
+from oms.domain import routing
+from oms.domain.config import CONFIG_PATH, CREDENTIAL_DEFAULT, WORKER_TRANSPORTS, Config, Role
 from oms.domain.policy import POLICY_PATH
+from oms.domain.proxy import IMPLICIT
 from oms.domain.sandbox_limits import SandboxLimits, unbounded
 from oms.errors import OmsError
 from oms.fsio import Root, capabilities
 from oms.limits import LIMITS
 from oms.process import child_env, is_frozen, landlock
 from oms.schemas import SCHEMA_NAMES, schema_source, validator
+from oms.services.proxy import credentials as proxy_credentials
+from oms.services.workspace import launch_paths
 from oms.services.workspace.committed import committed_config
 from oms.services.workspace.policy import load_tracked
 from oms.store import StateRoot, sandboxes
@@ -249,23 +253,7 @@ def _roles(config_root: str | None) -> list[Check]:
         if cli is None:
             continue
         in_use = role_id in (config.advisor_role, config.worker_role)
-        if role.endpoint is not None:
-            checks.append(Check(f"login {role_id}", True, f"{cli} talks to the role's endpoint {role.endpoint}"))
-        else:
-            missing = cli_models.login_missing(cli, env)
-            if missing is None:
-                checks.append(Check(f"login {role_id}", True, f"{cli} is logged in (or has an API key)"))
-            else:
-                used = "used" if in_use else "not used by [advisor] or [worker]"
-                checks.append(
-                    Check(
-                        f"login {role_id}",
-                        not in_use,
-                        f"{missing} ({used})",
-                        cli_models.LOGIN_HINTS[cli],
-                        warn=not in_use,
-                    )
-                )
+        checks.append(login(config, role, in_use, env))
         if cli == "codex":
             codex_listed = cli_models.codex_models() if codex_listed is None else codex_listed
             if codex_listed and role.model not in codex_listed:
@@ -294,6 +282,76 @@ def _roles(config_root: str | None) -> list[Check]:
     return checks
 
 
+PROXY_LOGIN_FIX = {
+    "anthropic": "export ANTHROPIC_API_KEY in the environment that starts the conductor or the "
+    "worker (the model proxy holds it; a Claude Code login is not handed to workers), or give "
+    "the role an `endpoint`",
+    "openai": "run `codex login` (or export OPENAI_API_KEY) in the environment that starts the "
+    "conductor or the worker (the model proxy holds it), or give the role an `endpoint`",
+}
+
+
+def login(config: Config, role: Role, in_use: bool, env: dict[str, str]) -> Check:
+    """The `login <role>` line: can the role's agent reach its model? A worker that goes through
+    the model proxy (ADR 0026) needs what the proxy would hold for it, started from this
+    environment (`proxy_credentials.missing`, the proxy's own lookup); any other role its CLI's
+    own login or an API key, unless it names an endpoint. A role not in use only warns. A missing
+    login says "not logged in" (ADR 0031)."""
+    name, cli = f"login {role.role_id}", CLI_OF[role.transport]
+    family = routing.family_of(role.transport)
+    proxied = role.transport in WORKER_TRANSPORTS and role.credential == CREDENTIAL_DEFAULT
+    used = "used" if in_use else "not used by [advisor] or [worker]"
+    if proxied and family is not None and not config.routing.providers:
+        provider = IMPLICIT[family]
+        missing = proxy_credentials.missing({}, provider, role.endpoint, env)
+        if missing is None:
+            return Check(name, True, f"the model proxy holds a credential for {provider}")
+        detail = f"not logged in: the model proxy would hold none for {provider}: {missing}"
+        detail += f" ({used})"
+        return Check(name, not in_use, detail, PROXY_LOGIN_FIX[family], warn=not in_use)
+    if proxied:  # routed to providers: the route decides (`oms route explain`)
+        return Check(name, True, "routed to [providers]: `oms route explain` shows each one's key")
+    if role.endpoint is not None:
+        return Check(name, True, f"{cli} talks to the role's endpoint {role.endpoint}")
+    missing = cli_models.login_missing(cli, env)
+    if missing is None:
+        return Check(name, True, f"{cli} is logged in (or has an API key)")
+    fix = cli_models.LOGIN_HINTS[cli]
+    return Check(name, not in_use, f"not logged in: {missing} ({used})", fix, warn=not in_use)
+
+
+def paths(state_root: str, config_root: str | None) -> Check:
+    """The paths a launch writes on a command line: printable ASCII (`launch_paths.py`)."""
+    config = None
+    if config_root is not None:
+        with contextlib.suppress(OmsError):  # the config line says why it cannot be read
+            config = committed_config(os.path.abspath(config_root))
+    found = launch_paths.problems(state_root, config_root, config)
+    if not found:
+        said = "the state root, worktrees and oms are at printable ASCII paths"
+        return Check("paths", True, said)
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    return Check("paths", False, found[0].line() + more, found[0].fix)
+
+
+def launch_checks(state_root: str, config_root: str, config: Config) -> list[Check]:
+    """What a launch of the roles in use needs, as `oms doctor` checks it (the conductor asks
+    these before any model call: `services/conductor/preflight.py`, ADR 0031): their CLIs, bubblewrap, a
+    cgroup (unless the config gives them up), each role's login, the paths."""
+    named = (config.advisor_role, config.worker_role)
+    in_use = [config.roles[r] for r in named if r in config.roles]
+    clis = {"git", "tmux"} | {CLI_OF[r.transport] for r in in_use if r.transport in CLI_OF}
+    out = [check for check in _tools() if check.name in clis]
+    out += [check for check in _sandbox() if check.name == "bubblewrap"]
+    worker = config.roles.get(config.worker_role)
+    if not (config.limits.unsafe or (worker is not None and worker.limits.unsafe)):
+        out += [check for check in _cgroups(config_root) if check.name == "cgroups"]
+    env = child_env(keep=ADVISOR_ENV)
+    out += [login(config, role, True, env) for role in in_use if role.transport in CLI_OF]
+    out.append(paths(state_root, config_root))
+    return out
+
+
 def diagnose(state_root: str, config_root: str | None) -> list[Check]:
     """Run every check (none of them changes anything)."""
     checks = [_oms(), _schemas(), *_tools(), *_sandbox(), *_cgroups(config_root)]
@@ -303,4 +361,5 @@ def diagnose(state_root: str, config_root: str | None) -> list[Check]:
     checks.append(_config(config_root))
     checks.append(_policy(config_root))
     checks += _roles(config_root)
+    checks.append(paths(state_root, config_root))
     return checks

@@ -11,6 +11,7 @@ from oms.domain.policy import POLICY_PATH, parse_policy
 from oms.errors import AlreadyExistsError, StateRootError, shown
 from oms.fsio import Root
 from oms.limits import LIMITS
+from oms.services.workspace import launch_paths
 from oms.services.workspace.policy import default_policy_bytes
 from oms.store import StateRoot, sandboxes
 
@@ -87,7 +88,9 @@ def commit_scaffold(config_root: str) -> str | None:
 
 def init(state_root: str, config_root: str | None) -> InitResult:
     """Create or verify the state root, then scaffold `.oms/config.toml` under `config_root` if missing.
-    Everything that could refuse is checked before anything is created (a refused init changes nothing)."""
+    Everything that could refuse is checked before anything is created (a refused init changes
+    nothing): a state root or an oms a launch could not name on its command line too (ADR 0031)."""
+    launch_paths.refuse(state_root, None, None)
     if config_root is not None and _inside(state_root, config_root):
         raise StateRootError(
             f"state root {shown(state_root)} is inside the config root {shown(config_root)}",

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject
 from oms.domain import workers
+from oms.domain.conductor import NEEDS_PERSON
 from oms.domain.sandbox_limits import UNSAFE_NONE
 from oms.errors import OmsError
 from oms.services.containment import opt_outs
@@ -102,7 +103,19 @@ def snapshot(ws: Workspace) -> Snapshot:
     except OmsError as exc:  # no committed config: `oms doctor` says why
         warnings.append(f"config: {exc.message}")
     sessions, authorizations = latest("session"), latest("authorization")
-    return Snapshot(latest("ticket"), dispatches, workers, sessions, authorizations, warnings)
+    tickets = latest("ticket")
+    warnings += waiting(tickets)
+    return Snapshot(tickets, dispatches, workers, sessions, authorizations, warnings)
+
+
+def waiting(tickets: list[Record]) -> list[str]:
+    """One warning for each fix open tickets wait for (ADR 0031), naming them."""
+    by_reason: dict[str, list[str]] = {}
+    for ticket in tickets:
+        reason = ticket.payload.get("reason")
+        if ticket.state == "open" and isinstance(reason, str) and reason.startswith(NEEDS_PERSON):
+            by_reason.setdefault(reason, []).append(ticket.record_id)
+    return [f"{', '.join(ids[:10])}: {reason}" for reason, ids in by_reason.items()]
 
 
 def _unbounded(dispatch: Record) -> bool:

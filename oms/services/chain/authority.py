@@ -57,7 +57,11 @@ def check_approval(ws: Workspace, dispatch: Record, policy: Policy, intent: str)
         return
     ref = dispatch.payload.get("advisor_evidence")
     if not isinstance(ref, str):
-        raise AuthorityChangedError("dispatch has no advisor approval (run `oms dispatch review`)")
+        how = f"`oms dispatch review {dispatch.record_id}`"
+        if policy.human_approval:
+            how += f" (or a person's `oms dispatch approve {dispatch.record_id}`)"
+        hint = f"run {how}, then accept it"
+        raise AuthorityChangedError("dispatch has no approval yet", hint=hint)
     approval.check_advisor_approval(
         ws.store.evidence.get(ref).body,
         ticket_id=ticket_id,
@@ -131,16 +135,18 @@ def check_role(ws: Workspace, configured: Role, policy: Policy, payload: JsonObj
     return instructions
 
 
-def check_dispatch(ws: Workspace, dispatch: Record) -> Authority:
+def check_dispatch(ws: Workspace, dispatch: Record, *, approved: bool = True) -> Authority:
     """Every authority check of ADR 0008 except the live authorisation (the caller's, before
-    contact)."""
+    contact); without `approved`, every one but the approval: is the intent still current (what
+    a review asks before it pays the advisor, ADR 0031)?"""
     payload = dispatch.payload
     intent = check_intent(dispatch)
     head = head_files(ws.config_root)  # config, instructions and policy at HEAD: one git process for all
     policy = policy_service.load_tracked(ws.config_root, ws.repo, head)
     if not equal(policy.digest, access.text(payload, "policy_digest")):
         raise AuthorityChangedError("role policy changed since the dispatch was proposed")
-    check_approval(ws, dispatch, policy, intent)
+    if approved:
+        check_approval(ws, dispatch, policy, intent)
     config = ws.config()
     configured = role(config, access.text(payload, "role_id"))
     instructions = check_role(ws, configured, policy, payload, head)

@@ -3,8 +3,10 @@ accept (create the worker and the delivery event), reject, cancel."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import Iterator
 
 from oms.adapters import advisor, git
 from oms.canonical import JsonObject, access, check, digest, equal, next_after, sha256_hex, stable_id
@@ -107,6 +109,28 @@ def _route(ws: Workspace, configured: Role, pin: str | None) -> str | None:
     return choice.provider_id
 
 
+def _session_for(ws: Workspace, ticket: Record) -> Record:
+    """The ticket as a new proposal of its leased attempt needs it: a dispatch of this attempt that
+    ended before it was accepted (cancelled, rejected: nothing of it ran) leaves the attempt to go
+    on under a fresh session, so the new proposal has a dispatch id of its own (it failed: the
+    operation id was taken 'with a different change'). One that was delivered ran as the attempt:
+    a new dispatch is a new attempt."""
+    attempt = access.integer(ticket.payload, "attempt")
+    session = access.text(ticket.payload, "session_id")
+    dispatch_id = stable_id("dsp", ticket.record_id, attempt, session)
+    ended = ws.store.records("dispatch").read_if_exists(dispatch_id)
+    if ended is None or ended.state not in ("cancelled", "rejected"):
+        return ticket
+    if ended.payload.get("delivery_event_id") is not None:
+        raise AuthorityChangedError(
+            f"attempt {attempt} of {ticket.record_id} was delivered ({dispatch_id} is "
+            f"{ended.state}): a new dispatch is a new attempt",
+            hint=f"`oms ticket block {ticket.record_id} --reason ...` (with its lease token), then "
+            f"`oms ticket reopen {ticket.record_id}` starts the next attempt",
+        )
+    return tickets.new_session(ws, ticket)
+
+
 def propose(
     ws: Workspace, ticket_id: str, role_id: str | None = None, provider: str | None = None
 ) -> tuple[Record, bool]:
@@ -119,6 +143,7 @@ def propose(
     ticket_machine.check_lease(
         ticket.state, ticket.payload, token=access.text(ticket.payload, "lease_token"), now=ws.now()
     )
+    ticket = _session_for(ws, ticket)
     config = ws.config()
     configured = role(config, role_id or config.worker_role)
     if configured.transport not in WORKER_TRANSPORTS or configured.sandbox != "ticket-worktree-write":
@@ -177,6 +202,23 @@ def propose(
     return result.record, not result.replayed
 
 
+@contextlib.contextmanager
+def _stale_hint(dispatch: Record) -> Iterator[None]:
+    """An intent the records no longer authorise says how to go on: cancel it and propose again
+    (a new proposal of the same attempt gets a dispatch of its own: `_session_for`)."""
+    try:
+        yield
+    except AuthorityChangedError as exc:
+        if exc.remedy != AuthorityChangedError.hint:
+            raise
+        ticket = access.text(dispatch.payload, "ticket_id")
+        how = (
+            f"`oms dispatch cancel {dispatch.record_id} --reason stale`, then "
+            f"`oms dispatch propose {ticket}` and review it"
+        )
+        raise AuthorityChangedError(exc.message, hint=how) from exc
+
+
 # ------------------------------------------------------------------ review
 def _advisor_request(ws: Workspace, dispatch: Record, intent_sha: str) -> JsonObject:
     ticket = ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
@@ -215,9 +257,8 @@ def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
     if dispatch.state != "proposed":
         raise IllegalTransitionError("dispatch", dispatch.state, "review")
     intent_sha = check_intent(dispatch)
-    policy = policy_service.load_tracked(ws.config_root, ws.repo)
-    if not equal(policy.digest, access.text(dispatch.payload, "policy_digest")):
-        raise AuthorityChangedError("role policy changed since the dispatch was proposed")
+    with _stale_hint(dispatch):  # an intent already stale is never paid for, nor approved
+        policy = check_dispatch(ws, dispatch, approved=False).policy
     config = ws.config()
     reviewer = role(config, config.advisor_role)
     check_reviewer(policy, reviewer.role_id)
@@ -326,7 +367,8 @@ def accept(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
     delivery event. Re-running it on an accepted dispatch finishes whatever a crash left undone."""
     dispatch = get(ws, dispatch_id)
     if dispatch.state == "proposed":
-        check_dispatch(ws, dispatch)
+        with _stale_hint(dispatch):
+            check_dispatch(ws, dispatch)
         nxt = machine.accept(
             dispatch.state,
             dispatch.payload,

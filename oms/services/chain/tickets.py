@@ -31,7 +31,7 @@ from oms.errors import (
     VersionConflictError,
     one_line,
 )
-from oms.services.workspace import SYSTEM_ACTOR, Workspace
+from oms.services.workspace import SYSTEM_ACTOR, Workspace, launch_paths
 from oms.store import Record
 
 MAX_BODY = 256 * 1024
@@ -189,6 +189,7 @@ def lease(ws: Workspace, ticket_id: str, worker_id: str, minutes: int | None = N
     """Lease an open ticket to `worker_id` with a fresh token and session id."""
     check(worker_id, "worker id", OPAQUE_ID)
     ticket = get(ws, ticket_id)
+    launch_paths.refuse(ws.store.path, ws.config_root, ws.config())  # before any attempt (ADR 0031)
     duration = minutes if minutes is not None else ws.config().lease_minutes
     if not 1 <= duration <= 10080:
         raise InvalidInputError(f"lease minutes must be 1-10080 (got {duration})")

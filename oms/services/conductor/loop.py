@@ -41,7 +41,7 @@ class Loop:
                 except OmsError as exc:
                     self.report(None, one_line(exc.message))
                 except Exception as exc:  # noqa: BLE001 - the machine (EMFILE, EAGAIN from fork, ENOMEM): one line
-                    self.report(None, one_line(f"internal error: {type(exc).__name__}: {exc}"))
+                    self.report(None, conductor.unexpected(exc)[0])
                 ticks += 1
                 if self.max_ticks is not None and ticks >= self.max_ticks:
                     break

@@ -110,18 +110,16 @@ def decide_ticket(
         if "failures" in ticket.payload
         else []
     )
-    counted = status not in (
-        "completed",
-        "blocked",
-        "stopped",
-        conductor_rules.PERSON,
-    )  # a person decides
+    counted = status not in ("completed", "blocked", "stopped", conductor_rules.PERSON, conductor_rules.CONFIG)
     failures = [*past, failure] if counted else past
     decision = conductor_rules.resolve(status, summary, failures=failures, now=now)
     reason = one_line(decision.reason, 512)
     if decision.resolution is conductor_rules.Resolution.DONE:
         tickets.complete(ws, ticket, session_id=session_id, attempt=attempt, reason=reason)
         return f"ticket {ticket.record_id} done"
+    if decision.resolution is conductor_rules.Resolution.WAIT:  # a configuration fault: no attempt (ADR 0031)
+        tickets.wait_for_person(ws, ticket, reason)
+        return f"ticket {ticket.record_id} waits, open: {reason}"
     if decision.resolution is conductor_rules.Resolution.RETRY and decision.retry_after is not None:
         tickets.retry(ws, ticket, session_id=session_id, failure=failure, retry_after=decision.retry_after)
         return f"ticket {ticket.record_id} retried after {decision.retry_after} ({failure['reason']})"

@@ -15,7 +15,9 @@ never the end of the pass):
    path), and a launched attempt's event a killed deliverer left without one (closed: `recovered`);
 6. resolve — results decide their tickets; workers that ended without one are failed attempts
    (`resolve.py`);
-7. fill — free pool slots take open tickets: lease → worktree → propose → review → accept → deliver;
+7. fill — free pool slots take open tickets: lease → worktree → propose → review → accept →
+   deliver, none of it while a launch check fails (`services/conductor/preflight.py`: the ticket waits for a
+   person, ADR 0031);
 8. close — dead panes of ended workers, only oms's own: the pane the worker's registry names; a pool
    worker still running two minutes after its result was acted on is stopped;
 9. compact — ended tickets whose `[retention] compact_after_days` ran out, a few a tick
@@ -30,6 +32,7 @@ for its whole life), and every launch still takes the deliverer's own lock.
 
 from __future__ import annotations
 
+import errno
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -41,9 +44,11 @@ from oms.fsio.locks import Lock
 from oms.services.admin import compaction
 from oms.services.chain import tickets
 from oms.services.conductor import deadlines as conductor_deadlines
+from oms.services.conductor import doing
 from oms.services.conductor import quota as conductor_providers
 from oms.services.conductor import resolve as conductor_results
 from oms.services.conductor import work as conductor_work
+from oms.services.conductor.preflight import Preflight
 from oms.services.conductor.resolve import ACTOR, latest
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
@@ -138,9 +143,10 @@ def tick(ws: Workspace, *, d: Delivery | None = None, held: bool = False) -> Tic
     )  # it acts (stop): on tmux as it is now
     run("providers", lambda p: conductor_providers.phase(d, p.done, p.skipped))
     run("resume", lambda p: conductor_work.resume_due(d, p.done, p.skipped))
-    run("deliver", lambda p: conductor_work.deliver_pending(d, p.done, p.skipped))
+    checks = Preflight(ws)  # what a launch needs: asked once a tick, when first needed (ADR 0031)
+    run("deliver", lambda p: conductor_work.deliver_pending(d, p.done, p.skipped, checks))
     run("resolve", lambda p: conductor_results.resolve(ws, p.done, p.skipped))
-    run("fill", lambda p: conductor_work.fill(d, p.done, p.skipped))
+    run("fill", lambda p: conductor_work.fill(d, p.done, p.skipped, checks))
     run("close", lambda p: _close(d, p))
     run("compact", lambda p: _compact(ws, p))
     run("checkpoint", lambda p: _checkpoint(ws, p))
@@ -193,23 +199,41 @@ def _rollback_guard(ws: Workspace) -> None:
     _ANCHOR_HELD.add(ws.store.path)
 
 
+MACHINE_ERRNOS = frozenset(
+    {errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN, errno.ENOSPC, errno.EDQUOT},
+)
+
+
+def unexpected(exc: Exception) -> tuple[str, bool]:
+    """An error no phase expected, in one line, and whether it is an internal error (a bug: the
+    command exits 3, ADR 0007) — not when the machine refused a resource for a while (no file
+    descriptor, process or memory left, a full disk: the loop goes on and it passes)."""
+    said = one_line(f"{type(exc).__name__}: {exc}")
+    if isinstance(exc, OSError) and exc.errno in MACHINE_ERRNOS:
+        return f"the machine refused: {said}", False
+    return f"internal error: {said}", True
+
+
 class _Runner:
     def __init__(self, report: Tick) -> None:
         self.report = report
 
     def __call__(self, name: str, body: Callable[[Phase], None]) -> None:
         phase = Phase(name)
+        doing.now(name)
         start = time.perf_counter()
         try:
             body(phase)
         except OmsError as exc:  # a phase that cannot run at all (an unreadable directory): the next one runs
             phase.skipped.append(f"the phase stopped: {one_line(exc.message)}")
-        except Exception as exc:  # noqa: BLE001 - the machine (no fd, no process, no memory): one line, go on
-            line = f"internal error: {one_line(f'{type(exc).__name__}: {exc}')}"
+        except Exception as exc:  # noqa: BLE001 - the machine (no fd, no memory) or a bug: go on
+            line, internal = unexpected(exc)
             phase.skipped.append(f"the phase stopped: {line}")
-            self.report.internal.append(f"{name}: {line}")  # the command's exit says so (ADR 0007)
+            if internal:
+                self.report.internal.append(f"{name}: {line}")  # exit 3 says so (ADR 0007)
         phase.ms = (time.perf_counter() - start) * 1000
         self.report.phases.append(phase)
+        doing.now(None)
 
 
 def _classify(pane: Pane | None, health: str, session_exists: bool) -> str:

@@ -13,8 +13,9 @@ from oms.domain import pool as pool_rules
 from oms.errors import WAITS_FOR_PERSON, LockHeldError, OmsError, one_line
 from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.chain.liveness import CONSUMER
-from oms.services.conductor import pool
+from oms.services.conductor import doing, pool
 from oms.services.conductor import quota as conductor_providers
+from oms.services.conductor.preflight import Preflight
 from oms.services.conductor.resolve import decide_ticket, latest
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
@@ -46,14 +47,21 @@ def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
 OPEN_EVENTS = ("accepted", "acknowledged", "result-received")  # its attempt is not decided yet
 
 
-def deliver_pending(d: Delivery, done: list[str], skipped: list[str]) -> None:
+def deliver_pending(
+    d: Delivery,
+    done: list[str],
+    skipped: list[str],
+    checks: Preflight | None = None,
+) -> None:
     """Deliver every accepted dispatch whose delivery event has no receipt (exactly once: `deliver`). An
     accepted dispatch whose worker or event a crash never wrote is accepted again first (`accept` on an
     accepted dispatch finishes what a crash left undone). A launched attempt's event left without
     its receipt (a deliverer killed between the launch and the receipt, the agent since
     acknowledged or recorded its result) is closed the same way: `deliver` recovers its session
-    binding, launching nothing."""
+    binding, launching nothing. No launch starts while a launch check fails (ADR 0031): the fill
+    phase has a pool ticket wait for a person; a person's dispatch stays accepted, said here."""
     box = d.ws.store.outbox(CONSUMER)
+    checks = checks if checks is not None else Preflight(d.ws)
     for dispatch in d.ws.store.latest("dispatch").in_states(OPEN_EVENTS):
         event_id = dispatch.payload.get("delivery_event_id")
         if not isinstance(event_id, str):
@@ -69,6 +77,10 @@ def deliver_pending(d: Delivery, done: list[str], skipped: list[str]) -> None:
                 done.append(f"{dispatch.record_id}: its acceptance finished (its delivery event was missing)")
             if box.read_receipt(event_id) is not None:
                 continue
+            waits = checks.reason()
+            if waits is not None:
+                skipped.append(f"{dispatch.record_id}: not launched, it {waits}")
+                continue
             outcome = access.obj(d.deliver(event_id), "outcome")
             done.append(f"{dispatch.record_id}: delivered ({outcome.get('status')})")
         except LockHeldError:
@@ -77,13 +89,22 @@ def deliver_pending(d: Delivery, done: list[str], skipped: list[str]) -> None:
             skipped.append(f"{dispatch.record_id}: {one_line(exc.message)}")
 
 
-def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
+def fill(
+    d: Delivery,
+    done: list[str],
+    skipped: list[str],
+    checks: Preflight | None = None,
+) -> None:
     """Free pool slots take tickets: those the pool holds already go on from where they stopped (a crash
     mid-chain), draining slots that hold nothing leave the pool, then the queue's first open tickets are
     leased, one to each free slot, never more than `max_workers` slots busy (`domain/pool.py`). Settling
     and leasing happen under the pool lock (a concurrent `oms pool scale` decides before or after);
-    the chains of the new leases run after it."""
+    the chains of the new leases run after it. Before any of it, the launch checks (ADR 0031):
+    while one fails, nothing is leased (the tickets the free slots would take wait, open, for a
+    person, the fix in their reason) and a held ticket that has not launched gives its lease
+    back the same way; nothing is counted."""
     ws = d.ws
+    checks = checks if checks is not None else Preflight(ws)
     all_tickets, workers, all_dispatches = _relevant(ws)
     by_attempt = {(str(r.payload.get("ticket_id")), r.payload.get("attempt")): r for r in all_dispatches}
     held = [
@@ -93,7 +114,7 @@ def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
     ]
     occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
     for ticket, dispatch in _claimed(ws, held, by_attempt, occupancy, skipped):
-        _advance(d, ticket, dispatch, done, skipped)
+        _advance(d, ticket, dispatch, done, skipped, checks)
     if held:  # they moved on: the queue and the slots are decided on what they are now
         all_tickets, workers, all_dispatches = _relevant(ws)
         occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
@@ -116,6 +137,9 @@ def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
     if waits is not None:
         skipped.append(f"the queue waits: {waits}")
         queued = []
+    free = _free(ws, occupancy) if queued else 0
+    if free and _queue_waits_for_person(ws, queued[:free], checks, done, skipped):
+        queued = []
     with pool.lock(ws):
         before = set(pool_rules.names(pool.current(ws), "draining"))
         payload = pool.settled(ws, occupancy)
@@ -132,7 +156,39 @@ def fill(d: Delivery, done: list[str], skipped: list[str]) -> None:
                 continue
             done.append(f"{ticket_id}: leased to {slots.pop(0)}")
     for grant in grants:
-        _advance(d, grant.ticket, None, done, skipped)
+        _advance(d, grant.ticket, None, done, skipped, checks)
+
+
+def _free(ws: Workspace, occupancy: pool.Occupancy) -> int:
+    """How many tickets the pool could take now (before it is settled: an estimate that only
+    decides whether the launch checks are worth asking)."""
+    room = max(0, ws.config().max_workers - len(occupancy.held))
+    return min(room, len(pool_rules.free(pool.current(ws), occupancy.held)))
+
+
+def _queue_waits_for_person(
+    ws: Workspace,
+    first: list[str],
+    checks: Preflight,
+    done: list[str],
+    skipped: list[str],
+) -> bool:
+    """Does the queue wait for a person's fix (a launch check fails: ADR 0031)? The `first` tickets,
+    those the free slots would take, say so in their reason (written once, not every tick)."""
+    reason = checks.reason()
+    if reason is None:
+        return False
+    skipped.append(f"the queue waits: {reason}")
+    records = ws.store.records("ticket")
+    for ticket_id in first:
+        try:
+            ticket = records.read(ticket_id)
+            if ticket.payload.get("reason") != reason:
+                tickets.wait_for_person(ws, ticket, reason)
+                done.append(f"{ticket_id}: waits, open: {reason}")
+        except OmsError as exc:
+            skipped.append(f"{ticket_id}: {one_line(exc.message)}")
+    return True
 
 
 def _relevant(ws: Workspace) -> tuple[list[Record], list[Record], list[Record]]:
@@ -196,20 +252,35 @@ def _claimed(
     return out
 
 
-def _advance(d: Delivery, ticket: Record, dispatch: Record | None, done: list[str], skipped: list[str]) -> None:
+def _advance(
+    d: Delivery,
+    ticket: Record,
+    dispatch: Record | None,
+    done: list[str],
+    skipped: list[str],
+    checks: Preflight,
+) -> None:
     """The chain of a ticket the pool holds, from wherever it is: worktree, propose, review, accept,
     deliver. An advisor's rejection blocks the ticket for a person; any other refusal on the way — a
     launch refused before its pane included — is a failed attempt (its dispatch cancelled, its worker
     ended; retried after a backoff, or quarantined), so a step that keeps failing is not asked again
-    every tick."""
+    every tick — unless a launch check fails (asked before the chain goes on, and again after a
+    refusal): a configuration fault, not an attempt (ADR 0031); the ticket waits for a person."""
     ws = d.ws
     ticket_id = ticket.record_id
     attempt = access.integer(ticket.payload, "attempt")
     try:
+        if _before_launch(d, dispatch):
+            waits = checks.reason()
+            if waits is not None:
+                _config_fault(d, ticket, dispatch, waits, done, skipped)
+                return
         if dispatch is None:
+            doing.step(f"{ticket_id}: its worktree and dispatch")
             worktrees.create(ws, ticket_id)
             dispatch, _ = dispatches.propose(ws, ticket_id)
         if dispatch.state == "proposed" and dispatch.payload.get("advisor_verdict") is None:
+            doing.step(f"{ticket_id}: the advisor reviews {dispatch.record_id} (a model call)")
             dispatch, _ = dispatches.review(ws, dispatch.record_id)
         if dispatch.state == "rejected":
             reason = one_line(str(dispatch.payload.get("reason") or "the dispatch was rejected"), 512)
@@ -218,24 +289,59 @@ def _advance(d: Delivery, ticket: Record, dispatch: Record | None, done: list[st
             done.append(f"{ticket_id}: blocked ({reason})")
             return
         if dispatch.state == "proposed":
+            doing.step(f"{ticket_id}: delivering {dispatch.record_id}")
             dispatch, event_id = dispatches.accept(ws, dispatch.record_id)
             outcome = access.obj(d.deliver(event_id), "outcome")
             done.append(f"{ticket_id}: {dispatch.record_id} delivered ({outcome.get('status')})")
         refused = _launch_refused(d, dispatch) if dispatch.state == "accepted" else None
         if refused is not None:
             why, person = refused
+            waits = None if person else checks.reason(again=True)
             dispatch = dispatches.cancel(ws, dispatch.record_id, f"launch refused: {why}")
-            _end_cancelled(d, ticket, dispatch, done, person=person)
+            status = conductor_rules.PERSON if person else conductor_rules.CONFIG if waits is not None else "failed"
+            _end_cancelled(d, ticket, dispatch, done, status=status, said=waits)
         elif dispatch.state == "cancelled":
             _end_cancelled(d, ticket, dispatch, done)
     except LockHeldError:
         skipped.append(f"{ticket_id}: another process holds its delivery")
     except WAITS_FOR_PERSON as exc:  # re-made it could not be, broken by hand, a setting planted
         why = one_line(f"{exc.message} ({exc.remedy})" if exc.remedy else exc.message)
-        status = conductor_rules.PERSON
+        _failed_step(ws, ticket_id, dispatch, attempt, why, done, skipped, status=conductor_rules.PERSON)
+    except OmsError as exc:  # a check failing now explains it: not the attempt's (ADR 0031)
+        waits = checks.reason(again=True)
+        why = one_line(exc.message) if waits is None else waits
+        status = "failed" if waits is None else conductor_rules.CONFIG
         _failed_step(ws, ticket_id, dispatch, attempt, why, done, skipped, status=status)
-    except OmsError as exc:
-        _failed_step(ws, ticket_id, dispatch, attempt, one_line(exc.message), done, skipped)
+
+
+def _before_launch(d: Delivery, dispatch: Record | None) -> bool:
+    """Is every step to the attempt's launch still to take (no dispatch, one proposed, or one
+    accepted whose delivery event has no receipt)? Each of them may spend."""
+    if dispatch is None or dispatch.state == "proposed":
+        return True
+    event_id = dispatch.payload.get("delivery_event_id")
+    if dispatch.state != "accepted" or not isinstance(event_id, str):
+        return False
+    return not d.ws.store.outbox(CONSUMER).has_receipt(event_id)
+
+
+def _config_fault(
+    d: Delivery,
+    ticket: Record,
+    dispatch: Record | None,
+    reason: str,
+    done: list[str],
+    skipped: list[str],
+) -> None:
+    """A held ticket whose attempt has not launched, while a launch check fails: its dispatch (if
+    any) is cancelled and the ticket gives its lease back, waiting for a person (ADR 0031)."""
+    if dispatch is not None and dispatch.state in ("proposed", "accepted"):
+        dispatch = dispatches.cancel(d.ws, dispatch.record_id, reason)
+    if dispatch is not None and dispatch.state == "cancelled":
+        _end_cancelled(d, ticket, dispatch, done, status=conductor_rules.CONFIG, said=reason)
+        return
+    attempt = access.integer(ticket.payload, "attempt")
+    _failed_step(d.ws, ticket.record_id, None, attempt, reason, done, skipped, status=conductor_rules.CONFIG)
 
 
 def _launch_refused(d: Delivery, dispatch: Record) -> tuple[str, bool] | None:
@@ -258,19 +364,20 @@ def _end_cancelled(
     dispatch: Record,
     done: list[str],
     *,
-    person: bool = False,
+    status: str = "failed",
+    said: str | None = None,
 ) -> None:
     """A cancelled attempt of a ticket the pool holds: its delivery event closed, its worker ended
     (nothing of it runs: a cancelled dispatch never launches), its ticket retried or quarantined —
-    or, `person`, blocked for a person (its worktree needs one: ADR 0029)."""
+    or, `PERSON`, blocked for a person (its worktree needs one: ADR 0029), or, `CONFIG`, open and
+    waiting for a person's fix, `said` (ADR 0031)."""
     worker = d.ws.store.records("worker").read_if_exists(dispatch.record_id)
-    why = one_line(str(dispatch.payload.get("reason") or "the dispatch was cancelled"), 400)
+    why = said or one_line(str(dispatch.payload.get("reason") or "the dispatch was cancelled"), 400)
     event_id = dispatch.payload.get("delivery_event_id")
     if isinstance(event_id, str) and not d.ws.store.outbox(CONSUMER).has_receipt(event_id):
         d.deliver(event_id)  # closed: recovered (it was launched) or refused (it never was)
     if worker is not None and worker.payload["health"] != "stopped":
         d.stop(dispatch.record_id, why, by="oms-conductor")
-    status = conductor_rules.PERSON if person else "failed"
     attempt = access.integer(dispatch.payload, "attempt")
     line = decide_ticket(d.ws, ticket, dispatch.record_id, attempt, status, why, d.ws.now())
     done.append(f"{ticket.record_id}: {line}")

@@ -23,8 +23,10 @@ from oms.domain.config import CREDENTIAL_DEFAULT, NETWORK_DEFAULT
 from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import FAMILIES
 from oms.errors import OmsError, ProxyError
+from oms.process import child_env
 from oms.services.delivery.plans import TOKEN_VARIABLE, ProxyRoute
 from oms.services.proxy import control as proxy_control
+from oms.services.proxy import credentials as proxy_credentials
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.proxy.front import wait_for_door
 from oms.services.workspace import Workspace
@@ -48,6 +50,7 @@ def route(ws: Workspace, dispatch: Record) -> ProxyRoute | None:
     provider_id = provider_of(dispatch)
     if provider_id is None:
         return None
+    refuse_without_credential(ws, dispatch, provider_id)
     # first the token: from now on the proxy is needed
     token = proxy_tokens.issue_token(ws, dispatch.record_id, provider_id)
     status = proxy_control.ensure(ws)
@@ -60,6 +63,27 @@ def route(ws: Workspace, dispatch: Record) -> ProxyRoute | None:
     sandboxes = ws.store.sandboxes()
     door = wait_for_door(sandboxes, dispatch.record_id)  # the proxy opens it for the token
     return ProxyRoute(endpoint, token, os.path.join(sandboxes.path, door), port)
+
+
+def refuse_without_credential(ws: Workspace, dispatch: Record, provider_id: str) -> None:
+    """A proxy this launch would start from this environment that would hold no credential for
+    the dispatch's provider refuses the launch, saying "not logged in" (ADR 0031): the agent
+    would otherwise meet only refusals and rest at its prompt, idle and healthy, until it is
+    parked for silence. A proxy already running keeps the credentials it was started with."""
+    if proxy_control.status(ws).state == "running":
+        return
+    endpoint = dispatch.payload.get("model_endpoint")
+    missing = proxy_credentials.missing(
+        ws.config().routing.providers,
+        provider_id,
+        endpoint if isinstance(endpoint, str) else None,
+        child_env(keep=proxy_control.key_names(ws)),
+    )
+    if missing is not None:
+        raise ProxyError(
+            f"not logged in: the model proxy would hold no credential for {provider_id}: {missing}",
+            hint="`oms doctor` says what to set (its login line for the role)",
+        )
 
 
 def release(ws: Workspace, dispatch_id: str) -> None:

@@ -143,3 +143,17 @@ def credential_key(provider_id: str, endpoint: str | None) -> str:
     if not implicit or endpoint is None or _openais_own(endpoint):
         return provider_id
     return provider_id + GATEWAY
+
+
+def missing(
+    providers: Mapping[str, Provider],
+    provider_id: str,
+    endpoint: str | None,
+    env: Mapping[str, str],
+) -> str | None:
+    """Why a proxy started from `env` would hold no credential for a request to `provider_id`
+    upstream `endpoint` (None: it would hold one): the check `oms doctor` and the conductor's
+    preflight ask before a worker is launched (ADR 0031), the proxy's own lookup."""
+    held = credentials(providers, env).get(credential_key(provider_id, endpoint))
+    found = held.current() if held is not None else Missing("it is not configured")
+    return found.why if isinstance(found, Missing) else None

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from oms.canonical import add_ms, parse_ts
+from oms.canonical import Json, add_ms, parse_ts
 from oms.domain import conductor as rules
 from oms.domain import tickets
 from oms.domain.gate import NO_RESULT
@@ -200,3 +200,15 @@ def test_a_moved_on_ticket_is_not_retried_completed_or_given_up() -> None:
         tickets.give_up("open", payload, session_id=SESSION, attempt=2, reason="r")
     assert tickets.complete("leased", payload, session_id=SESSION, attempt=2, reason="done").state == "done"
     assert tickets.give_up("leased", payload, session_id=SESSION, attempt=2, reason="r").state == "blocked"
+
+
+def test_a_configuration_fault_waits_for_a_person_and_counts_nothing() -> None:
+    """ADR 0031: no backoff, no quarantine, however many failures came before."""
+    now = "2026-01-01T00:10:00.000Z"
+    failures: list[dict[str, Json]] = [
+        {"attempt": n, "dispatch_id": None, "failed_at": "2026-01-01T00:05:00.000Z", "reason": "r"} for n in range(1, 5)
+    ]
+    said = rules.resolve(rules.CONFIG, "login x: not logged in", failures=failures, now=now)
+    assert said == rules.Decision(rules.Resolution.WAIT, "needs a person: login x: not logged in")
+    again = rules.resolve(rules.CONFIG, rules.needs_person("paths: y"), failures=[], now=now)
+    assert again.reason == "needs a person: paths: y"

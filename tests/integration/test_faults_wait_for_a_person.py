@@ -1,0 +1,163 @@
+"""Check before spending; a configuration fault waits for a person (issue 26 item 2, ADR 0031).
+
+Real conductor ticks over a real fleet (`tests/fleet.py`: git, tmux, panes, bubblewrap). Each
+fault is a real one the real checks find: an advisor CLI with no login (a fresh HOME), an oms
+installed under a path a command line cannot hold. Before, each was paid for (the advisor ran),
+refused at launch, retried at 10/20/40/80 s and quarantined."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oms.adapters import git
+from oms.domain.conductor import NEEDS_PERSON
+from oms.services.chain import dispatches, tickets
+from tests.chain import Chain
+from tests.fleet import Fleet, make_fleet
+from tests.helpers import OmsCommand
+
+
+@pytest.fixture
+def fleet(tmp_path: Path) -> Iterator[Fleet]:
+    yield from make_fleet(tmp_path / "fleet", max_workers=1)
+
+
+def _lines(report: object, phase: str) -> list[str]:
+    return [
+        line
+        for p in report.phases  # type: ignore[attr-defined]
+        if p.name == phase
+        for line in (*p.done, *p.skipped)
+    ]
+
+
+def _versions(fleet: Fleet, ticket: str) -> int:
+    with fleet.workspace() as ws:
+        return ws.store.records("ticket").read(ticket).version
+
+
+def _dispatches(fleet: Fleet) -> list[str]:
+    with fleet.workspace() as ws:
+        return list(ws.store.records("dispatch").ids())
+
+
+@pytest.fixture
+def unprintable_oms(fleet: Fleet, tmp_path: Path) -> str:
+    """OMS_EXECUTABLE: a copy of this oms in a folder whose name is not ASCII."""
+    folder = tmp_path / "bin-\u00e9"
+    folder.mkdir()
+    copy = folder / "oms"
+    shutil.copy2(os.environ["OMS_EXECUTABLE"], copy)  # the fleet's oms
+    return str(copy)
+
+
+def test_a_path_a_launch_cannot_write_waits_and_moves_on_by_itself(
+    fleet: Fleet, unprintable_oms: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ticket = fleet.add("Add a line")
+    installed = os.environ["OMS_EXECUTABLE"]
+    monkeypatch.setenv("OMS_EXECUTABLE", unprintable_oms)
+    first = fleet.tick()
+    state, payload = fleet.tickets()[ticket]
+    assert state == "open"
+    assert payload["attempt"] == 1  # not an attempt
+    assert "failures" not in payload or payload["failures"] == []
+    assert payload.get("retry_after") is None  # no backoff
+    reason = str(payload["reason"])
+    assert reason.startswith(NEEDS_PERSON + "paths: the oms executable ")
+    assert "(fix: install oms where its path is printable ASCII" in reason
+    assert any(line.startswith("the queue waits: needs a person: paths") for line in _lines(first, "fill"))
+    assert _dispatches(fleet) == []  # nothing proposed, reviewed or launched
+    version = _versions(fleet, ticket)
+    fleet.tick()
+    assert _versions(fleet, ticket) == version  # waiting again writes nothing
+    monkeypatch.setenv("OMS_EXECUTABLE", installed)  # the person's fix
+    fleet.until(lambda: fleet.tickets()[ticket][0] == "done")
+    state, payload = fleet.tickets()[ticket]
+    assert payload["attempt"] == 1
+
+
+def test_a_held_ticket_gives_its_lease_back_before_any_model_call(
+    fleet: Fleet, unprintable_oms: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fault that appears once the pool holds a ticket: its attempt has not launched, so it is
+    not counted; the lease goes back and the ticket waits."""
+    ticket = fleet.add("Add a line")
+    with fleet.workspace() as ws:
+        tickets.lease(ws, ticket, "worker-1")  # as a tick's fill leaves it before its chain
+    monkeypatch.setenv("OMS_EXECUTABLE", unprintable_oms)
+    report = fleet.tick()
+    state, payload = fleet.tickets()[ticket]
+    assert (state, payload["attempt"], payload["worker_id"]) == ("open", 1, None)
+    assert str(payload["reason"]).startswith(NEEDS_PERSON + "paths: ")
+    assert any(f"{ticket}: ticket {ticket} waits, open" in line for line in _lines(report, "fill"))
+    assert _dispatches(fleet) == []
+
+
+def test_an_advisor_not_logged_in_is_never_run(fleet: Fleet) -> None:
+    """`codex login status` in this fresh HOME says Not logged in: the advisor was run (paid),
+    refused, and the ticket retried and quarantined."""
+    if shutil.which("codex") is None:
+        pytest.skip("needs the Codex CLI")
+    config = Path(fleet.repo, ".oms/config.toml")
+    text = config.read_text()
+    section = text.index('[roles."oms.exec-advisor"]')
+    config.write_text(
+        text[:section]
+        + '[roles."oms.exec-advisor"]\nmodel = "gpt-5"\ntransport = "codex_exec"\nsandbox = "read-only"\n'
+    )
+    git.commit_all(fleet.repo, "a Codex advisor")
+    ticket = fleet.add("Add a line")
+    for _ in range(3):
+        fleet.tick()
+    state, payload = fleet.tickets()[ticket]
+    assert (state, payload["attempt"]) == ("open", 1)
+    reason = str(payload["reason"])
+    assert reason.startswith(NEEDS_PERSON + "login oms.exec-advisor: not logged in: the Codex CLI")
+    assert "(fix: run `codex login`" in reason
+    assert _dispatches(fleet) == []
+    config.write_text(text)  # a person gives the role what it needs (here: the demo's advisor)
+    git.commit_all(fleet.repo, "the demo's advisor again")
+    fleet.until(lambda: fleet.tickets()[ticket][0] == "done")
+    assert fleet.tickets()[ticket][1]["attempt"] == 1
+
+
+def test_a_claude_worker_not_logged_in_is_said_before_it_starts(
+    chain: Chain, oms: OmsCommand, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Contained, a Claude Code worker reaches its model through the proxy, which holds
+    ANTHROPIC_API_KEY (a Claude Code login is never handed to it). With none, the agent started,
+    met only refusals and rested at its prompt, idle and healthy, until parked bridge_silent."""
+    if shutil.which("claude") is None:
+        pytest.skip("needs Claude Code")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    chain.edit_config(lambda s: s.replace('role = "oms.command-executor"', 'role = "oms.ticket-executor"'), True)
+    ticket, _, dispatch_id = chain.proposed()
+    with chain.workspace() as ws:
+        dispatches.review(ws, dispatch_id)
+        _, event_id = dispatches.accept(ws, dispatch_id)
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    try:
+        done = oms.run("worker", "deliver", "--event-id", event_id, *roots)
+    finally:  # nothing should have started; if it did (as before), it ends with the test
+        tmux = ["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"]
+        subprocess.run(tmux, capture_output=True, check=False)
+    assert done.returncode == 1, done.stdout + done.stderr
+    said = "not logged in: the model proxy would hold no credential for oms-anthropic: the proxy's "
+    assert said + "environment has no usable ANTHROPIC_API_KEY" in done.stdout
+    with chain.workspace() as ws:
+        worker = ws.store.records("worker").read(dispatch_id)
+        assert worker.payload["health"] == "parked"
+        assert str(worker.payload["health_reason"]).startswith("not logged in: ")
+        assert ws.store.records("session").ids() == []  # no agent ever started
+    doctor = oms.run("doctor", *roots)
+    line = next(x for x in doctor.stdout.splitlines() if x.startswith("FAIL  login oms.ticket-executor"))
+    assert "not logged in" in line
+    assert "export ANTHROPIC_API_KEY" in line
+    assert ticket
