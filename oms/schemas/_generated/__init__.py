@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'cb93c9f47141aa9cfe6a259cdc1184b5d4bc3de222dee53260b5804c3dddb751'
+SOURCE_SHA256 = '9fd43d5d7a83d8dd541e07bc86951ab0b85fa71bf20c2f7963f140ebba876cdb'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -87,6 +87,7 @@ MODULES: dict[str, str] = {
     'sandbox-init': 'sandbox_init',
     'session': 'session',
     'state-meta': 'state_meta',
+    'state-repository': 'state_repository',
     'ticket': 'ticket',
     'ticket-content': 'ticket_content',
     'worker': 'worker',
