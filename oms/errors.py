@@ -210,10 +210,10 @@ class IllegalTransitionError(StoreError):
 
     code = "illegal-transition"
 
-    def __init__(self, kind: str, state: str, event: str) -> None:
+    def __init__(self, kind: str, state: str, event: str, *, hint: str | None = None) -> None:
         self.state = state
         self.event = event
-        super().__init__(f"{kind} cannot {event} from state {state}")
+        super().__init__(f"{kind} cannot {event} from state {state}", hint=hint)
 
 
 class IntegrityError(StoreError):

@@ -1,4 +1,4 @@
-"""Every bound oms puts on input, in one place (STYLE.md 5).
+"""Every bound oms puts on input, in one place (ADR 0001).
 
 A limit is a named field, never a literal at the call site, so a reviewer can see all of them at once
 and a test can shrink them.

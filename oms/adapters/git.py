@@ -1,4 +1,4 @@
-"""Git, without running repository code (DESIGN.md §8, research/sec.md §6).
+"""Git, without running repository code (ADR 0009 "Delivery"; SECURITY.md attack case 25).
 
 An agent can write a repository's `.git/config` (worktrees share it). `git status`, `diff` and checkout
 run `core.fsmonitor`, `filter.*` and hook commands from that config. So oms:
@@ -176,7 +176,10 @@ def toplevel(path: str) -> str:
     try:
         out = git(path, "rev-parse", "--show-toplevel").text()
     except ProcessFailedError as exc:
-        raise CheckoutChangedError(f"{path} is not a usable git working tree ({exc.message})") from exc
+        raise CheckoutChangedError(
+            f"{path} is not a usable git working tree ({exc.message})",
+            hint="run oms inside the git repository it works on (cd there, or pass --config-root)",
+        ) from exc
     return os.path.realpath(out)
 
 

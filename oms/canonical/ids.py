@@ -1,8 +1,8 @@
 """Identifier grammars and stable ids.
 
 Every id that reaches a path, a record or a command line is checked here with `re.fullmatch` (JSON
-Schema `pattern` lets `"abc\\n"` through, research/sec.md §8). `stable_id(prefix, *parts)` derives an id
-from a digest of its parts, so retrying an operation yields the same id.
+Schema `pattern` lets `"abc\\n"` through: SECURITY.md attack case 21). `stable_id(prefix, *parts)`
+derives an id from a digest of its parts, so retrying an operation yields the same id.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@
 | 1    | a domain error (`OmsError`): one line on stderr (JSON with --json) |
 | 2    | usage: unknown command or option, bad argument                     |
 | 3    | internal error (a bug): one line; the traceback only with --verbose|
+|      | (also a conductor tick or run that went on past one: it says which)|
 | 130  | interrupted (^C)                                                   |
 
 `oms store verify` and `oms doctor` exit 1 when they find a problem.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import sys
 import traceback
 from collections.abc import Sequence
@@ -26,6 +28,12 @@ EXIT_DOMAIN = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
+
+
+class InternalErrorsSeen(Exception):  # noqa: N818 - not an error of its own: a note of those seen
+    """A command that went on past internal errors (a conductor phase, a whole tick) and showed
+    them in its output ends with exit 3 all the same: no internal error exits 0. With --json its
+    output already is the error document (`"ok": false`): nothing more is printed."""
 
 
 def _wants_json(args: Sequence[str]) -> bool:
@@ -43,6 +51,17 @@ def _report(args: Sequence[str], payload: dict[str, str], line: str) -> None:
         sys.stderr.write(line + "\n")
 
 
+def _stdout_gone() -> bool:
+    """Has the reader of our stdout gone (`oms status | head -1`)? A pipe whose reader closed polls
+    POLLERR; a file, a terminal or a pipe still read do not."""
+    try:
+        poller = select.poll()
+        poller.register(sys.__stdout__.fileno() if sys.__stdout__ else 1, select.POLLOUT)
+        return any(event & select.POLLERR for _, event in poller.poll(0))
+    except (OSError, ValueError):
+        return True  # no stdout to speak of: nothing could be said there anyway
+
+
 def run_cli(args: Sequence[str]) -> int:
     """Run the Typer app on `args`, mapping every outcome to an exit code."""
     import typer
@@ -58,11 +77,21 @@ def run_cli(args: Sequence[str]) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("oms: interrupted\n")
         return EXIT_INTERRUPTED
+    except SystemExit:  # Click ends any EPIPE so, silently: right only when our own reader left
+        if _stdout_gone():
+            return EXIT_DOMAIN
+        message = "BrokenPipeError: a pipe oms wrote to closed early (not its output)"
+        _report(args, {"error": "internal", "message": message}, f"oms: internal error: {message}")
+        return EXIT_INTERNAL
     except typer.Exit as exc:
         return int(exc.exit_code)
     except typer.Abort:
         sys.stderr.write("oms: aborted\n")
         return EXIT_INTERRUPTED
+    except InternalErrorsSeen as exc:
+        if not _wants_json(args):
+            sys.stderr.write(f"oms: internal error: {one_line(str(exc))}\n")
+        return EXIT_INTERNAL
     except UsageError as exc:
         _report(args, exc.to_json(), f"oms: usage: {exc.message}")
         return EXIT_USAGE

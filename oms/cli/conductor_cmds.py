@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from oms.cli.boundary import InternalErrorsSeen
 from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, workspace
 
 if TYPE_CHECKING:
@@ -47,11 +48,18 @@ def tick(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, j
     with workspace(state_root_, config_root_) as ws:
         report = conductor.tick(ws)
     if json_out:
-        emit({"ok": True, **report.to_json()})
-        return
-    for line in _lines(report):
-        typer.echo(line)
-    typer.echo(_summary(report))
+        emit({"ok": not report.internal, **report.to_json()})
+    else:
+        for line in _lines(report):
+            typer.echo(line)
+        typer.echo(_summary(report))
+    if report.internal:
+        raise InternalErrorsSeen(_internal(report.internal))
+
+
+def _internal(lines: list[str]) -> str:
+    more = f" (and {len(lines) - 1} more, above)" if len(lines) > 1 else ""
+    return f"{lines[0]}{more}; rerun with OMS_VERBOSE=1 and report it"
 
 
 @app.command("run")
@@ -68,6 +76,7 @@ def run(
     from oms.services.conductor_loop import Loop
 
     asked: list[int] = []
+    internal: list[str] = []
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda s, _f: asked.append(s))
     live = sys.stdout.isatty() and not json_out
@@ -75,6 +84,10 @@ def run(
         every = interval if interval is not None else ws.config().tick_seconds
 
         def report(done: Tick | None, failed: str | None) -> None:
+            if done is not None:
+                internal.extend(done.internal)
+            elif failed is not None and failed.startswith("internal error"):
+                internal.append(f"a tick: {failed}")
             if json_out:
                 emit(
                     {"type": "tick", **done.to_json()} if done is not None else {"type": "tick-failed", "error": failed}
@@ -93,9 +106,11 @@ def run(
         count = Loop(ws, float(every), report, lambda: bool(asked), ticks).run()
     why = "asked to stop" if asked else "done"
     if json_out:
-        emit({"type": "stopped", "ticks": count, "reason": why})
+        emit({"type": "stopped", "ticks": count, "reason": why, "internal_errors": internal})
     else:
         typer.echo(f"{_stamp()} conductor stopped after {count} ticks ({why}); workers keep running")
+    if internal:
+        raise InternalErrorsSeen(_internal(internal))
 
 
 def _live_view(ws: Workspace, report: Tick) -> None:

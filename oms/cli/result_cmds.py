@@ -83,8 +83,12 @@ def merge_cmd(
                 "merged": done.merged,
                 "mode": done.mode,
                 "evidence": done.ref,
+                "already_merged": done.already,
             }
         )
+        return
+    if done.already:
+        typer.echo(f"already merged: {dispatch}'s result is in {done.target} ({done.merged[:12]})")
         return
     typer.echo(f"merged {dispatch} into {done.target}: {done.base[:12]} -> {done.merged[:12]} ({done.mode})")
 

@@ -12,6 +12,7 @@ from oms.cli.common import (
     JsonOpt,
     StateRootOpt,
     TokenOpt,
+    confirm_person,
     emit,
     table,
     text_for_terminal,
@@ -40,6 +41,34 @@ def _read_input(path: str | None) -> bytes:
     return data
 
 
+def _utf8(data: bytes, where: str) -> str:
+    """`data` as text, or the one-line reason it is not UTF-8 (exit 1, not an internal error)."""
+    try:
+        return data.decode("utf-8", "strict")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(
+            f"the ticket's body from {where} is not UTF-8 ({_byte(data, exc.start)})",
+            hint="convert it first, e.g. `iconv -f latin1 -t utf-8`; nothing was recorded",
+        ) from None
+
+
+def _byte(data: bytes, at: int) -> str:
+    return f"byte 0x{data[at]:02x} at offset {at}"
+
+
+def _text(value: str, option: str) -> str:
+    """An option's text, refused in one line when the terminal gave bytes that are not UTF-8."""
+    try:
+        value.encode("utf-8", "strict")
+    except UnicodeEncodeError as exc:
+        raw = value.encode("utf-8", "surrogateescape")
+        raise InvalidInputError(
+            f"{option} is not UTF-8 ({_byte(raw, exc.start)})",
+            hint="give it as UTF-8 text (check the terminal's locale); nothing was recorded",
+        ) from None
+    return value
+
+
 def _ticket_json(rec: Record) -> dict[str, object]:
     payload = {k: v for k, v in rec.payload.items() if k != "lease_token"}
     return {"id": rec.record_id, "state": rec.state, "version": rec.version, **payload}
@@ -65,7 +94,12 @@ def add(
 
     if sum((body_text is not None, body_file is not None, no_body)) > 1:
         raise UsageError("give the body one way: --body, --body-file or --no-body")
-    body = body_text if body_text is not None else "" if no_body else _read_input(body_file).decode("utf-8", "strict")
+    _text(title, "--title")
+    if body_text is not None:
+        body = _text(body_text, "--body")
+    else:
+        where = "--body-file" if body_file else "stdin"
+        body = "" if no_body else _utf8(_read_input(body_file), where)
     with workspace(state_root_, config_root_) as ws:
         rec = tickets.add(ws, title, body, priority)
     if json_out:
@@ -248,6 +282,69 @@ def block(
         emit({"ok": True, "ticket": _ticket_json(rec)})
     else:
         typer.echo(f"blocked {rec.record_id}")
+
+
+PersonOpt = Annotated[
+    str | None,
+    typer.Option("--person", help="Who decides (needed off a terminal; kept in the ledger)."),
+]
+YesOpt = Annotated[bool, typer.Option("--yes", help="No typed confirmation (needs --person).")]
+ReasonOpt = Annotated[str, typer.Option("--reason", help="Why (kept with the person's name).")]
+
+
+@app.command("reopen")
+def reopen(
+    ticket: TicketArg,
+    reason: ReasonOpt = "a person reopened it",
+    person: PersonOpt = None,
+    yes: YesOpt = False,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """A person sends a blocked ticket (an agent's question, a stop, a quarantine) back to the
+    queue: its next attempt starts at the conductor's next tick, its failures counted afresh."""
+    _reopen(ticket, reason, person, yes, state_root_, config_root_, json_out, now_only=False)
+
+
+@app.command("retry")
+def retry(
+    ticket: TicketArg,
+    reason: ReasonOpt = "a person asked for a retry",
+    person: PersonOpt = None,
+    yes: YesOpt = False,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """As `reopen`, and an open ticket waiting for its backoff is taken at the next tick too."""
+    _reopen(ticket, reason, person, yes, state_root_, config_root_, json_out, now_only=True)
+
+
+def _reopen(
+    ticket: str,
+    reason: str,
+    person: str | None,
+    yes: bool,
+    state: str | None,
+    config: str | None,
+    json_out: bool,
+    *,
+    now_only: bool,
+) -> None:
+    from oms.services import tickets
+
+    verb = "retry" if now_only else "reopen"
+    question = f"{verb.capitalize()} {ticket} as yourself?"
+    who, _ = confirm_person(person, question=question, expect=ticket, yes=yes)
+    with workspace(state, config) as ws:
+        rec = tickets.reopen(ws, ticket, person=who, reason=reason, now_only=now_only)
+    if json_out:
+        emit({"ok": True, "ticket": _ticket_json(rec)})
+        return
+    attempt, why = rec.payload["attempt"], rec.payload["reason"]
+    typer.echo(f"{rec.record_id} is open for attempt {attempt} ({why})")
+    typer.echo("next: the conductor takes it at its next tick (`oms conductor run`)")
 
 
 def _finish(

@@ -21,7 +21,7 @@ After `Panes.ensure` (`after_ensure`): only the launcher that created the pane t
 One that found the pane made already (by another launcher) does not type it again: a prompt-driven
 agent is parked `activation_pending` (`oms worker resume` activates it), a command worker needs none.
 
-A failed step once the pane exists leaves nothing half-launched (DESIGN.md §5.7, ADR 0009):
+A failed step once the pane exists leaves nothing half-launched (ADR 0009 "Once the pane exists"):
 - registering the pane or the session (`after_pane_failure`): the pane is ended when this launch
   created it (one another launcher made is theirs), and the worker parked with a reason naming the
   step — there is no session, so nothing else refers to the pane;

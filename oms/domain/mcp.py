@@ -1,4 +1,4 @@
-"""The MCP stdio protocol of `oms worker bridge`, as a pure message handler (research/mcp.md).
+"""The MCP stdio protocol of `oms worker bridge`, as a pure message handler (ADR 0011 "MCP bridge").
 
 Rules:
 - protocol versions 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25: a requested supported version is

@@ -1,4 +1,4 @@
-"""The ticket state machine (DESIGN.md §4). Pure: takes a state, a payload and `now`; returns `Next`.
+"""The ticket state machine. Pure: takes a state, a payload and `now`; returns `Next`.
 
 States and events:
 - `open --lease--> leased`: binds a worker, a fresh lease token, a session id (a UUID) and an expiry.
@@ -13,7 +13,15 @@ States and events:
   attempt starts from the worktree's HEAD, as after any failure).
 - `leased --give-up--> blocked` (the conductor: a result that needs a person, or a quarantine).
 - `leased --complete--> done` (the conductor: the attempt recorded a completed result).
-- `done` and `blocked` are terminal.
+- `leased --new-session--> leased` (a dispatch of this attempt ended before it was accepted: a new
+  proposal needs a dispatch id of its own): a fresh session id, same attempt, token and expiry.
+- `open|leased --wait--> open` (the conductor, ADR 0031: what a launch needs is missing, a
+  configuration fault, not an attempt): the reason says what a person must fix; a leased ticket
+  whose attempt had not launched gives its lease back — same attempt, no failure, no backoff.
+- `blocked --reopen--> open` (a person, ADR 0031): the next attempt, now; its failures are cleared
+  (they are in the ledger), so a quarantine counts afresh; `open --retry-now--> open`: the
+  backoff a person does not want to wait for is cleared.
+- `done` is terminal; `blocked` waits for a person (`reopen`).
 """
 
 from __future__ import annotations
@@ -44,6 +52,10 @@ TABLE: dict[str, dict[str, str]] = {
     "retry": {"leased": "open"},
     "complete": {"leased": "done"},
     "give-up": {"leased": "blocked"},
+    "new-session": {"leased": "leased"},
+    "wait": {"open": "open", "leased": "open"},
+    "reopen": {"blocked": "open"},
+    "retry-now": {"open": "open"},
 }
 MAX_FAILURES_KEPT = 10
 
@@ -228,3 +240,78 @@ def complete(state: str, payload: JsonObject, *, session_id: str, attempt: int, 
     target = step("ticket", TABLE, state, "complete")
     _check_attempt(payload, session_id, attempt)
     return Next(target, with_fields(payload, lease_token=None, reason=reason))
+
+
+def new_session(
+    state: str,
+    payload: JsonObject,
+    *,
+    session_id: str,
+    attempt: int,
+    fresh: str,
+    now: str,
+) -> Next:
+    """The attempt bound to `session_id` goes on under the session `fresh` (its lease live at
+    `now`)."""
+    target = step("ticket", TABLE, state, "new-session")
+    _check_attempt(payload, session_id, attempt)
+    check_lease(state, payload, token=access.text(payload, "lease_token"), now=now)
+    if fresh == session_id:
+        raise InvalidInputError("a new session needs a new session id")
+    return Next(target, with_fields(payload, session_id=fresh))
+
+
+def wait(
+    state: str,
+    payload: JsonObject,
+    *,
+    reason: str,
+    session_id: str | None,
+    attempt: int,
+) -> Next:
+    """The ticket waits for a person with `reason` (ADR 0031): an open one keeps its place in the
+    queue; a leased one (its attempt bound to `session_id`, never launched) is open again, its lease
+    given back — its attempt, failures and backoff as they were."""
+    target = step("ticket", TABLE, state, "wait")
+    if state == TicketState.OPEN:
+        return Next(target, with_fields(payload, reason=reason))
+    if session_id is None:
+        raise InvalidInputError("a leased ticket waits only for the attempt it names")
+    _check_attempt(payload, session_id, attempt)
+    return Next(
+        target,
+        with_fields(
+            payload,
+            lease_token=None,
+            worker_id=None,
+            session_id=None,
+            lease_expires_at=None,
+            reason=reason,
+        ),
+    )
+
+
+def reopen(state: str, payload: JsonObject, *, reason: str) -> Next:
+    """A person sends a blocked ticket back to the queue for its next attempt, now (ADR 0031)."""
+    target = step("ticket", TABLE, state, "reopen")
+    return Next(
+        target,
+        with_fields(
+            payload,
+            attempt=access.integer(payload, "attempt") + 1,
+            lease_token=None,
+            worker_id=None,
+            session_id=None,
+            lease_expires_at=None,
+            reason=reason,
+            retry_after=None,
+            failures=[],
+            prior_failure_evidence=None,  # about an attempt before the block: spent
+        ),
+    )
+
+
+def retry_now(state: str, payload: JsonObject, *, reason: str) -> Next:
+    """A person starts an open ticket's next attempt without waiting for its backoff."""
+    target = step("ticket", TABLE, state, "retry-now")
+    return Next(target, with_fields(payload, reason=reason, retry_after=None))

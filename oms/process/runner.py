@@ -14,7 +14,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import IO, NamedTuple
 
 from oms.errors import ProcessFailedError, ProcessTimeoutError, ToolNotFoundError
 from oms.fsio.procinfo import ProcessIdentity, boot_id, group_alive, start_ticks
@@ -155,12 +155,7 @@ def _collect(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float,
     assert proc.stdout is not None  # noqa: S101 - pipes were requested
     assert proc.stderr is not None  # noqa: S101
     if proc.stdin is not None:
-        try:
-            proc.stdin.write(stdin or b"")
-        except BrokenPipeError:
-            pass
-        finally:
-            proc.stdin.close()
+        _feed(proc.stdin, stdin or b"")
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
     buffers: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
     total = 0
@@ -196,6 +191,20 @@ def _collect(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float,
         proc.stdout.close()
         proc.stderr.close()
     return b"".join(buffers[out_fd]), b"".join(buffers[err_fd]), outcome
+
+
+def _feed(pipe: IO[bytes], data: bytes) -> None:
+    """Write `data` to a child's stdin and close it. A child that ended (or closed its input) before
+    reading it all is no error here: its exit status and output say what happened. The write is
+    buffered, so the broken pipe can surface at the close's flush as well as at the write."""
+    try:
+        pipe.write(data)
+        pipe.flush()
+    except BrokenPipeError:
+        pass
+    finally:
+        with contextlib.suppress(BrokenPipeError):
+            pipe.close()  # the descriptor is closed even when the flush fails
 
 
 def _wait_exit(proc: subprocess.Popen[bytes], deadline: float) -> None:

@@ -8,7 +8,7 @@ import hashlib
 import json
 
 from oms.canonical import JsonObject, parse_ts
-from oms.errors import IntegrityError, OmsError
+from oms.errors import IntegrityError, OmsError, one_line
 from oms.services.workspace import Workspace
 from oms.store import compaction
 from oms.store.evidence import open_envelope
@@ -107,18 +107,32 @@ def _what(entry: Entry, doc: JsonObject) -> str:
     parts = entry.path.split("/")
     if entry.kind in ("record", "adopt") and parts[0] == "records" and len(parts) == 4:
         state = doc.get("state")
-        return f"{parts[1]} {parts[2]} v{parts[3].removesuffix('.json')}" + (
-            f" -> {state}" if isinstance(state, str) else ""
+        actor = doc.get("actor")
+        by = f" by {actor}" if isinstance(actor, str) and actor.startswith("person:") else ""
+        return (
+            f"{parts[1]} {parts[2]} v{parts[3].removesuffix('.json')}"
+            + (f" -> {state}" if isinstance(state, str) else "")
+            + by
         )
     if entry.kind == "compact":
         return f"compacted {doc.get('ticket_id', parts[-1].removesuffix(compaction.SUFFIX))} into {entry.path}"
     if entry.kind == "evidence" or (entry.kind == "adopt" and parts[0] == "evidence"):
         return f"evidence {doc.get('evidence_kind', '?')} of {doc.get('ticket_id', '?')} ({parts[-1][:12]})"
     if parts[0] == "events":
-        return f"event {doc.get('event_type', '?')} {parts[-1].removesuffix('.json')}"
+        said = _person_said(doc)
+        return f"event {doc.get('event_type', '?')} {parts[-1].removesuffix('.json')}{said}"
     if parts[0] == "journals":
         return f"journal {parts[1]} #{parts[-1].removesuffix('.json')}"
     return _what_else(entry, parts)
+
+
+def _person_said(doc: JsonObject) -> str:
+    """A person's decision an event keeps (`ticket-reopened`): ' by <name>: <reason>'."""
+    payload = doc.get("payload")
+    if not isinstance(payload, dict) or not isinstance(payload.get("person"), str):
+        return ""
+    reason = one_line(str(payload.get("reason")), 200)
+    return f" by {one_line(str(payload['person']), 128)}: {reason}"
 
 
 def _what_else(entry: Entry, parts: list[str]) -> str:

@@ -1,4 +1,4 @@
-"""Does the store still authorise this dispatch? (DESIGN.md §5.4; used by accept and by delivery.)
+"""Does the store still authorise this dispatch? (ADR 0008; used by accept and by delivery.)
 
 Every check re-reads the records and raises a named error with a one-line reason: the intent digest,
 the approval (signed advisor evidence for this exact digest, or a person's where the policy allows),
@@ -132,7 +132,8 @@ def check_role(ws: Workspace, configured: Role, policy: Policy, payload: JsonObj
 
 
 def check_dispatch(ws: Workspace, dispatch: Record) -> Authority:
-    """Every authority check of DESIGN.md §5.4 except the live authorisation (the caller's, before contact)."""
+    """Every authority check of ADR 0008 except the live authorisation (the caller's, before
+    contact)."""
     payload = dispatch.payload
     intent = check_intent(dispatch)
     head = head_files(ws.config_root)  # config, instructions and policy at HEAD: one git process for all

@@ -1,4 +1,5 @@
-"""The MCP bridge's tools, served by the broker to `oms worker bridge` relays (DESIGN.md §1, §8; ADR 0012).
+"""The MCP bridge's tools, served by the broker to `oms worker bridge` relays (ADR 0011 "MCP
+bridge", ADR 0012).
 
 Inside a sandbox `oms worker bridge --dispatch-id D --session-id S` is a relay (`cli/relay.py`); each relay
 connection is one MCP session here (`domain/mcp.py` speaks the protocol). The relay's binding must equal

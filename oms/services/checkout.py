@@ -1,4 +1,4 @@
-"""Is the worktree exactly the planned checkout? (DESIGN.md §5.5, §5.6.) No repository code runs.
+"""Is the worktree exactly the planned checkout? (SECURITY.md invariant 5.) No repository code runs.
 
 `verify` refuses a worktree whose config could run code or that carries agent configuration, then
 checks: top level = planned worktree (real path), branch = planned branch, HEAD = start commit, the base

@@ -28,10 +28,16 @@ ACTIVATION_TEXT = (
     "You are an oms worker. Call the read_dispatch tool of the oms_worker server, then acknowledge_dispatch, "
     "do the work in this worktree (you cannot commit: oms does), then call record_dispatch_result."
 )
+NOT_A_REPOSITORY = "run oms inside the git repository it works on (cd there, or pass --config-root)"
 ROLE_FIELDS = ("model", "endpoint", "transport", "sandbox", "argv", "limits")
 
 
 Head = dict[str, "tuple[str, bytes] | None"]  # what `head_files` read: path -> (object id, bytes) or None
+
+
+def _not_a_repository(config_root: str, exc: OmsError) -> ConfigError:
+    what = f"{config_root} is not a git repository oms can read ({exc.message})"
+    return ConfigError(what, hint=NOT_A_REPOSITORY)
 
 
 def head_files(config_root: str) -> Head:
@@ -40,7 +46,7 @@ def head_files(config_root: str) -> Head:
     try:
         return git.committed_blobs(config_root, (CONFIG_PATH, INSTRUCTIONS_PATH, POLICY_PATH))
     except OmsError as exc:
-        raise ConfigError(f"{config_root} is not a git repository oms can read ({exc.message})") from exc
+        raise _not_a_repository(config_root, exc) from exc
 
 
 def _head(config_root: str, rel: str, head: Head | None = None) -> bytes | None:
@@ -50,7 +56,7 @@ def _head(config_root: str, rel: str, head: Head | None = None) -> bytes | None:
         try:
             found = git.committed_blob(config_root, rel)
         except OmsError as exc:
-            raise ConfigError(f"{config_root} is not a git repository oms can read ({exc.message})") from exc
+            raise _not_a_repository(config_root, exc) from exc
     return None if found is None else found[1]
 
 

@@ -1,4 +1,5 @@
-"""`oms conductor tick`: one idempotent pass over the fleet (DESIGN.md §6; rules in `domain/conductor.py`).
+"""`oms conductor tick`: one idempotent pass over the fleet (ADR 0016; rules in
+`domain/conductor.py`).
 
 Phases, each timed and reported, each item on its own (one bad ticket or worker is a line in the report,
 never the end of the pass):
@@ -83,6 +84,7 @@ class Tick:
     phases: list[Phase] = field(default_factory=list)
     classes: dict[str, str] = field(default_factory=dict)
     unknown_panes: list[str] = field(default_factory=list)
+    internal: list[str] = field(default_factory=list)  # phases an unexpected error stopped (a bug)
 
     def to_json(self) -> JsonObject:
         return {
@@ -91,6 +93,7 @@ class Tick:
             "phases": [p.to_json() for p in self.phases],
             "workers": dict(sorted(self.classes.items())),
             "unknown_panes": list(self.unknown_panes),
+            "internal_errors": list(self.internal),
         }
 
 
@@ -203,7 +206,9 @@ class _Runner:
         except OmsError as exc:  # a phase that cannot run at all (an unreadable directory): the next one runs
             phase.skipped.append(f"the phase stopped: {one_line(exc.message)}")
         except Exception as exc:  # noqa: BLE001 - the machine (no fd, no process, no memory): one line, go on
-            phase.skipped.append(f"the phase stopped: internal error: {one_line(f'{type(exc).__name__}: {exc}')}")
+            line = f"internal error: {one_line(f'{type(exc).__name__}: {exc}')}"
+            phase.skipped.append(f"the phase stopped: {line}")
+            self.report.internal.append(f"{name}: {line}")  # the command's exit says so (ADR 0007)
         phase.ms = (time.perf_counter() - start) * 1000
         self.report.phases.append(phase)
 

@@ -1,4 +1,4 @@
-"""`oms worker deliver --event-id E`: exactly once per event (DESIGN.md §5; seed 003).
+"""`oms worker deliver --event-id E`: exactly once per event (ADR 0009 "Delivery"; seed 003).
 
 Under the outbox lock for (E, `oms-worker-delivery`):
 1. a receipt exists: return it (`replayed`), launch nothing;

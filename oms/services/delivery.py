@@ -1,5 +1,5 @@
-"""`oms worker deliver|park|resume|stop|observe`: the delivery service of one workspace (DESIGN.md §5,
-ADR 0009), a thin facade over its joints:
+"""`oms worker deliver|park|resume|stop|observe`: the delivery service of one workspace (ADR
+0009), a thin facade over its joints:
 
 - `deliver.py`: exactly once per event — receipt replay, event binding, launch or recovery, receipt;
 - `launcher.py`: one launch — authority, checkout, plan, pane, session, activation;

@@ -13,6 +13,7 @@ from oms.adapters import bwrap, cgroups, cli_models
 from oms.adapters.advisor import ADVISOR_ENV
 from oms.adapters.tools import TOOLS, probe
 from oms.domain.config import CONFIG_PATH
+from oms.domain.policy import POLICY_PATH
 from oms.domain.sandbox_limits import SandboxLimits, unbounded
 from oms.errors import OmsError
 from oms.fsio import Root, capabilities
@@ -235,7 +236,8 @@ def _config(config_root: str | None) -> Check:
     except OmsError as exc:
         if "not committed" in exc.message:
             return Check("config", False, exc.message, commit)
-        return Check("config", False, exc.message, exc.remedy or f"fix {CONFIG_PATH}")
+        redo = f"correct {CONFIG_PATH} as this line says and commit it (oms reads it at HEAD)"
+        return Check("config", False, exc.message, exc.remedy or redo)
     return Check("config", True, os.path.join(os.path.abspath(config_root), CONFIG_PATH) + " (committed at HEAD)")
 
 
@@ -246,7 +248,8 @@ def _policy(config_root: str | None) -> Check:
         with Root.open(config_root, private=False) as repo:
             policy = load_tracked(os.path.abspath(config_root), repo)
     except OmsError as exc:
-        return Check("role policy", False, exc.message, exc.remedy or "fix .oms/role-policy.json")
+        redo = f"correct {POLICY_PATH} as this line says and commit it (oms reads it at HEAD)"
+        return Check("role policy", False, exc.message, exc.remedy or redo)
     return Check("role policy", True, f"committed at HEAD, digest {policy.digest[:16]}, {len(policy.roles)} roles")
 
 

@@ -39,17 +39,22 @@ class Merged:
     base: str
     merged: str
     mode: str
-    ref: str
+    ref: str | None  # None: it was merged already (`already`), nothing recorded now
+    already: bool = False
 
 
 def merge(ws: Workspace, dispatch_id: str) -> Merged:
-    """Merge a verified result into the target branch."""
+    """Merge a verified result into the target branch; a result already in it (merged before) is
+    left as it is (`Merged.already`): a second merge makes no second, empty merge commit."""
     dispatch, result = verify.completed_result(ws, dispatch_id)
     fin = finishing.parse(ws.config().raw)
     repo = ws.config_root
     git.refuse_unsafe_config(repo)
     commit = access.text(result, "result_commit")
     target = verify.target_of(ws, fin)
+    if git.is_ancestor(repo, commit, target.head):  # merged already (a second merge): nothing to do
+        _complete(ws, dispatch.payload)
+        return Merged(target.branch, target.head, target.head, target.mode, None, already=True)
     found = verify.latest(ws, dispatch_id)
     why = finishing.merge_refusal(
         evidence=None if found is None else found[1],

@@ -1,4 +1,4 @@
-"""The agent CLIs' hooks, applied by the broker (research/codex.md §2.5-2.7, §3.2-3.4; ADR 0012).
+"""The agent CLIs' hooks, applied by the broker (ADR 0011 "Hooks", ADR 0012).
 
 Inside a worker's sandbox `oms hook provider` is a relay (`cli/relay.py`); the pane's broker calls
 `answer` with the relay's argv and stdin. The argv is what oms wrote into the agent's hook configuration;
@@ -12,8 +12,10 @@ says, so a payload that cannot be parsed still gets the event's safe answer, and
 event is refused. Exit 2 is never used; decisions are JSON on stdout in each CLI's contract.
 
 - SessionStart: the session is observed (heartbeat; Codex's own session id recorded as the native
-  ref) and the agent is told to call `read_dispatch` (`additionalContext`).
-- UserPromptSubmit: heartbeat (delivery confirms the typed instruction by it); the first one records
+  ref) and the agent is told to call `read_dispatch` (`additionalContext`). Codex fires it at its
+  first turn: a prompt taken, as below (Claude Code fires it once started: none).
+- UserPromptSubmit: a prompt taken (`last_prompted_at`; delivery confirms the typed instruction by
+  it, so the first since oms started the agent is recorded at once); the first one records
   `agent_prompted_at` (from then on the agent's native session can be resumed in a new pane).
 - Stop: the gate and the bound of `domain/gate.py`: while the dispatch has no result, block with a reason,
   at most its cap of times in a row (Codex has none; `/goal` fires Stop on every automatic turn); a

@@ -1,5 +1,5 @@
-"""One launch of an accepted dispatch's worker (DESIGN.md §5.4-§5.7, ADR 0009), for `deliver` and for
-`resume` of a worker that never started — both under the deliverer's outbox lock.
+"""One launch of an accepted dispatch's worker (ADR 0008, ADR 0009 "Delivery"), for `deliver` and
+for `resume` of a worker that never started — both under the deliverer's outbox lock.
 
 Authority (`services/authority.py`) → the worker is an idle, healthy or parked reservation → alone in
 its worktree → agent CLI version and bubblewrap → a first launch's checkout made ready (an earlier
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from oms.adapters import bwrap, cgroups
 from oms.adapters.activation import ActivationError, Witness
 from oms.adapters.panes import Pane
-from oms.canonical import Json, JsonObject, access, stable_id
+from oms.canonical import Json, JsonObject, access, parse_ts, stable_id
 from oms.domain import delivery as rules
 from oms.domain import sandbox_limits, sessions, workers
 from oms.domain.machine import Next
@@ -255,22 +255,28 @@ def _unpark(worker: Record, now: str) -> Next | None:
 
 
 class HookWitness:
-    """The agent took the typed instruction when a hook (UserPromptSubmit, SessionStart) observed its
-    session after the text was typed."""
+    """The agent took the typed instruction when its session records a prompt taken since the text
+    was typed (`last_prompted_at`: its UserPromptSubmit, or Codex's SessionStart: `gate.prompt`).
+    Another hook proves nothing: Claude Code fires SessionStart once started, also after oms typed,
+    with the text still in its composer (an Enter read as a newline). The first prompt since its
+    registration or relaunch (`prompt_due_at`) is recorded at once (`gate.worth_writing`)."""
 
     def __init__(self, d: Delivery, dispatch_id: str) -> None:
         self.d = d
         self.dispatch_id = dispatch_id
-        self.since = ""
+        self.since: str | None = None
 
     def typing(self) -> None:
         """Remember when the text was typed."""
         self.since = self.d.ws.now()
 
     def taken(self) -> bool:
-        """Has a hook observed the session since?"""
+        """Has the agent taken a prompt since?"""
         session = self.d.session(access.text(self.d.dispatch(self.dispatch_id).payload, "session_id"))
-        return session is not None and access.text(session.payload, "last_observed_at") >= self.since
+        if session is None or self.since is None:
+            return False
+        prompted = session.payload.get("last_prompted_at")
+        return isinstance(prompted, str) and parse_ts(prompted) >= parse_ts(self.since)
 
 
 def activate(d: Delivery, plan: LaunchPlan, dispatch_id: str) -> None:

@@ -1,4 +1,4 @@
-"""`oms worker park|resume|stop` (DESIGN.md §5, ADR 0009 "Panes"); what each may do in which state is
+"""`oms worker park|resume|stop` (ADR 0009 "Panes"); what each may do in which state is
 `domain/delivery.py`'s, the keys they type `adapters/activation.py`'s.
 
 - park: interrupt the turn that runs (if one does), session `parked` until a future time, worker

@@ -1,4 +1,4 @@
-"""What a worker launch runs (DESIGN.md §5, STYLE.md 7): the oms executable written into hooks and MCP
+"""What a worker launch runs (ADR 0001, ADR 0009): the oms executable written into hooks and MCP
 config, the agent CLI's version, the provider's launch plan and the supervisor's launch spec.
 
 - The executable is the real, absolute, non-symlink path of the running oms (or `OMS_EXECUTABLE`),

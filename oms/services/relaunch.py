@@ -1,5 +1,5 @@
 """`oms worker resume` of a worker whose pane ended: its agent relaunched in a new pane on its own native
-session (DESIGN.md §8: `codex … resume <id>`, `claude … --resume <id>`; ADR 0009 "Resume by the native
+session (`codex … resume <id>`, `claude … --resume <id>`; ADR 0009 "Resume by the native
 session").
 
 Under the deliverer's outbox lock (one lock for every launch), on records read again: the attempt must not

@@ -24,6 +24,7 @@ from oms.domain.github import check_repository
 from oms.domain.machine import Next
 from oms.errors import (
     ConflictError,
+    IllegalTransitionError,
     InvalidInputError,
     OmsError,
     OtherRepositoryError,
@@ -278,6 +279,110 @@ def complete(ws: Workspace, ticket: Record, *, session_id: str, attempt: int, re
     """The attempt bound to `session_id` recorded a completed result: the ticket is done."""
     nxt = machine.complete(ticket.state, ticket.payload, session_id=session_id, attempt=attempt, reason=_reason(reason))
     return _transition(ws, ticket, nxt, stable_id("tkt-complete", ticket.record_id, attempt))
+
+
+def new_session(ws: Workspace, ticket: Record) -> Record:
+    """The leased attempt goes on under a fresh session id: its dispatch ended before it was
+    accepted (cancelled, rejected), and a new proposal needs a dispatch id of its own."""
+    nxt = machine.new_session(
+        ticket.state,
+        ticket.payload,
+        session_id=access.text(ticket.payload, "session_id"),
+        attempt=access.integer(ticket.payload, "attempt"),
+        fresh=new_uuid(),
+        now=ws.now(),
+    )
+    op = stable_id("tkt-new-session", ticket.record_id, ticket.version)
+    return _transition(ws, ticket, nxt, op)
+
+
+def wait_for_person(ws: Workspace, ticket: Record, reason: str) -> Record:
+    """The ticket waits for a person (ADR 0031): `reason` says what to fix; a leased one (its
+    attempt never launched) gives its lease back. Nothing is written when it waits for this
+    already."""
+    if ticket.state == machine.TicketState.OPEN and ticket.payload.get("reason") == _reason(reason):
+        return ticket
+    session_id = ticket.payload.get("session_id")
+    nxt = machine.wait(
+        ticket.state,
+        ticket.payload,
+        reason=_reason(reason),
+        session_id=session_id if isinstance(session_id, str) else None,
+        attempt=access.integer(ticket.payload, "attempt"),
+    )
+    return _transition(ws, ticket, nxt, stable_id("tkt-wait", ticket.record_id, ticket.version))
+
+
+REOPENED = "ticket-reopened"  # the event a person's reopen or retry leaves (with their name)
+
+
+def reopen(
+    ws: Workspace,
+    ticket_id: str,
+    *,
+    person: str,
+    reason: str,
+    now_only: bool = False,
+) -> Record:
+    """A person's decision (ADR 0031): a blocked ticket (a quarantine too) is open for its next
+    attempt, now; with `now_only` (`oms ticket retry`) an open ticket waiting for its backoff is
+    taken without waiting too. Journaled: the record's version names the person as its actor, and
+    a `ticket-reopened` event keeps their name and reason. One-line refusals otherwise."""
+    ticket = require(ws, check(ticket_id, "ticket id"))
+    why = _reason(reason)
+    said = f"reopened by {one_line(person, 80)}: {why}"
+    if ticket.state == machine.TicketState.BLOCKED:
+        nxt = machine.reopen(ticket.state, ticket.payload, reason=said)
+    elif ticket.state == machine.TicketState.OPEN and now_only:
+        nxt = machine.retry_now(ticket.state, ticket.payload, reason=said)
+    else:
+        hint = _reopen_hint(ticket)
+        raise IllegalTransitionError("ticket", ticket.state, "reopen", hint=hint)
+    done = (
+        ws.store.records("ticket")
+        .transition(
+            ticket.record_id,
+            expected_version=ticket.version,
+            state=nxt.state,
+            payload=nxt.payload,
+            operation_id=stable_id("tkt-reopen", ticket.record_id, ticket.version),
+            actor=person_actor(person),
+            observed_at=_after(ws, ticket),
+        )
+        .record
+    )
+    ws.store.events.create(
+        stable_id("evt-reopen", ticket.record_id, done.version),
+        REOPENED,
+        done.observed_at,
+        {
+            "ticket_id": ticket.record_id,
+            "ticket_version": done.version,
+            "from_state": ticket.state,
+            "attempt": done.payload["attempt"],
+            "person": one_line(person, 128),
+            "reason": why,
+        },
+    )
+    return done
+
+
+def _reopen_hint(ticket: Record) -> str:
+    if ticket.state == machine.TicketState.OPEN:
+        return f"it is open already: `oms ticket retry {ticket.record_id}` takes it without waiting"
+    if ticket.state == machine.TicketState.LEASED:
+        return (
+            f"its attempt {ticket.payload.get('attempt')} holds it (leased to "
+            f"{ticket.payload.get('worker_id')}): `oms worker stop` ends it for a person first"
+        )
+    return "a done ticket stays done: add a new ticket for more work"
+
+
+def person_actor(person: str) -> str:
+    """The ledger's actor for a person's decision: `person:<name>`, lowercased, runs of anything
+    but letters and digits one hyphen (the name as typed is kept in the event)."""
+    name = re.sub(r"[^a-z0-9]+", "-", person.lower()).strip("-")[:60].strip("-")
+    return f"person:{name or 'unnamed'}"
 
 
 def _dispatch_of(ws: Workspace, ticket: Record, attempt: int) -> Record | None:

@@ -1,4 +1,4 @@
-"""The state root: its layout, its metadata file and its signing key (DESIGN.md §3).
+"""The state root: its layout, its metadata file and its signing key (SECURITY.md, Threat model).
 
 `create` is idempotent and crash-safe: it makes the private directories, then the key (once), then
 `oms-state.json`, which marks the root as initialised. `open` refuses a root that is missing, not

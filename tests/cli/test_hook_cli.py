@@ -1,5 +1,5 @@
 """`oms hook provider` as the agent CLIs run it: a real process (source or frozen), payloads in each CLI's
-shape (research/codex.md §2.5-2.7, §3.2-3.4), a delivered dispatch with a real session record."""
+shape (ADR 0011 "Hooks"), a delivered dispatch with a real session record."""
 
 from __future__ import annotations
 

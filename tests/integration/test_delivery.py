@@ -1,4 +1,5 @@
-"""`oms worker deliver` with real git, a real tmux server and a real command worker (DESIGN.md §5)."""
+"""`oms worker deliver` with real git, a real tmux server and a real command worker (ADR 0009
+"Delivery")."""
 
 from __future__ import annotations
 

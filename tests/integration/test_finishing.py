@@ -263,3 +263,28 @@ def test_the_cli_verifies_merges_and_says_why_not(chain: Chain, oms: OmsCommand)
     assert merged.returncode == 0, merged.stderr
     assert json.loads(merged.stdout)["merged"] == git("rev-parse", "main", cwd=chain.repo).strip()
     assert os.path.exists(chain.repo / "WORK.md")
+
+
+def test_a_second_merge_says_already_merged(chain: Chain, oms: OmsCommand) -> None:
+    """`oms result merge` twice, following its own hint (verify again), made a second, empty merge
+    commit (issue 26)."""
+    bound = _result(chain)
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return oms.run("result", *args, bound.dispatch_id, *roots)
+
+    assert run("verify").returncode == 0
+    first = run("merge")
+    assert first.returncode == 0, first.stderr
+    head = git("rev-parse", "main", cwd=chain.repo).strip()
+    for step in ("merge", "verify", "merge"):  # again, and as the old hint said: verify, merge
+        again = run(step, "--json") if step == "merge" else run(step)
+        assert again.returncode == 0, again.stderr
+        if step == "merge":
+            shown = json.loads(again.stdout)
+            seen = (shown["already_merged"], shown["merged"], shown["evidence"])
+            assert seen == (True, head, None)
+    said = run("merge")
+    assert said.stdout == f"already merged: {bound.dispatch_id}'s result is in main ({head[:12]})\n"
+    assert git("rev-parse", "main", cwd=chain.repo).strip() == head  # no second merge commit

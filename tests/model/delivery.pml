@@ -1,5 +1,5 @@
 /*
- * The oms delivery protocol, checked by spin (ADR 0014; DESIGN.md §5; ADR 0009, 0012, 0013).
+ * The oms delivery protocol, checked by spin (ADR 0014; ADR 0009, 0012, 0013).
  *
  * One accepted dispatch D, its delivery event E, its worker record (id D) and its session, as the store
  * keeps them; the tmux pane of D and the processes in it; the actors that race over them:
@@ -378,7 +378,7 @@ inline m_cas(k, expnv, op, st, x, y) {
      :: else -> wres = W_CONFLICT
      fi
   fi;
-  /* the store's contract (DESIGN.md §2.4): a replay returns the caller's own transition, never another */
+  /* the store's contract (ADR 0002): a replay returns the caller's own transition, never another */
   assert(wres != W_REPLAYED ||
          (wi == expnv && hst[k * NV + wi] == nst && hx[k * NV + wi] == nx && hy[k * NV + wi] == ny));
   wi = 0; nop = 0; nst = 0; nx = 0; ny = 0

@@ -1,4 +1,4 @@
-"""Attacks on the isolated agent home of a Codex worker (DESIGN.md §7.1; sec.md case 19).
+"""Attacks on the isolated agent home of a Codex worker (SECURITY.md invariant 1).
 
 Each attack lands between two launches (or before the first) and delivery must park the worker
 before any pane exists: a pre-created home that is loose, foreign-owned or a symlink; `hooks.json`

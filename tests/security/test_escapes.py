@@ -1,5 +1,5 @@
-"""Escapes tried from INSIDE a real worker sandbox (DESIGN.md §7.7, SECURITY.md): each one must fail, and the
-attacked worker's run must still complete.
+"""Escapes tried from INSIDE a real worker sandbox (SECURITY.md invariant 7): each one must fail,
+and the attacked worker's run must still complete.
 
 The attacker is a command worker (`ATTACK`, a Python program run by oms's own interpreter, which the sandbox
 shows read-only): it tries everything below, writes what happened to its private home (`$HOME/attack.json`,

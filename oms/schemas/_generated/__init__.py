@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '9fd43d5d7a83d8dd541e07bc86951ab0b85fa71bf20c2f7963f140ebba876cdb'
+SOURCE_SHA256 = 'ed6f75c4f54d9254bdf39a35297c24179ad8675c99cced10abdc2bcc0e6f638b'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

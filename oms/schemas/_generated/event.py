@@ -17,7 +17,7 @@ from oms.schemas._generated import defs as _m_defs
 _P0 = '^[A-Za-z]{1,40}$'
 _P1 = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
 _C0: object = 'oms-event-v1'
-_C1: tuple[object, ...] = ('bridge-acknowledged', 'dispatch-delivery-requested', 'hook-observed', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped')
+_C1: tuple[object, ...] = ('bridge-acknowledged', 'dispatch-delivery-requested', 'hook-observed', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped', 'ticket-reopened')
 _C2: object = 'dispatch-delivery-requested'
 _C3: object = 'session-parked'
 _C4: object = 'session-registered'
@@ -27,6 +27,8 @@ _C7: object = 'session-stopped'
 _C8: object = 'bridge-acknowledged'
 _C9: tuple[object, ...] = ('codex', 'claude', 'command')
 _C10: object = 'hook-observed'
+_C11: tuple[object, ...] = ('blocked', 'open')
+_C12: object = 'ticket-reopened'
 
 
 def _v328(x: object) -> bool:
@@ -736,6 +738,112 @@ def _v394(x: object) -> bool:
     return True
 
 
+def _v408(x: object) -> bool:
+    # event#/allOf/8/then/properties/payload/properties/ticket_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v409(x: object) -> bool:
+    # event#/allOf/8/then/properties/payload/properties/ticket_version
+    if not _m_defs._v116(x):
+        return False
+    return True
+
+
+def _v410(x: object) -> bool:
+    # event#/allOf/8/then/properties/payload/properties/from_state
+    if not any(_eq(x, c) for c in _C11):
+        return False
+    return True
+
+
+def _v411(x: object) -> bool:
+    # event#/allOf/8/then/properties/payload/properties/attempt
+    if not _m_defs._v11(x):
+        return False
+    return True
+
+
+def _v412(x: object) -> bool:
+    # event#/allOf/8/then/properties/payload/properties/person
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) < 1:
+            return False
+        if len(x) > 128:
+            return False
+    return True
+
+
+def _v413(x: object) -> bool:
+    # event#/allOf/8/then/properties/payload/properties/reason
+    if not _m_defs._v108(x):
+        return False
+    return True
+
+
+def _v407(x: object) -> bool:
+    # event#/allOf/8/then/properties/payload
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('attempt', 'from_state', 'person', 'reason', 'ticket_id', 'ticket_version'):
+            if k not in x:
+                return False
+        if 'ticket_id' in x and not _v408(x['ticket_id']):
+            return False
+        if 'ticket_version' in x and not _v409(x['ticket_version']):
+            return False
+        if 'from_state' in x and not _v410(x['from_state']):
+            return False
+        if 'attempt' in x and not _v411(x['attempt']):
+            return False
+        if 'person' in x and not _v412(x['person']):
+            return False
+        if 'reason' in x and not _v413(x['reason']):
+            return False
+        for k in x:
+            if k not in ('ticket_id', 'ticket_version', 'from_state', 'attempt', 'person', 'reason'):
+                return False
+    return True
+
+
+def _v406(x: object) -> bool:
+    # event#/allOf/8/then
+    if isinstance(x, dict):
+        if 'payload' in x and not _v407(x['payload']):
+            return False
+    return True
+
+
+def _v415(x: object) -> bool:
+    # event#/allOf/8/if/properties/event_type
+    if not _eq(x, _C12):
+        return False
+    return True
+
+
+def _v414(x: object) -> bool:
+    # event#/allOf/8/if
+    if isinstance(x, dict):
+        if 'event_type' in x and not _v415(x['event_type']):
+            return False
+    return True
+
+
+def _v405(x: object) -> bool:
+    # event#/allOf/8
+    if _v414(x):
+        if not _v406(x):
+            return False
+    else:
+        pass
+    return True
+
+
 def _v327(x: object) -> bool:
     # event#
     if not (isinstance(x, dict)):
@@ -772,6 +880,8 @@ def _v327(x: object) -> bool:
     if not _v386(x):
         return False
     if not _v394(x):
+        return False
+    if not _v405(x):
         return False
     return True
 

@@ -92,3 +92,54 @@ def test_supervise_without_a_launch_spec_records_why(tmp_path: pytest.TempPathFa
     ended = json.loads((state / "panes" / "dsp-1.exit.json").read_text())
     assert ended["status"] == 1
     assert "could not start" in ended["detail"]
+
+
+def test_a_broken_pipe_that_is_not_our_output_is_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Click turns every EPIPE into a silent exit 1; a pipe to a child that closed early is a bug to
+    say (issue 26: `oms doctor` printed nothing, exit 1)."""
+    import typer
+
+    broken = typer.Typer()
+
+    @broken.command()
+    def feed() -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    @broken.command()
+    def other() -> None:
+        return None
+
+    monkeypatch.setattr(app_module, "app", broken)
+    assert boundary.run_cli(["feed"]) == 3
+    assert capsys.readouterr().err.startswith("oms: internal error: BrokenPipeError")
+
+
+def test_a_reader_that_left_ends_oms_quietly() -> None:
+    """`oms ... | head -1`: the reader's leaving is no error to report (exit 1, nothing said)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, typer\n"
+        "import oms.cli.app as a\n"
+        "from oms.cli import boundary\n"
+        "t = typer.Typer()\n"
+        "@t.command()\n"
+        "def many() -> None:\n"
+        "    for _ in range(100000):\n"
+        "        typer.echo('x' * 100)\n"
+        "@t.command()\n"
+        "def other() -> None:\n"
+        "    pass\n"
+        "a.app = t\n"
+        "sys.exit(boundary.run_cli(['many']))\n"
+    )
+    pipe = subprocess.PIPE
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=pipe, stderr=pipe)
+    assert proc.stdout is not None
+    proc.stdout.read(10)
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err) == (1, b"")

@@ -9,7 +9,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from oms.canonical import access, add_ms
+from oms.canonical import JsonObject, access, add_ms
 from oms.domain import tickets as t
 from oms.domain.machine import Next
 from oms.errors import IllegalTransitionError, InvalidInputError, LeaseError
@@ -18,6 +18,7 @@ from tests.helpers import SESSION, T0
 
 TOKEN, OTHER = "a" * 64, "b" * 64
 EVIDENCE = "e" * 64
+OTHER_SESSION = "1" * 8 + SESSION[8:]
 
 
 def fresh() -> Next:
@@ -84,6 +85,32 @@ class TicketMachine(RuleBasedStateMachine):
     @rule()
     def block(self) -> None:
         self._apply(t.block, reason="gave up")
+
+    @rule(session=st.sampled_from([SESSION, OTHER_SESSION]))
+    def wait(self, session: str) -> None:
+        """A configuration fault (ADR 0031): the attempt is not counted, its lease given back."""
+        attempt = access.integer(self.payload, "attempt")
+        failures = self.payload.get("failures")
+        self._apply(t.wait, reason="needs a person: x", session_id=session, attempt=attempt)
+        assert self.payload["attempt"] == attempt
+        assert self.payload.get("failures") == failures
+
+    @rule()
+    def reopen(self) -> None:
+        was = (self.state, access.integer(self.payload, "attempt"))
+        self._apply(t.reopen, reason="reopened by a person: x")
+        if was[0] == "blocked":
+            now = (self.state, self.payload["attempt"], self.payload["failures"])
+            assert now == ("open", was[1] + 1, [])
+
+    @rule()
+    def retry_now(self) -> None:
+        self._apply(t.retry_now, reason="reopened by a person: now")
+
+    @rule(fresh=st.sampled_from([SESSION, OTHER_SESSION]))
+    def new_session(self, fresh: str) -> None:
+        attempt = access.integer(self.payload, "attempt")
+        self._apply(t.new_session, session_id=SESSION, attempt=attempt, fresh=fresh, now=self.now())
 
     @invariant()
     def legal(self) -> None:
@@ -168,3 +195,29 @@ def test_lease_binding_checks_every_field() -> None:
     for kwargs in bad:
         with pytest.raises(LeaseError):
             t.check_lease("leased", p, token=TOKEN, now=T0, **kwargs)
+
+
+def test_a_configuration_fault_gives_the_lease_back_and_counts_nothing() -> None:
+    failed: JsonObject = {"attempt": 1, "dispatch_id": None, "failed_at": T0, "reason": "r"}
+    leased: JsonObject = {**LEASED.payload, "failures": [failed], "retry_after": T0}
+    nxt = t.wait("leased", leased, reason="needs a person: login", session_id=SESSION, attempt=1)
+    assert (nxt.state, nxt.payload["attempt"], nxt.payload["failures"]) == ("open", 1, [failed])
+    lease = ("lease_token", "session_id", "worker_id")
+    assert [nxt.payload[k] for k in lease] == [None, None, None]
+    with pytest.raises(LeaseError):  # only the attempt it names
+        t.wait("leased", leased, reason="r", session_id=OTHER_SESSION, attempt=1)
+    with pytest.raises(IllegalTransitionError):
+        t.wait("blocked", leased, reason="r", session_id=SESSION, attempt=1)
+
+
+def test_reopen_is_for_a_blocked_ticket_and_counts_afresh() -> None:
+    failed: JsonObject = {"attempt": 1, "dispatch_id": None, "failed_at": T0, "reason": "r"}
+    blocked: JsonObject = {**LEASED.payload, "lease_token": None, "failures": [failed] * 5}
+    blocked["retry_after"] = T0
+    nxt = t.reopen("blocked", blocked, reason="reopened by ann: fixed")
+    assert (nxt.state, nxt.payload["attempt"], nxt.payload["failures"]) == ("open", 2, [])
+    assert (nxt.payload["retry_after"], nxt.payload["worker_id"]) == (None, None)
+    for state in ("open", "leased", "done"):
+        with pytest.raises(IllegalTransitionError):
+            t.reopen(state, blocked, reason="r")
+    assert t.retry_now("open", blocked, reason="now").payload["retry_after"] is None

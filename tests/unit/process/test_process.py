@@ -9,6 +9,7 @@ import pytest
 
 from oms.errors import ProcessFailedError, ProcessTimeoutError, ToolNotFoundError
 from oms.process import child_env, run
+from oms.process.runner import start
 
 
 def test_run_captures_output_and_status() -> None:
@@ -80,3 +81,17 @@ def test_real_child_sees_only_the_allow_list(monkeypatch: pytest.MonkeyPatch) ->
     out = run(["env"]).stdout.decode()
     assert "OMS_TEST_SECRET" not in out
     assert f"PATH={os.environ['PATH']}" in out
+
+
+def test_a_child_that_ended_before_reading_its_stdin_is_no_broken_pipe() -> None:
+    """`git cat-file --batch` outside a repository ends at once; feeding it then raised
+    BrokenPipeError from the close's flush (issue 26: `oms doctor` exited 1, silently, 3 runs in
+    6)."""
+    started = start(["true"], stdin=True)
+    os.waitid(os.P_PID, started.proc.pid, os.WEXITED | os.WNOWAIT)  # it has ended, not yet reaped
+    done = started.finish(stdin=b"HEAD\n" * 10, check=False)
+    assert done.returncode == 0
+    with pytest.raises(ProcessFailedError, match="exited 3"):  # its own exit says what happened
+        failing = start(["sh", "-c", "exec 0<&-; exit 3"], stdin=True)
+        os.waitid(os.P_PID, failing.proc.pid, os.WEXITED | os.WNOWAIT)
+        failing.finish(stdin=b"x")
