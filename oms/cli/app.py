@@ -168,8 +168,9 @@ def doctor(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None,
 
     try:
         repo = config_root(config_root_)
-    except NotARepositoryError as exc:  # said as its first FAIL line, with the fix
-        checks = diagnose(state_root_ and state_root(state_root_), None, outside=exc)
+    except NotARepositoryError as exc:  # said as a FAIL line, with the fix
+        where = os.path.abspath(config_root_ or os.getcwd())
+        checks = diagnose(state_root_ and state_root(state_root_), where, outside=exc)
     else:
         checks = diagnose(state_root(state_root_, repo), repo)
     failed = [c for c in checks if not c.ok]

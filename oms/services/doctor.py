@@ -329,7 +329,7 @@ def diagnose(
     outside: OmsError | None = None,
 ) -> list[Check]:
     """Run every check (none of them changes anything); `outside`: why no repository was found
-    where oms runs (then `state_root` is None unless one was named)."""
+    at `config_root` (then `state_root` is None unless one was named)."""
     checks = [_oms(), _schemas(), *_tools(), *_sandbox(), *_cgroups(config_root)]
     checks.append(_repository(config_root, outside))
     if state_root is None:
@@ -338,7 +338,7 @@ def diagnose(
         checks.append(Check("state root", False, why, fix))
         opened = None
     else:
-        state_checks, opened = _state(state_root, config_root)
+        state_checks, opened = _state(state_root, None if outside else config_root)
         checks += state_checks
     checks += _capabilities(opened)
     checks.append(_config(config_root))
