@@ -41,7 +41,12 @@ def fill(ws: Workspace, tickets: int, workers: int) -> None:
     records = ws.store.records("ticket")
     for n in range(tickets):
         nxt = ticket_machine.new(
-            title=f"t{n}", source="local", repository=None, content_sha256="0" * 64, created_at=now
+            title=f"t{n}",
+            source="local",
+            repository=None,
+            content_sha256="0" * 64,
+            created_at=now,
+            repository_root=ws.config_root,
         )
         state = "done" if n % 2 else "blocked"
         records.create(

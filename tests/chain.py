@@ -152,7 +152,7 @@ def make_chain(tmp_path: Path) -> Iterator[Chain]:
         lambda s: (
             s.replace(
                 'role = "oms.ticket-executor"       # the role new dispatches use', 'role = "oms.command-executor"'
-            )
+            ).replace("[worktrees]\n", '[worktrees]\ndirectory = "../oms-worktrees"\n', 1)
             + (
                 '\n[roles."oms.command-executor"]\nmodel = "script"\ntransport = "command"\n'
                 'sandbox = "ticket-worktree-write"\nargv = ["true"]\n'

@@ -66,7 +66,9 @@ def merge_cmd(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Merge a verified result into the target branch (only the verified tree, on the verified base)."""
+    """Merge a verified result into the target branch (only the verified tree, on the verified
+    base). The merge commit is yours: git's identity (user.name, user.email), as `git merge` makes
+    it."""
     from oms.services.finishing import finish
 
     with workspace(state_root_, config_root_) as ws:

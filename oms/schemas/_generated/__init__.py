@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'e2e8b68d5c29c52a341fa3510c3cdb6a455d287fc5729813b33022749c003e14'
+SOURCE_SHA256 = 'ed6f75c4f54d9254bdf39a35297c24179ad8675c99cced10abdc2bcc0e6f638b'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -87,6 +87,7 @@ MODULES: dict[str, str] = {
     'sandbox-init': 'sandbox_init',
     'session': 'session',
     'state-meta': 'state_meta',
+    'state-repository': 'state_repository',
     'ticket': 'ticket',
     'ticket-content': 'ticket_content',
     'worker': 'worker',

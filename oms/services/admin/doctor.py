@@ -26,7 +26,7 @@ from oms.services.proxy import credentials as proxy_credentials
 from oms.services.workspace import launch_paths
 from oms.services.workspace.committed import committed_config
 from oms.services.workspace.policy import load_tracked
-from oms.store import StateRoot, sandboxes
+from oms.store import StateRoot, repository, sandboxes
 from oms.version import __version__
 
 
@@ -134,7 +134,34 @@ def _cgroups(config_root: str | None) -> list[Check]:
     return [*out, Check("cgroups", True, f"each sandbox gets its own ({shown}): {made}")]
 
 
-def _state(state_root: str) -> tuple[list[Check], str | None]:
+def _repository(config_root: str | None, outside: OmsError | None) -> Check:
+    """The repository oms runs in (ADR 0032)."""
+    if outside is not None:
+        return Check("repository", False, outside.message, outside.remedy)
+    if config_root is None:
+        fix = "pass --config-root (the repository oms works on)"
+        return Check("repository", False, "none given", fix)
+    return Check("repository", True, config_root)
+
+
+def _served(state: StateRoot, config_root: str | None) -> Check:
+    """The state root serves this repository (ADR 0032)."""
+    try:
+        served = repository.recorded(state.root)
+    except OmsError as exc:
+        return Check("served repository", False, exc.message, "oms store verify")
+    if served is None:
+        why = "the state root names no repository (made before oms recorded one)"
+        fix = f"oms init --state-root {shlex.quote(state.path)} (in its repository)"
+        return Check("served repository", False, why, fix)
+    if config_root is not None and served != config_root:
+        why = f"the state root serves {served}, not this repository"
+        fix = "run oms there, or unset OMS_STATE_ROOT (each repository has its own by default)"
+        return Check("served repository", False, why, fix)
+    return Check("served repository", True, served)
+
+
+def _state(state_root: str, config_root: str | None = None) -> tuple[list[Check], str | None]:
     try:
         state = StateRoot.open(state_root)
     except OmsError as exc:
@@ -143,7 +170,8 @@ def _state(state_root: str) -> tuple[list[Check], str | None]:
         state.signer()
         st = os.stat(state.path, follow_symlinks=False)
         detail = f"{state.path} (owner uid {st.st_uid}, mode {st.st_mode & 0o777:04o}, key {state.meta.key_id[:16]})"
-        return [Check("state root", True, detail), _sandboxes(state)], state.path
+        checks = [Check("state root", True, detail), _served(state, config_root), _sandboxes(state)]
+        return checks, state.path
     except OmsError as exc:
         return [Check("state root", False, exc.message, "oms store verify; restore the key or re-init")], None
     finally:
@@ -352,14 +380,28 @@ def launch_checks(state_root: str, config_root: str, config: Config) -> list[Che
     return out
 
 
-def diagnose(state_root: str, config_root: str | None) -> list[Check]:
-    """Run every check (none of them changes anything)."""
+def diagnose(
+    state_root: str | None,
+    config_root: str | None,
+    *,
+    outside: OmsError | None = None,
+) -> list[Check]:
+    """Run every check (none of them changes anything); `outside`: why no repository was found
+    at `config_root` (then `state_root` is None unless one was named)."""
     checks = [_oms(), _schemas(), *_tools(), *_sandbox(), *_cgroups(config_root)]
-    state_checks, opened = _state(state_root)
-    checks += state_checks
+    checks.append(_repository(config_root, outside))
+    if state_root is None:
+        why = "none named, and oms keeps one per repository (ADR 0032)"
+        fix = "run oms in your repository, or pass --state-root"
+        checks.append(Check("state root", False, why, fix))
+        opened = None
+    else:
+        state_checks, opened = _state(state_root, None if outside else config_root)
+        checks += state_checks
     checks += _capabilities(opened)
     checks.append(_config(config_root))
     checks.append(_policy(config_root))
     checks += _roles(config_root)
-    checks.append(paths(state_root, config_root))
+    if state_root is not None:
+        checks.append(paths(state_root, config_root))
     return checks

@@ -27,9 +27,11 @@ from oms.errors import (
     IllegalTransitionError,
     InvalidInputError,
     OmsError,
+    OtherRepositoryError,
     RecordNotFoundError,
     VersionConflictError,
     one_line,
+    shown,
 )
 from oms.services.workspace import SYSTEM_ACTOR, Workspace, launch_paths
 from oms.store import Record
@@ -71,7 +73,12 @@ def _create(
 ) -> Record:
     sha = ws.store.ticket_content.put(content)
     nxt = machine.new(
-        title=str(content["title"]), source=source, repository=repository, content_sha256=sha, created_at=ws.now()
+        title=str(content["title"]),
+        source=source,
+        repository=repository,
+        content_sha256=sha,
+        created_at=ws.now(),
+        repository_root=ws.config_root,
     )
     payload = nxt.payload if priority is None else {**nxt.payload, "priority": priority}
     result = ws.store.records("ticket").create(
@@ -151,8 +158,15 @@ def import_github(ws: Workspace, data: bytes, repository: str | None = None) -> 
 
 
 def get(ws: Workspace, ticket_id: str) -> Record:
-    """The latest version of a ticket."""
-    return ws.store.records("ticket").read(check(ticket_id, "ticket id"))
+    """The latest version of a ticket of the repository `ws` works for; `OtherRepositoryError` for
+    another's (ADR 0032: a ticket made before oms recorded its repository is the state root's)."""
+    ticket = ws.store.records("ticket").read(check(ticket_id, "ticket id"))
+    owner = ticket.payload.get("repository_root")
+    if owner is not None and owner != ws.config_root:
+        theirs, ours = shown(str(owner)), shown(ws.config_root)
+        why = f"ticket {ticket_id} belongs to the repository {theirs} (this is {ours})"
+        raise OtherRepositoryError(why, hint=f"run oms in {theirs}")
+    return ticket
 
 
 def content(ws: Workspace, ticket: Record) -> JsonObject:

@@ -75,7 +75,8 @@ def create(ws: Workspace, ticket_id: str, base: str | None = None) -> tuple[Json
     adopted = _adoptable(repo, path, branch, base_commit)
     if not adopted:
         if os.path.lexists(path):
-            raise ConflictError(f"worktree path {path} already exists")
+            hint = "not this ticket's: move it away (or give each repository its own directory)"
+            raise ConflictError(f"worktree path {path} already exists", hint=hint)
         if git.branch_exists(repo, branch):
             raise ConflictError(f"branch {branch} already exists")
         in_use = [w.path for w in git.worktrees(repo) if w.branch == branch]

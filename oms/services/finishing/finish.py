@@ -3,7 +3,8 @@
 Merge happens only with passing verification evidence of that exact result commit, against the target
 branch's head as it is now, in the configured mode (`domain/finishing.merge_refusal`): a base that moved
 since needs a new verification. In `merge-commit` mode oms writes the merge commit itself, with exactly the
-tree that was verified; in `fast-forward` mode the result commit is the new head. The target moves by a
+tree that was verified, as the person who merges (git's identity, as `git merge` would make it: ADR
+0032); in `fast-forward` mode the result commit is the new head. The target moves by a
 compare-and-swap of its ref, or, when it is the branch checked out in the config root, by `merge
 --ff-only` to that commit (git refuses when local changes would be overwritten). No hook runs. The ticket
 is done; merge evidence is recorded.
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from oms.adapters import git, git_finish
 from oms.canonical import JsonObject, access
 from oms.domain import finishing
-from oms.errors import CheckoutChangedError, ConflictError, OmsError, one_line
+from oms.errors import CheckoutChangedError, ConflictError, GitIdentityError, OmsError, one_line
 from oms.services.chain import tickets
 from oms.services.finishing import verify, worktree_gc
 from oms.services.workspace import Workspace
@@ -72,7 +73,12 @@ def merge(ws: Workspace, dispatch_id: str) -> Merged:
     else:
         title = one_line(str(ticket_title(ws, access.text(dispatch.payload, "ticket_id"))))[:100]
         message = f"Merge {dispatch_id} ({access.text(dispatch.payload, 'ticket_id')}: {title})\n\nVerified: {ref}"
-        new = git_finish.merge_commit(repo, access.text(evidence, "tree"), target.head, commit, message)
+        person = git.known_person(repo)  # the person merges, as `git merge` would (ADR 0032)
+        if person is None:
+            why = f"git does not know who you are, and the merge of {dispatch_id} is yours"
+            raise GitIdentityError(f"{why}: nothing merged")
+        tree = access.text(evidence, "tree")
+        new = git_finish.merge_commit(repo, tree, (target.head, commit), message, person)
     if git_finish.tree_of(repo, new) != evidence.get("tree"):
         raise CheckoutChangedError("the merge's tree is not the verified one; nothing merged")
     if git_finish.checked_out_branch(repo) == target.branch:

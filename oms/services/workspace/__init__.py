@@ -7,14 +7,32 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from oms.canonical import now as wall_clock
-from oms.errors import StateRootError
+from oms.errors import OtherRepositoryError, StateRootError, shown
 from oms.fsio import Root
-from oms.store import Store
+from oms.store import Store, repository
 
 if TYPE_CHECKING:
     from oms.domain.config import Config
 
 SYSTEM_ACTOR = "oms-system"
+
+
+def _check_served(store: Store, config_root: str) -> None:
+    """A state root is opened only from the repository it serves (ADR 0032)."""
+    served = repository.recorded(store.state.root)
+    where = shown(store.path)
+    if served is None:
+        raise StateRootError(
+            f"the state root {where} names no repository (made before oms recorded one)",
+            hint=f"run `oms init --state-root {where}` in the repository it serves",
+        )
+    if served != config_root:
+        theirs, ours = shown(served), shown(config_root)
+        raise OtherRepositoryError(
+            f"the state root {where} serves the repository {theirs} (this is {ours})",
+            hint=f"run oms in {shown(served)}, or give this repository its own state root "
+            "(by default each has one: unset OMS_STATE_ROOT, or pass --state-root)",
+        )
 
 
 class Workspace:
@@ -36,6 +54,7 @@ class Workspace:
             raise StateRootError(f"state root {state_root} is inside the config root {config_root}")
         store = Store.open(state_root)
         try:
+            _check_served(store, real)
             repo = Root.open(real, private=False)
         except BaseException:
             store.close()
