@@ -48,7 +48,7 @@ from bench._common import (
     time_interleaved,
 )
 from bench.startup_bench import build_empty, build_lean_empty
-from oms.services.doors import HOOK_RATE
+from oms.services.doors.worker_doors import HOOK_RATE
 from oms.store.sandboxes import BROKERS, RECORD, broker_rel
 
 REPO = Path(__file__).resolve().parent.parent
@@ -341,7 +341,7 @@ def report(results: dict[str, list[float]]) -> None:
 def add_filler_events(state_root: str, count: int) -> None:
     """Other workers' liveness events, as a busy state root accumulates them."""
     from oms.canonical import JsonObject, new_uuid, now, sha256_hex, stable_id
-    from oms.services.liveness import hook_event_id
+    from oms.services.chain.liveness import hook_event_id
     from oms.store import Store
 
     with Store.open(state_root) as store:

@@ -24,9 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import pin_scratch_git, print_ratio, scratch_anchors, table
 from oms.canonical import stable_id
+from oms.demo import scratch as demo
 from oms.domain import tickets as ticket_machine
 from oms.domain import workers as worker_machine
-from oms.services import conductor, demo
+from oms.services.conductor import tick as conductor
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import summary
 from oms.store.records import RecordStore
@@ -40,7 +41,12 @@ def fill(ws: Workspace, tickets: int, workers: int) -> None:
     records = ws.store.records("ticket")
     for n in range(tickets):
         nxt = ticket_machine.new(
-            title=f"t{n}", source="local", repository=None, content_sha256="0" * 64, created_at=now
+            title=f"t{n}",
+            source="local",
+            repository=None,
+            content_sha256="0" * 64,
+            created_at=now,
+            repository_root=ws.config_root,
         )
         state = "done" if n % 2 else "blocked"
         records.create(

@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._common import median_ms, p90_ms, pin_scratch_git, print_ratio, scratch_anchors, table
 from oms.canonical import access, stable_id
 from oms.domain.relay import encode_header, parse_answer
-from oms.services.delivery import Delivery
+from oms.services.delivery.service import Delivery
 from oms.store.panefiles import spec_path
 from oms.store.sandboxes import BROKERS, broker_rel
 from oms.version import HOOK_CONTRACT

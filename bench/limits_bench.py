@@ -105,7 +105,7 @@ class Worker:
 
 def deliver(chain: Chain, event_id: str) -> Worker:
     from oms.canonical import access
-    from oms.services.delivery import Delivery
+    from oms.services.delivery.service import Delivery
 
     with chain.workspace() as ws:
         outcome = access.obj(Delivery.open(ws).deliver(event_id), "outcome")
@@ -217,7 +217,7 @@ def attack(
 
 def end_of(chain: Chain, worker: Worker) -> str:
     """The worker's end as oms records it (its pane may outlive the recorded end by a moment)."""
-    from oms.services.delivery import Delivery
+    from oms.services.delivery.service import Delivery
 
     deadline = time.monotonic() + READY_S
     while True:

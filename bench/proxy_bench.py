@@ -35,9 +35,9 @@ from bench._common import (
     time_interleaved,
 )
 from oms.process import netrelay
-from oms.services.proxy_control import settings_for
-from oms.services.proxy_front import Door, door_dir, door_path
-from oms.services.proxy_server import ProxyServer
+from oms.services.proxy.control import settings_for
+from oms.services.proxy.front import Door, door_dir, door_path
+from oms.services.proxy.server import ProxyServer
 from tests.attempts import attempt_token
 from tests.chain import make_chain
 from tests.proxy_rig import PROVIDERS

@@ -25,7 +25,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import median_ms, p90_ms, pin_scratch_git, print_ratio, scratch_anchors, table
-from oms.services import dispatches, proxy_control, proxy_launch, proxy_tokens
+from oms.services.chain import dispatches
+from oms.services.delivery import proxy_route
+from oms.services.proxy import control as proxy_control
+from oms.services.proxy import tokens as proxy_tokens
 from tests.chain import make_chain
 
 
@@ -61,7 +64,7 @@ def main() -> int:
                     if kind == "cold":
                         proxy_control.stop(ws)  # (a no-op before the first)
                     start = time.perf_counter()
-                    proxy_launch.route(ws, dispatch)
+                    proxy_route.route(ws, dispatch)
                     took[kind].append(time.perf_counter() - start)
                     proxy_tokens.revoke_token(ws, dispatch_id)
         finally:

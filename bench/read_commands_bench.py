@@ -23,7 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import command_runner, pin_scratch_git, print_ratio, scratch_anchors, table
-from oms.services import demo, tickets
+from oms.demo import scratch as demo
+from oms.services.chain import tickets
 from oms.services.workspace import Workspace
 
 

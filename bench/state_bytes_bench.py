@@ -22,8 +22,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import pin_scratch_git, print_ratio, scratch_anchors, table
-from oms.services import compaction, finish, verify, worktree_gc
-from oms.services.delivery import Delivery
+from oms.services.admin import compaction
+from oms.services.delivery.service import Delivery
+from oms.services.finishing import finish, verify, worktree_gc
 from tests.agent_side import BoundTools, bind
 from tests.chain import make_chain
 

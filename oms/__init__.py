@@ -1,6 +1,6 @@
 """oms: the security-hardened kernel that lets a fleet of coding agents work on tickets untrusted.
 
-Layers (DESIGN.md §2), each a subpackage, imports going downward only:
+Layers (docs/architecture.md "Layers", ADR 0001), each a subpackage, imports going downward only:
 `cli` > `services` > `adapters` > `process` > `domain` > `store` > `schemas` > `canonical` > `fsio`,
 with `errors`, `limits` and `version` at the bottom. The import-linter contract in pyproject.toml
 enforces the order.

@@ -287,6 +287,33 @@ class UnsafeRepositoryError(OmsError):
     )
 
 
+class NotARepositoryError(OmsError):
+    """oms was run where no git repository is: it works for the repository it runs in (ADR
+    0032)."""
+
+    code = "not-a-repository"
+    hint = "run oms inside your git repository (`git init` makes one), or name it: --config-root"
+
+
+class GitIdentityError(OmsError):
+    """oms would commit as the person (`oms init --commit`, a merge), and git does not know who
+    they are (ADR 0032)."""
+
+    code = "git-identity"
+    hint = (
+        'git config --global user.name "Your Name" && '
+        "git config --global user.email you@example.com "
+        "(without --global: this repository only), then run the command again"
+    )
+
+
+class OtherRepositoryError(OmsError):
+    """A state root or a ticket belongs to another repository than the one oms runs in (ADR
+    0032)."""
+
+    code = "other-repository"
+
+
 # What only a person can put right: a launch or a new attempt refused for one of these blocks its
 # ticket at once (the reason says what is wrong), never retried into quarantine (ADR 0029).
 WAITS_FOR_PERSON = (WorktreeNeedsPersonError, UnsafeRepositoryError)

@@ -1,4 +1,4 @@
-"""Every bound oms puts on input, in one place (STYLE.md 5).
+"""Every bound oms puts on input, in one place (ADR 0001).
 
 A limit is a named field, never a literal at the call site, so a reviewer can see all of them at once
 and a test can shrink them.
@@ -24,6 +24,7 @@ class Limits(NamedTuple):
     proc_stat_bytes: int = 4 * 1024
     json_depth: int = 64
     id_length: int = 128
+    folder_label_chars: int = 40  # a repository's name in the folders oms keeps for it (ADR 0032)
     path_component_bytes: int = 255
     path_components: int = 32
     records_per_kind: int = 1_000_000

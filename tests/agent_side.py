@@ -1,9 +1,10 @@
 """Helpers for the agent side: a dispatch bound to a session, its broker, a raw MCP stdio client, state
 snapshots.
 
-`oms hook provider` and `oms worker bridge` are relays (ADR 0012): a test runs them as real processes
-against a real broker (`services/broker.py` with the worker's doors) served from a thread of the test
-process on a short socket path, just as `oms worker supervise` serves one beside a sandbox.
+`oms hook provider` and `oms worker bridge` are relays (ADR 0012): a test runs them as real
+processes against a real broker (`services/doors/broker.py` with the worker's doors) served from a
+thread of the test process on a short socket path, just as `oms worker supervise` serves one beside
+a sandbox.
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from oms.canonical import operation_nonce
-from oms.services import bridge
-from oms.services.broker import Broker
-from oms.services.doors import WorkerDoors
-from oms.services.doorway import BrokerLimits
-from oms.services.hooks import HookArgs
-from oms.services.liveness import CONSUMER
+from oms.services.chain.liveness import CONSUMER
+from oms.services.doors import bridge
+from oms.services.doors.broker import Broker
+from oms.services.doors.hooks import HookArgs
+from oms.services.doors.interface import BrokerLimits
+from oms.services.doors.worker_doors import WorkerDoors
 from oms.version import HOOK_CONTRACT
 from tests.chain import Chain, accepted
 from tests.helpers import OmsCommand, git

@@ -1,4 +1,4 @@
-"""Talking to the real agent CLIs offline in tests (research/codex.md §2.8)."""
+"""Talking to the real agent CLIs offline in tests, against `tests/model_mock.py`."""
 
 from __future__ import annotations
 

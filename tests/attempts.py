@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from oms.canonical import JsonObject
 from oms.domain import workers
-from oms.services import proxy_tokens
+from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace
 from tests.chain import Chain, accepted
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from oms.canonical import JsonObject, access, add_ms, now
-from oms.services import dispatches, tickets, worktrees
-from oms.services.demo import WORKER_SCRIPT
-from oms.services.setup import init
+from oms.demo.scratch import WORKER_SCRIPT
+from oms.services.admin.setup import init
+from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.workspace import Workspace
 from oms.store import Record
 from tests.helpers import git
@@ -152,7 +152,7 @@ def make_chain(tmp_path: Path) -> Iterator[Chain]:
         lambda s: (
             s.replace(
                 'role = "oms.ticket-executor"       # the role new dispatches use', 'role = "oms.command-executor"'
-            )
+            ).replace("[worktrees]\n", '[worktrees]\ndirectory = "../oms-worktrees"\n', 1)
             + (
                 '\n[roles."oms.command-executor"]\nmodel = "script"\ntransport = "command"\n'
                 'sandbox = "ticket-worktree-write"\nargv = ["true"]\n'

@@ -54,7 +54,7 @@ from pathlib import Path
 from oms.adapters import git
 from oms.adapters.providers.claude import home as claude_home
 from oms.canonical import add_ms, parse_ts
-from oms.services import dispatches, fence, tickets
+from oms.services.chain import dispatches, fence, tickets
 from oms.services.workspace import Workspace
 from oms.store import Record
 from tests.fleet import Fleet, make_fleet

@@ -1,9 +1,9 @@
-"""A fleet for conductor tests: the demo's scratch repository, state root and scripts (`services/demo.py`),
-with a worker that records the result its ticket's title asks for (`failed` when the title says "fail",
-`blocked` when it says "block", none when it says "hang": it sleeps, else `completed`) and then exits or
-waits in its pane. Real git, a real
-tmux server on the state root's socket, real panes and sandboxes; the clock can be moved forward so a
-backoff or a deadline passes without waiting for it."""
+"""A fleet for conductor tests: the demo's scratch repository, state root and scripts
+(`demo/scratch.py`), with a worker that records the result its ticket's title asks for (`failed`
+when the title says "fail", `blocked` when it says "block", none when it says "hang": it sleeps,
+else `completed`) and then exits or waits in its pane. Real git, a real tmux server on the state
+root's socket, real panes and sandboxes; the clock can be moved forward so a backoff or a deadline
+passes without waiting for it."""
 
 from __future__ import annotations
 
@@ -18,8 +18,10 @@ from pathlib import Path
 from oms.adapters import git
 from oms.canonical import add_ms
 from oms.canonical import now as wall_clock
-from oms.services import conductor, demo, tickets
-from oms.services.conductor import Tick
+from oms.demo import scratch as demo
+from oms.services.chain import tickets
+from oms.services.conductor import tick as conductor
+from oms.services.conductor.tick import Tick
 from oms.services.workspace import Workspace
 
 

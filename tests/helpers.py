@@ -51,9 +51,10 @@ class OmsCommand:
         cwd: str | Path | None = None,
         stdin: bytes | None = None,
         timeout: float = 120,
+        unset: tuple[str, ...] = (),
     ) -> subprocess.CompletedProcess[str]:
-        """Run `oms *args` and capture text output."""
-        full_env = dict(os.environ)
+        """Run `oms *args` and capture text output (`unset`: variables it does not get)."""
+        full_env = {k: v for k, v in os.environ.items() if k not in unset}
         if env:
             full_env.update(env)
         return subprocess.run(
@@ -66,6 +67,16 @@ class OmsCommand:
             timeout=timeout,
             check=False,
         )
+
+
+# What tells git who commits besides its config (the suite pins them: `isolate_home`).
+GIT_IDENTITY_ENV = (
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+    "EMAIL",
+)
 
 
 def oms_command() -> OmsCommand:

@@ -1,4 +1,4 @@
-"""A loopback mock of the two model APIs the agent CLIs call (research/codex.md §2.8, §3.5; tui.md).
+"""A loopback mock of the two model APIs the agent CLIs call.
 
 The only stand-in in the end-to-end tests: the real Codex CLI and Claude Code run against it. It serves
 * `POST /v1/responses` (OpenAI Responses API, SSE: `response.created`, `response.output_item.done`,

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from oms.services.proxy_control import settings_for
-from oms.services.proxy_front import wait_for_door
-from oms.services.proxy_server import ProxyServer
+from oms.services.proxy.control import settings_for
+from oms.services.proxy.front import wait_for_door
+from oms.services.proxy.server import ProxyServer
 from oms.services.workspace import Workspace
 from tests.chain import Chain, make_chain
 from tests.model_mock import ModelMock, Script

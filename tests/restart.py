@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from oms.adapters.providers.command import home
-from oms.services import tickets
+from oms.services.chain import tickets
 from tests.fleet import Fleet, make_fleet
 from tests.helpers import oms_command
 

@@ -1,11 +1,12 @@
 """Typing into an agent's pane: the instruction that starts its work, and the keys of park and resume
-(research/tui.md §1.4-§1.7, §2.4, §3; ADR 0009 "Activation").
+(ADR 0009 "Activation").
 
 Activation waits for the CLI's ready marks (all on screen, its busy mark not), types the instruction,
 pauses `ENTER_PAUSE_S` (Codex reads an Enter within 50 ms of text as a newline), presses Enter and waits
-for a sign the agent took it: the `Witness` (a prompt hook observed the session since the text was
-typed) or the busy mark. Without one it presses Enter once more (the first became a newline), then gives
-up (`ActivationError`). A plan without a prompt (a command worker) needs no activation.
+for a sign the agent took it: the `Witness` (its session records a prompt taken since the text was
+typed; never Claude Code's SessionStart, which it fires once started) or the busy mark. Without one
+it presses Enter once more (the first became a newline), then gives up (`ActivationError`). A plan
+without a prompt (a command worker) needs no activation.
 
 Parking interrupts a turn only while one runs (the busy mark: Escape outside a turn can clear the
 composer); resuming tells an interrupted agent to continue.
@@ -26,7 +27,7 @@ from oms.adapters.providers.base import CONTINUE, LaunchPlan
 from oms.errors import OmsError
 from oms.limits import LIMITS
 
-ENTER_PAUSE_S = 0.3  # between typed text and its Enter (research/tui.md §1.7)
+ENTER_PAUSE_S = 0.3  # between typed text and its Enter (ADR 0009 "Activation")
 POLL_S = 0.05
 
 
@@ -113,9 +114,9 @@ class Tui:
         raise ActivationError("the agent did not take the instruction (no prompt hook, not busy)")
 
     def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> bool:
-        """Escape (and the CLI's other park keys) only while a turn or a goal runs (research/tui.md §3):
-        Codex shows its busy mark only while a turn renders, its goal mark while the goal runs. True if
-        keys were pressed."""
+        """Escape (and the CLI's other park keys) only while a turn or a goal runs (ADR 0009
+        "Activation"): Codex shows its busy mark only while a turn renders, its goal mark while the
+        goal runs. True if keys were pressed."""
         pane = self.screen.observe(dispatch_id)
         if pane is None or pane.dead or not plan.park_keys:
             return False

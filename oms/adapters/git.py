@@ -1,4 +1,4 @@
-"""Git, without running repository code (DESIGN.md §8, research/sec.md §6).
+"""Git, without running repository code (ADR 0009 "Delivery"; SECURITY.md attack case 25).
 
 An agent can write a repository's `.git/config` (worktrees share it). `git status`, `diff` and checkout
 run `core.fsmonitor`, `filter.*` and hook commands from that config. So oms:
@@ -26,9 +26,17 @@ import os
 import re
 from dataclasses import dataclass
 
-from oms.errors import CheckoutChangedError, OmsError, ProcessFailedError, UnsafeRepositoryError
+from oms.errors import (
+    CheckoutChangedError,
+    NotARepositoryError,
+    OmsError,
+    ProcessFailedError,
+    UnsafeRepositoryError,
+    reason_line,
+    shown,
+)
 from oms.fsio.outside import read_user_file
-from oms.fsio.trees import refuse_agent_tree
+from oms.fsio.trees import agent_tree_of, refuse_agent_tree
 from oms.limits import LIMITS
 from oms.process import Completed, child_env, run
 
@@ -173,6 +181,31 @@ def toplevel(path: str) -> str:
             hint="run oms inside the git repository it works on (cd there, or pass --config-root)",
         ) from exc
     return os.path.realpath(out)
+
+
+def repository_top(path: str) -> str:
+    """The top level of the git working tree that holds `path`, found as git finds it (`rev-parse
+    --show-toplevel` run there: `path`, then each parent), as a real path (ADR 0032).
+    `NotARepositoryError` with git's reason where there is none; a folder inside a linked worktree
+    (a ticket's, an agent's) is refused before git runs there (docs/adr/0024)."""
+    where = shown(path)
+    if not os.path.isdir(path):
+        raise NotARepositoryError(f"{where} is not a folder")
+    tree = agent_tree_of(path)
+    if tree is not None:
+        raise NotARepositoryError(
+            f"{where} is in the linked worktree {shown(tree)}, not a repository's own working tree",
+            hint="run oms in the repository the worktree belongs to",
+        )
+    done = git(path, "rev-parse", "--show-toplevel", check=False)
+    top = done.stdout.decode("utf-8", "surrogateescape").removesuffix("\n")
+    if done.returncode != 0 or not top:
+        said = reason_line(done.stderr)
+        if "not a git repository" in said:
+            raise NotARepositoryError(f"{where} is not in a git repository")
+        said = said or "git said nothing"
+        raise NotARepositoryError(f"{where} is not in a usable git working tree ({said})")
+    return os.path.realpath(top)
 
 
 def git_dirs(repo: str) -> tuple[str, str]:
@@ -508,33 +541,66 @@ def commit_all(repo: str, message: str, author: tuple[str, str] = OMS_IDENTITY) 
     return head
 
 
-def user_identity(repo: str) -> tuple[str, str]:
-    """The person's own git identity (user.name, user.email) for a commit they asked oms to make: read with
-    `git config --get` from every config git would use, the user's global one included (only read: nothing
-    it names runs); UnsafeRepositoryError naming the fix when either is unset."""
+# A person as git shows one: `Name <email>` (what `--author` takes; no `<`, `>`, control character).
+_PERSON = re.compile(r"\s*([^<>\x00-\x1f\x7f]*[^<>\s\x00-\x1f\x7f])\s*<([^<>\s\x00-\x1f\x7f]+)>\s*")
+_IDENT = re.compile(r"(.*) <([^<>]*)> [0-9]+ [+-][0-9]{4}")  # `git var GIT_AUTHOR_IDENT`
+# What git reads for an identity besides its config (`git var`), kept for that one call.
+IDENTITY_ENV = (
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+    "EMAIL",
+)
+_MAX_PERSON = 256
+
+
+def parse_person(text: str) -> tuple[str, str] | None:
+    """(name, email) of `Name <email>`, or None when it is not one (at most 256 characters)."""
+    found = _PERSON.fullmatch(text) if len(text) <= _MAX_PERSON else None
+    return None if found is None else (found.group(1), found.group(2))
+
+
+def known_person(repo: str) -> tuple[str, str] | None:
+    """Who git would say commits in `repo` — its author identity, as `git var GIT_AUTHOR_IDENT`
+    gives it from the environment and every config git reads, the user's global one included (only
+    read: nothing it names runs) — or None when git does not know (it would refuse to commit)."""
     refuse_agent_tree(repo, "run git")
-    env = child_env({k: v for k, v in GIT_ENV.items() if k not in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")})
-    found: list[str] = []
-    for key in ("user.name", "user.email"):
-        done = run(("git", "-C", repo, *HARDENING, "config", "--get", key), env=env, timeout=30.0, check=False)
-        value = done.stdout.decode("utf-8", "replace").strip()
-        if done.returncode != 0 or not value or "\n" in value:
-            raise UnsafeRepositoryError(
-                f"git has no {key} to commit with",
-                hint=f'git config --global {key} "..." (or in {repo}), then run the command again',
-            )
-        found.append(value)
-    return found[0], found[1]
+    drop = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")
+    env = child_env({k: v for k, v in GIT_ENV.items() if k not in drop}, keep=IDENTITY_ENV)
+    argv = ("git", "-C", repo, *HARDENING, "var", "GIT_AUTHOR_IDENT")
+    done = run(argv, env=env, timeout=30.0, check=False)
+    found = _IDENT.fullmatch(done.text()) if done.returncode == 0 else None
+    if found is None or not found.group(1).strip() or not found.group(2).strip():
+        return None
+    return found.group(1), found.group(2)
 
 
-def commit_paths(repo: str, paths: tuple[str, ...], message: str) -> str:
-    """Commit exactly `paths` (added first; nothing else that is staged) as the repository's own user, no
-    hook run, nothing signed; the new HEAD. (`oms init --commit`: the person asked for it.)"""
+def keep_person(repo: str, person: tuple[str, str]) -> None:
+    """Set `user.name` and `user.email` in the repository's own git config (`git config --local`:
+    what git itself asks a person to set), where git and oms find them next time."""
+    for key, value in zip(("user.name", "user.email"), person, strict=True):
+        git(repo, "config", "--local", key, value)
+
+
+def as_person(person: tuple[str, str]) -> tuple[str, ...]:
+    """git's options to commit as `person` (name, email), unsigned."""
+    name, email = person
+    return ("-c", f"user.name={name}", "-c", f"user.email={email}", "-c", "commit.gpgsign=false")
+
+
+def commit_paths(
+    repo: str,
+    paths: tuple[str, ...],
+    message: str,
+    person: tuple[str, str],
+) -> str:
+    """Commit exactly `paths` (added first; nothing else that is staged) as `person` (name, email),
+    no hook run, nothing signed; the new HEAD. (`oms init --commit`: the person asked for it.)"""
     refuse_unsafe_config(repo)
-    name, email = user_identity(repo)
-    identity = ("-c", f"user.name={name}", "-c", f"user.email={email}", "-c", "commit.gpgsign=false")
     git(repo, "add", "--", *paths)
-    git(repo, *identity, "commit", "--quiet", "--no-verify", "--message", message, "--", *paths)
+    argv = ("commit", "--quiet", "--no-verify", "--message", message, "--", *paths)
+    git(repo, *as_person(person), *argv)
     head = resolve_commit(repo, "HEAD")
     if head is None:
         raise ProcessFailedError(("git", "commit"), 1, b"no HEAD after commit")

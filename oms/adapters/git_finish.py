@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import os
 
-from oms.adapters.git import OMS_IDENTITY, git, git_dirs, resolve_commit
+from oms.adapters.git import as_person, git, git_dirs, resolve_commit
 from oms.errors import CheckoutChangedError, InvalidInputError, ProcessFailedError
 from oms.fsio.outside import discard_file
 from oms.limits import LIMITS
-
-_IDENTITY = ("-c", f"user.name={OMS_IDENTITY[0]}", "-c", f"user.email={OMS_IDENTITY[1]}", "-c", "commit.gpgsign=false")
 
 
 def tree_of(repo: str, commit: str) -> str:
@@ -74,9 +72,18 @@ def checkout_tree(repo: str, tree: str, dest: str, max_bytes: int) -> None:
             discard_file(leftover)
 
 
-def merge_commit(repo: str, tree: str, base: str, other: str, message: str) -> str:
-    """A merge commit of `tree` with parents `base` and `other` (no hook: plumbing)."""
-    return git(repo, *_IDENTITY, "commit-tree", tree, "-p", base, "-p", other, "-m", message).text()
+def merge_commit(
+    repo: str,
+    tree: str,
+    parents: tuple[str, str],
+    message: str,
+    person: tuple[str, str],
+) -> str:
+    """A merge commit of `tree` with `parents` (base, other), made as `person` (name, email:
+    author and committer), unsigned (no hook: plumbing)."""
+    base, other = parents
+    argv = ("commit-tree", tree, "-p", base, "-p", other, "-m", message)
+    return git(repo, *as_person(person), *argv).text()
 
 
 def checked_out_branch(repo: str) -> str | None:

@@ -193,7 +193,8 @@ class Panes:
             for keys in quit_keys:
                 if keys[0] == "-l":
                     self.send_text(dispatch_id, keys[1])
-                    self.clock.sleep(0.3)  # Codex reads text + Enter within 50 ms as a paste (research/tui.md §1.7)
+                    # Codex reads text + Enter within 50 ms as a paste (ADR 0009 "Activation")
+                    self.clock.sleep(0.3)
                 else:
                     self.send_keys(dispatch_id, *keys)
             deadline = self.clock.monotonic() + grace

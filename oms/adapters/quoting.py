@@ -1,4 +1,4 @@
-"""Shell words and TOML strings, built only here (DESIGN.md §7.4, research/sec.md §5).
+"""Shell words and TOML strings, built only here (SECURITY.md invariant 4, attack cases 23-24).
 
 * `shell_quote` accepts printable ASCII only (0x20-0x7E) and always single-quotes, escaping `'` as
   `'"'"'`. Newline, TAB, DEL, NUL and non-ASCII are refused: they are legal inside quotes but dangerous

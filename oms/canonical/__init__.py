@@ -1,4 +1,7 @@
-"""Layer 2: canonical JSON, digests, identifier grammars, stable ids and timestamps (DESIGN.md §8)."""
+"""Layer 2: canonical JSON, digests, identifier grammars, stable ids and timestamps.
+
+See docs/architecture.md "Layers".
+"""
 
 from __future__ import annotations
 

@@ -1,15 +1,16 @@
 """Identifier grammars and stable ids.
 
 Every id that reaches a path, a record or a command line is checked here with `re.fullmatch` (JSON
-Schema `pattern` lets `"abc\\n"` through, research/sec.md §8). `stable_id(prefix, *parts)` derives an id
-from a digest of its parts, so retrying an operation yields the same id.
+Schema `pattern` lets `"abc\\n"` through: SECURITY.md attack case 21). `stable_id(prefix, *parts)`
+derives an id from a digest of its parts, so retrying an operation yields the same id.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
-from oms.canonical.digest import digest
+from oms.canonical.digest import digest, digest_bytes
 from oms.errors import InvalidIdError
 from oms.limits import LIMITS
 
@@ -19,6 +20,23 @@ UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 PREFIX = re.compile(r"[a-z](?:[a-z0-9-]{0,22}[a-z0-9])?")
 SHA256 = re.compile(r"[0-9a-f]{64}")
 COMMIT = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+_LABEL_BAD = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def folder_label(path: str, *, tagged: bool = False) -> str:
+    """A folder name for what oms keeps per repository (its default state root, its worktrees;
+    ADR 0032): the last component of `path` in ASCII letters, digits, `.`, `_` and `-` (anything
+    else becomes `-`, a leading `.` goes), at most `Limits.folder_label_chars`; then `-` and 12 hex
+    digits of the path's digest when `tagged` or when the name had to change, so that two paths
+    never share one."""
+    name = os.path.basename(path.rstrip("/"))
+    label = _LABEL_BAD.sub("-", name)[: LIMITS.folder_label_chars].lstrip(".") or "repository"
+    if tagged or label != name:
+        tag = digest_bytes("repository-folder", path.encode("utf-8", "surrogateescape"))[:12]
+        return f"{label}-{tag}"
+    return label
 
 
 def _show(value: object) -> str:

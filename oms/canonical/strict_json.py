@@ -1,4 +1,4 @@
-"""Strict JSON in, canonical bytes out (DESIGN.md §8, research/sec.md §4).
+"""Strict JSON in, canonical bytes out (ADR 0002; SECURITY.md attack case 20).
 
 The record profile: objects with ASCII keys and no duplicates; integers within +-(2**53 - 1); no
 floats, NaN or Infinity; strings without lone surrogates; bounded nesting. Within that profile the

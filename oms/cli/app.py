@@ -23,7 +23,7 @@ from oms.cli import (
 )
 from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, config_root, emit, state_root, table, workspace
 from oms.cli.fast_help import SECTION
-from oms.errors import shown
+from oms.errors import NotARepositoryError, shown
 from oms.version import __version__
 
 app = typer.Typer(
@@ -68,32 +68,44 @@ def _root(
     """oms: run a fleet of untrusted coding agents on tickets, one verified step at a time."""
 
 
+AUTHOR_HELP = (
+    "Who --commit commits as: 'Your Name <you@example.com>' (default: the person git knows; where "
+    "git knows no one yet, oms asks on a terminal), kept in the repository's git config if git "
+    "knew no one."
+)
+
+
 @app.command()
 def init(
     commit: Annotated[
         bool, typer.Option("--commit", help="Also commit .oms/ in the config root (what runs comes from HEAD).")
     ] = False,
+    author: Annotated[str | None, typer.Option("--author", help=AUTHOR_HELP)] = None,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Create (or verify) the state root and its key; scaffold .oms/config.toml and .oms/role-policy.json."""
+    """Create (or verify) this repository's state root and its key; scaffold .oms/config.toml and
+    .oms/role-policy.json at the repository's top."""
     import dataclasses
-    import shlex
 
-    from oms.services.setup import commit_scaffold
-    from oms.services.setup import init as do_init
+    from oms.services.admin.setup import commit_scaffold, committer
+    from oms.services.admin.setup import init as do_init
 
     repo = config_root(config_root_)
-    result = do_init(state_root(state_root_), repo)
-    if commit and repo is not None:
-        result = dataclasses.replace(result, committed=commit_scaffold(repo))
+    who = None
+    if commit:  # who commits is settled before anything is made
+        who = committer(repo, author if author is not None else _asked_person(repo))
+    result = do_init(state_root(state_root_, repo), repo)
+    if who is not None:
+        result = dataclasses.replace(result, committed=commit_scaffold(repo, *who))
     if json_out:
         emit({"ok": True, **result.to_json()})
         return
     typer.echo(
         f"state root   {shown(result.state_root)} ({'created' if result.state_created else 'already initialised'})"
     )
+    typer.echo(f"repository   {shown(repo)} (the one this state root serves)")
     typer.echo(f"signing key  ed25519 {result.key_id[:16]}")
     if result.sandbox_dir:
         where = shown(result.sandbox_dir)
@@ -106,22 +118,61 @@ def init(
         typer.echo(
             f"role policy  {shown(result.policy_path)} ({'created' if result.policy_created else 'exists, valid'})"
         )
+    if who is not None and who[1]:
+        person = shown(f"{who[0][0]} <{who[0][1]}>")
+        typer.echo(f"git identity {person} (kept in the repository's git config)")
     if result.committed is not None:
         typer.echo(f"committed    .oms/ as {result.committed[:12]}")
-    elif result.policy_created and repo is not None:
-        quoted = shlex.quote(os.path.abspath(repo))
-        typer.echo(f"next         git -C {quoted} add .oms && git -C {quoted} commit -m 'oms config'")
-        typer.echo("             (what runs comes from HEAD; `oms init --commit` does it), then `oms doctor`")
+    elif result.policy_created:
+        _next_commit(repo)
         return
     typer.echo("next         oms doctor")
+
+
+def _asked_person(repo: str) -> str | None:
+    """On a terminal, where git knows no one: the person's `Name <email>`, asked (None: not
+    asked)."""
+    import sys
+
+    from oms.adapters.git import known_person
+
+    if not sys.stdin.isatty() or known_person(repo) is not None:
+        return None
+    typer.echo("git does not know who you are yet: oms commits .oms/ as you, and keeps it in git")
+    name = typer.prompt("Your name (git user.name)").strip()
+    email = typer.prompt("Your email (git user.email)").strip()
+    return f"{name} <{email}>"
+
+
+def _next_commit(repo: str) -> None:
+    """The command that commits the scaffold (what runs comes from HEAD)."""
+    import shlex
+
+    from oms.adapters.git import known_person
+
+    quoted = shlex.quote(os.path.abspath(repo))
+    if known_person(repo) is None:  # `git commit` would fail: say who in the same command
+        who = "--author 'Your Name <you@example.com>'"
+        typer.echo(f"next         oms init --commit {who} --config-root {quoted}")
+        typer.echo("             (git does not know who you are yet: oms keeps it in the repo)")
+        return
+    typer.echo(f"next         git -C {quoted} add .oms && git -C {quoted} commit -m 'oms config'")
+    then = "then `oms doctor`"
+    typer.echo(f"             (what runs comes from HEAD; `oms init --commit` does it), {then}")
 
 
 @app.command()
 def doctor(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """Check tools, the state root, kernel features and the config: one line each, OK or FAIL with the fix."""
-    from oms.services.doctor import diagnose
+    from oms.services.admin.doctor import diagnose
 
-    checks = diagnose(state_root(state_root_), config_root(config_root_))
+    try:
+        repo = config_root(config_root_)
+    except NotARepositoryError as exc:  # said as a FAIL line, with the fix
+        where = os.path.abspath(config_root_ or os.getcwd())
+        checks = diagnose(state_root_ and state_root(state_root_), where, outside=exc)
+    else:
+        checks = diagnose(state_root(state_root_, repo), repo)
     failed = [c for c in checks if not c.ok]
     if json_out:
         emit({"ok": not failed, "checks": [c.to_json() for c in checks]})
@@ -138,7 +189,7 @@ def doctor(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None,
 @app.command()
 def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """Tickets, dispatches, workers, sessions and live authorisations at a glance."""
-    from oms.services.status import snapshot
+    from oms.services.admin.status import snapshot
 
     with workspace(state_root_, config_root_) as ws:
         snap = snapshot(ws)
@@ -190,9 +241,9 @@ def demo(
     --tickets N: the conductor works N tickets, --workers K at a time, until each has a result."""
     import sys
 
+    from oms.demo.scratch import run
     from oms.errors import DemoFailedError
-    from oms.services.demo import run
-    from oms.services.worktrees import branch_for
+    from oms.services.chain.worktrees import branch_for
 
     def progress(message: str) -> None:
         if not json_out:
@@ -243,8 +294,8 @@ def _fleet_demo(
 ) -> None:
     import shlex
 
+    from oms.demo import fleet as demo_fleet
     from oms.errors import DemoFailedError
-    from oms.services import demo_fleet
 
     result = demo_fleet.run(directory, count=count, workers=workers, timeout_s=timeout, progress=progress)
     if json_out:

@@ -119,7 +119,7 @@ def log_cmd(
     """The readable timeline: every ledger entry, what it wrote and what that says (filters by ticket,
     dispatch or worker, and time)."""
     from oms.errors import IntegrityError, UsageError
-    from oms.services import audit
+    from oms.services.admin import audit
 
     if worker is not None and dispatch is not None and worker != dispatch:
         raise UsageError("--worker and --dispatch name one id (a worker's is its dispatch's): give one")
@@ -165,7 +165,7 @@ def accept_rollback_cmd(
     """Accept that the state root was rolled back (`oms audit verify` names it): say what was lost,
     keep the anchor it left in the state root, and anchor the state root as it is. Ticket ids stay
     above every one the lost entries gave. A person must run this."""
-    from oms.services import audit
+    from oms.services.admin import audit
 
     who, how = confirm_person(
         person,

@@ -21,6 +21,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 
+from oms.cli.internal import InternalErrorsSeen
 from oms.errors import OmsError, UsageError, one_line
 
 EXIT_OK = 0
@@ -28,12 +29,6 @@ EXIT_DOMAIN = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
-
-
-class InternalErrorsSeen(Exception):  # noqa: N818 - not an error of its own: a note of those seen
-    """A command that went on past internal errors (a conductor phase, a whole tick) and showed
-    them in its output ends with exit 3 all the same: no internal error exits 0. With --json its
-    output already is the error document (`"ok": false`): nothing more is printed."""
 
 
 def _wants_json(args: Sequence[str]) -> bool:

@@ -20,14 +20,18 @@ if TYPE_CHECKING:
 
 StateRootOpt = Annotated[
     str | None,
-    typer.Option("--state-root", envvar="OMS_STATE_ROOT", help="State root (default: $XDG_STATE_HOME/oms)."),
+    typer.Option(
+        "--state-root",
+        envvar="OMS_STATE_ROOT",
+        help="State root (default: one per repository, under $XDG_STATE_HOME/oms).",
+    ),
 ]
 ConfigRootOpt = Annotated[
     str | None,
     typer.Option(
         "--config-root",
         envvar="OMS_CONFIG_ROOT",
-        help="Config root: the repository holding .oms/ (default: the current directory).",
+        help="Config root: the repository holding .oms/ (default: the one you are in).",
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
@@ -41,14 +45,21 @@ TokenOpt = Annotated[
 ]
 
 
-def state_root(value: str | None) -> str:
-    """The absolute state root to use."""
-    return os.path.abspath(value or default_state_root())
+def state_root(value: str | None, repository: str | None = None) -> str:
+    """The absolute state root to use: `value` (`--state-root`, `$OMS_STATE_ROOT`), else the
+    default state root of `repository` (when not given, the one oms runs in): one per repository
+    (ADR 0032)."""
+    if value:
+        return os.path.abspath(value)
+    return os.path.abspath(default_state_root(repository=repository or config_root(None)))
 
 
 def config_root(value: str | None) -> str:
-    """The absolute config root to use."""
-    return os.path.abspath(value or os.getcwd())
+    """The repository oms works for: the top level of the git working tree holding `value` (default:
+    the current directory), found as git finds it; `NotARepositoryError` outside one (ADR 0032)."""
+    from oms.adapters.git import repository_top
+
+    return repository_top(os.path.abspath(value or os.getcwd()))
 
 
 def emit(data: object) -> None:
@@ -70,7 +81,8 @@ def workspace(state: str | None, config: str | None) -> Iterator[Workspace]:
     """Open the workspace for one command."""
     from oms.services.workspace import Workspace
 
-    ws = Workspace.open(state_root(state), config_root(config))
+    repo = config_root(config)
+    ws = Workspace.open(state_root(state, repo), repo)
     before = ws.store.ledger_size()
     try:
         yield ws

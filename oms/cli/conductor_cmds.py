@@ -1,4 +1,5 @@
-"""`oms conductor tick|run`: the unattended fleet (`services/conductor.py`, `services/conductor_loop.py`)."""
+"""`oms conductor tick|run`: the unattended fleet (`services/conductor/tick.py`,
+`services/conductor/loop.py`)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from oms.cli.boundary import InternalErrorsSeen
 from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, workspace
+from oms.cli.internal import InternalErrorsSeen
 
 if TYPE_CHECKING:
-    from oms.services.conductor import Tick
+    from oms.services.conductor.tick import Tick
     from oms.services.workspace import Workspace
 
 app = typer.Typer(help="The conductor: one tick, or ticks in a loop.", no_args_is_help=True, rich_markup_mode=None)
@@ -43,7 +44,7 @@ def _summary(report: Tick) -> str:
 @app.command("tick")
 def tick(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """One idempotent pass: reconcile, expire, deadlines, resume, deliver, resolve, fill, close."""
-    from oms.services import conductor
+    from oms.services.conductor import tick as conductor
 
     signal.signal(signal.SIGINT, _interrupted_now)
     with workspace(state_root_, config_root_) as ws:
@@ -74,7 +75,7 @@ def run(
     json_out: JsonOpt = False,
 ) -> None:
     """Tick in a loop (woken early by new tickets and events) until Ctrl-C or SIGTERM; workers keep running."""
-    from oms.services.conductor_loop import Loop
+    from oms.services.conductor.loop import Loop
 
     asked: list[int] = []
     internal: list[str] = []
@@ -121,7 +122,7 @@ def _asked_to_stop(asked: list[int], signum: int) -> None:
     asked.append(signum)
     if len(asked) > 1:
         raise KeyboardInterrupt
-    from oms.services import doing
+    from oms.services.conductor import doing
 
     what = doing.said()
     now = f"; this tick is at {what}" if what else ""
@@ -132,7 +133,7 @@ def _asked_to_stop(asked: list[int], signum: int) -> None:
 
 def _interrupted_now(_signum: int, _frame: object) -> None:
     """A one-shot tick's Ctrl-C ends it now, saying where (what it ran ends with it)."""
-    from oms.services import doing
+    from oms.services.conductor import doing
 
     what = doing.said()
     sys.stderr.write(f"\noms: stopping now{f', at {what}' if what else ''}; workers keep running\n")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from oms.canonical import parse_ts
 
 if TYPE_CHECKING:
-    from oms.services.conductor import Tick
+    from oms.services.conductor.tick import Tick
     from oms.services.workspace import Workspace
 
 RECENT = 5
@@ -26,7 +26,7 @@ def _age(since: object, now_ms: int) -> str:
 def render(ws: Workspace, report: Tick) -> str:
     """The screen: pool, workers with health, activity, what their agent does, age and last
     heartbeat, the queue, recent ends, the tick."""
-    from oms.services.status import agent_of, snapshot
+    from oms.services.admin.status import agent_of, snapshot
 
     snap = snapshot(ws)
     now_ms = parse_ts(ws.now())

@@ -59,7 +59,7 @@ def propose(
 ) -> None:
     """Capture the dispatch intent for a leased ticket (and its digest), routed to a provider when
     providers are configured."""
-    from oms.services import dispatches
+    from oms.services.chain import dispatches
 
     with workspace(state_root_, config_root_) as ws:
         rec, created = dispatches.propose(ws, ticket, role, provider)
@@ -77,7 +77,7 @@ def review(
     json_out: JsonOpt = False,
 ) -> None:
     """Run the advisor role on the intent; store its verdict as signed evidence."""
-    from oms.services import dispatches
+    from oms.services.chain import dispatches
 
     with workspace(state_root_, config_root_) as ws:
         rec, ref = dispatches.review(ws, dispatch)
@@ -101,7 +101,7 @@ def approve(
     json_out: JsonOpt = False,
 ) -> None:
     """A person approves the intent (only where the role policy allows human approval)."""
-    from oms.services import dispatches
+    from oms.services.chain import dispatches
 
     who, _ = confirm_person(person, question=f"Approve dispatch {dispatch} as yourself?", expect=dispatch, yes=yes)
     with workspace(state_root_, config_root_) as ws:
@@ -120,7 +120,7 @@ def accept(
     json_out: JsonOpt = False,
 ) -> None:
     """Accept an approved dispatch: creates the worker and the delivery event."""
-    from oms.services import dispatches
+    from oms.services.chain import dispatches
 
     with workspace(state_root_, config_root_) as ws:
         rec, event = dispatches.accept(ws, dispatch)
@@ -140,7 +140,7 @@ def reject(
     json_out: JsonOpt = False,
 ) -> None:
     """Decline a proposed dispatch."""
-    from oms.services import dispatches
+    from oms.services.chain import dispatches
 
     with workspace(state_root_, config_root_) as ws:
         rec = dispatches.reject(ws, dispatch, reason)
@@ -156,7 +156,7 @@ def cancel(
     json_out: JsonOpt = False,
 ) -> None:
     """Cancel a dispatch that has not ended."""
-    from oms.services import dispatches
+    from oms.services.chain import dispatches
 
     with workspace(state_root_, config_root_) as ws:
         rec = dispatches.cancel(ws, dispatch, reason)
@@ -171,7 +171,7 @@ def show(
     json_out: JsonOpt = False,
 ) -> None:
     """Show a dispatch."""
-    from oms.services import dispatches
+    from oms.services.chain import dispatches
 
     with workspace(state_root_, config_root_) as ws:
         rec = dispatches.get(ws, dispatch)
@@ -181,7 +181,7 @@ def show(
 @app.command("list")
 def list_(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """List dispatches."""
-    from oms.services import dispatches
+    from oms.services.chain import dispatches
 
     with workspace(state_root_, config_root_) as ws:
         recs = dispatches.list_all(ws)
@@ -208,7 +208,7 @@ def list_(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, 
 def policy_show(config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """The committed role policy: its digest and grants (refused if the file is not the one at HEAD)."""
     from oms.fsio import Root
-    from oms.services.policy import load_tracked
+    from oms.services.workspace.policy import load_tracked
 
     root = config_root(config_root_)
     with Root.open(root, private=False) as repo:

@@ -96,7 +96,7 @@ def _supervise(args: list[str]) -> int:
         sys.stderr.write(usage)
         return 2
     from oms.errors import OmsError
-    from oms.services.supervise import supervise
+    from oms.services.supervisor.supervise import supervise
 
     try:
         return supervise(values["--state-root"], values["--dispatch-id"])

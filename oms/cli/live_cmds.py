@@ -27,7 +27,7 @@ def authorize(
 ) -> None:
     """Authorise oms to contact agents about REPOSITORY's tickets. A person must start this."""
     from oms.domain.github import check_repository
-    from oms.services import live
+    from oms.services.chain import live
 
     check_repository(repository)  # before the prompt shows it
     who, how = confirm_person(
@@ -50,7 +50,7 @@ def revoke(
     json_out: JsonOpt = False,
 ) -> None:
     """Withdraw a live authorisation; the repository's running workers are parked (panes and worktrees kept)."""
-    from oms.services import fence
+    from oms.services.chain import fence
 
     with workspace(state_root_, config_root_) as ws:
         rec, parked = fence.revoke(ws, repository, reason)
@@ -66,7 +66,7 @@ def revoke(
 @app.command("status")
 def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """Authorisations and the number of journaled contacts."""
-    from oms.services import live
+    from oms.services.chain import live
 
     with workspace(state_root_, config_root_) as ws:
         recs = live.list_all(ws)

@@ -1,4 +1,5 @@
-"""`oms pool show|scale`: the worker pool (`services/pool.py`, rules in `domain/pool.py`)."""
+"""`oms pool show|scale`: the worker pool (`services/conductor/pool.py`, rules in
+`domain/pool.py`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, table, wo
 
 if TYPE_CHECKING:
     from oms.canonical import JsonObject
-    from oms.services.pool import Occupancy
+    from oms.services.conductor.pool import Occupancy
 
 app = typer.Typer(
     help="The worker pool: its slots, scaled under one lock.", no_args_is_help=True, rich_markup_mode=None
@@ -31,7 +32,7 @@ def _show(payload: JsonObject, occupancy: Occupancy) -> None:
 @app.command("show")
 def show(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """The pool's slots: active or draining, and the ticket each holds."""
-    from oms.services import pool
+    from oms.services.conductor import pool
 
     with workspace(state_root_, config_root_) as ws:
         payload, occupancy = pool.current(ws), pool.occupancy(ws)
@@ -53,7 +54,7 @@ def scale(
 ) -> None:
     """Scale the pool: idle slots leave first; busy ones drain (their work finishes), parked with --force."""
     from oms.errors import UsageError
-    from oms.services import pool
+    from oms.services.conductor import pool
 
     if (to is not None) + bool(up) + bool(down) != 1:
         raise UsageError("give exactly one of --to N, --up K, --down K")

@@ -1,5 +1,5 @@
 """`oms proxy start|stop|status` and the long-running `oms proxy serve` they manage: the loopback model proxy
-(`services/proxy_control.py`, ADR 0020)."""
+(`services/proxy/control.py`, ADR 0020)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import typer
 from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, workspace
 
 if TYPE_CHECKING:
-    from oms.services.proxy_control import Status
+    from oms.services.proxy.control import Status
 
 app = typer.Typer(
     help="The loopback model proxy: holds the real keys, serves each worker through its own token.",
@@ -29,7 +29,7 @@ def _show(found: Status, json_out: bool) -> None:
 @app.command("start")
 def start(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """Start the proxy in the background; it is recorded only once it answers the handshake."""
-    from oms.services import proxy_control
+    from oms.services.proxy import control as proxy_control
 
     with workspace(state_root_, config_root_) as ws:
         found = proxy_control.start(ws)
@@ -39,7 +39,7 @@ def start(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, 
 @app.command("stop")
 def stop(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """Stop the recorded proxy (only the exact process oms started); a stale record is removed."""
-    from oms.services import proxy_control
+    from oms.services.proxy import control as proxy_control
 
     with workspace(state_root_, config_root_) as ws:
         found = proxy_control.stop(ws)
@@ -50,7 +50,7 @@ def stop(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, j
 def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """Running (the handshake checked now), not running, stale, or unverified or unreadable (exit 1)."""
     from oms.errors import ProxyError
-    from oms.services import proxy_control
+    from oms.services.proxy import control as proxy_control
 
     with workspace(state_root_, config_root_) as ws:
         found = proxy_control.status(ws)
@@ -69,7 +69,7 @@ def serve(
     config_root_: ConfigRootOpt = None,
 ) -> None:
     """The proxy itself (started by `oms proxy start`)."""
-    from oms.services import proxy_control
+    from oms.services.proxy import control as proxy_control
 
     with workspace(state_root_, config_root_) as ws:
         proxy_control.serve(ws, secret_fd, ready_fd)

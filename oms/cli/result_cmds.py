@@ -1,5 +1,5 @@
 """`oms result verify|merge|discard DSP`: finishing a dispatch's result without losing work (issue 14,
-ADR 0021; `services/verify.py`, `services/finish.py`)."""
+ADR 0021; `services/finishing/verify.py`, `services/finishing/finish.py`)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def verify_cmd(
 ) -> None:
     """Run the committed [verify] checks against the tree a merge would make; sign the outcome (exit 1: failed)."""
     from oms.errors import VerificationFailedError
-    from oms.services import verify
+    from oms.services.finishing import verify
 
     with workspace(state_root_, config_root_) as ws:
         done = verify.verify(ws, dispatch, progress=lambda line: typer.echo(line, err=True))
@@ -66,8 +66,10 @@ def merge_cmd(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Merge a verified result into the target branch (only the verified tree, on the verified base)."""
-    from oms.services import finish
+    """Merge a verified result into the target branch (only the verified tree, on the verified
+    base). The merge commit is yours: git's identity (user.name, user.email), as `git merge` makes
+    it."""
+    from oms.services.finishing import finish
 
     with workspace(state_root_, config_root_) as ws:
         done = finish.merge(ws, dispatch)
@@ -100,7 +102,7 @@ def discard_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Archive the dispatch's branch under refs/oms/archive/, then remove its worktree and branch."""
-    from oms.services import finish
+    from oms.services.finishing import finish
 
     with workspace(state_root_, config_root_) as ws:
         done = finish.discard(ws, dispatch, reason)

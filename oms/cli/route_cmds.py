@@ -1,5 +1,5 @@
 """`oms route explain` and `oms provider show|rest|clear`: which provider serves a role, and why the others
-do not (`domain/routing.py`, `services/providers.py`, ADR 0019)."""
+do not (`domain/routing.py`, `services/chain/providers.py`, ADR 0019)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ provider_app = typer.Typer(
 
 
 def _standing_rows(ws: Workspace) -> list[JsonObject]:
-    from oms.services import providers
+    from oms.services.chain import providers
 
     standings = providers.standings(ws)
     rows: list[JsonObject] = []
@@ -56,7 +56,7 @@ def explain(
 ) -> None:
     """The provider a new dispatch of the role would get now, and for every other one why not."""
     from oms.domain.config import role as find_role
-    from oms.services import providers
+    from oms.services.chain import providers
 
     with workspace(state_root_, config_root_) as ws:
         configured = find_role(ws.config(), role or ws.config().worker_role)
@@ -125,7 +125,7 @@ def rest(
     ends; a longer cooldown already running is kept)."""
     from oms.canonical import add_ms
     from oms.domain.routing import Cooldown
-    from oms.services import providers
+    from oms.services.chain import providers
 
     with workspace(state_root_, config_root_) as ws:
         until = add_ms(ws.now(), minutes * 60_000)
@@ -145,7 +145,7 @@ def clear(
     json_out: JsonOpt = False,
 ) -> None:
     """End a provider's cooldown now (a person's decision: its quota is back)."""
-    from oms.services import providers
+    from oms.services.chain import providers
 
     with workspace(state_root_, config_root_) as ws:
         changed = providers.clear(ws, provider)

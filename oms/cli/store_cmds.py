@@ -15,7 +15,7 @@ app = typer.Typer(help="Inspect and check the state root.", no_args_is_help=True
 @app.command("verify")
 def verify(state_root_: StateRootOpt = None, json_out: JsonOpt = False) -> None:
     """Check every file of the state root; exit 1 with a precise report on any problem."""
-    from oms.services.storeops import verify_state
+    from oms.services.admin.storeops import verify_state
 
     report = verify_state(state_root(state_root_))
     errors = [f for f in report.findings if f.severity == "error"]
@@ -41,7 +41,7 @@ def verify(state_root_: StateRootOpt = None, json_out: JsonOpt = False) -> None:
 @app.command("sweep")
 def sweep(state_root_: StateRootOpt = None, json_out: JsonOpt = False) -> None:
     """Remove temp files and locks left by processes that are provably gone."""
-    from oms.services.storeops import sweep_state
+    from oms.services.admin.storeops import sweep_state
 
     removed = sweep_state(state_root(state_root_))
     if json_out:
@@ -61,7 +61,7 @@ def compact(
 ) -> None:
     """Move ended tickets' dispatch, worker and session records, evidence and events into one archive each
     ([retention] compact_after_days); the ledger still verifies. Say why each other ended ticket stays."""
-    from oms.services import compaction
+    from oms.services.admin import compaction
 
     with workspace(state_root_, config_root_) as ws:
         report = compaction.compact(ws, dry_run=dry_run)

@@ -90,7 +90,7 @@ def add(
     json_out: JsonOpt = False,
 ) -> None:
     """Add a local ticket."""
-    from oms.services import tickets
+    from oms.services.chain import tickets
 
     if sum((body_text is not None, body_file is not None, no_body)) > 1:
         raise UsageError("give the body one way: --body, --body-file or --no-body")
@@ -120,7 +120,7 @@ def import_(
     json_out: JsonOpt = False,
 ) -> None:
     """Import a GitHub issue as a ticket (idempotent)."""
-    from oms.services import tickets
+    from oms.services.chain import tickets
 
     data = _read_input(source)
     with workspace(state_root_, config_root_) as ws:
@@ -134,7 +134,7 @@ def import_(
 @app.command("list")
 def list_(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """List tickets."""
-    from oms.services import tickets
+    from oms.services.chain import tickets
 
     with workspace(state_root_, config_root_) as ws:
         recs = tickets.list_all(ws)
@@ -163,7 +163,9 @@ def show(
     ticket: TicketArg, state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
     """Show a ticket, its (verified) content, and where oms kept its attempts' uncommitted work."""
-    from oms.services import compaction, salvage, tickets
+    from oms.services.admin import compaction
+    from oms.services.chain import tickets
+    from oms.services.checkout import salvage
 
     with workspace(state_root_, config_root_) as ws:
         rec = tickets.require(ws, ticket)
@@ -195,7 +197,7 @@ def lease(
     json_out: JsonOpt = False,
 ) -> None:
     """Lease an open ticket; prints the lease token once."""
-    from oms.services import tickets
+    from oms.services.chain import tickets
 
     with workspace(state_root_, config_root_) as ws:
         grant = tickets.lease(ws, ticket, worker, minutes)
@@ -218,7 +220,7 @@ def renew(
     json_out: JsonOpt = False,
 ) -> None:
     """Extend a live lease."""
-    from oms.services import tickets
+    from oms.services.chain import tickets
 
     with workspace(state_root_, config_root_) as ws:
         rec = tickets.renew(ws, ticket, token, minutes)
@@ -232,7 +234,7 @@ def renew(
 def expire(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """Return tickets whose lease has run out to open (attempt + 1, with lease-expiry evidence); the
     workers of the expired attempts are parked (their panes and worktrees kept)."""
-    from oms.services import fence
+    from oms.services.chain import fence
 
     with workspace(state_root_, config_root_) as ws:
         recs, parked = fence.expire_leases(ws)
@@ -274,7 +276,7 @@ def block(
     if token:
         _finish(ticket, token, "blocked", reason, state_root_, config_root_, json_out)
         return
-    from oms.services import tickets
+    from oms.services.chain import tickets
 
     with workspace(state_root_, config_root_) as ws:
         rec = tickets.block(ws, ticket, reason)
@@ -332,7 +334,7 @@ def _reopen(
     *,
     now_only: bool,
 ) -> None:
-    from oms.services import tickets
+    from oms.services.chain import tickets
 
     verb = "retry" if now_only else "reopen"
     question = f"{verb.capitalize()} {ticket} as yourself?"
@@ -350,7 +352,7 @@ def _reopen(
 def _finish(
     ticket: str, token: str, outcome: str, reason: str | None, state: str | None, config: str | None, json_out: bool
 ) -> None:
-    from oms.services import tickets
+    from oms.services.chain import tickets
 
     with workspace(state, config) as ws:
         rec = tickets.finish(ws, ticket, token, outcome, reason)
@@ -369,7 +371,7 @@ def worktree_create(
     json_out: JsonOpt = False,
 ) -> None:
     """Create the ticket's git worktree on branch oms/<ticket> and record it."""
-    from oms.services import worktrees
+    from oms.services.chain import worktrees
 
     with workspace(state_root_, config_root_) as ws:
         record, created = worktrees.create(ws, ticket, base)
@@ -406,7 +408,7 @@ def worktree_gc(
     json_out: JsonOpt = False,
 ) -> None:
     """Remove finished tickets' worktrees whose work is merged or archived; say why each other one stays."""
-    from oms.services import worktree_gc
+    from oms.services.finishing import worktree_gc
 
     with workspace(state_root_, config_root_) as ws:
         report = worktree_gc.gc(ws, dry_run=dry_run)

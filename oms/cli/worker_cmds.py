@@ -38,7 +38,7 @@ def deliver(
 ) -> None:
     """Deliver one accepted dispatch, exactly once: verify everything, launch it in a pane."""
     from oms.canonical import check
-    from oms.services.delivery import Delivery
+    from oms.services.delivery.service import Delivery
 
     check(event_id, "event id")
     with workspace(state_root_, config_root_) as ws:
@@ -66,7 +66,7 @@ def park(
     json_out: JsonOpt = False,
 ) -> None:
     """Interrupt the agent and park the worker until a time."""
-    from oms.services.delivery import Delivery
+    from oms.services.delivery.service import Delivery
 
     with workspace(state_root_, config_root_) as ws:
         view = Delivery.open(ws).park(dispatch, reason, until)
@@ -81,7 +81,7 @@ def resume(
     json_out: JsonOpt = False,
 ) -> None:
     """Resume a parked worker once due: by keys while its pane lives, else relaunched on its agent's own session."""
-    from oms.services.delivery import Delivery
+    from oms.services.delivery.service import Delivery
 
     with workspace(state_root_, config_root_) as ws:
         view = Delivery.open(ws).resume(dispatch)
@@ -97,7 +97,7 @@ def stop(
     json_out: JsonOpt = False,
 ) -> None:
     """Stop the worker: its pane and every process in it; the end reason is recorded."""
-    from oms.services.delivery import Delivery
+    from oms.services.delivery.service import Delivery
 
     with workspace(state_root_, config_root_) as ws:
         view = Delivery.open(ws).stop(dispatch, reason)
@@ -112,7 +112,7 @@ def observe(
     json_out: JsonOpt = False,
 ) -> None:
     """Worker, session and pane state (records an end reason if the pane has ended)."""
-    from oms.services.delivery import Delivery
+    from oms.services.delivery.service import Delivery
 
     with workspace(state_root_, config_root_) as ws:
         view = Delivery.open(ws).observe(dispatch)

@@ -1,7 +1,7 @@
-"""Layer 5: pure logic, no IO (DESIGN.md §2.5).
+"""Layer 5: pure logic, no IO (docs/architecture.md "Layers").
 
 Functions here take parsed data and return data or raise; they never open a file or start a process
 (an import-linter contract forbids `oms.fsio`, `oms.store`, `oms.process` and `oms.adapters`).
-`config` parses the oms configuration. State machines for tickets, dispatches, workers and sessions,
-intent capture and the role policy follow with the authority chain.
+`config` parses the oms configuration; beside it are the state machines of tickets, dispatches,
+workers and sessions, intent capture, the role policy, and the conductor's and the pool's rules.
 """

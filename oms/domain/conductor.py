@@ -1,4 +1,4 @@
-"""The conductor's rules (DESIGN.md §6, research/conductor.md): pure decisions over plain data.
+"""The conductor's rules (ADR 0016): pure decisions over plain data.
 
 - Backoff after a failed attempt: 10 s · 2^(n-1), capped at 300 s (Symphony), n = failures so far.
 - Quarantine: 5 failed attempts within an hour end the ticket `blocked`, its attempts listed (Gas City).

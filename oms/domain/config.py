@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from oms.canonical import JsonObject, check, dumps
-from oms.canonical.ids import ROLE_ID
+from oms.canonical.ids import ROLE_ID, folder_label
 from oms.domain.gate import MAX_MINUTES_WITHOUT_RESULT, MAX_TURNS_WITHOUT_RESULT
 from oms.domain.proxy import IMPLICIT, MAX_REQUEST_BYTES
 from oms.domain.routing import (
@@ -89,7 +89,7 @@ class Config:
     max_workers: int
     lease_minutes: int
     tick_seconds: int
-    worktrees_directory: str
+    worktrees_directory: str | None  # None: one per repository (`worktrees_directory`)
     raw: JsonObject
     routing: Routing = field(
         default_factory=lambda: Routing({})
@@ -152,7 +152,7 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
         max_workers=doc["pool"]["max_workers"],
         tick_seconds=doc["pool"].get("tick_seconds", TICK_SECONDS),
         lease_minutes=doc["lease"]["duration_minutes"],
-        worktrees_directory=doc["worktrees"]["directory"],
+        worktrees_directory=doc.get("worktrees", {}).get("directory"),
         raw=doc,
         routing=routing,
         proxy=_proxy(doc, where),
@@ -277,7 +277,7 @@ max_workers = 2
 duration_minutes = 60
 
 [worktrees]
-directory = "../oms-worktrees"     # relative to this repository; must be outside the state root
+# directory = "../oms-worktrees/<this repository's folder name>"  # the default: one per repository
 
 # [limits]                         # what bounds each sandbox (docs/adr/0025); a role may override
 # pids = 2048                      # tasks (threads count too)
@@ -307,10 +307,18 @@ sandbox = "read-only"
 """
 
 
+WORKTREES_PARENT = "oms-worktrees"  # beside the repository: `../oms-worktrees/<its folder name>`
+
+
 def worktrees_directory(config: Config, config_root: str) -> str:
-    """The absolute worktrees directory (relative paths are relative to the config root)."""
+    """The absolute worktrees directory: `[worktrees] directory`, relative to the config root; by
+    default `../oms-worktrees/<the repository's folder name>`, one per repository, so that the
+    worktrees of two repositories side by side never share a path (ADR 0032)."""
     import os.path
 
+    if config.worktrees_directory is None:
+        parent = os.path.dirname(config_root.rstrip("/"))
+        return os.path.normpath(os.path.join(parent, WORKTREES_PARENT, folder_label(config_root)))
     return os.path.normpath(os.path.join(config_root, config.worktrees_directory))
 
 

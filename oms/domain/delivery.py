@@ -1,7 +1,7 @@
 """Delivery's decisions, pure: what an observed pane, its exit record and a kill marker mean; what a
 launch leaves behind when a step fails once its pane exists; what `oms worker park|resume` may do in
-which state. The shell (`services/launcher.py`, `lifecycle.py`, `reconcile.py`) reads tmux and the
-state root, asks here, and writes.
+which state. The shell (`services/delivery/launch.py`, `lifecycle.py`, `reconcile.py`) reads tmux
+and the state root, asks here, and writes.
 
 Has a worker's pane ended (`end_of`)? Not while it lives, nor once the worker is `stopped` (its end is
 recorded). A pane tmux no longer shows has ended when its supervisor recorded the end, or when the
@@ -21,7 +21,7 @@ After `Panes.ensure` (`after_ensure`): only the launcher that created the pane t
 One that found the pane made already (by another launcher) does not type it again: a prompt-driven
 agent is parked `activation_pending` (`oms worker resume` activates it), a command worker needs none.
 
-A failed step once the pane exists leaves nothing half-launched (DESIGN.md §5.7, ADR 0009):
+A failed step once the pane exists leaves nothing half-launched (ADR 0009 "Once the pane exists"):
 - registering the pane or the session (`after_pane_failure`): the pane is ended when this launch
   created it (one another launcher made is theirs), and the worker parked with a reason naming the
   step — there is no session, so nothing else refers to the pane;

@@ -1,4 +1,4 @@
-"""The dispatch state machine and the dispatch intent (DESIGN.md §4, §5.4). Pure.
+"""The dispatch state machine and the dispatch intent (ADR 0008). Pure.
 
 States and events:
 - `proposed --review--> proposed`      an advisor verdict `approve` is recorded (evidence ref + verdict)

@@ -6,7 +6,7 @@ blocks in a row are counted (`stop_blocks`): `stop_hook_active` continues a run,
 one. Past STOP_BLOCK_CAP blocks in a run the Stop is let through and the agent is recorded as stopped
 (`agent_stopped_at`, kept from that Stop); the gate then stays open — every later Stop is let through —
 until a prompt (UserPromptSubmit, SessionStart) or a resume re-arms it. Codex in `/goal` mode fires Stop
-on every automatic turn without `stop_hook_active` (research/tui.md §1.6): were such a Stop to start a
+on every automatic turn without `stop_hook_active` (ADR 0011 "Hooks"): were such a Stop to start a
 new run, the gate would block a goal that never ends forever. With a result every Stop is let through.
 
 The bound. Every Stop while the dispatch has no result ends a turn (a turn a prompt starts ends in a
@@ -17,16 +17,20 @@ comes `max_minutes_without_result` after `progress_since`, is let through and th
 with the reason NO_RESULT. So is a Claude Code Stop the gate's cap lets through: Claude then waits for a
 prompt nobody will type, with no result, for good.
 
-Versions. A hook's payload is worth a session version at once only for a fact others act on that the
-latest version lacks: the first hook after another writer (delivery confirms activation by it; a
-resume), the agent coming to rest (`agent_stopped_at` set), the gate starting to hold it (`stop_blocks`
-from 0), Codex's own session id (changed), the agent's first prompt (`agent_prompted_at`: its native
-session can be resumed), the bound reached. Everything else — the agent working again, the gate
-released, its count — waits for the beat: a version when the latest is
-BEAT_MS old (the heartbeat deadline is 15 minutes away). In between the broker keeps the payload
-(`services/progress.Memo`). An agent cannot toggle its way to more versions: coming to rest or being held
-again is not new while the latest version already says so, and the way back waits for the beat (issue
-11's attack: alternating prompts and Stops wrote a version per hook).
+Versions. A hook's payload is worth a session version at once only for a fact others act on that
+the latest version lacks: the first hook after another writer (a registration, a park, a resume),
+the agent coming to rest (`agent_stopped_at` set), the gate starting to hold it (`stop_blocks` from
+0), Codex's own session id (changed), the agent's first prompt (`agent_prompted_at`: its native
+session can be resumed), the first prompt since oms last started the agent to type one into it
+(`last_prompted_at`, which every prompt sets, from `prompt_due_at`, which registration and relaunch
+set: delivery's witness of the typed text waits for it), the bound reached. Everything else — the
+agent working again, the gate released, its count, later prompts — waits for the beat: a version
+when the latest is BEAT_MS old (the heartbeat deadline is 15 minutes away). In between the broker
+keeps the payload (`services/progress.Memo`). An agent cannot toggle its way to more versions:
+coming to rest or being held again is not new while the latest version already says so, a prompt
+is not new once the latest version has one since oms started the agent (which only oms does), and
+the way back waits for the beat (issue 11's attack: alternating prompts and Stops wrote a version
+per hook).
 """
 
 from __future__ import annotations
@@ -123,7 +127,22 @@ def after(payload: JsonObject, hook: Hook, *, has_result: bool, acknowledged_at:
         out["agent_stopped_at"] = None
         if hook.provider == "codex":
             out["native_session_ref"] = hook.native_ref
+    if prompt(hook):
+        out["last_prompted_at"] = now
     return After(out, hold, no_result, released)
+
+
+def prompt(hook: Hook) -> bool:
+    """Does `hook` show the agent took a prompt? Its UserPromptSubmit; Codex's SessionStart too,
+    which Codex fires at its first turn (`/goal <instruction>` fires no UserPromptSubmit). Claude
+    Code fires SessionStart once started, whether or not it took the text typed into it."""
+    if hook.event == "SessionStart":
+        return hook.provider == "codex"
+    return hook.event == "UserPromptSubmit"
+
+
+def _since(value: object, then: object) -> bool:
+    return isinstance(value, str) and isinstance(then, str) and parse_ts(value) >= parse_ts(then)
 
 
 def worth_writing(written: JsonObject, payload: JsonObject, *, first: bool, no_result: bool, now: str) -> bool:
@@ -135,6 +154,10 @@ def worth_writing(written: JsonObject, payload: JsonObject, *, first: bool, no_r
         return True
     if written.get("agent_prompted_at") is None and payload.get("agent_prompted_at") is not None:
         return True
+    due = written.get("prompt_due_at")  # oms last (re)started the agent, to type a prompt into it
+    prompted = _since(payload.get("last_prompted_at"), due)
+    if prompted and not _since(written.get("last_prompted_at"), due):
+        return True  # the first prompt since: delivery's witness waits for it
     if written.get("agent_stopped_at") is None and payload.get("agent_stopped_at") is not None:
         return True  # the agent came to rest
     if _count(written.get("stop_blocks")) == 0 and _count(payload.get("stop_blocks")) > 0:

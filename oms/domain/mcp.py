@@ -1,4 +1,4 @@
-"""The MCP stdio protocol of `oms worker bridge`, as a pure message handler (research/mcp.md).
+"""The MCP stdio protocol of `oms worker bridge`, as a pure message handler (ADR 0011 "MCP bridge").
 
 Rules:
 - protocol versions 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25: a requested supported version is
@@ -9,7 +9,7 @@ Rules:
 - an unknown tool is -32602; a tool's own failure is a result with `isError` (the model can retry);
 - `title`, `outputSchema` and `structuredContent` are dropped for versions older than 2025-06-18;
 - every result's text block is the JSON of its `structuredContent`.
-The tool implementations live in `services/bridge.py`; this module never touches a file.
+The tool implementations live in `services/doors/bridge.py`; this module never touches a file.
 """
 
 from __future__ import annotations

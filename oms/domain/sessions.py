@@ -5,9 +5,12 @@ A `running` or `parked` session whose pane ended is `relaunch`ed (`oms worker re
 (the dispatch binds its id), its agent started again in a new pane on its own native session — running,
 bound to the new pane, with a fresh heartbeat deadline.
 
-A session's heartbeat deadline is 15 minutes after its last observation (DESIGN.md §5); parking needs
-a parked-until in the future. A session carries its role's bound on a dispatch's life without a result
-(`domain/gate.py`): registering and resuming start that bound afresh (no turns counted since now).
+A session's heartbeat deadline is 15 minutes after its last observation (ADR 0016 "Decision 1");
+parking needs a parked-until in the future. A session carries its role's bound on a dispatch's life
+without a result (`domain/gate.py`): registering and resuming start that bound afresh (no turns
+counted since now). Registering and relaunching start the agent, which oms then types a prompt
+into: `prompt_due_at` makes the first prompt the agent takes since worth a session version at once
+(`gate.worth_writing`), which delivery's witness of the typed text reads.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ def register(
             "max_turns_without_result": max_turns,
             "max_minutes_without_result": max_minutes,
             "agent_prompted_at": None,
+            "prompt_due_at": now,
         },
     )
 
@@ -104,6 +108,7 @@ def relaunch(state: str, payload: JsonObject, *, pane_id: str, now: str) -> Next
             heartbeat_deadline_at=add_ms(now, HEARTBEAT_MS),
             turns_without_result=0,  # like a resume: the bound on a life without a result starts afresh
             progress_since=now,
+            prompt_due_at=now,
         ),
     )
 

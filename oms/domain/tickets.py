@@ -1,4 +1,4 @@
-"""The ticket state machine (DESIGN.md §4). Pure: takes a state, a payload and `now`; returns `Next`.
+"""The ticket state machine. Pure: takes a state, a payload and `now`; returns `Next`.
 
 States and events:
 - `open --lease--> leased`: binds a worker, a fresh lease token, a session id (a UUID) and an expiry.
@@ -60,14 +60,24 @@ TABLE: dict[str, dict[str, str]] = {
 MAX_FAILURES_KEPT = 10
 
 
-def new(*, title: str, source: str, repository: str | None, content_sha256: str, created_at: str) -> Next:
-    """A fresh, open ticket."""
+def new(
+    *,
+    title: str,
+    source: str,
+    repository: str | None,
+    content_sha256: str,
+    created_at: str,
+    repository_root: str,
+) -> Next:
+    """A fresh, open ticket of the repository whose top level is `repository_root` (ADR 0032; no
+    transition changes it)."""
     return Next(
         TicketState.OPEN,
         {
             "title": title,
             "source": source,
             "repository": repository,
+            "repository_root": repository_root,
             "content_sha256": content_sha256,
             "attempt": 1,
             "lease_token": None,

@@ -275,7 +275,8 @@ def read_answer(kind: str, data: bytes) -> JsonObject:
     return result
 
 
-# What a checkout's verification says, on the host (`services/checkout.py`) and in a job alike.
+# What a checkout's verification says, on the host (`services/checkout/planned.py`) and in a
+# job alike.
 NO_GITDIR = "its .git leads to no git dir of its repository"
 UNCOMMITTED = "the worktree has uncommitted or untracked changes; commit them first"
 

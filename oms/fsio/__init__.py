@@ -1,4 +1,4 @@
-"""Layer 1: no-follow file IO beneath a root (DESIGN.md §2.1, research/sec.md §0-§2).
+"""Layer 1: no-follow file IO beneath a root (docs/architecture.md "Layers"; ADR 0003).
 
 The only package that opens files under the state root or writes agent homes. See `root.py` for the
 resolvers and publishers, `locks.py` for holder-named lock files (import them from there: an agent

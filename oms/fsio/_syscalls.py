@@ -1,7 +1,7 @@
 """The raw system calls fsio needs, behind one object so tests can inject failures and watch order.
 
 Python 3.11 has no `os.openat2` or `os.renameat2`; both are reached through `ctypes` and `syscall(2)`
-(research/sec.md §2). Everything that matters for crash safety (fsync, link, rename, unlink) also goes
+(ADR 0003). Everything that matters for crash safety (fsync, link, rename, unlink) also goes
 through `Syscalls`, so a test can subclass it, record the sequence, or raise ENOSYS/EINVAL on demand.
 """
 

@@ -2,8 +2,8 @@
 
 A relative path is 1..32 components joined by `/`; each component is 1..255 characters from
 `[A-Za-z0-9._-]` and is neither `.` nor `..`. Absolute paths, empty components (`a//b`, a trailing
-`/`), NUL and anything else are refused before any system call is made (research/sec.md §7 cases 1, 12).
-The check is lexical only: symlinks and races are the resolver's job.
+`/`), NUL and anything else are refused before any system call is made (SECURITY.md attack cases 1,
+12). The check is lexical only: symlinks and races are the resolver's job.
 """
 
 from __future__ import annotations

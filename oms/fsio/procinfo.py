@@ -2,7 +2,7 @@
 
 An identity is (boot id, pid, start time in clock ticks since boot). A process is "that exact process"
 only if all three still match, so a recycled pid or a reboot makes a stale lock provably stale
-(research/peers.md: mtime-based stale detection steals locks from slow live holders).
+(ADR 0003: mtime-based stale detection steals locks from slow live holders).
 """
 
 from __future__ import annotations

@@ -604,8 +604,9 @@ class Root:
     def symlink(self, rel: str, target: str) -> None:
         """Create symlink `rel` -> absolute `target`; never replaces anything.
 
-        The only link oms makes on purpose is an agent home's `auth.json` (DESIGN.md §7.1); callers
-        re-verify it with `readlink` before every use.
+        oms itself makes no link under the state root any more (SECURITY.md invariant 1: an agent
+        home's `auth.json` is shown read-only, not linked); attack case 19 keeps this checked. A
+        caller re-verifies a link with `readlink` before every use.
         """
         if not target.startswith("/") or "\x00" in target:
             raise UnsafeFileError(f"{shown(rel)}: link target must be an absolute path without NUL")

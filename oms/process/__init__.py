@@ -1,4 +1,4 @@
-"""Layer 6 (adapters): the only place oms starts processes (STYLE.md 2, 8).
+"""Layer 6 (adapters): the only place oms starts processes (ADR 0001; SECURITY.md invariant 4).
 
 argv tuples only, never a shell; the environment is built from an allow-list (`env.child_env`), with
 the user's `LD_LIBRARY_PATH` restored when frozen; every call has a timeout and an output cap.

@@ -2,7 +2,7 @@
 
 When oms runs frozen, the PyInstaller bootloader points `LD_LIBRARY_PATH` at the bundle and keeps the
 user's value in `LD_LIBRARY_PATH_ORIG`; children must get the user's value back (or none), or git and the
-agent CLIs would load the bundle's libraries (research/sec.md §3).
+agent CLIs would load the bundle's libraries (ADR 0005; SECURITY.md attack case 26).
 """
 
 from __future__ import annotations

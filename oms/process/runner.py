@@ -170,8 +170,8 @@ def _die_with(parent: int) -> Callable[[], None]:
 
     def child() -> None:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent:
-            os._exit(1)
+        if os.getppid() != parent:  # it went before the signal was asked for: never exec
+            raise ChildProcessError("the process that started it has ended")
 
     return child
 

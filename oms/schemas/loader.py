@@ -46,6 +46,7 @@ SCHEMA_NAMES = (
     "sandbox-init",
     "session",
     "state-meta",
+    "state-repository",
     "ticket",
     "ticket-content",
     "worker",

@@ -1,5 +1,5 @@
-"""Layer 7: services, one per job (DESIGN.md §2.7).
+"""The services: what oms does, one package per capability, each above the layers it uses.
 
-`setup` (init), `doctor`, `storeops` (verify, sweep). Later: `delivery`, `bridge`, `hooks`,
-`conductor`, `pool`, `routing`.
+docs/architecture.md ("Packages") says what each package owns and which may import which;
+pyproject.toml's import-linter contracts hold them to it.
 """

@@ -1,4 +1,4 @@
-"""Layer 4: the versioned store on fsio (DESIGN.md §2.4, §3).
+"""Layer 4: the versioned store on fsio (docs/architecture.md "Layers"; ADR 0002).
 
 `Store.open(path)` gives records (per kind), events, the outbox, signed evidence and journals of one
 state root. Every read and write goes through fsio, is bounded, canonical and schema-valid.

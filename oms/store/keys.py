@@ -2,7 +2,7 @@
 
 The private key is a raw 32-byte seed in `keys/state.ed25519` (0600, created once, never overwritten).
 Its public half and key id (sha256 of the raw public key) are in `oms-state.json`. Signatures cover
-`PAE(payloadType, body)` of the exact stored body bytes (research/sec.md §4, DSSE protocol.md).
+`PAE(payloadType, body)` of the exact stored body bytes (ADR 0004; the DSSE v1 encoding).
 `cryptography` is imported only when a key is used.
 """
 

@@ -69,6 +69,7 @@ KINDS = (
     "rollback",
     "output",
     "sandboxes",
+    "repository",
 )
 AREAS = (
     "records",
@@ -100,6 +101,7 @@ COVERED = (
     re.compile(rf"verify/[^/]+/{_SHA}-[1-9][0-9]{{0,3}}\.log"),  # a check's output (ADR 0021)
     re.compile(r"archive/[^/]+\.bundle"),  # a discarded attempt's bundle (ADR 0021)
     re.compile(r"sandboxes\.json"),  # where the sandbox directory is (ADR 0026)
+    re.compile(r"repository\.json"),  # the repository the state root serves (ADR 0032)
 )
 # kinds an oms before ADR 0027 did not ledger: adopted once, by a person, on upgrade (`adopt`)
 UPGRADE = (

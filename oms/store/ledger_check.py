@@ -248,7 +248,7 @@ def _held(root: Root, audit: Audit, last_sha: dict[str, str]) -> dict[str, str]:
 
 def _compacted(path: str, held: dict[str, str]) -> bool:
     """Is `path` gone into an archive: held by one, or a receipt of an event held by one (receipts
-    go with their events, `services/compaction.py`)?"""
+    go with their events, `services/admin/compaction.py`)?"""
     if path in held:
         return True
     head, _, name = path.rpartition("/")

@@ -12,9 +12,10 @@ documents delivery, `oms worker stop` and the pane's supervisor leave for each o
   nothing removes it but `stop`: a launch that finds it, with no session and no live pane, knows an
   earlier launch may have started the agent (its deliverer died before the session was registered) and
   parks the worker for `oms worker resume` instead of starting it a second time (ADR 0014).
-- `<dispatch>.launch.json` (`launch-spec`, `services/launch.py`), `<dispatch>.log` (the broker's
-  log), `<dispatch>.init.json` (`sandbox-init`, `services/reaper.py`). The broker's socket is in the
-  sandbox directory (`store/sandboxes.py`, ADR 0026); a `<dispatch>.sock` here is an older oms's.
+- `<dispatch>.launch.json` (`launch-spec`, `services/delivery/spec.py`), `<dispatch>.log` (the
+  broker's log), `<dispatch>.init.json` (`sandbox-init`, `services/containment/reaper.py`). The
+  broker's socket is in the sandbox directory (`store/sandboxes.py`, ADR 0026); a `<dispatch>.sock`
+  here is an older oms's.
 
 Nothing else spells these names: `store verify` classifies the directory with `schema_of`.
 """

@@ -1,4 +1,4 @@
-"""Versioned records: a directory of immutable version files per record (DESIGN.md §2.4, ADR 0002).
+"""Versioned records: a directory of immutable version files per record (ADR 0002).
 
 Layout: `records/<kind>/<id>/<version>.json` (version 0 is the creation) and
 `records/<kind>/<id>/ops/<operation-id>.json` (which version an operation produced).

@@ -1,4 +1,4 @@
-"""The state root: its layout, its metadata file and its signing key (DESIGN.md §3).
+"""The state root: its layout, its metadata file and its signing key (SECURITY.md, Threat model).
 
 `create` is idempotent and crash-safe: it makes the private directories, then the key (once), then
 `oms-state.json`, which marks the root as initialised. `open` refuses a root that is missing, not
@@ -11,6 +11,7 @@ import os
 from typing import NamedTuple
 
 from oms.canonical import JsonObject, access, check, equal
+from oms.canonical.ids import folder_label
 from oms.errors import AlreadyExistsError, InvalidInputError, NotFoundError, OmsError, StateRootError, shown
 from oms.fsio import FsioOptions, Root, enclosing_git
 from oms.limits import LIMITS
@@ -50,15 +51,23 @@ class StateMeta(NamedTuple):
     key_id: str
 
 
-def default_state_root(env: dict[str, str] | os._Environ[str] | None = None) -> str:
-    """`$OMS_STATE_ROOT`, else `$XDG_STATE_HOME/oms`, else `~/.local/state/oms`."""
+def default_state_root(
+    env: dict[str, str] | os._Environ[str] | None = None,
+    repository: str | None = None,
+) -> str:
+    """`$OMS_STATE_ROOT`, else one per repository (ADR 0032): `<base>/<name>-<tag>` for the
+    repository whose top level is `repository`, `<base>` being `$XDG_STATE_HOME/oms`, else
+    `~/.local/state/oms` — unless `<base>` is itself a state root (oms's default before it had one
+    per repository), which stays the default. `<base>` alone when no repository is given."""
     source = os.environ if env is None else env
     if source.get("OMS_STATE_ROOT"):
         return source["OMS_STATE_ROOT"]
-    base = source.get("XDG_STATE_HOME") or os.path.join(
-        source.get("HOME") or os.path.expanduser("~"), ".local", "state"
-    )
-    return os.path.join(base, "oms")
+    home = source.get("HOME") or os.path.expanduser("~")
+    xdg = source.get("XDG_STATE_HOME") or os.path.join(home, ".local", "state")
+    base = os.path.join(xdg, "oms")
+    if repository is None or os.path.lexists(os.path.join(base, META)):
+        return base
+    return os.path.join(base, folder_label(repository, tagged=True))
 
 
 def _refuse_inside_worktree(path: str) -> None:

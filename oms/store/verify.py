@@ -29,7 +29,7 @@ from oms.errors import OmsError, shown
 from oms.fsio import FsioOptions, Root, is_temp_name, procinfo, temp_owner
 from oms.fsio.locks import break_stale, inspect
 from oms.limits import LIMITS
-from oms.store import compaction, keys, ledger, panefiles, sandboxes, summary_file
+from oms.store import compaction, keys, ledger, panefiles, repository, sandboxes, summary_file
 from oms.store.content import TICKETS_DIR, WORKTREES_DIR, parse_content, parse_worktree
 from oms.store.documents import parse_document
 from oms.store.events import EVENTS_DIR, parse_event
@@ -47,6 +47,7 @@ RUNTIME_AREAS = ("proxy", "verify", "archive")  # checked for form only (`check_
 RUNTIME_DEPTH = 3
 _TOP = {META, *LAYOUT, "tmux.conf", "tmux.sock", summary_file.INDEX_DIR, *OPTIONAL_AREAS}
 _TOP.add(sandboxes.RECORD)  # where the sandbox directory is (ADR 0026)
+_TOP.add(repository.RECORD)  # the repository the state root serves (ADR 0032)
 TMUX_SOCKET = "tmux.sock"
 
 
@@ -203,6 +204,8 @@ class _Verifier:
             _guard(self.report, "tmux.conf", self.check_tmux_conf)
         if sandboxes.RECORD in top and self.expect_file(sandboxes.RECORD, top[sandboxes.RECORD]):
             _guard(self.report, sandboxes.RECORD, self.check_sandboxes)
+        if repository.RECORD in top and self.expect_file(repository.RECORD, top[repository.RECORD]):
+            _guard(self.report, repository.RECORD, repository.recorded, self.root)
 
     def check_sandboxes(self) -> None:
         """The sandbox directory (ADR 0026): where the record says, this state root's, private, its

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import access
-from oms.services.bridge import LINE_CAP
-from oms.services.liveness import bridge_event_id
+from oms.services.chain.liveness import bridge_event_id
+from oms.services.doors.bridge import LINE_CAP
 from oms.store.verify import verify
 from tests.agent_side import Bound, RawClient, bind, snapshot, structured
 from tests.chain import Chain

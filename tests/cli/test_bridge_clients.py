@@ -1,6 +1,7 @@
-"""Conformance of `oms worker bridge` with real MCP clients (research/mcp.md §4-§5): the official Python
-SDK (`ClientSession`, and `mcp.Client` in auto mode, which probes `server/discover` first), the SDK's
-own result models for every protocol version, and the MCP Inspector CLI (npm, installed by .ci/setup)."""
+"""Conformance of `oms worker bridge` with real MCP clients (ADR 0011 "MCP bridge"): the official
+Python SDK (`ClientSession`, and `mcp.Client` in auto mode, which probes `server/discover` first),
+the SDK's own result models for every protocol version, and the MCP Inspector CLI (npm, installed by
+.ci/setup)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import OmsCommand
+from tests.helpers import GIT_IDENTITY_ENV, OmsCommand
 
 pytestmark = pytest.mark.cli
 
@@ -81,6 +81,7 @@ def test_init_refuses_a_state_root_agents_could_reach(oms: OmsCommand, tmp_path:
     state = repo / "state" if where == "inside-config-root" else repo / "sub" / "state"
     config = repo if where == "inside-config-root" else tmp_path / "elsewhere"
     config.mkdir(exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(config)], check=True)  # (oms runs in a repository)
     before = _tree(repo)
     result = oms.run("init", "--state-root", str(state), "--config-root", str(config))
     assert result.returncode == 1
@@ -173,7 +174,8 @@ def test_init_commit_commits_the_scaffold_and_the_hint_without_it_is_a_command_t
     subprocess.run(["git", "init", "-q", str(other)], check=True)
     subprocess.run(["git", "config", "user.name", "Dev"], cwd=other, check=True)
     subprocess.run(["git", "config", "user.email", "dev@example.com"], cwd=other, check=True)
-    done = oms.run("init", "--commit", "--json", "--state-root", str(tmp_path / "s2"), "--config-root", str(other))
+    where = ("--state-root", str(tmp_path / "s2"), "--config-root", str(other))
+    done = oms.run("init", "--commit", "--json", *where, unset=GIT_IDENTITY_ENV)  # (the config's)
     assert done.returncode == 0, done.stderr
     head = subprocess.run(
         ["git", "log", "--format=%an %s", "-1"], cwd=other, capture_output=True, text=True, check=True
@@ -186,10 +188,12 @@ def test_init_commit_commits_the_scaffold_and_the_hint_without_it_is_a_command_t
 
 def test_init_commit_says_gits_reason_when_git_cannot_commit(oms: OmsCommand, tmp_path: Path, repo: Path) -> None:
     env = {"GIT_CONFIG_GLOBAL": str(tmp_path / "none")}
-    unnamed = oms.run("init", "--commit", "--state-root", str(tmp_path / "s"), "--config-root", str(repo), env=env)
+    where = ("--state-root", str(tmp_path / "s"), "--config-root", str(repo))
+    unnamed = oms.run("init", "--commit", *where, env=env, unset=GIT_IDENTITY_ENV)
     assert unnamed.returncode != 0
-    assert "git has no user.name to commit with" in unnamed.stderr
-    assert 'hint: git config --global user.name "..."' in unnamed.stderr
+    assert "git does not know who you are" in unnamed.stderr
+    assert 'hint: say it: oms init --commit --author "Your Name <you@' in unnamed.stderr
+    assert not (tmp_path / "s").exists()  # refused before anything was made
     subprocess.run(["git", "config", "user.name", "Dev"], cwd=repo, check=True)
     subprocess.run(["git", "config", "user.email", "dev@example.com"], cwd=repo, check=True)
     (repo / ".git" / "index.lock").write_text("")  # another git is at work: git refuses, and says why
@@ -279,7 +283,7 @@ def test_errors_as_json(oms: OmsCommand, tmp_path: Path) -> None:
     state = tmp_path / "s"
     state.mkdir(mode=0o700)
     os.symlink("/etc", state / "keys")
-    (tmp_path / "cfg").mkdir()
+    subprocess.run(["git", "init", "-q", str(tmp_path / "cfg")], check=True)
     err = oms.run("init", "--state-root", str(state), "--config-root", str(tmp_path / "cfg"), "--json")
     assert err.returncode == 1
     assert json.loads(err.stdout)["error"] == "path-escape"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from oms.services import conductor
+from oms.services.conductor import tick as conductor
 from tests.fleet import Fleet, make_fleet
 from tests.helpers import OmsCommand
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from oms.services.delivery import Delivery
+from oms.services.delivery.service import Delivery
 from tests.chain import Chain, accepted
 from tests.helpers import OmsCommand
 

@@ -42,9 +42,7 @@ class Repo:
         argv = [sys.executable, str(base / "counted.py"), str(base / "advisor.py"), str(self.calls)]
         config = self.repo / ".oms" / "config.toml"
         text = _replace_advisor_argv(config.read_text(), argv)
-        text = text.replace(
-            'role = "oms.ticket-executor"       # the role new', 'role = "oms.cmd" # '
-        )
+        text = text.replace('role = "oms.ticket-executor"       # the role new', 'role = "oms.cmd" # ')
         text += '\n[roles."oms.cmd"]\nmodel = "s"\ntransport = "command"\n'
         text += 'sandbox = "ticket-worktree-write"\nargv = ["true"]\n'
         config.write_text(text)
@@ -115,9 +113,7 @@ def test_accept_without_review_says_to_review_and_its_hint_works(repo: Repo) -> 
 
 
 @pytest.mark.parametrize("change", ["policy", "model"])
-def test_a_stale_intent_is_never_reviewed_and_proposing_again_works(
-    repo: Repo, change: str
-) -> None:
+def test_a_stale_intent_is_never_reviewed_and_proposing_again_works(repo: Repo, change: str) -> None:
     """After a policy change, propose failed even after cancel ('operation dsp-propose-... already
     produced version 0 with a different change'), and review spent a model call approving an
     intent already stale."""
@@ -148,10 +144,7 @@ def test_doctor_outside_a_repository_and_reopen_hints_work(repo: Repo, tmp_path:
     outside.mkdir()
     doctor = repo.oms.run("doctor", "--state-root", str(repo.state), cwd=outside)
     line = next(x for x in doctor.stdout.splitlines() if x.split()[:2] == ["FAIL", "config"])
-    assert (
-        "(fix: run oms inside the git repository it works on (cd there, or pass --config-root))"
-        in line
-    )
+    assert "(fix: run oms inside the git repository it works on (cd there, or pass --config-root))" in line
     there = repo.oms.run("doctor", "--state-root", str(repo.state), cwd=repo.repo)
     assert any(x.split()[:2] == ["OK", "config"] for x in there.stdout.splitlines())
     assert repo.run("ticket", "add", "--title", "t", "--no-body").returncode == 0

@@ -1,5 +1,5 @@
 """`oms hook provider` as the agent CLIs run it: a real process (source or frozen), payloads in each CLI's
-shape (research/codex.md §2.5-2.7, §3.2-3.4), a delivered dispatch with a real session record."""
+shape (ADR 0011 "Hooks"), a delivered dispatch with a real session record."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from oms.services.hooks import STDIN_CAP
-from oms.services.liveness import hook_event_id
+from oms.services.chain.liveness import hook_event_id
+from oms.services.doors.hooks import STDIN_CAP
 from tests.agent_side import Bound, RawClient, bind, snapshot, structured
 from tests.chain import Chain, use_worker, wait_for, wait_served
 from tests.helpers import OmsCommand
@@ -22,7 +22,7 @@ CODEX_THREAD = "019a7c1e-5b2f-7d40-8e3a-2b6c9f0e1d42"
 @pytest.fixture
 def delivered(deliverable: Chain) -> Bound:
     """A dispatch delivered to a worker that never speaks: the test plays its hooks."""
-    from oms.services.delivery import Delivery
+    from oms.services.delivery.service import Delivery
 
     out = use_worker(deliverable, "silent")
     bound = bind(deliverable)

@@ -36,14 +36,10 @@ def test_init_refuses_a_state_root_a_launch_cannot_name(oms: OmsCommand, tmp_pat
             "(`oms init --state-root`)",
         ]
         assert not state.exists()  # nothing made
-    assert (
-        oms.run("init", "--state-root", str(tmp_path / "cafe" / "state"), cwd=repo).returncode == 0
-    )
+    assert oms.run("init", "--state-root", str(tmp_path / "cafe" / "state"), cwd=repo).returncode == 0
 
 
-def test_doctor_and_lease_refuse_a_worktrees_directory_a_launch_cannot_name(
-    oms: OmsCommand, tmp_path: Path
-) -> None:
+def test_doctor_and_lease_refuse_a_worktrees_directory_a_launch_cannot_name(oms: OmsCommand, tmp_path: Path) -> None:
     repo = _repo(tmp_path / "repo")
     roots = ("--state-root", str(tmp_path / "state"))
     assert oms.run("init", *roots, cwd=repo).returncode == 0
@@ -54,10 +50,7 @@ def test_doctor_and_lease_refuse_a_worktrees_directory_a_launch_cannot_name(
     doctor = oms.run("doctor", *roots, cwd=repo)
     line = next(x for x in doctor.stdout.splitlines() if x.split()[:2] == ["FAIL", "paths"])
     assert "the worktrees directory " in line
-    assert (
-        '(fix: set [worktrees] directory = "<a path of printable ASCII>" in .oms/config.toml)'
-        in line
-    )
+    assert '(fix: set [worktrees] directory = "<a path of printable ASCII>" in .oms/config.toml)' in line
     assert oms.run("ticket", "add", "--title", "t", "--no-body", *roots, cwd=repo).returncode == 0
     lease = oms.run("ticket", "lease", "tkt-1", "--worker", "me", *roots, cwd=repo)
     assert lease.returncode == 1

@@ -17,7 +17,7 @@ import pytest
 
 from oms.canonical import JsonObject
 from oms.fsio.procinfo import ProcessIdentity, boot_id, is_alive, start_ticks
-from oms.services.proxy_control import RECORD
+from oms.services.proxy.control import RECORD
 from oms.store.documents import encode_document
 from tests.attempts import attempt_token
 from tests.chain import Chain, make_chain

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from oms.services import dispatches
+from oms.services.chain import dispatches
 from tests.chain import Chain
 from tests.model_mock import ModelMock, Script
 

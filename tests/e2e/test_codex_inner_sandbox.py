@@ -88,7 +88,7 @@ def test_the_same_probe_without_codexs_sandbox_may_write_its_home(base: Path) ->
 
 
 def test_without_oms_a_codex_home_under_tmp_breaks_codexs_sandbox(tmp_path: Path) -> None:
-    """The control: the failure mode oms's `/oms/home` avoids (research/codex.md §1)."""
+    """The control: the failure mode oms's `/oms/home` avoids (ADR 0012 "Decision 4")."""
     home = tmp_path / "codex-home"
     home.mkdir()
     env = {**os.environ, "CODEX_HOME": str(home), "HOME": str(tmp_path)}

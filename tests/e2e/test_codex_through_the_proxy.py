@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from oms.services import proxy_control
-from oms.services.delivery import Delivery
+from oms.services.delivery.service import Delivery
+from oms.services.proxy import control as proxy_control
 from tests.chain import Chain, accepted
 from tests.e2e.test_real_agents import CHANGE, _pane_text, _wait_for_result
 from tests.e2e.test_through_the_proxy import _environ_of_dispatch

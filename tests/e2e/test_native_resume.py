@@ -24,7 +24,7 @@ from oms.adapters.providers.base import CONTINUE
 from oms.canonical import access
 from oms.errors import AttemptFencedError
 from oms.fsio.procinfo import group_alive
-from oms.services.delivery import Delivery
+from oms.services.delivery.service import Delivery
 from oms.services.workspace import SYSTEM_ACTOR
 from tests.agent_side import snapshot
 from tests.chain import Chain, sandbox_dir

@@ -20,8 +20,10 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from oms.services import conductor_results, dispatches, fence, proxy_control
-from oms.services.delivery import Delivery
+from oms.services.chain import dispatches, fence
+from oms.services.conductor import resolve as conductor_results
+from oms.services.delivery.service import Delivery
+from oms.services.proxy import control as proxy_control
 from tests.chain import Chain, accepted
 from tests.e2e.test_real_agents import CHANGE, _pane_text, _use
 from tests.model_mock import Call, Hold, ModelMock, Say, Script

@@ -20,7 +20,7 @@ from oms.adapters.quoting import QuotingError
 from oms.adapters.sandbox import HOME_VIEW
 from oms.domain.relay import BRIDGE_TOOLS
 from oms.fsio import Root
-from oms.services.homes import materialise
+from oms.services.delivery.homes import materialise
 from tests.agents import codex_startup_config
 from tests.helpers import SESSION, git
 

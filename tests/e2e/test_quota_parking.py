@@ -13,8 +13,9 @@ import pytest
 
 from oms.canonical import add_ms
 from oms.domain.routing import Cooldown
-from oms.services import conductor, dispatches, providers
-from oms.services.delivery import Delivery
+from oms.services.chain import dispatches, providers
+from oms.services.conductor import tick as conductor
+from oms.services.delivery.service import Delivery
 from tests.chain import Chain, accepted
 from tests.model_mock import Call, Hold, ModelMock, Say, Script
 

@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 
 from oms.canonical import access
-from oms.services import dispatches
-from oms.services.delivery import Delivery
-from oms.services.hooks import CONTEXT, STOP_REASON
-from oms.services.liveness import hook_event_id
+from oms.services.chain import dispatches
+from oms.services.chain.liveness import hook_event_id
+from oms.services.delivery.service import Delivery
+from oms.services.doors.hooks import CONTEXT, STOP_REASON
 from tests.chain import Chain, accepted
 from tests.helpers import git
 from tests.model_mock import Call, ModelMock, Say, Script

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from oms.canonical import parse_ts
-from oms.services.delivery import Delivery
+from oms.services.delivery.service import Delivery
 from tests.chain import Chain
 from tests.e2e.test_real_agents import _deliver, _pane_text, _stop_and_check_nothing_left, _use
 from tests.model_mock import Call, ModelMock, Say, Script

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from oms.services import conductor, dispatches, providers, proxy_control
-from oms.services.delivery import Delivery
+from oms.services.chain import dispatches, providers
+from oms.services.conductor import tick as conductor
+from oms.services.delivery.service import Delivery
+from oms.services.proxy import control as proxy_control
 from tests.chain import Chain, accepted
 from tests.model_mock import Call, Hold, ModelMock, Say, Script
 

@@ -1,4 +1,5 @@
-"""Case 26 of research/sec.md §7 and other facts of the frozen binary (needs build/freeze.py output)."""
+"""Attack case 26 (SECURITY.md) and other facts of the frozen binary (needs build/freeze.py
+output)."""
 
 from __future__ import annotations
 

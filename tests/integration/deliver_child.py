@@ -10,7 +10,7 @@ import random
 import sys
 
 from oms.errors import LockHeldError
-from oms.services.delivery import Delivery
+from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from oms.canonical import JsonObject
 from oms.domain import conductor as rules
-from oms.services import tickets
+from oms.services.chain import tickets
 from tests.fleet import Fleet, make_fleet
 from tests.helpers import OmsCommand
 
@@ -79,9 +79,7 @@ def test_a_blocked_ticket_reopened_by_a_person_runs_again(fleet: Fleet, oms: Oms
     assert _cli(oms, fleet, "ticket", "reopen", ticket, "--person", "Ann").returncode == 0
 
 
-def test_a_quarantined_ticket_reopened_counts_its_failures_afresh(
-    fleet: Fleet, oms: OmsCommand
-) -> None:
+def test_a_quarantined_ticket_reopened_counts_its_failures_afresh(fleet: Fleet, oms: OmsCommand) -> None:
     """A reopened quarantine would be quarantined again by its next failure, its five still within
     the hour."""
     ticket = fleet.add("Always fail")
@@ -109,15 +107,11 @@ def test_a_quarantined_ticket_reopened_counts_its_failures_afresh(
                     failure=failure,
                 )
             else:
-                tickets.retry(
-                    ws, grant.ticket, session_id=session, failure=failure, retry_after=ws.now()
-                )
+                tickets.retry(ws, grant.ticket, session_id=session, failure=failure, retry_after=ws.now())
     state, payload = fleet.tickets()[ticket]
     assert state == "blocked"
     assert str(payload["reason"]).startswith("quarantined after 5 failures")
-    done = _cli(
-        oms, fleet, "ticket", "retry", ticket, "--person", "ann", "--reason", "fixed the check"
-    )
+    done = _cli(oms, fleet, "ticket", "retry", ticket, "--person", "ann", "--reason", "fixed the check")
     assert done.returncode == 0, done.stderr
     state, payload = fleet.tickets()[ticket]
     assert (state, payload["attempt"], payload["failures"]) == ("open", 6, [])

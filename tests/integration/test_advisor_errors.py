@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from oms.errors import AdvisorError
-from oms.services import dispatches
+from oms.services.chain import dispatches
 from tests.chain import Chain
 from tests.helpers import oms_command
 

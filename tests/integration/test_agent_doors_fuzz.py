@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from oms.domain import mcp
 from oms.domain.relay import HOOK_EVENTS, hook_event
-from oms.services import bridge, hooks
-from oms.services.progress import Memo
+from oms.services.doors import bridge, hooks
+from oms.services.doors.progress import Memo
 from oms.services.workspace import Workspace
 from tests.agent_side import Bound, bind, snapshot
 from tests.chain import Chain

@@ -19,7 +19,7 @@ from oms.errors import (
     LeaseError,
     PolicyNotTrackedError,
 )
-from oms.services import dispatches, live, tickets
+from oms.services.chain import dispatches, live, tickets
 from oms.store.verify import verify
 from tests.chain import Chain
 from tests.helpers import git
@@ -226,7 +226,7 @@ def test_github_ticket_needs_a_person_started_live_authorization(chain: Chain) -
         assert (created, created_again, again.record_id) == (True, False, rec.record_id)
         assert rec.payload["repository"] == "Octo/Repo"
         tickets.lease(ws, rec.record_id, "w1")
-        from oms.services import worktrees
+        from oms.services.chain import worktrees
 
         worktrees.create(ws, rec.record_id)
         dispatch, _ = dispatches.propose(ws, rec.record_id)

@@ -14,7 +14,8 @@ import pytest
 from oms.adapters import cgroups
 from oms.domain.sandbox_limits import SandboxLimits
 from oms.errors import ProcessError
-from oms.services import providers, verify
+from oms.services.chain import providers
+from oms.services.finishing import verify
 from tests.chain import Chain
 from tests.integration.test_finishing import _result
 

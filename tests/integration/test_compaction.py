@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from oms.services import compaction as compacting
+from oms.services.admin import compaction as compacting
 from oms.store import Store, compaction
 from oms.store.verify import verify as store_verify
 from tests.chain import Chain
@@ -169,7 +169,7 @@ def test_a_compaction_killed_after_its_archive_is_finished_by_the_next(chain: Ch
 
 
 def test_the_conductors_tick_compacts_a_due_ticket(chain: Chain) -> None:
-    from oms.services import conductor
+    from oms.services.conductor import tick as conductor
 
     ticket_id, dispatch_id = _ended(chain)
     with chain.workspace() as ws:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from oms.errors import LockHeldError
-from oms.services import conductor
+from oms.services.conductor import tick as conductor
 from tests.fleet import Fleet, make_fleet
 
 

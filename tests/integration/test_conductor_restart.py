@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from oms.adapters.providers.command import home
-from oms.services import dispatches
-from oms.services.conductor import Tick
+from oms.services.chain import dispatches
+from oms.services.conductor.tick import Tick
 from tests.chain import sandbox_dir
 from tests.fleet import Fleet
 from tests.helpers import oms_command

@@ -1,4 +1,5 @@
-"""`oms worker deliver` with real git, a real tmux server and a real command worker (DESIGN.md §5)."""
+"""`oms worker deliver` with real git, a real tmux server and a real command worker (ADR 0009
+"Delivery")."""
 
 from __future__ import annotations
 
@@ -17,9 +18,10 @@ from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject, access, add_ms, operation_nonce
 from oms.errors import AuthorityChangedError, InvalidInputError, OmsError, ProcessError
 from oms.fsio.procinfo import group_alive
-from oms.services import dispatches, live, salvage, tickets
-from oms.services.delivery import Delivery
-from oms.services.liveness import CONSUMER
+from oms.services.chain import dispatches, live, tickets
+from oms.services.chain.liveness import CONSUMER
+from oms.services.checkout import salvage
+from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
 from oms.store import panefiles
 from oms.store.verify import verify
@@ -376,7 +378,7 @@ def test_github_ticket_delivery_needs_live_authorization_and_journals_first(deli
         live.authorize(ws, "o/r", person="Alice", confirmed_by="flag")
         rec, _ = tickets.import_github(ws, json.dumps(issue).encode())
         tickets.lease(ws, rec.record_id, "w1")
-        from oms.services import worktrees
+        from oms.services.chain import worktrees
 
         worktrees.create(ws, rec.record_id)
         dispatch, _ = dispatches.propose(ws, rec.record_id)

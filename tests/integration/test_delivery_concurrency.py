@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from oms.services import dispatches, tickets, worktrees
-from oms.services.delivery import Delivery
-from oms.services.liveness import CONSUMER
+from oms.services.chain import dispatches, tickets, worktrees
+from oms.services.chain.liveness import CONSUMER
+from oms.services.delivery.service import Delivery
 from tests.chain import Chain
 from tests.helpers import REPO
 

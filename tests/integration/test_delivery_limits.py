@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from oms.adapters import cgroups
-from oms.services.delivery import Delivery
-from oms.services.doctor import diagnose
-from oms.services.status import snapshot
+from oms.services.admin.doctor import diagnose
+from oms.services.admin.status import snapshot
+from oms.services.delivery.service import Delivery
 from tests.chain import Chain, accepted, use_worker
 
 MOUNTINFO_V1 = "35 31 0:32 / {root}/memory rw - cgroup cgroup rw,memory\n"

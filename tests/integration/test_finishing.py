@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import access
-from oms.errors import ConfigError, ConflictError
-from oms.services import finish, verify
+from oms.errors import ConfigError, ConflictError, GitIdentityError
+from oms.services.finishing import finish, verify
 from oms.store.stateroot import KEY
 from tests.agent_side import Bound, BoundTools, bind
 from tests.chain import Chain
-from tests.helpers import OmsCommand, git
+from tests.helpers import GIT_IDENTITY_ENV, OmsCommand, git
 
 CHECKS = """
 [verify]
@@ -62,6 +62,35 @@ def test_a_verified_result_merges_as_the_tree_that_was_checked(chain: Chain) -> 
     assert (chain.repo / "WORK.md").read_text() == "work\n"  # the checked-out branch moved with its files
     assert git("status", "--porcelain", cwd=chain.repo) == ""
     assert ticket.state == "done"
+
+
+def test_a_merge_is_made_as_the_person_and_never_as_a_made_up_one(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The merge commit names the person who merges (git's identity, as `git merge` would: ADR
+    0032), never `oms`; where git knows no one, nothing is merged and the error says what to set."""
+    bound = _result(chain)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+    for var in GIT_IDENTITY_ENV:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    (tmp_path / "fresh-home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "fresh-home"))  # (no ~/.gitconfig there)
+    argv = ["git", "var", "GIT_AUTHOR_IDENT"]
+    guessed = subprocess.run(argv, cwd=chain.repo, capture_output=True, check=False)
+    before = git("rev-parse", "main", cwd=chain.repo).strip()
+    with chain.workspace() as ws:
+        if guessed.returncode != 0:  # (a host name with a domain lets git make one up: not here)
+            with pytest.raises(GitIdentityError, match="git does not know who you are") as refused:
+                finish.merge(ws, bound.dispatch_id)
+            assert "git config --global user.name" in refused.value.remedy
+            assert git("rev-parse", "main", cwd=chain.repo).strip() == before
+        git("config", "user.name", "Ada Lovelace", cwd=chain.repo)
+        git("config", "user.email", "ada@example.com", cwd=chain.repo)
+        merged = finish.merge(ws, bound.dispatch_id)
+    who = git("log", "-1", "--format=%an <%ae>|%cn <%ce>", merged.merged, cwd=chain.repo).strip()
+    assert who == "Ada Lovelace <ada@example.com>|Ada Lovelace <ada@example.com>"
 
 
 def test_a_failed_check_is_signed_and_never_merged(chain: Chain) -> None:
@@ -205,7 +234,7 @@ def test_discard_archives_before_it_removes_anything(chain: Chain) -> None:
 def _end_worker(chain: Chain, bound: Bound) -> None:
     """The worker of an undelivered dispatch, ended as a stop would."""
     with chain.workspace() as ws:
-        from oms.services.delivery import Delivery
+        from oms.services.delivery.service import Delivery
 
         Delivery.open(ws).stop(bound.dispatch_id, "test over")
 

@@ -13,8 +13,8 @@ from oms.adapters.activation import Witness
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject
 from oms.fsio.procinfo import group_alive
-from oms.services import supervise
-from oms.services.delivery import Delivery
+from oms.services.delivery.service import Delivery
+from oms.services.supervisor import supervise
 from tests.chain import Chain, accepted, use_worker, wait_for
 
 

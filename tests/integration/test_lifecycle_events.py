@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from oms.canonical import add_ms
-from oms.services.delivery import Delivery
-from oms.services.lifecycle_events import after_step, event_id
+from oms.services.delivery.service import Delivery
+from oms.services.delivery.session_events import after_step, event_id
 from oms.store.verify import verify
 from tests.chain import Chain, accepted, use_worker
 from tests.integration.test_delivery import _deliver, _wait_for

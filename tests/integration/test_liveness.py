@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from oms.services.delivery import Delivery
-from oms.services.liveness import DEADLINE_MS
+from oms.services.chain.liveness import DEADLINE_MS
+from oms.services.delivery.service import Delivery
 from tests.chain import Chain, accepted, use_worker, wait_for
 
 PAST_DEADLINE = DEADLINE_MS / 60_000 + 0.5  # minutes

@@ -12,8 +12,8 @@ import pytest
 
 from oms.canonical import JsonObject
 from oms.errors import AuthorityChangedError
-from oms.services.delivery import Delivery
-from oms.services.liveness import CONSUMER
+from oms.services.chain.liveness import CONSUMER
+from oms.services.delivery.service import Delivery
 from oms.store import panefiles
 from tests.chain import Chain, accepted, use_worker, wait_for
 from tests.integration.test_delivery import _deliver
@@ -73,17 +73,18 @@ def test_a_stop_between_the_check_and_the_pane_starts_no_agent(deliverable: Chai
     the stopped worker never runs, and it records why."""
     import json
 
-    from oms.services import launcher
-    from oms.services.authority import check_dispatch
+    from oms.services.chain.authority import check_dispatch
+    from oms.services.delivery import launch
 
     out = use_worker(deliverable)
     dispatch_id, _event_id = accepted(deliverable)
     with deliverable.workspace() as ws:
         d = Delivery.open(ws)
         dispatch = d.dispatch(dispatch_id)
-        plan, spec = launcher.prepare(d, dispatch, check_dispatch(ws, dispatch))  # the launch's checks passed
+        # the launch's checks passed
+        plan, spec = launch.prepare(d, dispatch, check_dispatch(ws, dispatch))
         d.stop(dispatch_id, "stopped meanwhile")  # the whole stop: no pane yet, the worker ends
-        status, _pane = launcher.start_pane(d, dispatch, plan, spec)  # the launch goes on to its pane
+        status, _pane = launch.start_pane(d, dispatch, plan, spec)  # the launch goes on to its pane
     assert status == "created"
     exit_record = deliverable.state / "panes" / f"{dispatch_id}.exit.json"
     wait_for(exit_record)
@@ -98,16 +99,16 @@ def test_a_redelivery_after_a_launch_died_before_its_session_starts_no_second_ag
     the agent never started; the launch had recorded that it began before the pane, so a re-delivery
     parks the worker all the same; `oms worker resume` — a person's decision — then starts it in a new
     pane, for the first time."""
-    from oms.services import launcher
-    from oms.services.authority import check_dispatch
+    from oms.services.chain.authority import check_dispatch
+    from oms.services.delivery import launch
 
     out = use_worker(deliverable, "silent")
     dispatch_id, event_id = accepted(deliverable)
     with deliverable.workspace() as ws:
         d = Delivery.open(ws)
         dispatch = d.dispatch(dispatch_id)
-        plan, spec = launcher.prepare(d, dispatch, check_dispatch(ws, dispatch))
-        status, _pane = launcher.start_pane(d, dispatch, plan, spec)  # ...and the deliverer dies here
+        plan, spec = launch.prepare(d, dispatch, check_dispatch(ws, dispatch))
+        status, _pane = launch.start_pane(d, dispatch, plan, spec)  # ...and the deliverer dies here
         assert d.session(str(dispatch.payload["session_id"])) is None
     assert status == "created"
     spec_file = deliverable.state / "panes" / f"{dispatch_id}.launch.json"
@@ -136,20 +137,21 @@ def test_a_supervisor_whose_terminal_hung_up_starts_no_sandbox(deliverable: Chai
 
     from oms.fsio import Root
     from oms.fsio.outside import reserve_descriptor
-    from oms.services import launch, launcher
-    from oms.services.authority import check_dispatch
-    from oms.services.supervise import _Run
+    from oms.services.chain.authority import check_dispatch
+    from oms.services.delivery import launch
+    from oms.services.delivery import spec as launch_spec
+    from oms.services.supervisor.supervise import _Run
 
     out = use_worker(deliverable)
     dispatch_id, _event_id = accepted(deliverable)
     with deliverable.workspace() as ws:
         d = Delivery.open(ws)
         dispatch = d.dispatch(dispatch_id)
-        _plan, spec = launcher.prepare(d, dispatch, check_dispatch(ws, dispatch))
-        launch.write(ws.store.state.root, spec)
+        _plan, spec = launch.prepare(d, dispatch, check_dispatch(ws, dispatch))
+        launch_spec.write(ws.store.state.root, spec)
     logged: list[str] = []
     with Root.open(str(deliverable.state)) as root:
-        taken = launch.consume(root, dispatch_id)
+        taken = launch_spec.consume(root, dispatch_id)
         run = _Run(root, os.path.realpath(deliverable.state), taken, logged.append, [signal.SIGHUP])
         ended = run.run(reserve_descriptor())
     assert ended == (1, None, "the worker did not start: its terminal hung up")

@@ -3,8 +3,8 @@ nothing on that path checked the dispatch's state: accept -> cancel -> resume ga
 
 from __future__ import annotations
 
-from oms.services import dispatches
-from oms.services.delivery import Delivery
+from oms.services.chain import dispatches
+from oms.services.delivery.service import Delivery
 from tests.agent_side import snapshot
 from tests.chain import Chain, accepted, use_worker
 from tests.helpers import OmsCommand
@@ -29,7 +29,7 @@ def test_resume_of_a_cancelled_dispatch_launches_nothing(deliverable: Chain, oms
 def test_resume_launches_only_under_the_deliverers_lock(deliverable: Chain, oms: OmsCommand) -> None:
     """`resume` of a never-launched worker used to launch without the outbox lock `deliver` holds: two
     launchers could both type the instruction. It now takes the same lock (and refuses while it is held)."""
-    from oms.services.liveness import CONSUMER
+    from oms.services.chain.liveness import CONSUMER
 
     use_worker(deliverable)
     dispatch_id, event_id = accepted(deliverable)

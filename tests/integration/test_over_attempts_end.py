@@ -18,8 +18,11 @@ from pathlib import Path
 
 from oms.canonical import access
 from oms.domain.proxy import IMPLICIT
-from oms.services import conductor_results, dispatches, proxy_control, proxy_tokens, results
-from oms.services.delivery import Delivery
+from oms.services.chain import dispatches, results
+from oms.services.conductor import resolve as conductor_results
+from oms.services.delivery.service import Delivery
+from oms.services.proxy import control as proxy_control
+from oms.services.proxy import tokens as proxy_tokens
 from oms.store import panefiles
 from tests.chain import Chain, WorkerOut, accepted, use_worker, wait_for
 from tests.helpers import git

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from oms.domain import pool as pool_rules
-from oms.services import pool
-from oms.services.delivery import Delivery
+from oms.services.conductor import pool
+from oms.services.delivery.service import Delivery
 from tests.fleet import Fleet, make_fleet
 from tests.helpers import OmsCommand
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import parse_ts
-from oms.services import providers, proxy_tokens
+from oms.services.chain import providers
+from oms.services.proxy import tokens as proxy_tokens
 from tests.proxy_rig import ANTHROPIC_KEY, MESSAGES, OPENAI_KEY, RESPONSES, ROLE, Rig, make_rig
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import parse_ts
-from oms.services import providers
+from oms.services.chain import providers
 from tests.proxy_rig import CHATGPT_ACCOUNT, RESPONSES, Rig, chatgpt_token, make_rig, write_chatgpt_login
 
 PATH = "/p/codex-chatgpt/responses"

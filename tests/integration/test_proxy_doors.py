@@ -20,10 +20,12 @@ from oms.domain import proxy_usage as counting
 from oms.domain.codex_login import NO_KEY, Missing, UpstreamAuth
 from oms.domain.routing import Provider
 from oms.errors import AlreadyExistsError, ConflictError
-from oms.services import proxy_control, proxy_credentials, proxy_tokens
-from oms.services.proxy_credentials import credential_key
-from oms.services.proxy_front import DOOR_CONNECTIONS, Doors, door_dir, door_path
-from oms.services.proxy_guards import Deadlines, Held
+from oms.services.proxy import control as proxy_control
+from oms.services.proxy import credentials as proxy_credentials
+from oms.services.proxy import tokens as proxy_tokens
+from oms.services.proxy.credentials import credential_key
+from oms.services.proxy.front import DOOR_CONNECTIONS, Doors, door_dir, door_path
+from oms.services.proxy.guards import Deadlines, Held
 from tests.attempts import live_attempt
 from tests.proxy_rig import (
     ANTHROPIC_KEY,

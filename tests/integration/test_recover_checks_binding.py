@@ -10,8 +10,8 @@ import pytest
 
 from oms.canonical import next_after
 from oms.errors import AuthorityChangedError
-from oms.services.delivery import Delivery
-from oms.services.liveness import CONSUMER
+from oms.services.chain.liveness import CONSUMER
+from oms.services.delivery.service import Delivery
 from oms.store import Record
 from oms.store.panefiles import PANES_DIR
 from tests.agent_side import BoundTools, bind

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from oms.canonical import access
-from oms.services import checkout, salvage
+from oms.services.checkout import planned as checkout
+from oms.services.checkout import salvage
 from tests.chain import Chain, next_attempt
 from tests.helpers import git
 

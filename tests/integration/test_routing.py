@@ -18,17 +18,12 @@ from oms.domain.codex_login import Missing, UpstreamAuth
 from oms.domain.dispatches import capture_intent, intent_digest
 from oms.domain.proxy_usage import Usage
 from oms.errors import AuthorityChangedError, ConfigError, NoProviderError
-from oms.services import (
-    authority,
-    conductor,
-    conductor_providers,
-    dispatches,
-    providers,
-    proxy_control,
-    proxy_tokens,
-    tickets,
-)
-from oms.services.delivery import Delivery
+from oms.services.chain import authority, dispatches, providers, tickets
+from oms.services.conductor import quota as conductor_providers
+from oms.services.conductor import tick as conductor
+from oms.services.delivery.service import Delivery
+from oms.services.proxy import control as proxy_control
+from oms.services.proxy import tokens as proxy_tokens
 from oms.store import Record
 from tests.chain import Chain, accepted, make_chain, use_worker, wait_for
 from tests.helpers import OmsCommand

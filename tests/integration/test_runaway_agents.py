@@ -2,7 +2,7 @@
 parked `no_result`; a hook loop grows its session by at most one version per beat; a Claude Code Stop the
 gate's cap lets through parks the worker. Played through the broker's doors (`WorkerDoors.hook`, what
 `oms worker supervise` serves) on a real state root, the test's clock standing in for time: the hooks are
-what Codex in `/goal` mode fires — a Stop per automatic turn, never a prompt (research/tui.md §1.6)."""
+what Codex in `/goal` mode fires — a Stop per automatic turn, never a prompt (ADR 0011 "Hooks")."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 
 from oms.canonical import access
 from oms.domain import sessions
-from oms.services.doors import HOOK_BURST, HOOK_RATE, TokenBucket, WorkerDoors
+from oms.services.doors.worker_doors import HOOK_BURST, HOOK_RATE, TokenBucket, WorkerDoors
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
 from tests.agent_side import Bound, BoundTools, bind

@@ -17,7 +17,8 @@ from oms.adapters.sandbox import system_args
 from oms.canonical import Json, JsonObject, now
 from oms.domain.sandbox_limits import SandboxLimits
 from oms.fsio import Root
-from oms.services import launch, launch_guards
+from oms.services.delivery import spec as launch_spec
+from oms.services.delivery import start_guard
 from oms.store import RecordStore, StateRoot, sandboxes
 from tests.helpers import oms_command, payload
 
@@ -63,7 +64,7 @@ def _spec(
         "sandbox_dir": _sandbox_dir(state),
     }
     with Root.open(str(state)) as root:
-        launch.write(root, doc)
+        launch_spec.write(root, doc)
         if worker and RecordStore(root, "worker").read_if_exists("dsp-1") is None:
             RecordStore(root, "worker").create(  # an idle reservation, as delivery leaves it
                 "dsp-1",
@@ -248,20 +249,20 @@ def test_a_supervisor_whose_launch_registers_no_session_starts_nothing(state: Pa
     worktree.mkdir()
     _spec(state, worktree, ["true"], session=False)
     with Root.open(str(state)) as root:
-        spec = launch.consume(root, "dsp-1")
-        assert launch_guards.await_registration(root, spec.dispatch_id, spec.session_id, [], wait_s=0.2) == (
-            "no launch registered its session within 0.2 s (its deliverer stopped)"
-        )
+        spec = launch_spec.consume(root, "dsp-1")
+
+        def wait(received: list[int]) -> str | None:
+            return start_guard.await_registration(
+                root,
+                spec.dispatch_id,
+                spec.session_id,
+                received,
+                wait_s=0.2,
+            )
+
+        assert wait([]) == "no launch registered its session within 0.2 s (its deliverer stopped)"
         hung_up = "its terminal hung up while it waited for its session"
-        assert (
-            launch_guards.await_registration(root, spec.dispatch_id, spec.session_id, [signal.SIGHUP], wait_s=0.2)
-            == hung_up
-        )
+        assert wait([signal.SIGHUP]) == hung_up
         _register_session(state)
-        assert (
-            launch_guards.await_registration(root, spec.dispatch_id, spec.session_id, [], wait_s=0.2) is None
-        )  # registered: it starts
-        assert (
-            launch_guards.await_registration(root, spec.dispatch_id, spec.session_id, [signal.SIGHUP], wait_s=0.2)
-            == hung_up
-        )  # gone: another pane's
+        assert wait([]) is None  # registered: it starts
+        assert wait([signal.SIGHUP]) == hung_up  # gone: another pane's

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from oms.services import dispatches, tickets
-from oms.services.delivery import Delivery
+from oms.services.chain import dispatches, tickets
+from oms.services.delivery.service import Delivery
 from tests.chain import Chain
 from tests.helpers import git
 

@@ -34,9 +34,11 @@ import pytest
 
 from oms.canonical import JsonObject
 from oms.cli.conductor_view import render
-from oms.services import conductor, demo_fleet, dispatches, live, tickets, worktrees
-from oms.services.delivery import Delivery
-from oms.services.liveness import CONSUMER
+from oms.demo import fleet as demo_fleet
+from oms.services.chain import dispatches, live, tickets, worktrees
+from oms.services.chain.liveness import CONSUMER
+from oms.services.conductor import tick as conductor
+from oms.services.delivery.service import Delivery
 from tests.agent_side import Bound, RawClient
 from tests.chain import Chain, WorkerOut, accepted, broker_socket, use_worker, wait_for
 from tests.fleet import Fleet, make_fleet
@@ -196,7 +198,7 @@ def test_a_worker_parked_bridge_silent_stays_parked_through_ticks(deliverable: C
 
 KILLED_DELIVERER = """
 import os, signal, sys
-from oms.services.delivery import Delivery
+from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
 from oms.store.outbox import Outbox
 
@@ -265,7 +267,7 @@ def test_a_cancelled_dispatchs_open_delivery_event_is_closed(
 
 KILLED_CONDUCTOR = """
 import os, signal, sys
-from oms.services import conductor
+from oms.services.conductor import tick as conductor
 from oms.services.workspace import Workspace
 from oms.store.outbox import Outbox
 

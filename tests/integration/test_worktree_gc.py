@@ -8,8 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from oms.canonical import access
-from oms.services import finish, tickets, verify, worktree_gc
-from oms.services.delivery import Delivery
+from oms.services.chain import tickets
+from oms.services.delivery.service import Delivery
+from oms.services.finishing import finish, verify, worktree_gc
 from tests.agent_side import Bound
 from tests.chain import Chain
 from tests.helpers import git

@@ -1,5 +1,5 @@
 /*
- * The oms delivery protocol, checked by spin (ADR 0014; DESIGN.md §5; ADR 0009, 0012, 0013).
+ * The oms delivery protocol, checked by spin (ADR 0014; ADR 0009, 0012, 0013).
  *
  * One accepted dispatch D, its delivery event E, its worker record (id D) and its session, as the store
  * keeps them; the tmux pane of D and the processes in it; the actors that race over them:
@@ -378,7 +378,7 @@ inline m_cas(k, expnv, op, st, x, y) {
      :: else -> wres = W_CONFLICT
      fi
   fi;
-  /* the store's contract (DESIGN.md §2.4): a replay returns the caller's own transition, never another */
+  /* the store's contract (ADR 0002): a replay returns the caller's own transition, never another */
   assert(wres != W_REPLAYED ||
          (wi == expnv && hst[k * NV + wi] == nst && hx[k * NV + wi] == nx && hy[k * NV + wi] == ny));
   wi = 0; nop = 0; nst = 0; nx = 0; ny = 0
@@ -442,7 +442,7 @@ inline fence_require_live() {  /* fence.require_live: a lapsed attempt (here: a 
   fi
 }
 
-/* ------------------------------------------------------------------ the supervisor (services/supervise.py) */
+/* -------------------------------------------- the supervisor (services/supervisor/supervise.py) */
 
 inline record_init() {  /* reaper.record_init: bubblewrap named its init (replacing an earlier launch's) */
   init_rec = inc
@@ -653,7 +653,7 @@ inline m_panes_stop() {  /* Panes.stop: quit keys, kill-session, kill_group(pane
   }
 }
 
-/* ------------------------------------------------------------------ delivery (services/delivery.py) */
+/* ---------------------------------------------------------------- delivery (services/delivery/) */
 
 inline _worker_step(health, op) {  /* workers.set_health then a CAS; an illegal move or a conflict raises */
   if
@@ -1142,7 +1142,7 @@ inline stop() {
   CP
 }
 
-/* ------------------------------------------------------------------ results (services/results.py, bridge.py) */
+/* ----------------------------------------- results (services/chain/results.py, doors/bridge.py) */
 
 inline _finish_worker() {  /* done (completed) or blocked, end reason result-recorded (`wkr-result`; its
                              read-CAS-retry loop is one step here) */

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from oms.services.demo import WORKER_SCRIPT
+from oms.demo.scratch import WORKER_SCRIPT
 from tests.chain import Chain, sandbox_dir
 from tests.helpers import REPO
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from oms.services import bridge
-from oms.services.liveness import bridge_event_id
+from oms.services.chain.liveness import bridge_event_id
+from oms.services.doors import bridge
 from tests.agent_side import Bound, BoundTools, bind, snapshot
 from tests.chain import Chain
 from tests.helpers import git

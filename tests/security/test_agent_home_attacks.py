@@ -1,4 +1,4 @@
-"""Attacks on the isolated agent home of a Codex worker (DESIGN.md §7.1; sec.md case 19).
+"""Attacks on the isolated agent home of a Codex worker (SECURITY.md invariant 1).
 
 Each attack lands between two launches (or before the first) and delivery must park the worker
 before any pane exists: a pre-created home that is loose, foreign-owned or a symlink; `hooks.json`
@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from oms.adapters.providers import codex
-from oms.services import dispatches
-from oms.services import policy as policy_service
-from oms.services.delivery import Delivery
-from oms.services.homes import materialise
+from oms.services.chain import dispatches
+from oms.services.delivery.homes import materialise
+from oms.services.delivery.service import Delivery
+from oms.services.workspace import policy as policy_service
 from tests.chain import Chain, sandbox_dir
 from tests.helpers import in_user_namespace, make_foreign
 

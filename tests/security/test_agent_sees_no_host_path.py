@@ -22,7 +22,7 @@ from oms.errors import (
     TreeJobError,
     UnsafeRepositoryError,
 )
-from oms.services.bridge import HOST_SIDE, for_agent
+from oms.services.doors.bridge import HOST_SIDE, for_agent
 from tests.agent_side import Bound, BoundTools, bind
 from tests.chain import Chain
 from tests.helpers import git

@@ -13,7 +13,7 @@ import pytest
 
 from oms.adapters import tree_job
 from oms.limits import LIMITS
-from oms.services import bridge
+from oms.services.doors import bridge
 from tests.agent_side import BoundTools, bind
 from tests.chain import Chain
 from tests.helpers import git

@@ -18,7 +18,7 @@ import pytest
 
 from oms.adapters import git_finish
 from oms.errors import OmsError
-from oms.services import verify
+from oms.services.finishing import verify
 from tests.agent_side import BoundTools, bind
 from tests.chain import Chain
 

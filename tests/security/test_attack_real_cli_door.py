@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from oms.services import proxy_control
-from oms.services.delivery import Delivery
+from oms.services.delivery.service import Delivery
+from oms.services.proxy import control as proxy_control
 from tests.chain import Chain
 from tests.e2e.test_one_end import _deliver, _proxied, _until
 from tests.model_mock import Call, Hold, ModelMock, Say, Script

@@ -12,7 +12,7 @@ import pytest
 
 from oms.canonical import access, next_after, sha256_hex, stable_id
 from oms.errors import AuthorityChangedError, InvalidIdError, OmsError, SignatureError
-from oms.services import dispatches, tickets, worktrees
+from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.workspace import Workspace
 from oms.store.keys import SigningKey, key_id
 from tests.chain import Chain

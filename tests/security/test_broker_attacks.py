@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from oms.domain.relay import encode_header
-from oms.services.doors import WorkerDoors
-from oms.services.doorway import BrokerLimits
+from oms.services.doors.interface import BrokerLimits
+from oms.services.doors.worker_doors import WorkerDoors
 from tests.agent_side import Bound, ServedBroker, bind, snapshot
 from tests.chain import Chain
 

@@ -22,7 +22,7 @@ import pytest
 from oms.adapters.providers import codex
 from oms.adapters.providers.base import LaunchPlan, LaunchRequest
 from oms.fsio import Root
-from oms.services.homes import materialise
+from oms.services.delivery.homes import materialise
 from tests.agents import codex_app_server
 from tests.helpers import SESSION, git
 

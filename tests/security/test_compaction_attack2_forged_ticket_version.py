@@ -1,14 +1,15 @@
-"""Attack (compaction, ADR 0022): compaction checks that every file it MOVES has the bytes of its ledger entry,
-but it decides WHETHER to compact on the ticket's latest record version, which it never checks against the
-ledger. A state-root writer (no key) drops one more version of a ticket, `records/ticket/<id>/<n+1>.json`, a copy
-of the latest with `observed_at` moved ten days back (records are not signed; the latest version only has to
-name the one before). The ticket, ended a minute ago with a 1-day retention, is compacted at once: its
-dispatch, worker, evidence and events leave their places on the strength of bytes the ledger never saw. The
-attacker then deletes the forged version and `oms audit verify` is clean again. The same works for a ticket
-that is not ended at all, as long as its dispatches have ended (a retried ticket, say): its history is moved
-out from under it.
+"""Attack (compaction, ADR 0022): a ticket version the ledger never saw does not make a ticket due.
 
-Expected: a ticket whose latest version is not as the ledger has it is never compacted (kept, with why)."""
+Before its fix, compaction checked that every file it MOVES has the bytes of its ledger entry, but
+decided WHETHER to compact on the ticket's latest record version, which it never checked against the
+ledger. A state-root writer (no key) dropped one more version of a ticket,
+`records/ticket/<id>/<n+1>.json`, a copy of the latest with `observed_at` moved ten days back
+(records are not signed; the latest version only has to name the one before). The ticket, ended a
+minute ago with a 1-day retention, was compacted at once: its dispatch, worker, evidence and events
+left their places on the strength of bytes the ledger never saw. The attacker then deleted the
+forged version and `oms audit verify` was clean again. The same worked for a ticket not ended at
+all, as long as its dispatches had ended (a retried ticket, say). Now a ticket whose latest version
+is not as the ledger has it is never compacted (kept, with why)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,12 @@
-"""Attack (compaction, ADR 0022): `oms audit log` decodes every file in `compacted/` that looks like an archive,
-ledgered or not, and runs `compaction.owned` over it (`services/audit._Archived`), which tests an event's
-`payload.dispatch_id` for membership in a set. A state-root writer (no key) plants `compacted/zz.json.z` holding
-one event whose `dispatch_id` is a JSON list: the set lookup raises `TypeError: unhashable type`, out of
-`owned`, out of the timeline: `oms audit log` fails with an internal error (exit 3, `{"error": "internal"}`) as
-soon as any ledgered file is not in its place (which, after any compaction, is always). The audit trail cannot be
-read until someone finds the file.
+"""Attack (compaction, ADR 0022): `oms audit log` survives a planted archive with an odd event.
 
-Expected: `oms audit log` still answers (exit 0, no traceback); the planted file vouches for nothing."""
+Before its fix, `oms audit log` decoded every file in `compacted/` that looks like an archive,
+ledgered or not, and ran `compaction.owned` over it (`services/audit._Archived`), which tests an
+event's `payload.dispatch_id` for membership in a set. A state-root writer (no key) planted
+`compacted/zz.json.z` holding one event whose `dispatch_id` is a JSON list: the set lookup raised
+`TypeError: unhashable type` out of the timeline, and `oms audit log` failed with an internal error
+(exit 3) as soon as any ledgered file was not in its place (after any compaction, always). Now it
+still answers (exit 0, no traceback), and the planted file vouches for nothing."""
 
 from __future__ import annotations
 

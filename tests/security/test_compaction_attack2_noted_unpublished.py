@@ -1,19 +1,20 @@
-"""Crash + receipt (compaction, ADR 0022): a compaction notes its archive in the ledger, then publishes it. Killed
-between the two, it leaves a `compact` entry for `compacted/<ticket>.json.z` and no archive; the next compaction
-is meant to make the very same bytes again ("the same files always make the same bytes: a noted intent is made
-again exactly") and finish. But the archive also holds the ticket's outbox receipts, which the ledger does not
-cover and which anyone may add (a consumer answering the delivery event late, or a state-root writer with one
-`touch`-like write, no key needed). One receipt more, and the next compaction computes other bytes, refuses
-("was noted with other bytes"), and does so on every run; meanwhile `oms audit verify` reports the noted
-archive as deleted, forever. A ticket that can never be compacted, and a ledger that never verifies again.
+"""Crash + receipt (compaction, ADR 0022): a compaction killed between note and publish is finished.
 
-Expected: the next compaction finishes (the ticket is compacted) and `oms audit verify` is clean."""
+A compaction notes its archive in the ledger, then publishes it. Killed between the two, it leaves a
+`compact` entry for `compacted/<ticket>.json.z` and no archive; the next compaction makes the very
+same bytes again ("a noted intent is made again exactly") and finishes. Before its fix, the archive
+also held the ticket's outbox receipts, which the ledger does not cover and which anyone may add (a
+consumer answering the delivery event late, or a state-root writer with one write, no key needed).
+One receipt more, and the next compaction computed other bytes, refused ("was noted with other
+bytes"), and did so on every run, while `oms audit verify` reported the noted archive as deleted,
+for ever. Now the next compaction finishes (the ticket is compacted) and `oms audit verify` is
+clean."""
 
 from __future__ import annotations
 
 import json
 
-from oms.services.liveness import CONSUMER
+from oms.services.chain.liveness import CONSUMER
 from oms.store import Store, compaction
 from tests.chain import Chain
 from tests.integration.test_compaction import _audit, _compact, _ended

@@ -1,12 +1,12 @@
-"""Attack (compaction, ADR 0022): `oms ticket show` says a ticket is compacted (and into how many files) from any
-file named `compacted/<ticket>.json.z` that decodes, never asking the ledger whether oms wrote it
-(`services/compaction.summary`). A state-root writer (no key) plants one for a LIVE ticket (or deletes its
-dispatch records and plants one): `ticket show` presents the ticket as compacted, its history "in the archive",
-which is exactly the cover story for records that are gone. `oms audit log` was fixed to show only what the
-ledger vouches for; `ticket show` still trusts the file.
+"""Attack (compaction, ADR 0022): `oms ticket show` never reports an archive oms did not write.
 
-Expected: an archive the ledger has no entry for (or other bytes than its entry) is never shown as the
-ticket's compaction (shown as an error, or not at all)."""
+Before its fix, `oms ticket show` said a ticket is compacted (and into how many files) from any file
+named `compacted/<ticket>.json.z` that decodes, never asking the ledger whether oms wrote it
+(`services/compaction.summary`). A state-root writer (no key) planted one for a LIVE ticket (or
+deleted its dispatch records and planted one): `ticket show` presented the ticket as compacted, its
+history "in the archive", which is exactly the cover story for records that are gone. Now an archive
+the ledger has no entry for (or other bytes than its entry) is never shown as the ticket's
+compaction."""
 
 from __future__ import annotations
 

@@ -1,13 +1,15 @@
-"""Crash (compaction, ADR 0022): `retire_record` looks at a record's versions, moves the directory aside
-(`compacted/retired/<kind>.<id>`), looks again, and moves it back if a version was written between the first look
-and the move (the first round's fix). Killed after the move and before the second look, it leaves the directory
-aside WITH that new version in it; the next compaction's `sweep_retired` then deletes everything in
-`compacted/retired/` unseen ("its archive was noted before"), including the version no archive holds. A
-ledgered record version is destroyed, and `oms audit verify` reports it deleted: compaction deleted data
-it never archived.
+"""Crash (compaction, ADR 0022): a version written just before a kill in `retire_record` is not
+swept.
 
-Expected: what a killed compaction left aside is removed only when an archive holds it with those bytes; a
-version no archive holds goes back to its place (or stays, named), and the ledger still verifies."""
+`retire_record` looks at a record's versions, moves the directory aside
+(`compacted/retired/<kind>.<id>`), looks again, and moves it back if a version was written between
+the first look and the move. Before its fix, a compaction killed after the move and before the
+second look left the directory aside WITH that new version in it; the next compaction's
+`sweep_retired` then deleted everything in `compacted/retired/` unseen ("its archive was noted
+before"), including the version no archive holds: a ledgered record version destroyed, and `oms
+audit verify` reporting it deleted. Now what a killed compaction left aside is removed only when an
+archive holds it with those bytes; a version no archive holds goes back to its place (or stays,
+named), and the ledger still verifies."""
 
 from __future__ import annotations
 

@@ -1,12 +1,12 @@
-"""Attack (compaction, ADR 0022): a state-root writer without the state key plants `compacted/<A>.json.z`
-for an ended, due ticket A before `oms store compact` runs. The archive holds no file of A but the newest
-version of a LIVE dispatch record of another ticket B, with its real bytes. Compaction finds "an archive a
-compaction that died left", checks only that each member has its ledgered bytes, and notes it in the ledger
-(`note_again`). From then on the ledger vouches for B's record as "compacted": the attacker deletes it (rolling
-B's dispatch back to an older version) and `oms audit verify` passes.
+"""Attack (compaction, ADR 0022): a planted archive never vouches for another ticket's record.
 
-Expected: an archive oms did not write is never noted (at the least: one holding a file that is not one of
-the ticket's own), so deleting B's record is caught."""
+Before its fix, a state-root writer without the state key planted `compacted/<A>.json.z` for an
+ended, due ticket A before `oms store compact` ran. The archive held no file of A but the newest
+version of a LIVE dispatch record of another ticket B, with its real bytes. Compaction found "an
+archive a compaction that died left", checked only that each member had its ledgered bytes, and
+noted it in the ledger (`note_again`). From then on the ledger vouched for B's record as
+"compacted": the attacker deleted it (rolling B's dispatch back to an older version) and `oms audit
+verify` passed. Now such an archive is never noted, so deleting B's record is caught."""
 
 from __future__ import annotations
 

@@ -1,10 +1,12 @@
-"""Attack (compaction, ADR 0022): `oms audit log` reads the bytes of a compacted entry from every file in
-`compacted/` that decodes as an archive (`services/audit.py` `_Archived`), ledgered or not, a later one
-overriding an earlier one, and never checks them against the entry's sha256. A state-root writer plants
-`compacted/zz.json.z` (its name and ticket_id agree) holding a compacted dispatch version with another state;
-the timeline, "the ledger as a readable timeline", then shows the attacker's history for a MAC'd entry.
+"""Attack (compaction, ADR 0022): the timeline never shows archived bytes the ledger does not vouch
+for.
 
-Expected: the timeline shows for an entry only bytes whose sha256 is the entry's (else nothing, or says so)."""
+Before its fix, `oms audit log` read the bytes of a compacted entry from every file in `compacted/`
+that decodes as an archive (`services/admin/audit.py` `_Archived`), ledgered or not, a later one
+overriding an earlier one, and never checked them against the entry's sha256. A state-root writer
+planted `compacted/zz.json.z` (its name and ticket_id agree) holding a compacted dispatch version
+with another state; the timeline, "the ledger as a readable timeline", then showed the attacker's
+history for a MAC'd entry. Now it shows for an entry only bytes whose sha256 is the entry's."""
 
 from __future__ import annotations
 

@@ -1,15 +1,16 @@
-"""Crash (compaction, ADR 0022): a compaction removes an event, then that event's receipts
-(`outbox/<consumer>/<event>.receipt.json`), then the records. Killed right after the event's unlink, it
-leaves the receipt behind with its event gone; `oms store verify` rightly flags "receipt for event ..., which
-does not exist". The next compaction is meant to finish the job ("a compaction killed anywhere is finished by
-the next one"), but it finds receipts only through the events still on disk (`_Parts.files`): the orphan is
-never looked at again, and `oms store verify` fails forever.
+"""Crash (compaction, ADR 0022): a compaction killed between an event and its receipt is finished.
 
-Expected: the next compaction removes the receipt the archive holds, and `oms store verify` is ok."""
+A compaction removes an event, then that event's receipts
+(`outbox/<consumer>/<event>.receipt.json`), then the records. Killed right after the event's unlink,
+it leaves the receipt behind with its event gone; `oms store verify` rightly flags "receipt for
+event ..., which does not exist". Before its fix, the next compaction found receipts only through
+the events still on disk (`_Parts.files`): the orphan was never looked at again, and `oms store
+verify` failed for ever. Now the next compaction removes the receipt the archive holds, and `oms
+store verify` is ok."""
 
 from __future__ import annotations
 
-from oms.services.liveness import CONSUMER
+from oms.services.chain.liveness import CONSUMER
 from oms.store import Store, compaction
 from oms.store.verify import verify as store_verify
 from tests.chain import Chain

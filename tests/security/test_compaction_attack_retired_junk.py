@@ -1,12 +1,12 @@
-"""Attack (compaction, ADR 0022): anything that is not a directory in `compacted/retired/` (an empty regular
-file: one `touch` by a state-root writer) makes every `oms store compact` fail, before it looks at
-a single ticket: `sweep_retired` hands it to `remove_tree`, which refuses a non-directory and raises out of
-`compact`. Meanwhile `oms store verify` says the store is ok, with a mere note that "the next [compaction]
-removes it", and the error's own hint sends the user to that same `oms store verify`. Nothing is ever
-compacted again and nothing says why.
+"""Attack (compaction, ADR 0022): a non-directory in `compacted/retired/` does not stop compaction.
 
-Expected: either compaction goes on (the odd entry removed as a name, or left and reported) or
-`oms store verify` reports it as a problem that needs a person."""
+Before its fix, anything that is not a directory in `compacted/retired/` (an empty regular file: one
+`touch` by a state-root writer) made every `oms store compact` fail before it looked at a single
+ticket: `sweep_retired` handed it to `remove_tree`, which refuses a non-directory, and the error
+rose out of `compact`. Meanwhile `oms store verify` said the store was ok, with a mere note that
+"the next [compaction] removes it", and the error's own hint sent the user to that same `oms store
+verify`. Nothing was ever compacted again and nothing said why. Now `oms store verify` names it as a
+problem, and compaction removes it as a name and goes on."""
 
 from __future__ import annotations
 

@@ -22,8 +22,9 @@ from oms.domain import pool as pool_rules
 from oms.domain.gate import NO_RESULT
 from oms.errors import VersionConflictError
 from oms.fsio.locks import Lock
-from oms.services import pool, tickets
-from oms.services.delivery import Delivery
+from oms.services.chain import tickets
+from oms.services.conductor import pool
+from oms.services.delivery.service import Delivery
 from tests.fleet import Fleet, make_fleet
 from tests.helpers import OmsCommand
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import access
-from oms.services import dispatches
-from oms.services.delivery import Delivery
+from oms.services.chain import dispatches
+from oms.services.delivery.service import Delivery
 from tests.chain import Chain, accepted
 
 PY = sys.executable  # shown read-only inside: oms's own runtime

@@ -1,13 +1,14 @@
-"""Escapes tried from INSIDE a real worker sandbox (DESIGN.md §7.7, SECURITY.md): each one must fail, and the
-attacked worker's run must still complete.
+"""Escapes tried from INSIDE a real worker sandbox (SECURITY.md invariant 7): each one must fail,
+and the attacked worker's run must still complete.
 
-The attacker is a command worker (`ATTACK`, a Python program run by oms's own interpreter, which the sandbox
-shows read-only): it tries everything below, writes what happened to its private home (`$HOME/attack.json`,
-read from the host afterwards), then runs the demo worker (`oms/services/demo.py`) to prove both doors still
-work and record a result. A second, silent worker runs beside it as the victim. The real Claude Code and
-Codex are the attacker's hand in `test_real_cli_*` (their shell tools, against the loopback model mock).
-What each attempt found is checked against the host too: a write that "fails" inside but lands outside would
-still fail these tests.
+The attacker is a command worker (`ATTACK`, a Python program run by oms's own interpreter, which the
+sandbox shows read-only): it tries everything below, writes what happened to its private home
+(`$HOME/attack.json`, read from the host afterwards), then runs the demo worker
+(`oms/demo/scratch.py`) to prove both doors still work and record a result. A second, silent worker
+runs beside it as the victim. The real Claude Code and Codex are the attacker's hand in
+`test_real_cli_*` (their shell tools, against the loopback model mock). What each attempt found is
+checked against the host too: a write that "fails" inside but lands outside would still fail these
+tests.
 
 The lifetime cases end a worker each way there is (`oms worker stop`, a killed tmux server, a SIGKILLed
 supervisor, observed by oms afterwards or not) and look for any process of it left; the `ptrace` variants
@@ -40,11 +41,11 @@ import pytest
 from oms.adapters import bwrap
 from oms.adapters.sandbox import ETC_SECRETS
 from oms.canonical import access
-from oms.services import dispatches
-from oms.services.delivery import Delivery
-from oms.services.demo import WORKER_SCRIPT
-from oms.services.liveness import hook_event_id
-from oms.services.sandboxing import git_layout
+from oms.demo.scratch import WORKER_SCRIPT
+from oms.services.chain import dispatches
+from oms.services.chain.liveness import hook_event_id
+from oms.services.containment.sandboxing import git_layout
+from oms.services.delivery.service import Delivery
 from oms.store.verify import verify
 from tests.chain import WORKER, Chain, accepted, make_chain, sandbox_dir
 from tests.helpers import git

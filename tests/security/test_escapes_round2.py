@@ -39,8 +39,8 @@ from typing import Any
 import pytest
 
 from oms.canonical import access
-from oms.services.delivery import Delivery
-from oms.services.demo import WORKER_SCRIPT
+from oms.demo.scratch import WORKER_SCRIPT
+from oms.services.delivery.service import Delivery
 from tests.agent_side import Bound, BoundTools, bind
 from tests.chain import Chain, make_chain, sandbox_dir
 from tests.helpers import git

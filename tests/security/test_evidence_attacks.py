@@ -1,4 +1,5 @@
-"""Case 22 of research/sec.md §7 (signatures) and forged evidence: only the state key mints evidence."""
+"""Attack case 22 of SECURITY.md (signatures) and forged evidence: only the state key mints
+evidence."""
 
 from __future__ import annotations
 

@@ -25,9 +25,9 @@ import signal
 import pytest
 
 from oms.canonical import JsonObject, access
-from oms.services import fence
-from oms.services.delivery import Delivery
-from oms.services.doors import HOOK_RATE
+from oms.services.chain import fence
+from oms.services.delivery.service import Delivery
+from oms.services.doors.worker_doors import HOOK_RATE
 from tests.agent_side import Bound, BoundTools, bind
 from tests.chain import Chain
 from tests.integration.test_runaway_agents import ClockedDoors, _at_work, _records
@@ -135,7 +135,7 @@ def test_a_broker_killed_after_the_dispatch_moved_leaves_worker_and_dispatch_dis
     bound, commit = _ready(deliverable)
     status = _broker_killed_at(
         bound,
-        "oms.services.results._finish_worker",
+        "oms.services.chain.results._finish_worker",
         {"status": "completed", "summary": "Fixed.", "result_commit": commit},
     )
     assert os.WIFSIGNALED(status)
@@ -143,8 +143,9 @@ def test_a_broker_killed_after_the_dispatch_moved_leaves_worker_and_dispatch_dis
     with deliverable.workspace() as ws:  # the operator ends the (dead) worker: `oms worker stop`
         dispatch = ws.store.records("dispatch").read(bound.dispatch_id)
         assert dispatch.state == "result-received"  # the result is the dispatch's
-        assert fence.reason(ws, dispatch) is None  # a result-received attempt is not fenced (relaunch.py
-        # refuses it by the dispatch's state: nothing is left to continue)
+        # a result-received attempt is not fenced (native_resume.py refuses it by the dispatch's
+        # state: nothing is left to continue)
+        assert fence.reason(ws, dispatch) is None
         Delivery.open(ws).stop(bound.dispatch_id, "operator stop after the crash")
     # the agent retries: refused, its worker has ended (the one rule, ADR 0028) — `stop` completed
     # the interrupted call already, as the recorded result says

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from oms.errors import ConfigError, ConflictError
-from oms.services import finish, verify
+from oms.services.finishing import finish, verify
 from oms.store.stateroot import KEY
 from tests.agent_side import BoundTools, bind
 from tests.chain import Chain

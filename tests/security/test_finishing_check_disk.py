@@ -16,7 +16,7 @@ import shutil
 import pytest
 
 from oms.adapters.sandbox import TMP_BYTES
-from oms.services import verify
+from oms.services.finishing import verify
 from tests.chain import Chain
 from tests.integration.test_finishing import _result
 

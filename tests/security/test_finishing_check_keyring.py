@@ -14,7 +14,7 @@ import platform
 
 import pytest
 
-from oms.services import verify
+from oms.services.finishing import verify
 from tests.agent_side import BoundTools, bind
 from tests.chain import Chain
 from tests.helpers import git

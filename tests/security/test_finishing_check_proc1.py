@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from oms.services import verify
+from oms.services.finishing import verify
 from tests.chain import Chain
 from tests.integration.test_finishing import _result
 

@@ -12,8 +12,9 @@ import pytest
 
 from oms.canonical import access
 from oms.errors import ConflictError
-from oms.services import dispatches, finish, tickets
-from oms.services.delivery import Delivery
+from oms.services.chain import dispatches, tickets
+from oms.services.delivery.service import Delivery
+from oms.services.finishing import finish
 from tests.agent_side import bind
 from tests.chain import Chain
 

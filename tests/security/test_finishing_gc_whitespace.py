@@ -8,8 +8,9 @@ Found from outside (issue 14, round 1); it failed before its fix."""
 from __future__ import annotations
 
 from oms.canonical import access
-from oms.services import tickets, worktree_gc
-from oms.services.delivery import Delivery
+from oms.services.chain import tickets
+from oms.services.delivery.service import Delivery
+from oms.services.finishing import worktree_gc
 from tests.agent_side import BoundTools, bind
 from tests.chain import Chain
 from tests.helpers import git

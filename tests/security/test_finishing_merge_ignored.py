@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from oms.errors import OmsError
-from oms.services import finish, verify
+from oms.services.finishing import finish, verify
 from tests.agent_side import BoundTools, bind
 from tests.chain import Chain
 from tests.helpers import git

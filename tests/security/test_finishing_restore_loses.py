@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from oms.errors import CheckoutChangedError
-from oms.services import salvage
+from oms.services.checkout import salvage
 
 
 def _git(cwd: Path, *args: str) -> str:

@@ -1,4 +1,4 @@
-"""Attack cases 1-5, 7-16 and 18-19 of research/sec.md §7 against fsio.
+"""Attack cases 1-5, 7-16 and 18-19 (SECURITY.md, Attack cases) against fsio.
 
 Every test runs three times (the `resolver` fixture): openat2, the forced component walk, and `auto`
 on a kernel whose openat2 fails with ENOSYS (case 15: the fallback must pass every case too).

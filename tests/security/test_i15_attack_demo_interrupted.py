@@ -1,12 +1,11 @@
-"""Attack (issue 15): `oms demo` interrupted (^C while it waits for the worker, the moment a newcomer is most
-likely to press it) leaves its worker and its tmux server running.
+"""Attack (issue 15): an interrupted `oms demo` leaves no worker and no tmux server running.
 
-`demo.run` ends the worker and the server (`_end`) only on the path that returns: there is no
-try/finally, so a KeyboardInterrupt (or any error) between delivery and `_end` skips it, and the boundary
-prints "oms: interrupted" with a tmux server and a sandboxed worker left behind that nothing names
-(the --keep hints are not printed). The fix: `_end` in a `finally` (unless --keep), for the single-ticket
-demo and for `--tickets` (demo_fleet) alike.
-"""
+Before its fix, `demo.run` ended the worker and the server (`_end`) only on the path that returns:
+with no try/finally, a KeyboardInterrupt (^C while it waits for the worker, the moment a newcomer is
+most likely to press it) or any error between delivery and `_end` skipped it, and the boundary
+printed "oms: interrupted" with a tmux server and a sandboxed worker left behind that nothing named
+(the --keep hints were not printed). The fix: `_end` in a `finally` (unless --keep), for the
+single-ticket demo and for `--tickets` (demo_fleet) alike."""
 
 from __future__ import annotations
 

@@ -1,17 +1,18 @@
-"""Attack (issue 15): what the agent CLIs say reaches `oms doctor`'s output unchecked.
+"""Attack (issue 15): what the agent CLIs say reaches `oms doctor`'s output only checked.
 
-* Claude Code's retirement table is found in its binary and its `modelName` is decoded as UTF-8 without a
-  guard (`cli_models.claude_retirement`): a binary whose entry holds a byte that is not UTF-8 makes doctor
-  die with `internal error: UnicodeDecodeError` (exit 3) instead of printing its checks. The module's own
-  contract: "A format this does not recognise gives no answer, never a false one."
-* `codex debug models`' first slug goes raw into the fix of the `model` line (`(fix: set model = "<slug>"
-  ...)`): doctor passes the detail through `shown()` but prints `fix` as it is, so a slug with a newline
-  forges a doctor line ("OK  ...") and one with ESC drives the terminal.
+Before its fix:
+* Claude Code's retirement table is found in its binary, and its `modelName` was decoded as UTF-8
+  without a guard (`cli_models.claude_retirement`): a binary whose entry holds a byte that is not
+  UTF-8 made doctor die with `internal error: UnicodeDecodeError` (exit 3) instead of printing its
+  checks. The module's own contract: "A format this does not recognise gives no answer, never a
+  false one."
+* `codex debug models`' first slug went raw into the fix of the `model` line (`(fix: set model =
+  "<slug>" ...)`): doctor passed the detail through `shown()` but printed `fix` as it was, so a slug
+  with a newline forged a doctor line ("OK  ...") and one with ESC drove the terminal.
 
-The CLIs here are stand-ins on PATH that print or carry the crafted data (they run no repository code);
-the fix is to decode with errors="replace" (or skip the entry) and to show every fix through `shown()` /
-`one_line()` (or to accept only slugs matching a model-name pattern).
-"""
+The CLIs here are stand-ins on PATH that print or carry the crafted data (they run no repository
+code). Doctor now prints its checks whatever the table holds, and every line it prints is one of its
+own, with no terminal control in it."""
 
 from __future__ import annotations
 

@@ -1,14 +1,13 @@
-"""Attack (issue 15): a hostile repository makes `oms init --commit` and `oms doctor` run its code through
-git's lazy fetch of a missing object.
+"""Attack (issue 15): a hostile repository cannot make `oms init --commit` or `oms doctor` run its
+code through git's lazy fetch of a missing object.
 
-A repository that says it is a partial clone (`extensions.partialClone = origin`, the state
-`git clone --filter=blob:none` leaves) fetches an object it lacks from its promisor remote whenever a
-command needs it, and the local transport starts `remote.origin.uploadpack` through the shell. None of
-those keys is in git.DANGEROUS, and `git cat-file --batch` (committed_blobs: the first thing
-`init --commit` and doctor's config check ask) needs the committed `.oms/config.toml` blob. The fix: refuse
-a repository whose config names a promisor remote / partial clone or a remote's uploadpack/receivepack
-command (and set GIT_NO_LAZY_FETCH=1 where git knows it), before any git command that reads objects.
-"""
+A repository that says it is a partial clone (`extensions.partialClone = origin`, the state `git
+clone --filter=blob:none` leaves) fetches an object it lacks from its promisor remote whenever a
+command needs it, and the local transport starts `remote.origin.uploadpack` through the shell.
+Before its fix none of those keys was in git.DANGEROUS, and `git cat-file --batch` (committed_blobs:
+the first thing `init --commit` and doctor's config check ask) needs the committed
+`.oms/config.toml` blob. Now oms's git never fetches (`protocol.allow=never`, and
+`GIT_NO_LAZY_FETCH=1` where git knows it)."""
 
 from __future__ import annotations
 

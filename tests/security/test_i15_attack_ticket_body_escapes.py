@@ -1,14 +1,14 @@
-"""Attack: a GitHub issue's body (written by anyone who can open an issue) reaches the person's terminal raw
-through `oms ticket show`.
+"""Attack: a GitHub issue's body (written by anyone who can open an issue) does not reach the
+person's terminal raw through `oms ticket show`.
 
-`oms ticket import` keeps the body as given (right: it is the content) and `ticket show` prints it with
-`typer.echo(f"...{content['body']}")`. click strips CSI colour codes only when stdout is not a terminal and
-never strips OSC: an issue body with `ESC ] 52 ; c ; <base64> BEL` writes the person's clipboard (a command
-they then paste), `ESC ] 0 ;` retitles the window, and on a terminal every CSI (cursor moves, `ESC [ 8 m`
-hidden text, `ESC [ 2 J`) passes too, so the body can hide or repaint what the person reviews. The same
-holds for `ticket add --body`. The fix: show the body with its control characters escaped (printable text,
-newlines and tabs kept), as `shown()` does for paths and ids.
-"""
+`oms ticket import` keeps the body as given (right: it is the content). Before its fix, `ticket
+show` printed it with `typer.echo(f"...{content['body']}")`. click strips CSI colour codes only when
+stdout is not a terminal and never strips OSC: an issue body with `ESC ] 52 ; c ; <base64> BEL`
+wrote the person's clipboard (a command they then paste), `ESC ] 0 ;` retitled the window, and on a
+terminal every CSI (cursor moves, `ESC [ 8 m` hidden text, `ESC [ 2 J`) passed too, so the body
+could hide or repaint what the person reviews. The same held for `ticket add --body`. Now the body
+is shown with its control characters escaped (printable text, newlines and tabs kept), as `shown()`
+does for paths and ids."""
 
 from __future__ import annotations
 

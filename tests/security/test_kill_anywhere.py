@@ -334,9 +334,9 @@ def _launch_and_die(rig: Rig) -> tuple[str, str]:
     """A launch whose deliverer died right after `ensure` (before the session was registered), done in
     this process as test_no_second_start does: (dispatch id, event id), its supervisor waiting for the
     session (its agent does not start before it)."""
-    from oms.services import launcher
-    from oms.services.authority import check_dispatch
-    from oms.services.delivery import Delivery
+    from oms.services.chain.authority import check_dispatch
+    from oms.services.delivery import launch as launcher
+    from oms.services.delivery.service import Delivery
 
     dispatch_id, event_id = accepted(rig.chain)
     rig.started.add(dispatch_id)
@@ -467,8 +467,8 @@ def test_a_stop_that_lands_before_a_redelivery_parks_is_reported_as_the_end(rig:
     first (seed kill-anywhere-2, round 11: two deliverers killed, then a stop racing the re-delivery). The
     park must say the worker ended while it launched, not fail on an illegal health transition."""
     from oms.errors import AuthorityChangedError
-    from oms.services import launcher
-    from oms.services.delivery import Delivery
+    from oms.services.delivery import launch as launcher
+    from oms.services.delivery.service import Delivery
 
     dispatch_id, event_id = accepted(rig.chain)
     with rig.chain.workspace() as ws:

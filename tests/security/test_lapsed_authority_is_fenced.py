@@ -32,10 +32,11 @@ from oms.adapters.panes import Pane
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject, add_ms
 from oms.domain import fence
-from oms.services import dispatches, hooks, live, results, tickets, worktrees
-from oms.services import fence as fence_service
-from oms.services.delivery import Delivery
-from oms.services.progress import Memo
+from oms.services.chain import dispatches, live, results, tickets, worktrees
+from oms.services.chain import fence as fence_service
+from oms.services.delivery.service import Delivery
+from oms.services.doors import hooks
+from oms.services.doors.progress import Memo
 from tests.agent_side import Bound, BoundTools, RawClient, bind, snapshot
 from tests.chain import Chain, WorkerOut, accepted, broker_socket, use_worker, wait_for
 from tests.helpers import OmsCommand

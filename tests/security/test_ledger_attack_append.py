@@ -1,8 +1,10 @@
-"""Attack (ledger, ADR 0022): the chain is plain sha256 links, so anyone who can write the state root can
-append a correctly linked line without the state key. `verify_ledger` takes the *last* entry of a path as
-its truth and never asks whether entries after the newest signed checkpoint are signed, so an appended line
-re-pins an edited file, or pins an injected one - even against an exported checkpoint (which only pins a
-prefix). Expected: `oms audit verify` reports it."""
+"""Attack (ledger, ADR 0022): a line appended to the chain without the state key is found.
+
+The chain's links are plain sha256, so anyone who can write the state root can append a correctly
+linked line. Before its fix, `verify_ledger` took the *last* entry of a path as its truth and never
+asked whether entries after the newest signed checkpoint were signed: an appended line re-pinned an
+edited file, or pinned an injected one, even against an exported checkpoint (which pins only a
+prefix). `oms audit verify` now reports it, and no writing command chains onto such a line."""
 
 from __future__ import annotations
 
@@ -95,8 +97,9 @@ def test_an_injected_version_pinned_by_an_appended_line_is_found(chain: Chain, t
 
 
 def test_the_next_legit_command_does_not_sign_a_forged_entry(chain: Chain, tmp_path: Path) -> None:
-    """Worse: the next command that writes signs whatever head it finds, the forged line included; from then
-    on even a verifier that distrusts unsigned entries sees a clean, signed chain."""
+    """Worse, before its fix: the next command that wrote signed whatever head it found, the forged
+    line included; from then on even a verifier that distrusts unsigned entries saw a clean, signed
+    chain."""
     from tests.helpers import oms_command
 
     chain.proposed()
@@ -115,9 +118,10 @@ def test_the_next_legit_command_does_not_sign_a_forged_entry(chain: Chain, tmp_p
 
 
 def test_a_relinked_chain_with_its_checkpoints_removed_is_found(chain: Chain) -> None:
-    """No key needed to rewrite the whole chain: edit a file, rewrite its line, relink every line after it,
-    and remove the in-root checkpoints (a delete, not a signature). `verify_ledger` requires no checkpoint at
-    all (and treats a `ledger/checkpoints` that is not a folder as an empty one, ledger_check.py:289-292)."""
+    """No key needed to rewrite the whole chain: edit a file, rewrite its line, relink every line
+    after it, and remove the in-root checkpoints (a delete, not a signature). Before its fix
+    `verify_ledger` required no checkpoint at all (and took a `ledger/checkpoints` that is not a
+    folder for an empty one)."""
     import shutil
 
     chain.proposed()

@@ -1,13 +1,16 @@
-"""Attack (ledger, ADR 0022): checkpoint files are parsed with less care than the brief claims ('bad input is
-refused with one line and changes nothing').
-- `parse_checkpoint` (oms/store/ledger_check.py:251-263) catches ValueError/KeyError/TypeError around
-  `json.loads`, but deep nesting raises RecursionError, and a document without "at" fails in
-  `_signed_part` outside the try (KeyError): `oms audit verify` exits 3, 'internal error'.
-- `checkpoint` (ledger_check.py:235-239) `json.loads` the kept checkpoint of the head with no handling:
-  a non-JSON file at `ledger/checkpoints/<next seq>.json` makes every writing command end in an internal
-  error after it wrote.
-- `checkpoint` returns a kept checkpoint whose "head" matches without checking its signature, and `oms
-  audit checkpoint --export` exports it: the user's off-root pin is a forgery that proves nothing."""
+"""Attack (ledger, ADR 0022): a checkpoint file is untrusted input: refused in one line, changing
+nothing.
+
+Found by attack, each failed before its fix:
+- `parse_checkpoint` caught ValueError/KeyError/TypeError around `json.loads`, but deep nesting
+  raised RecursionError, and a document without "at" failed in `_signed_part` outside the try
+  (KeyError): `oms audit verify` exited 3, 'internal error'.
+- `checkpoint` decoded the kept checkpoint of the head with no handling: a non-JSON file at
+  `ledger/checkpoints/<next seq>.json` made every writing command end in an internal error after it
+  wrote.
+- `checkpoint` returned a kept checkpoint whose "head" matched without checking its signature, and
+  `oms audit checkpoint --export` exported it: the user's off-root pin was a forgery that proved
+  nothing."""
 
 from __future__ import annotations
 

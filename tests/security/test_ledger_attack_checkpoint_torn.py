@@ -1,8 +1,11 @@
-"""Bug (ledger, ADR 0022): `checkpoint` (oms/store/ledger_check.py:226-228) means to sign the last complete
-line when the tail is torn, but `rsplit(b"\\n", 1)` has at most two parts, so `lines[-2]` is the whole tail
-before the torn line (several lines, the first cut mid-way): `parse_line` refuses it, and `oms audit
-checkpoint` - and the conductor's checkpoint phase every tick - fails with 'not a ledger line' while a dead
-writer's torn line is there. Expected: the last complete entry is signed."""
+"""Bug (ledger, ADR 0022), fixed: with a torn tail, `oms audit checkpoint` signs the last complete
+entry.
+
+Before its fix, `checkpoint` meant to sign the last complete line when the tail is torn, but
+`rsplit(b"\\n", 1)` has at most two parts, so `lines[-2]` was the whole tail before the torn line
+(several lines, the first cut mid-way): `parse_line` refused it, and `oms audit checkpoint` - and
+the conductor's checkpoint phase every tick - failed with 'not a ledger line' while a dead writer's
+torn line was there."""
 
 from __future__ import annotations
 

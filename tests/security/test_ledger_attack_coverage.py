@@ -1,8 +1,11 @@
-"""Attack (ledger, ADR 0022): what the ledger covers (`COVERED`, `covered_files`, oms/store/ledger.py:38-146)
-is narrower than what the store reads. A record version name may have up to 16 digits (records.py:43,
-`VERSION_NAME`; journals the same), the ledger only matches 12; and `_walk` only lists regular files, so a
-symlink (or FIFO, or directory) put at a covered name is 'in no ledger entry' but never reported.
-Expected: `oms audit verify` reports every such injected entry."""
+"""Attack (ledger, ADR 0022): every file the store reads at a covered name is in the ledger or
+reported.
+
+Before its fix, what the ledger covered (`ledger.covered`, `covered_files`) was narrower than what
+the store reads: a record version name may have up to 16 digits (`records.VERSION_NAME`; journals
+the same) and the ledger matched only 12; and `_walk` listed only regular files, so a symlink (or
+FIFO, or directory) put at a covered name was 'in no ledger entry' but never reported. `oms audit
+verify` now reports every such injected entry."""
 
 from __future__ import annotations
 

@@ -1,10 +1,13 @@
-"""Attack (ledger, ADR 0022): crashes that leave `oms audit verify` failing for ever on an
-untampered root. - (A writer killed between its publish and its note: since ADR 0027 a file and its
-entry are one unit, settled by the next writer: `test_ledger_attack_one_unit.py`.) - The first note
-on a pre-ledger root writes the whole adoption in one append (ledger.py:103-114). A kill mid-write
-tears it; the next writer cuts the torn tail (right) but `adopt` is decided by `not
-root.exists(LOG)` (ledger.py:100), so the adoption is never finished: every file whose adopt line
-was lost is 'in no ledger entry' for ever."""
+"""Attack (ledger, ADR 0022): no crash leaves `oms audit verify` failing for ever on an untampered
+root.
+
+- A writer killed between its publish and its note: since ADR 0027 a file and its entry are one
+  unit, settled by the next writer (`test_ledger_attack_one_unit.py`).
+- Before its fix, the first note on a pre-ledger root wrote the whole adoption in one append,
+  decided by whether `ledger/log` existed; a kill mid-write tore it, the next writer cut the torn
+  tail, and the adoption was never finished: every file whose adopt line was lost was 'in no ledger
+  entry' for ever. Adoption is now a person's `oms audit adopt`, published whole at once
+  (`ledger.adopt`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Bug (ledger, ADR 0022): `oms audit checkpoint --export FILE` signs and publishes the in-root checkpoint
-(oms/cli/audit_cmds.py:71-72) before it checks FILE (lines 77-81): an export refused - inside the state
-root, or an existing file - still changed the state root. Expected: bad input is refused and changes nothing."""
+"""Bug (ledger, ADR 0022), fixed: a refused `oms audit checkpoint --export FILE` changes nothing.
+
+Before its fix, the command signed and published the in-root checkpoint before it checked FILE: an
+export refused - inside the state root, or an existing file - still changed the state root."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
-"""Bug (ledger, ADR 0022): `oms audit log` (oms/services/audit.py:143) uses `read_chain(...).entries` and
-drops `.fault`: a line rewritten in the middle of the ledger silently ends the timeline there, exit 0, with
-nothing said - every later entry (what the attacker wants hidden) just is not shown. Expected: the log says
-the chain breaks (a line on stderr or a non-zero exit), as `audit verify` does."""
+"""Bug (ledger, ADR 0022), fixed: `oms audit log` says where the chain breaks, as `audit verify`
+does.
+
+Before its fix, the timeline used `read_chain(...).entries` and dropped `.fault`: a line rewritten
+in the middle of the ledger silently ended the timeline there, exit 0, with nothing said - every
+later entry (what the attacker wants hidden) just was not shown."""
 
 from __future__ import annotations
 

@@ -1,8 +1,10 @@
-"""Attack (ledger, ADR 0022): `ledger.note` adopts every covered file 'as it is now' whenever `ledger/log`
-does not exist (`oms/store/ledger.py:100`). Deleting `ledger/` needs no key; the next ordinary write then
-adopts whatever the attacker left - edited latest versions, injected files - and the command signs that
-head. Without an exported checkpoint nothing can tell. Expected: a state root that had a ledger never
-silently adopts again (the laundered edit is reported)."""
+"""Attack (ledger, ADR 0022): deleting the ledger does not launder an edit.
+
+Before its fix, `ledger.note` adopted every covered file 'as it is now' whenever `ledger/log` did
+not exist. Deleting `ledger/` needs no key; the next ordinary write then adopted whatever the
+attacker left - edited latest versions, injected files - and the command signed that head. Now a
+state root without a ledger is adopted only by a person (`oms audit adopt`), every writing command
+refuses until then, and the rollback anchor (ADR 0027) names the ledger's loss."""
 
 from __future__ import annotations
 

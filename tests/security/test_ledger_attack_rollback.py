@@ -13,7 +13,7 @@ import os
 import shutil
 from pathlib import Path
 
-from oms.services import conductor
+from oms.services.conductor import tick as conductor
 from oms.store import Store, anchor
 from tests.chain import Chain
 from tests.helpers import oms_command

@@ -1,9 +1,12 @@
-"""Attack (ledger, ADR 0022): `verify_ledger` (oms/store/ledger_check.py:281-334) reads the chain first, then
-lists the checkpoints, then walks the covered files, with no lock and no re-read. Any legitimate writer
-that runs meanwhile - the conductor writes events and signs a checkpoint every tick - makes a clean state
-root fail verification: its new checkpoint 'names entry N, but the ledger ends at N-1: the state root was
-rolled back or cut', and its new file 'is in no ledger entry'. The hook below is exactly a second process
-writing at that moment (it uses its own Store). Expected: no false alarm for a concurrent legitimate write."""
+"""Attack (ledger, ADR 0022): a legitimate write that runs while `oms audit verify` reads is no
+alarm.
+
+Before its fix, `verify_ledger` read the chain first, then listed the checkpoints, then walked the
+covered files, with no lock and no re-read. Any legitimate writer that ran meanwhile - the conductor
+writes events and signs a checkpoint every tick - made a clean state root fail verification: its new
+checkpoint 'names entry N, but the ledger ends at N-1: the state root was rolled back or cut', and
+its new file 'is in no ledger entry'. The hook below is exactly a second process writing at that
+moment (it uses its own Store)."""
 
 from __future__ import annotations
 

@@ -25,16 +25,8 @@ from oms.canonical import next_after, stable_id
 from oms.domain import dispatches as machine
 from oms.domain import workers
 from oms.domain.machine import Next, step
-from oms.services import (
-    dispatches,
-    fence,
-    live,
-    proxy_tokens,
-    results,
-    tickets,
-    worker_moves,
-    worktrees,
-)
+from oms.services.chain import dispatches, fence, live, results, tickets, worker_moves, worktrees
+from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace
 from oms.store import Record
 from tests.chain import accepted

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from oms.errors import UnsafeFileError
-from oms.services.delivery import Delivery
+from oms.services.delivery.service import Delivery
 from oms.store.verify import verify
 from tests.chain import Chain, accepted, sandbox_dir, use_worker
 from tests.helpers import OmsCommand

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from oms.adapters.providers import claude, codex
 from oms.adapters.providers.base import LaunchRequest
 from oms.domain.relay import HOOK_EVENTS, hook_event
-from oms.services import hooks
-from oms.services.progress import Memo
+from oms.services.doors import hooks
+from oms.services.doors.progress import Memo
 from oms.services.workspace import Workspace
 from tests.agent_side import Bound, bind, snapshot
 from tests.chain import Chain

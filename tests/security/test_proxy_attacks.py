@@ -13,7 +13,7 @@ import pytest
 
 from oms.domain.proxy import check_bind
 from oms.errors import InvalidInputError
-from oms.services import proxy_tokens
+from oms.services.proxy import tokens as proxy_tokens
 from tests.proxy_rig import ANTHROPIC_KEY, MESSAGES, OPENAI_KEY, RESPONSES, Rig, make_rig
 
 

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import parse_ts
-from oms.services import providers
-from oms.services.proxy_control import settings_for
-from oms.services.proxy_server import ProxyServer
+from oms.services.chain import providers
+from oms.services.proxy.control import settings_for
+from oms.services.proxy.server import ProxyServer
 from tests.attempts import attempt_token
 from tests.chain import make_chain
 from tests.proxy_rig import MESSAGES, ROLE, Rig, make_rig

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import access
-from oms.services import proxy_control
+from oms.services.proxy import control as proxy_control
 from oms.services.workspace import Workspace
 from tests.attempts import attempt_token
 from tests.chain import Chain, make_chain

@@ -21,10 +21,10 @@ import pytest
 
 from oms.canonical import access
 from oms.domain.proxy import MAX_REQUEST_BYTES
-from oms.services import proxy_control
-from oms.services.proxy_control import settings_for
-from oms.services.proxy_front import Door
-from oms.services.proxy_server import ProxyServer
+from oms.services.proxy import control as proxy_control
+from oms.services.proxy.control import settings_for
+from oms.services.proxy.front import Door
+from oms.services.proxy.server import ProxyServer
 from oms.services.workspace import Workspace
 from tests.attempts import attempt_token
 from tests.chain import Chain, make_chain

@@ -30,7 +30,8 @@ import pytest
 from oms.canonical import access
 from oms.fsio.procinfo import is_alive
 from oms.process import reap
-from oms.services import proxy_control, proxy_tokens
+from oms.services.proxy import control as proxy_control
+from oms.services.proxy import tokens as proxy_tokens
 from tests.attempts import attempt_token
 from tests.chain import Chain, make_chain
 

@@ -21,7 +21,7 @@ import pytest
 from oms.canonical import JsonObject, add_ms
 from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import Cooldown
-from oms.services import providers
+from oms.services.chain import providers
 from tests.attempts import live_attempt
 from tests.proxy_rig import MESSAGES, Rig, make_rig
 

@@ -24,9 +24,10 @@ from oms.domain import proxy as rules
 from oms.errors import ConflictError, ProxyError
 from oms.fsio.procinfo import is_alive
 from oms.process import reap
-from oms.services import proxy_control, proxy_tokens
-from oms.services.proxy_control import settings_for
-from oms.services.proxy_server import ProxyServer
+from oms.services.proxy import control as proxy_control
+from oms.services.proxy import tokens as proxy_tokens
+from oms.services.proxy.control import settings_for
+from oms.services.proxy.server import ProxyServer
 from tests.attempts import attempt_token
 from tests.chain import Chain, make_chain
 from tests.model_mock import ModelMock, Script

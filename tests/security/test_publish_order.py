@@ -1,4 +1,4 @@
-"""Case 17 of research/sec.md §7: power-loss ordering of a publish.
+"""Attack case 17 of SECURITY.md: power-loss ordering of a publish.
 
 The data is fsynced before the file gets its final name, and the directory is fsynced after, for
 every publisher."""

@@ -15,7 +15,8 @@ import pytest
 
 from oms.canonical import access
 from oms.errors import LeftoversError, WorktreeNeedsPersonError
-from oms.services import checkout, worktrees
+from oms.services.chain import worktrees
+from oms.services.checkout import planned as checkout
 from oms.store import Record
 from tests.chain import Chain, next_attempt
 from tests.helpers import git

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import parse_ts
-from oms.services import conductor, conductor_providers, dispatches, providers
+from oms.services.chain import dispatches, providers
+from oms.services.conductor import quota as conductor_providers
+from oms.services.conductor import tick as conductor
 from tests.chain import Chain, make_chain
 from tests.integration.test_routing import PROVIDERS, ROLE
 

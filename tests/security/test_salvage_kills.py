@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from oms.canonical import access
-from oms.services.delivery import Delivery
+from oms.services.delivery.service import Delivery
 from tests.chain import Chain, accepted, use_worker
 
 ROUNDS = 50

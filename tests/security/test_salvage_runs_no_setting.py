@@ -57,7 +57,7 @@ def _running(chain: Chain) -> tuple[str, Path]:
     use_worker(chain, mode="wait")
     dispatch_id, event_id = accepted(chain)
     with chain.workspace() as ws:
-        from oms.services.delivery import Delivery
+        from oms.services.delivery.service import Delivery
 
         outcome = Delivery.open(ws).deliver(event_id)["outcome"]
         payload = ws.store.records("dispatch").read(dispatch_id).payload

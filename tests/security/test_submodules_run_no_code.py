@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from oms.errors import CheckoutChangedError
-from oms.services import checkout, tickets, worktrees
-from oms.services.delivery import Delivery
+from oms.services.chain import tickets, worktrees
+from oms.services.checkout import planned as checkout
+from oms.services.delivery.service import Delivery
 from tests.agent_side import BoundTools, bind
 from tests.chain import Chain, accepted, use_worker
 from tests.helpers import git

@@ -1,4 +1,4 @@
-"""Case 6 of research/sec.md §7: a thread swaps a directory and a symlink to the outside with
+"""Attack case 6 of SECURITY.md: a thread swaps a directory and a symlink to the outside with
 RENAME_EXCHANGE while oms reads and writes through that directory. 20,000 rounds per resolver:
 0 reads return the outside secret, 0 writes land outside the root."""
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from oms.services import dispatches, results
+from oms.services.chain import dispatches, results
 from tests.agent_side import BoundTools, bind
 from tests.chain import Chain
 from tests.helpers import git

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from oms.errors import CheckoutChangedError, ConfigError
-from oms.services import checkout
-from oms.services.delivery import Delivery
+from oms.services.checkout import planned as checkout
+from oms.services.delivery.service import Delivery
 from tests.agent_side import BoundTools, bind
 from tests.chain import Chain, accepted, use_worker, wait_for
 from tests.helpers import git

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from oms.services.delivery import Delivery
+from oms.services.delivery.service import Delivery
 from tests.agent_side import BoundTools, bind
 from tests.chain import Chain, accepted, use_worker
 from tests.helpers import git

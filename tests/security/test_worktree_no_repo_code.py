@@ -1,4 +1,4 @@
-"""`oms worktree create` runs no repository-configured code (DESIGN.md §8, research/sec.md §6, case 25).
+"""`oms worktree create` runs no repository-configured code (SECURITY.md attack case 25).
 
 Each hostile repository would write a marker file if git ran its configured command. The marker never
 appears: oms refuses repositories whose config names a command, and disables hooks and fsmonitor."""
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from oms.errors import ConflictError, InvalidInputError, UnsafeRepositoryError
-from oms.services import tickets, worktrees
+from oms.services.chain import tickets, worktrees
 from tests.chain import Chain
 from tests.helpers import git
 

@@ -1,4 +1,4 @@
-"""Mechanical layering rules beyond import-linter (STYLE.md 2):
+"""Mechanical layering rules beyond import-linter (ADR 0001):
 files are opened only in oms/fsio, processes started only in oms/process, no shells anywhere."""
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ EXEMPT = (
 SOURCE_KEYS = ("worktree_path", "worktree_root")
 SOURCE_PARAMS = ("worktree", "worktree_path", "worktree_root")
 # verify's scratch checkout: the checks write it, hostile once they ran
-SOURCE_NAMES = {"oms/services/verify.py": ("checkout",)}
+SOURCE_NAMES = {"oms/services/finishing/verify.py": ("checkout",)}
 ROOT_LOOKS = (
     "os.path.isdir",
     "os.path.lexists",
@@ -113,11 +113,11 @@ SAFE_CALLS = {
     ),
 }
 SITES = {
-    ("oms/services/launcher.py", "start_pane", "ensure"): (
+    ("oms/services/delivery/launch.py", "start_pane", "ensure"): (
         "tmux starts the pane's supervisor with the worktree's root as its cwd (a chdir to the "
         "root, no component below it); the supervisor reads nothing there"
     ),
-    ("oms/services/verify.py", "verify", "oms.adapters.git_finish.checkout_tree"): (
+    ("oms/services/finishing/verify.py", "verify", "oms.adapters.git_finish.checkout_tree"): (
         "writes into the new scratch directory before any check ran in it (only oms wrote it)"
     ),
 }
@@ -129,7 +129,7 @@ Def = ast.FunctionDef | ast.AsyncFunctionDef
 @dataclass
 class Taint:
     """What the walk knows, across the package (functions by qualified name: `oms.adapters.git.git`,
-    `oms.services.broker.Broker.serve`)."""
+    `oms.services.doors.broker.Broker.serve`)."""
 
     names: dict[str, dict[str, str]] = field(default_factory=dict)  # function -> name -> level
     params: dict[str, dict[str, str]] = field(default_factory=dict)  # function -> param/#n -> level

@@ -1,4 +1,4 @@
-"""Provider launch plans (DESIGN.md §2.6, STYLE.md 7): pure functions, a static registry."""
+"""Provider launch plans (ADR 0001): pure functions, a static registry."""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
 """What every provider plan is made of, and the oms commands written into agent configuration.
 
-A provider turns a `LaunchRequest` into a frozen `LaunchPlan` and touches nothing: files to create in a
-private agent home, files to show read-only inside the sandbox (Codex's `auth.json`), the agent's argv,
-cwd and environment, and how to activate, park and stop it. `services/homes.py` materialises a plan
-through fsio; `services/launch.py` wraps it in the worker's sandbox (ADR 0012).
+A provider turns a `LaunchRequest` into a frozen `LaunchPlan` and touches nothing: files to create
+in a private agent home, files to show read-only inside the sandbox (Codex's `auth.json`), the
+agent's argv, cwd and environment, and how to activate, park and stop it.
+`services/delivery/homes.py` materialises a plan through fsio; `services/delivery/spec.py` wraps it
+in the worker's sandbox (ADR 0012).
 
 Everything a plan writes is as the agent sees it inside its sandbox: its home is `HOME_VIEW`, and the
 hook and MCP commands are relays (`oms hook provider`, `oms worker bridge`) that name only the
@@ -70,7 +71,7 @@ class LaunchPlan:
     files: tuple[HomeFile, ...] = ()
     ro_files: tuple[tuple[str, str], ...] = ()  # (host file, path inside the sandbox), read-only
     prompt: str | None = None  # typed into the pane to start the work
-    resume_prompt: str | None = None  # typed to resume after a park (None: `activation.CONTINUE`; tui.md §3)
+    resume_prompt: str | None = None  # typed to resume after a park (None: `activation.CONTINUE`)
     ready_marks: tuple[str, ...] = ()  # all must be on screen before typing
     busy_mark: str | None = None  # on screen while a turn runs
     goal_mark: str | None = None  # on screen while a goal runs turn after turn (Escape pauses it, between turns too)
@@ -87,7 +88,7 @@ CONTINUE = "Continue the dispatch where you stopped."  # typed to resume an inte
 
 
 def codex_provider(endpoint: str, with_key: bool) -> dict[str, object]:
-    """The Codex model provider for a role endpoint (Responses API; research/codex.md §2.8)."""
+    """The Codex model provider for a role endpoint (Responses API; ADR 0011 "Role endpoints")."""
     provider: dict[str, object] = {"name": "oms endpoint", "base_url": endpoint, "wire_api": "responses"}
     if with_key:
         provider["env_key"] = "OPENAI_API_KEY"
@@ -135,7 +136,7 @@ def hook_argv(req: LaunchRequest, provider: str, event: str) -> tuple[str, ...]:
 
 
 def hook_config(req: LaunchRequest, provider: str) -> dict[str, list[dict[str, object]]]:
-    """The `hooks` table both CLIs read (research/codex.md §2.5, §3.2): each event its own command."""
+    """The `hooks` table both CLIs read (ADR 0011 "Hooks"): each event its own command."""
 
     def handler(event: str) -> list[dict[str, object]]:
         return [{"type": "command", "command": shell_join(hook_argv(req, provider, event)), "timeout": 10}]

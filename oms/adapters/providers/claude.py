@@ -1,4 +1,4 @@
-"""Claude Code, interactive (research/codex.md §3, research/tui.md §2). Pure plan.
+"""Claude Code, interactive (ADR 0009 "Activation", ADR 0011). Pure plan.
 
 The config dir (`homes/claude-<session>` in the sandbox directory, 0700; `/oms/home` inside the
 sandbox, as CLAUDE_CONFIG_DIR) pre-seeds onboarding, the API-key approval and the worktree trust;

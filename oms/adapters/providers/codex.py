@@ -1,4 +1,4 @@
-"""Codex CLI in /goal mode (seed 003; research/codex.md §2, research/tui.md §1). Pure plan.
+"""Codex CLI in /goal mode (seed 003; ADR 0009, ADR 0011). Pure plan.
 
 The home (`homes/codex-<session>` in the sandbox directory, 0700; `/oms/home` inside the sandbox,
 which is not a temporary directory, so Codex creates the helper links its own sandbox needs) holds
@@ -64,7 +64,7 @@ def hooks_json(req: LaunchRequest) -> bytes:
 
 
 def config_toml(req: LaunchRequest) -> bytes:
-    """config.toml: first-run screens pre-seeded, the worktree trusted (research/tui.md §1.1, §1.3)."""
+    """config.toml: first-run screens pre-seeded, the worktree trusted (ADR 0009 "Activation")."""
     lines = [
         "check_for_update_on_startup = false",
         f"model = {toml_string(req.model)}",

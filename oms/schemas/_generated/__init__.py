@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '4d4de905d2b3cdd9d22a595b93435a85d4b3a3afa7e159da5ff590c358c28977'
+SOURCE_SHA256 = 'ed6f75c4f54d9254bdf39a35297c24179ad8675c99cced10abdc2bcc0e6f638b'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -87,6 +87,7 @@ MODULES: dict[str, str] = {
     'sandbox-init': 'sandbox_init',
     'session': 'session',
     'state-meta': 'state_meta',
+    'state-repository': 'state_repository',
     'ticket': 'ticket',
     'ticket-content': 'ticket_content',
     'worker': 'worker',

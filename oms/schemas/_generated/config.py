@@ -528,9 +528,6 @@ def _v215(x: object) -> bool:
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        for k in ('directory',):
-            if k not in x:
-                return False
         if 'directory' in x and not _v216(x['directory']):
             return False
         if 'gc_after_days' in x and not _v217(x['gc_after_days']):
@@ -1047,7 +1044,7 @@ def _v168(x: object) -> bool:
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        for k in ('advisor', 'format', 'lease', 'pool', 'roles', 'worker', 'worktrees'):
+        for k in ('advisor', 'format', 'lease', 'pool', 'roles', 'worker'):
             if k not in x:
                 return False
         if 'format' in x and not _v169(x['format']):

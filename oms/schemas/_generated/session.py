@@ -265,6 +265,20 @@ def _v755(x: object) -> bool:
     return True
 
 
+def _v758(x: object) -> bool:
+    # session#/properties/payload/properties/last_prompted_at
+    if not _m_defs._v102(x):
+        return False
+    return True
+
+
+def _v759(x: object) -> bool:
+    # session#/properties/payload/properties/prompt_due_at
+    if not _m_defs._v102(x):
+        return False
+    return True
+
+
 def _v728(x: object) -> bool:
     # session#/properties/payload
     if not (isinstance(x, dict)):
@@ -311,13 +325,17 @@ def _v728(x: object) -> bool:
             return False
         if 'agent_prompted_at' in x and not _v755(x['agent_prompted_at']):
             return False
+        if 'last_prompted_at' in x and not _v758(x['last_prompted_at']):
+            return False
+        if 'prompt_due_at' in x and not _v759(x['prompt_due_at']):
+            return False
         for k in x:
-            if k not in ('dispatch_id', 'ticket_id', 'role_id', 'engine', 'mode', 'native_session_ref', 'tmux_pane_id', 'source_event_id', 'last_observed_at', 'heartbeat_deadline_at', 'parked_until', 'stop_reason', 'stop_blocks', 'agent_stopped_at', 'turns_without_result', 'progress_since', 'max_turns_without_result', 'max_minutes_without_result', 'agent_prompted_at'):
+            if k not in ('dispatch_id', 'ticket_id', 'role_id', 'engine', 'mode', 'native_session_ref', 'tmux_pane_id', 'source_event_id', 'last_observed_at', 'heartbeat_deadline_at', 'parked_until', 'stop_reason', 'stop_blocks', 'agent_stopped_at', 'turns_without_result', 'progress_since', 'max_turns_without_result', 'max_minutes_without_result', 'agent_prompted_at', 'last_prompted_at', 'prompt_due_at'):
                 return False
     return True
 
 
-def _v758(x: object) -> bool:
+def _v760(x: object) -> bool:
     # session#/allOf/0
     if not _m_record_envelope._v111(x):
         return False
@@ -333,7 +351,7 @@ def _v725(x: object) -> bool:
             return False
         if 'payload' in x and not _v728(x['payload']):
             return False
-    if not _v758(x):
+    if not _v760(x):
         return False
     return True
 

@@ -40,8 +40,8 @@ from typing import Any, Protocol
 from oms.adapters import bwrap
 from oms.adapters.sandbox import GIT_SHOWN, HOME_VIEW, Layout, bwrap_args
 from oms.canonical import access
-from oms.services import dispatches
-from oms.services.delivery import Delivery
+from oms.services.chain import dispatches
+from oms.services.delivery.service import Delivery
 from tests.chain import Chain, accepted, sandbox_dir
 from tests.helpers import git, stray_proxies
 from tests.model_mock import Call, Hold, ModelMock, Script

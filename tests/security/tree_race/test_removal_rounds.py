@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from oms.errors import OmsError
-from oms.services import worktree_gc
+from oms.services.finishing import worktree_gc
 from tests.chain import make_chain
 from tests.helpers import git
 from tests.security.tree_race import rig

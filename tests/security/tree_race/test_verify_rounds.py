@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from oms.errors import OmsError
-from oms.services import verify
+from oms.services.finishing import verify
 from tests.agent_side import BoundTools, bind
 from tests.chain import make_chain
 from tests.helpers import git

@@ -24,7 +24,9 @@ import pytest
 
 from oms.canonical import access
 from oms.errors import OmsError
-from oms.services import checkout, results, salvage
+from oms.services.chain import results
+from oms.services.checkout import planned as checkout
+from oms.services.checkout import salvage
 from tests.chain import Chain, make_chain
 from tests.helpers import HELD_STATE_ROOTS, git, isolate_home
 from tests.security.tree_race import rig

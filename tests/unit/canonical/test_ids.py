@@ -17,7 +17,7 @@ parts = st.lists(st.one_of(st.text(max_size=20), st.integers(min_value=-(2**53) 
 
 
 def grammar_accepts(value: str) -> bool:
-    """The id grammar as DESIGN.md states it, checked character by character (not a copy of the code's
+    """The id grammar in words, checked character by character (not a copy of the code's
     regular expression): 1-128 characters of lowercase ASCII letters, digits and hyphens, starting and
     ending with a letter or a digit."""
     allowed = set("abcdefghijklmnopqrstuvwxyz0123456789-")

@@ -159,7 +159,14 @@ def test_deadline(minutes_ran: int, limit: int) -> None:
 
 
 def _leased(attempt: int = 1, failures: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    base = tickets.new(title="t", source="local", repository=None, content_sha256="0" * 64, created_at=T0).payload
+    base = tickets.new(
+        title="t",
+        source="local",
+        repository=None,
+        content_sha256="0" * 64,
+        created_at=T0,
+        repository_root="/r",
+    ).payload
     payload: dict[str, Any] = {**base, "attempt": attempt}
     if failures is not None:
         payload["failures"] = list(failures)

@@ -169,3 +169,103 @@ def test_the_first_prompt_records_when_the_agent_took_one() -> None:
     later = after(first.payload, prompt, has_result=False, acknowledged_at=None, now=add_ms(T0, 10))
     assert later.payload["agent_prompted_at"] == T0
     assert worth_writing(_start(), first.payload, first=False, no_result=False, now=T0)
+
+
+def test_a_prompt_records_when_the_agent_took_it() -> None:
+    """Every prompt the agent takes is recorded (`last_prompted_at`): its UserPromptSubmit, and
+    Codex's SessionStart, which Codex fires at its first turn (`/goal` fires no UserPromptSubmit).
+    Claude Code's SessionStart, fired once it started, and a Stop are no prompt."""
+    later = add_ms(T0, 10)
+    for hook, prompted in [
+        (Hook("UserPromptSubmit", "claude", "ses-1"), True),
+        (Hook("UserPromptSubmit", "codex", "thread-1"), True),
+        (Hook("SessionStart", "codex", "thread-1"), True),
+        (Hook("SessionStart", "claude", "ses-1"), False),
+        (Hook("Stop", "claude", "ses-1"), False),
+    ]:
+        start = {**_start(), "last_prompted_at": T0}
+        done = after(start, hook, has_result=False, acknowledged_at=None, now=later)
+        assert done.payload["last_prompted_at"] == (later if prompted else T0), hook
+
+
+def _relaunched(prompted_at: str, due: str) -> dict[str, Any]:
+    """A session whose agent took a prompt once, and which oms then started again at `due`."""
+    return {
+        **_start(),
+        "agent_prompted_at": prompted_at,
+        "last_prompted_at": prompted_at,
+        "prompt_due_at": due,
+        "last_observed_at": due,
+    }
+
+
+def _worth(written: dict[str, Any], payload: dict[str, Any], now: str) -> bool:
+    return worth_writing(written, payload, first=False, no_result=False, now=now)
+
+
+def test_the_first_prompt_after_oms_started_the_agent_is_worth_a_version_at_once() -> None:
+    """A relaunched agent's first prompt is what delivery's witness waits for: worth a version
+    although the agent took a prompt before and the beat is not due; a later prompt waits for the
+    beat again."""
+    due = add_ms(T0, 60_000)
+    written = _relaunched(T0, due)
+    started = Hook("SessionStart", "claude", "ses-1")
+    start = after(written, started, has_result=False, acknowledged_at=None, now=due)
+    assert not _worth(written, start.payload, add_ms(due, 10))
+    prompt = Hook("UserPromptSubmit", "claude", "ses-1")
+    at = add_ms(due, 20)
+    taken = after(start.payload, prompt, has_result=False, acknowledged_at=None, now=at)
+    assert _worth(written, taken.payload, at)
+    written = {**taken.payload, "last_observed_at": at}
+    at = add_ms(due, 30)
+    again = after(written, prompt, has_result=False, acknowledged_at=None, now=at)
+    assert not _worth(written, again.payload, at)
+
+
+def _strip(payload: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in payload.items() if k != "prompt_due_at"}
+
+
+def _since(value: object, due: str) -> bool:
+    return isinstance(value, str) and parse_ts(value) >= parse_ts(due)
+
+
+OMS = "oms"  # in a sequence: oms writes a version that (re)starts the agent (register, relaunch)
+steps = st.lists(
+    st.tuples(st.sampled_from([*EVENTS, OMS]), st.booleans(), st.integers(0, 2000)),
+    max_size=200,
+)
+
+
+@given(steps, st.sampled_from(["codex", "claude"]))
+def test_a_prompt_after_oms_started_the_agent_is_written_at_once_and_forces_one_version(
+    sequence: list[Any], provider: str
+) -> None:
+    """Any sequence of an agent's hooks (issue 11's attack: alternating prompts and Stops) gets at
+    most one version beyond the rules it had before per time oms (re)started the agent — and that
+    one is the first prompt after it, written at once (delivery's witness reads it)."""
+    written: dict[str, Any] = {**_start(), "prompt_due_at": T0}
+    base, now, first, forced = dict(written), T0, True, 0
+    for event, active, step in sequence:
+        now = add_ms(now, step + 1)
+        if event == OMS:  # its own version supersedes what the broker kept
+            written = base = {**written, "prompt_due_at": now, "last_observed_at": now}
+            first, forced = True, 0
+            continue
+        hook = Hook(event, provider, "thread-1", active)
+        done = after(base, hook, has_result=False, acknowledged_at=None, now=now)
+        write = worth_writing(written, done.payload, first=first, no_result=False, now=now)
+        stripped = _strip(written), _strip(done.payload)
+        before = worth_writing(*stripped, first=first, no_result=False, now=now)
+        assert write or not before  # the rule only adds versions
+        forced += write and not before
+        assert forced <= 1
+        awaited = not _since(written.get("last_prompted_at"), written["prompt_due_at"])
+        if write:
+            written = base = {**done.payload, "last_observed_at": now}
+            first = False
+        else:
+            base = done.payload
+        prompt = event == "UserPromptSubmit" or (event, provider) == ("SessionStart", "codex")
+        if awaited and prompt:
+            assert written.get("last_prompted_at") == now  # what the witness waits for, written

@@ -22,7 +22,14 @@ OTHER_SESSION = "1" * 8 + SESSION[8:]
 
 
 def fresh() -> Next:
-    return t.new(title="x", source="local", repository=None, content_sha256="c" * 64, created_at=T0)
+    return t.new(
+        title="x",
+        source="local",
+        repository=None,
+        content_sha256="c" * 64,
+        created_at=T0,
+        repository_root="/r",
+    )
 
 
 class TicketMachine(RuleBasedStateMachine):

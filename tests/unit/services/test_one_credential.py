@@ -13,8 +13,8 @@ import pytest
 
 from oms.canonical import Json
 from oms.errors import ConfigError
-from oms.services import plans
-from oms.services.plans import ProxyRoute
+from oms.services.delivery import plans
+from oms.services.delivery.plans import ProxyRoute
 from oms.services.workspace import Workspace
 from oms.store import Record
 from tests.helpers import T0, payload

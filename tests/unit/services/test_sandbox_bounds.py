@@ -1,4 +1,4 @@
-"""`services/sandbox_bounds.py`: when a running sandbox is measured, and what its end says (ADR
+"""`services/containment/bounds.py`: when a running sandbox is measured, and what its end says (ADR
 0025)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 from oms.adapters.cgroups import Cgroup
 from oms.domain.cgroups import identity
 from oms.domain.sandbox_limits import SandboxLimits
-from oms.services.sandbox_bounds import Guard
+from oms.services.containment.bounds import Guard
 
 MIB = 1024 * 1024
 WHO = identity("worker", "dsp-1")

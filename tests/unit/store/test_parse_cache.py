@@ -19,7 +19,12 @@ def _create(store: Store) -> Path:
     from oms.domain import tickets
 
     nxt = tickets.new(
-        title="t", source="local", repository=None, content_sha256="0" * 64, created_at="2026-12-01T00:00:00.000Z"
+        title="t",
+        source="local",
+        repository=None,
+        content_sha256="0" * 64,
+        created_at="2026-12-01T00:00:00.000Z",
+        repository_root="/repo",
     )
     store.records("ticket").create(
         "tkt-1",

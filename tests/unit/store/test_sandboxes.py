@@ -16,7 +16,7 @@ import pytest
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import now
 from oms.errors import OmsError, StateRootError
-from oms.services.homes import adopt_legacy
+from oms.services.delivery.homes import adopt_legacy
 from oms.store import StateRoot, sandboxes
 from oms.store.verify import verify
 

@@ -1,0 +1,434 @@
+"""Dispatches: propose (capture the intent), review (the advisor), approve (a person, if policy allows),
+accept (create the worker and the delivery event), reject, cancel."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+
+from oms.adapters import advisor, git
+from oms.canonical import JsonObject, access, check, digest, equal, next_after, sha256_hex, stable_id
+from oms.domain import dispatches as machine
+from oms.domain import routing, workers
+from oms.domain import tickets as ticket_machine
+from oms.domain.config import WORKER_TRANSPORTS, Role, role
+from oms.domain.dispatches import ENGINES
+from oms.domain.machine import Next
+from oms.domain.policy import check_reviewer, worker_capabilities
+from oms.errors import (
+    AdvisorError,
+    AlreadyExistsError,
+    AuthorityChangedError,
+    CheckoutChangedError,
+    ConfigError,
+    IllegalTransitionError,
+    InvalidInputError,
+    LeaseError,
+    NoProviderError,
+    RecordNotFoundError,
+)
+from oms.schemas import load_schema, validate
+from oms.services.chain import live, providers, tickets
+from oms.services.chain.authority import check_dispatch, check_intent, role_fields
+from oms.services.workspace import SYSTEM_ACTOR, Workspace
+from oms.services.workspace import policy as policy_service
+from oms.services.workspace.committed import uncommitted
+from oms.store import Record
+
+DELIVERY_EVENT = "dispatch-delivery-requested"
+
+
+def get(ws: Workspace, dispatch_id: str) -> Record:
+    """The latest version of a dispatch."""
+    try:
+        return ws.store.records("dispatch").read(check(dispatch_id, "dispatch id"))
+    except RecordNotFoundError:
+        raise RecordNotFoundError(
+            f"no dispatch {dispatch_id}",
+            hint="see `oms dispatch list`; if its ticket ended long ago it may be compacted: "
+            f"`oms audit log --dispatch {dispatch_id}` shows its history",
+        ) from None
+
+
+def list_all(ws: Workspace) -> list[Record]:
+    """Every dispatch, latest versions."""
+    return ws.store.latest("dispatch").checked()
+
+
+def _transition(ws: Workspace, dispatch: Record, nxt: Next, op: str) -> Record:
+    return (
+        ws.store.records("dispatch")
+        .transition(
+            dispatch.record_id,
+            expected_version=dispatch.version,
+            state=nxt.state,
+            payload=nxt.payload,
+            operation_id=op,
+            actor=SYSTEM_ACTOR,
+            observed_at=next_after(dispatch.observed_at, ws.now()),
+        )
+        .record
+    )
+
+
+# ------------------------------------------------------------------ propose
+def _start_commit(ws: Workspace, ticket: Record, worktree: JsonObject) -> str:
+    prior = ticket.payload.get("prior_failure_evidence")
+    if isinstance(prior, str):
+        body = ws.store.evidence.get(prior).body
+        payload = access.obj(body, "payload")
+        if (
+            body["evidence_kind"] != "lease-expiry"
+            or body["ticket_id"] != ticket.record_id
+            or (payload["attempt"] != access.integer(ticket.payload, "attempt") - 1)
+        ):
+            raise AuthorityChangedError("ticket's prior failure evidence is not this ticket's last expired lease")
+        if isinstance(payload.get("worktree_start_commit"), str):
+            return access.text(payload, "worktree_start_commit")
+    linked = git.linked_worktree(ws.config_root, access.text(worktree, "worktree_root"))
+    head = linked.head  # as the repository records it (never asked of git inside the worktree)
+    if head is None:
+        raise CheckoutChangedError(f"worktree {worktree['worktree_root']} has no HEAD commit")
+    return head
+
+
+def _route(ws: Workspace, configured: Role, pin: str | None) -> str | None:
+    """The provider a new dispatch of `configured` goes to (None: no providers, or a command worker)."""
+    routable = bool(ws.config().routing.providers) and routing.family_of(configured.transport) is not None
+    if not routable:
+        if pin is not None:
+            raise ConfigError(f"role {configured.role_id} is not routed to providers: --provider {pin} cannot apply")
+        return None
+    choice = providers.route(ws, configured, pin)
+    if choice.provider_id is None:
+        reasons = "; ".join(f"{p}: {why}" for p, why in sorted(choice.excluded.items()))
+        wait = f" (the first cooldown ends {choice.wait_until})" if choice.wait_until else ""
+        raise NoProviderError(f"no provider can serve role {configured.role_id}{wait}: {reasons}")
+    return choice.provider_id
+
+
+def _session_for(ws: Workspace, ticket: Record) -> Record:
+    """The ticket as a new proposal of its leased attempt needs it: a dispatch of this attempt that
+    ended before it was accepted (cancelled, rejected: nothing of it ran) leaves the attempt to go
+    on under a fresh session, so the new proposal has a dispatch id of its own (it failed: the
+    operation id was taken 'with a different change'). One that was delivered ran as the attempt:
+    a new dispatch is a new attempt."""
+    attempt = access.integer(ticket.payload, "attempt")
+    session = access.text(ticket.payload, "session_id")
+    dispatch_id = stable_id("dsp", ticket.record_id, attempt, session)
+    ended = ws.store.records("dispatch").read_if_exists(dispatch_id)
+    if ended is None or ended.state not in ("cancelled", "rejected"):
+        return ticket
+    if ended.payload.get("delivery_event_id") is not None:
+        raise AuthorityChangedError(
+            f"attempt {attempt} of {ticket.record_id} was delivered ({dispatch_id} is "
+            f"{ended.state}): a new dispatch is a new attempt",
+            hint=f"`oms ticket block {ticket.record_id} --reason ...` (with its lease token), then "
+            f"`oms ticket reopen {ticket.record_id}` starts the next attempt",
+        )
+    return tickets.new_session(ws, ticket)
+
+
+def propose(
+    ws: Workspace, ticket_id: str, role_id: str | None = None, provider: str | None = None
+) -> tuple[Record, bool]:
+    """Capture the intent of launching `role_id` on the leased ticket, routed to a provider when
+    providers are configured (`provider`: a person's pin; `services/chain/providers.py`); returns
+    (dispatch, created)."""
+    ticket = tickets.require(ws, check(ticket_id, "ticket id"))
+    if ticket.state != "leased":
+        raise LeaseError(f"ticket {ticket_id} is {ticket.state}; lease it before proposing a dispatch")
+    ticket_machine.check_lease(
+        ticket.state, ticket.payload, token=access.text(ticket.payload, "lease_token"), now=ws.now()
+    )
+    ticket = _session_for(ws, ticket)
+    config = ws.config()
+    configured = role(config, role_id or config.worker_role)
+    if configured.transport not in WORKER_TRANSPORTS or configured.sandbox != "ticket-worktree-write":
+        raise ConfigError(
+            f"role {configured.role_id} is not a worker role (transport {configured.transport}, "
+            f"sandbox {configured.sandbox})"
+        )
+    policy = policy_service.load_tracked(ws.config_root, ws.repo)
+    capabilities = worker_capabilities(policy, configured.role_id)
+    drift = uncommitted(ws.config_root, ws.repo)
+    if drift:
+        raise ConfigError(
+            f"uncommitted changes to {', '.join(drift)[:300]}: what runs comes from HEAD",
+            hint="commit or revert them, then propose",
+        )
+    worktree = ws.store.worktrees.get(ticket.record_id)
+    if worktree is None:
+        raise AuthorityChangedError(f"ticket {ticket_id} has no worktree", hint=f"oms worktree create {ticket_id}")
+    start = _start_commit(ws, ticket, worktree)
+    wt_root = access.text(worktree, "worktree_root")
+    if not git.is_ancestor(ws.config_root, access.text(worktree, "base_commit"), start):
+        raise CheckoutChangedError(f"start commit {start[:12]} does not descend from the worktree's base commit")
+    provider_id = _route(ws, configured, provider)
+    attempt = access.integer(ticket.payload, "attempt")
+    dispatch_id = stable_id("dsp", ticket.record_id, attempt, access.text(ticket.payload, "session_id"))
+    fields: JsonObject = {
+        "ticket_id": ticket.record_id,
+        "ticket_version": ticket.version,
+        "ticket_content_sha256": ticket.payload["content_sha256"],
+        "attempt": attempt,
+        "worker_id": ticket.payload["worker_id"],
+        "lease_token": ticket.payload["lease_token"],
+        "session_id": ticket.payload["session_id"],
+        "role_id": configured.role_id,
+        "engine": ENGINES[configured.transport],
+        "capabilities": list(capabilities),
+        "policy_digest": policy.digest,
+        "worktree_id": worktree["worktree_id"],
+        "worktree_path": wt_root,
+        "worktree_branch": worktree["branch"],
+        "worktree_base_commit": worktree["base_commit"],
+        "worktree_start_commit": start,
+        "prior_failure_evidence": ticket.payload["prior_failure_evidence"],
+        **role_fields(ws, configured, policy, provider_id=provider_id),
+        **({"provider_id": provider_id} if provider_id is not None else {}),
+    }
+    nxt = machine.propose(fields, dispatch_id=dispatch_id, created_at=ws.now())
+    result = ws.store.records("dispatch").create(
+        dispatch_id,
+        state=nxt.state,
+        payload=nxt.payload,
+        operation_id=stable_id("dsp-propose", dispatch_id),
+        actor=SYSTEM_ACTOR,
+        observed_at=ws.now(),
+    )
+    return result.record, not result.replayed
+
+
+@contextlib.contextmanager
+def _stale_hint(dispatch: Record) -> Iterator[None]:
+    """An intent the records no longer authorise says how to go on: cancel it and propose again
+    (a new proposal of the same attempt gets a dispatch of its own: `_session_for`)."""
+    try:
+        yield
+    except AuthorityChangedError as exc:
+        if exc.remedy != AuthorityChangedError.hint:
+            raise
+        ticket = access.text(dispatch.payload, "ticket_id")
+        how = (
+            f"`oms dispatch cancel {dispatch.record_id} --reason stale`, then "
+            f"`oms dispatch propose {ticket}` and review it"
+        )
+        raise AuthorityChangedError(exc.message, hint=how) from exc
+
+
+# ------------------------------------------------------------------ review
+def _advisor_request(ws: Workspace, dispatch: Record, intent_sha: str) -> JsonObject:
+    ticket = ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
+    content = ws.store.ticket_content.get(ticket.record_id, access.text(dispatch.payload, "ticket_content_sha256"))
+    return {
+        "format": "oms-advisor-request-v1",
+        "dispatch_intent_sha256": intent_sha,
+        "intent": machine.capture_intent(dispatch.record_id, dispatch.payload),
+        "ticket": {k: content[k] for k in ("title", "body", "source", "repository", "url")},
+        "instructions": advisor.INSTRUCTIONS,
+    }
+
+
+def _verdict_schema_file(ws: Workspace, dispatch_id: str) -> str:
+    rel_dir = f"tmp/advisor-{dispatch_id}"
+    ws.store.state.root.mkdirs(rel_dir)
+    data = (advisor_schema_text() + "\n").encode("utf-8")
+    try:
+        ws.store.state.root.publish(f"{rel_dir}/verdict.schema.json", data)
+    except AlreadyExistsError:
+        if ws.store.state.root.read_bytes(f"{rel_dir}/verdict.schema.json", len(data) + 1) != data:
+            raise AdvisorError(f"{rel_dir}/verdict.schema.json was altered") from None
+    return os.path.join(ws.store.path, rel_dir, "verdict.schema.json")
+
+
+def advisor_schema_text() -> str:
+    """The verdict schema handed to headless agents (`--output-schema` / `--json-schema`)."""
+    schema = {k: v for k, v in load_schema("advisor-verdict").items() if k not in ("$id", "$schema", "title")}
+    schema["properties"]["dispatch_intent_sha256"] = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+    return json.dumps(schema, sort_keys=True)
+
+
+def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
+    """Run the advisor on a proposed dispatch and record its signed verdict; returns (dispatch, evidence ref)."""
+    dispatch = get(ws, dispatch_id)
+    if dispatch.state != "proposed":
+        raise IllegalTransitionError("dispatch", dispatch.state, "review")
+    intent_sha = check_intent(dispatch)
+    with _stale_hint(dispatch):  # an intent already stale is never paid for, nor approved
+        policy = check_dispatch(ws, dispatch, approved=False).policy
+    config = ws.config()
+    reviewer = role(config, config.advisor_role)
+    check_reviewer(policy, reviewer.role_id)
+    ticket = ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
+    if ticket.payload["source"] == "github":
+        live.disclose(
+            ws,
+            access.text(ticket.payload, "repository"),
+            operation="advisor-review",
+            surface=reviewer.transport.replace("_", "-"),
+            subject_id=dispatch.record_id,
+            request=live.dispatch_request(dispatch),
+        )
+    request = _advisor_request(ws, dispatch, intent_sha)
+    validate("advisor-request", request, where="advisor request")
+    schema_path = _verdict_schema_file(ws, dispatch.record_id) if reviewer.transport == "codex_exec" else ""
+    plan = advisor.plan(
+        reviewer,
+        request,
+        schema_path,
+        json.loads(advisor_schema_text()),  # as `--output-schema` gets it: refs resolved, no draft named
+        openai_key=bool(os.environ.get("OPENAI_API_KEY")),
+    )
+    run = advisor.execute(plan, clock=ws.clock)
+    verdict = advisor.verdict(plan, run)
+    try:
+        validate("advisor-verdict", verdict, where="advisor verdict")
+    except InvalidInputError as exc:
+        raise AdvisorError(exc.message) from exc
+    if not equal(access.text(verdict, "dispatch_intent_sha256"), intent_sha):
+        raise AdvisorError("advisor judged another intent digest than the one it was given")
+    evidence = ws.store.put_evidence(
+        {
+            "format": "oms-evidence-v1",
+            "evidence_kind": "advisor-output",
+            "ticket_id": ticket.record_id,
+            "producer": "advisor",
+            "producer_role": reviewer.role_id,
+            "created_at": run.finished_at,
+            "payload": {
+                "dispatch_id": dispatch.record_id,
+                "dispatch_intent_sha256": intent_sha,
+                "verdict": verdict["verdict"],
+                "rationale": verdict["rationale"],
+                "provenance": {
+                    "argv_sha256": digest("advisor-argv", list(run.argv)),
+                    "exit_code": run.exit_code,
+                    "output_sha256": sha256_hex(run.stdout),
+                    "started_at": run.started_at,
+                    "finished_at": run.finished_at,
+                },
+            },
+        }
+    )
+    nxt = machine.record_review(
+        dispatch.state,
+        dispatch.payload,
+        evidence_ref=evidence.ref,
+        verdict=access.text(verdict, "verdict"),
+        rationale=access.text(verdict, "rationale"),
+    )
+    return _transition(ws, dispatch, nxt, stable_id("dsp-review", dispatch.record_id, evidence.ref)), evidence.ref
+
+
+# ------------------------------------------------------------------ approve (a person)
+def approve(ws: Workspace, dispatch_id: str, *, person: str, rationale: str) -> tuple[Record, str]:
+    """Record a person's approval, where the role policy allows it (its own producer, never the advisor)."""
+    dispatch = get(ws, dispatch_id)
+    if dispatch.state != "proposed":
+        raise IllegalTransitionError("dispatch", dispatch.state, "approve")
+    intent_sha = check_intent(dispatch)
+    policy = policy_service.load_tracked(ws.config_root, ws.repo)
+    if not policy.human_approval:
+        raise AuthorityChangedError("the role policy does not allow human approval")
+    if not equal(policy.digest, access.text(dispatch.payload, "policy_digest")):
+        raise AuthorityChangedError("role policy changed since the dispatch was proposed")
+    evidence = ws.store.put_evidence(
+        {
+            "format": "oms-evidence-v1",
+            "evidence_kind": "human-approval",
+            "ticket_id": access.text(dispatch.payload, "ticket_id"),
+            "producer": "human",
+            "producer_role": None,
+            "created_at": ws.now(),
+            "payload": {
+                "dispatch_id": dispatch.record_id,
+                "dispatch_intent_sha256": intent_sha,
+                "verdict": "approve",
+                "person": person,
+                "rationale": rationale[:8192],
+            },
+        }
+    )
+    nxt = machine.record_human_approval(dispatch.state, dispatch.payload, evidence_ref=evidence.ref)
+    return _transition(ws, dispatch, nxt, stable_id("dsp-approve", dispatch.record_id, evidence.ref)), evidence.ref
+
+
+# ------------------------------------------------------------------ accept
+def delivery_event_id(dispatch_id: str) -> str:
+    """The id of a dispatch's delivery event."""
+    return stable_id("evt-delivery", dispatch_id)
+
+
+def accept(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
+    """Accept a reviewed dispatch: every authority check, then `accepted`, the idle healthy worker, and the
+    delivery event. Re-running it on an accepted dispatch finishes whatever a crash left undone."""
+    dispatch = get(ws, dispatch_id)
+    if dispatch.state == "proposed":
+        with _stale_hint(dispatch):
+            check_dispatch(ws, dispatch)
+        nxt = machine.accept(
+            dispatch.state,
+            dispatch.payload,
+            delivery_event_id=delivery_event_id(dispatch.record_id),
+            accepted_at=ws.now(),
+        )
+        dispatch = _transition(ws, dispatch, nxt, stable_id("dsp-accept", dispatch.record_id))
+    elif dispatch.payload.get("delivery_event_id") is None:
+        raise IllegalTransitionError("dispatch", dispatch.state, "accept")
+    return dispatch, _ensure_delivery(ws, dispatch)
+
+
+def _ensure_delivery(ws: Workspace, dispatch: Record) -> str:
+    accepted = next(r for r in ws.store.records("dispatch").history(dispatch.record_id) if r.state == "accepted")
+    at = access.text(accepted.payload, "accepted_at")
+    nxt = workers.new(dispatch.record_id, accepted.payload, updated_at=at)
+    ws.store.records("worker").create(
+        dispatch.record_id,
+        state=nxt.state,
+        payload=nxt.payload,
+        operation_id=stable_id("wkr-create", dispatch.record_id),
+        actor=SYSTEM_ACTOR,
+        observed_at=at,
+    )
+    event_id = access.text(accepted.payload, "delivery_event_id")
+    ws.store.events.create(
+        event_id,
+        DELIVERY_EVENT,
+        at,
+        {
+            "dispatch_id": dispatch.record_id,
+            "dispatch_version": accepted.version,
+            "worker_record_id": accepted.payload["worker_record_id"],
+            "ticket_id": accepted.payload["ticket_id"],
+            "attempt": accepted.payload["attempt"],
+            "lease_token": accepted.payload["lease_token"],
+        },
+    )
+    return event_id
+
+
+# ------------------------------------------------------------------ reject / cancel
+def reject(ws: Workspace, dispatch_id: str, reason: str) -> Record:
+    """Decline a proposed dispatch."""
+    dispatch = get(ws, dispatch_id)
+    nxt = machine.reject(dispatch.state, dispatch.payload, reason=reason)
+    return _transition(ws, dispatch, nxt, stable_id("dsp-reject", dispatch.record_id))
+
+
+def cancel(ws: Workspace, dispatch_id: str, reason: str) -> Record:
+    """Cancel a dispatch that has not ended."""
+    dispatch = get(ws, dispatch_id)
+    nxt = machine.cancel(dispatch.state, dispatch.payload, reason=reason)
+    return _transition(ws, dispatch, nxt, stable_id("dsp-cancel", dispatch.record_id, dispatch.state))
+
+
+def resolve(ws: Workspace, dispatch_id: str, reason: str) -> Record:
+    """A result the conductor acted on: `result-received` → `resolved` (a resolved one is left as it is)."""
+    dispatch = get(ws, dispatch_id)
+    if dispatch.state == "resolved":
+        return dispatch
+    nxt = machine.resolve(dispatch.state, dispatch.payload, reason=reason)
+    return _transition(ws, dispatch, nxt, stable_id("dsp-resolve", dispatch.record_id))

@@ -1,0 +1,234 @@
+"""Providers' standing in the store, shared by the fleet, and the route of a dispatch (issue 13, ADR 0019):
+the IO shell of `domain/routing.py`.
+
+One `provider` record per configured provider holds its cooldown (until, kind, reason, what reported it)
+and its last quota reading. A cooldown only ever grows: a shorter one (a transient 429 while a quota rest
+runs) never shortens a rest. A quota probe is the provider's configured argv (never a shell), run by the
+conductor at most once per provider per tick, for at most 10 s and 4 KiB of output, in a cgroup of
+its own with `[limits]` (ADR 0025: a probe that reaches a bound fails, naming it); its first number
+is the percent used, none is unknown.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from oms.adapters import bwrap, cgroups
+from oms.canonical import JsonObject, access, next_after
+from oms.domain import routing as routing_rules
+from oms.domain.cgroups import identity
+from oms.domain.config import Role
+from oms.domain.proxy import DEFAULT_KEY_ENV, IMPLICIT
+from oms.domain.sandbox_limits import SandboxLimits
+from oms.errors import OmsError, ProcessError, RecordNotFoundError, VersionConflictError, one_line
+from oms.process import child_env, runner
+from oms.services.workspace import Workspace
+from oms.store import Record
+
+KIND = "provider"
+ACTOR = "oms-conductor"
+
+Probe = Callable[[tuple[str, ...]], bytes]  # runs a probe's argv, returns its stdout (raises OmsError)
+
+
+def sandboxed(ws: Workspace, argv: tuple[str, ...], key_env: str | None) -> tuple[str, ...]:
+    """A probe's argv inside bubblewrap: the host read-only, the state root hidden (a committed probe never
+    reads the state key, never writes anything, never leaves a process behind: its own PID namespace ends
+    with it), its environment the base one plus the provider's key only."""
+    env = child_env()
+    sets = [("PATH", env.get("PATH", "/usr/bin:/bin")), ("HOME", env.get("HOME", "/")), ("LANG", "C.UTF-8")]
+    if key_env is not None and os.environ.get(key_env):
+        sets.append((key_env, os.environ[key_env]))
+    state = os.path.realpath(ws.store.state.path)
+    return (
+        bwrap.locate(),
+        "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", state,  # noqa: S108 - the sandbox's own tmpfs
+        "--clearenv", *(x for name, value in sets for x in ("--setenv", name, value)),
+        "--", *argv,
+    )  # fmt: skip
+
+
+_PROBES = [0]
+
+
+def run_probe(argv: tuple[str, ...], limits: SandboxLimits | None = None) -> bytes:
+    """A probe's stdout: its (sandboxed) argv run outside any shell, bounded in time and output,
+    in a cgroup of its own with `limits` (the defaults unless given)."""
+    bound = limits or SandboxLimits()
+    _PROBES[0] += 1
+    group = cgroups.make(identity("probe", f"{os.getpid()}-{_PROBES[0]}"), bound)  # none, no probe
+    try:
+        done = runner.run(
+            argv,
+            timeout=routing_rules.PROBE_TIMEOUT_S,
+            max_output=routing_rules.PROBE_OUTPUT_CAP,
+            check=False,
+            confine=group.confinement(bound.file_bytes),
+        )
+        reached = group.reached()
+    finally:
+        group.remove()
+    shown = argv[argv.index("--") + 1] if "--" in argv else argv[0]
+    if reached is not None:
+        raise ProcessError(f"{shown} reached its bound (limit: {reached}) and was ended")
+    if done.returncode != 0:
+        raise ProcessError(f"{shown} exited {done.returncode}: {one_line(done.stderr.decode('utf-8', 'replace'))}")
+    return done.stdout
+
+
+def standing_of(record: Record | None) -> routing_rules.Standing:
+    """What a provider record says (no record: nothing known)."""
+    if record is None:
+        return routing_rules.Standing()
+    p = record.payload
+    return routing_rules.Standing(
+        access.text_or_none(p, "cooldown_until"),
+        access.text_or_none(p, "cooldown_kind"),
+        access.text_or_none(p, "cooldown_reason"),
+        access.integer_or_none(p, "quota_percent"),
+    )
+
+
+def standings(ws: Workspace) -> dict[str, routing_rules.Standing]:
+    """Every provider's standing (an unreadable record counts as nothing known: `store verify` names it)."""
+    return {r.record_id: standing_of(r) for r in ws.store.latest(KIND).records}
+
+
+def route(ws: Workspace, role: Role, pin: str | None = None) -> routing_rules.Choice:
+    """The provider for a dispatch of `role` now (`pin`: a person's explicit choice)."""
+    config = ws.config()
+    standing = standings(ws)
+    return routing_rules.choose(
+        config.routing,
+        role.transport,
+        role.model,
+        role.route,
+        standing,
+        ws.now(),
+        pin,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What to change in a provider's standing (None: leave as it is)."""
+
+    cooldown: routing_rules.Cooldown | None = None
+    source: str | None = None
+    quota_percent: int | None = None
+    probed: bool = False
+    probe_note: str | None = None
+    clear: bool = False  # end the cooldown now
+
+
+def _update(ws: Workspace, provider_id: str, change: Change, op: str) -> Record | None:
+    """Write the change (created if the provider has no record yet); None if it changed nothing."""
+    records = ws.store.records(KIND)
+    for _ in range(8):
+        current = records.read_if_exists(provider_id)
+        standing = standing_of(current)
+        payload: JsonObject = dict(current.payload) if current is not None else _blank(provider_id, ws.now())
+        if change.cooldown is not None:
+            if not routing_rules.later(standing, change.cooldown):
+                return None
+            payload.update(
+                cooldown_until=change.cooldown.until,
+                cooldown_kind=change.cooldown.kind,
+                cooldown_reason=one_line(change.cooldown.reason, 512),
+                cooldown_source=None if change.source is None else one_line(change.source, 200),
+            )
+        if change.clear:
+            if standing.cooldown_until is None:
+                return None
+            payload.update(cooldown_until=None, cooldown_kind=None, cooldown_reason=None, cooldown_source=None)
+        if change.probed:
+            payload.update(quota_percent=change.quota_percent, probed_at=ws.now(), probe_note=change.probe_note)
+        payload["updated_at"] = ws.now()
+        try:
+            if current is None:
+                return records.create(
+                    provider_id, state="known", payload=payload, operation_id=op, actor=ACTOR, observed_at=ws.now()
+                ).record
+            return records.transition(
+                provider_id,
+                expected_version=current.version,
+                state="known",
+                payload=payload,
+                operation_id=f"{op}-{current.version + 1}",
+                actor=ACTOR,
+                observed_at=next_after(current.observed_at, ws.now()),
+            ).record
+        except VersionConflictError:
+            continue  # another worker's report landed first: decide again on it
+    return None
+
+
+def _blank(provider_id: str, now: str) -> JsonObject:
+    return {
+        "provider_id": provider_id,
+        "cooldown_until": None,
+        "cooldown_kind": None,
+        "cooldown_reason": None,
+        "cooldown_source": None,
+        "quota_percent": None,
+        "probed_at": None,
+        "probe_note": None,
+        "updated_at": now,
+    }
+
+
+def _known(ws: Workspace, provider_id: str) -> bool:
+    """A configured provider, or a family's implicit one (the proxy's, for workers not routed)."""
+    return provider_id in ws.config().routing.providers or provider_id in IMPLICIT.values()
+
+
+def rest(ws: Workspace, provider_id: str, cooldown: routing_rules.Cooldown, source: str) -> bool:
+    """Put a provider in cooldown, unless it already rests as long; True if this changed its standing."""
+    if not _known(ws, provider_id):
+        raise RecordNotFoundError(f"no provider {provider_id} is configured", hint="see `oms route explain`")
+    op = f"rest-{cooldown.kind}-{cooldown.until.replace(':', '').replace('.', '').lower()}"
+    return _update(ws, provider_id, Change(cooldown=cooldown, source=source), op) is not None
+
+
+def clear(ws: Workspace, provider_id: str) -> bool:
+    """End a provider's cooldown now; True if it was resting."""
+    if not _known(ws, provider_id):
+        raise RecordNotFoundError(f"no provider {provider_id} is configured", hint="see `oms provider show`")
+    return (
+        _update(ws, provider_id, Change(clear=True), f"clear-{ws.now().replace(':', '').replace('.', '').lower()}")
+        is not None
+    )
+
+
+def probe_all(ws: Workspace, probe: Probe | None = None) -> tuple[list[str], list[str]]:
+    """Run every configured quota probe once (`run_probe` with `[limits]` unless `probe` is given);
+    (lines of what was read, lines of what could not be)."""
+    if probe is None:
+        limits = ws.config().limits
+        probe = lambda argv: run_probe(argv, limits)  # noqa: E731
+    done: list[str] = []
+    skipped: list[str] = []
+    for provider_id, provider in ws.config().routing.providers.items():
+        if provider.quota_probe is None or not provider.enabled:
+            continue
+        try:
+            argv = sandboxed(ws, provider.quota_probe, provider.key_env or DEFAULT_KEY_ENV.get(provider.family))
+            percent, note = routing_rules.parse_probe(probe(argv)), None
+        except OmsError as exc:
+            percent, note = None, one_line(exc.message, 512)
+        except (OSError, ValueError) as exc:
+            percent, note = None, one_line(f"{type(exc).__name__}: {exc}", 512)
+        change = Change(quota_percent=percent, probed=True, probe_note=note)
+        try:
+            _update(ws, provider_id, change, f"probe-{ws.now().replace(':', '').replace('.', '').lower()}")
+        except OmsError as exc:
+            skipped.append(f"{provider_id}: {one_line(exc.message)}")
+            continue
+        shown = "unknown" if percent is None else f"{percent}%"
+        (skipped if note is not None else done).append(
+            f"{provider_id}: quota {shown}" + (f" ({note})" if note is not None else "")
+        )
+    return done, skipped

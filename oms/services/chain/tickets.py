@@ -1,0 +1,476 @@
+"""Tickets: add, import from GitHub JSON, list, show, and the lease lifecycle."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from oms.canonical import (
+    JsonObject,
+    access,
+    add_ms,
+    check,
+    digest,
+    loads_object,
+    new_uuid,
+    next_after,
+    stable_id,
+)
+from oms.canonical.ids import OPAQUE_ID
+from oms.domain import tickets as machine
+from oms.domain.github import check_repository
+from oms.domain.machine import Next
+from oms.errors import (
+    ConflictError,
+    IllegalTransitionError,
+    InvalidInputError,
+    OmsError,
+    OtherRepositoryError,
+    RecordNotFoundError,
+    VersionConflictError,
+    one_line,
+    shown,
+)
+from oms.services.workspace import SYSTEM_ACTOR, Workspace, launch_paths
+from oms.store import Record
+
+MAX_BODY = 256 * 1024
+MAX_IMPORT = 512 * 1024
+_TITLE_BAD = re.compile(r"[\x00-\x1f\x7f]")
+_GITHUB_URL = re.compile(r"https://github\.com/([^/?#\s]+)/([^/?#\s]+)/(?:issues|pull)/([1-9][0-9]{0,9})")
+_LOCAL_ID = re.compile(r"tkt-([1-9][0-9]{0,9})")
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseGrant:
+    """What a new lease hands the worker (the token is shown once)."""
+
+    ticket: Record
+    token: str
+
+
+def _title(title: str) -> str:
+    title = title.strip()
+    if not title or len(title) > 256 or _TITLE_BAD.search(title):
+        raise InvalidInputError("ticket title must be 1-256 characters on one line, without control characters")
+    return title
+
+
+def _body(body: str) -> str:
+    if len(body.encode("utf-8", "surrogatepass")) > MAX_BODY:
+        raise InvalidInputError(f"ticket body is larger than {MAX_BODY} bytes")
+    try:
+        body.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError("ticket body is not valid Unicode text") from exc
+    return body
+
+
+def _create(
+    ws: Workspace, ticket_id: str, content: JsonObject, source: str, repository: str | None, priority: int | None = None
+) -> Record:
+    sha = ws.store.ticket_content.put(content)
+    nxt = machine.new(
+        title=str(content["title"]),
+        source=source,
+        repository=repository,
+        content_sha256=sha,
+        created_at=ws.now(),
+        repository_root=ws.config_root,
+    )
+    payload = nxt.payload if priority is None else {**nxt.payload, "priority": priority}
+    result = ws.store.records("ticket").create(
+        ticket_id,
+        state=nxt.state,
+        payload=payload,
+        operation_id=stable_id("tkt-create", ticket_id, sha),
+        actor=SYSTEM_ACTOR,
+        observed_at=ws.now(),
+    )
+    return result.record
+
+
+def add(ws: Workspace, title: str, body: str, priority: int | None = None) -> Record:
+    """A new local ticket, `tkt-<n>` (`priority` 1-5, 1 first: the conductor's queue order; none = 3)."""
+    title, body = _title(title), _body(body)
+    if priority is not None and not 1 <= priority <= 5:
+        raise InvalidInputError(f"priority must be 1-5 (got {priority})")
+    records = ws.store.records("ticket")
+    numbers = [int(m.group(1)) for tid in records.ids() if (m := _LOCAL_ID.fullmatch(tid))]
+    n = max(*numbers, ws.store.ticket_floor(), 0) + 1  # above every id ever given (ADR 0027)
+    for _ in range(64):
+        ticket_id = f"tkt-{n}"
+        content: JsonObject = {
+            "format": "oms-ticket-content-v1",
+            "ticket_id": ticket_id,
+            "source": "local",
+            "title": title,
+            "body": body,
+            "repository": None,
+            "url": None,
+            "number": None,
+        }
+        try:
+            return _create(ws, ticket_id, content, "local", None, priority)
+        except VersionConflictError:
+            n += 1  # another `ticket add` took this number
+    raise ConflictError("could not allocate a ticket id; retry")
+
+
+def import_github(ws: Workspace, data: bytes, repository: str | None = None) -> tuple[Record, bool]:
+    """A ticket from `gh issue view --json number,title,body,url`; re-importing the same issue is a no-op."""
+    if len(data) > MAX_IMPORT:
+        raise InvalidInputError(f"GitHub JSON is larger than {MAX_IMPORT} bytes")
+    doc = loads_object(data)
+    unknown = sorted(set(doc) - {"number", "title", "body", "url"})
+    if unknown:
+        raise InvalidInputError(f"GitHub JSON has unexpected fields {unknown} (expected number, title, body, url)")
+    for name, kind in (("number", int), ("title", str), ("body", str), ("url", str)):
+        if not isinstance(doc.get(name), kind) or isinstance(doc.get(name), bool):
+            raise InvalidInputError(f"GitHub JSON field {name} is missing or not {kind.__name__}")
+    match = _GITHUB_URL.fullmatch(access.text(doc, "url"))
+    if match is None:
+        raise InvalidInputError(f"url {str(doc['url'])[:80]!r} is not a github.com issue or pull request URL")
+    slug, number = check_repository(f"{match.group(1)}/{match.group(2)}"), access.integer(doc, "number")
+    if int(match.group(3)) != number:
+        raise InvalidInputError(f"url names #{match.group(3)} (expected #{number})")
+    if repository is not None and check_repository(repository).lower() != slug.lower():
+        raise InvalidInputError(f"issue belongs to {slug} (expected {repository})")
+    ticket_id = f"gh-{number}-{digest('github-repository', slug.lower())[:8]}"
+    content: JsonObject = {
+        "format": "oms-ticket-content-v1",
+        "ticket_id": ticket_id,
+        "source": "github",
+        "title": _title(access.text(doc, "title")),
+        "body": _body(access.text(doc, "body")),
+        "repository": slug,
+        "url": access.text(doc, "url"),
+        "number": number,
+    }
+    existing = ws.store.records("ticket").read_if_exists(ticket_id)
+    if existing is not None:
+        if ws.store.ticket_content.address(content) != existing.payload["content_sha256"]:
+            raise ConflictError(f"ticket {ticket_id} was imported before with different content")
+        return existing, False
+    return _create(ws, ticket_id, content, "github", slug), True
+
+
+def get(ws: Workspace, ticket_id: str) -> Record:
+    """The latest version of a ticket of the repository `ws` works for; `OtherRepositoryError` for
+    another's (ADR 0032: a ticket made before oms recorded its repository is the state root's)."""
+    ticket = ws.store.records("ticket").read(check(ticket_id, "ticket id"))
+    owner = ticket.payload.get("repository_root")
+    if owner is not None and owner != ws.config_root:
+        theirs, ours = shown(str(owner)), shown(ws.config_root)
+        why = f"ticket {ticket_id} belongs to the repository {theirs} (this is {ours})"
+        raise OtherRepositoryError(why, hint=f"run oms in {theirs}")
+    return ticket
+
+
+def content(ws: Workspace, ticket: Record) -> JsonObject:
+    """The ticket's verified content."""
+    return ws.store.ticket_content.get(ticket.record_id, access.text(ticket.payload, "content_sha256"))
+
+
+def list_all(ws: Workspace) -> list[Record]:
+    """Every ticket, latest versions."""
+    return ws.store.latest("ticket").checked()
+
+
+def _transition(ws: Workspace, ticket: Record, nxt: Next, op: str) -> Record:
+    return (
+        ws.store.records("ticket")
+        .transition(
+            ticket.record_id,
+            expected_version=ticket.version,
+            state=nxt.state,
+            payload=nxt.payload,
+            operation_id=op,
+            actor=SYSTEM_ACTOR,
+            observed_at=_after(ws, ticket),
+        )
+        .record
+    )
+
+
+def _after(ws: Workspace, record: Record) -> str:
+    return next_after(record.observed_at, ws.now())
+
+
+def lease(ws: Workspace, ticket_id: str, worker_id: str, minutes: int | None = None) -> LeaseGrant:
+    """Lease an open ticket to `worker_id` with a fresh token and session id."""
+    check(worker_id, "worker id", OPAQUE_ID)
+    ticket = get(ws, ticket_id)
+    launch_paths.refuse(ws.store.path, ws.config_root, ws.config())  # before any attempt (ADR 0031)
+    duration = minutes if minutes is not None else ws.config().lease_minutes
+    if not 1 <= duration <= 10080:
+        raise InvalidInputError(f"lease minutes must be 1-10080 (got {duration})")
+    token = secrets.token_hex(32)
+    now = ws.now()
+    nxt = machine.lease(
+        ticket.state,
+        ticket.payload,
+        worker_id=worker_id,
+        token=token,
+        session_id=new_uuid(),
+        expires_at=add_ms(now, duration * 60_000),
+        now=now,
+    )
+    op = stable_id("tkt-lease", ticket.record_id, ticket.version)
+    return LeaseGrant(_transition(ws, ticket, nxt, op), token)
+
+
+def renew(ws: Workspace, ticket_id: str, token: str, minutes: int | None = None) -> Record:
+    """Extend a live lease (the token proves the holder)."""
+    ticket = get(ws, ticket_id)
+    duration = minutes if minutes is not None else ws.config().lease_minutes
+    now = ws.now()
+    nxt = machine.renew(ticket.state, ticket.payload, token=token, expires_at=add_ms(now, duration * 60_000), now=now)
+    return _transition(ws, ticket, nxt, stable_id("tkt-renew", ticket.record_id, ticket.version))
+
+
+def finish(ws: Workspace, ticket_id: str, token: str, outcome: str, reason: str | None) -> Record:
+    """The lease holder ends the ticket (`done` or `blocked`)."""
+    ticket = get(ws, ticket_id)
+    nxt = machine.finish(
+        ticket.state,
+        ticket.payload,
+        outcome=outcome,
+        token=token,
+        now=ws.now(),
+        reason=_reason(reason) if reason else None,
+    )
+    return _transition(ws, ticket, nxt, stable_id("tkt-finish", ticket.record_id, ticket.version))
+
+
+def block(ws: Workspace, ticket_id: str, reason: str) -> Record:
+    """A person blocks an open ticket."""
+    ticket = get(ws, ticket_id)
+    nxt = machine.block(ticket.state, ticket.payload, reason=_reason(reason))
+    return _transition(ws, ticket, nxt, stable_id("tkt-block", ticket.record_id, ticket.version))
+
+
+def retry(ws: Workspace, ticket: Record, *, session_id: str, failure: JsonObject, retry_after: str) -> Record:
+    """The attempt bound to `session_id` failed: the ticket is open for the next one after `retry_after`."""
+    nxt = machine.retry(
+        ticket.state,
+        ticket.payload,
+        session_id=session_id,
+        attempt=access.integer(failure, "attempt"),
+        failure=failure,
+        retry_after=retry_after,
+    )
+    return _transition(ws, ticket, nxt, stable_id("tkt-retry", ticket.record_id, access.integer(failure, "attempt")))
+
+
+def give_up(
+    ws: Workspace, ticket: Record, *, session_id: str, attempt: int, reason: str, failure: JsonObject | None = None
+) -> Record:
+    """The attempt bound to `session_id` ends the ticket `blocked` for a person (a quarantine keeps the
+    attempt's `failure` with the others)."""
+    nxt = machine.give_up(
+        ticket.state, ticket.payload, session_id=session_id, attempt=attempt, reason=_reason(reason), failure=failure
+    )
+    return _transition(ws, ticket, nxt, stable_id("tkt-give-up", ticket.record_id, attempt))
+
+
+def complete(ws: Workspace, ticket: Record, *, session_id: str, attempt: int, reason: str) -> Record:
+    """The attempt bound to `session_id` recorded a completed result: the ticket is done."""
+    nxt = machine.complete(ticket.state, ticket.payload, session_id=session_id, attempt=attempt, reason=_reason(reason))
+    return _transition(ws, ticket, nxt, stable_id("tkt-complete", ticket.record_id, attempt))
+
+
+def new_session(ws: Workspace, ticket: Record) -> Record:
+    """The leased attempt goes on under a fresh session id: its dispatch ended before it was
+    accepted (cancelled, rejected), and a new proposal needs a dispatch id of its own."""
+    nxt = machine.new_session(
+        ticket.state,
+        ticket.payload,
+        session_id=access.text(ticket.payload, "session_id"),
+        attempt=access.integer(ticket.payload, "attempt"),
+        fresh=new_uuid(),
+        now=ws.now(),
+    )
+    op = stable_id("tkt-new-session", ticket.record_id, ticket.version)
+    return _transition(ws, ticket, nxt, op)
+
+
+def wait_for_person(ws: Workspace, ticket: Record, reason: str) -> Record:
+    """The ticket waits for a person (ADR 0031): `reason` says what to fix; a leased one (its
+    attempt never launched) gives its lease back. Nothing is written when it waits for this
+    already."""
+    if ticket.state == machine.TicketState.OPEN and ticket.payload.get("reason") == _reason(reason):
+        return ticket
+    session_id = ticket.payload.get("session_id")
+    nxt = machine.wait(
+        ticket.state,
+        ticket.payload,
+        reason=_reason(reason),
+        session_id=session_id if isinstance(session_id, str) else None,
+        attempt=access.integer(ticket.payload, "attempt"),
+    )
+    return _transition(ws, ticket, nxt, stable_id("tkt-wait", ticket.record_id, ticket.version))
+
+
+REOPENED = "ticket-reopened"  # the event a person's reopen or retry leaves (with their name)
+
+
+def reopen(
+    ws: Workspace,
+    ticket_id: str,
+    *,
+    person: str,
+    reason: str,
+    now_only: bool = False,
+) -> Record:
+    """A person's decision (ADR 0031): a blocked ticket (a quarantine too) is open for its next
+    attempt, now; with `now_only` (`oms ticket retry`) an open ticket waiting for its backoff is
+    taken without waiting too. Journaled: the record's version names the person as its actor, and
+    a `ticket-reopened` event keeps their name and reason. One-line refusals otherwise."""
+    ticket = require(ws, check(ticket_id, "ticket id"))
+    why = _reason(reason)
+    said = f"reopened by {one_line(person, 80)}: {why}"
+    if ticket.state == machine.TicketState.BLOCKED:
+        nxt = machine.reopen(ticket.state, ticket.payload, reason=said)
+    elif ticket.state == machine.TicketState.OPEN and now_only:
+        nxt = machine.retry_now(ticket.state, ticket.payload, reason=said)
+    else:
+        hint = _reopen_hint(ws, ticket)
+        raise IllegalTransitionError("ticket", ticket.state, "reopen", hint=hint)
+    done = (
+        ws.store.records("ticket")
+        .transition(
+            ticket.record_id,
+            expected_version=ticket.version,
+            state=nxt.state,
+            payload=nxt.payload,
+            operation_id=stable_id("tkt-reopen", ticket.record_id, ticket.version),
+            actor=person_actor(person),
+            observed_at=_after(ws, ticket),
+        )
+        .record
+    )
+    ws.store.events.create(
+        stable_id("evt-reopen", ticket.record_id, done.version),
+        REOPENED,
+        done.observed_at,
+        {
+            "ticket_id": ticket.record_id,
+            "ticket_version": done.version,
+            "from_state": ticket.state,
+            "attempt": done.payload["attempt"],
+            "person": one_line(person, 128),
+            "reason": why,
+        },
+    )
+    return done
+
+
+def _reopen_hint(ws: Workspace, ticket: Record) -> str:
+    if ticket.state == machine.TicketState.OPEN:
+        return f"it is open already: `oms ticket retry {ticket.record_id}` takes it without waiting"
+    if ticket.state == machine.TicketState.LEASED:
+        attempt = access.integer(ticket.payload, "attempt")
+        held = f"its attempt {attempt} holds it (leased to {ticket.payload.get('worker_id')})"
+        dispatch = _dispatch_of(ws, ticket, attempt)
+        if dispatch is not None and dispatch.payload.get("delivery_event_id") is not None:
+            return f"{held}: `oms worker stop {dispatch.record_id}` ends it for a person first"
+        return f"{held}, not launched: the lease holder ends it (`oms ticket block --token`)"
+    return "a done ticket stays done: add a new ticket for more work"
+
+
+def person_actor(person: str) -> str:
+    """The ledger's actor for a person's decision: `person:<name>`, lowercased, runs of anything
+    but letters and digits one hyphen (the name as typed is kept in the event)."""
+    name = re.sub(r"[^a-z0-9]+", "-", person.lower()).strip("-")[:60].strip("-")
+    return f"person:{name or 'unnamed'}"
+
+
+def _dispatch_of(ws: Workspace, ticket: Record, attempt: int) -> Record | None:
+    """The dispatch of the ticket's leased attempt: its id is the one `dispatches.propose` gives it (read
+    alone, so that another dispatch's damaged record never decides this ticket)."""
+    session_id = ticket.payload.get("session_id")
+    if not isinstance(session_id, str):
+        return None
+    return ws.store.records("dispatch").read_if_exists(stable_id("dsp", ticket.record_id, attempt, session_id))
+
+
+def expire_due(
+    ws: Workspace, skipped: list[str] | None = None, keep: Callable[[Record], str | None] | None = None
+) -> list[Record]:
+    """Return every ticket whose lease has run out to `open` (attempt + 1), with `lease-expiry` evidence —
+    but not one whose attempt recorded a result: the conductor resolves it (the result is never lost).
+    A ticket that cannot be read, or whose attempt's dispatch cannot, is left as it is (a line in
+    `skipped`, if given): one damaged record never stops the others' expiry; so is one for which `keep`
+    names a reason (the conductor's: its worker waits for a person)."""
+    now = ws.now()
+    expired = []
+    latest = ws.store.latest("ticket")
+    if latest.errors and skipped is None:
+        latest.checked()
+    for ticket_id, exc in sorted(latest.errors.items()):
+        if skipped is not None:
+            skipped.append(f"{ticket_id}: {one_line(exc.message)}")
+    for ticket in latest.in_states((machine.TicketState.LEASED,)):
+        ticket_id = ticket.record_id
+        try:
+            if not machine.is_expired(ticket.state, ticket.payload, now):
+                continue
+            kept = None if keep is None else keep(ticket)
+            if kept is not None:
+                if skipped is not None:
+                    skipped.append(f"{ticket_id}: its lease ran out; kept leased ({kept})")
+                continue
+            done = _expire(ws, ticket, now)
+            if done is not None:
+                expired.append(done)
+        except OmsError as exc:
+            if skipped is None:
+                raise
+            skipped.append(f"{ticket_id}: {one_line(exc.message)}")
+    return expired
+
+
+def _expire(ws: Workspace, ticket: Record, now: str) -> Record | None:
+    """Expire one ticket whose lease ran out (None: its attempt recorded a result, left to the conductor)."""
+    attempt = access.integer(ticket.payload, "attempt")
+    dispatch = _dispatch_of(ws, ticket, attempt)
+    if dispatch is not None and dispatch.state in ("result-received", "resolved"):
+        return None
+    expired_at = access.text(ticket.payload, "lease_expires_at")
+    evidence = ws.store.put_evidence(
+        {
+            "format": "oms-evidence-v1",
+            "evidence_kind": "lease-expiry",
+            "ticket_id": ticket.record_id,
+            "producer": "oms",
+            "producer_role": None,
+            "created_at": expired_at,
+            "payload": {
+                "attempt": attempt,
+                "lease_expired_at": expired_at,
+                "worktree_start_commit": None
+                if dispatch is None
+                else access.text(dispatch.payload, "worktree_start_commit"),
+            },
+        }
+    )
+    nxt = machine.expire(ticket.state, ticket.payload, now=now, evidence_ref=evidence.ref)
+    return _transition(ws, ticket, nxt, stable_id("tkt-expire", ticket.record_id, attempt))
+
+
+def _reason(text: str) -> str:
+    flat = one_line(text)
+    if not flat:
+        raise InvalidInputError("a reason is required")
+    return flat
+
+
+def require(ws: Workspace, ticket_id: str) -> Record:
+    """A ticket that must exist (for other services)."""
+    try:
+        return get(ws, ticket_id)
+    except RecordNotFoundError:
+        raise RecordNotFoundError(f"no ticket {ticket_id}", hint="see `oms ticket list`") from None

@@ -1,0 +1,137 @@
+"""The conductor's deadlines phase (`services/conductor/tick.py` runs it): a running pool worker's
+lease is renewed before it runs out (an attempt that lost its lease anyway is stopped: it is
+fenced), a worker past its role's `deadline_minutes` is stopped (`deadline`; one waiting for a
+person is stopped and its ticket waits too), fenced attempts and silent channels park
+(`check_liveness`), a session past its heartbeat deadline is `stalled` and healthy again once it
+beats. Decisions are `domain/conductor.py`'s.
+"""
+
+from __future__ import annotations
+
+from oms.canonical import access, stable_id
+from oms.domain import conductor as conductor_rules
+from oms.domain import workers
+from oms.domain.config import role as configured_role
+from oms.domain.machine import Next
+from oms.domain.pool import PREFIX as POOL_PREFIX
+from oms.errors import OmsError, one_line
+from oms.services.chain import tickets
+from oms.services.conductor.resolve import ACTOR, latest
+from oms.services.delivery.service import Delivery
+from oms.store import Record
+
+
+def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
+    """The deadlines phase: leases renewed under running pool workers, fenced attempts stopped, a role's
+    wall-clock limit, silent channels (`check_liveness`) and the heartbeat (`stalled`)."""
+    now = d.ws.now()
+    config = d.ws.config()
+    for worker in latest(d.ws, "worker"):
+        dispatch_id = worker.record_id
+        if worker.payload["health"] == "stopped" or worker.state not in ("idle", "working"):
+            continue
+        try:
+            dispatch = d.dispatch(dispatch_id)
+            ticket = d.ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
+            if pooled(dispatch) and _moved_on(ticket, dispatch):
+                why = (
+                    f"its ticket moved on without it ({ticket.state}, attempt {ticket.payload['attempt']}): "
+                    "its lease ran out, the attempt is fenced"
+                )
+                d.stop(dispatch_id, why, end_reason="deadline", by=ACTOR)
+                done.append(f"{dispatch_id}: stopped, {why}")
+                continue
+            _renew(d, dispatch, ticket, now, config.lease_minutes, done)
+            session = d.session(str(worker.payload["session_id"]))
+            if session is None:
+                continue
+            started = d.ws.store.records("session").read_version(session.record_id, 0).observed_at
+            limit = configured_role(config, str(worker.payload["role_id"])).deadline_minutes
+            if conductor_rules.past_deadline(started, limit, now):
+                _stop_at_deadline(d, worker, limit, done)
+                continue
+            before = str(worker.payload["health"])
+            d.check_liveness(dispatch_id)
+            now_health = str(d.worker(dispatch_id).payload["health"])
+            if now_health != before:
+                done.append(f"{dispatch_id}: {now_health} ({d.worker(dispatch_id).payload['health_reason']})")
+                continue
+            _heartbeat(d, worker, session, now, done)
+        except OmsError as exc:
+            skipped.append(f"{dispatch_id}: {one_line(exc.message)}")
+
+
+def pooled(dispatch: Record) -> bool:
+    return str(dispatch.payload.get("worker_id") or "").startswith(POOL_PREFIX)
+
+
+def _moved_on(ticket: Record, dispatch: Record) -> bool:
+    """Has the ticket left this dispatch's attempt (its lease ran out, or it was decided without it)?"""
+    return (
+        ticket.state != "leased"
+        or ticket.payload.get("attempt") != dispatch.payload.get("attempt")
+        or ticket.payload.get("session_id") != dispatch.payload.get("session_id")
+    )
+
+
+def _renew(d: Delivery, dispatch: Record, ticket: Record, now: str, lease_minutes: int, done: list[str]) -> None:
+    """Renew the lease of a ticket whose pool worker has not ended, once less than half of it is left."""
+    expires = access.text_or_none(ticket.payload, "lease_expires_at")
+    if not pooled(dispatch) or not conductor_rules.renew_due(expires, lease_minutes, now):
+        return
+    renewed = tickets.renew(d.ws, ticket.record_id, access.text(ticket.payload, "lease_token"))
+    done.append(
+        f"{ticket.record_id}: lease renewed until {renewed.payload['lease_expires_at']} "
+        f"({dispatch.record_id} has not ended)"
+    )
+
+
+def pooled_ticket(ticket: Record) -> bool:
+    return str(ticket.payload.get("worker_id") or "").startswith(POOL_PREFIX)
+
+
+def waits_for_person(d: Delivery, worker: Record) -> bool:
+    """`conductor_rules.waits_for_person` of a worker that has not ended, on its session as
+    recorded."""
+    if worker.payload["health"] != "parked":
+        return False
+    session = d.session(str(worker.payload["session_id"]))
+    return conductor_rules.waits_for_person(
+        session_state=None if session is None else session.state,
+        parked_until=None if session is None else access.text_or_none(session.payload, "parked_until"),
+        health="parked",
+        reason=access.text_or_none(worker.payload, "health_reason"),
+    )
+
+
+def _stop_at_deadline(d: Delivery, worker: Record, limit: int, done: list[str]) -> None:
+    """Stop a worker past its role's limit: a failed attempt (`deadline`), or — one parked for a person — a
+    decision its ticket waits on (`stopped`: blocked, never retried blindly)."""
+    reason = access.text_or_none(worker.payload, "health_reason")
+    if waits_for_person(d, worker):
+        why = f"parked ({reason}) past its role's {limit}-minute limit, waiting for a person"
+        d.stop(worker.record_id, why, end_reason="stopped", by=ACTOR)
+        done.append(f"{worker.record_id}: stopped at its {limit}-minute deadline; it waits for a person")
+        return
+    d.stop(worker.record_id, f"ran past its role's {limit}-minute limit", end_reason="deadline", by=ACTOR)
+    done.append(f"{worker.record_id}: stopped at its {limit}-minute deadline")
+
+
+def _heartbeat(d: Delivery, worker: Record, session: Record, now: str, done: list[str]) -> None:
+    """Healthy past the heartbeat deadline → `stalled` (kept running); stalled and beating → healthy
+    (`conductor_rules.beat_health`: a parked worker is left parked)."""
+    deadline = access.text_or_none(session.payload, "heartbeat_deadline_at")
+    late = conductor_rules.stalled(deadline, now)
+    health = str(worker.payload["health"])
+    target = conductor_rules.beat_health(health, session.state, late=late)
+    if target is None:
+        return
+    why = "no heartbeat from its hooks before the deadline" if target == "stalled" else None
+
+    def decide(current: Record, at: str) -> Next | None:
+        if current.payload["health"] != health:
+            return None
+        return workers.set_health(current.state, current.payload, target, now=at, reason=why)
+
+    d.move_worker(worker.record_id, decide, op=stable_id("cnd-beat", worker.record_id, worker.version, target))
+    done.append(f"{worker.record_id}: {target}")

@@ -1,0 +1,71 @@
+"""`oms conductor run`: the tick in a loop, one conductor per state root (the conductor lock, held for the
+loop's whole life), woken early when something new arrives (a ticket, a dispatch, an event), ending when
+asked (SIGINT, SIGTERM: the CLI's handlers set `stopping`) between two ticks — workers keep running.
+
+A tick that fails as a whole (an unexpected error) is reported and the loop goes on; one bad ticket or
+worker is a line of the tick's report (`tick.py`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from oms.errors import OmsError, one_line
+from oms.services.conductor import tick as conductor
+from oms.services.workspace import Workspace
+
+WATCHED = ("events", "records/ticket", "records/dispatch", "records/worker")  # new entries wake the loop
+POLL_S = 0.25
+
+
+@dataclass
+class Loop:
+    """One conductor's loop over `ws`."""
+
+    ws: Workspace
+    interval_s: float
+    report: Callable[[conductor.Tick | None, str | None], None]  # a tick's report, or a failed tick's line
+    stopping: Callable[[], bool]
+    max_ticks: int | None = None
+
+    def run(self) -> int:
+        """Tick until stopped (or `max_ticks`); the number of ticks run."""
+        ticks = 0
+        with conductor.lock(self.ws):
+            while not self.stopping():
+                seen = self._marks()
+                try:
+                    self.report(conductor.tick(self.ws, held=True), None)
+                except OmsError as exc:
+                    self.report(None, one_line(exc.message))
+                except Exception as exc:  # noqa: BLE001 - the machine (EMFILE, EAGAIN from fork, ENOMEM): one line
+                    self.report(None, conductor.unexpected(exc)[0])
+                ticks += 1
+                if self.max_ticks is not None and ticks >= self.max_ticks:
+                    break
+                self._wait(seen)
+        return ticks
+
+    def _marks(self) -> tuple[tuple[int, int], ...] | None:
+        """What the watched directories look like now (their change times and link counts); None when they
+        cannot be looked at (no file descriptor left, say): the loop then waits its interval."""
+        root = self.ws.store.state.root
+        marks = []
+        try:
+            for rel in WATCHED:
+                st = root.lstat(rel)
+                marks.append((0, 0) if st is None else (st.st_mtime_ns, st.st_nlink))
+        except (OmsError, OSError):
+            return None
+        return tuple(marks)
+
+    def _wait(self, seen: tuple[tuple[int, int], ...] | None) -> None:
+        """Until the interval has passed, something new arrived since `seen`, or the loop is stopping."""
+        deadline = time.monotonic() + self.interval_s
+        while time.monotonic() < deadline and not self.stopping():
+            now = self._marks()
+            if seen is not None and now is not None and now != seen:
+                return
+            time.sleep(min(POLL_S, max(0.0, deadline - time.monotonic())))

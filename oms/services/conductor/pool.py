@@ -1,0 +1,156 @@
+"""The worker pool record (`pool`, one record; rules in `domain/pool.py`): `oms pool show|scale`, and
+what the conductor asks of it each tick (which slots are free, which drained).
+
+Every change is made under the pool lock, so two `oms pool scale` (or a scale and a tick) never decide on
+the same version; a lost race is a version conflict, retried on the new version. Who holds a slot is read
+under that lock too (`scale`), and the tick leases free slots under it (`work.fill`): a scale
+never removes as idle a slot a tick has just leased, and a tick never leases a slot a scale has just
+removed. A slot is busy while a ticket is leased to it, or while a worker launched in it still runs,
+whatever its ticket became since (a worker ending after its result, or after its ticket was retried or
+its lease expired, holds its slot: a pool of K never runs K + 1 agents).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from oms.canonical import JsonObject, add_ms, next_after, stable_id
+from oms.domain import pool as pool_rules
+from oms.errors import OmsError, one_line
+from oms.fsio.locks import Lock
+from oms.services.workspace import SYSTEM_ACTOR, Workspace
+from oms.store import Record
+
+POOL_ID = "pool"
+LOCK_CONSUMER = "oms-pool"
+FORCE_PARK_MS = 24 * 3600 * 1000  # a forced scale-down parks busy workers for a day (`oms worker resume` earlier)
+
+
+@dataclass(frozen=True, slots=True)
+class Occupancy:
+    """Which slots hold work: slot → the ticket leased to it, or whose worker still runs there; and slot →
+    the workers still running there (dispatch id → its ticket)."""
+
+    held: dict[str, str]
+    running: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, tickets: Iterable[Record], workers: Iterable[Record], dispatches: Iterable[Record] = ()) -> Occupancy:
+        by_id = {t.record_id: t for t in tickets}
+        launched_in = {d.record_id: d.payload.get("worker_id") for d in dispatches}
+        prefix = pool_rules.PREFIX
+        held = {
+            str(t.payload["worker_id"]): t.record_id
+            for t in by_id.values()
+            if t.state == "leased" and str(t.payload.get("worker_id") or "").startswith(prefix)
+        }
+        running: dict[str, dict[str, str]] = {}
+        for worker in workers:
+            if worker.payload["health"] == "stopped":
+                continue
+            ticket_id = str(worker.payload["ticket_id"])
+            ticket = by_id.get(ticket_id)
+            slot = launched_in.get(worker.record_id)  # the slot it was launched in, whatever its ticket is now
+            if slot is None and ticket is not None:
+                slot = ticket.payload.get("worker_id")
+            if isinstance(slot, str) and slot.startswith(pool_rules.PREFIX):
+                held.setdefault(slot, ticket_id)
+                running.setdefault(slot, {})[worker.record_id] = ticket_id
+        return cls(held, running)
+
+
+def occupancy(ws: Workspace) -> Occupancy:
+    """Who holds which slot now (a record that cannot be read is left out: `oms store verify` reports it)."""
+    return Occupancy.of(_latest(ws, "ticket"), _latest(ws, "worker"), _latest(ws, "dispatch"))
+
+
+def lock(ws: Workspace) -> Lock:
+    """The pool lock (waited for: its holders keep it for a few record writes)."""
+    return ws.store.outbox(LOCK_CONSUMER).lock("pool", wait_s=10)
+
+
+def read(ws: Workspace) -> Record | None:
+    """The pool record, if one was made."""
+    return ws.store.records("pool").read_if_exists(POOL_ID)
+
+
+def current(ws: Workspace) -> JsonObject:
+    """The pool's payload (the config's `max_workers` slots until a first scale or tick made the record)."""
+    record = read(ws)
+    if record is not None:
+        return record.payload
+    return pool_rules.initial(ws.config().max_workers, ws.now())
+
+
+def _write(ws: Workspace, record: Record | None, payload: JsonObject, why: str) -> Record:
+    records = ws.store.records("pool")
+    if record is None:
+        op = stable_id("pool-create", POOL_ID)
+        return records.create(
+            POOL_ID, state="active", payload=payload, operation_id=op, actor=SYSTEM_ACTOR, observed_at=ws.now()
+        ).record
+    op = stable_id("pool", why, record.version)
+    return records.transition(
+        POOL_ID,
+        expected_version=record.version,
+        state="active",
+        payload=payload,
+        operation_id=op,
+        actor=SYSTEM_ACTOR,
+        observed_at=next_after(record.observed_at, ws.now()),
+    ).record
+
+
+def settled(ws: Workspace, occupancy: Occupancy) -> JsonObject:
+    """The pool for a tick, under `lock(ws)` (the caller holds it): made if missing, draining slots that
+    hold nothing removed."""
+    record = read(ws)
+    payload = current(ws)
+    payload, gone = pool_rules.settle(payload, busy=occupancy.held, now=ws.now())
+    if record is None or gone:
+        _write(ws, record, payload, "settle-" + "-".join(gone))
+    return payload
+
+
+def scale(
+    ws: Workspace, *, to: int | None, up: int, down: int, force: bool
+) -> tuple[JsonObject, pool_rules.Plan, Occupancy]:
+    """Scale the pool (to `to`, or by `up`/`down` active slots) under the pool lock, deciding on who holds
+    which slot as it is once the lock is held; (pool, plan, that occupancy)."""
+    with lock(ws):
+        held = occupancy(ws)
+        record = read(ws)
+        payload = current(ws)
+        active = len(pool_rules.names(payload, "active"))
+        target = to if to is not None else active + up - down
+        payload, plan = pool_rules.scale(
+            payload, to=target, max_workers=ws.config().max_workers, busy=held.held, force=force, now=ws.now()
+        )
+        if record is None or plan != pool_rules.Plan([], [], [], [], []):
+            _write(ws, record, payload, f"scale-{target}-{int(force)}")
+        return payload, plan, held
+
+
+def park_draining(ws: Workspace, occupancy: Occupancy, slots: list[str]) -> list[str]:
+    """Park the running workers of `slots` (a forced scale-down: kept, never killed); one line each."""
+    from oms.services.delivery.service import Delivery
+
+    lines = []
+    delivery = Delivery.open(ws)
+    until = add_ms(ws.now(), FORCE_PARK_MS)
+    for slot in slots:
+        for dispatch_id in occupancy.running.get(slot, {}):
+            worker = ws.store.records("worker").read_if_exists(dispatch_id)
+            if worker is None or worker.payload["health"] not in ("healthy", "stalled"):
+                continue
+            try:
+                delivery.park(dispatch_id, f"pool scaled down: {slot} drains", until)
+                lines.append(f"{slot}: parked {dispatch_id} until {until}")
+            except OmsError as exc:
+                lines.append(f"{slot}: {dispatch_id} not parked: {one_line(exc.message)}")
+    return lines
+
+
+def _latest(ws: Workspace, kind: str) -> list[Record]:
+    return ws.store.latest(kind).records  # unreadable: `oms store verify` reports it, never refusing the rest

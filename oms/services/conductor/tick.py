@@ -1,0 +1,331 @@
+"""`oms conductor tick`: one idempotent pass over the fleet (ADR 0016; rules in
+`domain/conductor.py`).
+
+Phases, each timed and reported, each item on its own (one bad ticket or worker is a line in the report,
+never the end of the pass):
+1. reconcile — every worker against one `tmux list-panes`: alive, pane dead, pane gone, not started;
+   an ended pane ends its session and worker with its end reason; a tagged pane with no worker record is
+   reported, never touched;
+2. expire — tickets whose lease ran out go back to `open` (attempt + 1);
+3. deadlines — leases renewed under running pool workers, fenced attempts and silent channels park, a
+   session past its heartbeat deadline is `stalled`, a worker past its role's wall-clock limit is stopped
+   (`deadline`) (`deadlines.py`);
+4. resume — workers parked until a time that has come (`work.resume_due`);
+5. deliver — accepted dispatches whose delivery event has no receipt (`oms worker deliver`'s own
+   path), and a launched attempt's event a killed deliverer left without one (closed: `recovered`);
+6. resolve — results decide their tickets; workers that ended without one are failed attempts
+   (`resolve.py`);
+7. fill — free pool slots take open tickets: lease → worktree → propose → review → accept →
+   deliver, none of it while a launch check fails (`services/conductor/preflight.py`: the ticket waits for a
+   person, ADR 0031);
+8. close — dead panes of ended workers, only oms's own: the pane the worker's registry names; a pool
+   worker still running two minutes after its result was acted on is stopped;
+9. compact — ended tickets whose `[retention] compact_after_days` ran out, a few a tick
+   (`admin/compaction.py`);
+10. checkpoint — the ledger's head signed and anchored outside the state root (ADR 0022, 0027).
+
+A tick refuses to start on a state root its anchor shows was rolled back (ADR 0027).
+
+Only one conductor works on a state root: the tick holds the conductor lock (`oms conductor run` holds it
+for its whole life), and every launch still takes the deliverer's own lock.
+"""
+
+from __future__ import annotations
+
+import errno
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from oms.adapters.panes import Pane, Panes
+from oms.canonical import JsonObject, access, parse_ts, stable_id
+from oms.errors import IntegrityError, LockHeldError, OmsError, one_line
+from oms.fsio.locks import Lock
+from oms.services.admin import compaction
+from oms.services.chain import tickets
+from oms.services.conductor import deadlines as conductor_deadlines
+from oms.services.conductor import doing
+from oms.services.conductor import quota as conductor_providers
+from oms.services.conductor import resolve as conductor_results
+from oms.services.conductor import work as conductor_work
+from oms.services.conductor.preflight import Preflight
+from oms.services.conductor.resolve import ACTOR, latest
+from oms.services.delivery.service import Delivery
+from oms.services.workspace import Workspace
+from oms.store import Record, panefiles
+from oms.store.anchor import ROLLBACK_HINT
+
+LOCK_CONSUMER = "oms-conductor"
+RESULT_GRACE_MS = 120_000  # a worker still running this long after its result was acted on is stopped
+
+
+COMPACT_PER_TICK = 20  # tickets compacted at most per tick
+COMPACT_EVERY_MS = 3600 * 1000  # a conductor looks for due tickets at most this often
+_LAST_COMPACT: dict[str, int] = {}  # state root -> when this process last looked (ms)
+_ANCHORED: dict[str, int] = {}  # state root -> the ledger entry this process anchored last
+_ANCHOR_HELD: set[str] = set()  # state roots whose anchor this process found on their ledger
+
+
+@dataclass
+class Phase:
+    """One phase of a tick: what it did (one line each) and what it skipped, and how long it took."""
+
+    name: str
+    ms: float = 0.0
+    done: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    def to_json(self) -> JsonObject:
+        return {"phase": self.name, "ms": round(self.ms), "done": list(self.done), "skipped": list(self.skipped)}
+
+
+@dataclass
+class Tick:
+    """A tick's report: its phases, and every worker's class (alive, pane-dead, pane-gone, not-started,
+    ended) as reconcile found it."""
+
+    started_at: str
+    phases: list[Phase] = field(default_factory=list)
+    classes: dict[str, str] = field(default_factory=dict)
+    unknown_panes: list[str] = field(default_factory=list)
+    internal: list[str] = field(default_factory=list)  # phases an unexpected error stopped (a bug)
+
+    def to_json(self) -> JsonObject:
+        return {
+            "started_at": self.started_at,
+            "ms": round(sum(p.ms for p in self.phases)),
+            "phases": [p.to_json() for p in self.phases],
+            "workers": dict(sorted(self.classes.items())),
+            "unknown_panes": list(self.unknown_panes),
+            "internal_errors": list(self.internal),
+        }
+
+
+class SeenPanes(Panes):
+    """`Panes` whose `list` answers from one listing taken at the start of a tick (a tick asks tmux
+    once); everything that acts (ensure, stop, keys) still goes to tmux."""
+
+    def __init__(self, panes: Panes, listed: list[Pane]) -> None:
+        super().__init__(panes.socket, panes.conf, panes.guard, panes.clock)
+        self.listed = listed
+
+    def list(self) -> list[Pane]:
+        return list(self.listed)
+
+
+def lock(ws: Workspace) -> Lock:
+    """The conductor lock of this state root (`LockHeldError` names a live holder)."""
+    try:
+        return ws.store.outbox(LOCK_CONSUMER).lock("conductor")
+    except LockHeldError as exc:
+        raise LockHeldError(
+            f"another conductor works on this state root: {exc.message}",
+            hint="one conductor per state root: stop the other (`oms conductor run` ends on Ctrl-C or SIGTERM)",
+        ) from None
+
+
+def tick(ws: Workspace, *, d: Delivery | None = None, held: bool = False) -> Tick:
+    """One pass (see the module's docstring). `held`: the caller holds the conductor lock already."""
+    if not held:
+        with lock(ws):
+            return tick(ws, d=d, held=True)
+    _rollback_guard(ws)
+    d = d if d is not None else Delivery.open(ws)
+    report = Tick(ws.now())
+    listed = d.panes.list()
+    seen = replace(d, panes=SeenPanes(d.panes, listed))
+    worker_records = latest(ws, "worker")
+    run = _Runner(report)
+    run("reconcile", lambda p: _reconcile(seen, worker_records, listed, report, p))
+    run("expire", lambda p: _expire(d, p))
+    run(
+        "deadlines", lambda p: conductor_deadlines.deadlines(d, p.done, p.skipped)
+    )  # it acts (stop): on tmux as it is now
+    run("providers", lambda p: conductor_providers.phase(d, p.done, p.skipped))
+    run("resume", lambda p: conductor_work.resume_due(d, p.done, p.skipped))
+    checks = Preflight(ws)  # what a launch needs: asked once a tick, when first needed (ADR 0031)
+    run("deliver", lambda p: conductor_work.deliver_pending(d, p.done, p.skipped, checks))
+    run("resolve", lambda p: conductor_results.resolve(ws, p.done, p.skipped))
+    run("fill", lambda p: conductor_work.fill(d, p.done, p.skipped, checks))
+    run("close", lambda p: _close(d, p))
+    run("compact", lambda p: _compact(ws, p))
+    run("checkpoint", lambda p: _checkpoint(ws, p))
+    return report
+
+
+def _compact(ws: Workspace, phase: Phase) -> None:
+    """Compact ended tickets whose retention ran out, a few a tick, at most once an hour of the workspace's
+    clock (finding them walks every ended ticket: 40 ms at 10,000; `oms store compact` says why others stay)."""
+    now = parse_ts(ws.now())
+    if now < _LAST_COMPACT.get(ws.store.path, -COMPACT_EVERY_MS) + COMPACT_EVERY_MS:
+        return
+    _LAST_COMPACT[ws.store.path] = now
+    try:
+        report = compaction.compact(ws, dry_run=False, limit=COMPACT_PER_TICK)
+    except LockHeldError:
+        phase.skipped.append("a compaction is under way (`oms store compact`)")
+        return
+    for row in report.compacted:
+        phase.done.append(f"compacted {row['ticket_id']} into {row['archive']}")
+
+
+def _checkpoint(ws: Workspace, phase: Phase) -> None:
+    """Sign the ledger's head and move the anchor outside the state root to it (ADR 0022, 0027). A
+    tick that finds the head signed and anchored by this process already writes nothing."""
+    signed = ws.store.checkpoint()
+    if signed is None:
+        return
+    seq = int(str(signed[0]["seq"]))
+    if signed[1]:
+        phase.done.append(f"ledger checkpoint at entry {seq}")
+    if not signed[1] and _ANCHORED.get(ws.store.path) == seq:
+        return
+    why = ws.store.anchor(signed[0])
+    if why is not None:
+        phase.skipped.append(f"the anchor stays: {why}")
+        return
+    _ANCHORED[ws.store.path] = seq
+
+
+def _rollback_guard(ws: Workspace) -> None:
+    """Refuse to act on a state root whose anchor names an entry its ledger does not hold (it was
+    rolled back: a conductor would launch again what was done). Asked until it holds, then once a
+    process."""
+    if ws.store.path in _ANCHOR_HELD:
+        return
+    problem = ws.store.rolled_back()
+    if problem is not None:
+        raise IntegrityError(problem, hint=ROLLBACK_HINT)
+    _ANCHOR_HELD.add(ws.store.path)
+
+
+MACHINE_ERRNOS = frozenset(
+    {errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN, errno.ENOSPC, errno.EDQUOT},
+)
+
+
+def unexpected(exc: Exception) -> tuple[str, bool]:
+    """An error no phase expected, in one line, and whether it is an internal error (a bug: the
+    command exits 3, ADR 0007) — not when the machine refused a resource for a while (no file
+    descriptor, process or memory left, a full disk: the loop goes on and it passes)."""
+    said = one_line(f"{type(exc).__name__}: {exc}")
+    if isinstance(exc, OSError) and exc.errno in MACHINE_ERRNOS:
+        return f"the machine refused: {said}", False
+    return f"internal error: {said}", True
+
+
+class _Runner:
+    def __init__(self, report: Tick) -> None:
+        self.report = report
+
+    def __call__(self, name: str, body: Callable[[Phase], None]) -> None:
+        phase = Phase(name)
+        doing.now(name)
+        start = time.perf_counter()
+        try:
+            body(phase)
+        except OmsError as exc:  # a phase that cannot run at all (an unreadable directory): the next one runs
+            phase.skipped.append(f"the phase stopped: {one_line(exc.message)}")
+        except Exception as exc:  # noqa: BLE001 - the machine (no fd, no memory) or a bug: go on
+            line, internal = unexpected(exc)
+            phase.skipped.append(f"the phase stopped: {line}")
+            if internal:
+                self.report.internal.append(f"{name}: {line}")  # exit 3 says so (ADR 0007)
+        phase.ms = (time.perf_counter() - start) * 1000
+        self.report.phases.append(phase)
+        doing.now(None)
+
+
+def _classify(pane: Pane | None, health: str, session_exists: bool) -> str:
+    if health == "stopped":
+        return "ended"
+    if pane is not None:
+        return "alive" if not pane.dead else "pane-dead"
+    return "pane-gone" if session_exists else "not-started"
+
+
+def _reconcile(d: Delivery, records: list[Record], listed: list[Pane], report: Tick, phase: Phase) -> None:
+    by_dispatch = {p.dispatch_id: p for p in listed if p.dispatch_id == p.session}
+    known = set()
+    for worker in records:
+        dispatch_id = worker.record_id
+        known.add(dispatch_id)
+        try:
+            health, pane = str(worker.payload["health"]), by_dispatch.get(dispatch_id)
+            started = (
+                pane is not None or health == "stopped" or d.session(str(worker.payload["session_id"])) is not None
+            )
+            before = _classify(pane, health, started)
+            if health != "stopped" and before != "alive":
+                d.reconcile(dispatch_id)
+                after = d.worker(dispatch_id)
+                if after.payload["health"] == "stopped":
+                    phase.done.append(f"{dispatch_id}: {before}, ended ({after.payload['end_reason']})")
+                    before = "ended"
+            report.classes[dispatch_id] = before
+        except OmsError as exc:
+            phase.skipped.append(f"{dispatch_id}: {one_line(exc.message)}")
+    report.unknown_panes = sorted(p.session for p in listed if p.session not in known)
+    for name in report.unknown_panes:
+        phase.skipped.append(f"pane {name}: no worker record (left alone: oms cannot prove it started it)")
+
+
+def _expire(d: Delivery, phase: Phase) -> None:
+    """Leases that ran out (the conductor was away longer than half a lease): their tickets are open again
+    — except one whose pool worker waits for a person (parked `no_result`, fenced, silent): that stays
+    leased (its worker fenced all the same) until the person decides (`oms worker stop`: blocked)."""
+
+    def keep(ticket: Record) -> str | None:
+        session_id = ticket.payload.get("session_id")
+        if not isinstance(session_id, str) or not conductor_deadlines.pooled_ticket(ticket):
+            return None
+        dispatch_id = stable_id("dsp", ticket.record_id, access.integer(ticket.payload, "attempt"), session_id)
+        worker = d.ws.store.records("worker").read_if_exists(dispatch_id)
+        if worker is None:
+            return None
+        if worker.payload["health"] == "stopped":  # ended this tick: the resolve phase decides it
+            ended = conductor_results.ended_attempt(d.ws, d.dispatch(dispatch_id))
+            return None if ended is None or ended[0] != "stopped" else f"its attempt {dispatch_id} was stopped"
+        if not conductor_deadlines.waits_for_person(d, worker):
+            return None
+        return f"its worker {dispatch_id} waits for a person: {worker.payload.get('health_reason')}"
+
+    for ticket in tickets.expire_due(d.ws, phase.skipped, keep):
+        phase.done.append(f"{ticket.record_id}: lease expired, open for attempt {ticket.payload['attempt']}")
+
+
+def _close(d: Delivery, phase: Phase) -> None:
+    """Workers of the pool whose result was acted on and which still run after `RESULT_GRACE_MS` (an
+    interactive agent waits at its prompt for good: its slot would never free) are stopped through `oms
+    worker stop`'s path; then dead panes of ended workers, only the pane the worker's own registry names
+    (never one oms cannot prove it started)."""
+    root = d.ws.store.state.root
+    now = parse_ts(d.ws.now())
+    for ended in latest(d.ws, "worker"):
+        if ended.payload["health"] == "stopped" or ended.state in ("idle", "working"):
+            continue  # stopped, or still working on its attempt (the deadlines phase's)
+        try:
+            dispatch = d.dispatch(ended.record_id)
+            acted_on = dispatch.state == "resolved" and now - parse_ts(dispatch.observed_at) >= RESULT_GRACE_MS
+            if not conductor_deadlines.pooled(dispatch) or not acted_on:
+                continue
+            d.stop(ended.record_id, "its result was recorded and acted on: its work is over", by=ACTOR)
+            phase.done.append(f"{ended.record_id}: stopped, its result was acted on (its slot is free)")
+        except OmsError as exc:
+            phase.skipped.append(f"{ended.record_id}: {one_line(exc.message)}")
+    for pane in d.panes.list():
+        if not pane.dead or pane.session != pane.dispatch_id:
+            continue
+        try:
+            worker = d.ws.store.records("worker").read_if_exists(pane.dispatch_id)
+            registry = panefiles.read_registry(root, pane.dispatch_id)
+            if worker is None or worker.payload["health"] != "stopped":
+                continue
+            if registry is None or (registry["pane_id"], registry["pane_pid"]) != (pane.pane_id, pane.pane_pid):
+                phase.skipped.append(f"{pane.dispatch_id}: its dead pane is not the one its registry names; kept")
+                continue
+            d.panes.tmux("kill-session", "-t", f"={pane.dispatch_id}", check=False)
+            panefiles.drop_registry(root, pane.dispatch_id)
+            phase.done.append(f"{pane.dispatch_id}: closed its ended pane {pane.pane_id}")
+        except OmsError as exc:
+            phase.skipped.append(f"{pane.dispatch_id}: {one_line(exc.message)}")

@@ -1,0 +1,409 @@
+"""The conductor's work phases (`services/conductor/tick.py` runs them): resume due workers, deliver
+pending events, resolve ended attempts into their tickets, and fill free pool slots from the queue.
+Each item is on its own: a failure is one line in `skipped`, and the next item runs. Decisions are
+`domain/conductor.py`'s.
+"""
+
+from __future__ import annotations
+
+from oms.canonical import Json, access, stable_id
+from oms.domain import conductor as conductor_rules
+from oms.domain import dispatches as dispatch_rules
+from oms.domain import pool as pool_rules
+from oms.errors import WAITS_FOR_PERSON, LockHeldError, OmsError, one_line
+from oms.services.chain import dispatches, tickets, worktrees
+from oms.services.chain.liveness import CONSUMER
+from oms.services.conductor import doing, pool
+from oms.services.conductor import quota as conductor_providers
+from oms.services.conductor.preflight import Preflight
+from oms.services.conductor.resolve import decide_ticket, latest
+from oms.services.delivery.service import Delivery
+from oms.services.workspace import Workspace
+from oms.store import Record
+
+
+def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
+    """Resume each worker parked until a time that has come (not one parked `no_result`)."""
+    now = d.ws.now()
+    for worker in latest(d.ws, "worker"):
+        if worker.payload["health"] != "parked":
+            continue
+        try:
+            session = d.session(str(worker.payload["session_id"]))
+            due = conductor_rules.due_resume(
+                session_state=None if session is None else session.state,
+                parked_until=None if session is None else access.text_or_none(session.payload, "parked_until"),
+                health="parked",
+                reason=access.text_or_none(worker.payload, "health_reason"),
+                now=now,
+            )
+            if due:
+                view = d.resume(worker.record_id)
+                done.append(f"{worker.record_id}: resumed ({view.get('resumed')})")
+        except OmsError as exc:
+            skipped.append(f"{worker.record_id}: {one_line(exc.message)}")
+
+
+OPEN_EVENTS = ("accepted", "acknowledged", "result-received")  # its attempt is not decided yet
+
+
+def deliver_pending(
+    d: Delivery,
+    done: list[str],
+    skipped: list[str],
+    checks: Preflight | None = None,
+) -> None:
+    """Deliver every accepted dispatch whose delivery event has no receipt (exactly once: `deliver`). An
+    accepted dispatch whose worker or event a crash never wrote is accepted again first (`accept` on an
+    accepted dispatch finishes what a crash left undone). A launched attempt's event left without
+    its receipt (a deliverer killed between the launch and the receipt, the agent since
+    acknowledged or recorded its result) is closed the same way: `deliver` recovers its session
+    binding, launching nothing. No launch starts while a launch check fails (ADR 0031): the fill
+    phase has a pool ticket wait for a person; a person's dispatch stays accepted, said here."""
+    box = d.ws.store.outbox(CONSUMER)
+    checks = checks if checks is not None else Preflight(d.ws)
+    for dispatch in d.ws.store.latest("dispatch").in_states(OPEN_EVENTS):
+        event_id = dispatch.payload.get("delivery_event_id")
+        if not isinstance(event_id, str):
+            continue
+        try:
+            if dispatch.state != "accepted":
+                if not box.has_receipt(event_id):
+                    closed = access.obj(d.deliver(event_id), "outcome").get("status")
+                    done.append(f"{dispatch.record_id}: its delivery event closed ({closed})")
+                continue
+            if not d.ws.store.events.exists(event_id):
+                dispatches.accept(d.ws, dispatch.record_id)
+                done.append(f"{dispatch.record_id}: its acceptance finished (its delivery event was missing)")
+            if box.read_receipt(event_id) is not None:
+                continue
+            waits = checks.reason()
+            if waits is not None:
+                skipped.append(f"{dispatch.record_id}: not launched, it {waits}")
+                continue
+            outcome = access.obj(d.deliver(event_id), "outcome")
+            done.append(f"{dispatch.record_id}: delivered ({outcome.get('status')})")
+        except LockHeldError:
+            skipped.append(f"{dispatch.record_id}: another deliverer holds it")
+        except OmsError as exc:
+            skipped.append(f"{dispatch.record_id}: {one_line(exc.message)}")
+
+
+def fill(
+    d: Delivery,
+    done: list[str],
+    skipped: list[str],
+    checks: Preflight | None = None,
+) -> None:
+    """Free pool slots take tickets: those the pool holds already go on from where they stopped (a crash
+    mid-chain), draining slots that hold nothing leave the pool, then the queue's first open tickets are
+    leased, one to each free slot, never more than `max_workers` slots busy (`domain/pool.py`). Settling
+    and leasing happen under the pool lock (a concurrent `oms pool scale` decides before or after);
+    the chains of the new leases run after it. Before any of it, the launch checks (ADR 0031):
+    while one fails, nothing is leased (the tickets the free slots would take wait, open, for a
+    person, the fix in their reason) and a held ticket that has not launched gives its lease
+    back the same way; nothing is counted."""
+    ws = d.ws
+    checks = checks if checks is not None else Preflight(ws)
+    all_tickets, workers, all_dispatches = _relevant(ws)
+    by_attempt = {(str(r.payload.get("ticket_id")), r.payload.get("attempt")): r for r in all_dispatches}
+    held = [
+        t
+        for t in all_tickets
+        if t.state == "leased" and str(t.payload.get("worker_id") or "").startswith(pool_rules.PREFIX)
+    ]
+    occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
+    for ticket, dispatch in _claimed(ws, held, by_attempt, occupancy, skipped):
+        _advance(d, ticket, dispatch, done, skipped, checks)
+    if held:  # they moved on: the queue and the slots are decided on what they are now
+        all_tickets, workers, all_dispatches = _relevant(ws)
+        occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
+    queued = conductor_rules.queue(
+        (
+            conductor_rules.Queued(
+                t.record_id,
+                t.state,
+                access.integer_or_none(t.payload, "priority") if "priority" in t.payload else None,
+                access.text(t.payload, "created_at"),
+                access.text_or_none(t.payload, "retry_after") if "retry_after" in t.payload else None,
+            )
+            for t in all_tickets
+            if t.state == "open"
+        ),
+        ws.now(),
+    )
+    grants = []
+    waits = conductor_providers.queue_waits(ws) if queued else None
+    if waits is not None:
+        skipped.append(f"the queue waits: {waits}")
+        queued = []
+    free = _free(ws, occupancy) if queued else 0
+    if free and _queue_waits_for_person(ws, queued[:free], checks, done, skipped):
+        queued = []
+    with pool.lock(ws):
+        before = set(pool_rules.names(pool.current(ws), "draining"))
+        payload = pool.settled(ws, occupancy)
+        done += [f"{slot}: drained, left the pool" for slot in sorted(before - set(pool_rules.names(payload)))]
+        room = max(0, ws.config().max_workers - len(occupancy.held))  # a pool above max_workers (lowered)
+        slots = pool_rules.free(payload, occupancy.held)[:room]
+        for ticket_id in queued:
+            if not slots:
+                break
+            try:
+                grants.append(tickets.lease(ws, ticket_id, slots[0]))
+            except OmsError as exc:
+                skipped.append(f"{ticket_id}: {one_line(exc.message)}")
+                continue
+            done.append(f"{ticket_id}: leased to {slots.pop(0)}")
+    for grant in grants:
+        _advance(d, grant.ticket, None, done, skipped, checks)
+
+
+def _free(ws: Workspace, occupancy: pool.Occupancy) -> int:
+    """How many tickets the pool could take now (before it is settled: an estimate that only
+    decides whether the launch checks are worth asking)."""
+    room = max(0, ws.config().max_workers - len(occupancy.held))
+    return min(room, len(pool_rules.free(pool.current(ws), occupancy.held)))
+
+
+def _queue_waits_for_person(
+    ws: Workspace,
+    first: list[str],
+    checks: Preflight,
+    done: list[str],
+    skipped: list[str],
+) -> bool:
+    """Does the queue wait for a person's fix (a launch check fails: ADR 0031)? The `first` tickets,
+    those the free slots would take, say so in their reason (written once, not every tick)."""
+    reason = checks.reason()
+    if reason is None:
+        return False
+    skipped.append(f"the queue waits: {reason}")
+    records = ws.store.records("ticket")
+    for ticket_id in first:
+        try:
+            ticket = records.read(ticket_id)
+            if ticket.payload.get("reason") != reason:
+                tickets.wait_for_person(ws, ticket, reason)
+                done.append(f"{ticket_id}: waits, open: {reason}")
+        except OmsError as exc:
+            skipped.append(f"{ticket_id}: {one_line(exc.message)}")
+    return True
+
+
+def _relevant(ws: Workspace) -> tuple[list[Record], list[Record], list[Record]]:
+    """What filling the pool decides on: the open and leased tickets and those of workers still running
+    (a finished ticket's record is not read: its worker, if it runs, names it), the workers, and the
+    dispatches of workers still running and of leased tickets' attempts."""
+    workers = ws.store.latest("worker").records
+    alive = [w for w in workers if w.payload.get("health") != "stopped"]
+    tickets_now = ws.store.latest("ticket").in_states(("open", "leased"))
+    listed = {t.record_id for t in tickets_now}
+    records = ws.store.records("ticket")
+    for ticket_id in sorted({str(w.payload.get("ticket_id")) for w in alive} - listed):
+        try:
+            tickets_now.append(records.read(ticket_id))  # finished, its worker not yet closed
+        except OmsError:
+            continue
+    wanted = {w.record_id for w in alive} | {
+        stable_id("dsp", t.record_id, attempt, str(t.payload.get("session_id")))
+        for t in tickets_now
+        if t.state == "leased" and isinstance(attempt := t.payload.get("attempt"), int)
+    }
+    active = {r.record_id: r for r in ws.store.latest("dispatch").in_states(dispatch_rules.NON_TERMINAL)}
+    dispatches_now = []
+    for dispatch_id in sorted(wanted):
+        found = active.get(dispatch_id)
+        try:  # an ended attempt's (rejected, cancelled, resolved): read by its id
+            found = found or ws.store.records("dispatch").read_if_exists(dispatch_id)
+        except OmsError:
+            continue
+        if found is not None:
+            dispatches_now.append(found)
+    return tickets_now, workers, dispatches_now
+
+
+def _claimed(
+    ws: Workspace,
+    held: list[Record],
+    by_attempt: dict[tuple[str, Json], Record],
+    occupancy: pool.Occupancy,
+    skipped: list[str],
+) -> list[tuple[Record, Record | None]]:
+    """The held tickets the conductor goes on with, and their dispatches: one whose chain has begun (its
+    attempt has a dispatch) goes on; one not begun only in a slot of the pool that nothing else holds — a
+    ticket a person leased to a slot that is busy, or to no slot of the pool, is left alone (else that
+    slot would run two agents, or the pool one more than it has)."""
+    names = set(pool_rules.names(pool.current(ws)))
+    out: list[tuple[Record, Record | None]] = []
+    taken: dict[str, str] = {}
+    begun = [(t, by_attempt.get((t.record_id, t.payload["attempt"]))) for t in held]
+    for ticket, dispatch in sorted(begun, key=lambda pair: (pair[1] is None, pair[0].record_id)):
+        slot = str(ticket.payload["worker_id"])
+        others = {taken.get(slot, ticket.record_id), *occupancy.running.get(slot, {}).values()}
+        if dispatch is None and (slot not in names or others - {ticket.record_id}):
+            skipped.append(
+                f"{ticket.record_id}: leased to {slot}, which is not a free slot of the pool: left alone "
+                "(another ticket or agent holds it, or the pool has no such slot)"
+            )
+            continue
+        taken.setdefault(slot, ticket.record_id)
+        out.append((ticket, dispatch))
+    return out
+
+
+def _advance(
+    d: Delivery,
+    ticket: Record,
+    dispatch: Record | None,
+    done: list[str],
+    skipped: list[str],
+    checks: Preflight,
+) -> None:
+    """The chain of a ticket the pool holds, from wherever it is: worktree, propose, review, accept,
+    deliver. An advisor's rejection blocks the ticket for a person; any other refusal on the way — a
+    launch refused before its pane included — is a failed attempt (its dispatch cancelled, its worker
+    ended; retried after a backoff, or quarantined), so a step that keeps failing is not asked again
+    every tick — unless a launch check fails (asked before the chain goes on, and again after a
+    refusal): a configuration fault, not an attempt (ADR 0031); the ticket waits for a person."""
+    ws = d.ws
+    ticket_id = ticket.record_id
+    attempt = access.integer(ticket.payload, "attempt")
+    try:
+        if _before_launch(d, dispatch):
+            waits = checks.reason()
+            if waits is not None:
+                _config_fault(d, ticket, dispatch, waits, done, skipped)
+                return
+        if dispatch is None:
+            doing.step(f"{ticket_id}: its worktree and dispatch")
+            worktrees.create(ws, ticket_id)
+            dispatch, _ = dispatches.propose(ws, ticket_id)
+        if dispatch.state == "proposed" and dispatch.payload.get("advisor_verdict") is None:
+            doing.step(f"{ticket_id}: the advisor reviews {dispatch.record_id} (a model call)")
+            dispatch, _ = dispatches.review(ws, dispatch.record_id)
+        if dispatch.state == "rejected":
+            reason = one_line(str(dispatch.payload.get("reason") or "the dispatch was rejected"), 512)
+            session_id = access.text(ticket.payload, "session_id")
+            tickets.give_up(ws, ticket, session_id=session_id, attempt=attempt, reason=reason)
+            done.append(f"{ticket_id}: blocked ({reason})")
+            return
+        if dispatch.state == "proposed":
+            doing.step(f"{ticket_id}: delivering {dispatch.record_id}")
+            dispatch, event_id = dispatches.accept(ws, dispatch.record_id)
+            outcome = access.obj(d.deliver(event_id), "outcome")
+            done.append(f"{ticket_id}: {dispatch.record_id} delivered ({outcome.get('status')})")
+        refused = _launch_refused(d, dispatch) if dispatch.state == "accepted" else None
+        if refused is not None:
+            why, person = refused
+            waits = None if person else checks.reason(again=True)
+            dispatch = dispatches.cancel(ws, dispatch.record_id, f"launch refused: {why}")
+            status = conductor_rules.PERSON if person else conductor_rules.CONFIG if waits is not None else "failed"
+            _end_cancelled(d, ticket, dispatch, done, status=status, said=waits)
+        elif dispatch.state == "cancelled":
+            _end_cancelled(d, ticket, dispatch, done)
+    except LockHeldError:
+        skipped.append(f"{ticket_id}: another process holds its delivery")
+    except WAITS_FOR_PERSON as exc:  # re-made it could not be, broken by hand, a setting planted
+        why = one_line(f"{exc.message} ({exc.remedy})" if exc.remedy else exc.message)
+        _failed_step(ws, ticket_id, dispatch, attempt, why, done, skipped, status=conductor_rules.PERSON)
+    except OmsError as exc:  # a check failing now explains it: not the attempt's (ADR 0031)
+        waits = checks.reason(again=True)
+        why = one_line(exc.message) if waits is None else waits
+        status = "failed" if waits is None else conductor_rules.CONFIG
+        _failed_step(ws, ticket_id, dispatch, attempt, why, done, skipped, status=status)
+
+
+def _before_launch(d: Delivery, dispatch: Record | None) -> bool:
+    """Is every step to the attempt's launch still to take (no dispatch, one proposed, or one
+    accepted whose delivery event has no receipt)? Each of them may spend."""
+    if dispatch is None or dispatch.state == "proposed":
+        return True
+    event_id = dispatch.payload.get("delivery_event_id")
+    if dispatch.state != "accepted" or not isinstance(event_id, str):
+        return False
+    return not d.ws.store.outbox(CONSUMER).has_receipt(event_id)
+
+
+def _config_fault(
+    d: Delivery,
+    ticket: Record,
+    dispatch: Record | None,
+    reason: str,
+    done: list[str],
+    skipped: list[str],
+) -> None:
+    """A held ticket whose attempt has not launched, while a launch check fails: its dispatch (if
+    any) is cancelled and the ticket gives its lease back, waiting for a person (ADR 0031)."""
+    if dispatch is not None and dispatch.state in ("proposed", "accepted"):
+        dispatch = dispatches.cancel(d.ws, dispatch.record_id, reason)
+    if dispatch is not None and dispatch.state == "cancelled":
+        _end_cancelled(d, ticket, dispatch, done, status=conductor_rules.CONFIG, said=reason)
+        return
+    attempt = access.integer(ticket.payload, "attempt")
+    _failed_step(d.ws, ticket.record_id, None, attempt, reason, done, skipped, status=conductor_rules.CONFIG)
+
+
+def _launch_refused(d: Delivery, dispatch: Record) -> tuple[str, bool] | None:
+    """Why the delivery of an accepted dispatch parked its worker before any agent ran (its receipt says
+    parked, and there is no session and no pane), and whether only a person can put it right (its
+    worktree: `waits_for_person`); None when it was not refused."""
+    event_id = dispatch.payload.get("delivery_event_id")
+    receipt = d.ws.store.outbox(CONSUMER).read_receipt(event_id) if isinstance(event_id, str) else None
+    if receipt is None or receipt.result.get("status") != "parked":
+        return None
+    if d.session(access.text(dispatch.payload, "session_id")) is not None or d.panes.observe(dispatch.record_id):
+        return None
+    why = one_line(str(receipt.result.get("reason") or "the launch was refused"), 400)
+    return why, receipt.result.get("waits_for_person") is True
+
+
+def _end_cancelled(
+    d: Delivery,
+    ticket: Record,
+    dispatch: Record,
+    done: list[str],
+    *,
+    status: str = "failed",
+    said: str | None = None,
+) -> None:
+    """A cancelled attempt of a ticket the pool holds: its delivery event closed, its worker ended
+    (nothing of it runs: a cancelled dispatch never launches), its ticket retried or quarantined —
+    or, `PERSON`, blocked for a person (its worktree needs one: ADR 0029), or, `CONFIG`, open and
+    waiting for a person's fix, `said` (ADR 0031)."""
+    worker = d.ws.store.records("worker").read_if_exists(dispatch.record_id)
+    why = said or one_line(str(dispatch.payload.get("reason") or "the dispatch was cancelled"), 400)
+    event_id = dispatch.payload.get("delivery_event_id")
+    if isinstance(event_id, str) and not d.ws.store.outbox(CONSUMER).has_receipt(event_id):
+        d.deliver(event_id)  # closed: recovered (it was launched) or refused (it never was)
+    if worker is not None and worker.payload["health"] != "stopped":
+        d.stop(dispatch.record_id, why, by="oms-conductor")
+    attempt = access.integer(dispatch.payload, "attempt")
+    line = decide_ticket(d.ws, ticket, dispatch.record_id, attempt, status, why, d.ws.now())
+    done.append(f"{ticket.record_id}: {line}")
+
+
+def _failed_step(
+    ws: Workspace,
+    ticket_id: str,
+    dispatch: Record | None,
+    attempt: int,
+    why: str,
+    done: list[str],
+    skipped: list[str],
+    *,
+    status: str = "failed",
+) -> None:
+    try:
+        if dispatch is not None:
+            dispatch = ws.store.records("dispatch").read(dispatch.record_id)
+            if dispatch.state not in ("proposed", "accepted") or dispatch.payload.get("delivery_event_id"):
+                skipped.append(f"{ticket_id}: {why}")  # delivered (or on its way): the worker's end decides
+                return
+            dispatches.cancel(ws, dispatch.record_id, why)
+        ticket = ws.store.records("ticket").read(ticket_id)
+        dispatch_id = None if dispatch is None else dispatch.record_id
+        line = decide_ticket(ws, ticket, dispatch_id, attempt, status, why, ws.now())
+        done.append(f"{ticket_id}: {line}")
+    except OmsError as exc:
+        skipped.append(f"{ticket_id}: {why}; then: {one_line(exc.message)}")

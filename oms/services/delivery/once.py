@@ -1,0 +1,114 @@
+"""`oms worker deliver --event-id E`: exactly once per event (ADR 0009 "Delivery"; seed 003).
+
+Under the outbox lock for (E, `oms-worker-delivery`):
+1. a receipt exists: return it (`replayed`), launch nothing;
+2. the event must still match its dispatch (accepted version, ids, attempt, lease token);
+3. an accepted dispatch is launched (`launch.py`); an already advanced one — or a cancelled one
+   that was launched — has its exact session binding recovered; a cancelled one that never got a
+   session is `refused` (nothing ran, nothing will);
+4. the receipt records the outcome and the nonce derived from (event, consumer).
+
+So every event is closed by its next delivery, whatever its dispatch became meanwhile (a deliverer
+killed between the launch and the receipt; the conductor's deliver phase asks again).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from oms.canonical import JsonObject, access, equal
+from oms.errors import AuthorityChangedError, one_line
+from oms.services.chain.liveness import CONSUMER
+from oms.services.delivery.launch import launch_worker
+from oms.store import Record
+
+if TYPE_CHECKING:
+    from oms.services.delivery.context import DeliveryContext
+
+RECOVERABLE = ("acknowledged", "result-received", "resolved", "cancelled")
+
+
+def deliver(d: DeliveryContext, event_id: str) -> JsonObject:
+    """Deliver one accepted dispatch, exactly once per event."""
+    box = d.ws.store.outbox(CONSUMER)
+    with box.lock(event_id):
+        existing = box.read_receipt(event_id)
+        if existing is not None:
+            return {"status": "replayed", "outcome": existing.result}
+        event = d.ws.store.events.read(event_id, "dispatch-delivery-requested")
+        dispatch = d.dispatch(access.text(event.payload, "dispatch_id"))
+        _check_binding(d, dispatch, event.payload, event_id)
+        if dispatch.state == "accepted":
+            outcome = launch_worker(d, dispatch, event_id).outcome
+        else:
+            outcome = _recover(d, dispatch, event_id)
+        receipt, _ = box.commit_receipt(event_id, d.ws.now(), outcome)
+        return {"status": "processed", "outcome": receipt.result}
+
+
+def _check_binding(d: DeliveryContext, dispatch: Record, event: JsonObject, event_id: str) -> None:
+    version = access.integer(event, "dispatch_version")
+    history = d.ws.store.records("dispatch").history(dispatch.record_id)
+    accepted = history[version] if version < len(history) else None
+    payload = dispatch.payload
+    if (
+        accepted is None
+        or accepted.state != "accepted"
+        or payload.get("delivery_event_id") != event_id
+        or payload.get("accepted_at") is None
+        or payload.get("worker_record_id") != event["worker_record_id"]
+        or payload.get("ticket_id") != event["ticket_id"]
+        or payload.get("attempt") != event["attempt"]
+        or not equal(str(payload.get("lease_token")), str(event["lease_token"]))
+    ):
+        raise AuthorityChangedError("delivery event changed its accepted dispatch binding")
+
+
+def _recover(d: DeliveryContext, dispatch: Record, event_id: str) -> JsonObject:
+    """An advanced (or cancelled) dispatch: its exact session binding, launching nothing; a
+    cancelled dispatch that never got a session: `refused`."""
+    if dispatch.state not in RECOVERABLE:
+        raise AuthorityChangedError(
+            f"delivery cannot recover dispatch state {dispatch.state}",
+            hint="only an accepted dispatch is launched; propose and review a new one",
+        )
+    session = d.session(access.text(dispatch.payload, "session_id"))
+    if session is None and dispatch.state == "cancelled":
+        why = dispatch.payload.get("reason")
+        return {
+            "status": "refused",
+            "dispatch_id": dispatch.record_id,
+            "dispatch_state": dispatch.state,
+            "reason": one_line(f"the dispatch was cancelled before it was launched: {why}", 512),
+        }
+    worker = d.worker(dispatch.record_id)
+    p = dispatch.payload
+    if (
+        session is None
+        or session.payload["dispatch_id"] != dispatch.record_id
+        or session.payload["source_event_id"] != event_id
+        or session.payload["ticket_id"] != p["ticket_id"]
+        or session.payload["role_id"] != p["role_id"]
+        or session.payload["engine"] != p["engine"]
+        or session.payload["native_session_ref"] != p["session_id"]
+        or session.payload["tmux_pane_id"] is None
+        or worker.payload["dispatch_id"] != dispatch.record_id
+        or worker.payload["ticket_id"] != p["ticket_id"]
+        or worker.payload["session_id"] != p["session_id"]
+        or worker.payload["role_id"] != p["role_id"]
+        or worker.payload["provider_mode"] != p["provider_mode"]
+        or worker.payload["worktree_id"] != p["worktree_id"]
+    ):
+        raise AuthorityChangedError(
+            "advanced dispatch has no exact worker delivery binding",
+            hint="its session or worker record does not match the dispatch: run `oms store verify`",
+        )
+    return {
+        "status": "recovered",
+        "dispatch_id": dispatch.record_id,
+        "dispatch_state": dispatch.state,
+        "session_id": session.record_id,
+        "session_state": session.state,
+        "pane_id": session.payload["tmux_pane_id"],
+        "provider_mode": p["provider_mode"],
+    }

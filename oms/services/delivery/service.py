@@ -1,0 +1,65 @@
+"""`oms worker deliver|park|resume|stop|observe`: the delivery service of one workspace (ADR 0009),
+a thin facade over its steps, each in its own module of this package:
+
+- `once.py`: exactly once per event — receipt replay, event binding, launch or recovery, receipt;
+- `launch.py`: one launch — authority, checkout, plan, pane, session, activation;
+- `native_resume.py`: a worker whose pane ended, relaunched on its agent's own session;
+- `lifecycle.py`: park, resume, stop;
+- `reconcile.py`: observe — the end of a pane, liveness;
+- `plans.py`: the oms executable, the agent CLI's version, the provider plan, the launch spec.
+
+The steps take a `DeliveryContext` (`context.py`: what they work with), which `Delivery` is. Their
+decisions are `domain/delivery.py`'s; the keys typed into a pane `adapters/activation.py`'s (an
+`Activator`: pass a fake to inject a failure); the pane files `store/panefiles.py`'s; every worker
+transition goes through `chain/worker_moves.move`.
+"""
+
+from __future__ import annotations
+
+from oms.adapters.providers.base import LaunchPlan
+from oms.canonical import JsonObject
+from oms.services.delivery import launch, lifecycle, once, reconcile
+from oms.services.delivery.context import DeliveryContext
+
+
+class Delivery(DeliveryContext):
+    """The delivery service of one workspace: its context (`DeliveryContext.open`) and its verbs."""
+
+    def deliver(self, event_id: str) -> JsonObject:
+        """`once.deliver`."""
+        return once.deliver(self, event_id)
+
+    def park(self, dispatch_id: str, reason: str, until: str) -> JsonObject:
+        """`lifecycle.park`."""
+        return lifecycle.park(self, dispatch_id, reason, until)
+
+    def resume(self, dispatch_id: str) -> JsonObject:
+        """`lifecycle.resume`."""
+        return lifecycle.resume(self, dispatch_id)
+
+    def stop(
+        self,
+        dispatch_id: str,
+        reason: str,
+        *,
+        end_reason: str = "stopped",
+        by: str = "oms-cli",
+    ) -> JsonObject:
+        """`lifecycle.stop`."""
+        return lifecycle.stop(self, dispatch_id, reason, end_reason=end_reason, by=by)
+
+    def observe(self, dispatch_id: str) -> JsonObject:
+        """`reconcile.observe`."""
+        return reconcile.observe(self, dispatch_id)
+
+    def reconcile(self, dispatch_id: str) -> None:
+        """`reconcile.reconcile`."""
+        reconcile.reconcile(self, dispatch_id)
+
+    def check_liveness(self, dispatch_id: str) -> None:
+        """`reconcile.check_liveness`."""
+        reconcile.check_liveness(self, dispatch_id)
+
+    def activate(self, plan: LaunchPlan, dispatch_id: str) -> None:
+        """`launch.activate`."""
+        launch.activate(self, plan, dispatch_id)

@@ -1,0 +1,2 @@
+"""What a worker's broker serves outside its sandbox: the agent's hooks and its MCP bridge, behind
+one `Doors` interface (`interface.py`)."""

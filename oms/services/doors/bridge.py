@@ -1,0 +1,292 @@
+"""The MCP bridge's tools, served by the broker to `oms worker bridge` relays (ADR 0011 "MCP
+bridge", ADR 0012).
+
+Inside a sandbox `oms worker bridge --dispatch-id D --session-id S` is a relay (`cli/relay.py`); each relay
+connection is one MCP session here (`domain/mcp.py` speaks the protocol). The relay's binding must equal
+the broker's own. Exactly three tools, bound to one dispatch and its session:
+- `read_dispatch`: the bound dispatch only — the ticket, instructions, worktree, branch, base and start
+  commits, and what a result must contain;
+- `acknowledge_dispatch`: `accepted -> acknowledged`, idempotent; with the broker's delivery nonce it is
+  the bridge half of the liveness proof;
+- `record_dispatch_result`: verifies in the worktree (running no repository code) that the commit
+  descends from the start commit, is HEAD, and the tree is clean; stores signed `dispatch-result`
+  evidence; `-> result-received`; the worker ends `done` or `blocked` (end reason `result-recorded`).
+
+Every tool of a fenced attempt (its lease or live authorisation lapsed: `services/chain/fence.py`)
+is refused with the reason, and its worker parked.
+
+A session has no side effects until its first tool call (a client may spawn a throwaway probe). Lines
+over the cap are refused (the broker bounds them); internal errors are one broker log line each.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from oms.domain import mcp
+from oms.domain.relay import BRIDGE_TOOLS
+from oms.version import __version__
+
+if TYPE_CHECKING:
+    from oms.errors import OmsError
+    from oms.services.workspace import Workspace
+
+LINE_CAP = 1024 * 1024
+BODY_CAP = 64 * 1024
+INSTRUCTIONS = (
+    "oms worker bridge: read_dispatch tells you what to do; acknowledge_dispatch before you start; "
+    "record_dispatch_result when you are done, with the commit you made."
+)
+RESULT_CONTRACT = (
+    "Leave your changes in the worktree (its git metadata is read-only in your sandbox: you cannot "
+    "commit), then call record_dispatch_result with status completed, blocked or failed and a summary. "
+    "For a completed result oms commits what you left, on your branch, and returns result_commit."
+)
+READ, ACKNOWLEDGE, RECORD = BRIDGE_TOOLS
+TOOL_META = {
+    READ: (
+        "Read dispatch",
+        "The ticket and instructions of the dispatch this session works on.",
+        {"readOnlyHint": True, "openWorldHint": False},
+    ),
+    ACKNOWLEDGE: (
+        "Acknowledge dispatch",
+        "Tell oms you have read the dispatch and are starting.",
+        {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
+    ),
+    RECORD: (
+        "Record dispatch result",
+        "Record the outcome (completed, blocked or failed) and the commit you made.",
+        {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
+    ),
+}
+
+
+class ToolRefusedError(Exception):
+    """A tool refused the call; the message goes back to the model as an `isError` result."""
+
+
+class BridgeArgs(NamedTuple):
+    """The binding a bridge serves (the broker's own)."""
+
+    dispatch_id: str
+    session_id: str
+    nonce: str | None = None
+
+
+def parse_args(argv: tuple[str, ...] | list[str]) -> tuple[str, str]:
+    """`--dispatch-id D --session-id S` (both required, nothing else): (dispatch id, session id)."""
+    from oms.domain.relay import BRIDGE_OPTIONS, RelayError, options
+
+    try:
+        values = options(tuple(argv), BRIDGE_OPTIONS)
+    except RelayError as exc:
+        raise ValueError(str(exc)) from exc
+    return values["--dispatch-id"], values["--session-id"]
+
+
+def tools() -> dict[str, mcp.Tool]:
+    """The three tools with their schemas (from `schemas/bridge-tools.schema.json`)."""
+    from oms.schemas import load_schema
+
+    defs = load_schema("bridge-tools")["$defs"]
+    return {
+        name: mcp.Tool(name, title, description, defs[f"{name}_input"], defs[f"{name}_output"], annotations)
+        for name, (title, description, annotations) in TOOL_META.items()
+    }
+
+
+class Tools:
+    """The tool implementations, over the broker's workspace (opened on first use)."""
+
+    def __init__(
+        self, args: BridgeArgs, workspace: Callable[[], Workspace], log: Callable[[str], None] | None = None
+    ) -> None:
+        self.args = args
+        self.workspace = workspace
+        self.log = log or (lambda _line: None)
+
+    def call(self, name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        from oms.errors import OmsError, SchemaValidationError
+
+        try:
+            try:
+                _validate_args(name, arguments)
+            except SchemaValidationError as exc:
+                raise ToolRefusedError(exc.message) from exc
+            result: dict[str, Any] = getattr(self, name)(arguments)
+            return result, False
+        except ToolRefusedError as exc:
+            return {"error": str(exc)}, True
+        except OmsError as exc:
+            said = for_agent(exc, self._worktree())
+            if said != exc.message or exc.remedy:  # the whole reason, for a person: the broker log
+                self.log(f"bridge {name} refused: {exc.message} (hint: {exc.remedy or '-'})")
+            return {"error": said}, True
+        except Exception as exc:  # noqa: BLE001 - a bug must not kill the session: one line, an error result
+            self.log(f"bridge internal error in {name}: {type(exc).__name__}: {str(exc)[:200]}")
+            return {"error": f"internal error in oms ({type(exc).__name__})"}, True
+
+    # ------------------------------------------------------------------ binding
+    def _worktree(self) -> str | None:
+        """The bound dispatch's worktree (the agent's own folder: the one host path it may see)."""
+        from oms.errors import OmsError
+
+        try:
+            dispatch = self.workspace().store.records("dispatch").read(self.args.dispatch_id)
+        except OmsError:
+            return None
+        path = dispatch.payload.get("worktree_path")
+        return path if isinstance(path, str) else None
+
+    def _dispatch(self) -> Any:
+        from oms.errors import RecordNotFoundError
+
+        ws = self.workspace()
+        try:
+            dispatch = ws.store.records("dispatch").read(self.args.dispatch_id)
+        except RecordNotFoundError as exc:
+            raise ToolRefusedError(f"dispatch {self.args.dispatch_id} does not exist") from exc
+        if dispatch.payload.get("session_id") != self.args.session_id:
+            raise ToolRefusedError("this bridge is not bound to the dispatch's session")
+        if dispatch.state in ("proposed", "rejected", "cancelled"):
+            raise ToolRefusedError(f"dispatch is {dispatch.state}; there is nothing to work on")
+        from oms.services.chain import fence
+
+        fence.require(ws, dispatch, "oms-bridge")  # a lapsed lease or authorisation: refused with the reason
+        return dispatch
+
+    # ------------------------------------------------------------------ tools
+    def read_dispatch(self, _arguments: dict[str, Any]) -> dict[str, Any]:
+        dispatch = self._dispatch()
+        ws = self.workspace()
+        p = dispatch.payload
+        content = ws.store.ticket_content.get(p["ticket_id"], p["ticket_content_sha256"])
+        body = str(content["body"])
+        truncated = len(body.encode()) > BODY_CAP
+        if truncated:
+            body = body.encode()[:BODY_CAP].decode("utf-8", "ignore") + "\n[... truncated by oms ...]"
+        from oms.services.workspace.instructions import approved_instructions
+
+        return {
+            "dispatch_id": dispatch.record_id,
+            "state": dispatch.state,
+            "ticket": {
+                "id": p["ticket_id"],
+                "title": content["title"],
+                "body": body,
+                "body_truncated": truncated,
+                "source": content["source"],
+                "url": content["url"],
+            },
+            "instructions": approved_instructions(ws, p),
+            "worktree_path": p["worktree_path"],
+            "branch": p["worktree_branch"],
+            "base_commit": p["worktree_base_commit"],
+            "start_commit": p["worktree_start_commit"],
+            "result_contract": RESULT_CONTRACT,
+        }
+
+    def acknowledge_dispatch(self, _arguments: dict[str, Any]) -> dict[str, Any]:
+        from oms.canonical import next_after, stable_id
+        from oms.domain import dispatches as machine
+        from oms.domain.machine import Next, step
+        from oms.services.chain import liveness
+
+        dispatch = self._dispatch()
+        ws = self.workspace()
+        liveness.record_bridge(ws, dispatch, self.args.nonce)
+        if dispatch.state != "accepted":
+            return {"dispatch_id": dispatch.record_id, "state": dispatch.state, "already": True}
+        nxt = Next(step("dispatch", machine.TABLE, dispatch.state, "acknowledge"), dispatch.payload)
+        written = ws.store.records("dispatch").transition(
+            dispatch.record_id,
+            expected_version=dispatch.version,
+            state=nxt.state,
+            payload=nxt.payload,
+            operation_id=stable_id("dsp-ack", dispatch.record_id),
+            actor="oms-bridge",
+            observed_at=next_after(dispatch.observed_at, ws.now()),
+        )
+        rec = written.record
+        return {"dispatch_id": rec.record_id, "state": rec.state, "already": written.replayed}
+
+    def record_dispatch_result(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        from oms.canonical import access
+        from oms.services.chain.results import record_result
+
+        dispatch = self._dispatch()
+        rec, ref, already = record_result(
+            self.workspace(),
+            dispatch,
+            status=str(arguments["status"]),
+            summary=str(arguments["summary"]),
+            commit=arguments.get("result_commit"),
+        )
+        commit = access.obj(self.workspace().store.evidence.get(ref).body, "payload").get("result_commit")
+        return {
+            "dispatch_id": rec.record_id,
+            "state": rec.state,
+            "evidence": ref,
+            "already": already,
+            "result_commit": commit if isinstance(commit, str) else None,
+        }
+
+
+HOST_SIDE = (
+    "oms could not check your worktree from the host; nothing was recorded. Leave your work "
+    "where it is: a person sees the reason in this worker's log"
+)
+_PATH = re.compile(r"(?<![\w./~-])/[^\s'\"(),;:]+")  # an absolute path, not `a/b` or `refs/x`
+
+
+def for_agent(exc: OmsError, worktree: str | None) -> str:
+    """What an agent is told of an error (ADR 0029): never a host path but its own worktree's, never
+    what git or another process said. An error of a process oms ran on the host (git, a tree job,
+    bubblewrap) or of the repository's own config is `HOST_SIDE`; any other keeps its message,
+    each path outside the worktree shown as `<host path>`."""
+    from oms.errors import AgentTreeError, ProcessError, UnsafeRepositoryError
+
+    if isinstance(exc, ProcessError | UnsafeRepositoryError | AgentTreeError):
+        return HOST_SIDE
+
+    def path(match: re.Match[str]) -> str:
+        found = match.group()
+        inside = worktree is not None and (found == worktree or found.startswith(worktree + "/"))
+        return found if inside else "<host path>"
+
+    return _PATH.sub(path, exc.message)
+
+
+def _validate_args(name: str, arguments: dict[str, Any]) -> None:
+    from oms.schemas.loader import explain, is_valid
+
+    schema = f"bridge-tools#/$defs/{name}_input"
+    if not is_valid(schema, arguments):
+        raise explain(schema, arguments, "arguments")
+
+
+class Session:
+    """One bridge relay's MCP session (what the broker feeds line by line)."""
+
+    def __init__(self, tools_impl: Tools, log: Callable[[str], None]) -> None:
+        self.log = log
+        self.mcp = mcp.Session("oms-worker-bridge", __version__, INSTRUCTIONS, tools(), tools_impl.call)
+
+    def line(self, data: bytes) -> list[bytes]:
+        """The encoded replies to one received line."""
+        try:
+            replies = mcp.handle_line(self.mcp, data)
+        except Exception as exc:  # noqa: BLE001 - the protocol boundary: answer, never a traceback
+            self.log(f"bridge internal error: {type(exc).__name__}: {str(exc)[:200]}")
+            replies = [
+                {"jsonrpc": "2.0", "id": None, "error": {"code": mcp.INTERNAL_ERROR, "message": "Internal error"}}
+            ]
+        return [mcp.encode(reply) for reply in replies]
+
+    def oversized(self) -> list[bytes]:
+        """The reply to a line over the cap."""
+        error = {"code": mcp.INVALID_REQUEST, "message": f"message longer than {LINE_CAP} bytes"}
+        return [mcp.encode({"jsonrpc": "2.0", "id": None, "error": error})]

@@ -1,0 +1,214 @@
+"""`oms result merge DSP` and `oms result discard DSP` (issue 14, ADR 0021).
+
+Merge happens only with passing verification evidence of that exact result commit, against the target
+branch's head as it is now, in the configured mode (`domain/finishing.merge_refusal`): a base that moved
+since needs a new verification. In `merge-commit` mode oms writes the merge commit itself, with exactly the
+tree that was verified, as the person who merges (git's identity, as `git merge` would make it: ADR
+0032); in `fast-forward` mode the result commit is the new head. The target moves by a
+compare-and-swap of its ref, or, when it is the branch checked out in the config root, by `merge
+--ff-only` to that commit (git refuses when local changes would be overwritten). No hook runs. The ticket
+is done; merge evidence is recorded.
+
+Discard archives the branch's head at `refs/oms/archive/<ticket>/<attempt>` (and, with `[worktrees]
+archive_bundles`, a git bundle under the state root's `archive/`) before anything else; then the worktree
+goes if it has no uncommitted work (else it stays, said so), and the branch. Discard evidence records it.
+The worktree is looked at and emptied in a tree job (docs/adr/0024), never read on the host.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from oms.adapters import git, git_finish
+from oms.canonical import JsonObject, access
+from oms.domain import finishing
+from oms.errors import CheckoutChangedError, ConflictError, GitIdentityError, OmsError, one_line
+from oms.services.chain import tickets
+from oms.services.finishing import verify, worktree_gc
+from oms.services.workspace import Workspace
+from oms.store import ledger
+
+ARCHIVE = "refs/oms/archive"
+
+
+@dataclass(frozen=True, slots=True)
+class Merged:
+    """A merge: the target, its head before and after, the mode, the evidence."""
+
+    target: str
+    base: str
+    merged: str
+    mode: str
+    ref: str | None  # None: it was merged already (`already`), nothing recorded now
+    already: bool = False
+
+
+def merge(ws: Workspace, dispatch_id: str) -> Merged:
+    """Merge a verified result into the target branch; a result already in it (merged before) is
+    left as it is (`Merged.already`): a second merge makes no second, empty merge commit."""
+    dispatch, result = verify.completed_result(ws, dispatch_id)
+    fin = finishing.parse(ws.config().raw)
+    repo = ws.config_root
+    git.refuse_unsafe_config(repo)
+    commit = access.text(result, "result_commit")
+    target = verify.target_of(ws, fin)
+    if git.is_ancestor(repo, commit, target.head):  # merged already (a second merge): nothing to do
+        _complete(ws, dispatch.payload)
+        return Merged(target.branch, target.head, target.head, target.mode, None, already=True)
+    found = verify.latest(ws, dispatch_id)
+    why = finishing.merge_refusal(
+        evidence=None if found is None else found[1],
+        result_commit=commit,
+        target=target.branch,
+        target_head=target.head,
+        mode=target.mode,
+    )
+    if why is not None:
+        raise ConflictError(f"{dispatch_id} is not merged: {why}", hint=f"oms result verify {dispatch_id}")
+    assert found is not None  # noqa: S101 - merge_refusal says why when there is none
+    ref, evidence = found
+    if target.mode == finishing.FAST_FORWARD:
+        new = commit
+    else:
+        title = one_line(str(ticket_title(ws, access.text(dispatch.payload, "ticket_id"))))[:100]
+        message = f"Merge {dispatch_id} ({access.text(dispatch.payload, 'ticket_id')}: {title})\n\nVerified: {ref}"
+        person = git.known_person(repo)  # the person merges, as `git merge` would (ADR 0032)
+        if person is None:
+            why = f"git does not know who you are, and the merge of {dispatch_id} is yours"
+            raise GitIdentityError(f"{why}: nothing merged")
+        tree = access.text(evidence, "tree")
+        new = git_finish.merge_commit(repo, tree, (target.head, commit), message, person)
+    if git_finish.tree_of(repo, new) != evidence.get("tree"):
+        raise CheckoutChangedError("the merge's tree is not the verified one; nothing merged")
+    if git_finish.checked_out_branch(repo) == target.branch:
+        if git_finish.head_of(repo, target.branch) != target.head:
+            raise CheckoutChangedError(f"{target.branch} moved while oms merged into it; nothing merged")
+        git_finish.fast_forward_checkout(repo, new)  # the user's checkout moves with its branch
+    else:
+        git_finish.swap_branch(repo, target.branch, new, target.head)
+    record = ws.store.put_evidence(
+        {
+            "format": "oms-evidence-v1",
+            "evidence_kind": "merge",
+            "ticket_id": access.text(dispatch.payload, "ticket_id"),
+            "producer": "oms",
+            "producer_role": None,
+            "created_at": ws.now(),
+            "payload": {
+                "dispatch_id": dispatch_id,
+                "commit": commit,
+                "base": target.head,
+                "target": target.branch,
+                "mode": target.mode,
+                "merged": new,
+                "verification": ref,
+            },
+        }
+    )
+    _complete(ws, dispatch.payload)
+    return Merged(target.branch, target.head, new, target.mode, record.ref)
+
+
+def _complete(ws: Workspace, payload: JsonObject) -> None:
+    """The ticket is done: a merged attempt completes a ticket still leased to it (the conductor may have
+    completed it already)."""
+    ticket = tickets.require(ws, access.text(payload, "ticket_id"))
+    if ticket.state == "leased" and ticket.payload.get("attempt") == payload.get("attempt"):
+        tickets.complete(
+            ws,
+            ticket,
+            session_id=access.text(payload, "session_id"),
+            attempt=access.integer(payload, "attempt"),
+            reason="merged",
+        )
+
+
+def ticket_title(ws: Workspace, ticket_id: str) -> str:
+    """The ticket's title (for the merge commit's message)."""
+    return str(tickets.require(ws, ticket_id).payload.get("title", ""))
+
+
+@dataclass(frozen=True, slots=True)
+class Discarded:
+    """A discard: where the work was archived, what was removed, what was kept and why."""
+
+    archive_ref: str
+    commit: str
+    bundle: str | None
+    removed: tuple[str, ...]
+    kept: tuple[str, ...]
+    ref: str
+
+
+def discard(ws: Workspace, dispatch_id: str, reason: str) -> Discarded:
+    """Archive the dispatch's branch, then remove its worktree (only without uncommitted work) and branch."""
+    dispatch = ws.store.records("dispatch").read_if_exists(dispatch_id)
+    if dispatch is None:
+        raise ConflictError(f"no dispatch {dispatch_id}")
+    payload = dispatch.payload
+    repo, branch = ws.config_root, access.text(payload, "worktree_branch")
+    worktree = access.text(payload, "worktree_path")
+    git.refuse_unsafe_config(repo)
+    ticket_id, attempt = access.text(payload, "ticket_id"), access.integer(payload, "attempt")
+    running = worktree_gc.running_worker(ws, ticket_id)
+    if running is not None:  # one worktree a ticket: a later attempt's worker works in it
+        raise ConflictError(
+            f"worker {running} of {ticket_id} still runs in its worktree", hint=f"oms worker stop {running}"
+        )
+    ticket = tickets.require(ws, ticket_id)
+    if ticket.state == "leased" and ticket.payload.get("attempt") != attempt:
+        raise ConflictError(
+            f"{ticket_id} is leased to attempt {ticket.payload.get('attempt')}, which uses this worktree"
+        )
+    head = git_finish.head_of(repo, branch)
+    if head is None:
+        raise ConflictError(f"branch {branch} is gone already; nothing to discard")
+    archive = f"{ARCHIVE}/{ticket_id}/{attempt}"
+    if not git_finish.keep_ref_new(repo, archive, head) and git.resolve_commit(repo, archive) != head:
+        raise ConflictError(f"{archive} exists and holds another commit; nothing removed")
+    bundle = _bundle(ws, repo, archive, ticket_id, attempt)
+    removed: list[str] = []
+    kept: list[str] = []
+    if os.path.isdir(worktree):  # (the worktree's own root: no component an agent can change)
+        why = worktree_gc.remove(repo, worktree, unsafe_none=ws.config().limits.unsafe)
+        if why is not None:
+            kept.append(f"worktree {worktree}: {why}")
+        else:
+            removed.append(f"worktree {worktree}")
+    if not kept:
+        try:
+            git_finish.delete_branch(repo, branch, head)
+            removed.append(f"branch {branch}")
+        except OmsError as exc:
+            kept.append(f"branch {branch}: {exc.message}")
+    record = ws.store.put_evidence(
+        {
+            "format": "oms-evidence-v1",
+            "evidence_kind": "discard",
+            "ticket_id": ticket_id,
+            "producer": "oms",
+            "producer_role": None,
+            "created_at": ws.now(),
+            "payload": {
+                "dispatch_id": dispatch_id,
+                "branch": branch,
+                "commit": head,
+                "archive_ref": archive,
+                "bundle": bundle,
+                "reason": one_line(reason) or "discarded",
+            },
+        }
+    )
+    return Discarded(archive, head, bundle, tuple(removed), tuple(kept), record.ref)
+
+
+def _bundle(ws: Workspace, repo: str, ref: str, ticket_id: str, attempt: int) -> str | None:
+    if not finishing.parse(ws.config().raw).archive_bundles:
+        return None
+    root = ws.store.state.root
+    root.mkdirs("archive")
+    rel = f"archive/{ticket_id}-{attempt}.bundle"
+    bundle = git_finish.bundle(repo, ref)  # (an existing bundle of the attempt: AlreadyExistsError)
+    ledger.publish_noted(root, "output", rel, bundle)  # kept as it was: noted (ADR 0027)
+    return rel

@@ -1,0 +1,234 @@
+"""`oms result verify DSP` (issue 14, ADR 0021): the repository's checks, run against the exact tree a merge
+of the result would make, in a fresh checkout, inside a sandbox without network or credentials; the
+outcome is signed verification evidence.
+
+What runs is the committed config's `[verify] commands` (read from the config root's HEAD: an agent cannot
+change them). What it runs against: the result commit merged into the target branch's head as it is now
+(`merge-tree`: no checkout of the user's tree), or, in `fast-forward` mode, the result commit itself (which
+must then descend from that head). The tree is written into a new directory outside the repository and the
+state root (no `.git` in it: the checks see files, never the repository's config or hooks). Each command
+runs in `adapters/check_sandbox.py`'s sandbox with its time and output bounds, in a cgroup of its
+own with the `[limits]` of the committed config (pids, memory, CPU weight), its largest file
+bounded and the checkout measured against the disk bound (ADR 0025): a check that reaches one is
+ended and fails, naming it. Its output is kept, bounded, under `verify/<dispatch>/` and named in
+the evidence by its digest.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from oms.adapters import bwrap, cgroups, git, git_finish, seccomp
+from oms.adapters.check_sandbox import check_argv
+from oms.canonical import JsonObject, access
+from oms.domain import finishing
+from oms.domain.cgroups import identity
+from oms.domain.finishing import Finishing, Ran
+from oms.domain.sandbox_limits import SandboxLimits
+from oms.errors import ConfigError, ConflictError, InvalidInputError, RecordNotFoundError
+from oms.fsio.outside import scratch_directory
+from oms.fsio.trees import remove_tree
+from oms.limits import LIMITS
+from oms.process import child_env, data_fd, run_bounded
+from oms.services.containment.bounds import Guard
+from oms.services.workspace import Workspace
+from oms.store import Record, ledger
+
+VERIFY_DIR = "verify"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What a result is verified and merged against."""
+
+    branch: str
+    head: str
+    mode: str
+
+
+@dataclass(frozen=True, slots=True)
+class Verified:
+    """A verification: its evidence, and each check as it ran."""
+
+    ref: str
+    passed: bool
+    commit: str
+    target: Target
+    tree: str
+    ran: tuple[Ran, ...]
+
+
+def completed_result(ws: Workspace, dispatch_id: str) -> tuple[Record, JsonObject]:
+    """The dispatch and its completed result (with its commit), or why there is none."""
+    dispatch = ws.store.records("dispatch").read_if_exists(dispatch_id)
+    if dispatch is None:
+        raise RecordNotFoundError(
+            f"no dispatch {dispatch_id}",
+            hint="`oms status` lists them; if its ticket ended long ago it may be compacted: "
+            f"`oms audit log --dispatch {dispatch_id}` shows its history",
+        )
+    ref = dispatch.payload.get("result_evidence")
+    if not isinstance(ref, str):
+        raise InvalidInputError(f"dispatch {dispatch_id} has no recorded result ({dispatch.state})")
+    result = access.obj(ws.store.evidence.get(ref).body, "payload")
+    if result.get("status") != "completed" or not isinstance(result.get("result_commit"), str):
+        raise InvalidInputError(f"dispatch {dispatch_id}'s result is {result.get('status')}, not a completed commit")
+    return dispatch, result
+
+
+def target_of(ws: Workspace, fin: Finishing) -> Target:
+    """The branch results merge into, its head now, and the merge mode."""
+    repo = ws.config_root
+    branch = fin.merge_into or git_finish.checked_out_branch(repo)
+    if branch is None:
+        raise ConfigError(f"{repo} has no branch checked out; name one in [merge] into")
+    if not git_finish.valid_branch(repo, branch):
+        raise ConfigError(f"[merge] into {branch!r} is not a valid branch name")
+    head = git_finish.head_of(repo, branch)
+    if head is None:
+        raise ConfigError(f"branch {branch} does not exist in {repo}")
+    return Target(branch, head, fin.merge_mode)
+
+
+def tree_to_check(repo: str, target: Target, commit: str) -> str:
+    """The tree the merge would make: the result merged into the target's head, or (fast-forward) the
+    result itself, which must descend from that head."""
+    if target.mode == finishing.FAST_FORWARD:
+        if not git.is_ancestor(repo, target.head, commit):
+            raise ConflictError(
+                f"{commit[:12]} does not descend from {target.branch} ({target.head[:12]}): it cannot be "
+                "fast-forwarded",
+                hint='set [merge] mode = "merge-commit", or have the work redone on the new base',
+            )
+        return git_finish.tree_of(repo, commit)
+    tree = git_finish.merged_tree(repo, target.head, commit)
+    if tree is None:
+        raise ConflictError(f"{commit[:12]} conflicts with {target.branch} ({target.head[:12]}); nothing verified")
+    return tree
+
+
+def verify(ws: Workspace, dispatch_id: str, progress: Callable[[str], None] = lambda _line: None) -> Verified:
+    """Run the checks against the result of `dispatch_id` and sign what happened."""
+    dispatch, result = completed_result(ws, dispatch_id)
+    fin = finishing.parse(ws.config().raw)
+    if not fin.commands:
+        raise ConfigError("no checks are configured", hint="add [verify] commands to .oms/config.toml and commit it")
+    repo = ws.config_root
+    private = {
+        "the state root": os.path.realpath(ws.store.path),
+        "the config root": os.path.realpath(repo),
+        "your home": os.path.realpath(os.path.expanduser("~")),
+    }
+    for path in fin.show:
+        real = os.path.realpath(path)
+        for what, top in private.items():
+            if real == top or real.startswith(top + "/") or top.startswith(real.rstrip("/") + "/"):
+                raise ConfigError(f"[verify] show {path} would show {what} to the checks")
+    git.refuse_unsafe_config(repo)
+    commit = access.text(result, "result_commit")
+    if git.resolve_commit(repo, commit) != commit:
+        raise InvalidInputError(f"result commit {commit[:12]} is not in {repo}")
+    target = target_of(ws, fin)
+    tree = tree_to_check(repo, target, commit)
+    checkout = scratch_directory("oms-verify-")
+    try:
+        limits = ws.config().limits
+        git_finish.checkout_tree(repo, tree, checkout, limits.disk_bytes)
+        ran = tuple(_run(argv, fin, checkout, progress, limits) for argv in fin.commands)
+    finally:
+        remove_tree(checkout)
+    passed = finishing.verdict(ran)
+    evidence = ws.store.put_evidence(
+        {
+            "format": "oms-evidence-v1",
+            "evidence_kind": "verification",
+            "ticket_id": access.text(dispatch.payload, "ticket_id"),
+            "producer": "oms",
+            "producer_role": None,
+            "created_at": ws.now(),
+            "payload": {
+                "dispatch_id": dispatch_id,
+                "commit": commit,
+                "base": target.head,
+                "target": target.branch,
+                "mode": target.mode,
+                "tree": tree,
+                "checks": [r.evidence() for r in ran],
+                "passed": passed,
+                "duration_ms": sum(r.duration_ms for r in ran),
+            },
+        }
+    )
+    _keep(ws, dispatch_id, evidence.ref, ran)
+    return Verified(evidence.ref, passed, commit, target, tree, ran)
+
+
+_CHECKS = [0]
+
+
+def _run(
+    argv: tuple[str, ...],
+    fin: Finishing,
+    checkout: str,
+    progress: Callable[[str], None],
+    limits: SandboxLimits,
+) -> Ran:
+    progress(f"check: {' '.join(argv)[:200]}")
+    _CHECKS[0] += 1
+    group = cgroups.make(identity("check", f"{os.getpid()}-{_CHECKS[0]}"), limits)  # none, no check
+    guard = Guard(group, (checkout,), limits, every_s=LIMITS.check_disk_every_s)
+    filter_fd = data_fd(seccomp.encode(seccomp.program(os.uname().machine)), "oms-seccomp")
+    try:
+        sandboxed = check_argv(bwrap.locate(), bwrap.host(), checkout, fin.show, argv, filter_fd)
+        done = run_bounded(
+            sandboxed,
+            env=child_env(),
+            timeout=fin.timeout_s,
+            max_output=fin.max_output,
+            pass_fds=(filter_fd,),
+            confine=group.confinement(limits.file_bytes),
+            watch=guard.poll,
+            watch_every=LIMITS.cgroup_poll_s,
+        )
+        reached = done.reached or guard.final()  # what it left counts too
+    finally:
+        os.close(filter_fd)
+        guard.close()
+        group.remove()
+    ran = Ran(argv, done.returncode, done.duration_ms, done.output, done.truncated, reached)
+    outcome = (
+        "passed"
+        if ran.passed
+        else guard.detail(ran.limit)
+        if ran.limit is not None
+        else ("timed out" if done.returncode is None else f"exit {done.returncode}")
+    )
+    progress(f"  {outcome} in {done.duration_ms / 1000:.1f}s")
+    return ran
+
+
+def _keep(ws: Workspace, dispatch_id: str, ref: str, ran: tuple[Ran, ...]) -> None:
+    """The outputs (bounded), and the pointer to the latest verification of the dispatch."""
+    root = ws.store.state.root
+    folder = f"{VERIFY_DIR}/{dispatch_id}"
+    root.mkdirs(folder)
+    for i, r in enumerate(ran, 1):  # kept as they were: noted in the ledger (ADR 0027)
+        ledger.publish_noted(root, "output", f"{folder}/{ref}-{i}.log", r.output)
+    if root.exists(f"{folder}/latest"):
+        root.unlink(f"{folder}/latest")
+    root.publish(f"{folder}/latest", ref.encode("ascii"))
+
+
+def latest(ws: Workspace, dispatch_id: str) -> tuple[str, JsonObject] | None:
+    """The latest verification evidence of a dispatch (ref, payload), checked to be of that dispatch."""
+    data = ws.store.state.root.read_optional(f"{VERIFY_DIR}/{dispatch_id}/latest", 64)
+    if data is None:
+        return None
+    ref = data.decode("ascii", "replace")
+    body = ws.store.evidence.get(ref).body  # signed: a pointer can only name genuine evidence
+    payload = access.obj(body, "payload")
+    if body.get("evidence_kind") != "verification" or payload.get("dispatch_id") != dispatch_id:
+        return None
+    return ref, payload

@@ -1,0 +1,86 @@
+"""What every authority-chain command works in: the store, the config root, the config, and a clock."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from oms.canonical import now as wall_clock
+from oms.errors import OtherRepositoryError, StateRootError, shown
+from oms.fsio import Root
+from oms.store import Store, repository
+
+if TYPE_CHECKING:
+    from oms.domain.config import Config
+
+SYSTEM_ACTOR = "oms-system"
+
+
+def _check_served(store: Store, config_root: str) -> None:
+    """A state root is opened only from the repository it serves (ADR 0032)."""
+    served = repository.recorded(store.state.root)
+    where = shown(store.path)
+    if served is None:
+        raise StateRootError(
+            f"the state root {where} names no repository (made before oms recorded one)",
+            hint=f"run `oms init --state-root {where}` in the repository it serves",
+        )
+    if served != config_root:
+        theirs, ours = shown(served), shown(config_root)
+        raise OtherRepositoryError(
+            f"the state root {where} serves the repository {theirs} (this is {ours})",
+            hint=f"run oms in {shown(served)}, or give this repository its own state root "
+            "(by default each has one: unset OMS_STATE_ROOT, or pass --state-root)",
+        )
+
+
+class Workspace:
+    """An opened state root and config root."""
+
+    def __init__(self, store: Store, config_root: str, repo: Root, clock: Callable[[], str] = wall_clock) -> None:
+        self.store = store
+        self.config_root = config_root
+        self.repo = repo
+        self.clock = clock
+        self._config: Config | None = None
+
+    @classmethod
+    def open(cls, state_root: str, config_root: str, *, clock: Callable[[], str] = wall_clock) -> Workspace:
+        """Open both roots (the config root need not be private: it is the repository)."""
+        real = os.path.realpath(config_root)
+        state_real = os.path.realpath(state_root)
+        if state_real == real or state_real.startswith(real.rstrip("/") + "/"):
+            raise StateRootError(f"state root {state_root} is inside the config root {config_root}")
+        store = Store.open(state_root)
+        try:
+            _check_served(store, real)
+            repo = Root.open(real, private=False)
+        except BaseException:
+            store.close()
+            raise
+        return cls(store, real, repo, clock)
+
+    def config(self) -> Config:
+        """The configuration committed at HEAD (read once; `services/workspace/committed.py`)."""
+        if self._config is None:
+            # git and TOML: not on hot paths
+            from oms.services.workspace.committed import committed_config
+
+            self._config = committed_config(self.config_root)
+        return self._config
+
+    def now(self) -> str:
+        """The current time (injectable for tests)."""
+        return self.clock()
+
+    def close(self) -> None:
+        """Close both roots."""
+        self.repo.close()
+        self.store.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
