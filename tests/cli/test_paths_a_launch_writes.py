@@ -44,7 +44,8 @@ def test_doctor_and_lease_refuse_a_worktrees_directory_a_launch_cannot_name(oms:
     roots = ("--state-root", str(tmp_path / "state"))
     assert oms.run("init", *roots, cwd=repo).returncode == 0
     config = repo / ".oms" / "config.toml"
-    config.write_text(config.read_text().replace('"../oms-worktrees"', '"../\u00fcbung"'))
+    text = config.read_text().replace("[worktrees]\n", '[worktrees]\ndirectory = "../\u00fcbung"\n')
+    config.write_text(text)
     subprocess.run(["git", "-C", str(repo), "add", ".oms"], check=True)
     subprocess.run(["git", "-C", str(repo), "commit", "-q", "-m", "oms"], check=True)
     doctor = oms.run("doctor", *roots, cwd=repo)
