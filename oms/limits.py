@@ -41,6 +41,11 @@ class Limits(NamedTuple):
     anchor_bytes: int = 4 * 1024  # an anchor or a checkpoint (ADR 0027)
     attempt_check_s: float = 1.0  # a supervisor asks the rule at least this often (ADR 0028)
     proxy_unasked_output: int = 32_000  # output reserved for a request naming no bound (ADR 0028)
+    # the model proxy (issue 24's soak: a proxy per state root, its log bounded)
+    proxy_log_bytes: int = 16 * 1024 * 1024  # proxy.log grows to this, then is proxy.log.1
+    proxy_serve_wait_s: float = 5.0  # a new proxy waits this long for the one before it to exit
+    proxy_watch_s: float = 0.25  # a proxy checks it is the recorded one this often
+    proxy_door_retry_s: float = 5.0  # a door that cannot open is tried again at most this seldom
     tree_job_bytes: int = 1024 * 1024  # a tree job's request on its stdin (docs/adr/0024)
     tree_answer_bytes: int = 1024 * 1024  # ... and its answer on its stdout
     tree_job_timeout_s: float = 300.0  # a tree job (staging thousands of files too) ends by then

@@ -60,6 +60,7 @@ from oms.store import Record
 from tests.fleet import Fleet, make_fleet
 from tests.helpers import oms_command
 from tests.model_mock import ModelMock, Script
+from tests.proxy_rig import proxies_of
 from tests.restart import clean_up, fleet_processes, poll
 
 ROLE = "oms.ticket-executor"  # (in the default role policy)
@@ -433,6 +434,21 @@ def _parked_reason(ticket: Record, latest: dict[str, Record], workers: dict[str,
     return str(payload.get("health_reason") or "") if payload.get("health") == "parked" else ""
 
 
+def _worker_of(ticket: Record, latest: dict[str, Record], workers: dict[str, Record | None]) -> str:
+    """What a ticket that is neither done nor blocked waits on: its worker parked, with the reason
+    (issue 24's soak said "its worker parked: " of workers that were working)."""
+    reason = _parked_reason(ticket, latest, workers)
+    if reason:
+        return f"its worker parked: {reason}"
+    dispatch = latest.get(ticket.record_id)
+    worker = workers.get(dispatch.record_id) if dispatch is not None else None
+    if worker is None:
+        return "no worker"
+    payload = worker.payload
+    why = f" ({payload.get('health_reason')})" if payload.get("health_reason") else ""
+    return f"its worker {worker.record_id} is {worker.state}/{payload.get('health')}{why}"
+
+
 def _settled(chaos: ChaosFleet) -> bool:
     return not _unsettled(chaos)
 
@@ -494,12 +510,29 @@ def count(chaos: ChaosFleet, outcome: Outcome) -> None:
     with contextlib.suppress(AssertionError):  # an ended worker's supervisor finishes its end first
         poll(lambda: not outliving(), PROCESS_END_S, "the ended workers' processes to exit", 0.2)
     outcome.unsettled += [f"process {pid}: {line}" for pid, line in outliving()]
+    with contextlib.suppress(AssertionError):  # (a proxy being stopped: its record goes after it)
+        poll(lambda: not proxy_violations(fleet.state), PROCESS_END_S, "one proxy only", 0.2)
+    outcome.unsettled += proxy_violations(fleet.state)
     audit = subprocess.run(
         [*oms_command().argv, "audit", "verify", "--state-root", fleet.state, "--config-root", fleet.repo],
         capture_output=True, text=True, check=False, env=chaos.env,
     )  # fmt: skip
     if audit.returncode != 0:
         outcome.audit = (audit.stdout + audit.stderr).strip()[-2000:]
+
+
+def proxy_violations(state_root: str) -> list[str]:
+    """More than one model proxy alive for the state root, or one `proxy/proxy.json` does not
+    name (issue 24's soak left 13, each holding doors the recorded one could not open)."""
+    raw = None
+    with contextlib.suppress(OSError):
+        raw = Path(state_root, "proxy", "proxy.json").read_bytes()
+    recorded = json.loads(raw).get("pid") if raw else None
+    alive = proxies_of(state_root)
+    out = [f"proxy {pid} serves {state_root}, not recorded" for pid in alive if pid != recorded]
+    if len(alive) > 1:
+        out.append(f"{len(alive)} proxies serve one state root: {alive}")
+    return out
 
 
 def _waiting(chaos: ChaosFleet) -> list[str]:
@@ -511,8 +544,8 @@ def _waiting(chaos: ChaosFleet) -> list[str]:
             if ticket.state == "blocked":
                 out.append(f"{ticket.record_id}: blocked: {ticket.payload.get('reason')}")
             elif ticket.state != "done":
-                reason = _parked_reason(ticket, latest, workers)
-                out.append(f"{ticket.record_id}: {ticket.state}, its worker parked: {reason}")
+                waits = _worker_of(ticket, latest, workers)
+                out.append(f"{ticket.record_id}: {ticket.state}, {waits}")
     return out
 
 

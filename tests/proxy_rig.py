@@ -33,6 +33,25 @@ def door_socket(ws: Workspace, dispatch_id: str) -> str:
     return f"/proc/self/fd/{_HELD[sandboxes.path]}/{rel}/model.sock"
 
 
+def proxies_of(state_root: str) -> list[int]:
+    """The pids of every live `oms proxy serve` process for `state_root` (from /proc: a leaked,
+    unrecorded one too)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            raw = (entry / "cmdline").read_bytes().split(b"\0")
+            argv = [a.decode("utf-8", "replace") for a in raw]
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        line = " ".join(argv)
+        if state != "Z" and "proxy serve" in line and f"--state-root {state_root} " in line + " ":
+            out.append(int(entry.name))
+    return sorted(out)
+
+
 ANTHROPIC_KEY = "sk-ant-real-key-held-by-the-proxy"
 OPENAI_KEY = "sk-openai-real-key-held-by-the-proxy"
 ROLE = "oms.ticket-executor"

@@ -789,6 +789,33 @@ class Root:
         finally:
             os.close(parent)
 
+    def rotate_log(self, rel: str, old: str) -> bool:
+        """Rename private log file `rel` to `old` in the same directory, replacing the `old` before
+        it (one file plus one old); False when `rel` is not there. Neither may be anything but a
+        regular file of ours."""
+        parts, dest = split_rel(rel, self._limits), split_rel(old, self._limits)
+        if parts[:-1] != dest[:-1]:
+            raise UnsafeFileError(f"{shown(old)}: not beside {shown(rel)}")
+        parent = self._dir(parts[:-1])
+        try:
+            for leaf in (parts[-1], dest[-1]):
+                name = check_component(leaf, self._limits)
+                try:
+                    st = os.stat(name, dir_fd=parent, follow_symlinks=False)
+                except FileNotFoundError:
+                    if leaf == parts[-1]:
+                        return False
+                    continue
+                if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+                    raise UnsafeFileError(f"{shown(rel)}: not a private regular file of ours")
+            try:
+                os.rename(parts[-1], dest[-1], src_dir_fd=parent, dst_dir_fd=parent)
+            except OSError as err:
+                _raise_for(err, rel)
+            return True
+        finally:
+            os.close(parent)
+
     @contextlib.contextmanager
     def locked_log(self, rel: str) -> Iterator[LockedLog]:
         """Private log file `rel` (it must exist), opened for appending under an exclusive flock of

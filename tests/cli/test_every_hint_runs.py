@@ -161,9 +161,7 @@ def test_a_proxy_record_oms_cannot_read_fails_doctor_and_its_fix_works(repo: Rep
     record.write_text("not json\n")
     record.chmod(0o600)
     doctor = repo.run("doctor")
-    line = next(
-        x for x in doctor.stdout.splitlines() if x.split()[:3] == ["FAIL", "model", "proxy"]
-    )
+    line = next(x for x in doctor.stdout.splitlines() if x.split()[:3] == ["FAIL", "model", "proxy"])
     fix = re.findall(r"`(oms [^`]+)`", line)
     assert fix == ["oms proxy stop"], line
     assert repo.run(*shlex.split(fix[0])[1:]).returncode == 0

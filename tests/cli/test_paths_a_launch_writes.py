@@ -30,10 +30,8 @@ def test_init_refuses_a_state_root_a_launch_cannot_name(oms: OmsCommand, tmp_pat
         done = oms.run("init", "--state-root", str(state), cwd=repo, env=env)
         assert done.returncode == 1, done.stdout
         assert done.stderr.splitlines() == [
-            f"oms: error: the state root {tmp_path}/caf\\xe9/state has a character that is not "
-            "printable ASCII",
-            "  hint: make the state root where its path is printable ASCII "
-            "(`oms init --state-root`)",
+            f"oms: error: the state root {tmp_path}/caf\\xe9/state has a character that is not printable ASCII",
+            "  hint: make the state root where its path is printable ASCII (`oms init --state-root`)",
         ]
         assert not state.exists()  # nothing made
     assert oms.run("init", "--state-root", str(tmp_path / "cafe" / "state"), cwd=repo).returncode == 0

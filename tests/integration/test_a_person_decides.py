@@ -70,8 +70,7 @@ def test_a_blocked_ticket_reopened_by_a_person_runs_again(fleet: Fleet, oms: Oms
     assert again.returncode == 1
     assert again.stderr.splitlines() == [
         "oms: error: ticket cannot reopen from state leased",
-        "  hint: its attempt 2 holds it (leased to worker-1): "
-        f"`oms worker stop {dispatch}` ends it for a person first",
+        f"  hint: its attempt 2 holds it (leased to worker-1): `oms worker stop {dispatch}` ends it for a person first",
     ]
     stopped = _cli(oms, fleet, "worker", "stop", dispatch)  # the hint, as printed
     assert stopped.returncode == 0, stopped.stderr

@@ -33,6 +33,7 @@ import time
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import TextIO, cast
 
 from oms.canonical import JsonObject, access
 from oms.domain import proxy as proxy_rules
@@ -44,6 +45,8 @@ from oms.process import child_env, data_fd, is_frozen, kill_exact, reap, start_d
 from oms.services.chain import providers as _providers
 from oms.services.proxy import credentials as proxy_credentials
 from oms.services.proxy import tokens as proxy_tokens
+from oms.services.proxy import watch as proxy_watch
+from oms.services.proxy.book import note
 from oms.services.proxy.front import DOORS, Doors
 from oms.services.proxy.server import ProxyServer
 from oms.services.proxy.settings import Settings
@@ -303,6 +306,14 @@ def serve(ws: Workspace, secret_fd: int, ready_fd: int) -> None:
         key = bytes.fromhex(os.read(secret_fd, 256).decode("ascii").strip())
     finally:
         os.close(secret_fd)
+    root = ws.store.state.root
+    sys.stderr = cast("TextIO", proxy_watch.CappedLog(root, LOG))  # the log, bounded
+    watch = proxy_watch.Watch(root, RECORD, RECORD_BYTES, START_LOCK)  # (before the lock is waited)
+    with proxy_watch.serve_lock(root):  # one proxy per state root, taken before it listens
+        _serve(ws, key, ready_fd, watch)
+
+
+def _serve(ws: Workspace, key: bytes, ready_fd: int, watch: proxy_watch.Watch) -> None:
     settings = settings_for(ws, key, os.environ)
     server = ProxyServer(settings, ws.config().proxy.port)
     doors = Doors(server, ws.store.state.root, ws.store.sandboxes())  # one per token
@@ -315,12 +326,20 @@ def serve(ws: Workspace, secret_fd: int, ready_fd: int) -> None:
     def end(*_: object) -> None:
         threading.Thread(target=server.shutdown, daemon=True).start()
 
+    def superseded(why: str) -> None:
+        note(why)
+        server.shutdown()
+
     signal.signal(signal.SIGTERM, end)
+    watcher = threading.Thread(target=watch.run, args=(superseded,), name="oms-proxy-watch")
+    watcher.daemon = True
+    watcher.start()
     with contextlib.suppress(OSError):
         os.write(ready_fd, b"%d\n" % server.port)
     os.close(ready_fd)
     try:
         server.serve_forever()
     finally:
+        watch.stop()
         doors.stop()  # (before the process ends: no door is left behind by a stop)
         server.server_close()

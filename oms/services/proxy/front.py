@@ -28,6 +28,7 @@ from dataclasses import replace
 from oms.canonical.ids import OPAQUE_ID, check
 from oms.errors import OmsError, ProxyError
 from oms.fsio import Root
+from oms.limits import LIMITS
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.proxy.book import failure, note
 from oms.services.proxy.server import Handler, ProxyServer
@@ -97,6 +98,7 @@ class Doors:
         self.state = state  # the state root: the tokens
         self.root = root  # the sandbox directory: the doors
         self.open: dict[str, Door] = {}
+        self.failing: dict[str, tuple[str, float, float]] = {}  # dispatch -> (why, retry at, wait)
         self._stop = threading.Event()
         self._keeping = threading.Lock()  # the loop and a handshake's nudge, one at a time
 
@@ -107,13 +109,23 @@ class Doors:
 
     def _keep(self) -> None:
         live = set(proxy_tokens.holders(self.state))
+        now = time.monotonic()
+        for dispatch_id in set(self.failing) - live:
+            del self.failing[dispatch_id]
         for dispatch_id in sorted(live - set(self.open)):
+            why, at, wait = self.failing.get(dispatch_id, ("", now, KEEP_EVERY_S / 2))
+            if at > now:
+                continue  # it failed: tried again after a wait that doubles (issue 24's soak)
             try:
                 self.root.mkdirs(door_dir(dispatch_id))
                 listener = self.root.listen_unix(door_path(dispatch_id))
             except OmsError as exc:
-                note(f"no door for {dispatch_id}: {exc.message}")
+                if exc.message != why:  # once per door and reason, never once per pass
+                    note(f"no door for {dispatch_id}: {exc.message}")
+                wait = min(2 * wait, LIMITS.proxy_door_retry_s)
+                self.failing[dispatch_id] = (exc.message, now + wait, wait)
                 continue
+            self.failing.pop(dispatch_id, None)
             door = Door(self.main, listener, dispatch_id)
             self.open[dispatch_id] = door
             threading.Thread(target=door.serve_forever, name=f"oms-door-{dispatch_id}", daemon=True).start()
