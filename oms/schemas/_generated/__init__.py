@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'b375b6802fc5e453eb77e2255e3ddec147dbe4bb8dfba12b88e0b0ed4b98d390'
+SOURCE_SHA256 = '78f294f4c62b28e5d561dcd18408a22b87d538aa312b8685c43c98bd7c41e643'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -21,6 +21,9 @@ MODULES: dict[str, str] = {
     'bridge-tools#/$defs/read_dispatch_output': 'bridge_tools',
     'bridge-tools#/$defs/record_dispatch_result_input': 'bridge_tools',
     'bridge-tools#/$defs/record_dispatch_result_output': 'bridge_tools',
+    'build-info': 'build_info',
+    'build-info#/$defs/release': 'build_info',
+    'cli-version': 'cli_version',
     'config': 'config',
     'defs': 'defs',
     'defs#/$defs/abs_path': 'defs',

@@ -17,35 +17,35 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'application/vnd.oms.evidence+json'
 
 
-def _v406(x: object) -> bool:
+def _v435(x: object) -> bool:
     # evidence-envelope#/properties/payloadType
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v407(x: object) -> bool:
+def _v436(x: object) -> bool:
     # evidence-envelope#/properties/payload
-    if not _m_defs._v265(x):
+    if not _m_defs._v294(x):
         return False
     return True
 
 
-def _v410(x: object) -> bool:
+def _v439(x: object) -> bool:
     # evidence-envelope#/properties/signatures/items/properties/keyid
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v411(x: object) -> bool:
+def _v440(x: object) -> bool:
     # evidence-envelope#/properties/signatures/items/properties/sig
-    if not _m_defs._v265(x):
+    if not _m_defs._v294(x):
         return False
     return True
 
 
-def _v409(x: object) -> bool:
+def _v438(x: object) -> bool:
     # evidence-envelope#/properties/signatures/items
     if not (isinstance(x, dict)):
         return False
@@ -53,9 +53,9 @@ def _v409(x: object) -> bool:
         for k in ('keyid', 'sig'):
             if k not in x:
                 return False
-        if 'keyid' in x and not _v410(x['keyid']):
+        if 'keyid' in x and not _v439(x['keyid']):
             return False
-        if 'sig' in x and not _v411(x['sig']):
+        if 'sig' in x and not _v440(x['sig']):
             return False
         for k in x:
             if k not in ('keyid', 'sig'):
@@ -63,7 +63,7 @@ def _v409(x: object) -> bool:
     return True
 
 
-def _v408(x: object) -> bool:
+def _v437(x: object) -> bool:
     # evidence-envelope#/properties/signatures
     if not (isinstance(x, list)):
         return False
@@ -73,12 +73,12 @@ def _v408(x: object) -> bool:
         if len(x) > 1:
             return False
         for v in x:
-            if not _v409(v):
+            if not _v438(v):
                 return False
     return True
 
 
-def _v405(x: object) -> bool:
+def _v434(x: object) -> bool:
     # evidence-envelope#
     if not (isinstance(x, dict)):
         return False
@@ -86,11 +86,11 @@ def _v405(x: object) -> bool:
         for k in ('payload', 'payloadType', 'signatures'):
             if k not in x:
                 return False
-        if 'payloadType' in x and not _v406(x['payloadType']):
+        if 'payloadType' in x and not _v435(x['payloadType']):
             return False
-        if 'payload' in x and not _v407(x['payload']):
+        if 'payload' in x and not _v436(x['payload']):
             return False
-        if 'signatures' in x and not _v408(x['signatures']):
+        if 'signatures' in x and not _v437(x['signatures']):
             return False
         for k in x:
             if k not in ('payloadType', 'payload', 'signatures'):
@@ -99,5 +99,5 @@ def _v405(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'evidence-envelope': _v405,
+    'evidence-envelope': _v434,
 }

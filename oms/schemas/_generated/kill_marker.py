@@ -17,28 +17,28 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-kill-v1'
 
 
-def _v544(x: object) -> bool:
+def _v573(x: object) -> bool:
     # kill-marker#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v545(x: object) -> bool:
+def _v574(x: object) -> bool:
     # kill-marker#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v546(x: object) -> bool:
+def _v575(x: object) -> bool:
     # kill-marker#/properties/by
     if not _m_defs._v123(x):
         return False
     return True
 
 
-def _v547(x: object) -> bool:
+def _v576(x: object) -> bool:
     # kill-marker#/properties/pid
     if not (_is_integer(x)):
         return False
@@ -50,21 +50,21 @@ def _v547(x: object) -> bool:
     return True
 
 
-def _v548(x: object) -> bool:
+def _v577(x: object) -> bool:
     # kill-marker#/properties/reason
     if not _m_defs._v108(x):
         return False
     return True
 
 
-def _v549(x: object) -> bool:
+def _v578(x: object) -> bool:
     # kill-marker#/properties/requested_at
     if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v543(x: object) -> bool:
+def _v572(x: object) -> bool:
     # kill-marker#
     if not (isinstance(x, dict)):
         return False
@@ -72,17 +72,17 @@ def _v543(x: object) -> bool:
         for k in ('by', 'dispatch_id', 'format', 'pid', 'reason', 'requested_at'):
             if k not in x:
                 return False
-        if 'format' in x and not _v544(x['format']):
+        if 'format' in x and not _v573(x['format']):
             return False
-        if 'dispatch_id' in x and not _v545(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v574(x['dispatch_id']):
             return False
-        if 'by' in x and not _v546(x['by']):
+        if 'by' in x and not _v575(x['by']):
             return False
-        if 'pid' in x and not _v547(x['pid']):
+        if 'pid' in x and not _v576(x['pid']):
             return False
-        if 'reason' in x and not _v548(x['reason']):
+        if 'reason' in x and not _v577(x['reason']):
             return False
-        if 'requested_at' in x and not _v549(x['requested_at']):
+        if 'requested_at' in x and not _v578(x['requested_at']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'by', 'pid', 'reason', 'requested_at'):
@@ -91,5 +91,5 @@ def _v543(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'kill-marker': _v543,
+    'kill-marker': _v572,
 }

@@ -20,21 +20,21 @@ _C1: tuple[object, ...] = ('active',)
 _C2: tuple[object, ...] = ('active', 'draining')
 
 
-def _v632(x: object) -> bool:
+def _v661(x: object) -> bool:
     # pool#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v633(x: object) -> bool:
+def _v662(x: object) -> bool:
     # pool#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v635(x: object) -> bool:
+def _v664(x: object) -> bool:
     # pool#/properties/payload/properties/next_index
     if not (_is_integer(x)):
         return False
@@ -46,7 +46,7 @@ def _v635(x: object) -> bool:
     return True
 
 
-def _v638(x: object) -> bool:
+def _v667(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items/properties/index
     if not (_is_integer(x)):
         return False
@@ -58,28 +58,28 @@ def _v638(x: object) -> bool:
     return True
 
 
-def _v639(x: object) -> bool:
+def _v668(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items/properties/name
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v640(x: object) -> bool:
+def _v669(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items/properties/state
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v641(x: object) -> bool:
+def _v670(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items/properties/since
     if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v637(x: object) -> bool:
+def _v666(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items
     if not (isinstance(x, dict)):
         return False
@@ -87,13 +87,13 @@ def _v637(x: object) -> bool:
         for k in ('index', 'name', 'since', 'state'):
             if k not in x:
                 return False
-        if 'index' in x and not _v638(x['index']):
+        if 'index' in x and not _v667(x['index']):
             return False
-        if 'name' in x and not _v639(x['name']):
+        if 'name' in x and not _v668(x['name']):
             return False
-        if 'state' in x and not _v640(x['state']):
+        if 'state' in x and not _v669(x['state']):
             return False
-        if 'since' in x and not _v641(x['since']):
+        if 'since' in x and not _v670(x['since']):
             return False
         for k in x:
             if k not in ('index', 'name', 'state', 'since'):
@@ -101,7 +101,7 @@ def _v637(x: object) -> bool:
     return True
 
 
-def _v636(x: object) -> bool:
+def _v665(x: object) -> bool:
     # pool#/properties/payload/properties/slots
     if not (isinstance(x, list)):
         return False
@@ -109,19 +109,19 @@ def _v636(x: object) -> bool:
         if len(x) > 256:
             return False
         for v in x:
-            if not _v637(v):
+            if not _v666(v):
                 return False
     return True
 
 
-def _v642(x: object) -> bool:
+def _v671(x: object) -> bool:
     # pool#/properties/payload/properties/updated_at
     if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v634(x: object) -> bool:
+def _v663(x: object) -> bool:
     # pool#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -129,11 +129,11 @@ def _v634(x: object) -> bool:
         for k in ('next_index', 'slots', 'updated_at'):
             if k not in x:
                 return False
-        if 'next_index' in x and not _v635(x['next_index']):
+        if 'next_index' in x and not _v664(x['next_index']):
             return False
-        if 'slots' in x and not _v636(x['slots']):
+        if 'slots' in x and not _v665(x['slots']):
             return False
-        if 'updated_at' in x and not _v642(x['updated_at']):
+        if 'updated_at' in x and not _v671(x['updated_at']):
             return False
         for k in x:
             if k not in ('next_index', 'slots', 'updated_at'):
@@ -141,27 +141,27 @@ def _v634(x: object) -> bool:
     return True
 
 
-def _v643(x: object) -> bool:
+def _v672(x: object) -> bool:
     # pool#/allOf/0
     if not _m_record_envelope._v111(x):
         return False
     return True
 
 
-def _v631(x: object) -> bool:
+def _v660(x: object) -> bool:
     # pool#
     if isinstance(x, dict):
-        if 'kind' in x and not _v632(x['kind']):
+        if 'kind' in x and not _v661(x['kind']):
             return False
-        if 'state' in x and not _v633(x['state']):
+        if 'state' in x and not _v662(x['state']):
             return False
-        if 'payload' in x and not _v634(x['payload']):
+        if 'payload' in x and not _v663(x['payload']):
             return False
-    if not _v643(x):
+    if not _v672(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'pool': _v631,
+    'pool': _v660,
 }

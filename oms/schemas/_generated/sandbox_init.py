@@ -18,21 +18,21 @@ _P0 = '^[0-9a-f-]{36}$'
 _C0: object = 'oms-sandbox-init-v1'
 
 
-def _v708(x: object) -> bool:
+def _v737(x: object) -> bool:
     # sandbox-init#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v709(x: object) -> bool:
+def _v738(x: object) -> bool:
     # sandbox-init#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v710(x: object) -> bool:
+def _v739(x: object) -> bool:
     # sandbox-init#/properties/pid
     if not (_is_integer(x)):
         return False
@@ -44,7 +44,7 @@ def _v710(x: object) -> bool:
     return True
 
 
-def _v711(x: object) -> bool:
+def _v740(x: object) -> bool:
     # sandbox-init#/properties/start_ticks
     if not (_is_integer(x)):
         return False
@@ -56,7 +56,7 @@ def _v711(x: object) -> bool:
     return True
 
 
-def _v712(x: object) -> bool:
+def _v741(x: object) -> bool:
     # sandbox-init#/properties/boot_id
     if not (isinstance(x, str)):
         return False
@@ -66,14 +66,14 @@ def _v712(x: object) -> bool:
     return True
 
 
-def _v713(x: object) -> bool:
+def _v742(x: object) -> bool:
     # sandbox-init#/properties/started_at
     if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v707(x: object) -> bool:
+def _v736(x: object) -> bool:
     # sandbox-init#
     if not (isinstance(x, dict)):
         return False
@@ -81,17 +81,17 @@ def _v707(x: object) -> bool:
         for k in ('boot_id', 'dispatch_id', 'format', 'pid', 'start_ticks', 'started_at'):
             if k not in x:
                 return False
-        if 'format' in x and not _v708(x['format']):
+        if 'format' in x and not _v737(x['format']):
             return False
-        if 'dispatch_id' in x and not _v709(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v738(x['dispatch_id']):
             return False
-        if 'pid' in x and not _v710(x['pid']):
+        if 'pid' in x and not _v739(x['pid']):
             return False
-        if 'start_ticks' in x and not _v711(x['start_ticks']):
+        if 'start_ticks' in x and not _v740(x['start_ticks']):
             return False
-        if 'boot_id' in x and not _v712(x['boot_id']):
+        if 'boot_id' in x and not _v741(x['boot_id']):
             return False
-        if 'started_at' in x and not _v713(x['started_at']):
+        if 'started_at' in x and not _v742(x['started_at']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'pid', 'start_ticks', 'boot_id', 'started_at'):
@@ -100,5 +100,5 @@ def _v707(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'sandbox-init': _v707,
+    'sandbox-init': _v736,
 }

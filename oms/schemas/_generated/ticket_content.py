@@ -18,35 +18,35 @@ _C0: object = 'oms-ticket-content-v1'
 _C1: tuple[object, ...] = ('local', 'github')
 
 
-def _v756(x: object) -> bool:
+def _v785(x: object) -> bool:
     # ticket-content#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v757(x: object) -> bool:
+def _v786(x: object) -> bool:
     # ticket-content#/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v758(x: object) -> bool:
+def _v787(x: object) -> bool:
     # ticket-content#/properties/source
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v759(x: object) -> bool:
+def _v788(x: object) -> bool:
     # ticket-content#/properties/title
     if not _m_defs._v77(x):
         return False
     return True
 
 
-def _v760(x: object) -> bool:
+def _v789(x: object) -> bool:
     # ticket-content#/properties/body
     if not (isinstance(x, str)):
         return False
@@ -56,49 +56,49 @@ def _v760(x: object) -> bool:
     return True
 
 
-def _v762(x: object) -> bool:
+def _v791(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/0
     if not _m_defs._v82(x):
         return False
     return True
 
 
-def _v763(x: object) -> bool:
+def _v792(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v761(x: object) -> bool:
+def _v790(x: object) -> bool:
     # ticket-content#/properties/repository
-    if not (_v762(x) or _v763(x)):
+    if not (_v791(x) or _v792(x)):
         return False
     return True
 
 
-def _v765(x: object) -> bool:
+def _v794(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/0
     if not _m_defs._v86(x):
         return False
     return True
 
 
-def _v766(x: object) -> bool:
+def _v795(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v764(x: object) -> bool:
+def _v793(x: object) -> bool:
     # ticket-content#/properties/url
-    if not (_v765(x) or _v766(x)):
+    if not (_v794(x) or _v795(x)):
         return False
     return True
 
 
-def _v768(x: object) -> bool:
+def _v797(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -110,21 +110,21 @@ def _v768(x: object) -> bool:
     return True
 
 
-def _v769(x: object) -> bool:
+def _v798(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v767(x: object) -> bool:
+def _v796(x: object) -> bool:
     # ticket-content#/properties/number
-    if not (_v768(x) or _v769(x)):
+    if not (_v797(x) or _v798(x)):
         return False
     return True
 
 
-def _v755(x: object) -> bool:
+def _v784(x: object) -> bool:
     # ticket-content#
     if not (isinstance(x, dict)):
         return False
@@ -132,21 +132,21 @@ def _v755(x: object) -> bool:
         for k in ('body', 'format', 'number', 'repository', 'source', 'ticket_id', 'title', 'url'):
             if k not in x:
                 return False
-        if 'format' in x and not _v756(x['format']):
+        if 'format' in x and not _v785(x['format']):
             return False
-        if 'ticket_id' in x and not _v757(x['ticket_id']):
+        if 'ticket_id' in x and not _v786(x['ticket_id']):
             return False
-        if 'source' in x and not _v758(x['source']):
+        if 'source' in x and not _v787(x['source']):
             return False
-        if 'title' in x and not _v759(x['title']):
+        if 'title' in x and not _v788(x['title']):
             return False
-        if 'body' in x and not _v760(x['body']):
+        if 'body' in x and not _v789(x['body']):
             return False
-        if 'repository' in x and not _v761(x['repository']):
+        if 'repository' in x and not _v790(x['repository']):
             return False
-        if 'url' in x and not _v764(x['url']):
+        if 'url' in x and not _v793(x['url']):
             return False
-        if 'number' in x and not _v767(x['number']):
+        if 'number' in x and not _v796(x['number']):
             return False
         for k in x:
             if k not in ('format', 'ticket_id', 'source', 'title', 'body', 'repository', 'url', 'number'):
@@ -155,5 +155,5 @@ def _v755(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'ticket-content': _v755,
+    'ticket-content': _v784,
 }

@@ -22,140 +22,140 @@ _C2: tuple[object, ...] = ('healthy', 'parked', 'stalled', 'stopped')
 _C3: tuple[object, ...] = ('result-recorded', 'exit', 'stopped', 'deadline', 'parent-gone', 'signal', 'limit: pids', 'limit: memory', 'limit: disk')
 
 
-def _v814(x: object) -> bool:
+def _v843(x: object) -> bool:
     # worker#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v815(x: object) -> bool:
+def _v844(x: object) -> bool:
     # worker#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v817(x: object) -> bool:
+def _v846(x: object) -> bool:
     # worker#/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v818(x: object) -> bool:
+def _v847(x: object) -> bool:
     # worker#/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v819(x: object) -> bool:
+def _v848(x: object) -> bool:
     # worker#/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v820(x: object) -> bool:
+def _v849(x: object) -> bool:
     # worker#/properties/payload/properties/role_id
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v821(x: object) -> bool:
+def _v850(x: object) -> bool:
     # worker#/properties/payload/properties/provider_mode
     if not _m_defs._v26(x):
         return False
     return True
 
 
-def _v822(x: object) -> bool:
+def _v851(x: object) -> bool:
     # worker#/properties/payload/properties/worktree_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v823(x: object) -> bool:
+def _v852(x: object) -> bool:
     # worker#/properties/payload/properties/health
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v824(x: object) -> bool:
+def _v853(x: object) -> bool:
     # worker#/properties/payload/properties/updated_at
     if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v826(x: object) -> bool:
+def _v855(x: object) -> bool:
     # worker#/properties/payload/properties/end_reason/anyOf/0
     if not any(_eq(x, c) for c in _C3):
         return False
     return True
 
 
-def _v827(x: object) -> bool:
+def _v856(x: object) -> bool:
     # worker#/properties/payload/properties/end_reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v825(x: object) -> bool:
+def _v854(x: object) -> bool:
     # worker#/properties/payload/properties/end_reason
-    if not (_v826(x) or _v827(x)):
+    if not (_v855(x) or _v856(x)):
         return False
     return True
 
 
-def _v829(x: object) -> bool:
+def _v858(x: object) -> bool:
     # worker#/properties/payload/properties/end_detail/anyOf/0
     if not _m_defs._v108(x):
         return False
     return True
 
 
-def _v830(x: object) -> bool:
+def _v859(x: object) -> bool:
     # worker#/properties/payload/properties/end_detail/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v828(x: object) -> bool:
+def _v857(x: object) -> bool:
     # worker#/properties/payload/properties/end_detail
-    if not (_v829(x) or _v830(x)):
+    if not (_v858(x) or _v859(x)):
         return False
     return True
 
 
-def _v832(x: object) -> bool:
+def _v861(x: object) -> bool:
     # worker#/properties/payload/properties/health_reason/anyOf/0
     if not _m_defs._v108(x):
         return False
     return True
 
 
-def _v833(x: object) -> bool:
+def _v862(x: object) -> bool:
     # worker#/properties/payload/properties/health_reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v831(x: object) -> bool:
+def _v860(x: object) -> bool:
     # worker#/properties/payload/properties/health_reason
-    if not (_v832(x) or _v833(x)):
+    if not (_v861(x) or _v862(x)):
         return False
     return True
 
 
-def _v834(x: object) -> bool:
+def _v863(x: object) -> bool:
     # worker#/properties/payload/properties/salvage_ref
     if not (isinstance(x, str)):
         return False
@@ -165,21 +165,21 @@ def _v834(x: object) -> bool:
     return True
 
 
-def _v835(x: object) -> bool:
+def _v864(x: object) -> bool:
     # worker#/properties/payload/properties/salvage_commit
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v836(x: object) -> bool:
+def _v865(x: object) -> bool:
     # worker#/properties/payload/properties/salvage_error
     if not _m_defs._v108(x):
         return False
     return True
 
 
-def _v816(x: object) -> bool:
+def _v845(x: object) -> bool:
     # worker#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -187,33 +187,33 @@ def _v816(x: object) -> bool:
         for k in ('dispatch_id', 'end_detail', 'end_reason', 'health', 'health_reason', 'provider_mode', 'role_id', 'session_id', 'ticket_id', 'updated_at', 'worktree_id'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v817(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v846(x['dispatch_id']):
             return False
-        if 'ticket_id' in x and not _v818(x['ticket_id']):
+        if 'ticket_id' in x and not _v847(x['ticket_id']):
             return False
-        if 'session_id' in x and not _v819(x['session_id']):
+        if 'session_id' in x and not _v848(x['session_id']):
             return False
-        if 'role_id' in x and not _v820(x['role_id']):
+        if 'role_id' in x and not _v849(x['role_id']):
             return False
-        if 'provider_mode' in x and not _v821(x['provider_mode']):
+        if 'provider_mode' in x and not _v850(x['provider_mode']):
             return False
-        if 'worktree_id' in x and not _v822(x['worktree_id']):
+        if 'worktree_id' in x and not _v851(x['worktree_id']):
             return False
-        if 'health' in x and not _v823(x['health']):
+        if 'health' in x and not _v852(x['health']):
             return False
-        if 'updated_at' in x and not _v824(x['updated_at']):
+        if 'updated_at' in x and not _v853(x['updated_at']):
             return False
-        if 'end_reason' in x and not _v825(x['end_reason']):
+        if 'end_reason' in x and not _v854(x['end_reason']):
             return False
-        if 'end_detail' in x and not _v828(x['end_detail']):
+        if 'end_detail' in x and not _v857(x['end_detail']):
             return False
-        if 'health_reason' in x and not _v831(x['health_reason']):
+        if 'health_reason' in x and not _v860(x['health_reason']):
             return False
-        if 'salvage_ref' in x and not _v834(x['salvage_ref']):
+        if 'salvage_ref' in x and not _v863(x['salvage_ref']):
             return False
-        if 'salvage_commit' in x and not _v835(x['salvage_commit']):
+        if 'salvage_commit' in x and not _v864(x['salvage_commit']):
             return False
-        if 'salvage_error' in x and not _v836(x['salvage_error']):
+        if 'salvage_error' in x and not _v865(x['salvage_error']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'ticket_id', 'session_id', 'role_id', 'provider_mode', 'worktree_id', 'health', 'updated_at', 'end_reason', 'end_detail', 'health_reason', 'salvage_ref', 'salvage_commit', 'salvage_error'):
@@ -221,27 +221,27 @@ def _v816(x: object) -> bool:
     return True
 
 
-def _v837(x: object) -> bool:
+def _v866(x: object) -> bool:
     # worker#/allOf/0
     if not _m_record_envelope._v111(x):
         return False
     return True
 
 
-def _v813(x: object) -> bool:
+def _v842(x: object) -> bool:
     # worker#
     if isinstance(x, dict):
-        if 'kind' in x and not _v814(x['kind']):
+        if 'kind' in x and not _v843(x['kind']):
             return False
-        if 'state' in x and not _v815(x['state']):
+        if 'state' in x and not _v844(x['state']):
             return False
-        if 'payload' in x and not _v816(x['payload']):
+        if 'payload' in x and not _v845(x['payload']):
             return False
-    if not _v837(x):
+    if not _v866(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'worker': _v813,
+    'worker': _v842,
 }
