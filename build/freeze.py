@@ -26,7 +26,8 @@ it is this tree's build (its build information names these sources and packages,
 SHA256SUMS), else built first. The bundle is copied beside the others and checked against its digest
 before it is renamed into place, and the link is replaced with one rename: `P/bin/oms` is always a
 whole build, the old one or the new. The build it replaced is kept (a worker started before runs it
-by its path); older ones are removed. Installing the same build again changes nothing.
+by its path), and so is any older one a process runs from; the rest are removed. Installing the
+same build again changes nothing.
 """
 
 from __future__ import annotations
@@ -272,9 +273,27 @@ def install(onedir: Path, digest: str, prefix: Path) -> tuple[Path, bool]:
         changed = True
     kept = {name, Path(previous).parent.name if previous else name}
     for old in lib.iterdir():
-        if old.name not in kept and len(old.name) == NAME_CHARS and old.is_dir():
+        if old.name in kept or len(old.name) != NAME_CHARS or not old.is_dir():
+            continue
+        users = running_from(old)
+        if users:  # a worker's hooks name its build: gone, they would fail (and a hook fails open)
+            print(f"== kept {old}: processes {', '.join(map(str, users[:5]))} run from it")
+        else:
             shutil.rmtree(old)
     return link, changed
+
+
+def running_from(build: Path) -> list[int]:
+    """The processes (that this user may look at) whose executable is in `build`."""
+    inside, found = f"{build.resolve()}/", []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            exe = os.readlink(f"/proc/{pid}/exe")
+        except OSError:
+            continue
+        if exe.startswith(inside):
+            found.append(int(pid))
+    return found
 
 
 def on_path(bindir: Path) -> bool:
