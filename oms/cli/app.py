@@ -19,6 +19,7 @@ from oms.cli import (
     route_cmds,
     store_cmds,
     ticket_cmds,
+    version_cmd,
     worker_cmds,
 )
 from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, config_root, emit, state_root, table, workspace
@@ -61,7 +62,13 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(
     version: Annotated[
-        bool, typer.Option("--version", is_eager=True, callback=_version, help="Print the version.")
+        bool,
+        typer.Option(
+            "--version",
+            is_eager=True,
+            callback=_version,
+            help="Print the version (--verbose: its digest, as `oms version --verbose`).",
+        ),
     ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="Show tracebacks of internal errors.")] = False,
 ) -> None:
@@ -332,3 +339,6 @@ def completion(
         raise UsageError(f"no completion for shell {shell[:40]!r} (expected one of {', '.join(COMPLETION_SHELLS)})")
     names = {"complete_func": "_oms_completion", "prog_name": "oms", "autocomplete_var": COMPLETE_VAR}
     typer.echo((_completion_scripts[shell] % names).strip())
+
+
+app.command("version")(version_cmd.version)

@@ -34,6 +34,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         sys.stdout.write(f"oms {__version__}\n")
         return 0
+    if "--version" in args and set(args) <= {"--version", "--verbose", "--json"}:
+        args = ["version", *(a for a in args if a != "--version")]  # `oms --version --verbose`
     if (args[:1] == ["hook"] and args[1:2] != ["provider"]) or (
         ("--help" in args or "-h" in args) and args[:2] in (FAST_HELP_HOOK, *FAST_HELP_WORKER)
     ):  # (the hook's own path imports nothing more)

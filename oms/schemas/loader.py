@@ -20,6 +20,8 @@ SCHEMA_NAMES = (
     "advisor-verdict",
     "authorization",
     "bridge-tools",
+    "build-info",
+    "cli-version",
     "config",
     "defs",
     "dispatch",

@@ -1,8 +1,10 @@
-"""docs/guide.md ("Your first real agent"), run as a new user would run it: every ```sh block, in order, in one
-bash, with the real Codex CLI (advisor and `/goal` worker), git, tmux and bubblewrap. The one replacement is
-the remote model: `https://api.openai.com/v1` becomes a loopback mock, and the model's name one it can play,
-that approves as the advisor and, as the worker, reads and acknowledges the dispatch, writes CHANGELOG.md
-and records the result. `oms conductor run` runs until the ticket is done, then gets its Ctrl-C."""
+"""docs/guide.md ("Your first real agent"), run as a new user would run it: its install step
+(`./.ci/setup --install`, from this checkout, into a fresh HOME whose PATH has no oms), then
+every ```sh block, in order, in one bash, with the real Codex CLI (advisor and `/goal` worker),
+git, tmux and bubblewrap. The one replacement is the remote model: `https://api.openai.com/v1`
+becomes a loopback mock, and the model's name one it can play, that approves as the advisor and,
+as the worker, reads and acknowledges the dispatch, writes CHANGELOG.md and records the result.
+`oms conductor run` runs until the ticket is done, then gets its Ctrl-C."""
 
 from __future__ import annotations
 
@@ -10,14 +12,14 @@ import os
 import re
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.model_mock import Call, ModelMock, Say, Script
 
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide.md"
+REPO = Path(__file__).resolve().parents[2]
+GUIDE = REPO / "docs" / "guide.md"
 API = "https://api.openai.com/v1"
 # The mock plays a model Codex does not know by name: for one it knows (the scaffold's gpt-6.2-sol) Codex
 # loads the MCP tools by search, which the mock does not play. So the model's name is replaced with the
@@ -41,6 +43,17 @@ def shell_blocks(text: str) -> list[str]:
     return re.findall(r"^```sh\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)
 
 
+def install_command(text: str) -> str:
+    """The guide's install step, the one command of its first block a test can run: the block is
+    the clone (this checkout) and `./.ci/setup --install`, run here from the checkout."""
+    blocks: list[str] = re.findall(r"^```text\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)
+    clone, setup = blocks[0].splitlines()
+    assert clone == "git clone <this repository> oms && cd oms"
+    command = setup.split("  #", 1)[0].strip()
+    assert command == "./.ci/setup --install"
+    return command
+
+
 class GuideModel(Script):
     """The advisor's request (it carries the advisor's instructions) gets an approval of the intent it names;
     every other request is the worker's goal run."""
@@ -55,6 +68,7 @@ class GuideModel(Script):
         return step
 
 
+@pytest.mark.timeout(2400)  # the install builds oms when dist/ is not this tree's build
 def test_the_guide_runs_as_written(tmp_path: Path) -> None:
     blocks = shell_blocks(GUIDE.read_text())
     assert len(blocks) >= 8
@@ -76,10 +90,9 @@ def test_the_guide_runs_as_written(tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / "codex").mkdir(parents=True)
     (home / ".gitconfig").write_text("[user]\n\tname = Guide Reader\n\temail = reader@example.com\n")
-    binary = os.environ.get("OMS_TEST_BINARY")
-    oms_dir = str(Path(binary).resolve().parent) if binary else str(Path(sys.executable).parent)
+    path = [p for p in os.environ["PATH"].split(":") if p and not os.access(f"{p}/oms", os.X_OK)]
     env = {
-        "PATH": f"{oms_dir}:{os.environ['PATH']}",
+        "PATH": ":".join(path),  # no oms on it: the guide's install step puts one there
         "HOME": str(home),
         "CODEX_HOME": str(home / "codex"),
         "LANG": "C.UTF-8",
@@ -91,6 +104,18 @@ def test_the_guide_runs_as_written(tmp_path: Path) -> None:
         .replace(COMMIT_WORKER, PLAYABLE_MODEL + COMMIT_WORKER)
         .replace("\noms conductor run\n", "\n_guide_conductor\n")
     )
+    setup = install_command(GUIDE.read_text())
+    install = subprocess.run(
+        ["bash", "-c", setup],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+        check=False,
+    )
+    assert install.returncode == 0, (install.stdout + install.stderr)[-6000:]
+    assert f"== {home}/.local/bin is not on your PATH" in install.stdout
     runner = tmp_path / "guide.sh"
     runner.write_text("set -euo pipefail\nset -x\n" + WAIT_DONE + body)
     proc = subprocess.Popen(
@@ -120,3 +145,4 @@ def test_the_guide_runs_as_written(tmp_path: Path) -> None:
     assert "oms: configuration and role policy (oms init --commit)" in log.stdout
     assert "\nFAIL " not in out  # `oms doctor` found nothing to fix
     assert "store verify: ok" in out
+    assert f"running     onedir binary {home}/.local/lib/oms/" in out  # the installed binary ran it

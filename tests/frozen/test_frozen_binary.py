@@ -109,6 +109,29 @@ def test_frozen_binary_finds_its_schemas_as_package_data(tmp_path: Path) -> None
     assert "_internal/oms/_data/schemas" in schemas
 
 
+def test_each_build_names_the_digest_build_freeze_wrote_for_it() -> None:
+    """`oms version --json` (docs/adr/0033) of dist/oms/oms and of dist/oms-onefile: the digest of
+    the files that run, computed as they run, is the one in dist/SHA256SUMS."""
+    import json
+
+    lines = (REPO / "dist" / "SHA256SUMS").read_text().splitlines()
+    sums = dict(line.split("  ")[::-1] for line in lines)
+    builds = (("oms", "onedir", "sha256-tree"), ("oms-onefile", "onefile", "sha256"))
+    for name, running, algorithm in builds:
+        done = subprocess.run(
+            [str(REPO / "dist" / ("oms/oms" if name == "oms" else name)), "version", "--json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        assert (report["running"], report["digest"]["algorithm"]) == (running, algorithm)
+        assert report["digest"]["value"] == sums["oms/" if name == "oms" else name]
+        assert report["build"]["format"] == "oms-build-v1"
+
+
 @contextlib.contextmanager
 def _cgroups_given_to(uid: int) -> Iterator[list[Path]]:
     """As root: a cgroup beneath this process's own in each hierarchy oms bounds a sandbox with,

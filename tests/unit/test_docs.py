@@ -19,7 +19,8 @@ def test_readme_opens_with_two_commands() -> None:
     text = (REPO / "README.md").read_text()
     assert text.index("```sh") < 400, "the commands must be on the first screen"
     install, test = _readme_commands()
-    assert install == "./.ci/setup && .venv/bin/oms demo"  # the main job, run for real by tests/cli/test_demo_cli.py
+    # the installed binary runs the main job: run as written by tests/cli/test_install.py
+    assert install == "./.ci/setup --install && ~/.local/bin/oms demo"
     assert test == "./.ci/test"
 
 

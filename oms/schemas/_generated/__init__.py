@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'ed6f75c4f54d9254bdf39a35297c24179ad8675c99cced10abdc2bcc0e6f638b'
+SOURCE_SHA256 = 'ad60d19f3bb62b6a2fa24314789cadfaf52597ec928fb9b9d64bcff67590dcdb'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -21,6 +21,9 @@ MODULES: dict[str, str] = {
     'bridge-tools#/$defs/read_dispatch_output': 'bridge_tools',
     'bridge-tools#/$defs/record_dispatch_result_input': 'bridge_tools',
     'bridge-tools#/$defs/record_dispatch_result_output': 'bridge_tools',
+    'build-info': 'build_info',
+    'build-info#/$defs/release': 'build_info',
+    'cli-version': 'cli_version',
     'config': 'config',
     'defs': 'defs',
     'defs#/$defs/abs_path': 'defs',

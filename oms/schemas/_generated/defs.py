@@ -545,64 +545,64 @@ def _v123(x: object) -> bool:
     return True
 
 
-def _v194(x: object) -> bool:
+def _v223(x: object) -> bool:
     # defs#/$defs/limits_table/properties/pids
     if not _v64(x):
         return False
     return True
 
 
-def _v195(x: object) -> bool:
+def _v224(x: object) -> bool:
     # defs#/$defs/limits_table/properties/memory_bytes
     if not _v66(x):
         return False
     return True
 
 
-def _v196(x: object) -> bool:
+def _v225(x: object) -> bool:
     # defs#/$defs/limits_table/properties/cpu_weight
     if not _v68(x):
         return False
     return True
 
 
-def _v197(x: object) -> bool:
+def _v226(x: object) -> bool:
     # defs#/$defs/limits_table/properties/disk_bytes
     if not _v70(x):
         return False
     return True
 
 
-def _v198(x: object) -> bool:
+def _v227(x: object) -> bool:
     # defs#/$defs/limits_table/properties/file_bytes
     if not _v72(x):
         return False
     return True
 
 
-def _v199(x: object) -> bool:
+def _v228(x: object) -> bool:
     # defs#/$defs/limits_table/properties/cgroup
     if not _v74(x):
         return False
     return True
 
 
-def _v193(x: object) -> bool:
+def _v222(x: object) -> bool:
     # defs#/$defs/limits_table
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'pids' in x and not _v194(x['pids']):
+        if 'pids' in x and not _v223(x['pids']):
             return False
-        if 'memory_bytes' in x and not _v195(x['memory_bytes']):
+        if 'memory_bytes' in x and not _v224(x['memory_bytes']):
             return False
-        if 'cpu_weight' in x and not _v196(x['cpu_weight']):
+        if 'cpu_weight' in x and not _v225(x['cpu_weight']):
             return False
-        if 'disk_bytes' in x and not _v197(x['disk_bytes']):
+        if 'disk_bytes' in x and not _v226(x['disk_bytes']):
             return False
-        if 'file_bytes' in x and not _v198(x['file_bytes']):
+        if 'file_bytes' in x and not _v227(x['file_bytes']):
             return False
-        if 'cgroup' in x and not _v199(x['cgroup']):
+        if 'cgroup' in x and not _v228(x['cgroup']):
             return False
         for k in x:
             if k not in ('pids', 'memory_bytes', 'cpu_weight', 'disk_bytes', 'file_bytes', 'cgroup'):
@@ -610,12 +610,12 @@ def _v193(x: object) -> bool:
     return True
 
 
-def _v260(x: object) -> bool:
+def _v289(x: object) -> bool:
     # defs#
     return True
 
 
-def _v261(x: object) -> bool:
+def _v290(x: object) -> bool:
     # defs#/$defs/text
     if not (isinstance(x, str)):
         return False
@@ -625,7 +625,7 @@ def _v261(x: object) -> bool:
     return True
 
 
-def _v262(x: object) -> bool:
+def _v291(x: object) -> bool:
     # defs#/$defs/token
     if not (isinstance(x, str)):
         return False
@@ -635,7 +635,7 @@ def _v262(x: object) -> bool:
     return True
 
 
-def _v263(x: object) -> bool:
+def _v292(x: object) -> bool:
     # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
@@ -645,7 +645,7 @@ def _v263(x: object) -> bool:
     return True
 
 
-def _v264(x: object) -> bool:
+def _v293(x: object) -> bool:
     # defs#/$defs/public_key
     if not (isinstance(x, str)):
         return False
@@ -655,7 +655,7 @@ def _v264(x: object) -> bool:
     return True
 
 
-def _v265(x: object) -> bool:
+def _v294(x: object) -> bool:
     # defs#/$defs/base64
     if not (isinstance(x, str)):
         return False
@@ -668,11 +668,11 @@ def _v265(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'defs': _v260,
+    'defs': _v289,
     'defs#/$defs/abs_path': _v35,
     'defs#/$defs/actor': _v123,
     'defs#/$defs/argv_or_null': _v49,
-    'defs#/$defs/base64': _v265,
+    'defs#/$defs/base64': _v294,
     'defs#/$defs/branch': _v37,
     'defs#/$defs/capability': _v31,
     'defs#/$defs/commit': _v39,
@@ -684,25 +684,25 @@ VALIDATORS: dict[str, Callable[[object], bool]] = {
     'defs#/$defs/limit_file_bytes': _v72,
     'defs#/$defs/limit_memory_bytes': _v66,
     'defs#/$defs/limit_pids': _v64,
-    'defs#/$defs/limits_table': _v193,
+    'defs#/$defs/limits_table': _v222,
     'defs#/$defs/model_endpoint': _v23,
     'defs#/$defs/model_endpoint_or_null': _v21,
     'defs#/$defs/model_id': _v19,
     'defs#/$defs/opaque_id': _v7,
-    'defs#/$defs/pane_id': _v263,
+    'defs#/$defs/pane_id': _v292,
     'defs#/$defs/person': _v99,
     'defs#/$defs/program_list': _v57,
-    'defs#/$defs/public_key': _v264,
+    'defs#/$defs/public_key': _v293,
     'defs#/$defs/reason': _v108,
     'defs#/$defs/repository': _v82,
     'defs#/$defs/role_id': _v17,
     'defs#/$defs/sandbox': _v45,
     'defs#/$defs/sandbox_limits': _v62,
     'defs#/$defs/sha256': _v3,
-    'defs#/$defs/text': _v261,
+    'defs#/$defs/text': _v290,
     'defs#/$defs/timestamp': _v102,
     'defs#/$defs/title': _v77,
-    'defs#/$defs/token': _v262,
+    'defs#/$defs/token': _v291,
     'defs#/$defs/tool_list': _v54,
     'defs#/$defs/transport': _v26,
     'defs#/$defs/url': _v86,

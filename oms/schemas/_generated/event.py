@@ -31,84 +31,84 @@ _C11: tuple[object, ...] = ('blocked', 'open')
 _C12: object = 'ticket-reopened'
 
 
-def _v328(x: object) -> bool:
+def _v357(x: object) -> bool:
     # event#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v329(x: object) -> bool:
+def _v358(x: object) -> bool:
     # event#/properties/event_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v330(x: object) -> bool:
+def _v359(x: object) -> bool:
     # event#/properties/event_type
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v331(x: object) -> bool:
+def _v360(x: object) -> bool:
     # event#/properties/created_at
     if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v332(x: object) -> bool:
+def _v361(x: object) -> bool:
     # event#/properties/payload
     if not (isinstance(x, dict)):
         return False
     return True
 
 
-def _v336(x: object) -> bool:
+def _v365(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v337(x: object) -> bool:
+def _v366(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/dispatch_version
     if not _m_defs._v116(x):
         return False
     return True
 
 
-def _v338(x: object) -> bool:
+def _v367(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/worker_record_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v339(x: object) -> bool:
+def _v368(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v340(x: object) -> bool:
+def _v369(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/attempt
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v341(x: object) -> bool:
+def _v370(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/lease_token
-    if not _m_defs._v262(x):
+    if not _m_defs._v291(x):
         return False
     return True
 
 
-def _v335(x: object) -> bool:
+def _v364(x: object) -> bool:
     # event#/allOf/0/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -116,17 +116,17 @@ def _v335(x: object) -> bool:
         for k in ('attempt', 'dispatch_id', 'dispatch_version', 'lease_token', 'ticket_id', 'worker_record_id'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v336(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v365(x['dispatch_id']):
             return False
-        if 'dispatch_version' in x and not _v337(x['dispatch_version']):
+        if 'dispatch_version' in x and not _v366(x['dispatch_version']):
             return False
-        if 'worker_record_id' in x and not _v338(x['worker_record_id']):
+        if 'worker_record_id' in x and not _v367(x['worker_record_id']):
             return False
-        if 'ticket_id' in x and not _v339(x['ticket_id']):
+        if 'ticket_id' in x and not _v368(x['ticket_id']):
             return False
-        if 'attempt' in x and not _v340(x['attempt']):
+        if 'attempt' in x and not _v369(x['attempt']):
             return False
-        if 'lease_token' in x and not _v341(x['lease_token']):
+        if 'lease_token' in x and not _v370(x['lease_token']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'dispatch_version', 'worker_record_id', 'ticket_id', 'attempt', 'lease_token'):
@@ -134,68 +134,68 @@ def _v335(x: object) -> bool:
     return True
 
 
-def _v334(x: object) -> bool:
+def _v363(x: object) -> bool:
     # event#/allOf/0/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v335(x['payload']):
+        if 'payload' in x and not _v364(x['payload']):
             return False
     return True
 
 
-def _v343(x: object) -> bool:
+def _v372(x: object) -> bool:
     # event#/allOf/0/if/properties/event_type
     if not _eq(x, _C2):
         return False
     return True
 
 
-def _v342(x: object) -> bool:
+def _v371(x: object) -> bool:
     # event#/allOf/0/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v343(x['event_type']):
+        if 'event_type' in x and not _v372(x['event_type']):
             return False
     return True
 
 
-def _v333(x: object) -> bool:
+def _v362(x: object) -> bool:
     # event#/allOf/0
-    if _v342(x):
-        if not _v334(x):
+    if _v371(x):
+        if not _v363(x):
             return False
     else:
         pass
     return True
 
 
-def _v347(x: object) -> bool:
+def _v376(x: object) -> bool:
     # event#/allOf/1/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v348(x: object) -> bool:
+def _v377(x: object) -> bool:
     # event#/allOf/1/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v349(x: object) -> bool:
+def _v378(x: object) -> bool:
     # event#/allOf/1/then/properties/payload/properties/parked_until
     if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v350(x: object) -> bool:
+def _v379(x: object) -> bool:
     # event#/allOf/1/then/properties/payload/properties/session_version
     if not _m_defs._v116(x):
         return False
     return True
 
 
-def _v346(x: object) -> bool:
+def _v375(x: object) -> bool:
     # event#/allOf/1/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -203,13 +203,13 @@ def _v346(x: object) -> bool:
         for k in ('dispatch_id', 'parked_until', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v347(x['session_id']):
+        if 'session_id' in x and not _v376(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v348(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v377(x['dispatch_id']):
             return False
-        if 'parked_until' in x and not _v349(x['parked_until']):
+        if 'parked_until' in x and not _v378(x['parked_until']):
             return False
-        if 'session_version' in x and not _v350(x['session_version']):
+        if 'session_version' in x and not _v379(x['session_version']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'parked_until', 'session_version'):
@@ -217,61 +217,61 @@ def _v346(x: object) -> bool:
     return True
 
 
-def _v345(x: object) -> bool:
+def _v374(x: object) -> bool:
     # event#/allOf/1/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v346(x['payload']):
+        if 'payload' in x and not _v375(x['payload']):
             return False
     return True
 
 
-def _v352(x: object) -> bool:
+def _v381(x: object) -> bool:
     # event#/allOf/1/if/properties/event_type
     if not _eq(x, _C3):
         return False
     return True
 
 
-def _v351(x: object) -> bool:
+def _v380(x: object) -> bool:
     # event#/allOf/1/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v352(x['event_type']):
+        if 'event_type' in x and not _v381(x['event_type']):
             return False
     return True
 
 
-def _v344(x: object) -> bool:
+def _v373(x: object) -> bool:
     # event#/allOf/1
-    if _v351(x):
-        if not _v345(x):
+    if _v380(x):
+        if not _v374(x):
             return False
     else:
         pass
     return True
 
 
-def _v356(x: object) -> bool:
+def _v385(x: object) -> bool:
     # event#/allOf/2/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v357(x: object) -> bool:
+def _v386(x: object) -> bool:
     # event#/allOf/2/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v358(x: object) -> bool:
+def _v387(x: object) -> bool:
     # event#/allOf/2/then/properties/payload/properties/session_version
     if not _m_defs._v116(x):
         return False
     return True
 
 
-def _v355(x: object) -> bool:
+def _v384(x: object) -> bool:
     # event#/allOf/2/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -279,11 +279,11 @@ def _v355(x: object) -> bool:
         for k in ('dispatch_id', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v356(x['session_id']):
+        if 'session_id' in x and not _v385(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v357(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v386(x['dispatch_id']):
             return False
-        if 'session_version' in x and not _v358(x['session_version']):
+        if 'session_version' in x and not _v387(x['session_version']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'session_version'):
@@ -291,61 +291,61 @@ def _v355(x: object) -> bool:
     return True
 
 
-def _v354(x: object) -> bool:
+def _v383(x: object) -> bool:
     # event#/allOf/2/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v355(x['payload']):
+        if 'payload' in x and not _v384(x['payload']):
             return False
     return True
 
 
-def _v360(x: object) -> bool:
+def _v389(x: object) -> bool:
     # event#/allOf/2/if/properties/event_type
     if not _eq(x, _C4):
         return False
     return True
 
 
-def _v359(x: object) -> bool:
+def _v388(x: object) -> bool:
     # event#/allOf/2/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v360(x['event_type']):
+        if 'event_type' in x and not _v389(x['event_type']):
             return False
     return True
 
 
-def _v353(x: object) -> bool:
+def _v382(x: object) -> bool:
     # event#/allOf/2
-    if _v359(x):
-        if not _v354(x):
+    if _v388(x):
+        if not _v383(x):
             return False
     else:
         pass
     return True
 
 
-def _v364(x: object) -> bool:
+def _v393(x: object) -> bool:
     # event#/allOf/3/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v365(x: object) -> bool:
+def _v394(x: object) -> bool:
     # event#/allOf/3/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v366(x: object) -> bool:
+def _v395(x: object) -> bool:
     # event#/allOf/3/then/properties/payload/properties/session_version
     if not _m_defs._v116(x):
         return False
     return True
 
 
-def _v363(x: object) -> bool:
+def _v392(x: object) -> bool:
     # event#/allOf/3/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -353,11 +353,11 @@ def _v363(x: object) -> bool:
         for k in ('dispatch_id', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v364(x['session_id']):
+        if 'session_id' in x and not _v393(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v365(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v394(x['dispatch_id']):
             return False
-        if 'session_version' in x and not _v366(x['session_version']):
+        if 'session_version' in x and not _v395(x['session_version']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'session_version'):
@@ -365,61 +365,61 @@ def _v363(x: object) -> bool:
     return True
 
 
-def _v362(x: object) -> bool:
+def _v391(x: object) -> bool:
     # event#/allOf/3/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v363(x['payload']):
+        if 'payload' in x and not _v392(x['payload']):
             return False
     return True
 
 
-def _v368(x: object) -> bool:
+def _v397(x: object) -> bool:
     # event#/allOf/3/if/properties/event_type
     if not _eq(x, _C5):
         return False
     return True
 
 
-def _v367(x: object) -> bool:
+def _v396(x: object) -> bool:
     # event#/allOf/3/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v368(x['event_type']):
+        if 'event_type' in x and not _v397(x['event_type']):
             return False
     return True
 
 
-def _v361(x: object) -> bool:
+def _v390(x: object) -> bool:
     # event#/allOf/3
-    if _v367(x):
-        if not _v362(x):
+    if _v396(x):
+        if not _v391(x):
             return False
     else:
         pass
     return True
 
 
-def _v372(x: object) -> bool:
+def _v401(x: object) -> bool:
     # event#/allOf/4/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v373(x: object) -> bool:
+def _v402(x: object) -> bool:
     # event#/allOf/4/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v374(x: object) -> bool:
+def _v403(x: object) -> bool:
     # event#/allOf/4/then/properties/payload/properties/session_version
     if not _m_defs._v116(x):
         return False
     return True
 
 
-def _v371(x: object) -> bool:
+def _v400(x: object) -> bool:
     # event#/allOf/4/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -427,11 +427,11 @@ def _v371(x: object) -> bool:
         for k in ('dispatch_id', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v372(x['session_id']):
+        if 'session_id' in x and not _v401(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v373(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v402(x['dispatch_id']):
             return False
-        if 'session_version' in x and not _v374(x['session_version']):
+        if 'session_version' in x and not _v403(x['session_version']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'session_version'):
@@ -439,68 +439,68 @@ def _v371(x: object) -> bool:
     return True
 
 
-def _v370(x: object) -> bool:
+def _v399(x: object) -> bool:
     # event#/allOf/4/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v371(x['payload']):
+        if 'payload' in x and not _v400(x['payload']):
             return False
     return True
 
 
-def _v376(x: object) -> bool:
+def _v405(x: object) -> bool:
     # event#/allOf/4/if/properties/event_type
     if not _eq(x, _C6):
         return False
     return True
 
 
-def _v375(x: object) -> bool:
+def _v404(x: object) -> bool:
     # event#/allOf/4/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v376(x['event_type']):
+        if 'event_type' in x and not _v405(x['event_type']):
             return False
     return True
 
 
-def _v369(x: object) -> bool:
+def _v398(x: object) -> bool:
     # event#/allOf/4
-    if _v375(x):
-        if not _v370(x):
+    if _v404(x):
+        if not _v399(x):
             return False
     else:
         pass
     return True
 
 
-def _v380(x: object) -> bool:
+def _v409(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v381(x: object) -> bool:
+def _v410(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v382(x: object) -> bool:
+def _v411(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/reason
     if not _m_defs._v108(x):
         return False
     return True
 
 
-def _v383(x: object) -> bool:
+def _v412(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/session_version
     if not _m_defs._v116(x):
         return False
     return True
 
 
-def _v379(x: object) -> bool:
+def _v408(x: object) -> bool:
     # event#/allOf/5/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -508,13 +508,13 @@ def _v379(x: object) -> bool:
         for k in ('dispatch_id', 'reason', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v380(x['session_id']):
+        if 'session_id' in x and not _v409(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v381(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v410(x['dispatch_id']):
             return False
-        if 'reason' in x and not _v382(x['reason']):
+        if 'reason' in x and not _v411(x['reason']):
             return False
-        if 'session_version' in x and not _v383(x['session_version']):
+        if 'session_version' in x and not _v412(x['session_version']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'reason', 'session_version'):
@@ -522,61 +522,61 @@ def _v379(x: object) -> bool:
     return True
 
 
-def _v378(x: object) -> bool:
+def _v407(x: object) -> bool:
     # event#/allOf/5/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v379(x['payload']):
+        if 'payload' in x and not _v408(x['payload']):
             return False
     return True
 
 
-def _v385(x: object) -> bool:
+def _v414(x: object) -> bool:
     # event#/allOf/5/if/properties/event_type
     if not _eq(x, _C7):
         return False
     return True
 
 
-def _v384(x: object) -> bool:
+def _v413(x: object) -> bool:
     # event#/allOf/5/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v385(x['event_type']):
+        if 'event_type' in x and not _v414(x['event_type']):
             return False
     return True
 
 
-def _v377(x: object) -> bool:
+def _v406(x: object) -> bool:
     # event#/allOf/5
-    if _v384(x):
-        if not _v378(x):
+    if _v413(x):
+        if not _v407(x):
             return False
     else:
         pass
     return True
 
 
-def _v389(x: object) -> bool:
+def _v418(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v390(x: object) -> bool:
+def _v419(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v391(x: object) -> bool:
+def _v420(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/nonce
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v388(x: object) -> bool:
+def _v417(x: object) -> bool:
     # event#/allOf/6/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -584,11 +584,11 @@ def _v388(x: object) -> bool:
         for k in ('dispatch_id', 'nonce', 'session_id'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v389(x['session_id']):
+        if 'session_id' in x and not _v418(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v390(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v419(x['dispatch_id']):
             return False
-        if 'nonce' in x and not _v391(x['nonce']):
+        if 'nonce' in x and not _v420(x['nonce']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'nonce'):
@@ -596,68 +596,68 @@ def _v388(x: object) -> bool:
     return True
 
 
-def _v387(x: object) -> bool:
+def _v416(x: object) -> bool:
     # event#/allOf/6/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v388(x['payload']):
+        if 'payload' in x and not _v417(x['payload']):
             return False
     return True
 
 
-def _v393(x: object) -> bool:
+def _v422(x: object) -> bool:
     # event#/allOf/6/if/properties/event_type
     if not _eq(x, _C8):
         return False
     return True
 
 
-def _v392(x: object) -> bool:
+def _v421(x: object) -> bool:
     # event#/allOf/6/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v393(x['event_type']):
+        if 'event_type' in x and not _v422(x['event_type']):
             return False
     return True
 
 
-def _v386(x: object) -> bool:
+def _v415(x: object) -> bool:
     # event#/allOf/6
-    if _v392(x):
-        if not _v387(x):
+    if _v421(x):
+        if not _v416(x):
             return False
     else:
         pass
     return True
 
 
-def _v397(x: object) -> bool:
+def _v426(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v398(x: object) -> bool:
+def _v427(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v399(x: object) -> bool:
+def _v428(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/nonce
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v400(x: object) -> bool:
+def _v429(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/provider
     if not any(_eq(x, c) for c in _C9):
         return False
     return True
 
 
-def _v401(x: object) -> bool:
+def _v430(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/hook_event
     if not (isinstance(x, str)):
         return False
@@ -667,7 +667,7 @@ def _v401(x: object) -> bool:
     return True
 
 
-def _v402(x: object) -> bool:
+def _v431(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/native_session_ref
     if not (isinstance(x, str)):
         return False
@@ -679,7 +679,7 @@ def _v402(x: object) -> bool:
     return True
 
 
-def _v396(x: object) -> bool:
+def _v425(x: object) -> bool:
     # event#/allOf/7/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -687,17 +687,17 @@ def _v396(x: object) -> bool:
         for k in ('dispatch_id', 'hook_event', 'native_session_ref', 'nonce', 'provider', 'session_id'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v397(x['session_id']):
+        if 'session_id' in x and not _v426(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v398(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v427(x['dispatch_id']):
             return False
-        if 'nonce' in x and not _v399(x['nonce']):
+        if 'nonce' in x and not _v428(x['nonce']):
             return False
-        if 'provider' in x and not _v400(x['provider']):
+        if 'provider' in x and not _v429(x['provider']):
             return False
-        if 'hook_event' in x and not _v401(x['hook_event']):
+        if 'hook_event' in x and not _v430(x['hook_event']):
             return False
-        if 'native_session_ref' in x and not _v402(x['native_session_ref']):
+        if 'native_session_ref' in x and not _v431(x['native_session_ref']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'nonce', 'provider', 'hook_event', 'native_session_ref'):
@@ -705,68 +705,68 @@ def _v396(x: object) -> bool:
     return True
 
 
-def _v395(x: object) -> bool:
+def _v424(x: object) -> bool:
     # event#/allOf/7/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v396(x['payload']):
+        if 'payload' in x and not _v425(x['payload']):
             return False
     return True
 
 
-def _v404(x: object) -> bool:
+def _v433(x: object) -> bool:
     # event#/allOf/7/if/properties/event_type
     if not _eq(x, _C10):
         return False
     return True
 
 
-def _v403(x: object) -> bool:
+def _v432(x: object) -> bool:
     # event#/allOf/7/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v404(x['event_type']):
+        if 'event_type' in x and not _v433(x['event_type']):
             return False
     return True
 
 
-def _v394(x: object) -> bool:
+def _v423(x: object) -> bool:
     # event#/allOf/7
-    if _v403(x):
-        if not _v395(x):
+    if _v432(x):
+        if not _v424(x):
             return False
     else:
         pass
     return True
 
 
-def _v408(x: object) -> bool:
+def _v437(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v409(x: object) -> bool:
+def _v438(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/ticket_version
     if not _m_defs._v116(x):
         return False
     return True
 
 
-def _v410(x: object) -> bool:
+def _v439(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/from_state
     if not any(_eq(x, c) for c in _C11):
         return False
     return True
 
 
-def _v411(x: object) -> bool:
+def _v440(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/attempt
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v412(x: object) -> bool:
+def _v441(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/person
     if not (isinstance(x, str)):
         return False
@@ -778,14 +778,14 @@ def _v412(x: object) -> bool:
     return True
 
 
-def _v413(x: object) -> bool:
+def _v442(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/reason
     if not _m_defs._v108(x):
         return False
     return True
 
 
-def _v407(x: object) -> bool:
+def _v436(x: object) -> bool:
     # event#/allOf/8/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -793,17 +793,17 @@ def _v407(x: object) -> bool:
         for k in ('attempt', 'from_state', 'person', 'reason', 'ticket_id', 'ticket_version'):
             if k not in x:
                 return False
-        if 'ticket_id' in x and not _v408(x['ticket_id']):
+        if 'ticket_id' in x and not _v437(x['ticket_id']):
             return False
-        if 'ticket_version' in x and not _v409(x['ticket_version']):
+        if 'ticket_version' in x and not _v438(x['ticket_version']):
             return False
-        if 'from_state' in x and not _v410(x['from_state']):
+        if 'from_state' in x and not _v439(x['from_state']):
             return False
-        if 'attempt' in x and not _v411(x['attempt']):
+        if 'attempt' in x and not _v440(x['attempt']):
             return False
-        if 'person' in x and not _v412(x['person']):
+        if 'person' in x and not _v441(x['person']):
             return False
-        if 'reason' in x and not _v413(x['reason']):
+        if 'reason' in x and not _v442(x['reason']):
             return False
         for k in x:
             if k not in ('ticket_id', 'ticket_version', 'from_state', 'attempt', 'person', 'reason'):
@@ -811,40 +811,40 @@ def _v407(x: object) -> bool:
     return True
 
 
-def _v406(x: object) -> bool:
+def _v435(x: object) -> bool:
     # event#/allOf/8/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v407(x['payload']):
+        if 'payload' in x and not _v436(x['payload']):
             return False
     return True
 
 
-def _v415(x: object) -> bool:
+def _v444(x: object) -> bool:
     # event#/allOf/8/if/properties/event_type
     if not _eq(x, _C12):
         return False
     return True
 
 
-def _v414(x: object) -> bool:
+def _v443(x: object) -> bool:
     # event#/allOf/8/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v415(x['event_type']):
+        if 'event_type' in x and not _v444(x['event_type']):
             return False
     return True
 
 
-def _v405(x: object) -> bool:
+def _v434(x: object) -> bool:
     # event#/allOf/8
-    if _v414(x):
-        if not _v406(x):
+    if _v443(x):
+        if not _v435(x):
             return False
     else:
         pass
     return True
 
 
-def _v327(x: object) -> bool:
+def _v356(x: object) -> bool:
     # event#
     if not (isinstance(x, dict)):
         return False
@@ -852,40 +852,40 @@ def _v327(x: object) -> bool:
         for k in ('created_at', 'event_id', 'event_type', 'format', 'payload'):
             if k not in x:
                 return False
-        if 'format' in x and not _v328(x['format']):
+        if 'format' in x and not _v357(x['format']):
             return False
-        if 'event_id' in x and not _v329(x['event_id']):
+        if 'event_id' in x and not _v358(x['event_id']):
             return False
-        if 'event_type' in x and not _v330(x['event_type']):
+        if 'event_type' in x and not _v359(x['event_type']):
             return False
-        if 'created_at' in x and not _v331(x['created_at']):
+        if 'created_at' in x and not _v360(x['created_at']):
             return False
-        if 'payload' in x and not _v332(x['payload']):
+        if 'payload' in x and not _v361(x['payload']):
             return False
         for k in x:
             if k not in ('format', 'event_id', 'event_type', 'created_at', 'payload'):
                 return False
-    if not _v333(x):
+    if not _v362(x):
         return False
-    if not _v344(x):
+    if not _v373(x):
         return False
-    if not _v353(x):
+    if not _v382(x):
         return False
-    if not _v361(x):
+    if not _v390(x):
         return False
-    if not _v369(x):
+    if not _v398(x):
         return False
-    if not _v377(x):
+    if not _v406(x):
         return False
-    if not _v386(x):
+    if not _v415(x):
         return False
-    if not _v394(x):
+    if not _v423(x):
         return False
-    if not _v405(x):
+    if not _v434(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'event': _v327,
+    'event': _v356,
 }

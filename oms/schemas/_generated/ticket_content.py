@@ -18,35 +18,35 @@ _C0: object = 'oms-ticket-content-v1'
 _C1: tuple[object, ...] = ('local', 'github')
 
 
-def _v771(x: object) -> bool:
+def _v800(x: object) -> bool:
     # ticket-content#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v772(x: object) -> bool:
+def _v801(x: object) -> bool:
     # ticket-content#/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v773(x: object) -> bool:
+def _v802(x: object) -> bool:
     # ticket-content#/properties/source
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v774(x: object) -> bool:
+def _v803(x: object) -> bool:
     # ticket-content#/properties/title
     if not _m_defs._v77(x):
         return False
     return True
 
 
-def _v775(x: object) -> bool:
+def _v804(x: object) -> bool:
     # ticket-content#/properties/body
     if not (isinstance(x, str)):
         return False
@@ -56,49 +56,49 @@ def _v775(x: object) -> bool:
     return True
 
 
-def _v777(x: object) -> bool:
+def _v806(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/0
     if not _m_defs._v82(x):
         return False
     return True
 
 
-def _v778(x: object) -> bool:
+def _v807(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v776(x: object) -> bool:
+def _v805(x: object) -> bool:
     # ticket-content#/properties/repository
-    if not (_v777(x) or _v778(x)):
+    if not (_v806(x) or _v807(x)):
         return False
     return True
 
 
-def _v780(x: object) -> bool:
+def _v809(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/0
     if not _m_defs._v86(x):
         return False
     return True
 
 
-def _v781(x: object) -> bool:
+def _v810(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v779(x: object) -> bool:
+def _v808(x: object) -> bool:
     # ticket-content#/properties/url
-    if not (_v780(x) or _v781(x)):
+    if not (_v809(x) or _v810(x)):
         return False
     return True
 
 
-def _v783(x: object) -> bool:
+def _v812(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -110,21 +110,21 @@ def _v783(x: object) -> bool:
     return True
 
 
-def _v784(x: object) -> bool:
+def _v813(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v782(x: object) -> bool:
+def _v811(x: object) -> bool:
     # ticket-content#/properties/number
-    if not (_v783(x) or _v784(x)):
+    if not (_v812(x) or _v813(x)):
         return False
     return True
 
 
-def _v770(x: object) -> bool:
+def _v799(x: object) -> bool:
     # ticket-content#
     if not (isinstance(x, dict)):
         return False
@@ -132,21 +132,21 @@ def _v770(x: object) -> bool:
         for k in ('body', 'format', 'number', 'repository', 'source', 'ticket_id', 'title', 'url'):
             if k not in x:
                 return False
-        if 'format' in x and not _v771(x['format']):
+        if 'format' in x and not _v800(x['format']):
             return False
-        if 'ticket_id' in x and not _v772(x['ticket_id']):
+        if 'ticket_id' in x and not _v801(x['ticket_id']):
             return False
-        if 'source' in x and not _v773(x['source']):
+        if 'source' in x and not _v802(x['source']):
             return False
-        if 'title' in x and not _v774(x['title']):
+        if 'title' in x and not _v803(x['title']):
             return False
-        if 'body' in x and not _v775(x['body']):
+        if 'body' in x and not _v804(x['body']):
             return False
-        if 'repository' in x and not _v776(x['repository']):
+        if 'repository' in x and not _v805(x['repository']):
             return False
-        if 'url' in x and not _v779(x['url']):
+        if 'url' in x and not _v808(x['url']):
             return False
-        if 'number' in x and not _v782(x['number']):
+        if 'number' in x and not _v811(x['number']):
             return False
         for k in x:
             if k not in ('format', 'ticket_id', 'source', 'title', 'body', 'repository', 'url', 'number'):
@@ -155,5 +155,5 @@ def _v770(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'ticket-content': _v770,
+    'ticket-content': _v799,
 }

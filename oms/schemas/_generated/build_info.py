@@ -1,0 +1,156 @@
+"""Predicates of the `build-info` schema. Generated from schemas/*.schema.json by build/gen_validators.py. Do not edit.
+
+Each predicate answers whether a JSON value satisfies one schema (Draft 2020-12, as jsonschema applies
+it without format assertion). Proven equal to jsonschema by tests/unit/schemas/test_generated_validators.py.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
+from oms.schemas._generated._runtime import search as _search, unique as _unique
+
+from oms.schemas._generated import defs as _m_defs
+
+_P0 = '^[0-9A-Za-z][0-9A-Za-z.+_-]*$'
+_C0: object = 'oms-build-v1'
+
+
+def _v169(x: object) -> bool:
+    # build-info#/properties/format
+    if not _eq(x, _C0):
+        return False
+    return True
+
+
+def _v171(x: object) -> bool:
+    # build-info#/$defs/release
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P0, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 64:
+            return False
+    return True
+
+
+def _v170(x: object) -> bool:
+    # build-info#/properties/version
+    if not _v171(x):
+        return False
+    return True
+
+
+def _v173(x: object) -> bool:
+    # build-info#/properties/commit/anyOf/0
+    if not _m_defs._v39(x):
+        return False
+    return True
+
+
+def _v174(x: object) -> bool:
+    # build-info#/properties/commit/anyOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v172(x: object) -> bool:
+    # build-info#/properties/commit
+    if not (_v173(x) or _v174(x)):
+        return False
+    return True
+
+
+def _v175(x: object) -> bool:
+    # build-info#/properties/dirty
+    if not (isinstance(x, bool)):
+        return False
+    return True
+
+
+def _v176(x: object) -> bool:
+    # build-info#/properties/source_sha256
+    if not _m_defs._v3(x):
+        return False
+    return True
+
+
+def _v177(x: object) -> bool:
+    # build-info#/properties/packages_sha256
+    if not _m_defs._v3(x):
+        return False
+    return True
+
+
+def _v178(x: object) -> bool:
+    # build-info#/properties/python
+    if not _v171(x):
+        return False
+    return True
+
+
+def _v179(x: object) -> bool:
+    # build-info#/properties/pyinstaller
+    if not _v171(x):
+        return False
+    return True
+
+
+def _v180(x: object) -> bool:
+    # build-info#/properties/source_date_epoch
+    if not _m_defs._v116(x):
+        return False
+    return True
+
+
+def _v181(x: object) -> bool:
+    # build-info#/properties/built_at
+    if not _m_defs._v102(x):
+        return False
+    return True
+
+
+def _v168(x: object) -> bool:
+    # build-info#
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('format', 'version', 'commit', 'dirty', 'source_sha256', 'packages_sha256', 'python', 'pyinstaller', 'source_date_epoch', 'built_at'):
+            if k not in x:
+                return False
+        if 'format' in x and not _v169(x['format']):
+            return False
+        if 'version' in x and not _v170(x['version']):
+            return False
+        if 'commit' in x and not _v172(x['commit']):
+            return False
+        if 'dirty' in x and not _v175(x['dirty']):
+            return False
+        if 'source_sha256' in x and not _v176(x['source_sha256']):
+            return False
+        if 'packages_sha256' in x and not _v177(x['packages_sha256']):
+            return False
+        if 'python' in x and not _v178(x['python']):
+            return False
+        if 'pyinstaller' in x and not _v179(x['pyinstaller']):
+            return False
+        if 'source_date_epoch' in x and not _v180(x['source_date_epoch']):
+            return False
+        if 'built_at' in x and not _v181(x['built_at']):
+            return False
+        for k in x:
+            if k not in ('format', 'version', 'commit', 'dirty', 'source_sha256', 'packages_sha256', 'python', 'pyinstaller', 'source_date_epoch', 'built_at'):
+                return False
+    return True
+
+
+VALIDATORS: dict[str, Callable[[object], bool]] = {
+    'build-info': _v168,
+    'build-info#/$defs/release': _v171,
+}

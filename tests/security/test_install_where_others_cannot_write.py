@@ -1,0 +1,54 @@
+"""oms is installed only where no other user can write (docs/adr/0005, 0033; SECURITY.md): a user
+who can write `P/bin` or `P/lib/oms`, or a parent of theirs that is not sticky, could put their own
+program where `oms` runs, with the hooks and state root of whoever runs it. The installer refuses
+such a prefix, and it never replaces an `oms` it did not install."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_install import fake_bundle, freeze
+
+
+@pytest.mark.parametrize("place", ["bin", "lib/oms", "", "parent"])
+def test_a_prefix_another_user_can_write_is_refused(tmp_path: Path, place: str) -> None:
+    installer = freeze()
+    bundle, digest = fake_bundle(tmp_path / "dist", "b")
+    prefix = tmp_path / "parent" / "prefix"
+    for sub in ("bin", "lib/oms"):
+        (prefix / sub).mkdir(parents=True)
+    opened = tmp_path / "parent" if place == "parent" else prefix / place
+    opened.chmod(0o777 if place in ("", "parent") else 0o775)
+    with pytest.raises(SystemExit, match="another user can write there"):
+        installer.install(bundle, digest, prefix)
+    assert not (prefix / "bin" / "oms").exists()
+    assert list((prefix / "lib" / "oms").iterdir()) == []
+
+
+def test_a_sticky_parent_like_tmp_is_not_refused(tmp_path: Path) -> None:
+    installer = freeze()
+    bundle, digest = fake_bundle(tmp_path / "dist", "b")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    link, changed = installer.install(bundle, digest, shared / "prefix")
+    assert changed is True
+    assert link.is_symlink()
+
+
+@pytest.mark.parametrize("kind", ["file", "link elsewhere"])
+def test_an_oms_it_did_not_install_is_never_replaced(tmp_path: Path, kind: str) -> None:
+    installer = freeze()
+    bundle, digest = fake_bundle(tmp_path / "dist", "b")
+    prefix = tmp_path / "prefix"
+    (prefix / "bin").mkdir(parents=True)
+    theirs = prefix / "bin" / "oms"
+    if kind == "file":
+        theirs.write_text("#!/bin/sh\necho pip's console script\n")
+    else:
+        theirs.symlink_to(tmp_path / "dist" / "b" / "oms")
+    with pytest.raises(SystemExit, match="is not an oms this installs: move it away first"):
+        installer.install(bundle, digest, prefix)
+    assert theirs.is_symlink() == (kind != "file")
