@@ -161,12 +161,20 @@ def get(ws: Workspace, ticket_id: str) -> Record:
     """The latest version of a ticket of the repository `ws` works for; `OtherRepositoryError` for
     another's (ADR 0032: a ticket made before oms recorded its repository is the state root's)."""
     ticket = ws.store.records("ticket").read(check(ticket_id, "ticket id"))
-    owner = ticket.payload.get("repository_root")
-    if owner is not None and owner != ws.config_root:
-        theirs, ours = shown(str(owner)), shown(ws.config_root)
-        why = f"ticket {ticket_id} belongs to the repository {theirs} (this is {ours})"
-        raise OtherRepositoryError(why, hint=f"run oms in {theirs}")
+    foreign = another_repository(ws, ticket)
+    if foreign is not None:
+        raise foreign
     return ticket
+
+
+def another_repository(ws: Workspace, ticket: Record) -> OtherRepositoryError | None:
+    """Why `ticket` is not for the repository `ws` works for, or None when it is (ADR 0032)."""
+    owner = ticket.payload.get("repository_root")
+    if owner is None or owner == ws.config_root:
+        return None
+    theirs, ours = shown(str(owner)), shown(ws.config_root)
+    why = f"ticket {ticket.record_id} belongs to the repository {theirs} (this is {ours})"
+    return OtherRepositoryError(why, hint=f"run oms in {theirs}")
 
 
 def content(ws: Workspace, ticket: Record) -> JsonObject:

@@ -13,6 +13,7 @@ from oms.domain import pool as pool_rules
 from oms.errors import WAITS_FOR_PERSON, LockHeldError, OmsError, one_line
 from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.chain.liveness import CONSUMER
+from oms.services.chain.tickets import another_repository
 from oms.services.conductor import doing, pool
 from oms.services.conductor import quota as conductor_providers
 from oms.services.conductor.preflight import Preflight
@@ -118,6 +119,13 @@ def fill(
     if held:  # they moved on: the queue and the slots are decided on what they are now
         all_tickets, workers, all_dispatches = _relevant(ws)
         occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
+    ours = []
+    for t in all_tickets:  # another repository's ticket is never this conductor's (ADR 0032)
+        foreign = another_repository(ws, t) if t.state == "open" else None
+        if foreign is None:
+            ours.append(t)
+        else:
+            skipped.append(one_line(foreign.message))
     queued = conductor_rules.queue(
         (
             conductor_rules.Queued(
@@ -127,7 +135,7 @@ def fill(
                 access.text(t.payload, "created_at"),
                 access.text_or_none(t.payload, "retry_after") if "retry_after" in t.payload else None,
             )
-            for t in all_tickets
+            for t in ours
             if t.state == "open"
         ),
         ws.now(),
