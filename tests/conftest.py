@@ -69,6 +69,17 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     return True
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On a pytest-xdist worker (`.ci/test`: two workers, a file at a time, in the collected order:
+    `--no-loadscope-reorder`), the files holding a `slow` test come first, so that the last files
+    handed out are short and neither worker idles long beside the other's long file. The order
+    within a file, and of the other files, stays as collected."""
+    if not hasattr(config, "workerinput"):
+        return
+    slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in slow)
+
+
 @pytest.fixture(autouse=True)
 def _no_real_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Any write to the real home fails (`isolate_home`)."""

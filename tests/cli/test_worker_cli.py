@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from oms.canonical import add_ms
+from oms.canonical import add_ms, now, parse_ts
 from oms.fsio.procinfo import group_alive
 from tests.agent_side import snapshot
 from tests.chain import Chain, accepted, use_worker, wait_for
@@ -112,15 +112,24 @@ def test_a_command_worker_whose_pane_died_is_not_resumed(oms: OmsCommand, delive
     assert (observed["worker_health"], observed["session_state"]) == ("stopped", "stopped")
 
 
+PARK_MS = 5000  # how long the worker below stays parked
+
+
 def test_park_and_resume_say_what_they_did(oms: OmsCommand, deliverable: Chain) -> None:
     dispatch_id = _delivered(oms, deliverable)
-    with deliverable.workspace() as ws:
-        until = add_ms(ws.now(), 2000)
-    parked = json.loads(_run(oms, deliverable, "worker", "park", dispatch_id, "--until", until, "--json").stdout)
+    # from the real time now (the chain's clock stands at the time it was made, before the delivery),
+    # far enough ahead that the park below still finds it in the future on a loaded machine
+    until = add_ms(now(), PARK_MS)
+    parking = _run(oms, deliverable, "worker", "park", dispatch_id, "--until", until, "--json")
+    parked = json.loads(parking.stdout)
+    assert parking.returncode == 0, parked
     assert (parked["parked"], parked["session_state"]) == ("idle", "parked")  # a command worker runs no turn
     again = json.loads(_run(oms, deliverable, "worker", "park", dispatch_id, "--until", until, "--json").stdout)
     assert again["parked"] == "already"
-    time.sleep(2.1)
+    deadline = time.monotonic() + PARK_MS / 1000 + 30
+    while parse_ts(now()) <= parse_ts(until):  # the resume is due once that time has come
+        assert time.monotonic() < deadline, f"the clock never reached {until}"
+        time.sleep(0.05)
     resumed = json.loads(_run(oms, deliverable, "worker", "resume", dispatch_id, "--json").stdout)
     assert (resumed["resumed"], resumed["typed"], resumed["session_state"]) == ("keys", "nothing", "running")
     assert "resumed" in _run(oms, deliverable, "worker", "resume", dispatch_id).stdout  # the table says it too

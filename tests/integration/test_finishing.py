@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import secrets
 import subprocess
 from pathlib import Path
 
@@ -147,7 +149,7 @@ def test_the_checks_come_from_the_config_root_never_from_the_result(chain: Chain
 HOSTILE = """
 [verify]
 commands = [
-  ["sh", "-c", "sleep 300 & echo started"],
+  ["sh", "-c", "{background} & echo started"],
   ["sh", "-c", "cat {key}"],
   ["sh", "-c", "touch {outside}/planted"],
   ["python3", "-c", "import socket; socket.create_connection(('1.1.1.1', 53), 2)"],
@@ -167,7 +169,9 @@ def test_hostile_checks_are_contained_and_reported(chain: Chain, tmp_path: Path)
     port = listener.getsockname()[1]
     key = chain.state / KEY
     assert key.is_file()  # there on the host, for the check to try
-    checks = HOSTILE.format(key=key, outside=outside, port=port)
+    # what it leaves behind is found by its arguments alone: a duration no other process has
+    leftover = f"sleep 300.{secrets.randbelow(10**9):09d}"
+    checks = HOSTILE.format(key=key, outside=outside, port=port, background=leftover)
     try:
         bound = _result(chain, checks)
         with chain.workspace() as ws:
@@ -177,7 +181,8 @@ def test_hostile_checks_are_contained_and_reported(chain: Chain, tmp_path: Path)
     background, reads_key, writes_out, net, loopback, flood, hang = done.ran
     assert b"No such file" in reads_key.output  # not denied: not there at all
     assert background.exit_code == 0  # it ran; and what it left behind ended with its sandbox:
-    assert not subprocess.run(["pgrep", "-f", "sleep 300"], capture_output=True, check=False).stdout
+    left = subprocess.run(["pgrep", "-f", re.escape(leftover)], capture_output=True, check=False)
+    assert not left.stdout
     assert reads_key.exit_code != 0  # the state root is not there
     assert writes_out.exit_code != 0
     assert not (outside / "planted").exists()

@@ -32,6 +32,7 @@ def chaos(tmp_path: Path) -> Iterator[ChaosFleet]:
     yield from prepare(tmp_path / "fleet", tickets_n=12, max_workers=8, seed=SEED)
 
 
+@pytest.mark.slow
 def test_a_fleet_under_chaos_loses_nothing_and_pays_for_no_ended_attempt(chaos: ChaosFleet) -> None:
     print(f"\nseed: {SEED}")
     outcome = run(chaos, seed=SEED, seconds=SECONDS, gap=2.0, settle_s=SETTLE_S)

@@ -1042,7 +1042,9 @@ def _end_record(run: Run, timeout: float = 30.0) -> tuple[str | None, str | None
 @pytest.fixture(scope="module")
 def resources(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Resources]:
     """The `resources` attacker, and what the host measured while it held each resource; the disk
-    last (the worker ends there)."""
+    last (the worker ends there). Its tests are `serial`: it takes every inotify instance, key byte
+    and message-queue byte of the host user, whose other processes (another test's) then fail, and
+    one another test frees meanwhile would let the host's own call through."""
     with _world(tmp_path_factory, "round2-resources") as chain:
         chain.edit_config(lambda text: text + RESOURCE_LIMITS, commit=True)
         targets = {"tmpfs_fill": TMPFS_FILL, "disk_file": DISK_FILE, "disk_files": DISK_FILES}
@@ -1110,6 +1112,7 @@ def test_a_sandbox_cannot_take_the_hosts_process_table(tasks: Tasks) -> None:
     assert seen.get("tasks_started", 0) < THREADS
 
 
+@pytest.mark.serial
 def test_a_sandbox_cannot_pin_the_hosts_memory(resources: Resources) -> None:
     """A memory cgroup bounds a sandbox. Its `/tmp`, `/var/tmp` and `/dev` are tmpfs (RAM,
     unswappable without swap) of half the host's RAM each, and a nested user namespace mounts
@@ -1128,6 +1131,7 @@ def test_a_sandbox_cannot_pin_the_hosts_memory(resources: Resources) -> None:
     assert limit < total, f"the memory limit {limit} is not below the host's {total}"
 
 
+@pytest.mark.serial
 def test_a_sandbox_cannot_fill_the_hosts_disk(resources: Resources) -> None:
     """The private home (under the state root) and the worktree are plain binds of the host's file
     system, with no quota and no size-limited mount: the supervisor's watchdog measures them and
@@ -1142,6 +1146,7 @@ def test_a_sandbox_cannot_fill_the_hosts_disk(resources: Resources) -> None:
     )
 
 
+@pytest.mark.serial
 @pytest.mark.xfail(
     strict=True,
     reason="known limit (SECURITY.md): no uid of its own (kernel quotas shared with the user); a later issue",

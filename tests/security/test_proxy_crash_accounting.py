@@ -127,6 +127,7 @@ def budgeted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[
         upstream.server.server_close()
 
 
+@pytest.mark.slow
 def test_fifty_kills_never_let_a_dispatch_spend_past_its_budget_by_more_than_one_answer(
     budgeted: tuple[Chain, Upstream],
 ) -> None:

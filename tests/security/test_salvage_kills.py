@@ -14,6 +14,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from oms.canonical import access
 from oms.services.delivery.service import Delivery
 from tests.chain import Chain, accepted, use_worker
@@ -110,6 +112,7 @@ def _end(deliverable: Chain, dispatch_id: str, way: str) -> None:
     _wait(f"no agent of {dispatch_id} left", lambda: not _agent_pids(dispatch_id))
 
 
+@pytest.mark.slow
 def test_every_edit_of_a_killed_worker_is_recoverable(deliverable: Chain) -> None:
     use_worker(deliverable, mode="edit")
     rng = random.Random(SEED)
