@@ -207,7 +207,8 @@ def current_build(dist: Path, info: dict[str, object]) -> str | None:
         carried = json.loads((dist / "oms" / BUILD_INFO).read_text())
     except (OSError, ValueError):
         return None
-    if carried != info or "oms/" not in sums:
+    same = {k: v for k, v in info.items() if k != "dirty"}  # a file outside the sources: no matter
+    if {k: v for k, v in carried.items() if k != "dirty"} != same or "oms/" not in sums:
         return None
     return sums["oms/"] if tree_digest(str(dist / "oms")) == sums["oms/"] else None
 
