@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -55,7 +58,16 @@ class GuideModel(Script):
         return step
 
 
-def test_the_guide_runs_as_written(tmp_path: Path) -> None:
+@pytest.fixture
+def fresh_home() -> Iterator[Path]:
+    """A fresh machine's HOME, short as one is: the state root under it holds tmux's socket, whose
+    path tmux takes whole (at most 107 bytes)."""
+    top = Path(tempfile.mkdtemp(prefix="oms-guide-"))
+    yield top / "home"
+    shutil.rmtree(top, ignore_errors=True)
+
+
+def test_the_guide_runs_as_written(tmp_path: Path, fresh_home: Path) -> None:
     blocks = shell_blocks(GUIDE.read_text())
     assert len(blocks) >= 8
     script = "\n".join(blocks)
@@ -73,9 +85,8 @@ def test_the_guide_runs_as_written(tmp_path: Path) -> None:
             ]
         )
     ).start()
-    home = tmp_path / "home"
+    home = fresh_home  # no ~/.gitconfig, no git identity anywhere (ADR 0032)
     (home / "codex").mkdir(parents=True)
-    (home / ".gitconfig").write_text("[user]\n\tname = Guide Reader\n\temail = reader@example.com\n")
     binary = os.environ.get("OMS_TEST_BINARY")
     oms_dir = str(Path(binary).resolve().parent) if binary else str(Path(sys.executable).parent)
     env = {
@@ -110,13 +121,17 @@ def test_the_guide_runs_as_written(tmp_path: Path) -> None:
         pytest.fail(f"the guide did not finish:\n{out[-6000:]}")
     finally:
         mock.stop()
-        state = home / ".local" / "state" / "oms"
-        if (state / "tmux.sock").exists():
-            subprocess.run(["tmux", "-S", str(state / "tmux.sock"), "kill-server"], capture_output=True, check=False)
+        for sock in (home / ".local" / "state" / "oms").glob("*/tmux.sock"):  # the repository's own
+            kill = ["tmux", "-S", str(sock), "kill-server"]
+            subprocess.run(kill, capture_output=True, check=False)
     assert proc.returncode == 0, out[-6000:]
     repo = tmp_path / "my-project"
     assert (repo / "CHANGELOG.md").read_text() == "Started.\n"  # the agent's work, verified and merged
-    log = subprocess.run(["git", "log", "--format=%s"], cwd=repo, capture_output=True, text=True, check=True)
-    assert "oms: configuration and role policy (oms init --commit)" in log.stdout
+    argv = ["git", "log", "--format=%an <%ae> %s"]
+    log = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, check=True)
+    you = "Your Name <you@example.com>"
+    assert f"{you} oms: configuration and role policy (oms init --commit)" in log.stdout
+    assert log.stdout.startswith(f"{you} Merge dsp-")  # the merge is the person's, not oms's
+    assert not (home / ".gitconfig").exists()
     assert "\nFAIL " not in out  # `oms doctor` found nothing to fix
     assert "store verify: ok" in out
