@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import shutil
 import subprocess
 import tempfile
@@ -273,3 +274,52 @@ def test_a_state_root_too_long_for_tmux_is_refused_before_anything_is_made(
     person.refused(repo, "init", says="is too long: its tmux socket's path would be")
     assert not long.exists()
     assert not (repo / ".oms").exists()
+
+
+def _answer_on_a_tty(
+    argv: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    answers: dict[bytes, str],
+) -> tuple[int, str]:
+    """Run `argv` on a pseudo-terminal, typing each answer once its prompt appears."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        close_fds=True,
+    )
+    os.close(slave)
+    seen, pending = b"", dict(answers)
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+        for prompt in [p for p in pending if p in seen]:
+            os.write(master, pending.pop(prompt).encode() + b"\n")
+    os.close(master)
+    return proc.wait(timeout=60), seen.decode("utf-8", "replace")
+
+
+def test_on_a_terminal_init_asks_who_you_are(oms: OmsCommand, tmp_path: Path, home: Path) -> None:
+    repo = tmp_path / "api"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    if _git_guesses_an_identity(home, repo):
+        pytest.skip("git guesses an identity on this machine (its host name has a domain)")
+    kept = {k: v for k, v in os.environ.items() if k not in (*NO_IDENTITY, *XDG)}
+    env = kept | {"HOME": str(home)}
+    answers = {b"Your name": "Grace Hopper", b"Your email": "grace@example.com"}
+    code, said = _answer_on_a_tty([*oms.argv, "init", "--commit"], repo, env, answers)
+    assert code == 0, said
+    assert "git does not know who you are yet" in said
+    argv = ["git", "log", "-1", "--format=%an <%ae>"]
+    log = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, check=True)
+    assert log.stdout.strip() == "Grace Hopper <grace@example.com>"
