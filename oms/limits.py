@@ -24,7 +24,8 @@ class Limits(NamedTuple):
     proc_stat_bytes: int = 4 * 1024
     json_depth: int = 64
     id_length: int = 128
-    folder_label_chars: int = 40  # a repository's name in the folders oms keeps for it (ADR 0032)
+    folder_label_chars: int = 24  # a repository's name in the folders oms keeps for it (ADR 0032)
+    tmux_socket_path_bytes: int = 107  # `<state root>/tmux.sock`: what an AF_UNIX address holds
     path_component_bytes: int = 255
     path_components: int = 32
     records_per_kind: int = 1_000_000

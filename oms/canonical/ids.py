@@ -28,13 +28,13 @@ _LABEL_BAD = re.compile(r"[^A-Za-z0-9._-]")
 def folder_label(path: str, *, tagged: bool = False) -> str:
     """A folder name for what oms keeps per repository (its default state root, its worktrees;
     ADR 0032): the last component of `path` in ASCII letters, digits, `.`, `_` and `-` (anything
-    else becomes `-`, a leading `.` goes), at most `Limits.folder_label_chars`; then `-` and 12 hex
+    else becomes `-`, a leading `.` goes), at most `Limits.folder_label_chars`; then `-` and 8 hex
     digits of the path's digest when `tagged` or when the name had to change, so that two paths
-    never share one."""
+    never share one (short: a state root's path must leave room for its tmux socket's)."""
     name = os.path.basename(path.rstrip("/"))
     label = _LABEL_BAD.sub("-", name)[: LIMITS.folder_label_chars].lstrip(".") or "repository"
     if tagged or label != name:
-        tag = digest_bytes("repository-folder", path.encode("utf-8", "surrogateescape"))[:12]
+        tag = digest_bytes("repository-folder", path.encode("utf-8", "surrogateescape"))[:8]
         return f"{label}-{tag}"
     return label
 

@@ -142,7 +142,7 @@ def adopt_cmd(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = No
     is now (once; refused when a ledger exists)."""
     from oms.store import ledger
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, served=False) as ws:  # (before `oms init` records it)
         count = ledger.adopt(ws.store.state.root)
     if json_out:
         emit({"ok": True, "adopted": count})

@@ -77,12 +77,12 @@ def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
 
 
 @contextlib.contextmanager
-def workspace(state: str | None, config: str | None) -> Iterator[Workspace]:
-    """Open the workspace for one command."""
+def workspace(state: str | None, config: str | None, *, served: bool = True) -> Iterator[Workspace]:
+    """Open the workspace for one command (`served`: `Workspace.open`'s)."""
     from oms.services.workspace import Workspace
 
     repo = config_root(config)
-    ws = Workspace.open(state_root(state, repo), repo)
+    ws = Workspace.open(state_root(state, repo), repo, served=served)
     before = ws.store.ledger_size()
     try:
         yield ws

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import json
 import os
+import pty
+import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -65,10 +69,14 @@ def _repo(path: Path) -> Path:
     return path
 
 
-def _home(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    return home
+@pytest.fixture
+def home() -> Iterator[Path]:
+    """A fresh HOME, short as one is: a state root under it holds tmux's socket, whose path tmux
+    takes whole (`Limits.tmux_socket_path_bytes`)."""
+    top = Path(tempfile.mkdtemp(prefix="oms-home-"))
+    (top / "home").mkdir()
+    yield top / "home"
+    shutil.rmtree(top, ignore_errors=True)
 
 
 def _show(person: Person, cwd: Path, ticket: str) -> dict[str, object]:
@@ -81,11 +89,12 @@ def _show(person: Person, cwd: Path, ticket: str) -> dict[str, object]:
 def test_each_repository_has_its_own_state_root_tickets_and_worktrees(
     oms: OmsCommand,
     tmp_path: Path,
+    home: Path,
 ) -> None:
     """Two repositories side by side, each with the defaults: neither sees the other's ticket, and
     their worktrees (both `tkt-1`) never collide."""
     work = tmp_path / "work"
-    person = Person(oms, _home(tmp_path))
+    person = Person(oms, home)
     roots, trees = {}, {}
     for name in ("api", "web"):
         repo = _repo(work / name)
@@ -97,7 +106,7 @@ def test_each_repository_has_its_own_state_root_tickets_and_worktrees(
         person.ok(repo, "ticket", "lease", "tkt-1", "--worker", "w1")
         created = json.loads(person.ok(repo, "worktree", "create", "tkt-1", "--json").stdout)
         trees[name] = Path(created["worktree"]["worktree_root"])
-    state_home = tmp_path / "home" / ".local" / "state" / "oms"
+    state_home = home / ".local" / "state" / "oms"
     assert roots["api"] != roots["web"]
     assert {p.parent for p in roots.values()} == {state_home}
     apart = {n: (work / "oms-worktrees" / n / "tkt-1").resolve() for n in ("api", "web")}
@@ -107,12 +116,12 @@ def test_each_repository_has_its_own_state_root_tickets_and_worktrees(
         assert shown["title"] == f"Fix {name}"
 
 
-def test_one_state_root_serves_one_repository(oms: OmsCommand, tmp_path: Path) -> None:
+def test_one_state_root_serves_one_repository(oms: OmsCommand, tmp_path: Path, home: Path) -> None:
     """Two repositories and one state root named for both ($OMS_STATE_ROOT): the second is refused
     by every command, in one line naming the repository the state root serves; nothing is made."""
     work = tmp_path / "work"
     api, web = _repo(work / "api"), _repo(work / "web")
-    person = Person(oms, _home(tmp_path), state=tmp_path / "state")
+    person = Person(oms, home, state=tmp_path / "state")
     person.ok(api, "init", "--commit")
     person.ok(api, "ticket", "add", "--title", "Fix the API", "--body", "x")
     serves = f"serves the repository {api.resolve()}"
@@ -136,6 +145,7 @@ def test_one_state_root_serves_one_repository(oms: OmsCommand, tmp_path: Path) -
 def test_a_ticket_keeps_to_its_repository_even_if_its_state_root_forgets(
     oms: OmsCommand,
     tmp_path: Path,
+    home: Path,
 ) -> None:
     """The ticket's own record names its repository: with the state root's `repository.json` gone
     (a state root that names none is bound by the next `oms init`), another repository is still
@@ -143,7 +153,7 @@ def test_a_ticket_keeps_to_its_repository_even_if_its_state_root_forgets(
     work = tmp_path / "work"
     api, web = _repo(work / "api"), _repo(work / "web")
     state = tmp_path / "state"
-    person = Person(oms, _home(tmp_path), state=state)
+    person = Person(oms, home, state=state)
     person.ok(api, "init", "--commit")
     person.ok(api, "ticket", "add", "--title", "Fix the API", "--body", "x")
     assert _show(person, api, "tkt-1")["repository_root"] == str(api.resolve())
@@ -160,11 +170,15 @@ def test_a_ticket_keeps_to_its_repository_even_if_its_state_root_forgets(
     assert not fill["done"]
 
 
-def test_commands_find_the_top_from_a_subdirectory(oms: OmsCommand, tmp_path: Path) -> None:
+def test_commands_find_the_top_from_a_subdirectory(
+    oms: OmsCommand,
+    tmp_path: Path,
+    home: Path,
+) -> None:
     repo = _repo(tmp_path / "work" / "api")
     deep = repo / "src" / "deep"
     deep.mkdir(parents=True)
-    person = Person(oms, _home(tmp_path))
+    person = Person(oms, home)
     person.ok(deep, "init", "--commit")
     assert not (deep / ".oms").exists()  # not a nested .oms/ in the user's tree
     listed = ["git", "ls-files"]
@@ -177,10 +191,13 @@ def test_commands_find_the_top_from_a_subdirectory(oms: OmsCommand, tmp_path: Pa
     assert line.endswith(str(repo.resolve()))
 
 
-def test_outside_a_repository_oms_refuses_with_the_fix(oms: OmsCommand, tmp_path: Path) -> None:
+def test_outside_a_repository_oms_refuses_with_the_fix(
+    oms: OmsCommand,
+    tmp_path: Path,
+    home: Path,
+) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
-    home = _home(tmp_path)
     person = Person(oms, home)
     fix = "run oms inside your git repository (`git init` makes one), or name it: --config-root"
     add = ("ticket", "add", "--title", "x", "--body", "y")
@@ -205,11 +222,14 @@ def _git_guesses_an_identity(home: Path, repo: Path) -> bool:
     return subprocess.run(argv, cwd=repo, env=env, capture_output=True, check=False).returncode == 0
 
 
-def test_a_machine_with_no_git_identity_says_who_once(oms: OmsCommand, tmp_path: Path) -> None:
+def test_a_machine_with_no_git_identity_says_who_once(
+    oms: OmsCommand,
+    tmp_path: Path,
+    home: Path,
+) -> None:
     """No git identity anywhere (a fresh HOME, no variables): `oms init --commit` says what to do
     before it makes anything; `--author` commits as that person and keeps them in the repository's
     git config, where git's own next commit finds them."""
-    home = _home(tmp_path)
     repo = tmp_path / "work" / "api"
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)  # (no commit)
     if _git_guesses_an_identity(home, repo):
@@ -239,3 +259,67 @@ def test_a_machine_with_no_git_identity_says_who_once(oms: OmsCommand, tmp_path:
     git("commit", "-q", "--allow-empty", "-m", "the person's own next commit")  # works now
     assert not (home / ".gitconfig").exists()  # the person's global config is theirs alone
     person.refused(repo, "init", "--commit", "--author", "Ada", says="is not 'Your Name <you@")
+
+
+def test_a_state_root_too_long_for_tmux_is_refused_before_anything_is_made(
+    oms: OmsCommand,
+    tmp_path: Path,
+    home: Path,
+) -> None:
+    """tmux takes its socket's path whole into an AF_UNIX address: a state root whose
+    `tmux.sock` would not fit could never start a pane, so `oms init` says so at once."""
+    repo = _repo(tmp_path / "api")
+    long = tmp_path / ("x" * 120)
+    person = Person(oms, home, state=long)
+    person.refused(repo, "init", says="is too long: its tmux socket's path would be")
+    assert not long.exists()
+    assert not (repo / ".oms").exists()
+
+
+def _answer_on_a_tty(
+    argv: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    answers: dict[bytes, str],
+) -> tuple[int, str]:
+    """Run `argv` on a pseudo-terminal, typing each answer once its prompt appears."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        close_fds=True,
+    )
+    os.close(slave)
+    seen, pending = b"", dict(answers)
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+        for prompt in [p for p in pending if p in seen]:
+            os.write(master, pending.pop(prompt).encode() + b"\n")
+    os.close(master)
+    return proc.wait(timeout=60), seen.decode("utf-8", "replace")
+
+
+def test_on_a_terminal_init_asks_who_you_are(oms: OmsCommand, tmp_path: Path, home: Path) -> None:
+    repo = tmp_path / "api"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    if _git_guesses_an_identity(home, repo):
+        pytest.skip("git guesses an identity on this machine (its host name has a domain)")
+    kept = {k: v for k, v in os.environ.items() if k not in (*NO_IDENTITY, *XDG)}
+    env = kept | {"HOME": str(home)}
+    answers = {b"Your name": "Grace Hopper", b"Your email": "grace@example.com"}
+    code, said = _answer_on_a_tty([*oms.argv, "init", "--commit"], repo, env, answers)
+    assert code == 0, said
+    assert "git does not know who you are yet" in said
+    argv = ["git", "log", "-1", "--format=%an <%ae>"]
+    log = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, check=True)
+    assert log.stdout.strip() == "Grace Hopper <grace@example.com>"

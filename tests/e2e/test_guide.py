@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -68,8 +71,17 @@ class GuideModel(Script):
         return step
 
 
+@pytest.fixture
+def fresh_home() -> Iterator[Path]:
+    """A fresh machine's HOME, short as one is: the state root under it holds tmux's socket, whose
+    path tmux takes whole (at most 107 bytes)."""
+    top = Path(tempfile.mkdtemp(prefix="oms-guide-"))
+    yield top / "home"
+    shutil.rmtree(top, ignore_errors=True)
+
+
 @pytest.mark.timeout(2400)  # the install builds oms when dist/ is not this tree's build
-def test_the_guide_runs_as_written(tmp_path: Path) -> None:
+def test_the_guide_runs_as_written(tmp_path: Path, fresh_home: Path) -> None:
     blocks = shell_blocks(GUIDE.read_text())
     assert len(blocks) >= 8
     script = "\n".join(blocks)
@@ -87,9 +99,8 @@ def test_the_guide_runs_as_written(tmp_path: Path) -> None:
             ]
         )
     ).start()
-    home = tmp_path / "home"
+    home = fresh_home  # no ~/.gitconfig, no git identity anywhere (ADR 0032)
     (home / "codex").mkdir(parents=True)
-    (home / ".gitconfig").write_text("[user]\n\tname = Guide Reader\n\temail = reader@example.com\n")
     path = [p for p in os.environ["PATH"].split(":") if p and not os.access(f"{p}/oms", os.X_OK)]
     env = {
         "PATH": ":".join(path),  # no oms on it: the guide's install step puts one there
@@ -135,14 +146,18 @@ def test_the_guide_runs_as_written(tmp_path: Path) -> None:
         pytest.fail(f"the guide did not finish:\n{out[-6000:]}")
     finally:
         mock.stop()
-        state = home / ".local" / "state" / "oms"
-        if (state / "tmux.sock").exists():
-            subprocess.run(["tmux", "-S", str(state / "tmux.sock"), "kill-server"], capture_output=True, check=False)
+        for sock in (home / ".local" / "state" / "oms").glob("*/tmux.sock"):  # the repository's own
+            kill = ["tmux", "-S", str(sock), "kill-server"]
+            subprocess.run(kill, capture_output=True, check=False)
     assert proc.returncode == 0, out[-6000:]
     repo = tmp_path / "my-project"
     assert (repo / "CHANGELOG.md").read_text() == "Started.\n"  # the agent's work, verified and merged
-    log = subprocess.run(["git", "log", "--format=%s"], cwd=repo, capture_output=True, text=True, check=True)
-    assert "oms: configuration and role policy (oms init --commit)" in log.stdout
+    argv = ["git", "log", "--format=%an <%ae> %s"]
+    log = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, check=True)
+    you = "Your Name <you@example.com>"
+    assert f"{you} oms: configuration and role policy (oms init --commit)" in log.stdout
+    assert log.stdout.startswith(f"{you} Merge dsp-")  # the merge is the person's, not oms's
+    assert not (home / ".gitconfig").exists()
     assert "\nFAIL " not in out  # `oms doctor` found nothing to fix
     assert "store verify: ok" in out
     assert f"running     onedir binary {home}/.local/lib/oms/" in out  # the installed binary ran it

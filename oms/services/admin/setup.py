@@ -141,6 +141,18 @@ def _check_served(state_root: str, top: str) -> None:
         )
 
 
+def _check_socket_room(state_root: str) -> None:
+    """oms's tmux server listens at `<state root>/tmux.sock`, and tmux takes that path whole into
+    an AF_UNIX address (`Limits.tmux_socket_path_bytes`): a longer one could never start a pane."""
+    sock = os.path.join(os.path.abspath(state_root), "tmux.sock")
+    size = len(sock.encode("utf-8", "surrogateescape"))
+    if size > LIMITS.tmux_socket_path_bytes:
+        most = LIMITS.tmux_socket_path_bytes
+        why = f"its tmux socket's path would be {size} bytes (at most {most})"
+        hint = "choose a shorter state root (--state-root, OMS_STATE_ROOT)"
+        raise StateRootError(f"state root {shown(state_root)} is too long: {why}", hint=hint)
+
+
 def init(state_root: str, config_root: str) -> InitResult:
     """Create or verify the state root for the repository whose top level is `config_root` (recorded
     as the one it serves: ADR 0032), then scaffold `.oms/config.toml` there if missing. Everything
@@ -159,6 +171,7 @@ def init(state_root: str, config_root: str) -> InitResult:
             hint="keep the state root outside the repository (agents can write there)",
         )
     _check_served(state_root, top)
+    _check_socket_room(state_root)
     with Root.open(top, private=False) as repo:
         _check_config_root(repo)
     chosen = os.environ.get(sandboxes.ENV)

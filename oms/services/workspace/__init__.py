@@ -46,15 +46,25 @@ class Workspace:
         self._config: Config | None = None
 
     @classmethod
-    def open(cls, state_root: str, config_root: str, *, clock: Callable[[], str] = wall_clock) -> Workspace:
-        """Open both roots (the config root need not be private: it is the repository)."""
+    def open(
+        cls,
+        state_root: str,
+        config_root: str,
+        *,
+        clock: Callable[[], str] = wall_clock,
+        served: bool = True,
+    ) -> Workspace:
+        """Open both roots (the config root need not be private: it is the repository); `served`:
+        only if the state root serves this repository (ADR 0032; False only for `oms audit adopt`,
+        which readies a state root made before the ledger for `oms init` to record it)."""
         real = os.path.realpath(config_root)
         state_real = os.path.realpath(state_root)
         if state_real == real or state_real.startswith(real.rstrip("/") + "/"):
             raise StateRootError(f"state root {state_root} is inside the config root {config_root}")
         store = Store.open(state_root)
         try:
-            _check_served(store, real)
+            if served:
+                _check_served(store, real)
             repo = Root.open(real, private=False)
         except BaseException:
             store.close()
