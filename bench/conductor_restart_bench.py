@@ -1,7 +1,7 @@
 """The conductor killed with SIGKILL and restarted, many rounds (issue 12's acceptance scenario, by hand).
 
-    .venv/bin/python bench/conductor_restart_bench.py [--rounds 10] [--tickets 14] [--workers 8] [--seed 1]
-        [--repeat 1] [--min-delay 0.2] [--max-delay 3] [--keep]
+    .venv/bin/python bench/conductor_restart_bench.py [--rounds 10] [--tickets 14] [--workers 8]
+        [--seed 1] [--repeat 1] [--min-delay 0.2] [--max-delay 3] [--keep]
 
 Each repeat builds a real fleet (`tests/fleet.py`: git, tmux, panes, sandboxes), runs
 `oms conductor run --interval 1 --json` as a real process, kills it with SIGKILL after a seeded random

@@ -1,7 +1,8 @@
 """Delivery benchmark: `deliver()` latency excluding the agent, sandbox set-up included, at a few vs
 10,000 stored dispatches.
 
-    .venv/bin/python bench/deliver_bench.py [--samples 40] [--stored 10000] [--executable dist/oms/oms]
+    .venv/bin/python bench/deliver_bench.py [--samples 40] [--stored 10000]
+        [--executable dist/oms/oms]
 
 A real repository, real worktrees, a real tmux server, a real bubblewrap sandbox; the worker is
 `sleep 600` (the agent's own start-up is not counted). Each delivery is timed three ways, from the call:

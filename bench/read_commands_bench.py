@@ -1,7 +1,8 @@
 """What the read commands a fleet's operator runs all day cost as the store grows (issue 12: at 10,000
 tickets `oms status` and `oms ticket list` ≤ 0.5 s, `oms store verify` ≥ 5,000 files/s).
 
-    .venv/bin/python bench/read_commands_bench.py [--sizes 1000,10000] [--repeat 5] [--oms dist/oms/oms]
+    .venv/bin/python bench/read_commands_bench.py [--sizes 1000,10000] [--repeat 5]
+        [--oms dist/oms/oms]
 
 A real state root and repository (the demo's) with N tickets added through the service (a record version
 and a content file each). Each command runs as a new process of the given `oms` (the frozen CLI by

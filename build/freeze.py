@@ -1,8 +1,8 @@
 """Build the frozen oms (onedir dist/oms/ and onefile dist/oms-onefile) reproducibly; install it.
 
-    python build/freeze.py                      # build into dist/
-    python build/freeze.py --check-reproducible # and again from a copy elsewhere; digests must match
-    python build/freeze.py --install [--prefix P] # build unless dist/ is this tree's build; install
+    python build/freeze.py                         # build into dist/
+    python build/freeze.py --check-reproducible    # and again from a copy elsewhere: same digests
+    python build/freeze.py --install [--prefix P]  # build unless dist/ is this tree's; install
 
 SOURCE_DATE_EPOCH comes from the last commit (or 1700000000 outside git) and PYTHONHASHSEED=0, so
 two builds of the same tree give the same bytes. The digests are written to dist/SHA256SUMS: the

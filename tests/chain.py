@@ -23,15 +23,18 @@ req = json.load(sys.stdin)
 digest = req["dispatch_intent_sha256"]
 if mode == "approve":
     rationale = "ok: " + req["ticket"]["title"]
-    print(json.dumps({"verdict": "approve", "rationale": rationale, "dispatch_intent_sha256": digest}))
+    verdict = {"verdict": "approve", "rationale": rationale, "dispatch_intent_sha256": digest}
+    print(json.dumps(verdict))
 elif mode == "reject":
-    print(json.dumps({"verdict": "reject", "rationale": "too risky", "dispatch_intent_sha256": digest}))
+    verdict = {"verdict": "reject", "rationale": "too risky", "dispatch_intent_sha256": digest}
+    print(json.dumps(verdict))
 elif mode == "wrong-digest":
     print(json.dumps({"verdict": "approve", "rationale": "ok", "dispatch_intent_sha256": "0" * 64}))
 elif mode == "garbage":
     print("I approve, probably")
 elif mode == "extra-field":
-    print(json.dumps({"verdict": "approve", "rationale": "ok", "dispatch_intent_sha256": digest, "admin": True}))
+    verdict = {"verdict": "approve", "rationale": "ok", "dispatch_intent_sha256": digest}
+    print(json.dumps({**verdict, "admin": True}))
 elif mode == "fail":
     sys.exit(3)
 elif mode == "unreachable":
@@ -165,11 +168,12 @@ def make_chain(tmp_path: Path) -> Iterator[Chain]:
 
 
 WORKER = r"""#!/bin/sh
-# A command worker for tests, run in its sandbox: in mode `wait` it first proves both channels (the demo
-# worker's `prove`: a SessionStart hook, read_dispatch and acknowledge_dispatch over the bridge), in
-# `hooks-only` and `bridge-only` one of them; then it records where it runs and what it was given in its
-# private home ($HOME/worker.out: the test reads it from the state root), and waits (`silent`: the same
-# without any proof; `stubborn`: waits ignoring SIGHUP and SIGTERM; `edit`: edits its worktree until killed).
+# A command worker for tests, run in its sandbox: in mode `wait` it first proves both channels (the
+# demo worker's `prove`: a SessionStart hook, read_dispatch and acknowledge_dispatch over the
+# bridge), in `hooks-only` and `bridge-only` one of them; then it records where it runs and what it
+# was given in its private home ($HOME/worker.out: the test reads it from the state root), and waits
+# (`silent`: the same without any proof; `stubborn`: waits ignoring SIGHUP and SIGTERM; `edit`:
+# edits its worktree until killed).
 out="$HOME/worker.out"
 case "$1" in
   wait) /bin/sh "$2" prove exit > /dev/null 2>&1 ;;

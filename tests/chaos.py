@@ -514,7 +514,8 @@ def count(chaos: ChaosFleet, outcome: Outcome) -> None:
         poll(lambda: not proxy_violations(fleet.state), PROCESS_END_S, "one proxy only", 0.2)
     outcome.unsettled += proxy_violations(fleet.state)
     audit = subprocess.run(
-        [*oms_command().argv, "audit", "verify", "--state-root", fleet.state, "--config-root", fleet.repo],
+        [*oms_command().argv, "audit", "verify", "--state-root", fleet.state,
+         "--config-root", fleet.repo],
         capture_output=True, text=True, check=False, env=chaos.env,
     )  # fmt: skip
     if audit.returncode != 0:

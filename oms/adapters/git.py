@@ -392,8 +392,8 @@ def ignored_paths(repo: str) -> list[str]:
     `CLAUDE.md`, `.agents/skills/`, ...), a `.pyc` or `node_modules/` the approved program imports. Call
     after `refuse_unsafe_config`."""
     out = git(
-        repo, "--no-optional-locks", "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
-        "--directory", "--no-empty-directory",
+        repo, "--no-optional-locks", "ls-files", "-z", "--others", "--ignored",
+        "--exclude-standard", "--directory", "--no-empty-directory",
     ).stdout  # fmt: skip
     return [entry.decode("utf-8", "surrogateescape") for entry in out.split(b"\x00") if entry]
 

@@ -52,10 +52,11 @@ printf '{"verdict":"approve","rationale":"%s","dispatch_intent_sha256":"%s"}\n' 
 """
 
 WORKER_SCRIPT = r"""#!/bin/sh
-# The oms demo worker (command transport). Like a real agent it runs in a sandbox (its worktree, its
-# private $HOME) and reaches oms only through two doors: its hooks (`oms hook provider`, JSON on stdin)
-# and its MCP bridge (`oms worker bridge`, JSON-RPC lines on stdin), both relays to its broker. oms hands
-# it its dispatch and session in its environment (OMS_*). It logs to $HOME/worker.log.
+# The oms demo worker (command transport). Like a real agent it runs in a sandbox (its worktree,
+# its private $HOME) and reaches oms only through two doors: its hooks (`oms hook provider`, JSON on
+# stdin) and its MCP bridge (`oms worker bridge`, JSON-RPC lines on stdin), both relays to its
+# broker. oms hands it its dispatch and session in its environment (OMS_*). It logs to
+# $HOME/worker.log.
 #   worker.sh [full|prove|hooks-only|bridge-only|silent] [wait|exit]
 set -u
 log="$HOME/worker.log"
@@ -74,9 +75,12 @@ hook() {  # EVENT [MORE_JSON_FIELDS] -> the hook's answer
 initialize='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
 initialize="$initialize"'"capabilities":{},"clientInfo":{"name":"oms-demo-worker","version":"1"}}}'
 tool() {  # NAME ARGUMENTS_JSON -> the tools/call response (one JSON-RPC line)
+  tools_call="{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+  tools_call="$tools_call\"params\":{\"name\":\"$1\",\"arguments\":$2}}"
   printf '%s\n' "$initialize" '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
-    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"$1\",\"arguments\":$2}}" |
-    "$OMS_EXECUTABLE" worker bridge --dispatch-id "$OMS_DISPATCH_ID" --session-id "$OMS_SESSION_ID" |
+    "$tools_call" |
+    "$OMS_EXECUTABLE" worker bridge --dispatch-id "$OMS_DISPATCH_ID" \
+      --session-id "$OMS_SESSION_ID" |
     tail -n 1
 }
 field() {  # NAME: a string field of the structured result on stdin
@@ -122,7 +126,8 @@ esac
 reply=$(tool record_dispatch_result '{"status":"completed","summary":"Added a CHANGELOG line."}')
 state=$(printf '%s' "$reply" | field state)
 [ "$state" = result-received ] || { say "record_dispatch_result failed: $reply"; finish 1; }
-say "record_dispatch_result: dispatch $state, committed by oms as $(printf '%s' "$reply" | field result_commit)"
+commit=$(printf '%s' "$reply" | field result_commit)
+say "record_dispatch_result: dispatch $state, committed by oms as $commit"
 case "$(hook Stop ',"stop_hook_active":false')" in
   '{}') say "hook Stop: released (the dispatch has its result)" ;;
   *) say "hook Stop: still blocked after the result"; finish 1 ;;

@@ -9,11 +9,11 @@ registry delivery wrote names a process group of which nothing live is left (a z
 `fsio/procinfo.group_alive`). Without a registry the worker never had a pane (or was stopped and
 forgotten); a group still alive is a tmux hiccup: neither ends anything. The end, first match wins:
 
-    a kill marker (`oms worker stop`)          stopped  "<its reason> (by <who>)"
-    a signal (the exit record's, else tmux's)  signal   "the agent was killed by signal N"
-    a status (the exit record's, else tmux's)  exit     "the agent exited with status N"
-    no pane and no exit record                 exit     "the pane and every process in it are gone ..."
-    a dead pane without a status               exit     "the agent exited (its status was not recorded)"
+    a kill marker (`oms worker stop`)      stopped  "<its reason> (by <who>)"
+    a signal (exit record's, else tmux's)  signal   "the agent was killed by signal N"
+    a status (exit record's, else tmux's)  exit     "the agent exited with status N"
+    no pane and no exit record             exit     "the pane and every process in it are gone ..."
+    a dead pane without a status           exit     "the agent exited (its status was not recorded)"
 
 and an exit record of a pane that is gone adds "; its tmux pane is gone".
 

@@ -94,12 +94,16 @@ def test_demo_keep_leaves_the_worker_for_a_look_and_its_hints_work(oms: OmsComma
         assert done.returncode == 0, done.stdout + done.stderr
         assert f"tmux -S {socket} attach -t dsp-" in done.stdout
         dispatch_id = done.stdout.split("Result: dispatch ", 1)[1].split()[0]
-        panes = subprocess.run(["tmux", "-S", str(socket), "list-panes", "-a", "-F", "#{session_name}"],
-                               capture_output=True, text=True, check=False)  # fmt: skip
+        panes = subprocess.run(
+            ["tmux", "-S", str(socket), "list-panes", "-a", "-F", "#{session_name}"],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
         assert dispatch_id in panes.stdout.split()
         assert _run_hints(oms, done.stdout) >= 4  # the last one, `oms worker stop`, ends it
-        gone = subprocess.run(["tmux", "-S", str(socket), "list-panes", "-a", "-F", "#{session_name}"],
-                              capture_output=True, text=True, check=False)  # fmt: skip
+        gone = subprocess.run(
+            ["tmux", "-S", str(socket), "list-panes", "-a", "-F", "#{session_name}"],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
         assert dispatch_id not in gone.stdout.split()
     finally:
         subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True, check=False)

@@ -37,8 +37,9 @@ def test_the_reference_is_what_the_code_gives() -> None:
 
 
 def test_every_command_is_in_the_reference() -> None:
-    for expected in ("oms hook provider", "oms worker bridge", "oms worker supervise", "oms worker netrelay",
-                     "oms store compact", "oms completion", "oms audit log"):  # fmt: skip
+    for expected in ("oms hook provider", "oms worker bridge", "oms worker supervise",
+                     "oms worker netrelay", "oms store compact", "oms completion",
+                     "oms audit log"):  # fmt: skip
         assert expected in COMMANDS
 
 

@@ -33,7 +33,8 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 class H(BaseHTTPRequestHandler):
     def do_GET(self):
         body = json.dumps({"answer": "0" * 64}).encode()
-        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
+        self.send_response(200); self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
         self.wfile.write(body)
     def log_message(self, *a): pass
 server = HTTPServer(("127.0.0.1", 0), H)

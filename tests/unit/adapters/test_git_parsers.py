@@ -140,7 +140,8 @@ def test_status_paths_are_every_file_and_never_a_submodule_or_repository(
             entries += [f"2 R. {sub} 100644 100644 100644 {'a' * 40} {'b' * 40} R100 {path}".encode(), orig.encode()]
             expected += [] if submodule else [path, orig]
         elif kind == "u":
-            entries.append(f"u UU {sub} 100644 100644 100644 100644 {'a' * 40} {'b' * 40} {'c' * 40} {path}".encode())
+            entry = f"u UU {sub} 100644 100644 100644 100644 {'a' * 40} {'b' * 40} {'c' * 40} {path}"
+            entries.append(entry.encode())
             expected += [] if submodule else [path]
         elif kind == "?":
             entries.append(f"? {path}".encode())

@@ -131,8 +131,9 @@ def test_the_choice_always_obeys_every_rule(
 ) -> None:
     """Whatever the fleet: a chosen provider has no exclusion (a pin: none but cooldown and quota); every
     provider not chosen has its reason; none chosen only when every configured provider is excluded."""
-    configured = {IDS[i]: r.Provider(IDS[i], p.family, p.enabled, None, p.cost_tier, p.tags, p.models, None,
-                                     p.quota_skip_at) for i, p in enumerate(providers)}  # fmt: skip
+    configured = {IDS[i]: r.Provider(IDS[i], p.family, p.enabled, None, p.cost_tier, p.tags,
+                                     p.models, None, p.quota_skip_at)
+                  for i, p in enumerate(providers)}  # fmt: skip
     routing = r.Routing(configured, order=order, active=active)
     by_id = dict(zip(IDS, standings, strict=True))
     choice = r.choose(routing, transport, "role-model", cls, by_id, NOW, pin=pin)

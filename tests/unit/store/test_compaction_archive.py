@@ -63,7 +63,8 @@ def test_a_zlib_bomb_and_deep_nesting_are_refused_bounded() -> None:
     "path",
     ["records/ticket/tkt-1/0.json", "../keys/state.ed25519", "outbox/c/e.receipt.json",
      "records/dispatch/../../keys/0.json", "ledger/log",
-     "events/x/../../keys.json", "evidence/abc.json", "compacted/tkt-2.json.z", "records/dispatch/d-1/ops/x.json"],
+     "events/x/../../keys.json", "evidence/abc.json", "compacted/tkt-2.json.z",
+     "records/dispatch/d-1/ops/x.json"],
 )  # fmt: skip
 def test_a_member_no_archive_holds_is_refused(path: str) -> None:
     assert not compaction.member(path)

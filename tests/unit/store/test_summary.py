@@ -51,8 +51,8 @@ class Coarse:
         self.steps += 1
         if records.read_if_exists(rid) is None:
             records.create(
-                rid, state=state, payload=payload(KIND), operation_id=f"c{self.steps}", actor="oms-system",
-                observed_at=ts(self.steps),
+                rid, state=state, payload=payload(KIND), operation_id=f"c{self.steps}",
+                actor="oms-system", observed_at=ts(self.steps),
             )  # fmt: skip
         else:
             current = records.read(rid)
@@ -168,8 +168,8 @@ def test_a_real_write_marks_the_kind_directory(store: Store) -> None:
     os.utime(kind_dir, ns=(0, 0))
     records = store.records(KIND)
     records.transition(
-        "dsp-1", expected_version=0, state="working", payload=payload(KIND), operation_id="w", actor="oms-system",
-        observed_at=ts(50),
+        "dsp-1", expected_version=0, state="working", payload=payload(KIND), operation_id="w",
+        actor="oms-system", observed_at=ts(50),
     )  # fmt: skip
     assert kind_dir.stat().st_mtime_ns > 0
 
