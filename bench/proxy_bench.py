@@ -1,5 +1,6 @@
-"""Model proxy benchmark: the latency the loopback proxy adds per request and per streamed event, against a
-direct call to the same loopback upstream (issue 13, ADR 0020).
+"""Model proxy benchmark: the latency the loopback proxy adds per request and per streamed event.
+
+Against a direct call to the same loopback upstream (issue 13, ADR 0020).
 
     .venv/bin/python bench/proxy_bench.py [--samples 200] [--events 200]
 

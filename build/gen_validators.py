@@ -1,4 +1,4 @@
-"""Compile `schemas/*.schema.json` into plain Python predicates: the package `oms/schemas/_generated/`.
+"""Compile `schemas/*.schema.json` into plain Python predicates in `oms/schemas/_generated/`.
 
     python build/gen_validators.py           # write the package
     python build/gen_validators.py --check   # exit 1 if the package is not what the schemas give

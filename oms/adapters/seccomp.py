@@ -65,7 +65,7 @@ def program(machine: str) -> list[Insn]:
     head.append((RET_K, 0, 0, RET_ERRNO | EPERM))
     out = head + [insn for section in sections for insn in section]
     if len(out) > 4096 or any(jt > 255 or jf > 255 for _, jt, jf, _ in out):
-        raise ValueError("seccomp program too long")  # pragma: no cover - the table is fixed and small
+        raise ValueError("seccomp program too long")  # pragma: no cover (a fixed, small table)
     return out
 
 

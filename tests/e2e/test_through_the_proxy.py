@@ -115,7 +115,8 @@ def test_the_agent_holds_only_its_token_and_a_usage_limit_rests_the_provider(
         # the model runs out: the next answer the proxy relays is a usage limit with its reset
         mock.fail.append(
             (429,
-             {"type": "error", "error": {"type": "rate_limit_error", "message": "usage limit reached"}},
+             {"type": "error",
+              "error": {"type": "rate_limit_error", "message": "usage limit reached"}},
              {"retry-after": "7200"})
         )  # fmt: skip
         mock.release.set()  # the held turn ends; the agent's next request meets the usage limit

@@ -1,8 +1,8 @@
 """A child process for the crash and storm tests: writes to a state root until killed or done.
 
-Usage: python -m tests.integration.writer_child crash STATE     (loop forever, deterministic content)
+Usage: python -m tests.integration.writer_child crash STATE     (loops, deterministic content)
        python -m tests.integration.writer_child serve STATE     (`crash` writers forked on demand)
-       python -m tests.integration.writer_child storm STATE K N (N transitions on a record, writer K)
+       python -m tests.integration.writer_child storm STATE K N (N transitions of a record, as K)
 """
 
 from __future__ import annotations

@@ -397,7 +397,12 @@ def test_a_supervisor_killed_outright_anywhere_takes_its_sandbox_and_nothing_sta
         first = json_doc(out).get("outcome") or {}
         assert isinstance(first, dict)
         try:  # a stray bubblewrap may stay, blocked (bubblewrap#633): `stop` ends it, checked below
-            poll(lambda: not _agents(rig, dispatch_id), 10, "the agent ends with its supervisor", stable=0.2)  # noqa: B023
+            poll(
+                lambda: not _agents(rig, dispatch_id),  # noqa: B023
+                10,
+                "the agent ends with its supervisor",
+                stable=0.2,
+            )
         except AssertionError:
             raise AssertionError(f"{n}: +{delay * 1000:.0f}ms {first} {rig.procs(dispatch_id)} {rig.panes()}") from None
         seen = rig.observe(dispatch_id)
@@ -456,7 +461,12 @@ def test_a_supervisor_killed_as_it_starts_bubblewrap_leaves_nothing_after_stop(r
         assert rig.starts(dispatch_id) == 0 or not orphaned  # the orphan never runs the agent
         code, out, err = rig.run("worker", "stop", dispatch_id)
         assert code == 0, (out, err)
-        poll(lambda: not rig.procs(dispatch_id), 10, f"launch {n}: nothing runs after stop", stable=0.2)  # noqa: B023
+        poll(
+            lambda: not rig.procs(dispatch_id),  # noqa: B023
+            10,
+            f"launch {n}: nothing runs after stop",
+            stable=0.2,
+        )
         if orphaned:
             return
     pytest.skip("no launch hit the window of bubblewrap's parent-death race on this machine")

@@ -237,7 +237,9 @@ def _post(port: int, path: str, body: object, headers: dict[str, str]) -> tuple[
 
 
 # ------------------------------------------------------------------ D: cooldown poisoning through a reflected error
-def test_an_agent_cannot_rest_its_provider_for_the_fleet_with_text_the_api_echoes(real: tuple) -> None:  # type: ignore[type-arg]
+def test_an_agent_cannot_rest_its_provider_for_the_fleet_with_text_the_api_echoes(
+    real: tuple,  # type: ignore[type-arg]
+) -> None:
     """`cooldown_for` reads every >= 400 answer's text with `cooldown_of`, and real APIs echo what the request
     said (Anthropic: `model: <name>` in a 404). An agent asks for a model named like a usage-limit message
     with a far reset: the proxy rests its provider as `quota` for 8 days for the whole fleet (every running

@@ -45,7 +45,8 @@ def sandboxed(ws: Workspace, argv: tuple[str, ...], key_env: str | None) -> tupl
     return (
         bwrap.locate(),
         "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", state,  # noqa: S108 - the sandbox's own tmpfs
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+        "--tmpfs", "/tmp", "--tmpfs", state,  # noqa: S108 - the sandbox's own tmpfs
         "--clearenv", *(x for name, value in sets for x in ("--setenv", name, value)),
         "--", *argv,
     )  # fmt: skip

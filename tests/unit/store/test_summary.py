@@ -187,7 +187,10 @@ OPS = st.lists(
 
 @settings(max_examples=60)
 @given(ops=OPS)
-def test_a_refresh_always_equals_reading_every_record(tmp_path_factory: pytest.TempPathFactory, ops: list) -> None:  # type: ignore[type-arg]
+def test_a_refresh_always_equals_reading_every_record(
+    tmp_path_factory: pytest.TempPathFactory,
+    ops: list,  # type: ignore[type-arg]
+) -> None:
     """Writes in any ticks, refreshes at any moment, restarts (a new process, from the summary file): every
     refresh answers what reading every record answers."""
     summary.forget()
