@@ -1,4 +1,5 @@
-"""A real repository + state root wired for the authority chain, with command advisors and a test clock."""
+"""A real repository + state root wired for the authority chain, with command advisors and a test
+clock."""
 
 from __future__ import annotations
 
@@ -46,7 +47,8 @@ elif mode == "unreachable":
 
 @dataclass
 class Clock:
-    """A clock tests can move, anchored at the real time it was made (so CLI processes agree with it)."""
+    """A clock tests can move, anchored at the real time it was made (so CLI processes agree with
+    it)."""
 
     ms: int = 0
     base: str = field(default_factory=now)
@@ -72,7 +74,9 @@ class Chain:
         return Workspace.open(str(self.state), str(self.repo), clock=self.clock)
 
     def set_advisor(self, mode: str, commit: bool = True) -> None:
-        self.edit_config(lambda s: _replace_advisor_argv(s, [sys.executable, str(self.advisor), mode]), commit)
+        self.edit_config(
+            lambda s: _replace_advisor_argv(s, [sys.executable, str(self.advisor), mode]), commit
+        )
 
     def edit_config(self, change: object, commit: bool = False) -> None:
         path = self.repo / ".oms" / "config.toml"
@@ -154,7 +158,8 @@ def make_chain(tmp_path: Path) -> Iterator[Chain]:
     chain.edit_config(
         lambda s: (
             s.replace(
-                'role = "oms.ticket-executor"       # the role new dispatches use', 'role = "oms.command-executor"'
+                'role = "oms.ticket-executor"       # the role new dispatches use',
+                'role = "oms.command-executor"',
             ).replace("[worktrees]\n", '[worktrees]\ndirectory = "../oms-worktrees"\n', 1)
             + (
                 '\n[roles."oms.command-executor"]\nmodel = "script"\ntransport = "command"\n'
@@ -247,7 +252,10 @@ def use_worker(chain: Chain, mode: str = "wait") -> WorkerOut:
     script.chmod(0o755)
     agent = chain.base / "agent.sh"
     agent.write_text(WORKER_SCRIPT)
-    chain.edit_config(lambda s: s.replace('argv = ["true"]', f'argv = ["{script}", "{mode}", "{agent}"]'), commit=True)
+    chain.edit_config(
+        lambda s: s.replace('argv = ["true"]', f'argv = ["{script}", "{mode}", "{agent}"]'),
+        commit=True,
+    )
     return WorkerOut(chain.state)
 
 
@@ -273,7 +281,8 @@ def wait_for(path: Path | WorkerOut, timeout: float = 30.0) -> str:
 
 
 def wait_served(chain: Chain, dispatch_id: str, timeout: float = 30.0) -> None:
-    """Wait until the pane's supervisor has taken its launch spec and serves its broker (the sandbox runs)."""
+    """Wait until the pane's supervisor has taken its launch spec and serves its broker (the sandbox
+    runs)."""
     import time
 
     spec = chain.state / "panes" / f"{dispatch_id}.launch.json"

@@ -1,25 +1,29 @@
-"""Second-round escapes, tried from INSIDE real worker sandboxes (ADR 0012, SECURITY.md "Containment").
+"""Second-round escapes, tried from INSIDE real worker sandboxes (ADR 0012, SECURITY.md
+"Containment").
 
-`tests/security/test_escapes.py` covers the first round (state root, repository, home, tmux, placeholders,
-lifetimes, signals, sockets, forged bindings, /etc, descriptors, nested repositories, credentials). This
-module goes deeper, with one command worker per attacking program (`ATTACK2`, run by oms's own interpreter,
-which every sandbox shows read-only), each reporting to its private home and, where the host must measure
-something, handshaking with the test through files there:
+`tests/security/test_escapes.py` covers the first round (state root, repository, home, tmux,
+placeholders, lifetimes, signals, sockets, forged bindings, /etc, descriptors, nested repositories,
+credentials). This module goes deeper, with one command worker per attacking program (`ATTACK2`, run
+by oms's own interpreter, which every sandbox shows read-only), each reporting to its private home
+and, where the host must measure something, handshaking with the test through files there:
 
-- `all`: the sandbox's init through every system-call ABI the seccomp filter must cover (x86_64, x32, i386
-  `int 0x80`) and `/proc` aliases and nested namespaces; calls that inspect init without the filter's
-  kin (`perf_event_open`, `kcmp`); the terminal's foreground group; secrets kept in the git common dir
-  beside its sanitised config; then files left for oms to commit on the host (attributes naming a filter
-  driver of the user's own git config, links to host files) before the demo worker records its result;
+- `all`: the sandbox's init through every system-call ABI the seccomp filter must cover (x86_64,
+  x32, i386 `int 0x80`) and `/proc` aliases and nested namespaces; calls that inspect init without
+  the filter's kin (`perf_event_open`, `kcmp`); the terminal's foreground group; secrets kept in the
+  git common dir beside its sanitised config; then files left for oms to commit on the host
+  (attributes naming a filter driver of the user's own git config, links to host files) before the
+  demo worker records its result;
 - `terminal`: input pushed into the pane's terminal (TIOCSTI) and escape sequences aimed at tmux;
 - `gitlink`: a nested repository swapped in between oms's check for repositories and its `git add`;
 - `resources`: RAM-backed tmpfs, the per-user kernel quotas a sandbox shares with its host user
   (inotify instances, key bytes, message-queue bytes), measured from the host as well; then disk;
 - `tasks`: processes (threads are tasks: each takes a pid of the host's);
-- `broker`: hostile JSON-RPC lines, a session that makes its broker keep what it sends, a hook flood.
+- `broker`: hostile JSON-RPC lines, a session that makes its broker keep what it sends, a hook
+  flood.
 
-Tests named after a bound or a boundary fail when the attack succeeds (an escape or an unbounded resource);
-the failure message carries the numbers. The attacks use x86_64 system-call numbers and machine code.
+Tests named after a bound or a boundary fail when the attack succeeds (an escape or an unbounded
+resource); the failure message carries the numbers. The attacks use x86_64 system-call numbers and
+machine code.
 """
 
 from __future__ import annotations
@@ -62,17 +66,21 @@ from tests.security.test_escapes import (
     _worktree_of,
 )
 
-pytestmark = pytest.mark.skipif(platform.machine() != "x86_64", reason="x86_64 system calls and machine code")
+pytestmark = pytest.mark.skipif(
+    platform.machine() != "x86_64", reason="x86_64 system calls and machine code"
+)
 
 MARK = "oms-escape-round2"
 MODULE_SECRET = "oms-r2-submodule-token-8c1d"  # in a submodule's config under the common dir
 THREADS = 2048  # tasks the `tasks` attacker tries to start (a per-worker bound stops it earlier)
 TMPFS_FILL = 256 * 1024 * 1024  # bytes the `resources` attacker writes into its RAM-backed /tmp
-BIG_METHOD = 1_000_000  # characters of each method name the `broker` attacker sends (under the 1 MiB cap)
+BIG_METHOD = (
+    1_000_000  # characters of each method name the `broker` attacker sends (under the 1 MiB cap)
+)
 BIG_LINES = 96  # such lines (about 96 MB the broker would keep)
 HOOK_FLOOD = 300  # SessionStart hooks the `broker` attacker sends
 
-# ---------------------------------------------------------------------------------------------------- attacker
+# ----------------------------------------------------------------------------------------- attacker
 ATTACK2 = r'''
 import ctypes, errno, fcntl, json, mmap, os, select, socket, struct, subprocess, sys, termios
 import threading, time
@@ -771,7 +779,7 @@ def _program(targets: dict[str, Any]) -> str:
     return f"#!{PY}\n" + ATTACK2.replace("__TARGETS__", repr(json.dumps(targets)))
 
 
-# ---------------------------------------------------------------------------------------------------- harness
+# ------------------------------------------------------------------------------------------ harness
 @dataclass
 class Run:
     """One attacking worker: where it is, what it reported, what the host saw."""
@@ -802,8 +810,9 @@ class Run:
 
 @contextlib.contextmanager
 def _world(factory: pytest.TempPathFactory, name: str, gitconfig: str = "") -> Iterator[Chain]:
-    """A chain of its own with the first round's environment (fake user home, API keys), for a module-scoped
-    run; `gitconfig` is appended to the fake user's ~/.gitconfig. Its tmux server is killed afterwards."""
+    """A chain of its own with the first round's environment (fake user home, API keys), for a
+    module-scoped run; `gitconfig` is appended to the fake user's ~/.gitconfig. Its tmux server is
+    killed afterwards."""
     base = factory.mktemp(name)
     mp = pytest.MonkeyPatch()
     home = _fake_user_home(base)
@@ -815,7 +824,11 @@ def _world(factory: pytest.TempPathFactory, name: str, gitconfig: str = "") -> I
     try:
         yield chain
     finally:
-        subprocess.run(["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"], capture_output=True, check=False)
+        subprocess.run(
+            ["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"],
+            capture_output=True,
+            check=False,
+        )
         mp.undo()
 
 
@@ -824,7 +837,9 @@ def _start(chain: Chain, argv: list[str], title: str, **targets: Any) -> Run:
     program = chain.base / f"attack-{len(list(chain.base.glob('attack-*')))}.py"
     pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
     common = str(chain.repo / ".git")
-    program.write_text(_program({"state": str(chain.state), "common": common, "pid_max": pid_max, **targets}))
+    program.write_text(
+        _program({"state": str(chain.state), "common": common, "pid_max": pid_max, **targets})
+    )
     program.chmod(0o755)
     _set_worker_argv(chain, [str(program), *argv])
     dispatch_id, session_id = _deliver(chain, title)
@@ -866,7 +881,8 @@ def _meminfo(key: str) -> int:
 
 
 def _cgroup_limit(pid: int, controller: str) -> int | None:
-    """The tightest `controller` limit (memory: bytes, pids: tasks) on the cgroups of `pid`, or None."""
+    """The tightest `controller` limit (memory: bytes, pids: tasks) on the cgroups of `pid`, or
+    None."""
     files = {"memory": ("memory.max", "memory.limit_in_bytes"), "pids": ("pids.max",)}[controller]
     limits = []
     for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
@@ -890,8 +906,8 @@ def _cgroup_limit(pid: int, controller: str) -> int | None:
 
 
 def _host_quota_calls() -> dict[str, str]:
-    """One inotify instance, one small key, one small POSIX message queue, made (and dropped) by this host
-    process: "ok" or the error."""
+    """One inotify instance, one small key, one small POSIX message queue, made (and dropped) by
+    this host process: "ok" or the error."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
     out = {}
@@ -915,7 +931,9 @@ def _host_quota_calls() -> dict[str, str]:
         ]
 
     name = f"/{MARK}-{os.getpid()}".encode()
-    mq = libc.mq_open(name, os.O_CREAT | os.O_RDWR, ctypes.c_int(0o600), ctypes.byref(MqAttr(0, 1, 1, 0)))
+    mq = libc.mq_open(
+        name, os.O_CREAT | os.O_RDWR, ctypes.c_int(0o600), ctypes.byref(MqAttr(0, 1, 1, 0))
+    )
     out["mq_open"] = "ok" if mq >= 0 else os.strerror(ctypes.get_errno())
     if mq >= 0:
         os.close(mq)
@@ -924,10 +942,14 @@ def _host_quota_calls() -> dict[str, str]:
 
 
 def _sandbox_pids(run: Run) -> list[int]:
-    return [p for p in _processes_of(run.dispatch_id, _namespaces_of(run.dispatch_id)) if p != _supervisor(run)]
+    return [
+        p
+        for p in _processes_of(run.dispatch_id, _namespaces_of(run.dispatch_id))
+        if p != _supervisor(run)
+    ]
 
 
-# ---------------------------------------------------------------------------------------------------- the main run
+# ------------------------------------------------------------------------------------- the main run
 @dataclass
 class MainRun:
     run: Run
@@ -949,9 +971,10 @@ LFS_LIKE = """
 
 @pytest.fixture(scope="module")
 def main_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MainRun]:
-    """The `all` attacker in a repository whose user has a git-lfs style filter in ~/.gitconfig (git-lfs
-    puts exactly such a section there) and whose common dir holds a submodule's config with a credential
-    and a git-crypt key; the demo worker then records its result, and oms commits what was left."""
+    """The `all` attacker in a repository whose user has a git-lfs style filter in ~/.gitconfig
+    (git-lfs puts exactly such a section there) and whose common dir holds a submodule's config with
+    a credential and a git-crypt key; the demo worker then records its result, and oms commits what
+    was left."""
     base = tmp_path_factory.getbasetemp() / "round2-filter"
     base.mkdir(exist_ok=True)
     ran = base / "filter-ran"
@@ -970,7 +993,11 @@ def main_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MainRun]:
         agent = chain.base / "agent.sh"
         agent.write_text(WORKER_SCRIPT)
         run = _start(
-            chain, ["all", str(agent)], "The attacker's ticket", module_secret=MODULE_SECRET, crypt_key=crypt_key
+            chain,
+            ["all", str(agent)],
+            "The attacker's ticket",
+            module_secret=MODULE_SECRET,
+            crypt_key=crypt_key,
         )
         with _running(run):
             doc = run.wait("attack.json", 60)
@@ -1000,7 +1027,10 @@ def main_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MainRun]:
                     mode, kind, obj = meta.split()
                     tree.append((mode, kind, obj, path))
                     blob = subprocess.run(
-                        ["git", "cat-file", "blob", obj], cwd=chain.repo, capture_output=True, check=True
+                        ["git", "cat-file", "blob", obj],
+                        cwd=chain.repo,
+                        capture_output=True,
+                        check=True,
                     )
                     if key in blob.stdout:
                         with_key.append(path)
@@ -1016,49 +1046,64 @@ def main_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MainRun]:
 
 
 def test_init_is_out_of_reach_through_every_abi_and_proc_alias(main_run: MainRun) -> None:
-    """ptrace and its kin through the i386 (`int 0x80`) and x32 ABIs of a 64-bit process, the `/proc/1`
-    aliases (`/proc/self/..`, `/proc/thread-self/..`, `/proc/self/root`), and a nested user and mount
-    namespace that binds `/proc` without its cover, unmounts it, or mounts a fresh proc: all refused."""
+    """ptrace and its kin through the i386 (`int 0x80`) and x32 ABIs of a 64-bit process, the
+    `/proc/1` aliases (`/proc/self/..`, `/proc/thread-self/..`, `/proc/self/root`), and a nested
+    user and mount namespace that binds `/proc` without its cover, unmounts it, or mounts a fresh
+    proc: all refused."""
     main_run.run.blocked("init: ")
-    assert main_run.run.seen["pidfd"] >= 0  # pidfd_open(1) works: the pidfd calls were really tried on init
+    assert (
+        main_run.run.seen["pidfd"] >= 0
+    )  # pidfd_open(1) works: the pidfd calls were really tried on init
     assert len([k for k in main_run.run.results if k.startswith("init: ")]) == 10 + 6 + 1
     assert "NESTED-RAN" in main_run.run.seen["nested_proc"]
 
 
 def test_init_cannot_be_inspected_through_perf_events_or_kcmp(main_run: MainRun) -> None:
-    """The filter refuses the calls that reach into init (ADR 0012, decision 5: `process_vm_readv` among
-    them). `perf_event_open` on pid 1 passes the same access check (PTRACE_MODE_READ, same uid) and is not on
-    the list: samples of init's user stack (64 KiB each) read its memory — its argv and environment are
-    found in them. `kcmp` against init is not on the list either (it compares init's descriptors with ours)."""
+    """The filter refuses the calls that reach into init (ADR 0012, decision 5: `process_vm_readv`
+    among them). `perf_event_open` on pid 1 passes the same access check (PTRACE_MODE_READ, same
+    uid) and is not on the list: samples of init's user stack (64 KiB each) read its memory — its
+    argv and environment are found in them. `kcmp` against init is not on the list either (it
+    compares init's descriptors with ours)."""
     main_run.run.blocked("inspect: ")
 
 
-def test_no_process_group_outside_the_sandbox_can_become_the_terminals_foreground(main_run: MainRun) -> None:
-    """The sandbox shares the pane's terminal: `tcsetpgrp` with every process group it cannot see (the
-    supervisor's, the tmux server's, any host pid) must fail, so keys and job control stay inside."""
+def test_no_process_group_outside_the_sandbox_can_become_the_terminals_foreground(
+    main_run: MainRun,
+) -> None:
+    """The sandbox shares the pane's terminal: `tcsetpgrp` with every process group it cannot see
+    (the supervisor's, the tmux server's, any host pid) must fail, so keys and job control stay
+    inside."""
     main_run.run.blocked("terminal: ")
-    assert main_run.run.seen["foreground_tried"] > int(Path("/proc/sys/kernel/pid_max").read_text()) - 100
+    assert (
+        main_run.run.seen["foreground_tried"]
+        > int(Path("/proc/sys/kernel/pid_max").read_text()) - 100
+    )
 
 
 def test_the_common_dir_shows_no_secret_beside_its_sanitised_config(main_run: MainRun) -> None:
-    """`.git/config` is replaced by a sanitised copy (no remotes, no credentials), but the rest of the
-    common dir is bound read-only as it is: a submodule's config under `modules/` carries its remote's
-    credentials the same way, and git-crypt keeps the repository's symmetric key in `git-crypt/keys/`."""
+    """`.git/config` is replaced by a sanitised copy (no remotes, no credentials), but the rest of
+    the common dir is bound read-only as it is: a submodule's config under `modules/` carries its
+    remote's credentials the same way, and git-crypt keeps the repository's symmetric key in
+    `git-crypt/keys/`."""
     main_run.run.blocked("common: ")
 
 
-def test_filters_of_the_users_git_config_never_run_on_files_the_agent_left(main_run: MainRun) -> None:
-    """oms refuses a repository whose own config names a filter, but commits the leftovers with the user's
-    global and system config in force (HOME is kept): a `.gitattributes` the agent writes picks any filter
-    driver defined there (git-lfs installs one in ~/.gitconfig), which `git add` then runs on the host, as
-    the user, outside the sandbox, on files the agent chose."""
+def test_filters_of_the_users_git_config_never_run_on_files_the_agent_left(
+    main_run: MainRun,
+) -> None:
+    """oms refuses a repository whose own config names a filter, but commits the leftovers with the
+    user's global and system config in force (HOME is kept): a `.gitattributes` the agent writes
+    picks any filter driver defined there (git-lfs installs one in ~/.gitconfig), which `git add`
+    then runs on the host, as the user, outside the sandbox, on files the agent chose."""
     assert main_run.state == "result-received", main_run.worker_log  # the leftovers were committed
-    assert main_run.filter_ran == "", f"a filter of the user's git config ran on the host: {main_run.filter_ran}"
+    assert main_run.filter_ran == "", (
+        f"a filter of the user's git config ran on the host: {main_run.filter_ran}"
+    )
 
 
 def test_links_left_in_the_worktree_commit_no_host_file(main_run: MainRun) -> None:
-    """Symlinks to the state key and the state root, left for oms to commit: git records them as links,
-    and no blob of the result commit holds the key."""
+    """Symlinks to the state key and the state root, left for oms to commit: git records them as
+    links, and no blob of the result commit holds the key."""
     links = {path: mode for mode, _kind, _obj, path in main_run.tree if path.startswith("leak-")}
     assert links == {"leak-key": "120000", "leak-state": "120000"}
     assert main_run.blobs_with_key == []
@@ -1072,25 +1117,34 @@ def test_the_attacked_run_still_completes(main_run: MainRun) -> None:
     assert "CHANGELOG.md" in {path for *_rest, path in main_run.tree}
 
 
-# ---------------------------------------------------------------------------------------------------- terminal
+# ----------------------------------------------------------------------------------------- terminal
 def test_input_pushed_into_the_pane_terminal_reaches_nothing_outside(deliverable: Chain) -> None:
-    """The agent pushes `touch <loot>` into the pane's terminal (TIOCSTI: `dev.tty.legacy_tiocsti=1`) and
-    exits without reading it, after printing an OSC 52 clipboard write, a DCS passthrough, a pane title and a
-    window name naming another dispatch: nothing outside reads the input once the sandbox is gone (the pane
-    stays, dead: `remain-on-exit`), tmux keeps no buffer, and oms still finds the pane by its own names."""
+    """The agent pushes `touch <loot>` into the pane's terminal (TIOCSTI:
+    `dev.tty.legacy_tiocsti=1`) and exits without reading it, after printing an OSC 52 clipboard
+    write, a DCS passthrough, a pane title and a window name naming another dispatch: nothing
+    outside reads the input once the sandbox is gone (the pane stays, dead: `remain-on-exit`), tmux
+    keeps no buffer, and oms still finds the pane by its own names."""
     loot = deliverable.base / f"{MARK}-tiocsti"
     victim = "dsp-" + "0" * 32
-    run = _start(deliverable, ["terminal"], "Push input into the terminal", loot=str(loot), victim=victim)
+    run = _start(
+        deliverable, ["terminal"], "Push input into the terminal", loot=str(loot), victim=victim
+    )
     with _running(run):
         run.wait("terminal.json", 30)
         exited = deliverable.state / "panes" / f"{run.dispatch_id}.exit.json"
         _wait("the sandbox to end", exited.exists, 30, _diagnose(deliverable, run.dispatch_id))
         with deliverable.workspace() as ws:
             panes = Delivery.open(ws).panes
-            _wait("the pane to be dead", lambda: (p := panes.observe(run.dispatch_id)) is not None and p.dead, 30)
+            _wait(
+                "the pane to be dead",
+                lambda: (p := panes.observe(run.dispatch_id)) is not None and p.dead,
+                30,
+            )
             pane = panes.observe(run.dispatch_id)
             buffers = panes.tmux("list-buffers", check=False).stdout
-            listing = panes.tmux("list-panes", "-a", "-F", "#{session_name} #{window_name} #{@oms_dispatch}").stdout
+            listing = panes.tmux(
+                "list-panes", "-a", "-F", "#{session_name} #{window_name} #{@oms_dispatch}"
+            ).stdout
         assert json.loads(exited.read_text())["status"] == 0
     assert pane is not None
     assert pane.session == run.dispatch_id
@@ -1099,13 +1153,16 @@ def test_input_pushed_into_the_pane_terminal_reaches_nothing_outside(deliverable
     assert not loot.exists()
 
 
-# ---------------------------------------------------------------------------------------------------- gitlink race
-def test_a_repository_swapped_in_after_oms_looked_for_one_is_never_committed(deliverable: Chain) -> None:
-    """oms refuses to commit a repository (its gitlink would make a later `git status` in the worktree enter
-    it and run its config). It looks once (`git ls-files --others`), then runs `status`, the config check and
-    `git add --all`: a directory that becomes a repository in between (inotify says when oms's git has read
-    it; a rename makes it one) is committed as a gitlink, and the user's own `git status` in the worktree
-    then runs the nested repository's clean filter on the host."""
+# ------------------------------------------------------------------------------------- gitlink race
+def test_a_repository_swapped_in_after_oms_looked_for_one_is_never_committed(
+    deliverable: Chain,
+) -> None:
+    """oms refuses to commit a repository (its gitlink would make a later `git status` in the
+    worktree enter it and run its config). It looks once (`git ls-files --others`), then runs
+    `status`, the config check and `git add --all`: a directory that becomes a repository in between
+    (inotify says when oms's git has read it; a rename makes it one) is committed as a gitlink, and
+    the user's own `git status` in the worktree then runs the nested repository's clean filter on
+    the host."""
     loot = deliverable.base / f"{MARK}-gitlink"
     run = _start(deliverable, ["gitlink"], "Vendor a library", loot=str(loot))
     with _running(run):
@@ -1117,7 +1174,9 @@ def test_a_repository_swapped_in_after_oms_looked_for_one_is_never_committed(del
     if isinstance(committed, str):
         tree = git("ls-tree", "-r", committed, cwd=deliverable.repo)
         gitlinks = [line for line in tree.splitlines() if line.startswith("160000")]
-    by_oms = loot.read_text().strip() if loot.exists() else ""  # oms itself must never have entered it
+    by_oms = (
+        loot.read_text().strip() if loot.exists() else ""
+    )  # oms itself must never have entered it
     user_status = ""
     if gitlinks:  # what the user's own look at the result does (plain git, default settings)
         worktree = _worktree_of(deliverable, run.dispatch_id)
@@ -1127,12 +1186,12 @@ def test_a_repository_swapped_in_after_oms_looked_for_one_is_never_committed(del
     ran = loot.read_text().strip() if loot.exists() else ""
     assert by_oms == "", f"oms ran the nested repository's filter itself (as uid {by_oms})"
     assert gitlinks == [], (
-        f"oms committed a repository as {gitlinks} (result {answer}); a plain `git status` in the worktree then "
-        f"ran its clean filter on the host as uid {ran or '?'}:\n{user_status}"
+        f"oms committed a repository as {gitlinks} (result {answer}); a plain `git status` in "
+        f"the worktree then ran its clean filter on the host as uid {ran or '?'}:\n{user_status}"
     )
 
 
-# ---------------------------------------------------------------------------------------------------- resources
+# ---------------------------------------------------------------------------------------- resources
 DISK_BOUND = 512 * 1024 * 1024  # the `[limits] disk_bytes` of the resources world (worktree + home)
 LARGEST_FILE = TMPFS_FILL  # its `file_bytes` (the /tmp fill is one file)
 DISK_FILE = 192 * 1024 * 1024  # each file the attacker allocates: under the largest file
@@ -1287,23 +1346,29 @@ def test_a_sandbox_cannot_fill_the_hosts_disk(resources: Resources) -> None:
 @pytest.mark.serial
 @pytest.mark.xfail(
     strict=True,
-    reason="known limit (SECURITY.md): no uid of its own (kernel quotas shared with the user); a later issue",
+    reason=(
+        "known limit (SECURITY.md): no uid of its own (kernel "
+        "quotas shared with the user); a later issue"
+    ),
 )
-def test_a_sandbox_cannot_exhaust_kernel_quotas_it_shares_with_the_host_user(resources: Resources) -> None:
+def test_a_sandbox_cannot_exhaust_kernel_quotas_it_shares_with_the_host_user(
+    resources: Resources,
+) -> None:
     """Some kernel quotas count per user across user namespaces: inotify instances (per user up the
-    namespace chain: `fs.inotify.max_user_instances`), key bytes (per kernel uid: `kernel.keys.maxbytes`, or
-    `root_maxbytes`) and POSIX message-queue bytes (RLIMIT_MSGQUEUE, charged up the chain). The sandbox
-    charges them to the host user it maps to: while the agent holds them, the user's own processes outside
-    (file watchers, editors, other workers' CLIs; session keyrings made at login; message queues) cannot
-    get one."""
+    namespace chain: `fs.inotify.max_user_instances`), key bytes (per kernel uid:
+    `kernel.keys.maxbytes`, or `root_maxbytes`) and POSIX message-queue bytes (RLIMIT_MSGQUEUE,
+    charged up the chain). The sandbox charges them to the host user it maps to: while the agent
+    holds them, the user's own processes outside (file watchers, editors, other workers' CLIs;
+    session keyrings made at login; message queues) cannot get one."""
     host = resources.host
     failed = {what: outcome for what, outcome in host["quotas"].items() if outcome != "ok"}
     assert failed == {}, (
-        f"while the sandbox held {host['quotas_held_inside']}, the host user's own calls failed: {failed}"
+        f"while the sandbox held {host['quotas_held_inside']}, "
+        f"the host user's own calls failed: {failed}"
     )
 
 
-# ---------------------------------------------------------------------------------------------------- the broker
+# --------------------------------------------------------------------------------------- the broker
 @dataclass
 class BrokerRun:
     hostile: dict[str, Any]
@@ -1321,7 +1386,12 @@ def broker_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerRun]:
     """The `broker` attacker against its real supervisor, measured from the host."""
     with _world(tmp_path_factory, "round2-broker") as chain:
         run = _start(
-            chain, ["broker"], "Talk to the broker", hook_flood=HOOK_FLOOD, big_method=BIG_METHOD, big_lines=BIG_LINES
+            chain,
+            ["broker"],
+            "Talk to the broker",
+            hook_flood=HOOK_FLOOD,
+            big_method=BIG_METHOD,
+            big_lines=BIG_LINES,
         )
         with _running(run):
             supervisor = _supervisor(run)
@@ -1347,14 +1417,21 @@ def broker_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerRun]:
             run.go("rss-after")
         log = chain.state / "panes" / f"{run.dispatch_id}.log"
         yield BrokerRun(
-            hostile, hooks, before, after, rss_before, rss_after, alive, log.read_text() if log.exists() else ""
+            hostile,
+            hooks,
+            before,
+            after,
+            rss_before,
+            rss_after,
+            alive,
+            log.read_text() if log.exists() else "",
         )
 
 
 def test_hostile_json_lines_are_answered_and_the_broker_serves_on(broker_run: BrokerRun) -> None:
-    """900,000 open brackets, 150,000 nested objects, a batch of 10,000 pings and one of 200 read_dispatch
-    calls (protocol 2025-03-26) and duplicate ids: each is answered in the MCP contract, and the doors still
-    work afterwards."""
+    """900,000 open brackets, 150,000 nested objects, a batch of 10,000 pings and one of 200
+    read_dispatch calls (protocol 2025-03-26) and duplicate ids: each is answered in the MCP
+    contract, and the doors still work afterwards."""
     seen = broker_run.hostile
     assert seen["deep_array"]["error"]["code"] == -32700
     assert seen["deep_object"]["error"]["code"] == -32700
@@ -1366,49 +1443,59 @@ def test_hostile_json_lines_are_answered_and_the_broker_serves_on(broker_run: Br
 
 
 def test_hooks_cannot_grow_the_state_root_without_bound(broker_run: BrokerRun) -> None:
-    """Every SessionStart (and UserPromptSubmit, and a Stop that changes the block count) writes a new version
-    of the session record, with no rate limit or cap: the agent writes into the state root — the disk of
-    every record and key — as fast as its broker answers."""
+    """Every SessionStart (and UserPromptSubmit, and a Stop that changes the block count) writes a
+    new version of the session record, with no rate limit or cap: the agent writes into the state
+    root — the disk of every record and key — as fast as its broker answers."""
     written = broker_run.versions_after - broker_run.versions_before
     hooks = broker_run.hooks
     assert hooks["answered"] == HOOK_FLOOD  # every hook was answered in the CLI's contract
-    assert 0 < hooks["applied"] < HOOK_FLOOD  # the first ones applied, the flood then refused without a write
+    assert (
+        0 < hooks["applied"] < HOOK_FLOOD
+    )  # the first ones applied, the flood then refused without a write
     assert written <= 30, (
         f"{hooks['sent']} hooks in {hooks['seconds']:.2f}s wrote {written} session versions "
-        f"(~{written / max(hooks['seconds'], 0.001):.0f} a second, each a record file and an op-index file)"
+        f"(~{written / max(hooks['seconds'], 0.001):.0f} a second, each a record file and an "
+        f"op-index file)"
     )
 
 
-def test_a_bridge_session_cannot_grow_its_brokers_memory_without_bound(broker_run: BrokerRun) -> None:
-    """`mcp.Session` appends every request's method name to `session.log` for the life of the connection; a
-    session that sends method names of a megabyte makes the supervisor — a host process, outside any bound
-    the sandbox could get — keep all of it."""
+def test_a_bridge_session_cannot_grow_its_brokers_memory_without_bound(
+    broker_run: BrokerRun,
+) -> None:
+    """`mcp.Session` appends every request's method name to `session.log` for the life of the
+    connection; a session that sends method names of a megabyte makes the supervisor — a host
+    process, outside any bound the sandbox could get — keep all of it."""
     grown = broker_run.rss_after - broker_run.rss_before
     assert grown < 32 * 1024 * 1024, (
-        f"{BIG_LINES} lines with {BIG_METHOD}-character method names grew the supervisor's RSS by {grown} bytes "
-        f"({broker_run.rss_before} -> {broker_run.rss_after})"
+        f"{BIG_LINES} lines with {BIG_METHOD}-character method names grew the supervisor's RSS "
+        f"by {grown} bytes ({broker_run.rss_before} -> {broker_run.rss_after})"
     )
 
 
-# ---------------------------------------------------------------------------------------------------- on the host
+# -------------------------------------------------------------------------------------- on the host
 @pytest.fixture
 def bound(chain: Chain) -> Bound:
     return bind(chain)
 
 
 def test_a_summary_cannot_put_terminal_escapes_into_the_commit_oms_writes(bound: Bound) -> None:
-    """oms writes the first line of the agent's summary into the commit it makes for a `completed` result.
-    Records get a one-line printable copy; the commit must not carry raw escape sequences either (`git log`
-    prints them to the terminal of whoever reviews the result: an OSC 52 clipboard write, a title, ...)."""
+    """oms writes the first line of the agent's summary into the commit it makes for a `completed`
+    result. Records get a one-line printable copy; the commit must not carry raw escape sequences
+    either (`git log` prints them to the terminal of whoever reviews the result: an OSC 52 clipboard
+    write, a title, ...)."""
     tools = BoundTools(bound)
     try:
         tools.call("acknowledge_dispatch", {})
         (bound.worktree / "WORK.md").write_text("work\n")
         summary = "Fixed it\x1b]52;c;cm0gLXJmIH4K\x07\x1b[2J\x1b]0;owned\x07 done"
-        out, is_error = tools.call("record_dispatch_result", {"status": "completed", "summary": summary})
+        out, is_error = tools.call(
+            "record_dispatch_result", {"status": "completed", "summary": summary}
+        )
     finally:
         tools.close()
     assert is_error is False, out
     message = git("log", "-1", "--format=%B", str(out["result_commit"]), cwd=bound.chain.repo)
-    controls = sorted({f"{ord(c):#04x}" for c in message if (ord(c) < 0x20 and c != "\n") or ord(c) == 0x7F})
+    controls = sorted(
+        {f"{ord(c):#04x}" for c in message if (ord(c) < 0x20 and c != "\n") or ord(c) == 0x7F}
+    )
     assert controls == [], f"control characters in the commit message: {controls}: {message!r}"

@@ -1,4 +1,5 @@
-"""What every authority-chain command works in: the store, the config root, the config, and a clock."""
+"""What every authority-chain command works in: the store, the config root, the config, and a
+clock."""
 
 from __future__ import annotations
 
@@ -38,7 +39,9 @@ def _check_served(store: Store, config_root: str) -> None:
 class Workspace:
     """An opened state root and config root."""
 
-    def __init__(self, store: Store, config_root: str, repo: Root, clock: Callable[[], str] = wall_clock) -> None:
+    def __init__(
+        self, store: Store, config_root: str, repo: Root, clock: Callable[[], str] = wall_clock
+    ) -> None:
         self.store = store
         self.config_root = config_root
         self.repo = repo
@@ -46,7 +49,9 @@ class Workspace:
         self._config: Config | None = None
 
     @classmethod
-    def open(cls, state_root: str, config_root: str, *, clock: Callable[[], str] = wall_clock) -> Workspace:
+    def open(
+        cls, state_root: str, config_root: str, *, clock: Callable[[], str] = wall_clock
+    ) -> Workspace:
         """Open both roots (the config root need not be private: it is the repository)."""
         real = os.path.realpath(config_root)
         state_real = os.path.realpath(state_root)
