@@ -60,10 +60,11 @@ def time_interleaved(
     paced: frozenset[str] = frozenset(),
     gap_s: float = 0.0,
 ) -> dict[str, list[float]]:
-    """Seconds per call of each case, the cases taking turns (round-robin), so that a slow spell of the
-    machine lands on every case alike instead of on whichever ran then. The `paced` cases start at least
-    `gap_s` apart (waiting outside the clock): a broker answers a worker's state-touching hooks only at a
-    worker's rate (services/doors/worker_doors.py), and a bench must not measure its refusals."""
+    """Seconds per call of each case, the cases taking turns (round-robin), so that a slow spell of
+    the machine lands on every case alike instead of on whichever ran then. The `paced` cases start
+    at least `gap_s` apart (waiting outside the clock): a broker answers a worker's state-touching
+    hooks only at a worker's rate (services/doors/worker_doors.py), and a bench must not measure its
+    refusals."""
     last = [0.0]
 
     def pace(name: str) -> None:

@@ -16,11 +16,12 @@ points `OMS_BROKER_SOCKET` at that socket (inside a sandbox the relay finds it a
   client;
 * the same hook and bridge requests sent to the broker by this process (no relay process): what the
   broker itself takes;
-* the baselines: `node -e 0`, a frozen empty script (PyInstaller's defaults: onedir, --strip) and the
-  lean floor (the empty script frozen with oms's own spec choices, see bench/startup_bench.py).
-The cases take turns run by run, so a slow spell of the machine does not skew one ratio. Then it adds
-`--events` other workers' liveness events to the state root and times UserPromptSubmit again, by the relay
-and by this process (a hook's cost must not grow with the state root). The demo's worker is stopped at the end.
+* the baselines: `node -e 0`, a frozen empty script (PyInstaller's defaults: onedir, --strip) and
+  the lean floor (the empty script frozen with oms's own spec choices, see bench/startup_bench.py).
+The cases take turns run by run, so a slow spell of the machine does not skew one ratio. Then it
+adds `--events` other workers' liveness events to the state root and times UserPromptSubmit again,
+by the relay and by this process (a hook's cost must not grow with the state root). The demo's
+worker is stopped at the end.
 """
 
 from __future__ import annotations
@@ -53,13 +54,23 @@ from oms.store.sandboxes import BROKERS, RECORD, broker_rel
 
 REPO = Path(__file__).resolve().parent.parent
 SOCKET_PATH_MAX = 107  # sun_path is 108 bytes with its NUL
-INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
+INIT = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "bench", "version": "1"},
+}
 BRIDGE_LINES = [
     {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT},
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read_dispatch", "arguments": {}}},
+    {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "read_dispatch", "arguments": {}},
+    },
 ]
-ALLOWED_TOOL = "mcp__oms_worker__read_dispatch"  # the command role allows no CLI tool: a bridge tool is allowed
+# the command role allows no CLI tool: a bridge tool is allowed
+ALLOWED_TOOL = "mcp__oms_worker__read_dispatch"
 
 NODE = "`node -e 0`"
 EMPTY = "frozen empty script (onedir, PyInstaller defaults)"
@@ -90,7 +101,9 @@ def hook_runner(
     data = json.dumps(payload).encode()
 
     def once() -> None:
-        done = subprocess.run([str(binary), *args], input=data, capture_output=True, env=env, check=True)
+        done = subprocess.run(
+            [str(binary), *args], input=data, capture_output=True, env=env, check=True
+        )
         _check_hook_answer(done.stdout, done.stderr, expect)
 
     return once
@@ -103,12 +116,16 @@ def _check_read_dispatch(reply: dict[str, object]) -> None:
 
 
 def bridge_runner(binary: Path, args: list[str], env: dict[str, str]) -> Runner:
-    """One `oms worker bridge` relay process: spawn, initialize, first tools/call answered (the clock's
-    end), then stdin closed and the process reaped."""
+    """One `oms worker bridge` relay process: spawn, initialize, first tools/call answered (the
+    clock's end), then stdin closed and the process reaped."""
 
     def once() -> None:
         proc = subprocess.Popen(
-            [str(binary), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+            [str(binary), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
         )
         assert proc.stdin is not None
         assert proc.stdout is not None
@@ -125,8 +142,11 @@ def bridge_runner(binary: Path, args: list[str], env: dict[str, str]) -> Runner:
     return once
 
 
-def direct_hook_runner(sock_path: str, argv: list[str], payload: dict[str, object], expect: bytes) -> Runner:
-    """The same hook request sent by this process (what the broker takes, without a relay process)."""
+def direct_hook_runner(
+    sock_path: str, argv: list[str], payload: dict[str, object], expect: bytes
+) -> Runner:
+    """The same hook request sent by this process (what the broker takes, without a relay
+    process)."""
     import socket
 
     from oms.domain.relay import encode_header, parse_answer
@@ -178,7 +198,10 @@ def run_demo(binary: Path, where: Path) -> dict[str, str] | None:
         print(f"oms demo failed: {demo.stdout[-2000:]}{demo.stderr[-2000:]}", file=sys.stderr)
         return None
     data: dict[str, str] = json.loads(demo.stdout)
-    print(f"oms demo (frozen): {time.perf_counter() - started:.2f} s to a recorded result", file=sys.stderr)
+    print(
+        f"oms demo (frozen): {time.perf_counter() - started:.2f} s to a recorded result",
+        file=sys.stderr,
+    )
     return data
 
 
@@ -186,7 +209,9 @@ def end_demo(state: Path, timeout_s: float = 10.0) -> None:
     """Make sure nothing of the demo outlives the bench: kill its own tmux server (our socket only;
     a no-op once `oms worker stop` ended it) and wait until its supervisors have removed their
     sockets (in the state root's sandbox directory, docs/adr/0026)."""
-    subprocess.run(["tmux", "-S", str(state / "tmux.sock"), "kill-server"], capture_output=True, check=False)
+    subprocess.run(
+        ["tmux", "-S", str(state / "tmux.sock"), "kill-server"], capture_output=True, check=False
+    )
     brokers = sandbox_dir(state) / BROKERS if (state / RECORD).is_file() else None
     deadline = time.monotonic() + timeout_s
     while brokers is not None and any(brokers.glob("*.sock")) and time.monotonic() < deadline:
@@ -202,7 +227,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument(
-        "--events", type=int, default=5000, help="then time UserPromptSubmit again with this many more events"
+        "--events",
+        type=int,
+        default=5000,
+        help="then time UserPromptSubmit again with this many more events",
     )
     args = parser.parse_args()
     binary = REPO / "dist" / "oms" / "oms"
@@ -211,7 +239,9 @@ def main() -> int:
         return 1
     node = shutil.which("node")
     scratch_anchors()  # (the demo's state root: its children inherit the folder)
-    scratch = Path(tempfile.mkdtemp(prefix="omsb", dir="/tmp"))  # short: the broker's socket path must fit
+    scratch = Path(
+        tempfile.mkdtemp(prefix="omsb", dir="/tmp")
+    )  # short: the broker's socket path must fit
     data: dict[str, str] | None = None
     try:
         empty = build_empty(scratch)
@@ -232,7 +262,13 @@ def main() -> int:
 
 
 def bench(
-    binary: Path, node: str | None, empty: Path, lean: Path, data: dict[str, str], runs: int, events: int
+    binary: Path,
+    node: str | None,
+    empty: Path,
+    lean: Path,
+    data: dict[str, str],
+    runs: int,
+    events: int,
 ) -> dict[str, list[float]]:
     from oms.version import HOOK_CONTRACT
 
@@ -240,7 +276,15 @@ def bench(
     if len(sock.encode()) > SOCKET_PATH_MAX:
         raise SystemExit(f"the broker's socket path is too long for AF_UNIX: {sock}")
     bound = ["--dispatch-id", data["dispatch_id"], "--session-id", data["session_id"]]
-    hook = ["--provider", "command", "--provider-version", HOOK_CONTRACT["command"], *bound, "--allowed-tools", ""]
+    hook = [
+        "--provider",
+        "command",
+        "--provider-version",
+        HOOK_CONTRACT["command"],
+        *bound,
+        "--allowed-tools",
+        "",
+    ]
     bridge = list(bound)
     env = {**os.environ, "OMS_BROKER_SOCKET": sock}
     common: dict[str, object] = {"session_id": data["session_id"]}
@@ -266,21 +310,32 @@ def bench(
     runners[LEAN] = command_runner([str(lean)])
     runners["frozen `oms --version`"] = command_runner([str(binary), "--version"])
     runners[PRE] = hook_runner(binary, relay_hook("PreToolUse"), env, pre, nothing)
-    runners["hook relay PreToolUse (denied tool)"] = denied_runner(binary, relay_hook("PreToolUse"), env, denied, deny)
+    runners["hook relay PreToolUse (denied tool)"] = denied_runner(
+        binary, relay_hook("PreToolUse"), env, denied, deny
+    )
     runners[PROMPT] = hook_runner(binary, relay_hook("UserPromptSubmit"), env, prompt, nothing)
     runners[STOP] = hook_runner(binary, relay_hook("Stop"), env, stop, nothing)
     runners[BRIDGE] = bridge_runner(binary, ["worker", "bridge", *bridge], env)
     runners[DIRECT_PRE] = direct_hook_runner(sock, ["--event", "PreToolUse", *hook], pre, nothing)
-    runners[DIRECT_PROMPT] = direct_hook_runner(sock, ["--event", "UserPromptSubmit", *hook], prompt, nothing)
-    runners["broker alone: bridge initialize + tools/call (in-process client)"] = direct_bridge_runner(sock, bridge)
-    paced = frozenset({PROMPT, STOP, DIRECT_PROMPT, f"{PROMPT}, {MORE}", f"{DIRECT_PROMPT}, {MORE}"})
+    runners[DIRECT_PROMPT] = direct_hook_runner(
+        sock, ["--event", "UserPromptSubmit", *hook], prompt, nothing
+    )
+    runners["broker alone: bridge initialize + tools/call (in-process client)"] = (
+        direct_bridge_runner(sock, bridge)
+    )
+    paced = frozenset(
+        {PROMPT, STOP, DIRECT_PROMPT, f"{PROMPT}, {MORE}", f"{DIRECT_PROMPT}, {MORE}"}
+    )
     gap = 1.0 / HOOK_RATE * 1.25
     results = time_interleaved(runners, runs, paced=paced, gap_s=gap)
     if events:
         started = time.perf_counter()
         add_filler_events(data["state_root"], events)
         print(f"added {events} events in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-        again = {f"{PROMPT}, {MORE}": runners[PROMPT], f"{DIRECT_PROMPT}, {MORE}": runners[DIRECT_PROMPT]}
+        again = {
+            f"{PROMPT}, {MORE}": runners[PROMPT],
+            f"{DIRECT_PROMPT}, {MORE}": runners[DIRECT_PROMPT],
+        }
         results.update(time_interleaved(again, runs, paced=paced, gap_s=gap))
     return results
 
@@ -292,7 +347,9 @@ def denied_runner(
     data = json.dumps(payload).encode()
 
     def once() -> None:
-        done = subprocess.run([str(binary), *args], input=data, capture_output=True, env=env, check=True)
+        done = subprocess.run(
+            [str(binary), *args], input=data, capture_output=True, env=env, check=True
+        )
         if done.stderr or needle not in done.stdout:
             raise RuntimeError(f"expected a denial, got {done.stdout!r} {done.stderr!r}")
 

@@ -1,13 +1,14 @@
-"""The conductor killed with SIGKILL and restarted, many rounds (issue 12's acceptance scenario, by hand).
+"""The conductor killed with SIGKILL and restarted, many rounds (issue 12's acceptance scenario, by
+hand).
 
-    .venv/bin/python bench/conductor_restart_bench.py [--rounds 10] [--tickets 14] [--workers 8] [--seed 1]
-        [--repeat 1] [--min-delay 0.2] [--max-delay 3] [--keep]
+    .venv/bin/python bench/conductor_restart_bench.py [--rounds 10] [--tickets 14] [--workers 8]
+        [--seed 1] [--repeat 1] [--min-delay 0.2] [--max-delay 3] [--keep]
 
-Each repeat builds a real fleet (`tests/fleet.py`: git, tmux, panes, sandboxes), runs
-`oms conductor run --interval 1 --json` as a real process, kills it with SIGKILL after a seeded random
-delay and restarts it, `--rounds` times, then lets it work through the queue (`tests/restart.py`).
-Printed per repeat: rounds, kills, restarts whose first tick was checked, ticks, dispatches, failed
-attempts, and the counts that must be 0 — duplicate launches, lost results, workers not classified by a
+Each repeat builds a real fleet (`tests/fleet.py`: git, tmux, panes, sandboxes), runs `oms conductor
+run --interval 1 --json` as a real process, kills it with SIGKILL after a seeded random delay and
+restarts it, `--rounds` times, then lets it work through the queue (`tests/restart.py`). Printed per
+repeat: rounds, kills, restarts whose first tick was checked, ticks, dispatches, failed attempts,
+and the counts that must be 0 — duplicate launches, lost results, workers not classified by a
 restart's first tick, panes or sandboxes left running, failed ticks — and each violation. Each
 repeat also runs its baseline: a fleet of the same seed (the same tickets, the same naps) worked
 through by one conductor never killed, counted the same way; printed last, the median time to work

@@ -1,14 +1,14 @@
-"""What an idle `oms conductor tick` costs as the store grows (issue 12: ≤ 200 ms at 1,000 tickets and 50
-workers; at 10,000 tickets ≤ 1.5 x the cost at 1,000).
+"""What an idle `oms conductor tick` costs as the store grows (issue 12: ≤ 200 ms at 1,000 tickets
+and 50 workers; at 10,000 tickets ≤ 1.5 x the cost at 1,000).
 
     .venv/bin/python bench/conductor_tick_bench.py [--sizes 1000,10000] [--workers 50] [--repeat 7]
 
-A real state root and repository (the demo's), filled through the store's own API: N finished tickets
-(done or blocked) and W ended workers (so a tick has nothing to do: the fleet is idle), the pool full of
-nothing, and nothing written for longer than a change takes to settle (`store/summary.py` RACY_NS). Each
-tick runs in-process on one open workspace, as `oms conductor run` does; printed: the tick's
-median per phase and in all, tmux calls and record reads per tick, and the ratio against the smallest
-size measured in the same run.
+A real state root and repository (the demo's), filled through the store's own API: N finished
+tickets (done or blocked) and W ended workers (so a tick has nothing to do: the fleet is idle), the
+pool full of nothing, and nothing written for longer than a change takes to settle
+(`store/summary.py` RACY_NS). Each tick runs in-process on one open workspace, as `oms conductor
+run` does; printed: the tick's median per phase and in all, tmux calls and record reads per tick,
+and the ratio against the smallest size measured in the same run.
 """
 
 from __future__ import annotations
@@ -106,7 +106,9 @@ def measure(base: Path, tickets: int, workers: int, repeat: int) -> dict[str, fl
         fill(ws, tickets, workers)
         made = time.perf_counter() - start
         conductor.tick(ws)  # warm-up (and the tmux server need not run: the fleet is idle)
-        time.sleep(summary.RACY_NS / 1e9 + 0.1)  # idle: no write for longer than a change takes to settle
+        time.sleep(
+            summary.RACY_NS / 1e9 + 0.1
+        )  # idle: no write for longer than a change takes to settle
         conductor.tick(ws)
         totals: list[float] = []
         phases: dict[str, list[float]] = {}

@@ -1,19 +1,21 @@
 """Delivery benchmark: `deliver()` latency excluding the agent, sandbox set-up included, at a few vs
 10,000 stored dispatches.
 
-    .venv/bin/python bench/deliver_bench.py [--samples 40] [--stored 10000] [--executable dist/oms/oms]
+    .venv/bin/python bench/deliver_bench.py [--samples 40] [--stored 10000]
+        [--executable dist/oms/oms]
 
 A real repository, real worktrees, a real tmux server, a real bubblewrap sandbox; the worker is
-`sleep 600` (the agent's own start-up is not counted). Each delivery is timed three ways, from the call:
+`sleep 600` (the agent's own start-up is not counted). Each delivery is timed three ways, from the
+call:
 * `deliver()` returns: the pane exists and the records say `working`;
 * the broker serves: the pane's first process, `oms worker supervise` (run from `--executable`, by
   default the frozen binary when dist/ has one: what oms hands tmux in production), has consumed its
   launch spec (`panes/<dispatch>.launch.json` is gone) and accepts a connection on its socket,
   `brokers/<dispatch>.sock` in the sandbox directory (polled every 0.2 ms); this is the target's
   measure (p50 <= 100 ms);
-* first hook answered: a PreToolUse sent to that socket right then is answered. The supervisor listens,
-  then starts bubblewrap (until its `exec`), then runs its loop: so this one includes starting bubblewrap,
-  not the sandbox's set-up, which goes on in parallel.
+* first hook answered: a PreToolUse sent to that socket right then is answered. The supervisor
+  listens, then starts bubblewrap (until its `exec`), then runs its loop: so this one includes
+  starting bubblewrap, not the sandbox's set-up, which goes on in parallel.
 Two state roots (each with its own repository and tmux server) take turns, delivery by delivery, so
 that a slow spell of the machine lands on both alike: one holds only the bench's own dispatches
 (`--samples` + 1), the other `--stored` in all, the rest schema-valid records that delivery never
@@ -67,8 +69,8 @@ class Sample:
 
 
 def connect(sock_path: Path, spec: Path, deadline: float) -> socket.socket:
-    """A connection to the broker, as soon as it listens and has consumed its launch spec (the socket file
-    appears at `bind`, a moment before `listen`: a refused connection is retried)."""
+    """A connection to the broker, as soon as it listens and has consumed its launch spec (the
+    socket file appears at `bind`, a moment before `listen`: a refused connection is retried)."""
     while True:
         if sock_path.exists() and not spec.exists():
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -78,15 +80,29 @@ def connect(sock_path: Path, spec: Path, deadline: float) -> socket.socket:
             except ConnectionRefusedError:
                 sock.close()
         if time.perf_counter() > deadline:
-            raise RuntimeError(f"the broker at {sock_path} does not serve after {READY_TIMEOUT_S} s")
+            raise RuntimeError(
+                f"the broker at {sock_path} does not serve after {READY_TIMEOUT_S} s"
+            )
         time.sleep(POLL_S)
 
 
 def first_hook(sock: socket.socket, dispatch_id: str, session_id: str) -> None:
-    """Send one PreToolUse on `sock` and wait for the broker's answer (any answer: the broker serves)."""
-    argv = ["--event", "PreToolUse", "--provider", "command", "--provider-version", HOOK_CONTRACT["command"]]
+    """Send one PreToolUse on `sock` and wait for the broker's answer (any answer: the broker
+    serves)."""
+    argv = [
+        "--event",
+        "PreToolUse",
+        "--provider",
+        "command",
+        "--provider-version",
+        HOOK_CONTRACT["command"],
+    ]
     argv += ["--dispatch-id", dispatch_id, "--session-id", session_id, "--allowed-tools", ""]
-    body = {"hook_event_name": "PreToolUse", "session_id": session_id, "tool_name": "mcp__oms_worker__read_dispatch"}
+    body = {
+        "hook_event_name": "PreToolUse",
+        "session_id": session_id,
+        "tool_name": "mcp__oms_worker__read_dispatch",
+    }
     with sock:
         sock.settimeout(READY_TIMEOUT_S)
         sock.sendall(encode_header("hook", argv) + json.dumps(body).encode())
@@ -174,9 +190,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--samples", "--runs", type=int, default=10, help="deliveries per case")
     parser.add_argument("--stored", type=int, default=10_000)
-    parser.add_argument("--executable", default=default_executable(), help="the oms binary in the pane")
     parser.add_argument(
-        "--keep-workers", action="store_true", help="keep every delivered worker alive (the pool grows per sample)"
+        "--executable", default=default_executable(), help="the oms binary in the pane"
+    )
+    parser.add_argument(
+        "--keep-workers",
+        action="store_true",
+        help="keep every delivered worker alive (the pool grows per sample)",
     )
     args = parser.parse_args()
     pin_scratch_git()
@@ -207,10 +227,19 @@ def main() -> int:
     for label, samples in ((f"{count}", small), (f"{total:,}", large)):
         for what, values in (
             ("deliver() returns", [s.returned for s in samples]),
-            ("the broker serves (launch spec consumed, socket accepts)", [s.serving for s in samples]),
+            (
+                "the broker serves (launch spec consumed, socket accepts)",
+                [s.serving for s in samples],
+            ),
             ("first hook answered by the broker", [s.answered for s in samples]),
         ):
-            rows.append([f"{what}, {label} stored dispatches", f"{median_ms(values):.1f}", f"{p90_ms(values):.1f}"])
+            rows.append(
+                [
+                    f"{what}, {label} stored dispatches",
+                    f"{median_ms(values):.1f}",
+                    f"{p90_ms(values):.1f}",
+                ]
+            )
     print(table(["case", "p50 ms", "p90 ms"], rows))
     serving_small = median_ms([s.serving for s in small])
     serving_large = median_ms([s.serving for s in large])
@@ -226,14 +255,17 @@ def main() -> int:
 
 
 def wait_for_supervisors(brokers: Path, timeout_s: float = 15.0) -> None:
-    """Each supervisor removes its socket once its sandbox has ended: wait for that (a killed tmux server
-    hangs them up; they end their sandboxes within a few seconds)."""
+    """Each supervisor removes its socket once its sandbox has ended: wait for that (a killed tmux
+    server hangs them up; they end their sandboxes within a few seconds)."""
     deadline = time.monotonic() + timeout_s
     while any(brokers.glob("*.sock")) and time.monotonic() < deadline:
         time.sleep(0.1)
     left = sorted(p.name for p in brokers.glob("*.sock"))
     if left:
-        print(f"warning: {len(left)} supervisors still serve after {timeout_s:g} s: {left[:3]}", file=sys.stderr)
+        print(
+            f"warning: {len(left)} supervisors still serve after {timeout_s:g} s: {left[:3]}",
+            file=sys.stderr,
+        )
 
 
 if __name__ == "__main__":

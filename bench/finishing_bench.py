@@ -1,5 +1,5 @@
-"""Finishing-work benchmark (issue 14, ADR 0021): what a salvage costs against `git status` of the same
-worktree, and what the sandbox adds to a check against running it directly.
+"""Finishing-work benchmark (issue 14, ADR 0021): what a salvage costs against `git status` of the
+same worktree, and what the sandbox adds to a check against running it directly.
 
     .venv/bin/python bench/finishing_bench.py [--samples 20] [--files 10,1000,10000]
 
@@ -80,12 +80,21 @@ def main() -> None:
             _repo(repo, files)
             status = ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=all"]
             cases = {
-                "git status": lambda status=status: subprocess.run(status, capture_output=True, check=True),
+                "git status": lambda status=status: subprocess.run(
+                    status, capture_output=True, check=True
+                ),
                 "salvage": lambda repo=repo: salvage_git.snapshot(str(repo), "bench"),
             }
             got = time_interleaved(cases, args.samples)
             base, took = median_ms(got["git status"]), median_ms(got["salvage"])
-            rows.append([f"salvage, {files} changed files", f"{base:.1f}", f"{took:.1f}", f"{took / base:.2f}"])
+            rows.append(
+                [
+                    f"salvage, {files} changed files",
+                    f"{base:.1f}",
+                    f"{took:.1f}",
+                    f"{took / base:.2f}",
+                ]
+            )
             case = f"salvage, {files} changed files"
             ratios.append((case, took, "git status of the same tree", base))
             main_repo, wt = _worktree(Path(tmp) / f"w{files}", files)
@@ -111,11 +120,15 @@ def main() -> None:
         checkout = Path(tmp) / "checkout"
         checkout.mkdir()
         filter_fd = data_fd(seccomp.encode(seccomp.program(os.uname().machine)))
-        sandboxed = check_argv(bwrap.locate(), bwrap.host(), str(checkout), (), ("true",), filter_fd)
+        sandboxed = check_argv(
+            bwrap.locate(), bwrap.host(), str(checkout), (), ("true",), filter_fd
+        )
         env = child_env()
 
         def in_sandbox() -> None:
-            os.lseek(filter_fd, 0, os.SEEK_SET)  # bubblewrap reads the filter from where the offset is
+            os.lseek(
+                filter_fd, 0, os.SEEK_SET
+            )  # bubblewrap reads the filter from where the offset is
             run_bounded(sandboxed, env=env, timeout=30, max_output=1024, pass_fds=(filter_fd,))
 
         cases = {
@@ -128,7 +141,10 @@ def main() -> None:
         case = "a check (`true`) in the check sandbox"
         ratios.append((case, took, "`/bin/true` run directly", base))
     print(table(["case (median ms)", "baseline", "oms", "ratio"], rows))
-    print("baselines: `git status --porcelain --untracked-files=all` of the same tree; `/bin/true` run directly")
+    print(
+        "baselines: `git status --porcelain --untracked-files=all` "
+        "of the same tree; `/bin/true` run directly"
+    )
     print()
     for case, took, baseline, base in ratios:
         print_ratio(case, took, baseline, base)

@@ -40,19 +40,30 @@ def main() -> int:
     parser.add_argument("--tickets", type=int, default=12)
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--gap", type=float, default=3.0, help="seconds between chaos actions, about")
-    parser.add_argument("--settle", type=float, default=600.0, help="seconds the fleet may take to settle")
+    parser.add_argument(
+        "--gap", type=float, default=3.0, help="seconds between chaos actions, about"
+    )
+    parser.add_argument(
+        "--settle", type=float, default=600.0, help="seconds the fleet may take to settle"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the fleet's directory (printed)")
     args = parser.parse_args()
     print(f"seed: {args.seed}", flush=True)
     pin_scratch_git()
     scratch_anchors()
     tmp = tempfile.mkdtemp(prefix="oms-chaos-")
-    fleets = prepare(Path(tmp, "fleet"), tickets_n=args.tickets, max_workers=args.workers, seed=args.seed)
+    fleets = prepare(
+        Path(tmp, "fleet"), tickets_n=args.tickets, max_workers=args.workers, seed=args.seed
+    )
     chaos = next(fleets)
     try:
         outcome = run(
-            chaos, seed=args.seed, seconds=args.seconds, gap=args.gap, settle_s=args.settle, feed=args.workers
+            chaos,
+            seed=args.seed,
+            seconds=args.seconds,
+            gap=args.gap,
+            settle_s=args.settle,
+            feed=args.workers,
         )
     finally:
         with contextlib.suppress(StopIteration):
@@ -65,7 +76,14 @@ def main() -> int:
     if len(outcome.time_to_done) >= 2:
         ordered = sorted(outcome.time_to_done)
         p95 = ordered[int(0.95 * (len(ordered) - 1))]
-        print_ratio("time to done under chaos, p95", p95, "p50", statistics.median(ordered), unit="s", stat="p95 / p50")
+        print_ratio(
+            "time to done under chaos, p95",
+            p95,
+            "p50",
+            statistics.median(ordered),
+            unit="s",
+            stat="p95 / p50",
+        )
     return 1 if outcome.bad() else 0
 
 

@@ -1,10 +1,12 @@
-"""What `--help` costs (issue 15): the fast paths answer it before Typer loads, the rest through Typer.
+"""What `--help` costs (issue 15): the fast paths answer it before Typer loads, the rest through
+Typer.
 
     .venv/bin/python bench/help_bench.py [--runs 30] [--binary dist/oms/oms]
 
-Runs the frozen binary (default `dist/oms/oms`, from `python build/freeze.py`): `oms --version` is the
-baseline (the fast path's floor), then the fast paths' `--help`, then Typer's `oms --help` and a group's.
-The cases take turns run by run; medians and p90 in ms, and each against the baseline. Nothing is asserted.
+Runs the frozen binary (default `dist/oms/oms`, from `python build/freeze.py`): `oms --version` is
+the baseline (the fast path's floor), then the fast paths' `--help`, then Typer's `oms --help` and a
+group's. The cases take turns run by run; medians and p90 in ms, and each against the baseline.
+Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -38,10 +40,13 @@ def main() -> None:
     if not Path(binary).is_file():
         print(f"{binary} is missing: run `python build/freeze.py` first", file=sys.stderr)
         raise SystemExit(1)
-    samples = time_interleaved({name: command_runner((binary, *argv)) for name, argv in CASES.items()}, args.runs)
+    samples = time_interleaved(
+        {name: command_runner((binary, *argv)) for name, argv in CASES.items()}, args.runs
+    )
     base = median_ms(samples[BASELINE])
     rows = [
-        [name, f"{median_ms(s):.1f}", f"{p90_ms(s):.1f}", f"{median_ms(s) / base:.2f}"] for name, s in samples.items()
+        [name, f"{median_ms(s):.1f}", f"{p90_ms(s):.1f}", f"{median_ms(s) / base:.2f}"]
+        for name, s in samples.items()
     ]
     print(table(["command (frozen)", "median ms", "p90 ms", "x baseline"], rows))
     print()

@@ -1,12 +1,13 @@
-"""Model proxy benchmark: the latency the loopback proxy adds per request and per streamed event, against a
-direct call to the same loopback upstream (issue 13, ADR 0020).
+"""Model proxy benchmark: the latency the loopback proxy adds per request and per streamed event.
+
+Against a direct call to the same loopback upstream (issue 13, ADR 0020).
 
     .venv/bin/python bench/proxy_bench.py [--samples 200] [--events 200]
 
-The upstream is a loopback server in this process answering the Anthropic Messages path: a small JSON
-answer, or an SSE stream of `--events` events, each its own flushed chunk. The proxy runs in this process
-too, on a fresh chain's state root, checking a real token file and asking the one rule (the
-dispatch, ticket and worker records of a live attempt) on every request, and writing its usage
+The upstream is a loopback server in this process answering the Anthropic Messages path: a small
+JSON answer, or an SSE stream of `--events` events, each its own flushed chunk. The proxy runs in
+this process too, on a fresh chain's state root, checking a real token file and asking the one rule
+(the dispatch, ticket and worker records of a live attempt) on every request, and writing its usage
 before the answer ends (ADR 0028). Prints medians and the ratio; nothing is asserted.
 """
 
@@ -46,7 +47,8 @@ EVENTS = 200
 
 
 def upstream(events: int) -> ThreadingHTTPServer:
-    """A loopback Messages API: JSON when asked `stream: false`, else `events` SSE events, one chunk each."""
+    """A loopback Messages API: JSON when asked `stream: false`, else `events` SSE events, one chunk
+    each."""
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -69,7 +71,11 @@ def upstream(events: int) -> ThreadingHTTPServer:
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             for i in range(events):
-                event = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": f"t{i}"}}
+                event = {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": f"t{i}"},
+                }
                 data = b"event: content_block_delta\ndata: " + json.dumps(event).encode() + b"\n\n"
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
                 self.wfile.flush()
@@ -82,14 +88,20 @@ def upstream(events: int) -> ThreadingHTTPServer:
     return server
 
 
-def caller(port: int, path: str, headers: dict[str, str], stream: bool, events: int) -> Callable[[], float]:
+def caller(
+    port: int, path: str, headers: dict[str, str], stream: bool, events: int
+) -> Callable[[], float]:
     """One request; returns the seconds until the first event (streams) or the whole answer."""
-    body = json.dumps({"model": "m", "stream": stream, "messages": [{"role": "user", "content": "hi"}]}).encode()
+    body = json.dumps(
+        {"model": "m", "stream": stream, "messages": [{"role": "user", "content": "hi"}]}
+    ).encode()
 
     def once() -> float:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         start = time.perf_counter()
-        conn.request("POST", path, body=body, headers={"Content-Type": "application/json", **headers})
+        conn.request(
+            "POST", path, body=body, headers={"Content-Type": "application/json", **headers}
+        )
         response = conn.getresponse()
         first = 0.0
         if stream:
@@ -126,10 +138,16 @@ def main() -> None:
             ws.store.state.root.mkdirs(door_dir("bench-1"))
             front = Door(proxy, ws.store.state.root.listen_unix(door_path("bench-1")), "bench-1")
             threading.Thread(target=front.serve_forever, daemon=True).start()
-            relay = socket.create_server(("127.0.0.1", 0))  # what `oms worker netrelay` runs in a sandbox
+            relay = socket.create_server(
+                ("127.0.0.1", 0)
+            )  # what `oms worker netrelay` runs in a sandbox
             door = f"{chain.state}/{door_path('bench-1')}"
             threading.Thread(target=netrelay.serve, args=(relay, door), daemon=True).start()
-            direct_port, proxy_port, relay_port = int(up.server_address[1]), proxy.port, relay.getsockname()[1]
+            direct_port, proxy_port, relay_port = (
+                int(up.server_address[1]),
+                proxy.port,
+                relay.getsockname()[1],
+            )
             auth = {"x-api-key": token}
             path = "/p/claude-mock/v1/messages"
             cases = {
@@ -141,7 +159,11 @@ def main() -> None:
                 "stream, relayed": caller(relay_port, path, auth, True, args.events),
             }
             times = time_interleaved(cases, args.samples)
-            firsts = {name: [cases[name]() for _ in range(args.samples)] for name in cases if name.startswith("stream")}
+            firsts = {
+                name: [cases[name]() for _ in range(args.samples)]
+                for name in cases
+                if name.startswith("stream")
+            }
             front.shutdown()
             relay.close()
             proxy.shutdown()
@@ -180,8 +202,16 @@ def main() -> None:
     for row, key in zip(rows, ("request", "first", "stream"), strict=True):
         value = first["stream, relayed"] if key == "first" else med[f"{key}, relayed"]
         row.append(f"{value:.3f}")
-    print(table(("case (median ms)", "direct", "proxied", "added", "ratio", "relayed (no network)"), rows))
-    print(f"added per streamed event after the first: {per_event_us:.1f} us (median, {args.samples} samples)")
+    print(
+        table(
+            ("case (median ms)", "direct", "proxied", "added", "ratio", "relayed (no network)"),
+            rows,
+        )
+    )
+    print(
+        f"added per streamed event after the first: "
+        f"{per_event_us:.1f} us (median, {args.samples} samples)"
+    )
     print()
     for what, got, case in (
         ("request", med, "request"),

@@ -1,16 +1,17 @@
-"""Race counts for issue 11: two bridges of one dispatch recording different results at the same moment.
+"""Race counts for issue 11: two bridges of one dispatch recording different results at the same
+moment.
 
     .venv/bin/python bench/race_bench.py [--races 500]
 
-Each race restores one acknowledged dispatch (a real repository, a real worktree with one commit) from a
-snapshot of its state root, forks two processes that wait on one pipe and then call
-`record_dispatch_result` through the bridge's own tools (one `completed` with the commit, one `blocked`),
-and checks the outcome from the store. Printed: races run, how many each result won, disagreements
-(the worker's end is not the one the dispatch's result implies), double wins (both callers told
-"recorded"), and signed result evidence left by a loser. Target: 0 disagreements, 0 double wins, 0
-loser evidence. Each race takes turns with its baseline, one caller alone from the same snapshot
-(the same fork and call with one process; it must be recorded): the median time of a race against
-it is printed for orientation only. Exit 1 if a count is not 0.
+Each race restores one acknowledged dispatch (a real repository, a real worktree with one commit)
+from a snapshot of its state root, forks two processes that wait on one pipe and then call
+`record_dispatch_result` through the bridge's own tools (one `completed` with the commit, one
+`blocked`), and checks the outcome from the store. Printed: races run, how many each result won,
+disagreements (the worker's end is not the one the dispatch's result implies), double wins (both
+callers told "recorded"), and signed result evidence left by a loser. Target: 0 disagreements, 0
+double wins, 0 loser evidence. Each race takes turns with its baseline, one caller alone from the
+same snapshot (the same fork and call with one process; it must be recorded): the median time of a
+race against it is printed for orientation only. Exit 1 if a count is not 0.
 """
 
 from __future__ import annotations
@@ -63,7 +64,9 @@ def main() -> int:
             raced.append(time.perf_counter() - started)
             won = [a for a in answers if not a["error"]]
             double_wins += len(won) > 1
-            refusals += sum("different result" in str(a["result"].get("error", "")) for a in answers)
+            refusals += sum(
+                "different result" in str(a["result"].get("error", "")) for a in answers
+            )
             _state, status, worker_state, evidence = outcome(bound)
             if status:
                 wins[status] += 1

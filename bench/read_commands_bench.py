@@ -1,13 +1,14 @@
-"""What the read commands a fleet's operator runs all day cost as the store grows (issue 12: at 10,000
-tickets `oms status` and `oms ticket list` ≤ 0.5 s, `oms store verify` ≥ 5,000 files/s).
+"""What the read commands a fleet's operator runs all day cost as the store grows (issue 12: at
+10,000 tickets `oms status` and `oms ticket list` ≤ 0.5 s, `oms store verify` ≥ 5,000 files/s).
 
-    .venv/bin/python bench/read_commands_bench.py [--sizes 1000,10000] [--repeat 5] [--oms dist/oms/oms]
+    .venv/bin/python bench/read_commands_bench.py [--sizes 1000,10000] [--repeat 5]
+        [--oms dist/oms/oms]
 
-A real state root and repository (the demo's) with N tickets added through the service (a record version
-and a content file each). Each command runs as a new process of the given `oms` (the frozen CLI by
-default), as an operator's shell runs it: the first run after the tickets were added (it reads every
-record and writes the summary, `store/summary.py`), then the median of `--repeat` runs. The baseline,
-measured in the same run, is `oms --version` (the frozen binary's start-up alone).
+A real state root and repository (the demo's) with N tickets added through the service (a record
+version and a content file each). Each command runs as a new process of the given `oms` (the frozen
+CLI by default), as an operator's shell runs it: the first run after the tickets were added (it
+reads every record and writes the summary, `store/summary.py`), then the median of `--repeat` runs.
+The baseline, measured in the same run, is `oms --version` (the frozen binary's start-up alone).
 """
 
 from __future__ import annotations
@@ -68,7 +69,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--oms", default=str(Path(__file__).resolve().parent.parent / "dist" / "oms" / "oms"))
+    parser.add_argument(
+        "--oms", default=str(Path(__file__).resolve().parent.parent / "dist" / "oms" / "oms")
+    )
     args = parser.parse_args()
     if not Path(args.oms).is_file():
         print(f"{args.oms} is missing: run `python build/freeze.py` first", file=sys.stderr)

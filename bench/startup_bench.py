@@ -2,10 +2,10 @@
 
     .venv/bin/python bench/startup_bench.py [--runs 40]
 
-Needs dist/ from `python build/freeze.py`. Builds two frozen empty scripts here, so every number comes
-from the same run on the same machine: PyInstaller's defaults (onedir, --strip: the issue's baseline) and
-oms's own spec choices (no module archive, no inspect/pkgutil runtime hooks: the floor oms starts on).
-The cases take turns run by run.
+Needs dist/ from `python build/freeze.py`. Builds two frozen empty scripts here, so every number
+comes from the same run on the same machine: PyInstaller's defaults (onedir, --strip: the issue's
+baseline) and oms's own spec choices (no module archive, no inspect/pkgutil runtime hooks: the floor
+oms starts on). The cases take turns run by run.
 """
 
 from __future__ import annotations
@@ -29,7 +29,13 @@ def _pyinstaller(scratch: Path, work: str, target: Path, *options: str) -> None:
     """Freeze `target` (a script or a spec) reproducibly, quietly, into `scratch/<work>-dist`."""
     env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000", "PYTHONHASHSEED": "0"}
     argv = [sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "ERROR", *options]
-    argv += ["--workpath", str(scratch / work), "--distpath", str(scratch / f"{work}-dist"), str(target)]
+    argv += [
+        "--workpath",
+        str(scratch / work),
+        "--distpath",
+        str(scratch / f"{work}-dist"),
+        str(target),
+    ]
     subprocess.run(argv, cwd=scratch, env=env, check=True)
 
 
@@ -40,7 +46,8 @@ def _empty_script(scratch: Path) -> Path:
 
 
 def build_empty(scratch: Path) -> Path:
-    """The empty script frozen with PyInstaller's defaults (onedir, --strip): the issue's baseline."""
+    """The empty script frozen with PyInstaller's defaults (onedir, --strip): the issue's
+    baseline."""
     _pyinstaller(scratch, "default", _empty_script(scratch), "--onedir", "--strip")
     return scratch / "default-dist" / "empty" / "empty"
 
@@ -48,14 +55,15 @@ def build_empty(scratch: Path) -> Path:
 LEAN_SPEC = """
 a = Analysis([{script!r}], noarchive=True, excludes=["multiprocessing"])
 a.scripts = [e for e in a.scripts if e[0] not in {{"pyi_rth_inspect", "pyi_rth_pkgutil"}}]
-exe = EXE(PYZ(a.pure), a.scripts, [], exclude_binaries=True, name="lean", strip=True, upx=False, console=True)
+exe = EXE(PYZ(a.pure), a.scripts, [], exclude_binaries=True, name="lean", strip=True, upx=False, \
+console=True)
 COLLECT(exe, a.binaries, a.datas, strip=True, upx=False, name="lean")
 """
 
 
 def build_lean_empty(scratch: Path) -> Path:
-    """The empty script frozen with oms's own choices (build/oms.spec: no module archive, no inspect or
-    pkgutil runtime hooks): the floor of what oms's binary could start in."""
+    """The empty script frozen with oms's own choices (build/oms.spec: no module archive, no inspect
+    or pkgutil runtime hooks): the floor of what oms's binary could start in."""
     spec = scratch / "lean.spec"
     spec.write_text(LEAN_SPEC.format(script=str(_empty_script(scratch))))
     _pyinstaller(scratch, "lean", spec)
@@ -101,7 +109,13 @@ def main() -> int:
                 f"{med / base_lean:.2f}",
             ]
         )
-    heads = ["p50 ms", "p90 ms", "\u00d7 `node -e 0`", "\u00d7 frozen empty", "\u00d7 empty, oms's choices"]
+    heads = [
+        "p50 ms",
+        "p90 ms",
+        "\u00d7 `node -e 0`",
+        "\u00d7 frozen empty",
+        "\u00d7 empty, oms's choices",
+    ]
     print(table(["command", *heads], rows))
     print()
     oms = median_ms(results["frozen `oms --version` (onedir)"])

@@ -3,11 +3,12 @@
     .venv/bin/python bench/state_bytes_bench.py [--dispatches 20]
 
 Runs `--dispatches` dispatches through the authority chain on a real chain (ticket, lease, worktree,
-propose, review by the command advisor, accept, acknowledge and a completed result through the bridge's
-tools, verified and merged, the worker stopped), then reports the bytes on disk (allocated blocks) of each
-area of the state root, per dispatch; then removes the worktrees (`oms worktree gc`), lets the retention
-run out (`[retention] compact_after_days = 1`, the clock moved two days) and compacts (`oms store compact`),
-and reports the same again, with the time compaction took. Nothing is asserted.
+propose, review by the command advisor, accept, acknowledge and a completed result through the
+bridge's tools, verified and merged, the worker stopped), then reports the bytes on disk (allocated
+blocks) of each area of the state root, per dispatch; then removes the worktrees (`oms worktree
+gc`), lets the retention run out (`[retention] compact_after_days = 1`, the clock moved two days)
+and compacts (`oms store compact`), and reports the same again, with the time compaction took.
+Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for chain in make_chain(Path(tmp)):
             chain.edit_config(
-                lambda text: text.replace("[worktrees]\n", "[worktrees]\ngc_after_days = 0\n", 1) + CHECKS
+                lambda text: (
+                    text.replace("[worktrees]\n", "[worktrees]\ngc_after_days = 0\n", 1) + CHECKS
+                )
             )
             chain.commit("config")
             before = {area: _bytes(chain.state / area) for area in AREAS}
@@ -73,7 +76,8 @@ def main() -> None:
                     tools.call("acknowledge_dispatch", {})
                     commit = bound.commit_change(f"work {n}\n")
                     tools.call(
-                        "record_dispatch_result", {"status": "completed", "summary": "Done.", "result_commit": commit}
+                        "record_dispatch_result",
+                        {"status": "completed", "summary": "Done.", "result_commit": commit},
                     )
                 finally:
                     tools.close()
@@ -96,9 +100,26 @@ def main() -> None:
                 grown = [ended[area][0] - before[area][0], after[area][0] - before[area][0]]
                 files = [ended[area][1] - before[area][1], after[area][1] - before[area][1]]
                 totals = [totals[0] + grown[0], totals[1] + grown[1]]
-                rows.append([area, *(f"{g / n / 1024:.1f}" for g in grown), *(f"{f / n:.1f}" for f in files)])
+                rows.append(
+                    [
+                        area,
+                        *(f"{g / n / 1024:.1f}" for g in grown),
+                        *(f"{f / n:.1f}" for f in files),
+                    ]
+                )
             rows.append(["all", *(f"{t / n / 1024:.1f}" for t in totals), "", ""])
-    print(table(["area", "KiB/dispatch ended", "KiB/dispatch compacted", "files ended", "files compacted"], rows))
+    print(
+        table(
+            [
+                "area",
+                "KiB/dispatch ended",
+                "KiB/dispatch compacted",
+                "files ended",
+                "files compacted",
+            ],
+            rows,
+        )
+    )
     print()
     print_ratio(
         "state root bytes, compacted",

@@ -36,7 +36,12 @@ def fill(store: Store, count: int, start: int = 0) -> None:
     records = store.records("worker")
     for i in range(start, count):
         records.create(
-            f"dsp-{i}", state="idle", payload=payload("worker"), operation_id="op-0", actor="oms-system", observed_at=T0
+            f"dsp-{i}",
+            state="idle",
+            payload=payload("worker"),
+            operation_id="op-0",
+            actor="oms-system",
+            observed_at=T0,
         )
 
 

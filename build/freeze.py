@@ -1,8 +1,8 @@
 """Build the frozen oms (onedir dist/oms/ and onefile dist/oms-onefile) reproducibly; install it.
 
-    python build/freeze.py                      # build into dist/
-    python build/freeze.py --check-reproducible # and again from a copy elsewhere; digests must match
-    python build/freeze.py --install [--prefix P] # build unless dist/ is this tree's build; install
+    python build/freeze.py                         # build into dist/
+    python build/freeze.py --check-reproducible    # and again from a copy elsewhere: same digests
+    python build/freeze.py --install [--prefix P]  # build unless dist/ is this tree's; install
 
 SOURCE_DATE_EPOCH comes from the last commit (or 1700000000 outside git) and PYTHONHASHSEED=0, so
 two builds of the same tree give the same bytes. The digests are written to dist/SHA256SUMS: the
@@ -14,11 +14,11 @@ whether the checkout had changes, a digest of the files it was built from and of
 packages, the Python and PyInstaller versions and SOURCE_DATE_EPOCH. It is computed once per run,
 so both builds of `--check-reproducible` carry the same bytes.
 
-`--check-reproducible` builds the second time from a copy of this tree (the files git tracks or would
-track) at another path, with a venv of its own there holding exactly this venv's packages: nothing of the
-checkout's or the venv's path, nor how pip installed a package, may reach the bundle (the spec drops pip's
-installation records from every `*.dist-info`: RECORD's hashes cover console scripts whose shebang names
-the venv; REQUESTED depends on how the package was asked for).
+`--check-reproducible` builds the second time from a copy of this tree (the files git tracks or
+would track) at another path, with a venv of its own there holding exactly this venv's packages:
+nothing of the checkout's or the venv's path, nor how pip installed a package, may reach the bundle
+(the spec drops pip's installation records from every `*.dist-info`: RECORD's hashes cover console
+scripts whose shebang names the venv; REQUESTED depends on how the package was asked for).
 
 `--install` (what `./.ci/setup --install` runs, docs/adr/0033) puts the onedir bundle in
 `P/lib/oms/<digest>/` (P: `~/.local` by default) and links `P/bin/oms` to it. dist/ is reused when
@@ -60,7 +60,11 @@ def source_date_epoch() -> str:
     """The commit time of HEAD, so a rebuild of the same commit stamps the same time."""
     try:
         out = subprocess.run(
-            ["git", "log", "-1", "--format=%ct"], cwd=REPO, capture_output=True, text=True, check=True
+            ["git", "log", "-1", "--format=%ct"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         out = ""
@@ -173,8 +177,8 @@ def build(
 
 
 def elsewhere(scratch: Path, frozen_packages: str) -> tuple[Path, str]:
-    """A copy of this tree at another path with its own venv (this venv's exact packages, oms editable
-    from the copy, as `.ci/setup` makes it); (the copy, its python)."""
+    """A copy of this tree at another path with its own venv (this venv's exact packages, oms
+    editable from the copy, as `.ci/setup` makes it); (the copy, its python)."""
     copy = scratch / "elsewhere" / "checkout"
     for rel in source_files():  # a tracked file deleted in the working tree is not built either
         (copy / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -186,7 +190,9 @@ def elsewhere(scratch: Path, frozen_packages: str) -> tuple[Path, str]:
     pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     for args in (["-r", str(scratch / "requirements.txt")], ["--no-deps", "-e", str(copy)]):
         done = subprocess.run([*pip, *args], capture_output=True, text=True, check=False)
-        if done.returncode != 0:  # pip's own output only when it failed (its warnings are noise here)
+        if (
+            done.returncode != 0
+        ):  # pip's own output only when it failed (its warnings are noise here)
             sys.stderr.write(done.stdout + done.stderr)
             raise SystemExit(f"pip install {' '.join(args)} failed in the second venv")
     return copy, python
@@ -327,7 +333,9 @@ def main() -> int:
     parser.add_argument("--install", action="store_true", help="install the onedir build")
     parser.add_argument("--prefix", type=Path, default=Path.home() / ".local")
     args = parser.parse_args()
-    generated = subprocess.run([sys.executable, str(REPO / "build" / "gen_validators.py"), "--check"], check=False)
+    generated = subprocess.run(
+        [sys.executable, str(REPO / "build" / "gen_validators.py"), "--check"], check=False
+    )
     if generated.returncode != 0:  # the frozen binary must carry the validators the schemas give
         return 1
     frozen_packages = packages()

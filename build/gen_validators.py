@@ -1,12 +1,12 @@
-"""Compile `schemas/*.schema.json` into plain Python predicates: the package `oms/schemas/_generated/`.
+"""Compile `schemas/*.schema.json` into plain Python predicates in `oms/schemas/_generated/`.
 
     python build/gen_validators.py           # write the package
     python build/gen_validators.py --check   # exit 1 if the package is not what the schemas give
 
 One module per schema document holds the predicates of that document and of its `$defs` entries; a
 `$ref` into another document calls that document's module. A process loads only the schemas it uses
-and what they reference: an agent hook touches eight of the twenty-five (docs/adr/0010). Patterns are
-compiled on first use.
+and what they reference: an agent hook touches eight of the twenty-five (docs/adr/0010). Patterns
+are compiled on first use.
 
 Why: importing `jsonschema` (and `referencing`, `attrs`, `rpds`) costs ~35 ms per process, more than
 an agent hook may take in total (docs/adr/0010). The generated predicates answer "is this document
@@ -72,8 +72,10 @@ TYPES = {
 HEADER = '''\
 """{what} Generated from schemas/*.schema.json by build/gen_validators.py. Do not edit.
 
-Each predicate answers whether a JSON value satisfies one schema (Draft 2020-12, as jsonschema applies
-it without format assertion). Proven equal to jsonschema by tests/unit/schemas/test_generated_validators.py.
+Each predicate answers whether a JSON value satisfies one schema (Draft 2020-12, as jsonschema \
+applies
+it without format assertion). Proven equal to jsonschema by \
+tests/unit/schemas/test_generated_validators.py.
 """
 
 # ruff: noqa
@@ -94,7 +96,8 @@ from re import search as search  # compiles a pattern on first use (re's cache):
 
 
 def is_integer(x: object) -> bool:
-    return (isinstance(x, int) and not isinstance(x, bool)) or (isinstance(x, float) and x.is_integer())
+    return (isinstance(x, int) and not isinstance(x, bool)) or (isinstance(x, float) and \
+x.is_integer())
 
 
 def is_number(x: object) -> bool:
@@ -117,19 +120,22 @@ def eq(a: object, b: object) -> bool:
 
 
 def unique(items: list[object]) -> bool:
-    return all(not eq(items[i], items[j]) for i in range(len(items)) for j in range(i + 1, len(items)))
+    return all(not eq(items[i], items[j]) for i in range(len(items)) for j in range(i + 1, \
+len(items)))
 '''
 
 MODULE_IMPORTS = """from collections.abc import Callable
 
-from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
+from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as \
+_is_number
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 """
 
 
 class Generator:
-    """Emits one function per (schema document, JSON pointer), on demand, following $ref; each function
-    lives in its document's module, and a `$ref` into another document calls that module's function."""
+    """Emits one function per (schema document, JSON pointer), on demand, following $ref; each
+    function lives in its document's module, and a `$ref` into another document calls that module's
+    function."""
 
     def __init__(self, docs: dict[str, dict[str, Any]]) -> None:
         self.docs = docs
@@ -214,7 +220,9 @@ class Generator:
             raise SystemExit(f"{where}: a schema must be an object or a boolean")
         unknown = set(schema) - HANDLED - IGNORED
         if unknown:
-            raise SystemExit(f"{where}: keywords {sorted(unknown)} are not supported by the generator")
+            raise SystemExit(
+                f"{where}: keywords {sorted(unknown)} are not supported by the generator"
+            )
         lines: list[str] = []
 
         def sub(key: str) -> str:
@@ -222,28 +230,38 @@ class Generator:
 
         if "$ref" in schema:
             ref_doc, ref_pointer = self.target(doc, schema["$ref"])
-            lines.append(f"if not {self.reference(doc, ref_doc, ref_pointer)}(x):\n    return False")
+            lines.append(
+                f"if not {self.reference(doc, ref_doc, ref_pointer)}(x):\n    return False"
+            )
         if "type" in schema:
             types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
             lines.append(f"if not ({' or '.join(TYPES[t] for t in types)}):\n    return False")
         if "enum" in schema:
             lines.append(
-                f"if not any(_eq(x, c) for c in {self.constant(doc, tuple(schema['enum']))}):\n    return False"
+                f"if not any(_eq(x, c) for c in {self.constant(doc, tuple(schema['enum']))}):\n"
+                f"    return False"
             )
         if "const" in schema:
             lines.append(f"if not _eq(x, {self.constant(doc, schema['const'])}):\n    return False")
         strings = []
         if "pattern" in schema:
-            strings.append(f"if _search({self.pattern(doc, schema['pattern'])}, x) is None:\n    return False")
+            strings.append(
+                f"if _search({self.pattern(doc, schema['pattern'])}, x) is None:\n    return False"
+            )
         strings += _bounds(schema, "len(x)", "minLength", "maxLength", int)
         if strings:
             lines.append("if isinstance(x, str):\n" + _indent("\n".join(strings)))
         numbers = _bounds(schema, "x", "minimum", "maximum", lambda v: v)
         if numbers:
-            lines.append("if isinstance(x, int | float) and not isinstance(x, bool):\n" + _indent("\n".join(numbers)))
+            lines.append(
+                "if isinstance(x, int | float) and not isinstance(x, bool):\n"
+                + _indent("\n".join(numbers))
+            )
         objects = []
         if "required" in schema:
-            objects.append(f"for k in {tuple(schema['required'])!r}:\n    if k not in x:\n        return False")
+            objects.append(
+                f"for k in {tuple(schema['required'])!r}:\n    if k not in x:\n        return False"
+            )
         objects += _bounds(schema, "len(x)", "minProperties", "maxProperties", int)
         properties = schema.get("properties", {})
         for prop in properties:
@@ -257,10 +275,13 @@ class Generator:
             elif extra is not True and extra != {}:
                 check = sub("additionalProperties")
                 objects.append(
-                    f"for k, v in x.items():\n    if k not in {known!r} and not {check}(v):\n        return False"
+                    f"for k, v in x.items():\n    if k not in {known!r} and not {check}(v):\n"
+                    f"        return False"
                 )
         if "propertyNames" in schema:
-            objects.append(f"for k in x:\n    if not {sub('propertyNames')}(k):\n        return False")
+            objects.append(
+                f"for k in x:\n    if not {sub('propertyNames')}(k):\n        return False"
+            )
         if objects:
             lines.append("if isinstance(x, dict):\n" + _indent("\n".join(objects)))
         arrays = _bounds(schema, "len(x)", "minItems", "maxItems", int)
@@ -275,10 +296,16 @@ class Generator:
             for i in range(len(schema.get("allOf", [])))
         )
         if "anyOf" in schema:
-            calls = [f"{self.function(doc, f'{pointer}/anyOf/{i}')}(x)" for i in range(len(schema["anyOf"]))]
+            calls = [
+                f"{self.function(doc, f'{pointer}/anyOf/{i}')}(x)"
+                for i in range(len(schema["anyOf"]))
+            ]
             lines.append(f"if not ({' or '.join(calls)}):\n    return False")
         if "oneOf" in schema:
-            calls = [f"{self.function(doc, f'{pointer}/oneOf/{i}')}(x)" for i in range(len(schema["oneOf"]))]
+            calls = [
+                f"{self.function(doc, f'{pointer}/oneOf/{i}')}(x)"
+                for i in range(len(schema["oneOf"]))
+            ]
             lines.append(f"if [{', '.join(calls)}].count(True) != 1:\n    return False")
         if "not" in schema:
             lines.append(f"if {sub('not')}(x):\n    return False")
@@ -289,8 +316,11 @@ class Generator:
         return head + _indent("\n".join([*lines, "return True"])) + "\n"
 
 
-def _bounds(schema: dict[str, Any], subject: str, low: str, high: str, cast: Callable[[Any], Any]) -> list[str]:
-    """The checks of a lower and an upper bound keyword (`minLength`/`maxLength`, `minimum`/`maximum`, ...)."""
+def _bounds(
+    schema: dict[str, Any], subject: str, low: str, high: str, cast: Callable[[Any], Any]
+) -> list[str]:
+    """The checks of a lower and an upper bound keyword (`minLength`/`maxLength`,
+    `minimum`/`maximum`, ...)."""
     out = []
     if low in schema:
         out.append(f"if {subject} < {cast(schema[low])!r}:\n    return False")
@@ -339,9 +369,9 @@ def generate() -> dict[str, str]:
         modules.update(dict.fromkeys(entries[name], module_name(name)))
     files["_runtime.py"] = HEADER.format(what="Helpers of the generated predicates.") + RUNTIME
     index = "\n".join(f"    {key!r}: {mod!r}," for key, mod in sorted(modules.items()))
-    files["__init__.py"] = HEADER.format(what="Which module holds each schema's predicate.") + INDEX.format(
-        digest=digest, modules=index
-    )
+    files["__init__.py"] = HEADER.format(
+        what="Which module holds each schema's predicate."
+    ) + INDEX.format(digest=digest, modules=index)
     return files
 
 
@@ -349,7 +379,11 @@ def stale(files: dict[str, str]) -> list[str]:
     """The files of the package that differ from `files` (missing, changed or extra)."""
     present = {p.name for p in TARGET.glob("*.py")} if TARGET.is_dir() else set()
     out = sorted(present - set(files))
-    out += sorted(n for n, text in files.items() if not (TARGET / n).is_file() or (TARGET / n).read_text() != text)
+    out += sorted(
+        n
+        for n, text in files.items()
+        if not (TARGET / n).is_file() or (TARGET / n).read_text() != text
+    )
     return out
 
 
@@ -362,7 +396,11 @@ def main() -> int:
         changed = stale(files)
         if changed:
             where = TARGET.relative_to(REPO)
-            print(f"{where} is out of date ({', '.join(changed)}): run python build/gen_validators.py", file=sys.stderr)
+            print(
+                f"{where} is out of date ({', '.join(changed)}): "
+                f"run python build/gen_validators.py",
+                file=sys.stderr,
+            )
             return 1
         return 0
     TARGET.mkdir(exist_ok=True)

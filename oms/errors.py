@@ -18,9 +18,9 @@ _MAX_MESSAGE = 512
 
 
 def one_line(text: str, limit: int = _MAX_MESSAGE, *, default: str = "") -> str:
-    """Squash `text` to one printable ASCII line of at most `limit` characters (`default` when nothing is
-    left). The one helper for every message and every reason oms stores (a stop, park, cancel or end
-    reason, an exit's detail): no line break, no terminal control, bounded."""
+    """Squash `text` to one printable ASCII line of at most `limit` characters (`default` when
+    nothing is left). The one helper for every message and every reason oms stores (a stop, park,
+    cancel or end reason, an exit's detail): no line break, no terminal control, bounded."""
     flat = _UNPRINTABLE.sub(lambda m: " " if m.group() in "\r\n\t" else "?", text).strip()
     flat = re.sub(r" {2,}", " ", flat)
     if len(flat) > limit:
@@ -32,9 +32,9 @@ _SHOWN_MAX = 160
 
 
 def shown(value: str, limit: int = _SHOWN_MAX) -> str:
-    """A path or id as a message shows it: printable ASCII with everything else escaped (`\\n`, `\\x1b`,
-    `\\u00e9`, a backslash doubled: one line, unambiguous, no terminal control) and at most `limit`
-    characters, the middle elided as `...`."""
+    """A path or id as a message shows it: printable ASCII with everything else escaped (`\\n`,
+    `\\x1b`, `\\u00e9`, a backslash doubled: one line, unambiguous, no terminal control) and at most
+    `limit` characters, the middle elided as `...`."""
     out = value.encode("unicode_escape").decode("ascii")
     if len(out) > limit:
         keep = (limit - 3) // 2
@@ -184,7 +184,9 @@ class VersionConflictError(StoreError):
     def __init__(self, kind: str, record_id: str, expected: int | None, actual: int | None) -> None:
         self.expected = expected
         self.actual = actual
-        super().__init__(f"{kind} {record_id} changed under us (got version {actual}, expected {expected})")
+        super().__init__(
+            f"{kind} {record_id} changed under us (got version {actual}, expected {expected})"
+        )
 
 
 class OperationConflictError(VersionConflictError):
@@ -193,7 +195,9 @@ class OperationConflictError(VersionConflictError):
     A kind of version conflict: a writer that re-reads and decides again is right either way."""
 
     code = "operation-conflict"
-    hint = "another writer already used this operation id for a different change: re-read the record"
+    hint = (
+        "another writer already used this operation id for a different change: re-read the record"
+    )
 
     def __init__(self, kind: str, record_id: str, operation_id: str, version: int) -> None:
         self.operation_id = operation_id
@@ -201,7 +205,8 @@ class OperationConflictError(VersionConflictError):
         self.actual = version
         StoreError.__init__(
             self,
-            f"{kind} {record_id}: operation {operation_id} already produced version {version} with a different change",
+            f"{kind} {record_id}: operation {operation_id} already "
+            f"produced version {version} with a different change",
         )
 
 
@@ -236,14 +241,16 @@ class ConflictError(StoreError):
 
 
 class AuthorityChangedError(StoreError):
-    """The stored records no longer authorise this step (policy, lease, intent, approval, worktree...)."""
+    """The stored records no longer authorise this step (policy, lease, intent, approval,
+    worktree...)."""
 
     code = "authority-changed"
     hint = "the dispatch must be proposed and reviewed again under the current records"
 
 
 class AttemptFencedError(AuthorityChangedError):
-    """An attempt's lease or live authorisation lapsed: nothing its hooks or bridge ask for changes state."""
+    """An attempt's lease or live authorisation lapsed: nothing its hooks or bridge ask for changes
+    state."""
 
     code = "attempt-fenced"
     hint = "the work in the worktree is kept; a new lease and dispatch start the next attempt"
@@ -336,14 +343,19 @@ class NoProviderError(ConfigError):
     """No configured provider can serve the role now (all excluded: see `oms route explain`)."""
 
     code = "no-provider"
-    hint = "see `oms route explain --role <role>`: every provider's reason, and when a cooldown ends"
+    hint = (
+        "see `oms route explain --role <role>`: every provider's reason, and when a cooldown ends"
+    )
 
 
 class PolicyNotTrackedError(ConfigError):
     """The role policy in the working tree is not the one committed at HEAD."""
 
     code = "policy-not-tracked"
-    hint = "commit .oms/role-policy.json (the policy digest is taken from HEAD, never from an edited file)"
+    hint = (
+        "commit .oms/role-policy.json (the policy digest is "
+        "taken from HEAD, never from an edited file)"
+    )
 
 
 # ----------------------------------------------------------------------------- processes
@@ -371,12 +383,20 @@ class ProcessFailedError(ProcessError):
     code = "process-failed"
 
     def __init__(
-        self, argv: tuple[str, ...], returncode: int, stderr: bytes, *, why: str = "", stdout: bytes = b""
+        self,
+        argv: tuple[str, ...],
+        returncode: int,
+        stderr: bytes,
+        *,
+        why: str = "",
+        stdout: bytes = b"",
     ) -> None:
         self.argv = argv
         self.returncode = returncode
         self.stderr = stderr
-        tail = reason_line(stderr) or reason_line(stdout)  # (git says "nothing to commit" on stdout)
+        tail = reason_line(stderr) or reason_line(
+            stdout
+        )  # (git says "nothing to commit" on stdout)
         what = why or f"exited {returncode}"
         super().__init__(f"{argv[0]} {what}" + (f": {tail}" if tail else " and said nothing"))
 
@@ -391,22 +411,28 @@ class ProcessFailedError(ProcessError):
 
 
 def reason_line(output: bytes, cap: int = 200) -> str:
-    """The line of a tool's output that says why it failed: its first `fatal:` or `error:` line (git's),
-    else its last non-empty line; one line, at most `cap` characters ('' when it said nothing)."""
-    lines = [line.strip() for line in output.decode("utf-8", "replace").splitlines() if line.strip()]
+    """The line of a tool's output that says why it failed: its first `fatal:` or `error:` line
+    (git's), else its last non-empty line; one line, at most `cap` characters ('' when it said
+    nothing)."""
+    lines = [
+        line.strip() for line in output.decode("utf-8", "replace").splitlines() if line.strip()
+    ]
     if not lines:
         return ""
-    said = next((line for line in lines if line.startswith(("fatal:", "error:", "Error:"))), lines[-1])
+    said = next(
+        (line for line in lines if line.startswith(("fatal:", "error:", "Error:"))), lines[-1]
+    )
     return one_line(said, cap)
 
 
 class PaneNotEndedError(ProcessError):
-    """`oms worker stop` could not end every process of a worker's pane: nothing was recorded as stopped."""
+    """`oms worker stop` could not end every process of a worker's pane: nothing was recorded as
+    stopped."""
 
     code = "pane-not-ended"
     hint = (
-        "find what holds them (`ps -o pid,stat,cmd -g <group>`: a frozen or uninterruptible process), "
-        "end it, then `oms worker stop` again"
+        "find what holds them (`ps -o pid,stat,cmd -g <group>`: a frozen or uninterruptible "
+        "process), end it, then `oms worker stop` again"
     )
 
 
@@ -426,7 +452,8 @@ class AgentTreeError(OmsError):
 
 
 class SandboxUnavailableError(ProcessError):
-    """Bubblewrap is missing or cannot make a worker sandbox on this machine: nothing is launched."""
+    """Bubblewrap is missing or cannot make a worker sandbox on this machine: nothing is
+    launched."""
 
     code = "sandbox-unavailable"
     hint = "install bubblewrap (apt-get install bubblewrap) and run `oms doctor`"

@@ -1,7 +1,7 @@
 """Every bound oms puts on input, in one place (ADR 0001).
 
-A limit is a named field, never a literal at the call site, so a reviewer can see all of them at once
-and a test can shrink them.
+A limit is a named field, never a literal at the call site, so a reviewer can see all of them at
+once and a test can shrink them.
 """
 
 from __future__ import annotations
@@ -35,8 +35,12 @@ class Limits(NamedTuple):
     process_output_bytes: int = 1024 * 1024
     probe_timeout_s: float = 10.0
     reason_chars: int = 512
-    activation_ready_s: float = 30.0  # an agent CLI shows its ready marks within this after its pane starts
-    activation_confirm_s: float = 5.0  # ... and shows it took the instruction within this after Enter
+    activation_ready_s: float = (
+        30.0  # an agent CLI shows its ready marks within this after its pane starts
+    )
+    activation_confirm_s: float = (
+        5.0  # ... and shows it took the instruction within this after Enter
+    )
     ledger_file_bytes: int = 512 * 1024 * 1024  # the largest file the ledger covers (a bundle)
     ledger_tail_bytes: int = 4 * 1024  # read to find the ledger's last line (a line is under 1 KiB)
     anchor_bytes: int = 4 * 1024  # an anchor or a checkpoint (ADR 0027)

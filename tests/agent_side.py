@@ -1,5 +1,5 @@
-"""Helpers for the agent side: a dispatch bound to a session, its broker, a raw MCP stdio client, state
-snapshots.
+"""Helpers for the agent side: a dispatch bound to a session, its broker, a raw MCP stdio client,
+state snapshots.
 
 `oms hook provider` and `oms worker bridge` are relays (ADR 0012): a test runs them as real
 processes against a real broker (`services/doors/broker.py` with the worker's doors) served from a
@@ -93,21 +93,36 @@ class Bound:
         tools = tuple(t for t in allowed.split(",") if t)
         return HookArgs(provider, HOOK_CONTRACT[provider], self.dispatch_id, self.session_id, tools)
 
-    def broker(self, provider: str = "command", allowed: str = "", nonce: str | None = None) -> ServedBroker:
+    def broker(
+        self, provider: str = "command", allowed: str = "", nonce: str | None = None
+    ) -> ServedBroker:
         """The broker of this worker as delivery would bind it for `provider` (one per binding)."""
         key = (provider, allowed, nonce if nonce is not None else self.nonce)
         served = self.brokers.get(key)
         if served is None or served._stop.is_set():
             doors = WorkerDoors(
-                self.binding(provider, allowed), key[2], str(self.chain.state), str(self.chain.repo), print
+                self.binding(provider, allowed),
+                key[2],
+                str(self.chain.state),
+                str(self.chain.repo),
+                print,
             )
             served = self.brokers[key] = ServedBroker(doors)
         return served
 
     def bridge_args(self, session_id: str | None = None) -> list[str]:
-        return ["worker", "bridge", "--dispatch-id", self.dispatch_id, "--session-id", session_id or self.session_id]
+        return [
+            "worker",
+            "bridge",
+            "--dispatch-id",
+            self.dispatch_id,
+            "--session-id",
+            session_id or self.session_id,
+        ]
 
-    def hook_args(self, provider: str, allowed: str = "", version: str | None = None, *, event: str) -> list[str]:
+    def hook_args(
+        self, provider: str, allowed: str = "", version: str | None = None, *, event: str
+    ) -> list[str]:
         """The hook command oms registers for `event` (one per event)."""
         return [
             "hook",
@@ -126,23 +141,40 @@ class Bound:
             allowed,
         ]
 
-    def env(self, nonce: str | None = None, provider: str = "command", allowed: str = "") -> dict[str, str]:
+    def env(
+        self, nonce: str | None = None, provider: str = "command", allowed: str = ""
+    ) -> dict[str, str]:
         """The environment of a relay that reaches this worker's broker (bound for `provider`)."""
         return self.broker(provider, allowed, nonce).env()
 
     def commit_change(self, text: str = "work\n") -> str:
         (self.worktree / "WORK.md").write_text(text)
         git("add", "WORK.md", cwd=self.worktree)
-        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "work", cwd=self.worktree)
+        git(
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "-m",
+            "work",
+            cwd=self.worktree,
+        )
         return git("rev-parse", "HEAD", cwd=self.worktree).strip()
 
 
 class BoundTools(bridge.Tools):
-    """The bridge's tools as the broker holds them, over a workspace of their own (close it after)."""
+    """The bridge's tools as the broker holds them, over a workspace of their own (close it
+    after)."""
 
-    def __init__(self, bound: Bound, session_id: str | None = None, nonce: str | None = None) -> None:
+    def __init__(
+        self, bound: Bound, session_id: str | None = None, nonce: str | None = None
+    ) -> None:
         self.ws = bound.chain.workspace()
-        args = bridge.BridgeArgs(bound.dispatch_id, session_id or bound.session_id, nonce or bound.nonce)
+        args = bridge.BridgeArgs(
+            bound.dispatch_id, session_id or bound.session_id, nonce or bound.nonce
+        )
         super().__init__(args, lambda: self.ws)
 
     def close(self) -> None:
@@ -154,7 +186,13 @@ def bind(chain: Chain, title: str = "Fix the flaky test") -> Bound:
     dispatch_id, event_id = accepted(chain, title)
     with chain.workspace() as ws:
         payload = ws.store.records("dispatch").read(dispatch_id).payload
-    return Bound(chain, dispatch_id, event_id, str(payload["session_id"]), Path(str(payload["worktree_path"])))
+    return Bound(
+        chain,
+        dispatch_id,
+        event_id,
+        str(payload["session_id"]),
+        Path(str(payload["worktree_path"])),
+    )
 
 
 SPAWNED: list[RawClient] = []
@@ -217,7 +255,11 @@ class RawClient:
     def initialize(self, version: str = "2025-11-25") -> dict[str, Any]:
         reply = self.request(
             "initialize",
-            {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}},
+            {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
         )
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return reply
@@ -279,5 +321,7 @@ def snapshot(root: Path) -> dict[str, str]:
             if path.is_socket():
                 continue
             st = path.lstat()
-            out[str(path.relative_to(root))] = f"{oct(st.st_mode)}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
+            out[str(path.relative_to(root))] = (
+                f"{oct(st.st_mode)}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
+            )
     return out

@@ -11,7 +11,11 @@ from typing import Any
 
 
 def codex_app_server(
-    argv: tuple[str, ...], codex_home: str, cwd: str, requests: list[dict[str, Any]], timeout: float = 60.0
+    argv: tuple[str, ...],
+    codex_home: str,
+    cwd: str,
+    requests: list[dict[str, Any]],
+    timeout: float = 60.0,
 ) -> dict[int, dict[str, Any]]:
     """Run `codex <flags> app-server`, send initialize + `requests`, return the responses by id."""
     proc = subprocess.Popen(
@@ -26,7 +30,11 @@ def codex_app_server(
     assert proc.stdin is not None
     assert proc.stdout is not None
     messages: list[dict[str, Any]] = [
-        {"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "oms-test", "version": "0"}}},
+        {
+            "id": 1,
+            "method": "initialize",
+            "params": {"clientInfo": {"name": "oms-test", "version": "0"}},
+        },
         {"method": "initialized"},
         *requests,
     ]
@@ -55,8 +63,11 @@ def codex_app_server(
     return got
 
 
-def codex_startup_config(argv: tuple[str, ...], codex_home: str) -> subprocess.CompletedProcess[str]:
-    """`codex --strict-config <flags> app-server --print-startup-config`: the offline config validator."""
+def codex_startup_config(
+    argv: tuple[str, ...], codex_home: str
+) -> subprocess.CompletedProcess[str]:
+    """`codex --strict-config <flags> app-server --print-startup-config`: the offline config
+    validator."""
     return subprocess.run(
         ["codex", *argv, "app-server", "--print-startup-config"],
         env={**os.environ, "CODEX_HOME": codex_home},

@@ -1,4 +1,5 @@
-"""A real repository + state root wired for the authority chain, with command advisors and a test clock."""
+"""A real repository + state root wired for the authority chain, with command advisors and a test
+clock."""
 
 from __future__ import annotations
 
@@ -23,15 +24,18 @@ req = json.load(sys.stdin)
 digest = req["dispatch_intent_sha256"]
 if mode == "approve":
     rationale = "ok: " + req["ticket"]["title"]
-    print(json.dumps({"verdict": "approve", "rationale": rationale, "dispatch_intent_sha256": digest}))
+    verdict = {"verdict": "approve", "rationale": rationale, "dispatch_intent_sha256": digest}
+    print(json.dumps(verdict))
 elif mode == "reject":
-    print(json.dumps({"verdict": "reject", "rationale": "too risky", "dispatch_intent_sha256": digest}))
+    verdict = {"verdict": "reject", "rationale": "too risky", "dispatch_intent_sha256": digest}
+    print(json.dumps(verdict))
 elif mode == "wrong-digest":
     print(json.dumps({"verdict": "approve", "rationale": "ok", "dispatch_intent_sha256": "0" * 64}))
 elif mode == "garbage":
     print("I approve, probably")
 elif mode == "extra-field":
-    print(json.dumps({"verdict": "approve", "rationale": "ok", "dispatch_intent_sha256": digest, "admin": True}))
+    verdict = {"verdict": "approve", "rationale": "ok", "dispatch_intent_sha256": digest}
+    print(json.dumps({**verdict, "admin": True}))
 elif mode == "fail":
     sys.exit(3)
 elif mode == "unreachable":
@@ -43,7 +47,8 @@ elif mode == "unreachable":
 
 @dataclass
 class Clock:
-    """A clock tests can move, anchored at the real time it was made (so CLI processes agree with it)."""
+    """A clock tests can move, anchored at the real time it was made (so CLI processes agree with
+    it)."""
 
     ms: int = 0
     base: str = field(default_factory=now)
@@ -69,7 +74,9 @@ class Chain:
         return Workspace.open(str(self.state), str(self.repo), clock=self.clock)
 
     def set_advisor(self, mode: str, commit: bool = True) -> None:
-        self.edit_config(lambda s: _replace_advisor_argv(s, [sys.executable, str(self.advisor), mode]), commit)
+        self.edit_config(
+            lambda s: _replace_advisor_argv(s, [sys.executable, str(self.advisor), mode]), commit
+        )
 
     def edit_config(self, change: object, commit: bool = False) -> None:
         path = self.repo / ".oms" / "config.toml"
@@ -151,7 +158,8 @@ def make_chain(tmp_path: Path) -> Iterator[Chain]:
     chain.edit_config(
         lambda s: (
             s.replace(
-                'role = "oms.ticket-executor"       # the role new dispatches use', 'role = "oms.command-executor"'
+                'role = "oms.ticket-executor"       # the role new dispatches use',
+                'role = "oms.command-executor"',
             ).replace("[worktrees]\n", '[worktrees]\ndirectory = "../oms-worktrees"\n', 1)
             + (
                 '\n[roles."oms.command-executor"]\nmodel = "script"\ntransport = "command"\n'
@@ -165,11 +173,12 @@ def make_chain(tmp_path: Path) -> Iterator[Chain]:
 
 
 WORKER = r"""#!/bin/sh
-# A command worker for tests, run in its sandbox: in mode `wait` it first proves both channels (the demo
-# worker's `prove`: a SessionStart hook, read_dispatch and acknowledge_dispatch over the bridge), in
-# `hooks-only` and `bridge-only` one of them; then it records where it runs and what it was given in its
-# private home ($HOME/worker.out: the test reads it from the state root), and waits (`silent`: the same
-# without any proof; `stubborn`: waits ignoring SIGHUP and SIGTERM; `edit`: edits its worktree until killed).
+# A command worker for tests, run in its sandbox: in mode `wait` it first proves both channels (the
+# demo worker's `prove`: a SessionStart hook, read_dispatch and acknowledge_dispatch over the
+# bridge), in `hooks-only` and `bridge-only` one of them; then it records where it runs and what it
+# was given in its private home ($HOME/worker.out: the test reads it from the state root), and waits
+# (`silent`: the same without any proof; `stubborn`: waits ignoring SIGHUP and SIGTERM; `edit`:
+# edits its worktree until killed).
 out="$HOME/worker.out"
 case "$1" in
   wait) /bin/sh "$2" prove exit > /dev/null 2>&1 ;;
@@ -243,7 +252,10 @@ def use_worker(chain: Chain, mode: str = "wait") -> WorkerOut:
     script.chmod(0o755)
     agent = chain.base / "agent.sh"
     agent.write_text(WORKER_SCRIPT)
-    chain.edit_config(lambda s: s.replace('argv = ["true"]', f'argv = ["{script}", "{mode}", "{agent}"]'), commit=True)
+    chain.edit_config(
+        lambda s: s.replace('argv = ["true"]', f'argv = ["{script}", "{mode}", "{agent}"]'),
+        commit=True,
+    )
     return WorkerOut(chain.state)
 
 
@@ -269,7 +281,8 @@ def wait_for(path: Path | WorkerOut, timeout: float = 30.0) -> str:
 
 
 def wait_served(chain: Chain, dispatch_id: str, timeout: float = 30.0) -> None:
-    """Wait until the pane's supervisor has taken its launch spec and serves its broker (the sandbox runs)."""
+    """Wait until the pane's supervisor has taken its launch spec and serves its broker (the sandbox
+    runs)."""
     import time
 
     spec = chain.state / "panes" / f"{dispatch_id}.launch.json"

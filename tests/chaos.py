@@ -89,7 +89,9 @@ class Outcome:
     launches: int = 0
     results: int = 0
     done: int = 0
-    waiting: list[str] = field(default_factory=list)  # tickets waiting for a person, with the reason
+    waiting: list[str] = field(
+        default_factory=list
+    )  # tickets waiting for a person, with the reason
     duplicates: list[str] = field(default_factory=list)
     lost: list[str] = field(default_factory=list)
     after_end: list[str] = field(default_factory=list)
@@ -144,8 +146,8 @@ class ChaosFleet:
 
 
 def prepare(base: Path, *, tickets_n: int, max_workers: int, seed: int) -> Iterator[ChaosFleet]:
-    """The fleet in `base` with `tickets_n` tickets (turns 1-8 each, one in ten over its budget, from
-    `seed`). Closing the generator ends what it left."""
+    """The fleet in `base` with `tickets_n` tickets (turns 1-8 each, one in ten over its budget,
+    from `seed`). Closing the generator ends what it left."""
     mock = ModelMock(Script([])).start()
     fleets = make_fleet(base, after="exit", max_workers=max_workers)
     fleet = next(fleets)
@@ -246,14 +248,18 @@ class Conductor:
         return out
 
 
-def run(chaos: ChaosFleet, *, seed: int, seconds: float, gap: float, settle_s: float, feed: int = 0) -> Outcome:
+def run(
+    chaos: ChaosFleet, *, seed: int, seconds: float, gap: float, settle_s: float, feed: int = 0
+) -> Outcome:
     """The chaos for `seconds` (an action every `gap` seconds or so; `feed`: keep at least that many
     tickets not done, adding new ones, for a soak), then until the fleet settles (at most
     `settle_s`); what was counted."""
     outcome = Outcome(seed)
     rng = random.Random(seed)
     began = time.monotonic()
-    feed_rng = random.Random(seed + 1)  # (tickets come from their own sequence: the schedule stays the seed's)
+    feed_rng = random.Random(
+        seed + 1
+    )  # (tickets come from their own sequence: the schedule stays the seed's)
     conductor = Conductor(chaos)
     conductor.start()
     try:
@@ -306,7 +312,9 @@ def act(chaos: ChaosFleet, conductor: Conductor, action: str, rng: random.Random
     if action == "storm":
         failure = {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}
         with chaos.mock._lock:
-            chaos.mock.fail.extend([(429, failure, {"retry-after": str(RETRY_AFTER_S)})] * rng.randint(3, 12))
+            chaos.mock.fail.extend(
+                [(429, failure, {"retry-after": str(RETRY_AFTER_S)})] * rng.randint(3, 12)
+            )
         return True
     if action == "lapse":
         return _lapse(chaos)
@@ -332,7 +340,12 @@ def _dispatch_of(pid: int) -> str | None:
 def _kill_if(pid: int, marker: str) -> bool:
     """SIGKILL `pid` if its command line still names `marker` (a pid is not reused under us)."""
     try:
-        line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        line = (
+            Path(f"/proc/{pid}/cmdline")
+            .read_bytes()
+            .replace(b"\0", b" ")
+            .decode("utf-8", "replace")
+        )
     except OSError:
         return False
     if marker not in line:
@@ -351,7 +364,9 @@ def _lapse(chaos: ChaosFleet) -> bool:
     if not leased:
         return False
     expired: list[Record] = []
-    for due in sorted({str(t.payload["lease_expires_at"]) for t in leased})[:3]:  # (one may be kept)
+    for due in sorted({str(t.payload["lease_expires_at"]) for t in leased})[
+        :3
+    ]:  # (one may be kept)
         with Workspace.open(fleet.state, fleet.repo, clock=functools.partial(add_ms, due, 1)) as ws:
             expired, _parked = fence.expire_leases(ws)
         if expired:
@@ -367,7 +382,9 @@ def _lapse(chaos: ChaosFleet) -> bool:
 
 def _cancel(chaos: ChaosFleet, rng: random.Random) -> bool:
     with chaos.fleet.workspace() as ws:
-        running = sorted(d.record_id for d in _dispatches(ws) if d.state in ("accepted", "acknowledged"))
+        running = sorted(
+            d.record_id for d in _dispatches(ws) if d.state in ("accepted", "acknowledged")
+        )
         if not running:
             return False
         dispatch_id = rng.choice(running)
@@ -384,7 +401,9 @@ def _dispatches(ws: Workspace) -> list[Record]:
     """Every dispatch, by ticket and attempt (the last of a ticket's is its latest)."""
     records = ws.store.records("dispatch")
     found = [r for r in (records.read_if_exists(d) for d in records.ids()) if r is not None]
-    return sorted(found, key=lambda r: (str(r.payload["ticket_id"]), int(str(r.payload["attempt"]))))
+    return sorted(
+        found, key=lambda r: (str(r.payload["ticket_id"]), int(str(r.payload["attempt"])))
+    )
 
 
 def _nearest_rank(ordered: list[float], fraction: float) -> float:
@@ -423,11 +442,17 @@ def _unsettled(chaos: ChaosFleet) -> list[str]:
     return out
 
 
-def _parked_reason(ticket: Record, latest: dict[str, Record], workers: dict[str, Record | None]) -> str:
+def _parked_reason(
+    ticket: Record, latest: dict[str, Record], workers: dict[str, Record | None]
+) -> str:
     """Why a leased ticket's current attempt waits for a person: its worker is parked, with a
     reason ("" if it does not wait)."""
     dispatch = latest.get(ticket.record_id)
-    if ticket.state != "leased" or dispatch is None or dispatch.payload["attempt"] != ticket.payload.get("attempt"):
+    if (
+        ticket.state != "leased"
+        or dispatch is None
+        or dispatch.payload["attempt"] != ticket.payload.get("attempt")
+    ):
         return ""
     worker = workers.get(dispatch.record_id)
     payload = worker.payload if worker is not None else {}
@@ -473,16 +498,26 @@ def count(chaos: ChaosFleet, outcome: Outcome) -> None:
             seen[key] = dispatch_id
             log = _log(ws, str(payload["session_id"]))
             outcome.launches += log.count("agent started")
-            outcome.duplicates += [f"{dispatch_id}: {line}" for line in log.splitlines() if "DUPLICATE" in line]
-            recorded = "record_dispatch_result: result-received" in log or payload.get("result_evidence") is not None
+            outcome.duplicates += [
+                f"{dispatch_id}: {line}" for line in log.splitlines() if "DUPLICATE" in line
+            ]
+            recorded = (
+                "record_dispatch_result: result-received" in log
+                or payload.get("result_evidence") is not None
+            )
             outcome.results += recorded
             ticket = all_tickets[ticket_id]
             if recorded and d.state != "resolved":
-                outcome.lost.append(f"{dispatch_id}: its result was recorded, the dispatch is {d.state}")
+                outcome.lost.append(
+                    f"{dispatch_id}: its result was recorded, the dispatch is {d.state}"
+                )
             if recorded and (
-                ticket.state not in ("done", "blocked") or ticket.payload.get("attempt") != payload["attempt"]
+                ticket.state not in ("done", "blocked")
+                or ticket.payload.get("attempt") != payload["attempt"]
             ):
-                outcome.lost.append(f"{dispatch_id}: its result was recorded, its ticket is {ticket.state}")
+                outcome.lost.append(
+                    f"{dispatch_id}: its result was recorded, its ticket is {ticket.state}"
+                )
             recorded_end = _recorded_end(ws, dispatch_id)
             if recorded_end is not None:
                 ends[dispatch_id] = min(ends.get(dispatch_id, recorded_end), recorded_end)
@@ -502,10 +537,18 @@ def count(chaos: ChaosFleet, outcome: Outcome) -> None:
     outcome.waiting = _waiting(chaos)
     _count_requests(chaos, outcome, ends)
     with fleet.workspace() as ws:
-        parked = {w for w, rec in _workers(ws).items() if rec is not None and rec.payload["health"] == "parked"}
+        parked = {
+            w
+            for w, rec in _workers(ws).items()
+            if rec is not None and rec.payload["health"] == "parked"
+        }
 
-    def outliving() -> list[tuple[int, str]]:  # a parked worker's sandbox waits for a person, frozen
-        return [(pid, line) for pid, line in fleet_processes(fleet) if _dispatch_of(pid) not in parked]
+    def outliving() -> list[
+        tuple[int, str]
+    ]:  # a parked worker's sandbox waits for a person, frozen
+        return [
+            (pid, line) for pid, line in fleet_processes(fleet) if _dispatch_of(pid) not in parked
+        ]
 
     with contextlib.suppress(AssertionError):  # an ended worker's supervisor finishes its end first
         poll(lambda: not outliving(), PROCESS_END_S, "the ended workers' processes to exit", 0.2)
@@ -514,7 +557,8 @@ def count(chaos: ChaosFleet, outcome: Outcome) -> None:
         poll(lambda: not proxy_violations(fleet.state), PROCESS_END_S, "one proxy only", 0.2)
     outcome.unsettled += proxy_violations(fleet.state)
     audit = subprocess.run(
-        [*oms_command().argv, "audit", "verify", "--state-root", fleet.state, "--config-root", fleet.repo],
+        [*oms_command().argv, "audit", "verify", "--state-root", fleet.state,
+         "--config-root", fleet.repo],
         capture_output=True, text=True, check=False, env=chaos.env,
     )  # fmt: skip
     if audit.returncode != 0:
@@ -553,12 +597,16 @@ def _recorded_end(ws: Workspace, dispatch_id: str) -> float | None:
     """The earliest time (wall clock, seconds) a record says the attempt is over or fenced, plus
     the write window; None if none does."""
     over = _first(ws, "dispatch", dispatch_id, lambda r: r.state in OVER)
-    ended = _first(ws, "worker", dispatch_id, lambda r: r.payload.get("health") in ("stopped", "parked"))
+    ended = _first(
+        ws, "worker", dispatch_id, lambda r: r.payload.get("health") in ("stopped", "parked")
+    )
     times = [t for t in (over, ended) if t is not None]
     return min(times) if times else None
 
 
-def _first(ws: Workspace, kind: str, record_id: str, holds: Callable[[Record], bool]) -> float | None:
+def _first(
+    ws: Workspace, kind: str, record_id: str, holds: Callable[[Record], bool]
+) -> float | None:
     """The `observed_at` (seconds) of a record's first version for which `holds`, plus the write
     window (None: none)."""
     records = ws.store.records(kind)
@@ -602,4 +650,6 @@ def _count_requests(chaos: ChaosFleet, outcome: Outcome, ends: dict[str, float])
         over = (tokens - budget) // ANSWER_TOKENS
         outcome.overshoot_answers = max(outcome.overshoot_answers, over)
         if tokens > budget + ANSWER_TOKENS:
-            outcome.over_budget.append(f"{dispatch_id}: {tokens} tokens billed against a budget of {budget}")
+            outcome.over_budget.append(
+                f"{dispatch_id}: {tokens} tokens billed against a budget of {budget}"
+            )

@@ -1,18 +1,18 @@
 #!/usr/bin/python3
 """A scripted stand-in for Claude Code, for the fleet chaos test (`tests/chaos.py`).
 
-It is installed as `claude` on the PATH of the conductor under test, so oms launches it exactly as it
-launches Claude Code: the `claude_interactive` plan's argv, in a pane and a sandbox with no network,
-its only key the dispatch's proxy token, its endpoint the proxy reached through the dispatch's door.
-Like Claude Code it reads the hooks of its `--settings` file and the MCP server of its `--mcp-config`,
-fires SessionStart, shows its prompt mark, takes the typed instruction (UserPromptSubmit), calls
-`read_dispatch` and `acknowledge_dispatch` through the bridge (each after a PreToolUse hook), and
-asks the model (`POST <ANTHROPIC_BASE_URL>/v1/messages`, `x-api-key`) one turn at a time: the
-number of turns its ticket's title names (`... turns N`), honouring a 429's `retry-after` as Claude
-Code does. It then changes a file, records its result (`failed` if the title says so) and fires
-Stop. Unlike Claude Code it never stops asking: after its result, and after any refusal, it asks
-again (the runaway `/goal` loop of issue 24), so every request the proxy forwards for an attempt
-that is over or fenced shows at the upstream.
+It is installed as `claude` on the PATH of the conductor under test, so oms launches it exactly as
+it launches Claude Code: the `claude_interactive` plan's argv, in a pane and a sandbox with no
+network, its only key the dispatch's proxy token, its endpoint the proxy reached through the
+dispatch's door. Like Claude Code it reads the hooks of its `--settings` file and the MCP server of
+its `--mcp-config`, fires SessionStart, shows its prompt mark, takes the typed instruction
+(UserPromptSubmit), calls `read_dispatch` and `acknowledge_dispatch` through the bridge (each after
+a PreToolUse hook), and asks the model (`POST <ANTHROPIC_BASE_URL>/v1/messages`, `x-api-key`) one
+turn at a time: the number of turns its ticket's title names (`... turns N`), honouring a 429's
+`retry-after` as Claude Code does. It then changes a file, records its result (`failed` if the title
+says so) and fires Stop. Unlike Claude Code it never stops asking: after its result, and after any
+refusal, it asks again (the runaway `/goal` loop of issue 24), so every request the proxy forwards
+for an attempt that is over or fenced shows at the upstream.
 
 Every request names its dispatch and the wall time it was sent (`chaos <dispatch> sent <t>`), so
 the upstream can count what it heard per attempt against when the attempt ended. At start it takes
@@ -61,7 +61,11 @@ def main() -> int:
         command = settings["hooks"][event][0]["hooks"][0]["command"]
         doc = {"session_id": session, "hook_event_name": event, "cwd": os.getcwd(), **extra}
         done = subprocess.run(
-            ["/bin/sh", "-c", command], input=json.dumps(doc).encode(), capture_output=True, timeout=60, check=False
+            ["/bin/sh", "-c", command],
+            input=json.dumps(doc).encode(),
+            capture_output=True,
+            timeout=60,
+            check=False,
         )
         return done.stdout.decode("utf-8", "replace")
 
@@ -107,7 +111,9 @@ def main() -> int:
     say(f"read_dispatch: {title!r}")
     number = re.search(r"Ticket (\d+)", title)
     if number:
-        held.append(_lock(os.path.join(os.path.dirname(__file__), "locks", number[1]), say, "ticket"))
+        held.append(
+            _lock(os.path.join(os.path.dirname(__file__), "locks", number[1]), say, "ticket")
+        )
     say(f"acknowledge_dispatch: {_field(tool('acknowledge_dispatch', {}), 'state')}")
     turns = int((re.search(r"turns (\d+)", title) or ["", "3"])[1])
 
@@ -124,12 +130,18 @@ def main() -> int:
             "model": model,
             "max_tokens": 64,
             "stream": True,
-            "tools": [{"name": f"mcp__{name}__record_dispatch_result", "input_schema": {"type": "object"}}],
+            "tools": [
+                {"name": f"mcp__{name}__record_dispatch_result", "input_schema": {"type": "object"}}
+            ],
             "messages": [{"role": "user", "content": text}],
         }
         conn = http.client.HTTPConnection(base.hostname or "127.0.0.1", base.port or 80, timeout=30)
         try:
-            headers = {"x-api-key": key, "content-type": "application/json", "anthropic-version": "2023-06-01"}
+            headers = {
+                "x-api-key": key,
+                "content-type": "application/json",
+                "anthropic-version": "2023-06-01",
+            }
             conn.request("POST", base.path + "/v1/messages", body=json.dumps(body), headers=headers)
             response = conn.getresponse()
             response.read()
@@ -153,7 +165,10 @@ def main() -> int:
     with open("CHANGELOG.md", "a") as changelog:
         changelog.write(f"- {title} (by the chaos agent)\n")
     status_word = "failed" if "fail" in title else "completed"
-    result: dict[str, object] = {"status": status_word, "summary": f"{status_word} by the chaos agent"}
+    result: dict[str, object] = {
+        "status": status_word,
+        "summary": f"{status_word} by the chaos agent",
+    }
     say(f"record_dispatch_result: {_field(tool('record_dispatch_result', result), 'state')}")
     hook("Stop", stop_hook_active=False)
     while True:  # the runaway loop: it asks on until it is ended

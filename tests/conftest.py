@@ -1,4 +1,5 @@
-"""Shared fixtures: an isolated home, pinned git, fsio strategies, state roots, and the oms command."""
+"""Shared fixtures: an isolated home, pinned git, fsio strategies, state roots, and the oms
+command."""
 
 from __future__ import annotations
 
@@ -29,17 +30,24 @@ from tests.helpers import (
 )
 
 settings.register_profile(
-    "oms", deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    "oms",
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 settings.load_profile("oms")
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
-    """A `foreign_owner` test needs a file another user owns. Root makes one with chown; anyone else runs
-    the test again as root of a new user and mount namespace, where `make_foreign` bind-mounts a file real
-    root owns (shown as the overflow uid) over it. The outer test passes only if that run passes."""
-    if pyfuncitem.get_closest_marker("foreign_owner") is None or os.geteuid() == 0 or in_user_namespace():
+    """A `foreign_owner` test needs a file another user owns. Root makes one with chown; anyone else
+    runs the test again as root of a new user and mount namespace, where `make_foreign` bind-mounts
+    a file real root owns (shown as the overflow uid) over it. The outer test passes only if that
+    run passes."""
+    if (
+        pyfuncitem.get_closest_marker("foreign_owner") is None
+        or os.geteuid() == 0
+        or in_user_namespace()
+    ):
         return None
     basetemp = tempfile.mkdtemp(prefix="oms-userns-")
     inner = [
@@ -81,7 +89,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(autouse=True)
-def _no_real_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_real_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Any write to the real home fails (`isolate_home`)."""
     isolate_home(monkeypatch, tmp_path_factory)
 
@@ -122,13 +132,19 @@ def chain(tmp_path: Path) -> Iterator[Chain]:
 
 @pytest.fixture
 def deliverable(chain: Chain, monkeypatch: pytest.MonkeyPatch) -> Iterator[Chain]:
-    """`chain`, with the oms executable known and our tmux server killed afterwards (our socket only)."""
+    """`chain`, with the oms executable known and our tmux server killed afterwards (our socket
+    only)."""
     binary = os.environ.get("OMS_TEST_BINARY")  # the frozen binary, when the suite runs against it
     monkeypatch.setenv(
-        "OMS_EXECUTABLE", os.path.abspath(binary) if binary else str(Path(sys.executable).parent / "oms")
+        "OMS_EXECUTABLE",
+        os.path.abspath(binary) if binary else str(Path(sys.executable).parent / "oms"),
     )
     yield chain
-    subprocess.run(["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"], capture_output=True, check=False)
+    subprocess.run(
+        ["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"],
+        capture_output=True,
+        check=False,
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -144,7 +160,8 @@ def _no_stray_proxies(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
 
 @pytest.fixture(autouse=True)
 def _no_stray_bridges() -> Iterator[None]:
-    """Bridges a failed test left running are killed (ours only, by PID); test brokers are stopped."""
+    """Bridges a failed test left running are killed (ours only, by PID); test brokers are
+    stopped."""
     from tests.agent_side import BROKERS, SPAWNED
 
     yield

@@ -59,37 +59,52 @@ class Fleet:
         """Tick until `done()` holds (each tick is a real pass; the workers run between them)."""
         deadline = time.monotonic() + timeout
         while not done():
-            assert time.monotonic() < deadline, f"the fleet did not settle; last tick: {self.reports[-1:]}"
+            assert time.monotonic() < deadline, (
+                f"the fleet did not settle; last tick: {self.reports[-1:]}"
+            )
             self.tick()
             time.sleep(0.2)
 
     def kill_tmux(self) -> None:
-        subprocess.run(["tmux", "-S", f"{self.state}/tmux.sock", "kill-server"], capture_output=True, check=False)
+        subprocess.run(
+            ["tmux", "-S", f"{self.state}/tmux.sock", "kill-server"],
+            capture_output=True,
+            check=False,
+        )
 
 
-def make_fleet(base: Path, *, after: str = "exit", max_workers: int = 2, role: str = "") -> Iterator[Fleet]:
-    """The fleet in `base` (its worker ends after its result, or waits: `after`; `role`: more lines of the
-    worker's role)."""
+def make_fleet(
+    base: Path, *, after: str = "exit", max_workers: int = 2, role: str = ""
+) -> Iterator[Fleet]:
+    """The fleet in `base` (its worker ends after its result, or waits: `after`; `role`: more lines
+    of the worker's role)."""
     run = demo._prepare(str(base))
     script = Path(base, "worker.sh")
     text = script.read_text()
     text = text.replace(
-        'reply=$(tool record_dispatch_result \'{"status":"completed","summary":"Added a CHANGELOG line."}\')',
-        'case "$title" in *fail*) st=failed ;; *block*) st=blocked ;; *hang*) exec sleep 600 ;; *) st=completed ;; '
+        'reply=$(tool record_dispatch_result \'{"status":"completed","summary":"Added a '
+        "CHANGELOG line.\"}')",
+        'case "$title" in *fail*) st=failed ;; *block*) st=blocked ;; '
+        "*hang*) exec sleep 600 ;; *) st=completed ;; "
         "esac\n"
-        'reply=$(tool record_dispatch_result "{\\"status\\":\\"$st\\",\\"summary\\":\\"$st by the test worker\\"}")',
+        'reply=$(tool record_dispatch_result "{\\"status\\":\\"$st\\",\\"summary\\":\\"$st by '
+        'the test worker\\"}")',
     )
     script.chmod(0o700)
     script.write_text(text)
     config = Path(run.repo, ".oms/config.toml")
     body = config.read_text().replace('worker.sh"]', f'worker.sh", "full", "{after}"]')
     body = body.replace("max_workers = 2", f"max_workers = {max_workers}")
-    body = body.replace('[roles."oms.command-executor"]\n', f'[roles."oms.command-executor"]\n{role}')
+    body = body.replace(
+        '[roles."oms.command-executor"]\n', f'[roles."oms.command-executor"]\n{role}'
+    )
     config.write_text(body)
     git.commit_all(run.repo, "the conductor's test worker")
     old = os.environ.get("OMS_EXECUTABLE")
     binary = os.environ.get("OMS_TEST_BINARY")
-    os.environ["OMS_EXECUTABLE"] = os.path.abspath(binary) if binary else str(Path(sys.executable).parent / "oms")
+    os.environ["OMS_EXECUTABLE"] = (
+        os.path.abspath(binary) if binary else str(Path(sys.executable).parent / "oms")
+    )
     fleet = Fleet(base, run.repo, run.state_root)
     try:
         yield fleet

@@ -21,7 +21,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 class EnosysSyscalls(Syscalls):
-    """A kernel without openat2 (or with a seccomp filter on it): every openat2 call fails ENOSYS."""
+    """A kernel without openat2 (or with a seccomp filter on it): every openat2 call fails
+    ENOSYS."""
 
     def openat2(self, dirfd: int, path: str, flags: int, mode: int, resolve: int) -> int:
         raise OSError(errno.ENOSYS, "injected: openat2 unavailable")
@@ -89,7 +90,9 @@ def oms_command() -> OmsCommand:
 
 def git(*args: str, cwd: str | Path) -> str:
     """Run git with the pinned test environment; return stdout."""
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout
 
 
 SESSION = "0b8f4c7e-7a52-4b7e-9a43-3c1f0d6c2a11"
@@ -231,15 +234,17 @@ USERNS_FLAG = "OMS_TEST_IN_USER_NAMESPACE"
 
 
 def in_user_namespace() -> bool:
-    """Whether this test process is conftest's re-run of a `foreign_owner` test in a user namespace."""
+    """Whether this test process is conftest's re-run of a `foreign_owner` test in a user
+    namespace."""
     return os.environ.get(USERNS_FLAG) == "1"
 
 
 def make_foreign(path: Path) -> int:
     """Give existing `path` an owner other than this process's user; returns the uid it now shows.
 
-    As root: chown it to 4242. In conftest's user namespace (a `foreign_owner` test run by anyone else):
-    bind-mount over it a host object that real root owns, which shows there as the overflow uid."""
+    As root: chown it to 4242. In conftest's user namespace (a `foreign_owner` test run by anyone
+    else): bind-mount over it a host object that real root owns, which shows there as the overflow
+    uid."""
     if in_user_namespace():
         source = "/usr/share" if path.is_dir() else "/etc/passwd"
         subprocess.run(["mount", "--bind", source, str(path)], check=True, capture_output=True)

@@ -1,21 +1,23 @@
 """A loopback mock of the two model APIs the agent CLIs call.
 
-The only stand-in in the end-to-end tests: the real Codex CLI and Claude Code run against it. It serves
+The only stand-in in the end-to-end tests: the real Codex CLI and Claude Code run against it. It
+serves
 * `POST /v1/responses` (OpenAI Responses API, SSE: `response.created`, `response.output_item.done`,
   `response.completed`) for Codex, and
-* `POST /v1/messages` (Anthropic Messages API, SSE: `message_start` ... `message_stop`) for Claude Code,
+* `POST /v1/messages` (Anthropic Messages API, SSE: `message_start` ... `message_stop`) for Claude
+  Code,
 and answers every other request (GETs, token counting, WebSocket upgrades) with a small JSON error.
 A request whose body says `"stream": false` gets the whole answer as one JSON object instead.
 
 A `Script` decides each reply from the conversation so far: it looks at which tool results the
 request already carries and asks for the next tool call, then ends the turn with a text message. The
-mock records every request (path, tool names, tool results) so tests can assert what the agent saw. A
-`Hold` step keeps its reply back until the test releases it: the agent's turn stays in flight.
+mock records every request (path, tool names, tool results) so tests can assert what the agent saw.
+A `Hold` step keeps its reply back until the test releases it: the agent's turn stays in flight.
 
 Every request's body is kept as it came (`bodies`: what the CLI sent, whole). For the model proxy's
-tests: every request's headers are kept (`heard`); `fail` queues error answers
-(status, JSON body, headers) served before anything else; `trickle` sends an SSE answer chunked, its first
-event at once and the rest only once the test releases it (`holding` is set in between).
+tests: every request's headers are kept (`heard`); `fail` queues error answers (status, JSON body,
+headers) served before anything else; `trickle` sends an SSE answer chunked, its first event at once
+and the rest only once the test releases it (`holding` is set in between).
 """
 
 from __future__ import annotations
@@ -57,25 +59,29 @@ class Say:
 @dataclass(frozen=True, slots=True)
 class Hold:
     """A step whose reply is held back, the first time it is taken, until the test releases it
-    (`ModelMock.release`): the agent's turn runs, waiting on the model, for as long as the test needs."""
+    (`ModelMock.release`): the agent's turn runs, waiting on the model, for as long as the test
+    needs."""
 
     step: Call | Say
 
 
-# A step: the next tool call or a message that ends the turn, or a function of the tool results so far.
+# A step: the next tool call or a message that ends the turn, or a function of the tool results so
+# far.
 Step = Call | Say | Hold | Callable[[list[tuple[str, str]]], Call | Say]
 
 
 @dataclass
 class Script:
-    """The model's behaviour: step i is taken when the conversation holds i assistant outputs (or, `by_results`,
-    i tool results: a resumed CLI may add a message of its own to the conversation, e.g. Claude Code's "No
-    response requested."); after the last step every request gets `final_text` (a function of the
-    request's text, e.g. for a verdict)."""
+    """The model's behaviour: step i is taken when the conversation holds i assistant outputs (or,
+    `by_results`, i tool results: a resumed CLI may add a message of its own to the conversation,
+    e.g. Claude Code's "No response requested."); after the last step every request gets
+    `final_text` (a function of the request's text, e.g. for a verdict)."""
 
     steps: list[Step]
     final_text: Callable[[str], str] = lambda _text: "Done: the dispatch has its result."
-    by_results: bool = False  # step i is taken when the conversation holds i tool results (only calls)
+    by_results: bool = (
+        False  # step i is taken when the conversation holds i tool results (only calls)
+    )
 
     def next(self, outputs: int, results: list[tuple[str, str]], text: str) -> Call | Say | Hold:
         at = len(results) if self.by_results else outputs
@@ -91,14 +97,20 @@ class ModelMock:
 
     script: Script
     seen: list[Seen] = field(default_factory=list)
-    holding: threading.Event = field(default_factory=threading.Event)  # a `Hold` step's reply is held back
+    holding: threading.Event = field(
+        default_factory=threading.Event
+    )  # a `Hold` step's reply is held back
     release: threading.Event = field(default_factory=threading.Event)  # set by the test: send it
-    heard: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # (path, headers lowercased)
+    heard: list[tuple[str, dict[str, str]]] = field(
+        default_factory=list
+    )  # (path, headers lowercased)
     bodies: list[bytes] = field(default_factory=list)  # every request's body, as it came
     hold_s: float = 120.0  # how long a `Hold` step waits for the test at most
     fail: list[tuple[int, dict[str, Any], dict[str, str]]] = field(default_factory=list)
     trickle: bool = False
-    arrivals: list[tuple[float, str, int]] = field(default_factory=list)  # (time.time(), messages, status)
+    arrivals: list[tuple[float, str, int]] = field(
+        default_factory=list
+    )  # (time.time(), messages, status)
     _server: ThreadingHTTPServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _held: bool = False
@@ -134,7 +146,9 @@ class ModelMock:
                 return
 
             def do_GET(self) -> None:
-                self._json(404, {"error": {"type": "not_found", "message": "mock: no such endpoint"}})
+                self._json(
+                    404, {"error": {"type": "not_found", "message": "mock: no such endpoint"}}
+                )
 
             def do_HEAD(self) -> None:
                 self._json(404, {})
@@ -159,7 +173,9 @@ class ModelMock:
                 elif path.endswith("/messages"):
                     self._answer(mock.messages(body), body)
                 else:
-                    self._json(404, {"error": {"type": "not_found", "message": "mock: no such endpoint"}})
+                    self._json(
+                        404, {"error": {"type": "not_found", "message": "mock: no such endpoint"}}
+                    )
 
             def _json(self, code: int, doc: object, headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(doc).encode()
@@ -171,9 +187,15 @@ class ModelMock:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _answer(self, events: list[tuple[str, dict[str, Any]]], body: dict[str, Any]) -> None:
+            def _answer(
+                self, events: list[tuple[str, dict[str, Any]]], body: dict[str, Any]
+            ) -> None:
                 if body.get("stream") is False:  # the whole answer: the event that carries it
-                    last = events[-1][1] if events[-1][0] == "response.completed" else events[0][1]["message"]
+                    last = (
+                        events[-1][1]
+                        if events[-1][0] == "response.completed"
+                        else events[0][1]["message"]
+                    )
                     self._json(200, last.get("response", last))
                 elif mock.trickle:
                     self._trickle(events)
@@ -196,7 +218,9 @@ class ModelMock:
                 self.wfile.flush()
 
             def _sse(self, events: list[tuple[str, dict[str, Any]]]) -> None:
-                data = b"".join(f"event: {name}\ndata: {json.dumps(doc)}\n\n".encode() for name, doc in events)
+                data = b"".join(
+                    f"event: {name}\ndata: {json.dumps(doc)}\n\n".encode() for name, doc in events
+                )
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Cache-Control", "no-cache")
@@ -266,11 +290,17 @@ class ModelMock:
         usage = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
         return [
             ("response.created", {"type": "response.created", "response": {"id": rid}}),
-            ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
-            ("response.completed", {"type": "response.completed", "response": {"id": rid, "usage": usage}}),
+            (
+                "response.output_item.done",
+                {"type": "response.output_item.done", "output_index": 0, "item": item},
+            ),
+            (
+                "response.completed",
+                {"type": "response.completed", "response": {"id": rid, "usage": usage}},
+            ),
         ]
 
-    # ------------------------------------------------------------------ Anthropic Messages (Claude Code)
+    # ------------------------------------------------------------- Anthropic Messages (Claude Code)
     def messages(self, body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         results: list[tuple[str, str]] = []
         names: dict[str, str] = {}
@@ -307,7 +337,9 @@ class ModelMock:
             n = len(self.seen)
         model = str(body.get("model") or "claude-test")
         # side requests (titles, summaries) have no tools: they get text
-        call = self._decide(outputs, results, "\n".join(texts)) if tools else Say("oms worker session")
+        call = (
+            self._decide(outputs, results, "\n".join(texts)) if tools else Say("oms worker session")
+        )
         start = {
             "type": "message_start",
             "message": {
@@ -326,12 +358,20 @@ class ModelMock:
             delta: dict[str, Any] = {"type": "text_delta", "text": call.text}
             stop = "end_turn"
         else:
-            block = {"type": "tool_use", "id": f"toolu_{n}", "name": _claude_name(call.tool, tools), "input": {}}
+            block = {
+                "type": "tool_use",
+                "id": f"toolu_{n}",
+                "name": _claude_name(call.tool, tools),
+                "input": {},
+            }
             delta = {"type": "input_json_delta", "partial_json": json.dumps(call.arguments)}
             stop = "tool_use"
         return [
             ("message_start", start),
-            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": block},
+            ),
             ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
             ("content_block_stop", {"type": "content_block_stop", "index": 0}),
             (

@@ -1,5 +1,5 @@
-"""A model proxy served in this process in front of the loopback model mock, on a real chain's state root,
-for the proxy's integration and attack tests: real sockets, real files, the real config."""
+"""A model proxy served in this process in front of the loopback model mock, on a real chain's state
+root, for the proxy's integration and attack tests: real sockets, real files, the real config."""
 
 from __future__ import annotations
 
@@ -81,7 +81,8 @@ CHATGPT_ACCOUNT = "acct-held-by-the-proxy"
 
 
 def chatgpt_token(exp: int, marker: str = "a") -> str:
-    """An access token shaped as Codex's (a JWT; unsigned: only its `exp` is read, never trusted)."""
+    """An access token shaped as Codex's (a JWT; unsigned: only its `exp` is read, never
+    trusted)."""
     import base64
 
     def part(doc: object) -> str:
@@ -93,8 +94,18 @@ def chatgpt_token(exp: int, marker: str = "a") -> str:
 def write_chatgpt_login(home: Path, access: str, account: str = CHATGPT_ACCOUNT) -> None:
     """The user's Codex ChatGPT login as Codex 0.171 writes it (`auth.json`, mode 0600)."""
     home.mkdir(parents=True, exist_ok=True)
-    tokens = {"id_token": access, "access_token": access, "refresh_token": "rt-never-used", "account_id": account}
-    doc = {"auth_mode": "chatgpt", "OPENAI_API_KEY": None, "tokens": tokens, "last_refresh": "2026-12-01T00:00:00Z"}
+    tokens = {
+        "id_token": access,
+        "access_token": access,
+        "refresh_token": "rt-never-used",
+        "account_id": account,
+    }
+    doc = {
+        "auth_mode": "chatgpt",
+        "OPENAI_API_KEY": None,
+        "tokens": tokens,
+        "last_refresh": "2026-12-01T00:00:00Z",
+    }
     path = home / "auth.json"
     path.write_text(json.dumps(doc))
     path.chmod(0o600)
@@ -120,14 +131,25 @@ class Rig:
 
         return attempt_token(self.chain, dispatch_id, provider_id, role_id=role_id)
 
-    def post(self, path: str, body: object, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    def post(
+        self, path: str, body: object, headers: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
         """One request through the proxy, the whole answer read."""
         conn = self.connect()
         try:
             data = body if isinstance(body, bytes) else json.dumps(body).encode()
-            conn.request("POST", path, body=data, headers={"Content-Type": "application/json", **(headers or {})})
+            conn.request(
+                "POST",
+                path,
+                body=data,
+                headers={"Content-Type": "application/json", **(headers or {})},
+            )
             response = conn.getresponse()
-            return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+            return (
+                response.status,
+                {k.lower(): v for k, v in response.getheaders()},
+                response.read(),
+            )
         finally:
             conn.close()
 
@@ -143,7 +165,11 @@ def make_rig(tmp_path: Path, *, budget: int | None = None, cap: int = 1024 * 102
         line = "" if budget is None else f"token_budget = {budget}\n"
         chain.edit_config(
             lambda s, extra=extra, line=line: (
-                s.replace('transport = "claude_interactive"\n', f'transport = "claude_interactive"\n{line}') + extra
+                s.replace(
+                    'transport = "claude_interactive"\n',
+                    f'transport = "claude_interactive"\n{line}',
+                )
+                + extra
             ),
             commit=True,
         )
@@ -170,5 +196,14 @@ def make_rig(tmp_path: Path, *, budget: int | None = None, cap: int = 1024 * 102
             mock.stop()
 
 
-MESSAGES = {"model": "claude-test", "max_tokens": 64, "stream": True, "messages": [{"role": "user", "content": "hi"}]}
-RESPONSES = {"model": "gpt-test", "stream": True, "input": [{"type": "message", "role": "user", "content": []}]}
+MESSAGES = {
+    "model": "claude-test",
+    "max_tokens": 64,
+    "stream": True,
+    "messages": [{"role": "user", "content": "hi"}],
+}
+RESPONSES = {
+    "model": "gpt-test",
+    "stream": True,
+    "input": [{"type": "message", "role": "user", "content": []}],
+}

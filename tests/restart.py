@@ -1,22 +1,24 @@
-"""The conductor killed with SIGKILL and restarted, over a real fleet (`tests/fleet.py`): the acceptance
-scenario of reconciliation after `kill -9`, shared by `tests/integration/test_conductor_restart.py` and
-`bench/conductor_restart_bench.py`.
+"""The conductor killed with SIGKILL and restarted, over a real fleet (`tests/fleet.py`): the
+acceptance scenario of reconciliation after `kill -9`, shared by
+`tests/integration/test_conductor_restart.py` and `bench/conductor_restart_bench.py`.
 
-`oms conductor run --interval 1 --json` runs as a real process on the fleet's state root; each round it is
-killed with SIGKILL after a seeded random delay and started again; after the last round it runs until the
-queue is worked through and every pane is closed, then it is asked to stop (SIGTERM). The worker is the
-fleet's, with two changes: its first act is to log `agent started` in its private home (which outlives
-its pane: a second start of one dispatch's agent appends a second line to the same log), and it naps the
-seconds its ticket's title names (`... nap 1.25`) before recording its result, then exits.
+`oms conductor run --interval 1 --json` runs as a real process on the fleet's state root; each round
+it is killed with SIGKILL after a seeded random delay and started again; after the last round it
+runs until the queue is worked through and every pane is closed, then it is asked to stop (SIGTERM).
+The worker is the fleet's, with two changes: its first act is to log `agent started` in its private
+home (which outlives its pane: a second start of one dispatch's agent appends a second line to the
+same log), and it naps the seconds its ticket's title names (`... nap 1.25`) before recording its
+result, then exits.
 
 What is counted (`Outcome`):
 - duplicate launches: dispatches whose agent logged `agent started` more than once;
 - lost results: a ticket not `done`; a dispatch with a recorded result (its agent was told
-  `result-received`, or it holds result evidence) that is not `resolved`, or whose ticket did not take
-  it; two dispatches of one ticket for the same attempt;
-- unclassified: after a restart, workers (every worker record there was when it started: nothing else
-  makes one while the conductor is dead) missing from the `workers` of its first tick;
-- left running: live panes, and processes of this fleet (`bwrap`, `oms worker supervise`) at the end.
+  `result-received`, or it holds result evidence) that is not `resolved`, or whose ticket did not
+  take it; two dispatches of one ticket for the same attempt;
+- unclassified: after a restart, workers (every worker record there was when it started: nothing
+  else makes one while the conductor is dead) missing from the `workers` of its first tick;
+- left running: live panes, and processes of this fleet (`bwrap`, `oms worker supervise`) at the
+  end.
 """
 
 from __future__ import annotations
@@ -44,8 +46,9 @@ CLASSES = ("alive", "pane-dead", "pane-gone", "not-started", "ended")
 
 
 def prepare(base: Path, *, tickets_n: int, max_workers: int, seed: int) -> Iterator[Fleet]:
-    """The fleet in `base`: its worker logs its start and naps before its result; `tickets_n` tickets whose
-    naps (0-2 s) come from `seed`. Closing the generator ends what the fleet left (`clean_up`)."""
+    """The fleet in `base`: its worker logs its start and naps before its result; `tickets_n`
+    tickets whose naps (0-2 s) come from `seed`. Closing the generator ends what the fleet left
+    (`clean_up`)."""
     fleets = make_fleet(base, after="exit", max_workers=max_workers)
     fleet = next(fleets)
     try:
@@ -57,7 +60,8 @@ def prepare(base: Path, *, tickets_n: int, max_workers: int, seed: int) -> Itera
         result = "reply=$(tool record_dispatch_result"
         assert result in text
         nap = (
-            'nap=$(printf \'%s\' "$title" | sed -n \'s/.* nap \\([0-9.]*\\)$/\\1/p\')\n[ -z "$nap" ] || sleep "$nap"\n'
+            "nap=$(printf '%s' \"$title\" | sed -n 's/.* nap \\([0-9.]*\\)$/\\1/p')\n"
+            '[ -z "$nap" ] || sleep "$nap"\n'
         )
         text = text.replace(result, nap + result, 1)
         script.write_text(text)
@@ -98,7 +102,9 @@ class Outcome:
 
     rounds: int = 0
     kills: int = 0
-    restarts_classified: int = 0  # runs whose first tick came before their kill (checked); the last's too
+    restarts_classified: int = (
+        0  # runs whose first tick came before their kill (checked); the last's too
+    )
     ticks: int = 0
     tick_failures: list[str] = field(default_factory=list)
     duplicates: dict[str, str] = field(default_factory=dict)  # dispatch -> how often what started
@@ -107,7 +113,9 @@ class Outcome:
     left_running: list[str] = field(default_factory=list)
     stuck: list[str] = field(default_factory=list)  # the last run did not settle in time
     dispatches: int = 0
-    attempts_failed: list[str] = field(default_factory=list)  # why each cancelled dispatch was cancelled
+    attempts_failed: list[str] = field(
+        default_factory=list
+    )  # why each cancelled dispatch was cancelled
     seconds: float = 0.0
     kill_delays: list[float] = field(default_factory=list)
 
@@ -146,7 +154,8 @@ def _worker_ids(fleet: Fleet) -> list[str]:
 
 
 def start(fleet: Fleet, out: Path) -> Run:
-    """`oms conductor run --interval 1 --json` on the fleet, its stdout in `out` (its stderr beside it)."""
+    """`oms conductor run --interval 1 --json` on the fleet, its stdout in `out` (its stderr beside
+    it)."""
     argv = [
         *oms_command().argv,
         "conductor",
@@ -176,19 +185,25 @@ def poll(done: Callable[[], bool], timeout: float, what: str, step: float = 0.1)
 def _check_first_tick(run: Run, outcome: Outcome) -> None:
     ticks = run.ticks()
     outcome.ticks += len(ticks)
-    outcome.tick_failures += [str(e.get("error")) for e in run.events() if e.get("type") == "tick-failed"]
+    outcome.tick_failures += [
+        str(e.get("error")) for e in run.events() if e.get("type") == "tick-failed"
+    ]
     if not ticks:
         return
     outcome.restarts_classified += 1
     workers = ticks[0].get("workers")
     assert isinstance(workers, dict)
     missing = sorted(set(run.workers_before) - set(workers))
-    outcome.unclassified += [f"{run.out.name}: worker {w} not classified by its first tick" for w in missing]
+    outcome.unclassified += [
+        f"{run.out.name}: worker {w} not classified by its first tick" for w in missing
+    ]
     odd = sorted(f"{w}={c}" for w, c in workers.items() if c not in CLASSES)
     outcome.unclassified += [f"{run.out.name}: worker {w} has no known class" for w in odd]
 
 
-def scenario(fleet: Fleet, *, rounds: int, seed: int, min_delay: float, max_delay: float, settle_s: float) -> Outcome:
+def scenario(
+    fleet: Fleet, *, rounds: int, seed: int, min_delay: float, max_delay: float, settle_s: float
+) -> Outcome:
     """Kill and restart the conductor `rounds` times, then let it finish; count (see `Outcome`)."""
     outcome = Outcome()
     rng = random.Random(seed)
@@ -209,7 +224,12 @@ def scenario(fleet: Fleet, *, rounds: int, seed: int, min_delay: float, max_dela
         _check_first_tick(run, outcome)
     last = start(fleet, runs_dir / "run-last.jsonl")
     try:
-        poll(lambda: _settled(fleet), settle_s, "the queue to be worked through and every pane closed", 0.25)
+        poll(
+            lambda: _settled(fleet),
+            settle_s,
+            "the queue to be worked through and every pane closed",
+            0.25,
+        )
     except AssertionError as exc:
         outcome.stuck.append(str(exc))
     finally:
@@ -228,14 +248,25 @@ def scenario(fleet: Fleet, *, rounds: int, seed: int, min_delay: float, max_dela
 def _panes(fleet: Fleet) -> list[tuple[str, bool]]:
     """(session name, dead) of every pane on the fleet's tmux server (none when it does not run)."""
     listed = subprocess.run(
-        ["tmux", "-S", f"{fleet.state}/tmux.sock", "list-panes", "-a", "-F", "#{session_name} #{pane_dead}"],
+        [
+            "tmux",
+            "-S",
+            f"{fleet.state}/tmux.sock",
+            "list-panes",
+            "-a",
+            "-F",
+            "#{session_name} #{pane_dead}",
+        ],
         capture_output=True,
         text=True,
         check=False,
     )
     if listed.returncode != 0:
         return []
-    return [(name, dead == "1") for name, _, dead in (line.partition(" ") for line in listed.stdout.splitlines())]
+    return [
+        (name, dead == "1")
+        for name, _, dead in (line.partition(" ") for line in listed.stdout.splitlines())
+    ]
 
 
 def _settled(fleet: Fleet) -> bool:
@@ -245,14 +276,17 @@ def _settled(fleet: Fleet) -> bool:
     with fleet.workspace() as ws:
         records = ws.store.records("worker")
         for worker_id in records.ids():
-            worker = records.read_if_exists(worker_id)  # None: a create a kill cut short, before its version
+            worker = records.read_if_exists(
+                worker_id
+            )  # None: a create a kill cut short, before its version
             if worker is None or worker.payload["health"] != "stopped":
                 return False
     return not _panes(fleet)
 
 
 def fleet_processes(fleet: Fleet) -> list[tuple[int, str]]:
-    """(pid, command line) of live `bwrap` sandboxes and `oms worker supervise` processes of this fleet."""
+    """(pid, command line) of live `bwrap` sandboxes and `oms worker supervise` processes of this
+    fleet."""
     out = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -269,7 +303,8 @@ def fleet_processes(fleet: Fleet) -> list[tuple[int, str]]:
 
 
 def count(fleet: Fleet, outcome: Outcome) -> None:
-    """Duplicates, lost results and what is left running, from the store, the logs and the machine."""
+    """Duplicates, lost results and what is left running, from the store, the logs and the
+    machine."""
     with fleet.workspace() as ws:
         all_tickets = {t.record_id: t for t in tickets.list_all(ws)}
         records = ws.store.records("dispatch")
@@ -280,22 +315,33 @@ def count(fleet: Fleet, outcome: Outcome) -> None:
             ticket_id = str(dispatch.payload["ticket_id"])
             attempt = dispatch.payload["attempt"]
             if (ticket_id, attempt) in seen:
-                outcome.lost.append(f"{ticket_id}: two dispatches for attempt {attempt}: {seen[ticket_id, attempt]}")
+                outcome.lost.append(
+                    f"{ticket_id}: two dispatches for attempt {attempt}: {seen[ticket_id, attempt]}"
+                )
             seen[ticket_id, attempt] = dispatch_id
             session_id = str(dispatch.payload["session_id"])
             rel = f"{home(session_id)}/worker.log"
             log = ws.store.sandboxes().read_optional(rel, 1 << 20, any_mode=True) or b""
             text = log.decode("utf-8", "replace")
             starts = text.count(STARTED)
-            supervised = ws.store.state.root.read_optional(f"panes/{dispatch_id}.log", 1 << 20, any_mode=True) or b""
+            supervised = (
+                ws.store.state.root.read_optional(
+                    f"panes/{dispatch_id}.log", 1 << 20, any_mode=True
+                )
+                or b""
+            )
             sandboxes = supervised.decode("utf-8", "replace").count(SANDBOX_ENDED)
             if starts > 1 or sandboxes > 1:
-                outcome.duplicates[dispatch_id] = f"its agent started {starts} times, in {sandboxes} sandboxes"
+                outcome.duplicates[dispatch_id] = (
+                    f"its agent started {starts} times, in {sandboxes} sandboxes"
+                )
             recorded = RECORDED in text or dispatch.payload.get("result_evidence") is not None
             if dispatch.state == "cancelled":
                 outcome.attempts_failed.append(f"{dispatch_id}: {dispatch.payload.get('reason')}")
             if recorded and dispatch.state != "resolved":
-                outcome.lost.append(f"{dispatch_id}: its result was recorded, the dispatch is {dispatch.state}")
+                outcome.lost.append(
+                    f"{dispatch_id}: its result was recorded, the dispatch is {dispatch.state}"
+                )
             ticket = all_tickets[ticket_id]
             if recorded and (ticket.state != "done" or ticket.payload.get("attempt") != attempt):
                 outcome.lost.append(
@@ -304,20 +350,27 @@ def count(fleet: Fleet, outcome: Outcome) -> None:
                 )
         for ticket_id, ticket in sorted(all_tickets.items()):
             if ticket.state != "done":
-                outcome.lost.append(f"{ticket_id}: ends {ticket.state} ({ticket.payload.get('reason')})")
+                outcome.lost.append(
+                    f"{ticket_id}: ends {ticket.state} ({ticket.payload.get('reason')})"
+                )
         workers = ws.store.records("worker")
         for worker_id in sorted(workers.ids()):
             worker = workers.read_if_exists(worker_id)
             if worker is None:
-                outcome.left_running.append(f"worker {worker_id}: its record has no version (a create cut short)")
+                outcome.left_running.append(
+                    f"worker {worker_id}: its record has no version (a create cut short)"
+                )
             elif worker.payload["health"] != "stopped":
-                outcome.left_running.append(f"worker {worker_id}: {worker.state}, {worker.payload['health']}")
+                outcome.left_running.append(
+                    f"worker {worker_id}: {worker.state}, {worker.payload['health']}"
+                )
     outcome.left_running += [f"pane {name} (dead: {dead})" for name, dead in _panes(fleet)]
     outcome.left_running += [f"process {pid}: {line}" for pid, line in fleet_processes(fleet)]
 
 
 def clean_up(fleet: Fleet) -> None:
-    """End what the fleet left (its tmux server; then any of its sandboxes or supervisors, by pid)."""
+    """End what the fleet left (its tmux server; then any of its sandboxes or supervisors, by
+    pid)."""
     fleet.kill_tmux()
     with contextlib.suppress(AssertionError):
         poll(lambda: not fleet_processes(fleet), 10, "the fleet's processes to end")

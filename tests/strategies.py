@@ -13,6 +13,8 @@ texts = st.text(alphabet=st.characters(codec="utf-8"), max_size=40)
 
 profile_values = st.recursive(
     st.none() | st.booleans() | safe_ints | texts,
-    lambda children: st.lists(children, max_size=5) | st.dictionaries(ascii_keys, children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(ascii_keys, children, max_size=5)
+    ),
     max_leaves=30,
 )

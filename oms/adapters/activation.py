@@ -1,19 +1,19 @@
-"""Typing into an agent's pane: the instruction that starts its work, and the keys of park and resume
-(ADR 0009 "Activation").
+"""Typing into an agent's pane: the instruction that starts its work, and the keys of park and
+resume (ADR 0009 "Activation").
 
-Activation waits for the CLI's ready marks (all on screen, its busy mark not), types the instruction,
-pauses `ENTER_PAUSE_S` (Codex reads an Enter within 50 ms of text as a newline), presses Enter and waits
-for a sign the agent took it: the `Witness` (its session records a prompt taken since the text was
-typed; never Claude Code's SessionStart, which it fires once started) or the busy mark. Without one
-it presses Enter once more (the first became a newline), then gives up (`ActivationError`). A plan
-without a prompt (a command worker) needs no activation.
+Activation waits for the CLI's ready marks (all on screen, its busy mark not), types the
+instruction, pauses `ENTER_PAUSE_S` (Codex reads an Enter within 50 ms of text as a newline),
+presses Enter and waits for a sign the agent took it: the `Witness` (its session records a prompt
+taken since the text was typed; never Claude Code's SessionStart, which it fires once started) or
+the busy mark. Without one it presses Enter once more (the first became a newline), then gives up
+(`ActivationError`). A plan without a prompt (a command worker) needs no activation.
 
 Parking interrupts a turn only while one runs (the busy mark: Escape outside a turn can clear the
 composer); resuming tells an interrupted agent to continue.
 
-Nothing here reads a clock or sleeps by itself: a `Clock` is given (`adapters/clock.py`), and the pane
-is a `Screen`, so a test drives every loop with fakes. Delivery depends on the `Activator` protocol and
-is handed `Tui` — or a fake that fails on demand.
+Nothing here reads a clock or sleeps by itself: a `Clock` is given (`adapters/clock.py`), and the
+pane is a `Screen`, so a test drives every loop with fakes. Delivery depends on the `Activator`
+protocol and is handed `Tui` — or a fake that fails on demand.
 """
 
 from __future__ import annotations
@@ -35,7 +35,10 @@ class ActivationError(OmsError):
     """The agent did not become ready, or did not take the instruction."""
 
     code = "activation"
-    hint = "the pane is kept: look at it (`tmux -S <state root>/tmux.sock attach`), then `oms worker resume`"
+    hint = (
+        "the pane is kept: look at it (`tmux -S <state "
+        "root>/tmux.sock attach`), then `oms worker resume`"
+    )
 
 
 class Screen(Protocol):
@@ -59,8 +62,8 @@ class Screen(Protocol):
 
 
 class Witness(Protocol):
-    """Did the agent take what was typed? `typing()` is called just before the text is typed; `taken()`
-    then says whether the agent has shown since that it took it (its prompt hook)."""
+    """Did the agent take what was typed? `typing()` is called just before the text is typed;
+    `taken()` then says whether the agent has shown since that it took it (its prompt hook)."""
 
     def typing(self) -> None:
         """The text is about to be typed."""
@@ -121,7 +124,9 @@ class Tui:
         if pane is None or pane.dead or not plan.park_keys:
             return False
         screen = self.screen.capture(dispatch_id)
-        if not any(mark is not None and mark in screen for mark in (plan.busy_mark, plan.goal_mark)):
+        if not any(
+            mark is not None and mark in screen for mark in (plan.busy_mark, plan.goal_mark)
+        ):
             return False
         for keys in plan.park_keys:
             self.screen.send_keys(dispatch_id, *keys)
@@ -129,9 +134,9 @@ class Tui:
         return True
 
     def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
-        """Type the plan's resume prompt (`CONTINUE` unless the CLI has its own: Codex's paused goal needs
-        `/goal resume`, a plain prompt runs one turn and leaves it paused) and Enter (a prompt-driven agent
-        only)."""
+        """Type the plan's resume prompt (`CONTINUE` unless the CLI has its own: Codex's paused goal
+        needs `/goal resume`, a plain prompt runs one turn and leaves it paused) and Enter (a
+        prompt-driven agent only)."""
         if plan.prompt is None:
             return
         self.screen.send_text(dispatch_id, plan.resume_prompt or CONTINUE)
@@ -145,8 +150,13 @@ class Tui:
             if pane is None or pane.dead:
                 raise ActivationError("the agent exited before it became ready")
             screen = self.screen.capture(dispatch_id)
-            shown = screen.casefold()  # (Codex shows a model it knows by its display name: gpt-6.2-sol as GPT-6.2-Sol)
-            if all(m.casefold() in shown for m in plan.ready_marks) and (plan.busy_mark or "\x00") not in screen:
+            shown = (
+                screen.casefold()
+            )  # (Codex shows a model it knows by its display name: gpt-6.2-sol as GPT-6.2-Sol)
+            if (
+                all(m.casefold() in shown for m in plan.ready_marks)
+                and (plan.busy_mark or "\x00") not in screen
+            ):
                 return
             if self.clock.monotonic() > deadline:
                 raise ActivationError(f"the agent did not become ready within {self.ready_s:g}s")

@@ -4,13 +4,14 @@ The advisor gets one request (schema `advisor-request`) and must answer with one
 `advisor-verdict`) that echoes the intent digest it judged. Transports:
 
 * `command`: the role's argv; the request JSON on stdin; the verdict JSON on stdout.
-* `codex_exec`: `codex -a never exec --strict-config --sandbox read-only --ephemeral --output-schema F -`
-  with instructions and the request on stdin; the last message (the verdict) on stdout.
-* `claude_print`: `claude -p --output-format json --json-schema S --setting-sources "" --strict-mcp-config`
-  with the prompt on stdin; the verdict is the `result` (or `structured_output`) of its JSON envelope.
+* `codex_exec`: `codex -a never exec --strict-config --sandbox read-only --ephemeral --output-schema
+  F -` with instructions and the request on stdin; the last message (the verdict) on stdout.
+* `claude_print`: `claude -p --output-format json --json-schema S --setting-sources ""
+  --strict-mcp-config` with the prompt on stdin; the verdict is the `result` (or
+  `structured_output`) of its JSON envelope.
 
-`plan` is pure (argv and stdin); `run` executes it through `oms.process` with a timeout and an output
-cap, and records provenance (argv, exit code, output, start and finish times).
+`plan` is pure (argv and stdin); `run` executes it through `oms.process` with a timeout and an
+output cap, and records provenance (argv, exit code, output, start and finish times).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ ADVISOR_TIMEOUT_S = 600.0
 # Where an advisor's CLI starts: nothing an agent wrote is there (docs/adr/0024).
 ADVISOR_CWD = "/"
 ADVISOR_OUTPUT_BYTES = 256 * 1024
-# What an advisor process may see of the environment beyond the base allow-list: its own credentials.
+# What an advisor process may see of the environment beyond the base allow-list: its own
+# credentials.
 ADVISOR_ENV = (
     "CODEX_HOME",
     "OPENAI_API_KEY",
@@ -44,8 +46,10 @@ ADVISOR_ENV = (
 )
 
 INSTRUCTIONS = (
-    "You are the oms advisor. Review the dispatch intent below before an untrusted coding agent is launched "
-    "on it. Approve only if the ticket is safe and sensible to hand to an agent with exactly the listed "
+    "You are the oms advisor. Review the dispatch intent below "
+    "before an untrusted coding agent is launched "
+    "on it. Approve only if the ticket is safe and sensible to "
+    "hand to an agent with exactly the listed "
     "capabilities, in the listed worktree, on the listed branch. Answer with one JSON object: "
     '{"verdict": "approve" | "reject", "rationale": "<why, one paragraph>", '
     '"dispatch_intent_sha256": "<the digest given in the request>"}.'
@@ -60,7 +64,9 @@ class Plan:
     stdin: bytes
     envelope: str  # "plain" (the verdict is stdout) or "claude" (stdout is Claude's JSON envelope)
     env: tuple[tuple[str, str], ...] = ()  # set on top of the allow-listed environment
-    login: str | None = None  # "codex" or "claude": its login is checked before it runs (no role endpoint)
+    login: str | None = (
+        None  # "codex" or "claude": its login is checked before it runs (no role endpoint)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +89,8 @@ def plan(
     *,
     openai_key: bool = False,
 ) -> Plan:
-    """The launch plan for `role` (pure). `openai_key`: OPENAI_API_KEY is set (a role endpoint then uses it)."""
+    """The launch plan for `role` (pure). `openai_key`: OPENAI_API_KEY is set (a role endpoint then
+    uses it)."""
     body = dumps(request)
     prompt = (INSTRUCTIONS + "\n\nRequest:\n" + body.decode("utf-8") + "\n").encode("utf-8")
     if role.transport == "command":
@@ -97,7 +104,8 @@ def plan(
                 "--config",
                 f"model_provider={toml_value(CODEX_PROVIDER)}",
                 "--config",
-                f"model_providers.{CODEX_PROVIDER}={toml_value(codex_provider(role.endpoint, openai_key))}",
+                f"model_providers.{CODEX_PROVIDER}="
+                f"{toml_value(codex_provider(role.endpoint, openai_key))}",
             )
         return Plan(
             (
@@ -164,7 +172,9 @@ def execute(
     if advisor.login is not None:
         missing = login_missing(advisor.login, env)
         if missing is not None:
-            raise AdvisorError(f"cannot run the advisor: {missing}", hint=LOGIN_HINTS[advisor.login])
+            raise AdvisorError(
+                f"cannot run the advisor: {missing}", hint=LOGIN_HINTS[advisor.login]
+            )
     started = clock()
     try:
         done = run(
@@ -182,13 +192,24 @@ def execute(
     return AdvisorRun(advisor.argv, done.returncode, done.stdout, started, clock(), done.stderr)
 
 
-NETWORK_HINT = "the model API could not be reached: check the network, or give the advisor role an `endpoint`"
-_LOGIN_WORDS = ("not logged in", "/login", "codex login", "401", "unauthorized", "invalid api key", "api key")
+NETWORK_HINT = (
+    "the model API could not be reached: check the network, or give the advisor role an `endpoint`"
+)
+_LOGIN_WORDS = (
+    "not logged in",
+    "/login",
+    "codex login",
+    "401",
+    "unauthorized",
+    "invalid api key",
+    "api key",
+)
 _NETWORK_WORDS = ("network", "resolve", "connect", "timed out", "timeout", "unreachable", "dns")
 
 
 def last_line(output: bytes, cap: int = 200) -> str:
-    """The last non-empty line of a CLI's output, printable, at most `cap` characters ('' when none)."""
+    """The last non-empty line of a CLI's output, printable, at most `cap` characters ('' when
+    none)."""
     for raw in reversed(output.decode("utf-8", "replace").splitlines()):
         line = "".join(c for c in raw if c.isprintable()).strip()
         line = _strip_ansi(line)
@@ -214,11 +235,14 @@ def advice(said: str) -> str | None:
 
 
 def _envelope(stdout: bytes) -> dict[str, object]:
-    """Claude Code's `--output-format json` envelope (bounded: the output cap held it), or AdvisorError."""
+    """Claude Code's `--output-format json` envelope (bounded: the output cap held it), or
+    AdvisorError."""
     try:
         doc = json.loads(stdout)
     except (ValueError, RecursionError) as exc:
-        raise AdvisorError(f"advisor claude printed no JSON envelope ({type(exc).__name__})") from None
+        raise AdvisorError(
+            f"advisor claude printed no JSON envelope ({type(exc).__name__})"
+        ) from None
     if not isinstance(doc, dict):
         raise AdvisorError("advisor claude printed no JSON envelope (not an object)")
     return doc
@@ -229,16 +253,22 @@ def verdict(advisor: Plan, result: AdvisorRun) -> JsonObject:
     if result.exit_code != 0:
         said = last_line(result.stderr) or last_line(result.stdout)
         raise AdvisorError(
-            f"advisor {result.argv[0]} exited {result.exit_code}" + (f": {said}" if said else " and said nothing"),
-            hint=advice(said) or f"run the advisor role's CLI ({result.argv[0]}) by hand to see why",
+            f"advisor {result.argv[0]} exited {result.exit_code}"
+            + (f": {said}" if said else " and said nothing"),
+            hint=advice(said)
+            or f"run the advisor role's CLI ({result.argv[0]}) by hand to see why",
         )
     try:
         if advisor.envelope != "claude":
             return loads_object(result.stdout.strip())
-        envelope = _envelope(result.stdout)  # Claude's own JSON (costs are floats): only the verdict is oms's
+        envelope = _envelope(
+            result.stdout
+        )  # Claude's own JSON (costs are floats): only the verdict is oms's
         structured = envelope.get("structured_output")
         if isinstance(structured, dict):
-            return loads_object(json.dumps(structured).encode("utf-8"))  # the verdict, as strict as any
+            return loads_object(
+                json.dumps(structured).encode("utf-8")
+            )  # the verdict, as strict as any
         text = envelope.get("result")
         if envelope.get("is_error") is True and isinstance(text, str):
             said = last_line(text.encode("utf-8"))

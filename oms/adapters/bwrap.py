@@ -1,12 +1,13 @@
-"""Bubblewrap on this machine: where it is, whether it works here, and the host facts a sandbox plan needs.
+"""Bubblewrap on this machine: where it is, whether it works here, and the host facts a sandbox plan
+needs.
 
 `locate` finds `bwrap` (Debian: `apt-get install bubblewrap`); `probe` runs a minimal sandbox of the
 same shape as a worker's (user and PID namespaces, read-only system directories) so a kernel without
 user namespaces, or a policy that forbids them, is found before a pane is made. `host` reads which
-system directories exist and which are symlinks (merged /usr), which secret files under /etc to mask,
-and where DNS configuration really lives. `runtime_roots` and `tool_roots` say which directories of oms
-itself and of an agent CLI the sandbox must show read-only so the commands written into the agent's
-configuration can run inside.
+system directories exist and which are symlinks (merged /usr), which secret files under /etc to
+mask, and where DNS configuration really lives. `runtime_roots` and `tool_roots` say which
+directories of oms itself and of an agent CLI the sandbox must show read-only so the commands
+written into the agent's configuration can run inside.
 """
 
 from __future__ import annotations
@@ -36,14 +37,16 @@ def locate() -> str:
     real = os.path.realpath(found)
     st = os.stat(real)
     if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o022 or st.st_uid not in (0, os.geteuid()):
-        raise SandboxUnavailableError(f"{real} is writable by others or not a regular file; refusing to use it")
+        raise SandboxUnavailableError(
+            f"{real} is writable by others or not a regular file; refusing to use it"
+        )
     return real
 
 
 def probe(path: str | None = None) -> str:
-    """Run a minimal sandbox of a worker's shape (`SandboxUnavailableError` with the reason if it fails);
-    the version is asked only by `version` (delivery runs this on every launch: one process, not two).
-    Returns bubblewrap's path."""
+    """Run a minimal sandbox of a worker's shape (`SandboxUnavailableError` with the reason if it
+    fails); the version is asked only by `version` (delivery runs this on every launch: one process,
+    not two). Returns bubblewrap's path."""
     path = path or locate()
     argv = [
         path,
@@ -59,8 +62,11 @@ def probe(path: str | None = None) -> str:
     except ProcessError as exc:
         raise SandboxUnavailableError(
             f"bubblewrap cannot make a sandbox here ({exc.message})",
-            hint="oms needs user namespaces (or root): check `sysctl kernel.unprivileged_userns_clone`, "
-            "`user.max_user_namespaces` and, on Ubuntu, `kernel.apparmor_restrict_unprivileged_userns`",
+            hint=(
+                "oms needs user namespaces (or root): check `sysctl "
+                "kernel.unprivileged_userns_clone`, `user.max_user_namespaces` and, on Ubuntu, "
+                "`kernel.apparmor_restrict_unprivileged_userns`"
+            ),
         ) from exc
     return path
 
@@ -70,7 +76,9 @@ def version(path: str) -> str:
     try:
         done = run((path, "--version"), timeout=LIMITS.probe_timeout_s, max_output=4096)
     except ProcessError as exc:
-        raise SandboxUnavailableError(f"bubblewrap does not answer --version ({exc.message})") from exc
+        raise SandboxUnavailableError(
+            f"bubblewrap does not answer --version ({exc.message})"
+        ) from exc
     return done.text().removeprefix("bubblewrap").strip() or "unknown"
 
 
@@ -80,14 +88,24 @@ def _kind(path: str) -> str | None:
         mode = os.lstat(path).st_mode
     except OSError:
         return None
-    return "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "link" if stat.S_ISLNK(mode) else None
+    return (
+        "dir"
+        if stat.S_ISDIR(mode)
+        else "file"
+        if stat.S_ISREG(mode)
+        else "link"
+        if stat.S_ISLNK(mode)
+        else None
+    )
 
 
 def system_dirs() -> tuple[tuple[str, str | None], ...]:
     """The system directories this machine has: (path, symlink target, or None for a directory)."""
     found = ((path, _kind(path)) for path in SYSTEM_DIRS)
     return tuple(
-        (path, os.readlink(path) if kind == "link" else None) for path, kind in found if kind in ("dir", "link")
+        (path, os.readlink(path) if kind == "link" else None)
+        for path, kind in found
+        if kind in ("dir", "link")
     )
 
 
@@ -99,7 +117,8 @@ USERNS_SYSCTLS = (
 
 
 def kernel_facts() -> dict[str, str]:
-    """What the sandbox relies on from the kernel: who we are, and the user-namespace switches that exist."""
+    """What the sandbox relies on from the kernel: who we are, and the user-namespace switches that
+    exist."""
     facts = {"euid": str(os.geteuid()), "kernel": os.uname().release}
     for name in USERNS_SYSCTLS:
         value = read_head(f"/proc/sys/{name}", 64).decode("ascii", "replace").strip()
@@ -109,7 +128,8 @@ def kernel_facts() -> dict[str, str]:
 
 
 def userns_blocked(facts: dict[str, str]) -> str | None:
-    """Why unprivileged user namespaces are off, from `kernel_facts` (None: nothing says so; root needs none)."""
+    """Why unprivileged user namespaces are off, from `kernel_facts` (None: nothing says so; root
+    needs none)."""
     if facts.get("euid") == "0":
         return None
     if facts.get("user.max_user_namespaces") == "0":
@@ -117,7 +137,10 @@ def userns_blocked(facts: dict[str, str]) -> str | None:
     if facts.get("kernel.unprivileged_userns_clone") == "0":
         return "kernel.unprivileged_userns_clone is 0"
     if facts.get("kernel.apparmor_restrict_unprivileged_userns") == "1":
-        return "kernel.apparmor_restrict_unprivileged_userns is 1 (an AppArmor profile must allow bwrap)"
+        return (
+            "kernel.apparmor_restrict_unprivileged_userns is 1 "
+            "(an AppArmor profile must allow bwrap)"
+        )
     return None
 
 
@@ -140,10 +163,14 @@ def host() -> Host:
 def _read_host() -> Host:
     dirs = [path for path in ETC_SECRETS if _kind(path) == "dir"]
     files = [path for path in ETC_SECRETS if _kind(path) == "file"]
-    if os.geteuid() == 0:  # the agent maps to root, the owner of root's private files: mask them all in /etc
+    if (
+        os.geteuid() == 0
+    ):  # the agent maps to root, the owner of root's private files: mask them all in /etc
         more_files, more_dirs = unreadable_by_others("/etc")
         dirs += [d for d in more_dirs if d not in dirs]
-        files += [f for f in more_files if f not in files and not any(f.startswith(d + "/") for d in dirs)]
+        files += [
+            f for f in more_files if f not in files and not any(f.startswith(d + "/") for d in dirs)
+        ]
     extra: list[str] = []
     resolv = os.path.realpath("/etc/resolv.conf")
     if os.path.isfile(resolv) and not resolv.startswith(SYSTEM_PREFIXES):
@@ -156,8 +183,8 @@ def _outside_system(path: str) -> bool:
 
 
 def runtime_roots(executable: str) -> tuple[str, ...]:
-    """Directories the oms `executable` needs inside the sandbox (read-only): the frozen bundle, or, from
-    source, the virtual environment, the Python it was made from, and the `oms` package."""
+    """Directories the oms `executable` needs inside the sandbox (read-only): the frozen bundle, or,
+    from source, the virtual environment, the Python it was made from, and the `oms` package."""
     real = os.path.realpath(executable)
     if is_frozen() and real == os.path.realpath(sys.executable):
         roots = [os.path.dirname(real)]
@@ -171,11 +198,12 @@ def runtime_roots(executable: str) -> tuple[str, ...]:
 
 
 def tool_roots(name: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """(the real path of agent CLI `name`, the directories it needs read-only, directories for PATH).
+    """(the real path of agent CLI `name`, the directories it needs read-only, directories for
+    PATH).
 
-    A CLI installed in a system directory needs nothing more; one installed elsewhere (nvm, a user npm
-    prefix) is shown with its install root (`lib/node_modules` of its prefix, else its directory) and
-    the interpreter its first line names."""
+    A CLI installed in a system directory needs nothing more; one installed elsewhere (nvm, a user
+    npm prefix) is shown with its install root (`lib/node_modules` of its prefix, else its
+    directory) and the interpreter its first line names."""
     found = which(name, child_env())
     if found is None:
         raise SandboxUnavailableError(f"{name} is not installed (not found on PATH)")
@@ -188,7 +216,11 @@ def tool_roots(name: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
         if path is None or not _outside_system(path):
             continue
         marker = "/lib/node_modules/"
-        roots.append(path[: path.index(marker) + len(marker) - 1] if marker in path else os.path.dirname(path))
+        roots.append(
+            path[: path.index(marker) + len(marker) - 1]
+            if marker in path
+            else os.path.dirname(path)
+        )
         path_dirs.append(os.path.dirname(path))
     return real, _minimal(roots), tuple(dict.fromkeys(path_dirs))
 

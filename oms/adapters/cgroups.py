@@ -29,8 +29,8 @@ MOUNTINFO = "/proc/self/mountinfo"
 REAL = CgroupFs()
 CAP = LIMITS.cgroup_file_bytes
 HINT_ROOT = (
-    "run oms as root, or inside a cgroup made yours in each hierarchy "
-    "(an administrator makes it, gives you the directory and its cgroup.procs, and moves your shell in)"
+    "run oms as root, or inside a cgroup made yours in each hierarchy (an administrator makes "
+    "it, gives you the directory and its cgroup.procs, and moves your shell in)"
 )
 HINT_V2 = (
     "run oms in a cgroup v2 subtree delegated to you: "

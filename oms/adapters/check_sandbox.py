@@ -1,13 +1,14 @@
-"""The sandbox a repository's checks run in (`oms result verify`, issue 14, ADR 0021). Pure: host facts and
-paths in, bubblewrap's argv out.
+"""The sandbox a repository's checks run in (`oms result verify`, issue 14, ADR 0021). Pure: host
+facts and paths in, bubblewrap's argv out.
 
-Agent-written code is hostile: the checks see the system directories read-only (the /etc secrets masked,
-as for workers), the fresh checkout read-write at `CHECK_VIEW`, the directories the config names under
-`[verify] show` read-only, and private, bounded `/tmp`; no network (their own namespace: loopback only),
-no state root, no home, no repository metadata, no credentials (a cleared environment); their own PID
-namespace, so nothing they start outlives them, its init hidden (`/proc/1` is an empty read-only tmpfs:
-it holds oms's environment and command line); the workers' seccomp filter (no keyrings — bubblewrap keeps
-the caller's session keyring —, no ptrace, no perf); never uid 0 inside.
+Agent-written code is hostile: the checks see the system directories read-only (the /etc secrets
+masked, as for workers), the fresh checkout read-write at `CHECK_VIEW`, the directories the config
+names under `[verify] show` read-only, and private, bounded `/tmp`; no network (their own namespace:
+loopback only), no state root, no home, no repository metadata, no credentials (a cleared
+environment); their own PID namespace, so nothing they start outlives them, its init hidden
+(`/proc/1` is an empty read-only tmpfs: it holds oms's environment and command line); the workers'
+seccomp filter (no keyrings — bubblewrap keeps the caller's session keyring —, no ptrace, no perf);
+never uid 0 inside.
 """
 
 from __future__ import annotations
@@ -26,10 +27,16 @@ CHECK_HOME = "/tmp"  # noqa: S108 - the sandbox's own private tmpfs
 
 
 def check_argv(
-    bwrap: str, host: Host, checkout: str, show: tuple[str, ...], argv: tuple[str, ...], seccomp_fd: int
+    bwrap: str,
+    host: Host,
+    checkout: str,
+    show: tuple[str, ...],
+    argv: tuple[str, ...],
+    seccomp_fd: int,
 ) -> tuple[str, ...]:
-    """bubblewrap's argv running `argv` in `checkout`, under the workers' seccomp filter (`seccomp_fd`: no
-    keyrings — the caller's session keyring would be reachable —, no ptrace or perf)."""
+    """bubblewrap's argv running `argv` in `checkout`, under the workers' seccomp filter
+    (`seccomp_fd`: no keyrings — the caller's session keyring would be reachable —, no ptrace or
+    perf)."""
     for path in (checkout, *show):
         if not path.startswith("/") or "\x00" in path:
             raise ValueError(f"{path[:80]!r} is not an absolute path")
@@ -40,7 +47,8 @@ def check_argv(
         "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
         "--die-with-parent", "--new-session", "--hostname", "oms-check",
         "--proc", "/proc",
-        "--size", str(EMPTY_BYTES), "--tmpfs", "/proc/1", "--remount-ro", "/proc/1",  # the init: oms's env, argv
+        # the init: oms's env, argv
+        "--size", str(EMPTY_BYTES), "--tmpfs", "/proc/1", "--remount-ro", "/proc/1",
         "--dev", "/dev",
         "--size", str(TMP_BYTES), "--tmpfs", "/tmp",  # noqa: S108 - private, bounded
         "--size", str(TMP_BYTES), "--tmpfs", "/var/tmp",  # noqa: S108 - likewise
@@ -52,7 +60,21 @@ def check_argv(
         args += ["--size", str(EMPTY_BYTES), "--tmpfs", path, "--remount-ro", path]
     for path in (*host.extra_ro, *show):
         args += ["--ro-bind", path, path]
-    args += ["--bind", checkout, CHECK_VIEW, "--chdir", CHECK_VIEW, "--seccomp", str(seccomp_fd), "--clearenv"]
-    for name, value in (("PATH", SANDBOX_PATH), ("HOME", CHECK_HOME), ("LANG", "C.UTF-8"), ("CI", "true")):
+    args += [
+        "--bind",
+        checkout,
+        CHECK_VIEW,
+        "--chdir",
+        CHECK_VIEW,
+        "--seccomp",
+        str(seccomp_fd),
+        "--clearenv",
+    ]
+    for name, value in (
+        ("PATH", SANDBOX_PATH),
+        ("HOME", CHECK_HOME),
+        ("LANG", "C.UTF-8"),
+        ("CI", "true"),
+    ):
         args += ["--setenv", name, value]
     return (*args, "--", *argv)

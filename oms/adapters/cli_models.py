@@ -1,12 +1,13 @@
-"""What the installed agent CLIs say of a model (for `oms doctor`), asked of the CLIs themselves, offline.
+"""What the installed agent CLIs say of a model (for `oms doctor`), asked of the CLIs themselves,
+offline.
 
-* Codex: `codex debug models` prints the models it knows as JSON (`{"models": [{"slug", ...}]}`; 0.171 here:
-  ~0.1 s). A role's model it does not list is one it will not offer.
-* Claude Code: its binary carries a table of model retirements (2.1.332: `"claude-sonnet-4-5":{modelName:
-  "Claude Sonnet 4.5",retirementDates:{firstParty:"November 30, 2026",...}}`), from which every pane shows
-  "⚠ Claude Sonnet 4.5 was retired on November 30, 2026". There is no command that prints it, so the entry
-  for the model is found in the binary (mapped, not read whole). A format this does not recognise gives no
-  answer, never a false one.
+* Codex: `codex debug models` prints the models it knows as JSON (`{"models": [{"slug", ...}]}`;
+  0.171 here: ~0.1 s). A role's model it does not list is one it will not offer.
+* Claude Code: its binary carries a table of model retirements (2.1.332:
+  `"claude-sonnet-4-5":{modelName: "Claude Sonnet 4.5",retirementDates:{firstParty:"November 30,
+  2026",...}}`), from which every pane shows "⚠ Claude Sonnet 4.5 was retired on November 30, 2026".
+  There is no command that prints it, so the entry for the model is found in the binary (mapped, not
+  read whole). A format this does not recognise gives no answer, never a false one.
 """
 
 from __future__ import annotations
@@ -22,14 +23,18 @@ from oms.fsio.outside import find_in_file
 from oms.process import child_env, run, which
 
 CODEX_ENV = ("CODEX_HOME",)
-# Where the CLIs are asked: never a repository, whose project settings (Claude Code's `.claude/settings.json`,
-# with its `apiKeyHelper` command; Codex's `.codex/`) would otherwise be read by the asking.
+# Where the CLIs are asked: never a repository, whose project settings (Claude Code's
+# `.claude/settings.json`, with its `apiKeyHelper` command; Codex's `.codex/`) would otherwise be
+# read by the asking.
 NEUTRAL = "/"
 _RETIREMENT = re.compile(
-    rb'modelName:"([^"]{1,80})",retirementDates:\{firstParty:"([A-Z][a-z]{2,9} [0-9]{1,2}, [0-9]{4})"'
+    rb'modelName:"([^"]{1,80})",retirementDates:\{firstParty:'
+    rb'"([A-Z][a-z]{2,9} [0-9]{1,2}, [0-9]{4})"'
 )
 _DATED = re.compile(r"-20[0-9]{6}$")
-_SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,79}")  # a model name as a config may hold it (no escapes, no lines)
+_SLUG = re.compile(
+    r"[A-Za-z0-9][A-Za-z0-9._:-]{0,79}"
+)  # a model name as a config may hold it (no escapes, no lines)
 
 
 def codex_models() -> list[str] | None:
@@ -57,8 +62,8 @@ def codex_models() -> list[str] | None:
 
 
 def claude_retirement(model: str) -> tuple[str, str, bool] | None:
-    """(the model's name, its first-party retirement date, whether that date has passed) as the installed
-    Claude Code records it; None when it records none (or cannot be read)."""
+    """(the model's name, its first-party retirement date, whether that date has passed) as the
+    installed Claude Code records it; None when it records none (or cannot be read)."""
     found = which("claude")
     if found is None:
         return None
@@ -80,15 +85,21 @@ def claude_retirement(model: str) -> tuple[str, str, bool] | None:
 
 
 LOGIN_HINTS = {
-    "codex": "run `codex login` (or `printenv OPENAI_API_KEY | codex login --with-api-key`), or give the role an "
-    "`endpoint` in .oms/config.toml",
-    "claude": "run `claude` and `/login`, or set ANTHROPIC_API_KEY, or give the role an `endpoint` in .oms/config.toml",
+    "codex": (
+        "run `codex login` (or `printenv OPENAI_API_KEY | codex login --with-api-key`), or give "
+        "the role an `endpoint` in .oms/config.toml"
+    ),
+    "claude": (
+        "run `claude` and `/login`, or set ANTHROPIC_API_KEY, or "
+        "give the role an `endpoint` in .oms/config.toml"
+    ),
 }
 
 
 def login_missing(cli: str, env: dict[str, str]) -> str | None:
-    """Why `cli` ("codex" or "claude") cannot authenticate, asked of the CLI itself (`codex login status`,
-    `claude auth status`; each answers offline in well under a second); None: it can, or it cannot say."""
+    """Why `cli` ("codex" or "claude") cannot authenticate, asked of the CLI itself (`codex login
+    status`, `claude auth status`; each answers offline in well under a second); None: it can, or it
+    cannot say."""
     keys = ("OPENAI_API_KEY", "CODEX_API_KEY") if cli == "codex" else ("ANTHROPIC_API_KEY",)
     if any(env.get(k) for k in keys):
         return None
@@ -99,14 +110,24 @@ def login_missing(cli: str, env: dict[str, str]) -> str | None:
         return None  # not installed or hung: the run itself says so
     if cli == "codex":
         said = _last_line(done.stdout + b"\n" + done.stderr)
-        return f"the Codex CLI is not logged in (`codex login status`: {said})" if done.returncode else None
+        return (
+            f"the Codex CLI is not logged in (`codex login status`: {said})"
+            if done.returncode
+            else None
+        )
     try:
         logged_in = loads_object(done.stdout.strip()).get("loggedIn")
     except InvalidInputError:
         return None
-    return "Claude Code is not logged in (`claude auth status`: loggedIn false)" if logged_in is False else None
+    return (
+        "Claude Code is not logged in (`claude auth status`: loggedIn false)"
+        if logged_in is False
+        else None
+    )
 
 
 def _last_line(output: bytes) -> str:
-    lines = [line.strip() for line in output.decode("utf-8", "replace").splitlines() if line.strip()]
+    lines = [
+        line.strip() for line in output.decode("utf-8", "replace").splitlines() if line.strip()
+    ]
     return "".join(c for c in lines[-1] if c.isprintable())[:200] if lines else ""

@@ -1,5 +1,6 @@
-"""Time as the adapters that wait see it: a `Clock` they are given, never `time` called directly, so a
-test drives polling loops with a fake clock (no real sleep) and production passes `SYSTEM_CLOCK`."""
+"""Time as the adapters that wait see it: a `Clock` they are given, never `time` called directly, so
+a test drives polling loops with a fake clock (no real sleep) and production passes
+`SYSTEM_CLOCK`."""
 
 from __future__ import annotations
 

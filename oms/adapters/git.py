@@ -1,7 +1,7 @@
 """Git, without running repository code (ADR 0009 "Delivery"; SECURITY.md attack case 25).
 
-An agent can write a repository's `.git/config` (worktrees share it). `git status`, `diff` and checkout
-run `core.fsmonitor`, `filter.*` and hook commands from that config. So oms:
+An agent can write a repository's `.git/config` (worktrees share it). `git status`, `diff` and
+checkout run `core.fsmonitor`, `filter.*` and hook commands from that config. So oms:
 
 * uses object-level commands (`rev-parse`, `cat-file`, `ls-files`, `for-each-ref`, `worktree list`,
   `merge-base`) that run none of them;
@@ -44,7 +44,8 @@ HARDENING = (
     "-c",
     "core.fsmonitor=false",
     "-c",
-    "submodule.recurse=false",  # a submodule (or a repository an agent nests) has a config of its own
+    # a submodule (or a repository an agent nests) has a config of its own
+    "submodule.recurse=false",
     "-c",
     "diff.ignoreSubmodules=all",
     "-c",
@@ -54,13 +55,15 @@ HARDENING = (
     "-c",
     "core.pager=cat",
     "-c",
-    "protocol.allow=never",  # oms never fetches: a promisor remote's lazy fetch (or any transport) cannot start
+    # oms never fetches: a promisor remote's lazy fetch (or any transport) cannot start
+    "protocol.allow=never",
     "--no-pager",
     "--literal-pathspecs",
 )
-# The user's global and system git config are not read either: a filter or diff driver the user configured
-# (`git lfs install` writes one) would run on files an agent left, named by an agent-written
-# `.gitattributes` (the escape suite made the user's `filter.lfs` run as the user on the host).
+# The user's global and system git config are not read either: a filter or diff driver the user
+# configured (`git lfs install` writes one) would run on files an agent left, named by an
+# agent-written `.gitattributes` (the escape suite made the user's `filter.lfs` run as the user on
+# the host).
 GIT_ENV = {
     "GIT_TERMINAL_PROMPT": "0",
     "GIT_OPTIONAL_LOCKS": "0",
@@ -80,7 +83,9 @@ DANGEROUS = (
     re.compile(r"include\.path|includeif\..+\.path"),
     re.compile(r"gpg\.(program|.+\.program)"),
     re.compile(r"sequence\.editor|uploadpack\.packobjectshook|credential\..*helper"),
-    re.compile(r"remote\..+\.(uploadpack|receivepack|vcs)|core\.gitproxy"),  # commands a transport would run
+    re.compile(
+        r"remote\..+\.(uploadpack|receivepack|vcs)|core\.gitproxy"
+    ),  # commands a transport would run
 )
 _MAX_BLOB = 1024 * 1024
 
@@ -223,7 +228,9 @@ def object_format(repo: str) -> str:
 
 def resolve_commit(repo: str, rev: str) -> str | None:
     """The commit `rev` names, or None."""
-    done = git(repo, "rev-parse", "--verify", "-q", "--end-of-options", f"{rev}^{{commit}}", check=False)
+    done = git(
+        repo, "rev-parse", "--verify", "-q", "--end-of-options", f"{rev}^{{commit}}", check=False
+    )
     return done.text() if done.returncode == 0 and done.text() else None
 
 
@@ -235,7 +242,10 @@ def current_branch(repo: str) -> str | None:
 
 def branch_exists(repo: str, branch: str) -> bool:
     """True if `refs/heads/<branch>` exists."""
-    return git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{branch}", check=False).returncode == 0
+    return (
+        git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{branch}", check=False).returncode
+        == 0
+    )
 
 
 def worktrees(repo: str) -> list[Worktree]:
@@ -252,17 +262,21 @@ def is_ancestor(repo: str, ancestor: str, commit: str) -> bool:
 
 
 def committed_blob(repo: str, path: str, rev: str = "HEAD") -> tuple[str, bytes] | None:
-    """(object id, bytes) of `path` at `rev`, or None if it is not there (or not a file). No filters run;
-    one git process (`cat-file --batch`)."""
+    """(object id, bytes) of `path` at `rev`, or None if it is not there (or not a file). No filters
+    run; one git process (`cat-file --batch`)."""
     return committed_blobs(repo, (path,), rev)[path]
 
 
-def committed_blobs(repo: str, paths: tuple[str, ...], rev: str = "HEAD") -> dict[str, tuple[str, bytes] | None]:
+def committed_blobs(
+    repo: str, paths: tuple[str, ...], rev: str = "HEAD"
+) -> dict[str, tuple[str, bytes] | None]:
     """`committed_blob` for several paths, read by one git process (one `cat-file --batch`)."""
     if any("\n" in p for p in paths) or "\n" in rev:
         raise ValueError("a path or revision with a newline cannot be asked for")
     asked = "".join(f"{rev}:{p}\n" for p in paths).encode()
-    out = git(repo, "cat-file", "--batch", stdin=asked, max_output=len(paths) * (_MAX_BLOB + 256)).stdout
+    out = git(
+        repo, "cat-file", "--batch", stdin=asked, max_output=len(paths) * (_MAX_BLOB + 256)
+    ).stdout
     found: dict[str, tuple[str, bytes] | None] = {}
     for path in paths:
         header, _, out = out.partition(b"\n")
@@ -272,9 +286,13 @@ def committed_blobs(repo: str, paths: tuple[str, ...], rev: str = "HEAD") -> dic
             continue
         size = int(fields[2])
         if len(out) < size + 1 or out[size : size + 1] != b"\n":
-            raise CheckoutChangedError(f"git cat-file returned {len(out)} bytes for an object of {size}")
+            raise CheckoutChangedError(
+                f"git cat-file returned {len(out)} bytes for an object of {size}"
+            )
         content, out = out[:size], out[size + 1 :]
-        found[path] = (fields[0].decode("ascii"), content) if fields[1] == b"blob" else None  # a tree: not a file
+        found[path] = (
+            (fields[0].decode("ascii"), content) if fields[1] == b"blob" else None
+        )  # a tree: not a file
     return found
 
 
@@ -293,12 +311,15 @@ def repository_config(repo: str, gitdir: str | None = None) -> list[tuple[str, s
     worktree_config = os.path.join(gitdir or git_dir, "config.worktree")
     for path in dict.fromkeys((os.path.join(common, "config"), worktree_config)):
         if os.path.isfile(path):
-            entries += parse_config_list(git(repo, "config", "--file", path, "--no-includes", "--list", "-z").stdout)
+            entries += parse_config_list(
+                git(repo, "config", "--file", path, "--no-includes", "--list", "-z").stdout
+            )
     return entries
 
 
 SHOWN_CONFIG = re.compile(
-    r"core\.(repositoryformatversion|filemode|ignorecase|precomposeunicode|symlinks)|extensions\.[a-z0-9]+"
+    r"core\.(repositoryformatversion|filemode|ignorecase|precomp"
+    r"oseunicode|symlinks)|extensions\.[a-z0-9]+"
 )
 # Never shown (ADR 0029): `extensions.worktreeConfig`, with which git inside a sandbox would read
 # the worktree's `config.worktree` (its admin dir is in the view), a second config file oms did not
@@ -309,10 +330,11 @@ NOT_SHOWN = frozenset({"extensions.worktreeconfig", "core.ignorecase"})
 
 
 def sandbox_config(entries: list[tuple[str, str]]) -> str:
-    """The repository config a worker's sandbox shows in its place (pure): only what git needs to read the
-    repository (format version, extensions such as the object format, file-system quirks), never remotes,
-    credentials, hooks or anything else the user keeps there — nor per-worktree config: git inside
-    reads this file and no other (so no repository setting reaches a tree job, ADR 0029)."""
+    """The repository config a worker's sandbox shows in its place (pure): only what git needs to
+    read the repository (format version, extensions such as the object format, file-system quirks),
+    never remotes, credentials, hooks or anything else the user keeps there — nor per-worktree
+    config: git inside reads this file and no other (so no repository setting reaches a tree job,
+    ADR 0029)."""
     sections: dict[str, list[str]] = {}
     for key, value in entries:
         lowered = key.lower()
@@ -323,7 +345,9 @@ def sandbox_config(entries: list[tuple[str, str]]) -> str:
         section, _, name = lowered.partition(".")
         sections.setdefault(section, []).append(f'\t{name} = "{value}"')
     sections.setdefault("core", []).append("\tbare = false")
-    return "".join(f"[{section}]\n" + "\n".join(lines) + "\n" for section, lines in sections.items())
+    return "".join(
+        f"[{section}]\n" + "\n".join(lines) + "\n" for section, lines in sections.items()
+    )
 
 
 def refuse_unsafe_config(repo: str, gitdir: str | None = None) -> list[tuple[str, str]]:
@@ -332,12 +356,15 @@ def refuse_unsafe_config(repo: str, gitdir: str | None = None) -> list[tuple[str
     entries = repository_config(repo, gitdir)
     keys = dangerous_keys(entries)
     if keys:
-        raise UnsafeRepositoryError(f"repository {repo} config sets {', '.join(keys)}, which would run code")
+        raise UnsafeRepositoryError(
+            f"repository {repo} config sets {', '.join(keys)}, which would run code"
+        )
     return entries
 
 
 def add_worktree(repo: str, path: str, branch: str, base: str) -> None:
-    """`git worktree add -b <branch> <path> <base>`, hooks and fsmonitor disabled (config checked first)."""
+    """`git worktree add -b <branch> <path> <base>`, hooks and fsmonitor disabled (config checked
+    first)."""
     refuse_unsafe_config(repo)
     git(repo, "worktree", "add", "--quiet", "-b", branch, path, base, timeout=120.0)
 
@@ -367,12 +394,13 @@ def staged(repo: str, gitdir: str, head: str) -> bool:
 
 
 def status_entries(repo: str) -> list[bytes]:
-    """`git status --porcelain=v2 -z` entries, untracked included (call only after `refuse_unsafe_config`).
+    """`git status --porcelain=v2 -z` entries, untracked included (call only after
+    `refuse_unsafe_config`).
 
-    Submodules are never entered (`--ignore-submodules=all`): git would run `status` inside each with that
-    repository's own config — clean filters, fsmonitor — which oms never checked (an agent that nests a
-    repository in its worktree could make oms run its code on the host). A nested repository shows as an
-    untracked `path/` entry; `nested_repositories` finds them."""
+    Submodules are never entered (`--ignore-submodules=all`): git would run `status` inside each
+    with that repository's own config — clean filters, fsmonitor — which oms never checked (an agent
+    that nests a repository in its worktree could make oms run its code on the host). A nested
+    repository shows as an untracked `path/` entry; `nested_repositories` finds them."""
     out = git(
         repo,
         "--no-optional-locks",
@@ -386,14 +414,14 @@ def status_entries(repo: str) -> list[bytes]:
 
 
 def ignored_paths(repo: str) -> list[str]:
-    """The ignored paths in the worktree (an ignored directory once, as `dir/`; a nested repository the
-    same way; empty directories not). `status` never lists them, yet what an earlier attempt left there
-    is loaded by what runs next: instructions and skills an agent CLI reads at any depth (`AGENTS.md`,
-    `CLAUDE.md`, `.agents/skills/`, ...), a `.pyc` or `node_modules/` the approved program imports. Call
-    after `refuse_unsafe_config`."""
+    """The ignored paths in the worktree (an ignored directory once, as `dir/`; a nested repository
+    the same way; empty directories not). `status` never lists them, yet what an earlier attempt
+    left there is loaded by what runs next: instructions and skills an agent CLI reads at any depth
+    (`AGENTS.md`, `CLAUDE.md`, `.agents/skills/`, ...), a `.pyc` or `node_modules/` the approved
+    program imports. Call after `refuse_unsafe_config`."""
     out = git(
-        repo, "--no-optional-locks", "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
-        "--directory", "--no-empty-directory",
+        repo, "--no-optional-locks", "ls-files", "-z", "--others", "--ignored",
+        "--exclude-standard", "--directory", "--no-empty-directory",
     ).stdout  # fmt: skip
     return [entry.decode("utf-8", "surrogateescape") for entry in out.split(b"\x00") if entry]
 
@@ -443,9 +471,9 @@ def linked_worktree(repository: str, worktree: str) -> Linked:
 
 
 def parse_status_paths(entries: list[bytes]) -> list[str]:
-    """The paths `git status --porcelain=v2 -z` entries name for staging (pure): changed, renamed (both
-    names), unmerged and untracked files — never a submodule (`S…` entries) nor an untracked repository
-    (`? path/`), which oms does not commit."""
+    """The paths `git status --porcelain=v2 -z` entries name for staging (pure): changed, renamed
+    (both names), unmerged and untracked files — never a submodule (`S…` entries) nor an untracked
+    repository (`? path/`), which oms does not commit."""
     paths: list[str] = []
     i = 0
     while i < len(entries):
@@ -468,25 +496,34 @@ def parse_status_paths(entries: list[bytes]) -> list[str]:
 
 
 def gitlinks(repo: str, rev: str | None = None, *, index: str | None = None) -> set[str]:
-    """Paths recorded as gitlinks (mode 160000): in the index (or the private `index`), or in the tree of
-    `rev`."""
+    """Paths recorded as gitlinks (mode 160000): in the index (or the private `index`), or in the
+    tree of `rev`."""
     if rev is None:
         out = git(repo, "ls-files", "-s", "-z", index=index).stdout
         entries = (e for e in out.split(b"\x00") if e)
-        return {e.split(b"\t", 1)[1].decode("utf-8", "replace") for e in entries if e.startswith(b"160000 ")}
+        return {
+            e.split(b"\t", 1)[1].decode("utf-8", "replace")
+            for e in entries
+            if e.startswith(b"160000 ")
+        }
     out = git(repo, "ls-tree", "-r", "-z", "--full-tree", rev).stdout
     entries = (e for e in out.split(b"\x00") if e)
-    return {e.split(b"\t", 1)[1].decode("utf-8", "replace") for e in entries if e.startswith(b"160000 ")}
+    return {
+        e.split(b"\t", 1)[1].decode("utf-8", "replace") for e in entries if e.startswith(b"160000 ")
+    }
 
 
 def submodules_moved(repo: str) -> list[str]:
-    """Gitlinks of HEAD whose checked-out submodule is not at the recorded commit (or cannot be read).
+    """Gitlinks of HEAD whose checked-out submodule is not at the recorded commit (or cannot be
+    read).
 
-    Compared at object level: `rev-parse HEAD` inside each submodule (hardened: no fsmonitor, no hooks; it
-    runs no filter), never `status` in it, which would run the submodule's own config."""
+    Compared at object level: `rev-parse HEAD` inside each submodule (hardened: no fsmonitor, no
+    hooks; it runs no filter), never `status` in it, which would run the submodule's own config."""
     moved: list[str] = []
     for path in sorted(gitlinks(repo, "HEAD")):
-        recorded = git(repo, "rev-parse", "--verify", "-q", "--end-of-options", f"HEAD:{path}", check=False).text()
+        recorded = git(
+            repo, "rev-parse", "--verify", "-q", "--end-of-options", f"HEAD:{path}", check=False
+        ).text()
         inside = os.path.join(repo, path)
         if not os.path.lexists(os.path.join(inside, ".git")):
             continue  # not checked out: nothing there to differ
@@ -497,9 +534,12 @@ def submodules_moved(repo: str) -> list[str]:
 
 
 def nested_repositories(repo: str) -> list[str]:
-    """Untracked repositories inside `repo`'s working tree (git lists each as `path/`, never entering it)."""
+    """Untracked repositories inside `repo`'s working tree (git lists each as `path/`, never
+    entering it)."""
     out = git(repo, "ls-files", "-z", "--others").stdout
-    return [entry.decode("utf-8", "replace") for entry in out.split(b"\x00") if entry.endswith(b"/")]
+    return [
+        entry.decode("utf-8", "replace") for entry in out.split(b"\x00") if entry.endswith(b"/")
+    ]
 
 
 def reset_hard(repo: str, commit: str) -> None:
@@ -516,23 +556,44 @@ def init_repository(path: str) -> None:
 
 
 def commit_all(repo: str, message: str, author: tuple[str, str] = OMS_IDENTITY) -> str:
-    """Stage every changed and untracked file (not a submodule, not a repository) and commit it as `author`
-    (name, email); returns the new HEAD. The config is checked first (filters, fsmonitor, hooks); hooks never
-    run; nothing is signed; no submodule is entered."""
+    """Stage every changed and untracked file (not a submodule, not a repository) and commit it as
+    `author` (name, email); returns the new HEAD. The config is checked first (filters, fsmonitor,
+    hooks); hooks never run; nothing is signed; no submodule is entered."""
     refuse_unsafe_config(repo)
     name, email = author
-    identity = ("-c", f"user.name={name}", "-c", f"user.email={email}", "-c", "commit.gpgsign=false")
+    identity = (
+        "-c",
+        f"user.name={name}",
+        "-c",
+        f"user.email={email}",
+        "-c",
+        "commit.gpgsign=false",
+    )
     born = resolve_commit(repo, "HEAD") is not None
     before = gitlinks(repo, "HEAD") if born else set()
     paths = parse_status_paths(status_entries(repo))
-    if paths:  # named one by one: `add --all` would run `status` inside every submodule, with its config
+    if (
+        paths
+    ):  # named one by one: `add --all` would run `status` inside every submodule, with its config
         listed = b"".join(p.encode("utf-8", "surrogateescape") + b"\x00" for p in paths)
-        git(repo, "add", "--all", "--pathspec-from-file=-", "--pathspec-file-nul", stdin=listed, timeout=120.0)
+        git(
+            repo,
+            "add",
+            "--all",
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+            stdin=listed,
+            timeout=120.0,
+        )
     added = sorted(gitlinks(repo) - before)
-    if added:  # a repository appeared after it was looked for (an agent can race the check): never commit it
-        git(repo, "read-tree", *(("HEAD",) if born else ("--empty",)))  # plumbing: no checkout, filter, hook
+    # a repository appeared after it was looked for (an agent can race the check): never commit it
+    if added:
+        git(
+            repo, "read-tree", *(("HEAD",) if born else ("--empty",))
+        )  # plumbing: no checkout, filter, hook
         raise CheckoutChangedError(
-            f"the worktree holds a git repository at {added[0][:200]}; oms commits files, not repositories"
+            f"the worktree holds a git repository at "
+            f"{added[0][:200]}; oms commits files, not repositories"
         )
     git(repo, *identity, "commit", "--quiet", "--no-verify", "--message", message, timeout=120.0)
     head = resolve_commit(repo, "HEAD")

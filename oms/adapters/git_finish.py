@@ -1,7 +1,7 @@
-"""Git for finishing work (issue 14, ADR 0021): the tree a merge would make, a checkout of a tree into a
-fresh directory, the merge commit, a compare-and-swap of a branch, archive refs, bundles, a branch
-deleted. Hardened as everywhere (`adapters/git.py`): call after `refuse_unsafe_config`; no hook,
-filter or fsmonitor runs; the user's checkout is touched only by a fast-forward.
+"""Git for finishing work (issue 14, ADR 0021): the tree a merge would make, a checkout of a tree
+into a fresh directory, the merge commit, a compare-and-swap of a branch, archive refs, bundles, a
+branch deleted. Hardened as everywhere (`adapters/git.py`): call after `refuse_unsafe_config`; no
+hook, filter or fsmonitor runs; the user's checkout is touched only by a fast-forward.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ def tree_of(repo: str, commit: str) -> str:
 
 
 def merged_tree(repo: str, base: str, other: str) -> str | None:
-    """The tree a merge of `other` into `base` makes (`merge-tree --write-tree`: no checkout, no index),
-    or None when they conflict."""
-    done = git(repo, "merge-tree", "--write-tree", "--no-messages", base, other, check=False)  # (drivers refused)
+    """The tree a merge of `other` into `base` makes (`merge-tree --write-tree`: no checkout, no
+    index), or None when they conflict."""
+    done = git(
+        repo, "merge-tree", "--write-tree", "--no-messages", base, other, check=False
+    )  # (drivers refused)
     if done.returncode == 1:
         return None
     if done.returncode != 0:
@@ -66,7 +68,15 @@ def checkout_tree(repo: str, tree: str, dest: str, max_bytes: int) -> None:
     index = os.path.join(git_dirs(repo)[0], f"oms-verify-{os.getpid()}.index")
     try:
         git(repo, "read-tree", tree, index=index)
-        git(repo, "checkout-index", "--all", "--force", f"--prefix={dest.rstrip('/')}/", index=index, timeout=300.0)
+        git(
+            repo,
+            "checkout-index",
+            "--all",
+            "--force",
+            f"--prefix={dest.rstrip('/')}/",
+            index=index,
+            timeout=300.0,
+        )
     finally:
         for leftover in (index, index + ".lock"):
             discard_file(leftover)
@@ -98,10 +108,19 @@ def valid_branch(repo: str, name: str) -> bool:
 
 
 def fast_forward_checkout(repo: str, commit: str) -> None:
-    """Fast-forward the branch checked out in `repo` to `commit`, its files with it (`merge --ff-only
-    --no-overwrite-ignore`: refused by git when local changes or ignored files would be overwritten — by
-    default git overwrites ignored files, e.g. the user's `.env`; no hook runs)."""
-    git(repo, "merge", "--ff-only", "--no-overwrite-ignore", "--no-edit", "--quiet", commit, timeout=300.0)
+    """Fast-forward the branch checked out in `repo` to `commit`, its files with it (`merge
+    --ff-only --no-overwrite-ignore`: refused by git when local changes or ignored files would be
+    overwritten — by default git overwrites ignored files, e.g. the user's `.env`; no hook runs)."""
+    git(
+        repo,
+        "merge",
+        "--ff-only",
+        "--no-overwrite-ignore",
+        "--no-edit",
+        "--quiet",
+        commit,
+        timeout=300.0,
+    )
 
 
 def swap_branch(repo: str, branch: str, new: str, old: str) -> None:
@@ -121,7 +140,9 @@ MAX_BUNDLE_BYTES = 512 * 1024 * 1024
 
 def bundle(repo: str, ref: str) -> bytes:
     """A git bundle of `ref` (its whole history), at most `MAX_BUNDLE_BYTES`."""
-    return git(repo, "bundle", "create", "--quiet", "-", ref, timeout=600.0, max_output=MAX_BUNDLE_BYTES).stdout
+    return git(
+        repo, "bundle", "create", "--quiet", "-", ref, timeout=600.0, max_output=MAX_BUNDLE_BYTES
+    ).stdout
 
 
 def delete_branch(repo: str, branch: str, expected: str) -> None:
@@ -137,8 +158,9 @@ def head_of(repo: str, branch: str) -> str | None:
 
 
 def merges_to_nothing(repo: str, upstream: str, head: str) -> bool:
-    """Would merging `head` into `upstream` change nothing (its work is already there, byte for byte)? Not
-    `git cherry`: patch ids ignore whitespace, and a change of indentation is a change of program."""
+    """Would merging `head` into `upstream` change nothing (its work is already there, byte for
+    byte)? Not `git cherry`: patch ids ignore whitespace, and a change of indentation is a change of
+    program."""
     tree = merged_tree(repo, upstream, head)
     return tree is not None and tree == tree_of(repo, upstream)
 

@@ -3,13 +3,13 @@
 Every call passes `-S <our socket>`, so no other tmux server is ever touched. The server reads
 `<state root>/tmux.conf` when it starts (`remain-on-exit on`, so a finished worker's pane stays for
 inspection; `/bin/sh` as the default shell). Each worker gets a session named after its dispatch id,
-and its pane carries the user option `@oms_dispatch`. Tagging is a second tmux call, after `new-session`:
-a launcher killed between the two leaves a pane that runs its supervisor untagged, so a pane without a
-tag is its session's (only oms makes sessions on this server, each named after its dispatch) — else no
-launch, `observe` or `stop` would see it while its agent runs. The pane command is `exec` + words quoted by
-`quoting.shell_join`, the only shell text oms ever writes. Nothing is passed with `-e` (a command line is
-readable by every local user): the pane's first process, `oms worker supervise`, reads the agent's
-environment from the launch spec in the state root (ADR 0012).
+and its pane carries the user option `@oms_dispatch`. Tagging is a second tmux call, after
+`new-session`: a launcher killed between the two leaves a pane that runs its supervisor untagged, so
+a pane without a tag is its session's (only oms makes sessions on this server, each named after its
+dispatch) — else no launch, `observe` or `stop` would see it while its agent runs. The pane command
+is `exec` + words quoted by `quoting.shell_join`, the only shell text oms ever writes. Nothing is
+passed with `-e` (a command line is readable by every local user): the pane's first process, `oms
+worker supervise`, reads the agent's environment from the launch spec in the state root (ADR 0012).
 
 Stopping sends the agent's own quit keys first (if any), kills the session, then makes sure the
 pane's process group is gone.
@@ -33,8 +33,8 @@ __all__ = ["TMUX_CONF", "Pane", "Panes", "parse_panes", "socket_problem"]
 
 
 def socket_problem(st: os.stat_result | None, euid: int) -> str | None:
-    """Why an lstat of oms's tmux socket is not oms's own (pure): None when it is, or when it does not exist
-    yet (the server makes it)."""
+    """Why an lstat of oms's tmux socket is not oms's own (pure): None when it is, or when it does
+    not exist yet (the server makes it)."""
     if st is None:
         return None
     if not stat.S_ISSOCK(st.st_mode):
@@ -47,7 +47,8 @@ def socket_problem(st: os.stat_result | None, euid: int) -> str | None:
 
 
 FORMAT = (
-    "#{session_name}\t#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{@oms_dispatch}"
+    "#{session_name}\t#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{pane_"
+    "dead_status}\t#{pane_dead_signal}\t#{@oms_dispatch}"
 )
 WIDTH, HEIGHT = 220, 50
 
@@ -76,8 +77,8 @@ class Pane:
 
 
 def parse_panes(out: str, *, untagged: bool = False) -> list[Pane]:
-    """`list-panes -a -F FORMAT` output (pure): the tagged panes, and with `untagged` also each pane left
-    without a tag, as its session's (a launcher died between `new-session` and the tag)."""
+    """`list-panes -a -F FORMAT` output (pure): the tagged panes, and with `untagged` also each pane
+    left without a tag, as its session's (a launcher died between `new-session` and the tag)."""
     panes = []
     for line in out.splitlines():
         fields = line.split("\t")
@@ -102,7 +103,11 @@ class Panes:
     """oms's tmux server."""
 
     def __init__(
-        self, socket: str, conf: str, guard: Callable[[], None] | None = None, clock: Clock = SYSTEM_CLOCK
+        self,
+        socket: str,
+        conf: str,
+        guard: Callable[[], None] | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.socket = socket
         self.conf = conf
@@ -110,8 +115,9 @@ class Panes:
         self.clock = clock
 
     def tmux(self, *args: str, check: bool = True, timeout: float = 10.0) -> Completed:
-        """Run tmux against our socket only — checked first to be ours (`guard`): a socket, owned by us,
-        private, in the state root (a symlink to a foreign server is refused, never followed)."""
+        """Run tmux against our socket only — checked first to be ours (`guard`): a socket, owned by
+        us, private, in the state root (a symlink to a foreign server is refused, never
+        followed)."""
         self.guard()
         env = child_env({"TERM": "xterm-256color"})
         return run(
@@ -123,7 +129,8 @@ class Panes:
         )
 
     def list(self) -> list[Pane]:
-        """Every worker's pane on our server, tagged or not yet (none when the server is not running)."""
+        """Every worker's pane on our server, tagged or not yet (none when the server is not
+        running)."""
         done = self.tmux("list-panes", "-a", "-F", FORMAT, check=False)
         if done.returncode != 0:
             return []
@@ -136,37 +143,61 @@ class Panes:
                 return pane
         return None
 
-    def ensure(self, dispatch_id: str, *, argv: tuple[str, ...], cwd: str, create: bool = True) -> tuple[str, Pane]:
-        """The dispatch's live pane: ("created", pane) when this call started it, ("reused", pane) when it
-        was there already — also when another launcher made the session between our look and our
-        `new-session` (tmux says "duplicate session"; its pane may not be tagged yet): that pane is the
-        other launcher's, which alone types into it and ends it on a failure."""
+    def ensure(
+        self, dispatch_id: str, *, argv: tuple[str, ...], cwd: str, create: bool = True
+    ) -> tuple[str, Pane]:
+        """The dispatch's live pane: ("created", pane) when this call started it, ("reused", pane)
+        when it was there already — also when another launcher made the session between our look and
+        our `new-session` (tmux says "duplicate session"; its pane may not be tagged yet): that pane
+        is the other launcher's, which alone types into it and ends it on a failure."""
         check_arg(dispatch_id, "dispatch id")
         existing = self.observe(dispatch_id)
         if existing is not None and not existing.dead:
             return "reused", existing
-        if not create:  # the caller decided on a live pane: a new one would run on a spec it did not write
-            resume = f"`oms worker resume {dispatch_id}` starts it again in a new pane"  # a park keeps no hint
+        if (
+            not create
+        ):  # the caller decided on a live pane: a new one would run on a spec it did not write
+            # a park keeps no hint
+            resume = f"`oms worker resume {dispatch_id}` starts it again in a new pane"
             raise ProcessError(
-                f"the live pane of {dispatch_id} ended before this launch could reuse it: {resume}", hint=resume
+                f"the live pane of {dispatch_id} ended before this launch could reuse it: {resume}",
+                hint=resume,
             )
         if existing is not None:  # a dead pane from an earlier launch: clear it first
             self.tmux("kill-session", "-t", f"={dispatch_id}", check=False)
         command = "exec " + shell_join(argv)
         status = "created"
         try:
-            self.tmux("new-session", "-d", "-s", dispatch_id, "-x", str(WIDTH), "-y", str(HEIGHT), "-c", cwd, command)
+            self.tmux(
+                "new-session",
+                "-d",
+                "-s",
+                dispatch_id,
+                "-x",
+                str(WIDTH),
+                "-y",
+                str(HEIGHT),
+                "-c",
+                cwd,
+                command,
+            )
         except ProcessFailedError as exc:
             if b"duplicate session" not in exc.stderr:
                 raise
             status = "reused"
         try:
-            self.tmux("set-option", "-p", "-t", f"={dispatch_id}:", "@oms_dispatch", dispatch_id)  # the same tag
+            self.tmux(
+                "set-option", "-p", "-t", f"={dispatch_id}:", "@oms_dispatch", dispatch_id
+            )  # the same tag
             pane = self.observe(dispatch_id)
             if pane is None:
-                raise ProcessError(f"tmux pane for {dispatch_id} vanished right after it was {status}")
+                raise ProcessError(
+                    f"tmux pane for {dispatch_id} vanished right after it was {status}"
+                )
         except ProcessError:
-            if status == "created":  # ours, and nobody could find it untagged: nothing half-made is left
+            if (
+                status == "created"
+            ):  # ours, and nobody could find it untagged: nothing half-made is left
                 self.tmux("kill-session", "-t", f"={dispatch_id}", check=False)
             raise
         return status, pane
@@ -181,11 +212,16 @@ class Panes:
 
     def capture(self, dispatch_id: str) -> str:
         """The visible text of the pane."""
-        return self.tmux("capture-pane", "-p", "-t", f"={dispatch_id}:").stdout.decode("utf-8", "replace")
+        return self.tmux("capture-pane", "-p", "-t", f"={dispatch_id}:").stdout.decode(
+            "utf-8", "replace"
+        )
 
-    def stop(self, dispatch_id: str, *, quit_keys: tuple[tuple[str, ...], ...] = (), grace: float = 5.0) -> bool:
-        """Stop the dispatch's pane and every process in its group; False if a process of that group is
-        left alive (SIGKILL does not end a frozen or uninterruptible one), True otherwise (also: no pane)."""
+    def stop(
+        self, dispatch_id: str, *, quit_keys: tuple[tuple[str, ...], ...] = (), grace: float = 5.0
+    ) -> bool:
+        """Stop the dispatch's pane and every process in its group; False if a process of that group
+        is left alive (SIGKILL does not end a frozen or uninterruptible one), True otherwise (also:
+        no pane)."""
         pane = self.observe(dispatch_id)
         if pane is None:
             return True
@@ -210,9 +246,10 @@ class Panes:
         return True
 
     def group_ends(self, pgid: int, timeout: float = 6.0) -> bool:
-        """Wait up to `timeout` s for process group `pgid` to have no live member (a pane's supervisor takes up
-        to 4 s to end what it started after a hang-up); True once it has none. Only looked at, never signalled:
-        a pane tmux no longer shows gives no proof that `pgid` is still its group."""
+        """Wait up to `timeout` s for process group `pgid` to have no live member (a pane's
+        supervisor takes up to 4 s to end what it started after a hang-up); True once it has none.
+        Only looked at, never signalled: a pane tmux no longer shows gives no proof that `pgid` is
+        still its group."""
         deadline = self.clock.monotonic() + timeout
         while group_alive(pgid):
             if self.clock.monotonic() > deadline:

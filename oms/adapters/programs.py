@@ -1,14 +1,14 @@
 """Which files a worker's launch runs, bound into the dispatch intent (`role_programs`; issue 10).
 
-`role_argv` binds the words of a command role, not the files they name: a bare argv[0] is found on the
-deliverer's PATH when delivery runs (a `bin/true` committed after approval and a PATH with the project's
-`bin` first ran another program), and a script named by path can be edited after approval. So the
-intent also carries, for the program argv[0] resolves to (for Codex and Claude Code: the CLI), the
-interpreter its `#!` line names, and every other argument that is an absolute path to a file, one line
-each: the real path and its identity (device, inode, size, modification and change times). Any write to
-such a file changes its change time, which only the clock can set, so delivery parks naming
-`role_programs` when what would run is not what was approved. Files inside the worktree are git's: the
-checkout is verified against the start commit.
+`role_argv` binds the words of a command role, not the files they name: a bare argv[0] is found on
+the deliverer's PATH when delivery runs (a `bin/true` committed after approval and a PATH with the
+project's `bin` first ran another program), and a script named by path can be edited after approval.
+So the intent also carries, for the program argv[0] resolves to (for Codex and Claude Code: the
+CLI), the interpreter its `#!` line names, and every other argument that is an absolute path to a
+file, one line each: the real path and its identity (device, inode, size, modification and change
+times). Any write to such a file changes its change time, which only the clock can set, so delivery
+parks naming `role_programs` when what would run is not what was approved. Files inside the worktree
+are git's: the checkout is verified against the start commit.
 """
 
 from __future__ import annotations
@@ -25,13 +25,18 @@ MAX_FILES = 16
 
 
 def resolve(name: str) -> str:
-    """The real path of the program `name` runs: an absolute path as given, a bare name on PATH (refused
-    when only a relative PATH entry finds it: that depends on the directory delivery runs in)."""
-    found = name if name.startswith("/") else which(name, child_env()) if os.sep not in name else None
+    """The real path of the program `name` runs: an absolute path as given, a bare name on PATH
+    (refused when only a relative PATH entry finds it: that depends on the directory delivery runs
+    in)."""
+    found = (
+        name if name.startswith("/") else which(name, child_env()) if os.sep not in name else None
+    )
     if found is None:
         raise ConfigError(f"argv[0] {name[:200]!r} is not an absolute path or a program on PATH")
     if not os.path.isabs(found):
-        raise ConfigError(f"{name[:200]} is found through a relative PATH entry ({found[:200]}); refusing")
+        raise ConfigError(
+            f"{name[:200]} is found through a relative PATH entry ({found[:200]}); refusing"
+        )
     real = os.path.realpath(found)
     if not os.path.isfile(real):
         raise ConfigError(f"{real[:200]} is not a program on this machine")
@@ -44,7 +49,8 @@ def identity(path: str) -> str:
     if not stat.S_ISREG(st.st_mode):
         raise ConfigError(f"{path[:200]} is not a regular file")
     return (
-        f"{path} dev={st.st_dev} ino={st.st_ino} size={st.st_size} mtime_ns={st.st_mtime_ns} ctime_ns={st.st_ctime_ns}"
+        f"{path} dev={st.st_dev} ino={st.st_ino} size={st.st_size} "
+        f"mtime_ns={st.st_mtime_ns} ctime_ns={st.st_ctime_ns}"
     )
 
 

@@ -1,12 +1,13 @@
 """Shell words and TOML strings, built only here (SECURITY.md invariant 4, attack cases 23-24).
 
 * `shell_quote` accepts printable ASCII only (0x20-0x7E) and always single-quotes, escaping `'` as
-  `'"'"'`. Newline, TAB, DEL, NUL and non-ASCII are refused: they are legal inside quotes but dangerous
-  in logs, prompts and copy-paste, and NUL cannot pass `execve`.
-* `toml_string` writes a TOML basic string: `"` and `\\` escaped, everything else literal; it refuses
-  control characters (U+0000-U+001F, U+007F) and lone surrogates (TOML strings are Unicode scalar values).
-* `check_arg` is the stricter rule for every argument oms writes into a hook command or an MCP server
-  definition: printable ASCII only.
+  `'"'"'`. Newline, TAB, DEL, NUL and non-ASCII are refused: they are legal inside quotes but
+  dangerous in logs, prompts and copy-paste, and NUL cannot pass `execve`.
+* `toml_string` writes a TOML basic string: `"` and `\\` escaped, everything else literal; it
+  refuses control characters (U+0000-U+001F, U+007F) and lone surrogates (TOML strings are Unicode
+  scalar values).
+* `check_arg` is the stricter rule for every argument oms writes into a hook command or an MCP
+  server definition: printable ASCII only.
 
 Property tests round-trip `shell_quote` through real `bash` and `shlex.split` and `toml_*` through
 `tomllib`, and check that each refuses exactly its forbidden set.

@@ -49,7 +49,8 @@ class Snapshot:
 
 
 def snapshot(repo: str, message: str) -> Snapshot | None:
-    """A commit of `repo`'s uncommitted and untracked work on top of HEAD (None: nothing to keep)."""
+    """A commit of `repo`'s uncommitted and untracked work on top of HEAD (None: nothing to
+    keep)."""
     refuse_unsafe_config(repo)
     head = resolve_commit(repo, "HEAD")
     paths = parse_status_paths(status_entries(repo))
@@ -161,37 +162,46 @@ def changed_paths(repo: str) -> tuple[str, ...]:
 
 
 def discard_changes(repo: str, commit: str, kept: Snapshot) -> None:
-    """Reset the tracked files to `commit` and remove the untracked files `kept` holds — exactly those, one
-    by one, and the folders they leave empty (call only once `kept` is referenced). Nothing is done when
-    the worktree changed since (a second snapshot's tree differs), or when the reset would replace anything
-    `kept` does not hold: a folder (of ignored files, a nested repository, entries named `.git`) where
-    `commit` or HEAD has a file, or a link or file where they need a folder. Ignored files, nested
-    repositories and `.git`-named entries are never removed."""
+    """Reset the tracked files to `commit` and remove the untracked files `kept` holds — exactly
+    those, one by one, and the folders they leave empty (call only once `kept` is referenced).
+    Nothing is done when the worktree changed since (a second snapshot's tree differs), or when the
+    reset would replace anything `kept` does not hold: a folder (of ignored files, a nested
+    repository, entries named `.git`) where `commit` or HEAD has a file, or a link or file where
+    they need a folder. Ignored files, nested repositories and `.git`-named entries are never
+    removed."""
     again = snapshot(repo, "oms salvage: check")  # what is there now must be exactly what was kept
     if again is None or tree_of(repo, again.commit) != tree_of(repo, kept.commit):
         late = sorted(set(again.paths if again else ()) ^ set(kept.paths)) or ["a changed file"]
-        raise CheckoutChangedError(f"the worktree changed after its salvage (first: {shown(late[0])}); nothing reset")
+        raise CheckoutChangedError(
+            f"the worktree changed after its salvage (first: {shown(late[0])}); nothing reset"
+        )
     in_the_way = _in_the_way(repo, commit)
     if in_the_way is not None:
         raise CheckoutChangedError(
-            f"resetting would replace {shown(in_the_way)}, which the salvage does not hold; nothing reset"
+            f"resetting would replace {shown(in_the_way)}, which "
+            f"the salvage does not hold; nothing reset"
         )
     tracked = set(_tracked(repo, commit))
     git(repo, *NO_REFLOG, "reset", "-q", "--hard", commit, timeout=120.0)
     untracked = [p for p in kept.paths if p not in tracked]
     left = remove_kept_files(repo, untracked)
     if left:
-        raise CheckoutChangedError(f"{len(left)} salvaged file(s) were left in place (first: {shown(left[0])})")
+        raise CheckoutChangedError(
+            f"{len(left)} salvaged file(s) were left in place (first: {shown(left[0])})"
+        )
 
 
 def _tracked(repo: str, rev: str) -> list[str]:
-    out = git(repo, "ls-tree", "-r", "-z", "--name-only", "--full-tree", rev, max_output=64 * 1024 * 1024).stdout
+    out = git(
+        repo, "ls-tree", "-r", "-z", "--name-only", "--full-tree", rev, max_output=64 * 1024 * 1024
+    ).stdout
     return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\x00") if p]
 
 
 def _in_the_way(repo: str, commit: str) -> str | None:
-    """A path `reset --hard <commit>` would replace that is not a tracked file: a folder where HEAD or
-    `commit` tracks a file, or a non-folder where one of their files needs a folder (None: nothing)."""
+    """A path `reset --hard <commit>` would replace that is not a tracked file: a folder where HEAD
+    or `commit` tracks a file, or a non-folder where one of their files needs a folder (None:
+    nothing)."""
     paths = set(_tracked(repo, "HEAD")) | set(_tracked(repo, commit))
     folders = {p.rsplit("/", 1)[0] for p in paths if "/" in p}
     folders |= {f.rsplit("/", i)[0] for f in list(folders) for i in range(1, f.count("/") + 1)}

@@ -1,7 +1,8 @@
 """The worker sandbox as a plan: what an agent sees, as bubblewrap arguments (pure; ADR 0012).
 
 Every worker (codex, claude, command) runs inside one. The plan is a function of a `Layout` (the
-worker's paths, decided by delivery) and a `Host` (facts about this machine, read by `adapters/bwrap.py`):
+worker's paths, decided by delivery) and a `Host` (facts about this machine, read by
+`adapters/bwrap.py`):
 
 - user, PID, IPC, UTS and network namespaces (`--unshare-user`, `--unshare-pid`, `--unshare-net`,
   ...): the sandbox's network is its own loopback only, unless its role asked for the host's
@@ -11,15 +12,16 @@ worker's paths, decided by delivery) and a `Host` (facts about this machine, rea
   namespace's init every process the agent started, however detached. That init is hidden from
   `/proc` and a seccomp filter refuses `ptrace` and its kin (`adapters/seccomp.py`), so the agent
   cannot tamper with it;
-- system directories read-only (`/usr`, `/etc` with its secret files masked, ...), a private `/tmp`, a
-  fresh `/proc` and `/dev`; nothing else of the host: no state root, no home, no other worktree;
-- oms's own runtime and the agent CLI's install root read-only, at their real paths (the hook and MCP
-  commands written into the agent's configuration name them);
+- system directories read-only (`/usr`, `/etc` with its secret files masked, ...), a private `/tmp`,
+  a fresh `/proc` and `/dev`; nothing else of the host: no state root, no home, no other worktree;
+- oms's own runtime and the agent CLI's install root read-only, at their real paths (the hook and
+  MCP commands written into the agent's configuration name them);
 - the private home read-write at `HOME_VIEW`, except the files oms generated (read-only over
   themselves), plus single files bound read-only (the CLI's one credential, a command's own script);
-- of the repository's git common dir only what git needs (`GIT_SHOWN`), a sanitised `config` and this
-  worktree's gitdir, all read-only; the worktree read-write with its `.git` file read-only; empty
-  read-only placeholders at `.codex`, `.claude` and `.mcp.json`, so none of them can be created;
+- of the repository's git common dir only what git needs (`GIT_SHOWN`), a sanitised `config` and
+  this worktree's gitdir, all read-only; the worktree read-write with its `.git` file read-only;
+  empty read-only placeholders at `.codex`, `.claude` and `.mcp.json`, so none of them can be
+  created;
 - the broker's socket at `BROKER_VIEW` (added by the supervisor, which creates it);
 - for a model CLI without the host network, its dispatch's door into the model proxy at `DOOR_VIEW`,
   which a relay inside turns into the loopback port the agent's endpoint names (ADR 0020).
@@ -38,16 +40,21 @@ from typing import NamedTuple
 from oms.domain.relay import BROKER_VIEW
 
 HOME_VIEW = "/oms/home"
-DOOR_VIEW = "/oms/door"  # the dispatch's own door into the model proxy, read-only (a sandbox without a network)
-MODEL_VIEW = f"{DOOR_VIEW}/model.sock"  # the proxy's socket in it (a restarted proxy's new socket shows there)
+# the dispatch's own door into the model proxy, read-only (a sandbox without a network)
+DOOR_VIEW = "/oms/door"
+# the proxy's socket in it (a restarted proxy's new socket shows there)
+MODEL_VIEW = f"{DOOR_VIEW}/model.sock"
 PLACEHOLDERS = (".codex", ".claude", ".mcp.json")
 # What of a repository's git common dir an agent sees: enough for git to read its worktree's history
-# (objects, refs, HEAD, a shallow clone's boundary, info/exclude). Never `config` (a sanitised copy is shown
-# instead), `hooks`, `modules` (submodules' configs, with tokens), `git-crypt`, `annex`, other worktrees.
+# (objects, refs, HEAD, a shallow clone's boundary, info/exclude). Never `config` (a sanitised copy
+# is shown instead), `hooks`, `modules` (submodules' configs, with tokens), `git-crypt`, `annex`,
+# other worktrees.
 GIT_SHOWN = ("objects", "refs", "packed-refs", "HEAD", "shallow", "info")
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 TMP_BYTES = 1024 * 1024 * 1024  # /tmp and /var/tmp are RAM: each at most this much
-EMPTY_BYTES = 64 * 1024  # the empty read-only tmpfs of placeholders and masks (and the common dir's mount points)
+EMPTY_BYTES = (
+    64 * 1024
+)  # the empty read-only tmpfs of placeholders and masks (and the common dir's mount points)
 ROOT_INSIDE_ID = 1000  # uid/gid of the agent inside when oms runs as root (never uid 0 inside)
 # System directories shown read-only (each only if the host has it); a symlink is recreated as one.
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
@@ -87,12 +94,21 @@ class Layout(NamedTuple):
     home_readonly: tuple[str, ...] = ()  # names in the home oms generated: read-only inside
     files: tuple[tuple[str, str], ...] = ()  # (host file, path inside), read-only
     runtime: tuple[str, ...] = ()  # directories shown read-only at their own path (oms, the CLI)
-    git_shown: tuple[str, ...] = ("objects", "refs", "HEAD")  # what of the common dir is shown (read-only)
+    git_shown: tuple[str, ...] = (
+        "objects",
+        "refs",
+        "HEAD",
+    )  # what of the common dir is shown (read-only)
     host_network: bool = False  # the host's network (a role's opt-out, ADR 0026); else loopback
 
 
 def _check_abs(path: str, what: str) -> str:
-    if not path.startswith("/") or "\x00" in path or posixpath.normpath(path) != path or path == "/":
+    if (
+        not path.startswith("/")
+        or "\x00" in path
+        or posixpath.normpath(path) != path
+        or path == "/"
+    ):
         raise ValueError(f"{what} must be a normalised absolute path below / (got {path[:80]!r})")
     return path
 
@@ -102,7 +118,8 @@ def _inside(path: str, parent: str) -> bool:
 
 
 def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
-    """The bubblewrap options for `layout` on `host` (everything but the socket, status fd and command)."""
+    """The bubblewrap options for `layout` on `host` (everything but the socket, status fd and
+    command)."""
     worktree = _check_abs(layout.worktree, "worktree")
     common = _check_abs(layout.common_dir, "git common dir")
     gitdir = _check_abs(layout.gitdir, "worktree gitdir")
@@ -115,7 +132,9 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
     if host.euid == 0:
         args += ["--uid", str(ROOT_INSIDE_ID), "--gid", str(ROOT_INSIDE_ID)]
     if not layout.host_network:
-        args.append("--unshare-net")  # its own network namespace: loopback only (bubblewrap brings it up)
+        args.append(
+            "--unshare-net"
+        )  # its own network namespace: loopback only (bubblewrap brings it up)
     args += [
         "--unshare-pid",
         "--unshare-ipc",
@@ -129,7 +148,8 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
         "--size",
         str(EMPTY_BYTES),
         "--tmpfs",
-        "/proc/1",  # the sandbox's init, whose death takes every sandboxed process: out of the agent's reach
+        # the sandbox's init, whose death takes every sandboxed process: out of the agent's reach
+        "/proc/1",
         "--remount-ro",
         "/proc/1",
         "--dev",
@@ -147,7 +167,14 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
     for path in host.masked_files:
         args += ["--ro-bind", "/dev/null", _check_abs(path, "masked file")]
     for path in host.masked_dirs:
-        args += ["--size", str(EMPTY_BYTES), "--tmpfs", _check_abs(path, "masked directory"), "--remount-ro", path]
+        args += [
+            "--size",
+            str(EMPTY_BYTES),
+            "--tmpfs",
+            _check_abs(path, "masked directory"),
+            "--remount-ro",
+            path,
+        ]
     for path in (*host.extra_ro, *layout.runtime):
         args += ["--ro-bind", _check_abs(path, "read-only path"), path]
     args += ["--bind", home, HOME_VIEW]
@@ -156,13 +183,26 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
             raise ValueError(f"home file name {name[:40]!r} is not a plain name")
         args += ["--ro-bind", posixpath.join(home, name), posixpath.join(HOME_VIEW, name)]
     for source, view in layout.files:
-        args += ["--ro-bind", _check_abs(source, "read-only file"), _check_abs(view, "read-only file view")]
-    args += ["--size", str(EMPTY_BYTES), "--tmpfs", common]  # an allow-list: what git needs, not what the user keeps
+        args += [
+            "--ro-bind",
+            _check_abs(source, "read-only file"),
+            _check_abs(view, "read-only file view"),
+        ]
+    args += [
+        "--size",
+        str(EMPTY_BYTES),
+        "--tmpfs",
+        common,
+    ]  # an allow-list: what git needs, not what the user keeps
     for name in layout.git_shown:
         if name not in GIT_SHOWN:
             raise ValueError(f"{name[:40]!r} of the git common dir is not shown to agents")
         args += ["--ro-bind", posixpath.join(common, name), posixpath.join(common, name)]
-    args += ["--ro-bind", gitdir, gitdir]  # the config follows (`command_args`), then the remount read-only
+    args += [
+        "--ro-bind",
+        gitdir,
+        gitdir,
+    ]  # the config follows (`command_args`), then the remount read-only
     args += [
         "--bind",
         worktree,
@@ -196,13 +236,16 @@ def command_args(
     model_socket: str | None = None,
 ) -> list[str]:
     """The options bubblewrap reads from its `--args` descriptor: the plan, the broker socket, the
-    descriptor where bubblewrap reports its namespace's init (`child-pid`, a host pid: the supervisor kills
-    it to end the sandbox whatever the agent did), the seccomp filter (`adapters/seccomp.py`), and the
-    repository config shown in place of the real one (`config`: a descriptor and the config's path; the
-    real file may hold remotes with credentials). The command itself follows `--` on bubblewrap's own
-    command line: it is not secret, and bubblewrap does not take a command from `--args`."""
+    descriptor where bubblewrap reports its namespace's init (`child-pid`, a host pid: the
+    supervisor kills it to end the sandbox whatever the agent did), the seccomp filter
+    (`adapters/seccomp.py`), and the repository config shown in place of the real one (`config`: a
+    descriptor and the config's path; the real file may hold remotes with credentials). The command
+    itself follows `--` on bubblewrap's own command line: it is not secret, and bubblewrap does not
+    take a command from `--args`."""
     socket_bind = ["--bind", _check_abs(socket_path, "broker socket"), BROKER_VIEW]
-    if model_socket is not None:  # the dispatch's door into the model proxy (a directory), for no network
+    if (
+        model_socket is not None
+    ):  # the dispatch's door into the model proxy (a directory), for no network
         socket_bind += ["--ro-bind", _check_abs(model_socket, "model proxy door"), DOOR_VIEW]
     out = [*sandbox, *socket_bind, "--json-status-fd", str(status_fd), "--seccomp", str(seccomp_fd)]
     if config is not None:
@@ -212,18 +255,20 @@ def command_args(
 
 
 def exec_marked(command: tuple[str, ...], fd: int) -> list[str]:
-    """`command` behind a one-line `/bin/sh` that writes one byte to `fd`, closes it and execs the command:
-    the byte says the sandbox was set up and the command is starting (bubblewrap's own status reports its
-    child before the mounts, so a failed setup would look like the agent exiting 1). Nothing of it stays:
-    `exec` replaces the shell, and the agent does not inherit `fd`."""
+    """`command` behind a one-line `/bin/sh` that writes one byte to `fd`, closes it and execs the
+    command: the byte says the sandbox was set up and the command is starting (bubblewrap's own
+    status reports its child before the mounts, so a failed setup would look like the agent exiting
+    1). Nothing of it stays: `exec` replaces the shell, and the agent does not inherit `fd`."""
     if not command or not 2 < fd < 10:
         raise ValueError("a command and a descriptor above stdio are needed")
     return ["/bin/sh", "-c", f'printf s >&{fd}; exec {fd}>&-; exec "$0" "$@"', *command]
 
 
-def environment(base: dict[str, str], plan_env: dict[str, str], path_dirs: tuple[str, ...]) -> dict[str, str]:
-    """The agent's environment inside: terminal and locale from `base`, then the plan's, then oms's own
-    (HOME, TMPDIR, PATH, the broker socket): never the host's paths, never oms's state root."""
+def environment(
+    base: dict[str, str], plan_env: dict[str, str], path_dirs: tuple[str, ...]
+) -> dict[str, str]:
+    """The agent's environment inside: terminal and locale from `base`, then the plan's, then oms's
+    own (HOME, TMPDIR, PATH, the broker socket): never the host's paths, never oms's state root."""
     keep = ("TERM", "COLORTERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
     env = {key: base[key] for key in keep if key in base}
     env.setdefault("TERM", "xterm-256color")
@@ -241,5 +286,6 @@ def environment(base: dict[str, str], plan_env: dict[str, str], path_dirs: tuple
 
 
 def placeholder_paths(worktree: str) -> tuple[str, ...]:
-    """The mount points bubblewrap leaves in the worktree (empty directories, removed after the run)."""
+    """The mount points bubblewrap leaves in the worktree (empty directories, removed after the
+    run)."""
     return tuple(posixpath.join(worktree, name) for name in PLACEHOLDERS)

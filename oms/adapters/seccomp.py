@@ -2,13 +2,14 @@
 
 It refuses, with EPERM, the system calls that reach into another process of the same user: `ptrace`,
 `process_vm_readv`, `process_vm_writev`, `pidfd_getfd`, `process_madvise`, and `perf_event_open` and
-`kcmp`, which read another process (the second escape round sampled the init's stack with perf); and the
-kernel keyrings (`add_key`, `request_key`, `keyctl`), a quota shared with the host user. Inside its sandbox the
-agent runs as the same user as the sandbox's init, the process whose death takes every sandboxed process
-down; with these calls it could clear the init's parent-death signal and outlive its broker (the escape
-suite did, before this filter). The init is also hidden from `/proc` (`/proc/1` is an empty read-only
-tmpfs), which closes the `/proc/1/mem` route. Everything else is allowed: the agent's own tools, and the
-seccomp filters an agent CLI stacks for its own sandbox, keep working (a debugger inside does not).
+`kcmp`, which read another process (the second escape round sampled the init's stack with perf); and
+the kernel keyrings (`add_key`, `request_key`, `keyctl`), a quota shared with the host user. Inside
+its sandbox the agent runs as the same user as the sandbox's init, the process whose death takes
+every sandboxed process down; with these calls it could clear the init's parent-death signal and
+outlive its broker (the escape suite did, before this filter). The init is also hidden from `/proc`
+(`/proc/1` is an empty read-only tmpfs), which closes the `/proc/1/mem` route. Everything else is
+allowed: the agent's own tools, and the seccomp filters an agent CLI stacks for its own sandbox,
+keep working (a debugger inside does not).
 
 Every ABI a process on the machine can call is covered: x86_64 (and its x32 numbers) with i386, or
 aarch64 (with arm's 32-bit ABI). An architecture the filter does not know is refused every call.
@@ -28,9 +29,10 @@ RET_ALLOW = 0x7FFF0000
 RET_ERRNO = 0x00050000
 LD_ABS_W, JEQ_K, RET_K = 0x20, 0x15, 0x06
 ARCH_OFFSET, NR_OFFSET = 4, 0  # fields of struct seccomp_data
-# arch -> system call numbers refused: reaching into another process (ptrace, process_vm_readv/writev,
-# pidfd_getfd, process_madvise, and the read-only views perf_event_open and kcmp), and the kernel keyrings
-# (add_key, request_key, keyctl: a quota the sandbox would share with the host user).
+# arch -> system call numbers refused: reaching into another process (ptrace,
+# process_vm_readv/writev, pidfd_getfd, process_madvise, and the read-only views perf_event_open and
+# kcmp), and the kernel keyrings (add_key, request_key, keyctl: a quota the sandbox would share with
+# the host user).
 _X86_64 = (101, 310, 311, 438, 440, 298, 312, 248, 249, 250)
 _X32 = (521, 539, 540, 438, 440, 298, 312, 248, 249, 250)
 DENIED: dict[int, tuple[int, ...]] = {
@@ -39,13 +41,17 @@ DENIED: dict[int, tuple[int, ...]] = {
     AUDIT_ARCH_AARCH64: (117, 270, 271, 438, 440, 241, 272, 217, 218, 219),
     AUDIT_ARCH_ARM: (26, 376, 377, 438, 440, 364, 378, 309, 310, 311),
 }
-MACHINES = {"x86_64": (AUDIT_ARCH_X86_64, AUDIT_ARCH_I386), "aarch64": (AUDIT_ARCH_AARCH64, AUDIT_ARCH_ARM)}
+MACHINES = {
+    "x86_64": (AUDIT_ARCH_X86_64, AUDIT_ARCH_I386),
+    "aarch64": (AUDIT_ARCH_AARCH64, AUDIT_ARCH_ARM),
+}
 
 Insn = tuple[int, int, int, int]  # (code, jt, jf, k)
 
 
 def program(machine: str) -> list[Insn]:
-    """The filter for `machine` (`os.uname().machine`) as instructions; ValueError for one it cannot cover."""
+    """The filter for `machine` (`os.uname().machine`) as instructions; ValueError for one it cannot
+    cover."""
     arches = MACHINES.get(machine)
     if arches is None:
         raise ValueError(f"no seccomp filter for machine {machine[:40]!r}")
@@ -65,7 +71,7 @@ def program(machine: str) -> list[Insn]:
     head.append((RET_K, 0, 0, RET_ERRNO | EPERM))
     out = head + [insn for section in sections for insn in section]
     if len(out) > 4096 or any(jt > 255 or jf > 255 for _, jt, jf, _ in out):
-        raise ValueError("seccomp program too long")  # pragma: no cover - the table is fixed and small
+        raise ValueError("seccomp program too long")  # pragma: no cover (a fixed, small table)
     return out
 
 
@@ -75,7 +81,8 @@ def encode(insns: list[Insn]) -> bytes:
 
 
 def run(insns: list[Insn], arch: int, nr: int) -> int:
-    """What the program returns for a call (`nr` on `arch`): the reference interpreter the tests use."""
+    """What the program returns for a call (`nr` on `arch`): the reference interpreter the tests
+    use."""
     acc = 0
     pc = 0
     while pc < len(insns):

@@ -27,7 +27,12 @@ TOOLS = (
     Tool("git", ("git", "--version"), "2.39", "apt-get install git"),
     Tool("tmux", ("tmux", "-V"), "3.3a", "apt-get install tmux"),
     Tool("codex", ("codex", "--version"), "0.171.0", "npm install -g @openai/codex@0.171.0"),
-    Tool("claude", ("claude", "--version"), "2.1.332", "npm install -g @anthropic-ai/claude-code@2.1.332"),
+    Tool(
+        "claude",
+        ("claude", "--version"),
+        "2.1.332",
+        "npm install -g @anthropic-ai/claude-code@2.1.332",
+    ),
 )
 
 _VERSION = re.compile(r"(?<![0-9.])([0-9]+\.[0-9]+(?:\.[0-9]+)?[a-z]?)")
@@ -55,8 +60,12 @@ def probe(tool: Tool) -> Probe:
     if path is None:
         return Probe(tool, None, None, "not found on PATH")
     try:
-        done = run((path, *tool.version_argv[1:]), timeout=LIMITS.probe_timeout_s, max_output=64 * 1024)
+        done = run(
+            (path, *tool.version_argv[1:]), timeout=LIMITS.probe_timeout_s, max_output=64 * 1024
+        )
     except ProcessError as exc:
         return Probe(tool, path, None, exc.message)
-    version = parse_version(done.stdout.decode("utf-8", "replace") + " " + done.stderr.decode("utf-8", "replace"))
+    version = parse_version(
+        done.stdout.decode("utf-8", "replace") + " " + done.stderr.decode("utf-8", "replace")
+    )
     return Probe(tool, path, version, None if version else "printed no version number")

@@ -1,7 +1,7 @@
 """Domain-separated SHA-256 digests, compared in constant time.
 
-`digest(domain, value)` is `sha256(b"oms-<domain>-v1\\0" + canonical(value))`: the same bytes can never
-be confused between two uses (a policy digest is never an intent digest).
+`digest(domain, value)` is `sha256(b"oms-<domain>-v1\\0" + canonical(value))`: the same bytes can
+never be confused between two uses (a policy digest is never an intent digest).
 """
 
 from __future__ import annotations
@@ -13,8 +13,11 @@ if TYPE_CHECKING:
     from hashlib import sha256 as _sha256
     from hmac import compare_digest as _constant_time_equal
 else:
-    try:  # CPython's own SHA-256 module: the same digests as hashlib's, without loading OpenSSL's libcrypto,
-        # which costs ~2.5 ms at every start of a hook or bridge (docs/adr/0010; equality is property-tested)
+    # CPython's own SHA-256 module: the same digests as hashlib's, without loading OpenSSL's
+    # libcrypto,
+    try:
+        # which costs ~2.5 ms at every start of a hook or bridge (docs/adr/0010; equality is
+        # property-tested)
         from _sha256 import sha256 as _sha256
     except ImportError:  # other interpreters
         from hashlib import sha256 as _sha256
@@ -53,4 +56,6 @@ def sha256_hex(data: bytes) -> str:
 
 def equal(a: str, b: str) -> bool:
     """Constant-time comparison of two digests or tokens."""
-    return _constant_time_equal(a.encode("utf-8", "surrogatepass"), b.encode("utf-8", "surrogatepass"))
+    return _constant_time_equal(
+        a.encode("utf-8", "surrogatepass"), b.encode("utf-8", "surrogatepass")
+    )

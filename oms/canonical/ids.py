@@ -45,13 +45,18 @@ def _show(value: object) -> str:
 
 
 def check(value: object, what: str, pattern: re.Pattern[str] = OPAQUE_ID) -> str:
-    """Return `value` if it is a string matching `pattern` exactly; else `InvalidIdError` naming `what`."""
+    """Return `value` if it is a string matching `pattern` exactly; else `InvalidIdError` naming
+    `what`."""
     if not isinstance(value, str):
         raise InvalidIdError(f"{what} must be text (got {type(value).__name__})")
     if len(value) > LIMITS.id_length:
-        raise InvalidIdError(f"{what} is {len(value)} characters long (expected at most {LIMITS.id_length})")
+        raise InvalidIdError(
+            f"{what} is {len(value)} characters long (expected at most {LIMITS.id_length})"
+        )
     if pattern.fullmatch(value) is None:
-        raise InvalidIdError(f"{what} {_show(value)} is not a valid id (expected {pattern.pattern})")
+        raise InvalidIdError(
+            f"{what} {_show(value)} is not a valid id (expected {pattern.pattern})"
+        )
     return value
 
 
@@ -72,10 +77,15 @@ def stable_id(prefix: str, *parts: str | int) -> str:
     check(prefix, "stable id prefix", PREFIX)
     for part in parts:
         if isinstance(part, bool) or not isinstance(part, str | int):
-            raise InvalidIdError(f"stable id part must be text or an integer (got {type(part).__name__})")
+            raise InvalidIdError(
+                f"stable id part must be text or an integer (got {type(part).__name__})"
+            )
     return f"{prefix}-{digest('stable-id', [prefix, *parts])[:32]}"
 
 
 def operation_nonce(event_id: str, consumer_id: str) -> str:
-    """The nonce a consumer derives from (event, consumer): the same on every retry, unique per pair."""
-    return digest("operation-nonce", [check(event_id, "event id"), check(consumer_id, "consumer id")])
+    """The nonce a consumer derives from (event, consumer): the same on every retry, unique per
+    pair."""
+    return digest(
+        "operation-nonce", [check(event_id, "event id"), check(consumer_id, "consumer id")]
+    )

@@ -2,8 +2,8 @@
 
 The record profile: objects with ASCII keys and no duplicates; integers within +-(2**53 - 1); no
 floats, NaN or Infinity; strings without lone surrogates; bounded nesting. Within that profile the
-canonical form (sorted keys, no whitespace, UTF-8, `json.dumps` escaping) is byte-identical to RFC 8785
-(property-tested against the `rfc8785` package).
+canonical form (sorted keys, no whitespace, UTF-8, `json.dumps` escaping) is byte-identical to RFC
+8785 (property-tested against the `rfc8785` package).
 """
 
 from __future__ import annotations
@@ -76,7 +76,9 @@ def _check_tree(value: object, depth: int, max_depth: int) -> None:
             except _TreeError as exc:
                 exc.path.insert(0, key)
                 raise
-    elif isinstance(value, list) or type(value) is tuple:  # never a NamedTuple: a record is not JSON
+    elif (
+        isinstance(value, list) or type(value) is tuple
+    ):  # never a NamedTuple: a record is not JSON
         for index, item in enumerate(value):
             try:
                 _check_tree(item, depth + 1, max_depth)
@@ -132,7 +134,9 @@ def loads(data: bytes, *, max_depth: int = LIMITS.json_depth) -> Json:
     except RecursionError as exc:
         raise CanonicalJsonError(f"nesting deeper than {max_depth} levels") from exc
     except json.JSONDecodeError as exc:
-        raise CanonicalJsonError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg.lower()}") from exc
+        raise CanonicalJsonError(
+            f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg.lower()}"
+        ) from exc
     except ValueError as exc:
         raise CanonicalJsonError(f"invalid JSON: {exc}") from exc
     check_profile(value, max_depth=max_depth)
@@ -142,7 +146,9 @@ def loads(data: bytes, *, max_depth: int = LIMITS.json_depth) -> Json:
 def dumps(value: object, *, max_depth: int = LIMITS.json_depth) -> bytes:
     """The canonical bytes of `value` (which must be in the record profile)."""
     check_profile(value, max_depth=max_depth)
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
 
 
 def loads_canonical(data: bytes, *, max_depth: int = LIMITS.json_depth) -> Json:
@@ -153,9 +159,15 @@ def loads_canonical(data: bytes, *, max_depth: int = LIMITS.json_depth) -> Json:
     return value
 
 
-def loads_object(data: bytes, *, max_depth: int = LIMITS.json_depth, canonical: bool = False) -> JsonObject:
+def loads_object(
+    data: bytes, *, max_depth: int = LIMITS.json_depth, canonical: bool = False
+) -> JsonObject:
     """Parse a JSON object (not an array or scalar)."""
-    value = loads_canonical(data, max_depth=max_depth) if canonical else loads(data, max_depth=max_depth)
+    value = (
+        loads_canonical(data, max_depth=max_depth)
+        if canonical
+        else loads(data, max_depth=max_depth)
+    )
     if not isinstance(value, dict):
         raise CanonicalJsonError(f"expected a JSON object (got {type(value).__name__})")
     return value

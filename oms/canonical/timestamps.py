@@ -1,9 +1,9 @@
 """Timestamps: RFC 3339 UTC with milliseconds, exactly `YYYY-MM-DDTHH:MM:SS.mmmZ` (years 0001-9999).
 
-One spelling per instant, so timestamps compare correctly as strings and digests stay stable. An instant
-is handled as integer milliseconds since 1970-01-01T00:00:00.000Z: plain arithmetic on the proleptic
-Gregorian calendar, no `datetime` import on the hook path (docs/adr/0010). Property tests prove parsing,
-rendering and arithmetic equal to `datetime`'s.
+One spelling per instant, so timestamps compare correctly as strings and digests stay stable. An
+instant is handled as integer milliseconds since 1970-01-01T00:00:00.000Z: plain arithmetic on the
+proleptic Gregorian calendar, no `datetime` import on the hook path (docs/adr/0010). Property tests
+prove parsing, rendering and arithmetic equal to `datetime`'s.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ def _leap(year: int) -> bool:
 
 
 def _days_from_civil(year: int, month: int, day: int) -> int:
-    """Days since 1970-01-01 of a proleptic Gregorian date (eras of 400 years, years starting in March)."""
+    """Days since 1970-01-01 of a proleptic Gregorian date (eras of 400 years, years starting in
+    March)."""
     year -= month <= 2
     era = year // 400
     year_of_era = year - era * 400
@@ -43,7 +44,9 @@ def _civil_from_days(days: int) -> tuple[int, int, int]:
     days += 719_468
     era = days // 146_097
     day_of_era = days - era * 146_097
-    year_of_era = (day_of_era - day_of_era // 1460 + day_of_era // 36_524 - day_of_era // 146_096) // 365
+    year_of_era = (
+        day_of_era - day_of_era // 1460 + day_of_era // 36_524 - day_of_era // 146_096
+    ) // 365
     day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
     shifted_month = (5 * day_of_year + 2) // 153
     day = day_of_year - (153 * shifted_month + 2) // 5 + 1
@@ -58,7 +61,9 @@ def parse_ts(text: object, what: str = "timestamp") -> int:
     # the grammar is fixed, so the fields are at fixed offsets
     year, month, day = int(text[0:4]), int(text[5:7]), int(text[8:10])
     hour, minute, second = int(text[11:13]), int(text[14:16]), int(text[17:19])
-    month_days = 29 if month == 2 and _leap(year) else _MONTH_DAYS[month - 1] if 1 <= month <= 12 else 0
+    month_days = (
+        29 if month == 2 and _leap(year) else _MONTH_DAYS[month - 1] if 1 <= month <= 12 else 0
+    )
     if year < 1 or not 1 <= day <= month_days or hour > 23 or minute > 59 or second > 59:
         raise InvalidInputError(f"{what} {text!r} is not a real date and time")
     clock = ((hour * 60 + minute) * 60 + second) * 1000 + int(text[20:23])
@@ -83,7 +88,12 @@ def format_ts(moment: datetime) -> str:
     if offset is None:
         raise InvalidInputError("timestamp must be timezone-aware")
     seconds = _days_from_civil(moment.year, moment.month, moment.day) * 86_400
-    seconds += (moment.hour * 60 + moment.minute) * 60 + moment.second - offset.days * 86_400 - offset.seconds
+    seconds += (
+        (moment.hour * 60 + moment.minute) * 60
+        + moment.second
+        - offset.days * 86_400
+        - offset.seconds
+    )
     return render_ms((seconds * 1_000_000 + moment.microsecond - offset.microseconds) // 1000)
 
 
@@ -98,7 +108,8 @@ def add_ms(text: str, milliseconds: int) -> str:
 
 
 def next_after(previous: str, candidate: str) -> str:
-    """The later of `candidate` and one millisecond after `previous` (transitions strictly advance)."""
+    """The later of `candidate` and one millisecond after `previous` (transitions strictly
+    advance)."""
     prev = parse_ts(previous, "previous timestamp")
     cand = parse_ts(candidate, "candidate timestamp")
     return render_ms(max(prev + 1, cand))

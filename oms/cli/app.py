@@ -22,7 +22,16 @@ from oms.cli import (
     version_cmd,
     worker_cmds,
 )
-from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, config_root, emit, state_root, table, workspace
+from oms.cli.common import (
+    ConfigRootOpt,
+    JsonOpt,
+    StateRootOpt,
+    config_root,
+    emit,
+    state_root,
+    table,
+    workspace,
+)
 from oms.cli.fast_help import SECTION
 from oms.errors import NotARepositoryError, shown
 from oms.version import __version__
@@ -70,7 +79,9 @@ def _root(
             help="Print the version (--verbose: its digest, as `oms version --verbose`).",
         ),
     ] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", help="Show tracebacks of internal errors.")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", help="Show tracebacks of internal errors.")
+    ] = False,
 ) -> None:
     """oms: run a fleet of untrusted coding agents on tickets, one verified step at a time."""
 
@@ -85,7 +96,10 @@ AUTHOR_HELP = (
 @app.command()
 def init(
     commit: Annotated[
-        bool, typer.Option("--commit", help="Also commit .oms/ in the config root (what runs comes from HEAD).")
+        bool,
+        typer.Option(
+            "--commit", help="Also commit .oms/ in the config root (what runs comes from HEAD)."
+        ),
     ] = False,
     author: Annotated[str | None, typer.Option("--author", help=AUTHOR_HELP)] = None,
     state_root_: StateRootOpt = None,
@@ -110,7 +124,8 @@ def init(
         emit({"ok": True, **result.to_json()})
         return
     typer.echo(
-        f"state root   {shown(result.state_root)} ({'created' if result.state_created else 'already initialised'})"
+        f"state root   {shown(result.state_root)} "
+        f"({'created' if result.state_created else 'already initialised'})"
     )
     typer.echo(f"repository   {shown(repo)} (the one this state root serves)")
     typer.echo(f"signing key  ed25519 {result.key_id[:16]}")
@@ -119,11 +134,13 @@ def init(
         typer.echo(f"sandboxes    {where} (agent homes and sockets: never the state root)")
     if result.config_path:
         typer.echo(
-            f"config       {shown(result.config_path)} ({'created' if result.config_created else 'exists, valid'})"
+            f"config       {shown(result.config_path)} "
+            f"({'created' if result.config_created else 'exists, valid'})"
         )
     if result.policy_path:
         typer.echo(
-            f"role policy  {shown(result.policy_path)} ({'created' if result.policy_created else 'exists, valid'})"
+            f"role policy  {shown(result.policy_path)} "
+            f"({'created' if result.policy_created else 'exists, valid'})"
         )
     if who is not None and who[1]:
         person = shown(f"{who[0][0]} <{who[0][1]}>")
@@ -169,8 +186,11 @@ def _next_commit(repo: str) -> None:
 
 
 @app.command()
-def doctor(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
-    """Check tools, the state root, kernel features and the config: one line each, OK or FAIL with the fix."""
+def doctor(
+    state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+) -> None:
+    """Check tools, the state root, kernel features and the config: one line each, OK or FAIL with
+    the fix."""
     from oms.services.admin.doctor import diagnose
 
     try:
@@ -194,7 +214,9 @@ def doctor(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None,
 
 
 @app.command()
-def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+def status(
+    state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+) -> None:
     """Tickets, dispatches, workers, sessions and live authorisations at a glance."""
     from oms.services.admin.status import snapshot
 
@@ -220,7 +242,9 @@ def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None,
         assert isinstance(items, list)  # noqa: S101 - shape of to_json
         typer.echo(f"{name} ({len(items)})")
         if items:
-            table(fields, [[item.get(f) for f in fields] for item in items if isinstance(item, dict)])
+            table(
+                fields, [[item.get(f) for f in fields] for item in items if isinstance(item, dict)]
+            )
         typer.echo("")
 
 
@@ -228,24 +252,37 @@ def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None,
 def demo(
     directory: Annotated[
         str | None,
-        typer.Option("--dir", help="Run in this new or empty directory (default: a new one under $TMPDIR)."),
+        typer.Option(
+            "--dir", help="Run in this new or empty directory (default: a new one under $TMPDIR)."
+        ),
     ] = None,
     timeout: Annotated[
-        float, typer.Option("--timeout", min=5.0, max=600.0, help="Seconds to wait for the worker's result.")
+        float,
+        typer.Option(
+            "--timeout", min=5.0, max=600.0, help="Seconds to wait for the worker's result."
+        ),
     ] = 60.0,
     count: Annotated[
         int | None,
-        typer.Option("--tickets", min=1, max=1000, help="Run the conductor over this many tickets instead."),
+        typer.Option(
+            "--tickets", min=1, max=1000, help="Run the conductor over this many tickets instead."
+        ),
     ] = None,
-    workers: Annotated[int, typer.Option("--workers", min=1, max=64, help="With --tickets: workers at a time.")] = 2,
+    workers: Annotated[
+        int, typer.Option("--workers", min=1, max=64, help="With --tickets: workers at a time.")
+    ] = 2,
     keep: Annotated[
-        bool, typer.Option("--keep", help="Leave the worker and the demo's tmux server running (default: ended).")
+        bool,
+        typer.Option(
+            "--keep", help="Leave the worker and the demo's tmux server running (default: ended)."
+        ),
     ] = False,
     json_out: JsonOpt = False,
 ) -> None:
-    """The whole chain on a scratch repository: ticket, advisor review, delivery into a tmux pane, and a
-    worker that talks to oms only through its MCP bridge and its hooks; prints the timeline. With
-    --tickets N: the conductor works N tickets, --workers K at a time, until each has a result."""
+    """The whole chain on a scratch repository: ticket, advisor review, delivery into a tmux pane,
+    and a worker that talks to oms only through its MCP bridge and its hooks; prints the timeline.
+    With --tickets N: the conductor works N tickets, --workers K at a time, until each has a
+    result."""
     import sys
 
     from oms.demo.scratch import run
@@ -258,13 +295,17 @@ def demo(
             sys.stderr.flush()
 
     if count is not None:
-        _fleet_demo(directory, count, workers, max(timeout, 30.0 * count / workers), json_out, progress)
+        _fleet_demo(
+            directory, count, workers, max(timeout, 30.0 * count / workers), json_out, progress
+        )
         return
 
     result = run(directory, timeout_s=timeout, keep=keep, progress=progress)
     import shlex
 
-    roots = f"--state-root {shlex.quote(result.state_root)} --config-root {shlex.quote(result.repo)}"
+    roots = (
+        f"--state-root {shlex.quote(result.state_root)} --config-root {shlex.quote(result.repo)}"
+    )
     if json_out:
         emit(result.to_json())
         if not result.ok:
@@ -277,11 +318,14 @@ def demo(
     typer.echo("")
     if result.ok:
         typer.echo(
-            f"Result: dispatch {result.dispatch_id} is {result.dispatch_state}; commit {result.result_commit} "
-            f"on branch {branch_for(result.ticket_id)}"
+            f"Result: dispatch {result.dispatch_id} is {result.dispatch_state}; commit "
+            f"{result.result_commit} on branch {branch_for(result.ticket_id)}"
         )
     if not result.kept:
-        typer.echo("The worker was stopped and the demo's tmux server ended (`oms demo --keep` keeps them).")
+        typer.echo(
+            "The worker was stopped and the demo's tmux server "
+            "ended (`oms demo --keep` keeps them)."
+        )
     typer.echo("Where to look")
     if result.kept:
         pane = f"tmux -S {shlex.quote(result.socket)} attach -t {result.dispatch_id}"
@@ -292,30 +336,47 @@ def demo(
     if result.kept:
         typer.echo(f"  oms worker stop {result.dispatch_id} --reason 'demo over' {roots}")
     if not result.ok:
-        look = f"look at the pane: tmux -S {result.socket} attach" if result.kept else f"oms status {roots}"
+        look = (
+            f"look at the pane: tmux -S {result.socket} attach"
+            if result.kept
+            else f"oms status {roots}"
+        )
         raise DemoFailedError(f"demo did not finish: {result.reason}", hint=look)
 
 
 def _fleet_demo(
-    directory: str | None, count: int, workers: int, timeout: float, json_out: bool, progress: Callable[[str], None]
+    directory: str | None,
+    count: int,
+    workers: int,
+    timeout: float,
+    json_out: bool,
+    progress: Callable[[str], None],
 ) -> None:
     import shlex
 
     from oms.demo import fleet as demo_fleet
     from oms.errors import DemoFailedError
 
-    result = demo_fleet.run(directory, count=count, workers=workers, timeout_s=timeout, progress=progress)
+    result = demo_fleet.run(
+        directory, count=count, workers=workers, timeout_s=timeout, progress=progress
+    )
     if json_out:
         emit(result.to_json())
         if not result.ok:
             raise typer.Exit(1)
         return
-    table(("ticket", "dispatch", "state"), [[r["ticket_id"], r["dispatch_id"], r["state"]] for r in result.results])
-    typer.echo(
-        f"\n{len(result.results)} tickets in {result.seconds:.0f} s over {result.ticks} ticks; at most "
-        f"{result.max_concurrent_workers} workers at once (pool {workers}); the demo's tmux server has ended"
+    table(
+        ("ticket", "dispatch", "state"),
+        [[r["ticket_id"], r["dispatch_id"], r["state"]] for r in result.results],
     )
-    roots = f"--state-root {shlex.quote(result.state_root)} --config-root {shlex.quote(result.repo)}"
+    typer.echo(
+        f"\n{len(result.results)} tickets in {result.seconds:.0f} s over {result.ticks} ticks; "
+        f"at most {result.max_concurrent_workers} workers at once (pool {workers}); the demo's "
+        f"tmux server has ended"
+    )
+    roots = (
+        f"--state-root {shlex.quote(result.state_root)} --config-root {shlex.quote(result.repo)}"
+    )
     typer.echo(f"  oms status {roots}")
     if not result.ok:
         raise DemoFailedError(f"demo did not finish: {result.reason}", hint=f"oms status {roots}")
@@ -329,15 +390,25 @@ COMPLETE_VAR = "_OMS_COMPLETE"  # the completion scripts call oms with it set (`
 def completion(
     shell: Annotated[str, typer.Argument(help="bash, zsh or fish.", metavar="SHELL")],
 ) -> None:
-    """Print the shell completion script: `source <(oms completion bash)` in ~/.bashrc, `oms completion zsh >
-    "${fpath[1]}/_oms"`, or `oms completion fish > ~/.config/fish/completions/oms.fish`."""
-    from typer._completion_shared import _completion_scripts  # Typer's own scripts (typer is pinned: ADR 0006)
+    """Print the shell completion script: `source <(oms completion bash)` in ~/.bashrc, `oms
+    completion zsh > "${fpath[1]}/_oms"`, or `oms completion fish >
+    ~/.config/fish/completions/oms.fish`."""
+    from typer._completion_shared import (
+        _completion_scripts,
+    )  # Typer's own scripts (typer is pinned: ADR 0006)
 
     from oms.errors import UsageError
 
     if shell not in COMPLETION_SHELLS:
-        raise UsageError(f"no completion for shell {shell[:40]!r} (expected one of {', '.join(COMPLETION_SHELLS)})")
-    names = {"complete_func": "_oms_completion", "prog_name": "oms", "autocomplete_var": COMPLETE_VAR}
+        raise UsageError(
+            f"no completion for shell {shell[:40]!r} (expected one of "
+            f"{', '.join(COMPLETION_SHELLS)})"
+        )
+    names = {
+        "complete_func": "_oms_completion",
+        "prog_name": "oms",
+        "autocomplete_var": COMPLETE_VAR,
+    }
     typer.echo((_completion_scripts[shell] % names).strip())
 
 

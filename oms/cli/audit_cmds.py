@@ -19,13 +19,17 @@ app = typer.Typer(
 @app.command("verify")
 def verify_cmd(
     checkpoint: Annotated[
-        str | None, typer.Option("--checkpoint", help="A checkpoint exported earlier (finds a rolled-back root).")
+        str | None,
+        typer.Option(
+            "--checkpoint", help="A checkpoint exported earlier (finds a rolled-back root)."
+        ),
     ] = None,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Check the chain, its signed checkpoints, and every ledgered file (exit 1: something is wrong)."""
+    """Check the chain, its signed checkpoints, and every ledgered file (exit 1: something is
+    wrong)."""
     from oms.errors import IntegrityError
     from oms.fsio.outside import read_user_file
     from oms.store.anchor import ROLLBACK_HINT
@@ -64,13 +68,15 @@ def verify_cmd(
 @app.command("checkpoint")
 def checkpoint_cmd(
     export: Annotated[
-        str | None, typer.Option("--export", help="Also write it to this file, outside the state root.")
+        str | None,
+        typer.Option("--export", help="Also write it to this file, outside the state root."),
     ] = None,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Sign the ledger's head now; with --export, keep a copy outside the state root (`audit verify --checkpoint`)."""
+    """Sign the ledger's head now; with --export, keep a copy outside the state root (`audit verify
+    --checkpoint`)."""
     import json
     import os
 
@@ -82,7 +88,9 @@ def checkpoint_cmd(
         if export is not None:  # refused before anything is written
             target = os.path.realpath(export)
             if target == state or target.startswith(state + "/"):
-                raise InvalidInputError("export the checkpoint outside the state root (a copy inside proves nothing)")
+                raise InvalidInputError(
+                    "export the checkpoint outside the state root (a copy inside proves nothing)"
+                )
             if os.path.lexists(export):
                 raise InvalidInputError(f"{export} exists: export to a new file")
         found = ws.store.checkpoint()
@@ -102,27 +110,41 @@ def checkpoint_cmd(
 
 @app.command("log")
 def log_cmd(
-    ticket: Annotated[str | None, typer.Option("--ticket", help="Only what names this ticket.")] = None,
+    ticket: Annotated[
+        str | None, typer.Option("--ticket", help="Only what names this ticket.")
+    ] = None,
     dispatch: Annotated[
-        str | None, typer.Option("--dispatch", help="Only what names this dispatch (or its worker).")
+        str | None,
+        typer.Option("--dispatch", help="Only what names this dispatch (or its worker)."),
     ] = None,
     worker: Annotated[
-        str | None, typer.Option("--worker", help="Only what names this worker (a worker's id is its dispatch's).")
+        str | None,
+        typer.Option(
+            "--worker", help="Only what names this worker (a worker's id is its dispatch's)."
+        ),
     ] = None,
-    since: Annotated[str | None, typer.Option("--since", help="From this time on (RFC 3339).")] = None,
-    until: Annotated[str | None, typer.Option("--until", help="Up to this time (RFC 3339).")] = None,
-    limit: Annotated[int, typer.Option("--limit", min=1, help="The last N entries that match.")] = 200,
+    since: Annotated[
+        str | None, typer.Option("--since", help="From this time on (RFC 3339).")
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option("--until", help="Up to this time (RFC 3339).")
+    ] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", min=1, help="The last N entries that match.")
+    ] = 200,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """The readable timeline: every ledger entry, what it wrote and what that says (filters by ticket,
-    dispatch or worker, and time)."""
+    """The readable timeline: every ledger entry, what it wrote and what that says (filters by
+    ticket, dispatch or worker, and time)."""
     from oms.errors import IntegrityError, UsageError
     from oms.services.admin import audit
 
     if worker is not None and dispatch is not None and worker != dispatch:
-        raise UsageError("--worker and --dispatch name one id (a worker's is its dispatch's): give one")
+        raise UsageError(
+            "--worker and --dispatch name one id (a worker's is its dispatch's): give one"
+        )
     with workspace(state_root_, config_root_) as ws:
         rows, fault = audit.timeline(
             ws, ticket=ticket, dispatch=dispatch or worker, since=since, until=until, limit=limit
@@ -137,9 +159,11 @@ def log_cmd(
 
 
 @app.command("adopt")
-def adopt_cmd(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
-    """Start the ledger of a state root made before it: every record, event, evidence and journal file as it
-    is now (once; refused when a ledger exists)."""
+def adopt_cmd(
+    state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+) -> None:
+    """Start the ledger of a state root made before it: every record, event, evidence and journal
+    file as it is now (once; refused when a ledger exists)."""
     from oms.store import ledger
 
     with workspace(state_root_, config_root_, served=False) as ws:  # (before `oms init` records it)

@@ -100,9 +100,14 @@ def run_cli(args: Sequence[str]) -> int:
             sys.stdout.write(exc.format_message() + "\n")
             return EXIT_USAGE
         message = one_line(exc.format_message())
-        _report(args, {"error": "usage", "message": message}, f"oms: usage: {message} (see `oms --help`)")
+        _report(
+            args,
+            {"error": "usage", "message": message},
+            f"oms: usage: {message} (see `oms --help`)",
+        )
         return code if code else EXIT_USAGE
-    except Exception as exc:  # noqa: BLE001 - the boundary: anything else is a bug, reported in one line
+    # the boundary: anything else is a bug, reported in one line
+    except Exception as exc:  # noqa: BLE001
         if _verbose(args):
             traceback.print_exc()
         message = one_line(f"{type(exc).__name__}: {exc}")

@@ -70,7 +70,9 @@ def emit(data: object) -> None:
 def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
     """Print an aligned text table (or a note when empty)."""
     cells = [[str(c) if c is not None else "-" for c in row] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(header)]
+    widths = [
+        max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(header)
+    ]
     typer.echo("  ".join(h.upper().ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
     for row in cells:
         typer.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
@@ -98,7 +100,8 @@ def workspace(state: str | None, config: str | None, *, served: bool = True) -> 
 
 
 def confirm_person(person: str | None, *, question: str, expect: str, yes: bool) -> tuple[str, str]:
-    """Establish that a person is acting: on a TTY, they type `expect`; elsewhere `--person` must name them.
+    """Establish that a person is acting: on a TTY, they type `expect`; elsewhere `--person` must
+    name them.
 
     Returns (person, how): how is "tty" or "flag".
     """
@@ -108,11 +111,17 @@ def confirm_person(person: str | None, *, question: str, expect: str, yes: bool)
             raise UsageError("confirmation did not match; nothing was recorded")
         return (person or getpass.getuser()), "tty"
     if not person:
-        raise UsageError("not on a terminal: name the person with --person (oms records who authorised this)")
+        raise UsageError(
+            "not on a terminal: name the person with --person (oms records who authorised this)"
+        )
     return person, "flag"
 
 
 def text_for_terminal(text: str) -> str:
-    """Text someone else wrote (a ticket's title and body), safe to print: lines and tabs kept, every other
-    control character (ESC and so terminal escapes: OSC 52 writes the clipboard) shown escaped."""
-    return "".join(c if c in "\n\t" or c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    """Text someone else wrote (a ticket's title and body), safe to print: lines and tabs kept,
+    every other control character (ESC and so terminal escapes: OSC 52 writes the clipboard) shown
+    escaped."""
+    return "".join(
+        c if c in "\n\t" or c.isprintable() else c.encode("unicode_escape").decode("ascii")
+        for c in text
+    )

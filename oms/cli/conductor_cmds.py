@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     from oms.services.conductor.tick import Tick
     from oms.services.workspace import Workspace
 
-app = typer.Typer(help="The conductor: one tick, or ticks in a loop.", no_args_is_help=True, rich_markup_mode=None)
+app = typer.Typer(
+    help="The conductor: one tick, or ticks in a loop.", no_args_is_help=True, rich_markup_mode=None
+)
 
 
 def _stamp() -> str:
@@ -42,7 +44,9 @@ def _summary(report: Tick) -> str:
 
 
 @app.command("tick")
-def tick(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+def tick(
+    state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+) -> None:
     """One idempotent pass: reconcile, expire, deadlines, resume, deliver, resolve, fill, close."""
     from oms.services.conductor import tick as conductor
 
@@ -67,14 +71,20 @@ def _internal(lines: list[str]) -> str:
 @app.command("run")
 def run(
     interval: Annotated[
-        int | None, typer.Option("--interval", min=1, max=3600, help="Seconds between ticks (default: the config's).")
+        int | None,
+        typer.Option(
+            "--interval", min=1, max=3600, help="Seconds between ticks (default: the config's)."
+        ),
     ] = None,
-    ticks: Annotated[int | None, typer.Option("--ticks", min=1, help="Stop after this many ticks.")] = None,
+    ticks: Annotated[
+        int | None, typer.Option("--ticks", min=1, help="Stop after this many ticks.")
+    ] = None,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Tick in a loop (woken early by new tickets and events) until Ctrl-C or SIGTERM; workers keep running."""
+    """Tick in a loop (woken early by new tickets and events) until Ctrl-C or SIGTERM; workers keep
+    running."""
     from oms.services.conductor.loop import Loop
 
     asked: list[int] = []
@@ -92,7 +102,9 @@ def run(
                 internal.append(f"a tick: {failed}")
             if json_out:
                 emit(
-                    {"type": "tick", **done.to_json()} if done is not None else {"type": "tick-failed", "error": failed}
+                    {"type": "tick", **done.to_json()}
+                    if done is not None
+                    else {"type": "tick-failed", "error": failed}
                 )
             elif done is None:
                 typer.echo(f"{_stamp()} tick failed: {failed}")
@@ -104,13 +116,17 @@ def run(
                 typer.echo(f"{_stamp()} {_summary(done)}")
 
         if not json_out:
-            typer.echo(f"{_stamp()} conductor on {ws.store.path}, a tick every {every} s (Ctrl-C ends it)")
+            typer.echo(
+                f"{_stamp()} conductor on {ws.store.path}, a tick every {every} s (Ctrl-C ends it)"
+            )
         count = Loop(ws, float(every), report, lambda: bool(asked), ticks).run()
     why = "asked to stop" if asked else "done"
     if json_out:
         emit({"type": "stopped", "ticks": count, "reason": why, "internal_errors": internal})
     else:
-        typer.echo(f"{_stamp()} conductor stopped after {count} ticks ({why}); workers keep running")
+        typer.echo(
+            f"{_stamp()} conductor stopped after {count} ticks ({why}); workers keep running"
+        )
     if internal:
         raise InternalErrorsSeen(_internal(internal))
 
@@ -141,7 +157,8 @@ def _interrupted_now(_signum: int, _frame: object) -> None:
 
 
 def _live_view(ws: Workspace, report: Tick) -> None:
-    """Redraw the screen: pool, workers (health, age, last heartbeat), queue, recent ends, the tick."""
+    """Redraw the screen: pool, workers (health, age, last heartbeat), queue, recent ends, the
+    tick."""
     from oms.cli.conductor_view import render
 
     typer.echo("\x1b[H\x1b[2J" + render(ws, report), nl=False)

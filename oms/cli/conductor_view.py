@@ -19,7 +19,9 @@ def _age(since: object, now_ms: int) -> str:
         return "-"
     seconds = max(0, (now_ms - parse_ts(since)) // 1000)
     return (
-        f"{seconds // 3600}h{seconds % 3600 // 60:02d}m" if seconds >= 3600 else f"{seconds // 60}m{seconds % 60:02d}s"
+        f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+        if seconds >= 3600
+        else f"{seconds // 60}m{seconds % 60:02d}s"
     )
 
 
@@ -32,11 +34,14 @@ def render(ws: Workspace, report: Tick) -> str:
     now_ms = parse_ts(ws.now())
     sessions = {s.payload.get("dispatch_id"): s for s in snap.sessions}
     running = [w for w in snap.workers if w.payload["health"] != "stopped"]
-    ended = sorted((w for w in snap.workers if w.payload["health"] == "stopped"), key=lambda w: w.observed_at)
+    ended = sorted(
+        (w for w in snap.workers if w.payload["health"] == "stopped"), key=lambda w: w.observed_at
+    )
     queue = [t for t in snap.tickets if t.state == "open"]
     lines = [
-        f"oms conductor  {time.strftime('%H:%M:%S')}  pool {len(running)}/{ws.config().max_workers}  "
-        f"queue {len(queue)}  tick {sum(p.ms for p in report.phases):.0f} ms",
+        f"oms conductor  {time.strftime('%H:%M:%S')}  pool "
+        f"{len(running)}/{ws.config().max_workers}  queue {len(queue)}  tick "
+        f"{sum(p.ms for p in report.phases):.0f} ms",
         "",
         f"{'WORKER':<28} {'HEALTH':<9} {'ACTIVITY':<9} {'AGENT':<11} {'AGE':>7} {'BEAT':>7}  CLASS",
     ]
@@ -52,8 +57,16 @@ def render(ws: Workspace, report: Tick) -> str:
         )
     if not running:
         lines.append("(no running workers)")
-    lines += ["", "QUEUE " + (" ".join(t.record_id for t in queue[:10]) or "(empty)"), "", "RECENT ENDS"]
-    lines += [f"  {w.record_id} {w.payload.get('end_reason')}: {w.payload.get('end_detail')}" for w in ended[-RECENT:]]
+    lines += [
+        "",
+        "QUEUE " + (" ".join(t.record_id for t in queue[:10]) or "(empty)"),
+        "",
+        "RECENT ENDS",
+    ]
+    lines += [
+        f"  {w.record_id} {w.payload.get('end_reason')}: {w.payload.get('end_detail')}"
+        for w in ended[-RECENT:]
+    ]
     skipped = [f"  {p.name}: {line}" for p in report.phases for line in p.skipped]
     if skipped:
         lines += ["", "SKIPPED THIS TICK", *skipped[:RECENT]]

@@ -6,11 +6,22 @@ from typing import Annotated
 
 import typer
 
-from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, config_root, confirm_person, emit, table, workspace
+from oms.cli.common import (
+    ConfigRootOpt,
+    JsonOpt,
+    StateRootOpt,
+    config_root,
+    confirm_person,
+    emit,
+    table,
+    workspace,
+)
 from oms.store import Record
 
 app = typer.Typer(
-    help="Dispatches: propose, review, approve, accept, reject, cancel.", no_args_is_help=True, rich_markup_mode=None
+    help="Dispatches: propose, review, approve, accept, reject, cancel.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 policy_app = typer.Typer(help="The role policy.", no_args_is_help=True, rich_markup_mode=None)
 DispatchArg = Annotated[str, typer.Argument(help="Dispatch id (see `oms dispatch list`).")]
@@ -48,10 +59,15 @@ def _print(rec: Record) -> None:
 @app.command("propose")
 def propose(
     ticket: Annotated[str, typer.Argument(help="A leased ticket.")],
-    role: Annotated[str | None, typer.Option("--role", help="Worker role (default: config worker.role).")] = None,
+    role: Annotated[
+        str | None, typer.Option("--role", help="Worker role (default: config worker.role).")
+    ] = None,
     provider: Annotated[
         str | None,
-        typer.Option("--provider", help="Pin a provider (skips cooldowns and quota; see `oms route explain`)."),
+        typer.Option(
+            "--provider",
+            help="Pin a provider (skips cooldowns and quota; see `oms route explain`).",
+        ),
     ] = None,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
@@ -93,9 +109,13 @@ def review(
 @app.command("approve")
 def approve(
     dispatch: DispatchArg,
-    person: Annotated[str | None, typer.Option("--person", help="Who approves (required off a TTY).")] = None,
+    person: Annotated[
+        str | None, typer.Option("--person", help="Who approves (required off a TTY).")
+    ] = None,
     rationale: Annotated[str, typer.Option("--rationale")] = "approved by a person",
-    yes: Annotated[bool, typer.Option("--yes", help="Skip the interactive confirmation (needs --person).")] = False,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Skip the interactive confirmation (needs --person).")
+    ] = False,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
@@ -103,7 +123,9 @@ def approve(
     """A person approves the intent (only where the role policy allows human approval)."""
     from oms.services.chain import dispatches
 
-    who, _ = confirm_person(person, question=f"Approve dispatch {dispatch} as yourself?", expect=dispatch, yes=yes)
+    who, _ = confirm_person(
+        person, question=f"Approve dispatch {dispatch} as yourself?", expect=dispatch, yes=yes
+    )
     with workspace(state_root_, config_root_) as ws:
         rec, ref = dispatches.approve(ws, dispatch, person=who, rationale=rationale)
     if json_out:
@@ -179,7 +201,9 @@ def show(
 
 
 @app.command("list")
-def list_(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+def list_(
+    state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+) -> None:
     """List dispatches."""
     from oms.services.chain import dispatches
 
@@ -206,7 +230,8 @@ def list_(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, 
 
 @policy_app.command("show")
 def policy_show(config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
-    """The committed role policy: its digest and grants (refused if the file is not the one at HEAD)."""
+    """The committed role policy: its digest and grants (refused if the file is not the one at
+    HEAD)."""
     from oms.fsio import Root
     from oms.services.workspace.policy import load_tracked
 
@@ -221,7 +246,12 @@ def policy_show(config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -
     table(
         ("role", "capabilities", "tools", "may_review"),
         [
-            (name, ",".join(g.capabilities) or "-", ",".join(g.tools) or "-", "yes" if g.may_review else "no")
+            (
+                name,
+                ",".join(g.capabilities) or "-",
+                ",".join(g.tools) or "-",
+                "yes" if g.may_review else "no",
+            )
             for name, g in sorted(policy.roles.items())
         ],
     )

@@ -1,10 +1,10 @@
 """The process entry point: fast paths first, then the Typer app.
 
 `oms --version` and `oms worker supervise` (the first process of every worker pane and its broker,
-alive as long as the agent) are answered here without importing Typer, and so is the `--help` of every
-command answered here (`cli/fast_help.py`). The hook and bridge entry points
-(`oms hook provider`, `oms worker bridge`), which run inside a worker's sandbox as thin relays to its
-broker (`cli/relay.py`, ADR 0012), dispatch here the same way, and so does `oms worker tree-job`, an
+alive as long as the agent) are answered here without importing Typer, and so is the `--help` of
+every command answered here (`cli/fast_help.py`). The hook and bridge entry points (`oms hook
+provider`, `oms worker bridge`), which run inside a worker's sandbox as thin relays to its broker
+(`cli/relay.py`, ADR 0012), dispatch here the same way, and so does `oms worker tree-job`, an
 operation on an agent's worktree inside its own sandbox (`adapters/tree_work.py`, docs/adr/0024).
 """
 
@@ -52,7 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from oms.cli.relay import bridge
 
         return bridge(args[2:])
-    if args[:2] == ["worker", "netrelay"]:  # inside a sandbox without a network: the agent's way to its model
+    if args[:2] == [
+        "worker",
+        "netrelay",
+    ]:  # inside a sandbox without a network: the agent's way to its model
         from oms.process.netrelay import main as netrelay
 
         return netrelay(args[2:])
@@ -66,8 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _fast_help(args: list[str]) -> int | None:
-    """`--help` of a command answered here (without Typer), `oms hook` alone or with no known command; None:
-    not a help request, run the command."""
+    """`--help` of a command answered here (without Typer), `oms hook` alone or with no known
+    command; None: not a help request, run the command."""
     from oms.cli.fast_help import HOOK_GROUP, PAGES, asks_help
 
     if args[:2] == ["hook", "provider"] or args[:1] == ["worker"]:
@@ -86,8 +89,9 @@ def _fast_help(args: list[str]) -> int | None:
 
 
 def _supervise(args: list[str]) -> int:
-    """`oms worker supervise --dispatch-id D --state-root S` (written by delivery into the pane, not by hand):
-    the agent's argv, environment and sandbox come from the launch spec delivery left in the state root."""
+    """`oms worker supervise --dispatch-id D --state-root S` (written by delivery into the pane, not
+    by hand): the agent's argv, environment and sandbox come from the launch spec delivery left in
+    the state root."""
     usage = "oms: usage: oms worker supervise --dispatch-id D --state-root S\n"
     try:
         values = dict(zip(args[::2], args[1::2], strict=True))

@@ -1,7 +1,8 @@
-"""Help for the commands answered before Typer loads (`cli/entry.py`): the ones agents' CLIs and panes run.
+"""Help for the commands answered before Typer loads (`cli/entry.py`): the ones agents' CLIs and
+panes run.
 
-Plain text, no imports: `oms hook provider --help` must cost what the hook costs. `oms --help` shows SECTION
-(the Typer app's epilog), so the top-level help lists every entry point, these included.
+Plain text, no imports: `oms hook provider --help` must cost what the hook costs. `oms --help` shows
+SECTION (the Typer app's epilog), so the top-level help lists every entry point, these included.
 """
 
 from __future__ import annotations

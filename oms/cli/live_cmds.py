@@ -1,4 +1,5 @@
-"""`oms live authorize|revoke|status`: a person's authorisation to contact agents about a GitHub repository."""
+"""`oms live authorize|revoke|status`: a person's authorisation to contact agents about a GitHub
+repository."""
 
 from __future__ import annotations
 
@@ -6,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, confirm_person, emit, table, workspace
+from oms.cli.common import (
+    ConfigRootOpt,
+    JsonOpt,
+    StateRootOpt,
+    confirm_person,
+    emit,
+    table,
+    workspace,
+)
 
 app = typer.Typer(
     help="Live authorisation for GitHub tickets (started by a person, revocable).",
@@ -19,8 +28,12 @@ RepoOpt = Annotated[str, typer.Option("--repository", help="owner/name")]
 @app.command("authorize")
 def authorize(
     repository: RepoOpt,
-    person: Annotated[str | None, typer.Option("--person", help="Who authorises (required off a TTY).")] = None,
-    yes: Annotated[bool, typer.Option("--yes", help="Skip the prompt (then --person is required).")] = False,
+    person: Annotated[
+        str | None, typer.Option("--person", help="Who authorises (required off a TTY).")
+    ] = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Skip the prompt (then --person is required).")
+    ] = False,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
@@ -31,14 +44,21 @@ def authorize(
 
     check_repository(repository)  # before the prompt shows it
     who, how = confirm_person(
-        person, question=f"Authorise live agent contact for {repository}?", expect=repository, yes=yes
+        person,
+        question=f"Authorise live agent contact for {repository}?",
+        expect=repository,
+        yes=yes,
     )
     with workspace(state_root_, config_root_) as ws:
         rec = live.authorize(ws, repository, person=who, confirmed_by=how)
     if json_out:
-        emit({"ok": True, "authorization": {"id": rec.record_id, "state": rec.state, **rec.payload}})
+        emit(
+            {"ok": True, "authorization": {"id": rec.record_id, "state": rec.state, **rec.payload}}
+        )
     else:
-        typer.echo(f"{repository}: authorised by {rec.payload['person']} ({rec.payload['confirmed_by']})")
+        typer.echo(
+            f"{repository}: authorised by {rec.payload['person']} ({rec.payload['confirmed_by']})"
+        )
 
 
 @app.command("revoke")
@@ -49,7 +69,8 @@ def revoke(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Withdraw a live authorisation; the repository's running workers are parked (panes and worktrees kept)."""
+    """Withdraw a live authorisation; the repository's running workers are parked (panes and
+    worktrees kept)."""
     from oms.services.chain import fence
 
     with workspace(state_root_, config_root_) as ws:
@@ -60,11 +81,16 @@ def revoke(
     else:
         typer.echo(f"{repository}: revoked")
         for worker_id in parked:
-            typer.echo(f"parked worker {worker_id}: its attempt is fenced (stop it with `oms worker stop {worker_id}`)")
+            typer.echo(
+                f"parked worker {worker_id}: its attempt is fenced (stop "
+                f"it with `oms worker stop {worker_id}`)"
+            )
 
 
 @app.command("status")
-def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+def status(
+    state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+) -> None:
     """Authorisations and the number of journaled contacts."""
     from oms.services.chain import live
 
@@ -76,12 +102,17 @@ def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None,
             {
                 "ok": True,
                 "contacts": contacts,
-                "authorizations": [{"id": r.record_id, "state": r.state, **r.payload} for r in recs],
+                "authorizations": [
+                    {"id": r.record_id, "state": r.state, **r.payload} for r in recs
+                ],
             }
         )
         return
     table(
         ("repository", "state", "person", "since"),
-        [(r.payload["repository"], r.state, r.payload["person"], r.payload["authorized_at"]) for r in recs],
+        [
+            (r.payload["repository"], r.state, r.payload["person"], r.payload["authorized_at"])
+            for r in recs
+        ],
     )
     typer.echo(f"{contacts} contact{'s' if contacts != 1 else ''} journaled")

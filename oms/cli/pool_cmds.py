@@ -14,7 +14,9 @@ if TYPE_CHECKING:
     from oms.services.conductor.pool import Occupancy
 
 app = typer.Typer(
-    help="The worker pool: its slots, scaled under one lock.", no_args_is_help=True, rich_markup_mode=None
+    help="The worker pool: its slots, scaled under one lock.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 
@@ -30,7 +32,9 @@ def _show(payload: JsonObject, occupancy: Occupancy) -> None:
 
 
 @app.command("show")
-def show(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+def show(
+    state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+) -> None:
     """The pool's slots: active or draining, and the ticket each holds."""
     from oms.services.conductor import pool
 
@@ -44,15 +48,21 @@ def show(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, j
 
 @app.command("scale")
 def scale(
-    to: Annotated[int | None, typer.Option("--to", help="Active slots wanted (1 to the config's max_workers).")] = None,
+    to: Annotated[
+        int | None,
+        typer.Option("--to", help="Active slots wanted (1 to the config's max_workers)."),
+    ] = None,
     up: Annotated[int, typer.Option("--up", min=0, help="Add this many active slots.")] = 0,
     down: Annotated[int, typer.Option("--down", min=0, help="Remove this many active slots.")] = 0,
-    force: Annotated[bool, typer.Option("--force", help="Park the workers of busy slots as they drain.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Park the workers of busy slots as they drain.")
+    ] = False,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Scale the pool: idle slots leave first; busy ones drain (their work finishes), parked with --force."""
+    """Scale the pool: idle slots leave first; busy ones drain (their work finishes), parked with
+    --force."""
     from oms.errors import UsageError
     from oms.services.conductor import pool
 

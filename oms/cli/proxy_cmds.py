@@ -1,5 +1,5 @@
-"""`oms proxy start|stop|status` and the long-running `oms proxy serve` they manage: the loopback model proxy
-(`services/proxy/control.py`, ADR 0020)."""
+"""`oms proxy start|stop|status` and the long-running `oms proxy serve` they manage: the loopback
+model proxy (`services/proxy/control.py`, ADR 0020)."""
 
 from __future__ import annotations
 
@@ -21,13 +21,17 @@ app = typer.Typer(
 
 def _show(found: Status, json_out: bool) -> None:
     if json_out:
-        emit({"ok": found.state in ("running", "stopped", "not running", "stale"), **found.to_json()})
+        emit(
+            {"ok": found.state in ("running", "stopped", "not running", "stale"), **found.to_json()}
+        )
         return
     typer.echo(f"proxy: {found.state} ({found.note})")
 
 
 @app.command("start")
-def start(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+def start(
+    state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+) -> None:
     """Start the proxy in the background; it is recorded only once it answers the handshake."""
     from oms.services.proxy import control as proxy_control
 
@@ -37,7 +41,9 @@ def start(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, 
 
 
 @app.command("stop")
-def stop(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+def stop(
+    state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+) -> None:
     """Stop the recorded proxy (only the exact process oms started); a stale record is removed."""
     from oms.services.proxy import control as proxy_control
 
@@ -47,8 +53,11 @@ def stop(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, j
 
 
 @app.command("status")
-def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
-    """Running (the handshake checked now), not running, stale, or unverified or unreadable (exit 1)."""
+def status(
+    state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+) -> None:
+    """Running (the handshake checked now), not running, stale, or unverified or unreadable (exit
+    1)."""
     from oms.errors import ProxyError
     from oms.services.proxy import control as proxy_control
 
@@ -57,14 +66,20 @@ def status(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None,
     if found.state in ("unverified", "unreadable"):
         if json_out:
             _show(found, json_out)
-        raise ProxyError(f"proxy {found.state}: {found.note}", hint="`oms proxy stop`, then `oms proxy start`")
+        raise ProxyError(
+            f"proxy {found.state}: {found.note}", hint="`oms proxy stop`, then `oms proxy start`"
+        )
     _show(found, json_out)
 
 
 @app.command("serve", hidden=True)
 def serve(
-    secret_fd: Annotated[int, typer.Option("--secret-fd", min=3, help="Descriptor holding the handshake key.")],
-    ready_fd: Annotated[int, typer.Option("--ready-fd", min=3, help="Descriptor to write the port to.")],
+    secret_fd: Annotated[
+        int, typer.Option("--secret-fd", min=3, help="Descriptor holding the handshake key.")
+    ],
+    ready_fd: Annotated[
+        int, typer.Option("--ready-fd", min=3, help="Descriptor to write the port to.")
+    ],
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
 ) -> None:

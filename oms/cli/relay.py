@@ -1,13 +1,15 @@
-"""`oms hook provider` and `oms worker bridge` inside a worker's sandbox: thin relays to the pane's broker.
+"""`oms hook provider` and `oms worker bridge` inside a worker's sandbox: thin relays to the pane's
+broker.
 
-The sandbox has no state root, no key and no records, so these commands decide nothing: they send their
-own argv and input to the broker's socket (`$OMS_BROKER_SOCKET`, default `/oms/broker.sock`, the only
-socket bound into the sandbox) and copy the answer back (protocol: `oms/domain/relay.py`, ADR 0012).
+The sandbox has no state root, no key and no records, so these commands decide nothing: they send
+their own argv and input to the broker's socket (`$OMS_BROKER_SOCKET`, default `/oms/broker.sock`,
+the only socket bound into the sandbox) and copy the answer back (protocol: `oms/domain/relay.py`,
+ADR 0012).
 
-Both load only the C socket module and the frame code (they run on every hook; docs/adr/0010). When the
-broker cannot be reached the hook relay still answers in the CLI's contract — `{}`, or a denial when its
-`--event` is PreToolUse or names no event (fail closed) — and the bridge relay exits 1, which an MCP
-client reports.
+Both load only the C socket module and the frame code (they run on every hook; docs/adr/0010). When
+the broker cannot be reached the hook relay still answers in the CLI's contract — `{}`, or a denial
+when its `--event` is PreToolUse or names no event (fail closed) — and the bridge relay exits 1,
+which an MCP client reports.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from oms.domain.relay import (
     parse_answer,
 )
 
-TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs a relay ~3 ms (mypy honours the name)
+# not `typing.TYPE_CHECKING`: importing typing costs a relay ~3 ms (mypy honours the name)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import _socket
 
@@ -73,7 +76,8 @@ def _read_stdin(cap: int) -> bytes:
 
 
 def hook(argv: list[str]) -> int:
-    """Relay one hook: stdin to the broker, its answer to stdout (and one line to stderr). Always exit 0."""
+    """Relay one hook: stdin to the broker, its answer to stdout (and one line to stderr). Always
+    exit 0."""
     data = _read_stdin(STDIN_CAP)
     safe = _DENY if fails_closed(argv) else b"{}\n"
     try:
@@ -100,8 +104,14 @@ def hook(argv: list[str]) -> int:
             sock.close()
         out, err = parse_answer(b"".join(chunks))
     except (OSError, RelayError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
-        sys.stderr.write(f"oms hook: no answer from the oms broker at {socket_path()}: {reason[:200]}\n")
+        reason = (
+            exc.strerror
+            if isinstance(exc, OSError) and exc.strerror
+            else str(exc) or type(exc).__name__
+        )
+        sys.stderr.write(
+            f"oms hook: no answer from the oms broker at {socket_path()}: {reason[:200]}\n"
+        )
         _write(1, safe)
         return 0
     if err:
@@ -111,7 +121,8 @@ def hook(argv: list[str]) -> int:
 
 
 def bridge(argv: list[str]) -> int:
-    """Relay one MCP stdio session: stdin lines to the broker, its lines to stdout, until either closes."""
+    """Relay one MCP stdio session: stdin lines to the broker, its lines to stdout, until either
+    closes."""
     import select
 
     try:
@@ -123,8 +134,14 @@ def bridge(argv: list[str]) -> int:
         header = encode_header("bridge", argv)
         sock = _connect(5.0)
     except (OSError, RelayError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
-        sys.stderr.write(f"oms bridge: cannot reach the oms broker at {socket_path()}: {reason[:200]}\n")
+        reason = (
+            exc.strerror
+            if isinstance(exc, OSError) and exc.strerror
+            else str(exc) or type(exc).__name__
+        )
+        sys.stderr.write(
+            f"oms bridge: cannot reach the oms broker at {socket_path()}: {reason[:200]}\n"
+        )
         return 1
     sfd: int = sock.fileno()
     try:
@@ -148,7 +165,9 @@ def bridge(argv: list[str]) -> int:
     except BrokenPipeError:
         return 0
     except OSError as exc:
-        sys.stderr.write(f"oms bridge: relay to the oms broker failed: {(exc.strerror or str(exc))[:200]}\n")
+        sys.stderr.write(
+            f"oms bridge: relay to the oms broker failed: {(exc.strerror or str(exc))[:200]}\n"
+        )
         return 1
     finally:
         sock.close()

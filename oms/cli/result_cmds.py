@@ -1,5 +1,5 @@
-"""`oms result verify|merge|discard DSP`: finishing a dispatch's result without losing work (issue 14,
-ADR 0021; `services/finishing/verify.py`, `services/finishing/finish.py`)."""
+"""`oms result verify|merge|discard DSP`: finishing a dispatch's result without losing work (issue
+14, ADR 0021; `services/finishing/verify.py`, `services/finishing/finish.py`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
 )
-DispatchArg = Annotated[str, typer.Argument(help="The dispatch whose result it is.", show_default=False)]
+DispatchArg = Annotated[
+    str, typer.Argument(help="The dispatch whose result it is.", show_default=False)
+]
 
 
 @app.command("verify")
@@ -24,7 +26,8 @@ def verify_cmd(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Run the committed [verify] checks against the tree a merge would make; sign the outcome (exit 1: failed)."""
+    """Run the committed [verify] checks against the tree a merge would make; sign the outcome (exit
+    1: failed)."""
     from oms.errors import VerificationFailedError
     from oms.services.finishing import verify
 
@@ -46,17 +49,23 @@ def verify_cmd(
         emit(doc)
     else:
         for r in done.ran:
-            outcome = "passed" if r.passed else ("timed out" if r.exit_code is None else f"exit {r.exit_code}")
+            outcome = (
+                "passed"
+                if r.passed
+                else ("timed out" if r.exit_code is None else f"exit {r.exit_code}")
+            )
             typer.echo(f"{outcome:<10} {r.duration_ms / 1000:7.1f}s  {' '.join(r.argv)[:100]}")
             if not r.passed and r.output:
                 tail = r.output[-2000:].decode("utf-8", "replace").rstrip()
                 typer.echo("\n".join("    " + line for line in tail.splitlines()[-20:]))
         typer.echo(
-            f"{'verified' if done.passed else 'failed'}: {done.commit[:12]} into {done.target.branch} "
-            f"({done.target.head[:12]}), evidence {done.ref[:12]}"
+            f"{'verified' if done.passed else 'failed'}: {done.commit[:12]} into "
+            f"{done.target.branch} ({done.target.head[:12]}), evidence {done.ref[:12]}"
         )
     if not done.passed:
-        raise VerificationFailedError(f"the checks of {dispatch} failed", hint="see the output above; nothing merged")
+        raise VerificationFailedError(
+            f"the checks of {dispatch} failed", hint="see the output above; nothing merged"
+        )
 
 
 @app.command("merge")
@@ -90,18 +99,24 @@ def merge_cmd(
     if done.already:
         typer.echo(f"already merged: {dispatch}'s result is in {done.target} ({done.merged[:12]})")
         return
-    typer.echo(f"merged {dispatch} into {done.target}: {done.base[:12]} -> {done.merged[:12]} ({done.mode})")
+    typer.echo(
+        f"merged {dispatch} into {done.target}: "
+        f"{done.base[:12]} -> {done.merged[:12]} ({done.mode})"
+    )
 
 
 @app.command("discard")
 def discard_cmd(
     dispatch: DispatchArg,
-    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the discard evidence).")] = "discarded",
+    reason: Annotated[
+        str, typer.Option("--reason", help="Why (kept in the discard evidence).")
+    ] = "discarded",
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Archive the dispatch's branch under refs/oms/archive/, then remove its worktree and branch."""
+    """Archive the dispatch's branch under refs/oms/archive/, then remove its worktree and
+    branch."""
     from oms.services.finishing import finish
 
     with workspace(state_root_, config_root_) as ws:
@@ -120,7 +135,10 @@ def discard_cmd(
             }
         )
         return
-    typer.echo(f"archived {done.commit[:12]} at {done.archive_ref}" + (f" and {done.bundle}" if done.bundle else ""))
+    typer.echo(
+        f"archived {done.commit[:12]} at {done.archive_ref}"
+        + (f" and {done.bundle}" if done.bundle else "")
+    )
     for line in done.removed:
         typer.echo(f"removed  {line}")
     for line in done.kept:

@@ -1,5 +1,5 @@
-"""`oms route explain` and `oms provider show|rest|clear`: which provider serves a role, and why the others
-do not (`domain/routing.py`, `services/chain/providers.py`, ADR 0019)."""
+"""`oms route explain` and `oms provider show|rest|clear`: which provider serves a role, and why the
+others do not (`domain/routing.py`, `services/chain/providers.py`, ADR 0019)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,11 @@ if TYPE_CHECKING:
     from oms.canonical import Json, JsonObject
     from oms.services.workspace import Workspace
 
-app = typer.Typer(help="Routing: which provider serves a role, and why.", no_args_is_help=True, rich_markup_mode=None)
+app = typer.Typer(
+    help="Routing: which provider serves a role, and why.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 provider_app = typer.Typer(
     help="Providers' standing, shared by the fleet: cooldowns and quota readings.",
     no_args_is_help=True,
@@ -48,8 +52,12 @@ def _standing_rows(ws: Workspace) -> list[JsonObject]:
 
 @app.command("explain")
 def explain(
-    role: Annotated[str | None, typer.Option("--role", help="The role (default: config worker.role).")] = None,
-    provider: Annotated[str | None, typer.Option("--provider", help="Explain a pin to this provider.")] = None,
+    role: Annotated[
+        str | None, typer.Option("--role", help="The role (default: config worker.role).")
+    ] = None,
+    provider: Annotated[
+        str | None, typer.Option("--provider", help="Explain a pin to this provider.")
+    ] = None,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
@@ -81,15 +89,17 @@ def explain(
         typer.echo(f"role {configured.role_id}: no provider can serve it now{wait}")
     else:
         typer.echo(
-            f"role {configured.role_id}: {choice.provider_id} ({choice.rule}), model {choice.model}, "
-            f"endpoint {choice.endpoint or 'the CLI default'}"
+            f"role {configured.role_id}: {choice.provider_id} ({choice.rule}), model "
+            f"{choice.model}, endpoint {choice.endpoint or 'the CLI default'}"
         )
     if choice.excluded:
         table(("provider", "why not"), [[p, why] for p, why in sorted(choice.excluded.items())])
 
 
 @provider_app.command("show")
-def show(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+def show(
+    state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+) -> None:
     """Every configured provider: its family, cost tier, tags, cooldown and last quota reading."""
     with workspace(state_root_, config_root_) as ws:
         rows = _standing_rows(ws)
@@ -121,20 +131,25 @@ def rest(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Put a provider in cooldown for the fleet (a quota cooldown: its running workers are parked until it
-    ends; a longer cooldown already running is kept)."""
+    """Put a provider in cooldown for the fleet (a quota cooldown: its running workers are parked
+    until it ends; a longer cooldown already running is kept)."""
     from oms.canonical import add_ms
     from oms.domain.routing import Cooldown
     from oms.services.chain import providers
 
     with workspace(state_root_, config_root_) as ws:
         until = add_ms(ws.now(), minutes * 60_000)
-        changed = providers.rest(ws, provider, Cooldown(until, "quota", reason), "oms provider rest")
+        changed = providers.rest(
+            ws, provider, Cooldown(until, "quota", reason), "oms provider rest"
+        )
         rows = [r for r in _standing_rows(ws) if r["provider_id"] == provider]
     if json_out:
         emit({"ok": True, "changed": changed, "provider": rows[0]})
         return
-    typer.echo(f"{provider}: rests until {rows[0]['cooldown_until']}" + ("" if changed else " (already so long)"))
+    typer.echo(
+        f"{provider}: rests until {rows[0]['cooldown_until']}"
+        + ("" if changed else " (already so long)")
+    )
 
 
 @provider_app.command("clear")

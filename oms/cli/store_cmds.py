@@ -9,7 +9,9 @@ import typer
 from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, state_root, workspace
 from oms.errors import shown
 
-app = typer.Typer(help="Inspect and check the state root.", no_args_is_help=True, rich_markup_mode=None)
+app = typer.Typer(
+    help="Inspect and check the state root.", no_args_is_help=True, rich_markup_mode=None
+)
 
 
 @app.command("verify")
@@ -30,8 +32,14 @@ def verify(state_root_: StateRootOpt = None, json_out: JsonOpt = False) -> None:
         )
     else:
         for f in report.findings:
-            typer.echo(f"{'FAIL' if f.severity == 'error' else 'note'}  {shown(f.path)}: {shown(f.problem, 400)}")
-        counts = ", ".join(f"{n} {what}" for what, n in sorted(report.counts.items())) or "nothing stored yet"
+            typer.echo(
+                f"{'FAIL' if f.severity == 'error' else 'note'}  "
+                f"{shown(f.path)}: {shown(f.problem, 400)}"
+            )
+        counts = (
+            ", ".join(f"{n} {what}" for what, n in sorted(report.counts.items()))
+            or "nothing stored yet"
+        )
         verdict = "ok" if report.ok else f"{len(errors)} problem{'s' if len(errors) != 1 else ''}"
         typer.echo(f"store verify: {verdict} in {shown(report.root)} ({counts})")
     if not report.ok:
@@ -54,13 +62,16 @@ def sweep(state_root_: StateRootOpt = None, json_out: JsonOpt = False) -> None:
 
 @app.command("compact")
 def compact(
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would be compacted; change nothing.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Say what would be compacted; change nothing.")
+    ] = False,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Move ended tickets' dispatch, worker and session records, evidence and events into one archive each
-    ([retention] compact_after_days); the ledger still verifies. Say why each other ended ticket stays."""
+    """Move ended tickets' dispatch, worker and session records, evidence and events into one
+    archive each ([retention] compact_after_days); the ledger still verifies. Say why each other
+    ended ticket stays."""
     from oms.services.admin import compaction
 
     with workspace(state_root_, config_root_) as ws:
@@ -79,17 +90,22 @@ def compact(
         )
         return
     if report.off:
-        typer.echo("compaction is off ([retention] compact_after_days = 0 in .oms/config.toml): nothing done")
+        typer.echo(
+            "compaction is off ([retention] compact_after_days = "
+            "0 in .oms/config.toml): nothing done"
+        )
         return
     verb = "would compact" if dry_run else "compacted"
     for row in report.compacted:
         typer.echo(
-            f"{verb:<14} {row['ticket_id']}: {row['files']} files, {int(str(row['bytes_before'])) // 1024} KiB "
-            f"-> {shown(str(row['archive']))} ({int(str(row['bytes_after'])) // 1024} KiB)"
+            f"{verb:<14} {row['ticket_id']}: {row['files']} files, "
+            f"{int(str(row['bytes_before'])) // 1024} KiB -> {shown(str(row['archive']))} "
+            f"({int(str(row['bytes_after'])) // 1024} KiB)"
         )
     for row in report.kept:
         typer.echo(f"{'kept':<14} {row['ticket_id']}: {row['why']}")
     typer.echo(
-        f"{len(report.compacted)} {verb}, {report.bytes_freed // 1024} KiB freed; {len(report.kept)} kept; "
-        f"{report.not_due} ended ticket(s) not due yet ([retention] compact_after_days)"
+        f"{len(report.compacted)} {verb}, {report.bytes_freed // 1024} KiB freed; "
+        f"{len(report.kept)} kept; {report.not_due} ended ticket(s) not due yet ([retention] "
+        f"compact_after_days)"
     )

@@ -23,7 +23,9 @@ from oms.fsio.outside import read_user_file
 from oms.store import Record
 
 app = typer.Typer(help="Tickets and their leases.", no_args_is_help=True, rich_markup_mode=None)
-worktree_app = typer.Typer(help="The git worktree of a ticket.", no_args_is_help=True, rich_markup_mode=None)
+worktree_app = typer.Typer(
+    help="The git worktree of a ticket.", no_args_is_help=True, rich_markup_mode=None
+)
 
 TicketArg = Annotated[str, typer.Argument(help="Ticket id (see `oms ticket list`).")]
 MAX_INPUT = 512 * 1024
@@ -83,7 +85,10 @@ def add(
     ] = None,
     no_body: Annotated[bool, typer.Option("--no-body", help="The ticket has no body.")] = False,
     priority: Annotated[
-        int | None, typer.Option("--priority", min=1, max=5, help="1 (first) to 5; the conductor's order (default 3).")
+        int | None,
+        typer.Option(
+            "--priority", min=1, max=5, help="1 (first) to 5; the conductor's order (default 3)."
+        ),
     ] = None,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
@@ -112,9 +117,16 @@ def add(
 def import_(
     source: Annotated[
         str | None,
-        typer.Argument(help="JSON from `gh issue view --json number,title,body,url` (file, or '-'/omitted: stdin)."),
+        typer.Argument(
+            help=(
+                "JSON from `gh issue view --json number,title,body,url` (file, or '-'/omitted: "
+                "stdin)."
+            )
+        ),
     ] = None,
-    repository: Annotated[str | None, typer.Option("--repository", help="Expected owner/name.")] = None,
+    repository: Annotated[
+        str | None, typer.Option("--repository", help="Expected owner/name.")
+    ] = None,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
@@ -128,11 +140,16 @@ def import_(
     if json_out:
         emit({"ok": True, "created": created, "ticket": _ticket_json(rec)})
     else:
-        typer.echo(f"{'imported' if created else 'already imported'} {rec.record_id} from {rec.payload['repository']}")
+        typer.echo(
+            f"{'imported' if created else 'already imported'} {rec.record_id} from "
+            f"{rec.payload['repository']}"
+        )
 
 
 @app.command("list")
-def list_(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+def list_(
+    state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+) -> None:
     """List tickets."""
     from oms.services.chain import tickets
 
@@ -160,7 +177,10 @@ def list_(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, 
 
 @app.command("show")
 def show(
-    ticket: TicketArg, state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+    ticket: TicketArg,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
 ) -> None:
     """Show a ticket, its (verified) content, and where oms kept its attempts' uncommitted work."""
     from oms.services.admin import compaction
@@ -173,13 +193,32 @@ def show(
         kept = salvage.listed(ws.config_root, rec.record_id)
         archived = compaction.summary(ws, rec.record_id)
     if json_out:
-        emit({"ok": True, "ticket": _ticket_json(rec), "content": content, "salvaged": kept, "compacted": archived})
+        emit(
+            {
+                "ok": True,
+                "ticket": _ticket_json(rec),
+                "content": content,
+                "salvaged": kept,
+                "compacted": archived,
+            }
+        )
         return
-    for key in ("state", "attempt", "source", "repository", "worker_id", "session_id", "lease_expires_at", "reason"):
+    for key in (
+        "state",
+        "attempt",
+        "source",
+        "repository",
+        "worker_id",
+        "session_id",
+        "lease_expires_at",
+        "reason",
+    ):
         value = rec.payload.get(key) if key != "state" else rec.state
         typer.echo(f"{key:<17} {value if value is not None else '-'}")
     typer.echo(f"{'url':<17} {content.get('url') or '-'}")
-    for row in kept:  # `git checkout <ref> -- .` or `git diff <commit>^ <commit>` brings the work back
+    for (
+        row
+    ) in kept:  # `git checkout <ref> -- .` or `git diff <commit>^ <commit>` brings the work back
         typer.echo(f"{'salvaged':<17} {row['ref']} {str(row['commit'])[:12]} {row['at']}")
     if archived is not None:  # its dispatches, workers, sessions, evidence and events: one archive
         detail = archived.get("error") or f"{archived['files']} files"
@@ -190,8 +229,12 @@ def show(
 @app.command("lease")
 def lease(
     ticket: TicketArg,
-    worker: Annotated[str, typer.Option("--worker", help="The worker (pool slot) taking the lease.")],
-    minutes: Annotated[int | None, typer.Option("--minutes", help="Lease length (default: config lease).")] = None,
+    worker: Annotated[
+        str, typer.Option("--worker", help="The worker (pool slot) taking the lease.")
+    ],
+    minutes: Annotated[
+        int | None, typer.Option("--minutes", help="Lease length (default: config lease).")
+    ] = None,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
@@ -205,7 +248,10 @@ def lease(
     if json_out:
         emit({"ok": True, "ticket": _ticket_json(rec), "lease_token": grant.token})
         return
-    typer.echo(f"leased {rec.record_id} to {rec.payload['worker_id']} until {rec.payload['lease_expires_at']}")
+    typer.echo(
+        f"leased {rec.record_id} to {rec.payload['worker_id']} until "
+        f"{rec.payload['lease_expires_at']}"
+    )
     typer.echo(f"session {rec.payload['session_id']}")
     typer.echo(f"token   {grant.token}   (export OMS_LEASE_TOKEN=…; shown once)")
 
@@ -231,7 +277,9 @@ def renew(
 
 
 @app.command("expire")
-def expire(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
+def expire(
+    state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+) -> None:
     """Return tickets whose lease has run out to open (attempt + 1, with lease-expiry evidence); the
     workers of the expired attempts are parked (their panes and worktrees kept)."""
     from oms.services.chain import fence
@@ -244,7 +292,10 @@ def expire(state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None,
     for rec in recs:
         typer.echo(f"expired {rec.record_id}: open again, attempt {rec.payload['attempt']}")
     for worker_id in parked:
-        typer.echo(f"parked worker {worker_id}: its attempt is fenced (stop it with `oms worker stop {worker_id}`)")
+        typer.echo(
+            f"parked worker {worker_id}: its attempt is fenced (stop "
+            f"it with `oms worker stop {worker_id}`)"
+        )
     typer.echo(f"{len(recs)} lease{'s' if len(recs) != 1 else ''} expired")
 
 
@@ -266,7 +317,10 @@ def block(
     ticket: TicketArg,
     reason: Annotated[str, typer.Option("--reason", help="Why.")],
     token: Annotated[
-        str | None, typer.Option("--token", envvar="OMS_LEASE_TOKEN", help="For a leased ticket: the lease token.")
+        str | None,
+        typer.Option(
+            "--token", envvar="OMS_LEASE_TOKEN", help="For a leased ticket: the lease token."
+        ),
     ] = None,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
@@ -350,7 +404,13 @@ def _reopen(
 
 
 def _finish(
-    ticket: str, token: str, outcome: str, reason: str | None, state: str | None, config: str | None, json_out: bool
+    ticket: str,
+    token: str,
+    outcome: str,
+    reason: str | None,
+    state: str | None,
+    config: str | None,
+    json_out: bool,
 ) -> None:
     from oms.services.chain import tickets
 
@@ -365,7 +425,9 @@ def _finish(
 @worktree_app.command("create")
 def worktree_create(
     ticket: TicketArg,
-    base: Annotated[str | None, typer.Option("--base", help="Base commit or ref (default: HEAD).")] = None,
+    base: Annotated[
+        str | None, typer.Option("--base", help="Base commit or ref (default: HEAD).")
+    ] = None,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
@@ -379,12 +441,18 @@ def worktree_create(
         emit({"ok": True, "created": created, "worktree": record})
         return
     typer.echo(f"{'created' if created else 'exists '} {shown(str(record['worktree_root']))}")
-    typer.echo(f"branch  {record['branch']} at {str(record['base_commit'])[:12]}  (id {record['worktree_id']})")
+    typer.echo(
+        f"branch  {record['branch']} at {str(record['base_commit'])[:12]}  (id "
+        f"{record['worktree_id']})"
+    )
 
 
 @worktree_app.command("show")
 def worktree_show(
-    ticket: TicketArg, state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+    ticket: TicketArg,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
 ) -> None:
     """Show a ticket's worktree record."""
     from oms.errors import RecordNotFoundError
@@ -392,7 +460,9 @@ def worktree_show(
     with workspace(state_root_, config_root_) as ws:
         record = ws.store.worktrees.get(ticket)
     if record is None:
-        raise RecordNotFoundError(f"ticket {ticket} has no worktree record", hint=f"oms worktree create {ticket}")
+        raise RecordNotFoundError(
+            f"ticket {ticket} has no worktree record", hint=f"oms worktree create {ticket}"
+        )
     if json_out:
         emit({"ok": True, "worktree": record})
         return
@@ -402,12 +472,15 @@ def worktree_show(
 
 @worktree_app.command("gc")
 def worktree_gc(
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would go; remove nothing.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Say what would go; remove nothing.")
+    ] = False,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Remove finished tickets' worktrees whose work is merged or archived; say why each other one stays."""
+    """Remove finished tickets' worktrees whose work is merged or archived; say why each other one
+    stays."""
     from oms.services.finishing import worktree_gc
 
     with workspace(state_root_, config_root_) as ws:
@@ -425,7 +498,12 @@ def worktree_gc(
         return
     verb = "would remove" if dry_run else "removed"
     for row in report.removed:
-        typer.echo(f"{verb:<12} {row['path']} ({row['branch']}, {int(str(row['bytes'])) / 2**20:.1f} MiB)")
+        typer.echo(
+            f"{verb:<12} {row['path']} ({row['branch']}, {int(str(row['bytes'])) / 2**20:.1f} MiB)"
+        )
     for row in report.kept:
         typer.echo(f"{'kept':<12} {row['path']}: {row['why']}")
-    typer.echo(f"{len(report.removed)} {verb}, {report.bytes_freed / 2**20:.1f} MiB; {len(report.kept)} kept")
+    typer.echo(
+        f"{len(report.removed)} {verb}, {report.bytes_freed / 2**20:.1f} MiB; {len(report.kept)} "
+        f"kept"
+    )

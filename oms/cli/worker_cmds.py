@@ -31,7 +31,9 @@ def _print(view: Mapping[str, object]) -> None:
 
 @app.command("deliver")
 def deliver(
-    event_id: Annotated[str, typer.Option("--event-id", help="A dispatch-delivery-requested event.")],
+    event_id: Annotated[
+        str, typer.Option("--event-id", help="A dispatch-delivery-requested event.")
+    ],
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
@@ -48,7 +50,9 @@ def deliver(
         return
     outcome = result["outcome"]
     assert isinstance(outcome, dict)  # noqa: S101 - shape of the receipt
-    typer.echo(f"{result['status']}: {outcome.get('status')} {outcome.get('dispatch_id', '')}".rstrip())
+    typer.echo(
+        f"{result['status']}: {outcome.get('status')} {outcome.get('dispatch_id', '')}".rstrip()
+    )
     for key in ("session_id", "pane_id", "provider_mode", "reason"):
         if outcome.get(key):
             typer.echo(f"  {key:<14} {outcome[key]}")
@@ -59,7 +63,9 @@ def deliver(
 @app.command("park")
 def park(
     dispatch: DispatchArg,
-    until: Annotated[str, typer.Option("--until", help="Parked until (YYYY-MM-DDTHH:MM:SS.mmmZ, in the future).")],
+    until: Annotated[
+        str, typer.Option("--until", help="Parked until (YYYY-MM-DDTHH:MM:SS.mmmZ, in the future).")
+    ],
     reason: Annotated[str, typer.Option("--reason")] = "parked by oms worker park",
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
@@ -80,7 +86,8 @@ def resume(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Resume a parked worker once due: by keys while its pane lives, else relaunched on its agent's own session."""
+    """Resume a parked worker once due: by keys while its pane lives, else relaunched on its agent's
+    own session."""
     from oms.services.delivery.service import Delivery
 
     with workspace(state_root_, config_root_) as ws:

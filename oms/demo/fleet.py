@@ -75,7 +75,9 @@ def run(
     started = time.monotonic()
     with Workspace.open(prepared.state_root, prepared.repo) as ws:
         for n in range(count):
-            tickets.add(ws, f"Demo ticket {n + 1}", "Add a line to CHANGELOG.md naming this ticket.")
+            tickets.add(
+                ws, f"Demo ticket {n + 1}", "Add a line to CHANGELOG.md naming this ticket."
+            )
         try:
             _tick_until_done(ws, out, count, timeout_s, progress)
             out.results = _results(ws)
@@ -105,7 +107,9 @@ def _tick_until_done(
             states = [t.state for t in tickets.list_all(ws)]
             finished = sum(1 for s in states if s in FINAL)
             alive = sum(1 for c in report.classes.values() if c == "alive")
-            progress(f"tick {out.ticks}: {alive} workers running, {finished}/{count} tickets finished")
+            progress(
+                f"tick {out.ticks}: {alive} workers running, {finished}/{count} tickets finished"
+            )
             if finished == count:
                 return
             if time.monotonic() > deadline:
@@ -141,13 +145,18 @@ def _results(ws: Workspace) -> list[JsonObject]:
         if ticket_id not in latest or latest[ticket_id][0] < attempt:
             latest[ticket_id] = (attempt, dispatch_id)
     return [
-        {"ticket_id": t.record_id, "dispatch_id": latest.get(t.record_id, (0, None))[1], "state": t.state}
+        {
+            "ticket_id": t.record_id,
+            "dispatch_id": latest.get(t.record_id, (0, None))[1],
+            "state": t.state,
+        }
         for t in sorted(tickets.list_all(ws), key=lambda t: int(t.record_id.split("-")[1]))
     ]
 
 
 def _max_concurrent(ws: Workspace) -> int:
-    """The most workers that ran at once: each from its session's registration to its worker's end."""
+    """The most workers that ran at once: each from its session's registration to its worker's
+    end."""
     edges: list[tuple[int, int]] = []
     sessions = ws.store.records("session")
     workers = ws.store.records("worker")
@@ -159,7 +168,9 @@ def _max_concurrent(ws: Workspace) -> int:
         end = parse_ts(worker.observed_at) if worker.payload["health"] == "stopped" else 2**62
         edges += [(parse_ts(first.observed_at), 1), (end, -1)]
     running = most = 0
-    for _, delta in sorted(edges, key=lambda e: (e[0], e[1])):  # an end before a start at the same instant
+    for _, delta in sorted(
+        edges, key=lambda e: (e[0], e[1])
+    ):  # an end before a start at the same instant
         running += delta
         most = max(most, running)
     return most

@@ -4,10 +4,10 @@
    advisor (command transport: approves the exact intent digest it is shown) and the worker (command
    transport: reaches oms only through `oms hook provider` and `oms worker bridge`);
 2. a ticket is added, leased, given its worktree, proposed, reviewed by the advisor and accepted;
-3. `deliver` launches the worker in a pane of oms's own tmux server, inside its sandbox; the worker fires
-   SessionStart, reads and acknowledges its dispatch over MCP, changes a file (it cannot commit: its git
-   metadata is read-only), is held back by the Stop gate, records its result (oms commits the change,
-   verifies and signs it), and is let go by the Stop gate;
+3. `deliver` launches the worker in a pane of oms's own tmux server, inside its sandbox; the worker
+   fires SessionStart, reads and acknowledges its dispatch over MCP, changes a file (it cannot
+   commit: its git metadata is read-only), is held back by the Stop gate, records its result (oms
+   commits the change, verifies and signs it), and is let go by the Stop gate;
 4. the timeline of every record version, event, evidence and worker step is returned in time order.
 
 The worker then waits in its pane (press Enter there, or `oms worker stop`) so it can be inspected.
@@ -52,10 +52,11 @@ printf '{"verdict":"approve","rationale":"%s","dispatch_intent_sha256":"%s"}\n' 
 """
 
 WORKER_SCRIPT = r"""#!/bin/sh
-# The oms demo worker (command transport). Like a real agent it runs in a sandbox (its worktree, its
-# private $HOME) and reaches oms only through two doors: its hooks (`oms hook provider`, JSON on stdin)
-# and its MCP bridge (`oms worker bridge`, JSON-RPC lines on stdin), both relays to its broker. oms hands
-# it its dispatch and session in its environment (OMS_*). It logs to $HOME/worker.log.
+# The oms demo worker (command transport). Like a real agent it runs in a sandbox (its worktree,
+# its private $HOME) and reaches oms only through two doors: its hooks (`oms hook provider`, JSON on
+# stdin) and its MCP bridge (`oms worker bridge`, JSON-RPC lines on stdin), both relays to its
+# broker. oms hands it its dispatch and session in its environment (OMS_*). It logs to
+# $HOME/worker.log.
 #   worker.sh [full|prove|hooks-only|bridge-only|silent] [wait|exit]
 set -u
 log="$HOME/worker.log"
@@ -74,9 +75,12 @@ hook() {  # EVENT [MORE_JSON_FIELDS] -> the hook's answer
 initialize='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
 initialize="$initialize"'"capabilities":{},"clientInfo":{"name":"oms-demo-worker","version":"1"}}}'
 tool() {  # NAME ARGUMENTS_JSON -> the tools/call response (one JSON-RPC line)
+  tools_call="{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+  tools_call="$tools_call\"params\":{\"name\":\"$1\",\"arguments\":$2}}"
   printf '%s\n' "$initialize" '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
-    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"$1\",\"arguments\":$2}}" |
-    "$OMS_EXECUTABLE" worker bridge --dispatch-id "$OMS_DISPATCH_ID" --session-id "$OMS_SESSION_ID" |
+    "$tools_call" |
+    "$OMS_EXECUTABLE" worker bridge --dispatch-id "$OMS_DISPATCH_ID" \
+      --session-id "$OMS_SESSION_ID" |
     tail -n 1
 }
 field() {  # NAME: a string field of the structured result on stdin
@@ -122,7 +126,8 @@ esac
 reply=$(tool record_dispatch_result '{"status":"completed","summary":"Added a CHANGELOG line."}')
 state=$(printf '%s' "$reply" | field state)
 [ "$state" = result-received ] || { say "record_dispatch_result failed: $reply"; finish 1; }
-say "record_dispatch_result: dispatch $state, committed by oms as $(printf '%s' "$reply" | field result_commit)"
+commit=$(printf '%s' "$reply" | field result_commit)
+say "record_dispatch_result: dispatch $state, committed by oms as $commit"
 case "$(hook Stop ',"stop_hook_active":false')" in
   '{}') say "hook Stop: released (the dispatch has its result)" ;;
   *) say "hook Stop: still blocked after the result"; finish 1 ;;
@@ -229,17 +234,25 @@ def _prepare(base: str, max_workers: int = 2, worker_args: tuple[str, ...] = ())
     if any(not 0x20 <= ord(c) <= 0x7E for c in base):
         raise InvalidInputError(f"demo directory {base!r}: use a path of printable ASCII")
     run = DemoRun(base, os.path.join(base, "repo"), os.path.join(base, "state"))
-    with Root.open(base, create=True, private=False) as root:  # the state root inside it is private (0700)
+    with Root.open(
+        base, create=True, private=False
+    ) as root:  # the state root inside it is private (0700)
         if root.listdir():
-            raise InvalidInputError(f"demo directory {base} is not empty", hint="name a new or empty directory")
+            raise InvalidInputError(
+                f"demo directory {base} is not empty", hint="name a new or empty directory"
+            )
         root.publish("advisor.sh", ADVISOR_SCRIPT.encode(), mode=0o700)
         root.publish("worker.sh", WORKER_SCRIPT.encode(), mode=0o700)
         root.mkdirs("repo")
     with Root.open(run.repo, private=False) as repo:
-        repo.publish("README.md", b"# demo project\n\nA scratch repository made by `oms demo`.\n", mode=0o644)
+        repo.publish(
+            "README.md", b"# demo project\n\nA scratch repository made by `oms demo`.\n", mode=0o644
+        )
         repo.publish("CHANGELOG.md", b"# Changelog\n\n", mode=0o644)
         repo.mkdirs(".oms")
-        repo.publish(".oms/config.toml", _config(base, max_workers, worker_args).encode(), mode=0o644)
+        repo.publish(
+            ".oms/config.toml", _config(base, max_workers, worker_args).encode(), mode=0o644
+        )
     git.init_repository(run.repo)
     init(run.state_root, run.repo)  # the state root and key; the committed default role policy
     git.commit_all(run.repo, "demo project with its oms config and role policy")
@@ -280,7 +293,11 @@ def timeline(ws: Workspace, session_id: str) -> list[Step]:
         steps.append(Step(event.created_at, "event", event.event_type, _event_text(event.payload)))
     for ref in ws.store.evidence.refs():
         ev = ws.store.evidence.get(ref)
-        steps.append(Step(str(ev.body["created_at"]), "evidence", ev.kind, f"signed by oms, sha256 {ref[:12]}"))
+        steps.append(
+            Step(
+                str(ev.body["created_at"]), "evidence", ev.kind, f"signed by oms, sha256 {ref[:12]}"
+            )
+        )
     for line in worker_log(ws, session_id).decode("utf-8", "replace").splitlines():
         at, _, text = line.partition(" ")
         if text:
@@ -312,8 +329,8 @@ def run(
     keep: bool = False,
     progress: Callable[[str], None] = lambda _m: None,
 ) -> DemoRun:
-    """Run the demo in `base` (default: a new scratch directory). Unless `keep`, the worker is stopped and the
-    demo's tmux server ended before it returns (nothing of it lingers)."""
+    """Run the demo in `base` (default: a new scratch directory). Unless `keep`, the worker is
+    stopped and the demo's tmux server ended before it returns (nothing of it lingers)."""
     where = os.path.abspath(base) if base else scratch_directory("oms-demo-")
     progress(f"scratch directory {where}")
     demo = _prepare(where)
@@ -335,7 +352,9 @@ def _chain(ws: Workspace, demo: DemoRun, timeout_s: float, progress: Callable[[s
     worktrees.create(ws, ticket.record_id)
     dispatch, _ = dispatches.propose(ws, ticket.record_id)
     demo.dispatch_id = dispatch.record_id
-    progress(f"ticket {ticket.record_id} leased, worktree made, dispatch {dispatch.record_id} proposed")
+    progress(
+        f"ticket {ticket.record_id} leased, worktree made, dispatch {dispatch.record_id} proposed"
+    )
     dispatches.review(ws, dispatch.record_id)
     _, event_id = dispatches.accept(ws, dispatch.record_id)
     progress("advisor approved the exact intent; dispatch accepted")
@@ -351,7 +370,8 @@ def _chain(ws: Workspace, demo: DemoRun, timeout_s: float, progress: Callable[[s
 
 
 def _end(ws: Workspace, demo: DemoRun, progress: Callable[[str], None]) -> None:
-    """Stop the demo's worker (its end recorded as any stop's) and end the demo's own tmux server."""
+    """Stop the demo's worker (its end recorded as any stop's) and end the demo's own tmux
+    server."""
     delivery = Delivery.open(ws)
     if demo.dispatch_id:
         try:
@@ -372,13 +392,18 @@ def _wait(ws: Workspace, demo: DemoRun, timeout_s: float) -> None:
         if dispatch.state in TERMINAL:
             break
         if view["worker_health"] != "healthy" or not view["pane_live"]:
-            demo.reason = f"the worker ended early ({view['end_reason'] or view['health_reason'] or 'no reason'})"
+            demo.reason = (
+                f"the worker ended early ("
+                f"{view['end_reason'] or view['health_reason'] or 'no reason'})"
+            )
             return
         if time.monotonic() > deadline:
             demo.reason = f"no result after {timeout_s:g}s (dispatch {dispatch.state})"
             return
         time.sleep(0.1)
-    while time.monotonic() < deadline:  # let the worker finish its last steps (the Stop gate's release)
+    while (
+        time.monotonic() < deadline
+    ):  # let the worker finish its last steps (the Stop gate's release)
         if (
             b"waiting in the pane" in worker_log(ws, demo.session_id)
             or not delivery.observe(demo.dispatch_id)["pane_live"]

@@ -1,27 +1,31 @@
 """The conductor's rules (ADR 0016): pure decisions over plain data.
 
 - Backoff after a failed attempt: 10 s · 2^(n-1), capped at 300 s (Symphony), n = failures so far.
-- Quarantine: 5 failed attempts within an hour end the ticket `blocked`, its attempts listed (Gas City).
-- A result decides the ticket: `completed` → done; `blocked` → blocked with the agent's reason (a person
-  looks: never retried blindly); `failed` → retried after the backoff, or quarantined. An attempt stopped
-  by a decision (`oms worker stop`, or a worker that waited for a person past its deadline: `stopped`)
-  blocks its ticket too: it waits for a person, never for its lease to run out and a new agent. So
-  does an attempt whose worktree only a person can put right (`worktree`: gone with its branch,
-  broken by hand, holding what oms cannot keep; ADR 0029): retrying it would fail the same way.
+- Quarantine: 5 failed attempts within an hour end the ticket `blocked`, its attempts listed (Gas
+  City).
+- A result decides the ticket: `completed` → done; `blocked` → blocked with the agent's reason (a
+  person looks: never retried blindly); `failed` → retried after the backoff, or quarantined. An
+  attempt stopped by a decision (`oms worker stop`, or a worker that waited for a person past its
+  deadline: `stopped`) blocks its ticket too: it waits for a person, never for its lease to run out
+  and a new agent. So does an attempt whose worktree only a person can put right (`worktree`: gone
+  with its branch, broken by hand, holding what oms cannot keep; ADR 0029): retrying it would fail
+  the same way.
 - A configuration fault (ADR 0031: a login, bubblewrap, a cgroup, a path a launch cannot write,
   found before any model call or explaining a refusal on the way: `CONFIG`) is no attempt: the
   ticket waits, open, its reason "needs a person: ..." with the fix — no failure counted, no
   backoff, no quarantine —, and the queue takes it again at the first tick whose checks pass.
 - The queue: open tickets whose `retry_after` has passed, by priority (1 first; none = 3), then age.
-- A parked worker is resumed only when its session is parked until a time that has come (`oms worker park
-  --until`), never one parked `no_result` (its agent would loop again: a person looks). Workers parked
-  with a running session (a fenced attempt, silent channels, a failed launch) wait for a person too.
-- Deadlines: a worker running past its role's wall-clock limit is stopped (`deadline`: a failed attempt),
-  one parked for a person (`waits_for_person`) as a decision (`stopped`: its ticket waits for a person); a
-  session past its heartbeat deadline is marked `stalled` (kept running: a slow agent is not a dead
-  one), and healthy again once it beats (`beat_health`; a parked worker stays parked).
-  While a worker the pool launched has not ended, its ticket's lease is renewed once less than half of
-  it is left (`renew_due`): the lease fences an attempt whose conductor is gone, not a slow agent.
+- A parked worker is resumed only when its session is parked until a time that has come (`oms worker
+  park --until`), never one parked `no_result` (its agent would loop again: a person looks). Workers
+  parked with a running session (a fenced attempt, silent channels, a failed launch) wait for a
+  person too.
+- Deadlines: a worker running past its role's wall-clock limit is stopped (`deadline`: a failed
+  attempt), one parked for a person (`waits_for_person`) as a decision (`stopped`: its ticket waits
+  for a person); a session past its heartbeat deadline is marked `stalled` (kept running: a slow
+  agent is not a dead one), and healthy again once it beats (`beat_health`; a parked worker stays
+  parked). While a worker the pool launched has not ended, its ticket's lease is renewed once less
+  than half of it is left (`renew_due`): the lease fences an attempt whose conductor is gone, not a
+  slow agent.
 """
 
 from __future__ import annotations
@@ -58,7 +62,11 @@ def backoff_s(failures: int) -> int:
 def recent_failures(failures: Sequence[JsonObject], now: str) -> list[JsonObject]:
     """The failures within the quarantine window before `now`."""
     cutoff = parse_ts(now) - QUARANTINE_WINDOW_S * 1000
-    return [f for f in failures if isinstance(f.get("failed_at"), str) and parse_ts(str(f["failed_at"])) > cutoff]
+    return [
+        f
+        for f in failures
+        if isinstance(f.get("failed_at"), str) and parse_ts(str(f["failed_at"])) > cutoff
+    ]
 
 
 def quarantined(failures: Sequence[JsonObject], now: str) -> bool:
@@ -105,8 +113,8 @@ def resolve(status: str, summary: str, *, failures: Sequence[JsonObject], now: s
         last = recent[-1].get("reason")
         return Decision(
             Resolution.QUARANTINE,
-            f"quarantined after {len(recent)} failures within an hour (attempts {attempts}; each is listed in "
-            f"the ticket's failures); the last: {last}",
+            f"quarantined after {len(recent)} failures within an hour (attempts {attempts}; each "
+            f"is listed in the ticket's failures); the last: {last}",
         )
     wait = backoff_s(len(recent_failures(failures, now)))
     return Decision(Resolution.RETRY, summary, add_ms(now, wait * 1000))
@@ -123,9 +131,12 @@ class Queued(NamedTuple):
 
 
 def queue(tickets: Iterable[Queued], now: str) -> list[str]:
-    """Open tickets ready for an attempt, most urgent first: priority (1 first), then age, then id."""
+    """Open tickets ready for an attempt, most urgent first: priority (1 first), then age, then
+    id."""
     ready = [
-        t for t in tickets if t.state == "open" and (t.retry_after is None or parse_ts(t.retry_after) <= parse_ts(now))
+        t
+        for t in tickets
+        if t.state == "open" and (t.retry_after is None or parse_ts(t.retry_after) <= parse_ts(now))
     ]
     ready.sort(key=lambda t: (t.priority or DEFAULT_PRIORITY, parse_ts(t.created_at), t.ticket_id))
     return [t.ticket_id for t in ready]
@@ -137,7 +148,12 @@ def free_slots(target: int, busy: int) -> int:
 
 
 def due_resume(
-    *, session_state: str | None, parked_until: str | None, health: str, reason: str | None, now: str
+    *,
+    session_state: str | None,
+    parked_until: str | None,
+    health: str,
+    reason: str | None,
+    now: str,
 ) -> bool:
     """A parked worker whose parking time has come, parked for a reason the clock answers."""
     if health != "parked" or session_state != "parked" or parked_until is None:
@@ -147,9 +163,12 @@ def due_resume(
     return parse_ts(parked_until) <= parse_ts(now)
 
 
-def waits_for_person(*, session_state: str | None, parked_until: str | None, health: str, reason: str | None) -> bool:
-    """A parked worker that no clock resumes: parked `no_result`, or with a running session (a fenced
-    attempt, silent channels, a refused launch) — a person looks (`due_resume` never answers yes)."""
+def waits_for_person(
+    *, session_state: str | None, parked_until: str | None, health: str, reason: str | None
+) -> bool:
+    """A parked worker that no clock resumes: parked `no_result`, or with a running session (a
+    fenced attempt, silent channels, a refused launch) — a person looks (`due_resume` never answers
+    yes)."""
     if health != "parked":
         return False
     return reason == NO_RESULT or session_state != "parked" or parked_until is None

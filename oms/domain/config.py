@@ -1,8 +1,8 @@
 """The oms configuration (`.oms/config.toml` in the config root): parsing and validation, pure.
 
-TOML is parsed with `tomllib`, then held to the JSON record profile (no floats, no dates: TOML allows
-both, and JSON Schema's `integer` would accept `1.0`), then to `schemas/config.schema.json`. Errors name
-the file and the key.
+TOML is parsed with `tomllib`, then held to the JSON record profile (no floats, no dates: TOML
+allows both, and JSON Schema's `integer` would accept `1.0`), then to `schemas/config.schema.json`.
+Errors name the file and the key.
 """
 
 from __future__ import annotations
@@ -47,13 +47,22 @@ class Role:
     transport: str
     sandbox: str
     argv: tuple[str, ...] | None
-    endpoint: str | None = None  # the model API the agent CLI talks to (a gateway, a proxy); None = its default
-    # a worker with no result after this many turns or minutes is let stop and parked (`domain/gate.py`)
+    endpoint: str | None = (
+        None  # the model API the agent CLI talks to (a gateway, a proxy); None = its default
+    )
+    # a worker with no result after this many turns or minutes is let stop and parked
+    # (`domain/gate.py`)
     max_turns_without_result: int = MAX_TURNS_WITHOUT_RESULT
     max_minutes_without_result: int = MAX_MINUTES_WITHOUT_RESULT
-    deadline_minutes: int = DEADLINE_MINUTES  # the conductor stops a worker running longer (`deadline`)
-    route: RouteClass = field(default_factory=RouteClass)  # which providers may serve it (`domain/routing.py`)
-    token_budget: int | None = None  # model tokens a dispatch may use through the proxy (`domain/proxy.py`)
+    deadline_minutes: int = (
+        DEADLINE_MINUTES  # the conductor stops a worker running longer (`deadline`)
+    )
+    route: RouteClass = field(
+        default_factory=RouteClass
+    )  # which providers may serve it (`domain/routing.py`)
+    token_budget: int | None = (
+        None  # model tokens a dispatch may use through the proxy (`domain/proxy.py`)
+    )
     limits: SandboxLimits = field(default_factory=SandboxLimits)  # `[limits]` + its own (ADR 0025)
     network: str = "none"  # "host": the host's network, not loopback only (an opt-out, ADR 0026)
     credential: str = "token"  # "raw": the user's real credential, not a proxy token (an opt-out)
@@ -110,7 +119,9 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
         dumps(doc)  # the JSON profile: rejects floats, dates and times
         validate("config", doc, where=where)
     except (CanonicalJsonError, SchemaValidationError) as exc:
-        raise ConfigError(exc.message if exc.message.startswith(where) else f"{where}: {exc.message}") from exc
+        raise ConfigError(
+            exc.message if exc.message.startswith(where) else f"{where}: {exc.message}"
+        ) from exc
     routing = _routing(doc, where)
     limits = parse_limits(doc.get("limits"), f"{where}: [limits]")
     roles = {}
@@ -144,7 +155,9 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
                 f"the {key} (expected one of {', '.join(allowed)})"
             )
     if roles[doc["advisor"]["role"]].sandbox != "read-only":
-        raise ConfigError(f"{where}: roles.{doc['advisor']['role']}.sandbox must be read-only for the advisor")
+        raise ConfigError(
+            f"{where}: roles.{doc['advisor']['role']}.sandbox must be read-only for the advisor"
+        )
     return Config(
         roles=roles,
         advisor_role=doc["advisor"]["role"],
@@ -221,19 +234,24 @@ def _routing(doc: dict[str, Any], where: str) -> Routing:
 
 
 def _check_auth(provider: Provider, where: str) -> None:
-    """A ChatGPT login is Codex's (an OpenAI provider) and comes from its login file, never a variable."""
+    """A ChatGPT login is Codex's (an OpenAI provider) and comes from its login file, never a
+    variable."""
     if provider.auth != "codex-chatgpt":
         return
     if provider.family != "openai":
-        raise ConfigError(f"{where}: providers.{provider.provider_id}: auth codex-chatgpt is for family openai")
+        raise ConfigError(
+            f"{where}: providers.{provider.provider_id}: auth codex-chatgpt is for family openai"
+        )
     if provider.key_env is not None:
         raise ConfigError(
-            f"{where}: providers.{provider.provider_id}: auth codex-chatgpt reads Codex's login, not key_env"
+            f"{where}: providers.{provider.provider_id}: auth "
+            f"codex-chatgpt reads Codex's login, not key_env"
         )
 
 
 def _route_class(spec: dict[str, Any], role_id: str, routing: Routing, where: str) -> RouteClass:
-    """A role's `route` table: its providers must be configured and speak the role's CLI's family."""
+    """A role's `route` table: its providers must be configured and speak the role's CLI's
+    family."""
     table = dict(spec.get("route", {}))
     if not table:
         return RouteClass()
@@ -244,11 +262,14 @@ def _route_class(spec: dict[str, Any], role_id: str, routing: Routing, where: st
     for name in ([provider] if provider else []) + list(table.get("order", [])):
         found = routing.providers.get(name)
         if found is None:
-            raise ConfigError(f"{where}: roles.{role_id}.route names provider {name!r}, which is not configured")
+            raise ConfigError(
+                f"{where}: roles.{role_id}.route names provider {name!r}, which is not configured"
+            )
         if found.family != family:
             raise ConfigError(
-                f"{where}: roles.{role_id}.route names provider {name!r}, which speaks {found.family}; "
-                f"the role's transport {spec['transport']} speaks {family or 'no model API'}"
+                f"{where}: roles.{role_id}.route names provider {name!r}, which speaks "
+                f"{found.family}; the role's transport {spec['transport']} speaks "
+                f"{family or 'no model API'}"
             )
     return RouteClass(
         provider or None,
@@ -271,7 +292,8 @@ role = "oms.ticket-executor"       # the role new dispatches use
 
 [pool]
 max_workers = 2
-# tick_seconds = 30                # `oms conductor run`: seconds between ticks (new events wake it sooner)
+# tick_seconds = 30                # `oms conductor run`: seconds between ticks (new events wake \
+it sooner)
 
 [lease]
 duration_minutes = 60
@@ -288,19 +310,24 @@ duration_minutes = 60
 # cgroup = "unsafe-none"           # only where no cgroup can be had: then nothing is bounded
 
 [roles."oms.ticket-executor"]      # Claude Code, interactive, in a tmux pane
-model = "sonnet"                   # Claude Code's alias for the latest Sonnet (`oms doctor` warns of a retired model)
+model = "sonnet"                   # Claude Code's alias for the latest Sonnet (`oms doctor` warns \
+of a retired model)
 transport = "claude_interactive"
 sandbox = "ticket-worktree-write"
 
 [roles."oms.goal-long-executor"]   # Codex CLI in /goal mode
-model = "gpt-6.2-sol"              # `codex debug models` lists what Codex offers (`oms doctor` checks it)
+model = "gpt-6.2-sol"              # `codex debug models` lists what Codex offers (`oms doctor` \
+checks it)
 transport = "codex_goal"
 sandbox = "ticket-worktree-write"
-# max_turns_without_result = 100   # a worker with no result after this many turns is parked (no_result)
+# max_turns_without_result = 100   # a worker with no result after this many turns is parked \
+(no_result)
 # max_minutes_without_result = 60  # ... or after this many minutes
-# deadline_minutes = 480           # the conductor stops a worker running longer (end reason `deadline`)
+# deadline_minutes = 480           # the conductor stops a worker running longer (end reason \
+`deadline`)
 
-[roles."oms.exec-advisor"]         # headless reviewer (codex exec --output-schema); prints a JSON verdict
+[roles."oms.exec-advisor"]         # headless reviewer (codex exec --output-schema); prints a JSON \
+verdict
 model = "gpt-6.2-sol"
 transport = "codex_exec"
 sandbox = "read-only"
@@ -326,5 +353,8 @@ def role(config: Config, role_id: str, where: str = CONFIG_PATH) -> Role:
     """A configured role, or `ConfigError` naming it."""
     found = config.roles.get(role_id)
     if found is None:
-        raise ConfigError(f"{where}: role {role_id!r} is not configured (roles: {', '.join(sorted(config.roles))})")
+        raise ConfigError(
+            f"{where}: role {role_id!r} is not configured (roles: "
+            f"{', '.join(sorted(config.roles))})"
+        )
     return found

@@ -3,23 +3,25 @@ launch leaves behind when a step fails once its pane exists; what `oms worker pa
 which state. The shell (`services/delivery/launch.py`, `lifecycle.py`, `reconcile.py`) reads tmux
 and the state root, asks here, and writes.
 
-Has a worker's pane ended (`end_of`)? Not while it lives, nor once the worker is `stopped` (its end is
-recorded). A pane tmux no longer shows has ended when its supervisor recorded the end, or when the
-registry delivery wrote names a process group of which nothing live is left (a zombie is not alive:
-`fsio/procinfo.group_alive`). Without a registry the worker never had a pane (or was stopped and
-forgotten); a group still alive is a tmux hiccup: neither ends anything. The end, first match wins:
+Has a worker's pane ended (`end_of`)? Not while it lives, nor once the worker is `stopped` (its end
+is recorded). A pane tmux no longer shows has ended when its supervisor recorded the end, or when
+the registry delivery wrote names a process group of which nothing live is left (a zombie is not
+alive: `fsio/procinfo.group_alive`). Without a registry the worker never had a pane (or was stopped
+and forgotten); a group still alive is a tmux hiccup: neither ends anything. The end, first match
+wins:
 
-    a kill marker (`oms worker stop`)          stopped  "<its reason> (by <who>)"
-    a signal (the exit record's, else tmux's)  signal   "the agent was killed by signal N"
-    a status (the exit record's, else tmux's)  exit     "the agent exited with status N"
-    no pane and no exit record                 exit     "the pane and every process in it are gone ..."
-    a dead pane without a status               exit     "the agent exited (its status was not recorded)"
+    a kill marker (`oms worker stop`)      stopped  "<its reason> (by <who>)"
+    a signal (exit record's, else tmux's)  signal   "the agent was killed by signal N"
+    a status (exit record's, else tmux's)  exit     "the agent exited with status N"
+    no pane and no exit record             exit     "the pane and every process in it are gone ..."
+    a dead pane without a status           exit     "the agent exited (its status was not recorded)"
 
 and an exit record of a pane that is gone adds "; its tmux pane is gone".
 
-After `Panes.ensure` (`after_ensure`): only the launcher that created the pane types the instruction.
-One that found the pane made already (by another launcher) does not type it again: a prompt-driven
-agent is parked `activation_pending` (`oms worker resume` activates it), a command worker needs none.
+After `Panes.ensure` (`after_ensure`): only the launcher that created the pane types the
+instruction. One that found the pane made already (by another launcher) does not type it again: a
+prompt-driven agent is parked `activation_pending` (`oms worker resume` activates it), a command
+worker needs none.
 
 A failed step once the pane exists leaves nothing half-launched (ADR 0009 "Once the pane exists"):
 - registering the pane or the session (`after_pane_failure`): the pane is ended when this launch
@@ -28,18 +30,20 @@ A failed step once the pane exists leaves nothing half-launched (ADR 0009 "Once 
 - activating (`after_failed_activation`): a live pane parks the worker `activation_pending`; a pane
   already dead ends session and worker (`exit`; `stopped` when tmux no longer shows it).
 
-Park (`check_park`): a `running`, `stalled` or `parked` session of a `healthy`, `stalled` or `parked`
-worker; parking again must name the same time. Resume (`check_resume`): a `parked` or `running` session
-of a `parked` or `healthy` worker, once due, either
+Park (`check_park`): a `running`, `stalled` or `parked` session of a `healthy`, `stalled` or
+`parked` worker; parking again must name the same time. Resume (`check_resume`): a `parked` or
+`running` session of a `parked` or `healthy` worker, once due, either
 - by keys (`resume_keys`), while its pane lives: a session never activated (`running`, version 0,
   worker parked, receipt `activation_pending`) is activated, a parked prompt-driven agent is told to
   continue; or
 - natively (`native_ref`), once its pane has ended (`end_of` finds an end that no `oms worker stop`
-  asked for) but before that end was recorded: an `idle` or `working` agent is relaunched in a new pane
-  on its own session (`codex resume <id>`, `claude --resume <id>`), which must exist: Codex's id is the
-  one its SessionStart hook reported (Codex fires it at its first turn); Claude Code's is oms's session
-  id, once the agent took a prompt (`agent_prompted_at`). A command worker has no native session.
-A pane not shown while its processes live (a tmux hiccup, or a pane still ending) resumes neither way.
+  asked for) but before that end was recorded: an `idle` or `working` agent is relaunched in a new
+  pane on its own session (`codex resume <id>`, `claude --resume <id>`), which must exist: Codex's
+  id is the one its SessionStart hook reported (Codex fires it at its first turn); Claude Code's is
+  oms's session id, once the agent took a prompt (`agent_prompted_at`). A command worker has no
+  native session.
+A pane not shown while its processes live (a tmux hiccup, or a pane still ending) resumes neither
+way.
 """
 
 from __future__ import annotations
@@ -82,13 +86,20 @@ def end_of(
     kill: JsonObject | None,
     group_alive: Callable[[int], bool],
 ) -> End | None:
-    """The end to record for a worker (its `health`, the pane tmux shows, the registry, the supervisor's
-    exit record and the kill marker), or None while there is none; `group_alive(pgid)` is asked only
-    about a pane tmux no longer shows and whose end was not recorded. An exit record names the pane whose
-    supervisor wrote it: one that names another pane is not this pane's end (ADR 0014, GAP_STALE_EXIT)."""
+    """The end to record for a worker (its `health`, the pane tmux shows, the registry, the
+    supervisor's exit record and the kill marker), or None while there is none; `group_alive(pgid)`
+    is asked only about a pane tmux no longer shows and whose end was not recorded. An exit record
+    names the pane whose supervisor wrote it: one that names another pane is not this pane's end
+    (ADR 0014, GAP_STALE_EXIT)."""
     if (pane is not None and not pane.dead) or health == "stopped":
         return None
-    pid = pane.pane_pid if pane is not None else registry.get("pane_pid") if registry is not None else None
+    pid = (
+        pane.pane_pid
+        if pane is not None
+        else registry.get("pane_pid")
+        if registry is not None
+        else None
+    )
     if ended is not None and isinstance(ended.get("pane_pid"), int) and ended["pane_pid"] != pid:
         ended = None  # an earlier pane's record (its supervisor named itself): not this pane's end
     if pane is None:
@@ -104,12 +115,16 @@ def end_of(
     signum = ended["signal"] if ended is not None else pane.signal if pane is not None else None
     if kill is not None:
         reason, detail = "stopped", f"{kill['reason']} (by {kill['by']})"
-    elif ended is None:  # the supervisor records every end it lives to see: it did not (seed 004's parent-gone)
+    elif (
+        ended is None
+    ):  # the supervisor records every end it lives to see: it did not (seed 004's parent-gone)
         reason = "parent-gone"
         if pane is None:
             detail = "the pane and every process in it are gone (the end was not recorded)"
         elif signum:
-            detail = f"the agent's supervisor was killed by signal {signum} before it recorded the end"
+            detail = (
+                f"the agent's supervisor was killed by signal {signum} before it recorded the end"
+            )
         elif status is not None:
             detail = f"the agent's supervisor exited with status {status} without recording the end"
         else:
@@ -132,7 +147,9 @@ class AfterEnsure(StrEnum):
     """What a launch does once `Panes.ensure` answered."""
 
     ACTIVATE = "activate"  # this launcher created the pane: it (alone) types the instruction
-    PARK_PENDING = "park-pending"  # another launcher made it: park `activation_pending`, type nothing
+    PARK_PENDING = (
+        "park-pending"  # another launcher made it: park `activation_pending`, type nothing
+    )
     NOTHING = "nothing"  # nothing to type (a command worker) in a pane another launcher made
 
 
@@ -147,7 +164,8 @@ STEPS = {"pane": "registering the pane", "session": "registering the session"}
 
 
 class Aftermath(NamedTuple):
-    """What a failed step after the pane exists leaves: end the pane?, and why the worker is parked."""
+    """What a failed step after the pane exists leaves: end the pane?, and why the worker is
+    parked."""
 
     end_pane: bool
     reason: str
@@ -159,7 +177,8 @@ def after_pane_failure(step: str, message: str, *, created: bool) -> Aftermath:
 
 
 def after_failed_activation(pane: PaneSeen | None) -> str | None:
-    """None: the pane lives, park `activation_pending`; else the end reason of session and worker."""
+    """None: the pane lives, park `activation_pending`; else the end reason of session and
+    worker."""
     if pane is not None and not pane.dead:
         return None
     return "exit" if pane is not None else "stopped"
@@ -179,18 +198,30 @@ class ResumeWay(StrEnum):
     """How `oms worker resume` resumes a launched worker (what its `--json` says as `resumed`)."""
 
     KEYS = "keys"  # its pane lives: keys typed into it (or none)
-    NATIVE = "native"  # its pane ended: the agent relaunched in a new pane on its own native session
+    NATIVE = (
+        "native"  # its pane ended: the agent relaunched in a new pane on its own native session
+    )
 
 
 def check_resume(
-    session_state: str, health: str, *, pane_live: bool, pane_end: End | None, parked_until: object, now: str
+    session_state: str,
+    health: str,
+    *,
+    pane_live: bool,
+    pane_end: End | None,
+    parked_until: object,
+    now: str,
 ) -> ResumeWay:
     """May a launched worker resume now, and how? (`InvalidInputError` says why not.) `pane_end` is
     `end_of`'s answer for a pane that is not live."""
     if session_state not in ("parked", "running") or health not in ("parked", "healthy"):
-        raise InvalidInputError(f"worker cannot resume from session {session_state} and health {health}")
+        raise InvalidInputError(
+            f"worker cannot resume from session {session_state} and health {health}"
+        )
     if not pane_live and pane_end is None:
-        raise InvalidInputError("worker cannot resume without its live bound pane (nor has that pane ended)")
+        raise InvalidInputError(
+            "worker cannot resume without its live bound pane (nor has that pane ended)"
+        )
     if pane_end is not None and pane_end.reason == "stopped":
         raise InvalidInputError(f"worker cannot resume: it is being stopped ({pane_end.detail})")
     due = isinstance(parked_until, str) and parse_ts(now) >= parse_ts(parked_until)
@@ -200,23 +231,27 @@ def check_resume(
 
 
 def native_ref(provider_mode: str, activity: str, session_id: str, session: JsonObject) -> str:
-    """The agent's own session id to relaunch it on, once its pane has ended (`InvalidInputError`: none)."""
+    """The agent's own session id to relaunch it on, once its pane has ended (`InvalidInputError`:
+    none)."""
     if activity not in ("idle", "working"):
         raise InvalidInputError(f"worker cannot resume from activity {activity}")
     if provider_mode == "command":
         raise InvalidInputError(
-            "a command worker cannot resume once its pane has ended (it has no native session to continue): "
-            "stop it (`oms worker stop`) and dispatch the ticket again"
+            "a command worker cannot resume once its pane has ended (it has no native session to "
+            "continue): stop it (`oms worker stop`) and dispatch the ticket again"
         )
     ref = session.get("native_session_ref")
     if provider_mode == "codex_goal":
-        known = isinstance(ref, str) and ref != session_id  # Codex's own id, from its SessionStart hook
+        known = (
+            isinstance(ref, str) and ref != session_id
+        )  # Codex's own id, from its SessionStart hook
     else:
         known = ref == session_id and isinstance(session.get("agent_prompted_at"), str)
     if not known or not isinstance(ref, str):
         raise InvalidInputError(
-            "worker cannot resume: its pane ended before the agent took its instruction, so it has no native "
-            "session to continue; stop it (`oms worker stop`) and dispatch the ticket again"
+            "worker cannot resume: its pane ended before the agent took its instruction, so it "
+            "has no native session to continue; stop it (`oms worker stop`) and dispatch the "
+            "ticket again"
         )
     return ref
 
@@ -259,7 +294,12 @@ class ResumeKeys(StrEnum):
 
 
 def resume_keys(
-    session_state: str, session_version: int, health: str, *, activation_pending: bool, prompted: bool
+    session_state: str,
+    session_version: int,
+    health: str,
+    *,
+    activation_pending: bool,
+    prompted: bool,
 ) -> ResumeKeys:
     """The keys a resume types (after `check_resume`)."""
     never_activated = session_state == "running" and session_version == 0 and health == "parked"

@@ -1,7 +1,8 @@
 """The dispatch state machine and the dispatch intent (ADR 0008). Pure.
 
 States and events:
-- `proposed --review--> proposed`      an advisor verdict `approve` is recorded (evidence ref + verdict)
+- `proposed --review--> proposed`      an advisor verdict `approve` is recorded (evidence ref +
+  verdict)
 - `proposed --review-reject--> rejected` an advisor verdict `reject` is recorded
 - `proposed --accept--> accepted`      only with approving evidence for this exact intent digest
 - `proposed --reject--> rejected`      a person or the conductor declines it
@@ -105,7 +106,8 @@ def intent_digest(intent: JsonObject) -> str:
 
 
 def propose(fields: JsonObject, *, dispatch_id: str, created_at: str) -> Next:
-    """A new proposed dispatch from the intent fields plus the lease token; computes the intent digest."""
+    """A new proposed dispatch from the intent fields plus the lease token; computes the intent
+    digest."""
     payload: JsonObject = {
         **fields,
         "worker_record_id": dispatch_id,
@@ -123,7 +125,9 @@ def propose(fields: JsonObject, *, dispatch_id: str, created_at: str) -> Next:
     return Next(DispatchState.PROPOSED, payload)
 
 
-def record_review(state: str, payload: JsonObject, *, evidence_ref: str, verdict: str, rationale: str) -> Next:
+def record_review(
+    state: str, payload: JsonObject, *, evidence_ref: str, verdict: str, rationale: str
+) -> Next:
     """Record the advisor's verdict: approve keeps it proposed, reject rejects it."""
     if verdict == "approve":
         return Next(
@@ -143,7 +147,10 @@ def record_review(state: str, payload: JsonObject, *, evidence_ref: str, verdict
 
 def record_human_approval(state: str, payload: JsonObject, *, evidence_ref: str) -> Next:
     """Record a person's approval (only where the policy allows it; checked by the caller)."""
-    return Next(step("dispatch", TABLE, state, "review"), with_fields(payload, approval_evidence=evidence_ref))
+    return Next(
+        step("dispatch", TABLE, state, "review"),
+        with_fields(payload, approval_evidence=evidence_ref),
+    )
 
 
 def accept(state: str, payload: JsonObject, *, delivery_event_id: str, accepted_at: str) -> Next:
@@ -163,7 +170,8 @@ def reject(state: str, payload: JsonObject, *, reason: str) -> Next:
 
 
 def resolve(state: str, payload: JsonObject, *, reason: str) -> Next:
-    """The conductor acted on the result (its ticket done, blocked or retried): the dispatch is resolved."""
+    """The conductor acted on the result (its ticket done, blocked or retried): the dispatch is
+    resolved."""
     return Next(
         step("dispatch", TABLE, state, "resolve"),
         with_fields(payload, reason=one_line(reason, default="resolved")),

@@ -52,7 +52,9 @@ class Verdict:
         return self.standing is Standing.LIVE
 
 
-def lease_lapse(dispatch: JsonObject, ticket_state: str, ticket: JsonObject, now: str) -> str | None:
+def lease_lapse(
+    dispatch: JsonObject, ticket_state: str, ticket: JsonObject, now: str
+) -> str | None:
     """Why the ticket's lease no longer authorises the dispatch's attempt, or None."""
     attempt = dispatch.get("attempt")
     held = ticket.get("attempt")
@@ -72,14 +74,19 @@ def lease_lapse(dispatch: JsonObject, ticket_state: str, ticket: JsonObject, now
         or ticket.get("worker_id") != dispatch.get("worker_id")
         or held != attempt
     ):
-        return f"attempt {attempt}'s lease is no longer held: the ticket was leased again (attempt {held})"
+        return (
+            f"attempt {attempt}'s lease is no longer held: the "
+            f"ticket was leased again (attempt {held})"
+        )
     expires = ticket.get("lease_expires_at")
     if not isinstance(expires, str) or parse_ts(expires) <= parse_ts(now):
         return f"attempt {attempt}'s lease expired at {expires}"
     return None
 
 
-def authorization_lapse(repository: str, state: str | None, authorization: JsonObject | None) -> str | None:
+def authorization_lapse(
+    repository: str, state: str | None, authorization: JsonObject | None
+) -> str | None:
     """Why a GitHub ticket's repository is no longer live-authorised, or None."""
     if state == "authorized":
         return None
@@ -92,16 +99,22 @@ def authorization_lapse(repository: str, state: str | None, authorization: JsonO
 
 
 def dispatch_lapse(state: str, why: object) -> str | None:
-    """Why the dispatch itself no longer authorises its attempt (cancelled, rejected, resolved), or None."""
+    """Why the dispatch itself no longer authorises its attempt (cancelled, rejected, resolved), or
+    None."""
     if state not in ("cancelled", "rejected", "resolved"):
         return None
     return f"the dispatch is {state}" + (f" ({why})" if isinstance(why, str) and why else "")
 
 
 def parked_by_fence(health: object, health_reason: object) -> str | None:
-    """A worker parked because its attempt was fenced stays fenced, even once the lease or authorisation
-    is good again, until `oms worker resume` (which checks again, and journals a GitHub contact)."""
-    if health == "parked" and isinstance(health_reason, str) and health_reason.startswith(f"{PREFIX}: "):
+    """A worker parked because its attempt was fenced stays fenced, even once the lease or
+    authorisation is good again, until `oms worker resume` (which checks again, and journals a
+    GitHub contact)."""
+    if (
+        health == "parked"
+        and isinstance(health_reason, str)
+        and health_reason.startswith(f"{PREFIX}: ")
+    ):
         return health_reason.removeprefix(f"{PREFIX}: ") + " (parked until `oms worker resume`)"
     return None
 

@@ -1,6 +1,6 @@
-"""Finishing work (issue 14, ADR 0021): what `oms result verify`, `merge`, `discard` and `oms worktree gc`
-are configured to do, read from the committed config (`[verify]`, `[merge]`, `[worktrees]`, `[retention]`), and the pure
-rules they decide by. Pure: data in, data out.
+"""Finishing work (issue 14, ADR 0021): what `oms result verify`, `merge`, `discard` and `oms
+worktree gc` are configured to do, read from the committed config (`[verify]`, `[merge]`,
+`[worktrees]`, `[retention]`), and the pure rules they decide by. Pure: data in, data out.
 """
 
 from __future__ import annotations
@@ -50,7 +50,9 @@ def parse(raw: JsonObject) -> Finishing:
         merge_mode=str(m.get("mode", MERGE_COMMIT)),
         gc_after_days=_int(w.get("gc_after_days"), GC_AFTER_DAYS),
         archive_bundles=w.get("archive_bundles") is True,
-        compact_after_days=_int(_table(raw, "retention").get("compact_after_days"), COMPACT_AFTER_DAYS),
+        compact_after_days=_int(
+            _table(raw, "retention").get("compact_after_days"), COMPACT_AFTER_DAYS
+        ),
     )
 
 
@@ -103,8 +105,8 @@ def verdict(ran: tuple[Ran, ...]) -> bool:
 def merge_refusal(
     *, evidence: JsonObject | None, result_commit: str, target: str, target_head: str, mode: str
 ) -> str | None:
-    """Why a result may not be merged now (None: it may): it needs passing verification evidence of this
-    exact commit, against the target's head as it is now, in this merge mode."""
+    """Why a result may not be merged now (None: it may): it needs passing verification evidence of
+    this exact commit, against the target's head as it is now, in this merge mode."""
     if evidence is None:
         return "it has no verification evidence (run `oms result verify` first)"
     body = evidence
@@ -118,7 +120,8 @@ def merge_refusal(
         return f"it was verified for a {body.get('mode')} merge; the config now says {mode}"
     if body.get("base") != target_head:
         return (
-            f"the base moved from {str(body.get('base'))[:12]} to {target_head[:12]} since its verification "
+            f"the base moved from {str(body.get('base'))[:12]} to "
+            f"{target_head[:12]} since its verification "
             "(run `oms result verify` again)"
         )
     return None
@@ -131,7 +134,8 @@ ENDED_DISPATCH = ("result-received", "resolved", "rejected", "cancelled")  # (of
 
 @dataclass(frozen=True, slots=True)
 class TicketParts:
-    """What compaction looks at for one ticket: its latest state and time, and its parts' latest states."""
+    """What compaction looks at for one ticket: its latest state and time, and its parts' latest
+    states."""
 
     state: str
     ended_ms: int  # its latest version's time (ms)
@@ -143,14 +147,16 @@ class TicketParts:
 
 
 def compaction_blocker(parts: TicketParts, now_ms: int, after_days: int) -> str | None:
-    """Why a ticket's records may not be compacted yet (None: they may). Only a ticket that ended at least
-    `after_days` ago, every part of it ended, no pane registered, its worktree gone."""
+    """Why a ticket's records may not be compacted yet (None: they may). Only a ticket that ended at
+    least `after_days` ago, every part of it ended, no pane registered, its worktree gone."""
     if after_days <= 0:
         return "compaction is off ([retention] compact_after_days = 0)"
     if parts.state not in ENDED_TICKET:
         return f"the ticket is {parts.state}"
     if now_ms < parts.ended_ms + after_days * DAY_MS:
-        return f"the ticket ended less than {after_days} day(s) ago ([retention] compact_after_days)"
+        return (
+            f"the ticket ended less than {after_days} day(s) ago ([retention] compact_after_days)"
+        )
     for did, state in parts.dispatches:
         if state not in ENDED_DISPATCH:
             return f"dispatch {did} is {state}"
@@ -161,7 +167,13 @@ def compaction_blocker(parts: TicketParts, now_ms: int, after_days: int) -> str 
         if state != "stopped":
             return f"session {sid} is {state}"
     if parts.registered_panes:
-        return f"the pane of {parts.registered_panes[0]} is still registered (the conductor closes ended panes)"
+        return (
+            f"the pane of {parts.registered_panes[0]} is still "
+            f"registered (the conductor closes ended panes)"
+        )
     if parts.worktree is not None:
-        return f"its worktree {parts.worktree} is still there (`oms worktree gc` removes it once merged or archived)"
+        return (
+            f"its worktree {parts.worktree} is still there (`oms "
+            f"worktree gc` removes it once merged or archived)"
+        )
     return None

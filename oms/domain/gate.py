@@ -2,20 +2,21 @@
 result, and which changes are worth a session version. Pure.
 
 The Stop gate. While the dispatch has no result a Stop is held back (blocked, with a reason) and the
-blocks in a row are counted (`stop_blocks`): `stop_hook_active` continues a run, anything else starts
-one. Past STOP_BLOCK_CAP blocks in a run the Stop is let through and the agent is recorded as stopped
-(`agent_stopped_at`, kept from that Stop); the gate then stays open — every later Stop is let through —
-until a prompt (UserPromptSubmit, SessionStart) or a resume re-arms it. Codex in `/goal` mode fires Stop
-on every automatic turn without `stop_hook_active` (ADR 0011 "Hooks"): were such a Stop to start a
-new run, the gate would block a goal that never ends forever. With a result every Stop is let through.
+blocks in a row are counted (`stop_blocks`): `stop_hook_active` continues a run, anything else
+starts one. Past STOP_BLOCK_CAP blocks in a run the Stop is let through and the agent is recorded as
+stopped (`agent_stopped_at`, kept from that Stop); the gate then stays open — every later Stop is
+let through — until a prompt (UserPromptSubmit, SessionStart) or a resume re-arms it. Codex in
+`/goal` mode fires Stop on every automatic turn without `stop_hook_active` (ADR 0011 "Hooks"): were
+such a Stop to start a new run, the gate would block a goal that never ends forever. With a result
+every Stop is let through.
 
 The bound. Every Stop while the dispatch has no result ends a turn (a turn a prompt starts ends in a
 Stop too, so prompts are not counted again). Turns are counted from `progress_since` — the delivery,
 then the dispatch's acknowledgement, then each resume — and nothing else resets them: not a `/goal`
 continuation, not a prompt. The Stop that reaches the session's `max_turns_without_result`, or that
-comes `max_minutes_without_result` after `progress_since`, is let through and the worker is to be parked
-with the reason NO_RESULT. So is a Claude Code Stop the gate's cap lets through: Claude then waits for a
-prompt nobody will type, with no result, for good.
+comes `max_minutes_without_result` after `progress_since`, is let through and the worker is to be
+parked with the reason NO_RESULT. So is a Claude Code Stop the gate's cap lets through: Claude then
+waits for a prompt nobody will type, with no result, for good.
 
 Versions. A hook's payload is worth a session version at once only for a fact others act on that
 the latest version lacks: the first hook after another writer (a registration, a park, a resume),
@@ -42,16 +43,19 @@ from oms.canonical import JsonObject, add_ms, parse_ts
 STOP_BLOCK_CAP = 3
 BEAT_MS = 5_000
 NO_RESULT = "no_result"
-NO_RESULT_PARK_MS = 60_000  # parked-until of a NO_RESULT park: `oms worker resume` is due a minute later
+NO_RESULT_PARK_MS = (
+    60_000  # parked-until of a NO_RESULT park: `oms worker resume` is due a minute later
+)
 MAX_TURNS_WITHOUT_RESULT = 100
 MAX_MINUTES_WITHOUT_RESULT = 60
 
 
 @dataclass(frozen=True, slots=True)
 class Hook:
-    """What the gate needs of one hook: its event (the one oms registered), the provider, the agent's own
-    session id, whether the agent CLI says this Stop continues a blocked one, and how many turns a Stop
-    ends (more than one when the broker answered earlier Stops unrecorded, past its hook budget)."""
+    """What the gate needs of one hook: its event (the one oms registered), the provider, the
+    agent's own session id, whether the agent CLI says this Stop continues a blocked one, and how
+    many turns a Stop ends (more than one when the broker answered earlier Stops unrecorded, past
+    its hook budget)."""
 
     event: str
     provider: str
@@ -78,7 +82,9 @@ def _count(value: object) -> int:
 def _window(payload: JsonObject, acknowledged_at: str | None, now: str) -> tuple[str, int]:
     """Where the bound starts and the turns counted since: the acknowledgement restarts it once."""
     since = payload.get("progress_since")
-    since = since if isinstance(since, str) else now  # a session recorded before oms kept it: from now
+    since = (
+        since if isinstance(since, str) else now
+    )  # a session recorded before oms kept it: from now
     turns = _count(payload.get("turns_without_result"))
     if acknowledged_at is not None and parse_ts(acknowledged_at) > parse_ts(since):
         return acknowledged_at, 0
@@ -95,9 +101,11 @@ def _bound(payload: JsonObject, turns: int, since: str, now: str) -> str | None:
     return None
 
 
-def after(payload: JsonObject, hook: Hook, *, has_result: bool, acknowledged_at: str | None, now: str) -> After:
-    """The payload after `hook` (a copy: `payload` is not changed), the gate's decision and the bound's.
-    `acknowledged_at` is when the dispatch was acknowledged, if it was."""
+def after(
+    payload: JsonObject, hook: Hook, *, has_result: bool, acknowledged_at: str | None, now: str
+) -> After:
+    """The payload after `hook` (a copy: `payload` is not changed), the gate's decision and the
+    bound's. `acknowledged_at` is when the dispatch was acknowledged, if it was."""
     out = dict(payload)
     hold = released = False
     no_result = None
@@ -111,7 +119,9 @@ def after(payload: JsonObject, hook: Hook, *, has_result: bool, acknowledged_at:
             hold = not (hook.stop_hook_active and blocks > STOP_BLOCK_CAP)
             released = not hold
             if released and hook.provider == "claude":
-                no_result = f"Claude Code stopped without a result after {STOP_BLOCK_CAP} blocked stops"
+                no_result = (
+                    f"Claude Code stopped without a result after {STOP_BLOCK_CAP} blocked stops"
+                )
         no_result = _bound(out, turns, since, now) or no_result
         hold = hold and no_result is None
         if not hold:
@@ -122,7 +132,9 @@ def after(payload: JsonObject, hook: Hook, *, has_result: bool, acknowledged_at:
     elif hook.event == "UserPromptSubmit":
         out["stop_blocks"] = 0
         out["agent_stopped_at"] = None
-        out["agent_prompted_at"] = out.get("agent_prompted_at") or now  # its native session has a conversation
+        out["agent_prompted_at"] = (
+            out.get("agent_prompted_at") or now
+        )  # its native session has a conversation
     elif hook.event == "SessionStart":
         out["agent_stopped_at"] = None
         if hook.provider == "codex":
@@ -145,9 +157,12 @@ def _since(value: object, then: object) -> bool:
     return isinstance(value, str) and isinstance(then, str) and parse_ts(value) >= parse_ts(then)
 
 
-def worth_writing(written: JsonObject, payload: JsonObject, *, first: bool, no_result: bool, now: str) -> bool:
-    """Whether `payload` is worth a version on top of the latest, `written` (see the module docstring):
-    `first` = the latest version is not a hook's; `no_result` = the bound was reached."""
+def worth_writing(
+    written: JsonObject, payload: JsonObject, *, first: bool, no_result: bool, now: str
+) -> bool:
+    """Whether `payload` is worth a version on top of the latest, `written` (see the module
+    docstring): `first` = the latest version is not a hook's; `no_result` = the bound was
+    reached."""
     if first or no_result:
         return True
     if payload.get("native_session_ref") != written.get("native_session_ref"):

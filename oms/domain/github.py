@@ -2,9 +2,9 @@
 
 From GitHub's documentation (repository limits; account names):
 - owner: 1-39 characters, ASCII letters and digits, hyphens only singly and never at either end;
-- name: 1-100 characters of ASCII letters, digits, `.`, `-` and `_`; `.` and `..` are not names; a name
-  ending in `.git` is stored without that suffix, and `.wiki` is reserved for wikis (either way the
-  name given is not the repository's name).
+- name: 1-100 characters of ASCII letters, digits, `.`, `-` and `_`; `.` and `..` are not names; a
+  name ending in `.git` is stored without that suffix, and `.wiki` is reserved for wikis (either way
+  the name given is not the repository's name).
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ def repository_problem(slug: str) -> str | None:
     if not sep:
         return "it is not owner/name"
     if len(owner) > OWNER_MAX or _OWNER.fullmatch(owner) is None:
-        return f"the owner must be 1-{OWNER_MAX} letters, digits or single hyphens, not at either end"
+        return (
+            f"the owner must be 1-{OWNER_MAX} letters, digits or single hyphens, not at either end"
+        )
     if len(name) > NAME_MAX or _NAME.fullmatch(name) is None:
         return f"the name must be 1-{NAME_MAX} letters, digits, '.', '-' or '_'"
     if name in (".", ".."):
@@ -40,5 +42,7 @@ def check_repository(slug: str) -> str:
     """`slug` when it is a GitHub `owner/name`; `InvalidInputError` naming the rule otherwise."""
     problem = repository_problem(slug)
     if problem is not None:
-        raise InvalidInputError(f"repository {shown(slug, 120)} is not a GitHub repository name: {problem}")
+        raise InvalidInputError(
+            f"repository {shown(slug, 120)} is not a GitHub repository name: {problem}"
+        )
     return slug

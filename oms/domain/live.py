@@ -10,7 +10,10 @@ from __future__ import annotations
 from oms.canonical import JsonObject
 from oms.domain.machine import Next, step, with_fields
 
-TABLE: dict[str, dict[str, str]] = {"authorize": {"revoked": "authorized"}, "revoke": {"authorized": "revoked"}}
+TABLE: dict[str, dict[str, str]] = {
+    "authorize": {"revoked": "authorized"},
+    "revoke": {"authorized": "revoked"},
+}
 
 
 def new(repository: str, *, person: str, confirmed_by: str, now: str) -> Next:
@@ -28,14 +31,26 @@ def new(repository: str, *, person: str, confirmed_by: str, now: str) -> Next:
     )
 
 
-def reauthorize(state: str, payload: JsonObject, *, person: str, confirmed_by: str, now: str) -> Next:
+def reauthorize(
+    state: str, payload: JsonObject, *, person: str, confirmed_by: str, now: str
+) -> Next:
     """Authorise a revoked repository again."""
     return Next(
         step("authorization", TABLE, state, "authorize"),
-        with_fields(payload, person=person, confirmed_by=confirmed_by, authorized_at=now, revoked_at=None, reason=None),
+        with_fields(
+            payload,
+            person=person,
+            confirmed_by=confirmed_by,
+            authorized_at=now,
+            revoked_at=None,
+            reason=None,
+        ),
     )
 
 
 def revoke(state: str, payload: JsonObject, *, now: str, reason: str) -> Next:
     """Withdraw it."""
-    return Next(step("authorization", TABLE, state, "revoke"), with_fields(payload, revoked_at=now, reason=reason))
+    return Next(
+        step("authorization", TABLE, state, "revoke"),
+        with_fields(payload, revoked_at=now, reason=reason),
+    )

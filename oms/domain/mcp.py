@@ -3,7 +3,8 @@
 Rules:
 - protocol versions 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25: a requested supported version is
   echoed, anything else is answered with the latest (never an error);
-- `server/discover` (the 2026-07-28 probe) is answered at once with -32601, so dual-era clients fall back;
+- `server/discover` (the 2026-07-28 probe) is answered at once with -32601, so dual-era clients fall
+  back;
 - `ping` answers `{}`; notifications are never answered; unknown methods with an id get -32601;
 - `tools/*` before `initialize` get -32600; batches only under 2025-03-26;
 - an unknown tool is -32602; a tool's own failure is a result with `isError` (the model can retry);
@@ -22,9 +23,17 @@ LOG_KEEP = 64
 SUPPORTED = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 LATEST = SUPPORTED[0]
 STRUCTURED_SINCE = "2025-06-18"
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = (
+    -32700,
+    -32600,
+    -32601,
+    -32602,
+    -32603,
+)
 
-ToolFn = Callable[[dict[str, Any]], tuple[dict[str, Any], bool]]  # arguments -> (structured result, is_error)
+ToolFn = Callable[
+    [dict[str, Any]], tuple[dict[str, Any], bool]
+]  # arguments -> (structured result, is_error)
 
 
 class Tool(NamedTuple):
@@ -54,7 +63,16 @@ class Tool(NamedTuple):
 class Session:
     """Protocol state of one client connection."""
 
-    __slots__ = ("call", "instructions", "listed", "log", "server_name", "server_version", "tools", "version")
+    __slots__ = (
+        "call",
+        "instructions",
+        "listed",
+        "log",
+        "server_name",
+        "server_version",
+        "tools",
+        "version",
+    )
 
     def __init__(
         self,
@@ -71,7 +89,9 @@ class Session:
         self.call = call
         self.version: str | None = None
         self.listed = False
-        self.log: list[str] = []  # the last LOG_KEEP methods, each cut to 100 characters (bounded: it lives on
+        self.log: list[
+            str
+        ] = []  # the last LOG_KEEP methods, each cut to 100 characters (bounded: it lives on
         # as long as the connection, in the broker outside the sandbox)
 
 
@@ -87,7 +107,8 @@ def _result(msg_id: Any, result: dict[str, Any]) -> dict[str, Any]:
 
 
 def encode(message: dict[str, Any] | list[dict[str, Any]]) -> bytes:
-    """One line of protocol output (ASCII-escaped: no raw newline or U+2028 can reach the client)."""
+    """One line of protocol output (ASCII-escaped: no raw newline or U+2028 can reach the
+    client)."""
     return json.dumps(message, separators=(",", ":"), ensure_ascii=True).encode("ascii") + b"\n"
 
 
@@ -106,7 +127,9 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def decode(line: bytes) -> Any:
     """Parse one line; duplicate keys and NaN/Infinity are refused (ValueError)."""
-    return json.loads(line.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+    return json.loads(
+        line.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_reject_constant
+    )
 
 
 def handle_line(session: Session, line: bytes) -> list[dict[str, Any] | list[dict[str, Any]]]:
@@ -118,7 +141,9 @@ def handle_line(session: Session, line: bytes) -> list[dict[str, Any] | list[dic
         return [_error(None, PARSE_ERROR, "Parse error")]
     if isinstance(message, list):
         if session.version != "2025-03-26" or not message:
-            return [_error(None, INVALID_REQUEST, "Batches are not supported in this protocol version")]
+            return [
+                _error(None, INVALID_REQUEST, "Batches are not supported in this protocol version")
+            ]
         out: list[dict[str, Any]] = []
         for item in message:
             out += handle_message(session, item)
@@ -130,7 +155,13 @@ def handle_message(session: Session, message: Any) -> list[dict[str, Any]]:
     """Handle one decoded JSON-RPC message."""
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         msg_id = message.get("id") if isinstance(message, dict) else None
-        return [_error(msg_id if isinstance(msg_id, str | int) else None, INVALID_REQUEST, "Invalid Request")]
+        return [
+            _error(
+                msg_id if isinstance(msg_id, str | int) else None,
+                INVALID_REQUEST,
+                "Invalid Request",
+            )
+        ]
     method = message.get("method")
     has_id = "id" in message
     msg_id = message.get("id")
@@ -139,7 +170,11 @@ def handle_message(session: Session, message: Any) -> list[dict[str, Any]]:
     if method is None:
         return []  # a response to something we never sent: ignore
     if not isinstance(method, str):
-        return [_error(msg_id, INVALID_REQUEST, "Invalid Request: method must be a string")] if has_id else []
+        return (
+            [_error(msg_id, INVALID_REQUEST, "Invalid Request: method must be a string")]
+            if has_id
+            else []
+        )
     if not has_id:
         return []  # notifications (initialized, cancelled, progress, ...) are never answered
     params = message.get("params", {})
@@ -169,7 +204,12 @@ def handle_message(session: Session, message: Any) -> list[dict[str, Any]]:
         return [_error(msg_id, INVALID_REQUEST, "Server not initialized")]
     if method == "tools/list":
         session.listed = True
-        return [_result(msg_id, {"tools": [t.describe(str(session.version)) for t in session.tools.values()]})]
+        return [
+            _result(
+                msg_id,
+                {"tools": [t.describe(str(session.version)) for t in session.tools.values()]},
+            )
+        ]
     if method == "tools/call":
         return [_call(session, msg_id, params)]
     return [_error(msg_id, METHOD_NOT_FOUND, "Method not found", method[:100])]
@@ -183,7 +223,9 @@ def _call(session: Session, msg_id: Any, params: dict[str, Any]) -> dict[str, An
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
-        return _result(msg_id, tool_result({"error": "arguments must be an object"}, True, session.version))
+        return _result(
+            msg_id, tool_result({"error": "arguments must be an object"}, True, session.version)
+        )
     structured, is_error = session.call(name, arguments)
     return _result(msg_id, tool_result(structured, is_error, session.version))
 

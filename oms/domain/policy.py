@@ -1,9 +1,9 @@
 """The role policy: which capabilities and tools each role holds. Pure.
 
 The policy is JSON (`.oms/role-policy.json` in the config root, schema `role-policy`). Its digest is
-`sha256("oms-role-policy-v1\\0" + canonical(policy))`, computed from the bytes committed at HEAD (the
-caller reads those). Fail closed: a role the policy does not name has no grants; a worker dispatch
-must carry exactly `repository-read` and `ticket-worktree-write`.
+`sha256("oms-role-policy-v1\\0" + canonical(policy))`, computed from the bytes committed at HEAD
+(the caller reads those). Fail closed: a role the policy does not name has no grants; a worker
+dispatch must carry exactly `repository-read` and `ticket-worktree-write`.
 """
 
 from __future__ import annotations
@@ -60,13 +60,17 @@ def parse_policy(data: bytes, where: str = POLICY_PATH) -> Policy:
 
 
 def worker_capabilities(policy: Policy, role_id: str) -> list[str]:
-    """The capabilities a worker dispatch for `role_id` carries: exactly the worker set, or refused."""
+    """The capabilities a worker dispatch for `role_id` carries: exactly the worker set, or
+    refused."""
     grant = policy.roles.get(role_id)
     if grant is None:
-        raise AuthorityChangedError(f"role {role_id} is not in the role policy (nothing is granted)")
+        raise AuthorityChangedError(
+            f"role {role_id} is not in the role policy (nothing is granted)"
+        )
     if sorted(grant.capabilities) != sorted(WORKER_CAPABILITIES):
         raise AuthorityChangedError(
-            f"role {role_id} grants {sorted(grant.capabilities)} (expected exactly {list(WORKER_CAPABILITIES)})"
+            f"role {role_id} grants {sorted(grant.capabilities)} (expected exactly "
+            f"{list(WORKER_CAPABILITIES)})"
         )
     return list(WORKER_CAPABILITIES)
 
@@ -81,4 +85,6 @@ def check_reviewer(policy: Policy, role_id: str) -> None:
     """The advisor role must be allowed to review."""
     grant = policy.roles.get(role_id)
     if grant is None or not grant.may_review:
-        raise AuthorityChangedError(f"role {role_id} may not review dispatches under the role policy")
+        raise AuthorityChangedError(
+            f"role {role_id} may not review dispatches under the role policy"
+        )

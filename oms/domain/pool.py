@@ -1,12 +1,12 @@
 """The worker pool (seed 000, with its flaws fixed): pure rules over the pool record's payload.
 
-- Slots are named `worker-<n>`; `n` comes from `next_index`, which only grows: an index is never used
-  twice, whatever was scaled, drained or failed (the seed's rollback reused them).
-- Scaling takes the number of *active* slots to `to`, between 1 and the config's `max_workers` (never below
-  one worker: the pool stops only with the conductor).
-- Down: idle slots (holding no ticket and no running worker) go first, newest first, and are removed at
-  once; busy ones are marked `draining` — neither capacity (no new ticket) nor drained (kept until their
-  work has ended); with `force` their workers are parked (never killed) as they drain.
+- Slots are named `worker-<n>`; `n` comes from `next_index`, which only grows: an index is never
+  used twice, whatever was scaled, drained or failed (the seed's rollback reused them).
+- Scaling takes the number of *active* slots to `to`, between 1 and the config's `max_workers`
+  (never below one worker: the pool stops only with the conductor).
+- Down: idle slots (holding no ticket and no running worker) go first, newest first, and are removed
+  at once; busy ones are marked `draining` — neither capacity (no new ticket) nor drained (kept
+  until their work has ended); with `force` their workers are parked (never killed) as they drain.
 - Up: draining slots are made active again first (they never left), then new slots are added.
 - Settling (every tick): a draining slot that holds nothing any more is removed.
 """
@@ -23,7 +23,8 @@ PREFIX = "worker-"
 
 
 class Plan(NamedTuple):
-    """What a scale did: slots added, removed, marked draining, and whose workers to park (`force`)."""
+    """What a scale did: slots added, removed, marked draining, and whose workers to park
+    (`force`)."""
 
     added: list[str]
     removed: list[str]
@@ -39,7 +40,8 @@ def _slots(payload: JsonObject) -> list[JsonObject]:
 def initial(target: int, now: str) -> JsonObject:
     """A pool of `target` active slots, `worker-1` … `worker-<target>`."""
     slots: list[Json] = [
-        {"index": n, "name": f"{PREFIX}{n}", "state": "active", "since": now} for n in range(1, target + 1)
+        {"index": n, "name": f"{PREFIX}{n}", "state": "active", "since": now}
+        for n in range(1, target + 1)
     ]
     return {"next_index": target + 1, "slots": slots, "updated_at": now}
 
@@ -68,13 +70,22 @@ def scale(
     plan = Plan([], [], [], [], [])
     active = [s for s in slots if s["state"] == "active"]
     if to > len(active):
-        for slot in sorted((s for s in slots if s["state"] == "draining"), key=lambda s: int(str(s["index"]))):
+        for slot in sorted(
+            (s for s in slots if s["state"] == "draining"), key=lambda s: int(str(s["index"]))
+        ):
             if len([s for s in slots if s["state"] == "active"]) >= to:
                 break
             slot.update(state="active", since=now)
             plan.reactivated.append(str(slot["name"]))
         while len([s for s in slots if s["state"] == "active"]) < to:
-            slots.append({"index": next_index, "name": f"{PREFIX}{next_index}", "state": "active", "since": now})
+            slots.append(
+                {
+                    "index": next_index,
+                    "name": f"{PREFIX}{next_index}",
+                    "state": "active",
+                    "since": now,
+                }
+            )
             plan.added.append(f"{PREFIX}{next_index}")
             next_index += 1
     elif to < len(active):

@@ -1,11 +1,13 @@
-"""The delivery protocol's steps, as the spin model `tests/model/delivery.pml` names them (ADR 0014). Pure data.
+"""The delivery protocol's steps, as the spin model `tests/model/delivery.pml` names them (ADR
+0014). Pure data.
 
-`PROTOCOL_STEPS` maps each step of the model (an `inline` or `proctype` there) to the function of the code it
-models, as `module:qualname`. `NOT_MODELLED` names the functions that write protocol state (a record, a
-receipt, a lock, a pane, an exit or init record) but are left out of the model, each with the reason.
-`tests/model/test_protocol_model.py` fails when the model gains or loses a step this table lacks, when a
-function named here is gone, or when a function of the code starts writing protocol state without being in
-one of the two tables: moving or renaming a function is one line here.
+`PROTOCOL_STEPS` maps each step of the model (an `inline` or `proctype` there) to the function of
+the code it models, as `module:qualname`. `NOT_MODELLED` names the functions that write protocol
+state (a record, a receipt, a lock, a pane, an exit or init record) but are left out of the model,
+each with the reason. `tests/model/test_protocol_model.py` fails when the model gains or loses a
+step this table lacks, when a function named here is gone, or when a function of the code starts
+writing protocol state without being in one of the two tables: moving or renaming a function is one
+line here.
 """
 
 from __future__ import annotations

@@ -1,20 +1,21 @@
 """The loopback model proxy's decisions (issue 13, ADR 0020). Pure: bytes and text in, answers out.
 
-A worker talks to `http://127.0.0.1:<port>/p/<provider_id>/<rest>` with its dispatch's token as its API
-key (`oms.<dispatch_id>.<secret>`: the dispatch names the token file, the secret is 32 random bytes of
-which only the sha256 is stored). The proxy:
+A worker talks to `http://127.0.0.1:<port>/p/<provider_id>/<rest>` with its dispatch's token as its
+API key (`oms.<dispatch_id>.<secret>`: the dispatch names the token file, the secret is 32 random
+bytes of which only the sha256 is stored). The proxy:
 
 1. refuses (401) a request whose path names no provider, whose key is missing, malformed, unknown,
-   revoked, or bound to another provider than the path names; (403) a call the family's CLI does not make
-   (`ALLOWED_CALLS`: the messages or responses call, nothing else of the account); a body over the bound
-   or not framed exactly (413, 400);
+   revoked, or bound to another provider than the path names; (403) a call the family's CLI does not
+   make (`ALLOWED_CALLS`: the messages or responses call, nothing else of the account); a body over
+   the bound or not framed exactly (413, 400);
 2. forwards to `<upstream base>/<rest>`: the provider's endpoint, else its family's default
-   (`DEFAULT_UPSTREAM`), with the hop-by-hop, every incoming credential and account header removed and the
-   real key the proxy holds put in their place (`upstream_headers`);
+   (`DEFAULT_UPSTREAM`), with the hop-by-hop, every incoming credential and account header removed
+   and the real key the proxy holds put in their place (`upstream_headers`);
 3. streams the answer back as it arrives, counting the tokens it reports (`domain/proxy_usage.py`);
-4. reads a 429, a 529, or an error whose type or code names a rate or quota limit — never its message
-   text, which an API may echo from the agent's request — as a cooldown of the provider, until the reset
-   its headers or error body state, else the configured default (`domain/proxy_limits.py`);
+4. reads a 429, a 529, or an error whose type or code names a rate or quota limit — never its
+   message text, which an API may echo from the agent's request — as a cooldown of the provider,
+   until the reset its headers or error body state, else the configured default
+   (`domain/proxy_limits.py`);
 5. refuses (429) a dispatch that used its role's token budget (`proxy_usage.over_budget`).
 """
 
@@ -45,17 +46,35 @@ _HELLO_CONTEXT = b"oms-proxy-hello-v1\0"
 _CHALLENGE = re.compile(r"[0-9a-f]{32,128}")
 _SECRET = re.compile(r"[A-Za-z0-9_-]{43}")
 HOP_BY_HOP = frozenset(
-    {"connection", "keep-alive", "proxy-connection", "te", "trailer", "trailers", "transfer-encoding", "upgrade"}
+    {
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+    }
 )
-CREDENTIALS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"})
-# the account a key acts in is the proxy's to say (none from a worker): another project or organisation of
-# the same key is another account
+CREDENTIALS = frozenset(
+    {"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"}
+)
+# the account a key acts in is the proxy's to say (none from a worker): another project or
+# organisation of the same key is another account
 ACCOUNT = frozenset(
-    {"openai-organization", "openai-project", "anthropic-organization", "anthropic-workspace", "chatgpt-account-id"}
+    {
+        "openai-organization",
+        "openai-project",
+        "anthropic-organization",
+        "anthropic-workspace",
+        "chatgpt-account-id",
+    }
 )
 CONTENT_LENGTH = re.compile(r"[0-9]{1,12}")  # ASCII digits only
 CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")  # hex digits only: never a sign
-# the calls each CLI makes, and nothing else of the account the key opens (files, batches, fine-tuning...)
+# the calls each CLI makes, and nothing else of the account the key opens (files, batches,
+# fine-tuning...)
 ALLOWED_CALLS = {
     "anthropic": frozenset({("POST", "v1/messages"), ("POST", "v1/messages/count_tokens")}),
     "openai": frozenset({("POST", "responses"), ("POST", "v1/responses")}),
@@ -89,22 +108,28 @@ def check_bind(host: str) -> str:
 
 
 def parse_route(target: str) -> Route | None:
-    """`/p/<provider_id>/<rest>` split, or None for any other path (a dot segment, a backslash, a NUL, a
-    percent-encoded slash or dot, an absolute URI: None)."""
+    """`/p/<provider_id>/<rest>` split, or None for any other path (a dot segment, a backslash, a
+    NUL, a percent-encoded slash or dot, an absolute URI: None)."""
     path, sep, query = target.partition("?")
-    if not path.startswith("/p/") or any(c in target for c in "\\\x00#") or re.search(r"%(2[ef]|5c)", path, re.I):
+    if (
+        not path.startswith("/p/")
+        or any(c in target for c in "\\\x00#")
+        or re.search(r"%(2[ef]|5c)", path, re.I)
+    ):
         return None
     provider_id, slash, rest = path[3:].partition("/")
     if not slash or OPAQUE_ID.fullmatch(provider_id) is None:
         return None
-    if any(seg in (".", "..") for seg in rest.split("/")) or any(ord(c) < 0x21 or ord(c) > 0x7E for c in target):
+    if any(seg in (".", "..") for seg in rest.split("/")) or any(
+        ord(c) < 0x21 or ord(c) > 0x7E for c in target
+    ):
         return None
     return Route(provider_id, rest + (sep + query if sep else ""))
 
 
 def token_of(headers: Iterable[tuple[str, str]], family: str) -> str | None:
-    """The key a request presents: `Authorization: Bearer <key>`, or for Anthropic also `x-api-key`. None
-    when there is none, or more than one different one (never guess which counts)."""
+    """The key a request presents: `Authorization: Bearer <key>`, or for Anthropic also `x-api-key`.
+    None when there is none, or more than one different one (never guess which counts)."""
     found: set[str] = set()
     for name, value in headers:
         lower = name.lower()
@@ -147,16 +172,18 @@ def hello_answer(key: bytes, challenge: str) -> str | None:
 
 
 def upstream_base(family: str, endpoint: str | None, auth: str = API_KEY) -> str:
-    """Where a provider's requests go: its endpoint, else its family's public API (for a ChatGPT login, the
-    ChatGPT backend's Codex API)."""
+    """Where a provider's requests go: its endpoint, else its family's public API (for a ChatGPT
+    login, the ChatGPT backend's Codex API)."""
     default = CHATGPT_UPSTREAM if auth == CHATGPT else DEFAULT_UPSTREAM[family]
     return (endpoint or default).rstrip("/")
 
 
-def upstream_headers(incoming: Iterable[tuple[str, str]], family: str, credential: UpstreamAuth) -> Headers:
-    """The headers forwarded: hop-by-hop ones (and those `Connection` names), every credential and account
-    header, and what the proxy sets itself removed; the real key added as the family expects it (a ChatGPT
-    login's account beside it); no compression (usage is read)."""
+def upstream_headers(
+    incoming: Iterable[tuple[str, str]], family: str, credential: UpstreamAuth
+) -> Headers:
+    """The headers forwarded: hop-by-hop ones (and those `Connection` names), every credential and
+    account header, and what the proxy sets itself removed; the real key added as the family expects
+    it (a ChatGPT login's account beside it); no compression (usage is read)."""
     pairs = list(incoming)
     named = {t.strip().lower() for n, v in pairs if n.lower() == "connection" for t in v.split(",")}
     dropped = HOP_BY_HOP | CREDENTIALS | ACCOUNT | _SET_BY_PROXY | named
@@ -172,7 +199,8 @@ def upstream_headers(incoming: Iterable[tuple[str, str]], family: str, credentia
 
 
 def downstream_headers(upstream: Iterable[tuple[str, str]]) -> Headers:
-    """The answer's headers relayed: hop-by-hop ones, the length (the relay is chunked) and cookies removed."""
+    """The answer's headers relayed: hop-by-hop ones, the length (the relay is chunked) and cookies
+    removed."""
     pairs = list(upstream)
     named = {t.strip().lower() for n, v in pairs if n.lower() == "connection" for t in v.split(",")}
     dropped = HOP_BY_HOP | named | {"content-length", "set-cookie"}

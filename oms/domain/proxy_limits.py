@@ -1,8 +1,8 @@
-"""The model proxy's reading of rate and quota limits (issue 13, ADR 0020). Pure: an upstream answer's
-status, headers and first bytes in, a provider's cooldown out.
+"""The model proxy's reading of rate and quota limits (issue 13, ADR 0020). Pure: an upstream
+answer's status, headers and first bytes in, a provider's cooldown out.
 
-Only what the API itself sets counts: the status, the reset headers, and the error body's `type` / `code`
-and reset fields; never a message text, which an API may echo from the agent's request.
+Only what the API itself sets counts: the status, the reset headers, and the error body's `type` /
+`code` and reset fields; never a message text, which an API may echo from the agent's request.
 """
 
 from __future__ import annotations
@@ -20,12 +20,20 @@ from oms.domain.routing import MAX_COOLDOWN_S, Cooldown, Routing
 from oms.errors import InvalidInputError
 
 MAX_ERROR_BODY = 64 * 1024  # an error answer read before it is relayed, to see a quota message
-# upstream error types that name a rate or quota limit (the body's `error.type` / `error.code`, set by
-# the API, never a text an agent could have the API echo)
+# upstream error types that name a rate or quota limit (the body's `error.type` / `error.code`, set
+# by the API, never a text an agent could have the API echo)
 LIMIT_TYPES = frozenset(
-    {"rate_limit_error", "overloaded_error", "insufficient_quota", "rate_limit_exceeded", "usage_limit_reached"}
+    {
+        "rate_limit_error",
+        "overloaded_error",
+        "insufficient_quota",
+        "rate_limit_exceeded",
+        "usage_limit_reached",
+    }
 )
-_GO_DURATION = re.compile(r"(?:(\d{1,7})h)?(?:(\d{1,7})m(?!s))?(?:(\d{1,7}(?:\.\d{1,9})?)s)?(?:(\d{1,9})ms)?")
+_GO_DURATION = re.compile(
+    r"(?:(\d{1,7})h)?(?:(\d{1,7})m(?!s))?(?:(\d{1,7}(?:\.\d{1,9})?)s)?(?:(\d{1,9})ms)?"
+)
 
 
 def duration_s(text: str) -> float | None:
@@ -43,7 +51,9 @@ def duration_s(text: str) -> float | None:
 def _moment_s(text: str, now: str) -> float | None:
     """Seconds from `now` until a stated moment (RFC 3339 or an HTTP date), or None."""
     try:
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})", text.strip()):
+        if re.fullmatch(
+            r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})", text.strip()
+        ):
             moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
         else:
             moment = parsedate_to_datetime(text)
@@ -53,14 +63,17 @@ def _moment_s(text: str, now: str) -> float | None:
 
 
 def stated_reset_s(headers: Mapping[str, str], now: str) -> int | None:
-    """Seconds until the reset a rate-limited answer's headers state, bounded to 1 s .. MAX_COOLDOWN_S:
-    `Retry-After` (seconds or an HTTP date) first, else the latest `anthropic-ratelimit-*-reset` (a moment)
-    or `x-ratelimit-reset-*` (a duration). None: they state none."""
+    """Seconds until the reset a rate-limited answer's headers state, bounded to 1 s ..
+    MAX_COOLDOWN_S: `Retry-After` (seconds or an HTTP date) first, else the latest
+    `anthropic-ratelimit-*-reset` (a moment) or `x-ratelimit-reset-*` (a duration). None: they state
+    none."""
     lower = {k.lower(): v for k, v in headers.items()}
     candidates: list[float] = []
     retry = lower.get("retry-after")
     if retry is not None:
-        seconds = duration_s(retry) if re.fullmatch(r"\s*\d[\d.]*\s*", retry) else _moment_s(retry, now)
+        seconds = (
+            duration_s(retry) if re.fullmatch(r"\s*\d[\d.]*\s*", retry) else _moment_s(retry, now)
+        )
         if seconds is not None:
             candidates = [seconds]
     if not candidates:
@@ -89,8 +102,8 @@ def _error_of(body: bytes) -> dict[str, object] | None:
 
 def body_reset_s(body: bytes, now: str) -> int | None:
     """Seconds until the reset an error body states in the API's own fields (the ChatGPT backend's
-    `usage_limit_reached`: `error.resets_at`, unix seconds, or `error.resets_in_seconds`), bounded to
-    1 s .. MAX_COOLDOWN_S; None: it states none."""
+    `usage_limit_reached`: `error.resets_at`, unix seconds, or `error.resets_in_seconds`), bounded
+    to 1 s .. MAX_COOLDOWN_S; None: it states none."""
     error = _error_of(body)
     if error is None:
         return None
@@ -106,8 +119,9 @@ def body_reset_s(body: bytes, now: str) -> int | None:
 
 
 def limit_type(body: bytes) -> str | None:
-    """The rate or quota limit an upstream error body names by its type or code (None: another error, or no
-    JSON). Only the API's own fields count: a message text may echo what the agent sent."""
+    """The rate or quota limit an upstream error body names by its type or code (None: another
+    error, or no JSON). Only the API's own fields count: a message text may echo what the agent
+    sent."""
     error = _error_of(body)
     if error is None:
         return None
@@ -118,19 +132,24 @@ def limit_type(body: bytes) -> str | None:
     return None
 
 
-def cooldown_for(status: int, body: bytes, headers: Mapping[str, str], now: str, routing: Routing) -> Cooldown | None:
-    """The cooldown an upstream answer calls for: a 429, a 529, or an error whose type or code names a rate or
-    quota limit (never its message text: an API echoes what the agent sent). A quota (`insufficient_quota`,
-    `usage_limit_reached`, or a 429 whose headers state a reset over an hour away) rests the provider until
-    the reset its headers state (else its body's own reset field), else `cooldown_minutes`; a rate limit
-    until the stated reset, else `transient_cooldown_seconds`. None: no rest."""
+def cooldown_for(
+    status: int, body: bytes, headers: Mapping[str, str], now: str, routing: Routing
+) -> Cooldown | None:
+    """The cooldown an upstream answer calls for: a 429, a 529, or an error whose type or code names
+    a rate or quota limit (never its message text: an API echoes what the agent sent). A quota
+    (`insufficient_quota`, `usage_limit_reached`, or a 429 whose headers state a reset over an hour
+    away) rests the provider until the reset its headers state (else its body's own reset field),
+    else `cooldown_minutes`; a rate limit until the stated reset, else `transient_cooldown_seconds`.
+    None: no rest."""
     kind_named = limit_type(body) if status >= 400 else None
     if status not in (429, 529) and kind_named is None:
         return None
     seconds = stated_reset_s(headers, now)
     if seconds is None and kind_named is not None:
         seconds = body_reset_s(body, now)
-    quota = kind_named in ("insufficient_quota", "usage_limit_reached") or (seconds is not None and seconds > 3600)
+    quota = kind_named in ("insufficient_quota", "usage_limit_reached") or (
+        seconds is not None and seconds > 3600
+    )
     if quota:
         default_s, kind = routing.cooldown_minutes * 60, "quota"
     else:

@@ -24,7 +24,9 @@ class Usage:
     output_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+        return Usage(
+            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+        )
 
     @property
     def total(self) -> int:
@@ -33,19 +35,26 @@ class Usage:
 
 
 def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**53 else 0
+    return (
+        value
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**53
+        else 0
+    )
 
 
 def usage_in(doc: object) -> Usage | None:
-    """The usage an API object reports: Anthropic and the Responses API (`input_tokens`, `output_tokens`,
-    Anthropic's cache tokens counted as input), Chat Completions (`prompt_tokens`, `completion_tokens`)."""
+    """The usage an API object reports: Anthropic and the Responses API (`input_tokens`,
+    `output_tokens`, Anthropic's cache tokens counted as input), Chat Completions (`prompt_tokens`,
+    `completion_tokens`)."""
     if not isinstance(doc, dict):
         return None
     usage = doc.get("usage")
     if not isinstance(usage, dict):
         return None
     inputs = _int(usage.get("input_tokens")) + _int(usage.get("prompt_tokens"))
-    inputs += _int(usage.get("cache_creation_input_tokens")) + _int(usage.get("cache_read_input_tokens"))
+    inputs += _int(usage.get("cache_creation_input_tokens")) + _int(
+        usage.get("cache_read_input_tokens")
+    )
     return Usage(inputs, _int(usage.get("output_tokens")) + _int(usage.get("completion_tokens")))
 
 
@@ -60,9 +69,9 @@ def usage_of_json(body: bytes) -> Usage | None:
 
 
 class SseUsage:
-    """Reads the usage of a streamed answer as its bytes pass (never holding more than one line): Anthropic's
-    `message_start` (input, first output count) and `message_delta` (the output so far), the Responses API's
-    `response.completed`. `usage` is the answer's usage so far."""
+    """Reads the usage of a streamed answer as its bytes pass (never holding more than one line):
+    Anthropic's `message_start` (input, first output count) and `message_delta` (the output so far),
+    the Responses API's `response.completed`. `usage` is the answer's usage so far."""
 
     __slots__ = ("_line", "_skipping", "final", "usage")
 
@@ -70,7 +79,9 @@ class SseUsage:
         self._line = bytearray()
         self._skipping = False
         self.usage = Usage()
-        self.final = False  # the answer's last usage was seen (`message_delta`'s stop, `response.completed`)
+        self.final = (
+            False  # the answer's last usage was seen (`message_delta`'s stop, `response.completed`)
+        )
 
     def feed(self, chunk: bytes) -> None:
         """Take the next bytes of the stream."""
@@ -104,9 +115,13 @@ class SseUsage:
         elif kind == "message_delta":
             found = usage_in(event)
             if found is not None:  # counts so far, not increments
-                self.usage = Usage(found.input_tokens or self.usage.input_tokens, found.output_tokens)
+                self.usage = Usage(
+                    found.input_tokens or self.usage.input_tokens, found.output_tokens
+                )
                 delta = event.get("delta")
-                self.final = self.final or (isinstance(delta, dict) and delta.get("stop_reason") is not None)
+                self.final = self.final or (
+                    isinstance(delta, dict) and delta.get("stop_reason") is not None
+                )
         elif kind == "message_stop":
             self.final = True
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
@@ -117,7 +132,8 @@ class SseUsage:
 
 
 def requested_output(body: bytes) -> int:
-    """The most output tokens a request asked for (`max_tokens`, `max_output_tokens`; 0: it names none)."""
+    """The most output tokens a request asked for (`max_tokens`, `max_output_tokens`; 0: it names
+    none)."""
     try:
         doc = json.loads(body) if len(body) <= MAX_USAGE_JSON * 8 else None
     except (ValueError, RecursionError):
@@ -128,8 +144,9 @@ def requested_output(body: bytes) -> int:
 
 
 def charged(counted: Usage, final: bool, requested: int) -> Usage:
-    """What a streamed answer costs a dispatch's budget: what it reported, and, when its last usage never
-    came (the worker hung up, the stream broke), at least the output the request asked for at most."""
+    """What a streamed answer costs a dispatch's budget: what it reported, and, when its last usage
+    never came (the worker hung up, the stream broke), at least the output the request asked for at
+    most."""
     if final or requested <= counted.output_tokens:
         return counted
     return Usage(counted.input_tokens, requested)
@@ -146,4 +163,7 @@ def over_budget(used: Usage, budget: int | None, role_id: str | None) -> str | N
     """Why a dispatch may not ask again (its role's budget is used up), or None."""
     if budget is None or used.total < budget:
         return None
-    return f"token budget exhausted: this dispatch used {used.total} model tokens, role {role_id}'s budget is {budget}"
+    return (
+        f"token budget exhausted: this dispatch used {used.total} "
+        f"model tokens, role {role_id}'s budget is {budget}"
+    )

@@ -1,8 +1,8 @@
 """The relay protocol between an agent's doors and its broker (pure; ADR 0012).
 
-Inside a sandbox, `oms hook provider` and `oms worker bridge` are relays: they carry bytes to the pane's
-broker over its Unix socket and carry the answer back. They hold no authority: the broker checks every
-binding value a relay sends against its own.
+Inside a sandbox, `oms hook provider` and `oms worker bridge` are relays: they carry bytes to the
+pane's broker over its Unix socket and carry the answer back. They hold no authority: the broker
+checks every binding value a relay sends against its own.
 
 A connection starts with one header, NUL-framed so a relay needs no JSON encoder:
 
@@ -11,20 +11,36 @@ A connection starts with one header, NUL-framed so a relay needs no JSON encoder
 DOOR is `hook` or `bridge`, the WORDs are the relay's own argv (what the agent CLI ran). Then:
 - `hook`: the hook's stdin follows until the relay shuts down its write side; the broker answers
   `STDERR_LINE b"\\n" STDOUT_BYTES` and closes (one request per connection);
-- `bridge`: newline-delimited JSON-RPC in both directions until either side closes (one MCP session per
-  connection: the protocol version negotiated by `initialize` lives as long as the connection).
+- `bridge`: newline-delimited JSON-RPC in both directions until either side closes (one MCP session
+  per connection: the protocol version negotiated by `initialize` lives as long as the connection).
 """
 
 from __future__ import annotations
 
 BROKER_VIEW = "/oms/broker.sock"  # where a sandbox sees its broker's socket
 MAGIC = b"oms-relay-1\0"
-HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreToolUse")  # oms registers one command for each
-HOOK_OPTIONS = ("--event", "--provider", "--provider-version", "--dispatch-id", "--session-id", "--allowed-tools")
+HOOK_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "Stop",
+    "PreToolUse",
+)  # oms registers one command for each
+HOOK_OPTIONS = (
+    "--event",
+    "--provider",
+    "--provider-version",
+    "--dispatch-id",
+    "--session-id",
+    "--allowed-tools",
+)
 BRIDGE_OPTIONS = ("--dispatch-id", "--session-id")
 DOORS = ("hook", "bridge")
 BRIDGE_SERVER = "oms_worker"  # the MCP server name every agent configuration gives the bridge
-BRIDGE_TOOLS = ("read_dispatch", "acknowledge_dispatch", "record_dispatch_result")  # the bridge's tools, all of them
+BRIDGE_TOOLS = (
+    "read_dispatch",
+    "acknowledge_dispatch",
+    "record_dispatch_result",
+)  # the bridge's tools, all of them
 BRIDGE_TOOL_PREFIX = f"mcp__{BRIDGE_SERVER}__"  # how an agent CLI names a bridge tool to its hooks
 HEADER_CAP = 16 * 1024
 MAX_WORDS = 32
@@ -36,7 +52,8 @@ class RelayError(Exception):
 
 
 class Header:
-    """A parsed relay header and how many bytes it took (a plain class: relays must not import typing)."""
+    """A parsed relay header and how many bytes it took (a plain class: relays must not import
+    typing)."""
 
     __slots__ = ("argv", "door", "size")
 
@@ -46,7 +63,11 @@ class Header:
         self.size = size
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Header) and (self.door, self.argv, self.size) == (other.door, other.argv, other.size)
+        return isinstance(other, Header) and (self.door, self.argv, self.size) == (
+            other.door,
+            other.argv,
+            other.size,
+        )
 
     def __hash__(self) -> int:
         return hash((self.door, self.argv, self.size))
@@ -64,14 +85,22 @@ def encode_header(door: str, argv: list[str] | tuple[str, ...]) -> bytes:
     words = [w.encode("utf-8", "surrogateescape") for w in argv]
     if any(b"\0" in w or len(w) > WORD_CAP for w in words):
         raise RelayError("an argument is too long or holds NUL")
-    out = MAGIC + door.encode() + b"\0" + str(len(words)).encode() + b"\0" + b"".join(w + b"\0" for w in words)
+    out = (
+        MAGIC
+        + door.encode()
+        + b"\0"
+        + str(len(words)).encode()
+        + b"\0"
+        + b"".join(w + b"\0" for w in words)
+    )
     if len(out) > HEADER_CAP:
         raise RelayError(f"header longer than {HEADER_CAP} bytes")
     return out
 
 
 def parse_header(buf: bytes) -> Header | None:
-    """The header at the start of `buf`; None while it is incomplete; `RelayError` when it cannot be one."""
+    """The header at the start of `buf`; None while it is incomplete; `RelayError` when it cannot be
+    one."""
     if len(buf) < len(MAGIC):
         if not MAGIC.startswith(buf):
             raise RelayError("not an oms relay")
@@ -106,15 +135,17 @@ def parse_header(buf: bytes) -> Header | None:
 
 
 def hook_event(argv: tuple[str, ...] | list[str]) -> str | None:
-    """The event a hook command line was registered for: its one `--event` value when that names one of
-    `HOOK_EVENTS`, else None. The event comes from the command the CLI runs, never from the payload."""
+    """The event a hook command line was registered for: its one `--event` value when that names one
+    of `HOOK_EVENTS`, else None. The event comes from the command the CLI runs, never from the
+    payload."""
     found = [argv[i + 1] for i in range(0, len(argv) - 1, 2) if argv[i] == "--event"]
     return found[0] if len(found) == 1 and found[0] in HOOK_EVENTS else None
 
 
 def fails_closed(argv: tuple[str, ...] | list[str]) -> bool:
-    """Whether a hook that cannot be answered must deny: it was registered for PreToolUse, or its command
-    line names no event oms registers (oms never writes one; whoever ran it gets no allowance)."""
+    """Whether a hook that cannot be answered must deny: it was registered for PreToolUse, or its
+    command line names no event oms registers (oms never writes one; whoever ran it gets no
+    allowance)."""
     return hook_event(argv) in (None, "PreToolUse")
 
 
@@ -133,7 +164,8 @@ def parse_answer(data: bytes) -> tuple[bytes, str]:
 
 
 def options(argv: tuple[str, ...], names: tuple[str, ...]) -> dict[str, str]:
-    """`--name value` pairs, each of `names` exactly once and nothing else (`RelayError` otherwise)."""
+    """`--name value` pairs, each of `names` exactly once and nothing else (`RelayError`
+    otherwise)."""
     if len(argv) % 2:
         raise RelayError("options must come in name/value pairs")
     values = dict(zip(argv[::2], argv[1::2], strict=True))

@@ -1,28 +1,28 @@
-"""Which provider serves a dispatch, and when a provider rests (issue 13, seed 004's rules with their
-flaws fixed, ADR 0019). Pure: data in, data out.
+"""Which provider serves a dispatch, and when a provider rests (issue 13, seed 004's rules with
+their flaws fixed, ADR 0019). Pure: data in, data out.
 
-A provider is a model API one agent CLI speaks (`family`: `anthropic` for Claude Code, `openai` for the
-Codex CLI), an endpoint (None: the CLI's own), a cost tier (1-5), tags, and model aliases. A role's class
-narrows the choice: a provider (`provider` or `provider/alias`), a highest cost tier, required tags, and
-an order. The choice, first that applies:
+A provider is a model API one agent CLI speaks (`family`: `anthropic` for Claude Code, `openai` for
+the Codex CLI), an endpoint (None: the CLI's own), a cost tier (1-5), tags, and model aliases. A
+role's class narrows the choice: a provider (`provider` or `provider/alias`), a highest cost tier,
+required tags, and an order. The choice, first that applies:
 
-1. an explicit pin (`oms dispatch propose --provider`): must be configured, enabled and speak the role's
-   family, and stay within the class's cost tier and tags; it skips cooldowns and quota (a person
-   decided);
+1. an explicit pin (`oms dispatch propose --provider`): must be configured, enabled and speak the
+   role's family, and stay within the class's cost tier and tags; it skips cooldowns and quota (a
+   person decided);
 2. the class's provider, unless excluded;
 3. the active provider (`routing.active`), unless excluded;
-4. the first provider of the class's order (else `routing.order`, else the providers as configured) not
-   excluded.
+4. the first provider of the class's order (else `routing.order`, else the providers as configured)
+   not excluded.
 
 Exclusions, the first that applies is the reason: not configured, disabled, another family than the
 role's CLI speaks, in cooldown, quota at or above its skip level (default 95), a cost tier above the
-class's highest, a missing tag, no such model alias. Every rule applies to every step after the pin — a
-reroute keeps the class's cost cap and tags (the seed's reroute forgot them).
+class's highest, a missing tag, no such model alias. Every rule applies to every step after the pin
+— a reroute keeps the class's cost cap and tags (the seed's reroute forgot them).
 
-Cooldowns: a quota error rests a provider until the reset it states, else `COOLDOWN_MINUTES`; a rate limit
-(a transient 429) for the seconds it states, else `TRANSIENT_COOLDOWN_S`. A stated reset is bounded: never
-past, never beyond `MAX_COOLDOWN_S`. A quota probe's output gives the first number, clamped to 0-100;
-none means unknown, never full.
+Cooldowns: a quota error rests a provider until the reset it states, else `COOLDOWN_MINUTES`; a rate
+limit (a transient 429) for the seconds it states, else `TRANSIENT_COOLDOWN_S`. A stated reset is
+bounded: never past, never beyond `MAX_COOLDOWN_S`. A quota probe's output gives the first number,
+clamped to 0-100; none means unknown, never full.
 """
 
 from __future__ import annotations
@@ -64,8 +64,12 @@ class Provider:
     models: Mapping[str, str] = field(default_factory=dict)  # alias -> model
     quota_probe: tuple[str, ...] | None = None
     quota_skip_at: int = QUOTA_SKIP_AT
-    key_env: str | None = None  # the proxy's environment variable holding its key (None: the family's default)
-    auth: str = "key"  # the proxy's credential: "key" (environment, else Codex's API key) | "codex-chatgpt"
+    key_env: str | None = (
+        None  # the proxy's environment variable holding its key (None: the family's default)
+    )
+    auth: str = (
+        "key"  # the proxy's credential: "key" (environment, else Codex's API key) | "codex-chatgpt"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +113,9 @@ class Choice:
     endpoint: str | None
     rule: str  # pin | class | active | auto | none
     excluded: dict[str, str]
-    wait_until: str | None = None  # none can serve: the earliest cooldown's end, if one would free one
+    wait_until: str | None = (
+        None  # none can serve: the earliest cooldown's end, if one would free one
+    )
 
 
 def family_of(transport: str) -> str | None:
@@ -135,10 +141,20 @@ def exclusion(
         return "disabled"
     if provider.family != family:
         return f"speaks {provider.family}, the role's CLI speaks {family}"
-    if not pinned and standing.cooldown_until is not None and parse_ts(standing.cooldown_until) > parse_ts(now):
+    if (
+        not pinned
+        and standing.cooldown_until is not None
+        and parse_ts(standing.cooldown_until) > parse_ts(now)
+    ):
         why = f": {standing.cooldown_reason}" if standing.cooldown_reason else ""
-        return f"in {standing.cooldown_kind or 'quota'} cooldown until {standing.cooldown_until}{why}"
-    if not pinned and standing.quota_percent is not None and standing.quota_percent >= provider.quota_skip_at:
+        return (
+            f"in {standing.cooldown_kind or 'quota'} cooldown until {standing.cooldown_until}{why}"
+        )
+    if (
+        not pinned
+        and standing.quota_percent is not None
+        and standing.quota_percent >= provider.quota_skip_at
+    ):
         return f"quota {standing.quota_percent}% used (skipped at {provider.quota_skip_at}%)"
     if cls.max_cost_tier is not None and provider.cost_tier > cls.max_cost_tier:
         return f"cost tier {provider.cost_tier} above the class's {cls.max_cost_tier}"
@@ -159,11 +175,16 @@ def choose(
     now: str,
     pin: str | None = None,
 ) -> Choice:
-    """The provider for a dispatch of a role (module docstring), with every other provider's exclusion."""
+    """The provider for a dispatch of a role (module docstring), with every other provider's
+    exclusion."""
     family = family_of(transport)
     if family is None:
         return Choice(
-            None, role_model, None, "none", dict.fromkeys(routing.providers, "a command worker calls no model")
+            None,
+            role_model,
+            None,
+            "none",
+            dict.fromkeys(routing.providers, "a command worker calls no model"),
         )
 
     def why(provider_id: str, pinned: bool = False) -> str | None:
@@ -191,17 +212,26 @@ def choose(
                 return _chosen(routing, candidate, rule, cls, role_model, excluded)
             excluded.setdefault(candidate, "not configured")
     for provider_id in routing.providers:
-        excluded.setdefault(provider_id, "not in the class's order" if cls.order is not None else "not in the order")
+        excluded.setdefault(
+            provider_id, "not in the class's order" if cls.order is not None else "not in the order"
+        )
     ends = [
         s.cooldown_until
         for p, s in standings.items()
-        if p in routing.providers and s.cooldown_until is not None and parse_ts(s.cooldown_until) > parse_ts(now)
+        if p in routing.providers
+        and s.cooldown_until is not None
+        and parse_ts(s.cooldown_until) > parse_ts(now)
     ]
     return Choice(None, None, None, "none", excluded, min(ends, key=parse_ts) if ends else None)
 
 
 def _chosen(
-    routing: Routing, provider_id: str, rule: str, cls: RouteClass, role_model: str, excluded: dict[str, str]
+    routing: Routing,
+    provider_id: str,
+    rule: str,
+    cls: RouteClass,
+    role_model: str,
+    excluded: dict[str, str],
 ) -> Choice:
     model, endpoint = what_runs(routing.providers[provider_id], cls, role_model)
     others = {p: r for p, r in excluded.items() if p != provider_id}
@@ -213,22 +243,32 @@ def _chosen(
 
 def what_runs(provider: Provider, cls: RouteClass, role_model: str) -> tuple[str, str | None]:
     """The model and endpoint a dispatch routed to `provider` runs with: the class's alias, else the
-    provider's `default` model, else the role's; the provider's endpoint (None: the CLI's own). KeyError:
-    the provider has no such alias."""
-    model = provider.models[cls.alias] if cls.alias is not None else provider.models.get("default", role_model)
+    provider's `default` model, else the role's; the provider's endpoint (None: the CLI's own).
+    KeyError: the provider has no such alias."""
+    model = (
+        provider.models[cls.alias]
+        if cls.alias is not None
+        else provider.models.get("default", role_model)
+    )
     return model, provider.endpoint
 
 
 # ---------------------------------------------------------------------- cooldowns
 _QUOTA = re.compile(
-    r"usage limit|quota|insufficient_quota|credit balance|out of credits|billing|limit reached|limit\b.{0,40}\breset",
+    r"usage limit|quota|insufficient_quota|credit balance|out of "
+    r"credits|billing|limit reached|limit\b.{0,40}\breset",
     re.IGNORECASE,
 )
 _TRANSIENT = re.compile(r"rate.?limit|\b429\b|too many requests|overloaded|\b529\b", re.IGNORECASE)
-_RESET_AT = re.compile(r"\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2}))")
-_RESET_EPOCH = re.compile(r"\|(\d{10})\b")  # Claude Code: "Claude AI usage limit reached|<unix seconds>"
+_RESET_AT = re.compile(
+    r"\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2}))"
+)
+_RESET_EPOCH = re.compile(
+    r"\|(\d{10})\b"
+)  # Claude Code: "Claude AI usage limit reached|<unix seconds>"
 _RESET_IN = re.compile(
-    r"(?:in|after|retry[- ]after:?)\s+(\d{1,7})\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?)\b",
+    r"(?:in|after|retry[- ]after:?)\s+(\d{1,7})\s*(s|sec|secs|seconds?"
+    r"|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?)\b",
     re.IGNORECASE,
 )
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -281,8 +321,11 @@ def _stated_s(text: str, now: str) -> int | None:
 
 
 def later(current: Standing, cooldown: Cooldown) -> bool:
-    """Does `cooldown` rest the provider longer than it rests now? (A shorter one never shortens a rest.)"""
-    return current.cooldown_until is None or parse_ts(cooldown.until) > parse_ts(current.cooldown_until)
+    """Does `cooldown` rest the provider longer than it rests now? (A shorter one never shortens a
+    rest.)"""
+    return current.cooldown_until is None or parse_ts(cooldown.until) > parse_ts(
+        current.cooldown_until
+    )
 
 
 # ---------------------------------------------------------------------- quota probes
@@ -290,7 +333,8 @@ _NUMBER = re.compile(rb"-?\d+(?:\.\d+)?")
 
 
 def parse_probe(output: bytes) -> int | None:
-    """The percent of quota used a probe printed: its first number, clamped to 0-100 (None: none)."""
+    """The percent of quota used a probe printed: its first number, clamped to 0-100 (None:
+    none)."""
     found = _NUMBER.search(output[:PROBE_OUTPUT_CAP])
     if found is None:
         return None

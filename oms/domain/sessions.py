@@ -1,9 +1,9 @@
-"""The agent session record (id = session UUID): `running <-> parked`, `running -> stalled -> running`,
-anything `-> stopped` (terminal). Pure.
+"""The agent session record (id = session UUID): `running <-> parked`, `running -> stalled ->
+running`, anything `-> stopped` (terminal). Pure.
 
-A `running` or `parked` session whose pane ended is `relaunch`ed (`oms worker resume`): the same session
-(the dispatch binds its id), its agent started again in a new pane on its own native session — running,
-bound to the new pane, with a fresh heartbeat deadline.
+A `running` or `parked` session whose pane ended is `relaunch`ed (`oms worker resume`): the same
+session (the dispatch binds its id), its agent started again in a new pane on its own native session
+— running, bound to the new pane, with a fresh heartbeat deadline.
 
 A session's heartbeat deadline is 15 minutes after its last observation (ADR 0016 "Decision 1");
 parking needs a parked-until in the future. A session carries its role's bound on a dispatch's life
@@ -74,11 +74,15 @@ def park(state: str, payload: JsonObject, *, until: str, now: str) -> Next:
     """Park until `until` (which must be in the future)."""
     if parse_ts(until) <= parse_ts(now):
         raise InvalidInputError(f"parked-until {until} must be in the future (now {now})")
-    return Next(step("session", TABLE, state, "park"), with_fields(payload, parked_until=until, last_observed_at=now))
+    return Next(
+        step("session", TABLE, state, "park"),
+        with_fields(payload, parked_until=until, last_observed_at=now),
+    )
 
 
 def resume(state: str, payload: JsonObject, *, now: str) -> Next:
-    """Back to running, with a fresh heartbeat deadline and a fresh bound (the Stop gate re-armed)."""
+    """Back to running, with a fresh heartbeat deadline and a fresh bound (the Stop gate
+    re-armed)."""
     return Next(
         step("session", TABLE, state, "resume"),
         with_fields(
@@ -106,7 +110,8 @@ def relaunch(state: str, payload: JsonObject, *, pane_id: str, now: str) -> Next
             agent_stopped_at=None,
             last_observed_at=now,
             heartbeat_deadline_at=add_ms(now, HEARTBEAT_MS),
-            turns_without_result=0,  # like a resume: the bound on a life without a result starts afresh
+            # like a resume: the bound on a life without a result starts afresh
+            turns_without_result=0,
             progress_since=now,
             prompt_due_at=now,
         ),
@@ -130,8 +135,8 @@ def stop(state: str, payload: JsonObject, *, reason: str, now: str) -> Next:
 
 
 def lifecycle_event(before: str | None, after: str) -> str | None:
-    """The lifecycle event a session transition from `before` (None: registration) to `after` is, if any
-    (seed 003: registered, parked, resumed, stopped; a heartbeat or a stall is none)."""
+    """The lifecycle event a session transition from `before` (None: registration) to `after` is, if
+    any (seed 003: registered, parked, resumed, stopped; a heartbeat or a stall is none)."""
     if before is None:
         return "session-registered" if after == "running" else None
     if after == "stopped" and before != "stopped":

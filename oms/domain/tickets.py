@@ -1,16 +1,17 @@
 """The ticket state machine. Pure: takes a state, a payload and `now`; returns `Next`.
 
 States and events:
-- `open --lease--> leased`: binds a worker, a fresh lease token, a session id (a UUID) and an expiry.
+- `open --lease--> leased`: binds a worker, a fresh lease token, a session id (a UUID) and an
+  expiry.
 - `leased --renew--> leased`: same token, lease not expired yet, later expiry.
-- `leased --expire--> open`: only once the expiry has passed; `attempt` + 1, the lease is cleared and
-  the `lease-expiry` evidence is referenced as `prior_failure_evidence`.
+- `leased --expire--> open`: only once the expiry has passed; `attempt` + 1, the lease is cleared
+  and the `lease-expiry` evidence is referenced as `prior_failure_evidence`.
 - `leased --finish(done|blocked)--> done | blocked`: with the lease token, before expiry.
 - `open --block--> blocked`: a person gives up on a ticket nobody holds.
-- `leased --retry--> open` (the conductor, after a failed attempt of the attempt it names): `attempt` + 1,
-  the lease cleared, the failure appended to `failures` (the last 10), not before `retry_after`; an
-  earlier expiry's `prior_failure_evidence` is cleared (it names the attempt before this one: the next
-  attempt starts from the worktree's HEAD, as after any failure).
+- `leased --retry--> open` (the conductor, after a failed attempt of the attempt it names):
+  `attempt` + 1, the lease cleared, the failure appended to `failures` (the last 10), not before
+  `retry_after`; an earlier expiry's `prior_failure_evidence` is cleared (it names the attempt
+  before this one: the next attempt starts from the worktree's HEAD, as after any failure).
 - `leased --give-up--> blocked` (the conductor: a result that needs a person, or a quarantine).
 - `leased --complete--> done` (the conductor: the attempt recorded a completed result).
 - `leased --new-session--> leased` (a dispatch of this attempt ended before it was accepted: a new
@@ -92,7 +93,14 @@ def new(
 
 
 def lease(
-    state: str, payload: JsonObject, *, worker_id: str, token: str, session_id: str, expires_at: str, now: str
+    state: str,
+    payload: JsonObject,
+    *,
+    worker_id: str,
+    token: str,
+    session_id: str,
+    expires_at: str,
+    now: str,
 ) -> Next:
     """Lease an open ticket to `worker_id`."""
     target = step("ticket", TABLE, state, "lease")
@@ -121,8 +129,8 @@ def check_lease(
     session_id: str | None = None,
     attempt: int | None = None,
 ) -> None:
-    """Raise `LeaseError` unless the ticket is leased with exactly this token (and worker, session, attempt)
-    and the lease has not expired at `now`."""
+    """Raise `LeaseError` unless the ticket is leased with exactly this token (and worker, session,
+    attempt) and the lease has not expired at `now`."""
     if state != TicketState.LEASED:
         raise LeaseError(f"ticket is {state}, not leased")
     held = access.text_or_none(payload, "lease_token")
@@ -144,21 +152,29 @@ def renew(state: str, payload: JsonObject, *, token: str, expires_at: str, now: 
     target = step("ticket", TABLE, state, "renew")
     check_lease(state, payload, token=token, now=now)
     if parse_ts(expires_at) <= parse_ts(access.text(payload, "lease_expires_at")):
-        raise InvalidInputError(f"new expiry {expires_at} is not later than {payload['lease_expires_at']}")
+        raise InvalidInputError(
+            f"new expiry {expires_at} is not later than {payload['lease_expires_at']}"
+        )
     return Next(target, with_fields(payload, lease_expires_at=expires_at))
 
 
 def is_expired(state: str, payload: JsonObject, now: str) -> bool:
     """True for a leased ticket whose lease has run out at `now`."""
     expires = payload.get("lease_expires_at")
-    return state == TicketState.LEASED and isinstance(expires, str) and parse_ts(expires) <= parse_ts(now)
+    return (
+        state == TicketState.LEASED
+        and isinstance(expires, str)
+        and parse_ts(expires) <= parse_ts(now)
+    )
 
 
 def expire(state: str, payload: JsonObject, *, now: str, evidence_ref: str) -> Next:
     """Return an expired lease's ticket to `open` for its next attempt."""
     target = step("ticket", TABLE, state, "expire")
     if not is_expired(state, payload, now):
-        raise LeaseError(f"lease runs until {payload.get('lease_expires_at')}; it has not expired at {now}")
+        raise LeaseError(
+            f"lease runs until {payload.get('lease_expires_at')}; it has not expired at {now}"
+        )
     return Next(
         target,
         with_fields(
@@ -174,7 +190,9 @@ def expire(state: str, payload: JsonObject, *, now: str, evidence_ref: str) -> N
     )
 
 
-def finish(state: str, payload: JsonObject, *, outcome: str, token: str, now: str, reason: str | None) -> Next:
+def finish(
+    state: str, payload: JsonObject, *, outcome: str, token: str, now: str, reason: str | None
+) -> Next:
     """The lease holder ends the ticket: `done` or `blocked`."""
     if outcome not in ("done", "blocked"):
         raise InvalidInputError(f"outcome must be done or blocked (got {outcome!r})")
@@ -190,14 +208,23 @@ def block(state: str, payload: JsonObject, *, reason: str) -> Next:
 
 def _check_attempt(payload: JsonObject, session_id: str, attempt: int) -> None:
     if payload.get("session_id") != session_id or payload.get("attempt") != attempt:
-        raise LeaseError(f"ticket is on attempt {payload.get('attempt')} of another session; this one has moved on")
+        raise LeaseError(
+            f"ticket is on attempt {payload.get('attempt')} of "
+            f"another session; this one has moved on"
+        )
 
 
 def retry(
-    state: str, payload: JsonObject, *, session_id: str, attempt: int, failure: JsonObject, retry_after: str
+    state: str,
+    payload: JsonObject,
+    *,
+    session_id: str,
+    attempt: int,
+    failure: JsonObject,
+    retry_after: str,
 ) -> Next:
-    """After a failed attempt (the one bound to `session_id`), the ticket is open again for the next one,
-    not before `retry_after`; `failure` ({attempt, dispatch_id, failed_at, reason}) is kept."""
+    """After a failed attempt (the one bound to `session_id`), the ticket is open again for the next
+    one, not before `retry_after`; `failure` ({attempt, dispatch_id, failed_at, reason}) is kept."""
     target = step("ticket", TABLE, state, "retry")
     _check_attempt(payload, session_id, attempt)
     failures = _kept(payload, failure)
@@ -213,21 +240,31 @@ def retry(
             reason=failure["reason"],
             retry_after=retry_after,
             failures=failures,
-            prior_failure_evidence=None,  # an expired lease's evidence is about the attempt before: spent
+            # an expired lease's evidence is about the attempt before: spent
+            prior_failure_evidence=None,
         ),
     )
 
 
 def give_up(
-    state: str, payload: JsonObject, *, session_id: str, attempt: int, reason: str, failure: JsonObject | None = None
+    state: str,
+    payload: JsonObject,
+    *,
+    session_id: str,
+    attempt: int,
+    reason: str,
+    failure: JsonObject | None = None,
 ) -> Next:
-    """The attempt bound to `session_id` ends the ticket `blocked` for a person, with `reason` (and the
-    attempt's `failure` kept, for a quarantine)."""
+    """The attempt bound to `session_id` ends the ticket `blocked` for a person, with `reason` (and
+    the attempt's `failure` kept, for a quarantine)."""
     target = step("ticket", TABLE, state, "give-up")
     _check_attempt(payload, session_id, attempt)
     if failure is None:
         return Next(target, with_fields(payload, lease_token=None, reason=reason))
-    return Next(target, with_fields(payload, lease_token=None, reason=reason, failures=_kept(payload, failure)))
+    return Next(
+        target,
+        with_fields(payload, lease_token=None, reason=reason, failures=_kept(payload, failure)),
+    )
 
 
 def _kept(payload: JsonObject, failure: JsonObject) -> list[Json]:
@@ -235,7 +272,9 @@ def _kept(payload: JsonObject, failure: JsonObject) -> list[Json]:
     return failures[-MAX_FAILURES_KEPT:]
 
 
-def complete(state: str, payload: JsonObject, *, session_id: str, attempt: int, reason: str) -> Next:
+def complete(
+    state: str, payload: JsonObject, *, session_id: str, attempt: int, reason: str
+) -> Next:
     """The attempt bound to `session_id` recorded a completed result: the ticket is done."""
     target = step("ticket", TABLE, state, "complete")
     _check_attempt(payload, session_id, attempt)

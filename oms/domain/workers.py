@@ -1,7 +1,8 @@
 """The worker record (id = dispatch id): activity and health, two small machines. Pure.
 
 Activity: `idle -> working -> done | blocked`, `idle -> blocked`; `done` and `blocked` are terminal.
-Health: `healthy <-> parked`, `healthy <-> stalled`, `stalled -> parked`, anything `-> stopped` (terminal).
+Health: `healthy <-> parked`, `healthy <-> stalled`, `stalled -> parked`, anything `-> stopped`
+(terminal).
 
 What its agent is doing (`agent`, what `oms status`, `oms worker observe` and the conductor show
 beside activity and health, which say what the attempt is): `ended` once the worker or its session
@@ -94,18 +95,24 @@ def set_activity(
 ) -> Next:
     """Move the activity machine."""
     target = step("worker activity", ACTIVITY, state, activity)
-    return Next(target, with_fields(payload, updated_at=now, end_reason=end_reason, end_detail=end_detail))
+    return Next(
+        target, with_fields(payload, updated_at=now, end_reason=end_reason, end_detail=end_detail)
+    )
 
 
 def mark_parked(state: str, payload: JsonObject, *, now: str, reason: str) -> Next:
-    """A parked worker stays parked, for another reason (e.g. its attempt was fenced while it was parked)."""
+    """A parked worker stays parked, for another reason (e.g. its attempt was fenced while it was
+    parked)."""
     if payload.get("health") != Health.PARKED:
         raise IllegalTransitionError("worker health", str(payload.get("health")), "mark-parked")
     return Next(state, with_fields(payload, updated_at=now, health_reason=reason))
 
 
-def set_health(state: str, payload: JsonObject, health: str, *, now: str, reason: str | None = None) -> Next:
-    """Move the health machine (the activity state is unchanged); `reason` says why (e.g. `hooks_silent`)."""
+def set_health(
+    state: str, payload: JsonObject, health: str, *, now: str, reason: str | None = None
+) -> Next:
+    """Move the health machine (the activity state is unchanged); `reason` says why (e.g.
+    `hooks_silent`)."""
     step("worker health", HEALTH, str(payload["health"]), health)
     return Next(state, with_fields(payload, health=health, updated_at=now, health_reason=reason))
 
@@ -121,14 +128,17 @@ def change(
     end_reason: str | None = None,
     end_detail: str | None = None,
 ) -> Next:
-    """Health first (with its reason), then activity (with its end reason); at least one is given."""
+    """Health first (with its reason), then activity (with its end reason); at least one is
+    given."""
     if health is None and activity is None:
         raise IllegalTransitionError("worker", state, "change nothing")
     nxt = Next(state, payload)
     if health is not None:
         nxt = set_health(nxt.state, nxt.payload, health, now=now, reason=reason)
     if activity is not None:
-        nxt = set_activity(nxt.state, nxt.payload, activity, now=now, end_reason=end_reason, end_detail=end_detail)
+        nxt = set_activity(
+            nxt.state, nxt.payload, activity, now=now, end_reason=end_reason, end_detail=end_detail
+        )
     return nxt
 
 
@@ -138,17 +148,25 @@ def unsalvaged(error: str) -> str:
 
 
 def end(
-    state: str, payload: JsonObject, *, now: str, end_reason: str, detail: str, salvage: JsonObject | None = None
+    state: str,
+    payload: JsonObject,
+    *,
+    now: str,
+    end_reason: str,
+    detail: str,
+    salvage: JsonObject | None = None,
 ) -> Next | None:
     """The worker whose pane ended or was stopped: health `stopped`, an `idle` or `working` activity
-    `blocked`, and the end reason recorded — the first one stays; `salvage` (the `salvage_*` fields naming
-    where its uncommitted work was kept) is recorded with it, and a salvage that failed is said in
-    the end's detail too. None when nothing is left to change."""
+    `blocked`, and the end reason recorded — the first one stays; `salvage` (the `salvage_*` fields
+    naming where its uncommitted work was kept) is recorded with it, and a salvage that failed is
+    said in the end's detail too. None when nothing is left to change."""
     health = Health.STOPPED if payload.get("health") != Health.STOPPED else None
     activity = Activity.BLOCKED if state in (Activity.IDLE, Activity.WORKING) else None
     if health is None and activity is None:
         return None
-    kept = {k: v for k, v in (salvage or {}).items() if k.startswith("salvage_") and k not in payload}
+    kept = {
+        k: v for k, v in (salvage or {}).items() if k.startswith("salvage_") and k not in payload
+    }
     failed = kept.get("salvage_error")
     if isinstance(failed, str):  # said where every end is shown, not only in its own field
         detail = f"{detail}; {unsalvaged(failed)}"
@@ -157,10 +175,17 @@ def end(
         nxt = set_health(nxt.state, nxt.payload, health, now=now)
     if activity is not None:
         return set_activity(
-            nxt.state, nxt.payload, activity, now=now, end_reason=end_reason, end_detail=one_line(detail)
+            nxt.state,
+            nxt.payload,
+            activity,
+            now=now,
+            end_reason=end_reason,
+            end_detail=one_line(detail),
         )
     if nxt.payload.get("end_reason") is None:
-        return Next(nxt.state, with_fields(nxt.payload, end_reason=end_reason, end_detail=one_line(detail)))
+        return Next(
+            nxt.state, with_fields(nxt.payload, end_reason=end_reason, end_detail=one_line(detail))
+        )
     return nxt
 
 

@@ -1,8 +1,9 @@
 """The raw system calls fsio needs, behind one object so tests can inject failures and watch order.
 
-Python 3.11 has no `os.openat2` or `os.renameat2`; both are reached through `ctypes` and `syscall(2)`
-(ADR 0003). Everything that matters for crash safety (fsync, link, rename, unlink) also goes
-through `Syscalls`, so a test can subclass it, record the sequence, or raise ENOSYS/EINVAL on demand.
+Python 3.11 has no `os.openat2` or `os.renameat2`; both are reached through `ctypes` and
+`syscall(2)` (ADR 0003). Everything that matters for crash safety (fsync, link, rename, unlink) also
+goes through `Syscalls`, so a test can subclass it, record the sequence, or raise ENOSYS/EINVAL on
+demand.
 """
 
 from __future__ import annotations
@@ -65,7 +66,9 @@ class Syscalls:
 
     def renameat2(self, olddirfd: int, old: str, newdirfd: int, new: str, flags: int) -> None:
         """renameat2(2); EINVAL means the filesystem (or glibc) cannot do it."""
-        number = _SYS_RENAMEAT2.get(os.uname().machine)  # what platform.machine() returns, without importing it
+        number = _SYS_RENAMEAT2.get(
+            os.uname().machine
+        )  # what platform.machine() returns, without importing it
         if number is None:
             raise OSError(errno.ENOSYS, "renameat2 syscall number unknown on this architecture")
         res = self._lib().syscall(

@@ -1,8 +1,8 @@
 """Probe what the kernel and filesystem under a directory offer fsio (for `oms doctor`).
 
-Each probe runs in a fresh private scratch directory made beneath an open directory (`probe_at`: never
-through a path string, so a symlink in its place cannot send the probe elsewhere) and removes what it made.
-A probe returns None when the capability works, or a short reason when it does not.
+Each probe runs in a fresh private scratch directory made beneath an open directory (`probe_at`:
+never through a path string, so a symlink in its place cannot send the probe elsewhere) and removes
+what it made. A probe returns None when the capability works, or a short reason when it does not.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ def probe(where: str) -> dict[str, str | None]:
 
 
 def probe_at(parent: int) -> dict[str, str | None]:
-    """{"openat2": ..., "renameat2": ..., "o_tmpfile": ...} measured in a scratch dir made in `parent`."""
+    """{"openat2": ..., "renameat2": ..., "o_tmpfile": ...} measured in a scratch dir made in
+    `parent`."""
     sys_ = DEFAULT_SYSCALLS
     scratch = f".oms-probe-{os.getpid()}-{secrets.token_hex(4)}"
     os.mkdir(scratch, 0o700, dir_fd=parent)
@@ -45,7 +46,9 @@ def probe_at(parent: int) -> dict[str, str | None]:
         except OSError as err:
             results["openat2"] = _reason(err)
         try:
-            fd = os.open("a", os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC, 0o600, dir_fd=dfd)
+            fd = os.open(
+                "a", os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC, 0o600, dir_fd=dfd
+            )
             os.close(fd)
             made.append("a")
             sys_.renameat2(dfd, "a", dfd, "b", RENAME_NOREPLACE)

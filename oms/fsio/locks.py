@@ -1,11 +1,12 @@
 """Lock files that name their holder, and are stale only when that exact holder is gone.
 
-A lock is a file created atomically and no-replace (`Root.publish`), whose one line names the holder:
-`oms-lock v1 pid=<pid> start=<ticks> boot=<boot id>`. Acquiring an existing lock:
+A lock is a file created atomically and no-replace (`Root.publish`), whose one line names the
+holder: `oms-lock v1 pid=<pid> start=<ticks> boot=<boot id>`. Acquiring an existing lock:
 
 * holder alive (same boot, pid and start time): `LockHeldError`;
-* holder gone: the lock is stale. It is removed under `flock` on its directory, after re-reading it, so
-  two breakers never remove a fresh lock that a third process just created; then acquisition retries.
+* holder gone: the lock is stale. It is removed under `flock` on its directory, after re-reading it,
+  so two breakers never remove a fresh lock that a third process just created; then acquisition
+  retries.
 
 Release removes the file only if the name still refers to the inode we created.
 """
@@ -24,13 +25,17 @@ from oms.errors import AlreadyExistsError, FsioError, LockHeldError
 from oms.fsio import procinfo
 from oms.fsio.root import FileId, Root
 
-_LINE = re.compile(r"oms-lock v1 pid=([1-9][0-9]{0,9}) start=([0-9]{1,20}) boot=([0-9a-f-]{1,64})\n")
+_LINE = re.compile(
+    r"oms-lock v1 pid=([1-9][0-9]{0,9}) start=([0-9]{1,20}) boot=([0-9a-f-]{1,64})\n"
+)
 LOCK_SUFFIX = ".lock"
 
 
 def render(identity: procinfo.ProcessIdentity) -> bytes:
     """The lock file body for `identity`."""
-    return f"oms-lock v1 pid={identity.pid} start={identity.start_ticks} boot={identity.boot_id}\n".encode()
+    return (
+        f"oms-lock v1 pid={identity.pid} start={identity.start_ticks} boot={identity.boot_id}\n"
+    ).encode()
 
 
 def parse(data: bytes) -> procinfo.ProcessIdentity | None:
@@ -81,20 +86,23 @@ class Lock:
             return
         file_id, self._file_id = self._file_id, None
         # Same inode *and* our own body: inode numbers can be reused, our (boot, pid, start) cannot.
-        if self.root.read_optional(self.rel, len(self._body) + 1) != self._body or not self.root.unlink(
-            self.rel, expect=file_id
-        ):
+        if self.root.read_optional(
+            self.rel, len(self._body) + 1
+        ) != self._body or not self.root.unlink(self.rel, expect=file_id):
             raise FsioError(f"{self.rel}: lock was removed or replaced while held")
 
     def __enter__(self) -> Lock:
         return self
 
-    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.release()
 
 
 def acquire(root: Root, rel: str) -> Lock:
-    """Take lock `rel` (its directory must exist) or raise `LockHeldError` naming the live holder."""
+    """Take lock `rel` (its directory must exist) or raise `LockHeldError` naming the live
+    holder."""
     body = render(procinfo.current())
     for _ in range(3):
         try:
@@ -124,7 +132,8 @@ def acquire_waiting(
     sleep: Callable[[float], None] = time.sleep,
 ) -> Lock:
     """Take lock `rel`, waiting up to `timeout_s` for a live holder to finish (polling every 10 ms);
-    then `LockHeldError` as from `acquire`. For short critical sections that callers must not fail on."""
+    then `LockHeldError` as from `acquire`. For short critical sections that callers must not fail
+    on."""
     deadline = clock() + timeout_s
     while True:
         try:
@@ -136,7 +145,8 @@ def acquire_waiting(
 
 
 def break_stale(root: Root, rel: str, holder: procinfo.ProcessIdentity) -> bool:
-    """Remove lock `rel` if it still names `holder` and `holder` is gone. Serialised by flock on the directory."""
+    """Remove lock `rel` if it still names `holder` and `holder` is gone. Serialised by flock on the
+    directory."""
     parent = rel.rpartition("/")[0]
     with root.dir_fd(parent) as dfd:
         fcntl.flock(dfd, fcntl.LOCK_EX)

@@ -1,4 +1,5 @@
-"""Questions about paths that are not beneath an open root (where a root may go, what encloses it)."""
+"""Questions about paths that are not beneath an open root (where a root may go, what encloses
+it)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ def enclosing_git(path: str) -> str | None:
 
 
 def ensure_directory(path: str, mode: int = 0o755) -> None:
-    """Create `path` and its parents if missing (for places outside the state root, e.g. worktrees)."""
+    """Create `path` and its parents if missing (for places outside the state root, e.g.
+    worktrees)."""
     os.makedirs(path, mode=mode, exist_ok=True)
 
 
@@ -46,9 +48,13 @@ def write_new_user_file(path: str, data: bytes) -> None:
     from oms.errors import InvalidInputError, shown
 
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fd = os.open(
+            path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+        )
     except OSError as exc:
-        raise InvalidInputError(f"{shown(path)}: {(exc.strerror or 'cannot create').lower()}") from exc
+        raise InvalidInputError(
+            f"{shown(path)}: {(exc.strerror or 'cannot create').lower()}"
+        ) from exc
     try:
         view = memoryview(data)
         while view:
@@ -71,7 +77,9 @@ def read_user_file(path: str, cap: int) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError as exc:
-        raise InvalidInputError(f"{shown(path)}: {(exc.strerror or 'cannot open').lower()}") from exc
+        raise InvalidInputError(
+            f"{shown(path)}: {(exc.strerror or 'cannot open').lower()}"
+        ) from exc
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise InvalidInputError(f"{shown(path)}: not a regular file")
@@ -87,8 +95,8 @@ def read_user_file(path: str, cap: int) -> bytes:
 
 
 def file_signature(path: str) -> tuple[int, ...] | None:
-    """What changes when a file outside any root is replaced or rewritten (device, inode, size, change
-    time), or None when it is not there: a reader reads it again only when this changes."""
+    """What changes when a file outside any root is replaced or rewritten (device, inode, size,
+    change time), or None when it is not there: a reader reads it again only when this changes."""
     try:
         st = os.stat(path)
     except OSError:
@@ -117,13 +125,15 @@ def regular_file_target(path: str) -> str:
     except OSError as exc:
         raise UnsafeFileError(f"{shown(path)}: {(exc.strerror or 'missing').lower()}") from exc
     if not stat.S_ISREG(st.st_mode):
-        raise UnsafeFileError(f"{shown(path)}: must be one regular file (not a link or anything else)")
+        raise UnsafeFileError(
+            f"{shown(path)}: must be one regular file (not a link or anything else)"
+        )
     return os.path.realpath(path)
 
 
 def read_head(path: str, size: int) -> bytes:
-    """The first `size` bytes of a regular file outside any root (e.g. an installed program's `#!` line);
-    empty when it cannot be read."""
+    """The first `size` bytes of a regular file outside any root (e.g. an installed program's `#!`
+    line); empty when it cannot be read."""
     import stat
 
     try:
@@ -141,10 +151,11 @@ def read_head(path: str, size: int) -> bytes:
 
 
 def remove_empty_dirs(base: str, names: tuple[str, ...]) -> None:
-    """Remove each `base/<name>` that is an empty directory (not a link); anything else is left as it is.
+    """Remove each `base/<name>` that is an empty directory (not a link); anything else is left as
+    it is.
 
-    A worker sandbox's mount points (`.codex`, `.claude`, `.mcp.json` in its worktree) remain as empty
-    directories on the host after the sandbox ends; they carry nothing and go."""
+    A worker sandbox's mount points (`.codex`, `.claude`, `.mcp.json` in its worktree) remain as
+    empty directories on the host after the sandbox ends; they carry nothing and go."""
     import errno
 
     try:
@@ -156,9 +167,17 @@ def remove_empty_dirs(base: str, names: tuple[str, ...]) -> None:
             if "/" in name or name in ("", ".", ".."):
                 raise ValueError(f"not a plain name: {name[:40]!r}")
             try:
-                os.rmdir(name, dir_fd=fd)  # rmdir never follows a link and refuses a non-empty directory
+                os.rmdir(
+                    name, dir_fd=fd
+                )  # rmdir never follows a link and refuses a non-empty directory
             except OSError as exc:
-                if exc.errno not in (errno.ENOENT, errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EBUSY):
+                if exc.errno not in (
+                    errno.ENOENT,
+                    errno.ENOTEMPTY,
+                    errno.EEXIST,
+                    errno.ENOTDIR,
+                    errno.EBUSY,
+                ):
                     raise
     finally:
         os.close(fd)
@@ -182,14 +201,16 @@ def is_empty_dir(path: str) -> bool:
 
 
 def reserve_descriptor() -> int:
-    """The lowest free descriptor, held open on /dev/null (close-on-exec) until the caller dup2()s over it."""
+    """The lowest free descriptor, held open on /dev/null (close-on-exec) until the caller dup2()s
+    over it."""
     return os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
 
 
 def unreadable_by_others(top: str, budget: int = 20000) -> tuple[list[str], list[str]]:
-    """(files, directories) under `top` that other users cannot read (directories: not listable or not
-    searchable by them; not descended into), not following links; at most `budget` entries are looked at
-    — what a root-run sandbox must mask, since its agent maps to the owner of root's files."""
+    """(files, directories) under `top` that other users cannot read (directories: not listable or
+    not searchable by them; not descended into), not following links; at most `budget` entries are
+    looked at — what a root-run sandbox must mask, since its agent maps to the owner of root's
+    files."""
     import stat
 
     files: list[str] = []
@@ -223,8 +244,9 @@ def unreadable_by_others(top: str, budget: int = 20000) -> tuple[list[str], list
 
 
 def find_in_file(path: str, needle: bytes, after: int) -> bytes | None:
-    """The `after` bytes from the first `needle` in the regular file at `path` (mapped, never read whole:
-    an agent CLI's binary is hundreds of MB); None when it is not there or the file cannot be mapped."""
+    """The `after` bytes from the first `needle` in the regular file at `path` (mapped, never read
+    whole: an agent CLI's binary is hundreds of MB); None when it is not there or the file cannot be
+    mapped."""
     import mmap
 
     try:

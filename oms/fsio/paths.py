@@ -28,7 +28,9 @@ def split_rel(rel: str, limits: Limits = LIMITS) -> tuple[str, ...]:
         raise PathRejectedError(f"path {rel[:80]!r} is absolute (expected relative to the root)")
     parts = tuple(rel.split("/"))
     if len(parts) > limits.path_components:
-        raise PathRejectedError(f"path has {len(parts)} components (expected at most {limits.path_components})")
+        raise PathRejectedError(
+            f"path has {len(parts)} components (expected at most {limits.path_components})"
+        )
     for part in parts:
         check_component(part, limits)
     return parts
@@ -41,7 +43,11 @@ def check_component(part: str, limits: Limits = LIMITS) -> str:
     if part in (".", ".."):
         raise PathRejectedError(f"path component {part!r} is not allowed")
     if len(part.encode("utf-8", "surrogateescape")) > limits.path_component_bytes:
-        raise PathRejectedError(f"path component is longer than {limits.path_component_bytes} bytes")
+        raise PathRejectedError(
+            f"path component is longer than {limits.path_component_bytes} bytes"
+        )
     if _COMPONENT.fullmatch(part) is None:
-        raise PathRejectedError(f"path component {part[:80]!r} has characters outside [A-Za-z0-9._-]")
+        raise PathRejectedError(
+            f"path component {part[:80]!r} has characters outside [A-Za-z0-9._-]"
+        )
     return part

@@ -1,8 +1,8 @@
 """Who holds a lock or owns a temp file: a process identity that survives pid reuse.
 
-An identity is (boot id, pid, start time in clock ticks since boot). A process is "that exact process"
-only if all three still match, so a recycled pid or a reboot makes a stale lock provably stale
-(ADR 0003: mtime-based stale detection steals locks from slow live holders).
+An identity is (boot id, pid, start time in clock ticks since boot). A process is "that exact
+process" only if all three still match, so a recycled pid or a reboot makes a stale lock provably
+stale (ADR 0003: mtime-based stale detection steals locks from slow live holders).
 """
 
 from __future__ import annotations
@@ -61,12 +61,13 @@ def start_ticks(pid: int) -> int | None:
 
 
 def group_alive(pgid: int) -> bool:
-    """True while a live process (not a zombie) of process group `pgid` exists: a scan of /proc, so that
-    zombies nobody reaps (an orphan's parent may be a minimal init) do not count as alive.
+    """True while a live process (not a zombie) of process group `pgid` exists: a scan of /proc, so
+    that zombies nobody reaps (an orphan's parent may be a minimal init) do not count as alive.
 
-    The one liveness rule for a process group in oms (a pane's end, `kill_group`, `Panes.stop`): a zombie
-    is not alive — it runs nothing, holds no file or terminal, and no signal ends it; counting it would
-    make a pane whose agent is only a zombie look alive forever (`kill(-pgid, 0)` succeeds for it)."""
+    The one liveness rule for a process group in oms (a pane's end, `kill_group`, `Panes.stop`): a
+    zombie is not alive — it runs nothing, holds no file or terminal, and no signal ends it;
+    counting it would make a pane whose agent is only a zombie look alive forever (`kill(-pgid, 0)`
+    succeeds for it)."""
     try:
         entries = os.listdir("/proc")
     except OSError:
@@ -85,8 +86,8 @@ def group_alive(pgid: int) -> bool:
 
 
 def carrying(comm: bytes, entries: tuple[bytes, ...]) -> list[ProcessIdentity]:
-    """The live processes named `comm` whose environment holds every one of `entries` (`KEY=value`): a
-    scan of /proc, which shows another user's environment to nobody but root (only looked at)."""
+    """The live processes named `comm` whose environment holds every one of `entries` (`KEY=value`):
+    a scan of /proc, which shows another user's environment to nobody but root (only looked at)."""
     found = []
     boot = boot_id()
     for name in os.listdir("/proc"):

@@ -1,15 +1,15 @@
 """A root directory handle that never follows a symlink and never overwrites a file.
 
 `Root.open(path)` opens the root once (`O_DIRECTORY|O_NOFOLLOW`) and checks its owner (and, for a
-private root, its mode). Every later path is relative, passes the lexical grammar of `paths.py`, and is
-resolved beneath the root by one of two resolvers:
+private root, its mode). Every later path is relative, passes the lexical grammar of `paths.py`, and
+is resolved beneath the root by one of two resolvers:
 
 * `openat2` with `RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|RESOLVE_NO_MAGICLINKS` (one system call), or
-* a component walk: `open(part, O_DIRECTORY|O_NOFOLLOW, dir_fd=parent)` for every directory, then the
-  leaf with `O_NOFOLLOW`.
+* a component walk: `open(part, O_DIRECTORY|O_NOFOLLOW, dir_fd=parent)` for every directory, then
+  the leaf with `O_NOFOLLOW`.
 
-`auto` uses openat2 and falls back to the walk when the kernel says ENOSYS/EPERM/E2BIG; tests force the
-walk. A symlink, a non-directory in the middle, or an escape is a `PathEscapeError`.
+`auto` uses openat2 and falls back to the walk when the kernel says ENOSYS/EPERM/E2BIG; tests force
+the walk. A symlink, a non-directory in the middle, or an escape is a `PathEscapeError`.
 
 Reads accept only regular files with one link, owned by the euid, bounded in bytes, opened
 `O_NONBLOCK` so a FIFO cannot hang us. Writes are atomic and no-replace (see `publish`).
@@ -100,7 +100,8 @@ class FsioOptions:
 
     @classmethod
     def from_env(cls, env: dict[str, str] | os._Environ[str] | None = None) -> FsioOptions:
-        """`OMS_FSIO_RESOLVER` / `OMS_FSIO_PUBLISH` force a strategy (both choices are equally safe)."""
+        """`OMS_FSIO_RESOLVER` / `OMS_FSIO_PUBLISH` force a strategy (both choices are equally
+        safe)."""
         source = os.environ if env is None else env
         try:
             resolver = Resolver(source.get("OMS_FSIO_RESOLVER", "auto"))
@@ -112,7 +113,9 @@ class FsioOptions:
 
 def _raise_for(err: OSError, rel: str) -> NoReturn:
     if err.errno in _ESCAPE_ERRNOS:
-        raise PathEscapeError(f"{shown(rel)}: refused: a symlink, a non-directory or an escape is in the path") from err
+        raise PathEscapeError(
+            f"{shown(rel)}: refused: a symlink, a non-directory or an escape is in the path"
+        ) from err
     if err.errno == errno.ENOENT:
         raise NotFoundError(f"{shown(rel)}: no such file or directory") from err
     if err.errno == errno.EEXIST:
@@ -145,7 +148,8 @@ class Root:
         create: bool = False,
         options: FsioOptions | None = None,
     ) -> Self:
-        """Open `path` as a root. With `create`, make it (0700) if missing; its parents are created too."""
+        """Open `path` as a root. With `create`, make it (0700) if missing; its parents are created
+        too."""
         opts = options or FsioOptions.from_env()
         absolute = os.path.abspath(path)
         created = False
@@ -163,17 +167,22 @@ class Root:
             fd = os.open(absolute, _DIR_FLAGS)
         except OSError as err:
             if err.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise PathEscapeError(f"{shown(absolute)}: is a symlink or not a directory") from err
+                raise PathEscapeError(
+                    f"{shown(absolute)}: is a symlink or not a directory"
+                ) from err
             _raise_for(err, absolute)
         try:
             st = os.fstat(fd)
             if st.st_uid != os.geteuid():
-                raise UnsafeFileError(f"{shown(absolute)}: owned by uid {st.st_uid} (expected {os.geteuid()})")
+                raise UnsafeFileError(
+                    f"{shown(absolute)}: owned by uid {st.st_uid} (expected {os.geteuid()})"
+                )
             if created:
                 os.fchmod(fd, 0o700 if private else 0o755)  # the umask may have trimmed it
             elif private and stat.S_IMODE(st.st_mode) & 0o077:
                 raise UnsafeFileError(
-                    f"{shown(absolute)}: mode {stat.S_IMODE(st.st_mode):04o} is open to others (expected 0700)"
+                    f"{shown(absolute)}: mode {stat.S_IMODE(st.st_mode):04o} is open to others "
+                    f"(expected 0700)"
                 )
         except BaseException:
             os.close(fd)
@@ -216,7 +225,9 @@ class Root:
     def _openat2(self, rel: str, flags: int, mode: int = 0) -> int:
         for _ in range(self._limits.openat2_eagain_retries):
             try:
-                return self._sys.openat2(self.fd, rel, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, RESOLVE_STRICT)
+                return self._sys.openat2(
+                    self.fd, rel, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, RESOLVE_STRICT
+                )
             except OSError as err:
                 if err.errno == errno.EAGAIN:  # the kernel suspects a rename race: retry
                     continue
@@ -244,7 +255,8 @@ class Root:
             raise
 
     def _open(self, parts: tuple[str, ...], flags: int) -> int:
-        """Open the object at `parts` (the root itself when empty) with `flags`, never following links."""
+        """Open the object at `parts` (the root itself when empty) with `flags`, never following
+        links."""
         if not parts:
             return os.dup(self.fd)
         if self._use_openat2():
@@ -272,12 +284,14 @@ class Root:
             os.close(parent)
 
     def identity(self) -> tuple[int, int]:
-        """(device, inode) of the root directory: names this root across `Root` objects of one process."""
+        """(device, inode) of the root directory: names this root across `Root` objects of one
+        process."""
         st = os.fstat(self.fd)
         return st.st_dev, st.st_ino
 
     def touch_dir(self, rel: str) -> None:
-        """Set directory `rel`'s modification time to now (a change mark for readers that scan it)."""
+        """Set directory `rel`'s modification time to now (a change mark for readers that scan
+        it)."""
         fd = self._dir(self._split(rel))
         try:
             os.utime(fd)
@@ -312,15 +326,16 @@ class Root:
             os.close(fd)
 
     def writable(self, rel: str = "") -> bool:
-        """Whether this process may create entries in directory `rel` (faccessat, effective ids): checked
-        before a command creates anything, so that a refusal leaves nothing behind."""
+        """Whether this process may create entries in directory `rel` (faccessat, effective ids):
+        checked before a command creates anything, so that a refusal leaves nothing behind."""
         with self.dir_fd(rel) as fd:
             return os.access(".", os.W_OK | os.X_OK, dir_fd=fd, effective_ids=True)
 
     # ------------------------------------------------------------------ reads
     def read_bytes(self, rel: str, cap: int, *, any_mode: bool = False) -> bytes:
-        """Read a regular file of at most `cap` bytes (one link, owned by us). `any_mode`: a file an agent
-        wrote in its private home, whose mode its own umask chose (read as untrusted data, never trusted)."""
+        """Read a regular file of at most `cap` bytes (one link, owned by us). `any_mode`: a file an
+        agent wrote in its private home, whose mode its own umask chose (read as untrusted data,
+        never trusted)."""
         parts = split_rel(rel, self._limits)
         for attempt in range(2):
             fd = self._open(parts, _READ_FLAGS)
@@ -332,7 +347,9 @@ class Root:
                         continue
                     raise UnsafeFileError(f"{shown(rel)}: has {st.st_nlink} links (expected 1)")
                 if st.st_size > cap:
-                    raise FileTooLargeError(f"{shown(rel)}: {st.st_size} bytes (expected at most {cap})")
+                    raise FileTooLargeError(
+                        f"{shown(rel)}: {st.st_size} bytes (expected at most {cap})"
+                    )
                 return self._read_capped(fd, rel, cap)
             finally:
                 os.close(fd)
@@ -383,12 +400,15 @@ class Root:
             return None
 
     def read_secret(self, rel: str, size: int) -> bytes:
-        """Read a secret: exactly `size` bytes, regular, one link, ours, and private (no group/other bits)."""
+        """Read a secret: exactly `size` bytes, regular, one link, ours, and private (no group/other
+        bits)."""
         st = self.lstat(rel)
         if st is None:
             raise NotFoundError(f"{shown(rel)}: no such file")
         if stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) & 0o077:
-            raise UnsafeFileError(f"{shown(rel)}: mode {stat.S_IMODE(st.st_mode):04o} (expected 0600)")
+            raise UnsafeFileError(
+                f"{shown(rel)}: mode {stat.S_IMODE(st.st_mode):04o} (expected 0600)"
+            )
         data = self.read_bytes(rel, size)
         if len(data) != size:
             raise UnsafeFileError(f"{shown(rel)}: {len(data)} bytes (expected {size})")
@@ -398,9 +418,13 @@ class Root:
         if not stat.S_ISREG(st.st_mode):
             raise UnsafeFileError(f"{shown(rel)}: not a regular file")
         if st.st_uid != os.geteuid():
-            raise UnsafeFileError(f"{shown(rel)}: owned by uid {st.st_uid} (expected {os.geteuid()})")
+            raise UnsafeFileError(
+                f"{shown(rel)}: owned by uid {st.st_uid} (expected {os.geteuid()})"
+            )
         if self.private and not any_mode and stat.S_IMODE(st.st_mode) & 0o077:
-            raise UnsafeFileError(f"{shown(rel)}: mode {stat.S_IMODE(st.st_mode):04o} is open to others")
+            raise UnsafeFileError(
+                f"{shown(rel)}: mode {stat.S_IMODE(st.st_mode):04o} is open to others"
+            )
 
     @staticmethod
     def _read_capped(fd: int, rel: str, cap: int) -> bytes:
@@ -421,7 +445,8 @@ class Root:
 
     # ------------------------------------------------------------------ writes
     def mkdirs(self, rel: str) -> None:
-        """Create every directory of `rel` that is missing; verify all of them (owner, type, privacy)."""
+        """Create every directory of `rel` that is missing; verify all of them (owner, type,
+        privacy)."""
         parts = self._split(rel)
         cur = os.dup(self.fd)
         want = 0o700 if self.private else 0o755
@@ -443,12 +468,16 @@ class Root:
                 try:
                     st = os.fstat(nxt)
                     if st.st_uid != os.geteuid():
-                        raise UnsafeFileError(f"{shown(where)}: owned by uid {st.st_uid} (expected {os.geteuid()})")
+                        raise UnsafeFileError(
+                            f"{shown(where)}: owned by uid {st.st_uid} (expected {os.geteuid()})"
+                        )
                     mode = stat.S_IMODE(st.st_mode)
                     if created and mode != want:
                         os.fchmod(nxt, want)  # the umask trimmed it; set exactly what we asked for
                     elif self.private and mode & 0o077:
-                        raise UnsafeFileError(f"{shown(where)}: mode {mode:04o} is open to others (expected 0700)")
+                        raise UnsafeFileError(
+                            f"{shown(where)}: mode {mode:04o} is open to others (expected 0700)"
+                        )
                     if created:
                         self._sys.fsync(cur)
                 except BaseException:
@@ -518,7 +547,9 @@ class Root:
             try:
                 self._sys.link_fd(fd, parent, leaf)
             except FileExistsError as err:
-                raise AlreadyExistsError(f"{shown(rel)}: already exists; nothing was overwritten") from err
+                raise AlreadyExistsError(
+                    f"{shown(rel)}: already exists; nothing was overwritten"
+                ) from err
             except OSError as err:
                 if err.errno == errno.ENOENT:  # no /proc: fall back to a named temp file
                     return None
@@ -540,7 +571,10 @@ class Root:
         temp = f"{TEMP_PREFIX}{procinfo.current().token()}.{os.urandom(6).hex()}"
         try:
             fd = self._sys.open(
-                temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=parent
+                temp,
+                os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                mode,
+                dir_fd=parent,
             )
         except OSError as err:
             _raise_for(err, rel)
@@ -560,15 +594,22 @@ class Root:
                     named = False
                 except OSError as err:
                     if err.errno == errno.EEXIST:
-                        raise AlreadyExistsError(f"{shown(rel)}: already exists; nothing was overwritten") from err
-                    if err.errno not in (errno.EINVAL, errno.ENOSYS) or self.options.publisher is Publisher.RENAME:
+                        raise AlreadyExistsError(
+                            f"{shown(rel)}: already exists; nothing was overwritten"
+                        ) from err
+                    if (
+                        err.errno not in (errno.EINVAL, errno.ENOSYS)
+                        or self.options.publisher is Publisher.RENAME
+                    ):
                         _raise_for(err, rel)
                     self._publisher = Publisher.LINK
             if named:
                 try:
                     self._sys.link(parent, temp, parent, leaf)
                 except FileExistsError as err:
-                    raise AlreadyExistsError(f"{shown(rel)}: already exists; nothing was overwritten") from err
+                    raise AlreadyExistsError(
+                        f"{shown(rel)}: already exists; nothing was overwritten"
+                    ) from err
                 except OSError as err:
                     _raise_for(err, rel)
             return FileId(st.st_dev, st.st_ino)
@@ -622,7 +663,8 @@ class Root:
             os.close(parent)
 
     def readlink(self, rel: str) -> str:
-        """The target of symlink `rel`, which must be a symlink we own (anything else is refused)."""
+        """The target of symlink `rel`, which must be a symlink we own (anything else is
+        refused)."""
         parts = split_rel(rel, self._limits)
         parent = self._dir(parts[:-1])
         try:
@@ -633,15 +675,18 @@ class Root:
             if not stat.S_ISLNK(st.st_mode):
                 raise UnsafeFileError(f"{shown(rel)}: is not a symlink (it was replaced)")
             if st.st_uid != os.geteuid():
-                raise UnsafeFileError(f"{shown(rel)}: link owned by uid {st.st_uid} (expected {os.geteuid()})")
+                raise UnsafeFileError(
+                    f"{shown(rel)}: link owned by uid {st.st_uid} (expected {os.geteuid()})"
+                )
             return os.readlink(parts[-1], dir_fd=parent)
         finally:
             os.close(parent)
 
     def listen_unix(self, rel: str, backlog: int = 16) -> socket.socket:
-        """A listening Unix socket at `rel`, mode 0600 (a worker's broker). A stale socket of ours there is
-        replaced; anything else is refused. Bound through the parent's descriptor, so neither a symlink nor
-        the 108-byte limit of socket paths applies to the state root's path."""
+        """A listening Unix socket at `rel`, mode 0600 (a worker's broker). A stale socket of ours
+        there is replaced; anything else is refused. Bound through the parent's descriptor, so
+        neither a symlink nor the 108-byte limit of socket paths applies to the state root's
+        path."""
         import socket
 
         parts = split_rel(rel, self._limits)
@@ -655,7 +700,9 @@ class Root:
             else:
                 if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.geteuid():
                     raise UnsafeFileError(f"{shown(rel)}: exists and is not a socket of ours")
-                if _answers(f"/proc/self/fd/{parent}/{leaf}"):  # another process serves it: never take it away
+                if _answers(
+                    f"/proc/self/fd/{parent}/{leaf}"
+                ):  # another process serves it: never take it away
                     raise AlreadyExistsError(f"{shown(rel)}: a live socket is there")
                 self._sys.unlink(parent, leaf)
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
@@ -673,7 +720,8 @@ class Root:
             os.close(parent)
 
     def remove_socket(self, rel: str) -> bool:
-        """Remove socket `rel` if it is one of ours (anything else is left alone); True if removed."""
+        """Remove socket `rel` if it is one of ours (anything else is left alone); True if
+        removed."""
         parts = split_rel(rel, self._limits)
         parent = self._dir(parts[:-1])
         try:
@@ -701,8 +749,8 @@ class Root:
         return True
 
     def move_dir(self, rel: str, to: str) -> bool:
-        """Rename directory `rel` to `to` (never replacing anything: AlreadyExistsError), so that it is gone
-        from its place at once; False when `rel` is not there. Both parents must exist."""
+        """Rename directory `rel` to `to` (never replacing anything: AlreadyExistsError), so that it
+        is gone from its place at once; False when `rel` is not there. Both parents must exist."""
         src, dst = split_rel(rel, self._limits), split_rel(to, self._limits)
         old, new = self._dir(src[:-1]), self._dir(dst[:-1])
         try:
@@ -716,7 +764,9 @@ class Root:
                 self._sys.renameat2(old, src[-1], new, dst[-1], RENAME_NOREPLACE)
             except OSError as err:
                 if err.errno == errno.EEXIST:
-                    raise AlreadyExistsError(f"{shown(to)}: already exists; nothing was moved") from err
+                    raise AlreadyExistsError(
+                        f"{shown(to)}: already exists; nothing was moved"
+                    ) from err
                 _raise_for(err, rel)
             self._sys.fsync(old)
             self._sys.fsync(new)
@@ -756,9 +806,9 @@ class Root:
             os.close(old)
 
     def remove_tree(self, rel: str, depth: int = 2) -> int:
-        """Remove directory `rel` and what is in it, `depth` levels down (links and other odd entries are
-        removed as names, never followed); the number of files removed. A deeper tree is left, and so is
-        `rel` (OSError from rmdir is not raised: the caller looks again)."""
+        """Remove directory `rel` and what is in it, `depth` levels down (links and other odd
+        entries are removed as names, never followed); the number of files removed. A deeper tree is
+        left, and so is `rel` (OSError from rmdir is not raised: the caller looks again)."""
         removed = 0
         for name, st in list(self.scan(rel)):
             path = f"{rel}/{name}"
@@ -771,12 +821,19 @@ class Root:
         return removed
 
     def open_log(self, rel: str) -> int:
-        """An append-only descriptor of private log file `rel` (created 0600; a regular file with one link,
-        ours, or refused). The caller bounds what it writes."""
+        """An append-only descriptor of private log file `rel` (created 0600; a regular file with
+        one link, ours, or refused). The caller bounds what it writes."""
         parts = split_rel(rel, self._limits)
         parent = self._dir(parts[:-1])
         try:
-            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+            flags = (
+                os.O_WRONLY
+                | os.O_APPEND
+                | os.O_CREAT
+                | os.O_NOFOLLOW
+                | os.O_NONBLOCK
+                | os.O_CLOEXEC
+            )
             try:
                 fd = os.open(check_component(parts[-1], self._limits), flags, 0o600, dir_fd=parent)
             except OSError as err:
@@ -900,7 +957,8 @@ class LockedLog:
 
 
 def _answers(path: str) -> bool:
-    """Does a process accept connections on the Unix socket at `path`? (A connection made and closed.)"""
+    """Does a process accept connections on the Unix socket at `path`? (A connection made and
+    closed.)"""
     import socket
 
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)

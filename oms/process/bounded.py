@@ -1,7 +1,8 @@
-"""A command whose output is hostile (issue 14: a repository's checks, agent-written code): run outside any
-shell in its own session, its stdout and stderr kept together up to a bound and the rest read and dropped
-(a flood neither fills memory nor blocks the command), killed with its whole process group at its time
-limit — or as soon as `watch` names a bound it reached (issue 23: its cgroup's counters, its disk).
+"""A command whose output is hostile (issue 14: a repository's checks, agent-written code): run
+outside any shell in its own session, its stdout and stderr kept together up to a bound and the rest
+read and dropped (a flood neither fills memory nor blocks the command), killed with its whole
+process group at its time limit — or as soon as `watch` names a bound it reached (issue 23: its
+cgroup's counters, its disk).
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from oms.process.confine import Confinement, before_exec
 
 @dataclass(frozen=True, slots=True)
 class Bounded:
-    """How it ran: its exit code (None: killed at its time limit), its output (bounded), whether more was
-    dropped, how long it took, and the bound `watch` said it reached (then it was killed)."""
+    """How it ran: its exit code (None: killed at its time limit), its output (bounded), whether
+    more was dropped, how long it took, and the bound `watch` said it reached (then it was
+    killed)."""
 
     returncode: int | None
     output: bytes
@@ -106,7 +108,9 @@ def run_bounded(
             except subprocess.TimeoutExpired:
                 timed_out = True
     finally:
-        if proc.poll() is None:  # its time is up (or we are interrupted): its whole session goes, unreaped yet
+        if (
+            proc.poll() is None
+        ):  # its time is up (or we are interrupted): its whole session goes, unreaped yet
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()

@@ -1,8 +1,8 @@
 """The environment a child process gets: built from an allow-list, never inherited wholesale.
 
-When oms runs frozen, the PyInstaller bootloader points `LD_LIBRARY_PATH` at the bundle and keeps the
-user's value in `LD_LIBRARY_PATH_ORIG`; children must get the user's value back (or none), or git and the
-agent CLIs would load the bundle's libraries (ADR 0005; SECURITY.md attack case 26).
+When oms runs frozen, the PyInstaller bootloader points `LD_LIBRARY_PATH` at the bundle and keeps
+the user's value in `LD_LIBRARY_PATH_ORIG`; children must get the user's value back (or none), or
+git and the agent CLIs would load the bundle's libraries (ADR 0005; SECURITY.md attack case 26).
 """
 
 from __future__ import annotations
@@ -50,7 +50,9 @@ def child_env(
     which is restored from `LD_LIBRARY_PATH_ORIG` when frozen (or kept as-is when not frozen).
     """
     env_in = os.environ if source is None else source
-    out = {key: env_in[key] for key in (*BASE_KEYS, *keep) if key in env_in and key not in _LOADER_KEYS}
+    out = {
+        key: env_in[key] for key in (*BASE_KEYS, *keep) if key in env_in and key not in _LOADER_KEYS
+    }
     if frozen if frozen is not None else is_frozen():
         original = env_in.get("LD_LIBRARY_PATH_ORIG")
         if original:

@@ -1,8 +1,8 @@
-"""`oms worker netrelay --port P -- AGENT...`: inside a sandbox without a network, the agent's only way to
-its model (ADR 0020). It listens on 127.0.0.1:P of the sandbox's own network namespace — the port the
-agent's endpoint names — and carries each connection, byte for byte, to the model proxy's Unix socket in
-the dispatch's own door, bound in read-only at `/oms/door`; it runs the agent as its child, in the pane's
-terminal, and exits with its status.
+"""`oms worker netrelay --port P -- AGENT...`: inside a sandbox without a network, the agent's only
+way to its model (ADR 0020). It listens on 127.0.0.1:P of the sandbox's own network namespace — the
+port the agent's endpoint names — and carries each connection, byte for byte, to the model proxy's
+Unix socket in the dispatch's own door, bound in read-only at `/oms/door`; it runs the agent as its
+child, in the pane's terminal, and exits with its status.
 
 It decides nothing: the proxy checks the token on every request. Terminal signals (Ctrl-C, Ctrl-\\,
 Ctrl-Z) are the agent's; SIGTERM and SIGHUP are passed on to it. Loads only the C socket module and
@@ -18,7 +18,9 @@ import subprocess
 import sys
 import threading
 
-MODEL_VIEW = "/oms/door/model.sock"  # (adapters/sandbox.py binds the dispatch's door directory at /oms/door)
+MODEL_VIEW = (
+    "/oms/door/model.sock"  # (adapters/sandbox.py binds the dispatch's door directory at /oms/door)
+)
 USAGE = "oms: usage: oms worker netrelay --port P -- COMMAND...\n"
 CHUNK = 65536
 
@@ -39,15 +41,24 @@ def main(args: list[str]) -> int:
     try:
         listener = socket.create_server(("127.0.0.1", port), backlog=64)
     except OSError as exc:
-        sys.stderr.write(f"oms: error: the model relay cannot listen on 127.0.0.1:{port}: {exc.strerror}\n")
+        sys.stderr.write(
+            f"oms: error: the model relay cannot listen on 127.0.0.1:{port}: {exc.strerror}\n"
+        )
         return 1
-    threading.Thread(target=serve, args=(listener, MODEL_VIEW), name="oms-netrelay", daemon=True).start()
+    threading.Thread(
+        target=serve, args=(listener, MODEL_VIEW), name="oms-netrelay", daemon=True
+    ).start()
     return run(command)
 
 
 def run(command: list[str]) -> int:
-    """Run the agent in the terminal; pass SIGTERM/SIGHUP on; its exit status (128 + a signal's number)."""
-    for quiet in (signal.SIGINT, signal.SIGQUIT, signal.SIGTSTP):  # the terminal's signals are the agent's
+    """Run the agent in the terminal; pass SIGTERM/SIGHUP on; its exit status (128 + a signal's
+    number)."""
+    for quiet in (
+        signal.SIGINT,
+        signal.SIGQUIT,
+        signal.SIGTSTP,
+    ):  # the terminal's signals are the agent's
         signal.signal(quiet, signal.SIG_IGN)
     try:
         child = subprocess.Popen(command, close_fds=True, restore_signals=True)  # the approved argv
@@ -66,7 +77,8 @@ def run(command: list[str]) -> int:
 
 
 def serve(listener: socket.socket, target: str) -> None:
-    """Carry every connection `listener` accepts to the Unix socket `target` (until the listener closes)."""
+    """Carry every connection `listener` accepts to the Unix socket `target` (until the listener
+    closes)."""
     while True:
         try:
             conn, _ = listener.accept()

@@ -182,7 +182,9 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-def _collect(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float, cap: int) -> tuple[bytes, bytes, str]:
+def _collect(
+    proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float, cap: int
+) -> tuple[bytes, bytes, str]:
     """Feed stdin, read both pipes until EOF (bounded), wait; returns (stdout, stderr, outcome)."""
     assert proc.stdout is not None  # noqa: S101 - pipes were requested
     assert proc.stderr is not None  # noqa: S101
@@ -244,8 +246,8 @@ def _feed(pipe: IO[bytes], data: bytes) -> None:
 
 
 def _wait_exit(proc: subprocess.Popen[bytes], deadline: float) -> None:
-    """Wait for the child's exit on its pidfd (`Popen.wait(timeout)` polls with 1, 2, 4 ms sleeps: ~1 ms lost
-    per child, and a delivery runs twenty), then reap it."""
+    """Wait for the child's exit on its pidfd (`Popen.wait(timeout)` polls with 1, 2, 4 ms sleeps:
+    ~1 ms lost per child, and a delivery runs twenty), then reap it."""
     try:
         fd = os.pidfd_open(proc.pid)
     except OSError:  # gone already, or a kernel before 5.3
@@ -278,13 +280,13 @@ class Supervised:
 def supervise(argv: Sequence[str], *, grace: float = 2.0) -> Supervised:
     """Run `argv` in the foreground (same terminal, same environment) and wait for it.
 
-    Its return code is negative when a signal killed it. SIGINT, SIGTERM and SIGQUIT sent to the group
-    reach the child with their default effect (handled signals are reset by exec); this process only
-    notes them, so it survives to report the end. SIGHUP is different: when the terminal hangs up (the
-    pane or the whole tmux server is gone) the kernel signals only the session leader, which is this
-    process, so the child would run on unseen. The supervisor passes SIGHUP to its process group, then
-    SIGTERM after `grace` seconds, then SIGKILLs the child after `grace` more: no agent outlives its pane.
-    The previous handlers are restored afterwards.
+    Its return code is negative when a signal killed it. SIGINT, SIGTERM and SIGQUIT sent to the
+    group reach the child with their default effect (handled signals are reset by exec); this
+    process only notes them, so it survives to report the end. SIGHUP is different: when the
+    terminal hangs up (the pane or the whole tmux server is gone) the kernel signals only the
+    session leader, which is this process, so the child would run on unseen. The supervisor passes
+    SIGHUP to its process group, then SIGTERM after `grace` seconds, then SIGKILLs the child after
+    `grace` more: no agent outlives its pane. The previous handlers are restored afterwards.
     """
     args = tuple(argv)
     if not args:
@@ -316,7 +318,9 @@ def supervise(argv: Sequence[str], *, grace: float = 2.0) -> Supervised:
             signal.signal(signum, handler)
 
 
-def _wait_through_hangup(child: subprocess.Popen[bytes], state: dict[str, bool], grace: float) -> int:
+def _wait_through_hangup(
+    child: subprocess.Popen[bytes], state: dict[str, bool], grace: float
+) -> int:
     steps = [signal.SIGHUP, signal.SIGTERM, signal.SIGKILL]  # what a hang-up escalates through
     next_step_at: float | None = None
     while True:
@@ -328,11 +332,18 @@ def _wait_through_hangup(child: subprocess.Popen[bytes], state: dict[str, bool],
                 signum = steps.pop(0)
                 with contextlib.suppress(ProcessLookupError):
                     if signum == signal.SIGKILL:
-                        child.kill()  # the group's last stragglers go with the supervisor (`end_own_group`)
+                        # the group's last stragglers go with the supervisor (`end_own_group`)
+                        child.kill()
                     else:
-                        os.killpg(os.getpgrp(), signum)  # we note our own copy; the child gets the default
+                        os.killpg(
+                            os.getpgrp(), signum
+                        )  # we note our own copy; the child gets the default
                 next_step_at = time.monotonic() + grace
-            timeout = None if next_step_at is None or not steps else max(0.0, next_step_at - time.monotonic())
+            timeout = (
+                None
+                if next_step_at is None or not steps
+                else max(0.0, next_step_at - time.monotonic())
+            )
             return child.wait(timeout)
         except (_HangUpError, subprocess.TimeoutExpired):
             continue
@@ -342,8 +353,8 @@ def _wait_through_hangup(child: subprocess.Popen[bytes], state: dict[str, bool],
 
 class Foreground:
     """A child on this process's terminal, leading its own process group, which holds the terminal's
-    foreground (a worker's sandbox: nothing in it can signal this process through a shared group), with
-    a pidfd so an event loop can wait for it beside its sockets."""
+    foreground (a worker's sandbox: nothing in it can signal this process through a shared group),
+    with a pidfd so an event loop can wait for it beside its sockets."""
 
     __slots__ = ("_popen", "pid", "pidfd")
 
@@ -364,7 +375,9 @@ class Foreground:
         try:
             return self._popen.wait(timeout)
         except subprocess.TimeoutExpired as exc:
-            raise ProcessTimeoutError(f"{self._popen.args!r} did not end within {timeout}s") from exc
+            raise ProcessTimeoutError(
+                f"{self._popen.args!r} did not end within {timeout}s"
+            ) from exc
 
     def kill(self) -> None:
         """SIGKILL it (a sandbox's PID namespace goes with it)."""
@@ -392,11 +405,12 @@ def start_foreground(
     scoped: bool = False,
     confine: Confinement | None = None,
 ) -> Foreground:
-    """Start `argv` (an absolute program) in the foreground of this process's terminal: its own process
-    group, made the terminal's foreground group (when stdin is a terminal this process controls), the
-    given environment only, and only `pass_fds` beyond stdio. `scoped`: in a Landlock domain that may
-    neither reach an abstract socket nor signal a process outside it (`landlock.py`);
-    `confine`: in its cgroups, its largest file bounded, before it executes (`confine.py`)."""
+    """Start `argv` (an absolute program) in the foreground of this process's terminal: its own
+    process group, made the terminal's foreground group (when stdin is a terminal this process
+    controls), the given environment only, and only `pass_fds` beyond stdio. `scoped`: in a Landlock
+    domain that may neither reach an abstract socket nor signal a process outside it
+    (`landlock.py`); `confine`: in its cgroups, its largest file bounded, before it executes
+    (`confine.py`)."""
     args = tuple(argv)
     if not args or not os.path.isabs(args[0]) or any("\x00" in a for a in args):
         raise ValueError("argv must be an absolute program and words without NUL")
@@ -415,7 +429,9 @@ def start_foreground(
     except OSError as exc:
         raise ToolNotFoundError(f"{args[0]}: {exc.strerror}") from exc
     with contextlib.suppress(OSError):
-        os.setpgid(child.pid, child.pid)  # also here: the terminal must not be handed over before it exists
+        os.setpgid(
+            child.pid, child.pid
+        )  # also here: the terminal must not be handed over before it exists
     with contextlib.suppress(OSError):
         if os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp():
             os.tcsetpgrp(0, child.pid)
@@ -423,8 +439,8 @@ def start_foreground(
 
 
 def data_fd(data: bytes, name: str = "oms-data") -> int:
-    """A readable descriptor holding `data` (an anonymous memory file), positioned at its start: how a
-    child gets arguments that must not appear in its command line."""
+    """A readable descriptor holding `data` (an anonymous memory file), positioned at its start: how
+    a child gets arguments that must not appear in its command line."""
     fd = os.memfd_create(name, os.MFD_CLOEXEC)
     try:
         view = memoryview(data)
@@ -438,8 +454,9 @@ def data_fd(data: bytes, name: str = "oms-data") -> int:
 
 
 def kill_exact(who: ProcessIdentity, signum: int = signal.SIGKILL) -> bool:
-    """SIGKILL (or `signum`) the process `who` if that exact process (pid, start time, boot) still runs; True
-    if signalled. Through a pidfd, so a pid recycled between the check and the signal is never hit."""
+    """SIGKILL (or `signum`) the process `who` if that exact process (pid, start time, boot) still
+    runs; True if signalled. Through a pidfd, so a pid recycled between the check and the signal is
+    never hit."""
     if who.pid <= 1 or who.boot_id != boot_id():
         return False
     try:
@@ -457,16 +474,18 @@ def kill_exact(who: ProcessIdentity, signum: int = signal.SIGKILL) -> bool:
         os.close(fd)
 
 
-_DETACHED: dict[int, subprocess.Popen[bytes]] = {}  # kept, never collected while running: no warning
+_DETACHED: dict[
+    int, subprocess.Popen[bytes]
+] = {}  # kept, never collected while running: no warning
 
 
 def start_detached(
     argv: Sequence[str], *, env: Mapping[str, str], cwd: str, pass_fds: tuple[int, ...], log_fd: int
 ) -> ProcessIdentity:
-    """Start `argv` (an absolute program) as a daemon: its own session, stdin from /dev/null, stdout and
-    stderr to `log_fd`, and only `pass_fds` beyond them (at their numbers). The caller may exit while it
-    runs (an orphan is reaped by init). Returns its identity, read before it can have exited and been
-    replaced (it is our child until then)."""
+    """Start `argv` (an absolute program) as a daemon: its own session, stdin from /dev/null, stdout
+    and stderr to `log_fd`, and only `pass_fds` beyond them (at their numbers). The caller may exit
+    while it runs (an orphan is reaped by init). Returns its identity, read before it can have
+    exited and been replaced (it is our child until then)."""
     args = tuple(argv)
     if not args or not os.path.isabs(args[0]) or any("\x00" in a for a in args):
         raise ValueError("argv must be an absolute program and words without NUL")
@@ -489,16 +508,18 @@ def start_detached(
 
 
 def reap(pid: int) -> None:
-    """Collect the exit of `pid` if this process started it detached and it has ended (else nothing)."""
+    """Collect the exit of `pid` if this process started it detached and it has ended (else
+    nothing)."""
     child = _DETACHED.get(pid)
     if child is not None and child.poll() is not None:
         del _DETACHED[pid]
 
 
 def end_own_group() -> None:
-    """SIGKILL this process's group, this process included: the last act of a hung-up supervisor that leads
-    its group (the first process of a pane), once it has recorded how its child ended. Anything else in the
-    group, e.g. a grandchild that ignored SIGHUP and SIGTERM, must not outlive the pane."""
+    """SIGKILL this process's group, this process included: the last act of a hung-up supervisor
+    that leads its group (the first process of a pane), once it has recorded how its child ended.
+    Anything else in the group, e.g. a grandchild that ignored SIGHUP and SIGTERM, must not outlive
+    the pane."""
     if os.getpgrp() != os.getpid() or os.getpgrp() <= 1:
         return  # not a group leader: never signal a group we did not start
     os.killpg(os.getpgrp(), signal.SIGKILL)
@@ -507,8 +528,9 @@ def end_own_group() -> None:
 def kill_group(pgid: int, *, grace: float = 2.0) -> bool:
     """SIGTERM the process group `pgid`, then SIGKILL what is left after `grace` seconds.
 
-    Returns True when the group is gone — no live member left: zombies do not count (`group_alive`; a
-    zombie holds nothing and no signal ends it). Used to make sure a stopped pane leaves no process behind.
+    Returns True when the group is gone — no live member left: zombies do not count (`group_alive`;
+    a zombie holds nothing and no signal ends it). Used to make sure a stopped pane leaves no
+    process behind.
     """
     if pgid <= 1:
         raise ValueError("refusing to signal process group <= 1")

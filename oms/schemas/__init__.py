@@ -3,9 +3,9 @@
 The schema files live in the top-level `schemas/` directory. They are found as package data
 (`oms/_data/schemas`, placed there by the wheel build and by the PyInstaller spec) or, when oms runs
 from a source checkout, in `schemas/` beside the package. Validators are built once per process and
-cached; every store read and write calls `validate`, which decides with predicates generated from the
-schema files at build time (`_generated/`, `build/gen_validators.py`) and imports jsonschema only to
-explain a document that fails.
+cached; every store read and write calls `validate`, which decides with predicates generated from
+the schema files at build time (`_generated/`, `build/gen_validators.py`) and imports jsonschema
+only to explain a document that fails.
 """
 
 from __future__ import annotations

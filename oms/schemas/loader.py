@@ -67,7 +67,8 @@ class SchemaMissingError(OmsError):
 
 @functools.cache
 def data_dir(name: str) -> Traversable:
-    """A top-level data directory (`schemas`, `policy`): package data first, then the source tree."""
+    """A top-level data directory (`schemas`, `policy`): package data first, then the source
+    tree."""
     from importlib import resources
     from pathlib import Path
 
@@ -157,12 +158,14 @@ def predicate(name: str) -> Callable[[object], bool]:
 
 
 def is_valid(name: str, instance: object) -> bool:
-    """Whether `instance` satisfies schema `name` (or `name#/$defs/<key>`), without importing jsonschema."""
+    """Whether `instance` satisfies schema `name` (or `name#/$defs/<key>`), without importing
+    jsonschema."""
     return predicate(name)(instance)
 
 
 def validate(name: str, instance: object, *, where: str) -> None:
-    """Raise `SchemaValidationError` ("<where>: <json path>: <why>") unless `instance` satisfies `name`.
+    """Raise `SchemaValidationError` ("<where>: <json path>: <why>") unless `instance` satisfies
+    `name`.
 
     The decision is the generated predicate's; only an invalid document pays for jsonschema, which
     explains it in one line."""
@@ -172,7 +175,8 @@ def validate(name: str, instance: object, *, where: str) -> None:
 
 
 def explain(name: str, instance: object, where: str) -> SchemaValidationError:
-    """The one-line reason why `instance` does not satisfy `name` (schema or `schema#/$defs/key`)."""
+    """The one-line reason why `instance` does not satisfy `name` (schema or
+    `schema#/$defs/key`)."""
     from jsonschema.exceptions import best_match
 
     schema_name, _, pointer = name.partition("#")

@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 class Store:
     """All stores of one opened state root.
 
-    The sub-stores are made on first use: an agent hook reads and writes records and events only, and
-    must not pay for importing the evidence, outbox, journal and content modules (docs/adr/0010)."""
+    The sub-stores are made on first use: an agent hook reads and writes records and events only,
+    and must not pay for importing the evidence, outbox, journal and content modules
+    (docs/adr/0010)."""
 
     def __init__(self, state: StateRoot, limits: Limits = LIMITS) -> None:
         self.state = state
@@ -55,7 +56,9 @@ class Store:
             from oms.store.evidence import EvidenceStore
 
             meta = self.state.meta
-            self._evidence = EvidenceStore(self.state.root, meta.public_key, meta.key_id, self.limits)
+            self._evidence = EvidenceStore(
+                self.state.root, meta.public_key, meta.key_id, self.limits
+            )
         return self._evidence
 
     @property
@@ -88,7 +91,9 @@ class Store:
         return self._sandboxes
 
     @classmethod
-    def open(cls, path: str, *, options: FsioOptions | None = None, limits: Limits = LIMITS) -> Store:
+    def open(
+        cls, path: str, *, options: FsioOptions | None = None, limits: Limits = LIMITS
+    ) -> Store:
         """Open an initialised state root."""
         return cls(StateRoot.open(path, options=options), limits)
 
@@ -102,8 +107,9 @@ class Store:
         return RecordStore(self.state.root, kind, self.limits)
 
     def latest(self, kind: str) -> Latest:
-        """The latest version of every record of `kind`, reading only what changed since the last call of
-        this process or the summary file (`store/summary.py`); unreadable records are named, not raised."""
+        """The latest version of every record of `kind`, reading only what changed since the last
+        call of this process or the summary file (`store/summary.py`); unreadable records are named,
+        not raised."""
         from oms.store import summary
 
         return summary.refresh(self.state.root, kind, self.records(kind).read_if_exists)
@@ -132,8 +138,8 @@ class Store:
         return 0 if found is None else found.st_size
 
     def checkpoint(self) -> tuple[JsonObject, bool] | None:
-        """The ledger head's signed checkpoint, and whether it was written now (`ledger_check.checkpoint`;
-        None: nothing ledgered yet)."""
+        """The ledger head's signed checkpoint, and whether it was written now
+        (`ledger_check.checkpoint`; None: nothing ledgered yet)."""
         from oms.store.ledger_check import checkpoint
 
         return checkpoint(self.state.root, self.state.signer(), self.state.meta.key_id)

@@ -151,9 +151,9 @@ def publish(root: Root, ticket_id: str, data: bytes) -> bool:
 
 
 def retire_record(root: Root, kind: str, record_id: str, archived: dict[str, bytes]) -> str | None:
-    """Remove a record directory whose every version the archive holds with the same bytes: moved aside
-    whole, looked at again there (a version written meanwhile moves it back), then deleted. None when done
-    (or gone already); else why it stays."""
+    """Remove a record directory whose every version the archive holds with the same bytes: moved
+    aside whole, looked at again there (a version written meanwhile moves it back), then deleted.
+    None when done (or gone already); else why it stays."""
     top = f"records/{kind}/{record_id}"
     try:
         why = _unarchived(root, top, archived)
@@ -175,7 +175,9 @@ def retire_record(root: Root, kind: str, record_id: str, archived: dict[str, byt
     return None
 
 
-def _unarchived(root: Root, top: str, archived: dict[str, bytes], named: str | None = None) -> str | None:
+def _unarchived(
+    root: Root, top: str, archived: dict[str, bytes], named: str | None = None
+) -> str | None:
     """The first version file in `top` the archive does not hold with its bytes (None: all held)."""
     for name in root.listdir(top):
         if name == "ops":
@@ -196,7 +198,8 @@ def _remove_entry(root: Root, rel: str) -> None:
 
 
 def retire_file(root: Root, path: str, archived: dict[str, bytes]) -> str | None:
-    """Remove a file the archive holds with the same bytes; None when done (or gone), else why it stays."""
+    """Remove a file the archive holds with the same bytes; None when done (or gone), else why it
+    stays."""
     data = root.read_optional(path, MAX_ARCHIVE)
     if data is None:
         return None
@@ -207,10 +210,10 @@ def retire_file(root: Root, path: str, archived: dict[str, bytes]) -> str | None
 
 
 def sweep_retired(root: Root, last: dict[str, str]) -> list[str]:
-    """Finish what a compaction that died while deleting left aside: a record directory goes only when a
-    ledgered archive of the ticket its versions name holds every version with its bytes; otherwise it moves
-    back to its place (or, that place taken, stays and is reported). Anything else there goes as a name.
-    What stays, and why."""
+    """Finish what a compaction that died while deleting left aside: a record directory goes only
+    when a ledgered archive of the ticket its versions name holds every version with its bytes;
+    otherwise it moves back to its place (or, that place taken, stays and is reported). Anything
+    else there goes as a name. What stays, and why."""
     try:
         names = root.listdir(RETIRED)
     except NotFoundError:
@@ -235,9 +238,13 @@ def sweep_retired(root: Root, last: dict[str, str]) -> list[str]:
 
 
 def _unheld(root: Root, aside: str, top: str, last: dict[str, str]) -> str | None:
-    """Why the record moved aside at `aside` may not be deleted (None: a ledgered archive of its ticket holds
-    every version with its bytes)."""
-    versions = {f"{top}/{n}": root.read_bytes(f"{aside}/{n}", MAX_ARCHIVE) for n in root.listdir(aside) if n != "ops"}
+    """Why the record moved aside at `aside` may not be deleted (None: a ledgered archive of its
+    ticket holds every version with its bytes)."""
+    versions = {
+        f"{top}/{n}": root.read_bytes(f"{aside}/{n}", MAX_ARCHIVE)
+        for n in root.listdir(aside)
+        if n != "ops"
+    }
     tickets = {_payload(_json(data)).get("ticket_id") for data in versions.values()}
     tid = next(iter(tickets)) if len(tickets) == 1 else None
     if not isinstance(tid, str) or OPAQUE_ID.fullmatch(tid) is None:
@@ -253,9 +260,9 @@ def _unheld(root: Root, aside: str, top: str, last: dict[str, str]) -> str | Non
 
 
 def owned(archive: Archive) -> dict[str, bytes]:
-    """The members that belong to the archive's ticket: its dispatch, worker and session records, its
-    evidence, the events of it or its dispatches (a member naming another ticket is vouched for by no
-    archive of this one)."""
+    """The members that belong to the archive's ticket: its dispatch, worker and session records,
+    its evidence, the events of it or its dispatches (a member naming another ticket is vouched for
+    by no archive of this one)."""
     tid = archive.ticket_id
     docs = {path: _json(data) for path, data in archive.files.items()}
     records = {p: d for p, d in docs.items() if p.startswith("records/")}
@@ -293,8 +300,9 @@ def _body(envelope: dict[str, object]) -> bytes:
 
 
 def held(root: Root, last_sha: dict[str, str]) -> tuple[dict[str, str], list[str]]:
-    """path -> the archive holding it with the bytes of its ledger entry (`last_sha`: each ledgered path's
-    last sha256), over every archive whose own bytes are its ledger entry's; and every problem found."""
+    """path -> the archive holding it with the bytes of its ledger entry (`last_sha`: each ledgered
+    path's last sha256), over every archive whose own bytes are its ledger entry's; and every
+    problem found."""
     out: dict[str, str] = {}
     problems: list[str] = []
     for rel in archives(root):

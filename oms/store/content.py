@@ -1,16 +1,22 @@
 """Ticket content and worktree records: write-once documents beside the versioned records.
 
-`tickets/<ticket-id>/<sha256>.json` holds a ticket's materialised content, named by the sha256 of its
-exact bytes and re-verified (sha256, canonical form, schema, ticket id) on every read, so tampered
-content is refused. `worktree-records/<ticket-id>.json` is the worktree oms created for a ticket,
-written once.
+`tickets/<ticket-id>/<sha256>.json` holds a ticket's materialised content, named by the sha256 of
+its exact bytes and re-verified (sha256, canonical form, schema, ticket id) on every read, so
+tampered content is refused. `worktree-records/<ticket-id>.json` is the worktree oms created for a
+ticket, written once.
 """
 
 from __future__ import annotations
 
 from oms.canonical import JsonObject, check, equal, sha256_hex
 from oms.canonical.ids import SHA256
-from oms.errors import AlreadyExistsError, ConflictError, IntegrityError, NotFoundError, RecordNotFoundError
+from oms.errors import (
+    AlreadyExistsError,
+    ConflictError,
+    IntegrityError,
+    NotFoundError,
+    RecordNotFoundError,
+)
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
 from oms.store import ledger
@@ -52,7 +58,8 @@ class TicketContent:
         )
 
     def address(self, doc: JsonObject) -> str:
-        """The sha256 `put` would store `doc` under, storing nothing (schema-checked the same way)."""
+        """The sha256 `put` would store `doc` under, storing nothing (schema-checked the same
+        way)."""
         return sha256_hex(self._encode(doc)[1])
 
     def put(self, doc: JsonObject) -> str:
@@ -87,7 +94,8 @@ class WorktreeRecords:
         self.limits = limits
 
     def put(self, doc: JsonObject) -> JsonObject:
-        """Write the record once; an identical rewrite is a no-op, a different one a `ConflictError`."""
+        """Write the record once; an identical rewrite is a no-op, a different one a
+        `ConflictError`."""
         ticket_id = check(doc.get("ticket_id"), "ticket id")
         rel = f"{WORKTREES_DIR}/{ticket_id}.json"
         data = encode_document(doc, "worktree-record", rel, self.limits.record_bytes)
@@ -95,7 +103,9 @@ class WorktreeRecords:
             ledger.publish_noted(self.root, "worktree", rel, data)  # with its entry, or not at all
         except AlreadyExistsError:
             if self.root.read_bytes(rel, self.limits.record_bytes) != data:
-                raise ConflictError(f"ticket {ticket_id} already has a different worktree record") from None
+                raise ConflictError(
+                    f"ticket {ticket_id} already has a different worktree record"
+                ) from None
         return doc
 
     def get(self, ticket_id: str) -> JsonObject | None:

@@ -10,7 +10,13 @@ from stat import S_ISREG
 from typing import NamedTuple
 
 from oms.canonical import JsonObject, access, check, parse_ts
-from oms.errors import AlreadyExistsError, ConflictError, IntegrityError, NotFoundError, RecordNotFoundError
+from oms.errors import (
+    AlreadyExistsError,
+    ConflictError,
+    IntegrityError,
+    NotFoundError,
+    RecordNotFoundError,
+)
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
 from oms.store import ledger
@@ -54,7 +60,9 @@ class EventStore:
     def _rel(self, event_id: str) -> str:
         return f"{EVENTS_DIR}/{check(event_id, 'event id')}.json"
 
-    def create(self, event_id: str, event_type: str, created_at: str, payload: JsonObject) -> tuple[Event, bool]:
+    def create(
+        self, event_id: str, event_type: str, created_at: str, payload: JsonObject
+    ) -> tuple[Event, bool]:
         """Write the event once; returns it and whether this call created it."""
         rel = self._rel(event_id)
         doc: JsonObject = {
@@ -72,7 +80,9 @@ class EventStore:
         except AlreadyExistsError:
             existing = self.root.read_bytes(rel, self.limits.event_bytes)
             if existing != data:
-                raise ConflictError(f"event {event_id} already exists with different content") from None
+                raise ConflictError(
+                    f"event {event_id} already exists with different content"
+                ) from None
             return parse_event(existing, event_id, rel), False
 
     def read(self, event_id: str, event_type: str | None = None) -> Event:
@@ -88,7 +98,8 @@ class EventStore:
         return event
 
     def exists(self, event_id: str) -> bool:
-        """Whether event `event_id` is stored as a regular file (one lookup, however many events exist)."""
+        """Whether event `event_id` is stored as a regular file (one lookup, however many events
+        exist)."""
         try:
             found = self.root.lstat(self._rel(event_id))
         except NotFoundError:
@@ -101,4 +112,8 @@ class EventStore:
             names = self.root.listdir(EVENTS_DIR)
         except NotFoundError:
             return []
-        return [name[: -len(".json")] for name in names if name.endswith(".json") and not name.startswith(".")]
+        return [
+            name[: -len(".json")]
+            for name in names
+            if name.endswith(".json") and not name.startswith(".")
+        ]

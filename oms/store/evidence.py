@@ -1,10 +1,10 @@
 """Evidence: content-addressed, signed by the state key, verified on every read.
 
 `evidence/<sha256>.json` holds a DSSE envelope: `payloadType`, `payload` (base64 of the exact body
-bytes) and one signature by the state key over `PAE(payloadType, body)`. The name is the sha256 of the
-body bytes. A read checks, in order: envelope schema, base64, name = sha256(body), key id = state key,
-signature, then the body (canonical, schema-valid). Only a holder of the state key can mint evidence
-that passes, so an agent cannot forge an advisor approval.
+bytes) and one signature by the state key over `PAE(payloadType, body)`. The name is the sha256 of
+the body bytes. A read checks, in order: envelope schema, base64, name = sha256(body), key id =
+state key, signature, then the body (canonical, schema-valid). Only a holder of the state key can
+mint evidence that passes, so an agent cannot forge an advisor approval.
 """
 
 from __future__ import annotations
@@ -14,7 +14,13 @@ from typing import NamedTuple
 
 from oms.canonical import JsonObject, access, check, equal, parse_ts, sha256_hex
 from oms.canonical.ids import SHA256
-from oms.errors import AlreadyExistsError, IntegrityError, NotFoundError, RecordNotFoundError, SignatureError
+from oms.errors import (
+    AlreadyExistsError,
+    IntegrityError,
+    NotFoundError,
+    RecordNotFoundError,
+    SignatureError,
+)
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
 from oms.store import keys, ledger
@@ -45,7 +51,9 @@ def open_envelope(data: bytes, ref: str, public_raw: bytes, key_id: str, where: 
     signature = access.obj_at(access.array(envelope, "signatures"), 0)
     if not equal(access.text(signature, "keyid"), key_id):
         raise SignatureError(f"{where}: signed by another key")
-    keys.verify(public_raw, keys.b64decode(access.text(signature, "sig"), where), PAYLOAD_TYPE, body, where)
+    keys.verify(
+        public_raw, keys.b64decode(access.text(signature, "sig"), where), PAYLOAD_TYPE, body, where
+    )
     doc = parse_document(body, "evidence", f"{where}: body")
     check(access.text(doc, "ticket_id"), f"{where}: ticket_id")
     parse_ts(access.text(doc, "created_at"), f"{where}: created_at")
@@ -76,10 +84,13 @@ class EvidenceStore:
         envelope: JsonObject = {
             "payloadType": PAYLOAD_TYPE,
             "payload": keys.b64encode(data),
-            "signatures": [{"keyid": self.key_id, "sig": keys.b64encode(signer.sign(PAYLOAD_TYPE, data))}],
+            "signatures": [
+                {"keyid": self.key_id, "sig": keys.b64encode(signer.sign(PAYLOAD_TYPE, data))}
+            ],
         }
         stored = encode_document(envelope, "evidence-envelope", rel, self.limits.evidence_bytes)
-        # Same body, same signature (Ed25519 is deterministic); the read below verifies whatever is there.
+        # Same body, same signature (Ed25519 is deterministic); the read below verifies whatever is
+        # there.
         with contextlib.suppress(AlreadyExistsError):
             ledger.publish_noted(self.root, "evidence", rel, stored)  # with its entry, or none
         return self.get(ref)

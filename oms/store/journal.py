@@ -1,8 +1,8 @@
 """Append-only journals: one immutable file per entry, `journals/<name>/<seq>.json`.
 
 Each entry carries its sequence number and the sha256 of the previous entry's bytes, so a gap, an
-edit or a reorder is detectable. Appending races for `seq` with a no-replace create and retries on the
-next number; nothing is ever rewritten.
+edit or a reorder is detectable. Appending races for `seq` with a no-replace create and retries on
+the next number; nothing is ever rewritten.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The state signing key (Ed25519) and the DSSE pre-authentication encoding.
 
-The private key is a raw 32-byte seed in `keys/state.ed25519` (0600, created once, never overwritten).
-Its public half and key id (sha256 of the raw public key) are in `oms-state.json`. Signatures cover
-`PAE(payloadType, body)` of the exact stored body bytes (ADR 0004; the DSSE v1 encoding).
-`cryptography` is imported only when a key is used.
+The private key is a raw 32-byte seed in `keys/state.ed25519` (0600, created once, never
+overwritten). Its public half and key id (sha256 of the raw public key) are in `oms-state.json`.
+Signatures cover `PAE(payloadType, body)` of the exact stored body bytes (ADR 0004; the DSSE v1
+encoding). `cryptography` is imported only when a key is used.
 """
 
 from __future__ import annotations
@@ -34,8 +34,9 @@ def b64encode(data: bytes) -> str:
 
 
 def b64decode(text: str, what: str) -> bytes:
-    """Strict base64 decoding: the standard alphabet, correct padding, nothing after it (binascii's strict
-    mode, which refuses everything `base64.b64decode(validate=True)` refuses; property-tested)."""
+    """Strict base64 decoding: the standard alphabet, correct padding, nothing after it (binascii's
+    strict mode, which refuses everything `base64.b64decode(validate=True)` refuses;
+    property-tested)."""
     try:
         return binascii.a2b_base64(text.encode("ascii"), strict_mode=True)
     except (binascii.Error, UnicodeEncodeError, ValueError) as exc:
@@ -56,9 +57,15 @@ class SigningKey:
     def generate(cls) -> tuple[SigningKey, bytes]:
         """A fresh key and its seed bytes (to be stored once)."""
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-        from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+        from cryptography.hazmat.primitives.serialization import (
+            Encoding,
+            NoEncryption,
+            PrivateFormat,
+        )
 
-        seed = Ed25519PrivateKey.generate().private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+        seed = Ed25519PrivateKey.generate().private_bytes(
+            Encoding.Raw, PrivateFormat.Raw, NoEncryption()
+        )
         return cls(seed), seed
 
     def public_raw(self) -> bytes:
@@ -78,7 +85,9 @@ def verify(public_raw: bytes, signature: bytes, payload_type: str, body: bytes, 
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     if len(signature) != SIGNATURE_BYTES:
-        raise SignatureError(f"{what}: signature is {len(signature)} bytes (expected {SIGNATURE_BYTES})")
+        raise SignatureError(
+            f"{what}: signature is {len(signature)} bytes (expected {SIGNATURE_BYTES})"
+        )
     try:
         Ed25519PublicKey.from_public_bytes(public_raw).verify(signature, pae(payload_type, body))
     except InvalidSignature as exc:

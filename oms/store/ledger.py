@@ -184,8 +184,8 @@ def hash_of(line: bytes) -> str:
 
 
 def parse_line(line: bytes, key: bytes | None = None) -> Entry:
-    """An entry from its line; IntegrityError when the line is not one oms writes (with `key`: also when
-    its MAC is not the line key's)."""
+    """An entry from its line; IntegrityError when the line is not one oms writes (with `key`: also
+    when its MAC is not the line key's)."""
     if _ENTRY.fullmatch(line) is None:
         raise IntegrityError("not a ledger line")
     doc = json.loads(line)
@@ -195,7 +195,9 @@ def parse_line(line: bytes, key: bytes | None = None) -> Entry:
         mac = doc.pop("mac")
         if not hmac.compare_digest(mac, hmac.new(key, dumps(doc), hashlib.sha256).hexdigest()):
             raise IntegrityError("not written with the state key (its mac does not match)")
-    return Entry(doc["seq"], doc["prev"], doc["at"], doc["kind"], doc["path"], doc["sha256"], hash_of(line))
+    return Entry(
+        doc["seq"], doc["prev"], doc["at"], doc["kind"], doc["path"], doc["sha256"], hash_of(line)
+    )
 
 
 def now() -> str:
@@ -384,8 +386,8 @@ def _adopt_upgrade(root: Root, key: bytes) -> int:
 
 # ---------------------------------------------------------------------- reading
 def covered_files(root: Root) -> tuple[set[str], list[str]]:
-    """Every covered file under the state root, and every entry in the covered areas that is neither a
-    folder nor a regular file (a link, a FIFO: never something oms writes)."""
+    """Every covered file under the state root, and every entry in the covered areas that is neither
+    a folder nor a regular file (a link, a FIFO: never something oms writes)."""
     found: set[str] = set()
     odd: list[str] = []
     try:
@@ -458,7 +460,9 @@ def read_chain(root: Root, key: bytes | None = None) -> Chain:
             chain.fault = f"ledger line {number}: {exc}"
             return chain
         if entry.seq != seq + 1 or entry.prev != prev:
-            chain.fault = f"ledger line {number} (seq {entry.seq}): does not link to the line before it"
+            chain.fault = (
+                f"ledger line {number} (seq {entry.seq}): does not link to the line before it"
+            )
             return chain
         chain.entries.append(entry)
         prev, seq = entry.line_hash, entry.seq

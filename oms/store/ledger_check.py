@@ -1,12 +1,13 @@
 """Ledger checkpoints and verification (issue 14 item 5, ADR 0022; the chain itself is `ledger.py`).
 
-A checkpoint is `{"format": "oms-checkpoint-v1", "seq", "head", "at", "keyid", "sig"}`: the chain's head
-hash at `seq`, signed by the state key over the canonical `{"at", "head", "seq"}`. `checkpoint` writes
-one (`ledger/checkpoints/<seq>.json`, once per seq); `verify_ledger` checks, in order, and names the first
-bad thing exactly: the chain links; every checkpoint is signed by this state root's key and is on the
-chain; an exported checkpoint (outside the root) is on the chain (a shorter chain: rolled back; another
-hash: rewritten); every ledgered file is there with the bytes of its last entry (or, compacted, a ledgered
-archive holds those bytes: `compaction.py`); every covered file has an entry.
+A checkpoint is `{"format": "oms-checkpoint-v1", "seq", "head", "at", "keyid", "sig"}`: the chain's
+head hash at `seq`, signed by the state key over the canonical `{"at", "head", "seq"}`. `checkpoint`
+writes one (`ledger/checkpoints/<seq>.json`, once per seq); `verify_ledger` checks, in order, and
+names the first bad thing exactly: the chain links; every checkpoint is signed by this state root's
+key and is on the chain; an exported checkpoint (outside the root) is on the chain (a shorter chain:
+rolled back; another hash: rewritten); every ledgered file is there with the bytes of its last entry
+(or, compacted, a ledgered archive holds those bytes: `compaction.py`); every covered file has an
+entry.
 """
 
 from __future__ import annotations
@@ -96,7 +97,8 @@ def _kept(root: Root, rel: str, public: bytes, key_id: str) -> JsonObject | None
 
 
 def parse_checkpoint(data: bytes, public_raw: bytes, key_id: str, where: str) -> tuple[int, str]:
-    """(seq, head) of a checkpoint whose signature is this state root's; IntegrityError otherwise."""
+    """(seq, head) of a checkpoint whose signature is this state root's; IntegrityError
+    otherwise."""
     try:
         doc = json.loads(data[:MAX_CHECKPOINT])
         if not isinstance(doc, dict) or doc.get("format") != "oms-checkpoint-v1":
@@ -106,7 +108,9 @@ def parse_checkpoint(data: bytes, public_raw: bytes, key_id: str, where: str) ->
             raise TypeError("not a checkpoint")
         signed = _signed_part(doc)
     except (ValueError, KeyError, TypeError, RecursionError, OmsError) as exc:
-        raise IntegrityError(f"{where}: not a checkpoint oms writes ({type(exc).__name__})") from None
+        raise IntegrityError(
+            f"{where}: not a checkpoint oms writes ({type(exc).__name__})"
+        ) from None
     if doc.get("keyid") != key_id:
         raise SignatureError(f"{where}: signed by another key")
     keys.verify(public_raw, keys.b64decode(sig, where), PAYLOAD_TYPE, signed, where)
@@ -131,9 +135,12 @@ class Audit:
         return not self.problems
 
 
-def verify_ledger(root: Root, public_raw: bytes, key_id: str, exported: bytes | None = None) -> Audit:
-    """Check the chain, its checkpoints, an exported checkpoint, and every covered file against it. What is
-    on disk is listed before the chain is read (a write meanwhile adds to the chain, never a false alarm)."""
+def verify_ledger(
+    root: Root, public_raw: bytes, key_id: str, exported: bytes | None = None
+) -> Audit:
+    """Check the chain, its checkpoints, an exported checkpoint, and every covered file against it.
+    What is on disk is listed before the chain is read (a write meanwhile adds to the chain, never a
+    false alarm)."""
     audit = Audit()
     files, odd = covered_files(root)
     pins = _checkpoints(root, public_raw, key_id, audit)
@@ -152,12 +159,16 @@ def verify_ledger(root: Root, public_raw: bytes, key_id: str, exported: bytes | 
         except OmsError as exc:
             audit.problems.append(exc.message)
     for path in odd:
-        audit.problems.append(f"{path}: not a regular file or folder (oms writes neither links nor FIFOs)")
+        audit.problems.append(
+            f"{path}: not a regular file or folder (oms writes neither links nor FIFOs)"
+        )
     _files(root, chain, audit, files, key)
     return audit
 
 
-def _checkpoints(root: Root, public_raw: bytes, key_id: str, audit: Audit) -> list[tuple[str, int, str]]:
+def _checkpoints(
+    root: Root, public_raw: bytes, key_id: str, audit: Audit
+) -> list[tuple[str, int, str]]:
     found: list[tuple[str, int, str]] = []
     if not root.exists(CHECKPOINTS):
         return found
@@ -169,7 +180,9 @@ def _checkpoints(root: Root, public_raw: bytes, key_id: str, audit: Audit) -> li
     for name in names:
         rel = f"{CHECKPOINTS}/{name}"
         try:
-            seq, head = parse_checkpoint(root.read_bytes(rel, MAX_CHECKPOINT), public_raw, key_id, rel)
+            seq, head = parse_checkpoint(
+                root.read_bytes(rel, MAX_CHECKPOINT), public_raw, key_id, rel
+            )
         except OmsError as exc:
             audit.problems.append(exc.message)
             continue
@@ -182,10 +195,13 @@ def _against(audit: Audit, on_chain: dict[int, str], seq: int, head: str, where:
     if seq not in on_chain:
         last = max(on_chain, default=0)
         audit.problems.append(
-            f"{where}: names entry {seq}, but the ledger ends at {last}: the state root was rolled back or cut"
+            f"{where}: names entry {seq}, but the ledger ends at "
+            f"{last}: the state root was rolled back or cut"
         )
     elif on_chain[seq] != head:
-        audit.problems.append(f"{where}: entry {seq} is not the one it signed: the ledger was rewritten")
+        audit.problems.append(
+            f"{where}: entry {seq} is not the one it signed: the ledger was rewritten"
+        )
 
 
 def _files(root: Root, chain: Chain, audit: Audit, files: set[str], key: bytes) -> None:
@@ -194,7 +210,8 @@ def _files(root: Root, chain: Chain, audit: Audit, files: set[str], key: bytes) 
         before = last.get(entry.path)
         if before is not None and before[1] != entry.sha256:
             audit.problems.append(
-                f"ledger entry {entry.seq}: {entry.path} was written before (entry {before[0]}) with other bytes"
+                f"ledger entry {entry.seq}: {entry.path} was written "
+                f"before (entry {before[0]}) with other bytes"
             )
         last[entry.path] = (entry.seq, entry.sha256)
     gone: list[tuple[str, int]] = []
@@ -209,7 +226,9 @@ def _files(root: Root, chain: Chain, audit: Audit, files: set[str], key: bytes) 
             gone.append((path, seq))
         elif found != digest:
             audit.problems.append(f"ledger entry {seq}: {path} was changed after it was written")
-    if gone:  # compacted into an archive the ledger holds, with the bytes of its last entry, or deleted
+    if (
+        gone
+    ):  # compacted into an archive the ledger holds, with the bytes of its last entry, or deleted
         held = _held(root, audit, {p: d for p, (_, d) in last.items()})
         if any(not _compacted(path, held) for path, _ in gone):  # a compaction may have noted since
             held = _held(root, audit, {e.path: e.sha256 for e in read_chain(root, key).entries})
@@ -217,11 +236,14 @@ def _files(root: Root, chain: Chain, audit: Audit, files: set[str], key: bytes) 
             if _compacted(path, held):
                 audit.compacted += 1
             else:
-                audit.problems.append(f"ledger entry {seq}: {path} is gone (deleted after it was written)")
+                audit.problems.append(
+                    f"ledger entry {seq}: {path} is gone (deleted after it was written)"
+                )
     unnamed = files - set(last) - ({chain.pending.path} if chain.pending is not None else set())
     if unnamed and not chain.entries and chain.fault is None:
         audit.problems.append(
-            f"{len(unnamed)} files and no ledger: the state root predates it (`oms audit adopt`, once) "
+            f"{len(unnamed)} files and no ledger: the state root "
+            f"predates it (`oms audit adopt`, once) "
             "or its ledger was deleted"
         )
         return
@@ -237,7 +259,9 @@ def _files(root: Root, chain: Chain, audit: Audit, files: set[str], key: bytes) 
             )
             unnamed -= set(older)
     for path in sorted(unnamed):
-        audit.problems.append(f"{path} is in no ledger entry (put there by hand, or its writer died before its entry)")
+        audit.problems.append(
+            f"{path} is in no ledger entry (put there by hand, or its writer died before its entry)"
+        )
 
 
 def _held(root: Root, audit: Audit, last_sha: dict[str, str]) -> dict[str, str]:

@@ -1,8 +1,8 @@
 """The outbox: per-consumer processing locks and receipts created exactly once.
 
-`outbox/<consumer>/<event-id>.lock` is held while a consumer processes an event (a holder-named lock,
-stale only when that exact process is gone). `outbox/<consumer>/<event-id>.receipt.json` is the
-consumer's durable answer: created once, never replaced. A consumer takes the lock, looks for a
+`outbox/<consumer>/<event-id>.lock` is held while a consumer processes an event (a holder-named
+lock, stale only when that exact process is gone). `outbox/<consumer>/<event-id>.receipt.json` is
+the consumer's durable answer: created once, never replaced. A consumer takes the lock, looks for a
 receipt (present: replay it), does its work, commits the receipt, releases the lock.
 """
 
@@ -59,8 +59,8 @@ class Outbox:
         self._dir = f"{OUTBOX_DIR}/{consumer_id}"
 
     def lock(self, event_id: str, *, wait_s: float = 0.0) -> Lock:
-        """Take the processing lock for `event_id` (raises `LockHeldError` if a live process still has it
-        after `wait_s` seconds)."""
+        """Take the processing lock for `event_id` (raises `LockHeldError` if a live process still
+        has it after `wait_s` seconds)."""
         self.root.mkdirs(self._dir)
         rel = f"{self._dir}/{check(event_id, 'event id')}{LOCK_SUFFIX}"
         return acquire_waiting(self.root, rel, wait_s) if wait_s > 0 else acquire(self.root, rel)
@@ -79,8 +79,11 @@ class Outbox:
         """The operation nonce every receipt for `event_id` by this consumer carries."""
         return operation_nonce(event_id, self.consumer_id)
 
-    def commit_receipt(self, event_id: str, processed_at: str, result: JsonObject) -> tuple[Receipt, bool]:
-        """Create the receipt once; the nonce is added here. Returns it and whether this call created it."""
+    def commit_receipt(
+        self, event_id: str, processed_at: str, result: JsonObject
+    ) -> tuple[Receipt, bool]:
+        """Create the receipt once; the nonce is added here. Returns it and whether this call
+        created it."""
         rel = f"{self._dir}/{check(event_id, 'event id')}{RECEIPT_SUFFIX}"
         doc: JsonObject = {
             "format": "oms-receipt-v1",
@@ -97,5 +100,7 @@ class Outbox:
         except AlreadyExistsError:
             existing = self.read_receipt(event_id)
             if existing is None or existing.result != doc["result"]:
-                raise ConflictError(f"receipt for {self.consumer_id}/{event_id} already exists") from None
+                raise ConflictError(
+                    f"receipt for {self.consumer_id}/{event_id} already exists"
+                ) from None
             return existing, False

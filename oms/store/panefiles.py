@@ -1,17 +1,19 @@
 """The files of a worker's pane: `panes/<dispatch>.*` in the state root — every name, and the three
-documents delivery, `oms worker stop` and the pane's supervisor leave for each other (ADR 0009, 0012).
+documents delivery, `oms worker stop` and the pane's supervisor leave for each other (ADR 0009,
+0012).
 
-- `<dispatch>.json` (`pane-registry`): which tmux pane (id, pid = its process group) delivery started
-  for the dispatch. Written once the pane exists; lets `observe` end a worker whose pane is gone.
-- `<dispatch>.kill.json` (`kill-marker`): `oms worker stop` leaves it before it kills the pane, so that
-  the end is recorded as `stopped` (by whom, why) and not as the signal the kill caused.
-- `<dispatch>.exit.json` (`pane-exit`): the supervisor's record of how the agent ended, published once
-  per pane. Delivery clears it whenever it starts a new pane (there is no live one): only the current
-  pane's end is trusted, never an earlier pane's.
+- `<dispatch>.json` (`pane-registry`): which tmux pane (id, pid = its process group) delivery
+  started for the dispatch. Written once the pane exists; lets `observe` end a worker whose pane is
+  gone.
+- `<dispatch>.kill.json` (`kill-marker`): `oms worker stop` leaves it before it kills the pane, so
+  that the end is recorded as `stopped` (by whom, why) and not as the signal the kill caused.
+- `<dispatch>.exit.json` (`pane-exit`): the supervisor's record of how the agent ended, published
+  once per pane. Delivery clears it whenever it starts a new pane (there is no live one): only the
+  current pane's end is trusted, never an earlier pane's.
 - `<dispatch>.begun.json` (`launch-begun`): a first launch leaves it before it creates the pane, and
   nothing removes it but `stop`: a launch that finds it, with no session and no live pane, knows an
-  earlier launch may have started the agent (its deliverer died before the session was registered) and
-  parks the worker for `oms worker resume` instead of starting it a second time (ADR 0014).
+  earlier launch may have started the agent (its deliverer died before the session was registered)
+  and parks the worker for `oms worker resume` instead of starting it a second time (ADR 0014).
 - `<dispatch>.launch.json` (`launch-spec`, `services/delivery/spec.py`), `<dispatch>.log` (the
   broker's log), `<dispatch>.init.json` (`sandbox-init`, `services/containment/reaper.py`). The
   broker's socket is in the sandbox directory (`store/sandboxes.py`, ADR 0026); a `<dispatch>.sock`
@@ -95,7 +97,11 @@ def is_broker_socket(path: str) -> bool:
     """`panes/<dispatch>.sock`, a worker broker's socket as an older oms made it (relative to the
     state root; ADR 0026 moved them to the sandbox directory)."""
     head, _, name = path.partition("/")
-    return head == PANES_DIR and name.endswith(SOCKET) and OPAQUE_ID.fullmatch(name[: -len(SOCKET)]) is not None
+    return (
+        head == PANES_DIR
+        and name.endswith(SOCKET)
+        and OPAQUE_ID.fullmatch(name[: -len(SOCKET)]) is not None
+    )
 
 
 def is_broker_log(name: str) -> bool:
@@ -107,7 +113,9 @@ def _leave_first(root: Root, rel: str, doc: JsonObject, schema: str) -> None:
     """Publish `doc` at `rel` unless a document is there already (the first one stays)."""
     root.mkdirs(PANES_DIR)
     if not root.exists(rel):
-        with contextlib.suppress(AlreadyExistsError):  # another writer was first: its document stays
+        with contextlib.suppress(
+            AlreadyExistsError
+        ):  # another writer was first: its document stays
             root.publish(rel, encode_document(doc, schema, rel, DOC_CAP))
 
 
@@ -123,13 +131,16 @@ def read_registry(root: Root, dispatch_id: str) -> JsonObject | None:
 
 
 def write_registry(root: Root, doc: JsonObject) -> bool:
-    """Register a pane (replacing an earlier pane's registry); False when this pane is registered already —
-    the same pane id *and* process (a new tmux server numbers its panes from `%0` again). A registry that
-    cannot be read raises: it is not replaced unread."""
+    """Register a pane (replacing an earlier pane's registry); False when this pane is registered
+    already — the same pane id *and* process (a new tmux server numbers its panes from `%0` again).
+    A registry that cannot be read raises: it is not replaced unread."""
     dispatch_id = str(doc["dispatch_id"])
     rel = registry_path(dispatch_id)
     existing = read_registry(root, dispatch_id)
-    if existing is not None and (existing["pane_id"], existing["pane_pid"]) == (doc["pane_id"], doc["pane_pid"]):
+    if existing is not None and (existing["pane_id"], existing["pane_pid"]) == (
+        doc["pane_id"],
+        doc["pane_pid"],
+    ):
         return False
     if existing is not None:
         root.unlink(rel)
@@ -166,10 +177,10 @@ def read_exit(root: Root, dispatch_id: str) -> JsonObject | None:
 
 
 def write_exit(root: Root, doc: JsonObject) -> None:
-    """Publish a supervisor's exit record, once per pane: a record its own pane (`pane_pid`) published first
-    stays, and so does a later pane's (`pane_started`); one an earlier pane left (another `pane_pid`, none,
-    or unreadable) is replaced, so it is never taken for this pane's end (ADR 0014, GAP_STALE_EXIT and
-    GAP_LATE_EXIT)."""
+    """Publish a supervisor's exit record, once per pane: a record its own pane (`pane_pid`)
+    published first stays, and so does a later pane's (`pane_started`); one an earlier pane left
+    (another `pane_pid`, none, or unreadable) is replaced, so it is never taken for this pane's end
+    (ADR 0014, GAP_STALE_EXIT and GAP_LATE_EXIT)."""
     dispatch_id = str(doc["dispatch_id"])
     rel = exit_path(dispatch_id)
     data = encode_document(doc, "pane-exit", rel, DOC_CAP)
@@ -186,7 +197,8 @@ def write_exit(root: Root, doc: JsonObject) -> None:
     if existing is not None and existing.get("pane_pid") == doc.get("pane_pid"):
         return
     if existing is not None and _started(existing) > _started(doc):
-        return  # a later pane's record: an earlier pane's supervisor, ending late, never replaces it
+        # a later pane's record: an earlier pane's supervisor, ending late, never replaces it
+        return
     _drop(root, rel)
     with contextlib.suppress(AlreadyExistsError):
         root.publish(rel, data)
@@ -198,7 +210,8 @@ def _started(doc: JsonObject) -> int:
 
 
 def clear_exit(root: Root, dispatch_id: str) -> None:
-    """Forget an earlier pane's exit record: a new pane is starting, and only its own end is trusted."""
+    """Forget an earlier pane's exit record: a new pane is starting, and only its own end is
+    trusted."""
     _drop(root, exit_path(dispatch_id))
 
 
@@ -209,7 +222,8 @@ def read_begun(root: Root, dispatch_id: str) -> JsonObject | None:
 
 
 def leave_begun(root: Root, doc: JsonObject) -> None:
-    """Record that a first launch begins (the first record stays: it names the launch that began first)."""
+    """Record that a first launch begins (the first record stays: it names the launch that began
+    first)."""
     _leave_first(root, begun_path(str(doc["dispatch_id"])), doc, "launch-begun")
 
 

@@ -14,7 +14,8 @@ Rules:
 * Index invariant: before version N+1 is written, the op index entry of version N exists. So an
   operation's version is always either the latest one or indexed, and the lookup is O(1).
 * Each version names its actor, its observed time (strictly after the previous version's), its
-  expected version and the sha256 of the previous version's bytes (a hash chain `store verify` checks).
+  expected version and the sha256 of the previous version's bytes (a hash chain `store verify`
+  checks).
 * Every read is bounded, canonical, schema-valid, and consistent with its location.
 """
 
@@ -90,14 +91,16 @@ def version_digest(data: bytes) -> str:
     return digest_bytes("record-version", data)
 
 
-PARSED_CAP = 50_000  # parsed versions kept per process (a long-lived conductor reads the same ones each tick)
+# parsed versions kept per process (a long-lived conductor reads the same ones each tick)
+PARSED_CAP = 50_000
 _parsed: OrderedDict[tuple[str, str, int, str], Record] = OrderedDict()
 
 
 def parse_record(data: bytes, kind: str, record_id: str, version: int, where: str) -> Record:
-    """Parse and check one version file against its kind, id and version number. The same bytes under the
-    same name parse to the same record, so a parse is kept by the bytes' digest (version files are never
-    changed in place; a changed file has another digest and is parsed and checked anew)."""
+    """Parse and check one version file against its kind, id and version number. The same bytes
+    under the same name parse to the same record, so a parse is kept by the bytes' digest (version
+    files are never changed in place; a changed file has another digest and is parsed and checked
+    anew)."""
     key = (kind, record_id, version, version_digest(data))
     found = _parsed.get(key)
     if found is not None:
@@ -110,7 +113,9 @@ def parse_record(data: bytes, kind: str, record_id: str, version: int, where: st
     return rec
 
 
-def _parse_record(data: bytes, kind: str, record_id: str, version: int, where: str, digest: str) -> Record:
+def _parse_record(
+    data: bytes, kind: str, record_id: str, version: int, where: str, digest: str
+) -> Record:
     doc = parse_document(data, kind, where)
     rec = Record(
         kind=access.text(doc, "kind"),
@@ -131,13 +136,18 @@ def _parse_record(data: bytes, kind: str, record_id: str, version: int, where: s
     parse_ts(rec.observed_at, f"{where}: observed_at")
     if (rec.kind, rec.record_id, rec.version) != (kind, record_id, version):
         raise IntegrityError(
-            f"{where}: names {rec.kind}/{rec.record_id}/{rec.version} (expected {kind}/{record_id}/{version})"
+            f"{where}: names {rec.kind}/{rec.record_id}/{rec.version} (expected "
+            f"{kind}/{record_id}/{version})"
         )
     if version == 0:
         if rec.expected_version is not None or rec.previous_sha256 is not None:
-            raise IntegrityError(f"{where}: version 0 must have no expected version and no previous digest")
+            raise IntegrityError(
+                f"{where}: version 0 must have no expected version and no previous digest"
+            )
     elif rec.expected_version != version - 1 or rec.previous_sha256 is None:
-        raise IntegrityError(f"{where}: expected_version {rec.expected_version} (expected {version - 1})")
+        raise IntegrityError(
+            f"{where}: expected_version {rec.expected_version} (expected {version - 1})"
+        )
     return rec
 
 
@@ -203,8 +213,12 @@ class RecordStore:
             if version != expected:
                 raise IntegrityError(f"{self._dir(record_id)}: version {expected} is missing")
             rec = self.read_version(record_id, version)
-            if out and (rec.previous_sha256 != out[-1].sha256 or rec.observed_at <= out[-1].observed_at):
-                raise IntegrityError(f"{self._dir(record_id)}/{version}.json: does not follow version {version - 1}")
+            if out and (
+                rec.previous_sha256 != out[-1].sha256 or rec.observed_at <= out[-1].observed_at
+            ):
+                raise IntegrityError(
+                    f"{self._dir(record_id)}/{version}.json: does not follow version {version - 1}"
+                )
             out.append(rec)
         return out
 
@@ -225,7 +239,14 @@ class RecordStore:
 
     # ------------------------------------------------------------------ writes
     def create(
-        self, record_id: str, *, state: str, payload: JsonObject, operation_id: str, actor: str, observed_at: str
+        self,
+        record_id: str,
+        *,
+        state: str,
+        payload: JsonObject,
+        operation_id: str,
+        actor: str,
+        observed_at: str,
     ) -> WriteResult:
         """Create version 0 (or return it if this operation already created it)."""
         self.root.mkdirs(self._dir(record_id))
@@ -245,8 +266,12 @@ class RecordStore:
         """Write version `expected_version + 1`, or replay, or raise `VersionConflictError`."""
         given: object = expected_version
         if isinstance(given, bool) or not isinstance(given, int) or given < 0:
-            raise InvalidInputError(f"expected version must be a non-negative integer (got {expected_version!r})")
-        return self._write(record_id, expected_version, state, payload, operation_id, actor, observed_at)
+            raise InvalidInputError(
+                f"expected version must be a non-negative integer (got {expected_version!r})"
+            )
+        return self._write(
+            record_id, expected_version, state, payload, operation_id, actor, observed_at
+        )
 
     def _write(
         self,
@@ -274,10 +299,13 @@ class RecordStore:
                 done = self.find_operation(record_id, operation_id)  # it may have landed meanwhile
                 if done is not None:
                     return self._replayed(done, expected, state, payload)
-                raise VersionConflictError(self.kind, record_id, expected, None if latest is None else latest.version)
+                raise VersionConflictError(
+                    self.kind, record_id, expected, None if latest is None else latest.version
+                )
             if latest is not None and observed_at <= latest.observed_at:
                 raise InvalidInputError(
-                    f"{self.kind} {record_id}: observed_at {observed_at} must be after {latest.observed_at}"
+                    f"{self.kind} {record_id}: observed_at {observed_at} "
+                    f"must be after {latest.observed_at}"
                 )
             version = 0 if latest is None else latest.version + 1
             doc: JsonObject = {
@@ -294,7 +322,9 @@ class RecordStore:
                 "payload": payload,
             }
             rel = f"{base}/{version}.json"
-            data = encode_document(doc, self.kind, rel, self.limits.record_bytes)  # validate before any write
+            data = encode_document(
+                doc, self.kind, rel, self.limits.record_bytes
+            )  # validate before any write
             if latest is not None:
                 self._index(latest)
             kind_dir = f"records/{self.kind}"
@@ -320,11 +350,15 @@ class RecordStore:
             return WriteResult(record, replayed=False)
         raise VersionConflictError(self.kind, record_id, expected, None)
 
-    def _replayed(self, done: Record, expected: int | None, state: str, payload: JsonObject) -> WriteResult:
-        """`done` answers the retry of the transition it recorded; any other transition is a conflict.
+    def _replayed(
+        self, done: Record, expected: int | None, state: str, payload: JsonObject
+    ) -> WriteResult:
+        """`done` answers the retry of the transition it recorded; any other transition is a
+        conflict.
 
         An operation id names one change: the same expected version, state and payload. Answering a
-        different change with `done` would tell a second writer its change was recorded when it was not."""
+        different change with `done` would tell a second writer its change was recorded when it was
+        not."""
         if (done.expected_version, done.state, done.payload) != (expected, state, payload):
             raise OperationConflictError(self.kind, done.record_id, done.operation_id, done.version)
         return WriteResult(done, replayed=True)
@@ -341,7 +375,11 @@ class RecordStore:
         """Make sure the op index names `rec` (idempotent; a different entry is corruption)."""
         ops = f"{self._dir(rec.record_id)}/{OPS_DIR}"
         rel = f"{ops}/{rec.operation_id}.json"
-        entry: JsonObject = {"format": "oms-op-v1", "operation_id": rec.operation_id, "version": rec.version}
+        entry: JsonObject = {
+            "format": "oms-op-v1",
+            "operation_id": rec.operation_id,
+            "version": rec.version,
+        }
         data = encode_document(entry, "op-index", rel, self.limits.record_bytes)
         existing = self.root.read_optional(rel, self.limits.record_bytes)
         if existing is None:
@@ -352,4 +390,6 @@ class RecordStore:
             except AlreadyExistsError:
                 existing = self.root.read_bytes(rel, self.limits.record_bytes)
         if existing != data:
-            raise IntegrityError(f"{rel}: operation id {rec.operation_id} already names another version")
+            raise IntegrityError(
+                f"{rel}: operation id {rec.operation_id} already names another version"
+            )

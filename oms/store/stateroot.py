@@ -12,7 +12,14 @@ from typing import NamedTuple
 
 from oms.canonical import JsonObject, access, check, equal
 from oms.canonical.ids import folder_label
-from oms.errors import AlreadyExistsError, InvalidInputError, NotFoundError, OmsError, StateRootError, shown
+from oms.errors import (
+    AlreadyExistsError,
+    InvalidInputError,
+    NotFoundError,
+    OmsError,
+    StateRootError,
+    shown,
+)
 from oms.fsio import FsioOptions, Root, enclosing_git
 from oms.limits import LIMITS
 from oms.store import keys, ledger
@@ -75,7 +82,9 @@ def _refuse_inside_worktree(path: str) -> None:
     if repo is not None:
         raise StateRootError(
             f"state root {shown(path)} is inside the git worktree {shown(repo)}",
-            hint="choose a state root outside every repository and worktree (agents can write there)",
+            hint=(
+                "choose a state root outside every repository and worktree (agents can write there)"
+            ),
         )
 
 
@@ -102,7 +111,9 @@ class StateRoot:
         return self.root.path
 
     @classmethod
-    def create(cls, path: str, now: str, *, options: FsioOptions | None = None) -> tuple[StateRoot, bool]:
+    def create(
+        cls, path: str, now: str, *, options: FsioOptions | None = None
+    ) -> tuple[StateRoot, bool]:
         """Create (or finish creating) a state root; returns it and whether anything was created."""
         absolute = os.path.abspath(path)
         _refuse_inside_worktree(absolute)
@@ -184,5 +195,7 @@ class StateRoot:
 def check_kind(kind: str) -> str:
     """A record kind oms knows."""
     if kind not in RECORD_KINDS:
-        raise InvalidInputError(f"unknown record kind {kind!r} (expected one of {', '.join(RECORD_KINDS)})")
+        raise InvalidInputError(
+            f"unknown record kind {kind!r} (expected one of {', '.join(RECORD_KINDS)})"
+        )
     return check(kind, "record kind")

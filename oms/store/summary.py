@@ -1,27 +1,28 @@
-"""The latest version of every record of a kind, kept between reads, so a read costs what changed (issue 12,
-ADR 0018).
+"""The latest version of every record of a kind, kept between reads, so a read costs what changed
+(issue 12, ADR 0018).
 
 How a change is seen. Publishing a version adds a file to `records/<kind>/<id>/`, which sets that
-directory's modification time; every record write also sets the time of `records/<kind>/` itself, before
-and after it publishes (`RecordStore._write`). So a refresh
+directory's modification time; every record write also sets the time of `records/<kind>/` itself,
+before and after it publishes (`RecordStore._write`). So a refresh
 
-* stats `records/<kind>/`: unchanged since the last scan, that scan settled and recent, nothing of the kind
-  changed and nothing is read;
-* else stats every id directory (one scan) and reads only the records whose directory's time changed, or
-  was not yet settled when it was read.
+* stats `records/<kind>/`: unchanged since the last scan, that scan settled and recent, nothing of
+  the kind changed and nothing is read;
+* else stats every id directory (one scan) and reads only the records whose directory's time
+  changed, or was not yet settled when it was read.
 
-A time is settled once it is RACY_NS older than the scan that saw it: file times are coarse (a kernel
-tick), so two changes within one tick share a time, and a time seen too soon after it was set is looked at
-again by the next scan. A writer killed after its publish and before its second mark, having stalled over
-RACY_NS after its first, is seen by the next full scan (at most FULL_SCAN_NS apart) or its record's next
-change.
+A time is settled once it is RACY_NS older than the scan that saw it: file times are coarse (a
+kernel tick), so two changes within one tick share a time, and a time seen too soon after it was set
+is looked at again by the next scan. A writer killed after its publish and before its second mark,
+having stalled over RACY_NS after its first, is seen by the next full scan (at most FULL_SCAN_NS
+apart) or its record's next change.
 
-The summary lives in the process (a conductor's ticks) and in `index/<kind>/<generation>.json` for the next
-process (`oms status`, `oms ticket list`; `store/summary_file.py`): a cache, never an authority. Its entries
-were parsed and checked from their version files by an oms process of this state root (the file is
-authenticated with a key derived from the state key), and `oms store verify` checks every entry against its
-record. A summary file that is damaged, foreign or too large is ignored: everything is read again. Writing
-one is best effort (a read-only state root reads without it).
+The summary lives in the process (a conductor's ticks) and in `index/<kind>/<generation>.json` for
+the next process (`oms status`, `oms ticket list`; `store/summary_file.py`): a cache, never an
+authority. Its entries were parsed and checked from their version files by an oms process of this
+state root (the file is authenticated with a key derived from the state key), and `oms store verify`
+checks every entry against its record. A summary file that is damaged, foreign or too large is
+ignored: everything is read again. Writing one is best effort (a read-only state root reads without
+it).
 """
 
 from __future__ import annotations
@@ -39,16 +40,20 @@ from oms.store.summary_file import Cache, Entry
 
 RACY_NS = 2_000_000_000  # a time this close to the scan that saw it is looked at again
 FULL_SCAN_NS = 300_000_000_000  # every id directory is stat'ed at least this often
-PERSIST_AFTER = 64  # records read again since the summary file was written: write a new one (or 5 % of the
-PERSIST_SHARE = 20  # records, whichever is more: writing n entries every n/20 reads is 20 a read at most)
+PERSIST_AFTER = (
+    64  # records read again since the summary file was written: write a new one (or 5 % of the
+)
+PERSIST_SHARE = (
+    20  # records, whichever is more: writing n entries every n/20 reads is 20 a read at most)
+)
 
 Reader = Callable[[str], Record | None]
 
 
 @dataclass(frozen=True, slots=True)
 class Latest:
-    """The latest version of every readable record of a kind (sorted by id), and why the others cannot be
-    read (id -> the error reading it raised)."""
+    """The latest version of every readable record of a kind (sorted by id), and why the others
+    cannot be read (id -> the error reading it raised)."""
 
     records: list[Record]
     errors: dict[str, OmsError]
@@ -76,9 +81,9 @@ def _settled(mtime_ns: int, seen_ns: int) -> bool:
 
 
 def refresh(root: Root, kind: str, read: Reader, clock: Callable[[], int] = time.time_ns) -> Latest:
-    """The latest version of every record of `kind` under `root`, reading only what changed (`read` reads
-    one record's latest version, None for an empty directory; an `OmsError` is that record's error;
-    `clock`: the wall clock in ns, the one file times are set from)."""
+    """The latest version of every record of `kind` under `root`, reading only what changed (`read`
+    reads one record's latest version, None for an empty directory; an `OmsError` is that record's
+    error; `clock`: the wall clock in ns, the one file times are set from)."""
     with _LOCK:
         key = (root.identity(), kind)
         now = clock()
@@ -100,9 +105,9 @@ def refresh(root: Root, kind: str, read: Reader, clock: Callable[[], int] = time
         count = _scan(root, top, cache, read, now)
         cache.kind_mtime_ns, cache.seen_ns = st.st_mtime_ns, now
         cache.unsaved += count
-        if cache.unsaved >= max(PERSIST_AFTER, len(cache.entries) // PERSIST_SHARE) and summary_file.save(
-            root, kind, cache
-        ):
+        if cache.unsaved >= max(
+            PERSIST_AFTER, len(cache.entries) // PERSIST_SHARE
+        ) and summary_file.save(root, kind, cache):
             cache.unsaved = 0
         return Latest(_ordered(cache), dict(cache.errors), count, _grouped(cache))
 
@@ -115,7 +120,11 @@ def _scan(root: Root, top: str, cache: Cache, read: Reader, now: int) -> int:
     for name, st in root.scan(top):
         present.add(name)
         entry = cache.entries.get(name)
-        if entry is not None and entry.mtime_ns == st.st_mtime_ns and _settled(entry.mtime_ns, entry.seen_ns):
+        if (
+            entry is not None
+            and entry.mtime_ns == st.st_mtime_ns
+            and _settled(entry.mtime_ns, entry.seen_ns)
+        ):
             continue
         count += 1
         cache.ordered = cache.grouped = None

@@ -1,10 +1,12 @@
-"""The record summary's file, `index/<kind>/<generation>.json` (ADR 0018): what a new process starts from.
+"""The record summary's file, `index/<kind>/<generation>.json` (ADR 0018): what a new process starts
+from.
 
-A summary file is authenticated: its first line carries an HMAC-SHA256 of the body under a key derived
-from the state root's signing key, so only an oms process of this state root writes a file another one
-trusts — an edited, forged or foreign file is ignored (everything is read again) and `oms store verify`
-reports it. A file is read only up to `ENTRY_ALLOWANCE` bytes per record directory, and only its ASCII
-generation names count (`generation_of`), the same for the reader and for `store verify`.
+A summary file is authenticated: its first line carries an HMAC-SHA256 of the body under a key
+derived from the state root's signing key, so only an oms process of this state root writes a file
+another one trusts — an edited, forged or foreign file is ignored (everything is read again) and
+`oms store verify` reports it. A file is read only up to `ENTRY_ALLOWANCE` bytes per record
+directory, and only its ASCII generation names count (`generation_of`), the same for the reader and
+for `store verify`.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ INDEX_DIR = "index"
 FORMAT = "oms-summary-v1"
 HEADER = b"oms-summary-v1 "
 SUMMARY_CAP = 256 * 1024 * 1024
-ENTRY_ALLOWANCE = 4096  # summary bytes allowed per record directory (an envelope is about 0.6-3 KiB)
+ENTRY_ALLOWANCE = (
+    4096  # summary bytes allowed per record directory (an envelope is about 0.6-3 KiB)
+)
 GENERATION_NAME = re.compile(r"([1-9][0-9]{0,17})\.json")
 _MAC_KEYS: dict[tuple[int, int], bytes] = {}
 
@@ -54,7 +58,8 @@ class Cache:
 
 
 def generation_of(name: str) -> int | None:
-    """The generation a summary file's name gives (ASCII digits only), or None for any other name."""
+    """The generation a summary file's name gives (ASCII digits only), or None for any other
+    name."""
     found = GENERATION_NAME.fullmatch(name)
     return int(found.group(1)) if found is not None else None
 
@@ -74,20 +79,26 @@ def summary_path(kind: str, generation: int) -> str:
 
 
 def mac_key(root: Root) -> bytes | None:
-    """The key summaries are authenticated with, derived from the state root's signing key (None: the key
-    cannot be read, and no summary is written or trusted)."""
+    """The key summaries are authenticated with, derived from the state root's signing key (None:
+    the key cannot be read, and no summary is written or trusted)."""
     key = _MAC_KEYS.get(root.identity())
     if key is None:
         try:
             seed = root.read_secret(KEY, keys.SEED_BYTES)
         except OmsError:
             return None
-        key = _MAC_KEYS[root.identity()] = hmac.new(seed, b"oms-summary-v1", hashlib.sha256).digest()
+        key = _MAC_KEYS[root.identity()] = hmac.new(
+            seed, b"oms-summary-v1", hashlib.sha256
+        ).digest()
     return key
 
 
 def _mac(key: bytes, kind: str, body: bytes) -> bytes:
-    return hmac.new(key, kind.encode("ascii") + b"\0" + body, hashlib.sha256).hexdigest().encode("ascii")
+    return (
+        hmac.new(key, kind.encode("ascii") + b"\0" + body, hashlib.sha256)
+        .hexdigest()
+        .encode("ascii")
+    )
 
 
 def seal(key: bytes, kind: str, body: bytes) -> bytes:
@@ -98,7 +109,9 @@ def seal(key: bytes, kind: str, body: bytes) -> bytes:
 def unseal(key: bytes, kind: str, data: bytes) -> bytes:
     """The body of a summary file whose MAC is right (ValueError otherwise)."""
     head, _, body = data.partition(b"\n")
-    if not head.startswith(HEADER) or not hmac.compare_digest(head[len(HEADER) :], _mac(key, kind, body)):
+    if not head.startswith(HEADER) or not hmac.compare_digest(
+        head[len(HEADER) :], _mac(key, kind, body)
+    ):
         raise ValueError("not authenticated by this state root's key (not written by oms here)")
     return body
 
@@ -118,7 +131,8 @@ def save(root: Root, kind: str, cache: Cache) -> bool:
         "seen_ns": cache.seen_ns,
         "errors": sorted(cache.errors),
         "entries": [
-            [rid, e.mtime_ns, e.seen_ns, e.record.sha256, e.record.to_json()] for rid, e in cache.entries.items()
+            [rid, e.mtime_ns, e.seen_ns, e.record.sha256, e.record.to_json()]
+            for rid, e in cache.entries.items()
         ],
     }
     body = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
@@ -144,20 +158,25 @@ def load(root: Root, kind: str, ids: int, now_ns: int, racy_ns: int) -> Cache | 
         return None
     cap = min(SUMMARY_CAP, (ids + 16) * ENTRY_ALLOWANCE)
     try:
-        cache = decode(unseal(key, kind, root.read_bytes(summary_path(kind, present[-1]), cap)), kind)
+        cache = decode(
+            unseal(key, kind, root.read_bytes(summary_path(kind, present[-1]), cap)), kind
+        )
     except (OmsError, ValueError, TypeError, KeyError, RecursionError):
         return None
     return cache if cache.seen_ns <= now_ns + racy_ns else None
 
 
 def decode(body: bytes, kind: str) -> Cache:
-    """A summary body (ValueError, TypeError, KeyError or RecursionError if it is not one of `kind`)."""
+    """A summary body (ValueError, TypeError, KeyError or RecursionError if it is not one of
+    `kind`)."""
     doc = json.loads(body)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("kind") != kind:
         raise ValueError("not a summary of this kind")
     cache = Cache(kind_mtime_ns=_int(doc["kind_mtime_ns"]), seen_ns=_int(doc["seen_ns"]))
     for rid in doc["errors"]:  # named again by the first refresh, which reads them again
-        cache.errors[check(_text(rid), "record id")] = IntegrityError(f"{kind} {rid} could not be read")
+        cache.errors[check(_text(rid), "record id")] = IntegrityError(
+            f"{kind} {rid} could not be read"
+        )
     for item in doc["entries"]:
         rid, mtime_ns, seen_ns, sha256, envelope = item
         record = _record(envelope, kind, check(_text(rid), "record id"), _text(sha256))
@@ -209,10 +228,11 @@ def problems(
     kind_mtime_ns: int,
     racy_ns: int,
 ) -> list[tuple[str, str]]:
-    """What is wrong with a summary file (`oms store verify`), given the latest version of every readable
-    record of the kind, every record directory's time and the kind directory's: (record id or "", problem).
-    A file a refresh would serve as it is (the kind unchanged since a settled scan) must agree with every
-    record exactly; otherwise each entry whose time is still its directory's must."""
+    """What is wrong with a summary file (`oms store verify`), given the latest version of every
+    readable record of the kind, every record directory's time and the kind directory's: (record id
+    or "", problem). A file a refresh would serve as it is (the kind unchanged since a settled scan)
+    must agree with every record exactly; otherwise each entry whose time is still its directory's
+    must."""
     try:
         cache = decode(unseal(key, kind, data), kind)
     except ValueError as exc:
@@ -232,5 +252,8 @@ def problems(
         elif current and entry.record != latest[rid]:
             out.append((rid, f"disagrees with the record's latest version {latest[rid].version}"))
     if served:
-        out += [(rid, "misses this record") for rid in sorted(set(latest) - set(cache.entries) - set(cache.errors))]
+        out += [
+            (rid, "misses this record")
+            for rid in sorted(set(latest) - set(cache.entries) - set(cache.errors))
+        ]
     return out

@@ -2,12 +2,12 @@
 
 Checks: the root and every entry are ours and private, regular files have one link, nothing is a
 symlink or a special file; `oms-state.json` and the key agree; every record version, event, receipt,
-evidence item and journal entry parses, is canonical and schema-valid and sits where its content says;
-version chains are contiguous, hash-linked and strictly advancing in time; op index entries point at
-the versions that carry them and no operation id appears twice; evidence signatures verify; there is
-no temp or lock debris left by a dead process; `ledger/` holds only the log, checkpoints and kept
-rollback anchors; the runtime areas (`proxy/`, `verify/`, `archive/`) hold private regular files
-only. A temp file or lock of a *live* process is reported as a note (work in progress), not a
+evidence item and journal entry parses, is canonical and schema-valid and sits where its content
+says; version chains are contiguous, hash-linked and strictly advancing in time; op index entries
+point at the versions that carry them and no operation id appears twice; evidence signatures verify;
+there is no temp or lock debris left by a dead process; `ledger/` holds only the log, checkpoints
+and kept rollback anchors; the runtime areas (`proxy/`, `verify/`, `archive/`) hold private regular
+files only. A temp file or lock of a *live* process is reported as a note (work in progress), not a
 problem. What it cannot see alone — a latest version edited in place, a file deleted whole, a
 rollback — is `oms audit verify`'s (ADR 0027).
 
@@ -104,13 +104,18 @@ class _Verifier:
         self.report = report
         self.meta: StateMeta | None = None
         self.event_ids: set[str] = set()
-        self.contents: set[tuple[str, str]] = set()  # (ticket id, content sha256) some ticket version names
-        self.latest: dict[str, dict[str, Record]] = {}  # kind -> id -> latest version (whole chains only)
+        self.contents: set[tuple[str, str]] = (
+            set()
+        )  # (ticket id, content sha256) some ticket version names
+        self.latest: dict[
+            str, dict[str, Record]
+        ] = {}  # kind -> id -> latest version (whole chains only)
         self.euid = os.geteuid()
 
     # ---------------------------------------------------------------- generic walk
     def entries(self, rel: str) -> list[tuple[str, int]]:
-        """(name, st_mode) of the safe entries of directory `rel`; reports unsafe ones and debris."""
+        """(name, st_mode) of the safe entries of directory `rel`; reports unsafe ones and
+        debris."""
         out: list[tuple[str, int]] = []
         for name, st in self.root.scan(rel):
             path = f"{rel}/{name}" if rel else name
@@ -268,7 +273,9 @@ class _Verifier:
 
     def check_key(self) -> None:
         seed = self.root.read_secret(KEY, keys.SEED_BYTES)
-        if self.meta is not None and not equal(keys.key_id(keys.SigningKey(seed).public_raw()), self.meta.key_id):
+        if self.meta is not None and not equal(
+            keys.key_id(keys.SigningKey(seed).public_raw()), self.meta.key_id
+        ):
             self.report.error(KEY, f"does not match the public key in {META}")
 
     def check_records(self) -> None:
@@ -324,7 +331,9 @@ class _Verifier:
                 if prev.version == v - 1 and rec.previous_sha256 != prev.sha256:
                     self.report.error(path, "previous_sha256 does not match version before it")
                 if rec.observed_at <= prev.observed_at:
-                    self.report.error(path, f"observed_at {rec.observed_at} is not after {prev.observed_at}")
+                    self.report.error(
+                        path, f"observed_at {rec.observed_at} is not after {prev.observed_at}"
+                    )
             chain.append(rec)
             if kind == "ticket" and isinstance(rec.payload.get("content_sha256"), str):
                 self.contents.add((rid, str(rec.payload["content_sha256"])))
@@ -335,7 +344,8 @@ class _Verifier:
             if rec.operation_id in seen:
                 self.report.error(
                     f"{rpath}/{rec.version}.json",
-                    f"operation id {rec.operation_id} already produced version {seen[rec.operation_id]}",
+                    f"operation id {rec.operation_id} already produced "
+                    f"version {seen[rec.operation_id]}",
                 )
             seen[rec.operation_id] = rec.version
         self.check_ops(rpath, ops_mode, chain, max(versions))
@@ -352,7 +362,9 @@ class _Verifier:
                 if not self.expect_file(path, mode):
                     continue
                 try:
-                    doc = parse_document(self.root.read_bytes(path, LIMITS.record_bytes), "op-index", path)
+                    doc = parse_document(
+                        self.root.read_bytes(path, LIMITS.record_bytes), "op-index", path
+                    )
                 except OmsError as exc:
                     self.report.error(path, exc.message.removeprefix(f"{path}: "))
                     continue
@@ -363,16 +375,24 @@ class _Verifier:
         for op, version in indexed.items():
             rec = by_version.get(version)
             if rec is not None and rec.operation_id != op:
-                self.report.error(f"{ops}/{op}.json", f"points at version {version}, which carries another operation")
+                self.report.error(
+                    f"{ops}/{op}.json",
+                    f"points at version {version}, which carries another operation",
+                )
             elif version > latest:
-                self.report.error(f"{ops}/{op}.json", f"points at version {version}, which does not exist")
+                self.report.error(
+                    f"{ops}/{op}.json", f"points at version {version}, which does not exist"
+                )
         for rec in chain:
             if rec.version < latest and indexed.get(rec.operation_id) != rec.version:
-                self.report.error(f"{ops}/{rec.operation_id}.json", f"missing: index entry for version {rec.version}")
+                self.report.error(
+                    f"{ops}/{rec.operation_id}.json",
+                    f"missing: index entry for version {rec.version}",
+                )
 
     def check_index(self) -> None:
-        """The record summaries (`store/summary_file.py`): the newest of each kind, the one oms reads,
-        agrees with the records; nothing else is there."""
+        """The record summaries (`store/summary_file.py`): the newest of each kind, the one oms
+        reads, agrees with the records; nothing else is there."""
         for kind, mode in self.entries(summary_file.INDEX_DIR):
             path = f"{summary_file.INDEX_DIR}/{kind}"
             if kind not in RECORD_KINDS or not stat.S_ISDIR(mode):
@@ -387,7 +407,10 @@ class _Verifier:
                     generations.append(generation)
             generations.sort()
             for older in generations[:-1]:
-                self.report.note(summary_file.summary_path(kind, older), "an older summary (oms reads the newest)")
+                self.report.note(
+                    summary_file.summary_path(kind, older),
+                    "an older summary (oms reads the newest)",
+                )
             if generations:
                 rel = summary_file.summary_path(kind, generations[-1])
                 _guard(self.report, rel, self.check_summary, kind, rel)
@@ -400,9 +423,13 @@ class _Verifier:
         data = self.root.read_bytes(rel, summary_file.SUMMARY_CAP)
         top = f"records/{kind}"
         kind_st = self.root.lstat(top) if self.root.exists(top) else None
-        mtimes = {rid: st.st_mtime_ns for rid, st in self.root.scan(top)} if kind_st is not None else {}
+        mtimes = (
+            {rid: st.st_mtime_ns for rid, st in self.root.scan(top)} if kind_st is not None else {}
+        )
         kind_mtime = kind_st.st_mtime_ns if kind_st is not None else -1
-        found = summary_file.problems(data, kind, key, self.latest.get(kind, {}), mtimes, kind_mtime, RACY_NS)
+        found = summary_file.problems(
+            data, kind, key, self.latest.get(kind, {}), mtimes, kind_mtime, RACY_NS
+        )
         for rid, problem in found:
             self.report.error(rel + (f" ({rid})" if rid else ""), problem)
         self.report.count("summaries")
@@ -433,8 +460,17 @@ class _Verifier:
                 path = f"{cpath}/{name}"
                 if not self.expect_file(path, fmode):
                     continue
-                if name.endswith(RECEIPT_SUFFIX) and OPAQUE_ID.fullmatch(name[: -len(RECEIPT_SUFFIX)]):
-                    _guard(self.report, path, self.check_receipt, path, consumer, name[: -len(RECEIPT_SUFFIX)])
+                if name.endswith(RECEIPT_SUFFIX) and OPAQUE_ID.fullmatch(
+                    name[: -len(RECEIPT_SUFFIX)]
+                ):
+                    _guard(
+                        self.report,
+                        path,
+                        self.check_receipt,
+                        path,
+                        consumer,
+                        name[: -len(RECEIPT_SUFFIX)],
+                    )
                 elif name.endswith(LOCK_SUFFIX) and OPAQUE_ID.fullmatch(name[: -len(LOCK_SUFFIX)]):
                     self.check_lock(path)
                 else:
@@ -459,7 +495,10 @@ class _Verifier:
         elif state.alive:
             self.report.note(path, f"held by live process {state.holder.pid}")
         else:
-            self.report.error(path, f"stale lock: holder process {state.holder.pid} is gone (run `oms store sweep`)")
+            self.report.error(
+                path,
+                f"stale lock: holder process {state.holder.pid} is gone (run `oms store sweep`)",
+            )
 
     def check_evidence(self) -> None:
         for name, mode in self.entries(EVIDENCE_DIR):
@@ -471,7 +510,13 @@ class _Verifier:
                 _guard(self.report, path, self.check_one_evidence, path, ref, self.meta)
 
     def check_one_evidence(self, path: str, ref: str, meta: StateMeta) -> None:
-        open_envelope(self.root.read_bytes(path, LIMITS.evidence_bytes), ref, meta.public_key, meta.key_id, path)
+        open_envelope(
+            self.root.read_bytes(path, LIMITS.evidence_bytes),
+            ref,
+            meta.public_key,
+            meta.key_id,
+            path,
+        )
         self.report.count("evidence")
 
     def check_ticket_content(self) -> None:
@@ -493,7 +538,10 @@ class _Verifier:
         parse_content(self.root.read_bytes(path, LIMITS.evidence_bytes), ticket_id, sha, path)
         self.report.count("ticket contents")
         if (ticket_id, sha) not in self.contents:
-            self.report.note(path, "no version of its ticket names this content (an interrupted create or import)")
+            self.report.note(
+                path,
+                "no version of its ticket names this content (an interrupted create or import)",
+            )
 
     def check_worktree_records(self) -> None:
         for name, mode in self.entries(WORKTREES_DIR):
@@ -508,14 +556,17 @@ class _Verifier:
         self.report.count("worktree records")
 
     def check_tmp(self) -> None:
-        """`tmp/`: oms's private homes (and advisor scratch). A home's top entries oms made must be what it
-        made; the rest is an agent's (it writes there from inside its sandbox): links, FIFOs, sockets,
-        devices and files others may write are reported as notes (never followed, never opened)."""
+        """`tmp/`: oms's private homes (and advisor scratch). A home's top entries oms made must be
+        what it made; the rest is an agent's (it writes there from inside its sandbox): links,
+        FIFOs, sockets, devices and files others may write are reported as notes (never followed,
+        never opened)."""
         for name, mode in self.entries("tmp"):
             path = f"tmp/{name}"
             kind, _, rest = name.partition("-")
             if not stat.S_ISDIR(mode) or kind not in TMP_KINDS or not rest:
-                self.report.error(path, "unexpected entry in tmp/ (oms makes only private home directories)")
+                self.report.error(
+                    path, "unexpected entry in tmp/ (oms makes only private home directories)"
+                )
                 continue
             self.report.count("agent homes" if kind != "advisor" else "advisor scratch dirs")
             self.check_home(path)
@@ -533,7 +584,9 @@ class _Verifier:
             for name, st in listed:
                 budget -= 1
                 if budget < 0:
-                    self.report.note(home, f"more than {TMP_ENTRIES} entries: the rest not verified")
+                    self.report.note(
+                        home, f"more than {TMP_ENTRIES} entries: the rest not verified"
+                    )
                     return
                 path = f"{rel}/{name}"
                 mode = st.st_mode
@@ -544,15 +597,23 @@ class _Verifier:
                 elif stat.S_ISDIR(mode):
                     stack.append(path)
                 elif not stat.S_ISREG(mode):
-                    self.report.note(path, "a FIFO, socket or device the agent made (oms never opens it)")
+                    self.report.note(
+                        path, "a FIFO, socket or device the agent made (oms never opens it)"
+                    )
                 elif stat.S_IMODE(mode) & 0o022:
                     self.report.note(path, f"mode {stat.S_IMODE(mode):04o}: others may write it")
-                if rel == home and name in HOME_FILES and not (stat.S_ISREG(mode) and not stat.S_IMODE(mode) & 0o077):
+                if (
+                    rel == home
+                    and name in HOME_FILES
+                    and not (stat.S_ISREG(mode) and not stat.S_IMODE(mode) & 0o077)
+                ):
                     self.report.error(path, "a file oms writes is not a private regular file")
 
     def check_tmux_conf(self) -> None:
         if self.root.read_bytes("tmux.conf", 4096) != TMUX_CONF.encode():
-            self.report.error("tmux.conf", "differs from the options oms writes (a tmux config can run commands)")
+            self.report.error(
+                "tmux.conf", "differs from the options oms writes (a tmux config can run commands)"
+            )
 
     def check_panes(self) -> None:
         for name, mode in self.entries(panefiles.PANES_DIR):
@@ -581,8 +642,9 @@ class _Verifier:
         self.report.count(names[schema])
 
     def check_compacted(self) -> None:
-        """`compacted/`: archives of ended tickets (`store/compaction.py`; the ledger vouches for their bytes,
-        `oms audit verify`), the compaction lock, and what a killed compaction left aside."""
+        """`compacted/`: archives of ended tickets (`store/compaction.py`; the ledger vouches for
+        their bytes, `oms audit verify`), the compaction lock, and what a killed compaction left
+        aside."""
         for name, mode in self.entries(compaction.DIR):
             path = f"{compaction.DIR}/{name}"
             if name == "compact.lock" and self.expect_file(path, mode):
@@ -591,10 +653,14 @@ class _Verifier:
                 for left, lmode in self.entries(path):
                     if stat.S_ISDIR(lmode):
                         self.report.note(
-                            f"{path}/{left}", "left by a compaction that was stopped (the next one removes it)"
+                            f"{path}/{left}",
+                            "left by a compaction that was stopped (the next one removes it)",
                         )
                     else:
-                        self.report.error(f"{path}/{left}", "not something compaction leaves (it removes it as a name)")
+                        self.report.error(
+                            f"{path}/{left}",
+                            "not something compaction leaves (it removes it as a name)",
+                        )
             elif compaction.ticket_of(name) is None:
                 self.report.error(path, "unexpected entry in compacted/")
             elif self.expect_file(path, mode):
@@ -696,7 +762,12 @@ class _SandboxVerifier(_Verifier):
 HOME_KINDS = ("codex", "claude", "command")
 TMP_KINDS = (*HOME_KINDS, "advisor")
 TMP_ENTRIES = 200_000
-HOME_FILES = ("hooks.json", "config.toml", "settings.json", "mcp.json")  # what oms writes, read-only inside
+HOME_FILES = (
+    "hooks.json",
+    "config.toml",
+    "settings.json",
+    "mcp.json",
+)  # what oms writes, read-only inside
 
 
 def verify(path: str, *, options: FsioOptions | None = None) -> Report:
@@ -731,7 +802,11 @@ def sweep(path: str, *, options: FsioOptions | None = None) -> list[str]:
                         removed.append(child)
                 elif stat.S_ISDIR(st.st_mode) and child != "tmp":
                     stack.append(child)
-                elif rel.startswith(f"{OUTBOX_DIR}/") and name.endswith(LOCK_SUFFIX) and stat.S_ISREG(st.st_mode):
+                elif (
+                    rel.startswith(f"{OUTBOX_DIR}/")
+                    and name.endswith(LOCK_SUFFIX)
+                    and stat.S_ISREG(st.st_mode)
+                ):
                     state = inspect(root, child)
                     if (
                         state is not None

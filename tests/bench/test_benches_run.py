@@ -221,7 +221,9 @@ def test_bench_runs_and_prints_its_ratios(name: str, tmp_path: Path) -> None:
     code, out, err = run_bench(name, small.flags, fresh_env(home))
     assert code == 0, f"{name} exited {code}:\n{out[-3000:]}\n{err[-3000:]}"
     left = sorted(str(p.relative_to(home)) for p in home.rglob("*") if "oms" in p.name)
-    assert not left, f"{name} left oms's files in the user's home (anchors: docs/adr/0027): {left[:5]}"
+    assert not left, (
+        f"{name} left oms's files in the user's home (anchors: docs/adr/0027): {left[:5]}"
+    )
     lines = [line for line in out.splitlines() if line.startswith("ratio: ")]
     printed = []
     for line in lines:

@@ -1,4 +1,5 @@
-"""`oms worker bridge` on the wire: a real process (source or frozen), a raw line client, real records."""
+"""`oms worker bridge` on the wire: a real process (source or frozen), a raw line client, real
+records."""
 
 from __future__ import annotations
 
@@ -54,7 +55,11 @@ def test_handshake_and_tools_list_per_version(oms: OmsCommand, bound: Bound, ver
 def test_server_discover_gets_method_not_found_at_once(oms: OmsCommand, bound: Bound) -> None:
     client = _client(oms, bound)
     reply = client.request("server/discover", {})
-    assert reply["error"] == {"code": -32601, "message": "Method not found", "data": "server/discover"}
+    assert reply["error"] == {
+        "code": -32601,
+        "message": "Method not found",
+        "data": "server/discover",
+    }
     assert client.initialize()["result"]["protocolVersion"] == "2025-11-25"
     assert client.close() == 0
 
@@ -63,7 +68,11 @@ def test_protocol_errors_and_batches(oms: OmsCommand, bound: Bound) -> None:
     client = _client(oms, bound)
     assert client.request("tools/list")["error"]["code"] == -32600  # before initialize
     client.send_raw(b"{not json\n")
-    assert client.recv() == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+    assert client.recv() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32700, "message": "Parse error"},
+    }
     client.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"ping","x":"\xff\xfe"}\n')
     assert client.recv()["error"]["code"] == -32700
     client.send_raw(b'{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}\n')  # duplicate keys
@@ -86,7 +95,8 @@ def test_protocol_errors_and_batches(oms: OmsCommand, bound: Bound) -> None:
     old = _client(oms, bound)
     old.initialize("2025-03-26")
     old.send_raw(
-        b'[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"x"},{"jsonrpc":"2.0","id":2,"method":"ping"}]\n'
+        b'[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"x"},{"jsonrpc":"2.'
+        b'0","id":2,"method":"ping"}]\n'
     )
     assert old.recv_json() == [
         {"jsonrpc": "2.0", "id": 1, "result": {}},
@@ -95,7 +105,9 @@ def test_protocol_errors_and_batches(oms: OmsCommand, bound: Bound) -> None:
     assert old.close() == 0
 
 
-def test_a_line_over_the_cap_is_refused_and_the_session_goes_on(oms: OmsCommand, bound: Bound) -> None:
+def test_a_line_over_the_cap_is_refused_and_the_session_goes_on(
+    oms: OmsCommand, bound: Bound
+) -> None:
     client = _client(oms, bound)
     client.initialize()
     client.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"ping","pad":"' + b"x" * LINE_CAP + b'"}\n')
@@ -105,7 +117,9 @@ def test_a_line_over_the_cap_is_refused_and_the_session_goes_on(oms: OmsCommand,
     assert client.close() == 0
 
 
-def test_start_up_and_listing_have_no_side_effects(oms: OmsCommand, bound: Bound, tmp_path: Path) -> None:
+def test_start_up_and_listing_have_no_side_effects(
+    oms: OmsCommand, bound: Bound, tmp_path: Path
+) -> None:
     before = snapshot(bound.chain.state)
     probe = _client(oms, bound)
     assert probe.close() == 0  # a throwaway probe: spawned, stdin closed at once
@@ -118,7 +132,12 @@ def test_start_up_and_listing_have_no_side_effects(oms: OmsCommand, bound: Bound
 
     nowhere = {**os.environ, "OMS_BROKER_SOCKET": str(tmp_path / "no-broker.sock")}
     done = subprocess.run(
-        [*oms.argv, *bound.bridge_args()], input=b"", capture_output=True, env=nowhere, timeout=60, check=False
+        [*oms.argv, *bound.bridge_args()],
+        input=b"",
+        capture_output=True,
+        env=nowhere,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 1  # outside a sandbox there is no broker: one line, nothing touched
     assert done.stdout == b""
@@ -151,25 +170,45 @@ def test_tools_read_acknowledge_record(oms: OmsCommand, bound: Bound) -> None:
     assert "nothing to record" in structured(nothing)["error"]
     commit = bound.commit_change()
     (bound.worktree / "WORK.md").write_text("changed after the commit\n")
-    dirty = client.call("record_dispatch_result", {"status": "completed", "summary": "s", "result_commit": commit})
+    dirty = client.call(
+        "record_dispatch_result", {"status": "completed", "summary": "s", "result_commit": commit}
+    )
     assert "uncommitted" in structured(dirty)["error"]
     git("checkout", "--", "WORK.md", cwd=bound.worktree)
     (bound.worktree / "stray.txt").write_text("untracked\n")
-    untracked = client.call("record_dispatch_result", {"status": "completed", "summary": "s", "result_commit": commit})
+    untracked = client.call(
+        "record_dispatch_result", {"status": "completed", "summary": "s", "result_commit": commit}
+    )
     assert "uncommitted or untracked" in structured(untracked)["error"]
     (bound.worktree / "stray.txt").unlink()
-    other = git("commit-tree", "-m", "x", f"{commit}^{{tree}}", cwd=bound.worktree).strip()  # no parent
-    orphan = client.call("record_dispatch_result", {"status": "completed", "summary": "s", "result_commit": other})
+    other = git(
+        "commit-tree", "-m", "x", f"{commit}^{{tree}}", cwd=bound.worktree
+    ).strip()  # no parent
+    orphan = client.call(
+        "record_dispatch_result", {"status": "completed", "summary": "s", "result_commit": other}
+    )
     assert "does not descend" in structured(orphan)["error"]
-    done = client.call("record_dispatch_result", {"status": "completed", "summary": "Fixed.", "result_commit": commit})
+    done = client.call(
+        "record_dispatch_result",
+        {"status": "completed", "summary": "Fixed.", "result_commit": commit},
+    )
     assert done["isError"] is False
     out = structured(done)
-    assert (out["state"], out["already"], out["result_commit"]) == ("result-received", False, commit)
+    assert (out["state"], out["already"], out["result_commit"]) == (
+        "result-received",
+        False,
+        commit,
+    )
     replay = structured(
-        client.call("record_dispatch_result", {"status": "completed", "summary": "Fixed.", "result_commit": commit})
+        client.call(
+            "record_dispatch_result",
+            {"status": "completed", "summary": "Fixed.", "result_commit": commit},
+        )
     )
     assert (replay["already"], replay["evidence"]) == (True, out["evidence"])
-    changed = client.call("record_dispatch_result", {"status": "failed", "summary": "No.", "result_commit": commit})
+    changed = client.call(
+        "record_dispatch_result", {"status": "failed", "summary": "No.", "result_commit": commit}
+    )
     assert "different result" in structured(changed)["error"]
     assert client.close() == 0
     with bound.chain.workspace() as ws:
@@ -192,7 +231,11 @@ def test_work_left_uncommitted_is_committed_by_oms(oms: OmsCommand, bound: Bound
     start = git("rev-parse", "HEAD", cwd=bound.worktree).strip()
     (bound.worktree / "NEW.md").write_text("left by the agent\n")
     (bound.worktree / "README.md").write_text("# changed\n")
-    done = structured(client.call("record_dispatch_result", {"status": "completed", "summary": "Did it.\nDetails."}))
+    done = structured(
+        client.call(
+            "record_dispatch_result", {"status": "completed", "summary": "Did it.\nDetails."}
+        )
+    )
     head = git("rev-parse", "HEAD", cwd=bound.worktree).strip()
     assert (done["state"], done["result_commit"]) == ("result-received", head)
     assert git("rev-parse", "HEAD^", cwd=bound.worktree).strip() == start
@@ -201,7 +244,11 @@ def test_work_left_uncommitted_is_committed_by_oms(oms: OmsCommand, bound: Bound
         git("log", "-1", "--format=%an <%ae>|%s", cwd=bound.worktree).strip()
         == "oms worker <worker@oms.invalid>|Did it."
     )
-    again = structured(client.call("record_dispatch_result", {"status": "completed", "summary": "Did it.\nDetails."}))
+    again = structured(
+        client.call(
+            "record_dispatch_result", {"status": "completed", "summary": "Did it.\nDetails."}
+        )
+    )
     assert (again["already"], again["result_commit"]) == (True, head)
     assert client.close() == 0
 
@@ -211,7 +258,9 @@ def test_a_blocked_result_needs_no_commit(oms: OmsCommand, bound: Bound) -> None
     client.initialize()
     client.call("acknowledge_dispatch")
     (bound.worktree / "HALF.md").write_text("half done\n")
-    out = structured(client.call("record_dispatch_result", {"status": "blocked", "summary": "Need access."}))
+    out = structured(
+        client.call("record_dispatch_result", {"status": "blocked", "summary": "Need access."})
+    )
     assert (out["state"], out["result_commit"]) == ("result-received", None)
     assert (bound.worktree / "HALF.md").exists()  # nothing committed, nothing lost
     assert client.close() == 0
@@ -223,7 +272,14 @@ def test_a_blocked_result_needs_no_commit(oms: OmsCommand, bound: Bound) -> None
 def test_a_bridge_bound_to_another_session_is_refused(oms: OmsCommand, bound: Bound) -> None:
     before = snapshot(bound.chain.state)
     client = _client(oms, bound, session="11111111-2222-4333-8444-555555555555")
-    client.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}})
+    client.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25"},
+        }
+    )
     refused = client.recv()
     assert refused["id"] is None
     assert "not this worker's binding" in refused["error"]["message"]

@@ -33,7 +33,10 @@ def bound(chain: Chain) -> Bound:
 
 def _params(oms: OmsCommand, bound: Bound) -> StdioServerParameters:
     return StdioServerParameters(
-        command=oms.argv[0], args=[*oms.argv[1:], *bound.bridge_args()], env=bound.env(), cwd=str(bound.worktree)
+        command=oms.argv[0],
+        args=[*oms.argv[1:], *bound.bridge_args()],
+        env=bound.env(),
+        cwd=str(bound.worktree),
     )
 
 
@@ -41,7 +44,10 @@ def test_sdk_client_session(oms: OmsCommand, bound: Bound) -> None:
     seen: dict[str, Any] = {}
 
     async def main() -> None:
-        async with stdio_client(_params(oms, bound)) as (read, write), ClientSession(read, write) as session:
+        async with (
+            stdio_client(_params(oms, bound)) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             init = await session.initialize()
             seen["version"] = init.protocol_version
             seen["server"] = init.server_info.name
@@ -66,7 +72,10 @@ def test_sdk_client_session(oms: OmsCommand, bound: Bound) -> None:
     is_error, content = seen["read"]
     assert is_error is False
     assert content["dispatch_id"] == bound.dispatch_id
-    assert seen["ack"] == (False, {"dispatch_id": bound.dispatch_id, "state": "acknowledged", "already": False})
+    assert seen["ack"] == (
+        False,
+        {"dispatch_id": bound.dispatch_id, "state": "acknowledged", "already": False},
+    )
     assert seen["bad"] is True
     assert seen["unknown"] == -32602
 
@@ -89,22 +98,32 @@ def test_sdk_client_auto_mode_falls_back_fast(oms: OmsCommand, bound: Bound) -> 
 
 
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])
-def test_every_result_parses_with_the_sdk_models(oms: OmsCommand, bound: Bound, version: str) -> None:
+def test_every_result_parses_with_the_sdk_models(
+    oms: OmsCommand, bound: Bound, version: str
+) -> None:
     client = RawClient(oms, bound.bridge_args(), bound.env())
     init = client.initialize(version)["result"]
     parse_server_result("initialize", version, init)
     parse_server_result("tools/list", version, client.request("tools/list")["result"])
-    for tool, args in (("read_dispatch", {}), ("acknowledge_dispatch", {}), ("record_dispatch_result", {"x": 1})):
+    for tool, args in (
+        ("read_dispatch", {}),
+        ("acknowledge_dispatch", {}),
+        ("record_dispatch_result", {"x": 1}),
+    ):
         parse_server_result("tools/call", version, client.call(tool, args))
     parse_server_result("ping", version, client.request("ping")["result"])
     assert client.close() == 0
 
 
-def _inspector(oms: OmsCommand, bound: Bound, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _inspector(
+    oms: OmsCommand, bound: Bound, tmp_path: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
     assert INSPECTOR.exists(), "the MCP Inspector is missing: run .ci/setup"
     env = {**bound.env(), "HOME": str(tmp_path), "NO_UPDATE_NOTIFIER": "1"}
     argv = [str(INSPECTOR), "--cli", *oms.argv, *bound.bridge_args(), *args]
-    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120, check=False, cwd=tmp_path)
+    return subprocess.run(
+        argv, capture_output=True, text=True, env=env, timeout=120, check=False, cwd=tmp_path
+    )
 
 
 def test_inspector_cli(oms: OmsCommand, bound: Bound, tmp_path: Path) -> None:
@@ -113,7 +132,9 @@ def test_inspector_cli(oms: OmsCommand, bound: Bound, tmp_path: Path) -> None:
     tools = json.loads(listed.stdout)["tools"]
     assert [t["name"] for t in tools] == TOOLS
     assert all("outputSchema" in t and "annotations" in t for t in tools)
-    read = _inspector(oms, bound, tmp_path, "--method", "tools/call", "--tool-name", "read_dispatch")
+    read = _inspector(
+        oms, bound, tmp_path, "--method", "tools/call", "--tool-name", "read_dispatch"
+    )
     assert read.returncode == 0, read.stderr
     result = json.loads(read.stdout)
     assert result["isError"] is False

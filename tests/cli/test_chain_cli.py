@@ -15,9 +15,21 @@ pytestmark = pytest.mark.cli
 
 
 def _run(
-    oms: OmsCommand, chain: Chain, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None
+    oms: OmsCommand,
+    chain: Chain,
+    *args: str,
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    return oms.run(*args, "--state-root", str(chain.state), "--config-root", str(chain.repo), stdin=stdin, env=env)
+    return oms.run(
+        *args,
+        "--state-root",
+        str(chain.state),
+        "--config-root",
+        str(chain.repo),
+        stdin=stdin,
+        env=env,
+    )
 
 
 def _ok(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:
@@ -30,14 +42,23 @@ def _ok(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:
 def test_the_chain_tour(oms: OmsCommand, chain: Chain) -> None:
     added = _ok(
         _run(
-            oms, chain, "ticket", "add", "--title", "Fix the flaky test", "--json", stdin=b"It fails one run in ten.\n"
+            oms,
+            chain,
+            "ticket",
+            "add",
+            "--title",
+            "Fix the flaky test",
+            "--json",
+            stdin=b"It fails one run in ten.\n",
         )
     )
     ticket = added["ticket"]["id"]
     leased = _ok(_run(oms, chain, "ticket", "lease", ticket, "--worker", "w1", "--json"))
     token = str(leased["lease_token"])
     assert len(token) == 64
-    renewed = _ok(_run(oms, chain, "ticket", "renew", ticket, "--json", env={"OMS_LEASE_TOKEN": token}))
+    renewed = _ok(
+        _run(oms, chain, "ticket", "renew", ticket, "--json", env={"OMS_LEASE_TOKEN": token})
+    )
     assert renewed["ticket"]["lease_expires_at"] >= leased["ticket"]["lease_expires_at"]
     wt = _ok(_run(oms, chain, "worktree", "create", ticket, "--json"))
     assert wt["created"] is True
@@ -69,13 +90,17 @@ def test_policy_show_and_untracked_policy(oms: OmsCommand, chain: Chain) -> None
 
 
 def test_github_import_and_live_authorization_needs_a_person(oms: OmsCommand, chain: Chain) -> None:
-    issue = json.dumps({"number": 7, "title": "Docs typo", "body": "teh", "url": "https://github.com/o/r/issues/7"})
+    issue = json.dumps(
+        {"number": 7, "title": "Docs typo", "body": "teh", "url": "https://github.com/o/r/issues/7"}
+    )
     imported = _ok(_run(oms, chain, "ticket", "import", "-", "--json", stdin=issue.encode()))
     assert imported["created"] is True
     no_person = _run(oms, chain, "live", "authorize", "--repository", "o/r")
     assert no_person.returncode == 2
     assert "--person" in no_person.stderr
-    authorized = _ok(_run(oms, chain, "live", "authorize", "--repository", "o/r", "--person", "Alice", "--json"))
+    authorized = _ok(
+        _run(oms, chain, "live", "authorize", "--repository", "o/r", "--person", "Alice", "--json")
+    )
     assert authorized["authorization"]["confirmed_by"] == "flag"
     listed = _ok(_run(oms, chain, "live", "status", "--json"))
     assert listed["contacts"] == 0
@@ -96,6 +121,8 @@ def test_chain_errors_are_one_line(oms: OmsCommand, chain: Chain) -> None:
     ):
         result = _run(oms, chain, *args)
         assert result.returncode == 1, args
-        assert len(result.stderr.strip().splitlines()) <= 2  # the error line and, optionally, its hint
+        assert (
+            len(result.stderr.strip().splitlines()) <= 2
+        )  # the error line and, optionally, its hint
         assert result.stderr.startswith("oms: error:")
         assert "Traceback" not in result.stderr

@@ -1,6 +1,8 @@
-"""The oms command as a real process: exit codes, one-line errors, --json, and no state change on bad input.
+"""The oms command as a real process: exit codes, one-line errors, --json, and no state change on
+bad input.
 
-Runs from source by default and against the frozen binary when OMS_TEST_BINARY is set (CI does both).
+Runs from source by default and against the frozen binary when OMS_TEST_BINARY is set (CI does
+both).
 """
 
 from __future__ import annotations
@@ -54,7 +56,9 @@ def test_version(oms: OmsCommand) -> None:
     assert (result.returncode, result.stdout) == (0, "oms 0.1.0\n")
 
 
-def test_init_creates_private_root_key_and_config(oms: OmsCommand, tmp_path: Path, repo: Path) -> None:
+def test_init_creates_private_root_key_and_config(
+    oms: OmsCommand, tmp_path: Path, repo: Path
+) -> None:
     state = tmp_path / "state"
     result = oms.run("init", "--state-root", str(state), "--config-root", str(repo))
     assert result.returncode == 0, result.stderr
@@ -71,13 +75,17 @@ def test_init_creates_private_root_key_and_config(oms: OmsCommand, tmp_path: Pat
 
 
 def test_init_uses_environment_defaults(oms: OmsCommand, tmp_path: Path, repo: Path) -> None:
-    result = oms.run("init", env={"OMS_STATE_ROOT": str(tmp_path / "envstate"), "OMS_CONFIG_ROOT": str(repo)})
+    result = oms.run(
+        "init", env={"OMS_STATE_ROOT": str(tmp_path / "envstate"), "OMS_CONFIG_ROOT": str(repo)}
+    )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "envstate" / "oms-state.json").is_file()
 
 
 @pytest.mark.parametrize("where", ["inside-config-root", "inside-worktree"])
-def test_init_refuses_a_state_root_agents_could_reach(oms: OmsCommand, tmp_path: Path, repo: Path, where: str) -> None:
+def test_init_refuses_a_state_root_agents_could_reach(
+    oms: OmsCommand, tmp_path: Path, repo: Path, where: str
+) -> None:
     state = repo / "state" if where == "inside-config-root" else repo / "sub" / "state"
     config = repo if where == "inside-config-root" else tmp_path / "elsewhere"
     config.mkdir(exist_ok=True)
@@ -91,7 +99,9 @@ def test_init_refuses_a_state_root_agents_could_reach(oms: OmsCommand, tmp_path:
     assert _tree(repo) == before
 
 
-def test_init_refuses_a_symlinked_state_root(oms: OmsCommand, tmp_path: Path, repo: Path, initialised: Path) -> None:
+def test_init_refuses_a_symlinked_state_root(
+    oms: OmsCommand, tmp_path: Path, repo: Path, initialised: Path
+) -> None:
     os.symlink(initialised, tmp_path / "alias")
     result = oms.run("init", "--state-root", str(tmp_path / "alias"), "--config-root", str(repo))
     assert result.returncode == 1
@@ -99,7 +109,9 @@ def test_init_refuses_a_symlinked_state_root(oms: OmsCommand, tmp_path: Path, re
     _no_traceback(result)
 
 
-def test_init_refuses_a_loose_key_and_changes_nothing(oms: OmsCommand, repo: Path, initialised: Path) -> None:
+def test_init_refuses_a_loose_key_and_changes_nothing(
+    oms: OmsCommand, repo: Path, initialised: Path
+) -> None:
     os.chmod(initialised / "keys" / "state.ed25519", 0o644)
     before = _tree(initialised)
     result = oms.run("init", "--state-root", str(initialised), "--config-root", str(repo))
@@ -110,7 +122,9 @@ def test_init_refuses_a_loose_key_and_changes_nothing(oms: OmsCommand, repo: Pat
     assert _tree(initialised) == before
 
 
-def test_init_rejects_an_invalid_existing_config_naming_the_key(oms: OmsCommand, tmp_path: Path, repo: Path) -> None:
+def test_init_rejects_an_invalid_existing_config_naming_the_key(
+    oms: OmsCommand, tmp_path: Path, repo: Path
+) -> None:
     (repo / ".oms").mkdir()
     (repo / ".oms" / "config.toml").write_text("format = 1\n[pool]\nmax_workers = 2.5\n")
     result = oms.run("init", "--state-root", str(tmp_path / "state"), "--config-root", str(repo))
@@ -120,16 +134,34 @@ def test_init_rejects_an_invalid_existing_config_naming_the_key(oms: OmsCommand,
     assert (repo / ".oms" / "config.toml").read_text().endswith("2.5\n")
 
 
-KEYS = {"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test"}  # what a logged-in user's CLIs have
+KEYS = {
+    "OPENAI_API_KEY": "sk-test",
+    "ANTHROPIC_API_KEY": "sk-ant-test",
+}  # what a logged-in user's CLIs have
 
 
 def test_doctor_all_ok(oms: OmsCommand, repo: Path, initialised: Path) -> None:
-    result = oms.run("doctor", "--state-root", str(initialised), "--config-root", str(repo), env=KEYS)
+    result = oms.run(
+        "doctor", "--state-root", str(initialised), "--config-root", str(repo), env=KEYS
+    )
     assert result.returncode == 0, result.stdout
     lines = result.stdout.strip().splitlines()
-    assert all(line.startswith("OK") for line in lines), result.stdout  # the scaffold's models are current
+    assert all(line.startswith("OK") for line in lines), (
+        result.stdout
+    )  # the scaffold's models are current
     names = {line.split()[1] for line in lines}
-    assert {"git", "tmux", "codex", "claude", "state", "openat2", "renameat2", "o_tmpfile", "config", "role"} <= names
+    assert {
+        "git",
+        "tmux",
+        "codex",
+        "claude",
+        "state",
+        "openat2",
+        "renameat2",
+        "o_tmpfile",
+        "config",
+        "role",
+    } <= names
     assert {"login"} <= names
 
 
@@ -143,7 +175,9 @@ def test_doctor_says_which_cli_needs_a_login_and_which_model_is_retired(
     for home in homes.values():
         Path(home).mkdir()
     out = dict.fromkeys((*KEYS, "CODEX_API_KEY"), "")
-    result = oms.run("doctor", "--state-root", str(initialised), "--config-root", str(repo), env={**out, **homes})
+    result = oms.run(
+        "doctor", "--state-root", str(initialised), "--config-root", str(repo), env={**out, **homes}
+    )
     assert result.returncode == 1  # the advisor's and the worker's CLIs are not logged in
     lines = {" ".join(line.split()[:3]): line for line in result.stdout.splitlines()}
     assert "run `codex login`" in lines["FAIL login oms.exec-advisor"]
@@ -151,7 +185,11 @@ def test_doctor_says_which_cli_needs_a_login_and_which_model_is_retired(
     assert "not logged in: the model proxy would hold none for oms-anthropic" in worker
     assert "export ANTHROPIC_API_KEY" in worker  # a Claude Code login is never handed to a worker
     assert "WARN login oms.goal-long-executor" in lines  # configured, not used: a warning
-    retired = [line for line in result.stdout.splitlines() if line.startswith("WARN  model oms.ticket-executor")]
+    retired = [
+        line
+        for line in result.stdout.splitlines()
+        if line.startswith("WARN  model oms.ticket-executor")
+    ]
     assert retired, result.stdout
     assert "Claude Code says Claude Sonnet 4.5 was retired on November 30, 2026" in retired[0]
 
@@ -160,15 +198,24 @@ def test_init_commit_commits_the_scaffold_and_the_hint_without_it_is_a_command_t
     oms: OmsCommand, tmp_path: Path, repo: Path
 ) -> None:
     ident = ["-c", "user.name=Dev", "-c", "user.email=dev@example.com"]
-    subprocess.run(["git", *ident, "commit", "-q", "--allow-empty", "-m", "init"], cwd=repo, check=True)
+    subprocess.run(
+        ["git", *ident, "commit", "-q", "--allow-empty", "-m", "init"], cwd=repo, check=True
+    )
     subprocess.run(["git", "config", "user.name", "Dev"], cwd=repo, check=True)
     subprocess.run(["git", "config", "user.email", "dev@example.com"], cwd=repo, check=True)
     plain = oms.run("init", "--state-root", str(tmp_path / "s1"), "--config-root", str(repo))
     assert plain.returncode == 0, plain.stderr
-    hint = next(line for line in plain.stdout.splitlines() if line.startswith("next ")).removeprefix("next").strip()
+    hint = (
+        next(line for line in plain.stdout.splitlines() if line.startswith("next "))
+        .removeprefix("next")
+        .strip()
+    )
     assert hint.startswith("git -C ")
-    subprocess.run(hint, shell=True, check=True, capture_output=True)  # noqa: S602 - the printed hint, as a user runs it
-    doctor = oms.run("doctor", "--state-root", str(tmp_path / "s1"), "--config-root", str(repo), env=KEYS)
+    # the printed hint, as a user runs it
+    subprocess.run(hint, shell=True, check=True, capture_output=True)  # noqa: S602
+    doctor = oms.run(
+        "doctor", "--state-root", str(tmp_path / "s1"), "--config-root", str(repo), env=KEYS
+    )
     assert "OK    config" in doctor.stdout
     other = tmp_path / "repo2"
     subprocess.run(["git", "init", "-q", str(other)], check=True)
@@ -178,15 +225,29 @@ def test_init_commit_commits_the_scaffold_and_the_hint_without_it_is_a_command_t
     done = oms.run("init", "--commit", "--json", *where, unset=GIT_IDENTITY_ENV)  # (the config's)
     assert done.returncode == 0, done.stderr
     head = subprocess.run(
-        ["git", "log", "--format=%an %s", "-1"], cwd=other, capture_output=True, text=True, check=True
+        ["git", "log", "--format=%an %s", "-1"],
+        cwd=other,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert head.stdout.startswith("Dev oms: configuration and role policy")
     assert json.loads(done.stdout)["committed"] is not None
-    again = oms.run("init", "--commit", "--json", "--state-root", str(tmp_path / "s2"), "--config-root", str(other))
+    again = oms.run(
+        "init",
+        "--commit",
+        "--json",
+        "--state-root",
+        str(tmp_path / "s2"),
+        "--config-root",
+        str(other),
+    )
     assert json.loads(again.stdout)["committed"] is None  # nothing new to commit
 
 
-def test_init_commit_says_gits_reason_when_git_cannot_commit(oms: OmsCommand, tmp_path: Path, repo: Path) -> None:
+def test_init_commit_says_gits_reason_when_git_cannot_commit(
+    oms: OmsCommand, tmp_path: Path, repo: Path
+) -> None:
     env = {"GIT_CONFIG_GLOBAL": str(tmp_path / "none")}
     where = ("--state-root", str(tmp_path / "s"), "--config-root", str(repo))
     unnamed = oms.run("init", "--commit", *where, env=env, unset=GIT_IDENTITY_ENV)
@@ -196,14 +257,22 @@ def test_init_commit_says_gits_reason_when_git_cannot_commit(oms: OmsCommand, tm
     assert not (tmp_path / "s").exists()  # refused before anything was made
     subprocess.run(["git", "config", "user.name", "Dev"], cwd=repo, check=True)
     subprocess.run(["git", "config", "user.email", "dev@example.com"], cwd=repo, check=True)
-    (repo / ".git" / "index.lock").write_text("")  # another git is at work: git refuses, and says why
-    locked = oms.run("init", "--commit", "--state-root", str(tmp_path / "s"), "--config-root", str(repo))
+    (repo / ".git" / "index.lock").write_text(
+        ""
+    )  # another git is at work: git refuses, and says why
+    locked = oms.run(
+        "init", "--commit", "--state-root", str(tmp_path / "s"), "--config-root", str(repo)
+    )
     assert locked.returncode != 0
-    assert "git exited 128: fatal: Unable to create" in locked.stderr  # git's own reason, never just "exited"
+    assert (
+        "git exited 128: fatal: Unable to create" in locked.stderr
+    )  # git's own reason, never just "exited"
     assert "index.lock" in locked.stderr
 
 
-def test_doctor_reports_each_failure_with_its_fix(oms: OmsCommand, tmp_path: Path, repo: Path) -> None:
+def test_doctor_reports_each_failure_with_its_fix(
+    oms: OmsCommand, tmp_path: Path, repo: Path
+) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for tool in ("git", "tmux"):
@@ -231,7 +300,12 @@ def test_doctor_reports_each_failure_with_its_fix(oms: OmsCommand, tmp_path: Pat
     assert "apt-get install bubblewrap" in checks["bubblewrap"]["fix"]
     assert checks["kernel"]["ok"] is True  # the kernel facts themselves are fine here
     text = oms.run(
-        "doctor", "--state-root", str(tmp_path / "nostate"), "--config-root", str(repo), env={"PATH": str(bin_dir)}
+        "doctor",
+        "--state-root",
+        str(tmp_path / "nostate"),
+        "--config-root",
+        str(repo),
+        env={"PATH": str(bin_dir)},
     )
     fail_lines = [line for line in text.stdout.splitlines() if line.startswith("FAIL")]
     assert len(fail_lines) == 6
@@ -255,7 +329,9 @@ def test_store_verify_ok_and_failing(oms: OmsCommand, initialised: Path) -> None
 
 
 def test_store_sweep(oms: OmsCommand, initialised: Path) -> None:
-    (initialised / "events" / ".oms-tmp.999999.1.00000000000000000000000000000000.abcdef012345").write_bytes(b"")
+    (
+        initialised / "events" / ".oms-tmp.999999.1.00000000000000000000000000000000.abcdef012345"
+    ).write_bytes(b"")
     result = oms.run("store", "sweep", "--state-root", str(initialised), "--json")
     assert result.returncode == 0
     assert json.loads(result.stdout)["removed"] == [
@@ -265,7 +341,13 @@ def test_store_sweep(oms: OmsCommand, initialised: Path) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [["bogus"], ["init", "--no-such-flag"], ["store"], ["store", "verify", "--state-root"], ["doctor", "extra"]],
+    [
+        ["bogus"],
+        ["init", "--no-such-flag"],
+        ["store"],
+        ["store", "verify", "--state-root"],
+        ["doctor", "extra"],
+    ],
 )
 def test_usage_errors_exit_2_in_one_line(oms: OmsCommand, args: list[str]) -> None:
     result = oms.run(*args)
@@ -284,7 +366,9 @@ def test_errors_as_json(oms: OmsCommand, tmp_path: Path) -> None:
     state.mkdir(mode=0o700)
     os.symlink("/etc", state / "keys")
     subprocess.run(["git", "init", "-q", str(tmp_path / "cfg")], check=True)
-    err = oms.run("init", "--state-root", str(state), "--config-root", str(tmp_path / "cfg"), "--json")
+    err = oms.run(
+        "init", "--state-root", str(state), "--config-root", str(tmp_path / "cfg"), "--json"
+    )
     assert err.returncode == 1
     assert json.loads(err.stdout)["error"] == "path-escape"
     assert not (tmp_path / "etc").exists()
@@ -306,9 +390,14 @@ def test_doctors_fix_for_an_uncommitted_config_is_a_command_that_works(
     subprocess.run(["git", "config", "user.email", "dev@example.com"], cwd=repo, check=True)
     done = oms.run("init", "--state-root", str(tmp_path / "s"), "--config-root", str(repo))
     assert done.returncode == 0, done.stderr
-    doctor = oms.run("doctor", "--state-root", str(tmp_path / "s"), "--config-root", str(repo), env=KEYS)
+    doctor = oms.run(
+        "doctor", "--state-root", str(tmp_path / "s"), "--config-root", str(repo), env=KEYS
+    )
     line = next(line for line in doctor.stdout.splitlines() if line.startswith("FAIL  config"))
     fix = line.split("(fix: ", 1)[1].removesuffix(")").split(" (or: ", 1)[0]
-    subprocess.run(fix, shell=True, check=True, capture_output=True)  # noqa: S602 - the printed fix, as a user runs it
-    again = oms.run("doctor", "--state-root", str(tmp_path / "s"), "--config-root", str(repo), env=KEYS)
+    # the printed fix, as a user runs it
+    subprocess.run(fix, shell=True, check=True, capture_output=True)  # noqa: S602
+    again = oms.run(
+        "doctor", "--state-root", str(tmp_path / "s"), "--config-root", str(repo), env=KEYS
+    )
     assert again.returncode == 0, again.stdout

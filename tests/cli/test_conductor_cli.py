@@ -34,8 +34,8 @@ def test_tick_reports_every_phase_in_json(oms: OmsCommand, waiting_fleet: Fleet)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert [p["phase"] for p in report["phases"]] == [
-        "reconcile", "expire", "deadlines", "providers", "resume", "deliver", "resolve", "fill", "close", "compact",
-        "checkpoint",
+        "reconcile", "expire", "deadlines", "providers", "resume", "deliver", "resolve", "fill",
+        "close", "compact", "checkpoint",
     ]  # fmt: skip
     fill = next(p for p in report["phases"] if p["phase"] == "fill")
     assert f"{ticket}: leased to worker-1" in fill["done"]
@@ -46,7 +46,9 @@ def test_tick_reports_every_phase_in_json(oms: OmsCommand, waiting_fleet: Fleet)
     assert "1 alive" in plain.stdout or "1 not-started" in plain.stdout
 
 
-def test_a_second_conductor_is_refused_naming_the_holder(oms: OmsCommand, waiting_fleet: Fleet) -> None:
+def test_a_second_conductor_is_refused_naming_the_holder(
+    oms: OmsCommand, waiting_fleet: Fleet
+) -> None:
     with waiting_fleet.workspace() as ws, conductor.lock(ws):
         refused = oms.run("conductor", "tick", *_roots(waiting_fleet))
     assert refused.returncode != 0
@@ -55,7 +57,9 @@ def test_a_second_conductor_is_refused_naming_the_holder(oms: OmsCommand, waitin
     assert "Traceback" not in refused.stderr
 
 
-def test_run_streams_ticks_and_sigterm_ends_it_leaving_workers_running(oms: OmsCommand, waiting_fleet: Fleet) -> None:
+def test_run_streams_ticks_and_sigterm_ends_it_leaving_workers_running(
+    oms: OmsCommand, waiting_fleet: Fleet
+) -> None:
     ticket = waiting_fleet.add("Ticket")
     proc = subprocess.Popen(
         [*oms.argv, "conductor", "run", "--interval", "1", "--json", *_roots(waiting_fleet)],
@@ -87,13 +91,23 @@ def test_run_streams_ticks_and_sigterm_ends_it_leaving_workers_running(oms: OmsC
     state, payload = waiting_fleet.tickets()[ticket]
     assert state == "leased"  # the worker was left running, its ticket still held
     listed = subprocess.run(
-        ["tmux", "-S", f"{waiting_fleet.state}/tmux.sock", "list-panes", "-a", "-F", "#{pane_dead}"],
+        [
+            "tmux",
+            "-S",
+            f"{waiting_fleet.state}/tmux.sock",
+            "list-panes",
+            "-a",
+            "-F",
+            "#{pane_dead}",
+        ],
         capture_output=True,
         text=True,
         check=True,
     )
     assert listed.stdout.split() == ["0"]  # its pane is live
-    again = oms.run("conductor", "tick", "--json", *_roots(waiting_fleet))  # the lock went with the loop
+    again = oms.run(
+        "conductor", "tick", "--json", *_roots(waiting_fleet)
+    )  # the lock went with the loop
     assert again.returncode == 0, again.stderr
     assert payload["worker_id"] == "worker-1"
 
@@ -103,23 +117,30 @@ def test_run_prints_timestamped_lines_off_a_terminal(oms: OmsCommand, waiting_fl
     done = oms.run("conductor", "run", "--ticks", "1", *_roots(waiting_fleet))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert all(line[:20].endswith("Z") and line[4] == "-" for line in lines), lines  # each line stamped
+    assert all(line[:20].endswith("Z") and line[4] == "-" for line in lines), (
+        lines
+    )  # each line stamped
     assert any(f"fill: {ticket}: leased to worker-1" in line for line in lines)
     assert "conductor stopped after 1 ticks (done); workers keep running" in lines[-1]
 
 
-def test_run_draws_a_live_view_on_a_terminal(oms: OmsCommand, waiting_fleet: Fleet, tmp_path: Path) -> None:
-    """On a TTY (a tmux pane of a private server, read with `capture-pane`) the loop redraws the pool,
-    the workers with health, age and heartbeat, the queue and the recent ends."""
+def test_run_draws_a_live_view_on_a_terminal(
+    oms: OmsCommand, waiting_fleet: Fleet, tmp_path: Path
+) -> None:
+    """On a TTY (a tmux pane of a private server, read with `capture-pane`) the loop redraws the
+    pool, the workers with health, age and heartbeat, the queue and the recent ends."""
     import shlex
 
     waiting_fleet.add("Ticket that would hang")
     waiting_fleet.add("Queued behind it")
     waiting_fleet.add("And another")
     sock = str(tmp_path / "view.sock")
-    command = shlex.join([*oms.argv, "conductor", "run", "--ticks", "3", "--interval", "1", *_roots(waiting_fleet)])
+    command = shlex.join(
+        [*oms.argv, "conductor", "run", "--ticks", "3", "--interval", "1", *_roots(waiting_fleet)]
+    )
     subprocess.run(
-        ["tmux", "-S", sock, "new-session", "-d", "-x", "160", "-y", "40", f"{command}; sleep 30"], check=True
+        ["tmux", "-S", sock, "new-session", "-d", "-x", "160", "-y", "40", f"{command}; sleep 30"],
+        check=True,
     )
     try:
         deadline = time.monotonic() + 60
@@ -128,7 +149,10 @@ def test_run_draws_a_live_view_on_a_terminal(oms: OmsCommand, waiting_fleet: Fle
             assert time.monotonic() < deadline, screen
             time.sleep(0.1)
             screen = subprocess.run(
-                ["tmux", "-S", sock, "capture-pane", "-p"], capture_output=True, text=True, check=True
+                ["tmux", "-S", sock, "capture-pane", "-p"],
+                capture_output=True,
+                text=True,
+                check=True,
             ).stdout
     finally:
         subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True, check=False)

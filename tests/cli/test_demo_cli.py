@@ -1,4 +1,5 @@
-"""`oms demo` (README's first command): the whole chain on a scratch repository, source and frozen."""
+"""`oms demo` (README's first command): the whole chain on a scratch repository, source and
+frozen."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ def test_demo_runs_the_chain_and_prints_a_timeline(oms: OmsCommand, tmp_path: Pa
         assert data["ok"] is True
         worktree = where / "worktrees" / str(data["ticket_id"])
         assert data["result_commit"] == git("rev-parse", "HEAD", cwd=worktree).strip()
-        shown = git("show", "--format=%s%n%an", "--name-only", str(data["result_commit"]), cwd=worktree)
+        shown = git(
+            "show", "--format=%s%n%an", "--name-only", str(data["result_commit"]), cwd=worktree
+        )
         # the worker could not commit in its sandbox: oms committed what it left, as `oms worker`
         assert shown.split("\n")[:2] == ["Added a CHANGELOG line.", "oms worker"]
         assert shown.split()[-1] == "CHANGELOG.md"
@@ -39,19 +42,31 @@ def test_demo_runs_the_chain_and_prints_a_timeline(oms: OmsCommand, tmp_path: Pa
             "git commit refused inside the sandbox (git metadata is read-only)",
         ):
             assert any(text.startswith(wanted) for text in texts), wanted
-        assert ("event", "bridge-acknowledged") in [(s["source"], s["subject"]) for s in data["timeline"]]
-        assert ("evidence", "dispatch-result") in [(s["source"], s["subject"]) for s in data["timeline"]]
+        assert ("event", "bridge-acknowledged") in [
+            (s["source"], s["subject"]) for s in data["timeline"]
+        ]
+        assert ("evidence", "dispatch-result") in [
+            (s["source"], s["subject"]) for s in data["timeline"]
+        ]
         roots = ["--state-root", str(data["state_root"]), "--config-root", str(data["repo"])]
         status = oms.run("status", "--json", *roots)
         assert json.loads(status.stdout)["dispatches"][0]["state"] == "result-received"
-        assert data["kept"] is False  # by default nothing of the demo lingers: the worker stopped, the server gone
-        worker = json.loads(oms.run("worker", "observe", str(data["dispatch_id"]), "--json", *roots).stdout)
+        assert (
+            data["kept"] is False
+        )  # by default nothing of the demo lingers: the worker stopped, the server gone
+        worker = json.loads(
+            oms.run("worker", "observe", str(data["dispatch_id"]), "--json", *roots).stdout
+        )
         assert worker["worker_health"] == "stopped"
-        assert worker["end_reason"] == "result-recorded"  # (a stop never rewrites how the worker ended)
+        assert (
+            worker["end_reason"] == "result-recorded"
+        )  # (a stop never rewrites how the worker ended)
         assert worker["pane_live"] is False
     finally:
         server = subprocess.run(
-            ["tmux", "-S", str(data["tmux_socket"]), "kill-server"], capture_output=True, check=False
+            ["tmux", "-S", str(data["tmux_socket"]), "kill-server"],
+            capture_output=True,
+            check=False,
         )
     assert server.returncode != 0  # there was no server left to kill
 
@@ -63,15 +78,23 @@ def test_demo_human_output_says_where_to_look(oms: OmsCommand, tmp_path: Path) -
     out = done.stdout
     assert out.startswith("Timeline\n")
     assert "Result: dispatch dsp-" in out
-    assert "The worker was stopped and the demo's tmux server ended (`oms demo --keep` keeps them)." in out
+    assert (
+        "The worker was stopped and the demo's tmux server ended (`oms demo --keep` keeps them)."
+        in out
+    )
     assert "attach" not in out  # no pane to look at
     assert "oms demo: delivered into tmux pane %" in done.stderr  # progress, on stderr
     assert _run_hints(oms, out) >= 3  # every command it prints works
 
 
 def _run_hints(oms: OmsCommand, out: str) -> int:
-    """Run every `oms ...` and `git ...` line under "Where to look" (a hint is a command that works)."""
-    hints = [line.strip() for line in out.split("Where to look\n", 1)[1].splitlines() if line.startswith("  ")]
+    """Run every `oms ...` and `git ...` line under "Where to look" (a hint is a command that
+    works)."""
+    hints = [
+        line.strip()
+        for line in out.split("Where to look\n", 1)[1].splitlines()
+        if line.startswith("  ")
+    ]
     ran = 0
     for hint in hints:
         words = shlex.split(hint.split("   #", 1)[0])
@@ -86,7 +109,9 @@ def _run_hints(oms: OmsCommand, out: str) -> int:
     return ran
 
 
-def test_demo_keep_leaves_the_worker_for_a_look_and_its_hints_work(oms: OmsCommand, tmp_path: Path) -> None:
+def test_demo_keep_leaves_the_worker_for_a_look_and_its_hints_work(
+    oms: OmsCommand, tmp_path: Path
+) -> None:
     where = tmp_path / "demo"
     done = oms.run("demo", "--dir", str(where), "--keep", timeout=300)
     socket = where / "state" / "tmux.sock"
@@ -94,12 +119,16 @@ def test_demo_keep_leaves_the_worker_for_a_look_and_its_hints_work(oms: OmsComma
         assert done.returncode == 0, done.stdout + done.stderr
         assert f"tmux -S {socket} attach -t dsp-" in done.stdout
         dispatch_id = done.stdout.split("Result: dispatch ", 1)[1].split()[0]
-        panes = subprocess.run(["tmux", "-S", str(socket), "list-panes", "-a", "-F", "#{session_name}"],
-                               capture_output=True, text=True, check=False)  # fmt: skip
+        panes = subprocess.run(
+            ["tmux", "-S", str(socket), "list-panes", "-a", "-F", "#{session_name}"],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
         assert dispatch_id in panes.stdout.split()
         assert _run_hints(oms, done.stdout) >= 4  # the last one, `oms worker stop`, ends it
-        gone = subprocess.run(["tmux", "-S", str(socket), "list-panes", "-a", "-F", "#{session_name}"],
-                              capture_output=True, text=True, check=False)  # fmt: skip
+        gone = subprocess.run(
+            ["tmux", "-S", str(socket), "list-panes", "-a", "-F", "#{session_name}"],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
         assert dispatch_id not in gone.stdout.split()
     finally:
         subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True, check=False)
@@ -119,7 +148,9 @@ def test_demo_refuses_a_used_directory(oms: OmsCommand, tmp_path: Path) -> None:
 
 def test_demo_runs_the_conductor_over_many_tickets(oms: OmsCommand, tmp_path: Path) -> None:
     where = tmp_path / "fleet"
-    done = oms.run("demo", "--dir", str(where), "--tickets", "5", "--workers", "2", "--json", timeout=300)
+    done = oms.run(
+        "demo", "--dir", str(where), "--tickets", "5", "--workers", "2", "--json", timeout=300
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     data = json.loads(done.stdout)
     assert data["ok"] is True
@@ -131,7 +162,9 @@ def test_demo_runs_the_conductor_over_many_tickets(oms: OmsCommand, tmp_path: Pa
         log = git("log", "--format=%s", "-1", f"oms/{r['ticket_id']}", cwd=where / "repo")
         assert log.strip() == "Added a CHANGELOG line."
     server = subprocess.run(
-        ["tmux", "-S", str(where / "state" / "tmux.sock"), "list-sessions"], capture_output=True, check=False
+        ["tmux", "-S", str(where / "state" / "tmux.sock"), "list-sessions"],
+        capture_output=True,
+        check=False,
     )
     assert server.returncode != 0  # the demo's tmux server has ended
     roots = ["--state-root", str(data["state_root"]), "--config-root", str(data["repo"])]

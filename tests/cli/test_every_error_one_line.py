@@ -25,7 +25,9 @@ def _one_line_error(result: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
-def test_doctor_outside_a_repository_prints_its_fail_every_time(oms: OmsCommand, tmp_path: Path) -> None:
+def test_doctor_outside_a_repository_prints_its_fail_every_time(
+    oms: OmsCommand, tmp_path: Path
+) -> None:
     """`git cat-file --batch` ended before oms closed its stdin: the BrokenPipeError became a silent
     exit 1 (Click's), 3 runs in 6."""
     outside = tmp_path / "not-a-repo"
@@ -33,7 +35,9 @@ def test_doctor_outside_a_repository_prints_its_fail_every_time(oms: OmsCommand,
     for run in range(20):
         result = oms.run("doctor", "--state-root", str(tmp_path / "state"), cwd=outside)
         assert result.returncode == 1, (run, result.stderr)
-        config = [line for line in result.stdout.splitlines() if line.split()[:2] == ["FAIL", "config"]]
+        config = [
+            line for line in result.stdout.splitlines() if line.split()[:2] == ["FAIL", "config"]
+        ]
         assert len(config) == 1, (run, result.stdout, result.stderr)
         assert "is not a git repository" in config[0]
         assert "fix: fix " not in result.stdout  # a fix that says something
@@ -110,7 +114,9 @@ def _hint(result: subprocess.CompletedProcess[str]) -> str:
     return lines[0].removeprefix("  hint: ")
 
 
-def test_a_body_that_is_not_utf8_is_exit_1_with_its_reason(oms: OmsCommand, initialised: tuple[Path, Path]) -> None:
+def test_a_body_that_is_not_utf8_is_exit_1_with_its_reason(
+    oms: OmsCommand, initialised: tuple[Path, Path]
+) -> None:
     """`printf 'ok \\xff' | oms ticket add --title x` exited 3 (internal error:
     UnicodeDecodeError); its hint's command then works."""
     repo, state = initialised
@@ -122,7 +128,9 @@ def test_a_body_that_is_not_utf8_is_exit_1_with_its_reason(oms: OmsCommand, init
         cwd=repo,
         check=False,
     )
-    result = subprocess.CompletedProcess(stdin.args, stdin.returncode, stdin.stdout.decode(), stdin.stderr.decode())
+    result = subprocess.CompletedProcess(
+        stdin.args, stdin.returncode, stdin.stdout.decode(), stdin.stderr.decode()
+    )
     assert result.returncode == 1
     line = _one_line_error(result)
     assert line == "oms: error: the ticket's body from stdin is not UTF-8 (byte 0xff at offset 3)"

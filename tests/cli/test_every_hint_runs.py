@@ -42,7 +42,9 @@ class Repo:
         argv = [sys.executable, str(base / "counted.py"), str(base / "advisor.py"), str(self.calls)]
         config = self.repo / ".oms" / "config.toml"
         text = _replace_advisor_argv(config.read_text(), argv)
-        text = text.replace('role = "oms.ticket-executor"       # the role new', 'role = "oms.cmd" # ')
+        text = text.replace(
+            'role = "oms.ticket-executor"       # the role new', 'role = "oms.cmd" # '
+        )
         text += '\n[roles."oms.cmd"]\nmodel = "s"\ntransport = "command"\n'
         text += 'sandbox = "ticket-worktree-write"\nargv = ["true"]\n'
         config.write_text(text)
@@ -113,7 +115,9 @@ def test_accept_without_review_says_to_review_and_its_hint_works(repo: Repo) -> 
 
 
 @pytest.mark.parametrize("change", ["policy", "model"])
-def test_a_stale_intent_is_never_reviewed_and_proposing_again_works(repo: Repo, change: str) -> None:
+def test_a_stale_intent_is_never_reviewed_and_proposing_again_works(
+    repo: Repo, change: str
+) -> None:
     """After a policy change, propose failed even after cancel ('operation dsp-propose-... already
     produced version 0 with a different change'), and review spent a model call approving an
     intent already stale."""
@@ -144,7 +148,10 @@ def test_doctor_outside_a_repository_and_reopen_hints_work(repo: Repo, tmp_path:
     outside.mkdir()
     doctor = repo.oms.run("doctor", "--state-root", str(repo.state), cwd=outside)
     line = next(x for x in doctor.stdout.splitlines() if x.split()[:2] == ["FAIL", "config"])
-    assert "(fix: run oms inside the git repository it works on (cd there, or pass --config-root))" in line
+    assert (
+        "(fix: run oms inside the git repository it works on (cd there, or pass --config-root))"
+        in line
+    )
     there = repo.oms.run("doctor", "--state-root", str(repo.state), cwd=repo.repo)
     assert any(x.split()[:2] == ["OK", "config"] for x in there.stdout.splitlines())
     assert repo.run("ticket", "add", "--title", "t", "--no-body").returncode == 0
@@ -161,7 +168,9 @@ def test_a_proxy_record_oms_cannot_read_fails_doctor_and_its_fix_works(repo: Rep
     record.write_text("not json\n")
     record.chmod(0o600)
     doctor = repo.run("doctor")
-    line = next(x for x in doctor.stdout.splitlines() if x.split()[:3] == ["FAIL", "model", "proxy"])
+    line = next(
+        x for x in doctor.stdout.splitlines() if x.split()[:3] == ["FAIL", "model", "proxy"]
+    )
     fix = re.findall(r"`(oms [^`]+)`", line)
     assert fix == ["oms proxy stop"], line
     assert repo.run(*shlex.split(fix[0])[1:]).returncode == 0

@@ -1,5 +1,5 @@
-"""`oms hook provider` as the agent CLIs run it: a real process (source or frozen), payloads in each CLI's
-shape (ADR 0011 "Hooks"), a delivered dispatch with a real session record."""
+"""`oms hook provider` as the agent CLIs run it: a real process (source or frozen), payloads in each
+CLI's shape (ADR 0011 "Hooks"), a delivered dispatch with a real session record."""
 
 from __future__ import annotations
 
@@ -31,7 +31,9 @@ def delivered(deliverable: Chain) -> Bound:
     assert isinstance(outcome, dict)
     assert outcome["status"] == "created"
     wait_served(deliverable, bound.dispatch_id)
-    wait_for(out)  # the worker has written what it writes: from here on only the test's hooks change state
+    wait_for(
+        out
+    )  # the worker has written what it writes: from here on only the test's hooks change state
     return bound
 
 
@@ -52,9 +54,14 @@ def _hook(
     oms: OmsCommand, bound: Bound, doc: dict[str, Any] | bytes, provider: str = "claude", **kw: str
 ) -> tuple[dict[str, Any], str]:
     data = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
-    event = kw.get("event") or (str(doc["hook_event_name"]) if isinstance(doc, dict) else "SessionStart")
+    event = kw.get("event") or (
+        str(doc["hook_event_name"]) if isinstance(doc, dict) else "SessionStart"
+    )
     done = subprocess.run(
-        [*oms.argv, *bound.hook_args(provider, kw.get("allowed", ""), kw.get("version"), event=event)],
+        [
+            *oms.argv,
+            *bound.hook_args(provider, kw.get("allowed", ""), kw.get("version"), event=event),
+        ],
         input=data,
         capture_output=True,
         env=bound.env(kw.get("nonce"), provider, kw.get("allowed", "")),
@@ -76,9 +83,13 @@ def _session(bound: Bound) -> Any:
 
 
 @pytest.mark.parametrize("provider", ["claude", "codex"])
-def test_session_start_tells_the_agent_to_read_its_dispatch(oms: OmsCommand, delivered: Bound, provider: str) -> None:
+def test_session_start_tells_the_agent_to_read_its_dispatch(
+    oms: OmsCommand, delivered: Bound, provider: str
+) -> None:
     before = _session(delivered)
-    out, err = _hook(oms, delivered, _payload(delivered, "SessionStart", provider, source="startup"), provider)
+    out, err = _hook(
+        oms, delivered, _payload(delivered, "SessionStart", provider, source="startup"), provider
+    )
     assert err == ""
     context = out["hookSpecificOutput"]
     assert context["hookEventName"] == "SessionStart"
@@ -102,19 +113,27 @@ def test_user_prompt_submit_is_a_heartbeat(oms: OmsCommand, delivered: Bound) ->
 
 
 @pytest.mark.parametrize("provider", ["claude", "codex"])
-def test_stop_gate_blocks_until_the_result_with_a_cap(oms: OmsCommand, delivered: Bound, provider: str) -> None:
+def test_stop_gate_blocks_until_the_result_with_a_cap(
+    oms: OmsCommand, delivered: Bound, provider: str
+) -> None:
     answers = [
-        _hook(oms, delivered, _payload(delivered, "Stop", provider, stop_hook_active=active), provider)[0]
+        _hook(
+            oms, delivered, _payload(delivered, "Stop", provider, stop_hook_active=active), provider
+        )[0]
         for active in (False, True, True)
     ]
     assert [a.get("decision") for a in answers] == ["block", "block", "block"]
     assert "record_dispatch_result" in answers[0]["reason"]
     assert _session(delivered).payload["stop_blocks"] > 0
-    prompted, _ = _hook(oms, delivered, _payload(delivered, "UserPromptSubmit", provider, prompt="go on"), provider)
+    prompted, _ = _hook(
+        oms, delivered, _payload(delivered, "UserPromptSubmit", provider, prompt="go on"), provider
+    )
     assert prompted == {}
     assert _session(delivered).payload["stop_blocks"] == 0
     assert _session(delivered).payload["agent_stopped_at"] is None  # working
-    blocked, _ = _hook(oms, delivered, _payload(delivered, "Stop", provider, stop_hook_active=False), provider)
+    blocked, _ = _hook(
+        oms, delivered, _payload(delivered, "Stop", provider, stop_hook_active=False), provider
+    )
     assert blocked["decision"] == "block"
     assert _session(delivered).payload["agent_stopped_at"] is None
 
@@ -122,25 +141,36 @@ def test_stop_gate_blocks_until_the_result_with_a_cap(oms: OmsCommand, delivered
     client.initialize()
     assert structured(client.call("acknowledge_dispatch"))["state"] == "acknowledged"
     commit = delivered.commit_change()
-    recorded = client.call("record_dispatch_result", {"status": "completed", "summary": "ok", "result_commit": commit})
+    recorded = client.call(
+        "record_dispatch_result", {"status": "completed", "summary": "ok", "result_commit": commit}
+    )
     assert structured(recorded)["state"] == "result-received"
     assert client.close() == 0
-    released, _ = _hook(oms, delivered, _payload(delivered, "Stop", provider, stop_hook_active=False), provider)
+    released, _ = _hook(
+        oms, delivered, _payload(delivered, "Stop", provider, stop_hook_active=False), provider
+    )
     assert released == {}
     stopped = _session(delivered)
     assert stopped.state == "running"  # the agent ended its turn; the session and its pane stay
     assert stopped.payload["agent_stopped_at"] is not None
-    again, _ = _hook(oms, delivered, _payload(delivered, "Stop", provider, stop_hook_active=False), provider)
+    again, _ = _hook(
+        oms, delivered, _payload(delivered, "Stop", provider, stop_hook_active=False), provider
+    )
     assert again == {}
-    assert _session(delivered).payload["agent_stopped_at"] == stopped.payload["agent_stopped_at"]  # the first
+    assert (
+        _session(delivered).payload["agent_stopped_at"] == stopped.payload["agent_stopped_at"]
+    )  # the first
     roots = ["--state-root", str(delivered.chain.state), "--config-root", str(delivered.chain.repo)]
     view = oms.run("worker", "observe", delivered.dispatch_id, *roots, "--json")
     assert view.returncode == 0, view.stderr
     assert json.loads(view.stdout)["agent_stopped_at"] == stopped.payload["agent_stopped_at"]
 
 
-def test_codex_goal_mode_stops_every_turn_without_prompts(oms: OmsCommand, delivered: Bound) -> None:
-    """`/goal` fires Stop after each automatic turn (stop_hook_active false) and no UserPromptSubmit."""
+def test_codex_goal_mode_stops_every_turn_without_prompts(
+    oms: OmsCommand, delivered: Bound
+) -> None:
+    """`/goal` fires Stop after each automatic turn (stop_hook_active false) and no
+    UserPromptSubmit."""
     for turn in range(5):
         doc = _payload(delivered, "Stop", "codex", stop_hook_active=False, turn_id=f"turn-{turn}")
         out, _ = _hook(oms, delivered, doc, "codex")
@@ -149,15 +179,22 @@ def test_codex_goal_mode_stops_every_turn_without_prompts(oms: OmsCommand, deliv
 
 
 @pytest.mark.parametrize("provider", ["claude", "codex"])
-def test_the_cap_lets_a_stop_through_and_parks_claude(oms: OmsCommand, delivered: Bound, provider: str) -> None:
-    """Past the cap the Stop is let through. Codex (in /goal mode) runs on by itself: it is bounded by its
-    role's turns; Claude Code would wait for a prompt nobody types: it is parked (issue 11)."""
+def test_the_cap_lets_a_stop_through_and_parks_claude(
+    oms: OmsCommand, delivered: Bound, provider: str
+) -> None:
+    """Past the cap the Stop is let through. Codex (in /goal mode) runs on by itself: it is bounded
+    by its role's turns; Claude Code would wait for a prompt nobody types: it is parked (issue
+    11)."""
     answers = [
-        _hook(oms, delivered, _payload(delivered, "Stop", provider, stop_hook_active=active), provider)
+        _hook(
+            oms, delivered, _payload(delivered, "Stop", provider, stop_hook_active=active), provider
+        )
         for active in (False, True, True, True)
     ]
     assert [a[0].get("decision") for a in answers] == ["block", "block", "block", None]
-    assert _session(delivered).payload["agent_stopped_at"] is not None  # let through by the cap: recorded
+    assert (
+        _session(delivered).payload["agent_stopped_at"] is not None
+    )  # let through by the cap: recorded
     roots = ["--state-root", str(delivered.chain.state), "--config-root", str(delivered.chain.repo)]
     view = json.loads(oms.run("worker", "observe", delivered.dispatch_id, *roots, "--json").stdout)
     if provider == "claude":
@@ -169,10 +206,14 @@ def test_the_cap_lets_a_stop_through_and_parks_claude(oms: OmsCommand, delivered
         )
         return
     assert (view["worker_health"], view["session_state"]) == ("healthy", "running")
-    prompted, _ = _hook(oms, delivered, _payload(delivered, "UserPromptSubmit", provider, prompt="go on"), provider)
+    prompted, _ = _hook(
+        oms, delivered, _payload(delivered, "UserPromptSubmit", provider, prompt="go on"), provider
+    )
     assert prompted == {}
     assert _session(delivered).payload["agent_stopped_at"] is None  # a prompt re-arms the gate
-    blocked, _ = _hook(oms, delivered, _payload(delivered, "Stop", provider, stop_hook_active=False), provider)
+    blocked, _ = _hook(
+        oms, delivered, _payload(delivered, "Stop", provider, stop_hook_active=False), provider
+    )
     assert blocked["decision"] == "block"
 
 
@@ -209,14 +250,18 @@ def test_a_foreign_contract_version_changes_nothing(oms: OmsCommand, delivered: 
     out, err = _hook(oms, delivered, _payload(delivered, "SessionStart"), version="claude-9.9")
     assert out == {}
     assert "hook contract" in err
-    denied, _ = _hook(oms, delivered, _payload(delivered, "PreToolUse", tool_name="Bash"), version="claude-9.9")
+    denied, _ = _hook(
+        oms, delivered, _payload(delivered, "PreToolUse", tool_name="Bash"), version="claude-9.9"
+    )
     assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert snapshot(delivered.chain.state) == before
 
 
 def test_claude_must_report_our_session(oms: OmsCommand, delivered: Bound) -> None:
     before = snapshot(delivered.chain.state)
-    doc = _payload(delivered, "SessionStart") | {"session_id": "11111111-2222-4333-8444-555555555555"}
+    doc = _payload(delivered, "SessionStart") | {
+        "session_id": "11111111-2222-4333-8444-555555555555"
+    }
     out, err = _hook(oms, delivered, doc)
     assert out == {}
     assert "another session" in err
@@ -249,7 +294,9 @@ def test_a_wrong_nonce_proves_nothing_but_still_answers(oms: OmsCommand, deliver
         b'{"hook_event_name":"SessionStart","session_id":"x","pad":"' + b"a" * STDIN_CAP + b'"}',
     ],
 )
-def test_garbage_stdin_is_one_line_and_no_change(oms: OmsCommand, delivered: Bound, data: bytes) -> None:
+def test_garbage_stdin_is_one_line_and_no_change(
+    oms: OmsCommand, delivered: Bound, data: bytes
+) -> None:
     before = snapshot(delivered.chain.state)
     out, err = _hook(oms, delivered, data)
     assert out == {}
@@ -260,7 +307,10 @@ def test_garbage_stdin_is_one_line_and_no_change(oms: OmsCommand, delivered: Bou
 
 def test_garbage_pre_tool_use_fails_closed(oms: OmsCommand, delivered: Bound) -> None:
     out, _ = _hook(
-        oms, delivered, b'{"hook_event_name":"PreToolUse","session_id":"x","tool_name":"a b"}', event="PreToolUse"
+        oms,
+        delivered,
+        b'{"hook_event_name":"PreToolUse","session_id":"x","tool_name":"a b"}',
+        event="PreToolUse",
     )
     assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
 
@@ -305,17 +355,30 @@ HEAVY = {
     "click": "the relay dispatches before the CLI",
     "pathlib": "no files in a relay",
 }
-RELAY_MODULES = {"oms", "oms.version", "oms.cli", "oms.cli.entry", "oms.cli.relay", "oms.domain", "oms.domain.relay"}
+RELAY_MODULES = {
+    "oms",
+    "oms.version",
+    "oms.cli",
+    "oms.cli.entry",
+    "oms.cli.relay",
+    "oms.domain",
+    "oms.domain.relay",
+}
 
 
 @pytest.mark.parametrize("event", ["PreToolUse", "SessionStart", "UserPromptSubmit", "Stop"])
 def test_a_hook_relay_loads_only_what_it_uses(delivered: Bound, event: str) -> None:
-    """docs/adr/0010, 0012: every hook start pays for every import, and inside the sandbox a hook is only a
-    relay: it loads the frame code and the C socket module, and nothing of the store, the schemas or the
-    services (inspected in a source interpreter; the frozen binary is timed in bench/)."""
+    """docs/adr/0010, 0012: every hook start pays for every import, and inside the sandbox a hook is
+    only a relay: it loads the frame code and the C socket module, and nothing of the store, the
+    schemas or the services (inspected in a source interpreter; the frozen binary is timed in
+    bench/)."""
     import sys
 
-    doc = _payload(delivered, event, tool_name="Bash") if event == "PreToolUse" else _payload(delivered, event)
+    doc = (
+        _payload(delivered, event, tool_name="Bash")
+        if event == "PreToolUse"
+        else _payload(delivered, event)
+    )
     probe = (
         "import sys\n"
         "before = set(sys.modules)\n"
@@ -327,7 +390,10 @@ def test_a_hook_relay_loads_only_what_it_uses(delivered: Bound, event: str) -> N
         [sys.executable, "-S", "-c", probe, *delivered.hook_args("claude", "Bash", event=event)],
         input=json.dumps(doc).encode(),
         capture_output=True,
-        env={**delivered.env(provider="claude", allowed="Bash"), "PYTHONPATH": str(Path(__file__).parents[2])},
+        env={
+            **delivered.env(provider="claude", allowed="Bash"),
+            "PYTHONPATH": str(Path(__file__).parents[2]),
+        },
         timeout=60,
         check=True,
     )

@@ -30,14 +30,20 @@ def test_init_refuses_a_state_root_a_launch_cannot_name(oms: OmsCommand, tmp_pat
         done = oms.run("init", "--state-root", str(state), cwd=repo, env=env)
         assert done.returncode == 1, done.stdout
         assert done.stderr.splitlines() == [
-            f"oms: error: the state root {tmp_path}/caf\\xe9/state has a character that is not printable ASCII",
-            "  hint: make the state root where its path is printable ASCII (`oms init --state-root`)",
+            f"oms: error: the state root {tmp_path}/caf\\xe9/state "
+            f"has a character that is not printable ASCII",
+            "  hint: make the state root where its path is "
+            "printable ASCII (`oms init --state-root`)",
         ]
         assert not state.exists()  # nothing made
-    assert oms.run("init", "--state-root", str(tmp_path / "cafe" / "state"), cwd=repo).returncode == 0
+    assert (
+        oms.run("init", "--state-root", str(tmp_path / "cafe" / "state"), cwd=repo).returncode == 0
+    )
 
 
-def test_doctor_and_lease_refuse_a_worktrees_directory_a_launch_cannot_name(oms: OmsCommand, tmp_path: Path) -> None:
+def test_doctor_and_lease_refuse_a_worktrees_directory_a_launch_cannot_name(
+    oms: OmsCommand, tmp_path: Path
+) -> None:
     repo = _repo(tmp_path / "repo")
     roots = ("--state-root", str(tmp_path / "state"))
     assert oms.run("init", *roots, cwd=repo).returncode == 0
@@ -49,7 +55,10 @@ def test_doctor_and_lease_refuse_a_worktrees_directory_a_launch_cannot_name(oms:
     doctor = oms.run("doctor", *roots, cwd=repo)
     line = next(x for x in doctor.stdout.splitlines() if x.split()[:2] == ["FAIL", "paths"])
     assert "the worktrees directory " in line
-    assert '(fix: set [worktrees] directory = "<a path of printable ASCII>" in .oms/config.toml)' in line
+    assert (
+        '(fix: set [worktrees] directory = "<a path of printable ASCII>" in .oms/config.toml)'
+        in line
+    )
     assert oms.run("ticket", "add", "--title", "t", "--no-body", *roots, cwd=repo).returncode == 0
     lease = oms.run("ticket", "lease", "tkt-1", "--worker", "me", *roots, cwd=repo)
     assert lease.returncode == 1

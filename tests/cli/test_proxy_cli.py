@@ -1,6 +1,6 @@
-"""`oms proxy start|status|stop` as real processes (issue 13, ADR 0020): the proxy is trusted only once it
-answers the handshake, a listener on its port that cannot is not, `stop` signals only the exact process
-recorded, and a stale record is cleaned with a note; errors are one line."""
+"""`oms proxy start|status|stop` as real processes (issue 13, ADR 0020): the proxy is trusted only
+once it answers the handshake, a listener on its port that cannot is not, `stop` signals only the
+exact process recorded, and a stale record is cleaned with a note; errors are one line."""
 
 from __future__ import annotations
 
@@ -33,7 +33,8 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 class H(BaseHTTPRequestHandler):
     def do_GET(self):
         body = json.dumps({"answer": "0" * 64}).encode()
-        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
+        self.send_response(200); self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
         self.wfile.write(body)
     def log_message(self, *a): pass
 server = HTTPServer(("127.0.0.1", 0), H)
@@ -58,7 +59,9 @@ def chain(tmp_path: Path, mock: ModelMock) -> Iterator[Chain]:
 
 def _run(oms: OmsCommand, chain: Chain, *args: str) -> subprocess.CompletedProcess[str]:
     env = {"ANTHROPIC_API_KEY": ANTHROPIC_KEY}
-    return oms.run("proxy", *args, "--state-root", str(chain.state), "--config-root", str(chain.repo), env=env)
+    return oms.run(
+        "proxy", *args, "--state-root", str(chain.state), "--config-root", str(chain.repo), env=env
+    )
 
 
 def _record(chain: Chain) -> dict[str, object]:
@@ -79,7 +82,9 @@ def test_start_status_request_stop(oms: OmsCommand, chain: Chain, mock: ModelMoc
     assert doc["state"] == "running"
     assert "hello_nonce" not in doc["proxy"]
     record = _record(chain)
-    who = ProcessIdentity(str(record["boot_id"]), int(str(record["pid"])), int(str(record["start_ticks"])))
+    who = ProcessIdentity(
+        str(record["boot_id"]), int(str(record["pid"])), int(str(record["start_ticks"]))
+    )
     try:
         assert is_alive(who)
         status = _run(oms, chain, "status")
@@ -90,13 +95,20 @@ def test_start_status_request_stop(oms: OmsCommand, chain: Chain, mock: ModelMoc
         import http.client
 
         conn = http.client.HTTPConnection("127.0.0.1", int(str(record["port"])), timeout=30)
-        conn.request("POST", "/p/claude-mock/v1/messages", body=json.dumps(MESSAGES), headers={"x-api-key": token})
+        conn.request(
+            "POST",
+            "/p/claude-mock/v1/messages",
+            body=json.dumps(MESSAGES),
+            headers={"x-api-key": token},
+        )
         assert conn.getresponse().status == 200
         conn.close()
         assert mock.heard[-1][1]["x-api-key"] == ANTHROPIC_KEY
         again = _run(oms, chain, "start")
         assert again.returncode != 0
-        assert again.stderr.splitlines()[0].startswith("oms: error: the model proxy is already recorded: pid ")
+        assert again.stderr.splitlines()[0].startswith(
+            "oms: error: the model proxy is already recorded: pid "
+        )
         assert "Traceback" not in again.stderr
     finally:
         stopped = _run(oms, chain, "stop")
@@ -111,7 +123,9 @@ def test_a_stale_record_is_named_and_cleaned(oms: OmsCommand, chain: Chain) -> N
     assert _run(oms, chain, "start").returncode == 0
     record = _record(chain)
     os.kill(int(str(record["pid"])), signal.SIGKILL)  # the proxy this test started dies
-    who = ProcessIdentity(str(record["boot_id"]), int(str(record["pid"])), int(str(record["start_ticks"])))
+    who = ProcessIdentity(
+        str(record["boot_id"]), int(str(record["pid"])), int(str(record["start_ticks"]))
+    )
     assert _wait_gone(who)
     status = _run(oms, chain, "status", "--json")
     assert json.loads(status.stdout)["state"] == "stale"
@@ -151,14 +165,17 @@ def _write_record(chain: Chain, pid: int, ticks: int, port: int) -> None:
         ws.store.state.root.publish(RECORD, encode_document(doc, "proxy-record", RECORD, 4096))
 
 
-def test_a_process_listening_on_the_recorded_port_is_not_trusted(oms: OmsCommand, chain: Chain) -> None:
+def test_a_process_listening_on_the_recorded_port_is_not_trusted(
+    oms: OmsCommand, chain: Chain
+) -> None:
     proc, port = _impostor()
     try:
         _write_record(chain, proc.pid, start_ticks(proc.pid) or 0, port)
         status = _run(oms, chain, "status")
         assert status.returncode == 1
         assert status.stderr.splitlines()[0] == (
-            f"oms: error: proxy unverified: pid {proc.pid} runs but what listens on port {port} fails the handshake"
+            f"oms: error: proxy unverified: pid {proc.pid} runs but what "
+            f"listens on port {port} fails the handshake"
         )
         assert "Traceback" not in status.stderr
         started = _run(oms, chain, "start")
@@ -168,10 +185,14 @@ def test_a_process_listening_on_the_recorded_port_is_not_trusted(oms: OmsCommand
         _end(proc)
 
 
-def test_stop_never_signals_a_process_whose_start_time_differs(oms: OmsCommand, chain: Chain) -> None:
+def test_stop_never_signals_a_process_whose_start_time_differs(
+    oms: OmsCommand, chain: Chain
+) -> None:
     proc, port = _impostor()
     try:
-        _write_record(chain, proc.pid, (start_ticks(proc.pid) or 0) + 1, port)  # its pid, another start
+        _write_record(
+            chain, proc.pid, (start_ticks(proc.pid) or 0) + 1, port
+        )  # its pid, another start
         stopped = _run(oms, chain, "stop")
         assert stopped.returncode == 0, stopped.stderr
         assert stopped.stdout.startswith("proxy: stale (removed a stale record:")

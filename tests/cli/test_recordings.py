@@ -1,8 +1,9 @@
-"""The terminal recordings README links (docs/recordings/*.txt) are what `oms demo` and `oms status` print in a
-real terminal: each is made here by running the command in a tmux pane (a private server) and reading it back
-with `capture-pane`. Ids, times, hashes and paths vary from run to run, so both sides are normalised; every
-line of the kept recording must be on the screen now, so a change to what oms prints fails here until the
-recording is made again (`OMS_RECORD=1 pytest tests/cli/test_recordings.py`)."""
+"""The terminal recordings README links (docs/recordings/*.txt) are what `oms demo` and `oms status`
+print in a real terminal: each is made here by running the command in a tmux pane (a private server)
+and reading it back with `capture-pane`. Ids, times, hashes and paths vary from run to run, so both
+sides are normalised; every line of the kept recording must be on the screen now, so a change to
+what oms prints fails here until the recording is made again (`OMS_RECORD=1 pytest
+tests/cli/test_recordings.py`)."""
 
 from __future__ import annotations
 
@@ -46,9 +47,26 @@ def normalised(text: str) -> list[str]:
 def _screen(oms: OmsCommand, tmp_path: Path, command: list[str], done: str) -> str:
     """Run `oms <command>` in a 120x50 tmux pane; the whole pane (history too) once `done` shows."""
     socket = tmp_path / "record.sock"
-    line = " ".join(shlex.quote(a) for a in [*oms.argv, *command]) + "; echo '[exit '$?']'; sleep 600"
+    line = (
+        " ".join(shlex.quote(a) for a in [*oms.argv, *command]) + "; echo '[exit '$?']'; sleep 600"
+    )
     subprocess.run(
-        ["tmux", "-S", str(socket), "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "50", "sh", "-c", line],
+        [
+            "tmux",
+            "-S",
+            str(socket),
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-x",
+            "120",
+            "-y",
+            "50",
+            "sh",
+            "-c",
+            line,
+        ],
         check=True,
         env={**os.environ, "TERM": "xterm-256color"},
     )
@@ -79,7 +97,9 @@ def _check(name: str, shown: str, where: Path) -> None:
     kept = [line for line in normalised(path.read_text()) if line]
     now = set(normalised(shown))
     missing = [line for line in kept if line not in now]
-    assert missing == [], f"{path.name} no longer shows what oms prints (OMS_RECORD=1 makes it again): {missing[:5]}"
+    assert missing == [], (
+        f"{path.name} no longer shows what oms prints (OMS_RECORD=1 makes it again): {missing[:5]}"
+    )
 
 
 @pytest.fixture
@@ -87,13 +107,21 @@ def demo_dir(tmp_path: Path) -> Path:
     return tmp_path / "demo"
 
 
-def test_the_demo_recording_is_what_oms_demo_shows(oms: OmsCommand, tmp_path: Path, demo_dir: Path) -> None:
+def test_the_demo_recording_is_what_oms_demo_shows(
+    oms: OmsCommand, tmp_path: Path, demo_dir: Path
+) -> None:
     shown = _screen(oms, tmp_path, ["demo", "--dir", str(demo_dir)], "Where to look")
     _check("demo", shown, tmp_path)
     status = _screen(
         oms,
         tmp_path,
-        ["status", "--state-root", str(demo_dir / "state"), "--config-root", str(demo_dir / "repo")],
+        [
+            "status",
+            "--state-root",
+            str(demo_dir / "state"),
+            "--config-root",
+            str(demo_dir / "repo"),
+        ],
         "sessions",
     )
     _check("status", status, tmp_path)

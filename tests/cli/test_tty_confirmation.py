@@ -58,7 +58,15 @@ def test_person_types_the_repository_name(oms: OmsCommand, chain: Chain) -> None
     code, output = _on_a_tty(oms, chain, "o/r")
     assert code == 0, output
     assert "authorised by" in output
-    status = oms.run("live", "status", "--json", "--state-root", str(chain.state), "--config-root", str(chain.repo))
+    status = oms.run(
+        "live",
+        "status",
+        "--json",
+        "--state-root",
+        str(chain.state),
+        "--config-root",
+        str(chain.repo),
+    )
     [auth] = json.loads(status.stdout)["authorizations"]
     assert (auth["confirmed_by"], auth["person"]) == ("tty", getpass.getuser())
 
@@ -67,5 +75,13 @@ def test_wrong_confirmation_records_nothing(oms: OmsCommand, chain: Chain) -> No
     code, output = _on_a_tty(oms, chain, "o/other")
     assert code == 2
     assert "did not match" in output
-    status = oms.run("live", "status", "--json", "--state-root", str(chain.state), "--config-root", str(chain.repo))
+    status = oms.run(
+        "live",
+        "status",
+        "--json",
+        "--state-root",
+        str(chain.state),
+        "--config-root",
+        str(chain.repo),
+    )
     assert json.loads(status.stdout)["authorizations"] == []

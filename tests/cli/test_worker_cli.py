@@ -42,15 +42,25 @@ def test_deliver_observe_stop(oms: OmsCommand, deliverable: Chain) -> None:
     assert replay.stdout.startswith("replayed: created")
     observed = json.loads(_run(oms, deliverable, "worker", "observe", dispatch_id, "--json").stdout)
     assert (observed["worker_activity"], observed["pane_live"]) == ("working", True)
-    stopped = json.loads(_run(oms, deliverable, "worker", "stop", dispatch_id, "--reason", "cli test", "--json").stdout)
-    assert (stopped["worker_health"], stopped["end_reason"], stopped["pane_live"]) == ("stopped", "stopped", False)
+    stopped = json.loads(
+        _run(
+            oms, deliverable, "worker", "stop", dispatch_id, "--reason", "cli test", "--json"
+        ).stdout
+    )
+    assert (stopped["worker_health"], stopped["end_reason"], stopped["pane_live"]) == (
+        "stopped",
+        "stopped",
+        False,
+    )
     assert _run(oms, deliverable, "status").returncode == 0
 
 
 def test_deliver_parks_with_exit_1_and_one_reason(oms: OmsCommand, deliverable: Chain) -> None:
     use_worker(deliverable)
     _, event_id = accepted(deliverable)
-    deliverable.edit_config(lambda s: s.replace('model = "script"', 'model = "changed"'), commit=True)
+    deliverable.edit_config(
+        lambda s: s.replace('model = "script"', 'model = "changed"'), commit=True
+    )
     result = _run(oms, deliverable, "worker", "deliver", "--event-id", event_id)
     assert result.returncode == 1
     assert result.stdout.startswith("processed: parked")
@@ -96,9 +106,11 @@ def _delivered(oms: OmsCommand, chain: Chain) -> str:
     return dispatch_id
 
 
-def test_a_command_worker_whose_pane_died_is_not_resumed(oms: OmsCommand, deliverable: Chain) -> None:
-    """Issue 11: an agent CLI is relaunched on its native session; a command worker has none: one line,
-    nothing written (its end is left for `observe` to record)."""
+def test_a_command_worker_whose_pane_died_is_not_resumed(
+    oms: OmsCommand, deliverable: Chain
+) -> None:
+    """Issue 11: an agent CLI is relaunched on its native session; a command worker has none: one
+    line, nothing written (its end is left for `observe` to record)."""
     dispatch_id = _delivered(oms, deliverable)
     pgid = _registry_pid(deliverable, dispatch_id)
     tmux = ["tmux", "-S", str(deliverable.state / "tmux.sock")]
@@ -106,7 +118,9 @@ def test_a_command_worker_whose_pane_died_is_not_resumed(oms: OmsCommand, delive
     _wait_group_gone(pgid)
     before = snapshot(deliverable.state)
     refused = _run(oms, deliverable, "worker", "resume", dispatch_id)
-    assert _one_line_error(refused).startswith("oms: error: a command worker cannot resume once its pane has ended")
+    assert _one_line_error(refused).startswith(
+        "oms: error: a command worker cannot resume once its pane has ended"
+    )
     assert snapshot(deliverable.state) == before
     observed = json.loads(_run(oms, deliverable, "worker", "observe", dispatch_id, "--json").stdout)
     assert (observed["worker_health"], observed["session_state"]) == ("stopped", "stopped")
@@ -117,22 +131,34 @@ PARK_MS = 5000  # how long the worker below stays parked
 
 def test_park_and_resume_say_what_they_did(oms: OmsCommand, deliverable: Chain) -> None:
     dispatch_id = _delivered(oms, deliverable)
-    # from the real time now (the chain's clock stands at the time it was made, before the delivery),
-    # far enough ahead that the park below still finds it in the future on a loaded machine
+    # from the real time now (the chain's clock stands at the time it was made, before the
+    # delivery), far enough ahead that the park below still finds it in the future on a loaded
+    # machine
     until = add_ms(now(), PARK_MS)
     parking = _run(oms, deliverable, "worker", "park", dispatch_id, "--until", until, "--json")
     parked = json.loads(parking.stdout)
     assert parking.returncode == 0, parked
-    assert (parked["parked"], parked["session_state"]) == ("idle", "parked")  # a command worker runs no turn
-    again = json.loads(_run(oms, deliverable, "worker", "park", dispatch_id, "--until", until, "--json").stdout)
+    assert (parked["parked"], parked["session_state"]) == (
+        "idle",
+        "parked",
+    )  # a command worker runs no turn
+    again = json.loads(
+        _run(oms, deliverable, "worker", "park", dispatch_id, "--until", until, "--json").stdout
+    )
     assert again["parked"] == "already"
     deadline = time.monotonic() + PARK_MS / 1000 + 30
     while parse_ts(now()) <= parse_ts(until):  # the resume is due once that time has come
         assert time.monotonic() < deadline, f"the clock never reached {until}"
         time.sleep(0.05)
     resumed = json.loads(_run(oms, deliverable, "worker", "resume", dispatch_id, "--json").stdout)
-    assert (resumed["resumed"], resumed["typed"], resumed["session_state"]) == ("keys", "nothing", "running")
-    assert "resumed" in _run(oms, deliverable, "worker", "resume", dispatch_id).stdout  # the table says it too
+    assert (resumed["resumed"], resumed["typed"], resumed["session_state"]) == (
+        "keys",
+        "nothing",
+        "running",
+    )
+    assert (
+        "resumed" in _run(oms, deliverable, "worker", "resume", dispatch_id).stdout
+    )  # the table says it too
     _run(oms, deliverable, "worker", "stop", dispatch_id)
 
 
@@ -141,11 +167,13 @@ LEFT = "the process group of its pane still has live processes"
 
 
 @pytest.mark.skipif(not os.access(FREEZER, os.W_OK), reason="needs a writable cgroup v1 freezer")
-def test_stop_fails_when_the_panes_processes_cannot_be_ended(oms: OmsCommand, deliverable: Chain) -> None:
-    """Issue 11: `Panes.stop` ignored what `kill_group` answered, so `oms worker stop` reported a stopped
-    worker (exit 0) while a process of its pane still ran. A frozen process is one SIGKILL does not end
-    until it is thawed: stop must fail in one line and record nothing but its kill marker; once the
-    process is gone, stop again ends the worker."""
+def test_stop_fails_when_the_panes_processes_cannot_be_ended(
+    oms: OmsCommand, deliverable: Chain
+) -> None:
+    """Issue 11: `Panes.stop` ignored what `kill_group` answered, so `oms worker stop` reported a
+    stopped worker (exit 0) while a process of its pane still ran. A frozen process is one SIGKILL
+    does not end until it is thawed: stop must fail in one line and record nothing but its kill
+    marker; once the process is gone, stop again ends the worker."""
     dispatch_id = _delivered(oms, deliverable)
     pgid = _registry_pid(deliverable, dispatch_id)
     cgroup = FREEZER / f"oms-test-{uuid.uuid4().hex}"
@@ -156,14 +184,20 @@ def test_stop_fails_when_the_panes_processes_cannot_be_ended(oms: OmsCommand, de
         with deliverable.workspace() as ws:
             worker = ws.store.records("worker").read(dispatch_id)
         failed = _run(oms, deliverable, "worker", "stop", dispatch_id, "--reason", "frozen")
-        assert _one_line_error(failed) == f"oms: error: worker {dispatch_id} was not stopped: {LEFT}"
-        failed = _run(oms, deliverable, "worker", "stop", dispatch_id, "--reason", "frozen", "--json")
+        assert (
+            _one_line_error(failed) == f"oms: error: worker {dispatch_id} was not stopped: {LEFT}"
+        )
+        failed = _run(
+            oms, deliverable, "worker", "stop", dispatch_id, "--reason", "frozen", "--json"
+        )
         assert failed.returncode == 1
         answer = json.loads(failed.stdout)
         assert (answer["ok"], answer["error"]) == (False, "pane-not-ended")
         assert group_alive(pgid)
         with deliverable.workspace() as ws:
-            assert ws.store.records("worker").read(dispatch_id).version == worker.version  # nothing recorded
+            assert (
+                ws.store.records("worker").read(dispatch_id).version == worker.version
+            )  # nothing recorded
         assert (deliverable.state / "panes" / f"{dispatch_id}.kill.json").exists()
     finally:
         (cgroup / "freezer.state").write_text("THAWED")  # its pending SIGKILL ends it
@@ -172,4 +206,8 @@ def test_stop_fails_when_the_panes_processes_cannot_be_ended(oms: OmsCommand, de
     stopped = _run(oms, deliverable, "worker", "stop", dispatch_id, "--reason", "frozen", "--json")
     assert stopped.returncode == 0, stopped.stderr
     view = json.loads(stopped.stdout)
-    assert (view["worker_health"], view["end_reason"], view["pane_live"]) == ("stopped", "stopped", False)
+    assert (view["worker_health"], view["end_reason"], view["pane_live"]) == (
+        "stopped",
+        "stopped",
+        False,
+    )

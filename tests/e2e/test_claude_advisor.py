@@ -1,6 +1,6 @@
-"""The advisor on Claude Code (`claude -p --json-schema`), for real, against the loopback Anthropic mock: it
-reviews a dispatch and its verdict is taken (before, Claude Code 2.1.332 refused the verdict schema's
-`$schema` draft, then its `$ref`, and every Claude review failed)."""
+"""The advisor on Claude Code (`claude -p --json-schema`), for real, against the loopback Anthropic
+mock: it reviews a dispatch and its verdict is taken (before, Claude Code 2.1.332 refused the
+verdict schema's `$schema` draft, then its `$ref`, and every Claude review failed)."""
 
 from __future__ import annotations
 
@@ -32,14 +32,19 @@ def test_a_claude_advisor_reviews_through_the_real_cli(
 
     def verdict(text: str) -> str:
         digest = re.findall(r'\\?"dispatch_intent_sha256\\?":\\?"([0-9a-f]{64})', text)[-1]
-        return json.dumps({"verdict": "approve", "rationale": "Safe.", "dispatch_intent_sha256": digest})
+        return json.dumps(
+            {"verdict": "approve", "rationale": "Safe.", "dispatch_intent_sha256": digest}
+        )
 
     mock.script = Script([], final_text=verdict)
 
     def change(text: str) -> str:
         head, marker, tail = text.partition('[roles."oms.exec-advisor"]')
         end = tail.find("\n[")
-        section = f'\nmodel = "sonnet"\nendpoint = "{mock.base}"\ntransport = "claude_print"\nsandbox = "read-only"\n'
+        section = (
+            f'\nmodel = "sonnet"\nendpoint = "{mock.base}"\n'
+            f'transport = "claude_print"\nsandbox = "read-only"\n'
+        )
         return head + marker + section + (tail[end:] if end >= 0 else "")
 
     chain.edit_config(change, commit=True)

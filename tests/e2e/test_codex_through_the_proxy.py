@@ -41,7 +41,9 @@ def test_the_real_codex_worker_completes_through_the_proxy(
     codex_home = deliverable.base / "user-codex-home"
     codex_home.mkdir()
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    if login == "chatgpt":  # the user's ChatGPT login: the proxy holds it, and no key is in any environment
+    if (
+        login == "chatgpt"
+    ):  # the user's ChatGPT login: the proxy holds it, and no key is in any environment
         secret = chatgpt_token(int(time.time()) + 3600, marker="held-by-the-proxy")
         write_chatgpt_login(codex_home, secret)
         monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -61,7 +63,8 @@ def test_the_real_codex_worker_completes_through_the_proxy(
         own = f'model = "test-model"\nendpoint = "{base}"\n#'
         deliverable.edit_config(lambda s: s.replace(SCAFFOLD_MODEL, own))
     deliverable.edit_config(
-        lambda s: s.replace('role = "oms.command-executor"', f'role = "{ROLE}"') + providers_toml, commit=True
+        lambda s: s.replace('role = "oms.command-executor"', f'role = "{ROLE}"') + providers_toml,
+        commit=True,
     )
     mock.script = Script(
         [
@@ -86,14 +89,18 @@ def test_the_real_codex_worker_completes_through_the_proxy(
             assert running.record is not None
             assert running.record.get("on_demand") is True
         assert isinstance(outcome, dict)
-        logs = "\n".join(f.read_text(errors="replace")[-3000:] for f in (deliverable.state / "panes").glob("*.log"))
+        logs = "\n".join(
+            f.read_text(errors="replace")[-3000:]
+            for f in (deliverable.state / "panes").glob("*.log")
+        )
         assert outcome["status"] == "created", f"{outcome}\n{logs}"
         try:
             view = _wait_for_result(deliverable, dispatch_id, mock, timeout=90.0)
         except AssertionError:
             log = (deliverable.state / "proxy" / "proxy.log").read_text(errors="replace")
             raise AssertionError(
-                f"heard: {mock.heard}\nproxy log:\n{log[-3000:]}\npane:\n{_pane_text(deliverable, dispatch_id)}"
+                f"heard: {mock.heard}\nproxy log:\n{log[-3000:]}\npane:\n"
+                f"{_pane_text(deliverable, dispatch_id)}"
             ) from None
         assert view["dispatch_state"] == "result-received"
         assert [s.path for s in mock.seen]

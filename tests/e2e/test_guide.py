@@ -24,13 +24,14 @@ from tests.model_mock import Call, ModelMock, Say, Script
 REPO = Path(__file__).resolve().parents[2]
 GUIDE = REPO / "docs" / "guide.md"
 API = "https://api.openai.com/v1"
-# The mock plays a model Codex does not know by name: for one it knows (the scaffold's gpt-6.2-sol) Codex
-# loads the MCP tools by search, which the mock does not play. So the model's name is replaced with the
-# address, both halves of "the remote model", right before the guide commits its config.
+# The mock plays a model Codex does not know by name: for one it knows (the scaffold's gpt-6.2-sol)
+# Codex loads the MCP tools by search, which the mock does not play. So the model's name is replaced
+# with the address, both halves of "the remote model", right before the guide commits its config.
 COMMIT_WORKER = 'git commit -q -am "oms: a Codex worker'
 PLAYABLE_MODEL = 'sed -i \'s/"gpt-6.2-sol"/"test-model"/\' .oms/config.toml\n'
 WAIT_DONE = """
-_guide_conductor() {  # the guide's `oms conductor run`: Ctrl-C once the ticket is done (as its text says)
+_guide_conductor() {  # the guide's `oms conductor run`: Ctrl-C once the ticket is done (as its \
+text says)
   oms conductor run & local pid=$!
   for _ in $(seq 1 480); do
     if oms ticket show tkt-1 --json | grep -q '"state": *"done"'; then break; fi
@@ -58,13 +59,16 @@ def install_command(text: str) -> str:
 
 
 class GuideModel(Script):
-    """The advisor's request (it carries the advisor's instructions) gets an approval of the intent it names;
-    every other request is the worker's goal run."""
+    """The advisor's request (it carries the advisor's instructions) gets an approval of the intent
+    it names; every other request is the worker's goal run."""
 
     def next(self, outputs: int, results: list[tuple[str, str]], text: str) -> Call | Say:
         if "You are the oms advisor" in text:
             digest = re.findall(r'"dispatch_intent_sha256":"([0-9a-f]{64})"', text)[-1]
-            verdict = '{"verdict": "approve", "rationale": "A changelog line.", "dispatch_intent_sha256": "%s"}'
+            verdict = (
+                '{"verdict": "approve", "rationale": "A changelog line.", '
+                '"dispatch_intent_sha256": "%s"}'
+            )
             return Say(verdict % digest)
         step = super().next(outputs, results, text)
         assert isinstance(step, Call | Say)
@@ -93,7 +97,10 @@ def test_the_guide_runs_as_written(tmp_path: Path, fresh_home: Path) -> None:
                 Call("read_dispatch", {}),
                 Call("acknowledge_dispatch", {}),
                 Call("exec_command", {"cmd": "printf 'Started.\\n' > CHANGELOG.md"}),
-                Call("record_dispatch_result", {"status": "completed", "summary": "Added CHANGELOG.md."}),
+                Call(
+                    "record_dispatch_result",
+                    {"status": "completed", "summary": "Added CHANGELOG.md."},
+                ),
                 Call("update_goal", {"status": "complete"}),
                 Say("Done: the dispatch has its result."),
             ]
@@ -151,7 +158,9 @@ def test_the_guide_runs_as_written(tmp_path: Path, fresh_home: Path) -> None:
             subprocess.run(kill, capture_output=True, check=False)
     assert proc.returncode == 0, out[-6000:]
     repo = tmp_path / "my-project"
-    assert (repo / "CHANGELOG.md").read_text() == "Started.\n"  # the agent's work, verified and merged
+    assert (
+        repo / "CHANGELOG.md"
+    ).read_text() == "Started.\n"  # the agent's work, verified and merged
     argv = ["git", "log", "--format=%an <%ae> %s"]
     log = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, check=True)
     you = "Your Name <you@example.com>"

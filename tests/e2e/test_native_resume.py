@@ -1,12 +1,12 @@
-"""Issue 11: `oms worker resume` of a worker whose pane died — the real Codex CLI and Claude Code relaunched
-in a new pane on their own native session (`codex resume <id>`, `claude --resume <id>`), against the
-loopback model mock.
+"""Issue 11: `oms worker resume` of a worker whose pane died — the real Codex CLI and Claude Code
+relaunched in a new pane on their own native session (`codex resume <id>`, `claude --resume <id>`),
+against the loopback model mock.
 
 The scripted model reads and acknowledges the dispatch; its next reply is held back (the turn is in
-flight) while the test kills the pane. `oms worker resume` must relaunch the agent on the same session in
-a new pane, and the model must then see a request that carries the first turn (both tool results) and the
-continuation oms typed; the agent changes the file and records its result. Resume used to refuse a dead
-pane ("worker cannot resume without its live bound pane").
+flight) while the test kills the pane. `oms worker resume` must relaunch the agent on the same
+session in a new pane, and the model must then see a request that carries the first turn (both tool
+results) and the continuation oms typed; the agent changes the file and records its result. Resume
+used to refuse a dead pane ("worker cannot resume without its live bound pane").
 
 Also: a dead pane whose lease lapsed is refused in one line and nothing is written."""
 
@@ -67,23 +67,34 @@ def _claude(chain: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch) -> N
 
 def _tmux(chain: Chain, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["tmux", "-S", str(chain.state / "tmux.sock"), *args], capture_output=True, text=True, check=False
+        ["tmux", "-S", str(chain.state / "tmux.sock"), *args],
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
 def _first_turn_then_kill(chain: Chain, mock: ModelMock, dispatch_id: str) -> int:
-    """Wait until the model's third reply is held (the first turn read and acknowledged), kill the pane with
-    tmux, wait until nothing of it runs; the killed pane's process (its supervisor)."""
-    assert mock.holding.wait(60), f"the agent never got to its held reply:\n{_pane_text(chain, dispatch_id)}"
+    """Wait until the model's third reply is held (the first turn read and acknowledged), kill the
+    pane with tmux, wait until nothing of it runs; the killed pane's process (its supervisor)."""
+    assert mock.holding.wait(60), (
+        f"the agent never got to its held reply:\n{_pane_text(chain, dispatch_id)}"
+    )
     with chain.workspace() as ws:
-        session_id = access.text(ws.store.records("dispatch").read(dispatch_id).payload, "session_id")
+        session_id = access.text(
+            ws.store.records("dispatch").read(dispatch_id).payload, "session_id"
+        )
         pane_id = str(ws.store.records("session").read(session_id).payload["tmux_pane_id"])
     pane_pid = _registered_pid(chain, dispatch_id)
     _wait_for_transcript(chain, session_id)  # the CLI writes it a moment after it sent the request
     assert _tmux(chain, "kill-pane", "-t", pane_id).returncode == 0
     deadline = time.monotonic() + 20
-    while _processes_of(dispatch_id) or group_alive(pane_pid):  # the supervisor ends the agent, its bridge
-        assert time.monotonic() < deadline, "the killed pane's processes outlived it"  # and its sandbox, then
+    while _processes_of(dispatch_id) or group_alive(
+        pane_pid
+    ):  # the supervisor ends the agent, its bridge
+        assert time.monotonic() < deadline, (
+            "the killed pane's processes outlived it"
+        )  # and its sandbox, then
         time.sleep(0.1)  # records the end and ends itself
     mock.release.set()  # the held reply goes into the closed connection
     return pane_pid
@@ -112,7 +123,14 @@ def _registered_pid(chain: Chain, dispatch_id: str) -> int:
 
 def _resume(oms: OmsCommand, chain: Chain, dispatch_id: str) -> dict[str, object]:
     done = oms.run(
-        "worker", "resume", dispatch_id, "--state-root", str(chain.state), "--config-root", str(chain.repo), "--json"
+        "worker",
+        "resume",
+        dispatch_id,
+        "--state-root",
+        str(chain.state),
+        "--config-root",
+        str(chain.repo),
+        "--json",
     )
     assert done.returncode == 0, done.stderr + _pane_text(chain, dispatch_id)
     view = json.loads(done.stdout)
@@ -120,34 +138,53 @@ def _resume(oms: OmsCommand, chain: Chain, dispatch_id: str) -> dict[str, object
     return view
 
 
-def _check_relaunched(chain: Chain, dispatch_id: str, session_id: str, old_pid: int, view: dict[str, object]) -> None:
+def _check_relaunched(
+    chain: Chain, dispatch_id: str, session_id: str, old_pid: int, view: dict[str, object]
+) -> None:
     assert view["resumed"] == "native"
-    assert (view["session_state"], view["worker_health"], view["pane_live"]) == ("running", "healthy", True)
-    assert _registered_pid(chain, dispatch_id) != old_pid  # a new pane (tmux may give it the old id: a new server)
+    assert (view["session_state"], view["worker_health"], view["pane_live"]) == (
+        "running",
+        "healthy",
+        True,
+    )
+    assert (
+        _registered_pid(chain, dispatch_id) != old_pid
+    )  # a new pane (tmux may give it the old id: a new server)
     with chain.workspace() as ws:
-        history = ws.store.records("session").history(session_id)  # the same session, moved to the new pane
+        history = ws.store.records("session").history(
+            session_id
+        )  # the same session, moved to the new pane
     (relaunched,) = [v for v in history[1:] if v.actor == SYSTEM_ACTOR]
     assert relaunched.state == "running"
     assert relaunched.payload["tmux_pane_id"] == view["pane_id"]
-    assert not (chain.state / "panes" / f"{dispatch_id}.exit.json").exists()  # the dead pane's end is not trusted
+    assert not (
+        chain.state / "panes" / f"{dispatch_id}.exit.json"
+    ).exists()  # the dead pane's end is not trusted
 
 
 def _check_recorded(chain: Chain, dispatch_id: str) -> None:
-    """The relaunched agent's change is the recorded result (oms committed it); the worker is done."""
+    """The relaunched agent's change is the recorded result (oms committed it); the worker is
+    done."""
     with chain.workspace() as ws:
         dispatch = ws.store.records("dispatch").read(dispatch_id)
-        result = access.obj(ws.store.evidence.get(access.text(dispatch.payload, "result_evidence")).body, "payload")
+        result = access.obj(
+            ws.store.evidence.get(access.text(dispatch.payload, "result_evidence")).body, "payload"
+        )
         worker = ws.store.records("worker").read(dispatch_id)
     worktree = str(dispatch.payload["worktree_path"])
     head = git("rev-parse", "HEAD", cwd=worktree).strip()
-    assert (dispatch.state, result["status"], result["result_commit"]) == ("result-received", "completed", head)
+    assert (dispatch.state, result["status"], result["result_commit"]) == (
+        "result-received",
+        "completed",
+        head,
+    )
     assert git("show", "--format=", "--name-only", head, cwd=worktree).split() == ["AGENT.md"]
     assert (worker.state, worker.payload["end_reason"]) == ("done", "result-recorded")
 
 
 def _continued(mock: ModelMock, before: int, read: str, acknowledge: str, *, typed: bool) -> None:
-    """After the relaunch the model saw the first turn (both tool results) and, where oms typed it, the
-    continuation."""
+    """After the relaunch the model saw the first turn (both tool results) and, where oms typed it,
+    the continuation."""
     later = [s for s in mock.seen[before:] if s.tools]
     assert later, "the relaunched agent never called the model"
     first = later[0]
@@ -179,9 +216,13 @@ def test_codex_resumes_its_own_session_in_a_new_pane(
     view = _resume(oms, deliverable, dispatch_id)
     _check_relaunched(deliverable, dispatch_id, session_id, old_pid, view)
     _wait_for_result(deliverable, dispatch_id, mock)
-    _continued(mock, before, "read_dispatch", "acknowledge_dispatch", typed=False)  # it continued its goal itself
+    _continued(
+        mock, before, "read_dispatch", "acknowledge_dispatch", typed=False
+    )  # it continued its goal itself
     with deliverable.workspace() as ws:
-        assert ws.store.records("session").read(session_id).payload["native_session_ref"] == native  # same thread
+        assert (
+            ws.store.records("session").read(session_id).payload["native_session_ref"] == native
+        )  # same thread
     _check_recorded(deliverable, dispatch_id)
     _stop_and_check_nothing_left(deliverable, dispatch_id)
 
@@ -197,7 +238,8 @@ def test_claude_resumes_its_own_session_in_a_new_pane(
             Hold(Call("Bash", {"command": CHANGE, "description": "write the fix"})),
             RESULT,
         ],
-        by_results=True,  # on resume Claude Code closes the interrupted turn with "No response requested."
+        # on resume Claude Code closes the interrupted turn with "No response requested."
+        by_results=True,
     )
     dispatch_id, session_id = _deliver(deliverable)
     old_pid = _first_turn_then_kill(deliverable, mock, dispatch_id)
@@ -205,7 +247,13 @@ def test_claude_resumes_its_own_session_in_a_new_pane(
     view = _resume(oms, deliverable, dispatch_id)
     _check_relaunched(deliverable, dispatch_id, session_id, old_pid, view)
     _wait_for_result(deliverable, dispatch_id, mock)
-    _continued(mock, before, "mcp__oms_worker__read_dispatch", "mcp__oms_worker__acknowledge_dispatch", typed=True)
+    _continued(
+        mock,
+        before,
+        "mcp__oms_worker__read_dispatch",
+        "mcp__oms_worker__acknowledge_dispatch",
+        typed=True,
+    )
     _check_recorded(deliverable, dispatch_id)
     _stop_and_check_nothing_left(deliverable, dispatch_id)
 
@@ -251,7 +299,8 @@ def test_observe_of_a_dead_pane_keeps_the_native_resume(
 
 
 def _settled(state: Path) -> dict[str, str]:
-    """The state root but the proxy's log (the proxy started on demand runs on and logs by itself)."""
+    """The state root but the proxy's log (the proxy started on demand runs on and logs by
+    itself)."""
     return {path: seen for path, seen in snapshot(state).items() if path != "proxy/proxy.log"}
 
 
@@ -259,7 +308,9 @@ def test_a_dead_pane_whose_lease_lapsed_is_not_relaunched(
     deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _claude(deliverable, mock, monkeypatch)
-    mock.script = Script([Call("read_dispatch", {}), Call("acknowledge_dispatch", {}), Hold(RESULT)])
+    mock.script = Script(
+        [Call("read_dispatch", {}), Call("acknowledge_dispatch", {}), Hold(RESULT)]
+    )
     dispatch_id, _session_id = _deliver(deliverable)
     _first_turn_then_kill(deliverable, mock, dispatch_id)
     deliverable.clock.advance(61)  # past the lease's expiry
@@ -267,7 +318,9 @@ def test_a_dead_pane_whose_lease_lapsed_is_not_relaunched(
     seen = len(mock.seen)
     with deliverable.workspace() as ws, pytest.raises(AttemptFencedError) as refused:
         Delivery.open(ws).resume(dispatch_id)
-    assert str(refused.value).startswith("worker cannot resume: attempt fenced: attempt 1's lease expired at ")
+    assert str(refused.value).startswith(
+        "worker cannot resume: attempt fenced: attempt 1's lease expired at "
+    )
     assert "\n" not in str(refused.value)
     assert _settled(deliverable.state) == before  # no record, no pane file, no lock left behind
     assert _tmux(deliverable, "list-panes", "-a").stdout == ""  # no pane was started: no agent runs

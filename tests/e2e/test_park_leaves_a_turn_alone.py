@@ -1,7 +1,8 @@
-"""Issue 11, "act, then validate": `oms worker park` with a past `--until` pressed Escape (and C-u) into the
-pane before it refused the time, so a refused park still interrupted the agent's turn. Fixed (the time is
-validated first) without a test; this one fails on the old order: a real Claude Code turn is held in
-flight by the loopback model mock, the park is refused in one line, and the turn goes on to its result."""
+"""Issue 11, "act, then validate": `oms worker park` with a past `--until` pressed Escape (and C-u)
+into the pane before it refused the time, so a refused park still interrupted the agent's turn.
+Fixed (the time is validated first) without a test; this one fails on the old order: a real Claude
+Code turn is held in flight by the loopback model mock, the park is refused in one line, and the
+turn goes on to its result."""
 
 from __future__ import annotations
 
@@ -50,7 +51,9 @@ def test_park_with_a_past_until_leaves_a_running_turn_alone(
     dispatch_id, _ = _deliver(deliverable)
     assert mock.holding.wait(60)
     deadline = time.monotonic() + 20
-    while "esc to interrupt" not in _pane_text(deliverable, dispatch_id):  # the plan's busy mark: a turn runs
+    while "esc to interrupt" not in _pane_text(
+        deliverable, dispatch_id
+    ):  # the plan's busy mark: a turn runs
         assert time.monotonic() < deadline, _pane_text(deliverable, dispatch_id)
         time.sleep(0.1)
     with deliverable.workspace() as ws:
@@ -65,6 +68,11 @@ def test_park_with_a_past_until_leaves_a_running_turn_alone(
     time.sleep(1)  # what a keypress would do, Claude does at once
     assert "Interrupted" not in _pane_text(deliverable, dispatch_id)
     mock.release.set()
-    view = _wait_for_result(deliverable, dispatch_id, mock)  # the held turn went on: read, acknowledge, change, result
-    assert (view["session_state"], view["worker_health"]) == ("running", "healthy")  # the refused park wrote nothing
+    view = _wait_for_result(
+        deliverable, dispatch_id, mock
+    )  # the held turn went on: read, acknowledge, change, result
+    assert (view["session_state"], view["worker_health"]) == (
+        "running",
+        "healthy",
+    )  # the refused park wrote nothing
     _stop_and_check_nothing_left(deliverable, dispatch_id)

@@ -2,8 +2,8 @@
 
 What Codex loads from a project is proven, with a control that can fail, in
 tests/security/test_codex_config_proven.py. The plans name the private home as the sandbox shows it
-(`/oms/home`); here the CLIs read the same files from the host path of the home, which is where delivery
-writes them."""
+(`/oms/home`); here the CLIs read the same files from the host path of the home, which is where
+delivery writes them."""
 
 from __future__ import annotations
 
@@ -68,7 +68,9 @@ def test_codex_plan_is_accepted_by_codex_strict_config(setup: tuple[Path, Path, 
     assert "--trust" not in plan.argv
     assert plan.env["CODEX_HOME"] == HOME_VIEW
     assert sorted(p.name for p in home.iterdir()) == ["auth.json", "config.toml", "hooks.json"]
-    assert (home / "auth.json").read_bytes() == b""  # a placeholder: the user's file is shown over it, read-only
+    assert (
+        home / "auth.json"
+    ).read_bytes() == b""  # a placeholder: the user's file is shown over it, read-only
     assert plan.ro_files == ((str(auth), f"{HOME_VIEW}/auth.json"),)
     assert sorted(f.name for f in plan.files if f.readonly) == ["config.toml", "hooks.json"]
     assert (home.stat().st_mode & 0o777) == 0o700
@@ -113,7 +115,9 @@ def test_claude_plan_files_and_flags(setup: tuple[Path, Path, Path]) -> None:
 
 
 @pytest.mark.parametrize("bad", ["/tmp/wt\nx", "/tmp/wt\tx", "/tmp/wt-\u00e9", "/tmp/wt\x7f"])
-def test_control_or_non_ascii_arguments_are_refused(setup: tuple[Path, Path, Path], bad: str) -> None:
+def test_control_or_non_ascii_arguments_are_refused(
+    setup: tuple[Path, Path, Path], bad: str
+) -> None:
     state, _, auth = setup
     req = _request(state, Path(bad), auth)
     with pytest.raises(QuotingError):
@@ -126,19 +130,31 @@ CODEX_THREAD = "019a0000-1111-7222-8333-444455556666"
 
 
 def test_a_relaunch_continues_the_agents_own_session(setup: tuple[Path, Path, Path]) -> None:
-    """`oms worker resume` of a dead pane: the same flags, home and files; the CLI told to continue its own
-    session (`codex resume <flags> <id>`, `claude … --resume <id>`, verified end to end in
+    """`oms worker resume` of a dead pane: the same flags, home and files; the CLI told to continue
+    its own session (`codex resume <flags> <id>`, `claude … --resume <id>`, verified end to end in
     test_native_resume.py); Claude Code is told to continue, Codex continues its goal by itself."""
     state, worktree, auth = setup
     req = _request(state, worktree, auth)
     first, again = codex.plan(req), codex.plan(replace(req, resume=CODEX_THREAD))
     assert again.argv == ("codex", "resume", *first.argv[1:], CODEX_THREAD)
-    assert (again.files, again.env, again.home, again.prompt) == (first.files, first.env, first.home, None)
+    assert (again.files, again.env, again.home, again.prompt) == (
+        first.files,
+        first.env,
+        first.home,
+        None,
+    )
     first, again = claude.plan(req), claude.plan(replace(req, resume=SESSION))
     assert "--session-id" not in again.argv
     assert again.argv[again.argv.index("--resume") + 1] == SESSION
-    assert [a for a in again.argv if a not in ("--resume",)] == [a for a in first.argv if a != "--session-id"]
-    assert (again.files, again.env, again.home, again.prompt) == (first.files, first.env, first.home, CONTINUE)
+    assert [a for a in again.argv if a not in ("--resume",)] == [
+        a for a in first.argv if a != "--session-id"
+    ]
+    assert (again.files, again.env, again.home, again.prompt) == (
+        first.files,
+        first.env,
+        first.home,
+        CONTINUE,
+    )
     for provider in (codex, claude):
         with pytest.raises(QuotingError):
             provider.plan(replace(req, resume="id\nrm -rf /"))

@@ -1,7 +1,7 @@
 """A provider runs out while the real Claude Code works on its turn (issue 13 item 3, ADR 0019): the
 conductor parks the worker until the provider's reset — interrupted, never killed —, routes the next
-dispatch to the other provider, and resumes the worker once the reset has come. The only stand-in is the
-remote model (tests/model_mock.py); the agent, its pane, hooks and bridge are real."""
+dispatch to the other provider, and resumes the worker once the reset has come. The only stand-in is
+the remote model (tests/model_mock.py); the agent, its pane, hooks and bridge are real."""
 
 from __future__ import annotations
 
@@ -30,12 +30,17 @@ def mock() -> Iterator[ModelMock]:
 
 
 def _route_to(chain: Chain, mock: ModelMock) -> None:
-    """The Claude role is the worker role; two providers of its family, both the mock, `claude-a` first."""
-    section = '\n[providers.{}]\nfamily = "anthropic"\nendpoint = "{}"\nmodels = {{ default = "test-model" }}\n'
+    """The Claude role is the worker role; two providers of its family, both the mock, `claude-a`
+    first."""
+    section = (
+        '\n[providers.{}]\nfamily = "anthropic"\nendpoint = "{}"\n'
+        'models = {{ default = "test-model" }}\n'
+    )
     providers_toml = section.format("claude-a", mock.base) + section.format("claude-b", mock.base)
     providers_toml += '\n[routing]\norder = ["claude-a", "claude-b"]\n'
     chain.edit_config(
-        lambda s: s.replace('role = "oms.command-executor"', f'role = "{ROLE}"') + providers_toml, commit=True
+        lambda s: s.replace('role = "oms.command-executor"', f'role = "{ROLE}"') + providers_toml,
+        commit=True,
     )
 
 
@@ -55,7 +60,9 @@ def test_a_worker_whose_provider_runs_out_is_parked_until_the_reset_then_resumed
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-e2e-test-key-0123456789abcdef")
     _route_to(deliverable, mock)
-    mock.script = Script([Call("read_dispatch", {}), Call("acknowledge_dispatch", {}), Hold(Say("still thinking"))])
+    mock.script = Script(
+        [Call("read_dispatch", {}), Call("acknowledge_dispatch", {}), Hold(Say("still thinking"))]
+    )
     dispatch_id, event_id = accepted(deliverable)
     with deliverable.workspace() as ws:
         assert ws.store.records("dispatch").read(dispatch_id).payload["provider_id"] == "claude-a"
@@ -66,15 +73,30 @@ def test_a_worker_whose_provider_runs_out_is_parked_until_the_reset_then_resumed
 
     with deliverable.workspace() as ws:
         until = add_ms(ws.now(), 60_000)
-        providers.rest(ws, "claude-a", Cooldown(until, "quota", "usage limit reached"), "test: the provider ran out")
+        providers.rest(
+            ws,
+            "claude-a",
+            Cooldown(until, "quota", "usage limit reached"),
+            "test: the provider ran out",
+        )
         report = conductor.tick(ws)
         phase = next(p for p in report.phases if p.name == "providers")
-        assert f"{dispatch_id}: parked until {until} (claude-a ran out)" in phase.done, phase.to_json()
+        assert f"{dispatch_id}: parked until {until} (claude-a ran out)" in phase.done, (
+            phase.to_json()
+        )
         worker = ws.store.records("worker").read(dispatch_id)
         session = ws.store.records("session").read(str(worker.payload["session_id"]))
-        assert (worker.payload["health"], session.state, session.payload["parked_until"]) == ("parked", "parked", until)
-        assert str(worker.payload["health_reason"]).startswith("quota: provider claude-a rests until")
-        assert Delivery.open(ws).observe(dispatch_id)["pane_live"] is True  # interrupted, never killed
+        assert (worker.payload["health"], session.state, session.payload["parked_until"]) == (
+            "parked",
+            "parked",
+            until,
+        )
+        assert str(worker.payload["health_reason"]).startswith(
+            "quota: provider claude-a rests until"
+        )
+        assert (
+            Delivery.open(ws).observe(dispatch_id)["pane_live"] is True
+        )  # interrupted, never killed
 
     # the next dispatch goes to the other provider while claude-a rests
     ticket_id, _ = deliverable.leased_ticket("Another ticket")
@@ -85,7 +107,9 @@ def test_a_worker_whose_provider_runs_out_is_parked_until_the_reset_then_resumed
     with deliverable.workspace() as ws:
         report = conductor.tick(ws)
         resumed = next(p for p in report.phases if p.name == "resume")
-        assert any(line.startswith(f"{dispatch_id}: resumed") for line in resumed.done), resumed.to_json()
+        assert any(line.startswith(f"{dispatch_id}: resumed") for line in resumed.done), (
+            resumed.to_json()
+        )
         assert ws.store.records("worker").read(dispatch_id).payload["health"] == "healthy"
         assert providers.route(ws, ws.config().roles[ROLE]).provider_id == "claude-a"
         Delivery.open(ws).stop(dispatch_id, "test over")

@@ -1,10 +1,11 @@
-"""End to end with the real Codex CLI and Claude Code (tmux panes, real hooks, the real bridge), against a
-loopback mock of each model API (tests/model_mock.py): the only stand-in is the remote model.
+"""End to end with the real Codex CLI and Claude Code (tmux panes, real hooks, the real bridge),
+against a loopback mock of each model API (tests/model_mock.py): the only stand-in is the remote
+model.
 
-The scripted model reads and acknowledges the dispatch, ends a turn early (the Stop gate must block it),
-tries a tool outside the role's allow-list (PreToolUse must deny it), changes a file, records the result,
-and ends its turn (the Stop gate must let it go). The records must end at `result-received` with the
-commit; `oms worker stop` must leave no pane and no process."""
+The scripted model reads and acknowledges the dispatch, ends a turn early (the Stop gate must block
+it), tries a tool outside the role's allow-list (PreToolUse must deny it), changes a file, records
+the result, and ends its turn (the Stop gate must let it go). The records must end at
+`result-received` with the commit; `oms worker stop` must leave no pane and no process."""
 
 from __future__ import annotations
 
@@ -39,15 +40,20 @@ def mock() -> Iterator[ModelMock]:
     server.stop()
 
 
-def _use(chain: Chain, role_id: str, model: str, transport: str, endpoint: str, tools: list[str]) -> None:
-    """Make `role_id` the worker role, talking to the mock, with `tools` granted by the committed policy."""
+def _use(
+    chain: Chain, role_id: str, model: str, transport: str, endpoint: str, tools: list[str]
+) -> None:
+    """Make `role_id` the worker role, talking to the mock, with `tools` granted by the committed
+    policy."""
 
     def change(text: str) -> str:
         text = text.replace('role = "oms.command-executor"', f'role = "{role_id}"')
         head, marker, tail = text.partition(f'[roles."{role_id}"]')
         assert marker, f"no {role_id} in the config"
         line = re.compile(rf'^model = "{re.escape(model)}"[^\n]*\n', re.MULTILINE)
-        assert line.search(tail), f"{role_id}'s model is not {model} (the scaffold changed? pass its model)"
+        assert line.search(tail), (
+            f"{role_id}'s model is not {model} (the scaffold changed? pass its model)"
+        )
         tail = line.sub(f'model = "test-model"\nendpoint = "{endpoint}"\n', tail, count=1)
         assert f'transport = "{transport}"' in tail
         return head + marker + tail
@@ -65,7 +71,9 @@ def _deliver(chain: Chain) -> tuple[str, str]:
     return dispatch_id, str(outcome["session_id"])
 
 
-def _wait_for_result(chain: Chain, dispatch_id: str, mock: ModelMock, timeout: float = 40.0) -> dict[str, Any]:
+def _wait_for_result(
+    chain: Chain, dispatch_id: str, mock: ModelMock, timeout: float = 40.0
+) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while True:
         with chain.workspace() as ws:
@@ -84,7 +92,8 @@ def _wait_for_result(chain: Chain, dispatch_id: str, mock: ModelMock, timeout: f
             longest = max(mock.seen, key=lambda s: len(s.results)).results if mock.seen else ()
             seen = [(name, text[:200]) for name, text in longest]
             raise AssertionError(
-                f"no result in {timeout}s: {view}\npane:\n{_pane_text(chain, dispatch_id)}\nmodel saw: {seen}"
+                f"no result in {timeout}s: {view}\npane:\n"
+                f"{_pane_text(chain, dispatch_id)}\nmodel saw: {seen}"
             )
         time.sleep(0.2)
 
@@ -100,7 +109,8 @@ def _pane_text(chain: Chain, dispatch_id: str) -> str:
 
 
 def _processes_of(dispatch_id: str) -> list[int]:
-    """Our processes that carry the dispatch in their environment (the pane and everything it started)."""
+    """Our processes that carry the dispatch in their environment (the pane and everything it
+    started)."""
     found = []
     needle = f"OMS_DISPATCH_ID={dispatch_id}".encode()
     for entry in os.listdir("/proc"):
@@ -143,7 +153,11 @@ def _check_result(chain: Chain, dispatch_id: str, session_id: str) -> str:
     result = access.obj(evidence.body, "payload")
     worktree = str(dispatch.payload["worktree_path"])
     head = git("rev-parse", "HEAD", cwd=worktree).strip()
-    assert (dispatch.state, result["status"], result["result_commit"]) == ("result-received", "completed", head)
+    assert (dispatch.state, result["status"], result["result_commit"]) == (
+        "result-received",
+        "completed",
+        head,
+    )
     assert git("show", "--format=", "--name-only", head, cwd=worktree).split() == ["AGENT.md"]
     assert git("status", "--porcelain", cwd=worktree) == ""
     assert (worker.state, worker.payload["end_reason"]) == ("done", "result-recorded")
@@ -153,7 +167,9 @@ def _check_result(chain: Chain, dispatch_id: str, session_id: str) -> str:
     return head
 
 
-def test_codex_goal_worker_end_to_end(deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_codex_goal_worker_end_to_end(
+    deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
     codex_home = deliverable.base / "user-codex-home"
     codex_home.mkdir()
     monkeypatch.setenv("CODEX_HOME", str(codex_home))  # no login: the role endpoint needs none
@@ -184,9 +200,9 @@ def test_codex_goal_worker_end_to_end(deliverable: Chain, mock: ModelMock, monke
     _stop_and_check_nothing_left(deliverable, dispatch_id)
 
 
-# Claude's Bash tool inside the sandbox: the change lands, a commit is refused (git metadata is read-only),
-# and a process detached with setsid (Claude runs every command in a new session) starts; `oms worker
-# stop` must end it with the sandbox's PID namespace.
+# Claude's Bash tool inside the sandbox: the change lands, a commit is refused (git metadata is
+# read-only), and a process detached with setsid (Claude runs every command in a new session)
+# starts; `oms worker stop` must end it with the sandbox's PID namespace.
 CHANGE_AND_DETACH = (
     "printf 'fixed by an agent\\n' > AGENT.md && "
     "{ git add AGENT.md 2>/dev/null && echo COMMIT-ALLOWED || echo COMMIT-REFUSED; } && "
@@ -216,12 +232,17 @@ def test_claude_interactive_worker_end_to_end(
     _wait_for_result(deliverable, dispatch_id, mock)
     head = _check_result(deliverable, dispatch_id, session_id)
     worktree = deliverable.base / "oms-worktrees" / "tkt-1"
-    assert git("log", "-1", "--format=%an", head, cwd=worktree).strip() == "oms worker"  # oms committed it
+    assert (
+        git("log", "-1", "--format=%an", head, cwd=worktree).strip() == "oms worker"
+    )  # oms committed it
     bash = [text for name, text in (r for s in mock.seen for r in s.results) if name == "Bash"]
     assert bash
     assert "COMMIT-REFUSED" in bash[0]
     assert "DETACHED" in bash[0]
-    assert any(b"sleep\x004242" in Path(f"/proc/{pid}/cmdline").read_bytes() for pid in _processes_of(dispatch_id))
+    assert any(
+        b"sleep\x004242" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        for pid in _processes_of(dispatch_id)
+    )
     texts = "\n".join(s.text for s in mock.seen)
     results = [r for s in mock.seen for r in s.results]
     assert CONTEXT in texts  # SessionStart's additionalContext reached the model
@@ -240,13 +261,18 @@ def _codex_advisor(chain: Chain, endpoint: str) -> None:
         head, marker, tail = text.partition('[roles."oms.exec-advisor"]')
         end = tail.find("\n[")
         rest = "" if end < 0 else tail[end:]
-        section = f'\nmodel = "test-model"\nendpoint = "{endpoint}"\ntransport = "codex_exec"\nsandbox = "read-only"\n'
+        section = (
+            f'\nmodel = "test-model"\nendpoint = "{endpoint}"\n'
+            f'transport = "codex_exec"\nsandbox = "read-only"\n'
+        )
         return head + marker + section + rest
 
     chain.edit_config(change, commit=True)
 
 
-def test_advisor_review_through_real_codex_exec(chain: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_advisor_review_through_real_codex_exec(
+    chain: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
     codex_home = chain.base / "user-codex-home"
     codex_home.mkdir()
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
@@ -254,7 +280,11 @@ def test_advisor_review_through_real_codex_exec(chain: Chain, mock: ModelMock, m
     def verdict(text: str) -> str:
         digest = re.findall(r'"dispatch_intent_sha256":"([0-9a-f]{64})"', text)[-1]
         return json.dumps(
-            {"verdict": "approve", "rationale": "A small, safe change.", "dispatch_intent_sha256": digest}
+            {
+                "verdict": "approve",
+                "rationale": "A small, safe change.",
+                "dispatch_intent_sha256": digest,
+            }
         )
 
     mock.script = Script([], final_text=verdict)

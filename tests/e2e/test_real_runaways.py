@@ -1,10 +1,10 @@
-"""Runaway agents with the real CLIs (issue 11), against the loopback model mock (tests/model_mock.py):
-their model never records a result.
+"""Runaway agents with the real CLIs (issue 11), against the loopback model mock
+(tests/model_mock.py): their model never records a result.
 
-Codex in `/goal` mode runs turn after turn (each firing Stop without `stop_hook_active`). The role's bound
-parks the worker `no_result` — the goal pauses (Escape, as `oms worker park` sends it) and the model is
-asked for nothing more — and `oms worker resume` resumes the goal itself (`/goal resume`: a plain prompt
-would run one turn and leave the goal paused), with a fresh bound.
+Codex in `/goal` mode runs turn after turn (each firing Stop without `stop_hook_active`). The role's
+bound parks the worker `no_result` — the goal pauses (Escape, as `oms worker park` sends it) and the
+model is asked for nothing more — and `oms worker resume` resumes the goal itself (`/goal resume`: a
+plain prompt would run one turn and leave the goal paused), with a fresh bound.
 
 Claude Code stops; the Stop gate blocks it three times and then lets it through: it would wait for a
 prompt nobody types, so its worker is parked `no_result`; `oms worker resume` prompts it again."""
@@ -29,7 +29,10 @@ TURNS = 6
 @pytest.fixture
 def mock() -> Iterator[ModelMock]:
     server = ModelMock(
-        Script([Call("read_dispatch", {}), Call("acknowledge_dispatch", {})], final_text=lambda _t: "Still on it.")
+        Script(
+            [Call("read_dispatch", {}), Call("acknowledge_dispatch", {})],
+            final_text=lambda _t: "Still on it.",
+        )
     ).start()
     yield server
     server.stop()
@@ -43,20 +46,31 @@ def _records(chain: Chain, dispatch_id: str) -> tuple[Any, Any, int]:
     return worker, history[-1], len(history)
 
 
-def _wait_parked(chain: Chain, dispatch_id: str, since_version: int, timeout: float = 60.0) -> tuple[Any, Any]:
+def _wait_parked(
+    chain: Chain, dispatch_id: str, since_version: int, timeout: float = 60.0
+) -> tuple[Any, Any]:
     deadline = time.monotonic() + timeout
     while True:
         worker, session, _ = _records(chain, dispatch_id)
-        # both records: a park writes the session, then the worker (a reader between the two sees the first)
-        if session.state == "parked" and session.version > since_version and worker.payload["health"] == "parked":
+        # both records: a park writes the session, then the worker (a reader between the two sees
+        # the first)
+        if (
+            session.state == "parked"
+            and session.version > since_version
+            and worker.payload["health"] == "parked"
+        ):
             return worker, session
         if time.monotonic() > deadline:
-            raise AssertionError(f"not parked in {timeout}s: {worker.payload}\n{_pane_text(chain, dispatch_id)}")
+            raise AssertionError(
+                f"not parked in {timeout}s: {worker.payload}\n{_pane_text(chain, dispatch_id)}"
+            )
         time.sleep(0.2)
 
 
 def _resume_when_due(chain: Chain, dispatch_id: str, session: Any) -> None:
-    chain.clock.ms = parse_ts(session.payload["parked_until"]) - parse_ts(chain.clock.base) + 1  # due
+    chain.clock.ms = (
+        parse_ts(session.payload["parked_until"]) - parse_ts(chain.clock.base) + 1
+    )  # due
     with chain.workspace() as ws:
         view = Delivery.open(ws).resume(dispatch_id)
     assert (view["worker_health"], view["session_state"]) == ("healthy", "running")
@@ -66,7 +80,9 @@ def _quiet(mock: ModelMock, seconds: float = 2.0) -> int:
     """The model requests once they stop coming (the goal paused)."""
     before = len(mock.seen)
     time.sleep(seconds)
-    assert len(mock.seen) == before, f"the model was still asked: {before} -> {len(mock.seen)} requests"
+    assert len(mock.seen) == before, (
+        f"the model was still asked: {before} -> {len(mock.seen)} requests"
+    )
     return before
 
 
@@ -79,7 +95,8 @@ def test_a_codex_goal_without_a_result_is_parked_and_resumes_its_goal(
     _use(deliverable, "oms.goal-long-executor", "gpt-6.2-sol", "codex_goal", mock.base + "/v1", [])
     deliverable.edit_config(
         lambda s: s.replace(
-            'transport = "codex_goal"', f'transport = "codex_goal"\nmax_turns_without_result = {TURNS}'
+            'transport = "codex_goal"',
+            f'transport = "codex_goal"\nmax_turns_without_result = {TURNS}',
         ),
         commit=True,
     )
@@ -92,11 +109,16 @@ def test_a_codex_goal_without_a_result_is_parked_and_resumes_its_goal(
     print(f"parked after {requests} model requests, {versions} session versions")
 
     _resume_when_due(deliverable, dispatch_id, session)
-    worker, _ = _wait_parked(deliverable, dispatch_id, session.version + 1)  # the goal ran its bound again
+    worker, _ = _wait_parked(
+        deliverable, dispatch_id, session.version + 1
+    )  # the goal ran its bound again
     assert (worker.payload["health"], worker.payload["health_reason"]) == ("parked", "no_result")
     more = _quiet(mock)
     assert more - requests >= TURNS  # the resumed goal took turns by itself, not one prompted turn
-    print(f"resumed: {more - requests} more model requests, {_records(deliverable, dispatch_id)[2]} versions")
+    print(
+        f"resumed: {more - requests} more model requests, "
+        f"{_records(deliverable, dispatch_id)[2]} versions"
+    )
     _stop_and_check_nothing_left(deliverable, dispatch_id)
 
 
@@ -108,7 +130,9 @@ def test_a_claude_worker_let_through_by_the_gate_is_parked_and_resumes(
     monkeypatch.setenv("HOME", str(home))  # Claude Code keeps caches under $HOME
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-e2e-test-key-0123456789abcdef")
     _use(deliverable, "oms.ticket-executor", "sonnet", "claude_interactive", mock.base, [])
-    mock.script = Script([Call("read_dispatch", {}), Call("acknowledge_dispatch", {}), Say("I am done.")])
+    mock.script = Script(
+        [Call("read_dispatch", {}), Call("acknowledge_dispatch", {}), Say("I am done.")]
+    )
     dispatch_id, _ = _deliver(deliverable)
     worker, session = _wait_parked(deliverable, dispatch_id, 0)
     assert (worker.state, worker.payload["health"], worker.payload["health_reason"]) == (
@@ -118,7 +142,9 @@ def test_a_claude_worker_let_through_by_the_gate_is_parked_and_resumes(
     )
     assert session.payload["agent_stopped_at"] is not None
     requests = _quiet(mock)
-    _resume_when_due(deliverable, dispatch_id, session)  # types "Continue the dispatch where you stopped."
+    _resume_when_due(
+        deliverable, dispatch_id, session
+    )  # types "Continue the dispatch where you stopped."
     worker, _ = _wait_parked(deliverable, dispatch_id, session.version + 1)
     assert (worker.payload["health"], worker.payload["health_reason"]) == ("parked", "no_result")
     assert _quiet(mock) > requests

@@ -18,14 +18,19 @@ from tests.helpers import REPO
 
 def _binary(name: str) -> Path:
     env = os.environ.get("OMS_TEST_BINARY")
-    path = Path(env) if env and name == "oms" else REPO / "dist" / ("oms/oms" if name == "oms" else name)
+    path = (
+        Path(env)
+        if env and name == "oms"
+        else REPO / "dist" / ("oms/oms" if name == "oms" else name)
+    )
     if not path.is_file():
         pytest.fail(f"{path} is missing: build it first with `python build/freeze.py`")
     return path
 
 
 def _fake_git(tmp_path: Path) -> tuple[Path, Path]:
-    """A `git` that records the environment it was given (the path is baked in: the env is allow-listed)."""
+    """A `git` that records the environment it was given (the path is baked in: the env is
+    allow-listed)."""
     out = tmp_path / "git-env.txt"
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -36,7 +41,9 @@ def _fake_git(tmp_path: Path) -> tuple[Path, Path]:
 
 
 @pytest.mark.parametrize("user_value", [None, "/opt/user-libs"])
-def test_case26_children_never_inherit_the_bundle_library_path(tmp_path: Path, user_value: str | None) -> None:
+def test_case26_children_never_inherit_the_bundle_library_path(
+    tmp_path: Path, user_value: str | None
+) -> None:
     bin_dir, out = _fake_git(tmp_path)
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
     if user_value:
@@ -78,7 +85,8 @@ def test_case26_onedir_leaves_no_mei_after_sigkill(tmp_path: Path) -> None:
 
 
 def test_onefile_would_leak_mei_when_killed(tmp_path: Path) -> None:
-    """Why onedir is primary (ADR 0005): the onefile bootloader, SIGKILLed, leaves its extraction behind."""
+    """Why onedir is primary (ADR 0005): the onefile bootloader, SIGKILLed, leaves its extraction
+    behind."""
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     proc = subprocess.Popen(
@@ -166,10 +174,11 @@ def _empty_into(cgroup: Path, parent: Path) -> None:
 
 
 def test_the_demo_runs_for_an_ordinary_user(tmp_path: Path) -> None:
-    """The sandbox without root: bubblewrap makes an unprivileged user namespace (the path every user who is
-    not root takes). As root, the frozen `oms demo` runs as `nobody` in a directory that user owns, inside
-    cgroups an administrator made that user's (what `oms doctor` tells an ordinary user to ask for: ADR
-    0025); the worker is sandboxed and bounded, its result recorded, and `oms worker stop` leaves nothing."""
+    """The sandbox without root: bubblewrap makes an unprivileged user namespace (the path every
+    user who is not root takes). As root, the frozen `oms demo` runs as `nobody` in a directory that
+    user owns, inside cgroups an administrator made that user's (what `oms doctor` tells an ordinary
+    user to ask for: ADR 0025); the worker is sandboxed and bounded, its result recorded, and `oms
+    worker stop` leaves nothing."""
     import json
     import shutil
     import tempfile
@@ -212,6 +221,8 @@ def test_the_demo_runs_for_an_ordinary_user(tmp_path: Path) -> None:
             str(data["repo"]),
             "--json",
         ]
-        stopped = subprocess.run(stop, capture_output=True, text=True, env=env, timeout=120, check=False)
+        stopped = subprocess.run(
+            stop, capture_output=True, text=True, env=env, timeout=120, check=False
+        )
         assert stopped.returncode == 0, stopped.stderr
         assert json.loads(stopped.stdout)["pane_live"] is False

@@ -1,4 +1,5 @@
-"""A deliverer process for the concurrency test: tries every event (in its own order) until each has a receipt.
+"""A deliverer process for the concurrency test: tries every event (in its own order) until each has
+a receipt.
 
 Usage: python -m tests.integration.deliver_child STATE REPO SEED EVENT...
 Prints one line per event it processed itself: `<event> <outcome status>`; then `done <lock waits>`.

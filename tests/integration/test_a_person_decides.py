@@ -70,7 +70,8 @@ def test_a_blocked_ticket_reopened_by_a_person_runs_again(fleet: Fleet, oms: Oms
     assert again.returncode == 1
     assert again.stderr.splitlines() == [
         "oms: error: ticket cannot reopen from state leased",
-        f"  hint: its attempt 2 holds it (leased to worker-1): `oms worker stop {dispatch}` ends it for a person first",
+        f"  hint: its attempt 2 holds it (leased to worker-1): `oms "
+        f"worker stop {dispatch}` ends it for a person first",
     ]
     stopped = _cli(oms, fleet, "worker", "stop", dispatch)  # the hint, as printed
     assert stopped.returncode == 0, stopped.stderr
@@ -78,7 +79,9 @@ def test_a_blocked_ticket_reopened_by_a_person_runs_again(fleet: Fleet, oms: Oms
     assert _cli(oms, fleet, "ticket", "reopen", ticket, "--person", "Ann").returncode == 0
 
 
-def test_a_quarantined_ticket_reopened_counts_its_failures_afresh(fleet: Fleet, oms: OmsCommand) -> None:
+def test_a_quarantined_ticket_reopened_counts_its_failures_afresh(
+    fleet: Fleet, oms: OmsCommand
+) -> None:
     """A reopened quarantine would be quarantined again by its next failure, its five still within
     the hour."""
     ticket = fleet.add("Always fail")
@@ -106,11 +109,15 @@ def test_a_quarantined_ticket_reopened_counts_its_failures_afresh(fleet: Fleet, 
                     failure=failure,
                 )
             else:
-                tickets.retry(ws, grant.ticket, session_id=session, failure=failure, retry_after=ws.now())
+                tickets.retry(
+                    ws, grant.ticket, session_id=session, failure=failure, retry_after=ws.now()
+                )
     state, payload = fleet.tickets()[ticket]
     assert state == "blocked"
     assert str(payload["reason"]).startswith("quarantined after 5 failures")
-    done = _cli(oms, fleet, "ticket", "retry", ticket, "--person", "ann", "--reason", "fixed the check")
+    done = _cli(
+        oms, fleet, "ticket", "retry", ticket, "--person", "ann", "--reason", "fixed the check"
+    )
     assert done.returncode == 0, done.stderr
     state, payload = fleet.tickets()[ticket]
     assert (state, payload["attempt"], payload["failures"]) == ("open", 6, [])

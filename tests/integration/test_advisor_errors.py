@@ -1,6 +1,7 @@
-"""An advisor that cannot work says why and what to do (issue 15): the real Codex CLI and Claude Code, not
-logged in and with no role endpoint, are refused before they run (each CLI asked, offline, in well under a
-second: no 31 s of retries), and an advisor that fails says its own last line and what it means."""
+"""An advisor that cannot work says why and what to do (issue 15): the real Codex CLI and Claude
+Code, not logged in and with no role endpoint, are refused before they run (each CLI asked, offline,
+in well under a second: no 31 s of retries), and an advisor that fails says its own last line and
+what it means."""
 
 from __future__ import annotations
 
@@ -22,7 +23,12 @@ def _advisor_on(chain: Chain, transport: str, model: str) -> None:
         head, marker, tail = text.partition('[roles."oms.exec-advisor"]')
         end = tail.find("\n[")
         rest = "" if end < 0 else tail[end:]
-        return head + marker + f'\nmodel = "{model}"\ntransport = "{transport}"\nsandbox = "read-only"\n' + rest
+        return (
+            head
+            + marker
+            + f'\nmodel = "{model}"\ntransport = "{transport}"\nsandbox = "read-only"\n'
+            + rest
+        )
 
     chain.edit_config(change, commit=True)
 
@@ -42,8 +48,18 @@ def logged_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize(
     ("transport", "model", "said", "todo"),
     [
-        ("codex_exec", "gpt-5-codex", "cannot run the advisor: the Codex CLI is not logged in", "run `codex login`"),
-        ("claude_print", "sonnet", "cannot run the advisor: Claude Code is not logged in", "`/login`"),
+        (
+            "codex_exec",
+            "gpt-5-codex",
+            "cannot run the advisor: the Codex CLI is not logged in",
+            "run `codex login`",
+        ),
+        (
+            "claude_print",
+            "sonnet",
+            "cannot run the advisor: Claude Code is not logged in",
+            "`/login`",
+        ),
     ],
 )
 def test_a_cli_that_is_not_logged_in_is_refused_before_it_runs(
@@ -67,7 +83,13 @@ def test_the_cli_says_it_in_one_line_with_what_to_do(chain: Chain) -> None:
     _, _, dispatch_id = chain.proposed()
     _advisor_on(chain, "codex_exec", "gpt-5-codex")
     done = oms_command().run(
-        "dispatch", "review", dispatch_id, "--state-root", str(chain.state), "--config-root", str(chain.repo)
+        "dispatch",
+        "review",
+        dispatch_id,
+        "--state-root",
+        str(chain.state),
+        "--config-root",
+        str(chain.repo),
     )
     assert done.returncode == 1
     first, hint = done.stderr.splitlines()[:2]
@@ -83,7 +105,8 @@ def test_an_advisor_that_fails_says_its_last_line_and_what_it_means(chain: Chain
     with chain.workspace() as ws, pytest.raises(AdvisorError) as info:
         dispatches.review(ws, dispatch_id)
     assert info.value.message.endswith(
-        "exited 1: ERROR: stream disconnected: failed to lookup address information: Name does not resolve"
+        "exited 1: ERROR: stream disconnected: failed to lookup "
+        "address information: Name does not resolve"
     )
     assert "could not be reached" in info.value.diagnostics()
 
@@ -102,10 +125,15 @@ def test_claudes_error_envelope_is_said_as_claude_said_it() -> None:
 
     plan = advisor.Plan(("claude", "-p"), b"", "claude")
     # what Claude Code 2.1.332 printed here, not logged in, with `-p --output-format json` (exit 0)
-    out = b'{"type":"result","subtype":"success","is_error":true,"result":"Not logged in \xc2\xb7 Please run /login"}'
+    out = (
+        b'{"type":"result","subtype":"success","is_error":true,'
+        b'"result":"Not logged in \xc2\xb7 Please run /login"}'
+    )
     run = advisor.AdvisorRun(("claude", "-p"), 0, out, "t0", "t1")
     with pytest.raises(AdvisorError) as info:
         advisor.verdict(plan, run)
-    assert info.value.message.startswith("advisor claude failed: Not logged in ")  # (one line, shown safely)
+    assert info.value.message.startswith(
+        "advisor claude failed: Not logged in "
+    )  # (one line, shown safely)
     assert info.value.message.endswith(" Please run /login")
     assert "`/login`" in info.value.diagnostics()

@@ -1,7 +1,7 @@
 """Fuzzing both doors against a real state root: hook stdin and MCP lines (random JSON, wrong types,
 huge values, broken UTF-8, control characters) -> no crash, no traceback, and rejected input changes
-nothing in the state root. The doors are what the broker applies (`hooks.answer`, the bridge's tools);
-the relays are fuzzed as real processes against a real broker."""
+nothing in the state root. The doors are what the broker applies (`hooks.answer`, the bridge's
+tools); the relays are fuzzed as real processes against a real broker."""
 
 from __future__ import annotations
 
@@ -28,8 +28,14 @@ junk_text = st.text(
     alphabet=st.characters(codec="utf-8", categories=("L", "N", "P", "S", "Cc", "Zs")), max_size=40
 ) | st.sampled_from(["", "\x00", "\u2028", "a" * 5000, "../../etc", "%0", "$(touch /tmp/x)"])
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | junk_text,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(junk_text, children, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | junk_text,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(junk_text, children, max_size=4)
+    ),
     max_leaves=15,
 )
 
@@ -51,16 +57,22 @@ def _hook_docs(bound: Bound) -> st.SearchStrategy[bytes]:
         {},
         optional={
             "hook_event_name": st.sampled_from(hooks.EVENTS) | json_values,
-            "session_id": st.sampled_from([bound.session_id, "019a7c1e-5b2f-7d40-8e3a-2b6c9f0e1d42"]) | json_values,
+            "session_id": st.sampled_from(
+                [bound.session_id, "019a7c1e-5b2f-7d40-8e3a-2b6c9f0e1d42"]
+            )
+            | json_values,
             "stop_hook_active": st.booleans() | json_values,
-            "tool_name": st.sampled_from(["spawn_agent", "mcp__oms_worker__read_dispatch", "Bash"]) | json_values,
+            "tool_name": st.sampled_from(["spawn_agent", "mcp__oms_worker__read_dispatch", "Bash"])
+            | json_values,
             "tool_input": json_values,
             "prompt": json_values,
             "cwd": json_values,
         },
     ).map(lambda d: json.dumps(d).encode())
     broken = st.binary(max_size=300) | json_values.map(lambda v: json.dumps(v).encode())
-    mangled = fields.flatmap(lambda b: st.integers(0, max(len(b) - 1, 0)).map(lambda i: b[:i] + b"\xff" + b[i + 1 :]))
+    mangled = fields.flatmap(
+        lambda b: st.integers(0, max(len(b) - 1, 0)).map(lambda i: b[:i] + b"\xff" + b[i + 1 :])
+    )
     return fields | broken | mangled
 
 
@@ -73,9 +85,14 @@ def test_hook_fuzz(bound: Bound, ws: Workspace, data: st.DataObject) -> None:
     binding = bound.binding(provider, allowed)
     registered = data.draw(st.sampled_from(HOOK_EVENTS))
     oms_wrote = bound.hook_args(provider, allowed, event=registered)[2:]
-    argv = data.draw(  # what oms wrote, or what an agent typed: another provider, other tools, no event, junk
+    # what oms wrote, or what an agent typed: another provider, other tools, no event, junk
+    argv = data.draw(
         st.just(oms_wrote)
-        | st.just(bound.hook_args("codex" if provider != "codex" else "claude", allowed, event=registered)[2:])
+        | st.just(
+            bound.hook_args(
+                "codex" if provider != "codex" else "claude", allowed, event=registered
+            )[2:]
+        )
         | st.just(bound.hook_args(provider, "Write", event=registered)[2:])
         | st.just(oms_wrote[2:])
         | st.lists(junk_text, max_size=12)
@@ -91,7 +108,10 @@ def test_hook_fuzz(bound: Bound, ws: Workspace, data: st.DataObject) -> None:
     event("hook rejected" if err else "hook accepted")
     if err and "liveness" not in err:  # rejected: nothing changed
         assert snapshot(bound.chain.state) == before
-    if hook_event(argv) in (None, "PreToolUse"):  # fail closed: allowed only when everything checks out
+    if hook_event(argv) in (
+        None,
+        "PreToolUse",
+    ):  # fail closed: allowed only when everything checks out
         if answer == {}:
             assert argv == oms_wrote
             assert registered == "PreToolUse"
@@ -121,7 +141,8 @@ def _mcp_lines() -> st.SearchStrategy[bytes]:
             "id": st.integers(0, 10**6),
             "method": st.just("tools/call"),
             "params": st.fixed_dictionaries(
-                {"name": st.sampled_from(list(bridge.TOOL_META)) | junk_text}, optional={"arguments": arguments}
+                {"name": st.sampled_from(list(bridge.TOOL_META)) | junk_text},
+                optional={"arguments": arguments},
             ),
         }
     )
@@ -130,11 +151,14 @@ def _mcp_lines() -> st.SearchStrategy[bytes]:
         optional={
             "jsonrpc": st.just("2.0") | json_values,
             "id": st.integers() | json_values,
-            "method": st.sampled_from(["initialize", "ping", "tools/list", "server/discover"]) | junk_text,
+            "method": st.sampled_from(["initialize", "ping", "tools/list", "server/discover"])
+            | junk_text,
             "params": json_values,
         },
     )
-    as_line = (call | other | st.lists(call | other, max_size=3)).map(lambda m: json.dumps(m).encode())
+    as_line = (call | other | st.lists(call | other, max_size=3)).map(
+        lambda m: json.dumps(m).encode()
+    )
     return as_line | st.binary(max_size=300)
 
 
@@ -149,7 +173,12 @@ def test_bridge_fuzz(bound: Bound, ws: Workspace, lines: list[bytes], version: s
     dispatch_id, session_id = bridge.parse_args(bound.bridge_args()[2:])
     host = bridge.Tools(bridge.BridgeArgs(dispatch_id, session_id, bound.nonce), lambda: ws)
     session = mcp.Session("oms-worker-bridge", "t", "", bridge.tools(), host.call)
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": version}}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": version},
+    }
     mcp.handle_line(session, json.dumps(init).encode())
     try:
         for line in lines:
@@ -167,8 +196,8 @@ def test_bridge_fuzz(bound: Bound, ws: Workspace, lines: list[bytes], version: s
 @settings(max_examples=20, deadline=None, suppress_health_check=FIXTURES)
 @given(stdin=st.binary(max_size=200) | json_values.map(lambda v: json.dumps(v).encode()))
 def test_bridge_process_fuzz(bound: Bound, stdin: bytes) -> None:
-    """The real relay and a real broker: random input then EOF -> exit 0, only JSON-RPC lines on stdout, no
-    traceback."""
+    """The real relay and a real broker: random input then EOF -> exit 0, only JSON-RPC lines on
+    stdout, no traceback."""
     before = snapshot(bound.chain.state)
     done = subprocess.run(
         [*oms_command().argv, *bound.bridge_args()],
@@ -189,8 +218,8 @@ def test_bridge_process_fuzz(bound: Bound, stdin: bytes) -> None:
 def test_stray_writes_in_the_broker_never_reach_the_protocol(
     bound: Bound, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    """A tool that prints (Python or C level) inside the broker cannot corrupt the protocol: the relay's
-    stdout carries only what the broker sends over the socket."""
+    """A tool that prints (Python or C level) inside the broker cannot corrupt the protocol: the
+    relay's stdout carries only what the broker sends over the socket."""
     import os
 
     real = bridge.Tools.read_dispatch
@@ -202,8 +231,18 @@ def test_stray_writes_in_the_broker_never_reach_the_protocol(
 
     monkeypatch.setattr(bridge.Tools, "read_dispatch", noisy)
     requests = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read_dispatch", "arguments": {}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25"},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "read_dispatch", "arguments": {}},
+        },
     ]
     stdin = b"".join(json.dumps(r).encode() + b"\n" for r in requests)
     done = subprocess.run(
@@ -234,7 +273,8 @@ def test_hook_stdin_is_read_with_a_cap(bound: Bound, ws: Workspace) -> None:
     )
     assert json.loads(out) == {}
     assert "larger than" in err
-    done = subprocess.run(  # the real relay reads at most the cap and the broker refuses it the same way
+    # the real relay reads at most the cap and the broker refuses it the same way
+    done = subprocess.run(
         [*oms_command().argv, *bound.hook_args("claude", event="SessionStart")],
         input=big,
         capture_output=True,

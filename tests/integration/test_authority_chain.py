@@ -1,5 +1,5 @@
-"""The authority chain end to end with real git: add -> lease -> worktree -> propose -> review -> accept,
-and every way it must refuse."""
+"""The authority chain end to end with real git: add -> lease -> worktree -> propose -> review ->
+accept, and every way it must refuse."""
 
 from __future__ import annotations
 
@@ -133,7 +133,8 @@ def test_policy_changed_after_propose_blocks_review_and_accept(chain: Chain, how
 
 def test_policy_granting_extra_capabilities_is_refused_at_propose(chain: Chain) -> None:
     chain.edit_policy(
-        lambda d: d["roles"]["oms.command-executor"].update(capabilities=["repository-read"]), commit=True
+        lambda d: d["roles"]["oms.command-executor"].update(capabilities=["repository-read"]),
+        commit=True,
     )
     ticket_id, _ = chain.leased_ticket()
     with chain.workspace() as ws, pytest.raises(AuthorityChangedError, match="expected exactly"):
@@ -144,17 +145,25 @@ def test_policy_granting_extra_capabilities_is_refused_at_propose(chain: Chain) 
     ("change", "field"),
     [
         (('model = "script"', 'model = "bigger-model"'), "model_id"),
-        (('model = "script"', 'model = "script"\nendpoint = "https://gateway.example.com/v1"'), "model_endpoint"),
+        (
+            ('model = "script"', 'model = "script"\nendpoint = "https://gateway.example.com/v1"'),
+            "model_endpoint",
+        ),
     ],
     ids=["model", "endpoint"],
 )
-def test_config_change_after_review_blocks_accept(chain: Chain, change: tuple[str, str], field: str) -> None:
+def test_config_change_after_review_blocks_accept(
+    chain: Chain, change: tuple[str, str], field: str
+) -> None:
     """The model and the endpoint its traffic goes to are part of what the advisor approved."""
     _, _, dispatch_id = chain.proposed()
     with chain.workspace() as ws:
         dispatches.review(ws, dispatch_id)
     chain.edit_config(lambda s: s.replace(*change), commit=True)
-    with chain.workspace() as ws, pytest.raises(AuthorityChangedError, match=f"changed since it was approved: {field}"):
+    with (
+        chain.workspace() as ws,
+        pytest.raises(AuthorityChangedError, match=f"changed since it was approved: {field}"),
+    ):
         dispatches.accept(ws, dispatch_id)
 
 
@@ -175,7 +184,8 @@ def test_expired_lease_blocks_accept_and_retry_starts_from_recorded_commit(chain
     assert (expired.state, expired.payload["attempt"]) == ("open", 2)
     assert evidence["evidence_kind"] == "lease-expiry"
     assert access.obj(evidence, "payload")["worktree_start_commit"] == start
-    # the agent committed in the worktree meanwhile; the next attempt still starts from the recorded commit
+    # the agent committed in the worktree meanwhile; the next attempt still starts from the recorded
+    # commit
     wt = chain.base / "oms-worktrees" / ticket_id
     (wt / "half-done.txt").write_text("partial work\n")
     git("add", "-A", cwd=wt)
@@ -257,12 +267,17 @@ def test_github_ticket_needs_a_person_started_live_authorization(chain: Chain) -
 def test_bad_github_json_refused(chain: Chain, doc: dict[str, object]) -> None:
     with chain.workspace() as ws, pytest.raises(InvalidInputError):
         tickets.import_github(ws, json.dumps(doc).encode())
-    assert not (chain.state / "records" / "ticket").exists() or not list((chain.state / "records" / "ticket").iterdir())
+    assert not (chain.state / "records" / "ticket").exists() or not list(
+        (chain.state / "records" / "ticket").iterdir()
+    )
 
 
 def test_human_approval_only_where_policy_allows(chain: Chain) -> None:
     _, _, dispatch_id = chain.proposed()
-    with chain.workspace() as ws, pytest.raises(AuthorityChangedError, match="does not allow human approval"):
+    with (
+        chain.workspace() as ws,
+        pytest.raises(AuthorityChangedError, match="does not allow human approval"),
+    ):
         dispatches.approve(ws, dispatch_id, person="Alice", rationale="lgtm")
     chain.edit_policy(lambda d: d.update(human_approval=True), commit=True)
     _, _, second = chain.proposed("Another ticket")

@@ -20,7 +20,12 @@ EACH = 100
 def test_eight_writers_hundred_transitions_each(tmp_path: Path, oms: OmsCommand) -> None:
     state = tmp_path / "state"
     (tmp_path / "repo").mkdir()
-    assert oms.run("init", "--state-root", str(state), "--config-root", str(tmp_path / "repo")).returncode == 0
+    assert (
+        oms.run(
+            "init", "--state-root", str(state), "--config-root", str(tmp_path / "repo")
+        ).returncode
+        == 0
+    )
     with Store.open(str(state)) as store:
         store.records("worker").create(
             "dsp-storm",
@@ -32,7 +37,15 @@ def test_eight_writers_hundred_transitions_each(tmp_path: Path, oms: OmsCommand)
         )
     children = [
         subprocess.Popen(
-            [sys.executable, "-m", "tests.integration.writer_child", "storm", str(state), str(k), str(EACH)],
+            [
+                sys.executable,
+                "-m",
+                "tests.integration.writer_child",
+                "storm",
+                str(state),
+                str(k),
+                str(EACH),
+            ],
             cwd=REPO,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

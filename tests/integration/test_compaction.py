@@ -1,7 +1,8 @@
-"""Compaction (issue 14 item 5, ADR 0022) on a real chain's state root: an ended ticket whose work is merged and
-whose worktree is gone has its dispatch, worker and session records, evidence, events and receipts moved into
-one archive; the ledger still verifies, `oms store verify` still passes, the ticket still shows, the timeline
-still reads; nothing unfinished is ever compacted, and a compaction killed anywhere is finished by the next."""
+"""Compaction (issue 14 item 5, ADR 0022) on a real chain's state root: an ended ticket whose work
+is merged and whose worktree is gone has its dispatch, worker and session records, evidence, events
+and receipts moved into one archive; the ledger still verifies, `oms store verify` still passes, the
+ticket still shows, the timeline still reads; nothing unfinished is ever compacted, and a compaction
+killed anywhere is finished by the next."""
 
 from __future__ import annotations
 
@@ -43,10 +44,16 @@ def _ended(chain: Chain) -> tuple[str, str]:
 
 
 def _files_of(chain: Chain, dispatch_id: str) -> list[Path]:
-    return [p for kind in ("dispatch", "worker") for p in (chain.state / "records" / kind / dispatch_id).glob("*")]
+    return [
+        p
+        for kind in ("dispatch", "worker")
+        for p in (chain.state / "records" / kind / dispatch_id).glob("*")
+    ]
 
 
-def test_an_ended_ticket_is_compacted_into_one_archive_and_everything_still_verifies(chain: Chain) -> None:
+def test_an_ended_ticket_is_compacted_into_one_archive_and_everything_still_verifies(
+    chain: Chain,
+) -> None:
     ticket_id, dispatch_id = _ended(chain)
     early = _compact(chain)
     assert early.compacted == []
@@ -64,7 +71,9 @@ def test_an_ended_ticket_is_compacted_into_one_archive_and_everything_still_veri
     assert int(str(row["bytes_after"])) < int(str(row["bytes_before"]))
     assert not (chain.state / "records" / "dispatch" / dispatch_id).exists()
     assert not (chain.state / "records" / "worker" / dispatch_id).exists()
-    assert (chain.state / "records" / "ticket" / ticket_id).is_dir()  # the ticket stays: its id is never reused
+    assert (
+        chain.state / "records" / "ticket" / ticket_id
+    ).is_dir()  # the ticket stays: its id is never reused
     with Store.open(str(chain.state)) as store:
         archive = compaction.read(store.state.root, ticket_id)
     assert archive is not None
@@ -73,7 +82,9 @@ def test_an_ended_ticket_is_compacted_into_one_archive_and_everything_still_veri
     assert any(p.startswith(f"records/worker/{dispatch_id}/") for p in archive.files)
     problems, compacted = _audit(chain)
     assert problems == []
-    assert compacted == int(str(row["files"])) - sum(1 for p in archive.files if p.startswith("outbox/"))
+    assert compacted == int(str(row["files"])) - sum(
+        1 for p in archive.files if p.startswith("outbox/")
+    )
     assert store_verify(str(chain.state)).ok
     again = _compact(chain)
     assert again.compacted == []
@@ -93,7 +104,9 @@ def test_the_cli_shows_a_compacted_ticket_and_its_timeline(chain: Chain) -> None
     log = oms_command().run("audit", "log", "--dispatch", dispatch_id, "--json", *where)
     assert log.returncode == 0, log.stderr
     whats = [r["what"] for r in json.loads(log.stdout)["entries"]]
-    assert any(w.startswith(f"dispatch {dispatch_id} v") and "-> result-received" in w for w in whats), whats
+    assert any(
+        w.startswith(f"dispatch {dispatch_id} v") and "-> result-received" in w for w in whats
+    ), whats
     gone = oms_command().run("dispatch", "show", dispatch_id, *where)
     assert gone.returncode != 0
     assert "compacted" in gone.stderr
@@ -109,7 +122,9 @@ def test_the_cli_compacts_and_reports_in_text_and_json(chain: Chain) -> None:
     text = oms_command().run("store", "compact", "--dry-run", *where)
     assert text.returncode == 0, text.stderr
     assert "0 would compact, 0 KiB freed; 0 kept; 1 ended ticket(s) not due yet" in text.stdout
-    chain.edit_config(lambda s: s.replace("compact_after_days = 1", "compact_after_days = 0"), commit=True)
+    chain.edit_config(
+        lambda s: s.replace("compact_after_days = 1", "compact_after_days = 0"), commit=True
+    )
     off = oms_command().run("store", "compact", "--json", *where)
     assert off.returncode == 0, off.stderr
     assert json.loads(off.stdout)["off"] is True
@@ -144,12 +159,16 @@ def test_a_compaction_killed_after_its_archive_is_finished_by_the_next(chain: Ch
     ticket_id, dispatch_id = _ended(chain)
     chain.clock.advance(2 * 24 * 60)
     assert [r["ticket_id"] for r in _compact(chain).compacted] == [ticket_id]
-    with Store.open(str(chain.state)) as store:  # put back what a compaction killed right after its note left
+    with Store.open(
+        str(chain.state)
+    ) as store:  # put back what a compaction killed right after its note left
         archive = compaction.read(store.state.root, ticket_id)
     assert archive is not None
     for rel, data in archive.files.items():
         path = chain.state / rel
-        if rel.startswith(f"records/worker/{dispatch_id}/"):  # this record was moved aside, not yet deleted
+        if rel.startswith(
+            f"records/worker/{dispatch_id}/"
+        ):  # this record was moved aside, not yet deleted
             path = chain.state / compaction.RETIRED / f"worker.{dispatch_id}" / path.name
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         path.write_bytes(data)
@@ -163,7 +182,10 @@ def test_a_compaction_killed_after_its_archive_is_finished_by_the_next(chain: Ch
     assert [r["ticket_id"] for r in done.compacted] == [ticket_id]
     assert not (chain.state / "records" / "dispatch" / dispatch_id).exists()
     assert list((chain.state / compaction.RETIRED).iterdir()) == []
-    assert not any(p.name in {n.rsplit("/", 1)[-1] for n in archive.files} for p in (chain.state / "events").iterdir())
+    assert not any(
+        p.name in {n.rsplit("/", 1)[-1] for n in archive.files}
+        for p in (chain.state / "events").iterdir()
+    )
     assert _audit(chain)[0] == []
     assert store_verify(str(chain.state)).ok
 

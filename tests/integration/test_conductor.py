@@ -29,22 +29,38 @@ def _dispatches_per_ticket(fleet: Fleet) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for dispatch_id in records.ids():
             d = records.read(dispatch_id)
-            out.setdefault(str(d.payload["ticket_id"]), []).append(f"{d.payload['attempt']}:{d.state}")
+            out.setdefault(str(d.payload["ticket_id"]), []).append(
+                f"{d.payload['attempt']}:{d.state}"
+            )
         return out
 
 
 def test_a_queue_is_worked_through_never_above_the_pool(fleet: Fleet) -> None:
     ids = [fleet.add(f"Ticket {n}", priority=None if n else 1) for n in range(4)]
     first = fleet.tick()
-    leased = [line.split(":")[0] for p in first.phases if p.name == "fill" for line in p.done if "leased" in line]
+    leased = [
+        line.split(":")[0]
+        for p in first.phases
+        if p.name == "fill"
+        for line in p.done
+        if "leased" in line
+    ]
     assert leased == [ids[0], ids[1]]  # priority 1, then the oldest; two slots
-    assert [line.split(" to ")[1] for p in first.phases if p.name == "fill" for line in p.done if "leased" in line] == [
+    assert [
+        line.split(" to ")[1]
+        for p in first.phases
+        if p.name == "fill"
+        for line in p.done
+        if "leased" in line
+    ] == [
         "worker-1",
         "worker-2",
     ]
     fleet.until(lambda: _all(fleet, "done"))
     assert max(sum(1 for c in r.classes.values() if c == "alive") for r in fleet.reports) <= 2
-    assert _dispatches_per_ticket(fleet) == {t: ["1:resolved"] for t in ids}  # one attempt each, all resolved
+    assert _dispatches_per_ticket(fleet) == {
+        t: ["1:resolved"] for t in ids
+    }  # one attempt each, all resolved
     for report in fleet.reports:
         names = [p.name for p in report.phases]
         assert names == [
@@ -80,10 +96,16 @@ def test_a_tick_with_nothing_to_do_writes_nothing(fleet: Fleet) -> None:
     assert _files(fleet.state) == before
 
 
-def test_a_failed_attempt_is_retried_after_its_backoff_and_a_blocked_one_waits(fleet: Fleet) -> None:
+def test_a_failed_attempt_is_retried_after_its_backoff_and_a_blocked_one_waits(
+    fleet: Fleet,
+) -> None:
     failing = fleet.add("Please fail")
     blocked = fleet.add("Please block")
-    fleet.until(lambda: fleet.tickets()[blocked][0] == "blocked" and fleet.tickets()[failing][1]["attempt"] == 2)
+    fleet.until(
+        lambda: (
+            fleet.tickets()[blocked][0] == "blocked" and fleet.tickets()[failing][1]["attempt"] == 2
+        )
+    )
     state, payload = fleet.tickets()[blocked]
     assert state == "blocked"
     assert "the agent needs a person: blocked by the test worker" in str(payload["reason"])
@@ -98,7 +120,9 @@ def test_a_failed_attempt_is_retried_after_its_backoff_and_a_blocked_one_waits(f
     assert fleet.tickets()[failing][0] == "open"
     fleet.shift_ms += 11_000
     retried = fleet.tick()
-    assert any(line.startswith(f"{failing}: leased to worker-") for p in retried.phases for line in p.done)
+    assert any(
+        line.startswith(f"{failing}: leased to worker-") for p in retried.phases for line in p.done
+    )
     assert fleet.tickets()[blocked][0] == "blocked"  # never retried blindly
 
 
@@ -118,9 +142,21 @@ def test_five_failures_within_an_hour_quarantine_the_ticket(fleet: Fleet) -> Non
     assert reason.startswith("quarantined after 5 failures within an hour (attempts 1, 2, 3, 4, 5;")
     failures = payload["failures"]
     assert isinstance(failures, list)
-    assert [f["attempt"] for f in failures] == [1, 2, 3, 4, 5]  # every attempt listed, with its reason
+    assert [f["attempt"] for f in failures] == [
+        1,
+        2,
+        3,
+        4,
+        5,
+    ]  # every attempt listed, with its reason
     attempts = sorted(_dispatches_per_ticket(fleet)[failing])
-    assert [a.split(":")[0] for a in attempts] == ["1", "2", "3", "4", "5"]  # one dispatch per attempt
+    assert [a.split(":")[0] for a in attempts] == [
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+    ]  # one dispatch per attempt
     assert all(a.split(":")[1] in ("resolved", "cancelled") for a in attempts)
 
 
@@ -128,16 +164,32 @@ def test_a_pane_oms_cannot_prove_it_started_is_left_alone(fleet: Fleet) -> None:
     sock = f"{fleet.state}/tmux.sock"
     fleet.add("Ticket")
     fleet.tick()  # the server runs now
-    subprocess.run(["tmux", "-S", sock, "new-session", "-d", "-s", "dsp-notours", "sleep 300"], check=True)
     subprocess.run(
-        ["tmux", "-S", sock, "set-option", "-p", "-t", "=dsp-notours:", "@oms_dispatch", "dsp-notours"], check=True
+        ["tmux", "-S", sock, "new-session", "-d", "-s", "dsp-notours", "sleep 300"], check=True
+    )
+    subprocess.run(
+        [
+            "tmux",
+            "-S",
+            sock,
+            "set-option",
+            "-p",
+            "-t",
+            "=dsp-notours:",
+            "@oms_dispatch",
+            "dsp-notours",
+        ],
+        check=True,
     )
     report = fleet.tick()
     assert report.unknown_panes == ["dsp-notours"]
     fleet.until(lambda: _all(fleet, "done"))
     fleet.tick()
     listed = subprocess.run(
-        ["tmux", "-S", sock, "list-sessions", "-F", "#{session_name}"], capture_output=True, text=True, check=False
+        ["tmux", "-S", sock, "list-sessions", "-F", "#{session_name}"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert "dsp-notours" in listed.stdout.split()
 
@@ -161,7 +213,9 @@ def _deadline_case(fleet: Fleet) -> None:
     fleet.shift_ms += 2 * 60_000 + 1000
     report = fleet.tick()
     deadlines = next(p for p in report.phases if p.name == "deadlines")
-    assert any("stopped at its 2-minute deadline" in line for line in deadlines.done), report.to_json()
+    assert any("stopped at its 2-minute deadline" in line for line in deadlines.done), (
+        report.to_json()
+    )
     with fleet.workspace() as ws:
         (worker,) = [ws.store.records("worker").read(w) for w in ws.store.records("worker").ids()]
     assert (worker.payload["health"], worker.payload["end_reason"]) == ("stopped", "deadline")

@@ -1,7 +1,8 @@
-"""Reconciliation after `kill -9` (the conductor's acceptance test): `oms conductor run` killed with SIGKILL
-at random points and restarted, over a real fleet (`tests/restart.py`: real git, tmux, panes, sandboxes,
-bridges), loses no result, launches no agent twice, classifies every worker in its first tick and leaves
-nothing running; and the points of a launch where a kill did harm, each killed exactly there."""
+"""Reconciliation after `kill -9` (the conductor's acceptance test): `oms conductor run` killed with
+SIGKILL at random points and restarted, over a real fleet (`tests/restart.py`: real git, tmux,
+panes, sandboxes, bridges), loses no result, launches no agent twice, classifies every worker in its
+first tick and leaves nothing running; and the points of a launch where a kill did harm, each killed
+exactly there."""
 
 from __future__ import annotations
 
@@ -38,9 +39,9 @@ def one(tmp_path: Path) -> Iterator[Fleet]:
 
 
 def test_a_conductor_killed_ten_times_loses_nothing_and_starts_nothing_twice(fleet: Fleet) -> None:
-    """Ten SIGKILLs 0.2-3 s after a start (seeded), each followed by a restart, then the queue finishes:
-    0 duplicate launches, 0 lost results, every worker classified by each restart's first tick, nothing
-    left running."""
+    """Ten SIGKILLs 0.2-3 s after a start (seeded), each followed by a restart, then the queue
+    finishes: 0 duplicate launches, 0 lost results, every worker classified by each restart's first
+    tick, nothing left running."""
     outcome = scenario(fleet, rounds=10, seed=SEED, min_delay=0.2, max_delay=3.0, settle_s=150)
     report = outcome.to_json()
     assert outcome.kills == 10, report
@@ -50,14 +51,17 @@ def test_a_conductor_killed_ten_times_loses_nothing_and_starts_nothing_twice(fle
     assert outcome.unclassified == [], report
     assert outcome.left_running == [], report
     assert outcome.tick_failures == [], report
-    assert outcome.restarts_classified >= 1, report  # the last run's first tick at least was checked
+    assert outcome.restarts_classified >= 1, (
+        report
+    )  # the last run's first tick at least was checked
     assert outcome.dispatches >= 14, report
 
 
-# ---------------------------------------------------------------- the windows, killed at their exact point
+# --------------------------------------------------------- the windows, killed at their exact point
 def _killing_tmux(where: Path, after: str) -> dict[str, str]:
-    """An environment whose `tmux` runs the real one and, the first time its arguments include `after`,
-    then SIGKILLs its caller (the `oms conductor tick` that ran it): a kill at that exact point."""
+    """An environment whose `tmux` runs the real one and, the first time its arguments include
+    `after`, then SIGKILLs its caller (the `oms conductor tick` that ran it): a kill at that exact
+    point."""
     real = shutil.which("tmux")
     assert real is not None
     where.mkdir()
@@ -76,13 +80,23 @@ def _killing_tmux(where: Path, after: str) -> dict[str, str]:
 
 def _killed_tick(fleet: Fleet, env: dict[str, str]) -> None:
     argv = [*oms_command().argv, "conductor", "tick", "--json", "--state-root", fleet.state]
-    done = subprocess.run([*argv, "--config-root", fleet.repo], env=env, capture_output=True, timeout=120, check=False)
+    done = subprocess.run(
+        [*argv, "--config-root", fleet.repo], env=env, capture_output=True, timeout=120, check=False
+    )
     assert done.returncode == -9, done.stderr
 
 
 def _panes(fleet: Fleet) -> list[str]:
     listed = subprocess.run(
-        ["tmux", "-S", f"{fleet.state}/tmux.sock", "list-panes", "-a", "-F", "#{session_name} #{@oms_dispatch}"],
+        [
+            "tmux",
+            "-S",
+            f"{fleet.state}/tmux.sock",
+            "list-panes",
+            "-a",
+            "-F",
+            "#{session_name} #{@oms_dispatch}",
+        ],
         capture_output=True,
         text=True,
         check=False,
@@ -100,22 +114,26 @@ def _log(fleet: Fleet, session_id: str) -> str:
 
 
 def _killed_after_new_session(fleet: Fleet, where: Path) -> tuple[str, str]:
-    """A tick killed as its `new-session` returned, before the pane registry and the session: (dispatch id,
-    session id) of the worker it was launching."""
+    """A tick killed as its `new-session` returned, before the pane registry and the session:
+    (dispatch id, session id) of the worker it was launching."""
     _killed_tick(fleet, _killing_tmux(where, "new-session"))
     with fleet.workspace() as ws:
         (dispatch_id,) = ws.store.records("dispatch").ids()
         dispatch = ws.store.records("dispatch").read(dispatch_id)
         session_id = str(dispatch.payload["session_id"])
         assert ws.store.records("session").read_if_exists(session_id) is None
-        assert ws.store.state.root.read_optional(f"panes/{dispatch_id}.json", 4096) is None  # no registry
+        assert (
+            ws.store.state.root.read_optional(f"panes/{dispatch_id}.json", 4096) is None
+        )  # no registry
     return dispatch_id, session_id
 
 
-def test_a_pane_made_by_a_conductor_killed_right_after_is_adopted_by_the_next_one(one: Fleet, tmp_path: Path) -> None:
-    """Killed as its `new-session` returned (before the tag, the pane registry and the session): the next
-    conductor sees the worker alive and delivers into that pane (`reused`): one attempt, one start, and
-    its pane closed once it ended."""
+def test_a_pane_made_by_a_conductor_killed_right_after_is_adopted_by_the_next_one(
+    one: Fleet, tmp_path: Path
+) -> None:
+    """Killed as its `new-session` returned (before the tag, the pane registry and the session): the
+    next conductor sees the worker alive and delivers into that pane (`reused`): one attempt, one
+    start, and its pane closed once it ended."""
     dispatch_id, session_id = _killed_after_new_session(one, tmp_path / "bin")
     first = one.tick()
     assert first.classes == {dispatch_id: "alive"}
@@ -132,12 +150,13 @@ def test_a_pane_made_by_a_conductor_killed_right_after_is_adopted_by_the_next_on
 def test_an_agent_does_not_run_ahead_of_the_session_a_killed_conductor_never_registered(
     one: Fleet, tmp_path: Path
 ) -> None:
-    """The pane's supervisor starts the agent only once the session exists: killed before registering it,
-    the conductor leaves the agent waiting, and the next conductor's re-delivery registers it; the agent
-    then runs once, held by its Stop gate until its result. Before, the agent ran without a session: it
-    acknowledged its dispatch (no re-delivery takes an acknowledged one: no session, no registry, ever),
-    its Stop gate — no session to hold it — let it stop without a result, and its changes left in the
-    worktree refused every retry until the ticket was quarantined."""
+    """The pane's supervisor starts the agent only once the session exists: killed before
+    registering it, the conductor leaves the agent waiting, and the next conductor's re-delivery
+    registers it; the agent then runs once, held by its Stop gate until its result. Before, the
+    agent ran without a session: it acknowledged its dispatch (no re-delivery takes an acknowledged
+    one: no session, no registry, ever), its Stop gate — no session to hold it — let it stop without
+    a result, and its changes left in the worktree refused every retry until the ticket was
+    quarantined."""
     dispatch_id, session_id = _killed_after_new_session(one, tmp_path / "bin")
     spec = Path(one.state, "panes", f"{dispatch_id}.launch.json")
     poll(lambda: not spec.exists(), 30, "the pane's supervisor to take its spec")
@@ -146,7 +165,9 @@ def test_an_agent_does_not_run_ahead_of_the_session_a_killed_conductor_never_reg
         assert STARTED not in _log(one, session_id), "the agent started before its session existed"
         time.sleep(0.1)
     with one.workspace() as ws:
-        assert ws.store.records("dispatch").read(dispatch_id).state == "accepted"  # nothing ran ahead
+        assert (
+            ws.store.records("dispatch").read(dispatch_id).state == "accepted"
+        )  # nothing ran ahead
     one.until(lambda: all(state == "done" for state, _ in one.tickets().values()))
     ((_, payload),) = one.tickets().values()
     assert payload["attempt"] == 1
@@ -158,10 +179,10 @@ def test_an_agent_does_not_run_ahead_of_the_session_a_killed_conductor_never_reg
 def test_a_conductor_killed_between_accepting_and_the_delivery_event_finishes_the_acceptance(
     one: Fleet, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Killed after the dispatch became `accepted` and before its worker and delivery event were written
-    (here even in the worker's create, after its record's directory): the next tick accepts it again
-    (which finishes what the crash left undone) and delivers it, instead of reporting "no event" every tick
-    while the ticket stays leased."""
+    """Killed after the dispatch became `accepted` and before its worker and delivery event were
+    written (here even in the worker's create, after its record's directory): the next tick accepts
+    it again (which finishes what the crash left undone) and delivers it, instead of reporting "no
+    event" every tick while the ticket stays leased."""
 
     class Killed(BaseException):
         pass
@@ -181,9 +202,13 @@ def test_a_conductor_killed_between_accepting_and_the_delivery_event_finishes_th
         assert ws.store.records("worker").read_if_exists(dispatch_id) is None
     workers = Path(one.state, "records", "worker")
     workers.mkdir(mode=0o700, exist_ok=True)
-    (workers / dispatch_id).mkdir(mode=0o700)  # the worker's create cut short too, before its first version
+    (workers / dispatch_id).mkdir(
+        mode=0o700
+    )  # the worker's create cut short too, before its first version
     again = one.tick()
-    assert f"{dispatch_id}: its acceptance finished (its delivery event was missing)" in _phase(again, "deliver")
+    assert f"{dispatch_id}: its acceptance finished (its delivery event was missing)" in _phase(
+        again, "deliver"
+    )
     assert f"{dispatch_id}: delivered (created)" in _phase(again, "deliver")
     one.until(lambda: all(state == "done" for state, _ in one.tickets().values()))
     with one.workspace() as ws:

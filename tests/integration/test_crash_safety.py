@@ -92,7 +92,9 @@ def _check_records(state: Path) -> int:
             history = records.history(f"dsp-{i}") if records.versions(f"dsp-{i}") else []
             for rec in history:
                 assert rec.payload["end_detail"] == f"step {rec.version}"
-                assert rec.state == expected_state(rec.version) if rec.version else rec.state == "idle"
+                assert (
+                    rec.state == expected_state(rec.version) if rec.version else rec.state == "idle"
+                )
             total += len(history)
         return total
 
@@ -125,7 +127,12 @@ def test_sigkill_at_random_points_never_tears_a_record(
 ) -> None:
     state = tmp_path / "state"
     (tmp_path / "repo").mkdir()
-    assert oms.run("init", "--state-root", str(state), "--config-root", str(tmp_path / "repo")).returncode == 0
+    assert (
+        oms.run(
+            "init", "--state-root", str(state), "--config-root", str(tmp_path / "repo")
+        ).returncode
+        == 0
+    )
     rng = random.Random(f"crash-{publish}")
     writers = Writers(state, {**os.environ, "OMS_FSIO_PUBLISH": publish})
     progress = []

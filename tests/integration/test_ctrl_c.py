@@ -123,7 +123,9 @@ def test_ctrl_c_says_what_it_waits_for_and_a_second_ends_it_and_its_advisor(
     assert not any("Traceback" in line for line in conductor.err)
 
 
-def test_a_ticks_ctrl_c_ends_it_and_its_advisor_at_once(fleet: Fleet, oms: OmsCommand, tmp_path: Path) -> None:
+def test_a_ticks_ctrl_c_ends_it_and_its_advisor_at_once(
+    fleet: Fleet, oms: OmsCommand, tmp_path: Path
+) -> None:
     conductor = Conductor(oms, fleet, "tick")
     advisor = None
     try:
@@ -135,10 +137,14 @@ def test_a_ticks_ctrl_c_ends_it_and_its_advisor_at_once(fleet: Fleet, oms: OmsCo
         conductor.end()
         if advisor is not None and _alive(advisor):
             os.kill(advisor, signal.SIGKILL)
-    assert any(x.startswith("oms: stopping now, at fill: tkt-1: the advisor") for x in conductor.err)
+    assert any(
+        x.startswith("oms: stopping now, at fill: tkt-1: the advisor") for x in conductor.err
+    )
 
 
-def test_a_conductor_killed_leaves_no_advisor_behind(fleet: Fleet, oms: OmsCommand, tmp_path: Path) -> None:
+def test_a_conductor_killed_leaves_no_advisor_behind(
+    fleet: Fleet, oms: OmsCommand, tmp_path: Path
+) -> None:
     """SIGKILL: nothing of the conductor runs to end it; the kernel does (PR_SET_PDEATHSIG)."""
     conductor = Conductor(oms, fleet, "run", "--interval", "1")
     advisor = None

@@ -44,7 +44,8 @@ def _deliver(chain: Chain, event_id: str) -> JsonObject:
 
 
 def _running(chain: Chain, mode: str = "wait") -> str:
-    """The dispatch id of a worker delivered into a real pane and running (its script has started)."""
+    """The dispatch id of a worker delivered into a real pane and running (its script has
+    started)."""
     out = use_worker(chain, mode)
     dispatch_id, event_id = accepted(chain)
     _deliver(chain, event_id)
@@ -86,7 +87,9 @@ def test_deliver_launches_once_in_a_real_pane(deliverable: Chain) -> None:
     assert verify(str(deliverable.state)).ok
 
 
-def test_pane_environment_is_allow_listed(deliverable: Chain, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pane_environment_is_allow_listed(
+    deliverable: Chain, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OMS_TEST_SECRET", "do-not-leak")
     out = use_worker(deliverable)
     _, event_id = accepted(deliverable)
@@ -104,22 +107,32 @@ def test_stop_leaves_no_pane_and_no_process(deliverable: Chain) -> None:
         view = delivery.stop(dispatch_id, "test is over")
         assert delivery.panes.list() == []
     assert not _pid_alive(pane.pane_pid)
-    assert (view["worker_health"], view["worker_activity"], view["session_state"]) == ("stopped", "blocked", "stopped")
+    assert (view["worker_health"], view["worker_activity"], view["session_state"]) == (
+        "stopped",
+        "blocked",
+        "stopped",
+    )
     assert view["end_reason"] == "stopped"
     assert "test is over" in str(view["end_detail"])
     assert not (deliverable.state / "panes" / f"{dispatch_id}.json").exists()
     assert (
         not (deliverable.state / "tmux.sock").exists()
         or subprocess.run(
-            ["tmux", "-S", str(deliverable.state / "tmux.sock"), "ls"], capture_output=True, check=False
+            ["tmux", "-S", str(deliverable.state / "tmux.sock"), "ls"],
+            capture_output=True,
+            check=False,
         ).returncode
         != 0
     )
     assert verify(str(deliverable.state)).ok
 
 
-@pytest.mark.parametrize(("mode", "reason", "detail"), [("exit0", "exit", "status 0"), ("exit3", "exit", "status 3")])
-def test_end_reason_when_the_worker_exits(deliverable: Chain, mode: str, reason: str, detail: str) -> None:
+@pytest.mark.parametrize(
+    ("mode", "reason", "detail"), [("exit0", "exit", "status 0"), ("exit3", "exit", "status 3")]
+)
+def test_end_reason_when_the_worker_exits(
+    deliverable: Chain, mode: str, reason: str, detail: str
+) -> None:
     out = use_worker(deliverable, mode)
     dispatch_id, event_id = accepted(deliverable)
     _deliver(deliverable, event_id)
@@ -138,12 +151,16 @@ def test_end_reason_when_the_worker_exits(deliverable: Chain, mode: str, reason:
     assert recorded is not None
     assert registry is not None
     assert pane is not None
-    assert recorded["pane_pid"] == registry["pane_pid"] == pane.pane_pid  # the record names its own pane
+    assert (
+        recorded["pane_pid"] == registry["pane_pid"] == pane.pane_pid
+    )  # the record names its own pane
 
 
-def test_a_launch_that_found_a_live_pane_never_makes_one_for_a_spec_it_did_not_write(deliverable: Chain) -> None:
-    """GAP_STALE_EXIT (ADR 0014): a launch that decided on a live pane (it wrote no spec) and finds it gone
-    at `ensure` raises instead of creating a pane that would run whatever spec is left."""
+def test_a_launch_that_found_a_live_pane_never_makes_one_for_a_spec_it_did_not_write(
+    deliverable: Chain,
+) -> None:
+    """GAP_STALE_EXIT (ADR 0014): a launch that decided on a live pane (it wrote no spec) and finds
+    it gone at `ensure` raises instead of creating a pane that would run whatever spec is left."""
     dispatch_id = _running(deliverable)
     sock = str(deliverable.state / "tmux.sock")
     with deliverable.workspace() as ws:
@@ -151,7 +168,9 @@ def test_a_launch_that_found_a_live_pane_never_makes_one_for_a_spec_it_did_not_w
         subprocess.run(["tmux", "-S", sock, "kill-session", "-t", f"={dispatch_id}"], check=True)
         with pytest.raises(ProcessError, match="ended before this launch could reuse it") as raised:
             panes.ensure(dispatch_id, argv=("sleep", "60"), cwd=str(deliverable.repo), create=False)
-        assert f"`oms worker resume {dispatch_id}`" in raised.value.message  # the park's reason says what to do
+        assert (
+            f"`oms worker resume {dispatch_id}`" in raised.value.message
+        )  # the park's reason says what to do
         assert panes.observe(dispatch_id) is None
 
 
@@ -173,7 +192,8 @@ def test_end_reason_when_killed_by_a_signal(deliverable: Chain) -> None:
 
 
 def _processes_of(dispatch_id: str) -> list[int]:
-    """Live processes whose command line or environment names `dispatch_id` (the pane's whole tree)."""
+    """Live processes whose command line or environment names `dispatch_id` (the pane's whole
+    tree)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -188,10 +208,13 @@ def _processes_of(dispatch_id: str) -> list[int]:
 
 
 @pytest.mark.parametrize(("mode", "signum"), [("silent", 1), ("stubborn", 1)])
-def test_no_process_outlives_a_killed_tmux_server(deliverable: Chain, mode: str, signum: int) -> None:
-    """The kernel sends a hang-up only to the pane's session leader (`oms worker supervise`): it must take
-    the agent down and record it. It passes SIGHUP to its group, where bubblewrap dies of it and takes
-    the sandbox's whole PID namespace along: an agent that ignores SIGHUP and SIGTERM goes too."""
+def test_no_process_outlives_a_killed_tmux_server(
+    deliverable: Chain, mode: str, signum: int
+) -> None:
+    """The kernel sends a hang-up only to the pane's session leader (`oms worker supervise`): it
+    must take the agent down and record it. It passes SIGHUP to its group, where bubblewrap dies of
+    it and takes the sandbox's whole PID namespace along: an agent that ignores SIGHUP and SIGTERM
+    goes too."""
     out = use_worker(deliverable, mode)
     dispatch_id, event_id = accepted(deliverable)
     _deliver(deliverable, event_id)
@@ -205,8 +228,14 @@ def test_no_process_outlives_a_killed_tmux_server(deliverable: Chain, mode: str,
     ended = json.loads((deliverable.state / "panes" / f"{dispatch_id}.exit.json").read_text())
     assert (ended["status"], ended["signal"]) == (None, signum)
     with deliverable.workspace() as ws:
-        view = Delivery.open(ws).observe(dispatch_id)  # no pane and no server left: the record tells
-    assert (view["end_reason"], view["worker_health"], view["pane_live"]) == ("signal", "stopped", False)
+        view = Delivery.open(ws).observe(
+            dispatch_id
+        )  # no pane and no server left: the record tells
+    assert (view["end_reason"], view["worker_health"], view["pane_live"]) == (
+        "signal",
+        "stopped",
+        False,
+    )
     assert f"signal {signum}" in str(view["end_detail"])
 
 
@@ -217,9 +246,13 @@ def test_a_pane_killed_with_its_server_and_no_record_ends_unrecorded(deliverable
         pane = delivery.panes.observe(dispatch_id)
         assert pane is not None
         os.killpg(pane.pane_pid, 9)  # the supervisor too: nobody records this end
-        subprocess.run(["tmux", "-S", str(deliverable.state / "tmux.sock"), "kill-server"], check=True)
+        subprocess.run(
+            ["tmux", "-S", str(deliverable.state / "tmux.sock"), "kill-server"], check=True
+        )
         deadline = time.monotonic() + 20
-        while _processes_of(dispatch_id) or group_alive(pane.pane_pid):  # a dying process may hide its environ
+        while _processes_of(dispatch_id) or group_alive(
+            pane.pane_pid
+        ):  # a dying process may hide its environ
             assert time.monotonic() < deadline
             time.sleep(0.05)
         view = delivery.observe(dispatch_id)
@@ -228,7 +261,9 @@ def test_a_pane_killed_with_its_server_and_no_record_ends_unrecorded(deliverable
     assert "the end was not recorded" in str(view["end_detail"])
 
 
-def test_a_pane_that_cannot_be_seen_while_its_processes_live_ends_nothing(deliverable: Chain) -> None:
+def test_a_pane_that_cannot_be_seen_while_its_processes_live_ends_nothing(
+    deliverable: Chain,
+) -> None:
     dispatch_id = _running(deliverable, "silent")
     socket = deliverable.state / "tmux.sock"
     hidden = deliverable.state / "tmux.sock.hidden"
@@ -244,7 +279,7 @@ def test_a_pane_that_cannot_be_seen_while_its_processes_live_ends_nothing(delive
     assert len(_processes_of(dispatch_id)) >= 2
 
 
-# ------------------------------------------------------------------ every authority check parks the worker
+# ----------------------------------------------------------- every authority check parks the worker
 def _edit_policy(chain: Chain) -> None:
     chain.edit_policy(lambda d: d["roles"]["oms.command-executor"]["tools"].pop(), commit=True)
 
@@ -371,7 +406,9 @@ def test_repository_code_never_runs_during_checkout_verification(deliverable: Ch
     del dispatch_id
 
 
-def test_github_ticket_delivery_needs_live_authorization_and_journals_first(deliverable: Chain) -> None:
+def test_github_ticket_delivery_needs_live_authorization_and_journals_first(
+    deliverable: Chain,
+) -> None:
     use_worker(deliverable)
     issue = {"number": 3, "title": "t", "body": "b", "url": "https://github.com/o/r/issues/3"}
     with deliverable.workspace() as ws:
@@ -400,7 +437,9 @@ def test_event_binding_mismatch_refuses_without_a_receipt(deliverable: Chain) ->
     with deliverable.workspace() as ws:
         event = ws.store.events.read(event_id)
         forged = {**event.payload, "attempt": 2}
-        ws.store.events.create("evt-forged", "dispatch-delivery-requested", event.created_at, forged)
+        ws.store.events.create(
+            "evt-forged", "dispatch-delivery-requested", event.created_at, forged
+        )
     with pytest.raises(AuthorityChangedError, match="binding"):
         _deliver(deliverable, "evt-forged")
     assert not (deliverable.state / "outbox" / CONSUMER / "evt-forged.receipt.json").exists()
@@ -426,7 +465,9 @@ def test_advanced_dispatch_is_recovered_not_relaunched(deliverable: Chain) -> No
             actor="oms-system",
             observed_at=add_ms(rec.observed_at, 1),
         )
-    os.unlink(deliverable.state / "outbox" / CONSUMER / f"{event_id}.receipt.json")  # as if we crashed before it
+    os.unlink(
+        deliverable.state / "outbox" / CONSUMER / f"{event_id}.receipt.json"
+    )  # as if we crashed before it
     again = _deliver(deliverable, event_id)["outcome"]
     assert isinstance(again, dict)
     assert (again["status"], again["dispatch_state"], again["pane_id"]) == (
@@ -459,7 +500,9 @@ def test_expired_attempt_checkout_is_restored_keeping_its_work(deliverable: Chai
     assert isinstance(outcome, dict)
     assert outcome["status"] == "created", outcome
     assert git("rev-parse", "HEAD", cwd=wt).strip() == start
-    assert git("rev-parse", f"refs/oms/expired/{ticket_id}-1", cwd=wt).strip() == partial  # nothing lost
+    assert (
+        git("rev-parse", f"refs/oms/expired/{ticket_id}-1", cwd=wt).strip() == partial
+    )  # nothing lost
     _wait_for(out)
 
 
@@ -476,10 +519,13 @@ def _expire_and_redeliver(deliverable: Chain, ticket_id: str) -> JsonObject:
     return outcome
 
 
-def test_expired_attempt_with_uncommitted_work_is_salvaged_then_restored(deliverable: Chain) -> None:
+def test_expired_attempt_with_uncommitted_work_is_salvaged_then_restored(
+    deliverable: Chain,
+) -> None:
     """Issue 14: the expired attempt's uncommitted and untracked work is committed by oms to
-    `refs/oms/salvage/<ticket>/<attempt>` before the reset (it used to park the retry); the new attempt
-    starts clean at its start commit; ignored files stay where they were (oms deletes nothing unkept)."""
+    `refs/oms/salvage/<ticket>/<attempt>` before the reset (it used to park the retry); the new
+    attempt starts clean at its start commit; ignored files stay where they were (oms deletes
+    nothing unkept)."""
     out = use_worker(deliverable)
     ticket_id, _, first = deliverable.proposed()
     with deliverable.workspace() as ws:
@@ -497,23 +543,31 @@ def test_expired_attempt_with_uncommitted_work_is_salvaged_then_restored(deliver
     ref = f"refs/oms/salvage/{ticket_id}/1"
     assert git("show", f"{ref}:notes.txt", cwd=wt) == "uncommitted thoughts\n"
     assert git("show", f"{ref}:README.md", cwd=wt) == "edited, not committed\n"
-    kept = subprocess.run(["git", "-C", str(wt), "show", f"{ref}:deep/er/new.bin"], capture_output=True, check=True)
+    kept = subprocess.run(
+        ["git", "-C", str(wt), "show", f"{ref}:deep/er/new.bin"], capture_output=True, check=True
+    )
     assert kept.stdout == bytes(range(256))
     assert (
         git("rev-parse", f"{ref}^", cwd=wt).strip()
         == git("rev-parse", f"refs/oms/expired/{ticket_id}-1", cwd=wt).strip()
     )
-    assert [row["ref"] for row in salvage.listed(str(deliverable.repo), ticket_id)] == [ref]  # `oms ticket show`
+    assert [row["ref"] for row in salvage.listed(str(deliverable.repo), ticket_id)] == [
+        ref
+    ]  # `oms ticket show`
     _wait_for(out)
 
 
-def test_expired_attempt_whose_work_cannot_be_salvaged_is_parked_not_wiped(deliverable: Chain) -> None:
+def test_expired_attempt_whose_work_cannot_be_salvaged_is_parked_not_wiped(
+    deliverable: Chain,
+) -> None:
     use_worker(deliverable)
     ticket_id, _, _ = deliverable.proposed()
     wt = deliverable.base / "oms-worktrees" / ticket_id
     git("commit", "-q", "--allow-empty", "-m", "partial", cwd=wt)
     (wt / "notes.txt").write_text("uncommitted thoughts\n")
-    git("update-ref", f"refs/oms/salvage/{ticket_id}", "HEAD", cwd=wt)  # a ref where the salvage refs' folder goes
+    git(
+        "update-ref", f"refs/oms/salvage/{ticket_id}", "HEAD", cwd=wt
+    )  # a ref where the salvage refs' folder goes
     outcome = _expire_and_redeliver(deliverable, ticket_id)
     assert outcome["status"] == "parked"
     assert "salvage ref" in str(outcome["reason"])
@@ -522,7 +576,8 @@ def test_expired_attempt_whose_work_cannot_be_salvaged_is_parked_not_wiped(deliv
 
 
 class _Keys:
-    """An `Activator` whose activation runs `then` (the real CLIs cannot be made to fail on demand)."""
+    """An `Activator` whose activation runs `then` (the real CLIs cannot be made to fail on
+    demand)."""
 
     def __init__(self, then: Callable[[str], None]) -> None:
         self.then = then
@@ -554,8 +609,14 @@ def test_failed_activation_with_a_live_pane_parks_pending_then_resumes(deliverab
         assert isinstance(result, dict)
         assert (result["status"], result["activation_pending"]) == ("parked", True)
         _wait_for(out)
-        view = base.resume(dispatch_id)  # the real activation (a command worker needs none) now succeeds
-    assert (view["worker_health"], view["worker_activity"], view["pane_live"]) == ("healthy", "working", True)
+        view = base.resume(
+            dispatch_id
+        )  # the real activation (a command worker needs none) now succeeds
+    assert (view["worker_health"], view["worker_activity"], view["pane_live"]) == (
+        "healthy",
+        "working",
+        True,
+    )
 
 
 def test_failed_activation_with_a_dead_pane_stops(deliverable: Chain) -> None:
@@ -612,7 +673,11 @@ def test_park_says_whether_it_interrupted_a_turn(deliverable: Chain) -> None:
         parked = Delivery.open(ws, activator=keys).park(dispatch_id, "lunch", until)
         again = Delivery.open(ws, activator=keys).park(dispatch_id, "lunch", until)
         Delivery.open(ws).stop(dispatch_id, "test is over")
-    assert (parked["parked"], again["parked"], keys.interrupted) == ("interrupted", "already", [dispatch_id])
+    assert (parked["parked"], again["parked"], keys.interrupted) == (
+        "interrupted",
+        "already",
+        [dispatch_id],
+    )
 
 
 def test_foreign_tmux_servers_are_never_touched(deliverable: Chain, tmp_path: Path) -> None:
@@ -621,9 +686,13 @@ def test_foreign_tmux_servers_are_never_touched(deliverable: Chain, tmp_path: Pa
     foreign = tmp_path / "foreign.sock"
     env = {**os.environ, "TMUX_TMPDIR": str(tmp_path)}
     subprocess.run(
-        ["tmux", "-S", str(foreign), "new-session", "-d", "-s", dispatch_id, "sleep 600"], env=env, check=True
+        ["tmux", "-S", str(foreign), "new-session", "-d", "-s", dispatch_id, "sleep 600"],
+        env=env,
+        check=True,
     )
-    subprocess.run(["tmux", "new-session", "-d", "-s", dispatch_id, "sleep 600"], env=env, check=True)  # default
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", dispatch_id, "sleep 600"], env=env, check=True
+    )  # default
     try:
         _deliver(deliverable, event_id)
         _wait_for(out)
@@ -645,7 +714,10 @@ def test_foreign_tmux_servers_are_never_touched(deliverable: Chain, tmp_path: Pa
 
 def test_worktree_path_with_spaces_quotes_and_dollar(deliverable: Chain) -> None:
     deliverable.edit_config(
-        lambda s: s.replace('directory = "../oms-worktrees"', 'directory = "../oms wt\'s $HOME `x`"'), commit=True
+        lambda s: s.replace(
+            'directory = "../oms-worktrees"', 'directory = "../oms wt\'s $HOME `x`"'
+        ),
+        commit=True,
     )
     out = use_worker(deliverable)
     dispatch_id, event_id = accepted(deliverable)
@@ -658,7 +730,8 @@ def test_worktree_path_with_spaces_quotes_and_dollar(deliverable: Chain) -> None
 
 def test_non_ascii_worktree_path_is_refused(deliverable: Chain) -> None:
     deliverable.edit_config(
-        lambda s: s.replace('directory = "../oms-worktrees"', 'directory = "../wt-\u00e9"'), commit=True
+        lambda s: s.replace('directory = "../oms-worktrees"', 'directory = "../wt-\u00e9"'),
+        commit=True,
     )
     use_worker(deliverable)
     _, event_id = accepted(deliverable)
@@ -691,14 +764,17 @@ def test_receipt_nonce_and_outcome_are_verified_by_store_verify(deliverable: Cha
 
 
 def _path_without_bwrap(base: Path, fake: str | None = None) -> str:
-    """A PATH with every tool delivery uses but bubblewrap (or a stand-in `bwrap` that prints `fake`)."""
+    """A PATH with every tool delivery uses but bubblewrap (or a stand-in `bwrap` that prints
+    `fake`)."""
     tools = base / "tools-bin"
     tools.mkdir()
     for name in ("git", "tmux", "sh", "codex", "claude"):
         found = shutil.which(name)
         if found:
             os.symlink(found, tools / name)
-    if fake is not None:  # a failure the real bubblewrap cannot be made to produce here (we are root)
+    if (
+        fake is not None
+    ):  # a failure the real bubblewrap cannot be made to produce here (we are root)
         stand_in = tools / "bwrap"
         stand_in.write_text(f"#!/bin/sh\necho '{fake}' >&2\nexit 1\n")
         stand_in.chmod(0o755)
@@ -731,9 +807,9 @@ def test_no_working_bubblewrap_parks_before_any_pane(
 
 
 def test_an_end_is_recorded_only_when_no_launch_is_under_way(deliverable: Chain) -> None:
-    """GAP_RECONCILE_AGAIN (ADR 0014): `reconcile` records an end only under the deliverer's lock of the
-    worker's launch, on the pane as it is then; while a launch holds that lock (a resume making a new pane
-    while the registry still names the old one) it records nothing."""
+    """GAP_RECONCILE_AGAIN (ADR 0014): `reconcile` records an end only under the deliverer's lock of
+    the worker's launch, on the pane as it is then; while a launch holds that lock (a resume making
+    a new pane while the registry still names the old one) it records nothing."""
     dispatch_id = _running(deliverable, "exit3")
     with deliverable.workspace() as ws:
         delivery = Delivery.open(ws)

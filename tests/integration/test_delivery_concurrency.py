@@ -1,4 +1,5 @@
-"""8 concurrent deliverer processes over the same 200 events: exactly 200 launches, 200 receipts, 0 duplicates."""
+"""8 concurrent deliverer processes over the same 200 events: exactly 200 launches, 200 receipts, 0
+duplicates."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def make_events(chain: Chain, count: int) -> list[str]:
 
 @pytest.mark.slow
 def test_eight_deliverers_two_hundred_events(deliverable: Chain) -> None:
-    # each worker exits at once (its supervisor records the exit): 200 live agents are not the point here
+    # each worker exits at once (its supervisor records the exit): 200 live agents are not the point
+    # here
     events = make_events(deliverable, EVENTS)
     children = [
         subprocess.Popen(

@@ -72,7 +72,9 @@ def test_a_path_a_launch_cannot_write_waits_and_moves_on_by_itself(
     reason = str(payload["reason"])
     assert reason.startswith(NEEDS_PERSON + "paths: the oms executable ")
     assert "(fix: install oms where its path is printable ASCII" in reason
-    assert any(line.startswith("the queue waits: needs a person: paths") for line in _lines(first, "fill"))
+    assert any(
+        line.startswith("the queue waits: needs a person: paths") for line in _lines(first, "fill")
+    )
     assert _dispatches(fleet) == []  # nothing proposed, reviewed or launched
     version = _versions(fleet, ticket)
     fleet.tick()
@@ -138,7 +140,9 @@ def test_a_claude_worker_not_logged_in_is_said_before_it_starts(
     if shutil.which("claude") is None:
         pytest.skip("needs Claude Code")
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    chain.edit_config(lambda s: s.replace('role = "oms.command-executor"', 'role = "oms.ticket-executor"'), True)
+    chain.edit_config(
+        lambda s: s.replace('role = "oms.command-executor"', 'role = "oms.ticket-executor"'), True
+    )
     ticket, _, dispatch_id = chain.proposed()
     with chain.workspace() as ws:
         dispatches.review(ws, dispatch_id)
@@ -158,7 +162,9 @@ def test_a_claude_worker_not_logged_in_is_said_before_it_starts(
         assert str(worker.payload["health_reason"]).startswith("not logged in: ")
         assert ws.store.records("session").ids() == []  # no agent ever started
     doctor = oms.run("doctor", *roots)
-    line = next(x for x in doctor.stdout.splitlines() if x.startswith("FAIL  login oms.ticket-executor"))
+    line = next(
+        x for x in doctor.stdout.splitlines() if x.startswith("FAIL  login oms.ticket-executor")
+    )
     assert "not logged in" in line
     assert "export ANTHROPIC_API_KEY" in line
     assert ticket

@@ -1,6 +1,7 @@
-"""Finishing a result (issue 14, ADR 0021) on real git, real bubblewrap, real files: `oms result verify` runs
-the committed checks in a sandbox against the tree a merge would make and signs the outcome; `merge` takes
-only that tree, on that base; `discard` archives before it removes anything."""
+"""Finishing a result (issue 14, ADR 0021) on real git, real bubblewrap, real files: `oms result
+verify` runs the committed checks in a sandbox against the tree a merge would make and signs the
+outcome; `merge` takes only that tree, on that base; `discard` archives before it removes
+anything."""
 
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ max_output_bytes = 4096
 
 
 def _result(chain: Chain, checks: str = CHECKS, text: str = "work\n") -> Bound:
-    """A dispatch with a completed result (one commit), the checks committed before it was proposed."""
+    """A dispatch with a completed result (one commit), the checks committed before it was
+    proposed."""
     chain.edit_config(lambda s: s + checks, commit=True)
     bound = bind(chain)
     tools = BoundTools(bound)
@@ -38,7 +40,8 @@ def _result(chain: Chain, checks: str = CHECKS, text: str = "work\n") -> Bound:
         assert tools.call("acknowledge_dispatch", {})[1] is False
         commit = bound.commit_change(text)
         result, is_error = tools.call(
-            "record_dispatch_result", {"status": "completed", "summary": "Done.", "result_commit": commit}
+            "record_dispatch_result",
+            {"status": "completed", "summary": "Done.", "result_commit": commit},
         )
         assert is_error is False, result
     finally:
@@ -54,14 +57,22 @@ def test_a_verified_result_merges_as_the_tree_that_was_checked(chain: Chain) -> 
         payload = access.obj(ws.store.evidence.get(done.ref).body, "payload")
         assert ws.store.evidence.get(done.ref).body["evidence_kind"] == "verification"
         checks = access.array(payload, "checks")
-        assert [access.integer(access.obj_at(checks, i), "exit_code") for i in range(len(checks))] == [0, 0]
-        assert not (chain.repo / "made-by-the-check").exists()  # the check ran in a fresh checkout, not here
+        assert [
+            access.integer(access.obj_at(checks, i), "exit_code") for i in range(len(checks))
+        ] == [0, 0]
+        assert not (
+            chain.repo / "made-by-the-check"
+        ).exists()  # the check ran in a fresh checkout, not here
         merged = finish.merge(ws, bound.dispatch_id)
-        ticket_id = access.text(ws.store.records("dispatch").read(bound.dispatch_id).payload, "ticket_id")
+        ticket_id = access.text(
+            ws.store.records("dispatch").read(bound.dispatch_id).payload, "ticket_id"
+        )
         ticket = ws.store.records("ticket").read(ticket_id)
     assert git("rev-parse", "main", cwd=chain.repo).strip() == merged.merged
     assert git("rev-parse", f"{merged.merged}^{{tree}}", cwd=chain.repo).strip() == done.tree
-    assert (chain.repo / "WORK.md").read_text() == "work\n"  # the checked-out branch moved with its files
+    assert (
+        chain.repo / "WORK.md"
+    ).read_text() == "work\n"  # the checked-out branch moved with its files
     assert git("status", "--porcelain", cwd=chain.repo) == ""
     assert ticket.state == "done"
 
@@ -123,8 +134,8 @@ def test_a_base_that_moved_needs_a_new_verification(chain: Chain) -> None:
 
 
 def test_the_checks_come_from_the_config_root_never_from_the_result(chain: Chain) -> None:
-    """The result commit rewrites `.oms/config.toml` to make every check `true`: the committed checks of the
-    config root's HEAD still run (and fail)."""
+    """The result commit rewrites `.oms/config.toml` to make every check `true`: the committed
+    checks of the config root's HEAD still run (and fail)."""
     strict = CHECKS.replace("grep -q work", "grep -q nothing-like-this")
     chain.edit_config(lambda s: s + strict, commit=True)
     bound = bind(chain)
@@ -135,9 +146,22 @@ def test_the_checks_come_from_the_config_root_never_from_the_result(chain: Chain
         config.write_text(config.read_text().replace("grep -q nothing-like-this", "true ||"))
         (bound.worktree / "WORK.md").write_text("work\n")
         git("add", "-A", cwd=bound.worktree)
-        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "work", cwd=bound.worktree)
+        git(
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "-m",
+            "work",
+            cwd=bound.worktree,
+        )
         commit = git("rev-parse", "HEAD", cwd=bound.worktree).strip()
-        tools.call("record_dispatch_result", {"status": "completed", "summary": "Done.", "result_commit": commit})
+        tools.call(
+            "record_dispatch_result",
+            {"status": "completed", "summary": "Done.", "result_commit": commit},
+        )
     finally:
         tools.close()
     with chain.workspace() as ws:
@@ -233,7 +257,9 @@ def test_discard_archives_before_it_removes_anything(chain: Chain) -> None:
         gone = finish.discard(ws, bound.dispatch_id, "not wanted")
     assert not bound.worktree.exists()
     assert git("branch", "--list", str(payload["worktree_branch"]), cwd=chain.repo) == ""
-    assert git("rev-parse", gone.archive_ref, cwd=chain.repo).strip() == head  # the work is still there
+    assert (
+        git("rev-parse", gone.archive_ref, cwd=chain.repo).strip() == head
+    )  # the work is still there
 
 
 def _end_worker(chain: Chain, bound: Bound) -> None:
@@ -249,7 +275,13 @@ def test_the_cli_verifies_merges_and_says_why_not(chain: Chain, oms: OmsCommand)
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return oms.run(
-            "result", *args, bound.dispatch_id, "--state-root", str(chain.state), "--config-root", str(chain.repo)
+            "result",
+            *args,
+            bound.dispatch_id,
+            "--state-root",
+            str(chain.state),
+            "--config-root",
+            str(chain.repo),
         )
 
     too_early = run("merge", "--json")

@@ -1,5 +1,6 @@
-"""Launches that meet a pane they did not make, fail once the pane exists, or relaunch over a dead pane
-(issue 11): real git, a real tmux server on the state root's private socket, a real command worker."""
+"""Launches that meet a pane they did not make, fail once the pane exists, or relaunch over a dead
+pane (issue 11): real git, a real tmux server on the state root's private socket, a real command
+worker."""
 
 from __future__ import annotations
 
@@ -36,7 +37,9 @@ class _Keys:
 
 def _tmux(chain: Chain, *args: str) -> subprocess.CompletedProcess[str]:
     sock, conf = str(chain.state / "tmux.sock"), str(chain.state / "tmux.conf")
-    return subprocess.run(["tmux", "-S", sock, "-f", conf, *args], capture_output=True, text=True, check=False)
+    return subprocess.run(
+        ["tmux", "-S", sock, "-f", conf, *args], capture_output=True, text=True, check=False
+    )
 
 
 def _other_launchers_pane(chain: Chain, dispatch_id: str) -> int:
@@ -44,7 +47,9 @@ def _other_launchers_pane(chain: Chain, dispatch_id: str) -> int:
     concurrent `new-session` meets as "duplicate session"); the pid of its pane."""
     with chain.workspace() as ws:
         Delivery.open(ws).panes.list()  # oms writes its tmux.conf before its first tmux call
-    made = _tmux(chain, "new-session", "-d", "-s", dispatch_id, "-c", str(chain.base), "exec sleep 600")
+    made = _tmux(
+        chain, "new-session", "-d", "-s", dispatch_id, "-c", str(chain.base), "exec sleep 600"
+    )
     assert made.returncode == 0, made.stderr
     listed = _tmux(chain, "list-panes", "-t", f"={dispatch_id}:", "-F", "#{pane_pid}")
     return int(listed.stdout.split()[0])
@@ -65,7 +70,8 @@ def _wait_until(what: Callable[[], bool], timeout: float = 20.0) -> None:
 
 
 def _processes_of(dispatch_id: str) -> list[int]:
-    """Live processes whose command line or environment names `dispatch_id` (a pane's whole tree)."""
+    """Live processes whose command line or environment names `dispatch_id` (a pane's whole
+    tree)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -91,7 +97,9 @@ def test_ensure_says_reused_for_a_session_another_launcher_made(deliverable: Cha
     dispatch_id, _ = accepted(deliverable)
     pid = _other_launchers_pane(deliverable, dispatch_id)
     with deliverable.workspace() as ws:
-        status, pane = Delivery.open(ws).panes.ensure(dispatch_id, argv=("sleep", "600"), cwd=str(deliverable.base))
+        status, pane = Delivery.open(ws).panes.ensure(
+            dispatch_id, argv=("sleep", "600"), cwd=str(deliverable.base)
+        )
     assert (status, pane.pane_pid, pane.dead) == ("reused", pid, False)
 
 
@@ -115,7 +123,9 @@ def test_the_launcher_that_created_the_pane_types_the_instruction(deliverable: C
 
 
 # ---------------------------------------------------------------------- bug 2: half-launched worker
-def test_a_failed_pane_registration_ends_the_pane_and_parks_naming_the_step(deliverable: Chain) -> None:
+def test_a_failed_pane_registration_ends_the_pane_and_parks_naming_the_step(
+    deliverable: Chain,
+) -> None:
     out = use_worker(deliverable, "silent")
     dispatch_id, event_id = accepted(deliverable)
     registry = deliverable.state / "panes" / f"{dispatch_id}.json"
@@ -130,14 +140,26 @@ def test_a_failed_pane_registration_ends_the_pane_and_parks_naming_the_step(deli
     with deliverable.workspace() as ws:
         dispatch = ws.store.records("dispatch").read(dispatch_id)
         worker = ws.store.records("worker").read(dispatch_id)
-        assert ws.store.records("session").read_if_exists(str(dispatch.payload["session_id"])) is None
-    assert (dispatch.state, worker.state, worker.payload["health"]) == ("accepted", "idle", "parked")
+        assert (
+            ws.store.records("session").read_if_exists(str(dispatch.payload["session_id"])) is None
+        )
+    assert (dispatch.state, worker.state, worker.payload["health"]) == (
+        "accepted",
+        "idle",
+        "parked",
+    )
     assert str(worker.payload["health_reason"]).startswith("registering the pane failed")
-    assert registry.read_text() == "{not a registry\n"  # not ours: kept for `oms store verify` to name
+    assert (
+        registry.read_text() == "{not a registry\n"
+    )  # not ours: kept for `oms store verify` to name
     registry.unlink()  # once it is gone, resume launches the parked worker
     with deliverable.workspace() as ws:
         view = Delivery.open(ws).resume(dispatch_id)
-    assert (view["session_state"], view["pane_live"], view["worker_health"]) == ("running", True, "healthy")
+    assert (view["session_state"], view["pane_live"], view["worker_health"]) == (
+        "running",
+        True,
+        "healthy",
+    )
     wait_for(out)
 
 
@@ -160,7 +182,9 @@ def test_a_relaunch_over_a_dead_pane_trusts_only_the_new_panes_end(deliverable: 
     dispatch_id, event_id = accepted(deliverable)
     with deliverable.workspace() as ws:  # an earlier launch's pane, ended (exit 7) and recorded
         delivery = Delivery.open(ws)
-        delivery.panes.ensure(dispatch_id, argv=("/bin/sh", "-c", "exit 7"), cwd=str(deliverable.base))
+        delivery.panes.ensure(
+            dispatch_id, argv=("/bin/sh", "-c", "exit 7"), cwd=str(deliverable.base)
+        )
         _wait_until(lambda: (p := delivery.panes.observe(dispatch_id)) is not None and p.dead)
         supervise.record_exit(ws.store.state.root, dispatch_id, (7, None, None))
     assert _deliver(deliverable, event_id)["status"] == "created"

@@ -1,8 +1,8 @@
-"""The tamper-evident ledger (issue 14 item 5, ADR 0022) on a real chain's state root: everything the store
-writes is in one hash chain, a writing command signs its head, and `oms audit verify` finds what `oms store
-verify` cannot — an in-place edit of a record's latest version, a deleted latest version, a dropped event,
-an injected version, a rewritten chain line, and, given an exported checkpoint, a rolled-back state root —
-naming the first bad entry."""
+"""The tamper-evident ledger (issue 14 item 5, ADR 0022) on a real chain's state root: everything
+the store writes is in one hash chain, a writing command signs its head, and `oms audit verify`
+finds what `oms store verify` cannot — an in-place edit of a record's latest version, a deleted
+latest version, a dropped event, an injected version, a rewritten chain line, and, given an exported
+checkpoint, a rolled-back state root — naming the first bad entry."""
 
 from __future__ import annotations
 
@@ -27,7 +27,9 @@ def _audit(chain: Chain, exported: bytes | None = None) -> list[str]:
 
 
 def _latest_version(chain: Chain, kind: str) -> Path:
-    versions = sorted((chain.state / "records" / kind).glob("*/[0-9]*.json"), key=lambda p: int(p.stem))
+    versions = sorted(
+        (chain.state / "records" / kind).glob("*/[0-9]*.json"), key=lambda p: int(p.stem)
+    )
     assert versions
     return versions[-1]
 
@@ -83,7 +85,9 @@ def test_a_dropped_event_and_an_injected_version_are_found(chain: Chain) -> None
     latest = _latest_version(chain, "ticket")
     forged = latest.with_name(f"{int(latest.stem) + 1}.json")
     shutil.copy(latest, forged)
-    assert any(f"{forged.relative_to(chain.state)} is in no ledger entry" in p for p in _audit(chain))
+    assert any(
+        f"{forged.relative_to(chain.state)} is in no ledger entry" in p for p in _audit(chain)
+    )
 
 
 def test_a_rewritten_line_breaks_the_chain_at_that_line(chain: Chain) -> None:
@@ -95,7 +99,9 @@ def test_a_rewritten_line_breaks_the_chain_at_that_line(chain: Chain) -> None:
     lines[1] = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode() + b"\n"
     log.write_bytes(b"".join(lines))
     problems = _audit(chain)
-    assert problems[0].startswith("ledger line 2: not written with the state key")  # its mac no longer holds
+    assert problems[0].startswith(
+        "ledger line 2: not written with the state key"
+    )  # its mac no longer holds
 
 
 def test_an_exported_checkpoint_and_the_anchor_find_a_rolled_back_state_root(
@@ -130,7 +136,9 @@ def test_a_torn_last_line_is_cut_off_by_the_next_write(chain: Chain) -> None:
     chain.proposed()
     log = chain.state / "ledger" / "log"
     whole = log.read_bytes()
-    log.write_bytes(whole + b'{"at":"2026-12-01T00:00:00.000Z","kind":"rec')  # a writer died mid-line
+    log.write_bytes(
+        whole + b'{"at":"2026-12-01T00:00:00.000Z","kind":"rec'
+    )  # a writer died mid-line
     assert "torn" in _audit(chain)[0]
     chain.proposed("Again")  # the next note cuts the torn tail under the log's lock
     assert _audit(chain) == []
@@ -148,7 +156,10 @@ def _append_many(state: str, n: int, worker: int) -> None:
 def test_concurrent_writers_keep_one_linked_chain(chain: Chain) -> None:
     chain.proposed()
     before = len(ledger.read_chain_from(str(chain.state)))
-    procs = [multiprocessing.Process(target=_append_many, args=(str(chain.state), 50, w)) for w in range(4)]
+    procs = [
+        multiprocessing.Process(target=_append_many, args=(str(chain.state), 50, w))
+        for w in range(4)
+    ]
     for p in procs:
         p.start()
     for p in procs:
@@ -180,7 +191,9 @@ def test_the_cli_verifies_and_shows_the_timeline(chain: Chain) -> None:
     assert shown.returncode == 0, shown.stderr
     rows = json.loads(shown.stdout)["entries"]
     assert rows
-    assert all(dispatch_id in r["path"] or "dispatch" in r["what"] or "evidence" in r["what"] for r in rows)
+    assert all(
+        dispatch_id in r["path"] or "dispatch" in r["what"] or "evidence" in r["what"] for r in rows
+    )
     by_worker = run("audit", "log", "--worker", dispatch_id, "--json", *roots)
     assert json.loads(by_worker.stdout)["entries"] == rows  # a worker's id is its dispatch's
     both = run("audit", "log", "--worker", "x", "--dispatch", dispatch_id, *roots)
@@ -200,8 +213,9 @@ def test_the_cli_verifies_and_shows_the_timeline(chain: Chain) -> None:
 
 
 def test_a_state_root_from_before_the_ledger_is_adopted_once_by_its_user(chain: Chain) -> None:
-    """Upgrading: a state root with records and no ledger (made before it) refuses to start one silently —
-    a write says to run `oms audit adopt` —; after it, writes and `oms audit verify` go on as usual."""
+    """Upgrading: a state root with records and no ledger (made before it) refuses to start one
+    silently — a write says to run `oms audit adopt` —; after it, writes and `oms audit verify` go
+    on as usual."""
     chain.proposed()
     shutil.rmtree(chain.state / "ledger")  # as a state root made by an oms without the ledger
     roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))

@@ -1,5 +1,6 @@
-"""Seed 003's session lifecycle events: registered, activated, parked, resumed, stopped — one immutable
-event per step, derived from the session version it follows (a retry writes the same bytes)."""
+"""Seed 003's session lifecycle events: registered, activated, parked, resumed, stopped — one
+immutable event per step, derived from the session version it follows (a retry writes the same
+bytes)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,13 @@ from oms.store.verify import verify
 from tests.chain import Chain, accepted, use_worker
 from tests.integration.test_delivery import _deliver, _wait_for
 
-LIFECYCLE = ("session-registered", "session-activated", "session-parked", "session-resumed", "session-stopped")
+LIFECYCLE = (
+    "session-registered",
+    "session-activated",
+    "session-parked",
+    "session-resumed",
+    "session-stopped",
+)
 
 
 def _lifecycle(chain: Chain) -> list[tuple[str, dict[str, Any]]]:

@@ -1,5 +1,6 @@
-"""The liveness proof: `working` only once hooks and bridge have both spoken with the delivery nonce;
-a channel silent past the deadline parks the worker (`hooks_silent`, `bridge_silent`), pane kept."""
+"""The liveness proof: `working` only once hooks and bridge have both spoken with the delivery
+nonce; a channel silent past the deadline parks the worker (`hooks_silent`, `bridge_silent`), pane
+kept."""
 
 from __future__ import annotations
 
@@ -55,12 +56,20 @@ def test_a_silent_channel_parks_the_worker_and_keeps_its_pane(
 ) -> None:
     dispatch_id = _deliver(deliverable, mode)
     view = _observe(deliverable, dispatch_id)
-    assert (view["worker_activity"], view["worker_health"], view["live_channels"]) == ("idle", "healthy", live)
+    assert (view["worker_activity"], view["worker_health"], view["live_channels"]) == (
+        "idle",
+        "healthy",
+        live,
+    )
     deliverable.clock.advance(PAST_DEADLINE - 1)  # before the deadline: nothing happens
     assert _observe(deliverable, dispatch_id)["worker_health"] == "healthy"
     deliverable.clock.advance(1)
     view = _observe(deliverable, dispatch_id)
-    assert (view["worker_activity"], view["worker_health"], view["health_reason"]) == ("idle", "parked", reason)
+    assert (view["worker_activity"], view["worker_health"], view["health_reason"]) == (
+        "idle",
+        "parked",
+        reason,
+    )
     assert view["pane_live"] is True  # kept for inspection
     assert view["session_state"] == "running"
 

@@ -1,6 +1,6 @@
-"""What the protocol model found (ADR 0014, `GAP_*`): no launch gives a stopped worker a running agent,
-and no re-delivery starts a second agent for a worker that was already launched. Real git, a real tmux
-server on the state root's socket, a real command worker."""
+"""What the protocol model found (ADR 0014, `GAP_*`): no launch gives a stopped worker a running
+agent, and no re-delivery starts a second agent for a worker that was already launched. Real git, a
+real tmux server on the state root's socket, a real command worker."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ def _live_panes(chain: Chain) -> list[str]:
 
 
 def test_a_launch_that_meets_a_stop_ends_the_pane_it_made(deliverable: Chain) -> None:
-    """`oms worker stop` leaves its kill marker first; a launch that checked the worker before it must
-    see the marker once its pane exists, and end that pane (GAP_STOP_RACE)."""
+    """`oms worker stop` leaves its kill marker first; a launch that checked the worker before it
+    must see the marker once its pane exists, and end that pane (GAP_STOP_RACE)."""
     use_worker(deliverable)
     dispatch_id, event_id = accepted(deliverable)
     with deliverable.workspace() as ws:
@@ -38,16 +38,21 @@ def test_a_launch_that_meets_a_stop_ends_the_pane_it_made(deliverable: Chain) ->
             "reason": "stopped while it launched",
             "requested_at": ws.now(),
         }
-        panefiles.leave_kill(ws.store.state.root, marker)  # stop's first step, before it ends anything
+        panefiles.leave_kill(
+            ws.store.state.root, marker
+        )  # stop's first step, before it ends anything
         with pytest.raises(AuthorityChangedError, match="stopped while it launched"):
             Delivery.open(ws).deliver(event_id)
     assert dispatch_id not in _live_panes(deliverable)
     assert not (deliverable.state / "outbox" / CONSUMER / f"{event_id}.receipt.json").exists()
 
 
-def test_a_redelivery_after_the_pane_vanished_does_not_start_a_second_agent(deliverable: Chain) -> None:
-    """The deliverer died after the launch (no receipt) and the pane is gone: delivering the event again
-    parks the worker for `oms worker resume` instead of starting the agent a second time (GAP_RELAUNCH)."""
+def test_a_redelivery_after_the_pane_vanished_does_not_start_a_second_agent(
+    deliverable: Chain,
+) -> None:
+    """The deliverer died after the launch (no receipt) and the pane is gone: delivering the event
+    again parks the worker for `oms worker resume` instead of starting the agent a second time
+    (GAP_RELAUNCH)."""
     out = use_worker(deliverable, "silent")  # proves nothing, so the dispatch stays accepted
     dispatch_id, event_id = accepted(deliverable)
     first = _deliver(deliverable, event_id)["outcome"]
@@ -58,7 +63,9 @@ def test_a_redelivery_after_the_pane_vanished_does_not_start_a_second_agent(deli
     sock = str(deliverable.state / "tmux.sock")
     subprocess.run(["tmux", "-S", sock, "kill-session", "-t", f"={dispatch_id}"], check=True)
     (written,) = out._found()
-    start = written.stat().st_ino  # the script replaces worker.out (a new inode) each time it starts
+    start = (
+        written.stat().st_ino
+    )  # the script replaces worker.out (a new inode) each time it starts
     again = _deliver(deliverable, event_id)["outcome"]
     assert isinstance(again, dict)
     assert again["status"] == "parked"
@@ -69,8 +76,8 @@ def test_a_redelivery_after_the_pane_vanished_does_not_start_a_second_agent(deli
 
 def test_a_stop_between_the_check_and_the_pane_starts_no_agent(deliverable: Chain) -> None:
     """The whole `stop` lands after a launch checked its reservation and before its pane exists
-    (GAP_STOP_WINDOW): the pane's supervisor sees the stop before it starts the sandbox, so the agent of
-    the stopped worker never runs, and it records why."""
+    (GAP_STOP_WINDOW): the pane's supervisor sees the stop before it starts the sandbox, so the
+    agent of the stopped worker never runs, and it records why."""
     import json
 
     from oms.services.chain.authority import check_dispatch
@@ -93,12 +100,14 @@ def test_a_stop_between_the_check_and_the_pane_starts_no_agent(deliverable: Chai
     assert not out.exists()  # the worker script never ran
 
 
-def test_a_redelivery_after_a_launch_died_before_its_session_starts_no_second_agent(deliverable: Chain) -> None:
+def test_a_redelivery_after_a_launch_died_before_its_session_starts_no_second_agent(
+    deliverable: Chain,
+) -> None:
     """The deliverer died after `ensure` and before it registered the session, then the pane went
-    (GAP_RELAUNCH_NO_SESSION). The pane's supervisor starts the agent only once its session exists, so
-    the agent never started; the launch had recorded that it began before the pane, so a re-delivery
-    parks the worker all the same; `oms worker resume` — a person's decision — then starts it in a new
-    pane, for the first time."""
+    (GAP_RELAUNCH_NO_SESSION). The pane's supervisor starts the agent only once its session exists,
+    so the agent never started; the launch had recorded that it began before the pane, so a
+    re-delivery parks the worker all the same; `oms worker resume` — a person's decision — then
+    starts it in a new pane, for the first time."""
     from oms.services.chain.authority import check_dispatch
     from oms.services.delivery import launch
 
@@ -131,8 +140,9 @@ def test_a_redelivery_after_a_launch_died_before_its_session_starts_no_second_ag
 
 
 def test_a_supervisor_whose_terminal_hung_up_starts_no_sandbox(deliverable: Chain) -> None:
-    """A supervisor that took its spec and then saw its terminal hang up (the pane or the tmux server gone)
-    starts nothing: an agent started then could run beside the one a re-launch starts (ADR 0014)."""
+    """A supervisor that took its spec and then saw its terminal hang up (the pane or the tmux
+    server gone) starts nothing: an agent started then could run beside the one a re-launch starts
+    (ADR 0014)."""
     import signal
 
     from oms.fsio import Root

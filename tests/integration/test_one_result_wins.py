@@ -6,9 +6,10 @@ comparing what was asked, and the result service dropped the `replayed` flag, so
 under a per-dispatch lock, an operation id asked for a different change is a conflict, and the loser
 hears `already` (same result) or a refusal (another result) and signs no evidence of its own.
 
-Each race forks two processes that wait on one pipe and then call `record_dispatch_result` through the
-bridge's own tools, each over its own workspace (as two brokers would). The state root is restored from
-a snapshot taken just before the result, so every race starts from the same acknowledged dispatch.
+Each race forks two processes that wait on one pipe and then call `record_dispatch_result` through
+the bridge's own tools, each over its own workspace (as two brokers would). The state root is
+restored from a snapshot taken just before the result, so every race starts from the same
+acknowledged dispatch.
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ def race(bound: Bound, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def outcome(bound: Bound) -> tuple[str, str, str, int]:
-    """(dispatch state, the recorded result's status, the worker's end state, dispatch-result evidence count)."""
+    """(dispatch state, the recorded result's status, the worker's end state, dispatch-result
+    evidence count)."""
     with bound.chain.workspace() as ws:
         dispatch = ws.store.records("dispatch").read(bound.dispatch_id)
         worker = ws.store.records("worker").read(bound.dispatch_id)
@@ -91,7 +93,8 @@ def outcome(bound: Bound) -> tuple[str, str, str, int]:
 
 @pytest.fixture
 def ready(chain: Chain, tmp_path: Path) -> tuple[Bound, str, Path]:
-    """An acknowledged dispatch with one commit in its worktree, and a snapshot of its state root."""
+    """An acknowledged dispatch with one commit in its worktree, and a snapshot of its state
+    root."""
     bound = bind(chain)
     tools = BoundTools(bound)
     assert tools.call("acknowledge_dispatch", {})[1] is False
@@ -149,7 +152,9 @@ def test_the_same_result_racing_is_recorded_once_and_the_other_hears_already(
         assert outcome(bound) == ("result-received", "completed", "done", 1)
 
 
-def test_an_operation_id_asked_for_a_different_change_is_a_conflict(ready: tuple[Bound, str, Path]) -> None:
+def test_an_operation_id_asked_for_a_different_change_is_a_conflict(
+    ready: tuple[Bound, str, Path],
+) -> None:
     """The store itself: an operation id replays only the change it made."""
     bound, _, _ = ready
     with bound.chain.workspace() as ws:
@@ -170,7 +175,9 @@ def test_an_operation_id_asked_for_a_different_change_is_a_conflict(ready: tuple
 
         same = again(acked.state, dict(acked.payload))
         assert same == (acked, True)
-        with pytest.raises(OperationConflictError, match=f"operation {acked.operation_id} already produced"):
+        with pytest.raises(
+            OperationConflictError, match=f"operation {acked.operation_id} already produced"
+        ):
             again("accepted", dict(acked.payload))
         with pytest.raises(OperationConflictError):
             again(acked.state, {**acked.payload, "session_id": "ses-other"})

@@ -1,5 +1,5 @@
-"""The pool over a real fleet: scale down while workers run (they drain, never killed), a drained slot
-leaves, a scale up takes new indices; `oms pool show|scale` as real processes."""
+"""The pool over a real fleet: scale down while workers run (they drain, never killed), a drained
+slot leaves, a scale up takes new indices; `oms pool show|scale` as real processes."""
 
 from __future__ import annotations
 
@@ -19,11 +19,15 @@ from tests.helpers import OmsCommand
 
 @pytest.fixture
 def fleet(tmp_path: Path) -> Iterator[Fleet]:
-    yield from make_fleet(tmp_path / "fleet", after="wait", max_workers=3)  # each worker waits in its pane
+    yield from make_fleet(
+        tmp_path / "fleet", after="wait", max_workers=3
+    )  # each worker waits in its pane
 
 
 def _scale(oms: OmsCommand, fleet: Fleet, *args: str) -> dict[str, Any]:
-    done = oms.run("pool", "scale", *args, "--json", "--state-root", fleet.state, "--config-root", fleet.repo)
+    done = oms.run(
+        "pool", "scale", *args, "--json", "--state-root", fleet.state, "--config-root", fleet.repo
+    )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert isinstance(out, dict)
@@ -37,7 +41,9 @@ def _slot_of(fleet: Fleet, ticket: str) -> str:
 def _worker_of(fleet: Fleet, ticket: str) -> str:
     with fleet.workspace() as ws:
         records = ws.store.records("worker")
-        (found,) = [w for w in (records.read(i) for i in records.ids()) if w.payload["ticket_id"] == ticket]
+        (found,) = [
+            w for w in (records.read(i) for i in records.ids()) if w.payload["ticket_id"] == ticket
+        ]
         return found.record_id
 
 
@@ -49,16 +55,26 @@ def _working(fleet: Fleet, ticket: str) -> bool:
         return bool(mine) and mine[0].state == "working"
 
 
-def test_scale_down_drains_busy_slots_and_up_takes_new_indices(oms: OmsCommand, fleet: Fleet) -> None:
+def test_scale_down_drains_busy_slots_and_up_takes_new_indices(
+    oms: OmsCommand, fleet: Fleet
+) -> None:
     # (no result: an attempt that is over ends its agent, so these hang on to their slots)
     first = [fleet.add(f"Ticket {n} to hang on") for n in range(3)]
     fleet.until(lambda: all(_working(fleet, t) for t in first))  # each slot's agent runs
     assert sorted(_slot_of(fleet, t) for t in first) == ["worker-1", "worker-2", "worker-3"]
     plan = _scale(oms, fleet, "--to", "1")["plan"]
-    assert plan == {"added": [], "removed": [], "draining": ["worker-3", "worker-2"], "park": [], "reactivated": []}
+    assert plan == {
+        "added": [],
+        "removed": [],
+        "draining": ["worker-3", "worker-2"],
+        "park": [],
+        "reactivated": [],
+    }
     waiting = fleet.add("Waits for a slot")
     fleet.tick()
-    assert fleet.tickets()[waiting][0] == "open"  # draining slots are not capacity; worker-1 is busy
+    assert (
+        fleet.tickets()[waiting][0] == "open"
+    )  # draining slots are not capacity; worker-1 is busy
     by_slot = {_slot_of(fleet, t): t for t in first}
     with fleet.workspace() as ws:
         Delivery.open(ws).stop(_worker_of(fleet, by_slot["worker-3"]), "test: its work is over")
@@ -79,19 +95,37 @@ def test_scale_down_drains_busy_slots_and_up_takes_new_indices(oms: OmsCommand, 
 
 
 def test_scale_refuses_below_one_and_above_max_workers(oms: OmsCommand, fleet: Fleet) -> None:
-    for args, words in ((("--to", "0"), "never has fewer than one worker"), (("--to", "4"), "max_workers = 3")):
-        done = oms.run("pool", "scale", *args, "--state-root", fleet.state, "--config-root", fleet.repo)
+    for args, words in (
+        (("--to", "0"), "never has fewer than one worker"),
+        (("--to", "4"), "max_workers = 3"),
+    ):
+        done = oms.run(
+            "pool", "scale", *args, "--state-root", fleet.state, "--config-root", fleet.repo
+        )
         assert done.returncode != 0
         assert words in done.stderr
         assert "Traceback" not in done.stderr
-    both = oms.run("pool", "scale", "--to", "2", "--up", "1", "--state-root", fleet.state, "--config-root", fleet.repo)
+    both = oms.run(
+        "pool",
+        "scale",
+        "--to",
+        "2",
+        "--up",
+        "1",
+        "--state-root",
+        fleet.state,
+        "--config-root",
+        fleet.repo,
+    )
     assert both.returncode == 2
     assert "exactly one of" in both.stderr
 
 
 def test_force_parks_the_workers_of_draining_slots(oms: OmsCommand, fleet: Fleet) -> None:
     hanging = [fleet.add(f"Ticket {n} that would hang") for n in range(2)]
-    fleet.until(lambda: bool(fleet.reports) and list(fleet.reports[-1].classes.values()).count("alive") == 2)
+    fleet.until(
+        lambda: bool(fleet.reports) and list(fleet.reports[-1].classes.values()).count("alive") == 2
+    )
     out = _scale(oms, fleet, "--to", "1", "--force")
     assert out["plan"] == {
         "added": [],
@@ -101,7 +135,9 @@ def test_force_parks_the_workers_of_draining_slots(oms: OmsCommand, fleet: Fleet
         "reactivated": [],
     }
     parked = {_slot_of(fleet, t): _worker_of(fleet, t) for t in hanging}
-    assert out["parked"] == [f"worker-2: parked {parked['worker-2']} until {str(out['parked'][0]).split(' until ')[1]}"]
+    assert out["parked"] == [
+        f"worker-2: parked {parked['worker-2']} until {str(out['parked'][0]).split(' until ')[1]}"
+    ]
     with fleet.workspace() as ws:
         delivery = Delivery.open(ws)
         kept = delivery.observe(parked["worker-2"])

@@ -1,6 +1,7 @@
-"""The loopback model proxy (issue 13, ADR 0020) in front of the model mock, over real sockets: both APIs
-forwarded and streamed as they arrive, the real key sent upstream in place of the worker's token, usage
-counted per dispatch, a 429 or a usage-limit answer resting the provider, a spent budget refused."""
+"""The loopback model proxy (issue 13, ADR 0020) in front of the model mock, over real sockets: both
+APIs forwarded and streamed as they arrive, the real key sent upstream in place of the worker's
+token, usage counted per dispatch, a 429 or a usage-limit answer resting the provider, a spent
+budget refused."""
 
 from __future__ import annotations
 
@@ -25,19 +26,27 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
 
 
 def _usage(rig: Rig, dispatch_id: str, want: tuple[int, int, int], timeout: float = 10.0) -> None:
-    """Wait (polling, with a deadline) until the dispatch's written usage is `want` (input, output, requests)."""
+    """Wait (polling, with a deadline) until the dispatch's written usage is `want` (input, output,
+    requests)."""
     deadline = time.monotonic() + timeout
     while True:
         usage, requests, _ = proxy_tokens.read_usage(rig.ws.store.state.root, dispatch_id)
-        if (usage.input_tokens, usage.output_tokens, requests) == want or time.monotonic() > deadline:
+        if (
+            usage.input_tokens,
+            usage.output_tokens,
+            requests,
+        ) == want or time.monotonic() > deadline:
             break
         time.sleep(0.05)
     assert (usage.input_tokens, usage.output_tokens, requests) == want
 
 
-def _stream_first_then_rest(rig: Rig, path: str, body: object, headers: dict[str, str], first: bytes) -> bytes:
-    """Send a streamed request while the mock holds its answer after the first event: that event must reach
-    the client before the mock is released (so the proxy buffers nothing); then the rest."""
+def _stream_first_then_rest(
+    rig: Rig, path: str, body: object, headers: dict[str, str], first: bytes
+) -> bytes:
+    """Send a streamed request while the mock holds its answer after the first event: that event
+    must reach the client before the mock is released (so the proxy buffers nothing); then the
+    rest."""
     rig.mock.trickle = True
     conn = rig.connect()
     try:
@@ -82,7 +91,11 @@ def test_anthropic_messages_stream_through_with_the_real_key_and_never_the_token
 def test_openai_responses_stream_through_with_the_providers_own_key_variable(rig: Rig) -> None:
     token = rig.token("codex-mock", "d-2")
     text = _stream_first_then_rest(
-        rig, "/p/codex-mock/responses", RESPONSES, {"Authorization": f"Bearer {token}"}, b"event: response.created"
+        rig,
+        "/p/codex-mock/responses",
+        RESPONSES,
+        {"Authorization": f"Bearer {token}"},
+        b"event: response.created",
     )
     assert b"event: response.completed" in text
     path, headers = rig.mock.heard[-1]
@@ -95,7 +108,9 @@ def test_openai_responses_stream_through_with_the_providers_own_key_variable(rig
 def test_usage_of_whole_json_answers_adds_up_per_dispatch(rig: Rig) -> None:
     token = rig.token("claude-mock", "d-3")
     for _ in range(3):
-        status, _, body = rig.post("/p/claude-mock/v1/messages", {**MESSAGES, "stream": False}, {"x-api-key": token})
+        status, _, body = rig.post(
+            "/p/claude-mock/v1/messages", {**MESSAGES, "stream": False}, {"x-api-key": token}
+        )
         assert status == 200, body
         assert json.loads(body)["usage"] == {"input_tokens": 10, "output_tokens": 1}
     _usage(rig, "d-3", (30, 3, 3))
@@ -105,7 +120,10 @@ def test_usage_of_whole_json_answers_adds_up_per_dispatch(rig: Rig) -> None:
 
 def test_a_429_rests_the_provider_until_the_stated_reset(rig: Rig) -> None:
     token = rig.token("claude-mock", "d-4")
-    error = {"type": "error", "error": {"type": "rate_limit_error", "message": "Number of requests exceeded"}}
+    error = {
+        "type": "error",
+        "error": {"type": "rate_limit_error", "message": "Number of requests exceeded"},
+    }
     rig.mock.fail.append((429, error, {"retry-after": "120"}))
     status, headers, body = rig.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": token})
     assert status == 429
@@ -123,8 +141,12 @@ def test_a_429_rests_the_provider_until_the_stated_reset(rig: Rig) -> None:
 def test_a_usage_limit_answer_rests_the_provider_as_quota_until_the_headers_reset(rig: Rig) -> None:
     token = rig.token("codex-mock", "d-5")
     error = {"error": {"type": "usage_limit_reached", "message": "You've hit your usage limit."}}
-    rig.mock.fail.append((429, error, {"x-ratelimit-reset-requests": "2h0m0s", "x-ratelimit-reset-tokens": "30s"}))
-    status, _, _ = rig.post("/p/codex-mock/responses", RESPONSES, {"Authorization": f"Bearer {token}"})
+    rig.mock.fail.append(
+        (429, error, {"x-ratelimit-reset-requests": "2h0m0s", "x-ratelimit-reset-tokens": "30s"})
+    )
+    status, _, _ = rig.post(
+        "/p/codex-mock/responses", RESPONSES, {"Authorization": f"Bearer {token}"}
+    )
     assert status == 429
     with rig.chain.workspace() as ws:
         standing = providers.standings(ws)["codex-mock"]
@@ -135,12 +157,16 @@ def test_a_usage_limit_answer_rests_the_provider_as_quota_until_the_headers_rese
             .startswith("in quota cooldown until")
         )
     assert standing.cooldown_kind == "quota"
-    assert abs(parse_ts(standing.cooldown_until or "") - (now + 7200_000)) < 10_000  # the later reset
+    assert (
+        abs(parse_ts(standing.cooldown_until or "") - (now + 7200_000)) < 10_000
+    )  # the later reset
 
 
 def test_an_error_that_is_no_limit_rests_nothing(rig: Rig) -> None:
     token = rig.token("claude-mock", "d-6")
-    rig.mock.fail.append((400, {"type": "error", "error": {"type": "invalid_request_error", "message": "bad"}}, {}))
+    rig.mock.fail.append(
+        (400, {"type": "error", "error": {"type": "invalid_request_error", "message": "bad"}}, {})
+    )
     assert rig.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": token})[0] == 400
     with rig.chain.workspace() as ws:
         assert "claude-mock" not in providers.standings(ws)
@@ -151,7 +177,9 @@ def test_the_handshake_answers_with_the_key_it_was_given(rig: Rig) -> None:
     challenge = "ab" * 16
     conn.request("GET", f"/oms-proxy/hello?c={challenge}")
     answer = json.loads(conn.getresponse().read())["answer"]
-    expected = hmac.new(b"k" * 32, b"oms-proxy-hello-v1\0" + challenge.encode(), hashlib.sha256).hexdigest()
+    expected = hmac.new(
+        b"k" * 32, b"oms-proxy-hello-v1\0" + challenge.encode(), hashlib.sha256
+    ).hexdigest()
     assert answer == expected
     conn.close()
 
@@ -164,12 +192,21 @@ def budgeted(tmp_path: Path) -> Iterator[Rig]:
 def test_a_spent_token_budget_refuses_the_dispatchs_next_request(budgeted: Rig) -> None:
     token = budgeted.token("claude-mock", "d-7", role_id=ROLE)
     other = budgeted.token("claude-mock", "d-8", role_id=ROLE)
-    assert budgeted.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": token})[0] == 200  # 15 tokens
-    assert budgeted.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": token})[0] == 200  # 30: over
+    assert (
+        budgeted.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": token})[0] == 200
+    )  # 15 tokens
+    assert (
+        budgeted.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": token})[0] == 200
+    )  # 30: over
     status, _, body = budgeted.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": token})
     assert status == 429
     assert body.count(b"\n") == 1
     message = json.loads(body)["error"]["message"]
-    assert message == f"token budget exhausted: this dispatch used 30 model tokens, role {ROLE}'s budget is 20"
+    assert (
+        message
+        == f"token budget exhausted: this dispatch used 30 model tokens, role {ROLE}'s budget is 20"
+    )
     assert len(budgeted.mock.heard) == 2  # never forwarded
-    assert budgeted.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": other})[0] == 200  # per dispatch
+    assert (
+        budgeted.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": other})[0] == 200
+    )  # per dispatch

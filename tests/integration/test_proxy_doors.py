@@ -1,7 +1,8 @@
-"""The model proxy's doors and guards (issue 13, ADR 0020, round 3), on real sockets and files: one door per
-dispatch holding a token, only its own token counting there, closed with the token; the request deadline;
-bounded request bodies; the approved endpoint; Codex's API key never sent to another endpoint unasked;
-an unreadable proxy record never starts a second proxy; a live socket never taken away."""
+"""The model proxy's doors and guards (issue 13, ADR 0020, round 3), on real sockets and files: one
+door per dispatch holding a token, only its own token counting there, closed with the token; the
+request deadline; bounded request bodies; the approved endpoint; Codex's API key never sent to
+another endpoint unasked; an unreadable proxy record never starts a second proxy; a live socket
+never taken away."""
 
 from __future__ import annotations
 
@@ -75,8 +76,9 @@ def _ask(path: str, token: str, body: object = MESSAGES) -> int:
     s = _connect(path)
     try:
         s.sendall(
-            b"POST /p/claude-mock/v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: %s\r\nConnection: close\r\n"
-            b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (token.encode(), len(data), data)
+            b"POST /p/claude-mock/v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: %s\r\n"
+            b"Connection: close\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+            % (token.encode(), len(data), data)
         )
         got = b""
         while chunk := s.recv(65536):
@@ -86,7 +88,9 @@ def _ask(path: str, token: str, body: object = MESSAGES) -> int:
     return int(got.split(b" ", 2)[1])
 
 
-def test_each_token_gets_its_own_door_which_takes_only_its_token_and_closes_with_it(rig: Rig, doors: Doors) -> None:
+def test_each_token_gets_its_own_door_which_takes_only_its_token_and_closes_with_it(
+    rig: Rig, doors: Doors
+) -> None:
     mine, other = rig.token("claude-mock", "d-a"), rig.token("claude-mock", "d-b")
     doors.keep()
     assert sorted(doors.open) == ["d-a", "d-b"]
@@ -111,7 +115,9 @@ def test_a_door_has_its_own_connection_slots(rig: Rig, doors: Doors) -> None:
             s.sendall(b"POST /p/claude-mock/v1/messages HTTP/1.1\r\n")
             held.append(s)
         assert _ask(_sock(rig, "d-b"), other) == 200  # another worker is not touched
-        assert rig.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": mine})[0] == 200  # nor the port
+        assert (
+            rig.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": mine})[0] == 200
+        )  # nor the port
     finally:
         for s in held:
             s.close()
@@ -171,14 +177,22 @@ def test_an_answer_without_its_last_usage_is_charged_what_was_asked() -> None:
     assert counting.charged(seen, False, 8000) == counting.Usage(10, 8000)
     assert counting.charged(counting.Usage(10, 9000), False, 8000) == counting.Usage(10, 9000)
     sse = counting.SseUsage()
-    sse.feed(b'data: {"type":"message_start","message":{"usage":{"input_tokens":5,"output_tokens":1}}}\n\n')
+    sse.feed(
+        b'data: {"type":"message_start","message":{"usage":{"inp'
+        b'ut_tokens":5,"output_tokens":1}}}\n\n'
+    )
     before = sse.final
-    sse.feed(b'data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":7}}\n\n')
+    sse.feed(
+        b'data: {"type":"message_delta","delta":{"stop_reason":"end'
+        b'_turn"},"usage":{"output_tokens":7}}\n\n'
+    )
     assert (before, sse.final) == (False, True)
     assert sse.usage == counting.Usage(5, 7)
 
 
-def test_a_token_reaches_its_provider_only_at_the_endpoint_its_dispatch_was_approved_for(rig: Rig) -> None:
+def test_a_token_reaches_its_provider_only_at_the_endpoint_its_dispatch_was_approved_for(
+    rig: Rig,
+) -> None:
     token = rig.token("claude-mock", "d-e")
     path = rig.chain.state / proxy_tokens.token_path("d-e")
     doc = json.loads(path.read_text())
@@ -200,9 +214,17 @@ def test_codexs_api_key_goes_only_to_openais_own_api_unasked(tmp_path: Path) -> 
     own = proxy_credentials.credential_of(Provider("o", "openai"), env)
     assert own.current() == UpstreamAuth("sk-codex-login-key-0000")
     official = Provider("o", "openai", endpoint="https://api.openai.com/v1")
-    assert proxy_credentials.credential_of(official, env).current() == UpstreamAuth("sk-codex-login-key-0000")
-    for endpoint in ("http://127.0.0.1:9/v1", "https://gateway.example.com/v1", "http://api.openai.com/v1"):
-        found = proxy_credentials.credential_of(Provider("o", "openai", endpoint=endpoint), env).current()
+    assert proxy_credentials.credential_of(official, env).current() == UpstreamAuth(
+        "sk-codex-login-key-0000"
+    )
+    for endpoint in (
+        "http://127.0.0.1:9/v1",
+        "https://gateway.example.com/v1",
+        "http://api.openai.com/v1",
+    ):
+        found = proxy_credentials.credential_of(
+            Provider("o", "openai", endpoint=endpoint), env
+        ).current()
         assert isinstance(found, Missing), endpoint  # a gateway gets a key only by name (`key_env`)
 
 

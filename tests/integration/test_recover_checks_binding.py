@@ -1,6 +1,6 @@
-"""Recovery (a dispatch advanced past `accepted` whose delivery has no receipt: the deliverer died after
-launching) answers only with the dispatch's own session and worker: a record bound to another dispatch is
-refused in one line, and nothing is launched or written."""
+"""Recovery (a dispatch advanced past `accepted` whose delivery has no receipt: the deliverer died
+after launching) answers only with the dispatch's own session and worker: a record bound to another
+dispatch is refused in one line, and nothing is launched or written."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ OTHER = "dsp-00000000000000000000000000000000"
 
 
 def _advanced_without_receipt(chain: Chain) -> tuple[str, str]:
-    """(dispatch id, event id): delivered, acknowledged, and its receipt gone (a deliverer that died after
-    the launch, before committing it)."""
+    """(dispatch id, event id): delivered, acknowledged, and its receipt gone (a deliverer that died
+    after the launch, before committing it)."""
     out = use_worker(chain)
     bound = bind(chain)
     _deliver(chain, bound.event_id)
@@ -36,7 +36,8 @@ def _advanced_without_receipt(chain: Chain) -> tuple[str, str]:
 
 
 def _rebind(chain: Chain, kind: str, record_id: str) -> None:
-    """A new version of the record naming another dispatch (what a damaged or forged store would hold)."""
+    """A new version of the record naming another dispatch (what a damaged or forged store would
+    hold)."""
     with chain.workspace() as ws:
         records = ws.store.records(kind)
         rec: Record = records.read(record_id)
@@ -73,7 +74,10 @@ def test_recovery_refuses_a_record_bound_to_another_dispatch(
     dispatch_id, event_id = _advanced_without_receipt(deliverable)
     _rebind(deliverable, kind, record_of(deliverable, dispatch_id))
     panes_before = sorted(p.name for p in (deliverable.state / PANES_DIR).iterdir())
-    with deliverable.workspace() as ws, pytest.raises(AuthorityChangedError, match="no exact worker delivery binding"):
+    with (
+        deliverable.workspace() as ws,
+        pytest.raises(AuthorityChangedError, match="no exact worker delivery binding"),
+    ):
         Delivery.open(ws).deliver(event_id)
     assert not (deliverable.state / "outbox" / CONSUMER / f"{event_id}.receipt.json").exists()
     assert sorted(p.name for p in (deliverable.state / PANES_DIR).iterdir()) == panes_before

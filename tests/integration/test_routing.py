@@ -1,7 +1,7 @@
-"""Routing a dispatch to a provider (issue 13, ADR 0019) on a real repository and state root: the choice is
-part of the approved intent, a resting provider is skipped and the reroute keeps the class, a pin, probes,
-cooldowns from an attempt's report, the queue waiting, and `oms route explain` / `oms provider` as real
-processes."""
+"""Routing a dispatch to a provider (issue 13, ADR 0019) on a real repository and state root: the
+choice is part of the approved intent, a resting provider is skipped and the reroute keeps the
+class, a pin, probes, cooldowns from an attempt's report, the queue waiting, and `oms route explain`
+/ `oms provider` as real processes."""
 
 from __future__ import annotations
 
@@ -64,10 +64,12 @@ require_tags = ["code"]
 
 @pytest.fixture
 def routed(tmp_path: Path) -> Iterator[Chain]:
-    """The chain with the Claude role as the worker role and four providers (one too dear for its class)."""
+    """The chain with the Claude role as the worker role and four providers (one too dear for its
+    class)."""
     for chain in make_chain(tmp_path):
         chain.edit_config(
-            lambda s: s.replace('role = "oms.command-executor"', f'role = "{ROLE}"') + PROVIDERS, commit=True
+            lambda s: s.replace('role = "oms.command-executor"', f'role = "{ROLE}"') + PROVIDERS,
+            commit=True,
         )
         yield chain
 
@@ -81,11 +83,15 @@ def _propose(chain: Chain, provider: str | None = None) -> Record:
 def _rest(chain: Chain, provider_id: str, minutes: int = 60) -> str:
     with chain.workspace() as ws:
         until = add_ms(ws.now(), minutes * 60_000)
-        assert providers.rest(ws, provider_id, routing.Cooldown(until, "quota", "usage limit reached"), "test")
+        assert providers.rest(
+            ws, provider_id, routing.Cooldown(until, "quota", "usage limit reached"), "test"
+        )
     return until
 
 
-def test_a_dispatch_is_routed_and_its_provider_is_part_of_the_approved_intent(routed: Chain) -> None:
+def test_a_dispatch_is_routed_and_its_provider_is_part_of_the_approved_intent(
+    routed: Chain,
+) -> None:
     dispatch = _propose(routed)
     payload = dispatch.payload
     assert (payload["provider_id"], payload["model_id"], payload["model_endpoint"]) == (
@@ -97,7 +103,9 @@ def test_a_dispatch_is_routed_and_its_provider_is_part_of_the_approved_intent(ro
     assert intent["provider_id"] == "anthropic-a"
     assert intent_digest(intent) == payload["dispatch_intent_sha256"]
     other = capture_intent(dispatch.record_id, {**payload, "provider_id": "anthropic-b"})
-    assert intent_digest(other) != payload["dispatch_intent_sha256"]  # an approval binds the provider
+    assert (
+        intent_digest(other) != payload["dispatch_intent_sha256"]
+    )  # an approval binds the provider
 
 
 def test_a_resting_provider_is_skipped_and_the_reroute_keeps_the_class(routed: Chain) -> None:
@@ -123,20 +131,30 @@ def test_a_provider_changed_after_approval_refuses_what_was_approved(routed: Cha
     dispatch = _propose(routed)
     with routed.workspace() as ws:
         dispatches.review(ws, dispatch.record_id)
-    routed.edit_config(lambda s: s.replace("http://127.0.0.1:9001", "http://127.0.0.1:9009"), commit=True)
+    routed.edit_config(
+        lambda s: s.replace("http://127.0.0.1:9001", "http://127.0.0.1:9009"), commit=True
+    )
     with routed.workspace() as ws, pytest.raises(AuthorityChangedError, match="model_endpoint"):
         authority.check_dispatch(ws, ws.store.records("dispatch").read(dispatch.record_id))
-    routed.edit_config(lambda s: s.replace("[providers.anthropic-a]", "[providers.anthropic-z]"), commit=False)
+    routed.edit_config(
+        lambda s: s.replace("[providers.anthropic-a]", "[providers.anthropic-z]"), commit=False
+    )
     routed.edit_config(lambda s: s.replace('"anthropic-a", ', '"anthropic-z", '), commit=True)
-    with routed.workspace() as ws, pytest.raises(AuthorityChangedError, match="anthropic-a is no longer configured"):
+    with (
+        routed.workspace() as ws,
+        pytest.raises(AuthorityChangedError, match="anthropic-a is no longer configured"),
+    ):
         authority.check_dispatch(ws, ws.store.records("dispatch").read(dispatch.record_id))
 
 
-def test_a_quota_probe_reads_a_percent_once_a_tick_and_routing_skips_a_full_provider(routed: Chain) -> None:
+def test_a_quota_probe_reads_a_percent_once_a_tick_and_routing_skips_a_full_provider(
+    routed: Chain,
+) -> None:
     probe = json.dumps([sys.executable, "-c", "print('quota: 97.2% used')"])
     routed.edit_config(
         lambda s: s.replace(
-            'models = { default = "claude-a"', f'quota_probe = {probe}\nmodels = {{ default = "claude-a"'
+            'models = { default = "claude-a"',
+            f'quota_probe = {probe}\nmodels = {{ default = "claude-a"',
         ),
         commit=True,
     )
@@ -154,7 +172,8 @@ def test_a_probe_that_prints_no_number_is_unknown_never_full(routed: Chain) -> N
     probe = json.dumps([sys.executable, "-c", "import sys; print('n/a'); sys.exit(0)"])
     routed.edit_config(
         lambda s: s.replace(
-            'models = { default = "claude-a"', f'quota_probe = {probe}\nmodels = {{ default = "claude-a"'
+            'models = { default = "claude-a"',
+            f'quota_probe = {probe}\nmodels = {{ default = "claude-a"',
         ),
         commit=True,
     )
@@ -176,9 +195,15 @@ def test_an_attempts_quota_report_rests_its_provider_for_the_fleet(routed: Chain
         # the agent's text says a limit was met, never for how long: the configured default (30 min)
         assert parse_ts(standing.cooldown_until or "") == parse_ts(ws.now()) + 30 * 60_000
         # a shorter rest (a transient 429 elsewhere) never shortens it
-        assert conductor_providers.rest_from_report(ws, dispatch, "failed", "429 Too Many Requests") == "failed"
+        assert (
+            conductor_providers.rest_from_report(ws, dispatch, "failed", "429 Too Many Requests")
+            == "failed"
+        )
         assert providers.standings(ws)["anthropic-a"].cooldown_until == standing.cooldown_until
-        assert conductor_providers.rest_from_report(ws, dispatch, "failed", "the tests failed") == "failed"
+        assert (
+            conductor_providers.rest_from_report(ws, dispatch, "failed", "the tests failed")
+            == "failed"
+        )
     assert _propose(routed).payload["provider_id"] == "anthropic-b"
 
 
@@ -198,10 +223,17 @@ def test_the_queue_waits_while_no_provider_can_serve(routed: Chain) -> None:
 
 
 def test_a_routing_config_naming_an_unknown_or_foreign_provider_is_refused(routed: Chain) -> None:
-    routed.edit_config(lambda s: s.replace('order = ["anthropic-premium"', 'order = ["ghost"'), commit=True)
-    with routed.workspace() as ws, pytest.raises(ConfigError, match="routing names provider 'ghost'"):
+    routed.edit_config(
+        lambda s: s.replace('order = ["anthropic-premium"', 'order = ["ghost"'), commit=True
+    )
+    with (
+        routed.workspace() as ws,
+        pytest.raises(ConfigError, match="routing names provider 'ghost'"),
+    ):
         ws.config()
-    routed.edit_config(lambda s: s.replace('order = ["ghost"', 'order = ["anthropic-premium"'), commit=False)
+    routed.edit_config(
+        lambda s: s.replace('order = ["ghost"', 'order = ["anthropic-premium"'), commit=False
+    )
     routed.edit_config(lambda s: s + 'order = ["openai-o"]\n', commit=True)
     with routed.workspace() as ws, pytest.raises(ConfigError, match="which speaks openai"):
         ws.config()
@@ -222,7 +254,16 @@ def test_route_explain_and_provider_commands(oms: OmsCommand, routed: Chain) -> 
         "anthropic-premium": "cost tier 5 above the class's 3",
         "openai-o": "speaks openai, the role's CLI speaks anthropic",
     }
-    rested = oms.run("provider", "rest", "anthropic-a", "--minutes", "30", "--reason", "weekly limit", *_roots(routed))
+    rested = oms.run(
+        "provider",
+        "rest",
+        "anthropic-a",
+        "--minutes",
+        "30",
+        "--reason",
+        "weekly limit",
+        *_roots(routed),
+    )
     assert rested.returncode == 0, rested.stderr
     assert rested.stdout.startswith("anthropic-a: rests until ")
     plain = oms.run("route", "explain", *_roots(routed))
@@ -233,7 +274,10 @@ def test_route_explain_and_provider_commands(oms: OmsCommand, routed: Chain) -> 
     shown = json.loads(oms.run("provider", "show", "--json", *_roots(routed)).stdout)
     a = next(p for p in shown["providers"] if p["provider_id"] == "anthropic-a")
     assert (a["cooldown_kind"], a["cooldown_reason"]) == ("quota", "weekly limit")
-    assert oms.run("provider", "clear", "anthropic-a", *_roots(routed)).stdout.strip() == "anthropic-a: cooldown ended"
+    assert (
+        oms.run("provider", "clear", "anthropic-a", *_roots(routed)).stdout.strip()
+        == "anthropic-a: cooldown ended"
+    )
     unknown = oms.run("provider", "rest", "ghost", "--minutes", "5", *_roots(routed))
     assert unknown.returncode != 0
     assert unknown.stderr.splitlines()[0] == "oms: error: no provider ghost is configured"
@@ -241,12 +285,14 @@ def test_route_explain_and_provider_commands(oms: OmsCommand, routed: Chain) -> 
 
 
 def test_a_worker_over_its_token_budget_is_parked_for_a_person(deliverable: Chain) -> None:
-    """The proxy counts a dispatch's model tokens (`proxy/usage/`); once its role's budget is used the
-    conductor parks the worker with the reason — never resumed by the clock, never counted as a failure."""
+    """The proxy counts a dispatch's model tokens (`proxy/usage/`); once its role's budget is used
+    the conductor parks the worker with the reason — never resumed by the clock, never counted as a
+    failure."""
     out = use_worker(deliverable, "wait")
     deliverable.edit_config(
         lambda s: s.replace(
-            'sandbox = "ticket-worktree-write"\nargv', 'sandbox = "ticket-worktree-write"\ntoken_budget = 1000\nargv'
+            'sandbox = "ticket-worktree-write"\nargv',
+            'sandbox = "ticket-worktree-write"\ntoken_budget = 1000\nargv',
         ),
         commit=True,
     )
@@ -260,13 +306,16 @@ def test_a_worker_over_its_token_budget_is_parked_for_a_person(deliverable: Chai
         root = ws.store.state.root
         proxy_tokens.write_usage(root, dispatch_id, Usage(600, 300), 3, 0, ws.now())
         report = conductor.tick(ws)
-        assert ws.store.records("worker").read(dispatch_id).payload["health"] == "healthy"  # 900 < 1000
+        assert (
+            ws.store.records("worker").read(dispatch_id).payload["health"] == "healthy"
+        )  # 900 < 1000
         _, _, sequence = proxy_tokens.read_usage(root, dispatch_id)
         proxy_tokens.write_usage(root, dispatch_id, Usage(700, 400), 5, sequence, ws.now())
         report = conductor.tick(ws)
         phase = next(p for p in report.phases if p.name == "providers")
         assert any(
-            line.startswith(f"{dispatch_id}: parked for a person (token budget exhausted") for line in phase.done
+            line.startswith(f"{dispatch_id}: parked for a person (token budget exhausted")
+            for line in phase.done
         )
         worker = ws.store.records("worker").read(dispatch_id)
         assert worker.payload["health"] == "parked"
@@ -290,13 +339,17 @@ def test_the_conductor_runs_the_model_proxy_while_workers_need_it_and_no_longer(
             assert proxy_control.status(ws).state == "not running"
             proxy_tokens.issue_token(ws, "dsp-needs-it", "openai-o")  # a launch's; worker not ended
             first = next(p for p in conductor.tick(ws).phases if p.name == "providers")
-            assert any(line.startswith("the model proxy started: pid") for line in first.done), first.to_json()
+            assert any(line.startswith("the model proxy started: pid") for line in first.done), (
+                first.to_json()
+            )
             running = proxy_control.status(ws)
             assert running.state == "running"
             assert running.record is not None
             assert running.record.get("on_demand") is True
             again = next(p for p in conductor.tick(ws).phases if p.name == "providers")
-            assert not any("the model proxy" in line for line in again.done + again.skipped)  # one proxy
+            assert not any(
+                "the model proxy" in line for line in again.done + again.skipped
+            )  # one proxy
             proxy_tokens.revoke_token(ws, "dsp-needs-it")  # the worker ended
             last = next(p for p in conductor.tick(ws).phases if p.name == "providers")
             stopped = "the model proxy stopped: no running worker"
@@ -311,17 +364,21 @@ def test_the_conductor_runs_the_model_proxy_while_workers_need_it_and_no_longer(
 
 
 def test_the_proxy_holds_the_codex_logins_api_key(routed: Chain, tmp_path: Path) -> None:
-    """An OpenAI provider whose key is not in the proxy's environment uses the key of the user's Codex login
-    (`auth.json`): the proxy holds it, no sandbox does. A ChatGPT login (tokens only) gives none to a
-    provider of `auth = "key"`: that needs `auth = "codex-chatgpt"`."""
+    """An OpenAI provider whose key is not in the proxy's environment uses the key of the user's
+    Codex login (`auth.json`): the proxy holds it, no sandbox does. A ChatGPT login (tokens only)
+    gives none to a provider of `auth = "key"`: that needs `auth = "codex-chatgpt"`."""
     home = tmp_path / "codex-home"
     home.mkdir()
     (home / "auth.json").write_text(json.dumps({"OPENAI_API_KEY": "sk-from-codex-login"}))
     with routed.workspace() as ws:
-        settings = proxy_control.settings_for(ws, b"k" * 32, {"CODEX_HOME": str(home), "ANTHROPIC_API_KEY": "a"})
+        settings = proxy_control.settings_for(
+            ws, b"k" * 32, {"CODEX_HOME": str(home), "ANTHROPIC_API_KEY": "a"}
+        )
     assert settings.credentials["openai-o"].current() == UpstreamAuth("sk-from-codex-login")
     assert settings.credentials["anthropic-a"].current() == UpstreamAuth("a")
-    (home / "auth.json").write_text(json.dumps({"tokens": {"access_token": "chatgpt"}, "OPENAI_API_KEY": None}))
+    (home / "auth.json").write_text(
+        json.dumps({"tokens": {"access_token": "chatgpt"}, "OPENAI_API_KEY": None})
+    )
     assert isinstance(settings.credentials["openai-o"].current(), Missing)  # read again: it changed
     (home / "auth.json").unlink()
     assert isinstance(settings.credentials["openai-o"].current(), Missing)

@@ -31,7 +31,9 @@ def _repo(path: Path) -> Path:
 def _files(path: Path) -> dict[str, bytes]:
     out = {}
     for dirpath, dirnames, filenames in os.walk(path):
-        dirnames[:] = [d for d in dirnames if d != ".git" and not (Path(dirpath, d) / ".git").exists()]
+        dirnames[:] = [
+            d for d in dirnames if d != ".git" and not (Path(dirpath, d) / ".git").exists()
+        ]
         for name in filenames:
             full = Path(dirpath, name)
             if not name.endswith(".ignored"):
@@ -43,7 +45,9 @@ def _tree(path: Path, commit: str) -> dict[str, bytes]:
     names = git("ls-tree", "-r", "-z", "--name-only", commit, cwd=path).split("\0")
     return {
         n: subprocess.run(
-            ["git", "-C", str(path), "cat-file", "blob", f"{commit}:{n}"], capture_output=True, check=True
+            ["git", "-C", str(path), "cat-file", "blob", f"{commit}:{n}"],
+            capture_output=True,
+            check=True,
         ).stdout
         for n in names
         if n
@@ -136,8 +140,12 @@ def test_discard_removes_only_what_the_snapshot_holds(tmp_path: Path) -> None:
     assert (repo / "inner" / ".git").is_dir()  # a nested repository is never removed
 
 
-_NAMES = st.sampled_from(["a.txt", "b.txt", "d/c.txt", "d/e/f.txt", "tracked.txt", "gone.txt", "x.ignored"])
-_OPS = st.lists(st.tuples(st.sampled_from(["write", "delete"]), _NAMES, st.binary(max_size=64)), max_size=12)
+_NAMES = st.sampled_from(
+    ["a.txt", "b.txt", "d/c.txt", "d/e/f.txt", "tracked.txt", "gone.txt", "x.ignored"]
+)
+_OPS = st.lists(
+    st.tuples(st.sampled_from(["write", "delete"]), _NAMES, st.binary(max_size=64)), max_size=12
+)
 
 
 @settings(max_examples=25)

@@ -1,5 +1,6 @@
-"""`oms worker supervise` with a launch spec of our own: the sandbox starts, the broker serves, the end is
-recorded (status, signal, or why the sandbox never started), the socket and mount points are cleaned."""
+"""`oms worker supervise` with a launch spec of our own: the sandbox starts, the broker serves, the
+end is recorded (status, signal, or why the sandbox never started), the socket and mount points are
+cleaned."""
 
 from __future__ import annotations
 
@@ -37,10 +38,29 @@ def _spec(
     trees: list[str] | None = None,
 ) -> None:
     host = bwrap.host()
-    minimal = ["--unshare-user", "--unshare-pid", "--die-with-parent", "--proc", "/proc", "--dev", "/dev"]
+    minimal = [
+        "--unshare-user",
+        "--unshare-pid",
+        "--die-with-parent",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+    ]
     minimal += system_args(host.system)
-    minimal += ["--bind", str(worktree), str(worktree), "--tmpfs", str(worktree / ".codex"), "--chdir", str(worktree)]
-    minimal += ["--tmpfs", "/oms/git"]  # where the repository config is shown (a mount: remounted read-only)
+    minimal += [
+        "--bind",
+        str(worktree),
+        str(worktree),
+        "--tmpfs",
+        str(worktree / ".codex"),
+        "--chdir",
+        str(worktree),
+    ]
+    minimal += [
+        "--tmpfs",
+        "/oms/git",
+    ]  # where the repository config is shown (a mount: remounted read-only)
     doc: JsonObject = {
         "format": "oms-launch-v1",
         "dispatch_id": "dsp-1",
@@ -75,7 +95,9 @@ def _spec(
                 observed_at=now(),
             )
         if worker and session and RecordStore(root, "session").read_if_exists(SESSION_ID) is None:
-            RecordStore(root, "session").create(  # the session its launch registers just after the pane
+            RecordStore(
+                root, "session"
+            ).create(  # the session its launch registers just after the pane
                 SESSION_ID,
                 state="running",
                 payload=payload("session"),
@@ -103,8 +125,17 @@ def state(tmp_path: Path) -> Path:
 
 
 def _supervise(state: Path) -> int:
-    """A real supervisor process, as a pane starts it (its lowest descriptors free for the exec marker)."""
-    argv = [*oms_command().argv, "worker", "supervise", "--dispatch-id", "dsp-1", "--state-root", str(state)]
+    """A real supervisor process, as a pane starts it (its lowest descriptors free for the exec
+    marker)."""
+    argv = [
+        *oms_command().argv,
+        "worker",
+        "supervise",
+        "--dispatch-id",
+        "dsp-1",
+        "--state-root",
+        str(state),
+    ]
     return subprocess.run(argv, stdin=subprocess.DEVNULL, timeout=120, check=False).returncode
 
 
@@ -116,7 +147,12 @@ def _ended(state: Path) -> dict[str, object]:
 
 @pytest.mark.parametrize(
     ("script", "status", "signum"),
-    [("exit 7", 7, None), ("kill -TERM $$", None, 15), ("kill -KILL $$", None, 9), ("true", 0, None)],
+    [
+        ("exit 7", 7, None),
+        ("kill -TERM $$", None, 15),
+        ("kill -KILL $$", None, 9),
+        ("true", 0, None),
+    ],
 )
 def test_the_end_of_the_sandbox_is_recorded(
     state: Path, tmp_path: Path, script: str, status: int | None, signum: int | None
@@ -128,9 +164,13 @@ def test_the_end_of_the_sandbox_is_recorded(
     ended = _ended(state)
     assert (ended["status"], ended["signal"]) == (status, signum)
     assert code == (status if status is not None else 128 + (signum or 0))
-    assert not (state / "panes" / "dsp-1.launch.json").exists()  # read once: it holds the credential
+    assert not (
+        state / "panes" / "dsp-1.launch.json"
+    ).exists()  # read once: it holds the credential
     assert not Path(_sandbox_dir(state), "brokers", "dsp-1.sock").exists()
-    assert not (state / "panes" / "dsp-1.init.json").exists()  # its init is gone, and so is its record
+    assert not (
+        state / "panes" / "dsp-1.init.json"
+    ).exists()  # its init is gone, and so is its record
     assert not (worktree / ".codex").exists()  # the sandbox's mount point is gone with it
     assert os.listdir(worktree) == []
 
@@ -148,21 +188,27 @@ def test_a_sandbox_that_cannot_start_says_so(state: Path, tmp_path: Path) -> Non
 def test_the_agent_sees_its_worktree_and_not_the_state_root(state: Path, tmp_path: Path) -> None:
     worktree = tmp_path / "wt"
     worktree.mkdir()
-    probe = f"test -d '{worktree}' && ! test -e '{state}' && ! test -e '{tmp_path}/state' && echo seen > seen.txt"
+    probe = (
+        f"test -d '{worktree}' && ! test -e '{state}' && ! test -e "
+        f"'{tmp_path}/state' && echo seen > seen.txt"
+    )
     _spec(state, worktree, ["/bin/sh", "-c", probe])
     assert _supervise(state) == 0
     assert (worktree / "seen.txt").read_text() == "seen\n"
 
 
 def test_the_sandbox_cannot_reach_a_host_abstract_socket(state: Path, tmp_path: Path) -> None:
-    """The network is shared (the model API), and abstract Unix sockets live in the network namespace: the
-    Landlock scope the supervisor puts the sandbox in keeps them out of reach (found by the escape suite)."""
+    """The network is shared (the model API), and abstract Unix sockets live in the network
+    namespace: the Landlock scope the supervisor puts the sandbox in keeps them out of reach (found
+    by the escape suite)."""
     import socket
 
     from oms.process import landlock
 
     if not landlock.scoping():
-        pytest.fail("this kernel has no Landlock scopes: the host's abstract sockets would be reachable")
+        pytest.fail(
+            "this kernel has no Landlock scopes: the host's abstract sockets would be reachable"
+        )
     name = f"oms-test-canary-{os.getpid()}"
     canary = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     canary.bind("\0" + name)
@@ -177,8 +223,18 @@ def test_the_sandbox_cannot_reach_a_host_abstract_socket(state: Path, tmp_path: 
     )
     _spec(state, worktree, ["/usr/bin/python3", "-c", probe])
     try:
-        argv = [*oms_command().argv, "worker", "supervise", "--dispatch-id", "dsp-1", "--state-root", str(state)]
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, check=False)
+        argv = [
+            *oms_command().argv,
+            "worker",
+            "supervise",
+            "--dispatch-id",
+            "dsp-1",
+            "--state-root",
+            str(state),
+        ]
+        done = subprocess.run(
+            argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, check=False
+        )
     finally:
         canary.close()
     assert done.returncode == 0, done.stderr
@@ -186,9 +242,11 @@ def test_the_sandbox_cannot_reach_a_host_abstract_socket(state: Path, tmp_path: 
     assert "REACHED" not in done.stdout
 
 
-def test_a_supervisor_starts_nothing_for_a_worker_it_cannot_find(state: Path, tmp_path: Path) -> None:
-    """The supervisor asks `launch_guards.stopped` before the sandbox: a worker with no record (or stopped,
-    `test_no_second_start.py`) gets no agent, and the end says why."""
+def test_a_supervisor_starts_nothing_for_a_worker_it_cannot_find(
+    state: Path, tmp_path: Path
+) -> None:
+    """The supervisor asks `launch_guards.stopped` before the sandbox: a worker with no record (or
+    stopped, `test_no_second_start.py`) gets no agent, and the end says why."""
     worktree = tmp_path / "wt"
     worktree.mkdir()
     marker = worktree / "ran"  # the sandbox binds the worktree: the command could write here
@@ -211,15 +269,25 @@ def _register_session(state: Path) -> None:
         )
 
 
-def test_a_supervisor_starts_the_agent_only_once_its_session_exists(state: Path, tmp_path: Path) -> None:
+def test_a_supervisor_starts_the_agent_only_once_its_session_exists(
+    state: Path, tmp_path: Path
+) -> None:
     """A launch registers the session just after the pane; a deliverer killed in between leaves the
-    supervisor waiting (the agent must not run ahead of its session: no Stop gate could hold it), until a
-    re-delivery registers it."""
+    supervisor waiting (the agent must not run ahead of its session: no Stop gate could hold it),
+    until a re-delivery registers it."""
     worktree = tmp_path / "wt"
     worktree.mkdir()
     marker = worktree / "ran"
     _spec(state, worktree, ["/bin/sh", "-c", f"touch {marker}"], session=False)
-    argv = [*oms_command().argv, "worker", "supervise", "--dispatch-id", "dsp-1", "--state-root", str(state)]
+    argv = [
+        *oms_command().argv,
+        "worker",
+        "supervise",
+        "--dispatch-id",
+        "dsp-1",
+        "--state-root",
+        str(state),
+    ]
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
     try:
         spec = state / "panes" / "dsp-1.launch.json"
@@ -242,9 +310,11 @@ def test_a_supervisor_starts_the_agent_only_once_its_session_exists(state: Path,
     assert _ended(state)["status"] == 0
 
 
-def test_a_supervisor_whose_launch_registers_no_session_starts_nothing(state: Path, tmp_path: Path) -> None:
-    """No session within the wait (no re-delivery came), or the terminal hung up meanwhile: nothing starts,
-    and the reason says which."""
+def test_a_supervisor_whose_launch_registers_no_session_starts_nothing(
+    state: Path, tmp_path: Path
+) -> None:
+    """No session within the wait (no re-delivery came), or the terminal hung up meanwhile: nothing
+    starts, and the reason says which."""
     worktree = tmp_path / "wt"
     worktree.mkdir()
     _spec(state, worktree, ["true"], session=False)

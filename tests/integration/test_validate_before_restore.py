@@ -1,11 +1,13 @@
-"""Act, then validate (issue 11): a second attempt's launch reset the expired first attempt's checkout
-(`refs/oms/expired/...` kept, `reset --hard` to the start commit) and only then found that the agent CLI
-was the wrong version, and parked. The worktree was rewritten for a launch that never happened.
+"""Act, then validate (issue 11): a second attempt's launch reset the expired first attempt's
+checkout (`refs/oms/expired/...` kept, `reset --hard` to the start commit) and only then found that
+the agent CLI was the wrong version, and parked. The worktree was rewritten for a launch that never
+happened.
 
 Now `prepare` asks the cheap refusals (the agent CLI's version, bubblewrap) before the expired-lease
-restore: a launch they refuse leaves the worktree exactly as the expired attempt left it (its HEAD, no
-`refs/oms/expired/...` ref) and parks the worker with their reason. The expired attempt here committed its
-work and left the tree clean: the one case the restore resets (uncommitted changes it refuses, untouched)."""
+restore: a launch they refuse leaves the worktree exactly as the expired attempt left it (its HEAD,
+no `refs/oms/expired/...` ref) and parks the worker with their reason. The expired attempt here
+committed its work and left the tree clean: the one case the restore resets (uncommitted changes it
+refuses, untouched)."""
 
 from __future__ import annotations
 
@@ -20,8 +22,9 @@ from tests.chain import Chain
 from tests.helpers import git
 
 CODEX_ROLE = "oms.goal-long-executor"
-# Stand-ins first on PATH: a codex that prints `version` (oms was verified against 0.171.x: plans.COMPATIBLE)
-# and, unless None, a bwrap that fails with that message (the real one cannot be made to fail here).
+# Stand-ins first on PATH: a codex that prints `version` (oms was verified against 0.171.x:
+# plans.COMPATIBLE) and, unless None, a bwrap that fails with that message (the real one cannot be
+# made to fail here).
 REFUSALS = {
     "agent CLI version": ("0.99.0", None, "codex 0.99.0 is not compatible (expected 0.171.x)"),
     "bubblewrap unusable": (
@@ -71,7 +74,9 @@ def test_a_cheap_refusal_parks_before_the_expired_checkout_is_reset(
     assert isinstance(outcome, dict)
     assert outcome["status"] == "parked", outcome
     assert why in str(outcome["reason"]), outcome
-    assert git("rev-parse", "HEAD", cwd=wt).strip() == partial, "the refused launch reset the expired checkout"
+    assert git("rev-parse", "HEAD", cwd=wt).strip() == partial, (
+        "the refused launch reset the expired checkout"
+    )
     assert git("for-each-ref", "refs/oms/", cwd=wt) == "", "the refused launch kept an expired ref"
     assert (wt / "partial.txt").read_text() == "half done\n"
     assert git("status", "--porcelain", cwd=wt) == ""

@@ -1,7 +1,7 @@
-"""`oms worktree gc` (issue 14, ADR 0021) on real git and real files: it removes a finished ticket's worktree
-and branch only when the work is merged or archived, never with uncommitted work, never while a worker
-runs, never before the TTL, never a worktree oms did not make; it says why it kept each one, and the bytes
-it freed."""
+"""`oms worktree gc` (issue 14, ADR 0021) on real git and real files: it removes a finished ticket's
+worktree and branch only when the work is merged or archived, never with uncommitted work, never
+while a worker runs, never before the TTL, never a worktree oms did not make; it says why it kept
+each one, and the bytes it freed."""
 
 from __future__ import annotations
 
@@ -18,7 +18,10 @@ from tests.integration.test_finishing import _result
 
 
 def _ttl(chain: Chain, days: int) -> None:
-    chain.edit_config(lambda s: s.replace("[worktrees]\n", f"[worktrees]\ngc_after_days = {days}\n", 1), commit=True)
+    chain.edit_config(
+        lambda s: s.replace("[worktrees]\n", f"[worktrees]\ngc_after_days = {days}\n", 1),
+        commit=True,
+    )
 
 
 def _stop(chain: Chain, bound: Bound) -> None:
@@ -86,7 +89,9 @@ def test_unmerged_work_stays_until_it_is_archived(chain: Chain) -> None:
     head = git("rev-parse", str(kept[0]["branch"]), cwd=chain.repo).strip()
     git("update-ref", f"refs/oms/archive/{ticket.record_id}/1", head, cwd=chain.repo)
     assert [r["path"] for r in _gc(chain).removed] == [str(bound.worktree)]
-    assert git("rev-parse", f"refs/oms/archive/{ticket.record_id}/1", cwd=chain.repo).strip() == head
+    assert (
+        git("rev-parse", f"refs/oms/archive/{ticket.record_id}/1", cwd=chain.repo).strip() == head
+    )
 
 
 def test_uncommitted_work_or_a_running_worker_keeps_a_worktree(chain: Chain) -> None:

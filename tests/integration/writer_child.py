@@ -1,8 +1,8 @@
 """A child process for the crash and storm tests: writes to a state root until killed or done.
 
-Usage: python -m tests.integration.writer_child crash STATE   (loop forever, deterministic content)
-       python -m tests.integration.writer_child serve STATE   (`crash` writers forked on demand)
-       python -m tests.integration.writer_child storm STATE K N (N transitions on one record as writer K)
+Usage: python -m tests.integration.writer_child crash STATE     (loops, deterministic content)
+       python -m tests.integration.writer_child serve STATE     (`crash` writers forked on demand)
+       python -m tests.integration.writer_child storm STATE K N (N transitions of a record, as K)
 """
 
 from __future__ import annotations
@@ -35,7 +35,12 @@ def crash_loop(path: str) -> None:
         body = payload("worker", end_detail=f"step {version}")
         if latest is None:
             records.create(
-                rid, state="idle", payload=body, operation_id=f"op-{rid}-0", actor="oms-system", observed_at=ts(0)
+                rid,
+                state="idle",
+                payload=body,
+                operation_id=f"op-{rid}-0",
+                actor="oms-system",
+                observed_at=ts(0),
             )
         else:
             records.transition(
@@ -48,7 +53,10 @@ def crash_loop(path: str) -> None:
                 observed_at=ts(version),
             )
         store.events.create(
-            f"evt-{n}", "session-registered", T0, {"session_id": SESSION, "dispatch_id": rid, "session_version": 0}
+            f"evt-{n}",
+            "session-registered",
+            T0,
+            {"session_id": SESSION, "dispatch_id": rid, "session_version": 0},
         )
         if n % 7 == 0:
             store.put_evidence(evidence_body(ticket_id=f"tkt-{n}"))

@@ -1,16 +1,19 @@
-"""The delivery protocol's spin model (`tests/model/delivery.pml`, ADR 0014), checked, and kept in step with the code.
+"""The delivery protocol's spin model (`tests/model/delivery.pml`, ADR 0014), checked, and kept in
+step with the code.
 
-* Every configuration is searched exhaustively (safety: assertions and invalid end states) and must finish
-  with no error and without running out of depth or memory.
-* Every mutation re-introduces a bug the code had or could have; spin must find a violation of the named
-  property, so the model's checks are shown to be able to fail.
-* Every fix the model shows to be defence in depth (another fix guards the same property by itself) is
-  taken away alone and spin must find nothing; taken away with the other, spin must find the violation
-  (a mutation). If a change makes one necessary again, its entry moves to `MUTATIONS`.
-* The code has no known gap the model finds (ADR 0014). A gap found next is written into the model as a
-  `GAP_*` allowance of its property, with a test here that spin finds it with `-D GAP_*`, until it is closed.
-* The model's steps and `oms/domain/protocol.py` name the same steps, every function named there exists,
-  and no function of the modelled modules writes protocol state without being in one of its tables.
+* Every configuration is searched exhaustively (safety: assertions and invalid end states) and must
+  finish with no error and without running out of depth or memory.
+* Every mutation re-introduces a bug the code had or could have; spin must find a violation of the
+  named property, so the model's checks are shown to be able to fail.
+* Every fix the model shows to be defence in depth (another fix guards the same property by itself)
+  is taken away alone and spin must find nothing; taken away with the other, spin must find the
+  violation (a mutation). If a change makes one necessary again, its entry moves to `MUTATIONS`.
+* The code has no known gap the model finds (ADR 0014). A gap found next is written into the model
+  as a `GAP_*` allowance of its property, with a test here that spin finds it with `-D GAP_*`, until
+  it is closed.
+* The model's steps and `oms/domain/protocol.py` name the same steps, every function named there
+  exists, and no function of the modelled modules writes protocol state without being in one of its
+  tables.
 
 * tcc builds every verifier (~0.03 s of CPU a build; gcc -O0 takes ~1.1 s, more than most searches);
   gcc builds one configuration's too, and both searches must agree state for state (ADR 0014).
@@ -48,7 +51,8 @@ TOOLS = ("spin", "gcc", "tcc")
 
 # name -> -D flags of a configuration that must verify with no error
 CONFIGS: dict[str, str] = {
-    # two deliverers, each crashing once anywhere; a TUI whose activation may fail; an agent that may exit
+    # two deliverers, each crashing once anywhere; a TUI whose activation may fail; an agent that
+    # may exit
     "deliver": "-DCONDUCTORS=2 -DCRASHES=1 -DCRASHING=1 -DTUI=1 -DAGENT_EXITS=1",
     # one deliverer crashing twice, while the tmux server may die (every pane hangs up)
     "tmux": "-DCRASHES=2 -DCRASHING=1 -DTUI=1 -DAGENT_EXITS=1 -DTMUX_DIES=1",
@@ -64,25 +68,29 @@ CONFIGS: dict[str, str] = {
     "stop": "-DOPS=1 -DREQUESTS=4 -DCRASHES=1 -DCRASHING=1",
     # stop and observe while the agent may exit and the tmux server may die
     "observe": "-DOPS=2 -DREQUESTS=12 -DCRASHES=1 -DCRASHING=4 -DAGENT_EXITS=1 -DTMUX_DIES=1",
-    # resume of a worker with no session (`again`: a new pane after an earlier one) against a crashing
-    # deliverer, while the tmux server may die (the supervisors' hang-up check and its residual window)
+    # resume of a worker with no session (`again`: a new pane after an earlier one) against a
+    # crashing deliverer, while the tmux server may die (the supervisors' hang-up check and its
+    # residual window)
     "resume": "-DOPS=1 -DREQUESTS=2 -DCRASHES=1 -DCRASHING=1 -DTMUX_DIES=1",
     # observe against a re-delivery (the deliverer crashing once) while the tmux server may die
     "redeliver": "-DOPS=1 -DREQUESTS=8 -DCRASHES=1 -DCRASHING=1 -DTMUX_DIES=1",
-    # resume (`again`) and observe at the same time (a second operator, or `oms conductor tick`), from where a
-    # deliverer that died after registering its pane left it, while the tmux server may die; each may crash
+    # resume (`again`) and observe at the same time (a second operator, or `oms conductor tick`),
+    # from where a deliverer that died after registering its pane left it, while the tmux server may
+    # die; each may crash
     "again-observe": (
-        "-DCONDUCTORS=0 -DBEGUN=1 -DOPS=1 -DREQUESTS=2 -DOPS2=1 -DREQUESTS2=8 -DCRASHES=1 -DCRASHING=4 -DTMUX_DIES=1"
+        "-DCONDUCTORS=0 -DBEGUN=1 -DOPS=1 -DREQUESTS=2 -DOPS2=1 "
+        "-DREQUESTS2=8 -DCRASHES=1 -DCRASHING=4 -DTMUX_DIES=1"
     ),
-    # resume of a never-launched worker while the dispatch may be cancelled and an authority check may refuse
-    # (the worker parked), against a crashing deliverer
+    # resume of a never-launched worker while the dispatch may be cancelled and an authority check
+    # may refuse (the worker parked), against a crashing deliverer
     "cancel": "-DOPS=1 -DREQUESTS=2 -DCRASHES=1 -DCRASHING=1 -DCANCEL=1 -DAUTH_FAILS=1",
 }
 
 
 @dataclass(frozen=True)
 class Mutation:
-    """A bug put back with `-D macro` into a configuration, and the assertion spin must then violate."""
+    """A bug put back with `-D macro` into a configuration, and the assertion spin must then
+    violate."""
 
     macro: str
     config: str
@@ -96,96 +104,116 @@ class Mutation:
 
 
 MUTATIONS: dict[str, Mutation] = {
-    # records.py `_replay` returning the operation's version without comparing the transition: resume's
-    # launch and a re-run delivery share the event's operation ids (`wkr-act-park` at two versions)
-    "replay without comparing transitions": Mutation("MUT_REPLAY_NO_COMPARE", "park-resume", "(wres!=2)"),
+    # records.py `_replay` returning the operation's version without comparing the transition:
+    # resume's launch and a re-run delivery share the event's operation ids (`wkr-act-park` at two
+    # versions)
+    "replay without comparing transitions": Mutation(
+        "MUT_REPLAY_NO_COMPARE", "park-resume", "(wres!=2)"
+    ),
     # the supervisor recording exit.json before it ends its sandbox's group
-    "supervisor records before ending the group": Mutation("MUT_EXIT_BEFORE_END", "tmux", "!((agents&(1<<inc)))"),
+    "supervisor records before ending the group": Mutation(
+        "MUT_EXIT_BEFORE_END", "tmux", "!((agents&(1<<inc)))"
+    ),
     # resume launching a never-started worker without the deliverer's outbox lock
     "resume launching without the lock": Mutation("MUT_RESUME_NOLOCK", "cancel", "(launching==1)"),
     # _launch without its `dispatch.state == "accepted"` guard
     "launching a non-accepted dispatch": Mutation("MUT_LAUNCH_UNACCEPTED", "cancel", "(dst==1)"),
     # record_result deciding on the bridge's snapshot outside the per-dispatch lock
-    "result recorded outside the per-dispatch lock": Mutation("MUT_RESULT_NOLOCK", "results-same", "bres[me]"),
-    # the gaps ef200ac closed, put back (ADR 0014): a re-run delivery discarding the spec of the pane its
-    # crashed run created (the receipt says activation pending; nothing starts) ...
+    "result recorded outside the per-dispatch lock": Mutation(
+        "MUT_RESULT_NOLOCK", "results-same", "bres[me]"
+    ),
+    # the gaps ef200ac closed, put back (ADR 0014): a re-run delivery discarding the spec of the
+    # pane its crashed run created (the receipt says activation pending; nothing starts) ...
     "a reused pane's spec discarded": Mutation("MUT_DISCARD_REUSED_SPEC", "deliver", "(starts>=1)"),
-    # ... a re-delivery launching again although the session exists and the tmux server took the pane ...
+    # ... a re-delivery launching again although the session exists and the tmux server took the
+    # pane ...
     "a launched worker launched again": Mutation("MUT_RELAUNCH", "tmux", "(starts<=1)"),
-    # ... no stop check after `ensure` (neither the launch's nor, since 6d72ffa, the supervisor's: the
-    # launch's alone is no longer found): a launch that checked the worker before a whole `stop` leaves the
-    # stopped worker's agent running
+    # ... no stop check after `ensure` (neither the launch's nor, since 6d72ffa, the supervisor's:
+    # the launch's alone is no longer found): a launch that checked the worker before a whole `stop`
+    # leaves the stopped worker's agent running
     "no stop check after ensure": Mutation("MUT_NO_STOP_CHECK", "stop", "(agents& ~(hup))"),
-    # and the three gaps 6d72ffa closed, put back: the supervisor starting the sandbox without asking
-    # `launch_guards.stopped`, so a stopped worker's agent starts before its launch sees the stop ...
+    # and the three gaps 6d72ffa closed, put back: the supervisor starting the sandbox without
+    # asking `launch_guards.stopped`, so a stopped worker's agent starts before its launch sees the
+    # stop ...
     "a stopped worker's agent starts before its launch sees the stop": Mutation(
         "MUT_SUPERVISOR_UNCHECKED", "stop", "~(0))& ~(orphan))"
     ),
-    # ... and, the same bug, a launch dying between `ensure` and its stop check leaves the agent running ...
+    # ... and, the same bug, a launch dying between `ensure` and its stop check leaves the agent
+    # running ...
     "a launch dying between ensure and its stop check leaves the agent running": Mutation(
         "MUT_SUPERVISOR_UNCHECKED_CRASH", "stop", "~(unchecked))& ~(0))"
     ),
-    # ... the relaunch guard decided on an earlier pane observation than the spec: the pane of an existing
-    # session ends in between, and a new pane starts the agent a second time
+    # ... the relaunch guard decided on an earlier pane observation than the spec: the pane of an
+    # existing session ends in between, and a new pane starts the agent a second time
     "a re-delivery's guard decided on an older observation than its spec": Mutation(
         "MUT_GUARD_ON_LIST", "deliver", "(starts<=1)"
     ),
-    # and the gap e5763d3 closed, put back (the code before it, which had neither the mark nor the wait for
-    # the session): a re-delivery after a launch that died before its session, whose agent started and whose
-    # pane ended, starts the agent again ...
+    # and the gap e5763d3 closed, put back (the code before it, which had neither the mark nor the
+    # wait for the session): a re-delivery after a launch that died before its session, whose agent
+    # started and whose pane ended, starts the agent again ...
     "a launch that died before its session is launched again": Mutation(
         "MUT_NO_BEGUN_NO_AWAIT", "deliver", "(starts<=1)"
     ),
-    # ... and the supervisor starting its sandbox after its terminal hung up: beside the agent that resume
-    # started in a new pane after the tmux server died
+    # ... and the supervisor starting its sandbox after its terminal hung up: beside the agent that
+    # resume started in a new pane after the tmux server died
     "a supervisor whose terminal hung up starts its sandbox": Mutation(
         "MUT_SUPERVISOR_STARTS_HUNG_UP", "resume", "(starts<=1)"
     ),
-    # and GAP_STALE_EXIT, closed by 956e4cc with two fixes, each put back alone: the exit record naming no
-    # pane (`reconcile` trusts any record, `write_exit` keeps any): after resume's new pane, the hung-up
-    # earlier pane's supervisor records "could not start", and `reconcile` takes it for the new pane's end ...
+    # and GAP_STALE_EXIT, closed by 956e4cc with two fixes, each put back alone: the exit record
+    # naming no pane (`reconcile` trusts any record, `write_exit` keeps any): after resume's new
+    # pane, the hung-up earlier pane's supervisor records "could not start", and `reconcile` takes
+    # it for the new pane's end ...
     "an earlier pane's exit record taken for the new pane's end": Mutation(
         "MUT_EXIT_UNNAMED", "again-observe", "(exit_rec==reg))"
     ),
-    # ... `write_exit` alone keeping an earlier pane's record: the new pane's own end is lost (`parent-gone`) ...
+    # ... `write_exit` alone keeping an earlier pane's record: the new pane's own end is lost
+    # (`parent-gone`) ...
     "a new pane's own end not recorded over an earlier pane's record": Mutation(
         "MUT_EXIT_KEPT", "again-observe", "(exit_rec==reg))"
     ),
-    # ... and `ensure` creating a pane for a launch that wrote no spec (with `reconcile` deciding outside the
-    # lock, the code before 956e4cc): the re-delivery saw the crashed launch's pane live, the tmux server took
-    # it, a new pane starts the agent on the crashed launch's spec while the registry still names the old
-    # pane, whose (own) end `reconcile` takes for the worker's
+    # ... and `ensure` creating a pane for a launch that wrote no spec (with `reconcile` deciding
+    # outside the lock, the code before 956e4cc): the re-delivery saw the crashed launch's pane
+    # live, the tmux server took it, a new pane starts the agent on the crashed launch's spec while
+    # the registry still names the old pane, whose (own) end `reconcile` takes for the worker's
     "a pane made for a spec its launch did not write": Mutation(
         "MUT_ENSURE_ANY_SPEC", "redeliver", "~(0))& ~(0))==0)", also="-DMUT_RECONCILE_NOLOCK"
     ),
-    # and the two gaps 7334158 closed, put back: `reconcile` recording an end outside the deliverer's lock, on
-    # its first observation: it sees no pane and reads the registry before resume's `again` launch registers
-    # its new pane, and ends the worker on the earlier pane's (true) end while the new pane's agent runs ...
+    # and the two gaps 7334158 closed, put back: `reconcile` recording an end outside the
+    # deliverer's lock, on its first observation: it sees no pane and reads the registry before
+    # resume's `again` launch registers its new pane, and ends the worker on the earlier pane's
+    # (true) end while the new pane's agent runs ...
     "an earlier pane's end taken for the worker's while resume's new pane runs": Mutation(
         "MUT_RECONCILE_NOLOCK", "again-observe", "~(0))& ~(0))==0)"
     ),
-    # ... and `write_exit` replacing a later pane's record: a hung-up earlier pane's supervisor records its end
-    # after the newest pane's supervisor recorded its own, and the newest pane's end is taken as unrecorded
+    # ... and `write_exit` replacing a later pane's record: a hung-up earlier pane's supervisor
+    # records its end after the newest pane's supervisor recorded its own, and the newest pane's end
+    # is taken as unrecorded
     "an earlier pane's late record replaces the newest pane's own": Mutation(
         "MUT_EXIT_LATE_REPLACES", "again-observe", "(exit_rec==reg))"
     ),
-    # and the wait 552db78 added, taken away: the supervisor starts the agent before its launch registered the
-    # session (whose Stop gate then holds nothing, and which a re-delivery takes for a fresh worker)
+    # and the wait 552db78 added, taken away: the supervisor starts the agent before its launch
+    # registered the session (whose Stop gate then holds nothing, and which a re-delivery takes for
+    # a fresh worker)
     "an agent started before its session": Mutation("MUT_NO_AWAIT", "deliver", "(nv[2]!=0)"),
 }
 
-# fixes the model shows to be defence in depth: taken away alone, spin finds nothing (each mutation above
-# that names it in `also` shows the property it guards with the other fix gone)
+# fixes the model shows to be defence in depth: taken away alone, spin finds nothing (each mutation
+# above that names it in `also` shows the property it guards with the other fix gone)
 DEFENCE_IN_DEPTH: dict[str, tuple[str, tuple[str, ...]]] = {
-    # the begun mark: since 552db78 no agent starts before its session, so a launch that died before its
-    # session started none, and a re-delivery or resume that finds no session starts the first
+    # the begun mark: since 552db78 no agent starts before its session, so a launch that died before
+    # its session started none, and a re-delivery or resume that finds no session starts the first
     "the begun mark": ("MUT_NO_BEGUN", ("deliver", "tmux", "redeliver", "again-observe")),
-    # `ensure(create=wrote)`: since 7334158 `reconcile` decides under the deliverer's lock, so a pane made for
-    # a spec its launch did not write is registered before anyone decides on the registry
-    "a pane only for a spec the launch wrote": ("MUT_ENSURE_ANY_SPEC", ("redeliver", "tmux", "again-observe")),
+    # `ensure(create=wrote)`: since 7334158 `reconcile` decides under the deliverer's lock, so a
+    # pane made for a spec its launch did not write is registered before anyone decides on the
+    # registry
+    "a pane only for a spec the launch wrote": (
+        "MUT_ENSURE_ANY_SPEC",
+        ("redeliver", "tmux", "again-observe"),
+    ),
 }
 
-# calls that write protocol state: a function of the modelled modules making one is a step of the protocol
+# calls that write protocol state: a function of the modelled modules making one is a step of the
+# protocol
 WRITERS = frozenset(
     {
         "transition",
@@ -255,7 +283,12 @@ class Search:
     @property
     def truncated(self) -> list[str]:
         """Why the search may not have covered every state."""
-        marks = ("max search depth too small", "reached -DMEMLIM bound", "out of memory", "Search not completed")
+        marks = (
+            "max search depth too small",
+            "reached -DMEMLIM bound",
+            "out of memory",
+            "Search not completed",
+        )
         return [mark for mark in marks if mark in self.output]
 
 
@@ -273,7 +306,12 @@ def _check(workdir: Path, flags: str, compiler: tuple[str, ...] = COMPILER) -> S
     shutil.copy(MODEL, workdir / MODEL.name)
     spin, cc = _tool("spin"), _tool(compiler[0])
     generated = subprocess.run(
-        [spin, *flags.split(), "-a", MODEL.name], cwd=workdir, capture_output=True, text=True, timeout=120, check=False
+        [spin, *flags.split(), "-a", MODEL.name],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert generated.returncode == 0, f"spin -a {flags}:\n{generated.stdout}"
     assert (workdir / "pan.c").exists(), f"spin -a {flags} wrote no pan.c:\n{generated.stdout}"
@@ -287,7 +325,12 @@ def _check(workdir: Path, flags: str, compiler: tuple[str, ...] = COMPILER) -> S
     )
     assert built.returncode == 0, f"{compiler[0]} {flags}:\n{built.stderr[-4000:]}"
     ran = subprocess.run(
-        ["./pan", f"-m{PAN_DEPTH}", "-w22"], cwd=workdir, capture_output=True, text=True, timeout=600, check=False
+        ["./pan", f"-m{PAN_DEPTH}", "-w22"],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     return Search(flags, ran.stdout + ran.stderr)
 
@@ -317,7 +360,9 @@ def test_the_model_verifies(name: str, searches: dict[str, Search]) -> None:
     """An exhaustive search of the configuration finds no violation and is not cut short."""
     search = searches[f"config {name}"]
     assert search.errors == 0, f"{name}: {search.violation}\n{search.output}"
-    assert search.truncated == [], f"{name}: the search did not complete: {search.truncated}\n{search.output}"
+    assert search.truncated == [], (
+        f"{name}: the search did not complete: {search.truncated}\n{search.output}"
+    )
     assert search.states > 0
 
 
@@ -342,18 +387,22 @@ def test_each_mutation_is_found(name: str, searches: dict[str, Search]) -> None:
 
 @pytest.mark.parametrize("name", sorted(DEFENCE_IN_DEPTH))
 def test_each_defence_in_depth_alone_is_not_needed(name: str, searches: dict[str, Search]) -> None:
-    """A fix the model shows to be defence in depth (ADR 0014): taken away alone, every configuration that
-    could need it still verifies. When one fails, the fix is needed again: move it to MUTATIONS."""
+    """A fix the model shows to be defence in depth (ADR 0014): taken away alone, every
+    configuration that could need it still verifies. When one fails, the fix is needed again: move
+    it to MUTATIONS."""
     macro, configs = DEFENCE_IN_DEPTH[name]
     for config in configs:
         search = searches[f"-D{macro} in {config}"]
         assert search.errors == 0, f"{name} is needed in {config}: {search.violation}"
-        assert search.truncated == [], f"{name} in {config}: the search did not complete: {search.truncated}"
+        assert search.truncated == [], (
+            f"{name} in {config}: the search did not complete: {search.truncated}"
+        )
 
 
 # ------------------------------------------------------------------ the model and the code in step
 def model_steps() -> set[str]:
-    """The steps the model names: every `inline` and `proctype` not prefixed `m_` (model-only helpers)."""
+    """The steps the model names: every `inline` and `proctype` not prefixed `m_` (model-only
+    helpers)."""
     names = re.findall(r"^(?:inline|proctype)\s+(\w+)\s*\(", MODEL.read_text(), re.MULTILINE)
     return {name for name in names if not name.startswith("m_")}
 
@@ -382,7 +431,9 @@ def protocol_writers(module_name: str) -> set[str]:
             elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 for call in (n for n in ast.walk(child) if isinstance(n, ast.Call)):
                     func = call.func
-                    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+                    name = (
+                        func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+                    )
                     if name in WRITERS:
                         found.add(f"{module_name}:{prefix}{child.name}")
 
@@ -391,7 +442,8 @@ def protocol_writers(module_name: str) -> set[str]:
 
 
 def test_the_model_and_the_step_table_name_the_same_steps() -> None:
-    """A step added to either side and not the other fails here (oms/domain/protocol.py is the table)."""
+    """A step added to either side and not the other fails here (oms/domain/protocol.py is the
+    table)."""
     table = [name for name, _ in PROTOCOL_STEPS]
     assert len(table) == len(set(table)), "a step is named twice in PROTOCOL_STEPS"
     steps = model_steps()
@@ -399,15 +451,19 @@ def test_the_model_and_the_step_table_name_the_same_steps() -> None:
     assert set(table) - steps == set(), "PROTOCOL_STEPS names steps delivery.pml does not have"
 
 
-@pytest.mark.parametrize("target", [target for _, target in PROTOCOL_STEPS] + [target for target, _ in NOT_MODELLED])
+@pytest.mark.parametrize(
+    "target", [target for _, target in PROTOCOL_STEPS] + [target for target, _ in NOT_MODELLED]
+)
 def test_every_function_the_table_names_exists(target: str) -> None:
-    """Renamed or moved (delivery.py split into modules): update the one line in oms/domain/protocol.py."""
+    """Renamed or moved (delivery.py split into modules): update the one line in
+    oms/domain/protocol.py."""
     assert callable(resolve(target)), target
 
 
 def test_no_function_writes_protocol_state_unmodelled() -> None:
-    """A function of the modelled modules that starts writing a record, a receipt, a lock, a pane or an
-    exit/init record is a new protocol step: model it (PROTOCOL_STEPS) or say why not (NOT_MODELLED)."""
+    """A function of the modelled modules that starts writing a record, a receipt, a lock, a pane or
+    an exit/init record is a new protocol step: model it (PROTOCOL_STEPS) or say why not
+    (NOT_MODELLED)."""
     known = {target for _, target in PROTOCOL_STEPS} | {target for target, _ in NOT_MODELLED}
     modules = sorted({target.partition(":")[0] for target in known})
     writers = set().union(*(protocol_writers(module) for module in modules))

@@ -1,5 +1,6 @@
-"""The rig of `test_kill_anywhere.py`: the real `oms` CLI in subprocesses against a `deliverable` chain, a
-worker that counts its own starts, and a view of the processes, panes and files each dispatch has.
+"""The rig of `test_kill_anywhere.py`: the real `oms` CLI in subprocesses against a `deliverable`
+chain, a worker that counts its own starts, and a view of the processes, panes and files each
+dispatch has.
 
 Everything here looks from outside: the processes of a dispatch are found in /proc by the
 `OMS_DISPATCH_ID` their environment carries (the sandbox's bubblewrap, the agent) or by the
@@ -32,8 +33,8 @@ COUNTER = r"""#!/bin/sh
 echo "start $$" >> "$HOME/starts.log"
 exec sleep 600
 """
-# The same, but slow to end like a real agent: it ignores SIGHUP and SIGTERM (a supervisor whose terminal
-# hung up needs its SIGKILL, 4 s later).
+# The same, but slow to end like a real agent: it ignores SIGHUP and SIGTERM (a supervisor whose
+# terminal hung up needs its SIGKILL, 4 s later).
 STUBBORN = r"""#!/bin/sh
 echo "start $$" >> "$HOME/starts.log"
 trap '' HUP TERM
@@ -43,9 +44,11 @@ exec sleep 600
 Check = Callable[[], bool]
 
 
-def poll(check: Check, timeout: float, what: str, interval: float = 0.01, stable: float = 0.0) -> None:
-    """Wait until `check()` holds — and keeps holding for `stable` seconds (a scan of /proc is no atomic
-    snapshot: "nothing runs" is believed once it stays so) — or fail naming `what`."""
+def poll(
+    check: Check, timeout: float, what: str, interval: float = 0.01, stable: float = 0.0
+) -> None:
+    """Wait until `check()` holds — and keeps holding for `stable` seconds (a scan of /proc is no
+    atomic snapshot: "nothing runs" is believed once it stays so) — or fail naming `what`."""
     deadline = time.monotonic() + timeout
     since: float | None = None
     while True:
@@ -155,8 +158,8 @@ def _claims(pid: str, comm: str) -> Claims:
 
 @dataclass
 class Sampler:
-    """Samples /proc every few ms in a thread: the most sandboxes, agents and supervisors each dispatch
-    ever had at once (two at once is the violation the sampled counts exist to catch).
+    """Samples /proc every few ms in a thread: the most sandboxes, agents and supervisors each
+    dispatch ever had at once (two at once is the violation the sampled counts exist to catch).
 
     It counts what `processes` finds, but reads a process's command line and environment only when
     it first sees it and again after it execs (its comm or the address of its text, in
@@ -228,7 +231,9 @@ class Sampler:
                 most = self.most[dispatch_id]
                 most["sandboxes"] = max(most["sandboxes"], sandboxes(procs))
                 most["agents"] = max(most["agents"], sum(p.role == "agent" for p in procs))
-                most["supervisors"] = max(most["supervisors"], sum(p.role == "supervisor" for p in procs))
+                most["supervisors"] = max(
+                    most["supervisors"], sum(p.role == "supervisor" for p in procs)
+                )
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -244,7 +249,8 @@ class Rig:
         binary = os.environ.get("OMS_TEST_BINARY")
         if binary:
             self.exe = os.path.abspath(binary)
-        else:  # outside the state root's directory: the sandbox would otherwise show it (and oms refuses)
+        # outside the state root's directory: the sandbox would otherwise show it (and oms refuses)
+        else:
             wrapper = bindir / "oms"
             wrapper.write_text(f'#!/bin/sh\nPYTHONPATH={REPO} exec {sys.executable} -m oms "$@"\n')
             wrapper.chmod(0o755)
@@ -256,26 +262,40 @@ class Rig:
         counter.chmod(0o755)
         agent = chain.base / "agent.sh"
         agent.write_text(WORKER_SCRIPT)
-        chain.edit_config(lambda s: s.replace('argv = ["true"]', f'argv = ["{counter}"]'), commit=True)
+        chain.edit_config(
+            lambda s: s.replace('argv = ["true"]', f'argv = ["{counter}"]'), commit=True
+        )
         self.started: set[str] = set()  # every dispatch this rig delivered
 
     # ------------------------------------------------------------------ the CLI
     def argv(self, *args: str) -> list[str]:
-        where = ["--state-root", str(self.chain.state), "--config-root", str(self.chain.repo), "--json"]
+        where = [
+            "--state-root",
+            str(self.chain.state),
+            "--config-root",
+            str(self.chain.repo),
+            "--json",
+        ]
         return [self.exe, *args, *where]
 
     def spawn(self, *args: str) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
-            self.argv(*args), env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=False
+            self.argv(*args),
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=False,
         )
 
     def run(self, *args: str, timeout: float = 60) -> tuple[int, dict[str, object], str]:
-        done = subprocess.run(self.argv(*args), env=self.env, capture_output=True, timeout=timeout, check=False)
+        done = subprocess.run(
+            self.argv(*args), env=self.env, capture_output=True, timeout=timeout, check=False
+        )
         return done.returncode, json_doc(done.stdout), done.stderr.decode("utf-8", "replace")
 
     def deliver_until_answered(self, event_id: str, timeout: float = 60) -> dict[str, object]:
-        """`oms worker deliver` again until it answers: its outcome, or the error it refuses with (a lock
-        that a live resume or an orphaned deliverer still holds is retried)."""
+        """`oms worker deliver` again until it answers: its outcome, or the error it refuses with (a
+        lock that a live resume or an orphaned deliverer still holds is retried)."""
         deadline = time.monotonic() + timeout
         while True:
             code, out, err = self.run("worker", "deliver", "--event-id", event_id)
@@ -307,7 +327,10 @@ class Rig:
         """Every pane of the tmux server (session, pane id, dead, tag), tagged by oms or not."""
         fmt = "#{session_name}\t#{pane_id}\t#{pane_dead}\t#{@oms_dispatch}"
         done = subprocess.run(
-            ["tmux", "-S", self.sock, "list-panes", "-a", "-F", fmt], capture_output=True, text=True, check=False
+            ["tmux", "-S", self.sock, "list-panes", "-a", "-F", fmt],
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if done.returncode != 0:
             return []
@@ -329,8 +352,8 @@ class Rig:
 
     # ------------------------------------------------------------------ the end
     def cleanup(self) -> list[str]:
-        """Kill, by PID, whatever of this rig's dispatches still runs, and the tmux server on our socket;
-        what had to be killed (a test that expected nothing to run reports it)."""
+        """Kill, by PID, whatever of this rig's dispatches still runs, and the tmux server on our
+        socket; what had to be killed (a test that expected nothing to run reports it)."""
         self.tmux("kill-server")
         leftovers = []
         for dispatch_id, procs in processes(self.started).items():

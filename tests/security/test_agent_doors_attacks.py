@@ -1,4 +1,5 @@
-"""Attacks through the agent's two doors (SECURITY.md: hooks and the MCP bridge are untrusted input).
+"""Attacks through the agent's two doors (SECURITY.md: hooks and the MCP bridge are untrusted
+input).
 
 Each planted command would write a marker if git ran it while oms verified or committed a result."""
 
@@ -26,14 +27,16 @@ def _tools(bound: Bound, session: str | None = None, nonce: str | None = None) -
     return BoundTools(bound, session, nonce)
 
 
-def _call(tools: bridge.Tools, name: str, arguments: dict[str, object] | None = None) -> dict[str, object]:
+def _call(
+    tools: bridge.Tools, name: str, arguments: dict[str, object] | None = None
+) -> dict[str, object]:
     out, is_error = tools.call(name, arguments or {})
     return out | {"is_error": is_error}
 
 
 def _marker_script(base: Path) -> tuple[Path, Path]:
-    """A command that leaves a marker, usable as an fsmonitor hook, a clean filter, a textconv driver and a
-    git hook (a directory of hooks for `core.hooksPath`, which names a directory)."""
+    """A command that leaves a marker, usable as an fsmonitor hook, a clean filter, a textconv
+    driver and a git hook (a directory of hooks for `core.hooksPath`, which names a directory)."""
     marker = base / "ran.marker"
     script = base / "evil.sh"
     script.write_text(
@@ -45,14 +48,21 @@ def _marker_script(base: Path) -> tuple[Path, Path]:
     script.chmod(0o755)
     hooks = base / "evil-hooks"
     hooks.mkdir()
-    for name in ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-checkout", "post-index-change"):
+    for name in (
+        "pre-commit",
+        "prepare-commit-msg",
+        "commit-msg",
+        "post-commit",
+        "post-checkout",
+        "post-index-change",
+    ):
         (hooks / name).write_text(f"#!/bin/sh\ntouch '{marker}'\n")
         (hooks / name).chmod(0o755)
     return script, marker
 
 
-# The plain git command that runs each planted setting: each control must leave the marker, so that its
-# absence after oms's own git is evidence (a planted value git would never run proves nothing).
+# The plain git command that runs each planted setting: each control must leave the marker, so that
+# its absence after oms's own git is evidence (a planted value git would never run proves nothing).
 CONTROLS = {
     "core.fsmonitor": ("status", "--porcelain"),
     "filter.evil.clean": ("hash-object", "--path=WORK.md", "WORK.md"),
@@ -63,11 +73,13 @@ CONTROLS = {
 
 @pytest.mark.parametrize("setting", sorted(CONTROLS))
 @pytest.mark.parametrize("committed", [True, False], ids=["agent-commit", "oms-commit"])
-def test_result_verification_runs_no_repository_code(bound: Bound, setting: str, committed: bool) -> None:
-    """Fails on a build without the config refusal (no "would run code" in the broker's log: the agent
-    is told only that oms could not check its worktree, ADR 0029); for fsmonitor, filters and hooks
-    also on one without oms's git flags (the marker). A textconv runs only for a diff, which oms never
-    makes: its marker guards that oms never starts to."""
+def test_result_verification_runs_no_repository_code(
+    bound: Bound, setting: str, committed: bool
+) -> None:
+    """Fails on a build without the config refusal (no "would run code" in the broker's log: the
+    agent is told only that oms could not check its worktree, ADR 0029); for fsmonitor, filters and
+    hooks also on one without oms's git flags (the marker). A textconv runs only for a diff, which
+    oms never makes: its marker guards that oms never starts to."""
     tools = _tools(bound)
     logs: list[str] = []
     tools.log = logs.append
@@ -78,7 +90,9 @@ def test_result_verification_runs_no_repository_code(bound: Bound, setting: str,
     if not committed:
         (bound.worktree / "WORK.md").write_text("work\n")
     value = str(script.parent / "evil-hooks") if setting == "core.hooksPath" else str(script)
-    git("config", setting, value, cwd=bound.chain.repo)  # planted in the shared config, as an agent could
+    git(
+        "config", setting, value, cwd=bound.chain.repo
+    )  # planted in the shared config, as an agent could
     git(*CONTROLS[setting], cwd=bound.worktree)  # the control: plain git runs it
     assert marker.exists(), f"the planted {setting} never runs: this test could not fail"
     marker.unlink()
@@ -101,12 +115,30 @@ def test_a_result_commit_from_another_branch_or_unrelated_history_is_refused(bou
     main_commit = git("rev-parse", "main", cwd=bound.chain.repo).strip()
     (bound.chain.repo / "X.md").write_text("x\n")
     git("add", "X.md", cwd=bound.chain.repo)
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "main moves", cwd=bound.chain.repo)
+    git(
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "main moves",
+        cwd=bound.chain.repo,
+    )
     moved = git("rev-parse", "main", cwd=bound.chain.repo).strip()
     orphan = git("commit-tree", "-m", "unrelated", "main^{tree}", cwd=bound.chain.repo).strip()
-    cases = ((main_commit, "start commit"), (moved, "not HEAD"), (orphan, "descend"), ("f" * 40, "does not exist"))
+    cases = (
+        (main_commit, "start commit"),
+        (moved, "not HEAD"),
+        (orphan, "descend"),
+        ("f" * 40, "does not exist"),
+    )
     for commit, why in cases:
-        out = _call(tools, "record_dispatch_result", {"status": "completed", "summary": "s", "result_commit": commit})
+        out = _call(
+            tools,
+            "record_dispatch_result",
+            {"status": "completed", "summary": "s", "result_commit": commit},
+        )
         assert out["is_error"] is True
         assert why in str(out["error"])
     tools.close()
@@ -140,7 +172,11 @@ def test_a_summary_cannot_smuggle_control_characters_into_records(bound: Bound) 
     _call(tools, "acknowledge_dispatch")
     commit = bound.commit_change()
     summary = "done\n\x1b[31mred\x1b[0m\r\nend\u2028"
-    out = _call(tools, "record_dispatch_result", {"status": "completed", "summary": summary, "result_commit": commit})
+    out = _call(
+        tools,
+        "record_dispatch_result",
+        {"status": "completed", "summary": summary, "result_commit": commit},
+    )
     tools.close()
     assert out["is_error"] is False
     with bound.chain.workspace() as ws:
@@ -149,29 +185,37 @@ def test_a_summary_cannot_smuggle_control_characters_into_records(bound: Bound) 
     detail = str(worker.payload["end_detail"])
     assert worker.state == "done"
     assert all(0x20 <= ord(c) < 0x7F for c in detail)
-    assert json.dumps(evidence.body["payload"]).count(r"\u001b") == 2  # kept exactly, as JSON, in the evidence
+    assert (
+        json.dumps(evidence.body["payload"]).count(r"\u001b") == 2
+    )  # kept exactly, as JSON, in the evidence
 
 
 def _nested_repository(worktree: Path, marker: Path) -> None:
-    """What an agent can leave in its worktree: a repository of its own whose config runs a clean filter."""
+    """What an agent can leave in its worktree: a repository of its own whose config runs a clean
+    filter."""
     nested = worktree / "vendored"
     git("init", "-q", str(nested), cwd=worktree)
     (nested / ".gitattributes").write_text("*.txt filter=vendored\n")
     (nested / "notes.txt").write_text("x\n")
     git("add", ".", cwd=nested)
     git("-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "v", cwd=nested)
-    script = nested / "clean.sh"  # planted after the commit, so only a later `status` inside would run it
+    script = (
+        nested / "clean.sh"
+    )  # planted after the commit, so only a later `status` inside would run it
     script.write_text(f"#!/bin/sh\ntouch '{marker}'\ncat\n")
     script.chmod(0o755)
     git("config", "filter.vendored.clean", str(script), cwd=nested)
-    os.utime(nested / "notes.txt", (0, 0))  # a stat mismatch, as the sandbox's uid mapping makes anyway
+    os.utime(
+        nested / "notes.txt", (0, 0)
+    )  # a stat mismatch, as the sandbox's uid mapping makes anyway
     assert not marker.exists()
 
 
 def test_a_repository_nested_in_the_worktree_runs_no_code_on_the_host(bound: Bound) -> None:
-    """Found by the escape suite: `status --ignore-submodules=none` entered a repository the agent nested in
-    its worktree (once oms had staged it as a gitlink) and ran its clean filter as the user, outside the
-    sandbox — which could read the state key. Now oms never enters a submodule and refuses to commit one."""
+    """Found by the escape suite: `status --ignore-submodules=none` entered a repository the agent
+    nested in its worktree (once oms had staged it as a gitlink) and ran its clean filter as the
+    user, outside the sandbox — which could read the state key. Now oms never enters a submodule and
+    refuses to commit one."""
     tools = _tools(bound)
     _call(tools, "acknowledge_dispatch")
     marker = bound.chain.base / "ran.marker"
@@ -185,12 +229,14 @@ def test_a_repository_nested_in_the_worktree_runs_no_code_on_the_host(bound: Bou
     with bound.chain.workspace() as ws:
         assert ws.store.records("dispatch").read(bound.dispatch_id).state == "acknowledged"
     assert (
-        git("rev-parse", "HEAD", cwd=bound.worktree).strip() == git("rev-parse", "main", cwd=bound.chain.repo).strip()
+        git("rev-parse", "HEAD", cwd=bound.worktree).strip()
+        == git("rev-parse", "main", cwd=bound.chain.repo).strip()
     )
 
 
 def test_a_committed_submodule_is_never_entered_by_verification(bound: Bound) -> None:
-    """A gitlink in the history (however it got there): verification and status never run its config."""
+    """A gitlink in the history (however it got there): verification and status never run its
+    config."""
     from oms.adapters import git as git_adapter
     from oms.adapters import tree_job
 

@@ -24,7 +24,9 @@ MIB = 1024 * 1024
 
 def _bound_tree_jobs(monkeypatch: pytest.MonkeyPatch, memory_bytes: int) -> None:
     """Tree jobs with a small memory bound (only the bound this version of oms has)."""
-    bound = {k: v for k, v in {"tree_job_memory_bytes": memory_bytes}.items() if k in LIMITS._fields}
+    bound = {
+        k: v for k, v in {"tree_job_memory_bytes": memory_bytes}.items() if k in LIMITS._fields
+    }
     monkeypatch.setattr(tree_job, "LIMITS", LIMITS._replace(**bound))
 
 

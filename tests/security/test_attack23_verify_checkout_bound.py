@@ -42,7 +42,9 @@ def _written(path: str) -> int:
     return total
 
 
-def test_verify_never_checks_out_more_than_the_disk_bound(chain: Chain, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_verify_never_checks_out_more_than_the_disk_bound(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch
+) -> None:
     chain.edit_config(lambda s: s + CHECKS, commit=True)
     bound = bind(chain)
     tools = BoundTools(bound)
@@ -52,7 +54,9 @@ def test_verify_never_checks_out_more_than_the_disk_bound(chain: Chain, monkeypa
         one.write_bytes(os.urandom(4 * MIB))  # 4 MiB on the worktree's disk, however many links
         for n in range(1, 16):
             os.link(one, bound.worktree / f"blob-{n}")
-        out, is_error = tools.call("record_dispatch_result", {"status": "completed", "summary": "x"})
+        out, is_error = tools.call(
+            "record_dispatch_result", {"status": "completed", "summary": "x"}
+        )
         assert is_error is False, out  # within the worker's bounds: one file of 4 MiB on disk
     finally:
         tools.close()

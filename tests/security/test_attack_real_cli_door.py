@@ -23,7 +23,8 @@ CHALLENGE = "ab" * 16
 PROBE = (
     'port="${ANTHROPIC_BASE_URL#http://127.0.0.1:}"; port="${port%%/*}"; '
     "exec 3<>/dev/tcp/127.0.0.1/$port && "
-    f"printf 'GET /oms-proxy/hello?c={CHALLENGE} HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n' >&3 && "
+    f"printf 'GET /oms-proxy/hello?c={CHALLENGE} HTTP/1.1\\r\\nHost: x\\r\\n"
+    f"Connection: close\\r\\n\\r\\n' >&3 && "
     "timeout 10 cat <&3 | tr -d '\\r' | sed 's/^/HELLO: /'; echo PROBED"
 )
 

@@ -1,5 +1,6 @@
-"""Attacks on the authority chain: approvals that are forged, for another intent, rejecting, or replayed
-from another ticket; hostile ids. Each is refused with a one-line error and changes nothing."""
+"""Attacks on the authority chain: approvals that are forged, for another intent, rejecting, or
+replayed from another ticket; hostile ids. Each is refused with a one-line error and changes
+nothing."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from tests.helpers import OmsCommand
 
 
 def _point_dispatch_at(ws: Workspace, dispatch_id: str, ref: str) -> None:
-    """What an attacker with write access to records (but not the key) could do: re-point the approval."""
+    """What an attacker with write access to records (but not the key) could do: re-point the
+    approval."""
     records = ws.store.records("dispatch")
     rec = records.read(dispatch_id)
     records.transition(
@@ -62,7 +64,10 @@ def test_evidence_signed_by_another_key_is_refused(chain: Chain) -> None:
     body = base64.b64decode(env["payload"])
     other, _ = SigningKey.generate()
     env["signatures"] = [
-        {"keyid": key_id(other.public_raw()), "sig": base64.b64encode(other.sign(env["payloadType"], body)).decode()}
+        {
+            "keyid": key_id(other.public_raw()),
+            "sig": base64.b64encode(other.sign(env["payloadType"], body)).decode(),
+        }
     ]
     os.unlink(path)
     path.write_bytes(json.dumps(env, sort_keys=True, separators=(",", ":")).encode())
@@ -75,7 +80,9 @@ def test_approval_of_another_intent_is_refused(chain: Chain) -> None:
     first, first_ref = _reviewed(chain, "First ticket")
     _, _, second = chain.proposed("Second ticket")
     with chain.workspace() as ws:
-        _point_dispatch_at(ws, second, first_ref)  # a genuine approval, replayed from another ticket
+        _point_dispatch_at(
+            ws, second, first_ref
+        )  # a genuine approval, replayed from another ticket
         with pytest.raises(AuthorityChangedError, match="for ticket"):
             dispatches.accept(ws, second)
     del first
@@ -145,7 +152,9 @@ def test_altered_intent_field_voids_the_approval(chain: Chain) -> None:
             dispatches.accept(ws, dispatch_id)
 
 
-@pytest.mark.parametrize("bad", ["..", "../tkt-1", "tkt-1/x", "tkt\x001", "tkt-1\n", "T" * 200, "a" * 129, ""])
+@pytest.mark.parametrize(
+    "bad", ["..", "../tkt-1", "tkt-1/x", "tkt\x001", "tkt-1\n", "T" * 200, "a" * 129, ""]
+)
 def test_hostile_ids_are_refused_without_state_change(chain: Chain, bad: str) -> None:
     ticket_id, _ = chain.leased_ticket()
     before = sorted(p.relative_to(chain.state) for p in chain.state.rglob("*"))
@@ -162,7 +171,9 @@ def test_hostile_ids_are_refused_without_state_change(chain: Chain, bad: str) ->
                 call()
             assert "\n" not in info.value.message
             assert (
-                isinstance(info.value, InvalidIdError) or "leased" in info.value.message or "not" in info.value.message
+                isinstance(info.value, InvalidIdError)
+                or "leased" in info.value.message
+                or "not" in info.value.message
             )
     assert sorted(p.relative_to(chain.state) for p in chain.state.rglob("*")) == before
 
@@ -179,7 +190,9 @@ def test_hostile_ids_are_refused_without_state_change(chain: Chain, bad: str) ->
         ["dispatch", "review", ".."],
     ],
 )
-def test_cli_hostile_ids_one_line_and_unchanged(chain: Chain, oms: OmsCommand, args: list[str]) -> None:
+def test_cli_hostile_ids_one_line_and_unchanged(
+    chain: Chain, oms: OmsCommand, args: list[str]
+) -> None:
     chain.leased_ticket()
     before = {str(p): p.stat().st_mtime_ns for p in chain.state.rglob("*")}
     result = oms.run(*args, "--state-root", str(chain.state), "--config-root", str(chain.repo))
@@ -193,7 +206,14 @@ def test_content_address_binds_ticket_content(chain: Chain) -> None:
     _, _, dispatch_id = chain.proposed()
     with chain.workspace() as ws:
         rec = ws.store.records("dispatch").read(dispatch_id)
-        content = ws.store.ticket_content.get(str(rec.payload["ticket_id"]), str(rec.payload["ticket_content_sha256"]))
-    data = chain.state / "tickets" / str(rec.payload["ticket_id"]) / f"{rec.payload['ticket_content_sha256']}.json"
+        content = ws.store.ticket_content.get(
+            str(rec.payload["ticket_id"]), str(rec.payload["ticket_content_sha256"])
+        )
+    data = (
+        chain.state
+        / "tickets"
+        / str(rec.payload["ticket_id"])
+        / f"{rec.payload['ticket_content_sha256']}.json"
+    )
     assert sha256_hex(Path(data).read_bytes()) == rec.payload["ticket_content_sha256"]
     assert content["title"] == "Fix the flaky test"

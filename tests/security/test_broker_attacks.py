@@ -1,7 +1,7 @@
-"""Attacks on a worker's broker through its socket, as a hostile agent inside the sandbox could make them
-with raw connections (bypassing the relay): garbage, oversized, slow, never-ending, too many and forged
-requests. Each is bounded, answered per the hook or MCP contract, logged in one line, and stores
-nothing; the broker keeps serving the real doors meanwhile (ADR 0012)."""
+"""Attacks on a worker's broker through its socket, as a hostile agent inside the sandbox could make
+them with raw connections (bypassing the relay): garbage, oversized, slow, never-ending, too many
+and forged requests. Each is bounded, answered per the hook or MCP contract, logged in one line, and
+stores nothing; the broker keeps serving the real doors meanwhile (ADR 0012)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ from oms.services.doors.worker_doors import WorkerDoors
 from tests.agent_side import Bound, ServedBroker, bind, snapshot
 from tests.chain import Chain
 
-LIMITS = BrokerLimits(max_connections=6, header_s=0.5, hook_s=1.0, body_cap=4096, line_cap=4096, out_cap=64 * 1024)
+LIMITS = BrokerLimits(
+    max_connections=6, header_s=0.5, hook_s=1.0, body_cap=4096, line_cap=4096, out_cap=64 * 1024
+)
 
 
 @pytest.fixture
@@ -29,7 +31,9 @@ def bound(chain: Chain) -> Bound:
 
 @pytest.fixture
 def served(bound: Bound) -> Iterator[ServedBroker]:
-    doors = WorkerDoors(bound.binding("claude"), bound.nonce, str(bound.chain.state), str(bound.chain.repo), print)
+    doors = WorkerDoors(
+        bound.binding("claude"), bound.nonce, str(bound.chain.state), str(bound.chain.repo), print
+    )
     broker = ServedBroker(doors, LIMITS)
     yield broker
     broker.stop()
@@ -50,11 +54,18 @@ def _read_all(sock: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
-def _hook(served: ServedBroker, bound: Bound, doc: dict[str, Any] | bytes, argv: list[str] | None = None) -> bytes:
+def _hook(
+    served: ServedBroker, bound: Bound, doc: dict[str, Any] | bytes, argv: list[str] | None = None
+) -> bytes:
     sock = _connect(served)
     body = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
     event = "SessionStart" if isinstance(doc, bytes) else str(doc.get("hook_event_name"))
-    sock.sendall(encode_header("hook", argv if argv is not None else bound.hook_args("claude", event=event)[2:]) + body)
+    sock.sendall(
+        encode_header(
+            "hook", argv if argv is not None else bound.hook_args("claude", event=event)[2:]
+        )
+        + body
+    )
     sock.shutdown(socket.SHUT_WR)
     return _read_all(sock)
 
@@ -78,20 +89,30 @@ def _pre_tool(bound: Bound) -> dict[str, Any]:
     }
 
 
-def test_garbage_instead_of_a_header_is_dropped_and_stores_nothing(bound: Bound, served: ServedBroker) -> None:
+def test_garbage_instead_of_a_header_is_dropped_and_stores_nothing(
+    bound: Bound, served: ServedBroker
+) -> None:
     before = snapshot(bound.chain.state)
-    for junk in (b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", b"\x00" * 100, b"oms-relay-1\x00shell\x000\x00"):
+    for junk in (
+        b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"\x00" * 100,
+        b"oms-relay-1\x00shell\x000\x00",
+    ):
         sock = _connect(served)
         sock.sendall(junk)
         assert _read_all(sock) == b""  # closed without an answer: nothing to answer in a contract
     assert any("not an oms relay" in line or "unknown door" in line for line in served.logs)
     assert snapshot(bound.chain.state) == before
-    answer, err = _answer(_hook(served, bound, _pre_tool(bound)))  # and it still serves the real door
+    answer, err = _answer(
+        _hook(served, bound, _pre_tool(bound))
+    )  # and it still serves the real door
     assert answer == {}
     assert err == ""
 
 
-def test_a_slow_client_is_dropped_and_never_holds_up_another(bound: Bound, served: ServedBroker) -> None:
+def test_a_slow_client_is_dropped_and_never_holds_up_another(
+    bound: Bound, served: ServedBroker
+) -> None:
     slow = _connect(served)
     slow.sendall(b"oms-relay-1\x00ho")  # and then nothing more
     started = time.monotonic()
@@ -118,9 +139,13 @@ def test_a_hook_that_never_ends_its_request_gets_the_safe_answer_at_its_deadline
 
 
 @pytest.mark.parametrize("event", ["PreToolUse", "UserPromptSubmit"])
-def test_an_oversized_hook_is_refused_safely(bound: Bound, served: ServedBroker, event: str) -> None:
+def test_an_oversized_hook_is_refused_safely(
+    bound: Bound, served: ServedBroker, event: str
+) -> None:
     before = snapshot(bound.chain.state)
-    doc = json.dumps({"hook_event_name": event, "session_id": bound.session_id, "pad": "x" * 100_000}).encode()
+    doc = json.dumps(
+        {"hook_event_name": event, "session_id": bound.session_id, "pad": "x" * 100_000}
+    ).encode()
     answer, err = _answer(_hook(served, bound, doc, bound.hook_args("claude", event=event)[2:]))
     assert "larger than" in err
     if event == "PreToolUse":
@@ -130,7 +155,9 @@ def test_an_oversized_hook_is_refused_safely(bound: Bound, served: ServedBroker,
     assert snapshot(bound.chain.state) == before
 
 
-def test_connections_past_the_cap_are_closed_and_service_goes_on(bound: Bound, served: ServedBroker) -> None:
+def test_connections_past_the_cap_are_closed_and_service_goes_on(
+    bound: Bound, served: ServedBroker
+) -> None:
     held = [_connect(served) for _ in range(LIMITS.max_connections)]
     for sock in held:
         sock.sendall(b"oms-relay-1\x00")  # each one accepted and pending
@@ -149,7 +176,9 @@ def test_connections_past_the_cap_are_closed_and_service_goes_on(bound: Bound, s
     assert answer == {}
 
 
-def test_forged_bindings_are_refused_and_store_nothing(bound: Bound, chain: Chain, served: ServedBroker) -> None:
+def test_forged_bindings_are_refused_and_store_nothing(
+    bound: Bound, chain: Chain, served: ServedBroker
+) -> None:
     other = bind(chain, "Another ticket")
     before = snapshot(bound.chain.state)
 
@@ -157,7 +186,9 @@ def test_forged_bindings_are_refused_and_store_nothing(bound: Bound, chain: Chai
         return [
             other.hook_args("claude", event=event)[2:],  # another dispatch and session
             bound.hook_args("codex", event=event)[2:],  # another provider
-            bound.hook_args("claude", allowed="Bash,WebFetch", event=event)[2:],  # a wider allow-list
+            bound.hook_args("claude", allowed="Bash,WebFetch", event=event)[
+                2:
+            ],  # a wider allow-list
             [*bound.hook_args("claude", event=event)[2:-1], "WebFetch"],
         ]
 
@@ -169,19 +200,33 @@ def test_forged_bindings_are_refused_and_store_nothing(bound: Bound, chain: Chai
         denied, _ = _answer(_hook(served, bound, _pre_tool(bound), argv))
         assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
     sock = _connect(served)
-    sock.sendall(encode_header("bridge", other.bridge_args()[2:]) + b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+    sock.sendall(
+        encode_header("bridge", other.bridge_args()[2:])
+        + b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+    )
     sock.shutdown(socket.SHUT_WR)
     reply = json.loads(_read_all(sock).splitlines()[0])
     assert "not this worker's binding" in reply["error"]["message"]
     assert snapshot(bound.chain.state) == before
 
 
-def test_an_oversized_bridge_line_is_refused_and_the_session_goes_on(bound: Bound, served: ServedBroker) -> None:
+def test_an_oversized_bridge_line_is_refused_and_the_session_goes_on(
+    bound: Bound, served: ServedBroker
+) -> None:
     sock = _connect(served)
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25"},
+    }
     ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
-    big = b'{"jsonrpc":"2.0","id":9,"method":"ping","pad":"' + b"x" * (LIMITS.line_cap * 3) + b'"}\n'
-    sock.sendall(encode_header("bridge", bound.bridge_args()[2:]) + json.dumps(init).encode() + b"\n")
+    big = (
+        b'{"jsonrpc":"2.0","id":9,"method":"ping","pad":"' + b"x" * (LIMITS.line_cap * 3) + b'"}\n'
+    )
+    sock.sendall(
+        encode_header("bridge", bound.bridge_args()[2:]) + json.dumps(init).encode() + b"\n"
+    )
     sock.sendall(big + json.dumps(ping).encode() + b"\n")
     sock.shutdown(socket.SHUT_WR)
     replies = [json.loads(line) for line in _read_all(sock).splitlines()]
@@ -190,13 +235,23 @@ def test_an_oversized_bridge_line_is_refused_and_the_session_goes_on(bound: Boun
     assert replies[2]["result"] == {}
 
 
-def test_a_client_that_never_reads_is_dropped_at_the_output_cap(bound: Bound, served: ServedBroker) -> None:
+def test_a_client_that_never_reads_is_dropped_at_the_output_cap(
+    bound: Bound, served: ServedBroker
+) -> None:
     sock = _connect(served)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}
-    sock.sendall(encode_header("bridge", bound.bridge_args()[2:]) + json.dumps(init).encode() + b"\n")
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25"},
+    }
+    sock.sendall(
+        encode_header("bridge", bound.bridge_args()[2:]) + json.dumps(init).encode() + b"\n"
+    )
     listing = b"".join(
-        json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/list"}).encode() + b"\n" for i in range(2, 400)
+        json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/list"}).encode() + b"\n"
+        for i in range(2, 400)
     )
     sock.settimeout(10)
     try:

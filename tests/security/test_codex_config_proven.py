@@ -1,13 +1,14 @@
 """Issue 10, case 7: what the real Codex CLI loads, proven where it can be.
 
-`codex app-server`'s `hooks/list` is the probe. It is only evidence if it can fail: in a plain repository
-that oms's configuration trusts (as it trusts every worktree it launches Codex in), Codex lists the
-project's planted `.codex/hooks.json` next to oms's own — and oms passes `--dangerously-bypass-hook-trust`,
-so those would run. For a git *worktree*, Codex 0.171 lists no hooks from the worktree's `.codex/`
-(trusted or not); when the worktree has a `.codex/` it reads the *main checkout's* `.codex/` instead.
-Neither is oms's guarantee. What stops a worktree's `.codex/` is oms's: delivery refuses a worktree that
-carries `.codex/`, `.claude/` or `.mcp.json` (`tests/integration/test_delivery.py`, "smuggled .codex"),
-and inside the sandbox those names are empty read-only placeholders and the main checkout is not shown
+`codex app-server`'s `hooks/list` is the probe. It is only evidence if it can fail: in a plain
+repository that oms's configuration trusts (as it trusts every worktree it launches Codex in), Codex
+lists the project's planted `.codex/hooks.json` next to oms's own — and oms passes
+`--dangerously-bypass-hook-trust`, so those would run. For a git *worktree*, Codex 0.171 lists no
+hooks from the worktree's `.codex/` (trusted or not); when the worktree has a `.codex/` it reads the
+*main checkout's* `.codex/` instead. Neither is oms's guarantee. What stops a worktree's `.codex/`
+is oms's: delivery refuses a worktree that carries `.codex/`, `.claude/` or `.mcp.json`
+(`tests/integration/test_delivery.py`, "smuggled .codex"), and inside the sandbox those names are
+empty read-only placeholders and the main checkout is not shown
 (`tests/security/test_escapes.py::test_agent_config_placeholders_cannot_be_filled`)."""
 
 from __future__ import annotations
@@ -26,7 +27,13 @@ from oms.services.delivery.homes import materialise
 from tests.agents import codex_app_server
 from tests.helpers import SESSION, git
 
-PLANTED = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch /tmp/planted", "timeout": 5}]}]}}
+PLANTED = {
+    "hooks": {
+        "SessionStart": [
+            {"hooks": [{"type": "command", "command": "touch /tmp/planted", "timeout": 5}]}
+        ]
+    }
+}
 
 
 @pytest.fixture
@@ -67,10 +74,14 @@ def _plan(places: dict[str, Path], cwd: Path) -> tuple[LaunchPlan, str]:
 
 
 def _listed(places: dict[str, Path], cwd: Path) -> list[dict[str, Any]]:
-    """The hooks the real Codex lists for `cwd`, launched with the configuration oms writes for it."""
+    """The hooks the real Codex lists for `cwd`, launched with the configuration oms writes for
+    it."""
     plan, home = _plan(places, cwd)
     got = codex_app_server(
-        plan.argv[1:], home, str(cwd), [{"id": 2, "method": "hooks/list", "params": {"cwds": [str(cwd)]}}]
+        plan.argv[1:],
+        home,
+        str(cwd),
+        [{"id": 2, "method": "hooks/list", "params": {"cwds": [str(cwd)]}}],
     )
     entries = got[2]["result"]["data"]
     assert [e["errors"] for e in entries] == [[]]
@@ -94,8 +105,9 @@ def test_a_worktrees_own_codex_hooks_are_not_listed(places: dict[str, Path]) -> 
 
 
 def test_for_a_worktree_codex_reads_the_main_checkouts_codex_dir(places: dict[str, Path]) -> None:
-    """Why the sandbox must not show the main checkout: with a `.codex/` in the worktree (as the sandbox's
-    placeholder is), Codex lists the main checkout's hooks (it lists none when the worktree has none)."""
+    """Why the sandbox must not show the main checkout: with a `.codex/` in the worktree (as the
+    sandbox's placeholder is), Codex lists the main checkout's hooks (it lists none when the
+    worktree has none)."""
     _plant(places["repo"])
     assert _listed(places, places["worktree"]) == []
     (places["worktree"] / ".codex").mkdir()

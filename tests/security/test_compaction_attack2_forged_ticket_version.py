@@ -43,5 +43,6 @@ def test_a_ticket_version_the_ledger_never_saw_does_not_make_a_ticket_due(chain:
     forged.unlink()  # the attacker covers the trace
 
     assert (chain.state / "records" / "dispatch" / dispatch_id).is_dir(), (
-        f"compacted on a forged ticket version: {report.compacted}; audit verify now says {_audit(chain)[0]!r}"
+        f"compacted on a forged ticket version: {report.compacted}; "
+        f"audit verify now says {_audit(chain)[0]!r}"
     )

@@ -31,7 +31,9 @@ def _version(rel: str) -> int:
     return int(rel.rsplit("/", 1)[-1].removesuffix(".json"))
 
 
-def test_a_compaction_killed_between_note_and_publish_is_finished_despite_a_new_receipt(chain: Chain) -> None:
+def test_a_compaction_killed_between_note_and_publish_is_finished_despite_a_new_receipt(
+    chain: Chain,
+) -> None:
     ticket_a, dispatch_id = _ended(chain)
     chain.clock.advance(2 * 24 * 60)
     assert [r["ticket_id"] for r in _compact(chain).compacted] == [ticket_a]
@@ -39,17 +41,23 @@ def test_a_compaction_killed_between_note_and_publish_is_finished_despite_a_new_
     with Store.open(str(chain.state)) as store:
         archive = compaction.read(store.state.root, ticket_a)
     assert archive is not None
-    newest = max((p for p in archive.files if p.startswith(f"records/dispatch/{dispatch_id}/")), key=_version)
+    newest = max(
+        (p for p in archive.files if p.startswith(f"records/dispatch/{dispatch_id}/")), key=_version
+    )
     delivery = str(json.loads(archive.files[newest])["payload"]["delivery_event_id"])
-    # what a compaction killed right after `note_intent` leaves: every file in place, the archive noted, unpublished
+    # what a compaction killed right after `note_intent` leaves: every file in place, the archive
+    # noted, unpublished
     for path, data in archive.files.items():
         _put(chain, path, data)
     (chain.state / rel).unlink()
     assert (chain.state / "records" / "dispatch" / dispatch_id).is_dir()
 
-    # the delivery's consumer answers its event now (or a state-root writer drops a receipt: no key needed)
+    # the delivery's consumer answers its event now (or a state-root writer drops a receipt: no key
+    # needed)
     with Store.open(str(chain.state)) as store:
-        store.outbox(CONSUMER).commit_receipt(delivery, "2026-01-01T00:00:00.000Z", {"status": "created"})
+        store.outbox(CONSUMER).commit_receipt(
+            delivery, "2026-01-01T00:00:00.000Z", {"status": "created"}
+        )
 
     done = _compact(chain)
     assert [r["ticket_id"] for r in done.compacted] == [ticket_a], done.kept

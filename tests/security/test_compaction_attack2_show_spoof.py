@@ -30,4 +30,6 @@ def test_ticket_show_never_reports_an_archive_oms_did_not_write(chain: Chain) ->
     shown = oms_command().run("ticket", "show", ticket_b, "--json", *where)
     assert shown.returncode == 0, shown.stderr
     got = json.loads(shown.stdout)["compacted"]
-    assert got is None or "error" in got, f"a planted archive shown as the ticket's compaction: {got}"
+    assert got is None or "error" in got, (
+        f"a planted archive shown as the ticket's compaction: {got}"
+    )

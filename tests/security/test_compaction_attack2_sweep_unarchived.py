@@ -59,5 +59,7 @@ def test_a_version_written_before_a_kill_in_retire_record_is_not_swept_away(chai
 
     _compact(chain)
     problems, _ = _audit(chain)
-    assert not any(new in p for p in problems), f"a version no archive holds was deleted: {problems!r}"
+    assert not any(new in p for p in problems), (
+        f"a version no archive holds was deleted: {problems!r}"
+    )
     assert (chain.state / new).is_file()

@@ -19,7 +19,10 @@ def test_a_planted_archive_never_vouches_for_another_tickets_record(chain: Chain
     ticket_a, _ = _ended(chain)
     chain.clock.advance(2 * 24 * 60)
     dispatch_b, _ = accepted(chain, "Another, live ticket")
-    versions = sorted((chain.state / "records" / "dispatch" / dispatch_b).glob("*.json"), key=lambda p: int(p.stem))
+    versions = sorted(
+        (chain.state / "records" / "dispatch" / dispatch_b).glob("*.json"),
+        key=lambda p: int(p.stem),
+    )
     assert len(versions) >= 2
     newest = versions[-1]
     rel = newest.relative_to(chain.state).as_posix()

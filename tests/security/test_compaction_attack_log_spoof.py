@@ -18,7 +18,9 @@ from tests.helpers import oms_command
 from tests.integration.test_compaction import _compact, _ended
 
 
-def test_the_timeline_never_shows_archived_bytes_the_ledger_does_not_vouch_for(chain: Chain) -> None:
+def test_the_timeline_never_shows_archived_bytes_the_ledger_does_not_vouch_for(
+    chain: Chain,
+) -> None:
     ticket_a, dispatch_id = _ended(chain)
     chain.clock.advance(2 * 24 * 60)
     assert [r["ticket_id"] for r in _compact(chain).compacted] == [ticket_a]
@@ -40,4 +42,6 @@ def test_the_timeline_never_shows_archived_bytes_the_ledger_does_not_vouch_for(c
     log = oms_command().run("audit", "log", "--dispatch", dispatch_id, "--json", *where)
     assert log.returncode == 0, log.stderr
     whats = [r["what"] for r in json.loads(log.stdout)["entries"]]
-    assert not any(w.startswith(f"dispatch {dispatch_id} v") and w.endswith("-> rejected") for w in whats), whats
+    assert not any(
+        w.startswith(f"dispatch {dispatch_id} v") and w.endswith("-> rejected") for w in whats
+    ), whats

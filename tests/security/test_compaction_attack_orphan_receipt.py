@@ -24,23 +24,30 @@ def _put(chain: Chain, rel: str, data: bytes) -> None:
     path.chmod(0o600)
 
 
-def test_a_compaction_killed_between_an_event_and_its_receipt_is_finished_by_the_next(chain: Chain) -> None:
+def test_a_compaction_killed_between_an_event_and_its_receipt_is_finished_by_the_next(
+    chain: Chain,
+) -> None:
     ticket_a, dispatch_id = _ended(chain)
     with Store.open(str(chain.state)) as store:  # the delivery's consumer answered its event
         delivery = str(store.records("dispatch").read(dispatch_id).payload["delivery_event_id"])
-        store.outbox(CONSUMER).commit_receipt(delivery, "2026-01-01T00:00:00.000Z", {"status": "created"})
+        store.outbox(CONSUMER).commit_receipt(
+            delivery, "2026-01-01T00:00:00.000Z", {"status": "created"}
+        )
     receipt = f"outbox/{CONSUMER}/{delivery}.receipt.json"
     answer = (chain.state / receipt).read_bytes()
     chain.clock.advance(2 * 24 * 60)
     assert [r["ticket_id"] for r in _compact(chain).compacted] == [ticket_a]
-    assert not (chain.state / receipt).exists()  # receipts are not archived (not ledgered): they go with events
+    assert not (
+        chain.state / receipt
+    ).exists()  # receipts are not archived (not ledgered): they go with events
     with Store.open(str(chain.state)) as store:
         archive = compaction.read(store.state.root, ticket_a)
     assert archive is not None
     assert receipt not in archive.files
 
-    # put back what a compaction killed right after `unlink(events/<delivery>.json)` left: every record (they
-    # go last), the delivery's receipt (receipts go after the events), and every event after it (in order)
+    # put back what a compaction killed right after `unlink(events/<delivery>.json)` left: every
+    # record (they go last), the delivery's receipt (receipts go after the events), and every event
+    # after it (in order)
     event = f"events/{delivery}.json"
     for rel, data in archive.files.items():
         if rel.startswith("records/") or (rel.startswith("events/") and rel > event):

@@ -24,7 +24,9 @@ def test_a_non_directory_in_retired_does_not_silently_stop_every_compaction(chai
     (retired / "worker.y").write_bytes(b"")
     (retired / "worker.y").chmod(0o600)
     verified = oms_command().run("store", "verify", "--state-root", str(chain.state))
-    assert verified.returncode != 0  # named as a problem, not as something the next compaction removes
+    assert (
+        verified.returncode != 0
+    )  # named as a problem, not as something the next compaction removes
     assert "compacted/retired/worker.y: not something compaction leaves" in verified.stdout
     done = _compact(chain)  # (in-process: the chain's clock has moved two days on)
     assert [r["ticket_id"] for r in done.compacted] == [ticket_a]

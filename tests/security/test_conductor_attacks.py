@@ -1,10 +1,10 @@
-"""Attacks on the conductor and the pool (issue 12, ADR 0016; SECURITY.md "The conductor"): from inside a
-worker (a result and a pane that outlives it, an agent slower than its lease, one parked `no_result`), as a
-person running other oms commands at the same time (`oms worker stop`, `oms ticket lease --worker`,
-`oms pool scale`, a lowered `max_workers`), and as the machine (a clock that jumps past a lease or a
-deadline, a conductor away longer than a lease, a tmux server that dies, a corrupt record, no file
-descriptor left). Real git, tmux, panes and sandboxes (`tests/fleet.py`); the clock is moved, never
-waited for; every wait polls a condition against a deadline."""
+"""Attacks on the conductor and the pool (issue 12, ADR 0016; SECURITY.md "The conductor"): from
+inside a worker (a result and a pane that outlives it, an agent slower than its lease, one parked
+`no_result`), as a person running other oms commands at the same time (`oms worker stop`, `oms
+ticket lease --worker`, `oms pool scale`, a lowered `max_workers`), and as the machine (a clock that
+jumps past a lease or a deadline, a conductor away longer than a lease, a tmux server that dies, a
+corrupt record, no file descriptor left). Real git, tmux, panes and sandboxes (`tests/fleet.py`);
+the clock is moved, never waited for; every wait polls a condition against a deadline."""
 
 from __future__ import annotations
 
@@ -50,12 +50,24 @@ def quick(tmp_path: Path) -> Iterator[Fleet]:
 def _live_agents(fleet: Fleet) -> list[str]:
     """The dispatches whose pane is live on oms's tmux server (what actually runs)."""
     done = subprocess.run(
-        ["tmux", "-S", f"{fleet.state}/tmux.sock", "list-panes", "-a", "-F", "#{pane_dead} #{@oms_dispatch}"],
+        [
+            "tmux",
+            "-S",
+            f"{fleet.state}/tmux.sock",
+            "list-panes",
+            "-a",
+            "-F",
+            "#{pane_dead} #{@oms_dispatch}",
+        ],
         capture_output=True,
         text=True,
         check=False,
     )
-    return sorted(line.split()[1] for line in done.stdout.splitlines() if line.startswith("0 ") and len(line) > 2)
+    return sorted(
+        line.split()[1]
+        for line in done.stdout.splitlines()
+        if line.startswith("0 ") and len(line) > 2
+    )
 
 
 def _poll(what: Callable[[], bool], timeout: float = 60.0) -> None:
@@ -69,12 +81,14 @@ def _dispatches(fleet: Fleet, ticket: str) -> list[str]:
     with fleet.workspace() as ws:
         records = ws.store.records("dispatch")
         found = [records.read(i) for i in records.ids()]
-    return sorted(f"{d.payload['attempt']}:{d.state}" for d in found if d.payload["ticket_id"] == ticket)
+    return sorted(
+        f"{d.payload['attempt']}:{d.state}" for d in found if d.payload["ticket_id"] == ticket
+    )
 
 
 def _ticks_watching(fleet: Fleet, n: int) -> int:
-    """Run `n` ticks; the most agents live at once after any of them (a launch makes its pane within the
-    tick that delivers it)."""
+    """Run `n` ticks; the most agents live at once after any of them (a launch makes its pane within
+    the tick that delivers it)."""
     most = 0
     for _ in range(n):
         fleet.tick()
@@ -100,7 +114,7 @@ def _attempt(fleet: Fleet, ticket: str) -> tuple[str, object]:
     return state, payload["attempt"]
 
 
-# ---------------------------------------------------------------- (a) never more agents than the pool has
+# ---------------------------------------------------------- (a) never more agents than the pool has
 def test_a_worker_still_running_after_a_failed_result_keeps_its_slot(lone: Fleet) -> None:
     """The agent records `failed` and stays in its pane: its ticket goes back to the queue (its
     `worker_id` cleared), and its slot must stay busy while that agent runs — else a pool of one
@@ -138,9 +152,9 @@ def test_a_worker_that_outlives_its_result_does_not_hold_its_slot_for_good(lone:
 
 
 def test_a_ticket_a_person_leases_to_a_slot_never_runs_beside_its_agent(lone: Fleet) -> None:
-    """`oms ticket lease --worker worker-1` (the manual flow names pool slots) while the conductor runs
-    worker-1 — or `--worker worker-9`, a slot the pool does not have: the conductor must not launch an
-    agent for it beside the one the slot runs (nor one the pool has no slot for)."""
+    """`oms ticket lease --worker worker-1` (the manual flow names pool slots) while the conductor
+    runs worker-1 — or `--worker worker-9`, a slot the pool does not have: the conductor must not
+    launch an agent for it beside the one the slot runs (nor one the pool has no slot for)."""
     hanging = lone.add("Ticket that would hang")
     _running(lone, hanging)
     by_hand = [lone.add("Leased by a person"), lone.add("Leased by a person to no slot")]
@@ -150,12 +164,15 @@ def test_a_ticket_a_person_leases_to_a_slot_never_runs_beside_its_agent(lone: Fl
     assert _ticks_watching(lone, 3) == 1
     assert [_dispatches(lone, t) for t in by_hand] == [[], []]
     skipped = [line for p in lone.reports[-1].phases for line in p.skipped]
-    assert any(line.startswith(f"{by_hand[0]}: leased to worker-1, which is not a free slot") for line in skipped)
+    assert any(
+        line.startswith(f"{by_hand[0]}: leased to worker-1, which is not a free slot")
+        for line in skipped
+    )
 
 
 def test_a_pool_above_a_lowered_max_workers_runs_no_more_than_max_workers(pair: Fleet) -> None:
-    """The pool record keeps the slots it had when `[pool] max_workers` is lowered (and committed): the
-    conductor must still run at most `max_workers` agents."""
+    """The pool record keeps the slots it had when `[pool] max_workers` is lowered (and committed):
+    the conductor must still run at most `max_workers` agents."""
     pair.tick()  # the pool record: worker-1, worker-2
     config = Path(pair.repo, ".oms/config.toml")
     config.write_text(config.read_text().replace("max_workers = 2", "max_workers = 1"))
@@ -165,11 +182,12 @@ def test_a_pool_above_a_lowered_max_workers_runs_no_more_than_max_workers(pair: 
     assert _ticks_watching(pair, 3) == 1
 
 
-# ---------------------------------------------------------------- (a, b, f) a lease never runs out under an agent
+# -------------------------------------------------- (a, b, f) a lease never runs out under an agent
 def test_a_worker_running_past_its_lease_is_not_launched_again(lone: Fleet) -> None:
-    """An agent that works longer than the lease (60 min; its role's deadline is 480) while the conductor
-    ticks: the lease must not run out under it — else the ticket is reopened, the agent fenced but left
-    running, and every later attempt refused in the same worktree until the ticket is quarantined."""
+    """An agent that works longer than the lease (60 min; its role's deadline is 480) while the
+    conductor ticks: the lease must not run out under it — else the ticket is reopened, the agent
+    fenced but left running, and every later attempt refused in the same worktree until the ticket
+    is quarantined."""
     ticket = lone.add("Ticket that would hang")
     dispatch = _running(lone, ticket)
     for _ in range(5):  # 100 minutes, a tick every 20
@@ -181,12 +199,22 @@ def test_a_worker_running_past_its_lease_is_not_launched_again(lone: Fleet) -> N
 
 
 def test_a_draining_slot_keeps_its_work_past_the_lease(oms: OmsCommand, pair: Fleet) -> None:
-    """`oms pool scale --force` parks a draining slot's worker for a day: its ticket's lease must not run
-    out meanwhile (else the slot is settled away, the ticket handed to another agent, the parked one
-    orphaned)."""
+    """`oms pool scale --force` parks a draining slot's worker for a day: its ticket's lease must
+    not run out meanwhile (else the slot is settled away, the ticket handed to another agent, the
+    parked one orphaned)."""
     hanging = [pair.add(f"Ticket {n} that would hang") for n in range(2)]
     pair.until(lambda: len(_live_agents(pair)) == 2)
-    scaled = oms.run("pool", "scale", "--to", "1", "--force", "--state-root", pair.state, "--config-root", pair.repo)
+    scaled = oms.run(
+        "pool",
+        "scale",
+        "--to",
+        "1",
+        "--force",
+        "--state-root",
+        pair.state,
+        "--config-root",
+        pair.repo,
+    )
     assert scaled.returncode == 0, scaled.stderr
     assert "parked" in scaled.stdout
     for _ in range(4):  # 80 minutes, a tick every 20
@@ -194,14 +222,18 @@ def test_a_draining_slot_keeps_its_work_past_the_lease(oms: OmsCommand, pair: Fl
         pair.tick()
     assert [_attempt(pair, t) for t in hanging] == [("leased", 1), ("leased", 1)]
     with pair.workspace() as ws:
-        assert pool_rules.names(pool.current(ws)) == ["worker-1", "worker-2"]  # worker-2 still drains
+        assert pool_rules.names(pool.current(ws)) == [
+            "worker-1",
+            "worker-2",
+        ]  # worker-2 still drains
     assert len(_live_agents(pair)) == 2
 
 
 def test_a_conductor_back_after_the_lease_ran_out_ends_the_fenced_agent(lone: Fleet) -> None:
-    """The conductor was down longer than the lease: the lease (the fence) ran out under a live agent and
-    the ticket is reopened. The fenced agent, which can record nothing any more, is ended (not left running
-    for good, holding its slot and its worktree), and the next attempt is tried — one agent at a time."""
+    """The conductor was down longer than the lease: the lease (the fence) ran out under a live
+    agent and the ticket is reopened. The fenced agent, which can record nothing any more, is ended
+    (not left running for good, holding its slot and its worktree), and the next attempt is tried —
+    one agent at a time."""
     ticket = lone.add("Ticket that would hang")
     first = _running(lone, ticket)
     lone.shift_ms += 61 * 60_000
@@ -212,24 +244,28 @@ def test_a_conductor_back_after_the_lease_ran_out_ends_the_fenced_agent(lone: Fl
 
 
 def test_an_attempt_after_an_expiry_and_a_failure_can_still_be_proposed(quick: Fleet) -> None:
-    """A lease that ran out leaves `prior_failure_evidence` on the ticket; a failed attempt after it must
-    not keep it: every later proposal would be refused ("not this ticket's last expired lease") and the
-    ticket burnt through its attempts to quarantine without an agent ever running again."""
+    """A lease that ran out leaves `prior_failure_evidence` on the ticket; a failed attempt after it
+    must not keep it: every later proposal would be refused ("not this ticket's last expired lease")
+    and the ticket burnt through its attempts to quarantine without an agent ever running again."""
     ticket = quick.add("Please fail")
     with quick.workspace() as ws:
         tickets.lease(ws, ticket, "alice", minutes=1)  # a person's lease, left to run out
     quick.shift_ms += 2 * 60_000
     quick.until(lambda: _attempt(quick, ticket) == ("open", 3))  # expired (2), then failed (3)
     quick.shift_ms += 11_000  # past the backoff
-    quick.until(lambda: len(_dispatches(quick, ticket)) == 2 or quick.tickets()[ticket][1]["attempt"] != 3)
-    assert "not this ticket's last expired lease" not in str(quick.tickets()[ticket][1].get("reason"))
+    quick.until(
+        lambda: len(_dispatches(quick, ticket)) == 2 or quick.tickets()[ticket][1]["attempt"] != 3
+    )
+    assert "not this ticket's last expired lease" not in str(
+        quick.tickets()[ticket][1].get("reason")
+    )
     assert [d.split(":")[0] for d in _dispatches(quick, ticket)] == ["2", "3"]
 
 
-# ---------------------------------------------------------------- (d) what waits for a person is never retried
+# ----------------------------------------------------- (d) what waits for a person is never retried
 def test_a_worker_a_person_stopped_is_not_retried_when_its_lease_runs_out(lone: Fleet) -> None:
-    """SECURITY.md: a worker a person stopped waits for a person. Its ticket must not come back to the queue
-    an hour later (the lease running out) and be launched again."""
+    """SECURITY.md: a worker a person stopped waits for a person. Its ticket must not come back to
+    the queue an hour later (the lease running out) and be launched again."""
     ticket = lone.add("Ticket that would hang")
     dispatch = _running(lone, ticket)
     with lone.workspace() as ws:
@@ -246,8 +282,9 @@ def test_a_worker_a_person_stopped_is_not_retried_when_its_lease_runs_out(lone: 
 
 
 def _park_no_result(fleet: Fleet, dispatch: str) -> None:
-    """What the broker does at the bound (`progress.park_no_result`), retried if a hook wrote meanwhile;
-    once the agent has acknowledged its dispatch (as an agent parked at the bound has)."""
+    """What the broker does at the bound (`progress.park_no_result`), retried if a hook wrote
+    meanwhile; once the agent has acknowledged its dispatch (as an agent parked at the bound
+    has)."""
     deadline = time.monotonic() + 30
     while _dispatches(fleet, _ticket_of(fleet, dispatch)) != ["1:acknowledged"]:
         assert time.monotonic() < deadline, "the agent never acknowledged its dispatch"
@@ -262,9 +299,9 @@ def _park_no_result(fleet: Fleet, dispatch: str) -> None:
 
 
 def test_a_worker_parked_no_result_is_never_retried(lone: Fleet) -> None:
-    """ADR 0015: a worker parked `no_result` waits for a person (its agent would loop again). Neither its
-    lease running out under a ticking conductor nor its role's deadline may hand the ticket to a new
-    agent: at the deadline it is stopped and its ticket blocked for the person."""
+    """ADR 0015: a worker parked `no_result` waits for a person (its agent would loop again).
+    Neither its lease running out under a ticking conductor nor its role's deadline may hand the
+    ticket to a new agent: at the deadline it is stopped and its ticket blocked for the person."""
     ticket = lone.add("Ticket that would hang")
     dispatch = _running(lone, ticket)
     _park_no_result(lone, dispatch)
@@ -282,10 +319,13 @@ def test_a_worker_parked_no_result_is_never_retried(lone: Fleet) -> None:
     assert "waiting for a person" in str(payload["reason"])
 
 
-def test_a_worker_parked_no_result_waits_through_a_conductor_outage_and_a_dead_tmux_server(lone: Fleet) -> None:
-    """The same worker when the machine misbehaves: the conductor away longer than the lease (its lease
-    ran out: the worker is fenced, its ticket kept leased), then the tmux server dies (the worker ends with
-    its pane). Its ticket waits for a person all along: blocked, never launched again."""
+def test_a_worker_parked_no_result_waits_through_a_conductor_outage_and_a_dead_tmux_server(
+    lone: Fleet,
+) -> None:
+    """The same worker when the machine misbehaves: the conductor away longer than the lease (its
+    lease ran out: the worker is fenced, its ticket kept leased), then the tmux server dies (the
+    worker ends with its pane). Its ticket waits for a person all along: blocked, never launched
+    again."""
     ticket = lone.add("Ticket that would hang")
     dispatch = _running(lone, ticket)
     _park_no_result(lone, dispatch)
@@ -302,13 +342,14 @@ def test_a_worker_parked_no_result_waits_through_a_conductor_outage_and_a_dead_t
     assert NO_RESULT in str(payload["reason"])
 
 
-# ---------------------------------------------------------------- (f) a scale decides on who holds the slots now
+# --------------------------------------------------- (f) a scale decides on who holds the slots now
 def test_a_scale_never_removes_a_slot_leased_while_it_waited_for_the_pool_lock(
     pair: Fleet, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`oms pool scale --to 1` while a conductor tick leases a slot: whatever the scale read before it held
-    the pool lock is stale. The lease lands just before the scale takes the lock (the lock call is where
-    the two interleave); the slot that holds the ticket must drain, not leave as idle."""
+    """`oms pool scale --to 1` while a conductor tick leases a slot: whatever the scale read before
+    it held the pool lock is stale. The lease lands just before the scale takes the lock (the lock
+    call is where the two interleave); the slot that holds the ticket must drain, not leave as
+    idle."""
     from oms.cli.boundary import run_cli
     from oms.store.outbox import Outbox
 
@@ -324,15 +365,29 @@ def test_a_scale_never_removes_a_slot_leased_while_it_waited_for_the_pool_lock(
         return real(self, event_id, wait_s=wait_s)
 
     monkeypatch.setattr(Outbox, "lock", lock)
-    code = run_cli(["pool", "scale", "--to", "1", "--json", "--state-root", pair.state, "--config-root", pair.repo])
+    code = run_cli(
+        [
+            "pool",
+            "scale",
+            "--to",
+            "1",
+            "--json",
+            "--state-root",
+            pair.state,
+            "--config-root",
+            pair.repo,
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert landed == [ticket]
     with pair.workspace() as ws:
-        assert pool_rules.names(pool.current(ws)) == ["worker-2"], out  # it holds the ticket: the idle one left
+        assert pool_rules.names(pool.current(ws)) == ["worker-2"], (
+            out
+        )  # it holds the ticket: the idle one left
 
 
-# ---------------------------------------------------------------- (e) one bad record, one bad moment
+# --------------------------------------------------------------- (e) one bad record, one bad moment
 def _corrupt_latest(fleet: Fleet, kind: str, record_id: str) -> None:
     directory = Path(fleet.state, "records", kind, record_id)
     latest = max(directory.glob("*.json"), key=lambda p: int(p.stem))
@@ -340,8 +395,8 @@ def _corrupt_latest(fleet: Fleet, kind: str, record_id: str) -> None:
 
 
 def test_one_damaged_ticket_never_stops_the_others_expiring(quick: Fleet, oms: OmsCommand) -> None:
-    """A crash (or a disk) leaves one ticket's record unreadable: every other lease must still run out and
-    be worked, and `oms pool show` must still answer."""
+    """A crash (or a disk) leaves one ticket's record unreadable: every other lease must still run
+    out and be worked, and `oms pool show` must still answer."""
     leased = quick.add("Leased by a person, left to run out")
     damaged = quick.add("Damaged")
     with quick.workspace() as ws:
@@ -363,15 +418,17 @@ def _event(proc: subprocess.Popen[str]) -> dict[str, object]:
 
     assert proc.stdout is not None
     line = proc.stdout.readline()
-    assert line, f"the loop ended: {proc.wait(timeout=30)} {proc.stderr.read() if proc.stderr else ''}"
+    assert line, (
+        f"the loop ended: {proc.wait(timeout=30)} {proc.stderr.read() if proc.stderr else ''}"
+    )
     event = json.loads(line)
     assert isinstance(event, dict)
     return event
 
 
 def _python_of(pid: int, frozen: bool) -> int:
-    """The process that runs oms's code: `pid` itself from source (the wrapper execs Python); a frozen
-    binary's bootloader runs it in a child of the same executable."""
+    """The process that runs oms's code: `pid` itself from source (the wrapper execs Python); a
+    frozen binary's bootloader runs it in a child of the same executable."""
     if not frozen:
         return pid
     exe = os.readlink(f"/proc/{pid}/exe")
@@ -381,10 +438,13 @@ def _python_of(pid: int, frozen: bool) -> int:
     return pid
 
 
-def test_a_machine_out_of_file_descriptors_never_ends_the_loop(quick: Fleet, oms: OmsCommand) -> None:
-    """`oms conductor run` when the machine refuses new file descriptors for a while (an agent's fork bomb or
-    fd leak starves the host; here: its soft RLIMIT_NOFILE lowered to what it holds): each tick fails in
-    one line, the loop goes on, and works again once descriptors are back; no traceback."""
+def test_a_machine_out_of_file_descriptors_never_ends_the_loop(
+    quick: Fleet, oms: OmsCommand
+) -> None:
+    """`oms conductor run` when the machine refuses new file descriptors for a while (an agent's
+    fork bomb or fd leak starves the host; here: its soft RLIMIT_NOFILE lowered to what it holds):
+    each tick fails in one line, the loop goes on, and works again once descriptors are back; no
+    traceback."""
     import json
     import resource
     import signal

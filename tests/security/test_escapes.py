@@ -10,10 +10,10 @@ runs beside it as the victim. The real Claude Code and Codex are the attacker's 
 checked against the host too: a write that "fails" inside but lands outside would still fail these
 tests.
 
-The lifetime cases end a worker each way there is (`oms worker stop`, a killed tmux server, a SIGKILLed
-supervisor, observed by oms afterwards or not) and look for any process of it left; the `ptrace` variants
-first make the sandbox's PID-namespace init leave the supervisor's session and drop its parent-death signal
-(what a hostile agent can do with `ptrace`, as the same uid inside).
+The lifetime cases end a worker each way there is (`oms worker stop`, a killed tmux server, a
+SIGKILLed supervisor, observed by oms afterwards or not) and look for any process of it left; the
+`ptrace` variants first make the sandbox's PID-namespace init leave the supervisor's session and
+drop its parent-death signal (what a hostile agent can do with `ptrace`, as the same uid inside).
 """
 
 from __future__ import annotations
@@ -51,20 +51,27 @@ from tests.chain import WORKER, Chain, accepted, make_chain, sandbox_dir
 from tests.helpers import git
 from tests.model_mock import Call, ModelMock, Script
 
-PY = sys.executable  # the venv's interpreter: part of oms's runtime, shown read-only in every sandbox
+PY = (
+    sys.executable
+)  # the venv's interpreter: part of oms's runtime, shown read-only in every sandbox
 ANTHROPIC_KEY = "sk-ant-api03-escape-test-" + "a1b2c3d4" * 4
 OPENAI_KEY = "sk-proj-escape-test-" + "e5f6a7b8" * 4
-MARK = "oms-escape-probe"  # every file an attack tries to create is named after this (searched on the host)
+# every file an attack tries to create is named after this (searched on the host)
+MARK = "oms-escape-probe"
 SSH_SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- escape-test -----END OPENSSH PRIVATE KEY-----\n"
 PLACEHOLDERS = (".codex", ".claude", ".mcp.json")
-SLEEPS = ("4242", "4243")  # `setsid nohup sleep 4242 &` and a double-forked daemon running `sleep 4243`
+SLEEPS = (
+    "4242",
+    "4243",
+)  # `setsid nohup sleep 4242 &` and a double-forked daemon running `sleep 4243`
 
-# ---------------------------------------------------------------------------------------------------- attacker
-# Runs inside the sandbox. `T` (the host paths and pids to aim at) is spliced in where __TARGETS__ stands.
-# Modes: `all` (every attack, then the demo worker), `spawn` / `ptrace-spawn` (detached processes, after
-# tampering with the sandbox's init for the latter), `killpg` (signal its whole process group),
-# `nested-repo` (a nested repository with a clean filter left for oms to commit, then the demo worker), `cli`
-# (the subset a real CLI runs through its shell tool; prints `ESCAPES=` and `CREDENTIALS=` lines).
+# ----------------------------------------------------------------------------------------- attacker
+# Runs inside the sandbox. `T` (the host paths and pids to aim at) is spliced in where __TARGETS__
+# stands. Modes: `all` (every attack, then the demo worker), `spawn` / `ptrace-spawn` (detached
+# processes, after tampering with the sandbox's init for the latter), `killpg` (signal its whole
+# process group), `nested-repo` (a nested repository with a clean filter left for oms to commit,
+# then the demo worker), `cli` (the subset a real CLI runs through its shell tool; prints `ESCAPES=`
+# and `CREDENTIALS=` lines).
 ATTACK = r'''
 import ctypes, json, os, signal, socket, subprocess, sys, time
 
@@ -92,12 +99,16 @@ class Blocked(Exception):
 
 
 def attempt(name, fn):
-    """An attack returns a description when it worked, raises OSError (or Blocked) when it was blocked; any
-    other exception is a bug in the attack, reported as an error (never counted as blocked)."""
+    """An attack returns a description when it worked, raises OSError (or Blocked) when it was
+    blocked; any other exception is a bug in the attack, reported as an error (never counted as
+    blocked)."""
     try:
         detail = fn()
     except (OSError, Blocked, subprocess.TimeoutExpired) as exc:
-        RESULTS[name] = {"outcome": "blocked", "detail": (type(exc).__name__ + ": " + str(exc))[:600]}
+        RESULTS[name] = {
+            "outcome": "blocked",
+            "detail": (type(exc).__name__ + ": " + str(exc))[:600],
+        }
     except Exception as exc:
         RESULTS[name] = {"outcome": "error", "detail": (type(exc).__name__ + ": " + str(exc))[:600]}
     else:
@@ -146,7 +157,8 @@ def listdir(path):
 
 
 def found(items, otherwise):
-    """`items` when there are any (the attack saw something), else blocked for the reason `otherwise`."""
+    """`items` when there are any (the attack saw something), else blocked for the reason
+    `otherwise`."""
     if items:
         return items
     raise Blocked(otherwise)
@@ -193,7 +205,8 @@ def hunt():
 
 
 def only_the_planned_binds():
-    """Every directory on the way to a bind holds only what leads to a bind: no other host path shows."""
+    """Every directory on the way to a bind holds only what leads to a bind: no other host path
+    shows."""
     binds = T["binds"]
     extra = set()
     for path in binds:
@@ -202,9 +215,13 @@ def only_the_planned_binds():
             parent = "/" + "/".join(parts[:i])
             if any(parent == b or parent.startswith(b.rstrip("/") + "/") for b in binds):
                 break
-            expected = {p.strip("/").split("/")[i] for p in binds if p.startswith(parent.rstrip("/") + "/")}
+            expected = {
+                p.strip("/").split("/")[i] for p in binds if p.startswith(parent.rstrip("/") + "/")
+            }
             if parent == "/":
-                expected |= {"proc", "dev", "tmp", "var", "oms"} | {s.strip("/") for s in T["system"]}
+                expected |= {"proc", "dev", "tmp", "var", "oms"} | {
+                    s.strip("/") for s in T["system"]
+                }
             extra |= {parent.rstrip("/") + "/" + k for k in set(os.listdir(parent)) - expected}
     if extra:
         return sorted(extra)
@@ -212,8 +229,9 @@ def only_the_planned_binds():
 
 
 def processes():
-    """{pid: (cmdline, is this sandbox's)}: a process whose entry is gone or hidden (an empty /proc/<pid>,
-    e.g. the init oms masks) shows nothing and is left out; one we may not read counts as foreign."""
+    """{pid: (cmdline, is this sandbox's)}: a process whose entry is gone or hidden (an empty
+    /proc/<pid>, e.g. the init oms masks) shows nothing and is left out; one we may not read counts
+    as foreign."""
     out = {}
     for pid in os.listdir("/proc"):
         if pid.isdigit():
@@ -225,7 +243,10 @@ def processes():
                 continue
             except OSError as exc:
                 cmd, env = "unreadable: %s" % exc, []
-            out[int(pid)] = (cmd, ("OMS_DISPATCH_ID=" + os.environ["OMS_DISPATCH_ID"]).encode() in env)
+            out[int(pid)] = (
+                cmd,
+                ("OMS_DISPATCH_ID=" + os.environ["OMS_DISPATCH_ID"]).encode() in env,
+            )
     return out
 
 
@@ -244,6 +265,7 @@ def signal_host_pid(pid):
             raise Blocked("pid %d also exists inside (not the host's): not tried" % pid)
         os.kill(pid, signal.SIGKILL)
         return "SIGKILL delivered to %d" % pid
+
     return attack
 
 
@@ -315,10 +337,27 @@ def abstract_sockets():
 
 
 def relay_hook(dispatch, session, provider="command", version="command-1", tools=""):
-    body = json.dumps({"hook_event_name": "SessionStart", "session_id": session, "source": "startup"})
-    _, out = run(os.environ["OMS_EXECUTABLE"], "hook", "provider", "--event", "SessionStart", "--provider", provider,
-                 "--provider-version", version, "--dispatch-id", dispatch, "--session-id", session,
-                 "--allowed-tools", tools, stdin=body.encode())
+    body = json.dumps(
+        {"hook_event_name": "SessionStart", "session_id": session, "source": "startup"}
+    )
+    _, out = run(
+        os.environ["OMS_EXECUTABLE"],
+        "hook",
+        "provider",
+        "--event",
+        "SessionStart",
+        "--provider",
+        provider,
+        "--provider-version",
+        version,
+        "--dispatch-id",
+        dispatch,
+        "--session-id",
+        session,
+        "--allowed-tools",
+        tools,
+        stdin=body.encode(),
+    )
     return out
 
 
@@ -328,19 +367,41 @@ def forged_hook(*args, **kw):
         if "read_dispatch" in out:
             return "accepted: " + out
         raise Blocked(out.strip()[:300])
+
     return attack
 
 
 def relay_bridge(dispatch, session):
     lines = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
-         "capabilities": {}, "clientInfo": {"name": "escape", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "escape", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read_dispatch", "arguments": {}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "read_dispatch", "arguments": {}},
+        },
     ]
     data = "".join(json.dumps(x) + "\n" for x in lines).encode()
-    _, out = run(os.environ["OMS_EXECUTABLE"], "worker", "bridge", "--dispatch-id", dispatch, "--session-id", session,
-                 stdin=data)
+    _, out = run(
+        os.environ["OMS_EXECUTABLE"],
+        "worker",
+        "bridge",
+        "--dispatch-id",
+        dispatch,
+        "--session-id",
+        session,
+        stdin=data,
+    )
     return out
 
 
@@ -350,6 +411,7 @@ def forged_bridge(dispatch, session):
         if '"result"' in out:
             return "served: " + out[:600]
         raise Blocked(out.strip()[:300])
+
     return attack
 
 
@@ -366,7 +428,8 @@ if mount --bind "$wt" /tmp/escape-wt 2>/dev/null; then
 fi
 if mount --rbind "$wt" /tmp/escape-rwt 2>/dev/null; then
   umount /tmp/escape-rwt/.claude 2>/dev/null && echo RBIND-UMOUNT-WORKED &&
-    mkdir -p /tmp/escape-rwt/.claude && printf '{}' > /tmp/escape-rwt/.claude/settings.json && echo RBIND-WRITE-WORKED
+    mkdir -p /tmp/escape-rwt/.claude &&
+    printf '{}' > /tmp/escape-rwt/.claude/settings.json && echo RBIND-WRITE-WORKED
 fi
 echo NESTED-NAMESPACE-RAN
 """
@@ -400,9 +463,10 @@ def spawn_detached():
 
 def ptrace_init():
     """Make the sandbox's init (bubblewrap, pid 1 here, the same uid) call setsid() and
-    prctl(PR_SET_PDEATHSIG, 0) by syscall injection (x86_64): it leaves the supervisor's process group and no
-    longer dies with its parent."""
+    prctl(PR_SET_PDEATHSIG, 0) by syscall injection (x86_64): it leaves the supervisor's process
+    group and no longer dies with its parent."""
     import platform
+
     if platform.machine() != "x86_64":
         raise Blocked("injection is written for x86_64 only")
     libc = ctypes.CDLL(None, use_errno=True)
@@ -410,15 +474,21 @@ def ptrace_init():
     libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
 
     class Regs(ctypes.Structure):
-        _fields_ = [(n, ctypes.c_ulonglong) for n in (
-            "r15 r14 r13 r12 rbp rbx r11 r10 r9 r8 rax rcx rdx rsi rdi orig_rax rip cs eflags rsp ss "
-            "fs_base gs_base ds es fs gs").split()]
+        _fields_ = [
+            (n, ctypes.c_ulonglong)
+            for n in (
+                "r15 r14 r13 r12 rbp rbx r11 r10 r9 r8 rax rcx rdx rsi rdi orig_rax rip cs "
+                "eflags rsp ss fs_base gs_base ds es fs gs"
+            ).split()
+        ]
 
     def ptrace(req, addr=None, data=None):
         ctypes.set_errno(0)
         r = libc.ptrace(req, 1, addr, data)
         if r == -1 and ctypes.get_errno():
-            raise OSError(ctypes.get_errno(), "ptrace(%d, 1): %s" % (req, os.strerror(ctypes.get_errno())))
+            raise OSError(
+                ctypes.get_errno(), "ptrace(%d, 1): %s" % (req, os.strerror(ctypes.get_errno()))
+            )
         return r
 
     ptrace(16)  # PTRACE_ATTACH
@@ -481,56 +551,139 @@ def everything():
     attempt("state: list panes (launch specs, sockets)", lambda: listdir(state + "/panes"))
     attempt("state: create a file in evidence/", lambda: create(state + "/evidence/" + T["mark"]))
     attempt("state: create a file in records/", lambda: create(state + "/records/" + T["mark"]))
-    attempt("sandboxes: list the sandbox directory (every home, broker and door)",
-            lambda: listdir(T["sandboxes"]))
-    attempt("sandboxes: read the victim's home",
-            lambda: listdir(T["sandboxes"] + "/homes/command-" + victim[1]))
-    attempt("state: /oms holds more than home and broker.sock",
-            lambda: found(sorted(set(os.listdir("/oms")) - {"home", "broker.sock"}), "only home and broker.sock"))
+    attempt(
+        "sandboxes: list the sandbox directory (every home, broker and door)",
+        lambda: listdir(T["sandboxes"]),
+    )
+    attempt(
+        "sandboxes: read the victim's home",
+        lambda: listdir(T["sandboxes"] + "/homes/command-" + victim[1]),
+    )
+    attempt(
+        "state: /oms holds more than home and broker.sock",
+        lambda: found(
+            sorted(set(os.listdir("/oms")) - {"home", "broker.sock"}), "only home and broker.sock"
+        ),
+    )
     # 2. the main repository, its git metadata, git itself
-    attempt("git: open the main .git/config for writing", lambda: open_for_write(common + "/config"))
-    attempt("git: read the user's remotes and credentials in .git/config",
-            lambda: found([1] if T["config_secret"] in open(common + "/config").read() else [], "a sanitised config"))
-    attempt("git: read the repository's hooks", lambda: found(os.listdir(common + "/hooks"), "no hooks shown"))
-    attempt("git: the sanitised config keeps git from reading the repository",
-            lambda: found([1] if run("git", "-C", wt, "log", "-1", "--format=%H")[0] != 0 else [], "git reads it"))
-    attempt("git: plant a hook in the main .git/hooks", lambda: create(common + "/hooks/post-checkout"))
-    attempt("git: set core.hooksPath", lambda: succeeds("git", "-C", wt, "config", "core.hooksPath", "/oms/home"))
-    attempt("git: commit in the worktree",
-            lambda: succeeds("git", "-C", wt, "-c", "user.name=x", "-c", "user.email=x@x", "commit",
-                             "--allow-empty", "-qm", "escape"))
-    attempt("git: move a branch", lambda: succeeds("git", "-C", wt, "update-ref", "refs/heads/escape", "HEAD"))
+    attempt(
+        "git: open the main .git/config for writing", lambda: open_for_write(common + "/config")
+    )
+    attempt(
+        "git: read the user's remotes and credentials in .git/config",
+        lambda: found(
+            [1] if T["config_secret"] in open(common + "/config").read() else [],
+            "a sanitised config",
+        ),
+    )
+    attempt(
+        "git: read the repository's hooks",
+        lambda: found(os.listdir(common + "/hooks"), "no hooks shown"),
+    )
+    attempt(
+        "git: the sanitised config keeps git from reading the repository",
+        lambda: found(
+            [1] if run("git", "-C", wt, "log", "-1", "--format=%H")[0] != 0 else [], "git reads it"
+        ),
+    )
+    attempt(
+        "git: plant a hook in the main .git/hooks", lambda: create(common + "/hooks/post-checkout")
+    )
+    attempt(
+        "git: set core.hooksPath",
+        lambda: succeeds("git", "-C", wt, "config", "core.hooksPath", "/oms/home"),
+    )
+    attempt(
+        "git: commit in the worktree",
+        lambda: succeeds(
+            "git",
+            "-C",
+            wt,
+            "-c",
+            "user.name=x",
+            "-c",
+            "user.email=x@x",
+            "commit",
+            "--allow-empty",
+            "-qm",
+            "escape",
+        ),
+    )
+    attempt(
+        "git: move a branch",
+        lambda: succeeds("git", "-C", wt, "update-ref", "refs/heads/escape", "HEAD"),
+    )
     attempt("git: write the worktree's .git file", lambda: open_for_write(wt + "/.git"))
     attempt("git: write this worktree's gitdir", lambda: open_for_write(T["gitdir"] + "/HEAD"))
-    attempt("git: see another worktree's gitdir",
-            lambda: found(sorted(set(os.listdir(common + "/worktrees")) - {os.path.basename(T["gitdir"])}),
-                          "only its own gitdir"))
+    attempt(
+        "git: see another worktree's gitdir",
+        lambda: found(
+            sorted(set(os.listdir(common + "/worktrees")) - {os.path.basename(T["gitdir"])}),
+            "only its own gitdir",
+        ),
+    )
     attempt("repo: write the main working tree", lambda: open_for_write(repo + "/README.md"))
-    attempt("repo: write the committed oms config", lambda: open_for_write(repo + "/.oms/config.toml"))
-    attempt("repo: write the victim's worktree", lambda: open_for_write(T["victim_worktree"] + "/README.md"))
+    attempt(
+        "repo: write the committed oms config", lambda: open_for_write(repo + "/.oms/config.toml")
+    )
+    attempt(
+        "repo: write the victim's worktree",
+        lambda: open_for_write(T["victim_worktree"] + "/README.md"),
+    )
     # 3. the user's home (the test's fake one, and the real one of this uid)
-    for rel in (".ssh/id_test", ".gitconfig", ".codex/config.toml", ".claude/settings.json", ".config/oms/secret"):
+    for rel in (
+        ".ssh/id_test",
+        ".gitconfig",
+        ".codex/config.toml",
+        ".claude/settings.json",
+        ".config/oms/secret",
+    ):
         attempt("home: read ~/" + rel, lambda rel=rel: read(T["user_home"] + "/" + rel))
     for name in T["real_home_entries"]:
-        attempt("home: reach the real ~/" + name, lambda name=name: listdir(T["real_home"] + "/" + name)
-                if os.path.isdir(T["real_home"] + "/" + name) else read(T["real_home"] + "/" + name))
+        attempt(
+            "home: reach the real ~/" + name,
+            lambda name=name: (
+                listdir(T["real_home"] + "/" + name)
+                if os.path.isdir(T["real_home"] + "/" + name)
+                else read(T["real_home"] + "/" + name)
+            ),
+        )
     # 4. oms's tmux server
     attempt("tmux: see the socket", lambda: os.stat(state + "/tmux.sock"))
-    attempt("tmux: list sessions through it", lambda: succeeds("tmux", "-S", state + "/tmux.sock", "ls"))
+    attempt(
+        "tmux: list sessions through it", lambda: succeeds("tmux", "-S", state + "/tmux.sock", "ls")
+    )
     attempt("tmux: connect to it", lambda: connect(state + "/tmux.sock"))
     # 5. the agent configuration placeholders
-    for name, inner in ((".codex", "config.toml"), (".claude", "settings.json"), (".mcp.json", "x")):
-        attempt("config: create %s/%s" % (name, inner), lambda p=wt + "/" + name + "/" + inner: create(p))
+    for name, inner in (
+        (".codex", "config.toml"),
+        (".claude", "settings.json"),
+        (".mcp.json", "x"),
+    ):
+        attempt(
+            "config: create %s/%s" % (name, inner),
+            lambda p=wt + "/" + name + "/" + inner: create(p),
+        )
         attempt("config: rmdir " + name, lambda p=wt + "/" + name: os.rmdir(p))
         attempt("config: rename " + name, lambda p=wt + "/" + name: os.rename(p, p + ".moved"))
     attempt("config: write .mcp.json as a file", lambda: open_for_write(wt + "/.mcp.json"))
-    attempt("config: unshare -Urm, then umount/remount/bind the placeholders", nested_namespace_tricks)
-    # for a worktree whose .codex exists (the placeholder), Codex 0.171 reads the main checkout's .codex/
-    attempt("config: read the config root's own .codex/hooks.json", lambda: read(repo + "/.codex/hooks.json"))
+    attempt(
+        "config: unshare -Urm, then umount/remount/bind the placeholders", nested_namespace_tricks
+    )
+    # for a worktree whose .codex exists (the placeholder), Codex 0.171 reads the main checkout's
+    # .codex/
+    attempt(
+        "config: read the config root's own .codex/hooks.json",
+        lambda: read(repo + "/.codex/hooks.json"),
+    )
     # 7. credentials on command lines (and in this command worker's environment)
     attempt("keys: on a command line inside", keys_on_command_lines)
-    attempt("keys: in a command worker's environment",
-            lambda: found([k for k in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY") if k in os.environ], "absent"))
+    attempt(
+        "keys: in a command worker's environment",
+        lambda: found(
+            [k for k in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY") if k in os.environ], "absent"
+        ),
+    )
     # 8. processes and signals
     attempt("signal: see a process that is not this sandbox's", only_own_processes)
     host = wait_for_host()
@@ -538,8 +691,10 @@ def everything():
     for what, pid in sorted(host.items()):
         attempt("signal: SIGKILL %s (host pid %d)" % (what, pid), signal_host_pid(pid))
     # 9. other sockets, forged bindings
-    attempt("socket: connect to the victim's broker",
-            lambda: connect(T["sandboxes"] + "/brokers/%s.sock" % victim[0]))
+    attempt(
+        "socket: connect to the victim's broker",
+        lambda: connect(T["sandboxes"] + "/brokers/%s.sock" % victim[0]),
+    )
     attempt("socket: connect to any socket path in /proc/net/unix", listed_socket_paths)
     attempt("socket: connect to an abstract socket", abstract_sockets)
     SEEN["control_hook"] = relay_hook(*own)[-300:]
@@ -559,9 +714,15 @@ def everything():
         attempt("owner-only: read " + path, lambda path=path: read(path) or "read (empty)")
     # 12. oms's own runtime
     for root in T["runtime"]:
-        attempt("runtime: create a file in " + root, lambda root=root: create(root + "/" + T["mark"]))
-    attempt("runtime: open oms/__init__.py for writing", lambda: open_for_write(T["oms_package"] + "/__init__.py"))
-    # 6. detached processes, then the normal run (the demo worker: both doors, a result, then it waits)
+        attempt(
+            "runtime: create a file in " + root, lambda root=root: create(root + "/" + T["mark"])
+        )
+    attempt(
+        "runtime: open oms/__init__.py for writing",
+        lambda: open_for_write(T["oms_package"] + "/__init__.py"),
+    )
+    # 6. detached processes, then the normal run (the demo worker: both doors, a result, then it
+    #    waits)
     spawn_detached()
     publish("attack.json", {"results": RESULTS, "seen": SEEN})
 
@@ -577,15 +738,18 @@ elif MODE in ("spawn", "ptrace-spawn"):
     publish("spawned.json", {"results": RESULTS})
     os.execv("/bin/sleep", ["sleep", "600"])
 elif MODE == "nested-repo":
-    # A nested repository in the worktree whose own config names a clean filter: harmless inside, but oms
-    # commits the worktree (a gitlink) and then runs `git status --ignore-submodules=none` on the host, which
-    # runs `git status` in the nested repository with that config. The filter copies the state key out.
+    # A nested repository in the worktree whose own config names a clean filter: harmless inside,
+    # but oms commits the worktree (a gitlink) and then runs `git status --ignore-submodules=none`
+    # on the host, which runs `git status` in the nested repository with that config. The filter
+    # copies the state key out.
     sub = os.getcwd() + "/vendored"
     os.makedirs(sub)
     script = sub + "/clean.sh"
     with open(script, "w") as f:
-        f.write("#!/bin/sh\ncp '%s' '%s' 2>/dev/null\nid -u > '%s.uid' 2>/dev/null\ncat\n"
-                % (T["state"] + "/keys/state.ed25519", T["loot"], T["loot"]))
+        f.write(
+            "#!/bin/sh\ncp '%s' '%s' 2>/dev/null\nid -u > '%s.uid' 2>/dev/null\ncat\n"
+            % (T["state"] + "/keys/state.ed25519", T["loot"], T["loot"])
+        )
     os.chmod(script, 0o755)
     with open(sub + "/.gitattributes", "w") as f:
         f.write("*.txt filter=vendored\n")
@@ -611,17 +775,38 @@ elif MODE == "cli":
     attempt("home: read ~/.ssh/id_test", lambda: read(T["user_home"] + "/.ssh/id_test"))
     for name in T["home_ro"]:
         attempt("home file: write " + name, lambda p="/oms/home/" + name: open_for_write(p))
-        attempt("home file: replace " + name, lambda p="/oms/home/" + name: os.rename(p, p + ".old"))
+        attempt(
+            "home file: replace " + name, lambda p="/oms/home/" + name: os.rename(p, p + ".old")
+        )
         attempt("home file: remove " + name, lambda p="/oms/home/" + name: os.unlink(p))
     attempt("config: create .claude/settings.json", lambda: create(wt + "/.claude/settings.json"))
     attempt("config: create .codex/config.toml", lambda: create(wt + "/.codex/config.toml"))
     attempt("config: create .mcp.json/x", lambda: create(wt + "/.mcp.json/x"))
-    attempt("config: unshare -Urm, then umount/remount/bind the placeholders", nested_namespace_tricks)
+    attempt(
+        "config: unshare -Urm, then umount/remount/bind the placeholders", nested_namespace_tricks
+    )
     attempt("keys: on a command line inside", keys_on_command_lines)
-    attempt("git: commit in the worktree",
-            lambda: succeeds("git", "-c", "user.name=x", "-c", "user.email=x@x", "commit", "--allow-empty", "-qm", "x"))
+    attempt(
+        "git: commit in the worktree",
+        lambda: succeeds(
+            "git",
+            "-c",
+            "user.name=x",
+            "-c",
+            "user.email=x@x",
+            "commit",
+            "--allow-empty",
+            "-qm",
+            "x",
+        ),
+    )
     print("ESCAPES=" + json.dumps({k: v["outcome"] for k, v in RESULTS.items()}))
-    print("DETAILS=" + json.dumps({k: v["detail"][:200] for k, v in RESULTS.items() if v["outcome"] != "blocked"}))
+    print(
+        "DETAILS="
+        + json.dumps(
+            {k: v["detail"][:200] for k, v in RESULTS.items() if v["outcome"] != "blocked"}
+        )
+    )
     held = [name for name, value in os.environ.items() if value in T["keys"]]
     print("CREDENTIALS=" + json.dumps(sorted(held)))  # names only: a real key reached the agent
     tokens = [name for name, value in os.environ.items() if value.startswith("oms.")]
@@ -629,7 +814,7 @@ elif MODE == "cli":
 '''
 
 
-# ---------------------------------------------------------------------------------------------------- helpers
+# ------------------------------------------------------------------------------------------ helpers
 def _program(targets: dict[str, Any]) -> str:
     return f"#!{PY}\n" + ATTACK.replace("__TARGETS__", repr(json.dumps(targets)))
 
@@ -660,7 +845,9 @@ def _home(chain: Chain, session_id: str) -> Path:
     return sandbox_dir(chain.state) / "homes" / f"command-{session_id}"
 
 
-def _wait(what: str, ready: Callable[[], bool], timeout: float = 30.0, why: Callable[[], str] = str) -> None:
+def _wait(
+    what: str, ready: Callable[[], bool], timeout: float = 30.0, why: Callable[[], str] = str
+) -> None:
     deadline = time.monotonic() + timeout
     while not ready():
         if time.monotonic() > deadline:
@@ -673,7 +860,15 @@ def _diagnose(chain: Chain, dispatch_id: str) -> Callable[[], str]:
 
     def why() -> str:
         pane = subprocess.run(
-            ["tmux", "-S", str(chain.state / "tmux.sock"), "capture-pane", "-p", "-t", f"={dispatch_id}:"],
+            [
+                "tmux",
+                "-S",
+                str(chain.state / "tmux.sock"),
+                "capture-pane",
+                "-p",
+                "-t",
+                f"={dispatch_id}:",
+            ],
             capture_output=True,
             text=True,
             check=False,
@@ -688,12 +883,16 @@ def _diagnose(chain: Chain, dispatch_id: str) -> Callable[[], str]:
     return why
 
 
-def _read_json(path: Path, timeout: float = 30.0, chain: Chain | None = None, dispatch_id: str = "") -> dict[str, Any]:
-    """The JSON document the attacker publishes at `path`; fails early (with the pane's text) if its worker
-    ends first."""
+def _read_json(
+    path: Path, timeout: float = 30.0, chain: Chain | None = None, dispatch_id: str = ""
+) -> dict[str, Any]:
+    """The JSON document the attacker publishes at `path`; fails early (with the pane's text) if its
+    worker ends first."""
     exited = chain.state / "panes" / f"{dispatch_id}.exit.json" if chain else None
     why = _diagnose(chain, dispatch_id) if chain else str
-    _wait(f"{path} to appear", lambda: path.exists() or bool(exited and exited.exists()), timeout, why)
+    _wait(
+        f"{path} to appear", lambda: path.exists() or bool(exited and exited.exists()), timeout, why
+    )
     assert path.exists(), f"the worker ended before writing {path.name}\n{why()}"
     doc = json.loads(path.read_text())
     assert isinstance(doc, dict)
@@ -709,10 +908,15 @@ def _alive(pid: int) -> bool:
 
 
 def _proc_table() -> dict[int, tuple[int, bytes, list[bytes], str]]:
-    """{pid: (ppid, cmdline, environ, pid namespace)} of every live process we can read (not this one)."""
+    """{pid: (ppid, cmdline, environ, pid namespace)} of every live process we can read (not this
+    one)."""
     table = {}
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid() or not _alive(int(entry.name)):
+        if (
+            not entry.name.isdigit()
+            or int(entry.name) == os.getpid()
+            or not _alive(int(entry.name))
+        ):
             continue
         try:
             ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
@@ -726,11 +930,13 @@ def _proc_table() -> dict[int, tuple[int, bytes, list[bytes], str]]:
 
 
 def _namespaces_of(dispatch_id: str) -> frozenset[str]:
-    """The PID namespaces of the worker's sandbox (and any nested in it): those of every descendant of its
-    supervisor. Taken while it runs, they find even a process that scrubbed its environment and left the
-    supervisor's tree (`_processes_of`)."""
+    """The PID namespaces of the worker's sandbox (and any nested in it): those of every descendant
+    of its supervisor. Taken while it runs, they find even a process that scrubbed its environment
+    and left the supervisor's tree (`_processes_of`)."""
     table = _proc_table()
-    tree = {pid for pid, (_, cmdline, _, _) in table.items() if _names_supervisor(cmdline, dispatch_id)}
+    tree = {
+        pid for pid, (_, cmdline, _, _) in table.items() if _names_supervisor(cmdline, dispatch_id)
+    }
     grew = True
     while grew:
         kids = {pid for pid, (ppid, _, _, _) in table.items() if ppid in tree} - tree
@@ -745,10 +951,10 @@ def _names_supervisor(cmdline: bytes, dispatch_id: str) -> bool:
 
 
 def _processes_of(dispatch_id: str, namespaces: frozenset[str] = frozenset()) -> dict[int, str]:
-    """Live processes of the worker `dispatch_id`: {pid: cmdline}. That is its supervisor (named on its command
-    line), everything carrying the dispatch in its environment, and everything in `namespaces` (the sandbox's
-    PID namespaces, `_namespaces_of`); not oms's tmux server, whose command line is the `new-session` that
-    started it."""
+    """Live processes of the worker `dispatch_id`: {pid: cmdline}. That is its supervisor (named on
+    its command line), everything carrying the dispatch in its environment, and everything in
+    `namespaces` (the sandbox's PID namespaces, `_namespaces_of`); not oms's tmux server, whose
+    command line is the `new-session` that started it."""
     needle = f"OMS_DISPATCH_ID={dispatch_id}".encode()
     return {
         pid: cmdline.replace(b"\0", b" ").decode("utf-8", "replace").strip()
@@ -758,7 +964,8 @@ def _processes_of(dispatch_id: str, namespaces: frozenset[str] = frozenset()) ->
 
 
 def _sleepers(dispatch_id: str) -> dict[int, str]:
-    """The detached `sleep 4242` / `sleep 4243` of the worker, found in its sandbox's PID namespaces."""
+    """The detached `sleep 4242` / `sleep 4243` of the worker, found in its sandbox's PID
+    namespaces."""
     found = _processes_of(dispatch_id, _namespaces_of(dispatch_id))
     return {pid: cmd for pid, cmd in found.items() if cmd in {f"sleep {s}" for s in SLEEPS}}
 
@@ -801,18 +1008,22 @@ def _socket_inodes(pids: list[int]) -> set[str]:
 
 
 def _repo_digest(repo: Path) -> dict[str, str]:
-    """The main repository's working tree and the git metadata an agent could turn into code execution or a
-    moved branch (config, hooks, info, HEAD, main). oms itself adds objects and `oms/*` branches for results."""
+    """The main repository's working tree and the git metadata an agent could turn into code
+    execution or a moved branch (config, hooks, info, HEAD, main). oms itself adds objects and
+    `oms/*` branches for results."""
     out = {f"tree/{k}": v for k, v in _tree_digest(repo, skip=(str(repo / ".git"),)).items()}
     for rel in ("config", "HEAD", "refs/heads/main", "hooks", "info"):
         path = repo / ".git" / rel
-        found = _tree_digest(path) if path.is_dir() else {"": _sha(str(path))} if path.exists() else {}
+        found = (
+            _tree_digest(path) if path.is_dir() else {"": _sha(str(path))} if path.exists() else {}
+        )
         out.update({f".git/{rel}/{k}": v for k, v in found.items()})
     return out
 
 
 def _tree_digest(root: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
-    """{relative path: sha256 or link target} of every file under `root` (for before/after comparisons)."""
+    """{relative path: sha256 or link target} of every file under `root` (for before/after
+    comparisons)."""
     out = {}
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) not in skip]
@@ -881,13 +1092,20 @@ def _fake_user_home(base: Path) -> Path:
 
 
 def _environment(mp: pytest.MonkeyPatch, base: Path, home: Path) -> None:
-    """What conftest's autouse fixtures and `deliverable` set, with a real (fake) user home and API keys."""
+    """What conftest's autouse fixtures and `deliverable` set, with a real (fake) user home and API
+    keys."""
     blocker = base / "home-is-a-file"
     blocker.write_text("tests must not write to a home directory\n")
     mp.setenv("HOME", str(home))
     for var in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):
         mp.setenv(var, str(blocker))
-    for var in ("OMS_STATE_ROOT", "OMS_CONFIG_ROOT", "OMS_FSIO_RESOLVER", "OMS_FSIO_PUBLISH", "OMS_VERBOSE"):
+    for var in (
+        "OMS_STATE_ROOT",
+        "OMS_CONFIG_ROOT",
+        "OMS_FSIO_RESOLVER",
+        "OMS_FSIO_PUBLISH",
+        "OMS_VERBOSE",
+    ):
         mp.delenv(var, raising=False)
     mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
     mp.setenv("GIT_CONFIG_GLOBAL", os.devnull)
@@ -902,9 +1120,9 @@ def _environment(mp: pytest.MonkeyPatch, base: Path, home: Path) -> None:
 
 
 def _owner_only_files(limit: int = 40) -> list[str]:
-    """Files in the system directories the sandbox shows that only their owner, this (host) user, may read,
-    outside the secrets oms masks: inside, the agent must not read them (it is uid 1000 there, but a file's
-    owner check is made with the host uid it maps to)."""
+    """Files in the system directories the sandbox shows that only their owner, this (host) user,
+    may read, outside the secrets oms masks: inside, the agent must not read them (it is uid 1000
+    there, but a file's owner check is made with the host uid it maps to)."""
     masked = tuple(ETC_SECRETS)
     found: list[str] = []
     for top in ("/etc", "/opt"):
@@ -914,7 +1132,9 @@ def _owner_only_files(limit: int = 40) -> list[str]:
                 path = os.path.join(dirpath, name)
                 with contextlib.suppress(OSError):
                     st = os.lstat(path)
-                    private = st.st_mode & 0o044 == 0 and st.st_mode & 0o400 and st.st_uid == os.geteuid()
+                    private = (
+                        st.st_mode & 0o044 == 0 and st.st_mode & 0o400 and st.st_uid == os.geteuid()
+                    )
                     if stat.S_ISREG(st.st_mode) and private and not path.startswith(masked):
                         found.append(path)
     return sorted(found)[:limit]
@@ -927,7 +1147,9 @@ def _targets(chain: Chain, **extra: Any) -> dict[str, Any]:
     """What the attacker aims at (host paths); `extra` adds the per-run parts."""
     real_home = pwd.getpwuid(os.getuid()).pw_dir
     runtime = list(bwrap.runtime_roots(os.environ["OMS_EXECUTABLE"]))
-    ancestors = {p.split("/")[len(real_home.split("/"))] for p in runtime if p.startswith(real_home + "/")}
+    ancestors = {
+        p.split("/")[len(real_home.split("/"))] for p in runtime if p.startswith(real_home + "/")
+    }
     import oms
 
     doc: dict[str, Any] = {
@@ -938,7 +1160,9 @@ def _targets(chain: Chain, **extra: Any) -> dict[str, Any]:
         "common": str(chain.repo / ".git"),
         "user_home": os.environ["HOME"],
         "real_home": real_home,
-        "real_home_entries": sorted(set(os.listdir(real_home)) - ancestors) if os.path.isdir(real_home) else [],
+        "real_home_entries": sorted(set(os.listdir(real_home)) - ancestors)
+        if os.path.isdir(real_home)
+        else [],
         "runtime": runtime,
         "oms_package": os.path.dirname(os.path.realpath(oms.__file__)),
         "system": [path for path, _ in bwrap.host().system],
@@ -952,7 +1176,7 @@ def _targets(chain: Chain, **extra: Any) -> dict[str, Any]:
     return doc
 
 
-# ---------------------------------------------------------------------------------------------------- one attacking run
+# -------------------------------------------------------------------------------- one attacking run
 @dataclass
 class Attack:
     """Everything one attacking worker did and what the host saw around it."""
@@ -997,7 +1221,11 @@ def _versions(chain: Chain, dispatch_id: str, session_id: str) -> tuple[tuple[st
     with chain.workspace() as ws:
         out = [
             (kind, len(ws.store.records(kind).history(rid)))
-            for kind, rid in (("dispatch", dispatch_id), ("worker", dispatch_id), ("session", session_id))
+            for kind, rid in (
+                ("dispatch", dispatch_id),
+                ("worker", dispatch_id),
+                ("session", session_id),
+            )
         ]
     return tuple(out)
 
@@ -1011,16 +1239,27 @@ def attack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attack]:
     _environment(mp, base, home)
     chains = make_chain(base)
     chain = next(chains)
-    git("config", "remote.origin.url", f"https://user:{CONFIG_SECRET}@example.invalid/r.git", cwd=chain.repo)
+    git(
+        "config",
+        "remote.origin.url",
+        f"https://user:{CONFIG_SECRET}@example.invalid/r.git",
+        cwd=chain.repo,
+    )
     hooks_dir = chain.repo / ".git" / "hooks"
     hooks_dir.mkdir(exist_ok=True)
     (hooks_dir / "pre-push").write_text(f"#!/bin/sh\n# {CONFIG_SECRET}\n")
-    (chain.repo / ".codex").mkdir()  # the user's own (untracked, ignored) Codex hooks in the main checkout
+    (
+        chain.repo / ".codex"
+    ).mkdir()  # the user's own (untracked, ignored) Codex hooks in the main checkout
     with (chain.repo / ".git" / "info" / "exclude").open("a") as exclude:
         exclude.write("/.codex/\n")
-    (chain.repo / ".codex" / "hooks.json").write_text(f'{{"hooks": {{}}, "note": "{CONFIG_SECRET}"}}\n')
+    (chain.repo / ".codex" / "hooks.json").write_text(
+        f'{{"hooks": {{}}, "note": "{CONFIG_SECRET}"}}\n'
+    )
     run = Attack(chain)
-    canary = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # a host service on the abstract namespace
+    canary = socket.socket(
+        socket.AF_UNIX, socket.SOCK_STREAM
+    )  # a host service on the abstract namespace
     canary_name = f"\0oms-escape-canary-{os.getpid()}"
     canary.bind(canary_name)
     canary.listen(4)
@@ -1071,7 +1310,9 @@ def attack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attack]:
             run.placeholders_during = {
                 n: sorted(os.listdir(wt / n)) if (wt / n).is_dir() else None for n in PLACEHOLDERS
             }
-            run.oms_socket_inodes = _socket_inodes([own.pane_pid, victim.pane_pid, run.host_pids["the tmux server"]])
+            run.oms_socket_inodes = _socket_inodes(
+                [own.pane_pid, victim.pane_pid, run.host_pids["the tmux server"]]
+            )
             with contextlib.suppress(TimeoutError, BlockingIOError):
                 while True:
                     conn, _ = canary.accept()
@@ -1099,7 +1340,9 @@ def attack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attack]:
         run.after = {"repo": _repo_digest(chain.repo), "home": _tree_digest(home)}
         run.marks = [*_marks(chain.state), *_marks(sandbox_dir(chain.state)), *_marks(chain.repo)]
         run.marks += _runtime_marks()
-        run.placeholders_after = {n: (wt / n).exists() and any((wt / n).iterdir()) for n in PLACEHOLDERS}
+        run.placeholders_after = {
+            n: (wt / n).exists() and any((wt / n).iterdir()) for n in PLACEHOLDERS
+        }
         run.verified = verify(str(chain.state)).ok
         yield run
     finally:
@@ -1107,7 +1350,11 @@ def attack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attack]:
         for dispatch_id in (run.attacker, run.victim):
             if dispatch_id:
                 _kill_leftovers(list(_processes_of(dispatch_id, _namespaces_of(dispatch_id))))
-        subprocess.run(["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"], capture_output=True, check=False)
+        subprocess.run(
+            ["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"],
+            capture_output=True,
+            check=False,
+        )
         for path in _runtime_marks():
             os.unlink(path)  # only if an attack wrongly managed to create it
         mp.undo()
@@ -1124,9 +1371,11 @@ def _worktree_of(chain: Chain, dispatch_id: str) -> str:
         return str(ws.store.records("dispatch").read(dispatch_id).payload["worktree_path"])
 
 
-def _accepted_with_program(chain: Chain, program: Path, victim_wt: Path, run: Attack) -> tuple[str, str]:
-    """Write the attacker's program once its worktree exists (the targets need it), then propose, review
-    and accept: the intent binds the program file as it is then (`role_programs`)."""
+def _accepted_with_program(
+    chain: Chain, program: Path, victim_wt: Path, run: Attack
+) -> tuple[str, str]:
+    """Write the attacker's program once its worktree exists (the targets need it), then propose,
+    review and accept: the intent binds the program file as it is then (`role_programs`)."""
     ticket_id, _ = chain.leased_ticket("The attacker's ticket")
     with chain.workspace() as ws:
         record = ws.store.worktrees.get(ticket_id)
@@ -1158,14 +1407,16 @@ def _accepted_with_program(chain: Chain, program: Path, victim_wt: Path, run: At
     return proposed.record_id, event_id
 
 
-# ---------------------------------------------------------------------------------------------------- the tests
+# ---------------------------------------------------------------------------------------- the tests
 def test_nothing_of_the_host_but_the_planned_binds_is_visible(attack: Attack) -> None:
     attack.blocked("visible: ")
 
 
 def test_state_root_and_its_key_are_out_of_reach(attack: Attack) -> None:
     attack.blocked("state: ")
-    assert attack.marks == []  # nothing named after the probe anywhere in the state root, repo or runtime
+    assert (
+        attack.marks == []
+    )  # nothing named after the probe anywhere in the state root, repo or runtime
 
 
 def test_the_sandbox_directory_is_out_of_reach(attack: Attack) -> None:
@@ -1176,7 +1427,9 @@ def test_the_sandbox_directory_is_out_of_reach(attack: Attack) -> None:
 def test_main_repository_and_git_metadata_are_read_only(attack: Attack) -> None:
     attack.blocked("git: ")
     attack.blocked("repo: ")
-    assert attack.after["repo"] == attack.before["repo"]  # not one byte of the main repository changed
+    assert (
+        attack.after["repo"] == attack.before["repo"]
+    )  # not one byte of the main repository changed
     assert "git commit refused inside the sandbox" in attack.worker_log
 
 
@@ -1193,13 +1446,21 @@ def test_oms_tmux_socket_is_out_of_reach(attack: Attack) -> None:
 def test_agent_config_placeholders_cannot_be_filled(attack: Attack) -> None:
     attack.blocked("config: ")
     assert "config: read the config root's own .codex/hooks.json" in attack.results
-    assert "NESTED-NAMESPACE-RAN" in attack.seen["nested"]  # the nested user+mount namespace was made: tried
-    assert attack.placeholders_during == {name: [] for name in PLACEHOLDERS}  # empty on the host while it ran
-    assert attack.placeholders_after == dict.fromkeys(PLACEHOLDERS, False)  # and nothing in them after
+    assert (
+        "NESTED-NAMESPACE-RAN" in attack.seen["nested"]
+    )  # the nested user+mount namespace was made: tried
+    assert attack.placeholders_during == {
+        name: [] for name in PLACEHOLDERS
+    }  # empty on the host while it ran
+    assert attack.placeholders_after == dict.fromkeys(
+        PLACEHOLDERS, False
+    )  # and nothing in them after
 
 
 def test_detached_processes_do_not_outlive_oms_worker_stop(attack: Attack) -> None:
-    assert sorted(attack.sleepers_before_stop.values()) == [f"sleep {s}" for s in SLEEPS]  # they ran ...
+    assert sorted(attack.sleepers_before_stop.values()) == [
+        f"sleep {s}" for s in SLEEPS
+    ]  # they ran ...
     assert attack.left_after_stop == {}  # ... and nothing of the worker outlived its stop
 
 
@@ -1211,8 +1472,14 @@ def test_api_keys_never_appear_on_a_command_line(attack: Attack) -> None:
 
 def test_sandbox_sees_only_its_own_processes_and_cannot_signal_host_pids(attack: Attack) -> None:
     attack.blocked("signal: ")
-    assert len([k for k in attack.results if k.startswith("signal: SIGKILL")]) == len(attack.host_pids) == 4
-    assert all("supervise" not in cmd and "tmux" not in cmd for cmd in attack.seen["processes"].values())
+    assert (
+        len([k for k in attack.results if k.startswith("signal: SIGKILL")])
+        == len(attack.host_pids)
+        == 4
+    )
+    assert all(
+        "supervise" not in cmd and "tmux" not in cmd for cmd in attack.seen["processes"].values()
+    )
     assert attack.victim_versions_after == attack.victim_versions
 
 
@@ -1220,21 +1487,26 @@ def test_other_brokers_and_oms_sockets_are_unreachable(attack: Attack) -> None:
     attack.blocked("socket: connect to the victim's broker")
     attack.blocked("socket: connect to any socket path")
     reached = {inode for inode, _name in attack.seen["abstract_reached"]}
-    assert reached.isdisjoint(attack.oms_socket_inodes)  # no oms process listens on the abstract namespace
+    assert reached.isdisjoint(
+        attack.oms_socket_inodes
+    )  # no oms process listens on the abstract namespace
     # its own network namespace (ADR 0026): /proc/net/unix lists none of the host's sockets to try
     assert attack.seen["socket_paths"] == []
 
 
 def test_host_abstract_unix_sockets_are_unreachable(attack: Attack) -> None:
-    """A host service on the abstract Unix-socket namespace (this test's canary) must not be reachable: the
-    namespace belongs to the network namespace, the sandbox's own (ADR 0026); Landlock scopes it."""
+    """A host service on the abstract Unix-socket namespace (this test's canary) must not be
+    reachable: the namespace belongs to the network namespace, the sandbox's own (ADR 0026);
+    Landlock scopes it."""
     reached = attack.seen["abstract_reached"]
     assert attack.canary_accepted == [], f"the sandbox connected to the host's canary: {reached}"
     attack.blocked("socket: connect to an abstract socket")
 
 
 def test_forged_bindings_are_refused_and_store_nothing(attack: Attack) -> None:
-    assert "read_dispatch" in attack.seen["control_hook"]  # the relay works with the worker's own binding ...
+    assert (
+        "read_dispatch" in attack.seen["control_hook"]
+    )  # the relay works with the worker's own binding ...
     attack.blocked("forge: ")  # ... and refuses every other one
     assert attack.victim_versions_after == attack.victim_versions
     assert hook_event_id(attack.victim_session) not in attack.events_after
@@ -1246,7 +1518,8 @@ def test_etc_secrets_are_masked(attack: Attack) -> None:
 
 
 def test_owner_only_host_files_are_unreadable(attack: Attack) -> None:
-    """oms runs as root here: the agent is uid 1000 inside, mapped to root outside, so a root-only file (mode
+    """oms runs as root here: the agent is uid 1000 inside, mapped to root outside, so a root-only
+    file (mode
     0600) that is not on oms's mask list is readable to it unless something else stops it."""
     if not any(k.startswith("owner-only: ") for k in attack.results):
         pytest.skip("no owner-only file outside the masked ones on this host")
@@ -1260,7 +1533,11 @@ def test_oms_runtime_is_read_only(attack: Attack) -> None:
 
 def test_no_descriptor_of_the_supervisor_leaks_into_the_sandbox(attack: Attack) -> None:
     fds = attack.seen["fds"]
-    extra = {fd: target for fd, target in fds.items() if fd not in ("0", "1", "2") and "/proc/" not in target}
+    extra = {
+        fd: target
+        for fd, target in fds.items()
+        if fd not in ("0", "1", "2") and "/proc/" not in target
+    }
     assert extra == {}
 
 
@@ -1274,7 +1551,7 @@ def test_the_attacked_run_still_completes(attack: Attack) -> None:
     assert attack.verified
 
 
-# ---------------------------------------------------------------------------------------------------- lifetimes
+# ---------------------------------------------------------------------------------------- lifetimes
 def _stop(chain: Chain, dispatch_id: str) -> None:
     with chain.workspace() as ws:
         Delivery.open(ws).stop(dispatch_id, "ending the worker")
@@ -1285,8 +1562,8 @@ def _kill_tmux_server(chain: Chain, dispatch_id: str) -> None:
 
 
 def _kill_supervisor(chain: Chain, dispatch_id: str) -> None:
-    """SIGKILL the pane's first process (the supervisor); then oms observes the worker once, as any status
-    call does, which records the end nobody else could."""
+    """SIGKILL the pane's first process (the supervisor); then oms observes the worker once, as any
+    status call does, which records the end nobody else could."""
     with chain.workspace() as ws:
         delivery = Delivery.open(ws)
         pane = delivery.panes.observe(dispatch_id)
@@ -1298,7 +1575,8 @@ def _kill_supervisor(chain: Chain, dispatch_id: str) -> None:
 
 
 def _kill_supervisor_unobserved(chain: Chain, dispatch_id: str) -> None:
-    """SIGKILL the supervisor, and nothing of oms looks afterwards (an OOM kill while nobody runs oms)."""
+    """SIGKILL the supervisor, and nothing of oms looks afterwards (an OOM kill while nobody runs
+    oms)."""
     with chain.workspace() as ws:
         pane = Delivery.open(ws).panes.observe(dispatch_id)
     assert pane is not None
@@ -1327,8 +1605,9 @@ def _attacker(chain: Chain, mode: str, **extra: Any) -> tuple[str, Path]:
 @pytest.mark.parametrize("ending", sorted(ENDINGS))
 @pytest.mark.parametrize("mode", ["spawn", "ptrace-spawn"])
 def test_no_process_outlives_its_worker(deliverable: Chain, mode: str, ending: str) -> None:
-    """`setsid nohup sleep 4242 &` and a double-forked daemon die with the worker, however it ends; also after
-    the agent made the sandbox's init leave the supervisor's session and drop its parent-death signal."""
+    """`setsid nohup sleep 4242 &` and a double-forked daemon die with the worker, however it ends;
+    also after the agent made the sandbox's init leave the supervisor's session and drop its
+    parent-death signal."""
     dispatch_id, home = _attacker(deliverable, mode)
     spawned = _read_json(home / "spawned.json", 30, deliverable, dispatch_id)
     _wait("the detached processes", lambda: len(_sleepers(dispatch_id)) == len(SLEEPS), timeout=10)
@@ -1341,20 +1620,25 @@ def test_no_process_outlives_its_worker(deliverable: Chain, mode: str, ending: s
         left = _gone(dispatch_id, namespaces, timeout=10)
     finally:
         _kill_leftovers(list(_processes_of(dispatch_id, namespaces)))
-    assert left == {}, f"still running after {ending}: {left}; the agent's tampering: {json.dumps(spawned['results'])}"
+    assert left == {}, (
+        f"still running after {ending}: {left}; the agent's tampering: "
+        f"{json.dumps(spawned['results'])}"
+    )
 
 
 def test_sandbox_cannot_signal_its_supervisor_through_its_process_group(deliverable: Chain) -> None:
-    """`kill(0, SIGKILL)` inside reaches every process of the sender's process group, across PID namespaces,
-    and the agent's uid maps to the supervisor's: the sandbox must not share a process group with its
-    supervisor (a host process), or the agent kills it and its end goes unrecorded. The agent may end itself
-    and its sandbox; the supervisor must live to record that end."""
+    """`kill(0, SIGKILL)` inside reaches every process of the sender's process group, across PID
+    namespaces, and the agent's uid maps to the supervisor's: the sandbox must not share a process
+    group with its supervisor (a host process), or the agent kills it and its end goes unrecorded.
+    The agent may end itself and its sandbox; the supervisor must live to record that end."""
     dispatch_id, home = _attacker(deliverable, "killpg")
     with deliverable.workspace() as ws:
         pane = Delivery.open(ws).panes.observe(dispatch_id)
     assert pane is not None
     supervisor = pane.pane_pid
-    result = _read_json(home / "killpg.json", 30, deliverable, dispatch_id)  # about to send it, or sent it
+    result = _read_json(
+        home / "killpg.json", 30, deliverable, dispatch_id
+    )  # about to send it, or sent it
     recorded = deliverable.state / "panes" / f"{dispatch_id}.exit.json"
     try:
         _wait(
@@ -1364,10 +1648,13 @@ def test_sandbox_cannot_signal_its_supervisor_through_its_process_group(delivera
         )
         if not _refused(home):
             assert recorded.exists(), (
-                f"the sandbox killed its supervisor (host pid {supervisor}, its end unrecorded): {result}"
+                f"the sandbox killed its supervisor (host pid "
+                f"{supervisor}, its end unrecorded): {result}"
             )
             ended = json.loads(recorded.read_text())
-            assert ended["signal"] == signal.SIGKILL  # the sandbox died of its own signal, and that was recorded
+            assert (
+                ended["signal"] == signal.SIGKILL
+            )  # the sandbox died of its own signal, and that was recorded
     finally:
         _kill_leftovers(list(_processes_of(dispatch_id)))
 
@@ -1376,11 +1663,13 @@ def _refused(home: Path) -> bool:
     return b"refused" in (home / "killpg.json").read_bytes()
 
 
-def test_nested_repository_left_in_the_worktree_runs_no_code_on_the_host(deliverable: Chain) -> None:
-    """The worker leaves a nested git repository whose own config names a clean filter, then records its
-    result (the demo worker: both doors, `record_dispatch_result`). oms commits the leftovers on the host and
-    checks the tree with `git status`: nothing of the nested repository's config may run there (it would run
-    as oms, outside the sandbox, next to the state key)."""
+def test_nested_repository_left_in_the_worktree_runs_no_code_on_the_host(
+    deliverable: Chain,
+) -> None:
+    """The worker leaves a nested git repository whose own config names a clean filter, then records
+    its result (the demo worker: both doors, `record_dispatch_result`). oms commits the leftovers on
+    the host and checks the tree with `git status`: nothing of the nested repository's config may
+    run there (it would run as oms, outside the sandbox, next to the state key)."""
     loot = deliverable.base / "stolen-state-key"
     agent = deliverable.base / "agent.sh"
     agent.write_text(WORKER_SCRIPT)
@@ -1404,16 +1693,19 @@ def test_nested_repository_left_in_the_worktree_runs_no_code_on_the_host(deliver
         _kill_leftovers(list(_processes_of(dispatch_id, namespaces)))
     key = (deliverable.state / "keys" / "state.ed25519").read_bytes()
     stolen = {
-        p.name: "the state key" if p.read_bytes() == key else p.read_text() for p in loot.parent.glob(loot.name + "*")
+        p.name: "the state key" if p.read_bytes() == key else p.read_text()
+        for p in loot.parent.glob(loot.name + "*")
     }
-    assert stolen == {}, f"code from the worktree ran on the host: {stolen}\nworker log:\n{log.read_text()}"
+    assert stolen == {}, (
+        f"code from the worktree ran on the host: {stolen}\nworker log:\n{log.read_text()}"
+    )
 
 
-# ---------------------------------------------------------------------------------------------------- real agent CLIs
+# ---------------------------------------------------------------------------------- real agent CLIs
 @dataclass(frozen=True)
 class Cli:
-    """A real agent CLI as the attacker's hand: its role, its shell tool, and the home files oms writes
-    read-only for it."""
+    """A real agent CLI as the attacker's hand: its role, its shell tool, and the home files oms
+    writes read-only for it."""
 
     role: str
     model: str
@@ -1422,7 +1714,9 @@ class Cli:
     tool: str  # the shell tool's name
     home_ro: tuple[str, ...]
     credential: str  # the API key variable the CLI gets (its dispatch's proxy token: ADR 0026)
-    keeps_detached: bool  # False: the CLI's own command sandbox already ends what a command left running
+    keeps_detached: (
+        bool  # False: the CLI's own command sandbox already ends what a command left running
+    )
 
     def call(self, command: str) -> Call:
         if self.tool == "Bash":
@@ -1471,11 +1765,14 @@ class CliRun:
 
 
 @pytest.fixture(scope="module", params=sorted(CLIS))
-def cli_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[CliRun]:
-    """The real Claude Code's Bash tool / Codex's exec_command as the attacker's hand, against the mock model:
-    the state key, the user's ssh key, the home files oms wrote read-only (Claude's settings.json and mcp.json;
-    Codex's hooks.json, config.toml and the user's auth.json), the placeholders (also through a nested
-    namespace), git, the API keys on command lines; then `setsid nohup sleep 4242 &`, and `oms worker stop`."""
+def cli_run(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[CliRun]:
+    """The real Claude Code's Bash tool / Codex's exec_command as the attacker's hand, against the
+    mock model: the state key, the user's ssh key, the home files oms wrote read-only (Claude's
+    settings.json and mcp.json; Codex's hooks.json, config.toml and the user's auth.json), the
+    placeholders (also through a nested namespace), git, the API keys on command lines; then `setsid
+    nohup sleep 4242 &`, and `oms worker stop`."""
     cli = CLIS[request.param]
     base = tmp_path_factory.mktemp(f"cli-{request.param}")
     mp = pytest.MonkeyPatch()
@@ -1488,18 +1785,25 @@ def cli_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     mock = ModelMock(Script([])).start()
     dispatch_id = ""
     try:
-        line = re.compile(rf'^model = "{re.escape(cli.model)}"[^\n]*\n(?=transport = "{cli.transport}")', re.MULTILINE)
+        line = re.compile(
+            rf'^model = "{re.escape(cli.model)}"[^\n]*\n(?=transport = "{cli.transport}")',
+            re.MULTILINE,
+        )
         endpoint = f'model = "test-model"\nendpoint = "{mock.base}{cli.path}"\n'
 
         def change(text: str) -> str:
-            changed, n = line.subn(endpoint, text.replace('role = "oms.command-executor"', f'role = "{cli.role}"'))
+            changed, n = line.subn(
+                endpoint, text.replace('role = "oms.command-executor"', f'role = "{cli.role}"')
+            )
             assert n == 1, f"the scaffold's {cli.role} model is not {cli.model}"
             return changed
 
         chain.edit_config(change)
         program = chain.repo / "escape_attack.py"
         program.write_text(_program(_targets(chain, home_ro=list(cli.home_ro))))
-        chain.commit("a worker role on the mock; the attack program, in the worktree the agent gets")
+        chain.commit(
+            "a worker role on the mock; the attack program, in the worktree the agent gets"
+        )
         command = (
             f"{PY} escape_attack.py cli; printf 'fixed\\n' > AGENT.md; "
             "{ setsid nohup sleep 4242 > /dev/null 2>&1 & } ; echo DETACHED"
@@ -1509,7 +1813,10 @@ def cli_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
                 Call("read_dispatch", {}),
                 Call("acknowledge_dispatch", {}),
                 cli.call(command),
-                Call("record_dispatch_result", {"status": "completed", "summary": "Probed the sandbox."}),
+                Call(
+                    "record_dispatch_result",
+                    {"status": "completed", "summary": "Probed the sandbox."},
+                ),
             ]
         )
         with KeyScanner() as scanner:
@@ -1549,13 +1856,19 @@ def cli_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         mock.stop()
         if dispatch_id:
             _kill_leftovers(list(_processes_of(dispatch_id, _namespaces_of(dispatch_id))))
-        subprocess.run(["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"], capture_output=True, check=False)
+        subprocess.run(
+            ["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"],
+            capture_output=True,
+            check=False,
+        )
         mp.undo()
 
 
 def test_real_cli_shell_tool_cannot_escape(cli_run: CliRun) -> None:
     assert len(cli_run.escapes) == 9 + 3 * len(cli_run.cli.home_ro), cli_run.escapes
-    assert {attack: outcome for attack, outcome in cli_run.escapes.items() if outcome != "blocked"} == {}
+    assert {
+        attack: outcome for attack, outcome in cli_run.escapes.items() if outcome != "blocked"
+    } == {}
     assert "DETACHED" in cli_run.output  # the detached sleep was started ...
     assert cli_run.left_after_stop == {}  # ... and nothing of the worker outlived its stop
     assert not (cli_run.worktree / ".claude" / "settings.json").exists()

@@ -1,25 +1,29 @@
-"""Second-round escapes, tried from INSIDE real worker sandboxes (ADR 0012, SECURITY.md "Containment").
+"""Second-round escapes, tried from INSIDE real worker sandboxes (ADR 0012, SECURITY.md
+"Containment").
 
-`tests/security/test_escapes.py` covers the first round (state root, repository, home, tmux, placeholders,
-lifetimes, signals, sockets, forged bindings, /etc, descriptors, nested repositories, credentials). This
-module goes deeper, with one command worker per attacking program (`ATTACK2`, run by oms's own interpreter,
-which every sandbox shows read-only), each reporting to its private home and, where the host must measure
-something, handshaking with the test through files there:
+`tests/security/test_escapes.py` covers the first round (state root, repository, home, tmux,
+placeholders, lifetimes, signals, sockets, forged bindings, /etc, descriptors, nested repositories,
+credentials). This module goes deeper, with one command worker per attacking program (`ATTACK2`, run
+by oms's own interpreter, which every sandbox shows read-only), each reporting to its private home
+and, where the host must measure something, handshaking with the test through files there:
 
-- `all`: the sandbox's init through every system-call ABI the seccomp filter must cover (x86_64, x32, i386
-  `int 0x80`) and `/proc` aliases and nested namespaces; calls that inspect init without the filter's
-  kin (`perf_event_open`, `kcmp`); the terminal's foreground group; secrets kept in the git common dir
-  beside its sanitised config; then files left for oms to commit on the host (attributes naming a filter
-  driver of the user's own git config, links to host files) before the demo worker records its result;
+- `all`: the sandbox's init through every system-call ABI the seccomp filter must cover (x86_64,
+  x32, i386 `int 0x80`) and `/proc` aliases and nested namespaces; calls that inspect init without
+  the filter's kin (`perf_event_open`, `kcmp`); the terminal's foreground group; secrets kept in the
+  git common dir beside its sanitised config; then files left for oms to commit on the host
+  (attributes naming a filter driver of the user's own git config, links to host files) before the
+  demo worker records its result;
 - `terminal`: input pushed into the pane's terminal (TIOCSTI) and escape sequences aimed at tmux;
 - `gitlink`: a nested repository swapped in between oms's check for repositories and its `git add`;
 - `resources`: RAM-backed tmpfs, the per-user kernel quotas a sandbox shares with its host user
   (inotify instances, key bytes, message-queue bytes), measured from the host as well; then disk;
 - `tasks`: processes (threads are tasks: each takes a pid of the host's);
-- `broker`: hostile JSON-RPC lines, a session that makes its broker keep what it sends, a hook flood.
+- `broker`: hostile JSON-RPC lines, a session that makes its broker keep what it sends, a hook
+  flood.
 
-Tests named after a bound or a boundary fail when the attack succeeds (an escape or an unbounded resource);
-the failure message carries the numbers. The attacks use x86_64 system-call numbers and machine code.
+Tests named after a bound or a boundary fail when the attack succeeds (an escape or an unbounded
+resource); the failure message carries the numbers. The attacks use x86_64 system-call numbers and
+machine code.
 """
 
 from __future__ import annotations
@@ -62,19 +66,24 @@ from tests.security.test_escapes import (
     _worktree_of,
 )
 
-pytestmark = pytest.mark.skipif(platform.machine() != "x86_64", reason="x86_64 system calls and machine code")
+pytestmark = pytest.mark.skipif(
+    platform.machine() != "x86_64", reason="x86_64 system calls and machine code"
+)
 
 MARK = "oms-escape-round2"
 MODULE_SECRET = "oms-r2-submodule-token-8c1d"  # in a submodule's config under the common dir
 THREADS = 2048  # tasks the `tasks` attacker tries to start (a per-worker bound stops it earlier)
 TMPFS_FILL = 256 * 1024 * 1024  # bytes the `resources` attacker writes into its RAM-backed /tmp
-BIG_METHOD = 1_000_000  # characters of each method name the `broker` attacker sends (under the 1 MiB cap)
+BIG_METHOD = (
+    1_000_000  # characters of each method name the `broker` attacker sends (under the 1 MiB cap)
+)
 BIG_LINES = 96  # such lines (about 96 MB the broker would keep)
 HOOK_FLOOD = 300  # SessionStart hooks the `broker` attacker sends
 
-# ---------------------------------------------------------------------------------------------------- attacker
+# ----------------------------------------------------------------------------------------- attacker
 ATTACK2 = r'''
-import ctypes, errno, fcntl, json, mmap, os, select, socket, struct, subprocess, sys, termios, threading, time
+import ctypes, errno, fcntl, json, mmap, os, select, socket, struct, subprocess, sys, termios
+import threading, time
 
 T = json.loads(__TARGETS__)
 HOME = os.environ.get("HOME", "/oms/home")
@@ -91,12 +100,15 @@ class Blocked(Exception):
 
 
 def attempt(name, fn):
-    """Like the first round: a description when it worked, OSError/Blocked when blocked, anything else an
-    error in the attack (never counted as blocked)."""
+    """Like the first round: a description when it worked, OSError/Blocked when blocked, anything
+    else an error in the attack (never counted as blocked)."""
     try:
         detail = fn()
     except (OSError, Blocked, subprocess.TimeoutExpired) as exc:
-        RESULTS[name] = {"outcome": "blocked", "detail": (type(exc).__name__ + ": " + str(exc))[:600]}
+        RESULTS[name] = {
+            "outcome": "blocked",
+            "detail": (type(exc).__name__ + ": " + str(exc))[:600],
+        }
     except Exception as exc:
         RESULTS[name] = {"outcome": "error", "detail": (type(exc).__name__ + ": " + str(exc))[:600]}
     else:
@@ -131,29 +143,49 @@ def syscall(nr, *args):
     return r, ctypes.get_errno() if r == -1 else 0
 
 
-# i386 system calls through `int 0x80` from this 64-bit process: f(nr, a1..a5) -> -errno or a result.
-_I386 = bytes([
-    0x53,                    # push rbx
-    0x89, 0xF8,              # mov eax, edi      (nr)
-    0x89, 0xF3,              # mov ebx, esi      (a1)
-    0x41, 0x89, 0xCB,        # mov r11d, ecx     (a3, saved)
-    0x89, 0xD1,              # mov ecx, edx      (a2)
-    0x44, 0x89, 0xDA,        # mov edx, r11d     (a3)
-    0x44, 0x89, 0xC6,        # mov esi, r8d      (a4)
-    0x44, 0x89, 0xCF,        # mov edi, r9d      (a5)
-    0xCD, 0x80,              # int 0x80
-    0x5B,                    # pop rbx
-    0x48, 0x63, 0xC0,        # movsxd rax, eax
-    0xC3,                    # ret
-])
+# i386 system calls through `int 0x80` from this 64-bit process: f(nr, a1..a5) -> -errno or a
+# result.
+_I386 = bytes(
+    [
+        0x53,  # push rbx
+        0x89,
+        0xF8,  # mov eax, edi      (nr)
+        0x89,
+        0xF3,  # mov ebx, esi      (a1)
+        0x41,
+        0x89,
+        0xCB,  # mov r11d, ecx     (a3, saved)
+        0x89,
+        0xD1,  # mov ecx, edx      (a2)
+        0x44,
+        0x89,
+        0xDA,  # mov edx, r11d     (a3)
+        0x44,
+        0x89,
+        0xC6,  # mov esi, r8d      (a4)
+        0x44,
+        0x89,
+        0xCF,  # mov edi, r9d      (a5)
+        0xCD,
+        0x80,  # int 0x80
+        0x5B,  # pop rbx
+        0x48,
+        0x63,
+        0xC0,  # movsxd rax, eax
+        0xC3,  # ret
+    ]
+)
 _CODE = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
 _CODE.write(_I386)
-int80 = ctypes.CFUNCTYPE(ctypes.c_long, *[ctypes.c_long] * 6)(ctypes.addressof(ctypes.c_char.from_buffer(_CODE)))
+int80 = ctypes.CFUNCTYPE(ctypes.c_long, *[ctypes.c_long] * 6)(
+    ctypes.addressof(ctypes.c_char.from_buffer(_CODE))
+)
 
 
 def filtered(abi, nr, *args):
     """Does the seccomp filter refuse this call (EPERM before the kernel looks at it)? Arguments are
     harmless should it get through: pid 1 untraced, zero-length vectors."""
+
     def attack():
         args6 = list(args) + [0] * (5 - len(args))
         if abi == "i386":
@@ -164,6 +196,7 @@ def filtered(abi, nr, *args):
         if err == errno.EPERM:
             raise Blocked("refused by the filter (EPERM)")
         return "reached the kernel: returned %d (%s)" % (r, os.strerror(err) if err else "no error")
+
     return attack
 
 
@@ -174,15 +207,20 @@ def read_alias(path):
         if not data:
             raise Blocked("empty")
         return "%s: %r" % (path, data[:80])
+
     return attack
 
 
 NESTED = r"""
 mkdir -p /tmp/p /tmp/p3
-if mount --bind /proc /tmp/p 2>/dev/null; then ls /tmp/p/1 2>/dev/null | grep -q . && echo BIND-PROC-WORKED; fi
+if mount --bind /proc /tmp/p 2>/dev/null; then
+  ls /tmp/p/1 2>/dev/null | grep -q . && echo BIND-PROC-WORKED
+fi
 umount /proc/1 2>/dev/null && ls /proc/1 | grep -q . && echo UMOUNT-WORKED
 umount -l /proc/1 2>/dev/null && ls /proc/1 | grep -q . && echo LAZY-UMOUNT-WORKED
-if mount -t proc proc /tmp/p3 2>/dev/null; then ls /tmp/p3/1 2>/dev/null | grep -q . && echo PROC-MOUNT-WORKED; fi
+if mount -t proc proc /tmp/p3 2>/dev/null; then
+  ls /tmp/p3/1 2>/dev/null | grep -q . && echo PROC-MOUNT-WORKED
+fi
 echo NESTED-RAN
 """
 
@@ -199,25 +237,39 @@ def nested_proc():
 
 
 def perf_read_init():
-    """Sample init's user stack with perf (task clock, PERF_SAMPLE_TID | PERF_SAMPLE_STACK_USER, user mode
-    only, as perf_event_paranoid 2 allows) while orphans make it reap; look for its own argv in the samples."""
+    """Sample init's user stack with perf (task clock, PERF_SAMPLE_TID | PERF_SAMPLE_STACK_USER,
+    user mode only, as perf_event_paranoid 2 allows) while orphans make it reap; look for its own
+    argv in the samples."""
     attr = bytearray(128)
-    # type SOFTWARE, size, config TASK_CLOCK, sample_period 10 us, sample_type TID|STACK_USER, read_format,
-    # flags exclude_kernel | exclude_hv; sample_stack_user at offset 88
-    struct.pack_into("=IIQQQQQ", attr, 0, 1, 128, 1, 10000, (1 << 1) | (1 << 13), 0, (1 << 5) | (1 << 6))
+    # type SOFTWARE, size, config TASK_CLOCK, sample_period 10 us, sample_type TID|STACK_USER,
+    # read_format, flags exclude_kernel | exclude_hv; sample_stack_user at offset 88
+    struct.pack_into(
+        "=IIQQQQQ", attr, 0, 1, 128, 1, 10000, (1 << 1) | (1 << 13), 0, (1 << 5) | (1 << 6)
+    )
     struct.pack_into("=I", attr, 88, 65528)
     buf = ctypes.create_string_buffer(bytes(attr))
     ctypes.set_errno(0)
-    fd = libc.syscall(ctypes.c_long(298), buf, ctypes.c_long(1), ctypes.c_long(-1), ctypes.c_long(-1), ctypes.c_long(0))
+    fd = libc.syscall(
+        ctypes.c_long(298),
+        buf,
+        ctypes.c_long(1),
+        ctypes.c_long(-1),
+        ctypes.c_long(-1),
+        ctypes.c_long(0),
+    )
     if fd < 0:
-        raise OSError(ctypes.get_errno(), "perf_event_open(pid 1): " + os.strerror(ctypes.get_errno()))
+        raise OSError(
+            ctypes.get_errno(), "perf_event_open(pid 1): " + os.strerror(ctypes.get_errno())
+        )
     pages = 512
     ring = mmap.mmap(fd, (1 + pages) * 4096, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
     found, samples = set(), 0
     deadline = time.monotonic() + 20
     try:
         while not found & {"--args", "bwrap"} and time.monotonic() < deadline:
-            for _ in range(100):  # orphans for init to reap: it runs, and is sampled when in user mode
+            for _ in range(
+                100
+            ):  # orphans for init to reap: it runs, and is sampled when in user mode
                 pid = os.fork()
                 if pid == 0:
                     if os.fork() == 0:
@@ -225,7 +277,7 @@ def perf_read_init():
                     os._exit(0)
                 os.waitpid(pid, 0)
             head = struct.unpack_from("=Q", ring, 1024)[0]
-            data = ring[4096:4096 + min(head, pages * 4096)]
+            data = ring[4096 : 4096 + min(head, pages * 4096)]
             i, samples = 0, 0
             while i + 8 <= len(data):
                 kind, _misc, size = struct.unpack_from("=IHH", data, i)
@@ -233,7 +285,7 @@ def perf_read_init():
                     break
                 if kind == 9:  # PERF_RECORD_SAMPLE: pid, tid, then the stack dump
                     pid, _tid, n = struct.unpack_from("=IIQ", data, i + 8)
-                    stack = data[i + 24:i + 24 + n]
+                    stack = data[i + 24 : i + 24 + n]
                     samples += 1
                     for needle in (b"--args", b"bwrap", b"--seccomp", b"OMS_DISPATCH_ID="):
                         if pid == 1 and needle in stack:
@@ -243,7 +295,10 @@ def perf_read_init():
         ring.close()
         os.close(fd)
     if found & {"--args", "bwrap"}:
-        return "%d samples of pid 1's user stack hold %s (init's own argv and environment)" % (samples, sorted(found))
+        return "%d samples of pid 1's user stack hold %s (init's own argv and environment)" % (
+            samples,
+            sorted(found),
+        )
     raise Blocked("%d samples, none with init's argv" % samples)
 
 
@@ -255,8 +310,8 @@ def kcmp_init():
 
 
 def foreign_foreground():
-    """Make any process group this sandbox cannot see (a host one: the supervisor's, tmux's) the terminal's
-    foreground. A success would let the terminal's keys and job control reach it."""
+    """Make any process group this sandbox cannot see (a host one: the supervisor's, tmux's) the
+    terminal's foreground. A success would let the terminal's keys and job control reach it."""
     fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
     visible = {int(p) for p in os.listdir("/proc") if p.isdigit()}
     own = os.tcgetpgrp(fd)
@@ -272,13 +327,17 @@ def foreign_foreground():
             except OSError:
                 pass
     finally:
-        if own > 0:  # 0: the foreground group is not in this PID namespace (nothing to restore from here)
+        if (
+            own > 0
+        ):  # 0: the foreground group is not in this PID namespace (nothing to restore from here)
             os.tcsetpgrp(fd, own)
         os.close(fd)
     SEEN["foreground_tried"] = limit - 2 - len(visible)
     if took:
         return took[:20]
-    raise Blocked("tcsetpgrp refused for all %d process groups outside the sandbox" % SEEN["foreground_tried"])
+    raise Blocked(
+        "tcsetpgrp refused for all %d process groups outside the sandbox" % SEEN["foreground_tried"]
+    )
 
 
 def secret_in(path, needle):
@@ -288,17 +347,34 @@ def secret_in(path, needle):
         if needle.encode() in data:
             return "%s holds the secret: %r" % (path, data[:120])
         raise Blocked("readable, but without the secret")
+
     return attack
 
 
 # ------------------------------------------------------------------------------ the doors, raw
 def header(door, argv):
-    return b"oms-relay-1\0" + door.encode() + b"\0" + str(len(argv)).encode() + b"\0" + b"".join(
-        a.encode() + b"\0" for a in argv)
+    return (
+        b"oms-relay-1\0"
+        + door.encode()
+        + b"\0"
+        + str(len(argv)).encode()
+        + b"\0"
+        + b"".join(a.encode() + b"\0" for a in argv)
+    )
 
 
-HOOK_ARGV = ["--provider", "command", "--provider-version", "command-1", "--dispatch-id", D, "--session-id", S,
-             "--allowed-tools", ""]
+HOOK_ARGV = [
+    "--provider",
+    "command",
+    "--provider-version",
+    "command-1",
+    "--dispatch-id",
+    D,
+    "--session-id",
+    S,
+    "--allowed-tools",
+    "",
+]
 
 
 def hook(event, **fields):
@@ -325,8 +401,14 @@ class Bridge:
         self.s.sendall(header("bridge", ["--dispatch-id", D, "--session-id", S]))
         self.f = self.s.makefile("rb")
         self.n = 0
-        self.request("initialize", {"protocolVersion": version, "capabilities": {},
-                                    "clientInfo": {"name": "round2", "version": "1"}})
+        self.request(
+            "initialize",
+            {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "round2", "version": "1"},
+            },
+        )
         self.send_raw(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
 
     def send_raw(self, data):
@@ -370,8 +452,14 @@ def everything():
     for what, numbers, args in calls:
         for abi, nr in sorted(numbers.items()):
             attempt("init: %s through the %s ABI" % (what, abi), filtered(abi, nr, *args))
-    for path in ("/proc/1/environ", "/proc/1/task/1/mem", "/proc/self/../1/environ",
-                 "/proc/thread-self/../../1/status", "/proc/self/root/proc/1/environ", "/proc/2/../1/cmdline"):
+    for path in (
+        "/proc/1/environ",
+        "/proc/1/task/1/mem",
+        "/proc/self/../1/environ",
+        "/proc/thread-self/../../1/status",
+        "/proc/self/root/proc/1/environ",
+        "/proc/2/../1/cmdline",
+    ):
         attempt("init: read " + path, read_alias(path))
     attempt("init: uncover /proc/1 in a nested user and mount namespace", nested_proc)
     # 2. what inspects init without being ptrace's kin
@@ -381,11 +469,16 @@ def everything():
     attempt("terminal: make a process group outside the sandbox the foreground", foreign_foreground)
     # 4. secrets kept in the git common dir beside the sanitised config
     common = T["common"]
-    attempt("common: read a submodule's remote credentials (modules/vendor/config)",
-            secret_in(common + "/modules/vendor/config", T["module_secret"]))
-    attempt("common: read the repository's git-crypt key (git-crypt/keys/default)",
-            secret_in(common + "/git-crypt/keys/default", T["crypt_key"]))
-    # 5. files left for oms to commit on the host: attributes naming the user's git-lfs filter, links out
+    attempt(
+        "common: read a submodule's remote credentials (modules/vendor/config)",
+        secret_in(common + "/modules/vendor/config", T["module_secret"]),
+    )
+    attempt(
+        "common: read the repository's git-crypt key (git-crypt/keys/default)",
+        secret_in(common + "/git-crypt/keys/default", T["crypt_key"]),
+    )
+    # 5. files left for oms to commit on the host: attributes naming the user's git-lfs filter,
+    #    links out
     with open(".gitattributes", "w") as f:
         f.write("*.dat filter=lfs diff=lfs merge=lfs -text\n")
     with open("payload.dat", "w") as f:
@@ -396,9 +489,12 @@ def everything():
 
 
 def terminal():
-    """Push a command into the pane's terminal and exit, leaving it unread; print what could make tmux act."""
+    """Push a command into the pane's terminal and exit, leaving it unread; print what could make
+    tmux act."""
     out = sys.stdout
-    out.write("\x1b]52;c;%s\x07" % "dG91Y2ggL3RtcC9wd25lZA==")  # OSC 52: set the clipboard / a tmux buffer
+    out.write(
+        "\x1b]52;c;%s\x07" % "dG91Y2ggL3RtcC9wd25lZA=="
+    )  # OSC 52: set the clipboard / a tmux buffer
     out.write("\x1bPtmux;\x1b\x1b]52;c;cHduZWQ=\x07\x1b\\")  # DCS passthrough to the outer terminal
     out.write("\x1b]2;%s\x07" % T["victim"])  # the pane title: another dispatch's id
     out.write("\x1bk%s\x1b\\" % T["victim"])  # the window name (allow-rename)
@@ -413,8 +509,9 @@ def terminal():
 
 
 def gitlink():
-    """Leave a repository that is no repository while oms looks for one (`git ls-files --others`), and
-    becomes one, by a rename, before oms's `git add --all`: inotify tells when oms's git has read it."""
+    """Leave a repository that is no repository while oms looks for one (`git ls-files --others`),
+    and becomes one, by a rename, before oms's `git add --all`: inotify tells when oms's git has
+    read it."""
     hook("SessionStart", source="startup")
     bridge = Bridge()
     bridge.call("read_dispatch")
@@ -432,7 +529,9 @@ def gitlink():
         rc, out = run(cmd)
         if rc:
             raise SystemExit("%s: %s" % (cmd, out))
-    script = sub + "/clean.sh"  # planted after the commit: only a later `git status` inside would run it
+    script = (
+        sub + "/clean.sh"
+    )  # planted after the commit: only a later `git status` inside would run it
     with open(script, "w") as f:
         f.write("#!/bin/sh\nid -u > '%s'\ncat\n" % T["loot"])
     os.chmod(script, 0o755)
@@ -445,7 +544,11 @@ def gitlink():
 
     def record():
         try:
-            answer.update(bridge.call("record_dispatch_result", {"status": "completed", "summary": "Vendored it."}))
+            answer.update(
+                bridge.call(
+                    "record_dispatch_result", {"status": "completed", "summary": "Vendored it."}
+                )
+            )
         except Exception as exc:
             answer["exception"] = repr(exc)
 
@@ -461,10 +564,12 @@ def gitlink():
         i = 0
         while i < len(buf):
             _wd, mask, _cookie, size = struct.unpack_from("iIII", buf, i)
-            name = buf[i + 16:i + 16 + size].rstrip(b"\0").decode()
+            name = buf[i + 16 : i + 16 + size].rstrip(b"\0").decode()
             i += 16 + size
             events.append([mask, name])
-            if mask & 0x10 and name == "" and not swapped:  # oms's git closed the directory: it has read it
+            if (
+                mask & 0x10 and name == "" and not swapped
+            ):  # oms's git closed the directory: it has read it
                 os.rename(sub + "/.git.parked", sub + "/.git")
                 swapped = True
     worker.join(120)
@@ -500,8 +605,10 @@ def resources():
         st = os.statvfs(path)
         sizes[path] = st.f_blocks * st.f_frsize
     SEEN["tmpfs_sizes"] = sizes
-    rc, out = run("unshare -Urm sh -c 'mkdir -p /tmp/big && mount -t tmpfs -o size=1T none /tmp/big && "
-                  "stat -f -c \"%b %S\" /tmp/big'")
+    rc, out = run(
+        "unshare -Urm sh -c 'mkdir -p /tmp/big && mount -t tmpfs -o size=1T none /tmp/big && "
+        'stat -f -c "%b %S" /tmp/big\''
+    )
     SEEN["nested_tmpfs"] = [rc, out.strip()[-200:]]
     publish("memory-ready.json", {})
     wait_go("memory-baseline")
@@ -512,8 +619,9 @@ def resources():
     publish("memory-filled.json", {"bytes": os.path.getsize("/tmp/fill")})
     wait_go("memory-measured")
     os.unlink("/tmp/fill")
-    # per-user kernel quotas, counted for the host user the agent maps to (up the user-namespace chain, or
-    # by kernel uid): inotify instances, key bytes, POSIX message-queue bytes. Take all of each, then hold.
+    # per-user kernel quotas, counted for the host user the agent maps to (up the user-namespace
+    # chain, or by kernel uid): inotify instances, key bytes, POSIX message-queue bytes. Take all of
+    # each, then hold.
     held = {}
     fds, err = [], None
     while len(fds) < 100000:
@@ -525,8 +633,14 @@ def resources():
     held["inotify"] = [len(fds), err]
     keys, size, err = 0, 32000, None
     while size >= 1 and keys < 100000:  # big keys first, then ever smaller ones for what is left
-        r = libc.syscall(ctypes.c_long(248), b"user", b"r2-%d" % keys, b"k" * size, ctypes.c_long(size),
-                         ctypes.c_long(-2))  # add_key into the process keyring
+        r = libc.syscall(
+            ctypes.c_long(248),
+            b"user",
+            b"r2-%d" % keys,
+            b"k" * size,
+            ctypes.c_long(size),
+            ctypes.c_long(-2),
+        )  # add_key into the process keyring
         if r < 0:
             err = os.strerror(ctypes.get_errno())
             size //= 2
@@ -535,14 +649,24 @@ def resources():
     held["keys"] = [keys, err]
 
     class MqAttr(ctypes.Structure):
-        _fields_ = [("flags", ctypes.c_long), ("maxmsg", ctypes.c_long), ("msgsize", ctypes.c_long),
-                    ("curmsgs", ctypes.c_long), ("pad", ctypes.c_long * 4)]
+        _fields_ = [
+            ("flags", ctypes.c_long),
+            ("maxmsg", ctypes.c_long),
+            ("msgsize", ctypes.c_long),
+            ("curmsgs", ctypes.c_long),
+            ("pad", ctypes.c_long * 4),
+        ]
 
     queues, err = [], None
     shapes = [(10, 8192 >> i) for i in range(14)] + [(1, 1)]  # ever smaller queues for what is left
     while shapes and len(queues) < 250:  # an IPC namespace holds 256 queues
         name = b"/r2-%d" % len(queues)
-        fd = libc.mq_open(name, os.O_CREAT | os.O_RDWR, ctypes.c_int(0o600), ctypes.byref(MqAttr(0, *shapes[0], 0)))
+        fd = libc.mq_open(
+            name,
+            os.O_CREAT | os.O_RDWR,
+            ctypes.c_int(0o600),
+            ctypes.byref(MqAttr(0, *shapes[0], 0)),
+        )
         if fd < 0:
             err = os.strerror(ctypes.get_errno())
             shapes.pop(0)
@@ -553,7 +677,9 @@ def resources():
     wait_go("quotas-checked")
     for fd in fds:
         os.close(fd)
-    libc.syscall(ctypes.c_long(250), ctypes.c_long(7), ctypes.c_long(-2))  # keyctl(KEYCTL_CLEAR, process keyring)
+    libc.syscall(
+        ctypes.c_long(250), ctypes.c_long(7), ctypes.c_long(-2)
+    )  # keyctl(KEYCTL_CLEAR, process keyring)
     for name in queues:
         libc.mq_unlink(name)
     # disk: fill the home and the worktree (files each under the largest file a sandbox may write)
@@ -580,18 +706,32 @@ def broker():
     seen["deep_array"] = old.reply()
     old.send_raw(b'{"a":' * 150000 + b"\n")
     seen["deep_object"] = old.reply()
-    batch = b"[" + b",".join(b'{"jsonrpc":"2.0","id":%d,"method":"ping"}' % i for i in range(10000)) + b"]\n"
+    batch = (
+        b"["
+        + b",".join(b'{"jsonrpc":"2.0","id":%d,"method":"ping"}' % i for i in range(10000))
+        + b"]\n"
+    )
     t0 = time.monotonic()
     old.send_raw(batch)
     answer = old.reply()
-    seen["batch_pings"] = [len(answer) if isinstance(answer, list) else answer, time.monotonic() - t0]
-    calls = b",".join(b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_dispatch"}}' % i
-                      for i in range(200))
+    seen["batch_pings"] = [
+        len(answer) if isinstance(answer, list) else answer,
+        time.monotonic() - t0,
+    ]
+    calls = b",".join(
+        b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_dispatch"}}' % i
+        for i in range(200)
+    )
     t0 = time.monotonic()
     old.send_raw(b"[" + calls + b"]\n")
     answer = old.reply()
-    seen["batch_reads"] = [len(answer) if isinstance(answer, list) else answer, time.monotonic() - t0]
-    old.send_raw(b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n{"jsonrpc":"2.0","id":7,"method":"ping"}\n')
+    seen["batch_reads"] = [
+        len(answer) if isinstance(answer, list) else answer,
+        time.monotonic() - t0,
+    ]
+    old.send_raw(
+        b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n{"jsonrpc":"2.0","id":7,"method":"ping"}\n'
+    )
     seen["duplicate_ids"] = [old.reply(), old.reply()]
     old.close()
     fresh = Bridge()
@@ -602,9 +742,15 @@ def broker():
     wait_go("hooks")
     t0 = time.monotonic()
     answers = [hook("SessionStart", source="startup") for _ in range(T["hook_flood"])]
-    publish("hooks-sent.json", {"sent": len(answers), "seconds": time.monotonic() - t0,
-                                "answered": sum(a.partition(b"\n")[2].startswith(b"{") for a in answers),
-                                "applied": sum(b"read_dispatch" in a for a in answers)})
+    publish(
+        "hooks-sent.json",
+        {
+            "sent": len(answers),
+            "seconds": time.monotonic() - t0,
+            "answered": sum(a.partition(b"\n")[2].startswith(b"{") for a in answers),
+            "applied": sum(b"read_dispatch" in a for a in answers),
+        },
+    )
     # a session that makes its broker keep everything it sends (each method name is logged, forever)
     session = Bridge()
     publish("session-open.json", {})
@@ -633,7 +779,7 @@ def _program(targets: dict[str, Any]) -> str:
     return f"#!{PY}\n" + ATTACK2.replace("__TARGETS__", repr(json.dumps(targets)))
 
 
-# ---------------------------------------------------------------------------------------------------- harness
+# ------------------------------------------------------------------------------------------ harness
 @dataclass
 class Run:
     """One attacking worker: where it is, what it reported, what the host saw."""
@@ -664,8 +810,9 @@ class Run:
 
 @contextlib.contextmanager
 def _world(factory: pytest.TempPathFactory, name: str, gitconfig: str = "") -> Iterator[Chain]:
-    """A chain of its own with the first round's environment (fake user home, API keys), for a module-scoped
-    run; `gitconfig` is appended to the fake user's ~/.gitconfig. Its tmux server is killed afterwards."""
+    """A chain of its own with the first round's environment (fake user home, API keys), for a
+    module-scoped run; `gitconfig` is appended to the fake user's ~/.gitconfig. Its tmux server is
+    killed afterwards."""
     base = factory.mktemp(name)
     mp = pytest.MonkeyPatch()
     home = _fake_user_home(base)
@@ -677,7 +824,11 @@ def _world(factory: pytest.TempPathFactory, name: str, gitconfig: str = "") -> I
     try:
         yield chain
     finally:
-        subprocess.run(["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"], capture_output=True, check=False)
+        subprocess.run(
+            ["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"],
+            capture_output=True,
+            check=False,
+        )
         mp.undo()
 
 
@@ -686,7 +837,9 @@ def _start(chain: Chain, argv: list[str], title: str, **targets: Any) -> Run:
     program = chain.base / f"attack-{len(list(chain.base.glob('attack-*')))}.py"
     pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
     common = str(chain.repo / ".git")
-    program.write_text(_program({"state": str(chain.state), "common": common, "pid_max": pid_max, **targets}))
+    program.write_text(
+        _program({"state": str(chain.state), "common": common, "pid_max": pid_max, **targets})
+    )
     program.chmod(0o755)
     _set_worker_argv(chain, [str(program), *argv])
     dispatch_id, session_id = _deliver(chain, title)
@@ -728,7 +881,8 @@ def _meminfo(key: str) -> int:
 
 
 def _cgroup_limit(pid: int, controller: str) -> int | None:
-    """The tightest `controller` limit (memory: bytes, pids: tasks) on the cgroups of `pid`, or None."""
+    """The tightest `controller` limit (memory: bytes, pids: tasks) on the cgroups of `pid`, or
+    None."""
     files = {"memory": ("memory.max", "memory.limit_in_bytes"), "pids": ("pids.max",)}[controller]
     limits = []
     for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
@@ -752,8 +906,8 @@ def _cgroup_limit(pid: int, controller: str) -> int | None:
 
 
 def _host_quota_calls() -> dict[str, str]:
-    """One inotify instance, one small key, one small POSIX message queue, made (and dropped) by this host
-    process: "ok" or the error."""
+    """One inotify instance, one small key, one small POSIX message queue, made (and dropped) by
+    this host process: "ok" or the error."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
     out = {}
@@ -777,7 +931,9 @@ def _host_quota_calls() -> dict[str, str]:
         ]
 
     name = f"/{MARK}-{os.getpid()}".encode()
-    mq = libc.mq_open(name, os.O_CREAT | os.O_RDWR, ctypes.c_int(0o600), ctypes.byref(MqAttr(0, 1, 1, 0)))
+    mq = libc.mq_open(
+        name, os.O_CREAT | os.O_RDWR, ctypes.c_int(0o600), ctypes.byref(MqAttr(0, 1, 1, 0))
+    )
     out["mq_open"] = "ok" if mq >= 0 else os.strerror(ctypes.get_errno())
     if mq >= 0:
         os.close(mq)
@@ -786,10 +942,14 @@ def _host_quota_calls() -> dict[str, str]:
 
 
 def _sandbox_pids(run: Run) -> list[int]:
-    return [p for p in _processes_of(run.dispatch_id, _namespaces_of(run.dispatch_id)) if p != _supervisor(run)]
+    return [
+        p
+        for p in _processes_of(run.dispatch_id, _namespaces_of(run.dispatch_id))
+        if p != _supervisor(run)
+    ]
 
 
-# ---------------------------------------------------------------------------------------------------- the main run
+# ------------------------------------------------------------------------------------- the main run
 @dataclass
 class MainRun:
     run: Run
@@ -811,9 +971,10 @@ LFS_LIKE = """
 
 @pytest.fixture(scope="module")
 def main_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MainRun]:
-    """The `all` attacker in a repository whose user has a git-lfs style filter in ~/.gitconfig (git-lfs
-    puts exactly such a section there) and whose common dir holds a submodule's config with a credential
-    and a git-crypt key; the demo worker then records its result, and oms commits what was left."""
+    """The `all` attacker in a repository whose user has a git-lfs style filter in ~/.gitconfig
+    (git-lfs puts exactly such a section there) and whose common dir holds a submodule's config with
+    a credential and a git-crypt key; the demo worker then records its result, and oms commits what
+    was left."""
     base = tmp_path_factory.getbasetemp() / "round2-filter"
     base.mkdir(exist_ok=True)
     ran = base / "filter-ran"
@@ -832,7 +993,11 @@ def main_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MainRun]:
         agent = chain.base / "agent.sh"
         agent.write_text(WORKER_SCRIPT)
         run = _start(
-            chain, ["all", str(agent)], "The attacker's ticket", module_secret=MODULE_SECRET, crypt_key=crypt_key
+            chain,
+            ["all", str(agent)],
+            "The attacker's ticket",
+            module_secret=MODULE_SECRET,
+            crypt_key=crypt_key,
         )
         with _running(run):
             doc = run.wait("attack.json", 60)
@@ -862,7 +1027,10 @@ def main_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MainRun]:
                     mode, kind, obj = meta.split()
                     tree.append((mode, kind, obj, path))
                     blob = subprocess.run(
-                        ["git", "cat-file", "blob", obj], cwd=chain.repo, capture_output=True, check=True
+                        ["git", "cat-file", "blob", obj],
+                        cwd=chain.repo,
+                        capture_output=True,
+                        check=True,
                     )
                     if key in blob.stdout:
                         with_key.append(path)
@@ -878,49 +1046,64 @@ def main_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MainRun]:
 
 
 def test_init_is_out_of_reach_through_every_abi_and_proc_alias(main_run: MainRun) -> None:
-    """ptrace and its kin through the i386 (`int 0x80`) and x32 ABIs of a 64-bit process, the `/proc/1`
-    aliases (`/proc/self/..`, `/proc/thread-self/..`, `/proc/self/root`), and a nested user and mount
-    namespace that binds `/proc` without its cover, unmounts it, or mounts a fresh proc: all refused."""
+    """ptrace and its kin through the i386 (`int 0x80`) and x32 ABIs of a 64-bit process, the
+    `/proc/1` aliases (`/proc/self/..`, `/proc/thread-self/..`, `/proc/self/root`), and a nested
+    user and mount namespace that binds `/proc` without its cover, unmounts it, or mounts a fresh
+    proc: all refused."""
     main_run.run.blocked("init: ")
-    assert main_run.run.seen["pidfd"] >= 0  # pidfd_open(1) works: the pidfd calls were really tried on init
+    assert (
+        main_run.run.seen["pidfd"] >= 0
+    )  # pidfd_open(1) works: the pidfd calls were really tried on init
     assert len([k for k in main_run.run.results if k.startswith("init: ")]) == 10 + 6 + 1
     assert "NESTED-RAN" in main_run.run.seen["nested_proc"]
 
 
 def test_init_cannot_be_inspected_through_perf_events_or_kcmp(main_run: MainRun) -> None:
-    """The filter refuses the calls that reach into init (ADR 0012, decision 5: `process_vm_readv` among
-    them). `perf_event_open` on pid 1 passes the same access check (PTRACE_MODE_READ, same uid) and is not on
-    the list: samples of init's user stack (64 KiB each) read its memory — its argv and environment are
-    found in them. `kcmp` against init is not on the list either (it compares init's descriptors with ours)."""
+    """The filter refuses the calls that reach into init (ADR 0012, decision 5: `process_vm_readv`
+    among them). `perf_event_open` on pid 1 passes the same access check (PTRACE_MODE_READ, same
+    uid) and is not on the list: samples of init's user stack (64 KiB each) read its memory — its
+    argv and environment are found in them. `kcmp` against init is not on the list either (it
+    compares init's descriptors with ours)."""
     main_run.run.blocked("inspect: ")
 
 
-def test_no_process_group_outside_the_sandbox_can_become_the_terminals_foreground(main_run: MainRun) -> None:
-    """The sandbox shares the pane's terminal: `tcsetpgrp` with every process group it cannot see (the
-    supervisor's, the tmux server's, any host pid) must fail, so keys and job control stay inside."""
+def test_no_process_group_outside_the_sandbox_can_become_the_terminals_foreground(
+    main_run: MainRun,
+) -> None:
+    """The sandbox shares the pane's terminal: `tcsetpgrp` with every process group it cannot see
+    (the supervisor's, the tmux server's, any host pid) must fail, so keys and job control stay
+    inside."""
     main_run.run.blocked("terminal: ")
-    assert main_run.run.seen["foreground_tried"] > int(Path("/proc/sys/kernel/pid_max").read_text()) - 100
+    assert (
+        main_run.run.seen["foreground_tried"]
+        > int(Path("/proc/sys/kernel/pid_max").read_text()) - 100
+    )
 
 
 def test_the_common_dir_shows_no_secret_beside_its_sanitised_config(main_run: MainRun) -> None:
-    """`.git/config` is replaced by a sanitised copy (no remotes, no credentials), but the rest of the
-    common dir is bound read-only as it is: a submodule's config under `modules/` carries its remote's
-    credentials the same way, and git-crypt keeps the repository's symmetric key in `git-crypt/keys/`."""
+    """`.git/config` is replaced by a sanitised copy (no remotes, no credentials), but the rest of
+    the common dir is bound read-only as it is: a submodule's config under `modules/` carries its
+    remote's credentials the same way, and git-crypt keeps the repository's symmetric key in
+    `git-crypt/keys/`."""
     main_run.run.blocked("common: ")
 
 
-def test_filters_of_the_users_git_config_never_run_on_files_the_agent_left(main_run: MainRun) -> None:
-    """oms refuses a repository whose own config names a filter, but commits the leftovers with the user's
-    global and system config in force (HOME is kept): a `.gitattributes` the agent writes picks any filter
-    driver defined there (git-lfs installs one in ~/.gitconfig), which `git add` then runs on the host, as
-    the user, outside the sandbox, on files the agent chose."""
+def test_filters_of_the_users_git_config_never_run_on_files_the_agent_left(
+    main_run: MainRun,
+) -> None:
+    """oms refuses a repository whose own config names a filter, but commits the leftovers with the
+    user's global and system config in force (HOME is kept): a `.gitattributes` the agent writes
+    picks any filter driver defined there (git-lfs installs one in ~/.gitconfig), which `git add`
+    then runs on the host, as the user, outside the sandbox, on files the agent chose."""
     assert main_run.state == "result-received", main_run.worker_log  # the leftovers were committed
-    assert main_run.filter_ran == "", f"a filter of the user's git config ran on the host: {main_run.filter_ran}"
+    assert main_run.filter_ran == "", (
+        f"a filter of the user's git config ran on the host: {main_run.filter_ran}"
+    )
 
 
 def test_links_left_in_the_worktree_commit_no_host_file(main_run: MainRun) -> None:
-    """Symlinks to the state key and the state root, left for oms to commit: git records them as links,
-    and no blob of the result commit holds the key."""
+    """Symlinks to the state key and the state root, left for oms to commit: git records them as
+    links, and no blob of the result commit holds the key."""
     links = {path: mode for mode, _kind, _obj, path in main_run.tree if path.startswith("leak-")}
     assert links == {"leak-key": "120000", "leak-state": "120000"}
     assert main_run.blobs_with_key == []
@@ -934,25 +1117,34 @@ def test_the_attacked_run_still_completes(main_run: MainRun) -> None:
     assert "CHANGELOG.md" in {path for *_rest, path in main_run.tree}
 
 
-# ---------------------------------------------------------------------------------------------------- terminal
+# ----------------------------------------------------------------------------------------- terminal
 def test_input_pushed_into_the_pane_terminal_reaches_nothing_outside(deliverable: Chain) -> None:
-    """The agent pushes `touch <loot>` into the pane's terminal (TIOCSTI: `dev.tty.legacy_tiocsti=1`) and
-    exits without reading it, after printing an OSC 52 clipboard write, a DCS passthrough, a pane title and a
-    window name naming another dispatch: nothing outside reads the input once the sandbox is gone (the pane
-    stays, dead: `remain-on-exit`), tmux keeps no buffer, and oms still finds the pane by its own names."""
+    """The agent pushes `touch <loot>` into the pane's terminal (TIOCSTI:
+    `dev.tty.legacy_tiocsti=1`) and exits without reading it, after printing an OSC 52 clipboard
+    write, a DCS passthrough, a pane title and a window name naming another dispatch: nothing
+    outside reads the input once the sandbox is gone (the pane stays, dead: `remain-on-exit`), tmux
+    keeps no buffer, and oms still finds the pane by its own names."""
     loot = deliverable.base / f"{MARK}-tiocsti"
     victim = "dsp-" + "0" * 32
-    run = _start(deliverable, ["terminal"], "Push input into the terminal", loot=str(loot), victim=victim)
+    run = _start(
+        deliverable, ["terminal"], "Push input into the terminal", loot=str(loot), victim=victim
+    )
     with _running(run):
         run.wait("terminal.json", 30)
         exited = deliverable.state / "panes" / f"{run.dispatch_id}.exit.json"
         _wait("the sandbox to end", exited.exists, 30, _diagnose(deliverable, run.dispatch_id))
         with deliverable.workspace() as ws:
             panes = Delivery.open(ws).panes
-            _wait("the pane to be dead", lambda: (p := panes.observe(run.dispatch_id)) is not None and p.dead, 30)
+            _wait(
+                "the pane to be dead",
+                lambda: (p := panes.observe(run.dispatch_id)) is not None and p.dead,
+                30,
+            )
             pane = panes.observe(run.dispatch_id)
             buffers = panes.tmux("list-buffers", check=False).stdout
-            listing = panes.tmux("list-panes", "-a", "-F", "#{session_name} #{window_name} #{@oms_dispatch}").stdout
+            listing = panes.tmux(
+                "list-panes", "-a", "-F", "#{session_name} #{window_name} #{@oms_dispatch}"
+            ).stdout
         assert json.loads(exited.read_text())["status"] == 0
     assert pane is not None
     assert pane.session == run.dispatch_id
@@ -961,13 +1153,16 @@ def test_input_pushed_into_the_pane_terminal_reaches_nothing_outside(deliverable
     assert not loot.exists()
 
 
-# ---------------------------------------------------------------------------------------------------- gitlink race
-def test_a_repository_swapped_in_after_oms_looked_for_one_is_never_committed(deliverable: Chain) -> None:
-    """oms refuses to commit a repository (its gitlink would make a later `git status` in the worktree enter
-    it and run its config). It looks once (`git ls-files --others`), then runs `status`, the config check and
-    `git add --all`: a directory that becomes a repository in between (inotify says when oms's git has read
-    it; a rename makes it one) is committed as a gitlink, and the user's own `git status` in the worktree
-    then runs the nested repository's clean filter on the host."""
+# ------------------------------------------------------------------------------------- gitlink race
+def test_a_repository_swapped_in_after_oms_looked_for_one_is_never_committed(
+    deliverable: Chain,
+) -> None:
+    """oms refuses to commit a repository (its gitlink would make a later `git status` in the
+    worktree enter it and run its config). It looks once (`git ls-files --others`), then runs
+    `status`, the config check and `git add --all`: a directory that becomes a repository in between
+    (inotify says when oms's git has read it; a rename makes it one) is committed as a gitlink, and
+    the user's own `git status` in the worktree then runs the nested repository's clean filter on
+    the host."""
     loot = deliverable.base / f"{MARK}-gitlink"
     run = _start(deliverable, ["gitlink"], "Vendor a library", loot=str(loot))
     with _running(run):
@@ -979,7 +1174,9 @@ def test_a_repository_swapped_in_after_oms_looked_for_one_is_never_committed(del
     if isinstance(committed, str):
         tree = git("ls-tree", "-r", committed, cwd=deliverable.repo)
         gitlinks = [line for line in tree.splitlines() if line.startswith("160000")]
-    by_oms = loot.read_text().strip() if loot.exists() else ""  # oms itself must never have entered it
+    by_oms = (
+        loot.read_text().strip() if loot.exists() else ""
+    )  # oms itself must never have entered it
     user_status = ""
     if gitlinks:  # what the user's own look at the result does (plain git, default settings)
         worktree = _worktree_of(deliverable, run.dispatch_id)
@@ -989,12 +1186,12 @@ def test_a_repository_swapped_in_after_oms_looked_for_one_is_never_committed(del
     ran = loot.read_text().strip() if loot.exists() else ""
     assert by_oms == "", f"oms ran the nested repository's filter itself (as uid {by_oms})"
     assert gitlinks == [], (
-        f"oms committed a repository as {gitlinks} (result {answer}); a plain `git status` in the worktree then "
-        f"ran its clean filter on the host as uid {ran or '?'}:\n{user_status}"
+        f"oms committed a repository as {gitlinks} (result {answer}); a plain `git status` in "
+        f"the worktree then ran its clean filter on the host as uid {ran or '?'}:\n{user_status}"
     )
 
 
-# ---------------------------------------------------------------------------------------------------- resources
+# ---------------------------------------------------------------------------------------- resources
 DISK_BOUND = 512 * 1024 * 1024  # the `[limits] disk_bytes` of the resources world (worktree + home)
 LARGEST_FILE = TMPFS_FILL  # its `file_bytes` (the /tmp fill is one file)
 DISK_FILE = 192 * 1024 * 1024  # each file the attacker allocates: under the largest file
@@ -1149,23 +1346,29 @@ def test_a_sandbox_cannot_fill_the_hosts_disk(resources: Resources) -> None:
 @pytest.mark.serial
 @pytest.mark.xfail(
     strict=True,
-    reason="known limit (SECURITY.md): no uid of its own (kernel quotas shared with the user); a later issue",
+    reason=(
+        "known limit (SECURITY.md): no uid of its own (kernel "
+        "quotas shared with the user); a later issue"
+    ),
 )
-def test_a_sandbox_cannot_exhaust_kernel_quotas_it_shares_with_the_host_user(resources: Resources) -> None:
+def test_a_sandbox_cannot_exhaust_kernel_quotas_it_shares_with_the_host_user(
+    resources: Resources,
+) -> None:
     """Some kernel quotas count per user across user namespaces: inotify instances (per user up the
-    namespace chain: `fs.inotify.max_user_instances`), key bytes (per kernel uid: `kernel.keys.maxbytes`, or
-    `root_maxbytes`) and POSIX message-queue bytes (RLIMIT_MSGQUEUE, charged up the chain). The sandbox
-    charges them to the host user it maps to: while the agent holds them, the user's own processes outside
-    (file watchers, editors, other workers' CLIs; session keyrings made at login; message queues) cannot
-    get one."""
+    namespace chain: `fs.inotify.max_user_instances`), key bytes (per kernel uid:
+    `kernel.keys.maxbytes`, or `root_maxbytes`) and POSIX message-queue bytes (RLIMIT_MSGQUEUE,
+    charged up the chain). The sandbox charges them to the host user it maps to: while the agent
+    holds them, the user's own processes outside (file watchers, editors, other workers' CLIs;
+    session keyrings made at login; message queues) cannot get one."""
     host = resources.host
     failed = {what: outcome for what, outcome in host["quotas"].items() if outcome != "ok"}
     assert failed == {}, (
-        f"while the sandbox held {host['quotas_held_inside']}, the host user's own calls failed: {failed}"
+        f"while the sandbox held {host['quotas_held_inside']}, "
+        f"the host user's own calls failed: {failed}"
     )
 
 
-# ---------------------------------------------------------------------------------------------------- the broker
+# --------------------------------------------------------------------------------------- the broker
 @dataclass
 class BrokerRun:
     hostile: dict[str, Any]
@@ -1183,7 +1386,12 @@ def broker_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerRun]:
     """The `broker` attacker against its real supervisor, measured from the host."""
     with _world(tmp_path_factory, "round2-broker") as chain:
         run = _start(
-            chain, ["broker"], "Talk to the broker", hook_flood=HOOK_FLOOD, big_method=BIG_METHOD, big_lines=BIG_LINES
+            chain,
+            ["broker"],
+            "Talk to the broker",
+            hook_flood=HOOK_FLOOD,
+            big_method=BIG_METHOD,
+            big_lines=BIG_LINES,
         )
         with _running(run):
             supervisor = _supervisor(run)
@@ -1209,14 +1417,21 @@ def broker_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerRun]:
             run.go("rss-after")
         log = chain.state / "panes" / f"{run.dispatch_id}.log"
         yield BrokerRun(
-            hostile, hooks, before, after, rss_before, rss_after, alive, log.read_text() if log.exists() else ""
+            hostile,
+            hooks,
+            before,
+            after,
+            rss_before,
+            rss_after,
+            alive,
+            log.read_text() if log.exists() else "",
         )
 
 
 def test_hostile_json_lines_are_answered_and_the_broker_serves_on(broker_run: BrokerRun) -> None:
-    """900,000 open brackets, 150,000 nested objects, a batch of 10,000 pings and one of 200 read_dispatch
-    calls (protocol 2025-03-26) and duplicate ids: each is answered in the MCP contract, and the doors still
-    work afterwards."""
+    """900,000 open brackets, 150,000 nested objects, a batch of 10,000 pings and one of 200
+    read_dispatch calls (protocol 2025-03-26) and duplicate ids: each is answered in the MCP
+    contract, and the doors still work afterwards."""
     seen = broker_run.hostile
     assert seen["deep_array"]["error"]["code"] == -32700
     assert seen["deep_object"]["error"]["code"] == -32700
@@ -1228,49 +1443,59 @@ def test_hostile_json_lines_are_answered_and_the_broker_serves_on(broker_run: Br
 
 
 def test_hooks_cannot_grow_the_state_root_without_bound(broker_run: BrokerRun) -> None:
-    """Every SessionStart (and UserPromptSubmit, and a Stop that changes the block count) writes a new version
-    of the session record, with no rate limit or cap: the agent writes into the state root — the disk of
-    every record and key — as fast as its broker answers."""
+    """Every SessionStart (and UserPromptSubmit, and a Stop that changes the block count) writes a
+    new version of the session record, with no rate limit or cap: the agent writes into the state
+    root — the disk of every record and key — as fast as its broker answers."""
     written = broker_run.versions_after - broker_run.versions_before
     hooks = broker_run.hooks
     assert hooks["answered"] == HOOK_FLOOD  # every hook was answered in the CLI's contract
-    assert 0 < hooks["applied"] < HOOK_FLOOD  # the first ones applied, the flood then refused without a write
+    assert (
+        0 < hooks["applied"] < HOOK_FLOOD
+    )  # the first ones applied, the flood then refused without a write
     assert written <= 30, (
         f"{hooks['sent']} hooks in {hooks['seconds']:.2f}s wrote {written} session versions "
-        f"(~{written / max(hooks['seconds'], 0.001):.0f} a second, each a record file and an op-index file)"
+        f"(~{written / max(hooks['seconds'], 0.001):.0f} a second, each a record file and an "
+        f"op-index file)"
     )
 
 
-def test_a_bridge_session_cannot_grow_its_brokers_memory_without_bound(broker_run: BrokerRun) -> None:
-    """`mcp.Session` appends every request's method name to `session.log` for the life of the connection; a
-    session that sends method names of a megabyte makes the supervisor — a host process, outside any bound
-    the sandbox could get — keep all of it."""
+def test_a_bridge_session_cannot_grow_its_brokers_memory_without_bound(
+    broker_run: BrokerRun,
+) -> None:
+    """`mcp.Session` appends every request's method name to `session.log` for the life of the
+    connection; a session that sends method names of a megabyte makes the supervisor — a host
+    process, outside any bound the sandbox could get — keep all of it."""
     grown = broker_run.rss_after - broker_run.rss_before
     assert grown < 32 * 1024 * 1024, (
-        f"{BIG_LINES} lines with {BIG_METHOD}-character method names grew the supervisor's RSS by {grown} bytes "
-        f"({broker_run.rss_before} -> {broker_run.rss_after})"
+        f"{BIG_LINES} lines with {BIG_METHOD}-character method names grew the supervisor's RSS "
+        f"by {grown} bytes ({broker_run.rss_before} -> {broker_run.rss_after})"
     )
 
 
-# ---------------------------------------------------------------------------------------------------- on the host
+# -------------------------------------------------------------------------------------- on the host
 @pytest.fixture
 def bound(chain: Chain) -> Bound:
     return bind(chain)
 
 
 def test_a_summary_cannot_put_terminal_escapes_into_the_commit_oms_writes(bound: Bound) -> None:
-    """oms writes the first line of the agent's summary into the commit it makes for a `completed` result.
-    Records get a one-line printable copy; the commit must not carry raw escape sequences either (`git log`
-    prints them to the terminal of whoever reviews the result: an OSC 52 clipboard write, a title, ...)."""
+    """oms writes the first line of the agent's summary into the commit it makes for a `completed`
+    result. Records get a one-line printable copy; the commit must not carry raw escape sequences
+    either (`git log` prints them to the terminal of whoever reviews the result: an OSC 52 clipboard
+    write, a title, ...)."""
     tools = BoundTools(bound)
     try:
         tools.call("acknowledge_dispatch", {})
         (bound.worktree / "WORK.md").write_text("work\n")
         summary = "Fixed it\x1b]52;c;cm0gLXJmIH4K\x07\x1b[2J\x1b]0;owned\x07 done"
-        out, is_error = tools.call("record_dispatch_result", {"status": "completed", "summary": summary})
+        out, is_error = tools.call(
+            "record_dispatch_result", {"status": "completed", "summary": summary}
+        )
     finally:
         tools.close()
     assert is_error is False, out
     message = git("log", "-1", "--format=%B", str(out["result_commit"]), cwd=bound.chain.repo)
-    controls = sorted({f"{ord(c):#04x}" for c in message if (ord(c) < 0x20 and c != "\n") or ord(c) == 0x7F})
+    controls = sorted(
+        {f"{ord(c):#04x}" for c in message if (ord(c) < 0x20 and c != "\n") or ord(c) == 0x7F}
+    )
     assert controls == [], f"control characters in the commit message: {controls}: {message!r}"

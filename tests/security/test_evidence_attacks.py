@@ -48,7 +48,9 @@ def test_case22_tampered_payload_refused(store: Store, state_path: Path) -> None
         store.evidence.get(ref)
 
 
-def test_case22_tampered_payload_at_its_new_address_fails_signature(store: Store, state_path: Path) -> None:
+def test_case22_tampered_payload_at_its_new_address_fails_signature(
+    store: Store, state_path: Path
+) -> None:
     _, _, env = _stored(store, state_path)
     body = base64.b64decode(str(env["payload"])).replace(b'"attempt":1', b'"attempt":2')
     env["payload"] = base64.b64encode(body).decode()
@@ -88,7 +90,9 @@ def test_evidence_signed_by_another_key_refused(store: Store, state_path: Path) 
         "signatures": [
             {
                 "keyid": key_id(other.public_raw()),
-                "sig": base64.b64encode(other.sign("application/vnd.oms.evidence+json", data)).decode(),
+                "sig": base64.b64encode(
+                    other.sign("application/vnd.oms.evidence+json", data)
+                ).decode(),
             }
         ],
     }

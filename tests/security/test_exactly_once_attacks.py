@@ -1,20 +1,22 @@
 """Issue 11's attack, kept: what an outside attacker did to "exactly once" and the runaway bound, as
 regression tests (each failed on the build it was found on).
 
-1. A hostile agent drains the broker's hook budget with its own SessionStarts so the real /goal Stops go
-   unrecorded, and the next recorded non-Stop hook erased them: 2000 goal turns were counted as about
+1. A hostile agent drains the broker's hook budget with its own SessionStarts so the real /goal
+   Stops go unrecorded, and the next recorded non-Stop hook erased them: 2000 goal turns were
+   counted as about
    30. Missed Stops are now erased only by the Stop that counts them.
-2. Alternating prompts and Stops wrote a session version per hook (40 in 8 s). Only facts others act on
-   are written at once, and the way back from each waits for the beat: at most two versions a beat.
-3. A broker SIGKILLed between moving the dispatch to `result-received` and finishing the worker left them
-   disagreeing for good once the worker was stopped. Whoever ends the worker now ends it as the
+2. Alternating prompts and Stops wrote a session version per hook (40 in 8 s). Only facts others act
+   on are written at once, and the way back from each waits for the beat: at most two versions a
+   beat.
+3. A broker SIGKILLed between moving the dispatch to `result-received` and finishing the worker left
+   them disagreeing for good once the worker was stopped. Whoever ends the worker now ends it as the
    recorded result says; a dispatch with a result is never relaunched.
 4. A broker SIGKILLed right after signing the result leaves that signed result beside a later one (a
    known limit, SECURITY.md: strict xfail).
 
 The hooks are played through the broker's doors over the test's clock (as
-tests/integration/test_runaway_agents.py does); the crashes fork a stand-in broker that is SIGKILLed at
-the step boundary (a SIGKILL at an exact line cannot be had from the real broker on demand).
+tests/integration/test_runaway_agents.py does); the crashes fork a stand-in broker that is SIGKILLed
+at the step boundary (a SIGKILL at an exact line cannot be had from the real broker on demand).
 """
 
 from __future__ import annotations
@@ -34,25 +36,32 @@ from tests.integration.test_runaway_agents import ClockedDoors, _at_work, _recor
 
 
 def test_missed_stops_are_erased_by_a_non_stop_hook(chain: Chain) -> None:
-    """ADR 0015: "Stops the broker's hook budget answered unrecorded still count, at the next recorded Stop".
-    But `Memo.keep` zeroes `missed` on *any* recorded hook. An agent that keeps the budget drained with its own
-    SessionStart hooks (one every 10 ms, straight to its broker socket or through the relay) makes nearly every
-    real /goal Stop go unrecorded, and the next recorded SessionStart erases them: 2000 goal turns (11 a
-    second, the issue's runaway rate) are counted as about 30, the 100-turn bound never reached; only the
-    60-minute bound is left (about 40,000 turns at that rate)."""
+    """ADR 0015: "Stops the broker's hook budget answered unrecorded still count, at the next
+    recorded Stop". But `Memo.keep` zeroes `missed` on *any* recorded hook. An agent that keeps the
+    budget drained with its own SessionStart hooks (one every 10 ms, straight to its broker socket
+    or through the relay) makes nearly every real /goal Stop go unrecorded, and the next recorded
+    SessionStart erases them: 2000 goal turns (11 a second, the issue's runaway rate) are counted as
+    about 30, the 100-turn bound never reached; only the 60-minute bound is left (about 40,000 turns
+    at that rate)."""
     bound: Bound = _at_work(chain)
     doors = ClockedDoors(bound, "codex")
     doors.fire("SessionStart")
     goal_turns = 0
     for _ in range(2000):
-        # the agent's own background loop: a SessionStart every 10 ms, 9 of them between two goal turns
+        # the agent's own background loop: a SessionStart every 10 ms, 9 of them between two goal
+        # turns
         for _ in range(9):
             doors.fire("SessionStart", after_ms=10)
-        doors.fire("Stop", active=False, after_ms=1)  # what Codex fires at the end of each /goal turn
+        doors.fire(
+            "Stop", active=False, after_ms=1
+        )  # what Codex fires at the end of each /goal turn
         goal_turns += 1
     worker, session, history = _records(bound)
     counted = session.payload["turns_without_result"]
-    print(f"goal turns {goal_turns}, counted {counted}, health {worker.payload['health']}, versions {len(history)}")
+    print(
+        f"goal turns {goal_turns}, counted {counted}, health "
+        f"{worker.payload['health']}, versions {len(history)}"
+    )
     # expected (ADR 0015 decision 2): parked no_result at the 100th turn
     assert worker.payload["health"] == "parked", (
         f"{goal_turns} goal turns without a result, {counted} counted: the runaway bound never held"
@@ -61,8 +70,9 @@ def test_missed_stops_are_erased_by_a_non_stop_hook(chain: Chain) -> None:
 
 def test_a_toggling_hook_loop_writes_a_session_version_per_hook(chain: Chain) -> None:
     """Issue 11: "heartbeats write at most one session version per 5 s". An agent alternating
-    UserPromptSubmit and Stop (each flips `stop_blocks > 0`, a "state change") gets a version for every hook
-    the budget admits: 5 a second, 25 per beat, for as long as it likes (turns do count: 50 s at most here)."""
+    UserPromptSubmit and Stop (each flips `stop_blocks > 0`, a "state change") gets a version for
+    every hook the budget admits: 5 a second, 25 per beat, for as long as it likes (turns do count:
+    50 s at most here)."""
     bound: Bound = _at_work(chain)
     doors = ClockedDoors(bound, "codex")
     doors.fire("SessionStart")
@@ -76,8 +86,11 @@ def test_a_toggling_hook_loop_writes_a_session_version_per_hook(chain: Chain) ->
     written = len(history) - len(before)
     print(f"{written} session versions in {elapsed_s} s (budget {HOOK_RATE}/s)")
     assert session.state == "running"
-    # a beat and the gate holding again are the most a beat can hold (was: a version per hook, 40 in 8 s)
-    assert written <= 2 * (elapsed_s / 5 + 1), f"{written} session versions in {elapsed_s} s (bound: 2 per 5 s)"
+    # a beat and the gate holding again are the most a beat can hold (was: a version per hook, 40 in
+    # 8 s)
+    assert written <= 2 * (elapsed_s / 5 + 1), (
+        f"{written} session versions in {elapsed_s} s (bound: 2 per 5 s)"
+    )
 
 
 def _ready(chain: Chain) -> tuple[Bound, str]:
@@ -89,7 +102,8 @@ def _ready(chain: Chain) -> tuple[Bound, str]:
 
 
 def _broker_killed_at(bound: Bound, target: str, arguments: dict[str, object]) -> int:
-    """Fork a 'broker' that records `arguments` and is SIGKILLed when it reaches `target` (module.attr)."""
+    """Fork a 'broker' that records `arguments` and is SIGKILLed when it reaches `target`
+    (module.attr)."""
     pid = os.fork()
     if pid == 0:  # the broker
         import importlib
@@ -151,7 +165,8 @@ def test_a_broker_killed_after_the_dispatch_moved_leaves_worker_and_dispatch_dis
     # the interrupted call already, as the recorded result says
     tools = BoundTools(bound)
     result, is_error = tools.call(
-        "record_dispatch_result", {"status": "completed", "summary": "Fixed.", "result_commit": commit}
+        "record_dispatch_result",
+        {"status": "completed", "summary": "Fixed.", "result_commit": commit},
     )
     tools.close()
     assert is_error, result
@@ -160,29 +175,42 @@ def test_a_broker_killed_after_the_dispatch_moved_leaves_worker_and_dispatch_dis
         dispatch = ws.store.records("dispatch").read(bound.dispatch_id)
         worker = ws.store.records("worker").read(bound.dispatch_id)
     print(f"dispatch {dispatch.state}, worker {worker.state}/{worker.payload['end_reason']}")
-    # expected: a completed result <=> worker done, end reason result-recorded (test_one_result_wins' rule)
+    # expected: a completed result <=> worker done, end reason result-recorded
+    # (test_one_result_wins' rule)
     assert (worker.state, worker.payload["end_reason"]) == ("done", "result-recorded"), (
-        f"dispatch {dispatch.state} (completed) but worker {worker.state}, end {worker.payload['end_reason']}"
+        f"dispatch {dispatch.state} (completed) but worker {worker.state}, end "
+        f"{worker.payload['end_reason']}"
     )
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="known limit (SECURITY.md): a broker killed between signing a result and recording it leaves that "
-    "signed evidence behind, referenced by nothing",
+    reason=(
+        "known limit (SECURITY.md): a broker killed between signing a result and recording it "
+        "leaves that signed evidence behind, referenced by nothing"
+    ),
 )
-def test_a_broker_killed_after_signing_leaves_signed_evidence_of_a_result_that_never_was(chain: Chain) -> None:
+def test_a_broker_killed_after_signing_leaves_signed_evidence_of_a_result_that_never_was(
+    chain: Chain,
+) -> None:
     bound, commit = _ready(chain)
     status = _broker_killed_at(
-        bound, "oms.store.put_evidence", {"status": "completed", "summary": "Fixed.", "result_commit": commit}
+        bound,
+        "oms.store.put_evidence",
+        {"status": "completed", "summary": "Fixed.", "result_commit": commit},
     )
     assert os.WIFSIGNALED(status)
     # the (relaunched) agent now records another result, which wins
     tools = BoundTools(bound)
-    _result, is_error = tools.call("record_dispatch_result", {"status": "blocked", "summary": "Gave up."})
+    _result, is_error = tools.call(
+        "record_dispatch_result", {"status": "blocked", "summary": "Gave up."}
+    )
     tools.close()
     assert is_error is False
     signed = _evidence(bound)
     print(f"{len(signed)} signed dispatch-result evidences: {[e['status'] for e in signed]}")
-    # expected: at most one result, one signed dispatch-result for the dispatch (the loser signs nothing)
-    assert len(signed) == 1, f"{len(signed)} signed dispatch-result evidences for one dispatch: {signed}"
+    # expected: at most one result, one signed dispatch-result for the dispatch (the loser signs
+    # nothing)
+    assert len(signed) == 1, (
+        f"{len(signed)} signed dispatch-result evidences for one dispatch: {signed}"
+    )

@@ -1,8 +1,8 @@
-"""Attack on `oms result verify`'s sandbox (ADR 0021: "a cleared environment", "no home"): the check sandbox
-does not hide `/proc/1` as the worker sandbox does (`sandbox.bwrap_args`: "out of the agent's reach").
-Its PID 1 is bubblewrap's own init, which kept oms's environment and argv: a check reads the host user's
-HOME and PATH (the user's home layout, toolchain locations) and bubblewrap's whole command line (the host
-path of the checkout, every `show` directory).
+"""Attack on `oms result verify`'s sandbox (ADR 0021: "a cleared environment", "no home"): the check
+sandbox does not hide `/proc/1` as the worker sandbox does (`sandbox.bwrap_args`: "out of the
+agent's reach"). Its PID 1 is bubblewrap's own init, which kept oms's environment and argv: a check
+reads the host user's HOME and PATH (the user's home layout, toolchain locations) and bubblewrap's
+whole command line (the host path of the checkout, every `show` directory).
 
 Found from outside (issue 14, round 1); it failed before its fix."""
 
@@ -29,4 +29,6 @@ def test_checks_cannot_read_the_environment_oms_runs_with(chain: Chain) -> None:
         done = verify.verify(ws, bound.dispatch_id)
     (probe,) = done.ran
     assert f"HOME={home}".encode() not in probe.output, probe.output
-    assert b"--bind" not in probe.output, probe.output  # bubblewrap's argv, with the checkout's host path
+    assert b"--bind" not in probe.output, (
+        probe.output
+    )  # bubblewrap's argv, with the checkout's host path

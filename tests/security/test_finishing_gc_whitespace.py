@@ -1,7 +1,8 @@
-"""Attack on `oms worktree gc` (issue 14, ADR 0021): "merged" is decided by `git cherry`, whose patch ids
-ignore whitespace. A branch whose only commit differs from an upstream commit by whitespace (here: Python
-indentation, which changes what the code does) is taken for merged: gc deletes the worktree and the branch,
-and the attempt's work is neither in the target nor archived anywhere.
+"""Attack on `oms worktree gc` (issue 14, ADR 0021): "merged" is decided by `git cherry`, whose
+patch ids ignore whitespace. A branch whose only commit differs from an upstream commit by
+whitespace (here: Python indentation, which changes what the code does) is taken for merged: gc
+deletes the worktree and the branch, and the attempt's work is neither in the target nor archived
+anywhere.
 
 Found from outside (issue 14, round 1); it failed before its fix."""
 
@@ -15,21 +16,39 @@ from tests.agent_side import BoundTools, bind
 from tests.chain import Chain
 from tests.helpers import git
 
-AGENT = "def f(x):\n    if x:\n        y = 1\n        return y\n    return 0\n"  # the fix: return inside the if
-UPSTREAM = "def f(x):\n    if x:\n        y = 1\n    return y\nreturn 0\n"  # something else, same letters
+# the fix: return inside the if
+AGENT = "def f(x):\n    if x:\n        y = 1\n        return y\n    return 0\n"
+UPSTREAM = (
+    "def f(x):\n    if x:\n        y = 1\n    return y\nreturn 0\n"  # something else, same letters
+)
 
 
 def test_a_branch_equal_only_modulo_whitespace_is_not_taken_for_merged(chain: Chain) -> None:
-    chain.edit_config(lambda s: s.replace("[worktrees]\n", "[worktrees]\ngc_after_days = 0\n", 1), commit=True)
+    chain.edit_config(
+        lambda s: s.replace("[worktrees]\n", "[worktrees]\ngc_after_days = 0\n", 1), commit=True
+    )
     bound = bind(chain)
     tools = BoundTools(bound)
     try:
         tools.call("acknowledge_dispatch", {})
         (bound.worktree / "f.py").write_text(AGENT)
         git("add", "f.py", cwd=bound.worktree)
-        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "fix f", cwd=bound.worktree)
+        git(
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "-m",
+            "fix f",
+            cwd=bound.worktree,
+        )
         commit = git("rev-parse", "HEAD", cwd=bound.worktree).strip()
-        tools.call("record_dispatch_result", {"status": "completed", "summary": "Done.", "result_commit": commit})
+        tools.call(
+            "record_dispatch_result",
+            {"status": "completed", "summary": "Done.", "result_commit": commit},
+        )
     finally:
         tools.close()
     with chain.workspace() as ws:

@@ -1,12 +1,12 @@
-"""Attacks on salvage and the lease-expiry restore (issue 14, ADR 0021: "A restore removes only what the
-salvage holds"; SECURITY.md: "every file, every byte, in the salvage commit").
+"""Attacks on salvage and the lease-expiry restore (issue 14, ADR 0021: "A restore removes only what
+the salvage holds"; SECURITY.md: "every file, every byte, in the salvage commit").
 
-1. `git status` never lists an entry named `.git` (nor anything under a `.git` directory that is not a
-   repository), so the salvage does not hold it; `git clean -f -d` then removes the untracked directory
-   holding it, recursively, with everything in it.
-2. The salvage stages through `git add`, which applies the worktree's own `.gitattributes` (`text`, `eol`,
-   `ident`): the bytes committed are not the bytes in the file. The restore then resets and cleans, and the
-   original bytes are gone.
+1. `git status` never lists an entry named `.git` (nor anything under a `.git` directory that is not
+   a repository), so the salvage does not hold it; `git clean -f -d` then removes the untracked
+   directory holding it, recursively, with everything in it.
+2. The salvage stages through `git add`, which applies the worktree's own `.gitattributes` (`text`,
+   `eol`, `ident`): the bytes committed are not the bytes in the file. The restore then resets and
+   cleans, and the original bytes are gone.
 
 `salvage.keep_before_reset` is what `checkout.restore_after_expiry` calls once the expired attempt's
 worktree has uncommitted work.
@@ -51,7 +51,9 @@ def _worktree(tmp_path: Path) -> tuple[Path, str]:
 
 def _held(wt: Path, commit: str, path: str) -> bytes | None:
     done = subprocess.run(
-        ["git", "-C", str(wt), "cat-file", "blob", f"{commit}:{path}"], capture_output=True, check=False
+        ["git", "-C", str(wt), "cat-file", "blob", f"{commit}:{path}"],
+        capture_output=True,
+        check=False,
     )
     return done.stdout if done.returncode == 0 else None
 
@@ -71,7 +73,9 @@ def test_the_restore_never_removes_a_file_the_salvage_does_not_hold(tmp_path: Pa
     for rel, data in (("notes/.git/plan.md", b"the attempt's plan, hours of work\n"),
                       ("cfg/.git", b"a file named .git, with content\n")):  # fmt: skip
         on_disk = (wt / rel).read_bytes() if (wt / rel).is_file() else None
-        assert on_disk == data or _held(wt, kept.commit, rel) == data, f"{rel}: removed and not salvaged"
+        assert on_disk == data or _held(wt, kept.commit, rel) == data, (
+            f"{rel}: removed and not salvaged"
+        )
 
 
 def test_the_salvage_keeps_the_bytes_the_worktree_holds(tmp_path: Path) -> None:
@@ -88,9 +92,10 @@ def test_the_salvage_keeps_the_bytes_the_worktree_holds(tmp_path: Path) -> None:
 
 
 def test_the_restore_never_removes_a_nested_repository_or_an_ignored_file(tmp_path: Path) -> None:
-    """3. `reset --hard <start>` writes the files the start commit tracks and the attempt deleted: a nested
-    repository, an ignored directory or an ignored file in their place is destroyed ("ignored files and
-    nested repositories are never removed", ADR 0021)."""
+    """3. `reset --hard <start>` writes the files the start commit tracks and the attempt deleted: a
+       nested
+    repository, an ignored directory or an ignored file in their place is destroyed ("ignored files
+    and nested repositories are never removed", ADR 0021)."""
     repo = tmp_path / "repo"
     repo.mkdir()
     _git(repo, "init", "-q", "-b", "main")

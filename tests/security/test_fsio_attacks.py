@@ -130,7 +130,7 @@ def test_case04_symlink_loop_is_an_error(world: World) -> None:
         world.root.read_bytes("a/b", 10)
 
 
-# ---------------------------------------------------------------- case 5: create through a dangling link
+# ----------------------------------------------------------- case 5: create through a dangling link
 def test_case05_create_through_dangling_symlink_creates_nothing_outside(world: World) -> None:
     target = world.outside / "newfile3"
     os.symlink(str(target), world.root_path / "dir" / "creatlink")
@@ -152,7 +152,9 @@ def test_case07_dotdot_never_reaches_a_syscall(tmp_path: Path) -> None:
             calls.append(path)
             return super().openat2(dirfd, path, flags, mode, resolve)
 
-        def open(self, path: str, flags: int, mode: int = 0o600, *, dir_fd: int | None = None) -> int:
+        def open(
+            self, path: str, flags: int, mode: int = 0o600, *, dir_fd: int | None = None
+        ) -> int:
             calls.append(path)
             return super().open(path, flags, mode, dir_fd=dir_fd)
 
@@ -167,7 +169,8 @@ def test_case07_dotdot_never_reaches_a_syscall(tmp_path: Path) -> None:
 
 
 def test_case07_directory_rename_race_never_escapes(world: World) -> None:
-    """Swap two in-root directories while reading deep paths: legit content or a refusal, never the secret."""
+    """Swap two in-root directories while reading deep paths: legit content or a refusal, never the
+    secret."""
     deep = world.root_path / "x" / "a" / "a" / "a"
     deep.mkdir(parents=True, mode=0o700)
     (deep / "f").write_bytes(b"inside")
@@ -238,7 +241,9 @@ def test_case11_device_node_refused(world: World) -> None:
     try:
         os.mknod(world.root_path / "dir" / "zero", stat.S_IFCHR | 0o600, os.makedev(1, 5))
     except PermissionError:
-        os.symlink("/dev/zero", world.root_path / "dir" / "zero")  # unprivileged: a link to it instead
+        os.symlink(
+            "/dev/zero", world.root_path / "dir" / "zero"
+        )  # unprivileged: a link to it instead
     with pytest.raises((UnsafeFileError, PathEscapeError)):
         world.root.read_bytes("dir/zero", 1024)
 
@@ -278,7 +283,9 @@ def test_case12_malformed_paths_rejected(world: World, rel: str) -> None:
 # ---------------------------------------------------------------- case 13: no-replace publish
 @pytest.mark.parametrize("publisher", [Publisher.TMPFILE, Publisher.RENAME, Publisher.LINK])
 @pytest.mark.parametrize("occupant", ["file", "symlink", "dangling"])
-def test_case13_publish_never_replaces(tmp_path: Path, resolver: str, publisher: Publisher, occupant: str) -> None:
+def test_case13_publish_never_replaces(
+    tmp_path: Path, resolver: str, publisher: Publisher, occupant: str
+) -> None:
     (tmp_path / "r").mkdir(mode=0o700)
     (tmp_path / "elsewhere").write_bytes(b"old")
     name = tmp_path / "r" / "name"
@@ -316,7 +323,10 @@ def test_case14_failed_write_leaves_no_temp(tmp_path: Path, resolver: str) -> No
     for publisher in (Publisher.TMPFILE, Publisher.RENAME, Publisher.LINK):
         opts = make_options(resolver, publisher)
         opts.syscalls = FailingFsync()
-        with Root.open(str(tmp_path / "r"), options=opts) as root, pytest.raises(OSError, match="injected"):
+        with (
+            Root.open(str(tmp_path / "r"), options=opts) as root,
+            pytest.raises(OSError, match="injected"),
+        ):
             root.publish("name", b"data")
         assert os.listdir(tmp_path / "r") == []
 
@@ -344,7 +354,9 @@ class OldFilesystem(Syscalls):
         super().link(src_dir_fd, src, dst_dir_fd, dst)
 
 
-def test_case16_renameat2_einval_falls_back_to_link_and_stays_no_replace(tmp_path: Path, resolver: str) -> None:
+def test_case16_renameat2_einval_falls_back_to_link_and_stays_no_replace(
+    tmp_path: Path, resolver: str
+) -> None:
     (tmp_path / "r").mkdir(mode=0o700)
     opts = make_options(resolver, Publisher.AUTO)
     fake = OldFilesystem()
@@ -382,7 +394,9 @@ def test_case16_forced_rename_does_not_silently_downgrade(tmp_path: Path, resolv
         "hardlink",
     ],
 )
-def test_case18_unsafe_secret_refused_and_never_overwritten(tmp_path: Path, resolver: str, flaw: str) -> None:
+def test_case18_unsafe_secret_refused_and_never_overwritten(
+    tmp_path: Path, resolver: str, flaw: str
+) -> None:
     (tmp_path / "r").mkdir(mode=0o700)
     key = tmp_path / "r" / "key"
     real = tmp_path / "real-key"
@@ -407,7 +421,7 @@ def test_case18_unsafe_secret_refused_and_never_overwritten(tmp_path: Path, reso
     assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
 
 
-# ---------------------------------------------------------------- case 19: the deliberate auth.json link
+# ----------------------------------------------------------- case 19: the deliberate auth.json link
 def test_case19_retargeted_or_replaced_link_detected(world: World) -> None:
     auth = world.outside / "auth.json"
     auth.write_text("{}")

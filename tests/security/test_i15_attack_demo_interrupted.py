@@ -19,7 +19,9 @@ from tests.helpers import oms_command
 
 
 def _server_alive(socket: Path) -> bool:
-    done = subprocess.run(["tmux", "-S", str(socket), "list-sessions"], capture_output=True, check=False)
+    done = subprocess.run(
+        ["tmux", "-S", str(socket), "list-sessions"], capture_output=True, check=False
+    )
     return done.returncode == 0
 
 
@@ -43,7 +45,9 @@ def test_interrupted_demo_leaves_no_tmux_server(tmp_path: Path) -> None:
         assert "delivered into tmux pane" in line, line
         proc.send_signal(signal.SIGINT)  # the person presses ^C while the demo waits
         proc.wait(timeout=30)  # it ends its server before it exits (in a `finally`)
-        assert not _server_alive(socket), "the interrupted demo left its tmux server (and worker) running"
+        assert not _server_alive(socket), (
+            "the interrupted demo left its tmux server (and worker) running"
+        )
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -26,7 +26,8 @@ CODEX = """#!/bin/sh
 case "$1 $2" in
   "login status") echo "Logged in using an API key"; exit 0 ;;
   "debug models")
-    printf '%s' '{"models":[{"slug":"gpt-x\\n\\u001b[32mOK  \\u001b[0m  all good\\u001b]0;owned\\u0007"}]}'
+    printf '%s' '{"models":[{"slug":"gpt-x\\n\\u001b[32mOK  \\u001b[0m  all \
+good\\u001b]0;owned\\u0007"}]}'
     exit 0 ;;
 esac
 exit 1
@@ -37,7 +38,11 @@ def _repo(tmp_path: Path) -> tuple[Path, Path]:
     repo, state = tmp_path / "repo", tmp_path / "state"
     repo.mkdir()
     env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
-    for args in (("init", "-q", "-b", "main"), ("config", "user.name", "t"), ("config", "user.email", "t@x")):
+    for args in (
+        ("init", "-q", "-b", "main"),
+        ("config", "user.name", "t"),
+        ("config", "user.email", "t@x"),
+    ):
         subprocess.run(["git", *args], cwd=repo, env=env, check=True)
     done = oms_command().run("init", "--state-root", str(state), "--config-root", str(repo))
     assert done.returncode == 0, done.stderr
@@ -71,9 +76,14 @@ CLAUDE_OK = b"#!/bin/sh\necho '{\"loggedIn\": true}'\nexit 0\n"
 
 def test_doctor_survives_a_claude_table_entry_that_is_not_utf8(tmp_path: Path) -> None:
     repo, state = _repo(tmp_path)
-    table = b'# "sonnet":{modelName:"Claude Sonnet \xff\xfe",retirementDates:{firstParty:"November 30, 2020",x:1}}\n'
+    table = (
+        b'# "sonnet":{modelName:"Claude Sonnet \xff\xfe",retirementDates:{firstParty:"November '
+        b'30, 2020",x:1}}\n'
+    )
     env = _bin(tmp_path, CLAUDE_OK + table)
-    done = oms_command().run("doctor", "--state-root", str(state), "--config-root", str(repo), env=env, cwd=tmp_path)
+    done = oms_command().run(
+        "doctor", "--state-root", str(state), "--config-root", str(repo), env=env, cwd=tmp_path
+    )
     assert "internal error" not in done.stderr, done.stderr
     assert done.returncode in (0, 1), (done.returncode, done.stderr)
     assert "login oms.ticket-executor" in done.stdout  # doctor printed its checks
@@ -82,7 +92,9 @@ def test_doctor_survives_a_claude_table_entry_that_is_not_utf8(tmp_path: Path) -
 def test_doctor_fix_shows_no_raw_codex_slug(tmp_path: Path) -> None:
     repo, state = _repo(tmp_path)
     env = _bin(tmp_path, CLAUDE_OK)
-    done = oms_command().run("doctor", "--state-root", str(state), "--config-root", str(repo), env=env, cwd=tmp_path)
+    done = oms_command().run(
+        "doctor", "--state-root", str(state), "--config-root", str(repo), env=env, cwd=tmp_path
+    )
     assert "login oms.exec-advisor" in done.stdout, done.stdout + done.stderr  # the role checks ran
     assert "all good" not in done.stdout  # a slug that is no model name is not one Codex lists
     assert "\x1b" not in done.stdout, "a codex slug put a terminal escape in doctor's output"

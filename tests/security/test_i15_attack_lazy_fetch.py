@@ -18,8 +18,15 @@ from tests.helpers import oms_command
 
 
 def _git(*args: str, cwd: Path) -> str:
-    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "PATH": "/usr/bin:/bin", "HOME": str(cwd)}
-    done = subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True)
+    env = {
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(cwd),
+    }
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    )
     return done.stdout.strip()
 
 
@@ -49,7 +56,9 @@ def _hostile_partial_clone(tmp_path: Path, marker: Path) -> tuple[Path, Path]:
 def test_init_commit_runs_no_code_of_a_promisor_remote(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     repo, state = _hostile_partial_clone(tmp_path, marker)
-    done = oms_command().run("init", "--commit", "--state-root", str(state), "--config-root", str(repo), cwd=tmp_path)
+    done = oms_command().run(
+        "init", "--commit", "--state-root", str(state), "--config-root", str(repo), cwd=tmp_path
+    )
     assert not marker.exists(), "oms init --commit ran the repository's remote.origin.uploadpack"
     assert "Traceback" not in done.stderr
 
@@ -57,6 +66,8 @@ def test_init_commit_runs_no_code_of_a_promisor_remote(tmp_path: Path) -> None:
 def test_doctor_runs_no_code_of_a_promisor_remote(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     repo, state = _hostile_partial_clone(tmp_path, marker)
-    done = oms_command().run("doctor", "--state-root", str(state), "--config-root", str(repo), cwd=tmp_path)
+    done = oms_command().run(
+        "doctor", "--state-root", str(state), "--config-root", str(repo), cwd=tmp_path
+    )
     assert not marker.exists(), "oms doctor ran the repository's remote.origin.uploadpack"
     assert "Traceback" not in done.stderr

@@ -1,8 +1,8 @@
 """Kill anywhere (issue 11, "exactly once"): `oms worker deliver`, the real CLI in a subprocess, is
-SIGKILLed at random points of its launch and run again until it answers; sometimes the pane or the whole
-tmux server goes too. Whatever the kill point, each accepted dispatch's agent starts at most once, the
-dispatch converges (a receipt: created, reused, or parked for `oms worker resume`), no dispatch ever has
-two sandboxes or two live panes, and `oms worker stop` leaves nothing running."""
+SIGKILLed at random points of its launch and run again until it answers; sometimes the pane or the
+whole tmux server goes too. Whatever the kill point, each accepted dispatch's agent starts at most
+once, the dispatch converges (a receipt: created, reused, or parked for `oms worker resume`), no
+dispatch ever has two sandboxes or two live panes, and `oms worker stop` leaves nothing running."""
 
 from __future__ import annotations
 
@@ -37,8 +37,9 @@ def stubborn(deliverable: Chain, tmp_path_factory: pytest.TempPathFactory) -> It
 
 
 def _shim_tmux(rig: Rig, bindir: Path, subcommand: str) -> Path:
-    """A `tmux` first on the deliverer's PATH that, once armed, SIGKILLs its caller (the deliverer) just
-    before `subcommand` would run, and fails; unarmed, or for any other subcommand, it is tmux."""
+    """A `tmux` first on the deliverer's PATH that, once armed, SIGKILLs its caller (the deliverer)
+    just before `subcommand` would run, and fails; unarmed, or for any other subcommand, it is
+    tmux."""
     real = shutil.which("tmux")
     assert real is not None
     armed = bindir / "armed"
@@ -56,8 +57,8 @@ def _shim_tmux(rig: Rig, bindir: Path, subcommand: str) -> Path:
 
 
 def _waiting_for_its_session(rig: Rig, dispatch_id: str) -> None:
-    """The pane's supervisor took its spec and waits for the session the dead deliverer never registered:
-    no agent starts before it exists (`launch_guards.await_registration`)."""
+    """The pane's supervisor took its spec and waits for the session the dead deliverer never
+    registered: no agent starts before it exists (`launch_guards.await_registration`)."""
     spec = rig.chain.state / "panes" / f"{dispatch_id}.launch.json"
 
     def waiting() -> bool:
@@ -85,20 +86,29 @@ def _killed_before_the_tag(rig: Rig, bindir: Path) -> tuple[str, str]:
 def test_a_deliverer_killed_before_it_tagged_its_pane_is_redelivered_onto_that_pane(
     rig: Rig, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """The pane exists and its supervisor waits for the session, only its tag is missing. A re-delivery
-    must see that pane: not park the worker claiming "no live pane" while it lives (nor start a second
-    one); it registers the session and the agent starts, once; and `oms worker stop` must end that pane
-    and leave no tmux server behind."""
+    """The pane exists and its supervisor waits for the session, only its tag is missing. A
+    re-delivery must see that pane: not park the worker claiming "no live pane" while it lives (nor
+    start a second one); it registers the session and the agent starts, once; and `oms worker stop`
+    must end that pane and leave no tmux server behind."""
     dispatch_id, event_id = _killed_before_the_tag(rig, tmp_path_factory.mktemp("shim"))
     outcome = rig.deliver_until_answered(event_id)
     assert outcome["status"] == "reused", outcome
     poll(lambda: rig.starts(dispatch_id) == 1, 30, "the agent starts once its session exists")
     seen = rig.observe(dispatch_id)
-    assert (seen["pane_live"], seen["worker_health"], seen["session_state"]) == (True, "healthy", "running"), seen
+    assert (seen["pane_live"], seen["worker_health"], seen["session_state"]) == (
+        True,
+        "healthy",
+        "running",
+    ), seen
     assert rig.starts(dispatch_id) == 1
     code, out, err = rig.run("worker", "stop", dispatch_id)
     assert code == 0, (out, err)
-    poll(lambda: not rig.procs(dispatch_id), 15, f"nothing of {dispatch_id} runs after stop", stable=0.2)
+    poll(
+        lambda: not rig.procs(dispatch_id),
+        15,
+        f"nothing of {dispatch_id} runs after stop",
+        stable=0.2,
+    )
     assert rig.panes() == []  # the pane went with its session, and the idle server with it
     assert rig.starts(dispatch_id) == 1
 
@@ -106,10 +116,11 @@ def test_a_deliverer_killed_before_it_tagged_its_pane_is_redelivered_onto_that_p
 def test_a_resume_after_an_untagged_pane_ended_starts_the_agent_in_a_new_pane(
     rig: Rig, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """The same, and then the pane ends before its agent started (its supervisor killed while it waits for
-    the session; the pane stays, dead: remain-on-exit). A re-delivery parks: an earlier launch began.
-    `oms worker resume` — a person's decision, with no pane live — must start the agent in a new pane; it
-    must not take over the dead pane, answer "launched", and end the worker."""
+    """The same, and then the pane ends before its agent started (its supervisor killed while it
+    waits for the session; the pane stays, dead: remain-on-exit). A re-delivery parks: an earlier
+    launch began. `oms worker resume` — a person's decision, with no pane live — must start the
+    agent in a new pane; it must not take over the dead pane, answer "launched", and end the
+    worker."""
     dispatch_id, event_id = _killed_before_the_tag(rig, tmp_path_factory.mktemp("shim"))
     for p in rig.procs(dispatch_id):
         if p.role == "supervisor":
@@ -118,22 +129,35 @@ def test_a_resume_after_an_untagged_pane_ended_starts_the_agent_in_a_new_pane(
     outcome = rig.deliver_until_answered(event_id)
     assert outcome["status"] == "parked", outcome
     assert "no live pane" in str(outcome["reason"])
-    assert f"`oms worker resume {dispatch_id}`" in str(outcome["reason"])  # what a person reads says what to do
-    with rig.chain.workspace() as ws:  # read, not observed: `observe` would record the dead pane's end
-        assert ws.store.records("worker").read(dispatch_id).payload["health_reason"] == outcome["reason"]
+    assert f"`oms worker resume {dispatch_id}`" in str(
+        outcome["reason"]
+    )  # what a person reads says what to do
+    with (
+        rig.chain.workspace() as ws
+    ):  # read, not observed: `observe` would record the dead pane's end
+        assert (
+            ws.store.records("worker").read(dispatch_id).payload["health_reason"]
+            == outcome["reason"]
+        )
     assert rig.starts(dispatch_id) == 0
     code, out, err = rig.run("worker", "resume", dispatch_id)
     assert code == 0, (out, err)
     assert out["resumed"] == "launched", out
     poll(lambda: rig.starts(dispatch_id) == 1, 30, "the resumed agent starts")
     seen = rig.observe(dispatch_id)
-    assert (seen["pane_live"], seen["worker_health"], seen["end_reason"]) == (True, "healthy", None), seen
+    assert (seen["pane_live"], seen["worker_health"], seen["end_reason"]) == (
+        True,
+        "healthy",
+        None,
+    ), seen
 
 
-# ---------------------------------------------------------------------------------------------- random
+# ------------------------------------------------------------------------------------------- random
 SEED = os.environ.get("OMS_KILL_SEED", "kill-anywhere-2")
 ROUNDS = 30
-ONLY = {int(n) for n in os.environ.get("OMS_KILL_ROUNDS", "").split(",") if n.strip()}  # to replay rounds
+ONLY = {
+    int(n) for n in os.environ.get("OMS_KILL_ROUNDS", "").split(",") if n.strip()
+}  # to replay rounds
 
 
 @dataclass(frozen=True)
@@ -173,7 +197,8 @@ class Round:
         follow = self.follow + (f"+{self.stop_ms:.0f}ms" if self.follow == "stop-during" else "")
         return (
             f"#{self.n:02d} kills={kills} ({self.killed} died) then {follow} -> {status} "
-            f"starts={self.starts} resumed={self.resumed} {self.seconds:.2f}s {reason} {'; '.join(self.notes)}"
+            f"starts={self.starts} resumed={self.resumed} {self.seconds:.2f}s {reason} "
+            f"{'; '.join(self.notes)}"
         )
 
 
@@ -182,8 +207,12 @@ def _plan(rng: random.Random, n: int) -> Round:
     for _ in range(rng.choice((1, 1, 2, 3))):
         anchor = rng.choice(("clock", "begun"))
         delay = rng.uniform(0, 400) if anchor == "clock" else rng.uniform(0, 40)
-        kills.append(Kill(anchor, delay, rng.choice(("-", "-", "-", "kill-session", "kill-server"))))
-    follow = rng.choice(("redeliver", "redeliver", "resume-race", "stop-race", "stop-during", "kill-supervisor"))
+        kills.append(
+            Kill(anchor, delay, rng.choice(("-", "-", "-", "kill-session", "kill-server")))
+        )
+    follow = rng.choice(
+        ("redeliver", "redeliver", "resume-race", "stop-race", "stop-during", "kill-supervisor")
+    )
     return Round(n, tuple(kills), follow, rng.uniform(0, 400))
 
 
@@ -191,7 +220,12 @@ def _kill_deliverer(rig: Rig, r: Round, kill: Kill) -> None:
     begun = rig.chain.state / "panes" / f"{r.dispatch_id}.begun.json"
     child = rig.spawn("worker", "deliver", "--event-id", r.event_id)
     if kill.anchor == "begun":
-        poll(lambda: begun.exists() or child.poll() is not None, 30, "the launch begins", interval=0.0005)
+        poll(
+            lambda: begun.exists() or child.poll() is not None,
+            30,
+            "the launch begins",
+            interval=0.0005,
+        )
     try:
         child.wait(timeout=kill.delay_ms / 1000)
     except subprocess.TimeoutExpired:
@@ -232,14 +266,26 @@ def _follow(rig: Rig, r: Round, violations: list[str]) -> None:
         for p in supervisors:
             os.kill(p.pid, signal.SIGKILL)  # the supervisor of this round's own pane, by PID
         r.notes.append(f"killed {len(supervisors)} supervisor(s)")
-        try:  # bubblewrap runs --die-with-parent: the agent goes with its supervisor (a stray bubblewrap may
-            # stay, blocked, when the kill came in its first milliseconds: `stop` ends it, checked below)
-            poll(lambda: not _agents(rig, r.dispatch_id), 10, "the agent ends with its supervisor", stable=0.2)
+        # bubblewrap runs --die-with-parent: the agent goes with its supervisor (a stray bubblewrap
+        # may
+        try:
+            # stay, blocked, when the kill came in its first milliseconds: `stop` ends it, checked
+            # below)
+            poll(
+                lambda: not _agents(rig, r.dispatch_id),
+                10,
+                "the agent ends with its supervisor",
+                stable=0.2,
+            )
         except AssertionError:
-            violations.append(f"round {r.n}: its supervisor was killed, still running: {rig.procs(r.dispatch_id)}")
+            violations.append(
+                f"round {r.n}: its supervisor was killed, still running: {rig.procs(r.dispatch_id)}"
+            )
         again = rig.deliver_until_answered(r.event_id)
         if rig.live_panes(r.dispatch_id) or _agents(rig, r.dispatch_id):
-            violations.append(f"round {r.n}: a delivery after the supervisor died ({again}) started a pane")
+            violations.append(
+                f"round {r.n}: a delivery after the supervisor died ({again}) started a pane"
+            )
 
 
 def _agents(rig: Rig, dispatch_id: str) -> list[Proc]:
@@ -247,12 +293,14 @@ def _agents(rig: Rig, dispatch_id: str) -> list[Proc]:
 
 
 def _settled(rig: Rig, dispatch_id: str) -> bool:
-    """Nothing of the dispatch is on its way: a live pane runs its agent, and a pane that is gone has no
-    supervisor left (one whose terminal hung up ends its sandbox within 4 s)."""
+    """Nothing of the dispatch is on its way: a live pane runs its agent, and a pane that is gone
+    has no supervisor left (one whose terminal hung up ends its sandbox within 4 s)."""
     procs = rig.procs(dispatch_id)
     if rig.live_panes(dispatch_id):
         return any(p.role == "agent" for p in procs) and rig.starts(dispatch_id) >= 1
-    return not [p for p in procs if p.role != "bwrap" or p.ppid != 1]  # a stray bubblewrap waits for `stop`
+    return not [
+        p for p in procs if p.role != "bwrap" or p.ppid != 1
+    ]  # a stray bubblewrap waits for `stop`
 
 
 def _round(rig: Rig, sampler: Sampler, r: Round, violations: list[str]) -> None:
@@ -276,7 +324,10 @@ def _round(rig: Rig, sampler: Sampler, r: Round, violations: list[str]) -> None:
     if r.outcome.get("status") == "parked":
         r.notes.append("its agent runs" if running else "no agent")
         if "oms worker resume" not in str(r.outcome.get("reason")):
-            bad(f"round {r.n}: parked, and its reason does not name `oms worker resume`: {r.outcome}")
+            bad(
+                f"round {r.n}: parked, and its reason does not "
+                f"name `oms worker resume`: {r.outcome}"
+            )
     if running and not seen["pane_live"]:
         bad(f"round {r.n}: its agent runs, but `oms worker observe` shows no live pane: {seen}")
     if len(rig.live_panes(r.dispatch_id)) > 1:
@@ -291,7 +342,10 @@ def _round(rig: Rig, sampler: Sampler, r: Round, violations: list[str]) -> None:
         bad(f"round {r.n}: after `oms worker stop` still running: {rig.procs(r.dispatch_id)}")
     again = rig.deliver_until_answered(r.event_id)
     if rig.live_panes(r.dispatch_id) or rig.starts(r.dispatch_id) != before:
-        bad(f"round {r.n}: a delivery after stop ({again}) started something: {rig.live_panes(r.dispatch_id)}")
+        bad(
+            f"round {r.n}: a delivery after stop ({again}) started something: "
+            f"{rig.live_panes(r.dispatch_id)}"
+        )
     left = [p for p in rig.panes() if r.dispatch_id in (p[0], p[3])]
     if left:
         bad(f"round {r.n}: panes left after `oms worker stop`: {left}")
@@ -299,10 +353,11 @@ def _round(rig: Rig, sampler: Sampler, r: Round, violations: list[str]) -> None:
 
 @pytest.mark.slow
 def test_sigkill_the_deliverer_anywhere(rig: Rig) -> None:
-    """30 dispatches; each has 1-3 deliverers SIGKILLed (uniformly 0-400 ms after start, or 0-40 ms after
-    the launch recorded that it began: the window of the pane), the pane or the server sometimes killed
-    after, then a re-delivery alone, or racing `oms worker resume` or `oms worker stop`, or a stop while a
-    deliverer launches, or the pane's supervisor SIGKILLed. Every round ends with `oms worker stop`."""
+    """30 dispatches; each has 1-3 deliverers SIGKILLed (uniformly 0-400 ms after start, or 0-40 ms
+    after the launch recorded that it began: the window of the pane), the pane or the server
+    sometimes killed after, then a re-delivery alone, or racing `oms worker resume` or `oms worker
+    stop`, or a stop while a deliverer launches, or the pane's supervisor SIGKILLed. Every round
+    ends with `oms worker stop`."""
     rng = random.Random(SEED)
     plans = [_plan(rng, n) for n in range(ROUNDS)]
     sampler = Sampler()
@@ -324,16 +379,21 @@ def test_sigkill_the_deliverer_anywhere(rig: Rig) -> None:
         if most["sandboxes"] > 1 or most["agents"] > 1:
             violations.append(f"{dispatch_id} had at once: {most}")
     peak = max(m["sandboxes"] for m in sampler.most.values())
-    print(f"seed {SEED}: {sampler.samples} samples of /proc; the most sandboxes of one dispatch at once: {peak}")
+    print(
+        f"seed {SEED}: {sampler.samples} samples of /proc; the most "
+        f"sandboxes of one dispatch at once: {peak}"
+    )
     assert not violations, "\n".join(violations + [r.line() for r in rounds])
-    assert sum(r.killed for r in rounds) >= len(rounds)  # the kills happened: the rounds prove something
+    assert sum(r.killed for r in rounds) >= len(
+        rounds
+    )  # the kills happened: the rounds prove something
 
 
-# ------------------------------------------------------------------------------------------ targeted
+# ----------------------------------------------------------------------------------------- targeted
 def _launch_and_die(rig: Rig) -> tuple[str, str]:
-    """A launch whose deliverer died right after `ensure` (before the session was registered), done in
-    this process as test_no_second_start does: (dispatch id, event id), its supervisor waiting for the
-    session (its agent does not start before it)."""
+    """A launch whose deliverer died right after `ensure` (before the session was registered), done
+    in this process as test_no_second_start does: (dispatch id, event id), its supervisor waiting
+    for the session (its agent does not start before it)."""
     from oms.services.chain.authority import check_dispatch
     from oms.services.delivery import launch as launcher
     from oms.services.delivery.service import Delivery
@@ -350,10 +410,12 @@ def _launch_and_die(rig: Rig) -> tuple[str, str]:
     return dispatch_id, event_id
 
 
-def test_a_resume_right_after_the_tmux_server_died_runs_one_sandbox_at_a_time(stubborn: Rig) -> None:
-    """The tmux server dies under a launch whose deliverer died too (its supervisor, hung up while it waited
-    for the session, starts nothing; a stubborn agent would need SIGKILL, 4 s on). A person resumes at
-    once: the new sandbox must not run beside another."""
+def test_a_resume_right_after_the_tmux_server_died_runs_one_sandbox_at_a_time(
+    stubborn: Rig,
+) -> None:
+    """The tmux server dies under a launch whose deliverer died too (its supervisor, hung up while
+    it waited for the session, starts nothing; a stubborn agent would need SIGKILL, 4 s on). A
+    person resumes at once: the new sandbox must not run beside another."""
     rig = stubborn
     sampler = Sampler()
     try:
@@ -366,18 +428,24 @@ def test_a_resume_right_after_the_tmux_server_died_runs_one_sandbox_at_a_time(st
         code, out, err = rig.run("worker", "resume", dispatch_id)
         assert (code, out.get("resumed")) == (0, "launched"), (out, err)
         poll(lambda: rig.starts(dispatch_id) == 1, 30, "the resumed agent starts (the first start)")
-        poll(lambda: sum(p.role == "agent" for p in rig.procs(dispatch_id)) == 1, 15, "the old agent ends")
+        poll(
+            lambda: sum(p.role == "agent" for p in rig.procs(dispatch_id)) == 1,
+            15,
+            "the old agent ends",
+        )
         sampler.stop()
         assert sampler.most[dispatch_id]["sandboxes"] == 1, sampler.most
     finally:
         sampler.stop()
 
 
-def test_a_supervisor_killed_outright_anywhere_takes_its_sandbox_and_nothing_starts_again(rig: Rig) -> None:
-    """The pane's supervisor is SIGKILLed at a random point of its life (0-400 ms after it appears: before
-    it took its spec, before its sandbox, while its agent runs), its deliverer left alone. Its sandbox goes
-    with it (bubblewrap's --die-with-parent), nothing starts the agent again — neither that deliverer nor
-    a re-delivery — and the worker's end is recorded."""
+def test_a_supervisor_killed_outright_anywhere_takes_its_sandbox_and_nothing_starts_again(
+    rig: Rig,
+) -> None:
+    """The pane's supervisor is SIGKILLed at a random point of its life (0-400 ms after it appears:
+    before it took its spec, before its sandbox, while its agent runs), its deliverer left alone.
+    Its sandbox goes with it (bubblewrap's --die-with-parent), nothing starts the agent again —
+    neither that deliverer nor a re-delivery — and the worker's end is recorded."""
     rng = random.Random(f"{SEED}-supervisor")
     lines = []
     for n in range(6):
@@ -390,23 +458,35 @@ def test_a_supervisor_killed_outright_anywhere_takes_its_sandbox_and_nothing_sta
             return [p.pid for p in rig.procs(dispatch_id) if p.role == "supervisor"]  # noqa: B023
 
         poll(lambda: bool(supervisor()), 30, "the supervisor appears", interval=0.001)
-        time.sleep(delay)  # the kill point (not a synchronisation): the supervisor runs on meanwhile
+        time.sleep(
+            delay
+        )  # the kill point (not a synchronisation): the supervisor runs on meanwhile
         for pid in supervisor():
             os.kill(pid, signal.SIGKILL)  # this dispatch's own supervisor, by PID
         out, _err = deliverer.communicate(timeout=60)
         first = json_doc(out).get("outcome") or {}
         assert isinstance(first, dict)
         try:  # a stray bubblewrap may stay, blocked (bubblewrap#633): `stop` ends it, checked below
-            poll(lambda: not _agents(rig, dispatch_id), 10, "the agent ends with its supervisor", stable=0.2)  # noqa: B023
+            poll(
+                lambda: not _agents(rig, dispatch_id),  # noqa: B023
+                10,
+                "the agent ends with its supervisor",
+                stable=0.2,
+            )
         except AssertionError:
-            raise AssertionError(f"{n}: +{delay * 1000:.0f}ms {first} {rig.procs(dispatch_id)} {rig.panes()}") from None
+            raise AssertionError(
+                f"{n}: +{delay * 1000:.0f}ms {first} {rig.procs(dispatch_id)} {rig.panes()}"
+            ) from None
         seen = rig.observe(dispatch_id)
         again = rig.deliver_until_answered(event_id)
         assert rig.live_panes(dispatch_id) == [], again
         assert not _agents(rig, dispatch_id), again
         starts = rig.starts(dispatch_id)
         assert starts <= 1
-        lines.append(f"{n}: +{delay * 1000:.0f}ms first={first.get('status')} starts={starts} end={seen['end_detail']}")
+        lines.append(
+            f"{n}: +{delay * 1000:.0f}ms first={first.get('status')} "
+            f"starts={starts} end={seen['end_detail']}"
+        )
         assert seen["worker_health"] in ("stopped", "parked"), seen
         code, out_stop, err = rig.run("worker", "stop", dispatch_id)
         assert code == 0, (out_stop, err)
@@ -424,12 +504,13 @@ def _children(pid: int) -> list[str]:
 
 
 def test_a_supervisor_killed_as_it_starts_bubblewrap_leaves_nothing_after_stop(rig: Rig) -> None:
-    """bubblewrap's --die-with-parent races its own start (containers/bubblewrap#633): a supervisor killed
-    within ~2 ms of starting bubblewrap leaves the sandbox's would-be init behind — its parent, the outer
-    bubblewrap, died of the parent-death signal before the child asked for its own — reparented to init,
-    blocked for ever, holding the agent's environment, and named by no init record (the supervisor died
-    before bubblewrap reported it). No agent runs in it, but `oms worker stop` must end it too. Up to 15
-    launches are tried until one leaves that orphan (on this kind of machine most do)."""
+    """bubblewrap's --die-with-parent races its own start (containers/bubblewrap#633): a supervisor
+    killed within ~2 ms of starting bubblewrap leaves the sandbox's would-be init behind — its
+    parent, the outer bubblewrap, died of the parent-death signal before the child asked for its own
+    — reparented to init, blocked for ever, holding the agent's environment, and named by no init
+    record (the supervisor died before bubblewrap reported it). No agent runs in it, but `oms worker
+    stop` must end it too. Up to 15 launches are tried until one leaves that orphan (on this kind of
+    machine most do)."""
     rng = random.Random(f"{SEED}-bwrap-race")
     for n in range(15):
         dispatch_id, _event_id = accepted(rig.chain, f"Raced {n}")
@@ -456,16 +537,22 @@ def test_a_supervisor_killed_as_it_starts_bubblewrap_leaves_nothing_after_stop(r
         assert rig.starts(dispatch_id) == 0 or not orphaned  # the orphan never runs the agent
         code, out, err = rig.run("worker", "stop", dispatch_id)
         assert code == 0, (out, err)
-        poll(lambda: not rig.procs(dispatch_id), 10, f"launch {n}: nothing runs after stop", stable=0.2)  # noqa: B023
+        poll(
+            lambda: not rig.procs(dispatch_id),  # noqa: B023
+            10,
+            f"launch {n}: nothing runs after stop",
+            stable=0.2,
+        )
         if orphaned:
             return
     pytest.skip("no launch hit the window of bubblewrap's parent-death race on this machine")
 
 
 def test_a_stop_that_lands_before_a_redelivery_parks_is_reported_as_the_end(rig: Rig) -> None:
-    """A re-delivery decided to park the worker (an earlier launch began) and `oms worker stop` ended it
-    first (seed kill-anywhere-2, round 11: two deliverers killed, then a stop racing the re-delivery). The
-    park must say the worker ended while it launched, not fail on an illegal health transition."""
+    """A re-delivery decided to park the worker (an earlier launch began) and `oms worker stop`
+    ended it first (seed kill-anywhere-2, round 11: two deliverers killed, then a stop racing the
+    re-delivery). The park must say the worker ended while it launched, not fail on an illegal
+    health transition."""
     from oms.errors import AuthorityChangedError
     from oms.services.delivery import launch as launcher
     from oms.services.delivery.service import Delivery
@@ -476,5 +563,11 @@ def test_a_stop_that_lands_before_a_redelivery_parks_is_reported_as_the_end(rig:
         dispatch = d.dispatch(dispatch_id)  # what the re-delivery read before it decided to park
         d.stop(dispatch_id, "stopped meanwhile")
         with pytest.raises(AuthorityChangedError, match="the worker ended while it launched"):
-            launcher.park(d, dispatch, event_id, "wkr-pre-park", AuthorityChangedError("an earlier launch began"))
+            launcher.park(
+                d,
+                dispatch,
+                event_id,
+                "wkr-pre-park",
+                AuthorityChangedError("an earlier launch began"),
+            )
         assert d.worker(dispatch_id).payload["health"] == "stopped"

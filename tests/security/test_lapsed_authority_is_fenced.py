@@ -1,15 +1,17 @@
-"""Lapsed authority reaches no running worker (issue 10, case 9; SECURITY.md "The boundary, audited" 9).
+"""Lapsed authority reaches no running worker (issue 10, case 9; SECURITY.md "The boundary, audited"
+9).
 
-Before: after `oms ticket expire` the expired attempt's worker stayed working/healthy, its heartbeats were
-accepted, attempt 2 was launched into the same worktree while it ran, and its bridge recorded a signed
-`completed` result a minute after expiry; `oms live revoke` left a running GitHub worker untouched, and
-`oms worker resume` neither checked nor journaled the live authorisation.
+Before: after `oms ticket expire` the expired attempt's worker stayed working/healthy, its
+heartbeats were accepted, attempt 2 was launched into the same worktree while it ran, and its bridge
+recorded a signed `completed` result a minute after expiry; `oms live revoke` left a running GitHub
+worker untouched, and `oms worker resume` neither checked nor journaled the live authorisation.
 
-Now an attempt is fenced once its lease lapses (expired, expired by `oms ticket expire`, or leased again)
-or its GitHub repository's live authorisation is revoked: its hooks record nothing and deny every tool,
-its bridge refuses every tool with the reason, its worker is parked (pane and worktree kept), resume is
-refused, and no later attempt is launched into the worktree while it still runs. The real-pane cases run
-the worker in its sandbox and its relays as real processes against the pane's own broker.
+Now an attempt is fenced once its lease lapses (expired, expired by `oms ticket expire`, or leased
+again) or its GitHub repository's live authorisation is revoked: its hooks record nothing and deny
+every tool, its bridge refuses every tool with the reason, its worker is parked (pane and worktree
+kept), resume is refused, and no later attempt is launched into the worktree while it still runs.
+The real-pane cases run the worker in its sandbox and its relays as real processes against the
+pane's own broker.
 """
 
 from __future__ import annotations
@@ -41,7 +43,12 @@ from tests.agent_side import Bound, BoundTools, RawClient, bind, snapshot
 from tests.chain import Chain, WorkerOut, accepted, broker_socket, use_worker, wait_for
 from tests.helpers import OmsCommand
 
-GH_ISSUE = {"number": 7, "title": "t", "body": "b", "url": "https://github.com/acme/widgets/issues/7"}
+GH_ISSUE = {
+    "number": 7,
+    "title": "t",
+    "body": "b",
+    "url": "https://github.com/acme/widgets/issues/7",
+}
 
 
 def _deliver(chain: Chain, event_id: str) -> JsonObject:
@@ -58,14 +65,21 @@ def _worker(chain: Chain, dispatch_id: str) -> tuple[str, str, object]:
 
 
 def _running(chain: Chain, dispatch_id: str, event_id: str) -> Bound:
-    """Deliver into a real pane (after `use_worker`); the binding once both channels have proven themselves."""
+    """Deliver into a real pane (after `use_worker`); the binding once both channels have proven
+    themselves."""
     out = WorkerOut(chain.state)
     assert _deliver(chain, event_id)["status"] == "created"
     wait_for(out)
     with chain.workspace() as ws:
         payload = ws.store.records("dispatch").read(dispatch_id).payload
         assert Delivery.open(ws).observe(dispatch_id)["worker_activity"] == "working"
-    return Bound(chain, dispatch_id, event_id, str(payload["session_id"]), Path(str(payload["worktree_path"])))
+    return Bound(
+        chain,
+        dispatch_id,
+        event_id,
+        str(payload["session_id"]),
+        Path(str(payload["worktree_path"])),
+    )
 
 
 def _records(chain: Chain) -> dict[str, str]:
@@ -74,8 +88,9 @@ def _records(chain: Chain) -> dict[str, str]:
 
 
 def _pane_env(bound: Bound) -> dict[str, str]:
-    """A relay's environment that reaches the running pane's own broker (through a short link: a socket
-    path has 108 bytes, and the sandbox's own view, /oms/broker.sock, is not ours to use here)."""
+    """A relay's environment that reaches the running pane's own broker (through a short link: a
+    socket path has 108 bytes, and the sandbox's own view, /oms/broker.sock, is not ours to use
+    here)."""
     link = Path(tempfile.mkdtemp(prefix="omsr", dir="/tmp")) / "b.sock"
     link.symlink_to(broker_socket(bound.chain.state, bound.dispatch_id))
     LINKS.append(link.parent)
@@ -108,7 +123,9 @@ def _hook(
     return json.loads(done.stdout), done.stderr.decode()
 
 
-def _bridge_call(oms: OmsCommand, bound: Bound, name: str, arguments: dict[str, object]) -> dict[str, object]:
+def _bridge_call(
+    oms: OmsCommand, bound: Bound, name: str, arguments: dict[str, object]
+) -> dict[str, object]:
     client = RawClient(oms, bound.bridge_args(), _pane_env(bound))
     try:
         client.initialize()
@@ -127,7 +144,9 @@ def _next_attempt(chain: Chain, ticket_id: str) -> tuple[str, str]:
     return second.record_id, event_id
 
 
-def test_an_expired_attempt_is_fenced_at_both_doors_and_parked(deliverable: Chain, oms: OmsCommand) -> None:
+def test_an_expired_attempt_is_fenced_at_both_doors_and_parked(
+    deliverable: Chain, oms: OmsCommand
+) -> None:
     use_worker(deliverable)
     dispatch_id, event_id = accepted(deliverable)
     bound = _running(deliverable, dispatch_id, event_id)
@@ -138,17 +157,27 @@ def test_an_expired_attempt_is_fenced_at_both_doors_and_parked(deliverable: Chai
         session_before = ws.store.records("session").read(bound.session_id).version
     ticket_id = str(expired.record_id)
     activity, health, why = _worker(deliverable, dispatch_id)
-    assert (activity, health) == ("working", "parked")  # parked by `expire` itself, before any door is used
-    assert why == "attempt fenced: attempt 1's lease has ended: the ticket is on attempt 2 (lease expired)"
+    assert (activity, health) == (
+        "working",
+        "parked",
+    )  # parked by `expire` itself, before any door is used
+    assert (
+        why
+        == "attempt fenced: attempt 1's lease has ended: the ticket is on attempt 2 (lease expired)"
+    )
     before = _records(deliverable)
-    result = _bridge_call(oms, bound, "record_dispatch_result", {"status": "completed", "summary": "late"})
+    result = _bridge_call(
+        oms, bound, "record_dispatch_result", {"status": "completed", "summary": "late"}
+    )
     assert result["isError"] is True
     assert "attempt fenced: attempt 1's lease has ended" in json.dumps(result)
     denied, _ = _hook(oms, bound, "PreToolUse", {"tool_name": "mcp__oms_worker__read_dispatch"})
     assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert "attempt fenced" in denied["hookSpecificOutput"]["permissionDecisionReason"]
     for event in ("UserPromptSubmit", "SessionStart", "Stop"):
-        answer, note = _hook(oms, bound, event, {"stop_hook_active": False} if event == "Stop" else None)
+        answer, note = _hook(
+            oms, bound, event, {"stop_hook_active": False} if event == "Stop" else None
+        )
         assert answer == {}  # no context, no Stop held back
         assert "attempt fenced" in note
     assert _records(deliverable) == before  # nothing recorded: no heartbeat, no result, no evidence
@@ -159,11 +188,15 @@ def test_an_expired_attempt_is_fenced_at_both_doors_and_parked(deliverable: Chai
     del ticket_id
 
 
-def test_no_new_attempt_is_launched_into_a_worktree_while_the_old_one_runs(deliverable: Chain, oms: OmsCommand) -> None:
+def test_no_new_attempt_is_launched_into_a_worktree_while_the_old_one_runs(
+    deliverable: Chain, oms: OmsCommand
+) -> None:
     use_worker(deliverable)
     first, event_id = accepted(deliverable)
     bound = _running(deliverable, first, event_id)
-    (bound.worktree / "attempt-1.txt").write_text("work of attempt 1\n")  # left by the running attempt
+    (bound.worktree / "attempt-1.txt").write_text(
+        "work of attempt 1\n"
+    )  # left by the running attempt
     deliverable.clock.advance(61)
     with deliverable.workspace() as ws:
         [expired], _ = fence_service.expire_leases(ws)
@@ -171,7 +204,9 @@ def test_no_new_attempt_is_launched_into_a_worktree_while_the_old_one_runs(deliv
     outcome = _deliver(deliverable, event_2)
     assert outcome["status"] == "parked"
     assert f"{first} (attempt 1) still runs in this worktree" in str(outcome["reason"])
-    assert (bound.worktree / "attempt-1.txt").read_text() == "work of attempt 1\n"  # its work is kept
+    assert (
+        bound.worktree / "attempt-1.txt"
+    ).read_text() == "work of attempt 1\n"  # its work is kept
     with deliverable.workspace() as ws:
         assert ws.store.records("session").read_if_exists(bound.session_id) is not None
         assert [p.dispatch_id for p in Delivery.open(ws).panes.list()] == [first]
@@ -197,13 +232,18 @@ def test_a_lapsed_lease_fences_the_bridge_before_anyone_expires_it(chain: Chain)
         commit = bound.commit_change()
         chain.clock.advance(61)  # the lease has run out; nobody ran `oms ticket expire`
         out, is_error = tools.call(
-            "record_dispatch_result", {"status": "completed", "summary": "s", "result_commit": commit}
+            "record_dispatch_result",
+            {"status": "completed", "summary": "s", "result_commit": commit},
         )
         assert is_error is True
-        assert out["error"] == "attempt fenced: attempt 1's lease expired at " + str(_expiry(chain, bound))
+        assert out["error"] == "attempt fenced: attempt 1's lease expired at " + str(
+            _expiry(chain, bound)
+        )
         before = snapshot(chain.state)
         for name in ("read_dispatch", "acknowledge_dispatch", "record_dispatch_result"):
-            arguments = {"status": "completed", "summary": "s"} if name == "record_dispatch_result" else {}
+            arguments = (
+                {"status": "completed", "summary": "s"} if name == "record_dispatch_result" else {}
+            )
             out, is_error = tools.call(name, arguments)
             assert is_error is True
             assert str(out["error"]).startswith("attempt fenced: ")
@@ -215,7 +255,9 @@ def test_a_lapsed_lease_fences_the_bridge_before_anyone_expires_it(chain: Chain)
     assert str(why).startswith("attempt fenced: attempt 1's lease expired at ")
     with chain.workspace() as ws:
         assert ws.store.records("dispatch").read(bound.dispatch_id).state == "acknowledged"
-        kinds = [ws.store.evidence.get(ref).body["evidence_kind"] for ref in ws.store.evidence.refs()]
+        kinds = [
+            ws.store.evidence.get(ref).body["evidence_kind"] for ref in ws.store.evidence.refs()
+        ]
         assert "dispatch-result" not in kinds
 
 
@@ -237,13 +279,15 @@ def test_a_dispatch_of_a_ticket_leased_again_cannot_record_a_result(chain: Chain
         _next_attempt(chain, expired.record_id)
         commit = bound.commit_change("attempt 2's work\n")
         out, is_error = old.call(
-            "record_dispatch_result", {"status": "completed", "summary": "s", "result_commit": commit}
+            "record_dispatch_result",
+            {"status": "completed", "summary": "s", "result_commit": commit},
         )
     finally:
         old.close()
     assert is_error is True
-    assert (
-        out["error"] == "attempt fenced: attempt 1's lease is no longer held: the ticket was leased again (attempt 2)"
+    assert out["error"] == (
+        "attempt fenced: attempt 1's lease is no longer held: "
+        "the ticket was leased again (attempt 2)"
     )
 
 
@@ -265,7 +309,9 @@ def _contacts(chain: Chain) -> list[str]:
         return [str(e["operation"]) for e in entries if isinstance(e, dict)]
 
 
-def test_revoking_the_live_authorisation_fences_a_running_github_worker(deliverable: Chain, oms: OmsCommand) -> None:
+def test_revoking_the_live_authorisation_fences_a_running_github_worker(
+    deliverable: Chain, oms: OmsCommand
+) -> None:
     use_worker(deliverable)
     dispatch_id, event_id = _github_dispatch(deliverable)
     bound = _running(deliverable, dispatch_id, event_id)
@@ -277,16 +323,26 @@ def test_revoking_the_live_authorisation_fences_a_running_github_worker(delivera
     assert json.loads(done.stdout)["parked_workers"] == [dispatch_id]
     state, health, why = _worker(deliverable, dispatch_id)
     assert health == "parked"
-    assert str(why).startswith("attempt fenced: the live authorisation of acme/widgets was revoked at ")
+    assert str(why).startswith(
+        "attempt fenced: the live authorisation of acme/widgets was revoked at "
+    )
     assert str(why).endswith("(stop now)")
     contacts = _contacts(deliverable)
     for name in ("read_dispatch", "record_dispatch_result"):
-        arguments: dict[str, object] = {"status": "failed", "summary": "s"} if name != "read_dispatch" else {}
+        arguments: dict[str, object] = (
+            {"status": "failed", "summary": "s"} if name != "read_dispatch" else {}
+        )
         result = _bridge_call(oms, bound, name, arguments)
         assert result["isError"] is True
         assert "the live authorisation of acme/widgets was revoked" in json.dumps(result)
     resumed = oms.run(
-        "worker", "resume", dispatch_id, "--state-root", str(deliverable.state), "--config-root", str(deliverable.repo)
+        "worker",
+        "resume",
+        dispatch_id,
+        "--state-root",
+        str(deliverable.state),
+        "--config-root",
+        str(deliverable.repo),
     )
     assert resumed.returncode == 1
     assert resumed.stderr.count("\n") <= 2
@@ -318,8 +374,10 @@ def test_resume_checks_and_journals_the_live_authorisation(deliverable: Chain) -
         )
 
 
-# ---------------------------------------------------------------------------------------------- the rule
-TS = st.integers(min_value=0, max_value=10_000).map(lambda ms: add_ms("2026-12-01T00:00:00.000Z", ms))
+# ----------------------------------------------------------------------------------------- the rule
+TS = st.integers(min_value=0, max_value=10_000).map(
+    lambda ms: add_ms("2026-12-01T00:00:00.000Z", ms)
+)
 
 
 @given(
@@ -340,7 +398,12 @@ def test_an_attempt_is_authorised_only_by_its_own_live_lease(
     expires: str,
     now: str,
 ) -> None:
-    dispatch: JsonObject = {"attempt": attempts[0], "lease_token": "t" * 43, "session_id": "s1", "worker_id": "w1"}
+    dispatch: JsonObject = {
+        "attempt": attempts[0],
+        "lease_token": "t" * 43,
+        "session_id": "s1",
+        "worker_id": "w1",
+    }
     ticket: JsonObject = {
         "attempt": attempts[1],
         "lease_token": "t" * 43 if same_token else "u" * 43,
@@ -364,9 +427,16 @@ def test_an_attempt_is_authorised_only_by_its_own_live_lease(
         assert lapse.startswith(f"attempt {attempts[0]}'s lease ")
 
 
-@given(state=st.sampled_from([None, "authorized", "revoked"]), why=st.one_of(st.none(), st.text(max_size=20)))
-def test_only_an_authorisation_in_force_lets_a_github_attempt_go_on(state: str | None, why: str | None) -> None:
-    payload: JsonObject | None = None if state is None else {"revoked_at": "2026-12-01T00:00:00.000Z", "reason": why}
+@given(
+    state=st.sampled_from([None, "authorized", "revoked"]),
+    why=st.one_of(st.none(), st.text(max_size=20)),
+)
+def test_only_an_authorisation_in_force_lets_a_github_attempt_go_on(
+    state: str | None, why: str | None
+) -> None:
+    payload: JsonObject | None = (
+        None if state is None else {"revoked_at": "2026-12-01T00:00:00.000Z", "reason": why}
+    )
     lapse = fence.authorization_lapse("acme/widgets", state, payload)
     assert (lapse is None) == (state == "authorized")
     reason = fence.reason((None, lapse))
@@ -374,13 +444,19 @@ def test_only_an_authorisation_in_force_lets_a_github_attempt_go_on(state: str |
     assert reason is None or reason.startswith("attempt fenced: ")
 
 
-# ------------------------------------------------------------------ found by the attack on this case
-def _hook_in_process(bound: Bound, event: str, extra: dict[str, object] | None = None) -> dict[str, Any]:
+# ----------------------------------------------------------------- found by the attack on this case
+def _hook_in_process(
+    bound: Bound, event: str, extra: dict[str, object] | None = None
+) -> dict[str, Any]:
     """A hook as the broker answers it for a worker whose role grants `Bash`."""
     argv = tuple(bound.hook_args("command", "Bash", event=event)[2:])
-    body = json.dumps({"hook_event_name": event, "session_id": bound.session_id, **(extra or {})}).encode()
+    body = json.dumps(
+        {"hook_event_name": event, "session_id": bound.session_id, **(extra or {})}
+    ).encode()
     with bound.chain.workspace() as ws:
-        out, _ = hooks.answer(bound.binding("command", "Bash"), argv, body, lambda: ws, bound.nonce, Memo())
+        out, _ = hooks.answer(
+            bound.binding("command", "Bash"), argv, body, lambda: ws, bound.nonce, Memo()
+        )
     answer = json.loads(out)
     assert isinstance(answer, dict)
     return answer
@@ -390,7 +466,13 @@ def _github_bound(chain: Chain) -> Bound:
     dispatch_id, event_id = _github_dispatch(chain)
     with chain.workspace() as ws:
         payload = ws.store.records("dispatch").read(dispatch_id).payload
-    return Bound(chain, dispatch_id, event_id, str(payload["session_id"]), Path(str(payload["worktree_path"])))
+    return Bound(
+        chain,
+        dispatch_id,
+        event_id,
+        str(payload["session_id"]),
+        Path(str(payload["worktree_path"])),
+    )
 
 
 def test_a_cancelled_dispatch_is_fenced(chain: Chain) -> None:
@@ -399,7 +481,9 @@ def test_a_cancelled_dispatch_is_fenced(chain: Chain) -> None:
     tools = BoundTools(bound)
     try:
         assert tools.call("acknowledge_dispatch", {})[1] is False
-        assert _hook_in_process(bound, "PreToolUse", {"tool_name": "Bash"}) == {}  # the control: allowed
+        assert (
+            _hook_in_process(bound, "PreToolUse", {"tool_name": "Bash"}) == {}
+        )  # the control: allowed
         with chain.workspace() as ws:
             dispatches.cancel(ws, bound.dispatch_id, "not wanted any more")
         answer = _hook_in_process(bound, "PreToolUse", {"tool_name": "Bash"})
@@ -433,12 +517,16 @@ def test_authorising_again_does_not_unfence_a_parked_worker(deliverable: Chain) 
             assert Delivery.open(ws).resume(dispatch_id)["worker_health"] == "healthy"
         assert _contacts(deliverable) == [*contacts, "worker-resume"]
         assert _hook_in_process(bound, "PreToolUse", {"tool_name": "Bash"}) == {}
-        assert tools.call("record_dispatch_result", {"status": "failed", "summary": "s"})[1] is False
+        assert (
+            tools.call("record_dispatch_result", {"status": "failed", "summary": "s"})[1] is False
+        )
     finally:
         tools.close()
 
 
-def test_a_lapse_while_a_result_is_verified_records_no_result(chain: Chain, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_lapse_while_a_result_is_verified_records_no_result(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The fence is asked again just before the evidence and the transition are written."""
     bound = _github_bound(chain)
     verify = results.verify_commit
@@ -483,9 +571,13 @@ def test_a_lapse_while_the_agent_is_activated_leaves_it_parked(deliverable: Chai
     assert _worker(deliverable, dispatch_id)[1] == "parked"
 
 
-def test_resume_of_a_fenced_worker_is_one_line_and_changes_nothing(deliverable: Chain, oms: OmsCommand) -> None:
+def test_resume_of_a_fenced_worker_is_one_line_and_changes_nothing(
+    deliverable: Chain, oms: OmsCommand
+) -> None:
     use_worker(deliverable)
-    dispatch_id, _ = _github_dispatch(deliverable)  # accepted, never delivered: resume would launch it
+    dispatch_id, _ = _github_dispatch(
+        deliverable
+    )  # accepted, never delivered: resume would launch it
     with deliverable.workspace() as ws:
         fence_service.revoke(ws, "acme/widgets", "stop")
     roots = ("--state-root", str(deliverable.state), "--config-root", str(deliverable.repo))
@@ -494,13 +586,15 @@ def test_resume_of_a_fenced_worker_is_one_line_and_changes_nothing(deliverable: 
         done = oms.run("worker", "resume", target, *roots)
         assert done.returncode == 1, done.stdout
         first = done.stderr.splitlines()[0]
-        assert ("worker cannot resume: attempt fenced: the live authorisation" in first) == (target == dispatch_id)
+        assert ("worker cannot resume: attempt fenced: the live authorisation" in first) == (
+            target == dispatch_id
+        )
         assert snapshot(deliverable.state) == before  # not even tmux.conf
 
 
 def test_a_worker_already_parked_is_marked_fenced(deliverable: Chain) -> None:
-    """Parked by `oms worker park` (or as silent) when the authorisation is revoked: it is marked as parked
-    for the lapse, so authorising again does not reopen its doors either."""
+    """Parked by `oms worker park` (or as silent) when the authorisation is revoked: it is marked as
+    parked for the lapse, so authorising again does not reopen its doors either."""
     use_worker(deliverable)
     dispatch_id, event_id = _github_dispatch(deliverable)
     bound = _running(deliverable, dispatch_id, event_id)
@@ -509,6 +603,8 @@ def test_a_worker_already_parked_is_marked_fenced(deliverable: Chain) -> None:
         _, parked = fence_service.revoke(ws, "acme/widgets", "stop")
         live.authorize(ws, "acme/widgets", person="Alice", confirmed_by="flag")
     assert parked == [dispatch_id]
-    assert str(_worker(deliverable, dispatch_id)[2]).startswith("attempt fenced: the live authorisation")
+    assert str(_worker(deliverable, dispatch_id)[2]).startswith(
+        "attempt fenced: the live authorisation"
+    )
     answer = _hook_in_process(bound, "PreToolUse", {"tool_name": "Bash"})
     assert "parked until `oms worker resume`" in str(answer)

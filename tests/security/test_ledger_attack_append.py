@@ -41,7 +41,9 @@ def _append(chain: Chain, rel: str, data: bytes) -> None:
 
 
 def _latest(chain: Chain, kind: str) -> Path:
-    versions = sorted((chain.state / "records" / kind).glob("*/[0-9]*.json"), key=lambda p: int(p.stem))
+    versions = sorted(
+        (chain.state / "records" / kind).glob("*/[0-9]*.json"), key=lambda p: int(p.stem)
+    )
     return versions[-1]
 
 
@@ -59,10 +61,14 @@ def test_an_edit_repinned_by_an_appended_line_is_found(chain: Chain, tmp_path: P
     latest.write_bytes(forged)
     assert _audit(chain, exported)  # the edit alone is found...
     _append(chain, str(latest.relative_to(chain.state)), forged)
-    assert _audit(chain, exported), "an appended, unsigned ledger line hid an in-place edit of a signed entry"
+    assert _audit(chain, exported), (
+        "an appended, unsigned ledger line hid an in-place edit of a signed entry"
+    )
 
 
-def test_an_injected_version_pinned_by_an_appended_line_is_found(chain: Chain, tmp_path: Path) -> None:
+def test_an_injected_version_pinned_by_an_appended_line_is_found(
+    chain: Chain, tmp_path: Path
+) -> None:
     chain.proposed()
     exported = _sign_and_export(chain, tmp_path)
     latest = _latest(chain, "dispatch")
@@ -85,15 +91,23 @@ def test_an_injected_version_pinned_by_an_appended_line_is_found(chain: Chain, t
     if not index.exists():
         index.write_bytes(
             dumps(
-                {"format": "oms-op-v1", "operation_id": json.loads(prev)["operation_id"], "version": doc["version"] - 1}
+                {
+                    "format": "oms-op-v1",
+                    "operation_id": json.loads(prev)["operation_id"],
+                    "version": doc["version"] - 1,
+                }
             )
         )
         index.chmod(0o600)
-    assert store_verify(str(chain.state)).ok  # records are not signed: the store's own check cannot see it
+    assert store_verify(
+        str(chain.state)
+    ).ok  # records are not signed: the store's own check cannot see it
     assert _audit(chain, exported)  # the ledger sees it alone...
     _append(chain, str(forged.relative_to(chain.state)), data)
     assert hashlib.sha256(data).hexdigest() in (chain.state / "ledger" / "log").read_text()
-    assert _audit(chain, exported), "an injected version with an appended, unsigned ledger line verifies clean"
+    assert _audit(chain, exported), (
+        "an injected version with an appended, unsigned ledger line verifies clean"
+    )
 
 
 def test_the_next_legit_command_does_not_sign_a_forged_entry(chain: Chain, tmp_path: Path) -> None:
@@ -111,7 +125,9 @@ def test_the_next_legit_command_does_not_sign_a_forged_entry(chain: Chain, tmp_p
     _append(chain, str(latest.relative_to(chain.state)), forged)
     roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
     done = oms_command().run("ticket", "add", "--title", "Unrelated", "--no-body", *roots)
-    assert done.returncode != 0  # oms does not chain onto (or sign) a line it did not write: it stops, saying so
+    assert (
+        done.returncode != 0
+    )  # oms does not chain onto (or sign) a line it did not write: it stops, saying so
     assert "ledger" in done.stderr
     assert "Traceback" not in done.stderr
     assert _audit(chain, exported), "oms signed a checkpoint over an entry it never wrote"
@@ -145,5 +161,9 @@ def test_a_relinked_chain_with_its_checkpoints_removed_is_found(chain: Chain) ->
         out, prev = out + line, ledger.hash_of(line)
     log.write_bytes(out)
     shutil.rmtree(chain.state / "ledger" / "checkpoints")
-    (chain.state / "ledger" / "checkpoints").write_bytes(b"")  # (a file where the folder was: also silent)
-    assert _audit(chain, None), "a chain rewritten without the key verifies clean once its checkpoints are gone"
+    (chain.state / "ledger" / "checkpoints").write_bytes(
+        b""
+    )  # (a file where the folder was: also silent)
+    assert _audit(chain, None), (
+        "a chain rewritten without the key verifies clean once its checkpoints are gone"
+    )

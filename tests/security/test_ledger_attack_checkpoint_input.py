@@ -37,7 +37,9 @@ def _key_id(chain: Chain) -> str:
     return str(json.loads(signed.stdout)["checkpoint"]["keyid"])
 
 
-def test_a_deeply_nested_exported_checkpoint_is_refused_in_one_line(chain: Chain, tmp_path: Path) -> None:
+def test_a_deeply_nested_exported_checkpoint_is_refused_in_one_line(
+    chain: Chain, tmp_path: Path
+) -> None:
     chain.proposed()
     bad = tmp_path / "pin.json"
     bad.write_bytes(b"[" * 3000)
@@ -46,11 +48,19 @@ def test_a_deeply_nested_exported_checkpoint_is_refused_in_one_line(chain: Chain
     assert "internal error" not in done.stderr, done.stderr
 
 
-def test_an_exported_checkpoint_without_at_is_refused_in_one_line(chain: Chain, tmp_path: Path) -> None:
+def test_an_exported_checkpoint_without_at_is_refused_in_one_line(
+    chain: Chain, tmp_path: Path
+) -> None:
     chain.proposed()
     seq, head = _head(chain)
     bad = tmp_path / "pin.json"
-    doc = {"format": "oms-checkpoint-v1", "seq": seq, "head": head, "keyid": _key_id(chain), "sig": "AAAA"}
+    doc = {
+        "format": "oms-checkpoint-v1",
+        "seq": seq,
+        "head": head,
+        "keyid": _key_id(chain),
+        "sig": "AAAA",
+    }
     bad.write_text(json.dumps(doc))
     done = oms_command().run("audit", "verify", "--checkpoint", str(bad), *_roots(chain))
     assert done.returncode == 1, (done.returncode, done.stderr)
@@ -74,7 +84,9 @@ def test_a_garbage_future_checkpoint_does_not_break_every_writing_command(chain:
     seq, _ = _head(chain)
     folder = chain.state / "ledger" / "checkpoints"
     folder.mkdir(mode=0o700, exist_ok=True)
-    for n in range(seq + 1, seq + 40):  # no key: just files where the next heads' checkpoints will go
+    for n in range(
+        seq + 1, seq + 40
+    ):  # no key: just files where the next heads' checkpoints will go
         (folder / f"{n}.json").write_bytes(b"not json")
         (folder / f"{n}.json").chmod(0o600)
     done = oms_command().run("ticket", "add", "--title", "Another", "--no-body", *_roots(chain))
@@ -82,7 +94,9 @@ def test_a_garbage_future_checkpoint_does_not_break_every_writing_command(chain:
     assert done.returncode != 3, (done.returncode, done.stderr)
 
 
-def test_checkpoint_export_never_exports_an_unsigned_kept_checkpoint(chain: Chain, tmp_path: Path) -> None:
+def test_checkpoint_export_never_exports_an_unsigned_kept_checkpoint(
+    chain: Chain, tmp_path: Path
+) -> None:
     chain.proposed()
     key_id = _key_id(chain)  # (signs the current head; the attacker replaces that file below)
     entries = ledger.read_chain_from(str(chain.state))
@@ -90,7 +104,11 @@ def test_checkpoint_export_never_exports_an_unsigned_kept_checkpoint(chain: Chai
     seq, head = entries[-2].seq, entries[-2].line_hash
     kept = chain.state / entries[-1].path
     kept.unlink()
-    forged: dict[str, object] = {"at": "2026-01-01T00:00:00.000Z", "format": "oms-checkpoint-v1", "head": head}
+    forged: dict[str, object] = {
+        "at": "2026-01-01T00:00:00.000Z",
+        "format": "oms-checkpoint-v1",
+        "head": head,
+    }
     forged["keyid"] = key_id
     forged |= {"seq": seq, "sig": "A" * 86 + "=="}
     kept.write_text(json.dumps(forged))

@@ -21,7 +21,9 @@ def test_a_torn_tail_still_signs_the_last_complete_entry(chain: Chain) -> None:
     chain.proposed("More")
     log = chain.state / "ledger" / "log"
     last = ledger.read_chain_from(str(chain.state))[-1]
-    log.write_bytes(log.read_bytes() + b'{"at":"2026-12-01T00:00:00.000Z","kind":"rec')  # a writer died mid-line
+    log.write_bytes(
+        log.read_bytes() + b'{"at":"2026-12-01T00:00:00.000Z","kind":"rec'
+    )  # a writer died mid-line
     roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
     done = oms_command().run("audit", "checkpoint", "--json", *roots)
     assert done.returncode == 0, done.stderr

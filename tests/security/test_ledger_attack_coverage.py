@@ -24,7 +24,9 @@ def _audit(chain: Chain) -> list[str]:
 
 
 def _latest(chain: Chain, kind: str) -> Path:
-    versions = sorted((chain.state / "records" / kind).glob("*/[0-9]*.json"), key=lambda p: int(p.stem))
+    versions = sorted(
+        (chain.state / "records" / kind).glob("*/[0-9]*.json"), key=lambda p: int(p.stem)
+    )
     return versions[-1]
 
 
@@ -40,7 +42,9 @@ def test_a_thirteen_digit_version_is_in_the_ledger_or_reported(chain: Chain) -> 
     with Store.open(str(chain.state)) as store:  # oms now reads it as the dispatch's latest version
         assert RecordStore(store.state.root, "dispatch").read(doc["record_id"]).version == big
     problems = _audit(chain)
-    assert any(forged.name in p for p in problems), f"injected {forged.name} not reported: {problems}"
+    assert any(forged.name in p for p in problems), (
+        f"injected {forged.name} not reported: {problems}"
+    )
 
 
 def test_a_symlink_at_a_covered_name_is_reported(chain: Chain, tmp_path: Path) -> None:
@@ -49,4 +53,6 @@ def test_a_symlink_at_a_covered_name_is_reported(chain: Chain, tmp_path: Path) -
     outside.write_text("{}")
     os.symlink(outside, chain.state / "events" / "evt-injected.json")
     problems = _audit(chain)
-    assert any("evt-injected" in p for p in problems), f"a symlink at a covered name passes: {problems}"
+    assert any("evt-injected" in p for p in problems), (
+        f"a symlink at a covered name passes: {problems}"
+    )

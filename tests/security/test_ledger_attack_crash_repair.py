@@ -20,13 +20,16 @@ from tests.chain import Chain
 
 
 def test_a_state_root_without_a_ledger_is_adopted_only_by_a_person_and_whole(chain: Chain) -> None:
-    """Adoption is no longer a side effect of the first write (a deleted ledger would be rebuilt over
-    whatever is there): `ledger.adopt` publishes the whole first log at once, never torn, and only once."""
+    """Adoption is no longer a side effect of the first write (a deleted ledger would be rebuilt
+    over whatever is there): `ledger.adopt` publishes the whole first log at once, never torn, and
+    only once."""
     from oms.errors import ConflictError
     from oms.fsio import Root
 
     chain.proposed()
-    shutil.rmtree(chain.state / "ledger")  # a state root from before the ledger (made by the previous oms)
+    shutil.rmtree(
+        chain.state / "ledger"
+    )  # a state root from before the ledger (made by the previous oms)
     with Store.open(str(chain.state)) as store:
         assert "oms audit adopt" in store.audit().problems[0]
     with Root.open(str(chain.state)) as root:

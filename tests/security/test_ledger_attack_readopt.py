@@ -21,15 +21,21 @@ def test_deleting_the_ledger_does_not_launder_an_edit(chain: Chain) -> None:
     roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
     signed = oms_command().run("audit", "checkpoint", *roots)
     assert signed.returncode == 0, signed.stderr
-    versions = sorted((chain.state / "records" / "dispatch").glob("*/[0-9]*.json"), key=lambda p: int(p.stem))
+    versions = sorted(
+        (chain.state / "records" / "dispatch").glob("*/[0-9]*.json"), key=lambda p: int(p.stem)
+    )
     latest: Path = versions[-1]
     latest.chmod(0o600)
     latest.write_bytes(latest.read_bytes().replace(b'"proposed"', b'"accepted"', 1))
     with Store.open(str(chain.state)) as store:
         assert store.audit().problems  # found while the ledger is there
     shutil.rmtree(chain.state / "ledger")  # no key needed
-    done = oms_command().run("ticket", "add", "--title", "Unrelated", "--no-body", *roots)  # the user, later
-    assert done.returncode != 0  # no ledger over existing records is started silently: the user is told
+    done = oms_command().run(
+        "ticket", "add", "--title", "Unrelated", "--no-body", *roots
+    )  # the user, later
+    assert (
+        done.returncode != 0
+    )  # no ledger over existing records is started silently: the user is told
     assert "no ledger" in done.stderr
     assert "oms audit adopt" in done.stderr
     with Store.open(str(chain.state)) as store:

@@ -20,14 +20,17 @@ _real_read_chain = ledger_check.read_chain  # type: ignore[attr-defined]
 
 
 def _another_writer(chain: Chain, n: list[int]) -> None:
-    """Another process: an ordinary `oms ticket add` (a record written, then the command signs its head)."""
+    """Another process: an ordinary `oms ticket add` (a record written, then the command signs its
+    head)."""
     n[0] += 1
     roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
     done = oms_command().run("ticket", "add", "--title", f"Concurrent {n[0]}", "--no-body", *roots)
     assert done.returncode == 0, done.stderr
 
 
-def test_a_concurrent_legit_write_is_no_rollback_alarm(chain: Chain, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_concurrent_legit_write_is_no_rollback_alarm(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch
+) -> None:
     chain.proposed()
     with Store.open(str(chain.state)) as store:
         store.checkpoint()

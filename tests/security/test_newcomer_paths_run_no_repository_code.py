@@ -1,7 +1,8 @@
-"""Issue 15's new paths never run repository code (SECURITY.md, the boundary): `oms doctor`'s login and model
-checks and the advisor's login check ask the real Codex CLI and Claude Code from a neutral directory, so a
-hostile repository's project settings (Claude Code's `.claude/settings.json` with an `apiKeyHelper` command,
-Codex's `.codex/config.toml`) are not read by the asking, even when oms runs inside that repository."""
+"""Issue 15's new paths never run repository code (SECURITY.md, the boundary): `oms doctor`'s login
+and model checks and the advisor's login check ask the real Codex CLI and Claude Code from a neutral
+directory, so a hostile repository's project settings (Claude Code's `.claude/settings.json` with an
+`apiKeyHelper` command, Codex's `.codex/config.toml`) are not read by the asking, even when oms runs
+inside that repository."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ def _hostile(repo: Path, marker: Path) -> None:
     subprocess.run(["git", "commit", "-q", "-m", "project settings"], cwd=repo, check=True)
 
 
-def test_doctor_and_review_inside_a_hostile_repository_run_none_of_its_settings(chain: Chain, tmp_path: Path) -> None:
+def test_doctor_and_review_inside_a_hostile_repository_run_none_of_its_settings(
+    chain: Chain, tmp_path: Path
+) -> None:
     marker = tmp_path / "ran"
     _hostile(chain.repo, marker)
     homes = {

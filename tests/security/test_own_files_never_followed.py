@@ -1,7 +1,7 @@
-"""oms's own files are never followed (issue 10, case 4): `tmux.sock` made a symlink to a foreign tmux
-server had delivery adopt the foreign session's pane and `oms worker stop` kill it; `oms store verify`
-skipped `tmp/`; `oms doctor` probed through `tmp` by path (a symlinked `tmp` sent its probe outside the root;
-a missing one was an internal error)."""
+"""oms's own files are never followed (issue 10, case 4): `tmux.sock` made a symlink to a foreign
+tmux server had delivery adopt the foreign session's pane and `oms worker stop` kill it; `oms store
+verify` skipped `tmp/`; `oms doctor` probed through `tmp` by path (a symlinked `tmp` sent its probe
+outside the root; a missing one was an internal error)."""
 
 from __future__ import annotations
 
@@ -21,16 +21,22 @@ from tests.helpers import OmsCommand
 
 def _foreign_server(base: Path, session: str) -> Path:
     sock = base / "foreign.sock"
-    subprocess.run(["tmux", "-S", str(sock), "new-session", "-d", "-s", session, "sleep 600"], check=True)
+    subprocess.run(
+        ["tmux", "-S", str(sock), "new-session", "-d", "-s", session, "sleep 600"], check=True
+    )
     return sock
 
 
 def _sessions(sock: Path) -> str:
-    done = subprocess.run(["tmux", "-S", str(sock), "ls"], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["tmux", "-S", str(sock), "ls"], capture_output=True, text=True, check=False
+    )
     return done.stdout
 
 
-def test_a_symlinked_tmux_socket_is_refused_and_the_foreign_pane_untouched(deliverable: Chain) -> None:
+def test_a_symlinked_tmux_socket_is_refused_and_the_foreign_pane_untouched(
+    deliverable: Chain,
+) -> None:
     use_worker(deliverable)
     dispatch_id, event_id = accepted(deliverable)
     foreign = _foreign_server(deliverable.base, dispatch_id)
@@ -70,10 +76,14 @@ def test_store_verify_reports_what_agents_leave_in_tmp(chain: Chain, where: str)
     assert ("link", "note") in found
     assert ("open", "note") in found
     assert ("stray", "error") in found
-    assert not report.ok  # the stray entry is oms's problem; what agents made is reported, not fatal
+    assert (
+        not report.ok
+    )  # the stray entry is oms's problem; what agents made is reported, not fatal
 
 
-def test_doctor_probes_through_fsio_and_says_why(oms: OmsCommand, chain: Chain, tmp_path: Path) -> None:
+def test_doctor_probes_through_fsio_and_says_why(
+    oms: OmsCommand, chain: Chain, tmp_path: Path
+) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     tmp = chain.state / "tmp"

@@ -3,10 +3,10 @@
 oms used to register one hook command for every event and learn the event from the payload, so a
 PreToolUse payload that could not be parsed had no event and was answered `{}` (allow): 185 of 1,818
 fuzzed calls got through, 16 with the event name present (after 64 KiB of other fields, or beside a
-duplicate key or a NaN). Now each event has its own command (`--event` in the argv the CLI runs) and a
-PreToolUse hook allows a tool only when its payload is valid, says PreToolUse, and names an allowed tool;
-everything else is denied — in the broker, in the relay when the broker cannot be reached, and when the
-broker gives up on a request."""
+duplicate key or a NaN). Now each event has its own command (`--event` in the argv the CLI runs) and
+a PreToolUse hook allows a tool only when its payload is valid, says PreToolUse, and names an
+allowed tool; everything else is denied — in the broker, in the relay when the broker cannot be
+reached, and when the broker gives up on a request."""
 
 from __future__ import annotations
 
@@ -73,18 +73,23 @@ def _no_constant(text: str) -> None:
 @pytest.fixture
 def store(bound: Bound) -> Iterator[Workspace]:
     """One workspace for every example: an allowed tool is let through only while the attempt is not
-    fenced, which the decision reads from the store (a payload that is not valid never gets that far)."""
+    fenced, which the decision reads from the store (a payload that is not valid never gets that
+    far)."""
     ws = bound.chain.workspace()
     yield ws
     ws.close()
 
 
-# Payloads an agent's tool call could be turned into, or a CLI bug could send: every way the issue's fuzzing
-# got an allow, and valid ones (which decide by the tool).
+# Payloads an agent's tool call could be turned into, or a CLI bug could send: every way the issue's
+# fuzzing got an allow, and valid ones (which decide by the tool).
 _scalar = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
 _pad = st.sampled_from([0, 10, 70_000]).map(lambda n: {"pad": "x" * n} if n else {})
-_event_name = st.sampled_from(["PreToolUse", "Stop", "SessionStart", "pretooluse", ""]) | st.text(max_size=12)
-_tool = st.sampled_from(["Bash", "WebFetch", "spawn_agent", "mcp__oms_worker__read_dispatch", "mcp__evil__x", "a b"])
+_event_name = st.sampled_from(["PreToolUse", "Stop", "SessionStart", "pretooluse", ""]) | st.text(
+    max_size=12
+)
+_tool = st.sampled_from(
+    ["Bash", "WebFetch", "spawn_agent", "mcp__oms_worker__read_dispatch", "mcp__evil__x", "a b"]
+)
 
 
 @st.composite
@@ -99,7 +104,11 @@ def _payloads(draw: st.DrawFn, session: str) -> bytes:
     if draw(st.booleans()):
         doc["tool_input"] = draw(st.dictionaries(st.text(max_size=4), _scalar, max_size=3))
     text = json.dumps(doc)
-    damage = draw(st.sampled_from(["none", "nan", "duplicate", "escape", "truncate", "trailing", "array", "bytes"]))
+    damage = draw(
+        st.sampled_from(
+            ["none", "nan", "duplicate", "escape", "truncate", "trailing", "array", "bytes"]
+        )
+    )
     if damage == "nan":  # a NaN beside the fields
         text = text[:-1] + (', "n": NaN}' if doc else '"n": NaN}')
     elif damage == "duplicate":
@@ -118,9 +127,13 @@ def _payloads(draw: st.DrawFn, session: str) -> bytes:
     return data
 
 
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
-def test_every_invalid_pre_tool_use_payload_is_denied(bound: Bound, store: Workspace, data: st.DataObject) -> None:
+def test_every_invalid_pre_tool_use_payload_is_denied(
+    bound: Bound, store: Workspace, data: st.DataObject
+) -> None:
     stdin = data.draw(_payloads(bound.session_id))
     binding = bound.binding("claude", ",".join(ALLOWED_TOOLS))
     argv = tuple(bound.hook_args("claude", ",".join(ALLOWED_TOOLS), event="PreToolUse")[2:])
@@ -137,14 +150,20 @@ def test_every_invalid_pre_tool_use_payload_is_denied(bound: Bound, store: Works
         and doc.get("session_id") == bound.session_id
         and isinstance(doc.get("tool_name"), str)
     )
-    allowed = valid and doc is not None and doc["tool_name"] in (*ALLOWED_TOOLS, "mcp__oms_worker__read_dispatch")
+    allowed = (
+        valid
+        and doc is not None
+        and doc["tool_name"] in (*ALLOWED_TOOLS, "mcp__oms_worker__read_dispatch")
+    )
     if allowed:
         assert answer == {}, err
     else:
         assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
-def _relay(bound: Bound, event: str, body: bytes, env: dict[str, str]) -> tuple[dict[str, Any], str]:
+def _relay(
+    bound: Bound, event: str, body: bytes, env: dict[str, str]
+) -> tuple[dict[str, Any], str]:
     done = subprocess.run(
         [*oms_command().argv, *bound.hook_args("claude", event=event)],
         input=body,
@@ -161,27 +180,38 @@ def _relay(bound: Bound, event: str, body: bytes, env: dict[str, str]) -> tuple[
 
 
 def _pre_tool(bound: Bound, **extra: object) -> dict[str, Any]:
-    return {"session_id": bound.session_id, "hook_event_name": "PreToolUse", "tool_name": "WebFetch", **extra}
+    return {
+        "session_id": bound.session_id,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "WebFetch",
+        **extra,
+    }
 
 
 CASES: dict[str, Callable[[Bound], bytes]] = {
     "event name after 64 KiB, with a NaN": lambda b: (
         json.dumps({"pad": "x" * 70_000, **_pre_tool(b)})[:-1] + ', "n": NaN}'
     ).encode(),
-    "beside a duplicate key": lambda b: (json.dumps(_pre_tool(b))[:-1] + ', "tool_name": "Bash"}').encode(),
+    "beside a duplicate key": lambda b: (
+        json.dumps(_pre_tool(b))[:-1] + ', "tool_name": "Bash"}'
+    ).encode(),
     "event name escaped": lambda b: (
         json.dumps(_pre_tool(b)).replace("PreToolUse", "\\u0050reToolUse").encode() + b" trailing"
     ),
-    "no event name": lambda b: json.dumps({"session_id": b.session_id, "tool_name": "WebFetch"}).encode(),
-    "a Stop payload": lambda b: json.dumps({"session_id": b.session_id, "hook_event_name": "Stop"}).encode(),
+    "no event name": lambda b: json.dumps(
+        {"session_id": b.session_id, "tool_name": "WebFetch"}
+    ).encode(),
+    "a Stop payload": lambda b: json.dumps(
+        {"session_id": b.session_id, "hook_event_name": "Stop"}
+    ).encode(),
     "empty": lambda _: b"",
 }
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_relay_denies_what_the_broker_cannot_verify(bound: Bound, case: str) -> None:
-    """The real relay process against the real broker: the issue's allowed payloads are denied now, and
-    the same bytes sent as a Stop hook get no decision (only PreToolUse fails closed)."""
+    """The real relay process against the real broker: the issue's allowed payloads are denied now,
+    and the same bytes sent as a Stop hook get no decision (only PreToolUse fails closed)."""
     body = CASES[case](bound)
     before = snapshot(bound.chain.state)
     env = bound.env(provider="claude")
@@ -203,8 +233,8 @@ def test_without_a_broker_the_relay_denies_by_its_argv(bound: Bound, tmp_path: P
 
 
 def test_a_valid_payload_naming_another_event_is_refused(bound: Bound) -> None:
-    """A PreToolUse command fed a SessionStart payload is denied; a SessionStart command fed a PreToolUse
-    payload decides nothing (and records nothing)."""
+    """A PreToolUse command fed a SessionStart payload is denied; a SessionStart command fed a
+    PreToolUse payload decides nothing (and records nothing)."""
     env = bound.env(provider="claude")
     start = json.dumps({"session_id": bound.session_id, "hook_event_name": "SessionStart"}).encode()
     denied, err = _relay(bound, "PreToolUse", start, env)

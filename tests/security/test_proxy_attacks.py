@@ -1,6 +1,7 @@
-"""Attacks on the loopback model proxy (issue 13, ADR 0020) by a worker holding, at most, its own token: no
-request without a valid token for the provider its path names is forwarded, nor one over the body bound;
-the real key never leaves the proxy but toward the upstream; the token's secret is stored nowhere."""
+"""Attacks on the loopback model proxy (issue 13, ADR 0020) by a worker holding, at most, its own
+token: no request without a valid token for the provider its path names is forwarded, nor one over
+the body bound; the real key never leaves the proxy but toward the upstream; the token's secret is
+stored nowhere."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
     yield from make_rig(tmp_path, cap=4096)
 
 
-def _refused(rig: Rig, path: str, headers: dict[str, str], status: int = 401, body: object = MESSAGES) -> str:
+def _refused(
+    rig: Rig, path: str, headers: dict[str, str], status: int = 401, body: object = MESSAGES
+) -> str:
     got, answer_headers, answer = rig.post(path, body, headers)
     assert got == status, answer
     assert answer.count(b"\n") == 1  # one line of JSON
@@ -49,7 +52,9 @@ def test_no_token_is_refused(rig: Rig) -> None:
 )
 def test_a_wrong_or_forged_token_is_refused(rig: Rig, key: str) -> None:
     rig.token("claude-mock", "d-1")
-    assert "missing, unknown or revoked" in _refused(rig, "/p/claude-mock/v1/messages", {"x-api-key": key})
+    assert "missing, unknown or revoked" in _refused(
+        rig, "/p/claude-mock/v1/messages", {"x-api-key": key}
+    )
 
 
 def test_a_revoked_token_is_refused_at_once(rig: Rig) -> None:
@@ -80,7 +85,9 @@ def test_an_openai_provider_takes_only_a_bearer_and_two_different_keys_are_none(
     token = rig.token("codex-mock", "d-1")
     _refused(rig, "/p/codex-mock/responses", {"x-api-key": token}, body=RESPONSES)
     other = rig.token("claude-mock", "d-2")
-    _refused(rig, "/p/claude-mock/v1/messages", {"x-api-key": other, "Authorization": f"Bearer {token}"})
+    _refused(
+        rig, "/p/claude-mock/v1/messages", {"x-api-key": other, "Authorization": f"Bearer {token}"}
+    )
 
 
 @pytest.mark.parametrize(
@@ -103,7 +110,9 @@ def test_a_path_that_names_no_provider_cleanly_is_refused(rig: Rig, path: str) -
 def test_a_body_over_the_bound_is_refused_unread(rig: Rig) -> None:
     token = rig.token("claude-mock", "d-1")
     huge = {**MESSAGES, "pad": "x" * 8192}
-    message = _refused(rig, "/p/claude-mock/v1/messages", {"x-api-key": token}, status=413, body=huge)
+    message = _refused(
+        rig, "/p/claude-mock/v1/messages", {"x-api-key": token}, status=413, body=huge
+    )
     assert message.startswith("request body of ")
     assert message.endswith("(expected at most 4096)")
 
@@ -115,7 +124,9 @@ def test_a_chunked_body_over_the_bound_is_refused(rig: Rig) -> None:
             "POST /p/claude-mock/v1/messages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
             f"x-api-key: {token}\r\n\r\n"
         )
-        sock.sendall(head.encode() + b"1000\r\n" + b"x" * 4096 + b"\r\n" + b"10\r\n" + b"y" * 16 + b"\r\n")
+        sock.sendall(
+            head.encode() + b"1000\r\n" + b"x" * 4096 + b"\r\n" + b"10\r\n" + b"y" * 16 + b"\r\n"
+        )
         answer = b""
         while chunk := sock.recv(65536):
             answer += chunk

@@ -1,5 +1,5 @@
-"""Attacks from outside on the loopback model proxy, the second round (issue 13, ADR 0020): each failed on
-the proxy as first built (cd20249) and holds now.
+"""Attacks from outside on the loopback model proxy, the second round (issue 13, ADR 0020): each
+failed on the proxy as first built (cd20249) and holds now.
 
 The attacker is an agent inside a worker's sandbox holding its own dispatch's token (the network is
 shared, so it reaches the proxy's port), unless a test says otherwise."""
@@ -34,9 +34,10 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
 
 # ------------------------------------------------------------------ A: the request body bound
 def test_a_negative_chunk_size_does_not_read_past_the_body_bound(rig: Rig) -> None:
-    """`int(b"-1", 16)` is -1: `len(body) + size > cap` is false and `rfile.read(-1)` reads until EOF, holding
-    everything in memory whatever `[proxy] max_request_bytes` says (1 MiB here). The proxy must refuse at
-    once; instead it answers nothing until the sender half-closes, having buffered all of it."""
+    """`int(b"-1", 16)` is -1: `len(body) + size > cap` is false and `rfile.read(-1)` reads until
+    EOF, holding everything in memory whatever `[proxy] max_request_bytes` says (1 MiB here). The
+    proxy must refuse at once; instead it answers nothing until the sender half-closes, having
+    buffered all of it."""
     token = rig.token("claude-mock", "d-neg")
     s = socket.create_connection(("127.0.0.1", rig.port), timeout=30)
     try:
@@ -54,7 +55,9 @@ def test_a_negative_chunk_size_does_not_read_past_the_body_bound(rig: Rig) -> No
         except OSError:
             pass  # refused and closed: what should happen
         readable, _, _ = select.select([s], [], [], 3)
-        assert readable, f"the proxy took {sent} bytes (8x its 1 MiB bound) without a word: it is still reading"
+        assert readable, (
+            f"the proxy took {sent} bytes (8x its 1 MiB bound) without a word: it is still reading"
+        )
     finally:
         s.close()
 
@@ -63,8 +66,9 @@ def test_a_negative_chunk_size_does_not_read_past_the_body_bound(rig: Rig) -> No
 def test_a_unicode_digit_content_length_is_a_400_not_a_crashed_handler(
     rig: Rig, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`"²".isdigit()` is True but `int("²")` raises: the handler thread dies with a traceback to the proxy's
-    stderr (`proxy/proxy.log`, unbounded: one per request) and the worker gets no answer."""
+    """`"²".isdigit()` is True but `int("²")` raises: the handler thread dies with a traceback to
+    the proxy's stderr (`proxy/proxy.log`, unbounded: one per request) and the worker gets no
+    answer."""
     token = rig.token("claude-mock", "d-cl")
     s = socket.create_connection(("127.0.0.1", rig.port), timeout=10)
     try:
@@ -88,14 +92,16 @@ def budgeted(tmp_path: Path) -> Iterator[Rig]:
 
 
 def test_concurrent_requests_are_not_a_way_past_the_token_budget(budgeted: Rig) -> None:
-    """The budget is checked before a request and counted after its answer: N requests in flight at once
-    all pass. 8 parallel requests spend 8 x 15 = 120 tokens of a 20-token budget."""
+    """The budget is checked before a request and counted after its answer: N requests in flight at
+    once all pass. 8 parallel requests spend 8 x 15 = 120 tokens of a 20-token budget."""
     token = budgeted.token("claude-mock", "d-par", role_id=ROLE)
     budgeted.mock.trickle = True  # each answer waits after its first event until released
     results: list[int] = []
 
     def one() -> None:
-        results.append(budgeted.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": token})[0])
+        results.append(
+            budgeted.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": token})[0]
+        )
 
     threads = [threading.Thread(target=one) for _ in range(8)]
     for t in threads:
@@ -108,16 +114,18 @@ def test_concurrent_requests_are_not_a_way_past_the_token_budget(budgeted: Rig) 
         t.join(30)
     forwarded = len(budgeted.mock.heard)
     used = budgeted.server.book.used("d-par").total
-    assert forwarded <= 2, f"{forwarded} requests forwarded, {used} tokens spent against a budget of 20"
+    assert forwarded <= 2, (
+        f"{forwarded} requests forwarded, {used} tokens spent against a budget of 20"
+    )
 
 
-# ------------------------------------------------------------------ an upstream that behaves like the real APIs
+# ------------------------------------------------------ an upstream that behaves like the real APIs
 class Upstream:
     """A loopback stand-in for the real APIs' documented answers the model mock does not give:
-    * Anthropic `POST /v1/messages` with an unknown model: 404 `not_found_error` whose message names the
-      model the request gave (`model: <name>`), as api.anthropic.com answers;
-    * OpenAI `POST /v1/chat/completions` with `stream: true` and `stream_options.include_usage`: SSE chunks,
-      the last one before `[DONE]` carrying `usage` (prompt_tokens, completion_tokens)."""
+    * Anthropic `POST /v1/messages` with an unknown model: 404 `not_found_error` whose message names
+      the model the request gave (`model: <name>`), as api.anthropic.com answers;
+    * OpenAI `POST /v1/chat/completions` with `stream: true` and `stream_options.include_usage`: SSE
+      chunks, the last one before `[DONE]` carrying `usage` (prompt_tokens, completion_tokens)."""
 
     def __init__(self) -> None:
         upstream = self
@@ -130,12 +138,17 @@ class Upstream:
                 return
 
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                body = json.loads(
+                    self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}"
+                )
                 upstream.requests += 1
                 if self.path.endswith("/v1/messages"):
                     doc = {
                         "type": "error",
-                        "error": {"type": "not_found_error", "message": f"model: {body.get('model')}"},
+                        "error": {
+                            "type": "not_found_error",
+                            "message": f"model: {body.get('model')}",
+                        },
                     }
                     data = json.dumps(doc).encode()
                     self.send_response(404)
@@ -155,10 +168,17 @@ class Upstream:
                         "id": "c1",
                         "object": "chat.completion.chunk",
                         "choices": [],
-                        "usage": {"prompt_tokens": 5000, "completion_tokens": 4000, "total_tokens": 9000},
+                        "usage": {
+                            "prompt_tokens": 5000,
+                            "completion_tokens": 4000,
+                            "total_tokens": 9000,
+                        },
                     },
                 ]
-                data = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+                data = (
+                    b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
+                    + b"data: [DONE]\n\n"
+                )
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Content-Length", str(len(data)))
@@ -166,7 +186,9 @@ class Upstream:
                 self.wfile.write(data)
 
             def do_DELETE(self) -> None:
-                upstream.deleted.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
+                upstream.deleted.append(
+                    (self.path, {k.lower(): v for k, v in self.headers.items()})
+                )
                 data = b'{"id":"file-of-another-worker","deleted":true}'
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -203,7 +225,8 @@ def real(tmp_path: Path) -> Iterator[tuple[object, ProxyServer, Upstream]]:
         chain.edit_config(
             lambda s: (
                 s.replace(
-                    'transport = "claude_interactive"\n', 'transport = "claude_interactive"\ntoken_budget = 1000\n'
+                    'transport = "claude_interactive"\n',
+                    'transport = "claude_interactive"\ntoken_budget = 1000\n',
                 )
                 + PROVIDERS.format(base=upstream.base)
             ),
@@ -228,7 +251,10 @@ def _post(port: int, path: str, body: object, headers: dict[str, str]) -> tuple[
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
         conn.request(
-            "POST", path, body=json.dumps(body).encode(), headers={"Content-Type": "application/json", **headers}
+            "POST",
+            path,
+            body=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", **headers},
         )
         response = conn.getresponse()
         return response.status, response.read()
@@ -236,12 +262,14 @@ def _post(port: int, path: str, body: object, headers: dict[str, str]) -> tuple[
         conn.close()
 
 
-# ------------------------------------------------------------------ D: cooldown poisoning through a reflected error
-def test_an_agent_cannot_rest_its_provider_for_the_fleet_with_text_the_api_echoes(real: tuple) -> None:  # type: ignore[type-arg]
-    """`cooldown_for` reads every >= 400 answer's text with `cooldown_of`, and real APIs echo what the request
-    said (Anthropic: `model: <name>` in a 404). An agent asks for a model named like a usage-limit message
-    with a far reset: the proxy rests its provider as `quota` for 8 days for the whole fleet (every running
-    worker of it is then parked by the conductor, routing skips it)."""
+# -------------------------------------------------- D: cooldown poisoning through a reflected error
+def test_an_agent_cannot_rest_its_provider_for_the_fleet_with_text_the_api_echoes(
+    real: tuple,  # type: ignore[type-arg]
+) -> None:
+    """`cooldown_for` reads every >= 400 answer's text with `cooldown_of`, and real APIs echo what
+    the request said (Anthropic: `model: <name>` in a 404). An agent asks for a model named like a
+    usage-limit message with a far reset: the proxy rests its provider as `quota` for 8 days for the
+    whole fleet (every running worker of it is then parked by the conductor, routing skips it)."""
     chain, server, _ = real
     token = attempt_token(chain, "d-poison", "claude-real")
     with chain.workspace() as ws:
@@ -252,15 +280,17 @@ def test_an_agent_cannot_rest_its_provider_for_the_fleet_with_text_the_api_echoe
     with chain.workspace() as ws:
         standing = providers.standings(ws).get("claude-real")
     assert standing is None or standing.cooldown_until is None, (
-        f"a 404 the agent provoked rested claude-real as {standing.cooldown_kind} until {standing.cooldown_until}"
+        f"a 404 the agent provoked rested claude-real as "
+        f"{standing.cooldown_kind} until {standing.cooldown_until}"
     )
 
 
-# ------------------------------------------------------------------ E: usage the proxy does not count
+# ---------------------------------------------------------------- E: usage the proxy does not count
 def test_a_call_whose_usage_the_proxy_cannot_count_is_never_forwarded(real: tuple) -> None:  # type: ignore[type-arg]
-    """The proxy reads usage from the calls the CLIs make (Anthropic messages, the Responses API): a streamed
-    Chat Completions answer carries its usage elsewhere and would count nothing, so a dispatch could spend
-    past its budget forever. It is not a call the Codex CLI makes: refused (403), unforwarded."""
+    """The proxy reads usage from the calls the CLIs make (Anthropic messages, the Responses API): a
+    streamed Chat Completions answer carries its usage elsewhere and would count nothing, so a
+    dispatch could spend past its budget forever. It is not a call the Codex CLI makes: refused
+    (403), unforwarded."""
     chain, server, _upstream = real
     token = attempt_token(chain, "d-chat", "openai-real", role_id=ROLE)
     request = {
@@ -270,7 +300,12 @@ def test_a_call_whose_usage_the_proxy_cannot_count_is_never_forwarded(real: tupl
         "messages": [{"role": "user", "content": "hi"}],
     }
     statuses = [
-        _post(server.port, "/p/openai-real/chat/completions", request, {"Authorization": f"Bearer {token}"})[0]
+        _post(
+            server.port,
+            "/p/openai-real/chat/completions",
+            request,
+            {"Authorization": f"Bearer {token}"},
+        )[0]
         for _ in range(3)
     ]
     assert statuses == [403, 403, 403]
@@ -279,10 +314,10 @@ def test_a_call_whose_usage_the_proxy_cannot_count_is_never_forwarded(real: tupl
 
 # ------------------------------------------------------------------ F: what the token reaches
 def test_a_token_reaches_only_the_model_api_its_cli_calls(real: tuple) -> None:  # type: ignore[type-arg]
-    """Every path under the provider's base is forwarded with the real key, any method: the agent's token is
-    the deliverer's whole account — here it deletes a file of the organisation (OpenAI `DELETE /v1/files/<id>`;
-    likewise batches, fine-tuning jobs, vector stores, uncounted by any budget), and picks another project
-    of the key with `OpenAI-Project`."""
+    """Every path under the provider's base is forwarded with the real key, any method: the agent's
+    token is the deliverer's whole account — here it deletes a file of the organisation (OpenAI
+    `DELETE /v1/files/<id>`; likewise batches, fine-tuning jobs, vector stores, uncounted by any
+    budget), and picks another project of the key with `OpenAI-Project`."""
     chain, server, upstream = real
     token = attempt_token(chain, "d-reach", "openai-real")
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)

@@ -1,20 +1,22 @@
-"""Round 3 of attacks on the model proxy (issue 13, ADR 0020), each a test that failed before its fix.
+"""Round 3 of attacks on the model proxy (issue 13, ADR 0020), each a test that failed before its
+fix.
 
 1. A dribbling sender kept its connection for ever: the 10 s was a bound on each read, not on the
    request. Now a watchdog shuts a connection whose line, headers and body are not in within 10 s.
-2. One agent filled the 256 slots shared by every sandbox (dribbling, or churning connections it closes
-   itself before any deadline) and every other worker's traffic was closed unanswered. Now each dispatch
-   has its own door (`proxy/doors/<dispatch>/model.sock`) with its own 16 slots, and only its own token
-   counts there.
+2. One agent filled the 256 slots shared by every sandbox (dribbling, or churning connections it
+   closes itself before any deadline) and every other worker's traffic was closed unanswered. Now
+   each dispatch has its own door (`proxy/doors/<dispatch>/model.sock`) with its own 16 slots, and
+   only its own token counts there.
 3. One agent made the proxy hold 20 x 32 MiB of request bodies (256 connections: 8 GiB). Now at most
    2 x `max_request_bytes` per dispatch and 512 MiB in all are held; beyond, a 503 at once.
-4. Hanging up before the answer's last usage event escaped the token budget. Now the answer is counted
-   before it is sent and read to its end after a hang-up; one whose last usage never came is charged the
-   output the request asked for.
+4. Hanging up before the answer's last usage event escaped the token budget. Now the answer is
+   counted before it is sent and read to its end after a hang-up; one whose last usage never came is
+   charged the output the request asked for.
 5. Two starts at once left the recorded proxy without its sandbox door. Now one start at a time
    (`proxy/start.lock`), and a live socket is never taken away.
 6. A key ending in `\r` (a CRLF `.env`) was written to the log whole on every request. Now a key is
-   stripped and checked, an unsendable header is a 502, and the log names an error's type, never its text.
+   stripped and checked, an unsendable header is a 502, and the log names an error's type, never its
+   text.
 """
 
 from __future__ import annotations
@@ -49,7 +51,10 @@ def proxied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[C
     try:
         for chain in make_chain(tmp_path):
             chain.edit_config(
-                lambda s: s + f'\n[providers.claude-mock]\nfamily = "anthropic"\nendpoint = "{mock.base}"\n',
+                lambda s: (
+                    s
+                    + f'\n[providers.claude-mock]\nfamily = "anthropic"\nendpoint = "{mock.base}"\n'
+                ),
                 commit=True,
             )
             yield chain, mock
@@ -64,7 +69,8 @@ def _door(ws: Workspace, dispatch_id: str) -> str:
 
 
 def _ask_on_port(port: int, token: str) -> int:
-    """One request on the proxy's TCP port, as another worker would make it: the status (OSError: dropped)."""
+    """One request on the proxy's TCP port, as another worker would make it: the status (OSError:
+    dropped)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
         conn.request(
@@ -86,8 +92,9 @@ def _ask_on_door(door: str, token: str) -> int:
     try:
         s.connect(door)
         s.sendall(
-            b"POST /p/claude-mock/v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: %s\r\nConnection: close\r\n"
-            b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (token.encode(), len(body), body)
+            b"POST /p/claude-mock/v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: %s\r\n"
+            b"Connection: close\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+            % (token.encode(), len(body), body)
         )
         got = b""
         while chunk := s.recv(65536):
@@ -98,7 +105,8 @@ def _ask_on_door(door: str, token: str) -> int:
 
 
 def _dribbler(sock_path: str, stop: threading.Event, opened: list[socket.socket]) -> None:
-    """Open the attack connections on the sandbox door and feed each one header byte every few seconds."""
+    """Open the attack connections on the sandbox door and feed each one header byte every few
+    seconds."""
     for _ in range(ATTACK_CONNECTIONS):
         for _attempt in range(200):  # the door's backlog is 16: a full one is EAGAIN, try again
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -122,7 +130,9 @@ def _dribbler(sock_path: str, stop: threading.Event, opened: list[socket.socket]
         i += 1
 
 
-def test_one_sandbox_dribbling_headers_cannot_stop_other_workers_traffic(proxied: tuple[Chain, ModelMock]) -> None:
+def test_one_sandbox_dribbling_headers_cannot_stop_other_workers_traffic(
+    proxied: tuple[Chain, ModelMock],
+) -> None:
     chain, _ = proxied
     with chain.workspace() as ws:
         started = proxy_control.start(ws)
@@ -137,19 +147,24 @@ def test_one_sandbox_dribbling_headers_cannot_stop_other_workers_traffic(proxied
     attacker = threading.Thread(target=_dribbler, args=(door, stop, opened), daemon=True)
     try:
         attacker.start()
-        # past the advertised 10 s for a request's line and headers: every attack connection should be gone
+        # past the advertised 10 s for a request's line and headers: every attack connection should
+        # be gone
         time.sleep(14)
         still_open = len(opened)
         try:
             status = _ask_on_port(port, token)
         except OSError as exc:
             pytest.fail(
-                f"another worker's request was dropped ({exc!r}): {still_open} connections from one sandbox, "
-                f"each sending a header byte every {DRIBBLE_EVERY_S:g} s, are still open 14 s later and hold "
+                f"another worker's request was dropped ({exc!r}): "
+                f"{still_open} connections from one sandbox, "
+                f"each sending a header byte every {DRIBBLE_EVERY_S:g} "
+                f"s, are still open 14 s later and hold "
                 "every connection slot of the proxy"
             )
         assert status == 200
-        assert _ask_on_door(victim_door, token) == 200  # and on its own door, as its sandbox reaches the proxy
+        assert (
+            _ask_on_door(victim_door, token) == 200
+        )  # and on its own door, as its sandbox reaches the proxy
     finally:
         stop.set()
         attacker.join(10)
@@ -160,8 +175,9 @@ def test_one_sandbox_dribbling_headers_cannot_stop_other_workers_traffic(proxied
 
 
 def _churner(sock_path: str, stop: threading.Event, opened: list[socket.socket]) -> None:
-    """Keep the door's slots full with idle connections, each closed by the attacker itself after 4-8 s
-    (inside any 10 s deadline) and replaced at once; one the proxy closed (no slot) is replaced too."""
+    """Keep the door's slots full with idle connections, each closed by the attacker itself after
+    4-8 s (inside any 10 s deadline) and replaced at once; one the proxy closed (no slot) is
+    replaced too."""
     import random
 
     born: dict[socket.socket, float] = {}
@@ -196,9 +212,10 @@ def _churner(sock_path: str, stop: threading.Event, opened: list[socket.socket])
 def test_one_sandbox_reopening_connections_cannot_stop_other_workers_traffic(
     proxied: tuple[Chain, ModelMock],
 ) -> None:
-    """Even a true 10 s deadline would not help while the 256 slots are shared by every sandbox with no share
-    of its own: the attacker closes each connection itself before any deadline and opens another. The
-    victim asks ten times over a few seconds: most of its connections are closed unanswered."""
+    """Even a true 10 s deadline would not help while the 256 slots are shared by every sandbox with
+    no share of its own: the attacker closes each connection itself before any deadline and opens
+    another. The victim asks ten times over a few seconds: most of its connections are closed
+    unanswered."""
     chain, _ = proxied
     with chain.workspace() as ws:
         started = proxy_control.start(ws)
@@ -229,8 +246,8 @@ def test_one_sandbox_reopening_connections_cannot_stop_other_workers_traffic(
             except OSError as exc:
                 errors.append(f"door: {exc!r}")
         assert not errors, (
-            f"another worker got {answered} answers to 10 requests while one sandbox churns its connections; "
-            f"dropped: {errors}"
+            f"another worker got {answered} answers to 10 requests while one sandbox churns its "
+            f"connections; dropped: {errors}"
         )
     finally:
         stop.set()
@@ -267,8 +284,9 @@ while True:
 
 
 def test_the_same_from_inside_a_sandbox_without_a_network(proxied: tuple[Chain, ModelMock]) -> None:
-    """The attacker runs in bubblewrap with its own network namespace and only the proxy's socket bound in
-    (as `oms worker netrelay`'s sandboxes have it; at /tmp here, as the host root is shown read-only)."""
+    """The attacker runs in bubblewrap with its own network namespace and only the proxy's socket
+    bound in (as `oms worker netrelay`'s sandboxes have it; at /tmp here, as the host root is shown
+    read-only)."""
     import shutil
     import subprocess
     import sys
@@ -315,11 +333,14 @@ def test_the_same_from_inside_a_sandbox_without_a_network(proxied: tuple[Chain, 
             status = _ask_on_port(port, token)
         except OSError as exc:
             pytest.fail(
-                f"another worker's request was dropped ({exc!r}) while {opened} dribbling connections "
+                f"another worker's request was dropped ({exc!r}) "
+                f"while {opened} dribbling connections "
                 "from one network-less sandbox hold every slot of the proxy"
             )
         assert status == 200
-        assert _ask_on_door(victim_door, token) == 200  # and on its own door, as its sandbox reaches the proxy
+        assert (
+            _ask_on_door(victim_door, token) == 200
+        )  # and on its own door, as its sandbox reaches the proxy
     finally:
         attacker.kill()
         attacker.wait(10)

@@ -1,9 +1,9 @@
-"""Attacks on the model proxy's memory and budgets (issue 13, ADR 0020, round 3), each a test that failed
-before its fix: one agent made the proxy hold 20 x 32 MiB of request bodies on its own token (now at most
-2 x `max_request_bytes` per dispatch, 512 MiB in all, a 503 beyond); an agent that hung up before its
-answer's last usage event was counted 1 output token of 5000 and passed its budget (now the answer is
-counted before it is sent, read to its end after a hang-up, and one whose last usage never came is
-charged the output the request asked for)."""
+"""Attacks on the model proxy's memory and budgets (issue 13, ADR 0020, round 3), each a test that
+failed before its fix: one agent made the proxy hold 20 x 32 MiB of request bodies on its own token
+(now at most 2 x `max_request_bytes` per dispatch, 512 MiB in all, a 503 beyond); an agent that hung
+up before its answer's last usage event was counted 1 output token of 5000 and passed its budget
+(now the answer is counted before it is sent, read to its end after a hang-up, and one whose last
+usage never came is charged the output the request asked for)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,9 @@ def _door(ws: Workspace, dispatch_id: str) -> str:
 
 
 CONNECTIONS = 20
-ALLOWED_GROWTH = 4 * MAX_REQUEST_BYTES  # a few bodies in flight at once: fine; one agent's twenty: not
+ALLOWED_GROWTH = (
+    4 * MAX_REQUEST_BYTES
+)  # a few bodies in flight at once: fine; one agent's twenty: not
 
 
 @pytest.fixture
@@ -46,7 +48,10 @@ def fat_chain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Chain
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-real-key")
     for made in make_chain(tmp_path):
         made.edit_config(
-            lambda s: s + '\n[providers.claude-x]\nfamily = "anthropic"\nendpoint = "http://127.0.0.1:9"\n',
+            lambda s: (
+                s
+                + '\n[providers.claude-x]\nfamily = "anthropic"\nendpoint = "http://127.0.0.1:9"\n'
+            ),
             commit=True,
         )
         yield made
@@ -60,7 +65,9 @@ def _rss(pid: int) -> int:
     raise AssertionError("no VmRSS")
 
 
-def test_one_agent_cannot_make_the_proxy_buffer_request_bodies_without_bound(fat_chain: Chain) -> None:
+def test_one_agent_cannot_make_the_proxy_buffer_request_bodies_without_bound(
+    fat_chain: Chain,
+) -> None:
     with fat_chain.workspace() as ws:
         started = proxy_control.start(ws)
         token = attempt_token(fat_chain, "d-fat", "claude-x")
@@ -72,7 +79,8 @@ def test_one_agent_cannot_make_the_proxy_buffer_request_bodies_without_bound(fat
         before = _rss(pid)
         head = (
             "POST /p/claude-x/v1/messages HTTP/1.1\r\nHost: x\r\n"
-            f"x-api-key: {token}\r\nContent-Type: application/json\r\nContent-Length: {MAX_REQUEST_BYTES}\r\n\r\n"
+            f"x-api-key: {token}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {MAX_REQUEST_BYTES}\r\n\r\n"
         ).encode()
         piece = b"x" * (1024 * 1024)
         for _ in range(CONNECTIONS):
@@ -84,14 +92,17 @@ def test_one_agent_cannot_make_the_proxy_buffer_request_bodies_without_bound(fat
                 s.sendall(head)
                 for _ in range(MAX_REQUEST_BYTES // len(piece) - 1):
                     s.sendall(piece)
-                s.sendall(piece[:-1])  # all but the last byte: the proxy holds it and waits for the rest
+                s.sendall(
+                    piece[:-1]
+                )  # all but the last byte: the proxy holds it and waits for the rest
             except OSError:
                 break  # refused: what a bounded proxy may do
         time.sleep(1)
         grown = _rss(pid) - before
         assert grown < ALLOWED_GROWTH, (
-            f"one agent with its own token made the proxy hold {grown / 2**20:.0f} MiB of request bodies with "
-            f"{len(held)} connections; 256 connections would be {256 * MAX_REQUEST_BYTES / 2**30:.0f} GiB"
+            f"one agent with its own token made the proxy hold {grown / 2**20:.0f} MiB of "
+            f"request bodies with {len(held)} connections; 256 connections would be "
+            f"{256 * MAX_REQUEST_BYTES / 2**30:.0f} GiB"
         )
     finally:
         for s in held:
@@ -118,10 +129,17 @@ EVENTS: list[tuple[str, dict[str, object]]] = [
             },
         },
     ),
-    ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+    (
+        "content_block_start",
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+    ),
     (
         "content_block_delta",
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "THE-WHOLE-ANSWER"}},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": "THE-WHOLE-ANSWER"},
+        },
     ),
     ("content_block_stop", {"type": "content_block_stop", "index": 0}),
 ]
@@ -175,7 +193,8 @@ def door(tmp_path: Path) -> Iterator[tuple[str, str, ProxyServer]]:
         chain.edit_config(
             lambda s: (
                 s.replace(
-                    'transport = "claude_interactive"\n', 'transport = "claude_interactive"\ntoken_budget = 1000\n'
+                    'transport = "claude_interactive"\n',
+                    'transport = "claude_interactive"\ntoken_budget = 1000\n',
                 )
                 + f'\n[providers.claude-up]\nfamily = "anthropic"\nendpoint = "{base}"\n'
             ),
@@ -211,7 +230,8 @@ def _ask(path: str, token: str, *, hang_up_after: bytes | None) -> bytes:
     s.connect(path)  # the sandbox's /oms/model.sock
     s.sendall(
         b"POST /p/claude-up/v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: %s\r\n"
-        b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (token.encode(), len(body), body)
+        b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+        % (token.encode(), len(body), body)
     )
     got = b""
     try:
@@ -234,6 +254,7 @@ def test_hanging_up_before_the_last_usage_event_does_not_escape_the_token_budget
     used = server.book.used("d-hangup")
     second = _ask(path, token, hang_up_after=b"\r\n\r\n")
     assert second.startswith(b"HTTP/1.1 429"), (
-        f"the dispatch's model produced {OUTPUT_TOKENS} output tokens but the proxy counted {used}; its further "
-        f"requests still pass a 1000-token budget: {second[:60]!r} ({Upstream.calls} upstream calls)"
+        f"the dispatch's model produced {OUTPUT_TOKENS} output tokens but the proxy counted "
+        f"{used}; its further requests still pass a 1000-token budget: {second[:60]!r} "
+        f"({Upstream.calls} upstream calls)"
     )

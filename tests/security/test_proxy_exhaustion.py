@@ -1,12 +1,14 @@
-"""One worker's abuse of the loopback model proxy must not stop other workers' traffic (issue 13, ADR 0020).
+"""One worker's abuse of the loopback model proxy must not stop other workers' traffic (issue 13,
+ADR 0020).
 
-The real `oms proxy serve` process (started by `proxy_control.start`). Any process that reaches 127.0.0.1
-— every sandbox shares the network — opens connections and never finishes their headers: no token is
-needed. Before cd20249's fix each held a thread and a descriptor for 900 s a read, and once the proxy's
-descriptors were gone `accept` failed with EMFILE and every other worker's request waited in the backlog;
-now a request's headers and body must arrive within 10 s, and at most 256 connections are open at once.
-The proxy's descriptor limit is lowered to 128 here (it inherits the deliverer's: 20000 on this host; an
-agent needs only that many sockets, spread over a few processes) to keep the test small."""
+The real `oms proxy serve` process (started by `proxy_control.start`). Any process that reaches
+127.0.0.1 — every sandbox shares the network — opens connections and never finishes their headers:
+no token is needed. Before cd20249's fix each held a thread and a descriptor for 900 s a read, and
+once the proxy's descriptors were gone `accept` failed with EMFILE and every other worker's request
+waited in the backlog; now a request's headers and body must arrive within 10 s, and at most 256
+connections are open at once. The proxy's descriptor limit is lowered to 128 here (it inherits the
+deliverer's: 20000 on this host; an agent needs only that many sockets, spread over a few processes)
+to keep the test small."""
 
 from __future__ import annotations
 
@@ -34,7 +36,10 @@ def proxied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[C
     try:
         for chain in make_chain(tmp_path):
             chain.edit_config(
-                lambda s: s + f'\n[providers.claude-mock]\nfamily = "anthropic"\nendpoint = "{mock.base}"\n',
+                lambda s: (
+                    s
+                    + f'\n[providers.claude-mock]\nfamily = "anthropic"\nendpoint = "{mock.base}"\n'
+                ),
                 commit=True,
             )
             yield chain, mock
@@ -42,7 +47,9 @@ def proxied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[C
         mock.stop()
 
 
-def test_idle_connections_from_one_sandbox_do_not_stop_other_workers_traffic(proxied: tuple[Chain, ModelMock]) -> None:
+def test_idle_connections_from_one_sandbox_do_not_stop_other_workers_traffic(
+    proxied: tuple[Chain, ModelMock],
+) -> None:
     chain, _ = proxied
     with chain.workspace() as ws:
         started = proxy_control.start(ws)
@@ -67,7 +74,10 @@ def test_idle_connections_from_one_sandbox_do_not_stop_other_workers_traffic(pro
             response = conn.getresponse()
             status, said = response.status, response.read()
         except OSError as exc:
-            pytest.fail(f"another worker's request got no answer in 10 s while 160 idle connections are held: {exc!r}")
+            pytest.fail(
+                f"another worker's request got no answer in 10 s while "
+                f"160 idle connections are held: {exc!r}"
+            )
         finally:
             conn.close()
         assert status == 200, said

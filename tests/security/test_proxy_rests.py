@@ -110,7 +110,10 @@ def test_a_429_storm_reaches_the_upstream_once_per_rest(rig: Rig, provider_id: s
     for t in threads:
         t.start()
     try:
-        _until(lambda: _rests_since(rig, start, provider_id) >= 4, "four rests, each begun by one probe's 429")
+        _until(
+            lambda: _rests_since(rig, start, provider_id) >= 4,
+            "four rests, each begun by one probe's 429",
+        )
     finally:
         stop.set()
         for t in threads:

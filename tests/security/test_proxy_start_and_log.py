@@ -1,8 +1,9 @@
-"""Attacks on the model proxy's start and its log (issue 13, ADR 0020, round 3), each a test that failed
-before its fix: two starts at once left the recorded proxy without a live sandbox socket (the loser's child
-unlinked the winner's; now one start at a time under `proxy/start.lock`, and a live socket is never taken
-away); a key ending in `\\r` (a CRLF `.env`) was written to the log whole on every request (now a key is
-stripped and checked, an unsendable header is a 502, and the log names an error's type, never its text)."""
+"""Attacks on the model proxy's start and its log (issue 13, ADR 0020, round 3), each a test that
+failed before its fix: two starts at once left the recorded proxy without a live sandbox socket (the
+loser's child unlinked the winner's; now one start at a time under `proxy/start.lock`, and a live
+socket is never taken away); a key ending in `\\r` (a CRLF `.env`) was written to the log whole on
+every request (now a key is stripped and checked, an unsendable header is a 502, and the log names
+an error's type, never its text)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,10 @@ def chain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Chain]:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-real-key")
     for made in make_chain(tmp_path):
         made.edit_config(
-            lambda s: s + '\n[providers.claude-x]\nfamily = "anthropic"\nendpoint = "http://127.0.0.1:9"\n',
+            lambda s: (
+                s
+                + '\n[providers.claude-x]\nfamily = "anthropic"\nendpoint = "http://127.0.0.1:9"\n'
+            ),
             commit=True,
         )
         yield made
@@ -70,9 +74,11 @@ def _door_answers(door: str, pid: int) -> str:
     return "ok" if answered else f"the door said {got[:80]!r}"
 
 
-def test_a_lost_start_race_does_not_leave_the_recorded_proxy_without_its_sandbox_door(chain: Chain) -> None:
-    """Two starts at once, a few rounds (which child binds last varies): after each, the recorded proxy must
-    answer its handshake on the sandbox door too."""
+def test_a_lost_start_race_does_not_leave_the_recorded_proxy_without_its_sandbox_door(
+    chain: Chain,
+) -> None:
+    """Two starts at once, a few rounds (which child binds last varies): after each, the recorded
+    proxy must answer its handshake on the sandbox door too."""
     for _round in range(4):
         outcomes: list[str] = []
 
@@ -80,7 +86,10 @@ def test_a_lost_start_race_does_not_leave_the_recorded_proxy_without_its_sandbox
             with chain.workspace() as ws:
                 try:
                     outcomes.append(proxy_control.start(ws).state)
-                except (ConflictError, ProxyError) as exc:  # the race lost: fine, if the winner still works
+                except (
+                    ConflictError,
+                    ProxyError,
+                ) as exc:  # the race lost: fine, if the winner still works
                     outcomes.append(f"lost: {exc.message}")
 
         racers = [threading.Thread(target=start) for _ in range(2)]
@@ -98,7 +107,8 @@ def test_a_lost_start_race_does_not_leave_the_recorded_proxy_without_its_sandbox
                 door = door_socket(ws, "d-race")
             verdict = _door_answers(door, pid)
             assert verdict == "ok", (
-                f"starts: {outcomes}; `oms proxy status` says {found.note!r}, but {verdict}: every proxied "
+                f"starts: {outcomes}; `oms proxy status` says "
+                f"{found.note!r}, but {verdict}: every proxied "
                 "worker launched now gets a sandbox whose /oms/model.sock reaches nothing"
             )
         finally:
@@ -141,13 +151,18 @@ SECRET = "sk-ant-api03-THE-REAL-KEY-abcdefghijklmnopqrstuvwxyz"
 
 
 @pytest.fixture(params=["\r", "\r\n", "\rx-evil: 1"])
-def served(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[ProxyServer, str, ModelMock, str]]:
+def served(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[tuple[ProxyServer, str, ModelMock, str]]:
     """A proxy whose environment key ends in a CR (a CRLF `.env`), or carries one inside it."""
     mock = ModelMock(Script([])).start()
     tail = str(request.param)
     for chain in make_chain(tmp_path):
         chain.edit_config(
-            lambda s: s + f'\n[providers.claude-mock]\nfamily = "anthropic"\nendpoint = "{mock.base}"\n', commit=True
+            lambda s: (
+                s + f'\n[providers.claude-mock]\nfamily = "anthropic"\nendpoint = "{mock.base}"\n'
+            ),
+            commit=True,
         )
         ws = chain.workspace()
         server = ProxyServer(settings_for(ws, b"k" * 32, {"ANTHROPIC_API_KEY": SECRET + tail}), 0)
@@ -169,7 +184,10 @@ def test_a_key_the_upstream_cannot_take_is_never_written_to_the_log(
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
     try:
         conn.request(
-            "POST", "/p/claude-mock/v1/messages", body=json.dumps(MESSAGES).encode(), headers={"x-api-key": token}
+            "POST",
+            "/p/claude-mock/v1/messages",
+            body=json.dumps(MESSAGES).encode(),
+            headers={"x-api-key": token},
         )
         response = conn.getresponse()
         status, body = response.status, response.read()
@@ -178,7 +196,9 @@ def test_a_key_the_upstream_cannot_take_is_never_written_to_the_log(
     log = capsys.readouterr().err  # the proxy's stderr is proxy/proxy.log
     assert SECRET not in log, f"the real key is in the proxy's log: {log.strip()[:300]}"
     assert SECRET.encode() not in body
-    if tail.strip():  # a CR inside the key: no key to send; the worker is told, the upstream never asked
+    if (
+        tail.strip()
+    ):  # a CR inside the key: no key to send; the worker is told, the upstream never asked
         assert status == 502
         assert b"no usable ANTHROPIC_API_KEY" in body
         assert not mock.heard

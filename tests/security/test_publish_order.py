@@ -43,7 +43,9 @@ class Recorder(Syscalls):
 
 
 @pytest.mark.parametrize("publisher", [Publisher.TMPFILE, Publisher.RENAME, Publisher.LINK])
-def test_case17_fsync_file_then_name_then_fsync_dir(tmp_path: Path, resolver: str, publisher: Publisher) -> None:
+def test_case17_fsync_file_then_name_then_fsync_dir(
+    tmp_path: Path, resolver: str, publisher: Publisher
+) -> None:
     (tmp_path / "r").mkdir(mode=0o700)
     rec = Recorder()
     opts = make_options(resolver, publisher)
@@ -56,4 +58,6 @@ def test_case17_fsync_file_then_name_then_fsync_dir(tmp_path: Path, resolver: st
     assert ("name", "final.json") in rec.calls
     assert kinds[-1] == "fsync-dir"
     if publisher is Publisher.LINK:
-        assert kinds.index("name") < kinds.index("unlink")  # the temp name goes only after the final one exists
+        assert kinds.index("name") < kinds.index(
+            "unlink"
+        )  # the temp name goes only after the final one exists

@@ -1,11 +1,11 @@
 """Issue 10, case 6: refused commands change nothing.
 
-`oms init` with a config root it cannot use left the state root created with its key; a GitHub import
-refused for changed content still stored the new content (three refusals, three orphans that `store
-verify` did not flag); `acme/..` and `acme/.` passed as repositories; a newline in a state-root path split
-a finding over two lines and a 10,000-character root made `store verify` print 20 KB. Now everything is
-checked before anything is created, repository names follow GitHub's rules, and paths and ids in
-messages are escaped and bounded."""
+`oms init` with a config root it cannot use left the state root created with its key; a GitHub
+import refused for changed content still stored the new content (three refusals, three orphans that
+`store verify` did not flag); `acme/..` and `acme/.` passed as repositories; a newline in a
+state-root path split a finding over two lines and a 10,000-character root made `store verify` print
+20 KB. Now everything is checked before anything is created, repository names follow GitHub's rules,
+and paths and ids in messages are escaped and bounded."""
 
 from __future__ import annotations
 
@@ -33,14 +33,22 @@ def _one_line_refusal(result: subprocess.CompletedProcess[str], code: int = 1) -
     return lines[0]
 
 
-def _run(oms: OmsCommand, chain: Chain, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    return oms.run(*args, "--state-root", str(chain.state), "--config-root", str(chain.repo), stdin=stdin)
+def _run(
+    oms: OmsCommand, chain: Chain, *args: str, stdin: bytes | None = None
+) -> subprocess.CompletedProcess[str]:
+    return oms.run(
+        *args, "--state-root", str(chain.state), "--config-root", str(chain.repo), stdin=stdin
+    )
 
 
-# ------------------------------------------------------------------------------------------- oms init
-def test_init_with_a_missing_config_root_creates_no_state_root(oms: OmsCommand, tmp_path: Path) -> None:
+# ----------------------------------------------------------------------------------------- oms init
+def test_init_with_a_missing_config_root_creates_no_state_root(
+    oms: OmsCommand, tmp_path: Path
+) -> None:
     state = tmp_path / "state"
-    line = _one_line_refusal(oms.run("init", "--state-root", str(state), "--config-root", str(tmp_path / "nowhere")))
+    line = _one_line_refusal(
+        oms.run("init", "--state-root", str(state), "--config-root", str(tmp_path / "nowhere"))
+    )
     assert "nowhere: no such file or directory" in line
     assert not state.exists()
 
@@ -51,15 +59,19 @@ def test_init_with_a_broken_config_creates_no_state_root(oms: OmsCommand, tmp_pa
     (repo / CONFIG_PATH).write_text("version = [\n")
     before = snapshot(repo)
     state = tmp_path / "state"
-    line = _one_line_refusal(oms.run("init", "--state-root", str(state), "--config-root", str(repo)))
+    line = _one_line_refusal(
+        oms.run("init", "--state-root", str(state), "--config-root", str(repo))
+    )
     assert "config.toml" in line
     assert not state.exists()
     assert snapshot(repo) == before
 
 
-def test_init_into_a_config_root_it_cannot_write_creates_no_state_root(oms: OmsCommand, tmp_path: Path) -> None:
-    """Runs everywhere: as root without the capabilities that override file modes (setpriv), otherwise as
-    the ordinary user the directory's mode refuses."""
+def test_init_into_a_config_root_it_cannot_write_creates_no_state_root(
+    oms: OmsCommand, tmp_path: Path
+) -> None:
+    """Runs everywhere: as root without the capabilities that override file modes (setpriv),
+    otherwise as the ordinary user the directory's mode refuses."""
     repo = tmp_path / "repo"
     repo.mkdir()
     os.chmod(repo, 0o555)
@@ -89,7 +101,9 @@ def test_a_refused_reimport_stores_nothing(oms: OmsCommand, chain: Chain) -> Non
     assert _run(oms, chain, "ticket", "import", "-", stdin=_issue("First title")).returncode == 0
     before = snapshot(chain.state)
     for n in range(3):
-        line = _one_line_refusal(_run(oms, chain, "ticket", "import", "-", stdin=_issue(f"Changed title {n}")))
+        line = _one_line_refusal(
+            _run(oms, chain, "ticket", "import", "-", stdin=_issue(f"Changed title {n}"))
+        )
         assert "imported before with different content" in line
     assert snapshot(chain.state) == before
     verified = oms.run("store", "verify", "--state-root", str(chain.state), "--json")
@@ -104,12 +118,16 @@ def test_store_verify_notes_content_no_ticket_names(oms: OmsCommand, chain: Chai
         sha = str(ws.store.records("ticket").read(ticket_id).payload["content_sha256"])
         content = ws.store.ticket_content.get(ticket_id, sha)
         orphan = ws.store.ticket_content.put({**content, "title": "Never recorded"})
-    report = json.loads(oms.run("store", "verify", "--state-root", str(chain.state), "--json").stdout)
+    report = json.loads(
+        oms.run("store", "verify", "--state-root", str(chain.state), "--json").stdout
+    )
     assert report["ok"] is True  # a crash can leave it: a note, not a failure
     assert report["findings"] == [
         {
             "path": f"tickets/{ticket_id}/{orphan}.json",
-            "problem": "no version of its ticket names this content (an interrupted create or import)",
+            "problem": (
+                "no version of its ticket names this content (an interrupted create or import)"
+            ),
             "severity": "note",
         }
     ]
@@ -130,14 +148,28 @@ BAD_REPOSITORIES = {
 
 
 @pytest.mark.parametrize("repository", list(BAD_REPOSITORIES))
-def test_repository_names_follow_githubs_rules(oms: OmsCommand, chain: Chain, repository: str) -> None:
+def test_repository_names_follow_githubs_rules(
+    oms: OmsCommand, chain: Chain, repository: str
+) -> None:
     before = snapshot(chain.state)
     url = f"https://github.com/{repository}/issues/7"
     imported = _one_line_refusal(_run(oms, chain, "ticket", "import", "-", stdin=_issue("t", url)))
     authorized = _one_line_refusal(
-        _run(oms, chain, "live", "authorize", "--repository", repository, "--person", "Alice", "--yes")
+        _run(
+            oms,
+            chain,
+            "live",
+            "authorize",
+            "--repository",
+            repository,
+            "--person",
+            "Alice",
+            "--yes",
+        )
     )
-    expected = _run(oms, chain, "ticket", "import", "-", "--repository", repository, stdin=_issue("t"))
+    expected = _run(
+        oms, chain, "ticket", "import", "-", "--repository", repository, stdin=_issue("t")
+    )
     for line in (authorized, _one_line_refusal(expected)):
         assert BAD_REPOSITORIES[repository] in line
     if " " not in repository:  # a URL with a space is not a URL at all
@@ -146,7 +178,8 @@ def test_repository_names_follow_githubs_rules(oms: OmsCommand, chain: Chain, re
 
 
 def test_a_valid_repository_is_still_accepted(oms: OmsCommand, chain: Chain) -> None:
-    """The control: GitHub's own odd-but-valid names pass (dots and underscores inside, `.github`)."""
+    """The control: GitHub's own odd-but-valid names pass (dots and underscores inside,
+    `.github`)."""
     for n, repository in enumerate(["acme/.github", "a-b-c/x_y.z", "A1/-"], start=1):
         url = f"https://github.com/{repository}/issues/{n}"
         done = _run(
@@ -160,7 +193,7 @@ def test_a_valid_repository_is_still_accepted(oms: OmsCommand, chain: Chain) -> 
         assert done.returncode == 0, done.stderr
 
 
-# ------------------------------------------------------------------------------- shown paths and ids
+# ------------------------------------------------------------------------------ shown paths and ids
 def test_a_newline_in_the_state_root_stays_on_one_line(oms: OmsCommand, tmp_path: Path) -> None:
     state = tmp_path / "new\nline\x1b[31m"
     state.mkdir(mode=0o755)
@@ -178,9 +211,11 @@ def test_a_newline_in_the_state_root_stays_on_one_line(oms: OmsCommand, tmp_path
 
 
 @pytest.mark.parametrize("exists", [True, False])
-def test_a_very_long_state_root_gives_a_bounded_report(oms: OmsCommand, tmp_path: Path, exists: bool) -> None:
-    """A root of 10,000 characters (too long to exist), or one of ~3,900 (as long as a path can be) that
-    verify refuses: either way a report of a few hundred bytes."""
+def test_a_very_long_state_root_gives_a_bounded_report(
+    oms: OmsCommand, tmp_path: Path, exists: bool
+) -> None:
+    """A root of 10,000 characters (too long to exist), or one of ~3,900 (as long as a path can be)
+    that verify refuses: either way a report of a few hundred bytes."""
     if exists:
         state = tmp_path.joinpath(*["d" * 190] * 20)
         state.mkdir(parents=True, mode=0o755)

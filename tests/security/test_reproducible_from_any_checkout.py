@@ -1,11 +1,12 @@
 """Reproducible from any checkout (issue 10, case 10; SECURITY.md "The boundary, audited" 10).
 
-Two builds in one clone were identical, but a clone at another path built another onedir: the bundled
-`jsonschema-*.dist-info/RECORD` holds the hash of the venv's `bin/jsonschema`, whose shebang names the
-venv. The bundle now leaves out pip's installation records (`build/bundle.py`, used by the spec). Here the
-same wheels are installed into two venvs at different paths, as two checkouts' `.ci/setup` would: what the
-bundle keeps of their dist-info must be byte-identical, and the control (everything) must differ. The whole
-build from a copy at another path is CI's `build/freeze.py --check-reproducible`.
+Two builds in one clone were identical, but a clone at another path built another onedir: the
+bundled `jsonschema-*.dist-info/RECORD` holds the hash of the venv's `bin/jsonschema`, whose shebang
+names the venv. The bundle now leaves out pip's installation records (`build/bundle.py`, used by the
+spec). Here the same wheels are installed into two venvs at different paths, as two checkouts'
+`.ci/setup` would: what the bundle keeps of their dist-info must be byte-identical, and the control
+(everything) must differ. The whole build from a copy at another path is CI's `build/freeze.py
+--check-reproducible`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ def _bundle() -> ModuleType:
 
 
 def _install(venv: Path) -> dict[str, bytes]:
-    """A venv at `venv` with this venv's versions of the bundled distributions; their dist-info files."""
+    """A venv at `venv` with this venv's versions of the bundled distributions; their dist-info
+    files."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     wanted = [f"{name}=={metadata.version(name)}" for name in BUNDLED]
     subprocess.run(
@@ -50,13 +52,17 @@ def _install(venv: Path) -> dict[str, bytes]:
     }
 
 
-def test_what_the_bundle_keeps_of_an_installation_does_not_depend_on_its_path(tmp_path: Path) -> None:
+def test_what_the_bundle_keeps_of_an_installation_does_not_depend_on_its_path(
+    tmp_path: Path,
+) -> None:
     bundle = _bundle()
     first = _install(tmp_path / "one" / ".venv")
     second = _install(tmp_path / "another" / "checkout" / "at" / "a" / "longer" / "path" / ".venv")
     assert first.keys() == second.keys()
     differing = sorted(rel for rel in first if first[rel] != second[rel])
-    assert any(rel.startswith("jsonschema-") and rel.endswith("/RECORD") for rel in differing), differing  # control
+    assert any(rel.startswith("jsonschema-") and rel.endswith("/RECORD") for rel in differing), (
+        differing
+    )  # control
     assert all(bundle.is_installation_record(rel) for rel in differing), differing
     kept = {rel for rel in first if not bundle.is_installation_record(rel)}
     assert {rel.rsplit("/", 1)[-1] for rel in kept} >= {"METADATA"}  # versions still readable
@@ -67,6 +73,8 @@ def test_only_pips_installation_records_are_left_out() -> None:
     bundle = _bundle()
     for name in ("RECORD", "REQUESTED", "INSTALLER", "direct_url.json"):
         assert bundle.is_installation_record(f"jsonschema-4.26.0.dist-info/{name}")
-        assert not bundle.is_installation_record(f"jsonschema/{name}")  # a package's own file of that name
+        assert not bundle.is_installation_record(
+            f"jsonschema/{name}"
+        )  # a package's own file of that name
     for name in ("METADATA", "WHEEL", "entry_points.txt", "licenses/COPYING"):
         assert not bundle.is_installation_record(f"jsonschema-4.26.0.dist-info/{name}")

@@ -1,8 +1,9 @@
-"""No byte of work lost (issue 14): a real sandboxed worker editing its worktree without end — appending,
-rewriting a tracked file, making folders, deleting what it made — is ended at a random point in one of five
-ways (`oms worker stop`, a deadline stop, its tmux session killed, the whole tmux server killed, its agent
-SIGKILLed inside the sandbox), 50 times. Each time the end record names a salvage ref, and the salvage
-commit holds exactly what the worktree holds once the agent is gone: every file, every byte."""
+"""No byte of work lost (issue 14): a real sandboxed worker editing its worktree without end —
+appending, rewriting a tracked file, making folders, deleting what it made — is ended at a random
+point in one of five ways (`oms worker stop`, a deadline stop, its tmux session killed, the whole
+tmux server killed, its agent SIGKILLed inside the sandbox), 50 times. Each time the end record
+names a salvage ref, and the salvage commit holds exactly what the worktree holds once the agent is
+gone: every file, every byte."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ WAYS = ("stop", "deadline", "kill-session", "kill-server", "kill-agent")
 
 
 def _agent_pids(dispatch_id: str) -> list[int]:
-    """The test worker's shell in `edit` mode, found by its dispatch in its environment (only read)."""
+    """The test worker's shell in `edit` mode, found by its dispatch in its environment (only
+    read)."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -36,7 +38,9 @@ def _agent_pids(dispatch_id: str) -> list[int]:
             cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
         except OSError:
             continue
-        if f"OMS_DISPATCH_ID={dispatch_id}".encode() in environ.split(b"\0") and b"edit" in cmdline.split(b"\0"):
+        if f"OMS_DISPATCH_ID={dispatch_id}".encode() in environ.split(
+            b"\0"
+        ) and b"edit" in cmdline.split(b"\0"):
             found.append(int(entry))
     return found
 
@@ -94,9 +98,13 @@ def _end(deliverable: Chain, dispatch_id: str, way: str) -> None:
         if way == "stop":
             d.stop(dispatch_id, "salvage test")
         elif way == "deadline":
-            d.stop(dispatch_id, "ran past its role's limit", end_reason="deadline", by="oms-conductor")
+            d.stop(
+                dispatch_id, "ran past its role's limit", end_reason="deadline", by="oms-conductor"
+            )
         elif way == "kill-session":
-            subprocess.run(["tmux", "-S", sock, "kill-session", "-t", f"={dispatch_id}"], check=False)
+            subprocess.run(
+                ["tmux", "-S", sock, "kill-session", "-t", f"={dispatch_id}"], check=False
+            )
         elif way == "kill-server":
             subprocess.run(["tmux", "-S", sock, "kill-server"], check=False)
         else:
@@ -127,12 +135,18 @@ def test_every_edit_of_a_killed_worker_is_recoverable(deliverable: Chain) -> Non
         assert outcome["status"] == "created", outcome
         worktree = Path(access.text(payload, "worktree_path"))
         wanted = rng.randint(1, 300)
-        _wait(f"{wanted} edits", lambda worktree=worktree, wanted=wanted: _edits(worktree) >= wanted)
+        _wait(
+            f"{wanted} edits", lambda worktree=worktree, wanted=wanted: _edits(worktree) >= wanted
+        )
         _end(deliverable, dispatch_id, way)
         with deliverable.workspace() as ws:
             worker = ws.store.records("worker").read(dispatch_id).payload
         ref, commit = worker.get("salvage_ref"), worker.get("salvage_commit")
-        assert ref == f"refs/oms/salvage/{payload['ticket_id']}/{payload['attempt']}", (n, way, worker)
+        assert ref == f"refs/oms/salvage/{payload['ticket_id']}/{payload['attempt']}", (
+            n,
+            way,
+            worker,
+        )
         assert isinstance(commit, str)
         disk, kept = _disk(worktree), _committed(worktree, commit)
         assert disk == kept, f"round {n} ({way}): {sorted(set(disk) ^ set(kept))[:5]}"

@@ -1,8 +1,9 @@
-"""Submodules run no code (issue 10, case 2). `git status --ignore-submodules=none` ran `status` inside each
-submodule with that submodule's own config: a `filter.x.clean` planted in `<worktree>/sub/.git` ran during
-`oms worker deliver`, which then launched. Now oms never enters a submodule — worktree creation, checkout
-verification at delivery, and result verification — and compares a submodule's checked-out commit with its
-gitlink at object level. Each planted filter would write a marker; it never appears."""
+"""Submodules run no code (issue 10, case 2). `git status --ignore-submodules=none` ran `status`
+inside each submodule with that submodule's own config: a `filter.x.clean` planted in
+`<worktree>/sub/.git` ran during `oms worker deliver`, which then launched. Now oms never enters a
+submodule — worktree creation, checkout verification at delivery, and result verification — and
+compares a submodule's checked-out commit with its gitlink at object level. Each planted filter
+would write a marker; it never appears."""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ def _with_submodule(chain: Chain) -> None:
 
 
 def _plant(worktree: Path, chain: Chain) -> Path:
-    """A checked-out submodule in `worktree` whose own config runs a filter (as an agent could leave it)."""
+    """A checked-out submodule in `worktree` whose own config runs a filter (as an agent could leave
+    it)."""
     marker = chain.base / "ran.marker"
     sub = worktree / "sub"
     if not (sub / ".git").exists():
@@ -49,7 +51,9 @@ def _plant(worktree: Path, chain: Chain) -> Path:
     script.write_text(f"#!/bin/sh\ntouch '{marker}'\ncat\n")
     script.chmod(0o755)
     git("config", "filter.planted.clean", str(script), cwd=sub)
-    os.utime(sub / "notes.txt", (0, 0))  # a stat mismatch: a `status` inside would refresh (and filter)
+    os.utime(
+        sub / "notes.txt", (0, 0)
+    )  # a stat mismatch: a `status` inside would refresh (and filter)
     assert not marker.exists()
     return marker
 
@@ -71,10 +75,16 @@ def test_submodules_run_no_code_when_a_worktree_is_created_and_verified(chain: C
     checkout.verify(payload, str(chain.repo))  # clean: the submodule sits at its gitlink's commit
     assert not marker.exists()
     (worktree / "sub" / "notes.txt").write_text("changed by an agent\n")
-    checkout.verify(payload, str(chain.repo))  # a change inside a submodule is the submodule's, not this checkout's
+    checkout.verify(
+        payload, str(chain.repo)
+    )  # a change inside a submodule is the submodule's, not this checkout's
     assert not marker.exists()
-    moved = git(*ID, "commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", "moved", cwd=worktree / "sub").strip()
-    git("update-ref", "HEAD", moved, cwd=worktree / "sub")  # plumbing: the test itself runs no filter
+    moved = git(
+        *ID, "commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", "moved", cwd=worktree / "sub"
+    ).strip()
+    git(
+        "update-ref", "HEAD", moved, cwd=worktree / "sub"
+    )  # plumbing: the test itself runs no filter
     with pytest.raises(CheckoutChangedError, match="submodule sub is not at the commit"):
         checkout.verify(payload, str(chain.repo))
     assert not marker.exists()
@@ -85,7 +95,9 @@ def test_submodules_run_no_code_when_a_dispatch_is_delivered(deliverable: Chain)
     use_worker(deliverable)
     dispatch_id, event_id = accepted(deliverable)
     with deliverable.workspace() as ws:
-        worktree = Path(str(ws.store.records("dispatch").read(dispatch_id).payload["worktree_path"]))
+        worktree = Path(
+            str(ws.store.records("dispatch").read(dispatch_id).payload["worktree_path"])
+        )
     marker = _plant(worktree, deliverable)
     with deliverable.workspace() as ws:
         delivery = Delivery.open(ws)
@@ -104,10 +116,14 @@ def test_submodules_run_no_code_when_a_result_is_recorded(chain: Chain) -> None:
     try:
         assert tools.call("acknowledge_dispatch", {})[1] is False
         (bound.worktree / "WORK.md").write_text("work\n")
-        out, is_error = tools.call("record_dispatch_result", {"status": "completed", "summary": "s"})
+        out, is_error = tools.call(
+            "record_dispatch_result", {"status": "completed", "summary": "s"}
+        )
     finally:
         tools.close()
     assert is_error is False, out
     assert not marker.exists()
-    shown = git("show", "--name-only", "--format=", str(out["result_commit"]), cwd=bound.worktree).split()
+    shown = git(
+        "show", "--name-only", "--format=", str(out["result_commit"]), cwd=bound.worktree
+    ).split()
     assert shown == ["WORK.md"]  # oms committed the file, not the submodule

@@ -1,8 +1,8 @@
-"""What runs is what was approved (issue 10, case 1): the role (model, endpoint, transport, sandbox, argv),
-the tools the policy grants it and the executor instructions come from the config root's HEAD and are in
-the intent digest. An edit after approval — committed or not — parks the worker before any pane exists,
-with a reason naming the field; before, an uncommitted edit of `argv` made `oms worker deliver` run another
-program."""
+"""What runs is what was approved (issue 10, case 1): the role (model, endpoint, transport, sandbox,
+argv), the tools the policy grants it and the executor instructions come from the config root's HEAD
+and are in the intent digest. An edit after approval — committed or not — parks the worker before
+any pane exists, with a reason naming the field; before, an uncommitted edit of `argv` made `oms
+worker deliver` run another program."""
 
 from __future__ import annotations
 
@@ -32,7 +32,11 @@ def _model(chain: Chain) -> None:
 
 
 def _endpoint(chain: Chain) -> None:
-    chain.edit_config(lambda s: s.replace('model = "script"', 'model = "script"\nendpoint = "http://127.0.0.1:9/v1"'))
+    chain.edit_config(
+        lambda s: s.replace(
+            'model = "script"', 'model = "script"\nendpoint = "http://127.0.0.1:9/v1"'
+        )
+    )
 
 
 def _instructions(chain: Chain) -> None:
@@ -67,7 +71,9 @@ CASES: dict[str, tuple[Callable[[Chain], None], str, str]] = {
 
 @pytest.mark.parametrize("committed", [True, False], ids=["committed", "uncommitted"])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_a_change_after_approval_parks_naming_the_field(deliverable: Chain, case: str, committed: bool) -> None:
+def test_a_change_after_approval_parks_naming_the_field(
+    deliverable: Chain, case: str, committed: bool
+) -> None:
     use_worker(deliverable)
     dispatch_id, event_id = accepted(deliverable)
     edit, committed_field, working_field = CASES[case]
@@ -85,8 +91,8 @@ def test_a_change_after_approval_parks_naming_the_field(deliverable: Chain, case
 
 
 def test_an_uncommitted_argv_is_never_what_runs(deliverable: Chain) -> None:
-    """The original case: accept, then edit `argv` in the working tree only; delivery must not launch it.
-    Once the edit is reverted, the approved program is what runs (resumed)."""
+    """The original case: accept, then edit `argv` in the working tree only; delivery must not
+    launch it. Once the edit is reverted, the approved program is what runs (resumed)."""
     out = use_worker(deliverable)
     dispatch_id, event_id = accepted(deliverable)
     config = (deliverable.repo / ".oms" / "config.toml").read_text()
@@ -97,7 +103,9 @@ def test_an_uncommitted_argv_is_never_what_runs(deliverable: Chain) -> None:
     assert outcome["status"] == "parked"
     assert "roles.oms.command-executor.argv" in str(outcome["reason"])
     assert not out.exists()
-    (deliverable.repo / ".oms" / "config.toml").write_text(config)  # reverted: the working tree is HEAD again
+    (deliverable.repo / ".oms" / "config.toml").write_text(
+        config
+    )  # reverted: the working tree is HEAD again
     assert git("status", "--porcelain", ".oms", cwd=deliverable.repo) == ""
     with deliverable.workspace() as ws:
         Delivery.open(ws).resume(dispatch_id)
@@ -107,7 +115,7 @@ def test_an_uncommitted_argv_is_never_what_runs(deliverable: Chain) -> None:
         Delivery.open(ws).stop(dispatch_id, "test over")
 
 
-# ------------------------------------------------------------------ found by the attack on this case
+# ----------------------------------------------------------------- found by the attack on this case
 PLANTED = """#!/bin/sh
 echo "planted=ran" > "$HOME/worker.out.tmp" && mv "$HOME/worker.out.tmp" "$HOME/worker.out"
 exec sleep 600
@@ -128,13 +136,15 @@ def _parks_on_programs(chain: Chain, dispatch_id: str, event_id: str) -> None:
 def test_a_bare_program_name_found_elsewhere_on_path_is_not_what_runs(
     deliverable: Chain, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """argv = ["true"] was /usr/bin/true when approved; a `bin/true` committed later, with the project's
-    bin/ first on the deliverer's PATH (direnv, ~/.local/bin), ran instead."""
+    """argv = ["true"] was /usr/bin/true when approved; a `bin/true` committed later, with the
+    project's bin/ first on the deliverer's PATH (direnv, ~/.local/bin), ran instead."""
     dispatch_id, event_id = accepted(deliverable)
     with deliverable.workspace() as ws:
         approved = ws.store.records("dispatch").read(dispatch_id).payload["role_programs"]
     assert isinstance(approved, list)
-    assert str(approved[0]).startswith((os.path.realpath("/usr/bin/true") + " ", os.path.realpath("/bin/true") + " "))
+    assert str(approved[0]).startswith(
+        (os.path.realpath("/usr/bin/true") + " ", os.path.realpath("/bin/true") + " ")
+    )
     planted = deliverable.repo / "bin" / "true"
     planted.parent.mkdir()
     planted.write_text(PLANTED)
@@ -145,7 +155,8 @@ def test_a_bare_program_name_found_elsewhere_on_path_is_not_what_runs(
 
 
 def test_a_program_edited_after_approval_is_not_what_runs(deliverable: Chain) -> None:
-    """The approved argv names a script outside the repository by path; its bytes changed after approval."""
+    """The approved argv names a script outside the repository by path; its bytes changed after
+    approval."""
     out = use_worker(deliverable)
     dispatch_id, event_id = accepted(deliverable)
     (deliverable.base / "worker.sh").write_text(PLANTED)
@@ -181,8 +192,9 @@ LEFTOVERS = {
 
 @pytest.mark.parametrize("case", sorted(LEFTOVERS))
 def test_ignored_leftovers_are_not_loaded_from_the_worktree(chain: Chain, case: str) -> None:
-    """`status` does not list ignored files: an earlier attempt could leave instructions, skills or code
-    that the next agent CLI or approved program loads. A worktree must hold nothing git ignores."""
+    """`status` does not list ignored files: an earlier attempt could leave instructions, skills or
+    code that the next agent CLI or approved program loads. A worktree must hold nothing git
+    ignores."""
     (chain.repo / ".gitignore").write_text(
         "CLAUDE.local.md\nAGENTS.override.md\ndocs/\n.agents/\n.claude/\n__pycache__/\nbuild/\n"
     )
@@ -204,8 +216,8 @@ def test_ignored_leftovers_are_not_loaded_from_the_worktree(chain: Chain, case: 
 
 
 def test_instructions_committed_after_delivery_never_reach_the_agent(chain: Chain) -> None:
-    """`read_dispatch` hands the agent the instructions only while they are the approved ones (delivery
-    reads them once, for the launch, under the same check)."""
+    """`read_dispatch` hands the agent the instructions only while they are the approved ones
+    (delivery reads them once, for the launch, under the same check)."""
     bound = bind(chain)
     tools = BoundTools(bound)
     try:
@@ -214,8 +226,9 @@ def test_instructions_committed_after_delivery_never_reach_the_agent(chain: Chai
         chain.commit("new instructions after the launch")
         out, is_error = tools.call("read_dispatch", {})
         assert is_error is True
-        assert "executor instructions (.agents/agents/executor.md) changed since the dispatch was approved" in str(
-            out["error"]
+        assert (
+            "executor instructions (.agents/agents/executor.md) "
+            "changed since the dispatch was approved" in str(out["error"])
         )
         assert "exfiltrate" not in json.dumps(out)
     finally:

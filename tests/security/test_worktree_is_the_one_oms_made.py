@@ -1,8 +1,8 @@
-"""The worktree is the one oms made (issue 10, case 3). A worktree whose `.git` file pointed at a copy of
-its gitdir passed verification; the worker committed into the copy and oms signed a result for a commit the
-repository does not have. Now the gitdir must be, by identity, `<config root>/.git/worktrees/<name>`, whose
-common dir is the repository's `.git` and whose back-pointer names this worktree — at delivery and when a
-result is recorded."""
+"""The worktree is the one oms made (issue 10, case 3). A worktree whose `.git` file pointed at a
+copy of its gitdir passed verification; the worker committed into the copy and oms signed a result
+for a commit the repository does not have. Now the gitdir must be, by identity, `<config
+root>/.git/worktrees/<name>`, whose common dir is the repository's `.git` and whose back-pointer
+names this worktree — at delivery and when a result is recorded."""
 
 from __future__ import annotations
 
@@ -18,12 +18,17 @@ from tests.helpers import git
 
 
 def _redirect_to_a_copy(worktree: Path, base: Path, *, copy_common: bool) -> None:
-    """What an agent (or anything with write access to the worktree) could do with its `.git` file."""
+    """What an agent (or anything with write access to the worktree) could do with its `.git`
+    file."""
     gitdir = Path(git("rev-parse", "--absolute-git-dir", cwd=worktree).strip())
-    common = Path(git("rev-parse", "--path-format=absolute", "--git-common-dir", cwd=worktree).strip())
+    common = Path(
+        git("rev-parse", "--path-format=absolute", "--git-common-dir", cwd=worktree).strip()
+    )
     copy = base / "gitdir-copy"
     shutil.copytree(gitdir, copy)
-    if copy_common:  # a whole repository of its own: commits land where the real one never sees them
+    if (
+        copy_common
+    ):  # a whole repository of its own: commits land where the real one never sees them
         common_copy = base / "common-copy"
         shutil.copytree(common, common_copy, ignore=shutil.ignore_patterns("worktrees"))
         (copy / "commondir").write_text(f"{common_copy}\n")
@@ -33,11 +38,15 @@ def _redirect_to_a_copy(worktree: Path, base: Path, *, copy_common: bool) -> Non
 
 
 @pytest.mark.parametrize("copy_common", [False, True], ids=["gitdir-copy", "repository-copy"])
-def test_a_worktree_redirected_to_a_copied_gitdir_is_not_delivered(deliverable: Chain, copy_common: bool) -> None:
+def test_a_worktree_redirected_to_a_copied_gitdir_is_not_delivered(
+    deliverable: Chain, copy_common: bool
+) -> None:
     use_worker(deliverable)
     dispatch_id, event_id = accepted(deliverable)
     with deliverable.workspace() as ws:
-        worktree = Path(str(ws.store.records("dispatch").read(dispatch_id).payload["worktree_path"]))
+        worktree = Path(
+            str(ws.store.records("dispatch").read(dispatch_id).payload["worktree_path"])
+        )
     _redirect_to_a_copy(worktree, deliverable.base, copy_common=copy_common)
     with deliverable.workspace() as ws:
         delivery = Delivery.open(ws)
@@ -56,7 +65,9 @@ def test_a_result_from_a_redirected_worktree_is_refused(chain: Chain, copy_commo
         assert tools.call("acknowledge_dispatch", {})[1] is False
         _redirect_to_a_copy(bound.worktree, chain.base, copy_common=copy_common)
         (bound.worktree / "WORK.md").write_text("work\n")
-        out, is_error = tools.call("record_dispatch_result", {"status": "completed", "summary": "s"})
+        out, is_error = tools.call(
+            "record_dispatch_result", {"status": "completed", "summary": "s"}
+        )
     finally:
         tools.close()
     assert is_error is True

@@ -1,7 +1,8 @@
 """`oms worktree create` runs no repository-configured code (SECURITY.md attack case 25).
 
-Each hostile repository would write a marker file if git ran its configured command. The marker never
-appears: oms refuses repositories whose config names a command, and disables hooks and fsmonitor."""
+Each hostile repository would write a marker file if git ran its configured command. The marker
+never appears: oms refuses repositories whose config names a command, and disables hooks and
+fsmonitor."""
 
 from __future__ import annotations
 
@@ -42,7 +43,9 @@ def test_repository_config_that_runs_code_is_refused(chain: Chain, setting: str)
     script, marker = _marker_script(chain, "cfg")
     (chain.repo / ".gitattributes").write_text("* filter=evil diff=evil\n")
     chain.commit("attributes")
-    git("config", setting, str(script), cwd=chain.repo)  # planted after the commit, as an agent would
+    git(
+        "config", setting, str(script), cwd=chain.repo
+    )  # planted after the commit, as an agent would
     with chain.workspace() as ws:
         ticket = tickets.add(ws, "t", "")
         with pytest.raises(UnsafeRepositoryError, match=setting.split(".", maxsplit=1)[0]):
@@ -90,7 +93,9 @@ def test_refusals_for_branch_path_and_base(chain: Chain) -> None:
         (chain.base / "oms-worktrees" / b).mkdir(parents=True)
         with pytest.raises(ConflictError, match="path"):
             worktrees.create(ws, b)
-        git("worktree", "add", "-q", "-b", f"oms/{c}", str(chain.base / "elsewhere"), cwd=chain.repo)
+        git(
+            "worktree", "add", "-q", "-b", f"oms/{c}", str(chain.base / "elsewhere"), cwd=chain.repo
+        )
         git("branch", "-m", f"oms/{c}", f"oms/{c}-x", cwd=chain.repo)
         git("-C", str(chain.base / "elsewhere"), "checkout", "-q", "-b", f"oms/{c}", cwd=chain.repo)
         with pytest.raises(ConflictError, match="branch"):
@@ -103,7 +108,9 @@ def test_worktree_created_before_a_crash_is_adopted(chain: Chain) -> None:
         ticket = tickets.add(ws, "t", "").record_id
     head = git("rev-parse", "HEAD", cwd=chain.repo).strip()
     path = chain.base / "oms-worktrees" / ticket
-    git("worktree", "add", "-q", "-b", f"oms/{ticket}", str(path), head, cwd=chain.repo)  # as if oms died here
+    git(
+        "worktree", "add", "-q", "-b", f"oms/{ticket}", str(path), head, cwd=chain.repo
+    )  # as if oms died here
     with chain.workspace() as ws:
         record, created = worktrees.create(ws, ticket)
     assert not created
@@ -114,13 +121,19 @@ def test_worktree_created_before_a_crash_is_adopted(chain: Chain) -> None:
 def test_worktrees_directory_must_not_overlap_state_or_repo(chain: Chain) -> None:
     for directory in (str(chain.state), str(chain.repo / "wt"), str(chain.state / "tmp")):
         chain.edit_config(
-            lambda s, d=directory: s.replace('directory = "../oms-worktrees"', f'directory = "{d}"'), commit=True
+            lambda s, d=directory: s.replace(
+                'directory = "../oms-worktrees"', f'directory = "{d}"'
+            ),
+            commit=True,
         )
         with chain.workspace() as ws:
             ticket = tickets.add(ws, "t", "").record_id
             with pytest.raises(InvalidInputError):
                 worktrees.create(ws, ticket)
         chain.edit_config(
-            lambda s, d=directory: s.replace(f'directory = "{d}"', 'directory = "../oms-worktrees"'), commit=True
+            lambda s, d=directory: s.replace(
+                f'directory = "{d}"', 'directory = "../oms-worktrees"'
+            ),
+            commit=True,
         )
     assert stat.S_IMODE(chain.state.stat().st_mode) == 0o700

@@ -1,4 +1,5 @@
-"""The README's two commands are real: CI runs exactly README's test command, and both scripts exist."""
+"""The README's two commands are real: CI runs exactly README's test command, and both scripts
+exist."""
 
 from __future__ import annotations
 

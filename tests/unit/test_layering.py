@@ -61,7 +61,11 @@ def test_processes_are_started_only_in_process() -> None:
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.Import | ast.ImportFrom):
-                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                names = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module or ""]
+                )
                 if any(
                     n.split(".")[0] in {"subprocess", "multiprocessing", "pty"} for n in names
                 ) and not rel.startswith("oms/process/"):

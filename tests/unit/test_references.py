@@ -7,7 +7,8 @@ Someone who clones the repository must be able to follow what code, tests and do
 - a `path:line` or `path:first-last` reference names a file of the repository that has that line;
 - a `path::name` reference names a file of the repository that defines (or, outside tests, holds)
   that name;
-- `ADR NNNN` names an ADR in docs/adr/, and a cited section of docs/architecture.md is a heading in it.
+- `ADR NNNN` names an ADR in docs/adr/, and a cited section of docs/architecture.md is a heading in
+  it.
 """
 
 from __future__ import annotations
@@ -36,7 +37,12 @@ THIS = Path(__file__).resolve()
 
 # Spelled in pieces so that this file does not match itself.
 _NOTES = "|".join(("sec", "tui", "codex", "mcp", "peers", "conductor", "style"))
-OUTSIDE = re.compile(r"\bDESIGN" r"(?:\.md|\s+§)|\bSTYLE" r"\.md|\bresearch" r"/|(?<![\w/.-])(?:" + _NOTES + r")\.md\b")
+OUTSIDE = re.compile(
+    r"\bDESIGN"
+    r"(?:\.md|\s+§)|\bSTYLE"
+    r"\.md|\bresearch"
+    r"/|(?<![\w/.-])(?:" + _NOTES + r")\.md\b"
+)
 _EXT = r"(?:py|md|toml|json|pml|sh|c|txt|yml|yaml|cfg|ini)"
 LINE_REF = re.compile(
     r"(?<![\w/.-])(?P<path>(?:[\w.-]+/)*[\w-][\w.-]*\." + _EXT + r")"
@@ -122,7 +128,11 @@ def test_every_line_and_name_reference_resolves() -> None:
 
 def test_every_adr_cited_exists() -> None:
     have = {p.name[:4] for p in (REPO / "docs" / "adr").glob("[0-9][0-9][0-9][0-9]-*.md")}
-    cited = [(f"{rel}:{line}", num) for rel, line, m in _hits(ADR_REF) for num in re.findall(r"\d{4}", m.group("nums"))]
+    cited = [
+        (f"{rel}:{line}", num)
+        for rel, line, m in _hits(ADR_REF)
+        for num in re.findall(r"\d{4}", m.group("nums"))
+    ]
     assert [f"{where}: ADR {num}" for where, num in cited if num not in have] == []
 
 
@@ -134,5 +144,9 @@ def test_every_cited_section_of_the_architecture_exists() -> None:
         return
     found = re.findall(r"^#+\s+(?:\d+(?:\.\d+)*\.?\s+)?(.+?)\s*$", doc.read_text(), re.M)
     headings = set(found)
-    bad = [f"{rel}:{line}: {m.group('section')}" for rel, line, m in cited if m.group("section") not in headings]
+    bad = [
+        f"{rel}:{line}: {m.group('section')}"
+        for rel, line, m in cited
+        if m.group("section") not in headings
+    ]
     assert bad == []

@@ -1,5 +1,6 @@
-"""`errors.shown`: how a path or id appears in a message (issue 10, case 6). A property test: one line of
-printable ASCII, never longer than its bound, and unambiguous (it decodes back) whenever nothing is elided."""
+"""`errors.shown`: how a path or id appears in a message (issue 10, case 6). A property test: one
+line of printable ASCII, never longer than its bound, and unambiguous (it decodes back) whenever
+nothing is elided."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from hypothesis import strategies as st
 
 from oms.errors import shown
 
-texts = st.text(st.characters(codec=None), max_size=300) | st.text(alphabet="a/\n\x1b\\é\u2028", max_size=400)
+texts = st.text(st.characters(codec=None), max_size=300) | st.text(
+    alphabet="a/\n\x1b\\é\u2028", max_size=400
+)
 
 
 @given(texts, st.integers(min_value=20, max_value=400))

@@ -6,14 +6,14 @@ agent's argv, cwd and environment, and how to activate, park and stop it.
 `services/delivery/homes.py` materialises a plan through fsio; `services/delivery/spec.py` wraps it
 in the worker's sandbox (ADR 0012).
 
-Everything a plan writes is as the agent sees it inside its sandbox: its home is `HOME_VIEW`, and the
-hook and MCP commands are relays (`oms hook provider`, `oms worker bridge`) that name only the
+Everything a plan writes is as the agent sees it inside its sandbox: its home is `HOME_VIEW`, and
+the hook and MCP commands are relays (`oms hook provider`, `oms worker bridge`) that name only the
 dispatch and session; the state root, the config root and the delivery nonce stay with the broker.
 
-A request that names `resume` (the agent's own session id) is a relaunch after the agent's pane ended:
-the same home, configuration and sandbox, the CLI told to continue that session (`codex resume <id>`,
-`claude --resume <id>`), and, where the CLI waits for a prompt (Claude Code), `CONTINUE` typed instead of
-the instruction.
+A request that names `resume` (the agent's own session id) is a relaunch after the agent's pane
+ended: the same home, configuration and sandbox, the CLI told to continue that session (`codex
+resume <id>`, `claude --resume <id>`), and, where the CLI waits for a prompt (Claude Code),
+`CONTINUE` typed instead of the instruction.
 """
 
 from __future__ import annotations
@@ -37,20 +37,29 @@ class LaunchRequest:
     executable: str
     instructions: str
     role_argv: tuple[str, ...] | None = None
-    codex_auth: str | None = None  # the real path of the user's Codex auth.json (shown read-only inside)
+    codex_auth: str | None = (
+        None  # the real path of the user's Codex auth.json (shown read-only inside)
+    )
     passthrough: dict[str, str] = field(default_factory=dict)  # the one credential variable, if any
-    tools: tuple[str, ...] = ()  # the role's tools under the committed policy (bridge tools included)
-    endpoint: str | None = None  # the role's model endpoint (a gateway or proxy); None = the CLI's default
-    resume: str | None = None  # the agent's own session id to continue (a relaunch after its pane ended)
+    tools: tuple[
+        str, ...
+    ] = ()  # the role's tools under the committed policy (bridge tools included)
+    endpoint: str | None = (
+        None  # the role's model endpoint (a gateway or proxy); None = the CLI's default
+    )
+    resume: str | None = (
+        None  # the agent's own session id to continue (a relaunch after its pane ended)
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class HomeFile:
     """A file to create in the agent home (mode 0600).
 
-    `regenerate`: the agent CLI rewrites this file itself (first-run state, counters), so on reuse it is
-    replaced by oms's version (unlink + create, never in place). Otherwise a changed file is refused.
-    `readonly`: oms's own configuration (hooks, settings, MCP config): read-only inside the sandbox.
+    `regenerate`: the agent CLI rewrites this file itself (first-run state, counters), so on reuse
+    it is replaced by oms's version (unlink + create, never in place). Otherwise a changed file is
+    refused. `readonly`: oms's own configuration (hooks, settings, MCP config): read-only inside the
+    sandbox.
     """
 
     name: str
@@ -74,7 +83,9 @@ class LaunchPlan:
     resume_prompt: str | None = None  # typed to resume after a park (None: `activation.CONTINUE`)
     ready_marks: tuple[str, ...] = ()  # all must be on screen before typing
     busy_mark: str | None = None  # on screen while a turn runs
-    goal_mark: str | None = None  # on screen while a goal runs turn after turn (Escape pauses it, between turns too)
+    goal_mark: str | None = (
+        None  # on screen while a goal runs turn after turn (Escape pauses it, between turns too)
+    )
     park_keys: tuple[tuple[str, ...], ...] = ()
     quit_keys: tuple[tuple[str, ...], ...] = ()
     # the model proxy's door (its directory, absolute) and the loopback port a relay inside listens
@@ -84,12 +95,18 @@ class LaunchPlan:
 
 
 CODEX_PROVIDER = "oms_endpoint"
-CONTINUE = "Continue the dispatch where you stopped."  # typed to resume an interrupted or relaunched agent
+CONTINUE = (
+    "Continue the dispatch where you stopped."  # typed to resume an interrupted or relaunched agent
+)
 
 
 def codex_provider(endpoint: str, with_key: bool) -> dict[str, object]:
     """The Codex model provider for a role endpoint (Responses API; ADR 0011 "Role endpoints")."""
-    provider: dict[str, object] = {"name": "oms endpoint", "base_url": endpoint, "wire_api": "responses"}
+    provider: dict[str, object] = {
+        "name": "oms endpoint",
+        "base_url": endpoint,
+        "wire_api": "responses",
+    }
     if with_key:
         provider["env_key"] = "OPENAI_API_KEY"
     return provider
@@ -109,13 +126,15 @@ def bridge_argv(req: LaunchRequest) -> tuple[str, ...]:
 
 
 def hook_tools(tools: tuple[str, ...]) -> tuple[str, ...]:
-    """The tools PreToolUse lets through besides the bridge's own (the role's grant under the policy)."""
+    """The tools PreToolUse lets through besides the bridge's own (the role's grant under the
+    policy)."""
     return tuple(t for t in tools if t not in BRIDGE_TOOLS)
 
 
 def hook_argv(req: LaunchRequest, provider: str, event: str) -> tuple[str, ...]:
-    """The hook command `provider` runs for `event` (one command per event: the event a hook answers for
-    is the one in its command line, never the payload's), with the role's tool allow-list for PreToolUse."""
+    """The hook command `provider` runs for `event` (one command per event: the event a hook answers
+    for is the one in its command line, never the payload's), with the role's tool allow-list for
+    PreToolUse."""
     if event not in HOOK_EVENTS:
         raise ValueError(f"oms registers no hook for {event!r}")
     argv = oms_args(req, "hook", "provider")
@@ -139,7 +158,13 @@ def hook_config(req: LaunchRequest, provider: str) -> dict[str, list[dict[str, o
     """The `hooks` table both CLIs read (ADR 0011 "Hooks"): each event its own command."""
 
     def handler(event: str) -> list[dict[str, object]]:
-        return [{"type": "command", "command": shell_join(hook_argv(req, provider, event)), "timeout": 10}]
+        return [
+            {
+                "type": "command",
+                "command": shell_join(hook_argv(req, provider, event)),
+                "timeout": 10,
+            }
+        ]
 
     return {
         "SessionStart": [{"matcher": "startup|resume", "hooks": handler("SessionStart")}],

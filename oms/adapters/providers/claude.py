@@ -4,10 +4,10 @@ The config dir (`homes/claude-<session>` in the sandbox directory, 0700; `/oms/h
 sandbox, as CLAUDE_CONFIG_DIR) pre-seeds onboarding, the API-key approval and the worktree trust;
 `settings.json` holds only oms's hooks and `mcp.json` only the bridge, both read-only inside.
 `--setting-sources ""` and `--strict-mcp-config` keep a repository's own `.claude/` and `.mcp.json`
-out; `--permission-mode dontAsk` with `--allowedTools` naming the three bridge tools runs unattended.
-File flags use the `--flag=value` form so the variadic options cannot swallow anything. A relaunch
-passes `--resume <id>` instead of `--session-id <id>` (the transcript is in the same config dir) and is
-told to continue.
+out; `--permission-mode dontAsk` with `--allowedTools` naming the three bridge tools runs
+unattended. File flags use the `--flag=value` form so the variadic options cannot swallow anything.
+A relaunch passes `--resume <id>` instead of `--session-id <id>` (the transcript is in the same
+config dir) and is told to continue.
 """
 
 from __future__ import annotations
@@ -49,7 +49,12 @@ def mcp_json(req: LaunchRequest) -> bytes:
     return _json(
         {
             "mcpServers": {
-                BRIDGE_SERVER: {"type": "stdio", "command": argv[0], "args": list(argv[1:]), "env": base_env(req)}
+                BRIDGE_SERVER: {
+                    "type": "stdio",
+                    "command": argv[0],
+                    "args": list(argv[1:]),
+                    "env": base_env(req),
+                }
             }
         }
     )
@@ -73,7 +78,10 @@ def plan(req: LaunchRequest) -> LaunchPlan:
     check_arg(req.model, "model")
     check_arg(req.instructions, "executor instructions")
     allowed = ",".join(
-        [*(BRIDGE_TOOL_PREFIX + tool for tool in BRIDGE_TOOLS), *(t for t in req.tools if t not in BRIDGE_TOOLS)]
+        [
+            *(BRIDGE_TOOL_PREFIX + tool for tool in BRIDGE_TOOLS),
+            *(t for t in req.tools if t not in BRIDGE_TOOLS),
+        ]
     )
     argv = (
         "claude",
@@ -96,7 +104,8 @@ def plan(req: LaunchRequest) -> LaunchPlan:
         **req.passthrough,
         "CLAUDE_CONFIG_DIR": HOME_VIEW,
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "ENABLE_TOOL_SEARCH": "false",  # the three bridge tools are small: their schemas up front, no search step
+        # the three bridge tools are small: their schemas up front, no search step
+        "ENABLE_TOOL_SEARCH": "false",
     }
     if req.endpoint is not None:
         env["ANTHROPIC_BASE_URL"] = check_arg(req.endpoint, "endpoint")

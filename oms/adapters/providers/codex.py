@@ -109,7 +109,9 @@ def plan(req: LaunchRequest) -> LaunchPlan:
     """The launch plan."""
     check_arg(req.worktree, "worktree path")
     check_arg(req.model, "model")
-    head = ("codex",) if req.resume is None else ("codex", "resume")  # `codex resume` takes every flag
+    head = (
+        ("codex",) if req.resume is None else ("codex", "resume")
+    )  # `codex resume` takes every flag
     argv = (
         *head,
         *FEATURE_FLAGS,
@@ -147,11 +149,15 @@ def plan(req: LaunchRequest) -> LaunchPlan:
         home=home(req.session_id),
         files=tuple(files),
         ro_files=ro_files,
-        prompt=f"/goal {req.instructions}" if req.resume is None else None,  # it continues its goal by itself
-        resume_prompt="/goal resume",  # a parked goal stays paused until this (a plain prompt runs one turn)
+        prompt=f"/goal {req.instructions}"
+        if req.resume is None
+        else None,  # it continues its goal by itself
+        # a parked goal stays paused until this (a plain prompt runs one turn)
+        resume_prompt="/goal resume",
         ready_marks=("for agents", f" {req.model} "),
         busy_mark="esc to interrupt",
-        goal_mark="Pursuing goal",  # the footer while /goal runs; "Goal paused (/goal resume)" once paused
+        # the footer while /goal runs; "Goal paused (/goal resume)" once paused
+        goal_mark="Pursuing goal",
         park_keys=(("Escape",),),
         quit_keys=(("-l", "/exit"), ("Enter",)),
     )

@@ -1,4 +1,5 @@
-"""A plain command worker: the role's argv, in the same pane and sandbox, through the same doors. Pure plan.
+"""A plain command worker: the role's argv, in the same pane and sandbox, through the same doors.
+Pure plan.
 
 The command learns how to reach oms from its environment: `OMS_EXECUTABLE` (whose `hook provider`
 and `worker bridge` are relays to the pane's broker) plus the dispatch and session it works on. Its
@@ -28,4 +29,10 @@ def plan(req: LaunchRequest) -> LaunchPlan:
     env = {**base_env(req), "OMS_EXECUTABLE": req.executable}
     for key, value in env.items():
         check_arg(value, key)
-    return LaunchPlan(native_action="command", argv=req.role_argv, cwd=req.worktree, env=env, home=home(req.session_id))
+    return LaunchPlan(
+        native_action="command",
+        argv=req.role_argv,
+        cwd=req.worktree,
+        env=env,
+        home=home(req.session_id),
+    )

@@ -1,6 +1,6 @@
-"""`oms audit log`: the ledger as a readable timeline (issue 14 item 5, ADR 0022). Each entry says what it
-wrote: a record's kind, id, version and state; an evidence's kind and ticket; an event's type; a journal
-entry. Filters by ticket, dispatch (a worker's id is its dispatch's) and time."""
+"""`oms audit log`: the ledger as a readable timeline (issue 14 item 5, ADR 0022). Each entry says
+what it wrote: a record's kind, id, version and state; an evidence's kind and ticket; an event's
+type; a journal entry. Filters by ticket, dispatch (a worker's id is its dispatch's) and time."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def timeline(
     until: str | None = None,
     limit: int = 200,
 ) -> tuple[list[JsonObject], str | None]:
-    """The last `limit` entries that match, oldest first, and where the chain breaks (None: it holds)."""
+    """The last `limit` entries that match, oldest first, and where the chain breaks (None: it
+    holds)."""
     low = None if since is None else parse_ts(since, "--since")
     high = None if until is None else parse_ts(until, "--until")
     rows: list[JsonObject] = []
@@ -38,10 +39,18 @@ def timeline(
             continue
         doc = _doc(ws, entry, archived)
         names = _names(entry, doc)
-        if (ticket is not None and ticket not in names) or (dispatch is not None and dispatch not in names):
+        if (ticket is not None and ticket not in names) or (
+            dispatch is not None and dispatch not in names
+        ):
             continue
         rows.append(
-            {"seq": entry.seq, "at": entry.at, "kind": entry.kind, "path": entry.path, "what": _what(entry, doc)}
+            {
+                "seq": entry.seq,
+                "at": entry.at,
+                "kind": entry.kind,
+                "path": entry.path,
+                "what": _what(entry, doc),
+            }
         )
     return rows[-limit:], chain.fault
 
@@ -51,11 +60,14 @@ class _Archived:
 
     def __init__(self, ws: Workspace, noted: dict[str, str]) -> None:
         self.root = ws.store.state.root
-        self.noted = noted  # each ledgered path's last digest: an archive counts only as oms noted it
+        self.noted = (
+            noted  # each ledgered path's last digest: an archive counts only as oms noted it
+        )
         self._files: dict[str, list[bytes]] | None = None
 
     def get(self, path: str, sha256: str) -> bytes | None:
-        """The bytes of `path` with this digest that an archive of the ticket owning it holds (None: none)."""
+        """The bytes of `path` with this digest that an archive of the ticket owning it holds (None:
+        none)."""
         if self._files is None:
             self._files = {}
             for rel in compaction.archives(self.root):
@@ -68,12 +80,16 @@ class _Archived:
                     continue  # `oms audit verify` names it
                 for member, data in compaction.owned(archive).items():
                     self._files.setdefault(member, []).append(data)
-        return next((d for d in self._files.get(path, ()) if hashlib.sha256(d).hexdigest() == sha256), None)
+        return next(
+            (d for d in self._files.get(path, ()) if hashlib.sha256(d).hexdigest() == sha256), None
+        )
 
 
 def _doc(ws: Workspace, entry: Entry, archived: _Archived) -> JsonObject:
     data = ws.store.state.root.read_optional(entry.path, MAX_READ)
-    if data is None or hashlib.sha256(data).hexdigest() != entry.sha256:  # changed since: its archived bytes
+    if (
+        data is None or hashlib.sha256(data).hexdigest() != entry.sha256
+    ):  # changed since: its archived bytes
         data = archived.get(entry.path, entry.sha256)
     if data is None or hashlib.sha256(data).hexdigest() != entry.sha256:
         return {}  # not the bytes the entry names (edited, or gone): `oms audit verify` says which
@@ -115,9 +131,15 @@ def _what(entry: Entry, doc: JsonObject) -> str:
             + by
         )
     if entry.kind == "compact":
-        return f"compacted {doc.get('ticket_id', parts[-1].removesuffix(compaction.SUFFIX))} into {entry.path}"
+        return (
+            f"compacted {doc.get('ticket_id', parts[-1].removesuffix(compaction.SUFFIX))} into "
+            f"{entry.path}"
+        )
     if entry.kind == "evidence" or (entry.kind == "adopt" and parts[0] == "evidence"):
-        return f"evidence {doc.get('evidence_kind', '?')} of {doc.get('ticket_id', '?')} ({parts[-1][:12]})"
+        return (
+            f"evidence {doc.get('evidence_kind', '?')} of "
+            f"{doc.get('ticket_id', '?')} ({parts[-1][:12]})"
+        )
     if parts[0] == "events":
         said = _person_said(doc)
         return f"event {doc.get('event_type', '?')} {parts[-1].removesuffix('.json')}{said}"

@@ -1,11 +1,13 @@
-"""`oms store compact [--dry-run]` (issue 14 item 5, ADR 0022): an ended ticket's dispatch, worker and session
-records, its evidence, events and their receipts, moved into one archive that keeps the ledger verifiable.
+"""`oms store compact [--dry-run]` (issue 14 item 5, ADR 0022): an ended ticket's dispatch, worker
+and session records, its evidence, events and their receipts, moved into one archive that keeps the
+ledger verifiable.
 
-A ticket is compacted only when `finishing.compaction_blocker` finds nothing in the way (ended long enough
-ago, every part of it ended, no pane registered, its worktree gone), and only if every file it would move
-still has the bytes of its ledger entry (a file edited in place is never archived as if oms wrote it). The
-archive is published and noted in the ledger first; then each file goes only while it still holds the
-archived bytes (`store/compaction.py`). A compaction killed anywhere is finished by the next one.
+A ticket is compacted only when `finishing.compaction_blocker` finds nothing in the way (ended long
+enough ago, every part of it ended, no pane registered, its worktree gone), and only if every file
+it would move still has the bytes of its ledger entry (a file edited in place is never archived as
+if oms wrote it). The archive is published and noted in the ledger first; then each file goes only
+while it still holds the archived bytes (`store/compaction.py`). A compaction killed anywhere is
+finished by the next one.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ MAX_READ = 1024 * 1024
 
 @dataclass
 class Report:
-    """What a compaction did (or, dry, would do): tickets compacted with their bytes, tickets kept and why."""
+    """What a compaction did (or, dry, would do): tickets compacted with their bytes, tickets kept
+    and why."""
 
     dry_run: bool
     off: bool = False  # [retention] compact_after_days = 0
@@ -61,13 +64,17 @@ def compact(ws: Workspace, *, dry_run: bool, limit: int | None = None) -> Report
     with acquire(root, compaction.LOCK):
         ledger: dict[str, str] = {}
 
-        def last() -> dict[str, str]:  # each ledgered path's last digest, read once, only when needed
+        def last() -> dict[
+            str, str
+        ]:  # each ledgered path's last digest, read once, only when needed
             if not ledger:
                 ledger.update((e.path, e.sha256) for e in read_chain(root, line_key(root)).entries)
             return ledger
 
         if not dry_run and root.exists(compaction.RETIRED) and root.listdir(compaction.RETIRED):
-            report.kept.extend({"ticket_id": "-", "why": why} for why in compaction.sweep_retired(root, last()))
+            report.kept.extend(
+                {"ticket_id": "-", "why": why} for why in compaction.sweep_retired(root, last())
+            )
         now_ms = parse_ts(ws.now())
         ended = ws.store.latest("ticket").in_states(finishing.ENDED_TICKET)
         due = [t for t in ended if now_ms >= parse_ts(t.observed_at) + after * finishing.DAY_MS]
@@ -92,8 +99,9 @@ def compact(ws: Workspace, *, dry_run: bool, limit: int | None = None) -> Report
 
 
 def summary(ws: Workspace, ticket_id: str) -> JsonObject | None:
-    """The ticket's archive (path, member count, the ticket's end), or None when it has none; an archive oms
-    never noted in the ledger is said to be one (the ledger is read only when an archive is there)."""
+    """The ticket's archive (path, member count, the ticket's end), or None when it has none; an
+    archive oms never noted in the ledger is said to be one (the ledger is read only when an archive
+    is there)."""
     root = ws.store.state.root
     rel = compaction.archive_path(ticket_id)
     try:
@@ -116,7 +124,9 @@ class _Parts:
         self.ws = ws
         self.root = ws.store.state.root
         wanted = {t.record_id for t in due}
-        self.records: dict[str, dict[str, list[Record]]] = {t: {k: [] for k in compaction.RECORD_KINDS} for t in wanted}
+        self.records: dict[str, dict[str, list[Record]]] = {
+            t: {k: [] for k in compaction.RECORD_KINDS} for t in wanted
+        }
         for kind in compaction.RECORD_KINDS:
             for rec in ws.store.latest(kind).records:
                 tid = rec.payload.get("ticket_id")
@@ -134,15 +144,21 @@ class _Parts:
         dispatches = tuple((r.record_id, r.state) for r in recs["dispatch"])
         worktree = self.ws.store.worktrees.get(ticket.record_id)
         path = access.text(worktree, "worktree_root") if worktree is not None else None
-        if path is None or not os.path.lexists(path):  # (its record is not ledgered: where oms would make it too)
-            path = os.path.join(worktrees_directory(self.ws.config(), self.ws.config_root), ticket.record_id)
+        if path is None or not os.path.lexists(
+            path
+        ):  # (its record is not ledgered: where oms would make it too)
+            path = os.path.join(
+                worktrees_directory(self.ws.config(), self.ws.config_root), ticket.record_id
+            )
         return finishing.TicketParts(
             state=ticket.state,
             ended_ms=parse_ts(ticket.observed_at),
             dispatches=dispatches,
             workers=tuple((r.record_id, str(r.payload.get("health"))) for r in recs["worker"]),
             sessions=tuple((r.record_id, r.state) for r in recs["session"]),
-            registered_panes=tuple(d for d, _ in dispatches if self.root.exists(panefiles.registry_path(d))),
+            registered_panes=tuple(
+                d for d, _ in dispatches if self.root.exists(panefiles.registry_path(d))
+            ),
             worktree=path if os.path.lexists(path) else None,
         )
 
@@ -151,7 +167,9 @@ class _Parts:
         if self._files is not None:
             return self._files
         found: dict[str, list[str]] = {t: [] for t in self.records}
-        dispatches = {r.record_id: t for t, kinds in self.records.items() for r in kinds["dispatch"]}
+        dispatches = {
+            r.record_id: t for t, kinds in self.records.items() for r in kinds["dispatch"]
+        }
         for name in _names(self.root, EVIDENCE_DIR):
             tid = _field(self.root, f"{EVIDENCE_DIR}/{name}", evidence=True).get("ticket_id")
             if isinstance(tid, str) and tid in found:
@@ -163,7 +181,9 @@ class _Parts:
                 continue
             tid, did = payload.get("ticket_id"), payload.get("dispatch_id")
             owner = (
-                tid if isinstance(tid, str) and tid in found else dispatches.get(did if isinstance(did, str) else "")
+                tid
+                if isinstance(tid, str) and tid in found
+                else dispatches.get(did if isinstance(did, str) else "")
             )
             if owner is not None:
                 found[owner].append(f"{EVENTS_DIR}/{name}")
@@ -190,12 +210,19 @@ def _field(root: Root, rel: str, *, evidence: bool = False) -> JsonObject:
     return doc if isinstance(doc, dict) else {}
 
 
-def _one(ws: Workspace, ticket: Record, parts: _Parts, last: dict[str, str], dry_run: bool) -> JsonObject:
+def _one(
+    ws: Workspace, ticket: Record, parts: _Parts, last: dict[str, str], dry_run: bool
+) -> JsonObject:
     ticket_id, ended_at = ticket.record_id, ticket.observed_at
     root = ws.store.state.root
     latest = f"records/ticket/{ticket_id}/{ticket.version}.json"
-    if last.get(latest) != _sha(root.read_bytes(latest, MAX_READ)):  # what the rule decided on, as oms wrote it
-        return {"ticket_id": ticket_id, "why": f"{latest} is not as the ledger has it (run `oms audit verify`)"}
+    if last.get(latest) != _sha(
+        root.read_bytes(latest, MAX_READ)
+    ):  # what the rule decided on, as oms wrote it
+        return {
+            "ticket_id": ticket_id,
+            "why": f"{latest} is not as the ledger has it (run `oms audit verify`)",
+        }
     members: dict[str, bytes] = {}
     dirs: list[tuple[str, str]] = []
     for kind, recs in parts.records[ticket_id].items():
@@ -211,15 +238,28 @@ def _one(ws: Workspace, ticket: Record, parts: _Parts, last: dict[str, str], dry
             members[path] = data
     for path, data in sorted(members.items()):
         if last.get(path) != _sha(data):
-            return {"ticket_id": ticket_id, "why": f"{path} is not as the ledger has it (run `oms audit verify`)"}
+            return {
+                "ticket_id": ticket_id,
+                "why": f"{path} is not as the ledger has it (run `oms audit verify`)",
+            }
     before = sum(_blocks(root, p) for p in members)
     rel = compaction.archive_path(ticket_id)
-    row: JsonObject = {"ticket_id": ticket_id, "archive": rel, "files": len(members), "bytes_before": before}
+    row: JsonObject = {
+        "ticket_id": ticket_id,
+        "archive": rel,
+        "files": len(members),
+        "bytes_before": before,
+    }
     on_disk = root.read_optional(rel, compaction.MAX_ARCHIVE)
-    if on_disk is None:  # the same files always make the same bytes: a noted intent is made again exactly
+    if (
+        on_disk is None
+    ):  # the same files always make the same bytes: a noted intent is made again exactly
         data = compaction.encode(ticket_id, ended_at, members)
         if last.get(rel) not in (None, _sha(data)):
-            return {"ticket_id": ticket_id, "why": f"{rel} was noted with other bytes (run `oms audit verify`)"}
+            return {
+                "ticket_id": ticket_id,
+                "why": f"{rel} was noted with other bytes (run `oms audit verify`)",
+            }
         if dry_run:
             row["bytes_after"] = -(-len(data) // 4096) * 4096
             return row
@@ -229,8 +269,13 @@ def _one(ws: Workspace, ticket: Record, parts: _Parts, last: dict[str, str], dry
         else:  # noted by a compaction that died before publishing (an oms before ADR 0027)
             published = compaction.publish(root, ticket_id, data)
         on_disk = data if published else root.read_bytes(rel, compaction.MAX_ARCHIVE)
-    if last.get(rel) != _sha(on_disk):  # an archive oms never noted: it vouches for nothing, removes nothing
-        return {"ticket_id": ticket_id, "why": f"{rel} is not an archive oms wrote (run `oms audit verify`)"}
+    if last.get(rel) != _sha(
+        on_disk
+    ):  # an archive oms never noted: it vouches for nothing, removes nothing
+        return {
+            "ticket_id": ticket_id,
+            "why": f"{rel} is not an archive oms wrote (run `oms audit verify`)",
+        }
     archive = compaction.decode(on_disk, rel)
     if dry_run:
         row["bytes_after"] = _blocks(root, rel)
@@ -239,11 +284,16 @@ def _one(ws: Workspace, ticket: Record, parts: _Parts, last: dict[str, str], dry
     for path, content in held.items():
         if last.get(path) != _sha(content):
             return {"ticket_id": ticket_id, "why": f"{rel} holds {path} not as the ledger has it"}
-    # events and evidence, then the receipts of those events (derived: not archived), records last: what a
-    # kill leaves, the next compaction finds
-    whys = [compaction.retire_file(root, p, held) for p in sorted(held) if not p.startswith("records/")]
+    # events and evidence, then the receipts of those events (derived: not archived), records last:
+    # what a kill leaves, the next compaction finds
+    whys = [
+        compaction.retire_file(root, p, held) for p in sorted(held) if not p.startswith("records/")
+    ]
     if any(w is not None for w in whys):  # the records stay, so the next compaction looks again
-        return {"ticket_id": ticket_id, "why": f"archived, but a file stays: {next(w for w in whys if w)}"}
+        return {
+            "ticket_id": ticket_id,
+            "why": f"archived, but a file stays: {next(w for w in whys if w)}",
+        }
     for event in (p for p in held if p.startswith(f"{EVENTS_DIR}/")):
         eid = event.removeprefix(f"{EVENTS_DIR}/").removesuffix(".json")
         for consumer in _names(root, OUTBOX_DIR):

@@ -43,7 +43,13 @@ class Check:
 
     def to_json(self) -> dict[str, object]:
         """Machine form."""
-        return {"check": self.name, "ok": self.ok, "warning": self.warn, "detail": self.detail, "fix": self.fix}
+        return {
+            "check": self.name,
+            "ok": self.ok,
+            "warning": self.warn,
+            "detail": self.detail,
+            "fix": self.fix,
+        }
 
 
 def _oms() -> Check:
@@ -67,7 +73,13 @@ def _tools() -> list[Check]:
         if found.error is not None:
             out.append(Check(tool.name, False, found.error, tool.install))
         else:
-            out.append(Check(tool.name, True, f"{found.version} at {found.path} (verified with {tool.verified})"))
+            out.append(
+                Check(
+                    tool.name,
+                    True,
+                    f"{found.version} at {found.path} (verified with {tool.verified})",
+                )
+            )
     return out
 
 
@@ -81,7 +93,9 @@ def _sandbox() -> list[Check]:
             "kernel",
             blocked is None,
             kernel if blocked is None else f"{kernel}: {blocked}",
-            "" if blocked is None else "enable unprivileged user namespaces (or allow bwrap in AppArmor)",
+            ""
+            if blocked is None
+            else "enable unprivileged user namespaces (or allow bwrap in AppArmor)",
         )
     ]
     version = landlock.abi()
@@ -92,7 +106,9 @@ def _sandbox() -> list[Check]:
             f"ABI {version}: abstract sockets and signals scoped to each sandbox"
             if version >= landlock.SCOPES_SINCE_ABI
             else f"ABI {version}: a sandbox can reach the host's abstract Unix sockets",
-            "" if version >= landlock.SCOPES_SINCE_ABI else "Linux 6.12 or newer, with Landlock enabled",
+            ""
+            if version >= landlock.SCOPES_SINCE_ABI
+            else "Linux 6.12 or newer, with Landlock enabled",
         )
     )
     try:
@@ -105,8 +121,8 @@ def _sandbox() -> list[Check]:
     except OmsError as exc:
         return [*out, Check("bubblewrap", False, exc.message, exc.remedy)]
     how = (
-        "as root: the agent is uid 1000 in its own user namespace and /etc's private files are masked; "
-        "files only root can read in /usr and /opt are not: prefer an ordinary user"
+        "as root: the agent is uid 1000 in its own user namespace and /etc's private files are "
+        "masked; files only root can read in /usr and /opt are not: prefer an ordinary user"
         if facts["euid"] == "0"
         else "user namespaces"
     )
@@ -166,15 +182,22 @@ def _state(state_root: str, config_root: str | None = None) -> tuple[list[Check]
     try:
         state = StateRoot.open(state_root)
     except OmsError as exc:
-        return [Check("state root", False, exc.message, f"oms init --state-root {state_root}")], None
+        return [
+            Check("state root", False, exc.message, f"oms init --state-root {state_root}")
+        ], None
     try:
         state.signer()
         st = os.stat(state.path, follow_symlinks=False)
-        detail = f"{state.path} (owner uid {st.st_uid}, mode {st.st_mode & 0o777:04o}, key {state.meta.key_id[:16]})"
+        detail = (
+            f"{state.path} (owner uid {st.st_uid}, mode "
+            f"{st.st_mode & 0o777:04o}, key {state.meta.key_id[:16]})"
+        )
         checks = [Check("state root", True, detail), _served(state, config_root), _sandboxes(state)]
         return checks, state.path
     except OmsError as exc:
-        return [Check("state root", False, exc.message, "oms store verify; restore the key or re-init")], None
+        return [
+            Check("state root", False, exc.message, "oms store verify; restore the key or re-init")
+        ], None
     finally:
         state.close()
 
@@ -194,18 +217,29 @@ def _sandboxes(state: StateRoot) -> Check:
 
 
 def _probe(state_root: str | None) -> dict[str, str | None] | Check:
-    """Probe under the state root's `tmp/` (through fsio: a symlink there is refused, not followed), or the
-    system's temporary directory when there is no state root; a Check when it cannot be probed."""
+    """Probe under the state root's `tmp/` (through fsio: a symlink there is refused, not followed),
+    or the system's temporary directory when there is no state root; a Check when it cannot be
+    probed."""
     if state_root is None:
         return capabilities.probe(tempfile.gettempdir())
     try:
         with Root.open(state_root) as root, root.dir_fd("tmp") as fd:
             return capabilities.probe_at(fd)
     except OmsError as exc:
-        return Check("fsio probes", False, exc.message, "oms store verify; restore the state root's tmp/ directory")
+        return Check(
+            "fsio probes",
+            False,
+            exc.message,
+            "oms store verify; restore the state root's tmp/ directory",
+        )
     except OSError as exc:
         where = os.path.join(state_root, "tmp")
-        return Check("fsio probes", False, f"{where}: {(exc.strerror or 'cannot probe').lower()}", "oms store verify")
+        return Check(
+            "fsio probes",
+            False,
+            f"{where}: {(exc.strerror or 'cannot probe').lower()}",
+            "oms store verify",
+        )
 
 
 def _capabilities(state_root: str | None) -> list[Check]:
@@ -213,7 +247,10 @@ def _capabilities(state_root: str | None) -> list[Check]:
     if isinstance(found, Check):
         return [found]
     fixes = {
-        "openat2": "needs Linux >= 5.6 without a seccomp filter on openat2; oms falls back to an O_NOFOLLOW walk",
+        "openat2": (
+            "needs Linux >= 5.6 without a seccomp filter on "
+            "openat2; oms falls back to an O_NOFOLLOW walk"
+        ),
         "renameat2": "needs a filesystem with RENAME_NOREPLACE; oms falls back to link+unlink",
         "o_tmpfile": "needs O_TMPFILE and /proc; oms falls back to named temp files",
     }
@@ -230,20 +267,34 @@ def _capabilities(state_root: str | None) -> list[Check]:
 
 def _config(config_root: str | None) -> Check:
     if config_root is None:
-        return Check("config", False, "no config root given", "pass --config-root (the repository oms works on)")
+        return Check(
+            "config",
+            False,
+            "no config root given",
+            "pass --config-root (the repository oms works on)",
+        )
     quoted = shlex.quote(os.path.abspath(config_root))
-    commit = f"git -C {quoted} add .oms && git -C {quoted} commit -m 'oms config' (or: oms init --commit)"
+    commit = (
+        f"git -C {quoted} add .oms && git -C {quoted} commit "
+        f"-m 'oms config' (or: oms init --commit)"
+    )
     try:
         committed_config(os.path.abspath(config_root))
         with Root.open(config_root, private=False) as repo:
             if repo.read_optional(CONFIG_PATH, LIMITS.config_bytes) is None:
-                return Check("config", False, f"{os.path.join(config_root, CONFIG_PATH)} is missing", commit)
+                return Check(
+                    "config", False, f"{os.path.join(config_root, CONFIG_PATH)} is missing", commit
+                )
     except OmsError as exc:
         if "not committed" in exc.message:
             return Check("config", False, exc.message, commit)
         redo = f"correct {CONFIG_PATH} as this line says and commit it (oms reads it at HEAD)"
         return Check("config", False, exc.message, exc.remedy or redo)
-    return Check("config", True, os.path.join(os.path.abspath(config_root), CONFIG_PATH) + " (committed at HEAD)")
+    return Check(
+        "config",
+        True,
+        os.path.join(os.path.abspath(config_root), CONFIG_PATH) + " (committed at HEAD)",
+    )
 
 
 def _policy(config_root: str | None) -> Check:
@@ -255,15 +306,25 @@ def _policy(config_root: str | None) -> Check:
     except OmsError as exc:
         redo = f"correct {POLICY_PATH} as this line says and commit it (oms reads it at HEAD)"
         return Check("role policy", False, exc.message, exc.remedy or redo)
-    return Check("role policy", True, f"committed at HEAD, digest {policy.digest[:16]}, {len(policy.roles)} roles")
+    return Check(
+        "role policy",
+        True,
+        f"committed at HEAD, digest {policy.digest[:16]}, {len(policy.roles)} roles",
+    )
 
 
-CLI_OF = {"codex_exec": "codex", "codex_goal": "codex", "claude_print": "claude", "claude_interactive": "claude"}
+CLI_OF = {
+    "codex_exec": "codex",
+    "codex_goal": "codex",
+    "claude_print": "claude",
+    "claude_interactive": "claude",
+}
 
 
 def _roles(config_root: str | None) -> list[Check]:
-    """Each agent role: the CLI's login (the advisor and worker roles in use fail without one, other roles
-    warn) unless the role names an endpoint; and its model, as the CLI knows it (retired, or not listed)."""
+    """Each agent role: the CLI's login (the advisor and worker roles in use fail without one, other
+    roles warn) unless the role names an endpoint; and its model, as the CLI knows it (retired, or
+    not listed)."""
     if config_root is None:
         return []
     try:
@@ -290,8 +351,10 @@ def _roles(config_root: str | None) -> list[Check]:
                     Check(
                         f"model {role_id}",
                         True,
-                        f"codex does not list {role.model} (it lists {', '.join(codex_listed[:6])})",
-                        f'set model = "{codex_listed[0]}" under [roles."{role_id}"] in {CONFIG_PATH}',
+                        f"codex does not list {role.model} (it lists "
+                        f"{', '.join(codex_listed[:6])})",
+                        f'set model = "{codex_listed[0]}" under '
+                        f'[roles."{role_id}"] in {CONFIG_PATH}',
                         warn=True,
                     )
                 )
@@ -304,7 +367,8 @@ def _roles(config_root: str | None) -> list[Check]:
                         f"model {role_id}",
                         True,
                         f"Claude Code says {name} {'was' if past else 'will be'} retired on {date}",
-                        f'set model = "sonnet" (the latest Sonnet) under [roles."{role_id}"] in {CONFIG_PATH}',
+                        f'set model = "sonnet" (the latest Sonnet) under '
+                        f'[roles."{role_id}"] in {CONFIG_PATH}',
                         warn=True,
                     )
                 )

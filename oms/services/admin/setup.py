@@ -1,4 +1,5 @@
-"""`oms init`: create (or finish creating) the state root and its key; scaffold the configuration."""
+"""`oms init`: create (or finish creating) the state root and its key; scaffold the
+configuration."""
 
 from __future__ import annotations
 
@@ -62,8 +63,8 @@ def _inside(child: str, parent: str) -> bool:
 
 
 def _check_config_root(repo: Root) -> None:
-    """Everything `init` would refuse about a config root, checked before anything is created: the files it
-    keeps must parse, and where it would create one it must be able to."""
+    """Everything `init` would refuse about a config root, checked before anything is created: the
+    files it keeps must parse, and where it would create one it must be able to."""
     missing = False
     for rel, cap, parse in (
         (CONFIG_PATH, LIMITS.config_bytes, parse_config),

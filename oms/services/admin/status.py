@@ -51,14 +51,26 @@ class Snapshot:
 
         return {
             "tickets": [
-                summary(r, "title", "source", "attempt", "worker_id", "lease_expires_at") for r in self.tickets
+                summary(r, "title", "source", "attempt", "worker_id", "lease_expires_at")
+                for r in self.tickets
             ],
             "dispatches": [
-                summary(r, "ticket_id", "attempt", "role_id", "provider_mode", "advisor_verdict", "reason")
+                summary(
+                    r,
+                    "ticket_id",
+                    "attempt",
+                    "role_id",
+                    "provider_mode",
+                    "advisor_verdict",
+                    "reason",
+                )
                 for r in self.dispatches
             ],
             "workers": [worker(r) for r in self.workers],
-            "sessions": [summary(r, "dispatch_id", "tmux_pane_id", "heartbeat_deadline_at") for r in self.sessions],
+            "sessions": [
+                summary(r, "dispatch_id", "tmux_pane_id", "heartbeat_deadline_at")
+                for r in self.sessions
+            ],
             "live": [summary(r, "repository", "person") for r in self.authorizations],
             "warnings": list(self.warnings),
         }

@@ -2,9 +2,9 @@
 
 Every check re-reads the records and raises a named error with a one-line reason: the intent digest,
 the approval (signed advisor evidence for this exact digest, or a person's where the policy allows),
-the committed policy digest, the role as committed (model, endpoint, transport, sandbox, argv, granted tools,
-executor instructions: `check_role`), the capabilities, the
-ticket lease (state, worker, token, session, attempt, expiry), and the worktree record.
+the committed policy digest, the role as committed (model, endpoint, transport, sandbox, argv,
+granted tools, executor instructions: `check_role`), the capabilities, the ticket lease (state,
+worker, token, session, attempt, expiry), and the worktree record.
 """
 
 from __future__ import annotations
@@ -39,20 +39,29 @@ class Authority:
 def check_intent(dispatch: Record) -> str:
     """The stored intent digest, after recomputing it from the stored payload."""
     stored = access.text(dispatch.payload, "dispatch_intent_sha256")
-    if not equal(dispatches.intent_digest(dispatches.capture_intent(dispatch.record_id, dispatch.payload)), stored):
-        raise AuthorityChangedError("dispatch intent digest does not match its payload (the record was altered)")
+    if not equal(
+        dispatches.intent_digest(dispatches.capture_intent(dispatch.record_id, dispatch.payload)),
+        stored,
+    ):
+        raise AuthorityChangedError(
+            "dispatch intent digest does not match its payload (the record was altered)"
+        )
     return stored
 
 
 def check_approval(ws: Workspace, dispatch: Record, policy: Policy, intent: str) -> None:
-    """Signed approval of exactly this intent: the advisor's, or a person's where policy allows it."""
+    """Signed approval of exactly this intent: the advisor's, or a person's where policy allows
+    it."""
     ticket_id = access.text(dispatch.payload, "ticket_id")
     human = dispatch.payload.get("approval_evidence")
     if isinstance(human, str):
         if not policy.human_approval:
             raise AuthorityChangedError("the role policy does not allow human approval")
         approval.check_human_approval(
-            ws.store.evidence.get(human).body, ticket_id=ticket_id, dispatch_id=dispatch.record_id, intent=intent
+            ws.store.evidence.get(human).body,
+            ticket_id=ticket_id,
+            dispatch_id=dispatch.record_id,
+            intent=intent,
         )
         return
     ref = dispatch.payload.get("advisor_evidence")
@@ -78,10 +87,10 @@ def role_fields(
     instructions: str | None = None,
     provider_id: str | None = None,
 ) -> JsonObject:
-    """What of a role the intent binds, as it is now: the role as committed at HEAD (model, endpoint,
-    transport, sandbox, argv) — routed to `provider_id`, the model and endpoint are the provider's
-    (`routing.what_runs`) —, the files its launch would run (`adapters/programs.py`), the tools the
-    policy grants it, what bounds its sandbox (`[limits]` and its own) and the executor
+    """What of a role the intent binds, as it is now: the role as committed at HEAD (model,
+    endpoint, transport, sandbox, argv) — routed to `provider_id`, the model and endpoint are the
+    provider's (`routing.what_runs`) —, the files its launch would run (`adapters/programs.py`), the
+    tools the policy grants it, what bounds its sandbox (`[limits]` and its own) and the executor
     instructions' digest."""
     argv: list[Json] | None = list(configured.argv) if configured.argv is not None else None
     files: list[Json] = list(programs.approved(configured.transport, configured.argv))
@@ -90,11 +99,15 @@ def role_fields(
     if provider_id is not None:
         provider = ws.config().routing.providers.get(provider_id)
         if provider is None or not provider.enabled:
-            raise ConfigError(f"provider {provider_id} is {'disabled' if provider else 'no longer configured'}")
+            raise ConfigError(
+                f"provider {provider_id} is {'disabled' if provider else 'no longer configured'}"
+            )
         try:
             model, endpoint = routing.what_runs(provider, configured.route, configured.model)
         except KeyError:
-            raise ConfigError(f"provider {provider_id} has no model alias {configured.route.alias}") from None
+            raise ConfigError(
+                f"provider {provider_id} has no model alias {configured.route.alias}"
+            ) from None
     return {
         "model_id": model,
         "model_endpoint": endpoint,
@@ -107,30 +120,48 @@ def role_fields(
         "role_tools": tools,
         "role_limits": configured.limits.to_json(),  # what bounds its sandbox (ADR 0025)
         "instructions_sha256": sha256_hex(
-            (committed_instructions(ws.config_root) if instructions is None else instructions).encode("ascii")
+            (
+                committed_instructions(ws.config_root) if instructions is None else instructions
+            ).encode("ascii")
         ),
     }
 
 
-def check_role(ws: Workspace, configured: Role, policy: Policy, payload: JsonObject, head: Head | None = None) -> str:
-    """What runs is what was approved: `role_fields` now must be the intent's, and nothing of the role may
-    differ in the working tree. The refusal names the fields; returns the instructions it checked (what a
-    launch gives the agent: read once)."""
+def check_role(
+    ws: Workspace, configured: Role, policy: Policy, payload: JsonObject, head: Head | None = None
+) -> str:
+    """What runs is what was approved: `role_fields` now must be the intent's, and nothing of the
+    role may differ in the working tree. The refusal names the fields; returns the instructions it
+    checked (what a launch gives the agent: read once)."""
     instructions = committed_instructions(ws.config_root, head)
     provider_id = payload.get("provider_id")
     try:
-        now = role_fields(ws, configured, policy, instructions, provider_id if isinstance(provider_id, str) else None)
-    except ConfigError as exc:  # e.g. argv[0] no longer found: what would run is not what was approved
+        now = role_fields(
+            ws,
+            configured,
+            policy,
+            instructions,
+            provider_id if isinstance(provider_id, str) else None,
+        )
+    except (
+        ConfigError
+    ) as exc:  # e.g. argv[0] no longer found: what would run is not what was approved
         raise AuthorityChangedError(f"role {configured.role_id}: {exc.message}") from exc
     changed = [f for f, value in now.items() if payload.get(f, OPT_OUTS.get(f)) != value]
     if changed:
-        raise AuthorityChangedError(f"role {configured.role_id} changed since it was approved: {', '.join(changed)}")
-    if configured.transport not in WORKER_TRANSPORTS or configured.sandbox != "ticket-worktree-write":
+        raise AuthorityChangedError(
+            f"role {configured.role_id} changed since it was approved: {', '.join(changed)}"
+        )
+    if (
+        configured.transport not in WORKER_TRANSPORTS
+        or configured.sandbox != "ticket-worktree-write"
+    ):
         raise AuthorityChangedError(f"role {configured.role_id} is not a worker role")
     drift = uncommitted(ws.config_root, ws.repo, head)
     if drift:
         raise AuthorityChangedError(
-            f"uncommitted changes to {', '.join(drift)}: what runs comes from HEAD (commit or revert them)"
+            f"uncommitted changes to {', '.join(drift)}: what runs "
+            f"comes from HEAD (commit or revert them)"
         )
     return instructions
 
@@ -141,7 +172,9 @@ def check_dispatch(ws: Workspace, dispatch: Record, *, approved: bool = True) ->
     a review asks before it pays the advisor, ADR 0031)?"""
     payload = dispatch.payload
     intent = check_intent(dispatch)
-    head = head_files(ws.config_root)  # config, instructions and policy at HEAD: one git process for all
+    head = head_files(
+        ws.config_root
+    )  # config, instructions and policy at HEAD: one git process for all
     policy = policy_service.load_tracked(ws.config_root, ws.repo, head)
     if not equal(policy.digest, access.text(payload, "policy_digest")):
         raise AuthorityChangedError("role policy changed since the dispatch was proposed")
@@ -151,7 +184,9 @@ def check_dispatch(ws: Workspace, dispatch: Record, *, approved: bool = True) ->
     configured = role(config, access.text(payload, "role_id"))
     instructions = check_role(ws, configured, policy, payload, head)
     if payload["capabilities"] != worker_capabilities(policy, configured.role_id):
-        raise AuthorityChangedError("dispatch capabilities are not exactly repository-read, ticket-worktree-write")
+        raise AuthorityChangedError(
+            "dispatch capabilities are not exactly repository-read, ticket-worktree-write"
+        )
     ticket = ws.store.records("ticket").read(access.text(payload, "ticket_id"))
     try:
         tickets.check_lease(
@@ -179,7 +214,10 @@ def check_dispatch(ws: Workspace, dispatch: Record, *, approved: bool = True) ->
         or worktree["worktree_id"] != payload["worktree_id"]
         or (
             worktree_id(
-                *(access.text(worktree, k) for k in ("repository_root", "worktree_root", "branch", "base_commit"))
+                *(
+                    access.text(worktree, k)
+                    for k in ("repository_root", "worktree_root", "branch", "base_commit")
+                )
             )
             != payload["worktree_id"]
         )

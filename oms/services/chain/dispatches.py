@@ -1,5 +1,5 @@
-"""Dispatches: propose (capture the intent), review (the advisor), approve (a person, if policy allows),
-accept (create the worker and the delivery event), reject, cancel."""
+"""Dispatches: propose (capture the intent), review (the advisor), approve (a person, if policy
+allows), accept (create the worker and the delivery event), reject, cancel."""
 
 from __future__ import annotations
 
@@ -9,7 +9,16 @@ import os
 from collections.abc import Iterator
 
 from oms.adapters import advisor, git
-from oms.canonical import JsonObject, access, check, digest, equal, next_after, sha256_hex, stable_id
+from oms.canonical import (
+    JsonObject,
+    access,
+    check,
+    digest,
+    equal,
+    next_after,
+    sha256_hex,
+    stable_id,
+)
 from oms.domain import dispatches as machine
 from oms.domain import routing, workers
 from oms.domain import tickets as ticket_machine
@@ -84,7 +93,9 @@ def _start_commit(ws: Workspace, ticket: Record, worktree: JsonObject) -> str:
             or body["ticket_id"] != ticket.record_id
             or (payload["attempt"] != access.integer(ticket.payload, "attempt") - 1)
         ):
-            raise AuthorityChangedError("ticket's prior failure evidence is not this ticket's last expired lease")
+            raise AuthorityChangedError(
+                "ticket's prior failure evidence is not this ticket's last expired lease"
+            )
         if isinstance(payload.get("worktree_start_commit"), str):
             return access.text(payload, "worktree_start_commit")
     linked = git.linked_worktree(ws.config_root, access.text(worktree, "worktree_root"))
@@ -95,11 +106,17 @@ def _start_commit(ws: Workspace, ticket: Record, worktree: JsonObject) -> str:
 
 
 def _route(ws: Workspace, configured: Role, pin: str | None) -> str | None:
-    """The provider a new dispatch of `configured` goes to (None: no providers, or a command worker)."""
-    routable = bool(ws.config().routing.providers) and routing.family_of(configured.transport) is not None
+    """The provider a new dispatch of `configured` goes to (None: no providers, or a command
+    worker)."""
+    routable = (
+        bool(ws.config().routing.providers) and routing.family_of(configured.transport) is not None
+    )
     if not routable:
         if pin is not None:
-            raise ConfigError(f"role {configured.role_id} is not routed to providers: --provider {pin} cannot apply")
+            raise ConfigError(
+                f"role {configured.role_id} is not routed to "
+                f"providers: --provider {pin} cannot apply"
+            )
         return None
     choice = providers.route(ws, configured, pin)
     if choice.provider_id is None:
@@ -139,14 +156,19 @@ def propose(
     (dispatch, created)."""
     ticket = tickets.require(ws, check(ticket_id, "ticket id"))
     if ticket.state != "leased":
-        raise LeaseError(f"ticket {ticket_id} is {ticket.state}; lease it before proposing a dispatch")
+        raise LeaseError(
+            f"ticket {ticket_id} is {ticket.state}; lease it before proposing a dispatch"
+        )
     ticket_machine.check_lease(
         ticket.state, ticket.payload, token=access.text(ticket.payload, "lease_token"), now=ws.now()
     )
     ticket = _session_for(ws, ticket)
     config = ws.config()
     configured = role(config, role_id or config.worker_role)
-    if configured.transport not in WORKER_TRANSPORTS or configured.sandbox != "ticket-worktree-write":
+    if (
+        configured.transport not in WORKER_TRANSPORTS
+        or configured.sandbox != "ticket-worktree-write"
+    ):
         raise ConfigError(
             f"role {configured.role_id} is not a worker role (transport {configured.transport}, "
             f"sandbox {configured.sandbox})"
@@ -161,14 +183,20 @@ def propose(
         )
     worktree = ws.store.worktrees.get(ticket.record_id)
     if worktree is None:
-        raise AuthorityChangedError(f"ticket {ticket_id} has no worktree", hint=f"oms worktree create {ticket_id}")
+        raise AuthorityChangedError(
+            f"ticket {ticket_id} has no worktree", hint=f"oms worktree create {ticket_id}"
+        )
     start = _start_commit(ws, ticket, worktree)
     wt_root = access.text(worktree, "worktree_root")
     if not git.is_ancestor(ws.config_root, access.text(worktree, "base_commit"), start):
-        raise CheckoutChangedError(f"start commit {start[:12]} does not descend from the worktree's base commit")
+        raise CheckoutChangedError(
+            f"start commit {start[:12]} does not descend from the worktree's base commit"
+        )
     provider_id = _route(ws, configured, provider)
     attempt = access.integer(ticket.payload, "attempt")
-    dispatch_id = stable_id("dsp", ticket.record_id, attempt, access.text(ticket.payload, "session_id"))
+    dispatch_id = stable_id(
+        "dsp", ticket.record_id, attempt, access.text(ticket.payload, "session_id")
+    )
     fields: JsonObject = {
         "ticket_id": ticket.record_id,
         "ticket_version": ticket.version,
@@ -222,7 +250,9 @@ def _stale_hint(dispatch: Record) -> Iterator[None]:
 # ------------------------------------------------------------------ review
 def _advisor_request(ws: Workspace, dispatch: Record, intent_sha: str) -> JsonObject:
     ticket = ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
-    content = ws.store.ticket_content.get(ticket.record_id, access.text(dispatch.payload, "ticket_content_sha256"))
+    content = ws.store.ticket_content.get(
+        ticket.record_id, access.text(dispatch.payload, "ticket_content_sha256")
+    )
     return {
         "format": "oms-advisor-request-v1",
         "dispatch_intent_sha256": intent_sha,
@@ -246,13 +276,18 @@ def _verdict_schema_file(ws: Workspace, dispatch_id: str) -> str:
 
 def advisor_schema_text() -> str:
     """The verdict schema handed to headless agents (`--output-schema` / `--json-schema`)."""
-    schema = {k: v for k, v in load_schema("advisor-verdict").items() if k not in ("$id", "$schema", "title")}
+    schema = {
+        k: v
+        for k, v in load_schema("advisor-verdict").items()
+        if k not in ("$id", "$schema", "title")
+    }
     schema["properties"]["dispatch_intent_sha256"] = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
     return json.dumps(schema, sort_keys=True)
 
 
 def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
-    """Run the advisor on a proposed dispatch and record its signed verdict; returns (dispatch, evidence ref)."""
+    """Run the advisor on a proposed dispatch and record its signed verdict; returns (dispatch,
+    evidence ref)."""
     dispatch = get(ws, dispatch_id)
     if dispatch.state != "proposed":
         raise IllegalTransitionError("dispatch", dispatch.state, "review")
@@ -274,12 +309,16 @@ def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
         )
     request = _advisor_request(ws, dispatch, intent_sha)
     validate("advisor-request", request, where="advisor request")
-    schema_path = _verdict_schema_file(ws, dispatch.record_id) if reviewer.transport == "codex_exec" else ""
+    schema_path = (
+        _verdict_schema_file(ws, dispatch.record_id) if reviewer.transport == "codex_exec" else ""
+    )
     plan = advisor.plan(
         reviewer,
         request,
         schema_path,
-        json.loads(advisor_schema_text()),  # as `--output-schema` gets it: refs resolved, no draft named
+        json.loads(
+            advisor_schema_text()
+        ),  # as `--output-schema` gets it: refs resolved, no draft named
         openai_key=bool(os.environ.get("OPENAI_API_KEY")),
     )
     run = advisor.execute(plan, clock=ws.clock)
@@ -320,12 +359,15 @@ def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
         verdict=access.text(verdict, "verdict"),
         rationale=access.text(verdict, "rationale"),
     )
-    return _transition(ws, dispatch, nxt, stable_id("dsp-review", dispatch.record_id, evidence.ref)), evidence.ref
+    return _transition(
+        ws, dispatch, nxt, stable_id("dsp-review", dispatch.record_id, evidence.ref)
+    ), evidence.ref
 
 
 # ------------------------------------------------------------------ approve (a person)
 def approve(ws: Workspace, dispatch_id: str, *, person: str, rationale: str) -> tuple[Record, str]:
-    """Record a person's approval, where the role policy allows it (its own producer, never the advisor)."""
+    """Record a person's approval, where the role policy allows it (its own producer, never the
+    advisor)."""
     dispatch = get(ws, dispatch_id)
     if dispatch.state != "proposed":
         raise IllegalTransitionError("dispatch", dispatch.state, "approve")
@@ -353,7 +395,9 @@ def approve(ws: Workspace, dispatch_id: str, *, person: str, rationale: str) -> 
         }
     )
     nxt = machine.record_human_approval(dispatch.state, dispatch.payload, evidence_ref=evidence.ref)
-    return _transition(ws, dispatch, nxt, stable_id("dsp-approve", dispatch.record_id, evidence.ref)), evidence.ref
+    return _transition(
+        ws, dispatch, nxt, stable_id("dsp-approve", dispatch.record_id, evidence.ref)
+    ), evidence.ref
 
 
 # ------------------------------------------------------------------ accept
@@ -363,8 +407,9 @@ def delivery_event_id(dispatch_id: str) -> str:
 
 
 def accept(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
-    """Accept a reviewed dispatch: every authority check, then `accepted`, the idle healthy worker, and the
-    delivery event. Re-running it on an accepted dispatch finishes whatever a crash left undone."""
+    """Accept a reviewed dispatch: every authority check, then `accepted`, the idle healthy worker,
+    and the delivery event. Re-running it on an accepted dispatch finishes whatever a crash left
+    undone."""
     dispatch = get(ws, dispatch_id)
     if dispatch.state == "proposed":
         with _stale_hint(dispatch):
@@ -382,7 +427,9 @@ def accept(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
 
 
 def _ensure_delivery(ws: Workspace, dispatch: Record) -> str:
-    accepted = next(r for r in ws.store.records("dispatch").history(dispatch.record_id) if r.state == "accepted")
+    accepted = next(
+        r for r in ws.store.records("dispatch").history(dispatch.record_id) if r.state == "accepted"
+    )
     at = access.text(accepted.payload, "accepted_at")
     nxt = workers.new(dispatch.record_id, accepted.payload, updated_at=at)
     ws.store.records("worker").create(
@@ -422,11 +469,14 @@ def cancel(ws: Workspace, dispatch_id: str, reason: str) -> Record:
     """Cancel a dispatch that has not ended."""
     dispatch = get(ws, dispatch_id)
     nxt = machine.cancel(dispatch.state, dispatch.payload, reason=reason)
-    return _transition(ws, dispatch, nxt, stable_id("dsp-cancel", dispatch.record_id, dispatch.state))
+    return _transition(
+        ws, dispatch, nxt, stable_id("dsp-cancel", dispatch.record_id, dispatch.state)
+    )
 
 
 def resolve(ws: Workspace, dispatch_id: str, reason: str) -> Record:
-    """A result the conductor acted on: `result-received` → `resolved` (a resolved one is left as it is)."""
+    """A result the conductor acted on: `result-received` → `resolved` (a resolved one is left as it
+    is)."""
     dispatch = get(ws, dispatch_id)
     if dispatch.state == "resolved":
         return dispatch

@@ -55,7 +55,9 @@ def _authority(records: Reads, dispatch: Record, now: str) -> list[str | None]:
         auth = records("authorization").read_if_exists(live.authorization_id(repository))
         lapses.append(
             fence.authorization_lapse(
-                repository, None if auth is None else auth.state, None if auth is None else auth.payload
+                repository,
+                None if auth is None else auth.state,
+                None if auth is None else auth.payload,
             )
         )
     return lapses
@@ -74,23 +76,30 @@ def require(ws: Workspace, dispatch: Record, actor: str) -> None:
     attempt is over) when the attempt may not act."""
     judged = verdict(ws.store.records, dispatch, ws.now())
     if judged.reason is not None:
-        park(ws, dispatch.record_id, judged.reason, actor, over=judged.standing is fence.Standing.OVER)
+        park(
+            ws,
+            dispatch.record_id,
+            judged.reason,
+            actor,
+            over=judged.standing is fence.Standing.OVER,
+        )
         raise AttemptFencedError(judged.reason)
 
 
 def require_live(ws: Workspace, dispatch: Record) -> None:
-    """For `resume`: `AttemptFencedError` when the attempt's authority has lapsed (nothing is written)."""
+    """For `resume`: `AttemptFencedError` when the attempt's authority has lapsed (nothing is
+    written)."""
     why = reason(ws, dispatch)
     if why is not None:
         raise AttemptFencedError(f"worker cannot resume: {why}")
 
 
 def park(ws: Workspace, dispatch_id: str, why: str, actor: str, *, over: bool = False) -> bool:
-    """Park the worker of a fenced attempt, or mark an already parked one as parked for the lapse (so that
-    only `oms worker resume` lifts it), whatever its activity; an ended worker (`stopped`) is left
-    alone, and so is one whose result is recorded when the attempt is `over` (resolved, cancelled:
-    its supervisor ends it, and the conductor closes its pane — parked, it would wait for a person).
-    True if written now."""
+    """Park the worker of a fenced attempt, or mark an already parked one as parked for the lapse
+    (so that only `oms worker resume` lifts it), whatever its activity; an ended worker (`stopped`)
+    is left alone, and so is one whose result is recorded when the attempt is `over` (resolved,
+    cancelled: its supervisor ends it, and the conductor closes its pane — parked, it would wait for
+    a person). True if written now."""
 
     def decide(worker: Record, now: str) -> Next | None:
         if worker.payload["health"] == "stopped":
@@ -101,7 +110,9 @@ def park(ws: Workspace, dispatch_id: str, why: str, actor: str, *, over: bool = 
             if fence.parked_by_fence("parked", worker.payload.get("health_reason")) is not None:
                 return None
             return workers.mark_parked(worker.state, worker.payload, now=now, reason=one_line(why))
-        return workers.set_health(worker.state, worker.payload, "parked", now=now, reason=one_line(why))
+        return workers.set_health(
+            worker.state, worker.payload, "parked", now=now, reason=one_line(why)
+        )
 
     def op(worker: Record) -> str:
         return stable_id("wkr-fence", dispatch_id, worker.version)
@@ -138,14 +149,18 @@ def expire_leases(ws: Workspace) -> tuple[list[Record], list[str]]:
 
 
 def revoke(ws: Workspace, repository: str, why: str) -> tuple[Record, list[str]]:
-    """`oms live revoke`: withdraw the authorisation and park the workers of that repository's tickets;
-    (the authorisation, the parked workers)."""
+    """`oms live revoke`: withdraw the authorisation and park the workers of that repository's
+    tickets; (the authorisation, the parked workers)."""
     rec = live.revoke(ws, repository, why)
     name = str(rec.payload["repository"]).lower()
 
     def of_repository(ticket: Record) -> bool:
         repo = ticket.payload.get("repository")
-        return ticket.payload.get("source") == "github" and isinstance(repo, str) and repo.lower() == name
+        return (
+            ticket.payload.get("source") == "github"
+            and isinstance(repo, str)
+            and repo.lower() == name
+        )
 
     return rec, park_fenced(ws, of_repository, "oms-cli")
 
@@ -165,11 +180,15 @@ def still_running(ws: Workspace, dispatch: Record, running: list[str]) -> Record
 
 
 def require_alone(ws: Workspace, dispatch: Record, running: list[str]) -> None:
-    """No attempt is launched into a worktree another attempt's pane still runs in (it may still write)."""
+    """No attempt is launched into a worktree another attempt's pane still runs in (it may still
+    write)."""
     other = still_running(ws, dispatch, running)
     if other is not None:
         attempt = ws.store.records("dispatch").read(other.record_id).payload.get("attempt")
         raise AuthorityChangedError(
             f"{other.record_id} (attempt {attempt}) still runs in this worktree: stop it first",
-            hint=f"`oms worker stop {other.record_id}` (its work stays in the worktree), then deliver again",
+            hint=(
+                f"`oms worker stop {other.record_id}` (its work stays "
+                f"in the worktree), then deliver again"
+            ),
         )

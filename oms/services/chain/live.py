@@ -51,7 +51,9 @@ def authorize(ws: Workspace, repository: str, *, person: str, confirmed_by: str)
         ).record
     if existing.state == "authorized":
         return existing
-    nxt = machine.reauthorize(existing.state, existing.payload, person=person, confirmed_by=confirmed_by, now=now)
+    nxt = machine.reauthorize(
+        existing.state, existing.payload, person=person, confirmed_by=confirmed_by, now=now
+    )
     return records.transition(
         rid,
         expected_version=existing.version,
@@ -68,10 +70,13 @@ def revoke(ws: Workspace, repository: str, reason: str) -> Record:
     existing = current(ws, repository)
     if existing is None:
         raise AuthorityChangedError(
-            f"no live authorisation in force for {repository}", hint="`oms live status` lists the authorisations"
+            f"no live authorisation in force for {repository}",
+            hint="`oms live status` lists the authorisations",
         )
     now = ws.now()
-    nxt = machine.revoke(existing.state, existing.payload, now=now, reason=one_line(reason, default="revoked"))
+    nxt = machine.revoke(
+        existing.state, existing.payload, now=now, reason=one_line(reason, default="revoked")
+    )
     return (
         ws.store.records("authorization")
         .transition(
@@ -93,9 +98,11 @@ def dispatch_request(dispatch: Record) -> JsonObject:
     return {k: dispatch.payload[k] for k in fields} | {"dispatch_id": dispatch.record_id}
 
 
-def disclose_worker(ws: Workspace, ticket: Record, dispatch: Record, *, operation: str, surface: str) -> None:
-    """A worker's launch or resumption is contact for a GitHub ticket: journaled first (`disclose`), refused
-    unless a person authorised the repository; nothing for a local ticket."""
+def disclose_worker(
+    ws: Workspace, ticket: Record, dispatch: Record, *, operation: str, surface: str
+) -> None:
+    """A worker's launch or resumption is contact for a GitHub ticket: journaled first (`disclose`),
+    refused unless a person authorised the repository; nothing for a local ticket."""
     if ticket.payload["source"] != "github":
         return
     disclose(
@@ -109,7 +116,13 @@ def disclose_worker(ws: Workspace, ticket: Record, dispatch: Record, *, operatio
 
 
 def disclose(
-    ws: Workspace, repository: str, *, operation: str, surface: str, subject_id: str, request: JsonObject
+    ws: Workspace,
+    repository: str,
+    *,
+    operation: str,
+    surface: str,
+    subject_id: str,
+    request: JsonObject,
 ) -> int:
     """Journal a contact *before* it happens; refused unless a person authorised the repository."""
     auth = current(ws, repository)

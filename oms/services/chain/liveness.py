@@ -1,11 +1,12 @@
 """The liveness proof: a delivered worker counts as alive only once both channels have spoken.
 
 The hooks (any provider hook, carrying the delivery nonce) and the bridge (`acknowledge_dispatch`,
-carrying the same nonce) each record one immutable event the first time they prove themselves. The nonce
-is derived from (delivery event, consumer) and handed to hooks and bridge through their environment, so
-a hook or bridge of another session cannot stand in. If either channel is still silent at the deadline,
-the worker is parked with `hooks_silent` or `bridge_silent` and its pane is kept for inspection.
-Delivery leaves the worker `idle`; whichever channel proves itself second moves it to `working`.
+carrying the same nonce) each record one immutable event the first time they prove themselves. The
+nonce is derived from (delivery event, consumer) and handed to hooks and bridge through their
+environment, so a hook or bridge of another session cannot stand in. If either channel is still
+silent at the deadline, the worker is parked with `hooks_silent` or `bridge_silent` and its pane is
+kept for inspection. Delivery leaves the worker `idle`; whichever channel proves itself second moves
+it to `working`.
 """
 
 from __future__ import annotations
@@ -49,7 +50,9 @@ def hook_event_id(session_id: str) -> str:
 def _record(ws: Workspace, event_id: str, event_type: str, payload: JsonObject) -> None:
     if ws.store.events.exists(event_id):
         return
-    with contextlib.suppress(ConflictError):  # another hook of the session won the race: proven either way
+    with contextlib.suppress(
+        ConflictError
+    ):  # another hook of the session won the race: proven either way
         ws.store.events.create(event_id, event_type, ws.now(), payload)
 
 
@@ -60,13 +63,22 @@ def record_bridge(ws: Workspace, dispatch: Record, nonce: str | None) -> None:
         ws,
         bridge_event_id(session_id),
         "bridge-acknowledged",
-        {"session_id": session_id, "dispatch_id": dispatch.record_id, "nonce": _check(dispatch, nonce, "bridge")},
+        {
+            "session_id": session_id,
+            "dispatch_id": dispatch.record_id,
+            "nonce": _check(dispatch, nonce, "bridge"),
+        },
     )
     promote(ws, dispatch.record_id, session_id)
 
 
 def record_hook(
-    ws: Workspace, dispatch: Record, nonce: str | None, provider: str, hook_event: str, native_ref: str
+    ws: Workspace,
+    dispatch: Record,
+    nonce: str | None,
+    provider: str,
+    hook_event: str,
+    native_ref: str,
 ) -> None:
     """A hook proved itself."""
     session_id = access.text(dispatch.payload, "session_id")
@@ -87,7 +99,8 @@ def record_hook(
 
 
 def promote(ws: Workspace, dispatch_id: str, session_id: str) -> bool:
-    """Move a healthy `idle` worker to `working` once both channels are proven; True if it is working."""
+    """Move a healthy `idle` worker to `working` once both channels are proven; True if it is
+    working."""
     if not all(channels(ws, session_id).values()):
         return False
 
@@ -106,12 +119,16 @@ def promote(ws: Workspace, dispatch_id: str, session_id: str) -> bool:
 def channels(ws: Workspace, session_id: str) -> JsonObject:
     """Which channels have proven themselves."""
     events = ws.store.events
-    return {"hooks": events.exists(hook_event_id(session_id)), "bridge": events.exists(bridge_event_id(session_id))}
+    return {
+        "hooks": events.exists(hook_event_id(session_id)),
+        "bridge": events.exists(bridge_event_id(session_id)),
+    }
 
 
 def silent(ws: Workspace, session: Record, since: str) -> str | None:
-    """`hooks_silent` / `bridge_silent` once the deadline after the session's registration (or `since`,
-    the worker's last transition, e.g. a resume) has passed without that channel, else None."""
+    """`hooks_silent` / `bridge_silent` once the deadline after the session's registration (or
+    `since`, the worker's last transition, e.g. a resume) has passed without that channel, else
+    None."""
     if session.state != "running":
         return None
     live = channels(ws, session.record_id)

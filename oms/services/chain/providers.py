@@ -1,12 +1,12 @@
-"""Providers' standing in the store, shared by the fleet, and the route of a dispatch (issue 13, ADR 0019):
-the IO shell of `domain/routing.py`.
+"""Providers' standing in the store, shared by the fleet, and the route of a dispatch (issue 13, ADR
+0019): the IO shell of `domain/routing.py`.
 
-One `provider` record per configured provider holds its cooldown (until, kind, reason, what reported it)
-and its last quota reading. A cooldown only ever grows: a shorter one (a transient 429 while a quota rest
-runs) never shortens a rest. A quota probe is the provider's configured argv (never a shell), run by the
-conductor at most once per provider per tick, for at most 10 s and 4 KiB of output, in a cgroup of
-its own with `[limits]` (ADR 0025: a probe that reaches a bound fails, naming it); its first number
-is the percent used, none is unknown.
+One `provider` record per configured provider holds its cooldown (until, kind, reason, what reported
+it) and its last quota reading. A cooldown only ever grows: a shorter one (a transient 429 while a
+quota rest runs) never shortens a rest. A quota probe is the provider's configured argv (never a
+shell), run by the conductor at most once per provider per tick, for at most 10 s and 4 KiB of
+output, in a cgroup of its own with `[limits]` (ADR 0025: a probe that reaches a bound fails, naming
+it); its first number is the percent used, none is unknown.
 """
 
 from __future__ import annotations
@@ -30,22 +30,29 @@ from oms.store import Record
 KIND = "provider"
 ACTOR = "oms-conductor"
 
-Probe = Callable[[tuple[str, ...]], bytes]  # runs a probe's argv, returns its stdout (raises OmsError)
+Probe = Callable[
+    [tuple[str, ...]], bytes
+]  # runs a probe's argv, returns its stdout (raises OmsError)
 
 
 def sandboxed(ws: Workspace, argv: tuple[str, ...], key_env: str | None) -> tuple[str, ...]:
-    """A probe's argv inside bubblewrap: the host read-only, the state root hidden (a committed probe never
-    reads the state key, never writes anything, never leaves a process behind: its own PID namespace ends
-    with it), its environment the base one plus the provider's key only."""
+    """A probe's argv inside bubblewrap: the host read-only, the state root hidden (a committed
+    probe never reads the state key, never writes anything, never leaves a process behind: its own
+    PID namespace ends with it), its environment the base one plus the provider's key only."""
     env = child_env()
-    sets = [("PATH", env.get("PATH", "/usr/bin:/bin")), ("HOME", env.get("HOME", "/")), ("LANG", "C.UTF-8")]
+    sets = [
+        ("PATH", env.get("PATH", "/usr/bin:/bin")),
+        ("HOME", env.get("HOME", "/")),
+        ("LANG", "C.UTF-8"),
+    ]
     if key_env is not None and os.environ.get(key_env):
         sets.append((key_env, os.environ[key_env]))
     state = os.path.realpath(ws.store.state.path)
     return (
         bwrap.locate(),
         "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", state,  # noqa: S108 - the sandbox's own tmpfs
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+        "--tmpfs", "/tmp", "--tmpfs", state,  # noqa: S108 - the sandbox's own tmpfs
         "--clearenv", *(x for name, value in sets for x in ("--setenv", name, value)),
         "--", *argv,
     )  # fmt: skip
@@ -75,7 +82,9 @@ def run_probe(argv: tuple[str, ...], limits: SandboxLimits | None = None) -> byt
     if reached is not None:
         raise ProcessError(f"{shown} reached its bound (limit: {reached}) and was ended")
     if done.returncode != 0:
-        raise ProcessError(f"{shown} exited {done.returncode}: {one_line(done.stderr.decode('utf-8', 'replace'))}")
+        raise ProcessError(
+            f"{shown} exited {done.returncode}: {one_line(done.stderr.decode('utf-8', 'replace'))}"
+        )
     return done.stdout
 
 
@@ -93,7 +102,8 @@ def standing_of(record: Record | None) -> routing_rules.Standing:
 
 
 def standings(ws: Workspace) -> dict[str, routing_rules.Standing]:
-    """Every provider's standing (an unreadable record counts as nothing known: `store verify` names it)."""
+    """Every provider's standing (an unreadable record counts as nothing known: `store verify` names
+    it)."""
     return {r.record_id: standing_of(r) for r in ws.store.latest(KIND).records}
 
 
@@ -130,7 +140,9 @@ def _update(ws: Workspace, provider_id: str, change: Change, op: str) -> Record 
     for _ in range(8):
         current = records.read_if_exists(provider_id)
         standing = standing_of(current)
-        payload: JsonObject = dict(current.payload) if current is not None else _blank(provider_id, ws.now())
+        payload: JsonObject = (
+            dict(current.payload) if current is not None else _blank(provider_id, ws.now())
+        )
         if change.cooldown is not None:
             if not routing_rules.later(standing, change.cooldown):
                 return None
@@ -143,14 +155,23 @@ def _update(ws: Workspace, provider_id: str, change: Change, op: str) -> Record 
         if change.clear:
             if standing.cooldown_until is None:
                 return None
-            payload.update(cooldown_until=None, cooldown_kind=None, cooldown_reason=None, cooldown_source=None)
+            payload.update(
+                cooldown_until=None, cooldown_kind=None, cooldown_reason=None, cooldown_source=None
+            )
         if change.probed:
-            payload.update(quota_percent=change.quota_percent, probed_at=ws.now(), probe_note=change.probe_note)
+            payload.update(
+                quota_percent=change.quota_percent, probed_at=ws.now(), probe_note=change.probe_note
+            )
         payload["updated_at"] = ws.now()
         try:
             if current is None:
                 return records.create(
-                    provider_id, state="known", payload=payload, operation_id=op, actor=ACTOR, observed_at=ws.now()
+                    provider_id,
+                    state="known",
+                    payload=payload,
+                    operation_id=op,
+                    actor=ACTOR,
+                    observed_at=ws.now(),
                 ).record
             return records.transition(
                 provider_id,
@@ -186,9 +207,12 @@ def _known(ws: Workspace, provider_id: str) -> bool:
 
 
 def rest(ws: Workspace, provider_id: str, cooldown: routing_rules.Cooldown, source: str) -> bool:
-    """Put a provider in cooldown, unless it already rests as long; True if this changed its standing."""
+    """Put a provider in cooldown, unless it already rests as long; True if this changed its
+    standing."""
     if not _known(ws, provider_id):
-        raise RecordNotFoundError(f"no provider {provider_id} is configured", hint="see `oms route explain`")
+        raise RecordNotFoundError(
+            f"no provider {provider_id} is configured", hint="see `oms route explain`"
+        )
     op = f"rest-{cooldown.kind}-{cooldown.until.replace(':', '').replace('.', '').lower()}"
     return _update(ws, provider_id, Change(cooldown=cooldown, source=source), op) is not None
 
@@ -196,9 +220,16 @@ def rest(ws: Workspace, provider_id: str, cooldown: routing_rules.Cooldown, sour
 def clear(ws: Workspace, provider_id: str) -> bool:
     """End a provider's cooldown now; True if it was resting."""
     if not _known(ws, provider_id):
-        raise RecordNotFoundError(f"no provider {provider_id} is configured", hint="see `oms provider show`")
+        raise RecordNotFoundError(
+            f"no provider {provider_id} is configured", hint="see `oms provider show`"
+        )
     return (
-        _update(ws, provider_id, Change(clear=True), f"clear-{ws.now().replace(':', '').replace('.', '').lower()}")
+        _update(
+            ws,
+            provider_id,
+            Change(clear=True),
+            f"clear-{ws.now().replace(':', '').replace('.', '').lower()}",
+        )
         is not None
     )
 
@@ -215,7 +246,9 @@ def probe_all(ws: Workspace, probe: Probe | None = None) -> tuple[list[str], lis
         if provider.quota_probe is None or not provider.enabled:
             continue
         try:
-            argv = sandboxed(ws, provider.quota_probe, provider.key_env or DEFAULT_KEY_ENV.get(provider.family))
+            argv = sandboxed(
+                ws, provider.quota_probe, provider.key_env or DEFAULT_KEY_ENV.get(provider.family)
+            )
             percent, note = routing_rules.parse_probe(probe(argv)), None
         except OmsError as exc:
             percent, note = None, one_line(exc.message, 512)
@@ -223,7 +256,12 @@ def probe_all(ws: Workspace, probe: Probe | None = None) -> tuple[list[str], lis
             percent, note = None, one_line(f"{type(exc).__name__}: {exc}", 512)
         change = Change(quota_percent=percent, probed=True, probe_note=note)
         try:
-            _update(ws, provider_id, change, f"probe-{ws.now().replace(':', '').replace('.', '').lower()}")
+            _update(
+                ws,
+                provider_id,
+                change,
+                f"probe-{ws.now().replace(':', '').replace('.', '').lower()}",
+            )
         except OmsError as exc:
             skipped.append(f"{provider_id}: {one_line(exc.message)}")
             continue

@@ -29,7 +29,9 @@ from oms.services.workspace import Workspace
 from oms.store import Record
 
 ACTOR = "oms-bridge"
-RESULT_LOCKS = "record-result"  # the outbox consumer whose per-dispatch locks serialise result recording
+RESULT_LOCKS = (
+    "record-result"  # the outbox consumer whose per-dispatch locks serialise result recording
+)
 RESULT_LOCK_WAIT_S = 30.0  # longer than one recording's git checks take
 WORKER_IDENTITY = ("oms worker", "worker@oms.invalid")
 
@@ -60,7 +62,9 @@ def verify_commit(
         raise CheckoutChangedError(f"result_commit {commit[:12]} does not exist in the worktree")
     start = access.text(dispatch.payload, "worktree_start_commit")
     if not git.is_ancestor(repository, start, commit):
-        raise CheckoutChangedError(f"result_commit {commit[:12]} does not descend from the start commit")
+        raise CheckoutChangedError(
+            f"result_commit {commit[:12]} does not descend from the start commit"
+        )
     if built_on is not None:
         parents = git.git(repository, "rev-list", "--parents", "-n", "1", commit).text().split()[1:]
         if parents != [built_on] or linked.head != built_on:
@@ -74,7 +78,9 @@ def verify_commit(
         tree_job.run_job("commit", repository, linked, job, unsafe_none=unsafe)
     added = sorted(git.gitlinks(repository, commit) - git.gitlinks(repository, start))
     if added:
-        raise CheckoutChangedError(f"result_commit adds a submodule at {added[0][:200]}; oms accepts files only")
+        raise CheckoutChangedError(
+            f"result_commit adds a submodule at {added[0][:200]}; oms accepts files only"
+        )
 
 
 def _commit_job(
@@ -114,19 +120,23 @@ def commit_leftovers(dispatch: Record, summary: str, repository: str) -> tuple[s
     if done["made"] is True:
         return made, linked.head
     if made == access.text(dispatch.payload, "worktree_start_commit"):
-        raise InvalidInputError("nothing to record: the worktree has no changes and no commit after start_commit")
+        raise InvalidInputError(
+            "nothing to record: the worktree has no changes and no commit after start_commit"
+        )
     return made, None
 
 
 def record_result(
     ws: Workspace, dispatch: Record, *, status: str, summary: str, commit: object
 ) -> tuple[Record, str, bool]:
-    """Store the signed result and move the dispatch and worker on; (dispatch, evidence ref, already).
-    Only while the attempt holds its lease (and, for a GitHub ticket, its live authorisation).
+    """Store the signed result and move the dispatch and worker on; (dispatch, evidence ref,
+    already). Only while the attempt holds its lease (and, for a GitHub ticket, its live
+    authorisation).
 
-    Exactly one result wins. Callers of one dispatch take turns under its result lock, and each decides
-    on the dispatch as it is once the lock is held: a later caller finds the result recorded and gets
-    `already` (the same result) or a refusal (another one), and signs no evidence of its own."""
+    Exactly one result wins. Callers of one dispatch take turns under its result lock, and each
+    decides on the dispatch as it is once the lock is held: a later caller finds the result recorded
+    and gets `already` (the same result) or a refusal (another one), and signs no evidence of its
+    own."""
     with ws.store.outbox(RESULT_LOCKS).lock(dispatch.record_id, wait_s=RESULT_LOCK_WAIT_S):
         current = ws.store.records("dispatch").read(dispatch.record_id)
         return _record_locked(ws, current, status=status, summary=summary, commit=commit)
@@ -138,7 +148,10 @@ def _record_locked(
     fence.require(ws, dispatch, ACTOR)
     if dispatch.state == "accepted":
         raise InvalidInputError("call acknowledge_dispatch before record_dispatch_result")
-    if dispatch.state in ("result-received", "resolved"):  # a retry: the same result again, or a refusal
+    if dispatch.state in (
+        "result-received",
+        "resolved",
+    ):  # a retry: the same result again, or a refusal
         ref = access.text(dispatch.payload, "result_evidence")
         previous = access.obj(ws.store.evidence.get(ref).body, "payload")
         same_commit = commit is None or commit == previous["result_commit"]
@@ -153,9 +166,13 @@ def _record_locked(
     if isinstance(commit, str):
         verify_commit(dispatch, commit, ws.config_root, built_on=built_on)
         if status == "completed" and commit == dispatch.payload["worktree_start_commit"]:
-            raise InvalidInputError("result_commit is the start commit: a completed result needs a new commit")
+            raise InvalidInputError(
+                "result_commit is the start commit: a completed result needs a new commit"
+            )
     result_commit = commit if isinstance(commit, str) else None
-    fence.require(ws, dispatch, ACTOR)  # again: a lease or authorisation may lapse while git verifies
+    fence.require(
+        ws, dispatch, ACTOR
+    )  # again: a lease or authorisation may lapse while git verifies
     body: JsonObject = {
         "format": "oms-evidence-v1",
         "evidence_kind": "dispatch-result",
@@ -209,19 +226,24 @@ def _land(ws: Workspace, dispatch: Record, commit: object) -> None:
 
 
 def finish_recorded(ws: Workspace, dispatch: Record) -> None:
-    """A dispatch with a recorded result ends its worker with that result (`_finish_worker`), whoever ends
-    the worker: a stop or an observed end after a crash between the two writes of `record_result` must
-    not end it otherwise (the worker and the dispatch agree)."""
+    """A dispatch with a recorded result ends its worker with that result (`_finish_worker`),
+    whoever ends the worker: a stop or an observed end after a crash between the two writes of
+    `record_result` must not end it otherwise (the worker and the dispatch agree)."""
     if dispatch.state not in ("result-received", "resolved"):
         return
-    result = access.obj(ws.store.evidence.get(access.text(dispatch.payload, "result_evidence")).body, "payload")
+    result = access.obj(
+        ws.store.evidence.get(access.text(dispatch.payload, "result_evidence")).body, "payload"
+    )
     with contextlib.suppress(OmsError):  # (a worktree gone since: nothing to land)
         _land(ws, dispatch, result.get("result_commit"))
-    _finish_worker(ws, dispatch.record_id, access.text(result, "status"), access.text(result, "summary"))
+    _finish_worker(
+        ws, dispatch.record_id, access.text(result, "status"), access.text(result, "summary")
+    )
 
 
 def _finish_worker(ws: Workspace, dispatch_id: str, status: str, summary: str) -> None:
-    """The worker ends `done` (completed) or `blocked`, end reason `result-recorded` (idempotent)."""
+    """The worker ends `done` (completed) or `blocked`, end reason `result-recorded`
+    (idempotent)."""
 
     def decide(worker: Record, now: str) -> Next | None:  # hooks and liveness may move it meanwhile
         if worker.state not in ("idle", "working"):

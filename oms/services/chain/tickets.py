@@ -39,7 +39,9 @@ from oms.store import Record
 MAX_BODY = 256 * 1024
 MAX_IMPORT = 512 * 1024
 _TITLE_BAD = re.compile(r"[\x00-\x1f\x7f]")
-_GITHUB_URL = re.compile(r"https://github\.com/([^/?#\s]+)/([^/?#\s]+)/(?:issues|pull)/([1-9][0-9]{0,9})")
+_GITHUB_URL = re.compile(
+    r"https://github\.com/([^/?#\s]+)/([^/?#\s]+)/(?:issues|pull)/([1-9][0-9]{0,9})"
+)
 _LOCAL_ID = re.compile(r"tkt-([1-9][0-9]{0,9})")
 
 
@@ -54,7 +56,9 @@ class LeaseGrant:
 def _title(title: str) -> str:
     title = title.strip()
     if not title or len(title) > 256 or _TITLE_BAD.search(title):
-        raise InvalidInputError("ticket title must be 1-256 characters on one line, without control characters")
+        raise InvalidInputError(
+            "ticket title must be 1-256 characters on one line, without control characters"
+        )
     return title
 
 
@@ -69,7 +73,12 @@ def _body(body: str) -> str:
 
 
 def _create(
-    ws: Workspace, ticket_id: str, content: JsonObject, source: str, repository: str | None, priority: int | None = None
+    ws: Workspace,
+    ticket_id: str,
+    content: JsonObject,
+    source: str,
+    repository: str | None,
+    priority: int | None = None,
 ) -> Record:
     sha = ws.store.ticket_content.put(content)
     nxt = machine.new(
@@ -93,7 +102,8 @@ def _create(
 
 
 def add(ws: Workspace, title: str, body: str, priority: int | None = None) -> Record:
-    """A new local ticket, `tkt-<n>` (`priority` 1-5, 1 first: the conductor's queue order; none = 3)."""
+    """A new local ticket, `tkt-<n>` (`priority` 1-5, 1 first: the conductor's queue order; none =
+    3)."""
     title, body = _title(title), _body(body)
     if priority is not None and not 1 <= priority <= 5:
         raise InvalidInputError(f"priority must be 1-5 (got {priority})")
@@ -120,20 +130,28 @@ def add(ws: Workspace, title: str, body: str, priority: int | None = None) -> Re
 
 
 def import_github(ws: Workspace, data: bytes, repository: str | None = None) -> tuple[Record, bool]:
-    """A ticket from `gh issue view --json number,title,body,url`; re-importing the same issue is a no-op."""
+    """A ticket from `gh issue view --json number,title,body,url`; re-importing the same issue is a
+    no-op."""
     if len(data) > MAX_IMPORT:
         raise InvalidInputError(f"GitHub JSON is larger than {MAX_IMPORT} bytes")
     doc = loads_object(data)
     unknown = sorted(set(doc) - {"number", "title", "body", "url"})
     if unknown:
-        raise InvalidInputError(f"GitHub JSON has unexpected fields {unknown} (expected number, title, body, url)")
+        raise InvalidInputError(
+            f"GitHub JSON has unexpected fields {unknown} (expected number, title, body, url)"
+        )
     for name, kind in (("number", int), ("title", str), ("body", str), ("url", str)):
         if not isinstance(doc.get(name), kind) or isinstance(doc.get(name), bool):
             raise InvalidInputError(f"GitHub JSON field {name} is missing or not {kind.__name__}")
     match = _GITHUB_URL.fullmatch(access.text(doc, "url"))
     if match is None:
-        raise InvalidInputError(f"url {str(doc['url'])[:80]!r} is not a github.com issue or pull request URL")
-    slug, number = check_repository(f"{match.group(1)}/{match.group(2)}"), access.integer(doc, "number")
+        raise InvalidInputError(
+            f"url {str(doc['url'])[:80]!r} is not a github.com issue or pull request URL"
+        )
+    slug, number = (
+        check_repository(f"{match.group(1)}/{match.group(2)}"),
+        access.integer(doc, "number"),
+    )
     if int(match.group(3)) != number:
         raise InvalidInputError(f"url names #{match.group(3)} (expected #{number})")
     if repository is not None and check_repository(repository).lower() != slug.lower():
@@ -179,7 +197,9 @@ def another_repository(ws: Workspace, ticket: Record) -> OtherRepositoryError | 
 
 def content(ws: Workspace, ticket: Record) -> JsonObject:
     """The ticket's verified content."""
-    return ws.store.ticket_content.get(ticket.record_id, access.text(ticket.payload, "content_sha256"))
+    return ws.store.ticket_content.get(
+        ticket.record_id, access.text(ticket.payload, "content_sha256")
+    )
 
 
 def list_all(ws: Workspace) -> list[Record]:
@@ -235,7 +255,13 @@ def renew(ws: Workspace, ticket_id: str, token: str, minutes: int | None = None)
     ticket = get(ws, ticket_id)
     duration = minutes if minutes is not None else ws.config().lease_minutes
     now = ws.now()
-    nxt = machine.renew(ticket.state, ticket.payload, token=token, expires_at=add_ms(now, duration * 60_000), now=now)
+    nxt = machine.renew(
+        ticket.state,
+        ticket.payload,
+        token=token,
+        expires_at=add_ms(now, duration * 60_000),
+        now=now,
+    )
     return _transition(ws, ticket, nxt, stable_id("tkt-renew", ticket.record_id, ticket.version))
 
 
@@ -260,8 +286,11 @@ def block(ws: Workspace, ticket_id: str, reason: str) -> Record:
     return _transition(ws, ticket, nxt, stable_id("tkt-block", ticket.record_id, ticket.version))
 
 
-def retry(ws: Workspace, ticket: Record, *, session_id: str, failure: JsonObject, retry_after: str) -> Record:
-    """The attempt bound to `session_id` failed: the ticket is open for the next one after `retry_after`."""
+def retry(
+    ws: Workspace, ticket: Record, *, session_id: str, failure: JsonObject, retry_after: str
+) -> Record:
+    """The attempt bound to `session_id` failed: the ticket is open for the next one after
+    `retry_after`."""
     nxt = machine.retry(
         ticket.state,
         ticket.payload,
@@ -270,23 +299,43 @@ def retry(ws: Workspace, ticket: Record, *, session_id: str, failure: JsonObject
         failure=failure,
         retry_after=retry_after,
     )
-    return _transition(ws, ticket, nxt, stable_id("tkt-retry", ticket.record_id, access.integer(failure, "attempt")))
+    return _transition(
+        ws,
+        ticket,
+        nxt,
+        stable_id("tkt-retry", ticket.record_id, access.integer(failure, "attempt")),
+    )
 
 
 def give_up(
-    ws: Workspace, ticket: Record, *, session_id: str, attempt: int, reason: str, failure: JsonObject | None = None
+    ws: Workspace,
+    ticket: Record,
+    *,
+    session_id: str,
+    attempt: int,
+    reason: str,
+    failure: JsonObject | None = None,
 ) -> Record:
-    """The attempt bound to `session_id` ends the ticket `blocked` for a person (a quarantine keeps the
-    attempt's `failure` with the others)."""
+    """The attempt bound to `session_id` ends the ticket `blocked` for a person (a quarantine keeps
+    the attempt's `failure` with the others)."""
     nxt = machine.give_up(
-        ticket.state, ticket.payload, session_id=session_id, attempt=attempt, reason=_reason(reason), failure=failure
+        ticket.state,
+        ticket.payload,
+        session_id=session_id,
+        attempt=attempt,
+        reason=_reason(reason),
+        failure=failure,
     )
     return _transition(ws, ticket, nxt, stable_id("tkt-give-up", ticket.record_id, attempt))
 
 
-def complete(ws: Workspace, ticket: Record, *, session_id: str, attempt: int, reason: str) -> Record:
+def complete(
+    ws: Workspace, ticket: Record, *, session_id: str, attempt: int, reason: str
+) -> Record:
     """The attempt bound to `session_id` recorded a completed result: the ticket is done."""
-    nxt = machine.complete(ticket.state, ticket.payload, session_id=session_id, attempt=attempt, reason=_reason(reason))
+    nxt = machine.complete(
+        ticket.state, ticket.payload, session_id=session_id, attempt=attempt, reason=_reason(reason)
+    )
     return _transition(ws, ticket, nxt, stable_id("tkt-complete", ticket.record_id, attempt))
 
 
@@ -397,22 +446,26 @@ def person_actor(person: str) -> str:
 
 
 def _dispatch_of(ws: Workspace, ticket: Record, attempt: int) -> Record | None:
-    """The dispatch of the ticket's leased attempt: its id is the one `dispatches.propose` gives it (read
-    alone, so that another dispatch's damaged record never decides this ticket)."""
+    """The dispatch of the ticket's leased attempt: its id is the one `dispatches.propose` gives it
+    (read alone, so that another dispatch's damaged record never decides this ticket)."""
     session_id = ticket.payload.get("session_id")
     if not isinstance(session_id, str):
         return None
-    return ws.store.records("dispatch").read_if_exists(stable_id("dsp", ticket.record_id, attempt, session_id))
+    return ws.store.records("dispatch").read_if_exists(
+        stable_id("dsp", ticket.record_id, attempt, session_id)
+    )
 
 
 def expire_due(
-    ws: Workspace, skipped: list[str] | None = None, keep: Callable[[Record], str | None] | None = None
+    ws: Workspace,
+    skipped: list[str] | None = None,
+    keep: Callable[[Record], str | None] | None = None,
 ) -> list[Record]:
-    """Return every ticket whose lease has run out to `open` (attempt + 1), with `lease-expiry` evidence —
-    but not one whose attempt recorded a result: the conductor resolves it (the result is never lost).
-    A ticket that cannot be read, or whose attempt's dispatch cannot, is left as it is (a line in
-    `skipped`, if given): one damaged record never stops the others' expiry; so is one for which `keep`
-    names a reason (the conductor's: its worker waits for a person)."""
+    """Return every ticket whose lease has run out to `open` (attempt + 1), with `lease-expiry`
+    evidence — but not one whose attempt recorded a result: the conductor resolves it (the result is
+    never lost). A ticket that cannot be read, or whose attempt's dispatch cannot, is left as it is
+    (a line in `skipped`, if given): one damaged record never stops the others' expiry; so is one
+    for which `keep` names a reason (the conductor's: its worker waits for a person)."""
     now = ws.now()
     expired = []
     latest = ws.store.latest("ticket")
@@ -442,7 +495,8 @@ def expire_due(
 
 
 def _expire(ws: Workspace, ticket: Record, now: str) -> Record | None:
-    """Expire one ticket whose lease ran out (None: its attempt recorded a result, left to the conductor)."""
+    """Expire one ticket whose lease ran out (None: its attempt recorded a result, left to the
+    conductor)."""
     attempt = access.integer(ticket.payload, "attempt")
     dispatch = _dispatch_of(ws, ticket, attempt)
     if dispatch is not None and dispatch.state in ("result-received", "resolved"):

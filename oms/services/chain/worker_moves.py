@@ -1,11 +1,12 @@
 """The one writer of worker transitions (a worker record's id is its dispatch's).
 
-Whatever moves a worker — a launch, `oms worker park|resume|stop`, the end of its pane, liveness, the
-fence, a recorded result — says *what* in a pure `decide(worker, now)` built from `domain/workers.py`,
-and `move` writes it: the latest version is read, `decide` sees it and returns the next state and
-payload (or None: nothing to write), and that is written as the next version. When another writer won
-the race for that version (hooks, liveness and delivery do race) the worker is read again and `decide`
-asked again, at most `TRIES` times; after that nothing is written and None is returned.
+Whatever moves a worker — a launch, `oms worker park|resume|stop`, the end of its pane, liveness,
+the fence, a recorded result — says *what* in a pure `decide(worker, now)` built from
+`domain/workers.py`, and `move` writes it: the latest version is read, `decide` sees it and returns
+the next state and payload (or None: nothing to write), and that is written as the next version.
+When another writer won the race for that version (hooks, liveness and delivery do race) the worker
+is read again and `decide` asked again, at most `TRIES` times; after that nothing is written and
+None is returned.
 """
 
 from __future__ import annotations
@@ -26,11 +27,16 @@ Decide = Callable[[Record, str], Next | None]
 
 
 def move(
-    ws: Workspace, dispatch_id: str, decide: Decide, *, op: str | Callable[[Record], str], actor: str
+    ws: Workspace,
+    dispatch_id: str,
+    decide: Decide,
+    *,
+    op: str | Callable[[Record], str],
+    actor: str,
 ) -> Record | None:
-    """Write the move `decide` makes of the latest worker; the version written (or replayed: the operation
-    `op` names was done already), or None when nothing was written (no worker, nothing to do, or the
-    race was lost `TRIES` times)."""
+    """Write the move `decide` makes of the latest worker; the version written (or replayed: the
+    operation `op` names was done already), or None when nothing was written (no worker, nothing to
+    do, or the race was lost `TRIES` times)."""
     records = ws.store.records("worker")
     for _ in range(TRIES):
         worker = records.read_if_exists(dispatch_id)

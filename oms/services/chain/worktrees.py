@@ -1,10 +1,11 @@
-"""`oms worktree create`: a git worktree per ticket, on `oms/<ticket-id>`, at a verified base commit.
+"""`oms worktree create`: a git worktree per ticket, on `oms/<ticket-id>`, at a verified base
+commit.
 
 Checks (none runs repository-configured code): the config root is a repository top level whose own
-config sets no command git could run; the base resolves to a commit; the branch does not exist and is
-not checked out anywhere; the target path does not exist and lies outside the state root and the
-repository. The record's id is a digest of (repository root, worktree root, branch, base commit).
-If a previous run created the worktree but died before writing the record, the exact same worktree is
+config sets no command git could run; the base resolves to a commit; the branch does not exist and
+is not checked out anywhere; the target path does not exist and lies outside the state root and the
+repository. The record's id is a digest of (repository root, worktree root, branch, base commit). If
+a previous run created the worktree but died before writing the record, the exact same worktree is
 adopted instead of refused.
 
 A ticket that has its worktree already (a new attempt) gets it as the record says (ADR 0029): a
@@ -67,7 +68,9 @@ def create(ws: Workspace, ticket_id: str, base: str | None = None) -> tuple[Json
     directory = worktrees_directory(ws.config(), repo)
     path = os.path.join(directory, ticket.record_id)
     real_dir = os.path.realpath(directory)
-    if _inside(real_dir, os.path.realpath(ws.store.path)) or _inside(os.path.realpath(ws.store.path), real_dir):
+    if _inside(real_dir, os.path.realpath(ws.store.path)) or _inside(
+        os.path.realpath(ws.store.path), real_dir
+    ):
         raise InvalidInputError(f"worktrees directory {directory} overlaps the state root")
     if _inside(real_dir, repo):
         raise InvalidInputError(f"worktrees directory {directory} is inside the repository {repo}")
@@ -100,10 +103,15 @@ def create(ws: Workspace, ticket_id: str, base: str | None = None) -> tuple[Json
 
 
 def _adoptable(repo: str, path: str, branch: str, base_commit: str) -> bool:
-    """True when `path` is already exactly the worktree we would create (a crash before the record)."""
+    """True when `path` is already exactly the worktree we would create (a crash before the
+    record)."""
     real = os.path.realpath(path)
     for entry in git.worktrees(repo):
-        if os.path.realpath(entry.path) == real and entry.branch == branch and entry.head == base_commit:
+        if (
+            os.path.realpath(entry.path) == real
+            and entry.branch == branch
+            and entry.head == base_commit
+        ):
             return True
     return False
 

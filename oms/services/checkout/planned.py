@@ -1,13 +1,14 @@
 """Is the worktree exactly the planned checkout? (SECURITY.md invariant 5.) No repository code runs.
 
 `verify` refuses a worktree whose config could run code or that carries agent configuration, then
-checks: top level = planned worktree (real path), branch = planned branch, HEAD = start commit, the base
-commit is an ancestor of the start commit, and the tree is clean including untracked and ignored files
-(an earlier attempt's ignored leftovers are loaded by what runs next; only now may
-`git status` run, with fsmonitor off, no optional locks, never entering a submodule: each submodule's
-checked-out commit is compared with its gitlink at object level instead). The relaunch of a running
-attempt (`oms worker resume` after its pane ended) checks everything but cleanliness: the changes in the
-tree are the attempt's own work (an agent cannot commit: git metadata is read-only in its sandbox).
+checks: top level = planned worktree (real path), branch = planned branch, HEAD = start commit, the
+base commit is an ancestor of the start commit, and the tree is clean including untracked and
+ignored files (an earlier attempt's ignored leftovers are loaded by what runs next; only now may
+`git status` run, with fsmonitor off, no optional locks, never entering a submodule: each
+submodule's checked-out commit is compared with its gitlink at object level instead). The relaunch
+of a running attempt (`oms worker resume` after its pane ended) checks everything but cleanliness:
+the changes in the tree are the attempt's own work (an agent cannot commit: git metadata is
+read-only in its sandbox).
 
 `ready` makes a new attempt's checkout what `verify` wants before its first launch (ADR 0029).
 Agents cannot commit, so an attempt that lapsed (its lease ran out, its worker ended without a
@@ -68,8 +69,9 @@ def _binding(payload: JsonObject) -> tuple[str, str, str, str]:
 
 
 def verify(payload: JsonObject, repository: str, *, own_work: bool = False) -> None:
-    """Raise `CheckoutChangedError` unless the worktree is exactly the planned, clean checkout of `repository`
-    (`own_work`: the relaunch of an attempt whose changes, uncommitted and ignored, are its own).
+    """Raise `CheckoutChangedError` unless the worktree is exactly the planned, clean checkout of
+    `repository` (`own_work`: the relaunch of an attempt whose changes, uncommitted and ignored, are
+    its own).
 
     What the main repository records of the worktree (its admin dir, branch and HEAD) is read on the
     host; everything that reads the worktree's files runs in a tree job (docs/adr/0024)."""
@@ -222,7 +224,9 @@ def _restore(
     failed (a timeout on a busy machine) stays what it is: the attempt failed, and the next one
     tries again."""
     try:
-        salvage.keep_before_reset(repository, path, ticket_id, attempt, start, why, head=head, unsafe_none=unsafe_none)
+        salvage.keep_before_reset(
+            repository, path, ticket_id, attempt, start, why, head=head, unsafe_none=unsafe_none
+        )
     except WorktreeNeedsPersonError:
         raise
     except UNKEPT as exc:
@@ -230,7 +234,9 @@ def _restore(
         raise WorktreeNeedsPersonError(said, hint=exc.remedy or None) from exc
 
 
-def restore_after_expiry(payload: JsonObject, evidence: JsonObject | None, repository: str, *, bound: bool) -> bool:
+def restore_after_expiry(
+    payload: JsonObject, evidence: JsonObject | None, repository: str, *, bound: bool
+) -> bool:
     """Reset to the start commit after an expired lease whose HEAD moved; True if a reset
     happened."""
     if evidence is None or evidence.get("evidence_kind") != "lease-expiry":
@@ -251,7 +257,9 @@ def restore_after_expiry(payload: JsonObject, evidence: JsonObject | None, repos
     if head == start:
         return False
     if bound:
-        raise CheckoutChangedError("expired lease checkout cannot be reset while a session or pane is bound")
+        raise CheckoutChangedError(
+            "expired lease checkout cannot be reset while a session or pane is bound"
+        )
     if not git.is_ancestor(repository, base, start):
         raise CheckoutChangedError("expired lease restart is outside the trusted base lineage")
     ticket_id = access.text(payload, "ticket_id")

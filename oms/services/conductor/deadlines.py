@@ -22,8 +22,8 @@ from oms.store import Record
 
 
 def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
-    """The deadlines phase: leases renewed under running pool workers, fenced attempts stopped, a role's
-    wall-clock limit, silent channels (`check_liveness`) and the heartbeat (`stalled`)."""
+    """The deadlines phase: leases renewed under running pool workers, fenced attempts stopped, a
+    role's wall-clock limit, silent channels (`check_liveness`) and the heartbeat (`stalled`)."""
     now = d.ws.now()
     config = d.ws.config()
     for worker in latest(d.ws, "worker"):
@@ -35,7 +35,8 @@ def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
             ticket = d.ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
             if pooled(dispatch) and _moved_on(ticket, dispatch):
                 why = (
-                    f"its ticket moved on without it ({ticket.state}, attempt {ticket.payload['attempt']}): "
+                    f"its ticket moved on without it ({ticket.state}, attempt "
+                    f"{ticket.payload['attempt']}): "
                     "its lease ran out, the attempt is fenced"
                 )
                 d.stop(dispatch_id, why, end_reason="deadline", by=ACTOR)
@@ -54,7 +55,10 @@ def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
             d.check_liveness(dispatch_id)
             now_health = str(d.worker(dispatch_id).payload["health"])
             if now_health != before:
-                done.append(f"{dispatch_id}: {now_health} ({d.worker(dispatch_id).payload['health_reason']})")
+                done.append(
+                    f"{dispatch_id}: {now_health} "
+                    f"({d.worker(dispatch_id).payload['health_reason']})"
+                )
                 continue
             _heartbeat(d, worker, session, now, done)
         except OmsError as exc:
@@ -66,7 +70,8 @@ def pooled(dispatch: Record) -> bool:
 
 
 def _moved_on(ticket: Record, dispatch: Record) -> bool:
-    """Has the ticket left this dispatch's attempt (its lease ran out, or it was decided without it)?"""
+    """Has the ticket left this dispatch's attempt (its lease ran out, or it was decided without
+    it)?"""
     return (
         ticket.state != "leased"
         or ticket.payload.get("attempt") != dispatch.payload.get("attempt")
@@ -74,8 +79,11 @@ def _moved_on(ticket: Record, dispatch: Record) -> bool:
     )
 
 
-def _renew(d: Delivery, dispatch: Record, ticket: Record, now: str, lease_minutes: int, done: list[str]) -> None:
-    """Renew the lease of a ticket whose pool worker has not ended, once less than half of it is left."""
+def _renew(
+    d: Delivery, dispatch: Record, ticket: Record, now: str, lease_minutes: int, done: list[str]
+) -> None:
+    """Renew the lease of a ticket whose pool worker has not ended, once less than half of it is
+    left."""
     expires = access.text_or_none(ticket.payload, "lease_expires_at")
     if not pooled(dispatch) or not conductor_rules.renew_due(expires, lease_minutes, now):
         return
@@ -98,22 +106,31 @@ def waits_for_person(d: Delivery, worker: Record) -> bool:
     session = d.session(str(worker.payload["session_id"]))
     return conductor_rules.waits_for_person(
         session_state=None if session is None else session.state,
-        parked_until=None if session is None else access.text_or_none(session.payload, "parked_until"),
+        parked_until=None
+        if session is None
+        else access.text_or_none(session.payload, "parked_until"),
         health="parked",
         reason=access.text_or_none(worker.payload, "health_reason"),
     )
 
 
 def _stop_at_deadline(d: Delivery, worker: Record, limit: int, done: list[str]) -> None:
-    """Stop a worker past its role's limit: a failed attempt (`deadline`), or — one parked for a person — a
-    decision its ticket waits on (`stopped`: blocked, never retried blindly)."""
+    """Stop a worker past its role's limit: a failed attempt (`deadline`), or — one parked for a
+    person — a decision its ticket waits on (`stopped`: blocked, never retried blindly)."""
     reason = access.text_or_none(worker.payload, "health_reason")
     if waits_for_person(d, worker):
         why = f"parked ({reason}) past its role's {limit}-minute limit, waiting for a person"
         d.stop(worker.record_id, why, end_reason="stopped", by=ACTOR)
-        done.append(f"{worker.record_id}: stopped at its {limit}-minute deadline; it waits for a person")
+        done.append(
+            f"{worker.record_id}: stopped at its {limit}-minute deadline; it waits for a person"
+        )
         return
-    d.stop(worker.record_id, f"ran past its role's {limit}-minute limit", end_reason="deadline", by=ACTOR)
+    d.stop(
+        worker.record_id,
+        f"ran past its role's {limit}-minute limit",
+        end_reason="deadline",
+        by=ACTOR,
+    )
     done.append(f"{worker.record_id}: stopped at its {limit}-minute deadline")
 
 
@@ -133,5 +150,7 @@ def _heartbeat(d: Delivery, worker: Record, session: Record, now: str, done: lis
             return None
         return workers.set_health(current.state, current.payload, target, now=at, reason=why)
 
-    d.move_worker(worker.record_id, decide, op=stable_id("cnd-beat", worker.record_id, worker.version, target))
+    d.move_worker(
+        worker.record_id, decide, op=stable_id("cnd-beat", worker.record_id, worker.version, target)
+    )
     done.append(f"{worker.record_id}: {target}")

@@ -1,9 +1,10 @@
-"""`oms conductor run`: the tick in a loop, one conductor per state root (the conductor lock, held for the
-loop's whole life), woken early when something new arrives (a ticket, a dispatch, an event), ending when
-asked (SIGINT, SIGTERM: the CLI's handlers set `stopping`) between two ticks — workers keep running.
+"""`oms conductor run`: the tick in a loop, one conductor per state root (the conductor lock, held
+for the loop's whole life), woken early when something new arrives (a ticket, a dispatch, an event),
+ending when asked (SIGINT, SIGTERM: the CLI's handlers set `stopping`) between two ticks — workers
+keep running.
 
-A tick that fails as a whole (an unexpected error) is reported and the loop goes on; one bad ticket or
-worker is a line of the tick's report (`tick.py`).
+A tick that fails as a whole (an unexpected error) is reported and the loop goes on; one bad ticket
+or worker is a line of the tick's report (`tick.py`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,12 @@ from oms.errors import OmsError, one_line
 from oms.services.conductor import tick as conductor
 from oms.services.workspace import Workspace
 
-WATCHED = ("events", "records/ticket", "records/dispatch", "records/worker")  # new entries wake the loop
+WATCHED = (
+    "events",
+    "records/ticket",
+    "records/dispatch",
+    "records/worker",
+)  # new entries wake the loop
 POLL_S = 0.25
 
 
@@ -26,7 +32,9 @@ class Loop:
 
     ws: Workspace
     interval_s: float
-    report: Callable[[conductor.Tick | None, str | None], None]  # a tick's report, or a failed tick's line
+    report: Callable[
+        [conductor.Tick | None, str | None], None
+    ]  # a tick's report, or a failed tick's line
     stopping: Callable[[], bool]
     max_ticks: int | None = None
 
@@ -40,7 +48,8 @@ class Loop:
                     self.report(conductor.tick(self.ws, held=True), None)
                 except OmsError as exc:
                     self.report(None, one_line(exc.message))
-                except Exception as exc:  # noqa: BLE001 - the machine (EMFILE, EAGAIN from fork, ENOMEM): one line
+                # the machine (EMFILE, EAGAIN from fork, ENOMEM): one line
+                except Exception as exc:  # noqa: BLE001
                     self.report(None, conductor.unexpected(exc)[0])
                 ticks += 1
                 if self.max_ticks is not None and ticks >= self.max_ticks:
@@ -49,8 +58,9 @@ class Loop:
         return ticks
 
     def _marks(self) -> tuple[tuple[int, int], ...] | None:
-        """What the watched directories look like now (their change times and link counts); None when they
-        cannot be looked at (no file descriptor left, say): the loop then waits its interval."""
+        """What the watched directories look like now (their change times and link counts); None
+        when they cannot be looked at (no file descriptor left, say): the loop then waits its
+        interval."""
         root = self.ws.store.state.root
         marks = []
         try:
@@ -62,7 +72,8 @@ class Loop:
         return tuple(marks)
 
     def _wait(self, seen: tuple[tuple[int, int], ...] | None) -> None:
-        """Until the interval has passed, something new arrived since `seen`, or the loop is stopping."""
+        """Until the interval has passed, something new arrived since `seen`, or the loop is
+        stopping."""
         deadline = time.monotonic() + self.interval_s
         while time.monotonic() < deadline and not self.stopping():
             now = self._marks()

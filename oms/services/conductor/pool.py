@@ -1,13 +1,13 @@
-"""The worker pool record (`pool`, one record; rules in `domain/pool.py`): `oms pool show|scale`, and
-what the conductor asks of it each tick (which slots are free, which drained).
+"""The worker pool record (`pool`, one record; rules in `domain/pool.py`): `oms pool show|scale`,
+and what the conductor asks of it each tick (which slots are free, which drained).
 
-Every change is made under the pool lock, so two `oms pool scale` (or a scale and a tick) never decide on
-the same version; a lost race is a version conflict, retried on the new version. Who holds a slot is read
-under that lock too (`scale`), and the tick leases free slots under it (`work.fill`): a scale
-never removes as idle a slot a tick has just leased, and a tick never leases a slot a scale has just
-removed. A slot is busy while a ticket is leased to it, or while a worker launched in it still runs,
-whatever its ticket became since (a worker ending after its result, or after its ticket was retried or
-its lease expired, holds its slot: a pool of K never runs K + 1 agents).
+Every change is made under the pool lock, so two `oms pool scale` (or a scale and a tick) never
+decide on the same version; a lost race is a version conflict, retried on the new version. Who holds
+a slot is read under that lock too (`scale`), and the tick leases free slots under it (`work.fill`):
+a scale never removes as idle a slot a tick has just leased, and a tick never leases a slot a scale
+has just removed. A slot is busy while a ticket is leased to it, or while a worker launched in it
+still runs, whatever its ticket became since (a worker ending after its result, or after its ticket
+was retried or its lease expired, holds its slot: a pool of K never runs K + 1 agents).
 """
 
 from __future__ import annotations
@@ -24,19 +24,23 @@ from oms.store import Record
 
 POOL_ID = "pool"
 LOCK_CONSUMER = "oms-pool"
-FORCE_PARK_MS = 24 * 3600 * 1000  # a forced scale-down parks busy workers for a day (`oms worker resume` earlier)
+FORCE_PARK_MS = (
+    24 * 3600 * 1000
+)  # a forced scale-down parks busy workers for a day (`oms worker resume` earlier)
 
 
 @dataclass(frozen=True, slots=True)
 class Occupancy:
-    """Which slots hold work: slot → the ticket leased to it, or whose worker still runs there; and slot →
-    the workers still running there (dispatch id → its ticket)."""
+    """Which slots hold work: slot → the ticket leased to it, or whose worker still runs there; and
+    slot → the workers still running there (dispatch id → its ticket)."""
 
     held: dict[str, str]
     running: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, tickets: Iterable[Record], workers: Iterable[Record], dispatches: Iterable[Record] = ()) -> Occupancy:
+    def of(
+        cls, tickets: Iterable[Record], workers: Iterable[Record], dispatches: Iterable[Record] = ()
+    ) -> Occupancy:
         by_id = {t.record_id: t for t in tickets}
         launched_in = {d.record_id: d.payload.get("worker_id") for d in dispatches}
         prefix = pool_rules.PREFIX
@@ -51,7 +55,9 @@ class Occupancy:
                 continue
             ticket_id = str(worker.payload["ticket_id"])
             ticket = by_id.get(ticket_id)
-            slot = launched_in.get(worker.record_id)  # the slot it was launched in, whatever its ticket is now
+            slot = launched_in.get(
+                worker.record_id
+            )  # the slot it was launched in, whatever its ticket is now
             if slot is None and ticket is not None:
                 slot = ticket.payload.get("worker_id")
             if isinstance(slot, str) and slot.startswith(pool_rules.PREFIX):
@@ -61,7 +67,8 @@ class Occupancy:
 
 
 def occupancy(ws: Workspace) -> Occupancy:
-    """Who holds which slot now (a record that cannot be read is left out: `oms store verify` reports it)."""
+    """Who holds which slot now (a record that cannot be read is left out: `oms store verify`
+    reports it)."""
     return Occupancy.of(_latest(ws, "ticket"), _latest(ws, "worker"), _latest(ws, "dispatch"))
 
 
@@ -76,7 +83,8 @@ def read(ws: Workspace) -> Record | None:
 
 
 def current(ws: Workspace) -> JsonObject:
-    """The pool's payload (the config's `max_workers` slots until a first scale or tick made the record)."""
+    """The pool's payload (the config's `max_workers` slots until a first scale or tick made the
+    record)."""
     record = read(ws)
     if record is not None:
         return record.payload
@@ -88,7 +96,12 @@ def _write(ws: Workspace, record: Record | None, payload: JsonObject, why: str) 
     if record is None:
         op = stable_id("pool-create", POOL_ID)
         return records.create(
-            POOL_ID, state="active", payload=payload, operation_id=op, actor=SYSTEM_ACTOR, observed_at=ws.now()
+            POOL_ID,
+            state="active",
+            payload=payload,
+            operation_id=op,
+            actor=SYSTEM_ACTOR,
+            observed_at=ws.now(),
         ).record
     op = stable_id("pool", why, record.version)
     return records.transition(
@@ -103,8 +116,8 @@ def _write(ws: Workspace, record: Record | None, payload: JsonObject, why: str) 
 
 
 def settled(ws: Workspace, occupancy: Occupancy) -> JsonObject:
-    """The pool for a tick, under `lock(ws)` (the caller holds it): made if missing, draining slots that
-    hold nothing removed."""
+    """The pool for a tick, under `lock(ws)` (the caller holds it): made if missing, draining slots
+    that hold nothing removed."""
     record = read(ws)
     payload = current(ws)
     payload, gone = pool_rules.settle(payload, busy=occupancy.held, now=ws.now())
@@ -116,8 +129,8 @@ def settled(ws: Workspace, occupancy: Occupancy) -> JsonObject:
 def scale(
     ws: Workspace, *, to: int | None, up: int, down: int, force: bool
 ) -> tuple[JsonObject, pool_rules.Plan, Occupancy]:
-    """Scale the pool (to `to`, or by `up`/`down` active slots) under the pool lock, deciding on who holds
-    which slot as it is once the lock is held; (pool, plan, that occupancy)."""
+    """Scale the pool (to `to`, or by `up`/`down` active slots) under the pool lock, deciding on who
+    holds which slot as it is once the lock is held; (pool, plan, that occupancy)."""
     with lock(ws):
         held = occupancy(ws)
         record = read(ws)
@@ -125,7 +138,12 @@ def scale(
         active = len(pool_rules.names(payload, "active"))
         target = to if to is not None else active + up - down
         payload, plan = pool_rules.scale(
-            payload, to=target, max_workers=ws.config().max_workers, busy=held.held, force=force, now=ws.now()
+            payload,
+            to=target,
+            max_workers=ws.config().max_workers,
+            busy=held.held,
+            force=force,
+            now=ws.now(),
         )
         if record is None or plan != pool_rules.Plan([], [], [], [], []):
             _write(ws, record, payload, f"scale-{target}-{int(force)}")
@@ -133,7 +151,8 @@ def scale(
 
 
 def park_draining(ws: Workspace, occupancy: Occupancy, slots: list[str]) -> list[str]:
-    """Park the running workers of `slots` (a forced scale-down: kept, never killed); one line each."""
+    """Park the running workers of `slots` (a forced scale-down: kept, never killed); one line
+    each."""
     from oms.services.delivery.service import Delivery
 
     lines = []
@@ -153,4 +172,6 @@ def park_draining(ws: Workspace, occupancy: Occupancy, slots: list[str]) -> list
 
 
 def _latest(ws: Workspace, kind: str) -> list[Record]:
-    return ws.store.latest(kind).records  # unreadable: `oms store verify` reports it, never refusing the rest
+    return ws.store.latest(
+        kind
+    ).records  # unreadable: `oms store verify` reports it, never refusing the rest

@@ -1,8 +1,10 @@
-"""The conductor's provider phase (issue 13, ADR 0019): read every quota probe once, and park the running
-workers of a provider that ran out until its reset (never killed: the resume phase resumes them then).
+"""The conductor's provider phase (issue 13, ADR 0019): read every quota probe once, and park the
+running workers of a provider that ran out until its reset (never killed: the resume phase resumes
+them then).
 
-Also here: what an ended attempt's report says of its provider (`rest_from_report`: a quota or rate-limit
-error rests it for the fleet) and whether the queue must wait for a provider (`queue_waits`).
+Also here: what an ended attempt's report says of its provider (`rest_from_report`: a quota or
+rate-limit error rests it for the fleet) and whether the queue must wait for a provider
+(`queue_waits`).
 """
 
 from __future__ import annotations
@@ -62,11 +64,15 @@ def ensure_proxy(ws: Workspace, done: list[str], skipped: list[str]) -> None:
 
 
 def park_over_budget(d: Delivery, done: list[str], skipped: list[str]) -> None:
-    """Park, for a person, each running worker whose dispatch used up its role's token budget through the
-    proxy (the proxy refuses its further requests already; parked, it is neither resumed by the clock nor
-    counted as a failure)."""
+    """Park, for a person, each running worker whose dispatch used up its role's token budget
+    through the proxy (the proxy refuses its further requests already; parked, it is neither resumed
+    by the clock nor counted as a failure)."""
     ws = d.ws
-    budgets = {role_id: r.token_budget for role_id, r in ws.config().roles.items() if r.token_budget is not None}
+    budgets = {
+        role_id: r.token_budget
+        for role_id, r in ws.config().roles.items()
+        if r.token_budget is not None
+    }
     if not budgets:
         return
     for worker in ws.store.latest("worker").in_states(("idle", "working")):
@@ -83,12 +89,21 @@ def park_over_budget(d: Delivery, done: list[str], skipped: list[str]) -> None:
             reason = f"{BUDGET_PARK}: {why}"
 
             def decide(current: Record, now: str, reason: str = reason) -> Next | None:
-                if current.payload["health"] != "healthy" or current.state not in ("idle", "working"):
+                if current.payload["health"] != "healthy" or current.state not in (
+                    "idle",
+                    "working",
+                ):
                     return None
-                return workers.set_health(current.state, current.payload, "parked", now=now, reason=reason)
+                return workers.set_health(
+                    current.state, current.payload, "parked", now=now, reason=reason
+                )
 
             if worker_moves.move(
-                ws, worker.record_id, decide, op=lambda w: stable_id("wkr-budget", w.record_id, w.version), actor=ACTOR
+                ws,
+                worker.record_id,
+                decide,
+                op=lambda w: stable_id("wkr-budget", w.record_id, w.version),
+                actor=ACTOR,
             ):
                 done.append(f"{worker.record_id}: parked for a person ({why})")
         except OmsError as exc:
@@ -107,7 +122,11 @@ def park_resting(d: Delivery, done: list[str], skipped: list[str]) -> None:
             dispatch = d.dispatch(worker.record_id)
             provider_id = dispatch.payload.get("provider_id")
             standing = standings.get(provider_id) if isinstance(provider_id, str) else None
-            if standing is None or standing.cooldown_kind != "quota" or standing.cooldown_until is None:
+            if (
+                standing is None
+                or standing.cooldown_kind != "quota"
+                or standing.cooldown_until is None
+            ):
                 continue
             if parse_ts(standing.cooldown_until) <= parse_ts(now):
                 continue
@@ -115,23 +134,26 @@ def park_resting(d: Delivery, done: list[str], skipped: list[str]) -> None:
                 continue  # not launched yet: its launch meets the rest (the next tick parks it)
             reason = f"{QUOTA_PARK}: provider {provider_id} rests until {standing.cooldown_until}"
             d.park(worker.record_id, reason, standing.cooldown_until)
-            done.append(f"{worker.record_id}: parked until {standing.cooldown_until} ({provider_id} ran out)")
+            done.append(
+                f"{worker.record_id}: parked until "
+                f"{standing.cooldown_until} ({provider_id} ran out)"
+            )
         except OmsError as exc:
             skipped.append(f"{worker.record_id}: {one_line(exc.message)}")
 
 
 def rest_from_report(ws: Workspace, dispatch: Record, status: str, summary: str) -> str:
-    """An ended attempt whose report names a quota or rate-limit error rests its provider for the fleet;
-    the status its ticket is decided on (a quota `blocked` is no question for a person: `failed`, retried
-    on another provider or after the reset)."""
+    """An ended attempt whose report names a quota or rate-limit error rests its provider for the
+    fleet; the status its ticket is decided on (a quota `blocked` is no question for a person:
+    `failed`, retried on another provider or after the reset)."""
     provider_id = dispatch.payload.get("provider_id")
     if not isinstance(provider_id, str) or status == "completed":
         return status
     found = routing.cooldown_of(summary, ws.now(), ws.config().routing)
     if found is None:
         return status
-    # the report is the agent's own text: it says a limit was met, never for how long (a reset it states
-    # could rest the provider for the fleet for days): the configured default
+    # the report is the agent's own text: it says a limit was met, never for how long (a reset it
+    # states could rest the provider for the fleet for days): the configured default
     config = ws.config().routing
     seconds = config.cooldown_minutes * 60 if found.kind == "quota" else config.transient_cooldown_s
     cooldown = routing.Cooldown(add_ms(ws.now(), seconds * 1000), found.kind, found.reason)

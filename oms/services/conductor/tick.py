@@ -1,22 +1,22 @@
 """`oms conductor tick`: one idempotent pass over the fleet (ADR 0016; rules in
 `domain/conductor.py`).
 
-Phases, each timed and reported, each item on its own (one bad ticket or worker is a line in the report,
-never the end of the pass):
+Phases, each timed and reported, each item on its own (one bad ticket or worker is a line in the
+report, never the end of the pass):
 1. reconcile — every worker against one `tmux list-panes`: alive, pane dead, pane gone, not started;
-   an ended pane ends its session and worker with its end reason; a tagged pane with no worker record is
-   reported, never touched;
+   an ended pane ends its session and worker with its end reason; a tagged pane with no worker
+   record is reported, never touched;
 2. expire — tickets whose lease ran out go back to `open` (attempt + 1);
-3. deadlines — leases renewed under running pool workers, fenced attempts and silent channels park, a
-   session past its heartbeat deadline is `stalled`, a worker past its role's wall-clock limit is stopped
-   (`deadline`) (`deadlines.py`);
+3. deadlines — leases renewed under running pool workers, fenced attempts and silent channels park,
+   a session past its heartbeat deadline is `stalled`, a worker past its role's wall-clock limit is
+   stopped (`deadline`) (`deadlines.py`);
 4. resume — workers parked until a time that has come (`work.resume_due`);
 5. deliver — accepted dispatches whose delivery event has no receipt (`oms worker deliver`'s own
    path), and a launched attempt's event a killed deliverer left without one (closed: `recovered`);
 6. resolve — results decide their tickets; workers that ended without one are failed attempts
    (`resolve.py`);
-7. fill — free pool slots take open tickets: lease → worktree → propose → review → accept →
-   deliver, none of it while a launch check fails (`services/conductor/preflight.py`: the ticket waits for a
+7. fill — free pool slots take open tickets: lease → worktree → propose → review → accept → deliver,
+   none of it while a launch check fails (`services/conductor/preflight.py`: the ticket waits for a
    person, ADR 0031);
 8. close — dead panes of ended workers, only oms's own: the pane the worker's registry names; a pool
    worker still running two minutes after its result was acted on is stopped;
@@ -26,8 +26,8 @@ never the end of the pass):
 
 A tick refuses to start on a state root its anchor shows was rolled back (ADR 0027).
 
-Only one conductor works on a state root: the tick holds the conductor lock (`oms conductor run` holds it
-for its whole life), and every launch still takes the deliverer's own lock.
+Only one conductor works on a state root: the tick holds the conductor lock (`oms conductor run`
+holds it for its whole life), and every launch still takes the deliverer's own lock.
 """
 
 from __future__ import annotations
@@ -56,7 +56,9 @@ from oms.store import Record, panefiles
 from oms.store.anchor import ROLLBACK_HINT
 
 LOCK_CONSUMER = "oms-conductor"
-RESULT_GRACE_MS = 120_000  # a worker still running this long after its result was acted on is stopped
+RESULT_GRACE_MS = (
+    120_000  # a worker still running this long after its result was acted on is stopped
+)
 
 
 COMPACT_PER_TICK = 20  # tickets compacted at most per tick
@@ -68,7 +70,8 @@ _ANCHOR_HELD: set[str] = set()  # state roots whose anchor this process found on
 
 @dataclass
 class Phase:
-    """One phase of a tick: what it did (one line each) and what it skipped, and how long it took."""
+    """One phase of a tick: what it did (one line each) and what it skipped, and how long it
+    took."""
 
     name: str
     ms: float = 0.0
@@ -76,13 +79,18 @@ class Phase:
     skipped: list[str] = field(default_factory=list)
 
     def to_json(self) -> JsonObject:
-        return {"phase": self.name, "ms": round(self.ms), "done": list(self.done), "skipped": list(self.skipped)}
+        return {
+            "phase": self.name,
+            "ms": round(self.ms),
+            "done": list(self.done),
+            "skipped": list(self.skipped),
+        }
 
 
 @dataclass
 class Tick:
-    """A tick's report: its phases, and every worker's class (alive, pane-dead, pane-gone, not-started,
-    ended) as reconcile found it."""
+    """A tick's report: its phases, and every worker's class (alive, pane-dead, pane-gone,
+    not-started, ended) as reconcile found it."""
 
     started_at: str
     phases: list[Phase] = field(default_factory=list)
@@ -120,12 +128,16 @@ def lock(ws: Workspace) -> Lock:
     except LockHeldError as exc:
         raise LockHeldError(
             f"another conductor works on this state root: {exc.message}",
-            hint="one conductor per state root: stop the other (`oms conductor run` ends on Ctrl-C or SIGTERM)",
+            hint=(
+                "one conductor per state root: stop the other (`oms "
+                "conductor run` ends on Ctrl-C or SIGTERM)"
+            ),
         ) from None
 
 
 def tick(ws: Workspace, *, d: Delivery | None = None, held: bool = False) -> Tick:
-    """One pass (see the module's docstring). `held`: the caller holds the conductor lock already."""
+    """One pass (see the module's docstring). `held`: the caller holds the conductor lock
+    already."""
     if not held:
         with lock(ws):
             return tick(ws, d=d, held=True)
@@ -154,8 +166,9 @@ def tick(ws: Workspace, *, d: Delivery | None = None, held: bool = False) -> Tic
 
 
 def _compact(ws: Workspace, phase: Phase) -> None:
-    """Compact ended tickets whose retention ran out, a few a tick, at most once an hour of the workspace's
-    clock (finding them walks every ended ticket: 40 ms at 10,000; `oms store compact` says why others stay)."""
+    """Compact ended tickets whose retention ran out, a few a tick, at most once an hour of the
+    workspace's clock (finding them walks every ended ticket: 40 ms at 10,000; `oms store compact`
+    says why others stay)."""
     now = parse_ts(ws.now())
     if now < _LAST_COMPACT.get(ws.store.path, -COMPACT_EVERY_MS) + COMPACT_EVERY_MS:
         return
@@ -224,7 +237,9 @@ class _Runner:
         start = time.perf_counter()
         try:
             body(phase)
-        except OmsError as exc:  # a phase that cannot run at all (an unreadable directory): the next one runs
+        except (
+            OmsError
+        ) as exc:  # a phase that cannot run at all (an unreadable directory): the next one runs
             phase.skipped.append(f"the phase stopped: {one_line(exc.message)}")
         except Exception as exc:  # noqa: BLE001 - the machine (no fd, no memory) or a bug: go on
             line, internal = unexpected(exc)
@@ -244,7 +259,9 @@ def _classify(pane: Pane | None, health: str, session_exists: bool) -> str:
     return "pane-gone" if session_exists else "not-started"
 
 
-def _reconcile(d: Delivery, records: list[Record], listed: list[Pane], report: Tick, phase: Phase) -> None:
+def _reconcile(
+    d: Delivery, records: list[Record], listed: list[Pane], report: Tick, phase: Phase
+) -> None:
     by_dispatch = {p.dispatch_id: p for p in listed if p.dispatch_id == p.session}
     known = set()
     for worker in records:
@@ -253,52 +270,67 @@ def _reconcile(d: Delivery, records: list[Record], listed: list[Pane], report: T
         try:
             health, pane = str(worker.payload["health"]), by_dispatch.get(dispatch_id)
             started = (
-                pane is not None or health == "stopped" or d.session(str(worker.payload["session_id"])) is not None
+                pane is not None
+                or health == "stopped"
+                or d.session(str(worker.payload["session_id"])) is not None
             )
             before = _classify(pane, health, started)
             if health != "stopped" and before != "alive":
                 d.reconcile(dispatch_id)
                 after = d.worker(dispatch_id)
                 if after.payload["health"] == "stopped":
-                    phase.done.append(f"{dispatch_id}: {before}, ended ({after.payload['end_reason']})")
+                    phase.done.append(
+                        f"{dispatch_id}: {before}, ended ({after.payload['end_reason']})"
+                    )
                     before = "ended"
             report.classes[dispatch_id] = before
         except OmsError as exc:
             phase.skipped.append(f"{dispatch_id}: {one_line(exc.message)}")
     report.unknown_panes = sorted(p.session for p in listed if p.session not in known)
     for name in report.unknown_panes:
-        phase.skipped.append(f"pane {name}: no worker record (left alone: oms cannot prove it started it)")
+        phase.skipped.append(
+            f"pane {name}: no worker record (left alone: oms cannot prove it started it)"
+        )
 
 
 def _expire(d: Delivery, phase: Phase) -> None:
-    """Leases that ran out (the conductor was away longer than half a lease): their tickets are open again
-    — except one whose pool worker waits for a person (parked `no_result`, fenced, silent): that stays
-    leased (its worker fenced all the same) until the person decides (`oms worker stop`: blocked)."""
+    """Leases that ran out (the conductor was away longer than half a lease): their tickets are open
+    again — except one whose pool worker waits for a person (parked `no_result`, fenced, silent):
+    that stays leased (its worker fenced all the same) until the person decides (`oms worker stop`:
+    blocked)."""
 
     def keep(ticket: Record) -> str | None:
         session_id = ticket.payload.get("session_id")
         if not isinstance(session_id, str) or not conductor_deadlines.pooled_ticket(ticket):
             return None
-        dispatch_id = stable_id("dsp", ticket.record_id, access.integer(ticket.payload, "attempt"), session_id)
+        dispatch_id = stable_id(
+            "dsp", ticket.record_id, access.integer(ticket.payload, "attempt"), session_id
+        )
         worker = d.ws.store.records("worker").read_if_exists(dispatch_id)
         if worker is None:
             return None
         if worker.payload["health"] == "stopped":  # ended this tick: the resolve phase decides it
             ended = conductor_results.ended_attempt(d.ws, d.dispatch(dispatch_id))
-            return None if ended is None or ended[0] != "stopped" else f"its attempt {dispatch_id} was stopped"
+            return (
+                None
+                if ended is None or ended[0] != "stopped"
+                else f"its attempt {dispatch_id} was stopped"
+            )
         if not conductor_deadlines.waits_for_person(d, worker):
             return None
         return f"its worker {dispatch_id} waits for a person: {worker.payload.get('health_reason')}"
 
     for ticket in tickets.expire_due(d.ws, phase.skipped, keep):
-        phase.done.append(f"{ticket.record_id}: lease expired, open for attempt {ticket.payload['attempt']}")
+        phase.done.append(
+            f"{ticket.record_id}: lease expired, open for attempt {ticket.payload['attempt']}"
+        )
 
 
 def _close(d: Delivery, phase: Phase) -> None:
     """Workers of the pool whose result was acted on and which still run after `RESULT_GRACE_MS` (an
-    interactive agent waits at its prompt for good: its slot would never free) are stopped through `oms
-    worker stop`'s path; then dead panes of ended workers, only the pane the worker's own registry names
-    (never one oms cannot prove it started)."""
+    interactive agent waits at its prompt for good: its slot would never free) are stopped through
+    `oms worker stop`'s path; then dead panes of ended workers, only the pane the worker's own
+    registry names (never one oms cannot prove it started)."""
     root = d.ws.store.state.root
     now = parse_ts(d.ws.now())
     for ended in latest(d.ws, "worker"):
@@ -306,11 +338,18 @@ def _close(d: Delivery, phase: Phase) -> None:
             continue  # stopped, or still working on its attempt (the deadlines phase's)
         try:
             dispatch = d.dispatch(ended.record_id)
-            acted_on = dispatch.state == "resolved" and now - parse_ts(dispatch.observed_at) >= RESULT_GRACE_MS
+            acted_on = (
+                dispatch.state == "resolved"
+                and now - parse_ts(dispatch.observed_at) >= RESULT_GRACE_MS
+            )
             if not conductor_deadlines.pooled(dispatch) or not acted_on:
                 continue
-            d.stop(ended.record_id, "its result was recorded and acted on: its work is over", by=ACTOR)
-            phase.done.append(f"{ended.record_id}: stopped, its result was acted on (its slot is free)")
+            d.stop(
+                ended.record_id, "its result was recorded and acted on: its work is over", by=ACTOR
+            )
+            phase.done.append(
+                f"{ended.record_id}: stopped, its result was acted on (its slot is free)"
+            )
         except OmsError as exc:
             phase.skipped.append(f"{ended.record_id}: {one_line(exc.message)}")
     for pane in d.panes.list():
@@ -321,8 +360,13 @@ def _close(d: Delivery, phase: Phase) -> None:
             registry = panefiles.read_registry(root, pane.dispatch_id)
             if worker is None or worker.payload["health"] != "stopped":
                 continue
-            if registry is None or (registry["pane_id"], registry["pane_pid"]) != (pane.pane_id, pane.pane_pid):
-                phase.skipped.append(f"{pane.dispatch_id}: its dead pane is not the one its registry names; kept")
+            if registry is None or (registry["pane_id"], registry["pane_pid"]) != (
+                pane.pane_id,
+                pane.pane_pid,
+            ):
+                phase.skipped.append(
+                    f"{pane.dispatch_id}: its dead pane is not the one its registry names; kept"
+                )
                 continue
             d.panes.tmux("kill-session", "-t", f"={pane.dispatch_id}", check=False)
             panefiles.drop_registry(root, pane.dispatch_id)

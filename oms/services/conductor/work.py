@@ -33,7 +33,9 @@ def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
             session = d.session(str(worker.payload["session_id"]))
             due = conductor_rules.due_resume(
                 session_state=None if session is None else session.state,
-                parked_until=None if session is None else access.text_or_none(session.payload, "parked_until"),
+                parked_until=None
+                if session is None
+                else access.text_or_none(session.payload, "parked_until"),
                 health="parked",
                 reason=access.text_or_none(worker.payload, "health_reason"),
                 now=now,
@@ -54,13 +56,14 @@ def deliver_pending(
     skipped: list[str],
     checks: Preflight | None = None,
 ) -> None:
-    """Deliver every accepted dispatch whose delivery event has no receipt (exactly once: `deliver`). An
-    accepted dispatch whose worker or event a crash never wrote is accepted again first (`accept` on an
-    accepted dispatch finishes what a crash left undone). A launched attempt's event left without
-    its receipt (a deliverer killed between the launch and the receipt, the agent since
-    acknowledged or recorded its result) is closed the same way: `deliver` recovers its session
-    binding, launching nothing. No launch starts while a launch check fails (ADR 0031): the fill
-    phase has a pool ticket wait for a person; a person's dispatch stays accepted, said here."""
+    """Deliver every accepted dispatch whose delivery event has no receipt (exactly once:
+    `deliver`). An accepted dispatch whose worker or event a crash never wrote is accepted again
+    first (`accept` on an accepted dispatch finishes what a crash left undone). A launched attempt's
+    event left without its receipt (a deliverer killed between the launch and the receipt, the agent
+    since acknowledged or recorded its result) is closed the same way: `deliver` recovers its
+    session binding, launching nothing. No launch starts while a launch check fails (ADR 0031): the
+    fill phase has a pool ticket wait for a person; a person's dispatch stays accepted, said
+    here."""
     box = d.ws.store.outbox(CONSUMER)
     checks = checks if checks is not None else Preflight(d.ws)
     for dispatch in d.ws.store.latest("dispatch").in_states(OPEN_EVENTS):
@@ -75,7 +78,10 @@ def deliver_pending(
                 continue
             if not d.ws.store.events.exists(event_id):
                 dispatches.accept(d.ws, dispatch.record_id)
-                done.append(f"{dispatch.record_id}: its acceptance finished (its delivery event was missing)")
+                done.append(
+                    f"{dispatch.record_id}: its acceptance finished "
+                    f"(its delivery event was missing)"
+                )
             if box.read_receipt(event_id) is not None:
                 continue
             waits = checks.reason()
@@ -96,22 +102,25 @@ def fill(
     skipped: list[str],
     checks: Preflight | None = None,
 ) -> None:
-    """Free pool slots take tickets: those the pool holds already go on from where they stopped (a crash
-    mid-chain), draining slots that hold nothing leave the pool, then the queue's first open tickets are
-    leased, one to each free slot, never more than `max_workers` slots busy (`domain/pool.py`). Settling
-    and leasing happen under the pool lock (a concurrent `oms pool scale` decides before or after);
-    the chains of the new leases run after it. Before any of it, the launch checks (ADR 0031):
-    while one fails, nothing is leased (the tickets the free slots would take wait, open, for a
-    person, the fix in their reason) and a held ticket that has not launched gives its lease
-    back the same way; nothing is counted."""
+    """Free pool slots take tickets: those the pool holds already go on from where they stopped (a
+    crash mid-chain), draining slots that hold nothing leave the pool, then the queue's first open
+    tickets are leased, one to each free slot, never more than `max_workers` slots busy
+    (`domain/pool.py`). Settling and leasing happen under the pool lock (a concurrent `oms pool
+    scale` decides before or after); the chains of the new leases run after it. Before any of it,
+    the launch checks (ADR 0031): while one fails, nothing is leased (the tickets the free slots
+    would take wait, open, for a person, the fix in their reason) and a held ticket that has not
+    launched gives its lease back the same way; nothing is counted."""
     ws = d.ws
     checks = checks if checks is not None else Preflight(ws)
     all_tickets, workers, all_dispatches = _relevant(ws)
-    by_attempt = {(str(r.payload.get("ticket_id")), r.payload.get("attempt")): r for r in all_dispatches}
+    by_attempt = {
+        (str(r.payload.get("ticket_id")), r.payload.get("attempt")): r for r in all_dispatches
+    }
     held = [
         t
         for t in all_tickets
-        if t.state == "leased" and str(t.payload.get("worker_id") or "").startswith(pool_rules.PREFIX)
+        if t.state == "leased"
+        and str(t.payload.get("worker_id") or "").startswith(pool_rules.PREFIX)
     ]
     occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
     for ticket, dispatch in _claimed(ws, held, by_attempt, occupancy, skipped):
@@ -133,7 +142,9 @@ def fill(
                 t.state,
                 access.integer_or_none(t.payload, "priority") if "priority" in t.payload else None,
                 access.text(t.payload, "created_at"),
-                access.text_or_none(t.payload, "retry_after") if "retry_after" in t.payload else None,
+                access.text_or_none(t.payload, "retry_after")
+                if "retry_after" in t.payload
+                else None,
             )
             for t in ours
             if t.state == "open"
@@ -151,8 +162,13 @@ def fill(
     with pool.lock(ws):
         before = set(pool_rules.names(pool.current(ws), "draining"))
         payload = pool.settled(ws, occupancy)
-        done += [f"{slot}: drained, left the pool" for slot in sorted(before - set(pool_rules.names(payload)))]
-        room = max(0, ws.config().max_workers - len(occupancy.held))  # a pool above max_workers (lowered)
+        done += [
+            f"{slot}: drained, left the pool"
+            for slot in sorted(before - set(pool_rules.names(payload)))
+        ]
+        room = max(
+            0, ws.config().max_workers - len(occupancy.held)
+        )  # a pool above max_workers (lowered)
         slots = pool_rules.free(payload, occupancy.held)[:room]
         for ticket_id in queued:
             if not slots:
@@ -200,9 +216,9 @@ def _queue_waits_for_person(
 
 
 def _relevant(ws: Workspace) -> tuple[list[Record], list[Record], list[Record]]:
-    """What filling the pool decides on: the open and leased tickets and those of workers still running
-    (a finished ticket's record is not read: its worker, if it runs, names it), the workers, and the
-    dispatches of workers still running and of leased tickets' attempts."""
+    """What filling the pool decides on: the open and leased tickets and those of workers still
+    running (a finished ticket's record is not read: its worker, if it runs, names it), the workers,
+    and the dispatches of workers still running and of leased tickets' attempts."""
     workers = ws.store.latest("worker").records
     alive = [w for w in workers if w.payload.get("health") != "stopped"]
     tickets_now = ws.store.latest("ticket").in_states(("open", "leased"))
@@ -218,7 +234,9 @@ def _relevant(ws: Workspace) -> tuple[list[Record], list[Record], list[Record]]:
         for t in tickets_now
         if t.state == "leased" and isinstance(attempt := t.payload.get("attempt"), int)
     }
-    active = {r.record_id: r for r in ws.store.latest("dispatch").in_states(dispatch_rules.NON_TERMINAL)}
+    active = {
+        r.record_id: r for r in ws.store.latest("dispatch").in_states(dispatch_rules.NON_TERMINAL)
+    }
     dispatches_now = []
     for dispatch_id in sorted(wanted):
         found = active.get(dispatch_id)
@@ -238,10 +256,10 @@ def _claimed(
     occupancy: pool.Occupancy,
     skipped: list[str],
 ) -> list[tuple[Record, Record | None]]:
-    """The held tickets the conductor goes on with, and their dispatches: one whose chain has begun (its
-    attempt has a dispatch) goes on; one not begun only in a slot of the pool that nothing else holds — a
-    ticket a person leased to a slot that is busy, or to no slot of the pool, is left alone (else that
-    slot would run two agents, or the pool one more than it has)."""
+    """The held tickets the conductor goes on with, and their dispatches: one whose chain has begun
+    (its attempt has a dispatch) goes on; one not begun only in a slot of the pool that nothing else
+    holds — a ticket a person leased to a slot that is busy, or to no slot of the pool, is left
+    alone (else that slot would run two agents, or the pool one more than it has)."""
     names = set(pool_rules.names(pool.current(ws)))
     out: list[tuple[Record, Record | None]] = []
     taken: dict[str, str] = {}
@@ -251,7 +269,8 @@ def _claimed(
         others = {taken.get(slot, ticket.record_id), *occupancy.running.get(slot, {}).values()}
         if dispatch is None and (slot not in names or others - {ticket.record_id}):
             skipped.append(
-                f"{ticket.record_id}: leased to {slot}, which is not a free slot of the pool: left alone "
+                f"{ticket.record_id}: leased to {slot}, which is not "
+                f"a free slot of the pool: left alone "
                 "(another ticket or agent holds it, or the pool has no such slot)"
             )
             continue
@@ -270,10 +289,11 @@ def _advance(
 ) -> None:
     """The chain of a ticket the pool holds, from wherever it is: worktree, propose, review, accept,
     deliver. An advisor's rejection blocks the ticket for a person; any other refusal on the way — a
-    launch refused before its pane included — is a failed attempt (its dispatch cancelled, its worker
-    ended; retried after a backoff, or quarantined), so a step that keeps failing is not asked again
-    every tick — unless a launch check fails (asked before the chain goes on, and again after a
-    refusal): a configuration fault, not an attempt (ADR 0031); the ticket waits for a person."""
+    launch refused before its pane included — is a failed attempt (its dispatch cancelled, its
+    worker ended; retried after a backoff, or quarantined), so a step that keeps failing is not
+    asked again every tick — unless a launch check fails (asked before the chain goes on, and again
+    after a refusal): a configuration fault, not an attempt (ADR 0031); the ticket waits for a
+    person."""
     ws = d.ws
     ticket_id = ticket.record_id
     attempt = access.integer(ticket.payload, "attempt")
@@ -291,7 +311,9 @@ def _advance(
             doing.step(f"{ticket_id}: the advisor reviews {dispatch.record_id} (a model call)")
             dispatch, _ = dispatches.review(ws, dispatch.record_id)
         if dispatch.state == "rejected":
-            reason = one_line(str(dispatch.payload.get("reason") or "the dispatch was rejected"), 512)
+            reason = one_line(
+                str(dispatch.payload.get("reason") or "the dispatch was rejected"), 512
+            )
             session_id = access.text(ticket.payload, "session_id")
             tickets.give_up(ws, ticket, session_id=session_id, attempt=attempt, reason=reason)
             done.append(f"{ticket_id}: blocked ({reason})")
@@ -306,7 +328,13 @@ def _advance(
             why, person = refused
             waits = None if person else checks.reason(again=True)
             dispatch = dispatches.cancel(ws, dispatch.record_id, f"launch refused: {why}")
-            status = conductor_rules.PERSON if person else conductor_rules.CONFIG if waits is not None else "failed"
+            status = (
+                conductor_rules.PERSON
+                if person
+                else conductor_rules.CONFIG
+                if waits is not None
+                else "failed"
+            )
             _end_cancelled(d, ticket, dispatch, done, status=status, said=waits)
         elif dispatch.state == "cancelled":
             _end_cancelled(d, ticket, dispatch, done)
@@ -314,7 +342,9 @@ def _advance(
         skipped.append(f"{ticket_id}: another process holds its delivery")
     except WAITS_FOR_PERSON as exc:  # re-made it could not be, broken by hand, a setting planted
         why = one_line(f"{exc.message} ({exc.remedy})" if exc.remedy else exc.message)
-        _failed_step(ws, ticket_id, dispatch, attempt, why, done, skipped, status=conductor_rules.PERSON)
+        _failed_step(
+            ws, ticket_id, dispatch, attempt, why, done, skipped, status=conductor_rules.PERSON
+        )
     except OmsError as exc:  # a check failing now explains it: not the attempt's (ADR 0031)
         waits = checks.reason(again=True)
         why = one_line(exc.message) if waits is None else waits
@@ -349,18 +379,24 @@ def _config_fault(
         _end_cancelled(d, ticket, dispatch, done, status=conductor_rules.CONFIG, said=reason)
         return
     attempt = access.integer(ticket.payload, "attempt")
-    _failed_step(d.ws, ticket.record_id, None, attempt, reason, done, skipped, status=conductor_rules.CONFIG)
+    _failed_step(
+        d.ws, ticket.record_id, None, attempt, reason, done, skipped, status=conductor_rules.CONFIG
+    )
 
 
 def _launch_refused(d: Delivery, dispatch: Record) -> tuple[str, bool] | None:
-    """Why the delivery of an accepted dispatch parked its worker before any agent ran (its receipt says
-    parked, and there is no session and no pane), and whether only a person can put it right (its
-    worktree: `waits_for_person`); None when it was not refused."""
+    """Why the delivery of an accepted dispatch parked its worker before any agent ran (its receipt
+    says parked, and there is no session and no pane), and whether only a person can put it right
+    (its worktree: `waits_for_person`); None when it was not refused."""
     event_id = dispatch.payload.get("delivery_event_id")
-    receipt = d.ws.store.outbox(CONSUMER).read_receipt(event_id) if isinstance(event_id, str) else None
+    receipt = (
+        d.ws.store.outbox(CONSUMER).read_receipt(event_id) if isinstance(event_id, str) else None
+    )
     if receipt is None or receipt.result.get("status") != "parked":
         return None
-    if d.session(access.text(dispatch.payload, "session_id")) is not None or d.panes.observe(dispatch.record_id):
+    if d.session(access.text(dispatch.payload, "session_id")) is not None or d.panes.observe(
+        dispatch.record_id
+    ):
         return None
     why = one_line(str(receipt.result.get("reason") or "the launch was refused"), 400)
     return why, receipt.result.get("waits_for_person") is True
@@ -405,8 +441,12 @@ def _failed_step(
     try:
         if dispatch is not None:
             dispatch = ws.store.records("dispatch").read(dispatch.record_id)
-            if dispatch.state not in ("proposed", "accepted") or dispatch.payload.get("delivery_event_id"):
-                skipped.append(f"{ticket_id}: {why}")  # delivered (or on its way): the worker's end decides
+            if dispatch.state not in ("proposed", "accepted") or dispatch.payload.get(
+                "delivery_event_id"
+            ):
+                skipped.append(
+                    f"{ticket_id}: {why}"
+                )  # delivered (or on its way): the worker's end decides
                 return
             dispatches.cancel(ws, dispatch.record_id, why)
         ticket = ws.store.records("ticket").read(ticket_id)

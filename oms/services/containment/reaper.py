@@ -1,19 +1,22 @@
-"""Ending a worker's sandbox for sure: its PID namespace's init, killed from outside by its exact identity.
+"""Ending a worker's sandbox for sure: its PID namespace's init, killed from outside by its exact
+identity.
 
 The sandbox dies when its init dies: the kernel then kills every process of the namespace, however
-detached. Normally the init dies by itself — bubblewrap gives it a parent-death signal, so the broker's
-death reaches it — but the agent runs as the same user in that namespace and can `ptrace` the init (or
-write its `/proc/1/mem`) to clear that signal; the escape suite does. So the supervisor records the init
-(`panes/<dispatch>.init.json`: pid, start ticks, boot id, as bubblewrap reports it on a descriptor the
-agent never holds) and kills it when the sandbox ends, and `oms worker stop` and `observe` kill it too
-when the supervisor could not (it was killed itself). A signal from outside the namespace reaches its
-init whatever the agent did; the identity check means a recycled pid is never signalled.
+detached. Normally the init dies by itself — bubblewrap gives it a parent-death signal, so the
+broker's death reaches it — but the agent runs as the same user in that namespace and can `ptrace`
+the init (or write its `/proc/1/mem`) to clear that signal; the escape suite does. So the supervisor
+records the init (`panes/<dispatch>.init.json`: pid, start ticks, boot id, as bubblewrap reports it
+on a descriptor the agent never holds) and kills it when the sandbox ends, and `oms worker stop` and
+`observe` kill it too when the supervisor could not (it was killed itself). A signal from outside
+the namespace reaches its init whatever the agent did; the identity check means a recycled pid is
+never signalled.
 
-One init no record names: bubblewrap's `--die-with-parent` races its own start (containers/bubblewrap
-#633). A supervisor killed in the first milliseconds of bubblewrap kills the outer bubblewrap, whose
-child — the namespace's would-be init — had not yet asked for its own parent-death signal: it is left
-reparented, blocked for ever, holding the agent's environment, and the supervisor died before bubblewrap
-reported it. `oms worker stop` ends it by that environment (`end_strays`).
+One init no record names: bubblewrap's `--die-with-parent` races its own start
+(containers/bubblewrap #633). A supervisor killed in the first milliseconds of bubblewrap kills the
+outer bubblewrap, whose child — the namespace's would-be init — had not yet asked for its own
+parent-death signal: it is left reparented, blocked for ever, holding the agent's environment, and
+the supervisor died before bubblewrap reported it. `oms worker stop` ends it by that environment
+(`end_strays`).
 
 A supervisor killed outright leaves its sandbox's cgroup too (ADR 0025): `end_sandbox` removes what
 is left of it (its processes killed first) when it sits beneath the caller's own cgroup.
@@ -71,7 +74,9 @@ def _end_init(root: Root, dispatch_id: str) -> bool:
         return False
     if doc is None:
         return False
-    who = ProcessIdentity(access.text(doc, "boot_id"), access.integer(doc, "pid"), access.integer(doc, "start_ticks"))
+    who = ProcessIdentity(
+        access.text(doc, "boot_id"), access.integer(doc, "pid"), access.integer(doc, "start_ticks")
+    )
     killed = kill_exact(who)
     with contextlib.suppress(NotFoundError):
         root.unlink(rel)
@@ -80,7 +85,8 @@ def _end_init(root: Root, dispatch_id: str) -> bool:
 
 def end_strays(dispatch_id: str, session_id: str) -> int:
     """SIGKILL, by exact identity, every bubblewrap process still carrying the environment of
-    `dispatch_id`'s sandbox (its dispatch and session ids, which only that sandbox is given); how many.
-    Only for a caller that has ended every pane of the worker (`stop`): a live sandbox carries it too."""
+    `dispatch_id`'s sandbox (its dispatch and session ids, which only that sandbox is given); how
+    many. Only for a caller that has ended every pane of the worker (`stop`): a live sandbox carries
+    it too."""
     entries = (f"OMS_DISPATCH_ID={dispatch_id}".encode(), f"OMS_SESSION_ID={session_id}".encode())
     return sum(kill_exact(who) for who in carrying(b"bwrap", entries))

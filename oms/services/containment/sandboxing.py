@@ -14,7 +14,14 @@ import os
 
 from oms.adapters import bwrap, git, seccomp
 from oms.adapters.providers.base import LaunchPlan
-from oms.adapters.sandbox import GIT_SHOWN, HOME_VIEW, Layout, bwrap_args, environment, placeholder_paths
+from oms.adapters.sandbox import (
+    GIT_SHOWN,
+    HOME_VIEW,
+    Layout,
+    bwrap_args,
+    environment,
+    placeholder_paths,
+)
 from oms.canonical import Json, JsonObject, now
 from oms.errors import SandboxUnavailableError
 
@@ -46,7 +53,9 @@ def build(
     try:
         seccomp.program(os.uname().machine)
     except ValueError as exc:
-        raise SandboxUnavailableError(f"{exc}: oms cannot keep an agent from its sandbox's init here") from exc
+        raise SandboxUnavailableError(
+            f"{exc}: oms cannot keep an agent from its sandbox's init here"
+        ) from exc
     worktree = os.path.realpath(plan.cwd)
     gitdir, common = git_layout(worktree, config_root)
     program, tool_dirs, path_dirs = _program(plan.argv[0])
@@ -101,13 +110,16 @@ def build(
 
 
 def _outside_file(word: str) -> bool:
-    """An absolute path naming a file outside the system directories (which the sandbox shows anyway)."""
-    return word.startswith("/") and os.path.isfile(word) and not word.startswith(bwrap.SYSTEM_PREFIXES)
+    """An absolute path naming a file outside the system directories (which the sandbox shows
+    anyway)."""
+    return (
+        word.startswith("/") and os.path.isfile(word) and not word.startswith(bwrap.SYSTEM_PREFIXES)
+    )
 
 
 def _program(name: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """(the program to run, read-only roots, PATH dirs) for the agent's argv[0]: an absolute path as given
-    (`/bin/sh` stays `sh`), a bare name found on PATH."""
+    """(the program to run, read-only roots, PATH dirs) for the agent's argv[0]: an absolute path as
+    given (`/bin/sh` stays `sh`), a bare name found on PATH."""
     if name.startswith("/"):
         if not os.path.isfile(name):
             raise SandboxUnavailableError(f"{name} is not a program on this machine")
@@ -133,5 +145,7 @@ def _roots(
     for path in out:
         _refuse_state(path, states)
         if any(state.startswith(path + "/") for state in states):
-            raise SandboxUnavailableError(f"{path} would show the state root inside the sandbox; refusing")
+            raise SandboxUnavailableError(
+                f"{path} would show the state root inside the sandbox; refusing"
+            )
     return out

@@ -48,7 +48,9 @@ class DeliveryContext:
         source = dict(os.environ if env is None else env)
         root = ws.store.state.root
 
-        def guard() -> None:  # before every tmux call (a refused command never gets here: it writes nothing)
+        def guard() -> (
+            None
+        ):  # before every tmux call (a refused command never gets here: it writes nothing)
             problem = socket_problem(root.lstat("tmux.sock"), os.geteuid())
             if problem is not None:
                 raise UnsafeFileError(
@@ -61,11 +63,18 @@ class DeliveryContext:
                 if root.read_bytes("tmux.conf", 4096) != TMUX_CONF.encode():
                     raise UnsafeFileError(
                         f"{ws.store.path}/tmux.conf was changed; refusing",
-                        hint="a tmux config can run commands: find what changed it, remove it (oms writes "
-                        "its own again), and check the rest with `oms store verify`",
+                        hint=(
+                            "a tmux config can run commands: find what changed it, remove it "
+                            "(oms writes its own again), and check the rest with `oms store "
+                            "verify`"
+                        ),
                     ) from None
 
-        panes = Panes(os.path.join(ws.store.path, "tmux.sock"), os.path.join(ws.store.path, "tmux.conf"), guard)
+        panes = Panes(
+            os.path.join(ws.store.path, "tmux.sock"),
+            os.path.join(ws.store.path, "tmux.conf"),
+            guard,
+        )
         return cls(ws, panes, plans.resolve_executable(source), source, activator)
 
     @property
@@ -137,6 +146,8 @@ class DeliveryContext:
         session_events.after_step(self.ws, session.state, written)
         return written
 
-    def move_worker(self, dispatch_id: str, decide: worker_moves.Decide, *, op: str) -> Record | None:
+    def move_worker(
+        self, dispatch_id: str, decide: worker_moves.Decide, *, op: str
+    ) -> Record | None:
         """`worker_moves.move` as delivery (`SYSTEM_ACTOR`)."""
         return worker_moves.move(self.ws, dispatch_id, decide, op=op, actor=SYSTEM_ACTOR)

@@ -58,8 +58,12 @@ def materialise(root: Root, plan: LaunchPlan) -> None:
             if regular and root.read_bytes(rel, LIMITS.config_bytes) == item.data:
                 continue
             if not item.regenerate:
-                raise UnsafeFileError(f"{rel}: changed since oms wrote it; refusing to launch") from None
-            root.unlink(rel)  # the agent CLI rewrote its own first-run state: start again from oms's version
+                raise UnsafeFileError(
+                    f"{rel}: changed since oms wrote it; refusing to launch"
+                ) from None
+            root.unlink(
+                rel
+            )  # the agent CLI rewrote its own first-run state: start again from oms's version
             root.publish(rel, item.data, mode=0o600)
     for source, _view in plan.ro_files:
         regular_file_target(source)  # still one regular file (not swapped for a link)

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 
 
 REUSED = (
-    "another launcher made this worker's pane: it types the instruction (`oms worker resume` does, if it could not)"
+    "another launcher made this worker's pane: it types the "
+    "instruction (`oms worker resume` does, if it could not)"
 )
 
 
@@ -60,11 +61,14 @@ def launch_worker(
     *,
     again: bool = False,
 ) -> Launched:
-    """Launch `dispatch`'s worker (only an accepted dispatch launches, on every path). A launch that finds
-    an earlier one begun (`panes/<dispatch>.begun.json`) or its session, with no live pane, parks the
-    worker: only `again` — `oms worker resume`, a person's decision — starts it in a new pane then."""
+    """Launch `dispatch`'s worker (only an accepted dispatch launches, on every path). A launch that
+    finds an earlier one begun (`panes/<dispatch>.begun.json`) or its session, with no live pane,
+    parks the worker: only `again` — `oms worker resume`, a person's decision — starts it in a new
+    pane then."""
     if dispatch.state != "accepted":
-        raise AuthorityChangedError(f"dispatch {dispatch.record_id} is {dispatch.state}; only an accepted one launches")
+        raise AuthorityChangedError(
+            f"dispatch {dispatch.record_id} is {dispatch.state}; only an accepted one launches"
+        )
     try:
         authority = check_dispatch(d.ws, dispatch)
     except OmsError as exc:
@@ -73,17 +77,30 @@ def launch_worker(
     if worker.state != "idle" or worker.payload["health"] not in ("healthy", "parked"):
         raise AuthorityChangedError(
             "worker delivery requires one idle healthy or parked reservation",
-            hint=f"`oms worker observe {dispatch.record_id}`: a worker that started or ended is not launched again",
+            hint=(
+                f"`oms worker observe {dispatch.record_id}`: a worker "
+                f"that started or ended is not launched again"
+            ),
         )
     session_id = access.text(dispatch.payload, "session_id")
     try:
-        if _earlier_launch(d, dispatch, again=again) and not _live(d.panes.observe(dispatch.record_id)):
-            raise _earlier_error(dispatch.record_id)  # parks: a second start of the agent is never made here
+        if _earlier_launch(d, dispatch, again=again) and not _live(
+            d.panes.observe(dispatch.record_id)
+        ):
+            raise _earlier_error(
+                dispatch.record_id
+            )  # parks: a second start of the agent is never made here
         plan, spec = prepare(d, dispatch, authority)
     except OmsError as exc:
         return park(d, dispatch, event_id, "wkr-pre-park", exc)
     try:
-        live.disclose_worker(d.ws, authority.ticket, dispatch, operation="worker-session", surface=plans.surface(plan))
+        live.disclose_worker(
+            d.ws,
+            authority.ticket,
+            dispatch,
+            operation="worker-session",
+            surface=plans.surface(plan),
+        )
     except OmsError as exc:
         return park(d, dispatch, event_id, "wkr-auth-park", exc)
     try:
@@ -91,12 +108,19 @@ def launch_worker(
     except OmsError as exc:
         return park(d, dispatch, event_id, "wkr-lch-park", exc)
     stopping = start_guard.stopped(d.ws.store.state.root, dispatch.record_id)
-    if stopping is not None:  # `stop` came between the reservation check and the pane: it must not run on
+    if (
+        stopping is not None
+    ):  # `stop` came between the reservation check and the pane: it must not run on
         if status == "created":
             d.panes.stop(dispatch.record_id)
             launch_spec.discard(d.ws.store.state.root, dispatch.record_id)
-        raise AuthorityChangedError(stopping, hint=f"`oms worker observe {dispatch.record_id}` shows its end")
-    step, registry_ours = "pane", False  # from here on the pane exists: nothing may be left half-launched
+        raise AuthorityChangedError(
+            stopping, hint=f"`oms worker observe {dispatch.record_id}` shows its end"
+        )
+    step, registry_ours = (
+        "pane",
+        False,
+    )  # from here on the pane exists: nothing may be left half-launched
     try:
         registry_ours = registration.register_pane(d, dispatch, pane)
         step = "session"
@@ -118,9 +142,15 @@ def launch_worker(
     fenced = fence.reason(d.ws, dispatch)  # lapsed while the agent was activated: it stays parked
     if fenced is not None:
         fence.park(d.ws, dispatch.record_id, fenced, SYSTEM_ACTOR)
-        return Launched({"status": "parked", "dispatch_id": dispatch.record_id, "reason": one_line(fenced)})
-    d.move_worker(dispatch.record_id, _unpark, op=stable_id("wkr-pre-res", dispatch.record_id, event_id))
-    liveness.promote(d.ws, dispatch.record_id, session_id)  # else `working` waits for hooks and bridge
+        return Launched(
+            {"status": "parked", "dispatch_id": dispatch.record_id, "reason": one_line(fenced)}
+        )
+    d.move_worker(
+        dispatch.record_id, _unpark, op=stable_id("wkr-pre-res", dispatch.record_id, event_id)
+    )
+    liveness.promote(
+        d.ws, dispatch.record_id, session_id
+    )  # else `working` waits for hooks and bridge
     return Launched(
         {
             "status": status,
@@ -135,20 +165,28 @@ def launch_worker(
 def prepare(
     d: DeliveryContext, dispatch: Record, authority: Authority, resume: str | None = None
 ) -> tuple[LaunchPlan, JsonObject]:
-    """Everything a launch checks and prepares before its pane — alone in the worktree, the CLI's version,
-    bubblewrap, the checkout, the plan, the home, the launch spec — for a first launch or, with `resume`
-    (the agent's own session id), a relaunch of the attempt on that session (`native_resume.py`)."""
+    """Everything a launch checks and prepares before its pane — alone in the worktree, the CLI's
+    version, bubblewrap, the checkout, the plan, the home, the launch spec — for a first launch or,
+    with `resume` (the agent's own session id), a relaunch of the attempt on that session
+    (`native_resume.py`)."""
     payload = dispatch.payload
-    running = [p.dispatch_id for p in d.panes.list() if not p.dead]  # one tmux call for both questions
+    running = [
+        p.dispatch_id for p in d.panes.list() if not p.dead
+    ]  # one tmux call for both questions
     fence.require_alone(d.ws, dispatch, running)
-    plans.check_cli_version(str(payload["provider_mode"]))  # the cheap refusals before anything is reset
+    plans.check_cli_version(
+        str(payload["provider_mode"])
+    )  # the cheap refusals before anything is reset
     bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
     limits = sandbox_limits.from_json(access.obj(payload, "role_limits"))  # approved (`check_role`)
     cgroups.trial(limits)  # no cgroup, no launch: parks with its reason (ADR 0025)
     if resume is None:  # a first launch: an earlier attempt's work salvaged, the commit restored
         prior = payload.get("prior_failure_evidence")
         evidence = d.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
-        bound = d.session(access.text(payload, "session_id")) is not None or dispatch.record_id in running
+        bound = (
+            d.session(access.text(payload, "session_id")) is not None
+            or dispatch.record_id in running
+        )
         checkout.ready(payload, evidence, d.ws.config_root, bound=bound)
     else:
         checkout.verify(payload, d.ws.config_root, own_work=True)
@@ -185,8 +223,9 @@ def start_pane(
     relaunch: bool = False,
     again: bool = False,
 ) -> tuple[str, Pane]:
-    """`Panes.ensure` the worker's pane, its supervisor started on `spec`: ("created" | "reused", pane).
-    A first launch (not a `relaunch` on the agent's session) records that it began before the pane."""
+    """`Panes.ensure` the worker's pane, its supervisor started on `spec`: ("created" | "reused",
+    pane). A first launch (not a `relaunch` on the agent's session) records that it began before the
+    pane."""
     root = d.ws.store.state.root
     try:
         supervised = (d.executable, "worker", "supervise", "--dispatch-id", dispatch.record_id)
@@ -199,13 +238,21 @@ def start_pane(
         if wrote:
             panefiles.clear_exit(root, dispatch.record_id)
             launch_spec.write(root, spec)
-        status, pane = d.panes.ensure(  # a pane only for the spec this launch wrote (ADR 0014, GAP_STALE_EXIT)
-            dispatch.record_id, argv=(*supervised, "--state-root", d.ws.store.path), cwd=plan.cwd, create=wrote
+        status, pane = (
+            d.panes.ensure(  # a pane only for the spec this launch wrote (ADR 0014, GAP_STALE_EXIT)
+                dispatch.record_id,
+                argv=(*supervised, "--state-root", d.ws.store.path),
+                cwd=plan.cwd,
+                create=wrote,
+            )
         )
-        # a reused pane's creator (a deliverer that died after `ensure`) may not have had its spec read yet:
-        # the spec stays for that pane's supervisor, which consumes it (`stop` discards one nobody took)
+        # a reused pane's creator (a deliverer that died after `ensure`) may not have had its spec
+        # read yet: the spec stays for that pane's supervisor, which consumes it (`stop` discards
+        # one nobody took)
     except OmsError:
-        if d.panes.observe(dispatch.record_id) is None:  # no supervisor will read it: the credential goes
+        if (
+            d.panes.observe(dispatch.record_id) is None
+        ):  # no supervisor will read it: the credential goes
             launch_spec.discard(root, dispatch.record_id)
         raise
     return status, pane
@@ -216,18 +263,20 @@ def _live(pane: Pane | None) -> bool:
 
 
 def _earlier_launch(d: DeliveryContext, dispatch: Record, *, again: bool) -> bool:
-    """May an earlier launch have started the agent? Its session exists, or (unless `again`) it began: its
-    deliverer died before it registered the session, and its agent may have run."""
+    """May an earlier launch have started the agent? Its session exists, or (unless `again`) it
+    began: its deliverer died before it registered the session, and its agent may have run."""
     if d.session(access.text(dispatch.payload, "session_id")) is not None:
         return True
     return not again and panefiles.read_begun(d.ws.store.state.root, dispatch.record_id) is not None
 
 
 def _earlier_error(dispatch_id: str) -> AuthorityChangedError:
-    """The worker is parked with this message (a park keeps no hint): it names what a person does next."""
+    """The worker is parked with this message (a park keeps no hint): it names what a person does
+    next."""
     resume = f"`oms worker resume {dispatch_id}` continues it in a new pane"
     return AuthorityChangedError(
-        f"an earlier launch of this worker has no live pane (its deliverer stopped before the receipt): {resume}",
+        f"an earlier launch of this worker has no live pane (its "
+        f"deliverer stopped before the receipt): {resume}",
         hint=resume,
     )
 
@@ -250,7 +299,8 @@ def park(
     exc: OmsError,
     reason: str = "",
 ) -> Launched:
-    """Park the worker (unless it is parked already) with `reason`, else the error's one-line message."""
+    """Park the worker (unless it is parked already) with `reason`, else the error's one-line
+    message."""
     person = isinstance(exc, WAITS_FOR_PERSON)  # its reason says what to do too
     said = f"{exc.message} ({exc.remedy})" if person and exc.remedy else exc.message
     message = one_line(reason or said, default="worker lifecycle request")
@@ -258,11 +308,16 @@ def park(
     def decide(worker: Record, now: str) -> Next | None:
         if worker.payload["health"] == "parked":
             return None
-        if worker.payload["health"] == "stopped":  # `oms worker stop` ended it since this launch looked
+        if (
+            worker.payload["health"] == "stopped"
+        ):  # `oms worker stop` ended it since this launch looked
             raise AuthorityChangedError(
-                "the worker ended while it launched", hint=f"`oms worker observe {dispatch.record_id}` shows its end"
+                "the worker ended while it launched",
+                hint=f"`oms worker observe {dispatch.record_id}` shows its end",
             )
-        return workers.change(worker.state, worker.payload, now=now, health="parked", reason=message)
+        return workers.change(
+            worker.state, worker.payload, now=now, health="parked", reason=message
+        )
 
     d.move_worker(dispatch.record_id, decide, op=stable_id(prefix, dispatch.record_id, event_id))
     outcome: JsonObject = {"status": "parked", "dispatch_id": dispatch.record_id, "reason": message}
@@ -295,7 +350,9 @@ class HookWitness:
 
     def taken(self) -> bool:
         """Has the agent taken a prompt since?"""
-        session = self.d.session(access.text(self.d.dispatch(self.dispatch_id).payload, "session_id"))
+        session = self.d.session(
+            access.text(self.d.dispatch(self.dispatch_id).payload, "session_id")
+        )
         if session is None or self.since is None:
             return False
         prompted = session.payload.get("last_prompted_at")
@@ -324,9 +381,10 @@ def _after_pane_failure(
     created: bool,
     registry: bool,
 ) -> Launched:
-    """A step after the pane exists failed (`domain/delivery.after_pane_failure`): the pane is ended if
-    this launch created it — its session, every process of its group, its sandbox, the spec its supervisor
-    did not take, the registry this launch wrote — and the worker parked with a reason naming the step."""
+    """A step after the pane exists failed (`domain/delivery.after_pane_failure`): the pane is ended
+    if this launch created it — its session, every process of its group, its sandbox, the spec its
+    supervisor did not take, the registry this launch wrote — and the worker parked with a reason
+    naming the step."""
     after = delivery_rules.after_pane_failure(step, exc.message, created=created)
     if after.end_pane:
         root = d.ws.store.state.root
@@ -358,10 +416,16 @@ def _after_failed_activation(
     def decide(worker: Record, now: str) -> Next | None:
         if worker.payload["health"] == "stopped":
             return None
-        return workers.end(worker.state, worker.payload, now=now, end_reason=end_reason, detail=message)
+        return workers.end(
+            worker.state, worker.payload, now=now, end_reason=end_reason, detail=message
+        )
 
-    d.move_worker(dispatch.record_id, decide, op=stable_id("wkr-act-hstop", dispatch.record_id, event_id))
-    return Launched({"status": "stopped", "dispatch_id": dispatch.record_id, "reason": message}, exc)
+    d.move_worker(
+        dispatch.record_id, decide, op=stable_id("wkr-act-hstop", dispatch.record_id, event_id)
+    )
+    return Launched(
+        {"status": "stopped", "dispatch_id": dispatch.record_id, "reason": message}, exc
+    )
 
 
 def _seen(pane: Pane) -> delivery_rules.PaneSeen:

@@ -2,8 +2,8 @@
 `domain/delivery.py`'s, the keys they type `adapters/activation.py`'s.
 
 - park: interrupt the turn that runs (if one does), session `parked` until a future time, worker
-  health `parked`; a refusal types nothing. Its view says how (`parked`: `interrupted` a turn, `idle`:
-  no turn ran, `already` parked until that time).
+  health `parked`; a refusal types nothing. Its view says how (`parked`: `interrupted` a turn,
+  `idle`: no turn ran, `already` parked until that time).
 - resume: a worker that never got a session is launched (under the deliverer's outbox lock; one
   launched meanwhile is observed, not launched again); a launched one resumes once due, with its
   pane live — activated if it never took its instruction, else told to continue — and is healthy
@@ -12,9 +12,10 @@
   refused without a live authorisation. Its view says how (`resumed`: `launched`, `keys`, `native`,
   or `none` when another launcher did it meanwhile).
 - stop: a kill marker, the agent's own quit keys, the session and every process of the pane ended,
-  session `stopped`, worker health `stopped`, activity `blocked`, end reason `stopped`. Should a process
-  of the pane be left alive (SIGKILL does not end a frozen one), or a pane tmux no longer shows still
-  have live processes, stop records nothing but its kill marker and fails (`PaneNotEndedError`).
+  session `stopped`, worker health `stopped`, activity `blocked`, end reason `stopped`. Should a
+  process of the pane be left alive (SIGKILL does not end a frozen one), or a pane tmux no longer
+  shows still have live processes, stop records nothing but its kill marker and fails
+  (`PaneNotEndedError`).
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ def park(d: DeliveryContext, dispatch_id: str, reason: str, until: str) -> JsonO
 
 
 def resume(d: DeliveryContext, dispatch_id: str) -> JsonObject:
-    """Resume a parked worker when it is due and its pane is live (or launch it if it never started)."""
+    """Resume a parked worker when it is due and its pane is live (or launch it if it never
+    started)."""
     dispatch = d.dispatch(dispatch_id)
     fence.require_live(d.ws, dispatch)  # a refusal writes nothing
     session = d.session(access.text(dispatch.payload, "session_id"))
@@ -94,10 +96,16 @@ def resume(d: DeliveryContext, dispatch_id: str) -> JsonObject:
     plan = d.native(dispatch)
     ticket = d.ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
     # resuming is contact: journaled first, refused if not in force
-    live.disclose_worker(d.ws, ticket, dispatch, operation="worker-resume", surface=plans.surface(plan))
+    live.disclose_worker(
+        d.ws, ticket, dispatch, operation="worker-resume", surface=plans.surface(plan)
+    )
     pending = receipt is not None and receipt.result.get("activation_pending") is True
     keys = delivery_rules.resume_keys(
-        session.state, session.version, health, activation_pending=pending, prompted=plan.prompt is not None
+        session.state,
+        session.version,
+        health,
+        activation_pending=pending,
+        prompted=plan.prompt is not None,
     )
     if keys is delivery_rules.ResumeKeys.ACTIVATE:
         activate(d, plan, dispatch_id)
@@ -114,7 +122,9 @@ def resume(d: DeliveryContext, dispatch_id: str) -> JsonObject:
                 return None
             return workers.change(current.state, current.payload, now=at, health="healthy")
 
-        d.move_worker(dispatch_id, decide, op=stable_id("wkr-hlth-res", dispatch_id, session.version))
+        d.move_worker(
+            dispatch_id, decide, op=stable_id("wkr-hlth-res", dispatch_id, session.version)
+        )
     liveness.promote(d.ws, dispatch_id, session.record_id)
     return {**reconcile.observe(d, dispatch_id), "resumed": way.value, "typed": keys.value}
 
@@ -132,12 +142,16 @@ def _launch_unstarted(d: DeliveryContext, dispatch: Record) -> JsonObject:
                 **reconcile.observe(d, dispatch_id),
                 "resumed": "none",
             }  # launched meanwhile (a deliverer, a resume)
-        launched = launch_worker(d, dispatch, event_id, again=True)  # a person's decision: a new pane
+        launched = launch_worker(
+            d, dispatch, event_id, again=True
+        )  # a person's decision: a new pane
     if launched.outcome.get("status") == "parked":
         cause = launched.cause
         raise ActivationError(
             f"worker was not launched: {launched.outcome.get('reason')}",
-            hint=cause.remedy if cause is not None and cause.remedy else "fix the reason, then resume again",
+            hint=cause.remedy
+            if cause is not None and cause.remedy
+            else "fix the reason, then resume again",
         )
     return {**reconcile.observe(d, dispatch_id), "resumed": "launched"}
 
@@ -150,7 +164,8 @@ def stop(
     end_reason: str = "stopped",
     by: str = "oms-cli",
 ) -> JsonObject:
-    """Stop the pane (and every process in it); session stopped, health stopped, activity blocked."""
+    """Stop the pane (and every process in it); session stopped, health stopped, activity
+    blocked."""
     dispatch = d.dispatch(dispatch_id)
     reason = one_line(reason, default="worker lifecycle request")
     root = d.ws.store.state.root
@@ -169,21 +184,36 @@ def stop(
         quit_keys = ()
     ended = d.panes.stop(dispatch_id, quit_keys=quit_keys)
     reaper.end_sandbox(root, dispatch_id)  # should its init have outlived its supervisor (ADR 0012)
-    if ended:  # no pane is left: what still carries its sandbox's environment is a stray (bubblewrap#633)
+    if (
+        ended
+    ):  # no pane is left: what still carries its sandbox's environment is a stray (bubblewrap#633)
         reaper.end_strays(dispatch_id, access.text(dispatch.payload, "session_id"))
     left = _left_running(d, dispatch_id) if ended else "the process group of its pane"
-    if left is not None:  # nothing recorded: the kill marker stays, `observe` records the end once it comes
-        raise PaneNotEndedError(f"worker {dispatch_id} was not stopped: {left} still has live processes")
+    if (
+        left is not None
+    ):  # nothing recorded: the kill marker stays, `observe` records the end once it comes
+        raise PaneNotEndedError(
+            f"worker {dispatch_id} was not stopped: {left} still has live processes"
+        )
     session = d.session(access.text(dispatch.payload, "session_id"))
     if session is not None and session.state != "stopped":
         nxt = sessions.stop(session.state, session.payload, reason=reason, now=d.after(session))
         d.session_step(session, nxt, stable_id("wkr-stop", dispatch_id, reason))
-    results.finish_recorded(d.ws, d.dispatch(dispatch_id))  # a recorded result ends the worker as it says
+    results.finish_recorded(
+        d.ws, d.dispatch(dispatch_id)
+    )  # a recorded result ends the worker as it says
     detail = f"{reason} (by {by})"
     kept = _salvage(d, dispatch_id, f"{end_reason}: {reason}")
 
     def decide(worker: Record, now: str) -> Next | None:
-        return workers.end(worker.state, worker.payload, now=now, end_reason=end_reason, detail=detail, salvage=kept)
+        return workers.end(
+            worker.state,
+            worker.payload,
+            now=now,
+            end_reason=end_reason,
+            detail=detail,
+            salvage=kept,
+        )
 
     d.move_worker(dispatch_id, decide, op=stable_id("wkr-stop-end", dispatch_id, reason))
     panefiles.drop_registry(root, dispatch_id)
@@ -206,7 +236,8 @@ def _salvage(d: DeliveryContext, dispatch_id: str, why: str) -> JsonObject | Non
 
 
 def _left_running(d: DeliveryContext, dispatch_id: str) -> str | None:
-    """What of a pane tmux no longer shows still runs: its registered process group (only looked at)."""
+    """What of a pane tmux no longer shows still runs: its registered process group (only looked
+    at)."""
     if d.panes.observe(dispatch_id) is not None:
         return None
     try:
@@ -222,5 +253,7 @@ def _left_running(d: DeliveryContext, dispatch_id: str) -> str | None:
 def _require_session(d: DeliveryContext, dispatch: Record) -> Record:
     session = d.session(access.text(dispatch.payload, "session_id"))
     if session is None:
-        raise RecordNotFoundError(f"dispatch {dispatch.record_id} has no session yet (deliver it first)")
+        raise RecordNotFoundError(
+            f"dispatch {dispatch.record_id} has no session yet (deliver it first)"
+        )
     return session

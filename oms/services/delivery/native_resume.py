@@ -1,5 +1,5 @@
-"""`oms worker resume` of a worker whose pane ended: its agent relaunched in a new pane on its own native
-session (`codex … resume <id>`, `claude … --resume <id>`; ADR 0009 "Resume by the native
+"""`oms worker resume` of a worker whose pane ended: its agent relaunched in a new pane on its own
+native session (`codex … resume <id>`, `claude … --resume <id>`; ADR 0009 "Resume by the native
 session").
 
 Under the deliverer's outbox lock (one lock for every launch), on records read again: the attempt
@@ -14,9 +14,10 @@ its own end is trusted) and registered, and the *same* session record moves to i
 the agent continues the same conversation). The agent is told to continue; once its prompt hook
 shows it took that, the worker is healthy again.
 
-Once the new pane exists nothing is left half-done: a failure registering pane or session ends the pane
-this relaunch created; a failed activation parks the worker with its pane kept (`oms worker resume` then
-types the continuation) or, when the agent already exited, leaves that end to `observe`.
+Once the new pane exists nothing is left half-done: a failure registering pane or session ends the
+pane this relaunch created; a failed activation parks the worker with its pane kept (`oms worker
+resume` then types the continuation) or, when the agent already exited, leaves that end to
+`observe`.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def pane_end(
     health: str,
     pane: Pane | None,
 ) -> delivery_rules.End | None:
-    """`domain/delivery.end_of` for the worker's pane as tmux shows it now (None: it has not ended)."""
+    """`domain/delivery.end_of` for the worker's pane as tmux shows it now (None: it has not
+    ended)."""
     if pane is not None and not pane.dead:
         return None
     root = d.ws.store.state.root
@@ -72,15 +74,18 @@ def pane_end(
 
 
 def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
-    """Relaunch the worker's agent on its native session; False when its pane was live again already (another
-    resume relaunched it, or another launcher made the pane: it types into it)."""
+    """Relaunch the worker's agent on its native session; False when its pane was live again already
+    (another resume relaunched it, or another launcher made the pane: it types into it)."""
     event_id = d.dispatch(dispatch_id).payload.get("delivery_event_id")
     if not isinstance(event_id, str):
         raise InvalidInputError("dispatch has no delivery event")
     with d.ws.store.outbox(CONSUMER).lock(event_id):  # one lock for every launch (deliver's own)
         dispatch = d.dispatch(dispatch_id)
         fence.require_live(d.ws, dispatch)
-        if dispatch.state not in ("accepted", "acknowledged"):  # a recorded result: nothing left to continue
+        if dispatch.state not in (
+            "accepted",
+            "acknowledged",
+        ):  # a recorded result: nothing left to continue
             raise AuthorityChangedError(
                 f"dispatch {dispatch_id} is {dispatch.state}: its agent is not relaunched",
                 hint=f"`oms worker stop {dispatch_id}` ends the worker with its recorded result",
@@ -104,7 +109,9 @@ def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
         authority = check_dispatch(d.ws, dispatch)
         plan, spec = launch.prepare(d, dispatch, authority, resume=ref)
         # relaunching is contact: journaled first
-        live.disclose_worker(d.ws, authority.ticket, dispatch, operation="worker-resume", surface=plans.surface(plan))
+        live.disclose_worker(
+            d.ws, authority.ticket, dispatch, operation="worker-resume", surface=plans.surface(plan)
+        )
         root = d.ws.store.state.root
         reaper.end_sandbox(root, dispatch_id)  # whatever is left of the ended pane's sandbox
         status, new = launch.start_pane(d, dispatch, plan, spec, relaunch=True)
@@ -112,8 +119,12 @@ def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
             return False
         try:
             registration.register_pane(d, dispatch, new)
-            nxt = sessions.relaunch(session.state, session.payload, pane_id=new.pane_id, now=d.after(session))
-            moved = d.session_step(session, nxt, stable_id("wkr-relaunch", dispatch_id, session.version))
+            nxt = sessions.relaunch(
+                session.state, session.payload, pane_id=new.pane_id, now=d.after(session)
+            )
+            moved = d.session_step(
+                session, nxt, stable_id("wkr-relaunch", dispatch_id, session.version)
+            )
         except OmsError:
             d.panes.stop(dispatch_id)
             reaper.end_sandbox(root, dispatch_id)
@@ -123,10 +134,14 @@ def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
             launch.activate(d, plan, dispatch_id)
         except OmsError as exc:
             shown = d.panes.observe(dispatch_id)
-            if shown is not None and not shown.dead:  # kept: `oms worker resume` types the continuation
+            if (
+                shown is not None and not shown.dead
+            ):  # kept: `oms worker resume` types the continuation
                 _park(d, dispatch_id, exc.message, moved.version)
             raise
-        fenced = fence.reason(d.ws, dispatch)  # lapsed while the agent was relaunched: it stays parked
+        fenced = fence.reason(
+            d.ws, dispatch
+        )  # lapsed while the agent was relaunched: it stays parked
         if fenced is not None:
             fence.park(d.ws, dispatch_id, fenced, SYSTEM_ACTOR)
             return True
@@ -147,6 +162,8 @@ def _park(d: DeliveryContext, dispatch_id: str, why: str, version: int) -> None:
     def decide(current: Record, now: str) -> Next | None:
         if current.payload["health"] != "healthy":
             return None
-        return workers.change(current.state, current.payload, now=now, health="parked", reason=message)
+        return workers.change(
+            current.state, current.payload, now=now, health="parked", reason=message
+        )
 
     d.move_worker(dispatch_id, decide, op=stable_id("wkr-rel-park", dispatch_id, version))

@@ -36,7 +36,10 @@ from oms.version import HOOK_CONTRACT
 
 SESSION_MODE = {"codex_goal": "goal", "claude_interactive": "pane", "command": "command"}
 PROVIDER = {"codex_goal": "codex", "claude_interactive": "claude", "command": "command"}
-SURFACE = {"goal": "codex-goal", "claude": "claude-interactive"}  # the journal's contact surface (else command)
+SURFACE = {
+    "goal": "codex-goal",
+    "claude": "claude-interactive",
+}  # the journal's contact surface (else command)
 COMPATIBLE = {"codex_goal": ("codex", "0.171."), "claude_interactive": ("claude", "2.1.")}
 TOKEN_VARIABLE = {"codex_goal": "OPENAI_API_KEY", "claude_interactive": "ANTHROPIC_API_KEY"}
 # A role with `credential = "raw"` (ADR 0026): the one variable of the deliverer's environment its
@@ -86,8 +89,9 @@ def plan(
     proxy: ProxyRoute | None = None,
 ) -> LaunchPlan:
     """The provider launch plan for a dispatch (pure given its inputs; a launch passes the approved
-    instructions, read once; a relaunch the agent's own session id to continue; `proxy`: the agent talks
-    to the loopback proxy with its token, and no credential of the deliverer's environment reaches it)."""
+    instructions, read once; a relaunch the agent's own session id to continue; `proxy`: the agent
+    talks to the loopback proxy with its token, and no credential of the deliverer's environment
+    reaches it)."""
     payload = dispatch.payload
     endpoint = payload.get("model_endpoint")
     endpoint = endpoint if isinstance(endpoint, str) else None
@@ -159,8 +163,11 @@ def _contained(launch_plan: LaunchPlan, proxy: ProxyRoute | None, host_network: 
     return replace(launch_plan, model_relay=(proxy.socket, proxy.port))
 
 
-def native(ws: Workspace, dispatch: Record, *, executable: str, env: Mapping[str, str]) -> LaunchPlan:
-    """The plan of a launched worker under the configured role (its keys: park, quit, prompt marks)."""
+def native(
+    ws: Workspace, dispatch: Record, *, executable: str, env: Mapping[str, str]
+) -> LaunchPlan:
+    """The plan of a launched worker under the configured role (its keys: park, quit, prompt
+    marks)."""
     argv = configured_role(ws.config(), access.text(dispatch.payload, "role_id")).argv
     return plan(ws, dispatch, executable=executable, env=env, role_argv=argv)
 
@@ -171,7 +178,11 @@ def surface(launch_plan: LaunchPlan) -> str:
 
 
 def launch_spec(
-    ws: Workspace, dispatch: Record, launch_plan: LaunchPlan, tools: tuple[str, ...], executable: str
+    ws: Workspace,
+    dispatch: Record,
+    launch_plan: LaunchPlan,
+    tools: tuple[str, ...],
+    executable: str,
 ) -> JsonObject:
     """The supervisor's launch spec: the plan inside its sandbox, and the broker's binding."""
     payload = dispatch.payload

@@ -1,14 +1,14 @@
 """`oms worker observe`: a worker, its session and its pane at a glance — after recording what the
 records do not know yet (ADR 0009 "Panes"):
 
-- `reconcile`: a pane that ended (exit, signal, `oms worker stop`) ends its session and its worker with
-  that end reason — also a pane that is gone (its tmux server died): then from the supervisor's exit
-  record, or, when the pane's whole process group is gone without one, as `parent-gone` (its supervisor
-  did not live to record it). A pane that merely cannot be seen while its processes live (a tmux hiccup)
-  ends nothing. What an observation means is `domain/delivery.end_of`'s. `observe` is a look, not
-  a decision: an end it meets that `oms worker resume` could continue natively (no stop asked for
-  it, no result, an agent with its own session) parks the worker, naming the end, instead of
-  ending it; the conductor's tick, and `oms worker stop`, end it.
+- `reconcile`: a pane that ended (exit, signal, `oms worker stop`) ends its session and its worker
+  with that end reason — also a pane that is gone (its tmux server died): then from the supervisor's
+  exit record, or, when the pane's whole process group is gone without one, as `parent-gone` (its
+  supervisor did not live to record it). A pane that merely cannot be seen while its processes live
+  (a tmux hiccup) ends nothing. What an observation means is `domain/delivery.end_of`'s. `observe`
+  is a look, not a decision: an end it meets that `oms worker resume` could continue natively (no
+  stop asked for it, no result, an agent with its own session) parks the worker, naming the end,
+  instead of ending it; the conductor's tick, and `oms worker stop`, end it.
 - `check_liveness`: a worker whose attempt was fenced (healthy or stalled, whatever its activity),
   or a working one whose hooks or bridge stayed silent past the deadline, is parked (its pane is
   kept).
@@ -60,7 +60,8 @@ def observe(d: DeliveryContext, dispatch_id: str) -> JsonObject:
         "end_reason": worker.payload.get("end_reason"),
         "end_detail": worker.payload.get("end_detail"),
         "session_state": None if session is None else session.state,
-        "pane_id": (pane.pane_id if pane else None) or (None if session is None else session.payload["tmux_pane_id"]),
+        "pane_id": (pane.pane_id if pane else None)
+        or (None if session is None else session.payload["tmux_pane_id"]),
         "pane_live": pane is not None and not pane.dead,
         "health_reason": worker.payload.get("health_reason"),
         "live_channels": None if session is None else liveness.channels(d.ws, session.record_id),
@@ -76,13 +77,13 @@ def observe(d: DeliveryContext, dispatch_id: str) -> JsonObject:
 
 
 def reconcile(d: DeliveryContext, dispatch_id: str, *, keep_resumable: bool = False) -> None:
-    """Record why a worker whose pane ended has ended (`domain/delivery.end_of`). An end is recorded only
-    under the deliverer's lock of the worker's launch, decided again on the pane as it is then: a launch
-    under way (a resume making a new pane while the registry still names the old one) is never taken for
-    the end of the pane it replaces (ADR 0014, GAP_RECONCILE_AGAIN). `keep_resumable` (a person's
-    `observe`; the conductor decides ends for its pool): an end no stop asked for, of an attempt
-    without a result whose agent has a native session to continue, parks the worker instead
-    (`_keep_resumable`)."""
+    """Record why a worker whose pane ended has ended (`domain/delivery.end_of`). An end is recorded
+    only under the deliverer's lock of the worker's launch, decided again on the pane as it is then:
+    a launch under way (a resume making a new pane while the registry still names the old one) is
+    never taken for the end of the pane it replaces (ADR 0014, GAP_RECONCILE_AGAIN).
+    `keep_resumable` (a person's `observe`; the conductor decides ends for its pool): an end no stop
+    asked for, of an attempt without a result whose agent has a native session to continue, parks
+    the worker instead (`_keep_resumable`)."""
     if _end(d, dispatch_id) is None:
         return  # the common case takes no lock
     event_id = d.dispatch(dispatch_id).payload.get("delivery_event_id")
@@ -93,19 +94,27 @@ def reconcile(d: DeliveryContext, dispatch_id: str, *, keep_resumable: bool = Fa
     except LockHeldError:
         return  # a launch is under way: its pane decides, next time
     with held:
-        d = replace(d, panes=Panes(d.panes.socket, d.panes.conf, d.panes.guard, d.panes.clock))  # tmux now
+        d = replace(
+            d, panes=Panes(d.panes.socket, d.panes.conf, d.panes.guard, d.panes.clock)
+        )  # tmux now
         end = _end(d, dispatch_id)
         if end is None:
             return
         root = d.ws.store.state.root
         dispatch = d.dispatch(dispatch_id)
-        reaper.end_sandbox(root, dispatch_id)  # the pane has ended: so does whatever is left of its sandbox
+        reaper.end_sandbox(
+            root, dispatch_id
+        )  # the pane has ended: so does whatever is left of its sandbox
         if keep_resumable and _keep_resumable(d, dispatch, end):
             return
-        results.finish_recorded(d.ws, dispatch)  # a recorded result ends the worker as its result says
+        results.finish_recorded(
+            d.ws, dispatch
+        )  # a recorded result ends the worker as its result says
         session = d.session(access.text(dispatch.payload, "session_id"))
         if session is not None and session.state != "stopped":
-            nxt = sessions.stop(session.state, session.payload, reason=end.detail, now=d.after(session))
+            nxt = sessions.stop(
+                session.state, session.payload, reason=end.detail, now=d.after(session)
+            )
             d.session_step(session, nxt, stable_id("wkr-end-sess", dispatch_id, end.pane_id))
         recorded = end
         kept = salvage.keep(d.ws, d.dispatch(dispatch_id), f"{end.reason}: {end.detail}")
@@ -212,6 +221,10 @@ def check_liveness(d: DeliveryContext, dispatch_id: str) -> None:
     def decide(current: Record, now: str) -> Next | None:
         if current.payload["health"] != "healthy":
             return None
-        return workers.change(current.state, current.payload, now=now, health="parked", reason=silent)
+        return workers.change(
+            current.state, current.payload, now=now, health="parked", reason=silent
+        )
 
-    d.move_worker(dispatch_id, decide, op=stable_id("wkr-silent", dispatch_id, silent, worker.version))
+    d.move_worker(
+        dispatch_id, decide, op=stable_id("wkr-silent", dispatch_id, silent, worker.version)
+    )

@@ -1,5 +1,6 @@
-"""Registering a launched worker's pane (`panes/<dispatch>.json`) and its session record, with the session's
-lifecycle event (`services/delivery/launch.py` and `services/delivery/native_resume.py`)."""
+"""Registering a launched worker's pane (`panes/<dispatch>.json`) and its session record, with the
+session's lifecycle event (`services/delivery/launch.py` and
+`services/delivery/native_resume.py`)."""
 
 from __future__ import annotations
 
@@ -60,7 +61,14 @@ def register_session(d: DeliveryContext, dispatch: Record, pane: Pane, event_id:
     op = stable_id("wkr-reg", dispatch.record_id, event_id)
     created = (
         d.ws.store.records("session")
-        .create(session_id, state=nxt.state, payload=nxt.payload, operation_id=op, actor=SYSTEM_ACTOR, observed_at=now)
+        .create(
+            session_id,
+            state=nxt.state,
+            payload=nxt.payload,
+            operation_id=op,
+            actor=SYSTEM_ACTOR,
+            observed_at=now,
+        )
         .record
     )
     session_events.after_step(d.ws, None, created)

@@ -1,9 +1,9 @@
 """Session lifecycle events (seed 003): registered, activated, parked, resumed, stopped.
 
-One immutable event per lifecycle step of a session, so the timeline shows each step and a consumer (the
-conductor) can react to it without diffing records. The event is derived from the session version it
-follows: its id names that version and its time is the version's, so writing it again (a retry, a
-second deliverer) produces the same bytes and is a no-op, never a conflict.
+One immutable event per lifecycle step of a session, so the timeline shows each step and a consumer
+(the conductor) can react to it without diffing records. The event is derived from the session
+version it follows: its id names that version and its time is the version's, so writing it again (a
+retry, a second deliverer) produces the same bytes and is a no-op, never a conflict.
 """
 
 from __future__ import annotations

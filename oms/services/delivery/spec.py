@@ -3,11 +3,11 @@
 Delivery writes `panes/<dispatch>.launch.json` (0600, schema `launch-spec`) just before it makes the
 pane; the pane's first process, `oms worker supervise`, reads it once and removes it. It holds the
 sandbox plan (bubblewrap's options, from `adapters/sandbox.py`), what bounds the sandbox (its
-approved `limits`, the trees its disk bound covers: ADR 0025), the agent's argv and its
-environment —
-the environment carries the one credential the agent CLI needs, which is why it travels in a private
-file and never on a command line (`tmux -e` and `bwrap --setenv` are readable in `/proc/*/cmdline`) —
-and the broker's binding: dispatch, session, provider, hook contract, tool allow-list, delivery nonce.
+approved `limits`, the trees its disk bound covers: ADR 0025), the agent's argv and its environment
+— the environment carries the one credential the agent CLI needs, which is why it travels in a
+private file and never on a command line (`tmux -e` and `bwrap --setenv` are readable in
+`/proc/*/cmdline`) — and the broker's binding: dispatch, session, provider, hook contract, tool
+allow-list, delivery nonce.
 
 Beside it lives the broker's log (`panes/<dispatch>.log`; every name in `panes/` comes from
 `store/panefiles.py`); the broker's socket is in the sandbox directory (`brokers/<dispatch>.sock`,
@@ -95,7 +95,9 @@ def consume(root: Root, dispatch_id: str) -> LaunchSpec:
         placeholders=tuple(str(p) for p in access.array(doc, "placeholders")),
         git_config_path=access.text(doc, "git_config_path"),
         git_config=access.text(doc, "git_config"),
-        model_socket=access.text(access.obj(doc, "model_relay"), "socket") if "model_relay" in doc else None,
+        model_socket=access.text(access.obj(doc, "model_relay"), "socket")
+        if "model_relay" in doc
+        else None,
         sandbox_dir=access.text(doc, "sandbox_dir"),
         limits=sandbox_limits.from_json(access.obj(doc, "limits")),
         disk_trees=tuple(str(p) for p in access.array(doc, "disk_trees")),

@@ -13,14 +13,16 @@ from oms.errors import OmsError
 from oms.fsio import Root
 from oms.store import RecordStore, panefiles
 
-REGISTRATION_WAIT_S = 60.0  # a deliverer killed between the pane and the session: time for a re-delivery
+REGISTRATION_WAIT_S = (
+    60.0  # a deliverer killed between the pane and the session: time for a re-delivery
+)
 REGISTRATION_POLL_S = 0.05
 
 
 def stopped(root: Root, dispatch_id: str) -> str | None:
-    """Why the worker must not run, if `oms worker stop` came: its kill marker, or its end (stop ends the
-    worker before it drops the marker, so one of the two is always seen). A record that cannot be read
-    is a reason too: nothing starts on a worker oms cannot read."""
+    """Why the worker must not run, if `oms worker stop` came: its kill marker, or its end (stop
+    ends the worker before it drops the marker, so one of the two is always seen). A record that
+    cannot be read is a reason too: nothing starts on a worker oms cannot read."""
     try:
         if panefiles.read_kill(root, dispatch_id) is not None:
             return "the worker was stopped while it launched"
@@ -35,29 +37,40 @@ def stopped(root: Root, dispatch_id: str) -> str | None:
 
 
 def await_registration(
-    root: Root, dispatch_id: str, session_id: str, received: list[int], wait_s: float = REGISTRATION_WAIT_S
+    root: Root,
+    dispatch_id: str,
+    session_id: str,
+    received: list[int],
+    wait_s: float = REGISTRATION_WAIT_S,
 ) -> str | None:
     """Why the sandbox must not start — `oms worker stop` came (`stopped`), the terminal hung
     up, or no launch registered the worker's session in time —, or None once the session exists.
 
-    The agent starts only once its session exists: its Stop gate holds it only then, and a re-delivery
-    tells a launched worker from a fresh one by it. A launch registers the session just after the pane,
-    so this waits a few milliseconds at most; a deliverer killed in between leaves this supervisor waiting
-    until a re-delivery finds the pane live and registers it (or `REGISTRATION_WAIT_S` passes)."""
+    The agent starts only once its session exists: its Stop gate holds it only then, and a
+    re-delivery tells a launched worker from a fresh one by it. A launch registers the session just
+    after the pane, so this waits a few milliseconds at most; a deliverer killed in between leaves
+    this supervisor waiting until a re-delivery finds the pane live and registers it (or
+    `REGISTRATION_WAIT_S` passes)."""
     deadline = time.monotonic() + wait_s
     sessions = RecordStore(root, "session")
     while True:
         why = stopped(root, dispatch_id)
         if why is not None:
             return why
-        if signal.SIGHUP in received:  # the pane is gone: a session a later launch registers is another pane's
+        if (
+            signal.SIGHUP in received
+        ):  # the pane is gone: a session a later launch registers is another pane's
             return "its terminal hung up while it waited for its session"
         try:
             session = sessions.read_if_exists(session_id)
         except OmsError as exc:
             return f"its session's record cannot be read: {exc.message}"
         if session is not None:
-            return None if session.payload.get("dispatch_id") == dispatch_id else "its session is another's"
+            return (
+                None
+                if session.payload.get("dispatch_id") == dispatch_id
+                else "its session is another's"
+            )
         if time.monotonic() >= deadline:
             return f"no launch registered its session within {wait_s:g} s (its deliverer stopped)"
         time.sleep(REGISTRATION_POLL_S)

@@ -1,22 +1,24 @@
 """The MCP bridge's tools, served by the broker to `oms worker bridge` relays (ADR 0011 "MCP
 bridge", ADR 0012).
 
-Inside a sandbox `oms worker bridge --dispatch-id D --session-id S` is a relay (`cli/relay.py`); each relay
-connection is one MCP session here (`domain/mcp.py` speaks the protocol). The relay's binding must equal
-the broker's own. Exactly three tools, bound to one dispatch and its session:
-- `read_dispatch`: the bound dispatch only — the ticket, instructions, worktree, branch, base and start
-  commits, and what a result must contain;
-- `acknowledge_dispatch`: `accepted -> acknowledged`, idempotent; with the broker's delivery nonce it is
-  the bridge half of the liveness proof;
+Inside a sandbox `oms worker bridge --dispatch-id D --session-id S` is a relay (`cli/relay.py`);
+each relay connection is one MCP session here (`domain/mcp.py` speaks the protocol). The relay's
+binding must equal the broker's own. Exactly three tools, bound to one dispatch and its session:
+- `read_dispatch`: the bound dispatch only — the ticket, instructions, worktree, branch, base and
+  start commits, and what a result must contain;
+- `acknowledge_dispatch`: `accepted -> acknowledged`, idempotent; with the broker's delivery nonce
+  it is the bridge half of the liveness proof;
 - `record_dispatch_result`: verifies in the worktree (running no repository code) that the commit
   descends from the start commit, is HEAD, and the tree is clean; stores signed `dispatch-result`
-  evidence; `-> result-received`; the worker ends `done` or `blocked` (end reason `result-recorded`).
+  evidence; `-> result-received`; the worker ends `done` or `blocked` (end reason
+  `result-recorded`).
 
 Every tool of a fenced attempt (its lease or live authorisation lapsed: `services/chain/fence.py`)
 is refused with the reason, and its worker parked.
 
-A session has no side effects until its first tool call (a client may spawn a throwaway probe). Lines
-over the cap are refused (the broker bounds them); internal errors are one broker log line each.
+A session has no side effects until its first tool call (a client may spawn a throwaway probe).
+Lines over the cap are refused (the broker bounds them); internal errors are one broker log line
+each.
 """
 
 from __future__ import annotations
@@ -40,9 +42,10 @@ INSTRUCTIONS = (
     "record_dispatch_result when you are done, with the commit you made."
 )
 RESULT_CONTRACT = (
-    "Leave your changes in the worktree (its git metadata is read-only in your sandbox: you cannot "
-    "commit), then call record_dispatch_result with status completed, blocked or failed and a summary. "
-    "For a completed result oms commits what you left, on your branch, and returns result_commit."
+    "Leave your changes in the worktree (its git metadata is read-only in your sandbox: you "
+    "cannot commit), then call record_dispatch_result with status completed, blocked or failed "
+    "and a summary. For a completed result oms commits what you left, on your branch, and "
+    "returns result_commit."
 )
 READ, ACKNOWLEDGE, RECORD = BRIDGE_TOOLS
 TOOL_META = {
@@ -54,12 +57,22 @@ TOOL_META = {
     ACKNOWLEDGE: (
         "Acknowledge dispatch",
         "Tell oms you have read the dispatch and are starting.",
-        {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
+        {
+            "readOnlyHint": False,
+            "destructiveHint": False,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
     ),
     RECORD: (
         "Record dispatch result",
         "Record the outcome (completed, blocked or failed) and the commit you made.",
-        {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
+        {
+            "readOnlyHint": False,
+            "destructiveHint": False,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
     ),
 }
 
@@ -93,7 +106,9 @@ def tools() -> dict[str, mcp.Tool]:
 
     defs = load_schema("bridge-tools")["$defs"]
     return {
-        name: mcp.Tool(name, title, description, defs[f"{name}_input"], defs[f"{name}_output"], annotations)
+        name: mcp.Tool(
+            name, title, description, defs[f"{name}_input"], defs[f"{name}_output"], annotations
+        )
         for name, (title, description, annotations) in TOOL_META.items()
     }
 
@@ -102,7 +117,10 @@ class Tools:
     """The tool implementations, over the broker's workspace (opened on first use)."""
 
     def __init__(
-        self, args: BridgeArgs, workspace: Callable[[], Workspace], log: Callable[[str], None] | None = None
+        self,
+        args: BridgeArgs,
+        workspace: Callable[[], Workspace],
+        log: Callable[[str], None] | None = None,
     ) -> None:
         self.args = args
         self.workspace = workspace
@@ -125,7 +143,8 @@ class Tools:
             if said != exc.message or exc.remedy:  # the whole reason, for a person: the broker log
                 self.log(f"bridge {name} refused: {exc.message} (hint: {exc.remedy or '-'})")
             return {"error": said}, True
-        except Exception as exc:  # noqa: BLE001 - a bug must not kill the session: one line, an error result
+        # a bug must not kill the session: one line, an error result
+        except Exception as exc:  # noqa: BLE001
             self.log(f"bridge internal error in {name}: {type(exc).__name__}: {str(exc)[:200]}")
             return {"error": f"internal error in oms ({type(exc).__name__})"}, True
 
@@ -155,7 +174,9 @@ class Tools:
             raise ToolRefusedError(f"dispatch is {dispatch.state}; there is nothing to work on")
         from oms.services.chain import fence
 
-        fence.require(ws, dispatch, "oms-bridge")  # a lapsed lease or authorisation: refused with the reason
+        fence.require(
+            ws, dispatch, "oms-bridge"
+        )  # a lapsed lease or authorisation: refused with the reason
         return dispatch
 
     # ------------------------------------------------------------------ tools
@@ -167,7 +188,9 @@ class Tools:
         body = str(content["body"])
         truncated = len(body.encode()) > BODY_CAP
         if truncated:
-            body = body.encode()[:BODY_CAP].decode("utf-8", "ignore") + "\n[... truncated by oms ...]"
+            body = (
+                body.encode()[:BODY_CAP].decode("utf-8", "ignore") + "\n[... truncated by oms ...]"
+            )
         from oms.services.workspace.instructions import approved_instructions
 
         return {
@@ -225,7 +248,9 @@ class Tools:
             summary=str(arguments["summary"]),
             commit=arguments.get("result_commit"),
         )
-        commit = access.obj(self.workspace().store.evidence.get(ref).body, "payload").get("result_commit")
+        commit = access.obj(self.workspace().store.evidence.get(ref).body, "payload").get(
+            "result_commit"
+        )
         return {
             "dispatch_id": rec.record_id,
             "state": rec.state,
@@ -273,7 +298,9 @@ class Session:
 
     def __init__(self, tools_impl: Tools, log: Callable[[str], None]) -> None:
         self.log = log
-        self.mcp = mcp.Session("oms-worker-bridge", __version__, INSTRUCTIONS, tools(), tools_impl.call)
+        self.mcp = mcp.Session(
+            "oms-worker-bridge", __version__, INSTRUCTIONS, tools(), tools_impl.call
+        )
 
     def line(self, data: bytes) -> list[bytes]:
         """The encoded replies to one received line."""
@@ -282,7 +309,11 @@ class Session:
         except Exception as exc:  # noqa: BLE001 - the protocol boundary: answer, never a traceback
             self.log(f"bridge internal error: {type(exc).__name__}: {str(exc)[:200]}")
             replies = [
-                {"jsonrpc": "2.0", "id": None, "error": {"code": mcp.INTERNAL_ERROR, "message": "Internal error"}}
+                {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {"code": mcp.INTERNAL_ERROR, "message": "Internal error"},
+                }
             ]
         return [mcp.encode(reply) for reply in replies]
 

@@ -6,10 +6,10 @@ pipe), so one hostile or slow relay can never hold another up:
 
 - every connection starts with a relay header (`domain/relay.py`) that must arrive within
   `header_s`; a header that cannot be one closes the connection (one log line);
-- a `hook` request (header + stdin until the relay's EOF) must be complete within `hook_s` and at most
-  `body_cap + 1` bytes are read; it is answered by `Doors.hook` and closed. Past the deadline, or for a
-  broken frame, it gets the hooks' safe answer (`{}`, or a denial when the relay's argv names PreToolUse or no
-  event);
+- a `hook` request (header + stdin until the relay's EOF) must be complete within `hook_s` and at
+  most `body_cap + 1` bytes are read; it is answered by `Doors.hook` and closed. Past the deadline,
+  or for a broken frame, it gets the hooks' safe answer (`{}`, or a denial when the relay's argv
+  names PreToolUse or no event);
 - a `bridge` session is answered line by line by the `BridgeSession` its header opened; a line over
   `line_cap` gets a JSON-RPC error and is skipped; it may idle as long as its client lives;
 - at most `max_connections` at once (more are closed at once), at most `out_cap` bytes waiting for a
@@ -41,7 +41,18 @@ from oms.services.doors.interface import (
 class _Conn:
     """One connection and what it has sent and is owed."""
 
-    __slots__ = ("closing", "eof", "events", "header", "inbuf", "opened", "outbuf", "session", "skipping", "sock")
+    __slots__ = (
+        "closing",
+        "eof",
+        "events",
+        "header",
+        "inbuf",
+        "opened",
+        "outbuf",
+        "session",
+        "skipping",
+        "sock",
+    )
 
     def __init__(self, sock: socket.socket, opened: float) -> None:
         self.sock = sock
@@ -50,7 +61,9 @@ class _Conn:
         self.outbuf = bytearray()
         self.header: Header | None = None
         self.session: BridgeSession | None = None
-        self.skipping = False  # inside an oversized bridge line, or past a hook's body cap (drained until EOF)
+        self.skipping = (
+            False  # inside an oversized bridge line, or past a hook's body cap (drained until EOF)
+        )
         self.eof = False
         self.closing = False  # close once outbuf is flushed
         self.events = selectors.EVENT_READ
@@ -84,7 +97,8 @@ class Broker:
         self.sel.register(fd, selectors.EVENT_READ, callback)
 
     def run_once(self, timeout: float | None) -> None:
-        """Wait up to `timeout` seconds (None: until something happens), then handle what is ready."""
+        """Wait up to `timeout` seconds (None: until something happens), then handle what is
+        ready."""
         deadline = self._next_deadline()
         if deadline is not None:
             wait = max(0.0, deadline - self.clock())
@@ -175,7 +189,9 @@ class Broker:
     def _hook_progress(self, conn: _Conn) -> None:
         assert conn.header is not None  # noqa: S101 - only called with a header
         if len(conn.inbuf) > self.limits.body_cap and not conn.skipping:
-            conn.skipping = True  # drain the rest until the relay's EOF (the header decides the safe answer)
+            conn.skipping = (
+                True  # drain the rest until the relay's EOF (the header decides the safe answer)
+            )
             del conn.inbuf[:]
         elif conn.skipping:
             del conn.inbuf[:]
@@ -183,14 +199,17 @@ class Broker:
             return
         if conn.skipping:
             self.log(f"hook input is larger than {self.limits.body_cap} bytes")
-            self._finish(conn, self._safe(conn), f"hook input is larger than {self.limits.body_cap} bytes")
+            self._finish(
+                conn, self._safe(conn), f"hook input is larger than {self.limits.body_cap} bytes"
+            )
             return
         try:
             out, err = self.doors.hook(conn.header.argv, bytes(conn.inbuf))
         except DoorRefusedError as exc:
             self.log(f"hook refused: {exc}")
             out, err = self._safe(conn), str(exc)
-        except Exception as exc:  # noqa: BLE001 - the door boundary: a bug answers safely, never kills the broker
+        # the door boundary: a bug answers safely, never kills the broker
+        except Exception as exc:  # noqa: BLE001
             self.log(f"hook internal error: {type(exc).__name__}: {str(exc)[:200]}")
             out, err = self._safe(conn), f"internal error in oms ({type(exc).__name__})"
         self.served += 1
@@ -269,7 +288,12 @@ class Broker:
         if conn.closing and not conn.outbuf:
             self._drop(conn)
             return
-        if conn.eof and not conn.outbuf and conn.header is not None and conn.header.door == "bridge":
+        if (
+            conn.eof
+            and not conn.outbuf
+            and conn.header is not None
+            and conn.header.door == "bridge"
+        ):
             self._drop(conn)
             return
         want = selectors.EVENT_READ if not conn.eof and not conn.closing else 0
@@ -295,7 +319,9 @@ class Broker:
 
     def _deadline(self, conn: _Conn) -> float | None:
         if conn.closing:
-            return conn.opened + self.limits.hook_s + self.limits.header_s  # a reader that never drains
+            return (
+                conn.opened + self.limits.hook_s + self.limits.header_s
+            )  # a reader that never drains
         if conn.header is None:
             return conn.opened + self.limits.header_s
         if conn.header.door == "hook":

@@ -1,15 +1,17 @@
 """The agent CLIs' hooks, applied by the broker (ADR 0011 "Hooks", ADR 0012).
 
 Inside a worker's sandbox `oms hook provider` is a relay (`cli/relay.py`); the pane's broker calls
-`answer` with the relay's argv and stdin. The argv is what oms wrote into the agent's hook configuration;
-every binding value in it must equal the broker's own (`Binding`), which is the only source of authority.
+`answer` with the relay's argv and stdin. The argv is what oms wrote into the agent's hook
+configuration; every binding value in it must equal the broker's own (`Binding`), which is the only
+source of authority.
 
-Hook stdin is untrusted: bounded, parsed strictly (duplicate keys, NaN refused), checked field by field.
-A hook never blocks an agent by accident: on any problem it answers with no decision and one stderr
-line — except PreToolUse, which then denies (fail closed). oms registers one command per event, with the
-event in its argv (`--event`): the event a hook answers for is the one the CLI ran, never what the payload
-says, so a payload that cannot be parsed still gets the event's safe answer, and a payload naming another
-event is refused. Exit 2 is never used; decisions are JSON on stdout in each CLI's contract.
+Hook stdin is untrusted: bounded, parsed strictly (duplicate keys, NaN refused), checked field by
+field. A hook never blocks an agent by accident: on any problem it answers with no decision and one
+stderr line — except PreToolUse, which then denies (fail closed). oms registers one command per
+event, with the event in its argv (`--event`): the event a hook answers for is the one the CLI ran,
+never what the payload says, so a payload that cannot be parsed still gets the event's safe answer,
+and a payload naming another event is refused. Exit 2 is never used; decisions are JSON on stdout in
+each CLI's contract.
 
 - SessionStart: the session is observed (heartbeat; Codex's own session id recorded as the native
   ref) and the agent is told to call `read_dispatch` (`additionalContext`). Codex fires it at its
@@ -17,12 +19,13 @@ event is refused. Exit 2 is never used; decisions are JSON on stdout in each CLI
 - UserPromptSubmit: a prompt taken (`last_prompted_at`; delivery confirms the typed instruction by
   it, so the first since oms started the agent is recorded at once); the first one records
   `agent_prompted_at` (from then on the agent's native session can be resumed in a new pane).
-- Stop: the gate and the bound of `domain/gate.py`: while the dispatch has no result, block with a reason,
-  at most its cap of times in a row (Codex has none; `/goal` fires Stop on every automatic turn); a
-  dispatch still without a result after its role's turns or minutes — or a Claude Code Stop the cap lets
-  through — is let stop and its worker parked as `oms worker park` parks it, reason `no_result`.
-Heartbeats are coalesced (`domain/gate.py`): the broker keeps what a hook changed (`Memo`) until it is
-worth a session version, so a hook loop grows no record.
+- Stop: the gate and the bound of `domain/gate.py`: while the dispatch has no result, block with a
+  reason, at most its cap of times in a row (Codex has none; `/goal` fires Stop on every automatic
+  turn); a dispatch still without a result after its role's turns or minutes — or a Claude Code Stop
+  the cap lets through — is let stop and its worker parked as `oms worker park` parks it, reason
+  `no_result`.
+Heartbeats are coalesced (`domain/gate.py`): the broker keeps what a hook changed (`Memo`) until it
+is worth a session version, so a hook loop grows no record.
 - PreToolUse: deny, with a reason, every tool outside the role's allow-list (the bridge tools plus
   the tools the committed policy grants), e.g. Codex's `spawn_agent` or `create_worktree`, from the
   broker's binding; an allowed tool is then let through only while the attempt is not fenced. Every
@@ -49,17 +52,25 @@ if TYPE_CHECKING:
     from oms.services.workspace import Workspace
 
 STDIN_CAP = 1024 * 1024
-EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreToolUse", "PostToolUse", "SessionEnd", "Interrupt")
+EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "Stop",
+    "PreToolUse",
+    "PostToolUse",
+    "SessionEnd",
+    "Interrupt",
+)
 _NATIVE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 _TOOL = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 CONTEXT = (
-    "You are an oms worker. Start by calling the read_dispatch tool of the oms_worker MCP server, then "
-    "acknowledge_dispatch; work only in this worktree and leave your changes there (oms commits them); "
-    "finish with record_dispatch_result."
+    "You are an oms worker. Start by calling the read_dispatch tool of the oms_worker MCP "
+    "server, then acknowledge_dispatch; work only in this worktree and leave your changes there "
+    "(oms commits them); finish with record_dispatch_result."
 )
 STOP_REASON = (
-    "This dispatch has no result yet. Finish the work in the worktree and call record_dispatch_result "
-    "(status completed, blocked or failed) before you stop."
+    "This dispatch has no result yet. Finish the work in the worktree and call "
+    "record_dispatch_result (status completed, blocked or failed) before you stop."
 )
 
 
@@ -68,7 +79,8 @@ class HookInputError(Exception):
 
 
 class HookArgs(NamedTuple):
-    """The hook command line oms wrote into the agent's configuration (and the broker's own binding)."""
+    """The hook command line oms wrote into the agent's configuration (and the broker's own
+    binding)."""
 
     provider: str
     provider_version: str
@@ -99,7 +111,13 @@ def parse_args(argv: tuple[str, ...] | list[str]) -> tuple[HookArgs, str]:
     tools = tuple(t for t in values["--allowed-tools"].split(",") if t)
     if any(_TOOL.fullmatch(t) is None for t in tools):
         raise HookInputError("malformed --allowed-tools")
-    binding = HookArgs(provider, values["--provider-version"], values["--dispatch-id"], values["--session-id"], tools)
+    binding = HookArgs(
+        provider,
+        values["--provider-version"],
+        values["--dispatch-id"],
+        values["--session-id"],
+        tools,
+    )
     return binding, values["--event"]
 
 
@@ -121,7 +139,9 @@ def parse_payload(data: bytes) -> dict[str, Any]:
     if len(data) > STDIN_CAP:
         raise HookInputError(f"hook input is larger than {STDIN_CAP} bytes")
     try:
-        doc = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+        doc = json.loads(
+            data.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_reject_constant
+        )
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise HookInputError(f"hook input is not JSON ({str(exc)[:80]})") from exc
     if not isinstance(doc, dict):
@@ -155,7 +175,10 @@ def deny(reason: str) -> dict[str, Any]:
 def tool_allowed(tool: str, allowed: tuple[str, ...]) -> bool:
     """Bridge tools appear as `mcp__oms_worker__<tool>`; other tools by their CLI name."""
     if tool.startswith("mcp__"):
-        return tool.startswith(BRIDGE_TOOL_PREFIX) and tool.removeprefix(BRIDGE_TOOL_PREFIX) in BRIDGE_TOOLS
+        return (
+            tool.startswith(BRIDGE_TOOL_PREFIX)
+            and tool.removeprefix(BRIDGE_TOOL_PREFIX) in BRIDGE_TOOLS
+        )
     return tool in allowed
 
 
@@ -167,8 +190,8 @@ def respond(
     memo: Memo,
     notes: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Decide and record; returns the JSON to print. `args` is the broker's own binding, `memo` what the
-    broker keeps between hooks; lines for the relay's stderr are appended to `notes`."""
+    """Decide and record; returns the JSON to print. `args` is the broker's own binding, `memo` what
+    the broker keeps between hooks; lines for the relay's stderr are appended to `notes`."""
     notes = [] if notes is None else notes
     event = str(doc["hook_event_name"])
     if event == "PreToolUse":
@@ -207,7 +230,13 @@ def respond(
     has_result = dispatch.state in ("result-received", "resolved")
     acknowledged_at = dispatch.observed_at if dispatch.state == "acknowledged" else None
     active = doc.get("stop_hook_active") is True
-    hook = gate.Hook(event, args.provider, str(doc["session_id"]), active, 1 + memo.missed if event == "Stop" else 1)
+    hook = gate.Hook(
+        event,
+        args.provider,
+        str(doc["session_id"]),
+        active,
+        1 + memo.missed if event == "Stop" else 1,
+    )
     decided = None  # the gate's decision against the session's latest version
     running = False
     for _ in range(3):  # heartbeats race with delivery and other hooks: re-read and retry
@@ -216,10 +245,20 @@ def respond(
         if session is None or not running:
             break  # a parked or stopped session records nothing and is not held back
         now = next_after(session.observed_at, ws.now())
-        decided = gate.after(memo.base(session), hook, has_result=has_result, acknowledged_at=acknowledged_at, now=now)
+        decided = gate.after(
+            memo.base(session),
+            hook,
+            has_result=has_result,
+            acknowledged_at=acknowledged_at,
+            now=now,
+        )
         first = session.actor != "oms-hook"
         if not gate.worth_writing(
-            session.payload, decided.payload, first=first, no_result=decided.no_result is not None, now=now
+            session.payload,
+            decided.payload,
+            first=first,
+            no_result=decided.no_result is not None,
+            now=now,
         ):
             memo.keep(session, decided.payload, counted=event == "Stop")
             break
@@ -242,14 +281,18 @@ def respond(
         progress.park_no_result(ws, args.dispatch_id, decided.no_result, notes)
         return {}
     if event == "SessionStart":
-        return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": CONTEXT}}
+        return {
+            "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": CONTEXT}
+        }
     if event != "Stop" or has_result or not running:
         return {}
     if decided is None:  # every heartbeat attempt raced: decide on the latest version, unrecorded
         latest = records.read(args.session_id)
         if latest.state != "running":
             return {}
-        decided = gate.after(memo.base(latest), hook, has_result=False, acknowledged_at=acknowledged_at, now=ws.now())
+        decided = gate.after(
+            memo.base(latest), hook, has_result=False, acknowledged_at=acknowledged_at, now=ws.now()
+        )
     if decided.released:
         notes.append(f"stop gate released after its cap of {gate.STOP_BLOCK_CAP} blocks in a row")
     return {"decision": "block", "reason": STOP_REASON} if decided.hold else {}
@@ -265,8 +308,8 @@ def answer(
 ) -> tuple[bytes, str]:
     """The broker's hook door: (what the relay prints, one stderr line). Never raises for bad input.
 
-    The event is the one in the command line (`--event`); when anything is wrong a PreToolUse, or a call
-    naming no event oms registers, is denied and every other event gets no decision."""
+    The event is the one in the command line (`--event`); when anything is wrong a PreToolUse, or a
+    call naming no event oms registers, is denied and every other event gets no decision."""
     from oms.domain.relay import fails_closed
 
     err = ""
@@ -280,7 +323,8 @@ def answer(
             raise HookInputError(f"a {event} hook was sent a {doc['hook_event_name']} payload")
         out = respond(binding, doc, workspace, nonce, memo, notes)
         err = "; ".join(notes)
-    except Exception as exc:  # noqa: BLE001 - the hook boundary: one line, a safe decision, never a traceback
+    # the hook boundary: one line, a safe decision, never a traceback
+    except Exception as exc:  # noqa: BLE001
         message = getattr(exc, "message", None) or str(exc)
         err = str(message)[:300]
         out = deny("oms: the hook could not verify this tool call") if fails_closed(argv) else {}

@@ -1,4 +1,5 @@
-"""What the broker asks of a worker's doors, and what bounds it (ADR 0012): the one home of these names.
+"""What the broker asks of a worker's doors, and what bounds it (ADR 0012): the one home of these
+names.
 
 `services/doors/broker.py` serves connections; `services/doors/worker_doors.py` is the worker's
 `Doors`. A door refuses a request with `DoorRefusedError`; a hook that cannot be answered gets

@@ -12,13 +12,15 @@ if TYPE_CHECKING:  # the broker imports this module at start: it loads what it u
 
 class Memo:
     """What one broker keeps between its worker's hooks: the session payload it computed but did not
-    write (a coalesced heartbeat: `domain/gate.py`), and the version it was computed on. Another writer's
-    version (a park, a resume) supersedes it."""
+    write (a coalesced heartbeat: `domain/gate.py`), and the version it was computed on. Another
+    writer's version (a park, a resume) supersedes it."""
 
     def __init__(self) -> None:
         self.on: tuple[str, int] | None = None
         self.payload: dict[str, Any] | None = None
-        self.missed = 0  # Stops the broker's hook budget answered unrecorded since: turns all the same
+        self.missed = (
+            0  # Stops the broker's hook budget answered unrecorded since: turns all the same
+        )
 
     def base(self, session: Record) -> dict[str, Any]:
         """The payload the next hook starts from."""
@@ -27,17 +29,17 @@ class Memo:
         return dict(session.payload)
 
     def keep(self, session: Record, payload: dict[str, Any] | None, *, counted: bool) -> None:
-        """Remember `payload` on top of `session` (None: nothing is pending). `counted`: the hook was a Stop,
-        which counted the missed turns; any other hook leaves them to the next Stop (an agent's own hooks
-        that drain the budget must not erase the turns it ran meanwhile)."""
+        """Remember `payload` on top of `session` (None: nothing is pending). `counted`: the hook
+        was a Stop, which counted the missed turns; any other hook leaves them to the next Stop (an
+        agent's own hooks that drain the budget must not erase the turns it ran meanwhile)."""
         self.on, self.payload = (session.record_id, session.version), payload
         if counted:
             self.missed = 0
 
 
 def park_no_result(ws: Workspace, dispatch_id: str, why: str, notes: list[str]) -> None:
-    """Park the worker as `oms worker park` does (an agent mid-turn is interrupted: a Codex goal pauses),
-    with the reason NO_RESULT; the agent's Stop is let through."""
+    """Park the worker as `oms worker park` does (an agent mid-turn is interrupted: a Codex goal
+    pauses), with the reason NO_RESULT; the agent's Stop is let through."""
     from oms.canonical import add_ms
     from oms.domain.gate import NO_RESULT, NO_RESULT_PARK_MS
     from oms.errors import OmsError

@@ -1,10 +1,11 @@
 """The two doors a broker applies for its one worker: hooks and the MCP bridge (ADR 0012).
 
-`WorkerDoors` holds the binding delivery wrote into the launch spec — dispatch, session, provider, hook
-contract, the role's tool allow-list, the delivery nonce — and the state and config roots, which never
-enter the sandbox. A relay's argv is compared with that binding; nothing from inside is trusted. The
-workspace opens on the first request that needs it (a probe never opens it; a PreToolUse for an allowed
-tool does, to ask whether the attempt is fenced) and stays open for the broker's life.
+`WorkerDoors` holds the binding delivery wrote into the launch spec — dispatch, session, provider,
+hook contract, the role's tool allow-list, the delivery nonce — and the state and config roots,
+which never enter the sandbox. A relay's argv is compared with that binding; nothing from inside is
+trusted. The workspace opens on the first request that needs it (a probe never opens it; a
+PreToolUse for an allowed tool does, to ask whether the attempt is fenced) and stays open for the
+broker's life.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ HOOK_RATE, HOOK_BURST = 5.0, 30  # state-touching hooks a second, sustained, and
 class TokenBucket:
     """`rate` takes a second, `burst` at once (pure but for the clock)."""
 
-    def __init__(self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.rate = rate
         self.burst = float(burst)
         self.tokens = float(burst)
@@ -63,7 +66,9 @@ class WorkerDoors:
         self.log = log
         self._ws: Workspace | None = None
         self.bucket = TokenBucket(HOOK_RATE, HOOK_BURST)
-        self.memo = Memo()  # the session payload its hooks changed and did not yet write (coalesced)
+        self.memo = (
+            Memo()
+        )  # the session payload its hooks changed and did not yet write (coalesced)
 
     def workspace(self) -> Workspace:
         """The broker's workspace (opened once)."""
@@ -80,10 +85,16 @@ class WorkerDoors:
             self._ws = None
 
     def hook(self, argv: tuple[str, ...], body: bytes) -> tuple[bytes, str]:
-        """One hook request (a PreToolUse always; the others while the worker's write budget lasts)."""
+        """One hook request (a PreToolUse always; the others while the worker's write budget
+        lasts)."""
         if not fails_closed(argv) and not self.bucket.take():
-            self.log("hook refused: more hooks than a worker fires (the state root is not grown for them)")
-            self.memo.missed += hook_event(argv) == "Stop"  # a turn all the same: the next Stop counts it
+            self.log(
+                "hook refused: more hooks than a worker fires (the "
+                "state root is not grown for them)"
+            )
+            self.memo.missed += (
+                hook_event(argv) == "Stop"
+            )  # a turn all the same: the next Stop counts it
             return b"{}\n", "too many hooks: answered without recording"
         out, err = hooks.answer(self.binding, argv, body, self.workspace, self.nonce, self.memo)
         if err:

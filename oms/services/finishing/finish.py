@@ -1,18 +1,19 @@
 """`oms result merge DSP` and `oms result discard DSP` (issue 14, ADR 0021).
 
-Merge happens only with passing verification evidence of that exact result commit, against the target
-branch's head as it is now, in the configured mode (`domain/finishing.merge_refusal`): a base that moved
-since needs a new verification. In `merge-commit` mode oms writes the merge commit itself, with exactly the
-tree that was verified, as the person who merges (git's identity, as `git merge` would make it: ADR
-0032); in `fast-forward` mode the result commit is the new head. The target moves by a
-compare-and-swap of its ref, or, when it is the branch checked out in the config root, by `merge
---ff-only` to that commit (git refuses when local changes would be overwritten). No hook runs. The ticket
-is done; merge evidence is recorded.
+Merge happens only with passing verification evidence of that exact result commit, against the
+target branch's head as it is now, in the configured mode (`domain/finishing.merge_refusal`): a base
+that moved since needs a new verification. In `merge-commit` mode oms writes the merge commit
+itself, with exactly the tree that was verified, as the person who merges (git's identity, as `git
+merge` would make it: ADR 0032); in `fast-forward` mode the result commit is the new head. The
+target moves by a compare-and-swap of its ref, or, when it is the branch checked out in the config
+root, by `merge --ff-only` to that commit (git refuses when local changes would be overwritten). No
+hook runs. The ticket is done; merge evidence is recorded.
 
 Discard archives the branch's head at `refs/oms/archive/<ticket>/<attempt>` (and, with `[worktrees]
-archive_bundles`, a git bundle under the state root's `archive/`) before anything else; then the worktree
-goes if it has no uncommitted work (else it stays, said so), and the branch. Discard evidence records it.
-The worktree is looked at and emptied in a tree job (docs/adr/0024), never read on the host.
+archive_bundles`, a git bundle under the state root's `archive/`) before anything else; then the
+worktree goes if it has no uncommitted work (else it stays, said so), and the branch. Discard
+evidence records it. The worktree is looked at and emptied in a tree job (docs/adr/0024), never read
+on the host.
 """
 
 from __future__ import annotations
@@ -65,14 +66,19 @@ def merge(ws: Workspace, dispatch_id: str) -> Merged:
         mode=target.mode,
     )
     if why is not None:
-        raise ConflictError(f"{dispatch_id} is not merged: {why}", hint=f"oms result verify {dispatch_id}")
+        raise ConflictError(
+            f"{dispatch_id} is not merged: {why}", hint=f"oms result verify {dispatch_id}"
+        )
     assert found is not None  # noqa: S101 - merge_refusal says why when there is none
     ref, evidence = found
     if target.mode == finishing.FAST_FORWARD:
         new = commit
     else:
         title = one_line(str(ticket_title(ws, access.text(dispatch.payload, "ticket_id"))))[:100]
-        message = f"Merge {dispatch_id} ({access.text(dispatch.payload, 'ticket_id')}: {title})\n\nVerified: {ref}"
+        message = (
+            f"Merge {dispatch_id} ({access.text(dispatch.payload, 'ticket_id')}: {title})\n\n"
+            f"Verified: {ref}"
+        )
         person = git.known_person(repo)  # the person merges, as `git merge` would (ADR 0032)
         if person is None:
             why = f"git does not know who you are, and the merge of {dispatch_id} is yours"
@@ -83,7 +89,9 @@ def merge(ws: Workspace, dispatch_id: str) -> Merged:
         raise CheckoutChangedError("the merge's tree is not the verified one; nothing merged")
     if git_finish.checked_out_branch(repo) == target.branch:
         if git_finish.head_of(repo, target.branch) != target.head:
-            raise CheckoutChangedError(f"{target.branch} moved while oms merged into it; nothing merged")
+            raise CheckoutChangedError(
+                f"{target.branch} moved while oms merged into it; nothing merged"
+            )
         git_finish.fast_forward_checkout(repo, new)  # the user's checkout moves with its branch
     else:
         git_finish.swap_branch(repo, target.branch, new, target.head)
@@ -111,8 +119,8 @@ def merge(ws: Workspace, dispatch_id: str) -> Merged:
 
 
 def _complete(ws: Workspace, payload: JsonObject) -> None:
-    """The ticket is done: a merged attempt completes a ticket still leased to it (the conductor may have
-    completed it already)."""
+    """The ticket is done: a merged attempt completes a ticket still leased to it (the conductor may
+    have completed it already)."""
     ticket = tickets.require(ws, access.text(payload, "ticket_id"))
     if ticket.state == "leased" and ticket.payload.get("attempt") == payload.get("attempt"):
         tickets.complete(
@@ -142,7 +150,8 @@ class Discarded:
 
 
 def discard(ws: Workspace, dispatch_id: str, reason: str) -> Discarded:
-    """Archive the dispatch's branch, then remove its worktree (only without uncommitted work) and branch."""
+    """Archive the dispatch's branch, then remove its worktree (only without uncommitted work) and
+    branch."""
     dispatch = ws.store.records("dispatch").read_if_exists(dispatch_id)
     if dispatch is None:
         raise ConflictError(f"no dispatch {dispatch_id}")
@@ -154,18 +163,23 @@ def discard(ws: Workspace, dispatch_id: str, reason: str) -> Discarded:
     running = worktree_gc.running_worker(ws, ticket_id)
     if running is not None:  # one worktree a ticket: a later attempt's worker works in it
         raise ConflictError(
-            f"worker {running} of {ticket_id} still runs in its worktree", hint=f"oms worker stop {running}"
+            f"worker {running} of {ticket_id} still runs in its worktree",
+            hint=f"oms worker stop {running}",
         )
     ticket = tickets.require(ws, ticket_id)
     if ticket.state == "leased" and ticket.payload.get("attempt") != attempt:
         raise ConflictError(
-            f"{ticket_id} is leased to attempt {ticket.payload.get('attempt')}, which uses this worktree"
+            f"{ticket_id} is leased to attempt {ticket.payload.get('attempt')}, which uses this "
+            f"worktree"
         )
     head = git_finish.head_of(repo, branch)
     if head is None:
         raise ConflictError(f"branch {branch} is gone already; nothing to discard")
     archive = f"{ARCHIVE}/{ticket_id}/{attempt}"
-    if not git_finish.keep_ref_new(repo, archive, head) and git.resolve_commit(repo, archive) != head:
+    if (
+        not git_finish.keep_ref_new(repo, archive, head)
+        and git.resolve_commit(repo, archive) != head
+    ):
         raise ConflictError(f"{archive} exists and holds another commit; nothing removed")
     bundle = _bundle(ws, repo, archive, ticket_id, attempt)
     removed: list[str] = []

@@ -1,17 +1,17 @@
-"""`oms result verify DSP` (issue 14, ADR 0021): the repository's checks, run against the exact tree a merge
-of the result would make, in a fresh checkout, inside a sandbox without network or credentials; the
-outcome is signed verification evidence.
+"""`oms result verify DSP` (issue 14, ADR 0021): the repository's checks, run against the exact tree
+a merge of the result would make, in a fresh checkout, inside a sandbox without network or
+credentials; the outcome is signed verification evidence.
 
-What runs is the committed config's `[verify] commands` (read from the config root's HEAD: an agent cannot
-change them). What it runs against: the result commit merged into the target branch's head as it is now
-(`merge-tree`: no checkout of the user's tree), or, in `fast-forward` mode, the result commit itself (which
-must then descend from that head). The tree is written into a new directory outside the repository and the
-state root (no `.git` in it: the checks see files, never the repository's config or hooks). Each command
-runs in `adapters/check_sandbox.py`'s sandbox with its time and output bounds, in a cgroup of its
-own with the `[limits]` of the committed config (pids, memory, CPU weight), its largest file
-bounded and the checkout measured against the disk bound (ADR 0025): a check that reaches one is
-ended and fails, naming it. Its output is kept, bounded, under `verify/<dispatch>/` and named in
-the evidence by its digest.
+What runs is the committed config's `[verify] commands` (read from the config root's HEAD: an agent
+cannot change them). What it runs against: the result commit merged into the target branch's head as
+it is now (`merge-tree`: no checkout of the user's tree), or, in `fast-forward` mode, the result
+commit itself (which must then descend from that head). The tree is written into a new directory
+outside the repository and the state root (no `.git` in it: the checks see files, never the
+repository's config or hooks). Each command runs in `adapters/check_sandbox.py`'s sandbox with its
+time and output bounds, in a cgroup of its own with the `[limits]` of the committed config (pids,
+memory, CPU weight), its largest file bounded and the checkout measured against the disk bound (ADR
+0025): a check that reaches one is ended and fails, naming it. Its output is kept, bounded, under
+`verify/<dispatch>/` and named in the evidence by its digest.
 """
 
 from __future__ import annotations
@@ -74,7 +74,9 @@ def completed_result(ws: Workspace, dispatch_id: str) -> tuple[Record, JsonObjec
         raise InvalidInputError(f"dispatch {dispatch_id} has no recorded result ({dispatch.state})")
     result = access.obj(ws.store.evidence.get(ref).body, "payload")
     if result.get("status") != "completed" or not isinstance(result.get("result_commit"), str):
-        raise InvalidInputError(f"dispatch {dispatch_id}'s result is {result.get('status')}, not a completed commit")
+        raise InvalidInputError(
+            f"dispatch {dispatch_id}'s result is {result.get('status')}, not a completed commit"
+        )
     return dispatch, result
 
 
@@ -93,28 +95,36 @@ def target_of(ws: Workspace, fin: Finishing) -> Target:
 
 
 def tree_to_check(repo: str, target: Target, commit: str) -> str:
-    """The tree the merge would make: the result merged into the target's head, or (fast-forward) the
-    result itself, which must descend from that head."""
+    """The tree the merge would make: the result merged into the target's head, or (fast-forward)
+    the result itself, which must descend from that head."""
     if target.mode == finishing.FAST_FORWARD:
         if not git.is_ancestor(repo, target.head, commit):
             raise ConflictError(
-                f"{commit[:12]} does not descend from {target.branch} ({target.head[:12]}): it cannot be "
+                f"{commit[:12]} does not descend from {target.branch} "
+                f"({target.head[:12]}): it cannot be "
                 "fast-forwarded",
                 hint='set [merge] mode = "merge-commit", or have the work redone on the new base',
             )
         return git_finish.tree_of(repo, commit)
     tree = git_finish.merged_tree(repo, target.head, commit)
     if tree is None:
-        raise ConflictError(f"{commit[:12]} conflicts with {target.branch} ({target.head[:12]}); nothing verified")
+        raise ConflictError(
+            f"{commit[:12]} conflicts with {target.branch} ({target.head[:12]}); nothing verified"
+        )
     return tree
 
 
-def verify(ws: Workspace, dispatch_id: str, progress: Callable[[str], None] = lambda _line: None) -> Verified:
+def verify(
+    ws: Workspace, dispatch_id: str, progress: Callable[[str], None] = lambda _line: None
+) -> Verified:
     """Run the checks against the result of `dispatch_id` and sign what happened."""
     dispatch, result = completed_result(ws, dispatch_id)
     fin = finishing.parse(ws.config().raw)
     if not fin.commands:
-        raise ConfigError("no checks are configured", hint="add [verify] commands to .oms/config.toml and commit it")
+        raise ConfigError(
+            "no checks are configured",
+            hint="add [verify] commands to .oms/config.toml and commit it",
+        )
     repo = ws.config_root
     private = {
         "the state root": os.path.realpath(ws.store.path),
@@ -222,7 +232,8 @@ def _keep(ws: Workspace, dispatch_id: str, ref: str, ran: tuple[Ran, ...]) -> No
 
 
 def latest(ws: Workspace, dispatch_id: str) -> tuple[str, JsonObject] | None:
-    """The latest verification evidence of a dispatch (ref, payload), checked to be of that dispatch."""
+    """The latest verification evidence of a dispatch (ref, payload), checked to be of that
+    dispatch."""
     data = ws.store.state.root.read_optional(f"{VERIFY_DIR}/{dispatch_id}/latest", 64)
     if data is None:
         return None

@@ -1,5 +1,5 @@
-"""`oms worktree gc [--dry-run]` (issue 14, ADR 0021): remove the worktrees (and branches) of finished tickets
-whose work is provably kept elsewhere, and say why every other one stays.
+"""`oms worktree gc [--dry-run]` (issue 14, ADR 0021): remove the worktrees (and branches) of
+finished tickets whose work is provably kept elsewhere, and say why every other one stays.
 
 A worktree goes only when all of these hold, checked in this order (the first that fails is the
 reason it stays): oms made it (its write-once record names it, and git lists it as a worktree of the
@@ -60,7 +60,11 @@ def gc(ws: Workspace, *, dry_run: bool) -> Report:
         if record is None:
             continue
         path = access.text(record, "worktree_root")
-        row: JsonObject = {"ticket_id": ticket.record_id, "path": path, "branch": access.text(record, "branch")}
+        row: JsonObject = {
+            "ticket_id": ticket.record_id,
+            "path": path,
+            "branch": access.text(record, "branch"),
+        }
         if not os.path.isdir(path):
             continue  # gone already (an earlier gc, or a discard)
         try:
@@ -106,7 +110,9 @@ def _why_kept(
         return f"its ticket is {ticket.state}"
     due = add_ms(ticket.observed_at, fin.gc_after_days * DAY_MS)
     if fin.gc_after_days > 0 and parse_ts(now) < parse_ts(due):
-        return f"its ticket ended {ticket.observed_at}; kept until {due} ([worktrees] gc_after_days)"
+        return (
+            f"its ticket ended {ticket.observed_at}; kept until {due} ([worktrees] gc_after_days)"
+        )
     running = running_worker(ws, ticket.record_id)
     if running is not None:
         return f"worker {running} still runs in it"
@@ -134,7 +140,10 @@ def _why_kept(
 def running_worker(ws: Workspace, ticket_id: str) -> str | None:
     """A worker of the ticket that has not ended (its worktree is in use), if any."""
     for worker in ws.store.latest("worker").records:
-        if worker.payload.get("ticket_id") == ticket_id and worker.payload.get("health") != "stopped":
+        if (
+            worker.payload.get("ticket_id") == ticket_id
+            and worker.payload.get("health") != "stopped"
+        ):
             return worker.record_id
     return None
 
@@ -162,7 +171,8 @@ def remove(repo: str, path: str, *, unsafe_none: bool = False) -> str | None:
 
 
 def _remove(repo: str, record: JsonObject, head: str, *, unsafe_none: bool = False) -> None:
-    """The worktree, then its branch only while it still points at the head whose work was found kept."""
+    """The worktree, then its branch only while it still points at the head whose work was found
+    kept."""
     path, branch = access.text(record, "worktree_root"), access.text(record, "branch")
     if git_finish.head_of(repo, branch) != head:
         raise CheckoutChangedError(f"branch {branch} moved since it was checked; kept")

@@ -35,25 +35,36 @@ def admit(
     route = proxy_rules.parse_route(target)
     provider = None if route is None else s.routing.providers.get(route.provider_id)
     if route is None or provider is None:
-        return Refusal(401, "oms_proxy_auth", "no such provider path (expected /p/<provider_id>/...)")
+        return Refusal(
+            401, "oms_proxy_auth", "no such provider path (expected /p/<provider_id>/...)"
+        )
     grant = proxy_tokens.grant_of(s.root, proxy_rules.token_of(headers, provider.family))
     if grant is None:
-        return Refusal(401, "oms_proxy_auth", "no valid oms proxy token (missing, unknown or revoked)")
+        return Refusal(
+            401, "oms_proxy_auth", "no valid oms proxy token (missing, unknown or revoked)"
+        )
     door = getattr(server, "door_dispatch", None)
     if door is not None and grant.dispatch_id != door:
         return Refusal(401, "oms_proxy_auth", "this door is another dispatch's: use your own token")
     if grant.provider_id != route.provider_id:
-        return Refusal(401, "oms_proxy_auth", f"this token is not valid for provider {route.provider_id}")
+        return Refusal(
+            401, "oms_proxy_auth", f"this token is not valid for provider {route.provider_id}"
+        )
     if route.provider_id in IMPLICIT.values():  # not routed: upstream is its approved endpoint
         provider = replace(provider, endpoint=None if grant.approved is None else grant.approved[0])
     elif grant.approved is not None and grant.approved[0] != provider.endpoint:
-        why = f"provider {route.provider_id}'s endpoint is not the one approved (the config changed since)"
+        why = (
+            f"provider {route.provider_id}'s endpoint is not the "
+            f"one approved (the config changed since)"
+        )
         return Refusal(409, "oms_proxy_endpoint", why)
     lapsed = attempt(s.root, grant.dispatch_id, s.clock())
     if lapsed is not None:
         return lapsed
     if not proxy_rules.allowed(provider.family, method, route.rest):
-        return Refusal(403, "oms_proxy_path", f"{method} /{route.rest} is not a call the agent CLI makes")
+        return Refusal(
+            403, "oms_proxy_path", f"{method} /{route.rest} is not a call the agent CLI makes"
+        )
     return route, provider, grant
 
 

@@ -1,7 +1,7 @@
-"""A worker's request body, read by the proxy (ADR 0020): bounded by `[proxy] max_request_bytes` and framed
-exactly — `Content-Length` of ASCII digits, chunk sizes of hex digits ending their line, each chunk ending
-where its size says — so no framing trick reads past the bound (a chunk size of `-1` once read to the end
-of the stream) or crashes a handler (a `Content-Length` of `²`).
+"""A worker's request body, read by the proxy (ADR 0020): bounded by `[proxy] max_request_bytes` and
+framed exactly — `Content-Length` of ASCII digits, chunk sizes of hex digits ending their line, each
+chunk ending where its size says — so no framing trick reads past the bound (a chunk size of `-1`
+once read to the end of the stream) or crashes a handler (a `Content-Length` of `²`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ class Refusal(NamedTuple):
 
 
 def announced(headers: Message, cap: int) -> int:
-    """The bytes a body will hold at most, before any is read: its `Content-Length` (bounded by `cap`), or
-    `cap` for a chunked one or a length `read` will refuse."""
+    """The bytes a body will hold at most, before any is read: its `Content-Length` (bounded by
+    `cap`), or `cap` for a chunked one or a length `read` will refuse."""
     if "chunked" in (headers.get("Transfer-Encoding") or "").lower():
         return cap
     raw = headers.get("Content-Length") or "0"
@@ -39,7 +39,9 @@ def read(headers: Message, rfile: BufferedIOBase, cap: int) -> bytes | Refusal:
     if proxy_rules.CONTENT_LENGTH.fullmatch(raw) is None:
         return Refusal(400, "oms_proxy_request", "bad Content-Length")
     if int(raw) > cap:
-        return Refusal(413, "oms_proxy_too_large", f"request body of {raw} bytes (expected at most {cap})")
+        return Refusal(
+            413, "oms_proxy_too_large", f"request body of {raw} bytes (expected at most {cap})"
+        )
     return rfile.read(int(raw))
 
 

@@ -26,8 +26,8 @@ def note(line: str) -> None:
 
 
 def failure(error: BaseException | None) -> str:
-    """What the log says of a failed connection: the error's type, and for an OS error its errno name —
-    never its text, which may quote a header (a key) or a body."""
+    """What the log says of a failed connection: the error's type, and for an OS error its errno
+    name — never its text, which may quote a header (a key) or a body."""
     if error is None:
         return "unknown"
     if isinstance(error, OSError) and error.errno is not None:

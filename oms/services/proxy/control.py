@@ -1,14 +1,14 @@
 """Start, verify and stop the loopback model proxy (issue 13, ADR 0020).
 
 `start` runs `oms proxy serve` detached (`process.start_detached`) and hands it a handshake key on a
-memory-file descriptor (never argv or environment): HMAC(state key, fresh nonce), so the key is stored
-nowhere and only the nonce is recorded. The child binds 127.0.0.1, writes its port to a pipe and serves.
-The parent trusts it only once it answers a fresh random challenge with HMAC(key, challenge) within
-`START_TIMEOUT_S` — a process that merely listens on the port is not the proxy — and then records
-`proxy/proxy.json` (pid, start ticks, boot id, port, nonce). `status` checks the process and the handshake
-again. `stop` signals only the process whose pid, start time and boot all match the record (a pidfd:
-`kill_exact`), SIGTERM then SIGKILL after `STOP_GRACE_S`; a record whose process is gone is removed with a
-note, and nothing else is signalled.
+memory-file descriptor (never argv or environment): HMAC(state key, fresh nonce), so the key is
+stored nowhere and only the nonce is recorded. The child binds 127.0.0.1, writes its port to a pipe
+and serves. The parent trusts it only once it answers a fresh random challenge with HMAC(key,
+challenge) within `START_TIMEOUT_S` — a process that merely listens on the port is not the proxy —
+and then records `proxy/proxy.json` (pid, start ticks, boot id, port, nonce). `status` checks the
+process and the handshake again. `stop` signals only the process whose pid, start time and boot all
+match the record (a pidfd: `kill_exact`), SIGTERM then SIGKILL after `STOP_GRACE_S`; a record whose
+process is gone is removed with a note, and nothing else is signalled.
 
 On demand (ADR 0026): every model worker goes through the proxy, so a launch that needs it issues
 its token first and then `ensure`s a proxy runs (started from the launcher's environment if none
@@ -66,9 +66,9 @@ HELLO_TIMEOUT_S = 3.0
 
 @dataclass(frozen=True, slots=True)
 class Status:
-    """The proxy as `status` finds it: running (verified now), not running, stale (its process is gone),
-    unverified (its process runs but does not answer the handshake) or unreadable (its record cannot be
-    read: a proxy it names may run, so none is started beside it)."""
+    """The proxy as `status` finds it: running (verified now), not running, stale (its process is
+    gone), unverified (its process runs but does not answer the handshake) or unreadable (its record
+    cannot be read: a proxy it names may run, so none is started beside it)."""
 
     state: str
     record: JsonObject | None
@@ -76,21 +76,30 @@ class Status:
 
     def to_json(self) -> JsonObject:
         """The machine form (without the nonce)."""
-        shown = None if self.record is None else {k: v for k, v in self.record.items() if k != "hello_nonce"}
+        shown = (
+            None
+            if self.record is None
+            else {k: v for k, v in self.record.items() if k != "hello_nonce"}
+        )
         return {"state": self.state, "proxy": shown, "note": self.note}
 
 
 def hello_key(ws: Workspace, nonce: str) -> bytes:
     """The handshake key of a proxy started with `nonce`."""
     seed = ws.store.state.root.read_secret(KEY, SEED_BYTES)
-    return hmac.new(seed, b"oms-proxy-hello-key-v1\0" + nonce.encode("ascii"), hashlib.sha256).digest()
+    return hmac.new(
+        seed, b"oms-proxy-hello-key-v1\0" + nonce.encode("ascii"), hashlib.sha256
+    ).digest()
 
 
 def challenge(port: int, key: bytes, timeout: float = HELLO_TIMEOUT_S) -> bool:
-    """Does whatever listens on 127.0.0.1:`port` answer a fresh challenge as only the proxy holding `key` can?"""
+    """Does whatever listens on 127.0.0.1:`port` answer a fresh challenge as only the proxy holding
+    `key` can?"""
     nonce = secrets.token_hex(16)
     url = f"http://{proxy_rules.LOOPBACK}:{port}{proxy_rules.HELLO_PATH}?c={nonce}"
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never through an HTTP proxy
+    opener = urllib.request.build_opener(
+        urllib.request.ProxyHandler({})
+    )  # never through an HTTP proxy
     try:
         with opener.open(url, timeout=timeout) as response:
             doc = json.loads(response.read(4096))
@@ -98,11 +107,15 @@ def challenge(port: int, key: bytes, timeout: float = HELLO_TIMEOUT_S) -> bool:
         return False
     expected = proxy_rules.hello_answer(key, nonce)
     answer = doc.get("answer") if isinstance(doc, dict) else None
-    return isinstance(answer, str) and expected is not None and hmac.compare_digest(answer, expected)
+    return (
+        isinstance(answer, str) and expected is not None and hmac.compare_digest(answer, expected)
+    )
 
 
 def _identity(doc: JsonObject) -> ProcessIdentity:
-    return ProcessIdentity(access.text(doc, "boot_id"), access.integer(doc, "pid"), access.integer(doc, "start_ticks"))
+    return ProcessIdentity(
+        access.text(doc, "boot_id"), access.integer(doc, "pid"), access.integer(doc, "start_ticks")
+    )
 
 
 def status(ws: Workspace) -> Status:
@@ -119,12 +132,15 @@ def status(ws: Workspace) -> Status:
     if not is_alive(_identity(doc)):
         return Status("stale", doc, f"the recorded proxy (pid {pid}) is gone")
     if not challenge(port, hello_key(ws, access.text(doc, "hello_nonce"))):
-        return Status("unverified", doc, f"pid {pid} runs but what listens on port {port} fails the handshake")
+        return Status(
+            "unverified", doc, f"pid {pid} runs but what listens on port {port} fails the handshake"
+        )
     return Status("running", doc, f"pid {pid} on {proxy_rules.LOOPBACK}:{port}, handshake verified")
 
 
 def _self_argv() -> tuple[tuple[str, ...], str]:
-    """How to run this oms again, and the directory to run it in (a source tree runs as `python -m oms`)."""
+    """How to run this oms again, and the directory to run it in (a source tree runs as `python -m
+    oms`)."""
     if is_frozen():
         return (sys.executable,), "/"
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -132,7 +148,8 @@ def _self_argv() -> tuple[tuple[str, ...], str]:
 
 
 def key_names(ws: Workspace) -> tuple[str, ...]:
-    """The environment variables holding the providers' keys (the proxy's child environment keeps these)."""
+    """The environment variables holding the providers' keys (the proxy's child environment keeps
+    these)."""
     # (Codex's login: `proxy_credentials`)
     names = set(proxy_rules.DEFAULT_KEY_ENV.values()) | {"CODEX_HOME"}
     providers = ws.config().routing.providers.values()
@@ -141,8 +158,9 @@ def key_names(ws: Workspace) -> tuple[str, ...]:
 
 
 def start(ws: Workspace) -> Status:
-    """Start the proxy, verify it and record it; a running one is an error, a stale record is replaced. One
-    start at a time (`proxy/start.lock`): a second start waits for nothing, it is told."""
+    """Start the proxy, verify it and record it; a running one is an error, a stale record is
+    replaced. One start at a time (`proxy/start.lock`): a second start waits for nothing, it is
+    told."""
     root = ws.store.state.root
     root.mkdirs("proxy")
     try:
@@ -192,15 +210,29 @@ def stop_if_idle(ws: Workspace) -> Status | None:
 def _start(ws: Workspace, *, on_demand: bool = False) -> Status:
     found = status(ws)
     if found.state in ("running", "unverified", "unreadable"):
-        raise ConflictError(f"the model proxy is already recorded: {found.note}", hint="`oms proxy stop` first")
+        raise ConflictError(
+            f"the model proxy is already recorded: {found.note}", hint="`oms proxy stop` first"
+        )
     root = ws.store.state.root
     if found.state == "stale":
         root.unlink(RECORD)
     nonce = secrets.token_hex(16)
     key = hello_key(ws, nonce)
     prefix, cwd = _self_argv()
-    argv = (*prefix, "proxy", "serve", "--state-root", ws.store.path, "--config-root", ws.config_root)
-    secret, (ready_r, ready_w), log = data_fd(key.hex().encode("ascii")), os.pipe(), root.open_log(LOG)
+    argv = (
+        *prefix,
+        "proxy",
+        "serve",
+        "--state-root",
+        ws.store.path,
+        "--config-root",
+        ws.config_root,
+    )
+    secret, (ready_r, ready_w), log = (
+        data_fd(key.hex().encode("ascii")),
+        os.pipe(),
+        root.open_log(LOG),
+    )
     argv += ("--secret-fd", str(secret), "--ready-fd", str(ready_w))
     try:
         env = child_env(keep=key_names(ws))
@@ -214,7 +246,10 @@ def _start(ws: Workspace, *, on_demand: bool = False) -> Status:
         os.close(ready_r)
     try:
         if port is None or not challenge(port, key):
-            raise ProxyError(f"the proxy (pid {who.pid}) did not answer the handshake within {START_TIMEOUT_S:g}s")
+            raise ProxyError(
+                f"the proxy (pid {who.pid}) did not answer the "
+                f"handshake within {START_TIMEOUT_S:g}s"
+            )
         doc: JsonObject = {
             "format": 1,
             "pid": who.pid,
@@ -237,7 +272,8 @@ def _start(ws: Workspace, *, on_demand: bool = False) -> Status:
 
 
 def _port(fd: int, deadline: float) -> int | None:
-    """The port the child writes on its ready pipe, or None (it died, or wrote something else, or took too long)."""
+    """The port the child writes on its ready pipe, or None (it died, or wrote something else, or
+    took too long)."""
     data = b""
     while len(data) < 16 and not data.endswith(b"\n"):
         ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
@@ -272,13 +308,16 @@ def stop(ws: Workspace) -> Status:
     if found.state == "stale":
         return Status("stale", found.record, f"removed a stale record: {found.note}")
     if found.state == "unreadable":  # no process it names can be trusted: none is signalled
-        return Status("stale", None, f"removed an unreadable record ({found.note}); no process was signalled")
+        return Status(
+            "stale", None, f"removed an unreadable record ({found.note}); no process was signalled"
+        )
     return Status("stopped", found.record, "stopped")
 
 
 def settings_for(ws: Workspace, key: bytes, env: Mapping[str, str]) -> Settings:
-    """What the proxy of this workspace serves: the committed config's providers, the keys `env` holds for
-    them, the roles' budgets; a cooldown it sees rests the provider in the store (one writer at a time)."""
+    """What the proxy of this workspace serves: the committed config's providers, the keys `env`
+    holds for them, the roles' budgets; a cooldown it sees rests the provider in the store (one
+    writer at a time)."""
     config = ws.config()
     lock = threading.Lock()
 
@@ -300,8 +339,8 @@ def settings_for(ws: Workspace, key: bytes, env: Mapping[str, str]) -> Settings:
 
 
 def serve(ws: Workspace, secret_fd: int, ready_fd: int) -> None:
-    """The proxy itself (`oms proxy serve`): the key from `secret_fd`, the port to `ready_fd`, then serve until
-    SIGTERM."""
+    """The proxy itself (`oms proxy serve`): the key from `secret_fd`, the port to `ready_fd`, then
+    serve until SIGTERM."""
     try:
         key = bytes.fromhex(os.read(secret_fd, 256).decode("ascii").strip())
     finally:

@@ -31,7 +31,9 @@ from oms.domain.routing import Provider
 from oms.errors import OmsError
 from oms.fsio.outside import file_signature, read_user_file
 
-_ENV_KEY = re.compile(r"[!-~]{1,8192}")  # printable ASCII, no space: nothing that could split a header
+_ENV_KEY = re.compile(
+    r"[!-~]{1,8192}"
+)  # printable ASCII, no space: nothing that could split a header
 AUTO = "auto"  # a Codex login's API key if it holds one, else its ChatGPT login (implicit only)
 GATEWAY = "@gateway"  # an implicit provider's credential towards an endpoint a role names
 
@@ -53,7 +55,8 @@ class EnvironmentKey:
     optional: bool = False  # none set: requests go without a key (a role's own endpoint, ADR 0026)
 
     def current(self) -> UpstreamAuth | Missing:
-        """The key (surrounding whitespace dropped: a CRLF `.env` leaves a `\r`), if it fits a header."""
+        """The key (surrounding whitespace dropped: a CRLF `.env` leaves a `\r`), if it fits a
+        header."""
         key = None if self.key is None else self.key.strip()
         if self.optional and key is None:
             return UpstreamAuth(NO_KEY)
@@ -81,7 +84,9 @@ class CodexLogin:
                 self._seen, self._doc = None, None
             elif signature != self._seen:
                 try:
-                    self._doc = codex_login.parse(read_user_file(self._path, codex_login.MAX_AUTH_BYTES))
+                    self._doc = codex_login.parse(
+                        read_user_file(self._path, codex_login.MAX_AUTH_BYTES)
+                    )
                 except OmsError:
                     self._doc = None
                 self._seen = signature
@@ -103,20 +108,25 @@ def login_path(env: Mapping[str, str]) -> str:
 
 
 def credential_of(provider: Provider, env: Mapping[str, str]) -> Credential:
-    """The credential the proxy holds for `provider`: its environment key when set (never for a ChatGPT
-    login), else an OpenAI provider's Codex login, else the (missing) environment key."""
+    """The credential the proxy holds for `provider`: its environment key when set (never for a
+    ChatGPT login), else an OpenAI provider's Codex login, else the (missing) environment key."""
     if provider.auth == codex_login.CHATGPT:
         return CodexLogin(login_path(env), codex_login.CHATGPT)
     variable = provider.key_env or proxy_rules.DEFAULT_KEY_ENV[provider.family]
     key = env.get(variable)
-    if not key and provider.family == "openai" and not provider.key_env and _openais_own(provider.endpoint):
+    if (
+        not key
+        and provider.family == "openai"
+        and not provider.key_env
+        and _openais_own(provider.endpoint)
+    ):
         return CodexLogin(login_path(env), codex_login.API_KEY)
     return EnvironmentKey(variable, key or None)
 
 
 def _openais_own(endpoint: str | None) -> bool:
-    """Is this OpenAI's own API (the only place Codex's API-key login goes unasked: a gateway is given a key
-    only by name, `key_env`)?"""
+    """Is this OpenAI's own API (the only place Codex's API-key login goes unasked: a gateway is
+    given a key only by name, `key_env`)?"""
     if endpoint is None:
         return True
     parts = urlsplit(endpoint)

@@ -7,12 +7,12 @@ worker's sandbox is shown its own door's directory, read-only, at `/oms/door` (a
 new socket shows there too), and an in-sandbox relay (`process/netrelay.py`) brings each agent
 connection to it.
 
-A door is one dispatch's: only that dispatch's token counts on it, and it has its own `DOOR_CONNECTIONS`
-slots, so an agent that fills its door (connections it dribbles, churns or holds open) takes nothing from
-any other worker. `Doors` opens a door for each dispatch that holds a token and closes it (its socket
-removed) once the token is gone, every `KEEP_EVERY_S` and before each handshake is answered
-(a launch issues its token, then checks the proxy's handshake: its door is open by then, ADR 0026);
-a launch waits for its door (`wait_for_door`).
+A door is one dispatch's: only that dispatch's token counts on it, and it has its own
+`DOOR_CONNECTIONS` slots, so an agent that fills its door (connections it dribbles, churns or holds
+open) takes nothing from any other worker. `Doors` opens a door for each dispatch that holds a token
+and closes it (its socket removed) once the token is gone, every `KEEP_EVERY_S` and before each
+handshake is answered (a launch issues its token, then checks the proxy's handshake: its door is
+open by then, ADR 0026); a launch waits for its door (`wait_for_door`).
 """
 
 from __future__ import annotations
@@ -58,7 +58,9 @@ class Door(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     def __init__(self, main: ProxyServer, listener: socket.socket, dispatch_id: str) -> None:
         super().__init__("", Handler, bind_and_activate=False)
         self.socket.close()
-        self.socket = listener  # bound and listening already (fsio: under the state root, mode 0600)
+        self.socket = (
+            listener  # bound and listening already (fsio: under the state root, mode 0600)
+        )
         self.door_dispatch = dispatch_id
         # everything the TCP port serves but the handshake key: the proxy's proof of itself, which a
         # sandbox could otherwise have signed for any challenge it chose (its door needs no token)
@@ -70,7 +72,9 @@ class Door(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.held = main.held
         self._slots = threading.BoundedSemaphore(DOOR_CONNECTIONS)
 
-    def process_request(self, request: socket.socket | tuple[bytes, socket.socket], client_address: object) -> None:
+    def process_request(
+        self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
+    ) -> None:
         """Within this door's slots, else closed at once."""
         if not self._slots.acquire(blocking=False):
             self.shutdown_request(request)
@@ -87,7 +91,9 @@ class Door(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
     def handle_error(self, request: object, client_address: object) -> None:  # noqa: ARG002
         """One bounded line to the log (never a traceback, never an error's text)."""
-        note(f"a connection on the door of {self.door_dispatch} failed: {failure(sys.exc_info()[1])}")
+        note(
+            f"a connection on the door of {self.door_dispatch} failed: {failure(sys.exc_info()[1])}"
+        )
 
 
 class Doors:
@@ -128,7 +134,9 @@ class Doors:
             self.failing.pop(dispatch_id, None)
             door = Door(self.main, listener, dispatch_id)
             self.open[dispatch_id] = door
-            threading.Thread(target=door.serve_forever, name=f"oms-door-{dispatch_id}", daemon=True).start()
+            threading.Thread(
+                target=door.serve_forever, name=f"oms-door-{dispatch_id}", daemon=True
+            ).start()
         for dispatch_id in sorted(set(self.open) - live):
             self._close(dispatch_id)
 
@@ -142,7 +150,9 @@ class Doors:
             door.shutdown()
             door.server_close()
 
-        threading.Thread(target=end, daemon=True).start()  # `shutdown` waits for its loop's next turn
+        threading.Thread(
+            target=end, daemon=True
+        ).start()  # `shutdown` waits for its loop's next turn
 
     def run(self) -> None:
         """Keep the doors until `stop`."""
@@ -167,6 +177,8 @@ def wait_for_door(root: Root, dispatch_id: str, timeout_s: float = DOOR_WAIT_S) 
     deadline = time.monotonic() + timeout_s
     while not root.exists(door_path(dispatch_id)):
         if time.monotonic() > deadline:
-            raise ProxyError(f"the model proxy opened no door for {dispatch_id} within {timeout_s:g}s")
+            raise ProxyError(
+                f"the model proxy opened no door for {dispatch_id} within {timeout_s:g}s"
+            )
         time.sleep(0.02)
     return door_dir(dispatch_id)

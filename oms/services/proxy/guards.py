@@ -1,12 +1,13 @@
 """What keeps one worker from taking the model proxy from the others (issue 13, ADR 0020, round 3).
 
-- `Deadlines`: a request's line, headers and body must all arrive within `HEADER_TIMEOUT_S` of the moment
-  the connection waits for it (a new connection, or the end of the previous answer on a kept-alive one);
-  a watchdog shuts a connection down once its deadline passes. A per-read timeout alone let a sender that
-  dribbles a byte every few seconds keep its connection for ever.
-- `Held`: the request bodies the proxy holds at once, in bytes: at most `PER_DISPATCH` for one dispatch
-  and `TOTAL` for all (a body is counted from its announced length, a chunked one at the bound, before a
-  byte of it is read, until its answer is done); beyond, the request is refused with a 503 at once.
+- `Deadlines`: a request's line, headers and body must all arrive within `HEADER_TIMEOUT_S` of the
+  moment the connection waits for it (a new connection, or the end of the previous answer on a
+  kept-alive one); a watchdog shuts a connection down once its deadline passes. A per-read timeout
+  alone let a sender that dribbles a byte every few seconds keep its connection for ever.
+- `Held`: the request bodies the proxy holds at once, in bytes: at most `PER_DISPATCH` for one
+  dispatch and `TOTAL` for all (a body is counted from its announced length, a chunked one at the
+  bound, before a byte of it is read, until its answer is done); beyond, the request is refused with
+  a 503 at once.
 """
 
 from __future__ import annotations
@@ -51,7 +52,9 @@ class Deadlines:
             conns = [self._due.pop(key)[0] for key in late]
         for conn in conns:
             with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)  # its handler's read ends at once; the handler closes it
+                conn.shutdown(
+                    socket.SHUT_RDWR
+                )  # its handler's read ends at once; the handler closes it
         return len(conns)
 
     def close(self) -> None:

@@ -1,12 +1,13 @@
-"""One request relayed by the model proxy to its upstream, the answer streamed back as it arrives (issue 13,
-ADR 0020).
+"""One request relayed by the model proxy to its upstream, the answer streamed back as it arrives
+(issue 13, ADR 0020).
 
-The request body was read whole (it is bounded); the answer never is: each piece the upstream sends passes
-the usage reader (`domain/proxy_usage.py`), then is written to the worker as one HTTP chunk and flushed. A
-worker that hangs up does not end the reading: the answer is read to its end (`DRAIN_S`, `DRAIN_BYTES` at
-most) so its usage is counted; an answer whose last usage never came is charged the output its request
-asked for (`Answer.final`). Only an error answer's first `MAX_ERROR_BODY` bytes are held, to see whether it calls
-for a cooldown before the worker sees it. A new upstream connection serves each request.
+The request body was read whole (it is bounded); the answer never is: each piece the upstream sends
+passes the usage reader (`domain/proxy_usage.py`), then is written to the worker as one HTTP chunk
+and flushed. A worker that hangs up does not end the reading: the answer is read to its end
+(`DRAIN_S`, `DRAIN_BYTES` at most) so its usage is counted; an answer whose last usage never came is
+charged the output its request asked for (`Answer.final`). Only an error answer's first
+`MAX_ERROR_BODY` bytes are held, to see whether it calls for a cooldown before the worker sees it. A
+new upstream connection serves each request.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from oms.domain import proxy_limits as limits
 from oms.domain import proxy_usage as counting
 
 UPSTREAM_TIMEOUT_S = 600.0  # connect, and every read of the answer (a model may think for minutes)
-DRAIN_S = 120.0  # a worker hung up: its answer is still read to its end (its usage counted), this long at most
+# a worker hung up: its answer is still read to its end (its usage counted), this long at most
+DRAIN_S = 120.0
 DRAIN_BYTES = 64 * 1024 * 1024
 READ_SIZE = 65536
 _NO_BODY = (204, 304)
@@ -45,18 +47,21 @@ class Outgoing:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """How a relay went: the upstream status (0: none reached), the tokens counted, the bytes sent, and
-    whether the answer went through whole (else the worker's connection must close)."""
+    """How a relay went: the upstream status (0: none reached), the tokens counted, the bytes sent,
+    and whether the answer went through whole (else the worker's connection must close)."""
 
     status: int
     usage: counting.Usage | None
     sent: int
     complete: bool = True
-    final: bool = True  # the answer reported its last usage (else the request's asked-for output is charged)
+    final: bool = (
+        True  # the answer reported its last usage (else the request's asked-for output is charged)
+    )
 
 
 class Downstream:
-    """The worker's side of a relay: the status line and headers, then chunks (`http.server` handler parts)."""
+    """The worker's side of a relay: the status line and headers, then chunks (`http.server` handler
+    parts)."""
 
     def __init__(
         self,
@@ -89,7 +94,9 @@ def _connect(base: str) -> tuple[http.client.HTTPConnection, str, str]:
     conn: http.client.HTTPConnection
     if parts.scheme == "https":
         context = ssl.create_default_context()
-        conn = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=UPSTREAM_TIMEOUT_S, context=context)
+        conn = http.client.HTTPSConnection(
+            parts.hostname, parts.port, timeout=UPSTREAM_TIMEOUT_S, context=context
+        )
     else:
         conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=UPSTREAM_TIMEOUT_S)
     return conn, parts.netloc, parts.path.rstrip("/")
@@ -115,7 +122,9 @@ def relay(
             conn.connect()
             if conn.sock is not None:
                 conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            conn.putrequest(out.method, f"{base_path}/{out.rest}", skip_host=True, skip_accept_encoding=True)
+            conn.putrequest(
+                out.method, f"{base_path}/{out.rest}", skip_host=True, skip_accept_encoding=True
+            )
             conn.putheader("Host", netloc)
             for name, value in out.headers:
                 conn.putheader(name, value)
@@ -125,7 +134,9 @@ def relay(
         except (OSError, http.client.HTTPException) as exc:
             _bad_gateway(down, f"upstream {netloc} did not answer: {type(exc).__name__}: {exc}")
             return Answer(0, None, 0)
-        except ValueError as exc:  # a header value http.client refuses: its text may hold a key, never shown
+        except (
+            ValueError
+        ) as exc:  # a header value http.client refuses: its text may hold a key, never shown
             _bad_gateway(down, f"the request to {netloc} could not be sent: {type(exc).__name__}")
             return Answer(0, None, 0)
         return _stream(out.method, conn, response, down, on_error, on_done)
@@ -145,7 +156,9 @@ def _stream(
     headers = list(response.getheaders())
     held = b""
     if status >= 400:
-        while len(held) < limits.MAX_ERROR_BODY and (piece := response.read1(limits.MAX_ERROR_BODY - len(held))):
+        while len(held) < limits.MAX_ERROR_BODY and (
+            piece := response.read1(limits.MAX_ERROR_BODY - len(held))
+        ):
             held += piece
         on_error(status, held, {k.lower(): v for k, v in headers})
     relayed = proxy_rules.downstream_headers(headers)
@@ -162,12 +175,16 @@ def _stream(
     complete = False
     while True:
         if piece:
-            reader.feed(piece)  # counted before it is sent: a worker that hangs up is counted all the same
+            reader.feed(
+                piece
+            )  # counted before it is sent: a worker that hangs up is counted all the same
             if gone_at is None:
                 try:
                     down.chunk(piece)
                     sent += len(piece)
-                except OSError:  # the worker hung up: the answer is still read, and counted, to its end
+                except (
+                    OSError
+                ):  # the worker hung up: the answer is still read, and counted, to its end
                     gone_at = time.monotonic()
             else:
                 drained += len(piece)
@@ -196,7 +213,9 @@ class _Reader:
 
     def __init__(self, kind: str, status: int) -> None:
         self.sse = counting.SseUsage() if "text/event-stream" in kind else None
-        self.whole: bytearray | None = bytearray() if self.sse is None and "json" in kind and status < 400 else None
+        self.whole: bytearray | None = (
+            bytearray() if self.sse is None and "json" in kind and status < 400 else None
+        )
         self._error = status >= 400
 
     def feed(self, piece: bytes) -> None:

@@ -1,4 +1,5 @@
-"""The loopback model proxy's HTTP server (issue 13, ADR 0020): one thread a connection, bound to 127.0.0.1.
+"""The loopback model proxy's HTTP server (issue 13, ADR 0020): one thread a connection, bound to
+127.0.0.1.
 
 Every request but the handshake (`GET /oms-proxy/hello?c=<hex>`, answered with HMAC(key, c)) must
 name a provider in its path and present a token issued for that provider (`tokens.py`), else
@@ -38,19 +39,24 @@ from oms.services.proxy.settings import Settings
 
 FLUSH_S = 1.0
 CLIENT_TIMEOUT_S = 900.0
-MAX_CONNECTIONS = 256  # open connections at once on the TCP port (a sandbox has its own door and share)
+MAX_CONNECTIONS = (
+    256  # open connections at once on the TCP port (a sandbox has its own door and share)
+)
 
 
 class ProxyServer(ThreadingHTTPServer):
-    """The server: 127.0.0.1 only, a thread per connection (at most `MAX_CONNECTIONS` at once: one more is
-    closed at once, so idle or slow connections cannot take every descriptor), the usage book flushed
-    once a second."""
+    """The server: 127.0.0.1 only, a thread per connection (at most `MAX_CONNECTIONS` at once: one
+    more is closed at once, so idle or slow connections cannot take every descriptor), the usage
+    book flushed once a second."""
 
     daemon_threads = True
     request_queue_size = 64
 
-    def process_request(self, request: socket.socket | tuple[bytes, socket.socket], client_address: object) -> None:
-        """Serve the connection in its thread, unless `MAX_CONNECTIONS` are open already (closed at once)."""
+    def process_request(
+        self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
+    ) -> None:
+        """Serve the connection in its thread, unless `MAX_CONNECTIONS` are open already (closed at
+        once)."""
         if not self._slots.acquire(blocking=False):
             self.shutdown_request(request)
             return
@@ -65,7 +71,8 @@ class ProxyServer(ThreadingHTTPServer):
             self._slots.release()
 
     def handle_error(self, request: object, client_address: object) -> None:  # noqa: ARG002
-        """One bounded line to the log for a connection that failed (never a traceback per request)."""
+        """One bounded line to the log for a connection that failed (never a traceback per
+        request)."""
         error = sys.exc_info()[1]
         note(f"a connection failed: {failure(error)}")
 
@@ -74,14 +81,18 @@ class ProxyServer(ThreadingHTTPServer):
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self.deadlines = Deadlines()
         self.held = Held(2 * settings.max_request_bytes)
-        self.in_flight: dict[str, threading.Lock] = {}  # per dispatch with a budget: one request at a time
+        self.in_flight: dict[
+            str, threading.Lock
+        ] = {}  # per dispatch with a budget: one request at a time
         self._in_flight_lock = threading.Lock()
         self.book = Book(settings.root, settings.clock)
         self.rests = Rests(settings.root)
         self.on_hello: Callable[[], None] | None = None  # run before a handshake is answered
         self._stopping = threading.Event()
         super().__init__((proxy_rules.check_bind(proxy_rules.LOOPBACK), port), Handler)
-        self._flusher = threading.Thread(target=self._flush_loop, name="oms-proxy-usage", daemon=True)
+        self._flusher = threading.Thread(
+            target=self._flush_loop, name="oms-proxy-usage", daemon=True
+        )
         self._flusher.start()
 
     def server_bind(self) -> None:
@@ -125,10 +136,10 @@ def _auth_of(credential: UpstreamAuth) -> str:
 
 
 class Handler(BaseHTTPRequestHandler):
-    """One worker connection: its request line, headers and body must all arrive within `HEADER_TIMEOUT_S`
-    of the moment it waits for them (`proxy_guards.Deadlines`: a slow, dribbling or idle sender is
-    closed); the upstream's answer may take `CLIENT_TIMEOUT_S`. On a sandbox's door (`proxy_front.Door`)
-    only that door's dispatch's token counts."""
+    """One worker connection: its request line, headers and body must all arrive within
+    `HEADER_TIMEOUT_S` of the moment it waits for them (`proxy_guards.Deadlines`: a slow, dribbling
+    or idle sender is closed); the upstream's answer may take `CLIENT_TIMEOUT_S`. On a sandbox's
+    door (`proxy_front.Door`) only that door's dispatch's token counts."""
 
     protocol_version = "HTTP/1.1"
     timeout = HEADER_TIMEOUT_S
@@ -149,7 +160,8 @@ class Handler(BaseHTTPRequestHandler):
         if self.connection.family == socket.AF_INET:  # (the sandboxes' Unix socket has no Nagle)
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: ARG002 - quiet: the proxy logs its own lines
+    # quiet: the proxy logs its own lines
+    def log_message(self, format: str, *args: object) -> None:  # noqa: ARG002
         return
 
     def do_GET(self) -> None:
@@ -196,13 +208,17 @@ class Handler(BaseHTTPRequestHandler):
         """The body, read within the bytes the proxy may hold for it, then the answer."""
         size = proxy_body.announced(self.headers, s.max_request_bytes)
         if not self.server.held.take(grant.dispatch_id, size):
-            self._refuse(503, "oms_proxy_busy", "the proxy holds as many request bodies as it may now; retry")
+            self._refuse(
+                503, "oms_proxy_busy", "the proxy holds as many request bodies as it may now; retry"
+            )
             return
         try:
             body = self._body(s.max_request_bytes)
             if body is None:
                 return
-            self.server.deadlines.disarm(self.connection)  # the request is in: the answer may take its time
+            self.server.deadlines.disarm(
+                self.connection
+            )  # the request is in: the answer may take its time
             self.connection.settimeout(CLIENT_TIMEOUT_S)
             self._answer(s, route, provider, grant, body)
         finally:
@@ -216,17 +232,24 @@ class Handler(BaseHTTPRequestHandler):
         grant: proxy_tokens.Grant,
         body: bytes,
     ) -> None:
-        """Forward an authorised request, within its role's token budget (one at a time when it has one)."""
+        """Forward an authorised request, within its role's token budget (one at a time when it has
+        one)."""
         budget = s.budgets.get(grant.role_id or "")
         if budget is None:
             self._forward(s, route, provider, grant, body)
             return
         lock = self.server.dispatch_lock(grant.dispatch_id)
-        if not lock.acquire(timeout=CLIENT_TIMEOUT_S):  # one request of a budgeted dispatch at a time
-            self._refuse(429, "oms_token_budget", "another request of this dispatch is still in flight")
+        if not lock.acquire(
+            timeout=CLIENT_TIMEOUT_S
+        ):  # one request of a budgeted dispatch at a time
+            self._refuse(
+                429, "oms_token_budget", "another request of this dispatch is still in flight"
+            )
             return
         try:
-            over = counting.over_budget(self.server.book.used(grant.dispatch_id), budget, grant.role_id)
+            over = counting.over_budget(
+                self.server.book.used(grant.dispatch_id), budget, grant.role_id
+            )
             if over is not None:
                 self._refuse(429, "oms_token_budget", over)
                 return
@@ -250,7 +273,9 @@ class Handler(BaseHTTPRequestHandler):
         credential = held.current() if held is not None else Missing("it is not configured")
         if isinstance(credential, Missing):
             self._refuse(
-                502, "oms_proxy_key", f"the proxy holds no credential for {route.provider_id}: {credential.why}"
+                502,
+                "oms_proxy_key",
+                f"the proxy holds no credential for {route.provider_id}: {credential.why}",
             )
             return
 
@@ -322,7 +347,8 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def _body(self, cap: int) -> bytes | None:
-        """The request body (bounded, framed exactly: `proxy_body.read`), or None once a refusal was sent."""
+        """The request body (bounded, framed exactly: `proxy_body.read`), or None once a refusal was
+        sent."""
         found = proxy_body.read(self.headers, self.rfile, cap)
         if isinstance(found, proxy_body.Refusal):
             self._refuse(found.status, found.kind, found.message)

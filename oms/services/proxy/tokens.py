@@ -1,10 +1,11 @@
-"""Model-proxy tokens and usage under the state root (issue 13, ADR 0020): the IO shell of `domain/proxy.py`.
+"""Model-proxy tokens and usage under the state root (issue 13, ADR 0020): the IO shell of
+`domain/proxy.py`.
 
-A token is issued for one dispatch and one provider (`issue_token`, which a launch calls) and is valid while
-`proxy/tokens/<dispatch_id>.json` exists: that file holds the sha256 of its secret, never the secret.
-`revoke_token` removes it (a dispatch's end); a new token for the same dispatch replaces the old one, which
-stops working at once. The proxy reads the file named by the key on every request, so a revocation
-needs no signal to the proxy.
+A token is issued for one dispatch and one provider (`issue_token`, which a launch calls) and is
+valid while `proxy/tokens/<dispatch_id>.json` exists: that file holds the sha256 of its secret,
+never the secret. `revoke_token` removes it (a dispatch's end); a new token for the same dispatch
+replaces the old one, which stops working at once. The proxy reads the file named by the key on
+every request, so a revocation needs no signal to the proxy.
 
 A dispatch's usage is `proxy/usage/<dispatch_id>/<sequence>.json`: a new file for each update (no
 file is ever overwritten), the highest sequence counts, the one before is removed once the new one
@@ -42,12 +43,15 @@ _SEQUENCE = re.compile(r"([1-9][0-9]{0,15})\.json")
 
 @dataclass(frozen=True, slots=True)
 class Grant:
-    """What a valid token grants: its dispatch, the one provider it may reach, and its role (for a budget)."""
+    """What a valid token grants: its dispatch, the one provider it may reach, and its role (for a
+    budget)."""
 
     dispatch_id: str
     provider_id: str
     role_id: str | None
-    approved: tuple[str | None] | None = None  # (the approved endpoint,); None: no dispatch record named one
+    approved: tuple[str | None] | None = (
+        None  # (the approved endpoint,); None: no dispatch record named one
+    )
 
 
 def token_path(dispatch_id: str) -> str:
@@ -55,13 +59,18 @@ def token_path(dispatch_id: str) -> str:
     return f"{TOKENS}/{check(dispatch_id, 'dispatch id', OPAQUE_ID)}.json"
 
 
-def issue_token(ws: Workspace, dispatch_id: str, provider_id: str, *, role_id: str | None = None) -> str:
-    """A fresh token for `dispatch_id` to reach `provider_id` through the proxy (any earlier one of the
-    dispatch stops working). Only its sha256 is stored; the token is returned once, for the worker's key.
-    `role_id` (default: the dispatch record's role, if there is one) names the token budget that applies."""
+def issue_token(
+    ws: Workspace, dispatch_id: str, provider_id: str, *, role_id: str | None = None
+) -> str:
+    """A fresh token for `dispatch_id` to reach `provider_id` through the proxy (any earlier one of
+    the dispatch stops working). Only its sha256 is stored; the token is returned once, for the
+    worker's key. `role_id` (default: the dispatch record's role, if there is one) names the token
+    budget that applies."""
     implicit = provider_id in IMPLICIT.values()  # a worker not routed (ADR 0026)
     if not implicit and provider_id not in ws.config().routing.providers:
-        raise RecordNotFoundError(f"no provider {provider_id} is configured", hint="see `oms provider show`")
+        raise RecordNotFoundError(
+            f"no provider {provider_id} is configured", hint="see `oms provider show`"
+        )
     found = None
     with contextlib.suppress(OmsError):
         found = ws.store.records("dispatch").read_if_exists(check(dispatch_id, "dispatch id"))
@@ -132,8 +141,9 @@ def ended(root: Root, dispatch_id: str) -> bool:
 
 
 def grant_of(root: Root, key: str | None) -> Grant | None:
-    """What a presented key grants, or None: no key, not a token's shape, no token for its dispatch (never
-    issued or revoked), or another secret (compared in constant time). A damaged file grants nothing."""
+    """What a presented key grants, or None: no key, not a token's shape, no token for its dispatch
+    (never issued or revoked), or another secret (compared in constant time). A damaged file grants
+    nothing."""
     presented = None if key is None else proxy_rules.split_token(key)
     if presented is None:
         return None
@@ -147,8 +157,15 @@ def grant_of(root: Root, key: str | None) -> Grant | None:
         return None
     if not proxy_rules.token_matches(presented.secret, access.text(doc, "token_sha256")):
         return None
-    approved = (access.text_or_none(doc, "approved_endpoint"),) if "approved_endpoint" in doc else None
-    return Grant(presented.dispatch_id, access.text(doc, "provider_id"), access.text_or_none(doc, "role_id"), approved)
+    approved = (
+        (access.text_or_none(doc, "approved_endpoint"),) if "approved_endpoint" in doc else None
+    )
+    return Grant(
+        presented.dispatch_id,
+        access.text(doc, "provider_id"),
+        access.text_or_none(doc, "role_id"),
+        approved,
+    )
 
 
 def _sequences(root: Root, dispatch_id: str) -> list[int]:
@@ -176,7 +193,9 @@ def read_usage(
             doc = parse_document(root.read_bytes(rel, USAGE_BYTES), "proxy-usage", rel)
         except OmsError:
             continue
-        usage = counting.Usage(access.integer(doc, "input_tokens"), access.integer(doc, "output_tokens"))
+        usage = counting.Usage(
+            access.integer(doc, "input_tokens"), access.integer(doc, "output_tokens")
+        )
         if charged:
             reserved = (_count(doc, "pending_input_tokens"), _count(doc, "pending_output_tokens"))
             usage = usage + counting.Usage(*reserved)

@@ -1,4 +1,5 @@
-"""`oms worker supervise`: the first process in a worker's pane — its sandbox's parent and its broker.
+"""`oms worker supervise`: the first process in a worker's pane — its sandbox's parent and its
+broker.
 
 It reads the launch spec delivery wrote (once: it holds the agent's credential), starts nothing if
 the worker was stopped meanwhile (`delivery/start_guard.stopped`) or its terminal hung up, opens the
@@ -21,13 +22,14 @@ before it executes, with its largest file bounded. No cgroup, no sandbox (unless
 `limit: memory`, `limit: disk`). What is left in the cgroup afterwards is killed and the cgroup
 removed, before the end is recorded.
 
-SIGINT, SIGTERM and SIGQUIT sent to this process (or its group) are passed on to the sandbox's group,
-as they would have reached the agent in a plain pane. When the terminal hangs up (the pane or the tmux
-server is gone) the kernel signals only this process: it passes SIGHUP to the sandbox's group, SIGTERM
-after 2 s, SIGKILL after 2 s more, records that end, and ends its own group. bubblewrap runs with
-`--die-with-parent`: if this process is killed outright, the sandbox goes with it (`stop` and `observe`
-kill its init should the agent have tampered with that chain; `stop` ends the would-be init that
-bubblewrap's own race leaves when this process dies in its first milliseconds: `reaper.end_strays`).
+SIGINT, SIGTERM and SIGQUIT sent to this process (or its group) are passed on to the sandbox's
+group, as they would have reached the agent in a plain pane. When the terminal hangs up (the pane or
+the tmux server is gone) the kernel signals only this process: it passes SIGHUP to the sandbox's
+group, SIGTERM after 2 s, SIGKILL after 2 s more, records that end, and ends its own group.
+bubblewrap runs with `--die-with-parent`: if this process is killed outright, the sandbox goes with
+it (`stop` and `observe` kill its init should the agent have tampered with that chain; `stop` ends
+the would-be init that bubblewrap's own race leaves when this process dies in its first
+milliseconds: `reaper.end_strays`).
 """
 
 from __future__ import annotations
@@ -68,10 +70,11 @@ Ended = tuple[int | None, int | None, str | None]  # (status, signal, detail)
 
 
 def supervise(state_root: str, dispatch_id: str) -> int:
-    """Start the sandbox, serve its broker until it ends, record the end; the exit code for this process.
+    """Start the sandbox, serve its broker until it ends, record the end; the exit code for this
+    process.
 
-    From here on SIGHUP, SIGINT, SIGTERM and SIGQUIT are only noted: this process must live to record the
-    end and clean up, also while `oms worker stop` signals the pane's group."""
+    From here on SIGHUP, SIGINT, SIGTERM and SIGQUIT are only noted: this process must live to
+    record the end and clean up, also while `oms worker stop` signals the pane's group."""
     received: list[int] = []
     for signum in WATCHED:
         signal.signal(signum, lambda s, _f: received.append(s))
@@ -83,9 +86,13 @@ def supervise(state_root: str, dispatch_id: str) -> int:
             record_exit(root, dispatch_id, (1, None, f"the worker could not start: {exc.message}"))
             raise
         why = start_guard.await_registration(root, spec.dispatch_id, spec.session_id, received)
-        if why is not None:  # `oms worker stop` came before the sandbox, or no launch registered the session
+        if (
+            why is not None
+        ):  # `oms worker stop` came before the sandbox, or no launch registered the session
             record_exit(root, dispatch_id, (1, None, f"the worker did not start: {why}"))
-            raise AuthorityChangedError(why, hint=f"`oms worker observe {dispatch_id}` shows its end")
+            raise AuthorityChangedError(
+                why, hint=f"`oms worker observe {dispatch_id}` shows its end"
+            )
         log_fd = root.open_log(log_path(dispatch_id))
         budget = [LOG_CAP]
 
@@ -97,8 +104,8 @@ def supervise(state_root: str, dispatch_id: str) -> int:
         try:
             ended = run.run(slot)
         finally:
-            # End first, record after: nothing of the sandbox may outlive this run because the state root
-            # became unusable (the end record, the init record and the socket all live there).
+            # End first, record after: nothing of the sandbox may outlive this run because the state
+            # root became unusable (the end record, the init record and the socket all live there).
             if run.end_sandbox():
                 log("the sandbox's init outlived bubblewrap: killed")
             if not run.remove_cgroup():
@@ -113,10 +120,13 @@ def supervise(state_root: str, dispatch_id: str) -> int:
             except (OmsError, OSError) as exc:
                 log(f"the end could not be recorded: {exc}")
             finally:
-                remove_empty_dirs(spec.worktree, tuple(os.path.basename(p) for p in spec.placeholders))
+                remove_empty_dirs(
+                    spec.worktree, tuple(os.path.basename(p) for p in spec.placeholders)
+                )
                 os.close(log_fd)
                 if signal.SIGHUP in received:
-                    end_own_group()  # nothing of this pane's group may outlive it (a no-op unless we lead it)
+                    # nothing of this pane's group may outlive it (a no-op unless we lead it)
+                    end_own_group()
     status, killed_by, _ = ended
     if killed_by is not None:
         return 128 + killed_by
@@ -139,7 +149,9 @@ class _Run:
         self.spec = spec
         self.log = log
         self.received = received
-        self.init: ProcessIdentity | None = None  # the sandbox's init, held here whatever the state root says
+        self.init: ProcessIdentity | None = (
+            None  # the sandbox's init, held here whatever the state root says
+        )
         self.status_data = b""
         self.watch: attempt_end.Watch | None = None
         self.over: str | None = None  # the rule's line once the attempt is over (its agent ends)
@@ -157,8 +169,12 @@ class _Run:
         with Root.open(spec.sandbox_dir) as sandboxes:  # owner and 0700 checked, never a link
             listener = sandboxes.listen_unix(sock_rel)
         fds: list[int] = []
-        marker_r, marker_w = _marker_pipe(slot)  # one byte once the sandbox is set up and the agent starts
-        status_r, status_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)  # bubblewrap's JSON status (its init)
+        marker_r, marker_w = _marker_pipe(
+            slot
+        )  # one byte once the sandbox is set up and the agent starts
+        status_r, status_w = os.pipe2(
+            os.O_CLOEXEC | os.O_NONBLOCK
+        )  # bubblewrap's JSON status (its init)
         os.set_blocking(status_w, True)
         fds += [marker_r, marker_w, status_r, status_w]
         seccomp_fd = data_fd(seccomp.encode(seccomp.program(os.uname().machine)), "oms-seccomp")
@@ -166,14 +182,26 @@ class _Run:
         fds += [seccomp_fd, config_fd]
         sock_path = os.path.join(spec.sandbox_dir, sock_rel)
         config = (config_fd, spec.git_config_path)
-        args = command_args(spec.sandbox, sock_path, status_w, seccomp_fd, config, spec.model_socket)
-        args_fd = data_fd(b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args), "oms-bwrap-args")
+        args = command_args(
+            spec.sandbox, sock_path, status_w, seccomp_fd, config, spec.model_socket
+        )
+        args_fd = data_fd(
+            b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args), "oms-bwrap-args"
+        )
         wake_r, wake_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
         fds += [args_fd, wake_r, wake_w]
-        env = {key: os.environ[key] for key in TERMINAL_KEYS if os.environ.get(key)}  # the pane's terminal
-        env.update(spec.env)  # nothing else of ours: no LD_LIBRARY_PATH (frozen or not), no state root
+        env = {
+            key: os.environ[key] for key in TERMINAL_KEYS if os.environ.get(key)
+        }  # the pane's terminal
+        env.update(
+            spec.env
+        )  # nothing else of ours: no LD_LIBRARY_PATH (frozen or not), no state root
         binding = hooks.HookArgs(
-            spec.provider, spec.provider_version, spec.dispatch_id, spec.session_id, spec.allowed_tools
+            spec.provider,
+            spec.provider_version,
+            spec.dispatch_id,
+            spec.session_id,
+            spec.allowed_tools,
         )
         doors = WorkerDoors(binding, spec.nonce, self.state_real, spec.config_root, self.log)
         self.watch = attempt_end.Watch(doors.workspace, spec.dispatch_id, self.log)
@@ -182,12 +210,19 @@ class _Run:
         child = None
         try:
             command = list(spec.command) if marker_w < 0 else exec_marked(spec.command, marker_w)
-            passed = (args_fd, status_w, seccomp_fd, config_fd) + (() if marker_w < 0 else (marker_w,))
+            passed = (args_fd, status_w, seccomp_fd, config_fd) + (
+                () if marker_w < 0 else (marker_w,)
+            )
             scoped = landlock.scoping()
             if not scoped:
-                self.log("this kernel has no Landlock scopes (Linux 6.12): abstract sockets stay reachable")
+                self.log(
+                    "this kernel has no Landlock scopes (Linux "
+                    "6.12): abstract sockets stay reachable"
+                )
             argv = [spec.bwrap, "--args", str(args_fd), "--", *command]
-            if signal.SIGHUP in self.received:  # the pane is gone: an agent started now would be ended at once
+            if (
+                signal.SIGHUP in self.received
+            ):  # the pane is gone: an agent started now would be ended at once
                 return 1, None, "the worker did not start: its terminal hung up"
             try:  # no cgroup, no sandbox
                 self.group = cgroups.make(identity("worker", spec.dispatch_id), spec.limits)
@@ -204,7 +239,10 @@ class _Run:
                 confine=confinement,
             )
             self.group.release()
-            for quiet in (signal.SIGTTOU, signal.SIGTTIN):  # the sandbox's group holds the terminal now
+            for quiet in (
+                signal.SIGTTOU,
+                signal.SIGTTIN,
+            ):  # the sandbox's group holds the terminal now
                 signal.signal(quiet, signal.SIG_IGN)
             for fd in (args_fd, status_w, marker_w, seccomp_fd, config_fd):
                 _close(fds, fd)
@@ -236,7 +274,9 @@ class _Run:
             return None, -returncode, None
         if not started:
             return returncode, None, f"the sandbox did not start (bubblewrap exited {returncode})"
-        if 128 < returncode <= 128 + 64:  # the agent died of a signal (bubblewrap's init reports 128 + N)
+        if (
+            128 < returncode <= 128 + 64
+        ):  # the agent died of a signal (bubblewrap's init reports 128 + N)
             return None, returncode - 128, None
         return returncode, None, None
 
@@ -248,7 +288,9 @@ class _Run:
         steps: list[signal.Signals] = []
         next_step, passed_on = 0.0, 0
         while (returncode := child.poll()) is None:
-            for signum in self.received[passed_on:]:  # a signal to the pane's group is meant for the agent
+            for signum in self.received[
+                passed_on:
+            ]:  # a signal to the pane's group is meant for the agent
                 passed_on += 1
                 if signum != signal.SIGHUP and ending_at is None:
                     child.signal_group(signum)
@@ -344,8 +386,8 @@ class _Run:
                 self.log(f"the sandbox's init could not be recorded: {exc}")
 
     def end_sandbox(self) -> bool:
-        """Kill the sandbox's init if that exact process still runs (by the identity this run holds), and
-        forget its record; True if it had to be killed. Never raises."""
+        """Kill the sandbox's init if that exact process still runs (by the identity this run
+        holds), and forget its record; True if it had to be killed. Never raises."""
         killed = self.init is not None and kill_exact(self.init)
         with contextlib.suppress(OmsError, OSError):
             killed = reaper.end_sandbox(self.root, self.spec.dispatch_id) or killed
@@ -353,7 +395,8 @@ class _Run:
 
 
 def _child_pid(data: bytes) -> int | None:
-    """The `child-pid` bubblewrap reports first on `--json-status-fd` (its namespace's init, a host pid)."""
+    """The `child-pid` bubblewrap reports first on `--json-status-fd` (its namespace's init, a host
+    pid)."""
     head = data.split(b"\n", 1)[0] if b"\n" in data else b""
     try:
         doc = json.loads(head) if head else None
@@ -377,9 +420,9 @@ def _drain(fd: int) -> None:
 
 
 def _marker_pipe(slot: int) -> tuple[int, int]:
-    """A pipe for the exec marker whose write end is `slot` (reserved when this process started, so it has
-    one digit, all a `/bin/sh` redirection accepts); (-1, -1) when the slot is not below 10 (then an end
-    is recorded without telling a failed sandbox set-up apart)."""
+    """A pipe for the exec marker whose write end is `slot` (reserved when this process started, so
+    it has one digit, all a `/bin/sh` redirection accepts); (-1, -1) when the slot is not below 10
+    (then an end is recorded without telling a failed sandbox set-up apart)."""
     if not 2 < slot < 10:
         os.close(slot)
         return -1, -1
@@ -390,7 +433,8 @@ def _marker_pipe(slot: int) -> tuple[int, int]:
 
 
 def _started(fd: int) -> bool:
-    """Did the sandboxed command start? (The exec marker wrote its byte: `adapters/sandbox.exec_marked`.)"""
+    """Did the sandboxed command start? (The exec marker wrote its byte:
+    `adapters/sandbox.exec_marked`.)"""
     with contextlib.suppress(OSError):
         os.set_blocking(fd, False)
         return os.read(fd, 1) == b"s"
@@ -412,12 +456,15 @@ def record_exit(root: Root, dispatch_id: str, ended: Ended, limit: str | None = 
         doc["detail"] = one_line(detail)
     if limit is not None:
         doc["limit"] = limit
-    doc.update(pane_pid=os.getpid(), pane_started=start_ticks(os.getpid()) or 0)  # this pane's own record
+    doc.update(
+        pane_pid=os.getpid(), pane_started=start_ticks(os.getpid()) or 0
+    )  # this pane's own record
     write_exit(root, doc)
 
 
 def write_log_line(fd: int, budget: list[int], line: str) -> None:
-    """Append one bounded line to a broker log descriptor, while `budget[0]` bytes remain (then nothing)."""
+    """Append one bounded line to a broker log descriptor, while `budget[0]` bytes remain (then
+    nothing)."""
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ ", time.gmtime())
     data = (stamp + " ".join(line.split())[:300] + "\n").encode("utf-8", "replace")
     if budget[0] < len(data):

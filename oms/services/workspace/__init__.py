@@ -1,4 +1,5 @@
-"""What every authority-chain command works in: the store, the config root, the config, and a clock."""
+"""What every authority-chain command works in: the store, the config root, the config, and a
+clock."""
 
 from __future__ import annotations
 
@@ -38,7 +39,9 @@ def _check_served(store: Store, config_root: str) -> None:
 class Workspace:
     """An opened state root and config root."""
 
-    def __init__(self, store: Store, config_root: str, repo: Root, clock: Callable[[], str] = wall_clock) -> None:
+    def __init__(
+        self, store: Store, config_root: str, repo: Root, clock: Callable[[], str] = wall_clock
+    ) -> None:
         self.store = store
         self.config_root = config_root
         self.repo = repo

@@ -1,4 +1,5 @@
-"""What runs is what HEAD holds: the configuration and the executor instructions as committed (issue 10).
+"""What runs is what HEAD holds: the configuration and the executor instructions as committed (issue
+10).
 
 The role policy's digest has always come from HEAD (`services/workspace/policy.py`). The
 configuration — every role's model, endpoint, transport, sandbox and argv — and the executor
@@ -26,14 +27,17 @@ if TYPE_CHECKING:
 INSTRUCTIONS_PATH = ".agents/agents/executor.md"
 INSTRUCTIONS_CAP = 16 * 1024
 ACTIVATION_TEXT = (
-    "You are an oms worker. Call the read_dispatch tool of the oms_worker server, then acknowledge_dispatch, "
-    "do the work in this worktree (you cannot commit: oms does), then call record_dispatch_result."
+    "You are an oms worker. Call the read_dispatch tool of the oms_worker server, then "
+    "acknowledge_dispatch, do the work in this worktree (you cannot commit: oms does), then call "
+    "record_dispatch_result."
 )
 NOT_A_REPOSITORY = "run oms inside the git repository it works on (cd there, or pass --config-root)"
 ROLE_FIELDS = ("model", "endpoint", "transport", "sandbox", "argv", "limits")
 
 
-Head = dict[str, "tuple[str, bytes] | None"]  # what `head_files` read: path -> (object id, bytes) or None
+Head = dict[
+    str, "tuple[str, bytes] | None"
+]  # what `head_files` read: path -> (object id, bytes) or None
 
 
 def _not_a_repository(config_root: str, exc: OmsError) -> ConfigError:
@@ -42,8 +46,8 @@ def _not_a_repository(config_root: str, exc: OmsError) -> ConfigError:
 
 
 def head_files(config_root: str) -> Head:
-    """The config, the executor instructions and the role policy at HEAD, read by one git process: what one
-    authority check compares (one read of HEAD for all three, not one each)."""
+    """The config, the executor instructions and the role policy at HEAD, read by one git process:
+    what one authority check compares (one read of HEAD for all three, not one each)."""
     try:
         return git.committed_blobs(config_root, (CONFIG_PATH, INSTRUCTIONS_PATH, POLICY_PATH))
     except OmsError as exc:
@@ -80,7 +84,9 @@ def flatten_instructions(data: bytes | None) -> str:
     text = "" if data is None else data[:INSTRUCTIONS_CAP].decode("utf-8", "replace")
     flat = " ".join(text.split())
     if flat and not flat.isascii():
-        raise ConfigError(f"{INSTRUCTIONS_PATH} must be ASCII (it is passed on the agent's command line)")
+        raise ConfigError(
+            f"{INSTRUCTIONS_PATH} must be ASCII (it is passed on the agent's command line)"
+        )
     return (flat or ACTIVATION_TEXT)[:4096]
 
 
@@ -90,8 +96,9 @@ def committed_instructions(config_root: str, head: Head | None = None) -> str:
 
 
 def uncommitted(config_root: str, repo: Root, head: Head | None = None) -> list[str]:
-    """What differs between the working tree and HEAD among what runs: config fields (`roles.R.argv`, …),
-    `executor instructions`; empty when the working tree holds exactly what HEAD does."""
+    """What differs between the working tree and HEAD among what runs: config fields
+    (`roles.R.argv`, …), `executor instructions`; empty when the working tree holds exactly what
+    HEAD does."""
     found: list[str] = []
     head_config = _head(config_root, CONFIG_PATH, head)
     try:
@@ -121,7 +128,8 @@ def _config_fields(head: bytes | None, working: bytes | None) -> list[str]:
         f"roles.{role_id}.{name}"
         for role_id in sorted(set(before.roles) | set(after.roles))
         for name in ROLE_FIELDS
-        if getattr(before.roles.get(role_id), name, None) != getattr(after.roles.get(role_id), name, None)
+        if getattr(before.roles.get(role_id), name, None)
+        != getattr(after.roles.get(role_id), name, None)
     ]
     top = ("advisor_role", "worker_role", "max_workers", "lease_minutes", "worktrees_directory")
     fields += [name for name in top if getattr(before, name) != getattr(after, name)]

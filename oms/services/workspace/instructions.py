@@ -1,5 +1,6 @@
-"""What an executor is told: `.agents/agents/executor.md` as committed at HEAD of the config root, or oms's
-default text (`services/workspace/committed.py`; its digest is part of every dispatch's intent).
+"""What an executor is told: `.agents/agents/executor.md` as committed at HEAD of the config root,
+or oms's default text (`services/workspace/committed.py`; its digest is part of every dispatch's
+intent).
 
 Kept apart from delivery so the bridge's `read_dispatch` can read it without importing the launcher.
 """
@@ -24,12 +25,14 @@ def executor_instructions(ws: Workspace) -> str:
 
 
 def approved_instructions(ws: Workspace, dispatch: JsonObject) -> str:
-    """The instructions an agent is given: read once, and only if they are the ones the dispatch's intent
-    approved (`instructions_sha256`); a commit after approval is refused where it would reach the agent."""
+    """The instructions an agent is given: read once, and only if they are the ones the dispatch's
+    intent approved (`instructions_sha256`); a commit after approval is refused where it would reach
+    the agent."""
     text = executor_instructions(ws)
     if not equal(sha256_hex(text.encode("ascii")), access.text(dispatch, "instructions_sha256")):
         raise AuthorityChangedError(
-            f"the executor instructions ({INSTRUCTIONS_PATH}) changed since the dispatch was approved",
+            f"the executor instructions ({INSTRUCTIONS_PATH}) "
+            f"changed since the dispatch was approved",
             hint="revert them, or propose and review a new dispatch",
         )
     return text

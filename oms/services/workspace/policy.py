@@ -18,14 +18,19 @@ from oms.schemas.loader import packaged_data
 
 
 def load_tracked(
-    config_root: str, repo: Root, committed_at_head: dict[str, tuple[str, bytes] | None] | None = None
+    config_root: str,
+    repo: Root,
+    committed_at_head: dict[str, tuple[str, bytes] | None] | None = None,
 ) -> Policy:
     """The committed role policy of `config_root`, or `PolicyNotTrackedError` saying why not
-    (`committed_at_head`: the files at HEAD an authority check already read, `committed.head_files`)."""
+    (`committed_at_head`: the files at HEAD an authority check already read,
+    `committed.head_files`)."""
     where = os.path.join(config_root, POLICY_PATH)
     top = git.toplevel(config_root)
     if top != os.path.realpath(config_root):
-        raise PolicyNotTrackedError(f"config root {config_root} is not the top of its repository ({top})")
+        raise PolicyNotTrackedError(
+            f"config root {config_root} is not the top of its repository ({top})"
+        )
     if committed_at_head is not None and POLICY_PATH in committed_at_head:
         committed = committed_at_head[POLICY_PATH]
     else:
@@ -41,7 +46,9 @@ def load_tracked(
     try:
         working = repo.read_bytes(POLICY_PATH, LIMITS.policy_bytes)
     except NotFoundError as exc:
-        raise PolicyNotTrackedError(f"{where} is not tracked: it is deleted in the working tree") from exc
+        raise PolicyNotTrackedError(
+            f"{where} is not tracked: it is deleted in the working tree"
+        ) from exc
     if git.blob_id(working, git.object_format(config_root)) != oid:
         raise PolicyNotTrackedError(f"{where} is not tracked: it is edited in the working tree")
     return parse_policy(data, f"{where}@HEAD")

@@ -1,6 +1,6 @@
 """The tree race on a live worker's tree (`test_worker_rounds.py`: the same tests) with the real
-Codex's `exec_command` as the attacker's hand: one session for the module, codex's share of the rounds
-(`rig.SHARES`)."""
+Codex's `exec_command` as the attacker's hand: one session for the module, codex's share of the
+rounds (`rig.SHARES`)."""
 
 from __future__ import annotations
 

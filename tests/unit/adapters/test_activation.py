@@ -75,7 +75,9 @@ class Witness:
         return self.taken_after is not None and self.polls > self.taken_after
 
 
-def _tui(show: Callable[[list[tuple[str, ...]], float], str], *, alive: bool = True) -> tuple[Tui, Screen, Clock]:
+def _tui(
+    show: Callable[[list[tuple[str, ...]], float], str], *, alive: bool = True
+) -> tuple[Tui, Screen, Clock]:
     clock = Clock()
     screen = Screen(clock, show, alive)
     return Tui(screen, clock), screen, clock
@@ -87,12 +89,16 @@ def test_types_once_ready_then_confirms_by_the_hook() -> None:
     tui.activate(PLAN, "dsp-1", witness)
     assert screen.typed == [("-l", "do the ticket"), ("Enter",)]
     assert witness.typing_calls == 1
-    assert clock.slept[clock.slept.index(ENTER_PAUSE_S) - 1] != ENTER_PAUSE_S  # waited for ready, then paused
+    assert (
+        clock.slept[clock.slept.index(ENTER_PAUSE_S) - 1] != ENTER_PAUSE_S
+    )  # waited for ready, then paused
     assert clock.now < 10  # no real time passed: only the fake clock moved
 
 
 def test_the_busy_mark_confirms_too() -> None:
-    tui, screen, _ = _tui(lambda typed, _now: "READY esc to interrupt" if ("Enter",) in typed else "READY")
+    tui, screen, _ = _tui(
+        lambda typed, _now: "READY esc to interrupt" if ("Enter",) in typed else "READY"
+    )
     tui.activate(PLAN, "dsp-1", Witness())
     assert screen.typed == [("-l", "do the ticket"), ("Enter",)]
 
@@ -172,25 +178,34 @@ GOAL = LaunchPlan(
 
 @pytest.mark.parametrize(
     ("footer", "expected"),
-    [("Pursuing goal (12s)", [("Escape",)]), ("Goal paused (/goal resume)", []), ("? for shortcuts", [])],
+    [
+        ("Pursuing goal (12s)", [("Escape",)]),
+        ("Goal paused (/goal resume)", []),
+        ("? for shortcuts", []),
+    ],
 )
-def test_interrupt_a_running_goal_between_its_turns(footer: str, expected: list[tuple[str, ...]]) -> None:
-    """Codex shows `esc to interrupt` only while a turn renders; its goal runs on between turns (issue 11)."""
+def test_interrupt_a_running_goal_between_its_turns(
+    footer: str, expected: list[tuple[str, ...]]
+) -> None:
+    """Codex shows `esc to interrupt` only while a turn renders; its goal runs on between turns
+    (issue 11)."""
     tui, screen, _ = _tui(lambda _typed, _now: f"Ask Codex to do anything\n  {footer}")
     tui.interrupt(GOAL, "dsp-1")
     assert screen.typed == expected
 
 
 def test_nudge_resumes_a_paused_goal() -> None:
-    """A plain prompt runs one turn and leaves the goal paused; `/goal resume` resumes it (issue 11)."""
+    """A plain prompt runs one turn and leaves the goal paused; `/goal resume` resumes it (issue
+    11)."""
     tui, screen, _ = _tui(lambda _typed, _now: "Goal paused (/goal resume)")
     tui.nudge(GOAL, "dsp-1")
     assert screen.typed == [("-l", "/goal resume"), ("Enter",)]
 
 
 def test_a_model_codex_shows_by_its_display_name_is_ready() -> None:
-    """Codex 0.171 shows a model it knows by its display name (`gpt-6.2-sol` as `GPT-6.2-Sol default`): the
-    ready marks match without case (the first real agent of the user guide never became ready before)."""
+    """Codex 0.171 shows a model it knows by its display name (`gpt-6.2-sol` as `GPT-6.2-Sol
+    default`): the ready marks match without case (the first real agent of the user guide never
+    became ready before)."""
     plan = LaunchPlan(
         native_action="goal",
         argv=("codex",),
@@ -201,8 +216,11 @@ def test_a_model_codex_shows_by_its_display_name_is_ready() -> None:
         busy_mark="esc to interrupt",
     )
     screen_text = (
-        "\u203a Ask Codex to do anything\n  GPT-6.2-Sol default \u00b7 /w\n  \u2190 for agents \u00b7 ? for shortcuts"
+        "\u203a Ask Codex to do anything\n  GPT-6.2-Sol default \u00b7 /w\n"
+        "  \u2190 for agents \u00b7 ? for shortcuts"
     )
-    tui, screen, _ = _tui(lambda typed, _now: screen_text + (" esc to interrupt" if ("Enter",) in typed else ""))
+    tui, screen, _ = _tui(
+        lambda typed, _now: screen_text + (" esc to interrupt" if ("Enter",) in typed else "")
+    )
     tui.activate(plan, "dsp-1", Witness())
     assert screen.typed == [("-l", "/goal do the ticket"), ("Enter",)]

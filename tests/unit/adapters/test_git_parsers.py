@@ -120,11 +120,18 @@ def test_the_sandbox_sees_only_the_config_git_needs() -> None:
         assert secret not in shown
 
 
-_paths = st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\x00/ "), min_size=1, max_size=12)
+_paths = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_characters="\x00/ "), min_size=1, max_size=12
+)
 
 
 @given(
-    st.lists(st.tuples(st.sampled_from(["1", "2", "u", "?", "!", "?repo"]), st.booleans(), _paths, _paths), max_size=12)
+    st.lists(
+        st.tuples(
+            st.sampled_from(["1", "2", "u", "?", "!", "?repo"]), st.booleans(), _paths, _paths
+        ),
+        max_size=12,
+    )
 )
 def test_status_paths_are_every_file_and_never_a_submodule_or_repository(
     items: list[tuple[str, bool, str, str]],
@@ -137,10 +144,16 @@ def test_status_paths_are_every_file_and_never_a_submodule_or_repository(
             entries.append(f"1 .M {sub} 100644 100644 100644 {'a' * 40} {'b' * 40} {path}".encode())
             expected += [] if submodule else [path]
         elif kind == "2":
-            entries += [f"2 R. {sub} 100644 100644 100644 {'a' * 40} {'b' * 40} R100 {path}".encode(), orig.encode()]
+            entries += [
+                f"2 R. {sub} 100644 100644 100644 {'a' * 40} {'b' * 40} R100 {path}".encode(),
+                orig.encode(),
+            ]
             expected += [] if submodule else [path, orig]
         elif kind == "u":
-            entries.append(f"u UU {sub} 100644 100644 100644 100644 {'a' * 40} {'b' * 40} {'c' * 40} {path}".encode())
+            entry = (
+                f"u UU {sub} 100644 100644 100644 100644 {'a' * 40} {'b' * 40} {'c' * 40} {path}"
+            )
+            entries.append(entry.encode())
             expected += [] if submodule else [path]
         elif kind == "?":
             entries.append(f"? {path}".encode())
@@ -153,8 +166,13 @@ def test_status_paths_are_every_file_and_never_a_submodule_or_repository(
 
 
 def test_status_paths_keep_spaces_in_names() -> None:
-    entry = f"1 .M N... 100644 100644 100644 {'a' * 40} {'b' * 40} dir/a file with spaces.txt".encode()
-    assert git.parse_status_paths([entry, b"? new file.txt"]) == ["dir/a file with spaces.txt", "new file.txt"]
+    entry = (
+        f"1 .M N... 100644 100644 100644 {'a' * 40} {'b' * 40} dir/a file with spaces.txt".encode()
+    )
+    assert git.parse_status_paths([entry, b"? new file.txt"]) == [
+        "dir/a file with spaces.txt",
+        "new file.txt",
+    ]
 
 
 @given(
@@ -164,8 +182,9 @@ def test_status_paths_keep_spaces_in_names() -> None:
 def test_several_committed_blobs_read_by_one_process_equal_one_by_one(
     contents: list[bytes], data: st.DataObject
 ) -> None:
-    """`committed_blobs` (one `cat-file --batch`) answers exactly what `committed_blob` answers path by path:
-    files of any bytes (newlines included), a missing path, a directory (a tree: not a file)."""
+    """`committed_blobs` (one `cat-file --batch`) answers exactly what `committed_blob` answers path
+    by path: files of any bytes (newlines included), a missing path, a directory (a tree: not a
+    file)."""
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -183,7 +202,9 @@ def test_several_committed_blobs_read_by_one_process_equal_one_by_one(
             "GIT_COMMITTER_EMAIL": "t@t",
         }
         subprocess.run(
-            ["git", "-C", str(repo), "commit", "-q", "-m", "x"], check=True, env={**env, "PATH": "/usr/bin:/bin"}
+            ["git", "-C", str(repo), "commit", "-q", "-m", "x"],
+            check=True,
+            env={**env, "PATH": "/usr/bin:/bin"},
         )
         asked = tuple(data.draw(st.permutations([*names, "missing.txt", "d"])))
         together = git.committed_blobs(str(repo), asked)

@@ -15,7 +15,10 @@ from tests.helpers import T0, payload
 
 
 def test_parse_panes() -> None:
-    out = "dsp-1\t%3\t4242\t0\t\t\tdsp-1\ndsp-2\t%4\t4243\t1\t3\t\tdsp-2\nother\t%5\t1\t0\t\t\t\nbad line\n"
+    out = (
+        "dsp-1\t%3\t4242\t0\t\t\tdsp-1\ndsp-2\t%4\t4243\t1\t3\t\tdsp-2\nother\t%5\t1\t0\t\t\t\n"
+        "bad line\n"
+    )
     panes = parse_panes(out)
     assert [(p.dispatch_id, p.pane_id, p.pane_pid, p.dead, p.dead_status) for p in panes] == [
         ("dsp-1", "%3", 4242, False, None),
@@ -24,8 +27,9 @@ def test_parse_panes() -> None:
 
 
 def test_an_untagged_pane_is_its_sessions() -> None:
-    """A launcher killed between `new-session` and the tag leaves a pane without one: `Panes.list` (which
-    parses with `untagged`) still finds it, as the pane of the dispatch its session is named after."""
+    """A launcher killed between `new-session` and the tag leaves a pane without one: `Panes.list`
+    (which parses with `untagged`) still finds it, as the pane of the dispatch its session is named
+    after."""
     out = "dsp-1\t%3\t4242\t0\t\t\tdsp-1\ndsp-2\t%4\t4243\t0\t\t\t\n\t%5\t1\t0\t\t\t\n"
     assert [p.dispatch_id for p in parse_panes(out)] == ["dsp-1"]
     found = parse_panes(out, untagged=True)
@@ -45,7 +49,12 @@ def test_parse_panes_never_crashes(text: str) -> None:
 
 def _session() -> Next:
     return sessions.register(
-        dispatch=payload("dispatch"), dispatch_id="dsp-1", mode="command", pane_id="%1", source_event_id="evt-1", now=T0
+        dispatch=payload("dispatch"),
+        dispatch_id="dsp-1",
+        mode="command",
+        pane_id="%1",
+        source_event_id="evt-1",
+        now=T0,
     )
 
 
@@ -77,7 +86,9 @@ def test_a_relaunch_moves_the_same_session_to_its_new_pane() -> None:
     assert (moved.payload["tmux_pane_id"], moved.payload["parked_until"]) == ("%9", None)
     assert (moved.payload["stop_blocks"], moved.payload["agent_stopped_at"]) == (0, None)
     assert moved.payload["heartbeat_deadline_at"] == add_ms(T0, 10 + 15 * 60_000)
-    assert moved.payload["native_session_ref"] == s.payload["native_session_ref"]  # the same conversation
+    assert (
+        moved.payload["native_session_ref"] == s.payload["native_session_ref"]
+    )  # the same conversation
     again = sessions.relaunch(moved.state, moved.payload, pane_id="%10", now=add_ms(T0, 11))
     assert again.payload["tmux_pane_id"] == "%10"
     stopped = sessions.stop(again.state, again.payload, reason="x", now=add_ms(T0, 12))

@@ -1,4 +1,5 @@
-"""The quoting functions round-trip through real bash, shlex and tomllib, and refuse exactly their sets."""
+"""The quoting functions round-trip through real bash, shlex and tomllib, and refuse exactly their
+sets."""
 
 from __future__ import annotations
 
@@ -52,7 +53,10 @@ def test_shell_refusals(bad: str) -> None:
 
 def test_env_assignment_first_word_is_quoted() -> None:
     out = subprocess.run(
-        ["bash", "-c", shell_join(["FOO=bar", "echo"]) + " 2>&1; true"], capture_output=True, text=True, check=True
+        ["bash", "-c", shell_join(["FOO=bar", "echo"]) + " 2>&1; true"],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert "command not found" in out  # quoted, FOO=bar is a command name, not an env assignment
 

@@ -47,7 +47,13 @@ def _singles(args: tuple[str, ...], flag: str) -> list[str]:
 
 def test_namespaces_and_death_with_the_broker() -> None:
     args = bwrap_args(LAYOUT, HOST)
-    for flag in ("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"):
+    for flag in (
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--die-with-parent",
+    ):
         assert flag in args
     assert "--unshare-net" in args  # its own network: loopback only, by default (ADR 0026)
     assert "--uid" not in args  # not root: the user's own uid inside
@@ -83,7 +89,9 @@ def test_what_is_read_only_and_what_is_writable() -> None:
     assert ("usr/bin", "/bin") in _pairs(args, "--symlink")
     # nothing of the state root but the home; no user home, no other worktree
     sources = [s for s, _ in rw + ro]
-    assert not any(s.startswith("/state") and not s.startswith("/state/tmp/codex-s") for s in sources)
+    assert not any(
+        s.startswith("/state") and not s.startswith("/state/tmp/codex-s") for s in sources
+    )
     assert not any(s.startswith("/home/u") and s != "/home/u/.codex/auth.json" for s in sources)
 
 
@@ -91,10 +99,19 @@ def test_only_what_git_needs_of_the_common_dir_is_shown_and_all_of_it_read_only(
     args = bwrap_args(LAYOUT, HOST)
     assert "/work/repo/.git" in _singles(args, "--tmpfs")  # the common dir is an allow-list
     shown = [s for s, _ in _pairs(args, "--ro-bind") if s.startswith("/work/repo/.git/")]
-    assert shown == [f"/work/repo/.git/{n}" for n in ("objects", "refs", "packed-refs", "HEAD", "worktrees/tkt-1")]
+    assert shown == [
+        f"/work/repo/.git/{n}"
+        for n in ("objects", "refs", "packed-refs", "HEAD", "worktrees/tkt-1")
+    ]
     assert args.index("/work/repo/.git") < args.index("/work/repo/.git/objects")
     full = command_args(args, "/s/d.sock", 3, 4, (5, "/work/repo/.git/config"))
-    assert full[-5:] == ["--ro-bind-data", "5", "/work/repo/.git/config", "--remount-ro", "/work/repo/.git"]
+    assert full[-5:] == [
+        "--ro-bind-data",
+        "5",
+        "/work/repo/.git/config",
+        "--remount-ro",
+        "/work/repo/.git",
+    ]
     with pytest.raises(ValueError, match="not shown"):
         bwrap_args(LAYOUT._replace(git_shown=("modules",)), HOST)
 
@@ -168,8 +185,16 @@ def test_the_broker_socket_is_appended_and_the_command_marked() -> None:
 
 
 def test_the_environment_is_built_never_inherited() -> None:
-    host_env = {"TERM": "tmux-256color", "LANG": "C.UTF-8", "HOME": "/root", "OMS_STATE_ROOT": "/s", "PATH": "/x"}
-    env = environment(host_env, {"CODEX_HOME": HOME_VIEW, "OPENAI_API_KEY": "k"}, ("/opt/node/bin", "/usr/bin"))
+    host_env = {
+        "TERM": "tmux-256color",
+        "LANG": "C.UTF-8",
+        "HOME": "/root",
+        "OMS_STATE_ROOT": "/s",
+        "PATH": "/x",
+    }
+    env = environment(
+        host_env, {"CODEX_HOME": HOME_VIEW, "OPENAI_API_KEY": "k"}, ("/opt/node/bin", "/usr/bin")
+    )
     assert env["HOME"] == HOME_VIEW
     assert env["TERM"] == "tmux-256color"
     assert env["TMPDIR"] == "/tmp"

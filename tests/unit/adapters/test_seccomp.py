@@ -1,6 +1,7 @@
-"""The sandbox's seccomp filter (`adapters/seccomp.py`), run by a reference BPF interpreter: exactly the
-listed calls of every ABI are refused, everything else allowed, an unknown ABI refused; and the real
-kernel agrees (a sandbox with the filter gets EPERM from `ptrace`, and nothing else changes)."""
+"""The sandbox's seccomp filter (`adapters/seccomp.py`), run by a reference BPF interpreter: exactly
+the listed calls of every ABI are refused, everything else allowed, an unknown ABI refused; and the
+real kernel agrees (a sandbox with the filter gets EPERM from `ptrace`, and nothing else
+changes)."""
 
 from __future__ import annotations
 
@@ -26,11 +27,21 @@ def test_every_listed_call_of_every_abi_is_refused(machine: str) -> None:
             assert seccomp.run(insns, arch, nr) == DENY
 
 
-@given(machine=st.sampled_from(sorted(seccomp.MACHINES)), nr=st.integers(0, 2**32 - 1), data=st.data())
-def test_everything_else_is_allowed_and_an_unknown_abi_refused(machine: str, nr: int, data: st.DataObject) -> None:
+@given(
+    machine=st.sampled_from(sorted(seccomp.MACHINES)), nr=st.integers(0, 2**32 - 1), data=st.data()
+)
+def test_everything_else_is_allowed_and_an_unknown_abi_refused(
+    machine: str, nr: int, data: st.DataObject
+) -> None:
     insns = seccomp.program(machine)
-    arch = data.draw(st.sampled_from([*seccomp.MACHINES[machine], 0, 0xC000003F, seccomp.AUDIT_ARCH_ARM]))
-    expected = DENY if arch not in seccomp.MACHINES[machine] or nr in seccomp.DENIED[arch] else seccomp.RET_ALLOW
+    arch = data.draw(
+        st.sampled_from([*seccomp.MACHINES[machine], 0, 0xC000003F, seccomp.AUDIT_ARCH_ARM])
+    )
+    expected = (
+        DENY
+        if arch not in seccomp.MACHINES[machine] or nr in seccomp.DENIED[arch]
+        else seccomp.RET_ALLOW
+    )
     assert seccomp.run(insns, arch, nr) == expected
 
 
@@ -59,16 +70,27 @@ print("getpid", call(39))
 """
 
 
-@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the probe's system call numbers are x86_64's")
+@pytest.mark.skipif(
+    os.uname().machine != "x86_64", reason="the probe's system call numbers are x86_64's"
+)
 def test_the_kernel_refuses_ptrace_in_a_filtered_sandbox() -> None:
     read_end, write_end = os.pipe()
     os.write(write_end, seccomp.encode(seccomp.program("x86_64")))
     os.close(write_end)
     host = bwrap.host()
-    argv = [bwrap.locate(), "--unshare-user", "--unshare-pid", "--die-with-parent", "--proc", "/proc"]
+    argv = [
+        bwrap.locate(),
+        "--unshare-user",
+        "--unshare-pid",
+        "--die-with-parent",
+        "--proc",
+        "/proc",
+    ]
     argv += system_args(host.system)
     argv += ["--seccomp", str(read_end), "--", "python3", "-c", PROBE]
-    done = subprocess.run(argv, capture_output=True, text=True, pass_fds=(read_end,), timeout=60, check=False)
+    done = subprocess.run(
+        argv, capture_output=True, text=True, pass_fds=(read_end,), timeout=60, check=False
+    )
     os.close(read_end)
     assert done.returncode == 0, done.stderr
     assert "ptrace EPERM" in done.stdout

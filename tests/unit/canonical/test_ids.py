@@ -7,21 +7,37 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from oms.canonical import check, check_uuid, digest, digest_bytes, equal, new_uuid, operation_nonce, stable_id
+from oms.canonical import (
+    check,
+    check_uuid,
+    digest,
+    digest_bytes,
+    equal,
+    new_uuid,
+    operation_nonce,
+    stable_id,
+)
 from oms.canonical.ids import OPAQUE_ID, PREFIX
 from oms.errors import InvalidIdError, InvalidInputError
 from oms.schemas import load_schema
 
 id_chars = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=130)
-parts = st.lists(st.one_of(st.text(max_size=20), st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)), max_size=4)
+parts = st.lists(
+    st.one_of(st.text(max_size=20), st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)),
+    max_size=4,
+)
 
 
 def grammar_accepts(value: str) -> bool:
-    """The id grammar in words, checked character by character (not a copy of the code's
-    regular expression): 1-128 characters of lowercase ASCII letters, digits and hyphens, starting and
+    """The id grammar in words, checked character by character (not a copy of the code's regular
+    expression): 1-128 characters of lowercase ASCII letters, digits and hyphens, starting and
     ending with a letter or a digit."""
     allowed = set("abcdefghijklmnopqrstuvwxyz0123456789-")
-    return 1 <= len(value) <= 128 and all(c in allowed for c in value) and "-" not in (value[0], value[-1])
+    return (
+        1 <= len(value) <= 128
+        and all(c in allowed for c in value)
+        and "-" not in (value[0], value[-1])
+    )
 
 
 @given(id_chars | st.text(max_size=130))
@@ -36,7 +52,8 @@ def test_check_accepts_exactly_the_grammar(value: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "bad", ["", "-a", "a-", "A", "a_b", "a.b", "a/b", "..", "a\x00", "a\n", "\na", "é", "a" * 129, " a"]
+    "bad",
+    ["", "-a", "a-", "A", "a_b", "a.b", "a/b", "..", "a\x00", "a\n", "\na", "é", "a" * 129, " a"],
 )
 def test_bad_ids_rejected(bad: str) -> None:
     with pytest.raises(InvalidIdError):
@@ -45,7 +62,9 @@ def test_bad_ids_rejected(bad: str) -> None:
 
 def test_case21_schema_pattern_accepts_trailing_newline_but_code_refuses() -> None:
     schema = load_schema("defs")["$defs"]["opaque_id"]
-    assert Draft202012Validator(schema).is_valid("abc\n"), "jsonschema's $ accepts a trailing newline"
+    assert Draft202012Validator(schema).is_valid("abc\n"), (
+        "jsonschema's $ accepts a trailing newline"
+    )
     with pytest.raises(InvalidIdError):
         check("abc\n", "ticket id")
 
@@ -63,7 +82,13 @@ def test_stable_id_is_deterministic_and_well_formed(items: list[str | int]) -> N
     assert first.startswith("dsp-")
 
 
-@given(st.sets(st.tuples(st.sampled_from(["a", "ab", "wkr-park"]), parts.map(tuple)), min_size=2, max_size=40))
+@given(
+    st.sets(
+        st.tuples(st.sampled_from(["a", "ab", "wkr-park"]), parts.map(tuple)),
+        min_size=2,
+        max_size=40,
+    )
+)
 def test_stable_ids_do_not_collide(inputs: set[tuple[str, tuple[str | int, ...]]]) -> None:
     ids = {stable_id(prefix, *items) for prefix, items in inputs}
     assert len(ids) == len(inputs)
@@ -121,7 +146,9 @@ def test_the_builtin_sha256_equals_hashlib(data: bytes) -> None:
     import hashlib
     import importlib
 
-    module = importlib.import_module("oms.canonical.digest")  # the module (the package re-exports a function)
+    module = importlib.import_module(
+        "oms.canonical.digest"
+    )  # the module (the package re-exports a function)
 
     assert module.sha256_hex(data) == hashlib.sha256(data).hexdigest()
     assert vars(module)["_sha256"].__module__ in ("_sha256", "_hashlib")

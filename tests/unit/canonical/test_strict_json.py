@@ -79,7 +79,7 @@ def test_lone_surrogate_escapes_rejected(code: int) -> None:
         loads(b'{"a": "x\\u%04x"}' % code)
 
 
-# ------------------------------------------------------------------ case 20: the hostile-input table
+# ----------------------------------------------------------------- case 20: the hostile-input table
 @pytest.mark.parametrize(
     ("data", "why"),
     [
@@ -114,7 +114,8 @@ def test_case20_hostile_json_rejected(data: bytes, why: str) -> None:
 
 
 def test_case20_python_json_would_have_accepted_these() -> None:
-    """The pitfalls are real: the standard parser keeps the last duplicate, accepts NaN and lone surrogates."""
+    """The pitfalls are real: the standard parser keeps the last duplicate, accepts NaN and lone
+    surrogates."""
     assert json.loads('{"a":1,"a":2}') == {"a": 2}
     assert json.loads("NaN") != json.loads("NaN")
     assert json.loads('"\\ud800"') == "\ud800"
@@ -137,7 +138,8 @@ def test_non_bytes_input_rejected() -> None:
 
 
 def test_value_objects_are_never_json() -> None:
-    """The store's value objects are NamedTuples (docs/adr/0010): tuples, but never written as JSON arrays."""
+    """The store's value objects are NamedTuples (docs/adr/0010): tuples, but never written as JSON
+    arrays."""
     from oms.domain.machine import Next
     from oms.limits import LIMITS
 

@@ -1,5 +1,5 @@
-"""Timestamps: one spelling per instant, strictly advancing transitions, and integer calendar arithmetic
-equal to `datetime`'s (the hook path does not import datetime)."""
+"""Timestamps: one spelling per instant, strictly advancing transitions, and integer calendar
+arithmetic equal to `datetime`'s (the hook path does not import datetime)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,12 @@ from oms.canonical.timestamps import MAX_MS, MIN_MS, render_ms
 from oms.errors import InvalidInputError
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-moments = st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59), timezones=st.just(UTC))
-offsets = st.timedeltas(min_value=timedelta(hours=-23, minutes=-59), max_value=timedelta(hours=23, minutes=59))
+moments = st.datetimes(
+    min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59), timezones=st.just(UTC)
+)
+offsets = st.timedeltas(
+    min_value=timedelta(hours=-23, minutes=-59), max_value=timedelta(hours=23, minutes=59)
+)
 
 
 def _ms(moment: datetime) -> int:
@@ -36,7 +40,9 @@ def test_format_parse_round_trip(moment: datetime) -> None:
     text = format_ts(moment)
     assert text == _datetime_spelling(moment)
     assert parse_ts(text) == _ms(_truncated(moment))
-    assert format_ts(datetime.fromtimestamp(0, UTC) + timedelta(milliseconds=parse_ts(text))) == text
+    assert (
+        format_ts(datetime.fromtimestamp(0, UTC) + timedelta(milliseconds=parse_ts(text))) == text
+    )
 
 
 @given(st.integers(MIN_MS, MAX_MS))
@@ -48,7 +54,11 @@ def test_render_equals_datetime(moment: int) -> None:
 
 @given(moments, offsets)
 def test_any_timezone_renders_the_utc_instant(moment: datetime, offset: timedelta) -> None:
-    local = moment.astimezone(timezone(offset)) if MIN_MS + 86_400_000 < _ms(moment) < MAX_MS - 86_400_000 else moment
+    local = (
+        moment.astimezone(timezone(offset))
+        if MIN_MS + 86_400_000 < _ms(moment) < MAX_MS - 86_400_000
+        else moment
+    )
     assert format_ts(local) == _datetime_spelling(moment)
 
 
@@ -70,7 +80,9 @@ def test_parse_accepts_exactly_what_datetime_accepts(text: str) -> None:
     except ValueError:
         want = None
     grammar = text[4] + text[7] + text[10] + text[13] + text[16] + text[19] + text[23] == "--T::.Z"
-    digits = (text[0:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16] + text[17:19] + text[20:23]).isdigit()
+    digits = (
+        text[0:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16] + text[17:19] + text[20:23]
+    ).isdigit()
     try:
         got: int | None = parse_ts(text)
     except InvalidInputError:
@@ -78,8 +90,16 @@ def test_parse_accepts_exactly_what_datetime_accepts(text: str) -> None:
     assert got == (want if grammar and digits else None)
 
 
-@given(st.integers(0, 9999), st.integers(0, 99), st.integers(0, 99), st.integers(0, 99), st.integers(0, 99))
-def test_calendar_fields_are_checked_like_datetime(year: int, month: int, day: int, hour: int, second: int) -> None:
+@given(
+    st.integers(0, 9999),
+    st.integers(0, 99),
+    st.integers(0, 99),
+    st.integers(0, 99),
+    st.integers(0, 99),
+)
+def test_calendar_fields_are_checked_like_datetime(
+    year: int, month: int, day: int, hour: int, second: int
+) -> None:
     text = f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:00:{second:02d}.000Z"
     try:
         datetime(year, month, day, hour, 0, second)

@@ -29,7 +29,11 @@ def _explode(exc: BaseException) -> Callable[..., None]:
     ],
 )
 def test_exit_codes(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], exc: BaseException, code: int, prefix: str
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    exc: BaseException,
+    code: int,
+    prefix: str,
 ) -> None:
     monkeypatch.setattr(app_module, "app", _explode(exc))
     assert boundary.run_cli(["anything"]) == code
@@ -46,7 +50,9 @@ def test_internal_error_traceback_only_when_verbose(
     assert "Traceback" in capsys.readouterr().err
 
 
-def test_json_errors_go_to_stdout(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_errors_go_to_stdout(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(app_module, "app", _explode(StateRootError("nope")))
     assert boundary.run_cli(["x", "--json"]) == 1
     out = capsys.readouterr()

@@ -1,6 +1,7 @@
-"""Codex's login as the proxy reads it (`domain/codex_login.py`), the reset a ChatGPT usage-limit body states
-(`domain/proxy_limits.body_reset_s`), and the config rules of `auth = "codex-chatgpt"`: property tests for
-both parsers (never a crash, never a header-unsafe value out), examples for each refusal."""
+"""Codex's login as the proxy reads it (`domain/codex_login.py`), the reset a ChatGPT usage-limit
+body states (`domain/proxy_limits.body_reset_s`), and the config rules of `auth = "codex-chatgpt"`:
+property tests for both parsers (never a crash, never a header-unsafe value out), examples for each
+refusal."""
 
 from __future__ import annotations
 
@@ -33,7 +34,10 @@ def _jwt(claims: object) -> str:
 
 
 def _login(access: object, account: object = "acct-1") -> dict[str, object]:
-    return {"OPENAI_API_KEY": None, "tokens": {"access_token": access, "account_id": account, "refresh_token": "r"}}
+    return {
+        "OPENAI_API_KEY": None,
+        "tokens": {"access_token": access, "account_id": account, "refresh_token": "r"},
+    }
 
 
 def test_a_chatgpt_login_gives_its_access_token_account_and_expiry() -> None:
@@ -71,7 +75,13 @@ def test_an_api_key_login_gives_its_key_and_nothing_else() -> None:
     assert codex_login.api_key({"OPENAI_API_KEY": "sk-proj-0123456789abcdef"}) == UpstreamAuth(
         "sk-proj-0123456789abcdef"
     )
-    for doc in (None, {}, {"OPENAI_API_KEY": None}, {"OPENAI_API_KEY": "sk with space 0000000"}, _login("a" * 20)):
+    for doc in (
+        None,
+        {},
+        {"OPENAI_API_KEY": None},
+        {"OPENAI_API_KEY": "sk with space 0000000"},
+        _login("a" * 20),
+    ):
         assert isinstance(codex_login.api_key(doc), Missing)
 
 
@@ -89,18 +99,25 @@ def test_an_api_key_login_gives_its_key_and_nothing_else() -> None:
         ("sk-plain-api-key", None),
     ],
 )
-def test_the_expiry_of_a_token_is_read_from_its_exp_claim_only(token: str, want: int | None) -> None:
+def test_the_expiry_of_a_token_is_read_from_its_exp_claim_only(
+    token: str, want: int | None
+) -> None:
     assert codex_login.jwt_expiry(token) == want
 
 
 _HEADER_SAFE = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/=-")
 
 
-_TOKENS = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x7F), min_size=0, max_size=40)
+_TOKENS = st.text(
+    alphabet=st.characters(min_codepoint=0, max_codepoint=0x7F), min_size=0, max_size=40
+)
 
 
 @given(
-    st.one_of(profile_values, st.builds(_login, st.one_of(_TOKENS, profile_values), st.one_of(_TOKENS, profile_values)))
+    st.one_of(
+        profile_values,
+        st.builds(_login, st.one_of(_TOKENS, profile_values), st.one_of(_TOKENS, profile_values)),
+    )
 )
 def test_no_login_document_crashes_the_reader_or_yields_a_header_unsafe_value(doc: object) -> None:
     for found in (codex_login.chatgpt(doc, NOW_S), codex_login.api_key(doc)):
@@ -117,8 +134,14 @@ def test_any_bytes_parse_to_a_document_or_none(data: bytes) -> None:
 
 
 def test_a_chatgpt_login_goes_to_the_backends_codex_api_unless_an_endpoint_is_set() -> None:
-    assert proxy.upstream_base("openai", None, "codex-chatgpt") == "https://chatgpt.com/backend-api/codex"
-    assert proxy.upstream_base("openai", "http://127.0.0.1:9/x/", "codex-chatgpt") == "http://127.0.0.1:9/x"
+    assert (
+        proxy.upstream_base("openai", None, "codex-chatgpt")
+        == "https://chatgpt.com/backend-api/codex"
+    )
+    assert (
+        proxy.upstream_base("openai", "http://127.0.0.1:9/x/", "codex-chatgpt")
+        == "http://127.0.0.1:9/x"
+    )
     assert proxy.upstream_base("openai", None) == "https://api.openai.com/v1"
 
 
@@ -127,26 +150,35 @@ def test_a_chatgpt_login_goes_to_the_backends_codex_api_unless_an_endpoint_is_se
     [
         ({"type": "usage_limit_reached", "resets_at": NOW_S + 5400}, 5400),
         ({"type": "usage_limit_reached", "resets_in_seconds": 90}, 90),
-        ({"type": "usage_limit_reached", "resets_at": NOW_S - 50}, 1),  # already past: the least rest
+        (
+            {"type": "usage_limit_reached", "resets_at": NOW_S - 50},
+            1,
+        ),  # already past: the least rest
         ({"type": "usage_limit_reached", "resets_at": NOW_S + 10**9}, MAX_COOLDOWN_S),
         ({"type": "usage_limit_reached", "resets_at": "soon"}, None),
         ({"type": "usage_limit_reached", "resets_at": True}, None),
         ({"type": "usage_limit_reached"}, None),
     ],
 )
-def test_a_usage_limit_body_states_its_reset_in_its_own_fields(error: dict[str, object], want: int | None) -> None:
+def test_a_usage_limit_body_states_its_reset_in_its_own_fields(
+    error: dict[str, object], want: int | None
+) -> None:
     assert proxy_limits.body_reset_s(json.dumps({"error": error}).encode(), NOW) == want
 
 
 def test_a_reset_in_the_body_counts_only_with_a_limit_type_and_after_the_headers() -> None:
-    body = json.dumps({"error": {"type": "usage_limit_reached", "resets_at": NOW_S + 7200}}).encode()
+    body = json.dumps(
+        {"error": {"type": "usage_limit_reached", "resets_at": NOW_S + 7200}}
+    ).encode()
     from_body = proxy_limits.cooldown_for(429, body, {}, NOW, ROUTING)
     assert from_body is not None
     assert parse_ts(from_body.until) == parse_ts(NOW) + 7_200_000
     from_headers = proxy_limits.cooldown_for(429, body, {"retry-after": "60"}, NOW, ROUTING)
     assert from_headers is not None
     assert parse_ts(from_headers.until) == parse_ts(NOW) + 60_000
-    echoed = json.dumps({"error": {"type": "invalid_request_error", "resets_at": NOW_S + 9999}}).encode()
+    echoed = json.dumps(
+        {"error": {"type": "invalid_request_error", "resets_at": NOW_S + 9999}}
+    ).encode()
     assert proxy_limits.cooldown_for(400, echoed, {}, NOW, ROUTING) is None
 
 
@@ -160,10 +192,16 @@ def test_no_error_body_crashes_the_limit_reader(body: bytes, status: int) -> Non
 def test_a_chatgpt_provider_is_codexs_and_reads_no_variable() -> None:
     good = parse_config(CONFIG + b'[providers.cg]\nfamily = "openai"\nauth = "codex-chatgpt"\n')
     assert good.routing.providers["cg"].auth == "codex-chatgpt"
-    assert parse_config(CONFIG + b'[providers.k]\nfamily = "openai"\n').routing.providers["k"].auth == "key"
+    assert (
+        parse_config(CONFIG + b'[providers.k]\nfamily = "openai"\n').routing.providers["k"].auth
+        == "key"
+    )
     with pytest.raises(ConfigError, match="auth codex-chatgpt is for family openai"):
         parse_config(CONFIG + b'[providers.cg]\nfamily = "anthropic"\nauth = "codex-chatgpt"\n')
     with pytest.raises(ConfigError, match="not key_env"):
-        parse_config(CONFIG + b'[providers.cg]\nfamily = "openai"\nauth = "codex-chatgpt"\nkey_env = "X_API_KEY"\n')
+        parse_config(
+            CONFIG
+            + b'[providers.cg]\nfamily = "openai"\nauth = "codex-chatgpt"\nkey_env = "X_API_KEY"\n'
+        )
     with pytest.raises((ConfigError, SchemaValidationError)):
         parse_config(CONFIG + b'[providers.cg]\nfamily = "openai"\nauth = "oauth"\n')

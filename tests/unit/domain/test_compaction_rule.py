@@ -1,5 +1,6 @@
-"""`finishing.compaction_blocker`: a ticket's records are compacted only when it ended long enough ago and every
-part of it ended, no pane is registered and its worktree is gone (property: None exactly then)."""
+"""`finishing.compaction_blocker`: a ticket's records are compacted only when it ended long enough
+ago and every part of it ended, no pane is registered and its worktree is gone (property: None
+exactly then)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The conductor's rules (`domain/conductor.py`) and the ticket steps it takes (`domain/tickets.py`: retry,
-give-up, complete), over random histories."""
+"""The conductor's rules (`domain/conductor.py`) and the ticket steps it takes (`domain/tickets.py`:
+retry, give-up, complete), over random histories."""
 
 from __future__ import annotations
 
@@ -30,7 +30,12 @@ def test_backoff_values() -> None:
 
 
 def _failure(attempt: int, at: str) -> dict[str, Any]:
-    return {"attempt": attempt, "dispatch_id": f"dsp-{attempt}", "failed_at": at, "reason": f"failed: try {attempt}"}
+    return {
+        "attempt": attempt,
+        "dispatch_id": f"dsp-{attempt}",
+        "failed_at": at,
+        "reason": f"failed: try {attempt}",
+    }
 
 
 @given(st.lists(st.integers(0, 7200), max_size=12))
@@ -71,15 +76,23 @@ def test_a_result_that_is_not_a_failure_is_never_retried(status: str, ages_s: li
 def test_a_parked_worker_waits_for_a_person_unless_a_clock_resumes_it(
     health: str, session_state: str | None, parked_until: str | None, reason: str | None
 ) -> None:
-    waits = rules.waits_for_person(session_state=session_state, parked_until=parked_until, health=health, reason=reason)
+    waits = rules.waits_for_person(
+        session_state=session_state, parked_until=parked_until, health=health, reason=reason
+    )
     clock = rules.due_resume(
-        session_state=session_state, parked_until=parked_until, health=health, reason=reason, now=add_ms(T0, 1)
+        session_state=session_state,
+        parked_until=parked_until,
+        health=health,
+        reason=reason,
+        now=add_ms(T0, 1),
     )
     assert waits == (health == "parked" and not clock)
 
 
 @given(st.integers(-120, 120))
-def test_a_lease_is_renewed_once_less_than_half_is_left_and_never_once_it_ran_out(left_min: int) -> None:
+def test_a_lease_is_renewed_once_less_than_half_is_left_and_never_once_it_ran_out(
+    left_min: int,
+) -> None:
     expires = add_ms(T0, left_min * 60_000)
     assert rules.renew_due(expires, 60, T0) == (0 < left_min <= 30)
     assert not rules.renew_due(None, 60, T0)
@@ -100,7 +113,9 @@ def test_the_queue_takes_ready_open_tickets_by_priority_then_age(items: list[rul
     now = add_ms(T0, 500_000)
     order = rules.queue(items, now)
     ready = [
-        t for t in items if t.state == "open" and (t.retry_after is None or parse_ts(t.retry_after) <= parse_ts(now))
+        t
+        for t in items
+        if t.state == "open" and (t.retry_after is None or parse_ts(t.retry_after) <= parse_ts(now))
     ]
     assert sorted(order) == sorted(t.ticket_id for t in ready)
     keys = {t.ticket_id: (t.priority or 3, parse_ts(t.created_at), t.ticket_id) for t in ready}
@@ -122,7 +137,9 @@ def test_only_a_worker_parked_until_a_time_that_came_is_resumed(
     session_state: str | None, until_ms: int | None, health: str, reason: str | None
 ) -> None:
     until = None if until_ms is None else add_ms(T0, until_ms)
-    due = rules.due_resume(session_state=session_state, parked_until=until, health=health, reason=reason, now=T0)
+    due = rules.due_resume(
+        session_state=session_state, parked_until=until, health=health, reason=reason, now=T0
+    )
     assert due == (
         health == "parked"
         and session_state == "parked"
@@ -155,7 +172,9 @@ def test_a_beat_moves_only_between_healthy_and_stalled(
 
 @given(st.integers(0, 10_000), st.integers(1, 10_080))
 def test_deadline(minutes_ran: int, limit: int) -> None:
-    assert rules.past_deadline(T0, limit, add_ms(T0, minutes_ran * 60_000)) == (minutes_ran >= limit)
+    assert rules.past_deadline(T0, limit, add_ms(T0, minutes_ran * 60_000)) == (
+        minutes_ran >= limit
+    )
 
 
 def _leased(attempt: int = 1, failures: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -171,12 +190,20 @@ def _leased(attempt: int = 1, failures: list[dict[str, Any]] | None = None) -> d
     if failures is not None:
         payload["failures"] = list(failures)
     return tickets.lease(
-        "open", payload, worker_id="oms-pool", token="a" * 64, session_id=SESSION, expires_at=add_ms(T0, 60_000), now=T0
+        "open",
+        payload,
+        worker_id="oms-pool",
+        token="a" * 64,
+        session_id=SESSION,
+        expires_at=add_ms(T0, 60_000),
+        now=T0,
     ).payload
 
 
 @given(st.integers(1, 50), st.integers(0, 15))
-def test_retry_opens_the_next_attempt_and_keeps_the_last_ten_failures(attempt: int, kept: int) -> None:
+def test_retry_opens_the_next_attempt_and_keeps_the_last_ten_failures(
+    attempt: int, kept: int
+) -> None:
     past = [_failure(i + 1, T0) for i in range(kept)]
     failure = _failure(attempt, T0)
     nxt = tickets.retry(
@@ -200,13 +227,21 @@ def test_a_moved_on_ticket_is_not_retried_completed_or_given_up() -> None:
     payload = _leased(2)
     failure = _failure(1, T0)
     with pytest.raises(LeaseError):
-        tickets.retry("leased", payload, session_id=SESSION, attempt=1, failure=failure, retry_after=T0)
+        tickets.retry(
+            "leased", payload, session_id=SESSION, attempt=1, failure=failure, retry_after=T0
+        )
     with pytest.raises(LeaseError):
         tickets.complete("leased", payload, session_id="other", attempt=2, reason="done")
     with pytest.raises(IllegalTransitionError):
         tickets.give_up("open", payload, session_id=SESSION, attempt=2, reason="r")
-    assert tickets.complete("leased", payload, session_id=SESSION, attempt=2, reason="done").state == "done"
-    assert tickets.give_up("leased", payload, session_id=SESSION, attempt=2, reason="r").state == "blocked"
+    assert (
+        tickets.complete("leased", payload, session_id=SESSION, attempt=2, reason="done").state
+        == "done"
+    )
+    assert (
+        tickets.give_up("leased", payload, session_id=SESSION, attempt=2, reason="r").state
+        == "blocked"
+    )
 
 
 def test_a_configuration_fault_waits_for_a_person_and_counts_nothing() -> None:

@@ -29,11 +29,18 @@ def test_default_config_is_valid() -> None:
         ("format = 1.0", "$.format: floating"),
         ("when = 1979-05-27T07:32:00Z", "$.when: datetime"),
         (DEFAULT_CONFIG.replace("format = 1", "format = 2"), "$.format"),
-        (DEFAULT_CONFIG.replace('role = "oms.exec-advisor"', 'role = "oms.nobody"'), "not a configured role"),
+        (
+            DEFAULT_CONFIG.replace('role = "oms.exec-advisor"', 'role = "oms.nobody"'),
+            "not a configured role",
+        ),
         (DEFAULT_CONFIG.replace("max_workers = 2", "max_workers = 0"), "$.pool.max_workers"),
         (DEFAULT_CONFIG.replace('transport = "codex_goal"', 'transport = "yolo"'), "transport"),
         (
-            DEFAULT_CONFIG + '\n[roles."Bad Role"]\nmodel="m"\ntransport="command"\nsandbox="read-only"\nargv=["x"]\n',
+            DEFAULT_CONFIG
+            + (
+                '\n[roles."Bad Role"]\nmodel="m"\ntransport="command"\nsandbox="read-only"\n'
+                'argv=["x"]\n'
+            ),
             "Bad Role",
         ),
         (DEFAULT_CONFIG + "\nextra = true\n", "extra"),
@@ -70,7 +77,10 @@ _CODEX = 'transport = "codex_goal"'
         ("http://127.0.0.1:8080/v1", True),
         ("http://localhost:11434", True),
         ("http://[::1]:9000/v1", True),
-        ("http://gateway.example.com/v1", False),  # plain HTTP only to loopback: code and keys travel there
+        (
+            "http://gateway.example.com/v1",
+            False,
+        ),  # plain HTTP only to loopback: code and keys travel there
         ("http://127.0.0.1.evil.com/v1", False),
         ("https://user:pw@example.com/v1", False),
         ("https://example.com/v1?x=$(id)", False),
@@ -112,7 +122,11 @@ def test_providers_routing_and_a_role_class_parse() -> None:
     assert (fast.family, fast.cost_tier, fast.quota_probe, fast.quota_skip_at) == (
         "anthropic", 3, ("/usr/bin/quota-probe", "--json"), 90
     )  # fmt: skip
-    assert (config.routing.order, config.routing.active, config.routing.cooldown_minutes) == (("fast",), "fast", 45)
+    assert (config.routing.order, config.routing.active, config.routing.cooldown_minutes) == (
+        ("fast",),
+        "fast",
+        45,
+    )
     route = config.roles["oms.ticket-executor"].route
     assert (route.provider, route.alias, route.max_cost_tier) == ("fast", "quick", 2)
     assert config.roles["oms.goal-long-executor"].route.provider is None
@@ -122,7 +136,10 @@ def test_providers_routing_and_a_role_class_parse() -> None:
     ("extra", "message"),
     [
         ('\n[roles."oms.ticket-executor".route]\nmax_cost_tier = 2\n', "needs [providers]"),
-        (PROVIDERS + '\n[roles."oms.goal-long-executor".route]\nprovider = "fast"\n', "which speaks anthropic"),
+        (
+            PROVIDERS + '\n[roles."oms.goal-long-executor".route]\nprovider = "fast"\n',
+            "which speaks anthropic",
+        ),
         (PROVIDERS.replace('active = "fast"', 'active = "slow"'), "routing names provider 'slow'"),
         (PROVIDERS.replace('family = "anthropic"', 'family = "gemini"'), "family"),
         (PROVIDERS.replace("quota_skip_at = 90", "quota_skip_at = 101"), "quota_skip_at"),

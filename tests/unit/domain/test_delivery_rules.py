@@ -37,20 +37,58 @@ def _gone(pgid: int) -> bool:
     [
         ("healthy", LIVE, None, None, None, _gone, None),  # a live pane has not ended
         ("stopped", DEAD_3, None, None, None, _gone, None),  # recorded already
-        ("healthy", None, None, None, None, _gone, None),  # never launched (or stopped and forgotten)
+        (
+            "healthy",
+            None,
+            None,
+            None,
+            None,
+            _gone,
+            None,
+        ),  # never launched (or stopped and forgotten)
         ("healthy", None, REGISTRY, None, None, _alive, None),  # a tmux hiccup: its processes live
-        ("healthy", DEAD_3, None, None, KILL, _gone, ("stopped", "test is over (by oms-cli)", "%1")),
-        ("healthy", DEAD_3, None, EXIT_SIG, None, _gone, ("signal", "the agent was killed by signal 15", "%1")),
-        (  # the supervisor records every end it lives to see: a pane that ended without one lost its parent
+        (
+            "healthy",
+            DEAD_3,
+            None,
+            None,
+            KILL,
+            _gone,
+            ("stopped", "test is over (by oms-cli)", "%1"),
+        ),
+        (
+            "healthy",
+            DEAD_3,
+            None,
+            EXIT_SIG,
+            None,
+            _gone,
+            ("signal", "the agent was killed by signal 15", "%1"),
+        ),
+        # the supervisor records every end it lives to see: a pane that ended without one lost its
+        # parent
+        (
             "healthy",
             DEAD_SIG,
             None,
             None,
             None,
             _gone,
-            ("parent-gone", "the agent's supervisor was killed by signal 9 before it recorded the end", "%1"),
+            (
+                "parent-gone",
+                "the agent's supervisor was killed by signal 9 before it recorded the end",
+                "%1",
+            ),
         ),
-        ("healthy", DEAD_3, None, EXIT_0, None, _gone, ("exit", "the agent exited with status 0", "%1")),
+        (
+            "healthy",
+            DEAD_3,
+            None,
+            EXIT_0,
+            None,
+            _gone,
+            ("exit", "the agent exited with status 0", "%1"),
+        ),
         (
             "healthy",
             DEAD_3,
@@ -58,7 +96,11 @@ def _gone(pgid: int) -> bool:
             None,
             None,
             _gone,
-            ("parent-gone", "the agent's supervisor exited with status 3 without recording the end", "%1"),
+            (
+                "parent-gone",
+                "the agent's supervisor exited with status 3 without recording the end",
+                "%1",
+            ),
         ),
         (
             "parked",
@@ -85,7 +127,11 @@ def _gone(pgid: int) -> bool:
             None,
             None,
             _gone,
-            ("parent-gone", "the pane and every process in it are gone (the end was not recorded)", "%7"),
+            (
+                "parent-gone",
+                "the pane and every process in it are gone (the end was not recorded)",
+                "%7",
+            ),
         ),
     ],
 )
@@ -98,7 +144,9 @@ def test_end_of(
     alive: Callable[[int], bool],
     expected: tuple[str, str, str] | None,
 ) -> None:
-    end = rules.end_of(health=health, pane=pane, registry=registry, ended=ended, kill=kill, group_alive=alive)
+    end = rules.end_of(
+        health=health, pane=pane, registry=registry, ended=ended, kill=kill, group_alive=alive
+    )
     assert (None if end is None else tuple(end)) == expected
 
 
@@ -109,10 +157,16 @@ def test_group_liveness_is_asked_only_when_it_decides() -> None:
         asked.append(pgid)
         return False
 
-    rules.end_of(health="healthy", pane=DEAD_3, registry=None, ended=None, kill=None, group_alive=spy)
-    rules.end_of(health="healthy", pane=None, registry=REGISTRY, ended=EXIT_0, kill=None, group_alive=spy)
+    rules.end_of(
+        health="healthy", pane=DEAD_3, registry=None, ended=None, kill=None, group_alive=spy
+    )
+    rules.end_of(
+        health="healthy", pane=None, registry=REGISTRY, ended=EXIT_0, kill=None, group_alive=spy
+    )
     assert asked == []
-    rules.end_of(health="healthy", pane=None, registry=REGISTRY, ended=None, kill=None, group_alive=spy)
+    rules.end_of(
+        health="healthy", pane=None, registry=REGISTRY, ended=None, kill=None, group_alive=spy
+    )
     assert asked == [4242]
 
 
@@ -121,24 +175,33 @@ def test_group_liveness_is_asked_only_when_it_decides() -> None:
     [
         ("created", True, AfterEnsure.ACTIVATE),
         ("created", False, AfterEnsure.ACTIVATE),
-        ("reused", True, AfterEnsure.PARK_PENDING),  # never typed twice: another launcher made the pane
+        (
+            "reused",
+            True,
+            AfterEnsure.PARK_PENDING,
+        ),  # never typed twice: another launcher made the pane
         ("reused", False, AfterEnsure.NOTHING),
     ],
 )
-def test_only_the_creator_types_the_instruction(status: str, prompted: bool, expected: AfterEnsure) -> None:
+def test_only_the_creator_types_the_instruction(
+    status: str, prompted: bool, expected: AfterEnsure
+) -> None:
     assert rules.after_ensure(status, prompted=prompted) is expected
 
 
 @pytest.mark.parametrize("created", [True, False])
 @pytest.mark.parametrize("step", sorted(rules.STEPS))
-def test_a_failure_after_the_pane_ends_only_our_pane_and_names_the_step(step: str, created: bool) -> None:
+def test_a_failure_after_the_pane_ends_only_our_pane_and_names_the_step(
+    step: str, created: bool
+) -> None:
     after = rules.after_pane_failure(step, "panes/x.json is not\nvalid", created=created)
     assert after.end_pane is created
     assert after.reason == f"{rules.STEPS[step]} failed: panes/x.json is not valid"
 
 
 @pytest.mark.parametrize(
-    ("pane", "expected"), [(LIVE, None), (DEAD_3, "exit"), (DEAD_UNKNOWN, "exit"), (None, "stopped")]
+    ("pane", "expected"),
+    [(LIVE, None), (DEAD_3, "exit"), (DEAD_UNKNOWN, "exit"), (None, "stopped")],
 )
 def test_after_failed_activation(pane: PaneSeen | None, expected: str | None) -> None:
     assert rules.after_failed_activation(pane) == expected
@@ -175,27 +238,62 @@ STOPPING = rules.End("stopped", "e2e over (by oms-cli)", "%1")
     [
         ("parked", "parked", True, None, UNTIL, UNTIL, ResumeWay.KEYS),
         ("running", "parked", True, None, None, T0, ResumeWay.KEYS),
-        ("running", "healthy", False, ENDED, None, T0, ResumeWay.NATIVE),  # its pane ended: relaunched
+        (
+            "running",
+            "healthy",
+            False,
+            ENDED,
+            None,
+            T0,
+            ResumeWay.NATIVE,
+        ),  # its pane ended: relaunched
         ("parked", "parked", False, ENDED, UNTIL, UNTIL, ResumeWay.NATIVE),
         ("parked", "parked", True, None, UNTIL, T0, "not due"),
         ("parked", "parked", False, ENDED, UNTIL, T0, "not due"),
         ("parked", "parked", True, None, None, T0, "not due"),
-        ("parked", "parked", False, None, UNTIL, UNTIL, "live bound pane"),  # not shown, yet not ended
-        ("running", "healthy", False, STOPPING, None, T0, "being stopped"),  # `oms worker stop` asked
+        (
+            "parked",
+            "parked",
+            False,
+            None,
+            UNTIL,
+            UNTIL,
+            "live bound pane",
+        ),  # not shown, yet not ended
+        (
+            "running",
+            "healthy",
+            False,
+            STOPPING,
+            None,
+            T0,
+            "being stopped",
+        ),  # `oms worker stop` asked
         ("stopped", "parked", True, None, None, T0, "session stopped and health parked"),
         ("running", "stopped", False, ENDED, None, T0, "health stopped"),
     ],
 )
 def test_check_resume(
-    session: str, health: str, live: bool, end: rules.End | None, until: str | None, now: str, expected: object
+    session: str,
+    health: str,
+    live: bool,
+    end: rules.End | None,
+    until: str | None,
+    now: str,
+    expected: object,
 ) -> None:
     if isinstance(expected, ResumeWay):
         assert (
-            rules.check_resume(session, health, pane_live=live, pane_end=end, parked_until=until, now=now) is expected
+            rules.check_resume(
+                session, health, pane_live=live, pane_end=end, parked_until=until, now=now
+            )
+            is expected
         )
     else:
         with pytest.raises(InvalidInputError, match=str(expected)):
-            rules.check_resume(session, health, pane_live=live, pane_end=end, parked_until=until, now=now)
+            rules.check_resume(
+                session, health, pane_live=live, pane_end=end, parked_until=until, now=now
+            )
 
 
 SID = "0b8f4c7e-7a52-4b7e-9a43-3c1f0d6c2a11"
@@ -205,19 +303,49 @@ CODEX_ID = "019a0000-1111-7222-8333-444455556666"
 @pytest.mark.parametrize(
     ("mode", "activity", "session", "expected"),
     [
-        ("codex_goal", "working", {"native_session_ref": CODEX_ID}, CODEX_ID),  # its SessionStart reported it
-        ("codex_goal", "idle", {"native_session_ref": SID}, "no native session"),  # Codex never started a turn
-        ("claude_interactive", "working", {"native_session_ref": SID, "agent_prompted_at": T0}, SID),
-        ("claude_interactive", "idle", {"native_session_ref": SID, "agent_prompted_at": None}, "no native session"),
+        (
+            "codex_goal",
+            "working",
+            {"native_session_ref": CODEX_ID},
+            CODEX_ID,
+        ),  # its SessionStart reported it
+        (
+            "codex_goal",
+            "idle",
+            {"native_session_ref": SID},
+            "no native session",
+        ),  # Codex never started a turn
+        (
+            "claude_interactive",
+            "working",
+            {"native_session_ref": SID, "agent_prompted_at": T0},
+            SID,
+        ),
+        (
+            "claude_interactive",
+            "idle",
+            {"native_session_ref": SID, "agent_prompted_at": None},
+            "no native session",
+        ),
         (
             "claude_interactive",
             "idle",
             {"native_session_ref": SID},
             "no native session",
         ),  # a session recorded before oms kept it
-        ("command", "working", {"native_session_ref": SID, "agent_prompted_at": T0}, "command worker cannot resume"),
+        (
+            "command",
+            "working",
+            {"native_session_ref": SID, "agent_prompted_at": T0},
+            "command worker cannot resume",
+        ),
         ("codex_goal", "done", {"native_session_ref": CODEX_ID}, "from activity done"),
-        ("claude_interactive", "blocked", {"native_session_ref": SID, "agent_prompted_at": T0}, "activity blocked"),
+        (
+            "claude_interactive",
+            "blocked",
+            {"native_session_ref": SID, "agent_prompted_at": T0},
+            "activity blocked",
+        ),
     ],
 )
 def test_native_ref(mode: str, activity: str, session: JsonObject, expected: str) -> None:
@@ -284,7 +412,14 @@ def test_observe_keeps_a_pane_end_resumable_only_where_resume_would_relaunch(
     ("session", "version", "health", "pending", "prompted", "expected"),
     [
         ("running", 0, "parked", True, True, ResumeKeys.ACTIVATE),  # never took its instruction
-        ("running", 0, "parked", True, False, ResumeKeys.ACTIVATE),  # (a command worker: a no-op activation)
+        (
+            "running",
+            0,
+            "parked",
+            True,
+            False,
+            ResumeKeys.ACTIVATE,
+        ),  # (a command worker: a no-op activation)
         ("running", 1, "parked", True, True, ResumeKeys.NUDGE),
         ("parked", 2, "parked", False, True, ResumeKeys.NUDGE),
         ("parked", 2, "parked", False, False, ResumeKeys.NOTHING),
@@ -294,7 +429,10 @@ def test_observe_keeps_a_pane_end_resumable_only_where_resume_would_relaunch(
 def test_resume_keys(
     session: str, version: int, health: str, pending: bool, prompted: bool, expected: ResumeKeys
 ) -> None:
-    assert rules.resume_keys(session, version, health, activation_pending=pending, prompted=prompted) is expected
+    assert (
+        rules.resume_keys(session, version, health, activation_pending=pending, prompted=prompted)
+        is expected
+    )
 
 
 def _worker(state: str, fields: JsonObject) -> tuple[str, JsonObject]:
@@ -308,42 +446,72 @@ def _worker(state: str, fields: JsonObject) -> tuple[str, JsonObject]:
         ("idle", {}, ("blocked", "stopped", "exit", "gone")),
         ("working", {"health": "parked"}, ("blocked", "stopped", "exit", "gone")),
         ("done", {}, ("done", "stopped", "exit", "gone")),  # an ended activity keeps its state
-        ("done", {"end_reason": "result-recorded", "end_detail": "ok"}, ("done", "stopped", "result-recorded", "ok")),
-        ("blocked", {"health": "stopped", "end_reason": "exit", "end_detail": "x"}, None),  # nothing to change
+        (
+            "done",
+            {"end_reason": "result-recorded", "end_detail": "ok"},
+            ("done", "stopped", "result-recorded", "ok"),
+        ),
+        (
+            "blocked",
+            {"health": "stopped", "end_reason": "exit", "end_detail": "x"},
+            None,
+        ),  # nothing to change
     ],
 )
-def test_worker_end(state: str, fields: JsonObject, expected: tuple[str, str, str, str] | None) -> None:
+def test_worker_end(
+    state: str, fields: JsonObject, expected: tuple[str, str, str, str] | None
+) -> None:
     state, body = _worker(state, fields)
     nxt = workers.end(state, body, now=add_ms(T0, 1), end_reason="exit", detail="gone\n")
     got = (
         None
         if nxt is None
-        else (nxt.state, nxt.payload["health"], nxt.payload["end_reason"], nxt.payload["end_detail"])
+        else (
+            nxt.state,
+            nxt.payload["health"],
+            nxt.payload["end_reason"],
+            nxt.payload["end_detail"],
+        )
     )
     assert got == expected
 
 
 def test_an_exit_record_of_another_pane_is_not_this_panes_end() -> None:
-    """GAP_STALE_EXIT (ADR 0014): an exit record names the supervisor that wrote it (`pane_pid`); a record
-    left by an earlier pane says nothing of the pane tmux shows now, or of the one the registry names."""
+    """GAP_STALE_EXIT (ADR 0014): an exit record names the supervisor that wrote it (`pane_pid`); a
+    record left by an earlier pane says nothing of the pane tmux shows now, or of the one the
+    registry names."""
     stale: JsonObject = {"status": 1, "signal": None, "pane_pid": 1111}
     own: JsonObject = {"status": 0, "signal": None, "pane_pid": 4242}
     dead = PaneSeen("%1", True, 3, None, 4242)
-    assert rules.end_of(health="healthy", pane=dead, registry=None, ended=stale, kill=None, group_alive=_gone) == (
+    assert rules.end_of(
+        health="healthy", pane=dead, registry=None, ended=stale, kill=None, group_alive=_gone
+    ) == (
         "parent-gone",
         "the agent's supervisor exited with status 3 without recording the end",
         "%1",
     )
-    assert rules.end_of(health="healthy", pane=dead, registry=None, ended=own, kill=None, group_alive=_gone) == (
+    assert rules.end_of(
+        health="healthy", pane=dead, registry=None, ended=own, kill=None, group_alive=_gone
+    ) == (
         "exit",
         "the agent exited with status 0",
         "%1",
     )
     # the pane is gone and its group still lives: an earlier pane's record ends nothing
     assert (
-        rules.end_of(health="healthy", pane=None, registry=REGISTRY, ended=stale, kill=None, group_alive=_alive) is None
+        rules.end_of(
+            health="healthy",
+            pane=None,
+            registry=REGISTRY,
+            ended=stale,
+            kill=None,
+            group_alive=_alive,
+        )
+        is None
     )
-    assert rules.end_of(health="healthy", pane=None, registry=REGISTRY, ended=own, kill=None, group_alive=_alive) == (
+    assert rules.end_of(
+        health="healthy", pane=None, registry=REGISTRY, ended=own, kill=None, group_alive=_alive
+    ) == (
         "exit",
         "the agent exited with status 0; its tmux pane is gone",
         "%7",

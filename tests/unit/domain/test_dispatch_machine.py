@@ -12,11 +12,24 @@ from oms.domain.machine import Next, step
 from oms.errors import IllegalTransitionError
 from tests.helpers import T0, payload
 
-EVENTS = ("review", "review-reject", "accept", "reject", "acknowledge", "record-result", "resolve", "cancel")
+EVENTS = (
+    "review",
+    "review-reject",
+    "accept",
+    "reject",
+    "acknowledge",
+    "record-result",
+    "resolve",
+    "cancel",
+)
 
 
 def proposed() -> Next:
-    fields = {k: v for k, v in payload("dispatch").items() if k in (*d.INTENT_FIELDS, "lease_token", "ticket_version")}
+    fields = {
+        k: v
+        for k, v in payload("dispatch").items()
+        if k in (*d.INTENT_FIELDS, "lease_token", "ticket_version")
+    }
     return d.propose(fields, dispatch_id="dsp-1", created_at=T0)
 
 
@@ -57,10 +70,14 @@ TestDispatchMachine.settings = settings(max_examples=200, stateful_step_count=20
 
 def test_intent_digest_is_recomputable() -> None:
     nxt = proposed()
-    assert nxt.payload["dispatch_intent_sha256"] == d.intent_digest(d.capture_intent("dsp-1", nxt.payload))
+    assert nxt.payload["dispatch_intent_sha256"] == d.intent_digest(
+        d.capture_intent("dsp-1", nxt.payload)
+    )
 
 
-@given(st.sampled_from(d.INTENT_FIELDS + ("lease_token",)), st.sampled_from(["x", 7, "f" * 64, None]))
+@given(
+    st.sampled_from(d.INTENT_FIELDS + ("lease_token",)), st.sampled_from(["x", 7, "f" * 64, None])
+)
 @settings(max_examples=200)
 def test_changing_any_intent_field_changes_the_digest(field: str, value: object) -> None:
     nxt = proposed()
@@ -68,8 +85,13 @@ def test_changing_any_intent_field_changes_the_digest(field: str, value: object)
     if changed[field] == value:
         return
     changed[field] = value  # type: ignore[assignment]
-    assert d.intent_digest(d.capture_intent("dsp-1", changed)) != nxt.payload["dispatch_intent_sha256"]
-    assert d.intent_digest(d.capture_intent("dsp-2", nxt.payload)) != nxt.payload["dispatch_intent_sha256"]
+    assert (
+        d.intent_digest(d.capture_intent("dsp-1", changed)) != nxt.payload["dispatch_intent_sha256"]
+    )
+    assert (
+        d.intent_digest(d.capture_intent("dsp-2", nxt.payload))
+        != nxt.payload["dispatch_intent_sha256"]
+    )
 
 
 def test_intent_never_carries_the_lease_token() -> None:
@@ -80,7 +102,11 @@ def test_intent_never_carries_the_lease_token() -> None:
 
 def test_reject_verdict_rejects_and_bounds_the_reason() -> None:
     nxt = d.record_review(
-        "proposed", proposed().payload, evidence_ref="e" * 64, verdict="reject", rationale="no\nway " * 200
+        "proposed",
+        proposed().payload,
+        evidence_ref="e" * 64,
+        verdict="reject",
+        rationale="no\nway " * 200,
     )
     assert nxt.state == "rejected"
     reason = str(nxt.payload["reason"])

@@ -1,5 +1,6 @@
-"""The finishing rules (`domain/finishing.py`, issue 14): the settings parser never crashes and falls back to
-its defaults; merge is refused, with its reason, for each way the evidence does not cover the merge."""
+"""The finishing rules (`domain/finishing.py`, issue 14): the settings parser never crashes and
+falls back to its defaults; merge is refused, with its reason, for each way the evidence does not
+cover the merge."""
 
 from __future__ import annotations
 
@@ -12,10 +13,20 @@ from oms.domain import finishing
 from tests.strategies import profile_values
 
 C1, C2, BASE, OTHER = "1" * 40, "2" * 40, "3" * 40, "4" * 40
-GOOD: JsonObject = {"commit": C1, "passed": True, "mode": "merge-commit", "target": "main", "base": BASE}
+GOOD: JsonObject = {
+    "commit": C1,
+    "passed": True,
+    "mode": "merge-commit",
+    "target": "main",
+    "base": BASE,
+}
 
 
-@given(st.dictionaries(st.sampled_from(["verify", "merge", "worktrees", "x"]), profile_values, max_size=4))
+@given(
+    st.dictionaries(
+        st.sampled_from(["verify", "merge", "worktrees", "x"]), profile_values, max_size=4
+    )
+)
 def test_any_document_parses_to_settings(doc: JsonObject) -> None:
     fin = finishing.parse(doc)
     assert fin.timeout_s > 0
@@ -26,12 +37,19 @@ def test_any_document_parses_to_settings(doc: JsonObject) -> None:
 def test_the_defaults_and_a_full_table() -> None:
     assert finishing.parse({}) == finishing.Finishing()
     doc: JsonObject = {
-        "verify": {"commands": [["make", "test"]], "timeout_seconds": 5, "max_output_bytes": 2048, "show": ["/opt/t"]},
+        "verify": {
+            "commands": [["make", "test"]],
+            "timeout_seconds": 5,
+            "max_output_bytes": 2048,
+            "show": ["/opt/t"],
+        },
         "merge": {"into": "trunk", "mode": "fast-forward"},
         "worktrees": {"directory": "../w", "gc_after_days": 0, "archive_bundles": True},
     }
     fin = finishing.parse(doc)
-    assert fin == finishing.Finishing((("make", "test"),), 5, 2048, ("/opt/t",), "trunk", "fast-forward", 0, True)
+    assert fin == finishing.Finishing(
+        (("make", "test"),), 5, 2048, ("/opt/t",), "trunk", "fast-forward", 0, True
+    )
 
 
 @pytest.mark.parametrize(
@@ -45,13 +63,17 @@ def test_the_defaults_and_a_full_table() -> None:
         ({**GOOD, "base": OTHER}, "the base moved"),
     ],
 )
-def test_merge_is_refused_for_each_gap_in_its_evidence(evidence: JsonObject | None, why: str) -> None:
+def test_merge_is_refused_for_each_gap_in_its_evidence(
+    evidence: JsonObject | None, why: str
+) -> None:
     found = finishing.merge_refusal(
         evidence=evidence, result_commit=C1, target="main", target_head=BASE, mode="merge-commit"
     )
     assert found is not None
     assert why in found
     assert (
-        finishing.merge_refusal(evidence=GOOD, result_commit=C1, target="main", target_head=BASE, mode="merge-commit")
+        finishing.merge_refusal(
+            evidence=GOOD, result_commit=C1, target="main", target_head=BASE, mode="merge-commit"
+        )
         is None
     )

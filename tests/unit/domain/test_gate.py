@@ -1,5 +1,5 @@
-"""The Stop gate, the bound on a dispatch's life without a result, and which hook payloads are worth a
-session version (`domain/gate.py`), over random hook sequences."""
+"""The Stop gate, the bound on a dispatch's life without a result, and which hook payloads are worth
+a session version (`domain/gate.py`), over random hook sequences."""
 
 from __future__ import annotations
 
@@ -17,7 +17,11 @@ EVENTS = ["SessionStart", "UserPromptSubmit", "Stop"]
 # (event, stop_hook_active, has_result, provider, milliseconds since the previous hook)
 hooks = st.lists(
     st.tuples(
-        st.sampled_from(EVENTS), st.booleans(), st.booleans(), st.sampled_from(["codex", "claude"]), st.integers(0, 600)
+        st.sampled_from(EVENTS),
+        st.booleans(),
+        st.booleans(),
+        st.sampled_from(["codex", "claude"]),
+        st.integers(0, 600),
     ),
     max_size=60,
 )
@@ -36,12 +40,18 @@ def _start(max_turns: int = 1000, max_minutes: int = 10_000) -> dict[str, Any]:
     }
 
 
-def _run(sequence: list[tuple[str, bool, bool, str, int]], payload: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _run(
+    sequence: list[tuple[str, bool, bool, str, int]], payload: dict[str, Any]
+) -> list[tuple[Any, ...]]:
     out, now = [], T0
     for event, active, has_result, provider, step in sequence:
         now = add_ms(now, step)
         done = after(
-            payload, Hook(event, provider, "thread-1", active), has_result=has_result, acknowledged_at=None, now=now
+            payload,
+            Hook(event, provider, "thread-1", active),
+            has_result=has_result,
+            acknowledged_at=None,
+            now=now,
         )
         out.append((event, active, has_result, provider, now, payload, done))
         payload = done.payload
@@ -49,7 +59,9 @@ def _run(sequence: list[tuple[str, bool, bool, str, int]], payload: dict[str, An
 
 
 @given(hooks)
-def test_the_gate_holds_no_more_than_its_cap_in_a_row_and_then_stays_open(sequence: list[Any]) -> None:
+def test_the_gate_holds_no_more_than_its_cap_in_a_row_and_then_stays_open(
+    sequence: list[Any],
+) -> None:
     run, open_ = 0, False
     for event, active, has_result, _provider, _now, before, done in _run(sequence, _start()):
         assert before == dict(before)  # the input is never edited in place
@@ -57,7 +69,9 @@ def test_the_gate_holds_no_more_than_its_cap_in_a_row_and_then_stays_open(sequen
             assert done.hold is False
             open_ = open_ and event == "Stop"  # a prompt re-arms the gate
             run = run if event == "SessionStart" else 0
-        elif open_:  # let through since: a /goal continuation (no stop_hook_active) does not re-arm it
+        elif (
+            open_
+        ):  # let through since: a /goal continuation (no stop_hook_active) does not re-arm it
             assert done.hold is False
         else:
             run = run + 1 if active else 1
@@ -72,28 +86,40 @@ def test_agent_stopped_at_tells_whether_the_agent_rests(sequence: list[Any]) -> 
     for event, _active, _has_result, provider, now, _before, done in _run(sequence, _start()):
         if event == "Stop" and not done.hold:
             first_release = first_release or now
-            assert done.payload["agent_stopped_at"] == first_release  # the first Stop let through, kept
+            assert (
+                done.payload["agent_stopped_at"] == first_release
+            )  # the first Stop let through, kept
         elif event == "Stop":
             assert done.payload["agent_stopped_at"] is None  # held back: it works on
         else:
             first_release = None
             assert done.payload["agent_stopped_at"] is None  # started or prompted: working
         if event == "SessionStart" and provider == "codex":
-            assert done.payload["native_session_ref"] == "thread-1"  # Codex's own thread id is learned
+            assert (
+                done.payload["native_session_ref"] == "thread-1"
+            )  # Codex's own thread id is learned
 
 
 @given(hooks, st.integers(1, 30))
-def test_turns_count_every_stop_without_a_result_and_nothing_resets_them(sequence: list[Any], most: int) -> None:
+def test_turns_count_every_stop_without_a_result_and_nothing_resets_them(
+    sequence: list[Any], most: int
+) -> None:
     turns = 0
-    for event, _active, has_result, provider, _now, before, done in _run(sequence, _start(max_turns=most)):
+    for event, _active, has_result, provider, _now, before, done in _run(
+        sequence, _start(max_turns=most)
+    ):
         if event == "Stop" and not has_result:
             turns += 1
-        assert done.payload["turns_without_result"] == turns  # prompts and goal continuations reset nothing
+        assert (
+            done.payload["turns_without_result"] == turns
+        )  # prompts and goal continuations reset nothing
         if event != "Stop" or has_result:
             assert done.no_result is None
             continue
         capped = (
-            before["agent_stopped_at"] is None and done.hold is False and done.payload["stop_blocks"] > STOP_BLOCK_CAP
+            before["agent_stopped_at"] is None
+            and done.hold is False
+            and done.payload["stop_blocks"] > STOP_BLOCK_CAP
         )
         assert (done.no_result is not None) == (turns >= most or (provider == "claude" and capped))
         if done.no_result is not None:
@@ -107,7 +133,9 @@ def test_the_bound_in_minutes_counts_from_the_acknowledgement() -> None:
     early = after(payload, stop, has_result=False, acknowledged_at=ack, now=add_ms(T0, 39 * 60_000))
     assert (early.hold, early.no_result) == (True, None)
     assert (early.payload["progress_since"], early.payload["turns_without_result"]) == (ack, 1)
-    late = after(early.payload, stop, has_result=False, acknowledged_at=ack, now=add_ms(T0, 40 * 60_000))
+    late = after(
+        early.payload, stop, has_result=False, acknowledged_at=ack, now=add_ms(T0, 40 * 60_000)
+    )
     assert late.hold is False
     assert late.no_result is not None
     assert "max_minutes_without_result = 30" in late.no_result
@@ -115,29 +143,54 @@ def test_the_bound_in_minutes_counts_from_the_acknowledgement() -> None:
 
 
 def test_a_session_recorded_before_the_bound_gets_the_defaults() -> None:
-    payload: dict[str, Any] = {"stop_blocks": 0, "agent_stopped_at": None, "native_session_ref": "s-1"}
+    payload: dict[str, Any] = {
+        "stop_blocks": 0,
+        "agent_stopped_at": None,
+        "native_session_ref": "s-1",
+    }
     stop = Hook("Stop", "codex", "thread-1")
     for _ in range(gate.MAX_TURNS_WITHOUT_RESULT - 1):
         done = after(payload, stop, has_result=False, acknowledged_at=None, now=T0)
         assert done.no_result is None
         payload = done.payload
-    assert after(payload, stop, has_result=False, acknowledged_at=None, now=T0).no_result is not None
+    assert (
+        after(payload, stop, has_result=False, acknowledged_at=None, now=T0).no_result is not None
+    )
 
 
-@given(st.lists(st.tuples(st.sampled_from(EVENTS), st.booleans(), st.integers(0, 2000)), max_size=200))
-def test_a_hook_loop_writes_a_version_per_beat_and_per_change_others_act_on(sequence: list[Any]) -> None:
+@given(
+    st.lists(st.tuples(st.sampled_from(EVENTS), st.booleans(), st.integers(0, 2000)), max_size=200)
+)
+def test_a_hook_loop_writes_a_version_per_beat_and_per_change_others_act_on(
+    sequence: list[Any],
+) -> None:
     written: dict[str, Any] = _start()
     base: dict[str, Any] = _start()
     now, first = T0, True
     writes = changes = 0
     for event, active, step in sequence:
         now = add_ms(now, step)
-        done = after(base, Hook(event, "codex", "thread-1", active), has_result=False, acknowledged_at=None, now=now)
+        done = after(
+            base,
+            Hook(event, "codex", "thread-1", active),
+            has_result=False,
+            acknowledged_at=None,
+            now=now,
+        )
         changed = (
             done.payload.get("native_session_ref") != written.get("native_session_ref")
-            or (written.get("agent_prompted_at") is None and done.payload.get("agent_prompted_at") is not None)
-            or (written.get("agent_stopped_at") is None and done.payload.get("agent_stopped_at") is not None)
-            or (access.integer(written, "stop_blocks") == 0 and access.integer(done.payload, "stop_blocks") > 0)
+            or (
+                written.get("agent_prompted_at") is None
+                and done.payload.get("agent_prompted_at") is not None
+            )
+            or (
+                written.get("agent_stopped_at") is None
+                and done.payload.get("agent_stopped_at") is not None
+            )
+            or (
+                access.integer(written, "stop_blocks") == 0
+                and access.integer(done.payload, "stop_blocks") > 0
+            )
         )
         due = parse_ts(now) >= parse_ts(add_ms(written["last_observed_at"], BEAT_MS))
         write = worth_writing(written, done.payload, first=first, no_result=False, now=now)
@@ -161,8 +214,8 @@ def test_a_stop_can_end_the_turns_the_broker_answered_unrecorded() -> None:
 
 
 def test_the_first_prompt_records_when_the_agent_took_one() -> None:
-    """From the first UserPromptSubmit the agent's native session has a conversation to resume; later
-    prompts keep that first time, and that change is worth a version of its own."""
+    """From the first UserPromptSubmit the agent's native session has a conversation to resume;
+    later prompts keep that first time, and that change is worth a version of its own."""
     prompt = Hook("UserPromptSubmit", "claude", "ses-1")
     first = after(_start(), prompt, has_result=False, acknowledged_at=None, now=T0)
     assert first.payload["agent_prompted_at"] == T0

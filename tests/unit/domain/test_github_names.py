@@ -1,6 +1,8 @@
-"""GitHub repository names (issue 10, case 6): the code, the schema and GitHub's written rules agree.
+"""GitHub repository names (issue 10, case 6): the code, the schema and GitHub's written rules
+agree.
 
-The oracle is the rules as GitHub states them, checked character by character, not a regular expression."""
+The oracle is the rules as GitHub states them, checked character by character, not a regular
+expression."""
 
 from __future__ import annotations
 
@@ -43,7 +45,9 @@ def github_accepts(slug: str) -> bool:
 slugs = st.text(alphabet="aZ9-._/ é\n", max_size=12) | st.builds(
     lambda o, n: f"{o}/{n}",
     st.text(alphabet="ab-", min_size=0, max_size=42),
-    st.sampled_from([".", "..", "x.git", "X.GIT", "y.wiki", ".github", "-", "_", "a" * 100, "a" * 101]),
+    st.sampled_from(
+        [".", "..", "x.git", "X.GIT", "y.wiki", ".github", "-", "_", "a" * 100, "a" * 101]
+    ),
 )
 SCHEMA = Draft202012Validator(load_schema("defs")["$defs"]["repository"])
 
@@ -59,12 +63,16 @@ def test_the_schema_agrees_with_the_code(slug: str) -> None:
     assert SCHEMA.is_valid(slug) == (repository_problem(slug) is None)
 
 
-@pytest.mark.parametrize("slug", ["acme/..", "acme/.", "acme/x.git", "acme/x.wiki", "-a/x", "a-/x", "a--b/x", "a/x\n"])
+@pytest.mark.parametrize(
+    "slug", ["acme/..", "acme/.", "acme/x.git", "acme/x.wiki", "-a/x", "a-/x", "a--b/x", "a/x\n"]
+)
 def test_names_github_refuses_are_refused_with_the_rule(slug: str) -> None:
     with pytest.raises(InvalidInputError, match="is not a GitHub repository name: "):
         check_repository(slug)
 
 
-@pytest.mark.parametrize("slug", ["acme/.github", "a-b/x_y.z", "A1/-", "a/" + "b" * 100, "a" * 39 + "/x"])
+@pytest.mark.parametrize(
+    "slug", ["acme/.github", "a-b/x_y.z", "A1/-", "a/" + "b" * 100, "a" * 39 + "/x"]
+)
 def test_odd_but_valid_names_pass(slug: str) -> None:
     assert check_repository(slug) == slug

@@ -25,7 +25,11 @@ def _session(calls: list[tuple[str, dict[str, Any]]] | None = None) -> mcp.Sessi
 
     def call(name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         seen.append((name, arguments))
-        return ({"error": "bad"}, True) if arguments.get("fail") else ({"ok": True, "text": "é\u2028"}, False)
+        return (
+            ({"error": "bad"}, True)
+            if arguments.get("fail")
+            else ({"ok": True, "text": "é\u2028"}, False)
+        )
 
     return mcp.Session("srv", "1.0", "hello", {TOOL.name: TOOL}, call)
 
@@ -39,7 +43,10 @@ def _one(session: mcp.Session, message: Any) -> dict[str, Any]:
 
 
 def _init(session: mcp.Session, version: Any = "2025-11-25") -> dict[str, Any]:
-    return _one(session, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": version}})
+    return _one(
+        session,
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": version}},
+    )
 
 
 def test_versions_are_echoed_or_answered_with_the_latest() -> None:
@@ -51,7 +58,10 @@ def test_versions_are_echoed_or_answered_with_the_latest() -> None:
 
 def test_order_and_method_errors() -> None:
     session = _session()
-    early = _one(session, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "read_dispatch"}})
+    early = _one(
+        session,
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "read_dispatch"}},
+    )
     assert early["error"]["code"] == mcp.INVALID_REQUEST
     assert _one(session, {"jsonrpc": "2.0", "id": 2, "method": "server/discover"})["error"] == {
         "code": -32601,
@@ -59,17 +69,33 @@ def test_order_and_method_errors() -> None:
         "data": "server/discover",
     }
     _init(session)
-    assert _one(session, {"jsonrpc": "2.0", "id": "p", "method": "ping"}) == {"jsonrpc": "2.0", "id": "p", "result": {}}
-    assert _one(session, {"jsonrpc": "2.0", "id": 3, "method": "prompts/list"})["error"]["code"] == -32601
-    unknown = _one(session, {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "rm"}})
+    assert _one(session, {"jsonrpc": "2.0", "id": "p", "method": "ping"}) == {
+        "jsonrpc": "2.0",
+        "id": "p",
+        "result": {},
+    }
+    assert (
+        _one(session, {"jsonrpc": "2.0", "id": 3, "method": "prompts/list"})["error"]["code"]
+        == -32601
+    )
+    unknown = _one(
+        session, {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "rm"}}
+    )
     assert unknown["error"]["code"] == mcp.INVALID_PARAMS
     assert mcp.handle_line(session, b'{"jsonrpc":"2.0","method":"notifications/initialized"}') == []
-    assert mcp.handle_line(session, b'{"jsonrpc":"2.0","id":9,"result":{}}') == []  # a stray response
+    assert (
+        mcp.handle_line(session, b'{"jsonrpc":"2.0","id":9,"result":{}}') == []
+    )  # a stray response
     for bad_id in ("null", "true", "1.5", "[1]", "{}"):
-        reply = mcp.handle_line(session, f'{{"jsonrpc":"2.0","id":{bad_id},"method":"ping"}}'.encode())[0]
+        reply = mcp.handle_line(
+            session, f'{{"jsonrpc":"2.0","id":{bad_id},"method":"ping"}}'.encode()
+        )[0]
         assert isinstance(reply, dict)
         assert reply["error"]["code"] in (mcp.INVALID_REQUEST, mcp.PARSE_ERROR)
-    assert _one(session, {"jsonrpc": "1.0", "id": 5, "method": "ping"})["error"]["code"] == mcp.INVALID_REQUEST
+    assert (
+        _one(session, {"jsonrpc": "1.0", "id": 5, "method": "ping"})["error"]["code"]
+        == mcp.INVALID_REQUEST
+    )
     params = _one(session, {"jsonrpc": "2.0", "id": 6, "method": "ping", "params": [1]})
     assert params["error"]["code"] == mcp.INVALID_PARAMS
 
@@ -84,7 +110,10 @@ def test_batches_only_in_2025_03_26_and_answered_as_one_array() -> None:
     assert mcp.handle_line(modern, batch)[0] == {
         "jsonrpc": "2.0",
         "id": None,
-        "error": {"code": mcp.INVALID_REQUEST, "message": "Batches are not supported in this protocol version"},
+        "error": {
+            "code": mcp.INVALID_REQUEST,
+            "message": "Batches are not supported in this protocol version",
+        },
     }
     old = _session()
     _init(old, "2025-03-26")
@@ -95,18 +124,36 @@ def test_batches_only_in_2025_03_26_and_answered_as_one_array() -> None:
     assert mcp.handle_line(old, b"[]")[0] == {
         "jsonrpc": "2.0",
         "id": None,
-        "error": {"code": mcp.INVALID_REQUEST, "message": "Batches are not supported in this protocol version"},
+        "error": {
+            "code": mcp.INVALID_REQUEST,
+            "message": "Batches are not supported in this protocol version",
+        },
     }
 
 
 def test_results_mirror_structured_content_and_drop_new_fields_for_old_versions() -> None:
-    for version, modern in (("2024-11-05", False), ("2025-03-26", False), ("2025-06-18", True), ("2025-11-25", True)):
+    for version, modern in (
+        ("2024-11-05", False),
+        ("2025-03-26", False),
+        ("2025-06-18", True),
+        ("2025-11-25", True),
+    ):
         calls: list[tuple[str, dict[str, Any]]] = []
         session = _session(calls)
         _init(session, version)
-        listed = _one(session, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})["result"]["tools"][0]
+        listed = _one(session, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})["result"][
+            "tools"
+        ][0]
         assert ("title" in listed, "outputSchema" in listed) == (modern, modern)
-        ok = _one(session, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read_dispatch"}})
+        ok = _one(
+            session,
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "read_dispatch"},
+            },
+        )
         result = ok["result"]
         assert result["isError"] is False
         assert json.loads(result["content"][0]["text"]) == {"ok": True, "text": "é\u2028"}
@@ -124,7 +171,12 @@ def test_results_mirror_structured_content_and_drop_new_fields_for_old_versions(
         assert "structuredContent" not in failed
         wrong = _one(
             session,
-            {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "read_dispatch", "arguments": [1]}},
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "tools/call",
+                "params": {"name": "read_dispatch", "arguments": [1]},
+            },
         )["result"]
         assert wrong["isError"] is True
         assert calls == [("read_dispatch", {}), ("read_dispatch", {"fail": 1})]
@@ -139,12 +191,14 @@ def test_encoding_is_one_ascii_line() -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
+    ),
     max_leaves=20,
 )
-methods = st.sampled_from(["initialize", "ping", "tools/list", "tools/call", "server/discover", "x/y", ""]) | st.text(
-    max_size=20
-)
+methods = st.sampled_from(
+    ["initialize", "ping", "tools/list", "tools/call", "server/discover", "x/y", ""]
+) | st.text(max_size=20)
 messages = st.fixed_dictionaries(
     {},
     optional={

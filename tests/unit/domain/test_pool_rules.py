@@ -1,6 +1,6 @@
-"""The worker pool's rules (`domain/pool.py`) over random sequences of scales and settles: indices are
-never reused, the active count is what was asked, busy slots are never dropped (they drain), idle ones
-leave first, and the pool never has fewer than one active slot."""
+"""The worker pool's rules (`domain/pool.py`) over random sequences of scales and settles: indices
+are never reused, the active count is what was asked, busy slots are never dropped (they drain),
+idle ones leave first, and the pool never has fewer than one active slot."""
 
 from __future__ import annotations
 
@@ -23,7 +23,10 @@ T0 = "2026-12-01T00:00:00.000Z"
 MAX = 8
 steps = st.lists(
     st.tuples(
-        st.sampled_from(["scale", "settle"]), st.integers(-1, MAX + 1), st.booleans(), st.sets(st.integers(1, 20))
+        st.sampled_from(["scale", "settle"]),
+        st.integers(-1, MAX + 1),
+        st.booleans(),
+        st.sets(st.integers(1, 20)),
     ),
     max_size=25,
 )
@@ -45,7 +48,9 @@ def test_pool_invariants(start: int, sequence: list[tuple[str, int, bool, set[in
                 pool.scale(payload, to=to, max_workers=MAX, busy=busy, force=force, now=T0)
             continue
         else:
-            payload, plan = pool.scale(payload, to=to, max_workers=MAX, busy=busy, force=force, now=T0)
+            payload, plan = pool.scale(
+                payload, to=to, max_workers=MAX, busy=busy, force=force, now=T0
+            )
             assert len(pool.names(payload, "active")) == to
             assert not set(plan.removed) & busy  # busy slots drain, never vanish
             assert set(plan.park) == (set(plan.draining) if force else set())
@@ -75,8 +80,12 @@ def test_a_scale_up_after_slots_left_takes_new_indices() -> None:
 
 def test_draining_slots_come_back_before_new_ones() -> None:
     payload = pool.initial(2, T0)
-    payload, plan = pool.scale(payload, to=1, max_workers=MAX, busy={"worker-1", "worker-2"}, force=True, now=T0)
+    payload, plan = pool.scale(
+        payload, to=1, max_workers=MAX, busy={"worker-1", "worker-2"}, force=True, now=T0
+    )
     assert (plan.draining, plan.park) == (["worker-2"], ["worker-2"])
     assert pool.free(payload, {"worker-1", "worker-2"}) == []  # draining is not capacity
-    payload, plan = pool.scale(payload, to=2, max_workers=MAX, busy={"worker-1", "worker-2"}, force=False, now=T0)
+    payload, plan = pool.scale(
+        payload, to=2, max_workers=MAX, busy={"worker-1", "worker-2"}, force=False, now=T0
+    )
     assert (plan.reactivated, plan.added) == (["worker-2"], [])

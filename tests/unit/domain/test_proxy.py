@@ -1,5 +1,5 @@
-"""The model proxy's pure decisions (`domain/proxy.py`, `domain/proxy_usage.py`): paths, keys, headers,
-stated resets, cooldowns and usage, table-driven and property-tested."""
+"""The model proxy's pure decisions (`domain/proxy.py`, `domain/proxy_usage.py`): paths, keys,
+headers, stated resets, cooldowns and usage, table-driven and property-tested."""
 
 from __future__ import annotations
 
@@ -71,7 +71,10 @@ def test_token_of(headers: list[tuple[str, str]], family: str, want: str | None)
     assert proxy.token_of(headers, family) == want
 
 
-@given(st.from_regex(r"[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?", fullmatch=True), st.binary(min_size=32, max_size=32))
+@given(
+    st.from_regex(r"[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?", fullmatch=True),
+    st.binary(min_size=32, max_size=32),
+)
 def test_a_token_round_trips_and_only_its_secret_matches(dispatch_id: str, raw: bytes) -> None:
     import base64
 
@@ -107,22 +110,35 @@ def test_upstream_headers_replace_credentials_and_hop_by_hop() -> None:
         ("x-api-key", "REAL"),
         ("Accept-Encoding", "identity"),
     ]
-    assert proxy.upstream_headers([], "openai", UpstreamAuth("REAL"))[0] == ("Authorization", "Bearer REAL")
+    assert proxy.upstream_headers([], "openai", UpstreamAuth("REAL"))[0] == (
+        "Authorization",
+        "Bearer REAL",
+    )
     chatgpt = UpstreamAuth("ACCESS", "acct-1")
-    sent = proxy.upstream_headers([("ChatGPT-Account-Id", "acct-agent"), ("OpenAI-Project", "p")], "openai", chatgpt)
+    sent = proxy.upstream_headers(
+        [("ChatGPT-Account-Id", "acct-agent"), ("OpenAI-Project", "p")], "openai", chatgpt
+    )
     assert sent == [
         ("Authorization", "Bearer ACCESS"),
         ("chatgpt-account-id", "acct-1"),
         ("Accept-Encoding", "identity"),
     ]
-    assert proxy.downstream_headers([("Content-Length", "3"), ("Set-Cookie", "a"), ("request-id", "r")]) == [
-        ("request-id", "r")
-    ]
+    assert proxy.downstream_headers(
+        [("Content-Length", "3"), ("Set-Cookie", "a"), ("request-id", "r")]
+    ) == [("request-id", "r")]
 
 
 @pytest.mark.parametrize(
     ("text", "want"),
-    [("30", 30.0), ("1.5", 1.5), ("6m0s", 360.0), ("1h2m3s", 3723.0), ("20ms", 0.02), ("2h", 7200.0), ("", None)],
+    [
+        ("30", 30.0),
+        ("1.5", 1.5),
+        ("6m0s", 360.0),
+        ("1h2m3s", 3723.0),
+        ("20ms", 0.02),
+        ("2h", 7200.0),
+        ("", None),
+    ],
 )
 def test_duration_s(text: str, want: float | None) -> None:
     assert proxy_limits.duration_s(text) == want
@@ -134,7 +150,13 @@ def test_duration_s(text: str, want: float | None) -> None:
         ({"Retry-After": "120"}, 120),
         ({"retry-after": "Sun, 01 Mar 2026 12:10:00 GMT"}, 600),
         ({"anthropic-ratelimit-tokens-reset": "2026-03-01T13:00:00Z"}, 3600),
-        ({"anthropic-ratelimit-requests-reset": "2026-03-01T12:00:30Z", "anthropic-ratelimit-tokens-reset": "x"}, 30),
+        (
+            {
+                "anthropic-ratelimit-requests-reset": "2026-03-01T12:00:30Z",
+                "anthropic-ratelimit-tokens-reset": "x",
+            },
+            30,
+        ),
         ({"x-ratelimit-reset-requests": "1s", "x-ratelimit-reset-tokens": "6m0s"}, 360),
         ({"retry-after": "10", "x-ratelimit-reset-tokens": "6m0s"}, 10),  # Retry-After wins
         ({"retry-after": "999999999"}, MAX_COOLDOWN_S),
@@ -165,11 +187,15 @@ def test_cooldown_for() -> None:
     )
     assert transient is not None
     assert (transient.kind, transient.until) == ("transient", add_ms(NOW, 45_000))
-    quota = proxy_limits.cooldown_for(429, b'{"error":{"type":"insufficient_quota","message":"x"}}', {}, NOW, ROUTING)
+    quota = proxy_limits.cooldown_for(
+        429, b'{"error":{"type":"insufficient_quota","message":"x"}}', {}, NOW, ROUTING
+    )
     assert quota is not None
     assert quota.kind == "quota"
     assert parse_ts(quota.until) == parse_ts(NOW) + 30 * 60_000
-    long = proxy_limits.cooldown_for(429, b"{}", {"retry-after": "7200"}, NOW, ROUTING)  # a reset over an hour away
+    long = proxy_limits.cooldown_for(
+        429, b"{}", {"retry-after": "7200"}, NOW, ROUTING
+    )  # a reset over an hour away
     assert long is not None
     assert (long.kind, long.until) == ("quota", add_ms(NOW, 7_200_000))
     overloaded = proxy_limits.cooldown_for(
@@ -177,11 +203,17 @@ def test_cooldown_for() -> None:
     )
     assert overloaded is not None
     assert overloaded.kind == "transient"
-    assert proxy_limits.cooldown_for(400, b"invalid model", {"retry-after": "5"}, NOW, ROUTING) is None
+    assert (
+        proxy_limits.cooldown_for(400, b"invalid model", {"retry-after": "5"}, NOW, ROUTING) is None
+    )
     # a message text is the agent's to make the API echo: never a reason to rest the provider
-    echoed = b'{"error":{"type":"not_found_error","message":"model: x usage limit reached|9999999999"}}'
+    echoed = (
+        b'{"error":{"type":"not_found_error","message":"model: x usage limit reached|9999999999"}}'
+    )
     assert proxy_limits.cooldown_for(404, echoed, {}, NOW, ROUTING) is None
-    assert proxy_limits.cooldown_for(400, b"Your credit balance is too low", {}, NOW, ROUTING) is None
+    assert (
+        proxy_limits.cooldown_for(400, b"Your credit balance is too low", {}, NOW, ROUTING) is None
+    )
     assert proxy_limits.cooldown_for(200, b"quota", {}, NOW, ROUTING) is None
 
 
@@ -230,11 +262,25 @@ def test_sse_usage_is_the_same_however_the_stream_is_cut(cuts: list[int]) -> Non
 
 def test_sse_usage_of_the_responses_api_and_of_junk() -> None:
     reader = proxy_usage.SseUsage()
-    reader.feed(_sse([{"type": "response.completed", "response": {"usage": {"input_tokens": 5, "output_tokens": 2}}}]))
+    reader.feed(
+        _sse(
+            [
+                {
+                    "type": "response.completed",
+                    "response": {"usage": {"input_tokens": 5, "output_tokens": 2}},
+                }
+            ]
+        )
+    )
     assert reader.usage == proxy_usage.Usage(5, 2)
     junk = proxy_usage.SseUsage()
-    junk.feed(b"data: {not json\n\ndata: [1]\n\ndata: " + b"x" * (proxy_usage.MAX_SSE_LINE + 10) + b"\n\n")
-    junk.feed(b'data: {"type":"message_start","message":{"usage":{"input_tokens":true,"output_tokens":-1}}}\n\n')
+    junk.feed(
+        b"data: {not json\n\ndata: [1]\n\ndata: " + b"x" * (proxy_usage.MAX_SSE_LINE + 10) + b"\n\n"
+    )
+    junk.feed(
+        b'data: {"type":"message_start","message":{"usage":{"input'
+        b'_tokens":true,"output_tokens":-1}}}\n\n'
+    )
     assert junk.usage == proxy_usage.Usage(0, 0)
 
 
@@ -246,7 +292,9 @@ def test_usage_readers_never_raise(data: bytes) -> None:
 
 
 def test_usage_of_json_and_budgets() -> None:
-    assert proxy_usage.usage_of_json(b'{"usage":{"prompt_tokens":3,"completion_tokens":4}}') == proxy_usage.Usage(3, 4)
+    assert proxy_usage.usage_of_json(
+        b'{"usage":{"prompt_tokens":3,"completion_tokens":4}}'
+    ) == proxy_usage.Usage(3, 4)
     assert proxy_usage.usage_of_json(b"[]") is None
     assert proxy_usage.over_budget(proxy_usage.Usage(5, 4), 10, "r") is None
     assert proxy_usage.over_budget(proxy_usage.Usage(5, 5), 10, "r") == (
@@ -288,7 +336,8 @@ def test_config_proxy_table_key_env_and_budget() -> None:
     assert (plain.proxy.port, plain.proxy.max_request_bytes) == (0, proxy.MAX_REQUEST_BYTES)
     assert plain.roles["a.worker"].token_budget is None
     text = CONFIG.replace(
-        b'transport = "claude_interactive"\n', b'transport = "claude_interactive"\ntoken_budget = 500\n'
+        b'transport = "claude_interactive"\n',
+        b'transport = "claude_interactive"\ntoken_budget = 500\n',
     )
     text += b"[proxy]\nport = 8765\nmax_request_bytes = 4096\n"
     text += b'[providers.c]\nfamily = "anthropic"\nkey_env = "MY_API_KEY"\n'

@@ -1,5 +1,5 @@
-"""The relay protocol (`domain/relay.py`): headers round-trip, any prefix is "incomplete" or a clear error,
-never a crash, and nothing beyond the caps is accepted."""
+"""The relay protocol (`domain/relay.py`): headers round-trip, any prefix is "incomplete" or a clear
+error, never a crash, and nothing beyond the caps is accepted."""
 
 from __future__ import annotations
 
@@ -27,7 +27,9 @@ argvs = st.lists(words, max_size=MAX_WORDS)
 
 
 @given(st.sampled_from(DOORS), argvs, st.binary(max_size=200))
-def test_a_header_round_trips_and_says_where_the_body_starts(door: str, argv: list[str], body: bytes) -> None:
+def test_a_header_round_trips_and_says_where_the_body_starts(
+    door: str, argv: list[str], body: bytes
+) -> None:
     frame = encode_header(door, argv)
     parsed = parse_header(frame + body)
     assert parsed == Header(door, tuple(argv), len(frame))
@@ -111,6 +113,11 @@ def test_an_answer_without_its_separator_is_truncated() -> None:
 
 def test_options_are_exact() -> None:
     assert options(("--a", "1", "--b", ""), ("--a", "--b")) == {"--a": "1", "--b": ""}
-    for bad in (("--a", "1"), ("--a", "1", "--a", "2"), ("--a", "1", "--b"), ("--a", "1", "--b", "2", "--c", "3")):
+    for bad in (
+        ("--a", "1"),
+        ("--a", "1", "--a", "2"),
+        ("--a", "1", "--b"),
+        ("--a", "1", "--b", "2", "--c", "3"),
+    ):
         with pytest.raises(RelayError):
             options(bad, ("--a", "--b"))

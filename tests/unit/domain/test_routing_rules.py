@@ -1,4 +1,5 @@
-"""`domain/routing.py`: which provider serves a dispatch, cooldowns from error texts, quota probes."""
+"""`domain/routing.py`: which provider serves a dispatch, cooldowns from error texts, quota
+probes."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ IDS = ["a", "b", "c", "d"]
 
 def fleet(**overrides: r.Provider) -> r.Routing:
     providers = {
-        "a": r.Provider("a", "anthropic", cost_tier=2, tags=frozenset({"code"}), models={"fast": "haiku"}),
+        "a": r.Provider(
+            "a", "anthropic", cost_tier=2, tags=frozenset({"code"}), models={"fast": "haiku"}
+        ),
         "b": r.Provider("b", "anthropic", cost_tier=4, tags=frozenset({"code", "long-context"})),
         "c": r.Provider("c", "anthropic", cost_tier=1),
         "o": r.Provider("o", "openai", cost_tier=1, tags=frozenset({"code"})),
@@ -36,13 +39,19 @@ def test_auto_takes_the_first_provider_of_the_order_that_can_serve() -> None:
 
 def test_a_provider_in_cooldown_is_skipped_until_its_reset() -> None:
     standings = {"a": r.Standing(LATER, "quota", "usage limit reached")}
-    assert r.choose(fleet(), "claude_interactive", "m", r.RouteClass(), standings, NOW).provider_id == "b"
-    assert r.choose(fleet(), "claude_interactive", "m", r.RouteClass(), standings, LATER).provider_id == "a"
+    assert (
+        r.choose(fleet(), "claude_interactive", "m", r.RouteClass(), standings, NOW).provider_id
+        == "b"
+    )
+    assert (
+        r.choose(fleet(), "claude_interactive", "m", r.RouteClass(), standings, LATER).provider_id
+        == "a"
+    )
 
 
 def test_a_reroute_keeps_the_class_cost_cap_and_tags() -> None:
-    """The seed's reroute walked the global order and forgot the class: here `b` (tier 4) is never taken
-    for a class capped at 3, and `c` (no `code` tag) never for one that requires it."""
+    """The seed's reroute walked the global order and forgot the class: here `b` (tier 4) is never
+    taken for a class capped at 3, and `c` (no `code` tag) never for one that requires it."""
     standings = {"a": r.Standing(LATER, "quota", "usage limit")}
     cls = r.RouteClass(max_cost_tier=3, require_tags=frozenset({"code"}))
     choice = r.choose(fleet(), "claude_interactive", "m", cls, standings, NOW)
@@ -60,10 +69,16 @@ def test_quota_at_the_skip_level_excludes_and_unknown_does_not() -> None:
 
 
 def test_the_class_provider_and_alias_come_first() -> None:
-    choice = r.choose(fleet(), "claude_interactive", "m", r.RouteClass(provider="a", alias="fast"), {}, NOW)
+    choice = r.choose(
+        fleet(), "claude_interactive", "m", r.RouteClass(provider="a", alias="fast"), {}, NOW
+    )
     assert (choice.provider_id, choice.rule, choice.model) == ("a", "class", "haiku")
-    no_alias = r.choose(fleet(), "claude_interactive", "m", r.RouteClass(provider="b", alias="fast"), {}, NOW)
-    assert no_alias.provider_id == "a"  # b has no such alias: the class falls to the order, alias kept
+    no_alias = r.choose(
+        fleet(), "claude_interactive", "m", r.RouteClass(provider="b", alias="fast"), {}, NOW
+    )
+    assert (
+        no_alias.provider_id == "a"
+    )  # b has no such alias: the class falls to the order, alias kept
     assert no_alias.excluded["b"] == "has no model alias fast"
 
 
@@ -74,10 +89,15 @@ def test_a_pin_skips_cooldown_and_quota_but_not_the_family_or_the_class() -> Non
     wrong = r.choose(fleet(), "claude_interactive", "m", r.RouteClass(), {}, NOW, pin="o")
     assert wrong.provider_id is None
     assert wrong.excluded["o"] == "pinned, but speaks openai, the role's CLI speaks anthropic"
-    capped = r.choose(fleet(), "claude_interactive", "m", r.RouteClass(max_cost_tier=3), {}, NOW, pin="b")
+    capped = r.choose(
+        fleet(), "claude_interactive", "m", r.RouteClass(max_cost_tier=3), {}, NOW, pin="b"
+    )
     assert capped.provider_id is None
     disabled = fleet(a=r.Provider("a", "anthropic", enabled=False))
-    assert r.choose(disabled, "claude_interactive", "m", r.RouteClass(), {}, NOW, pin="a").provider_id is None
+    assert (
+        r.choose(disabled, "claude_interactive", "m", r.RouteClass(), {}, NOW, pin="a").provider_id
+        is None
+    )
 
 
 def test_a_command_worker_routes_nowhere() -> None:
@@ -129,10 +149,12 @@ def test_the_choice_always_obeys_every_rule(
     pin: str | None,
     transport: str,
 ) -> None:
-    """Whatever the fleet: a chosen provider has no exclusion (a pin: none but cooldown and quota); every
-    provider not chosen has its reason; none chosen only when every configured provider is excluded."""
-    configured = {IDS[i]: r.Provider(IDS[i], p.family, p.enabled, None, p.cost_tier, p.tags, p.models, None,
-                                     p.quota_skip_at) for i, p in enumerate(providers)}  # fmt: skip
+    """Whatever the fleet: a chosen provider has no exclusion (a pin: none but cooldown and quota);
+    every provider not chosen has its reason; none chosen only when every configured provider is
+    excluded."""
+    configured = {IDS[i]: r.Provider(IDS[i], p.family, p.enabled, None, p.cost_tier, p.tags,
+                                     p.models, None, p.quota_skip_at)
+                  for i, p in enumerate(providers)}  # fmt: skip
     routing = r.Routing(configured, order=order, active=active)
     by_id = dict(zip(IDS, standings, strict=True))
     choice = r.choose(routing, transport, "role-model", cls, by_id, NOW, pin=pin)
@@ -141,18 +163,34 @@ def test_the_choice_always_obeys_every_rule(
     if choice.provider_id is not None:
         pinned = choice.rule == "pin"
         assert (
-            r.exclusion(choice.provider_id, routing, family, cls, by_id[choice.provider_id], NOW, pinned=pinned) is None
+            r.exclusion(
+                choice.provider_id,
+                routing,
+                family,
+                cls,
+                by_id[choice.provider_id],
+                NOW,
+                pinned=pinned,
+            )
+            is None
         )
         assert choice.provider_id not in choice.excluded
         provider = configured[choice.provider_id]
         assert cls.max_cost_tier is None or provider.cost_tier <= cls.max_cost_tier
         assert cls.require_tags <= provider.tags
         assert (choice.rule == "pin") == (pin is not None)
-    assert set(configured) - {choice.provider_id} <= set(choice.excluded)  # every other one says why
+    assert set(configured) - {choice.provider_id} <= set(
+        choice.excluded
+    )  # every other one says why
     if choice.provider_id is None and pin is None:  # none: every candidate is excluded
-        candidates = {cls.provider, active, *(cls.order if cls.order is not None else order or configured)}
+        candidates = {
+            cls.provider,
+            active,
+            *(cls.order if cls.order is not None else order or configured),
+        }
         assert all(
-            r.exclusion(p, routing, family, cls, by_id[p], NOW) is not None for p in candidates & set(configured)
+            r.exclusion(p, routing, family, cls, by_id[p], NOW) is not None
+            for p in candidates & set(configured)
         )
 
 

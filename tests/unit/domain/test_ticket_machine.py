@@ -145,7 +145,13 @@ TestTicketMachine.settings = settings(max_examples=150, stateful_step_count=40, 
 
 
 LEASED = t.lease(
-    "open", fresh().payload, worker_id="w1", token=TOKEN, session_id=SESSION, expires_at=add_ms(T0, 60_000), now=T0
+    "open",
+    fresh().payload,
+    worker_id="w1",
+    token=TOKEN,
+    session_id=SESSION,
+    expires_at=add_ms(T0, 60_000),
+    now=T0,
 )
 
 
@@ -155,7 +161,13 @@ LEASED = t.lease(
         (
             "leased",
             lambda s, p: t.lease(
-                s, p, worker_id="w", token=TOKEN, session_id=SESSION, expires_at=add_ms(T0, 1), now=T0
+                s,
+                p,
+                worker_id="w",
+                token=TOKEN,
+                session_id=SESSION,
+                expires_at=add_ms(T0, 1),
+                now=T0,
             ),
         ),
         ("open", lambda s, p: t.renew(s, p, token=TOKEN, expires_at=add_ms(T0, 1), now=T0)),
@@ -166,7 +178,13 @@ LEASED = t.lease(
         (
             "blocked",
             lambda s, p: t.lease(
-                s, p, worker_id="w", token=TOKEN, session_id=SESSION, expires_at=add_ms(T0, 1), now=T0
+                s,
+                p,
+                worker_id="w",
+                token=TOKEN,
+                session_id=SESSION,
+                expires_at=add_ms(T0, 1),
+                now=T0,
             ),
         ),
         ("done", lambda s, p: t.expire(s, p, now=T0, evidence_ref=EVIDENCE)),
@@ -181,17 +199,32 @@ def test_wrong_or_expired_token_is_a_lease_error() -> None:
     with pytest.raises(LeaseError, match="token"):
         t.renew(LEASED.state, LEASED.payload, token=OTHER, expires_at=add_ms(T0, 120_000), now=T0)
     with pytest.raises(LeaseError, match="expired"):
-        t.finish(LEASED.state, LEASED.payload, outcome="done", token=TOKEN, now=add_ms(T0, 60_000), reason=None)
+        t.finish(
+            LEASED.state,
+            LEASED.payload,
+            outcome="done",
+            token=TOKEN,
+            now=add_ms(T0, 60_000),
+            reason=None,
+        )
     with pytest.raises(LeaseError, match="has not expired"):
         t.expire(LEASED.state, LEASED.payload, now=add_ms(T0, 59_999), evidence_ref=EVIDENCE)
     reopened = t.expire(LEASED.state, LEASED.payload, now=add_ms(T0, 60_000), evidence_ref=EVIDENCE)
-    assert (reopened.state, reopened.payload["attempt"], reopened.payload["lease_token"]) == ("open", 2, None)
+    assert (reopened.state, reopened.payload["attempt"], reopened.payload["lease_token"]) == (
+        "open",
+        2,
+        None,
+    )
 
 
 def test_lease_binding_checks_every_field() -> None:
     p = LEASED.payload
     t.check_lease("leased", p, token=TOKEN, now=T0, worker_id="w1", session_id=SESSION, attempt=1)
-    bad: list[dict[str, Any]] = [{"worker_id": "w2"}, {"session_id": "1" * 8 + SESSION[8:]}, {"attempt": 2}]
+    bad: list[dict[str, Any]] = [
+        {"worker_id": "w2"},
+        {"session_id": "1" * 8 + SESSION[8:]},
+        {"attempt": 2},
+    ]
     for kwargs in bad:
         with pytest.raises(LeaseError):
             t.check_lease("leased", p, token=TOKEN, now=T0, **kwargs)

@@ -36,7 +36,10 @@ def root(tmp_path: Path) -> Iterator[Root]:
 def holder(root: Root) -> Iterator[subprocess.Popen[str]]:
     """A real child process that takes x.lock and keeps it until killed."""
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, root.path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", CHILD, root.path],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert child.stdout is not None
     assert child.stdout.readline() == "held\n"
@@ -56,7 +59,9 @@ def test_lock_of_live_process_is_held(root: Root, holder: subprocess.Popen[str])
     assert state.alive
 
 
-def test_lock_of_dead_process_is_stale_and_broken(root: Root, holder: subprocess.Popen[str]) -> None:
+def test_lock_of_dead_process_is_stale_and_broken(
+    root: Root, holder: subprocess.Popen[str]
+) -> None:
     holder.kill()
     holder.wait()
     state = inspect(root, "x.lock")
@@ -81,7 +86,9 @@ def test_recycled_pid_is_not_the_holder(root: Root) -> None:
     me = procinfo.current()
     impostor = procinfo.ProcessIdentity(me.boot_id, me.pid, me.start_ticks + 1)
     assert not procinfo.is_alive(impostor)
-    other_boot = procinfo.ProcessIdentity("00000000-0000-0000-0000-000000000000", me.pid, me.start_ticks)
+    other_boot = procinfo.ProcessIdentity(
+        "00000000-0000-0000-0000-000000000000", me.pid, me.start_ticks
+    )
     assert not procinfo.is_alive(other_boot)
     root.publish("x.lock", render(impostor))
     acquire(root, "x.lock").release()

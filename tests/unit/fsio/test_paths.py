@@ -18,7 +18,11 @@ alphabet = st.sampled_from(list("abcXYZ019._-/\x00 \n\u00e9") + ["..", "//"])
 @given(st.lists(alphabet, max_size=40).map("".join))
 def test_split_accepts_exactly_the_grammar(rel: str) -> None:
     parts = rel.split("/")
-    expected = rel != "" and len(parts) <= 32 and all(component.fullmatch(p) and p not in (".", "..") for p in parts)
+    expected = (
+        rel != ""
+        and len(parts) <= 32
+        and all(component.fullmatch(p) and p not in (".", "..") for p in parts)
+    )
     try:
         assert split_rel(rel) == tuple(parts)
     except PathRejectedError:

@@ -1,4 +1,5 @@
-"""Root behaviour beyond the attack cases: opening roots, private directories, scanning, unlinking."""
+"""Root behaviour beyond the attack cases: opening roots, private directories, scanning,
+unlinking."""
 
 from __future__ import annotations
 
@@ -59,7 +60,10 @@ def test_mkdirs_refuses_foreign_owned_directory(tmp_path: Path) -> None:
     (tmp_path / "r" / "theirs").mkdir(parents=True, mode=0o700)
     os.chmod(tmp_path / "r", 0o700)
     uid = make_foreign(tmp_path / "r" / "theirs")
-    with Root.open(str(tmp_path / "r")) as root, pytest.raises(UnsafeFileError, match=f"owned by uid {uid}"):
+    with (
+        Root.open(str(tmp_path / "r")) as root,
+        pytest.raises(UnsafeFileError, match=f"owned by uid {uid}"),
+    ):
         root.mkdirs("theirs/x")
 
 

@@ -54,7 +54,10 @@ def test_no_shell_interpretation() -> None:
 
 
 def test_child_env_is_an_allow_list() -> None:
-    env = child_env(source={"PATH": "/bin", "SECRET_TOKEN": "x", "LD_PRELOAD": "/evil.so", "HOME": "/h"}, frozen=False)
+    env = child_env(
+        source={"PATH": "/bin", "SECRET_TOKEN": "x", "LD_PRELOAD": "/evil.so", "HOME": "/h"},
+        frozen=False,
+    )
     assert env == {"PATH": "/bin", "HOME": "/h"}
     assert child_env({"EXTRA": "1"}, source={}, frozen=False) == {"EXTRA": "1"}
     with pytest.raises(ValueError, match="LD_PRELOAD"):
@@ -70,10 +73,18 @@ def test_oms_children_anchor_where_the_user_said() -> None:
 
 
 def test_child_env_restores_library_path_when_frozen() -> None:
-    bundle = {"LD_LIBRARY_PATH": "/opt/oms/_internal", "LD_LIBRARY_PATH_ORIG": "/usr/local/lib", "PATH": "/bin"}
+    bundle = {
+        "LD_LIBRARY_PATH": "/opt/oms/_internal",
+        "LD_LIBRARY_PATH_ORIG": "/usr/local/lib",
+        "PATH": "/bin",
+    }
     assert child_env(source=bundle, frozen=True)["LD_LIBRARY_PATH"] == "/usr/local/lib"
-    assert "LD_LIBRARY_PATH" not in child_env(source={"LD_LIBRARY_PATH": "/opt/oms/_internal"}, frozen=True)
-    assert child_env(source={"LD_LIBRARY_PATH": "/mine"}, frozen=False)["LD_LIBRARY_PATH"] == "/mine"
+    assert "LD_LIBRARY_PATH" not in child_env(
+        source={"LD_LIBRARY_PATH": "/opt/oms/_internal"}, frozen=True
+    )
+    assert (
+        child_env(source={"LD_LIBRARY_PATH": "/mine"}, frozen=False)["LD_LIBRARY_PATH"] == "/mine"
+    )
 
 
 def test_real_child_sees_only_the_allow_list(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,9 +1,9 @@
 """The generated predicates (`oms/schemas/_generated/`) decide exactly as jsonschema does.
 
-Three sources of documents, for every schema and every `$defs` entry: documents drawn from the schema
-itself (mostly valid, reaching deep branches), the same documents mutated at a random place (a value
-replaced by random JSON, a key dropped or added), and random JSON. For each, the generated predicate
-and `jsonschema.Draft202012Validator` (with the oms registry) must agree."""
+Three sources of documents, for every schema and every `$defs` entry: documents drawn from the
+schema itself (mostly valid, reaching deep branches), the same documents mutated at a random place
+(a value replaced by random JSON, a key dropped or added), and random JSON. For each, the generated
+predicate and `jsonschema.Draft202012Validator` (with the oms registry) must agree."""
 
 from __future__ import annotations
 
@@ -34,13 +34,17 @@ json_scalars = (
 )
 json_values = st.recursive(
     json_scalars,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4)
+    ),
     max_leaves=12,
 )
 
 
 def _generator() -> Any:
-    spec = importlib.util.spec_from_file_location("gen_validators", REPO / "build" / "gen_validators.py")
+    spec = importlib.util.spec_from_file_location(
+        "gen_validators", REPO / "build" / "gen_validators.py"
+    )
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -78,8 +82,8 @@ def _resolve(doc: str, pointer: str) -> tuple[str, Any]:
 
 
 def _from_schema(doc: str, schema: Any, depth: int = 0) -> st.SearchStrategy[Any]:
-    """Documents shaped by `schema` (most valid, some not): a test-side generator, independent of the
-    build-side compiler."""
+    """Documents shaped by `schema` (most valid, some not): a test-side generator, independent of
+    the build-side compiler."""
     if depth > 12 or not isinstance(schema, dict):
         return json_values
     if "$ref" in schema:
@@ -101,20 +105,28 @@ def _from_schema(doc: str, schema: Any, depth: int = 0) -> st.SearchStrategy[Any
     if kind == "object":
         props = schema.get("properties", {})
         required = [k for k in schema.get("required", []) if k in props]
-        optional = {k: _from_schema(doc, v, depth + 1) for k, v in props.items() if k not in required}
+        optional = {
+            k: _from_schema(doc, v, depth + 1) for k, v in props.items() if k not in required
+        }
         return st.fixed_dictionaries(
             {k: _from_schema(doc, props[k], depth + 1) for k in required}, optional=optional
         ).map(lambda d: d)
     if kind == "array":
         items = _from_schema(doc, schema.get("items", {}), depth + 1)
-        lists = st.lists(items, min_size=schema.get("minItems", 0), max_size=min(schema.get("maxItems", 4), 4))
-        if schema.get("uniqueItems"):  # sometimes repeat an item, so uniqueness is exercised both ways
+        lists = st.lists(
+            items, min_size=schema.get("minItems", 0), max_size=min(schema.get("maxItems", 4), 4)
+        )
+        if schema.get(
+            "uniqueItems"
+        ):  # sometimes repeat an item, so uniqueness is exercised both ways
             return lists.flatmap(lambda v: st.sampled_from([v, v + v[:1]]))
         return lists
     if kind == "string":
         if "pattern" in schema:
             return st.from_regex(re.compile(schema["pattern"]), fullmatch=False)
-        return st.text(min_size=schema.get("minLength", 0), max_size=min(schema.get("maxLength", 30), 30))
+        return st.text(
+            min_size=schema.get("minLength", 0), max_size=min(schema.get("maxLength", 30), 30)
+        )
     if kind == "integer":
         low, high = schema.get("minimum", -(2**31)), schema.get("maximum", 2**31)
         return st.integers(low - 1, high + 1)
@@ -193,7 +205,9 @@ def test_equality_semantics_match_jsonschema(value: object, other: object) -> No
     from jsonschema import Draft202012Validator
 
     assert _runtime.eq(other, value) == Draft202012Validator(schema).is_valid(other)
-    assert _runtime.unique([value, other]) == Draft202012Validator({"uniqueItems": True}).is_valid([value, other])
+    assert _runtime.unique([value, other]) == Draft202012Validator({"uniqueItems": True}).is_valid(
+        [value, other]
+    )
 
 
 @pytest.mark.parametrize("field", ["capabilities", "tools"])
@@ -205,14 +219,18 @@ def test_duplicates_in_unique_lists_are_refused_by_both(field: str) -> None:
     assert _oracle("role-policy", document) is False
 
 
-def test_a_stale_or_extra_generated_file_is_reported(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_stale_or_extra_generated_file_is_reported(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     generator = _generator()
     files = generator.generate()
     monkeypatch.setattr(generator, "TARGET", tmp_path)
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     assert generator.stale(files) == []
-    (tmp_path / "session.py").write_text(files["session.py"].replace("return False", "return True", 1))
+    (tmp_path / "session.py").write_text(
+        files["session.py"].replace("return False", "return True", 1)
+    )
     (tmp_path / "leftover.py").write_text("")
     assert generator.stale(files) == ["leftover.py", "session.py"]
 
@@ -223,8 +241,11 @@ def test_validating_one_schema_loads_only_its_own_module_and_what_it_references(
 
     probe = (
         "import json, sys; from oms.schemas import is_valid; is_valid('op-index', {}); "
-        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('oms.schemas._generated.'))))"
+        "print(json.dumps(sorted(m for m in sys.modules if "
+        "m.startswith('oms.schemas._generated.'))))"
     )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO)
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO
+    )
     loaded = [name.rsplit(".", 1)[1] for name in json.loads(out.stdout)]
     assert loaded == ["_runtime", "defs", "op_index"]  # op-index refers to defs#/$defs/opaque_id

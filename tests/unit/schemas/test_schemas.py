@@ -1,4 +1,5 @@
-"""The schema files: valid 2020-12 schemas, found as package data, rejecting unknown fields everywhere."""
+"""The schema files: valid 2020-12 schemas, found as package data, rejecting unknown fields
+everywhere."""
 
 from __future__ import annotations
 
@@ -27,7 +28,12 @@ ENVELOPE = {
 
 VALID: dict[str, dict[str, Any]] = {
     "ticket": {**ENVELOPE, "kind": "ticket", "state": "open", "payload": payload("ticket")},
-    "dispatch": {**ENVELOPE, "kind": "dispatch", "state": "proposed", "payload": payload("dispatch")},
+    "dispatch": {
+        **ENVELOPE,
+        "kind": "dispatch",
+        "state": "proposed",
+        "payload": payload("dispatch"),
+    },
     "worker": {**ENVELOPE, "kind": "worker", "state": "idle", "payload": payload("worker")},
     "session": {**ENVELOPE, "kind": "session", "state": "running", "payload": payload("session")},
     "event": {
@@ -61,7 +67,12 @@ VALID: dict[str, dict[str, Any]] = {
         "entry": contact_entry(),
     },
     "op-index": {"format": "oms-op-v1", "operation_id": "op-1", "version": 3},
-    "state-meta": {"format": "oms-state-v1", "created_at": T0, "public_key": "A" * 43 + "=", "key_id": "0" * 64},
+    "state-meta": {
+        "format": "oms-state-v1",
+        "created_at": T0,
+        "public_key": "A" * 43 + "=",
+        "key_id": "0" * 64,
+    },
     "evidence-envelope": {
         "payloadType": "application/vnd.oms.evidence+json",
         "payload": "e30=",
@@ -113,11 +124,15 @@ def test_error_names_where_and_the_field() -> None:
     doc["payload"]["health"] = "excellent"
     with pytest.raises(SchemaValidationError) as info:
         validate("worker", doc, where="records/worker/r1/0.json")
-    assert info.value.message.startswith("records/worker/r1/0.json: $.payload.health: 'excellent' is not one of")
+    assert info.value.message.startswith(
+        "records/worker/r1/0.json: $.payload.health: 'excellent' is not one of"
+    )
 
 
 def test_schema_files_are_exactly_the_known_set() -> None:
-    on_disk = sorted(p.name.removesuffix(".schema.json") for p in (REPO / "schemas").glob("*.schema.json"))
+    on_disk = sorted(
+        p.name.removesuffix(".schema.json") for p in (REPO / "schemas").glob("*.schema.json")
+    )
     assert on_disk == sorted(SCHEMA_NAMES)
 
 
@@ -137,12 +152,25 @@ def test_config_transport_command_requires_argv() -> None:
     with pytest.raises(SchemaValidationError, match="argv"):
         validate(
             "config",
-            {**base, "roles": {"a": {"model": "m", "transport": "command", "sandbox": "read-only"}}},
+            {
+                **base,
+                "roles": {"a": {"model": "m", "transport": "command", "sandbox": "read-only"}},
+            },
             where="c",
         )
     with pytest.raises(SchemaValidationError):
         validate(
             "config",
-            {**base, "roles": {"a": {"model": "m", "transport": "codex_goal", "sandbox": "read-only", "argv": ["x"]}}},
+            {
+                **base,
+                "roles": {
+                    "a": {
+                        "model": "m",
+                        "transport": "codex_goal",
+                        "sandbox": "read-only",
+                        "argv": ["x"],
+                    }
+                },
+            },
             where="c",
         )

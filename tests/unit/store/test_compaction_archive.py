@@ -1,6 +1,6 @@
-"""Compaction archives (`oms/store/compaction.py`): what is encoded decodes to the same members, and no input —
-arbitrary bytes, a zlib bomb, members no archive holds, a name that disagrees — does anything but raise
-IntegrityError, bounded."""
+"""Compaction archives (`oms/store/compaction.py`): what is encoded decodes to the same members, and
+no input — arbitrary bytes, a zlib bomb, members no archive holds, a name that disagrees — does
+anything but raise IntegrityError, bounded."""
 
 from __future__ import annotations
 
@@ -17,7 +17,10 @@ from oms.store import compaction
 IDS = st.from_regex(r"[a-z0-9](?:[a-z0-9-]{0,20}[a-z0-9])?", fullmatch=True)
 MEMBERS = st.one_of(
     st.builds(
-        lambda k, i, v: f"records/{k}/{i}/{v}.json", st.sampled_from(compaction.RECORD_KINDS), IDS, st.integers(0, 999)
+        lambda k, i, v: f"records/{k}/{i}/{v}.json",
+        st.sampled_from(compaction.RECORD_KINDS),
+        IDS,
+        st.integers(0, 999),
     ),
     st.builds(lambda h: f"evidence/{h}.json", st.from_regex(r"[0-9a-f]{64}", fullmatch=True)),
     st.builds(lambda i: f"events/{i}.json", IDS),
@@ -63,13 +66,19 @@ def test_a_zlib_bomb_and_deep_nesting_are_refused_bounded() -> None:
     "path",
     ["records/ticket/tkt-1/0.json", "../keys/state.ed25519", "outbox/c/e.receipt.json",
      "records/dispatch/../../keys/0.json", "ledger/log",
-     "events/x/../../keys.json", "evidence/abc.json", "compacted/tkt-2.json.z", "records/dispatch/d-1/ops/x.json"],
+     "events/x/../../keys.json", "evidence/abc.json", "compacted/tkt-2.json.z",
+     "records/dispatch/d-1/ops/x.json"],
 )  # fmt: skip
 def test_a_member_no_archive_holds_is_refused(path: str) -> None:
     assert not compaction.member(path)
     with pytest.raises(IntegrityError):
         compaction.encode("tkt-1", "2026-12-01T00:00:00.000Z", {path: b"x"})
-    forged = {"format": compaction.FORMAT, "ticket_id": "tkt-1", "ended_at": "x", "files": {path: "eA=="}}
+    forged = {
+        "format": compaction.FORMAT,
+        "ticket_id": "tkt-1",
+        "ended_at": "x",
+        "files": {path: "eA=="},
+    }
     with pytest.raises(IntegrityError, match="no archive holds"):
         compaction.decode(zlib.compress(json.dumps(forged).encode()), "compacted/tkt-1.json.z")
 

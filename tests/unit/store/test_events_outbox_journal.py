@@ -22,7 +22,10 @@ from tests.helpers import SESSION, T0, contact_entry
 
 def _event(store: Store, eid: str = "evt-1", dispatch: str = "dsp-1") -> bool:
     return store.events.create(
-        eid, "session-registered", T0, {"session_id": SESSION, "dispatch_id": dispatch, "session_version": 0}
+        eid,
+        "session-registered",
+        T0,
+        {"session_id": SESSION, "dispatch_id": dispatch, "session_version": 0},
     )[1]
 
 
@@ -68,7 +71,9 @@ def test_outbox_lock_receipt_and_replay(store: Store) -> None:
         with pytest.raises(LockHeldError):
             box.lock("evt-1")
         assert box.read_receipt("evt-1") is None
-        receipt, created = box.commit_receipt("evt-1", T0, {"status": "created", "dispatch_id": "dsp-1"})
+        receipt, created = box.commit_receipt(
+            "evt-1", T0, {"status": "created", "dispatch_id": "dsp-1"}
+        )
         assert created
     assert receipt.result["operation_nonce"] == operation_nonce("evt-1", "oms-worker-delivery")
     again, created = box.commit_receipt("evt-1", T0, {"status": "created", "dispatch_id": "dsp-1"})

@@ -1,5 +1,6 @@
-"""The store's base64 (binascii strict mode, no `base64` import on the hook path) against the stdlib's
-`base64.b64decode(validate=True)`: the same bytes for every text both accept, and never more lenient."""
+"""The store's base64 (binascii strict mode, no `base64` import on the hook path) against the
+stdlib's `base64.b64decode(validate=True)`: the same bytes for every text both accept, and never
+more lenient."""
 
 from __future__ import annotations
 
@@ -37,7 +38,12 @@ def _ours(text: str) -> bytes | None:
         return None
 
 
-@given(st.one_of(st.text(alphabet=ALPHABET, max_size=24), st.text(alphabet=ALPHABET + " \n-_.\x00é", max_size=24)))
+@given(
+    st.one_of(
+        st.text(alphabet=ALPHABET, max_size=24),
+        st.text(alphabet=ALPHABET + " \n-_.\x00é", max_size=24),
+    )
+)
 def test_decode_is_never_more_lenient_than_the_stdlib(text: str) -> None:
     ours, theirs = _ours(text), _stdlib(text)
     if theirs is None:
@@ -51,7 +57,9 @@ def test_every_canonical_encoding_is_accepted(data: bytes) -> None:
     assert _ours(base64.b64encode(data).decode()) == data
 
 
-@pytest.mark.parametrize("text", ["QQ==QQ==", "=QQ=", "QQ=", "Q", "QQ==\n", "QQ== ", "Q-==", "QQ===", "é"])
+@pytest.mark.parametrize(
+    "text", ["QQ==QQ==", "=QQ=", "QQ=", "Q", "QQ==\n", "QQ== ", "Q-==", "QQ===", "é"]
+)
 def test_malformed_text_is_refused(text: str) -> None:
     with pytest.raises(SignatureError):
         keys.b64decode(text, "t")

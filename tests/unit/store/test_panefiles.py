@@ -65,8 +65,9 @@ def test_broker_files() -> None:
 
 
 def test_a_new_pane_with_an_old_pane_id_is_registered(state_path: Path) -> None:
-    """A new tmux server numbers its panes from `%0` again: a relaunch's pane may carry the id of the one
-    it replaces. The registry kept the old pane's process group (its end was then judged by a dead group)."""
+    """A new tmux server numbers its panes from `%0` again: a relaunch's pane may carry the id of
+    the one it replaces. The registry kept the old pane's process group (its end was then judged by
+    a dead group)."""
     doc: JsonObject = {
         "format": "oms-pane-v1",
         "dispatch_id": "dsp-1",
@@ -86,8 +87,8 @@ def test_a_new_pane_with_an_old_pane_id_is_registered(state_path: Path) -> None:
 
 
 def test_an_exit_record_is_written_once_per_pane(state_path: Path) -> None:
-    """GAP_STALE_EXIT (ADR 0014): a pane's supervisor keeps the record its own pane published first, and
-    replaces one an earlier pane left, so no pane's end is taken from another's record."""
+    """GAP_STALE_EXIT (ADR 0014): a pane's supervisor keeps the record its own pane published first,
+    and replaces one an earlier pane left, so no pane's end is taken from another's record."""
     first: JsonObject = {
         "format": "oms-exit-v1",
         "dispatch_id": "dsp-1",
@@ -99,7 +100,9 @@ def test_an_exit_record_is_written_once_per_pane(state_path: Path) -> None:
     }
     with Root.open(str(state_path)) as root:
         panefiles.write_exit(root, first)
-        panefiles.write_exit(root, {**first, "status": 0, "detail": "again"})  # the same pane: its first stays
+        panefiles.write_exit(
+            root, {**first, "status": 0, "detail": "again"}
+        )  # the same pane: its first stays
         assert panefiles.read_exit(root, "dsp-1") == first
         later = {**first, "status": 0, "pane_pid": 2222, "detail": "the new pane's end"}
         panefiles.write_exit(root, later)  # another pane: the earlier record does not stand for it
@@ -107,8 +110,8 @@ def test_an_exit_record_is_written_once_per_pane(state_path: Path) -> None:
 
 
 def test_an_earlier_panes_late_record_never_replaces_a_later_panes(state_path: Path) -> None:
-    """GAP_LATE_EXIT (ADR 0014): the old pane's supervisor, hung up and recording its end after the new
-    pane's supervisor recorded its own, keeps its hands off that record (`pane_started`)."""
+    """GAP_LATE_EXIT (ADR 0014): the old pane's supervisor, hung up and recording its end after the
+    new pane's supervisor recorded its own, keeps its hands off that record (`pane_started`)."""
     new_pane: JsonObject = {
         "format": "oms-exit-v1",
         "dispatch_id": "dsp-1",
@@ -119,7 +122,12 @@ def test_an_earlier_panes_late_record_never_replaces_a_later_panes(state_path: P
         "pane_pid": 2222,
         "pane_started": 900,
     }
-    old_pane = {**new_pane, "pane_pid": 1111, "pane_started": 500, "detail": "the worker did not start"}
+    old_pane = {
+        **new_pane,
+        "pane_pid": 1111,
+        "pane_started": 500,
+        "detail": "the worker did not start",
+    }
     with Root.open(str(state_path)) as root:
         panefiles.write_exit(root, new_pane)
         panefiles.write_exit(root, old_pane)

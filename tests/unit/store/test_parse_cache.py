@@ -1,6 +1,6 @@
-"""Parsed record versions are kept by the digest of their bytes (`store/records.parse_record`): the same
-bytes give the same record without a second parse, and bytes changed in place are parsed and checked
-anew — a kept parse never hides an edit."""
+"""Parsed record versions are kept by the digest of their bytes (`store/records.parse_record`): the
+same bytes give the same record without a second parse, and bytes changed in place are parsed and
+checked anew — a kept parse never hides an edit."""
 
 from __future__ import annotations
 

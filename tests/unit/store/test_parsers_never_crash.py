@@ -21,7 +21,8 @@ from tests.strategies import profile_values
 
 PUBLIC = bytes(32)
 
-# Raw bytes, JSON documents of any shape, and near-miss documents (valid envelopes with random fields).
+# Raw bytes, JSON documents of any shape, and near-miss documents (valid envelopes with random
+# fields).
 near_records = st.fixed_dictionaries(
     {
         "format": st.just("oms-record-v1"),

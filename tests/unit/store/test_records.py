@@ -22,11 +22,18 @@ from tests.helpers import payload, ts
 
 def _create(store: Store, rid: str = "dsp-1", op: str = "op-create") -> None:
     store.records("worker").create(
-        rid, state="idle", payload=payload("worker"), operation_id=op, actor="oms-system", observed_at=ts(0)
+        rid,
+        state="idle",
+        payload=payload("worker"),
+        operation_id=op,
+        actor="oms-system",
+        observed_at=ts(0),
     )
 
 
-def _step(store: Store, expected: int, op: str, n: int, state: str = "working", rid: str = "dsp-1") -> int:
+def _step(
+    store: Store, expected: int, op: str, n: int, state: str = "working", rid: str = "dsp-1"
+) -> int:
     res = store.records("worker").transition(
         rid,
         expected_version=expected,
@@ -173,7 +180,12 @@ def test_oversized_record_refused(store: Store) -> None:
     small = Store(store.state, type(store.limits)(record_bytes=300))
     with pytest.raises(FileTooLargeError, match="at most 300"):
         small.records("ticket").create(
-            "tkt-2", state="open", payload=payload("ticket"), operation_id="op", actor="oms-system", observed_at=ts(0)
+            "tkt-2",
+            state="open",
+            payload=payload("ticket"),
+            operation_id="op",
+            actor="oms-system",
+            observed_at=ts(0),
         )
     assert small.records("ticket").versions("tkt-2") == []
 

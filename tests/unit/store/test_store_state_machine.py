@@ -3,9 +3,10 @@
 Several clients hold views of one record that may be stale (this is how interleaved writers look to
 the store). They transition with their view as `expected_version`, replay earlier operations, and
 refresh. After every step the store must agree with a simple model: contiguous versions, a linked
-hash chain, every operation id applied exactly once, a replay of the same change returns the original
-version, the same operation id asked for any other change (another expected version or state) is an
-`OperationConflictError` that writes nothing, and the op index covers every version but the latest.
+hash chain, every operation id applied exactly once, a replay of the same change returns the
+original version, the same operation id asked for any other change (another expected version or
+state) is an `OperationConflictError` that writes nothing, and the op index covers every version but
+the latest.
 """
 
 from __future__ import annotations
@@ -95,8 +96,12 @@ class RecordMachine(RuleBasedStateMachine):
     def replay(self, data: st.DataObject, client: int, other_state: str) -> None:
         version = data.draw(st.integers(0, len(self.model) - 1))
         op, state = self.model[version]
-        same = data.draw(st.booleans())  # the change exactly as first asked, or as a stale client sees it
-        expected = self.expected[version] if same else (None if version == 0 else self.views[client])
+        same = data.draw(
+            st.booleans()
+        )  # the change exactly as first asked, or as a stale client sees it
+        expected = (
+            self.expected[version] if same else (None if version == 0 else self.views[client])
+        )
         asked = state if same else other_state
         before = len(self.model)
 
@@ -146,7 +151,11 @@ class RecordMachine(RuleBasedStateMachine):
         assert [(r.operation_id, r.state) for r in history] == self.model
         ops = [r.operation_id for r in history]
         assert len(ops) == len(set(ops))
-        indexed = set(self.store.state.root.listdir(f"records/worker/dsp-1/{OPS_DIR}")) if len(history) > 1 else set()
+        indexed = (
+            set(self.store.state.root.listdir(f"records/worker/dsp-1/{OPS_DIR}"))
+            if len(history) > 1
+            else set()
+        )
         assert {f"{op}.json" for op in ops[:-1]} <= indexed
 
 

@@ -1,9 +1,11 @@
-"""`store/summary.py`: the latest version of every record, reading only what changed — and never less.
+"""`store/summary.py`: the latest version of every record, reading only what changed — and never
+less.
 
-File times here are set by the test, as a kernel with coarse timestamps would set them (`Coarse`): every
-write stamps its record's directory and the kind's directory with the current tick of a clock the test
-owns, and the summary reads that same clock. So "two writes in one tick" and "a scan right after a write"
-happen on demand, and the summary's answers are compared with a fresh read of every record.
+File times here are set by the test, as a kernel with coarse timestamps would set them (`Coarse`):
+every write stamps its record's directory and the kind's directory with the current tick of a clock
+the test owns, and the summary reads that same clock. So "two writes in one tick" and "a scan right
+after a write" happen on demand, and the summary's answers are compared with a fresh read of every
+record.
 """
 
 from __future__ import annotations
@@ -51,8 +53,8 @@ class Coarse:
         self.steps += 1
         if records.read_if_exists(rid) is None:
             records.create(
-                rid, state=state, payload=payload(KIND), operation_id=f"c{self.steps}", actor="oms-system",
-                observed_at=ts(self.steps),
+                rid, state=state, payload=payload(KIND), operation_id=f"c{self.steps}",
+                actor="oms-system", observed_at=ts(self.steps),
             )  # fmt: skip
         else:
             current = records.read(rid)
@@ -63,7 +65,9 @@ class Coarse:
         self.stamp(rid)
 
     def refresh(self) -> summary.Latest:
-        return summary.refresh(self.store.state.root, KIND, self.store.records(KIND).read_if_exists, self)
+        return summary.refresh(
+            self.store.state.root, KIND, self.store.records(KIND).read_if_exists, self
+        )
 
     def truth(self) -> list[Record]:
         records = self.store.records(KIND)
@@ -99,8 +103,8 @@ def test_a_refresh_reads_only_the_records_that_changed(coarse: Coarse) -> None:
 
 
 def test_two_writes_in_one_tick_are_both_seen(coarse: Coarse) -> None:
-    """The second write leaves every time as the first set it: the scan between them was too close to
-    that time to trust it, so the next one reads the record again."""
+    """The second write leaves every time as the first set it: the scan between them was too close
+    to that time to trust it, so the next one reads the record again."""
     coarse.write("dsp-1", "idle")
     assert coarse.refresh().records[0].state == "idle"
     coarse.write("dsp-1", "working")  # same tick: no time changes
@@ -108,9 +112,11 @@ def test_two_writes_in_one_tick_are_both_seen(coarse: Coarse) -> None:
     assert coarse.refresh().records[0].state == "working"
 
 
-def test_without_the_racy_rule_a_write_in_the_tick_of_a_scan_would_be_missed(coarse: Coarse) -> None:
-    """What the rule guards against: a clock that says the scan was long after the write (as it would be
-    if the rule were not there) trusts the unchanged times and keeps the old version."""
+def test_without_the_racy_rule_a_write_in_the_tick_of_a_scan_would_be_missed(
+    coarse: Coarse,
+) -> None:
+    """What the rule guards against: a clock that says the scan was long after the write (as it
+    would be if the rule were not there) trusts the unchanged times and keeps the old version."""
     coarse.write("dsp-1", "idle")
     written_ns = coarse.now_ns
     coarse.now_ns += 3 * 10**9  # the scan believes the write settled ...
@@ -118,7 +124,9 @@ def test_without_the_racy_rule_a_write_in_the_tick_of_a_scan_would_be_missed(coa
     coarse.now_ns = written_ns  # ... and a second write lands in the same tick as the first
     coarse.write("dsp-1", "working")
     coarse.now_ns += 6 * 10**9
-    assert coarse.refresh().records[0].state == "idle"  # the times did not move: nothing says it changed
+    assert (
+        coarse.refresh().records[0].state == "idle"
+    )  # the times did not move: nothing says it changed
     assert coarse.truth()[0].state == "working"
 
 
@@ -136,7 +144,13 @@ def test_a_new_process_starts_from_the_summary_file(coarse: Coarse, store: Store
 
 @pytest.mark.parametrize(
     "damage",
-    [b"", b"{", b"[]", b'{"format":"oms-summary-v1","kind":"ticket"}', b'{"format":"oms-summary-v1","kind":"worker"}'],
+    [
+        b"",
+        b"{",
+        b"[]",
+        b'{"format":"oms-summary-v1","kind":"ticket"}',
+        b'{"format":"oms-summary-v1","kind":"worker"}',
+    ],
 )
 def test_a_damaged_summary_file_is_ignored(coarse: Coarse, store: Store, damage: bytes) -> None:
     for n in range(3):
@@ -149,7 +163,9 @@ def test_a_damaged_summary_file_is_ignored(coarse: Coarse, store: Store, damage:
     assert (latest.read, latest.records) == (3, coarse.truth())
 
 
-def test_a_record_that_cannot_be_read_is_named_and_the_others_are_read(coarse: Coarse, store: Store) -> None:
+def test_a_record_that_cannot_be_read_is_named_and_the_others_are_read(
+    coarse: Coarse, store: Store
+) -> None:
     coarse.write("dsp-1", "idle")
     coarse.write("dsp-2", "idle")
     (Path(store.path) / "records" / KIND / "dsp-1" / "0.json").write_bytes(b"{}")
@@ -162,21 +178,24 @@ def test_a_record_that_cannot_be_read_is_named_and_the_others_are_read(coarse: C
 
 
 def test_a_real_write_marks_the_kind_directory(store: Store) -> None:
-    """Every write sets the time of `records/<kind>/` (a new version of an existing record included)."""
+    """Every write sets the time of `records/<kind>/` (a new version of an existing record
+    included)."""
     Coarse(store).write("dsp-1", "idle")
     kind_dir = Path(store.path) / "records" / KIND
     os.utime(kind_dir, ns=(0, 0))
     records = store.records(KIND)
     records.transition(
-        "dsp-1", expected_version=0, state="working", payload=payload(KIND), operation_id="w", actor="oms-system",
-        observed_at=ts(50),
+        "dsp-1", expected_version=0, state="working", payload=payload(KIND), operation_id="w",
+        actor="oms-system", observed_at=ts(50),
     )  # fmt: skip
     assert kind_dir.stat().st_mtime_ns > 0
 
 
 OPS = st.lists(
     st.one_of(
-        st.tuples(st.just("write"), st.integers(0, 5), st.sampled_from(["idle", "working", "done"])),
+        st.tuples(
+            st.just("write"), st.integers(0, 5), st.sampled_from(["idle", "working", "done"])
+        ),
         st.tuples(st.just("wait"), st.integers(0, 3 * 10**9), st.just("")),
         st.tuples(st.just("refresh"), st.just(0), st.just("")),
         st.tuples(st.just("restart"), st.just(0), st.just("")),
@@ -187,9 +206,12 @@ OPS = st.lists(
 
 @settings(max_examples=60)
 @given(ops=OPS)
-def test_a_refresh_always_equals_reading_every_record(tmp_path_factory: pytest.TempPathFactory, ops: list) -> None:  # type: ignore[type-arg]
-    """Writes in any ticks, refreshes at any moment, restarts (a new process, from the summary file): every
-    refresh answers what reading every record answers."""
+def test_a_refresh_always_equals_reading_every_record(
+    tmp_path_factory: pytest.TempPathFactory,
+    ops: list,  # type: ignore[type-arg]
+) -> None:
+    """Writes in any ticks, refreshes at any moment, restarts (a new process, from the summary
+    file): every refresh answers what reading every record answers."""
     summary.forget()
     path = tmp_path_factory.mktemp("state") / "state"
     StateRoot.create(str(path), now())[0].close()
@@ -214,7 +236,9 @@ def _persisted(coarse: Coarse, store: Store) -> Path:
     return Path(store.path) / "index" / KIND / "1.json"
 
 
-def test_store_verify_accepts_a_summary_that_agrees_with_the_records(coarse: Coarse, store: Store) -> None:
+def test_store_verify_accepts_a_summary_that_agrees_with_the_records(
+    coarse: Coarse, store: Store
+) -> None:
     _persisted(coarse, store)
     coarse.write("dsp-3", "working")  # after the summary: its entry is stale, which is harmless
     report = verify(store.path)
@@ -223,9 +247,9 @@ def test_store_verify_accepts_a_summary_that_agrees_with_the_records(coarse: Coa
 
 
 def test_store_verify_finds_a_summary_entry_that_lies(coarse: Coarse, store: Store) -> None:
-    """An entry that claims its record's current time must be that record's latest version, exactly: a
-    summary edited to say a record is in another state is an error, and the record's state is what oms
-    then reads."""
+    """An entry that claims its record's current time must be that record's latest version, exactly:
+    a summary edited to say a record is in another state is an error, and the record's state is what
+    oms then reads."""
     path = _persisted(coarse, store)
     key = summary_file.mac_key(store.state.root)
     assert key is not None
@@ -233,7 +257,9 @@ def test_store_verify_finds_a_summary_entry_that_lies(coarse: Coarse, store: Sto
     for entry in doc["entries"]:
         if entry[0] == "dsp-5":
             entry[4]["state"] = "done"
-    path.write_bytes(summary_file.seal(key, KIND, json.dumps(doc).encode()))  # even with the state key
+    path.write_bytes(
+        summary_file.seal(key, KIND, json.dumps(doc).encode())
+    )  # even with the state key
     report = verify(store.path)
     assert [(f.path, f.problem) for f in report.findings if f.severity == "error"] == [
         ("index/worker/1.json (dsp-5)", "disagrees with the record's latest version 0")

@@ -1,9 +1,9 @@
-"""Attacks on the record summary (`store/summary.py`, `store/summary_file.py`, ADR 0018), from the attack on
-issue 12's speed work: each failed on the first summary (bfd7730). File times are set the way
-`test_summary.py` does it: a test clock, and times stamped from it.
+"""Attacks on the record summary (`store/summary.py`, `store/summary_file.py`, ADR 0018), from the
+attack on issue 12's speed work: each failed on the first summary (bfd7730). File times are set the
+way `test_summary.py` does it: a test clock, and times stamped from it.
 
-An edited summary file is not authenticated any more and is ignored (everything is read again); a file
-forged with the state key itself (`_forged`) is what `store verify` must still catch."""
+An edited summary file is not authenticated any more and is ignored (everything is read again); a
+file forged with the state key itself (`_forged`) is what `store verify` must still catch."""
 
 from __future__ import annotations
 
@@ -33,7 +33,8 @@ def coarse(store: Store) -> Coarse:
 
 
 def _persisted(coarse: Coarse, store: Store, n: int = summary.PERSIST_AFTER) -> Path:
-    """n records written, then a settled scan that writes the summary file (as a conductor would)."""
+    """n records written, then a settled scan that writes the summary file (as a conductor
+    would)."""
     for i in range(n):
         coarse.write(f"dsp-{i}", "idle")
     coarse.now_ns += 3 * 10**9
@@ -67,18 +68,26 @@ def _errors(report: object) -> list[tuple[str, str]]:
     return [(f.path, f.problem) for f in report.findings if f.severity == "error"]  # type: ignore[attr-defined]
 
 
-# ---------------------------------------------------------------- 1. a file name in index/ breaks every read
-@pytest.mark.parametrize("name", ["\u00b2.json", "\u2460.json"])  # str.isdigit() is True, int() refuses them
-def test_a_summary_name_of_unicode_digits_does_not_break_latest(coarse: Coarse, store: Store, name: str) -> None:
+# ------------------------------------------------------- 1. a file name in index/ breaks every read
+@pytest.mark.parametrize(
+    "name", ["\u00b2.json", "\u2460.json"]
+)  # str.isdigit() is True, int() refuses them
+def test_a_summary_name_of_unicode_digits_does_not_break_latest(
+    coarse: Coarse, store: Store, name: str
+) -> None:
     coarse.write("dsp-1", "idle")
     (_index(store) / name).write_bytes(b"{}")
     os.chmod(_index(store) / name, 0o600)
     coarse.now_ns += 3 * 10**9
-    assert coarse.refresh().records == coarse.truth()  # today: ValueError out of summary._generations
+    assert (
+        coarse.refresh().records == coarse.truth()
+    )  # today: ValueError out of summary._generations
 
 
 @pytest.mark.parametrize("name", ["\u00b2.json"])
-def test_store_verify_reports_a_summary_name_of_unicode_digits(coarse: Coarse, store: Store, name: str) -> None:
+def test_store_verify_reports_a_summary_name_of_unicode_digits(
+    coarse: Coarse, store: Store, name: str
+) -> None:
     coarse.write("dsp-1", "idle")
     (_index(store) / name).write_bytes(b"{}")
     os.chmod(_index(store) / name, 0o600)
@@ -106,13 +115,18 @@ def test_store_verify_reports_a_deeply_nested_summary_file(coarse: Coarse, store
     assert [p for p, _ in _errors(report)] == ["index/worker/1.json"]
 
 
-# ---------------------------------------------------------------- 3. a record that cannot be read vanishes
-def test_a_new_process_still_names_a_record_that_cannot_be_read(coarse: Coarse, store: Store) -> None:
-    """The summary file keeps the records read, not the errors; a new process answering from it (nothing
-    changed) has no error to name: the record silently disappears and `checked()` passes."""
+# --------------------------------------------------------- 3. a record that cannot be read vanishes
+def test_a_new_process_still_names_a_record_that_cannot_be_read(
+    coarse: Coarse, store: Store
+) -> None:
+    """The summary file keeps the records read, not the errors; a new process answering from it
+    (nothing changed) has no error to name: the record silently disappears and `checked()`
+    passes."""
     for i in range(summary.PERSIST_AFTER + 1):
         coarse.write(f"dsp-{i}", "idle")
-    os.chmod(Path(store.path) / "records" / KIND / "dsp-3" / "0.json", 0o644)  # no directory time moves
+    os.chmod(
+        Path(store.path) / "records" / KIND / "dsp-3" / "0.json", 0o644
+    )  # no directory time moves
     coarse.now_ns += 3 * 10**9
     first = coarse.refresh()
     assert list(first.errors) == ["dsp-3"]  # this process names it ...
@@ -123,10 +137,10 @@ def test_a_new_process_still_names_a_record_that_cannot_be_read(coarse: Coarse, 
     assert list(second.errors) == ["dsp-3"]  # today: {} and 64 records, exit 0
 
 
-# ---------------------------------------------------------------- 4. verify misses what the fast path serves
+# ------------------------------------------------------- 4. verify misses what the fast path serves
 def test_an_edited_summary_is_ignored_and_reported(coarse: Coarse, store: Store) -> None:
-    """Edited without the state key: its MAC is wrong, so oms reads every record instead, and verify says
-    so."""
+    """Edited without the state key: its MAC is wrong, so oms reads every record instead, and verify
+    says so."""
     path = _persisted(coarse, store)
     doc = _body(store, path)
     for entry in doc["entries"]:
@@ -140,14 +154,18 @@ def test_an_edited_summary_is_ignored_and_reported(coarse: Coarse, store: Store)
     coarse.now_ns += 1 * 10**9
     served = {r.record_id: r.state for r in coarse.refresh().records}
     assert served["dsp-5"] == "idle"
-    assert os.listdir(path.parent) == ["2.json"]  # read again, written again: the edited file is gone
+    assert os.listdir(path.parent) == [
+        "2.json"
+    ]  # read again, written again: the edited file is gone
     assert verify(store.path).ok
 
 
-def test_store_verify_reports_an_entry_that_oms_would_serve_even_when_stale(coarse: Coarse, store: Store) -> None:
-    """verify once called an entry whose time is not its directory's "stale, harmless"; but while the kind's
-    directory time is the one in the file, nothing is read again: a file forged with the key and served
-    must agree with every record."""
+def test_store_verify_reports_an_entry_that_oms_would_serve_even_when_stale(
+    coarse: Coarse, store: Store
+) -> None:
+    """verify once called an entry whose time is not its directory's "stale, harmless"; but while
+    the kind's directory time is the one in the file, nothing is read again: a file forged with the
+    key and served must agree with every record."""
     path = _persisted(coarse, store)
     doc = _body(store, path)
     for entry in doc["entries"]:
@@ -157,25 +175,32 @@ def test_store_verify_reports_an_entry_that_oms_would_serve_even_when_stale(coar
     _forged(store, path, doc)
     summary.forget()
     coarse.now_ns += 1 * 10**9
-    assert {r.record_id: r.state for r in coarse.refresh().records}["dsp-5"] == "done"  # served: the key's holder
-    assert ("index/worker/1.json (dsp-5)", "disagrees with the record's latest version 0") in _errors(
-        verify(store.path)
-    )
+    assert {r.record_id: r.state for r in coarse.refresh().records}[
+        "dsp-5"
+    ] == "done"  # served: the key's holder
+    assert (
+        "index/worker/1.json (dsp-5)",
+        "disagrees with the record's latest version 0",
+    ) in _errors(verify(store.path))
 
 
-def test_store_verify_reports_an_entry_for_a_record_that_does_not_exist(coarse: Coarse, store: Store) -> None:
+def test_store_verify_reports_an_entry_for_a_record_that_does_not_exist(
+    coarse: Coarse, store: Store
+) -> None:
     path = _persisted(coarse, store)
     doc = _body(store, path)
     ghost = json.loads(json.dumps(doc["entries"][0]))
     ghost[0] = ghost[4]["record_id"] = "dsp-ghost"
     doc["entries"].append(ghost)
     _forged(store, path, doc)
-    assert ("index/worker/1.json (dsp-ghost)", "names a record that does not exist") in _errors(verify(store.path))
+    assert ("index/worker/1.json (dsp-ghost)", "names a record that does not exist") in _errors(
+        verify(store.path)
+    )
 
 
 def test_store_verify_checks_the_summary_oms_reads(coarse: Coarse, store: Store) -> None:
-    """Only ASCII generation names of at most 18 digits count, for the reader and for verify alike: a
-    long-named copy is an unexpected entry, never "the newest"."""
+    """Only ASCII generation names of at most 18 digits count, for the reader and for verify alike:
+    a long-named copy is an unexpected entry, never "the newest"."""
     path = _persisted(coarse, store)
     long_name = path.parent / ("1" + "0" * 20 + ".json")
     long_name.write_bytes(path.read_bytes())
@@ -193,10 +218,12 @@ def test_store_verify_checks_the_summary_oms_reads(coarse: Coarse, store: Store)
     assert f"index/worker/{long_name.name}" in errors
 
 
-# ---------------------------------------------------------------- 5. entries are not checked when loaded
-def test_a_summary_entry_is_checked_like_the_version_it_stands_for(coarse: Coarse, store: Store) -> None:
-    """A version file with this id is refused on read (id grammar); so is a summary entry with it, even in
-    a file authenticated with the key: the whole file is ignored."""
+# ----------------------------------------------------------- 5. entries are not checked when loaded
+def test_a_summary_entry_is_checked_like_the_version_it_stands_for(
+    coarse: Coarse, store: Store
+) -> None:
+    """A version file with this id is refused on read (id grammar); so is a summary entry with it,
+    even in a file authenticated with the key: the whole file is ignored."""
     path = _persisted(coarse, store)
     doc = _body(store, path)
     evil = json.loads(json.dumps(doc["entries"][0]))
@@ -223,12 +250,12 @@ def test_a_summary_claiming_a_scan_in_the_future_is_ignored(coarse: Coarse, stor
     assert "dsp-5" in {r.record_id for r in coarse.refresh().records}
 
 
-# ---------------------------------------------------------------- 6. a large summary file costs every process
+# ------------------------------------------------------ 6. a large summary file costs every process
 def test_a_summary_file_costs_memory_in_proportion_to_its_size(store: Store) -> None:
-    """A kind with no records (no `records/authorization/`) still parses its summary file first, on every
-    refresh of every new process, and never replaces it (nothing is read, so nothing is saved). json.loads
-    of `[[],[],...]` takes ~25x the file in memory: at SUMMARY_CAP (256 MiB), ~6 GB and ~20 s for every
-    `oms status` (64 MiB measured: 1.7 GB RSS, 5 s a run, every run)."""
+    """A kind with no records (no `records/authorization/`) still parses its summary file first, on
+    every refresh of every new process, and never replaces it (nothing is read, so nothing is
+    saved). json.loads of `[[],[],...]` takes ~25x the file in memory: at SUMMARY_CAP (256 MiB), ~6
+    GB and ~20 s for every `oms status` (64 MiB measured: 1.7 GB RSS, 5 s a run, every run)."""
     import tracemalloc
 
     index = Path(store.path) / "index" / "authorization"

@@ -1,4 +1,5 @@
-"""`store verify` finds each kind of damage, names the path, and changes nothing; `sweep` removes only debris."""
+"""`store verify` finds each kind of damage, names the path, and changes nothing; `sweep` removes
+only debris."""
 
 from __future__ import annotations
 
@@ -19,10 +20,16 @@ from tests.helpers import SESSION, T0, contact_entry, evidence_body, payload, ts
 
 
 def populate(store: Store) -> None:
-    """A small but complete state: a record with three versions, an event, a receipt, evidence, a journal."""
+    """A small but complete state: a record with three versions, an event, a receipt, evidence, a
+    journal."""
     records = store.records("worker")
     records.create(
-        "dsp-1", state="idle", payload=payload("worker"), operation_id="op-0", actor="oms-system", observed_at=ts(0)
+        "dsp-1",
+        state="idle",
+        payload=payload("worker"),
+        operation_id="op-0",
+        actor="oms-system",
+        observed_at=ts(0),
     )
     for v in (1, 2):
         records.transition(
@@ -35,7 +42,10 @@ def populate(store: Store) -> None:
             observed_at=ts(v),
         )
     store.events.create(
-        "evt-1", "session-registered", T0, {"session_id": SESSION, "dispatch_id": "dsp-1", "session_version": 0}
+        "evt-1",
+        "session-registered",
+        T0,
+        {"session_id": SESSION, "dispatch_id": "dsp-1", "session_version": 0},
     )
     store.outbox("oms-worker-delivery").commit_receipt("evt-1", T0, {"status": "created"})
     store.put_evidence(evidence_body())
@@ -47,7 +57,9 @@ def _snapshot(root: Path) -> dict[str, bytes | str]:
     for p in sorted(root.rglob("*")):
         rel = str(p.relative_to(root))
         out[rel] = (
-            "dir" if p.is_dir() and not p.is_symlink() else (os.readlink(p) if p.is_symlink() else p.read_bytes())
+            "dir"
+            if p.is_dir() and not p.is_symlink()
+            else (os.readlink(p) if p.is_symlink() else p.read_bytes())
         )
     return out
 
@@ -109,7 +121,9 @@ def _stray(s: Path) -> None:
 def _schema(s: Path) -> None:
     _replace(
         s / "events" / "evt-1.json",
-        (s / "events" / "evt-1.json").read_bytes().replace(b"session-registered", b"session-exploded"),
+        (s / "events" / "evt-1.json")
+        .read_bytes()
+        .replace(b"session-registered", b"session-exploded"),
     )
 
 
@@ -139,7 +153,9 @@ def _orphan_receipt(s: Path) -> None:
 
 
 def _dup_op_index(s: Path) -> None:
-    _replace(s / REC / "ops" / "op-0.json", b'{"format":"oms-op-v1","operation_id":"op-0","version":1}')
+    _replace(
+        s / REC / "ops" / "op-0.json", b'{"format":"oms-op-v1","operation_id":"op-0","version":1}'
+    )
 
 
 def _missing_index(s: Path) -> None:
@@ -147,7 +163,9 @@ def _missing_index(s: Path) -> None:
 
 
 def _journal_gap(s: Path) -> None:
-    (s / "journals" / "live-contact" / "2.json").write_bytes((s / "journals" / "live-contact" / "0.json").read_bytes())
+    (s / "journals" / "live-contact" / "2.json").write_bytes(
+        (s / "journals" / "live-contact" / "0.json").read_bytes()
+    )
     os.chmod(s / "journals" / "live-contact" / "2.json", 0o600)
 
 
@@ -175,7 +193,11 @@ DAMAGE: dict[str, tuple[Damage, str, str]] = {
     "bad-signature": (_bad_sig, "evidence/", "signature"),
     "dead-temp": (_dead_temp, f"{REC}/.oms-tmp.", "temp file left by dead process 999999"),
     "stale-lock": (_stale_lock, "outbox/oms-worker-delivery/evt-1.lock", "stale lock"),
-    "orphan-receipt": (_orphan_receipt, "outbox/oms-worker-delivery/evt-1.receipt.json", "does not exist"),
+    "orphan-receipt": (
+        _orphan_receipt,
+        "outbox/oms-worker-delivery/evt-1.receipt.json",
+        "does not exist",
+    ),
     "op-index-points-elsewhere": (_dup_op_index, f"{REC}/ops/op-0.json", "another operation"),
     "op-index-missing": (_missing_index, f"{REC}/ops/op-1.json", "missing: index entry"),
     "journal-gap": (_journal_gap, "journals/live-contact/1.json", "gap"),
@@ -186,14 +208,18 @@ DAMAGE: dict[str, tuple[Damage, str, str]] = {
 
 
 @pytest.mark.parametrize("name", sorted(DAMAGE))
-def test_each_damage_is_reported_precisely_and_nothing_changes(store: Store, state_path: Path, name: str) -> None:
+def test_each_damage_is_reported_precisely_and_nothing_changes(
+    store: Store, state_path: Path, name: str
+) -> None:
     populate(store)
     damage, where, why = DAMAGE[name]
     damage(state_path)
     before = _snapshot(state_path)
     report = verify(str(state_path))
     assert not report.ok
-    assert any(path.startswith(where) and why in problem for path, problem in _errors(report)), _errors(report)
+    assert any(path.startswith(where) and why in problem for path, problem in _errors(report)), (
+        _errors(report)
+    )
     assert _snapshot(state_path) == before
 
 
@@ -234,7 +260,14 @@ def test_verify_of_missing_or_unsafe_root(tmp_path: Path) -> None:
     assert "open to others" in verify(str(tmp_path / "open")).findings[0].problem
 
 
-def test_verify_runs_in_a_separate_process_while_writes_happen(store: Store, state_path: Path) -> None:
+def test_verify_runs_in_a_separate_process_while_writes_happen(
+    store: Store, state_path: Path
+) -> None:
     populate(store)
-    code = "import sys; from oms.store.verify import verify; r = verify(sys.argv[1]); sys.exit(0 if r.ok else 1)"
-    assert subprocess.run([sys.executable, "-c", code, str(state_path)], check=False).returncode == 0
+    code = (
+        "import sys; from oms.store.verify import verify; r = "
+        "verify(sys.argv[1]); sys.exit(0 if r.ok else 1)"
+    )
+    assert (
+        subprocess.run([sys.executable, "-c", code, str(state_path)], check=False).returncode == 0
+    )
