@@ -19,7 +19,7 @@ EACH = 100
 @pytest.mark.slow
 def test_eight_writers_hundred_transitions_each(tmp_path: Path, oms: OmsCommand) -> None:
     state = tmp_path / "state"
-    (tmp_path / "repo").mkdir()
+    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)  # ADR 0032
     assert (
         oms.run(
             "init", "--state-root", str(state), "--config-root", str(tmp_path / "repo")

@@ -126,7 +126,7 @@ def test_sigkill_at_random_points_never_tears_a_record(
     tmp_path: Path, oms: OmsCommand, publish: str, rounds: int
 ) -> None:
     state = tmp_path / "state"
-    (tmp_path / "repo").mkdir()
+    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)  # ADR 0032
     assert (
         oms.run(
             "init", "--state-root", str(state), "--config-root", str(tmp_path / "repo")
