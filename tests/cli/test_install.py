@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -63,9 +66,18 @@ def bash(command: str, env: dict[str, str], timeout: float) -> subprocess.Comple
     )
 
 
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A folder as short as a fresh machine's /tmp holds: the demo's state root under it holds
+    tmux's socket, whose whole path must fit in 107 bytes (pytest's tmp_path is too deep)."""
+    top = Path(tempfile.mkdtemp(prefix="oms-in-"))
+    yield top
+    shutil.rmtree(top, ignore_errors=True)
+
+
 @pytest.mark.timeout(SETUP_TIMEOUT_S * 2 + 600)
-def test_readme_first_command_installs_the_binary_and_it_runs_the_demo(tmp_path: Path) -> None:
-    env = fresh_env(tmp_path)
+def test_readme_first_command_installs_the_binary_and_it_runs_the_demo(short_tmp: Path) -> None:
+    env = fresh_env(short_tmp)
     home = Path(env["HOME"])
     command = readme_first_command()
     assert command == "./.ci/setup --install && ~/.local/bin/oms demo"
