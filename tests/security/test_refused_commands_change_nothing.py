@@ -49,12 +49,13 @@ def test_init_with_a_missing_config_root_creates_no_state_root(
     line = _one_line_refusal(
         oms.run("init", "--state-root", str(state), "--config-root", str(tmp_path / "nowhere"))
     )
-    assert "nowhere: no such file or directory" in line
+    assert "nowhere is not a folder" in line
     assert not state.exists()
 
 
 def test_init_with_a_broken_config_creates_no_state_root(oms: OmsCommand, tmp_path: Path) -> None:
     repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)  # oms serves a repository
     (repo / ".oms").mkdir(parents=True)
     (repo / CONFIG_PATH).write_text("version = [\n")
     before = snapshot(repo)
@@ -73,7 +74,7 @@ def test_init_into_a_config_root_it_cannot_write_creates_no_state_root(
     """Runs everywhere: as root without the capabilities that override file modes (setpriv),
     otherwise as the ordinary user the directory's mode refuses."""
     repo = tmp_path / "repo"
-    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)  # oms serves a repository
     os.chmod(repo, 0o555)
     prefix: list[str] = []
     if os.geteuid() == 0:
@@ -89,7 +90,7 @@ def test_init_into_a_config_root_it_cannot_write_creates_no_state_root(
     line = _one_line_refusal(done)
     assert "cannot create files in" in line
     assert not state.exists()
-    assert os.listdir(repo) == []
+    assert os.listdir(repo) == [".git"]  # nothing made beside it
 
 
 # ----------------------------------------------------------------------------------- GitHub imports
