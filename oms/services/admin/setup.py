@@ -117,7 +117,8 @@ def commit_scaffold(config_root: str, person: tuple[str, str], keep: bool = Fals
     with Root.open(repo, private=False) as root:
         current = {p: root.read_bytes(p, LIMITS.config_bytes) for p in paths}
     committed = git.committed_blobs(repo, paths)
-    if all(committed[p] is not None and committed[p][1] == current[p] for p in paths):  # type: ignore[index]
+    held = [committed[p] for p in paths]
+    if all(blob is not None and blob[1] == current[p] for p, blob in zip(paths, held, strict=True)):
         return None
     message = "oms: configuration and role policy (oms init --commit)"
     return git.commit_paths(repo, paths, message, person)
