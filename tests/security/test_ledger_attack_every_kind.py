@@ -60,6 +60,7 @@ RUNTIME = "runtime: oms changes and removes it as it runs; store verify checks i
 KINDS = (
     Kind("state metadata", r"oms-state\.json", True, True, True, LEDGER),
     Kind("sandbox directory record", r"sandboxes\.json", True, True, True, LEDGER),
+    Kind("repository record", r"repository\.json", True, True, True, LEDGER),
     Kind("state key", r"keys/state\.ed25519", True, True, True, "store verify: its public half"),
     Kind("record version", rf"records/[a-z]+/{ID}/{N}\.json", True, True, True, LEDGER),
     Kind(

@@ -55,10 +55,15 @@ def starter(root: Root, start_lock: str) -> tuple[ProcessIdentity, int, int] | N
     return found.holder, st.st_ino, st.st_ctime_ns
 
 
-def recorded(root: Root, record: str, cap: int, me: ProcessIdentity) -> bool:
-    """Does the proxy record name `me`? (Unreadable or absent: no.)"""
+def recorded(root: Root, record: str, cap: int, me: ProcessIdentity) -> bool | None:
+    """Does the proxy record name `me`? (Absent or not a proxy record: no. None: it could not be
+    read now — out of descriptors while a sandbox holds hundreds of connections, say — which is
+    no reason to stop serving.)"""
     try:
         data = root.read_optional(record, cap)
+    except OmsError:
+        return None
+    try:
         doc = None if data is None else parse_document(data, "proxy-record", record)
     except OmsError:
         return False
@@ -84,7 +89,10 @@ class Watch:
     def superseded(self) -> str | None:
         """Why this proxy must stop serving (None: it is the recorded one, or its start is under
         way)."""
-        if recorded(self.root, self.record, self.cap, self.me):
+        named = recorded(self.root, self.record, self.cap, self.me)
+        if named is None:  # unreadable for now: asked again at the next check
+            return None
+        if named:
             self.started_by = None  # recorded once: its start is over
             return None
         if self.started_by is not None and starter(self.root, self.start_lock) == self.started_by:
