@@ -24,7 +24,8 @@ def _watch(tmp_path: Path) -> tuple[Root, watch.Watch]:
 def test_a_proxy_no_record_names_stops(tmp_path: Path) -> None:
     _, w = _watch(tmp_path)
     why = w.superseded()
-    assert why is not None and "does not name this proxy" in why
+    assert why is not None
+    assert "does not name this proxy" in why
 
 
 def test_a_record_that_cannot_be_read_now_does_not_stop_the_proxy(
