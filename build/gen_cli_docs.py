@@ -69,6 +69,13 @@ def render() -> str:
         "fails when this file and the code disagree). Shell "
         "completion: `oms completion bash|zsh|fish`.",
         "",
+        "`--json` prints one JSON document: its JSON Schema is "
+        "`schemas/cli/<group>-<command>.schema.json`",
+        "(`oms status`: `schemas/cli/status.schema.json`; any failure: "
+        "`schemas/cli/error.schema.json`), and a",
+        "ticket, dispatch, worker, session or live authorisation has one shape "
+        "everywhere (`schemas/cli/objects/`).",
+        "",
     ]
     for command, text in pages():
         lines += [f"## `{command}`", "", "```text", text.rstrip(), "```", ""]

@@ -67,9 +67,21 @@ def emit(data: object) -> None:
     typer.echo(json.dumps(data, sort_keys=True))
 
 
+def cell(value: object) -> str:
+    """A value as a person reads it, never a Python repr: `-` for none, an object as `key=value`
+    pairs, a list comma-separated."""
+    if value is None:
+        return "-"
+    if isinstance(value, dict):
+        return " ".join(f"{k}={cell(v)}" for k, v in value.items()) or "-"
+    if isinstance(value, list | tuple):
+        return ", ".join(cell(v) for v in value) or "-"
+    return str(value)
+
+
 def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
     """Print an aligned text table (or a note when empty)."""
-    cells = [[str(c) if c is not None else "-" for c in row] for row in rows]
+    cells = [[cell(c) for c in row] for row in rows]
     widths = [
         max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(header)
     ]

@@ -16,6 +16,7 @@ from oms.cli.common import (
     table,
     workspace,
 )
+from oms.services.workspace import shapes
 from oms.store import Record
 
 app = typer.Typer(
@@ -25,11 +26,6 @@ app = typer.Typer(
 )
 policy_app = typer.Typer(help="The role policy.", no_args_is_help=True, rich_markup_mode=None)
 DispatchArg = Annotated[str, typer.Argument(help="Dispatch id (see `oms dispatch list`).")]
-
-
-def _json(rec: Record) -> dict[str, object]:
-    payload = {k: v for k, v in rec.payload.items() if k != "lease_token"}
-    return {"id": rec.record_id, "state": rec.state, "version": rec.version, **payload}
 
 
 def _print(rec: Record) -> None:
@@ -80,7 +76,7 @@ def propose(
     with workspace(state_root_, config_root_) as ws:
         rec, created = dispatches.propose(ws, ticket, role, provider)
     if json_out:
-        emit({"ok": True, "created": created, "dispatch": _json(rec)})
+        emit({"ok": True, "created": created, "dispatch": shapes.dispatch(rec)})
     else:
         _print(rec)
 
@@ -99,7 +95,7 @@ def review(
         rec, ref = dispatches.review(ws, dispatch)
         rationale = ws.store.evidence.get(ref).body["payload"]
     if json_out:
-        emit({"ok": True, "dispatch": _json(rec), "evidence": ref})
+        emit({"ok": True, "dispatch": shapes.dispatch(rec), "evidence": ref})
         return
     _print(rec)
     if isinstance(rationale, dict):
@@ -129,7 +125,7 @@ def approve(
     with workspace(state_root_, config_root_) as ws:
         rec, ref = dispatches.approve(ws, dispatch, person=who, rationale=rationale)
     if json_out:
-        emit({"ok": True, "dispatch": _json(rec), "evidence": ref})
+        emit({"ok": True, "dispatch": shapes.dispatch(rec), "evidence": ref})
     else:
         _print(rec)
 
@@ -147,7 +143,7 @@ def accept(
     with workspace(state_root_, config_root_) as ws:
         rec, event = dispatches.accept(ws, dispatch)
     if json_out:
-        emit({"ok": True, "dispatch": _json(rec), "delivery_event_id": event})
+        emit({"ok": True, "dispatch": shapes.dispatch(rec), "delivery_event_id": event})
     else:
         _print(rec)
         typer.echo(f"next: oms worker deliver --event-id {event}")
@@ -166,7 +162,7 @@ def reject(
 
     with workspace(state_root_, config_root_) as ws:
         rec = dispatches.reject(ws, dispatch, reason)
-    emit({"ok": True, "dispatch": _json(rec)}) if json_out else _print(rec)
+    emit({"ok": True, "dispatch": shapes.dispatch(rec)}) if json_out else _print(rec)
 
 
 @app.command("cancel")
@@ -182,7 +178,7 @@ def cancel(
 
     with workspace(state_root_, config_root_) as ws:
         rec = dispatches.cancel(ws, dispatch, reason)
-    emit({"ok": True, "dispatch": _json(rec)}) if json_out else _print(rec)
+    emit({"ok": True, "dispatch": shapes.dispatch(rec)}) if json_out else _print(rec)
 
 
 @app.command("show")
@@ -197,7 +193,7 @@ def show(
 
     with workspace(state_root_, config_root_) as ws:
         rec = dispatches.get(ws, dispatch)
-    emit({"ok": True, "dispatch": _json(rec)}) if json_out else _print(rec)
+    emit({"ok": True, "dispatch": shapes.dispatch(rec)}) if json_out else _print(rec)
 
 
 @app.command("list")
@@ -210,7 +206,7 @@ def list_(
     with workspace(state_root_, config_root_) as ws:
         recs = dispatches.list_all(ws)
     if json_out:
-        emit({"ok": True, "dispatches": [_json(r) for r in recs]})
+        emit({"ok": True, "dispatches": [shapes.dispatch(r) for r in recs]})
         return
     table(
         ("id", "state", "ticket", "attempt", "role", "verdict"),

@@ -16,6 +16,7 @@ from oms.cli.common import (
     table,
     workspace,
 )
+from oms.services.workspace import shapes
 
 app = typer.Typer(
     help="Live authorisation for GitHub tickets (started by a person, revocable).",
@@ -52,9 +53,7 @@ def authorize(
     with workspace(state_root_, config_root_) as ws:
         rec = live.authorize(ws, repository, person=who, confirmed_by=how)
     if json_out:
-        emit(
-            {"ok": True, "authorization": {"id": rec.record_id, "state": rec.state, **rec.payload}}
-        )
+        emit({"ok": True, "authorization": shapes.authorization(rec)})
     else:
         typer.echo(
             f"{repository}: authorised by {rec.payload['person']} ({rec.payload['confirmed_by']})"
@@ -76,8 +75,7 @@ def revoke(
     with workspace(state_root_, config_root_) as ws:
         rec, parked = fence.revoke(ws, repository, reason)
     if json_out:
-        authorization = {"id": rec.record_id, "state": rec.state, **rec.payload}
-        emit({"ok": True, "authorization": authorization, "parked_workers": parked})
+        emit({"ok": True, "authorization": shapes.authorization(rec), "parked_workers": parked})
     else:
         typer.echo(f"{repository}: revoked")
         for worker_id in parked:
@@ -102,9 +100,7 @@ def status(
             {
                 "ok": True,
                 "contacts": contacts,
-                "authorizations": [
-                    {"id": r.record_id, "state": r.state, **r.payload} for r in recs
-                ],
+                "authorizations": [shapes.authorization(r) for r in recs],
             }
         )
         return

@@ -20,7 +20,7 @@ from oms.cli.common import (
 )
 from oms.errors import InvalidInputError, UsageError, shown
 from oms.fsio.outside import read_user_file
-from oms.store import Record
+from oms.services.workspace import shapes
 
 app = typer.Typer(help="Tickets and their leases.", no_args_is_help=True, rich_markup_mode=None)
 worktree_app = typer.Typer(
@@ -71,11 +71,6 @@ def _text(value: str, option: str) -> str:
     return value
 
 
-def _ticket_json(rec: Record) -> dict[str, object]:
-    payload = {k: v for k, v in rec.payload.items() if k != "lease_token"}
-    return {"id": rec.record_id, "state": rec.state, "version": rec.version, **payload}
-
-
 @app.command("add")
 def add(
     title: Annotated[str, typer.Option("--title", help="One-line title.")],
@@ -108,7 +103,7 @@ def add(
     with workspace(state_root_, config_root_) as ws:
         rec = tickets.add(ws, title, body, priority)
     if json_out:
-        emit({"ok": True, "ticket": _ticket_json(rec)})
+        emit({"ok": True, "ticket": shapes.ticket(rec)})
     else:
         typer.echo(f"added {rec.record_id}: {rec.payload['title']}")
 
@@ -138,7 +133,7 @@ def import_(
     with workspace(state_root_, config_root_) as ws:
         rec, created = tickets.import_github(ws, data, repository)
     if json_out:
-        emit({"ok": True, "created": created, "ticket": _ticket_json(rec)})
+        emit({"ok": True, "created": created, "ticket": shapes.ticket(rec)})
     else:
         typer.echo(
             f"{'imported' if created else 'already imported'} {rec.record_id} from "
@@ -156,7 +151,7 @@ def list_(
     with workspace(state_root_, config_root_) as ws:
         recs = tickets.list_all(ws)
     if json_out:
-        emit({"ok": True, "tickets": [_ticket_json(r) for r in recs]})
+        emit({"ok": True, "tickets": [shapes.ticket(r) for r in recs]})
         return
     table(
         ("id", "state", "attempt", "source", "worker", "expires", "title"),
@@ -196,7 +191,7 @@ def show(
         emit(
             {
                 "ok": True,
-                "ticket": _ticket_json(rec),
+                "ticket": shapes.ticket(rec),
                 "content": content,
                 "salvaged": kept,
                 "compacted": archived,
@@ -246,7 +241,7 @@ def lease(
         grant = tickets.lease(ws, ticket, worker, minutes)
     rec = grant.ticket
     if json_out:
-        emit({"ok": True, "ticket": _ticket_json(rec), "lease_token": grant.token})
+        emit({"ok": True, "ticket": shapes.ticket(rec), "lease_token": grant.token})
         return
     typer.echo(
         f"leased {rec.record_id} to {rec.payload['worker_id']} until "
@@ -271,7 +266,7 @@ def renew(
     with workspace(state_root_, config_root_) as ws:
         rec = tickets.renew(ws, ticket, token, minutes)
     if json_out:
-        emit({"ok": True, "ticket": _ticket_json(rec)})
+        emit({"ok": True, "ticket": shapes.ticket(rec)})
     else:
         typer.echo(f"renewed {rec.record_id} until {rec.payload['lease_expires_at']}")
 
@@ -287,7 +282,7 @@ def expire(
     with workspace(state_root_, config_root_) as ws:
         recs, parked = fence.expire_leases(ws)
     if json_out:
-        emit({"ok": True, "expired": [_ticket_json(r) for r in recs], "parked_workers": parked})
+        emit({"ok": True, "expired": [shapes.ticket(r) for r in recs], "parked_workers": parked})
         return
     for rec in recs:
         typer.echo(f"expired {rec.record_id}: open again, attempt {rec.payload['attempt']}")
@@ -335,7 +330,7 @@ def block(
     with workspace(state_root_, config_root_) as ws:
         rec = tickets.block(ws, ticket, reason)
     if json_out:
-        emit({"ok": True, "ticket": _ticket_json(rec)})
+        emit({"ok": True, "ticket": shapes.ticket(rec)})
     else:
         typer.echo(f"blocked {rec.record_id}")
 
@@ -396,7 +391,7 @@ def _reopen(
     with workspace(state, config) as ws:
         rec = tickets.reopen(ws, ticket, person=who, reason=reason, now_only=now_only)
     if json_out:
-        emit({"ok": True, "ticket": _ticket_json(rec)})
+        emit({"ok": True, "ticket": shapes.ticket(rec)})
         return
     attempt, why = rec.payload["attempt"], rec.payload["reason"]
     typer.echo(f"{rec.record_id} is open for attempt {attempt} ({why})")
@@ -417,7 +412,7 @@ def _finish(
     with workspace(state, config) as ws:
         rec = tickets.finish(ws, ticket, token, outcome, reason)
     if json_out:
-        emit({"ok": True, "ticket": _ticket_json(rec)})
+        emit({"ok": True, "ticket": shapes.ticket(rec)})
     else:
         typer.echo(f"{rec.record_id} is {rec.state}")
 

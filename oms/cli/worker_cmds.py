@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, workspace
+from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, cell, emit, workspace
 from oms.cli.fast_help import SECTION
 
 app = typer.Typer(
@@ -21,7 +21,7 @@ DispatchArg = Annotated[str, typer.Argument(help="Dispatch id (the worker's id).
 
 def _print(view: Mapping[str, object]) -> None:
     for key, value in view.items():
-        typer.echo(f"{key:<16} {value if value is not None else '-'}")
+        typer.echo(f"{key:<16} {cell(value)}")
     failed = view.get("salvage_error")
     if isinstance(failed, str):  # an end that kept nothing says so where a person looks
         from oms.domain.workers import unsalvaged

@@ -12,9 +12,10 @@ from oms.domain.conductor import NEEDS_PERSON
 from oms.domain.sandbox_limits import UNSAFE_NONE
 from oms.errors import OmsError
 from oms.services.containment import opt_outs
-from oms.services.workspace import Workspace
+from oms.services.workspace import Workspace, shapes
 from oms.store import Record
 
+agent_of = shapes.agent_of  # (the dashboard, oms/cli/conductor_view.py, reads it here)
 LIVE = ("proposed", "accepted", "acknowledged")  # a dispatch whose worker may still run
 
 
@@ -31,47 +32,16 @@ class Snapshot:
     warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> JsonObject:
-        """Machine form: one summary object per record."""
-
-        def summary(rec: Record, *fields: str) -> JsonObject:
-            out: JsonObject = {
-                "id": rec.record_id,
-                "state": rec.state,
-                "version": rec.version,
-                "observed_at": rec.observed_at,
-            }
-            out.update({f: rec.payload.get(f) for f in fields})
-            return out
-
+        """Machine form: each record in its one shape (`workspace/shapes`)."""
         by_id = {s.record_id: s for s in self.sessions}
-
-        def worker(r: Record) -> JsonObject:
-            session = by_id.get(str(r.payload["session_id"]))
-            return summary(r, "ticket_id", "health", "end_reason") | agent_of(r, session)
-
         return {
-            "tickets": [
-                summary(r, "title", "source", "attempt", "worker_id", "lease_expires_at")
-                for r in self.tickets
+            "tickets": [shapes.ticket(r) for r in self.tickets],
+            "dispatches": [shapes.dispatch(r) for r in self.dispatches],
+            "workers": [
+                shapes.worker(r, by_id.get(str(r.payload["session_id"]))) for r in self.workers
             ],
-            "dispatches": [
-                summary(
-                    r,
-                    "ticket_id",
-                    "attempt",
-                    "role_id",
-                    "provider_mode",
-                    "advisor_verdict",
-                    "reason",
-                )
-                for r in self.dispatches
-            ],
-            "workers": [worker(r) for r in self.workers],
-            "sessions": [
-                summary(r, "dispatch_id", "tmux_pane_id", "heartbeat_deadline_at")
-                for r in self.sessions
-            ],
-            "live": [summary(r, "repository", "person") for r in self.authorizations],
+            "sessions": [shapes.session(r) for r in self.sessions],
+            "live": [shapes.authorization(r) for r in self.authorizations],
             "warnings": list(self.warnings),
         }
 
@@ -83,15 +53,6 @@ def unsalvaged(records: list[Record]) -> list[str]:
         for w in records
         if isinstance(e := w.payload.get("salvage_error"), str)
     ]
-
-
-def agent_of(worker: Record, session: Record | None) -> JsonObject:
-    """What the worker's agent is doing (`domain/workers.agent`) and since when it rests."""
-    state, payload = (None, None) if session is None else (session.state, session.payload)
-    return {
-        "agent": workers.agent(worker.payload.get("health"), worker.state, state, payload),
-        "agent_stopped_at": None if payload is None else payload.get("agent_stopped_at"),
-    }
 
 
 def snapshot(ws: Workspace) -> Snapshot:
