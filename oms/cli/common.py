@@ -68,10 +68,12 @@ def emit(data: object) -> None:
 
 
 def cell(value: object) -> str:
-    """A value as a person reads it, never a Python repr: `-` for none, an object as `key=value`
-    pairs, a list comma-separated."""
+    """A value as a person reads it, never a Python repr: `-` for none, `yes`/`no`, an object as
+    `key=value` pairs, a list comma-separated."""
     if value is None:
         return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, dict):
         return " ".join(f"{k}={cell(v)}" for k, v in value.items()) or "-"
     if isinstance(value, list | tuple):

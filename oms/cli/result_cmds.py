@@ -45,27 +45,33 @@ def verify_cmd(
         "tree": done.tree,
         "checks": [r.evidence() for r in done.ran],
     }
-    if json_out:
-        emit(doc)
-    else:
-        for r in done.ran:
-            outcome = (
-                "passed"
-                if r.passed
-                else ("timed out" if r.exit_code is None else f"exit {r.exit_code}")
-            )
-            typer.echo(f"{outcome:<10} {r.duration_ms / 1000:7.1f}s  {' '.join(r.argv)[:100]}")
-            if not r.passed and r.output:
-                tail = r.output[-2000:].decode("utf-8", "replace").rstrip()
-                typer.echo("\n".join("    " + line for line in tail.splitlines()[-20:]))
-        typer.echo(
-            f"{'verified' if done.passed else 'failed'}: {done.commit[:12]} into "
-            f"{done.target.branch} ({done.target.head[:12]}), evidence {done.ref[:12]}"
-        )
+    failed = None
     if not done.passed:
-        raise VerificationFailedError(
-            f"the checks of {dispatch} failed", hint="see the output above; nothing merged"
+        where = "its checks' evidence (`checks`)" if json_out else "the output above"
+        failed = VerificationFailedError(
+            f"the checks of {dispatch} failed", hint=f"see {where}; nothing merged"
         )
+    if json_out:  # one document: the outcome, with the error when it failed
+        emit(doc | (failed.to_json() if failed else {}))
+        if failed:
+            raise typer.Exit(1)
+        return
+    for r in done.ran:
+        outcome = (
+            "passed"
+            if r.passed
+            else ("timed out" if r.exit_code is None else f"exit {r.exit_code}")
+        )
+        typer.echo(f"{outcome:<10} {r.duration_ms / 1000:7.1f}s  {' '.join(r.argv)[:100]}")
+        if not r.passed and r.output:
+            tail = r.output[-2000:].decode("utf-8", "replace").rstrip()
+            typer.echo("\n".join("    " + line for line in tail.splitlines()[-20:]))
+    typer.echo(
+        f"{'verified' if done.passed else 'failed'}: {done.commit[:12]} into "
+        f"{done.target.branch} ({done.target.head[:12]}), evidence {done.ref[:12]}"
+    )
+    if failed:
+        raise failed
 
 
 @app.command("merge")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -96,9 +97,11 @@ class Session:
         self.oms, self.env, self.cwd = oms, env, cwd
         self.shown: dict[str, str] = {}  # command -> "ok" or "error" (the shape validated)
 
-    def run(self, *args: str, fails: str | None = None, **env: str) -> dict[str, Any]:
+    def run(
+        self, *args: str, fails: str | None = None, shape: str = "error", **env: str
+    ) -> dict[str, Any]:
         """`oms ARGS --json`: each line of its stdout valid against the command's schema (`fails`:
-        the error code it must fail with instead, its output then the error schema)."""
+        the error code it must fail with instead, in one document valid against `shape`)."""
         matches: list[tuple[str, ...]] = [p for p in json_paths() if args[: len(p)] == p]
         longest = max(matches, key=len)
         name = "-".join(longest)
@@ -113,7 +116,7 @@ class Session:
             assert done.returncode == 1, done.stdout + done.stderr
             assert len(docs) == 1, done.stdout  # one document, never the output and an error
             assert docs[0]["error"] == fails, docs[0]
-            assert problems("error", docs[0]) == [], docs[0]
+            assert problems(shape, docs[0]) == [], docs[0]
             self.shown.setdefault(name, "error")
             return dict(docs[0])
         assert done.returncode == 0, done.stdout + done.stderr
@@ -121,6 +124,13 @@ class Session:
             assert problems(name, doc) == [], (name, doc)
         self.shown[name] = "ok"
         return dict(docs[-1])
+
+    def human(self, *args: str) -> None:
+        """`oms ARGS` as a person reads it: no Python repr (a dict, a list, True/False/None)."""
+        done = self.oms.run(*args, env=self.env, cwd=self.cwd, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        found = re.findall(r"\{'|\['|\b(?:True|False|None)\b", done.stdout)
+        assert found == [], (args, done.stdout)
 
 
 @pytest.fixture
@@ -162,6 +172,7 @@ def test_every_json_output_is_its_schema(
                  ("audit", "log", "--limit", "3"), ("audit", "verify"), ("store", "verify"),
                  ("worktree", "show", "tkt-1")):  # fmt: skip
         s.run(*args)
+        s.human(*args)
 
     # checks to verify a result with, a worker that stays silent in its pane, a provider (committed)
     config = repo / ".oms" / "config.toml"
@@ -201,7 +212,14 @@ def test_every_json_output_is_its_schema(
     s.run("ticket", "expire")
     s.run("worktree", "gc")
 
-    # the demo's result: verified and merged
+    # the demo's result: its checks failed (one document), then verified and merged
+    config.write_text(config.read_text().replace('[["true"]]', '[["false"]]'))
+    git("-c", "user.name=A Person", "-c", "user.email=p@example.com", "commit", "-qam", "fails",
+        cwd=repo)  # fmt: skip
+    s.run("result", "verify", first, fails="verification-failed", shape="result-verify")
+    config.write_text(config.read_text().replace('[["false"]]', '[["true"]]'))
+    git("-c", "user.name=A Person", "-c", "user.email=p@example.com", "commit", "-qam", "passes",
+        cwd=repo)  # fmt: skip
     s.run("result", "verify", first)
     s.run("result", "merge", first)
 
@@ -220,6 +238,7 @@ def test_every_json_output_is_its_schema(
     s.run("provider", "rest", "spare", "--minutes", "5")
     s.run("provider", "clear", "spare")
     s.run("provider", "show")
+    s.human("provider", "show")
     s.run("proxy", "start")
     s.run("proxy", "stop")
     s.run("conductor", "tick")
