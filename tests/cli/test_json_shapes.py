@@ -256,6 +256,14 @@ def test_every_json_output_is_its_schema(
     git("init", "-q", ".", cwd=fresh)
     s.run("init", "--config-root", str(fresh), "--state-root", str(tmp_path / "fresh-state"))
 
+    # and the fleet demo's other shape
+    fleet = tmp_path / "fleet"
+    ran = oms.run("demo", "--tickets", "1", "--dir", str(fleet), "--json", timeout=300)
+    subprocess.run(["tmux", "-S", str(fleet / "state" / "tmux.sock"), "kill-server"],
+                   capture_output=True, check=False)  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert problems("demo", json.loads(ran.stdout)) == [], ran.stdout
+
     assert sorted(json_commands() - set(s.shown)) == []  # every --json command was run
     only_failed = sorted(c for c, how in s.shown.items() if how == "error")
     assert only_failed == [  # whose success a demo state root cannot show
