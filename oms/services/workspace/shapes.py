@@ -3,7 +3,7 @@ object"): a ticket is the same object in `oms ticket list --json`, `oms status -
 ticket command; so is a dispatch, a worker, a session and a live authorisation. Each shape is the
 record's identity (`id`, `state`, `version`, `observed_at`) and its whole payload, less what is
 secret (`lease_token`: a lease's bearer secret); a worker adds what its agent is doing. The shapes'
-JSON Schemas are schemas/cli/*.schema.json (`tests/cli/test_json_shapes.py` holds every command's
+JSON Schemas are schemas/cli/objects/ (`tests/cli/test_json_shapes.py` holds every command's
 output to them)."""
 
 from __future__ import annotations
@@ -23,28 +23,28 @@ def record(rec: Record) -> JsonObject:
 
 
 def ticket(rec: Record) -> JsonObject:
-    """A ticket (schemas/cli/ticket.schema.json)."""
+    """A ticket (schemas/cli/objects/ticket.schema.json)."""
     return record(rec)
 
 
 def dispatch(rec: Record) -> JsonObject:
-    """A dispatch (schemas/cli/dispatch.schema.json)."""
+    """A dispatch (schemas/cli/objects/dispatch.schema.json)."""
     return record(rec)
 
 
 def session(rec: Record) -> JsonObject:
-    """A worker's session (schemas/cli/session.schema.json)."""
+    """A worker's session (schemas/cli/objects/session.schema.json)."""
     return record(rec)
 
 
 def authorization(rec: Record) -> JsonObject:
-    """A live authorisation (schemas/cli/authorization.schema.json)."""
+    """A live authorisation (schemas/cli/objects/authorization.schema.json)."""
     return record(rec)
 
 
 def worker(rec: Record, session_rec: Record | None) -> JsonObject:
-    """A worker (schemas/cli/worker.schema.json), with what its agent is doing and since when it
-    rests (`agent_of`), read from its session (`session_rec`, None before it has one)."""
+    """A worker (schemas/cli/objects/worker.schema.json), with what its agent is doing and since
+    when it rests (`agent_of`), read from its session (`session_rec`, None before it has one)."""
     return record(rec) | agent_of(rec, session_rec)
 
 
