@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, confirm_person, emit, workspace
+from oms.cli.common import (
+    UNTIL_BEHIND,
+    ConfigRootOpt,
+    JsonOpt,
+    StateRootOpt,
+    confirm_person,
+    emit,
+    workspace,
+)
 
 app = typer.Typer(
     help="The ledger: one hash chain over everything oms wrote, with signed checkpoints.",
@@ -124,10 +132,10 @@ def log_cmd(
         ),
     ] = None,
     since: Annotated[
-        str | None, typer.Option("--since", help="From this time on (RFC 3339).")
+        str | None, typer.Option("--since", help=f"From this time on: {UNTIL_BEHIND}.")
     ] = None,
     until: Annotated[
-        str | None, typer.Option("--until", help="Up to this time (RFC 3339).")
+        str | None, typer.Option("--until", help=f"Up to this time: {UNTIL_BEHIND}.")
     ] = None,
     limit: Annotated[
         int, typer.Option("--limit", min=1, help="The last N entries that match.")
@@ -145,7 +153,11 @@ def log_cmd(
         raise UsageError(
             "--worker and --dispatch name one id (a worker's is its dispatch's): give one"
         )
+    from oms.canonical.when import when
+
     with workspace(state_root_, config_root_) as ws:
+        since = None if since is None else when(since, ws.now(), ahead=False, what="--since")
+        until = None if until is None else when(until, ws.now(), ahead=False, what="--until")
         rows, fault = audit.timeline(
             ws, ticket=ticket, dispatch=dispatch or worker, since=since, until=until, limit=limit
         )

@@ -10,6 +10,8 @@ from oms.cli.common import (
     ConfigRootOpt,
     JsonOpt,
     StateRootOpt,
+    complete_dispatch,
+    complete_ticket,
     config_root,
     confirm_person,
     emit,
@@ -24,7 +26,15 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 policy_app = typer.Typer(help="The role policy.", no_args_is_help=True, rich_markup_mode=None)
-DispatchArg = Annotated[str, typer.Argument(help="Dispatch id (see `oms dispatch list`).")]
+DispatchArg = Annotated[
+    str,
+    typer.Argument(
+        help="A dispatch (`oms dispatch list`) or a unique prefix of one, or a ticket: its live "
+        "attempt.",
+        metavar="DISPATCH|TICKET",
+        autocompletion=complete_dispatch,
+    ),
+]
 
 
 def _json(rec: Record) -> dict[str, object]:
@@ -58,7 +68,12 @@ def _print(rec: Record) -> None:
 
 @app.command("propose")
 def propose(
-    ticket: Annotated[str, typer.Argument(help="A leased ticket.")],
+    ticket: Annotated[
+        str,
+        typer.Argument(
+            help="A leased ticket (or a unique prefix of its id).", autocompletion=complete_ticket
+        ),
+    ],
     role: Annotated[
         str | None, typer.Option("--role", help="Worker role (default: config worker.role).")
     ] = None,
@@ -75,10 +90,10 @@ def propose(
 ) -> None:
     """Capture the dispatch intent for a leased ticket (and its digest), routed to a provider when
     providers are configured."""
-    from oms.services.chain import dispatches
+    from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
-        rec, created = dispatches.propose(ws, ticket, role, provider)
+        rec, created = dispatches.propose(ws, handles.ticket(ws, ticket), role, provider)
     if json_out:
         emit({"ok": True, "created": created, "dispatch": _json(rec)})
     else:
@@ -93,9 +108,10 @@ def review(
     json_out: JsonOpt = False,
 ) -> None:
     """Run the advisor role on the intent; store its verdict as signed evidence."""
-    from oms.services.chain import dispatches
+    from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         rec, ref = dispatches.review(ws, dispatch)
         rationale = ws.store.evidence.get(ref).body["payload"]
     if json_out:
@@ -121,8 +137,10 @@ def approve(
     json_out: JsonOpt = False,
 ) -> None:
     """A person approves the intent (only where the role policy allows human approval)."""
-    from oms.services.chain import dispatches
+    from oms.services.chain import dispatches, handles
 
+    with workspace(state_root_, config_root_) as ws:  # the person confirms the whole id
+        dispatch = handles.dispatch(ws, dispatch)
     who, _ = confirm_person(
         person, question=f"Approve dispatch {dispatch} as yourself?", expect=dispatch, yes=yes
     )
@@ -142,9 +160,10 @@ def accept(
     json_out: JsonOpt = False,
 ) -> None:
     """Accept an approved dispatch: creates the worker and the delivery event."""
-    from oms.services.chain import dispatches
+    from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         rec, event = dispatches.accept(ws, dispatch)
     if json_out:
         emit({"ok": True, "dispatch": _json(rec), "delivery_event_id": event})
@@ -162,9 +181,10 @@ def reject(
     json_out: JsonOpt = False,
 ) -> None:
     """Decline a proposed dispatch."""
-    from oms.services.chain import dispatches
+    from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         rec = dispatches.reject(ws, dispatch, reason)
     emit({"ok": True, "dispatch": _json(rec)}) if json_out else _print(rec)
 
@@ -178,9 +198,10 @@ def cancel(
     json_out: JsonOpt = False,
 ) -> None:
     """Cancel a dispatch that has not ended."""
-    from oms.services.chain import dispatches
+    from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         rec = dispatches.cancel(ws, dispatch, reason)
     emit({"ok": True, "dispatch": _json(rec)}) if json_out else _print(rec)
 
@@ -193,9 +214,10 @@ def show(
     json_out: JsonOpt = False,
 ) -> None:
     """Show a dispatch."""
-    from oms.services.chain import dispatches
+    from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         rec = dispatches.get(ws, dispatch)
     emit({"ok": True, "dispatch": _json(rec)}) if json_out else _print(rec)
 

@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, workspace
+from oms.cli.common import (
+    ConfigRootOpt,
+    JsonOpt,
+    StateRootOpt,
+    complete_dispatch,
+    emit,
+    workspace,
+)
 
 app = typer.Typer(
     help="A dispatch's result: verify it in a sandbox, merge it, or discard it (archived first).",
@@ -15,7 +22,14 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 DispatchArg = Annotated[
-    str, typer.Argument(help="The dispatch whose result it is.", show_default=False)
+    str,
+    typer.Argument(
+        help="The dispatch whose result it is (or a unique prefix of its id), or a ticket: its "
+        "one result.",
+        metavar="DISPATCH|TICKET",
+        show_default=False,
+        autocompletion=complete_dispatch,
+    ),
 ]
 
 
@@ -29,9 +43,11 @@ def verify_cmd(
     """Run the committed [verify] checks against the tree a merge would make; sign the outcome (exit
     1: failed)."""
     from oms.errors import VerificationFailedError
+    from oms.services.chain import handles
     from oms.services.finishing import verify
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
         done = verify.verify(ws, dispatch, progress=lambda line: typer.echo(line, err=True))
     doc = {
         "ok": done.passed,
@@ -78,9 +94,11 @@ def merge_cmd(
     """Merge a verified result into the target branch (only the verified tree, on the verified
     base). The merge commit is yours: git's identity (user.name, user.email), as `git merge` makes
     it."""
+    from oms.services.chain import handles
     from oms.services.finishing import finish
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
         done = finish.merge(ws, dispatch)
     if json_out:
         emit(
@@ -117,9 +135,11 @@ def discard_cmd(
 ) -> None:
     """Archive the dispatch's branch under refs/oms/archive/, then remove its worktree and
     branch."""
+    from oms.services.chain import handles
     from oms.services.finishing import finish
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
         done = finish.discard(ws, dispatch, reason)
     if json_out:
         emit(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -12,6 +12,7 @@ from oms.cli.common import (
     JsonOpt,
     StateRootOpt,
     TokenOpt,
+    complete_ticket,
     confirm_person,
     emit,
     table,
@@ -22,13 +23,29 @@ from oms.errors import InvalidInputError, UsageError, shown
 from oms.fsio.outside import read_user_file
 from oms.store import Record
 
+if TYPE_CHECKING:
+    from oms.services.workspace import Workspace
+
 app = typer.Typer(help="Tickets and their leases.", no_args_is_help=True, rich_markup_mode=None)
 worktree_app = typer.Typer(
     help="The git worktree of a ticket.", no_args_is_help=True, rich_markup_mode=None
 )
 
-TicketArg = Annotated[str, typer.Argument(help="Ticket id (see `oms ticket list`).")]
+TicketArg = Annotated[
+    str,
+    typer.Argument(
+        help="A ticket's id (`oms ticket list`) or a unique prefix of one.",
+        metavar="TICKET",
+        autocompletion=complete_ticket,
+    ),
+]
 MAX_INPUT = 512 * 1024
+
+
+def _ticket(ws: Workspace, handle: str) -> str:
+    from oms.services.chain import handles
+
+    return handles.ticket(ws, handle)
 
 
 def _read_input(path: str | None) -> bytes:
@@ -188,6 +205,7 @@ def show(
     from oms.services.checkout import salvage
 
     with workspace(state_root_, config_root_) as ws:
+        ticket = _ticket(ws, ticket)
         rec = tickets.require(ws, ticket)
         content = tickets.content(ws, rec)
         kept = salvage.listed(ws.config_root, rec.record_id)
@@ -243,6 +261,7 @@ def lease(
     from oms.services.chain import tickets
 
     with workspace(state_root_, config_root_) as ws:
+        ticket = _ticket(ws, ticket)
         grant = tickets.lease(ws, ticket, worker, minutes)
     rec = grant.ticket
     if json_out:
@@ -269,6 +288,7 @@ def renew(
     from oms.services.chain import tickets
 
     with workspace(state_root_, config_root_) as ws:
+        ticket = _ticket(ws, ticket)
         rec = tickets.renew(ws, ticket, token, minutes)
     if json_out:
         emit({"ok": True, "ticket": _ticket_json(rec)})
@@ -333,6 +353,7 @@ def block(
     from oms.services.chain import tickets
 
     with workspace(state_root_, config_root_) as ws:
+        ticket = _ticket(ws, ticket)
         rec = tickets.block(ws, ticket, reason)
     if json_out:
         emit({"ok": True, "ticket": _ticket_json(rec)})
@@ -390,6 +411,8 @@ def _reopen(
 ) -> None:
     from oms.services.chain import tickets
 
+    with workspace(state, config) as ws:  # the person confirms the whole id
+        ticket = _ticket(ws, ticket)
     verb = "retry" if now_only else "reopen"
     question = f"{verb.capitalize()} {ticket} as yourself?"
     who, _ = confirm_person(person, question=question, expect=ticket, yes=yes)
@@ -415,6 +438,7 @@ def _finish(
     from oms.services.chain import tickets
 
     with workspace(state, config) as ws:
+        ticket = _ticket(ws, ticket)
         rec = tickets.finish(ws, ticket, token, outcome, reason)
     if json_out:
         emit({"ok": True, "ticket": _ticket_json(rec)})
@@ -436,6 +460,7 @@ def worktree_create(
     from oms.services.chain import worktrees
 
     with workspace(state_root_, config_root_) as ws:
+        ticket = _ticket(ws, ticket)
         record, created = worktrees.create(ws, ticket, base)
     if json_out:
         emit({"ok": True, "created": created, "worktree": record})

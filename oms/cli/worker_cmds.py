@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, workspace
+from oms.cli.common import (
+    UNTIL_AHEAD,
+    ConfigRootOpt,
+    JsonOpt,
+    StateRootOpt,
+    complete_dispatch,
+    emit,
+    workspace,
+)
 from oms.cli.fast_help import SECTION
 
 app = typer.Typer(
@@ -16,7 +24,15 @@ app = typer.Typer(
     rich_markup_mode=None,
     epilog=SECTION,
 )
-DispatchArg = Annotated[str, typer.Argument(help="Dispatch id (the worker's id).")]
+DispatchArg = Annotated[
+    str,
+    typer.Argument(
+        help="A dispatch (the worker's id) or a unique prefix of one, or a ticket: its live "
+        "attempt.",
+        metavar="DISPATCH|TICKET",
+        autocompletion=complete_dispatch,
+    ),
+]
 
 
 def _print(view: Mapping[str, object]) -> None:
@@ -64,7 +80,7 @@ def deliver(
 def park(
     dispatch: DispatchArg,
     until: Annotated[
-        str, typer.Option("--until", help="Parked until (YYYY-MM-DDTHH:MM:SS.mmmZ, in the future).")
+        str, typer.Option("--until", help=f"Parked until: {UNTIL_AHEAD}.", show_default=False)
     ],
     reason: Annotated[str, typer.Option("--reason")] = "parked by oms worker park",
     state_root_: StateRootOpt = None,
@@ -72,10 +88,13 @@ def park(
     json_out: JsonOpt = False,
 ) -> None:
     """Interrupt the agent and park the worker until a time."""
+    from oms.canonical.when import when
+    from oms.services.chain import handles
     from oms.services.delivery.service import Delivery
 
     with workspace(state_root_, config_root_) as ws:
-        view = Delivery.open(ws).park(dispatch, reason, until)
+        dispatch = handles.dispatch(ws, dispatch)
+        view = Delivery.open(ws).park(dispatch, reason, when(until, ws.now(), ahead=True))
     emit({"ok": True, **view}) if json_out else _print(view)
 
 
@@ -88,9 +107,11 @@ def resume(
 ) -> None:
     """Resume a parked worker once due: by keys while its pane lives, else relaunched on its agent's
     own session."""
+    from oms.services.chain import handles
     from oms.services.delivery.service import Delivery
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         view = Delivery.open(ws).resume(dispatch)
     emit({"ok": True, **view}) if json_out else _print(view)
 
@@ -104,9 +125,11 @@ def stop(
     json_out: JsonOpt = False,
 ) -> None:
     """Stop the worker: its pane and every process in it; the end reason is recorded."""
+    from oms.services.chain import handles
     from oms.services.delivery.service import Delivery
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         view = Delivery.open(ws).stop(dispatch, reason)
     emit({"ok": True, **view}) if json_out else _print(view)
 
@@ -119,8 +142,10 @@ def observe(
     json_out: JsonOpt = False,
 ) -> None:
     """Worker, session and pane state (records an end reason if the pane has ended)."""
+    from oms.services.chain import handles
     from oms.services.delivery.service import Delivery
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         view = Delivery.open(ws).observe(dispatch)
     emit({"ok": True, **view}) if json_out else _print(view)
