@@ -93,8 +93,8 @@ def park(
     from oms.services.delivery.service import Delivery
 
     with workspace(state_root_, config_root_) as ws:
-        dispatch = handles.dispatch(ws, dispatch)
-        view = Delivery.open(ws).park(dispatch, reason, when(until, ws.now(), ahead=True))
+        dispatch, until = handles.dispatch(ws, dispatch), when(until, ws.now(), ahead=True)
+        view = Delivery.open(ws).park(dispatch, reason, until)
     emit({"ok": True, **view}) if json_out else _print(view)
 
 
