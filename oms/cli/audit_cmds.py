@@ -18,7 +18,10 @@ from oms.cli.common import (
 )
 
 app = typer.Typer(
-    help="The ledger: one hash chain over everything oms wrote, with signed checkpoints.",
+    help=(
+        "The ledger: one hash chain over everything oms wrote, with signed checkpoints."
+        "\n\nExample: oms audit log --since 2h"
+    ),
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -37,7 +40,14 @@ def verify_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Check the chain, its signed checkpoints, and every ledgered file (exit 1: something is
-    wrong)."""
+    wrong).
+
+    Examples:
+
+    \b
+      oms audit verify
+      oms audit verify --checkpoint ~/oms-checkpoint.json
+    """
     from oms.errors import IntegrityError
     from oms.fsio.outside import read_user_file
     from oms.store.anchor import ROLLBACK_HINT
@@ -84,7 +94,13 @@ def checkpoint_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Sign the ledger's head now; with --export, keep a copy outside the state root (`audit verify
-    --checkpoint`)."""
+    --checkpoint`).
+
+    Example:
+
+    \b
+      oms audit checkpoint --export ~/oms-checkpoint.json
+    """
     import json
     import os
 
@@ -145,7 +161,15 @@ def log_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """The readable timeline: every ledger entry, what it wrote and what that says (filters by
-    ticket, dispatch or worker, and time)."""
+    ticket, dispatch or worker, and time).
+
+    Examples:
+
+    \b
+      oms audit log --ticket tkt-3
+      oms audit log --since 2h --limit 50
+      oms audit log --since 09:00 --json
+    """
     from oms.errors import IntegrityError, UsageError
     from oms.services.admin import audit
 
@@ -175,7 +199,13 @@ def adopt_cmd(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
     """Start the ledger of a state root made before it: every record, event, evidence and journal
-    file as it is now (once; refused when a ledger exists)."""
+    file as it is now (once; refused when a ledger exists).
+
+    Example:
+
+    \b
+      oms audit adopt
+    """
     from oms.store import ledger
 
     with workspace(state_root_, config_root_, served=False) as ws:  # (before `oms init` records it)
@@ -200,7 +230,13 @@ def accept_rollback_cmd(
 ) -> None:
     """Accept that the state root was rolled back (`oms audit verify` names it): say what was lost,
     keep the anchor it left in the state root, and anchor the state root as it is. Ticket ids stay
-    above every one the lost entries gave. A person must run this."""
+    above every one the lost entries gave. A person must run this.
+
+    Example:
+
+    \b
+      oms audit accept-rollback --person ann --yes
+    """
     from oms.services.admin import audit
 
     who, how = confirm_person(

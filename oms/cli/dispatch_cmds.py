@@ -21,11 +21,18 @@ from oms.cli.common import (
 from oms.store import Record
 
 app = typer.Typer(
-    help="Dispatches: propose, review, approve, accept, reject, cancel.",
+    help=(
+        "Dispatches: propose, review, approve, accept, reject, cancel."
+        "\n\nExample: oms dispatch show tkt-3"
+    ),
     no_args_is_help=True,
     rich_markup_mode=None,
 )
-policy_app = typer.Typer(help="The role policy.", no_args_is_help=True, rich_markup_mode=None)
+policy_app = typer.Typer(
+    help=("The role policy.\n\nExample: oms policy show"),
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 DispatchArg = Annotated[
     str,
     typer.Argument(
@@ -89,7 +96,14 @@ def propose(
     json_out: JsonOpt = False,
 ) -> None:
     """Capture the dispatch intent for a leased ticket (and its digest), routed to a provider when
-    providers are configured."""
+    providers are configured.
+
+    Examples:
+
+    \b
+      oms dispatch propose tkt-3
+      oms dispatch propose tkt-3 --role oms.ticket-executor --provider codex
+    """
     from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
@@ -107,7 +121,14 @@ def review(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Run the advisor role on the intent; store its verdict as signed evidence."""
+    """Run the advisor role on the intent; store its verdict as signed evidence.
+
+    Examples:
+
+    \b
+      oms dispatch review tkt-3      (the ticket's live attempt)
+      oms dispatch review dsp-3fa2   (a unique prefix of a dispatch id)
+    """
     from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
@@ -136,7 +157,14 @@ def approve(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """A person approves the intent (only where the role policy allows human approval)."""
+    """A person approves the intent (only where the role policy allows human approval).
+
+    Examples:
+
+    \b
+      oms dispatch approve tkt-3
+      oms dispatch approve dsp-3fa2 --person ann --yes
+    """
     from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:  # the person confirms the whole id
@@ -159,7 +187,13 @@ def accept(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Accept an approved dispatch: creates the worker and the delivery event."""
+    """Accept an approved dispatch: creates the worker and the delivery event.
+
+    Example:
+
+    \b
+      oms dispatch accept tkt-3
+    """
     from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
@@ -180,7 +214,13 @@ def reject(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Decline a proposed dispatch."""
+    """Decline a proposed dispatch.
+
+    Example:
+
+    \b
+      oms dispatch reject tkt-3 --reason 'wrong role'
+    """
     from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
@@ -197,7 +237,13 @@ def cancel(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Cancel a dispatch that has not ended."""
+    """Cancel a dispatch that has not ended.
+
+    Example:
+
+    \b
+      oms dispatch cancel tkt-3 --reason 'the policy changed'
+    """
     from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
@@ -213,7 +259,14 @@ def show(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Show a dispatch."""
+    """Show a dispatch.
+
+    Examples:
+
+    \b
+      oms dispatch show tkt-3
+      oms dispatch show dsp-3fa2 --json
+    """
     from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
@@ -226,7 +279,14 @@ def show(
 def list_(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
-    """List dispatches."""
+    """List dispatches.
+
+    Examples:
+
+    \b
+      oms dispatch list
+      oms dispatch list --json
+    """
     from oms.services.chain import dispatches
 
     with workspace(state_root_, config_root_) as ws:
@@ -253,7 +313,14 @@ def list_(
 @policy_app.command("show")
 def policy_show(config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """The committed role policy: its digest and grants (refused if the file is not the one at
-    HEAD)."""
+    HEAD).
+
+    Examples:
+
+    \b
+      oms policy show
+      oms policy show --json
+    """
     from oms.fsio import Root
     from oms.services.workspace.policy import load_tracked
 

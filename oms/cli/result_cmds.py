@@ -17,7 +17,10 @@ from oms.cli.common import (
 )
 
 app = typer.Typer(
-    help="A dispatch's result: verify it in a sandbox, merge it, or discard it (archived first).",
+    help=(
+        "A dispatch's result: verify it in a sandbox, merge it, or discard it (archived first)."
+        "\n\nExample: oms result merge tkt-3"
+    ),
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -41,7 +44,14 @@ def verify_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Run the committed [verify] checks against the tree a merge would make; sign the outcome (exit
-    1: failed)."""
+    1: failed).
+
+    Examples:
+
+    \b
+      oms result verify tkt-3      (the ticket's one result)
+      oms result verify dsp-3fa2
+    """
     from oms.errors import VerificationFailedError
     from oms.services.chain import handles
     from oms.services.finishing import verify
@@ -93,7 +103,13 @@ def merge_cmd(
 ) -> None:
     """Merge a verified result into the target branch (only the verified tree, on the verified
     base). The merge commit is yours: git's identity (user.name, user.email), as `git merge` makes
-    it."""
+    it.
+
+    Example:
+
+    \b
+      oms result merge tkt-3
+    """
     from oms.services.chain import handles
     from oms.services.finishing import finish
 
@@ -134,7 +150,13 @@ def discard_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Archive the dispatch's branch under refs/oms/archive/, then remove its worktree and
-    branch."""
+    branch.
+
+    Example:
+
+    \b
+      oms result discard tkt-3 --reason 'superseded by tkt-4'
+    """
     from oms.services.chain import handles
     from oms.services.finishing import finish
 

@@ -19,7 +19,7 @@ from oms.cli.common import (
 from oms.cli.fast_help import SECTION
 
 app = typer.Typer(
-    help="Deliver, park, resume, stop and observe workers.",
+    help=("Deliver, park, resume, stop and observe workers.\n\nExample: oms worker observe tkt-3"),
     no_args_is_help=True,
     rich_markup_mode=None,
     epilog=SECTION,
@@ -54,7 +54,13 @@ def deliver(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Deliver one accepted dispatch, exactly once: verify everything, launch it in a pane."""
+    """Deliver one accepted dispatch, exactly once: verify everything, launch it in a pane.
+
+    Example:
+
+    \b
+      oms worker deliver --event-id evt-delivery-5d41402abc4b2a76b9719d911017c592
+    """
     from oms.canonical import check
     from oms.services.delivery.service import Delivery
 
@@ -87,7 +93,14 @@ def park(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Interrupt the agent and park the worker until a time."""
+    """Interrupt the agent and park the worker until a time.
+
+    Examples:
+
+    \b
+      oms worker park tkt-3 --until 2h
+      oms worker park dsp-3fa2 --until 09:00 --reason 'after the release'
+    """
     from oms.canonical.when import when
     from oms.services.chain import handles
     from oms.services.delivery.service import Delivery
@@ -106,7 +119,13 @@ def resume(
     json_out: JsonOpt = False,
 ) -> None:
     """Resume a parked worker once due: by keys while its pane lives, else relaunched on its agent's
-    own session."""
+    own session.
+
+    Example:
+
+    \b
+      oms worker resume tkt-3
+    """
     from oms.services.chain import handles
     from oms.services.delivery.service import Delivery
 
@@ -124,7 +143,14 @@ def stop(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Stop the worker: its pane and every process in it; the end reason is recorded."""
+    """Stop the worker: its pane and every process in it; the end reason is recorded.
+
+    Examples:
+
+    \b
+      oms worker stop tkt-3
+      oms worker stop dsp-3fa2 --reason 'wrong approach'
+    """
     from oms.services.chain import handles
     from oms.services.delivery.service import Delivery
 
@@ -141,7 +167,14 @@ def observe(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Worker, session and pane state (records an end reason if the pane has ended)."""
+    """Worker, session and pane state (records an end reason if the pane has ended).
+
+    Examples:
+
+    \b
+      oms worker observe tkt-3
+      oms worker observe dsp-3fa2 --json
+    """
     from oms.services.chain import handles
     from oms.services.delivery.service import Delivery
 
