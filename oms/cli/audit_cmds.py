@@ -12,6 +12,8 @@ from oms.cli.common import (
     ConfigRootOpt,
     JsonOpt,
     StateRootOpt,
+    complete_dispatch_id,
+    complete_ticket,
     confirm_person,
     emit,
     workspace,
@@ -135,16 +137,25 @@ def checkpoint_cmd(
 @app.command("log")
 def log_cmd(
     ticket: Annotated[
-        str | None, typer.Option("--ticket", help="Only what names this ticket.")
+        str | None,
+        typer.Option(
+            "--ticket", help="Only what names this ticket.", autocompletion=complete_ticket
+        ),
     ] = None,
     dispatch: Annotated[
         str | None,
-        typer.Option("--dispatch", help="Only what names this dispatch (or its worker)."),
+        typer.Option(
+            "--dispatch",
+            help="Only what names this dispatch (or its worker).",
+            autocompletion=complete_dispatch_id,
+        ),
     ] = None,
     worker: Annotated[
         str | None,
         typer.Option(
-            "--worker", help="Only what names this worker (a worker's id is its dispatch's)."
+            "--worker",
+            help="Only what names this worker (a worker's id is its dispatch's).",
+            autocompletion=complete_dispatch_id,
         ),
     ] = None,
     since: Annotated[

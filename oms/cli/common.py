@@ -162,3 +162,8 @@ def complete_dispatch(ctx: typer.Context, incomplete: str) -> list[str]:
     """Shell completion of a dispatch argument: tickets' ids (each names its attempt), then
     dispatches'."""
     return _ids_for_completion(ctx, ("ticket", "dispatch"), incomplete)
+
+
+def complete_dispatch_id(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion of an option that takes a whole dispatch id (a filter): dispatches' ids."""
+    return _ids_for_completion(ctx, ("dispatch",), incomplete)

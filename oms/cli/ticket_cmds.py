@@ -577,6 +577,7 @@ def worktree_show(
     from oms.errors import RecordNotFoundError
 
     with workspace(state_root_, config_root_) as ws:
+        ticket = _ticket(ws, ticket)
         record = ws.store.worktrees.get(ticket)
     if record is None:
         raise RecordNotFoundError(

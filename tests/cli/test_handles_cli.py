@@ -32,11 +32,13 @@ def _error(result: subprocess.CompletedProcess[str], code: int = 1) -> str:
 
 def test_a_ticket_or_a_prefix_names_the_dispatch(oms: OmsCommand, chain: Chain) -> None:
     ticket, _, dispatch = chain.proposed()
-    for handle in (dispatch, dispatch[:9], ticket, ticket[:5]):
+    for handle in (dispatch, dispatch[:9], ticket, "tkt"):
         shown = _run(oms, chain, "dispatch", "show", handle, "--json")
         assert shown.returncode == 0, (handle, shown.stderr)
         assert json.loads(shown.stdout)["dispatch"]["id"] == dispatch
-    assert json.loads(_run(oms, chain, "ticket", "show", ticket[:5], "--json").stdout)["ok"]
+    for command in ("ticket show", "worktree show"):
+        shown = _run(oms, chain, *command.split(), "tk", "--json")
+        assert shown.returncode == 0, (command, shown.stderr)
 
 
 def test_none_or_several_is_one_line_naming_the_candidates(oms: OmsCommand, chain: Chain) -> None:
@@ -144,4 +146,6 @@ def test_bash_completes_ticket_and_dispatch_ids(oms: OmsCommand, chain: Chain) -
     assert _complete(oms, chain, "oms result merge tkt-2") == ["tkt-2"]
     assert _complete(oms, chain, "oms ticket show tkt-1") == [ticket]
     assert _complete(oms, chain, "oms dispatch propose x") == []
+    assert _complete(oms, chain, "oms audit log --ticket t") == ["tkt-1", "tkt-2"]
+    assert _complete(oms, chain, "oms audit log --worker ''") == [dispatch]
     assert sorted(p.relative_to(chain.state) for p in Path(chain.state).rglob("*")) == state
