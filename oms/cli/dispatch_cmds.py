@@ -78,7 +78,9 @@ def propose(
     ticket: Annotated[
         str,
         typer.Argument(
-            help="A leased ticket (or a unique prefix of its id).", autocompletion=complete_ticket
+            help="A leased ticket (or a unique prefix of its id).",
+            metavar="TICKET",
+            autocompletion=complete_ticket,
         ),
     ],
     role: Annotated[
