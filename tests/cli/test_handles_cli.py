@@ -149,3 +149,19 @@ def test_bash_completes_ticket_and_dispatch_ids(oms: OmsCommand, chain: Chain) -
     assert _complete(oms, chain, "oms audit log --ticket t") == ["tkt-1", "tkt-2"]
     assert _complete(oms, chain, "oms audit log --worker ''") == [dispatch]
     assert sorted(p.relative_to(chain.state) for p in Path(chain.state).rglob("*")) == state
+
+
+def test_a_ticket_names_its_result_to_verify_and_merge(oms: OmsCommand, chain: Chain) -> None:
+    from tests.integration.test_finishing import _result
+
+    bound = _result(chain)
+    with chain.workspace() as ws:
+        ticket = str(ws.store.records("dispatch").read(bound.dispatch_id).payload["ticket_id"])
+    verified = _run(oms, chain, "result", "verify", ticket, "--json")
+    assert verified.returncode == 0, verified.stderr
+    assert json.loads(verified.stdout)["dispatch_id"] == bound.dispatch_id
+    merged = _run(oms, chain, "result", "merge", ticket[:4], "--json")
+    assert merged.returncode == 0, merged.stderr
+    assert json.loads(merged.stdout)["dispatch_id"] == bound.dispatch_id
+    again = _run(oms, chain, "result", "merge", ticket)  # its dispatch resolved: still its result
+    assert again.stdout.startswith(f"already merged: {bound.dispatch_id}'s result"), again.stderr
