@@ -24,6 +24,7 @@ class Limits(NamedTuple):
     proc_stat_bytes: int = 4 * 1024
     json_depth: int = 64
     id_length: int = 128
+    handle_candidates_shown: int = 6  # an ambiguous or unresolvable handle lists this many ids
     folder_label_chars: int = 24  # a repository's name in the folders oms keeps for it (ADR 0032)
     tmux_socket_path_bytes: int = 107  # `<state root>/tmux.sock`: what an AF_UNIX address holds
     path_component_bytes: int = 255

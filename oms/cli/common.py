@@ -35,6 +35,8 @@ ConfigRootOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
+UNTIL_AHEAD = "90m, 2h, 1d12h (from now), 09:00 (the next 09:00 here) or YYYY-MM-DDTHH:MM:SS.mmmZ"
+UNTIL_BEHIND = "90m, 2h, 1d (ago), 09:00 (the last 09:00 here) or YYYY-MM-DDTHH:MM:SS.mmmZ"
 TokenOpt = Annotated[
     str,
     typer.Option(
@@ -125,3 +127,43 @@ def text_for_terminal(text: str) -> str:
         c if c in "\n\t" or c.isprintable() else c.encode("unicode_escape").decode("ascii")
         for c in text
     )
+
+
+def _ids_for_completion(ctx: typer.Context, kinds: Sequence[str], incomplete: str) -> list[str]:
+    """The ids of `kinds` that begin `incomplete`, read from the state root the command line names
+    so far (else the default), writing nothing; nothing at all when it cannot be read (a completion
+    never fails where the person types)."""
+    from oms.errors import OmsError
+    from oms.store import Store
+
+    params = ctx.params
+    found: list[str] = []
+    try:
+        repo = config_root(params.get("config_root_"))
+        store = Store.open(state_root(params.get("state_root_"), repo))
+    except (OmsError, OSError):
+        return []
+    try:
+        for kind in kinds:
+            found += sorted(i for i in store.records(kind).ids() if i.startswith(incomplete))
+    except (OmsError, OSError):
+        return []
+    finally:
+        store.state.close()
+    return found
+
+
+def complete_ticket(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion of a ticket argument: the tickets' ids."""
+    return _ids_for_completion(ctx, ("ticket",), incomplete)
+
+
+def complete_dispatch(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion of a dispatch argument: tickets' ids (each names its attempt), then
+    dispatches'."""
+    return _ids_for_completion(ctx, ("ticket", "dispatch"), incomplete)
+
+
+def complete_dispatch_id(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion of an option that takes a whole dispatch id (a filter): dispatches' ids."""
+    return _ids_for_completion(ctx, ("dispatch",), incomplete)
