@@ -27,12 +27,15 @@ SHA256SUMS), else built first. The bundle is copied beside the others and checke
 before it is renamed into place, and the link is replaced with one rename: `P/bin/oms` is always a
 whole build, the old one or the new. The build it replaced is kept (a worker started before runs it
 by its path), and so is any older one a process runs from; the rest are removed. Installing the
-same build again changes nothing.
+same build again changes nothing. Installs into one prefix take turns (a lock on `P/lib/oms`), and so
+do builds into one dist/ (a lock on it): the second waits, then finds the work done.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import hashlib
 import importlib.metadata
 import json
@@ -43,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from oms.fsio.bundle import file_digest, tree_digest
@@ -240,15 +244,38 @@ def _ours(link: Path, lib: Path) -> bool:
     return target.parent.parent == lib.resolve()
 
 
+@contextlib.contextmanager
+def taking_turns(directory: Path, what: str) -> Iterator[None]:
+    """Hold `directory`'s lock (flock on the directory itself: no lock file to plant or leave) while
+    the block runs; another install or build of the same place waits its turn, then finds the work
+    done. It is released when the process ends, however it ends."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"== waiting for another {what} of {directory} to end", flush=True)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
 def install(onedir: Path, digest: str, prefix: Path) -> tuple[Path, bool]:
     """Install the onedir bundle `onedir` (whose tree digest is `digest`) under `prefix`; (the
-    link, whether anything changed)."""
+    link, whether anything changed). Installs into one prefix take turns."""
     lib, bindir = prefix / "lib" / "oms", prefix / "bin"
     for directory in (lib, bindir):
         if not directory.is_dir():
-            directory.mkdir(parents=True)
+            directory.mkdir(parents=True, exist_ok=True)  # (another install may make it too)
             directory.chmod(0o755)  # (whatever the umask)
         _private(directory)
+    with taking_turns(lib, "install"):
+        return _install(onedir, digest, lib, bindir)
+
+
+def _install(onedir: Path, digest: str, lib: Path, bindir: Path) -> tuple[Path, bool]:
+    """`install`, under the lock of `lib`."""
     link, name = bindir / "oms", digest[:NAME_CHARS]
     if (link.exists() or link.is_symlink()) and not _ours(link, lib):
         raise SystemExit(f"{link} exists and is not an oms this installs: move it away first")
@@ -338,6 +365,13 @@ def main() -> int:
     )
     if generated.returncode != 0:  # the frozen binary must carry the validators the schemas give
         return 1
+    args.dist.mkdir(parents=True, exist_ok=True)
+    with taking_turns(args.dist, "build"):  # two builds into one dist/ would mix their files
+        return _main(args)
+
+
+def _main(args: argparse.Namespace) -> int:
+    """`main`, holding the lock of the dist directory."""
     frozen_packages = packages()
     info = build_info(frozen_packages)
     if args.install and not args.check_reproducible:
