@@ -27,8 +27,8 @@ SHA256SUMS), else built first. The bundle is copied beside the others and checke
 before it is renamed into place, and the link is replaced with one rename: `P/bin/oms` is always a
 whole build, the old one or the new. The build it replaced is kept (a worker started before runs it
 by its path), and so is any older one a process runs from; the rest are removed. Installing the
-same build again changes nothing. Installs into one prefix take turns (a lock on `P/lib/oms`), and so
-do builds into one dist/ (a lock on it): the second waits, then finds the work done.
+same build again changes nothing. Installs into one prefix take turns (a lock on `P/lib/oms`), and
+so do builds into one dist/ (a lock on it): the second waits, then finds the work done.
 """
 
 from __future__ import annotations
@@ -225,12 +225,16 @@ def current_build(dist: Path, info: dict[str, object]) -> str | None:
 
 def _private(directory: Path) -> None:
     """Refuse a directory another user could write to, or one of its parents (ADR 0005: they could
-    put another binary in its place); a sticky parent (/tmp) lets no one move what is yours."""
-    for place in (directory, *directory.parents):
+    put another binary in its place); a sticky parent (/tmp) lets no one move what is yours. The
+    parents of its real path are checked too: a link in the prefix (`P/lib -> /srv/open/lib`) leads
+    where the path as written does not show."""
+    real = directory.resolve()
+    for place in dict.fromkeys((directory, *directory.parents, real, *real.parents)):
         st = place.stat()
         mine = st.st_uid in (0, os.geteuid())
-        open_to_others = st.st_mode & (0o022 if place == directory else 0o002)
-        if not mine or (open_to_others and not (place != directory and st.st_mode & stat.S_ISVTX)):
+        leaf = place in (directory, real)
+        open_to_others = st.st_mode & (0o022 if leaf else 0o002)
+        if not mine or (open_to_others and not (not leaf and st.st_mode & stat.S_ISVTX)):
             raise SystemExit(
                 f"{place}: another user can write there, so oms is not installed under it {OTHER}",
             )

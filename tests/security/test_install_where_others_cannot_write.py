@@ -52,3 +52,25 @@ def test_an_oms_it_did_not_install_is_never_replaced(tmp_path: Path, kind: str) 
     with pytest.raises(SystemExit, match="is not an oms this installs: move it away first"):
         installer.install(bundle, digest, prefix)
     assert theirs.is_symlink() == (kind != "file")
+
+
+@pytest.mark.parametrize("linked", ["bin", "lib", "lib/oms"])
+def test_a_prefix_linked_into_a_place_others_can_write_is_refused(
+    tmp_path: Path, linked: str
+) -> None:
+    """A planted link (`P/lib -> /srv/open/lib`) leads the install where another user can move the
+    real directory away and put their own: its real path's parents are checked too, not only the
+    parents of the path as written."""
+    installer = freeze()
+    bundle, digest = fake_bundle(tmp_path / "dist", "b")
+    open_parent = tmp_path / "open"
+    real = open_parent / "real"
+    real.mkdir(parents=True)
+    open_parent.chmod(0o777)  # not sticky: another user can rename `real` away
+    prefix = tmp_path / "prefix"
+    (prefix / linked).parent.mkdir(parents=True, exist_ok=True)
+    (prefix / linked).symlink_to(real)
+    with pytest.raises(SystemExit, match="another user can write there"):
+        installer.install(bundle, digest, prefix)
+    assert not (prefix / "bin" / "oms").exists()
+    assert not (prefix / "bin" / "oms").is_symlink()
