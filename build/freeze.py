@@ -51,6 +51,7 @@ from pathlib import Path
 
 from oms.fsio.bundle import file_digest, tree_digest
 from oms.schemas import validate
+from oms.services.workspace.launch_paths import printable
 from oms.version import __version__
 
 REPO = Path(__file__).resolve().parent.parent
@@ -268,6 +269,12 @@ def taking_turns(directory: Path, what: str) -> Iterator[None]:
 def install(onedir: Path, digest: str, prefix: Path) -> tuple[Path, bool]:
     """Install the onedir bundle `onedir` (whose tree digest is `digest`) under `prefix`; (the
     link, whether anything changed). Installs into one prefix take turns."""
+    for path in dict.fromkeys((str(prefix), str(prefix.resolve()))):
+        if not printable(path):
+            raise SystemExit(
+                f"{path!a}: not printable ASCII, and every launch writes the path of oms on a "
+                f"command line that holds only that {OTHER}"
+            )
     lib, bindir = prefix / "lib" / "oms", prefix / "bin"
     for directory in (lib, bindir):
         if not directory.is_dir():

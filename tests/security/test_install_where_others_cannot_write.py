@@ -74,3 +74,18 @@ def test_a_prefix_linked_into_a_place_others_can_write_is_refused(
         installer.install(bundle, digest, prefix)
     assert not (prefix / "bin" / "oms").exists()
     assert not (prefix / "bin" / "oms").is_symlink()
+
+
+@pytest.mark.parametrize("name", ["pr\u00e9fix", "tab\there"])
+def test_a_prefix_no_launch_could_name_is_refused_before_anything_is_installed(
+    tmp_path: Path, name: str
+) -> None:
+    """Every launch writes the oms executable's real path on a command line, which holds printable
+    ASCII only (ADR 0031): an install under another character would be refused at every launch,
+    so the installer refuses it first, with nothing copied or linked."""
+    installer = freeze()
+    bundle, digest = fake_bundle(tmp_path / "dist", "b")
+    prefix = tmp_path / name
+    with pytest.raises(SystemExit, match="not printable ASCII"):
+        installer.install(bundle, digest, prefix)
+    assert not prefix.exists()
