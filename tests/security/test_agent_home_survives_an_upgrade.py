@@ -13,12 +13,14 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from oms.adapters.providers import claude, codex
 from oms.adapters.providers.base import LaunchPlan, LaunchRequest
 from oms.errors import UnsafeFileError
 from oms.fsio import Root
-from oms.services.delivery.homes import materialise
+from oms.services.delivery.homes import materialise, written_by_another_build
 
 OLD = "/home/u/.local/lib/oms/0123456789abcdef/oms"  # the build the worker started under
 NEW = "/home/u/.local/lib/oms/fedcba9876543210/oms"  # the build installed since
@@ -91,3 +93,44 @@ def test_a_read_only_file_changed_otherwise_is_still_refused(
             with pytest.raises(UnsafeFileError, match="changed since oms wrote it"):
                 materialise(root, after, NEW)
             assert hooks.read_text() == changed
+
+
+_NAME = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789._-", min_size=1, max_size=12)
+_PATHS = st.builds(
+    lambda dirs, tail: "/" + "".join(d + "/" for d in dirs) + "oms" + tail,
+    st.lists(_NAME, max_size=4),
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-", max_size=8),
+)
+_PRINTABLE = st.text(alphabet=[chr(c) for c in range(0x20, 0x7F)], max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    parts=st.lists(_PRINTABLE, min_size=2, max_size=5),
+    old=_PATHS,
+    new=_PATHS,
+    where=st.integers(min_value=0),
+    char=st.characters(min_codepoint=0x20, max_codepoint=0x7E),
+)
+def test_only_another_oms_path_in_every_place_counts_as_another_build(
+    parts: list[str], old: str, new: str, where: int, char: str
+) -> None:
+    """Property: a file is "another build's" exactly when it is this build's with one other oms
+    path in every place the path stands; any other byte changed, it is not."""
+    wanted = new.join(parts).encode()
+    if new in "".join(parts):
+        return  # (the path also inside the text around it: a file no plan makes)
+    assert written_by_another_build(old.join(parts).encode(), wanted, new)
+    around = "".join(parts)
+    if not around:
+        return
+    i = where % len(around)
+    if around[i] == char:
+        return
+    changed = list(parts)
+    for n, part in enumerate(parts):  # change one character outside every path
+        if i < len(part):
+            changed[n] = part[:i] + char + part[i + 1 :]
+            break
+        i -= len(part)
+    assert not written_by_another_build(old.join(changed).encode(), wanted, new)
