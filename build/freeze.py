@@ -291,7 +291,8 @@ def _install(onedir: Path, digest: str, lib: Path, bindir: Path) -> tuple[Path, 
     if (link.exists() or link.is_symlink()) and not _ours(link, lib):
         raise SystemExit(f"{link} exists and is not an oms this installs: move it away first")
     target = lib / name
-    damaged = target.exists() and tree_digest(str(target)) != digest  # changed since: again
+    planted = target.is_symlink() or (target.exists() and not target.is_dir())  # never followed
+    damaged = planted or (target.exists() and tree_digest(str(target)) != digest)  # again
     changed = damaged or not target.exists()
     if changed:
         staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=lib))
@@ -306,8 +307,7 @@ def _install(onedir: Path, digest: str, lib: Path, bindir: Path) -> tuple[Path, 
             staging.rename(target)  # whole, under its name at once
         finally:
             for left in (staging, aside):
-                if left.exists():
-                    shutil.rmtree(left)
+                _remove(left)
     previous = os.readlink(link) if link.is_symlink() else None
     wanted = os.path.relpath(target / "oms", bindir)
     if previous != wanted:
@@ -318,7 +318,12 @@ def _install(onedir: Path, digest: str, lib: Path, bindir: Path) -> tuple[Path, 
         changed = True
     kept = {name, Path(previous).parent.name if previous else name}
     for old in lib.iterdir():
-        if old.name in kept or len(old.name) != NAME_CHARS or not old.is_dir():
+        if old.name in kept or len(old.name) != NAME_CHARS:
+            continue
+        if old.is_symlink():  # no build of ours: removed, never followed
+            _remove(old)
+            continue
+        if not old.is_dir():
             continue
         users = running_from(old)
         if users:  # a worker's hooks name its build: gone, they would fail (and a hook fails open)
@@ -326,6 +331,14 @@ def _install(onedir: Path, digest: str, lib: Path, bindir: Path) -> tuple[Path, 
         else:
             shutil.rmtree(old)
     return link, changed
+
+
+def _remove(path: Path) -> None:
+    """Remove a directory tree, or the link or file in its place (never what a link names)."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
 
 
 def running_from(build: Path) -> list[int]:

@@ -5,10 +5,12 @@ such a prefix, and it never replaces an `oms` it did not install."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
+from oms.fsio.bundle import tree_digest
 from tests.integration.test_install import fake_bundle, freeze
 
 
@@ -89,3 +91,27 @@ def test_a_prefix_no_launch_could_name_is_refused_before_anything_is_installed(
     with pytest.raises(SystemExit, match="not printable ASCII"):
         installer.install(bundle, digest, prefix)
     assert not prefix.exists()
+
+
+@pytest.mark.parametrize("where", ["the build's own name", "an older build's name"])
+def test_a_link_planted_among_the_builds_is_never_followed(tmp_path: Path, where: str) -> None:
+    """A link in `P/lib/oms` (to a copy of the same build elsewhere, which could change after) is
+    neither taken for the installed build nor removed through: the build is copied in under its
+    name, the link goes, and what it pointed to is untouched. (Before: a traceback either way,
+    from the digest of a link and from `rmtree` of one.)"""
+    installer = freeze()
+    bundle, digest = fake_bundle(tmp_path / "dist", "b")
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(bundle, elsewhere, symlinks=True)
+    lib = tmp_path / "prefix" / "lib" / "oms"
+    lib.mkdir(parents=True)
+    name = digest[:16] if where == "the build's own name" else "0123456789abcdef"
+    (lib / name).symlink_to(elsewhere)
+    link, changed = installer.install(bundle, digest, tmp_path / "prefix")
+    assert changed is True
+    installed = link.resolve().parent
+    assert installed == lib / digest[:16]
+    assert not installed.is_symlink()
+    assert tree_digest(str(installed)) == digest
+    assert tree_digest(str(elsewhere)) == digest  # untouched
+    assert sorted(p.name for p in lib.iterdir()) == [digest[:16]]
