@@ -241,6 +241,21 @@ def _private(directory: Path) -> None:
             )
 
 
+def _make(directory: Path) -> None:
+    """Make `directory` and its missing parents, each 0755 whatever the umask (one another
+    install makes at the same time is left as it made it)."""
+    missing = []
+    while not (directory.exists() or directory.is_symlink()):
+        missing.append(directory)
+        directory = directory.parent
+    for place in reversed(missing):
+        try:
+            place.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        place.chmod(0o755)
+
+
 def _ours(link: Path, lib: Path) -> bool:
     """Whether `link` is a link this installer made (into `lib`)."""
     if not link.is_symlink():
@@ -277,9 +292,7 @@ def install(onedir: Path, digest: str, prefix: Path) -> tuple[Path, bool]:
             )
     lib, bindir = prefix / "lib" / "oms", prefix / "bin"
     for directory in (lib, bindir):
-        if not directory.is_dir():
-            directory.mkdir(parents=True, exist_ok=True)  # (another install may make it too)
-            directory.chmod(0o755)  # (whatever the umask)
+        _make(directory)
         _private(directory)
     with taking_turns(lib, "install"):
         return _install(onedir, digest, lib, bindir)

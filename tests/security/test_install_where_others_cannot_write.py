@@ -5,7 +5,9 @@ such a prefix, and it never replaces an `oms` it did not install."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -115,3 +117,22 @@ def test_a_link_planted_among_the_builds_is_never_followed(tmp_path: Path, where
     assert tree_digest(str(installed)) == digest
     assert tree_digest(str(elsewhere)) == digest  # untouched
     assert sorted(p.name for p in lib.iterdir()) == [digest[:16]]
+
+
+def test_the_directories_it_makes_no_one_else_can_write_whatever_the_umask(
+    tmp_path: Path,
+) -> None:
+    """Under umask 000 the installer made `P`, `P/lib` and the rest open to everyone, then refused
+    its own directories ("another user can write there"), leaving them open; each directory it
+    makes is 0755 from the start."""
+    installer = freeze()
+    bundle, digest = fake_bundle(tmp_path / "dist", "b")
+    prefix = tmp_path / "new" / "prefix"
+    umask = os.umask(0)
+    try:
+        link, _ = installer.install(bundle, digest, prefix)
+    finally:
+        os.umask(umask)
+    assert link.is_symlink()
+    made = [tmp_path / "new", prefix, prefix / "lib", prefix / "lib" / "oms", prefix / "bin"]
+    assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in made} == {"0o755"}
