@@ -231,7 +231,11 @@ def _private(directory: Path) -> None:
     where the path as written does not show."""
     real = directory.resolve()
     for place in dict.fromkeys((directory, *directory.parents, real, *real.parents)):
-        st = place.stat()
+        try:
+            st = place.stat()
+        except OSError as exc:  # a link to nowhere, say
+            why = f"{place}: {exc.strerror}, so oms is not installed under it {OTHER}"
+            raise SystemExit(why) from None
         mine = st.st_uid in (0, os.geteuid())
         leaf = place in (directory, real)
         open_to_others = st.st_mode & (0o022 if leaf else 0o002)

@@ -136,3 +136,14 @@ def test_the_directories_it_makes_no_one_else_can_write_whatever_the_umask(
     assert link.is_symlink()
     made = [tmp_path / "new", prefix, prefix / "lib", prefix / "lib" / "oms", prefix / "bin"]
     assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in made} == {"0o755"}
+
+
+def test_a_link_to_nowhere_in_the_prefix_is_refused_in_one_line(tmp_path: Path) -> None:
+    installer = freeze()
+    bundle, digest = fake_bundle(tmp_path / "dist", "b")
+    prefix = tmp_path / "prefix"
+    prefix.mkdir()
+    (prefix / "bin").symlink_to(tmp_path / "gone")
+    with pytest.raises(SystemExit, match="No such file or directory, so oms is not installed"):
+        installer.install(bundle, digest, prefix)
+    assert not (tmp_path / "gone").exists()
