@@ -20,7 +20,12 @@ from oms.adapters.providers import claude, codex
 from oms.adapters.providers.base import LaunchPlan, LaunchRequest
 from oms.errors import UnsafeFileError
 from oms.fsio import Root
+from oms.services.chain.authority import check_dispatch
 from oms.services.delivery.homes import materialise, written_by_another_build
+from oms.services.delivery.launch import prepare
+from oms.services.delivery.service import Delivery
+from tests.chain import Chain, sandbox_dir
+from tests.security.test_agent_home_attacks import _codex_dispatch
 
 OLD = "/home/u/.local/lib/oms/0123456789abcdef/oms"  # the build the worker started under
 NEW = "/home/u/.local/lib/oms/fedcba9876543210/oms"  # the build installed since
@@ -134,3 +139,26 @@ def test_only_another_oms_path_in_every_place_counts_as_another_build(
             break
         i -= len(part)
     assert not written_by_another_build(old.join(changed).encode(), wanted, new)
+
+
+def test_a_launch_prepared_again_under_another_build_proceeds(
+    deliverable: Chain, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through `launch.prepare` — every check a launch and `oms worker resume` make before the
+    pane, on a real chain, bubblewrap and cgroup — first under one oms, then under another."""
+    chain, dispatch_id, _ = _codex_dispatch(deliverable, tmp_path, monkeypatch)
+    builds = []
+    for name in ("build-a", "build-b"):
+        executable = tmp_path / name / "oms"
+        executable.parent.mkdir()
+        executable.write_text("#!/bin/sh\n")
+        executable.chmod(0o755)
+        builds.append(str(executable))
+    for executable in builds:
+        with chain.workspace() as ws:
+            d = Delivery.open(ws, env={**os.environ, "OMS_EXECUTABLE": executable})
+            dispatch = ws.store.records("dispatch").read(dispatch_id)
+            plan, _ = prepare(d, dispatch, check_dispatch(ws, dispatch))
+            assert plan.home is not None
+            hooks = (sandbox_dir(chain.state) / plan.home / "hooks.json").read_text()
+            assert executable in hooks
