@@ -149,11 +149,11 @@ def test_a_launch_prepared_again_under_another_build_proceeds(
     chain, dispatch_id, _ = _codex_dispatch(deliverable, tmp_path, monkeypatch)
     builds = []
     for name in ("build-a", "build-b"):
-        executable = tmp_path / name / "oms"
-        executable.parent.mkdir()
-        executable.write_text("#!/bin/sh\n")
-        executable.chmod(0o755)
-        builds.append(str(executable))
+        made = tmp_path / name / "oms"
+        made.parent.mkdir()
+        made.write_text("#!/bin/sh\n")
+        made.chmod(0o755)
+        builds.append(str(made))
     for executable in builds:
         with chain.workspace() as ws:
             d = Delivery.open(ws, env={**os.environ, "OMS_EXECUTABLE": executable})
