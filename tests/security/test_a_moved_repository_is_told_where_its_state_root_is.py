@@ -37,3 +37,5 @@ def test_a_moved_repository_is_told_where_its_state_root_is(
         assert "move it back" in hint, done.stderr
         assert line.startswith("oms: error: ")
     assert sorted(p.name for p in state_home.iterdir()) == before  # nothing made
+    init = person.ok(moved, "init").stdout  # afresh, on purpose: it says what it leaves behind
+    assert f"left behind  {left} serves {repo}, which is gone" in init
