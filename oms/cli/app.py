@@ -149,6 +149,14 @@ def init(
         f"({'created' if result.state_created else 'already initialised'})"
     )
     typer.echo(f"repository   {shown(repo)} (the one this state root serves)")
+    if result.state_created and not (state_root_ or os.environ.get("OMS_STATE_ROOT")):
+        from oms.store.stateroot import left_behind
+
+        for path, served in left_behind(os.path.dirname(result.state_root))[:3]:
+            typer.echo(  # a repository moved or renamed: its tickets are there (ADR 0032)
+                f"left behind  {shown(path)} serves {shown(served)}, which is gone "
+                "(moved from there? move it back to go on with that state root's tickets)"
+            )
     typer.echo(f"signing key  ed25519 {result.key_id[:16]}")
     if result.sandbox_dir:
         where = shown(result.sandbox_dir)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from oms.errors import UsageError
+from oms.errors import StateRootError, UsageError, shown
 from oms.store.stateroot import default_state_root
 
 if TYPE_CHECKING:
@@ -86,7 +86,14 @@ def workspace(state: str | None, config: str | None, *, served: bool = True) -> 
     from oms.services.workspace import Workspace
 
     repo = config_root(config)
-    ws = Workspace.open(state_root(state, repo), repo, served=served)
+    path = state_root(state, repo)
+    try:
+        ws = Workspace.open(path, repo, served=served)
+    except StateRootError as exc:
+        chosen = state or os.environ.get("OMS_STATE_ROOT")
+        if chosen or os.path.lexists(path):
+            raise
+        raise _left_behind(exc, os.path.dirname(path)) from None
     before = ws.store.ledger_size()
     try:
         yield ws
@@ -99,6 +106,24 @@ def workspace(state: str | None, config: str | None, *, served: bool = True) -> 
                     sys.stderr.write(f"oms: warning: {warning}\n")
         finally:
             ws.close()
+
+
+def _left_behind(exc: StateRootError, base: str) -> StateRootError:
+    """The refusal of a repository's missing default state root, naming the state root a move or
+    rename of the repository left behind, if there is one (ADR 0032)."""
+    from oms.store.stateroot import left_behind
+
+    found = left_behind(base)
+    if not found:
+        return exc
+    path, served = found[0]
+    more = f" ({len(found) - 1} more like it)" if len(found) > 1 else ""
+    hint = (
+        f"the state root {shown(path)} serves {shown(served)}, which is gone{more}: if this "
+        "repository was there, move it back to go on with its tickets; `oms init` here starts "
+        "afresh"
+    )
+    return StateRootError(exc.message, hint=hint)
 
 
 def confirm_person(person: str | None, *, question: str, expect: str, yes: bool) -> tuple[str, str]:

@@ -103,9 +103,15 @@ def serve(
     ],
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
+    port: Annotated[
+        int | None,
+        typer.Option(
+            "--port", min=1, max=65535, help="The port to ask for first (the proxy's before)."
+        ),
+    ] = None,
 ) -> None:
     """The proxy itself (started by `oms proxy start`)."""
     from oms.services.proxy import control as proxy_control
 
     with workspace(state_root_, config_root_) as ws:
-        proxy_control.serve(ws, secret_fd, ready_fd)
+        proxy_control.serve(ws, secret_fd, ready_fd, port)
