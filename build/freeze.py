@@ -27,12 +27,15 @@ SHA256SUMS), else built first. The bundle is copied beside the others and checke
 before it is renamed into place, and the link is replaced with one rename: `P/bin/oms` is always a
 whole build, the old one or the new. The build it replaced is kept (a worker started before runs it
 by its path), and so is any older one a process runs from; the rest are removed. Installing the
-same build again changes nothing.
+same build again changes nothing. Installs into one prefix take turns (a lock on `P/lib/oms`), and
+so do builds into one dist/ (a lock on it): the second waits, then finds the work done.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import hashlib
 import importlib.metadata
 import json
@@ -43,10 +46,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from oms.fsio.bundle import file_digest, tree_digest
 from oms.schemas import validate
+from oms.services.workspace.launch_paths import printable
 from oms.version import __version__
 
 REPO = Path(__file__).resolve().parent.parent
@@ -221,15 +226,38 @@ def current_build(dist: Path, info: dict[str, object]) -> str | None:
 
 def _private(directory: Path) -> None:
     """Refuse a directory another user could write to, or one of its parents (ADR 0005: they could
-    put another binary in its place); a sticky parent (/tmp) lets no one move what is yours."""
-    for place in (directory, *directory.parents):
-        st = place.stat()
+    put another binary in its place); a sticky parent (/tmp) lets no one move what is yours. The
+    parents of its real path are checked too: a link in the prefix (`P/lib -> /srv/open/lib`) leads
+    where the path as written does not show."""
+    real = directory.resolve()
+    for place in dict.fromkeys((directory, *directory.parents, real, *real.parents)):
+        try:
+            st = place.stat()
+        except OSError as exc:  # a link to nowhere, say
+            why = f"{place}: {exc.strerror}, so oms is not installed under it {OTHER}"
+            raise SystemExit(why) from None
         mine = st.st_uid in (0, os.geteuid())
-        open_to_others = st.st_mode & (0o022 if place == directory else 0o002)
-        if not mine or (open_to_others and not (place != directory and st.st_mode & stat.S_ISVTX)):
+        leaf = place in (directory, real)
+        open_to_others = st.st_mode & (0o022 if leaf else 0o002)
+        if not mine or (open_to_others and not (not leaf and st.st_mode & stat.S_ISVTX)):
             raise SystemExit(
                 f"{place}: another user can write there, so oms is not installed under it {OTHER}",
             )
+
+
+def _make(directory: Path) -> None:
+    """Make `directory` and its missing parents, each 0755 whatever the umask (one another
+    install makes at the same time is left as it made it)."""
+    missing = []
+    while not (directory.exists() or directory.is_symlink()):
+        missing.append(directory)
+        directory = directory.parent
+    for place in reversed(missing):
+        try:
+            place.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        place.chmod(0o755)
 
 
 def _ours(link: Path, lib: Path) -> bool:
@@ -240,20 +268,48 @@ def _ours(link: Path, lib: Path) -> bool:
     return target.parent.parent == lib.resolve()
 
 
+@contextlib.contextmanager
+def taking_turns(directory: Path, what: str) -> Iterator[None]:
+    """Hold `directory`'s lock (flock on the directory itself: no lock file to plant or leave) while
+    the block runs; another install or build of the same place waits its turn, then finds the work
+    done. It is released when the process ends, however it ends."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"== waiting for another {what} of {directory} to end", flush=True)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
 def install(onedir: Path, digest: str, prefix: Path) -> tuple[Path, bool]:
     """Install the onedir bundle `onedir` (whose tree digest is `digest`) under `prefix`; (the
-    link, whether anything changed)."""
+    link, whether anything changed). Installs into one prefix take turns."""
+    for path in dict.fromkeys((str(prefix), str(prefix.resolve()))):
+        if not printable(path):
+            raise SystemExit(
+                f"{path!a}: not printable ASCII, and every launch writes the path of oms on a "
+                f"command line that holds only that {OTHER}"
+            )
     lib, bindir = prefix / "lib" / "oms", prefix / "bin"
     for directory in (lib, bindir):
-        if not directory.is_dir():
-            directory.mkdir(parents=True)
-            directory.chmod(0o755)  # (whatever the umask)
+        _make(directory)
         _private(directory)
+    with taking_turns(lib, "install"):
+        return _install(onedir, digest, lib, bindir)
+
+
+def _install(onedir: Path, digest: str, lib: Path, bindir: Path) -> tuple[Path, bool]:
+    """`install`, under the lock of `lib`."""
     link, name = bindir / "oms", digest[:NAME_CHARS]
     if (link.exists() or link.is_symlink()) and not _ours(link, lib):
         raise SystemExit(f"{link} exists and is not an oms this installs: move it away first")
     target = lib / name
-    damaged = target.exists() and tree_digest(str(target)) != digest  # changed since: again
+    planted = target.is_symlink() or (target.exists() and not target.is_dir())  # never followed
+    damaged = planted or (target.exists() and tree_digest(str(target)) != digest)  # again
     changed = damaged or not target.exists()
     if changed:
         staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=lib))
@@ -268,8 +324,7 @@ def install(onedir: Path, digest: str, prefix: Path) -> tuple[Path, bool]:
             staging.rename(target)  # whole, under its name at once
         finally:
             for left in (staging, aside):
-                if left.exists():
-                    shutil.rmtree(left)
+                _remove(left)
     previous = os.readlink(link) if link.is_symlink() else None
     wanted = os.path.relpath(target / "oms", bindir)
     if previous != wanted:
@@ -280,7 +335,12 @@ def install(onedir: Path, digest: str, prefix: Path) -> tuple[Path, bool]:
         changed = True
     kept = {name, Path(previous).parent.name if previous else name}
     for old in lib.iterdir():
-        if old.name in kept or len(old.name) != NAME_CHARS or not old.is_dir():
+        if old.name in kept or len(old.name) != NAME_CHARS:
+            continue
+        if old.is_symlink():  # no build of ours: removed, never followed
+            _remove(old)
+            continue
+        if not old.is_dir():
             continue
         users = running_from(old)
         if users:  # a worker's hooks name its build: gone, they would fail (and a hook fails open)
@@ -288,6 +348,14 @@ def install(onedir: Path, digest: str, prefix: Path) -> tuple[Path, bool]:
         else:
             shutil.rmtree(old)
     return link, changed
+
+
+def _remove(path: Path) -> None:
+    """Remove a directory tree, or the link or file in its place (never what a link names)."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
 
 
 def running_from(build: Path) -> list[int]:
@@ -338,6 +406,13 @@ def main() -> int:
     )
     if generated.returncode != 0:  # the frozen binary must carry the validators the schemas give
         return 1
+    args.dist.mkdir(parents=True, exist_ok=True)
+    with taking_turns(args.dist, "build"):  # two builds into one dist/ would mix their files
+        return _main(args)
+
+
+def _main(args: argparse.Namespace) -> int:
+    """`main`, holding the lock of the dist directory."""
     frozen_packages = packages()
     info = build_info(frozen_packages)
     if args.install and not args.check_reproducible:

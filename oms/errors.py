@@ -149,6 +149,13 @@ class InvalidIdError(InvalidInputError):
     code = "bad-id"
 
 
+class AmbiguousIdError(InvalidInputError):
+    """A handle (an id's prefix, or a ticket where a dispatch is meant) names more than one."""
+
+    code = "ambiguous-id"
+    hint = "type more of the id, or the whole id"
+
+
 class SchemaValidationError(InvalidInputError):
     """A document does not satisfy its JSON Schema."""
 

@@ -24,6 +24,7 @@ class Limits(NamedTuple):
     proc_stat_bytes: int = 4 * 1024
     json_depth: int = 64
     id_length: int = 128
+    handle_candidates_shown: int = 6  # an ambiguous or unresolvable handle lists this many ids
     folder_label_chars: int = 24  # a repository's name in the folders oms keeps for it (ADR 0032)
     tmux_socket_path_bytes: int = 107  # `<state root>/tmux.sock`: what an AF_UNIX address holds
     path_component_bytes: int = 255
@@ -85,6 +86,9 @@ class Limits(NamedTuple):
     disk_walk_entries: int = 2_000_000  # a tree with more entries counts as over its disk bound
     disk_walk_depth: int = 256  # ... and so does one deeper than this (one descriptor per level)
     disk_walk_links: int = 100_000  # hard-linked files remembered to count once (beyond: again)
+    # a sandbox's share of each per-user kernel quota its host user has (inotify instances and
+    # watches, fanotify groups and marks, POSIX message-queue bytes): at most 1/this of each
+    sandbox_quota_share: int = 8
     # the frozen bundle (docs/adr/0033): its entries `oms version` digests, its build information
     bundle_entries: int = 100_000  # the onedir bundle has ~1,400
     build_info_bytes: int = 4 * 1024  # build-info.json (about 500 bytes)

@@ -22,7 +22,7 @@ from oms.domain.sandbox_limits import SandboxLimits
 from oms.errors import CgroupUnavailableError
 from oms.fsio.cgroupfs import CgroupFiles, CgroupFs, processes
 from oms.limits import LIMITS
-from oms.process.confine import Confinement, end_members
+from oms.process.confine import Confinement, end_members, host_quotas
 
 SELF_CGROUP = "/proc/self/cgroup"
 MOUNTINFO = "/proc/self/mountinfo"
@@ -84,7 +84,8 @@ class Cgroup:
 
     def confinement(self, file_bytes: int | None) -> Confinement:
         """What the sandbox's first process takes on before it executes: these cgroups (descriptors
-        opened now, closed by `release`) and the largest file."""
+        opened now, closed by `release`), the largest file and its share of the host user's kernel
+        quotas (`process/confine.py`)."""
         self.release()
         try:
             for node in self.nodes:
@@ -93,7 +94,8 @@ class Cgroup:
             self.release()
             why = f"cannot open {self.who.name}'s cgroup.procs: {exc.strerror}"
             raise CgroupUnavailableError(why) from exc
-        return Confinement(tuple(self._fds), file_bytes)
+        quotas = host_quotas(LIMITS.sandbox_quota_share)  # and its share of the user's quotas
+        return Confinement(tuple(self._fds), file_bytes, quotas)
 
     def release(self) -> None:
         """Close the descriptors the first process joined through (it has started, or failed to)."""

@@ -36,9 +36,23 @@ from oms.cli.fast_help import SECTION
 from oms.errors import NotARepositoryError, shown
 from oms.version import __version__
 
+ROOT_HELP = """oms: run a fleet of untrusted coding agents on tickets, one verified step at a time.
+
+New here? docs/guide.md walks the first hour, step by step; docs/cli.md is every command's help.
+Where a command takes a TICKET or a DISPATCH, give its whole id or a unique prefix of one; where it
+takes a dispatch (a worker), a ticket's id names its live attempt (its result, for `oms result`).
+
+Examples:
+
+\b
+  oms init --commit
+  oms ticket add --title 'Fix the flaky test' < notes.md
+  oms conductor run
+  oms result merge tkt-1"""
+
 app = typer.Typer(
     name="oms",
-    help="oms: run a fleet of untrusted coding agents on tickets, one verified step at a time.",
+    help=ROOT_HELP,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -107,7 +121,14 @@ def init(
     json_out: JsonOpt = False,
 ) -> None:
     """Create (or verify) this repository's state root and its key; scaffold .oms/config.toml and
-    .oms/role-policy.json at the repository's top."""
+    .oms/role-policy.json at the repository's top.
+
+    Examples:
+
+    \b
+      oms init --commit
+      oms init --commit --author 'Ann Lee <ann@example.com>'
+    """
     import dataclasses
 
     from oms.services.admin.setup import commit_scaffold, committer
@@ -128,6 +149,14 @@ def init(
         f"({'created' if result.state_created else 'already initialised'})"
     )
     typer.echo(f"repository   {shown(repo)} (the one this state root serves)")
+    if result.state_created and not (state_root_ or os.environ.get("OMS_STATE_ROOT")):
+        from oms.store.stateroot import left_behind
+
+        for path, served in left_behind(os.path.dirname(result.state_root))[:3]:
+            typer.echo(  # a repository moved or renamed: its tickets are there (ADR 0032)
+                f"left behind  {shown(path)} serves {shown(served)}, which is gone "
+                "(moved from there? move it back to go on with that state root's tickets)"
+            )
     typer.echo(f"signing key  ed25519 {result.key_id[:16]}")
     if result.sandbox_dir:
         where = shown(result.sandbox_dir)
@@ -190,7 +219,14 @@ def doctor(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
     """Check tools, the state root, kernel features and the config: one line each, OK or FAIL with
-    the fix."""
+    the fix.
+
+    Examples:
+
+    \b
+      oms doctor
+      oms doctor --json
+    """
     from oms.services.admin.doctor import diagnose
 
     try:
@@ -217,7 +253,14 @@ def doctor(
 def status(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
-    """Tickets, dispatches, workers, sessions and live authorisations at a glance."""
+    """Tickets, dispatches, workers, sessions and live authorisations at a glance.
+
+    Examples:
+
+    \b
+      oms status
+      oms status --json
+    """
     from oms.services.admin.status import snapshot
 
     with workspace(state_root_, config_root_) as ws:
@@ -282,7 +325,14 @@ def demo(
     """The whole chain on a scratch repository: ticket, advisor review, delivery into a tmux pane,
     and a worker that talks to oms only through its MCP bridge and its hooks; prints the timeline.
     With --tickets N: the conductor works N tickets, --workers K at a time, until each has a
-    result."""
+    result.
+
+    Examples:
+
+    \b
+      oms demo
+      oms demo --tickets 20 --workers 4 --keep
+    """
     import sys
 
     from oms.demo.scratch import run
@@ -392,7 +442,14 @@ def completion(
 ) -> None:
     """Print the shell completion script: `source <(oms completion bash)` in ~/.bashrc, `oms
     completion zsh > "${fpath[1]}/_oms"`, or `oms completion fish >
-    ~/.config/fish/completions/oms.fish`."""
+    ~/.config/fish/completions/oms.fish`.
+
+    Examples:
+
+    \b
+      source <(oms completion bash)
+      oms completion fish > ~/.config/fish/completions/oms.fish
+    """
     from typer._completion_shared import (
         _completion_scripts,
     )  # Typer's own scripts (typer is pinned: ADR 0006)

@@ -7,10 +7,23 @@ from typing import Annotated
 
 import typer
 
-from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, confirm_person, emit, workspace
+from oms.cli.common import (
+    UNTIL_BEHIND,
+    ConfigRootOpt,
+    JsonOpt,
+    StateRootOpt,
+    complete_dispatch_id,
+    complete_ticket,
+    confirm_person,
+    emit,
+    workspace,
+)
 
 app = typer.Typer(
-    help="The ledger: one hash chain over everything oms wrote, with signed checkpoints.",
+    help=(
+        "The ledger: one hash chain over everything oms wrote, with signed checkpoints."
+        "\n\nExample: oms audit log --since 2h"
+    ),
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -29,7 +42,14 @@ def verify_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Check the chain, its signed checkpoints, and every ledgered file (exit 1: something is
-    wrong)."""
+    wrong).
+
+    Examples:
+
+    \b
+      oms audit verify
+      oms audit verify --checkpoint ~/oms-checkpoint.json
+    """
     from oms.errors import IntegrityError
     from oms.fsio.outside import read_user_file
     from oms.store.anchor import ROLLBACK_HINT
@@ -76,7 +96,13 @@ def checkpoint_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Sign the ledger's head now; with --export, keep a copy outside the state root (`audit verify
-    --checkpoint`)."""
+    --checkpoint`).
+
+    Example:
+
+    \b
+      oms audit checkpoint --export ~/oms-checkpoint.json
+    """
     import json
     import os
 
@@ -111,23 +137,32 @@ def checkpoint_cmd(
 @app.command("log")
 def log_cmd(
     ticket: Annotated[
-        str | None, typer.Option("--ticket", help="Only what names this ticket.")
+        str | None,
+        typer.Option(
+            "--ticket", help="Only what names this ticket.", autocompletion=complete_ticket
+        ),
     ] = None,
     dispatch: Annotated[
         str | None,
-        typer.Option("--dispatch", help="Only what names this dispatch (or its worker)."),
+        typer.Option(
+            "--dispatch",
+            help="Only what names this dispatch (or its worker).",
+            autocompletion=complete_dispatch_id,
+        ),
     ] = None,
     worker: Annotated[
         str | None,
         typer.Option(
-            "--worker", help="Only what names this worker (a worker's id is its dispatch's)."
+            "--worker",
+            help="Only what names this worker (a worker's id is its dispatch's).",
+            autocompletion=complete_dispatch_id,
         ),
     ] = None,
     since: Annotated[
-        str | None, typer.Option("--since", help="From this time on (RFC 3339).")
+        str | None, typer.Option("--since", help=f"From this time on: {UNTIL_BEHIND}.")
     ] = None,
     until: Annotated[
-        str | None, typer.Option("--until", help="Up to this time (RFC 3339).")
+        str | None, typer.Option("--until", help=f"Up to this time: {UNTIL_BEHIND}.")
     ] = None,
     limit: Annotated[
         int, typer.Option("--limit", min=1, help="The last N entries that match.")
@@ -137,7 +172,15 @@ def log_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """The readable timeline: every ledger entry, what it wrote and what that says (filters by
-    ticket, dispatch or worker, and time)."""
+    ticket, dispatch or worker, and time).
+
+    Examples:
+
+    \b
+      oms audit log --ticket tkt-3
+      oms audit log --since 2h --limit 50
+      oms audit log --since 09:00 --json
+    """
     from oms.errors import IntegrityError, UsageError
     from oms.services.admin import audit
 
@@ -145,7 +188,11 @@ def log_cmd(
         raise UsageError(
             "--worker and --dispatch name one id (a worker's is its dispatch's): give one"
         )
+    from oms.canonical.when import when
+
     with workspace(state_root_, config_root_) as ws:
+        since = None if since is None else when(since, ws.now(), ahead=False, what="--since")
+        until = None if until is None else when(until, ws.now(), ahead=False, what="--until")
         rows, fault = audit.timeline(
             ws, ticket=ticket, dispatch=dispatch or worker, since=since, until=until, limit=limit
         )
@@ -163,7 +210,13 @@ def adopt_cmd(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
     """Start the ledger of a state root made before it: every record, event, evidence and journal
-    file as it is now (once; refused when a ledger exists)."""
+    file as it is now (once; refused when a ledger exists).
+
+    Example:
+
+    \b
+      oms audit adopt
+    """
     from oms.store import ledger
 
     with workspace(state_root_, config_root_, served=False) as ws:  # (before `oms init` records it)
@@ -188,7 +241,13 @@ def accept_rollback_cmd(
 ) -> None:
     """Accept that the state root was rolled back (`oms audit verify` names it): say what was lost,
     keep the anchor it left in the state root, and anchor the state root as it is. Ticket ids stay
-    above every one the lost entries gave. A person must run this."""
+    above every one the lost entries gave. A person must run this.
+
+    Example:
+
+    \b
+      oms audit accept-rollback --person ann --yes
+    """
     from oms.services.admin import audit
 
     who, how = confirm_person(

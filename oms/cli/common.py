@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from oms.errors import UsageError
+from oms.errors import StateRootError, UsageError, shown
 from oms.store.stateroot import default_state_root
 
 if TYPE_CHECKING:
@@ -35,6 +35,8 @@ ConfigRootOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
+UNTIL_AHEAD = "90m, 2h, 1d12h (from now), 09:00 (the next 09:00 here) or YYYY-MM-DDTHH:MM:SS.mmmZ"
+UNTIL_BEHIND = "90m, 2h, 1d (ago), 09:00 (the last 09:00 here) or YYYY-MM-DDTHH:MM:SS.mmmZ"
 TokenOpt = Annotated[
     str,
     typer.Option(
@@ -98,7 +100,14 @@ def workspace(state: str | None, config: str | None, *, served: bool = True) -> 
     from oms.services.workspace import Workspace
 
     repo = config_root(config)
-    ws = Workspace.open(state_root(state, repo), repo, served=served)
+    path = state_root(state, repo)
+    try:
+        ws = Workspace.open(path, repo, served=served)
+    except StateRootError as exc:
+        chosen = state or os.environ.get("OMS_STATE_ROOT")
+        if chosen or os.path.lexists(path):
+            raise
+        raise _left_behind(exc, os.path.dirname(path)) from None
     before = ws.store.ledger_size()
     try:
         yield ws
@@ -111,6 +120,24 @@ def workspace(state: str | None, config: str | None, *, served: bool = True) -> 
                     sys.stderr.write(f"oms: warning: {warning}\n")
         finally:
             ws.close()
+
+
+def _left_behind(exc: StateRootError, base: str) -> StateRootError:
+    """The refusal of a repository's missing default state root, naming the state root a move or
+    rename of the repository left behind, if there is one (ADR 0032)."""
+    from oms.store.stateroot import left_behind
+
+    found = left_behind(base)
+    if not found:
+        return exc
+    path, served = found[0]
+    more = f" ({len(found) - 1} more like it)" if len(found) > 1 else ""
+    hint = (
+        f"the state root {shown(path)} serves {shown(served)}, which is gone{more}: if this "
+        "repository was there, move it back to go on with its tickets; `oms init` here starts "
+        "afresh"
+    )
+    return StateRootError(exc.message, hint=hint)
 
 
 def confirm_person(person: str | None, *, question: str, expect: str, yes: bool) -> tuple[str, str]:
@@ -139,3 +166,43 @@ def text_for_terminal(text: str) -> str:
         c if c in "\n\t" or c.isprintable() else c.encode("unicode_escape").decode("ascii")
         for c in text
     )
+
+
+def _ids_for_completion(ctx: typer.Context, kinds: Sequence[str], incomplete: str) -> list[str]:
+    """The ids of `kinds` that begin `incomplete`, read from the state root the command line names
+    so far (else the default), writing nothing; nothing at all when it cannot be read (a completion
+    never fails where the person types)."""
+    from oms.errors import OmsError
+    from oms.store import Store
+
+    params = ctx.params
+    found: list[str] = []
+    try:
+        repo = config_root(params.get("config_root_"))
+        store = Store.open(state_root(params.get("state_root_"), repo))
+    except (OmsError, OSError):
+        return []
+    try:
+        for kind in kinds:
+            found += sorted(i for i in store.records(kind).ids() if i.startswith(incomplete))
+    except (OmsError, OSError):
+        return []
+    finally:
+        store.state.close()
+    return found
+
+
+def complete_ticket(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion of a ticket argument: the tickets' ids."""
+    return _ids_for_completion(ctx, ("ticket",), incomplete)
+
+
+def complete_dispatch(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion of a dispatch argument: tickets' ids (each names its attempt), then
+    dispatches'."""
+    return _ids_for_completion(ctx, ("ticket", "dispatch"), incomplete)
+
+
+def complete_dispatch_id(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion of an option that takes a whole dispatch id (a filter): dispatches' ids."""
+    return _ids_for_completion(ctx, ("dispatch",), incomplete)

@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     from oms.services.workspace import Workspace
 
 app = typer.Typer(
-    help="The conductor: one tick, or ticks in a loop.", no_args_is_help=True, rich_markup_mode=None
+    help=("The conductor: one tick, or ticks in a loop.\n\nExample: oms conductor run"),
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 
@@ -47,7 +49,14 @@ def _summary(report: Tick) -> str:
 def tick(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
-    """One idempotent pass: reconcile, expire, deadlines, resume, deliver, resolve, fill, close."""
+    """One idempotent pass: reconcile, expire, deadlines, resume, deliver, resolve, fill, close.
+
+    Examples:
+
+    \b
+      oms conductor tick
+      */5 * * * * cd ~/src/shop && oms conductor tick   (cron)
+    """
     from oms.services.conductor import tick as conductor
 
     signal.signal(signal.SIGINT, _interrupted_now)
@@ -84,7 +93,14 @@ def run(
     json_out: JsonOpt = False,
 ) -> None:
     """Tick in a loop (woken early by new tickets and events) until Ctrl-C or SIGTERM; workers keep
-    running."""
+    running.
+
+    Examples:
+
+    \b
+      oms conductor run
+      oms conductor run --interval 30 --ticks 10
+    """
     from oms.services.conductor.loop import Loop
 
     asked: list[int] = []

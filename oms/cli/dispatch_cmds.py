@@ -10,6 +10,8 @@ from oms.cli.common import (
     ConfigRootOpt,
     JsonOpt,
     StateRootOpt,
+    complete_dispatch,
+    complete_ticket,
     config_root,
     confirm_person,
     emit,
@@ -20,12 +22,27 @@ from oms.services.workspace import shapes
 from oms.store import Record
 
 app = typer.Typer(
-    help="Dispatches: propose, review, approve, accept, reject, cancel.",
+    help=(
+        "Dispatches: propose, review, approve, accept, reject, cancel."
+        "\n\nExample: oms dispatch show tkt-3"
+    ),
     no_args_is_help=True,
     rich_markup_mode=None,
 )
-policy_app = typer.Typer(help="The role policy.", no_args_is_help=True, rich_markup_mode=None)
-DispatchArg = Annotated[str, typer.Argument(help="Dispatch id (see `oms dispatch list`).")]
+policy_app = typer.Typer(
+    help=("The role policy.\n\nExample: oms policy show"),
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+DispatchArg = Annotated[
+    str,
+    typer.Argument(
+        help="A dispatch (`oms dispatch list`) or a unique prefix of one, or a ticket: its live "
+        "attempt.",
+        metavar="DISPATCH|TICKET",
+        autocompletion=complete_dispatch,
+    ),
+]
 
 
 def _print(rec: Record) -> None:
@@ -54,7 +71,14 @@ def _print(rec: Record) -> None:
 
 @app.command("propose")
 def propose(
-    ticket: Annotated[str, typer.Argument(help="A leased ticket.")],
+    ticket: Annotated[
+        str,
+        typer.Argument(
+            help="A leased ticket (or a unique prefix of its id).",
+            metavar="TICKET",
+            autocompletion=complete_ticket,
+        ),
+    ],
     role: Annotated[
         str | None, typer.Option("--role", help="Worker role (default: config worker.role).")
     ] = None,
@@ -70,11 +94,18 @@ def propose(
     json_out: JsonOpt = False,
 ) -> None:
     """Capture the dispatch intent for a leased ticket (and its digest), routed to a provider when
-    providers are configured."""
-    from oms.services.chain import dispatches
+    providers are configured.
+
+    Examples:
+
+    \b
+      oms dispatch propose tkt-3
+      oms dispatch propose tkt-3 --role oms.ticket-executor --provider codex
+    """
+    from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
-        rec, created = dispatches.propose(ws, ticket, role, provider)
+        rec, created = dispatches.propose(ws, handles.ticket(ws, ticket), role, provider)
     if json_out:
         emit({"ok": True, "created": created, "dispatch": shapes.dispatch(rec)})
     else:
@@ -88,10 +119,18 @@ def review(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Run the advisor role on the intent; store its verdict as signed evidence."""
-    from oms.services.chain import dispatches
+    """Run the advisor role on the intent; store its verdict as signed evidence.
+
+    Examples:
+
+    \b
+      oms dispatch review tkt-3      (the ticket's live attempt)
+      oms dispatch review dsp-3fa2   (a unique prefix of a dispatch id)
+    """
+    from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         rec, ref = dispatches.review(ws, dispatch)
         rationale = ws.store.evidence.get(ref).body["payload"]
     if json_out:
@@ -116,9 +155,18 @@ def approve(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """A person approves the intent (only where the role policy allows human approval)."""
-    from oms.services.chain import dispatches
+    """A person approves the intent (only where the role policy allows human approval).
 
+    Examples:
+
+    \b
+      oms dispatch approve tkt-3
+      oms dispatch approve dsp-3fa2 --person ann --yes
+    """
+    from oms.services.chain import dispatches, handles
+
+    with workspace(state_root_, config_root_) as ws:  # the person confirms the whole id
+        dispatch = handles.dispatch(ws, dispatch)
     who, _ = confirm_person(
         person, question=f"Approve dispatch {dispatch} as yourself?", expect=dispatch, yes=yes
     )
@@ -137,10 +185,17 @@ def accept(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Accept an approved dispatch: creates the worker and the delivery event."""
-    from oms.services.chain import dispatches
+    """Accept an approved dispatch: creates the worker and the delivery event.
+
+    Example:
+
+    \b
+      oms dispatch accept tkt-3
+    """
+    from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         rec, event = dispatches.accept(ws, dispatch)
     if json_out:
         emit({"ok": True, "dispatch": shapes.dispatch(rec), "delivery_event_id": event})
@@ -157,10 +212,17 @@ def reject(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Decline a proposed dispatch."""
-    from oms.services.chain import dispatches
+    """Decline a proposed dispatch.
+
+    Example:
+
+    \b
+      oms dispatch reject tkt-3 --reason 'wrong role'
+    """
+    from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         rec = dispatches.reject(ws, dispatch, reason)
     emit({"ok": True, "dispatch": shapes.dispatch(rec)}) if json_out else _print(rec)
 
@@ -173,10 +235,17 @@ def cancel(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Cancel a dispatch that has not ended."""
-    from oms.services.chain import dispatches
+    """Cancel a dispatch that has not ended.
+
+    Example:
+
+    \b
+      oms dispatch cancel tkt-3 --reason 'the policy changed'
+    """
+    from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         rec = dispatches.cancel(ws, dispatch, reason)
     emit({"ok": True, "dispatch": shapes.dispatch(rec)}) if json_out else _print(rec)
 
@@ -188,10 +257,18 @@ def show(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Show a dispatch."""
-    from oms.services.chain import dispatches
+    """Show a dispatch.
+
+    Examples:
+
+    \b
+      oms dispatch show tkt-3
+      oms dispatch show dsp-3fa2 --json
+    """
+    from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         rec = dispatches.get(ws, dispatch)
     emit({"ok": True, "dispatch": shapes.dispatch(rec)}) if json_out else _print(rec)
 
@@ -200,7 +277,14 @@ def show(
 def list_(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
-    """List dispatches."""
+    """List dispatches.
+
+    Examples:
+
+    \b
+      oms dispatch list
+      oms dispatch list --json
+    """
     from oms.services.chain import dispatches
 
     with workspace(state_root_, config_root_) as ws:
@@ -227,7 +311,14 @@ def list_(
 @policy_app.command("show")
 def policy_show(config_root_: ConfigRootOpt = None, json_out: JsonOpt = False) -> None:
     """The committed role policy: its digest and grants (refused if the file is not the one at
-    HEAD)."""
+    HEAD).
+
+    Examples:
+
+    \b
+      oms policy show
+      oms policy show --json
+    """
     from oms.fsio import Root
     from oms.services.workspace.policy import load_tracked
 

@@ -22,6 +22,11 @@ HOOK = """Usage: oms hook provider --event EVENT [OPTIONS]
 
   Runs inside the worker's sandbox, written by oms, not by hand.
 
+  Example (as oms writes it into Codex's settings):
+
+    oms hook provider --event Stop --provider codex --dispatch-id DSP \\
+      --session-id SESSION < payload.json
+
 Options:
   --event EVENT              The hook event (SessionStart, PreToolUse, Stop, ...).
   --provider NAME            The agent CLI: codex or claude.
@@ -37,6 +42,8 @@ HOOK_GROUP = """Usage: oms hook provider --event EVENT [OPTIONS]
   Agent CLI hooks (the command oms writes into Codex's and Claude Code's
   settings). See `oms hook provider --help`.
 
+  Example: oms hook provider --help
+
 Commands:
   provider  Relay one agent CLI hook to the worker's broker.
 """
@@ -49,6 +56,10 @@ BRIDGE = """Usage: oms worker bridge --dispatch-id ID --session-id ID
   when the broker cannot be reached (the MCP client reports it).
 
   Runs inside the worker's sandbox, started by the agent CLI, not by hand.
+
+  Example (as the agent's MCP configuration names it):
+
+    oms worker bridge --dispatch-id DSP --session-id SESSION
 
 Options:
   --dispatch-id ID  The dispatch the worker works on.
@@ -66,6 +77,10 @@ SUPERVISE = """Usage: oms worker supervise --dispatch-id ID --state-root PATH
 
   Written into the pane by `oms worker deliver`, not run by hand.
 
+  Example (as delivery types it into the pane):
+
+    oms worker supervise --dispatch-id DSP --state-root PATH
+
 Options:
   --dispatch-id ID   The dispatch whose launch spec to run.
   --state-root PATH  The state root that holds it.
@@ -81,6 +96,10 @@ NETRELAY = """Usage: oms worker netrelay --port P -- COMMAND...
 
   Started by the sandbox, not by hand (ADR 0020).
 
+  Example (as the sandbox starts it):
+
+    oms worker netrelay --port 41523 -- codex exec ...
+
 Options:
   --port P    The loopback port the agent's endpoint names (1-65535).
   -h, --help  Show this message and exit.
@@ -94,6 +113,10 @@ TREE_JOB = """Usage: oms worker tree-job
   job on stdin and writes one JSON answer on stdout.
 
   Started by oms in that sandbox, not by hand (docs/adr/0024).
+
+  Example (as oms starts it in the sandbox):
+
+    oms worker tree-job < job.json
 
 Options:
   -h, --help  Show this message and exit.

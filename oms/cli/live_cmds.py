@@ -19,7 +19,10 @@ from oms.cli.common import (
 from oms.services.workspace import shapes
 
 app = typer.Typer(
-    help="Live authorisation for GitHub tickets (started by a person, revocable).",
+    help=(
+        "Live authorisation for GitHub tickets (started by a person, revocable)."
+        "\n\nExample: oms live status"
+    ),
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -39,7 +42,13 @@ def authorize(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Authorise oms to contact agents about REPOSITORY's tickets. A person must start this."""
+    """Authorise oms to contact agents about REPOSITORY's tickets. A person must start this.
+
+    Example:
+
+    \b
+      oms live authorize --repository acme/shop
+    """
     from oms.domain.github import check_repository
     from oms.services.chain import live
 
@@ -69,7 +78,13 @@ def revoke(
     json_out: JsonOpt = False,
 ) -> None:
     """Withdraw a live authorisation; the repository's running workers are parked (panes and
-    worktrees kept)."""
+    worktrees kept).
+
+    Example:
+
+    \b
+      oms live revoke --repository acme/shop --reason 'the review is over'
+    """
     from oms.services.chain import fence
 
     with workspace(state_root_, config_root_) as ws:
@@ -89,7 +104,13 @@ def revoke(
 def status(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
-    """Authorisations and the number of journaled contacts."""
+    """Authorisations and the number of journaled contacts.
+
+    Example:
+
+    \b
+      oms live status
+    """
     from oms.services.chain import live
 
     with workspace(state_root_, config_root_) as ws:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from oms.services.conductor.pool import Occupancy
 
 app = typer.Typer(
-    help="The worker pool: its slots, scaled under one lock.",
+    help=("The worker pool: its slots, scaled under one lock.\n\nExample: oms pool scale --to 4"),
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -35,7 +35,13 @@ def _show(payload: JsonObject, occupancy: Occupancy) -> None:
 def show(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
-    """The pool's slots: active or draining, and the ticket each holds."""
+    """The pool's slots: active or draining, and the ticket each holds.
+
+    Example:
+
+    \b
+      oms pool show
+    """
     from oms.services.conductor import pool
 
     with workspace(state_root_, config_root_) as ws:
@@ -62,7 +68,14 @@ def scale(
     json_out: JsonOpt = False,
 ) -> None:
     """Scale the pool: idle slots leave first; busy ones drain (their work finishes), parked with
-    --force."""
+    --force.
+
+    Examples:
+
+    \b
+      oms pool scale --to 4
+      oms pool scale --down 1 --force
+    """
     from oms.errors import UsageError
     from oms.services.conductor import pool
 

@@ -13,7 +13,10 @@ if TYPE_CHECKING:
     from oms.services.proxy.control import Status
 
 app = typer.Typer(
-    help="The loopback model proxy: holds the real keys, serves each worker through its own token.",
+    help=(
+        "The loopback model proxy: holds the real keys, serves each worker through its own token."
+        "\n\nExample: oms proxy status"
+    ),
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -32,7 +35,13 @@ def _show(found: Status, json_out: bool) -> None:
 def start(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
-    """Start the proxy in the background; it is recorded only once it answers the handshake."""
+    """Start the proxy in the background; it is recorded only once it answers the handshake.
+
+    Example:
+
+    \b
+      oms proxy start
+    """
     from oms.services.proxy import control as proxy_control
 
     with workspace(state_root_, config_root_) as ws:
@@ -44,7 +53,13 @@ def start(
 def stop(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
-    """Stop the recorded proxy (only the exact process oms started); a stale record is removed."""
+    """Stop the recorded proxy (only the exact process oms started); a stale record is removed.
+
+    Example:
+
+    \b
+      oms proxy stop
+    """
     from oms.services.proxy import control as proxy_control
 
     with workspace(state_root_, config_root_) as ws:
@@ -57,7 +72,13 @@ def status(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
     """Running (the handshake checked now), not running, stale, or unverified or unreadable (exit
-    1)."""
+    1).
+
+    Example:
+
+    \b
+      oms proxy status --json
+    """
     from oms.errors import ProxyError
     from oms.services.proxy import control as proxy_control
 
@@ -82,9 +103,15 @@ def serve(
     ],
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
+    port: Annotated[
+        int | None,
+        typer.Option(
+            "--port", min=1, max=65535, help="The port to ask for first (the proxy's before)."
+        ),
+    ] = None,
 ) -> None:
     """The proxy itself (started by `oms proxy start`)."""
     from oms.services.proxy import control as proxy_control
 
     with workspace(state_root_, config_root_) as ws:
-        proxy_control.serve(ws, secret_fd, ready_fd)
+        proxy_control.serve(ws, secret_fd, ready_fd, port)

@@ -7,15 +7,32 @@ from typing import Annotated
 
 import typer
 
-from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, workspace
+from oms.cli.common import (
+    ConfigRootOpt,
+    JsonOpt,
+    StateRootOpt,
+    complete_dispatch,
+    emit,
+    workspace,
+)
 
 app = typer.Typer(
-    help="A dispatch's result: verify it in a sandbox, merge it, or discard it (archived first).",
+    help=(
+        "A dispatch's result: verify it in a sandbox, merge it, or discard it (archived first)."
+        "\n\nExample: oms result merge tkt-3"
+    ),
     no_args_is_help=True,
     rich_markup_mode=None,
 )
 DispatchArg = Annotated[
-    str, typer.Argument(help="The dispatch whose result it is.", show_default=False)
+    str,
+    typer.Argument(
+        help="The dispatch whose result it is (or a unique prefix of its id), or a ticket: its "
+        "one result.",
+        metavar="DISPATCH|TICKET",
+        show_default=False,
+        autocompletion=complete_dispatch,
+    ),
 ]
 
 
@@ -27,11 +44,20 @@ def verify_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Run the committed [verify] checks against the tree a merge would make; sign the outcome (exit
-    1: failed)."""
+    1: failed).
+
+    Examples:
+
+    \b
+      oms result verify tkt-3      (the ticket's one result)
+      oms result verify dsp-3fa2
+    """
     from oms.errors import VerificationFailedError
+    from oms.services.chain import handles
     from oms.services.finishing import verify
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
         done = verify.verify(ws, dispatch, progress=lambda line: typer.echo(line, err=True))
     doc = {
         "ok": done.passed,
@@ -83,10 +109,18 @@ def merge_cmd(
 ) -> None:
     """Merge a verified result into the target branch (only the verified tree, on the verified
     base). The merge commit is yours: git's identity (user.name, user.email), as `git merge` makes
-    it."""
+    it.
+
+    Example:
+
+    \b
+      oms result merge tkt-3
+    """
+    from oms.services.chain import handles
     from oms.services.finishing import finish
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
         done = finish.merge(ws, dispatch)
     if json_out:
         emit(
@@ -122,10 +156,18 @@ def discard_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Archive the dispatch's branch under refs/oms/archive/, then remove its worktree and
-    branch."""
+    branch.
+
+    Example:
+
+    \b
+      oms result discard tkt-3 --reason 'superseded by tkt-4'
+    """
+    from oms.services.chain import handles
     from oms.services.finishing import finish
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
         done = finish.discard(ws, dispatch, reason)
     if json_out:
         emit(

@@ -14,12 +14,15 @@ if TYPE_CHECKING:
     from oms.services.workspace import Workspace
 
 app = typer.Typer(
-    help="Routing: which provider serves a role, and why.",
+    help=("Routing: which provider serves a role, and why.\n\nExample: oms route explain"),
     no_args_is_help=True,
     rich_markup_mode=None,
 )
 provider_app = typer.Typer(
-    help="Providers' standing, shared by the fleet: cooldowns and quota readings.",
+    help=(
+        "Providers' standing, shared by the fleet: cooldowns and quota readings."
+        "\n\nExample: oms provider show"
+    ),
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -62,7 +65,14 @@ def explain(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """The provider a new dispatch of the role would get now, and for every other one why not."""
+    """The provider a new dispatch of the role would get now, and for every other one why not.
+
+    Examples:
+
+    \b
+      oms route explain
+      oms route explain --role oms.ticket-executor --provider claude
+    """
     from oms.domain.config import role as find_role
     from oms.services.chain import providers
 
@@ -100,7 +110,13 @@ def explain(
 def show(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
-    """Every configured provider: its family, cost tier, tags, cooldown and last quota reading."""
+    """Every configured provider: its family, cost tier, tags, cooldown and last quota reading.
+
+    Example:
+
+    \b
+      oms provider show
+    """
     with workspace(state_root_, config_root_) as ws:
         rows = _standing_rows(ws)
     if json_out:
@@ -132,7 +148,13 @@ def rest(
     json_out: JsonOpt = False,
 ) -> None:
     """Put a provider in cooldown for the fleet (a quota cooldown: its running workers are parked
-    until it ends; a longer cooldown already running is kept)."""
+    until it ends; a longer cooldown already running is kept).
+
+    Example:
+
+    \b
+      oms provider rest codex --minutes 60 --reason 'quota'
+    """
     from oms.canonical import add_ms
     from oms.domain.routing import Cooldown
     from oms.services.chain import providers
@@ -159,7 +181,13 @@ def clear(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """End a provider's cooldown now (a person's decision: its quota is back)."""
+    """End a provider's cooldown now (a person's decision: its quota is back).
+
+    Example:
+
+    \b
+      oms provider clear codex
+    """
     from oms.services.chain import providers
 
     with workspace(state_root_, config_root_) as ws:

@@ -10,13 +10,21 @@ from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, state_roo
 from oms.errors import shown
 
 app = typer.Typer(
-    help="Inspect and check the state root.", no_args_is_help=True, rich_markup_mode=None
+    help=("Inspect and check the state root.\n\nExample: oms store verify"),
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 
 @app.command("verify")
 def verify(state_root_: StateRootOpt = None, json_out: JsonOpt = False) -> None:
-    """Check every file of the state root; exit 1 with a precise report on any problem."""
+    """Check every file of the state root; exit 1 with a precise report on any problem.
+
+    Example:
+
+    \b
+      oms store verify
+    """
     from oms.services.admin.storeops import verify_state
 
     report = verify_state(state_root(state_root_))
@@ -48,7 +56,13 @@ def verify(state_root_: StateRootOpt = None, json_out: JsonOpt = False) -> None:
 
 @app.command("sweep")
 def sweep(state_root_: StateRootOpt = None, json_out: JsonOpt = False) -> None:
-    """Remove temp files and locks left by processes that are provably gone."""
+    """Remove temp files and locks left by processes that are provably gone.
+
+    Example:
+
+    \b
+      oms store sweep
+    """
     from oms.services.admin.storeops import sweep_state
 
     removed = sweep_state(state_root(state_root_))
@@ -71,7 +85,14 @@ def compact(
 ) -> None:
     """Move ended tickets' dispatch, worker and session records, evidence and events into one
     archive each ([retention] compact_after_days); the ledger still verifies. Say why each other
-    ended ticket stays."""
+    ended ticket stays.
+
+    Examples:
+
+    \b
+      oms store compact --dry-run
+      oms store compact
+    """
     from oms.services.admin import compaction
 
     with workspace(state_root_, config_root_) as ws:

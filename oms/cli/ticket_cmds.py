@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -12,6 +12,7 @@ from oms.cli.common import (
     JsonOpt,
     StateRootOpt,
     TokenOpt,
+    complete_ticket,
     confirm_person,
     emit,
     table,
@@ -22,13 +23,38 @@ from oms.errors import InvalidInputError, UsageError, shown
 from oms.fsio.outside import read_user_file
 from oms.services.workspace import shapes
 
-app = typer.Typer(help="Tickets and their leases.", no_args_is_help=True, rich_markup_mode=None)
+if TYPE_CHECKING:
+    from oms.services.workspace import Workspace
+
+app = typer.Typer(
+    help=(
+        "Tickets and their leases."
+        "\n\nExample: oms ticket add --title 'Fix the flaky test' < notes.md"
+    ),
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 worktree_app = typer.Typer(
-    help="The git worktree of a ticket.", no_args_is_help=True, rich_markup_mode=None
+    help=("The git worktree of a ticket.\n\nExample: oms worktree create tkt-3"),
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
-TicketArg = Annotated[str, typer.Argument(help="Ticket id (see `oms ticket list`).")]
+TicketArg = Annotated[
+    str,
+    typer.Argument(
+        help="A ticket's id (`oms ticket list`) or a unique prefix of one.",
+        metavar="TICKET",
+        autocompletion=complete_ticket,
+    ),
+]
 MAX_INPUT = 512 * 1024
+
+
+def _ticket(ws: Workspace, handle: str) -> str:
+    from oms.services.chain import handles
+
+    return handles.ticket(ws, handle)
 
 
 def _read_input(path: str | None) -> bytes:
@@ -89,7 +115,14 @@ def add(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Add a local ticket."""
+    """Add a local ticket.
+
+    Examples:
+
+    \b
+      oms ticket add --title 'Fix the flaky test' < notes.md
+      oms ticket add --title 'Bump the lock file' --no-body --priority 1
+    """
     from oms.services.chain import tickets
 
     if sum((body_text is not None, body_file is not None, no_body)) > 1:
@@ -126,7 +159,14 @@ def import_(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Import a GitHub issue as a ticket (idempotent)."""
+    """Import a GitHub issue as a ticket (idempotent).
+
+    Examples:
+
+    \b
+      gh issue view 42 --json number,title,body,url | oms ticket import
+      oms ticket import issue.json --repository acme/shop
+    """
     from oms.services.chain import tickets
 
     data = _read_input(source)
@@ -145,7 +185,14 @@ def import_(
 def list_(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
-    """List tickets."""
+    """List tickets.
+
+    Examples:
+
+    \b
+      oms ticket list
+      oms ticket list --json
+    """
     from oms.services.chain import tickets
 
     with workspace(state_root_, config_root_) as ws:
@@ -177,12 +224,20 @@ def show(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Show a ticket, its (verified) content, and where oms kept its attempts' uncommitted work."""
+    """Show a ticket, its (verified) content, and where oms kept its attempts' uncommitted work.
+
+    Examples:
+
+    \b
+      oms ticket show tkt-3
+      oms ticket show gh-42    (a unique prefix of gh-42-1a2b3c4d)
+    """
     from oms.services.admin import compaction
     from oms.services.chain import tickets
     from oms.services.checkout import salvage
 
     with workspace(state_root_, config_root_) as ws:
+        ticket = _ticket(ws, ticket)
         rec = tickets.require(ws, ticket)
         content = tickets.content(ws, rec)
         kept = salvage.listed(ws.config_root, rec.record_id)
@@ -234,10 +289,18 @@ def lease(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Lease an open ticket; prints the lease token once."""
+    """Lease an open ticket; prints the lease token once.
+
+    Examples:
+
+    \b
+      oms ticket lease tkt-3 --worker w1
+      oms ticket lease tkt-3 --worker w1 --minutes 120 --json
+    """
     from oms.services.chain import tickets
 
     with workspace(state_root_, config_root_) as ws:
+        ticket = _ticket(ws, ticket)
         grant = tickets.lease(ws, ticket, worker, minutes)
     rec = grant.ticket
     if json_out:
@@ -260,10 +323,17 @@ def renew(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Extend a live lease."""
+    """Extend a live lease.
+
+    Example:
+
+    \b
+      OMS_LEASE_TOKEN=... oms ticket renew tkt-3 --minutes 60
+    """
     from oms.services.chain import tickets
 
     with workspace(state_root_, config_root_) as ws:
+        ticket = _ticket(ws, ticket)
         rec = tickets.renew(ws, ticket, token, minutes)
     if json_out:
         emit({"ok": True, "ticket": shapes.ticket(rec)})
@@ -276,7 +346,13 @@ def expire(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
     """Return tickets whose lease has run out to open (attempt + 1, with lease-expiry evidence); the
-    workers of the expired attempts are parked (their panes and worktrees kept)."""
+    workers of the expired attempts are parked (their panes and worktrees kept).
+
+    Example:
+
+    \b
+      oms ticket expire
+    """
     from oms.services.chain import fence
 
     with workspace(state_root_, config_root_) as ws:
@@ -303,7 +379,13 @@ def done(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """The lease holder marks the ticket done."""
+    """The lease holder marks the ticket done.
+
+    Example:
+
+    \b
+      OMS_LEASE_TOKEN=... oms ticket done tkt-3 --reason 'merged'
+    """
     _finish(ticket, token, "done", reason, state_root_, config_root_, json_out)
 
 
@@ -321,13 +403,20 @@ def block(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Block a ticket: the lease holder (with --token) or a person (an open ticket)."""
+    """Block a ticket: the lease holder (with --token) or a person (an open ticket).
+
+    Example:
+
+    \b
+      oms ticket block tkt-3 --reason 'waits for the API change'
+    """
     if token:
         _finish(ticket, token, "blocked", reason, state_root_, config_root_, json_out)
         return
     from oms.services.chain import tickets
 
     with workspace(state_root_, config_root_) as ws:
+        ticket = _ticket(ws, ticket)
         rec = tickets.block(ws, ticket, reason)
     if json_out:
         emit({"ok": True, "ticket": shapes.ticket(rec)})
@@ -354,7 +443,14 @@ def reopen(
     json_out: JsonOpt = False,
 ) -> None:
     """A person sends a blocked ticket (an agent's question, a stop, a quarantine) back to the
-    queue: its next attempt starts at the conductor's next tick, its failures counted afresh."""
+    queue: its next attempt starts at the conductor's next tick, its failures counted afresh.
+
+    Examples:
+
+    \b
+      oms ticket reopen tkt-3 --reason 'the login is fixed'
+      oms ticket reopen tkt-3 --reason 'retry' --person ann --yes
+    """
     _reopen(ticket, reason, person, yes, state_root_, config_root_, json_out, now_only=False)
 
 
@@ -368,7 +464,13 @@ def retry(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """As `reopen`, and an open ticket waiting for its backoff is taken at the next tick too."""
+    """As `reopen`, and an open ticket waiting for its backoff is taken at the next tick too.
+
+    Example:
+
+    \b
+      oms ticket retry tkt-3 --reason 'the flake is fixed'
+    """
     _reopen(ticket, reason, person, yes, state_root_, config_root_, json_out, now_only=True)
 
 
@@ -385,6 +487,8 @@ def _reopen(
 ) -> None:
     from oms.services.chain import tickets
 
+    with workspace(state, config) as ws:  # the person confirms the whole id
+        ticket = _ticket(ws, ticket)
     verb = "retry" if now_only else "reopen"
     question = f"{verb.capitalize()} {ticket} as yourself?"
     who, _ = confirm_person(person, question=question, expect=ticket, yes=yes)
@@ -410,6 +514,7 @@ def _finish(
     from oms.services.chain import tickets
 
     with workspace(state, config) as ws:
+        ticket = _ticket(ws, ticket)
         rec = tickets.finish(ws, ticket, token, outcome, reason)
     if json_out:
         emit({"ok": True, "ticket": shapes.ticket(rec)})
@@ -427,10 +532,18 @@ def worktree_create(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Create the ticket's git worktree on branch oms/<ticket> and record it."""
+    """Create the ticket's git worktree on branch oms/<ticket> and record it.
+
+    Examples:
+
+    \b
+      oms worktree create tkt-3
+      oms worktree create tkt-3 --base main
+    """
     from oms.services.chain import worktrees
 
     with workspace(state_root_, config_root_) as ws:
+        ticket = _ticket(ws, ticket)
         record, created = worktrees.create(ws, ticket, base)
     if json_out:
         emit({"ok": True, "created": created, "worktree": record})
@@ -449,10 +562,17 @@ def worktree_show(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Show a ticket's worktree record."""
+    """Show a ticket's worktree record.
+
+    Example:
+
+    \b
+      oms worktree show tkt-3
+    """
     from oms.errors import RecordNotFoundError
 
     with workspace(state_root_, config_root_) as ws:
+        ticket = _ticket(ws, ticket)
         record = ws.store.worktrees.get(ticket)
     if record is None:
         raise RecordNotFoundError(
@@ -475,7 +595,14 @@ def worktree_gc(
     json_out: JsonOpt = False,
 ) -> None:
     """Remove finished tickets' worktrees whose work is merged or archived; say why each other one
-    stays."""
+    stays.
+
+    Examples:
+
+    \b
+      oms worktree gc --dry-run
+      oms worktree gc
+    """
     from oms.services.finishing import worktree_gc
 
     with workspace(state_root_, config_root_) as ws:

@@ -7,16 +7,33 @@ from typing import Annotated
 
 import typer
 
-from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, cell, emit, workspace
+from oms.cli.common import (
+    UNTIL_AHEAD,
+    ConfigRootOpt,
+    JsonOpt,
+    StateRootOpt,
+    cell,
+    complete_dispatch,
+    emit,
+    workspace,
+)
 from oms.cli.fast_help import SECTION
 
 app = typer.Typer(
-    help="Deliver, park, resume, stop and observe workers.",
+    help=("Deliver, park, resume, stop and observe workers.\n\nExample: oms worker observe tkt-3"),
     no_args_is_help=True,
     rich_markup_mode=None,
     epilog=SECTION,
 )
-DispatchArg = Annotated[str, typer.Argument(help="Dispatch id (the worker's id).")]
+DispatchArg = Annotated[
+    str,
+    typer.Argument(
+        help="A dispatch (the worker's id) or a unique prefix of one, or a ticket: its live "
+        "attempt.",
+        metavar="DISPATCH|TICKET",
+        autocompletion=complete_dispatch,
+    ),
+]
 
 
 def _print(view: Mapping[str, object]) -> None:
@@ -38,7 +55,13 @@ def deliver(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Deliver one accepted dispatch, exactly once: verify everything, launch it in a pane."""
+    """Deliver one accepted dispatch, exactly once: verify everything, launch it in a pane.
+
+    Example:
+
+    \b
+      oms worker deliver --event-id evt-delivery-5d41402abc4b2a76b9719d911017c592
+    """
     from oms.canonical import check
     from oms.services.delivery.service import Delivery
 
@@ -64,17 +87,27 @@ def deliver(
 def park(
     dispatch: DispatchArg,
     until: Annotated[
-        str, typer.Option("--until", help="Parked until (YYYY-MM-DDTHH:MM:SS.mmmZ, in the future).")
+        str, typer.Option("--until", help=f"Parked until: {UNTIL_AHEAD}.", show_default=False)
     ],
     reason: Annotated[str, typer.Option("--reason")] = "parked by oms worker park",
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Interrupt the agent and park the worker until a time."""
+    """Interrupt the agent and park the worker until a time.
+
+    Examples:
+
+    \b
+      oms worker park tkt-3 --until 2h
+      oms worker park dsp-3fa2 --until 09:00 --reason 'after the release'
+    """
+    from oms.canonical.when import when
+    from oms.services.chain import handles
     from oms.services.delivery.service import Delivery
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch, until = handles.dispatch(ws, dispatch), when(until, ws.now(), ahead=True)
         view = Delivery.open(ws).park(dispatch, reason, until)
     emit({"ok": True, **view}) if json_out else _print(view)
 
@@ -87,10 +120,18 @@ def resume(
     json_out: JsonOpt = False,
 ) -> None:
     """Resume a parked worker once due: by keys while its pane lives, else relaunched on its agent's
-    own session."""
+    own session.
+
+    Example:
+
+    \b
+      oms worker resume tkt-3
+    """
+    from oms.services.chain import handles
     from oms.services.delivery.service import Delivery
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         view = Delivery.open(ws).resume(dispatch)
     emit({"ok": True, **view}) if json_out else _print(view)
 
@@ -103,10 +144,19 @@ def stop(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Stop the worker: its pane and every process in it; the end reason is recorded."""
+    """Stop the worker: its pane and every process in it; the end reason is recorded.
+
+    Examples:
+
+    \b
+      oms worker stop tkt-3
+      oms worker stop dsp-3fa2 --reason 'wrong approach'
+    """
+    from oms.services.chain import handles
     from oms.services.delivery.service import Delivery
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         view = Delivery.open(ws).stop(dispatch, reason)
     emit({"ok": True, **view}) if json_out else _print(view)
 
@@ -118,9 +168,18 @@ def observe(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Worker, session and pane state (records an end reason if the pane has ended)."""
+    """Worker, session and pane state (records an end reason if the pane has ended).
+
+    Examples:
+
+    \b
+      oms worker observe tkt-3
+      oms worker observe dsp-3fa2 --json
+    """
+    from oms.services.chain import handles
     from oms.services.delivery.service import Delivery
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         view = Delivery.open(ws).observe(dispatch)
     emit({"ok": True, **view}) if json_out else _print(view)

@@ -77,6 +77,31 @@ def default_state_root(
     return os.path.join(base, folder_label(repository, tagged=True))
 
 
+LOOKED_AT = 64  # state roots `left_behind` reads at most (it runs only as a refusal is said)
+
+
+def left_behind(base: str) -> list[tuple[str, str]]:
+    """The state roots in `base` (where the default ones are made) that serve a repository no
+    longer at its path — moved, renamed or removed (ADR 0032): (state root, the path it serves)."""
+    from oms.store import repository  # (it needs nothing of this module)
+
+    try:
+        names = sorted(os.listdir(base))[:LOOKED_AT]
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        path = os.path.join(base, name)
+        try:
+            with Root.open(path, private=True) as root:
+                served = repository.recorded(root)
+        except OmsError:  # not a state root, or not one to read: not this one
+            continue
+        if served is not None and not os.path.isdir(served):
+            found.append((path, served))
+    return found
+
+
 def _refuse_inside_worktree(path: str) -> None:
     repo = enclosing_git(path)
     if repo is not None:

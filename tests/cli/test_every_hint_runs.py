@@ -176,3 +176,18 @@ def test_a_proxy_record_oms_cannot_read_fails_doctor_and_its_fix_works(repo: Rep
     assert repo.run(*shlex.split(fix[0])[1:]).returncode == 0
     again = repo.run("doctor").stdout.splitlines()
     assert any(x.split()[:3] == ["OK", "model", "proxy"] for x in again)
+
+
+def test_a_handle_that_names_nothing_says_where_the_ids_are(repo: Repo) -> None:
+    """Issue 26 item 4: a ticket or dispatch handle that names none says why in one line (a ticket's
+    own dispatches listed), and where to look; that runs and lists the dispatch meant."""
+    dispatch = repo.proposed()
+    for args, why in (
+        (("dispatch", "show", "tkt-9"), "no dispatch or ticket tkt-9"),
+        (("worker", "stop", "dsp-0"), "no dispatch or ticket dsp-0"),
+        (("result", "merge", "tkt-1"), f"ticket tkt-1 has no result; its dispatches: {dispatch}"),
+    ):
+        refused = repo.run(*args)
+        assert refused.returncode == 1, refused.stderr
+        assert refused.stderr.startswith(f"oms: error: {why}"), refused.stderr
+        assert dispatch in "".join(repo.follow(refused))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +32,7 @@ def _generator() -> Any:
 
 
 COMMANDS = [line for line, _ in _generator().pages()]
+EXAMPLE = re.compile(r"^  Examples?\b[^\n]*:", re.MULTILINE)  # a paragraph "Example: ..."
 
 
 def test_the_reference_is_what_the_code_gives() -> None:
@@ -52,6 +54,31 @@ def test_every_command_answers_help(command: str) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"Usage: {command}"), done.stdout[:200]
     assert done.stderr == ""
+    assert EXAMPLE.search(done.stdout), f"`{command} --help` shows no example"
+
+
+def test_every_command_of_the_app_has_an_example() -> None:
+    """Issue 26: every command and group the Typer app has (and every fast path's page) shows how
+    it is typed: an "Example:" or "Examples:" paragraph in its --help."""
+    import typer
+
+    from oms.cli.app import app
+    from oms.cli.fast_help import PAGES
+
+    missing: list[str] = []
+
+    def walk(command: Any, path: list[str], parent: Any) -> None:
+        ctx = command.context_class(command, info_name=path[-1], parent=parent)
+        if not EXAMPLE.search(command.get_help(ctx)):
+            missing.append(" ".join(path))
+        for name in getattr(command, "list_commands", lambda _: [])(ctx):
+            sub = command.get_command(ctx, name)
+            if sub is not None and not sub.hidden:
+                walk(sub, [*path, name], ctx)
+
+    walk(typer.main.get_command(app), ["oms"], None)
+    missing += [" ".join(("oms", *k)) for k, text in PAGES.items() if not EXAMPLE.search(text)]
+    assert missing == []
 
 
 def test_the_top_level_help_lists_the_entry_points_agents_run() -> None:
@@ -59,6 +86,8 @@ def test_the_top_level_help_lists_the_entry_points_agents_run() -> None:
     assert done.returncode == 0
     for line in ("hook provider", "worker bridge", "worker supervise", "worker netrelay"):
         assert f"    {line} " in done.stdout
+    assert "New here? docs/guide.md walks the first hour" in done.stdout
+    assert (REPO / "docs" / "guide.md").is_file()
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,13 @@ import pytest
 from oms.adapters.activation import ActivationError, Witness
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject, access, add_ms, operation_nonce
-from oms.errors import AuthorityChangedError, InvalidInputError, OmsError, ProcessError
+from oms.errors import (
+    AuthorityChangedError,
+    InvalidInputError,
+    OmsError,
+    ProcessError,
+    StateRootError,
+)
 from oms.fsio.procinfo import group_alive
 from oms.services.chain import dispatches, live, tickets
 from oms.services.chain.liveness import CONSUMER
@@ -728,17 +734,16 @@ def test_worktree_path_with_spaces_quotes_and_dollar(deliverable: Chain) -> None
     del dispatch_id
 
 
-def test_non_ascii_worktree_path_is_refused(deliverable: Chain) -> None:
+def test_non_ascii_worktree_path_is_refused_before_any_attempt(deliverable: Chain) -> None:
+    """A path delivery would refuse is refused at the lease, before an advisor is paid for and
+    before an attempt exists (ADR 0031; tests/cli/test_paths_a_launch_writes.py)."""
     deliverable.edit_config(
         lambda s: s.replace('directory = "../oms-worktrees"', 'directory = "../wt-\u00e9"'),
         commit=True,
     )
     use_worker(deliverable)
-    _, event_id = accepted(deliverable)
-    outcome = _deliver(deliverable, event_id)["outcome"]
-    assert isinstance(outcome, dict)
-    assert outcome["status"] == "parked"
-    assert "non-ASCII" in str(outcome["reason"])
+    with pytest.raises(StateRootError, match="not printable ASCII"):
+        accepted(deliverable)
 
 
 def test_unknown_event_is_an_error(deliverable: Chain) -> None:

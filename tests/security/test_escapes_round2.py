@@ -1344,13 +1344,6 @@ def test_a_sandbox_cannot_fill_the_hosts_disk(resources: Resources) -> None:
 
 
 @pytest.mark.serial
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "known limit (SECURITY.md): no uid of its own (kernel "
-        "quotas shared with the user); a later issue"
-    ),
-)
 def test_a_sandbox_cannot_exhaust_kernel_quotas_it_shares_with_the_host_user(
     resources: Resources,
 ) -> None:
@@ -1359,7 +1352,9 @@ def test_a_sandbox_cannot_exhaust_kernel_quotas_it_shares_with_the_host_user(
     `kernel.keys.maxbytes`, or `root_maxbytes`) and POSIX message-queue bytes (RLIMIT_MSGQUEUE,
     charged up the chain). The sandbox charges them to the host user it maps to: while the agent
     holds them, the user's own processes outside (file watchers, editors, other workers' CLIs;
-    session keyrings made at login; message queues) cannot get one."""
+    session keyrings made at login; message queues) cannot get one. A sandbox takes at most its
+    share of each (`process/confine.py`): its own user namespace bounds them, and its
+    RLIMIT_MSGQUEUE is lowered; keys it cannot make at all."""
     host = resources.host
     failed = {what: outcome for what, outcome in host["quotas"].items() if outcome != "ok"}
     assert failed == {}, (

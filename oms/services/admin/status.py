@@ -1,6 +1,6 @@
 """`oms status`: tickets, dispatches, workers and sessions at a glance; each worker with what its
 agent is doing (`domain/workers.agent`: a `working`, `healthy` worker whose agent rests shows
-`stopped`)."""
+`stopped`); a warning for what needs a person, the model proxy down while a worker needs it too."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from oms.domain.conductor import NEEDS_PERSON
 from oms.domain.sandbox_limits import UNSAFE_NONE
 from oms.errors import OmsError
 from oms.services.containment import opt_outs
+from oms.services.proxy import control as proxy_control
+from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace, shapes
 from oms.store import Record
 
@@ -77,7 +79,7 @@ def snapshot(ws: Workspace) -> Snapshot:
         warnings.append(f"config: {exc.message}")
     sessions, authorizations = latest("session"), latest("authorization")
     tickets = latest("ticket")
-    warnings += waiting(tickets)
+    warnings += waiting(tickets) + proxy_down(ws)
     return Snapshot(tickets, dispatches, workers, sessions, authorizations, warnings)
 
 
@@ -89,6 +91,27 @@ def waiting(tickets: list[Record]) -> list[str]:
         if ticket.state == "open" and isinstance(reason, str) and reason.startswith(NEEDS_PERSON):
             by_reason.setdefault(reason, []).append(ticket.record_id)
     return [f"{', '.join(ids[:10])}: {reason}" for reason, ids in by_reason.items()]
+
+
+def proxy_down(ws: Workspace) -> list[str]:
+    """A warning while a worker that has not ended holds a token and no verified model proxy
+    serves (ADR 0026): none of those workers reaches its model until one does."""
+    try:
+        needing = proxy_tokens.needed(ws.store.state.root)
+        found = proxy_control.status(ws) if needing else None
+    except OmsError as exc:
+        return [f"the model proxy: {exc.message}"]
+    if found is None or found.state == "running":
+        return []
+    fix = (
+        "`oms proxy stop`, then `oms proxy start`"
+        if found.state in ("unverified", "unreadable")
+        else "the conductor's next tick starts it, or `oms proxy start`"
+    )
+    names = ", ".join(needing[:5]) + (f" and {len(needing) - 5} more" if len(needing) > 5 else "")
+    return [
+        f"the model proxy is not serving ({found.note}): {names} cannot reach its model ({fix})"
+    ]
 
 
 def _unbounded(dispatch: Record) -> bool:

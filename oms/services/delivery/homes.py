@@ -7,13 +7,16 @@ note. The home is created 0700 and verified (owner, mode, not a link); a pre-exi
 loose, foreign-owned or a symlink is refused. Files are published no-replace; on reuse they must be
 byte identical to the plan (a swapped `hooks.json` is refused), except the files the agent CLI
 rewrites itself, which are replaced by oms's version (unlink + create; also a link left by an older
-oms). The one credential a plan names (Codex's `auth.json`) is not copied or linked: it must still
-be a regular file, and the sandbox shows it read-only over an empty placeholder (ADR 0012).
+oms), and oms's own files as another build wrote them (the same bytes naming another oms path in
+every place: a relaunch after oms was installed again), which are replaced by this build's. The
+one credential a plan names (Codex's `auth.json`) is not copied or linked: it must still be a
+regular file, and the sandbox shows it read-only over an empty placeholder (ADR 0012).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 from oms.adapters.providers.base import LaunchPlan
@@ -43,8 +46,30 @@ def adopt_legacy(state: Root, root: Root, plan: LaunchPlan) -> str | None:
     return f"moved the agent home {old} out of the state root into the sandbox directory (ADR 0026)"
 
 
-def materialise(root: Root, plan: LaunchPlan) -> None:
-    """Create or re-verify the plan's agent home in the sandbox directory `root`."""
+# A path an oms executable may have (`oms_executable`: absolute, its name starting `oms`), in the
+# characters a hook command and a JSON string carry as they are (no quote, no backslash, no space)
+_WORD = rb"[\x21\x23-\x26\x28-\x5b\x5d-\x7e]"
+_EXECUTABLE = rb"/(?:" + _WORD + rb"*/)?oms" + _WORD + rb"*"
+
+
+def written_by_another_build(found: bytes, wanted: bytes, executable: str | None) -> bool:
+    """Whether `found` is `wanted` as an oms at another path wrote it: the same bytes but for the
+    executable's path, which is one other oms path in every place (oms was installed again since:
+    each build has its own directory, ADR 0033)."""
+    if not executable:
+        return False
+    parts = wanted.split(executable.encode("ascii"))
+    if len(parts) < 2:
+        return False
+    same = b"(?P=exe)".join(re.escape(part) for part in parts[1:])
+    pattern = re.escape(parts[0]) + b"(?P<exe>" + _EXECUTABLE + b")" + same
+    return re.fullmatch(pattern, found, re.DOTALL) is not None
+
+
+def materialise(root: Root, plan: LaunchPlan, executable: str | None = None) -> None:
+    """Create or re-verify the plan's agent home in the sandbox directory `root`. A file of oms's
+    own that names another oms `executable` (the build before this one) is replaced by this
+    build's; one changed in any other way is refused."""
     if plan.home is None:
         return
     root.mkdirs(plan.home)  # 0700, owner checked; refuses links and loose modes
@@ -55,9 +80,11 @@ def materialise(root: Root, plan: LaunchPlan) -> None:
         except AlreadyExistsError:
             st = root.lstat(rel)
             regular = st is not None and stat.S_ISREG(st.st_mode)
-            if regular and root.read_bytes(rel, LIMITS.config_bytes) == item.data:
+            found = root.read_bytes(rel, LIMITS.config_bytes) if regular else None
+            if found == item.data:
                 continue
-            if not item.regenerate:
+            upgraded = found is not None and written_by_another_build(found, item.data, executable)
+            if not item.regenerate and not upgraded:
                 raise UnsafeFileError(
                     f"{rel}: changed since oms wrote it; refusing to launch"
                 ) from None

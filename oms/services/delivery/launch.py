@@ -197,7 +197,7 @@ def prepare(
     if moved is not None:  # said in the worker's broker log, where its supervisor writes
         log = panefiles.log_path(dispatch.record_id)
         _note(d.ws.store.state.root, log, f"{d.ws.now()} {moved}")
-    materialise(sandboxes, plan)
+    materialise(sandboxes, plan, d.executable)  # (a home an earlier build wrote: this one's)
     spec = plans.launch_spec(d.ws, dispatch, plan, tools, d.executable)
     home = os.path.realpath(home_path(sandboxes.path, plan.home or ""))
     trees: list[Json] = [access.text(spec, "worktree"), home]

@@ -214,6 +214,8 @@ def _start(ws: Workspace, *, on_demand: bool = False) -> Status:
             f"the model proxy is already recorded: {found.note}", hint="`oms proxy stop` first"
         )
     root = ws.store.state.root
+    # the port of the proxy this one replaces: a `network = "host"` worker was told it
+    before = access.integer(found.record, "port") if found.record is not None else None
     if found.state == "stale":
         root.unlink(RECORD)
     nonce = secrets.token_hex(16)
@@ -234,6 +236,8 @@ def _start(ws: Workspace, *, on_demand: bool = False) -> Status:
         root.open_log(LOG),
     )
     argv += ("--secret-fd", str(secret), "--ready-fd", str(ready_w))
+    if before is not None and not ws.config().proxy.port:
+        argv += ("--port", str(before))
     try:
         env = child_env(keep=key_names(ws))
         who = start_detached(argv, env=env, cwd=cwd, pass_fds=(secret, ready_w), log_fd=log)
@@ -338,9 +342,10 @@ def settings_for(ws: Workspace, key: bytes, env: Mapping[str, str]) -> Settings:
     )
 
 
-def serve(ws: Workspace, secret_fd: int, ready_fd: int) -> None:
+def serve(ws: Workspace, secret_fd: int, ready_fd: int, port: int | None = None) -> None:
     """The proxy itself (`oms proxy serve`): the key from `secret_fd`, the port to `ready_fd`, then
-    serve until SIGTERM."""
+    serve until SIGTERM. `port`: the one to ask for first (the proxy's before it; another if it is
+    taken), where `[proxy] port` names none."""
     try:
         key = bytes.fromhex(os.read(secret_fd, 256).decode("ascii").strip())
     finally:
@@ -349,12 +354,22 @@ def serve(ws: Workspace, secret_fd: int, ready_fd: int) -> None:
     sys.stderr = cast("TextIO", proxy_watch.CappedLog(root, LOG))  # the log, bounded
     watch = proxy_watch.Watch(root, RECORD, RECORD_BYTES, START_LOCK)  # (before the lock is waited)
     with proxy_watch.serve_lock(root):  # one proxy per state root, taken before it listens
-        _serve(ws, key, ready_fd, watch)
+        _serve(ws, key, ready_fd, watch, port)
 
 
-def _serve(ws: Workspace, key: bytes, ready_fd: int, watch: proxy_watch.Watch) -> None:
+def _serve(
+    ws: Workspace, key: bytes, ready_fd: int, watch: proxy_watch.Watch, port: int | None
+) -> None:
     settings = settings_for(ws, key, os.environ)
-    server = ProxyServer(settings, ws.config().proxy.port)
+    server = None
+    configured = ws.config().proxy.port
+    if port is not None and not configured:
+        try:
+            server = ProxyServer(settings, port)
+        except OSError as exc:  # taken meanwhile: any free one (its workers are told by status)
+            note(f"the port {port} of the proxy before is taken ({exc.strerror}): another one")
+    if server is None:
+        server = ProxyServer(settings, configured)
     doors = Doors(server, ws.store.state.root, ws.store.sandboxes())  # one per token
     server.on_hello = doors.keep  # a launch's handshake finds its door open (ADR 0026)
     with contextlib.suppress(OmsError):  # (a failure here is the door thread's to retry)

@@ -1,0 +1,49 @@
+"""What a person typed for a ticket or a dispatch, resolved against the store (issue 26): a whole
+id, a unique prefix of one, or a ticket's id where a dispatch (a worker) is meant. The rule is
+`domain/handles.py`'s; this reads what it needs, and a ticket named is checked to be this
+repository's (ADR 0032). Every command that takes a ticket or a dispatch asks here."""
+
+from __future__ import annotations
+
+import re
+
+from oms.canonical import check
+from oms.canonical.ids import OPAQUE_ID
+from oms.domain.handles import Attempt, Want, dispatch_for, unique
+from oms.services.chain import tickets
+from oms.services.workspace import Workspace
+
+__all__ = ["Want", "dispatch", "ticket"]
+
+HANDLE = re.compile(r"[a-z0-9][a-z0-9-]{0,127}")  # an id or the start of one
+
+
+def ticket(ws: Workspace, handle: str) -> str:
+    """The ticket `handle` names (an id or a unique prefix of one), of this repository."""
+    check(handle, "ticket", HANDLE)
+    found = unique(handle, ws.store.records("ticket").ids(), "ticket", "see `oms ticket list`")
+    tickets.get(ws, found)  # another repository's is refused here, with its reason
+    return found
+
+
+def dispatch(ws: Workspace, handle: str, want: Want = Want.LIVE) -> str:
+    """The dispatch `handle` names: its id or a unique prefix, or a ticket's id or prefix (its one
+    live attempt; with `Want.RESULT` its one result)."""
+    check(handle, "dispatch or ticket", HANDLE)
+    records = ws.store.records("dispatch")
+    if OPAQUE_ID.fullmatch(handle) and records.read_if_exists(handle) is not None:
+        return handle  # a whole dispatch id: nothing else is read
+    attempts = [
+        Attempt(
+            r.record_id,
+            str(r.payload["ticket_id"]),
+            r.state,
+            isinstance(r.payload.get("result_evidence"), str),
+        )
+        for r in ws.store.latest("dispatch").checked()
+    ]
+    found = dispatch_for(handle, ws.store.records("ticket").ids(), attempts, want)
+    owner = next(a.ticket_id for a in attempts if a.dispatch_id == found)
+    if ws.store.records("ticket").read_if_exists(owner) is not None:
+        tickets.get(ws, owner)  # another repository's is refused here, with its reason
+    return found
