@@ -59,6 +59,10 @@ SMALL: dict[str, Small] = {
         ),
         frozen=True,
     ),
+    "audit_log_bench.py": Small(
+        ("--sizes", "100,1000", "--repeat", "2"),
+        ("audit log --limit 5, 1000 entries / 100 entries",),
+    ),
     "conductor_restart_bench.py": Small(
         ("--rounds", "1", "--tickets", "2", "--workers", "2", *KILL_SOON),
         ("the queue worked through, 1 SIGKILLs / never killed",),
