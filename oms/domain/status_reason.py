@@ -3,13 +3,18 @@ for, why it is blocked, why its worker is parked, what a person must fix."""
 
 from __future__ import annotations
 
-from oms.canonical import JsonObject, parse_ts
+from collections.abc import Mapping
+
+from oms.canonical import parse_ts
 from oms.domain.conductor import NEEDS_PERSON
 from oms.errors import InvalidInputError
 
 
 def ticket_reason(
-    state: str, payload: JsonObject, worker: JsonObject | None, now_ms: int | None = None
+    state: str,
+    payload: Mapping[str, object],
+    worker: Mapping[str, object] | None,
+    now_ms: int | None = None,
 ) -> str:
     """The phrase for a ticket in `state` with `payload`, its current attempt's worker's payload
     (None: no worker yet), and the time now in ms since the epoch (for a backoff still running)."""
