@@ -69,7 +69,7 @@ SMALL: dict[str, Small] = {
     ),
     "conductor_tick_bench.py": Small(
         ("--sizes", "10,100", "--workers", "3", "--repeat", "2"),
-        ("an idle tick, 100 tickets / 10 tickets",),
+        ("an idle tick, 100 tickets / 10 tickets", "a one-shot tick, 100 tickets / 10 tickets"),
     ),
     "deliver_bench.py": Small(
         ("--samples", "3", "--stored", "100"),
