@@ -8,7 +8,9 @@ tickets (done or blocked) and W ended workers (so a tick has nothing to do: the 
 pool full of nothing, and nothing written for longer than a change takes to settle
 (`store/summary.py` RACY_NS). Each tick runs in-process on one open workspace, as `oms conductor
 run` does; printed: the tick's median per phase and in all, tmux calls and record reads per tick,
-and the ratio against the smallest size measured in the same run.
+and the ratio against the smallest size measured in the same run. Then the same ticks one-shot, as
+`oms conductor tick` from cron runs them: each in a fresh workspace with nothing kept from the tick
+before (`one_shot`), its phases and the ratio.
 """
 
 from __future__ import annotations
@@ -121,9 +123,31 @@ def measure(base: Path, tickets: int, workers: int, repeat: int) -> dict[str, fl
             for p in report.phases:
                 phases.setdefault(p.name, []).append(p.ms)
             assert all(not p.done for p in report.phases), report.to_json()  # idle: nothing to do
+        shots: list[float] = []
+        shot_phases: dict[str, list[float]] = {}
+        for _ in range(repeat):
+            report = one_shot(run.state_root, run.repo)
+            shots.append(sum(p.ms for p in report.phases))
+            for p in report.phases:
+                shot_phases.setdefault(p.name, []).append(p.ms)
+            assert all(not p.done for p in report.phases), report.to_json()
     out = {"tick_ms": statistics.median(totals), "reads": float(reads), "fill_s": made}
     out.update({name: statistics.median(v) for name, v in phases.items()})
+    out["shot_ms"] = statistics.median(shots)
+    out.update({f"shot_{name}": statistics.median(v) for name, v in shot_phases.items()})
     return out
+
+
+def one_shot(state_root: str, repo: str) -> conductor.Tick:
+    """A tick as `oms conductor tick` runs it from cron: a new process, so nothing kept between
+    ticks (the record summaries, the compaction and anchor marks: cleared), its workspace opened
+    for it."""
+    summary._CACHES.clear()
+    conductor._LAST_COMPACT.clear()
+    conductor._ANCHORED.clear()
+    conductor._ANCHOR_HELD.clear()
+    with Workspace.open(state_root, repo) as ws:
+        return conductor.tick(ws)
 
 
 def main() -> int:
@@ -156,9 +180,25 @@ def main() -> int:
     ]
     print(table(["store", "tick ms (median)", "x smallest", "record reads", *phase_names], rows))
     print()
+    shot = results[sizes[0]]["shot_ms"]
+    rows = [
+        [
+            f"{size} tickets, {args.workers} workers",
+            f"{r['shot_ms']:.1f}",
+            f"{r['shot_ms'] / shot:.2f}",
+            *(f"{r['shot_' + p]:.1f}" for p in phase_names),
+        ]
+        for size, r in results.items()
+    ]
+    print("one-shot ticks (`oms conductor tick`, as from cron: nothing kept between ticks)")
+    print(table(["store", "tick ms (median)", "x smallest", *phase_names], rows))
+    print()
     for size, r in results.items():
         if size != sizes[0]:
             print_ratio(f"an idle tick, {size} tickets", r["tick_ms"], f"{sizes[0]} tickets", base)
+            print_ratio(
+                f"a one-shot tick, {size} tickets", r["shot_ms"], f"{sizes[0]} tickets", shot
+            )
     return 0
 
 

@@ -44,6 +44,14 @@ class Limits(NamedTuple):
     )
     ledger_file_bytes: int = 512 * 1024 * 1024  # the largest file the ledger covers (a bundle)
     ledger_tail_bytes: int = 4 * 1024  # read to find the ledger's last line (a line is under 1 KiB)
+    ledger_line_bytes: int = 4 * 1024  # no line oms writes in the ledger is longer
+    ledger_read_back_bytes: int = 64 * 1024  # `oms audit log` reads the ledger from its end so
+    pane_log_tail_bytes: int = 16 * 1024  # `oms worker log` shows this much of a pane log at first
+    pane_log_piece_bytes: int = 64 * 1024  # ... and reads it this much at a time
+    pane_log_poll_s: float = 0.25  # `oms worker log --follow` looks for new lines this often
+    dashboard_refresh_s: float = (
+        0.5  # `oms conductor run`'s screen says what a tick does this often
+    )
     anchor_bytes: int = 4 * 1024  # an anchor or a checkpoint (ADR 0027)
     attempt_check_s: float = 1.0  # a supervisor asks the rule at least this often (ADR 0028)
     proxy_unasked_output: int = 32_000  # output reserved for a request naming no bound (ADR 0028)

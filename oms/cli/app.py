@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated
 
 import typer
@@ -265,6 +265,7 @@ def status(
 
     with workspace(state_root_, config_root_) as ws:
         snap = snapshot(ws)
+        ws_now = ws.now()
     if json_out:
         emit({"ok": True, **snap.to_json()})
         return
@@ -284,11 +285,43 @@ def status(
         items = data[name]
         assert isinstance(items, list)  # noqa: S101 - shape of to_json
         typer.echo(f"{name} ({len(items)})")
-        if items:
+        if items and name == "tickets":
+            _tickets_table(fields, items, snap.reasons(ws_now))
+        elif items:
             table(
                 fields, [[item.get(f) for f in fields] for item in items if isinstance(item, dict)]
             )
         typer.echo("")
+
+
+def _tickets_table(
+    fields: tuple[str, ...], items: Sequence[object], reasons: dict[str, str]
+) -> None:
+    """The tickets' table with the reason each waits, is blocked or parked (one phrase, cut to what
+    the terminal's width leaves it)."""
+    import shutil
+
+    from oms.domain.status_reason import fit
+
+    dicts = [item for item in items if isinstance(item, dict)]
+    rows = [
+        [str(item.get(f) if item.get(f) is not None else "-") for f in fields[:-1]]
+        + [fit(str(item.get(fields[-1]) or "-"), TITLE_CHARS)]
+        for item in dicts
+    ]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(fields)]
+    room = shutil.get_terminal_size().columns - sum(w + 2 for w in widths)
+    widths.append(0)
+    header = [*fields, "reason"]
+    typer.echo("  ".join(h.upper().ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
+    for item, row in zip(dicts, rows, strict=True):
+        why = fit(reasons.get(str(item.get("id")), ""), max(room, REASON_MIN_CHARS)) or "-"
+        cells = zip([*row, why], widths, strict=True)
+        typer.echo("  ".join(c.ljust(w) for c, w in cells).rstrip())
+
+
+TITLE_CHARS = 40  # `oms status` shows this much of a title
+REASON_MIN_CHARS = 20  # ... and at least this much of a reason, however narrow the terminal
 
 
 @app.command()

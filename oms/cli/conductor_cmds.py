@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -125,7 +127,7 @@ def run(
             elif done is None:
                 typer.echo(f"{_stamp()} tick failed: {failed}")
             elif live:
-                _live_view(ws, done)
+                _live_view(ws, done, now)
             else:
                 for line in _lines(done):
                     typer.echo(f"{_stamp()} {line}")
@@ -135,7 +137,9 @@ def run(
             typer.echo(
                 f"{_stamp()} conductor on {ws.store.path}, a tick every {every} s (Ctrl-C ends it)"
             )
-        count = Loop(ws, float(every), report, lambda: bool(asked), ticks).run()
+        with contextlib.ExitStack() as stack:
+            now = stack.enter_context(_doing()) if live else None
+            count = Loop(ws, float(every), report, lambda: bool(asked), ticks).run()
     why = "asked to stop" if asked else "done"
     if json_out:
         emit({"type": "stopped", "ticks": count, "reason": why, "internal_errors": internal})
@@ -145,6 +149,17 @@ def run(
         )
     if internal:
         raise InternalErrorsSeen(_internal(internal))
+
+
+def _doing() -> Doing:
+    from oms.limits import LIMITS
+    from oms.services.conductor import doing
+
+    def write(text: str) -> None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+    return Doing(write, doing.said, LIMITS.dashboard_refresh_s)
 
 
 def _asked_to_stop(asked: list[int], signum: int) -> None:
@@ -172,9 +187,66 @@ def _interrupted_now(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _live_view(ws: Workspace, report: Tick) -> None:
-    """Redraw the screen: pool, workers (health, age, last heartbeat), queue, recent ends, the
-    tick."""
+def _live_view(ws: Workspace, report: Tick, now: Doing | None = None) -> None:
+    """Redraw the screen: pool, workers (ticket, title, health, age, last heartbeat), queue, recent
+    ends, the tick; under it, what the conductor does now."""
     from oms.cli.conductor_view import render
 
-    typer.echo("\x1b[H\x1b[2J" + render(ws, report), nl=False)
+    screen = "\x1b[H\x1b[2J" + render(ws, report)
+    if now is None:
+        typer.echo(screen, nl=False)
+    else:
+        now.redraw(screen)
+
+
+class Doing:
+    """The screen's last line, redrawn while a tick runs whenever what it does changes (the phase,
+    "tkt-3: the advisor reviews dsp-… (a model call)"): a long tick — the first, a model call — is
+    never a silent screen. One thread polls `said` (`services/conductor/doing.said`) every
+    `every_s`; every write goes through one lock."""
+
+    def __init__(
+        self, write: Callable[[str], None], said: Callable[[], str], every_s: float
+    ) -> None:
+        import threading
+
+        self.write, self.said, self.every_s = write, said, every_s
+        self.lock = threading.Lock()
+        self.shown: str | None = None
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="oms-doing", daemon=True)
+
+    def poll(self) -> None:
+        """Redraw the line if what it says changed."""
+        import shutil
+
+        from oms.cli.conductor_view import cell, doing_line
+
+        line = doing_line(self.said())
+        with self.lock:
+            if line != self.shown:
+                width = shutil.get_terminal_size().columns - 1
+                self.write("\r\x1b[K" + cell(line, width).rstrip())
+                self.shown = line
+
+    def redraw(self, screen: str) -> None:
+        """Draw a new screen, then the line under it."""
+        with self.lock:
+            self.write(screen)
+            self.shown = None
+        self.poll()
+
+    def _run(self) -> None:
+        while not self.stop.wait(self.every_s):
+            self.poll()
+
+    def __enter__(self) -> Doing:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop.set()
+        self.thread.join()
+        with self.lock:
+            if self.shown is not None:
+                self.write("\n")

@@ -1,4 +1,4 @@
-"""`oms worker deliver|park|resume|stop|observe`."""
+"""`oms worker deliver|park|resume|stop|observe|log`."""
 
 from __future__ import annotations
 
@@ -159,6 +159,50 @@ def stop(
         dispatch = handles.dispatch(ws, dispatch)
         view = Delivery.open(ws).stop(dispatch, reason)
     emit({"ok": True, **view}) if json_out else _print(view)
+
+
+@app.command("log")
+def log(
+    dispatch: DispatchArg,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow", "-f", help="Keep printing new lines until the attempt ends (Ctrl-C stops)."
+        ),
+    ] = False,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """The worker's pane log ("attempt fenced", "stop gate released", how its sandbox ended): its
+    last lines, each with its time; --json: one object a line."""
+    import time
+
+    from oms.cli.boundary import EXIT_INTERRUPTED
+    from oms.domain.panelog import Line
+    from oms.limits import LIMITS
+    from oms.services.delivery import panelog
+
+    def show(line: Line) -> None:
+        if json_out:
+            emit({"dispatch_id": dispatch, "at": line.at, "line": line.text})
+        else:
+            typer.echo(f"{line.at or '-':<24} {line.text}")
+
+    with workspace(state_root_, config_root_) as ws:
+        if follow:
+            try:
+                panelog.follow(ws, dispatch, show, lambda: time.sleep(LIMITS.pane_log_poll_s))
+            except KeyboardInterrupt:  # (Typer would end with 130 and say nothing)
+                typer.echo(f"oms: interrupted: stopped following; {dispatch} goes on", err=True)
+                raise typer.Exit(EXIT_INTERRUPTED) from None
+            return
+        panelog.ended(ws, dispatch)  # no such worker: said, not an empty log
+        lines, _ = panelog.read(ws, dispatch, None)
+    for line in lines:
+        show(line)
+    if not lines and not json_out:
+        typer.echo(f"(nothing logged for {dispatch} yet)")
 
 
 @app.command("observe")

@@ -906,6 +906,22 @@ class Root:
             os.close(fd)
 
     @contextlib.contextmanager
+    def log_reader(self, rel: str, *, locked: bool = False) -> Iterator[LogReader]:
+        """Private regular file `rel` (an append-only log of ours) open for reads by offset, so a
+        reader takes only the part it needs (its end first: `oms audit log --limit`, `oms worker
+        log`); `locked`: under a shared flock (no `locked_log` block is under way)."""
+        import fcntl
+
+        fd = self._open(split_rel(rel, self._limits), _READ_FLAGS)
+        try:
+            self._check_regular(rel, os.fstat(fd))
+            if locked:
+                fcntl.flock(fd, fcntl.LOCK_SH)
+            yield LogReader(fd)
+        finally:
+            os.close(fd)
+
+    @contextlib.contextmanager
     def dir_fd(self, rel: str) -> Iterator[int]:
         """A short-lived descriptor of directory `rel` (for flock); closed on exit."""
         fd = self._dir(self._split(rel))
@@ -913,6 +929,22 @@ class Root:
             yield fd
         finally:
             os.close(fd)
+
+
+class LogReader:
+    """A log open for reads by offset (`Root.log_reader`)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    @property
+    def size(self) -> int:
+        """Its size in bytes now."""
+        return os.fstat(self._fd).st_size
+
+    def read_at(self, offset: int, size: int) -> bytes:
+        """At most `size` bytes from `offset` (fewer at its end)."""
+        return os.pread(self._fd, max(0, size), max(0, offset))
 
 
 class LockedLog:

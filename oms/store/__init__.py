@@ -6,8 +6,10 @@ state root. Every read and write goes through fsio, is bounded, canonical and sc
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
+from oms.errors import OmsError
 from oms.limits import LIMITS, Limits
 from oms.store.records import Record, RecordStore
 from oms.store.stateroot import StateRoot, default_state_root
@@ -114,6 +116,36 @@ class Store:
 
         return summary.refresh(self.state.root, kind, self.records(kind).read_if_exists)
 
+    def live(self, kind: str) -> Latest:
+        """The latest version of every record of `kind` in a live state (a ticket `open` or
+        `leased`), reading only the records the live index names (`store/live.py`: it costs what is
+        live, not every record of the kind); unreadable ones are named, not raised. A state root
+        whose index is not complete yet is scanned whole once, and its index built."""
+        from oms.store import live
+        from oms.store.summary import Latest
+
+        root, states = self.state.root, live.LIVE[kind]
+        if not live.complete(root, kind):
+            scanned = self.latest(kind)
+            found = [r for r in scanned.records if r.state in states]
+            with contextlib.suppress(OmsError):  # a read-only state root: scanned every time
+                live.build(root, kind, lambda: [(r.record_id, r.version) for r in found])
+            return Latest(found, dict(scanned.errors), scanned.read, _grouped(found))
+        records = self.records(kind)
+        found, errors = [], {}
+        for record_id, versions in sorted(live.marked(root, kind).items()):
+            try:
+                record = records.read_if_exists(record_id)
+            except OmsError as exc:
+                errors[record_id] = exc
+                continue
+            if record is None:
+                continue
+            live.prune(root, kind, record_id, versions, record.version, record.state)
+            if record.state in states:
+                found.append(record)
+        return Latest(found, errors, len(found) + len(errors), _grouped(found))
+
     def outbox(self, consumer_id: str) -> Outbox:
         """One consumer's outbox."""
         from oms.store.outbox import Outbox
@@ -210,3 +242,10 @@ class Store:
 
 
 __all__ = ["Record", "RecordStore", "StateRoot", "Store", "default_state_root"]
+
+
+def _grouped(records: list[Record]) -> dict[str, list[Record]]:
+    grouped: dict[str, list[Record]] = {}
+    for record in records:
+        grouped.setdefault(record.state, []).append(record)
+    return grouped

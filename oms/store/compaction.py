@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
 import json
 import re
@@ -37,6 +38,7 @@ SUFFIX = ".json.z"
 FORMAT = "oms-compacted-v1"
 MAX_ARCHIVE = 64 * 1024 * 1024  # compressed and expanded alike
 RECORD_KINDS = ("dispatch", "worker", "session")
+LOOKED = "index/compact/looked"  # when a conductor last looked for due tickets (ms of its clock)
 _ID = r"[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?"
 MEMBER = (
     re.compile(rf"records/(?:dispatch|worker|session)/{_ID}/(?:0|[1-9][0-9]{{0,15}})\.json"),
@@ -52,6 +54,28 @@ class Archive:
     ticket_id: str
     ended_at: str  # the ticket's last change (so the same files always make the same archive)
     files: dict[str, bytes]
+
+
+def looked_at(root: Root) -> int | None:
+    """When a conductor last looked for tickets due for compaction (ms of the workspace's clock;
+    None: never, or unreadable): a one-shot `oms conductor tick` from cron looks at most as often as
+    a long-lived one (issue 26 item 4: the look walks every ended ticket). A cache, never an
+    authority: `oms store compact` looks whenever it is run."""
+    try:
+        data = root.read_optional(LOOKED, 32)
+    except OmsError:
+        return None
+    text = (data or b"").decode("ascii", "replace")
+    return int(text) if text.isdigit() and len(text) < 17 else None
+
+
+def mark_looked(root: Root, at_ms: int) -> None:
+    """A conductor looked for due tickets at `at_ms` (best effort)."""
+    with contextlib.suppress(OmsError, OSError):
+        root.mkdirs(LOOKED.rsplit("/", 1)[0])
+        with contextlib.suppress(NotFoundError):
+            root.unlink(LOOKED, durable=False)
+        root.publish(LOOKED, str(at_ms).encode("ascii"), durable=False)
 
 
 def archive_path(ticket_id: str) -> str:

@@ -31,6 +31,7 @@ import hmac
 import json
 import re
 import stat
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -43,7 +44,7 @@ from oms.errors import (
     OmsError,
 )
 from oms.fsio import Root
-from oms.fsio.root import LockedLog
+from oms.fsio.root import LockedLog, LogReader
 from oms.limits import LIMITS
 
 LOG = "ledger/log"
@@ -52,6 +53,8 @@ ROLLBACKS = "ledger/rollbacks"
 META = "oms-state.json"  # (stateroot.META: the first entry of every ledger this oms starts)
 GENESIS = "0" * 64
 MAX_LOG_BYTES = 512 * 1024 * 1024
+MAX_LINE = LIMITS.ledger_line_bytes  # a line longer than this is not one oms writes
+READ_BACK_STEP = LIMITS.ledger_read_back_bytes  # read from the end this much at a time
 MAX_FILE = LIMITS.ledger_file_bytes  # the largest covered file, hashed in pieces
 TAIL_BYTES = LIMITS.ledger_tail_bytes
 KINDS = (
@@ -482,3 +485,93 @@ def read_chain_from(state_root: str) -> list[Entry]:
     """The entries of the ledger of the state root at `state_root` (for tools and tests)."""
     with Root.open(state_root) as root:
         return read_chain(root).entries
+
+
+class Backward:
+    """The ledger read from its end, newest entry first, a piece at a time: a reader that wants the
+    last N entries (`oms audit log --limit N`) reads what they take, not the whole log. Each line it
+    yields is checked as `read_chain` checks it (its MAC with `key`, and that it links to the line
+    before it); the first that does not stops it, and `fault` says where. The lines before the
+    window it read are `oms audit verify`'s to check."""
+
+    def __init__(self, root: Root, key: bytes | None = None) -> None:
+        self.root = root
+        self.key = key
+        self.fault: str | None = None
+
+    def entries(self) -> Generator[Entry]:
+        """The entries, newest first, each checked to link to the one before it."""
+        try:
+            with self.root.log_reader(LOG) as reader:
+                end = reader.size
+                if end and reader.read_at(end - 1, 1) != b"\n":  # a writer under way: let it end
+                    with self.root.log_reader(LOG, locked=True) as settled:
+                        end = settled.size
+                        yield from self._walk(settled, end)
+                        return
+                yield from self._walk(reader, end)
+        except NotFoundError:
+            return
+        except OmsError as exc:
+            self.fault = f"{LOG}: {exc.message}"
+
+    def _walk(self, reader: LogReader, end: int) -> Iterator[Entry]:
+        whole = _after_last_newline(reader, end)
+        if whole < end:
+            self.fault = (
+                "the last line is unfinished (a writer died mid-write); the next write or "
+                "`oms store sweep` settles it"
+            )
+        newer: Entry | None = None
+        for line in _lines_back(reader, whole):
+            try:
+                if len(line) > MAX_LINE:
+                    raise IntegrityError(f"a line of over {MAX_LINE} bytes")
+                entry = parse_line(line, self.key)
+            except (IntegrityError, ValueError, RecursionError) as exc:
+                where = "the last" if newer is None else f"the one before entry {newer.seq}"
+                self.fault = f"ledger line ({where}): {exc}"
+                return
+            if newer is not None and (newer.seq != entry.seq + 1 or newer.prev != entry.line_hash):
+                self.fault = (
+                    f"ledger line of entry {newer.seq}: does not link to the line before it"
+                )
+                return
+            yield entry
+            newer = entry
+        if newer is not None and (newer.seq != 1 or newer.prev != GENESIS):
+            self.fault = f"ledger line 1 (seq {newer.seq}): does not start the chain"
+
+
+def _after_last_newline(reader: LogReader, end: int) -> int:
+    """Where the part of `reader`'s first `end` bytes that ends with a newline ends (0: none)."""
+    pos = end
+    while pos > 0:
+        start = max(0, pos - READ_BACK_STEP)
+        found = reader.read_at(start, pos - start).rfind(b"\n")
+        if found >= 0:
+            return start + found + 1
+        pos = start
+    return 0
+
+
+def _lines_back(reader: LogReader, end: int) -> Iterator[bytes]:
+    """The lines of `reader`'s first `end` bytes (which end with a newline), last first; a line
+    longer than `MAX_LINE` is yielded as its last `MAX_LINE + 1` bytes (the caller refuses it)."""
+    pos, buf = max(0, end - 1), b""
+    while True:
+        cut = buf.rfind(b"\n")
+        if cut >= 0:
+            yield buf[cut + 1 :]
+            buf = buf[:cut]
+            continue
+        if pos == 0:
+            if end:
+                yield buf
+            return
+        if len(buf) > MAX_LINE:
+            yield buf[-MAX_LINE - 1 :]
+            return
+        size = min(READ_BACK_STEP, pos)
+        pos -= size
+        buf = reader.read_at(pos, size) + buf

@@ -37,7 +37,7 @@ from oms.errors import (
 )
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
-from oms.store import ledger
+from oms.store import ledger, live
 from oms.store.documents import encode_document, parse_document, read_document_optional
 from oms.store.stateroot import check_kind
 
@@ -328,12 +328,14 @@ class RecordStore:
             if latest is not None:
                 self._index(latest)
             kind_dir = f"records/{self.kind}"
+            live.before(self.root, self.kind, record_id, version, state)  # store/live.py
             self.root.touch_dir(kind_dir)  # change marks around the publish: store/summary.py
             try:
                 ledger.publish_noted(self.root, "record", rel, data)  # with its entry, or none
             except AlreadyExistsError:
                 continue  # lost the race: the next round replays or reports the conflict
             self.root.touch_dir(kind_dir)
+            live.after(self.root, self.kind, record_id, version)
             record = Record(
                 self.kind,
                 record_id,

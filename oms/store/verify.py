@@ -29,7 +29,16 @@ from oms.errors import OmsError, shown
 from oms.fsio import FsioOptions, Root, is_temp_name, procinfo, temp_owner
 from oms.fsio.locks import break_stale, inspect
 from oms.limits import LIMITS
-from oms.store import compaction, keys, ledger, panefiles, repository, sandboxes, summary_file
+from oms.store import (
+    compaction,
+    keys,
+    ledger,
+    live,
+    panefiles,
+    repository,
+    sandboxes,
+    summary_file,
+)
 from oms.store.content import TICKETS_DIR, WORKTREES_DIR, parse_content, parse_worktree
 from oms.store.documents import parse_document
 from oms.store.events import EVENTS_DIR, parse_event
@@ -395,6 +404,14 @@ class _Verifier:
         reads, agrees with the records; nothing else is there."""
         for kind, mode in self.entries(summary_file.INDEX_DIR):
             path = f"{summary_file.INDEX_DIR}/{kind}"
+            if f"{summary_file.INDEX_DIR}/{kind}" == live.TOP and stat.S_ISDIR(mode):
+                self.check_live()
+                continue
+            if path == compaction.LOOKED.rsplit("/", 1)[0] and stat.S_ISDIR(mode):
+                for name, fmode in self.entries(path):
+                    if f"{path}/{name}" != compaction.LOOKED or not stat.S_ISREG(fmode):
+                        self.report.error(f"{path}/{name}", "unexpected entry in index/")
+                continue
             if kind not in RECORD_KINDS or not stat.S_ISDIR(mode):
                 self.report.error(path, "unexpected entry in index/")
                 continue
@@ -414,6 +431,34 @@ class _Verifier:
             if generations:
                 rel = summary_file.summary_path(kind, generations[-1])
                 _guard(self.report, rel, self.check_summary, kind, rel)
+
+    def check_live(self) -> None:
+        """The live index (`store/live.py`): only markers and its `complete` file; once complete,
+        every record whose latest version is live has the marker of that version (a missing one
+        would hide it from the conductor's expire and fill phases)."""
+        for kind, mode in self.entries(live.TOP):
+            path = f"{live.TOP}/{kind}"
+            if kind not in live.LIVE or not stat.S_ISDIR(mode):
+                self.report.error(path, "unexpected entry in the live index")
+                continue
+            names = set()
+            for name, fmode in self.entries(path):
+                if (name != live.COMPLETE and live.parse_marker(name) is None) or not stat.S_ISREG(
+                    fmode
+                ):
+                    self.report.error(f"{path}/{name}", "unexpected entry in the live index")
+                names.add(name)
+            if live.COMPLETE not in names:
+                continue
+            for record_id, record in sorted(self.latest.get(kind, {}).items()):
+                marker = live.marker(kind, record_id, record.version)
+                if record.state in live.LIVE[kind] and marker.rsplit("/", 1)[-1] not in names:
+                    self.report.error(
+                        marker,
+                        f"missing: {kind} {record_id} is {record.state} and the live index does "
+                        "not name it (the conductor would not see it): remove "
+                        f"{live.TOP}/{kind}/{live.COMPLETE} and the next tick rebuilds the index",
+                    )
 
     def check_summary(self, kind: str, rel: str) -> None:
         key = summary_file.mac_key(self.root)

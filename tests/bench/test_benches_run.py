@@ -59,13 +59,17 @@ SMALL: dict[str, Small] = {
         ),
         frozen=True,
     ),
+    "audit_log_bench.py": Small(
+        ("--sizes", "100,1000", "--repeat", "2"),
+        ("audit log --limit 5, 1000 entries / 100 entries",),
+    ),
     "conductor_restart_bench.py": Small(
         ("--rounds", "1", "--tickets", "2", "--workers", "2", *KILL_SOON),
         ("the queue worked through, 1 SIGKILLs / never killed",),
     ),
     "conductor_tick_bench.py": Small(
         ("--sizes", "10,100", "--workers", "3", "--repeat", "2"),
-        ("an idle tick, 100 tickets / 10 tickets",),
+        ("an idle tick, 100 tickets / 10 tickets", "a one-shot tick, 100 tickets / 10 tickets"),
     ),
     "deliver_bench.py": Small(
         ("--samples", "3", "--stored", "100"),

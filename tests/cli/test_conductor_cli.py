@@ -128,7 +128,8 @@ def test_run_draws_a_live_view_on_a_terminal(
     oms: OmsCommand, waiting_fleet: Fleet, tmp_path: Path
 ) -> None:
     """On a TTY (a tmux pane of a private server, read with `capture-pane`) the loop redraws the
-    pool, the workers with health, age and heartbeat, the queue and the recent ends."""
+    pool, the workers (their ticket and title) with health, age and heartbeat, the queue and the
+    recent ends, and under it what a tick does."""
     import shlex
 
     waiting_fleet.add("Ticket that would hang")
@@ -161,6 +162,11 @@ def test_run_draws_a_live_view_on_a_terminal(
     assert "WORKER" in screen
     assert "HEALTH" in screen
     assert "BEAT" in screen
-    assert "QUEUE tkt-3" in screen
+    assert "TICKET" in screen
+    assert "Ticket that would hang" in screen  # a worker by its ticket's title
+    assert "QUEUE (1)" in screen
+    assert "tkt-3" in screen.split("QUEUE (1)", 1)[1]
+    assert "And another" in screen.split("QUEUE (1)", 1)[1]
+    assert "now: " in screen  # the line that says what a tick does
     assert screen.count("healthy") >= 1
     assert "alive" in screen or "not-started" in screen

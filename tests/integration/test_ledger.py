@@ -11,6 +11,7 @@ import multiprocessing
 import shutil
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -273,3 +274,28 @@ def _relined(doc: dict[str, object], key: bytes) -> bytes:
     doc = dict(doc)
     doc["mac"] = hmac.new(key, dumps(doc), hashlib.sha256).hexdigest()
     return dumps(doc) + b"\n"
+
+
+def test_the_last_entries_of_the_timeline_never_read_the_whole_ledger(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26 item 4: `oms audit log --limit N` read the whole ledger (4.7 s at 100,000 entries);
+    it reads from the end only what its N entries take (bench/audit_log_bench.py)."""
+    from oms.services.admin import audit
+    from oms.services.workspace import Workspace
+
+    _, _, dispatch_id = chain.proposed()
+    with Workspace.open(str(chain.state), str(chain.repo)) as ws:
+        everything, fault = audit.timeline(ws)
+        assert fault is None
+        mine, _ = audit.timeline(ws, dispatch=dispatch_id)
+
+        def whole(*_: object, **__: object) -> None:
+            raise AssertionError("the whole ledger was read")
+
+        monkeypatch.setattr(audit, "read_chain", whole)
+        monkeypatch.setattr(ledger, "read_chain", whole)
+        last, fault = audit.timeline(ws, limit=3)
+        assert fault is None
+        assert last == everything[-3:]
+        assert audit.timeline(ws, dispatch=dispatch_id, limit=2)[0] == mine[-2:]

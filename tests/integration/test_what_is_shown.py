@@ -169,9 +169,9 @@ def test_an_agent_the_stop_gate_let_go_is_shown_stopped(
     assert row.split()[:4] == [dispatch_id, "working", "healthy", "stopped"]
     with deliverable.workspace() as ws:
         screen = render(ws, conductor.tick(ws))
-    [line] = [line for line in screen.splitlines() if line.startswith(dispatch_id)]
-    assert line.split()[1:4] == ["healthy", "working", "stopped"]
-    assert line.split()[-1] == "alive"  # its pane is alive; its agent is not working
+    [line] = [line for line in screen.splitlines() if line.endswith(dispatch_id)]
+    assert line.split()[-7:-4] == ["healthy", "working", "stopped"]
+    assert line.split()[-2] == "alive"  # its pane is alive; its agent is not working
 
 
 def test_a_worker_parked_bridge_silent_stays_parked_through_ticks(deliverable: Chain) -> None:

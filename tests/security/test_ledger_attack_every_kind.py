@@ -117,6 +117,32 @@ KINDS = (
         "store verify: its MAC (test_summary_attacks.py)",
         made=False,
     ),
+    Kind(
+        "live index marker",  # store/live.py: a live record it misses is named
+        rf"index/live/ticket/{ID}\.{N}",
+        False,  # empty; what it names is read again from the records
+        False,  # a stale one is not needed; a missing live one: test_live_index.py
+        True,
+        "store verify: a live ticket it does not name (test_live_index.py)",
+    ),
+    Kind(
+        "live index complete mark",
+        r"index/live/ticket/complete",
+        False,
+        False,  # removed: the next reader scans and builds the index again
+        True,
+        RUNTIME,
+        made=False,
+    ),
+    Kind(
+        "compaction look mark",
+        r"index/compact/looked",
+        False,  # a cache: a wrong time delays or hastens a look for due tickets
+        False,
+        True,
+        RUNTIME,
+        made=False,
+    ),
     Kind("check output", rf"verify/{ID}/{H}-[1-9][0-9]*\.log", True, True, True, LEDGER),
     Kind("latest check", rf"verify/{ID}/latest", False, False, True, RUNTIME),
     Kind("discard bundle", rf"archive/{ID}\.bundle", True, True, True, LEDGER),

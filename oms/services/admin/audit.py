@@ -4,6 +4,7 @@ type; a journal entry. Filters by ticket, dispatch (a worker's id is its dispatc
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 
@@ -12,7 +13,7 @@ from oms.errors import IntegrityError, OmsError, one_line
 from oms.services.workspace import Workspace
 from oms.store import compaction
 from oms.store.evidence import open_envelope
-from oms.store.ledger import Entry, line_key, read_chain
+from oms.store.ledger import Backward, Entry, line_key, read_chain
 
 MAX_READ = 1024 * 1024
 
@@ -27,42 +28,45 @@ def timeline(
     limit: int = 200,
 ) -> tuple[list[JsonObject], str | None]:
     """The last `limit` entries that match, oldest first, and where the chain breaks (None: it
-    holds)."""
+    holds). The ledger is read from its end, only as far back as the entries it shows take
+    (`ledger.Backward`: each line shown is checked; the whole chain is `oms audit verify`'s)."""
     low = None if since is None else parse_ts(since, "--since")
     high = None if until is None else parse_ts(until, "--until")
     rows: list[JsonObject] = []
-    chain = read_chain(ws.store.state.root, line_key(ws.store.state.root))
-    archived = _Archived(ws, {e.path: e.sha256 for e in chain.entries})
-    for entry in chain.entries:
-        at = parse_ts(entry.at)
-        if (low is not None and at < low) or (high is not None and at > high):
-            continue
-        doc = _doc(ws, entry, archived)
-        names = _names(entry, doc)
-        if (ticket is not None and ticket not in names) or (
-            dispatch is not None and dispatch not in names
-        ):
-            continue
-        rows.append(
-            {
-                "seq": entry.seq,
-                "at": entry.at,
-                "kind": entry.kind,
-                "path": entry.path,
-                "what": _what(entry, doc),
-            }
-        )
-    return rows[-limit:], chain.fault
+    root = ws.store.state.root
+    back = Backward(root, line_key(root))
+    archived = _Archived(ws)
+    with contextlib.closing(back.entries()) as entries:
+        for entry in entries:
+            at = parse_ts(entry.at)
+            if (low is not None and at < low) or (high is not None and at > high):
+                continue
+            doc = _doc(ws, entry, archived)
+            names = _names(entry, doc)
+            if (ticket is not None and ticket not in names) or (
+                dispatch is not None and dispatch not in names
+            ):
+                continue
+            rows.append(
+                {
+                    "seq": entry.seq,
+                    "at": entry.at,
+                    "kind": entry.kind,
+                    "path": entry.path,
+                    "what": _what(entry, doc),
+                }
+            )
+            if len(rows) >= limit:
+                break
+    rows.reverse()
+    return rows, back.fault
 
 
 class _Archived:
     """The files compaction moved into archives (`store/compaction.py`), read on first need."""
 
-    def __init__(self, ws: Workspace, noted: dict[str, str]) -> None:
+    def __init__(self, ws: Workspace) -> None:
         self.root = ws.store.state.root
-        self.noted = (
-            noted  # each ledgered path's last digest: an archive counts only as oms noted it
-        )
         self._files: dict[str, list[bytes]] | None = None
 
     def get(self, path: str, sha256: str) -> bytes | None:
@@ -70,10 +74,14 @@ class _Archived:
         none)."""
         if self._files is None:
             self._files = {}
+            # each ledgered path's last digest: an archive counts only as oms noted it (read once,
+            # only when an entry's file changed since: compacted)
+            chain = read_chain(self.root, line_key(self.root))
+            noted = {e.path: e.sha256 for e in chain.entries}
             for rel in compaction.archives(self.root):
                 try:
                     data = self.root.read_bytes(rel, compaction.MAX_ARCHIVE)
-                    if self.noted.get(rel) != hashlib.sha256(data).hexdigest():
+                    if noted.get(rel) != hashlib.sha256(data).hexdigest():
                         continue
                     archive = compaction.decode(data, rel)
                 except OmsError:

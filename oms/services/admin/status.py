@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from oms.canonical import JsonObject
+from oms.canonical import JsonObject, parse_ts
 from oms.domain import workers
 from oms.domain.conductor import NEEDS_PERSON
 from oms.domain.sandbox_limits import UNSAFE_NONE
+from oms.domain.status_reason import ticket_reason
 from oms.errors import OmsError
 from oms.services.containment import opt_outs
 from oms.services.proxy import control as proxy_control
@@ -45,6 +46,24 @@ class Snapshot:
             "sessions": [shapes.session(r) for r in self.sessions],
             "live": [shapes.authorization(r) for r in self.authorizations],
             "warnings": list(self.warnings),
+        }
+
+    def reasons(self, now: str) -> dict[str, str]:
+        """Why each ticket is where it is (`domain/status_reason.py`), by ticket id: human output
+        only."""
+        current = {
+            (w.payload.get("ticket_id"), w.payload.get("session_id")): w.payload
+            for w in sorted(self.workers, key=lambda w: w.observed_at)
+        }
+        now_ms = parse_ts(now)
+        return {
+            t.record_id: ticket_reason(
+                t.state,
+                t.payload,
+                current.get((t.record_id, t.payload.get("session_id"))),
+                now_ms,
+            )
+            for t in self.tickets
         }
 
 

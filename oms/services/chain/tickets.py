@@ -468,7 +468,7 @@ def expire_due(
     for which `keep` names a reason (the conductor's: its worker waits for a person)."""
     now = ws.now()
     expired = []
-    latest = ws.store.latest("ticket")
+    latest = ws.store.live("ticket")  # the open and leased ones only (`store/live.py`)
     if latest.errors and skipped is None:
         latest.checked()
     for ticket_id, exc in sorted(latest.errors.items()):

@@ -53,6 +53,7 @@ from oms.services.conductor.resolve import ACTOR, latest
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
 from oms.store import Record, panefiles
+from oms.store import compaction as store_compaction
 from oms.store.anchor import ROLLBACK_HINT
 
 LOCK_CONSUMER = "oms-conductor"
@@ -170,9 +171,15 @@ def _compact(ws: Workspace, phase: Phase) -> None:
     workspace's clock (finding them walks every ended ticket: 40 ms at 10,000; `oms store compact`
     says why others stay)."""
     now = parse_ts(ws.now())
-    if now < _LAST_COMPACT.get(ws.store.path, -COMPACT_EVERY_MS) + COMPACT_EVERY_MS:
+    last = _LAST_COMPACT.get(ws.store.path)
+    if last is None:  # a new process (a one-shot tick from cron): when any conductor last looked
+        looked = store_compaction.looked_at(ws.store.state.root)
+        last = looked if looked is not None and looked <= now else -COMPACT_EVERY_MS
+        _LAST_COMPACT[ws.store.path] = last
+    if now < last + COMPACT_EVERY_MS:
         return
     _LAST_COMPACT[ws.store.path] = now
+    store_compaction.mark_looked(ws.store.state.root, now)
     try:
         report = compaction.compact(ws, dry_run=False, limit=COMPACT_PER_TICK)
     except LockHeldError:

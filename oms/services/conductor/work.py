@@ -221,7 +221,7 @@ def _relevant(ws: Workspace) -> tuple[list[Record], list[Record], list[Record]]:
     and the dispatches of workers still running and of leased tickets' attempts."""
     workers = ws.store.latest("worker").records
     alive = [w for w in workers if w.payload.get("health") != "stopped"]
-    tickets_now = ws.store.latest("ticket").in_states(("open", "leased"))
+    tickets_now = ws.store.live("ticket").in_states(("open", "leased"))  # (store/live.py)
     listed = {t.record_id for t in tickets_now}
     records = ws.store.records("ticket")
     for ticket_id in sorted({str(w.payload.get("ticket_id")) for w in alive} - listed):
