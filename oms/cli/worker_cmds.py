@@ -175,12 +175,20 @@ def log(
     json_out: JsonOpt = False,
 ) -> None:
     """The worker's pane log ("attempt fenced", "stop gate released", how its sandbox ended): its
-    last lines, each with its time; --json: one object a line."""
+    last lines, each with its time; --json: one object a line.
+
+    Examples:
+
+    \b
+      oms worker log tkt-3
+      oms worker log dsp-3fa2 --follow
+    """
     import time
 
     from oms.cli.boundary import EXIT_INTERRUPTED
     from oms.domain.panelog import Line
     from oms.limits import LIMITS
+    from oms.services.chain import handles
     from oms.services.delivery import panelog
 
     def show(line: Line) -> None:
@@ -190,6 +198,7 @@ def log(
             typer.echo(f"{line.at or '-':<24} {line.text}")
 
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
         if follow:
             try:
                 panelog.follow(ws, dispatch, show, lambda: time.sleep(LIMITS.pane_log_poll_s))

@@ -167,7 +167,8 @@ def test_every_json_output_is_its_schema(
     # what the demo left, read
     for args in (("version",), ("doctor",), ("status",), ("ticket", "list"), ("dispatch", "list"),
                  ("ticket", "show", "tkt-1"), ("dispatch", "show", first), ("policy", "show"),
-                 ("worker", "observe", first), ("pool", "show"), ("provider", "show"),
+                 ("worker", "observe", first), ("worker", "log", first), ("pool", "show"),
+                 ("provider", "show"),
                  ("proxy", "status"), ("route", "explain"), ("live", "status"),
                  ("audit", "log", "--limit", "3"), ("audit", "verify"), ("store", "verify"),
                  ("worktree", "show", "tkt-1")):  # fmt: skip
