@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'ad60d19f3bb62b6a2fa24314789cadfaf52597ec928fb9b9d64bcff67590dcdb'
+SOURCE_SHA256 = '82f1099472df9488f3c9260b22464c395a77484fe83e37311ec52fd08bac688b'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -16,8 +16,9 @@ from oms.schemas._generated import defs as _m_defs
 
 _P0 = '^[A-Za-z]{1,40}$'
 _P1 = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
+_P2 = '^[0-9a-f]{64}$'
 _C0: object = 'oms-event-v1'
-_C1: tuple[object, ...] = ('bridge-acknowledged', 'dispatch-delivery-requested', 'hook-observed', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped', 'ticket-reopened')
+_C1: tuple[object, ...] = ('bridge-acknowledged', 'dispatch-delivery-requested', 'hook-observed', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped', 'ticket-reopened', 'worker-message')
 _C2: object = 'dispatch-delivery-requested'
 _C3: object = 'session-parked'
 _C4: object = 'session-registered'
@@ -29,6 +30,7 @@ _C9: tuple[object, ...] = ('codex', 'claude', 'command')
 _C10: object = 'hook-observed'
 _C11: tuple[object, ...] = ('blocked', 'open')
 _C12: object = 'ticket-reopened'
+_C13: object = 'worker-message'
 
 
 def _v357(x: object) -> bool:
@@ -844,6 +846,120 @@ def _v434(x: object) -> bool:
     return True
 
 
+def _v448(x: object) -> bool:
+    # event#/allOf/9/then/properties/payload/properties/dispatch_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v449(x: object) -> bool:
+    # event#/allOf/9/then/properties/payload/properties/session_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v450(x: object) -> bool:
+    # event#/allOf/9/then/properties/payload/properties/ticket_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v451(x: object) -> bool:
+    # event#/allOf/9/then/properties/payload/properties/person
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) < 1:
+            return False
+        if len(x) > 128:
+            return False
+    return True
+
+
+def _v452(x: object) -> bool:
+    # event#/allOf/9/then/properties/payload/properties/text
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) < 1:
+            return False
+        if len(x) > 16385:
+            return False
+    return True
+
+
+def _v453(x: object) -> bool:
+    # event#/allOf/9/then/properties/payload/properties/text_sha256
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P2, x) is None:
+            return False
+    return True
+
+
+def _v447(x: object) -> bool:
+    # event#/allOf/9/then/properties/payload
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('dispatch_id', 'person', 'session_id', 'text', 'text_sha256', 'ticket_id'):
+            if k not in x:
+                return False
+        if 'dispatch_id' in x and not _v448(x['dispatch_id']):
+            return False
+        if 'session_id' in x and not _v449(x['session_id']):
+            return False
+        if 'ticket_id' in x and not _v450(x['ticket_id']):
+            return False
+        if 'person' in x and not _v451(x['person']):
+            return False
+        if 'text' in x and not _v452(x['text']):
+            return False
+        if 'text_sha256' in x and not _v453(x['text_sha256']):
+            return False
+        for k in x:
+            if k not in ('dispatch_id', 'session_id', 'ticket_id', 'person', 'text', 'text_sha256'):
+                return False
+    return True
+
+
+def _v446(x: object) -> bool:
+    # event#/allOf/9/then
+    if isinstance(x, dict):
+        if 'payload' in x and not _v447(x['payload']):
+            return False
+    return True
+
+
+def _v455(x: object) -> bool:
+    # event#/allOf/9/if/properties/event_type
+    if not _eq(x, _C13):
+        return False
+    return True
+
+
+def _v454(x: object) -> bool:
+    # event#/allOf/9/if
+    if isinstance(x, dict):
+        if 'event_type' in x and not _v455(x['event_type']):
+            return False
+    return True
+
+
+def _v445(x: object) -> bool:
+    # event#/allOf/9
+    if _v454(x):
+        if not _v446(x):
+            return False
+    else:
+        pass
+    return True
+
+
 def _v356(x: object) -> bool:
     # event#
     if not (isinstance(x, dict)):
@@ -882,6 +998,8 @@ def _v356(x: object) -> bool:
     if not _v423(x):
         return False
     if not _v434(x):
+        return False
+    if not _v445(x):
         return False
     return True
 
