@@ -93,9 +93,8 @@ class Limits(NamedTuple):
     send_text_bytes: int = 16 * 1024
     # notifications (`[notify]` in .oms/config.toml): each command's time and what it may print
     notify_timeout_s: float = 10.0
-    notify_output_bytes: int = 16 * 1024  # kept of its stdout and stderr each, the rest dropped
-    notify_commands: int = 8  # commands in `[notify]`
-    notify_log_bytes: int = 1024 * 1024  # notify.log grows to this, then is notify.log.1
+    notify_output_bytes: int = 16 * 1024  # its stdout and stderr each: more ends it (logged)
+    notify_window_s: float = 3600.0  # record versions older than this are never notified
 
 
 LIMITS = Limits()

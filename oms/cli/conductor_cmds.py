@@ -68,6 +68,21 @@ def _internal(lines: list[str]) -> str:
     return f"{lines[0]}{more}; rerun with OMS_VERBOSE=1 and report it"
 
 
+@app.command("notify", hidden=True)
+def notify(
+    notice: Annotated[str, typer.Argument(help="A claimed notice's id.")],
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+) -> None:
+    """Run the `[notify]` commands on one claimed notice (started detached by oms, ADR 0034)."""
+    from oms.canonical import check
+    from oms.services.notify import notices
+
+    check(notice, "notice id")
+    with workspace(state_root_, config_root_) as ws:
+        notices.deliver(ws, notice)
+
+
 @app.command("run")
 def run(
     interval: Annotated[

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '82f1099472df9488f3c9260b22464c395a77484fe83e37311ec52fd08bac688b'
+SOURCE_SHA256 = 'b3cc0e0d817579612e3506f528c67081860cf0b7c84d58d1a733cdc08ec9733a'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -75,6 +75,7 @@ MODULES: dict[str, str] = {
     'launch-begun': 'launch_begun',
     'launch-spec': 'launch_spec',
     'launch-spec#/$defs/word': 'launch_spec',
+    'notification': 'notification',
     'op-index': 'op_index',
     'outbox-receipt': 'outbox_receipt',
     'pane-exit': 'pane_exit',

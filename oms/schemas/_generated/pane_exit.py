@@ -18,21 +18,21 @@ _C0: object = 'oms-exit-v1'
 _C1: tuple[object, ...] = ('pids', 'memory', 'disk')
 
 
-def _v661(x: object) -> bool:
+def _v683(x: object) -> bool:
     # pane-exit#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v662(x: object) -> bool:
+def _v684(x: object) -> bool:
     # pane-exit#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v664(x: object) -> bool:
+def _v686(x: object) -> bool:
     # pane-exit#/properties/status/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -44,21 +44,21 @@ def _v664(x: object) -> bool:
     return True
 
 
-def _v665(x: object) -> bool:
+def _v687(x: object) -> bool:
     # pane-exit#/properties/status/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v663(x: object) -> bool:
+def _v685(x: object) -> bool:
     # pane-exit#/properties/status
-    if not (_v664(x) or _v665(x)):
+    if not (_v686(x) or _v687(x)):
         return False
     return True
 
 
-def _v667(x: object) -> bool:
+def _v689(x: object) -> bool:
     # pane-exit#/properties/signal/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -70,35 +70,35 @@ def _v667(x: object) -> bool:
     return True
 
 
-def _v668(x: object) -> bool:
+def _v690(x: object) -> bool:
     # pane-exit#/properties/signal/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v666(x: object) -> bool:
+def _v688(x: object) -> bool:
     # pane-exit#/properties/signal
-    if not (_v667(x) or _v668(x)):
+    if not (_v689(x) or _v690(x)):
         return False
     return True
 
 
-def _v669(x: object) -> bool:
+def _v691(x: object) -> bool:
     # pane-exit#/properties/ended_at
     if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v670(x: object) -> bool:
+def _v692(x: object) -> bool:
     # pane-exit#/properties/detail
     if not _m_defs._v108(x):
         return False
     return True
 
 
-def _v671(x: object) -> bool:
+def _v693(x: object) -> bool:
     # pane-exit#/properties/pane_pid
     if not (_is_integer(x)):
         return False
@@ -110,7 +110,7 @@ def _v671(x: object) -> bool:
     return True
 
 
-def _v672(x: object) -> bool:
+def _v694(x: object) -> bool:
     # pane-exit#/properties/pane_started
     if not (_is_integer(x)):
         return False
@@ -122,14 +122,14 @@ def _v672(x: object) -> bool:
     return True
 
 
-def _v673(x: object) -> bool:
+def _v695(x: object) -> bool:
     # pane-exit#/properties/limit
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v660(x: object) -> bool:
+def _v682(x: object) -> bool:
     # pane-exit#
     if not (isinstance(x, dict)):
         return False
@@ -137,23 +137,23 @@ def _v660(x: object) -> bool:
         for k in ('dispatch_id', 'ended_at', 'format', 'signal', 'status'):
             if k not in x:
                 return False
-        if 'format' in x and not _v661(x['format']):
+        if 'format' in x and not _v683(x['format']):
             return False
-        if 'dispatch_id' in x and not _v662(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v684(x['dispatch_id']):
             return False
-        if 'status' in x and not _v663(x['status']):
+        if 'status' in x and not _v685(x['status']):
             return False
-        if 'signal' in x and not _v666(x['signal']):
+        if 'signal' in x and not _v688(x['signal']):
             return False
-        if 'ended_at' in x and not _v669(x['ended_at']):
+        if 'ended_at' in x and not _v691(x['ended_at']):
             return False
-        if 'detail' in x and not _v670(x['detail']):
+        if 'detail' in x and not _v692(x['detail']):
             return False
-        if 'pane_pid' in x and not _v671(x['pane_pid']):
+        if 'pane_pid' in x and not _v693(x['pane_pid']):
             return False
-        if 'pane_started' in x and not _v672(x['pane_started']):
+        if 'pane_started' in x and not _v694(x['pane_started']):
             return False
-        if 'limit' in x and not _v673(x['limit']):
+        if 'limit' in x and not _v695(x['limit']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'status', 'signal', 'ended_at', 'detail', 'pane_pid', 'pane_started', 'limit'):
@@ -162,5 +162,5 @@ def _v660(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'pane-exit': _v660,
+    'pane-exit': _v682,
 }

@@ -1,0 +1,174 @@
+"""Notifications (ADR 0034): who claims a notice, who runs the commands, and what they get.
+
+`emit` claims a notice — the receipt `outbox/oms-notify/<notice>.receipt`, which holds it,
+noted in the ledger: whoever claims it first notifies it, nobody notifies it again — and starts
+`oms conductor notify <notice>` detached (`process.start_detached`), without waiting on it: a
+tick or a merge goes on at once. That child reads the notice from its receipt and runs each
+`[notify]` command in turn
+(`process.run`: an argv, never a shell; outside every sandbox, in `/`), the notice as JSON on its
+stdin (`schemas/notification.schema.json`, validated before it is sent), each within
+its time limit (`timeout_seconds`, `Limits.notify_timeout_s` by default; then its process
+group is killed) and `notify_output_bytes` of output
+(more ends it), with a minimal environment: `process.child_env`'s allow-list (PATH, HOME, the
+locale, ...), the desktop session's variables a notifier needs, and the names `pass_env` lists —
+never the state key (a file the child does not open for them) nor a provider key it was not given.
+Each command's outcome is one line of `notify/notify.log` in the state root. A failure is logged,
+never retried: the notice is claimed once.
+
+`phase` is the conductor's: ticket and worker versions observed within `Limits.notify_window_s`
+that are worth a notice (`domain/notify.py`) are emitted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from oms.canonical import access, now
+from oms.domain import notify as rules
+from oms.errors import OmsError, ProcessFailedError, ProcessTimeoutError, one_line
+from oms.limits import LIMITS
+from oms.process import child_env, is_frozen, reap, run, start_detached
+from oms.schemas import validate
+from oms.services.workspace import Workspace
+
+CONSUMER = "oms-notify"
+LOG = "notify/notify.log"
+# what a desktop notifier (notify-send) needs of the session beside `child_env`'s allow-list
+DESKTOP = ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")
+_STARTED: list[int] = []  # children this process started, reaped when they end
+
+
+def emit(ws: Workspace, notice: rules.Notice) -> bool:
+    """Claim `notice` and start its commands, detached; False when nothing is configured for its
+    kind or it was claimed already."""
+    config = ws.config().notify
+    if config is None or notice.kind not in config.on:
+        return False
+    outbox = ws.store.outbox(CONSUMER)
+    if outbox.has_receipt(notice.notice_id):
+        return False
+    document = notice.document()
+    validate("notification", document, where=notice.notice_id)
+    _, created = outbox.commit_receipt(
+        notice.notice_id, ws.now(), {"status": "done", "notice": document}
+    )
+    if created:
+        _start(ws, notice.notice_id, config.pass_env)
+    return created
+
+
+def _self_argv() -> tuple[tuple[str, ...], str]:
+    """How to run this oms again, and where (a source tree runs as `python -m oms`)."""
+    if is_frozen():
+        return (sys.executable,), "/"
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return (sys.executable, "-m", "oms"), os.path.dirname(package)
+
+
+def _start(ws: Workspace, notice_id: str, pass_env: tuple[str, ...]) -> None:
+    for pid in _STARTED:  # children of earlier notices that ended are collected here
+        reap(pid)
+    del _STARTED[:-256]
+    prefix, cwd = _self_argv()
+    argv = (
+        *prefix,
+        "conductor",
+        "notify",
+        notice_id,
+        "--state-root",
+        ws.store.path,
+        "--config-root",
+        ws.config_root,
+    )
+    root = ws.store.state.root
+    root.mkdirs("notify")
+    log = root.open_log(LOG)
+    try:
+        env = child_env(keep=(*DESKTOP, *pass_env))
+        who = start_detached(argv, env=env, cwd=cwd, pass_fds=(), log_fd=log)
+    finally:
+        os.close(log)
+    _STARTED.append(who.pid)
+
+
+def environment(pass_env: tuple[str, ...]) -> dict[str, str]:
+    """A command's environment: the allow-list, the desktop session's, and `pass_env`; nothing
+    of oms's own (`OMS_*`) unless `pass_env` names it."""
+    env = child_env(keep=(*DESKTOP, *pass_env))
+    return {k: v for k, v in env.items() if not k.startswith("OMS_") or k in pass_env}
+
+
+def deliver(ws: Workspace, notice_id: str) -> list[str]:
+    """Run every `[notify]` command on the claimed notice (the detached child's work): one line
+    of outcome each, also printed (to the log)."""
+    receipt = ws.store.outbox(CONSUMER).read_receipt(notice_id)
+    if receipt is None:
+        raise OmsError(f"no notice {notice_id} was claimed")
+    document = access.obj(receipt.result, "notice")
+    validate("notification", document, where=notice_id)
+    config = ws.config().notify
+    if config is None:
+        return []
+    data = json.dumps(document, sort_keys=True).encode() + b"\n"
+    lines = []
+    for argv in config.commands:
+        outcome = _one(argv, data, environment(config.pass_env), config.timeout_s)
+        line = f"{now()} {notice_id} {document['kind']} {one_line(argv[0], 80)}: {outcome}"
+        lines.append(line)
+        print(line, flush=True)
+    return lines
+
+
+def _one(argv: tuple[str, ...], data: bytes, env: dict[str, str], timeout: float) -> str:
+    try:
+        run(
+            argv,
+            cwd="/",
+            env=env,
+            stdin=data,
+            timeout=timeout,
+            max_output=LIMITS.notify_output_bytes,
+        )
+    except ProcessTimeoutError:
+        return f"killed at its time limit ({timeout:g}s)"
+    except ProcessFailedError as exc:
+        return one_line(f"failed: {exc.message}", 300)
+    except OmsError as exc:
+        return one_line(f"failed: {exc.message}", 300)
+    return "ok"
+
+
+def phase(ws: Workspace, done: list[str], skipped: list[str]) -> None:
+    """The conductor's: notices of recent ticket and worker versions, emitted."""
+    config = ws.config().notify
+    if config is None:
+        return
+    at = ws.now()
+    titles: dict[str, str] = {}
+    found: list[rules.Notice] = []
+    for ticket in ws.store.latest("ticket").records:
+        titles[ticket.record_id] = str(ticket.payload.get("title", ""))
+        if rules.fresh(ticket.observed_at, at, LIMITS.notify_window_s):
+            notice = rules.of_ticket(
+                ticket.record_id, ticket.version, ticket.state, ticket.payload, ticket.observed_at
+            )
+            if notice is not None:
+                found.append(notice)
+    for worker in ws.store.latest("worker").records:
+        if rules.fresh(worker.observed_at, at, LIMITS.notify_window_s):
+            title = titles.get(str(worker.payload.get("ticket_id")), "")
+            notice = rules.of_worker(
+                worker.record_id, worker.version, worker.payload, title, worker.observed_at
+            )
+            if notice is not None:
+                found.append(notice)
+    for notice in found:
+        if notice.kind not in config.on:
+            continue
+        try:
+            if emit(ws, notice):
+                done.append(f"{notice.kind} {notice.ticket_id}: notified ({notice.notice_id})")
+        except OmsError as exc:
+            skipped.append(f"{notice.notice_id}: {exc.message}")
