@@ -98,11 +98,13 @@ def test_a_blocked_ticket_is_notified_once_with_its_json_on_stdin(
     phase = _phase(report, "notify")
     assert phase["skipped"] == []
     assert len(phase["done"]) == 1, phase  # type: ignore[arg-type]
+    assert isinstance(phase["ms"], int)
     assert phase["ms"] < 1000  # the tick started the commands; it waited on none (2 s to hang)
     lines = _log(chain, 3)
     hung, flooded, recorded = (line.split(": ", 1)[1] for line in lines)
     assert hung == "killed at its time limit (2s)"
-    assert flooded.startswith("failed: ") and "more than" in flooded, flooded
+    assert flooded.startswith("failed: "), flooded
+    assert "more than" in flooded, flooded
     assert recorded == "ok"
     assert _sleepers() == []  # the hung command's process group is gone
     [heard] = out.read_text().splitlines()
