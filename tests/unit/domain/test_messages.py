@@ -12,7 +12,7 @@ from oms.domain import messages
 from oms.errors import InvalidInputError
 
 ANY_TEXT = st.text(
-    alphabet=st.characters(min_codepoint=0, max_codepoint=0x2FF, exclude_categories=("Cs",)),
+    alphabet=st.characters(min_codepoint=0, max_codepoint=0x2FF, exclude_categories=["Cs"]),
     max_size=200,
 )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from oms.canonical import JsonObject
 from oms.domain import notify as rules
 from oms.domain.config import parse_config
 from oms.errors import ConfigError
@@ -31,17 +32,20 @@ def test_ticket_notices(state: str, reason: str | None, kind: str | None) -> Non
     assert (notice.kind if notice is not None else None) == kind
     if notice is not None:
         validate("notification", notice.document(), where="notice")
-        assert (
-            notice.notice_id
-            == rules.of_ticket("tkt-1", 3, state, {"title": TITLE, "reason": reason}, T0).notice_id
-        )  # type: ignore[union-attr]
+        same = rules.of_ticket("tkt-1", 3, state, {"title": TITLE, "reason": reason}, T0)
+        assert same is not None
+        assert same.notice_id == notice.notice_id
         again = rules.of_ticket("tkt-1", 4, state, {"title": TITLE, "reason": reason}, T0)
         assert again is not None
         assert again.notice_id != notice.notice_id  # a version, a notice
 
 
 def test_worker_notices() -> None:
-    parked = {"ticket_id": "tkt-1", "health": "parked", "health_reason": "quota: rests until x"}
+    parked: JsonObject = {
+        "ticket_id": "tkt-1",
+        "health": "parked",
+        "health_reason": "quota: rests until x",
+    }
     notice = rules.of_worker("dsp-1", 5, parked, TITLE, T0)
     assert notice is not None
     assert (notice.kind, notice.reason, notice.dispatch_id) == (
