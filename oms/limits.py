@@ -95,6 +95,7 @@ class Limits(NamedTuple):
     notify_timeout_s: float = 10.0
     notify_output_bytes: int = 16 * 1024  # its stdout and stderr each: more ends it (logged)
     notify_window_s: float = 3600.0  # record versions older than this are never notified
+    notify_per_tick: int = 20  # notices claimed at one look (the rest: at the next tick)
 
 
 LIMITS = Limits()

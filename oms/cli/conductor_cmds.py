@@ -70,17 +70,18 @@ def _internal(lines: list[str]) -> str:
 
 @app.command("notify", hidden=True)
 def notify(
-    notice: Annotated[str, typer.Argument(help="A claimed notice's id.")],
+    notice: Annotated[list[str], typer.Argument(help="Claimed notices' ids.")],
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
 ) -> None:
-    """Run the `[notify]` commands on one claimed notice (started detached by oms, ADR 0034)."""
+    """Run the `[notify]` commands on claimed notices (started detached by oms, ADR 0034)."""
     from oms.canonical import check
     from oms.services.notify import notices
 
-    check(notice, "notice id")
+    for notice_id in notice:
+        check(notice_id, "notice id")
     with workspace(state_root_, config_root_) as ws:
-        notices.deliver(ws, notice)
+        notices.deliver_all(ws, notice)
 
 
 @app.command("run")

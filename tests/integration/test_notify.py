@@ -12,9 +12,15 @@ from pathlib import Path
 
 import jsonschema
 
+from oms.canonical import add_ms
+from oms.limits import LIMITS
 from oms.services.chain import tickets
-from tests.chain import Chain
+from oms.services.conductor import tick as conductor
+from oms.services.delivery.service import Delivery
+from oms.services.finishing import finish, verify
+from tests.chain import Chain, accepted, use_worker
 from tests.helpers import OmsCommand
+from tests.integration.test_finishing import _result
 
 REPO = Path(__file__).resolve().parents[2]
 RECORD = '#!/bin/sh\ncat >> "$1"\nenv > "$1.env"\n'
@@ -143,3 +149,66 @@ def test_without_notify_a_tick_notifies_nothing(chain: Chain, oms: OmsCommand) -
         tickets.block(ws, ticket.record_id, "later")
     assert _phase(_tick(chain, oms), "notify")["done"] == []
     assert not (chain.state / "notify").exists()
+
+
+def test_a_parked_worker_is_notified_by_the_conductor(deliverable: Chain, oms: OmsCommand) -> None:
+    out = deliverable.base / "heard.jsonl"
+    _configure(deliverable, [_script(deliverable, "record.sh", RECORD), str(out)])
+    deliverable.edit_config(lambda s: s + 'on = ["parked"]\n', commit=True)
+    use_worker(deliverable, "silent")
+    dispatch_id, event_id = accepted(deliverable)
+    with deliverable.workspace() as ws:
+        Delivery.open(ws).deliver(event_id)
+        Delivery.open(ws).park(dispatch_id, "a person wants it to wait", add_ms(ws.now(), 600_000))
+    done = _phase(_tick(deliverable, oms), "notify")["done"]
+    assert isinstance(done, list)
+    assert len(done) == 1, done  # the parked worker; its leased ticket is worth nothing
+    assert _log(deliverable, 1)[0].endswith(": ok")
+    [heard] = out.read_text().splitlines()
+    doc = json.loads(heard)
+    assert (doc["kind"], doc["dispatch_id"], doc["reason"]) == (
+        "parked",
+        dispatch_id,
+        "a person wants it to wait",
+    )
+
+
+def test_a_merge_is_notified_once(chain: Chain) -> None:
+    out = chain.base / "heard.jsonl"
+    _configure(chain, [_script(chain, "record.sh", RECORD), str(out)])
+    bound = _result(chain)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+        merged = finish.merge(ws, bound.dispatch_id)
+        finish.merge(ws, bound.dispatch_id)  # merged already: nothing more to tell
+    assert _log(chain, 1)[0].endswith(": ok")
+    [heard] = out.read_text().splitlines()
+    doc = json.loads(heard)
+    assert (doc["kind"], doc["dispatch_id"], doc["reason"]) == (
+        "merged",
+        bound.dispatch_id,
+        f"merged as {merged.merged}",
+    )
+
+
+def test_a_burst_is_claimed_a_few_a_tick_by_one_child_each(chain: Chain) -> None:
+    out = chain.base / "heard.jsonl"
+    _configure(chain, [_script(chain, "record.sh", RECORD), str(out)])
+    many = LIMITS.notify_per_tick + 5
+    with chain.workspace() as ws:
+        for i in range(many):
+            ticket = tickets.add(ws, f"Ticket {i}", "It fails.")
+            tickets.block(ws, ticket.record_id, f"question {i}")
+        first = _phase_of(conductor.tick(ws), "notify")
+        second = _phase_of(conductor.tick(ws), "notify")
+        third = _phase_of(conductor.tick(ws), "notify")
+    assert (len(first), len(second), len(third)) == (LIMITS.notify_per_tick, 5, 0)
+    _log(chain, many)
+    kinds = [json.loads(line)["kind"] for line in out.read_text().splitlines()]
+    assert kinds == ["blocked"] * many
+
+
+def _phase_of(report: conductor.Tick, name: str) -> list[str]:
+    [phase] = [p for p in report.phases if p.name == name]
+    assert phase.skipped == []
+    return phase.done

@@ -1,19 +1,18 @@
 """Notifications (ADR 0034): who claims a notice, who runs the commands, and what they get.
 
-`emit` claims a notice — the receipt `outbox/oms-notify/<notice>.receipt`, which holds it,
-noted in the ledger: whoever claims it first notifies it, nobody notifies it again — and starts
-`oms conductor notify <notice>` detached (`process.start_detached`), without waiting on it: a
-tick or a merge goes on at once. That child reads the notice from its receipt and runs each
-`[notify]` command in turn
+`emit_all` claims notices — each by its receipt `outbox/oms-notify/<notice>.receipt`, which holds
+it, noted in the ledger: whoever claims it first notifies it, nobody notifies it again; at most
+`Limits.notify_per_tick` at one look — and starts one `oms conductor notify <notice>...` for them,
+detached (`process.start_detached`), without waiting on it: a tick or a merge goes on at once.
+That child reads each notice from its receipt and runs each `[notify]` command in turn
 (`process.run`: an argv, never a shell; outside every sandbox, in `/`), the notice as JSON on its
-stdin (`schemas/notification.schema.json`, validated before it is sent), each within
-its time limit (`timeout_seconds`, `Limits.notify_timeout_s` by default; then its process
-group is killed) and `notify_output_bytes` of output
-(more ends it), with a minimal environment: `process.child_env`'s allow-list (PATH, HOME, the
-locale, ...), the desktop session's variables a notifier needs, and the names `pass_env` lists —
-never the state key (a file the child does not open for them) nor a provider key it was not given.
-Each command's outcome is one line of `notify/notify.log` in the state root. A failure is logged,
-never retried: the notice is claimed once.
+stdin (`schemas/notification.schema.json`, validated before it is sent), each within its time limit
+(`timeout_seconds`, `Limits.notify_timeout_s` by default; then its process group is killed) and
+`Limits.notify_output_bytes` of output (more ends it), with a minimal environment:
+`process.child_env`'s allow-list (PATH, HOME, the locale, ...), the desktop session's variables a
+notifier needs, and the names `pass_env` lists — never the state key (a file it is not told of)
+nor a provider key, nor oms's own `OMS_*` variables. Each command's outcome is one line of
+`notify/notify.log` in the state root. A failure is logged, never retried: a notice is claimed once.
 
 `phase` is the conductor's: ticket and worker versions observed within `Limits.notify_window_s`
 that are worth a notice (`domain/notify.py`) are emitted.
@@ -43,20 +42,32 @@ _STARTED: list[int] = []  # children this process started, reaped when they end
 def emit(ws: Workspace, notice: rules.Notice) -> bool:
     """Claim `notice` and start its commands, detached; False when nothing is configured for its
     kind or it was claimed already."""
+    return bool(emit_all(ws, [notice]))
+
+
+def emit_all(ws: Workspace, found: list[rules.Notice]) -> list[rules.Notice]:
+    """Claim at most `Limits.notify_per_tick` of `found` (the rest wait for the next look) and
+    start one detached child for all of them; the notices claimed."""
     config = ws.config().notify
-    if config is None or notice.kind not in config.on:
-        return False
+    if config is None:
+        return []
     outbox = ws.store.outbox(CONSUMER)
-    if outbox.has_receipt(notice.notice_id):
-        return False
-    document = notice.document()
-    validate("notification", document, where=notice.notice_id)
-    _, created = outbox.commit_receipt(
-        notice.notice_id, ws.now(), {"status": "done", "notice": document}
-    )
-    if created:
-        _start(ws, notice.notice_id, config.pass_env)
-    return created
+    claimed: list[rules.Notice] = []
+    for notice in found:
+        if len(claimed) >= LIMITS.notify_per_tick:
+            break
+        if notice.kind not in config.on or outbox.has_receipt(notice.notice_id):
+            continue
+        document = notice.document()
+        validate("notification", document, where=notice.notice_id)
+        _, created = outbox.commit_receipt(
+            notice.notice_id, ws.now(), {"status": "done", "notice": document}
+        )
+        if created:
+            claimed.append(notice)
+    if claimed:
+        _start(ws, tuple(n.notice_id for n in claimed), config.pass_env)
+    return claimed
 
 
 def _self_argv() -> tuple[tuple[str, ...], str]:
@@ -67,7 +78,7 @@ def _self_argv() -> tuple[tuple[str, ...], str]:
     return (sys.executable, "-m", "oms"), os.path.dirname(package)
 
 
-def _start(ws: Workspace, notice_id: str, pass_env: tuple[str, ...]) -> None:
+def _start(ws: Workspace, notice_ids: tuple[str, ...], pass_env: tuple[str, ...]) -> None:
     for pid in _STARTED:  # children of earlier notices that ended are collected here
         reap(pid)
     del _STARTED[:-256]
@@ -76,7 +87,7 @@ def _start(ws: Workspace, notice_id: str, pass_env: tuple[str, ...]) -> None:
         *prefix,
         "conductor",
         "notify",
-        notice_id,
+        *notice_ids,
         "--state-root",
         ws.store.path,
         "--config-root",
@@ -100,9 +111,22 @@ def environment(pass_env: tuple[str, ...]) -> dict[str, str]:
     return {k: v for k, v in env.items() if not k.startswith("OMS_") or k in pass_env}
 
 
+def deliver_all(ws: Workspace, notice_ids: list[str]) -> list[str]:
+    """Run every `[notify]` command on each claimed notice, in turn (the detached child's work)."""
+    lines = []
+    for notice_id in notice_ids:
+        try:
+            lines += deliver(ws, notice_id)
+        except OmsError as exc:  # one notice that cannot be read keeps none of the others back
+            line = f"{now()} {notice_id}: {exc.message}"
+            lines.append(line)
+            print(line, flush=True)
+    return lines
+
+
 def deliver(ws: Workspace, notice_id: str) -> list[str]:
-    """Run every `[notify]` command on the claimed notice (the detached child's work): one line
-    of outcome each, also printed (to the log)."""
+    """Run every `[notify]` command on the claimed notice: one line of outcome each, also printed
+    (to the log)."""
     receipt = ws.store.outbox(CONSUMER).read_receipt(notice_id)
     if receipt is None:
         raise OmsError(f"no notice {notice_id} was claimed")
@@ -164,11 +188,9 @@ def phase(ws: Workspace, done: list[str], skipped: list[str]) -> None:
             )
             if notice is not None:
                 found.append(notice)
-    for notice in found:
-        if notice.kind not in config.on:
-            continue
-        try:
-            if emit(ws, notice):
-                done.append(f"{notice.kind} {notice.ticket_id}: notified ({notice.notice_id})")
-        except OmsError as exc:
-            skipped.append(f"{notice.notice_id}: {exc.message}")
+    try:
+        done.extend(
+            f"{n.kind} {n.ticket_id}: notified ({n.notice_id})" for n in emit_all(ws, found)
+        )
+    except OmsError as exc:
+        skipped.append(f"notify: {exc.message}")
