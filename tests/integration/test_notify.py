@@ -139,6 +139,8 @@ def test_a_blocked_ticket_is_notified_once_with_its_json_on_stdin(
     assert not any(key.startswith("OMS_") and key != "OMS_TEST_WEBHOOK" for key in env)
     again = _phase(_tick(chain, oms), "notify")
     assert again["done"] == []  # notified once
+    verified = oms.run("store", "verify", "--state-root", str(chain.state), cwd=chain.repo)
+    assert verified.returncode == 0, verified.stdout + verified.stderr  # notify/ is oms's own
     time.sleep(0.5)  # (nothing to wait for: a second notification would have a log line)
     assert len(_log(chain, 3)) == 3
 

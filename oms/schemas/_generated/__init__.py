@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'b3cc0e0d817579612e3506f528c67081860cf0b7c84d58d1a733cdc08ec9733a'
+SOURCE_SHA256 = 'da368bdfbb0757f5536c7af602e1e96eb5a4a0ab7e75f760ecea19cbd77121fb'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -13,12 +13,13 @@ from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
 from oms.schemas._generated import defs as _m_defs
+from oms.schemas._generated import notification as _m_notification
 
 _P0 = '^[A-Za-z]{1,40}$'
 _P1 = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
 _P2 = '^[0-9a-f]{64}$'
 _C0: object = 'oms-event-v1'
-_C1: tuple[object, ...] = ('bridge-acknowledged', 'dispatch-delivery-requested', 'hook-observed', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped', 'ticket-reopened', 'worker-message')
+_C1: tuple[object, ...] = ('bridge-acknowledged', 'dispatch-delivery-requested', 'hook-observed', 'notice', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped', 'ticket-reopened', 'worker-message')
 _C2: object = 'dispatch-delivery-requested'
 _C3: object = 'session-parked'
 _C4: object = 'session-registered'
@@ -31,6 +32,7 @@ _C10: object = 'hook-observed'
 _C11: tuple[object, ...] = ('blocked', 'open')
 _C12: object = 'ticket-reopened'
 _C13: object = 'worker-message'
+_C14: object = 'notice'
 
 
 def _v366(x: object) -> bool:
@@ -960,6 +962,46 @@ def _v454(x: object) -> bool:
     return True
 
 
+def _v467(x: object) -> bool:
+    # event#/allOf/10/then/properties/payload
+    if not _m_notification._v468(x):
+        return False
+    return True
+
+
+def _v466(x: object) -> bool:
+    # event#/allOf/10/then
+    if isinstance(x, dict):
+        if 'payload' in x and not _v467(x['payload']):
+            return False
+    return True
+
+
+def _v481(x: object) -> bool:
+    # event#/allOf/10/if/properties/event_type
+    if not _eq(x, _C14):
+        return False
+    return True
+
+
+def _v480(x: object) -> bool:
+    # event#/allOf/10/if
+    if isinstance(x, dict):
+        if 'event_type' in x and not _v481(x['event_type']):
+            return False
+    return True
+
+
+def _v465(x: object) -> bool:
+    # event#/allOf/10
+    if _v480(x):
+        if not _v466(x):
+            return False
+    else:
+        pass
+    return True
+
+
 def _v365(x: object) -> bool:
     # event#
     if not (isinstance(x, dict)):
@@ -1000,6 +1042,8 @@ def _v365(x: object) -> bool:
     if not _v443(x):
         return False
     if not _v454(x):
+        return False
+    if not _v465(x):
         return False
     return True
 

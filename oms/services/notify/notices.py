@@ -1,10 +1,11 @@
 """Notifications (ADR 0034): who claims a notice, who runs the commands, and what they get.
 
-`emit_all` claims notices — each by its receipt `outbox/oms-notify/<notice>.receipt`, which holds
-it, noted in the ledger: whoever claims it first notifies it, nobody notifies it again; at most
-`Limits.notify_per_tick` at one look — and starts one `oms conductor notify <notice>...` for them,
-detached (`process.start_detached`), without waiting on it: a tick or a merge goes on at once.
-That child reads each notice from its receipt and runs each `[notify]` command in turn
+`emit_all` claims notices — each is a `notice` event (the notification itself) and its receipt
+`outbox/oms-notify/<notice>.receipt` is the claim, both on the ledger: whoever claims it first
+notifies it, nobody notifies it again; at most `Limits.notify_per_tick` at one look — and starts
+one `oms conductor notify <notice>...` for them, detached (`process.start_detached`), without
+waiting on it: a tick or a merge goes on at once. That child reads each claimed notice's event
+and runs each `[notify]` command in turn
 (`process.run`: an argv, never a shell; outside every sandbox, in `/`), the notice as JSON on its
 stdin (`schemas/notification.schema.json`, validated before it is sent), each within its time limit
 (`timeout_seconds`, `Limits.notify_timeout_s` by default; then its process group is killed) and
@@ -24,7 +25,7 @@ import json
 import os
 import sys
 
-from oms.canonical import access, now
+from oms.canonical import now
 from oms.domain import notify as rules
 from oms.errors import OmsError, ProcessFailedError, ProcessTimeoutError, one_line
 from oms.limits import LIMITS
@@ -33,6 +34,7 @@ from oms.schemas import validate
 from oms.services.workspace import Workspace
 
 CONSUMER = "oms-notify"
+NOTICE = "notice"  # the event a notice is; its receipt by CONSUMER is the claim
 LOG = "notify/notify.log"
 # what a desktop notifier (notify-send) needs of the session beside `child_env`'s allow-list
 DESKTOP = ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")
@@ -62,9 +64,8 @@ def emit_all(ws: Workspace, found: list[rules.Notice]) -> list[rules.Notice]:
             continue
         document = notice.document()
         validate("notification", document, where=notice.notice_id)
-        _, created = outbox.commit_receipt(
-            notice.notice_id, ws.now(), {"status": "done", "notice": document}
-        )
+        ws.store.events.create(notice.notice_id, NOTICE, notice.at, document)  # once, the same
+        _, created = outbox.commit_receipt(notice.notice_id, ws.now(), {"status": "done"})
         if created:
             claimed.append(notice)
     if claimed:
@@ -129,10 +130,9 @@ def deliver_all(ws: Workspace, notice_ids: list[str]) -> list[str]:
 def deliver(ws: Workspace, notice_id: str) -> list[str]:
     """Run every `[notify]` command on the claimed notice: one line of outcome each, also printed
     (to the log)."""
-    receipt = ws.store.outbox(CONSUMER).read_receipt(notice_id)
-    if receipt is None:
+    if ws.store.outbox(CONSUMER).read_receipt(notice_id) is None:
         raise OmsError(f"no notice {notice_id} was claimed")
-    document = access.obj(receipt.result, "notice")
+    document = ws.store.events.read(notice_id, NOTICE).payload
     validate("notification", document, where=notice_id)
     config = ws.config().notify
     if config is None:
