@@ -4,7 +4,8 @@ version is worth which notice.
 A ticket version is worth one when it is `done` (but not by a merge: `oms result merge` notifies
 `merged` itself, once per merged commit), `blocked`,
 or waits for a person (its reason begins "needs a person: ", open or blocked); a worker version
-when its health is `parked` (a quota, a limit, no result, a fence, a person's park). A notice's id
+when its health is `parked` (a quota, no result within its turns or minutes, a fence, a person's
+park), or when it was ended at a bound of its sandbox (`limit`). A notice's id
 is the record and the version it is about, so the same version is notified once, whoever looks
 (the conductor's `notify` phase, `oms result merge`). Only versions observed within
 `Limits.notify_window_s` are looked at: a configuration added today does not notify last year's
@@ -21,7 +22,7 @@ from oms.domain.conductor import NEEDS_PERSON
 from oms.errors import one_line
 from oms.limits import LIMITS
 
-KINDS = ("done", "blocked", "needs-a-person", "parked", "merged")
+KINDS = ("done", "blocked", "needs-a-person", "parked", "limit", "merged")
 FORMAT = "oms-notification-v1"
 
 
@@ -72,6 +73,7 @@ def _summary(kind: str, ticket_id: str, title: str, reason: str) -> str:
         "blocked": "is blocked",
         "needs-a-person": "needs a person",
         "parked": "has its worker parked",
+        "limit": "had its worker ended at a bound",
     }[kind]
     tail = f": {reason}" if reason and kind != "merged" else ""
     return one_line(f"oms: {ticket_id} {title!r} {said}{tail}", 1024)
@@ -109,21 +111,28 @@ def of_ticket(
 def of_worker(
     dispatch_id: str, version: int, payload: JsonObject, title: str, at: str
 ) -> Notice | None:
-    """The notice a worker version is worth (parked), if any."""
-    if payload.get("health") != "parked":
+    """The notice a worker version is worth, if any: `parked`, or `limit` when it was ended at a
+    bound of its sandbox (`limit: pids`, `memory`, `disk`: a failed attempt, retried)."""
+    ended = payload.get("end_reason")
+    if payload.get("health") == "stopped" and str(ended).startswith("limit: "):
+        kind = "limit"
+        reason = one_line(str(payload.get("end_detail") or ended), 512)
+    elif payload.get("health") == "parked":
+        kind = "parked"
+        reason = one_line(str(payload.get("health_reason") or "parked"), 512)
+    else:
         return None
-    reason = one_line(str(payload.get("health_reason") or "parked"), 512)
     ticket_id = str(payload.get("ticket_id"))
     title = one_line(title, 512)
     return Notice(
         stable_id("ntf", "worker", dispatch_id, version),
-        "parked",
+        kind,
         at,
         ticket_id,
         title,
         dispatch_id,
         reason,
-        _summary("parked", ticket_id, title, one_line(reason, 200)),
+        _summary(kind, ticket_id, title, one_line(reason, 200)),
     )
 
 

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'da368bdfbb0757f5536c7af602e1e96eb5a4a0ab7e75f760ecea19cbd77121fb'
+SOURCE_SHA256 = 'e50eb042260ff2fa2c2392455e674e7dc8db4770403d6b663f2cd697453d5680'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -28,7 +28,7 @@ _C3: object = 'command'
 _C4: tuple[object, ...] = ('anthropic', 'openai')
 _C5: tuple[object, ...] = ('key', 'codex-chatgpt')
 _C6: tuple[object, ...] = ('merge-commit', 'fast-forward')
-_C7: tuple[object, ...] = ('done', 'blocked', 'needs-a-person', 'parked', 'merged')
+_C7: tuple[object, ...] = ('done', 'blocked', 'needs-a-person', 'parked', 'merged', 'limit')
 
 
 def _v198(x: object) -> bool:

@@ -15,7 +15,7 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 from oms.schemas._generated import defs as _m_defs
 
 _C0: object = 'oms-notification-v1'
-_C1: tuple[object, ...] = ('done', 'blocked', 'needs-a-person', 'parked', 'merged')
+_C1: tuple[object, ...] = ('done', 'blocked', 'needs-a-person', 'parked', 'merged', 'limit')
 
 
 def _v469(x: object) -> bool:

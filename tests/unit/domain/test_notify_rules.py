@@ -55,6 +55,12 @@ def test_worker_notices() -> None:
     )
     validate("notification", notice.document(), where="notice")
     assert rules.of_worker("dsp-1", 5, {**parked, "health": "healthy"}, TITLE, T0) is None
+    ended = {**parked, "health": "stopped", "end_reason": "limit: pids", "end_detail": "1024 tasks"}
+    limit = rules.of_worker("dsp-1", 6, ended, TITLE, T0)
+    assert limit is not None
+    assert (limit.kind, limit.reason) == ("limit", "1024 tasks")
+    validate("notification", limit.document(), where="notice")
+    assert rules.of_worker("dsp-1", 6, {**ended, "end_reason": "exit"}, TITLE, T0) is None
 
 
 def test_merged_notice() -> None:
