@@ -166,7 +166,7 @@ def main() -> int:
     base = results[sizes[0]]["tick_ms"]
     phase_names = [
         "reconcile", "expire", "deadlines", "providers", "resume", "deliver", "resolve", "fill",
-        "close", "compact", "checkpoint",
+        "close", "notify", "compact", "checkpoint",
     ]  # fmt: skip
     rows = [
         [

@@ -100,6 +100,14 @@ class Limits(NamedTuple):
     # the frozen bundle (docs/adr/0033): its entries `oms version` digests, its build information
     bundle_entries: int = 100_000  # the onedir bundle has ~1,400
     build_info_bytes: int = 4 * 1024  # build-info.json (about 500 bytes)
+    # a person's message into a live agent's conversation (`oms worker send`), as read: its event
+    # keeps it whole (an event is at most `event_bytes`; a newline is two bytes in JSON)
+    send_text_bytes: int = 16 * 1024
+    # notifications (`[notify]` in .oms/config.toml): each command's time and what it may print
+    notify_timeout_s: float = 10.0
+    notify_output_bytes: int = 16 * 1024  # its stdout and stderr each: more ends it (logged)
+    notify_window_s: float = 3600.0  # record versions older than this are never notified
+    notify_per_tick: int = 20  # notices claimed at one look (the rest: at the next tick)
 
 
 LIMITS = Limits()

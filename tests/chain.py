@@ -178,7 +178,7 @@ WORKER = r"""#!/bin/sh
 # bridge), in `hooks-only` and `bridge-only` one of them; then it records where it runs and what it
 # was given in its private home ($HOME/worker.out: the test reads it from the state root), and waits
 # (`silent`: the same without any proof; `stubborn`: waits ignoring SIGHUP and SIGTERM; `edit`:
-# edits its worktree until killed).
+# edits its worktree until killed; `listen`: keeps every byte its terminal receives).
 out="$HOME/worker.out"
 case "$1" in
   wait) /bin/sh "$2" prove exit > /dev/null 2>&1 ;;
@@ -196,6 +196,8 @@ case "$1" in
   exit0) exit 0 ;;
   exit3) exit 3 ;;
   stubborn) trap '' HUP TERM; exec sleep 600 ;;
+  listen)  # every byte its terminal receives, raw (no line discipline), into $HOME/heard
+    stty raw -echo && exec cat > "$HOME/heard" ;;
   edit)  # edits its worktree without end: appends, rewrites, deletes, new folders (salvage tests)
     i=0
     while :; do

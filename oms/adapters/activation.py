@@ -8,6 +8,9 @@ taken since the text was typed; never Claude Code's SessionStart, which it fires
 the busy mark. Without one it presses Enter once more (the first became a newline), then gives up
 (`ActivationError`). A plan without a prompt (a command worker) needs no activation.
 
+A person's message (`oms worker send`, `say`) is typed the same way, into a busy agent too (the
+CLIs queue it for their next turn).
+
 Parking interrupts a turn only while one runs (the busy mark: Escape outside a turn can clear the
 composer); resuming tells an interrupted agent to continue.
 
@@ -89,6 +92,10 @@ class Activator(Protocol):
         """Tell an interrupted agent to continue (resume)."""
         ...
 
+    def say(self, plan: LaunchPlan, dispatch_id: str, text: str, witness: Witness) -> str:
+        """Type a person's message (`oms worker send`) and submit it; how it went (`Tui.say`)."""
+        ...
+
 
 @dataclass
 class Tui:
@@ -104,17 +111,51 @@ class Tui:
         if plan.prompt is None:  # a command worker starts working by itself
             return
         self._wait_ready(plan, dispatch_id)
+        if self._submit(plan, dispatch_id, plan.prompt, witness) is None:
+            raise ActivationError(
+                "the agent did not take the instruction (no prompt hook, not busy)"
+            )
+
+    def say(self, plan: LaunchPlan, dispatch_id: str, text: str, witness: Witness) -> str:
+        """Type a person's message (already cleaned: `domain/messages.clean`) the way the
+        instruction is typed, and submit it: "taken" (a prompt hook saw it), "queued" (the agent
+        was busy: both CLIs queue a message typed during a turn, and take it as the next user
+        turn) or "typed" (neither was seen). A command worker's terminal gets the text and one
+        Enter. The agent need not be idle (a Codex goal runs turn after turn), only on screen."""
+        pane = self.screen.observe(dispatch_id)
+        if pane is None or pane.dead:
+            raise ActivationError("the agent's pane ended before the message was typed")
+        if plan.prompt is None:
+            self.screen.send_text(dispatch_id, text)
+            self.screen.send_keys(dispatch_id, "Enter")
+            return "typed"
+        busy = self._busy(plan, dispatch_id)
+        if busy:  # a busy mark already on screen witnesses nothing: typed once, Enter once
+            witness.typing()
+            self.screen.send_text(dispatch_id, text)
+            self.clock.sleep(ENTER_PAUSE_S)
+            self.screen.send_keys(dispatch_id, "Enter")
+            return "queued"
+        return self._submit(plan, dispatch_id, text, witness) or "typed"
+
+    def _submit(
+        self, plan: LaunchPlan, dispatch_id: str, text: str, witness: Witness
+    ) -> str | None:
+        """Type `text`, pause, Enter, and wait for the agent to show it took it: "taken" (its
+        prompt hook), "queued" (its busy mark) or None (after a second Enter, nothing)."""
         witness.typing()
-        self.screen.send_text(dispatch_id, plan.prompt)
+        self.screen.send_text(dispatch_id, text)
         for _attempt in range(2):  # Enter, confirm; one more Enter if the first became a newline
             self.clock.sleep(ENTER_PAUSE_S)
             self.screen.send_keys(dispatch_id, "Enter")
             until = self.clock.monotonic() + self.confirm_s
             while self.clock.monotonic() < until:
-                if witness.taken() or self._busy(plan, dispatch_id):
-                    return
+                if witness.taken():
+                    return "taken"
+                if self._busy(plan, dispatch_id):
+                    return "queued"
                 self.clock.sleep(POLL_S)
-        raise ActivationError("the agent did not take the instruction (no prompt hook, not busy)")
+        return None
 
     def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> bool:
         """Escape (and the CLI's other park keys) only while a turn or a goal runs (ADR 0009

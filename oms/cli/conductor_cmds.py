@@ -79,6 +79,22 @@ def _internal(lines: list[str]) -> str:
     return f"{lines[0]}{more}; rerun with OMS_VERBOSE=1 and report it"
 
 
+@app.command("notify", hidden=True)
+def notify(
+    notice: Annotated[list[str], typer.Argument(help="Claimed notices' ids.")],
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+) -> None:
+    """Run the `[notify]` commands on claimed notices (started detached by oms, ADR 0036)."""
+    from oms.canonical import check
+    from oms.services.notify import notices
+
+    for notice_id in notice:
+        check(notice_id, "notice id")
+    with workspace(state_root_, config_root_) as ws:
+        notices.deliver_all(ws, notice)
+
+
 @app.command("run")
 def run(
     interval: Annotated[

@@ -1,4 +1,4 @@
-"""`oms worker deliver|park|resume|stop|observe|log`."""
+"""`oms worker deliver|park|resume|stop|send|observe|log`."""
 
 from __future__ import annotations
 
@@ -212,6 +212,76 @@ def log(
         show(line)
     if not lines and not json_out:
         typer.echo(f"(nothing logged for {dispatch} yet)")
+
+
+@app.command("send")
+def send(
+    dispatch: DispatchArg,
+    text: Annotated[
+        str | None,
+        typer.Argument(help="The message ('-': read it from stdin).", show_default=False),
+    ] = None,
+    file: Annotated[
+        str | None, typer.Option("--file", help="Read the message from this file ('-': stdin).")
+    ] = None,
+    person: Annotated[
+        str | None,
+        typer.Option(
+            "--person", help="Who sends it (default: your login name; kept in the ledger)."
+        ),
+    ] = None,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Type a person's message into a live agent's conversation: recorded first, control
+    characters dropped, only for a running attempt without a result.
+
+    Examples:
+
+    \b
+      oms worker send tkt-3 'the tests live in tests/unit, not test/'
+      oms worker send dsp-3fa2 --file notes.txt
+    """
+    import getpass
+
+    from oms.services.chain import handles
+    from oms.services.delivery.service import Delivery
+
+    message = _message(text, file)
+    who = person or getpass.getuser()
+    with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch)
+        view = Delivery.open(ws).send(dispatch, message, person=who)
+    emit({"ok": True, **view}) if json_out else _print(view)
+
+
+def _message(text: str | None, file: str | None) -> str:
+    """The message from the argument, a file or stdin, read at most one byte over its bound."""
+    import sys
+
+    from oms.domain.messages import check_size
+    from oms.errors import InvalidInputError, UsageError
+    from oms.fsio.outside import read_user_file
+    from oms.limits import LIMITS
+
+    if (text is None) == (file is None):
+        raise UsageError("give the message as an argument or with --file (not both)")
+    if text is not None and text != "-":
+        return text
+    cap = LIMITS.send_text_bytes
+    if text == "-" or file == "-":
+        if sys.stdin.isatty():
+            raise UsageError("pipe the message on stdin, or give it as an argument")
+        data = sys.stdin.buffer.read(cap + 1)
+    else:
+        assert file is not None  # noqa: S101 - one of the two is given
+        data = read_user_file(file, cap + 1)
+    check_size(len(data), cap)
+    try:
+        return data.decode("utf-8", "strict")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"the message is not UTF-8 (byte {exc.start})") from None
 
 
 @app.command("observe")

@@ -14,6 +14,8 @@ from typing import Any
 from oms.canonical import JsonObject, check, dumps
 from oms.canonical.ids import ROLE_ID, folder_label
 from oms.domain.gate import MAX_MINUTES_WITHOUT_RESULT, MAX_TURNS_WITHOUT_RESULT
+from oms.domain.notify import NotifyConfig
+from oms.domain.notify import parse as parse_notify
 from oms.domain.proxy import IMPLICIT, MAX_REQUEST_BYTES
 from oms.domain.routing import (
     COOLDOWN_MINUTES,
@@ -105,6 +107,7 @@ class Config:
     )  # the providers and the fleet's order (none: every role uses its own fields)
     proxy: ProxyConfig = field(default_factory=ProxyConfig)
     limits: SandboxLimits = field(default_factory=SandboxLimits)  # `[limits]`: checks, probes
+    notify: NotifyConfig | None = None  # `[notify]`: commands run on done, blocked, ... (ADR 0036)
 
 
 def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
@@ -170,6 +173,7 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
         routing=routing,
         proxy=_proxy(doc, where),
         limits=limits,
+        notify=parse_notify(doc.get("notify")),
     )
 
 

@@ -33,6 +33,7 @@ SCHEMA_NAMES = (
     "kill-marker",
     "launch-begun",
     "launch-spec",
+    "notification",
     "op-index",
     "outbox-receipt",
     "pane-exit",

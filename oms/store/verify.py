@@ -50,9 +50,9 @@ from oms.store.stateroot import KEY, LAYOUT, META, RECORD_KINDS, TMUX_CONF, Stat
 from oms.store.summary import RACY_NS
 
 # made when first used: the model proxy's files (ADR 0020), verification outputs and discard bundles
-# (ADR 0021), the ledger (ADR 0022)
-OPTIONAL_AREAS = ("proxy", "verify", "archive", "ledger", compaction.DIR)
-RUNTIME_AREAS = ("proxy", "verify", "archive")  # checked for form only (`check_runtime`)
+# (ADR 0021), the ledger (ADR 0022), the notifications' log (ADR 0036)
+OPTIONAL_AREAS = ("proxy", "verify", "archive", "ledger", "notify", compaction.DIR)
+RUNTIME_AREAS = ("proxy", "verify", "archive", "notify")  # checked for form only (`check_runtime`)
 RUNTIME_DEPTH = 3
 _TOP = {META, *LAYOUT, "tmux.conf", "tmux.sock", summary_file.INDEX_DIR, *OPTIONAL_AREAS}
 _TOP.add(sandboxes.RECORD)  # where the sandbox directory is (ADR 0026)

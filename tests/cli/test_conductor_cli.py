@@ -35,7 +35,7 @@ def test_tick_reports_every_phase_in_json(oms: OmsCommand, waiting_fleet: Fleet)
     report = json.loads(done.stdout)
     assert [p["phase"] for p in report["phases"]] == [
         "reconcile", "expire", "deadlines", "providers", "resume", "deliver", "resolve", "fill",
-        "close", "compact", "checkpoint",
+        "close", "notify", "compact", "checkpoint",
     ]  # fmt: skip
     fill = next(p for p in report["phases"] if p["phase"] == "fill")
     assert f"{ticket}: leased to worker-1" in fill["done"]

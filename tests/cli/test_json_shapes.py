@@ -193,6 +193,7 @@ def test_every_json_output_is_its_schema(
     s.run("dispatch", "approve", second, *person, fails="authority-changed")  # no human approval
     event = s.run("dispatch", "accept", second)["delivery_event_id"]
     s.run("worker", "deliver", "--event-id", event)
+    s.run("worker", "send", second, "hello")
     s.run("worker", "park", second, "--until", "2099-01-01T00:00:00.000Z")
     s.run("worker", "resume", second, fails="invalid-input")  # not due
     s.run("worker", "stop", second)

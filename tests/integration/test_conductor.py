@@ -73,6 +73,7 @@ def test_a_queue_is_worked_through_never_above_the_pool(fleet: Fleet) -> None:
             "resolve",
             "fill",
             "close",
+            "notify",
             "compact",
             "checkpoint",
         ]

@@ -601,6 +601,9 @@ class _Keys:
     def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
         pass
 
+    def say(self, plan: LaunchPlan, dispatch_id: str, text: str, witness: Witness) -> str:
+        return "typed"
+
 
 def _never_ready(dispatch_id: str) -> None:
     raise ActivationError("the agent did not become ready within 30s")

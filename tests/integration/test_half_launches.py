@@ -34,6 +34,9 @@ class _Keys:
     def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
         pass
 
+    def say(self, plan: LaunchPlan, dispatch_id: str, text: str, witness: Witness) -> str:
+        return "typed"
+
 
 def _tmux(chain: Chain, *args: str) -> subprocess.CompletedProcess[str]:
     sock, conf = str(chain.state / "tmux.sock"), str(chain.state / "tmux.conf")

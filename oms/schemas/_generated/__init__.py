@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'ad60d19f3bb62b6a2fa24314789cadfaf52597ec928fb9b9d64bcff67590dcdb'
+SOURCE_SHA256 = 'b24fd4d35411922a68776f5174ff77ecfe7a624190fa7425f5d9d7380f68f829'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -75,6 +75,7 @@ MODULES: dict[str, str] = {
     'launch-begun': 'launch_begun',
     'launch-spec': 'launch_spec',
     'launch-spec#/$defs/word': 'launch_spec',
+    'notification': 'notification',
     'op-index': 'op_index',
     'outbox-receipt': 'outbox_receipt',
     'pane-exit': 'pane_exit',

@@ -20,6 +20,7 @@ _P2 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?(?:/[A-Za-z0-9][A-Za-z0-9._-]{0,127
 _P3 = '^[A-Z][A-Z0-9_]{0,55}_API_KEY$'
 _P4 = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$'
 _P5 = '^(?!oms/)[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$'
+_P6 = '^[A-Za-z_][A-Za-z0-9_]{0,63}$'
 _C0: object = 1
 _C1: tuple[object, ...] = ('none', 'host')
 _C2: tuple[object, ...] = ('token', 'raw')
@@ -27,6 +28,7 @@ _C3: object = 'command'
 _C4: tuple[object, ...] = ('anthropic', 'openai')
 _C5: tuple[object, ...] = ('key', 'codex-chatgpt')
 _C6: tuple[object, ...] = ('merge-commit', 'fast-forward')
+_C7: tuple[object, ...] = ('done', 'blocked', 'needs-a-person', 'parked', 'merged', 'limit')
 
 
 def _v198(x: object) -> bool:
@@ -1039,6 +1041,127 @@ def _v288(x: object) -> bool:
     return True
 
 
+def _v292(x: object) -> bool:
+    # config#/properties/notify/properties/commands/items/items
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) < 1:
+            return False
+        if len(x) > 4096:
+            return False
+    return True
+
+
+def _v291(x: object) -> bool:
+    # config#/properties/notify/properties/commands/items
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) < 1:
+            return False
+        if len(x) > 64:
+            return False
+        for v in x:
+            if not _v292(v):
+                return False
+    return True
+
+
+def _v290(x: object) -> bool:
+    # config#/properties/notify/properties/commands
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) < 1:
+            return False
+        if len(x) > 8:
+            return False
+        for v in x:
+            if not _v291(v):
+                return False
+    return True
+
+
+def _v294(x: object) -> bool:
+    # config#/properties/notify/properties/on/items
+    if not any(_eq(x, c) for c in _C7):
+        return False
+    return True
+
+
+def _v293(x: object) -> bool:
+    # config#/properties/notify/properties/on
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) < 1:
+            return False
+        for v in x:
+            if not _v294(v):
+                return False
+        if not _unique(x):
+            return False
+    return True
+
+
+def _v296(x: object) -> bool:
+    # config#/properties/notify/properties/pass_env/items
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P6, x) is None:
+            return False
+    return True
+
+
+def _v295(x: object) -> bool:
+    # config#/properties/notify/properties/pass_env
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) > 32:
+            return False
+        for v in x:
+            if not _v296(v):
+                return False
+    return True
+
+
+def _v297(x: object) -> bool:
+    # config#/properties/notify/properties/timeout_seconds
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 60:
+            return False
+    return True
+
+
+def _v289(x: object) -> bool:
+    # config#/properties/notify
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('commands',):
+            if k not in x:
+                return False
+        if 'commands' in x and not _v290(x['commands']):
+            return False
+        if 'on' in x and not _v293(x['on']):
+            return False
+        if 'pass_env' in x and not _v295(x['pass_env']):
+            return False
+        if 'timeout_seconds' in x and not _v297(x['timeout_seconds']):
+            return False
+        for k in x:
+            if k not in ('commands', 'on', 'pass_env', 'timeout_seconds'):
+                return False
+    return True
+
+
 def _v197(x: object) -> bool:
     # config#
     if not (isinstance(x, dict)):
@@ -1075,8 +1198,10 @@ def _v197(x: object) -> bool:
             return False
         if 'limits' in x and not _v288(x['limits']):
             return False
+        if 'notify' in x and not _v289(x['notify']):
+            return False
         for k in x:
-            if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'retention', 'providers', 'routing', 'verify', 'merge', 'proxy', 'limits'):
+            if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'retention', 'providers', 'routing', 'verify', 'merge', 'proxy', 'limits', 'notify'):
                 return False
     return True
 

@@ -610,12 +610,12 @@ def _v222(x: object) -> bool:
     return True
 
 
-def _v289(x: object) -> bool:
+def _v298(x: object) -> bool:
     # defs#
     return True
 
 
-def _v290(x: object) -> bool:
+def _v299(x: object) -> bool:
     # defs#/$defs/text
     if not (isinstance(x, str)):
         return False
@@ -625,7 +625,7 @@ def _v290(x: object) -> bool:
     return True
 
 
-def _v291(x: object) -> bool:
+def _v300(x: object) -> bool:
     # defs#/$defs/token
     if not (isinstance(x, str)):
         return False
@@ -635,7 +635,7 @@ def _v291(x: object) -> bool:
     return True
 
 
-def _v292(x: object) -> bool:
+def _v301(x: object) -> bool:
     # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
@@ -645,7 +645,7 @@ def _v292(x: object) -> bool:
     return True
 
 
-def _v293(x: object) -> bool:
+def _v302(x: object) -> bool:
     # defs#/$defs/public_key
     if not (isinstance(x, str)):
         return False
@@ -655,7 +655,7 @@ def _v293(x: object) -> bool:
     return True
 
 
-def _v294(x: object) -> bool:
+def _v303(x: object) -> bool:
     # defs#/$defs/base64
     if not (isinstance(x, str)):
         return False
@@ -668,11 +668,11 @@ def _v294(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'defs': _v289,
+    'defs': _v298,
     'defs#/$defs/abs_path': _v35,
     'defs#/$defs/actor': _v123,
     'defs#/$defs/argv_or_null': _v49,
-    'defs#/$defs/base64': _v294,
+    'defs#/$defs/base64': _v303,
     'defs#/$defs/branch': _v37,
     'defs#/$defs/capability': _v31,
     'defs#/$defs/commit': _v39,
@@ -689,20 +689,20 @@ VALIDATORS: dict[str, Callable[[object], bool]] = {
     'defs#/$defs/model_endpoint_or_null': _v21,
     'defs#/$defs/model_id': _v19,
     'defs#/$defs/opaque_id': _v7,
-    'defs#/$defs/pane_id': _v292,
+    'defs#/$defs/pane_id': _v301,
     'defs#/$defs/person': _v99,
     'defs#/$defs/program_list': _v57,
-    'defs#/$defs/public_key': _v293,
+    'defs#/$defs/public_key': _v302,
     'defs#/$defs/reason': _v108,
     'defs#/$defs/repository': _v82,
     'defs#/$defs/role_id': _v17,
     'defs#/$defs/sandbox': _v45,
     'defs#/$defs/sandbox_limits': _v62,
     'defs#/$defs/sha256': _v3,
-    'defs#/$defs/text': _v290,
+    'defs#/$defs/text': _v299,
     'defs#/$defs/timestamp': _v102,
     'defs#/$defs/title': _v77,
-    'defs#/$defs/token': _v291,
+    'defs#/$defs/token': _v300,
     'defs#/$defs/tool_list': _v54,
     'defs#/$defs/transport': _v26,
     'defs#/$defs/url': _v86,

@@ -157,10 +157,14 @@ def _what(entry: Entry, doc: JsonObject) -> str:
 
 
 def _person_said(doc: JsonObject) -> str:
-    """A person's decision an event keeps (`ticket-reopened`): ' by <name>: <reason>'."""
+    """A person's decision an event keeps (`ticket-reopened`): ' by <name>: <reason>'; a person's
+    message (`worker-message`): ' by <name>: "<its text>"'."""
     payload = doc.get("payload")
     if not isinstance(payload, dict) or not isinstance(payload.get("person"), str):
         return ""
+    said = payload.get("text")
+    if "reason" not in payload and isinstance(said, str):
+        return f' by {one_line(str(payload["person"]), 128)}: "{one_line(said, 200)}"'
     reason = one_line(str(payload.get("reason")), 200)
     return f" by {one_line(str(payload['person']), 128)}: {reason}"
 

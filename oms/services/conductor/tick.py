@@ -20,9 +20,12 @@ report, never the end of the pass):
    person, ADR 0031);
 8. close — dead panes of ended workers, only oms's own: the pane the worker's registry names; a pool
    worker still running two minutes after its result was acted on is stopped;
-9. compact — ended tickets whose `[retention] compact_after_days` ran out, a few a tick
+9. notify — tickets done, blocked or waiting for a person and workers parked since they were last
+   looked at are notified to the `[notify]` commands, each once, by a detached child the tick does
+   not wait on (`services/notify/notices.py`, ADR 0036);
+10. compact — ended tickets whose `[retention] compact_after_days` ran out, a few a tick
    (`admin/compaction.py`);
-10. checkpoint — the ledger's head signed and anchored outside the state root (ADR 0022, 0027).
+11. checkpoint — the ledger's head signed and anchored outside the state root (ADR 0022, 0027).
 
 A tick refuses to start on a state root its anchor shows was rolled back (ADR 0027).
 
@@ -51,6 +54,7 @@ from oms.services.conductor import work as conductor_work
 from oms.services.conductor.preflight import Preflight
 from oms.services.conductor.resolve import ACTOR, latest
 from oms.services.delivery.service import Delivery
+from oms.services.notify import notices
 from oms.services.workspace import Workspace
 from oms.store import Record, panefiles
 from oms.store import compaction as store_compaction
@@ -161,6 +165,7 @@ def tick(ws: Workspace, *, d: Delivery | None = None, held: bool = False) -> Tic
     run("resolve", lambda p: conductor_results.resolve(ws, p.done, p.skipped))
     run("fill", lambda p: conductor_work.fill(d, p.done, p.skipped, checks))
     run("close", lambda p: _close(d, p))
+    run("notify", lambda p: notices.phase(ws, p.done, p.skipped))
     run("compact", lambda p: _compact(ws, p))
     run("checkpoint", lambda p: _checkpoint(ws, p))
     return report

@@ -1,10 +1,11 @@
-"""`oms worker deliver|park|resume|stop|observe`: the delivery service of one workspace (ADR 0009),
-a thin facade over its steps, each in its own module of this package:
+"""`oms worker deliver|park|resume|stop|send|observe`: the delivery service of one workspace (ADR
+0009), a thin facade over its steps, each in its own module of this package:
 
 - `once.py`: exactly once per event — receipt replay, event binding, launch or recovery, receipt;
 - `launch.py`: one launch — authority, checkout, plan, pane, session, activation;
 - `native_resume.py`: a worker whose pane ended, relaunched on its agent's own session;
 - `lifecycle.py`: park, resume, stop;
+- `messages.py`: send — a person's message typed into a live agent's conversation;
 - `reconcile.py`: observe — the end of a pane, liveness;
 - `plans.py`: the oms executable, the agent CLI's version, the provider plan, the launch spec.
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject
-from oms.services.delivery import launch, lifecycle, once, reconcile
+from oms.services.delivery import launch, lifecycle, messages, once, reconcile
 from oms.services.delivery.context import DeliveryContext
 
 
@@ -47,6 +48,10 @@ class Delivery(DeliveryContext):
     ) -> JsonObject:
         """`lifecycle.stop`."""
         return lifecycle.stop(self, dispatch_id, reason, end_reason=end_reason, by=by)
+
+    def send(self, dispatch_id: str, text: str, *, person: str) -> JsonObject:
+        """`messages.send`."""
+        return messages.send(self, dispatch_id, text, person=person)
 
     def observe(self, dispatch_id: str) -> JsonObject:
         """`reconcile.observe`."""

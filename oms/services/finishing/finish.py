@@ -18,15 +18,18 @@ on the host.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 
 from oms.adapters import git, git_finish
 from oms.canonical import JsonObject, access
 from oms.domain import finishing
+from oms.domain import notify as notify_rules
 from oms.errors import CheckoutChangedError, ConflictError, GitIdentityError, OmsError, one_line
 from oms.services.chain import tickets
 from oms.services.finishing import verify, worktree_gc
+from oms.services.notify import notices
 from oms.services.workspace import Workspace
 from oms.store import ledger
 
@@ -115,7 +118,19 @@ def merge(ws: Workspace, dispatch_id: str) -> Merged:
         }
     )
     _complete(ws, dispatch.payload)
+    _notify_merged(ws, dispatch_id, dispatch.payload, new)
     return Merged(target.branch, target.head, new, target.mode, record.ref)
+
+
+def _notify_merged(ws: Workspace, dispatch_id: str, payload: JsonObject, commit: str) -> None:
+    """`merged` to the `[notify]` commands (ADR 0036): started detached, never waited on; a
+    notification that cannot be claimed or started fails nothing of the merge."""
+    ticket_id = access.text(payload, "ticket_id")
+    notice = notify_rules.merged(
+        ticket_id, ticket_title(ws, ticket_id), dispatch_id, commit, ws.now()
+    )
+    with contextlib.suppress(OmsError):
+        notices.emit(ws, notice)
 
 
 def _complete(ws: Workspace, payload: JsonObject) -> None:

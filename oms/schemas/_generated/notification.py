@@ -1,0 +1,141 @@
+"""Predicates of the `notification` schema. Generated from schemas/*.schema.json by build/gen_validators.py. Do not edit.
+
+Each predicate answers whether a JSON value satisfies one schema (Draft 2020-12, as jsonschema applies
+it without format assertion). Proven equal to jsonschema by tests/unit/schemas/test_generated_validators.py.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
+from oms.schemas._generated._runtime import search as _search, unique as _unique
+
+from oms.schemas._generated import defs as _m_defs
+
+_C0: object = 'oms-notification-v1'
+_C1: tuple[object, ...] = ('done', 'blocked', 'needs-a-person', 'parked', 'merged', 'limit')
+
+
+def _v469(x: object) -> bool:
+    # notification#/properties/format
+    if not _eq(x, _C0):
+        return False
+    return True
+
+
+def _v470(x: object) -> bool:
+    # notification#/properties/notice_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v471(x: object) -> bool:
+    # notification#/properties/kind
+    if not any(_eq(x, c) for c in _C1):
+        return False
+    return True
+
+
+def _v472(x: object) -> bool:
+    # notification#/properties/at
+    if not _m_defs._v102(x):
+        return False
+    return True
+
+
+def _v473(x: object) -> bool:
+    # notification#/properties/ticket_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v474(x: object) -> bool:
+    # notification#/properties/title
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) > 512:
+            return False
+    return True
+
+
+def _v476(x: object) -> bool:
+    # notification#/properties/dispatch_id/oneOf/0
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v477(x: object) -> bool:
+    # notification#/properties/dispatch_id/oneOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v475(x: object) -> bool:
+    # notification#/properties/dispatch_id
+    if [_v476(x), _v477(x)].count(True) != 1:
+        return False
+    return True
+
+
+def _v478(x: object) -> bool:
+    # notification#/properties/reason
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) > 512:
+            return False
+    return True
+
+
+def _v479(x: object) -> bool:
+    # notification#/properties/summary
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) > 1024:
+            return False
+    return True
+
+
+def _v468(x: object) -> bool:
+    # notification#
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('at', 'dispatch_id', 'format', 'kind', 'notice_id', 'reason', 'summary', 'ticket_id', 'title'):
+            if k not in x:
+                return False
+        if 'format' in x and not _v469(x['format']):
+            return False
+        if 'notice_id' in x and not _v470(x['notice_id']):
+            return False
+        if 'kind' in x and not _v471(x['kind']):
+            return False
+        if 'at' in x and not _v472(x['at']):
+            return False
+        if 'ticket_id' in x and not _v473(x['ticket_id']):
+            return False
+        if 'title' in x and not _v474(x['title']):
+            return False
+        if 'dispatch_id' in x and not _v475(x['dispatch_id']):
+            return False
+        if 'reason' in x and not _v478(x['reason']):
+            return False
+        if 'summary' in x and not _v479(x['summary']):
+            return False
+        for k in x:
+            if k not in ('format', 'notice_id', 'kind', 'at', 'ticket_id', 'title', 'dispatch_id', 'reason', 'summary'):
+                return False
+    return True
+
+
+VALIDATORS: dict[str, Callable[[object], bool]] = {
+    'notification': _v468,
+}

@@ -1,0 +1,77 @@
+"""`oms worker send`: a person's message into a live agent's conversation (ADR 0036).
+
+Read again and checked, in this order, before anything is written: the fence (`chain/fence.reason`:
+the dispatch, the lease, a GitHub ticket's live authorisation), then what the attempt is
+(`domain/messages.check_send`: no result yet, not parked, its session running, its pane live). The
+message is recorded — a `worker-message` event with the person's name and the text as typed, noted
+in the ledger — before a key reaches the pane, and then typed by the `Activator` that types the
+instruction (`adapters/activation.Tui.say`), witnessed the same way (`launch.HookWitness`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from oms.canonical import JsonObject, access, sha256_hex, stable_id
+from oms.domain import messages
+from oms.errors import AttemptFencedError, InvalidInputError
+from oms.limits import LIMITS
+from oms.services.chain import fence
+from oms.services.delivery.launch import HookWitness
+
+if TYPE_CHECKING:
+    from oms.services.delivery.context import DeliveryContext
+
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+MESSAGE = "worker-message"  # the event a person's message leaves, before it is typed
+
+
+def send(d: DeliveryContext, dispatch_id: str, text: str, *, person: str) -> JsonObject:
+    """Record a person's message, then type it into the agent's pane; what was sent and how it
+    went (`typed`: "taken", "queued" or "typed", `Tui.say`)."""
+    messages.check_size(len(text.encode("utf-8", "surrogatepass")), LIMITS.send_text_bytes)
+    said = messages.clean(text)
+    who = person.strip()
+    if not who or len(who) > 128 or _CONTROLS.search(who):
+        raise InvalidInputError("person must be 1-128 characters without control characters")
+    dispatch = d.dispatch(dispatch_id)
+    why = fence.reason(d.ws, dispatch)
+    if why is not None:
+        raise AttemptFencedError(f"worker cannot be sent a message: {why}")
+    worker = d.worker(dispatch_id)
+    session_id = access.text(dispatch.payload, "session_id")
+    session = d.session(session_id)
+    pane = d.panes.observe(dispatch_id)
+    messages.check_send(
+        dispatch_state=dispatch.state,
+        activity=worker.state,
+        health=str(worker.payload["health"]),
+        session_state=None if session is None else session.state,
+        pane_live=pane is not None and not pane.dead,
+    )
+    plan = d.native(dispatch)
+    now = d.ws.now()
+    digest = sha256_hex(said.encode("utf-8"))
+    event_id = stable_id("evt-say", dispatch_id, now, digest)
+    d.ws.store.events.create(
+        event_id,
+        MESSAGE,
+        now,
+        {
+            "dispatch_id": dispatch_id,
+            "session_id": session_id,
+            "ticket_id": access.text(dispatch.payload, "ticket_id"),
+            "person": who,
+            "text": said,
+            "text_sha256": digest,
+        },
+    )
+    typed = d.keys.say(plan, dispatch_id, said, HookWitness(d, dispatch_id))
+    return {
+        "dispatch_id": dispatch_id,
+        "event_id": event_id,
+        "person": who,
+        "chars": len(said),
+        "typed": typed,
+    }

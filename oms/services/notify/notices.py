@@ -1,0 +1,214 @@
+"""Notifications (ADR 0036): who claims a notice, who runs the commands, and what they get.
+
+`emit_all` claims notices — each is a `notice` event (the notification itself) and its receipt
+`outbox/oms-notify/<notice>.receipt` is the claim, both on the ledger: whoever claims it first
+notifies it, nobody notifies it again; at most `Limits.notify_per_tick` at one look — and starts
+one `oms conductor notify <notice>...` for them, detached (`process.start_detached`), without
+waiting on it: a tick or a merge goes on at once. That child reads each claimed notice's event
+and runs each `[notify]` command in turn
+(`process.run`: an argv, never a shell; outside every sandbox, in `/`), the notice as JSON on its
+stdin (`schemas/notification.schema.json`, validated before it is sent), each within its time limit
+(`timeout_seconds`, `Limits.notify_timeout_s` by default; then its process group is killed) and
+`Limits.notify_output_bytes` of output (more ends it), with a minimal environment:
+`process.child_env`'s allow-list (PATH, HOME, the locale, ...), the desktop session's variables a
+notifier needs, and the names `pass_env` lists — never the state key (a file it is not told of)
+nor a provider key, nor oms's own `OMS_*` variables. Each command's outcome is one line of
+`notify/notify.log` in the state root. A failure is logged, never retried: a notice is claimed once.
+
+`phase` is the conductor's: ticket and worker versions observed within `Limits.notify_window_s`
+that are worth a notice (`domain/notify.py`) are emitted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from oms.canonical import now
+from oms.domain import notify as rules
+from oms.errors import OmsError, ProcessFailedError, ProcessTimeoutError, one_line
+from oms.limits import LIMITS
+from oms.process import child_env, is_frozen, reap, run, start_detached
+from oms.schemas import validate
+from oms.services.workspace import Workspace
+
+CONSUMER = "oms-notify"
+NOTICE = "notice"  # the event a notice is; its receipt by CONSUMER is the claim
+LOG = "notify/notify.log"
+# what a desktop notifier (notify-send) needs of the session beside `child_env`'s allow-list
+DESKTOP = ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")
+_STARTED: list[int] = []  # children this process started, reaped when they end
+_LOOKED: dict[str, set[tuple[str, str, int]]] = {}  # state root -> versions looked at (`phase`)
+LOOKED_MAX = 200_000  # more, and the set starts again (receipts still say what was claimed)
+
+
+def emit(ws: Workspace, notice: rules.Notice) -> bool:
+    """Claim `notice` and start its commands, detached; False when nothing is configured for its
+    kind or it was claimed already."""
+    return bool(emit_all(ws, [notice]))
+
+
+def emit_all(ws: Workspace, found: list[rules.Notice]) -> list[rules.Notice]:
+    """Claim at most `Limits.notify_per_tick` of `found` (the rest wait for the next look) and
+    start one detached child for all of them; the notices claimed."""
+    config = ws.config().notify
+    if config is None:
+        return []
+    outbox = ws.store.outbox(CONSUMER)
+    claimed: list[rules.Notice] = []
+    for notice in found:
+        if len(claimed) >= LIMITS.notify_per_tick:
+            break
+        if notice.kind not in config.on or outbox.has_receipt(notice.notice_id):
+            continue
+        document = notice.document()
+        validate("notification", document, where=notice.notice_id)
+        ws.store.events.create(notice.notice_id, NOTICE, notice.at, document)  # once, the same
+        _, created = outbox.commit_receipt(notice.notice_id, ws.now(), {"status": "done"})
+        if created:
+            claimed.append(notice)
+    if claimed:
+        _start(ws, tuple(n.notice_id for n in claimed), config.pass_env)
+    return claimed
+
+
+def _self_argv() -> tuple[tuple[str, ...], str]:
+    """How to run this oms again, and where (a source tree runs as `python -m oms`)."""
+    if is_frozen():
+        return (sys.executable,), "/"
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return (sys.executable, "-m", "oms"), os.path.dirname(package)
+
+
+def _start(ws: Workspace, notice_ids: tuple[str, ...], pass_env: tuple[str, ...]) -> None:
+    for pid in _STARTED:  # children of earlier notices that ended are collected here
+        reap(pid)
+    del _STARTED[:-256]
+    prefix, cwd = _self_argv()
+    argv = (
+        *prefix,
+        "conductor",
+        "notify",
+        *notice_ids,
+        "--state-root",
+        ws.store.path,
+        "--config-root",
+        ws.config_root,
+    )
+    root = ws.store.state.root
+    root.mkdirs("notify")
+    log = root.open_log(LOG)
+    try:
+        env = child_env(keep=(*DESKTOP, *pass_env))
+        who = start_detached(argv, env=env, cwd=cwd, pass_fds=(), log_fd=log)
+    finally:
+        os.close(log)
+    _STARTED.append(who.pid)
+
+
+def environment(pass_env: tuple[str, ...]) -> dict[str, str]:
+    """A command's environment: the allow-list, the desktop session's, and `pass_env`; nothing
+    of oms's own (`OMS_*`) unless `pass_env` names it."""
+    env = child_env(keep=(*DESKTOP, *pass_env))
+    return {k: v for k, v in env.items() if not k.startswith("OMS_") or k in pass_env}
+
+
+def deliver_all(ws: Workspace, notice_ids: list[str]) -> list[str]:
+    """Run every `[notify]` command on each claimed notice, in turn (the detached child's work)."""
+    lines = []
+    for notice_id in notice_ids:
+        try:
+            lines += deliver(ws, notice_id)
+        except OmsError as exc:  # one notice that cannot be read keeps none of the others back
+            line = f"{now()} {notice_id}: {exc.message}"
+            lines.append(line)
+            print(line, flush=True)
+    return lines
+
+
+def deliver(ws: Workspace, notice_id: str) -> list[str]:
+    """Run every `[notify]` command on the claimed notice: one line of outcome each, also printed
+    (to the log)."""
+    if ws.store.outbox(CONSUMER).read_receipt(notice_id) is None:
+        raise OmsError(f"no notice {notice_id} was claimed")
+    document = ws.store.events.read(notice_id, NOTICE).payload
+    validate("notification", document, where=notice_id)
+    config = ws.config().notify
+    if config is None:
+        return []
+    data = json.dumps(document, sort_keys=True).encode() + b"\n"
+    lines = []
+    for argv in config.commands:
+        outcome = _one(argv, data, environment(config.pass_env), config.timeout_s)
+        line = f"{now()} {notice_id} {document['kind']} {one_line(argv[0], 80)}: {outcome}"
+        lines.append(line)
+        print(line, flush=True)
+    return lines
+
+
+def _one(argv: tuple[str, ...], data: bytes, env: dict[str, str], timeout: float) -> str:
+    try:
+        run(
+            argv,
+            cwd="/",
+            env=env,
+            stdin=data,
+            timeout=timeout,
+            max_output=LIMITS.notify_output_bytes,
+        )
+    except ProcessTimeoutError:
+        return f"killed at its time limit ({timeout:g}s)"
+    except ProcessFailedError as exc:
+        return one_line(f"failed: {exc.message}", 300)
+    except OmsError as exc:
+        return one_line(f"failed: {exc.message}", 300)
+    return "ok"
+
+
+def phase(ws: Workspace, done: list[str], skipped: list[str]) -> None:
+    """The conductor's: notices of recent ticket and worker versions, emitted. A version this
+    process has looked at already (claimed, or worth nothing) is passed over without a digest or a
+    look at its receipt (`_LOOKED`): an idle tick at 10,000 recent tickets costs a set lookup
+    each."""
+    config = ws.config().notify
+    if config is None:
+        return
+    at = ws.now()
+    looked = _LOOKED.setdefault(ws.store.path, set())
+    if len(looked) > LOOKED_MAX:
+        looked.clear()
+    titles: dict[str, str] = {}
+    found: list[rules.Notice] = []
+    keys: dict[str, tuple[str, str, int]] = {}
+    for kind in ("ticket", "worker"):
+        for rec in ws.store.latest(kind).records:
+            if kind == "ticket":
+                titles[rec.record_id] = str(rec.payload.get("title", ""))
+            key = (kind, rec.record_id, rec.version)
+            if key in looked or not rules.fresh(rec.observed_at, at, LIMITS.notify_window_s):
+                continue
+            if kind == "ticket":
+                notice = rules.of_ticket(
+                    rec.record_id, rec.version, rec.state, rec.payload, rec.observed_at
+                )
+            else:
+                title = titles.get(str(rec.payload.get("ticket_id")), "")
+                notice = rules.of_worker(
+                    rec.record_id, rec.version, rec.payload, title, rec.observed_at
+                )
+            if notice is None or notice.kind not in config.on:
+                looked.add(key)
+            else:
+                found.append(notice)
+                keys[notice.notice_id] = key
+    try:
+        claimed = emit_all(ws, found)
+    except OmsError as exc:
+        skipped.append(f"notify: {exc.message}")
+        return
+    done.extend(f"{n.kind} {n.ticket_id}: notified ({n.notice_id})" for n in claimed)
+    outbox = ws.store.outbox(CONSUMER)
+    for notice in found:  # claimed now or before (a receipt): never looked at again
+        if notice in claimed or outbox.has_receipt(notice.notice_id):
+            looked.add(keys[notice.notice_id])
