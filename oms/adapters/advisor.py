@@ -24,6 +24,7 @@ from oms.adapters.cli_models import LOGIN_HINTS, login_missing
 from oms.adapters.providers.base import CODEX_PROVIDER, codex_provider
 from oms.adapters.quoting import toml_value
 from oms.canonical import JsonObject, dumps, loads_object
+from oms.canonical.strict_json import loads_foreign
 from oms.domain.config import Role
 from oms.errors import AdvisorError, InvalidInputError, ProcessError
 from oms.process import child_env, run
@@ -238,7 +239,7 @@ def _envelope(stdout: bytes) -> dict[str, object]:
     """Claude Code's `--output-format json` envelope (bounded: the output cap held it), or
     AdvisorError."""
     try:
-        doc = json.loads(stdout)
+        doc = loads_foreign(stdout)
     except (ValueError, RecursionError) as exc:
         raise AdvisorError(
             f"advisor claude printed no JSON envelope ({type(exc).__name__})"

@@ -14,10 +14,11 @@ still judges every token).
 from __future__ import annotations
 
 import base64
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from oms.canonical.strict_json import loads_foreign
 
 API_KEY = (
     "key"  # a provider's `auth`: the key in the proxy's environment, else Codex's API-key login
@@ -83,7 +84,7 @@ def chatgpt(doc: object, now_s: int) -> UpstreamAuth | Missing:
 def parse(data: bytes) -> object:
     """`auth.json`'s document (None when it is not JSON)."""
     try:
-        return json.loads(data[:MAX_AUTH_BYTES])
+        return loads_foreign(data[:MAX_AUTH_BYTES])
     except (ValueError, RecursionError):
         return None
 
@@ -94,7 +95,7 @@ def jwt_expiry(token: str) -> int | None:
     if len(parts) != 3 or len(parts[1]) > 8192:
         return None
     try:
-        claims: Any = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+        claims: Any = loads_foreign(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
     except (ValueError, RecursionError):
         return None
     exp = claims.get("exp") if isinstance(claims, dict) else None

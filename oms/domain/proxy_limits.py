@@ -7,7 +7,6 @@ Only what the API itself sets counts: the status, the reset headers, and the err
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -16,6 +15,7 @@ from datetime import datetime
 from email.utils import parsedate_to_datetime
 
 from oms.canonical import add_ms, format_ts, parse_ts
+from oms.canonical.strict_json import loads_foreign
 from oms.domain.routing import MAX_COOLDOWN_S, Cooldown, Routing
 from oms.errors import InvalidInputError
 
@@ -93,7 +93,7 @@ def stated_reset_s(headers: Mapping[str, str], now: str) -> int | None:
 
 def _error_of(body: bytes) -> dict[str, object] | None:
     try:
-        doc = json.loads(body[:MAX_ERROR_BODY])
+        doc = loads_foreign(body[:MAX_ERROR_BODY])
     except (ValueError, RecursionError):
         return None
     error = doc.get("error") if isinstance(doc, dict) else None

@@ -9,8 +9,9 @@ dispatch whose role has a token budget may not ask again once input and output t
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
+
+from oms.canonical.strict_json import loads_foreign
 
 MAX_SSE_LINE = 1024 * 1024  # a longer SSE line is relayed but not read for usage
 MAX_USAGE_JSON = 4 * 1024 * 1024  # a longer JSON answer is relayed but not read for usage
@@ -63,7 +64,7 @@ def usage_of_json(body: bytes) -> Usage | None:
     if len(body) > MAX_USAGE_JSON:
         return None
     try:
-        return usage_in(json.loads(body))
+        return usage_in(loads_foreign(body))
     except (ValueError, RecursionError):
         return None
 
@@ -102,7 +103,7 @@ class SseUsage:
         if not line.startswith(b"data:"):
             return
         try:
-            event = json.loads(line[5:])
+            event = loads_foreign(line[5:])
         except (ValueError, RecursionError):
             return
         if not isinstance(event, dict):
@@ -135,7 +136,7 @@ def requested_output(body: bytes) -> int:
     """The most output tokens a request asked for (`max_tokens`, `max_output_tokens`; 0: it names
     none)."""
     try:
-        doc = json.loads(body) if len(body) <= MAX_USAGE_JSON * 8 else None
+        doc = loads_foreign(body) if len(body) <= MAX_USAGE_JSON * 8 else None
     except (ValueError, RecursionError):
         return 0
     if not isinstance(doc, dict):

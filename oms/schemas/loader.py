@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import functools
-import json
 from typing import TYPE_CHECKING, Any
 
+from oms.canonical.strict_json import loads_foreign
 from oms.errors import OmsError, SchemaValidationError, one_line
 
 if TYPE_CHECKING:  # importlib.resources and pathlib cost ~8 ms: imported only where files are read
@@ -107,7 +107,7 @@ def load_schema(name: str) -> dict[str, Any]:
     data = (find_schema_dir() / f"{name}.schema.json").read_bytes()
     if len(data) > _MAX_SCHEMA_BYTES:
         raise SchemaMissingError(f"schema {name} is larger than {_MAX_SCHEMA_BYTES} bytes")
-    doc = json.loads(data)
+    doc = loads_foreign(data)
     if not isinstance(doc, dict) or doc.get("$id") != URN + name:
         raise SchemaMissingError(f"schema {name} does not declare $id {URN + name}")
     return doc

@@ -18,7 +18,6 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import json
 import re
 import stat
 import zlib
@@ -26,6 +25,7 @@ from dataclasses import dataclass
 
 from oms.canonical import JsonObject, dumps
 from oms.canonical.ids import OPAQUE_ID
+from oms.canonical.strict_json import loads_foreign
 from oms.errors import AlreadyExistsError, IntegrityError, NotFoundError, OmsError
 from oms.fsio import Root
 from oms.store import ledger
@@ -94,7 +94,7 @@ def decode(data: bytes, where: str) -> Archive:
         raw = inflater.decompress(data[:MAX_ARCHIVE], MAX_ARCHIVE)
         if inflater.unconsumed_tail or not inflater.eof:
             raise ValueError("larger than the limit, or cut short")
-        doc = json.loads(raw)
+        doc = loads_foreign(raw)
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise ValueError("not an archive")
         ticket_id, at, files = doc["ticket_id"], doc["ended_at"], doc["files"]
@@ -281,7 +281,7 @@ def owned(archive: Archive) -> dict[str, bytes]:
 
 def _json(data: bytes) -> dict[str, object]:
     try:
-        doc = json.loads(data)
+        doc = loads_foreign(data)
     except (ValueError, RecursionError):
         return {}
     return doc if isinstance(doc, dict) else {}

@@ -28,13 +28,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
-import json
 import re
 import stat
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from oms.canonical import JsonObject, dumps, format_ts
+from oms.canonical.strict_json import loads_foreign
 from oms.errors import (
     AlreadyExistsError,
     ConflictError,
@@ -188,7 +188,7 @@ def parse_line(line: bytes, key: bytes | None = None) -> Entry:
     when its MAC is not the line key's)."""
     if _ENTRY.fullmatch(line) is None:
         raise IntegrityError("not a ledger line")
-    doc = json.loads(line)
+    doc = loads_foreign(line)
     if doc["kind"] not in KINDS:
         raise IntegrityError(f"unknown kind {doc['kind']!r}")
     if key is not None:

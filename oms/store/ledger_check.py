@@ -12,10 +12,10 @@ entry.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject, dumps
+from oms.canonical.strict_json import loads_foreign
 from oms.errors import AlreadyExistsError, IntegrityError, OmsError, SignatureError
 from oms.fsio import Root
 from oms.limits import LIMITS
@@ -90,7 +90,7 @@ def _kept(root: Root, rel: str, public: bytes, key_id: str) -> JsonObject | None
         if kept is None:
             return None
         parse_checkpoint(kept, public, key_id, rel)
-        doc = json.loads(kept)
+        doc = loads_foreign(kept)
     except (OmsError, ValueError):
         return None
     return doc if isinstance(doc, dict) else None
@@ -100,7 +100,7 @@ def parse_checkpoint(data: bytes, public_raw: bytes, key_id: str, where: str) ->
     """(seq, head) of a checkpoint whose signature is this state root's; IntegrityError
     otherwise."""
     try:
-        doc = json.loads(data[:MAX_CHECKPOINT])
+        doc = loads_foreign(data[:MAX_CHECKPOINT])
         if not isinstance(doc, dict) or doc.get("format") != "oms-checkpoint-v1":
             raise ValueError("not a checkpoint")
         seq, head, sig = doc["seq"], doc["head"], doc["sig"]

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from oms.canonical import check
+from oms.canonical.strict_json import loads_foreign
 from oms.errors import AlreadyExistsError, IntegrityError, OmsError
 from oms.fsio import Root
 from oms.store import keys
@@ -169,7 +170,7 @@ def load(root: Root, kind: str, ids: int, now_ns: int, racy_ns: int) -> Cache | 
 def decode(body: bytes, kind: str) -> Cache:
     """A summary body (ValueError, TypeError, KeyError or RecursionError if it is not one of
     `kind`)."""
-    doc = json.loads(body)
+    doc = loads_foreign(body)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("kind") != kind:
         raise ValueError("not a summary of this kind")
     cache = Cache(kind_mtime_ns=_int(doc["kind_mtime_ns"]), seen_ns=_int(doc["seen_ns"]))

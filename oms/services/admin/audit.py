@@ -5,9 +5,9 @@ type; a journal entry. Filters by ticket, dispatch (a worker's id is its dispatc
 from __future__ import annotations
 
 import hashlib
-import json
 
 from oms.canonical import JsonObject, parse_ts
+from oms.canonical.strict_json import loads_foreign
 from oms.errors import IntegrityError, OmsError, one_line
 from oms.services.workspace import Workspace
 from oms.store import compaction
@@ -101,7 +101,7 @@ def _doc(ws: Workspace, entry: Entry, archived: _Archived) -> JsonObject:
         except OmsError:
             return {}  # damaged: `oms audit verify` says so
     try:
-        doc = json.loads(data)
+        doc = loads_foreign(data)
     except (ValueError, RecursionError):
         return {}
     return doc if isinstance(doc, dict) else {}

@@ -15,11 +15,11 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import json
 import os
 from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject, access, parse_ts
+from oms.canonical.strict_json import loads_foreign
 from oms.domain import finishing
 from oms.domain.config import worktrees_directory
 from oms.errors import OmsError
@@ -202,9 +202,9 @@ def _field(root: Root, rel: str, *, evidence: bool = False) -> JsonObject:
     """A file's JSON document (an evidence's body), or {} when it cannot be read as one."""
     try:
         data = root.read_optional(rel, MAX_READ)
-        doc = json.loads(data) if data is not None else {}
+        doc = loads_foreign(data) if data is not None else {}
         if evidence and isinstance(doc, dict):
-            doc = json.loads(base64.b64decode(str(doc.get("payload", "")), validate=True))
+            doc = loads_foreign(base64.b64decode(str(doc.get("payload", "")), validate=True))
     except (OmsError, ValueError, RecursionError, binascii.Error):
         return {}
     return doc if isinstance(doc, dict) else {}

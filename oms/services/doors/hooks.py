@@ -45,7 +45,9 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from oms.canonical.strict_json import loads_message
 from oms.domain.relay import BRIDGE_TOOL_PREFIX, BRIDGE_TOOLS
+from oms.errors import CanonicalJsonError
 
 if TYPE_CHECKING:
     from oms.services.doors.progress import Memo
@@ -121,29 +123,14 @@ def parse_args(argv: tuple[str, ...] | list[str]) -> tuple[HookArgs, str]:
     return binding, values["--event"]
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise HookInputError(f"duplicate key {key[:40]!r}")
-        out[key] = value
-    return out
-
-
-def _reject_constant(text: str) -> Any:
-    raise HookInputError(f"{text} is not allowed")
-
-
 def parse_payload(data: bytes) -> dict[str, Any]:
     """The hook payload: one JSON object with the fields oms uses, each of the right type."""
     if len(data) > STDIN_CAP:
         raise HookInputError(f"hook input is larger than {STDIN_CAP} bytes")
     try:
-        doc = json.loads(
-            data.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_reject_constant
-        )
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise HookInputError(f"hook input is not JSON ({str(exc)[:80]})") from exc
+        doc = loads_message(data)
+    except CanonicalJsonError as exc:
+        raise HookInputError(f"hook input is not JSON ({exc.message[:80]})") from exc
     if not isinstance(doc, dict):
         raise HookInputError("hook input is not a JSON object")
     event = doc.get("hook_event_name")

@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
-import json
 import os
 import secrets
 import select
@@ -36,6 +35,7 @@ from dataclasses import dataclass, replace
 from typing import TextIO, cast
 
 from oms.canonical import JsonObject, access
+from oms.canonical.strict_json import loads_foreign
 from oms.domain import proxy as proxy_rules
 from oms.domain.routing import Cooldown, Provider
 from oms.errors import AlreadyExistsError, ConflictError, LockHeldError, OmsError, ProxyError
@@ -102,7 +102,7 @@ def challenge(port: int, key: bytes, timeout: float = HELLO_TIMEOUT_S) -> bool:
     )  # never through an HTTP proxy
     try:
         with opener.open(url, timeout=timeout) as response:
-            doc = json.loads(response.read(4096))
+            doc = loads_foreign(response.read(4096))
     except (OSError, ValueError):
         return False
     expected = proxy_rules.hello_answer(key, nonce)

@@ -35,7 +35,6 @@ milliseconds: `reaper.end_strays`).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import time
@@ -44,6 +43,7 @@ from collections.abc import Callable
 from oms.adapters import cgroups, seccomp
 from oms.adapters.sandbox import command_args, exec_marked
 from oms.canonical import JsonObject, now
+from oms.canonical.strict_json import loads_foreign
 from oms.domain.cgroups import identity
 from oms.errors import AuthorityChangedError, CgroupUnavailableError, OmsError, one_line
 from oms.fsio import ProcessIdentity, Root
@@ -399,7 +399,7 @@ def _child_pid(data: bytes) -> int | None:
     pid)."""
     head = data.split(b"\n", 1)[0] if b"\n" in data else b""
     try:
-        doc = json.loads(head) if head else None
+        doc = loads_foreign(head) if head else None
     except ValueError:
         return None
     pid = doc.get("child-pid") if isinstance(doc, dict) else None

@@ -1,0 +1,66 @@
+"""One home for each concept (docs/architecture.md "One home for each concept"): a second home
+for a concept that has one is refused here, mechanically, so it cannot grow back."""
+
+from __future__ import annotations
+
+import ast
+
+from tests.helpers import REPO
+
+PACKAGE = REPO / "oms"
+
+
+def _modules() -> list[tuple[str, ast.Module]]:
+    return [
+        (path.relative_to(REPO).as_posix(), ast.parse(path.read_text()))
+        for path in sorted(PACKAGE.rglob("*.py"))
+    ]
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return ""
+
+
+JSON_DECODING = {"json.loads", "json.load", "json.JSONDecoder", "json.decoder.JSONDecoder"}
+JSON_HOME = "oms/canonical/strict_json.py"
+
+
+def json_decoders(rel: str, tree: ast.Module) -> list[str]:
+    """Where `tree` decodes JSON itself: `json.loads`/`load`/`JSONDecoder`, a name imported from
+    `json`, or a decoder's hooks (`object_pairs_hook`, `parse_constant`, ...)."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _dotted(node) in JSON_DECODING:
+            out.append(f"{rel}:{node.lineno}: {_dotted(node)}")
+        elif isinstance(node, ast.ImportFrom) and node.module in {"json", "json.decoder"}:
+            out.append(f"{rel}:{node.lineno}: from {node.module} import ...")
+        elif isinstance(node, ast.keyword) and node.arg in {
+            "object_pairs_hook",
+            "object_hook",
+            "parse_constant",
+            "parse_float",
+            "parse_int",
+        }:
+            out.append(f"{rel}:{node.value.lineno}: {node.arg}=")
+    return out
+
+
+def test_json_is_decoded_only_in_strict_json() -> None:
+    """oms/canonical/strict_json.py is the one JSON decoder: records (`loads`), messages from a
+    hook or an MCP client (`loads_message`) and foreign documents (`loads_foreign`)."""
+    offenders = [
+        hit for rel, tree in _modules() if rel != JSON_HOME for hit in json_decoders(rel, tree)
+    ]
+    assert offenders == []
+
+
+def test_the_json_scan_sees_a_second_decoder() -> None:
+    tree = ast.parse(
+        "import json\nfrom json import loads\n"
+        "json.loads(b'{}', object_pairs_hook=dict)\nx = json.JSONDecoder()\n"
+    )
+    assert len(json_decoders("oms/x.py", tree)) == 4
