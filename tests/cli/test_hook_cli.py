@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from oms.domain.relay import UNVERIFIED
 from oms.services.chain.liveness import hook_event_id
 from oms.services.doors.hooks import STDIN_CAP
 from tests.agent_side import Bound, RawClient, bind, snapshot, structured
@@ -336,7 +337,7 @@ def test_bad_arguments_answer_safely(oms: OmsCommand, argv: list[str], denied: b
 _DENIED = {
     "hookEventName": "PreToolUse",
     "permissionDecision": "deny",
-    "permissionDecisionReason": "oms: the broker could not verify this tool call",
+    "permissionDecisionReason": UNVERIFIED,
 }
 
 

@@ -64,3 +64,20 @@ def test_the_json_scan_sees_a_second_decoder() -> None:
         "json.loads(b'{}', object_pairs_hook=dict)\nx = json.JSONDecoder()\n"
     )
     assert len(json_decoders("oms/x.py", tree)) == 4
+
+
+DENIAL_HOME = "oms/domain/relay.py"
+
+
+def test_a_pre_tool_use_denial_is_spelled_in_one_place() -> None:
+    """`domain/relay.denial` (and its line, `DENIAL_LINE`) is the only PreToolUse denial."""
+    offenders = [
+        f"{rel}:{node.lineno}"
+        for rel, tree in _modules()
+        if rel != DENIAL_HOME
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str | bytes)
+        and ("permissionDecision" in str(node.value))
+    ]
+    assert offenders == []

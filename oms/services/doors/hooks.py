@@ -46,7 +46,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from oms.canonical.strict_json import loads_message
-from oms.domain.relay import BRIDGE_TOOL_PREFIX, BRIDGE_TOOLS
+from oms.domain.relay import BRIDGE_TOOL_PREFIX, BRIDGE_TOOLS, UNVERIFIED, denial
 from oms.errors import CanonicalJsonError
 
 if TYPE_CHECKING:
@@ -148,17 +148,6 @@ def parse_payload(data: bytes) -> dict[str, Any]:
     return doc
 
 
-def deny(reason: str) -> dict[str, Any]:
-    """A PreToolUse denial in both CLIs' contract."""
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": reason[:500],
-        }
-    }
-
-
 def tool_allowed(tool: str, allowed: tuple[str, ...]) -> bool:
     """Bridge tools appear as `mcp__oms_worker__<tool>`; other tools by their CLI name."""
     if tool.startswith("mcp__"):
@@ -183,9 +172,9 @@ def respond(
     event = str(doc["hook_event_name"])
     if event == "PreToolUse":
         if args.provider == "claude" and doc["session_id"] != args.session_id:
-            return deny("oms: Claude Code reported another session id")
+            return denial("oms: Claude Code reported another session id")
         if not tool_allowed(str(doc["tool_name"]), args.allowed_tools):
-            return deny(f"oms: the tool {doc['tool_name']} is not allowed for this worker's role")
+            return denial(f"oms: the tool {doc['tool_name']} is not allowed for this worker's role")
     from oms.canonical import next_after, stable_id
     from oms.domain import gate, sessions
     from oms.domain.fence import FINISHING_TOOLS, Standing
@@ -206,7 +195,7 @@ def respond(
         over = verdict.standing is Standing.OVER  # (over: then ended)
         fence.park(ws, dispatch.record_id, verdict.reason, "oms-hook", over=over)
         notes.append(verdict.reason)
-        return deny(f"oms: {verdict.reason}") if event == "PreToolUse" else {}
+        return denial(f"oms: {verdict.reason}") if event == "PreToolUse" else {}
     if event == "PreToolUse":
         return {}
     try:
@@ -314,5 +303,5 @@ def answer(
     except Exception as exc:  # noqa: BLE001
         message = getattr(exc, "message", None) or str(exc)
         err = str(message)[:300]
-        out = deny("oms: the hook could not verify this tool call") if fails_closed(argv) else {}
+        out = denial(UNVERIFIED) if fails_closed(argv) else {}
     return (json.dumps(out, separators=(",", ":")) + "\n").encode(), err

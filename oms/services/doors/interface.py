@@ -3,19 +3,13 @@ names.
 
 `services/doors/broker.py` serves connections; `services/doors/worker_doors.py` is the worker's
 `Doors`. A door refuses a request with `DoorRefusedError`; a hook that cannot be answered gets
-`SAFE_HOOK`, or `DENY_HOOK` when its command line was registered for PreToolUse or names no event
-(fail closed; `domain/relay.fails_closed`).
+`domain/relay.unanswered` (a denial when its command line was registered for PreToolUse or names no
+event: fail closed).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple, Protocol
-
-SAFE_HOOK = b"{}\n"
-DENY_HOOK = (
-    b'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny",'
-    b'"permissionDecisionReason":"oms: the hook request could not be verified"}}\n'
-)
 
 
 class BrokerLimits(NamedTuple):
