@@ -4,12 +4,14 @@ for a concept that has one is refused here, mechanically, so it cannot grow back
 from __future__ import annotations
 
 import ast
+import functools
 
 from tests.helpers import REPO
 
 PACKAGE = REPO / "oms"
 
 
+@functools.cache
 def _modules() -> list[tuple[str, ast.Module]]:
     return [
         (path.relative_to(REPO).as_posix(), ast.parse(path.read_text()))
@@ -81,3 +83,33 @@ def test_a_pre_tool_use_denial_is_spelled_in_one_place() -> None:
         and ("permissionDecision" in str(node.value))
     ]
     assert offenders == []
+
+
+# the error classes an attack (`errors.ATTACKS`) derives from: suppressing one hides the attack
+ATTACK_ANCESTORS = {"OmsError", "FsioError", "Exception", "BaseException"}
+
+
+def broad_suppressions(rel: str, tree: ast.Module) -> list[str]:
+    """`suppress(...)` calls naming a class an attack derives from (`errors.suppress_faults`
+    is the way to tolerate a failed step)."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _dotted(node.func).split(".")[-1] == "suppress":
+            names = {_dotted(arg).split(".")[-1] for arg in node.args}
+            if names & ATTACK_ANCESTORS:
+                out.append(f"{rel}:{node.lineno}: suppress({', '.join(sorted(names))})")
+    return out
+
+
+def test_no_suppression_hides_an_attack() -> None:
+    offenders = [hit for rel, tree in _modules() for hit in broad_suppressions(rel, tree)]
+    assert offenders == []
+
+
+def test_the_suppression_scan_sees_one() -> None:
+    tree = ast.parse(
+        "with contextlib.suppress(OmsError): pass\n"
+        "with suppress(errors.FsioError, OSError): pass\n"
+        "with suppress(NotFoundError): pass\n"
+    )
+    assert len(broad_suppressions("oms/x.py", tree)) == 2

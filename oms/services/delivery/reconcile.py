@@ -16,7 +16,6 @@ records do not know yet (ADR 0009 "Panes"):
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -25,7 +24,7 @@ from oms.canonical import JsonObject, access, stable_id
 from oms.domain import delivery as delivery_rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
-from oms.errors import LockHeldError, OmsError
+from oms.errors import LockHeldError, suppress_faults
 from oms.fsio.procinfo import group_alive
 from oms.services.chain import fence, liveness, results
 from oms.services.chain.liveness import CONSUMER
@@ -130,7 +129,7 @@ def reconcile(d: DeliveryContext, dispatch_id: str, *, keep_resumable: bool = Fa
             )
 
         d.move_worker(dispatch_id, decide, op=stable_id("wkr-end", dispatch_id, end.pane_id))
-        with contextlib.suppress(OmsError):  # its token; an on-demand proxy no one needs stops
+        with suppress_faults():  # its token; an on-demand proxy no one needs stops
             proxy_route.release(d.ws, dispatch_id)
 
 
@@ -168,7 +167,7 @@ def _keep_resumable(d: DeliveryContext, dispatch: Record, end: delivery_rules.En
 
     op = stable_id("wkr-end-park", dispatch.record_id, end.pane_id)
     d.move_worker(dispatch.record_id, decide, op=op)
-    with contextlib.suppress(OmsError):  # its token; an on-demand proxy no one needs stops
+    with suppress_faults():  # its token; an on-demand proxy no one needs stops
         proxy_route.release(d.ws, dispatch.record_id)
     return True
 

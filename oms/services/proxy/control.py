@@ -38,7 +38,14 @@ from oms.canonical import JsonObject, access
 from oms.canonical.strict_json import loads_foreign
 from oms.domain import proxy as proxy_rules
 from oms.domain.routing import Cooldown, Provider
-from oms.errors import AlreadyExistsError, ConflictError, LockHeldError, OmsError, ProxyError
+from oms.errors import (
+    AlreadyExistsError,
+    ConflictError,
+    LockHeldError,
+    OmsError,
+    ProxyError,
+    suppress_faults,
+)
 from oms.fsio import locks
 from oms.fsio.procinfo import ProcessIdentity, is_alive
 from oms.process import child_env, data_fd, is_frozen, kill_exact, reap, start_detached
@@ -357,7 +364,7 @@ def _serve(ws: Workspace, key: bytes, ready_fd: int, watch: proxy_watch.Watch) -
     server = ProxyServer(settings, ws.config().proxy.port)
     doors = Doors(server, ws.store.state.root, ws.store.sandboxes())  # one per token
     server.on_hello = doors.keep  # a launch's handshake finds its door open (ADR 0026)
-    with contextlib.suppress(OmsError):  # (a failure here is the door thread's to retry)
+    with suppress_faults():  # (a failure here is the door thread's to retry)
         doors.root.mkdirs(DOORS)
         doors.keep()  # every token's door is live before the proxy answers (a recorded one has all)
     threading.Thread(target=doors.run, name="oms-proxy-doors", daemon=True).start()

@@ -17,7 +17,6 @@ which the next proxy charges (`read_usage(..., charged=True)`).
 
 from __future__ import annotations
 
-import contextlib
 import re
 import secrets
 from dataclasses import dataclass
@@ -28,7 +27,13 @@ from oms.domain import proxy as proxy_rules
 from oms.domain import proxy_usage as counting
 from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import FAMILIES
-from oms.errors import AlreadyExistsError, NotFoundError, OmsError, RecordNotFoundError
+from oms.errors import (
+    AlreadyExistsError,
+    NotFoundError,
+    OmsError,
+    RecordNotFoundError,
+    suppress_faults,
+)
 from oms.fsio import Root
 from oms.services.workspace import Workspace
 from oms.store.documents import encode_document, parse_document
@@ -72,7 +77,7 @@ def issue_token(
             f"no provider {provider_id} is configured", hint="see `oms provider show`"
         )
     found = None
-    with contextlib.suppress(OmsError):
+    with suppress_faults():
         found = ws.store.records("dispatch").read_if_exists(check(dispatch_id, "dispatch id"))
     if role_id is None and found is not None:
         role_id = access.text_or_none(found.payload, "role_id")

@@ -45,7 +45,13 @@ from oms.adapters.sandbox import command_args, exec_marked
 from oms.canonical import JsonObject, now
 from oms.canonical.strict_json import loads_foreign
 from oms.domain.cgroups import identity
-from oms.errors import AuthorityChangedError, CgroupUnavailableError, OmsError, one_line
+from oms.errors import (
+    AuthorityChangedError,
+    CgroupUnavailableError,
+    OmsError,
+    one_line,
+    suppress_faults,
+)
 from oms.fsio import ProcessIdentity, Root
 from oms.fsio.outside import remove_empty_dirs, reserve_descriptor
 from oms.fsio.procinfo import boot_id, start_ticks
@@ -387,11 +393,13 @@ class _Run:
 
     def end_sandbox(self) -> bool:
         """Kill the sandbox's init if that exact process still runs (by the identity this run
-        holds), and forget its record; True if it had to be killed. Never raises."""
+        holds), and forget its record; True if it had to be killed. Raises only for an attack
+        (`errors.ATTACKS`)."""
         killed = self.init is not None and kill_exact(self.init)
-        with contextlib.suppress(OmsError, OSError):
-            killed = reaper.end_sandbox(self.root, self.spec.dispatch_id) or killed
-        return killed
+        ended = False
+        with suppress_faults(OmsError, OSError):  # an attack is not swallowed: it propagates
+            ended = reaper.end_sandbox(self.root, self.spec.dispatch_id)
+        return ended or killed
 
 
 def _child_pid(data: bytes) -> int | None:
