@@ -113,3 +113,34 @@ def test_the_suppression_scan_sees_one() -> None:
         "with suppress(NotFoundError): pass\n"
     )
     assert len(broad_suppressions("oms/x.py", tree)) == 2
+
+
+def module_state(rel: str, tree: ast.Module) -> list[str]:
+    """Module-level names bound to an empty dict, list or set (mutable state a process keeps)."""
+    out = []
+    for node in tree.body:
+        target, value = (
+            (node.targets[0], node.value)
+            if isinstance(node, ast.Assign)
+            else (node.target, node.value)
+            if isinstance(node, ast.AnnAssign)
+            else (None, None)
+        )
+        empty = (isinstance(value, ast.Dict) and not value.keys) or (
+            isinstance(value, ast.List | ast.Set) and not value.elts
+        )
+        made = isinstance(value, ast.Call) and _dotted(value.func) in {"dict", "list", "set"}
+        if target is not None and (empty or made):
+            out.append(f"{rel}:{node.lineno}: {ast.unparse(target)}")
+    return out
+
+
+def test_the_conductor_keeps_no_module_state() -> None:
+    """A conductor's memory between ticks is its `tick.Memory`, not module globals."""
+    offenders = [
+        hit
+        for rel, tree in _modules()
+        if rel.startswith("oms/services/conductor/")
+        for hit in module_state(rel, tree)
+    ]
+    assert offenders == []
