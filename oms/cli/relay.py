@@ -33,9 +33,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import _socket
 
-STDIN_CAP = 1024 * 1024
-ANSWER_CAP = 4 * 1024 * 1024
-HOOK_TIMEOUT_S = 9.5  # the CLIs give a hook 10 s (the timeout oms writes)
+# copies of `Limits` fields (this module imports no typing: ADR 0010); tests/unit/test_one_home.py
+STDIN_CAP = 1024 * 1024  # Limits.hook_stdin_bytes
+ANSWER_CAP = 4 * 1024 * 1024  # Limits.relay_answer_bytes
+HOOK_TIMEOUT_S = 9.5  # Limits.relay_hook_s
 
 
 def socket_path() -> str:

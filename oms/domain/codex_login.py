@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oms.canonical.strict_json import loads_foreign
+from oms.limits import LIMITS
 
 API_KEY = (
     "key"  # a provider's `auth`: the key in the proxy's environment, else Codex's API-key login
@@ -27,7 +28,6 @@ CHATGPT = "codex-chatgpt"  # a provider's `auth`: Codex's ChatGPT login
 AUTH_MODES = (API_KEY, CHATGPT)
 CHATGPT_UPSTREAM = "https://chatgpt.com/backend-api/codex"
 NO_KEY = ""  # an `UpstreamAuth` bearer meaning: send no key (a role's endpoint that needs none)
-MAX_AUTH_BYTES = 64 * 1024
 _BEARER = re.compile(
     r"[A-Za-z0-9._~+/=-]{16,8192}"
 )  # an API key or a JWT: never a space, a CR or a LF
@@ -84,7 +84,7 @@ def chatgpt(doc: object, now_s: int) -> UpstreamAuth | Missing:
 def parse(data: bytes) -> object:
     """`auth.json`'s document (None when it is not JSON)."""
     try:
-        return loads_foreign(data[:MAX_AUTH_BYTES])
+        return loads_foreign(data[: LIMITS.codex_auth_bytes])
     except (ValueError, RecursionError):
         return None
 

@@ -14,7 +14,7 @@ from typing import Any
 from oms.canonical import JsonObject, check, dumps
 from oms.canonical.ids import ROLE_ID, folder_label
 from oms.domain.gate import MAX_MINUTES_WITHOUT_RESULT, MAX_TURNS_WITHOUT_RESULT
-from oms.domain.proxy import IMPLICIT, MAX_REQUEST_BYTES
+from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import (
     COOLDOWN_MINUTES,
     DEFAULT_COST_TIER,
@@ -28,6 +28,7 @@ from oms.domain.routing import (
 from oms.domain.sandbox_limits import SandboxLimits
 from oms.domain.sandbox_limits import parse as parse_limits
 from oms.errors import CanonicalJsonError, ConfigError, SchemaValidationError
+from oms.limits import LIMITS
 from oms.schemas import validate
 
 CONFIG_PATH = ".oms/config.toml"
@@ -85,7 +86,7 @@ class ProxyConfig:
     `workers = true`, which ADR 0020 asked for, is accepted and changes nothing."""
 
     port: int = 0
-    max_request_bytes: int = MAX_REQUEST_BYTES
+    max_request_bytes: int = LIMITS.proxy_request_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +182,9 @@ def _proxy(doc: dict[str, Any], where: str) -> ProxyConfig:
             "(ADR 0026); "
             'a role that must hold its real key says credential = "raw" and network = "host"',
         )
-    return ProxyConfig(table.get("port", 0), table.get("max_request_bytes", MAX_REQUEST_BYTES))
+    return ProxyConfig(
+        table.get("port", 0), table.get("max_request_bytes", LIMITS.proxy_request_bytes)
+    )
 
 
 def _check_opt_outs(role: Role, where: str) -> None:

@@ -42,9 +42,9 @@ BRIDGE_TOOLS = (
     "record_dispatch_result",
 )  # the bridge's tools, all of them
 BRIDGE_TOOL_PREFIX = f"mcp__{BRIDGE_SERVER}__"  # how an agent CLI names a bridge tool to its hooks
-HEADER_CAP = 16 * 1024
+HEADER_CAP = 16 * 1024  # Limits.relay_header_bytes (a copy: a relay imports no typing, ADR 0010)
 MAX_WORDS = 32
-WORD_CAP = 4096
+WORD_CAP = 4096  # Limits.relay_word_bytes (likewise)
 
 
 class RelayError(Exception):

@@ -35,6 +35,7 @@ from datetime import datetime
 
 from oms.canonical import add_ms, format_ts, parse_ts
 from oms.errors import InvalidInputError
+from oms.limits import LIMITS
 
 FAMILIES = {
     "claude_interactive": "anthropic",
@@ -47,8 +48,6 @@ QUOTA_SKIP_AT = 95
 COOLDOWN_MINUTES = 30
 TRANSIENT_COOLDOWN_S = 90
 MAX_COOLDOWN_S = 8 * 24 * 3600  # a weekly limit's reset, with a day to spare
-PROBE_TIMEOUT_S = 10
-PROBE_OUTPUT_CAP = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,7 +334,7 @@ _NUMBER = re.compile(rb"-?\d+(?:\.\d+)?")
 def parse_probe(output: bytes) -> int | None:
     """The percent of quota used a probe printed: its first number, clamped to 0-100 (None:
     none)."""
-    found = _NUMBER.search(output[:PROBE_OUTPUT_CAP])
+    found = _NUMBER.search(output[: LIMITS.provider_probe_output_bytes])
     if found is None:
         return None
     value = float(found.group(0))

@@ -51,7 +51,6 @@ CHECKPOINTS = "ledger/checkpoints"
 ROLLBACKS = "ledger/rollbacks"
 META = "oms-state.json"  # (stateroot.META: the first entry of every ledger this oms starts)
 GENESIS = "0" * 64
-MAX_LOG_BYTES = 512 * 1024 * 1024
 MAX_FILE = LIMITS.ledger_file_bytes  # the largest covered file, hashed in pieces
 TAIL_BYTES = LIMITS.ledger_tail_bytes
 KINDS = (
@@ -357,7 +356,7 @@ def adopt(root: Root) -> int:
     lines, prev, seq = b"", GENESIS, 0
     for path in sorted(covered_files(root)[0]):
         seq += 1
-        data = root.read_bytes(path, MAX_LOG_BYTES)
+        data = root.read_bytes(path, LIMITS.ledger_log_bytes)
         line = line_of(seq, prev, now(), "state" if path == META else "adopt", path, data, key)
         lines, prev = lines + line, hash_of(line)
     if not lines:
@@ -442,9 +441,9 @@ def read_chain(root: Root, key: bytes | None = None) -> Chain:
     its dead writer's."""
     chain = Chain()
     try:
-        data = root.read_optional(LOG, MAX_LOG_BYTES)
+        data = root.read_optional(LOG, LIMITS.ledger_log_bytes)
         if data and not data.endswith(b"\n"):
-            data = root.read_locked(LOG, MAX_LOG_BYTES)
+            data = root.read_locked(LOG, LIMITS.ledger_log_bytes)
     except OmsError as exc:
         chain.fault = f"{LOG}: {exc.message}"
         return chain

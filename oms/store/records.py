@@ -92,7 +92,6 @@ def version_digest(data: bytes) -> str:
 
 
 # parsed versions kept per process (a long-lived conductor reads the same ones each tick)
-PARSED_CAP = 50_000
 _parsed: OrderedDict[tuple[str, str, int, str], Record] = OrderedDict()
 
 
@@ -108,7 +107,7 @@ def parse_record(data: bytes, kind: str, record_id: str, version: int, where: st
         return found
     rec = _parse_record(data, kind, record_id, version, where, key[3])
     _parsed[key] = rec
-    if len(_parsed) > PARSED_CAP:
+    if len(_parsed) > LIMITS.parsed_records:
         _parsed.popitem(last=False)
     return rec
 

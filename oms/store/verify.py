@@ -420,7 +420,7 @@ class _Verifier:
         if key is None:
             self.report.error(rel, "the state key cannot be read: the summary cannot be checked")
             return
-        data = self.root.read_bytes(rel, summary_file.SUMMARY_CAP)
+        data = self.root.read_bytes(rel, LIMITS.summary_bytes)
         top = f"records/{kind}"
         kind_st = self.root.lstat(top) if self.root.exists(top) else None
         mtimes = (

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 
+from oms.limits import LIMITS
 from tests.helpers import REPO
 
 PACKAGE = REPO / "oms"
@@ -144,3 +146,75 @@ def test_the_conductor_keeps_no_module_state() -> None:
         for hit in module_state(rel, tree)
     ]
     assert offenders == []
+
+
+BOUND_NAME = re.compile(r"(_CAP|_BYTES|_TIMEOUT(_[A-Z]+)?)$")
+# module-level bounds that stay where they are, and why
+BOUNDS_ELSEWHERE = {
+    # copies the relays in a sandbox keep (they import no `typing`, ADR 0010): proven equal below
+    ("oms/cli/relay.py", "STDIN_CAP"): "hook_stdin_bytes",
+    ("oms/cli/relay.py", "ANSWER_CAP"): "relay_answer_bytes",
+    ("oms/cli/relay.py", "HOOK_TIMEOUT_S"): "relay_hook_s",
+    ("oms/domain/relay.py", "HEADER_CAP"): "relay_header_bytes",
+    ("oms/domain/relay.py", "WORD_CAP"): "relay_word_bytes",
+    # sizes a format fixes (an Ed25519 seed and signature), not bounds oms chooses
+    ("oms/store/keys.py", "SEED_BYTES"): "",
+    ("oms/store/keys.py", "SIGNATURE_BYTES"): "",
+    ("oms/store/ledger.py", "_SEED_BYTES"): "",
+}
+
+
+def numeric_bounds(rel: str, tree: ast.Module) -> list[tuple[str, int | float]]:
+    """Module-level `*_CAP`, `*_BYTES`, `*_TIMEOUT*` names bound to a number (an expression of
+    literals: `64 * 1024`)."""
+    out = []
+    for node in tree.body:
+        target, value = (
+            (node.targets[0], node.value)
+            if isinstance(node, ast.Assign)
+            else (node.target, node.value)
+            if isinstance(node, ast.AnnAssign)
+            else (None, None)
+        )
+        if not isinstance(target, ast.Name) or value is None or not BOUND_NAME.search(target.id):
+            continue
+        literal = (ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop)
+        if not all(isinstance(n, literal) for n in ast.walk(value)):
+            continue
+        number = eval(compile(ast.Expression(value), rel, "eval"), {})  # noqa: S307 - literals only
+        if isinstance(number, int | float) and not isinstance(number, bool):
+            out.append((target.id, number))
+    return out
+
+
+def test_every_bound_lives_in_limits() -> None:
+    """docs/architecture.md: every bound is a field of `oms/limits.py` `Limits`, with one line
+    saying what it bounds; a module's own `*_CAP`/`*_BYTES`/`*_TIMEOUT*` number is refused."""
+    offenders = [
+        f"{rel}: {name} = {number}"
+        for rel, tree in _modules()
+        if rel != "oms/limits.py"
+        for name, number in numeric_bounds(rel, tree)
+        if (rel, name) not in BOUNDS_ELSEWHERE
+    ]
+    assert offenders == []
+
+
+def test_the_relays_copies_of_limits_are_equal() -> None:
+    copies = {
+        (rel, name): number
+        for rel, tree in _modules()
+        for name, number in numeric_bounds(rel, tree)
+        if BOUNDS_ELSEWHERE.get((rel, name))
+    }
+    assert len(copies) == 5
+    assert {key: getattr(LIMITS, BOUNDS_ELSEWHERE[key]) for key in copies} == copies
+
+
+def test_the_bound_scan_sees_one() -> None:
+    tree = ast.parse("A_CAP = 64 * 1024\nB_BYTES: int = 1_000\nC_TIMEOUT_S = 2.5\nD_CAP = f(1)\n")
+    assert [name for name, _ in numeric_bounds("oms/x.py", tree)] == [
+        "A_CAP",
+        "B_BYTES",
+        "C_TIMEOUT_S",
+    ]

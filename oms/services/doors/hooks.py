@@ -48,12 +48,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from oms.canonical.strict_json import loads_message
 from oms.domain.relay import BRIDGE_TOOL_PREFIX, BRIDGE_TOOLS, UNVERIFIED, denial
 from oms.errors import CanonicalJsonError
+from oms.limits import LIMITS
 
 if TYPE_CHECKING:
     from oms.services.doors.progress import Memo
     from oms.services.workspace import Workspace
 
-STDIN_CAP = 1024 * 1024
 EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
@@ -125,8 +125,8 @@ def parse_args(argv: tuple[str, ...] | list[str]) -> tuple[HookArgs, str]:
 
 def parse_payload(data: bytes) -> dict[str, Any]:
     """The hook payload: one JSON object with the fields oms uses, each of the right type."""
-    if len(data) > STDIN_CAP:
-        raise HookInputError(f"hook input is larger than {STDIN_CAP} bytes")
+    if len(data) > LIMITS.hook_stdin_bytes:
+        raise HookInputError(f"hook input is larger than {LIMITS.hook_stdin_bytes} bytes")
     try:
         doc = loads_message(data)
     except CanonicalJsonError as exc:
@@ -270,7 +270,7 @@ def respond(
             memo.base(latest), hook, has_result=False, acknowledged_at=acknowledged_at, now=ws.now()
         )
     if decided.released:
-        notes.append(f"stop gate released after its cap of {gate.STOP_BLOCK_CAP} blocks in a row")
+        notes.append(f"stop gate released after its cap of {LIMITS.stop_blocks} blocks in a row")
     return {"decision": "block", "reason": STOP_REASON} if decided.hold else {}
 
 

@@ -69,7 +69,6 @@ from oms.store.panefiles import log_path, write_exit
 from oms.store.sandboxes import broker_rel
 
 GRACE_S = 2.0
-LOG_CAP = 1024 * 1024
 WATCHED = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)
 TERMINAL_KEYS = ("TERM", "COLORTERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
 Ended = tuple[int | None, int | None, str | None]  # (status, signal, detail)
@@ -100,7 +99,7 @@ def supervise(state_root: str, dispatch_id: str) -> int:
                 why, hint=f"`oms worker observe {dispatch_id}` shows its end"
             )
         log_fd = root.open_log(log_path(dispatch_id))
-        budget = [LOG_CAP]
+        budget = [LIMITS.supervisor_log_bytes]
 
         def log(line: str) -> None:
             write_log_line(log_fd, budget, line)

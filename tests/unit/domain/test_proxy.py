@@ -16,6 +16,7 @@ from oms.domain.codex_login import UpstreamAuth
 from oms.domain.config import parse_config
 from oms.domain.routing import MAX_COOLDOWN_S, Routing
 from oms.errors import ConfigError
+from oms.limits import LIMITS
 
 NOW = "2026-03-01T12:00:00.000Z"
 ROUTING = Routing({})
@@ -333,7 +334,7 @@ sandbox = "ticket-worktree-write"
 
 def test_config_proxy_table_key_env_and_budget() -> None:
     plain = parse_config(CONFIG)
-    assert (plain.proxy.port, plain.proxy.max_request_bytes) == (0, proxy.MAX_REQUEST_BYTES)
+    assert (plain.proxy.port, plain.proxy.max_request_bytes) == (0, LIMITS.proxy_request_bytes)
     assert plain.roles["a.worker"].token_budget is None
     text = CONFIG.replace(
         b'transport = "claude_interactive"\n',

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from oms.canonical import add_ms, parse_ts
 from oms.domain import routing as r
+from oms.limits import LIMITS
 
 NOW = "2026-12-01T10:00:00.000Z"
 LATER = "2026-12-01T10:30:00.000Z"
@@ -232,7 +233,7 @@ def test_a_shorter_cooldown_never_shortens_a_rest() -> None:
 def test_a_probe_reads_a_percent_or_nothing(output: bytes) -> None:
     value = r.parse_probe(output)
     assert value is None or 0 <= value <= 100
-    if not any(chr(b).isdigit() for b in output[: r.PROBE_OUTPUT_CAP]):
+    if not any(chr(b).isdigit() for b in output[: LIMITS.provider_probe_output_bytes]):
         assert value is None
 
 
@@ -241,4 +242,6 @@ def test_probe_outputs() -> None:
     assert r.parse_probe(b"used=140") == 100
     assert r.parse_probe(b"-3") == 0
     assert r.parse_probe(b"unknown") is None
-    assert r.parse_probe(b"x" * r.PROBE_OUTPUT_CAP + b"50") is None  # only the first 4 KiB is read
+    assert (
+        r.parse_probe(b"x" * LIMITS.provider_probe_output_bytes + b"50") is None
+    )  # only the first 4 KiB is read
