@@ -218,3 +218,17 @@ def test_the_bound_scan_sees_one() -> None:
         "B_BYTES",
         "C_TIMEOUT_S",
     ]
+
+
+def test_an_observed_pane_becomes_an_end_in_one_place() -> None:
+    """`delivery/reconcile.pane_end` is the one caller of `domain/delivery.end_of`: the
+    reconcile, a resume and a native relaunch all ask it."""
+    callers = [
+        f"{rel}:{node.lineno}"
+        for rel, tree in _modules()
+        if not rel.startswith("oms/domain/")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and _dotted(node.func).split(".")[-1] == "end_of"
+    ]
+    assert len(callers) == 1
+    assert callers[0].startswith("oms/services/delivery/reconcile.py:")

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from oms.adapters.panes import Panes
+from oms.adapters.panes import Pane, Panes
 from oms.canonical import JsonObject, access, stable_id
 from oms.domain import delivery as delivery_rules
 from oms.domain import sessions, workers
@@ -174,10 +174,23 @@ def _keep_resumable(d: DeliveryContext, dispatch: Record, end: delivery_rules.En
 
 def _end(d: DeliveryContext, dispatch_id: str) -> delivery_rules.End | None:
     pane = d.panes.observe(dispatch_id)
-    worker = d.worker(dispatch_id)
-    health = str(worker.payload["health"])
-    if (pane is not None and not pane.dead) or health == "stopped":
-        return None  # the common case asks no file
+    health = str(d.worker(dispatch_id).payload["health"])
+    if health == "stopped":
+        return None  # ended already: asks no file
+    return pane_end(d, dispatch_id, health, pane)
+
+
+def pane_end(
+    d: DeliveryContext,
+    dispatch_id: str,
+    health: str,
+    pane: Pane | None,
+) -> delivery_rules.End | None:
+    """`domain/delivery.end_of` for the worker's pane as tmux shows it now (None: it has not
+    ended; a live pane asks no file). The one place an observed pane becomes an end: the
+    reconcile, a resume and a native relaunch all ask it."""
+    if pane is not None and not pane.dead:
+        return None
     root = d.ws.store.state.root
     return delivery_rules.end_of(
         health=health,
