@@ -128,11 +128,33 @@ class Limits(NamedTuple):
     relay_hook_s: float = 9.5  # a hook relay waits this long (the CLIs give a hook 10 s)
     relay_header_bytes: int = 16 * 1024  # a relay's header on the broker socket
     relay_word_bytes: int = 4096  # ... and one argument in it
+    relay_words: int = 32  # ... and its arguments
     broker_connections: int = 16  # connections one broker serves at once
     broker_header_s: float = 5.0  # a relay's header reaches the broker within this
     broker_hook_s: float = 10.0  # ... and a hook's whole request
     broker_out_bytes: int = 8 * 1024 * 1024  # answers waiting for a relay that does not read
     summary_bytes: int = 256 * 1024 * 1024  # a store summary file
+
+    git_blob_bytes: int = (
+        1024 * 1024
+    )  # a blob oms reads whole from git (config, policy, instructions)
+    git_person_chars: int = 256  # a commit's author or committer name and address
+    program_files: int = 16  # the files a program check may name
+    ticket_input_bytes: int = 512 * 1024  # what `oms ticket` reads from a file or stdin
+    ticket_body_bytes: int = 256 * 1024  # a ticket's body
+    github_import_bytes: int = 512 * 1024  # a GitHub issue's JSON to import
+    proxy_error_body_bytes: int = 64 * 1024  # an error answer read before it is relayed (a quota?)
+    proxy_sse_line_bytes: int = 1024 * 1024  # an SSE line read for usage (longer: relayed unread)
+    proxy_usage_json_bytes: int = 4 * 1024 * 1024  # a JSON answer read for usage (likewise)
+    cooldown_max_s: int = 8 * 24 * 3600  # a provider's rest (a weekly reset, a day to spare)
+    admin_read_bytes: int = 1024 * 1024  # a stored file `oms audit log` or a compaction reads
+    proxy_connections: int = 256  # open connections on the proxy's TCP port (a door has its own)
+    archive_bytes: int = 64 * 1024 * 1024  # a compaction archive, compressed and expanded alike
+    ticket_failures_kept: int = 10  # a ticket's failed attempts it remembers
+    turns_without_result: int = 100  # turns without a result before a worker parks (default)
+    minutes_without_result: int = 60  # ... and its minutes (default)
+    record_race_rounds: int = 8  # a record write retried after losing a race
+    journal_append_rounds: int = 64  # a journal append retried after losing a race
 
 
 LIMITS = Limits()

@@ -13,7 +13,6 @@ from typing import Any
 
 from oms.canonical import JsonObject, check, dumps
 from oms.canonical.ids import ROLE_ID, folder_label
-from oms.domain.gate import MAX_MINUTES_WITHOUT_RESULT, MAX_TURNS_WITHOUT_RESULT
 from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import (
     COOLDOWN_MINUTES,
@@ -53,8 +52,8 @@ class Role:
     )
     # a worker with no result after this many turns or minutes is let stop and parked
     # (`domain/gate.py`)
-    max_turns_without_result: int = MAX_TURNS_WITHOUT_RESULT
-    max_minutes_without_result: int = MAX_MINUTES_WITHOUT_RESULT
+    max_turns_without_result: int = LIMITS.turns_without_result
+    max_minutes_without_result: int = LIMITS.minutes_without_result
     deadline_minutes: int = (
         DEADLINE_MINUTES  # the conductor stops a worker running longer (`deadline`)
     )
@@ -136,8 +135,8 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
             spec["sandbox"],
             tuple(argv) if argv is not None else None,
             spec.get("endpoint"),
-            spec.get("max_turns_without_result", MAX_TURNS_WITHOUT_RESULT),
-            spec.get("max_minutes_without_result", MAX_MINUTES_WITHOUT_RESULT),
+            spec.get("max_turns_without_result", LIMITS.turns_without_result),
+            spec.get("max_minutes_without_result", LIMITS.minutes_without_result),
             spec.get("deadline_minutes", DEADLINE_MINUTES),
             _route_class(spec, role_id, routing, where),
             spec.get("token_budget"),

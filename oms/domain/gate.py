@@ -46,8 +46,6 @@ NO_RESULT = "no_result"
 NO_RESULT_PARK_MS = (
     60_000  # parked-until of a NO_RESULT park: `oms worker resume` is due a minute later
 )
-MAX_TURNS_WITHOUT_RESULT = 100
-MAX_MINUTES_WITHOUT_RESULT = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +90,8 @@ def _window(payload: JsonObject, acknowledged_at: str | None, now: str) -> tuple
 
 
 def _bound(payload: JsonObject, turns: int, since: str, now: str) -> str | None:
-    most = _count(payload.get("max_turns_without_result")) or MAX_TURNS_WITHOUT_RESULT
-    minutes = _count(payload.get("max_minutes_without_result")) or MAX_MINUTES_WITHOUT_RESULT
+    most = _count(payload.get("max_turns_without_result")) or LIMITS.turns_without_result
+    minutes = _count(payload.get("max_minutes_without_result")) or LIMITS.minutes_without_result
     if turns >= most:
         return f"no result after {turns} turns (max_turns_without_result = {most})"
     if parse_ts(now) - parse_ts(since) >= minutes * 60_000:

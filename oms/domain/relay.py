@@ -43,7 +43,7 @@ BRIDGE_TOOLS = (
 )  # the bridge's tools, all of them
 BRIDGE_TOOL_PREFIX = f"mcp__{BRIDGE_SERVER}__"  # how an agent CLI names a bridge tool to its hooks
 HEADER_CAP = 16 * 1024  # Limits.relay_header_bytes (a copy: a relay imports no typing, ADR 0010)
-MAX_WORDS = 32
+MAX_WORDS = 32  # Limits.relay_words (likewise)
 WORD_CAP = 4096  # Limits.relay_word_bytes (likewise)
 
 

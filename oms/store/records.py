@@ -44,7 +44,6 @@ from oms.store.stateroot import check_kind
 VERSION_NAME = re.compile(r"(0|[1-9][0-9]{0,15})\.json")
 OPS_DIR = "ops"
 _ACTOR = re.compile(r"[a-z][a-z0-9-]{0,62}(?:[.:][a-z0-9][a-z0-9-]{0,62}){0,3}")
-_MAX_RACE_ROUNDS = 8
 
 
 class Record(NamedTuple):
@@ -286,7 +285,7 @@ class RecordStore:
         check(actor, "actor", _ACTOR)
         parse_ts(observed_at, "observed_at")
         base = self._dir(record_id)
-        for _ in range(_MAX_RACE_ROUNDS):
+        for _ in range(LIMITS.record_race_rounds):
             versions = self.versions(record_id)
             if not versions and expected is not None:
                 raise RecordNotFoundError(f"no {self.kind} record {record_id}")

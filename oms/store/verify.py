@@ -667,7 +667,7 @@ class _Verifier:
                 _guard(self.report, path, self.check_archive, path)
 
     def check_archive(self, path: str) -> None:
-        compaction.decode(self.root.read_bytes(path, compaction.MAX_ARCHIVE), path)
+        compaction.decode(self.root.read_bytes(path, LIMITS.archive_bytes), path)
         self.report.count("archives")
 
     def check_journals(self) -> None:

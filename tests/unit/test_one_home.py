@@ -148,7 +148,7 @@ def test_the_conductor_keeps_no_module_state() -> None:
     assert offenders == []
 
 
-BOUND_NAME = re.compile(r"(_CAP|_BYTES|_TIMEOUT(_[A-Z]+)?)$")
+BOUND_NAME = re.compile(r"^_?MAX_|(_CAP|_BYTES|_TIMEOUT(_[A-Z]+)?)$")
 # module-level bounds that stay where they are, and why
 BOUNDS_ELSEWHERE = {
     # copies the relays in a sandbox keep (they import no `typing`, ADR 0010): proven equal below
@@ -157,16 +157,20 @@ BOUNDS_ELSEWHERE = {
     ("oms/cli/relay.py", "HOOK_TIMEOUT_S"): "relay_hook_s",
     ("oms/domain/relay.py", "HEADER_CAP"): "relay_header_bytes",
     ("oms/domain/relay.py", "WORD_CAP"): "relay_word_bytes",
+    ("oms/domain/relay.py", "MAX_WORDS"): "relay_words",
     # sizes a format fixes (an Ed25519 seed and signature), not bounds oms chooses
     ("oms/store/keys.py", "SEED_BYTES"): "",
     ("oms/store/keys.py", "SIGNATURE_BYTES"): "",
     ("oms/store/ledger.py", "_SEED_BYTES"): "",
+    ("oms/canonical/strict_json.py", "MAX_SAFE_INT"): "",  # JSON's safe integers (RFC 8785)
+    ("oms/canonical/timestamps.py", "MAX_MS"): "",  # the last millisecond of year 9999
+    ("oms/errors.py", "_MAX_MESSAGE"): "",  # errors.py imports nothing of oms
 }
 
 
 def numeric_bounds(rel: str, tree: ast.Module) -> list[tuple[str, int | float]]:
-    """Module-level `*_CAP`, `*_BYTES`, `*_TIMEOUT*` names bound to a number (an expression of
-    literals: `64 * 1024`)."""
+    """Module-level `MAX_*`, `*_CAP`, `*_BYTES`, `*_TIMEOUT*` names bound to a number (an
+    expression of literals: `64 * 1024`)."""
     out = []
     for node in tree.body:
         target, value = (
@@ -189,7 +193,8 @@ def numeric_bounds(rel: str, tree: ast.Module) -> list[tuple[str, int | float]]:
 
 def test_every_bound_lives_in_limits() -> None:
     """docs/architecture.md: every bound is a field of `oms/limits.py` `Limits`, with one line
-    saying what it bounds; a module's own `*_CAP`/`*_BYTES`/`*_TIMEOUT*` number is refused."""
+    saying what it bounds; a module's own `MAX_*`/`*_CAP`/`*_BYTES`/`*_TIMEOUT*` number is
+    refused."""
     offenders = [
         f"{rel}: {name} = {number}"
         for rel, tree in _modules()
@@ -207,7 +212,7 @@ def test_the_relays_copies_of_limits_are_equal() -> None:
         for name, number in numeric_bounds(rel, tree)
         if BOUNDS_ELSEWHERE.get((rel, name))
     }
-    assert len(copies) == 5
+    assert len(copies) == 6
     assert {key: getattr(LIMITS, BOUNDS_ELSEWHERE[key]) for key in copies} == copies
 
 

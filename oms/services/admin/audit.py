@@ -9,12 +9,11 @@ import hashlib
 from oms.canonical import JsonObject, parse_ts
 from oms.canonical.strict_json import loads_foreign
 from oms.errors import IntegrityError, OmsError, one_line
+from oms.limits import LIMITS
 from oms.services.workspace import Workspace
 from oms.store import compaction
 from oms.store.evidence import open_envelope
 from oms.store.ledger import Entry, line_key, read_chain
-
-MAX_READ = 1024 * 1024
 
 
 def timeline(
@@ -72,7 +71,7 @@ class _Archived:
             self._files = {}
             for rel in compaction.archives(self.root):
                 try:
-                    data = self.root.read_bytes(rel, compaction.MAX_ARCHIVE)
+                    data = self.root.read_bytes(rel, LIMITS.archive_bytes)
                     if self.noted.get(rel) != hashlib.sha256(data).hexdigest():
                         continue
                     archive = compaction.decode(data, rel)
@@ -86,7 +85,7 @@ class _Archived:
 
 
 def _doc(ws: Workspace, entry: Entry, archived: _Archived) -> JsonObject:
-    data = ws.store.state.root.read_optional(entry.path, MAX_READ)
+    data = ws.store.state.root.read_optional(entry.path, LIMITS.admin_read_bytes)
     if (
         data is None or hashlib.sha256(data).hexdigest() != entry.sha256
     ):  # changed since: its archived bytes

@@ -6,8 +6,8 @@ passes the usage reader (`domain/proxy_usage.py`), then is written to the worker
 and flushed. A worker that hangs up does not end the reading: the answer is read to its end
 (`DRAIN_S`, `Limits.proxy_drain_bytes` at most) so its usage is counted; an answer whose last
 usage never came is charged the output its request asked for (`Answer.final`). Only an error
-answer's first `MAX_ERROR_BODY` bytes are held, to see whether it calls for a cooldown before the
-worker sees it. A new upstream connection serves each request.
+answer's first `Limits.proxy_error_body_bytes` bytes are held, to see whether it calls for a
+cooldown before the worker sees it. A new upstream connection serves each request.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from io import BufferedIOBase
 from urllib.parse import urlsplit
 
 from oms.domain import proxy as proxy_rules
-from oms.domain import proxy_limits as limits
 from oms.domain import proxy_usage as counting
 from oms.limits import LIMITS
 
@@ -157,8 +156,8 @@ def _stream(
     headers = list(response.getheaders())
     held = b""
     if status >= 400:
-        while len(held) < limits.MAX_ERROR_BODY and (
-            piece := response.read1(limits.MAX_ERROR_BODY - len(held))
+        while len(held) < LIMITS.proxy_error_body_bytes and (
+            piece := response.read1(LIMITS.proxy_error_body_bytes - len(held))
         ):
             held += piece
         on_error(status, held, {k.lower(): v for k, v in headers})
@@ -224,7 +223,7 @@ class _Reader:
             self.sse.feed(piece)
         elif self.whole is not None:
             self.whole += piece
-            if len(self.whole) > counting.MAX_USAGE_JSON:
+            if len(self.whole) > LIMITS.proxy_usage_json_bytes:
                 self.whole = None
 
     @property

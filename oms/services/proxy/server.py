@@ -38,15 +38,12 @@ from oms.services.proxy.rests import Rests
 from oms.services.proxy.settings import Settings
 
 FLUSH_S = 1.0
-MAX_CONNECTIONS = (
-    256  # open connections at once on the TCP port (a sandbox has its own door and share)
-)
 
 
 class ProxyServer(ThreadingHTTPServer):
-    """The server: 127.0.0.1 only, a thread per connection (at most `MAX_CONNECTIONS` at once: one
-    more is closed at once, so idle or slow connections cannot take every descriptor), the usage
-    book flushed once a second."""
+    """The server: 127.0.0.1 only, a thread per connection (at most `Limits.proxy_connections` at
+    once: one more is closed at once, so idle or slow connections cannot take every descriptor),
+    the usage book flushed once a second."""
 
     daemon_threads = True
     request_queue_size = 64
@@ -54,8 +51,8 @@ class ProxyServer(ThreadingHTTPServer):
     def process_request(
         self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
     ) -> None:
-        """Serve the connection in its thread, unless `MAX_CONNECTIONS` are open already (closed at
-        once)."""
+        """Serve the connection in its thread, unless `Limits.proxy_connections` are open already
+        (closed at once)."""
         if not self._slots.acquire(blocking=False):
             self.shutdown_request(request)
             return
@@ -77,7 +74,7 @@ class ProxyServer(ThreadingHTTPServer):
 
     def __init__(self, settings: Settings, port: int) -> None:
         self.settings = settings
-        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self._slots = threading.BoundedSemaphore(LIMITS.proxy_connections)
         self.deadlines = Deadlines()
         self.held = Held(2 * settings.max_request_bytes)
         self.in_flight: dict[
@@ -105,7 +102,7 @@ class ProxyServer(ThreadingHTTPServer):
         return int(self.server_address[1])
 
     def take_slot(self) -> bool:
-        """One of the `MAX_CONNECTIONS` slots, if one is free."""
+        """One of the `LIMITS.proxy_connections` slots, if one is free."""
         return self._slots.acquire(blocking=False)
 
     def give_slot(self) -> None:

@@ -9,7 +9,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from oms.canonical import access, add_ms, parse_ts
-from oms.domain import gate
 from oms.domain.gate import BEAT_MS, Hook, after, worth_writing
 from oms.limits import LIMITS
 
@@ -150,7 +149,7 @@ def test_a_session_recorded_before_the_bound_gets_the_defaults() -> None:
         "native_session_ref": "s-1",
     }
     stop = Hook("Stop", "codex", "thread-1")
-    for _ in range(gate.MAX_TURNS_WITHOUT_RESULT - 1):
+    for _ in range(LIMITS.turns_without_result - 1):
         done = after(payload, stop, has_result=False, acknowledged_at=None, now=T0)
         assert done.no_result is None
         payload = done.payload

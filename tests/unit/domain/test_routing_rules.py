@@ -199,7 +199,7 @@ def test_the_choice_always_obeys_every_rule(
 def test_a_cooldown_is_bounded_whatever_the_error_says(text: str) -> None:
     found = r.cooldown_of(text, NOW, r.Routing({}))
     if found is not None:
-        assert parse_ts(NOW) < parse_ts(found.until) <= parse_ts(NOW) + r.MAX_COOLDOWN_S * 1000
+        assert parse_ts(NOW) < parse_ts(found.until) <= parse_ts(NOW) + LIMITS.cooldown_max_s * 1000
         assert found.kind in ("quota", "transient")
         assert len(found.reason) <= 200
 
@@ -213,7 +213,7 @@ def test_cooldowns_from_what_providers_say() -> None:
         "weekly limit resets at 2026-12-03T00:00:00+01:00": ("2026-12-02T23:00:00.000Z", "quota"),
         "429 Too Many Requests; retry-after: 20 seconds": (add_ms(NOW, 20_000), "transient"),
         "overloaded_error": (add_ms(NOW, 90_000), "transient"),
-        "quota exceeded, resets in 30 days": (add_ms(NOW, r.MAX_COOLDOWN_S * 1000), "quota"),
+        "quota exceeded, resets in 30 days": (add_ms(NOW, LIMITS.cooldown_max_s * 1000), "quota"),
     }
     for text, (until, kind) in cases.items():
         found = r.cooldown_of(text, NOW, routing)
