@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import pin_scratch_git, print_ratio, scratch_anchors, table
 from oms.demo import scratch as demo
+from oms.limits import LIMITS
 from oms.services.admin import audit
 from oms.services.workspace import Workspace
 from oms.store import ledger
@@ -33,7 +34,7 @@ def grow(ws: Workspace, entries: int) -> None:
     key = ledger.line_key(root)
     chain = ledger.read_chain(root, key)
     last, prev = chain.head
-    data = root.read_bytes(ledger.LOG, ledger.MAX_LOG_BYTES)
+    data = root.read_bytes(ledger.LOG, LIMITS.ledger_log_bytes)
     root.mkdirs("journals/bench")
     lines = [data]
     for seq in range(last + 1, entries + 1):

@@ -140,14 +140,11 @@ def measure(base: Path, tickets: int, workers: int, repeat: int) -> dict[str, fl
 
 def one_shot(state_root: str, repo: str) -> conductor.Tick:
     """A tick as `oms conductor tick` runs it from cron: a new process, so nothing kept between
-    ticks (the record summaries, the compaction and anchor marks: cleared), its workspace opened
+    ticks (the record summaries cleared, a fresh `Memory`), its workspace opened
     for it."""
     summary._CACHES.clear()
-    conductor._LAST_COMPACT.clear()
-    conductor._ANCHORED.clear()
-    conductor._ANCHOR_HELD.clear()
     with Workspace.open(state_root, repo) as ws:
-        return conductor.tick(ws)
+        return conductor.tick(ws, memory=conductor.Memory())
 
 
 def main() -> int:

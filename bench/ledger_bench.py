@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import median_ms, print_ratio, scratch_anchors, table, time_interleaved
 from oms.canonical import now
+from oms.limits import LIMITS
 from oms.store import ledger
 from oms.store.ledger_check import verify_ledger
 from oms.store.stateroot import StateRoot
@@ -70,7 +71,7 @@ def main() -> None:
 
         def hash_all() -> None:  # the baseline: read and hash every file verify must read
             for rel in files:
-                hashlib.sha256(root.read_bytes(rel, ledger.MAX_LOG_BYTES)).hexdigest()
+                hashlib.sha256(root.read_bytes(rel, LIMITS.ledger_log_bytes)).hexdigest()
 
         cases = {"verify": check, "read and hash": hash_all}
         verifies = time_interleaved(cases, VERIFY_RUNS, warmup=0)

@@ -490,3 +490,24 @@ class VerificationFailedError(OmsError):
     """`oms result verify` ran the checks and at least one failed (the evidence records it)."""
 
     code = "verification-failed"
+
+
+# What SECURITY.md treats as an attack, not a fault: code that tolerates a failed step must still
+# let these through (`suppress_faults`), so an attack is never silent.
+ATTACKS: tuple[type[OmsError], ...] = (PathEscapeError, UnsafeFileError)
+
+
+class suppress_faults:  # noqa: N801 - used like `contextlib.suppress`, which it replaces
+    """`contextlib.suppress(OmsError)` that lets an attack through: inside `with
+    suppress_faults():` an `OmsError` (or one of `kinds`, e.g. `OSError`) is swallowed, except
+    the `ATTACKS` (`PathEscapeError`, `UnsafeFileError`), which propagate. `suppress(OmsError)`
+    itself is refused by a test."""
+
+    def __init__(self, *kinds: type[BaseException]) -> None:
+        self.kinds = kinds or (OmsError,)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: object, tb: object) -> bool:
+        return kind is not None and issubclass(kind, self.kinds) and not issubclass(kind, ATTACKS)

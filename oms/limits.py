@@ -109,5 +109,72 @@ class Limits(NamedTuple):
     notify_window_s: float = 3600.0  # record versions older than this are never notified
     notify_per_tick: int = 20  # notices claimed at one look (the rest: at the next tick)
 
+    # moved here from the modules that use them (issue 25: every bound in one place)
+    advisor_timeout_s: float = 600.0  # an advisor's CLI reviewing one intent ends by then
+    advisor_output_bytes: int = 256 * 1024  # what an advisor's CLI may print (its verdict)
+    bundle_bytes: int = 512 * 1024 * 1024  # a git bundle oms reads back (a result's export)
+    sandbox_tmp_bytes: int = 1024 * 1024 * 1024  # a sandbox's /tmp and /var/tmp (RAM), each
+    sandbox_empty_bytes: int = 64 * 1024  # a sandbox's read-only tmpfs of placeholders
+    codex_auth_bytes: int = 64 * 1024  # Codex's `auth.json`, read for its login
+    verify_timeout_s: int = 600  # `oms result verify`'s committed checks end by then
+    verify_output_bytes: int = 1024 * 1024  # ... and what they may print
+    stop_blocks: int = 3  # Stop hooks the gate blocks in a row before it lets the agent stop
+    proxy_request_bytes: int = 32 * 1024 * 1024  # `[proxy] max_request_bytes`'s default
+    provider_probe_timeout_s: float = 10  # a provider's quota probe ends by then
+    provider_probe_output_bytes: int = 4096  # ... and what of its output is read
+    schema_bytes: int = 256 * 1024  # one JSON Schema file shipped with oms
+    launch_spec_bytes: int = 512 * 1024  # a launch spec, `panes/D.launch.json`
+    bridge_line_bytes: int = 1024 * 1024  # one MCP line from a bridge client
+    bridge_body_bytes: int = 64 * 1024  # a bridge tool's text answer (more is truncated)
+    hook_stdin_bytes: int = 1024 * 1024  # a hook's payload on its stdin
+    proxy_record_bytes: int = 4096  # the proxy's own record, `proxy/proxy.json`
+    proxy_start_s: float = 10.0  # a proxy being started says it is ready within this
+    proxy_hello_s: float = 3.0  # a proxy answers its hello (proof it is ours) within this
+    proxy_header_s: float = 10.0  # a request's headers reach the proxy within this
+    proxy_held_bytes: int = 512 * 1024 * 1024  # request bodies the proxy holds at once
+    proxy_upstream_s: float = 600.0  # connect, and every read of a model's answer (it may think)
+    proxy_drain_bytes: int = 64 * 1024 * 1024  # an answer read on after its worker left
+    proxy_client_s: float = 900.0  # a proxy connection idle this long is closed
+    proxy_token_bytes: int = 4096  # a dispatch's token file, `proxy/tokens/D.json`
+    proxy_usage_bytes: int = 4096  # one usage file under `proxy/usage/D/`
+    supervisor_log_bytes: int = 1024 * 1024  # a supervisor's log, `panes/D.log`
+    instructions_bytes: int = 16 * 1024  # the committed executor instructions
+    ledger_log_bytes: int = 512 * 1024 * 1024  # the ledger's log, `ledger/log`
+    pane_file_bytes: int = 4096  # one pane file (`panes/D.json`, `D.kill.json`, ...)
+    parsed_records: int = 50_000  # parsed record versions a process caches
+    # the broker and its relays (ADR 0012); the relays inside a sandbox keep copies, because they
+    # import no `typing` (ADR 0010): tests/unit/test_one_home.py proves the copies equal
+    relay_answer_bytes: int = 4 * 1024 * 1024  # a broker's answer to a hook relay
+    relay_hook_s: float = 9.5  # a hook relay waits this long (the CLIs give a hook 10 s)
+    relay_header_bytes: int = 16 * 1024  # a relay's header on the broker socket
+    relay_word_bytes: int = 4096  # ... and one argument in it
+    relay_words: int = 32  # ... and its arguments
+    broker_connections: int = 16  # connections one broker serves at once
+    broker_header_s: float = 5.0  # a relay's header reaches the broker within this
+    broker_hook_s: float = 10.0  # ... and a hook's whole request
+    broker_out_bytes: int = 8 * 1024 * 1024  # answers waiting for a relay that does not read
+    summary_bytes: int = 256 * 1024 * 1024  # a store summary file
+
+    git_blob_bytes: int = (
+        1024 * 1024
+    )  # a blob oms reads whole from git (config, policy, instructions)
+    git_person_chars: int = 256  # a commit's author or committer name and address
+    program_files: int = 16  # the files a program check may name
+    ticket_input_bytes: int = 512 * 1024  # what `oms ticket` reads from a file or stdin
+    ticket_body_bytes: int = 256 * 1024  # a ticket's body
+    github_import_bytes: int = 512 * 1024  # a GitHub issue's JSON to import
+    proxy_error_body_bytes: int = 64 * 1024  # an error answer read before it is relayed (a quota?)
+    proxy_sse_line_bytes: int = 1024 * 1024  # an SSE line read for usage (longer: relayed unread)
+    proxy_usage_json_bytes: int = 4 * 1024 * 1024  # a JSON answer read for usage (likewise)
+    cooldown_max_s: int = 8 * 24 * 3600  # a provider's rest (a weekly reset, a day to spare)
+    admin_read_bytes: int = 1024 * 1024  # a stored file `oms audit log` or a compaction reads
+    proxy_connections: int = 256  # open connections on the proxy's TCP port (a door has its own)
+    archive_bytes: int = 64 * 1024 * 1024  # a compaction archive, compressed and expanded alike
+    ticket_failures_kept: int = 10  # a ticket's failed attempts it remembers
+    turns_without_result: int = 100  # turns without a result before a worker parks (default)
+    minutes_without_result: int = 60  # ... and its minutes (default)
+    record_race_rounds: int = 8  # a record write retried after losing a race
+    journal_append_rounds: int = 64  # a journal append retried after losing a race
+
 
 LIMITS = Limits()

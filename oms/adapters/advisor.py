@@ -24,14 +24,14 @@ from oms.adapters.cli_models import LOGIN_HINTS, login_missing
 from oms.adapters.providers.base import CODEX_PROVIDER, codex_provider
 from oms.adapters.quoting import toml_value
 from oms.canonical import JsonObject, dumps, loads_object
+from oms.canonical.strict_json import loads_foreign
 from oms.domain.config import Role
 from oms.errors import AdvisorError, InvalidInputError, ProcessError
+from oms.limits import LIMITS
 from oms.process import child_env, run
 
-ADVISOR_TIMEOUT_S = 600.0
 # Where an advisor's CLI starts: nothing an agent wrote is there (docs/adr/0024).
 ADVISOR_CWD = "/"
-ADVISOR_OUTPUT_BYTES = 256 * 1024
 # What an advisor process may see of the environment beyond the base allow-list: its own
 # credentials.
 ADVISOR_ENV = (
@@ -159,7 +159,7 @@ def execute(
     advisor: Plan,
     *,
     clock: Callable[[], str],
-    timeout: float = ADVISOR_TIMEOUT_S,
+    timeout: float = LIMITS.advisor_timeout_s,
 ) -> AdvisorRun:
     """Run the plan from `ADVISOR_CWD`; a CLI that is not logged in (checked first, in a second), a
     failure to start or a timeout is an `AdvisorError` that says why and what to do.
@@ -183,7 +183,7 @@ def execute(
             env=env,
             stdin=advisor.stdin,
             timeout=timeout,
-            max_output=ADVISOR_OUTPUT_BYTES,
+            max_output=LIMITS.advisor_output_bytes,
             check=False,
             die_with_parent=True,  # a model call never outlives the conductor or command that asked
         )
@@ -238,7 +238,7 @@ def _envelope(stdout: bytes) -> dict[str, object]:
     """Claude Code's `--output-format json` envelope (bounded: the output cap held it), or
     AdvisorError."""
     try:
-        doc = json.loads(stdout)
+        doc = loads_foreign(stdout)
     except (ValueError, RecursionError) as exc:
         raise AdvisorError(
             f"advisor claude printed no JSON envelope ({type(exc).__name__})"

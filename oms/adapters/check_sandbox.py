@@ -14,13 +14,12 @@ never uid 0 inside.
 from __future__ import annotations
 
 from oms.adapters.sandbox import (
-    EMPTY_BYTES,
     ROOT_INSIDE_ID,
     SANDBOX_PATH,
-    TMP_BYTES,
     Host,
     system_args,
 )
+from oms.limits import LIMITS
 
 CHECK_VIEW = "/oms/check"
 CHECK_HOME = "/tmp"  # noqa: S108 - the sandbox's own private tmpfs
@@ -48,16 +47,16 @@ def check_argv(
         "--die-with-parent", "--new-session", "--hostname", "oms-check",
         "--proc", "/proc",
         # the init: oms's env, argv
-        "--size", str(EMPTY_BYTES), "--tmpfs", "/proc/1", "--remount-ro", "/proc/1",
+        "--size", str(LIMITS.sandbox_empty_bytes), "--tmpfs", "/proc/1", "--remount-ro", "/proc/1",
         "--dev", "/dev",
-        "--size", str(TMP_BYTES), "--tmpfs", "/tmp",  # noqa: S108 - private, bounded
-        "--size", str(TMP_BYTES), "--tmpfs", "/var/tmp",  # noqa: S108 - likewise
+        "--size", str(LIMITS.sandbox_tmp_bytes), "--tmpfs", "/tmp",  # noqa: S108 - private, bounded
+        "--size", str(LIMITS.sandbox_tmp_bytes), "--tmpfs", "/var/tmp",  # noqa: S108 - likewise
     ]  # fmt: skip
     args += system_args(host.system)
     for path in host.masked_files:
         args += ["--ro-bind", "/dev/null", path]
     for path in host.masked_dirs:
-        args += ["--size", str(EMPTY_BYTES), "--tmpfs", path, "--remount-ro", path]
+        args += ["--size", str(LIMITS.sandbox_empty_bytes), "--tmpfs", path, "--remount-ro", path]
     for path in (*host.extra_ro, *show):
         args += ["--ro-bind", path, path]
     args += [

@@ -12,12 +12,12 @@ offline.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from datetime import UTC, datetime
 
 from oms.canonical import loads_object
+from oms.canonical.strict_json import loads_foreign
 from oms.errors import InvalidInputError, ProcessError
 from oms.fsio.outside import find_in_file
 from oms.process import child_env, run, which
@@ -48,7 +48,7 @@ def codex_models() -> list[str] | None:
             max_output=16 << 20,
             check=False,
         )
-        doc = json.loads(done.stdout) if done.returncode == 0 else None
+        doc = loads_foreign(done.stdout) if done.returncode == 0 else None
     except (ProcessError, ValueError, RecursionError):
         return None
     models = doc.get("models") if isinstance(doc, dict) else None

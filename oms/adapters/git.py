@@ -87,7 +87,6 @@ DANGEROUS = (
         r"remote\..+\.(uploadpack|receivepack|vcs)|core\.gitproxy"
     ),  # commands a transport would run
 )
-_MAX_BLOB = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,7 +274,11 @@ def committed_blobs(
         raise ValueError("a path or revision with a newline cannot be asked for")
     asked = "".join(f"{rev}:{p}\n" for p in paths).encode()
     out = git(
-        repo, "cat-file", "--batch", stdin=asked, max_output=len(paths) * (_MAX_BLOB + 256)
+        repo,
+        "cat-file",
+        "--batch",
+        stdin=asked,
+        max_output=len(paths) * (LIMITS.git_blob_bytes + 256),
     ).stdout
     found: dict[str, tuple[str, bytes] | None] = {}
     for path in paths:
@@ -613,12 +616,11 @@ IDENTITY_ENV = (
     "GIT_COMMITTER_EMAIL",
     "EMAIL",
 )
-_MAX_PERSON = 256
 
 
 def parse_person(text: str) -> tuple[str, str] | None:
     """(name, email) of `Name <email>`, or None when it is not one (at most 256 characters)."""
-    found = _PERSON.fullmatch(text) if len(text) <= _MAX_PERSON else None
+    found = _PERSON.fullmatch(text) if len(text) <= LIMITS.git_person_chars else None
     return None if found is None else (found.group(1), found.group(2))
 
 

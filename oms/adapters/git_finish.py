@@ -135,13 +135,10 @@ def keep_ref_new(repo: str, ref: str, commit: str) -> bool:
     return git(repo, "update-ref", ref, commit, "", check=False).returncode == 0
 
 
-MAX_BUNDLE_BYTES = 512 * 1024 * 1024
-
-
 def bundle(repo: str, ref: str) -> bytes:
-    """A git bundle of `ref` (its whole history), at most `MAX_BUNDLE_BYTES`."""
+    """A git bundle of `ref` (its whole history), at most `LIMITS.bundle_bytes`."""
     return git(
-        repo, "bundle", "create", "--quiet", "-", ref, timeout=600.0, max_output=MAX_BUNDLE_BYTES
+        repo, "bundle", "create", "--quiet", "-", ref, timeout=600.0, max_output=LIMITS.bundle_bytes
     ).stdout
 
 

@@ -18,10 +18,10 @@ import stat
 
 from oms.adapters.bwrap import interpreter
 from oms.errors import ConfigError
+from oms.limits import LIMITS
 from oms.process import child_env, which
 
 CLI = {"codex_goal": "codex", "claude_interactive": "claude"}
-MAX_FILES = 16
 
 
 def resolve(name: str) -> str:
@@ -66,6 +66,8 @@ def approved(transport: str, argv: tuple[str, ...] | None) -> list[str]:
         files.append(script)
     files += [os.path.realpath(w) for w in words[1:] if w.startswith("/") and os.path.isfile(w)]
     unique = list(dict.fromkeys(files))
-    if len(unique) > MAX_FILES:
-        raise ConfigError(f"the role's argv names {len(unique)} files (at most {MAX_FILES})")
+    if len(unique) > LIMITS.program_files:
+        raise ConfigError(
+            f"the role's argv names {len(unique)} files (at most {LIMITS.program_files})"
+        )
     return [identity(path) for path in unique]

@@ -38,6 +38,7 @@ import posixpath
 from typing import NamedTuple
 
 from oms.domain.relay import BROKER_VIEW
+from oms.limits import LIMITS
 
 HOME_VIEW = "/oms/home"
 # the dispatch's own door into the model proxy, read-only (a sandbox without a network)
@@ -51,10 +52,6 @@ PLACEHOLDERS = (".codex", ".claude", ".mcp.json")
 # other worktrees.
 GIT_SHOWN = ("objects", "refs", "packed-refs", "HEAD", "shallow", "info")
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-TMP_BYTES = 1024 * 1024 * 1024  # /tmp and /var/tmp are RAM: each at most this much
-EMPTY_BYTES = (
-    64 * 1024
-)  # the empty read-only tmpfs of placeholders and masks (and the common dir's mount points)
 ROOT_INSIDE_ID = 1000  # uid/gid of the agent inside when oms runs as root (never uid 0 inside)
 # System directories shown read-only (each only if the host has it); a symlink is recreated as one.
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
@@ -146,7 +143,7 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
         "--proc",
         "/proc",
         "--size",
-        str(EMPTY_BYTES),
+        str(LIMITS.sandbox_empty_bytes),
         "--tmpfs",
         # the sandbox's init, whose death takes every sandboxed process: out of the agent's reach
         "/proc/1",
@@ -155,11 +152,11 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
         "--dev",
         "/dev",
         "--size",
-        str(TMP_BYTES),
+        str(LIMITS.sandbox_tmp_bytes),
         "--tmpfs",
         "/tmp",  # noqa: S108 - a new, private tmpfs inside the sandbox (RAM: bounded)
         "--size",
-        str(TMP_BYTES),
+        str(LIMITS.sandbox_tmp_bytes),
         "--tmpfs",
         "/var/tmp",  # noqa: S108 - likewise
     ]
@@ -169,7 +166,7 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
     for path in host.masked_dirs:
         args += [
             "--size",
-            str(EMPTY_BYTES),
+            str(LIMITS.sandbox_empty_bytes),
             "--tmpfs",
             _check_abs(path, "masked directory"),
             "--remount-ro",
@@ -190,7 +187,7 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
         ]
     args += [
         "--size",
-        str(EMPTY_BYTES),
+        str(LIMITS.sandbox_empty_bytes),
         "--tmpfs",
         common,
     ]  # an allow-list: what git needs, not what the user keeps
@@ -213,7 +210,7 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
     ]
     for name in PLACEHOLDERS:
         mount = posixpath.join(worktree, name)
-        args += ["--size", str(EMPTY_BYTES), "--tmpfs", mount, "--remount-ro", mount]
+        args += ["--size", str(LIMITS.sandbox_empty_bytes), "--tmpfs", mount, "--remount-ro", mount]
     args += ["--chdir", worktree]
     return tuple(args)
 

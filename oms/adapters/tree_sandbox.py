@@ -28,14 +28,13 @@ import posixpath
 from typing import NamedTuple
 
 from oms.adapters.sandbox import (
-    EMPTY_BYTES,
     GIT_SHOWN,
     ROOT_INSIDE_ID,
     SANDBOX_PATH,
-    TMP_BYTES,
     Host,
     system_args,
 )
+from oms.limits import LIMITS
 
 WRITABLE = ("objects", "refs", "gitdir", "worktree", "dotgit")
 TREE_HOME = "/tmp"  # noqa: S108 - the job's own private tmpfs
@@ -96,10 +95,10 @@ def tree_args(
         "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
         "--die-with-parent", "--new-session", "--hostname", "oms-tree",
         "--proc", "/proc",
-        "--size", str(EMPTY_BYTES), "--tmpfs", "/proc/1", "--remount-ro", "/proc/1",
+        "--size", str(LIMITS.sandbox_empty_bytes), "--tmpfs", "/proc/1", "--remount-ro", "/proc/1",
         "--dev", "/dev",
-        "--size", str(TMP_BYTES), "--tmpfs", "/tmp",  # noqa: S108 - private, bounded
-        "--size", str(TMP_BYTES), "--tmpfs", "/var/tmp",  # noqa: S108 - likewise
+        "--size", str(LIMITS.sandbox_tmp_bytes), "--tmpfs", "/tmp",  # noqa: S108 - private, bounded
+        "--size", str(LIMITS.sandbox_tmp_bytes), "--tmpfs", "/var/tmp",  # noqa: S108 - likewise
     ]  # fmt: skip
     args += system_args(host.system)
     for path in host.masked_files:
@@ -107,7 +106,7 @@ def tree_args(
     for path in host.masked_dirs:
         args += [
             "--size",
-            str(EMPTY_BYTES),
+            str(LIMITS.sandbox_empty_bytes),
             "--tmpfs",
             _check_abs(path, "masked directory"),
             "--remount-ro",
@@ -121,7 +120,7 @@ def tree_args(
 
     args += [
         "--size",
-        str(EMPTY_BYTES),
+        str(LIMITS.sandbox_empty_bytes),
         "--tmpfs",
         common,
     ]  # the allow-list the agent sees, nothing more

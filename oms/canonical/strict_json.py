@@ -159,6 +159,45 @@ def loads_canonical(data: bytes, *, max_depth: int = LIMITS.json_depth) -> Json:
     return value
 
 
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise CanonicalJsonError(f"duplicate object key {key[:40]!a}")
+        out[key] = value
+    return out
+
+
+def loads_message(data: bytes) -> Any:
+    """Parse a message from outside oms's records (a hook's stdin, an MCP line): any JSON value,
+    floats and non-ASCII keys too, but UTF-8, no duplicate keys and no NaN/Infinity. Raises
+    `CanonicalJsonError` saying why."""
+    try:
+        text = bytes(data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CanonicalJsonError(f"not UTF-8 at byte {exc.start}") from exc
+    try:
+        return json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_reject_constant)
+    except CanonicalJsonError:
+        raise
+    except RecursionError as exc:
+        raise CanonicalJsonError("nesting too deep") from exc
+    except json.JSONDecodeError as exc:
+        raise CanonicalJsonError(
+            f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg.lower()}"
+        ) from exc
+    except ValueError as exc:
+        raise CanonicalJsonError(f"invalid JSON: {str(exc)[:80]}") from exc
+
+
+def loads_foreign(data: bytes | str) -> Any:
+    """Parse a document in no profile of oms's: a model API's body or stream event, an agent
+    CLI's or the advisor's output, a ledger line or anchor read before its own checks. Python's
+    `json.loads` as is (floats, duplicate keys: the last wins); raises `ValueError`. The caller
+    bounds `data` and checks the shape it needs."""
+    return json.loads(data)
+
+
 def loads_object(
     data: bytes, *, max_depth: int = LIMITS.json_depth, canonical: bool = False
 ) -> JsonObject:

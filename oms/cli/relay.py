@@ -23,9 +23,9 @@ from oms.domain.relay import (
     HOOK_OPTIONS,
     RelayError,
     encode_header,
-    fails_closed,
     options,
     parse_answer,
+    unanswered,
 )
 
 # not `typing.TYPE_CHECKING`: importing typing costs a relay ~3 ms (mypy honours the name)
@@ -33,13 +33,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import _socket
 
-STDIN_CAP = 1024 * 1024
-ANSWER_CAP = 4 * 1024 * 1024
-HOOK_TIMEOUT_S = 9.5  # the CLIs give a hook 10 s (the timeout oms writes)
-_DENY = (
-    b'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny",'
-    b'"permissionDecisionReason":"oms: the broker could not verify this tool call"}}\n'
-)
+# copies of `Limits` fields (this module imports no typing: ADR 0010); tests/unit/test_one_home.py
+STDIN_CAP = 1024 * 1024  # Limits.hook_stdin_bytes
+ANSWER_CAP = 4 * 1024 * 1024  # Limits.relay_answer_bytes
+HOOK_TIMEOUT_S = 9.5  # Limits.relay_hook_s
 
 
 def socket_path() -> str:
@@ -79,7 +76,7 @@ def hook(argv: list[str]) -> int:
     """Relay one hook: stdin to the broker, its answer to stdout (and one line to stderr). Always
     exit 0."""
     data = _read_stdin(STDIN_CAP)
-    safe = _DENY if fails_closed(argv) else b"{}\n"
+    safe = unanswered(argv)
     try:
         options(tuple(argv), HOOK_OPTIONS)  # the shape only: the values are the broker's to judge
         header = encode_header("hook", argv)

@@ -21,6 +21,7 @@ from oms.cli.common import (
 )
 from oms.errors import InvalidInputError, UsageError, shown
 from oms.fsio.outside import read_user_file
+from oms.limits import LIMITS
 from oms.services.workspace import shapes
 
 if TYPE_CHECKING:
@@ -48,7 +49,6 @@ TicketArg = Annotated[
         autocompletion=complete_ticket,
     ),
 ]
-MAX_INPUT = 512 * 1024
 
 
 def _ticket(ws: Workspace, handle: str) -> str:
@@ -61,11 +61,11 @@ def _read_input(path: str | None) -> bytes:
     if path is None or path == "-":
         if sys.stdin.isatty():
             raise UsageError("give the input as a file, or pipe it on stdin")
-        data = sys.stdin.buffer.read(MAX_INPUT + 1)
+        data = sys.stdin.buffer.read(LIMITS.ticket_input_bytes + 1)
     else:
-        data = read_user_file(path, MAX_INPUT)
-    if len(data) > MAX_INPUT:
-        raise InvalidInputError(f"input is larger than {MAX_INPUT} bytes")
+        data = read_user_file(path, LIMITS.ticket_input_bytes)
+    if len(data) > LIMITS.ticket_input_bytes:
+        raise InvalidInputError(f"input is larger than {LIMITS.ticket_input_bytes} bytes")
     return data
 
 

@@ -100,9 +100,10 @@ def _tick_until_done(
     ws: Workspace, out: FleetRun, count: int, timeout_s: float, progress: Callable[[str], None]
 ) -> None:
     deadline = time.monotonic() + timeout_s
+    memory = conductor.Memory()
     with conductor.lock(ws):
         while True:
-            report = conductor.tick(ws, held=True)
+            report = conductor.tick(ws, held=True, memory=memory)
             out.ticks += 1
             states = [t.state for t in tickets.list_all(ws)]
             finished = sum(1 for s in states if s in FINAL)

@@ -14,10 +14,12 @@ still judges every token).
 from __future__ import annotations
 
 import base64
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from oms.canonical.strict_json import loads_foreign
+from oms.limits import LIMITS
 
 API_KEY = (
     "key"  # a provider's `auth`: the key in the proxy's environment, else Codex's API-key login
@@ -26,7 +28,6 @@ CHATGPT = "codex-chatgpt"  # a provider's `auth`: Codex's ChatGPT login
 AUTH_MODES = (API_KEY, CHATGPT)
 CHATGPT_UPSTREAM = "https://chatgpt.com/backend-api/codex"
 NO_KEY = ""  # an `UpstreamAuth` bearer meaning: send no key (a role's endpoint that needs none)
-MAX_AUTH_BYTES = 64 * 1024
 _BEARER = re.compile(
     r"[A-Za-z0-9._~+/=-]{16,8192}"
 )  # an API key or a JWT: never a space, a CR or a LF
@@ -83,7 +84,7 @@ def chatgpt(doc: object, now_s: int) -> UpstreamAuth | Missing:
 def parse(data: bytes) -> object:
     """`auth.json`'s document (None when it is not JSON)."""
     try:
-        return json.loads(data[:MAX_AUTH_BYTES])
+        return loads_foreign(data[: LIMITS.codex_auth_bytes])
     except (ValueError, RecursionError):
         return None
 
@@ -94,7 +95,7 @@ def jwt_expiry(token: str) -> int | None:
     if len(parts) != 3 or len(parts[1]) > 8192:
         return None
     try:
-        claims: Any = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+        claims: Any = loads_foreign(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
     except (ValueError, RecursionError):
         return None
     exp = claims.get("exp") if isinstance(claims, dict) else None

@@ -13,10 +13,9 @@ from typing import Any
 
 from oms.canonical import JsonObject, check, dumps
 from oms.canonical.ids import ROLE_ID, folder_label
-from oms.domain.gate import MAX_MINUTES_WITHOUT_RESULT, MAX_TURNS_WITHOUT_RESULT
 from oms.domain.notify import NotifyConfig
 from oms.domain.notify import parse as parse_notify
-from oms.domain.proxy import IMPLICIT, MAX_REQUEST_BYTES
+from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import (
     COOLDOWN_MINUTES,
     DEFAULT_COST_TIER,
@@ -30,6 +29,7 @@ from oms.domain.routing import (
 from oms.domain.sandbox_limits import SandboxLimits
 from oms.domain.sandbox_limits import parse as parse_limits
 from oms.errors import CanonicalJsonError, ConfigError, SchemaValidationError
+from oms.limits import LIMITS
 from oms.schemas import validate
 
 CONFIG_PATH = ".oms/config.toml"
@@ -54,8 +54,8 @@ class Role:
     )
     # a worker with no result after this many turns or minutes is let stop and parked
     # (`domain/gate.py`)
-    max_turns_without_result: int = MAX_TURNS_WITHOUT_RESULT
-    max_minutes_without_result: int = MAX_MINUTES_WITHOUT_RESULT
+    max_turns_without_result: int = LIMITS.turns_without_result
+    max_minutes_without_result: int = LIMITS.minutes_without_result
     deadline_minutes: int = (
         DEADLINE_MINUTES  # the conductor stops a worker running longer (`deadline`)
     )
@@ -87,7 +87,7 @@ class ProxyConfig:
     `workers = true`, which ADR 0020 asked for, is accepted and changes nothing."""
 
     port: int = 0
-    max_request_bytes: int = MAX_REQUEST_BYTES
+    max_request_bytes: int = LIMITS.proxy_request_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,8 +138,8 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
             spec["sandbox"],
             tuple(argv) if argv is not None else None,
             spec.get("endpoint"),
-            spec.get("max_turns_without_result", MAX_TURNS_WITHOUT_RESULT),
-            spec.get("max_minutes_without_result", MAX_MINUTES_WITHOUT_RESULT),
+            spec.get("max_turns_without_result", LIMITS.turns_without_result),
+            spec.get("max_minutes_without_result", LIMITS.minutes_without_result),
             spec.get("deadline_minutes", DEADLINE_MINUTES),
             _route_class(spec, role_id, routing, where),
             spec.get("token_budget"),
@@ -185,7 +185,9 @@ def _proxy(doc: dict[str, Any], where: str) -> ProxyConfig:
             "(ADR 0026); "
             'a role that must hold its real key says credential = "raw" and network = "host"',
         )
-    return ProxyConfig(table.get("port", 0), table.get("max_request_bytes", MAX_REQUEST_BYTES))
+    return ProxyConfig(
+        table.get("port", 0), table.get("max_request_bytes", LIMITS.proxy_request_bytes)
+    )
 
 
 def _check_opt_outs(role: Role, where: str) -> None:

@@ -9,9 +9,8 @@ import hashlib
 from dataclasses import dataclass
 
 from oms.canonical import JsonObject
+from oms.limits import LIMITS
 
-VERIFY_TIMEOUT_S = 600
-VERIFY_OUTPUT_BYTES = 1024 * 1024
 GC_AFTER_DAYS = 7
 COMPACT_AFTER_DAYS = 30
 MERGE_COMMIT = "merge-commit"
@@ -23,8 +22,8 @@ class Finishing:
     """The finishing settings."""
 
     commands: tuple[tuple[str, ...], ...] = ()
-    timeout_s: int = VERIFY_TIMEOUT_S
-    max_output: int = VERIFY_OUTPUT_BYTES
+    timeout_s: int = LIMITS.verify_timeout_s
+    max_output: int = LIMITS.verify_output_bytes
     show: tuple[str, ...] = ()
     merge_into: str | None = None  # None: the branch checked out in the config root
     merge_mode: str = MERGE_COMMIT
@@ -43,8 +42,8 @@ def parse(raw: JsonObject) -> Finishing:
         commands=tuple(tuple(str(x) for x in a) for a in commands if isinstance(a, list))
         if isinstance(commands, list)
         else (),
-        timeout_s=_int(v.get("timeout_seconds"), VERIFY_TIMEOUT_S),
-        max_output=_int(v.get("max_output_bytes"), VERIFY_OUTPUT_BYTES),
+        timeout_s=_int(v.get("timeout_seconds"), LIMITS.verify_timeout_s),
+        max_output=_int(v.get("max_output_bytes"), LIMITS.verify_output_bytes),
         show=tuple(str(p) for p in show) if isinstance(show, list) else (),
         merge_into=into if isinstance(into, str) else None,
         merge_mode=str(m.get("mode", MERGE_COMMIT)),

@@ -3,12 +3,12 @@ result, and which changes are worth a session version. Pure.
 
 The Stop gate. While the dispatch has no result a Stop is held back (blocked, with a reason) and the
 blocks in a row are counted (`stop_blocks`): `stop_hook_active` continues a run, anything else
-starts one. Past STOP_BLOCK_CAP blocks in a run the Stop is let through and the agent is recorded as
-stopped (`agent_stopped_at`, kept from that Stop); the gate then stays open — every later Stop is
-let through — until a prompt (UserPromptSubmit, SessionStart) or a resume re-arms it. Codex in
-`/goal` mode fires Stop on every automatic turn without `stop_hook_active` (ADR 0011 "Hooks"): were
-such a Stop to start a new run, the gate would block a goal that never ends forever. With a result
-every Stop is let through.
+starts one. Past `Limits.stop_blocks` blocks in a run the Stop is let through and the agent is
+recorded as stopped (`agent_stopped_at`, kept from that Stop); the gate then stays open — every
+later Stop is let through — until a prompt (UserPromptSubmit, SessionStart) or a resume re-arms
+it. Codex in `/goal` mode fires Stop on every automatic turn without `stop_hook_active` (ADR 0011
+"Hooks"): were such a Stop to start a new run, the gate would block a goal that never ends
+forever. With a result every Stop is let through.
 
 The bound. Every Stop while the dispatch has no result ends a turn (a turn a prompt starts ends in a
 Stop too, so prompts are not counted again). Turns are counted from `progress_since` — the delivery,
@@ -39,15 +39,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from oms.canonical import JsonObject, add_ms, parse_ts
+from oms.limits import LIMITS
 
-STOP_BLOCK_CAP = 3
 BEAT_MS = 5_000
 NO_RESULT = "no_result"
 NO_RESULT_PARK_MS = (
     60_000  # parked-until of a NO_RESULT park: `oms worker resume` is due a minute later
 )
-MAX_TURNS_WITHOUT_RESULT = 100
-MAX_MINUTES_WITHOUT_RESULT = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +90,8 @@ def _window(payload: JsonObject, acknowledged_at: str | None, now: str) -> tuple
 
 
 def _bound(payload: JsonObject, turns: int, since: str, now: str) -> str | None:
-    most = _count(payload.get("max_turns_without_result")) or MAX_TURNS_WITHOUT_RESULT
-    minutes = _count(payload.get("max_minutes_without_result")) or MAX_MINUTES_WITHOUT_RESULT
+    most = _count(payload.get("max_turns_without_result")) or LIMITS.turns_without_result
+    minutes = _count(payload.get("max_minutes_without_result")) or LIMITS.minutes_without_result
     if turns >= most:
         return f"no result after {turns} turns (max_turns_without_result = {most})"
     if parse_ts(now) - parse_ts(since) >= minutes * 60_000:
@@ -116,11 +114,11 @@ def after(
         if out.get("agent_stopped_at") is None:  # the gate is armed
             blocks = _count(out.get("stop_blocks")) + 1 if hook.stop_hook_active else 1
             out["stop_blocks"] = blocks
-            hold = not (hook.stop_hook_active and blocks > STOP_BLOCK_CAP)
+            hold = not (hook.stop_hook_active and blocks > LIMITS.stop_blocks)
             released = not hold
             if released and hook.provider == "claude":
                 no_result = (
-                    f"Claude Code stopped without a result after {STOP_BLOCK_CAP} blocked stops"
+                    f"Claude Code stopped without a result after {LIMITS.stop_blocks} blocked stops"
                 )
         no_result = _bound(out, turns, since, now) or no_result
         hold = hold and no_result is None

@@ -19,6 +19,9 @@ import json
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from oms.canonical.strict_json import loads_message
+from oms.errors import CanonicalJsonError
+
 LOG_KEEP = 64
 SUPPORTED = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 LATEST = SUPPORTED[0]
@@ -112,24 +115,9 @@ def encode(message: dict[str, Any] | list[dict[str, Any]]) -> bytes:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=True).encode("ascii") + b"\n"
 
 
-def _reject_constant(text: str) -> Any:
-    raise ValueError(f"{text} is not allowed")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
 def decode(line: bytes) -> Any:
-    """Parse one line; duplicate keys and NaN/Infinity are refused (ValueError)."""
-    return json.loads(
-        line.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_reject_constant
-    )
+    """Parse one line; duplicate keys and NaN/Infinity are refused (`CanonicalJsonError`)."""
+    return loads_message(line)
 
 
 def handle_line(session: Session, line: bytes) -> list[dict[str, Any] | list[dict[str, Any]]]:
@@ -137,7 +125,7 @@ def handle_line(session: Session, line: bytes) -> list[dict[str, Any] | list[dic
     a batch is answered with one array (or nothing when it held only notifications)."""
     try:
         message = decode(line)
-    except (ValueError, UnicodeDecodeError, RecursionError):
+    except CanonicalJsonError:
         return [_error(None, PARSE_ERROR, "Parse error")]
     if isinstance(message, list):
         if session.version != "2025-03-26" or not message:

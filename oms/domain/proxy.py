@@ -39,7 +39,6 @@ DEFAULT_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 # upstream the endpoint its dispatch was approved with (the role's, else the family's default);
 # never a config key
 IMPLICIT = {"anthropic": "oms-anthropic", "openai": "oms-openai"}
-MAX_REQUEST_BYTES = 32 * 1024 * 1024
 TOKEN_PREFIX = "oms"  # noqa: S105 - the tag of a token, not one
 HELLO_PATH = "/oms-proxy/hello"
 _HELLO_CONTEXT = b"oms-proxy-hello-v1\0"

@@ -7,7 +7,6 @@ Only what the API itself sets counts: the status, the reset headers, and the err
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -16,10 +15,11 @@ from datetime import datetime
 from email.utils import parsedate_to_datetime
 
 from oms.canonical import add_ms, format_ts, parse_ts
-from oms.domain.routing import MAX_COOLDOWN_S, Cooldown, Routing
+from oms.canonical.strict_json import loads_foreign
+from oms.domain.routing import Cooldown, Routing
 from oms.errors import InvalidInputError
+from oms.limits import LIMITS
 
-MAX_ERROR_BODY = 64 * 1024  # an error answer read before it is relayed, to see a quota message
 # upstream error types that name a rate or quota limit (the body's `error.type` / `error.code`, set
 # by the API, never a text an agent could have the API echo)
 LIMIT_TYPES = frozenset(
@@ -64,7 +64,7 @@ def _moment_s(text: str, now: str) -> float | None:
 
 def stated_reset_s(headers: Mapping[str, str], now: str) -> int | None:
     """Seconds until the reset a rate-limited answer's headers state, bounded to 1 s ..
-    MAX_COOLDOWN_S: `Retry-After` (seconds or an HTTP date) first, else the latest
+    LIMITS.cooldown_max_s: `Retry-After` (seconds or an HTTP date) first, else the latest
     `anthropic-ratelimit-*-reset` (a moment) or `x-ratelimit-reset-*` (a duration). None: they state
     none."""
     lower = {k.lower(): v for k, v in headers.items()}
@@ -88,12 +88,12 @@ def stated_reset_s(headers: Mapping[str, str], now: str) -> int | None:
                 candidates.append(seconds)
     if not candidates:
         return None
-    return max(1, min(MAX_COOLDOWN_S, math.ceil(max(candidates))))
+    return max(1, min(LIMITS.cooldown_max_s, math.ceil(max(candidates))))
 
 
 def _error_of(body: bytes) -> dict[str, object] | None:
     try:
-        doc = json.loads(body[:MAX_ERROR_BODY])
+        doc = loads_foreign(body[: LIMITS.proxy_error_body_bytes])
     except (ValueError, RecursionError):
         return None
     error = doc.get("error") if isinstance(doc, dict) else None
@@ -103,7 +103,7 @@ def _error_of(body: bytes) -> dict[str, object] | None:
 def body_reset_s(body: bytes, now: str) -> int | None:
     """Seconds until the reset an error body states in the API's own fields (the ChatGPT backend's
     `usage_limit_reached`: `error.resets_at`, unix seconds, or `error.resets_in_seconds`), bounded
-    to 1 s .. MAX_COOLDOWN_S; None: it states none."""
+    to 1 s .. LIMITS.cooldown_max_s; None: it states none."""
     error = _error_of(body)
     if error is None:
         return None
@@ -115,7 +115,7 @@ def body_reset_s(body: bytes, now: str) -> int | None:
         seconds = float(within)
     if seconds is None:
         return None
-    return max(1, min(MAX_COOLDOWN_S, math.ceil(seconds)))
+    return max(1, min(LIMITS.cooldown_max_s, math.ceil(seconds)))
 
 
 def limit_type(body: bytes) -> str | None:

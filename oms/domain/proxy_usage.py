@@ -9,11 +9,10 @@ dispatch whose role has a token budget may not ask again once input and output t
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
-MAX_SSE_LINE = 1024 * 1024  # a longer SSE line is relayed but not read for usage
-MAX_USAGE_JSON = 4 * 1024 * 1024  # a longer JSON answer is relayed but not read for usage
+from oms.canonical.strict_json import loads_foreign
+from oms.limits import LIMITS
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,10 +59,10 @@ def usage_in(doc: object) -> Usage | None:
 
 def usage_of_json(body: bytes) -> Usage | None:
     """The usage of a whole (non-streamed) JSON answer, or None."""
-    if len(body) > MAX_USAGE_JSON:
+    if len(body) > LIMITS.proxy_usage_json_bytes:
         return None
     try:
-        return usage_in(json.loads(body))
+        return usage_in(loads_foreign(body))
     except (ValueError, RecursionError):
         return None
 
@@ -90,7 +89,7 @@ class SseUsage:
                 self._skipping = not piece.endswith((b"\n", b"\r"))
                 continue
             self._line += piece
-            if len(self._line) > MAX_SSE_LINE:
+            if len(self._line) > LIMITS.proxy_sse_line_bytes:
                 self._line.clear()
                 self._skipping = not piece.endswith((b"\n", b"\r"))
                 continue
@@ -102,7 +101,7 @@ class SseUsage:
         if not line.startswith(b"data:"):
             return
         try:
-            event = json.loads(line[5:])
+            event = loads_foreign(line[5:])
         except (ValueError, RecursionError):
             return
         if not isinstance(event, dict):
@@ -135,7 +134,7 @@ def requested_output(body: bytes) -> int:
     """The most output tokens a request asked for (`max_tokens`, `max_output_tokens`; 0: it names
     none)."""
     try:
-        doc = json.loads(body) if len(body) <= MAX_USAGE_JSON * 8 else None
+        doc = loads_foreign(body) if len(body) <= LIMITS.proxy_usage_json_bytes * 8 else None
     except (ValueError, RecursionError):
         return 0
     if not isinstance(doc, dict):

@@ -42,9 +42,9 @@ BRIDGE_TOOLS = (
     "record_dispatch_result",
 )  # the bridge's tools, all of them
 BRIDGE_TOOL_PREFIX = f"mcp__{BRIDGE_SERVER}__"  # how an agent CLI names a bridge tool to its hooks
-HEADER_CAP = 16 * 1024
-MAX_WORDS = 32
-WORD_CAP = 4096
+HEADER_CAP = 16 * 1024  # Limits.relay_header_bytes (a copy: a relay imports no typing, ADR 0010)
+MAX_WORDS = 32  # Limits.relay_words (likewise)
+WORD_CAP = 4096  # Limits.relay_word_bytes (likewise)
 
 
 class RelayError(Exception):
@@ -147,6 +147,36 @@ def fails_closed(argv: tuple[str, ...] | list[str]) -> bool:
     command line names no event oms registers (oms never writes one; whoever ran it gets no
     allowance)."""
     return hook_event(argv) in (None, "PreToolUse")
+
+
+UNVERIFIED = "oms: this tool call could not be verified"  # why a hook oms cannot answer denies
+
+
+def denial(reason: str) -> dict[str, dict[str, str]]:
+    """A PreToolUse denial in both agent CLIs' contract: the one shape oms denies a tool with."""
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason[:500],
+        }
+    }
+
+
+# What a hook prints when it cannot be answered: `denial(UNVERIFIED)` as the compact JSON line the
+# broker writes (spelled out: a relay imports no json; a test proves the two equal), or no
+# decision.
+DENIAL_LINE = (
+    b'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny",'
+    b'"permissionDecisionReason":"' + UNVERIFIED.encode("ascii") + b'"}}\n'
+)
+NO_DECISION_LINE = b"{}\n"
+
+
+def unanswered(argv: tuple[str, ...] | list[str] | None) -> bytes:
+    """What a hook whose answer oms cannot give prints: `DENIAL_LINE` when it fails closed (or
+    its command line is unknown, `None`), else `NO_DECISION_LINE`."""
+    return DENIAL_LINE if argv is None or fails_closed(argv) else NO_DECISION_LINE
 
 
 def encode_answer(stdout: bytes, stderr: str = "") -> bytes:

@@ -21,8 +21,8 @@ class's highest, a missing tag, no such model alias. Every rule applies to every
 
 Cooldowns: a quota error rests a provider until the reset it states, else `COOLDOWN_MINUTES`; a rate
 limit (a transient 429) for the seconds it states, else `TRANSIENT_COOLDOWN_S`. A stated reset is
-bounded: never past, never beyond `MAX_COOLDOWN_S`. A quota probe's output gives the first number,
-clamped to 0-100; none means unknown, never full.
+bounded: never past, never beyond `Limits.cooldown_max_s`. A quota probe's output gives the first
+number, clamped to 0-100; none means unknown, never full.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from datetime import datetime
 
 from oms.canonical import add_ms, format_ts, parse_ts
 from oms.errors import InvalidInputError
+from oms.limits import LIMITS
 
 FAMILIES = {
     "claude_interactive": "anthropic",
@@ -46,9 +47,6 @@ DEFAULT_COST_TIER = 3
 QUOTA_SKIP_AT = 95
 COOLDOWN_MINUTES = 30
 TRANSIENT_COOLDOWN_S = 90
-MAX_COOLDOWN_S = 8 * 24 * 3600  # a weekly limit's reset, with a day to spare
-PROBE_TIMEOUT_S = 10
-PROBE_OUTPUT_CAP = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,7 +296,7 @@ def cooldown_of(text: str, now: str, routing: Routing) -> Cooldown | None:
 
 
 def _stated_s(text: str, now: str) -> int | None:
-    """Seconds until the reset the text states (bounded to 1 s .. MAX_COOLDOWN_S), or None."""
+    """Seconds until the reset the text states (1 s .. `Limits.cooldown_max_s`), or None."""
     found = _RESET_AT.search(text)
     if found is not None:
         try:
@@ -307,16 +305,16 @@ def _stated_s(text: str, now: str) -> int | None:
         except (ValueError, InvalidInputError):
             seconds = None
         if seconds is not None and seconds > 0:
-            return min(seconds, MAX_COOLDOWN_S)
+            return min(seconds, LIMITS.cooldown_max_s)
     found = _RESET_EPOCH.search(text)
     if found is not None:
         seconds = int(found.group(1)) - parse_ts(now) // 1000
         if seconds > 0:
-            return min(seconds, MAX_COOLDOWN_S)
+            return min(seconds, LIMITS.cooldown_max_s)
     found = _RESET_IN.search(text)
     if found is not None:
         seconds = int(found.group(1)) * _UNIT_S[found.group(2)[0].lower()]
-        return max(1, min(seconds, MAX_COOLDOWN_S))
+        return max(1, min(seconds, LIMITS.cooldown_max_s))
     return None
 
 
@@ -335,7 +333,7 @@ _NUMBER = re.compile(rb"-?\d+(?:\.\d+)?")
 def parse_probe(output: bytes) -> int | None:
     """The percent of quota used a probe printed: its first number, clamped to 0-100 (None:
     none)."""
-    found = _NUMBER.search(output[:PROBE_OUTPUT_CAP])
+    found = _NUMBER.search(output[: LIMITS.provider_probe_output_bytes])
     if found is None:
         return None
     value = float(found.group(0))

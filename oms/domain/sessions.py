@@ -16,9 +16,9 @@ into: `prompt_due_at` makes the first prompt the agent takes since worth a sessi
 from __future__ import annotations
 
 from oms.canonical import JsonObject, add_ms, parse_ts
-from oms.domain.gate import MAX_MINUTES_WITHOUT_RESULT, MAX_TURNS_WITHOUT_RESULT
 from oms.domain.machine import Next, step, with_fields
 from oms.errors import InvalidInputError, one_line
+from oms.limits import LIMITS
 
 HEARTBEAT_MS = 15 * 60 * 1000
 TABLE: dict[str, dict[str, str]] = {
@@ -39,8 +39,8 @@ def register(
     pane_id: str | None,
     source_event_id: str,
     now: str,
-    max_turns: int = MAX_TURNS_WITHOUT_RESULT,
-    max_minutes: int = MAX_MINUTES_WITHOUT_RESULT,
+    max_turns: int = LIMITS.turns_without_result,
+    max_minutes: int = LIMITS.minutes_without_result,
 ) -> Next:
     """A new running session bound to a dispatch and its pane, with its role's bounds."""
     return Next(

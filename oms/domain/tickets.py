@@ -32,6 +32,7 @@ from enum import StrEnum
 from oms.canonical import Json, JsonObject, access, equal, parse_ts
 from oms.domain.machine import Next, step, with_fields
 from oms.errors import InvalidInputError, LeaseError
+from oms.limits import LIMITS
 
 
 class TicketState(StrEnum):
@@ -58,7 +59,6 @@ TABLE: dict[str, dict[str, str]] = {
     "reopen": {"blocked": "open"},
     "retry-now": {"open": "open"},
 }
-MAX_FAILURES_KEPT = 10
 
 
 def new(
@@ -269,7 +269,7 @@ def give_up(
 
 def _kept(payload: JsonObject, failure: JsonObject) -> list[Json]:
     failures = [*(access.array(payload, "failures") if "failures" in payload else []), failure]
-    return failures[-MAX_FAILURES_KEPT:]
+    return failures[-LIMITS.ticket_failures_kept :]
 
 
 def complete(

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import functools
-import json
 from typing import TYPE_CHECKING, Any
 
+from oms.canonical.strict_json import loads_foreign
 from oms.errors import OmsError, SchemaValidationError, one_line
+from oms.limits import LIMITS
 
 if TYPE_CHECKING:  # importlib.resources and pathlib cost ~8 ms: imported only where files are read
     from collections.abc import Callable
@@ -55,7 +56,6 @@ SCHEMA_NAMES = (
     "worker",
     "worktree-record",
 )
-_MAX_SCHEMA_BYTES = 256 * 1024
 _PREDICATES: dict[str, Callable[[object], bool]] = {}
 
 
@@ -87,7 +87,7 @@ def find_schema_dir() -> Traversable:
     return data_dir("schemas")
 
 
-def packaged_data(directory: str, name: str, cap: int = _MAX_SCHEMA_BYTES) -> bytes:
+def packaged_data(directory: str, name: str, cap: int = LIMITS.schema_bytes) -> bytes:
     """The bytes of read-only package data file `directory/name`."""
     data = (data_dir(directory) / name).read_bytes()
     if len(data) > cap:
@@ -106,9 +106,9 @@ def load_schema(name: str) -> dict[str, Any]:
     if name not in SCHEMA_NAMES:
         raise SchemaMissingError(f"unknown schema {name!r}")
     data = (find_schema_dir() / f"{name}.schema.json").read_bytes()
-    if len(data) > _MAX_SCHEMA_BYTES:
-        raise SchemaMissingError(f"schema {name} is larger than {_MAX_SCHEMA_BYTES} bytes")
-    doc = json.loads(data)
+    if len(data) > LIMITS.schema_bytes:
+        raise SchemaMissingError(f"schema {name} is larger than {LIMITS.schema_bytes} bytes")
+    doc = loads_foreign(data)
     if not isinstance(doc, dict) or doc.get("$id") != URN + name:
         raise SchemaMissingError(f"schema {name} does not declare $id {URN + name}")
     return doc

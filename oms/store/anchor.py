@@ -18,12 +18,12 @@ anchor's (`ticket_floor`), so an id is never given twice, rolled back or not."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
 
 from oms.canonical import JsonObject, dumps
+from oms.canonical.strict_json import loads_foreign
 from oms.errors import (
     AlreadyExistsError,
     ConflictError,
@@ -94,7 +94,7 @@ def sign(signer: keys.SigningKey, key_id: str, seq: int, head: str, tickets: int
 def parse(data: bytes, public_raw: bytes, key_id: str, where: str, generation: int = 0) -> Anchor:
     """A verified anchor from its bytes; IntegrityError when it is not one this state key signed."""
     try:
-        doc = json.loads(data[:MAX_ANCHOR])
+        doc = loads_foreign(data[:MAX_ANCHOR])
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise ValueError("not an anchor")
         seq, head, at, tickets, sig = (doc[k] for k in ("seq", "head", "at", "tickets", "sig"))

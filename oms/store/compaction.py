@@ -19,7 +19,6 @@ import base64
 import binascii
 import contextlib
 import hashlib
-import json
 import re
 import stat
 import zlib
@@ -27,8 +26,10 @@ from dataclasses import dataclass
 
 from oms.canonical import JsonObject, dumps
 from oms.canonical.ids import OPAQUE_ID
+from oms.canonical.strict_json import loads_foreign
 from oms.errors import AlreadyExistsError, IntegrityError, NotFoundError, OmsError
 from oms.fsio import Root
+from oms.limits import LIMITS
 from oms.store import ledger
 
 DIR = "compacted"
@@ -36,7 +37,6 @@ RETIRED = f"{DIR}/retired"
 LOCK = f"{DIR}/compact.lock"
 SUFFIX = ".json.z"
 FORMAT = "oms-compacted-v1"
-MAX_ARCHIVE = 64 * 1024 * 1024  # compressed and expanded alike
 RECORD_KINDS = ("dispatch", "worker", "session")
 LOOKED = "index/compact/looked"  # when a conductor last looked for due tickets (ms of its clock)
 _ID = r"[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?"
@@ -112,13 +112,13 @@ def encode(ticket_id: str, at: str, files: dict[str, bytes]) -> bytes:
 
 def decode(data: bytes, where: str) -> Archive:
     """An archive from its bytes, bounded (a member that is not one an archive holds, or more than
-    MAX_ARCHIVE expanded, is an IntegrityError)."""
+    LIMITS.archive_bytes expanded, is an IntegrityError)."""
     try:
         inflater = zlib.decompressobj()
-        raw = inflater.decompress(data[:MAX_ARCHIVE], MAX_ARCHIVE)
+        raw = inflater.decompress(data[: LIMITS.archive_bytes], LIMITS.archive_bytes)
         if inflater.unconsumed_tail or not inflater.eof:
             raise ValueError("larger than the limit, or cut short")
-        doc = json.loads(raw)
+        doc = loads_foreign(raw)
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise ValueError("not an archive")
         ticket_id, at, files = doc["ticket_id"], doc["ended_at"], doc["files"]
@@ -139,7 +139,7 @@ def decode(data: bytes, where: str) -> Archive:
 def read(root: Root, ticket_id: str) -> Archive | None:
     """Ticket `ticket_id`'s archive, or None when it has none."""
     rel = archive_path(ticket_id)
-    data = root.read_optional(rel, MAX_ARCHIVE)
+    data = root.read_optional(rel, LIMITS.archive_bytes)
     return None if data is None else decode(data, rel)
 
 
@@ -207,7 +207,7 @@ def _unarchived(
         if name == "ops":
             continue
         path = f"{named or top}/{name}"
-        data = root.read_optional(f"{top}/{name}", MAX_ARCHIVE)
+        data = root.read_optional(f"{top}/{name}", LIMITS.archive_bytes)
         if data is not None and archived.get(path) != data:
             return f"{path} is not in the archive with these bytes (written after it?)"
     return None
@@ -224,7 +224,7 @@ def _remove_entry(root: Root, rel: str) -> None:
 def retire_file(root: Root, path: str, archived: dict[str, bytes]) -> str | None:
     """Remove a file the archive holds with the same bytes; None when done (or gone), else why it
     stays."""
-    data = root.read_optional(path, MAX_ARCHIVE)
+    data = root.read_optional(path, LIMITS.archive_bytes)
     if data is None:
         return None
     if archived.get(path) != data:
@@ -265,7 +265,7 @@ def _unheld(root: Root, aside: str, top: str, last: dict[str, str]) -> str | Non
     """Why the record moved aside at `aside` may not be deleted (None: a ledgered archive of its
     ticket holds every version with its bytes)."""
     versions = {
-        f"{top}/{n}": root.read_bytes(f"{aside}/{n}", MAX_ARCHIVE)
+        f"{top}/{n}": root.read_bytes(f"{aside}/{n}", LIMITS.archive_bytes)
         for n in root.listdir(aside)
         if n != "ops"
     }
@@ -273,7 +273,7 @@ def _unheld(root: Root, aside: str, top: str, last: dict[str, str]) -> str | Non
     tid = next(iter(tickets)) if len(tickets) == 1 else None
     if not isinstance(tid, str) or OPAQUE_ID.fullmatch(tid) is None:
         return "its versions name no one ticket"
-    data = root.read_optional(archive_path(tid), MAX_ARCHIVE)
+    data = root.read_optional(archive_path(tid), LIMITS.archive_bytes)
     if data is None or last.get(archive_path(tid)) != hashlib.sha256(data).hexdigest():
         return f"no archive of {tid} that oms wrote"
     held = owned(decode(data, archive_path(tid)))
@@ -305,7 +305,7 @@ def owned(archive: Archive) -> dict[str, bytes]:
 
 def _json(data: bytes) -> dict[str, object]:
     try:
-        doc = json.loads(data)
+        doc = loads_foreign(data)
     except (ValueError, RecursionError):
         return {}
     return doc if isinstance(doc, dict) else {}
@@ -331,7 +331,7 @@ def held(root: Root, last_sha: dict[str, str]) -> tuple[dict[str, str], list[str
     problems: list[str] = []
     for rel in archives(root):
         try:
-            data = root.read_bytes(rel, MAX_ARCHIVE)
+            data = root.read_bytes(rel, LIMITS.archive_bytes)
             if last_sha.get(rel) != hashlib.sha256(data).hexdigest():
                 continue  # not ledgered as it is: `audit verify` names it; it vouches for nothing
             archive = decode(data, rel)

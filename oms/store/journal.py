@@ -19,7 +19,6 @@ from oms.store.documents import encode_document, parse_document
 JOURNALS_DIR = "journals"
 JOURNAL_NAMES = ("live-contact",)
 SEQ_NAME = re.compile(r"(0|[1-9][0-9]{0,15})\.json")
-_MAX_APPEND_ROUNDS = 64
 
 
 def entry_digest(data: bytes) -> str:
@@ -58,7 +57,7 @@ class Journal:
     def append(self, entry: JsonObject, recorded_at: str) -> int:
         """Append `entry`; returns its sequence number."""
         self.root.mkdirs(self.dir)
-        for _ in range(_MAX_APPEND_ROUNDS):
+        for _ in range(LIMITS.journal_append_rounds):
             seqs = self.seqs()
             seq = seqs[-1] + 1 if seqs else 0
             previous = None if not seqs else entry_digest(self._read(seqs[-1])[1])
@@ -77,7 +76,9 @@ class Journal:
                 return seq
             except AlreadyExistsError:
                 continue
-        raise IntegrityError(f"{self.dir}: could not append after {_MAX_APPEND_ROUNDS} races")
+        raise IntegrityError(
+            f"{self.dir}: could not append after {LIMITS.journal_append_rounds} races"
+        )
 
     def entries(self) -> list[JsonObject]:
         """Every entry in order, checking the chain."""

@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
-import json
 import re
 import stat
 from collections.abc import Generator, Iterator
@@ -36,6 +35,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from oms.canonical import JsonObject, dumps, format_ts
+from oms.canonical.strict_json import loads_foreign
 from oms.errors import (
     AlreadyExistsError,
     ConflictError,
@@ -52,7 +52,6 @@ CHECKPOINTS = "ledger/checkpoints"
 ROLLBACKS = "ledger/rollbacks"
 META = "oms-state.json"  # (stateroot.META: the first entry of every ledger this oms starts)
 GENESIS = "0" * 64
-MAX_LOG_BYTES = 512 * 1024 * 1024
 MAX_LINE = LIMITS.ledger_line_bytes  # a line longer than this is not one oms writes
 READ_BACK_STEP = LIMITS.ledger_read_back_bytes  # read from the end this much at a time
 MAX_FILE = LIMITS.ledger_file_bytes  # the largest covered file, hashed in pieces
@@ -191,7 +190,7 @@ def parse_line(line: bytes, key: bytes | None = None) -> Entry:
     when its MAC is not the line key's)."""
     if _ENTRY.fullmatch(line) is None:
         raise IntegrityError("not a ledger line")
-    doc = json.loads(line)
+    doc = loads_foreign(line)
     if doc["kind"] not in KINDS:
         raise IntegrityError(f"unknown kind {doc['kind']!r}")
     if key is not None:
@@ -360,7 +359,7 @@ def adopt(root: Root) -> int:
     lines, prev, seq = b"", GENESIS, 0
     for path in sorted(covered_files(root)[0]):
         seq += 1
-        data = root.read_bytes(path, MAX_LOG_BYTES)
+        data = root.read_bytes(path, LIMITS.ledger_log_bytes)
         line = line_of(seq, prev, now(), "state" if path == META else "adopt", path, data, key)
         lines, prev = lines + line, hash_of(line)
     if not lines:
@@ -445,9 +444,9 @@ def read_chain(root: Root, key: bytes | None = None) -> Chain:
     its dead writer's."""
     chain = Chain()
     try:
-        data = root.read_optional(LOG, MAX_LOG_BYTES)
+        data = root.read_optional(LOG, LIMITS.ledger_log_bytes)
         if data and not data.endswith(b"\n"):
-            data = root.read_locked(LOG, MAX_LOG_BYTES)
+            data = root.read_locked(LOG, LIMITS.ledger_log_bytes)
     except OmsError as exc:
         chain.fault = f"{LOG}: {exc.message}"
         return chain

@@ -12,10 +12,10 @@ entry.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject, dumps
+from oms.canonical.strict_json import loads_foreign
 from oms.errors import AlreadyExistsError, IntegrityError, OmsError, SignatureError
 from oms.fsio import Root
 from oms.limits import LIMITS
@@ -37,7 +37,6 @@ from oms.store.ledger import now as ledger_now
 from oms.store.outbox import RECEIPT_SUFFIX
 
 PAYLOAD_TYPE = "application/vnd.oms.ledger-checkpoint+json"
-MAX_CHECKPOINT = 4096
 MAX_FILE = LIMITS.ledger_file_bytes
 
 
@@ -86,11 +85,11 @@ def _kept(root: Root, rel: str, public: bytes, key_id: str) -> JsonObject | None
     """The checkpoint at `rel` when it is this key's, parsed (None: absent, damaged or forged:
     `audit verify` names it)."""
     try:
-        kept = root.read_optional(rel, MAX_CHECKPOINT)
+        kept = root.read_optional(rel, LIMITS.anchor_bytes)
         if kept is None:
             return None
         parse_checkpoint(kept, public, key_id, rel)
-        doc = json.loads(kept)
+        doc = loads_foreign(kept)
     except (OmsError, ValueError):
         return None
     return doc if isinstance(doc, dict) else None
@@ -100,7 +99,7 @@ def parse_checkpoint(data: bytes, public_raw: bytes, key_id: str, where: str) ->
     """(seq, head) of a checkpoint whose signature is this state root's; IntegrityError
     otherwise."""
     try:
-        doc = json.loads(data[:MAX_CHECKPOINT])
+        doc = loads_foreign(data[: LIMITS.anchor_bytes])
         if not isinstance(doc, dict) or doc.get("format") != "oms-checkpoint-v1":
             raise ValueError("not a checkpoint")
         seq, head, sig = doc["seq"], doc["head"], doc["sig"]
@@ -181,7 +180,7 @@ def _checkpoints(
         rel = f"{CHECKPOINTS}/{name}"
         try:
             seq, head = parse_checkpoint(
-                root.read_bytes(rel, MAX_CHECKPOINT), public_raw, key_id, rel
+                root.read_bytes(rel, LIMITS.anchor_bytes), public_raw, key_id, rel
             )
         except OmsError as exc:
             audit.problems.append(exc.message)

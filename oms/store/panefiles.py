@@ -30,10 +30,10 @@ from oms.canonical import JsonObject, check
 from oms.canonical.ids import OPAQUE_ID
 from oms.errors import AlreadyExistsError, NotFoundError, OmsError
 from oms.fsio import Root
+from oms.limits import LIMITS
 from oms.store.documents import encode_document, read_document_optional
 
 PANES_DIR = "panes"
-DOC_CAP = 4096
 REGISTRY, KILL, EXIT = ".json", ".kill.json", ".exit.json"
 SPEC, INIT, SOCKET, LOG, BEGUN = ".launch.json", ".init.json", ".sock", ".log", ".begun.json"
 SCHEMAS = (  # longest suffix first: `.json` also ends the others
@@ -116,7 +116,7 @@ def _leave_first(root: Root, rel: str, doc: JsonObject, schema: str) -> None:
         with contextlib.suppress(
             AlreadyExistsError
         ):  # another writer was first: its document stays
-            root.publish(rel, encode_document(doc, schema, rel, DOC_CAP))
+            root.publish(rel, encode_document(doc, schema, rel, LIMITS.pane_file_bytes))
 
 
 def _drop(root: Root, rel: str) -> None:
@@ -127,7 +127,9 @@ def _drop(root: Root, rel: str) -> None:
 # ---------------------------------------------------------------------- the registry
 def read_registry(root: Root, dispatch_id: str) -> JsonObject | None:
     """The pane registry, if there is one (a damaged one raises)."""
-    return read_document_optional(root, registry_path(dispatch_id), "pane-registry", DOC_CAP)
+    return read_document_optional(
+        root, registry_path(dispatch_id), "pane-registry", LIMITS.pane_file_bytes
+    )
 
 
 def write_registry(root: Root, doc: JsonObject) -> bool:
@@ -145,7 +147,7 @@ def write_registry(root: Root, doc: JsonObject) -> bool:
     if existing is not None:
         root.unlink(rel)
     root.mkdirs(PANES_DIR)
-    root.publish(rel, encode_document(doc, "pane-registry", rel, DOC_CAP))
+    root.publish(rel, encode_document(doc, "pane-registry", rel, LIMITS.pane_file_bytes))
     return True
 
 
@@ -157,7 +159,9 @@ def drop_registry(root: Root, dispatch_id: str) -> None:
 # ---------------------------------------------------------------------- the kill marker
 def read_kill(root: Root, dispatch_id: str) -> JsonObject | None:
     """The kill marker, if `oms worker stop` left one."""
-    return read_document_optional(root, kill_path(dispatch_id), "kill-marker", DOC_CAP)
+    return read_document_optional(
+        root, kill_path(dispatch_id), "kill-marker", LIMITS.pane_file_bytes
+    )
 
 
 def leave_kill(root: Root, doc: JsonObject) -> None:
@@ -173,7 +177,7 @@ def drop_kill(root: Root, dispatch_id: str) -> None:
 # ---------------------------------------------------------------------- the exit record
 def read_exit(root: Root, dispatch_id: str) -> JsonObject | None:
     """The supervisor's exit record of the current pane, if it has ended and recorded it."""
-    return read_document_optional(root, exit_path(dispatch_id), "pane-exit", DOC_CAP)
+    return read_document_optional(root, exit_path(dispatch_id), "pane-exit", LIMITS.pane_file_bytes)
 
 
 def write_exit(root: Root, doc: JsonObject) -> None:
@@ -183,7 +187,7 @@ def write_exit(root: Root, doc: JsonObject) -> None:
     (ADR 0014, GAP_STALE_EXIT and GAP_LATE_EXIT)."""
     dispatch_id = str(doc["dispatch_id"])
     rel = exit_path(dispatch_id)
-    data = encode_document(doc, "pane-exit", rel, DOC_CAP)
+    data = encode_document(doc, "pane-exit", rel, LIMITS.pane_file_bytes)
     root.mkdirs(PANES_DIR)
     try:
         root.publish(rel, data)
@@ -218,7 +222,9 @@ def clear_exit(root: Root, dispatch_id: str) -> None:
 # ---------------------------------------------------------------------- the launch begun
 def read_begun(root: Root, dispatch_id: str) -> JsonObject | None:
     """The record that a first launch of the worker began, if one did (a damaged one raises)."""
-    return read_document_optional(root, begun_path(dispatch_id), "launch-begun", DOC_CAP)
+    return read_document_optional(
+        root, begun_path(dispatch_id), "launch-begun", LIMITS.pane_file_bytes
+    )
 
 
 def leave_begun(root: Root, doc: JsonObject) -> None:

@@ -44,7 +44,6 @@ from oms.store.stateroot import check_kind
 VERSION_NAME = re.compile(r"(0|[1-9][0-9]{0,15})\.json")
 OPS_DIR = "ops"
 _ACTOR = re.compile(r"[a-z][a-z0-9-]{0,62}(?:[.:][a-z0-9][a-z0-9-]{0,62}){0,3}")
-_MAX_RACE_ROUNDS = 8
 
 
 class Record(NamedTuple):
@@ -92,7 +91,6 @@ def version_digest(data: bytes) -> str:
 
 
 # parsed versions kept per process (a long-lived conductor reads the same ones each tick)
-PARSED_CAP = 50_000
 _parsed: OrderedDict[tuple[str, str, int, str], Record] = OrderedDict()
 
 
@@ -108,7 +106,7 @@ def parse_record(data: bytes, kind: str, record_id: str, version: int, where: st
         return found
     rec = _parse_record(data, kind, record_id, version, where, key[3])
     _parsed[key] = rec
-    if len(_parsed) > PARSED_CAP:
+    if len(_parsed) > LIMITS.parsed_records:
         _parsed.popitem(last=False)
     return rec
 
@@ -287,7 +285,7 @@ class RecordStore:
         check(actor, "actor", _ACTOR)
         parse_ts(observed_at, "observed_at")
         base = self._dir(record_id)
-        for _ in range(_MAX_RACE_ROUNDS):
+        for _ in range(LIMITS.record_race_rounds):
             versions = self.versions(record_id)
             if not versions and expected is not None:
                 raise RecordNotFoundError(f"no {self.kind} record {record_id}")

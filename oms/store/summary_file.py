@@ -18,8 +18,10 @@ import re
 from dataclasses import dataclass, field
 
 from oms.canonical import check
+from oms.canonical.strict_json import loads_foreign
 from oms.errors import AlreadyExistsError, IntegrityError, OmsError
 from oms.fsio import Root
+from oms.limits import LIMITS
 from oms.store import keys
 from oms.store.records import Record
 from oms.store.stateroot import KEY
@@ -27,7 +29,6 @@ from oms.store.stateroot import KEY
 INDEX_DIR = "index"
 FORMAT = "oms-summary-v1"
 HEADER = b"oms-summary-v1 "
-SUMMARY_CAP = 256 * 1024 * 1024
 ENTRY_ALLOWANCE = (
     4096  # summary bytes allowed per record directory (an envelope is about 0.6-3 KiB)
 )
@@ -156,7 +157,7 @@ def load(root: Root, kind: str, ids: int, now_ns: int, racy_ns: int) -> Cache | 
     key = mac_key(root)
     if not present or key is None:
         return None
-    cap = min(SUMMARY_CAP, (ids + 16) * ENTRY_ALLOWANCE)
+    cap = min(LIMITS.summary_bytes, (ids + 16) * ENTRY_ALLOWANCE)
     try:
         cache = decode(
             unseal(key, kind, root.read_bytes(summary_path(kind, present[-1]), cap)), kind
@@ -169,7 +170,7 @@ def load(root: Root, kind: str, ids: int, now_ns: int, racy_ns: int) -> Cache | 
 def decode(body: bytes, kind: str) -> Cache:
     """A summary body (ValueError, TypeError, KeyError or RecursionError if it is not one of
     `kind`)."""
-    doc = json.loads(body)
+    doc = loads_foreign(body)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("kind") != kind:
         raise ValueError("not a summary of this kind")
     cache = Cache(kind_mtime_ns=_int(doc["kind_mtime_ns"]), seen_ns=_int(doc["seen_ns"]))

@@ -465,7 +465,7 @@ class _Verifier:
         if key is None:
             self.report.error(rel, "the state key cannot be read: the summary cannot be checked")
             return
-        data = self.root.read_bytes(rel, summary_file.SUMMARY_CAP)
+        data = self.root.read_bytes(rel, LIMITS.summary_bytes)
         top = f"records/{kind}"
         kind_st = self.root.lstat(top) if self.root.exists(top) else None
         mtimes = (
@@ -712,7 +712,7 @@ class _Verifier:
                 _guard(self.report, path, self.check_archive, path)
 
     def check_archive(self, path: str) -> None:
-        compaction.decode(self.root.read_bytes(path, compaction.MAX_ARCHIVE), path)
+        compaction.decode(self.root.read_bytes(path, LIMITS.archive_bytes), path)
         self.report.count("archives")
 
     def check_journals(self) -> None:

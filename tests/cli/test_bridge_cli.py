@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import access
+from oms.limits import LIMITS
 from oms.services.chain.liveness import bridge_event_id
-from oms.services.doors.bridge import LINE_CAP
 from oms.store.verify import verify
 from tests.agent_side import Bound, RawClient, bind, snapshot, structured
 from tests.chain import Chain
@@ -110,7 +110,11 @@ def test_a_line_over_the_cap_is_refused_and_the_session_goes_on(
 ) -> None:
     client = _client(oms, bound)
     client.initialize()
-    client.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"ping","pad":"' + b"x" * LINE_CAP + b'"}\n')
+    client.send_raw(
+        b'{"jsonrpc":"2.0","id":1,"method":"ping","pad":"'
+        + b"x" * LIMITS.bridge_line_bytes
+        + b'"}\n'
+    )
     reply = client.recv()
     assert (reply["id"], reply["error"]["code"]) == (None, -32600)
     assert client.request("ping")["result"] == {}

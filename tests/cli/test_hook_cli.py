@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from oms.domain.relay import UNVERIFIED
+from oms.limits import LIMITS
 from oms.services.chain.liveness import hook_event_id
-from oms.services.doors.hooks import STDIN_CAP
 from tests.agent_side import Bound, RawClient, bind, snapshot, structured
 from tests.chain import Chain, use_worker, wait_for, wait_served
 from tests.helpers import OmsCommand
@@ -291,7 +292,9 @@ def test_a_wrong_nonce_proves_nothing_but_still_answers(oms: OmsCommand, deliver
         b'{"hook_event_name":"SessionStart","session_id":"x","n":NaN}',
         b'{"hook_event_name":"SessionStart","session_id":"x\\u0000y"}',
         b"[" * 100_000,
-        b'{"hook_event_name":"SessionStart","session_id":"x","pad":"' + b"a" * STDIN_CAP + b'"}',
+        b'{"hook_event_name":"SessionStart","session_id":"x","pad":"'
+        + b"a" * LIMITS.hook_stdin_bytes
+        + b'"}',
     ],
 )
 def test_garbage_stdin_is_one_line_and_no_change(
@@ -336,7 +339,7 @@ def test_bad_arguments_answer_safely(oms: OmsCommand, argv: list[str], denied: b
 _DENIED = {
     "hookEventName": "PreToolUse",
     "permissionDecision": "deny",
-    "permissionDecisionReason": "oms: the broker could not verify this tool call",
+    "permissionDecisionReason": UNVERIFIED,
 }
 
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from oms.domain import mcp
 from oms.domain.relay import HOOK_EVENTS, hook_event
+from oms.limits import LIMITS
 from oms.services.doors import bridge, hooks
 from oms.services.doors.progress import Memo
 from oms.services.workspace import Workspace
@@ -261,7 +262,7 @@ def test_stray_writes_in_the_broker_never_reach_the_protocol(
 
 
 def test_hook_stdin_is_read_with_a_cap(bound: Bound, ws: Workspace) -> None:
-    big = b"{" + b" " * (hooks.STDIN_CAP * 3) + b"}"
+    big = b"{" + b" " * (LIMITS.hook_stdin_bytes * 3) + b"}"
     before = snapshot(bound.chain.state)
     out, err = hooks.answer(
         bound.binding("claude"),

@@ -17,9 +17,8 @@ from tests.chain import Chain
 
 
 def _one_shot(chain: Chain) -> conductor.Tick:
-    """A tick in a new process: nothing kept from before."""
+    """A tick in a new process: nothing kept from before (a fresh `Memory`, no summary cache)."""
     summary._CACHES.clear()
-    conductor._LAST_COMPACT.clear()
     with chain.workspace() as ws:
         return conductor.tick(ws)
 

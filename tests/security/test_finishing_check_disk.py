@@ -15,18 +15,18 @@ import shutil
 
 import pytest
 
-from oms.adapters.sandbox import TMP_BYTES
+from oms.limits import LIMITS
 from oms.services.finishing import verify
 from tests.chain import Chain
 from tests.integration.test_finishing import _result
 
-SIZE = 2 * TMP_BYTES
+SIZE = 2 * LIMITS.sandbox_tmp_bytes
 QUARTER = SIZE // 4
 
-LIMITS = f"""
+CONFIG_LIMITS = f"""
 [limits]
-disk_bytes = {TMP_BYTES}
-file_bytes = {TMP_BYTES}
+disk_bytes = {LIMITS.sandbox_tmp_bytes}
+file_bytes = {LIMITS.sandbox_tmp_bytes}
 """
 FILLS = {
     "one file": f"fallocate -l {SIZE} big && ls -l big",
@@ -45,7 +45,7 @@ def test_a_check_cannot_write_more_into_its_checkout_than_its_tmp_may_hold(
 [verify]
 commands = [["sh", "-c", "{FILLS[fill]}"]]
 timeout_seconds = 60
-{LIMITS}"""
+{CONFIG_LIMITS}"""
     bound = _result(chain, checks)
     with chain.workspace() as ws:
         done = verify.verify(ws, bound.dispatch_id)

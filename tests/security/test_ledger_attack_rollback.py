@@ -107,7 +107,8 @@ def test_the_checkpoint_phase_anchors_each_tick_that_wrote(chain: Chain) -> None
     assert _anchored(chain) is None  # (written by services directly: no command anchored yet)
     with chain.workspace() as ws:
         phase = conductor.Phase("checkpoint")
-        conductor._checkpoint(ws, phase)
+        memory = conductor.Memory()  # one conductor's, across its ticks
+        conductor._checkpoint(ws, phase, memory)
         assert phase.done
         assert not phase.skipped
         head = ws.store.checkpoint()
@@ -116,7 +117,9 @@ def test_the_checkpoint_phase_anchors_each_tick_that_wrote(chain: Chain) -> None
         folder = Path(anchor.anchor_dir()) / ws.store.state.meta.key_id
         before = sorted(os.listdir(folder))
         idle = conductor.Phase("checkpoint")
-        conductor._checkpoint(ws, idle)  # nothing written since: nothing signed, nothing anchored
+        conductor._checkpoint(
+            ws, idle, memory
+        )  # nothing written since: nothing signed, nothing anchored
         assert idle.done == []
         assert idle.skipped == []
         assert sorted(os.listdir(folder)) == before

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from oms.adapters.providers import claude, codex
 from oms.adapters.providers.base import LaunchRequest
-from oms.domain.relay import HOOK_EVENTS, hook_event
+from oms.domain.relay import HOOK_EVENTS, UNVERIFIED, denial, hook_event
 from oms.services.doors import hooks
 from oms.services.doors.progress import Memo
 from oms.services.workspace import Workspace
@@ -31,7 +31,7 @@ from tests.agent_side import Bound, bind, snapshot
 from tests.chain import Chain
 from tests.helpers import SESSION, oms_command
 
-DENIED_BY_BROKER = hooks.deny("oms: the hook could not verify this tool call")
+DENIED_BY_BROKER = denial(UNVERIFIED)
 ALLOWED_TOOLS = ("Bash",)
 
 

@@ -39,7 +39,7 @@ from tests.chain import Chain, make_chain
 from tests.model_mock import ModelMock, Script
 from tests.proxy_rig import MESSAGES, door_socket
 
-ATTACK_CONNECTIONS = 260  # a few more than MAX_CONNECTIONS
+ATTACK_CONNECTIONS = 260  # a few more than LIMITS.proxy_connections
 DRIBBLE_EVERY_S = 3.0  # well inside the 10 s "request deadline"
 REQUEST_LINE = b"POST /p/claude-mock/v1/messages HTTP/1.1\r\nHost: x\r\n"
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import access
-from oms.domain.proxy import MAX_REQUEST_BYTES
+from oms.limits import LIMITS
 from oms.services.proxy import control as proxy_control
 from oms.services.proxy.control import settings_for
 from oms.services.proxy.front import Door
@@ -39,7 +39,7 @@ def _door(ws: Workspace, dispatch_id: str) -> str:
 
 CONNECTIONS = 20
 ALLOWED_GROWTH = (
-    4 * MAX_REQUEST_BYTES
+    4 * LIMITS.proxy_request_bytes
 )  # a few bodies in flight at once: fine; one agent's twenty: not
 
 
@@ -80,7 +80,7 @@ def test_one_agent_cannot_make_the_proxy_buffer_request_bodies_without_bound(
         head = (
             "POST /p/claude-x/v1/messages HTTP/1.1\r\nHost: x\r\n"
             f"x-api-key: {token}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {MAX_REQUEST_BYTES}\r\n\r\n"
+            f"Content-Length: {LIMITS.proxy_request_bytes}\r\n\r\n"
         ).encode()
         piece = b"x" * (1024 * 1024)
         for _ in range(CONNECTIONS):
@@ -90,7 +90,7 @@ def test_one_agent_cannot_make_the_proxy_buffer_request_bodies_without_bound(
             held.append(s)
             try:
                 s.sendall(head)
-                for _ in range(MAX_REQUEST_BYTES // len(piece) - 1):
+                for _ in range(LIMITS.proxy_request_bytes // len(piece) - 1):
                     s.sendall(piece)
                 s.sendall(
                     piece[:-1]
@@ -102,7 +102,7 @@ def test_one_agent_cannot_make_the_proxy_buffer_request_bodies_without_bound(
         assert grown < ALLOWED_GROWTH, (
             f"one agent with its own token made the proxy hold {grown / 2**20:.0f} MiB of "
             f"request bodies with {len(held)} connections; 256 connections would be "
-            f"{256 * MAX_REQUEST_BYTES / 2**30:.0f} GiB"
+            f"{256 * LIMITS.proxy_request_bytes / 2**30:.0f} GiB"
         )
     finally:
         for s in held:

@@ -1,9 +1,24 @@
-"""Provider launch plans (ADR 0001): pure functions, a static registry."""
+"""Provider launch plans (ADR 0001): pure functions, one module per provider, and `REGISTRY`, the
+one table of them (each module's `PROVIDER`, keyed by its transport)."""
 
 from __future__ import annotations
 
 from oms.adapters.providers import claude, codex, command
-from oms.adapters.providers.base import HomeFile, LaunchPlan, LaunchRequest
+from oms.adapters.providers.base import HomeFile, LaunchPlan, LaunchRequest, Provider
 from oms.version import HOOK_CONTRACT
 
-__all__ = ["HOOK_CONTRACT", "HomeFile", "LaunchPlan", "LaunchRequest", "claude", "codex", "command"]
+REGISTRY: dict[str, Provider] = {
+    p.transport: p for p in (codex.PROVIDER, claude.PROVIDER, command.PROVIDER)
+}
+
+__all__ = [
+    "HOOK_CONTRACT",
+    "REGISTRY",
+    "HomeFile",
+    "LaunchPlan",
+    "LaunchRequest",
+    "Provider",
+    "claude",
+    "codex",
+    "command",
+]

@@ -18,7 +18,9 @@ resume <id>`, `claude --resume <id>`), and, where the CLI waits for a prompt (Cl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from oms.adapters.quoting import check_arg, shell_join
 from oms.domain.relay import BRIDGE_TOOLS, HOOK_EVENTS
@@ -181,3 +183,20 @@ def base_env(req: LaunchRequest) -> dict[str, str]:
     for key, value in env.items():
         check_arg(value, key)
     return env
+
+
+class Provider(NamedTuple):
+    """What oms knows of one worker transport, in the transport's own module (`PROVIDER`), gathered
+    in `adapters/providers/__init__.py` `REGISTRY`: adding a provider is one module and one line
+    there (docs/architecture.md "How to add a provider")."""
+
+    transport: str  # the role's `transport` in the committed config (`codex_goal`, ...)
+    name: str  # the provider as hooks and launch specs name it (`codex`, `claude`, `command`)
+    session_mode: str  # the session record's `mode` (`goal`, `pane`, `command`)
+    native_action: str  # its plans' `native_action` (`goal`, `claude`, `command`)
+    surface: str  # the contact surface a live journal names (`codex-goal`, ...)
+    plan: Callable[[LaunchRequest], LaunchPlan]  # the launch plan (pure)
+    # the agent CLI and the version prefix oms was checked against (None: runs no agent CLI)
+    compatible: tuple[str, str] | None = None
+    token_variable: str | None = None  # the variable a proxy token goes in (None: no model)
+    raw_key: str | None = None  # a `credential = "raw"` role's one variable of the environment

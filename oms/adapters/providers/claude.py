@@ -19,6 +19,7 @@ from oms.adapters.providers.base import (
     HomeFile,
     LaunchPlan,
     LaunchRequest,
+    Provider,
     base_env,
     bridge_argv,
     hook_config,
@@ -126,3 +127,16 @@ def plan(req: LaunchRequest) -> LaunchPlan:
         park_keys=(("Escape",), ("C-u",)),
         quit_keys=(("-l", "/exit"), ("Enter",)),
     )
+
+
+PROVIDER = Provider(
+    transport="claude_interactive",
+    name="claude",
+    session_mode="pane",
+    native_action="claude",
+    surface="claude-interactive",
+    plan=plan,
+    compatible=("claude", "2.1."),
+    token_variable="ANTHROPIC_API_KEY",  # noqa: S106 - a variable's name, not a key
+    raw_key="ANTHROPIC_API_KEY",
+)

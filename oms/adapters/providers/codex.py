@@ -24,6 +24,7 @@ from oms.adapters.providers.base import (
     HomeFile,
     LaunchPlan,
     LaunchRequest,
+    Provider,
     base_env,
     bridge_argv,
     codex_provider,
@@ -161,3 +162,16 @@ def plan(req: LaunchRequest) -> LaunchPlan:
         park_keys=(("Escape",),),
         quit_keys=(("-l", "/exit"), ("Enter",)),
     )
+
+
+PROVIDER = Provider(
+    transport="codex_goal",
+    name="codex",
+    session_mode="goal",
+    native_action="goal",
+    surface="codex-goal",
+    plan=plan,
+    compatible=("codex", "0.171."),
+    token_variable="OPENAI_API_KEY",  # noqa: S106 - a variable's name, not a key
+    raw_key="OPENAI_API_KEY",
+)

@@ -9,7 +9,7 @@ read-write: the only place besides its worktree where it can leave anything.
 
 from __future__ import annotations
 
-from oms.adapters.providers.base import LaunchPlan, LaunchRequest, base_env
+from oms.adapters.providers.base import LaunchPlan, LaunchRequest, Provider, base_env
 from oms.adapters.quoting import check_arg
 from oms.store.sandboxes import home_rel
 
@@ -36,3 +36,13 @@ def plan(req: LaunchRequest) -> LaunchPlan:
         env=env,
         home=home(req.session_id),
     )
+
+
+PROVIDER = Provider(
+    transport="command",
+    name="command",
+    session_mode="command",
+    native_action="command",
+    surface="command",
+    plan=plan,
+)

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 
 from oms.canonical import JsonObject, parse_ts
+from oms.canonical.strict_json import loads_foreign
 from oms.errors import IntegrityError, OmsError, one_line
+from oms.limits import LIMITS
 from oms.services.workspace import Workspace
 from oms.store import compaction
 from oms.store.evidence import open_envelope
 from oms.store.ledger import Backward, Entry, line_key, read_chain
-
-MAX_READ = 1024 * 1024
 
 
 def timeline(
@@ -80,7 +79,7 @@ class _Archived:
             noted = {e.path: e.sha256 for e in chain.entries}
             for rel in compaction.archives(self.root):
                 try:
-                    data = self.root.read_bytes(rel, compaction.MAX_ARCHIVE)
+                    data = self.root.read_bytes(rel, LIMITS.archive_bytes)
                     if noted.get(rel) != hashlib.sha256(data).hexdigest():
                         continue
                     archive = compaction.decode(data, rel)
@@ -94,7 +93,7 @@ class _Archived:
 
 
 def _doc(ws: Workspace, entry: Entry, archived: _Archived) -> JsonObject:
-    data = ws.store.state.root.read_optional(entry.path, MAX_READ)
+    data = ws.store.state.root.read_optional(entry.path, LIMITS.admin_read_bytes)
     if (
         data is None or hashlib.sha256(data).hexdigest() != entry.sha256
     ):  # changed since: its archived bytes
@@ -109,7 +108,7 @@ def _doc(ws: Workspace, entry: Entry, archived: _Archived) -> JsonObject:
         except OmsError:
             return {}  # damaged: `oms audit verify` says so
     try:
-        doc = json.loads(data)
+        doc = loads_foreign(data)
     except (ValueError, RecursionError):
         return {}
     return doc if isinstance(doc, dict) else {}

@@ -15,24 +15,23 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import json
 import os
 from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject, access, parse_ts
+from oms.canonical.strict_json import loads_foreign
 from oms.domain import finishing
 from oms.domain.config import worktrees_directory
 from oms.errors import OmsError
 from oms.fsio import Root
 from oms.fsio.locks import acquire
+from oms.limits import LIMITS
 from oms.services.workspace import Workspace
 from oms.store import Record, compaction, panefiles
 from oms.store.events import EVENTS_DIR
 from oms.store.evidence import EVIDENCE_DIR
 from oms.store.ledger import line_key, read_chain
 from oms.store.outbox import OUTBOX_DIR, RECEIPT_SUFFIX
-
-MAX_READ = 1024 * 1024
 
 
 @dataclass
@@ -105,7 +104,7 @@ def summary(ws: Workspace, ticket_id: str) -> JsonObject | None:
     root = ws.store.state.root
     rel = compaction.archive_path(ticket_id)
     try:
-        data = root.read_optional(rel, compaction.MAX_ARCHIVE)
+        data = root.read_optional(rel, LIMITS.archive_bytes)
         if data is None:
             return None
         noted = {e.path: e.sha256 for e in read_chain(root, line_key(root)).entries}.get(rel)
@@ -201,10 +200,10 @@ def _names(root: Root, rel: str) -> list[str]:
 def _field(root: Root, rel: str, *, evidence: bool = False) -> JsonObject:
     """A file's JSON document (an evidence's body), or {} when it cannot be read as one."""
     try:
-        data = root.read_optional(rel, MAX_READ)
-        doc = json.loads(data) if data is not None else {}
+        data = root.read_optional(rel, LIMITS.admin_read_bytes)
+        doc = loads_foreign(data) if data is not None else {}
         if evidence and isinstance(doc, dict):
-            doc = json.loads(base64.b64decode(str(doc.get("payload", "")), validate=True))
+            doc = loads_foreign(base64.b64decode(str(doc.get("payload", "")), validate=True))
     except (OmsError, ValueError, RecursionError, binascii.Error):
         return {}
     return doc if isinstance(doc, dict) else {}
@@ -217,7 +216,7 @@ def _one(
     root = ws.store.state.root
     latest = f"records/ticket/{ticket_id}/{ticket.version}.json"
     if last.get(latest) != _sha(
-        root.read_bytes(latest, MAX_READ)
+        root.read_bytes(latest, LIMITS.admin_read_bytes)
     ):  # what the rule decided on, as oms wrote it
         return {
             "ticket_id": ticket_id,
@@ -231,9 +230,11 @@ def _one(
             dirs.append((kind, rec.record_id))
             for name in root.listdir(top):
                 if name != "ops":
-                    members[f"{top}/{name}"] = root.read_bytes(f"{top}/{name}", MAX_READ)
+                    members[f"{top}/{name}"] = root.read_bytes(
+                        f"{top}/{name}", LIMITS.admin_read_bytes
+                    )
     for path in parts.files()[ticket_id]:
-        data = root.read_optional(path, MAX_READ)
+        data = root.read_optional(path, LIMITS.admin_read_bytes)
         if data is not None:
             members[path] = data
     for path, data in sorted(members.items()):
@@ -250,7 +251,7 @@ def _one(
         "files": len(members),
         "bytes_before": before,
     }
-    on_disk = root.read_optional(rel, compaction.MAX_ARCHIVE)
+    on_disk = root.read_optional(rel, LIMITS.archive_bytes)
     if (
         on_disk is None
     ):  # the same files always make the same bytes: a noted intent is made again exactly
@@ -268,7 +269,7 @@ def _one(
             last = {**last, rel: _sha(data)} if published else last
         else:  # noted by a compaction that died before publishing (an oms before ADR 0027)
             published = compaction.publish(root, ticket_id, data)
-        on_disk = data if published else root.read_bytes(rel, compaction.MAX_ARCHIVE)
+        on_disk = data if published else root.read_bytes(rel, LIMITS.archive_bytes)
     if last.get(rel) != _sha(
         on_disk
     ):  # an archive oms never noted: it vouches for nothing, removes nothing
@@ -299,7 +300,7 @@ def _one(
         for consumer in _names(root, OUTBOX_DIR):
             receipt = f"{OUTBOX_DIR}/{consumer}/{eid}{RECEIPT_SUFFIX}"
             found = root.lstat(receipt) is not None
-            data = root.read_optional(receipt, MAX_READ) if found else None
+            data = root.read_optional(receipt, LIMITS.admin_read_bytes) if found else None
             if data is not None and last.get(receipt) not in (None, _sha(data)):  # (ADR 0027)
                 why = f"{receipt} is not as the ledger has it (run `oms audit verify`)"
                 return {"ticket_id": ticket_id, "why": why}

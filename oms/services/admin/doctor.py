@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shlex
 import sys
@@ -17,7 +16,7 @@ from oms.domain.config import CONFIG_PATH, CREDENTIAL_DEFAULT, WORKER_TRANSPORTS
 from oms.domain.policy import POLICY_PATH
 from oms.domain.proxy import IMPLICIT
 from oms.domain.sandbox_limits import SandboxLimits, unbounded
-from oms.errors import OmsError
+from oms.errors import OmsError, suppress_faults
 from oms.fsio import Root, capabilities
 from oms.limits import LIMITS
 from oms.process import child_env, is_frozen, landlock
@@ -138,7 +137,7 @@ def _cgroups(config_root: str | None) -> list[Check]:
     unbounded."""
     limits, roles = SandboxLimits(), {}
     if config_root is not None:
-        with contextlib.suppress(OmsError):  # the config line says why it cannot be read
+        with suppress_faults():  # the config line says why it cannot be read
             config = committed_config(os.path.abspath(config_root))
             limits, roles = config.limits, {r: role.limits for r, role in config.roles.items()}
     out = [Check("limits", True, line, UNSAFE_FIX, warn=True) for line in unbounded(limits, roles)]
@@ -417,7 +416,7 @@ def paths(state_root: str, config_root: str | None) -> Check:
     """The paths a launch writes on a command line: printable ASCII (`launch_paths.py`)."""
     config = None
     if config_root is not None:
-        with contextlib.suppress(OmsError):  # the config line says why it cannot be read
+        with suppress_faults():  # the config line says why it cannot be read
             config = committed_config(os.path.abspath(config_root))
     found = launch_paths.problems(state_root, config_root, config)
     if not found:

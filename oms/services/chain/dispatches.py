@@ -19,6 +19,7 @@ from oms.canonical import (
     sha256_hex,
     stable_id,
 )
+from oms.canonical.strict_json import loads_foreign
 from oms.domain import dispatches as machine
 from oms.domain import routing, workers
 from oms.domain import tickets as ticket_machine
@@ -316,7 +317,7 @@ def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
         reviewer,
         request,
         schema_path,
-        json.loads(
+        loads_foreign(
             advisor_schema_text()
         ),  # as `--output-schema` gets it: refs resolved, no draft named
         openai_key=bool(os.environ.get("OPENAI_API_KEY")),

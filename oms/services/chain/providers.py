@@ -23,6 +23,7 @@ from oms.domain.config import Role
 from oms.domain.proxy import DEFAULT_KEY_ENV, IMPLICIT
 from oms.domain.sandbox_limits import SandboxLimits
 from oms.errors import OmsError, ProcessError, RecordNotFoundError, VersionConflictError, one_line
+from oms.limits import LIMITS
 from oms.process import child_env, runner
 from oms.services.workspace import Workspace
 from oms.store import Record
@@ -70,8 +71,8 @@ def run_probe(argv: tuple[str, ...], limits: SandboxLimits | None = None) -> byt
     try:
         done = runner.run(
             argv,
-            timeout=routing_rules.PROBE_TIMEOUT_S,
-            max_output=routing_rules.PROBE_OUTPUT_CAP,
+            timeout=LIMITS.provider_probe_timeout_s,
+            max_output=LIMITS.provider_probe_output_bytes,
             check=False,
             confine=group.confinement(bound.file_bytes),
         )

@@ -15,15 +15,13 @@ same result, or when the worker ends (`finish_recorded`).
 
 from __future__ import annotations
 
-import contextlib
-
 from oms.adapters import git, tree_job
 from oms.canonical import JsonObject, access, next_after, stable_id
 from oms.canonical.ids import COMMIT
 from oms.domain import dispatches as machine
 from oms.domain import workers
 from oms.domain.machine import Next, step
-from oms.errors import CheckoutChangedError, InvalidInputError, OmsError, one_line
+from oms.errors import CheckoutChangedError, InvalidInputError, one_line, suppress_faults
 from oms.services.chain import fence, worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Record
@@ -234,7 +232,7 @@ def finish_recorded(ws: Workspace, dispatch: Record) -> None:
     result = access.obj(
         ws.store.evidence.get(access.text(dispatch.payload, "result_evidence")).body, "payload"
     )
-    with contextlib.suppress(OmsError):  # (a worktree gone since: nothing to land)
+    with suppress_faults():  # (a worktree gone since: nothing to land)
         _land(ws, dispatch, result.get("result_commit"))
     _finish_worker(
         ws, dispatch.record_id, access.text(result, "status"), access.text(result, "summary")

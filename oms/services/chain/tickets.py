@@ -33,11 +33,10 @@ from oms.errors import (
     one_line,
     shown,
 )
+from oms.limits import LIMITS
 from oms.services.workspace import SYSTEM_ACTOR, Workspace, launch_paths
 from oms.store import Record
 
-MAX_BODY = 256 * 1024
-MAX_IMPORT = 512 * 1024
 _TITLE_BAD = re.compile(r"[\x00-\x1f\x7f]")
 _GITHUB_URL = re.compile(
     r"https://github\.com/([^/?#\s]+)/([^/?#\s]+)/(?:issues|pull)/([1-9][0-9]{0,9})"
@@ -63,8 +62,8 @@ def _title(title: str) -> str:
 
 
 def _body(body: str) -> str:
-    if len(body.encode("utf-8", "surrogatepass")) > MAX_BODY:
-        raise InvalidInputError(f"ticket body is larger than {MAX_BODY} bytes")
+    if len(body.encode("utf-8", "surrogatepass")) > LIMITS.ticket_body_bytes:
+        raise InvalidInputError(f"ticket body is larger than {LIMITS.ticket_body_bytes} bytes")
     try:
         body.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -132,8 +131,8 @@ def add(ws: Workspace, title: str, body: str, priority: int | None = None) -> Re
 def import_github(ws: Workspace, data: bytes, repository: str | None = None) -> tuple[Record, bool]:
     """A ticket from `gh issue view --json number,title,body,url`; re-importing the same issue is a
     no-op."""
-    if len(data) > MAX_IMPORT:
-        raise InvalidInputError(f"GitHub JSON is larger than {MAX_IMPORT} bytes")
+    if len(data) > LIMITS.github_import_bytes:
+        raise InvalidInputError(f"GitHub JSON is larger than {LIMITS.github_import_bytes} bytes")
     doc = loads_object(data)
     unknown = sorted(set(doc) - {"number", "title", "body", "url"})
     if unknown:

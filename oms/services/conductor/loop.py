@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from oms.errors import OmsError, one_line
 from oms.services.conductor import tick as conductor
@@ -37,6 +37,7 @@ class Loop:
     ]  # a tick's report, or a failed tick's line
     stopping: Callable[[], bool]
     max_ticks: int | None = None
+    memory: conductor.Memory = field(default_factory=conductor.Memory)  # between its ticks
 
     def run(self) -> int:
         """Tick until stopped (or `max_ticks`); the number of ticks run."""
@@ -45,7 +46,7 @@ class Loop:
             while not self.stopping():
                 seen = self._marks()
                 try:
-                    self.report(conductor.tick(self.ws, held=True), None)
+                    self.report(conductor.tick(self.ws, held=True, memory=self.memory), None)
                 except OmsError as exc:
                     self.report(None, one_line(exc.message))
                 # the machine (EMFILE, EAGAIN from fork, ENOMEM): one line

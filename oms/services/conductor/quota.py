@@ -9,13 +9,11 @@ rate-limit error rests it for the fleet) and whether the queue must wait for a p
 
 from __future__ import annotations
 
-import contextlib
-
 from oms.canonical import access, add_ms, parse_ts, stable_id
 from oms.domain import proxy_usage as counting
 from oms.domain import routing, workers
 from oms.domain.machine import Next
-from oms.errors import OmsError, one_line
+from oms.errors import OmsError, one_line, suppress_faults
 from oms.services.chain import providers, worker_moves
 from oms.services.delivery.service import Delivery
 from oms.services.proxy import control as proxy_control
@@ -157,7 +155,7 @@ def rest_from_report(ws: Workspace, dispatch: Record, status: str, summary: str)
     config = ws.config().routing
     seconds = config.cooldown_minutes * 60 if found.kind == "quota" else config.transient_cooldown_s
     cooldown = routing.Cooldown(add_ms(ws.now(), seconds * 1000), found.kind, found.reason)
-    with contextlib.suppress(OmsError):  # no longer configured: the ticket is decided all the same
+    with suppress_faults():  # no longer configured: the ticket is decided all the same
         providers.rest(ws, provider_id, cooldown, f"{dispatch.record_id}: its report")
     return "failed" if status in ("blocked", "stopped") else status
 

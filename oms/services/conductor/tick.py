@@ -68,9 +68,16 @@ RESULT_GRACE_MS = (
 
 COMPACT_PER_TICK = 20  # tickets compacted at most per tick
 COMPACT_EVERY_MS = 3600 * 1000  # a conductor looks for due tickets at most this often
-_LAST_COMPACT: dict[str, int] = {}  # state root -> when this process last looked (ms)
-_ANCHORED: dict[str, int] = {}  # state root -> the ledger entry this process anchored last
-_ANCHOR_HELD: set[str] = set()  # state roots whose anchor this process found on their ledger
+
+
+@dataclass
+class Memory:
+    """What a conductor remembers from one tick to the next (the loop keeps one for its life;
+    `oms conductor tick` starts with a fresh one), each keyed by state root."""
+
+    last_compact_ms: dict[str, int] = field(default_factory=dict)  # when it last looked (ws clock)
+    anchored: dict[str, int] = field(default_factory=dict)  # the ledger entry it anchored last
+    anchor_held: set[str] = field(default_factory=set)  # roots whose anchor it found on the ledger
 
 
 @dataclass
@@ -140,13 +147,20 @@ def lock(ws: Workspace) -> Lock:
         ) from None
 
 
-def tick(ws: Workspace, *, d: Delivery | None = None, held: bool = False) -> Tick:
+def tick(
+    ws: Workspace,
+    *,
+    d: Delivery | None = None,
+    held: bool = False,
+    memory: Memory | None = None,
+) -> Tick:
     """One pass (see the module's docstring). `held`: the caller holds the conductor lock
-    already."""
+    already; `memory`: what this conductor's earlier ticks left (none: a first tick)."""
+    memory = memory if memory is not None else Memory()
     if not held:
         with lock(ws):
-            return tick(ws, d=d, held=True)
-    _rollback_guard(ws)
+            return tick(ws, d=d, held=True, memory=memory)
+    _rollback_guard(ws, memory)
     d = d if d is not None else Delivery.open(ws)
     report = Tick(ws.now())
     listed = d.panes.list()
@@ -166,24 +180,24 @@ def tick(ws: Workspace, *, d: Delivery | None = None, held: bool = False) -> Tic
     run("fill", lambda p: conductor_work.fill(d, p.done, p.skipped, checks))
     run("close", lambda p: _close(d, p))
     run("notify", lambda p: notices.phase(ws, p.done, p.skipped))
-    run("compact", lambda p: _compact(ws, p))
-    run("checkpoint", lambda p: _checkpoint(ws, p))
+    run("compact", lambda p: _compact(ws, p, memory))
+    run("checkpoint", lambda p: _checkpoint(ws, p, memory))
     return report
 
 
-def _compact(ws: Workspace, phase: Phase) -> None:
+def _compact(ws: Workspace, phase: Phase, memory: Memory) -> None:
     """Compact ended tickets whose retention ran out, a few a tick, at most once an hour of the
     workspace's clock (finding them walks every ended ticket: 40 ms at 10,000; `oms store compact`
     says why others stay)."""
     now = parse_ts(ws.now())
-    last = _LAST_COMPACT.get(ws.store.path)
+    last = memory.last_compact_ms.get(ws.store.path)
     if last is None:  # a new process (a one-shot tick from cron): when any conductor last looked
         looked = store_compaction.looked_at(ws.store.state.root)
         last = looked if looked is not None and looked <= now else -COMPACT_EVERY_MS
-        _LAST_COMPACT[ws.store.path] = last
+        memory.last_compact_ms[ws.store.path] = last
     if now < last + COMPACT_EVERY_MS:
         return
-    _LAST_COMPACT[ws.store.path] = now
+    memory.last_compact_ms[ws.store.path] = now
     store_compaction.mark_looked(ws.store.state.root, now)
     try:
         report = compaction.compact(ws, dry_run=False, limit=COMPACT_PER_TICK)
@@ -194,34 +208,34 @@ def _compact(ws: Workspace, phase: Phase) -> None:
         phase.done.append(f"compacted {row['ticket_id']} into {row['archive']}")
 
 
-def _checkpoint(ws: Workspace, phase: Phase) -> None:
+def _checkpoint(ws: Workspace, phase: Phase, memory: Memory) -> None:
     """Sign the ledger's head and move the anchor outside the state root to it (ADR 0022, 0027). A
-    tick that finds the head signed and anchored by this process already writes nothing."""
+    tick that finds the head signed and anchored by this conductor already writes nothing."""
     signed = ws.store.checkpoint()
     if signed is None:
         return
     seq = int(str(signed[0]["seq"]))
     if signed[1]:
         phase.done.append(f"ledger checkpoint at entry {seq}")
-    if not signed[1] and _ANCHORED.get(ws.store.path) == seq:
+    if not signed[1] and memory.anchored.get(ws.store.path) == seq:
         return
     why = ws.store.anchor(signed[0])
     if why is not None:
         phase.skipped.append(f"the anchor stays: {why}")
         return
-    _ANCHORED[ws.store.path] = seq
+    memory.anchored[ws.store.path] = seq
 
 
-def _rollback_guard(ws: Workspace) -> None:
+def _rollback_guard(ws: Workspace, memory: Memory) -> None:
     """Refuse to act on a state root whose anchor names an entry its ledger does not hold (it was
     rolled back: a conductor would launch again what was done). Asked until it holds, then once a
-    process."""
-    if ws.store.path in _ANCHOR_HELD:
+    conductor."""
+    if ws.store.path in memory.anchor_held:
         return
     problem = ws.store.rolled_back()
     if problem is not None:
         raise IntegrityError(problem, hint=ROLLBACK_HINT)
-    _ANCHOR_HELD.add(ws.store.path)
+    memory.anchor_held.add(ws.store.path)
 
 
 MACHINE_ERRNOS = frozenset(

@@ -82,7 +82,7 @@ def resume(d: DeliveryContext, dispatch_id: str) -> JsonObject:
     until = session.payload.get("parked_until")
     now = d.ws.now()
     live_pane = pane is not None and not pane.dead
-    end = None if live_pane else native_resume.pane_end(d, dispatch_id, health, pane)
+    end = None if live_pane else reconcile.pane_end(d, dispatch_id, health, pane)
     way = delivery_rules.check_resume(
         session.state, health, pane_live=live_pane, pane_end=end, parked_until=until, now=now
     )

@@ -29,48 +29,17 @@ from oms.domain import delivery as delivery_rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.errors import AuthorityChangedError, InvalidInputError, OmsError, one_line
-from oms.fsio.procinfo import group_alive
 from oms.services.chain import fence, live, liveness
 from oms.services.chain.authority import check_dispatch
 from oms.services.chain.liveness import CONSUMER
 from oms.services.containment import reaper
-from oms.services.delivery import launch, plans, registration
+from oms.services.delivery import launch, plans, reconcile, registration
 from oms.services.delivery import spec as launch_spec
 from oms.services.workspace import SYSTEM_ACTOR
-from oms.store import Record, panefiles
+from oms.store import Record
 
 if TYPE_CHECKING:
-    from oms.adapters.panes import Pane
     from oms.services.delivery.context import DeliveryContext
-
-
-def pane_end(
-    d: DeliveryContext,
-    dispatch_id: str,
-    health: str,
-    pane: Pane | None,
-) -> delivery_rules.End | None:
-    """`domain/delivery.end_of` for the worker's pane as tmux shows it now (None: it has not
-    ended)."""
-    if pane is not None and not pane.dead:
-        return None
-    root = d.ws.store.state.root
-    return delivery_rules.end_of(
-        health=health,
-        pane=None
-        if pane is None
-        else delivery_rules.PaneSeen(
-            pane.pane_id,
-            pane.dead,
-            pane.dead_status,
-            pane.dead_signal,
-            pane.pane_pid,
-        ),
-        registry=panefiles.read_registry(root, dispatch_id) if pane is None else None,
-        ended=panefiles.read_exit(root, dispatch_id),
-        kill=panefiles.read_kill(root, dispatch_id),
-        group_alive=group_alive,
-    )
 
 
 def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
@@ -100,7 +69,7 @@ def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
             session.state,
             health,
             pane_live=False,
-            pane_end=pane_end(d, dispatch_id, health, pane),
+            pane_end=reconcile.pane_end(d, dispatch_id, health, pane),
             parked_until=session.payload.get("parked_until"),
             now=d.ws.now(),
         )

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from oms.adapters import tools
-from oms.adapters.providers import claude, codex, command
+from oms.adapters.providers import REGISTRY
 from oms.adapters.providers.base import LaunchPlan, LaunchRequest, hook_tools
 from oms.canonical import JsonObject, access, operation_nonce
 from oms.domain.config import CREDENTIAL_DEFAULT, NETWORK_DEFAULT
@@ -34,17 +34,15 @@ from oms.services.workspace.instructions import executor_instructions
 from oms.store import Record
 from oms.version import HOOK_CONTRACT
 
-SESSION_MODE = {"codex_goal": "goal", "claude_interactive": "pane", "command": "command"}
-PROVIDER = {"codex_goal": "codex", "claude_interactive": "claude", "command": "command"}
-SURFACE = {
-    "goal": "codex-goal",
-    "claude": "claude-interactive",
-}  # the journal's contact surface (else command)
-COMPATIBLE = {"codex_goal": ("codex", "0.171."), "claude_interactive": ("claude", "2.1.")}
-TOKEN_VARIABLE = {"codex_goal": "OPENAI_API_KEY", "claude_interactive": "ANTHROPIC_API_KEY"}
+# Views of the provider registry (`adapters/providers`), by transport
+SESSION_MODE = {t: p.session_mode for t, p in REGISTRY.items()}
+PROVIDER = {t: p.name for t, p in REGISTRY.items()}
+SURFACE = {p.native_action: p.surface for p in REGISTRY.values()}  # the journal's contact surface
+COMPATIBLE = {t: p.compatible for t, p in REGISTRY.items() if p.compatible is not None}
+TOKEN_VARIABLE = {t: p.token_variable for t, p in REGISTRY.items() if p.token_variable}
 # A role with `credential = "raw"` (ADR 0026): the one variable of the deliverer's environment its
 # CLI may see (Codex without an endpoint takes the user's login file first: `raw_credential`).
-RAW_KEY = {"codex_goal": "OPENAI_API_KEY", "claude_interactive": "ANTHROPIC_API_KEY"}
+RAW_KEY = {t: p.raw_key for t, p in REGISTRY.items() if p.raw_key}
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,13 +117,11 @@ def plan(
         resume=resume,
     )
     host = payload.get("role_network", NETWORK_DEFAULT) != NETWORK_DEFAULT
-    if mode == "codex_goal":
-        return _contained(codex.plan(req), proxy, host)
-    if mode == "claude_interactive":
-        return _contained(claude.plan(req), proxy, host)
-    if mode == "command":
-        return _contained(command.plan(req), None, host)
-    raise InvalidInputError(f"provider mode {mode} cannot run a worker")
+    provider = REGISTRY.get(mode)
+    if provider is None:
+        raise InvalidInputError(f"provider mode {mode} cannot run a worker")
+    route = proxy if provider.token_variable is not None else None  # (a command has no model)
+    return _contained(provider.plan(req), route, host)
 
 
 def raw_credential(

@@ -15,14 +15,13 @@ and no other worker that has not ended still needs it (the conductor's tick does
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 from oms.canonical import access
 from oms.domain.config import CREDENTIAL_DEFAULT, NETWORK_DEFAULT
 from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import FAMILIES
-from oms.errors import OmsError, ProxyError
+from oms.errors import ProxyError, suppress_faults
 from oms.process import child_env
 from oms.services.delivery.plans import TOKEN_VARIABLE, ProxyRoute
 from oms.services.proxy import control as proxy_control
@@ -89,5 +88,5 @@ def refuse_without_credential(ws: Workspace, dispatch: Record, provider_id: str)
 def release(ws: Workspace, dispatch_id: str) -> None:
     """A worker ended: its token goes, and an on-demand proxy no other worker needs stops."""
     proxy_tokens.revoke_token(ws, dispatch_id)
-    with contextlib.suppress(OmsError):  # the worker's end stands; the conductor's tick tries again
+    with suppress_faults():  # the worker's end stands; the conductor's tick tries again
         proxy_control.stop_if_idle(ws)

@@ -16,16 +16,15 @@ records do not know yet (ADR 0009 "Panes"):
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from oms.adapters.panes import Panes
+from oms.adapters.panes import Pane, Panes
 from oms.canonical import JsonObject, access, stable_id
 from oms.domain import delivery as delivery_rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
-from oms.errors import LockHeldError, OmsError
+from oms.errors import LockHeldError, suppress_faults
 from oms.fsio.procinfo import group_alive
 from oms.services.chain import fence, liveness, results
 from oms.services.chain.liveness import CONSUMER
@@ -130,7 +129,7 @@ def reconcile(d: DeliveryContext, dispatch_id: str, *, keep_resumable: bool = Fa
             )
 
         d.move_worker(dispatch_id, decide, op=stable_id("wkr-end", dispatch_id, end.pane_id))
-        with contextlib.suppress(OmsError):  # its token; an on-demand proxy no one needs stops
+        with suppress_faults():  # its token; an on-demand proxy no one needs stops
             proxy_route.release(d.ws, dispatch_id)
 
 
@@ -168,17 +167,30 @@ def _keep_resumable(d: DeliveryContext, dispatch: Record, end: delivery_rules.En
 
     op = stable_id("wkr-end-park", dispatch.record_id, end.pane_id)
     d.move_worker(dispatch.record_id, decide, op=op)
-    with contextlib.suppress(OmsError):  # its token; an on-demand proxy no one needs stops
+    with suppress_faults():  # its token; an on-demand proxy no one needs stops
         proxy_route.release(d.ws, dispatch.record_id)
     return True
 
 
 def _end(d: DeliveryContext, dispatch_id: str) -> delivery_rules.End | None:
     pane = d.panes.observe(dispatch_id)
-    worker = d.worker(dispatch_id)
-    health = str(worker.payload["health"])
-    if (pane is not None and not pane.dead) or health == "stopped":
-        return None  # the common case asks no file
+    health = str(d.worker(dispatch_id).payload["health"])
+    if health == "stopped":
+        return None  # ended already: asks no file
+    return pane_end(d, dispatch_id, health, pane)
+
+
+def pane_end(
+    d: DeliveryContext,
+    dispatch_id: str,
+    health: str,
+    pane: Pane | None,
+) -> delivery_rules.End | None:
+    """`domain/delivery.end_of` for the worker's pane as tmux shows it now (None: it has not
+    ended; a live pane asks no file). The one place an observed pane becomes an end: the
+    reconcile, a resume and a native relaunch all ask it."""
+    if pane is not None and not pane.dead:
+        return None
     root = d.ws.store.state.root
     return delivery_rules.end_of(
         health=health,

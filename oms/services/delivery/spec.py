@@ -26,10 +26,9 @@ from oms.domain import sandbox_limits
 from oms.domain.sandbox_limits import SandboxLimits
 from oms.errors import CheckoutChangedError, NotFoundError
 from oms.fsio import Root
+from oms.limits import LIMITS
 from oms.store.documents import encode_document, parse_document
 from oms.store.panefiles import PANES_DIR, spec_path
-
-SPEC_CAP = 512 * 1024
 
 
 class LaunchSpec(NamedTuple):
@@ -62,7 +61,9 @@ def write(root: Root, spec: JsonObject) -> None:
     root.mkdirs(PANES_DIR)
     with contextlib.suppress(NotFoundError):
         root.unlink(rel)
-    root.publish(rel, encode_document(spec, "launch-spec", rel, SPEC_CAP), mode=0o600)
+    root.publish(
+        rel, encode_document(spec, "launch-spec", rel, LIMITS.launch_spec_bytes), mode=0o600
+    )
 
 
 def discard(root: Root, dispatch_id: str) -> None:
@@ -74,7 +75,7 @@ def discard(root: Root, dispatch_id: str) -> None:
 def consume(root: Root, dispatch_id: str) -> LaunchSpec:
     """Read, validate and remove the spec of `dispatch_id` (it holds a credential: read once)."""
     rel = spec_path(dispatch_id)
-    doc = parse_document(root.read_bytes(rel, SPEC_CAP), "launch-spec", rel)
+    doc = parse_document(root.read_bytes(rel, LIMITS.launch_spec_bytes), "launch-spec", rel)
     root.unlink(rel)
     if doc["dispatch_id"] != dispatch_id:
         raise CheckoutChangedError(f"{rel} names another dispatch")

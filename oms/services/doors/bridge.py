@@ -29,14 +29,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from oms.domain import mcp
 from oms.domain.relay import BRIDGE_TOOLS
+from oms.limits import LIMITS
 from oms.version import __version__
 
 if TYPE_CHECKING:
     from oms.errors import OmsError
     from oms.services.workspace import Workspace
 
-LINE_CAP = 1024 * 1024
-BODY_CAP = 64 * 1024
 INSTRUCTIONS = (
     "oms worker bridge: read_dispatch tells you what to do; acknowledge_dispatch before you start; "
     "record_dispatch_result when you are done, with the commit you made."
@@ -186,10 +185,11 @@ class Tools:
         p = dispatch.payload
         content = ws.store.ticket_content.get(p["ticket_id"], p["ticket_content_sha256"])
         body = str(content["body"])
-        truncated = len(body.encode()) > BODY_CAP
+        truncated = len(body.encode()) > LIMITS.bridge_body_bytes
         if truncated:
             body = (
-                body.encode()[:BODY_CAP].decode("utf-8", "ignore") + "\n[... truncated by oms ...]"
+                body.encode()[: LIMITS.bridge_body_bytes].decode("utf-8", "ignore")
+                + "\n[... truncated by oms ...]"
             )
         from oms.services.workspace.instructions import approved_instructions
 
@@ -319,5 +319,8 @@ class Session:
 
     def oversized(self) -> list[bytes]:
         """The reply to a line over the cap."""
-        error = {"code": mcp.INVALID_REQUEST, "message": f"message longer than {LINE_CAP} bytes"}
+        error = {
+            "code": mcp.INVALID_REQUEST,
+            "message": f"message longer than {LIMITS.bridge_line_bytes} bytes",
+        }
         return [mcp.encode({"jsonrpc": "2.0", "id": None, "error": error})]

@@ -27,10 +27,8 @@ import socket
 import time
 from collections.abc import Callable
 
-from oms.domain.relay import Header, RelayError, fails_closed, parse_header
+from oms.domain.relay import Header, RelayError, encode_answer, parse_header, unanswered
 from oms.services.doors.interface import (
-    DENY_HOOK,
-    SAFE_HOOK,
     BridgeSession,
     BrokerLimits,
     DoorRefusedError,
@@ -267,12 +265,11 @@ class Broker:
 
     # ------------------------------------------------------------------ output and lifetime
     def _safe(self, conn: _Conn) -> bytes:
-        return DENY_HOOK if conn.header is None or fails_closed(conn.header.argv) else SAFE_HOOK
+        return unanswered(None if conn.header is None else conn.header.argv)
 
     def _finish(self, conn: _Conn, out: bytes, err: str = "") -> None:
         if conn.header is not None and conn.header.door == "hook":
-            line = " ".join(err.split())[:300]
-            self._queue(conn, line.encode("utf-8", "replace") + b"\n" + out)
+            self._queue(conn, encode_answer(out, err))
         conn.closing = True
         del conn.inbuf[:]
 

@@ -45,13 +45,15 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from oms.domain.relay import BRIDGE_TOOL_PREFIX, BRIDGE_TOOLS
+from oms.canonical.strict_json import loads_message
+from oms.domain.relay import BRIDGE_TOOL_PREFIX, BRIDGE_TOOLS, UNVERIFIED, denial
+from oms.errors import CanonicalJsonError
+from oms.limits import LIMITS
 
 if TYPE_CHECKING:
     from oms.services.doors.progress import Memo
     from oms.services.workspace import Workspace
 
-STDIN_CAP = 1024 * 1024
 EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
@@ -121,29 +123,14 @@ def parse_args(argv: tuple[str, ...] | list[str]) -> tuple[HookArgs, str]:
     return binding, values["--event"]
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise HookInputError(f"duplicate key {key[:40]!r}")
-        out[key] = value
-    return out
-
-
-def _reject_constant(text: str) -> Any:
-    raise HookInputError(f"{text} is not allowed")
-
-
 def parse_payload(data: bytes) -> dict[str, Any]:
     """The hook payload: one JSON object with the fields oms uses, each of the right type."""
-    if len(data) > STDIN_CAP:
-        raise HookInputError(f"hook input is larger than {STDIN_CAP} bytes")
+    if len(data) > LIMITS.hook_stdin_bytes:
+        raise HookInputError(f"hook input is larger than {LIMITS.hook_stdin_bytes} bytes")
     try:
-        doc = json.loads(
-            data.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_reject_constant
-        )
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise HookInputError(f"hook input is not JSON ({str(exc)[:80]})") from exc
+        doc = loads_message(data)
+    except CanonicalJsonError as exc:
+        raise HookInputError(f"hook input is not JSON ({exc.message[:80]})") from exc
     if not isinstance(doc, dict):
         raise HookInputError("hook input is not a JSON object")
     event = doc.get("hook_event_name")
@@ -159,17 +146,6 @@ def parse_payload(data: bytes) -> dict[str, Any]:
     ):
         raise HookInputError("PreToolUse without a usable tool_name")
     return doc
-
-
-def deny(reason: str) -> dict[str, Any]:
-    """A PreToolUse denial in both CLIs' contract."""
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": reason[:500],
-        }
-    }
 
 
 def tool_allowed(tool: str, allowed: tuple[str, ...]) -> bool:
@@ -196,9 +172,9 @@ def respond(
     event = str(doc["hook_event_name"])
     if event == "PreToolUse":
         if args.provider == "claude" and doc["session_id"] != args.session_id:
-            return deny("oms: Claude Code reported another session id")
+            return denial("oms: Claude Code reported another session id")
         if not tool_allowed(str(doc["tool_name"]), args.allowed_tools):
-            return deny(f"oms: the tool {doc['tool_name']} is not allowed for this worker's role")
+            return denial(f"oms: the tool {doc['tool_name']} is not allowed for this worker's role")
     from oms.canonical import next_after, stable_id
     from oms.domain import gate, sessions
     from oms.domain.fence import FINISHING_TOOLS, Standing
@@ -219,7 +195,7 @@ def respond(
         over = verdict.standing is Standing.OVER  # (over: then ended)
         fence.park(ws, dispatch.record_id, verdict.reason, "oms-hook", over=over)
         notes.append(verdict.reason)
-        return deny(f"oms: {verdict.reason}") if event == "PreToolUse" else {}
+        return denial(f"oms: {verdict.reason}") if event == "PreToolUse" else {}
     if event == "PreToolUse":
         return {}
     try:
@@ -294,7 +270,7 @@ def respond(
             memo.base(latest), hook, has_result=False, acknowledged_at=acknowledged_at, now=ws.now()
         )
     if decided.released:
-        notes.append(f"stop gate released after its cap of {gate.STOP_BLOCK_CAP} blocks in a row")
+        notes.append(f"stop gate released after its cap of {LIMITS.stop_blocks} blocks in a row")
     return {"decision": "block", "reason": STOP_REASON} if decided.hold else {}
 
 
@@ -327,5 +303,5 @@ def answer(
     except Exception as exc:  # noqa: BLE001
         message = getattr(exc, "message", None) or str(exc)
         err = str(message)[:300]
-        out = deny("oms: the hook could not verify this tool call") if fails_closed(argv) else {}
+        out = denial(UNVERIFIED) if fails_closed(argv) else {}
     return (json.dumps(out, separators=(",", ":")) + "\n").encode(), err

@@ -3,30 +3,27 @@ names.
 
 `services/doors/broker.py` serves connections; `services/doors/worker_doors.py` is the worker's
 `Doors`. A door refuses a request with `DoorRefusedError`; a hook that cannot be answered gets
-`SAFE_HOOK`, or `DENY_HOOK` when its command line was registered for PreToolUse or names no event
-(fail closed; `domain/relay.fails_closed`).
+`domain/relay.unanswered` (a denial when its command line was registered for PreToolUse or names no
+event: fail closed).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple, Protocol
 
-SAFE_HOOK = b"{}\n"
-DENY_HOOK = (
-    b'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny",'
-    b'"permissionDecisionReason":"oms: the hook request could not be verified"}}\n'
-)
+from oms.limits import LIMITS
 
 
 class BrokerLimits(NamedTuple):
-    """Bounds on what a relay can make the broker hold or wait for."""
+    """Bounds on what a relay can make the broker hold or wait for (`Limits`' by default; a test
+    shrinks them)."""
 
-    max_connections: int = 16
-    header_s: float = 5.0
-    hook_s: float = 10.0
-    body_cap: int = 1024 * 1024
-    line_cap: int = 1024 * 1024
-    out_cap: int = 8 * 1024 * 1024
+    max_connections: int = LIMITS.broker_connections
+    header_s: float = LIMITS.broker_header_s
+    hook_s: float = LIMITS.broker_hook_s
+    body_cap: int = LIMITS.hook_stdin_bytes
+    line_cap: int = LIMITS.bridge_line_bytes
+    out_cap: int = LIMITS.broker_out_bytes
 
 
 class BridgeSession(Protocol):

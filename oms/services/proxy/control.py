@@ -4,7 +4,8 @@
 memory-file descriptor (never argv or environment): HMAC(state key, fresh nonce), so the key is
 stored nowhere and only the nonce is recorded. The child binds 127.0.0.1, writes its port to a pipe
 and serves. The parent trusts it only once it answers a fresh random challenge with HMAC(key,
-challenge) within `START_TIMEOUT_S` — a process that merely listens on the port is not the proxy —
+challenge) within `Limits.proxy_start_s` — a process that merely listens on the port is not the
+proxy —
 and then records `proxy/proxy.json` (pid, start ticks, boot id, port, nonce). `status` checks the
 process and the handshake again. `stop` signals only the process whose pid, start time and boot all
 match the record (a pidfd: `kill_exact`), SIGTERM then SIGKILL after `STOP_GRACE_S`; a record whose
@@ -22,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
-import json
 import os
 import secrets
 import select
@@ -36,11 +36,20 @@ from dataclasses import dataclass, replace
 from typing import TextIO, cast
 
 from oms.canonical import JsonObject, access
+from oms.canonical.strict_json import loads_foreign
 from oms.domain import proxy as proxy_rules
 from oms.domain.routing import Cooldown, Provider
-from oms.errors import AlreadyExistsError, ConflictError, LockHeldError, OmsError, ProxyError
+from oms.errors import (
+    AlreadyExistsError,
+    ConflictError,
+    LockHeldError,
+    OmsError,
+    ProxyError,
+    suppress_faults,
+)
 from oms.fsio import locks
 from oms.fsio.procinfo import ProcessIdentity, is_alive
+from oms.limits import LIMITS
 from oms.process import child_env, data_fd, is_frozen, kill_exact, reap, start_detached
 from oms.services.chain import providers as _providers
 from oms.services.proxy import credentials as proxy_credentials
@@ -58,10 +67,7 @@ from oms.store.stateroot import KEY
 RECORD = "proxy/proxy.json"
 LOG = "proxy/proxy.log"
 START_LOCK = "proxy/start.lock"  # one `oms proxy start` at a time
-RECORD_BYTES = 4096
-START_TIMEOUT_S = 10.0
 STOP_GRACE_S = 5.0
-HELLO_TIMEOUT_S = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +98,7 @@ def hello_key(ws: Workspace, nonce: str) -> bytes:
     ).digest()
 
 
-def challenge(port: int, key: bytes, timeout: float = HELLO_TIMEOUT_S) -> bool:
+def challenge(port: int, key: bytes, timeout: float = LIMITS.proxy_hello_s) -> bool:
     """Does whatever listens on 127.0.0.1:`port` answer a fresh challenge as only the proxy holding
     `key` can?"""
     nonce = secrets.token_hex(16)
@@ -102,7 +108,7 @@ def challenge(port: int, key: bytes, timeout: float = HELLO_TIMEOUT_S) -> bool:
     )  # never through an HTTP proxy
     try:
         with opener.open(url, timeout=timeout) as response:
-            doc = json.loads(response.read(4096))
+            doc = loads_foreign(response.read(4096))
     except (OSError, ValueError):
         return False
     expected = proxy_rules.hello_answer(key, nonce)
@@ -122,7 +128,7 @@ def status(ws: Workspace) -> Status:
     """What runs now, checked: the recorded process and the handshake."""
     root = ws.store.state.root
     try:
-        data = root.read_optional(RECORD, RECORD_BYTES)
+        data = root.read_optional(RECORD, LIMITS.proxy_record_bytes)
         doc = None if data is None else parse_document(data, "proxy-record", RECORD)
     except OmsError as exc:  # it may name a proxy still running: never start a second one beside it
         return Status("unreadable", None, f"{RECORD} cannot be read: {exc.message}")
@@ -177,7 +183,7 @@ def ensure(ws: Workspace) -> Status:
     named, never replaced (`oms proxy stop` first)."""
     root = ws.store.state.root
     root.mkdirs("proxy")
-    with locks.acquire_waiting(root, START_LOCK, START_TIMEOUT_S + STOP_GRACE_S):
+    with locks.acquire_waiting(root, START_LOCK, LIMITS.proxy_start_s + STOP_GRACE_S):
         found = status(ws)
         if found.state == "running":
             return found
@@ -198,7 +204,7 @@ def stop_if_idle(ws: Workspace) -> Status | None:
         return None  # a launch is starting it: it is needed
     with held:
         try:
-            data = root.read_optional(RECORD, RECORD_BYTES)
+            data = root.read_optional(RECORD, LIMITS.proxy_record_bytes)
             doc = None if data is None else parse_document(data, "proxy-record", RECORD)
         except OmsError:
             return None  # unreadable: `status` says so; nothing is signalled
@@ -245,14 +251,14 @@ def _start(ws: Workspace, *, on_demand: bool = False) -> Status:
         for fd in (secret, ready_w, log):
             os.close(fd)
     try:
-        port = _port(ready_r, time.monotonic() + START_TIMEOUT_S)
+        port = _port(ready_r, time.monotonic() + LIMITS.proxy_start_s)
     finally:
         os.close(ready_r)
     try:
         if port is None or not challenge(port, key):
             raise ProxyError(
                 f"the proxy (pid {who.pid}) did not answer the "
-                f"handshake within {START_TIMEOUT_S:g}s"
+                f"handshake within {LIMITS.proxy_start_s:g}s"
             )
         doc: JsonObject = {
             "format": 1,
@@ -265,7 +271,9 @@ def _start(ws: Workspace, *, on_demand: bool = False) -> Status:
             **({"on_demand": True} if on_demand else {}),
         }
         try:
-            root.publish(RECORD, encode_document(doc, "proxy-record", RECORD, RECORD_BYTES))
+            root.publish(
+                RECORD, encode_document(doc, "proxy-record", RECORD, LIMITS.proxy_record_bytes)
+            )
         except AlreadyExistsError as exc:
             raise ConflictError("another `oms proxy start` recorded its proxy first") from exc
     except BaseException:
@@ -352,7 +360,9 @@ def serve(ws: Workspace, secret_fd: int, ready_fd: int, port: int | None = None)
         os.close(secret_fd)
     root = ws.store.state.root
     sys.stderr = cast("TextIO", proxy_watch.CappedLog(root, LOG))  # the log, bounded
-    watch = proxy_watch.Watch(root, RECORD, RECORD_BYTES, START_LOCK)  # (before the lock is waited)
+    watch = proxy_watch.Watch(
+        root, RECORD, LIMITS.proxy_record_bytes, START_LOCK
+    )  # (before the lock is waited)
     with proxy_watch.serve_lock(root):  # one proxy per state root, taken before it listens
         _serve(ws, key, ready_fd, watch, port)
 
@@ -372,7 +382,7 @@ def _serve(
         server = ProxyServer(settings, configured)
     doors = Doors(server, ws.store.state.root, ws.store.sandboxes())  # one per token
     server.on_hello = doors.keep  # a launch's handshake finds its door open (ADR 0026)
-    with contextlib.suppress(OmsError):  # (a failure here is the door thread's to retry)
+    with suppress_faults():  # (a failure here is the door thread's to retry)
         doors.root.mkdirs(DOORS)
         doors.keep()  # every token's door is live before the proxy answers (a recorded one has all)
     threading.Thread(target=doors.run, name="oms-proxy-doors", daemon=True).start()

@@ -30,6 +30,7 @@ from oms.domain.codex_login import NO_KEY, Missing, UpstreamAuth
 from oms.domain.routing import Provider
 from oms.errors import OmsError
 from oms.fsio.outside import file_signature, read_user_file
+from oms.limits import LIMITS
 
 _ENV_KEY = re.compile(
     r"[!-~]{1,8192}"
@@ -85,7 +86,7 @@ class CodexLogin:
             elif signature != self._seen:
                 try:
                     self._doc = codex_login.parse(
-                        read_user_file(self._path, codex_login.MAX_AUTH_BYTES)
+                        read_user_file(self._path, LIMITS.codex_auth_bytes)
                     )
                 except OmsError:
                     self._doc = None

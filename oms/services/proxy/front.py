@@ -17,7 +17,6 @@ open by then, ADR 0026); a launch waits for its door (`wait_for_door`).
 
 from __future__ import annotations
 
-import contextlib
 import socket
 import socketserver
 import sys
@@ -26,7 +25,7 @@ import time
 from dataclasses import replace
 
 from oms.canonical.ids import OPAQUE_ID, check
-from oms.errors import OmsError, ProxyError
+from oms.errors import OmsError, ProxyError, suppress_faults
 from oms.fsio import Root
 from oms.limits import LIMITS
 from oms.services.proxy import tokens as proxy_tokens
@@ -142,7 +141,7 @@ class Doors:
 
     def _close(self, dispatch_id: str) -> None:
         door = self.open.pop(dispatch_id)
-        with contextlib.suppress(OmsError):
+        with suppress_faults():
             self.root.remove_socket(door_path(dispatch_id))
             self.root.remove_empty_dir(door_dir(dispatch_id))
 

@@ -1,9 +1,9 @@
 """What keeps one worker from taking the model proxy from the others (issue 13, ADR 0020, round 3).
 
-- `Deadlines`: a request's line, headers and body must all arrive within `HEADER_TIMEOUT_S` of the
-  moment the connection waits for it (a new connection, or the end of the previous answer on a
-  kept-alive one); a watchdog shuts a connection down once its deadline passes. A per-read timeout
-  alone let a sender that dribbles a byte every few seconds keep its connection for ever.
+- `Deadlines`: a request's line, headers and body must all arrive within `Limits.proxy_header_s`
+  of the moment the connection waits for it (a new connection, or the end of the previous answer
+  on a kept-alive one); a watchdog shuts a connection down once its deadline passes. A per-read
+  timeout alone let a sender that dribbles a byte every few seconds keep its connection for ever.
 - `Held`: the request bodies the proxy holds at once, in bytes: at most `PER_DISPATCH` for one
   dispatch and `TOTAL` for all (a body is counted from its announced length, a chunked one at the
   bound, before a byte of it is read, until its answer is done); beyond, the request is refused with
@@ -18,9 +18,9 @@ import threading
 import time
 from collections.abc import Callable
 
-HEADER_TIMEOUT_S = 10.0
+from oms.limits import LIMITS
+
 WATCH_EVERY_S = 0.25
-TOTAL_HELD_BYTES = 512 * 1024 * 1024
 
 
 class Deadlines:
@@ -34,7 +34,7 @@ class Deadlines:
         self._thread = threading.Thread(target=self._watch, name="oms-proxy-deadlines", daemon=True)
         self._thread.start()
 
-    def arm(self, conn: socket.socket, seconds: float = HEADER_TIMEOUT_S) -> None:
+    def arm(self, conn: socket.socket, seconds: float = LIMITS.proxy_header_s) -> None:
         """`conn` must deliver its request within `seconds` from now."""
         with self._lock:
             self._due[id(conn)] = (conn, self._clock() + seconds)
@@ -69,7 +69,7 @@ class Deadlines:
 class Held:
     """Request-body bytes held, per dispatch and in all."""
 
-    def __init__(self, per_dispatch: int, total: int = TOTAL_HELD_BYTES) -> None:
+    def __init__(self, per_dispatch: int, total: int = LIMITS.proxy_held_bytes) -> None:
         self.per_dispatch = per_dispatch
         self.total = total
         self._lock = threading.Lock()

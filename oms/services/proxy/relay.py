@@ -4,10 +4,10 @@
 The request body was read whole (it is bounded); the answer never is: each piece the upstream sends
 passes the usage reader (`domain/proxy_usage.py`), then is written to the worker as one HTTP chunk
 and flushed. A worker that hangs up does not end the reading: the answer is read to its end
-(`DRAIN_S`, `DRAIN_BYTES` at most) so its usage is counted; an answer whose last usage never came is
-charged the output its request asked for (`Answer.final`). Only an error answer's first
-`MAX_ERROR_BODY` bytes are held, to see whether it calls for a cooldown before the worker sees it. A
-new upstream connection serves each request.
+(`DRAIN_S`, `Limits.proxy_drain_bytes` at most) so its usage is counted; an answer whose last
+usage never came is charged the output its request asked for (`Answer.final`). Only an error
+answer's first `Limits.proxy_error_body_bytes` bytes are held, to see whether it calls for a
+cooldown before the worker sees it. A new upstream connection serves each request.
 """
 
 from __future__ import annotations
@@ -23,13 +23,11 @@ from io import BufferedIOBase
 from urllib.parse import urlsplit
 
 from oms.domain import proxy as proxy_rules
-from oms.domain import proxy_limits as limits
 from oms.domain import proxy_usage as counting
+from oms.limits import LIMITS
 
-UPSTREAM_TIMEOUT_S = 600.0  # connect, and every read of the answer (a model may think for minutes)
 # a worker hung up: its answer is still read to its end (its usage counted), this long at most
 DRAIN_S = 120.0
-DRAIN_BYTES = 64 * 1024 * 1024
 READ_SIZE = 65536
 _NO_BODY = (204, 304)
 
@@ -95,10 +93,12 @@ def _connect(base: str) -> tuple[http.client.HTTPConnection, str, str]:
     if parts.scheme == "https":
         context = ssl.create_default_context()
         conn = http.client.HTTPSConnection(
-            parts.hostname, parts.port, timeout=UPSTREAM_TIMEOUT_S, context=context
+            parts.hostname, parts.port, timeout=LIMITS.proxy_upstream_s, context=context
         )
     else:
-        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=UPSTREAM_TIMEOUT_S)
+        conn = http.client.HTTPConnection(
+            parts.hostname, parts.port, timeout=LIMITS.proxy_upstream_s
+        )
     return conn, parts.netloc, parts.path.rstrip("/")
 
 
@@ -156,8 +156,8 @@ def _stream(
     headers = list(response.getheaders())
     held = b""
     if status >= 400:
-        while len(held) < limits.MAX_ERROR_BODY and (
-            piece := response.read1(limits.MAX_ERROR_BODY - len(held))
+        while len(held) < LIMITS.proxy_error_body_bytes and (
+            piece := response.read1(LIMITS.proxy_error_body_bytes - len(held))
         ):
             held += piece
         on_error(status, held, {k.lower(): v for k, v in headers})
@@ -190,7 +190,7 @@ def _stream(
                 drained += len(piece)
             if gone_at is not None:
                 left = DRAIN_S - (time.monotonic() - gone_at)
-                if left <= 0 or drained > DRAIN_BYTES:
+                if left <= 0 or drained > LIMITS.proxy_drain_bytes:
                     break
                 if conn.sock is not None:
                     conn.sock.settimeout(left)
@@ -223,7 +223,7 @@ class _Reader:
             self.sse.feed(piece)
         elif self.whole is not None:
             self.whole += piece
-            if len(self.whole) > counting.MAX_USAGE_JSON:
+            if len(self.whole) > LIMITS.proxy_usage_json_bytes:
                 self.whole = None
 
     @property

@@ -32,22 +32,18 @@ from oms.services.proxy import body as proxy_body
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.proxy.book import Book, failure, note
 from oms.services.proxy.credentials import credential_key
-from oms.services.proxy.guards import HEADER_TIMEOUT_S, Deadlines, Held
+from oms.services.proxy.guards import Deadlines, Held
 from oms.services.proxy.relay import Answer, Downstream, Outgoing, relay
 from oms.services.proxy.rests import Rests
 from oms.services.proxy.settings import Settings
 
 FLUSH_S = 1.0
-CLIENT_TIMEOUT_S = 900.0
-MAX_CONNECTIONS = (
-    256  # open connections at once on the TCP port (a sandbox has its own door and share)
-)
 
 
 class ProxyServer(ThreadingHTTPServer):
-    """The server: 127.0.0.1 only, a thread per connection (at most `MAX_CONNECTIONS` at once: one
-    more is closed at once, so idle or slow connections cannot take every descriptor), the usage
-    book flushed once a second."""
+    """The server: 127.0.0.1 only, a thread per connection (at most `Limits.proxy_connections` at
+    once: one more is closed at once, so idle or slow connections cannot take every descriptor),
+    the usage book flushed once a second."""
 
     daemon_threads = True
     request_queue_size = 64
@@ -55,8 +51,8 @@ class ProxyServer(ThreadingHTTPServer):
     def process_request(
         self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
     ) -> None:
-        """Serve the connection in its thread, unless `MAX_CONNECTIONS` are open already (closed at
-        once)."""
+        """Serve the connection in its thread, unless `Limits.proxy_connections` are open already
+        (closed at once)."""
         if not self._slots.acquire(blocking=False):
             self.shutdown_request(request)
             return
@@ -78,7 +74,7 @@ class ProxyServer(ThreadingHTTPServer):
 
     def __init__(self, settings: Settings, port: int) -> None:
         self.settings = settings
-        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self._slots = threading.BoundedSemaphore(LIMITS.proxy_connections)
         self.deadlines = Deadlines()
         self.held = Held(2 * settings.max_request_bytes)
         self.in_flight: dict[
@@ -106,7 +102,7 @@ class ProxyServer(ThreadingHTTPServer):
         return int(self.server_address[1])
 
     def take_slot(self) -> bool:
-        """One of the `MAX_CONNECTIONS` slots, if one is free."""
+        """One of the `LIMITS.proxy_connections` slots, if one is free."""
         return self._slots.acquire(blocking=False)
 
     def give_slot(self) -> None:
@@ -137,17 +133,17 @@ def _auth_of(credential: UpstreamAuth) -> str:
 
 class Handler(BaseHTTPRequestHandler):
     """One worker connection: its request line, headers and body must all arrive within
-    `HEADER_TIMEOUT_S` of the moment it waits for them (`proxy_guards.Deadlines`: a slow, dribbling
-    or idle sender is closed); the upstream's answer may take `CLIENT_TIMEOUT_S`. On a sandbox's
-    door (`proxy_front.Door`) only that door's dispatch's token counts."""
+    `Limits.proxy_header_s` of the moment it waits for them (`proxy_guards.Deadlines`: a slow,
+    dribbling or idle sender is closed); the upstream's answer may take `Limits.proxy_client_s`. On
+    a sandbox's door (`proxy_front.Door`) only that door's dispatch's token counts."""
 
     protocol_version = "HTTP/1.1"
-    timeout = HEADER_TIMEOUT_S
+    timeout = LIMITS.proxy_header_s
     server: ProxyServer  # (or a `proxy_front.Door`, which has the same parts)
 
     def handle_one_request(self) -> None:
         """One request, its line, headers and body under the deadline."""
-        self.connection.settimeout(HEADER_TIMEOUT_S)
+        self.connection.settimeout(LIMITS.proxy_header_s)
         self.server.deadlines.arm(self.connection)
         try:
             super().handle_one_request()
@@ -219,7 +215,7 @@ class Handler(BaseHTTPRequestHandler):
             self.server.deadlines.disarm(
                 self.connection
             )  # the request is in: the answer may take its time
-            self.connection.settimeout(CLIENT_TIMEOUT_S)
+            self.connection.settimeout(LIMITS.proxy_client_s)
             self._answer(s, route, provider, grant, body)
         finally:
             self.server.held.give(grant.dispatch_id, size)
@@ -240,7 +236,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         lock = self.server.dispatch_lock(grant.dispatch_id)
         if not lock.acquire(
-            timeout=CLIENT_TIMEOUT_S
+            timeout=LIMITS.proxy_client_s
         ):  # one request of a budgeted dispatch at a time
             self._refuse(
                 429, "oms_token_budget", "another request of this dispatch is still in flight"

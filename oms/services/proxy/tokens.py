@@ -17,7 +17,6 @@ which the next proxy charges (`read_usage(..., charged=True)`).
 
 from __future__ import annotations
 
-import contextlib
 import re
 import secrets
 from dataclasses import dataclass
@@ -28,16 +27,21 @@ from oms.domain import proxy as proxy_rules
 from oms.domain import proxy_usage as counting
 from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import FAMILIES
-from oms.errors import AlreadyExistsError, NotFoundError, OmsError, RecordNotFoundError
+from oms.errors import (
+    AlreadyExistsError,
+    NotFoundError,
+    OmsError,
+    RecordNotFoundError,
+    suppress_faults,
+)
 from oms.fsio import Root
+from oms.limits import LIMITS
 from oms.services.workspace import Workspace
 from oms.store.documents import encode_document, parse_document
 from oms.store.records import Record, RecordStore
 
 TOKENS = "proxy/tokens"
 USAGE = "proxy/usage"
-TOKEN_BYTES = 4096
-USAGE_BYTES = 4096
 _SEQUENCE = re.compile(r"([1-9][0-9]{0,15})\.json")
 
 
@@ -72,7 +76,7 @@ def issue_token(
             f"no provider {provider_id} is configured", hint="see `oms provider show`"
         )
     found = None
-    with contextlib.suppress(OmsError):
+    with suppress_faults():
         found = ws.store.records("dispatch").read_if_exists(check(dispatch_id, "dispatch id"))
     if role_id is None and found is not None:
         role_id = access.text_or_none(found.payload, "role_id")
@@ -89,7 +93,7 @@ def issue_token(
     if found is not None and found.payload.get("provider_id", _implicit(found)) == provider_id:
         doc["approved_endpoint"] = found.payload.get("model_endpoint")
     rel = token_path(dispatch_id)
-    data = encode_document(doc, "proxy-token", rel, TOKEN_BYTES)
+    data = encode_document(doc, "proxy-token", rel, LIMITS.proxy_token_bytes)
     root = ws.store.state.root
     root.mkdirs(TOKENS)
     for _ in range(4):
@@ -149,7 +153,7 @@ def grant_of(root: Root, key: str | None) -> Grant | None:
         return None
     rel = token_path(presented.dispatch_id)
     try:
-        data = root.read_optional(rel, TOKEN_BYTES)
+        data = root.read_optional(rel, LIMITS.proxy_token_bytes)
         doc = None if data is None else parse_document(data, "proxy-token", rel)
     except OmsError:
         return None
@@ -190,7 +194,7 @@ def read_usage(
     for sequence in reversed(_sequences(root, dispatch_id)):
         rel = f"{USAGE}/{dispatch_id}/{sequence}.json"
         try:
-            doc = parse_document(root.read_bytes(rel, USAGE_BYTES), "proxy-usage", rel)
+            doc = parse_document(root.read_bytes(rel, LIMITS.proxy_usage_bytes), "proxy-usage", rel)
         except OmsError:
             continue
         usage = counting.Usage(
@@ -234,7 +238,7 @@ def write_usage(
         doc["pending_output_tokens"] = pending.output_tokens
     root.mkdirs(rel_dir)
     rel = f"{rel_dir}/{sequence + 1}.json"
-    data = encode_document(doc, "proxy-usage", rel, USAGE_BYTES)
+    data = encode_document(doc, "proxy-usage", rel, LIMITS.proxy_usage_bytes)
     try:  # (no fsync: it must outlive the proxy's death — the kernel keeps it —, not the machine's)
         root.publish(rel, data, durable=False)
     except AlreadyExistsError:

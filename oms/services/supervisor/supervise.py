@@ -35,7 +35,6 @@ milliseconds: `reaper.end_strays`).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import time
@@ -44,8 +43,15 @@ from collections.abc import Callable
 from oms.adapters import cgroups, seccomp
 from oms.adapters.sandbox import command_args, exec_marked
 from oms.canonical import JsonObject, now
+from oms.canonical.strict_json import loads_foreign
 from oms.domain.cgroups import identity
-from oms.errors import AuthorityChangedError, CgroupUnavailableError, OmsError, one_line
+from oms.errors import (
+    AuthorityChangedError,
+    CgroupUnavailableError,
+    OmsError,
+    one_line,
+    suppress_faults,
+)
 from oms.fsio import ProcessIdentity, Root
 from oms.fsio.outside import remove_empty_dirs, reserve_descriptor
 from oms.fsio.procinfo import boot_id, start_ticks
@@ -63,7 +69,6 @@ from oms.store.panefiles import log_path, write_exit
 from oms.store.sandboxes import broker_rel
 
 GRACE_S = 2.0
-LOG_CAP = 1024 * 1024
 WATCHED = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)
 TERMINAL_KEYS = ("TERM", "COLORTERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
 Ended = tuple[int | None, int | None, str | None]  # (status, signal, detail)
@@ -94,7 +99,7 @@ def supervise(state_root: str, dispatch_id: str) -> int:
                 why, hint=f"`oms worker observe {dispatch_id}` shows its end"
             )
         log_fd = root.open_log(log_path(dispatch_id))
-        budget = [LOG_CAP]
+        budget = [LIMITS.supervisor_log_bytes]
 
         def log(line: str) -> None:
             write_log_line(log_fd, budget, line)
@@ -387,11 +392,13 @@ class _Run:
 
     def end_sandbox(self) -> bool:
         """Kill the sandbox's init if that exact process still runs (by the identity this run
-        holds), and forget its record; True if it had to be killed. Never raises."""
+        holds), and forget its record; True if it had to be killed. Raises only for an attack
+        (`errors.ATTACKS`)."""
         killed = self.init is not None and kill_exact(self.init)
-        with contextlib.suppress(OmsError, OSError):
-            killed = reaper.end_sandbox(self.root, self.spec.dispatch_id) or killed
-        return killed
+        ended = False
+        with suppress_faults(OmsError, OSError):  # an attack is not swallowed: it propagates
+            ended = reaper.end_sandbox(self.root, self.spec.dispatch_id)
+        return ended or killed
 
 
 def _child_pid(data: bytes) -> int | None:
@@ -399,7 +406,7 @@ def _child_pid(data: bytes) -> int | None:
     pid)."""
     head = data.split(b"\n", 1)[0] if b"\n" in data else b""
     try:
-        doc = json.loads(head) if head else None
+        doc = loads_foreign(head) if head else None
     except ValueError:
         return None
     pid = doc.get("child-pid") if isinstance(doc, dict) else None

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from oms.fsio import Root
 
 INSTRUCTIONS_PATH = ".agents/agents/executor.md"
-INSTRUCTIONS_CAP = 16 * 1024
 ACTIVATION_TEXT = (
     "You are an oms worker. Call the read_dispatch tool of the oms_worker server, then "
     "acknowledge_dispatch, do the work in this worktree (you cannot commit: oms does), then call "
@@ -81,7 +80,7 @@ def committed_config(config_root: str) -> Config:
 
 def flatten_instructions(data: bytes | None) -> str:
     """The instructions as one ASCII line (they go on an agent's command line), or oms's default."""
-    text = "" if data is None else data[:INSTRUCTIONS_CAP].decode("utf-8", "replace")
+    text = "" if data is None else data[: LIMITS.instructions_bytes].decode("utf-8", "replace")
     flat = " ".join(text.split())
     if flat and not flat.isascii():
         raise ConfigError(
@@ -109,7 +108,7 @@ def uncommitted(config_root: str, repo: Root, head: Head | None = None) -> list[
         found += _config_fields(head_config, working)
     head_text = _head(config_root, INSTRUCTIONS_PATH, head)
     try:
-        working_text = repo.read_optional(INSTRUCTIONS_PATH, INSTRUCTIONS_CAP)
+        working_text = repo.read_optional(INSTRUCTIONS_PATH, LIMITS.instructions_bytes)
     except OmsError:  # too large, a link, not ours: not what HEAD holds either way
         working_text = b"\x00unreadable"
     if working_text != head_text:

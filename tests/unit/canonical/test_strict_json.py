@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from oms.canonical import dumps, loads, loads_canonical, loads_object
-from oms.canonical.strict_json import MAX_SAFE_INT, check_profile
+from oms.canonical.strict_json import MAX_SAFE_INT, check_profile, loads_foreign, loads_message
 from oms.errors import CanonicalJsonError
 from tests.strategies import profile_values, safe_ints, texts
 
@@ -147,3 +147,42 @@ def test_value_objects_are_never_json() -> None:
     for value in (Next("open", {}), LIMITS, {"nested": [Next("open", {})]}):
         with pytest.raises(CanonicalJsonError, match="not a JSON value"):
             dumps(value)
+
+
+# --- messages (a hook's stdin, an MCP line): any JSON, but no duplicate keys and no NaN
+
+message_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(message_values)
+def test_a_message_round_trips(value: object) -> None:
+    assert loads_message(json.dumps(value).encode()) == value
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b'{"a":1,"a":2}', b'[{"k":{"x":1,"x":1}}]', b"NaN", b'{"a":Infinity}', b"[-Infinity]"],
+)
+def test_a_message_with_a_duplicate_key_or_a_constant_is_refused(data: bytes) -> None:
+    with pytest.raises(CanonicalJsonError):
+        loads_message(data)
+
+
+@pytest.mark.parametrize("data", [b"\xff{}", b"{", b"[" * 100_000, b"1" * 5000])
+def test_a_message_that_is_not_json_raises_the_one_error(data: bytes) -> None:
+    with pytest.raises(CanonicalJsonError):
+        loads_message(data)
+
+
+def test_a_foreign_document_is_read_as_python_reads_it() -> None:
+    assert loads_foreign(b'{"a":1.5,"a":2}') == {"a": 2}
+    with pytest.raises(ValueError):
+        loads_foreign(b"{")

@@ -16,8 +16,9 @@ from oms.canonical import parse_ts
 from oms.domain import codex_login, proxy, proxy_limits
 from oms.domain.codex_login import Missing, UpstreamAuth
 from oms.domain.config import parse_config
-from oms.domain.routing import MAX_COOLDOWN_S, Routing
+from oms.domain.routing import Routing
 from oms.errors import ConfigError, SchemaValidationError
+from oms.limits import LIMITS
 from tests.strategies import profile_values
 from tests.unit.domain.test_proxy import CONFIG
 
@@ -154,7 +155,7 @@ def test_a_chatgpt_login_goes_to_the_backends_codex_api_unless_an_endpoint_is_se
             {"type": "usage_limit_reached", "resets_at": NOW_S - 50},
             1,
         ),  # already past: the least rest
-        ({"type": "usage_limit_reached", "resets_at": NOW_S + 10**9}, MAX_COOLDOWN_S),
+        ({"type": "usage_limit_reached", "resets_at": NOW_S + 10**9}, LIMITS.cooldown_max_s),
         ({"type": "usage_limit_reached", "resets_at": "soon"}, None),
         ({"type": "usage_limit_reached", "resets_at": True}, None),
         ({"type": "usage_limit_reached"}, None),
@@ -185,7 +186,7 @@ def test_a_reset_in_the_body_counts_only_with_a_limit_type_and_after_the_headers
 @given(st.binary(max_size=300), st.integers(min_value=0, max_value=599))
 def test_no_error_body_crashes_the_limit_reader(body: bytes, status: int) -> None:
     found = proxy_limits.body_reset_s(body, NOW)
-    assert found is None or 1 <= found <= MAX_COOLDOWN_S
+    assert found is None or 1 <= found <= LIMITS.cooldown_max_s
     proxy_limits.cooldown_for(status, body, {}, NOW, ROUTING)
 
 

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from oms.canonical import access, add_ms, parse_ts
-from oms.domain import gate
-from oms.domain.gate import BEAT_MS, STOP_BLOCK_CAP, Hook, after, worth_writing
+from oms.domain.gate import BEAT_MS, Hook, after, worth_writing
+from oms.limits import LIMITS
 
 T0 = "2026-11-30T00:00:00.000Z"
 EVENTS = ["SessionStart", "UserPromptSubmit", "Stop"]
@@ -76,7 +76,7 @@ def test_the_gate_holds_no_more_than_its_cap_in_a_row_and_then_stays_open(
         else:
             run = run + 1 if active else 1
             assert done.payload["stop_blocks"] == run
-            assert done.hold == (not active or run <= STOP_BLOCK_CAP)
+            assert done.hold == (not active or run <= LIMITS.stop_blocks)
         open_ = open_ or (event == "Stop" and not done.hold)
 
 
@@ -119,7 +119,7 @@ def test_turns_count_every_stop_without_a_result_and_nothing_resets_them(
         capped = (
             before["agent_stopped_at"] is None
             and done.hold is False
-            and done.payload["stop_blocks"] > STOP_BLOCK_CAP
+            and done.payload["stop_blocks"] > LIMITS.stop_blocks
         )
         assert (done.no_result is not None) == (turns >= most or (provider == "claude" and capped))
         if done.no_result is not None:
@@ -149,7 +149,7 @@ def test_a_session_recorded_before_the_bound_gets_the_defaults() -> None:
         "native_session_ref": "s-1",
     }
     stop = Hook("Stop", "codex", "thread-1")
-    for _ in range(gate.MAX_TURNS_WITHOUT_RESULT - 1):
+    for _ in range(LIMITS.turns_without_result - 1):
         done = after(payload, stop, has_result=False, acknowledged_at=None, now=T0)
         assert done.no_result is None
         payload = done.payload

@@ -14,8 +14,9 @@ from oms.canonical import add_ms, parse_ts
 from oms.domain import proxy, proxy_limits, proxy_usage
 from oms.domain.codex_login import UpstreamAuth
 from oms.domain.config import parse_config
-from oms.domain.routing import MAX_COOLDOWN_S, Routing
+from oms.domain.routing import Routing
 from oms.errors import ConfigError
+from oms.limits import LIMITS
 
 NOW = "2026-03-01T12:00:00.000Z"
 ROUTING = Routing({})
@@ -159,7 +160,7 @@ def test_duration_s(text: str, want: float | None) -> None:
         ),
         ({"x-ratelimit-reset-requests": "1s", "x-ratelimit-reset-tokens": "6m0s"}, 360),
         ({"retry-after": "10", "x-ratelimit-reset-tokens": "6m0s"}, 10),  # Retry-After wins
-        ({"retry-after": "999999999"}, MAX_COOLDOWN_S),
+        ({"retry-after": "999999999"}, LIMITS.cooldown_max_s),
         ({"retry-after": "0"}, 1),
         ({"anthropic-ratelimit-tokens-reset": "2020-01-01T00:00:00Z"}, 1),  # a past reset: at once
         ({"x-ratelimit-reset-tokens": "soon"}, None),
@@ -178,7 +179,7 @@ def test_stated_reset_s(headers: dict[str, str], want: int | None) -> None:
 )
 def test_a_stated_reset_is_always_bounded(headers: dict[str, str]) -> None:
     found = proxy_limits.stated_reset_s(headers, NOW)
-    assert found is None or 1 <= found <= MAX_COOLDOWN_S
+    assert found is None or 1 <= found <= LIMITS.cooldown_max_s
 
 
 def test_cooldown_for() -> None:
@@ -223,7 +224,7 @@ def test_cooldown_for_never_raises_and_stays_bounded(status: int, body: bytes, r
     if status == 429:
         assert found is not None
     if found is not None:
-        assert parse_ts(NOW) < parse_ts(found.until) <= parse_ts(NOW) + MAX_COOLDOWN_S * 1000
+        assert parse_ts(NOW) < parse_ts(found.until) <= parse_ts(NOW) + LIMITS.cooldown_max_s * 1000
 
 
 def test_hello_answer_takes_only_hex_challenges() -> None:
@@ -275,7 +276,9 @@ def test_sse_usage_of_the_responses_api_and_of_junk() -> None:
     assert reader.usage == proxy_usage.Usage(5, 2)
     junk = proxy_usage.SseUsage()
     junk.feed(
-        b"data: {not json\n\ndata: [1]\n\ndata: " + b"x" * (proxy_usage.MAX_SSE_LINE + 10) + b"\n\n"
+        b"data: {not json\n\ndata: [1]\n\ndata: "
+        + b"x" * (LIMITS.proxy_sse_line_bytes + 10)
+        + b"\n\n"
     )
     junk.feed(
         b'data: {"type":"message_start","message":{"usage":{"input'
@@ -333,7 +336,7 @@ sandbox = "ticket-worktree-write"
 
 def test_config_proxy_table_key_env_and_budget() -> None:
     plain = parse_config(CONFIG)
-    assert (plain.proxy.port, plain.proxy.max_request_bytes) == (0, proxy.MAX_REQUEST_BYTES)
+    assert (plain.proxy.port, plain.proxy.max_request_bytes) == (0, LIMITS.proxy_request_bytes)
     assert plain.roles["a.worker"].token_budget is None
     text = CONFIG.replace(
         b'transport = "claude_interactive"\n',

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from oms.canonical import add_ms, parse_ts
 from oms.domain import routing as r
+from oms.limits import LIMITS
 
 NOW = "2026-12-01T10:00:00.000Z"
 LATER = "2026-12-01T10:30:00.000Z"
@@ -198,7 +199,7 @@ def test_the_choice_always_obeys_every_rule(
 def test_a_cooldown_is_bounded_whatever_the_error_says(text: str) -> None:
     found = r.cooldown_of(text, NOW, r.Routing({}))
     if found is not None:
-        assert parse_ts(NOW) < parse_ts(found.until) <= parse_ts(NOW) + r.MAX_COOLDOWN_S * 1000
+        assert parse_ts(NOW) < parse_ts(found.until) <= parse_ts(NOW) + LIMITS.cooldown_max_s * 1000
         assert found.kind in ("quota", "transient")
         assert len(found.reason) <= 200
 
@@ -212,7 +213,7 @@ def test_cooldowns_from_what_providers_say() -> None:
         "weekly limit resets at 2026-12-03T00:00:00+01:00": ("2026-12-02T23:00:00.000Z", "quota"),
         "429 Too Many Requests; retry-after: 20 seconds": (add_ms(NOW, 20_000), "transient"),
         "overloaded_error": (add_ms(NOW, 90_000), "transient"),
-        "quota exceeded, resets in 30 days": (add_ms(NOW, r.MAX_COOLDOWN_S * 1000), "quota"),
+        "quota exceeded, resets in 30 days": (add_ms(NOW, LIMITS.cooldown_max_s * 1000), "quota"),
     }
     for text, (until, kind) in cases.items():
         found = r.cooldown_of(text, NOW, routing)
@@ -232,7 +233,7 @@ def test_a_shorter_cooldown_never_shortens_a_rest() -> None:
 def test_a_probe_reads_a_percent_or_nothing(output: bytes) -> None:
     value = r.parse_probe(output)
     assert value is None or 0 <= value <= 100
-    if not any(chr(b).isdigit() for b in output[: r.PROBE_OUTPUT_CAP]):
+    if not any(chr(b).isdigit() for b in output[: LIMITS.provider_probe_output_bytes]):
         assert value is None
 
 
@@ -241,4 +242,6 @@ def test_probe_outputs() -> None:
     assert r.parse_probe(b"used=140") == 100
     assert r.parse_probe(b"-3") == 0
     assert r.parse_probe(b"unknown") is None
-    assert r.parse_probe(b"x" * r.PROBE_OUTPUT_CAP + b"50") is None  # only the first 4 KiB is read
+    assert (
+        r.parse_probe(b"x" * LIMITS.provider_probe_output_bytes + b"50") is None
+    )  # only the first 4 KiB is read

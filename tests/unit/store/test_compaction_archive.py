@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from oms.errors import IntegrityError
+from oms.limits import LIMITS
 from oms.store import compaction
 
 IDS = st.from_regex(r"[a-z0-9](?:[a-z0-9-]{0,20}[a-z0-9])?", fullmatch=True)
@@ -55,7 +56,7 @@ def test_any_json_that_is_not_an_archive_is_refused(doc: object) -> None:
 
 
 def test_a_zlib_bomb_and_deep_nesting_are_refused_bounded() -> None:
-    bomb = zlib.compress(b" " * (compaction.MAX_ARCHIVE + 1), 9)
+    bomb = zlib.compress(b" " * (LIMITS.archive_bytes + 1), 9)
     with pytest.raises(IntegrityError, match="larger than the limit"):
         compaction.decode(bomb, "compacted/tkt-1.json.z")
     with pytest.raises(IntegrityError):

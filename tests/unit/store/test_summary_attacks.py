@@ -254,8 +254,9 @@ def test_a_summary_claiming_a_scan_in_the_future_is_ignored(coarse: Coarse, stor
 def test_a_summary_file_costs_memory_in_proportion_to_its_size(store: Store) -> None:
     """A kind with no records (no `records/authorization/`) still parses its summary file first, on
     every refresh of every new process, and never replaces it (nothing is read, so nothing is
-    saved). json.loads of `[[],[],...]` takes ~25x the file in memory: at SUMMARY_CAP (256 MiB), ~6
-    GB and ~20 s for every `oms status` (64 MiB measured: 1.7 GB RSS, 5 s a run, every run)."""
+    saved). json.loads of `[[],[],...]` takes ~25x the file in memory: at `Limits.summary_bytes`
+    (256 MiB), ~6 GB and ~20 s for every `oms status` (64 MiB measured: 1.7 GB RSS, 5 s a run,
+    every run)."""
     import tracemalloc
 
     index = Path(store.path) / "index" / "authorization"

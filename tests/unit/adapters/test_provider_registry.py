@@ -1,0 +1,46 @@
+"""The provider registry (docs/architecture.md "How to add a provider"): each provider is one
+module of `oms/adapters/providers/` with its `PROVIDER`, and `REGISTRY` is the one table of them;
+what delivery knows of a provider is read from it, and the domain's lists agree with it."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import oms.adapters.providers as providers_pkg
+from oms.adapters.providers import REGISTRY
+from oms.adapters.providers.base import Provider
+from oms.domain.config import WORKER_TRANSPORTS
+from oms.domain.dispatches import ENGINES
+from oms.domain.routing import family_of
+from oms.services.delivery import plans
+from oms.version import HOOK_CONTRACT
+
+
+def test_every_provider_module_is_registered() -> None:
+    modules = [
+        importlib.import_module(f"oms.adapters.providers.{info.name}")
+        for info in pkgutil.iter_modules(providers_pkg.__path__)
+        if info.name != "base"
+    ]
+    found = {m.PROVIDER.transport: m.PROVIDER for m in modules}
+    assert all(isinstance(p, Provider) for p in found.values())
+    assert found == REGISTRY
+
+
+def test_the_domain_lists_agree_with_the_registry() -> None:
+    assert set(WORKER_TRANSPORTS) == set(REGISTRY)
+    assert {t: p.name for t, p in REGISTRY.items()} == ENGINES
+    assert {p.name for p in REGISTRY.values()} == set(HOOK_CONTRACT)
+    for transport, provider in REGISTRY.items():
+        assert (family_of(transport) is None) == (provider.token_variable is None)
+
+
+def test_delivery_reads_its_provider_facts_from_the_registry() -> None:
+    for transport, provider in REGISTRY.items():
+        assert plans.SESSION_MODE[transport] == provider.session_mode
+        assert plans.PROVIDER[transport] == provider.name
+        assert plans.COMPATIBLE.get(transport) == provider.compatible
+        assert plans.TOKEN_VARIABLE.get(transport) == provider.token_variable
+        assert plans.RAW_KEY.get(transport) == provider.raw_key
+        assert plans.SURFACE[provider.native_action] == provider.surface

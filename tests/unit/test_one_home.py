@@ -1,0 +1,239 @@
+"""One home for each concept (docs/architecture.md "One home for each concept"): a second home
+for a concept that has one is refused here, mechanically, so it cannot grow back."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+
+from oms.limits import LIMITS
+from tests.helpers import REPO
+
+PACKAGE = REPO / "oms"
+
+
+@functools.cache
+def _modules() -> list[tuple[str, ast.Module]]:
+    return [
+        (path.relative_to(REPO).as_posix(), ast.parse(path.read_text()))
+        for path in sorted(PACKAGE.rglob("*.py"))
+    ]
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return ""
+
+
+JSON_DECODING = {"json.loads", "json.load", "json.JSONDecoder", "json.decoder.JSONDecoder"}
+JSON_HOME = "oms/canonical/strict_json.py"
+
+
+def json_decoders(rel: str, tree: ast.Module) -> list[str]:
+    """Where `tree` decodes JSON itself: `json.loads`/`load`/`JSONDecoder`, a name imported from
+    `json`, or a decoder's hooks (`object_pairs_hook`, `parse_constant`, ...)."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _dotted(node) in JSON_DECODING:
+            out.append(f"{rel}:{node.lineno}: {_dotted(node)}")
+        elif isinstance(node, ast.ImportFrom) and node.module in {"json", "json.decoder"}:
+            out.append(f"{rel}:{node.lineno}: from {node.module} import ...")
+        elif isinstance(node, ast.keyword) and node.arg in {
+            "object_pairs_hook",
+            "object_hook",
+            "parse_constant",
+            "parse_float",
+            "parse_int",
+        }:
+            out.append(f"{rel}:{node.value.lineno}: {node.arg}=")
+    return out
+
+
+def test_json_is_decoded_only_in_strict_json() -> None:
+    """oms/canonical/strict_json.py is the one JSON decoder: records (`loads`), messages from a
+    hook or an MCP client (`loads_message`) and foreign documents (`loads_foreign`)."""
+    offenders = [
+        hit for rel, tree in _modules() if rel != JSON_HOME for hit in json_decoders(rel, tree)
+    ]
+    assert offenders == []
+
+
+def test_the_json_scan_sees_a_second_decoder() -> None:
+    tree = ast.parse(
+        "import json\nfrom json import loads\n"
+        "json.loads(b'{}', object_pairs_hook=dict)\nx = json.JSONDecoder()\n"
+    )
+    assert len(json_decoders("oms/x.py", tree)) == 4
+
+
+DENIAL_HOME = "oms/domain/relay.py"
+
+
+def test_a_pre_tool_use_denial_is_spelled_in_one_place() -> None:
+    """`domain/relay.denial` (and its line, `DENIAL_LINE`) is the only PreToolUse denial."""
+    offenders = [
+        f"{rel}:{node.lineno}"
+        for rel, tree in _modules()
+        if rel != DENIAL_HOME
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str | bytes)
+        and ("permissionDecision" in str(node.value))
+    ]
+    assert offenders == []
+
+
+# the error classes an attack (`errors.ATTACKS`) derives from: suppressing one hides the attack
+ATTACK_ANCESTORS = {"OmsError", "FsioError", "Exception", "BaseException"}
+
+
+def broad_suppressions(rel: str, tree: ast.Module) -> list[str]:
+    """`suppress(...)` calls naming a class an attack derives from (`errors.suppress_faults`
+    is the way to tolerate a failed step)."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _dotted(node.func).split(".")[-1] == "suppress":
+            names = {_dotted(arg).split(".")[-1] for arg in node.args}
+            if names & ATTACK_ANCESTORS:
+                out.append(f"{rel}:{node.lineno}: suppress({', '.join(sorted(names))})")
+    return out
+
+
+def test_no_suppression_hides_an_attack() -> None:
+    offenders = [hit for rel, tree in _modules() for hit in broad_suppressions(rel, tree)]
+    assert offenders == []
+
+
+def test_the_suppression_scan_sees_one() -> None:
+    tree = ast.parse(
+        "with contextlib.suppress(OmsError): pass\n"
+        "with suppress(errors.FsioError, OSError): pass\n"
+        "with suppress(NotFoundError): pass\n"
+    )
+    assert len(broad_suppressions("oms/x.py", tree)) == 2
+
+
+def module_state(rel: str, tree: ast.Module) -> list[str]:
+    """Module-level names bound to an empty dict, list or set (mutable state a process keeps)."""
+    out = []
+    for node in tree.body:
+        target, value = (
+            (node.targets[0], node.value)
+            if isinstance(node, ast.Assign)
+            else (node.target, node.value)
+            if isinstance(node, ast.AnnAssign)
+            else (None, None)
+        )
+        empty = (isinstance(value, ast.Dict) and not value.keys) or (
+            isinstance(value, ast.List | ast.Set) and not value.elts
+        )
+        made = isinstance(value, ast.Call) and _dotted(value.func) in {"dict", "list", "set"}
+        if target is not None and (empty or made):
+            out.append(f"{rel}:{node.lineno}: {ast.unparse(target)}")
+    return out
+
+
+def test_the_conductor_keeps_no_module_state() -> None:
+    """A conductor's memory between ticks is its `tick.Memory`, not module globals."""
+    offenders = [
+        hit
+        for rel, tree in _modules()
+        if rel.startswith("oms/services/conductor/")
+        for hit in module_state(rel, tree)
+    ]
+    assert offenders == []
+
+
+BOUND_NAME = re.compile(r"^_?MAX_|(_CAP|_BYTES|_TIMEOUT(_[A-Z]+)?)$")
+# module-level bounds that stay where they are, and why
+BOUNDS_ELSEWHERE = {
+    # copies the relays in a sandbox keep (they import no `typing`, ADR 0010): proven equal below
+    ("oms/cli/relay.py", "STDIN_CAP"): "hook_stdin_bytes",
+    ("oms/cli/relay.py", "ANSWER_CAP"): "relay_answer_bytes",
+    ("oms/cli/relay.py", "HOOK_TIMEOUT_S"): "relay_hook_s",
+    ("oms/domain/relay.py", "HEADER_CAP"): "relay_header_bytes",
+    ("oms/domain/relay.py", "WORD_CAP"): "relay_word_bytes",
+    ("oms/domain/relay.py", "MAX_WORDS"): "relay_words",
+    # sizes a format fixes (an Ed25519 seed and signature), not bounds oms chooses
+    ("oms/store/keys.py", "SEED_BYTES"): "",
+    ("oms/store/keys.py", "SIGNATURE_BYTES"): "",
+    ("oms/store/ledger.py", "_SEED_BYTES"): "",
+    ("oms/canonical/strict_json.py", "MAX_SAFE_INT"): "",  # JSON's safe integers (RFC 8785)
+    ("oms/canonical/timestamps.py", "MAX_MS"): "",  # the last millisecond of year 9999
+    ("oms/errors.py", "_MAX_MESSAGE"): "",  # errors.py imports nothing of oms
+}
+
+
+def numeric_bounds(rel: str, tree: ast.Module) -> list[tuple[str, int | float]]:
+    """Module-level `MAX_*`, `*_CAP`, `*_BYTES`, `*_TIMEOUT*` names bound to a number (an
+    expression of literals: `64 * 1024`)."""
+    out = []
+    for node in tree.body:
+        target, value = (
+            (node.targets[0], node.value)
+            if isinstance(node, ast.Assign)
+            else (node.target, node.value)
+            if isinstance(node, ast.AnnAssign)
+            else (None, None)
+        )
+        if not isinstance(target, ast.Name) or value is None or not BOUND_NAME.search(target.id):
+            continue
+        literal = (ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop)
+        if not all(isinstance(n, literal) for n in ast.walk(value)):
+            continue
+        number = eval(compile(ast.Expression(value), rel, "eval"), {})  # noqa: S307 - literals only
+        if isinstance(number, int | float) and not isinstance(number, bool):
+            out.append((target.id, number))
+    return out
+
+
+def test_every_bound_lives_in_limits() -> None:
+    """docs/architecture.md: every bound is a field of `oms/limits.py` `Limits`, with one line
+    saying what it bounds; a module's own `MAX_*`/`*_CAP`/`*_BYTES`/`*_TIMEOUT*` number is
+    refused."""
+    offenders = [
+        f"{rel}: {name} = {number}"
+        for rel, tree in _modules()
+        if rel != "oms/limits.py"
+        for name, number in numeric_bounds(rel, tree)
+        if (rel, name) not in BOUNDS_ELSEWHERE
+    ]
+    assert offenders == []
+
+
+def test_the_relays_copies_of_limits_are_equal() -> None:
+    copies = {
+        (rel, name): number
+        for rel, tree in _modules()
+        for name, number in numeric_bounds(rel, tree)
+        if BOUNDS_ELSEWHERE.get((rel, name))
+    }
+    assert len(copies) == 6
+    assert {key: getattr(LIMITS, BOUNDS_ELSEWHERE[key]) for key in copies} == copies
+
+
+def test_the_bound_scan_sees_one() -> None:
+    tree = ast.parse("A_CAP = 64 * 1024\nB_BYTES: int = 1_000\nC_TIMEOUT_S = 2.5\nD_CAP = f(1)\n")
+    assert [name for name, _ in numeric_bounds("oms/x.py", tree)] == [
+        "A_CAP",
+        "B_BYTES",
+        "C_TIMEOUT_S",
+    ]
+
+
+def test_an_observed_pane_becomes_an_end_in_one_place() -> None:
+    """`delivery/reconcile.pane_end` is the one caller of `domain/delivery.end_of`: the
+    reconcile, a resume and a native relaunch all ask it."""
+    callers = [
+        f"{rel}:{node.lineno}"
+        for rel, tree in _modules()
+        if not rel.startswith("oms/domain/")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and _dotted(node.func).split(".")[-1] == "end_of"
+    ]
+    assert len(callers) == 1
+    assert callers[0].startswith("oms/services/delivery/reconcile.py:")
