@@ -21,14 +21,9 @@ import sys
 import traceback
 from collections.abc import Sequence
 
+from oms.cli.exits import EXIT_DOMAIN, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from oms.cli.internal import InternalErrorsSeen
 from oms.errors import OmsError, UsageError, one_line
-
-EXIT_OK = 0
-EXIT_DOMAIN = 1
-EXIT_USAGE = 2
-EXIT_INTERNAL = 3
-EXIT_INTERRUPTED = 130
 
 
 def _wants_json(args: Sequence[str]) -> bool:

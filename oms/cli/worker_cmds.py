@@ -185,7 +185,7 @@ def log(
     """
     import time
 
-    from oms.cli.boundary import EXIT_INTERRUPTED
+    from oms.cli.exits import EXIT_INTERRUPTED
     from oms.domain.panelog import Line
     from oms.limits import LIMITS
     from oms.services.chain import handles

@@ -39,6 +39,25 @@ def _read_small(path: str, cap: int = 4096) -> bytes | None:
         os.close(fd)
 
 
+def read_int(path: str) -> int | None:
+    """A /proc number (a sysctl, say); None when absent or not a number."""
+    data = _read_small(path, 64)
+    try:
+        return None if data is None else int(data.strip())
+    except ValueError:
+        return None
+
+
+def write_proc(path: str, text: str) -> None:
+    """Write `text` to a /proc file in one write (a map, a sysctl; raises OSError). Safe between
+    fork and exec: no lock is taken."""
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
 def boot_id() -> str:
     """The kernel's boot id (changes at every boot)."""
     raw = _read_small(_BOOT_ID_PATH)

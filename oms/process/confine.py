@@ -30,6 +30,8 @@ import signal
 from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
+from oms.fsio.procinfo import read_int, write_proc
+
 CLONE_NEWUSER = 0x10000000
 # the per-user quotas a user namespace bounds for itself (`/proc/sys/user/<name>`) and the host
 # user's own value of each: in the namespace oms runs in, and system-wide
@@ -64,7 +66,7 @@ def host_quotas(share: int) -> UserQuotas:
     for name, system in QUOTAS.items():
         values = [
             v
-            for v in (_read_int(f"/proc/sys/user/{name}"), _read_int(f"/proc/sys/{system}"))
+            for v in (read_int(f"/proc/sys/user/{name}"), read_int(f"/proc/sys/{system}"))
             if v is not None
         ]
         if values:
@@ -72,14 +74,6 @@ def host_quotas(share: int) -> UserQuotas:
     soft, _ = resource.getrlimit(resource.RLIMIT_MSGQUEUE)
     msgqueue = soft if soft != resource.RLIM_INFINITY else 1 << 40
     return shares(host, msgqueue, share)
-
-
-def _read_int(path: str) -> int | None:
-    try:
-        with open(path, "rb") as f:  # a /proc file, never under the state root
-            return int(f.read(64).strip())
-    except (OSError, ValueError):
-        return None
 
 
 class Confinement(NamedTuple):
@@ -116,19 +110,11 @@ def _take_share(quotas: UserQuotas) -> None:
     if _LIBC.unshare(CLONE_NEWUSER) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"unshare(CLONE_NEWUSER): {os.strerror(err)}")
-    _write("/proc/self/uid_map", f"{uid} {uid} 1")
-    _write("/proc/self/setgroups", "deny")
-    _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    write_proc("/proc/self/uid_map", f"{uid} {uid} 1")
+    write_proc("/proc/self/setgroups", "deny")
+    write_proc("/proc/self/gid_map", f"{gid} {gid} 1")
     for name, value in quotas.sysctls:
-        _write(f"/proc/sys/user/{name}", str(value))
-
-
-def _write(path: str, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-    try:
-        os.write(fd, text.encode())
-    finally:
-        os.close(fd)
+        write_proc(f"/proc/sys/user/{name}", str(value))
 
 
 def before_exec(

@@ -6,10 +6,9 @@ state root. Every read and write goes through fsio, is bounded, canonical and sc
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING
 
-from oms.errors import OmsError
+from oms.errors import OmsError, suppress_faults
 from oms.limits import LIMITS, Limits
 from oms.store.records import Record, RecordStore
 from oms.store.stateroot import StateRoot, default_state_root
@@ -128,7 +127,7 @@ class Store:
         if not live.complete(root, kind):
             scanned = self.latest(kind)
             found = [r for r in scanned.records if r.state in states]
-            with contextlib.suppress(OmsError):  # a read-only state root: scanned every time
+            with suppress_faults():  # a read-only state root: scanned every time
                 live.build(root, kind, lambda: [(r.record_id, r.version) for r in found])
             return Latest(found, dict(scanned.errors), scanned.read, _grouped(found))
         records = self.records(kind)

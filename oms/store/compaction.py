@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from oms.canonical import JsonObject, dumps
 from oms.canonical.ids import OPAQUE_ID
 from oms.canonical.strict_json import loads_foreign
-from oms.errors import AlreadyExistsError, IntegrityError, NotFoundError, OmsError
+from oms.errors import AlreadyExistsError, IntegrityError, NotFoundError, OmsError, suppress_faults
 from oms.fsio import Root
 from oms.limits import LIMITS
 from oms.store import ledger
@@ -71,7 +71,7 @@ def looked_at(root: Root) -> int | None:
 
 def mark_looked(root: Root, at_ms: int) -> None:
     """A conductor looked for due tickets at `at_ms` (best effort)."""
-    with contextlib.suppress(OmsError, OSError):
+    with suppress_faults(OmsError, OSError):
         root.mkdirs(LOOKED.rsplit("/", 1)[0])
         with contextlib.suppress(NotFoundError):
             root.unlink(LOOKED, durable=False)

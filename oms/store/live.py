@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 
-from oms.errors import AlreadyExistsError, NotFoundError, OmsError
+from oms.errors import AlreadyExistsError, NotFoundError, OmsError, suppress_faults
 from oms.fsio import Root
 
 LIVE: dict[str, frozenset[str]] = {"ticket": frozenset({"open", "leased"})}
@@ -104,7 +104,7 @@ def prune(
     read), or `latest` itself when its `state` is not live. Best effort."""
     for version in versions:
         if version < latest or (version == latest and state not in LIVE[kind]):
-            with contextlib.suppress(OmsError, OSError):
+            with suppress_faults(OmsError, OSError):
                 root.unlink(marker(kind, record_id, version))
 
 

@@ -18,7 +18,6 @@ on the host.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import dataclass
 
@@ -26,7 +25,14 @@ from oms.adapters import git, git_finish
 from oms.canonical import JsonObject, access
 from oms.domain import finishing
 from oms.domain import notify as notify_rules
-from oms.errors import CheckoutChangedError, ConflictError, GitIdentityError, OmsError, one_line
+from oms.errors import (
+    CheckoutChangedError,
+    ConflictError,
+    GitIdentityError,
+    OmsError,
+    one_line,
+    suppress_faults,
+)
 from oms.services.chain import tickets
 from oms.services.finishing import verify, worktree_gc
 from oms.services.notify import notices
@@ -129,7 +135,7 @@ def _notify_merged(ws: Workspace, dispatch_id: str, payload: JsonObject, commit:
     notice = notify_rules.merged(
         ticket_id, ticket_title(ws, ticket_id), dispatch_id, commit, ws.now()
     )
-    with contextlib.suppress(OmsError):
+    with suppress_faults():
         notices.emit(ws, notice)
 
 

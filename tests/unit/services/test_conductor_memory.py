@@ -12,6 +12,7 @@ import pytest
 
 from oms.services.admin import compaction
 from oms.services.conductor import tick as conductor
+from oms.store import compaction as store_compaction
 from tests.chain import Chain
 
 
@@ -42,8 +43,11 @@ def test_one_conductor_looks_for_due_tickets_once_an_hour(chain: Chain, looks: l
 def test_two_conductors_in_one_process_do_not_share_a_memory(
     chain: Chain, looks: list[int]
 ) -> None:
+    """The second asks the state root when any conductor last looked (`index/compact/looked`,
+    ADR 0035), never the first's memory: with that mark gone, it looks again."""
     with chain.workspace() as ws:
         conductor._compact(ws, conductor.Phase("compact"), conductor.Memory())
+        (chain.state / store_compaction.LOOKED).unlink()
         conductor._compact(ws, conductor.Phase("compact"), conductor.Memory())
     assert len(looks) == 2
 
