@@ -15,7 +15,7 @@ from oms.canonical import add_ms, now, parse_ts
 from oms.fsio.procinfo import group_alive
 from tests.agent_side import snapshot
 from tests.chain import Chain, accepted, use_worker, wait_for
-from tests.helpers import OmsCommand
+from tests.helpers import OmsCommand, eventually
 
 pytestmark = pytest.mark.cli
 
@@ -84,10 +84,8 @@ def _registry_pid(chain: Chain, dispatch_id: str) -> int:
 
 
 def _wait_group_gone(pgid: int, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while group_alive(pgid):
-        assert time.monotonic() < deadline, f"process group {pgid} outlived its pane"
-        time.sleep(0.05)
+    what = f"process group {pgid} ends with its pane"
+    eventually(lambda: not group_alive(pgid), timeout=timeout, what=what)
 
 
 def _one_line_error(result: subprocess.CompletedProcess[str]) -> str:
