@@ -45,7 +45,7 @@ def slowdown() -> float:
 
 
 def eventually(
-    check: Callable[[], T],
+    check: Callable[[], T | None],
     *,
     timeout: float = 10.0,
     what: str = "",
@@ -66,11 +66,12 @@ def eventually(
     factor = slowdown()
     allowed = timeout * factor
     deadline = clock() + allowed
+    not_yet: tuple[type[BaseException], ...] = (AssertionError, *ignoring)
     poll, last_call = first_poll, False
     while True:
         try:
             value = check()
-        except (AssertionError, *ignoring) as exc:
+        except not_yet as exc:
             seen = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
         else:
             if value:
