@@ -107,6 +107,31 @@ def make_options(resolver: str, publisher: Publisher = Publisher.AUTO) -> FsioOp
     return FsioOptions(resolver=Resolver(resolver), publisher=publisher)
 
 
+def stays(
+    check: Callable[[], object],
+    *,
+    seconds: float,
+    what: str = "",
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+    poll: float = 0.1,
+) -> None:
+    """`check()` holds (truthy, no AssertionError) at every look for `seconds` times `slowdown()`:
+    the window a thing that must not happen is given to show itself, as long on a loaded machine as
+    it needs there. Fails at the first look that does not hold, saying what it saw."""
+    factor = slowdown()
+    end = clock() + seconds * factor
+    while True:
+        value = check()  # (an AssertionError from `check` fails at once, as it should)
+        if not value:
+            label = what or getattr(check, "__name__", "the condition")
+            raise AssertionError(f"{label}: no longer held; last seen: {value!r}")
+        left = end - clock()
+        if left <= 0:
+            return
+        sleep(min(poll, left))
+
+
 @dataclass(frozen=True)
 class OmsCommand:
     """How to run oms as a real process: from source or the frozen binary (OMS_TEST_BINARY)."""

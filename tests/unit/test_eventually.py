@@ -1,4 +1,4 @@
-"""The one wait of the suite, `tests.helpers.eventually`, on a fake clock: it returns what the
+"""The one wait of the suite, `tests.helpers.eventually` (and its mirror `stays`), on a fake clock: it returns what the
 condition returned once it holds, polls with a short doubling sleep that never passes the deadline,
 scales its deadline by OMS_TEST_SLOWDOWN, checks once more at the deadline, and fails saying what it
 last saw. Nothing here sleeps for real."""
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from tests.helpers import DEFAULT_SLOWDOWN, SLOWDOWN_ENV, eventually, slowdown
+from tests.helpers import DEFAULT_SLOWDOWN, SLOWDOWN_ENV, eventually, slowdown, stays
 
 
 class FakeClock:
@@ -137,3 +137,32 @@ def test_holds_iff_the_condition_holds_by_the_deadline(at: float, timeout: float
         with pytest.raises(AssertionError, match="last seen: None"):
             eventually(condition, timeout=timeout, clock=fake.clock, sleep=fake.sleep)
         assert fake.now - 100.0 == pytest.approx(timeout)
+
+
+def test_stays_looks_for_the_whole_scaled_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SLOWDOWN_ENV, "2")
+    fake = FakeClock()
+    looks: list[float] = []
+
+    def look() -> bool:
+        looks.append(fake.now)
+        return True
+
+    stays(look, seconds=1.5, clock=fake.clock, sleep=fake.sleep)
+    assert fake.now == pytest.approx(103.0)  # 1.5 s x 2
+    assert len(looks) >= 30  # every 0.1 s, the last at the window's end
+    assert looks[-1] == pytest.approx(103.0)
+
+
+def test_stays_fails_at_the_first_look_that_does_not_hold() -> None:
+    fake = FakeClock()
+    started = _after(fake, 0.35, value="the agent started")
+    with pytest.raises(AssertionError, match="no agent yet: no longer held; last seen: False"):
+        stays(
+            lambda: not started(),
+            seconds=2,
+            what="no agent yet",
+            clock=fake.clock,
+            sleep=fake.sleep,
+        )
+    assert fake.now - 100.0 == pytest.approx(0.4)  # it stopped looking there
