@@ -44,6 +44,12 @@ def slowdown() -> float:
     return factor
 
 
+def scaled(seconds: float) -> float:
+    """`seconds` times `slowdown()`: the timeout of a wait that is not a poll (an Event's, a
+    process's), sized like `eventually`'s deadlines for a loaded machine."""
+    return seconds * slowdown()
+
+
 def eventually(
     check: Callable[[], T | None],
     *,

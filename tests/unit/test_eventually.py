@@ -1,7 +1,7 @@
-"""The one wait of the suite, `tests.helpers.eventually` (and its mirror `stays`), on a fake clock: it returns what the
-condition returned once it holds, polls with a short doubling sleep that never passes the deadline,
-scales its deadline by OMS_TEST_SLOWDOWN, checks once more at the deadline, and fails saying what it
-last saw. Nothing here sleeps for real."""
+"""The one wait of the suite, `tests.helpers.eventually` (and its mirror `stays`), on a fake
+clock: it returns what the condition returned once it holds, polls with a short doubling sleep that
+never passes the deadline, scales its deadline by OMS_TEST_SLOWDOWN, checks once more at the
+deadline, and fails saying what it last saw. Nothing here sleeps for real."""
 
 from __future__ import annotations
 
