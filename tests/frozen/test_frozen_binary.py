@@ -96,7 +96,7 @@ def test_onefile_would_leak_mei_when_killed(tmp_path: Path) -> None:
         stderr=subprocess.DEVNULL,
     )
     with contextlib.suppress(AssertionError):  # (the assertion below says what is missing)
-        eventually(lambda: _mei_dirs(tmp), timeout=30)
+        eventually(lambda: _mei_dirs(tmp), timeout=30, max_poll=0.01)  # kill it mid-run
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     leaked = _mei_dirs(tmp)
