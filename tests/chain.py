@@ -15,7 +15,7 @@ from oms.services.admin.setup import init
 from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.workspace import Workspace
 from oms.store import Record
-from tests.helpers import git
+from tests.helpers import eventually, git
 
 ADVISOR = r"""
 import json, sys
@@ -272,25 +272,17 @@ def accepted(chain: Chain, title: str = "Fix the flaky test") -> tuple[str, str]
 
 def wait_for(path: Path | WorkerOut, timeout: float = 30.0) -> str:
     """The text of `path` once it exists (the test worker writes it atomically)."""
-    import time
-
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{path} never appeared")
-        time.sleep(0.02)
+    eventually(path.exists, timeout=timeout, what=f"{path} appears")
     return path.read_text()
 
 
 def wait_served(chain: Chain, dispatch_id: str, timeout: float = 30.0) -> None:
     """Wait until the pane's supervisor has taken its launch spec and serves its broker (the sandbox
     runs)."""
-    import time
-
     spec = chain.state / "panes" / f"{dispatch_id}.launch.json"
     sock = broker_socket(chain.state, dispatch_id)
-    deadline = time.monotonic() + timeout
-    while spec.exists() or not sock.exists():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the supervisor of {dispatch_id} never served its broker")
-        time.sleep(0.02)
+    eventually(
+        lambda: not spec.exists() and sock.exists(),
+        timeout=timeout,
+        what=f"the supervisor of {dispatch_id} serves its broker",
+    )

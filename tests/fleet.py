@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from oms.services.chain import tickets
 from oms.services.conductor import tick as conductor
 from oms.services.conductor.tick import Tick
 from oms.services.workspace import Workspace
+from tests.helpers import eventually
 
 
 @dataclass
@@ -57,13 +57,15 @@ class Fleet:
 
     def until(self, done: Callable[[], bool], timeout: float = 90.0) -> None:
         """Tick until `done()` holds (each tick is a real pass; the workers run between them)."""
-        deadline = time.monotonic() + timeout
-        while not done():
-            assert time.monotonic() < deadline, (
-                f"the fleet did not settle; last tick: {self.reports[-1:]}"
-            )
+
+        def settled() -> bool:
+            if done():
+                return True
             self.tick()
-            time.sleep(0.2)
+            assert done(), f"the fleet did not settle; last tick: {self.reports[-1:]}"
+            return True
+
+        eventually(settled, timeout=timeout, what="the fleet settles")
 
     def kill_tmux(self) -> None:
         subprocess.run(

@@ -6,9 +6,11 @@ import errno
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from oms.canonical import Json, JsonObject
 from oms.fsio import FsioOptions, Publisher, Resolver
@@ -18,6 +20,79 @@ if TYPE_CHECKING:
     import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+
+T = TypeVar("T")
+
+# The one knob for a loaded machine: every `eventually()` deadline is its timeout times this. The
+# default is sized for two cores each busy with another pytest worker or a CPU hog (the suite runs
+# on two workers, .ci/test); raise it on a slower machine, never lower it below 1.
+SLOWDOWN_ENV = "OMS_TEST_SLOWDOWN"
+DEFAULT_SLOWDOWN = 3.0
+
+
+def slowdown() -> float:
+    """The factor every `eventually()` timeout is multiplied by (`OMS_TEST_SLOWDOWN`)."""
+    raw = os.environ.get(SLOWDOWN_ENV, "").strip()
+    if not raw:
+        return DEFAULT_SLOWDOWN
+    try:
+        factor = float(raw)
+    except ValueError:
+        factor = 0.0
+    if not factor >= 1.0:  # (also refuses nan)
+        raise ValueError(f"{SLOWDOWN_ENV}={raw!r}: give a number of at least 1 (e.g. 3)")
+    return factor
+
+
+def scaled(seconds: float) -> float:
+    """`seconds` times `slowdown()`: the timeout of a wait that is not a poll (an Event's, a
+    process's), sized like `eventually`'s deadlines for a loaded machine."""
+    return seconds * slowdown()
+
+
+def eventually(
+    check: Callable[[], T | None],
+    *,
+    timeout: float = 10.0,
+    what: str = "",
+    ignoring: tuple[type[BaseException], ...] = (),
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+    first_poll: float = 0.01,
+    max_poll: float = 0.25,
+) -> T:
+    """Call `check` until it returns a truthy value, and return that value.
+
+    A falsy return, an AssertionError or an exception of `ignoring` means "not yet". The deadline
+    is `timeout` seconds (what an idle machine needs, with margin) times `slowdown()`; past it this
+    fails with `what` and the last value or exception seen. Between calls it sleeps a short poll
+    that doubles from `first_poll` up to `max_poll`, never past the deadline. `clock` and `sleep`
+    are injectable (tests of this helper run on a fake clock); `check` is always called once more
+    at the deadline, so a condition that held by then is never reported as missed."""
+    factor = slowdown()
+    allowed = timeout * factor
+    deadline = clock() + allowed
+    not_yet: tuple[type[BaseException], ...] = (AssertionError, *ignoring)
+    poll, last_call = first_poll, False
+    while True:
+        try:
+            value = check()
+        except not_yet as exc:
+            seen = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
+        else:
+            if value:
+                return value
+            seen = repr(value)
+        left = deadline - clock()
+        if last_call or left <= 0:
+            label = what or getattr(check, "__name__", "the condition")
+            raise AssertionError(
+                f"{label}: not within {allowed:g} s ({timeout:g} s x {SLOWDOWN_ENV} {factor:g});"
+                f" last seen: {seen}"
+            )
+        last_call = poll >= left  # sleep to the deadline, then call `check` a last time
+        sleep(min(poll, left))
+        poll = min(poll * 2, max_poll)
 
 
 class EnosysSyscalls(Syscalls):
@@ -36,6 +111,31 @@ def make_options(resolver: str, publisher: Publisher = Publisher.AUTO) -> FsioOp
     if resolver == "auto-enosys":
         return FsioOptions(resolver=Resolver.AUTO, publisher=publisher, syscalls=EnosysSyscalls())
     return FsioOptions(resolver=Resolver(resolver), publisher=publisher)
+
+
+def stays(
+    check: Callable[[], object],
+    *,
+    seconds: float,
+    what: str = "",
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+    poll: float = 0.1,
+) -> None:
+    """`check()` holds (truthy, no AssertionError) at every look for `seconds` times `slowdown()`:
+    the window a thing that must not happen is given to show itself, as long on a loaded machine as
+    it needs there. Fails at the first look that does not hold, saying what it saw."""
+    factor = slowdown()
+    end = clock() + seconds * factor
+    while True:
+        value = check()  # (an AssertionError from `check` fails at once, as it should)
+        if not value:
+            label = what or getattr(check, "__name__", "the condition")
+            raise AssertionError(f"{label}: no longer held; last seen: {value!r}")
+        left = end - clock()
+        if left <= 0:
+            return
+        sleep(min(poll, left))
 
 
 @dataclass(frozen=True)

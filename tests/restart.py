@@ -37,7 +37,7 @@ from pathlib import Path
 from oms.adapters.providers.command import home
 from oms.services.chain import tickets
 from tests.fleet import Fleet, make_fleet
-from tests.helpers import oms_command
+from tests.helpers import eventually, oms_command
 
 STARTED = "agent started"
 RECORDED = "record_dispatch_result: dispatch result-received"
@@ -175,11 +175,9 @@ def start(fleet: Fleet, out: Path) -> Run:
 
 
 def poll(done: Callable[[], bool], timeout: float, what: str, step: float = 0.1) -> None:
-    """Until `done()` holds; an AssertionError naming `what` after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while not done():
-        assert time.monotonic() < deadline, f"timed out after {timeout:g} s waiting for {what}"
-        time.sleep(step)
+    """Until `done()` holds; an AssertionError naming `what` after `timeout` seconds (scaled:
+    `tests.helpers.eventually`, polling at most every `step` seconds)."""
+    eventually(done, timeout=timeout, what=what, max_poll=step)
 
 
 def _check_first_tick(run: Run, outcome: Outcome) -> None:

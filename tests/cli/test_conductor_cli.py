@@ -14,7 +14,7 @@ import pytest
 
 from oms.services.conductor import tick as conductor
 from tests.fleet import Fleet, make_fleet
-from tests.helpers import OmsCommand
+from tests.helpers import OmsCommand, eventually
 
 pytestmark = pytest.mark.cli
 
@@ -144,17 +144,18 @@ def test_run_draws_a_live_view_on_a_terminal(
         check=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        screen = ""
-        while "conductor stopped after 3 ticks" not in screen:
-            assert time.monotonic() < deadline, screen
-            time.sleep(0.1)
+
+        def stopped() -> str:
             screen = subprocess.run(
                 ["tmux", "-S", sock, "capture-pane", "-p"],
                 capture_output=True,
                 text=True,
                 check=True,
             ).stdout
+            assert "conductor stopped after 3 ticks" in screen, screen
+            return screen
+
+        screen = eventually(stopped, timeout=60, what="the live view shows the conductor stop")
     finally:
         subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True, check=False)
     assert "oms conductor" in screen

@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from oms.services.proxy.control import RECORD
 from oms.store.documents import encode_document
 from tests.attempts import attempt_token
 from tests.chain import Chain, make_chain
-from tests.helpers import OmsCommand
+from tests.helpers import OmsCommand, eventually
 from tests.model_mock import ModelMock, Script
 from tests.proxy_rig import ANTHROPIC_KEY, MESSAGES, PROVIDERS
 
@@ -69,10 +68,7 @@ def _record(chain: Chain) -> dict[str, object]:
 
 
 def _wait_gone(who: ProcessIdentity, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while is_alive(who) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return not is_alive(who)
+    return eventually(lambda: not is_alive(who), timeout=timeout, what=f"{who} ends")
 
 
 def test_start_status_request_stop(oms: OmsCommand, chain: Chain, mock: ModelMock) -> None:

@@ -11,12 +11,11 @@ import os
 import re
 import shlex
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import OmsCommand
+from tests.helpers import OmsCommand, eventually
 
 RECORDINGS = Path(__file__).resolve().parents[2] / "docs" / "recordings"
 NORMALISE = (
@@ -71,20 +70,21 @@ def _screen(oms: OmsCommand, tmp_path: Path, command: list[str], done: str) -> s
         env={**os.environ, "TERM": "xterm-256color"},
     )
     try:
-        deadline = time.monotonic() + 240
-        while True:
+
+        def exited() -> str:
             shown = subprocess.run(
                 ["tmux", "-S", str(socket), "capture-pane", "-p", "-J", "-S", "-"],
                 capture_output=True,
                 text=True,
                 check=True,
             ).stdout
-            if "[exit " in shown:
-                assert done in shown, shown[-3000:]
-                assert "[exit 0]" in shown, shown[-3000:]
-                return shown[: shown.index("[exit ")]
-            assert time.monotonic() < deadline, shown[-3000:]
-            time.sleep(0.2)
+            assert "[exit " in shown, shown[-3000:]
+            return shown
+
+        shown = eventually(exited, timeout=240, what="the recorded command exits")
+        assert done in shown, shown[-3000:]
+        assert "[exit 0]" in shown, shown[-3000:]
+        return shown[: shown.index("[exit ")]
     finally:
         subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True, check=False)
 

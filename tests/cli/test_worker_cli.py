@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 import uuid
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from oms.canonical import add_ms, now, parse_ts
 from oms.fsio.procinfo import group_alive
 from tests.agent_side import snapshot
 from tests.chain import Chain, accepted, use_worker, wait_for
-from tests.helpers import OmsCommand
+from tests.helpers import OmsCommand, eventually
 
 pytestmark = pytest.mark.cli
 
@@ -31,10 +30,7 @@ def test_deliver_observe_stop(oms: OmsCommand, deliverable: Chain) -> None:
     assert delivered.returncode == 0, delivered.stderr
     data = json.loads(delivered.stdout)
     assert (data["status"], data["outcome"]["status"]) == ("processed", "created")
-    deadline = time.monotonic() + 30
-    while not out.exists():
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
+    eventually(out.exists, timeout=30, what="the worker writes its output")
     executable = dict(line.split("=", 1) for line in out.read_text().splitlines())["executable"]
     assert Path(executable).is_file()
     assert Path(executable).resolve() == Path(executable)  # real path, no symlink
@@ -84,10 +80,8 @@ def _registry_pid(chain: Chain, dispatch_id: str) -> int:
 
 
 def _wait_group_gone(pgid: int, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while group_alive(pgid):
-        assert time.monotonic() < deadline, f"process group {pgid} outlived its pane"
-        time.sleep(0.05)
+    what = f"process group {pgid} ends with its pane"
+    eventually(lambda: not group_alive(pgid), timeout=timeout, what=what)
 
 
 def _one_line_error(result: subprocess.CompletedProcess[str]) -> str:
@@ -146,10 +140,11 @@ def test_park_and_resume_say_what_they_did(oms: OmsCommand, deliverable: Chain) 
         _run(oms, deliverable, "worker", "park", dispatch_id, "--until", until, "--json").stdout
     )
     assert again["parked"] == "already"
-    deadline = time.monotonic() + PARK_MS / 1000 + 30
-    while parse_ts(now()) <= parse_ts(until):  # the resume is due once that time has come
-        assert time.monotonic() < deadline, f"the clock never reached {until}"
-        time.sleep(0.05)
+    eventually(  # the resume is due once that time has come (on the real clock the CLI reads)
+        lambda: parse_ts(now()) > parse_ts(until),
+        timeout=PARK_MS / 1000 + 30,
+        what=f"the clock reaches {until}",
+    )
     resumed = json.loads(_run(oms, deliverable, "worker", "resume", dispatch_id, "--json").stdout)
     assert (resumed["resumed"], resumed["typed"], resumed["session_state"]) == (
         "keys",

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,7 +36,7 @@ from tests.e2e.test_real_agents import (
     _use,
     _wait_for_result,
 )
-from tests.helpers import OmsCommand, git
+from tests.helpers import OmsCommand, eventually, git, scaled
 from tests.model_mock import Call, Hold, ModelMock, Say, Script
 
 RESULT = Call("record_dispatch_result", {"status": "completed", "summary": "Added AGENT.md."})
@@ -77,7 +76,7 @@ def _tmux(chain: Chain, *args: str) -> subprocess.CompletedProcess[str]:
 def _first_turn_then_kill(chain: Chain, mock: ModelMock, dispatch_id: str) -> int:
     """Wait until the model's third reply is held (the first turn read and acknowledged), kill the
     pane with tmux, wait until nothing of it runs; the killed pane's process (its supervisor)."""
-    assert mock.holding.wait(60), (
+    assert mock.holding.wait(scaled(60)), (
         f"the agent never got to its held reply:\n{_pane_text(chain, dispatch_id)}"
     )
     with chain.workspace() as ws:
@@ -88,14 +87,13 @@ def _first_turn_then_kill(chain: Chain, mock: ModelMock, dispatch_id: str) -> in
     pane_pid = _registered_pid(chain, dispatch_id)
     _wait_for_transcript(chain, session_id)  # the CLI writes it a moment after it sent the request
     assert _tmux(chain, "kill-pane", "-t", pane_id).returncode == 0
-    deadline = time.monotonic() + 20
-    while _processes_of(dispatch_id) or group_alive(
-        pane_pid
-    ):  # the supervisor ends the agent, its bridge
-        assert time.monotonic() < deadline, (
-            "the killed pane's processes outlived it"
-        )  # and its sandbox, then
-        time.sleep(0.1)  # records the end and ends itself
+    # the supervisor ends the agent, its bridge and its sandbox, then records the end and ends
+    # itself
+    eventually(
+        lambda: not _processes_of(dispatch_id) and not group_alive(pane_pid),
+        timeout=20,
+        what="the killed pane's processes end with it",
+    )
     mock.release.set()  # the held reply goes into the closed connection
     return pane_pid
 
@@ -107,14 +105,12 @@ def _wait_for_transcript(chain: Chain, session_id: str, timeout: float = 30.0) -
     """Until the agent's own transcript (Claude Code's session, Codex's rollout: JSON lines in its
     private home) holds the first turn's acknowledgement, which its native resume continues from."""
     homes = sandbox_dir(chain.state) / "homes"
-    deadline = time.monotonic() + timeout
-    while True:
-        for path in homes.glob(f"*-{session_id}/**/*.jsonl"):
-            text = path.read_text(errors="replace")
-            if any(mark in text for mark in ACKNOWLEDGED):
-                return
-        assert time.monotonic() < deadline, "the agent's transcript never held its first turn"
-        time.sleep(0.1)
+
+    def acknowledged() -> bool:
+        texts = (p.read_text(errors="replace") for p in homes.glob(f"*-{session_id}/**/*.jsonl"))
+        return any(mark in text for text in texts for mark in ACKNOWLEDGED)
+
+    eventually(acknowledged, timeout=timeout, what="the agent's transcript holds its first turn")
 
 
 def _registered_pid(chain: Chain, dispatch_id: str) -> int:

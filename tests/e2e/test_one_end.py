@@ -26,6 +26,7 @@ from oms.services.delivery.service import Delivery
 from oms.services.proxy import control as proxy_control
 from tests.chain import Chain, accepted
 from tests.e2e.test_real_agents import CHANGE, _pane_text, _use
+from tests.helpers import eventually
 from tests.model_mock import Call, Hold, ModelMock, Say, Script
 
 CLAUDE = "oms.ticket-executor"
@@ -43,11 +44,7 @@ def mock() -> Iterator[ModelMock]:
 
 
 def _until(predicate: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)
+    eventually(predicate, timeout=timeout, what=what)
 
 
 def _proxied(chain: Chain, mock: ModelMock, mp: pytest.MonkeyPatch, cli: str) -> None:

@@ -20,7 +20,7 @@ from tests.e2e.test_real_agents import (
     _use,
     _wait_for_result,
 )
-from tests.helpers import OmsCommand
+from tests.helpers import OmsCommand, eventually, scaled
 from tests.model_mock import Call, Hold, ModelMock, Script
 
 
@@ -49,13 +49,12 @@ def test_park_with_a_past_until_leaves_a_running_turn_alone(
         ]
     )
     dispatch_id, _ = _deliver(deliverable)
-    assert mock.holding.wait(60)
-    deadline = time.monotonic() + 20
-    while "esc to interrupt" not in _pane_text(
-        deliverable, dispatch_id
-    ):  # the plan's busy mark: a turn runs
-        assert time.monotonic() < deadline, _pane_text(deliverable, dispatch_id)
-        time.sleep(0.1)
+    assert mock.holding.wait(scaled(60))
+    eventually(  # the plan's busy mark: a turn runs
+        lambda: "esc to interrupt" in _pane_text(deliverable, dispatch_id) or None,
+        timeout=20,
+        what="the pane shows a turn running",
+    )
     with deliverable.workspace() as ws:
         past = ws.now()
     done = oms.run(

@@ -5,8 +5,7 @@ the remote model (tests/model_mock.py); the agent, its pane, hooks and bridge ar
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from oms.services.chain import dispatches, providers
 from oms.services.conductor import tick as conductor
 from oms.services.delivery.service import Delivery
 from tests.chain import Chain, accepted
+from tests.helpers import eventually
 from tests.model_mock import Call, Hold, ModelMock, Say, Script
 
 ROLE = "oms.ticket-executor"
@@ -44,12 +44,8 @@ def _route_to(chain: Chain, mock: ModelMock) -> None:
     )
 
 
-def _until(predicate: object, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.1)
+def _until(predicate: Callable[[], object], timeout: float, what: str) -> None:
+    eventually(predicate, timeout=timeout, what=what)
 
 
 def test_a_worker_whose_provider_runs_out_is_parked_until_the_reset_then_resumed(

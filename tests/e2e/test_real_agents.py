@@ -13,7 +13,6 @@ import json
 import os
 import re
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from oms.services.chain.liveness import hook_event_id
 from oms.services.delivery.service import Delivery
 from oms.services.doors.hooks import CONTEXT, STOP_REASON
 from tests.chain import Chain, accepted
-from tests.helpers import git
+from tests.helpers import eventually, git
 from tests.model_mock import Call, ModelMock, Say, Script
 
 EARLY = "I have read the dispatch; stopping here."
@@ -74,8 +73,8 @@ def _deliver(chain: Chain) -> tuple[str, str]:
 def _wait_for_result(
     chain: Chain, dispatch_id: str, mock: ModelMock, timeout: float = 40.0
 ) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
+
+    def returned() -> dict[str, Any] | None:
         with chain.workspace() as ws:
             view = dict(Delivery.open(ws).observe(dispatch_id))
             session = ws.store.records("session").read_if_exists(
@@ -88,14 +87,14 @@ def _wait_for_result(
         )
         if view["dispatch_state"] == "result-received" and released:
             return view
-        if view["worker_health"] != "healthy" or time.monotonic() > deadline:
-            longest = max(mock.seen, key=lambda s: len(s.results)).results if mock.seen else ()
-            seen = [(name, text[:200]) for name, text in longest]
-            raise AssertionError(
-                f"no result in {timeout}s: {view}\npane:\n"
-                f"{_pane_text(chain, dispatch_id)}\nmodel saw: {seen}"
-            )
-        time.sleep(0.2)
+        longest = max(mock.seen, key=lambda s: len(s.results)).results if mock.seen else ()
+        seen = [(name, text[:200]) for name, text in longest]
+        failure = f"{view}\npane:\n{_pane_text(chain, dispatch_id)}\nmodel saw: {seen}"
+        if view["worker_health"] != "healthy":  # (no result will come: fail at once)
+            raise RuntimeError(f"the worker is not healthy: {failure}")
+        raise AssertionError(f"no result yet: {failure}")
+
+    return eventually(returned, timeout=timeout, what="the agent returns its result")
 
 
 def _pane_text(chain: Chain, dispatch_id: str) -> str:
@@ -137,10 +136,7 @@ def _stop_and_check_nothing_left(chain: Chain, dispatch_id: str) -> None:
         check=False,
     )
     assert dispatch_id not in listed.stdout
-    deadline = time.monotonic() + 10
-    while (left := _processes_of(dispatch_id)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert left == []
+    eventually(lambda: not _processes_of(dispatch_id), timeout=10, what="no process is left")
 
 
 def _check_result(chain: Chain, dispatch_id: str, session_id: str) -> str:

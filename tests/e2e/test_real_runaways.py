@@ -21,6 +21,7 @@ from oms.canonical import parse_ts
 from oms.services.delivery.service import Delivery
 from tests.chain import Chain
 from tests.e2e.test_real_agents import _deliver, _pane_text, _stop_and_check_nothing_left, _use
+from tests.helpers import eventually
 from tests.model_mock import Call, ModelMock, Say, Script
 
 TURNS = 6
@@ -49,8 +50,8 @@ def _records(chain: Chain, dispatch_id: str) -> tuple[Any, Any, int]:
 def _wait_parked(
     chain: Chain, dispatch_id: str, since_version: int, timeout: float = 60.0
 ) -> tuple[Any, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
+
+    def parked() -> tuple[Any, Any]:
         worker, session, _ = _records(chain, dispatch_id)
         # both records: a park writes the session, then the worker (a reader between the two sees
         # the first)
@@ -60,11 +61,9 @@ def _wait_parked(
             and worker.payload["health"] == "parked"
         ):
             return worker, session
-        if time.monotonic() > deadline:
-            raise AssertionError(
-                f"not parked in {timeout}s: {worker.payload}\n{_pane_text(chain, dispatch_id)}"
-            )
-        time.sleep(0.2)
+        raise AssertionError(f"{worker.payload}\n{_pane_text(chain, dispatch_id)}")
+
+    return eventually(parked, timeout=timeout, what="the worker is parked")
 
 
 def _resume_when_due(chain: Chain, dispatch_id: str, session: Any) -> None:

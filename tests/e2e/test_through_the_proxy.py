@@ -9,8 +9,7 @@ reset has come. The only stand-in is the remote model (tests/model_mock.py)."""
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from oms.services.conductor import tick as conductor
 from oms.services.delivery.service import Delivery
 from oms.services.proxy import control as proxy_control
 from tests.chain import Chain, accepted
+from tests.helpers import eventually
 from tests.model_mock import Call, Hold, ModelMock, Say, Script
 
 ROLE = "oms.ticket-executor"
@@ -33,12 +33,8 @@ def mock() -> Iterator[ModelMock]:
     server.stop()
 
 
-def _until(predicate: object, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.1)
+def _until(predicate: Callable[[], object], timeout: float, what: str) -> None:
+    eventually(predicate, timeout=timeout, what=what)
 
 
 def _environ_of_dispatch(dispatch_id: str) -> list[bytes]:

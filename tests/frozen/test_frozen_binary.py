@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO
+from tests.helpers import REPO, eventually
 
 
 def _binary(name: str) -> Path:
@@ -95,9 +95,8 @@ def test_onefile_would_leak_mei_when_killed(tmp_path: Path) -> None:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 30
-    while not _mei_dirs(tmp) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    with contextlib.suppress(AssertionError):  # (the assertion below says what is missing)
+        eventually(lambda: _mei_dirs(tmp), timeout=30, max_poll=0.01)  # kill it mid-run
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     leaked = _mei_dirs(tmp)

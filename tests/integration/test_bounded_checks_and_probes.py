@@ -4,9 +4,9 @@ a bound fails and says which; nothing of their cgroups is left afterwards."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,7 @@ from oms.errors import ProcessError
 from oms.services.chain import providers
 from oms.services.finishing import verify
 from tests.chain import Chain
+from tests.helpers import eventually
 from tests.integration.test_finishing import _result
 
 MIB = 1024 * 1024
@@ -40,17 +41,19 @@ def test_a_check_runs_in_a_cgroup_of_its_own_beneath_the_callers(chain: Chain) -
     bound = _result(chain, _checks("sleep 3"))
     seen: list[tuple[str, list[str], str]] = []
 
+    def look() -> bool:
+        for node in _ours("c"):
+            procs = (node / "cgroup.procs").read_text().split()
+            if procs:
+                named = ("pids.max", "memory.limit_in_bytes")
+                files = [f for f in named if (node / f).exists()]
+                limit = (node / files[0]).read_text().strip() if files else ""
+                seen.append((str(node), procs, limit))
+        return bool(seen)
+
     def watch() -> None:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not seen:
-            for node in _ours("c"):
-                procs = (node / "cgroup.procs").read_text().split()
-                if procs:
-                    named = ("pids.max", "memory.limit_in_bytes")
-                    files = [f for f in named if (node / f).exists()]
-                    limit = (node / files[0]).read_text().strip() if files else ""
-                    seen.append((str(node), procs, limit))
-            time.sleep(0.02)
+        with contextlib.suppress(AssertionError):  # (the test's assertions say what was not seen)
+            eventually(look, timeout=30, max_poll=0.02)
 
     looker = threading.Thread(target=watch)
     looker.start()

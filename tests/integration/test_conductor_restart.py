@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from oms.services.chain import dispatches
 from oms.services.conductor.tick import Tick
 from tests.chain import sandbox_dir
 from tests.fleet import Fleet
-from tests.helpers import oms_command
+from tests.helpers import oms_command, stays
 from tests.restart import STARTED, poll, prepare, scenario
 
 pytestmark = [pytest.mark.slow, pytest.mark.cli]
@@ -160,10 +159,11 @@ def test_an_agent_does_not_run_ahead_of_the_session_a_killed_conductor_never_reg
     dispatch_id, session_id = _killed_after_new_session(one, tmp_path / "bin")
     spec = Path(one.state, "panes", f"{dispatch_id}.launch.json")
     poll(lambda: not spec.exists(), 30, "the pane's supervisor to take its spec")
-    deadline = time.monotonic() + 2  # a started agent logs within a few hundred ms
-    while time.monotonic() < deadline:
-        assert STARTED not in _log(one, session_id), "the agent started before its session existed"
-        time.sleep(0.1)
+    stays(  # a started agent logs within a few hundred ms (on an idle machine)
+        lambda: STARTED not in _log(one, session_id),
+        seconds=2,
+        what="the agent has not started before its session existed",
+    )
     with one.workspace() as ws:
         assert (
             ws.store.records("dispatch").read(dispatch_id).state == "accepted"

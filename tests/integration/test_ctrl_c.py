@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 
 from oms.adapters import git
 from tests.fleet import Fleet, make_fleet
-from tests.helpers import OmsCommand
+from tests.helpers import OmsCommand, eventually
 
 SLOW_ADVISOR = """#!/bin/sh
 echo $$ > "{pid}.tmp" && mv "{pid}.tmp" "{pid}"
@@ -46,10 +45,7 @@ def fleet(tmp_path: Path) -> Iterator[Fleet]:
 
 
 def _until(what: Callable[[], bool], seconds: float = 180.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not what():
-        assert time.monotonic() < deadline, "the condition never held"
-        time.sleep(0.1)
+    eventually(what, timeout=seconds)
 
 
 def _alive(pid: int) -> bool:

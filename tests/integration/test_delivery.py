@@ -7,13 +7,13 @@ import json
 import os
 import shutil
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from oms.adapters.activation import ActivationError, Witness
+from oms.adapters.panes import Pane, Panes
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject, access, add_ms, operation_nonce
 from oms.errors import (
@@ -32,16 +32,22 @@ from oms.services.workspace import Workspace
 from oms.store import panefiles
 from oms.store.verify import verify
 from tests.chain import Chain, WorkerOut, accepted, use_worker
-from tests.helpers import git
+from tests.helpers import eventually, git
 
 
 def _wait_for(path: Path | WorkerOut, timeout: float = 20.0) -> str:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{path} never appeared")
-        time.sleep(0.02)
+    eventually(path.exists, timeout=timeout, what=f"{path} appears")
     return path.read_text()
+
+
+def _pane_over(panes: Panes, dispatch_id: str) -> Pane | None:
+    """The worker's pane once it is dead (None: gone)."""
+
+    def over() -> tuple[Pane | None] | None:
+        pane = panes.observe(dispatch_id)
+        return (pane,) if pane is None or pane.dead else None
+
+    return eventually(over, timeout=20, what=f"the pane of {dispatch_id} ends")[0]
 
 
 def _deliver(chain: Chain, event_id: str) -> JsonObject:
@@ -145,10 +151,7 @@ def test_end_reason_when_the_worker_exits(
     _wait_for(out)
     with deliverable.workspace() as ws:
         delivery = Delivery.open(ws)
-        deadline = time.monotonic() + 20
-        while (pane := delivery.panes.observe(dispatch_id)) is not None and not pane.dead:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        pane = _pane_over(delivery.panes, dispatch_id)
         view = delivery.observe(dispatch_id)
         recorded = panefiles.read_exit(ws.store.state.root, dispatch_id)
         registry = panefiles.read_registry(ws.store.state.root, dispatch_id)
@@ -187,10 +190,7 @@ def test_end_reason_when_killed_by_a_signal(deliverable: Chain) -> None:
         pane = delivery.panes.observe(dispatch_id)
         assert pane is not None
         os.killpg(pane.pane_pid, 15)  # someone else's signal to the worker's process group
-        deadline = time.monotonic() + 20
-        while not (now := delivery.panes.observe(dispatch_id)) or not now.dead:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        assert _pane_over(delivery.panes, dispatch_id) is not None  # dead, not gone
         view = delivery.observe(dispatch_id)
         delivery.stop(dispatch_id, "cleanup")
     assert view["end_reason"] == "signal"
@@ -227,10 +227,11 @@ def test_no_process_outlives_a_killed_tmux_server(
     _wait_for(out)
     assert len(_processes_of(dispatch_id)) >= 2  # the supervisor and the agent
     subprocess.run(["tmux", "-S", str(deliverable.state / "tmux.sock"), "kill-server"], check=True)
-    deadline = time.monotonic() + 20
-    while left := _processes_of(dispatch_id):
-        assert time.monotonic() < deadline, f"still running after the tmux server died: {left}"
-        time.sleep(0.05)
+    eventually(
+        lambda: not _processes_of(dispatch_id),
+        timeout=20,
+        what="every process ends with the tmux server",
+    )
     ended = json.loads((deliverable.state / "panes" / f"{dispatch_id}.exit.json").read_text())
     assert (ended["status"], ended["signal"]) == (None, signum)
     with deliverable.workspace() as ws:
@@ -255,12 +256,12 @@ def test_a_pane_killed_with_its_server_and_no_record_ends_unrecorded(deliverable
         subprocess.run(
             ["tmux", "-S", str(deliverable.state / "tmux.sock"), "kill-server"], check=True
         )
-        deadline = time.monotonic() + 20
-        while _processes_of(dispatch_id) or group_alive(
-            pane.pane_pid
-        ):  # a dying process may hide its environ
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        pane_pid = pane.pane_pid
+        eventually(  # (a dying process may hide its environ: the group too)
+            lambda: not _processes_of(dispatch_id) and not group_alive(pane_pid),
+            timeout=20,
+            what="the pane's processes end",
+        )
         view = delivery.observe(dispatch_id)
     assert not (deliverable.state / "panes" / f"{dispatch_id}.exit.json").exists()
     assert (view["end_reason"], view["worker_health"]) == ("parent-gone", "stopped")
@@ -637,10 +638,7 @@ def test_failed_activation_with_a_dead_pane_stops(deliverable: Chain) -> None:
 
         def dies_first(dispatch_id: str) -> None:
             _wait_for(out)
-            deadline = time.monotonic() + 20
-            while (pane := base.panes.observe(dispatch_id)) is not None and not pane.dead:
-                assert time.monotonic() < deadline
-                time.sleep(0.02)
+            _pane_over(base.panes, dispatch_id)
             raise ActivationError("the agent exited before it became ready")
 
         result = Delivery.open(ws, activator=_Keys(dies_first)).deliver(event_id)["outcome"]
@@ -821,10 +819,7 @@ def test_an_end_is_recorded_only_when_no_launch_is_under_way(deliverable: Chain)
     dispatch_id = _running(deliverable, "exit3")
     with deliverable.workspace() as ws:
         delivery = Delivery.open(ws)
-        deadline = time.monotonic() + 20
-        while (pane := delivery.panes.observe(dispatch_id)) is not None and not pane.dead:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        _pane_over(delivery.panes, dispatch_id)
         event_id = str(delivery.dispatch(dispatch_id).payload["delivery_event_id"])
         with ws.store.outbox(CONSUMER).lock(event_id):  # a launch is under way
             delivery.reconcile(dispatch_id)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from oms.services.admin.doctor import diagnose
 from oms.services.admin.status import snapshot
 from oms.services.delivery.service import Delivery
 from tests.chain import Chain, accepted, use_worker
+from tests.helpers import eventually
 
 MOUNTINFO_V1 = "35 31 0:32 / {root}/memory rw - cgroup cgroup rw,memory\n"
 MOUNTINFO_V1 += "39 31 0:36 / {root}/pids rw - cgroup cgroup rw,pids\n"
@@ -89,11 +89,12 @@ def test_the_approved_limits_are_what_the_sandbox_gets(deliverable: Chain) -> No
     assert outcome["status"] == "created", outcome
     name = f"oms-w-{dispatch_id}"
     nodes = [Path(place.base) / name for place in cgroups.where()]
-    deadline = time.monotonic() + 30  # the pane's supervisor makes it, after `deliver` returned
     procs = [n / "cgroup.procs" for n in nodes]
-    while not all(p.is_file() and p.read_text() for p in procs):
-        assert time.monotonic() < deadline, f"no sandbox in {nodes}"
-        time.sleep(0.02)
+    eventually(  # the pane's supervisor makes it, after `deliver` returned
+        lambda: all(p.is_file() and p.read_text() for p in procs),
+        timeout=30,
+        what=f"a sandbox in {nodes}",
+    )
     written = {}
     for place in cgroups.where():
         node = Path(place.base) / name

@@ -10,10 +10,10 @@ own group.
 from __future__ import annotations
 
 import subprocess
-import time
 from pathlib import Path
 
 from tests.chain import Chain
+from tests.helpers import eventually
 from tests.integration.test_delivery import _processes_of, _running
 
 
@@ -32,10 +32,11 @@ def test_an_agent_does_not_outlive_its_pane_when_the_end_cannot_be_recorded(
         subprocess.run(
             ["tmux", "-S", str(deliverable.state / "tmux.sock"), "kill-server"], check=True
         )
-        deadline = time.monotonic() + 20
-        while left := _processes_of(dispatch_id):
-            assert time.monotonic() < deadline, f"still running after the tmux server died: {left}"
-            time.sleep(0.05)
+        eventually(
+            lambda: not _processes_of(dispatch_id),
+            timeout=20,
+            what="every process ends with the tmux server",
+        )
     finally:
         panes.unlink()
         away.rename(panes)
@@ -64,7 +65,8 @@ def test_an_agent_does_not_outlive_its_pane_when_the_state_root_is_gone(
     shutil.move(str(deliverable.state), str(tmp_path / "state-away"))
     shutil.rmtree(tmp_path / "state-away")
     os.kill(server, signal.SIGKILL)
-    deadline = time.monotonic() + 20
-    while left := _processes_of(dispatch_id):
-        assert time.monotonic() < deadline, f"still running after the tmux server died: {left}"
-        time.sleep(0.05)
+    eventually(
+        lambda: not _processes_of(dispatch_id),
+        timeout=20,
+        what="every process ends with the tmux server",
+    )

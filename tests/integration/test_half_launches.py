@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from oms.fsio.procinfo import group_alive
 from oms.services.delivery.service import Delivery
 from oms.services.supervisor import supervise
 from tests.chain import Chain, accepted, use_worker, wait_for
+from tests.helpers import eventually
 
 
 class _Keys:
@@ -66,10 +66,7 @@ def _deliver(chain: Chain, event_id: str, keys: _Keys | None = None) -> JsonObje
 
 
 def _wait_until(what: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not what():
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    eventually(what, timeout=timeout)
 
 
 def _processes_of(dispatch_id: str) -> list[int]:

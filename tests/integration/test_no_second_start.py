@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import time
 
 import pytest
 
@@ -16,6 +15,7 @@ from oms.services.chain.liveness import CONSUMER
 from oms.services.delivery.service import Delivery
 from oms.store import panefiles
 from tests.chain import Chain, accepted, use_worker, wait_for
+from tests.helpers import eventually
 from tests.integration.test_delivery import _deliver
 
 
@@ -121,10 +121,9 @@ def test_a_redelivery_after_a_launch_died_before_its_session_starts_no_second_ag
         assert d.session(str(dispatch.payload["session_id"])) is None
     assert status == "created"
     spec_file = deliverable.state / "panes" / f"{dispatch_id}.launch.json"
-    deadline = time.monotonic() + 30
-    while spec_file.exists():  # the supervisor took its spec: it now waits for the session
-        assert time.monotonic() < deadline, "the supervisor never took its spec"
-        time.sleep(0.02)
+    eventually(  # the supervisor took its spec: it now waits for the session
+        lambda: not spec_file.exists(), timeout=30, what="the supervisor takes its spec"
+    )
     sock = str(deliverable.state / "tmux.sock")
     subprocess.run(["tmux", "-S", sock, "kill-session", "-t", f"={dispatch_id}"], check=True)
     again = _deliver(deliverable, event_id)["outcome"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,15 +24,11 @@ from oms.services.proxy import control as proxy_control
 from oms.services.proxy import tokens as proxy_tokens
 from oms.store import panefiles
 from tests.chain import Chain, WorkerOut, accepted, use_worker, wait_for
-from tests.helpers import git
+from tests.helpers import eventually, git
 
 
 def _wait(what: str, done: Callable[[], bool], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not done():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
+    eventually(done, timeout=timeout, what=what)
 
 
 def _agent_pids(dispatch_id: str) -> list[int]:

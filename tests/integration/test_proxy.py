@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 from oms.canonical import parse_ts
 from oms.services.chain import providers
 from oms.services.proxy import tokens as proxy_tokens
+from tests.helpers import eventually
 from tests.proxy_rig import ANTHROPIC_KEY, MESSAGES, OPENAI_KEY, RESPONSES, ROLE, Rig, make_rig
 
 
@@ -28,17 +28,13 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
 def _usage(rig: Rig, dispatch_id: str, want: tuple[int, int, int], timeout: float = 10.0) -> None:
     """Wait (polling, with a deadline) until the dispatch's written usage is `want` (input, output,
     requests)."""
-    deadline = time.monotonic() + timeout
-    while True:
+
+    def written() -> bool:
         usage, requests, _ = proxy_tokens.read_usage(rig.ws.store.state.root, dispatch_id)
-        if (
-            usage.input_tokens,
-            usage.output_tokens,
-            requests,
-        ) == want or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
-    assert (usage.input_tokens, usage.output_tokens, requests) == want
+        assert (usage.input_tokens, usage.output_tokens, requests) == want
+        return True
+
+    eventually(written, timeout=timeout, what="the usage is written")
 
 
 def _stream_first_then_rest(

@@ -11,7 +11,7 @@ import json
 import os
 import signal
 import subprocess
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,7 +22,7 @@ from oms.domain.sandbox_limits import SandboxLimits
 from oms.fsio import Root
 from oms.process import confine
 from oms.store import StateRoot
-from tests.helpers import oms_command
+from tests.helpers import eventually, oms_command
 from tests.integration.test_supervise import _spec
 
 MIB = 1024 * 1024
@@ -68,11 +68,8 @@ def _nodes(name: str = NODE) -> list[Path]:
     return [Path(place.base) / name for place in cgroups.where()]
 
 
-def _wait_for(what: str, ready: object, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not ready():  # type: ignore[operator]
-        assert time.monotonic() < deadline, f"{what}: not within {timeout:g}s"
-        time.sleep(0.02)
+def _wait_for(what: str, ready: Callable[[], object], timeout: float = 60.0) -> None:
+    eventually(ready, timeout=timeout, what=what)
 
 
 def test_a_fork_bomb_is_bounded_and_ends_the_worker_with_limit_pids(

@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from oms.fsio import Root
 from oms.services.delivery import spec as launch_spec
 from oms.services.delivery import start_guard
 from oms.store import RecordStore, StateRoot, sandboxes
-from tests.helpers import oms_command, payload
+from tests.helpers import eventually, oms_command, payload, stays
 
 SESSION_ID = "11111111-2222-4333-8444-555555555555"
 
@@ -291,15 +290,16 @@ def test_a_supervisor_starts_the_agent_only_once_its_session_exists(
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
     try:
         spec = state / "panes" / "dsp-1.launch.json"
-        deadline = time.monotonic() + 30
-        while spec.exists():  # taken: the supervisor now waits for the session
-            assert time.monotonic() < deadline, "the supervisor never took its spec"
-            time.sleep(0.02)
-        deadline = time.monotonic() + 1  # a sandbox started would have run the command by then
-        while time.monotonic() < deadline:
+        eventually(  # taken: the supervisor now waits for the session
+            lambda: not spec.exists(), timeout=30, what="the supervisor takes its spec"
+        )
+
+        def waits() -> bool:
             assert proc.poll() is None, "the supervisor ended without a session"
             assert not marker.exists(), "the sandbox started without a session"
-            time.sleep(0.05)
+            return True
+
+        stays(waits, seconds=1)  # a sandbox started would have run the command by then
         _register_session(state)
         assert proc.wait(timeout=60) == 0
     finally:

@@ -25,7 +25,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,7 +41,7 @@ from oms.services.delivery.service import Delivery
 from tests.agent_side import Bound, RawClient
 from tests.chain import Chain, WorkerOut, accepted, broker_socket, use_worker, wait_for
 from tests.fleet import Fleet, make_fleet
-from tests.helpers import REPO, OmsCommand
+from tests.helpers import REPO, OmsCommand, eventually
 
 ISSUE_URL = "https://github.com/acme/widgets/issues/9"
 GH_ISSUE = {"number": 9, "title": "t", "body": "b", "url": ISSUE_URL}
@@ -303,10 +302,11 @@ def test_a_conductor_killed_before_its_receipt_leaves_no_event_open_after_a_canc
     with lone.workspace() as ws:
         [dispatch] = ws.store.latest("dispatch").records
     event_id = str(dispatch.payload["delivery_event_id"])
-    deadline = time.monotonic() + 60
-    while _dispatch_state(lone, dispatch.record_id) != "acknowledged":  # it runs, unreceipted
-        assert time.monotonic() < deadline, "the agent never acknowledged its dispatch"
-        time.sleep(0.05)
+    eventually(  # it runs, unreceipted
+        lambda: _dispatch_state(lone, dispatch.record_id) == "acknowledged",
+        timeout=60,
+        what="the agent acknowledges its dispatch",
+    )
     roots = ["--state-root", lone.state, "--config-root", lone.repo]
     done = oms.run("dispatch", "cancel", dispatch.record_id, "--reason", "not this one", *roots)
     assert done.returncode == 0, done.stderr

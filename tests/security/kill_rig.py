@@ -24,7 +24,7 @@ from pathlib import Path
 
 from oms.demo.scratch import WORKER_SCRIPT
 from tests.chain import Chain, sandbox_dir
-from tests.helpers import REPO
+from tests.helpers import REPO, eventually
 
 # One line per start in the worker's private home (`homes/command-<session>`, which outlives its
 # panes: a resumed worker appends to the same file), then it waits like an agent that never
@@ -48,20 +48,19 @@ def poll(
     check: Check, timeout: float, what: str, interval: float = 0.01, stable: float = 0.0
 ) -> None:
     """Wait until `check()` holds — and keeps holding for `stable` seconds (a scan of /proc is no
-    atomic snapshot: "nothing runs" is believed once it stays so) — or fail naming `what`."""
-    deadline = time.monotonic() + timeout
-    since: float | None = None
-    while True:
+    atomic snapshot: "nothing runs" is believed once it stays so) — or fail naming `what`
+    (`tests.helpers.eventually`, polling at most every `interval` seconds)."""
+    since: list[float] = []  # when `check()` last began to hold
+
+    def held() -> bool:
         now = time.monotonic()
-        if check():
-            since = now if since is None else since
-            if now - since >= stable:
-                return
-        else:
-            since = None
-        if now > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for: {what}")
-        time.sleep(interval)
+        if not check():
+            since.clear()
+            return False
+        since[:] = since or [now]
+        return now - since[0] >= stable
+
+    eventually(held, timeout=timeout, what=what, first_poll=interval, max_poll=interval)
 
 
 @dataclass(frozen=True)
@@ -296,17 +295,19 @@ class Rig:
     def deliver_until_answered(self, event_id: str, timeout: float = 60) -> dict[str, object]:
         """`oms worker deliver` again until it answers: its outcome, or the error it refuses with (a
         lock that a live resume or an orphaned deliverer still holds is retried)."""
-        deadline = time.monotonic() + timeout
-        while True:
+
+        def answered() -> dict[str, object] | None:
             code, out, err = self.run("worker", "deliver", "--event-id", event_id)
             outcome = out.get("outcome")
             if isinstance(outcome, dict):
                 return outcome
-            assert out.get("ok") is False, (code, out, err)
+            if out.get("ok") is not False:  # (not a wait: fail at once)
+                raise RuntimeError(f"deliver answered neither an outcome nor an error: {out} {err}")
             if out.get("error") != "lock-held":
                 return {"status": "error", **out}
-            assert time.monotonic() < deadline, f"deliver never answered: {code} {out} {err}"
-            time.sleep(0.02)
+            raise AssertionError(f"deliver: lock held: {code} {out} {err}")
+
+        return eventually(answered, timeout=timeout, what="deliver answers", max_poll=0.02)
 
     def observe(self, dispatch_id: str) -> dict[str, object]:
         code, out, err = self.run("worker", "observe", dispatch_id)

@@ -26,7 +26,7 @@ from oms.services.chain import tickets
 from oms.services.conductor import pool
 from oms.services.delivery.service import Delivery
 from tests.fleet import Fleet, make_fleet
-from tests.helpers import OmsCommand
+from tests.helpers import OmsCommand, eventually
 
 
 @pytest.fixture
@@ -71,10 +71,7 @@ def _live_agents(fleet: Fleet) -> list[str]:
 
 
 def _poll(what: Callable[[], bool], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not what():
-        assert time.monotonic() < deadline, "condition not reached"
-        time.sleep(0.1)
+    eventually(what, timeout=timeout)
 
 
 def _dispatches(fleet: Fleet, ticket: str) -> list[str]:
@@ -190,6 +187,7 @@ def test_a_worker_running_past_its_lease_is_not_launched_again(lone: Fleet) -> N
     is quarantined."""
     ticket = lone.add("Ticket that would hang")
     dispatch = _running(lone, ticket)
+    _poll(lambda: _dispatches(lone, ticket) == ["1:acknowledged"])  # the agent works
     for _ in range(5):  # 100 minutes, a tick every 20
         lone.shift_ms += 20 * 60_000
         lone.tick()
@@ -285,17 +283,18 @@ def _park_no_result(fleet: Fleet, dispatch: str) -> None:
     """What the broker does at the bound (`progress.park_no_result`), retried if a hook wrote
     meanwhile; once the agent has acknowledged its dispatch (as an agent parked at the bound
     has)."""
-    deadline = time.monotonic() + 30
-    while _dispatches(fleet, _ticket_of(fleet, dispatch)) != ["1:acknowledged"]:
-        assert time.monotonic() < deadline, "the agent never acknowledged its dispatch"
-        time.sleep(0.05)
-    while True:
-        try:
-            with fleet.workspace() as ws:
-                Delivery.open(ws).park(dispatch, NO_RESULT, add_ms(ws.now(), 60_000))
-            return
-        except VersionConflictError:
-            assert time.monotonic() < deadline
+    eventually(
+        lambda: _dispatches(fleet, _ticket_of(fleet, dispatch)) == ["1:acknowledged"],
+        timeout=30,
+        what="the agent acknowledges its dispatch",
+    )
+
+    def parked() -> bool:
+        with fleet.workspace() as ws:
+            Delivery.open(ws).park(dispatch, NO_RESULT, add_ms(ws.now(), 60_000))
+        return True
+
+    eventually(parked, timeout=30, ignoring=(VersionConflictError,), what="the park is written")
 
 
 def test_a_worker_parked_no_result_is_never_retried(lone: Fleet) -> None:

@@ -12,9 +12,7 @@ import os
 import socket
 import sys
 import threading
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -22,6 +20,7 @@ from oms.canonical import access
 from oms.services.chain import dispatches
 from oms.services.delivery.service import Delivery
 from tests.chain import Chain, accepted
+from tests.helpers import eventually
 
 PY = sys.executable  # shown read-only inside: oms's own runtime
 PROBE = r"""#!__PY__
@@ -116,12 +115,12 @@ def _run_probe(chain: Chain, dispatch_id: str, event_id: str) -> dict[str, str]:
     with chain.workspace() as ws:
         outcome = access.obj(Delivery.open(ws).deliver(event_id), "outcome")
     assert outcome["status"] == "created", outcome
-    deadline = time.monotonic() + 30
-    found: list[Path] = []
-    while not found:
-        assert time.monotonic() < deadline, "the probe never reported"
-        found = [p for p in chain.base.rglob("probe.json") if f"-{outcome['session_id']}" in str(p)]
-        time.sleep(0.05)
+    mine = f"-{outcome['session_id']}"
+    found = eventually(
+        lambda: [p for p in chain.base.rglob("probe.json") if mine in str(p)],
+        timeout=30,
+        what="the probe reports",
+    )
     seen = json.loads(found[0].read_text())
     with chain.workspace() as ws:
         Delivery.open(ws).stop(dispatch_id, "probe done")
@@ -138,10 +137,7 @@ def test_a_command_worker_cannot_reach_a_tcp_service_on_the_hosts_loopback(
     assert listener.accepted == 0
     with socket.create_connection(("127.0.0.1", listener.port), timeout=5):
         pass  # the service was there all along: the host itself reaches it
-    deadline = time.monotonic() + 5
-    while listener.accepted != 1 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert listener.accepted == 1
+    eventually(lambda: listener.accepted == 1, timeout=5, what="the host's connection is accepted")
 
 
 def test_the_state_roots_path_is_nowhere_a_worker_can_read(

@@ -48,7 +48,7 @@ from oms.services.containment.sandboxing import git_layout
 from oms.services.delivery.service import Delivery
 from oms.store.verify import verify
 from tests.chain import WORKER, Chain, accepted, make_chain, sandbox_dir
-from tests.helpers import git
+from tests.helpers import eventually, git
 from tests.model_mock import Call, ModelMock, Script
 
 PY = (
@@ -848,11 +848,13 @@ def _home(chain: Chain, session_id: str) -> Path:
 def _wait(
     what: str, ready: Callable[[], bool], timeout: float = 30.0, why: Callable[[], str] = str
 ) -> None:
-    deadline = time.monotonic() + timeout
-    while not ready():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {timeout:g}s\n{why()}")
-        time.sleep(0.02)
+
+    def holds() -> bool:
+        if ready():
+            return True
+        raise AssertionError(why())
+
+    eventually(holds, timeout=timeout, what=what)
 
 
 def _diagnose(chain: Chain, dispatch_id: str) -> Callable[[], str]:
@@ -972,10 +974,9 @@ def _sleepers(dispatch_id: str) -> dict[int, str]:
 
 def _gone(dispatch_id: str, namespaces: frozenset[str], timeout: float = 15.0) -> dict[int, str]:
     """Wait until nothing of `dispatch_id` runs; what is still running at the deadline."""
-    deadline = time.monotonic() + timeout
-    while (left := _processes_of(dispatch_id, namespaces)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return left
+    with contextlib.suppress(AssertionError):  # (the caller judges what is left)
+        eventually(lambda: not _processes_of(dispatch_id, namespaces), timeout=timeout)
+    return _processes_of(dispatch_id, namespaces)
 
 
 def _kill_leftovers(pids: Iterator[int] | list[int]) -> None:

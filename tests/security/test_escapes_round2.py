@@ -34,7 +34,6 @@ import json
 import os
 import platform
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +46,7 @@ from oms.demo.scratch import WORKER_SCRIPT
 from oms.services.delivery.service import Delivery
 from tests.agent_side import Bound, BoundTools, bind
 from tests.chain import Chain, make_chain, sandbox_dir
-from tests.helpers import git
+from tests.helpers import eventually, git
 from tests.security.test_escapes import (
     PY,
     _deliver,
@@ -1225,15 +1224,17 @@ def _end_record(run: Run, timeout: float = 30.0) -> tuple[str | None, str | None
     """The worker's end reason and detail, once oms observed it (as `oms status` would: its pane may
     still be there a moment after the supervisor recorded the end); (None, None) while it runs on.
     """
-    deadline = time.monotonic() + timeout
-    while True:
+
+    def record() -> tuple[object, object]:
         with run.chain.workspace() as ws:
             Delivery.open(ws).observe(run.dispatch_id)
             worker = ws.store.records("worker").read(run.dispatch_id).payload
-        reason, detail = worker.get("end_reason"), worker.get("end_detail")
-        if reason or time.monotonic() > deadline:
-            return (str(reason) if reason else None), (str(detail) if detail else None)
-        time.sleep(0.05)
+        return worker.get("end_reason"), worker.get("end_detail")
+
+    with contextlib.suppress(AssertionError):  # (it runs on: the caller judges)
+        eventually(lambda: record()[0], timeout=timeout)
+    reason, detail = record()
+    return (str(reason) if reason else None), (str(detail) if detail else None)
 
 
 @pytest.fixture(scope="module")

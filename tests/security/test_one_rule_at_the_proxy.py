@@ -30,6 +30,7 @@ from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace
 from oms.store import Record
 from tests.chain import accepted
+from tests.helpers import eventually
 from tests.proxy_rig import MESSAGES, Rig, make_rig
 
 
@@ -149,8 +150,4 @@ def test_no_request_is_forwarded_once_the_attempt_may_no_longer_act(rig: Rig, ca
 
 
 def _until(predicate: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.01)
+    eventually(predicate, timeout=timeout, what=what)

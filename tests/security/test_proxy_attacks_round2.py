@@ -106,6 +106,8 @@ def test_concurrent_requests_are_not_a_way_past_the_token_budget(budgeted: Rig) 
     threads = [threading.Thread(target=one) for _ in range(8)]
     for t in threads:
         t.start()
+    # a window, not a wait: a proxy that keeps the budget forwards 2 and holds the rest, so the 8
+    # are never all heard; 20 s (under the clients' 30 s) for them to pile up
     deadline = time.monotonic() + 20
     while len(budgeted.mock.heard) < 8 and time.monotonic() < deadline:
         time.sleep(0.05)

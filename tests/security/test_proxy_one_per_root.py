@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -27,6 +27,7 @@ from oms.services.proxy.watch import CappedLog
 from oms.store.documents import encode_document
 from tests.chain import Chain, make_chain
 from tests.chaos import proxy_violations
+from tests.helpers import eventually
 from tests.proxy_rig import proxies_of
 
 PROVIDER = '\n[providers.claude-x]\nfamily = "anthropic"\nendpoint = "http://127.0.0.1:9"\n'
@@ -53,12 +54,8 @@ def chain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Chain]:
                 reap(pid)
 
 
-def _until(holds: object, what: str) -> None:
-    deadline = time.monotonic() + EXIT_S
-    while not holds():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {EXIT_S:g}s: {what}")
-        time.sleep(0.05)
+def _until(holds: Callable[[], object], what: str) -> None:
+    eventually(holds, timeout=EXIT_S, what=what)
 
 
 def _reap_all(state: str) -> None:

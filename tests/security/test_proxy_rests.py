@@ -23,6 +23,7 @@ from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import Cooldown
 from oms.services.chain import providers
 from tests.attempts import live_attempt
+from tests.helpers import eventually
 from tests.proxy_rig import MESSAGES, Rig, make_rig
 
 PATH = "/p/claude-mock/v1/messages"
@@ -138,11 +139,7 @@ def _rests_since(rig: Rig, start: str, provider_id: str = "claude-mock") -> int:
 
 
 def _until(predicate: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
+    eventually(predicate, timeout=timeout, what=what)
 
 
 def test_a_sender_dribbling_its_body_does_not_hold_the_probe_after_a_rest(rig: Rig) -> None:

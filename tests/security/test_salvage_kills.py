@@ -12,7 +12,8 @@ import os
 import random
 import signal
 import subprocess
-import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ import pytest
 from oms.canonical import access
 from oms.services.delivery.service import Delivery
 from tests.chain import Chain, accepted, use_worker
+from tests.helpers import eventually
 
 ROUNDS = 50
 SEED = int(os.environ.get("OMS_SALVAGE_SEED", "1414"))
@@ -52,12 +54,12 @@ def _edits(worktree: Path) -> int:
         return 0
 
 
-def _wait(what: str, check: object, timeout: float = 30.0) -> None:
-    assert callable(check)
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.01)
+def _wait(what: str, check: Callable[[], object], timeout: float = 30.0) -> None:
+    eventually(check, timeout=timeout, what=what)
+
+
+def _edited(worktree: Path, wanted: int) -> bool:
+    return _edits(worktree) >= wanted
 
 
 def _disk(worktree: Path) -> dict[str, bytes]:
@@ -135,9 +137,7 @@ def test_every_edit_of_a_killed_worker_is_recoverable(deliverable: Chain) -> Non
         assert outcome["status"] == "created", outcome
         worktree = Path(access.text(payload, "worktree_path"))
         wanted = rng.randint(1, 300)
-        _wait(
-            f"{wanted} edits", lambda worktree=worktree, wanted=wanted: _edits(worktree) >= wanted
-        )
+        _wait(f"{wanted} edits", partial(_edited, worktree, wanted))
         _end(deliverable, dispatch_id, way)
         with deliverable.workspace() as ws:
             worker = ws.store.records("worker").read(dispatch_id).payload

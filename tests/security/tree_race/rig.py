@@ -43,7 +43,7 @@ from oms.canonical import access
 from oms.services.chain import dispatches
 from oms.services.delivery.service import Delivery
 from tests.chain import Chain, accepted, sandbox_dir
-from tests.helpers import git, stray_proxies
+from tests.helpers import eventually, git, stray_proxies
 from tests.model_mock import Call, Hold, ModelMock, Script
 from tests.security.tree_race.attacker import program
 
@@ -173,22 +173,25 @@ class Rounds:
 
     def _wait(self, name: str) -> dict[str, Any]:
         path = self.home / name
-        deadline = time.monotonic() + WAIT_S
-        while not path.exists():
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the attacker never wrote {name}\n{self.why()}")
-            time.sleep(0.001)
+        self._until(path.exists, f"the attacker writes {name}", poll=0.001)
         doc = json.loads(path.read_text())
         assert isinstance(doc, dict)
         return doc
 
+    def _until(self, done: Callable[[], bool], what: str, poll: float = 0.01) -> None:
+        """Until `done()` holds (polling every `poll` s: a round's timing is the attacker's), or
+        fail with what the rig shows (`why`)."""
+
+        def holds() -> bool:
+            if done():
+                return True
+            raise AssertionError(self.why())
+
+        eventually(holds, timeout=WAIT_S, what=what, first_poll=poll, max_poll=poll)
+
     def _write(self, name: str, doc: dict[str, Any] | None = None) -> None:
-        deadline = time.monotonic() + WAIT_S
-        while not self.home.is_dir():  # a channel in the worktree: the attacker makes it first
-            if time.monotonic() > deadline:
-                never = f"the attacker never made its channel {self.home}"
-                raise AssertionError(f"{never}\n{self.why()}")
-            time.sleep(0.01)
+        # a channel in the worktree: the attacker makes it first
+        self._until(self.home.is_dir, f"the attacker makes its channel {self.home}")
         tmp = self.home / f"{name}.tmp"
         tmp.write_text(json.dumps(doc or {}))
         tmp.rename(self.home / name)
@@ -198,11 +201,7 @@ class Rounds:
         asked through the channel."""
         self._write("readback", {"base": base})
         path = self.home / "readback-out"
-        deadline = time.monotonic() + WAIT_S
-        while not path.exists():
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the attacker never read back\n{self.why()}")
-            time.sleep(0.01)
+        self._until(path.exists, "the attacker reads back")
         return path.read_text()
 
     @contextlib.contextmanager
@@ -465,12 +464,14 @@ class CliHand:
 
         def read_back(_base: str) -> str:  # (the script names the base: it was written first)
             mock.release.set()  # the held answer: the shell tool reads the repository back
-            deadline = time.monotonic() + WAIT_S
-            while not (said := [t for s in mock.seen for _, t in s.results if "READBACK" in t]):
-                if time.monotonic() > deadline:
-                    raise AssertionError(f"{cli.name} never read the repository back\n{why()}")
-                time.sleep(0.05)
-            return said[0]
+
+            def said() -> list[str]:
+                found = [t for s in mock.seen for _, t in s.results if "READBACK" in t]
+                if found:
+                    return found
+                raise AssertionError(why())
+
+            return eventually(said, timeout=WAIT_S, what=f"{cli.name} reads the repository back")[0]
 
         return Running(
             worktree,

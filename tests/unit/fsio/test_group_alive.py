@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
 
 from oms.fsio import procinfo
+from tests.helpers import eventually
 
 
 def _state(pid: int) -> bytes:
@@ -22,10 +22,9 @@ def test_a_group_is_alive_while_a_member_runs_and_not_as_a_zombie() -> None:
     try:
         assert procinfo.group_alive(child.pid)
         os.kill(child.pid, signal.SIGKILL)
-        deadline = time.monotonic() + 10
-        while _state(child.pid) != b"Z":  # killed, not reaped: a zombie
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        eventually(
+            lambda: _state(child.pid) == b"Z", timeout=10, what="killed, not reaped: a zombie"
+        )
         assert not procinfo.group_alive(child.pid)
     finally:
         child.kill()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 from oms.fsio import procinfo
+from tests.helpers import eventually
 
 PROBE = """
 import os, subprocess, sys
@@ -43,10 +43,7 @@ def test_a_group_leader_ends_itself_and_every_straggler() -> None:
     assert "survived" not in done.stdout
     # SIGKILL to a group returns before every member is gone: the straggler (now init's child) may
     # take a moment to die and be reaped; the group must be empty well within the deadline
-    deadline = time.monotonic() + 10
-    while procinfo.group_alive(leader) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert not procinfo.group_alive(
-        leader
-    )  # the leader's pid is the group id: nothing of it is left
+    eventually(  # the leader's pid is the group id: nothing of it is left
+        lambda: not procinfo.group_alive(leader), timeout=10, what="the group is empty"
+    )
     assert procinfo.start_ticks(helper) is None  # the straggler went with it
