@@ -6,14 +6,13 @@ lines in one message, the escape bytes gone — as the person's turn."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 
 import pytest
 
 from tests.chain import Chain
 from tests.e2e.test_real_agents import _deliver, _pane_text, _stop_and_check_nothing_left, _use
-from tests.helpers import OmsCommand
+from tests.helpers import OmsCommand, eventually
 from tests.model_mock import Call, Hold, ModelMock, Script
 
 MESSAGE = "Please also add a changelog line.\nSecond line: \x1b[31mplain\x1b[0m text\x07"
@@ -39,17 +38,15 @@ def _sent_and_heard(chain: Chain, mock: ModelMock, oms: OmsCommand, dispatch_id:
     view = json.loads(done.stdout)
     mock.release.set()
     needle = json.dumps(TYPED)[1:-1]  # as a JSON string carries it: one message, both lines
-    deadline = time.monotonic() + 60
-    while True:
-        for body in mock.bodies[before:]:
-            text = body.decode("utf-8", "replace")
-            if needle in text:
-                assert "\\u001b" not in text  # no escape byte reached the agent
-                return str(view["typed"])
-        assert time.monotonic() < deadline, (
-            f"the model never saw the message ({view}):\n{_pane_text(chain, dispatch_id)}"
+
+    def heard() -> str | None:
+        return next(
+            (t for b in mock.bodies[before:] if needle in (t := b.decode("utf-8", "replace"))), None
         )
-        time.sleep(0.2)
+
+    text = eventually(heard, timeout=60, what=f"the model seeing the message ({view})")
+    assert "\\u001b" not in text  # no escape byte reached the agent
+    return str(view["typed"])
 
 
 def test_claude_code_takes_a_sent_message_as_the_persons_turn(

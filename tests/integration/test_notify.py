@@ -19,7 +19,7 @@ from oms.services.conductor import tick as conductor
 from oms.services.delivery.service import Delivery
 from oms.services.finishing import finish, verify
 from tests.chain import Chain, accepted, use_worker
-from tests.helpers import OmsCommand
+from tests.helpers import OmsCommand, eventually
 from tests.integration.test_finishing import _result
 
 REPO = Path(__file__).resolve().parents[2]
@@ -70,11 +70,12 @@ def _phase(report: dict[str, object], name: str) -> dict[str, object]:
 
 def _log(chain: Chain, lines: int, timeout: float = 30.0) -> list[str]:
     log = chain.state / "notify" / "notify.log"
-    deadline = time.monotonic() + timeout
-    while not log.exists() or len(log.read_text().splitlines()) < lines:
-        assert time.monotonic() < deadline, log.read_text() if log.exists() else "no log"
-        time.sleep(0.05)
-    return log.read_text().splitlines()
+
+    def written() -> list[str] | None:
+        found = log.read_text().splitlines() if log.exists() else []
+        return found if len(found) >= lines else None
+
+    return eventually(written, timeout=timeout, what=f"{lines} lines in {log}")
 
 
 def _sleepers() -> list[int]:

@@ -5,7 +5,6 @@ first, with a real tmux server and a real command worker that keeps every byte i
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from oms.limits import LIMITS
 from oms.services.delivery.service import Delivery
 from tests.agent_side import snapshot
 from tests.chain import Chain, accepted, sandbox_dir, use_worker, wait_for
-from tests.helpers import OmsCommand
+from tests.helpers import OmsCommand, eventually
 
 
 def _heard(chain: Chain, dispatch_id: str) -> Path:
@@ -33,19 +32,17 @@ def _listening(chain: Chain) -> str:
         Delivery.open(ws).deliver(event_id)
     wait_for(out)
     heard = _heard(chain, dispatch_id)
-    deadline = time.monotonic() + 20
-    while not heard.exists():  # `cat` has opened it: the terminal is raw from here on
-        assert time.monotonic() < deadline, "the listening worker never started"
-        time.sleep(0.02)
+    # `cat` has opened it: the terminal is raw from here on
+    eventually(heard.exists, timeout=20, what="the listening worker starting")
     return dispatch_id
 
 
 def _until(heard: Path, ending: bytes) -> bytes:
-    deadline = time.monotonic() + 20
-    while not (data := heard.read_bytes()).endswith(ending):
-        assert time.monotonic() < deadline, data
-        time.sleep(0.02)
-    return data
+    def ended() -> bytes | None:
+        data = heard.read_bytes()
+        return data if data.endswith(ending) else None
+
+    return eventually(ended, timeout=20, what=f"{heard} ending with {ending!r}")
 
 
 def _messages(chain: Chain) -> list[dict[str, object]]:

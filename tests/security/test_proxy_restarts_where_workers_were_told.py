@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from oms.canonical import access
 from oms.process import reap
 from oms.services.proxy import control as proxy_control
 from tests.chain import Chain, make_chain
+from tests.helpers import eventually
 from tests.proxy_rig import proxies_of
 
 GONE_S = 10.0  # a SIGKILLed process is gone well within this
@@ -50,11 +50,12 @@ def _killed(chain: Chain) -> int:
     assert first.record is not None
     pid = access.integer(first.record, "pid")
     os.kill(pid, signal.SIGKILL)
-    deadline = time.monotonic() + GONE_S
-    while pid in proxies_of(str(chain.state)):  # (a zombie is not listed)
-        assert time.monotonic() < deadline, f"the proxy {pid} still runs after SIGKILL"
+
+    def gone() -> bool:
         reap(pid)
-        time.sleep(0.01)
+        return pid not in proxies_of(str(chain.state))  # (a zombie is not listed)
+
+    eventually(gone, timeout=GONE_S, what=f"the proxy {pid} gone after SIGKILL")
     return access.integer(first.record, "port")
 
 
