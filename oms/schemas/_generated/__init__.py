@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'ad60d19f3bb62b6a2fa24314789cadfaf52597ec928fb9b9d64bcff67590dcdb'
+SOURCE_SHA256 = 'ba2a756699b80105c2770edbf0954980a92a8f8e40a036aa1ed98e4eaa3d95e7'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -32,6 +32,7 @@ MODULES: dict[str, str] = {
     'defs#/$defs/base64': 'defs',
     'defs#/$defs/branch': 'defs',
     'defs#/$defs/capability': 'defs',
+    'defs#/$defs/changes_requested': 'defs',
     'defs#/$defs/commit': 'defs',
     'defs#/$defs/count': 'defs',
     'defs#/$defs/engine': 'defs',

@@ -20,140 +20,140 @@ _C2: tuple[object, ...] = ('worker-session', 'worker-resume', 'advisor-review')
 _C3: tuple[object, ...] = ('codex-goal', 'claude-interactive', 'command', 'codex-exec', 'claude-print')
 
 
-def _v561(x: object) -> bool:
+def _v592(x: object) -> bool:
     # journal-entry#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v562(x: object) -> bool:
+def _v593(x: object) -> bool:
     # journal-entry#/properties/journal
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v563(x: object) -> bool:
+def _v594(x: object) -> bool:
     # journal-entry#/properties/seq
-    if not _m_defs._v116(x):
+    if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v565(x: object) -> bool:
+def _v596(x: object) -> bool:
     # journal-entry#/properties/previous_sha256/anyOf/0
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v566(x: object) -> bool:
+def _v597(x: object) -> bool:
     # journal-entry#/properties/previous_sha256/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v564(x: object) -> bool:
+def _v595(x: object) -> bool:
     # journal-entry#/properties/previous_sha256
-    if not (_v565(x) or _v566(x)):
+    if not (_v596(x) or _v597(x)):
         return False
     return True
 
 
-def _v567(x: object) -> bool:
+def _v598(x: object) -> bool:
     # journal-entry#/properties/recorded_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v569(x: object) -> bool:
+def _v600(x: object) -> bool:
     # journal-entry#/properties/entry/properties/authorization_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v570(x: object) -> bool:
+def _v601(x: object) -> bool:
     # journal-entry#/properties/entry/properties/authorization_version
-    if not _m_defs._v116(x):
+    if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v571(x: object) -> bool:
+def _v602(x: object) -> bool:
     # journal-entry#/properties/entry/properties/repository
-    if not _m_defs._v82(x):
+    if not _m_defs._v98(x):
         return False
     return True
 
 
-def _v572(x: object) -> bool:
+def _v603(x: object) -> bool:
     # journal-entry#/properties/entry/properties/operation
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v573(x: object) -> bool:
+def _v604(x: object) -> bool:
     # journal-entry#/properties/entry/properties/contact_surface
     if not any(_eq(x, c) for c in _C3):
         return False
     return True
 
 
-def _v574(x: object) -> bool:
+def _v605(x: object) -> bool:
     # journal-entry#/properties/entry/properties/subject_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v576(x: object) -> bool:
+def _v607(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v577(x: object) -> bool:
+def _v608(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v578(x: object) -> bool:
+def _v609(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/role_id
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v579(x: object) -> bool:
+def _v610(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/model_id
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v580(x: object) -> bool:
+def _v611(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/provider_mode
     if not _m_defs._v26(x):
         return False
     return True
 
 
-def _v581(x: object) -> bool:
+def _v612(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/worktree_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v575(x: object) -> bool:
+def _v606(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request
     if not (isinstance(x, dict)):
         return False
@@ -161,17 +161,17 @@ def _v575(x: object) -> bool:
         for k in ('dispatch_id', 'model_id', 'provider_mode', 'role_id', 'ticket_id', 'worktree_id'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v576(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v607(x['dispatch_id']):
             return False
-        if 'ticket_id' in x and not _v577(x['ticket_id']):
+        if 'ticket_id' in x and not _v608(x['ticket_id']):
             return False
-        if 'role_id' in x and not _v578(x['role_id']):
+        if 'role_id' in x and not _v609(x['role_id']):
             return False
-        if 'model_id' in x and not _v579(x['model_id']):
+        if 'model_id' in x and not _v610(x['model_id']):
             return False
-        if 'provider_mode' in x and not _v580(x['provider_mode']):
+        if 'provider_mode' in x and not _v611(x['provider_mode']):
             return False
-        if 'worktree_id' in x and not _v581(x['worktree_id']):
+        if 'worktree_id' in x and not _v612(x['worktree_id']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'ticket_id', 'role_id', 'model_id', 'provider_mode', 'worktree_id'):
@@ -179,14 +179,14 @@ def _v575(x: object) -> bool:
     return True
 
 
-def _v582(x: object) -> bool:
+def _v613(x: object) -> bool:
     # journal-entry#/properties/entry/properties/disclosed_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v568(x: object) -> bool:
+def _v599(x: object) -> bool:
     # journal-entry#/properties/entry
     if not (isinstance(x, dict)):
         return False
@@ -194,21 +194,21 @@ def _v568(x: object) -> bool:
         for k in ('authorization_id', 'authorization_version', 'contact_surface', 'disclosed_at', 'operation', 'repository', 'request', 'subject_id'):
             if k not in x:
                 return False
-        if 'authorization_id' in x and not _v569(x['authorization_id']):
+        if 'authorization_id' in x and not _v600(x['authorization_id']):
             return False
-        if 'authorization_version' in x and not _v570(x['authorization_version']):
+        if 'authorization_version' in x and not _v601(x['authorization_version']):
             return False
-        if 'repository' in x and not _v571(x['repository']):
+        if 'repository' in x and not _v602(x['repository']):
             return False
-        if 'operation' in x and not _v572(x['operation']):
+        if 'operation' in x and not _v603(x['operation']):
             return False
-        if 'contact_surface' in x and not _v573(x['contact_surface']):
+        if 'contact_surface' in x and not _v604(x['contact_surface']):
             return False
-        if 'subject_id' in x and not _v574(x['subject_id']):
+        if 'subject_id' in x and not _v605(x['subject_id']):
             return False
-        if 'request' in x and not _v575(x['request']):
+        if 'request' in x and not _v606(x['request']):
             return False
-        if 'disclosed_at' in x and not _v582(x['disclosed_at']):
+        if 'disclosed_at' in x and not _v613(x['disclosed_at']):
             return False
         for k in x:
             if k not in ('authorization_id', 'authorization_version', 'repository', 'operation', 'contact_surface', 'subject_id', 'request', 'disclosed_at'):
@@ -216,7 +216,7 @@ def _v568(x: object) -> bool:
     return True
 
 
-def _v560(x: object) -> bool:
+def _v591(x: object) -> bool:
     # journal-entry#
     if not (isinstance(x, dict)):
         return False
@@ -224,17 +224,17 @@ def _v560(x: object) -> bool:
         for k in ('entry', 'format', 'journal', 'previous_sha256', 'recorded_at', 'seq'):
             if k not in x:
                 return False
-        if 'format' in x and not _v561(x['format']):
+        if 'format' in x and not _v592(x['format']):
             return False
-        if 'journal' in x and not _v562(x['journal']):
+        if 'journal' in x and not _v593(x['journal']):
             return False
-        if 'seq' in x and not _v563(x['seq']):
+        if 'seq' in x and not _v594(x['seq']):
             return False
-        if 'previous_sha256' in x and not _v564(x['previous_sha256']):
+        if 'previous_sha256' in x and not _v595(x['previous_sha256']):
             return False
-        if 'recorded_at' in x and not _v567(x['recorded_at']):
+        if 'recorded_at' in x and not _v598(x['recorded_at']):
             return False
-        if 'entry' in x and not _v568(x['entry']):
+        if 'entry' in x and not _v599(x['entry']):
             return False
         for k in x:
             if k not in ('format', 'journal', 'seq', 'previous_sha256', 'recorded_at', 'entry'):
@@ -243,5 +243,5 @@ def _v560(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'journal-entry': _v560,
+    'journal-entry': _v591,
 }

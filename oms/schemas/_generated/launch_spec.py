@@ -25,35 +25,35 @@ _C0: object = 'oms-launch-v1'
 _C1: tuple[object, ...] = ('codex', 'claude', 'command')
 
 
-def _v597(x: object) -> bool:
+def _v628(x: object) -> bool:
     # launch-spec#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v598(x: object) -> bool:
+def _v629(x: object) -> bool:
     # launch-spec#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v599(x: object) -> bool:
+def _v630(x: object) -> bool:
     # launch-spec#/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v600(x: object) -> bool:
+def _v631(x: object) -> bool:
     # launch-spec#/properties/provider
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v601(x: object) -> bool:
+def _v632(x: object) -> bool:
     # launch-spec#/properties/provider_version
     if not (isinstance(x, str)):
         return False
@@ -65,7 +65,7 @@ def _v601(x: object) -> bool:
     return True
 
 
-def _v603(x: object) -> bool:
+def _v634(x: object) -> bool:
     # launch-spec#/properties/allowed_tools/items
     if not (isinstance(x, str)):
         return False
@@ -75,7 +75,7 @@ def _v603(x: object) -> bool:
     return True
 
 
-def _v602(x: object) -> bool:
+def _v633(x: object) -> bool:
     # launch-spec#/properties/allowed_tools
     if not (isinstance(x, list)):
         return False
@@ -83,12 +83,12 @@ def _v602(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v603(v):
+            if not _v634(v):
                 return False
     return True
 
 
-def _v604(x: object) -> bool:
+def _v635(x: object) -> bool:
     # launch-spec#/properties/nonce
     if not (isinstance(x, str)):
         return False
@@ -98,21 +98,21 @@ def _v604(x: object) -> bool:
     return True
 
 
-def _v605(x: object) -> bool:
+def _v636(x: object) -> bool:
     # launch-spec#/properties/config_root
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v606(x: object) -> bool:
+def _v637(x: object) -> bool:
     # launch-spec#/properties/worktree
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v607(x: object) -> bool:
+def _v638(x: object) -> bool:
     # launch-spec#/properties/sandbox_dir
     if not (isinstance(x, str)):
         return False
@@ -126,14 +126,14 @@ def _v607(x: object) -> bool:
     return True
 
 
-def _v608(x: object) -> bool:
+def _v639(x: object) -> bool:
     # launch-spec#/properties/bwrap
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v611(x: object) -> bool:
+def _v642(x: object) -> bool:
     # launch-spec#/$defs/word
     if not (isinstance(x, str)):
         return False
@@ -145,14 +145,14 @@ def _v611(x: object) -> bool:
     return True
 
 
-def _v610(x: object) -> bool:
+def _v641(x: object) -> bool:
     # launch-spec#/properties/sandbox/items
-    if not _v611(x):
+    if not _v642(x):
         return False
     return True
 
 
-def _v609(x: object) -> bool:
+def _v640(x: object) -> bool:
     # launch-spec#/properties/sandbox
     if not (isinstance(x, list)):
         return False
@@ -162,19 +162,19 @@ def _v609(x: object) -> bool:
         if len(x) > 1024:
             return False
         for v in x:
-            if not _v610(v):
+            if not _v641(v):
                 return False
     return True
 
 
-def _v613(x: object) -> bool:
+def _v644(x: object) -> bool:
     # launch-spec#/properties/command/items
-    if not _v611(x):
+    if not _v642(x):
         return False
     return True
 
 
-def _v612(x: object) -> bool:
+def _v643(x: object) -> bool:
     # launch-spec#/properties/command
     if not (isinstance(x, list)):
         return False
@@ -184,19 +184,19 @@ def _v612(x: object) -> bool:
         if len(x) > 256:
             return False
         for v in x:
-            if not _v613(v):
+            if not _v644(v):
                 return False
     return True
 
 
-def _v615(x: object) -> bool:
+def _v646(x: object) -> bool:
     # launch-spec#/properties/placeholders/items
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v614(x: object) -> bool:
+def _v645(x: object) -> bool:
     # launch-spec#/properties/placeholders
     if not (isinstance(x, list)):
         return False
@@ -204,19 +204,19 @@ def _v614(x: object) -> bool:
         if len(x) > 8:
             return False
         for v in x:
-            if not _v615(v):
+            if not _v646(v):
                 return False
     return True
 
 
-def _v617(x: object) -> bool:
+def _v648(x: object) -> bool:
     # launch-spec#/properties/env/additionalProperties
-    if not _v611(x):
+    if not _v642(x):
         return False
     return True
 
 
-def _v618(x: object) -> bool:
+def _v649(x: object) -> bool:
     # launch-spec#/properties/env/propertyNames
     if isinstance(x, str):
         if _search(_P5, x) is None:
@@ -224,7 +224,7 @@ def _v618(x: object) -> bool:
     return True
 
 
-def _v616(x: object) -> bool:
+def _v647(x: object) -> bool:
     # launch-spec#/properties/env
     if not (isinstance(x, dict)):
         return False
@@ -232,29 +232,29 @@ def _v616(x: object) -> bool:
         if len(x) > 64:
             return False
         for k, v in x.items():
-            if k not in () and not _v617(v):
+            if k not in () and not _v648(v):
                 return False
         for k in x:
-            if not _v618(k):
+            if not _v649(k):
                 return False
     return True
 
 
-def _v619(x: object) -> bool:
+def _v650(x: object) -> bool:
     # launch-spec#/properties/created_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v620(x: object) -> bool:
+def _v651(x: object) -> bool:
     # launch-spec#/properties/git_config_path
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v621(x: object) -> bool:
+def _v652(x: object) -> bool:
     # launch-spec#/properties/git_config
     if not (isinstance(x, str)):
         return False
@@ -266,7 +266,7 @@ def _v621(x: object) -> bool:
     return True
 
 
-def _v623(x: object) -> bool:
+def _v654(x: object) -> bool:
     # launch-spec#/properties/model_relay/properties/socket
     if not (isinstance(x, str)):
         return False
@@ -280,7 +280,7 @@ def _v623(x: object) -> bool:
     return True
 
 
-def _v624(x: object) -> bool:
+def _v655(x: object) -> bool:
     # launch-spec#/properties/model_relay/properties/port
     if not (_is_integer(x)):
         return False
@@ -292,7 +292,7 @@ def _v624(x: object) -> bool:
     return True
 
 
-def _v622(x: object) -> bool:
+def _v653(x: object) -> bool:
     # launch-spec#/properties/model_relay
     if not (isinstance(x, dict)):
         return False
@@ -300,9 +300,9 @@ def _v622(x: object) -> bool:
         for k in ('port', 'socket'):
             if k not in x:
                 return False
-        if 'socket' in x and not _v623(x['socket']):
+        if 'socket' in x and not _v654(x['socket']):
             return False
-        if 'port' in x and not _v624(x['port']):
+        if 'port' in x and not _v655(x['port']):
             return False
         for k in x:
             if k not in ('socket', 'port'):
@@ -310,21 +310,21 @@ def _v622(x: object) -> bool:
     return True
 
 
-def _v625(x: object) -> bool:
+def _v656(x: object) -> bool:
     # launch-spec#/properties/limits
     if not _m_defs._v62(x):
         return False
     return True
 
 
-def _v627(x: object) -> bool:
+def _v658(x: object) -> bool:
     # launch-spec#/properties/disk_trees/items
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v626(x: object) -> bool:
+def _v657(x: object) -> bool:
     # launch-spec#/properties/disk_trees
     if not (isinstance(x, list)):
         return False
@@ -334,12 +334,12 @@ def _v626(x: object) -> bool:
         if len(x) > 4:
             return False
         for v in x:
-            if not _v627(v):
+            if not _v658(v):
                 return False
     return True
 
 
-def _v596(x: object) -> bool:
+def _v627(x: object) -> bool:
     # launch-spec#
     if not (isinstance(x, dict)):
         return False
@@ -347,47 +347,47 @@ def _v596(x: object) -> bool:
         for k in ('allowed_tools', 'bwrap', 'command', 'config_root', 'created_at', 'disk_trees', 'dispatch_id', 'env', 'format', 'git_config', 'git_config_path', 'limits', 'nonce', 'placeholders', 'provider', 'provider_version', 'sandbox', 'sandbox_dir', 'session_id', 'worktree'):
             if k not in x:
                 return False
-        if 'format' in x and not _v597(x['format']):
+        if 'format' in x and not _v628(x['format']):
             return False
-        if 'dispatch_id' in x and not _v598(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v629(x['dispatch_id']):
             return False
-        if 'session_id' in x and not _v599(x['session_id']):
+        if 'session_id' in x and not _v630(x['session_id']):
             return False
-        if 'provider' in x and not _v600(x['provider']):
+        if 'provider' in x and not _v631(x['provider']):
             return False
-        if 'provider_version' in x and not _v601(x['provider_version']):
+        if 'provider_version' in x and not _v632(x['provider_version']):
             return False
-        if 'allowed_tools' in x and not _v602(x['allowed_tools']):
+        if 'allowed_tools' in x and not _v633(x['allowed_tools']):
             return False
-        if 'nonce' in x and not _v604(x['nonce']):
+        if 'nonce' in x and not _v635(x['nonce']):
             return False
-        if 'config_root' in x and not _v605(x['config_root']):
+        if 'config_root' in x and not _v636(x['config_root']):
             return False
-        if 'worktree' in x and not _v606(x['worktree']):
+        if 'worktree' in x and not _v637(x['worktree']):
             return False
-        if 'sandbox_dir' in x and not _v607(x['sandbox_dir']):
+        if 'sandbox_dir' in x and not _v638(x['sandbox_dir']):
             return False
-        if 'bwrap' in x and not _v608(x['bwrap']):
+        if 'bwrap' in x and not _v639(x['bwrap']):
             return False
-        if 'sandbox' in x and not _v609(x['sandbox']):
+        if 'sandbox' in x and not _v640(x['sandbox']):
             return False
-        if 'command' in x and not _v612(x['command']):
+        if 'command' in x and not _v643(x['command']):
             return False
-        if 'placeholders' in x and not _v614(x['placeholders']):
+        if 'placeholders' in x and not _v645(x['placeholders']):
             return False
-        if 'env' in x and not _v616(x['env']):
+        if 'env' in x and not _v647(x['env']):
             return False
-        if 'created_at' in x and not _v619(x['created_at']):
+        if 'created_at' in x and not _v650(x['created_at']):
             return False
-        if 'git_config_path' in x and not _v620(x['git_config_path']):
+        if 'git_config_path' in x and not _v651(x['git_config_path']):
             return False
-        if 'git_config' in x and not _v621(x['git_config']):
+        if 'git_config' in x and not _v652(x['git_config']):
             return False
-        if 'model_relay' in x and not _v622(x['model_relay']):
+        if 'model_relay' in x and not _v653(x['model_relay']):
             return False
-        if 'limits' in x and not _v625(x['limits']):
+        if 'limits' in x and not _v656(x['limits']):
             return False
-        if 'disk_trees' in x and not _v626(x['disk_trees']):
+        if 'disk_trees' in x and not _v657(x['disk_trees']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'session_id', 'provider', 'provider_version', 'allowed_tools', 'nonce', 'config_root', 'worktree', 'sandbox_dir', 'bwrap', 'sandbox', 'command', 'placeholders', 'env', 'created_at', 'git_config_path', 'git_config', 'model_relay', 'limits', 'disk_trees'):
@@ -396,6 +396,6 @@ def _v596(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'launch-spec': _v596,
-    'launch-spec#/$defs/word': _v611,
+    'launch-spec': _v627,
+    'launch-spec#/$defs/word': _v642,
 }

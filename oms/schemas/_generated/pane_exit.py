@@ -18,21 +18,21 @@ _C0: object = 'oms-exit-v1'
 _C1: tuple[object, ...] = ('pids', 'memory', 'disk')
 
 
-def _v650(x: object) -> bool:
+def _v681(x: object) -> bool:
     # pane-exit#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v651(x: object) -> bool:
+def _v682(x: object) -> bool:
     # pane-exit#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v653(x: object) -> bool:
+def _v684(x: object) -> bool:
     # pane-exit#/properties/status/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -44,21 +44,21 @@ def _v653(x: object) -> bool:
     return True
 
 
-def _v654(x: object) -> bool:
+def _v685(x: object) -> bool:
     # pane-exit#/properties/status/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v652(x: object) -> bool:
+def _v683(x: object) -> bool:
     # pane-exit#/properties/status
-    if not (_v653(x) or _v654(x)):
+    if not (_v684(x) or _v685(x)):
         return False
     return True
 
 
-def _v656(x: object) -> bool:
+def _v687(x: object) -> bool:
     # pane-exit#/properties/signal/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -70,35 +70,35 @@ def _v656(x: object) -> bool:
     return True
 
 
-def _v657(x: object) -> bool:
+def _v688(x: object) -> bool:
     # pane-exit#/properties/signal/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v655(x: object) -> bool:
+def _v686(x: object) -> bool:
     # pane-exit#/properties/signal
-    if not (_v656(x) or _v657(x)):
+    if not (_v687(x) or _v688(x)):
         return False
     return True
 
 
-def _v658(x: object) -> bool:
+def _v689(x: object) -> bool:
     # pane-exit#/properties/ended_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v659(x: object) -> bool:
+def _v690(x: object) -> bool:
     # pane-exit#/properties/detail
-    if not _m_defs._v108(x):
+    if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v660(x: object) -> bool:
+def _v691(x: object) -> bool:
     # pane-exit#/properties/pane_pid
     if not (_is_integer(x)):
         return False
@@ -110,7 +110,7 @@ def _v660(x: object) -> bool:
     return True
 
 
-def _v661(x: object) -> bool:
+def _v692(x: object) -> bool:
     # pane-exit#/properties/pane_started
     if not (_is_integer(x)):
         return False
@@ -122,14 +122,14 @@ def _v661(x: object) -> bool:
     return True
 
 
-def _v662(x: object) -> bool:
+def _v693(x: object) -> bool:
     # pane-exit#/properties/limit
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v649(x: object) -> bool:
+def _v680(x: object) -> bool:
     # pane-exit#
     if not (isinstance(x, dict)):
         return False
@@ -137,23 +137,23 @@ def _v649(x: object) -> bool:
         for k in ('dispatch_id', 'ended_at', 'format', 'signal', 'status'):
             if k not in x:
                 return False
-        if 'format' in x and not _v650(x['format']):
+        if 'format' in x and not _v681(x['format']):
             return False
-        if 'dispatch_id' in x and not _v651(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v682(x['dispatch_id']):
             return False
-        if 'status' in x and not _v652(x['status']):
+        if 'status' in x and not _v683(x['status']):
             return False
-        if 'signal' in x and not _v655(x['signal']):
+        if 'signal' in x and not _v686(x['signal']):
             return False
-        if 'ended_at' in x and not _v658(x['ended_at']):
+        if 'ended_at' in x and not _v689(x['ended_at']):
             return False
-        if 'detail' in x and not _v659(x['detail']):
+        if 'detail' in x and not _v690(x['detail']):
             return False
-        if 'pane_pid' in x and not _v660(x['pane_pid']):
+        if 'pane_pid' in x and not _v691(x['pane_pid']):
             return False
-        if 'pane_started' in x and not _v661(x['pane_started']):
+        if 'pane_started' in x and not _v692(x['pane_started']):
             return False
-        if 'limit' in x and not _v662(x['limit']):
+        if 'limit' in x and not _v693(x['limit']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'status', 'signal', 'ended_at', 'detail', 'pane_pid', 'pane_started', 'limit'):
@@ -162,5 +162,5 @@ def _v649(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'pane-exit': _v649,
+    'pane-exit': _v680,
 }

@@ -20,21 +20,21 @@ _C1: tuple[object, ...] = ('active',)
 _C2: tuple[object, ...] = ('active', 'draining')
 
 
-def _v672(x: object) -> bool:
+def _v703(x: object) -> bool:
     # pool#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v673(x: object) -> bool:
+def _v704(x: object) -> bool:
     # pool#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v675(x: object) -> bool:
+def _v706(x: object) -> bool:
     # pool#/properties/payload/properties/next_index
     if not (_is_integer(x)):
         return False
@@ -46,7 +46,7 @@ def _v675(x: object) -> bool:
     return True
 
 
-def _v678(x: object) -> bool:
+def _v709(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items/properties/index
     if not (_is_integer(x)):
         return False
@@ -58,28 +58,28 @@ def _v678(x: object) -> bool:
     return True
 
 
-def _v679(x: object) -> bool:
+def _v710(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items/properties/name
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v680(x: object) -> bool:
+def _v711(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items/properties/state
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v681(x: object) -> bool:
+def _v712(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items/properties/since
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v677(x: object) -> bool:
+def _v708(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items
     if not (isinstance(x, dict)):
         return False
@@ -87,13 +87,13 @@ def _v677(x: object) -> bool:
         for k in ('index', 'name', 'since', 'state'):
             if k not in x:
                 return False
-        if 'index' in x and not _v678(x['index']):
+        if 'index' in x and not _v709(x['index']):
             return False
-        if 'name' in x and not _v679(x['name']):
+        if 'name' in x and not _v710(x['name']):
             return False
-        if 'state' in x and not _v680(x['state']):
+        if 'state' in x and not _v711(x['state']):
             return False
-        if 'since' in x and not _v681(x['since']):
+        if 'since' in x and not _v712(x['since']):
             return False
         for k in x:
             if k not in ('index', 'name', 'state', 'since'):
@@ -101,7 +101,7 @@ def _v677(x: object) -> bool:
     return True
 
 
-def _v676(x: object) -> bool:
+def _v707(x: object) -> bool:
     # pool#/properties/payload/properties/slots
     if not (isinstance(x, list)):
         return False
@@ -109,19 +109,19 @@ def _v676(x: object) -> bool:
         if len(x) > 256:
             return False
         for v in x:
-            if not _v677(v):
+            if not _v708(v):
                 return False
     return True
 
 
-def _v682(x: object) -> bool:
+def _v713(x: object) -> bool:
     # pool#/properties/payload/properties/updated_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v674(x: object) -> bool:
+def _v705(x: object) -> bool:
     # pool#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -129,11 +129,11 @@ def _v674(x: object) -> bool:
         for k in ('next_index', 'slots', 'updated_at'):
             if k not in x:
                 return False
-        if 'next_index' in x and not _v675(x['next_index']):
+        if 'next_index' in x and not _v706(x['next_index']):
             return False
-        if 'slots' in x and not _v676(x['slots']):
+        if 'slots' in x and not _v707(x['slots']):
             return False
-        if 'updated_at' in x and not _v682(x['updated_at']):
+        if 'updated_at' in x and not _v713(x['updated_at']):
             return False
         for k in x:
             if k not in ('next_index', 'slots', 'updated_at'):
@@ -141,27 +141,27 @@ def _v674(x: object) -> bool:
     return True
 
 
-def _v683(x: object) -> bool:
+def _v714(x: object) -> bool:
     # pool#/allOf/0
-    if not _m_record_envelope._v111(x):
+    if not _m_record_envelope._v127(x):
         return False
     return True
 
 
-def _v671(x: object) -> bool:
+def _v702(x: object) -> bool:
     # pool#
     if isinstance(x, dict):
-        if 'kind' in x and not _v672(x['kind']):
+        if 'kind' in x and not _v703(x['kind']):
             return False
-        if 'state' in x and not _v673(x['state']):
+        if 'state' in x and not _v704(x['state']):
             return False
-        if 'payload' in x and not _v674(x['payload']):
+        if 'payload' in x and not _v705(x['payload']):
             return False
-    if not _v683(x):
+    if not _v714(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'pool': _v671,
+    'pool': _v702,
 }

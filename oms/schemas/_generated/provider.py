@@ -20,56 +20,56 @@ _C1: tuple[object, ...] = ('known',)
 _C2: tuple[object, ...] = (None, 'quota', 'transient')
 
 
-def _v685(x: object) -> bool:
+def _v716(x: object) -> bool:
     # provider#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v686(x: object) -> bool:
+def _v717(x: object) -> bool:
     # provider#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v688(x: object) -> bool:
+def _v719(x: object) -> bool:
     # provider#/properties/payload/properties/provider_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v690(x: object) -> bool:
+def _v721(x: object) -> bool:
     # provider#/properties/payload/properties/cooldown_until/oneOf/0
     if not (x is None):
         return False
     return True
 
 
-def _v691(x: object) -> bool:
+def _v722(x: object) -> bool:
     # provider#/properties/payload/properties/cooldown_until/oneOf/1
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v689(x: object) -> bool:
+def _v720(x: object) -> bool:
     # provider#/properties/payload/properties/cooldown_until
-    if [_v690(x), _v691(x)].count(True) != 1:
+    if [_v721(x), _v722(x)].count(True) != 1:
         return False
     return True
 
 
-def _v692(x: object) -> bool:
+def _v723(x: object) -> bool:
     # provider#/properties/payload/properties/cooldown_kind
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v693(x: object) -> bool:
+def _v724(x: object) -> bool:
     # provider#/properties/payload/properties/cooldown_reason
     if not (isinstance(x, str) or x is None):
         return False
@@ -79,7 +79,7 @@ def _v693(x: object) -> bool:
     return True
 
 
-def _v694(x: object) -> bool:
+def _v725(x: object) -> bool:
     # provider#/properties/payload/properties/cooldown_source
     if not (isinstance(x, str) or x is None):
         return False
@@ -89,7 +89,7 @@ def _v694(x: object) -> bool:
     return True
 
 
-def _v695(x: object) -> bool:
+def _v726(x: object) -> bool:
     # provider#/properties/payload/properties/quota_percent
     if not (_is_integer(x) or x is None):
         return False
@@ -101,28 +101,28 @@ def _v695(x: object) -> bool:
     return True
 
 
-def _v697(x: object) -> bool:
+def _v728(x: object) -> bool:
     # provider#/properties/payload/properties/probed_at/oneOf/0
     if not (x is None):
         return False
     return True
 
 
-def _v698(x: object) -> bool:
+def _v729(x: object) -> bool:
     # provider#/properties/payload/properties/probed_at/oneOf/1
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v696(x: object) -> bool:
+def _v727(x: object) -> bool:
     # provider#/properties/payload/properties/probed_at
-    if [_v697(x), _v698(x)].count(True) != 1:
+    if [_v728(x), _v729(x)].count(True) != 1:
         return False
     return True
 
 
-def _v699(x: object) -> bool:
+def _v730(x: object) -> bool:
     # provider#/properties/payload/properties/probe_note
     if not (isinstance(x, str) or x is None):
         return False
@@ -132,14 +132,14 @@ def _v699(x: object) -> bool:
     return True
 
 
-def _v700(x: object) -> bool:
+def _v731(x: object) -> bool:
     # provider#/properties/payload/properties/updated_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v687(x: object) -> bool:
+def _v718(x: object) -> bool:
     # provider#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -147,23 +147,23 @@ def _v687(x: object) -> bool:
         for k in ('provider_id', 'cooldown_until', 'cooldown_kind', 'cooldown_reason', 'cooldown_source', 'quota_percent', 'probed_at', 'probe_note', 'updated_at'):
             if k not in x:
                 return False
-        if 'provider_id' in x and not _v688(x['provider_id']):
+        if 'provider_id' in x and not _v719(x['provider_id']):
             return False
-        if 'cooldown_until' in x and not _v689(x['cooldown_until']):
+        if 'cooldown_until' in x and not _v720(x['cooldown_until']):
             return False
-        if 'cooldown_kind' in x and not _v692(x['cooldown_kind']):
+        if 'cooldown_kind' in x and not _v723(x['cooldown_kind']):
             return False
-        if 'cooldown_reason' in x and not _v693(x['cooldown_reason']):
+        if 'cooldown_reason' in x and not _v724(x['cooldown_reason']):
             return False
-        if 'cooldown_source' in x and not _v694(x['cooldown_source']):
+        if 'cooldown_source' in x and not _v725(x['cooldown_source']):
             return False
-        if 'quota_percent' in x and not _v695(x['quota_percent']):
+        if 'quota_percent' in x and not _v726(x['quota_percent']):
             return False
-        if 'probed_at' in x and not _v696(x['probed_at']):
+        if 'probed_at' in x and not _v727(x['probed_at']):
             return False
-        if 'probe_note' in x and not _v699(x['probe_note']):
+        if 'probe_note' in x and not _v730(x['probe_note']):
             return False
-        if 'updated_at' in x and not _v700(x['updated_at']):
+        if 'updated_at' in x and not _v731(x['updated_at']):
             return False
         for k in x:
             if k not in ('provider_id', 'cooldown_until', 'cooldown_kind', 'cooldown_reason', 'cooldown_source', 'quota_percent', 'probed_at', 'probe_note', 'updated_at'):
@@ -171,27 +171,27 @@ def _v687(x: object) -> bool:
     return True
 
 
-def _v701(x: object) -> bool:
+def _v732(x: object) -> bool:
     # provider#/allOf/0
-    if not _m_record_envelope._v111(x):
+    if not _m_record_envelope._v127(x):
         return False
     return True
 
 
-def _v684(x: object) -> bool:
+def _v715(x: object) -> bool:
     # provider#
     if isinstance(x, dict):
-        if 'kind' in x and not _v685(x['kind']):
+        if 'kind' in x and not _v716(x['kind']):
             return False
-        if 'state' in x and not _v686(x['state']):
+        if 'state' in x and not _v717(x['state']):
             return False
-        if 'payload' in x and not _v687(x['payload']):
+        if 'payload' in x and not _v718(x['payload']):
             return False
-    if not _v701(x):
+    if not _v732(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'provider': _v684,
+    'provider': _v715,
 }

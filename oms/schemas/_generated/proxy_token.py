@@ -17,70 +17,70 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 1
 
 
-def _v712(x: object) -> bool:
+def _v743(x: object) -> bool:
     # proxy-token#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v713(x: object) -> bool:
+def _v744(x: object) -> bool:
     # proxy-token#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v714(x: object) -> bool:
+def _v745(x: object) -> bool:
     # proxy-token#/properties/provider_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v716(x: object) -> bool:
+def _v747(x: object) -> bool:
     # proxy-token#/properties/role_id/oneOf/0
     if not (x is None):
         return False
     return True
 
 
-def _v717(x: object) -> bool:
+def _v748(x: object) -> bool:
     # proxy-token#/properties/role_id/oneOf/1
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v715(x: object) -> bool:
+def _v746(x: object) -> bool:
     # proxy-token#/properties/role_id
-    if [_v716(x), _v717(x)].count(True) != 1:
+    if [_v747(x), _v748(x)].count(True) != 1:
         return False
     return True
 
 
-def _v718(x: object) -> bool:
+def _v749(x: object) -> bool:
     # proxy-token#/properties/approved_endpoint
     if not _m_defs._v21(x):
         return False
     return True
 
 
-def _v719(x: object) -> bool:
+def _v750(x: object) -> bool:
     # proxy-token#/properties/token_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v720(x: object) -> bool:
+def _v751(x: object) -> bool:
     # proxy-token#/properties/issued_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v711(x: object) -> bool:
+def _v742(x: object) -> bool:
     # proxy-token#
     if not (isinstance(x, dict)):
         return False
@@ -88,19 +88,19 @@ def _v711(x: object) -> bool:
         for k in ('dispatch_id', 'format', 'issued_at', 'provider_id', 'role_id', 'token_sha256'):
             if k not in x:
                 return False
-        if 'format' in x and not _v712(x['format']):
+        if 'format' in x and not _v743(x['format']):
             return False
-        if 'dispatch_id' in x and not _v713(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v744(x['dispatch_id']):
             return False
-        if 'provider_id' in x and not _v714(x['provider_id']):
+        if 'provider_id' in x and not _v745(x['provider_id']):
             return False
-        if 'role_id' in x and not _v715(x['role_id']):
+        if 'role_id' in x and not _v746(x['role_id']):
             return False
-        if 'approved_endpoint' in x and not _v718(x['approved_endpoint']):
+        if 'approved_endpoint' in x and not _v749(x['approved_endpoint']):
             return False
-        if 'token_sha256' in x and not _v719(x['token_sha256']):
+        if 'token_sha256' in x and not _v750(x['token_sha256']):
             return False
-        if 'issued_at' in x and not _v720(x['issued_at']):
+        if 'issued_at' in x and not _v751(x['issued_at']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'provider_id', 'role_id', 'approved_endpoint', 'token_sha256', 'issued_at'):
@@ -109,5 +109,5 @@ def _v711(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'proxy-token': _v711,
+    'proxy-token': _v742,
 }

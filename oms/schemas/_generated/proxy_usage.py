@@ -17,21 +17,21 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 1
 
 
-def _v722(x: object) -> bool:
+def _v753(x: object) -> bool:
     # proxy-usage#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v723(x: object) -> bool:
+def _v754(x: object) -> bool:
     # proxy-usage#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v724(x: object) -> bool:
+def _v755(x: object) -> bool:
     # proxy-usage#/properties/sequence
     if not (_is_integer(x)):
         return False
@@ -43,7 +43,7 @@ def _v724(x: object) -> bool:
     return True
 
 
-def _v725(x: object) -> bool:
+def _v756(x: object) -> bool:
     # proxy-usage#/properties/input_tokens
     if not (_is_integer(x)):
         return False
@@ -55,7 +55,7 @@ def _v725(x: object) -> bool:
     return True
 
 
-def _v726(x: object) -> bool:
+def _v757(x: object) -> bool:
     # proxy-usage#/properties/output_tokens
     if not (_is_integer(x)):
         return False
@@ -67,7 +67,7 @@ def _v726(x: object) -> bool:
     return True
 
 
-def _v727(x: object) -> bool:
+def _v758(x: object) -> bool:
     # proxy-usage#/properties/pending_input_tokens
     if not (_is_integer(x)):
         return False
@@ -79,7 +79,7 @@ def _v727(x: object) -> bool:
     return True
 
 
-def _v728(x: object) -> bool:
+def _v759(x: object) -> bool:
     # proxy-usage#/properties/pending_output_tokens
     if not (_is_integer(x)):
         return False
@@ -91,7 +91,7 @@ def _v728(x: object) -> bool:
     return True
 
 
-def _v729(x: object) -> bool:
+def _v760(x: object) -> bool:
     # proxy-usage#/properties/requests
     if not (_is_integer(x)):
         return False
@@ -103,14 +103,14 @@ def _v729(x: object) -> bool:
     return True
 
 
-def _v730(x: object) -> bool:
+def _v761(x: object) -> bool:
     # proxy-usage#/properties/updated_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v721(x: object) -> bool:
+def _v752(x: object) -> bool:
     # proxy-usage#
     if not (isinstance(x, dict)):
         return False
@@ -118,23 +118,23 @@ def _v721(x: object) -> bool:
         for k in ('dispatch_id', 'format', 'input_tokens', 'output_tokens', 'requests', 'sequence', 'updated_at'):
             if k not in x:
                 return False
-        if 'format' in x and not _v722(x['format']):
+        if 'format' in x and not _v753(x['format']):
             return False
-        if 'dispatch_id' in x and not _v723(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v754(x['dispatch_id']):
             return False
-        if 'sequence' in x and not _v724(x['sequence']):
+        if 'sequence' in x and not _v755(x['sequence']):
             return False
-        if 'input_tokens' in x and not _v725(x['input_tokens']):
+        if 'input_tokens' in x and not _v756(x['input_tokens']):
             return False
-        if 'output_tokens' in x and not _v726(x['output_tokens']):
+        if 'output_tokens' in x and not _v757(x['output_tokens']):
             return False
-        if 'pending_input_tokens' in x and not _v727(x['pending_input_tokens']):
+        if 'pending_input_tokens' in x and not _v758(x['pending_input_tokens']):
             return False
-        if 'pending_output_tokens' in x and not _v728(x['pending_output_tokens']):
+        if 'pending_output_tokens' in x and not _v759(x['pending_output_tokens']):
             return False
-        if 'requests' in x and not _v729(x['requests']):
+        if 'requests' in x and not _v760(x['requests']):
             return False
-        if 'updated_at' in x and not _v730(x['updated_at']):
+        if 'updated_at' in x and not _v761(x['updated_at']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'sequence', 'input_tokens', 'output_tokens', 'pending_input_tokens', 'pending_output_tokens', 'requests', 'updated_at'):
@@ -143,5 +143,5 @@ def _v721(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'proxy-usage': _v721,
+    'proxy-usage': _v752,
 }

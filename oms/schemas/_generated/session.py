@@ -21,56 +21,56 @@ _C1: tuple[object, ...] = ('running', 'parked', 'stalled', 'stopped')
 _C2: tuple[object, ...] = ('goal', 'pane', 'command')
 
 
-def _v755(x: object) -> bool:
+def _v786(x: object) -> bool:
     # session#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v756(x: object) -> bool:
+def _v787(x: object) -> bool:
     # session#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v758(x: object) -> bool:
+def _v789(x: object) -> bool:
     # session#/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v759(x: object) -> bool:
+def _v790(x: object) -> bool:
     # session#/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v760(x: object) -> bool:
+def _v791(x: object) -> bool:
     # session#/properties/payload/properties/role_id
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v761(x: object) -> bool:
+def _v792(x: object) -> bool:
     # session#/properties/payload/properties/engine
     if not _m_defs._v28(x):
         return False
     return True
 
 
-def _v762(x: object) -> bool:
+def _v793(x: object) -> bool:
     # session#/properties/payload/properties/mode
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v763(x: object) -> bool:
+def _v794(x: object) -> bool:
     # session#/properties/payload/properties/native_session_ref
     if not (isinstance(x, str)):
         return False
@@ -84,91 +84,91 @@ def _v763(x: object) -> bool:
     return True
 
 
-def _v765(x: object) -> bool:
+def _v796(x: object) -> bool:
     # session#/properties/payload/properties/tmux_pane_id/anyOf/0
-    if not _m_defs._v292(x):
+    if not _m_defs._v309(x):
         return False
     return True
 
 
-def _v766(x: object) -> bool:
+def _v797(x: object) -> bool:
     # session#/properties/payload/properties/tmux_pane_id/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v764(x: object) -> bool:
+def _v795(x: object) -> bool:
     # session#/properties/payload/properties/tmux_pane_id
-    if not (_v765(x) or _v766(x)):
+    if not (_v796(x) or _v797(x)):
         return False
     return True
 
 
-def _v767(x: object) -> bool:
+def _v798(x: object) -> bool:
     # session#/properties/payload/properties/source_event_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v768(x: object) -> bool:
+def _v799(x: object) -> bool:
     # session#/properties/payload/properties/last_observed_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v769(x: object) -> bool:
+def _v800(x: object) -> bool:
     # session#/properties/payload/properties/heartbeat_deadline_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v771(x: object) -> bool:
+def _v802(x: object) -> bool:
     # session#/properties/payload/properties/parked_until/anyOf/0
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v772(x: object) -> bool:
+def _v803(x: object) -> bool:
     # session#/properties/payload/properties/parked_until/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v770(x: object) -> bool:
+def _v801(x: object) -> bool:
     # session#/properties/payload/properties/parked_until
-    if not (_v771(x) or _v772(x)):
+    if not (_v802(x) or _v803(x)):
         return False
     return True
 
 
-def _v774(x: object) -> bool:
+def _v805(x: object) -> bool:
     # session#/properties/payload/properties/stop_reason/anyOf/0
-    if not _m_defs._v108(x):
+    if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v775(x: object) -> bool:
+def _v806(x: object) -> bool:
     # session#/properties/payload/properties/stop_reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v773(x: object) -> bool:
+def _v804(x: object) -> bool:
     # session#/properties/payload/properties/stop_reason
-    if not (_v774(x) or _v775(x)):
+    if not (_v805(x) or _v806(x)):
         return False
     return True
 
 
-def _v776(x: object) -> bool:
+def _v807(x: object) -> bool:
     # session#/properties/payload/properties/stop_blocks
     if not (_is_integer(x)):
         return False
@@ -180,28 +180,28 @@ def _v776(x: object) -> bool:
     return True
 
 
-def _v778(x: object) -> bool:
+def _v809(x: object) -> bool:
     # session#/properties/payload/properties/agent_stopped_at/anyOf/0
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v779(x: object) -> bool:
+def _v810(x: object) -> bool:
     # session#/properties/payload/properties/agent_stopped_at/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v777(x: object) -> bool:
+def _v808(x: object) -> bool:
     # session#/properties/payload/properties/agent_stopped_at
-    if not (_v778(x) or _v779(x)):
+    if not (_v809(x) or _v810(x)):
         return False
     return True
 
 
-def _v780(x: object) -> bool:
+def _v811(x: object) -> bool:
     # session#/properties/payload/properties/turns_without_result
     if not (_is_integer(x)):
         return False
@@ -213,14 +213,14 @@ def _v780(x: object) -> bool:
     return True
 
 
-def _v781(x: object) -> bool:
+def _v812(x: object) -> bool:
     # session#/properties/payload/properties/progress_since
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v782(x: object) -> bool:
+def _v813(x: object) -> bool:
     # session#/properties/payload/properties/max_turns_without_result
     if not (_is_integer(x)):
         return False
@@ -232,7 +232,7 @@ def _v782(x: object) -> bool:
     return True
 
 
-def _v783(x: object) -> bool:
+def _v814(x: object) -> bool:
     # session#/properties/payload/properties/max_minutes_without_result
     if not (_is_integer(x)):
         return False
@@ -244,42 +244,42 @@ def _v783(x: object) -> bool:
     return True
 
 
-def _v785(x: object) -> bool:
+def _v816(x: object) -> bool:
     # session#/properties/payload/properties/agent_prompted_at/anyOf/0
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v786(x: object) -> bool:
+def _v817(x: object) -> bool:
     # session#/properties/payload/properties/agent_prompted_at/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v784(x: object) -> bool:
+def _v815(x: object) -> bool:
     # session#/properties/payload/properties/agent_prompted_at
-    if not (_v785(x) or _v786(x)):
+    if not (_v816(x) or _v817(x)):
         return False
     return True
 
 
-def _v787(x: object) -> bool:
+def _v818(x: object) -> bool:
     # session#/properties/payload/properties/last_prompted_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
+        return False
+    return True
+
+
+def _v819(x: object) -> bool:
+    # session#/properties/payload/properties/prompt_due_at
+    if not _m_defs._v118(x):
         return False
     return True
 
 
 def _v788(x: object) -> bool:
-    # session#/properties/payload/properties/prompt_due_at
-    if not _m_defs._v102(x):
-        return False
-    return True
-
-
-def _v757(x: object) -> bool:
     # session#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -287,47 +287,47 @@ def _v757(x: object) -> bool:
         for k in ('dispatch_id', 'engine', 'heartbeat_deadline_at', 'last_observed_at', 'mode', 'native_session_ref', 'parked_until', 'role_id', 'source_event_id', 'stop_blocks', 'stop_reason', 'ticket_id', 'tmux_pane_id'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v758(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v789(x['dispatch_id']):
             return False
-        if 'ticket_id' in x and not _v759(x['ticket_id']):
+        if 'ticket_id' in x and not _v790(x['ticket_id']):
             return False
-        if 'role_id' in x and not _v760(x['role_id']):
+        if 'role_id' in x and not _v791(x['role_id']):
             return False
-        if 'engine' in x and not _v761(x['engine']):
+        if 'engine' in x and not _v792(x['engine']):
             return False
-        if 'mode' in x and not _v762(x['mode']):
+        if 'mode' in x and not _v793(x['mode']):
             return False
-        if 'native_session_ref' in x and not _v763(x['native_session_ref']):
+        if 'native_session_ref' in x and not _v794(x['native_session_ref']):
             return False
-        if 'tmux_pane_id' in x and not _v764(x['tmux_pane_id']):
+        if 'tmux_pane_id' in x and not _v795(x['tmux_pane_id']):
             return False
-        if 'source_event_id' in x and not _v767(x['source_event_id']):
+        if 'source_event_id' in x and not _v798(x['source_event_id']):
             return False
-        if 'last_observed_at' in x and not _v768(x['last_observed_at']):
+        if 'last_observed_at' in x and not _v799(x['last_observed_at']):
             return False
-        if 'heartbeat_deadline_at' in x and not _v769(x['heartbeat_deadline_at']):
+        if 'heartbeat_deadline_at' in x and not _v800(x['heartbeat_deadline_at']):
             return False
-        if 'parked_until' in x and not _v770(x['parked_until']):
+        if 'parked_until' in x and not _v801(x['parked_until']):
             return False
-        if 'stop_reason' in x and not _v773(x['stop_reason']):
+        if 'stop_reason' in x and not _v804(x['stop_reason']):
             return False
-        if 'stop_blocks' in x and not _v776(x['stop_blocks']):
+        if 'stop_blocks' in x and not _v807(x['stop_blocks']):
             return False
-        if 'agent_stopped_at' in x and not _v777(x['agent_stopped_at']):
+        if 'agent_stopped_at' in x and not _v808(x['agent_stopped_at']):
             return False
-        if 'turns_without_result' in x and not _v780(x['turns_without_result']):
+        if 'turns_without_result' in x and not _v811(x['turns_without_result']):
             return False
-        if 'progress_since' in x and not _v781(x['progress_since']):
+        if 'progress_since' in x and not _v812(x['progress_since']):
             return False
-        if 'max_turns_without_result' in x and not _v782(x['max_turns_without_result']):
+        if 'max_turns_without_result' in x and not _v813(x['max_turns_without_result']):
             return False
-        if 'max_minutes_without_result' in x and not _v783(x['max_minutes_without_result']):
+        if 'max_minutes_without_result' in x and not _v814(x['max_minutes_without_result']):
             return False
-        if 'agent_prompted_at' in x and not _v784(x['agent_prompted_at']):
+        if 'agent_prompted_at' in x and not _v815(x['agent_prompted_at']):
             return False
-        if 'last_prompted_at' in x and not _v787(x['last_prompted_at']):
+        if 'last_prompted_at' in x and not _v818(x['last_prompted_at']):
             return False
-        if 'prompt_due_at' in x and not _v788(x['prompt_due_at']):
+        if 'prompt_due_at' in x and not _v819(x['prompt_due_at']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'ticket_id', 'role_id', 'engine', 'mode', 'native_session_ref', 'tmux_pane_id', 'source_event_id', 'last_observed_at', 'heartbeat_deadline_at', 'parked_until', 'stop_reason', 'stop_blocks', 'agent_stopped_at', 'turns_without_result', 'progress_since', 'max_turns_without_result', 'max_minutes_without_result', 'agent_prompted_at', 'last_prompted_at', 'prompt_due_at'):
@@ -335,27 +335,27 @@ def _v757(x: object) -> bool:
     return True
 
 
-def _v789(x: object) -> bool:
+def _v820(x: object) -> bool:
     # session#/allOf/0
-    if not _m_record_envelope._v111(x):
+    if not _m_record_envelope._v127(x):
         return False
     return True
 
 
-def _v754(x: object) -> bool:
+def _v785(x: object) -> bool:
     # session#
     if isinstance(x, dict):
-        if 'kind' in x and not _v755(x['kind']):
+        if 'kind' in x and not _v786(x['kind']):
             return False
-        if 'state' in x and not _v756(x['state']):
+        if 'state' in x and not _v787(x['state']):
             return False
-        if 'payload' in x and not _v757(x['payload']):
+        if 'payload' in x and not _v788(x['payload']):
             return False
-    if not _v789(x):
+    if not _v820(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'session': _v754,
+    'session': _v785,
 }

@@ -20,210 +20,210 @@ _C1: tuple[object, ...] = ('open', 'leased', 'done', 'blocked')
 _C2: tuple[object, ...] = ('local', 'github')
 
 
-def _v815(x: object) -> bool:
+def _v846(x: object) -> bool:
     # ticket#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v816(x: object) -> bool:
+def _v847(x: object) -> bool:
     # ticket#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v818(x: object) -> bool:
+def _v849(x: object) -> bool:
     # ticket#/properties/payload/properties/title
-    if not _m_defs._v77(x):
+    if not _m_defs._v93(x):
         return False
     return True
 
 
-def _v819(x: object) -> bool:
+def _v850(x: object) -> bool:
     # ticket#/properties/payload/properties/source
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v821(x: object) -> bool:
+def _v852(x: object) -> bool:
     # ticket#/properties/payload/properties/repository/anyOf/0
-    if not _m_defs._v82(x):
+    if not _m_defs._v98(x):
         return False
     return True
 
 
-def _v822(x: object) -> bool:
+def _v853(x: object) -> bool:
     # ticket#/properties/payload/properties/repository/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v820(x: object) -> bool:
+def _v851(x: object) -> bool:
     # ticket#/properties/payload/properties/repository
-    if not (_v821(x) or _v822(x)):
+    if not (_v852(x) or _v853(x)):
         return False
     return True
 
 
-def _v823(x: object) -> bool:
+def _v854(x: object) -> bool:
     # ticket#/properties/payload/properties/repository_root
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v824(x: object) -> bool:
+def _v855(x: object) -> bool:
     # ticket#/properties/payload/properties/content_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v825(x: object) -> bool:
+def _v856(x: object) -> bool:
     # ticket#/properties/payload/properties/attempt
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v827(x: object) -> bool:
+def _v858(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_token/anyOf/0
-    if not _m_defs._v291(x):
+    if not _m_defs._v308(x):
         return False
     return True
 
 
-def _v828(x: object) -> bool:
+def _v859(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_token/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v826(x: object) -> bool:
+def _v857(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_token
-    if not (_v827(x) or _v828(x)):
+    if not (_v858(x) or _v859(x)):
         return False
     return True
 
 
-def _v830(x: object) -> bool:
+def _v861(x: object) -> bool:
     # ticket#/properties/payload/properties/worker_id/anyOf/0
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v831(x: object) -> bool:
+def _v862(x: object) -> bool:
     # ticket#/properties/payload/properties/worker_id/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v829(x: object) -> bool:
+def _v860(x: object) -> bool:
     # ticket#/properties/payload/properties/worker_id
-    if not (_v830(x) or _v831(x)):
+    if not (_v861(x) or _v862(x)):
         return False
     return True
 
 
-def _v833(x: object) -> bool:
+def _v864(x: object) -> bool:
     # ticket#/properties/payload/properties/session_id/anyOf/0
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v834(x: object) -> bool:
+def _v865(x: object) -> bool:
     # ticket#/properties/payload/properties/session_id/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v832(x: object) -> bool:
+def _v863(x: object) -> bool:
     # ticket#/properties/payload/properties/session_id
-    if not (_v833(x) or _v834(x)):
+    if not (_v864(x) or _v865(x)):
         return False
     return True
 
 
-def _v836(x: object) -> bool:
+def _v867(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_expires_at/anyOf/0
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v837(x: object) -> bool:
+def _v868(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_expires_at/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v835(x: object) -> bool:
+def _v866(x: object) -> bool:
     # ticket#/properties/payload/properties/lease_expires_at
-    if not (_v836(x) or _v837(x)):
+    if not (_v867(x) or _v868(x)):
         return False
     return True
 
 
-def _v838(x: object) -> bool:
+def _v869(x: object) -> bool:
     # ticket#/properties/payload/properties/created_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v840(x: object) -> bool:
+def _v871(x: object) -> bool:
     # ticket#/properties/payload/properties/reason/anyOf/0
-    if not _m_defs._v108(x):
+    if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v841(x: object) -> bool:
+def _v872(x: object) -> bool:
     # ticket#/properties/payload/properties/reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v839(x: object) -> bool:
+def _v870(x: object) -> bool:
     # ticket#/properties/payload/properties/reason
-    if not (_v840(x) or _v841(x)):
+    if not (_v871(x) or _v872(x)):
         return False
     return True
 
 
-def _v843(x: object) -> bool:
+def _v874(x: object) -> bool:
     # ticket#/properties/payload/properties/prior_failure_evidence/anyOf/0
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v844(x: object) -> bool:
+def _v875(x: object) -> bool:
     # ticket#/properties/payload/properties/prior_failure_evidence/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v842(x: object) -> bool:
+def _v873(x: object) -> bool:
     # ticket#/properties/payload/properties/prior_failure_evidence
-    if not (_v843(x) or _v844(x)):
+    if not (_v874(x) or _v875(x)):
         return False
     return True
 
 
-def _v845(x: object) -> bool:
+def _v876(x: object) -> bool:
     # ticket#/properties/payload/properties/priority
     if not (_is_integer(x)):
         return False
@@ -235,70 +235,70 @@ def _v845(x: object) -> bool:
     return True
 
 
-def _v847(x: object) -> bool:
+def _v878(x: object) -> bool:
     # ticket#/properties/payload/properties/retry_after/anyOf/0
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v848(x: object) -> bool:
+def _v879(x: object) -> bool:
     # ticket#/properties/payload/properties/retry_after/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v846(x: object) -> bool:
+def _v877(x: object) -> bool:
     # ticket#/properties/payload/properties/retry_after
-    if not (_v847(x) or _v848(x)):
+    if not (_v878(x) or _v879(x)):
         return False
     return True
 
 
-def _v851(x: object) -> bool:
+def _v882(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/attempt
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v853(x: object) -> bool:
+def _v884(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/dispatch_id/anyOf/0
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v854(x: object) -> bool:
+def _v885(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/dispatch_id/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v852(x: object) -> bool:
+def _v883(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/dispatch_id
-    if not (_v853(x) or _v854(x)):
+    if not (_v884(x) or _v885(x)):
         return False
     return True
 
 
-def _v855(x: object) -> bool:
+def _v886(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/failed_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v856(x: object) -> bool:
+def _v887(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/reason
-    if not _m_defs._v108(x):
+    if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v850(x: object) -> bool:
+def _v881(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items
     if not (isinstance(x, dict)):
         return False
@@ -306,13 +306,13 @@ def _v850(x: object) -> bool:
         for k in ('attempt', 'dispatch_id', 'failed_at', 'reason'):
             if k not in x:
                 return False
-        if 'attempt' in x and not _v851(x['attempt']):
+        if 'attempt' in x and not _v882(x['attempt']):
             return False
-        if 'dispatch_id' in x and not _v852(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v883(x['dispatch_id']):
             return False
-        if 'failed_at' in x and not _v855(x['failed_at']):
+        if 'failed_at' in x and not _v886(x['failed_at']):
             return False
-        if 'reason' in x and not _v856(x['reason']):
+        if 'reason' in x and not _v887(x['reason']):
             return False
         for k in x:
             if k not in ('attempt', 'dispatch_id', 'failed_at', 'reason'):
@@ -320,7 +320,7 @@ def _v850(x: object) -> bool:
     return True
 
 
-def _v849(x: object) -> bool:
+def _v880(x: object) -> bool:
     # ticket#/properties/payload/properties/failures
     if not (isinstance(x, list)):
         return False
@@ -328,12 +328,19 @@ def _v849(x: object) -> bool:
         if len(x) > 10:
             return False
         for v in x:
-            if not _v850(v):
+            if not _v881(v):
                 return False
     return True
 
 
-def _v817(x: object) -> bool:
+def _v888(x: object) -> bool:
+    # ticket#/properties/payload/properties/changes_requested
+    if not _m_defs._v76(x):
+        return False
+    return True
+
+
+def _v848(x: object) -> bool:
     # ticket#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -341,65 +348,67 @@ def _v817(x: object) -> bool:
         for k in ('attempt', 'content_sha256', 'created_at', 'lease_expires_at', 'lease_token', 'prior_failure_evidence', 'reason', 'repository', 'session_id', 'source', 'title', 'worker_id'):
             if k not in x:
                 return False
-        if 'title' in x and not _v818(x['title']):
+        if 'title' in x and not _v849(x['title']):
             return False
-        if 'source' in x and not _v819(x['source']):
+        if 'source' in x and not _v850(x['source']):
             return False
-        if 'repository' in x and not _v820(x['repository']):
+        if 'repository' in x and not _v851(x['repository']):
             return False
-        if 'repository_root' in x and not _v823(x['repository_root']):
+        if 'repository_root' in x and not _v854(x['repository_root']):
             return False
-        if 'content_sha256' in x and not _v824(x['content_sha256']):
+        if 'content_sha256' in x and not _v855(x['content_sha256']):
             return False
-        if 'attempt' in x and not _v825(x['attempt']):
+        if 'attempt' in x and not _v856(x['attempt']):
             return False
-        if 'lease_token' in x and not _v826(x['lease_token']):
+        if 'lease_token' in x and not _v857(x['lease_token']):
             return False
-        if 'worker_id' in x and not _v829(x['worker_id']):
+        if 'worker_id' in x and not _v860(x['worker_id']):
             return False
-        if 'session_id' in x and not _v832(x['session_id']):
+        if 'session_id' in x and not _v863(x['session_id']):
             return False
-        if 'lease_expires_at' in x and not _v835(x['lease_expires_at']):
+        if 'lease_expires_at' in x and not _v866(x['lease_expires_at']):
             return False
-        if 'created_at' in x and not _v838(x['created_at']):
+        if 'created_at' in x and not _v869(x['created_at']):
             return False
-        if 'reason' in x and not _v839(x['reason']):
+        if 'reason' in x and not _v870(x['reason']):
             return False
-        if 'prior_failure_evidence' in x and not _v842(x['prior_failure_evidence']):
+        if 'prior_failure_evidence' in x and not _v873(x['prior_failure_evidence']):
             return False
-        if 'priority' in x and not _v845(x['priority']):
+        if 'priority' in x and not _v876(x['priority']):
             return False
-        if 'retry_after' in x and not _v846(x['retry_after']):
+        if 'retry_after' in x and not _v877(x['retry_after']):
             return False
-        if 'failures' in x and not _v849(x['failures']):
+        if 'failures' in x and not _v880(x['failures']):
+            return False
+        if 'changes_requested' in x and not _v888(x['changes_requested']):
             return False
         for k in x:
-            if k not in ('title', 'source', 'repository', 'repository_root', 'content_sha256', 'attempt', 'lease_token', 'worker_id', 'session_id', 'lease_expires_at', 'created_at', 'reason', 'prior_failure_evidence', 'priority', 'retry_after', 'failures'):
+            if k not in ('title', 'source', 'repository', 'repository_root', 'content_sha256', 'attempt', 'lease_token', 'worker_id', 'session_id', 'lease_expires_at', 'created_at', 'reason', 'prior_failure_evidence', 'priority', 'retry_after', 'failures', 'changes_requested'):
                 return False
     return True
 
 
-def _v857(x: object) -> bool:
+def _v889(x: object) -> bool:
     # ticket#/allOf/0
-    if not _m_record_envelope._v111(x):
+    if not _m_record_envelope._v127(x):
         return False
     return True
 
 
-def _v814(x: object) -> bool:
+def _v845(x: object) -> bool:
     # ticket#
     if isinstance(x, dict):
-        if 'kind' in x and not _v815(x['kind']):
+        if 'kind' in x and not _v846(x['kind']):
             return False
-        if 'state' in x and not _v816(x['state']):
+        if 'state' in x and not _v847(x['state']):
             return False
-        if 'payload' in x and not _v817(x['payload']):
+        if 'payload' in x and not _v848(x['payload']):
             return False
-    if not _v857(x):
+    if not _v889(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'ticket': _v814,
+    'ticket': _v845,
 }

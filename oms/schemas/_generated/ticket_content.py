@@ -18,35 +18,35 @@ _C0: object = 'oms-ticket-content-v1'
 _C1: tuple[object, ...] = ('local', 'github')
 
 
-def _v800(x: object) -> bool:
+def _v831(x: object) -> bool:
     # ticket-content#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v801(x: object) -> bool:
+def _v832(x: object) -> bool:
     # ticket-content#/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v802(x: object) -> bool:
+def _v833(x: object) -> bool:
     # ticket-content#/properties/source
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v803(x: object) -> bool:
+def _v834(x: object) -> bool:
     # ticket-content#/properties/title
-    if not _m_defs._v77(x):
+    if not _m_defs._v93(x):
         return False
     return True
 
 
-def _v804(x: object) -> bool:
+def _v835(x: object) -> bool:
     # ticket-content#/properties/body
     if not (isinstance(x, str)):
         return False
@@ -56,49 +56,49 @@ def _v804(x: object) -> bool:
     return True
 
 
-def _v806(x: object) -> bool:
+def _v837(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/0
-    if not _m_defs._v82(x):
+    if not _m_defs._v98(x):
         return False
     return True
 
 
-def _v807(x: object) -> bool:
+def _v838(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v805(x: object) -> bool:
+def _v836(x: object) -> bool:
     # ticket-content#/properties/repository
-    if not (_v806(x) or _v807(x)):
+    if not (_v837(x) or _v838(x)):
         return False
     return True
 
 
-def _v809(x: object) -> bool:
+def _v840(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/0
-    if not _m_defs._v86(x):
+    if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v810(x: object) -> bool:
+def _v841(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v808(x: object) -> bool:
+def _v839(x: object) -> bool:
     # ticket-content#/properties/url
-    if not (_v809(x) or _v810(x)):
+    if not (_v840(x) or _v841(x)):
         return False
     return True
 
 
-def _v812(x: object) -> bool:
+def _v843(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -110,21 +110,21 @@ def _v812(x: object) -> bool:
     return True
 
 
-def _v813(x: object) -> bool:
+def _v844(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v811(x: object) -> bool:
+def _v842(x: object) -> bool:
     # ticket-content#/properties/number
-    if not (_v812(x) or _v813(x)):
+    if not (_v843(x) or _v844(x)):
         return False
     return True
 
 
-def _v799(x: object) -> bool:
+def _v830(x: object) -> bool:
     # ticket-content#
     if not (isinstance(x, dict)):
         return False
@@ -132,21 +132,21 @@ def _v799(x: object) -> bool:
         for k in ('body', 'format', 'number', 'repository', 'source', 'ticket_id', 'title', 'url'):
             if k not in x:
                 return False
-        if 'format' in x and not _v800(x['format']):
+        if 'format' in x and not _v831(x['format']):
             return False
-        if 'ticket_id' in x and not _v801(x['ticket_id']):
+        if 'ticket_id' in x and not _v832(x['ticket_id']):
             return False
-        if 'source' in x and not _v802(x['source']):
+        if 'source' in x and not _v833(x['source']):
             return False
-        if 'title' in x and not _v803(x['title']):
+        if 'title' in x and not _v834(x['title']):
             return False
-        if 'body' in x and not _v804(x['body']):
+        if 'body' in x and not _v835(x['body']):
             return False
-        if 'repository' in x and not _v805(x['repository']):
+        if 'repository' in x and not _v836(x['repository']):
             return False
-        if 'url' in x and not _v808(x['url']):
+        if 'url' in x and not _v839(x['url']):
             return False
-        if 'number' in x and not _v811(x['number']):
+        if 'number' in x and not _v842(x['number']):
             return False
         for k in x:
             if k not in ('format', 'ticket_id', 'source', 'title', 'body', 'repository', 'url', 'number'):
@@ -155,5 +155,5 @@ def _v799(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'ticket-content': _v799,
+    'ticket-content': _v830,
 }

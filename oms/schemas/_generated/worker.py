@@ -22,140 +22,140 @@ _C2: tuple[object, ...] = ('healthy', 'parked', 'stalled', 'stopped')
 _C3: tuple[object, ...] = ('result-recorded', 'exit', 'stopped', 'deadline', 'parent-gone', 'signal', 'limit: pids', 'limit: memory', 'limit: disk')
 
 
-def _v859(x: object) -> bool:
+def _v891(x: object) -> bool:
     # worker#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v860(x: object) -> bool:
+def _v892(x: object) -> bool:
     # worker#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v862(x: object) -> bool:
+def _v894(x: object) -> bool:
     # worker#/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v863(x: object) -> bool:
+def _v895(x: object) -> bool:
     # worker#/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v864(x: object) -> bool:
+def _v896(x: object) -> bool:
     # worker#/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v865(x: object) -> bool:
+def _v897(x: object) -> bool:
     # worker#/properties/payload/properties/role_id
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v866(x: object) -> bool:
+def _v898(x: object) -> bool:
     # worker#/properties/payload/properties/provider_mode
     if not _m_defs._v26(x):
         return False
     return True
 
 
-def _v867(x: object) -> bool:
+def _v899(x: object) -> bool:
     # worker#/properties/payload/properties/worktree_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v868(x: object) -> bool:
+def _v900(x: object) -> bool:
     # worker#/properties/payload/properties/health
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v869(x: object) -> bool:
+def _v901(x: object) -> bool:
     # worker#/properties/payload/properties/updated_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v871(x: object) -> bool:
+def _v903(x: object) -> bool:
     # worker#/properties/payload/properties/end_reason/anyOf/0
     if not any(_eq(x, c) for c in _C3):
         return False
     return True
 
 
-def _v872(x: object) -> bool:
+def _v904(x: object) -> bool:
     # worker#/properties/payload/properties/end_reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v870(x: object) -> bool:
+def _v902(x: object) -> bool:
     # worker#/properties/payload/properties/end_reason
-    if not (_v871(x) or _v872(x)):
+    if not (_v903(x) or _v904(x)):
         return False
     return True
 
 
-def _v874(x: object) -> bool:
+def _v906(x: object) -> bool:
     # worker#/properties/payload/properties/end_detail/anyOf/0
-    if not _m_defs._v108(x):
+    if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v875(x: object) -> bool:
+def _v907(x: object) -> bool:
     # worker#/properties/payload/properties/end_detail/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v873(x: object) -> bool:
+def _v905(x: object) -> bool:
     # worker#/properties/payload/properties/end_detail
-    if not (_v874(x) or _v875(x)):
+    if not (_v906(x) or _v907(x)):
         return False
     return True
 
 
-def _v877(x: object) -> bool:
+def _v909(x: object) -> bool:
     # worker#/properties/payload/properties/health_reason/anyOf/0
-    if not _m_defs._v108(x):
+    if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v878(x: object) -> bool:
+def _v910(x: object) -> bool:
     # worker#/properties/payload/properties/health_reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v876(x: object) -> bool:
+def _v908(x: object) -> bool:
     # worker#/properties/payload/properties/health_reason
-    if not (_v877(x) or _v878(x)):
+    if not (_v909(x) or _v910(x)):
         return False
     return True
 
 
-def _v879(x: object) -> bool:
+def _v911(x: object) -> bool:
     # worker#/properties/payload/properties/salvage_ref
     if not (isinstance(x, str)):
         return False
@@ -165,21 +165,21 @@ def _v879(x: object) -> bool:
     return True
 
 
-def _v880(x: object) -> bool:
+def _v912(x: object) -> bool:
     # worker#/properties/payload/properties/salvage_commit
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v881(x: object) -> bool:
+def _v913(x: object) -> bool:
     # worker#/properties/payload/properties/salvage_error
-    if not _m_defs._v108(x):
+    if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v861(x: object) -> bool:
+def _v893(x: object) -> bool:
     # worker#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -187,33 +187,33 @@ def _v861(x: object) -> bool:
         for k in ('dispatch_id', 'end_detail', 'end_reason', 'health', 'health_reason', 'provider_mode', 'role_id', 'session_id', 'ticket_id', 'updated_at', 'worktree_id'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v862(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v894(x['dispatch_id']):
             return False
-        if 'ticket_id' in x and not _v863(x['ticket_id']):
+        if 'ticket_id' in x and not _v895(x['ticket_id']):
             return False
-        if 'session_id' in x and not _v864(x['session_id']):
+        if 'session_id' in x and not _v896(x['session_id']):
             return False
-        if 'role_id' in x and not _v865(x['role_id']):
+        if 'role_id' in x and not _v897(x['role_id']):
             return False
-        if 'provider_mode' in x and not _v866(x['provider_mode']):
+        if 'provider_mode' in x and not _v898(x['provider_mode']):
             return False
-        if 'worktree_id' in x and not _v867(x['worktree_id']):
+        if 'worktree_id' in x and not _v899(x['worktree_id']):
             return False
-        if 'health' in x and not _v868(x['health']):
+        if 'health' in x and not _v900(x['health']):
             return False
-        if 'updated_at' in x and not _v869(x['updated_at']):
+        if 'updated_at' in x and not _v901(x['updated_at']):
             return False
-        if 'end_reason' in x and not _v870(x['end_reason']):
+        if 'end_reason' in x and not _v902(x['end_reason']):
             return False
-        if 'end_detail' in x and not _v873(x['end_detail']):
+        if 'end_detail' in x and not _v905(x['end_detail']):
             return False
-        if 'health_reason' in x and not _v876(x['health_reason']):
+        if 'health_reason' in x and not _v908(x['health_reason']):
             return False
-        if 'salvage_ref' in x and not _v879(x['salvage_ref']):
+        if 'salvage_ref' in x and not _v911(x['salvage_ref']):
             return False
-        if 'salvage_commit' in x and not _v880(x['salvage_commit']):
+        if 'salvage_commit' in x and not _v912(x['salvage_commit']):
             return False
-        if 'salvage_error' in x and not _v881(x['salvage_error']):
+        if 'salvage_error' in x and not _v913(x['salvage_error']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'ticket_id', 'session_id', 'role_id', 'provider_mode', 'worktree_id', 'health', 'updated_at', 'end_reason', 'end_detail', 'health_reason', 'salvage_ref', 'salvage_commit', 'salvage_error'):
@@ -221,27 +221,27 @@ def _v861(x: object) -> bool:
     return True
 
 
-def _v882(x: object) -> bool:
+def _v914(x: object) -> bool:
     # worker#/allOf/0
-    if not _m_record_envelope._v111(x):
+    if not _m_record_envelope._v127(x):
         return False
     return True
 
 
-def _v858(x: object) -> bool:
+def _v890(x: object) -> bool:
     # worker#
     if isinstance(x, dict):
-        if 'kind' in x and not _v859(x['kind']):
+        if 'kind' in x and not _v891(x['kind']):
             return False
-        if 'state' in x and not _v860(x['state']):
+        if 'state' in x and not _v892(x['state']):
             return False
-        if 'payload' in x and not _v861(x['payload']):
+        if 'payload' in x and not _v893(x['payload']):
             return False
-    if not _v882(x):
+    if not _v914(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'worker': _v858,
+    'worker': _v890,
 }
