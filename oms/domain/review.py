@@ -33,9 +33,15 @@ def unsafe_char(c: str) -> bool:
     return (o < 0x20 and c not in "\t\n") or 0x7F <= o <= 0x9F or c in _BIDI or 0xD800 <= o < 0xE000
 
 
+# every character `unsafe_char` names, as one class (a diff of megabytes is escaped at C speed)
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff" + re.escape("".join(sorted(_BIDI))) + "]"
+)
+
+
 def for_terminal(text: str) -> str:
     """`text` (one that someone else wrote) safe to print: each unsafe character escaped."""
-    return "".join(_escaped(c) if unsafe_char(c) else c for c in text)
+    return _UNSAFE.sub(lambda m: _escaped(m[0]), text)
 
 
 def _escaped(c: str) -> str:

@@ -26,10 +26,14 @@ from oms.canonical import Json, JsonObject, access, digest, next_after, stable_i
 from oms.domain import finishing
 from oms.domain import review as rules
 from oms.domain import tickets as ticket_machine
-from oms.errors import ConflictError, IllegalTransitionError, InvalidInputError, one_line
+from oms.errors import (
+    ConflictError,
+    IllegalTransitionError,
+    InvalidInputError,
+    RecordNotFoundError,
+    one_line,
+)
 from oms.limits import LIMITS
-from oms.services.chain import dispatches, tickets
-from oms.services.checkout import salvage
 from oms.services.finishing import verify
 from oms.services.finishing.verify import Target
 from oms.services.workspace import Workspace
@@ -53,7 +57,13 @@ class Change:
 
 
 def _result(ws: Workspace, dispatch_id: str) -> tuple[Record, JsonObject]:
-    dispatch = dispatches.get(ws, dispatch_id)
+    dispatch = ws.store.records("dispatch").read_if_exists(dispatch_id)
+    if dispatch is None:
+        raise RecordNotFoundError(
+            f"no dispatch {dispatch_id}",
+            hint="`oms status` lists them; if its ticket ended long ago it may be compacted: "
+            f"`oms audit log --dispatch {dispatch_id}` shows its history",
+        )
     ref = dispatch.payload.get("result_evidence")
     if not isinstance(ref, str):
         raise InvalidInputError(
@@ -140,6 +150,9 @@ class Shown:
 
 def show(ws: Workspace, dispatch_id: str) -> Shown:
     """A dispatch's result as a person reviews it."""
+    from oms.services.chain import tickets
+    from oms.services.checkout import salvage
+
     dispatch, result = _result(ws, dispatch_id)
     ticket_id = access.text(dispatch.payload, "ticket_id")
     title = str(tickets.require(ws, ticket_id).payload.get("title", ""))
@@ -226,6 +239,8 @@ def request_changes(
     """Open the ticket of `dispatch_id`'s completed result for a follow-up attempt on the same
     branch carrying `comments` and the result's summary; journaled with `person`. Only for the
     ticket's latest attempt's finished, unmerged result."""
+    from oms.services.chain import tickets  # (`oms result diff` starts without it)
+
     dispatch, result = verify.completed_result(ws, dispatch_id)
     p = dispatch.payload
     ticket = tickets.require(ws, access.text(p, "ticket_id"))
