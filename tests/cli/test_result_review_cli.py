@@ -1,7 +1,6 @@
 """`oms result show|diff|request-changes` as a person runs them (issue 27 item 1): the text and
-`--json` (checked against schemas/cli/result-show.json), the diff and `--stat` streamed, paged only
-on a terminal, and what an agent wrote (its summary, its files, their names) never reaching the
-terminal or the pager as control sequences, nor git as an option."""
+`--json` (checked against schemas/cli/result-show.json), the diff and `--stat`, paged only on a
+terminal, escaped there too. The attacks are in tests/security/test_review_attacks.py."""
 
 from __future__ import annotations
 
@@ -13,10 +12,7 @@ import sys
 from pathlib import Path
 
 import jsonschema
-import pytest
 
-from oms.adapters import git_review
-from oms.errors import InvalidInputError
 from tests.agent_side import Bound, BoundTools, bind
 from tests.chain import Chain
 from tests.helpers import OmsCommand, git
@@ -111,35 +107,6 @@ def test_request_changes_from_a_comments_file(
     assert again.returncode == 1
     assert "latest attempt is 2" in again.stderr
     assert again.stderr.count("\n") <= 2  # one line, and its hint
-
-
-def test_what_an_agent_wrote_never_reaches_the_terminal_raw(chain: Chain, oms: OmsCommand) -> None:
-    name = "x\x1b]0;title\x07.txt"
-    bound = _result(
-        chain,
-        summary=f"Done.{HOSTILE}",
-        files={"WORK.md": f"work{HOSTILE}\n", name: f"{HOSTILE}\n", "--output=pwned": "x\n"},
-    )
-    for args in (("show",), ("show", "--json"), ("diff",), ("diff", "--stat")):
-        out = _run(oms, chain, *args, bound.dispatch_id)
-        assert out.returncode == 0, out.stderr
-        raw = out.stdout.encode()
-        if "--json" not in args:
-            assert ESC not in raw, (args, out.stdout)
-            assert "\u202e" not in out.stdout
-            assert "\x9b" not in out.stdout
-    shown = _run(oms, chain, "show", bound.dispatch_id).stdout
-    assert "Done.\\x1b]52;c;cm0gLXJmIH4=\\x07" in shown
-    assert not (chain.repo / "pwned").exists()
-    assert not Path("pwned").exists()
-
-
-def test_git_is_never_handed_an_option_from_a_record() -> None:
-    for hostile in ("--output=/tmp/pwned", "-p", "HEAD", "a" * 39, "main"):
-        with pytest.raises(InvalidInputError, match="not an object id"):
-            git_review.diff_stream("/nonexistent", hostile, "b" * 40, lambda _c: True)
-        with pytest.raises(InvalidInputError, match="not an object id"):
-            git_review.numstat("/nonexistent", "b" * 40, hostile)
 
 
 RECORDER = "import sys; open(sys.argv[1], 'wb').write(sys.stdin.buffer.read())\n"

@@ -107,6 +107,7 @@ def test_a_follow_up_carries_the_comments_and_completes_on_the_same_branch(chain
         {"path": None, "line": None, "text": "and add a test for it"},
     ]
     assert read["start_commit"] == first
+    assert "also say why" not in read["instructions"]  # what a pane is typed: the instructions
     assert read["branch"] == branch
     second = _completed(follow, "work\nbecause\n", "Said why.")
     assert git("rev-parse", f"refs/heads/{branch}", cwd=chain.repo).strip() == second
