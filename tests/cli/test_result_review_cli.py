@@ -77,12 +77,12 @@ def test_request_changes_from_a_comments_file(
 ) -> None:
     bound = _result(chain)
     notes = tmp_path / "notes.txt"
-    notes.write_text("# review\nWORK.md:1: say why\n")
+    notes.write_text("# review\nlib.rs:1: say why\n")
     neither = _run(oms, chain, "request-changes", bound.dispatch_id, "--person", "Ada", "--yes")
     assert neither.returncode == 2
     assert "--comment TEXT or --comments FILE" in neither.stderr
     bad = tmp_path / "bad.txt"
-    bad.write_text("WORK.md:1: fine\nthis is not a comment\n")
+    bad.write_text("lib.rs:1: fine\nthis is not a comment\n")
     refused = _run(
         oms, chain, "request-changes", bound.dispatch_id, "--comments", str(bad), "--yes",
         "--person", "Ada",
@@ -98,7 +98,7 @@ def test_request_changes_from_a_comments_file(
     doc = json.loads(asked.stdout)
     assert doc["attempt"] == 2
     assert doc["changes_requested"]["comments"] == [
-        {"path": "WORK.md", "line": 1, "text": "say why"}
+        {"path": "lib.rs", "line": 1, "text": "say why"}
     ]
     again = _run(
         oms, chain, "request-changes", bound.dispatch_id, "--comment", "more", "--yes",

@@ -91,7 +91,7 @@ def test_a_hostile_comment_is_refused_before_anything_is_recorded(
 ) -> None:
     bound = _result(chain, "Done.", {"WORK.md": "work\n"})
     notes = tmp_path / "notes.txt"
-    notes.write_text(f"WORK.md:1: fine\nWORK.md:2: then {HOSTILE}\n")
+    notes.write_text(f"lib.rs:1: fine\nlib.rs:2: then {HOSTILE}\n")
     ledger = (chain.state / "ledger" / "log").read_bytes()
     for how in (("--comment", f"fix it{HOSTILE}"), ("--comments", str(notes))):
         refused = _run(

@@ -64,27 +64,27 @@ def test_any_bytes_parse_or_are_refused_in_one_line(data: bytes) -> None:
 def test_lines_that_are_not_comments_are_refused() -> None:
     for data, why in (
         (b"no colon here\n", "line 1"),
-        (b"a.py:1: ok\na.py:x: not a line\n", "line 2"),
-        (b"a.py:0: line zero\n", "line 1"),
-        (b"a.py:3:   \n", "line 1: a comment needs text"),
+        (b"a.rs:1: ok\na.rs:x: not a line\n", "line 2"),
+        (b"a.rs:0: line zero\n", "line 1"),
+        (b"a.rs:3:   \n", "line 1: a comment needs text"),
         (b"\n# only a remark\n", "holds no"),
         (b"\xff\xfe", "not UTF-8"),
     ):
         with pytest.raises(InvalidInputError, match=why):
             parse_comments(data)
-    assert parse_comments(b"# remark\r\n\r\nsrc/a.py:12:   tighten this\r\n") == (
-        Comment("tighten this", "src/a.py", 12),
+    assert parse_comments(b"# remark\r\n\r\nsrc/a.rs:12:   tighten this\r\n") == (
+        Comment("tighten this", "src/a.rs", 12),
     )
 
 
 def test_the_bounds_hold() -> None:
-    many = b"".join(b"a.py:%d: x\n" % (i + 1) for i in range(LIMITS.review_comments + 1))
+    many = b"".join(b"a.rs:%d: x\n" % (i + 1) for i in range(LIMITS.review_comments + 1))
     with pytest.raises(InvalidInputError, match=f"more than {LIMITS.review_comments}"):
         parse_comments(many)
     with pytest.raises(InvalidInputError, match="bytes"):
-        parse_comments(b"a.py:1: " + b"x" * LIMITS.review_comments_bytes)
+        parse_comments(b"a.rs:1: " + b"x" * LIMITS.review_comments_bytes)
     with pytest.raises(InvalidInputError, match="characters"):
-        parse_comments(b"a.py:1: " + b"x" * (LIMITS.review_comment_chars + 1))
+        parse_comments(b"a.rs:1: " + b"x" * (LIMITS.review_comment_chars + 1))
     with pytest.raises(InvalidInputError, match="--comment"):
         review.comment("fine\nthen \x1b]52;c;aGk=\x07")
     assert review.comment("  whole result: more tests  ").text == "whole result: more tests"
