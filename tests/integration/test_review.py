@@ -5,11 +5,13 @@ carries the comments and the previous summary, and which completes on the same b
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from oms.canonical import access
+from oms.demo.scratch import worker_log
 from oms.domain import dispatches as machine
 from oms.domain.review import Comment
 from oms.errors import AuthorityChangedError, ConflictError, InvalidInputError
@@ -18,6 +20,7 @@ from oms.services.chain.authority import check_dispatch
 from oms.services.finishing import finish, review, verify
 from tests.agent_side import Bound, BoundTools, bind
 from tests.chain import Chain
+from tests.fleet import Fleet, make_fleet
 from tests.helpers import git
 
 CHECKS = '\n[verify]\ncommands = [["sh", "-c", "echo checked; grep -q work WORK.md"]]\n'
@@ -154,3 +157,57 @@ def test_a_dispatch_whose_changes_are_not_the_tickets_is_not_authorised(chain: C
         altered = {**proposed.payload, "changes_requested": {**asked.carried, "comments": []}}
         with pytest.raises(AuthorityChangedError, match="digest does not match"):
             check_dispatch(ws, proposed._replace(payload=altered), approved=False)
+
+
+@pytest.fixture
+def fleet(tmp_path: Path) -> Iterator[Fleet]:
+    yield from make_fleet(tmp_path / "fleet")
+
+
+SEES = (
+    "  say \"read_dispatch: ticket '$title'\"\n",
+    "  say \"read_dispatch: ticket '$title'\"\n"
+    '  case "$reply" in *changes_requested*"also say why"*) say "read_dispatch: changes";; esac\n',
+)
+
+
+def test_the_conductor_runs_a_follow_up_like_any_other(fleet: Fleet) -> None:
+    """A real fleet: the conductor completes the ticket; a person requests changes; the conductor
+    leases, proposes, has reviewed, accepts and delivers the follow-up, whose worker (in its
+    sandbox) reads the comments from read_dispatch and completes on the same branch."""
+    script = fleet.base / "worker.sh"
+    assert SEES[0] in script.read_text()
+    script.write_text(script.read_text().replace(*SEES))
+    ticket = fleet.add("review me")
+
+    def attempt_done(n: int) -> Callable[[], bool]:
+        def done() -> bool:
+            state, payload = fleet.tickets()[ticket]
+            return state == "done" and int(str(payload["attempt"])) >= n
+
+        return done
+
+    fleet.until(attempt_done(1))
+    with fleet.workspace() as ws:
+        first = next(
+            d for d in ws.store.latest("dispatch").checked() if d.payload["ticket_id"] == ticket
+        )
+        commit = review.show(ws, first.record_id).result["result_commit"]
+        review.request_changes(ws, first.record_id, COMMENTS, person="Ada")
+    fleet.until(attempt_done(2))  # (a follow-up retried after a failure carries them too)
+    with fleet.workspace() as ws:
+        latest = ws.store.records("ticket").read(ticket).payload["attempt"]
+        follow = next(
+            d
+            for d in ws.store.latest("dispatch").checked()
+            if d.payload["ticket_id"] == ticket and d.payload["attempt"] == latest
+        )
+        assert access.obj(follow.payload, "changes_requested")["dispatch_id"] == first.record_id
+        assert follow.payload["worktree_branch"] == first.payload["worktree_branch"]
+        assert follow.payload["worktree_start_commit"] == commit
+        log = worker_log(ws, str(follow.payload["session_id"])).decode()
+        second = review.show(ws, follow.record_id).result["result_commit"]
+    assert "read_dispatch: changes" in log
+    branch = str(first.payload["worktree_branch"])
+    assert git("rev-parse", f"refs/heads/{branch}", cwd=Path(fleet.repo)).strip() == second
+    assert git("rev-parse", f"{second}^", cwd=Path(fleet.repo)).strip() == commit
