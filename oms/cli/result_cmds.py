@@ -1,5 +1,5 @@
 """`oms result show|diff|request-changes|verify|merge|discard DSP`: reviewing a dispatch's result
-(issue 27, ADR 0034; `services/finishing/review.py`) and finishing it without losing work (issue
+(issue 27, ADR 0035; `services/finishing/review.py`) and finishing it without losing work (issue
 14, ADR 0021; `services/finishing/verify.py`, `services/finishing/finish.py`)."""
 
 from __future__ import annotations
@@ -54,10 +54,11 @@ def show_cmd(
 ) -> None:
     """A result as you review it: ticket, summary, the files it changes against the branch it would
     merge into, its verification and that output, salvage refs. Read from git objects only."""
+    from oms.services.chain import handles
     from oms.services.finishing import review
 
     with workspace(state_root_, config_root_) as ws:
-        shown_ = review.show(ws, dispatch)
+        shown_ = review.show(ws, handles.dispatch(ws, dispatch, handles.Want.RESULT))
     if json_out:
         emit(shown_.to_json())
         return
@@ -129,11 +130,12 @@ def diff_cmd(
     """The result's diff against the branch it would merge into (the tree the merge would make),
     streamed as git writes it, paged on a terminal, control characters escaped."""
     from oms.domain.review import Escaper
+    from oms.services.chain import handles
     from oms.services.finishing import review
 
     if json_out:
         with workspace(state_root_, config_root_) as ws:
-            shown_ = review.show(ws, dispatch)
+            shown_ = review.show(ws, handles.dispatch(ws, dispatch, handles.Want.RESULT))
         doc = shown_.to_json()
         emit({k: doc[k] for k in ("ok", "dispatch_id", "target", "files", "files_total")})
         return
@@ -155,6 +157,7 @@ def diff_cmd(
 
     try:
         with workspace(state_root_, config_root_) as ws:
+            dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
             change = review.diff(ws, dispatch, lambda chunk: write(escaper.feed(chunk)), stat=stat)
         write(escaper.end())
     finally:
@@ -211,6 +214,7 @@ def request_changes_cmd(
     from oms.errors import UsageError
     from oms.fsio.outside import read_user_file
     from oms.limits import LIMITS
+    from oms.services.chain import handles
     from oms.services.finishing import review
 
     if (comment is None) == (comments is None):
@@ -224,6 +228,7 @@ def request_changes_cmd(
         person, question=f"Request changes of {dispatch} as yourself?", expect=dispatch, yes=yes
     )
     with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
         done = review.request_changes(ws, dispatch, found, person=who)
     if json_out:
         emit(

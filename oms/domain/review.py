@@ -6,7 +6,7 @@
   goes into the signed intent and is shown to an agent and to people, never escaped in one place
   and raw in another.
 - What a follow-up attempt carries of the result it follows (`changes_requested`): the dispatch,
-  its commit and summary, the person, the comments (part of the approved intent, docs/adr/0034).
+  its commit and summary, the person, the comments (part of the approved intent, docs/adr/0035).
 - Output someone else wrote (a diff: file contents an agent chose; a summary, a branch name),
   made safe for a terminal (`Escaper`, `for_terminal`): newlines and tabs kept, every other control
   character and every byte that is not UTF-8 shown as `\\xNN` (or `\\uNNNN`), so no escape sequence

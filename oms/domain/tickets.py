@@ -22,7 +22,7 @@ States and events:
 - `blocked --reopen--> open` (a person, ADR 0031): the next attempt, now; its failures are cleared
   (they are in the ledger), so a quarantine counts afresh; `open --retry-now--> open`: the
   backoff a person does not want to wait for is cleared.
-- `done --request-changes--> open` (a person, ADR 0034): the done attempt's result is not merged and
+- `done --request-changes--> open` (a person, ADR 0035): the done attempt's result is not merged and
   its reviewer wants changes: the next attempt, now, carrying `changes_requested` (the comments and
   what the result was), which its dispatch's intent copies. Otherwise `done` is terminal; `blocked`
   waits for a person (`reopen`).
@@ -363,7 +363,7 @@ def retry_now(state: str, payload: JsonObject, *, reason: str) -> Next:
 def request_changes(
     state: str, payload: JsonObject, *, attempt: int, carried: JsonObject, reason: str
 ) -> Next:
-    """A person asks for changes to the done attempt `attempt`'s result (ADR 0034): its next attempt
+    """A person asks for changes to the done attempt `attempt`'s result (ADR 0035): its next attempt
     is open now, a follow-up carrying `carried` (its dispatch's intent copies it)."""
     target = step("ticket", TABLE, state, "request-changes")
     if payload.get("attempt") != attempt:

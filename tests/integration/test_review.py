@@ -1,4 +1,4 @@
-"""Review before merge (issue 27 item 1, docs/adr/0034) through the real chain: a completed result
+"""Review before merge (issue 27 item 1, docs/adr/0035) through the real chain: a completed result
 is shown and diffed from git objects only; a request for changes opens the ticket's next attempt as
 a follow-up whose dispatch is proposed, reviewed and accepted like any other, whose read_dispatch
 carries the comments and the previous summary, and which completes on the same branch."""

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'ba2a756699b80105c2770edbf0954980a92a8f8e40a036aa1ed98e4eaa3d95e7'
+SOURCE_SHA256 = '245efea232e2c32953d26fdf2db77743ba0aa6c5759ec0e98580a41059c3f6d6'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

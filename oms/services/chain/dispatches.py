@@ -149,7 +149,7 @@ def _session_for(ws: Workspace, ticket: Record) -> Record:
 
 
 def _changes(ticket: Record) -> JsonObject:
-    """A follow-up's requested changes (ADR 0034), which its intent carries."""
+    """A follow-up's requested changes (ADR 0035), which its intent carries."""
     found = ticket.payload.get("changes_requested")
     return {"changes_requested": found} if isinstance(found, dict) else {}
 

@@ -6,7 +6,7 @@ each relay connection is one MCP session here (`domain/mcp.py` speaks the protoc
 binding must equal the broker's own. Exactly three tools, bound to one dispatch and its session:
 - `read_dispatch`: the bound dispatch only — the ticket, instructions, worktree, branch, base and
   start commits, what a result must contain, and for a follow-up the changes a person requested
-  (docs/adr/0034);
+  (docs/adr/0035);
 - `acknowledge_dispatch`: `accepted -> acknowledged`, idempotent; with the broker's delivery nonce
   it is the bridge half of the liveness proof;
 - `record_dispatch_result`: verifies in the worktree (running no repository code) that the commit
@@ -79,7 +79,7 @@ TOOL_META = {
 
 
 def _changes(payload: dict[str, Any]) -> dict[str, Any]:
-    """A follow-up's requested changes (docs/adr/0034): the comments, the summary of the result it
+    """A follow-up's requested changes (docs/adr/0035): the comments, the summary of the result it
     follows; the work goes on from that result, on the same branch."""
     found = payload.get("changes_requested")
     return {"changes_requested": found} if isinstance(found, dict) else {}

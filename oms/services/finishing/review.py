@@ -1,4 +1,4 @@
-"""Review before merge (issue 27 item 1, docs/adr/0034): `oms result show DSP`, `oms result diff
+"""Review before merge (issue 27 item 1, docs/adr/0035): `oms result show DSP`, `oms result diff
 DSP` and `oms result request-changes DSP`.
 
 What a result would change is read from objects of the main repository only: the result commit (the
@@ -9,7 +9,7 @@ agent-controlled path). The diff is that of the target's head and the tree a mer
 change the merge would bring; when they conflict, the result's change since their merge base, said
 so.
 
-A request for changes makes the ticket's next attempt a follow-up on the same branch (ADR 0034):
+A request for changes makes the ticket's next attempt a follow-up on the same branch (ADR 0035):
 the ticket is opened again by the person, with what the follow-up carries (`changes_requested`:
 the comments, the previous summary and commit), which its next dispatch's intent copies, so the
 advisor reviews it and the approval signs it. The conductor runs it like any other.
