@@ -53,7 +53,14 @@ def show_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """A result as you review it: ticket, summary, the files it changes against the branch it would
-    merge into, its verification and that output, salvage refs. Read from git objects only."""
+    merge into, its verification and that output, salvage refs. Read from git objects only.
+
+    Examples:
+
+    \b
+      oms result show tkt-3        (the ticket's one result)
+      oms result show dsp-3fa2 --json
+    """
     from oms.services.chain import handles
     from oms.services.finishing import review
 
@@ -128,7 +135,14 @@ def diff_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """The result's diff against the branch it would merge into (the tree the merge would make),
-    streamed as git writes it, paged on a terminal, control characters escaped."""
+    streamed as git writes it, paged on a terminal, control characters escaped.
+
+    Examples:
+
+    \b
+      oms result diff dsp-3fa2
+      oms result diff tkt-3 --stat
+    """
     from oms.domain.review import Escaper
     from oms.services.chain import handles
     from oms.services.finishing import review
@@ -209,7 +223,14 @@ def request_changes_cmd(
 ) -> None:
     """Send the result back with your comments: its ticket's next attempt is a follow-up on the
     same branch, its read_dispatch carrying the comments and the previous summary, proposed,
-    reviewed and accepted like any dispatch. Only the latest attempt's unmerged completed result."""
+    reviewed and accepted like any dispatch. Only the latest attempt's unmerged completed result.
+
+    Examples:
+
+    \b
+      oms result request-changes dsp-3fa2 --comment "also handle an empty list"
+      oms result request-changes dsp-3fa2 --comments notes  (lines: path:line: text)
+    """
     from oms.domain import review as rules
     from oms.errors import UsageError
     from oms.fsio.outside import read_user_file
