@@ -143,7 +143,7 @@ def diff_cmd(
       oms result diff dsp-3fa2
       oms result diff tkt-3 --stat
     """
-    from oms.domain.review import Escaper
+    from oms.domain.review import Escaper, for_terminal
     from oms.services.chain import handles
     from oms.services.finishing import review
 
@@ -178,7 +178,8 @@ def diff_cmd(
         if pager is not None:
             pager.close()
     if change.conflict:
-        typer.echo(f"oms: {change.conflict}; this is the change since their merge base", err=True)
+        said = for_terminal(change.conflict)
+        typer.echo(f"oms: {said}; this is the change since their merge base", err=True)
 
 
 def _pager() -> Pager | None:

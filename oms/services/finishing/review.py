@@ -259,7 +259,7 @@ def request_changes(
     target = verify.target_of(ws, finishing.parse(ws.config().raw))
     if git.is_ancestor(repo, commit, target.head):
         raise ConflictError(
-            f"{dispatch_id}'s result is merged into {target.branch} already",
+            f"{dispatch_id}'s result is merged into {rules.for_terminal(target.branch)} already",
             hint="add a ticket for more work: `oms ticket add`",
         )
     branch_head = git.resolve_commit(repo, f"refs/heads/{access.text(p, 'worktree_branch')}")
