@@ -176,5 +176,17 @@ class Limits(NamedTuple):
     record_race_rounds: int = 8  # a record write retried after losing a race
     journal_append_rounds: int = 64  # a journal append retried after losing a race
 
+    # review before merge (`oms result show|diff|request-changes`)
+    review_comments: int = 100  # comments one request for changes carries
+    review_comment_chars: int = 2000  # one comment's text
+    review_comments_bytes: int = 64 * 1024  # a `--comments` file, and every comment together
+    review_path_chars: int = 1024  # the path a comment names
+    review_summary_chars: int = 8192  # the previous summary a follow-up's read_dispatch carries
+    review_files_shown: int = 2000  # files `oms result show` lists (the rest are counted)
+    review_numstat_bytes: int = 16 * 1024 * 1024  # `git diff --numstat` of a result
+    review_check_output_bytes: int = 4096  # the tail of each check's output `oms result show` shows
+    review_diff_timeout_s: float = 600.0  # `oms result diff` (its pager may stay open longer)
+    review_line_bytes: int = 64 * 1024  # a diff line longer than this is escaped in pieces
+
 
 LIMITS = Limits()

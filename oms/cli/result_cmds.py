@@ -1,9 +1,13 @@
-"""`oms result verify|merge|discard DSP`: finishing a dispatch's result without losing work (issue
+"""`oms result show|diff|request-changes|verify|merge|discard DSP`: reviewing a dispatch's result
+(issue 27, ADR 0039; `services/finishing/review.py`) and finishing it without losing work (issue
 14, ADR 0021; `services/finishing/verify.py`, `services/finishing/finish.py`)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import os
+import shlex
+import sys
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -12,14 +16,19 @@ from oms.cli.common import (
     JsonOpt,
     StateRootOpt,
     complete_dispatch,
+    confirm_person,
     emit,
     workspace,
 )
 
+if TYPE_CHECKING:
+    from oms.process import Pager
+    from oms.services.finishing.review import Shown
+
 app = typer.Typer(
     help=(
-        "A dispatch's result: verify it in a sandbox, merge it, or discard it (archived first)."
-        "\n\nExample: oms result merge tkt-3"
+        "A dispatch's result: review it (show, diff, request changes), verify it in a sandbox, "
+        "merge it, or discard it (archived first).\n\nExample: oms result merge tkt-3"
     ),
     no_args_is_help=True,
     rich_markup_mode=None,
@@ -34,6 +43,232 @@ DispatchArg = Annotated[
         autocompletion=complete_dispatch,
     ),
 ]
+
+
+@app.command("show")
+def show_cmd(
+    dispatch: DispatchArg,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """A result as you review it: ticket, summary, the files it changes against the branch it would
+    merge into, its verification and that output, salvage refs. Read from git objects only.
+
+    Examples:
+
+    \b
+      oms result show tkt-3        (the ticket's one result)
+      oms result show dsp-3fa2 --json
+    """
+    from oms.services.chain import handles
+    from oms.services.finishing import review
+
+    with workspace(state_root_, config_root_) as ws:
+        shown_ = review.show(ws, handles.dispatch(ws, dispatch, handles.Want.RESULT))
+    if json_out:
+        emit(shown_.to_json())
+        return
+    _print_shown(shown_)
+
+
+def _print_shown(s: Shown) -> None:
+    from oms.canonical import access
+    from oms.domain.review import for_terminal
+
+    doc = s.to_json()
+    out: list[str] = [
+        f"dispatch  {doc['dispatch_id']} ({doc['dispatch_state']}), attempt {doc['attempt']}",
+        f"ticket    {doc['ticket_id']}: {doc['ticket_title']}",
+        f"branch    {doc['branch']}",
+        f"result    {doc['status']}"
+        + (f" at {str(doc['result_commit'])[:12]}" if doc["result_commit"] else ""),
+    ]
+    target = s.change
+    if target is not None:
+        out.append(
+            f"merges    into {target.target.branch} ({target.target.head[:12]}, "
+            f"{target.target.mode})"
+        )
+        if target.conflict:
+            out.append(f"conflict  {target.conflict}; the diff is since their merge base")
+    out.append("summary")
+    out.extend("    " + line for line in str(doc["summary"] or "").splitlines()[:200])
+    if s.changes_requested is not None:
+        out.append(f"follows   changes requested by {s.changes_requested['person']}")
+    if target is not None:
+        added = sum(f.added or 0 for f in s.files)
+        removed = sum(f.removed or 0 for f in s.files)
+        out.append(f"files     {s.files_total} changed, +{added} -{removed}")
+        for f in s.files:
+            counts = "binary" if f.added is None else f"+{f.added} -{f.removed}"
+            out.append(f"    {counts:>14}  {f.path}")
+        if s.files_total > len(s.files):
+            out.append(f"    ... and {s.files_total - len(s.files)} more")
+    v = s.verification
+    if v is None:
+        out.append("verify    not verified (`oms result verify`)")
+    else:
+        state = "passed" if v["passed"] else "failed"
+        if v["passed"] and not v["current"]:
+            state += f", but {v['stale']}"
+        out.append(f"verify    {state} (evidence {str(v['evidence'])[:12]})")
+        for check in access.array(v, "checks"):
+            c = check if isinstance(check, dict) else {}
+            argv = " ".join(str(a) for a in access.array(c, "argv"))[:100]
+            out.append(f"    exit {c.get('exit_code')}  {argv}")
+            out.extend("        " + ln for ln in str(c.get("output_tail")).splitlines()[-20:])
+    out.extend(f"salvage   {k['ref']} ({str(k['commit'])[:12]})" for k in s.salvage)
+    typer.echo(for_terminal("\n".join(out)))
+
+
+@app.command("diff")
+def diff_cmd(
+    dispatch: DispatchArg,
+    stat: Annotated[bool, typer.Option("--stat", help="Files and counts only.")] = False,
+    no_pager: Annotated[
+        bool,
+        typer.Option("--no-pager", help="Never page (default: $PAGER or less, on a terminal)."),
+    ] = False,
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """The result's diff against the branch it would merge into (the tree the merge would make),
+    streamed as git writes it, paged on a terminal, control characters escaped.
+
+    Examples:
+
+    \b
+      oms result diff dsp-3fa2
+      oms result diff tkt-3 --stat
+    """
+    from oms.domain.review import Escaper, for_terminal
+    from oms.services.chain import handles
+    from oms.services.finishing import review
+
+    if json_out:
+        with workspace(state_root_, config_root_) as ws:
+            shown_ = review.show(ws, handles.dispatch(ws, dispatch, handles.Want.RESULT))
+        doc = shown_.to_json()
+        emit({k: doc[k] for k in ("ok", "dispatch_id", "target", "files", "files_total")})
+        return
+    escaper = Escaper()
+    pager = _pager() if not no_pager and sys.stdout.isatty() else None
+    out = sys.stdout.buffer
+
+    def write(data: bytes) -> bool:
+        if not data:
+            return True
+        if pager is not None:
+            return pager.write(data)
+        try:
+            out.write(data)
+            out.flush()
+        except BrokenPipeError:  # `| head`: the reader has what it wanted
+            return False
+        return True
+
+    try:
+        with workspace(state_root_, config_root_) as ws:
+            dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
+            change = review.diff(ws, dispatch, lambda chunk: write(escaper.feed(chunk)), stat=stat)
+        write(escaper.end())
+    finally:
+        if pager is not None:
+            pager.close()
+    if change.conflict:
+        said = for_terminal(change.conflict)
+        typer.echo(f"oms: {said}; this is the change since their merge base", err=True)
+
+
+def _pager() -> Pager | None:
+    """$OMS_PAGER, else $PAGER, else `less -FRX` (argv, never a shell); none when it is `cat` or
+    empty, or not installed."""
+    from oms.errors import ToolNotFoundError
+    from oms.process import child_env, start_pager
+
+    said = os.environ.get("OMS_PAGER", os.environ.get("PAGER", "less -FRX"))
+    try:
+        argv = shlex.split(said)
+    except ValueError:
+        argv = ["less", "-FRX"]
+    if not argv or argv == ["cat"]:
+        return None
+    try:
+        return start_pager(argv, env=child_env(keep=("TERM", "LESS", "LV", "COLUMNS", "LINES")))
+    except ToolNotFoundError:
+        return None
+
+
+@app.command("request-changes")
+def request_changes_cmd(
+    dispatch: DispatchArg,
+    comment: Annotated[
+        str | None, typer.Option("--comment", help="A comment on the result as a whole.")
+    ] = None,
+    comments: Annotated[
+        str | None,
+        typer.Option("--comments", help="A file of `path:line: text` comments, one a line."),
+    ] = None,
+    person: Annotated[
+        str | None,
+        typer.Option("--person", help="Who asks (needed off a terminal; kept in the ledger)."),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="No typed confirmation (needs --person).")] = (
+        False
+    ),
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Send the result back with your comments: its ticket's next attempt is a follow-up on the
+    same branch, its read_dispatch carrying the comments and the previous summary, proposed,
+    reviewed and accepted like any dispatch. Only the latest attempt's unmerged completed result.
+
+    Examples:
+
+    \b
+      oms result request-changes dsp-3fa2 --comment "also handle an empty list"
+      oms result request-changes dsp-3fa2 --comments notes  (lines: path:line: text)
+    """
+    from oms.domain import review as rules
+    from oms.errors import UsageError
+    from oms.fsio.outside import read_user_file
+    from oms.limits import LIMITS
+    from oms.services.chain import handles
+    from oms.services.finishing import review
+
+    if (comment is None) == (comments is None):
+        raise UsageError("give --comment TEXT or --comments FILE (one of them)")
+    found = (
+        (rules.comment(comment),)
+        if comment is not None
+        else rules.parse_comments(read_user_file(str(comments), LIMITS.review_comments_bytes))
+    )
+    who, _ = confirm_person(
+        person, question=f"Request changes of {dispatch} as yourself?", expect=dispatch, yes=yes
+    )
+    with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
+        done = review.request_changes(ws, dispatch, found, person=who)
+    if json_out:
+        emit(
+            {
+                "ok": True,
+                "dispatch_id": dispatch,
+                "ticket_id": done.ticket.record_id,
+                "attempt": done.attempt,
+                "event_id": done.event_id,
+                "changes_requested": done.carried,
+            }
+        )
+        return
+    typer.echo(
+        f"{done.ticket.record_id} is open for attempt {done.attempt}, a follow-up of {dispatch} "
+        f"with {len(found)} comment(s)"
+    )
+    typer.echo("next: the conductor takes it at its next tick (`oms conductor run`)")
 
 
 @app.command("verify")

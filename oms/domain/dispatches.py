@@ -92,7 +92,8 @@ def capture_intent(dispatch_id: str, payload: JsonObject) -> JsonObject:
     intent: JsonObject = {name: payload[name] for name in INTENT_FIELDS}
     # routed (issue 13), opt-outs (ADR 0026), what bounds its sandbox (ADR 0025; none: it does
     # not launch): each is part of what was approved
-    for name in ("provider_id", *OPT_OUTS, "role_limits"):
+    # and a follow-up's requested changes (ADR 0039): the comments are approved with the rest
+    for name in ("provider_id", *OPT_OUTS, "role_limits", "changes_requested"):
         if name in payload:
             intent[name] = payload[name]
     intent["dispatch_id"] = dispatch_id

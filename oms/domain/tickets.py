@@ -22,7 +22,10 @@ States and events:
 - `blocked --reopen--> open` (a person, ADR 0031): the next attempt, now; its failures are cleared
   (they are in the ledger), so a quarantine counts afresh; `open --retry-now--> open`: the
   backoff a person does not want to wait for is cleared.
-- `done` is terminal; `blocked` waits for a person (`reopen`).
+- `done --request-changes--> open` (a person, ADR 0039): the done attempt's result is not merged and
+  its reviewer wants changes: the next attempt, now, carrying `changes_requested` (the comments and
+  what the result was), which its dispatch's intent copies. Otherwise `done` is terminal; `blocked`
+  waits for a person (`reopen`).
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ TABLE: dict[str, dict[str, str]] = {
     "wait": {"open": "open", "leased": "open"},
     "reopen": {"blocked": "open"},
     "retry-now": {"open": "open"},
+    "request-changes": {"done": "open"},
 }
 
 
@@ -354,3 +358,31 @@ def retry_now(state: str, payload: JsonObject, *, reason: str) -> Next:
     """A person starts an open ticket's next attempt without waiting for its backoff."""
     target = step("ticket", TABLE, state, "retry-now")
     return Next(target, with_fields(payload, reason=reason, retry_after=None))
+
+
+def request_changes(
+    state: str, payload: JsonObject, *, attempt: int, carried: JsonObject, reason: str
+) -> Next:
+    """A person asks for changes to the done attempt `attempt`'s result (ADR 0039): its next attempt
+    is open now, a follow-up carrying `carried` (its dispatch's intent copies it)."""
+    target = step("ticket", TABLE, state, "request-changes")
+    if payload.get("attempt") != attempt:
+        raise InvalidInputError(
+            f"changes may be requested only of the latest attempt ({payload.get('attempt')})"
+        )
+    return Next(
+        target,
+        with_fields(
+            payload,
+            attempt=attempt + 1,
+            lease_token=None,
+            worker_id=None,
+            session_id=None,
+            lease_expires_at=None,
+            reason=reason,
+            retry_after=None,
+            failures=[],
+            prior_failure_evidence=None,
+            changes_requested=carried,
+        ),
+    )

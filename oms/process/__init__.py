@@ -11,6 +11,7 @@ from oms.process.env import child_env, is_frozen, oms_executable
 from oms.process.runner import (
     Completed,
     Foreground,
+    Pager,
     Started,
     Supervised,
     data_fd,
@@ -22,6 +23,8 @@ from oms.process.runner import (
     start,
     start_detached,
     start_foreground,
+    start_pager,
+    stream,
     supervise,
     which,
 )
@@ -30,6 +33,7 @@ __all__ = [
     "Bounded",
     "Completed",
     "Foreground",
+    "Pager",
     "Started",
     "Supervised",
     "child_env",
@@ -45,6 +49,8 @@ __all__ = [
     "start",
     "start_detached",
     "start_foreground",
+    "start_pager",
+    "stream",
     "supervise",
     "which",
 ]

@@ -547,3 +547,118 @@ def kill_group(pgid: int, *, grace: float = 2.0) -> bool:
         os.killpg(pgid, signal.SIGKILL)
     time.sleep(0.05)
     return not group_alive(pgid)
+
+
+def stream(
+    argv: Sequence[str],
+    sink: Callable[[bytes], bool],
+    *,
+    env: Mapping[str, str],
+    timeout: float,
+    max_stderr: int = 64 * 1024,
+) -> Completed:
+    """Run `argv` and hand its stdout to `sink` chunk by chunk as it comes (nothing of it kept):
+    `sink` returns False when it wants no more (a pager that was quit), and the child is ended.
+    stderr is kept, bounded. `check` as `run`: a non-zero exit is `ProcessFailedError`, unless the
+    sink stopped it. Returns its exit (stdout empty)."""
+    started = start(argv, env=env)
+    proc = started.proc
+    started.done = True
+    assert proc.stdout is not None  # noqa: S101 - pipes were requested
+    assert proc.stderr is not None  # noqa: S101
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    err: list[bytes] = []
+    kept = 0
+    outcome = "ok"
+    deadline = time.monotonic() + timeout
+    ended = False
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(out_fd, selectors.EVENT_READ)
+            sel.register(err_fd, selectors.EVENT_READ)
+            while sel.get_map() and outcome == "ok":
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    outcome = "timeout"
+                    break
+                for key, _ in sel.select(remaining):
+                    chunk = os.read(key.fd, 65536)
+                    if not chunk:
+                        sel.unregister(key.fd)
+                    elif key.fd == out_fd:
+                        if not sink(chunk):
+                            outcome = "stopped"
+                            break
+                    elif kept < max_stderr:
+                        err.append(chunk[: max_stderr - kept])
+                        kept += len(err[-1])
+        if outcome == "ok":
+            try:
+                _wait_exit(proc, deadline)
+            except subprocess.TimeoutExpired:
+                outcome = "timeout"
+        if outcome != "ok":
+            _kill(proc)
+        ended = True
+    finally:
+        if not ended:
+            _kill(proc)
+        proc.stdout.close()
+        proc.stderr.close()
+    args, code = started.args, proc.returncode
+    if outcome == "timeout":
+        raise ProcessTimeoutError(f"{args[0]} did not finish within {timeout:g}s and was killed")
+    if outcome == "ok" and code != 0:
+        raise ProcessFailedError(args, code, b"".join(err))
+    return Completed(args, code if outcome == "ok" else 0, b"", b"".join(err))
+
+
+class Pager:
+    """A pager on this process's terminal (`start_pager`): `write` hands it text until it is quit
+    (then False), `close` waits for the person to leave it."""
+
+    __slots__ = ("_popen",)
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self._popen = popen
+
+    def write(self, data: bytes) -> bool:
+        """Give the pager `data`; False once it was quit (its input closed)."""
+        pipe = self._popen.stdin
+        assert pipe is not None  # noqa: S101 - a pipe was requested
+        try:
+            pipe.write(data)
+            pipe.flush()
+        except (BrokenPipeError, ValueError):
+            return False
+        return True
+
+    def close(self) -> int:
+        """No more input; wait until the person quits the pager."""
+        if self._popen.stdin is not None:
+            with contextlib.suppress(BrokenPipeError, ValueError):
+                self._popen.stdin.close()
+        while True:
+            try:
+                return self._popen.wait()
+            except KeyboardInterrupt:  # ^C belongs to the pager (less ignores it), as with git
+                continue
+
+
+def start_pager(argv: Sequence[str], *, env: Mapping[str, str]) -> Pager:
+    """Start a pager (argv, never a shell) reading a pipe, writing to this process's stdout (a
+    terminal); `ToolNotFoundError` when there is no such program."""
+    args = tuple(argv)
+    if not args or any("\x00" in a for a in args):
+        raise ValueError("argv must be non-empty text without NUL")
+    environment = dict(env)
+    exe = args[0] if os.sep in args[0] else which(args[0], environment)
+    if exe is None:
+        raise ToolNotFoundError(f"{args[0]} is not installed (not found on PATH)")
+    try:
+        popen = subprocess.Popen(  # argv list, never a shell; stdout and stderr: the terminal
+            (exe, *args[1:]), env=environment, stdin=subprocess.PIPE, close_fds=True
+        )
+    except OSError as exc:
+        raise ToolNotFoundError(f"{args[0]}: {exc.strerror}") from exc
+    return Pager(popen)

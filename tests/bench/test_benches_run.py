@@ -131,6 +131,14 @@ SMALL: dict[str, Small] = {
         ),
         frozen=True,
     ),
+    "review_bench.py": Small(
+        ("--files", "50", "--repeat", "2"),
+        (
+            "`oms result diff` first byte, 50 files / `oms --version`",
+            "`oms result diff` first byte, 50 files / `oms ticket list` first byte",
+            "`oms result diff` first byte, 50 files / `git diff` first byte",
+        ),
+    ),
     "startup_bench.py": Small(
         ("--runs", "3"),
         ("frozen `oms --version` (onedir) / frozen empty script, oms's spec choices",),

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'b24fd4d35411922a68776f5174ff77ecfe7a624190fa7425f5d9d7380f68f829'
+SOURCE_SHA256 = '2a8ca5deb3a45ab64716868f0077fa275df1b816f803dcc19d0aa2c01738b0b0'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -32,6 +32,7 @@ MODULES: dict[str, str] = {
     'defs#/$defs/base64': 'defs',
     'defs#/$defs/branch': 'defs',
     'defs#/$defs/capability': 'defs',
+    'defs#/$defs/changes_requested': 'defs',
     'defs#/$defs/commit': 'defs',
     'defs#/$defs/count': 'defs',
     'defs#/$defs/engine': 'defs',

@@ -40,14 +40,14 @@ def _v4(x: object) -> bool:
     return True
 
 
-def _v76(x: object) -> bool:
+def _v92(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/title
-    if not _m_defs._v77(x):
+    if not _m_defs._v93(x):
         return False
     return True
 
 
-def _v78(x: object) -> bool:
+def _v94(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/body
     if not (isinstance(x, str)):
         return False
@@ -57,56 +57,56 @@ def _v78(x: object) -> bool:
     return True
 
 
-def _v79(x: object) -> bool:
+def _v95(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/source
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v81(x: object) -> bool:
+def _v97(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/repository/anyOf/0
-    if not _m_defs._v82(x):
+    if not _m_defs._v98(x):
         return False
     return True
 
 
-def _v83(x: object) -> bool:
+def _v99(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/repository/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v80(x: object) -> bool:
+def _v96(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/repository
-    if not (_v81(x) or _v83(x)):
+    if not (_v97(x) or _v99(x)):
         return False
     return True
 
 
-def _v85(x: object) -> bool:
+def _v101(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/url/anyOf/0
-    if not _m_defs._v86(x):
+    if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v87(x: object) -> bool:
+def _v103(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/url/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v84(x: object) -> bool:
+def _v100(x: object) -> bool:
     # advisor-request#/properties/ticket/properties/url
-    if not (_v85(x) or _v87(x)):
+    if not (_v101(x) or _v103(x)):
         return False
     return True
 
 
-def _v75(x: object) -> bool:
+def _v91(x: object) -> bool:
     # advisor-request#/properties/ticket
     if not (isinstance(x, dict)):
         return False
@@ -114,15 +114,15 @@ def _v75(x: object) -> bool:
         for k in ('body', 'repository', 'source', 'title', 'url'):
             if k not in x:
                 return False
-        if 'title' in x and not _v76(x['title']):
+        if 'title' in x and not _v92(x['title']):
             return False
-        if 'body' in x and not _v78(x['body']):
+        if 'body' in x and not _v94(x['body']):
             return False
-        if 'source' in x and not _v79(x['source']):
+        if 'source' in x and not _v95(x['source']):
             return False
-        if 'repository' in x and not _v80(x['repository']):
+        if 'repository' in x and not _v96(x['repository']):
             return False
-        if 'url' in x and not _v84(x['url']):
+        if 'url' in x and not _v100(x['url']):
             return False
         for k in x:
             if k not in ('title', 'body', 'source', 'repository', 'url'):
@@ -130,7 +130,7 @@ def _v75(x: object) -> bool:
     return True
 
 
-def _v88(x: object) -> bool:
+def _v104(x: object) -> bool:
     # advisor-request#/properties/instructions
     if not (isinstance(x, str)):
         return False
@@ -154,9 +154,9 @@ def _v0(x: object) -> bool:
             return False
         if 'intent' in x and not _v4(x['intent']):
             return False
-        if 'ticket' in x and not _v75(x['ticket']):
+        if 'ticket' in x and not _v91(x['ticket']):
             return False
-        if 'instructions' in x and not _v88(x['instructions']):
+        if 'instructions' in x and not _v104(x['instructions']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_intent_sha256', 'intent', 'ticket', 'instructions'):

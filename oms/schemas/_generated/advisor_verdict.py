@@ -17,14 +17,14 @@ from oms.schemas._generated import defs as _m_defs
 _C0: tuple[object, ...] = ('approve', 'reject')
 
 
-def _v90(x: object) -> bool:
+def _v106(x: object) -> bool:
     # advisor-verdict#/properties/verdict
     if not any(_eq(x, c) for c in _C0):
         return False
     return True
 
 
-def _v91(x: object) -> bool:
+def _v107(x: object) -> bool:
     # advisor-verdict#/properties/rationale
     if not (isinstance(x, str)):
         return False
@@ -36,14 +36,14 @@ def _v91(x: object) -> bool:
     return True
 
 
-def _v92(x: object) -> bool:
+def _v108(x: object) -> bool:
     # advisor-verdict#/properties/dispatch_intent_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v89(x: object) -> bool:
+def _v105(x: object) -> bool:
     # advisor-verdict#
     if not (isinstance(x, dict)):
         return False
@@ -51,11 +51,11 @@ def _v89(x: object) -> bool:
         for k in ('dispatch_intent_sha256', 'rationale', 'verdict'):
             if k not in x:
                 return False
-        if 'verdict' in x and not _v90(x['verdict']):
+        if 'verdict' in x and not _v106(x['verdict']):
             return False
-        if 'rationale' in x and not _v91(x['rationale']):
+        if 'rationale' in x and not _v107(x['rationale']):
             return False
-        if 'dispatch_intent_sha256' in x and not _v92(x['dispatch_intent_sha256']):
+        if 'dispatch_intent_sha256' in x and not _v108(x['dispatch_intent_sha256']):
             return False
         for k in x:
             if k not in ('verdict', 'rationale', 'dispatch_intent_sha256'):
@@ -64,5 +64,5 @@ def _v89(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'advisor-verdict': _v89,
+    'advisor-verdict': _v105,
 }

@@ -20,91 +20,91 @@ _C1: tuple[object, ...] = ('authorized', 'revoked')
 _C2: tuple[object, ...] = ('tty', 'flag')
 
 
-def _v94(x: object) -> bool:
+def _v110(x: object) -> bool:
     # authorization#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v95(x: object) -> bool:
+def _v111(x: object) -> bool:
     # authorization#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v97(x: object) -> bool:
+def _v113(x: object) -> bool:
     # authorization#/properties/payload/properties/repository
-    if not _m_defs._v82(x):
+    if not _m_defs._v98(x):
         return False
     return True
 
 
-def _v98(x: object) -> bool:
+def _v114(x: object) -> bool:
     # authorization#/properties/payload/properties/person
-    if not _m_defs._v99(x):
+    if not _m_defs._v115(x):
         return False
     return True
 
 
-def _v100(x: object) -> bool:
+def _v116(x: object) -> bool:
     # authorization#/properties/payload/properties/confirmed_by
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v101(x: object) -> bool:
+def _v117(x: object) -> bool:
     # authorization#/properties/payload/properties/authorized_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v104(x: object) -> bool:
+def _v120(x: object) -> bool:
     # authorization#/properties/payload/properties/revoked_at/anyOf/0
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v105(x: object) -> bool:
+def _v121(x: object) -> bool:
     # authorization#/properties/payload/properties/revoked_at/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v103(x: object) -> bool:
+def _v119(x: object) -> bool:
     # authorization#/properties/payload/properties/revoked_at
-    if not (_v104(x) or _v105(x)):
+    if not (_v120(x) or _v121(x)):
         return False
     return True
 
 
-def _v107(x: object) -> bool:
+def _v123(x: object) -> bool:
     # authorization#/properties/payload/properties/reason/anyOf/0
-    if not _m_defs._v108(x):
+    if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v109(x: object) -> bool:
+def _v125(x: object) -> bool:
     # authorization#/properties/payload/properties/reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v106(x: object) -> bool:
+def _v122(x: object) -> bool:
     # authorization#/properties/payload/properties/reason
-    if not (_v107(x) or _v109(x)):
+    if not (_v123(x) or _v125(x)):
         return False
     return True
 
 
-def _v96(x: object) -> bool:
+def _v112(x: object) -> bool:
     # authorization#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -112,17 +112,17 @@ def _v96(x: object) -> bool:
         for k in ('authorized_at', 'confirmed_by', 'person', 'reason', 'repository', 'revoked_at'):
             if k not in x:
                 return False
-        if 'repository' in x and not _v97(x['repository']):
+        if 'repository' in x and not _v113(x['repository']):
             return False
-        if 'person' in x and not _v98(x['person']):
+        if 'person' in x and not _v114(x['person']):
             return False
-        if 'confirmed_by' in x and not _v100(x['confirmed_by']):
+        if 'confirmed_by' in x and not _v116(x['confirmed_by']):
             return False
-        if 'authorized_at' in x and not _v101(x['authorized_at']):
+        if 'authorized_at' in x and not _v117(x['authorized_at']):
             return False
-        if 'revoked_at' in x and not _v103(x['revoked_at']):
+        if 'revoked_at' in x and not _v119(x['revoked_at']):
             return False
-        if 'reason' in x and not _v106(x['reason']):
+        if 'reason' in x and not _v122(x['reason']):
             return False
         for k in x:
             if k not in ('repository', 'person', 'confirmed_by', 'authorized_at', 'revoked_at', 'reason'):
@@ -130,27 +130,27 @@ def _v96(x: object) -> bool:
     return True
 
 
-def _v110(x: object) -> bool:
+def _v126(x: object) -> bool:
     # authorization#/allOf/0
-    if not _m_record_envelope._v111(x):
+    if not _m_record_envelope._v127(x):
         return False
     return True
 
 
-def _v93(x: object) -> bool:
+def _v109(x: object) -> bool:
     # authorization#
     if isinstance(x, dict):
-        if 'kind' in x and not _v94(x['kind']):
+        if 'kind' in x and not _v110(x['kind']):
             return False
-        if 'state' in x and not _v95(x['state']):
+        if 'state' in x and not _v111(x['state']):
             return False
-        if 'payload' in x and not _v96(x['payload']):
+        if 'payload' in x and not _v112(x['payload']):
             return False
-    if not _v110(x):
+    if not _v126(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'authorization': _v93,
+    'authorization': _v109,
 }

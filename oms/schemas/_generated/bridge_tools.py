@@ -12,6 +12,7 @@ from collections.abc import Callable
 from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
+from oms.schemas._generated import defs as _m_defs
 
 _P0 = '^[0-9a-f]{40}([0-9a-f]{24})?$'
 _P1 = '^[0-9a-f]{64}$'
@@ -20,12 +21,12 @@ _C1: tuple[object, ...] = ('completed', 'blocked', 'failed')
 _C2: tuple[object, ...] = ('result-received', 'resolved')
 
 
-def _v129(x: object) -> bool:
+def _v145(x: object) -> bool:
     # bridge-tools#
     return True
 
 
-def _v130(x: object) -> bool:
+def _v146(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_input
     if not (isinstance(x, dict)):
         return False
@@ -36,77 +37,77 @@ def _v130(x: object) -> bool:
     return True
 
 
-def _v132(x: object) -> bool:
+def _v148(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/dispatch_id
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v133(x: object) -> bool:
+def _v149(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/state
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v135(x: object) -> bool:
+def _v151(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/id
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v136(x: object) -> bool:
+def _v152(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/title
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v137(x: object) -> bool:
+def _v153(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/body
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v138(x: object) -> bool:
+def _v154(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/body_truncated
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v139(x: object) -> bool:
+def _v155(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/source
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v141(x: object) -> bool:
+def _v157(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/url/anyOf/0
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v142(x: object) -> bool:
+def _v158(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/url/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v140(x: object) -> bool:
+def _v156(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket/properties/url
-    if not (_v141(x) or _v142(x)):
+    if not (_v157(x) or _v158(x)):
         return False
     return True
 
 
-def _v134(x: object) -> bool:
+def _v150(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/ticket
     if not (isinstance(x, dict)):
         return False
@@ -114,17 +115,17 @@ def _v134(x: object) -> bool:
         for k in ('body', 'body_truncated', 'id', 'source', 'title', 'url'):
             if k not in x:
                 return False
-        if 'id' in x and not _v135(x['id']):
+        if 'id' in x and not _v151(x['id']):
             return False
-        if 'title' in x and not _v136(x['title']):
+        if 'title' in x and not _v152(x['title']):
             return False
-        if 'body' in x and not _v137(x['body']):
+        if 'body' in x and not _v153(x['body']):
             return False
-        if 'body_truncated' in x and not _v138(x['body_truncated']):
+        if 'body_truncated' in x and not _v154(x['body_truncated']):
             return False
-        if 'source' in x and not _v139(x['source']):
+        if 'source' in x and not _v155(x['source']):
             return False
-        if 'url' in x and not _v140(x['url']):
+        if 'url' in x and not _v156(x['url']):
             return False
         for k in x:
             if k not in ('id', 'title', 'body', 'body_truncated', 'source', 'url'):
@@ -132,28 +133,28 @@ def _v134(x: object) -> bool:
     return True
 
 
-def _v143(x: object) -> bool:
+def _v159(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/instructions
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v144(x: object) -> bool:
+def _v160(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/worktree_path
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v145(x: object) -> bool:
+def _v161(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/branch
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v146(x: object) -> bool:
+def _v162(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/base_commit
     if not (isinstance(x, str)):
         return False
@@ -163,7 +164,7 @@ def _v146(x: object) -> bool:
     return True
 
 
-def _v147(x: object) -> bool:
+def _v163(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/start_commit
     if not (isinstance(x, str)):
         return False
@@ -173,14 +174,21 @@ def _v147(x: object) -> bool:
     return True
 
 
-def _v148(x: object) -> bool:
+def _v164(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/result_contract
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v131(x: object) -> bool:
+def _v165(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/changes_requested
+    if not _m_defs._v76(x):
+        return False
+    return True
+
+
+def _v147(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output
     if not (isinstance(x, dict)):
         return False
@@ -188,31 +196,33 @@ def _v131(x: object) -> bool:
         for k in ('base_commit', 'branch', 'dispatch_id', 'instructions', 'result_contract', 'start_commit', 'state', 'ticket', 'worktree_path'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v132(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v148(x['dispatch_id']):
             return False
-        if 'state' in x and not _v133(x['state']):
+        if 'state' in x and not _v149(x['state']):
             return False
-        if 'ticket' in x and not _v134(x['ticket']):
+        if 'ticket' in x and not _v150(x['ticket']):
             return False
-        if 'instructions' in x and not _v143(x['instructions']):
+        if 'instructions' in x and not _v159(x['instructions']):
             return False
-        if 'worktree_path' in x and not _v144(x['worktree_path']):
+        if 'worktree_path' in x and not _v160(x['worktree_path']):
             return False
-        if 'branch' in x and not _v145(x['branch']):
+        if 'branch' in x and not _v161(x['branch']):
             return False
-        if 'base_commit' in x and not _v146(x['base_commit']):
+        if 'base_commit' in x and not _v162(x['base_commit']):
             return False
-        if 'start_commit' in x and not _v147(x['start_commit']):
+        if 'start_commit' in x and not _v163(x['start_commit']):
             return False
-        if 'result_contract' in x and not _v148(x['result_contract']):
+        if 'result_contract' in x and not _v164(x['result_contract']):
+            return False
+        if 'changes_requested' in x and not _v165(x['changes_requested']):
             return False
         for k in x:
-            if k not in ('dispatch_id', 'state', 'ticket', 'instructions', 'worktree_path', 'branch', 'base_commit', 'start_commit', 'result_contract'):
+            if k not in ('dispatch_id', 'state', 'ticket', 'instructions', 'worktree_path', 'branch', 'base_commit', 'start_commit', 'result_contract', 'changes_requested'):
                 return False
     return True
 
 
-def _v149(x: object) -> bool:
+def _v166(x: object) -> bool:
     # bridge-tools#/$defs/acknowledge_dispatch_input
     if not (isinstance(x, dict)):
         return False
@@ -223,28 +233,28 @@ def _v149(x: object) -> bool:
     return True
 
 
-def _v151(x: object) -> bool:
+def _v168(x: object) -> bool:
     # bridge-tools#/$defs/acknowledge_dispatch_output/properties/dispatch_id
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v152(x: object) -> bool:
+def _v169(x: object) -> bool:
     # bridge-tools#/$defs/acknowledge_dispatch_output/properties/state
     if not any(_eq(x, c) for c in _C0):
         return False
     return True
 
 
-def _v153(x: object) -> bool:
+def _v170(x: object) -> bool:
     # bridge-tools#/$defs/acknowledge_dispatch_output/properties/already
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v150(x: object) -> bool:
+def _v167(x: object) -> bool:
     # bridge-tools#/$defs/acknowledge_dispatch_output
     if not (isinstance(x, dict)):
         return False
@@ -252,11 +262,11 @@ def _v150(x: object) -> bool:
         for k in ('already', 'dispatch_id', 'state'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v151(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v168(x['dispatch_id']):
             return False
-        if 'state' in x and not _v152(x['state']):
+        if 'state' in x and not _v169(x['state']):
             return False
-        if 'already' in x and not _v153(x['already']):
+        if 'already' in x and not _v170(x['already']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'state', 'already'):
@@ -264,14 +274,14 @@ def _v150(x: object) -> bool:
     return True
 
 
-def _v155(x: object) -> bool:
+def _v172(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input/properties/status
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v156(x: object) -> bool:
+def _v173(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input/properties/summary
     if not (isinstance(x, str)):
         return False
@@ -283,7 +293,7 @@ def _v156(x: object) -> bool:
     return True
 
 
-def _v158(x: object) -> bool:
+def _v175(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input/properties/result_commit/anyOf/0
     if not (isinstance(x, str)):
         return False
@@ -293,21 +303,21 @@ def _v158(x: object) -> bool:
     return True
 
 
-def _v159(x: object) -> bool:
+def _v176(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input/properties/result_commit/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v157(x: object) -> bool:
+def _v174(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input/properties/result_commit
-    if not (_v158(x) or _v159(x)):
+    if not (_v175(x) or _v176(x)):
         return False
     return True
 
 
-def _v154(x: object) -> bool:
+def _v171(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input
     if not (isinstance(x, dict)):
         return False
@@ -315,11 +325,11 @@ def _v154(x: object) -> bool:
         for k in ('status', 'summary'):
             if k not in x:
                 return False
-        if 'status' in x and not _v155(x['status']):
+        if 'status' in x and not _v172(x['status']):
             return False
-        if 'summary' in x and not _v156(x['summary']):
+        if 'summary' in x and not _v173(x['summary']):
             return False
-        if 'result_commit' in x and not _v157(x['result_commit']):
+        if 'result_commit' in x and not _v174(x['result_commit']):
             return False
         for k in x:
             if k not in ('status', 'summary', 'result_commit'):
@@ -327,21 +337,21 @@ def _v154(x: object) -> bool:
     return True
 
 
-def _v161(x: object) -> bool:
+def _v178(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/dispatch_id
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v162(x: object) -> bool:
+def _v179(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/state
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v163(x: object) -> bool:
+def _v180(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/evidence
     if not (isinstance(x, str)):
         return False
@@ -351,14 +361,14 @@ def _v163(x: object) -> bool:
     return True
 
 
-def _v164(x: object) -> bool:
+def _v181(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/already
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v166(x: object) -> bool:
+def _v183(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/result_commit/anyOf/0
     if not (isinstance(x, str)):
         return False
@@ -368,21 +378,21 @@ def _v166(x: object) -> bool:
     return True
 
 
-def _v167(x: object) -> bool:
+def _v184(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/result_commit/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v165(x: object) -> bool:
+def _v182(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/result_commit
-    if not (_v166(x) or _v167(x)):
+    if not (_v183(x) or _v184(x)):
         return False
     return True
 
 
-def _v160(x: object) -> bool:
+def _v177(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output
     if not (isinstance(x, dict)):
         return False
@@ -390,15 +400,15 @@ def _v160(x: object) -> bool:
         for k in ('already', 'dispatch_id', 'evidence', 'result_commit', 'state'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v161(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v178(x['dispatch_id']):
             return False
-        if 'state' in x and not _v162(x['state']):
+        if 'state' in x and not _v179(x['state']):
             return False
-        if 'evidence' in x and not _v163(x['evidence']):
+        if 'evidence' in x and not _v180(x['evidence']):
             return False
-        if 'already' in x and not _v164(x['already']):
+        if 'already' in x and not _v181(x['already']):
             return False
-        if 'result_commit' in x and not _v165(x['result_commit']):
+        if 'result_commit' in x and not _v182(x['result_commit']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'state', 'evidence', 'already', 'result_commit'):
@@ -407,11 +417,11 @@ def _v160(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'bridge-tools': _v129,
-    'bridge-tools#/$defs/acknowledge_dispatch_input': _v149,
-    'bridge-tools#/$defs/acknowledge_dispatch_output': _v150,
-    'bridge-tools#/$defs/read_dispatch_input': _v130,
-    'bridge-tools#/$defs/read_dispatch_output': _v131,
-    'bridge-tools#/$defs/record_dispatch_result_input': _v154,
-    'bridge-tools#/$defs/record_dispatch_result_output': _v160,
+    'bridge-tools': _v145,
+    'bridge-tools#/$defs/acknowledge_dispatch_input': _v166,
+    'bridge-tools#/$defs/acknowledge_dispatch_output': _v167,
+    'bridge-tools#/$defs/read_dispatch_input': _v146,
+    'bridge-tools#/$defs/read_dispatch_output': _v147,
+    'bridge-tools#/$defs/record_dispatch_result_input': _v171,
+    'bridge-tools#/$defs/record_dispatch_result_output': _v177,
 }

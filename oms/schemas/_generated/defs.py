@@ -24,15 +24,17 @@ _P7 = '^oms/[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
 _P8 = '^[0-9a-f]{40}(?:[0-9a-f]{24})?$'
 _P9 = '^[^\\u0000-\\u001f\\u007f]*$'
 _P10 = '^[A-Za-z][A-Za-z0-9_]{0,63}$'
-_P11 = '^(?=[A-Za-z0-9-]{1,39}/)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*/(?!\\.\\.?$)(?!.*\\.[Gg][Ii][Tt]$)(?!.*\\.[Ww][Ii][Kk][Ii]$)[A-Za-z0-9._-]{1,100}$'
-_P12 = '^https://[^\\u0000-\\u0020\\u007f]+$'
-_P13 = '^[^\\u0000-\\u001f\\u007f]+$'
-_P14 = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
-_P15 = '^[a-z][a-z0-9-]{0,62}(?:[.:][a-z0-9][a-z0-9-]{0,62}){0,3}$'
-_P16 = '^[0-9a-f]{32,64}$'
-_P17 = '^%[0-9]{1,9}$'
-_P18 = '^[A-Za-z0-9+/]{43}=$'
-_P19 = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
+_P11 = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$'
+_P12 = '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$'
+_P13 = '^(?=[A-Za-z0-9-]{1,39}/)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*/(?!\\.\\.?$)(?!.*\\.[Gg][Ii][Tt]$)(?!.*\\.[Ww][Ii][Kk][Ii]$)[A-Za-z0-9._-]{1,100}$'
+_P14 = '^https://[^\\u0000-\\u0020\\u007f]+$'
+_P15 = '^[^\\u0000-\\u001f\\u007f]+$'
+_P16 = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
+_P17 = '^[a-z][a-z0-9-]{0,62}(?:[.:][a-z0-9][a-z0-9-]{0,62}){0,3}$'
+_P18 = '^[0-9a-f]{32,64}$'
+_P19 = '^%[0-9]{1,9}$'
+_P20 = '^[A-Za-z0-9+/]{43}=$'
+_P21 = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
 _C0: tuple[object, ...] = ('claude_interactive', 'claude_print', 'codex_exec', 'codex_goal', 'command')
 _C1: tuple[object, ...] = ('codex', 'claude', 'command')
 _C2: tuple[object, ...] = ('repository-read', 'ticket-worktree-write')
@@ -444,6 +446,176 @@ def _v62(x: object) -> bool:
 
 
 def _v77(x: object) -> bool:
+    # defs#/$defs/changes_requested/properties/dispatch_id
+    if not _v7(x):
+        return False
+    return True
+
+
+def _v78(x: object) -> bool:
+    # defs#/$defs/changes_requested/properties/result_commit
+    if not _v39(x):
+        return False
+    return True
+
+
+def _v79(x: object) -> bool:
+    # defs#/$defs/changes_requested/properties/previous_summary
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) > 8192:
+            return False
+    return True
+
+
+def _v80(x: object) -> bool:
+    # defs#/$defs/changes_requested/properties/summary_truncated
+    if not (isinstance(x, bool)):
+        return False
+    return True
+
+
+def _v81(x: object) -> bool:
+    # defs#/$defs/changes_requested/properties/person
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) < 1:
+            return False
+        if len(x) > 128:
+            return False
+    return True
+
+
+def _v85(x: object) -> bool:
+    # defs#/$defs/changes_requested/properties/comments/items/properties/path/anyOf/0
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P11, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 1024:
+            return False
+    return True
+
+
+def _v86(x: object) -> bool:
+    # defs#/$defs/changes_requested/properties/comments/items/properties/path/anyOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v84(x: object) -> bool:
+    # defs#/$defs/changes_requested/properties/comments/items/properties/path
+    if not (_v85(x) or _v86(x)):
+        return False
+    return True
+
+
+def _v88(x: object) -> bool:
+    # defs#/$defs/changes_requested/properties/comments/items/properties/line/anyOf/0
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+    return True
+
+
+def _v89(x: object) -> bool:
+    # defs#/$defs/changes_requested/properties/comments/items/properties/line/anyOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v87(x: object) -> bool:
+    # defs#/$defs/changes_requested/properties/comments/items/properties/line
+    if not (_v88(x) or _v89(x)):
+        return False
+    return True
+
+
+def _v90(x: object) -> bool:
+    # defs#/$defs/changes_requested/properties/comments/items/properties/text
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P12, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 2000:
+            return False
+    return True
+
+
+def _v83(x: object) -> bool:
+    # defs#/$defs/changes_requested/properties/comments/items
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('line', 'path', 'text'):
+            if k not in x:
+                return False
+        if 'path' in x and not _v84(x['path']):
+            return False
+        if 'line' in x and not _v87(x['line']):
+            return False
+        if 'text' in x and not _v90(x['text']):
+            return False
+        for k in x:
+            if k not in ('path', 'line', 'text'):
+                return False
+    return True
+
+
+def _v82(x: object) -> bool:
+    # defs#/$defs/changes_requested/properties/comments
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) < 1:
+            return False
+        if len(x) > 100:
+            return False
+        for v in x:
+            if not _v83(v):
+                return False
+    return True
+
+
+def _v76(x: object) -> bool:
+    # defs#/$defs/changes_requested
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('comments', 'dispatch_id', 'person', 'previous_summary', 'result_commit', 'summary_truncated'):
+            if k not in x:
+                return False
+        if 'dispatch_id' in x and not _v77(x['dispatch_id']):
+            return False
+        if 'result_commit' in x and not _v78(x['result_commit']):
+            return False
+        if 'previous_summary' in x and not _v79(x['previous_summary']):
+            return False
+        if 'summary_truncated' in x and not _v80(x['summary_truncated']):
+            return False
+        if 'person' in x and not _v81(x['person']):
+            return False
+        if 'comments' in x and not _v82(x['comments']):
+            return False
+        for k in x:
+            if k not in ('dispatch_id', 'result_commit', 'previous_summary', 'summary_truncated', 'person', 'comments'):
+                return False
+    return True
+
+
+def _v93(x: object) -> bool:
     # defs#/$defs/title
     if not (isinstance(x, str)):
         return False
@@ -457,36 +629,36 @@ def _v77(x: object) -> bool:
     return True
 
 
-def _v82(x: object) -> bool:
+def _v98(x: object) -> bool:
     # defs#/$defs/repository
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P11, x) is None:
+        if _search(_P13, x) is None:
             return False
         if len(x) > 140:
             return False
     return True
 
 
-def _v86(x: object) -> bool:
+def _v102(x: object) -> bool:
     # defs#/$defs/url
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P12, x) is None:
+        if _search(_P14, x) is None:
             return False
         if len(x) > 2048:
             return False
     return True
 
 
-def _v99(x: object) -> bool:
+def _v115(x: object) -> bool:
     # defs#/$defs/person
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P13, x) is None:
+        if _search(_P15, x) is None:
             return False
         if len(x) < 1:
             return False
@@ -495,17 +667,17 @@ def _v99(x: object) -> bool:
     return True
 
 
-def _v102(x: object) -> bool:
+def _v118(x: object) -> bool:
     # defs#/$defs/timestamp
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P14, x) is None:
+        if _search(_P16, x) is None:
             return False
     return True
 
 
-def _v108(x: object) -> bool:
+def _v124(x: object) -> bool:
     # defs#/$defs/reason
     if not (isinstance(x, str)):
         return False
@@ -519,7 +691,7 @@ def _v108(x: object) -> bool:
     return True
 
 
-def _v116(x: object) -> bool:
+def _v132(x: object) -> bool:
     # defs#/$defs/version
     if not (_is_integer(x)):
         return False
@@ -531,12 +703,12 @@ def _v116(x: object) -> bool:
     return True
 
 
-def _v123(x: object) -> bool:
+def _v139(x: object) -> bool:
     # defs#/$defs/actor
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P15, x) is None:
+        if _search(_P17, x) is None:
             return False
         if len(x) < 1:
             return False
@@ -545,64 +717,64 @@ def _v123(x: object) -> bool:
     return True
 
 
-def _v223(x: object) -> bool:
+def _v240(x: object) -> bool:
     # defs#/$defs/limits_table/properties/pids
     if not _v64(x):
         return False
     return True
 
 
-def _v224(x: object) -> bool:
+def _v241(x: object) -> bool:
     # defs#/$defs/limits_table/properties/memory_bytes
     if not _v66(x):
         return False
     return True
 
 
-def _v225(x: object) -> bool:
+def _v242(x: object) -> bool:
     # defs#/$defs/limits_table/properties/cpu_weight
     if not _v68(x):
         return False
     return True
 
 
-def _v226(x: object) -> bool:
+def _v243(x: object) -> bool:
     # defs#/$defs/limits_table/properties/disk_bytes
     if not _v70(x):
         return False
     return True
 
 
-def _v227(x: object) -> bool:
+def _v244(x: object) -> bool:
     # defs#/$defs/limits_table/properties/file_bytes
     if not _v72(x):
         return False
     return True
 
 
-def _v228(x: object) -> bool:
+def _v245(x: object) -> bool:
     # defs#/$defs/limits_table/properties/cgroup
     if not _v74(x):
         return False
     return True
 
 
-def _v222(x: object) -> bool:
+def _v239(x: object) -> bool:
     # defs#/$defs/limits_table
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'pids' in x and not _v223(x['pids']):
+        if 'pids' in x and not _v240(x['pids']):
             return False
-        if 'memory_bytes' in x and not _v224(x['memory_bytes']):
+        if 'memory_bytes' in x and not _v241(x['memory_bytes']):
             return False
-        if 'cpu_weight' in x and not _v225(x['cpu_weight']):
+        if 'cpu_weight' in x and not _v242(x['cpu_weight']):
             return False
-        if 'disk_bytes' in x and not _v226(x['disk_bytes']):
+        if 'disk_bytes' in x and not _v243(x['disk_bytes']):
             return False
-        if 'file_bytes' in x and not _v227(x['file_bytes']):
+        if 'file_bytes' in x and not _v244(x['file_bytes']):
             return False
-        if 'cgroup' in x and not _v228(x['cgroup']):
+        if 'cgroup' in x and not _v245(x['cgroup']):
             return False
         for k in x:
             if k not in ('pids', 'memory_bytes', 'cpu_weight', 'disk_bytes', 'file_bytes', 'cgroup'):
@@ -610,12 +782,12 @@ def _v222(x: object) -> bool:
     return True
 
 
-def _v298(x: object) -> bool:
+def _v315(x: object) -> bool:
     # defs#
     return True
 
 
-def _v299(x: object) -> bool:
+def _v316(x: object) -> bool:
     # defs#/$defs/text
     if not (isinstance(x, str)):
         return False
@@ -625,28 +797,8 @@ def _v299(x: object) -> bool:
     return True
 
 
-def _v300(x: object) -> bool:
+def _v317(x: object) -> bool:
     # defs#/$defs/token
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P16, x) is None:
-            return False
-    return True
-
-
-def _v301(x: object) -> bool:
-    # defs#/$defs/pane_id
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P17, x) is None:
-            return False
-    return True
-
-
-def _v302(x: object) -> bool:
-    # defs#/$defs/public_key
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -655,12 +807,32 @@ def _v302(x: object) -> bool:
     return True
 
 
-def _v303(x: object) -> bool:
-    # defs#/$defs/base64
+def _v318(x: object) -> bool:
+    # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
         if _search(_P19, x) is None:
+            return False
+    return True
+
+
+def _v319(x: object) -> bool:
+    # defs#/$defs/public_key
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P20, x) is None:
+            return False
+    return True
+
+
+def _v320(x: object) -> bool:
+    # defs#/$defs/base64
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P21, x) is None:
             return False
         if len(x) > 2000000:
             return False
@@ -668,13 +840,14 @@ def _v303(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'defs': _v298,
+    'defs': _v315,
     'defs#/$defs/abs_path': _v35,
-    'defs#/$defs/actor': _v123,
+    'defs#/$defs/actor': _v139,
     'defs#/$defs/argv_or_null': _v49,
-    'defs#/$defs/base64': _v303,
+    'defs#/$defs/base64': _v320,
     'defs#/$defs/branch': _v37,
     'defs#/$defs/capability': _v31,
+    'defs#/$defs/changes_requested': _v76,
     'defs#/$defs/commit': _v39,
     'defs#/$defs/count': _v11,
     'defs#/$defs/engine': _v28,
@@ -684,28 +857,28 @@ VALIDATORS: dict[str, Callable[[object], bool]] = {
     'defs#/$defs/limit_file_bytes': _v72,
     'defs#/$defs/limit_memory_bytes': _v66,
     'defs#/$defs/limit_pids': _v64,
-    'defs#/$defs/limits_table': _v222,
+    'defs#/$defs/limits_table': _v239,
     'defs#/$defs/model_endpoint': _v23,
     'defs#/$defs/model_endpoint_or_null': _v21,
     'defs#/$defs/model_id': _v19,
     'defs#/$defs/opaque_id': _v7,
-    'defs#/$defs/pane_id': _v301,
-    'defs#/$defs/person': _v99,
+    'defs#/$defs/pane_id': _v318,
+    'defs#/$defs/person': _v115,
     'defs#/$defs/program_list': _v57,
-    'defs#/$defs/public_key': _v302,
-    'defs#/$defs/reason': _v108,
-    'defs#/$defs/repository': _v82,
+    'defs#/$defs/public_key': _v319,
+    'defs#/$defs/reason': _v124,
+    'defs#/$defs/repository': _v98,
     'defs#/$defs/role_id': _v17,
     'defs#/$defs/sandbox': _v45,
     'defs#/$defs/sandbox_limits': _v62,
     'defs#/$defs/sha256': _v3,
-    'defs#/$defs/text': _v299,
-    'defs#/$defs/timestamp': _v102,
-    'defs#/$defs/title': _v77,
-    'defs#/$defs/token': _v300,
+    'defs#/$defs/text': _v316,
+    'defs#/$defs/timestamp': _v118,
+    'defs#/$defs/title': _v93,
+    'defs#/$defs/token': _v317,
     'defs#/$defs/tool_list': _v54,
     'defs#/$defs/transport': _v26,
-    'defs#/$defs/url': _v86,
+    'defs#/$defs/url': _v102,
     'defs#/$defs/uuid': _v15,
-    'defs#/$defs/version': _v116,
+    'defs#/$defs/version': _v132,
 }

@@ -248,6 +248,13 @@ def _v61(x: object) -> bool:
     return True
 
 
+def _v75(x: object) -> bool:
+    # dispatch-intent#/properties/changes_requested
+    if not _m_defs._v76(x):
+        return False
+    return True
+
+
 def _v5(x: object) -> bool:
     # dispatch-intent#
     if not (isinstance(x, dict)):
@@ -314,8 +321,10 @@ def _v5(x: object) -> bool:
             return False
         if 'role_limits' in x and not _v61(x['role_limits']):
             return False
+        if 'changes_requested' in x and not _v75(x['changes_requested']):
+            return False
         for k in x:
-            if k not in ('dispatch_id', 'ticket_id', 'ticket_content_sha256', 'attempt', 'worker_id', 'lease_token_sha256', 'session_id', 'role_id', 'model_id', 'model_endpoint', 'provider_mode', 'engine', 'capabilities', 'policy_digest', 'worktree_id', 'worktree_path', 'worktree_branch', 'worktree_base_commit', 'worktree_start_commit', 'prior_failure_evidence', 'role_sandbox', 'role_network', 'role_credential', 'role_argv', 'role_tools', 'role_programs', 'instructions_sha256', 'provider_id', 'role_limits'):
+            if k not in ('dispatch_id', 'ticket_id', 'ticket_content_sha256', 'attempt', 'worker_id', 'lease_token_sha256', 'session_id', 'role_id', 'model_id', 'model_endpoint', 'provider_mode', 'engine', 'capabilities', 'policy_digest', 'worktree_id', 'worktree_path', 'worktree_branch', 'worktree_base_commit', 'worktree_start_commit', 'prior_failure_evidence', 'role_sandbox', 'role_network', 'role_credential', 'role_argv', 'role_tools', 'role_programs', 'instructions_sha256', 'provider_id', 'role_limits', 'changes_requested'):
                 return False
     return True
 

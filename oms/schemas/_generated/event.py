@@ -19,7 +19,7 @@ _P0 = '^[A-Za-z]{1,40}$'
 _P1 = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
 _P2 = '^[0-9a-f]{64}$'
 _C0: object = 'oms-event-v1'
-_C1: tuple[object, ...] = ('bridge-acknowledged', 'dispatch-delivery-requested', 'hook-observed', 'notice', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped', 'ticket-reopened', 'worker-message')
+_C1: tuple[object, ...] = ('bridge-acknowledged', 'changes-requested', 'dispatch-delivery-requested', 'hook-observed', 'notice', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped', 'ticket-reopened', 'worker-message')
 _C2: object = 'dispatch-delivery-requested'
 _C3: object = 'session-parked'
 _C4: object = 'session-registered'
@@ -33,86 +33,87 @@ _C11: tuple[object, ...] = ('blocked', 'open')
 _C12: object = 'ticket-reopened'
 _C13: object = 'worker-message'
 _C14: object = 'notice'
+_C15: object = 'changes-requested'
 
 
-def _v366(x: object) -> bool:
+def _v384(x: object) -> bool:
     # event#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v367(x: object) -> bool:
+def _v385(x: object) -> bool:
     # event#/properties/event_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v368(x: object) -> bool:
+def _v386(x: object) -> bool:
     # event#/properties/event_type
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v369(x: object) -> bool:
+def _v387(x: object) -> bool:
     # event#/properties/created_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v370(x: object) -> bool:
+def _v388(x: object) -> bool:
     # event#/properties/payload
     if not (isinstance(x, dict)):
         return False
     return True
 
 
-def _v374(x: object) -> bool:
+def _v392(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v375(x: object) -> bool:
+def _v393(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/dispatch_version
-    if not _m_defs._v116(x):
+    if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v376(x: object) -> bool:
+def _v394(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/worker_record_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v377(x: object) -> bool:
+def _v395(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v378(x: object) -> bool:
+def _v396(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/attempt
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v379(x: object) -> bool:
+def _v397(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/lease_token
-    if not _m_defs._v300(x):
+    if not _m_defs._v317(x):
         return False
     return True
 
 
-def _v373(x: object) -> bool:
+def _v391(x: object) -> bool:
     # event#/allOf/0/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -120,17 +121,17 @@ def _v373(x: object) -> bool:
         for k in ('attempt', 'dispatch_id', 'dispatch_version', 'lease_token', 'ticket_id', 'worker_record_id'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v374(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v392(x['dispatch_id']):
             return False
-        if 'dispatch_version' in x and not _v375(x['dispatch_version']):
+        if 'dispatch_version' in x and not _v393(x['dispatch_version']):
             return False
-        if 'worker_record_id' in x and not _v376(x['worker_record_id']):
+        if 'worker_record_id' in x and not _v394(x['worker_record_id']):
             return False
-        if 'ticket_id' in x and not _v377(x['ticket_id']):
+        if 'ticket_id' in x and not _v395(x['ticket_id']):
             return False
-        if 'attempt' in x and not _v378(x['attempt']):
+        if 'attempt' in x and not _v396(x['attempt']):
             return False
-        if 'lease_token' in x and not _v379(x['lease_token']):
+        if 'lease_token' in x and not _v397(x['lease_token']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'dispatch_version', 'worker_record_id', 'ticket_id', 'attempt', 'lease_token'):
@@ -138,68 +139,68 @@ def _v373(x: object) -> bool:
     return True
 
 
-def _v372(x: object) -> bool:
+def _v390(x: object) -> bool:
     # event#/allOf/0/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v373(x['payload']):
+        if 'payload' in x and not _v391(x['payload']):
             return False
     return True
 
 
-def _v381(x: object) -> bool:
+def _v399(x: object) -> bool:
     # event#/allOf/0/if/properties/event_type
     if not _eq(x, _C2):
         return False
     return True
 
 
-def _v380(x: object) -> bool:
+def _v398(x: object) -> bool:
     # event#/allOf/0/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v381(x['event_type']):
+        if 'event_type' in x and not _v399(x['event_type']):
             return False
     return True
 
 
-def _v371(x: object) -> bool:
+def _v389(x: object) -> bool:
     # event#/allOf/0
-    if _v380(x):
-        if not _v372(x):
+    if _v398(x):
+        if not _v390(x):
             return False
     else:
         pass
     return True
 
 
-def _v385(x: object) -> bool:
+def _v403(x: object) -> bool:
     # event#/allOf/1/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v386(x: object) -> bool:
+def _v404(x: object) -> bool:
     # event#/allOf/1/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v387(x: object) -> bool:
+def _v405(x: object) -> bool:
     # event#/allOf/1/then/properties/payload/properties/parked_until
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v388(x: object) -> bool:
+def _v406(x: object) -> bool:
     # event#/allOf/1/then/properties/payload/properties/session_version
-    if not _m_defs._v116(x):
+    if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v384(x: object) -> bool:
+def _v402(x: object) -> bool:
     # event#/allOf/1/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -207,13 +208,13 @@ def _v384(x: object) -> bool:
         for k in ('dispatch_id', 'parked_until', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v385(x['session_id']):
+        if 'session_id' in x and not _v403(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v386(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v404(x['dispatch_id']):
             return False
-        if 'parked_until' in x and not _v387(x['parked_until']):
+        if 'parked_until' in x and not _v405(x['parked_until']):
             return False
-        if 'session_version' in x and not _v388(x['session_version']):
+        if 'session_version' in x and not _v406(x['session_version']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'parked_until', 'session_version'):
@@ -221,61 +222,61 @@ def _v384(x: object) -> bool:
     return True
 
 
-def _v383(x: object) -> bool:
+def _v401(x: object) -> bool:
     # event#/allOf/1/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v384(x['payload']):
+        if 'payload' in x and not _v402(x['payload']):
             return False
     return True
 
 
-def _v390(x: object) -> bool:
+def _v408(x: object) -> bool:
     # event#/allOf/1/if/properties/event_type
     if not _eq(x, _C3):
         return False
     return True
 
 
-def _v389(x: object) -> bool:
+def _v407(x: object) -> bool:
     # event#/allOf/1/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v390(x['event_type']):
+        if 'event_type' in x and not _v408(x['event_type']):
             return False
     return True
 
 
-def _v382(x: object) -> bool:
+def _v400(x: object) -> bool:
     # event#/allOf/1
-    if _v389(x):
-        if not _v383(x):
+    if _v407(x):
+        if not _v401(x):
             return False
     else:
         pass
     return True
 
 
-def _v394(x: object) -> bool:
+def _v412(x: object) -> bool:
     # event#/allOf/2/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v395(x: object) -> bool:
+def _v413(x: object) -> bool:
     # event#/allOf/2/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v396(x: object) -> bool:
+def _v414(x: object) -> bool:
     # event#/allOf/2/then/properties/payload/properties/session_version
-    if not _m_defs._v116(x):
+    if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v393(x: object) -> bool:
+def _v411(x: object) -> bool:
     # event#/allOf/2/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -283,11 +284,11 @@ def _v393(x: object) -> bool:
         for k in ('dispatch_id', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v394(x['session_id']):
+        if 'session_id' in x and not _v412(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v395(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v413(x['dispatch_id']):
             return False
-        if 'session_version' in x and not _v396(x['session_version']):
+        if 'session_version' in x and not _v414(x['session_version']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'session_version'):
@@ -295,61 +296,61 @@ def _v393(x: object) -> bool:
     return True
 
 
-def _v392(x: object) -> bool:
+def _v410(x: object) -> bool:
     # event#/allOf/2/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v393(x['payload']):
+        if 'payload' in x and not _v411(x['payload']):
             return False
     return True
 
 
-def _v398(x: object) -> bool:
+def _v416(x: object) -> bool:
     # event#/allOf/2/if/properties/event_type
     if not _eq(x, _C4):
         return False
     return True
 
 
-def _v397(x: object) -> bool:
+def _v415(x: object) -> bool:
     # event#/allOf/2/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v398(x['event_type']):
+        if 'event_type' in x and not _v416(x['event_type']):
             return False
     return True
 
 
-def _v391(x: object) -> bool:
+def _v409(x: object) -> bool:
     # event#/allOf/2
-    if _v397(x):
-        if not _v392(x):
+    if _v415(x):
+        if not _v410(x):
             return False
     else:
         pass
     return True
 
 
-def _v402(x: object) -> bool:
+def _v420(x: object) -> bool:
     # event#/allOf/3/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v403(x: object) -> bool:
+def _v421(x: object) -> bool:
     # event#/allOf/3/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v404(x: object) -> bool:
+def _v422(x: object) -> bool:
     # event#/allOf/3/then/properties/payload/properties/session_version
-    if not _m_defs._v116(x):
+    if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v401(x: object) -> bool:
+def _v419(x: object) -> bool:
     # event#/allOf/3/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -357,11 +358,11 @@ def _v401(x: object) -> bool:
         for k in ('dispatch_id', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v402(x['session_id']):
+        if 'session_id' in x and not _v420(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v403(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v421(x['dispatch_id']):
             return False
-        if 'session_version' in x and not _v404(x['session_version']):
+        if 'session_version' in x and not _v422(x['session_version']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'session_version'):
@@ -369,61 +370,61 @@ def _v401(x: object) -> bool:
     return True
 
 
-def _v400(x: object) -> bool:
+def _v418(x: object) -> bool:
     # event#/allOf/3/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v401(x['payload']):
+        if 'payload' in x and not _v419(x['payload']):
             return False
     return True
 
 
-def _v406(x: object) -> bool:
+def _v424(x: object) -> bool:
     # event#/allOf/3/if/properties/event_type
     if not _eq(x, _C5):
         return False
     return True
 
 
-def _v405(x: object) -> bool:
+def _v423(x: object) -> bool:
     # event#/allOf/3/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v406(x['event_type']):
+        if 'event_type' in x and not _v424(x['event_type']):
             return False
     return True
 
 
-def _v399(x: object) -> bool:
+def _v417(x: object) -> bool:
     # event#/allOf/3
-    if _v405(x):
-        if not _v400(x):
+    if _v423(x):
+        if not _v418(x):
             return False
     else:
         pass
     return True
 
 
-def _v410(x: object) -> bool:
+def _v428(x: object) -> bool:
     # event#/allOf/4/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v411(x: object) -> bool:
+def _v429(x: object) -> bool:
     # event#/allOf/4/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v412(x: object) -> bool:
+def _v430(x: object) -> bool:
     # event#/allOf/4/then/properties/payload/properties/session_version
-    if not _m_defs._v116(x):
+    if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v409(x: object) -> bool:
+def _v427(x: object) -> bool:
     # event#/allOf/4/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -431,11 +432,11 @@ def _v409(x: object) -> bool:
         for k in ('dispatch_id', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v410(x['session_id']):
+        if 'session_id' in x and not _v428(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v411(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v429(x['dispatch_id']):
             return False
-        if 'session_version' in x and not _v412(x['session_version']):
+        if 'session_version' in x and not _v430(x['session_version']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'session_version'):
@@ -443,68 +444,68 @@ def _v409(x: object) -> bool:
     return True
 
 
-def _v408(x: object) -> bool:
+def _v426(x: object) -> bool:
     # event#/allOf/4/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v409(x['payload']):
+        if 'payload' in x and not _v427(x['payload']):
             return False
     return True
 
 
-def _v414(x: object) -> bool:
+def _v432(x: object) -> bool:
     # event#/allOf/4/if/properties/event_type
     if not _eq(x, _C6):
         return False
     return True
 
 
-def _v413(x: object) -> bool:
+def _v431(x: object) -> bool:
     # event#/allOf/4/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v414(x['event_type']):
+        if 'event_type' in x and not _v432(x['event_type']):
             return False
     return True
 
 
-def _v407(x: object) -> bool:
+def _v425(x: object) -> bool:
     # event#/allOf/4
-    if _v413(x):
-        if not _v408(x):
+    if _v431(x):
+        if not _v426(x):
             return False
     else:
         pass
     return True
 
 
-def _v418(x: object) -> bool:
+def _v436(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v419(x: object) -> bool:
+def _v437(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v420(x: object) -> bool:
+def _v438(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/reason
-    if not _m_defs._v108(x):
+    if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v421(x: object) -> bool:
+def _v439(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/session_version
-    if not _m_defs._v116(x):
+    if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v417(x: object) -> bool:
+def _v435(x: object) -> bool:
     # event#/allOf/5/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -512,13 +513,13 @@ def _v417(x: object) -> bool:
         for k in ('dispatch_id', 'reason', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v418(x['session_id']):
+        if 'session_id' in x and not _v436(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v419(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v437(x['dispatch_id']):
             return False
-        if 'reason' in x and not _v420(x['reason']):
+        if 'reason' in x and not _v438(x['reason']):
             return False
-        if 'session_version' in x and not _v421(x['session_version']):
+        if 'session_version' in x and not _v439(x['session_version']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'reason', 'session_version'):
@@ -526,61 +527,61 @@ def _v417(x: object) -> bool:
     return True
 
 
-def _v416(x: object) -> bool:
+def _v434(x: object) -> bool:
     # event#/allOf/5/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v417(x['payload']):
+        if 'payload' in x and not _v435(x['payload']):
             return False
     return True
 
 
-def _v423(x: object) -> bool:
+def _v441(x: object) -> bool:
     # event#/allOf/5/if/properties/event_type
     if not _eq(x, _C7):
         return False
     return True
 
 
-def _v422(x: object) -> bool:
+def _v440(x: object) -> bool:
     # event#/allOf/5/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v423(x['event_type']):
+        if 'event_type' in x and not _v441(x['event_type']):
             return False
     return True
 
 
-def _v415(x: object) -> bool:
+def _v433(x: object) -> bool:
     # event#/allOf/5
-    if _v422(x):
-        if not _v416(x):
+    if _v440(x):
+        if not _v434(x):
             return False
     else:
         pass
     return True
 
 
-def _v427(x: object) -> bool:
+def _v445(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v428(x: object) -> bool:
+def _v446(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v429(x: object) -> bool:
+def _v447(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/nonce
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v426(x: object) -> bool:
+def _v444(x: object) -> bool:
     # event#/allOf/6/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -588,11 +589,11 @@ def _v426(x: object) -> bool:
         for k in ('dispatch_id', 'nonce', 'session_id'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v427(x['session_id']):
+        if 'session_id' in x and not _v445(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v428(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v446(x['dispatch_id']):
             return False
-        if 'nonce' in x and not _v429(x['nonce']):
+        if 'nonce' in x and not _v447(x['nonce']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'nonce'):
@@ -600,68 +601,68 @@ def _v426(x: object) -> bool:
     return True
 
 
-def _v425(x: object) -> bool:
+def _v443(x: object) -> bool:
     # event#/allOf/6/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v426(x['payload']):
+        if 'payload' in x and not _v444(x['payload']):
             return False
     return True
 
 
-def _v431(x: object) -> bool:
+def _v449(x: object) -> bool:
     # event#/allOf/6/if/properties/event_type
     if not _eq(x, _C8):
         return False
     return True
 
 
-def _v430(x: object) -> bool:
+def _v448(x: object) -> bool:
     # event#/allOf/6/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v431(x['event_type']):
+        if 'event_type' in x and not _v449(x['event_type']):
             return False
     return True
 
 
-def _v424(x: object) -> bool:
+def _v442(x: object) -> bool:
     # event#/allOf/6
-    if _v430(x):
-        if not _v425(x):
+    if _v448(x):
+        if not _v443(x):
             return False
     else:
         pass
     return True
 
 
-def _v435(x: object) -> bool:
+def _v453(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v436(x: object) -> bool:
+def _v454(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v437(x: object) -> bool:
+def _v455(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/nonce
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v438(x: object) -> bool:
+def _v456(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/provider
     if not any(_eq(x, c) for c in _C9):
         return False
     return True
 
 
-def _v439(x: object) -> bool:
+def _v457(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/hook_event
     if not (isinstance(x, str)):
         return False
@@ -671,7 +672,7 @@ def _v439(x: object) -> bool:
     return True
 
 
-def _v440(x: object) -> bool:
+def _v458(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/native_session_ref
     if not (isinstance(x, str)):
         return False
@@ -683,7 +684,7 @@ def _v440(x: object) -> bool:
     return True
 
 
-def _v434(x: object) -> bool:
+def _v452(x: object) -> bool:
     # event#/allOf/7/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -691,17 +692,17 @@ def _v434(x: object) -> bool:
         for k in ('dispatch_id', 'hook_event', 'native_session_ref', 'nonce', 'provider', 'session_id'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v435(x['session_id']):
+        if 'session_id' in x and not _v453(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v436(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v454(x['dispatch_id']):
             return False
-        if 'nonce' in x and not _v437(x['nonce']):
+        if 'nonce' in x and not _v455(x['nonce']):
             return False
-        if 'provider' in x and not _v438(x['provider']):
+        if 'provider' in x and not _v456(x['provider']):
             return False
-        if 'hook_event' in x and not _v439(x['hook_event']):
+        if 'hook_event' in x and not _v457(x['hook_event']):
             return False
-        if 'native_session_ref' in x and not _v440(x['native_session_ref']):
+        if 'native_session_ref' in x and not _v458(x['native_session_ref']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'nonce', 'provider', 'hook_event', 'native_session_ref'):
@@ -709,68 +710,68 @@ def _v434(x: object) -> bool:
     return True
 
 
-def _v433(x: object) -> bool:
+def _v451(x: object) -> bool:
     # event#/allOf/7/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v434(x['payload']):
+        if 'payload' in x and not _v452(x['payload']):
             return False
     return True
 
 
-def _v442(x: object) -> bool:
+def _v460(x: object) -> bool:
     # event#/allOf/7/if/properties/event_type
     if not _eq(x, _C10):
         return False
     return True
 
 
-def _v441(x: object) -> bool:
+def _v459(x: object) -> bool:
     # event#/allOf/7/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v442(x['event_type']):
+        if 'event_type' in x and not _v460(x['event_type']):
             return False
     return True
 
 
-def _v432(x: object) -> bool:
+def _v450(x: object) -> bool:
     # event#/allOf/7
-    if _v441(x):
-        if not _v433(x):
+    if _v459(x):
+        if not _v451(x):
             return False
     else:
         pass
     return True
 
 
-def _v446(x: object) -> bool:
+def _v464(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v447(x: object) -> bool:
+def _v465(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/ticket_version
-    if not _m_defs._v116(x):
+    if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v448(x: object) -> bool:
+def _v466(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/from_state
     if not any(_eq(x, c) for c in _C11):
         return False
     return True
 
 
-def _v449(x: object) -> bool:
+def _v467(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/attempt
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v450(x: object) -> bool:
+def _v468(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/person
     if not (isinstance(x, str)):
         return False
@@ -782,14 +783,14 @@ def _v450(x: object) -> bool:
     return True
 
 
-def _v451(x: object) -> bool:
+def _v469(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/reason
-    if not _m_defs._v108(x):
+    if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v445(x: object) -> bool:
+def _v463(x: object) -> bool:
     # event#/allOf/8/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -797,17 +798,17 @@ def _v445(x: object) -> bool:
         for k in ('attempt', 'from_state', 'person', 'reason', 'ticket_id', 'ticket_version'):
             if k not in x:
                 return False
-        if 'ticket_id' in x and not _v446(x['ticket_id']):
+        if 'ticket_id' in x and not _v464(x['ticket_id']):
             return False
-        if 'ticket_version' in x and not _v447(x['ticket_version']):
+        if 'ticket_version' in x and not _v465(x['ticket_version']):
             return False
-        if 'from_state' in x and not _v448(x['from_state']):
+        if 'from_state' in x and not _v466(x['from_state']):
             return False
-        if 'attempt' in x and not _v449(x['attempt']):
+        if 'attempt' in x and not _v467(x['attempt']):
             return False
-        if 'person' in x and not _v450(x['person']):
+        if 'person' in x and not _v468(x['person']):
             return False
-        if 'reason' in x and not _v451(x['reason']):
+        if 'reason' in x and not _v469(x['reason']):
             return False
         for k in x:
             if k not in ('ticket_id', 'ticket_version', 'from_state', 'attempt', 'person', 'reason'):
@@ -815,61 +816,61 @@ def _v445(x: object) -> bool:
     return True
 
 
-def _v444(x: object) -> bool:
+def _v462(x: object) -> bool:
     # event#/allOf/8/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v445(x['payload']):
+        if 'payload' in x and not _v463(x['payload']):
             return False
     return True
 
 
-def _v453(x: object) -> bool:
+def _v471(x: object) -> bool:
     # event#/allOf/8/if/properties/event_type
     if not _eq(x, _C12):
         return False
     return True
 
 
-def _v452(x: object) -> bool:
+def _v470(x: object) -> bool:
     # event#/allOf/8/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v453(x['event_type']):
+        if 'event_type' in x and not _v471(x['event_type']):
             return False
     return True
 
 
-def _v443(x: object) -> bool:
+def _v461(x: object) -> bool:
     # event#/allOf/8
-    if _v452(x):
-        if not _v444(x):
+    if _v470(x):
+        if not _v462(x):
             return False
     else:
         pass
     return True
 
 
-def _v457(x: object) -> bool:
+def _v475(x: object) -> bool:
     # event#/allOf/9/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v458(x: object) -> bool:
+def _v476(x: object) -> bool:
     # event#/allOf/9/then/properties/payload/properties/session_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v459(x: object) -> bool:
+def _v477(x: object) -> bool:
     # event#/allOf/9/then/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v460(x: object) -> bool:
+def _v478(x: object) -> bool:
     # event#/allOf/9/then/properties/payload/properties/person
     if not (isinstance(x, str)):
         return False
@@ -881,7 +882,7 @@ def _v460(x: object) -> bool:
     return True
 
 
-def _v461(x: object) -> bool:
+def _v479(x: object) -> bool:
     # event#/allOf/9/then/properties/payload/properties/text
     if not (isinstance(x, str)):
         return False
@@ -893,7 +894,7 @@ def _v461(x: object) -> bool:
     return True
 
 
-def _v462(x: object) -> bool:
+def _v480(x: object) -> bool:
     # event#/allOf/9/then/properties/payload/properties/text_sha256
     if not (isinstance(x, str)):
         return False
@@ -903,7 +904,7 @@ def _v462(x: object) -> bool:
     return True
 
 
-def _v456(x: object) -> bool:
+def _v474(x: object) -> bool:
     # event#/allOf/9/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -911,17 +912,17 @@ def _v456(x: object) -> bool:
         for k in ('dispatch_id', 'person', 'session_id', 'text', 'text_sha256', 'ticket_id'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v457(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v475(x['dispatch_id']):
             return False
-        if 'session_id' in x and not _v458(x['session_id']):
+        if 'session_id' in x and not _v476(x['session_id']):
             return False
-        if 'ticket_id' in x and not _v459(x['ticket_id']):
+        if 'ticket_id' in x and not _v477(x['ticket_id']):
             return False
-        if 'person' in x and not _v460(x['person']):
+        if 'person' in x and not _v478(x['person']):
             return False
-        if 'text' in x and not _v461(x['text']):
+        if 'text' in x and not _v479(x['text']):
             return False
-        if 'text_sha256' in x and not _v462(x['text_sha256']):
+        if 'text_sha256' in x and not _v480(x['text_sha256']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'session_id', 'ticket_id', 'person', 'text', 'text_sha256'):
@@ -929,80 +930,204 @@ def _v456(x: object) -> bool:
     return True
 
 
-def _v455(x: object) -> bool:
+def _v473(x: object) -> bool:
     # event#/allOf/9/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v456(x['payload']):
+        if 'payload' in x and not _v474(x['payload']):
             return False
     return True
 
 
-def _v464(x: object) -> bool:
+def _v482(x: object) -> bool:
     # event#/allOf/9/if/properties/event_type
     if not _eq(x, _C13):
         return False
     return True
 
 
-def _v463(x: object) -> bool:
+def _v481(x: object) -> bool:
     # event#/allOf/9/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v464(x['event_type']):
+        if 'event_type' in x and not _v482(x['event_type']):
             return False
     return True
 
 
-def _v454(x: object) -> bool:
+def _v472(x: object) -> bool:
     # event#/allOf/9
-    if _v463(x):
-        if not _v455(x):
+    if _v481(x):
+        if not _v473(x):
             return False
     else:
         pass
     return True
 
 
-def _v467(x: object) -> bool:
+def _v485(x: object) -> bool:
     # event#/allOf/10/then/properties/payload
-    if not _m_notification._v468(x):
+    if not _m_notification._v486(x):
         return False
     return True
 
 
-def _v466(x: object) -> bool:
+def _v484(x: object) -> bool:
     # event#/allOf/10/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v467(x['payload']):
+        if 'payload' in x and not _v485(x['payload']):
             return False
     return True
 
 
-def _v481(x: object) -> bool:
+def _v499(x: object) -> bool:
     # event#/allOf/10/if/properties/event_type
     if not _eq(x, _C14):
         return False
     return True
 
 
-def _v480(x: object) -> bool:
+def _v498(x: object) -> bool:
     # event#/allOf/10/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v481(x['event_type']):
+        if 'event_type' in x and not _v499(x['event_type']):
             return False
     return True
 
 
-def _v465(x: object) -> bool:
+def _v483(x: object) -> bool:
     # event#/allOf/10
-    if _v480(x):
-        if not _v466(x):
+    if _v498(x):
+        if not _v484(x):
             return False
     else:
         pass
     return True
 
 
-def _v365(x: object) -> bool:
+def _v503(x: object) -> bool:
+    # event#/allOf/11/then/properties/payload/properties/ticket_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v504(x: object) -> bool:
+    # event#/allOf/11/then/properties/payload/properties/ticket_version
+    if not _m_defs._v132(x):
+        return False
+    return True
+
+
+def _v505(x: object) -> bool:
+    # event#/allOf/11/then/properties/payload/properties/dispatch_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v506(x: object) -> bool:
+    # event#/allOf/11/then/properties/payload/properties/attempt
+    if not _m_defs._v11(x):
+        return False
+    return True
+
+
+def _v507(x: object) -> bool:
+    # event#/allOf/11/then/properties/payload/properties/person
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) < 1:
+            return False
+        if len(x) > 128:
+            return False
+    return True
+
+
+def _v508(x: object) -> bool:
+    # event#/allOf/11/then/properties/payload/properties/reason
+    if not _m_defs._v124(x):
+        return False
+    return True
+
+
+def _v509(x: object) -> bool:
+    # event#/allOf/11/then/properties/payload/properties/comments
+    if not _m_defs._v11(x):
+        return False
+    return True
+
+
+def _v510(x: object) -> bool:
+    # event#/allOf/11/then/properties/payload/properties/changes_sha256
+    if not _m_defs._v3(x):
+        return False
+    return True
+
+
+def _v502(x: object) -> bool:
+    # event#/allOf/11/then/properties/payload
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('attempt', 'changes_sha256', 'comments', 'dispatch_id', 'person', 'reason', 'ticket_id', 'ticket_version'):
+            if k not in x:
+                return False
+        if 'ticket_id' in x and not _v503(x['ticket_id']):
+            return False
+        if 'ticket_version' in x and not _v504(x['ticket_version']):
+            return False
+        if 'dispatch_id' in x and not _v505(x['dispatch_id']):
+            return False
+        if 'attempt' in x and not _v506(x['attempt']):
+            return False
+        if 'person' in x and not _v507(x['person']):
+            return False
+        if 'reason' in x and not _v508(x['reason']):
+            return False
+        if 'comments' in x and not _v509(x['comments']):
+            return False
+        if 'changes_sha256' in x and not _v510(x['changes_sha256']):
+            return False
+        for k in x:
+            if k not in ('ticket_id', 'ticket_version', 'dispatch_id', 'attempt', 'person', 'reason', 'comments', 'changes_sha256'):
+                return False
+    return True
+
+
+def _v501(x: object) -> bool:
+    # event#/allOf/11/then
+    if isinstance(x, dict):
+        if 'payload' in x and not _v502(x['payload']):
+            return False
+    return True
+
+
+def _v512(x: object) -> bool:
+    # event#/allOf/11/if/properties/event_type
+    if not _eq(x, _C15):
+        return False
+    return True
+
+
+def _v511(x: object) -> bool:
+    # event#/allOf/11/if
+    if isinstance(x, dict):
+        if 'event_type' in x and not _v512(x['event_type']):
+            return False
+    return True
+
+
+def _v500(x: object) -> bool:
+    # event#/allOf/11
+    if _v511(x):
+        if not _v501(x):
+            return False
+    else:
+        pass
+    return True
+
+
+def _v383(x: object) -> bool:
     # event#
     if not (isinstance(x, dict)):
         return False
@@ -1010,44 +1135,46 @@ def _v365(x: object) -> bool:
         for k in ('created_at', 'event_id', 'event_type', 'format', 'payload'):
             if k not in x:
                 return False
-        if 'format' in x and not _v366(x['format']):
+        if 'format' in x and not _v384(x['format']):
             return False
-        if 'event_id' in x and not _v367(x['event_id']):
+        if 'event_id' in x and not _v385(x['event_id']):
             return False
-        if 'event_type' in x and not _v368(x['event_type']):
+        if 'event_type' in x and not _v386(x['event_type']):
             return False
-        if 'created_at' in x and not _v369(x['created_at']):
+        if 'created_at' in x and not _v387(x['created_at']):
             return False
-        if 'payload' in x and not _v370(x['payload']):
+        if 'payload' in x and not _v388(x['payload']):
             return False
         for k in x:
             if k not in ('format', 'event_id', 'event_type', 'created_at', 'payload'):
                 return False
-    if not _v371(x):
+    if not _v389(x):
         return False
-    if not _v382(x):
+    if not _v400(x):
         return False
-    if not _v391(x):
+    if not _v409(x):
         return False
-    if not _v399(x):
+    if not _v417(x):
         return False
-    if not _v407(x):
+    if not _v425(x):
         return False
-    if not _v415(x):
+    if not _v433(x):
         return False
-    if not _v424(x):
+    if not _v442(x):
         return False
-    if not _v432(x):
+    if not _v450(x):
         return False
-    if not _v443(x):
+    if not _v461(x):
         return False
-    if not _v454(x):
+    if not _v472(x):
         return False
-    if not _v465(x):
+    if not _v483(x):
+        return False
+    if not _v500(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'event': _v365,
+    'event': _v383,
 }

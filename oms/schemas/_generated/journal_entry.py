@@ -20,140 +20,140 @@ _C2: tuple[object, ...] = ('worker-session', 'worker-resume', 'advisor-review')
 _C3: tuple[object, ...] = ('codex-goal', 'claude-interactive', 'command', 'codex-exec', 'claude-print')
 
 
-def _v598(x: object) -> bool:
+def _v629(x: object) -> bool:
     # journal-entry#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v599(x: object) -> bool:
+def _v630(x: object) -> bool:
     # journal-entry#/properties/journal
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v600(x: object) -> bool:
+def _v631(x: object) -> bool:
     # journal-entry#/properties/seq
-    if not _m_defs._v116(x):
+    if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v602(x: object) -> bool:
+def _v633(x: object) -> bool:
     # journal-entry#/properties/previous_sha256/anyOf/0
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v603(x: object) -> bool:
+def _v634(x: object) -> bool:
     # journal-entry#/properties/previous_sha256/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v601(x: object) -> bool:
+def _v632(x: object) -> bool:
     # journal-entry#/properties/previous_sha256
-    if not (_v602(x) or _v603(x)):
+    if not (_v633(x) or _v634(x)):
         return False
     return True
 
 
-def _v604(x: object) -> bool:
+def _v635(x: object) -> bool:
     # journal-entry#/properties/recorded_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v606(x: object) -> bool:
+def _v637(x: object) -> bool:
     # journal-entry#/properties/entry/properties/authorization_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v607(x: object) -> bool:
+def _v638(x: object) -> bool:
     # journal-entry#/properties/entry/properties/authorization_version
-    if not _m_defs._v116(x):
+    if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v608(x: object) -> bool:
+def _v639(x: object) -> bool:
     # journal-entry#/properties/entry/properties/repository
-    if not _m_defs._v82(x):
+    if not _m_defs._v98(x):
         return False
     return True
 
 
-def _v609(x: object) -> bool:
+def _v640(x: object) -> bool:
     # journal-entry#/properties/entry/properties/operation
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v610(x: object) -> bool:
+def _v641(x: object) -> bool:
     # journal-entry#/properties/entry/properties/contact_surface
     if not any(_eq(x, c) for c in _C3):
         return False
     return True
 
 
-def _v611(x: object) -> bool:
+def _v642(x: object) -> bool:
     # journal-entry#/properties/entry/properties/subject_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v613(x: object) -> bool:
+def _v644(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v614(x: object) -> bool:
+def _v645(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v615(x: object) -> bool:
+def _v646(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/role_id
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v616(x: object) -> bool:
+def _v647(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/model_id
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v617(x: object) -> bool:
+def _v648(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/provider_mode
     if not _m_defs._v26(x):
         return False
     return True
 
 
-def _v618(x: object) -> bool:
+def _v649(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/worktree_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v612(x: object) -> bool:
+def _v643(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request
     if not (isinstance(x, dict)):
         return False
@@ -161,17 +161,17 @@ def _v612(x: object) -> bool:
         for k in ('dispatch_id', 'model_id', 'provider_mode', 'role_id', 'ticket_id', 'worktree_id'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v613(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v644(x['dispatch_id']):
             return False
-        if 'ticket_id' in x and not _v614(x['ticket_id']):
+        if 'ticket_id' in x and not _v645(x['ticket_id']):
             return False
-        if 'role_id' in x and not _v615(x['role_id']):
+        if 'role_id' in x and not _v646(x['role_id']):
             return False
-        if 'model_id' in x and not _v616(x['model_id']):
+        if 'model_id' in x and not _v647(x['model_id']):
             return False
-        if 'provider_mode' in x and not _v617(x['provider_mode']):
+        if 'provider_mode' in x and not _v648(x['provider_mode']):
             return False
-        if 'worktree_id' in x and not _v618(x['worktree_id']):
+        if 'worktree_id' in x and not _v649(x['worktree_id']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'ticket_id', 'role_id', 'model_id', 'provider_mode', 'worktree_id'):
@@ -179,14 +179,14 @@ def _v612(x: object) -> bool:
     return True
 
 
-def _v619(x: object) -> bool:
+def _v650(x: object) -> bool:
     # journal-entry#/properties/entry/properties/disclosed_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v605(x: object) -> bool:
+def _v636(x: object) -> bool:
     # journal-entry#/properties/entry
     if not (isinstance(x, dict)):
         return False
@@ -194,21 +194,21 @@ def _v605(x: object) -> bool:
         for k in ('authorization_id', 'authorization_version', 'contact_surface', 'disclosed_at', 'operation', 'repository', 'request', 'subject_id'):
             if k not in x:
                 return False
-        if 'authorization_id' in x and not _v606(x['authorization_id']):
+        if 'authorization_id' in x and not _v637(x['authorization_id']):
             return False
-        if 'authorization_version' in x and not _v607(x['authorization_version']):
+        if 'authorization_version' in x and not _v638(x['authorization_version']):
             return False
-        if 'repository' in x and not _v608(x['repository']):
+        if 'repository' in x and not _v639(x['repository']):
             return False
-        if 'operation' in x and not _v609(x['operation']):
+        if 'operation' in x and not _v640(x['operation']):
             return False
-        if 'contact_surface' in x and not _v610(x['contact_surface']):
+        if 'contact_surface' in x and not _v641(x['contact_surface']):
             return False
-        if 'subject_id' in x and not _v611(x['subject_id']):
+        if 'subject_id' in x and not _v642(x['subject_id']):
             return False
-        if 'request' in x and not _v612(x['request']):
+        if 'request' in x and not _v643(x['request']):
             return False
-        if 'disclosed_at' in x and not _v619(x['disclosed_at']):
+        if 'disclosed_at' in x and not _v650(x['disclosed_at']):
             return False
         for k in x:
             if k not in ('authorization_id', 'authorization_version', 'repository', 'operation', 'contact_surface', 'subject_id', 'request', 'disclosed_at'):
@@ -216,7 +216,7 @@ def _v605(x: object) -> bool:
     return True
 
 
-def _v597(x: object) -> bool:
+def _v628(x: object) -> bool:
     # journal-entry#
     if not (isinstance(x, dict)):
         return False
@@ -224,17 +224,17 @@ def _v597(x: object) -> bool:
         for k in ('entry', 'format', 'journal', 'previous_sha256', 'recorded_at', 'seq'):
             if k not in x:
                 return False
-        if 'format' in x and not _v598(x['format']):
+        if 'format' in x and not _v629(x['format']):
             return False
-        if 'journal' in x and not _v599(x['journal']):
+        if 'journal' in x and not _v630(x['journal']):
             return False
-        if 'seq' in x and not _v600(x['seq']):
+        if 'seq' in x and not _v631(x['seq']):
             return False
-        if 'previous_sha256' in x and not _v601(x['previous_sha256']):
+        if 'previous_sha256' in x and not _v632(x['previous_sha256']):
             return False
-        if 'recorded_at' in x and not _v604(x['recorded_at']):
+        if 'recorded_at' in x and not _v635(x['recorded_at']):
             return False
-        if 'entry' in x and not _v605(x['entry']):
+        if 'entry' in x and not _v636(x['entry']):
             return False
         for k in x:
             if k not in ('format', 'journal', 'seq', 'previous_sha256', 'recorded_at', 'entry'):
@@ -243,5 +243,5 @@ def _v597(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'journal-entry': _v597,
+    'journal-entry': _v628,
 }

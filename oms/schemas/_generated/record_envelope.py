@@ -19,35 +19,35 @@ _C0: object = 'oms-record-v1'
 _C1: tuple[object, ...] = ('authorization', 'dispatch', 'pool', 'provider', 'session', 'ticket', 'worker')
 
 
-def _v112(x: object) -> bool:
+def _v128(x: object) -> bool:
     # record-envelope#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v113(x: object) -> bool:
+def _v129(x: object) -> bool:
     # record-envelope#/properties/kind
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v114(x: object) -> bool:
+def _v130(x: object) -> bool:
     # record-envelope#/properties/record_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v115(x: object) -> bool:
+def _v131(x: object) -> bool:
     # record-envelope#/properties/version
-    if not _m_defs._v116(x):
+    if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v117(x: object) -> bool:
+def _v133(x: object) -> bool:
     # record-envelope#/properties/state
     if not (isinstance(x, str)):
         return False
@@ -57,77 +57,77 @@ def _v117(x: object) -> bool:
     return True
 
 
-def _v119(x: object) -> bool:
+def _v135(x: object) -> bool:
     # record-envelope#/properties/expected_version/anyOf/0
-    if not _m_defs._v116(x):
+    if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v120(x: object) -> bool:
+def _v136(x: object) -> bool:
     # record-envelope#/properties/expected_version/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v118(x: object) -> bool:
+def _v134(x: object) -> bool:
     # record-envelope#/properties/expected_version
-    if not (_v119(x) or _v120(x)):
+    if not (_v135(x) or _v136(x)):
         return False
     return True
 
 
-def _v121(x: object) -> bool:
+def _v137(x: object) -> bool:
     # record-envelope#/properties/operation_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v122(x: object) -> bool:
+def _v138(x: object) -> bool:
     # record-envelope#/properties/actor
-    if not _m_defs._v123(x):
+    if not _m_defs._v139(x):
         return False
     return True
 
 
-def _v124(x: object) -> bool:
+def _v140(x: object) -> bool:
     # record-envelope#/properties/observed_at
-    if not _m_defs._v102(x):
+    if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v126(x: object) -> bool:
+def _v142(x: object) -> bool:
     # record-envelope#/properties/previous_sha256/anyOf/0
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v127(x: object) -> bool:
+def _v143(x: object) -> bool:
     # record-envelope#/properties/previous_sha256/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v125(x: object) -> bool:
+def _v141(x: object) -> bool:
     # record-envelope#/properties/previous_sha256
-    if not (_v126(x) or _v127(x)):
+    if not (_v142(x) or _v143(x)):
         return False
     return True
 
 
-def _v128(x: object) -> bool:
+def _v144(x: object) -> bool:
     # record-envelope#/properties/payload
     if not (isinstance(x, dict)):
         return False
     return True
 
 
-def _v111(x: object) -> bool:
+def _v127(x: object) -> bool:
     # record-envelope#
     if not (isinstance(x, dict)):
         return False
@@ -135,27 +135,27 @@ def _v111(x: object) -> bool:
         for k in ('actor', 'expected_version', 'format', 'kind', 'observed_at', 'operation_id', 'payload', 'previous_sha256', 'record_id', 'state', 'version'):
             if k not in x:
                 return False
-        if 'format' in x and not _v112(x['format']):
+        if 'format' in x and not _v128(x['format']):
             return False
-        if 'kind' in x and not _v113(x['kind']):
+        if 'kind' in x and not _v129(x['kind']):
             return False
-        if 'record_id' in x and not _v114(x['record_id']):
+        if 'record_id' in x and not _v130(x['record_id']):
             return False
-        if 'version' in x and not _v115(x['version']):
+        if 'version' in x and not _v131(x['version']):
             return False
-        if 'state' in x and not _v117(x['state']):
+        if 'state' in x and not _v133(x['state']):
             return False
-        if 'expected_version' in x and not _v118(x['expected_version']):
+        if 'expected_version' in x and not _v134(x['expected_version']):
             return False
-        if 'operation_id' in x and not _v121(x['operation_id']):
+        if 'operation_id' in x and not _v137(x['operation_id']):
             return False
-        if 'actor' in x and not _v122(x['actor']):
+        if 'actor' in x and not _v138(x['actor']):
             return False
-        if 'observed_at' in x and not _v124(x['observed_at']):
+        if 'observed_at' in x and not _v140(x['observed_at']):
             return False
-        if 'previous_sha256' in x and not _v125(x['previous_sha256']):
+        if 'previous_sha256' in x and not _v141(x['previous_sha256']):
             return False
-        if 'payload' in x and not _v128(x['payload']):
+        if 'payload' in x and not _v144(x['payload']):
             return False
         for k in x:
             if k not in ('format', 'kind', 'record_id', 'version', 'state', 'expected_version', 'operation_id', 'actor', 'observed_at', 'previous_sha256', 'payload'):
@@ -164,5 +164,5 @@ def _v111(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'record-envelope': _v111,
+    'record-envelope': _v127,
 }

@@ -18,35 +18,35 @@ _C0: object = 'oms-ticket-content-v1'
 _C1: tuple[object, ...] = ('local', 'github')
 
 
-def _v837(x: object) -> bool:
+def _v868(x: object) -> bool:
     # ticket-content#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v838(x: object) -> bool:
+def _v869(x: object) -> bool:
     # ticket-content#/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v839(x: object) -> bool:
+def _v870(x: object) -> bool:
     # ticket-content#/properties/source
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v840(x: object) -> bool:
+def _v871(x: object) -> bool:
     # ticket-content#/properties/title
-    if not _m_defs._v77(x):
+    if not _m_defs._v93(x):
         return False
     return True
 
 
-def _v841(x: object) -> bool:
+def _v872(x: object) -> bool:
     # ticket-content#/properties/body
     if not (isinstance(x, str)):
         return False
@@ -56,49 +56,49 @@ def _v841(x: object) -> bool:
     return True
 
 
-def _v843(x: object) -> bool:
+def _v874(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/0
-    if not _m_defs._v82(x):
+    if not _m_defs._v98(x):
         return False
     return True
 
 
-def _v844(x: object) -> bool:
+def _v875(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v842(x: object) -> bool:
+def _v873(x: object) -> bool:
     # ticket-content#/properties/repository
-    if not (_v843(x) or _v844(x)):
+    if not (_v874(x) or _v875(x)):
         return False
     return True
 
 
-def _v846(x: object) -> bool:
+def _v877(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/0
-    if not _m_defs._v86(x):
+    if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v847(x: object) -> bool:
+def _v878(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v845(x: object) -> bool:
+def _v876(x: object) -> bool:
     # ticket-content#/properties/url
-    if not (_v846(x) or _v847(x)):
+    if not (_v877(x) or _v878(x)):
         return False
     return True
 
 
-def _v849(x: object) -> bool:
+def _v880(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -110,21 +110,21 @@ def _v849(x: object) -> bool:
     return True
 
 
-def _v850(x: object) -> bool:
+def _v881(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v848(x: object) -> bool:
+def _v879(x: object) -> bool:
     # ticket-content#/properties/number
-    if not (_v849(x) or _v850(x)):
+    if not (_v880(x) or _v881(x)):
         return False
     return True
 
 
-def _v836(x: object) -> bool:
+def _v867(x: object) -> bool:
     # ticket-content#
     if not (isinstance(x, dict)):
         return False
@@ -132,21 +132,21 @@ def _v836(x: object) -> bool:
         for k in ('body', 'format', 'number', 'repository', 'source', 'ticket_id', 'title', 'url'):
             if k not in x:
                 return False
-        if 'format' in x and not _v837(x['format']):
+        if 'format' in x and not _v868(x['format']):
             return False
-        if 'ticket_id' in x and not _v838(x['ticket_id']):
+        if 'ticket_id' in x and not _v869(x['ticket_id']):
             return False
-        if 'source' in x and not _v839(x['source']):
+        if 'source' in x and not _v870(x['source']):
             return False
-        if 'title' in x and not _v840(x['title']):
+        if 'title' in x and not _v871(x['title']):
             return False
-        if 'body' in x and not _v841(x['body']):
+        if 'body' in x and not _v872(x['body']):
             return False
-        if 'repository' in x and not _v842(x['repository']):
+        if 'repository' in x and not _v873(x['repository']):
             return False
-        if 'url' in x and not _v845(x['url']):
+        if 'url' in x and not _v876(x['url']):
             return False
-        if 'number' in x and not _v848(x['number']):
+        if 'number' in x and not _v879(x['number']):
             return False
         for k in x:
             if k not in ('format', 'ticket_id', 'source', 'title', 'body', 'repository', 'url', 'number'):
@@ -155,5 +155,5 @@ def _v836(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'ticket-content': _v836,
+    'ticket-content': _v867,
 }

@@ -200,6 +200,8 @@ def check_dispatch(ws: Workspace, dispatch: Record, *, approved: bool = True) ->
         )
     except LeaseError as exc:
         raise AuthorityChangedError(f"ticket lease no longer matches: {exc.message}") from exc
+    if payload.get("changes_requested") != ticket.payload.get("changes_requested"):  # ADR 0039
+        raise AuthorityChangedError("the changes requested of the ticket are not the dispatch's")
     worktree = ws.store.worktrees.get(ticket.record_id)
     if worktree is None:
         raise AuthorityChangedError(f"ticket {ticket.record_id} has no worktree record")

@@ -149,6 +149,12 @@ def _session_for(ws: Workspace, ticket: Record) -> Record:
     return tickets.new_session(ws, ticket)
 
 
+def _changes(ticket: Record) -> JsonObject:
+    """A follow-up's requested changes (ADR 0039), which its intent carries."""
+    found = ticket.payload.get("changes_requested")
+    return {"changes_requested": found} if isinstance(found, dict) else {}
+
+
 def propose(
     ws: Workspace, ticket_id: str, role_id: str | None = None, provider: str | None = None
 ) -> tuple[Record, bool]:
@@ -218,6 +224,7 @@ def propose(
         "prior_failure_evidence": ticket.payload["prior_failure_evidence"],
         **role_fields(ws, configured, policy, provider_id=provider_id),
         **({"provider_id": provider_id} if provider_id is not None else {}),
+        **_changes(ticket),
     }
     nxt = machine.propose(fields, dispatch_id=dispatch_id, created_at=ws.now())
     result = ws.store.records("dispatch").create(

@@ -5,7 +5,8 @@ Inside a sandbox `oms worker bridge --dispatch-id D --session-id S` is a relay (
 each relay connection is one MCP session here (`domain/mcp.py` speaks the protocol). The relay's
 binding must equal the broker's own. Exactly three tools, bound to one dispatch and its session:
 - `read_dispatch`: the bound dispatch only — the ticket, instructions, worktree, branch, base and
-  start commits, and what a result must contain;
+  start commits, what a result must contain, and for a follow-up the changes a person requested
+  (docs/adr/0035);
 - `acknowledge_dispatch`: `accepted -> acknowledged`, idempotent; with the broker's delivery nonce
   it is the bridge half of the liveness proof;
 - `record_dispatch_result`: verifies in the worktree (running no repository code) that the commit
@@ -74,6 +75,13 @@ TOOL_META = {
         },
     ),
 }
+
+
+def _changes(payload: dict[str, Any]) -> dict[str, Any]:
+    """A follow-up's requested changes (docs/adr/0035): the comments, the summary of the result it
+    follows; the work goes on from that result, on the same branch."""
+    found = payload.get("changes_requested")
+    return {"changes_requested": found} if isinstance(found, dict) else {}
 
 
 class ToolRefusedError(Exception):
@@ -210,6 +218,7 @@ class Tools:
             "base_commit": p["worktree_base_commit"],
             "start_commit": p["worktree_start_commit"],
             "result_contract": RESULT_CONTRACT,
+            **_changes(p),
         }
 
     def acknowledge_dispatch(self, _arguments: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,324 @@
+"""Review before merge (issue 27 item 1, docs/adr/0035): `oms result show DSP`, `oms result diff
+DSP` and `oms result request-changes DSP`.
+
+What a result would change is read from objects of the main repository only: the result commit (the
+branch's head as recorded, in the common object store, which no agent can write: its git metadata
+is read-only in its sandbox) and the target branch's head, merged at object level
+(`verify.tree_to_check`: `merge-tree`) — never a worktree (SECURITY.md: no host-side read through an
+agent-controlled path). The diff is that of the target's head and the tree a merge would make, the
+change the merge would bring; when they conflict, the result's change since their merge base, said
+so.
+
+A request for changes makes the ticket's next attempt a follow-up on the same branch (ADR 0039):
+the ticket is opened again by the person, with what the follow-up carries (`changes_requested`:
+the comments, the previous summary and commit), which its next dispatch's intent copies, so the
+advisor reviews it and the approval signs it. The conductor runs it like any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from oms.adapters import git, git_review
+from oms.adapters.git_review import Changed
+from oms.canonical import Json, JsonObject, access, digest, next_after, stable_id
+from oms.domain import finishing
+from oms.domain import review as rules
+from oms.domain import tickets as ticket_machine
+from oms.errors import (
+    ConflictError,
+    IllegalTransitionError,
+    InvalidInputError,
+    RecordNotFoundError,
+    one_line,
+)
+from oms.limits import LIMITS
+from oms.services.finishing import verify
+from oms.services.finishing.verify import Target
+from oms.services.workspace import Workspace
+from oms.store import Record
+
+CHANGES_REQUESTED = (
+    "changes-requested"  # the event a request for changes leaves (the person's name)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What a result would change: from `old` (the target's head, or their merge base when they
+    conflict) to `new` (the tree a merge would make, or the result commit)."""
+
+    commit: str
+    target: Target
+    old: str
+    new: str
+    conflict: str | None  # why the merge's tree could not be made (then: since the merge base)
+
+
+def _result(ws: Workspace, dispatch_id: str) -> tuple[Record, JsonObject]:
+    dispatch = ws.store.records("dispatch").read_if_exists(dispatch_id)
+    if dispatch is None:
+        raise RecordNotFoundError(
+            f"no dispatch {dispatch_id}",
+            hint="`oms status` lists them; if its ticket ended long ago it may be compacted: "
+            f"`oms audit log --dispatch {dispatch_id}` shows its history",
+        )
+    ref = dispatch.payload.get("result_evidence")
+    if not isinstance(ref, str):
+        raise InvalidInputError(
+            f"dispatch {dispatch_id} has no recorded result ({dispatch.state})",
+            hint=f"`oms worker observe {dispatch_id}` shows its worker",
+        )
+    return dispatch, access.obj(ws.store.evidence.get(ref).body, "payload")
+
+
+def change_of(ws: Workspace, dispatch_id: str) -> Change:
+    """The change a completed result would bring onto its target (objects only)."""
+    _dispatch, result = verify.completed_result(ws, dispatch_id)
+    repo = ws.config_root
+    git.refuse_unsafe_config(repo)
+    commit = access.text(result, "result_commit")
+    if git.resolve_commit(repo, commit) != commit:
+        raise InvalidInputError(f"result commit {commit[:12]} is not in {repo}")
+    target = verify.target_of(ws, finishing.parse(ws.config().raw))
+    try:
+        return Change(commit, target, target.head, verify.tree_to_check(repo, target, commit), None)
+    except ConflictError as exc:
+        base = git_review.merge_base(repo, target.head, commit)
+        if base is None:
+            raise
+        return Change(commit, target, base, commit, exc.message)
+
+
+def diff(
+    ws: Workspace, dispatch_id: str, sink: Callable[[bytes], bool], *, stat: bool = False
+) -> Change:
+    """Stream the change's diff (or `--stat`) to `sink` as git writes it."""
+    change = change_of(ws, dispatch_id)
+    git_review.diff_stream(ws.config_root, change.old, change.new, sink, stat=stat)
+    return change
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """`oms result show`: everything a person reviews a result by."""
+
+    dispatch: Record
+    ticket_title: str
+    result: JsonObject
+    change: Change | None  # None: not a completed result
+    files: tuple[Changed, ...]
+    files_total: int
+    verification: JsonObject | None
+    salvage: tuple[JsonObject, ...]
+    changes_requested: JsonObject | None
+
+    def to_json(self) -> JsonObject:
+        """As `--json` prints it (schemas/cli/result-show.json)."""
+        p = self.dispatch.payload
+        c = self.change
+        return {
+            "ok": True,
+            "dispatch_id": self.dispatch.record_id,
+            "dispatch_state": self.dispatch.state,
+            "ticket_id": p["ticket_id"],
+            "ticket_title": self.ticket_title,
+            "attempt": p["attempt"],
+            "branch": p["worktree_branch"],
+            "status": self.result.get("status"),
+            "summary": self.result.get("summary"),
+            "result_commit": self.result.get("result_commit"),
+            "target": None
+            if c is None
+            else {
+                "branch": c.target.branch,
+                "head": c.target.head,
+                "mode": c.target.mode,
+                "diff_from": c.old,
+                "diff_to": c.new,
+                "conflict": c.conflict,
+            },
+            "files": [{"path": f.path, "added": f.added, "removed": f.removed} for f in self.files],
+            "files_total": self.files_total,
+            "files_truncated": self.files_total > len(self.files),
+            "verification": self.verification,
+            "salvage": list(self.salvage),
+            "changes_requested": self.changes_requested,
+        }
+
+
+def show(ws: Workspace, dispatch_id: str) -> Shown:
+    """A dispatch's result as a person reviews it."""
+    from oms.services.chain import tickets
+    from oms.services.checkout import salvage
+
+    dispatch, result = _result(ws, dispatch_id)
+    ticket_id = access.text(dispatch.payload, "ticket_id")
+    title = str(tickets.require(ws, ticket_id).payload.get("title", ""))
+    change = None
+    files: list[Changed] = []
+    if result.get("status") == "completed" and isinstance(result.get("result_commit"), str):
+        change = change_of(ws, dispatch_id)
+        files = git_review.numstat(ws.config_root, change.old, change.new)
+    return Shown(
+        dispatch=dispatch,
+        ticket_title=title,
+        result=result,
+        change=change,
+        files=tuple(files[: LIMITS.review_files_shown]),
+        files_total=len(files),
+        verification=_verification(ws, dispatch_id, change),
+        salvage=tuple(salvage.listed(ws.config_root, ticket_id)),
+        changes_requested=_carried(dispatch.payload),
+    )
+
+
+def _carried(payload: JsonObject) -> JsonObject | None:
+    found = payload.get("changes_requested")
+    return found if isinstance(found, dict) else None
+
+
+def _verification(ws: Workspace, dispatch_id: str, change: Change | None) -> JsonObject | None:
+    """The latest verification: passed or not, still current for a merge now (or why not), each
+    check with the tail of its output (bounded)."""
+    found = verify.latest(ws, dispatch_id)
+    if found is None:
+        return None
+    ref, payload = found
+    stale = (
+        None
+        if change is None
+        else finishing.merge_refusal(
+            evidence=payload,
+            result_commit=change.commit,
+            target=change.target.branch,
+            target_head=change.target.head,
+            mode=change.target.mode,
+        )
+    )
+    root = ws.store.state.root
+    checks: list[Json] = []
+    for i, check in enumerate(access.array(payload, "checks"), 1):
+        assert isinstance(check, dict)  # noqa: S101 - signed evidence of the verification schema
+        rel = f"{verify.VERIFY_DIR}/{dispatch_id}/{ref}-{i}.log"
+        tail = root.read_tail(rel, LIMITS.review_check_output_bytes) if root.exists(rel) else b""
+        checks.append(
+            {
+                "argv": check.get("argv"),
+                "exit_code": check.get("exit_code"),
+                "duration_ms": check.get("duration_ms"),
+                "output_tail": tail.decode("utf-8", "replace"),
+                "output_bytes": check.get("output_bytes"),
+            }
+        )
+    return {
+        "evidence": ref,
+        "passed": payload.get("passed") is True,
+        "current": stale is None and payload.get("passed") is True,
+        "stale": None if payload.get("passed") is not True else stale,
+        "base": payload.get("base"),
+        "checks": checks,
+    }
+
+
+# ------------------------------------------------------------------ request changes
+@dataclass(frozen=True, slots=True)
+class Requested:
+    """A request for changes: the ticket open for its follow-up attempt, and what it carries."""
+
+    ticket: Record
+    attempt: int
+    carried: JsonObject
+    event_id: str
+
+
+def request_changes(
+    ws: Workspace, dispatch_id: str, comments: tuple[rules.Comment, ...], *, person: str
+) -> Requested:
+    """Open the ticket of `dispatch_id`'s completed result for a follow-up attempt on the same
+    branch carrying `comments` and the result's summary; journaled with `person`. Only for the
+    ticket's latest attempt's finished, unmerged result."""
+    from oms.services.chain import tickets  # (`oms result diff` starts without it)
+
+    dispatch, result = verify.completed_result(ws, dispatch_id)
+    p = dispatch.payload
+    ticket = tickets.require(ws, access.text(p, "ticket_id"))
+    attempt = access.integer(p, "attempt")
+    if ticket.payload.get("attempt") != attempt:
+        raise ConflictError(
+            f"{dispatch_id} is attempt {attempt} of {ticket.record_id}, whose latest attempt is "
+            f"{ticket.payload.get('attempt')}: only the latest attempt's result takes changes",
+            hint=f"`oms ticket show {ticket.record_id}` names its dispatches",
+        )
+    if dispatch.state not in ("result-received", "resolved"):
+        raise IllegalTransitionError("dispatch", dispatch.state, "request-changes")
+    commit = access.text(result, "result_commit")
+    repo = ws.config_root
+    git.refuse_unsafe_config(repo)
+    target = verify.target_of(ws, finishing.parse(ws.config().raw))
+    if git.is_ancestor(repo, commit, target.head):
+        raise ConflictError(
+            f"{dispatch_id}'s result is merged into {rules.for_terminal(target.branch)} already",
+            hint="add a ticket for more work: `oms ticket add`",
+        )
+    branch_head = git.resolve_commit(repo, f"refs/heads/{access.text(p, 'worktree_branch')}")
+    if branch_head != commit:
+        raise ConflictError(
+            f"branch {rules.for_terminal(access.text(p, 'worktree_branch'))[:200]} is no longer at "
+            f"{dispatch_id}'s result {commit[:12]}: the follow-up would not start from it",
+            hint="put the branch back, or add a new ticket",
+        )
+    who = one_line(person, 128)
+    carried = rules.changes_requested(
+        dispatch_id=dispatch_id,
+        commit=commit,
+        summary=str(result.get("summary", "")),
+        person=who,
+        comments=comments,
+    )
+    if ticket.state == ticket_machine.TicketState.LEASED:  # not resolved yet: its result is done
+        ticket = tickets.complete(
+            ws,
+            ticket,
+            session_id=access.text(p, "session_id"),
+            attempt=attempt,
+            reason="completed; changes requested",
+        )
+    nxt = ticket_machine.request_changes(
+        ticket.state,
+        ticket.payload,
+        attempt=attempt,
+        carried=carried,
+        reason=f"changes requested by {who} on {dispatch_id}",
+    )
+    done = (
+        ws.store.records("ticket")
+        .transition(
+            ticket.record_id,
+            expected_version=ticket.version,
+            state=nxt.state,
+            payload=nxt.payload,
+            operation_id=stable_id("tkt-request-changes", ticket.record_id, ticket.version),
+            actor=tickets.person_actor(person),
+            observed_at=next_after(ticket.observed_at, ws.now()),
+        )
+        .record
+    )
+    event_id = stable_id("evt-changes", ticket.record_id, done.version)
+    ws.store.events.create(
+        event_id,
+        CHANGES_REQUESTED,
+        done.observed_at,
+        {
+            "ticket_id": ticket.record_id,
+            "ticket_version": done.version,
+            "dispatch_id": dispatch_id,
+            "attempt": done.payload["attempt"],
+            "person": who,
+            "reason": f"changes requested on {dispatch_id} ({len(comments)} comment(s))",
+            "comments": len(comments),
+            "changes_sha256": digest("changes-requested", carried),
+        },
+    )
+    return Requested(done, access.integer(done.payload, "attempt"), carried, event_id)
