@@ -223,7 +223,11 @@ def test_every_json_output_is_its_schema(
     git("-c", "user.name=A Person", "-c", "user.email=p@example.com", "commit", "-qam", "passes",
         cwd=repo)  # fmt: skip
     s.run("result", "verify", first)
+    s.run("result", "show", first)
+    s.run("result", "diff", first)
+    s.human("result", "show", first)
     s.run("result", "merge", first)
+    s.run("result", "request-changes", first, "--comment", "x", *person, fails="conflict")
 
     # a GitHub issue, leased and done; live authorisation given and withdrawn
     issue = tmp_path / "issue.json"
@@ -272,5 +276,6 @@ def test_every_json_output_is_its_schema(
         "audit-accept-rollback",
         "audit-adopt",
         "dispatch-approve",
+        "result-request-changes",  # (its success: tests/integration/test_review.py)
         "worker-resume",
     ]

@@ -1,5 +1,5 @@
 """`oms result show|diff|request-changes` as a person runs them (issue 27 item 1): the text and
-`--json` (checked against schemas/cli/result-show.json), the diff and `--stat`, paged only on a
+`--json` (checked against schemas/cli/result-show.schema.json), the diff and `--stat`, paged only on a
 terminal, escaped there too. The attacks are in tests/security/test_review_attacks.py."""
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from tests.chain import Chain
 from tests.helpers import OmsCommand, git
 
 SCHEMA = json.loads(
-    (Path(__file__).resolve().parents[2] / "schemas" / "cli" / "result-show.json").read_text()
+    (
+        Path(__file__).resolve().parents[2] / "schemas" / "cli" / "result-show.schema.json"
+    ).read_text()
 )
 HOSTILE = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\u202e\x9b31m"
 ESC = 0x1B

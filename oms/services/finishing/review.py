@@ -115,7 +115,7 @@ class Shown:
     changes_requested: JsonObject | None
 
     def to_json(self) -> JsonObject:
-        """As `--json` prints it (schemas/cli/result-show.json)."""
+        """As `--json` prints it (schemas/cli/result-show.schema.json)."""
         p = self.dispatch.payload
         c = self.change
         return {
