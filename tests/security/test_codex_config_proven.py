@@ -9,7 +9,7 @@ hooks from the worktree's `.codex/` (trusted or not); when the worktree has a `.
 is oms's: delivery refuses a worktree that carries `.codex/`, `.claude/` or `.mcp.json`
 (`tests/integration/test_delivery.py`, "smuggled .codex"), and inside the sandbox those names are
 empty read-only placeholders and the main checkout is not shown
-(`tests/security/test_escapes.py::test_agent_config_placeholders_cannot_be_filled`)."""
+(`tests/security/containment/test_escapes_from_a_worker_sandbox.py::test_agent_config_placeholders_cannot_be_filled`)."""
 
 from __future__ import annotations
 

@@ -19,25 +19,25 @@ ALLOWED: dict[str, str] = {
     "tests/chaos_agent.py::main": (
         "the chaos fleet's agent program: its loops are what an agent does (ask, pause, ask again)"
     ),
-    "tests/security/test_escapes.py::_run": (
+    "tests/security/containment/test_escapes_from_a_worker_sandbox.py::_run": (
         "a sampler thread that scans /proc for a key until the test stops it: no condition awaited"
     ),
     "tests/security/test_kill_anywhere.py::"
     "test_a_supervisor_killed_outright_anywhere_takes_its_sandbox_and_nothing_starts_again": (
         "the random delay is the kill's moment in the supervisor's life (the property under test)"
     ),
-    "tests/security/test_proxy_attacks_round2.py::"
+    "tests/security/proxy/test_chunks_budgets_and_rests.py::"
     "test_concurrent_requests_are_not_a_way_past_the_token_budget": (
         "a 20 s window for 8 requests to pile up: a proxy that keeps the budget never lets all 8"
         " through, and shows no count of those it holds"
     ),
-    "tests/security/test_proxy_attacks_round3.py::_dribbler": (
+    "tests/security/proxy/test_doors_slots_and_held_bodies.py::_dribbler": (
         "the attacker: retries a full backlog (EAGAIN), then dribbles a byte every few seconds"
     ),
-    "tests/security/test_proxy_attacks_round3.py::_churner": (
+    "tests/security/proxy/test_doors_slots_and_held_bodies.py::_churner": (
         "the attacker: reopens connections as fast as the door lets it"
     ),
-    "tests/security/test_proxy_attacks_round3.py::"
+    "tests/security/proxy/test_doors_slots_and_held_bodies.py::"
     "test_one_sandbox_reopening_connections_cannot_stop_other_workers_traffic": (
         "the victim's requests are spread over the attack's real seconds (past its 10 s deadline)"
     ),

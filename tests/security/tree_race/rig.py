@@ -5,12 +5,12 @@ an agent runs, the round handshake, and the search for host bytes wherever oms w
 A hand is how the attacker gets into an agent's place. `CommandHand` delivers a command worker whose
 argv runs it (the real pipeline: `oms worker deliver`, its pane, its supervisor, its sandbox).
 `CliHand` delivers the real Claude Code or Codex against the loopback model mock
-(`tests/model_mock.py`, as `tests/security/test_escapes.py` drives them): the scripted model reads
-and acknowledges the dispatch, then has the CLI's own shell tool start the program, committed into
-the repository so the worktree holds it — Claude Code's Bash tool in the background (`nohup
-... &`), Codex's `exec_command` as a session of its own that runs on — and then holds its next
-answer: the agent's turn stays in flight, the CLI idle and its sandbox alive, while the host runs
-its rounds.
+(`tests/model_mock.py`, as `tests/security/containment/test_escapes_from_a_worker_sandbox.py` drives
+them): the scripted model reads and acknowledges the dispatch, then has the CLI's own shell tool
+start the program, committed into the repository so the worktree holds it — Claude Code's Bash tool
+in the background (`nohup ... &`), Codex's `exec_command` as a session of its own that runs on — and
+then holds its next answer: the agent's turn stays in flight, the CLI idle and its sandbox alive,
+while the host runs its rounds.
 Released, the model asks the same shell tool to read back what the repository holds (the
 attacker's `readback`), so whatever oms let in travels through the CLI to the model, whose every
 request the mock keeps. `SandboxHand` starts the program in the worker sandbox's plan
@@ -544,9 +544,10 @@ OPENAI_KEY = "sk-proj-tree-race-" + "a7b8c9d0" * 4
 
 
 def environment(mp: Any, base: Path) -> Path:
-    """A fake user home with an oms executable to run, as `tests/security/test_escapes.py` sets it
-    up: the host's HOME (which the sandbox never shows) is where the planted ssh key lies; API keys
-    for the model proxy a real CLI's requests go through (ADR 0026)."""
+    """A fake user home with an oms executable to run, as
+    `tests/security/containment/test_escapes_from_a_worker_sandbox.py` sets it up: the host's HOME
+    (which the sandbox never shows) is where the planted ssh key lies; API keys for the model proxy
+    a real CLI's requests go through (ADR 0026)."""
     home = base / "user-home"
     home.mkdir(exist_ok=True)
     mp.setenv("HOME", str(home))

@@ -94,7 +94,7 @@ KINDS = (
         True,
         True,
         True,
-        LEDGER + " (test_ledger_attack_rollback.py)",
+        LEDGER + " (tests/security/ledger/test_rollback.py)",
         made=False,
     ),
     Kind(
@@ -103,7 +103,7 @@ KINDS = (
         True,
         True,
         True,
-        LEDGER + " (test_compaction*.py)",
+        LEDGER + " (tests/security/compaction/)",
         made=False,
     ),
     Kind("compaction lock", r"compacted/compact\.lock", False, False, True, RUNTIME, made=False),

@@ -1,11 +1,12 @@
 """Second-round escapes, tried from INSIDE real worker sandboxes (ADR 0012, SECURITY.md
 "Containment").
 
-`tests/security/test_escapes.py` covers the first round (state root, repository, home, tmux,
-placeholders, lifetimes, signals, sockets, forged bindings, /etc, descriptors, nested repositories,
-credentials). This module goes deeper, with one command worker per attacking program (`ATTACK2`, run
-by oms's own interpreter, which every sandbox shows read-only), each reporting to its private home
-and, where the host must measure something, handshaking with the test through files there:
+`tests/security/containment/test_escapes_from_a_worker_sandbox.py` covers the first round (state
+root, repository, home, tmux, placeholders, lifetimes, signals, sockets, forged bindings, /etc,
+descriptors, nested repositories, credentials). This module goes deeper, with one command worker per
+attacking program (`ATTACK2`, run by oms's own interpreter, which every sandbox shows read-only),
+each reporting to its private home and, where the host must measure something, handshaking with the
+test through files there:
 
 - `all`: the sandbox's init through every system-call ABI the seccomp filter must cover (x86_64,
   x32, i386 `int 0x80`) and `/proc` aliases and nested namespaces; calls that inspect init without
@@ -47,7 +48,7 @@ from oms.services.delivery.service import Delivery
 from tests.agent_side import Bound, BoundTools, bind
 from tests.chain import Chain, make_chain, sandbox_dir
 from tests.helpers import eventually, git
-from tests.security.test_escapes import (
+from tests.security.containment.test_escapes_from_a_worker_sandbox import (
     PY,
     _deliver,
     _diagnose,

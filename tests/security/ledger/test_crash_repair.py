@@ -2,7 +2,7 @@
 root.
 
 - A writer killed between its publish and its note: since ADR 0027 a file and its entry are one
-  unit, settled by the next writer (`test_ledger_attack_one_unit.py`).
+  unit, settled by the next writer (`tests/security/ledger/test_one_unit.py`).
 - Before its fix, the first note on a pre-ledger root wrote the whole adoption in one append,
   decided by whether `ledger/log` existed; a kill mid-write tore it, the next writer cut the torn
   tail, and the adoption was never finished: every file whose adopt line was lost was 'in no ledger
