@@ -1,5 +1,5 @@
 """What of an installed distribution the frozen bundle carries (used by build/oms.spec; tested by
-tests/security/test_reproducible_from_any_checkout.py).
+tests/security/install/test_reproducible_from_any_checkout.py).
 
 pip writes records about one installation into each `*.dist-info`: RECORD hashes every file it
 installed (among them console scripts whose shebang names the venv), REQUESTED and INSTALLER say how

@@ -1,6 +1,6 @@
 """`oms result show|diff|request-changes` as a person runs them (issue 27 item 1): the text and
 `--json` (checked against schemas/cli/result-show.schema.json), the diff and `--stat`, paged only
-on a terminal, escaped there too. The attacks are in tests/security/test_review_attacks.py."""
+on a terminal, escaped there too. The attacks are in tests/security/finishing/test_review.py."""
 
 from __future__ import annotations
 

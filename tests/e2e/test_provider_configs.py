@@ -1,9 +1,9 @@
 """The generated agent configuration, checked by the real CLIs (no model needed).
 
 What Codex loads from a project is proven, with a control that can fail, in
-tests/security/test_codex_config_proven.py. The plans name the private home as the sandbox shows it
-(`/oms/home`); here the CLIs read the same files from the host path of the home, which is where
-delivery writes them."""
+tests/security/containment/test_codex_config_proven.py. The plans name the private home as the
+sandbox shows it (`/oms/home`); here the CLIs read the same files from the host path of the home,
+which is where delivery writes them."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The rig of `test_kill_anywhere.py`: the real `oms` CLI in subprocesses against a `deliverable`
-chain, a worker that counts its own starts, and a view of the processes, panes and files each
-dispatch has.
+"""The rig of `tests/security/exactly_once/test_kill_anywhere.py`: the real `oms` CLI in
+subprocesses against a `deliverable` chain, a worker that counts its own starts, and a view of the
+processes, panes and files each dispatch has.
 
 Everything here looks from outside: the processes of a dispatch are found in /proc by the
 `OMS_DISPATCH_ID` their environment carries (the sandbox's bubblewrap, the agent) or by the

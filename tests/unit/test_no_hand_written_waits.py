@@ -22,7 +22,7 @@ ALLOWED: dict[str, str] = {
     "tests/security/containment/test_escapes_from_a_worker_sandbox.py::_run": (
         "a sampler thread that scans /proc for a key until the test stops it: no condition awaited"
     ),
-    "tests/security/test_kill_anywhere.py::"
+    "tests/security/exactly_once/test_kill_anywhere.py::"
     "test_a_supervisor_killed_outright_anywhere_takes_its_sandbox_and_nothing_starts_again": (
         "the random delay is the kill's moment in the supervisor's life (the property under test)"
     ),
@@ -41,20 +41,20 @@ ALLOWED: dict[str, str] = {
     "test_one_sandbox_reopening_connections_cannot_stop_other_workers_traffic": (
         "the victim's requests are spread over the attack's real seconds (past its 10 s deadline)"
     ),
-    "tests/security/test_proxy_bodies_and_budgets.py::do_POST": (
+    "tests/security/proxy/test_bodies_and_budgets.py::do_POST": (
         "the stand-in upstream streams its answer at a model's pace (what the proxy must bear)"
     ),
-    "tests/security/test_proxy_crash_accounting.py::do_POST": (
+    "tests/security/proxy/test_crash_accounting.py::do_POST": (
         "the stand-in upstream streams its answer at a model's pace (the kills land mid-stream)"
     ),
-    "tests/security/test_proxy_crash_accounting.py::client": (
+    "tests/security/proxy/test_crash_accounting.py::client": (
         "an agent that asks again at once, whatever happened: the load the kills land in"
     ),
-    "tests/security/test_proxy_crash_accounting.py::"
+    "tests/security/proxy/test_crash_accounting.py::"
     "test_fifty_kills_never_let_a_dispatch_spend_past_its_budget_by_more_than_one_answer": (
         "the random delay before each kill is where the kill lands (the property under test)"
     ),
-    "tests/security/test_proxy_one_per_root.py::"
+    "tests/security/proxy/test_one_per_root.py::"
     "test_the_proxy_log_stays_under_its_cap_when_another_holds_a_door": (
         "2 s of the door loop's passes on the real clock: the log must say it once, not each pass"
     ),

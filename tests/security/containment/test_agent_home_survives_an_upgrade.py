@@ -25,7 +25,7 @@ from oms.services.delivery.homes import materialise, written_by_another_build
 from oms.services.delivery.launch import prepare
 from oms.services.delivery.service import Delivery
 from tests.chain import Chain, sandbox_dir
-from tests.security.test_agent_home_attacks import _codex_dispatch
+from tests.security.containment.test_agent_home import _codex_dispatch
 
 OLD = "/home/u/.local/lib/oms/0123456789abcdef/oms"  # the build the worker started under
 NEW = "/home/u/.local/lib/oms/fedcba9876543210/oms"  # the build installed since

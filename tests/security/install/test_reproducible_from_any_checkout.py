@@ -18,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 BUNDLED = ("jsonschema", "attrs")  # the distributions whose dist-info PyInstaller's hooks bundle
 
 
