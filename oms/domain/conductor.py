@@ -44,6 +44,9 @@ QUARANTINE_WINDOW_S = 3600
 DEFAULT_PRIORITY = 3
 PERSON = "worktree"  # the status of an attempt whose worktree waits for a person (ADR 0029)
 CONFIG = "configuration"  # ... of one a configuration fault stopped before it launched (ADR 0031)
+# ... of one no provider could serve when it was proposed (each rests after a 429 or its quota): no
+# attempt ran, none is counted; the ticket is open again and the queue waits for a provider
+REST = "providers-rest"
 NEEDS_PERSON = "needs a person: "  # how the reason of a ticket waiting for a person's fix begins
 
 
@@ -94,7 +97,8 @@ class Decision(NamedTuple):
 
 def resolve(status: str, summary: str, *, failures: Sequence[JsonObject], now: str) -> Decision:
     """The ticket's next step after an attempt ended with `status` (`completed`, `blocked`,
-    `failed`, `ended` for a worker that ended without a result, `stopped`, `PERSON` or `CONFIG`);
+    `failed`, `ended` for a worker that ended without a result, `stopped`, `PERSON`, `CONFIG` or
+    `REST`);
     `failures` include this one."""
     if status == "completed":
         return Decision(Resolution.DONE, f"completed: {summary}")
@@ -107,6 +111,8 @@ def resolve(status: str, summary: str, *, failures: Sequence[JsonObject], now: s
     if status == CONFIG:
         said = summary if summary.startswith(NEEDS_PERSON) else needs_person(summary)
         return Decision(Resolution.WAIT, said)
+    if status == REST:
+        return Decision(Resolution.WAIT, summary)
     if quarantined(failures, now):
         recent = recent_failures(failures, now)
         attempts = ", ".join(str(f.get("attempt")) for f in recent)

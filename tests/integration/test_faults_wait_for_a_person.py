@@ -168,3 +168,31 @@ def test_a_claude_worker_not_logged_in_is_said_before_it_starts(
     assert "not logged in" in line
     assert "export ANTHROPIC_API_KEY" in line
     assert ticket
+
+
+def test_a_proposal_no_provider_can_serve_waits_uncounted_then_goes_on(
+    fleet: Fleet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every provider came to rest (a 429 storm) between the queue's question and the proposal:
+    no attempt ran, so none is counted — before, each such tick was a failure and a storm
+    quarantined most of the soak's queue. The ticket is open again, says why, and is done once a
+    provider is free."""
+    from oms.errors import NoProviderError
+    from oms.services.conductor import work
+
+    ticket = fleet.add("Add a line")
+    real = work.dispatches.propose
+
+    def rests(*_: object, **__: object) -> object:
+        raise NoProviderError("no provider can serve role oms.ticket-executor: up: rests")
+
+    monkeypatch.setattr(work.dispatches, "propose", rests)
+    for _ in range(6):  # more than a quarantine's five
+        fleet.tick()
+        state, payload = fleet.tickets()[ticket]
+        assert (state, payload["attempt"]) == ("open", 1)
+        assert payload.get("failures", []) == []
+        assert str(payload["reason"]).startswith("no provider can serve role")
+    monkeypatch.setattr(work.dispatches, "propose", real)
+    fleet.until(lambda: fleet.tickets()[ticket][0] == "done")
+    assert fleet.tickets()[ticket][1]["attempt"] == 1

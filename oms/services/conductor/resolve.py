@@ -144,6 +144,7 @@ def decide_ticket(
         "stopped",
         conductor_rules.PERSON,
         conductor_rules.CONFIG,
+        conductor_rules.REST,
     )
     failures = [*past, failure] if counted else past
     decision = conductor_rules.resolve(status, summary, failures=failures, now=now)
@@ -153,7 +154,7 @@ def decide_ticket(
         return f"ticket {ticket.record_id} done"
     if (
         decision.resolution is conductor_rules.Resolution.WAIT
-    ):  # a configuration fault: no attempt (ADR 0031)
+    ):  # a configuration fault, or no provider free: no attempt (ADR 0031)
         tickets.wait_for_person(ws, ticket, reason)
         return f"ticket {ticket.record_id} waits, open: {reason}"
     if decision.resolution is conductor_rules.Resolution.RETRY and decision.retry_after is not None:

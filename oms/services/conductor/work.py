@@ -10,7 +10,7 @@ from oms.canonical import Json, access, stable_id
 from oms.domain import conductor as conductor_rules
 from oms.domain import dispatches as dispatch_rules
 from oms.domain import pool as pool_rules
-from oms.errors import WAITS_FOR_PERSON, LockHeldError, OmsError, one_line
+from oms.errors import WAITS_FOR_PERSON, LockHeldError, NoProviderError, OmsError, one_line
 from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.chain.liveness import CONSUMER
 from oms.services.chain.tickets import another_repository
@@ -344,6 +344,11 @@ def _advance(
         why = one_line(f"{exc.message} ({exc.remedy})" if exc.remedy else exc.message)
         _failed_step(
             ws, ticket_id, dispatch, attempt, why, done, skipped, status=conductor_rules.PERSON
+        )
+    except NoProviderError as exc:  # every provider rests since the queue was asked: it waits
+        why = one_line(exc.message)
+        _failed_step(
+            ws, ticket_id, dispatch, attempt, why, done, skipped, status=conductor_rules.REST
         )
     except OmsError as exc:  # a check failing now explains it: not the attempt's (ADR 0031)
         waits = checks.reason(again=True)

@@ -255,3 +255,16 @@ def test_a_configuration_fault_waits_for_a_person_and_counts_nothing() -> None:
     assert said == rules.Decision(rules.Resolution.WAIT, "needs a person: login x: not logged in")
     again = rules.resolve(rules.CONFIG, rules.needs_person("paths: y"), failures=[], now=now)
     assert again.reason == "needs a person: paths: y"
+
+
+@given(st.lists(st.integers(0, 100), max_size=8))
+def test_no_provider_free_is_never_a_failure_and_never_quarantines(ages_s: list[int]) -> None:
+    """A 429 storm that rests every provider between the queue's question and the proposal (the
+    soak quarantined 50 of 67 tickets so) leaves the ticket open, waiting for a provider, its
+    reason as said and no "needs a person" — however many failures it had."""
+    failures = [_failure(i + 1, add_ms(T0, -age * 1000)) for i, age in enumerate(ages_s)]
+    why = "no provider can serve role r (the first cooldown ends later): p: rests"
+    decision = rules.resolve(rules.REST, why, failures=failures, now=T0)
+    assert decision.resolution is rules.Resolution.WAIT
+    assert decision.reason == why
+    assert decision.retry_after is None
