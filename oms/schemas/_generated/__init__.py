@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '2a8ca5deb3a45ab64716868f0077fa275df1b816f803dcc19d0aa2c01738b0b0'
+SOURCE_SHA256 = '90364d2ebdfaa2ce4893714d51243c5f49ee0b72cc8b4c62c49ff41f19bc22da'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
