@@ -16,6 +16,7 @@ from oms.services.chain import live
 from oms.services.finishing import verify
 from tests.agent_side import Bound, BoundTools, bind
 from tests.chain import Chain
+from tests.cli.test_json_shapes import problems
 from tests.github_standin import GitHubStandIn
 from tests.helpers import OmsCommand, git
 
@@ -104,6 +105,7 @@ def test_publish_pushes_opens_and_a_second_publish_updates(
     first = _publish(oms, chain, github, bound.dispatch_id)
     assert first.returncode == 0, first.stderr
     doc = json.loads(first.stdout)
+    assert problems("result-publish", doc) == []
     assert doc["created"] is True
     assert doc["pull_request"] == 1
     assert _branch(bare, doc["branch"]) == doc["commit"]
