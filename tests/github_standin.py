@@ -7,8 +7,10 @@ with a self-signed certificate for 127.0.0.1 that Go trusts through `SSL_CERT_FI
 `https://127.0.0.1:<port>/api/v3/...`, its request bodies chunked.
 
 It serves `GET /repos/O/R/pulls?head=O:BRANCH&state=open`, `POST /repos/O/R/pulls` and `PATCH
-/repos/O/R/pulls/N`, keeps the pull requests it made, and records every request (method, path,
-headers, parsed JSON body) in `requests`.
+/repos/O/R/pulls/N`, keeps the pull requests it made, answers
+`GET /repos/O/R/commits/SHA/check-runs`
+and `GET /repos/O/R/pulls/N/comments` from what a test put in `check_runs` and `review_comments`,
+and records every request (method, path, headers, parsed JSON body) in `requests`.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ class GitHubStandIn:
     folder: Path
     requests: list[Heard] = field(default_factory=list)
     pulls: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    check_runs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by commit
+    review_comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # by number
     port: int = 0
     _server: ThreadingHTTPServer | None = None
 
@@ -106,6 +110,13 @@ class GitHubStandIn:
                 )
                 url = urllib.parse.urlsplit(self.path)
                 parts = url.path.removeprefix("/api/v3/").split("/")
+                if len(parts) == 6 and parts[3] == "commits" and parts[5] == "check-runs":
+                    runs = standin.check_runs.get(parts[4], [])
+                    self._answer(200, {"total_count": len(runs), "check_runs": runs})
+                    return
+                if len(parts) == 6 and parts[3] == "pulls" and parts[5] == "comments":
+                    self._answer(200, standin.review_comments.get(int(parts[4]), []))
+                    return
                 if len(parts) < 4 or parts[0] != "repos" or parts[3] != "pulls":
                     self._answer(404, {"message": "Not Found"})
                     return

@@ -213,3 +213,73 @@ class GitHub:
         """Set an open pull request's title, body and base."""
         doc: JsonObject = {"base": check_branch(base), "title": title, "body": body}
         return _pr(self._api("PATCH", f"pulls/{int(number)}", doc))
+
+    def checks(self, commit: str) -> list[Check]:
+        """The check runs GitHub has of `commit`."""
+        if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit):
+            raise InvalidInputError(f"{commit[:80]!r} is not an object id")
+        return parse_checks(self._api("GET", f"commits/{commit}/check-runs"))
+
+    def review_comments(self, number: int) -> list[ReviewComment]:
+        """The review comments on pull request `number`."""
+        return parse_review_comments(self._api("GET", f"pulls/{int(number)}/comments"))
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One check run on a commit, as GitHub reports it."""
+
+    name: str
+    status: str
+    conclusion: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewComment:
+    """One review comment on a pull request: on a line of a file, or on the whole (path None)."""
+
+    author: str
+    body: str
+    path: str | None
+    line: int | None
+
+
+def _text(doc: dict[str, object], key: str) -> str:
+    value = doc.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def parse_checks(doc: object) -> list[Check]:
+    """`GET commits/SHA/check-runs`: its `check_runs`, what is not a check skipped."""
+    runs = doc.get("check_runs") if isinstance(doc, dict) else None
+    found = []
+    for run_ in runs if isinstance(runs, list) else []:
+        if isinstance(run_, dict):
+            conclusion = run_.get("conclusion")
+            found.append(
+                Check(
+                    _text(run_, "name")[:200],
+                    _text(run_, "status")[:40],
+                    conclusion[:40] if isinstance(conclusion, str) else None,
+                )
+            )
+    return found
+
+
+def parse_review_comments(doc: object) -> list[ReviewComment]:
+    """`GET pulls/N/comments`: each comment's author, body, path and line."""
+    found = []
+    for c in doc if isinstance(doc, list) else []:
+        if isinstance(c, dict):
+            user = c.get("user")
+            line = c.get("line")
+            path = c.get("path")
+            found.append(
+                ReviewComment(
+                    _text(user, "login")[:100] if isinstance(user, dict) else "",
+                    _text(c, "body"),
+                    path if isinstance(path, str) and path else None,
+                    line if isinstance(line, int) and line > 0 else None,
+                )
+            )
+    return found

@@ -9,6 +9,7 @@ import json
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -132,6 +133,72 @@ def test_publish_pushes_opens_and_a_second_publish_updates(
     assert [e.payload["person"] for e in events] == ["Ann Person", "Ann Person"]
     assert sorted(bool(e.payload["created"]) for e in events) == [False, True]
     assert pr["title"].startswith(f"{ticket_id}: ")
+
+
+def _sync(
+    oms: OmsCommand, chain: Chain, github: GitHubStandIn, dispatch: str, *extra: str
+) -> subprocess.CompletedProcess[str]:
+    return oms.run(
+        "result",
+        "sync",
+        dispatch,
+        "--github-repo",
+        "octo/proj",
+        "--json",
+        *extra,
+        "--state-root",
+        str(chain.state),
+        "--config-root",
+        str(chain.repo),
+        env=github.env(),
+    )
+
+
+def test_sync_reads_checks_and_comments_and_requests_changes(
+    chain: Chain, oms: OmsCommand, github: GitHubStandIn, tmp_path: Path
+) -> None:
+    bound, _ = _result(chain, tmp_path)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+    published = json.loads(_publish(oms, chain, github, bound.dispatch_id).stdout)
+    github.check_runs[published["commit"]] = [
+        {"name": "lint", "status": "completed", "conclusion": "success"},
+        {"name": "tests", "status": "completed", "conclusion": "failure"},
+    ]
+    github.review_comments[1] = [
+        {
+            "user": {"login": "rev"},
+            "body": "handle empty\x1b[2J input",
+            "path": "WORK.md",
+            "line": 1,
+        },
+        {"user": {"login": "rev"}, "body": "and a docstring", "path": None, "line": None},
+    ]
+    read = _sync(oms, chain, github, bound.dispatch_id)
+    assert read.returncode == 0, read.stderr
+    doc = json.loads(read.stdout)
+    assert problems("result-sync", doc) == []
+    assert [c["conclusion"] for c in doc["checks"]] == ["success", "failure"]
+    assert doc["requested"] is None
+
+    asked = _sync(
+        oms, chain, github, bound.dispatch_id, "--request-changes", "--person", "Ann Person"
+    )
+    assert asked.returncode == 0, asked.stderr
+    requested = json.loads(asked.stdout)["requested"]
+    assert requested["attempt"] == 2
+    with chain.workspace() as ws:
+        ticket = ws.store.records("ticket").read(requested["ticket_id"])
+    carried: Any = ticket.payload["changes_requested"]
+    texts = [c["text"] for c in carried["comments"]]
+    # (gh itself shows a control character in an answer as caret notation: ESC is `^[`)
+    assert texts == [
+        "CI check tests ended failure",
+        "rev on GitHub: handle empty^[[2J input",
+        "rev on GitHub: and a docstring",
+    ]
+    assert carried["comments"][1]["path"] == "WORK.md"
+    assert carried["person"] == "Ann Person"
 
 
 def test_an_unverified_result_is_not_published(

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '90364d2ebdfaa2ce4893714d51243c5f49ee0b72cc8b4c62c49ff41f19bc22da'
+SOURCE_SHA256 = '3649a7ca035c88963e062356b815456151f9d1c5268d1d1043759e9a9964e589'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -16,7 +16,7 @@ from oms.schemas._generated import defs as _m_defs
 
 _C0: object = 'oms-journal-v1'
 _C1: tuple[object, ...] = ('live-contact',)
-_C2: tuple[object, ...] = ('worker-session', 'worker-resume', 'advisor-review', 'result-publish')
+_C2: tuple[object, ...] = ('worker-session', 'worker-resume', 'advisor-review', 'result-publish', 'result-sync')
 _C3: tuple[object, ...] = ('codex-goal', 'claude-interactive', 'command', 'codex-exec', 'claude-print', 'gh')
 
 

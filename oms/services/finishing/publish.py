@@ -13,14 +13,30 @@ from dataclasses import dataclass
 from oms.adapters import git, github
 from oms.canonical import access, stable_id
 from oms.domain import finishing
+from oms.domain import review as rules
 from oms.errors import ConflictError, InvalidInputError, one_line
 from oms.limits import LIMITS
 from oms.services.chain import live
-from oms.services.finishing import verify
+from oms.services.finishing import review, verify
 from oms.services.finishing.finish import ticket_title
 from oms.services.workspace import Workspace
 
 PUBLISHED = "result-published"  # the event a publish leaves (the person's name)
+PASSED = ("success", "neutral", "skipped")  # a check run's conclusions that ask nothing
+
+
+def _github(repo: str, remote: str, github_repo: str | None) -> tuple[str | None, str]:
+    """The GitHub host (None: gh's own) and OWNER/NAME of `remote` (or `github_repo`)."""
+    url = github.remote_url(repo, remote)
+    named = github.github_of(url)
+    if github_repo is not None:
+        return (named[0] if named is not None else None), github.check_repo(github_repo)
+    if named is None:
+        raise InvalidInputError(
+            f"remote {remote} ({one_line(url, 200)}) names no GitHub repository",
+            hint="pass --github-repo OWNER/NAME",
+        )
+    return named
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,18 +86,7 @@ def publish(
         )
     branch = github.check_branch(access.text(dispatch.payload, "worktree_branch"))
     base = github.check_branch(base or target.branch)
-    url = github.remote_url(repo, remote)
-    named = github.github_of(url)
-    if github_repo is not None:
-        gh_repo = github.check_repo(github_repo)
-    elif named is not None:
-        gh_repo = named[1]
-    else:
-        raise InvalidInputError(
-            f"remote {remote} ({one_line(url, 200)}) names no GitHub repository",
-            hint="pass --github-repo OWNER/NAME",
-        )
-    host = named[0] if named is not None else None
+    host, gh_repo = _github(repo, remote, github_repo)
     ticket_id = access.text(dispatch.payload, "ticket_id")
     title = one_line(f"{ticket_id}: {ticket_title(ws, ticket_id)}", 256)
     body = str(result.get("summary", ""))[: LIMITS.publish_body_chars]
@@ -125,3 +130,91 @@ def publish(
         },
     )
     return Published(remote, branch, commit, base, gh_repo, pr.number, pr.url, created, event_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Synced:
+    """A pull request's checks and review comments, and the follow-up they became (if asked)."""
+
+    github_repo: str
+    number: int
+    url: str
+    commit: str
+    checks: tuple[github.Check, ...]
+    comments: tuple[github.ReviewComment, ...]
+    requested: review.Requested | None
+
+
+def _clean(text: str, cap: int) -> str:
+    """Text GitHub returned, as a comment may hold it: control characters a space, bounded."""
+    return "".join(" " if rules.unsafe_char(c) and c != "\t" else c for c in text).strip()[:cap]
+
+
+def as_comments(
+    checks: tuple[github.Check, ...], comments: tuple[github.ReviewComment, ...]
+) -> tuple[rules.Comment, ...]:
+    """What a request for changes carries of a pull request: each finished check that did not
+    pass, each review comment (on its line when it has one), at most `review_comments`."""
+    cap = LIMITS.review_comment_chars
+    found = [
+        rules.Comment(
+            _clean(f"CI check {c.name or '?'} ended {c.conclusion or 'without a result'}", cap)
+        )
+        for c in checks
+        if c.status == "completed" and c.conclusion not in PASSED
+    ]
+    for c in comments:
+        text = _clean(f"{c.author or 'a reviewer'} on GitHub: {c.body}", cap)
+        path = _clean(c.path or "", LIMITS.review_path_chars) or None
+        if path is None or c.line is None:
+            found.append(rules.Comment(text))
+        else:
+            found.append(rules.Comment(text, path, c.line))
+    return tuple(found[: LIMITS.review_comments])
+
+
+def sync(
+    ws: Workspace,
+    dispatch_id: str,
+    *,
+    remote: str = "origin",
+    github_repo: str | None = None,
+    person: str | None = None,
+) -> Synced:
+    """Read the open pull request of `dispatch_id`'s branch: its result commit's check runs and
+    its review comments; with `person`, send the result back with them (`review.request_changes`:
+    the ticket's follow-up attempt carries them)."""
+    dispatch, result = verify.completed_result(ws, dispatch_id)
+    repo = ws.config_root
+    git.refuse_unsafe_config(repo)
+    remote = github.check_remote(remote)
+    commit = access.text(result, "result_commit")
+    branch = github.check_branch(access.text(dispatch.payload, "worktree_branch"))
+    host, gh_repo = _github(repo, remote, github_repo)
+    live.disclose(
+        ws,
+        gh_repo,
+        operation="result-sync",
+        surface="gh",
+        subject_id=dispatch_id,
+        request=live.dispatch_request(dispatch),
+    )
+    hub = github.GitHub(gh_repo, host)
+    pr = hub.open_for(branch)
+    if pr is None:
+        raise ConflictError(
+            f"{gh_repo} has no open pull request of {branch}",
+            hint=f"oms result publish {dispatch_id}",
+        )
+    checks = tuple(hub.checks(commit))
+    comments = tuple(hub.review_comments(pr.number))
+    requested = None
+    if person is not None:
+        found = as_comments(checks, comments)
+        if not found:
+            raise ConflictError(
+                f"pull request #{pr.number} asks nothing: no failed check, no review comment",
+                hint=f"oms result merge {dispatch_id}, or request changes yourself",
+            )
+        requested = review.request_changes(ws, dispatch_id, found, person=person)
+    return Synced(gh_repo, pr.number, pr.url, commit, checks, comments, requested)
