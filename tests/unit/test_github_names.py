@@ -58,3 +58,24 @@ def test_a_remote_url_names_a_repository_only_plainly(
     url: str, named: tuple[str, str] | None
 ) -> None:
     assert github.github_of(url) == named
+
+
+@given(st.text(max_size=300), st.text(max_size=40), st.text(max_size=40))
+def test_what_github_says_reaches_a_follow_up_only_as_safe_text(
+    body: str, author: str, name: str
+) -> None:
+    """A reviewer's comment or a check's name becomes a follow-up's comment with no character a
+    terminal acts on (ESC, C1, bidi overrides), bounded like a person's comment."""
+    from oms.domain.review import unsafe_char
+    from oms.limits import LIMITS
+    from oms.services.finishing.publish import as_comments
+
+    found = as_comments(
+        (github.Check(name, "completed", "failure"),),
+        (github.ReviewComment(author, body, "a\x1b.py", 3),),
+    )
+    assert len(found) == 2
+    for c in found:
+        assert not any(unsafe_char(ch) for ch in c.text + (c.path or ""))
+        assert len(c.text) <= LIMITS.review_comment_chars
+    assert found[1].line == 3
