@@ -1,6 +1,8 @@
-"""`oms result show|diff|request-changes|verify|merge|discard DSP`: reviewing a dispatch's result
-(issue 27, ADR 0039; `services/finishing/review.py`) and finishing it without losing work (issue
-14, ADR 0021; `services/finishing/verify.py`, `services/finishing/finish.py`)."""
+"""`oms result show|diff|request-changes|verify|merge|publish|sync|discard DSP`: reviewing a
+dispatch's result (issue 27, ADR 0039; `services/finishing/review.py`), finishing it without losing
+work (issue 14, ADR 0021; `services/finishing/verify.py`, `services/finishing/finish.py`),
+publishing it as a pull request and reading it back (issue 27, ADR 0040;
+`services/finishing/publish.py`)."""
 
 from __future__ import annotations
 
@@ -28,7 +30,8 @@ if TYPE_CHECKING:
 app = typer.Typer(
     help=(
         "A dispatch's result: review it (show, diff, request changes), verify it in a sandbox, "
-        "merge it, or discard it (archived first).\n\nExample: oms result merge tkt-3"
+        "merge it or publish it as a pull request, or discard it (archived first).\n\n"
+        "Example: oms result merge tkt-3"
     ),
     no_args_is_help=True,
     rich_markup_mode=None,
@@ -378,6 +381,178 @@ def merge_cmd(
         f"merged {dispatch} into {done.target}: "
         f"{done.base[:12]} -> {done.merged[:12]} ({done.mode})"
     )
+
+
+@app.command("publish")
+def publish_cmd(
+    dispatch: DispatchArg,
+    remote: Annotated[
+        str, typer.Option("--remote", help="The git remote the branch is pushed to.")
+    ] = "origin",
+    base: Annotated[
+        str | None,
+        typer.Option(
+            "--base", help="The branch the pull request asks into (default: [merge] into)."
+        ),
+    ] = None,
+    github_repo: Annotated[
+        str | None,
+        typer.Option(
+            "--github-repo", help="OWNER/NAME on GitHub (default: read from the remote's URL)."
+        ),
+    ] = None,
+    person: Annotated[
+        str | None,
+        typer.Option("--person", help="Who publishes (needed off a terminal; kept in the ledger)."),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="No typed confirmation (needs --person).")] = (
+        False
+    ),
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Push a verified result's branch to the remote and open its pull request through `gh`
+    (title: the ticket; body: the result's summary). A second publish updates the open pull
+    request, never opens another. Only a result verified on the target's current head.
+
+    Examples:
+
+    \b
+      oms result publish tkt-3
+      oms result publish dsp-3fa2 --remote fork --base main --github-repo me/proj
+    """
+    from oms.services.chain import handles
+    from oms.services.finishing import publish
+
+    who, _ = confirm_person(
+        person, question=f"Publish {dispatch} to GitHub as yourself?", expect=dispatch, yes=yes
+    )
+    with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
+        done = publish.publish(
+            ws, dispatch, person=who, remote=remote, base=base, github_repo=github_repo
+        )
+    if json_out:
+        emit(
+            {
+                "ok": True,
+                "dispatch_id": dispatch,
+                "remote": done.remote,
+                "branch": done.branch,
+                "commit": done.commit,
+                "base": done.base,
+                "github_repo": done.github_repo,
+                "pull_request": done.number,
+                "url": done.url,
+                "created": done.created,
+                "event_id": done.event_id,
+            }
+        )
+        return
+    from oms.domain.review import for_terminal
+
+    said = "opened" if done.created else "updated"
+    typer.echo(
+        for_terminal(
+            f"pushed {done.commit[:12]} to {done.remote} {done.branch}; {said} pull request "
+            f"#{done.number} into {done.base}: {done.url}"
+        )
+    )
+
+
+@app.command("sync")
+def sync_cmd(
+    dispatch: DispatchArg,
+    request_changes: Annotated[
+        bool,
+        typer.Option(
+            "--request-changes",
+            help="Send the result back with the failed checks and review comments (a follow-up).",
+        ),
+    ] = False,
+    remote: Annotated[
+        str, typer.Option("--remote", help="The git remote the branch was pushed to.")
+    ] = "origin",
+    github_repo: Annotated[
+        str | None,
+        typer.Option(
+            "--github-repo", help="OWNER/NAME on GitHub (default: read from the remote's URL)."
+        ),
+    ] = None,
+    person: Annotated[
+        str | None,
+        typer.Option("--person", help="Who asks for changes (kept in the ledger)."),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="No typed confirmation (needs --person).")] = (
+        False
+    ),
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Read a published result's pull request: the result commit's checks and the review
+    comments. With --request-changes they become a request for changes (`oms result
+    request-changes`): the ticket's follow-up attempt carries them.
+
+    Examples:
+
+    \b
+      oms result sync tkt-3
+      oms result sync dsp-3fa2 --request-changes --person "$USER"
+    """
+    from oms.services.chain import handles
+    from oms.services.finishing import publish
+
+    who = None
+    if request_changes:
+        who, _ = confirm_person(
+            person, question=f"Request changes of {dispatch} as yourself?", expect=dispatch, yes=yes
+        )
+    with workspace(state_root_, config_root_) as ws:
+        dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
+        done = publish.sync(ws, dispatch, remote=remote, github_repo=github_repo, person=who)
+    asked = done.requested
+    if json_out:
+        emit(
+            {
+                "ok": True,
+                "dispatch_id": dispatch,
+                "github_repo": done.github_repo,
+                "pull_request": done.number,
+                "url": done.url,
+                "commit": done.commit,
+                "checks": [
+                    {"name": c.name, "status": c.status, "conclusion": c.conclusion}
+                    for c in done.checks
+                ],
+                "comments": [
+                    {"author": c.author, "body": c.body, "path": c.path, "line": c.line}
+                    for c in done.comments
+                ],
+                "requested": None
+                if asked is None
+                else {
+                    "ticket_id": asked.ticket.record_id,
+                    "attempt": asked.attempt,
+                    "event_id": asked.event_id,
+                },
+            }
+        )
+        return
+    from oms.domain.review import for_terminal
+
+    out = [f"pull request #{done.number} of {done.github_repo}: {done.url}"]
+    out += [f"check     {c.name}: {c.conclusion or c.status}" for c in done.checks]
+    for c in done.comments:
+        where = f" {c.path}:{c.line}" if c.path else ""
+        out.append(f"comment   {c.author}{where}: {c.body.splitlines()[0] if c.body else ''}"[:300])
+    if asked is not None:
+        out.append(
+            f"{asked.ticket.record_id} is open for attempt {asked.attempt}, a follow-up of "
+            f"{dispatch}"
+        )
+    typer.echo(for_terminal("\n".join(out)))
 
 
 @app.command("discard")

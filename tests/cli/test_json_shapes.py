@@ -226,6 +226,8 @@ def test_every_json_output_is_its_schema(
     s.run("result", "show", first)
     s.run("result", "diff", first)
     s.human("result", "show", first)
+    s.run("result", "publish", first, *person, fails="invalid-input")  # the demo has no remote
+    s.run("result", "sync", first, fails="invalid-input")
     s.run("result", "merge", first)
     s.run("result", "request-changes", first, "--comment", "x", *person, fails="conflict")
 
@@ -276,6 +278,8 @@ def test_every_json_output_is_its_schema(
         "audit-accept-rollback",
         "audit-adopt",
         "dispatch-approve",
+        "result-publish",  # (its success: tests/integration/test_publish.py, a GitHub stand-in)
         "result-request-changes",  # (its success: tests/integration/test_review.py)
+        "result-sync",  # (its success: tests/integration/test_publish.py)
         "worker-resume",
     ]

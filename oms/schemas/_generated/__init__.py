@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '2a8ca5deb3a45ab64716868f0077fa275df1b816f803dcc19d0aa2c01738b0b0'
+SOURCE_SHA256 = '3649a7ca035c88963e062356b815456151f9d1c5268d1d1043759e9a9964e589'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

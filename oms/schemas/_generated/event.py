@@ -18,8 +18,9 @@ from oms.schemas._generated import notification as _m_notification
 _P0 = '^[A-Za-z]{1,40}$'
 _P1 = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
 _P2 = '^[0-9a-f]{64}$'
+_P3 = '^[0-9a-f]{40}([0-9a-f]{24})?$'
 _C0: object = 'oms-event-v1'
-_C1: tuple[object, ...] = ('bridge-acknowledged', 'changes-requested', 'dispatch-delivery-requested', 'hook-observed', 'notice', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped', 'ticket-reopened', 'worker-message')
+_C1: tuple[object, ...] = ('bridge-acknowledged', 'changes-requested', 'dispatch-delivery-requested', 'hook-observed', 'notice', 'result-published', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped', 'ticket-reopened', 'worker-message')
 _C2: object = 'dispatch-delivery-requested'
 _C3: object = 'session-parked'
 _C4: object = 'session-registered'
@@ -34,6 +35,7 @@ _C12: object = 'ticket-reopened'
 _C13: object = 'worker-message'
 _C14: object = 'notice'
 _C15: object = 'changes-requested'
+_C16: object = 'result-published'
 
 
 def _v384(x: object) -> bool:
@@ -1127,6 +1129,186 @@ def _v500(x: object) -> bool:
     return True
 
 
+def _v516(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/ticket_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v517(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/dispatch_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v518(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/person
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) < 1:
+            return False
+        if len(x) > 128:
+            return False
+    return True
+
+
+def _v519(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/commit
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P3, x) is None:
+            return False
+    return True
+
+
+def _v520(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/remote
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) < 1:
+            return False
+        if len(x) > 128:
+            return False
+    return True
+
+
+def _v521(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/branch
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) < 1:
+            return False
+        if len(x) > 255:
+            return False
+    return True
+
+
+def _v522(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/base
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) < 1:
+            return False
+        if len(x) > 255:
+            return False
+    return True
+
+
+def _v523(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/github_repo
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) < 3:
+            return False
+        if len(x) > 201:
+            return False
+    return True
+
+
+def _v524(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/pull_request
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+    return True
+
+
+def _v525(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/url
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) > 2048:
+            return False
+    return True
+
+
+def _v526(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/created
+    if not (isinstance(x, bool)):
+        return False
+    return True
+
+
+def _v515(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('base', 'branch', 'commit', 'created', 'dispatch_id', 'github_repo', 'person', 'pull_request', 'remote', 'ticket_id', 'url'):
+            if k not in x:
+                return False
+        if 'ticket_id' in x and not _v516(x['ticket_id']):
+            return False
+        if 'dispatch_id' in x and not _v517(x['dispatch_id']):
+            return False
+        if 'person' in x and not _v518(x['person']):
+            return False
+        if 'commit' in x and not _v519(x['commit']):
+            return False
+        if 'remote' in x and not _v520(x['remote']):
+            return False
+        if 'branch' in x and not _v521(x['branch']):
+            return False
+        if 'base' in x and not _v522(x['base']):
+            return False
+        if 'github_repo' in x and not _v523(x['github_repo']):
+            return False
+        if 'pull_request' in x and not _v524(x['pull_request']):
+            return False
+        if 'url' in x and not _v525(x['url']):
+            return False
+        if 'created' in x and not _v526(x['created']):
+            return False
+        for k in x:
+            if k not in ('ticket_id', 'dispatch_id', 'person', 'commit', 'remote', 'branch', 'base', 'github_repo', 'pull_request', 'url', 'created'):
+                return False
+    return True
+
+
+def _v514(x: object) -> bool:
+    # event#/allOf/12/then
+    if isinstance(x, dict):
+        if 'payload' in x and not _v515(x['payload']):
+            return False
+    return True
+
+
+def _v528(x: object) -> bool:
+    # event#/allOf/12/if/properties/event_type
+    if not _eq(x, _C16):
+        return False
+    return True
+
+
+def _v527(x: object) -> bool:
+    # event#/allOf/12/if
+    if isinstance(x, dict):
+        if 'event_type' in x and not _v528(x['event_type']):
+            return False
+    return True
+
+
+def _v513(x: object) -> bool:
+    # event#/allOf/12
+    if _v527(x):
+        if not _v514(x):
+            return False
+    else:
+        pass
+    return True
+
+
 def _v383(x: object) -> bool:
     # event#
     if not (isinstance(x, dict)):
@@ -1171,6 +1353,8 @@ def _v383(x: object) -> bool:
     if not _v483(x):
         return False
     if not _v500(x):
+        return False
+    if not _v513(x):
         return False
     return True
 

@@ -1,0 +1,285 @@
+"""Pushing a result's branch and opening its pull request (`oms result publish`, ADR 0040).
+
+Git pushes the exact result commit (an object id) to `refs/heads/<branch>` on a named remote;
+GitHub is reached through the real `gh` CLI, its REST API only (`gh api`), the request's body as
+JSON on stdin. Every name that reaches an argv is checked first (`check_remote`, `check_repo`,
+`check_branch`) and comes after `--end-of-options` (git) or `--` (gh), so a hostile branch name,
+title or summary cannot become an option; titles and bodies never reach an argv at all. No shell.
+
+The push allows only the `https`, `ssh` and `file` transports (never `ext::`, which runs a
+command). The user's own git configuration is read for the push (its credential helper), the
+repository's is refused first if it names a command (`git.refuse_unsafe_config`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.parse
+from dataclasses import dataclass
+
+from oms.adapters import git
+from oms.adapters.git import GIT_ENV, HARDENING
+from oms.canonical import JsonObject
+from oms.errors import InvalidInputError, ProcessError, ProcessFailedError, reason_line
+from oms.fsio.trees import refuse_agent_tree
+from oms.limits import LIMITS
+from oms.process import child_env, run, which
+
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
+_BRANCH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,254}")
+# What `gh` may see of the person's environment: its host, token, configuration and TLS roots.
+GH_KEEP = (
+    "GH_HOST",
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+    "GH_ENTERPRISE_TOKEN",
+    "GITHUB_ENTERPRISE_TOKEN",
+    "GH_CONFIG_DIR",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "NO_PROXY",
+    "no_proxy",
+)
+PUSH_PROTOCOLS = (
+    "-c",
+    "protocol.allow=never",
+    "-c",
+    "protocol.https.allow=always",
+    "-c",
+    "protocol.ssh.allow=always",
+    "-c",
+    "protocol.file.allow=always",
+)
+
+
+def check_remote(name: str) -> str:
+    """A remote's name as oms passes it to git: letters, digits, `_.-`, not led by `-`."""
+    if not _NAME.fullmatch(name):
+        raise InvalidInputError(f"{name[:100]!r} is not a remote name oms passes to git")
+    return name
+
+
+def check_repo(name: str) -> str:
+    """`OWNER/NAME` of a GitHub repository, each part as GitHub allows it."""
+    owner, _, repo = name.partition("/")
+    if not (_NAME.fullmatch(owner) and _NAME.fullmatch(repo.removesuffix(".git"))):
+        raise InvalidInputError(
+            f"{name[:200]!r} is not a GitHub repository (OWNER/NAME)",
+            hint="pass --github-repo OWNER/NAME",
+        )
+    return f"{owner}/{repo.removesuffix('.git')}"
+
+
+def check_branch(name: str) -> str:
+    """A branch name oms pushes to or asks a pull request into (no `-` first, no `..`, no `:`)."""
+    if not _BRANCH.fullmatch(name) or ".." in name or name.endswith((".lock", "/", ".")):
+        raise InvalidInputError(f"{name[:200]!r} is not a branch name oms publishes")
+    return name
+
+
+def github_of(url: str) -> tuple[str, str] | None:
+    """(host, OWNER/NAME) of a remote URL that names a GitHub repository (`https://host/o/r.git`,
+    `ssh://git@host/o/r.git`, `git@host:o/r.git`), or None."""
+    m = re.fullmatch(r"(?:https|ssh)://(?:[^@/]+@)?([^/:]+)(?::\d+)?/([^/]+/[^/]+?)/?", url)
+    if m is None:
+        m = re.fullmatch(r"[A-Za-z0-9_.-]+@([^/:]+):([^/]+/[^/]+?)/?", url)
+    if m is None:
+        return None
+    try:
+        return m.group(1), check_repo(m.group(2))
+    except InvalidInputError:
+        return None
+
+
+def remote_url(repo: str, remote: str) -> str:
+    """The URL `remote` is configured with in `repo` (read from git's object-level config)."""
+    found = git.git(
+        repo, "config", "--get", "--end-of-options", f"remote.{remote}.url", check=False
+    )
+    if found.returncode != 0 or not found.text():
+        raise InvalidInputError(
+            f"the repository has no remote {remote!r}",
+            hint="add one (`git remote add`) or --remote",
+        )
+    return found.text()
+
+
+def push(repo: str, remote: str, commit: str, branch: str) -> None:
+    """Push `commit` to `refs/heads/<branch>` on `remote` (never forced: a branch that moved
+    elsewhere is refused by the remote, in one line)."""
+    refuse_agent_tree(repo, "push")
+    env = child_env(
+        {k: v for k, v in GIT_ENV.items() if k not in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")},
+        keep=("SSH_AUTH_SOCK",),
+    )
+    if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit):
+        raise InvalidInputError(f"{commit[:80]!r} is not an object id")
+    argv = (
+        "git",
+        "-C",
+        repo,
+        *HARDENING,
+        *PUSH_PROTOCOLS,
+        "push",
+        "--porcelain",
+        "--no-verify",
+        "--end-of-options",
+        check_remote(remote),
+        f"{commit}:refs/heads/{check_branch(branch)}",
+    )
+    try:
+        run(argv, env=env, timeout=LIMITS.process_timeout_s, max_output=1024 * 1024)
+    except ProcessFailedError as exc:
+        raise ProcessError(
+            f"git push to {remote} refused {branch}: {reason_line(exc.stderr)}",
+            hint="see git's reason; oms never force-pushes",
+        ) from exc
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequest:
+    """A pull request as GitHub answers it."""
+
+    number: int
+    url: str
+    state: str
+
+
+def _pr(doc: object) -> PullRequest:
+    if not isinstance(doc, dict) or not isinstance(doc.get("number"), int):
+        raise ProcessError("gh answered without a pull request")
+    return PullRequest(doc["number"], str(doc.get("html_url", "")), str(doc.get("state", "")))
+
+
+class GitHub:
+    """`gh api` for one repository, on one host (None: gh's own default, or GH_HOST)."""
+
+    def __init__(self, repo: str, host: str | None) -> None:
+        self.repo = check_repo(repo)
+        self.host = host
+
+    def _api(self, method: str, path: str, body: JsonObject | None = None) -> object:
+        gh = which("gh")
+        if gh is None:
+            from oms.errors import ToolNotFoundError
+
+            raise ToolNotFoundError(
+                "gh is not installed", hint="install it (Debian: apt install gh)"
+            )
+        extra = {"GH_PROMPT_DISABLED": "1", "GH_NO_UPDATE_NOTIFIER": "1", "NO_COLOR": "1"}
+        if self.host is not None and self.host != "github.com":
+            extra["GH_HOST"] = self.host
+        env = child_env(extra, keep=GH_KEEP)
+        argv = [gh, "api", "--method", method]
+        if body is not None:
+            argv += ["--input", "-"]
+        argv += ["--", f"repos/{self.repo}/{path}"]
+        data = None if body is None else json.dumps(body).encode()
+        try:
+            done = run(argv, env=env, stdin=data, max_output=LIMITS.publish_output_bytes)
+        except ProcessFailedError as exc:
+            raise ProcessError(
+                f"gh api {method} {self.repo}: {reason_line(exc.stderr)}",
+                hint="`gh auth status` says whether gh is logged in to that host",
+            ) from exc
+        try:
+            return json.loads(done.stdout or b"null")
+        except ValueError as exc:
+            raise ProcessError(f"gh answered {method} {path} with no JSON") from exc
+
+    def open_for(self, branch: str) -> PullRequest | None:
+        """The open pull request from `branch` (of this repository), if there is one."""
+        owner = self.repo.split("/")[0]
+        head = urllib.parse.quote(f"{owner}:{check_branch(branch)}", safe="")
+        found = self._api("GET", f"pulls?head={head}&state=open")
+        if not isinstance(found, list) or not found:
+            return None
+        return _pr(found[0])
+
+    def create(self, *, branch: str, base: str, title: str, body: str) -> PullRequest:
+        """Open a pull request of `branch` into `base`."""
+        doc: JsonObject = {
+            "head": check_branch(branch),
+            "base": check_branch(base),
+            "title": title,
+            "body": body,
+        }
+        return _pr(self._api("POST", "pulls", doc))
+
+    def update(self, number: int, *, base: str, title: str, body: str) -> PullRequest:
+        """Set an open pull request's title, body and base."""
+        doc: JsonObject = {"base": check_branch(base), "title": title, "body": body}
+        return _pr(self._api("PATCH", f"pulls/{int(number)}", doc))
+
+    def checks(self, commit: str) -> list[Check]:
+        """The check runs GitHub has of `commit`."""
+        if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit):
+            raise InvalidInputError(f"{commit[:80]!r} is not an object id")
+        return parse_checks(self._api("GET", f"commits/{commit}/check-runs"))
+
+    def review_comments(self, number: int) -> list[ReviewComment]:
+        """The review comments on pull request `number`."""
+        return parse_review_comments(self._api("GET", f"pulls/{int(number)}/comments"))
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One check run on a commit, as GitHub reports it."""
+
+    name: str
+    status: str
+    conclusion: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewComment:
+    """One review comment on a pull request: on a line of a file, or on the whole (path None)."""
+
+    author: str
+    body: str
+    path: str | None
+    line: int | None
+
+
+def _text(doc: dict[str, object], key: str) -> str:
+    value = doc.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def parse_checks(doc: object) -> list[Check]:
+    """`GET commits/SHA/check-runs`: its `check_runs`, what is not a check skipped."""
+    runs = doc.get("check_runs") if isinstance(doc, dict) else None
+    found = []
+    for run_ in runs if isinstance(runs, list) else []:
+        if isinstance(run_, dict):
+            conclusion = run_.get("conclusion")
+            found.append(
+                Check(
+                    _text(run_, "name")[:200],
+                    _text(run_, "status")[:40],
+                    conclusion[:40] if isinstance(conclusion, str) else None,
+                )
+            )
+    return found
+
+
+def parse_review_comments(doc: object) -> list[ReviewComment]:
+    """`GET pulls/N/comments`: each comment's author, body, path and line."""
+    found = []
+    for c in doc if isinstance(doc, list) else []:
+        if isinstance(c, dict):
+            user = c.get("user")
+            line = c.get("line")
+            path = c.get("path")
+            found.append(
+                ReviewComment(
+                    _text(user, "login")[:100] if isinstance(user, dict) else "",
+                    _text(c, "body"),
+                    path if isinstance(path, str) and path else None,
+                    line if isinstance(line, int) and line > 0 else None,
+                )
+            )
+    return found

@@ -1,0 +1,220 @@
+"""`oms result publish DSP` (issue 27 item 4, ADR 0040): a verified result's branch pushed to the
+repository's remote and its pull request opened, or updated when one is open already (never a
+second one), through `adapters/github.py`. Only with passing verification evidence of that exact
+result commit on the target's head as it is now (`domain/finishing.merge_refusal`, as for merge).
+GitHub contact: disclosed in the `live-contact` journal first, refused unless a person authorised
+the repository (`oms live authorize`); then journaled (a `result-published` event) with the
+person's name, the remote, the branch, the commit and the pull request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from oms.adapters import git, github
+from oms.canonical import access, stable_id
+from oms.domain import finishing
+from oms.domain import review as rules
+from oms.errors import ConflictError, InvalidInputError, one_line
+from oms.limits import LIMITS
+from oms.services.chain import live
+from oms.services.finishing import review, verify
+from oms.services.finishing.finish import ticket_title
+from oms.services.workspace import Workspace
+
+PUBLISHED = "result-published"  # the event a publish leaves (the person's name)
+PASSED = ("success", "neutral", "skipped")  # a check run's conclusions that ask nothing
+
+
+def _github(repo: str, remote: str, github_repo: str | None) -> tuple[str | None, str]:
+    """The GitHub host (None: gh's own) and OWNER/NAME of `remote` (or `github_repo`)."""
+    url = github.remote_url(repo, remote)
+    named = github.github_of(url)
+    if github_repo is not None:
+        return (named[0] if named is not None else None), github.check_repo(github_repo)
+    if named is None:
+        raise InvalidInputError(
+            f"remote {remote} ({one_line(url, 200)}) names no GitHub repository",
+            hint="pass --github-repo OWNER/NAME",
+        )
+    return named
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """A publish: what was pushed where, and the pull request it opened or updated."""
+
+    remote: str
+    branch: str
+    commit: str
+    base: str
+    github_repo: str
+    number: int
+    url: str
+    created: bool
+    event_id: str
+
+
+def publish(
+    ws: Workspace,
+    dispatch_id: str,
+    *,
+    person: str,
+    remote: str = "origin",
+    base: str | None = None,
+    github_repo: str | None = None,
+) -> Published:
+    """Push the verified result of `dispatch_id` to `remote` and open (or update) its pull
+    request into `base` (default: the branch it would merge into), titled by its ticket, the
+    result's summary its body."""
+    dispatch, result = verify.completed_result(ws, dispatch_id)
+    repo = ws.config_root
+    git.refuse_unsafe_config(repo)
+    remote = github.check_remote(remote)
+    commit = access.text(result, "result_commit")
+    target = verify.target_of(ws, finishing.parse(ws.config().raw))
+    found = verify.latest(ws, dispatch_id)
+    why = finishing.merge_refusal(
+        evidence=None if found is None else found[1],
+        result_commit=commit,
+        target=target.branch,
+        target_head=target.head,
+        mode=target.mode,
+    )
+    if why is not None:
+        raise ConflictError(
+            f"{dispatch_id} is not published: {why}", hint=f"oms result verify {dispatch_id}"
+        )
+    branch = github.check_branch(access.text(dispatch.payload, "worktree_branch"))
+    base = github.check_branch(base or target.branch)
+    host, gh_repo = _github(repo, remote, github_repo)
+    ticket_id = access.text(dispatch.payload, "ticket_id")
+    title = one_line(f"{ticket_id}: {ticket_title(ws, ticket_id)}", 256)
+    body = str(result.get("summary", ""))[: LIMITS.publish_body_chars]
+    assert found is not None  # noqa: S101 - merge_refusal says why when there is none
+    body += f"\n\n---\n{dispatch_id} at {commit}, verified (evidence {found[0]})"
+    live.disclose(  # GitHub contact: journaled first, only under a person's live authorisation
+        ws,
+        gh_repo,
+        operation="result-publish",
+        surface="gh",
+        subject_id=dispatch_id,
+        request=live.dispatch_request(dispatch),
+    )
+    github.push(repo, remote, commit, branch)
+    hub = github.GitHub(gh_repo, host)
+    pr = hub.open_for(branch)
+    created = pr is None
+    if pr is None:
+        pr = hub.create(branch=branch, base=base, title=title, body=body)
+    else:
+        pr = hub.update(pr.number, base=base, title=title, body=body)
+    who = one_line(person, 128)
+    now = ws.now()
+    event_id = stable_id("evt-published", dispatch_id, commit, pr.number, now)
+    ws.store.events.create(
+        event_id,
+        PUBLISHED,
+        now,
+        {
+            "ticket_id": ticket_id,
+            "dispatch_id": dispatch_id,
+            "person": who,
+            "commit": commit,
+            "remote": remote,
+            "branch": branch,
+            "base": base,
+            "github_repo": gh_repo,
+            "pull_request": pr.number,
+            "url": pr.url[:2048],
+            "created": created,
+        },
+    )
+    return Published(remote, branch, commit, base, gh_repo, pr.number, pr.url, created, event_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Synced:
+    """A pull request's checks and review comments, and the follow-up they became (if asked)."""
+
+    github_repo: str
+    number: int
+    url: str
+    commit: str
+    checks: tuple[github.Check, ...]
+    comments: tuple[github.ReviewComment, ...]
+    requested: review.Requested | None
+
+
+def _clean(text: str, cap: int) -> str:
+    """Text GitHub returned, as a comment may hold it: control characters a space, bounded."""
+    return "".join(" " if rules.unsafe_char(c) and c != "\t" else c for c in text).strip()[:cap]
+
+
+def as_comments(
+    checks: tuple[github.Check, ...], comments: tuple[github.ReviewComment, ...]
+) -> tuple[rules.Comment, ...]:
+    """What a request for changes carries of a pull request: each finished check that did not
+    pass, each review comment (on its line when it has one), at most `review_comments`."""
+    cap = LIMITS.review_comment_chars
+    found = [
+        rules.Comment(
+            _clean(f"CI check {c.name or '?'} ended {c.conclusion or 'without a result'}", cap)
+        )
+        for c in checks
+        if c.status == "completed" and c.conclusion not in PASSED
+    ]
+    for c in comments:
+        text = _clean(f"{c.author or 'a reviewer'} on GitHub: {c.body}", cap)
+        path = _clean(c.path or "", LIMITS.review_path_chars) or None
+        if path is None or c.line is None:
+            found.append(rules.Comment(text))
+        else:
+            found.append(rules.Comment(text, path, c.line))
+    return tuple(found[: LIMITS.review_comments])
+
+
+def sync(
+    ws: Workspace,
+    dispatch_id: str,
+    *,
+    remote: str = "origin",
+    github_repo: str | None = None,
+    person: str | None = None,
+) -> Synced:
+    """Read the open pull request of `dispatch_id`'s branch: its result commit's check runs and
+    its review comments; with `person`, send the result back with them (`review.request_changes`:
+    the ticket's follow-up attempt carries them)."""
+    dispatch, result = verify.completed_result(ws, dispatch_id)
+    repo = ws.config_root
+    git.refuse_unsafe_config(repo)
+    remote = github.check_remote(remote)
+    commit = access.text(result, "result_commit")
+    branch = github.check_branch(access.text(dispatch.payload, "worktree_branch"))
+    host, gh_repo = _github(repo, remote, github_repo)
+    live.disclose(
+        ws,
+        gh_repo,
+        operation="result-sync",
+        surface="gh",
+        subject_id=dispatch_id,
+        request=live.dispatch_request(dispatch),
+    )
+    hub = github.GitHub(gh_repo, host)
+    pr = hub.open_for(branch)
+    if pr is None:
+        raise ConflictError(
+            f"{gh_repo} has no open pull request of {branch}",
+            hint=f"oms result publish {dispatch_id}",
+        )
+    checks = tuple(hub.checks(commit))
+    comments = tuple(hub.review_comments(pr.number))
+    requested = None
+    if person is not None:
+        found = as_comments(checks, comments)
+        if not found:
+            raise ConflictError(
+                f"pull request #{pr.number} asks nothing: no failed check, no review comment",
+                hint=f"oms result merge {dispatch_id}, or request changes yourself",
+            )
+        requested = review.request_changes(ws, dispatch_id, found, person=person)
+    return Synced(gh_repo, pr.number, pr.url, commit, checks, comments, requested)

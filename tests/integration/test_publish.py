@@ -1,0 +1,256 @@
+"""`oms result publish` (issue 27 item 4, ADR 0040) on real git and the real `gh`: the verified
+result's branch pushed to a local bare remote, its pull request opened through `gh` against the
+loopback GitHub stand-in (tests/github_standin.py), a second publish updating it, never a second
+one; refused in one line, nothing pushed, nothing asked of GitHub, for a result not verified."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from oms.services.chain import live
+from oms.services.finishing import verify
+from tests.agent_side import Bound, BoundTools, bind
+from tests.chain import Chain
+from tests.cli.test_json_shapes import problems
+from tests.github_standin import GitHubStandIn
+from tests.helpers import OmsCommand, git
+
+CHECKS = """
+[verify]
+commands = [["true"]]
+timeout_seconds = 20
+max_output_bytes = 4096
+"""
+HOSTILE_SUMMARY = "--base=evil --head evil\n$(touch /tmp/pwned) `id` ; --repo x/y\x1b]52;c;eA==\x07"
+
+
+@pytest.fixture
+def github(tmp_path: Path) -> Iterator[GitHubStandIn]:
+    folder = tmp_path / "github"
+    folder.mkdir()
+    standin = GitHubStandIn(folder).start()
+    yield standin
+    standin.stop()
+
+
+def _result(
+    chain: Chain, tmp_path: Path, summary: str = "Did the work.", authorize: bool = True
+) -> tuple[Bound, Path]:
+    """A completed result, a bare repository as the checkout's `origin`, and (`authorize`) a
+    person's live authorisation of the GitHub repository."""
+    if authorize:
+        with chain.workspace() as ws:
+            live.authorize(ws, "octo/proj", person="Ann Person", confirmed_by="flag")
+    chain.edit_config(lambda s: s + CHECKS, commit=True)
+    bare = tmp_path / "remote.git"
+    git("init", "-q", "--bare", str(bare), cwd=tmp_path)
+    git("remote", "add", "origin", str(bare), cwd=chain.repo)
+    bound = bind(chain)
+    tools = BoundTools(bound)
+    try:
+        assert tools.call("acknowledge_dispatch", {})[1] is False
+        commit = bound.commit_change("work\n")
+        done, is_error = tools.call(
+            "record_dispatch_result",
+            {"status": "completed", "summary": summary, "result_commit": commit},
+        )
+        assert is_error is False, done
+    finally:
+        tools.close()
+    return bound, bare
+
+
+def _publish(
+    oms: OmsCommand, chain: Chain, github: GitHubStandIn, dispatch: str, *extra: str
+) -> subprocess.CompletedProcess[str]:
+    return oms.run(
+        "result",
+        "publish",
+        dispatch,
+        "--github-repo",
+        "octo/proj",
+        "--person",
+        "Ann Person",
+        "--json",
+        *extra,
+        "--state-root",
+        str(chain.state),
+        "--config-root",
+        str(chain.repo),
+        env=github.env(),
+    )
+
+
+def _branch(bare: Path, name: str) -> str | None:
+    out = subprocess.run(
+        ["git", "-C", str(bare), "rev-parse", "--verify", "-q", f"refs/heads/{name}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return out.stdout.strip() or None
+
+
+def test_publish_pushes_opens_and_a_second_publish_updates(
+    chain: Chain, oms: OmsCommand, github: GitHubStandIn, tmp_path: Path
+) -> None:
+    bound, bare = _result(chain, tmp_path, summary=HOSTILE_SUMMARY)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+    first = _publish(oms, chain, github, bound.dispatch_id)
+    assert first.returncode == 0, first.stderr
+    doc = json.loads(first.stdout)
+    assert problems("result-publish", doc) == []
+    assert doc["created"] is True
+    assert doc["pull_request"] == 1
+    assert _branch(bare, doc["branch"]) == doc["commit"]
+    [pr] = github.pulls["octo/proj"]
+    assert pr["head"] == doc["branch"]
+    assert pr["base"] == "main"
+    assert pr["body"].startswith(HOSTILE_SUMMARY)  # the summary, verbatim, as data: no option
+    heard = github.requests
+    assert [r.method for r in heard] == ["GET", "POST"]
+    assert heard[0].headers["Authorization"] == "token standin-token"
+
+    again = _publish(oms, chain, github, bound.dispatch_id, "--base", "main")
+    assert again.returncode == 0, again.stderr
+    doc2 = json.loads(again.stdout)
+    assert doc2["created"] is False
+    assert doc2["pull_request"] == 1
+    assert [r.method for r in github.requests] == ["GET", "POST", "GET", "PATCH"]
+    assert len(github.pulls["octo/proj"]) == 1  # never a second pull request
+
+    with chain.workspace() as ws:
+        ticket_id = ws.store.records("dispatch").read(bound.dispatch_id).payload["ticket_id"]
+        events = [ws.store.events.read(i) for i in sorted(ws.store.events.ids())]
+        events = [e for e in events if e.event_type == "result-published"]
+    assert [e.payload["person"] for e in events] == ["Ann Person", "Ann Person"]
+    assert sorted(bool(e.payload["created"]) for e in events) == [False, True]
+    assert pr["title"].startswith(f"{ticket_id}: ")
+
+
+def _sync(
+    oms: OmsCommand, chain: Chain, github: GitHubStandIn, dispatch: str, *extra: str
+) -> subprocess.CompletedProcess[str]:
+    return oms.run(
+        "result",
+        "sync",
+        dispatch,
+        "--github-repo",
+        "octo/proj",
+        "--json",
+        *extra,
+        "--state-root",
+        str(chain.state),
+        "--config-root",
+        str(chain.repo),
+        env=github.env(),
+    )
+
+
+def test_sync_reads_checks_and_comments_and_requests_changes(
+    chain: Chain, oms: OmsCommand, github: GitHubStandIn, tmp_path: Path
+) -> None:
+    bound, _ = _result(chain, tmp_path)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+    published = json.loads(_publish(oms, chain, github, bound.dispatch_id).stdout)
+    github.check_runs[published["commit"]] = [
+        {"name": "lint", "status": "completed", "conclusion": "success"},
+        {"name": "tests", "status": "completed", "conclusion": "failure"},
+    ]
+    github.review_comments[1] = [
+        {
+            "user": {"login": "rev"},
+            "body": "handle empty\x1b[2J input",
+            "path": "WORK.md",
+            "line": 1,
+        },
+        {"user": {"login": "rev"}, "body": "and a docstring", "path": None, "line": None},
+    ]
+    read = _sync(oms, chain, github, bound.dispatch_id)
+    assert read.returncode == 0, read.stderr
+    doc = json.loads(read.stdout)
+    assert problems("result-sync", doc) == []
+    assert [c["conclusion"] for c in doc["checks"]] == ["success", "failure"]
+    assert doc["requested"] is None
+
+    asked = _sync(
+        oms, chain, github, bound.dispatch_id, "--request-changes", "--person", "Ann Person"
+    )
+    assert asked.returncode == 0, asked.stderr
+    requested = json.loads(asked.stdout)["requested"]
+    assert requested["attempt"] == 2
+    with chain.workspace() as ws:
+        ticket = ws.store.records("ticket").read(requested["ticket_id"])
+    carried: Any = ticket.payload["changes_requested"]
+    texts = [c["text"] for c in carried["comments"]]
+    # (gh itself shows a control character in an answer as caret notation: ESC is `^[`)
+    assert texts == [
+        "CI check tests ended failure",
+        "rev on GitHub: handle empty^[[2J input",
+        "rev on GitHub: and a docstring",
+    ]
+    assert carried["comments"][1]["path"] == "WORK.md"
+    assert carried["person"] == "Ann Person"
+
+
+def test_an_unverified_result_is_not_published(
+    chain: Chain, oms: OmsCommand, github: GitHubStandIn, tmp_path: Path
+) -> None:
+    bound, bare = _result(chain, tmp_path)
+    out = _publish(oms, chain, github, bound.dispatch_id)
+    assert out.returncode == 1
+    assert "no verification evidence" in json.loads(out.stdout)["message"]
+    assert "Traceback" not in out.stderr
+    assert github.requests == []
+    assert git("for-each-ref", cwd=bare).strip() == ""
+
+
+def test_no_live_authorisation_no_contact(
+    chain: Chain, oms: OmsCommand, github: GitHubStandIn, tmp_path: Path
+) -> None:
+    bound, bare = _result(chain, tmp_path, authorize=False)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+    out = _publish(oms, chain, github, bound.dispatch_id)
+    assert out.returncode != 0
+    assert "no human-started live authorisation for octo/proj" in json.loads(out.stdout)["message"]
+    assert github.requests == []
+    assert git("for-each-ref", cwd=bare).strip() == ""
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--remote", "--upload-pack=touch /tmp/oms-pwned"),
+        ("--remote", "ext::sh -c touch% /tmp/oms-pwned"),
+        ("--github-repo", "--hostname=evil.example/x"),
+        ("--base", "--force"),
+        ("--base", "main:refs/heads/other"),
+    ],
+)
+def test_hostile_names_never_reach_git_or_gh(
+    chain: Chain,
+    oms: OmsCommand,
+    github: GitHubStandIn,
+    tmp_path: Path,
+    option: str,
+    value: str,
+) -> None:
+    bound, bare = _result(chain, tmp_path)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+    out = _publish(oms, chain, github, bound.dispatch_id, option, value)
+    assert out.returncode != 0
+    assert "Traceback" not in out.stderr
+    assert json.loads(out.stdout)["ok"] is False
+    assert github.requests == []
+    assert git("for-each-ref", cwd=bare).strip() == ""
+    assert not Path("/tmp/oms-pwned").exists()
