@@ -5,6 +5,7 @@ nothing but the standard library: open a page, evaluate an expression in it, tak
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
 import os
 import shutil
@@ -20,6 +21,14 @@ from tests.helpers import eventually
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def _high(fd: int) -> int:
+    """`fd` moved to a free number above 9 (inheritable)."""
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD, 10)
+    os.close(fd)
+    os.set_inheritable(moved, True)
+    return moved
+
+
 class Browser:
     """One headless Chromium (`with Browser() as b:`), one page at a time."""
 
@@ -28,12 +37,14 @@ class Browser:
         self._profile = tempfile.TemporaryDirectory(prefix="oms-chromium-")
         to_child, self._write = os.pipe()
         self._read, from_child = os.pipe()
+        # above fd 4, so that wiring one end to 3 cannot close the other
+        to_child, from_child = _high(to_child), _high(from_child)
 
         def wire() -> None:  # the child's fd 3 reads our commands, its fd 4 writes its answers
             os.dup2(to_child, 3)
             os.dup2(from_child, 4)
 
-        self.proc = subprocess.Popen(  # noqa: S603 - a fixed argv
+        self.proc = subprocess.Popen(
             [
                 CHROMIUM,
                 "--headless",
@@ -50,7 +61,7 @@ class Browser:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             preexec_fn=wire,  # noqa: PLW1509 - two dup2s before exec
-            pass_fds=(to_child, from_child),
+            pass_fds=(3, 4),  # what `wire` made of them, kept open across the exec
         )
         os.close(to_child)
         os.close(from_child)

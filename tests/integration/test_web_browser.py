@@ -28,17 +28,18 @@ def served(chain: Chain) -> Iterator[tuple[str, tuple[str, ...]]]:
     oms = oms_command()
     add = oms.run("ticket", "add", "--title", "Make the board readable", "--no-body", *roots)
     assert add.returncode == 0, add.stderr
-    proc = subprocess.Popen(  # noqa: S603 - a fixed argv
+    proc = subprocess.Popen(
         [*oms.argv, "web", *roots], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
         assert proc.stdout is not None
+        assert proc.stderr is not None
         line = proc.stdout.readline()
         assert line.startswith("oms web: open http://127.0.0.1:"), line + proc.stderr.read()
         yield line.split("open ", 1)[1].strip(), roots
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.communicate(timeout=30)
 
 
 def _titles(browser: Browser) -> list[str]:

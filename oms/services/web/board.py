@@ -5,7 +5,7 @@ and `oms audit log` use; nothing here writes."""
 
 from __future__ import annotations
 
-from oms.canonical import JsonObject, parse_ts
+from oms.canonical import Json, JsonObject, parse_ts
 from oms.errors import OmsError
 from oms.limits import LIMITS
 from oms.services.admin import audit
@@ -36,7 +36,7 @@ def board(ws: Workspace) -> JsonObject:
     titles = {t.record_id: str(t.payload.get("title", "")) for t in snap.tickets}
     sessions = {s.record_id: s.payload for s in snap.sessions}
     dispatches = {d.record_id: d for d in snap.dispatches}
-    queue: list[JsonObject] = [
+    queue: list[Json] = [
         {
             "id": t.record_id,
             "state": t.state,
@@ -46,7 +46,7 @@ def board(ws: Workspace) -> JsonObject:
         }
         for t in sorted(snap.tickets, key=lambda r: str(r.payload.get("created_at", "")))
     ]
-    workers: list[JsonObject] = []
+    workers: list[Json] = []
     for w in snap.workers:
         ticket_id = str(w.payload.get("ticket_id", ""))
         session = sessions.get(str(w.payload.get("session_id")), {})
@@ -69,7 +69,7 @@ def board(ws: Workspace) -> JsonObject:
         pool_doc: JsonObject = pool.current(ws)
     except OmsError as exc:  # no committed config: the page says why
         pool_doc = {"error": exc.message}
-    results = [
+    results: list[Json] = [
         {"dispatch_id": d.record_id, "ticket_id": d.payload.get("ticket_id"), "state": d.state}
         for d in snap.dispatches
         if isinstance(d.payload.get("result_evidence"), str)
@@ -88,14 +88,16 @@ def board(ws: Workspace) -> JsonObject:
 def audit_tail(ws: Workspace) -> JsonObject:
     """The audit log's last entries (`oms audit log`)."""
     rows, fault = audit.timeline(ws, limit=LIMITS.web_audit_entries)
-    return {"entries": rows, "fault": fault}
+    entries: list[Json] = list(rows)
+    return {"entries": entries, "fault": fault}
 
 
 def worker_log(ws: Workspace, dispatch_id: str) -> JsonObject:
     """The last lines of a worker's pane log (`oms worker log`), already escaped."""
     panelog.ended(ws, dispatch_id)  # NotFoundError: no such worker
     lines, _ = panelog.read(ws, dispatch_id, None)
-    return {"id": dispatch_id, "lines": [{"at": ln.at, "text": ln.text} for ln in lines]}
+    shown: list[Json] = [{"at": ln.at, "text": ln.text} for ln in lines]
+    return {"id": dispatch_id, "lines": shown}
 
 
 def result(ws: Workspace, dispatch_id: str) -> JsonObject:

@@ -79,7 +79,7 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "oms-web"
     sys_version = ""
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib's name
+    def log_message(self, format: str, *args: object) -> None:
         """Quiet: the person watches the page, not a request log."""
 
     def _send(self, code: int, body: bytes, ctype: str = "text/plain; charset=utf-8") -> None:
@@ -111,7 +111,7 @@ class _Handler(BaseHTTPRequestHandler):
             return "no or wrong token"
         return None
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib's name
+    def do_GET(self) -> None:
         if len(self.path) > LIMITS.web_url_bytes:
             self._send(414, b"too long\n")
             return
@@ -124,7 +124,9 @@ class _Handler(BaseHTTPRequestHandler):
         if parts.path in ASSETS:
             name, ctype = ASSETS[parts.path]
             body = asset(name)
-            if name == "index.html":  # its script and style need the token too (urlsafe: no quoting)
+            if (
+                name == "index.html"
+            ):  # its script and style need the token too (urlsafe: no quoting)
                 body = body.replace(b"@TOKEN@", self.server.token.encode())
             self._send(200, body, ctype)
             return
@@ -148,7 +150,7 @@ class _Handler(BaseHTTPRequestHandler):
             doc, code = {"ok": False, "error": exc.message}, 409
         self._send(code, json.dumps(doc).encode(), "application/json")
 
-    def do_HEAD(self) -> None:  # noqa: N802 - stdlib's name
+    def do_HEAD(self) -> None:
         self.do_GET()
 
     def _refuse_write(self) -> None:
