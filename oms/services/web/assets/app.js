@@ -39,7 +39,15 @@ function row(cells, onPick) {
 }
 
 function fill(id, nodes) {
-  document.getElementById(id).replaceChildren(...nodes);
+  const box = document.getElementById(id);
+  if (nodes.length === 0 && box.tagName === "TBODY") {
+    const td = el("td", "none", "dim");
+    td.colSpan = 9;
+    const tr = el("tr", undefined, "empty");
+    tr.appendChild(td);
+    nodes = [tr];
+  }
+  box.replaceChildren(...nodes);
 }
 
 async function getJson(path, id) {
