@@ -46,6 +46,9 @@ class Limits(NamedTuple):
     ledger_tail_bytes: int = 4 * 1024  # read to find the ledger's last line (a line is under 1 KiB)
     ledger_line_bytes: int = 4 * 1024  # no line oms writes in the ledger is longer
     ledger_read_back_bytes: int = 64 * 1024  # `oms audit log` reads the ledger from its end so
+    web_audit_entries: int = 20  # `oms web` shows this many of the audit log's last entries
+    web_poll_ms: int = 1000  # `oms web`'s page asks for the board this often (ADR 0041)
+    web_url_bytes: int = 2048  # `oms web` refuses a longer request line
     pane_log_tail_bytes: int = 16 * 1024  # `oms worker log` shows this much of a pane log at first
     pane_log_piece_bytes: int = 64 * 1024  # ... and reads it this much at a time
     pane_log_poll_s: float = 0.25  # `oms worker log --follow` looks for new lines this often

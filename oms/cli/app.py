@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Sequence
-from typing import Annotated
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -35,6 +37,9 @@ from oms.cli.common import (
 from oms.cli.fast_help import SECTION
 from oms.errors import NotARepositoryError, shown
 from oms.version import __version__
+
+if TYPE_CHECKING:
+    from oms.services.workspace import Workspace
 
 ROOT_HELP = """oms: run a fleet of untrusted coding agents on tickets, one verified step at a time.
 
@@ -500,6 +505,46 @@ def completion(
         "autocomplete_var": COMPLETE_VAR,
     }
     typer.echo((_completion_scripts[shell] % names).strip())
+
+
+@app.command()
+def web(
+    port: Annotated[
+        int, typer.Option("--port", help="The port on 127.0.0.1 (0: a free one).", min=0, max=65535)
+    ] = 0,
+    bind: Annotated[
+        str, typer.Option("--bind", help="Refused unless 127.0.0.1: the board is local only.")
+    ] = "127.0.0.1",
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+) -> None:
+    """Serve a read-only board in the browser on 127.0.0.1 until Ctrl-C: the queue, the pool, the
+    workers, results and the audit log, updated live. It prints the URL to open, with the random
+    token every request must carry. A server, so no --json.
+
+    Examples:
+
+    \b
+      oms web
+      oms web --port 8765
+    """
+    from oms.services.web import server
+
+    def opener() -> AbstractContextManager[Workspace]:
+        return workspace(state_root_, config_root_)
+
+    with workspace(state_root_, config_root_):  # fails now, not on the first request
+        pass
+    board = server.serve(port, opener, bind)
+    typer.echo(f"oms web: open {board.url}")
+    typer.echo("(Ctrl-C stops it)")
+    sys.stdout.flush()
+    try:
+        board.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        board.server_close()
 
 
 app.command("version")(version_cmd.version)

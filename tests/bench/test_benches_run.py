@@ -153,6 +153,10 @@ SMALL: dict[str, Small] = {
             "read latest, 100 records / 10 records",
         ),
     ),
+    "web_bench.py": Small(
+        ("--tickets", "5", "--repeat", "2"),
+        ("GET /api/board / oms status --json",),
+    ),
 }
 
 

@@ -178,21 +178,20 @@ def test_a_proposal_no_provider_can_serve_waits_uncounted_then_goes_on(
     quarantined most of the soak's queue. The ticket is open again, says why, and is done once a
     provider is free."""
     from oms.errors import NoProviderError
-    from oms.services.conductor import work
 
     ticket = fleet.add("Add a line")
-    real = work.dispatches.propose
+    real = dispatches.propose  # (the conductor calls it through the module: patched there)
 
     def rests(*_: object, **__: object) -> object:
         raise NoProviderError("no provider can serve role oms.ticket-executor: up: rests")
 
-    monkeypatch.setattr(work.dispatches, "propose", rests)
+    monkeypatch.setattr(dispatches, "propose", rests)
     for _ in range(6):  # more than a quarantine's five
         fleet.tick()
         state, payload = fleet.tickets()[ticket]
         assert (state, payload["attempt"]) == ("open", 1)
         assert payload.get("failures", []) == []
         assert str(payload["reason"]).startswith("no provider can serve role")
-    monkeypatch.setattr(work.dispatches, "propose", real)
+    monkeypatch.setattr(dispatches, "propose", real)
     fleet.until(lambda: fleet.tickets()[ticket][0] == "done")
     assert fleet.tickets()[ticket][1]["attempt"] == 1

@@ -1,0 +1,128 @@
+// oms web (ADR 0041): draws the board from /api/board, polled. Every string from the state is
+// put in the page with textContent (never innerHTML), so a title cannot script the page.
+"use strict";
+const token = new URLSearchParams(location.search).get("t") || "";
+const api = (path, id) =>
+  path + "?t=" + encodeURIComponent(token) + (id ? "&id=" + encodeURIComponent(id) : "");
+
+function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (cls) node.className = cls;
+  return node;
+}
+
+function badge(text) {
+  return el("span", text, "badge " + String(text).replace(/[^a-z-]/g, ""));
+}
+
+function age(seconds) {
+  if (seconds === null || seconds === undefined) return "–";
+  if (seconds < 60) return seconds + " s";
+  if (seconds < 3600) return Math.floor(seconds / 60) + " min";
+  return Math.floor(seconds / 3600) + " h " + Math.floor((seconds % 3600) / 60) + " min";
+}
+
+function row(cells, onPick) {
+  const tr = el("tr");
+  for (const cell of cells) {
+    const td = el("td");
+    if (cell instanceof Node) td.appendChild(cell);
+    else td.textContent = cell === null || cell === undefined ? "–" : String(cell);
+    tr.appendChild(td);
+  }
+  if (onPick) {
+    tr.className = "pick";
+    tr.addEventListener("click", onPick);
+  }
+  return tr;
+}
+
+function fill(id, nodes) {
+  const box = document.getElementById(id);
+  if (nodes.length === 0 && box.tagName === "TBODY") {
+    const td = el("td", "none", "dim");
+    td.colSpan = 9;
+    const tr = el("tr", undefined, "empty");
+    tr.appendChild(td);
+    nodes = [tr];
+  }
+  box.replaceChildren(...nodes);
+}
+
+async function getJson(path, id) {
+  const answer = await fetch(api(path, id), { cache: "no-store" });
+  return answer.json();
+}
+
+async function showLog(id) {
+  document.getElementById("detail-title").textContent = "Pane log of worker " + id;
+  const doc = await getJson("/api/log", id);
+  const text = doc.ok ? doc.lines.map((l) => (l.at ? l.at + "  " : "") + l.text).join("\n")
+    : doc.error;
+  document.getElementById("detail").textContent = text || "(empty)";
+}
+
+async function showResult(id) {
+  document.getElementById("detail-title").textContent = "Result of dispatch " + id;
+  const doc = await getJson("/api/result", id);
+  if (!doc.ok) {
+    document.getElementById("detail").textContent = doc.error;
+    return;
+  }
+  const lines = [
+    doc.ticket_id + "  " + doc.ticket_title,
+    "status: " + doc.status + "   branch: " + doc.branch,
+    "summary: " + (doc.summary || ""),
+    "",
+  ];
+  for (const f of doc.files) lines.push(f.added + "\t" + f.removed + "\t" + f.path);
+  if (doc.files_truncated) lines.push("… " + doc.files_total + " files in all");
+  document.getElementById("detail").textContent = lines.join("\n");
+}
+
+function draw(doc) {
+  fill("warnings", doc.warnings.map((w) => el("li", w)));
+  document.getElementById("workers-count").textContent = "(" + doc.workers.length + ")";
+  fill("workers", doc.workers.map((w) => row(
+    [w.id, w.ticket_id, w.title, badge(w.health), w.reason, age(w.heartbeat_age_s),
+      age(w.running_s)],
+    () => showLog(w.id))));
+  document.getElementById("queue-count").textContent = "(" + doc.queue.length + ")";
+  fill("queue", doc.queue.map((t) => row([t.id, badge(t.state), t.title, t.reason])));
+  const pool = doc.pool;
+  if (pool.error) fill("pool", [el("span", pool.error, "dim")]);
+  else fill("pool", (pool.slots || []).map((s) =>
+    el("span", s.name + " · " + s.state, "slot " + String(s.state).replace(/[^a-z-]/g, ""))));
+  fill("results", doc.results.map((r) => {
+    const li = el("li");
+    const link = el("a", r.dispatch_id + " (" + r.ticket_id + ", " + r.state + ")");
+    link.href = "#";
+    link.addEventListener("click", (e) => { e.preventDefault(); showResult(r.dispatch_id); });
+    li.appendChild(link);
+    return li;
+  }));
+}
+
+async function drawAudit() {
+  const doc = await getJson("/api/audit");
+  if (doc.ok) fill("audit", doc.entries.slice().reverse().map((e) => row([e.at, e.what])));
+}
+
+async function tick() {
+  let wait = 1000;
+  try {
+    const doc = await getJson("/api/board");
+    if (!doc.ok) throw new Error(doc.error);
+    wait = doc.poll_ms;
+    draw(doc);
+    await drawAudit();
+    document.getElementById("status").textContent = "updated " + doc.now;
+    document.body.dataset.updated = doc.now;
+  } catch (err) {
+    document.getElementById("status").textContent = "cannot read the board: " + err.message;
+  }
+  setTimeout(tick, wait);
+}
+
+tick();

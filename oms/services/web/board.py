@@ -1,0 +1,105 @@
+"""What `oms web` shows, as JSON: the queue, the pool, each worker (ticket, title, health, reason,
+heartbeat age, time running), results with their diff stat, a worker's pane log and the audit
+log's last entries. Read through the services `oms status`, `oms worker log`, `oms result show`
+and `oms audit log` use; nothing here writes."""
+
+from __future__ import annotations
+
+from oms.canonical import Json, JsonObject, parse_ts
+from oms.errors import OmsError
+from oms.limits import LIMITS
+from oms.services.admin import audit
+from oms.services.admin.status import snapshot
+from oms.services.conductor import pool
+from oms.services.delivery import panelog
+from oms.services.finishing import review
+from oms.services.workspace import Workspace
+
+
+def _age_s(now_ms: int, at: object) -> int | None:
+    """Seconds from `at` (a timestamp) to now; None when there is none."""
+    if not isinstance(at, str):
+        return None
+    try:
+        return max(0, (now_ms - parse_ts(at)) // 1000)
+    except OmsError:
+        return None
+
+
+def board(ws: Workspace) -> JsonObject:
+    """The whole board, as the page draws it."""
+    snap = snapshot(ws)
+    now = ws.now()
+    now_ms = parse_ts(now)
+    data = snap.to_json()
+    reasons = snap.reasons(now)
+    titles = {t.record_id: str(t.payload.get("title", "")) for t in snap.tickets}
+    sessions = {s.record_id: s.payload for s in snap.sessions}
+    dispatches = {d.record_id: d for d in snap.dispatches}
+    queue: list[Json] = [
+        {
+            "id": t.record_id,
+            "state": t.state,
+            "title": titles[t.record_id],
+            "worker_id": t.payload.get("worker_id"),
+            "reason": reasons.get(t.record_id, ""),
+        }
+        for t in sorted(snap.tickets, key=lambda r: str(r.payload.get("created_at", "")))
+    ]
+    workers: list[Json] = []
+    for w in snap.workers:
+        ticket_id = str(w.payload.get("ticket_id", ""))
+        session = sessions.get(str(w.payload.get("session_id")), {})
+        dispatch = dispatches.get(w.record_id)
+        workers.append(
+            {
+                "id": w.record_id,
+                "state": w.state,
+                "ticket_id": ticket_id,
+                "title": titles.get(ticket_id, ""),
+                "health": w.payload.get("health"),
+                "reason": w.payload.get("health_reason") or w.payload.get("end_reason") or "",
+                "heartbeat_age_s": _age_s(now_ms, session.get("last_observed_at")),
+                "running_s": None
+                if dispatch is None
+                else _age_s(now_ms, dispatch.payload.get("accepted_at")),
+            }
+        )
+    try:
+        pool_doc: JsonObject = pool.current(ws)
+    except OmsError as exc:  # no committed config: the page says why
+        pool_doc = {"error": exc.message}
+    results: list[Json] = [
+        {"dispatch_id": d.record_id, "ticket_id": d.payload.get("ticket_id"), "state": d.state}
+        for d in snap.dispatches
+        if isinstance(d.payload.get("result_evidence"), str)
+    ]
+    return {
+        "now": now,
+        "poll_ms": LIMITS.web_poll_ms,
+        "warnings": data["warnings"],
+        "queue": queue,
+        "pool": pool_doc,
+        "workers": workers,
+        "results": results,
+    }
+
+
+def audit_tail(ws: Workspace) -> JsonObject:
+    """The audit log's last entries (`oms audit log`)."""
+    rows, fault = audit.timeline(ws, limit=LIMITS.web_audit_entries)
+    entries: list[Json] = list(rows)
+    return {"entries": entries, "fault": fault}
+
+
+def worker_log(ws: Workspace, dispatch_id: str) -> JsonObject:
+    """The last lines of a worker's pane log (`oms worker log`), already escaped."""
+    panelog.ended(ws, dispatch_id)  # NotFoundError: no such worker
+    lines, _ = panelog.read(ws, dispatch_id, None)
+    shown: list[Json] = [{"at": ln.at, "text": ln.text} for ln in lines]
+    return {"id": dispatch_id, "lines": shown}
+
+
+def result(ws: Workspace, dispatch_id: str) -> JsonObject:
+    """A result as `oms result show --json` gives it: its summary and diff stat."""
+    return review.show(ws, dispatch_id).to_json()

@@ -1,0 +1,118 @@
+"""`oms web` over HTTP (ADR 0041): 127.0.0.1 only; no token, a wrong one, another Host (DNS
+rebinding) or a foreign Origin is refused with 403; answers carry a strict CSP and
+X-Frame-Options; the board is read-only (POST: 405); the board shows what `oms status` shows."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from oms.errors import UsageError
+from oms.services.web import server
+from oms.services.workspace import Workspace
+from tests.chain import Chain
+from tests.helpers import oms_command
+
+TITLE = "Fix the <b>login</b> page"
+
+
+@pytest.fixture
+def board(chain: Chain) -> Iterator[server.Board]:
+    run = oms_command().run
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    assert run("ticket", "add", "--title", TITLE, "--no-body", *roots).returncode == 0
+
+    @contextmanager
+    def opener() -> Iterator[Workspace]:
+        ws = Workspace.open(str(chain.state), str(chain.repo))
+        try:
+            yield ws
+        finally:
+            ws.close()
+
+    served = server.serve(0, opener)
+    thread = threading.Thread(target=served.serve_forever, daemon=True)
+    thread.start()
+    yield served
+    served.shutdown()
+    served.server_close()
+    thread.join()
+
+
+def get(
+    b: server.Board, path: str, headers: dict[str, str] | None = None, method: str = "GET"
+) -> http.client.HTTPResponse:
+    conn = http.client.HTTPConnection("127.0.0.1", b.port, timeout=30)
+    conn.request(method, path, headers={"Host": f"127.0.0.1:{b.port}", **(headers or {})})
+    return conn.getresponse()
+
+
+def test_the_page_and_the_board_with_the_token(board: server.Board) -> None:
+    page = get(board, f"/?t={board.token}")
+    assert page.status == 200
+    html = page.read()
+    assert f"app.js?t={board.token}".encode() in html
+    assert b"<script>" not in html  # no inline script: the CSP allows none
+    csp = page.getheader("Content-Security-Policy") or ""
+    assert "script-src 'self'" in csp
+    assert "default-src 'none'" in csp
+    assert "frame-ancestors 'none'" in csp
+    assert page.getheader("X-Frame-Options") == "DENY"
+    assert get(board, f"/app.js?t={board.token}").status == 200
+    doc = json.loads(get(board, f"/api/board?t={board.token}").read())
+    assert [t["title"] for t in doc["queue"]] == [TITLE]
+    assert doc["queue"][0]["state"] == "open"
+    audit = json.loads(get(board, f"/api/audit?t={board.token}").read())
+    assert any("ticket" in e["what"] for e in audit["entries"])
+
+
+@pytest.mark.parametrize(
+    ("path", "headers", "why"),
+    [
+        ("/?", {}, "no or wrong token"),
+        ("/api/board?", {}, "no or wrong token"),
+        ("/app.js?t=wrong", {}, "no or wrong token"),
+        ("/api/board?t=TOKEN", {"Host": "evil.example:PORT"}, "wrong Host"),
+        ("/api/board?t=TOKEN", {"Host": "127.0.0.1"}, "wrong Host"),
+        ("/api/board?t=TOKEN", {"Origin": "http://evil.example"}, "foreign Origin"),
+        ("/api/board?t=TOKEN", {"Origin": "null"}, "foreign Origin"),
+        ("/api/board?t=TOKEN", {"Sec-Fetch-Site": "cross-site"}, "cross-site request"),
+    ],
+)
+def test_refused_with_403(
+    board: server.Board, path: str, headers: dict[str, str], why: str
+) -> None:
+    path = path.replace("TOKEN", board.token)
+    sent = {k: v.replace("PORT", str(board.port)) for k, v in headers.items()}
+    answer = get(board, path, sent)
+    assert answer.status == 403
+    assert answer.read().decode() == f"forbidden: {why}\n"
+    assert answer.getheader("X-Frame-Options") == "DENY"
+
+
+def test_the_board_is_read_only(board: server.Board) -> None:
+    assert get(board, f"/api/board?t={board.token}", method="POST").status == 405
+    assert get(board, f"/nothing?t={board.token}").status == 404
+    missing = get(board, f"/api/log?t={board.token}&id=no-such-worker")
+    assert missing.status == 404
+    assert "no worker" in json.loads(missing.read())["error"]
+
+
+def test_it_binds_127_0_0_1_only() -> None:
+    assert server.LOOPBACK == "127.0.0.1"
+    for bind in ("0.0.0.0", "::", "192.168.1.2", "localhost"):  # noqa: S104 - refused
+        with pytest.raises(UsageError, match=r"127\.0\.0\.1 only"):
+            server.serve(0, lambda: None, bind)  # type: ignore[arg-type, return-value]
+
+
+def test_the_cli_refuses_another_bind_in_one_line(chain: Chain) -> None:
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    got = oms_command().run("web", "--bind", "0.0.0.0", *roots)  # noqa: S104 - refused
+    assert got.returncode == 2
+    assert got.stderr.count("\n") == 1
+    assert "127.0.0.1 only" in got.stderr
