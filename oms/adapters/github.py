@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from oms.adapters import git
 from oms.adapters.git import GIT_ENV, HARDENING
 from oms.canonical import JsonObject
+from oms.canonical.strict_json import loads_foreign
 from oms.errors import InvalidInputError, ProcessError, ProcessFailedError, reason_line
 from oms.fsio.trees import refuse_agent_tree
 from oms.limits import LIMITS
@@ -186,7 +187,7 @@ class GitHub:
                 hint="`gh auth status` says whether gh is logged in to that host",
             ) from exc
         try:
-            return json.loads(done.stdout or b"null")
+            return loads_foreign(done.stdout or b"null")
         except ValueError as exc:
             raise ProcessError(f"gh answered {method} {path} with no JSON") from exc
 
