@@ -163,8 +163,13 @@ def propose(
     (dispatch, created)."""
     ticket = tickets.require(ws, check(ticket_id, "ticket id"))
     if ticket.state != "leased":
+        hint = (
+            f"lease it first: oms ticket lease {ticket_id} --worker NAME"
+            if ticket.state == "open"
+            else f"`oms ticket show {ticket_id}` says why it is {ticket.state}"
+        )
         raise LeaseError(
-            f"ticket {ticket_id} is {ticket.state}; lease it before proposing a dispatch"
+            f"ticket {ticket_id} is {ticket.state}; lease it before proposing a dispatch", hint=hint
         )
     ticket_machine.check_lease(
         ticket.state, ticket.payload, token=access.text(ticket.payload, "lease_token"), now=ws.now()
