@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pytest
@@ -53,3 +54,31 @@ def test_proposing_for_an_open_ticket_names_the_lease_command(
     assert _run(oms, chain, "ticket", "add", "--title", "T", "--body", "B").returncode == 0
     _line, hint = _error(_run(oms, chain, "dispatch", "propose", "tkt-1"))
     assert "oms ticket lease tkt-1 --worker" in hint
+
+
+def _proposable(oms: OmsCommand, chain: Chain) -> None:
+    assert _run(oms, chain, "ticket", "add", "--title", "T", "--body", "B").returncode == 0
+    assert _run(oms, chain, "ticket", "lease", "tkt-1", "--worker", "w1").returncode == 0
+    assert _run(oms, chain, "worktree", "create", "tkt-1").returncode == 0
+
+
+def test_proposing_twice_is_the_same_dispatch(oms: OmsCommand, chain: Chain) -> None:
+    _proposable(oms, chain)
+    first = _run(oms, chain, "dispatch", "propose", "tkt-1", "--json")
+    again = _run(oms, chain, "dispatch", "propose", "tkt-1", "--json")
+    assert first.returncode == 0, first.stderr
+    assert again.returncode == 0, again.stderr
+    assert json.loads(first.stdout)["created"] is True
+    assert json.loads(again.stdout)["created"] is False
+    assert json.loads(again.stdout)["dispatch"]["id"] == json.loads(first.stdout)["dispatch"]["id"]
+
+
+def test_proposing_another_intent_for_the_attempt_says_how(oms: OmsCommand, chain: Chain) -> None:
+    _proposable(oms, chain)
+    first = _run(oms, chain, "dispatch", "propose", "tkt-1", "--json")
+    assert first.returncode == 0, first.stderr
+    dispatch = json.loads(first.stdout)["dispatch"]["id"]
+    chain.edit_config(lambda s: s.replace('model = "script"', 'model = "script-2"'), commit=True)
+    line, hint = _error(_run(oms, chain, "dispatch", "propose", "tkt-1"))
+    assert dispatch in line
+    assert f"oms dispatch cancel {dispatch}" in hint
