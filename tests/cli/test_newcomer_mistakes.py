@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -82,3 +83,14 @@ def test_proposing_another_intent_for_the_attempt_says_how(oms: OmsCommand, chai
     line, hint = _error(_run(oms, chain, "dispatch", "propose", "tkt-1"))
     assert dispatch in line
     assert f"oms dispatch cancel {dispatch}" in hint
+
+
+def test_an_author_without_an_address_is_shown_the_line_to_run(
+    oms: OmsCommand, tmp_path: Path
+) -> None:
+    repo = tmp_path / "fresh"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    state = str(tmp_path / "state")
+    bad = oms.run("init", "--commit", "--author", "nobody", "--state-root", state, cwd=repo)
+    _line, hint = _error(bad)
+    assert hint.startswith('oms init --commit --author "')
