@@ -54,8 +54,10 @@ def check(value: object, what: str, pattern: re.Pattern[str] = OPAQUE_ID) -> str
             f"{what} is {len(value)} characters long (expected at most {LIMITS.id_length})"
         )
     if pattern.fullmatch(value) is None:
+        lower = value.lower()
         raise InvalidIdError(
-            f"{what} {_show(value)} is not a valid id (expected {pattern.pattern})"
+            f"{what} {_show(value)} is not a valid id (expected {pattern.pattern})",
+            hint=f"ids are lower case: {lower}" if pattern.fullmatch(lower) else None,
         )
     return value
 

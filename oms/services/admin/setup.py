@@ -100,7 +100,11 @@ def committer(config_root: str, stated: str | None) -> tuple[tuple[str, str], bo
         return known, False
     person = git.parse_person(stated)
     if person is None:
-        raise InvalidInputError(f"--author {shown(stated)} is not 'Your Name <you@example.com>'")
+        raise InvalidInputError(
+            f"--author {shown(stated)} is not 'Your Name <you@example.com>'",
+            hint='oms init --commit --author "Your Name <you@example.com>" (a name, then an '
+            "address in angle brackets)",
+        )
     return person, known is None
 
 

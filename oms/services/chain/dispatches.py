@@ -33,6 +33,7 @@ from oms.errors import (
     AuthorityChangedError,
     CheckoutChangedError,
     ConfigError,
+    ConflictError,
     IllegalTransitionError,
     InvalidInputError,
     LeaseError,
@@ -163,8 +164,13 @@ def propose(
     (dispatch, created)."""
     ticket = tickets.require(ws, check(ticket_id, "ticket id"))
     if ticket.state != "leased":
+        hint = (
+            f"lease it first: oms ticket lease {ticket_id} --worker NAME"
+            if ticket.state == "open"
+            else f"`oms ticket show {ticket_id}` says why it is {ticket.state}"
+        )
         raise LeaseError(
-            f"ticket {ticket_id} is {ticket.state}; lease it before proposing a dispatch"
+            f"ticket {ticket_id} is {ticket.state}; lease it before proposing a dispatch", hint=hint
         )
     ticket_machine.check_lease(
         ticket.state, ticket.payload, token=access.text(ticket.payload, "lease_token"), now=ws.now()
@@ -227,6 +233,16 @@ def propose(
         **_changes(ticket),
     }
     nxt = machine.propose(fields, dispatch_id=dispatch_id, created_at=ws.now())
+    proposed = ws.store.records("dispatch").read_if_exists(dispatch_id)
+    if proposed is not None:  # proposed before: the same intent is that dispatch (run it twice)
+        if proposed.payload.get("dispatch_intent_sha256") == nxt.payload["dispatch_intent_sha256"]:
+            return proposed, False
+        raise ConflictError(
+            f"dispatch {dispatch_id} ({proposed.state}) was proposed for attempt {attempt} of "
+            f"{ticket.record_id} with another intent (the config, policy or checkout changed)",
+            hint=f"`oms dispatch cancel {dispatch_id} --reason stale`, then "
+            f"`oms dispatch propose {ticket.record_id}`",
+        )
     result = ws.store.records("dispatch").create(
         dispatch_id,
         state=nxt.state,

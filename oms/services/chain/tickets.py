@@ -226,10 +226,29 @@ def _after(ws: Workspace, record: Record) -> str:
     return next_after(record.observed_at, ws.now())
 
 
+def _not_open(ticket: Record) -> str:
+    """What to do about a ticket that is not open to a lease."""
+    tid = ticket.record_id
+    if ticket.state == "leased":
+        holder = access.text(ticket.payload, "worker_id")
+        until = access.text(ticket.payload, "lease_expires_at")
+        return (
+            f"it is leased to {holder} until {until}: that worker goes on with its token "
+            f"($OMS_LEASE_TOKEN), or `oms ticket expire` returns it to open once the lease lapses"
+        )
+    if ticket.state == "blocked":
+        return f"oms ticket reopen {tid} --person NAME sends it back to the queue"
+    return f"{tid} is {ticket.state}: add a new ticket (`oms ticket add`) for more work"
+
+
 def lease(ws: Workspace, ticket_id: str, worker_id: str, minutes: int | None = None) -> LeaseGrant:
     """Lease an open ticket to `worker_id` with a fresh token and session id."""
     check(worker_id, "worker id", OPAQUE_ID)
     ticket = get(ws, ticket_id)
+    if ticket.state != "open":
+        raise IllegalTransitionError(
+            f"ticket {ticket_id}", ticket.state, "lease", hint=_not_open(ticket)
+        )
     launch_paths.refuse(ws.store.path, ws.config_root, ws.config())  # before any attempt (ADR 0031)
     duration = minutes if minutes is not None else ws.config().lease_minutes
     if not 1 <= duration <= 10080:

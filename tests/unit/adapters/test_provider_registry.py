@@ -5,7 +5,10 @@ what delivery knows of a provider is read from it, and the domain's lists agree 
 from __future__ import annotations
 
 import importlib
+import json
 import pkgutil
+from pathlib import Path
+from typing import Any
 
 import oms.adapters.providers as providers_pkg
 from oms.adapters.providers import REGISTRY
@@ -14,6 +17,7 @@ from oms.domain.config import WORKER_TRANSPORTS
 from oms.domain.dispatches import ENGINES
 from oms.domain.routing import family_of
 from oms.services.delivery import plans
+from oms.store.verify import HOME_KINDS
 from oms.version import HOOK_CONTRACT
 
 
@@ -44,3 +48,28 @@ def test_delivery_reads_its_provider_facts_from_the_registry() -> None:
         assert plans.TOKEN_VARIABLE.get(transport) == provider.token_variable
         assert plans.RAW_KEY.get(transport) == provider.raw_key
         assert plans.SURFACE[provider.native_action] == provider.surface
+
+
+def _schema(name: str) -> dict[str, Any]:
+    path = Path(__file__).resolve().parents[3] / "schemas" / name
+    doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return doc
+
+
+def test_the_schemas_enums_name_every_provider() -> None:
+    # a provider missing from one of these enums is refused at propose, delivery or a hook, far
+    # from the registry line that added it (docs/newcomer-trials.md, trial 1)
+    defs = _schema("defs.schema.json")["$defs"]
+    assert set(REGISTRY) <= set(defs["transport"]["enum"])
+    assert set(ENGINES.values()) == set(defs["engine"]["enum"])
+    names = {p.name for p in REGISTRY.values()}
+    assert set(_schema("launch-spec.schema.json")["properties"]["provider"]["enum"]) == names
+    event = json.dumps(_schema("event.schema.json"))
+    assert all(f'"{name}"' in event for name in names)
+    journal = _schema("journal-entry.schema.json")
+    surfaces = journal["properties"]["entry"]["properties"]["contact_surface"]["enum"]
+    assert {p.surface for p in REGISTRY.values()} <= set(surfaces)
+
+
+def test_the_store_knows_every_provider_home() -> None:
+    assert set(HOME_KINDS) == {p.name for p in REGISTRY.values()}
