@@ -21,10 +21,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from oms.adapters import git, git_finish
+from oms.adapters import git, git_finish, git_review
 from oms.canonical import JsonObject, access
 from oms.domain import finishing
 from oms.domain import notify as notify_rules
+from oms.domain import review as review_rules
 from oms.errors import (
     CheckoutChangedError,
     ConflictError,
@@ -52,6 +53,7 @@ class Merged:
     mode: str
     ref: str | None  # None: it was merged already (`already`), nothing recorded now
     already: bool = False
+    what_runs: tuple[str, ...] = ()  # the files it changed under .oms/ or .agents/ (`what_runs`)
 
 
 def merge(ws: Workspace, dispatch_id: str) -> Merged:
@@ -80,6 +82,8 @@ def merge(ws: Workspace, dispatch_id: str) -> Merged:
         )
     assert found is not None  # noqa: S101 - merge_refusal says why when there is none
     ref, evidence = found
+    # what it changes, named before anything moves (a list too long fails with nothing merged)
+    changed = git_review.numstat(repo, target.head, access.text(evidence, "tree"))
     if target.mode == finishing.FAST_FORWARD:
         new = commit
     else:
@@ -125,7 +129,8 @@ def merge(ws: Workspace, dispatch_id: str) -> Merged:
     )
     _complete(ws, dispatch.payload)
     _notify_merged(ws, dispatch_id, dispatch.payload, new)
-    return Merged(target.branch, target.head, new, target.mode, record.ref)
+    runs = tuple(review_rules.what_runs([f.path for f in changed]))
+    return Merged(target.branch, target.head, new, target.mode, record.ref, what_runs=runs)
 
 
 def _notify_merged(ws: Workspace, dispatch_id: str, payload: JsonObject, commit: str) -> None:
