@@ -5,7 +5,6 @@ answers in one line, without hanging or reading without end, and records nothing
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
