@@ -204,7 +204,8 @@ class Panes:
 
     def send_text(self, dispatch_id: str, text: str) -> None:
         """Type `text` literally into the pane (no Enter)."""
-        self.tmux("send-keys", "-t", f"={dispatch_id}:", "-l", text)
+        # `--`: a text that begins with `-` (`-R`, `-t=other:`) is text, never tmux's options
+        self.tmux("send-keys", "-t", f"={dispatch_id}:", "-l", "--", text)
 
     def send_keys(self, dispatch_id: str, *keys: str) -> None:
         """Press named keys (`Enter`, `Escape`, `C-u`)."""

@@ -77,7 +77,7 @@ def show_cmd(
 
 def _print_shown(s: Shown) -> None:
     from oms.canonical import access
-    from oms.domain.review import for_terminal
+    from oms.domain.review import for_terminal, what_runs_line
 
     doc = s.to_json()
     out: list[str] = [
@@ -87,6 +87,9 @@ def _print_shown(s: Shown) -> None:
         f"result    {doc['status']}"
         + (f" at {str(doc['result_commit'])[:12]}" if doc["result_commit"] else ""),
     ]
+    runs = what_runs_line(list(s.what_runs))
+    if runs is not None:
+        out.append(f"runs      {runs}")
     target = s.change
     if target is not None:
         out.append(
@@ -371,9 +374,15 @@ def merge_cmd(
                 "mode": done.mode,
                 "evidence": done.ref,
                 "already_merged": done.already,
+                "changes_what_runs": list(done.what_runs),
             }
         )
         return
+    from oms.domain.review import for_terminal, what_runs_line
+
+    runs = what_runs_line(list(done.what_runs))
+    if runs is not None:
+        typer.echo(for_terminal(f"this merge {runs}"))
     if done.already:
         typer.echo(f"already merged: {dispatch}'s result is in {done.target} ({done.merged[:12]})")
         return

@@ -24,10 +24,22 @@ _CONTROLS = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 COMMAND_MARKS = ("/", "!", "#")  # what a CLI reads as a command when a message begins with it
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")  # bytes that were not UTF-8 (an argument's)
+
+
+def check_utf8(text: str, what: str) -> None:
+    """`InvalidInputError` when `text` holds a lone surrogate: an argument whose bytes were not
+    UTF-8 (Python's `surrogateescape`), which can be neither recorded nor typed."""
+    bad = _SURROGATE.search(text)
+    if bad is not None:
+        raise InvalidInputError(f"{what} is not UTF-8 (character {bad.start()})")
+
+
 def clean(text: str) -> str:
     """The text that is typed: newlines normalised, every other control character dropped, a
     leading command mark defused, surrounding blank lines trimmed. `InvalidInputError` if nothing is
-    left."""
+    left, or if it is not UTF-8 (`check_utf8`)."""
+    check_utf8(text, "the message")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _CONTROLS.sub("", text).strip("\n")
     if not text.strip():

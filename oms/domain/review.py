@@ -7,6 +7,9 @@
   and raw in another.
 - What a follow-up attempt carries of the result it follows (`changes_requested`): the dispatch,
   its commit and summary, the person, the comments (part of the approved intent, docs/adr/0035).
+- What a change does to what oms runs (`what_runs`): the files under `.oms/` (the configuration:
+  a `[notify]` command runs on the host, outside every sandbox; the role policy) and `.agents/`
+  (the executor instructions), which take effect once a merge puts them at HEAD.
 - Output someone else wrote (a diff: file contents an agent chose; a summary, a branch name),
   made safe for a terminal (`Escaper`, `for_terminal`): newlines and tabs kept, every other control
   character and every byte that is not UTF-8 shown as `\\xNN` (or `\\uNNNN`), so no escape sequence
@@ -37,6 +40,26 @@ def unsafe_char(c: str) -> bool:
 _UNSAFE = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff" + re.escape("".join(sorted(_BIDI))) + "]"
 )
+
+
+# what oms reads at HEAD of the config root and runs by: config, policy, instructions
+WHAT_RUNS = (".oms", ".agents")
+
+
+def what_runs(paths: list[str] | tuple[str, ...]) -> list[str]:
+    """The paths among `paths` that change what oms runs once merged (sorted, each once)."""
+    return sorted({p for p in paths if any(p == d or p.startswith(d + "/") for d in WHAT_RUNS)})
+
+
+def what_runs_line(paths: list[str]) -> str | None:
+    """The one line `oms result show|merge` says it in (None: nothing that runs changes)."""
+    if not paths:
+        return None
+    named = ", ".join(paths[:8]) + (f" and {len(paths) - 8} more" if len(paths) > 8 else "")
+    return (
+        f"changes what oms runs (config, policy, instructions; a [notify] command runs outside "
+        f"every sandbox): {named}"
+    )
 
 
 def for_terminal(text: str) -> str:

@@ -33,6 +33,7 @@ def send(d: DeliveryContext, dispatch_id: str, text: str, *, person: str) -> Jso
     messages.check_size(len(text.encode("utf-8", "surrogatepass")), LIMITS.send_text_bytes)
     said = messages.clean(text)
     who = person.strip()
+    messages.check_utf8(who, "the person's name")
     if not who or len(who) > 128 or _CONTROLS.search(who):
         raise InvalidInputError("person must be 1-128 characters without control characters")
     dispatch = d.dispatch(dispatch_id)

@@ -21,10 +21,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from oms.adapters import git, git_finish
+from oms.adapters import git, git_finish, git_review
 from oms.canonical import JsonObject, access
 from oms.domain import finishing
 from oms.domain import notify as notify_rules
+from oms.domain import review as review_rules
 from oms.errors import (
     CheckoutChangedError,
     ConflictError,
@@ -52,6 +53,7 @@ class Merged:
     mode: str
     ref: str | None  # None: it was merged already (`already`), nothing recorded now
     already: bool = False
+    what_runs: tuple[str, ...] = ()  # the files it changed under .oms/ or .agents/ (`what_runs`)
 
 
 def merge(ws: Workspace, dispatch_id: str) -> Merged:
@@ -66,6 +68,7 @@ def merge(ws: Workspace, dispatch_id: str) -> Merged:
     if git.is_ancestor(repo, commit, target.head):  # merged already (a second merge): nothing to do
         _complete(ws, dispatch.payload)
         return Merged(target.branch, target.head, target.head, target.mode, None, already=True)
+    _refuse_sent_back(ws, dispatch_id, dispatch.payload)
     found = verify.latest(ws, dispatch_id)
     why = finishing.merge_refusal(
         evidence=None if found is None else found[1],
@@ -80,6 +83,8 @@ def merge(ws: Workspace, dispatch_id: str) -> Merged:
         )
     assert found is not None  # noqa: S101 - merge_refusal says why when there is none
     ref, evidence = found
+    # what it changes, named before anything moves (a list too long fails with nothing merged)
+    changed = git_review.numstat(repo, target.head, access.text(evidence, "tree"))
     if target.mode == finishing.FAST_FORWARD:
         new = commit
     else:
@@ -125,7 +130,25 @@ def merge(ws: Workspace, dispatch_id: str) -> Merged:
     )
     _complete(ws, dispatch.payload)
     _notify_merged(ws, dispatch_id, dispatch.payload, new)
-    return Merged(target.branch, target.head, new, target.mode, record.ref)
+    runs = tuple(review_rules.what_runs([f.path for f in changed]))
+    return Merged(target.branch, target.head, new, target.mode, record.ref, what_runs=runs)
+
+
+def _refuse_sent_back(ws: Workspace, dispatch_id: str, payload: JsonObject) -> None:
+    """A result whose ticket has moved on to a follow-up (changes were requested, ADR 0039) is not
+    the one to merge: a ticket's handle still names it while the follow-up has no result."""
+    ticket = tickets.require(ws, access.text(payload, "ticket_id"))
+    latest = ticket.payload.get("attempt")
+    attempt = access.integer(payload, "attempt")
+    if isinstance(ticket.payload.get("changes_requested"), dict) and (
+        isinstance(latest, int) and latest > attempt
+    ):
+        raise ConflictError(
+            f"{dispatch_id} is not merged: changes were requested of it, and attempt {latest} of "
+            f"{ticket.record_id} follows it on the same branch",
+            hint=f"merge the follow-up's result, which holds this one, once it has it: "
+            f"oms result show {ticket.record_id}",
+        )
 
 
 def _notify_merged(ws: Workspace, dispatch_id: str, payload: JsonObject, commit: str) -> None:

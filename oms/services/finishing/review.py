@@ -113,6 +113,7 @@ class Shown:
     verification: JsonObject | None
     salvage: tuple[JsonObject, ...]
     changes_requested: JsonObject | None
+    what_runs: tuple[str, ...] = ()  # the changed files under .oms/ or .agents/ (all, not shown)
 
     def to_json(self) -> JsonObject:
         """As `--json` prints it (schemas/cli/result-show.schema.json)."""
@@ -145,6 +146,7 @@ class Shown:
             "verification": self.verification,
             "salvage": list(self.salvage),
             "changes_requested": self.changes_requested,
+            "changes_what_runs": list(self.what_runs),
         }
 
 
@@ -171,6 +173,7 @@ def show(ws: Workspace, dispatch_id: str) -> Shown:
         verification=_verification(ws, dispatch_id, change),
         salvage=tuple(salvage.listed(ws.config_root, ticket_id)),
         changes_requested=_carried(dispatch.payload),
+        what_runs=tuple(rules.what_runs([f.path for f in files])),
     )
 
 

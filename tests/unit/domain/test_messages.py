@@ -101,3 +101,16 @@ def test_who_may_be_sent_a_message(change: dict[str, object], refusal: str) -> N
         messages.check_send(**{**LIVE, **change})  # type: ignore[arg-type]
     for fine in ({"dispatch_state": "accepted"}, {"activity": "idle"}, {"health": "stalled"}):
         messages.check_send(**{**LIVE, **fine})  # type: ignore[arg-type]
+
+
+LONE = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF, categories=["Cs"])
+
+
+@given(st.lists(st.one_of(st.characters(), LONE), max_size=50).map("".join))
+def test_what_is_typed_is_utf8(text: str) -> None:
+    """An argument's bytes that were not UTF-8 arrive as lone surrogates: refused, never typed."""
+    try:
+        said = messages.clean(text)
+    except InvalidInputError:
+        return
+    said.encode("utf-8")
