@@ -176,7 +176,9 @@ class Limits(NamedTuple):
     ticket_failures_kept: int = 10  # a ticket's failed attempts it remembers
     turns_without_result: int = 100  # turns without a result before a worker parks (default)
     minutes_without_result: int = 60  # ... and its minutes (default)
-    record_race_rounds: int = 8  # a record write retried after losing a race
+    record_race_rounds: int = 8  # a record write retried after losing a race (`RecordStore.update`)
+    worker_move_rounds: int = 5  # ... a worker move (`services/chain/worker_moves.py`)
+    hook_write_rounds: int = 3  # ... a hook's session heartbeat (`services/doors/hooks.py`)
     journal_append_rounds: int = 64  # a journal append retried after losing a race
 
     # review before merge (`oms result show|diff|request-changes`)

@@ -66,6 +66,12 @@ PROTOCOL_STEPS: tuple[tuple[str, str], ...] = (
 
 NOT_MODELLED: tuple[tuple[str, str], ...] = (
     (
+        "oms.store.records:RecordStore._decide_loop",
+        "the read-decide-write loop of every record writer: each round is one `_write`, and a lost "
+        "race is decided again on the latest version as each actor of the model re-reads",
+    ),
+    ("oms.store.records:RecordStore.write_next", "one round of `_decide_loop`: one `_write`"),
+    (
         "oms.services.delivery.lifecycle:_launch_unstarted",
         "resume's launch of a never-launched worker: part of `resume`",
     ),

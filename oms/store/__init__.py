@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from oms.errors import OmsError, suppress_faults
 from oms.limits import LIMITS, Limits
-from oms.store.records import Record, RecordStore
+from oms.store.records import Change, Record, RecordStore
 from oms.store.stateroot import StateRoot, default_state_root
 
 if TYPE_CHECKING:
@@ -240,7 +240,7 @@ class Store:
         self.close()
 
 
-__all__ = ["Record", "RecordStore", "StateRoot", "Store", "default_state_root"]
+__all__ = ["Change", "Record", "RecordStore", "StateRoot", "Store", "default_state_root"]
 
 
 def _grouped(records: list[Record]) -> dict[str, list[Record]]:

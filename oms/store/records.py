@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import NamedTuple
 
 from oms.canonical import JsonObject, access, check, digest_bytes, parse_ts
@@ -83,6 +84,20 @@ class WriteResult(NamedTuple):
 
     record: Record
     replayed: bool
+
+
+class Change(NamedTuple):
+    """What a `decide` asks `RecordStore.update` to write as the next version."""
+
+    state: str
+    payload: JsonObject
+    operation_id: str
+    actor: str
+    observed_at: str
+
+
+Decide = Callable[[Record], "Change | None"]
+DecideOrCreate = Callable[["Record | None"], "Change | None"]
 
 
 def version_digest(data: bytes) -> str:
@@ -236,6 +251,90 @@ class RecordStore:
         return rec
 
     # ------------------------------------------------------------------ writes
+    def update(
+        self,
+        record_id: str,
+        decide: Decide,
+        *,
+        rounds: int | None = None,
+        first: Record | None = None,
+    ) -> WriteResult | None:
+        """The one read-decide-write-retry of a record's next version.
+
+        Reads the latest version (or starts from `first`, a version the caller has read already),
+        asks the pure `decide` for the next version (None: nothing to write, None is returned) and
+        writes it with `transition`'s compare-and-swap. A lost race (`VersionConflictError`) reads
+        again and asks `decide` again, at most `rounds` times (`LIMITS.record_race_rounds`); the
+        last conflict is raised after that. A missing record raises `RecordNotFoundError`; what
+        `decide` raises (an illegal transition, a refusal) passes through unwritten."""
+
+        def either(current: Record | None) -> Change | None:
+            if current is None:
+                raise RecordNotFoundError(f"no {self.kind} record {record_id}")
+            return decide(current)
+
+        return self._decide_loop(record_id, either, rounds, first)
+
+    def write_next(self, first: Record, change: Change) -> WriteResult:
+        """`update` in one round from `first`, a version the caller read and decided on already:
+        `change` is written as the version after it, or `VersionConflictError` when another writer
+        won that version (or a replay of the same operation)."""
+        written = self.update(first.record_id, lambda _current: change, rounds=1, first=first)
+        if written is None:  # (a decide that always answers writes or raises)
+            raise VersionConflictError(self.kind, first.record_id, first.version, None)
+        return written
+
+    def upsert(
+        self,
+        record_id: str,
+        decide: DecideOrCreate,
+        *,
+        rounds: int | None = None,
+    ) -> WriteResult | None:
+        """`update`, where `decide` also sees a missing record (None) and may create version 0."""
+        return self._decide_loop(record_id, decide, rounds, None)
+
+    def _decide_loop(
+        self,
+        record_id: str,
+        decide: DecideOrCreate,
+        rounds: int | None,
+        first: Record | None,
+    ) -> WriteResult | None:
+        bound = self.limits.record_race_rounds if rounds is None else rounds
+        if bound < 1:
+            raise InvalidInputError(f"rounds must be at least 1 (got {bound})")
+        lost = VersionConflictError(self.kind, record_id, None, None)
+        for round_ in range(bound):
+            current = first if round_ == 0 and first is not None else None
+            if current is None:
+                current = self.read_if_exists(record_id)
+            change = decide(current)
+            if change is None:
+                return None
+            try:
+                if current is None:
+                    return self.create(
+                        record_id,
+                        state=change.state,
+                        payload=change.payload,
+                        operation_id=change.operation_id,
+                        actor=change.actor,
+                        observed_at=change.observed_at,
+                    )
+                return self.transition(
+                    record_id,
+                    expected_version=current.version,
+                    state=change.state,
+                    payload=change.payload,
+                    operation_id=change.operation_id,
+                    actor=change.actor,
+                    observed_at=change.observed_at,
+                )
+            except VersionConflictError as exc:
+                lost = exc  # another writer's version landed first: decide again on it
+        raise lost
+
     def create(
         self,
         record_id: str,

@@ -217,6 +217,8 @@ DEFENCE_IN_DEPTH: dict[str, tuple[str, tuple[str, ...]]] = {
 WRITERS = frozenset(
     {
         "transition",
+        "upsert",
+        "write_next",
         "create",
         "commit_receipt",
         "lock",

@@ -46,7 +46,7 @@ from oms.services.chain.authority import check_dispatch, check_intent, role_fiel
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.services.workspace import policy as policy_service
 from oms.services.workspace.committed import uncommitted
-from oms.store import Record
+from oms.store import Change, Record
 
 DELIVERY_EVENT = "dispatch-delivery-requested"
 
@@ -69,19 +69,10 @@ def list_all(ws: Workspace) -> list[Record]:
 
 
 def _transition(ws: Workspace, dispatch: Record, nxt: Next, op: str) -> Record:
-    return (
-        ws.store.records("dispatch")
-        .transition(
-            dispatch.record_id,
-            expected_version=dispatch.version,
-            state=nxt.state,
-            payload=nxt.payload,
-            operation_id=op,
-            actor=SYSTEM_ACTOR,
-            observed_at=next_after(dispatch.observed_at, ws.now()),
-        )
-        .record
+    change = Change(
+        nxt.state, nxt.payload, op, SYSTEM_ACTOR, next_after(dispatch.observed_at, ws.now())
     )
+    return ws.store.records("dispatch").write_next(dispatch, change).record
 
 
 # ------------------------------------------------------------------ propose

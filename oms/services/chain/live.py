@@ -9,7 +9,7 @@ from oms.domain import live as machine
 from oms.domain.github import check_repository
 from oms.errors import AuthorityChangedError, InvalidInputError, one_line
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
-from oms.store import Record
+from oms.store import Change, Record
 
 _PERSON_BAD = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -54,15 +54,9 @@ def authorize(ws: Workspace, repository: str, *, person: str, confirmed_by: str)
     nxt = machine.reauthorize(
         existing.state, existing.payload, person=person, confirmed_by=confirmed_by, now=now
     )
-    return records.transition(
-        rid,
-        expected_version=existing.version,
-        state=nxt.state,
-        payload=nxt.payload,
-        operation_id=stable_id("live-auth", rid, existing.version),
-        actor=SYSTEM_ACTOR,
-        observed_at=next_after(existing.observed_at, now),
-    ).record
+    op = stable_id("live-auth", rid, existing.version)
+    change = Change(nxt.state, nxt.payload, op, SYSTEM_ACTOR, next_after(existing.observed_at, now))
+    return records.write_next(existing, change).record
 
 
 def revoke(ws: Workspace, repository: str, reason: str) -> Record:
@@ -77,19 +71,9 @@ def revoke(ws: Workspace, repository: str, reason: str) -> Record:
     nxt = machine.revoke(
         existing.state, existing.payload, now=now, reason=one_line(reason, default="revoked")
     )
-    return (
-        ws.store.records("authorization")
-        .transition(
-            existing.record_id,
-            expected_version=existing.version,
-            state=nxt.state,
-            payload=nxt.payload,
-            operation_id=stable_id("live-revoke", existing.record_id, existing.version),
-            actor=SYSTEM_ACTOR,
-            observed_at=next_after(existing.observed_at, now),
-        )
-        .record
-    )
+    op = stable_id("live-revoke", existing.record_id, existing.version)
+    change = Change(nxt.state, nxt.payload, op, SYSTEM_ACTOR, next_after(existing.observed_at, now))
+    return ws.store.records("authorization").write_next(existing, change).record
 
 
 def dispatch_request(dispatch: Record) -> JsonObject:

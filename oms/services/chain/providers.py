@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from oms import store
 from oms.adapters import bwrap, cgroups
 from oms.canonical import JsonObject, access, next_after
 from oms.domain import routing as routing_rules
@@ -138,8 +139,8 @@ class Change:
 def _update(ws: Workspace, provider_id: str, change: Change, op: str) -> Record | None:
     """Write the change (created if the provider has no record yet); None if it changed nothing."""
     records = ws.store.records(KIND)
-    for _ in range(8):
-        current = records.read_if_exists(provider_id)
+
+    def decide(current: Record | None) -> store.Change | None:
         standing = standing_of(current)
         payload: JsonObject = (
             dict(current.payload) if current is not None else _blank(provider_id, ws.now())
@@ -164,28 +165,16 @@ def _update(ws: Workspace, provider_id: str, change: Change, op: str) -> Record 
                 quota_percent=change.quota_percent, probed_at=ws.now(), probe_note=change.probe_note
             )
         payload["updated_at"] = ws.now()
-        try:
-            if current is None:
-                return records.create(
-                    provider_id,
-                    state="known",
-                    payload=payload,
-                    operation_id=op,
-                    actor=ACTOR,
-                    observed_at=ws.now(),
-                ).record
-            return records.transition(
-                provider_id,
-                expected_version=current.version,
-                state="known",
-                payload=payload,
-                operation_id=f"{op}-{current.version + 1}",
-                actor=ACTOR,
-                observed_at=next_after(current.observed_at, ws.now()),
-            ).record
-        except VersionConflictError:
-            continue  # another worker's report landed first: decide again on it
-    return None
+        if current is None:
+            return store.Change("known", payload, op, ACTOR, ws.now())
+        after = next_after(current.observed_at, ws.now())
+        return store.Change("known", payload, f"{op}-{current.version + 1}", ACTOR, after)
+
+    try:  # another worker's report may land first: decided again on it
+        written = records.upsert(provider_id, decide, rounds=LIMITS.record_race_rounds)
+    except VersionConflictError:
+        return None
+    return None if written is None else written.record
 
 
 def _blank(provider_id: str, now: str) -> JsonObject:

@@ -24,7 +24,7 @@ from oms.domain.machine import Next, step
 from oms.errors import CheckoutChangedError, InvalidInputError, one_line, suppress_faults
 from oms.services.chain import fence, worker_moves
 from oms.services.workspace import Workspace
-from oms.store import Record
+from oms.store import Change, Record
 
 ACTOR = "oms-bridge"
 RESULT_LOCKS = (
@@ -191,15 +191,9 @@ def _record_locked(
         step("dispatch", machine.TABLE, dispatch.state, "record-result"),
         {**dispatch.payload, "result_evidence": evidence.ref},
     )
-    written = ws.store.records("dispatch").transition(
-        dispatch.record_id,
-        expected_version=dispatch.version,
-        state=nxt.state,
-        payload=nxt.payload,
-        operation_id=stable_id("dsp-result", dispatch.record_id),
-        actor=ACTOR,
-        observed_at=next_after(dispatch.observed_at, ws.now()),
-    )
+    op = stable_id("dsp-result", dispatch.record_id)
+    change = Change(nxt.state, nxt.payload, op, ACTOR, next_after(dispatch.observed_at, ws.now()))
+    written = ws.store.records("dispatch").write_next(dispatch, change)
     _land(ws, dispatch, result_commit)  # recorded: only now do the branch and the index move to it
     _finish_worker(ws, dispatch.record_id, status, summary)
     return written.record, evidence.ref, written.replayed

@@ -35,7 +35,7 @@ from oms.errors import (
 )
 from oms.limits import LIMITS
 from oms.services.workspace import SYSTEM_ACTOR, Workspace, launch_paths
-from oms.store import Record
+from oms.store import Change, Record
 
 _TITLE_BAD = re.compile(r"[\x00-\x1f\x7f]")
 _GITHUB_URL = re.compile(
@@ -207,19 +207,8 @@ def list_all(ws: Workspace) -> list[Record]:
 
 
 def _transition(ws: Workspace, ticket: Record, nxt: Next, op: str) -> Record:
-    return (
-        ws.store.records("ticket")
-        .transition(
-            ticket.record_id,
-            expected_version=ticket.version,
-            state=nxt.state,
-            payload=nxt.payload,
-            operation_id=op,
-            actor=SYSTEM_ACTOR,
-            observed_at=_after(ws, ticket),
-        )
-        .record
-    )
+    change = Change(nxt.state, nxt.payload, op, SYSTEM_ACTOR, _after(ws, ticket))
+    return ws.store.records("ticket").write_next(ticket, change).record
 
 
 def _after(ws: Workspace, record: Record) -> str:
@@ -414,19 +403,9 @@ def reopen(
     else:
         hint = _reopen_hint(ws, ticket)
         raise IllegalTransitionError("ticket", ticket.state, "reopen", hint=hint)
-    done = (
-        ws.store.records("ticket")
-        .transition(
-            ticket.record_id,
-            expected_version=ticket.version,
-            state=nxt.state,
-            payload=nxt.payload,
-            operation_id=stable_id("tkt-reopen", ticket.record_id, ticket.version),
-            actor=person_actor(person),
-            observed_at=_after(ws, ticket),
-        )
-        .record
-    )
+    op = stable_id("tkt-reopen", ticket.record_id, ticket.version)
+    change = Change(nxt.state, nxt.payload, op, person_actor(person), _after(ws, ticket))
+    done = ws.store.records("ticket").write_next(ticket, change).record
     ws.store.events.create(
         stable_id("evt-reopen", ticket.record_id, done.version),
         REOPENED,

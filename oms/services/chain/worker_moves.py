@@ -5,7 +5,8 @@ the fence, a recorded result — says *what* in a pure `decide(worker, now)` bui
 `domain/workers.py`, and `move` writes it: the latest version is read, `decide` sees it and returns
 the next state and payload (or None: nothing to write), and that is written as the next version.
 When another writer won the race for that version (hooks, liveness and delivery do race) the worker
-is read again and `decide` asked again, at most `TRIES` times; after that nothing is written and
+is read again and `decide` asked again, at most `LIMITS.worker_move_rounds` times
+(`RecordStore.update`, the one writer of a record's next version); after that nothing is written and
 None is returned.
 """
 
@@ -16,13 +17,13 @@ from typing import TYPE_CHECKING
 
 from oms.canonical import next_after
 from oms.domain.machine import Next
-from oms.errors import VersionConflictError
-from oms.store import Record
+from oms.errors import RecordNotFoundError, VersionConflictError
+from oms.limits import LIMITS
+from oms.store import Change, Record
 
 if TYPE_CHECKING:
     from oms.services.workspace import Workspace
 
-TRIES = 5
 Decide = Callable[[Record, str], Next | None]
 
 
@@ -36,26 +37,22 @@ def move(
 ) -> Record | None:
     """Write the move `decide` makes of the latest worker; the version written (or replayed: the
     operation `op` names was done already), or None when nothing was written (no worker, nothing to
-    do, or the race was lost `TRIES` times)."""
+    do, or the race was lost `LIMITS.worker_move_rounds` times)."""
     records = ws.store.records("worker")
-    for _ in range(TRIES):
-        worker = records.read_if_exists(dispatch_id)
-        if worker is None:
-            return None
+    first = records.read_if_exists(dispatch_id)
+    if first is None:
+        return None
+
+    def change(worker: Record) -> Change | None:
         now = next_after(worker.observed_at, ws.now())
         nxt = decide(worker, now)
         if nxt is None:
             return None
-        try:
-            return records.transition(
-                dispatch_id,
-                expected_version=worker.version,
-                state=nxt.state,
-                payload=nxt.payload,
-                operation_id=op(worker) if callable(op) else op,
-                actor=actor,
-                observed_at=now,
-            ).record
-        except VersionConflictError:
-            continue
-    return None
+        operation = op(worker) if callable(op) else op
+        return Change(nxt.state, nxt.payload, operation, actor, now)
+
+    try:
+        written = records.update(dispatch_id, change, rounds=LIMITS.worker_move_rounds, first=first)
+    except (VersionConflictError, RecordNotFoundError):
+        return None
+    return None if written is None else written.record

@@ -20,7 +20,7 @@ from oms.domain import pool as pool_rules
 from oms.errors import OmsError, one_line
 from oms.fsio.locks import Lock
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
-from oms.store import Record
+from oms.store import Change, Record
 
 POOL_ID = "pool"
 LOCK_CONSUMER = "oms-pool"
@@ -104,15 +104,8 @@ def _write(ws: Workspace, record: Record | None, payload: JsonObject, why: str) 
             observed_at=ws.now(),
         ).record
     op = stable_id("pool", why, record.version)
-    return records.transition(
-        POOL_ID,
-        expected_version=record.version,
-        state="active",
-        payload=payload,
-        operation_id=op,
-        actor=SYSTEM_ACTOR,
-        observed_at=next_after(record.observed_at, ws.now()),
-    ).record
+    change = Change("active", payload, op, SYSTEM_ACTOR, next_after(record.observed_at, ws.now()))
+    return records.write_next(record, change).record
 
 
 def settled(ws: Workspace, occupancy: Occupancy) -> JsonObject:

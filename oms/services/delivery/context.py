@@ -23,7 +23,7 @@ from oms.errors import AlreadyExistsError, UnsafeFileError
 from oms.services.chain import worker_moves
 from oms.services.delivery import plans, proxy_route, session_events
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
-from oms.store import Record
+from oms.store import Change, Record
 
 
 @dataclass
@@ -130,19 +130,9 @@ class DeliveryContext:
     def session_step(self, session: Record, nxt: Next, op: str) -> Record:
         """Write a session transition (observed at the time the machine stamped) and the lifecycle
         event it is, if any (`services/delivery/session_events.py`)."""
-        written = (
-            self.ws.store.records("session")
-            .transition(
-                session.record_id,
-                expected_version=session.version,
-                state=nxt.state,
-                payload=nxt.payload,
-                operation_id=op,
-                actor=SYSTEM_ACTOR,
-                observed_at=access.text(nxt.payload, "last_observed_at"),
-            )
-            .record
-        )
+        after = access.text(nxt.payload, "last_observed_at")
+        change = Change(nxt.state, nxt.payload, op, SYSTEM_ACTOR, after)
+        written = self.ws.store.records("session").write_next(session, change).record
         session_events.after_step(self.ws, session.state, written)
         return written
 

@@ -226,6 +226,7 @@ class Tools:
         from oms.domain import dispatches as machine
         from oms.domain.machine import Next, step
         from oms.services.chain import liveness
+        from oms.store import Change
 
         dispatch = self._dispatch()
         ws = self.workspace()
@@ -233,15 +234,10 @@ class Tools:
         if dispatch.state != "accepted":
             return {"dispatch_id": dispatch.record_id, "state": dispatch.state, "already": True}
         nxt = Next(step("dispatch", machine.TABLE, dispatch.state, "acknowledge"), dispatch.payload)
-        written = ws.store.records("dispatch").transition(
-            dispatch.record_id,
-            expected_version=dispatch.version,
-            state=nxt.state,
-            payload=nxt.payload,
-            operation_id=stable_id("dsp-ack", dispatch.record_id),
-            actor="oms-bridge",
-            observed_at=next_after(dispatch.observed_at, ws.now()),
-        )
+        op = stable_id("dsp-ack", dispatch.record_id)
+        after = next_after(dispatch.observed_at, ws.now())
+        change = Change(nxt.state, nxt.payload, op, "oms-bridge", after)
+        written = ws.store.records("dispatch").write_next(dispatch, change)
         rec = written.record
         return {"dispatch_id": rec.record_id, "state": rec.state, "already": written.replayed}
 

@@ -181,6 +181,7 @@ def respond(
     from oms.errors import OmsError, VersionConflictError
     from oms.services.chain import fence, liveness
     from oms.services.doors import progress
+    from oms.store import Change, Record
 
     ws = workspace()
     dispatch = ws.store.records("dispatch").read(args.dispatch_id)
@@ -213,13 +214,17 @@ def respond(
         active,
         1 + memo.missed if event == "Stop" else 1,
     )
-    decided = None  # the gate's decision against the session's latest version
+    decided: gate.After | None = None  # the gate's decision against the latest version
     running = False
-    for _ in range(3):  # heartbeats race with delivery and other hooks: re-read and retry
-        session = records.read_if_exists(args.session_id)
+    seen: Record | None = None  # the version `decide` last decided on
+    skipped = False  # ... and found not worth writing
+
+    def decide(session: Record | None) -> Change | None:
+        nonlocal decided, running, seen, skipped
+        decided, seen, skipped = None, session, False
         running = session is not None and session.state == "running"
         if session is None or not running:
-            break  # a parked or stopped session records nothing and is not held back
+            return None  # a parked or stopped session records nothing and is not held back
         now = next_after(session.observed_at, ws.now())
         decided = gate.after(
             memo.base(session),
@@ -228,31 +233,25 @@ def respond(
             acknowledged_at=acknowledged_at,
             now=now,
         )
-        first = session.actor != "oms-hook"
         if not gate.worth_writing(
             session.payload,
             decided.payload,
-            first=first,
+            first=session.actor != "oms-hook",
             no_result=decided.no_result is not None,
             now=now,
         ):
-            memo.keep(session, decided.payload, counted=event == "Stop")
-            break
+            skipped = True
+            return None
         beat = sessions.heartbeat(session.state, decided.payload, now=now)
-        try:
-            records.transition(
-                session.record_id,
-                expected_version=session.version,
-                state=beat.state,
-                payload=beat.payload,
-                operation_id=stable_id("hook", session.record_id, session.version, event),
-                actor="oms-hook",
-                observed_at=now,
-            )
-            memo.keep(session, None, counted=event == "Stop")
-            break
-        except VersionConflictError:
-            decided = None
+        op = stable_id("hook", session.record_id, session.version, event)
+        return Change(beat.state, beat.payload, op, "oms-hook", now)
+
+    try:  # heartbeats race with delivery and other hooks: re-read and decide again
+        records.upsert(args.session_id, decide, rounds=LIMITS.hook_write_rounds)
+    except VersionConflictError:
+        decided = None
+    if seen is not None and decided is not None:
+        memo.keep(seen, decided.payload if skipped else None, counted=event == "Stop")
     if decided is not None and decided.no_result is not None:
         progress.park_no_result(ws, args.dispatch_id, decided.no_result, notes)
         return {}

@@ -37,6 +37,7 @@ from oms.limits import LIMITS
 from oms.services.finishing import verify
 from oms.services.finishing.verify import Target
 from oms.services.workspace import Workspace
+from oms.store import Change as NextVersion
 from oms.store import Record
 
 CHANGES_REQUESTED = (
@@ -295,19 +296,10 @@ def request_changes(
         carried=carried,
         reason=f"changes requested by {who} on {dispatch_id}",
     )
-    done = (
-        ws.store.records("ticket")
-        .transition(
-            ticket.record_id,
-            expected_version=ticket.version,
-            state=nxt.state,
-            payload=nxt.payload,
-            operation_id=stable_id("tkt-request-changes", ticket.record_id, ticket.version),
-            actor=tickets.person_actor(person),
-            observed_at=next_after(ticket.observed_at, ws.now()),
-        )
-        .record
-    )
+    op = stable_id("tkt-request-changes", ticket.record_id, ticket.version)
+    after = next_after(ticket.observed_at, ws.now())
+    change = NextVersion(nxt.state, nxt.payload, op, tickets.person_actor(person), after)
+    done = ws.store.records("ticket").write_next(ticket, change).record
     event_id = stable_id("evt-changes", ticket.record_id, done.version)
     ws.store.events.create(
         event_id,

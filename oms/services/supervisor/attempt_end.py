@@ -31,7 +31,7 @@ from oms.services.chain import fence, results, worker_moves
 from oms.services.checkout import salvage
 from oms.services.delivery import session_events
 from oms.services.workspace import Workspace
-from oms.store import Record, panefiles
+from oms.store import Change, Record, panefiles
 
 CHECK_S = LIMITS.attempt_check_s  # asked at least this often (and after every request served)
 AFTER_REQUEST_S = 0.05  # ... this long after a request was served (its answer is written first)
@@ -118,14 +118,10 @@ def record_end(ws: Workspace, dispatch_id: str, why: str) -> JsonObject | None:
             reason=why,
             now=next_after(session.observed_at, ws.now()),
         )
-        written = records.transition(
-            session.record_id,
-            expected_version=session.version,
-            state=nxt.state,
-            payload=nxt.payload,
-            operation_id=stable_id("wkr-over-sess", dispatch_id),
-            actor=ACTOR,
-            observed_at=access.text(nxt.payload, "last_observed_at"),
+        op = stable_id("wkr-over-sess", dispatch_id)
+        after = access.text(nxt.payload, "last_observed_at")
+        written = records.write_next(
+            session, Change(nxt.state, nxt.payload, op, ACTOR, after)
         ).record
         session_events.after_step(ws, session.state, written)
     kept = None
