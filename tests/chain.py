@@ -4,6 +4,7 @@ clock."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -170,6 +171,12 @@ def make_chain(tmp_path: Path) -> Iterator[Chain]:
     chain.set_advisor("approve")
     chain.commit("oms config and policy")
     yield chain
+    # whatever a test launched (a one-shot tick fills the pool) ends with it: its own socket only
+    subprocess.run(
+        ["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"],
+        capture_output=True,
+        check=False,
+    )
 
 
 WORKER = r"""#!/bin/sh
