@@ -68,9 +68,7 @@ def test_the_log_is_shown_with_its_times_and_a_hostile_line_escaped(
     assert "\x1b" not in docs[1]["line"]
     missing = oms.run("worker", "log", "dsp-" + "0" * 32, *_roots(chain))
     assert missing.returncode == 1
-    assert missing.stderr.startswith(
-        "oms: error: no dispatch or ticket dsp-"
-    )  # one line and its fix
+    assert missing.stderr.startswith("oms: error: no worker dsp-")  # one line and its fix
 
 
 def _follow(oms: OmsCommand, chain: Chain, dispatch_id: str) -> subprocess.Popen[bytes]:

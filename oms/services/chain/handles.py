@@ -10,12 +10,14 @@ import re
 from oms.canonical import check
 from oms.canonical.ids import OPAQUE_ID
 from oms.domain.handles import Attempt, Want, dispatch_for, unique
+from oms.errors import RecordNotFoundError
 from oms.services.chain import tickets
 from oms.services.workspace import Workspace
 
 __all__ = ["Want", "dispatch", "ticket"]
 
 HANDLE = re.compile(r"[a-z0-9][a-z0-9-]{0,127}")  # an id or the start of one
+WHOLE_DISPATCH = re.compile(r"dsp-[0-9a-f]{32}")  # a dispatch's whole id, as oms makes them
 
 
 def ticket(ws: Workspace, handle: str) -> str:
@@ -42,7 +44,12 @@ def dispatch(ws: Workspace, handle: str, want: Want = Want.LIVE) -> str:
         )
         for r in ws.store.latest("dispatch").checked()
     ]
-    found = dispatch_for(handle, ws.store.records("ticket").ids(), attempts, want)
+    try:
+        found = dispatch_for(handle, ws.store.records("ticket").ids(), attempts, want)
+    except RecordNotFoundError:
+        if WHOLE_DISPATCH.fullmatch(handle):
+            return handle  # none like it now: the command says what became of it (compacted)
+        raise
     owner = next(a.ticket_id for a in attempts if a.dispatch_id == found)
     if ws.store.records("ticket").read_if_exists(owner) is not None:
         tickets.get(ws, owner)  # another repository's is refused here, with its reason
