@@ -184,7 +184,7 @@ def test_a_handle_that_names_nothing_says_where_the_ids_are(repo: Repo) -> None:
     dispatch = repo.proposed()
     for args, why in (
         (("dispatch", "show", "tkt-9"), "no dispatch or ticket tkt-9"),
-        (("worker", "stop", "dsp-0"), "no dispatch or ticket dsp-0"),
+        (("worker", "stop", "dsp-zz"), "no dispatch or ticket dsp-zz"),
         (("result", "merge", "tkt-1"), f"ticket tkt-1 has no result; its dispatches: {dispatch}"),
     ):
         refused = repo.run(*args)

@@ -67,7 +67,11 @@ def _screen(oms: OmsCommand, tmp_path: Path, command: list[str], done: str) -> s
             line,
         ],
         check=True,
-        env={**os.environ, "TERM": "xterm-256color"},
+        # the pane's own width decides what is cut (a COLUMNS an xdist worker inherits must not)
+        env={
+            **{k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")},
+            "TERM": "xterm-256color",
+        },
     )
     try:
 

@@ -12,10 +12,13 @@ from collections.abc import Callable
 from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
-from oms.schemas._generated import defs as _m_defs
 
 _P0 = '^[0-9a-f]{40}([0-9a-f]{24})?$'
-_P1 = '^[0-9a-f]{64}$'
+_P1 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
+_P2 = '^[0-9a-f]{40}(?:[0-9a-f]{24})?$'
+_P3 = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$'
+_P4 = '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$'
+_P5 = '^[0-9a-f]{64}$'
 _C0: tuple[object, ...] = ('acknowledged', 'result-received', 'resolved')
 _C1: tuple[object, ...] = ('completed', 'blocked', 'failed')
 _C2: tuple[object, ...] = ('result-received', 'resolved')
@@ -181,10 +184,183 @@ def _v164(x: object) -> bool:
     return True
 
 
+def _v166(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/changes_requested/properties/dispatch_id
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P1, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 128:
+            return False
+    return True
+
+
+def _v167(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/changes_requested/properties/result_commit
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P2, x) is None:
+            return False
+    return True
+
+
+def _v168(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/changes_requested/properties/previous_summary
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) > 8192:
+            return False
+    return True
+
+
+def _v169(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/changes_requested/properties/summary_truncated
+    if not (isinstance(x, bool)):
+        return False
+    return True
+
+
+def _v170(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/changes_requested/properties/person
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) < 1:
+            return False
+        if len(x) > 128:
+            return False
+    return True
+
+
+def _v174(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/changes_requested/properties/comments/items/properties/path/anyOf/0
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P3, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 1024:
+            return False
+    return True
+
+
+def _v175(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/changes_requested/properties/comments/items/properties/path/anyOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v173(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/changes_requested/properties/comments/items/properties/path
+    if not (_v174(x) or _v175(x)):
+        return False
+    return True
+
+
+def _v177(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/changes_requested/properties/comments/items/properties/line/anyOf/0
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+    return True
+
+
+def _v178(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/changes_requested/properties/comments/items/properties/line/anyOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v176(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/changes_requested/properties/comments/items/properties/line
+    if not (_v177(x) or _v178(x)):
+        return False
+    return True
+
+
+def _v179(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/changes_requested/properties/comments/items/properties/text
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P4, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 2000:
+            return False
+    return True
+
+
+def _v172(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/changes_requested/properties/comments/items
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('line', 'path', 'text'):
+            if k not in x:
+                return False
+        if 'path' in x and not _v173(x['path']):
+            return False
+        if 'line' in x and not _v176(x['line']):
+            return False
+        if 'text' in x and not _v179(x['text']):
+            return False
+        for k in x:
+            if k not in ('path', 'line', 'text'):
+                return False
+    return True
+
+
+def _v171(x: object) -> bool:
+    # bridge-tools#/$defs/read_dispatch_output/properties/changes_requested/properties/comments
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) < 1:
+            return False
+        if len(x) > 100:
+            return False
+        for v in x:
+            if not _v172(v):
+                return False
+    return True
+
+
 def _v165(x: object) -> bool:
     # bridge-tools#/$defs/read_dispatch_output/properties/changes_requested
-    if not _m_defs._v76(x):
+    if not (isinstance(x, dict)):
         return False
+    if isinstance(x, dict):
+        for k in ('comments', 'dispatch_id', 'person', 'previous_summary', 'result_commit', 'summary_truncated'):
+            if k not in x:
+                return False
+        if 'dispatch_id' in x and not _v166(x['dispatch_id']):
+            return False
+        if 'result_commit' in x and not _v167(x['result_commit']):
+            return False
+        if 'previous_summary' in x and not _v168(x['previous_summary']):
+            return False
+        if 'summary_truncated' in x and not _v169(x['summary_truncated']):
+            return False
+        if 'person' in x and not _v170(x['person']):
+            return False
+        if 'comments' in x and not _v171(x['comments']):
+            return False
+        for k in x:
+            if k not in ('dispatch_id', 'result_commit', 'previous_summary', 'summary_truncated', 'person', 'comments'):
+                return False
     return True
 
 
@@ -222,7 +398,7 @@ def _v147(x: object) -> bool:
     return True
 
 
-def _v166(x: object) -> bool:
+def _v180(x: object) -> bool:
     # bridge-tools#/$defs/acknowledge_dispatch_input
     if not (isinstance(x, dict)):
         return False
@@ -233,28 +409,28 @@ def _v166(x: object) -> bool:
     return True
 
 
-def _v168(x: object) -> bool:
+def _v182(x: object) -> bool:
     # bridge-tools#/$defs/acknowledge_dispatch_output/properties/dispatch_id
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v169(x: object) -> bool:
+def _v183(x: object) -> bool:
     # bridge-tools#/$defs/acknowledge_dispatch_output/properties/state
     if not any(_eq(x, c) for c in _C0):
         return False
     return True
 
 
-def _v170(x: object) -> bool:
+def _v184(x: object) -> bool:
     # bridge-tools#/$defs/acknowledge_dispatch_output/properties/already
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v167(x: object) -> bool:
+def _v181(x: object) -> bool:
     # bridge-tools#/$defs/acknowledge_dispatch_output
     if not (isinstance(x, dict)):
         return False
@@ -262,11 +438,11 @@ def _v167(x: object) -> bool:
         for k in ('already', 'dispatch_id', 'state'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v168(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v182(x['dispatch_id']):
             return False
-        if 'state' in x and not _v169(x['state']):
+        if 'state' in x and not _v183(x['state']):
             return False
-        if 'already' in x and not _v170(x['already']):
+        if 'already' in x and not _v184(x['already']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'state', 'already'):
@@ -274,14 +450,14 @@ def _v167(x: object) -> bool:
     return True
 
 
-def _v172(x: object) -> bool:
+def _v186(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input/properties/status
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v173(x: object) -> bool:
+def _v187(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input/properties/summary
     if not (isinstance(x, str)):
         return False
@@ -293,7 +469,7 @@ def _v173(x: object) -> bool:
     return True
 
 
-def _v175(x: object) -> bool:
+def _v189(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input/properties/result_commit/anyOf/0
     if not (isinstance(x, str)):
         return False
@@ -303,21 +479,21 @@ def _v175(x: object) -> bool:
     return True
 
 
-def _v176(x: object) -> bool:
+def _v190(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input/properties/result_commit/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v174(x: object) -> bool:
+def _v188(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input/properties/result_commit
-    if not (_v175(x) or _v176(x)):
+    if not (_v189(x) or _v190(x)):
         return False
     return True
 
 
-def _v171(x: object) -> bool:
+def _v185(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_input
     if not (isinstance(x, dict)):
         return False
@@ -325,11 +501,11 @@ def _v171(x: object) -> bool:
         for k in ('status', 'summary'):
             if k not in x:
                 return False
-        if 'status' in x and not _v172(x['status']):
+        if 'status' in x and not _v186(x['status']):
             return False
-        if 'summary' in x and not _v173(x['summary']):
+        if 'summary' in x and not _v187(x['summary']):
             return False
-        if 'result_commit' in x and not _v174(x['result_commit']):
+        if 'result_commit' in x and not _v188(x['result_commit']):
             return False
         for k in x:
             if k not in ('status', 'summary', 'result_commit'):
@@ -337,38 +513,38 @@ def _v171(x: object) -> bool:
     return True
 
 
-def _v178(x: object) -> bool:
+def _v192(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/dispatch_id
     if not (isinstance(x, str)):
         return False
     return True
 
 
-def _v179(x: object) -> bool:
+def _v193(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/state
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v180(x: object) -> bool:
+def _v194(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/evidence
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P1, x) is None:
+        if _search(_P5, x) is None:
             return False
     return True
 
 
-def _v181(x: object) -> bool:
+def _v195(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/already
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v183(x: object) -> bool:
+def _v197(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/result_commit/anyOf/0
     if not (isinstance(x, str)):
         return False
@@ -378,21 +554,21 @@ def _v183(x: object) -> bool:
     return True
 
 
-def _v184(x: object) -> bool:
+def _v198(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/result_commit/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v182(x: object) -> bool:
+def _v196(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output/properties/result_commit
-    if not (_v183(x) or _v184(x)):
+    if not (_v197(x) or _v198(x)):
         return False
     return True
 
 
-def _v177(x: object) -> bool:
+def _v191(x: object) -> bool:
     # bridge-tools#/$defs/record_dispatch_result_output
     if not (isinstance(x, dict)):
         return False
@@ -400,15 +576,15 @@ def _v177(x: object) -> bool:
         for k in ('already', 'dispatch_id', 'evidence', 'result_commit', 'state'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v178(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v192(x['dispatch_id']):
             return False
-        if 'state' in x and not _v179(x['state']):
+        if 'state' in x and not _v193(x['state']):
             return False
-        if 'evidence' in x and not _v180(x['evidence']):
+        if 'evidence' in x and not _v194(x['evidence']):
             return False
-        if 'already' in x and not _v181(x['already']):
+        if 'already' in x and not _v195(x['already']):
             return False
-        if 'result_commit' in x and not _v182(x['result_commit']):
+        if 'result_commit' in x and not _v196(x['result_commit']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'state', 'evidence', 'already', 'result_commit'):
@@ -418,10 +594,10 @@ def _v177(x: object) -> bool:
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
     'bridge-tools': _v145,
-    'bridge-tools#/$defs/acknowledge_dispatch_input': _v166,
-    'bridge-tools#/$defs/acknowledge_dispatch_output': _v167,
+    'bridge-tools#/$defs/acknowledge_dispatch_input': _v180,
+    'bridge-tools#/$defs/acknowledge_dispatch_output': _v181,
     'bridge-tools#/$defs/read_dispatch_input': _v146,
     'bridge-tools#/$defs/read_dispatch_output': _v147,
-    'bridge-tools#/$defs/record_dispatch_result_input': _v171,
-    'bridge-tools#/$defs/record_dispatch_result_output': _v177,
+    'bridge-tools#/$defs/record_dispatch_result_input': _v185,
+    'bridge-tools#/$defs/record_dispatch_result_output': _v191,
 }

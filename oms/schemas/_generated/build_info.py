@@ -18,14 +18,14 @@ _P0 = '^[0-9A-Za-z][0-9A-Za-z.+_-]*$'
 _C0: object = 'oms-build-v1'
 
 
-def _v186(x: object) -> bool:
+def _v200(x: object) -> bool:
     # build-info#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v188(x: object) -> bool:
+def _v202(x: object) -> bool:
     # build-info#/$defs/release
     if not (isinstance(x, str)):
         return False
@@ -39,84 +39,84 @@ def _v188(x: object) -> bool:
     return True
 
 
-def _v187(x: object) -> bool:
+def _v201(x: object) -> bool:
     # build-info#/properties/version
-    if not _v188(x):
+    if not _v202(x):
         return False
     return True
 
 
-def _v190(x: object) -> bool:
+def _v204(x: object) -> bool:
     # build-info#/properties/commit/anyOf/0
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v191(x: object) -> bool:
+def _v205(x: object) -> bool:
     # build-info#/properties/commit/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v189(x: object) -> bool:
+def _v203(x: object) -> bool:
     # build-info#/properties/commit
-    if not (_v190(x) or _v191(x)):
+    if not (_v204(x) or _v205(x)):
         return False
     return True
 
 
-def _v192(x: object) -> bool:
+def _v206(x: object) -> bool:
     # build-info#/properties/dirty
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v193(x: object) -> bool:
+def _v207(x: object) -> bool:
     # build-info#/properties/source_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v194(x: object) -> bool:
+def _v208(x: object) -> bool:
     # build-info#/properties/packages_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v195(x: object) -> bool:
+def _v209(x: object) -> bool:
     # build-info#/properties/python
-    if not _v188(x):
+    if not _v202(x):
         return False
     return True
 
 
-def _v196(x: object) -> bool:
+def _v210(x: object) -> bool:
     # build-info#/properties/pyinstaller
-    if not _v188(x):
+    if not _v202(x):
         return False
     return True
 
 
-def _v197(x: object) -> bool:
+def _v211(x: object) -> bool:
     # build-info#/properties/source_date_epoch
     if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v198(x: object) -> bool:
+def _v212(x: object) -> bool:
     # build-info#/properties/built_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v185(x: object) -> bool:
+def _v199(x: object) -> bool:
     # build-info#
     if not (isinstance(x, dict)):
         return False
@@ -124,25 +124,25 @@ def _v185(x: object) -> bool:
         for k in ('format', 'version', 'commit', 'dirty', 'source_sha256', 'packages_sha256', 'python', 'pyinstaller', 'source_date_epoch', 'built_at'):
             if k not in x:
                 return False
-        if 'format' in x and not _v186(x['format']):
+        if 'format' in x and not _v200(x['format']):
             return False
-        if 'version' in x and not _v187(x['version']):
+        if 'version' in x and not _v201(x['version']):
             return False
-        if 'commit' in x and not _v189(x['commit']):
+        if 'commit' in x and not _v203(x['commit']):
             return False
-        if 'dirty' in x and not _v192(x['dirty']):
+        if 'dirty' in x and not _v206(x['dirty']):
             return False
-        if 'source_sha256' in x and not _v193(x['source_sha256']):
+        if 'source_sha256' in x and not _v207(x['source_sha256']):
             return False
-        if 'packages_sha256' in x and not _v194(x['packages_sha256']):
+        if 'packages_sha256' in x and not _v208(x['packages_sha256']):
             return False
-        if 'python' in x and not _v195(x['python']):
+        if 'python' in x and not _v209(x['python']):
             return False
-        if 'pyinstaller' in x and not _v196(x['pyinstaller']):
+        if 'pyinstaller' in x and not _v210(x['pyinstaller']):
             return False
-        if 'source_date_epoch' in x and not _v197(x['source_date_epoch']):
+        if 'source_date_epoch' in x and not _v211(x['source_date_epoch']):
             return False
-        if 'built_at' in x and not _v198(x['built_at']):
+        if 'built_at' in x and not _v212(x['built_at']):
             return False
         for k in x:
             if k not in ('format', 'version', 'commit', 'dirty', 'source_sha256', 'packages_sha256', 'python', 'pyinstaller', 'source_date_epoch', 'built_at'):
@@ -151,6 +151,6 @@ def _v185(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'build-info': _v185,
-    'build-info#/$defs/release': _v188,
+    'build-info': _v199,
+    'build-info#/$defs/release': _v202,
 }

@@ -20,63 +20,63 @@ _C1: tuple[object, ...] = ('onedir', 'onefile', 'source')
 _C2: tuple[object, ...] = ('sha256-tree', 'sha256')
 
 
-def _v200(x: object) -> bool:
+def _v214(x: object) -> bool:
     # cli-version#/properties/ok
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v201(x: object) -> bool:
+def _v215(x: object) -> bool:
     # cli-version#/properties/version
-    if not _m_build_info._v188(x):
+    if not _m_build_info._v202(x):
         return False
     return True
 
 
-def _v202(x: object) -> bool:
+def _v216(x: object) -> bool:
     # cli-version#/properties/running
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v203(x: object) -> bool:
+def _v217(x: object) -> bool:
     # cli-version#/properties/executable
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v204(x: object) -> bool:
+def _v218(x: object) -> bool:
     # cli-version#/properties/python
-    if not _m_build_info._v188(x):
+    if not _m_build_info._v202(x):
         return False
     return True
 
 
-def _v207(x: object) -> bool:
+def _v221(x: object) -> bool:
     # cli-version#/properties/digest/anyOf/0/properties/algorithm
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v208(x: object) -> bool:
+def _v222(x: object) -> bool:
     # cli-version#/properties/digest/anyOf/0/properties/value
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v209(x: object) -> bool:
+def _v223(x: object) -> bool:
     # cli-version#/properties/digest/anyOf/0/properties/of
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v206(x: object) -> bool:
+def _v220(x: object) -> bool:
     # cli-version#/properties/digest/anyOf/0
     if not (isinstance(x, dict)):
         return False
@@ -84,11 +84,11 @@ def _v206(x: object) -> bool:
         for k in ('algorithm', 'value', 'of'):
             if k not in x:
                 return False
-        if 'algorithm' in x and not _v207(x['algorithm']):
+        if 'algorithm' in x and not _v221(x['algorithm']):
             return False
-        if 'value' in x and not _v208(x['value']):
+        if 'value' in x and not _v222(x['value']):
             return False
-        if 'of' in x and not _v209(x['of']):
+        if 'of' in x and not _v223(x['of']):
             return False
         for k in x:
             if k not in ('algorithm', 'value', 'of'):
@@ -96,42 +96,42 @@ def _v206(x: object) -> bool:
     return True
 
 
-def _v210(x: object) -> bool:
+def _v224(x: object) -> bool:
     # cli-version#/properties/digest/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v205(x: object) -> bool:
+def _v219(x: object) -> bool:
     # cli-version#/properties/digest
-    if not (_v206(x) or _v210(x)):
+    if not (_v220(x) or _v224(x)):
         return False
     return True
 
 
-def _v212(x: object) -> bool:
+def _v226(x: object) -> bool:
     # cli-version#/properties/build/anyOf/0
-    if not _m_build_info._v185(x):
+    if not _m_build_info._v199(x):
         return False
     return True
 
 
-def _v213(x: object) -> bool:
+def _v227(x: object) -> bool:
     # cli-version#/properties/build/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v211(x: object) -> bool:
+def _v225(x: object) -> bool:
     # cli-version#/properties/build
-    if not (_v212(x) or _v213(x)):
+    if not (_v226(x) or _v227(x)):
         return False
     return True
 
 
-def _v199(x: object) -> bool:
+def _v213(x: object) -> bool:
     # cli-version#
     if not (isinstance(x, dict)):
         return False
@@ -139,19 +139,19 @@ def _v199(x: object) -> bool:
         for k in ('ok', 'version', 'running', 'executable', 'python', 'digest', 'build'):
             if k not in x:
                 return False
-        if 'ok' in x and not _v200(x['ok']):
+        if 'ok' in x and not _v214(x['ok']):
             return False
-        if 'version' in x and not _v201(x['version']):
+        if 'version' in x and not _v215(x['version']):
             return False
-        if 'running' in x and not _v202(x['running']):
+        if 'running' in x and not _v216(x['running']):
             return False
-        if 'executable' in x and not _v203(x['executable']):
+        if 'executable' in x and not _v217(x['executable']):
             return False
-        if 'python' in x and not _v204(x['python']):
+        if 'python' in x and not _v218(x['python']):
             return False
-        if 'digest' in x and not _v205(x['digest']):
+        if 'digest' in x and not _v219(x['digest']):
             return False
-        if 'build' in x and not _v211(x['build']):
+        if 'build' in x and not _v225(x['build']):
             return False
         for k in x:
             if k not in ('ok', 'version', 'running', 'executable', 'python', 'digest', 'build'):
@@ -160,5 +160,5 @@ def _v199(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'cli-version': _v199,
+    'cli-version': _v213,
 }

@@ -31,42 +31,42 @@ _C6: tuple[object, ...] = ('merge-commit', 'fast-forward')
 _C7: tuple[object, ...] = ('done', 'blocked', 'needs-a-person', 'parked', 'merged', 'limit')
 
 
-def _v215(x: object) -> bool:
+def _v229(x: object) -> bool:
     # config#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v218(x: object) -> bool:
+def _v232(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/model
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v219(x: object) -> bool:
+def _v233(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/endpoint
     if not _m_defs._v23(x):
         return False
     return True
 
 
-def _v220(x: object) -> bool:
+def _v234(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/transport
     if not _m_defs._v26(x):
         return False
     return True
 
 
-def _v221(x: object) -> bool:
+def _v235(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/sandbox
     if not _m_defs._v45(x):
         return False
     return True
 
 
-def _v223(x: object) -> bool:
+def _v237(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/argv/items
     if not (isinstance(x, str)):
         return False
@@ -80,7 +80,7 @@ def _v223(x: object) -> bool:
     return True
 
 
-def _v222(x: object) -> bool:
+def _v236(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/argv
     if not (isinstance(x, list)):
         return False
@@ -90,12 +90,12 @@ def _v222(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v223(v):
+            if not _v237(v):
                 return False
     return True
 
 
-def _v224(x: object) -> bool:
+def _v238(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/instructions
     if not (isinstance(x, str)):
         return False
@@ -107,7 +107,7 @@ def _v224(x: object) -> bool:
     return True
 
 
-def _v225(x: object) -> bool:
+def _v239(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/max_turns_without_result
     if not (_is_integer(x)):
         return False
@@ -119,7 +119,7 @@ def _v225(x: object) -> bool:
     return True
 
 
-def _v226(x: object) -> bool:
+def _v240(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/max_minutes_without_result
     if not (_is_integer(x)):
         return False
@@ -131,7 +131,7 @@ def _v226(x: object) -> bool:
     return True
 
 
-def _v227(x: object) -> bool:
+def _v241(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/deadline_minutes
     if not (_is_integer(x)):
         return False
@@ -143,7 +143,7 @@ def _v227(x: object) -> bool:
     return True
 
 
-def _v228(x: object) -> bool:
+def _v242(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/token_budget
     if not (_is_integer(x)):
         return False
@@ -155,21 +155,21 @@ def _v228(x: object) -> bool:
     return True
 
 
-def _v229(x: object) -> bool:
+def _v243(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/network
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v230(x: object) -> bool:
+def _v244(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/credential
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v232(x: object) -> bool:
+def _v246(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/provider
     if not (isinstance(x, str)):
         return False
@@ -181,7 +181,7 @@ def _v232(x: object) -> bool:
     return True
 
 
-def _v233(x: object) -> bool:
+def _v247(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/max_cost_tier
     if not (_is_integer(x)):
         return False
@@ -193,14 +193,14 @@ def _v233(x: object) -> bool:
     return True
 
 
-def _v235(x: object) -> bool:
+def _v249(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/require_tags/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v234(x: object) -> bool:
+def _v248(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/require_tags
     if not (isinstance(x, list)):
         return False
@@ -208,21 +208,21 @@ def _v234(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v235(v):
+            if not _v249(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v237(x: object) -> bool:
+def _v251(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/order/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v236(x: object) -> bool:
+def _v250(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/order
     if not (isinstance(x, list)):
         return False
@@ -230,25 +230,25 @@ def _v236(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v237(v):
+            if not _v251(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v231(x: object) -> bool:
+def _v245(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'provider' in x and not _v232(x['provider']):
+        if 'provider' in x and not _v246(x['provider']):
             return False
-        if 'max_cost_tier' in x and not _v233(x['max_cost_tier']):
+        if 'max_cost_tier' in x and not _v247(x['max_cost_tier']):
             return False
-        if 'require_tags' in x and not _v234(x['require_tags']):
+        if 'require_tags' in x and not _v248(x['require_tags']):
             return False
-        if 'order' in x and not _v236(x['order']):
+        if 'order' in x and not _v250(x['order']):
             return False
         for k in x:
             if k not in ('provider', 'max_cost_tier', 'require_tags', 'order'):
@@ -256,14 +256,14 @@ def _v231(x: object) -> bool:
     return True
 
 
-def _v238(x: object) -> bool:
+def _v252(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/limits
-    if not _m_defs._v239(x):
+    if not _m_defs._v253(x):
         return False
     return True
 
 
-def _v246(x: object) -> bool:
+def _v260(x: object) -> bool:
     # config#/properties/roles/additionalProperties/then
     if isinstance(x, dict):
         for k in ('argv',):
@@ -272,7 +272,7 @@ def _v246(x: object) -> bool:
     return True
 
 
-def _v248(x: object) -> bool:
+def _v262(x: object) -> bool:
     # config#/properties/roles/additionalProperties/else/not
     if isinstance(x, dict):
         for k in ('argv',):
@@ -281,29 +281,29 @@ def _v248(x: object) -> bool:
     return True
 
 
-def _v247(x: object) -> bool:
+def _v261(x: object) -> bool:
     # config#/properties/roles/additionalProperties/else
-    if _v248(x):
+    if _v262(x):
         return False
     return True
 
 
-def _v250(x: object) -> bool:
+def _v264(x: object) -> bool:
     # config#/properties/roles/additionalProperties/if/properties/transport
     if not _eq(x, _C3):
         return False
     return True
 
 
-def _v249(x: object) -> bool:
+def _v263(x: object) -> bool:
     # config#/properties/roles/additionalProperties/if
     if isinstance(x, dict):
-        if 'transport' in x and not _v250(x['transport']):
+        if 'transport' in x and not _v264(x['transport']):
             return False
     return True
 
 
-def _v217(x: object) -> bool:
+def _v231(x: object) -> bool:
     # config#/properties/roles/additionalProperties
     if not (isinstance(x, dict)):
         return False
@@ -311,54 +311,54 @@ def _v217(x: object) -> bool:
         for k in ('model', 'transport', 'sandbox'):
             if k not in x:
                 return False
-        if 'model' in x and not _v218(x['model']):
+        if 'model' in x and not _v232(x['model']):
             return False
-        if 'endpoint' in x and not _v219(x['endpoint']):
+        if 'endpoint' in x and not _v233(x['endpoint']):
             return False
-        if 'transport' in x and not _v220(x['transport']):
+        if 'transport' in x and not _v234(x['transport']):
             return False
-        if 'sandbox' in x and not _v221(x['sandbox']):
+        if 'sandbox' in x and not _v235(x['sandbox']):
             return False
-        if 'argv' in x and not _v222(x['argv']):
+        if 'argv' in x and not _v236(x['argv']):
             return False
-        if 'instructions' in x and not _v224(x['instructions']):
+        if 'instructions' in x and not _v238(x['instructions']):
             return False
-        if 'max_turns_without_result' in x and not _v225(x['max_turns_without_result']):
+        if 'max_turns_without_result' in x and not _v239(x['max_turns_without_result']):
             return False
-        if 'max_minutes_without_result' in x and not _v226(x['max_minutes_without_result']):
+        if 'max_minutes_without_result' in x and not _v240(x['max_minutes_without_result']):
             return False
-        if 'deadline_minutes' in x and not _v227(x['deadline_minutes']):
+        if 'deadline_minutes' in x and not _v241(x['deadline_minutes']):
             return False
-        if 'token_budget' in x and not _v228(x['token_budget']):
+        if 'token_budget' in x and not _v242(x['token_budget']):
             return False
-        if 'network' in x and not _v229(x['network']):
+        if 'network' in x and not _v243(x['network']):
             return False
-        if 'credential' in x and not _v230(x['credential']):
+        if 'credential' in x and not _v244(x['credential']):
             return False
-        if 'route' in x and not _v231(x['route']):
+        if 'route' in x and not _v245(x['route']):
             return False
-        if 'limits' in x and not _v238(x['limits']):
+        if 'limits' in x and not _v252(x['limits']):
             return False
         for k in x:
             if k not in ('model', 'endpoint', 'transport', 'sandbox', 'argv', 'instructions', 'max_turns_without_result', 'max_minutes_without_result', 'deadline_minutes', 'token_budget', 'network', 'credential', 'route', 'limits'):
                 return False
-    if _v249(x):
-        if not _v246(x):
+    if _v263(x):
+        if not _v260(x):
             return False
     else:
-        if not _v247(x):
+        if not _v261(x):
             return False
     return True
 
 
-def _v251(x: object) -> bool:
+def _v265(x: object) -> bool:
     # config#/properties/roles/propertyNames
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v216(x: object) -> bool:
+def _v230(x: object) -> bool:
     # config#/properties/roles
     if not (isinstance(x, dict)):
         return False
@@ -368,22 +368,22 @@ def _v216(x: object) -> bool:
         if len(x) > 64:
             return False
         for k, v in x.items():
-            if k not in () and not _v217(v):
+            if k not in () and not _v231(v):
                 return False
         for k in x:
-            if not _v251(k):
+            if not _v265(k):
                 return False
     return True
 
 
-def _v253(x: object) -> bool:
+def _v267(x: object) -> bool:
     # config#/properties/advisor/properties/role
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v252(x: object) -> bool:
+def _v266(x: object) -> bool:
     # config#/properties/advisor
     if not (isinstance(x, dict)):
         return False
@@ -391,7 +391,7 @@ def _v252(x: object) -> bool:
         for k in ('role',):
             if k not in x:
                 return False
-        if 'role' in x and not _v253(x['role']):
+        if 'role' in x and not _v267(x['role']):
             return False
         for k in x:
             if k not in ('role',):
@@ -399,14 +399,14 @@ def _v252(x: object) -> bool:
     return True
 
 
-def _v255(x: object) -> bool:
+def _v269(x: object) -> bool:
     # config#/properties/worker/properties/role
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v254(x: object) -> bool:
+def _v268(x: object) -> bool:
     # config#/properties/worker
     if not (isinstance(x, dict)):
         return False
@@ -414,7 +414,7 @@ def _v254(x: object) -> bool:
         for k in ('role',):
             if k not in x:
                 return False
-        if 'role' in x and not _v255(x['role']):
+        if 'role' in x and not _v269(x['role']):
             return False
         for k in x:
             if k not in ('role',):
@@ -422,7 +422,7 @@ def _v254(x: object) -> bool:
     return True
 
 
-def _v257(x: object) -> bool:
+def _v271(x: object) -> bool:
     # config#/properties/pool/properties/max_workers
     if not (_is_integer(x)):
         return False
@@ -434,7 +434,7 @@ def _v257(x: object) -> bool:
     return True
 
 
-def _v258(x: object) -> bool:
+def _v272(x: object) -> bool:
     # config#/properties/pool/properties/tick_seconds
     if not (_is_integer(x)):
         return False
@@ -446,7 +446,7 @@ def _v258(x: object) -> bool:
     return True
 
 
-def _v256(x: object) -> bool:
+def _v270(x: object) -> bool:
     # config#/properties/pool
     if not (isinstance(x, dict)):
         return False
@@ -454,9 +454,9 @@ def _v256(x: object) -> bool:
         for k in ('max_workers',):
             if k not in x:
                 return False
-        if 'max_workers' in x and not _v257(x['max_workers']):
+        if 'max_workers' in x and not _v271(x['max_workers']):
             return False
-        if 'tick_seconds' in x and not _v258(x['tick_seconds']):
+        if 'tick_seconds' in x and not _v272(x['tick_seconds']):
             return False
         for k in x:
             if k not in ('max_workers', 'tick_seconds'):
@@ -464,7 +464,7 @@ def _v256(x: object) -> bool:
     return True
 
 
-def _v260(x: object) -> bool:
+def _v274(x: object) -> bool:
     # config#/properties/lease/properties/duration_minutes
     if not (_is_integer(x)):
         return False
@@ -476,7 +476,7 @@ def _v260(x: object) -> bool:
     return True
 
 
-def _v259(x: object) -> bool:
+def _v273(x: object) -> bool:
     # config#/properties/lease
     if not (isinstance(x, dict)):
         return False
@@ -484,7 +484,7 @@ def _v259(x: object) -> bool:
         for k in ('duration_minutes',):
             if k not in x:
                 return False
-        if 'duration_minutes' in x and not _v260(x['duration_minutes']):
+        if 'duration_minutes' in x and not _v274(x['duration_minutes']):
             return False
         for k in x:
             if k not in ('duration_minutes',):
@@ -492,7 +492,7 @@ def _v259(x: object) -> bool:
     return True
 
 
-def _v262(x: object) -> bool:
+def _v276(x: object) -> bool:
     # config#/properties/worktrees/properties/directory
     if not (isinstance(x, str)):
         return False
@@ -506,7 +506,7 @@ def _v262(x: object) -> bool:
     return True
 
 
-def _v263(x: object) -> bool:
+def _v277(x: object) -> bool:
     # config#/properties/worktrees/properties/gc_after_days
     if not (_is_integer(x)):
         return False
@@ -518,23 +518,23 @@ def _v263(x: object) -> bool:
     return True
 
 
-def _v264(x: object) -> bool:
+def _v278(x: object) -> bool:
     # config#/properties/worktrees/properties/archive_bundles
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v261(x: object) -> bool:
+def _v275(x: object) -> bool:
     # config#/properties/worktrees
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'directory' in x and not _v262(x['directory']):
+        if 'directory' in x and not _v276(x['directory']):
             return False
-        if 'gc_after_days' in x and not _v263(x['gc_after_days']):
+        if 'gc_after_days' in x and not _v277(x['gc_after_days']):
             return False
-        if 'archive_bundles' in x and not _v264(x['archive_bundles']):
+        if 'archive_bundles' in x and not _v278(x['archive_bundles']):
             return False
         for k in x:
             if k not in ('directory', 'gc_after_days', 'archive_bundles'):
@@ -542,7 +542,7 @@ def _v261(x: object) -> bool:
     return True
 
 
-def _v266(x: object) -> bool:
+def _v280(x: object) -> bool:
     # config#/properties/retention/properties/compact_after_days
     if not (_is_integer(x)):
         return False
@@ -554,12 +554,12 @@ def _v266(x: object) -> bool:
     return True
 
 
-def _v265(x: object) -> bool:
+def _v279(x: object) -> bool:
     # config#/properties/retention
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'compact_after_days' in x and not _v266(x['compact_after_days']):
+        if 'compact_after_days' in x and not _v280(x['compact_after_days']):
             return False
         for k in x:
             if k not in ('compact_after_days',):
@@ -567,35 +567,35 @@ def _v265(x: object) -> bool:
     return True
 
 
-def _v269(x: object) -> bool:
+def _v283(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/family
     if not any(_eq(x, c) for c in _C4):
         return False
     return True
 
 
-def _v270(x: object) -> bool:
+def _v284(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/enabled
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v271(x: object) -> bool:
+def _v285(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/endpoint
     if not _m_defs._v23(x):
         return False
     return True
 
 
-def _v272(x: object) -> bool:
+def _v286(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/auth
     if not any(_eq(x, c) for c in _C5):
         return False
     return True
 
 
-def _v273(x: object) -> bool:
+def _v287(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/key_env
     if not (isinstance(x, str)):
         return False
@@ -605,7 +605,7 @@ def _v273(x: object) -> bool:
     return True
 
 
-def _v274(x: object) -> bool:
+def _v288(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/cost_tier
     if not (_is_integer(x)):
         return False
@@ -617,14 +617,14 @@ def _v274(x: object) -> bool:
     return True
 
 
-def _v276(x: object) -> bool:
+def _v290(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v275(x: object) -> bool:
+def _v289(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags
     if not (isinstance(x, list)):
         return False
@@ -632,21 +632,21 @@ def _v275(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v276(v):
+            if not _v290(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v278(x: object) -> bool:
+def _v292(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/additionalProperties
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v279(x: object) -> bool:
+def _v293(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/propertyNames
     if not (isinstance(x, str)):
         return False
@@ -656,7 +656,7 @@ def _v279(x: object) -> bool:
     return True
 
 
-def _v277(x: object) -> bool:
+def _v291(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models
     if not (isinstance(x, dict)):
         return False
@@ -664,15 +664,15 @@ def _v277(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v278(v):
+            if k not in () and not _v292(v):
                 return False
         for k in x:
-            if not _v279(k):
+            if not _v293(k):
                 return False
     return True
 
 
-def _v281(x: object) -> bool:
+def _v295(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe/items
     if not (isinstance(x, str)):
         return False
@@ -686,7 +686,7 @@ def _v281(x: object) -> bool:
     return True
 
 
-def _v280(x: object) -> bool:
+def _v294(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe
     if not (isinstance(x, list)):
         return False
@@ -696,12 +696,12 @@ def _v280(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v281(v):
+            if not _v295(v):
                 return False
     return True
 
 
-def _v282(x: object) -> bool:
+def _v296(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_skip_at
     if not (_is_integer(x)):
         return False
@@ -713,7 +713,7 @@ def _v282(x: object) -> bool:
     return True
 
 
-def _v268(x: object) -> bool:
+def _v282(x: object) -> bool:
     # config#/properties/providers/additionalProperties
     if not (isinstance(x, dict)):
         return False
@@ -721,25 +721,25 @@ def _v268(x: object) -> bool:
         for k in ('family',):
             if k not in x:
                 return False
-        if 'family' in x and not _v269(x['family']):
+        if 'family' in x and not _v283(x['family']):
             return False
-        if 'enabled' in x and not _v270(x['enabled']):
+        if 'enabled' in x and not _v284(x['enabled']):
             return False
-        if 'endpoint' in x and not _v271(x['endpoint']):
+        if 'endpoint' in x and not _v285(x['endpoint']):
             return False
-        if 'auth' in x and not _v272(x['auth']):
+        if 'auth' in x and not _v286(x['auth']):
             return False
-        if 'key_env' in x and not _v273(x['key_env']):
+        if 'key_env' in x and not _v287(x['key_env']):
             return False
-        if 'cost_tier' in x and not _v274(x['cost_tier']):
+        if 'cost_tier' in x and not _v288(x['cost_tier']):
             return False
-        if 'tags' in x and not _v275(x['tags']):
+        if 'tags' in x and not _v289(x['tags']):
             return False
-        if 'models' in x and not _v277(x['models']):
+        if 'models' in x and not _v291(x['models']):
             return False
-        if 'quota_probe' in x and not _v280(x['quota_probe']):
+        if 'quota_probe' in x and not _v294(x['quota_probe']):
             return False
-        if 'quota_skip_at' in x and not _v282(x['quota_skip_at']):
+        if 'quota_skip_at' in x and not _v296(x['quota_skip_at']):
             return False
         for k in x:
             if k not in ('family', 'enabled', 'endpoint', 'auth', 'key_env', 'cost_tier', 'tags', 'models', 'quota_probe', 'quota_skip_at'):
@@ -747,14 +747,14 @@ def _v268(x: object) -> bool:
     return True
 
 
-def _v283(x: object) -> bool:
+def _v297(x: object) -> bool:
     # config#/properties/providers/propertyNames
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v267(x: object) -> bool:
+def _v281(x: object) -> bool:
     # config#/properties/providers
     if not (isinstance(x, dict)):
         return False
@@ -762,22 +762,22 @@ def _v267(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v268(v):
+            if k not in () and not _v282(v):
                 return False
         for k in x:
-            if not _v283(k):
+            if not _v297(k):
                 return False
     return True
 
 
-def _v286(x: object) -> bool:
+def _v300(x: object) -> bool:
     # config#/properties/routing/properties/order/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v285(x: object) -> bool:
+def _v299(x: object) -> bool:
     # config#/properties/routing/properties/order
     if not (isinstance(x, list)):
         return False
@@ -785,21 +785,21 @@ def _v285(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v286(v):
+            if not _v300(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v287(x: object) -> bool:
+def _v301(x: object) -> bool:
     # config#/properties/routing/properties/active
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v288(x: object) -> bool:
+def _v302(x: object) -> bool:
     # config#/properties/routing/properties/cooldown_minutes
     if not (_is_integer(x)):
         return False
@@ -811,7 +811,7 @@ def _v288(x: object) -> bool:
     return True
 
 
-def _v289(x: object) -> bool:
+def _v303(x: object) -> bool:
     # config#/properties/routing/properties/transient_cooldown_seconds
     if not (_is_integer(x)):
         return False
@@ -823,18 +823,18 @@ def _v289(x: object) -> bool:
     return True
 
 
-def _v284(x: object) -> bool:
+def _v298(x: object) -> bool:
     # config#/properties/routing
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'order' in x and not _v285(x['order']):
+        if 'order' in x and not _v299(x['order']):
             return False
-        if 'active' in x and not _v287(x['active']):
+        if 'active' in x and not _v301(x['active']):
             return False
-        if 'cooldown_minutes' in x and not _v288(x['cooldown_minutes']):
+        if 'cooldown_minutes' in x and not _v302(x['cooldown_minutes']):
             return False
-        if 'transient_cooldown_seconds' in x and not _v289(x['transient_cooldown_seconds']):
+        if 'transient_cooldown_seconds' in x and not _v303(x['transient_cooldown_seconds']):
             return False
         for k in x:
             if k not in ('order', 'active', 'cooldown_minutes', 'transient_cooldown_seconds'):
@@ -842,7 +842,7 @@ def _v284(x: object) -> bool:
     return True
 
 
-def _v293(x: object) -> bool:
+def _v307(x: object) -> bool:
     # config#/properties/verify/properties/commands/items/items
     if not (isinstance(x, str)):
         return False
@@ -856,7 +856,7 @@ def _v293(x: object) -> bool:
     return True
 
 
-def _v292(x: object) -> bool:
+def _v306(x: object) -> bool:
     # config#/properties/verify/properties/commands/items
     if not (isinstance(x, list)):
         return False
@@ -866,12 +866,12 @@ def _v292(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v293(v):
+            if not _v307(v):
                 return False
     return True
 
 
-def _v291(x: object) -> bool:
+def _v305(x: object) -> bool:
     # config#/properties/verify/properties/commands
     if not (isinstance(x, list)):
         return False
@@ -881,12 +881,12 @@ def _v291(x: object) -> bool:
         if len(x) > 20:
             return False
         for v in x:
-            if not _v292(v):
+            if not _v306(v):
                 return False
     return True
 
 
-def _v294(x: object) -> bool:
+def _v308(x: object) -> bool:
     # config#/properties/verify/properties/timeout_seconds
     if not (_is_integer(x)):
         return False
@@ -898,7 +898,7 @@ def _v294(x: object) -> bool:
     return True
 
 
-def _v295(x: object) -> bool:
+def _v309(x: object) -> bool:
     # config#/properties/verify/properties/max_output_bytes
     if not (_is_integer(x)):
         return False
@@ -910,14 +910,14 @@ def _v295(x: object) -> bool:
     return True
 
 
-def _v297(x: object) -> bool:
+def _v311(x: object) -> bool:
     # config#/properties/verify/properties/show/items
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v296(x: object) -> bool:
+def _v310(x: object) -> bool:
     # config#/properties/verify/properties/show
     if not (isinstance(x, list)):
         return False
@@ -925,12 +925,12 @@ def _v296(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v297(v):
+            if not _v311(v):
                 return False
     return True
 
 
-def _v290(x: object) -> bool:
+def _v304(x: object) -> bool:
     # config#/properties/verify
     if not (isinstance(x, dict)):
         return False
@@ -938,13 +938,13 @@ def _v290(x: object) -> bool:
         for k in ('commands',):
             if k not in x:
                 return False
-        if 'commands' in x and not _v291(x['commands']):
+        if 'commands' in x and not _v305(x['commands']):
             return False
-        if 'timeout_seconds' in x and not _v294(x['timeout_seconds']):
+        if 'timeout_seconds' in x and not _v308(x['timeout_seconds']):
             return False
-        if 'max_output_bytes' in x and not _v295(x['max_output_bytes']):
+        if 'max_output_bytes' in x and not _v309(x['max_output_bytes']):
             return False
-        if 'show' in x and not _v296(x['show']):
+        if 'show' in x and not _v310(x['show']):
             return False
         for k in x:
             if k not in ('commands', 'timeout_seconds', 'max_output_bytes', 'show'):
@@ -952,7 +952,7 @@ def _v290(x: object) -> bool:
     return True
 
 
-def _v299(x: object) -> bool:
+def _v313(x: object) -> bool:
     # config#/properties/merge/properties/into
     if not (isinstance(x, str)):
         return False
@@ -964,21 +964,21 @@ def _v299(x: object) -> bool:
     return True
 
 
-def _v300(x: object) -> bool:
+def _v314(x: object) -> bool:
     # config#/properties/merge/properties/mode
     if not any(_eq(x, c) for c in _C6):
         return False
     return True
 
 
-def _v298(x: object) -> bool:
+def _v312(x: object) -> bool:
     # config#/properties/merge
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'into' in x and not _v299(x['into']):
+        if 'into' in x and not _v313(x['into']):
             return False
-        if 'mode' in x and not _v300(x['mode']):
+        if 'mode' in x and not _v314(x['mode']):
             return False
         for k in x:
             if k not in ('into', 'mode'):
@@ -986,7 +986,7 @@ def _v298(x: object) -> bool:
     return True
 
 
-def _v302(x: object) -> bool:
+def _v316(x: object) -> bool:
     # config#/properties/proxy/properties/port
     if not (_is_integer(x)):
         return False
@@ -998,7 +998,7 @@ def _v302(x: object) -> bool:
     return True
 
 
-def _v303(x: object) -> bool:
+def _v317(x: object) -> bool:
     # config#/properties/proxy/properties/max_request_bytes
     if not (_is_integer(x)):
         return False
@@ -1010,23 +1010,23 @@ def _v303(x: object) -> bool:
     return True
 
 
-def _v304(x: object) -> bool:
+def _v318(x: object) -> bool:
     # config#/properties/proxy/properties/workers
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v301(x: object) -> bool:
+def _v315(x: object) -> bool:
     # config#/properties/proxy
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'port' in x and not _v302(x['port']):
+        if 'port' in x and not _v316(x['port']):
             return False
-        if 'max_request_bytes' in x and not _v303(x['max_request_bytes']):
+        if 'max_request_bytes' in x and not _v317(x['max_request_bytes']):
             return False
-        if 'workers' in x and not _v304(x['workers']):
+        if 'workers' in x and not _v318(x['workers']):
             return False
         for k in x:
             if k not in ('port', 'max_request_bytes', 'workers'):
@@ -1034,14 +1034,14 @@ def _v301(x: object) -> bool:
     return True
 
 
-def _v305(x: object) -> bool:
+def _v319(x: object) -> bool:
     # config#/properties/limits
-    if not _m_defs._v239(x):
+    if not _m_defs._v253(x):
         return False
     return True
 
 
-def _v309(x: object) -> bool:
+def _v323(x: object) -> bool:
     # config#/properties/notify/properties/commands/items/items
     if not (isinstance(x, str)):
         return False
@@ -1053,7 +1053,7 @@ def _v309(x: object) -> bool:
     return True
 
 
-def _v308(x: object) -> bool:
+def _v322(x: object) -> bool:
     # config#/properties/notify/properties/commands/items
     if not (isinstance(x, list)):
         return False
@@ -1063,12 +1063,12 @@ def _v308(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v309(v):
+            if not _v323(v):
                 return False
     return True
 
 
-def _v307(x: object) -> bool:
+def _v321(x: object) -> bool:
     # config#/properties/notify/properties/commands
     if not (isinstance(x, list)):
         return False
@@ -1078,19 +1078,19 @@ def _v307(x: object) -> bool:
         if len(x) > 8:
             return False
         for v in x:
-            if not _v308(v):
+            if not _v322(v):
                 return False
     return True
 
 
-def _v311(x: object) -> bool:
+def _v325(x: object) -> bool:
     # config#/properties/notify/properties/on/items
     if not any(_eq(x, c) for c in _C7):
         return False
     return True
 
 
-def _v310(x: object) -> bool:
+def _v324(x: object) -> bool:
     # config#/properties/notify/properties/on
     if not (isinstance(x, list)):
         return False
@@ -1098,14 +1098,14 @@ def _v310(x: object) -> bool:
         if len(x) < 1:
             return False
         for v in x:
-            if not _v311(v):
+            if not _v325(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v313(x: object) -> bool:
+def _v327(x: object) -> bool:
     # config#/properties/notify/properties/pass_env/items
     if not (isinstance(x, str)):
         return False
@@ -1115,7 +1115,7 @@ def _v313(x: object) -> bool:
     return True
 
 
-def _v312(x: object) -> bool:
+def _v326(x: object) -> bool:
     # config#/properties/notify/properties/pass_env
     if not (isinstance(x, list)):
         return False
@@ -1123,12 +1123,12 @@ def _v312(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v313(v):
+            if not _v327(v):
                 return False
     return True
 
 
-def _v314(x: object) -> bool:
+def _v328(x: object) -> bool:
     # config#/properties/notify/properties/timeout_seconds
     if not (_is_integer(x)):
         return False
@@ -1140,7 +1140,7 @@ def _v314(x: object) -> bool:
     return True
 
 
-def _v306(x: object) -> bool:
+def _v320(x: object) -> bool:
     # config#/properties/notify
     if not (isinstance(x, dict)):
         return False
@@ -1148,13 +1148,13 @@ def _v306(x: object) -> bool:
         for k in ('commands',):
             if k not in x:
                 return False
-        if 'commands' in x and not _v307(x['commands']):
+        if 'commands' in x and not _v321(x['commands']):
             return False
-        if 'on' in x and not _v310(x['on']):
+        if 'on' in x and not _v324(x['on']):
             return False
-        if 'pass_env' in x and not _v312(x['pass_env']):
+        if 'pass_env' in x and not _v326(x['pass_env']):
             return False
-        if 'timeout_seconds' in x and not _v314(x['timeout_seconds']):
+        if 'timeout_seconds' in x and not _v328(x['timeout_seconds']):
             return False
         for k in x:
             if k not in ('commands', 'on', 'pass_env', 'timeout_seconds'):
@@ -1162,7 +1162,7 @@ def _v306(x: object) -> bool:
     return True
 
 
-def _v214(x: object) -> bool:
+def _v228(x: object) -> bool:
     # config#
     if not (isinstance(x, dict)):
         return False
@@ -1170,35 +1170,35 @@ def _v214(x: object) -> bool:
         for k in ('advisor', 'format', 'lease', 'pool', 'roles', 'worker'):
             if k not in x:
                 return False
-        if 'format' in x and not _v215(x['format']):
+        if 'format' in x and not _v229(x['format']):
             return False
-        if 'roles' in x and not _v216(x['roles']):
+        if 'roles' in x and not _v230(x['roles']):
             return False
-        if 'advisor' in x and not _v252(x['advisor']):
+        if 'advisor' in x and not _v266(x['advisor']):
             return False
-        if 'worker' in x and not _v254(x['worker']):
+        if 'worker' in x and not _v268(x['worker']):
             return False
-        if 'pool' in x and not _v256(x['pool']):
+        if 'pool' in x and not _v270(x['pool']):
             return False
-        if 'lease' in x and not _v259(x['lease']):
+        if 'lease' in x and not _v273(x['lease']):
             return False
-        if 'worktrees' in x and not _v261(x['worktrees']):
+        if 'worktrees' in x and not _v275(x['worktrees']):
             return False
-        if 'retention' in x and not _v265(x['retention']):
+        if 'retention' in x and not _v279(x['retention']):
             return False
-        if 'providers' in x and not _v267(x['providers']):
+        if 'providers' in x and not _v281(x['providers']):
             return False
-        if 'routing' in x and not _v284(x['routing']):
+        if 'routing' in x and not _v298(x['routing']):
             return False
-        if 'verify' in x and not _v290(x['verify']):
+        if 'verify' in x and not _v304(x['verify']):
             return False
-        if 'merge' in x and not _v298(x['merge']):
+        if 'merge' in x and not _v312(x['merge']):
             return False
-        if 'proxy' in x and not _v301(x['proxy']):
+        if 'proxy' in x and not _v315(x['proxy']):
             return False
-        if 'limits' in x and not _v305(x['limits']):
+        if 'limits' in x and not _v319(x['limits']):
             return False
-        if 'notify' in x and not _v306(x['notify']):
+        if 'notify' in x and not _v320(x['notify']):
             return False
         for k in x:
             if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'retention', 'providers', 'routing', 'verify', 'merge', 'proxy', 'limits', 'notify'):
@@ -1207,5 +1207,5 @@ def _v214(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'config': _v214,
+    'config': _v228,
 }

@@ -717,64 +717,64 @@ def _v139(x: object) -> bool:
     return True
 
 
-def _v240(x: object) -> bool:
+def _v254(x: object) -> bool:
     # defs#/$defs/limits_table/properties/pids
     if not _v64(x):
         return False
     return True
 
 
-def _v241(x: object) -> bool:
+def _v255(x: object) -> bool:
     # defs#/$defs/limits_table/properties/memory_bytes
     if not _v66(x):
         return False
     return True
 
 
-def _v242(x: object) -> bool:
+def _v256(x: object) -> bool:
     # defs#/$defs/limits_table/properties/cpu_weight
     if not _v68(x):
         return False
     return True
 
 
-def _v243(x: object) -> bool:
+def _v257(x: object) -> bool:
     # defs#/$defs/limits_table/properties/disk_bytes
     if not _v70(x):
         return False
     return True
 
 
-def _v244(x: object) -> bool:
+def _v258(x: object) -> bool:
     # defs#/$defs/limits_table/properties/file_bytes
     if not _v72(x):
         return False
     return True
 
 
-def _v245(x: object) -> bool:
+def _v259(x: object) -> bool:
     # defs#/$defs/limits_table/properties/cgroup
     if not _v74(x):
         return False
     return True
 
 
-def _v239(x: object) -> bool:
+def _v253(x: object) -> bool:
     # defs#/$defs/limits_table
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'pids' in x and not _v240(x['pids']):
+        if 'pids' in x and not _v254(x['pids']):
             return False
-        if 'memory_bytes' in x and not _v241(x['memory_bytes']):
+        if 'memory_bytes' in x and not _v255(x['memory_bytes']):
             return False
-        if 'cpu_weight' in x and not _v242(x['cpu_weight']):
+        if 'cpu_weight' in x and not _v256(x['cpu_weight']):
             return False
-        if 'disk_bytes' in x and not _v243(x['disk_bytes']):
+        if 'disk_bytes' in x and not _v257(x['disk_bytes']):
             return False
-        if 'file_bytes' in x and not _v244(x['file_bytes']):
+        if 'file_bytes' in x and not _v258(x['file_bytes']):
             return False
-        if 'cgroup' in x and not _v245(x['cgroup']):
+        if 'cgroup' in x and not _v259(x['cgroup']):
             return False
         for k in x:
             if k not in ('pids', 'memory_bytes', 'cpu_weight', 'disk_bytes', 'file_bytes', 'cgroup'):
@@ -782,12 +782,12 @@ def _v239(x: object) -> bool:
     return True
 
 
-def _v315(x: object) -> bool:
+def _v329(x: object) -> bool:
     # defs#
     return True
 
 
-def _v316(x: object) -> bool:
+def _v330(x: object) -> bool:
     # defs#/$defs/text
     if not (isinstance(x, str)):
         return False
@@ -797,7 +797,7 @@ def _v316(x: object) -> bool:
     return True
 
 
-def _v317(x: object) -> bool:
+def _v331(x: object) -> bool:
     # defs#/$defs/token
     if not (isinstance(x, str)):
         return False
@@ -807,7 +807,7 @@ def _v317(x: object) -> bool:
     return True
 
 
-def _v318(x: object) -> bool:
+def _v332(x: object) -> bool:
     # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
@@ -817,7 +817,7 @@ def _v318(x: object) -> bool:
     return True
 
 
-def _v319(x: object) -> bool:
+def _v333(x: object) -> bool:
     # defs#/$defs/public_key
     if not (isinstance(x, str)):
         return False
@@ -827,7 +827,7 @@ def _v319(x: object) -> bool:
     return True
 
 
-def _v320(x: object) -> bool:
+def _v334(x: object) -> bool:
     # defs#/$defs/base64
     if not (isinstance(x, str)):
         return False
@@ -840,11 +840,11 @@ def _v320(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'defs': _v315,
+    'defs': _v329,
     'defs#/$defs/abs_path': _v35,
     'defs#/$defs/actor': _v139,
     'defs#/$defs/argv_or_null': _v49,
-    'defs#/$defs/base64': _v320,
+    'defs#/$defs/base64': _v334,
     'defs#/$defs/branch': _v37,
     'defs#/$defs/capability': _v31,
     'defs#/$defs/changes_requested': _v76,
@@ -857,25 +857,25 @@ VALIDATORS: dict[str, Callable[[object], bool]] = {
     'defs#/$defs/limit_file_bytes': _v72,
     'defs#/$defs/limit_memory_bytes': _v66,
     'defs#/$defs/limit_pids': _v64,
-    'defs#/$defs/limits_table': _v239,
+    'defs#/$defs/limits_table': _v253,
     'defs#/$defs/model_endpoint': _v23,
     'defs#/$defs/model_endpoint_or_null': _v21,
     'defs#/$defs/model_id': _v19,
     'defs#/$defs/opaque_id': _v7,
-    'defs#/$defs/pane_id': _v318,
+    'defs#/$defs/pane_id': _v332,
     'defs#/$defs/person': _v115,
     'defs#/$defs/program_list': _v57,
-    'defs#/$defs/public_key': _v319,
+    'defs#/$defs/public_key': _v333,
     'defs#/$defs/reason': _v124,
     'defs#/$defs/repository': _v98,
     'defs#/$defs/role_id': _v17,
     'defs#/$defs/sandbox': _v45,
     'defs#/$defs/sandbox_limits': _v62,
     'defs#/$defs/sha256': _v3,
-    'defs#/$defs/text': _v316,
+    'defs#/$defs/text': _v330,
     'defs#/$defs/timestamp': _v118,
     'defs#/$defs/title': _v93,
-    'defs#/$defs/token': _v317,
+    'defs#/$defs/token': _v331,
     'defs#/$defs/tool_list': _v54,
     'defs#/$defs/transport': _v26,
     'defs#/$defs/url': _v102,
