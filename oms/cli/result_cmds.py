@@ -221,9 +221,7 @@ def request_changes_cmd(
         str | None,
         typer.Option("--person", help="Who asks (needed off a terminal; kept in the ledger)."),
     ] = None,
-    yes: Annotated[bool, typer.Option("--yes", help="No typed confirmation (needs --person).")] = (
-        False
-    ),
+    yes: YesOpt = False,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
@@ -392,6 +390,16 @@ def merge_cmd(
     )
 
 
+# the options `publish` and `sync` share
+GithubRepoOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--github-repo", help="OWNER/NAME on GitHub (default: read from the remote's URL)."
+    ),
+]
+YesOpt = Annotated[bool, typer.Option("--yes", help="No typed confirmation (needs --person).")]
+
+
 @app.command("publish")
 def publish_cmd(
     dispatch: DispatchArg,
@@ -404,19 +412,12 @@ def publish_cmd(
             "--base", help="The branch the pull request asks into (default: [merge] into)."
         ),
     ] = None,
-    github_repo: Annotated[
-        str | None,
-        typer.Option(
-            "--github-repo", help="OWNER/NAME on GitHub (default: read from the remote's URL)."
-        ),
-    ] = None,
+    github_repo: GithubRepoOpt = None,
     person: Annotated[
         str | None,
         typer.Option("--person", help="Who publishes (needed off a terminal; kept in the ledger)."),
     ] = None,
-    yes: Annotated[bool, typer.Option("--yes", help="No typed confirmation (needs --person).")] = (
-        False
-    ),
+    yes: YesOpt = False,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
@@ -483,19 +484,12 @@ def sync_cmd(
     remote: Annotated[
         str, typer.Option("--remote", help="The git remote the branch was pushed to.")
     ] = "origin",
-    github_repo: Annotated[
-        str | None,
-        typer.Option(
-            "--github-repo", help="OWNER/NAME on GitHub (default: read from the remote's URL)."
-        ),
-    ] = None,
+    github_repo: GithubRepoOpt = None,
     person: Annotated[
         str | None,
         typer.Option("--person", help="Who asks for changes (kept in the ledger)."),
     ] = None,
-    yes: Annotated[bool, typer.Option("--yes", help="No typed confirmation (needs --person).")] = (
-        False
-    ),
+    yes: YesOpt = False,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
