@@ -4,6 +4,7 @@ command."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shutil
 import signal
@@ -75,6 +76,48 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "\n1 passed in " in done.stdout, done.stdout[-2000:]
     return True
+
+
+def _checkout_now(root: Path) -> dict[str, str]:
+    """What of the checkout differs from its commit: each changed or new (not ignored) file, with a
+    digest of its bytes."""
+    listed = subprocess.run(
+        ["git", "status", "--porcelain", "-z", "--untracked-files=all"],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    ).stdout.decode(errors="replace")
+    found: dict[str, str] = {}
+    for entry in filter(None, listed.split("\0")):
+        rel = entry[3:]
+        path = root / rel
+        found[rel] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else entry[:2]
+    return found
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The run begins: what the checkout holds is noted (by the controller, not an xdist worker)."""
+    if not hasattr(session.config, "workerinput") and (session.config.rootpath / ".git").exists():
+        session.config.stash[_CHECKOUT] = _checkout_now(session.config.rootpath)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """No test writes into the checkout (OMS_RECORD=1 makes the recordings again, on purpose): a
+    changed source is a build no longer of this tree (`.ci/setup --install` would build again under
+    the frozen tests) and a change a person did not make."""
+    before = session.config.stash.get(_CHECKOUT, None)
+    if before is None or os.environ.get("OMS_RECORD") == "1":
+        return
+    after = _checkout_now(session.config.rootpath)
+    changed = sorted(
+        rel for rel in before.keys() | after.keys() if before.get(rel) != after.get(rel)
+    )
+    if changed:
+        print(f"\nthe tests changed the checkout: {', '.join(changed[:10])}", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_CHECKOUT = pytest.StashKey[dict[str, str]]()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

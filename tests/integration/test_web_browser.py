@@ -1,10 +1,15 @@
 """`oms web` in a real headless Chromium (ADR 0041): the page loads with the token and shows a
 ticket's title; it updates within 2 s of `oms ticket add`; a hostile title renders as text, never
-as markup or script; the screenshot in docs/recordings/web.png is taken here."""
+as markup or script; the screenshot in docs/recordings/web.png is taken here (OMS_RECORD=1 writes
+it; any other run leaves the checkout as it was: a test that writes a tracked file changes the
+sources the frozen build is of, and `.ci/setup --install` would build again under the frozen
+tests)."""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -60,7 +65,7 @@ def _titles(browser: Browser) -> list[str]:
     return list(json.loads(got))
 
 
-def test_the_board_in_a_browser(served: tuple[str, tuple[str, ...]]) -> None:
+def test_the_board_in_a_browser(served: tuple[str, tuple[str, ...]], tmp_path: Path) -> None:
     url, roots = served
     with Browser() as browser:
         browser.open(url)
@@ -79,7 +84,11 @@ def test_the_board_in_a_browser(served: tuple[str, tuple[str, ...]]) -> None:
         assert _titles(browser) == ["Make the board readable", HOSTILE]  # as text
         assert browser.eval("document.title") == "oms board"  # nothing ran
         assert browser.eval("document.querySelectorAll('main img, main script').length") == 0
-        browser.screenshot(REPO / "docs" / "recordings" / "web.png")
+        shot = tmp_path / "web.png"
+        browser.screenshot(shot)
+        assert shot.read_bytes().startswith(b"\x89PNG")
+        if os.environ.get("OMS_RECORD") == "1":
+            shutil.copyfile(shot, REPO / "docs" / "recordings" / "web.png")
 
 
 def test_without_the_token_the_page_is_refused(served: tuple[str, tuple[str, ...]]) -> None:
