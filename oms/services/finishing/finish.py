@@ -68,7 +68,7 @@ def merge(ws: Workspace, dispatch_id: str) -> Merged:
     if git.is_ancestor(repo, commit, target.head):  # merged already (a second merge): nothing to do
         _complete(ws, dispatch.payload)
         return Merged(target.branch, target.head, target.head, target.mode, None, already=True)
-    _refuse_sent_back(ws, dispatch_id, dispatch.payload)
+    refuse_sent_back(ws, dispatch_id, dispatch.payload)
     found = verify.latest(ws, dispatch_id)
     why = finishing.merge_refusal(
         evidence=None if found is None else found[1],
@@ -134,9 +134,12 @@ def merge(ws: Workspace, dispatch_id: str) -> Merged:
     return Merged(target.branch, target.head, new, target.mode, record.ref, what_runs=runs)
 
 
-def _refuse_sent_back(ws: Workspace, dispatch_id: str, payload: JsonObject) -> None:
+def refuse_sent_back(
+    ws: Workspace, dispatch_id: str, payload: JsonObject, done: str = "merged"
+) -> None:
     """A result whose ticket has moved on to a follow-up (changes were requested, ADR 0039) is not
-    the one to merge: a ticket's handle still names it while the follow-up has no result."""
+    the one to merge, nor to publish (`done`: what is refused): a ticket's handle still names it
+    while the follow-up has no result."""
     ticket = tickets.require(ws, access.text(payload, "ticket_id"))
     latest = ticket.payload.get("attempt")
     attempt = access.integer(payload, "attempt")
@@ -144,7 +147,7 @@ def _refuse_sent_back(ws: Workspace, dispatch_id: str, payload: JsonObject) -> N
         isinstance(latest, int) and latest > attempt
     ):
         raise ConflictError(
-            f"{dispatch_id} is not merged: changes were requested of it, and attempt {latest} of "
+            f"{dispatch_id} is not {done}: changes were requested of it, and attempt {latest} of "
             f"{ticket.record_id} follows it on the same branch",
             hint=f"merge the follow-up's result, which holds this one, once it has it: "
             f"oms result show {ticket.record_id}",

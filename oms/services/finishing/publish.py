@@ -18,7 +18,7 @@ from oms.errors import ConflictError, InvalidInputError, one_line
 from oms.limits import LIMITS
 from oms.services.chain import live
 from oms.services.finishing import review, verify
-from oms.services.finishing.finish import ticket_title
+from oms.services.finishing.finish import refuse_sent_back, ticket_title
 from oms.services.workspace import Workspace
 
 PUBLISHED = "result-published"  # the event a publish leaves (the person's name)
@@ -72,6 +72,7 @@ def publish(
     remote = github.check_remote(remote)
     commit = access.text(result, "result_commit")
     target = verify.target_of(ws, finishing.parse(ws.config().raw))
+    refuse_sent_back(ws, dispatch_id, dispatch.payload, "published")  # nor pushed: as merge
     found = verify.latest(ws, dispatch_id)
     why = finishing.merge_refusal(
         evidence=None if found is None else found[1],
