@@ -30,10 +30,12 @@ from oms.errors import (
     CheckoutChangedError,
     ConflictError,
     GitIdentityError,
+    LockHeldError,
     OmsError,
     one_line,
     suppress_faults,
 )
+from oms.fsio.locks import Lock
 from oms.services.chain import tickets
 from oms.services.finishing import verify, worktree_gc
 from oms.services.notify import notices
@@ -41,6 +43,21 @@ from oms.services.workspace import Workspace
 from oms.store import ledger
 
 ARCHIVE = "refs/oms/archive"
+FINISHING = "finishing"  # the outbox consumer whose per-ticket locks serialise merge and send-back
+
+
+def ticket_lock(ws: Workspace, ticket_id: str) -> Lock:
+    """The ticket's finishing lock: a merge and a request for changes of its result take turns, each
+    deciding on the ticket as it is once the lock is held (a result sent back while it merged was
+    merged all the same). Held: refused at once, in one line."""
+    try:
+        return ws.store.outbox(FINISHING).lock(ticket_id)
+    except LockHeldError as exc:
+        raise ConflictError(
+            f"{ticket_id}'s result is being merged or sent back by another oms command; "
+            "nothing done",
+            hint="retry when it finishes",
+        ) from exc
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +75,14 @@ class Merged:
 
 def merge(ws: Workspace, dispatch_id: str) -> Merged:
     """Merge a verified result into the target branch; a result already in it (merged before) is
-    left as it is (`Merged.already`): a second merge makes no second, empty merge commit."""
+    left as it is (`Merged.already`): a second merge makes no second, empty merge commit. Under the
+    ticket's finishing lock (`ticket_lock`)."""
+    dispatch, _ = verify.completed_result(ws, dispatch_id)
+    with ticket_lock(ws, access.text(dispatch.payload, "ticket_id")):
+        return _merge(ws, dispatch_id)
+
+
+def _merge(ws: Workspace, dispatch_id: str) -> Merged:
     dispatch, result = verify.completed_result(ws, dispatch_id)
     fin = finishing.parse(ws.config().raw)
     repo = ws.config_root
