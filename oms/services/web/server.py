@@ -11,6 +11,7 @@ import hmac
 import json
 import secrets
 import socket
+import sys
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -18,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from oms.canonical import JsonObject
-from oms.errors import NotFoundError, OmsError, RecordNotFoundError, UsageError
+from oms.errors import NotFoundError, OmsError, RecordNotFoundError, UsageError, one_line
 from oms.limits import LIMITS
 from oms.services.web import board
 from oms.services.workspace import Workspace
@@ -86,6 +87,15 @@ class Board(ThreadingHTTPServer):
             super().process_request_thread(request, client_address)
         finally:
             self._slots.release()
+
+    def handle_error(self, request: object, client_address: object) -> None:  # noqa: ARG002
+        """Never a traceback into the person's terminal (ADR 0007): a peer gone before its answer
+        (a closed tab; anyone on the machine can reset a connection) is nothing to say; anything
+        else is one line."""
+        error = sys.exc_info()[1]
+        if isinstance(error, OSError):
+            return
+        sys.stderr.write(f"oms web: a request failed: {one_line(repr(error), 200)}\n")
 
 
 def serve(port: int, opener: Opener, bind: str = LOOPBACK) -> Board:
