@@ -11,6 +11,7 @@ descriptor limit is lowered to 128 here (a real `oms web` process) to keep the t
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import resource
 import socket
@@ -59,8 +60,9 @@ def test_idle_connections_do_not_take_the_board(chain: Chain, oms: OmsCommand) -
                 s = socket.create_connection(("127.0.0.1", port), timeout=5)
             except OSError:  # its backlog is full: it accepts nothing more
                 break
-            s.sendall(b"GET /api/board")
             held.append(s)
+            with contextlib.suppress(OSError):  # one over the bound is closed at once: fine
+                s.sendall(b"GET /api/board")
         started = time.monotonic()
         status = _board_status(port, token, until=started + LIMITS.web_header_s + 10)
         assert status == 200, (
@@ -68,7 +70,11 @@ def test_idle_connections_do_not_take_the_board(chain: Chain, oms: OmsCommand) -
             f"{ATTACKERS} idle connections are held"
         )
         held[0].settimeout(5)
-        assert held[0].recv(1) == b""  # the server closed it: idle past its deadline
+        try:
+            closed = held[0].recv(1) == b""  # the server closed it: idle past its deadline
+        except ConnectionResetError:
+            closed = True
+        assert closed
     finally:
         for s in held:
             s.close()
