@@ -43,18 +43,19 @@ from oms.services.workspace import Workspace
 from oms.store import ledger
 
 ARCHIVE = "refs/oms/archive"
-FINISHING = "finishing"  # the outbox consumer whose per-ticket locks serialise merge and send-back
+FINISHING = "finishing"  # the outbox consumer of the per-ticket locks `ticket_lock` takes
 
 
 def ticket_lock(ws: Workspace, ticket_id: str) -> Lock:
-    """The ticket's finishing lock: a merge and a request for changes of its result take turns, each
-    deciding on the ticket as it is once the lock is held (a result sent back while it merged was
-    merged all the same). Held: refused at once, in one line."""
+    """The ticket's finishing lock: a merge, a publish and a request for changes of its result take
+    turns, each deciding on the ticket as it is once the lock is held (a result sent back while it
+    merged was merged all the same). Held: refused at once, in one line."""
     try:
         return ws.store.outbox(FINISHING).lock(ticket_id)
     except LockHeldError as exc:
         raise ConflictError(
-            f"{ticket_id}'s result is being merged or sent back by another oms command; "
+            f"{ticket_id}'s result is being merged, published or sent back by another oms "
+            "command; "
             "nothing done",
             hint="retry when it finishes",
         ) from exc
