@@ -49,6 +49,8 @@ class Limits(NamedTuple):
     web_audit_entries: int = 20  # `oms web` shows this many of the audit log's last entries
     web_poll_ms: int = 1000  # `oms web`'s page asks for the board this often (ADR 0041)
     web_url_bytes: int = 2048  # `oms web` refuses a longer request line
+    web_header_s: float = 5.0  # a request's line and headers reach `oms web` within this
+    web_connections: int = 32  # open connections `oms web` serves at once (one more: closed)
     pane_log_tail_bytes: int = 16 * 1024  # `oms worker log` shows this much of a pane log at first
     pane_log_piece_bytes: int = 64 * 1024  # ... and reads it this much at a time
     pane_log_poll_s: float = 0.25  # `oms worker log --follow` looks for new lines this often

@@ -45,6 +45,7 @@ class GitHubStandIn:
     pulls: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     check_runs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by commit
     review_comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # by number
+    fail_creates: int = 0  # this many pull requests are made, then answered 502 (a half-way fault)
     port: int = 0
     _server: ThreadingHTTPServer | None = None
 
@@ -137,6 +138,10 @@ class GitHubStandIn:
                         **body,
                     }
                     pulls.append(pr)
+                    if standin.fail_creates > 0:  # made, but gh hears a failure
+                        standin.fail_creates -= 1
+                        self._answer(502, {"message": "Bad Gateway"})
+                        return
                     self._answer(201, pr)
                 elif self.command == "PATCH" and len(parts) == 5:
                     pr = pulls[int(parts[4]) - 1]

@@ -30,10 +30,12 @@ from oms.errors import (
     CheckoutChangedError,
     ConflictError,
     GitIdentityError,
+    LockHeldError,
     OmsError,
     one_line,
     suppress_faults,
 )
+from oms.fsio.locks import Lock
 from oms.services.chain import tickets
 from oms.services.finishing import verify, worktree_gc
 from oms.services.notify import notices
@@ -41,6 +43,22 @@ from oms.services.workspace import Workspace
 from oms.store import ledger
 
 ARCHIVE = "refs/oms/archive"
+FINISHING = "finishing"  # the outbox consumer of the per-ticket locks `ticket_lock` takes
+
+
+def ticket_lock(ws: Workspace, ticket_id: str) -> Lock:
+    """The ticket's finishing lock: a merge, a publish and a request for changes of its result take
+    turns, each deciding on the ticket as it is once the lock is held (a result sent back while it
+    merged was merged all the same). Held: refused at once, in one line."""
+    try:
+        return ws.store.outbox(FINISHING).lock(ticket_id)
+    except LockHeldError as exc:
+        raise ConflictError(
+            f"{ticket_id}'s result is being merged, published or sent back by another oms "
+            "command; "
+            "nothing done",
+            hint="retry when it finishes",
+        ) from exc
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +76,14 @@ class Merged:
 
 def merge(ws: Workspace, dispatch_id: str) -> Merged:
     """Merge a verified result into the target branch; a result already in it (merged before) is
-    left as it is (`Merged.already`): a second merge makes no second, empty merge commit."""
+    left as it is (`Merged.already`): a second merge makes no second, empty merge commit. Under the
+    ticket's finishing lock (`ticket_lock`)."""
+    dispatch, _ = verify.completed_result(ws, dispatch_id)
+    with ticket_lock(ws, access.text(dispatch.payload, "ticket_id")):
+        return _merge(ws, dispatch_id)
+
+
+def _merge(ws: Workspace, dispatch_id: str) -> Merged:
     dispatch, result = verify.completed_result(ws, dispatch_id)
     fin = finishing.parse(ws.config().raw)
     repo = ws.config_root
@@ -68,7 +93,7 @@ def merge(ws: Workspace, dispatch_id: str) -> Merged:
     if git.is_ancestor(repo, commit, target.head):  # merged already (a second merge): nothing to do
         _complete(ws, dispatch.payload)
         return Merged(target.branch, target.head, target.head, target.mode, None, already=True)
-    _refuse_sent_back(ws, dispatch_id, dispatch.payload)
+    refuse_sent_back(ws, dispatch_id, dispatch.payload)
     found = verify.latest(ws, dispatch_id)
     why = finishing.merge_refusal(
         evidence=None if found is None else found[1],
@@ -134,9 +159,12 @@ def merge(ws: Workspace, dispatch_id: str) -> Merged:
     return Merged(target.branch, target.head, new, target.mode, record.ref, what_runs=runs)
 
 
-def _refuse_sent_back(ws: Workspace, dispatch_id: str, payload: JsonObject) -> None:
+def refuse_sent_back(
+    ws: Workspace, dispatch_id: str, payload: JsonObject, done: str = "merged"
+) -> None:
     """A result whose ticket has moved on to a follow-up (changes were requested, ADR 0039) is not
-    the one to merge: a ticket's handle still names it while the follow-up has no result."""
+    the one to merge, nor to publish (`done`: what is refused): a ticket's handle still names it
+    while the follow-up has no result."""
     ticket = tickets.require(ws, access.text(payload, "ticket_id"))
     latest = ticket.payload.get("attempt")
     attempt = access.integer(payload, "attempt")
@@ -144,7 +172,7 @@ def _refuse_sent_back(ws: Workspace, dispatch_id: str, payload: JsonObject) -> N
         isinstance(latest, int) and latest > attempt
     ):
         raise ConflictError(
-            f"{dispatch_id} is not merged: changes were requested of it, and attempt {latest} of "
+            f"{dispatch_id} is not {done}: changes were requested of it, and attempt {latest} of "
             f"{ticket.record_id} follows it on the same branch",
             hint=f"merge the follow-up's result, which holds this one, once it has it: "
             f"oms result show {ticket.record_id}",

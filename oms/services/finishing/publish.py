@@ -18,7 +18,7 @@ from oms.errors import ConflictError, InvalidInputError, one_line
 from oms.limits import LIMITS
 from oms.services.chain import live
 from oms.services.finishing import review, verify
-from oms.services.finishing.finish import ticket_title
+from oms.services.finishing.finish import refuse_sent_back, ticket_lock, ticket_title
 from oms.services.workspace import Workspace
 
 PUBLISHED = "result-published"  # the event a publish leaves (the person's name)
@@ -65,13 +65,28 @@ def publish(
 ) -> Published:
     """Push the verified result of `dispatch_id` to `remote` and open (or update) its pull
     request into `base` (default: the branch it would merge into), titled by its ticket, the
-    result's summary its body."""
+    result's summary its body. Under the ticket's finishing lock (`finish.ticket_lock`), as a merge
+    and a request for changes."""
+    dispatch, _ = verify.completed_result(ws, dispatch_id)
+    with ticket_lock(ws, access.text(dispatch.payload, "ticket_id")):
+        return _publish(ws, dispatch_id, person, remote, base, github_repo)
+
+
+def _publish(
+    ws: Workspace,
+    dispatch_id: str,
+    person: str,
+    remote: str,
+    base: str | None,
+    github_repo: str | None,
+) -> Published:
     dispatch, result = verify.completed_result(ws, dispatch_id)
     repo = ws.config_root
     git.refuse_unsafe_config(repo)
     remote = github.check_remote(remote)
     commit = access.text(result, "result_commit")
     target = verify.target_of(ws, finishing.parse(ws.config().raw))
+    refuse_sent_back(ws, dispatch_id, dispatch.payload, "published")  # nor pushed: as merge
     found = verify.latest(ws, dispatch_id)
     why = finishing.merge_refusal(
         evidence=None if found is None else found[1],

@@ -242,7 +242,18 @@ def request_changes(
 ) -> Requested:
     """Open the ticket of `dispatch_id`'s completed result for a follow-up attempt on the same
     branch carrying `comments` and the result's summary; journaled with `person`. Only for the
-    ticket's latest attempt's finished, unmerged result."""
+    ticket's latest attempt's finished, unmerged result. Under the ticket's finishing lock, as a
+    merge (`finish.ticket_lock`)."""
+    from oms.services.finishing.finish import ticket_lock  # (`oms result diff` starts without it)
+
+    dispatch, _ = verify.completed_result(ws, dispatch_id)
+    with ticket_lock(ws, access.text(dispatch.payload, "ticket_id")):
+        return _request_changes(ws, dispatch_id, comments, person=person)
+
+
+def _request_changes(
+    ws: Workspace, dispatch_id: str, comments: tuple[rules.Comment, ...], *, person: str
+) -> Requested:
     from oms.services.chain import tickets  # (`oms result diff` starts without it)
 
     dispatch, result = verify.completed_result(ws, dispatch_id)

@@ -6,9 +6,12 @@ no caching. The page draws every string with `textContent`, never as HTML."""
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import secrets
+import socket
+import sys
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -16,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from oms.canonical import JsonObject
-from oms.errors import NotFoundError, OmsError, RecordNotFoundError, UsageError
+from oms.errors import NotFoundError, OmsError, RecordNotFoundError, UsageError, one_line
 from oms.limits import LIMITS
 from oms.services.web import board
 from oms.services.workspace import Workspace
@@ -42,11 +45,15 @@ def asset(name: str) -> bytes:
 
 
 class Board(ThreadingHTTPServer):
-    """The server: its token, and how to open the workspace for one request."""
+    """The server: its token, and how to open the workspace for one request. A thread per
+    connection, at most `Limits.web_connections` at once (one more is closed at once): 127.0.0.1 is
+    every local user's, and idle connections must not take every thread and descriptor."""
 
     daemon_threads = True
+    request_queue_size = 64
 
     def __init__(self, port: int, opener: Opener, token: str | None = None) -> None:
+        self._slots = threading.BoundedSemaphore(LIMITS.web_connections)
         super().__init__((LOOPBACK, port), _Handler)
         self.token = token or secrets.token_urlsafe(24)
         self.opener = opener
@@ -63,6 +70,33 @@ class Board(ThreadingHTTPServer):
         with self.reading, self.opener() as ws:
             return what(ws)
 
+    def process_request(
+        self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
+    ) -> None:
+        """Serve the connection in its thread, unless `Limits.web_connections` are open already
+        (closed at once)."""
+        if not self._slots.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(
+        self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
+    ) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: object, client_address: object) -> None:  # noqa: ARG002
+        """Never a traceback into the person's terminal (ADR 0007): a peer gone before its answer
+        (a closed tab; anyone on the machine can reset a connection) is nothing to say; anything
+        else is one line."""
+        error = sys.exc_info()[1]
+        if isinstance(error, OSError):
+            return
+        sys.stderr.write(f"oms web: a request failed: {one_line(repr(error), 200)}\n")
+
 
 def serve(port: int, opener: Opener, bind: str = LOOPBACK) -> Board:
     """A board server bound to 127.0.0.1:`port` (0: a free one); any other address is refused."""
@@ -75,9 +109,32 @@ def serve(port: int, opener: Opener, bind: str = LOOPBACK) -> Board:
 
 
 class _Handler(BaseHTTPRequestHandler):
+    """One connection: its request line and headers must arrive within `Limits.web_header_s` (a
+    watchdog shuts an idle or dribbling sender down), each later read or write too."""
+
     server: Board
     server_version = "oms-web"
     sys_version = ""
+    timeout = LIMITS.web_header_s
+
+    def handle_one_request(self) -> None:
+        self._watchdog = threading.Timer(LIMITS.web_header_s, self._cut)
+        self._watchdog.daemon = True
+        self._watchdog.start()
+        try:
+            super().handle_one_request()
+        finally:
+            self._watchdog.cancel()
+
+    def parse_request(self) -> bool:
+        """The request's line and headers are in: the watchdog is done."""
+        parsed = super().parse_request()
+        self._watchdog.cancel()
+        return parsed
+
+    def _cut(self) -> None:
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)  # its read ends; the handler closes it
 
     def log_message(self, format: str, *args: object) -> None:
         """Quiet: the person watches the page, not a request log."""
