@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from oms.adapters import bwrap, cgroups, cli_models
 from oms.adapters.advisor import ADVISOR_ENV
 from oms.adapters.tools import TOOLS, probe
+from oms.domain import notify as notify_rules
 from oms.domain import routing
 from oms.domain.config import CONFIG_PATH, CREDENTIAL_DEFAULT, WORKER_TRANSPORTS, Config, Role
 from oms.domain.policy import POLICY_PATH
@@ -21,6 +22,7 @@ from oms.fsio import Root, capabilities
 from oms.limits import LIMITS
 from oms.process import child_env, is_frozen, landlock
 from oms.schemas import SCHEMA_NAMES, schema_source, validator
+from oms.services.notify import notices
 from oms.services.proxy import control as proxy_control
 from oms.services.proxy import credentials as proxy_credentials
 from oms.services.workspace import Workspace, launch_paths
@@ -296,6 +298,27 @@ def _config(config_root: str | None) -> Check:
     )
 
 
+def _notify(config_root: str | None) -> list[Check]:
+    """The person's `[notify]` (ADR 0036 as amended), when there is one; and a repository's
+    `[notify]`, which is ignored, with where it moved. Nothing when neither is there."""
+    path = notify_rules.settings_path(os.environ)
+    out = []
+    try:
+        found = notices.settings()
+    except OmsError as exc:
+        out.append(Check("notify", False, exc.message, f"correct {path} as this line says"))
+    else:
+        if found is not None:
+            out.append(Check("notify", True, f"{len(found.commands)} command(s) from {path}"))
+    if config_root is not None:
+        with suppress_faults():  # the config line says what is wrong with it
+            if committed_config(os.path.abspath(config_root)).stale_notify:
+                moved = notify_rules.MOVED.format(path=path)
+                fix = f"move the [notify] table from {CONFIG_PATH} to {path} and commit its removal"
+                out.append(Check("notify", True, moved, fix, warn=True))
+    return out
+
+
 def _policy(config_root: str | None) -> Check:
     if config_root is None:
         return Check("role policy", False, "no config root given", "pass --config-root")
@@ -487,6 +510,7 @@ def diagnose(
     checks.append(_config(config_root))
     checks.append(_policy(config_root))
     checks += _roles(config_root)
+    checks += _notify(config_root)
     if state_root is not None:
         checks.append(paths(state_root, config_root))
     if state_root is not None and opened is not None and not outside:
