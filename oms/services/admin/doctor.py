@@ -412,10 +412,14 @@ def login(config: Config, role: Role, in_use: bool, env: dict[str, str]) -> Chec
     environment (`proxy_credentials.missing`, the proxy's own lookup); any other role its CLI's
     own login or an API key, unless it names an endpoint. A role not in use only warns. A missing
     login says "not logged in" (ADR 0031)."""
-    name, cli = f"login {role.role_id}", CLI_OF[role.transport]
+    name, cli = f"login {role.role_id}", CLI_OF.get(role.transport)
     family = routing.family_of(role.transport)
     proxied = role.transport in WORKER_TRANSPORTS and role.credential == CREDENTIAL_DEFAULT
     used = "used" if in_use else "not used by [advisor] or [worker]"
+    if cli is None:  # a transport oms knows no CLI of: a finding, never a crash
+        detail = f"oms knows no login check for transport {role.transport!r} ({used})"
+        fix = f'give [roles."{role.role_id}"] an `endpoint` in {CONFIG_PATH}, or another transport'
+        return Check(name, True, detail, fix, warn=True)
     if proxied and family is not None and not config.routing.providers:
         provider = IMPLICIT[family]
         missing = proxy_credentials.missing({}, provider, role.endpoint, env)
@@ -431,7 +435,7 @@ def login(config: Config, role: Role, in_use: bool, env: dict[str, str]) -> Chec
     missing = cli_models.login_missing(cli, env)
     if missing is None:
         return Check(name, True, f"{cli} is logged in (or has an API key)")
-    fix = cli_models.LOGIN_HINTS[cli]
+    fix = cli_models.login_hint(cli)
     return Check(name, not in_use, f"not logged in: {missing} ({used})", fix, warn=not in_use)
 
 
