@@ -135,6 +135,12 @@ class LockHeldError(FsioError):
     code = "lock-held"
     hint = "another oms process is working on this; retry when it finishes"
 
+    def __init__(
+        self, message: str, *, hint: str | None = None, holder_pid: int | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.holder_pid = holder_pid  # the live holder's pid, when the lock names one
+
 
 # ----------------------------------------------------------------------------- canonical / schemas
 class CanonicalJsonError(InvalidInputError):

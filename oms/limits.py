@@ -108,7 +108,7 @@ class Limits(NamedTuple):
     # a person's message into a live agent's conversation (`oms worker send`), as read: its event
     # keeps it whole (an event is at most `event_bytes`; a newline is two bytes in JSON)
     send_text_bytes: int = 16 * 1024
-    # notifications (`[notify]` in .oms/config.toml): each command's time and what it may print
+    # notifications (`[notify]`, the person's ~/.config/oms/notify.toml): time and output
     notify_timeout_s: float = 10.0
     notify_output_bytes: int = 16 * 1024  # its stdout and stderr each: more ends it (logged)
     notify_window_s: float = 3600.0  # record versions older than this are never notified

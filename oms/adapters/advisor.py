@@ -20,7 +20,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from oms.adapters.cli_models import LOGIN_HINTS, login_missing
+from oms.adapters.cli_models import LOGIN_HINTS, login_hint, login_missing
 from oms.adapters.providers.base import CODEX_PROVIDER, codex_provider
 from oms.adapters.quoting import toml_value
 from oms.canonical import JsonObject, dumps, loads_object
@@ -172,9 +172,7 @@ def execute(
     if advisor.login is not None:
         missing = login_missing(advisor.login, env)
         if missing is not None:
-            raise AdvisorError(
-                f"cannot run the advisor: {missing}", hint=LOGIN_HINTS[advisor.login]
-            )
+            raise AdvisorError(f"cannot run the advisor: {missing}", hint=login_hint(advisor.login))
     started = clock()
     try:
         done = run(

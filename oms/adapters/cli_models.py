@@ -96,6 +96,16 @@ LOGIN_HINTS = {
 }
 
 
+def login_hint(cli: str) -> str:
+    """How to log `cli` in: its own hint, or (a CLI oms has none for) a general one — never a
+    lookup that fails."""
+    return LOGIN_HINTS.get(
+        cli,
+        f"log {cli} in as its documentation says, or give the role an `endpoint` in "
+        ".oms/config.toml",
+    )
+
+
 def login_missing(cli: str, env: dict[str, str]) -> str | None:
     """Why `cli` ("codex" or "claude") cannot authenticate, asked of the CLI itself (`codex login
     status`, `claude auth status`; each answers offline in well under a second); None: it can, or it

@@ -136,6 +136,11 @@ class Panes:
             return []
         return parse_panes(done.stdout.decode("utf-8", "replace"), untagged=True)
 
+    def server_running(self) -> bool:
+        """Does our tmux server answer? (It exits with its last session: a server that does not
+        answer has ended, or was never started.)"""
+        return self.tmux("list-sessions", "-F", "#{session_name}", check=False).returncode == 0
+
     def observe(self, dispatch_id: str) -> Pane | None:
         """The pane of `dispatch_id`, if it exists (alive or dead)."""
         for pane in self.list():

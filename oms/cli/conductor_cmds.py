@@ -119,6 +119,7 @@ def run(
       oms conductor run
       oms conductor run --interval 30 --ticks 10
     """
+    from oms.services.conductor import tick as conductor
     from oms.services.conductor.loop import Loop
 
     asked: list[int] = []
@@ -149,13 +150,15 @@ def run(
                     typer.echo(f"{_stamp()} {line}")
                 typer.echo(f"{_stamp()} {_summary(done)}")
 
-        if not json_out:
-            typer.echo(
-                f"{_stamp()} conductor on {ws.store.path}, a tick every {every} s (Ctrl-C ends it)"
-            )
         with contextlib.ExitStack() as stack:
+            stack.enter_context(conductor.lock(ws))  # refused before anything is said
+            if not json_out:
+                typer.echo(
+                    f"{_stamp()} conductor on {ws.store.path}, a tick every {every} s "
+                    "(Ctrl-C ends it)"
+                )
             now = stack.enter_context(_doing()) if live else None
-            count = Loop(ws, float(every), report, lambda: bool(asked), ticks).run()
+            count = Loop(ws, float(every), report, lambda: bool(asked), ticks, held=True).run()
     why = "asked to stop" if asked else "done"
     if json_out:
         emit({"type": "stopped", "ticks": count, "reason": why, "internal_errors": internal})

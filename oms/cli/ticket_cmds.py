@@ -266,6 +266,8 @@ def show(
         value = rec.payload.get(key) if key != "state" else rec.state
         typer.echo(f"{key:<17} {value if value is not None else '-'}")
     typer.echo(f"{'url':<17} {content.get('url') or '-'}")
+    for line in _changes_requested(rec.payload.get("changes_requested")):
+        typer.echo(text_for_terminal(line))
     for (
         row
     ) in kept:  # `git checkout <ref> -- .` or `git diff <commit>^ <commit>` brings the work back
@@ -274,6 +276,23 @@ def show(
         detail = archived.get("error") or f"{archived['files']} files"
         typer.echo(f"{'compacted':<17} {archived['archive']} ({detail})")
     typer.echo(text_for_terminal(f"\n# {content['title']}\n\n{content['body']}"))
+
+
+def _changes_requested(found: object) -> list[str]:
+    """The lines of a ticket's request for changes (ADR 0039): who asked, of which result, and
+    each comment as written; none without one."""
+    if not isinstance(found, dict):
+        return []
+    commit = str(found.get("result_commit", ""))[:12]
+    out = [
+        f"{'changes':<17} requested by {found.get('person')} of "
+        f"{found.get('dispatch_id')} (commit {commit})"
+    ]
+    for c in found.get("comments") or []:
+        where = f"{c.get('path')}:{c.get('line')}: " if c.get("path") is not None else ""
+        for n, text in enumerate(str(c.get("text", "")).splitlines()):
+            out.append(f"{'  comment' if n == 0 else '':<17} {where if n == 0 else ''}{text}")
+    return out
 
 
 @app.command("lease")

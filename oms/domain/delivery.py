@@ -28,7 +28,8 @@ A failed step once the pane exists leaves nothing half-launched (ADR 0009 "Once 
   created it (one another launcher made is theirs), and the worker parked with a reason naming the
   step — there is no session, so nothing else refers to the pane;
 - activating (`after_failed_activation`): a live pane parks the worker `activation_pending`; a pane
-  already dead ends session and worker (`exit`; `stopped` when tmux no longer shows it).
+  already dead ends session and worker (`exit`; `stopped` when tmux no longer shows it; `exit`
+  again, with `SERVER_GONE` as its plain reason, when the whole tmux server ended: retried).
 
 Park (`check_park`): a `running`, `stalled` or `parked` session of a `healthy`, `stalled` or
 `parked` worker; parking again must name the same time. Resume (`check_resume`): a `parked` or
@@ -176,12 +177,18 @@ def after_pane_failure(step: str, message: str, *, created: bool) -> Aftermath:
     return Aftermath(created, one_line(f"{STEPS[step]} failed: {message}"))
 
 
-def after_failed_activation(pane: PaneSeen | None) -> str | None:
+SERVER_GONE = "the pane's tmux server ended before the agent was ready"
+
+
+def after_failed_activation(pane: PaneSeen | None, *, server_gone: bool = False) -> str | None:
     """None: the pane lives, park `activation_pending`; else the end reason of session and
-    worker."""
+    worker. A pane gone with the whole tmux server (`server_gone`: no server answers, and no person
+    stopped the worker) is `exit`, a failed attempt the conductor retries (ADR 0029: nothing a
+    person must put right; `SERVER_GONE` says so plainly); a pane gone from a live server, a stop
+    (`stopped`: a person decides)."""
     if pane is not None and not pane.dead:
         return None
-    return "exit" if pane is not None else "stopped"
+    return "exit" if pane is not None or server_gone else "stopped"
 
 
 def check_park(session_state: str, health: str, parked_until: object, until: str) -> None:

@@ -4,18 +4,85 @@ A *handle* is a whole id, or a prefix that names exactly one id (as git takes a 
 Where a dispatch (a worker: its id is its dispatch's) is meant, a ticket's handle names that
 ticket's one attempt that matters: its one live attempt (`LIVE`), or, for a result, the one
 attempt with a result (`RESULT`). A whole id always wins over a longer id it is a prefix of
-(`tkt-1` is `tkt-1`, never `tkt-10`). None or several is an error listing the candidates.
+(`tkt-1` is `tkt-1`, never `tkt-10`). None or several is an error listing the candidates; none
+says which ids are near what was typed (`near`: a typo, "did you mean"), never picking one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from oms.domain.dispatches import NON_TERMINAL
-from oms.errors import AmbiguousIdError, RecordNotFoundError
+from oms.errors import AmbiguousIdError, RecordNotFoundError, one_line
 from oms.limits import LIMITS
+
+NEAR_SHOWN = 3  # "did you mean" names at most this many ids
+Titles = Callable[[], Mapping[str, str]]  # an id's title (a dispatch's: its ticket's), read lazily
+_KIND = re.compile(r"[a-z]{2,8}-")  # an id's kind (`tkt-`, `dsp-`), compared apart
+
+
+def _distance(a: str, b: str, bound: int) -> int:
+    """Levenshtein distance of `a` and `b`, or `bound + 1` once it is past `bound`."""
+    if abs(len(a) - len(b)) > bound:
+        return bound + 1
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+        if min(row) > bound:
+            return bound + 1
+    return row[-1]
+
+
+def near(handle: str, ids: Iterable[str], limit: int = NEAR_SHOWN) -> list[str]:
+    """The ids most like `handle`, best first, at most `limit`: of the same kind (`tkt-`), within
+    a few edits of the whole id or of its start as long as what was typed (a typo: `tkt-12` for
+    `tkt-13`, `dsp-3fb` for `dsp-3fa…`); one typed character allows none, and a typo of a few
+    characters one."""
+    kind = _KIND.match(handle)
+    prefix = kind.group(0) if kind else ""
+    rest = handle[len(prefix) :]
+    bound = (len(rest) + 2) // 4
+    if bound == 0:
+        return []
+    scored = []
+    for candidate in set(ids):
+        if not candidate.startswith(prefix) or candidate == handle:
+            continue
+        other = candidate[len(prefix) :]
+        if not prefix and _KIND.match(candidate):
+            continue  # a kind not typed: not a typo of this
+        best = min(_distance(rest, text, bound) for text in {other, other[: len(rest)]})
+        if best <= bound:
+            scored.append((best, len(candidate), candidate))
+    return [candidate for *_, candidate in sorted(scored)[:limit]]
+
+
+def did_you_mean(handle: str, ids: Iterable[str], titles: Titles | None = None) -> str:
+    """`; did you mean tkt-12 ('Fix the test'), tkt-2?`: the near ids, else the ids whose title
+    holds what was typed (3 characters or more: `flaky`), each with its title when known, escaped
+    (`repr`); or "" when there is none."""
+    ids = list(ids)
+    found = near(handle, ids)
+    known: Mapping[str, str] = {}
+    if titles is not None and (found or len(handle) >= 3):
+        known = titles()
+    if not found and len(handle) >= 3:
+        words = handle.replace("-", " ").casefold()
+        seen: set[str] = set()  # a ticket's attempts share its title: its shortest id only
+        for i in sorted(ids, key=lambda i: (len(i), i)):
+            title = known.get(i, "")
+            if words in title.casefold() and title not in seen and len(found) < NEAR_SHOWN:
+                seen.add(title)
+                found.append(i)
+    if not found:
+        return ""
+    said = [f"{i} ({one_line(known[i], 40)!r})" if known.get(i) else i for i in found]
+    return f"; did you mean {', '.join(said)}?"
 
 
 class Want(StrEnum):
@@ -49,22 +116,31 @@ def listed(ids: Sequence[str], limit: int = LIMITS.handle_candidates_shown) -> s
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
-def unique(handle: str, ids: Iterable[str], what: str, hint: str) -> str:
-    """The one id of `ids` that `handle` names; `RecordNotFoundError` for none,
-    `AmbiguousIdError` listing them for several. `what` names the kind ("ticket")."""
+def unique(
+    handle: str, ids: Iterable[str], what: str, hint: str, titles: Titles | None = None
+) -> str:
+    """The one id of `ids` that `handle` names; `RecordNotFoundError` for none (naming the near
+    ones), `AmbiguousIdError` listing them for several. `what` names the kind ("ticket")."""
+    ids = list(ids)
     found = matching(handle, ids)
     if len(found) == 1:
         return found[0]
     if not found:
-        raise RecordNotFoundError(f"no {what} {handle}", hint=hint)
+        raise RecordNotFoundError(
+            f"no {what} {handle}{did_you_mean(handle, ids, titles)}", hint=hint
+        )
     raise AmbiguousIdError(f"{what} {handle!r} names {len(found)}: {listed(found)}")
 
 
 def dispatch_for(
-    handle: str, ticket_ids: Iterable[str], attempts: Sequence[Attempt], want: Want
+    handle: str,
+    ticket_ids: Iterable[str],
+    attempts: Sequence[Attempt],
+    want: Want,
+    titles: Titles | None = None,
 ) -> str:
     """The dispatch `handle` names: a dispatch's id or prefix, or a ticket's (then its one attempt
-    that `want` asks for)."""
+    that `want` asks for). None names the ids near it (`titles`: theirs, read only then)."""
     dispatch_ids = [a.dispatch_id for a in attempts]
     tickets = list(ticket_ids)
     if handle in dispatch_ids:
@@ -79,8 +155,9 @@ def dispatch_for(
         if by_dispatch:
             return by_dispatch[0]
         if not by_ticket:
+            nearby = did_you_mean(handle, [*tickets, *dispatch_ids], titles)
             raise RecordNotFoundError(
-                f"no dispatch or ticket {handle}",
+                f"no dispatch or ticket {handle}{nearby}",
                 hint="give a dispatch's id or a ticket's (`oms dispatch list`, `oms ticket list`)",
             )
         ticket = by_ticket[0]

@@ -1,5 +1,11 @@
-"""Notifications (`[notify]` in .oms/config.toml, ADR 0036), pure: the table, and which record
+"""Notifications (`[notify]`, ADR 0036 and its amendment), pure: the table, and which record
 version is worth which notice.
+
+`[notify]` lives in the person's own settings, `$XDG_CONFIG_HOME/oms/notify.toml` (else
+`~/.config/oms/notify.toml`; `SETTINGS`), beside the ledger's anchors: a command that runs on the
+host outside every sandbox never comes from a file an agent can write. A repository's
+`.oms/config.toml` may hold a result's edits (a branch checked out to try it, or merged), so a
+`[notify]` table there is ignored (`Config.stale_notify`: status and doctor say where it moved).
 
 A ticket version is worth one when it is `done` (but not by a merge: `oms result merge` notifies
 `merged` itself, once per merged commit), `blocked`,
@@ -14,13 +20,17 @@ tickets.
 
 from __future__ import annotations
 
+import os
+import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from oms.canonical import JsonObject, parse_ts, stable_id
+from oms.canonical import JsonObject, dumps, parse_ts, stable_id
 from oms.domain.conductor import NEEDS_PERSON
-from oms.errors import one_line
+from oms.errors import CanonicalJsonError, ConfigError, SchemaValidationError, one_line
 from oms.limits import LIMITS
+from oms.schemas import validate
 
 KINDS = ("done", "blocked", "needs-a-person", "parked", "limit", "merged")
 FORMAT = "oms-notification-v1"
@@ -37,10 +47,37 @@ class NotifyConfig:
     timeout_s: float = LIMITS.notify_timeout_s
 
 
-def parse(table: dict[str, Any] | None) -> NotifyConfig | None:
-    """The `[notify]` table (validated by the config schema already), or None without one."""
-    if table is None:
-        return None
+SETTINGS = "oms/notify.toml"  # under `$XDG_CONFIG_HOME`, else `~/.config`
+MOVED = (
+    "[notify] in .oms/config.toml is ignored: notify commands run on the host, so they live in "
+    "your own settings now, {path} (ADR 0036 amendment); move the table there"
+)
+
+
+def settings_path(env: Mapping[str, str]) -> str:
+    """Where the person's `[notify]` lives: `$XDG_CONFIG_HOME/oms/notify.toml`, else
+    `$HOME/.config/oms/notify.toml` (the environment is given: no IO here)."""
+    base = env.get("XDG_CONFIG_HOME") or os.path.join(env.get("HOME") or "/", ".config")
+    return os.path.join(os.path.abspath(base), SETTINGS)
+
+
+def parse_settings(data: bytes, where: str) -> NotifyConfig:
+    """The person's settings file (`schemas/settings.schema.json`): its `[notify]` table;
+    `ConfigError` names `where` and the key."""
+    try:
+        doc = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{where}: not UTF-8 at byte {exc.start}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{where}: invalid TOML: {exc}") from exc
+    try:
+        dumps(doc)  # the JSON profile: no floats, dates or times
+        validate("settings", doc, where=where)
+    except (CanonicalJsonError, SchemaValidationError) as exc:
+        raise ConfigError(
+            exc.message if exc.message.startswith(where) else f"{where}: {exc.message}"
+        ) from exc
+    table = doc["notify"]  # required by the schema
     return NotifyConfig(
         tuple(tuple(argv) for argv in table["commands"]),
         frozenset(table.get("on", KINDS)),

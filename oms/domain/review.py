@@ -8,7 +8,8 @@
 - What a follow-up attempt carries of the result it follows (`changes_requested`): the dispatch,
   its commit and summary, the person, the comments (part of the approved intent, docs/adr/0035).
 - What a change does to what oms runs (`what_runs`): the files under `.oms/` (the configuration:
-  a `[notify]` command runs on the host, outside every sandbox; the role policy) and `.agents/`
+  the roles' commands, the checks; the role policy — never a `[notify]` command, which lives in
+  the person's own settings, ADR 0036 as amended) and `.agents/`
   (the executor instructions), which take effect once a merge puts them at HEAD.
 - Output someone else wrote (a diff: file contents an agent chose; a summary, a branch name),
   made safe for a terminal (`Escaper`, `for_terminal`): newlines and tabs kept, every other control
@@ -57,8 +58,8 @@ def what_runs_line(paths: list[str]) -> str | None:
         return None
     named = ", ".join(paths[:8]) + (f" and {len(paths) - 8} more" if len(paths) > 8 else "")
     return (
-        f"changes what oms runs (config, policy, instructions; a [notify] command runs outside "
-        f"every sandbox): {named}"
+        f"changes what oms runs (config, policy, instructions: the roles' commands, the checks, "
+        f"what agents are told): {named}"
     )
 
 

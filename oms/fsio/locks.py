@@ -118,7 +118,9 @@ def acquire(root: Root, rel: str) -> Lock:
                 hint="inspect it, then remove it by hand if no oms process is running",
             )
         if state.alive:
-            raise LockHeldError(f"{rel}: held by live process {state.holder.pid}")
+            raise LockHeldError(
+                f"{rel}: held by live process {state.holder.pid}", holder_pid=state.holder.pid
+            )
         break_stale(root, rel, state.holder)
     raise LockHeldError(f"{rel}: lock keeps changing hands; retry later")
 

@@ -49,6 +49,7 @@ SCHEMA_NAMES = (
     "sandbox-dir",
     "sandbox-init",
     "session",
+    "settings",
     "state-meta",
     "state-repository",
     "ticket",

@@ -57,6 +57,26 @@ def test_a_second_conductor_is_refused_naming_the_holder(
     assert "Traceback" not in refused.stderr
 
 
+@pytest.mark.parametrize("json_out", [False, True])
+def test_a_second_conductor_run_refuses_before_its_banner(
+    oms: OmsCommand, waiting_fleet: Fleet, json_out: bool
+) -> None:
+    flags = ("--json",) if json_out else ()
+    with waiting_fleet.workspace() as ws, conductor.lock(ws):
+        refused = oms.run("conductor", "run", "--ticks", "1", *flags, *_roots(waiting_fleet))
+    assert refused.returncode == 1, refused.stdout + refused.stderr  # a domain error (ADR 0007)
+    assert "Traceback" not in refused.stderr
+    if json_out:
+        doc = json.loads(refused.stdout)  # the error object alone: no tick, no "stopped"
+        assert (doc["ok"], doc["error"]) == (False, "lock-held"), doc
+        said = doc["message"]
+    else:
+        assert refused.stdout == ""  # no banner, no "conductor stopped after 0 ticks"
+        said = refused.stderr.splitlines()[0]
+    assert "another conductor works on this state root" in said
+    assert f"pid {os.getpid()}" in said, said
+
+
 def test_run_streams_ticks_and_sigterm_ends_it_leaving_workers_running(
     oms: OmsCommand, waiting_fleet: Fleet
 ) -> None:

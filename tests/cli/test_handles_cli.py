@@ -165,3 +165,15 @@ def test_a_ticket_names_its_result_to_verify_and_merge(oms: OmsCommand, chain: C
     assert json.loads(merged.stdout)["dispatch_id"] == bound.dispatch_id
     again = _run(oms, chain, "result", "merge", ticket)  # its dispatch resolved: still its result
     assert again.stdout.startswith(f"already merged: {bound.dispatch_id}'s result"), again.stderr
+
+
+def test_a_typo_says_which_ids_are_near(oms: OmsCommand, chain: Chain) -> None:
+    ticket, _, dispatch = chain.proposed("Fix the flaky test")
+    assert ticket == "tkt-1"
+    said = _error(_run(oms, chain, "ticket", "show", "tkt-11"))
+    assert said == "oms: error: no ticket tkt-11; did you mean tkt-1 ('Fix the flaky test')?"
+    said = _error(_run(oms, chain, "worker", "stop", "flaky"))
+    assert said.endswith("did you mean tkt-1 ('Fix the flaky test')?"), said
+    typo = dispatch[:6] + ("0" if dispatch[6] != "0" else "1")
+    said = _error(_run(oms, chain, "dispatch", "show", typo))
+    assert said.endswith(f"did you mean {dispatch} ('Fix the flaky test')?"), said

@@ -109,6 +109,30 @@ def test_request_changes_from_a_comments_file(
     assert again.returncode == 1
     assert "latest attempt is 2" in again.stderr
     assert again.stderr.count("\n") <= 2  # one line, and its hint
+    _the_ticket_shows_the_request(chain, oms, bound, doc["changes_requested"])
+
+
+def _the_ticket_shows_the_request(
+    chain: Chain, oms: OmsCommand, bound: Bound, asked: dict[str, object]
+) -> None:
+    """`oms ticket show` says what was asked of the ticket's next attempt (ADR 0039), in text and
+    in `--json` (valid against schemas/cli/ticket-show.schema.json)."""
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    with chain.workspace() as ws:
+        ticket = str(ws.store.records("dispatch").read(bound.dispatch_id).payload["ticket_id"])
+    shown = oms.run("ticket", "show", ticket, *roots)
+    assert shown.returncode == 0, shown.stderr
+    commit = str(asked["result_commit"])[:12]
+    assert f"changes           requested by Ada of {bound.dispatch_id} (commit {commit})" in (
+        shown.stdout
+    ), shown.stdout
+    assert "  comment         lib.rs:1: say why" in shown.stdout
+    doc = json.loads(oms.run("ticket", "show", ticket, "--json", *roots).stdout)
+    assert doc["ticket"]["changes_requested"] == asked
+    schemas = Path(__file__).resolve().parents[2] / "schemas"
+    defs = json.loads((schemas / "defs.schema.json").read_text())["$defs"]
+    schema = {"$ref": "#/$defs/changes_requested", "$defs": defs}
+    jsonschema.validate(doc["ticket"]["changes_requested"], schema)
 
 
 RECORDER = "import sys; open(sys.argv[1], 'wb').write(sys.stdin.buffer.read())\n"

@@ -1,4 +1,5 @@
-"""`[notify]` (ADR 0036) through a real `oms conductor tick`: a recording command gets the
+"""`[notify]` (ADR 0036; in the person's own settings, `$XDG_CONFIG_HOME/oms/notify.toml`, as
+amended) through a real `oms conductor tick`: a recording command gets the
 notification as JSON on its stdin (valid against schemas/notification.schema.json) with a minimal
 environment, once; a command that hangs is killed at its time limit and one that floods its output
 is ended at its bound, each a line of the log; the tick's notify phase never waits on them."""
@@ -11,6 +12,7 @@ import time
 from pathlib import Path
 
 import jsonschema
+import pytest
 
 from oms.canonical import add_ms
 from oms.limits import LIMITS
@@ -27,14 +29,28 @@ RECORD = '#!/bin/sh\ncat >> "$1"\nenv > "$1.env"\n'
 HANG = "#!/bin/sh\nexec sleep 4243\n"
 
 
-def _configure(chain: Chain, *commands: list[str], timeout: int = 2) -> None:
+@pytest.fixture(autouse=True)
+def _settings_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The person's own settings home (XDG_CONFIG_HOME): a folder of the test's own."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+
+
+def settings_file() -> Path:
+    """Where the person's `[notify]` is read from (ADR 0036 as amended)."""
+    return Path(os.environ["XDG_CONFIG_HOME"]) / "oms" / "notify.toml"
+
+
+def _configure(
+    chain: Chain, *commands: list[str], timeout: int = 2, on: list[str] | None = None
+) -> None:
     table = (
-        "\n[notify]\n"
+        "[notify]\n"
         f"commands = {json.dumps([list(c) for c in commands])}\n"
         'pass_env = ["OMS_TEST_WEBHOOK"]\n'
         f"timeout_seconds = {timeout}\n"
-    )
-    chain.edit_config(lambda s: s + table, commit=True)
+    ) + (f"on = {json.dumps(on)}\n" if on else "")
+    settings_file().parent.mkdir(parents=True, exist_ok=True)
+    settings_file().write_text(table)
 
 
 def _script(chain: Chain, name: str, text: str) -> str:
@@ -156,8 +172,7 @@ def test_without_notify_a_tick_notifies_nothing(chain: Chain, oms: OmsCommand) -
 
 def test_a_parked_worker_is_notified_by_the_conductor(deliverable: Chain, oms: OmsCommand) -> None:
     out = deliverable.base / "heard.jsonl"
-    _configure(deliverable, [_script(deliverable, "record.sh", RECORD), str(out)])
-    deliverable.edit_config(lambda s: s + 'on = ["parked"]\n', commit=True)
+    _configure(deliverable, [_script(deliverable, "record.sh", RECORD), str(out)], on=["parked"])
     use_worker(deliverable, "silent")
     dispatch_id, event_id = accepted(deliverable)
     with deliverable.workspace() as ws:

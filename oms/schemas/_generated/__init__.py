@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'c8af7fa009eef1ea1dc92e878c76d25ec723270ae401a599405920f44867a616'
+SOURCE_SHA256 = '48ddecb828d741ff1964eb3853648308678e2fef269f5f4a1e0959dde18a0367'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -91,6 +91,7 @@ MODULES: dict[str, str] = {
     'sandbox-dir': 'sandbox_dir',
     'sandbox-init': 'sandbox_init',
     'session': 'session',
+    'settings': 'settings',
     'state-meta': 'state_meta',
     'state-repository': 'state_repository',
     'ticket': 'ticket',

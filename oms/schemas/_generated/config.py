@@ -20,7 +20,6 @@ _P2 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?(?:/[A-Za-z0-9][A-Za-z0-9._-]{0,127
 _P3 = '^[A-Z][A-Z0-9_]{0,55}_API_KEY$'
 _P4 = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$'
 _P5 = '^(?!oms/)[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$'
-_P6 = '^[A-Za-z_][A-Za-z0-9_]{0,63}$'
 _C0: object = 1
 _C1: tuple[object, ...] = ('none', 'host')
 _C2: tuple[object, ...] = ('token', 'raw')
@@ -28,7 +27,6 @@ _C3: object = 'command'
 _C4: tuple[object, ...] = ('anthropic', 'openai')
 _C5: tuple[object, ...] = ('key', 'codex-chatgpt')
 _C6: tuple[object, ...] = ('merge-commit', 'fast-forward')
-_C7: tuple[object, ...] = ('done', 'blocked', 'needs-a-person', 'parked', 'merged', 'limit')
 
 
 def _v229(x: object) -> bool:
@@ -1041,124 +1039,10 @@ def _v319(x: object) -> bool:
     return True
 
 
-def _v323(x: object) -> bool:
-    # config#/properties/notify/properties/commands/items/items
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if len(x) < 1:
-            return False
-        if len(x) > 4096:
-            return False
-    return True
-
-
-def _v322(x: object) -> bool:
-    # config#/properties/notify/properties/commands/items
-    if not (isinstance(x, list)):
-        return False
-    if isinstance(x, list):
-        if len(x) < 1:
-            return False
-        if len(x) > 64:
-            return False
-        for v in x:
-            if not _v323(v):
-                return False
-    return True
-
-
-def _v321(x: object) -> bool:
-    # config#/properties/notify/properties/commands
-    if not (isinstance(x, list)):
-        return False
-    if isinstance(x, list):
-        if len(x) < 1:
-            return False
-        if len(x) > 8:
-            return False
-        for v in x:
-            if not _v322(v):
-                return False
-    return True
-
-
-def _v325(x: object) -> bool:
-    # config#/properties/notify/properties/on/items
-    if not any(_eq(x, c) for c in _C7):
-        return False
-    return True
-
-
-def _v324(x: object) -> bool:
-    # config#/properties/notify/properties/on
-    if not (isinstance(x, list)):
-        return False
-    if isinstance(x, list):
-        if len(x) < 1:
-            return False
-        for v in x:
-            if not _v325(v):
-                return False
-        if not _unique(x):
-            return False
-    return True
-
-
-def _v327(x: object) -> bool:
-    # config#/properties/notify/properties/pass_env/items
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P6, x) is None:
-            return False
-    return True
-
-
-def _v326(x: object) -> bool:
-    # config#/properties/notify/properties/pass_env
-    if not (isinstance(x, list)):
-        return False
-    if isinstance(x, list):
-        if len(x) > 32:
-            return False
-        for v in x:
-            if not _v327(v):
-                return False
-    return True
-
-
-def _v328(x: object) -> bool:
-    # config#/properties/notify/properties/timeout_seconds
-    if not (_is_integer(x)):
-        return False
-    if isinstance(x, int | float) and not isinstance(x, bool):
-        if x < 1:
-            return False
-        if x > 60:
-            return False
-    return True
-
-
 def _v320(x: object) -> bool:
     # config#/properties/notify
     if not (isinstance(x, dict)):
         return False
-    if isinstance(x, dict):
-        for k in ('commands',):
-            if k not in x:
-                return False
-        if 'commands' in x and not _v321(x['commands']):
-            return False
-        if 'on' in x and not _v324(x['on']):
-            return False
-        if 'pass_env' in x and not _v326(x['pass_env']):
-            return False
-        if 'timeout_seconds' in x and not _v328(x['timeout_seconds']):
-            return False
-        for k in x:
-            if k not in ('commands', 'on', 'pass_env', 'timeout_seconds'):
-                return False
     return True
 
 

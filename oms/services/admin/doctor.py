@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from oms.adapters import bwrap, cgroups, cli_models
 from oms.adapters.advisor import ADVISOR_ENV
 from oms.adapters.tools import TOOLS, probe
+from oms.domain import notify as notify_rules
 from oms.domain import routing
 from oms.domain.config import CONFIG_PATH, CREDENTIAL_DEFAULT, WORKER_TRANSPORTS, Config, Role
 from oms.domain.policy import POLICY_PATH
@@ -21,6 +22,7 @@ from oms.fsio import Root, capabilities
 from oms.limits import LIMITS
 from oms.process import child_env, is_frozen, landlock
 from oms.schemas import SCHEMA_NAMES, schema_source, validator
+from oms.services.notify import notices
 from oms.services.proxy import control as proxy_control
 from oms.services.proxy import credentials as proxy_credentials
 from oms.services.workspace import Workspace, launch_paths
@@ -296,6 +298,27 @@ def _config(config_root: str | None) -> Check:
     )
 
 
+def _notify(config_root: str | None) -> list[Check]:
+    """The person's `[notify]` (ADR 0036 as amended), when there is one; and a repository's
+    `[notify]`, which is ignored, with where it moved. Nothing when neither is there."""
+    path = notify_rules.settings_path(os.environ)
+    out = []
+    try:
+        found = notices.settings()
+    except OmsError as exc:
+        out.append(Check("notify", False, exc.message, f"correct {path} as this line says"))
+    else:
+        if found is not None:
+            out.append(Check("notify", True, f"{len(found.commands)} command(s) from {path}"))
+    if config_root is not None:
+        with suppress_faults():  # the config line says what is wrong with it
+            if committed_config(os.path.abspath(config_root)).stale_notify:
+                moved = notify_rules.MOVED.format(path=path)
+                fix = f"move the [notify] table from {CONFIG_PATH} to {path} and commit its removal"
+                out.append(Check("notify", True, moved, fix, warn=True))
+    return out
+
+
 def _policy(config_root: str | None) -> Check:
     if config_root is None:
         return Check("role policy", False, "no config root given", "pass --config-root")
@@ -389,10 +412,14 @@ def login(config: Config, role: Role, in_use: bool, env: dict[str, str]) -> Chec
     environment (`proxy_credentials.missing`, the proxy's own lookup); any other role its CLI's
     own login or an API key, unless it names an endpoint. A role not in use only warns. A missing
     login says "not logged in" (ADR 0031)."""
-    name, cli = f"login {role.role_id}", CLI_OF[role.transport]
+    name, cli = f"login {role.role_id}", CLI_OF.get(role.transport)
     family = routing.family_of(role.transport)
     proxied = role.transport in WORKER_TRANSPORTS and role.credential == CREDENTIAL_DEFAULT
     used = "used" if in_use else "not used by [advisor] or [worker]"
+    if cli is None:  # a transport oms knows no CLI of: a finding, never a crash
+        detail = f"oms knows no login check for transport {role.transport!r} ({used})"
+        fix = f'give [roles."{role.role_id}"] an `endpoint` in {CONFIG_PATH}, or another transport'
+        return Check(name, True, detail, fix, warn=True)
     if proxied and family is not None and not config.routing.providers:
         provider = IMPLICIT[family]
         missing = proxy_credentials.missing({}, provider, role.endpoint, env)
@@ -408,7 +435,7 @@ def login(config: Config, role: Role, in_use: bool, env: dict[str, str]) -> Chec
     missing = cli_models.login_missing(cli, env)
     if missing is None:
         return Check(name, True, f"{cli} is logged in (or has an API key)")
-    fix = cli_models.LOGIN_HINTS[cli]
+    fix = cli_models.login_hint(cli)
     return Check(name, not in_use, f"not logged in: {missing} ({used})", fix, warn=not in_use)
 
 
@@ -487,6 +514,7 @@ def diagnose(
     checks.append(_config(config_root))
     checks.append(_policy(config_root))
     checks += _roles(config_root)
+    checks += _notify(config_root)
     if state_root is not None:
         checks.append(paths(state_root, config_root))
     if state_root is not None and opened is not None and not outside:

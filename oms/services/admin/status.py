@@ -4,9 +4,11 @@ agent is doing (`domain/workers.agent`: a `working`, `healthy` worker whose agen
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from oms.canonical import JsonObject, parse_ts
+from oms.domain import notify as notify_rules
 from oms.domain import workers
 from oms.domain.conductor import NEEDS_PERSON
 from oms.domain.sandbox_limits import UNSAFE_NONE
@@ -94,6 +96,8 @@ def snapshot(ws: Workspace) -> Snapshot:
     warnings = unbounded + opt_outs.worker_warnings(workers, by_id) + unsalvaged(workers)
     try:
         warnings = opt_outs.role_warnings(ws.config()) + warnings
+        if ws.config().stale_notify:  # ignored, never run (ADR 0036 as amended)
+            warnings.append(notify_rules.MOVED.format(path=notify_rules.settings_path(os.environ)))
     except OmsError as exc:  # no committed config: `oms doctor` says why
         warnings.append(f"config: {exc.message}")
     sessions, authorizations = latest("session"), latest("authorization")

@@ -23,7 +23,8 @@ WHOLE_DISPATCH = re.compile(r"dsp-[0-9a-f]{32}")  # a dispatch's whole id, as om
 def ticket(ws: Workspace, handle: str) -> str:
     """The ticket `handle` names (an id or a unique prefix of one), of this repository."""
     check(handle, "ticket", HANDLE)
-    found = unique(handle, ws.store.records("ticket").ids(), "ticket", "see `oms ticket list`")
+    ids = ws.store.records("ticket").ids()
+    found = unique(handle, ids, "ticket", "see `oms ticket list`", lambda: _titles(ws))
     tickets.get(ws, found)  # another repository's is refused here, with its reason
     return found
 
@@ -45,7 +46,8 @@ def dispatch(ws: Workspace, handle: str, want: Want = Want.LIVE) -> str:
         for r in ws.store.latest("dispatch").checked()
     ]
     try:
-        found = dispatch_for(handle, ws.store.records("ticket").ids(), attempts, want)
+        ids = ws.store.records("ticket").ids()
+        found = dispatch_for(handle, ids, attempts, want, lambda: _titles(ws, attempts))
     except RecordNotFoundError:
         if WHOLE_DISPATCH.fullmatch(handle):
             return handle  # none like it now: the command says what became of it (compacted)
@@ -53,4 +55,14 @@ def dispatch(ws: Workspace, handle: str, want: Want = Want.LIVE) -> str:
     owner = next(a.ticket_id for a in attempts if a.dispatch_id == found)
     if ws.store.records("ticket").read_if_exists(owner) is not None:
         tickets.get(ws, owner)  # another repository's is refused here, with its reason
+    return found
+
+
+def _titles(ws: Workspace, attempts: list[Attempt] | None = None) -> dict[str, str]:
+    """Each ticket's title, and each dispatch's (its ticket's): read only for "did you mean"."""
+    found = {
+        r.record_id: str(r.payload.get("title", "")) for r in ws.store.latest("ticket").records
+    }
+    for a in attempts or []:
+        found[a.dispatch_id] = found.get(a.ticket_id, "")
     return found

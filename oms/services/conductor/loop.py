@@ -9,6 +9,7 @@ or worker is a line of the tick's report (`tick.py`).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,11 +39,12 @@ class Loop:
     stopping: Callable[[], bool]
     max_ticks: int | None = None
     memory: conductor.Memory = field(default_factory=conductor.Memory)  # between its ticks
+    held: bool = False  # the caller holds the conductor lock already (`conductor.lock`)
 
     def run(self) -> int:
         """Tick until stopped (or `max_ticks`); the number of ticks run."""
         ticks = 0
-        with conductor.lock(self.ws):
+        with contextlib.nullcontext() if self.held else conductor.lock(self.ws):
             while not self.stopping():
                 seen = self._marks()
                 try:

@@ -138,8 +138,10 @@ def lock(ws: Workspace) -> Lock:
     try:
         return ws.store.outbox(LOCK_CONSUMER).lock("conductor")
     except LockHeldError as exc:
+        who = f" (pid {exc.holder_pid})" if exc.holder_pid is not None else ""
         raise LockHeldError(
-            f"another conductor works on this state root: {exc.message}",
+            f"another conductor works on this state root{who}: {exc.message}",
+            holder_pid=exc.holder_pid,
             hint=(
                 "one conductor per state root: stop the other (`oms "
                 "conductor run` ends on Ctrl-C or SIGTERM)"

@@ -403,11 +403,18 @@ def _after_failed_activation(
     exc: OmsError,
 ) -> Launched:
     pane = d.panes.observe(dispatch.record_id)
-    end_reason = delivery_rules.after_failed_activation(None if pane is None else _seen(pane))
+    server_gone = (
+        pane is None
+        and not d.panes.server_running()
+        and panefiles.read_kill(d.ws.store.state.root, dispatch.record_id) is None
+    )  # not a person's stop: the whole server ended (killed, crashed), no raw tmux error shown
+    end_reason = delivery_rules.after_failed_activation(
+        None if pane is None else _seen(pane), server_gone=server_gone
+    )
     if end_reason is None:
         parked = park(d, dispatch, event_id, "wkr-act-park", exc)
         return Launched({**parked.outcome, "activation_pending": True}, exc)
-    message = one_line(exc.message)
+    message = delivery_rules.SERVER_GONE if server_gone else one_line(exc.message)
     session = d.session(access.text(dispatch.payload, "session_id"))
     if session is not None and session.state != "stopped":
         nxt = sessions.stop(session.state, session.payload, reason=message, now=d.after(session))

@@ -15,6 +15,9 @@ notifier needs, and the names `pass_env` lists — never the state key (a file i
 nor a provider key, nor oms's own `OMS_*` variables. Each command's outcome is one line of
 `notify/notify.log` in the state root. A failure is logged, never retried: a notice is claimed once.
 
+What to run is the person's own `[notify]` (`settings`: `$XDG_CONFIG_HOME/oms/notify.toml`, ADR
+0036 as amended), never a repository's `.oms/config.toml`, which a result's branch can edit.
+
 `phase` is the conductor's: ticket and worker versions observed within `Limits.notify_window_s`
 that are worth a notice (`domain/notify.py`) are emitted.
 """
@@ -28,6 +31,7 @@ import sys
 from oms.canonical import now
 from oms.domain import notify as rules
 from oms.errors import OmsError, ProcessFailedError, ProcessTimeoutError, one_line
+from oms.fsio.outside import file_signature, read_user_file
 from oms.limits import LIMITS
 from oms.process import child_env, is_frozen, reap, run, start_detached
 from oms.schemas import validate
@@ -43,6 +47,15 @@ _LOOKED: dict[str, set[tuple[str, str, int]]] = {}  # state root -> versions loo
 LOOKED_MAX = 200_000  # more, and the set starts again (receipts still say what was claimed)
 
 
+def settings() -> rules.NotifyConfig | None:
+    """The person's `[notify]` (`domain/notify.settings_path`), or None when there is no such file;
+    `ConfigError` when it is not valid."""
+    path = rules.settings_path(os.environ)
+    if file_signature(path) is None:  # not there (or a parent is no directory)
+        return None
+    return rules.parse_settings(read_user_file(path, LIMITS.config_bytes), path)
+
+
 def emit(ws: Workspace, notice: rules.Notice) -> bool:
     """Claim `notice` and start its commands, detached; False when nothing is configured for its
     kind or it was claimed already."""
@@ -52,7 +65,7 @@ def emit(ws: Workspace, notice: rules.Notice) -> bool:
 def emit_all(ws: Workspace, found: list[rules.Notice]) -> list[rules.Notice]:
     """Claim at most `Limits.notify_per_tick` of `found` (the rest wait for the next look) and
     start one detached child for all of them; the notices claimed."""
-    config = ws.config().notify
+    config = settings()
     if config is None:
         return []
     outbox = ws.store.outbox(CONSUMER)
@@ -134,7 +147,7 @@ def deliver(ws: Workspace, notice_id: str) -> list[str]:
         raise OmsError(f"no notice {notice_id} was claimed")
     document = ws.store.events.read(notice_id, NOTICE).payload
     validate("notification", document, where=notice_id)
-    config = ws.config().notify
+    config = settings()
     if config is None:
         return []
     data = json.dumps(document, sort_keys=True).encode() + b"\n"
@@ -171,7 +184,11 @@ def phase(ws: Workspace, done: list[str], skipped: list[str]) -> None:
     process has looked at already (claimed, or worth nothing) is passed over without a digest or a
     look at its receipt (`_LOOKED`): an idle tick at 10,000 recent tickets costs a set lookup
     each."""
-    config = ws.config().notify
+    try:
+        config = settings()
+    except OmsError as exc:
+        skipped.append(f"notify: {exc.message}")
+        return
     if config is None:
         return
     at = ws.now()

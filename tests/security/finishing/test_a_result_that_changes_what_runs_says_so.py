@@ -1,6 +1,7 @@
 """A result that changes what oms runs says so (SECURITY.md "Review before merge"): an agent's
-branch may edit `.oms/config.toml` — a `[notify]` command runs on the host, outside every sandbox,
-once the merge puts it at HEAD — or the role policy or the executor instructions. `oms result show`
+branch may edit `.oms/config.toml` — a role's command or the checks, in effect once the merge puts
+it at HEAD (a `[notify]` there is ignored: ADR 0036 as amended) — or the role policy or the executor
+instructions. `oms result show`
 and `oms result merge` name those files in one line (and `--json` carries them), even when the
 change buries them under thousands of other files past what `show` lists."""
 
@@ -60,7 +61,7 @@ def test_show_and_merge_name_a_change_to_what_runs(chain: Chain, oms: OmsCommand
     assert len(line) == 1, shown.stdout[-2000:]
     assert ".oms/config.toml" in line[0]
     assert ".agents/agents/executor.md" in line[0]
-    assert "outside" in line[0]  # says why it matters: a [notify] command is not sandboxed
+    assert "the checks" in line[0]  # says why it matters: what the roles and the checks run
     doc = json.loads(_run(oms, chain, "show", bound.dispatch_id, "--json").stdout)
     assert doc["files_truncated"] is True
     assert doc["changes_what_runs"] == [".agents/agents/executor.md", ".oms/config.toml"]
@@ -77,7 +78,7 @@ def test_merge_says_it_changed_what_runs(chain: Chain, oms: OmsCommand) -> None:
     assert merged.returncode == 0, merged.stderr
     said = [ln for ln in merged.stdout.splitlines() if ".oms/config.toml" in ln]
     assert len(said) == 1, merged.stdout
-    assert "outside every sandbox" in said[0]
+    assert "the checks" in said[0]  # what the merge puts in effect (a [notify] there is ignored)
 
 
 def test_a_result_that_changes_nothing_that_runs_says_nothing(

@@ -207,6 +207,11 @@ def test_after_failed_activation(pane: PaneSeen | None, expected: str | None) ->
     assert rules.after_failed_activation(pane) == expected
 
 
+def test_a_pane_gone_with_its_tmux_server_is_a_failed_attempt_not_a_stop() -> None:
+    assert rules.after_failed_activation(None, server_gone=True) == "exit"  # retried (ADR 0029)
+    assert rules.after_failed_activation(LIVE, server_gone=True) is None
+
+
 UNTIL = add_ms(T0, 60_000)
 
 

@@ -110,3 +110,43 @@ def test_a_prefix_of_a_ticket_and_a_dispatch_is_refused_naming_both() -> None:
         dispatch_for("t-", ["t-1"], attempts, Want.LIVE)
     with pytest.raises(RecordNotFoundError, match="no dispatch or ticket x"):
         dispatch_for("x", ["t-1"], attempts, Want.LIVE)
+
+
+def test_a_typo_names_the_near_ids_with_their_titles() -> None:
+    ids = ["tkt-12", "tkt-13", "tkt-1", "tkt-130", "tkt-7"]
+    titles = {"tkt-12": "Fix the «flaky» test", "tkt-13": "Docs\x1b[31m red"}
+    with pytest.raises(RecordNotFoundError) as refused:
+        unique("tkt-14", ids, "ticket", "h", lambda: titles)
+    assert refused.value.message == (
+        "no ticket tkt-14; did you mean tkt-1, tkt-12 ('Fix the ?flaky? test'), "
+        "tkt-13 ('Docs?[31m red')?"
+    )  # at most 3, the closest first (tkt-130 is two edits away); a title made safe, never raw
+    with pytest.raises(RecordNotFoundError) as refused:
+        unique("tkt-9", ids, "ticket", "h", lambda: titles)  # one digit: anything is "near"
+    assert refused.value.message == "no ticket tkt-9"
+    with pytest.raises(RecordNotFoundError) as refused:
+        unique("flaky", ids, "ticket", "h", lambda: titles)  # a word of a title
+    assert refused.value.message == "no ticket flaky; did you mean tkt-12 ('Fix the ?flaky? test')?"
+
+
+def test_a_typo_of_a_dispatch_prefix_names_the_near_dispatch() -> None:
+    attempts = [Attempt("dsp-3fa9" + "0" * 28, "tkt-1", "accepted", False)]
+    with pytest.raises(RecordNotFoundError) as refused:
+        dispatch_for("dsp-3fb9", ["tkt-1"], attempts, Want.LIVE, lambda: {"tkt-1": "One"})
+    assert (
+        refused.value.message
+        == "no dispatch or ticket dsp-3fb9; did you mean dsp-3fa9" + ("0" * 28) + "?"
+    )
+    with pytest.raises(RecordNotFoundError) as refused:
+        dispatch_for("tkt-2", ["tkt-1"], attempts, Want.LIVE)  # one digit off: not a typo of it
+    assert refused.value.message == "no dispatch or ticket tkt-2"
+
+
+@given(IDS, HANDLES)
+def test_near_names_at_most_three_ids_of_the_kind_typed(ids: list[str], handle: str) -> None:
+    from oms.domain.handles import near
+
+    found = near(handle, ids)
+    assert len(found) <= 3
+    assert set(found) <= set(ids) - {handle}
+    assert all(i.startswith("tkt-") for i in found)

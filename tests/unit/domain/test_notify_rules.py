@@ -1,5 +1,5 @@
 """`domain/notify.py`: which ticket and worker versions are worth a notice, and what a notice says
-(valid against schemas/notification.schema.json); `[notify]` in the configuration."""
+(valid against schemas/notification.schema.json); `[notify]` in the person's own settings."""
 
 from __future__ import annotations
 
@@ -96,19 +96,29 @@ duration_minutes = 30
 """
 
 
-def test_the_notify_table() -> None:
-    assert parse_config(BASE.encode()).notify is None
-    config = parse_config(
-        (BASE + '[notify]\ncommands = [["notify-send", "oms"]]\non = ["parked"]\n').encode()
+def test_the_notify_settings_and_a_repositorys_table_that_is_ignored() -> None:
+    assert parse_config(BASE.encode()).stale_notify is False
+    stale = parse_config((BASE + '[notify]\ncommands = [["notify-send", "oms"]]\n').encode())
+    assert stale.stale_notify is True  # ignored, never run: it moved (ADR 0036 as amended)
+    found = rules.parse_settings(
+        b'[notify]\ncommands = [["notify-send", "oms"]]\non = ["parked"]\n', "s"
     )
-    assert config.notify == rules.NotifyConfig((("notify-send", "oms"),), frozenset({"parked"}))
+    assert found == rules.NotifyConfig((("notify-send", "oms"),), frozenset({"parked"}))
     for bad in (
+        "",
         "[notify]\ncommands = []\n",
         '[notify]\ncommands = [["x"]]\non = ["everything"]\n',
         '[notify]\ncommands = ["notify-send oms"]\n',
         '[notify]\ncommands = [["x"]]\npass_env = ["A=B"]\n',
         '[notify]\ncommands = [["x"]]\ntimeout_seconds = 600\n',
         '[notify]\ncommands = [["x"]]\nshell = true\n',
+        '[notify]\ncommands = [["x"]]\n[roles]\n',
+        "[notify\n",
     ):
         with pytest.raises(ConfigError):
-            parse_config((BASE + bad).encode())
+            rules.parse_settings(bad.encode(), "s")
+
+
+def test_the_settings_path() -> None:
+    assert rules.settings_path({"XDG_CONFIG_HOME": "/x/c", "HOME": "/h"}) == "/x/c/oms/notify.toml"
+    assert rules.settings_path({"HOME": "/h"}) == "/h/.config/oms/notify.toml"
