@@ -1,6 +1,7 @@
 """`oms web` over HTTP (ADR 0041): 127.0.0.1 only; no token, a wrong one, another Host (DNS
 rebinding) or a foreign Origin is refused with 403; answers carry a strict CSP and
-X-Frame-Options; the board is read-only (POST: 405); the board shows what `oms status` shows."""
+X-Frame-Options; only an action writes (a POST with its CSRF proof); the board shows what `oms
+status` shows."""
 
 from __future__ import annotations
 
@@ -95,8 +96,12 @@ def test_refused_with_403(
     assert answer.getheader("X-Frame-Options") == "DENY"
 
 
-def test_the_board_is_read_only(board: server.Board) -> None:
-    assert get(board, f"/api/board?t={board.token}", method="POST").status == 405
+def test_only_actions_write(board: server.Board) -> None:
+    """A POST without the CSRF proof is refused (tests/integration/test_web_actions.py has the
+    rest); other methods are not taken at all."""
+    assert get(board, f"/api/board?t={board.token}", method="POST").status == 403
+    assert get(board, f"/api/act?t={board.token}", method="PUT").status == 405
+    assert get(board, f"/api/act?t={board.token}", method="DELETE").status == 405
     assert get(board, f"/nothing?t={board.token}").status == 404
     missing = get(board, f"/api/log?t={board.token}&id=no-such-worker")
     assert missing.status == 404

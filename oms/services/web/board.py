@@ -1,7 +1,7 @@
 """What `oms web` shows, as JSON: the queue, the pool, each worker (ticket, title, health, reason,
 heartbeat age, time running), results with their diff stat, a worker's pane log and the audit
 log's last entries. Read through the services `oms status`, `oms worker log`, `oms result show`
-and `oms audit log` use; nothing here writes."""
+and `oms audit log` use; nothing here writes (what a person does is `actions.py`)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from oms.services.conductor import pool
 from oms.services.delivery import panelog
 from oms.services.finishing import review
 from oms.services.workspace import Workspace
+from oms.store.ledger import LOG as LEDGER_LOG
 
 
 def _age_s(now_ms: int, at: object) -> int | None:
@@ -83,6 +84,13 @@ def board(ws: Workspace) -> JsonObject:
         "workers": workers,
         "results": results,
     }
+
+
+def marker(ws: Workspace) -> tuple[int, int]:
+    """What changes whenever the state does: every write oms makes is noted in the ledger's log
+    (ADR 0027), so its size and time stand for the whole state; one `lstat`, nothing read."""
+    st = ws.store.state.root.lstat(LEDGER_LOG)
+    return (0, 0) if st is None else (st.st_size, st.st_mtime_ns)
 
 
 def audit_tail(ws: Workspace) -> JsonObject:

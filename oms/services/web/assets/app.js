@@ -1,7 +1,10 @@
-// oms web (ADR 0041): draws the board from /api/board, polled. Every string from the state is
-// put in the page with textContent (never innerHTML), so a title cannot script the page.
+// oms web (ADR 0041): draws the board from the server's stream of events (/api/events; polling
+// /api/board when no stream can be had). Every string from the state is put in the page with
+// textContent (never innerHTML), so a title cannot script the page. An action is a POST of JSON
+// to /api/act carrying the page's CSRF token in a header (the server set it in a cookie too).
 "use strict";
 const token = new URLSearchParams(location.search).get("t") || "";
+const csrf = document.querySelector('meta[name="oms-csrf"]').content;
 const api = (path, id) =>
   path + "?t=" + encodeURIComponent(token) + (id ? "&id=" + encodeURIComponent(id) : "");
 
@@ -55,8 +58,41 @@ async function getJson(path, id) {
   return answer.json();
 }
 
+async function act(action, id) {
+  const said = document.getElementById("act-said");
+  said.textContent = action + "…";
+  try {
+    const answer = await fetch(api("/api/act"), {
+      method: "POST",
+      cache: "no-store",
+      headers: { "Content-Type": "application/json", "X-OMS-CSRF": csrf },
+      body: JSON.stringify({ action, id, text: document.getElementById("act-text").value }),
+    });
+    const doc = await answer.json();
+    said.textContent = doc.ok ? doc.said : "refused: " + doc.error + (doc.hint ? " (" + doc.hint + ")" : "");
+    said.dataset.outcome = doc.ok ? "ok" : "refused";
+  } catch (err) {
+    said.textContent = "failed: " + err.message;
+    said.dataset.outcome = "failed";
+  }
+}
+
+function offer(id, names) {
+  const box = document.getElementById("actions");
+  box.hidden = false;
+  document.getElementById("act-said").textContent = "";
+  fill("act-buttons", names.map((name) => {
+    const button = el("button", name);
+    button.type = "button";
+    button.dataset.action = name;
+    button.addEventListener("click", () => act(name, id));
+    return button;
+  }));
+}
+
 async function showLog(id) {
   document.getElementById("detail-title").textContent = "Pane log of worker " + id;
+  offer(id, ["send", "cancel"]);
   const doc = await getJson("/api/log", id);
   const text = doc.ok ? doc.lines.map((l) => (l.at ? l.at + "  " : "") + l.text).join("\n")
     : doc.error;
@@ -65,6 +101,7 @@ async function showLog(id) {
 
 async function showResult(id) {
   document.getElementById("detail-title").textContent = "Result of dispatch " + id;
+  offer(id, ["verify", "merge", "request-changes"]);
   const doc = await getJson("/api/result", id);
   if (!doc.ok) {
     document.getElementById("detail").textContent = doc.error;
@@ -109,20 +146,49 @@ async function drawAudit() {
   if (doc.ok) fill("audit", doc.entries.slice().reverse().map((e) => row([e.at, e.what])));
 }
 
+function shown(doc, how) {
+  if (!doc.ok) throw new Error(doc.error);
+  draw(doc);
+  drawAudit();
+  document.getElementById("status").textContent = "updated " + doc.now + " (" + how + ")";
+  document.body.dataset.updated = doc.now;
+  document.body.dataset.live = how;
+}
+
 async function tick() {
   let wait = 1000;
   try {
     const doc = await getJson("/api/board");
-    if (!doc.ok) throw new Error(doc.error);
-    wait = doc.poll_ms;
-    draw(doc);
-    await drawAudit();
-    document.getElementById("status").textContent = "updated " + doc.now;
-    document.body.dataset.updated = doc.now;
+    wait = doc.poll_ms || wait;
+    shown(doc, "polled");
   } catch (err) {
     document.getElementById("status").textContent = "cannot read the board: " + err.message;
   }
   setTimeout(tick, wait);
 }
 
-tick();
+function live() {
+  const stream = new EventSource(api("/api/events"));
+  let opened = false;
+  stream.onmessage = (e) => {
+    opened = true;
+    try {
+      shown(JSON.parse(e.data), "live");
+    } catch (err) {
+      document.getElementById("status").textContent = "cannot read the board: " + err.message;
+    }
+  };
+  stream.addEventListener("end", () => {
+    stream.close();
+    document.getElementById("status").textContent = "the server ended (oms web stopped)";
+    document.body.dataset.live = "ended";
+  });
+  stream.onerror = () => {
+    if (!opened) { // no stream to be had (too many open): ask instead
+      stream.close();
+      tick();
+    }
+  };
+}
+
+live();
