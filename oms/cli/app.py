@@ -529,6 +529,8 @@ def web(
       oms web
       oms web --port 8765
     """
+    import signal
+
     from oms.services.web import server
 
     def opener() -> AbstractContextManager[Workspace]:
@@ -537,6 +539,11 @@ def web(
     with workspace(state_root_, config_root_):  # fails now, not on the first request
         pass
     board = server.serve(port, opener, bind)
+
+    def stop(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt  # SIGTERM ends it as Ctrl-C does: the pages are told
+
+    signal.signal(signal.SIGTERM, stop)
     typer.echo(f"oms web: open {board.url}")
     typer.echo("(Ctrl-C stops it)")
     sys.stdout.flush()

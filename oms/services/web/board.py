@@ -59,6 +59,7 @@ def board(ws: Workspace) -> JsonObject:
                 "ticket_id": ticket_id,
                 "title": titles.get(ticket_id, ""),
                 "health": w.payload.get("health"),
+                "dispatch_state": None if dispatch is None else dispatch.state,
                 "reason": w.payload.get("health_reason") or w.payload.get("end_reason") or "",
                 "heartbeat_age_s": _age_s(now_ms, session.get("last_observed_at")),
                 "running_s": None

@@ -117,6 +117,7 @@ class Board(ThreadingHTTPServer):
     def leave_stream(self) -> None:
         with self.changed:
             self.streams -= 1
+            self.changed.notify_all()
 
     def next_board(self, seen: int, timeout: float) -> tuple[bytes | None, int]:
         """The board read after generation `seen`, None after `timeout` or once the server ends."""
@@ -159,7 +160,10 @@ class Board(ThreadingHTTPServer):
         super().shutdown()
 
     def server_close(self) -> None:
+        """End the streams and let each tell its page (a bounded wait), then close."""
         self.end()
+        with self.changed:
+            self.changed.wait_for(lambda: self.streams == 0, timeout=LIMITS.web_end_s)
         super().server_close()
 
 

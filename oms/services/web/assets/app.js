@@ -16,6 +16,7 @@ function el(tag, text, cls) {
 }
 
 function badge(text) {
+  if (text === null || text === undefined) return el("span", "–", "dim");
   return el("span", text, "badge " + String(text).replace(/[^a-z-]/g, ""));
 }
 
@@ -122,7 +123,8 @@ function draw(doc) {
   fill("warnings", doc.warnings.map((w) => el("li", w)));
   document.getElementById("workers-count").textContent = "(" + doc.workers.length + ")";
   fill("workers", doc.workers.map((w) => row(
-    [w.id, w.ticket_id, w.title, badge(w.health), w.reason, age(w.heartbeat_age_s),
+    [w.id, w.ticket_id, w.title, badge(w.dispatch_state), badge(w.health), w.reason,
+      age(w.heartbeat_age_s),
       age(w.running_s)],
     () => showLog(w.id))));
   document.getElementById("queue-count").textContent = "(" + doc.queue.length + ")";
