@@ -4,7 +4,8 @@ own. An action is a POST of JSON to `/api/act` that also carries this server's C
 HMAC of the URL token under a per-server secret) twice: in a header the page's script sets, and in
 a `SameSite=Strict` cookie the page set; its `Origin` must be sent and be this server. The live
 board is a stream of server-sent events (`/api/events`): one watcher looks at the ledger's log
-every `LIMITS.web_watch_ms` and, when it changed, reads the board once for every stream; at most
+every `LIMITS.web_watch_ms` and, when it changed, reads the board once for every stream (and for
+`/api/board`: an unchanged state is not read again); at most
 `LIMITS.web_streams` streams (more: 503), each ended when the server ends. Every answer carries a
 strict Content-Security-Policy (no inline script: the page's script is a file), `X-Frame-Options:
 DENY`, `nosniff`, no referrer and no caching. The page draws every string with `textContent`,
@@ -85,6 +86,7 @@ class Board(ThreadingHTTPServer):
         self.latest = b""  # the last of them, as the streams send it
         self.streams = 0
         self._watcher: threading.Thread | None = None
+        self._kept: tuple[tuple[int, int], float, bytes] | None = None  # marker, when, board
 
     @property
     def url(self) -> str:
@@ -95,13 +97,30 @@ class Board(ThreadingHTTPServer):
         with self.reading, self.opener() as ws:
             return what(ws)
 
+    def current(self) -> tuple[int, bytes]:
+        """The board's JSON (its error, when it cannot be read), and its status: read again only
+        when the ledger's log changed or `LIMITS.web_refresh_ms` passed since it was read (ages
+        move on); otherwise the one read before (an idle fleet's update is one `lstat`)."""
+        with self.reading, self.opener() as ws:
+            mark = board.marker(ws)
+            kept = self._kept
+            if (
+                kept is not None
+                and kept[0] == mark
+                and time.monotonic() - kept[1] < LIMITS.web_refresh_ms / 1000
+            ):
+                return 200, kept[2]
+            try:
+                doc: JsonObject = {"ok": True, **board.board(ws)}
+            except OmsError as exc:
+                return 409, json.dumps({"ok": False, "error": exc.message}).encode()
+            data = json.dumps(doc).encode()
+            self._kept = (mark, time.monotonic(), data)
+            return 200, data
+
     def board_event(self) -> bytes:
-        """The board as one stream's message (its error, when it cannot be read)."""
-        try:
-            doc: JsonObject = {"ok": True, **self.read(board.board)}
-        except OmsError as exc:
-            doc = {"ok": False, "error": exc.message}
-        return json.dumps(doc).encode()
+        """The board as one stream's message."""
+        return self.current()[1]
 
     def enter_stream(self) -> bool:
         """Count one more stream in, False when `LIMITS.web_streams` are open already."""
@@ -130,24 +149,18 @@ class Board(ThreadingHTTPServer):
             return self.latest, self.generation
 
     def _watch(self) -> None:
-        """One loop for every stream: the board read again when the ledger changed (or
-        `LIMITS.web_refresh_ms` passed: ages move on), and handed to them all."""
-        last: tuple[int, int] | None = None
-        sent = time.monotonic()
-        with self.opener() as ws:
-            while not self.ending.wait(LIMITS.web_watch_ms / 1000):
-                if self.streams == 0:
-                    last = None
-                    continue
-                mark = board.marker(ws)
-                if mark == last and time.monotonic() - sent < LIMITS.web_refresh_ms / 1000:
-                    continue
-                data = self.board_event()
-                last, sent = mark, time.monotonic()
-                with self.changed:
-                    self.latest = data
-                    self.generation += 1
-                    self.changed.notify_all()
+        """One loop for every stream: the board (`current`: read again only when the state
+        changed, or ages moved on) handed to them all whenever it is a new one."""
+        while not self.ending.wait(LIMITS.web_watch_ms / 1000):
+            if self.streams == 0:
+                continue
+            data = self.board_event()
+            if data is self.latest:
+                continue
+            with self.changed:
+                self.latest = data
+                self.generation += 1
+                self.changed.notify_all()
 
     def end(self) -> None:
         """End every stream (each says so to its page), then the watcher."""
@@ -274,8 +287,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream()
             return
         pick = query.get("id", [""])[0]
+        if parts.path == "/api/board":
+            code, data = self.server.current()
+            self._send(code, data, "application/json")
+            return
         routes: dict[str, Callable[[Workspace], JsonObject]] = {
-            "/api/board": board.board,
             "/api/audit": board.audit_tail,
             "/api/log": lambda ws: board.worker_log(ws, pick),
             "/api/result": lambda ws: board.result(ws, pick),
