@@ -46,6 +46,7 @@ class Limits(NamedTuple):
     ledger_tail_bytes: int = 4 * 1024  # read to find the ledger's last line (a line is under 1 KiB)
     ledger_line_bytes: int = 4 * 1024  # no line oms writes in the ledger is longer
     ledger_read_back_bytes: int = 64 * 1024  # `oms audit log` reads the ledger from its end so
+    web_queue_rows: int = 200  # `oms web` shows this many tickets of the queue (and how many)
     web_audit_entries: int = 20  # `oms web` shows this many of the audit log's last entries
     web_poll_ms: int = 1000  # `oms web`'s page asks for the board this often (ADR 0041)
     web_url_bytes: int = 2048  # `oms web` refuses a longer request line

@@ -121,3 +121,21 @@ def test_the_cli_refuses_another_bind_in_one_line(chain: Chain) -> None:
     assert got.returncode == 2
     assert got.stderr.count("\n") == 1
     assert "127.0.0.1 only" in got.stderr
+
+
+def test_the_queue_shows_its_first_rows_and_how_many_in_all(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page draws at most `LIMITS.web_queue_rows` tickets (in queue order) and says how many
+    there are: a board of 10,000 tickets sends no 10,000 rows."""
+    from oms.limits import LIMITS
+    from oms.services.chain import tickets
+    from oms.services.web import board as reading
+
+    monkeypatch.setattr(reading, "LIMITS", LIMITS._replace(web_queue_rows=2))
+    with chain.workspace() as ws:
+        for n in range(3):
+            tickets.add(ws, f"ticket {n}", "")
+        doc = json.loads(json.dumps(reading.board(ws)))
+    assert [t["title"] for t in doc["queue"]] == ["ticket 0", "ticket 1"]
+    assert doc["queue_total"] == 3

@@ -1,4 +1,5 @@
-"""What `oms web` shows, as JSON: the queue, the pool, each worker (ticket, title, health, reason,
+"""What `oms web` shows, as JSON: the queue (its first `LIMITS.web_queue_rows` tickets, and how
+many in all), the pool, each worker (ticket, title, health, reason,
 heartbeat age, time running), results with their diff stat, a worker's pane log and the audit
 log's last entries. Read through the services `oms status`, `oms worker log`, `oms result show`
 and `oms audit log` use; nothing here writes (what a person does is `actions.py`)."""
@@ -9,7 +10,7 @@ from oms.canonical import Json, JsonObject, parse_ts
 from oms.errors import OmsError
 from oms.limits import LIMITS
 from oms.services.admin import audit
-from oms.services.admin.status import snapshot
+from oms.services.admin.status import Snapshot, snapshot
 from oms.services.conductor import pool
 from oms.services.delivery import panelog
 from oms.services.finishing import review
@@ -32,11 +33,12 @@ def board(ws: Workspace) -> JsonObject:
     snap = snapshot(ws)
     now = ws.now()
     now_ms = parse_ts(now)
-    data = snap.to_json()
-    reasons = snap.reasons(now)
     titles = {t.record_id: str(t.payload.get("title", "")) for t in snap.tickets}
     sessions = {s.record_id: s.payload for s in snap.sessions}
     dispatches = {d.record_id: d for d in snap.dispatches}
+    ordered = sorted(snap.tickets, key=lambda r: str(r.payload.get("created_at", "")))
+    shown = ordered[: LIMITS.web_queue_rows]  # the page draws no more; it says how many in all
+    reasons = Snapshot(shown, [], snap.workers, [], []).reasons(now)
     queue: list[Json] = [
         {
             "id": t.record_id,
@@ -45,7 +47,7 @@ def board(ws: Workspace) -> JsonObject:
             "worker_id": t.payload.get("worker_id"),
             "reason": reasons.get(t.record_id, ""),
         }
-        for t in sorted(snap.tickets, key=lambda r: str(r.payload.get("created_at", "")))
+        for t in shown
     ]
     workers: list[Json] = []
     for w in snap.workers:
@@ -79,8 +81,9 @@ def board(ws: Workspace) -> JsonObject:
     return {
         "now": now,
         "poll_ms": LIMITS.web_poll_ms,
-        "warnings": data["warnings"],
+        "warnings": list(snap.warnings),
         "queue": queue,
+        "queue_total": len(ordered),
         "pool": pool_doc,
         "workers": workers,
         "results": results,

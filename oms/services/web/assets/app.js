@@ -127,7 +127,9 @@ function draw(doc) {
       age(w.heartbeat_age_s),
       age(w.running_s)],
     () => showLog(w.id))));
-  document.getElementById("queue-count").textContent = "(" + doc.queue.length + ")";
+  document.getElementById("queue-count").textContent = doc.queue.length < doc.queue_total
+    ? "(the first " + doc.queue.length + " of " + doc.queue_total + ")"
+    : "(" + doc.queue.length + ")";
   fill("queue", doc.queue.map((t) => row([t.id, badge(t.state), t.title, t.reason])));
   const pool = doc.pool;
   if (pool.error) fill("pool", [el("span", pool.error, "dim")]);
