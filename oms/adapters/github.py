@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from oms.adapters import git
@@ -215,15 +216,39 @@ class GitHub:
         doc: JsonObject = {"base": check_branch(base), "title": title, "body": body}
         return _pr(self._api("PATCH", f"pulls/{int(number)}", doc))
 
+    def _pages(self, path: str, items: Callable[[object], list[object]]) -> list[object]:
+        """Every item of a listing GitHub answers a page at a time (`items` takes a page's out of
+        its answer): `PER_PAGE` a page until a short one, at most `LIMITS.publish_pages` pages."""
+        found: list[object] = []
+        for page in range(1, LIMITS.publish_pages + 1):
+            got = items(self._api("GET", f"{path}?per_page={PER_PAGE}&page={page}"))
+            found += got
+            if len(got) < PER_PAGE:
+                break
+        return found
+
     def checks(self, commit: str) -> list[Check]:
-        """The check runs GitHub has of `commit`."""
+        """The check runs GitHub has of `commit` (every page)."""
         if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit):
             raise InvalidInputError(f"{commit[:80]!r} is not an object id")
-        return parse_checks(self._api("GET", f"commits/{commit}/check-runs"))
+        runs = self._pages(f"commits/{commit}/check-runs", _check_runs)
+        return parse_checks({"check_runs": runs})
 
     def review_comments(self, number: int) -> list[ReviewComment]:
-        """The review comments on pull request `number`."""
-        return parse_review_comments(self._api("GET", f"pulls/{int(number)}/comments"))
+        """The review comments on pull request `number` (every page)."""
+        return parse_review_comments(self._pages(f"pulls/{int(number)}/comments", _listed))
+
+
+PER_PAGE = 100  # the most GitHub answers a page with
+
+
+def _check_runs(doc: object) -> list[object]:
+    runs = doc.get("check_runs") if isinstance(doc, dict) else None
+    return list(runs) if isinstance(runs, list) else []
+
+
+def _listed(doc: object) -> list[object]:
+    return list(doc) if isinstance(doc, list) else []
 
 
 @dataclass(frozen=True, slots=True)

@@ -201,6 +201,34 @@ def test_sync_reads_checks_and_comments_and_requests_changes(
     assert carried["person"] == "Ann Person"
 
 
+def test_sync_reads_every_page_of_checks_and_comments(
+    chain: Chain, oms: OmsCommand, github: GitHubStandIn, tmp_path: Path
+) -> None:
+    """GitHub answers a listing a page at a time (30 unless asked): sync reads 100 a page until a
+    short one, so the 150th check run and the 250th comment are read too."""
+    bound, _ = _result(chain, tmp_path)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+    published = json.loads(_publish(oms, chain, github, bound.dispatch_id).stdout)
+    github.check_runs[published["commit"]] = [
+        {"name": f"check {n}", "status": "completed", "conclusion": "success"} for n in range(149)
+    ] + [{"name": "the last", "status": "completed", "conclusion": "failure"}]
+    github.review_comments[1] = [
+        {"user": {"login": "rev"}, "body": f"comment {n}", "path": None, "line": None}
+        for n in range(250)
+    ]
+    read = _sync(oms, chain, github, bound.dispatch_id)
+    assert read.returncode == 0, read.stderr
+    doc = json.loads(read.stdout)
+    assert len(doc["checks"]) == 150
+    assert doc["checks"][-1]["conclusion"] == "failure"
+    assert [c["body"] for c in doc["comments"]] == [f"comment {n}" for n in range(250)]
+    pages = [h.path for h in github.requests if "/comments" in h.path]
+    assert [p.split("?", 1)[1] for p in pages] == [
+        f"per_page=100&page={n}" for n in (1, 2, 3)
+    ]  # the third a short page: no fourth asked
+
+
 def test_an_unverified_result_is_not_published(
     chain: Chain, oms: OmsCommand, github: GitHubStandIn, tmp_path: Path
 ) -> None:
