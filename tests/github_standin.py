@@ -6,8 +6,9 @@ The real `gh` 2.23 is pointed at it as at a GitHub Enterprise host: `GH_HOST=127
 with a self-signed certificate for 127.0.0.1 that Go trusts through `SSL_CERT_FILE`. gh then calls
 `https://127.0.0.1:<port>/api/v3/...`, its request bodies chunked.
 
-It serves `GET /repos/O/R/pulls?head=O:BRANCH&state=open`, `POST /repos/O/R/pulls` and `PATCH
-/repos/O/R/pulls/N`, keeps the pull requests it made, answers
+It serves `GET /repos/O/R/pulls?head=O:BRANCH&state=open`, `POST /repos/O/R/pulls`, `PATCH
+/repos/O/R/pulls/N` and `POST /repos/O/R/issues/N/labels` (added once each, as GitHub adds them),
+keeps the pull requests it made, answers
 `GET /repos/O/R/commits/SHA/check-runs`
 and `GET /repos/O/R/pulls/N/comments` from what a test put in `check_runs` and `review_comments`
 (a page at a time, as GitHub does: 30 unless `per_page` asks up to 100), and records every
@@ -126,6 +127,13 @@ class GitHubStandIn:
                     return
                 if len(parts) == 6 and parts[3] == "pulls" and parts[5] == "comments":
                     self._answer(200, _page(url, standin.review_comments.get(int(parts[4]), [])))
+                    return
+                if len(parts) == 6 and parts[3] == "issues" and parts[5] == "labels":
+                    pr = standin.pulls[f"{parts[1]}/{parts[2]}"][int(parts[4]) - 1]
+                    have = [label["name"] for label in pr.setdefault("labels", [])]
+                    have += [name for name in body["labels"] if name not in have]
+                    pr["labels"] = [{"name": name} for name in have]
+                    self._answer(200, pr["labels"])
                     return
                 if len(parts) < 4 or parts[0] != "repos" or parts[3] != "pulls":
                     self._answer(404, {"message": "Not Found"})

@@ -82,6 +82,23 @@ def check_branch(name: str) -> str:
     return name
 
 
+def check_labels(names: list[str]) -> list[str]:
+    """The labels a person asks a pull request to carry: at most `LIMITS.publish_labels`, each one
+    line of 1-50 characters (GitHub's bound) with no control character; sent as JSON values, never
+    as arguments. Duplicates dropped, the order kept."""
+    if len(names) > LIMITS.publish_labels:
+        raise InvalidInputError(
+            f"{len(names)} labels: a pull request gets at most {LIMITS.publish_labels}"
+        )
+    for name in names:
+        if not 1 <= len(name) <= 50 or name != name.strip() or not name.isprintable():
+            raise InvalidInputError(
+                f"{name[:60]!r} is not a label oms sets (1-50 printable characters)",
+                hint="name a label as GitHub shows it, e.g. --label bug",
+            )
+    return list(dict.fromkeys(names))
+
+
 def github_of(url: str) -> tuple[str, str] | None:
     """(host, OWNER/NAME) of a remote URL that names a GitHub repository (`https://host/o/r.git`,
     `ssh://git@host/o/r.git`, `git@host:o/r.git`), or None."""
@@ -148,12 +165,18 @@ class PullRequest:
     number: int
     url: str
     state: str
+    draft: bool = False
 
 
 def _pr(doc: object) -> PullRequest:
     if not isinstance(doc, dict) or not isinstance(doc.get("number"), int):
         raise ProcessError("gh answered without a pull request")
-    return PullRequest(doc["number"], str(doc.get("html_url", "")), str(doc.get("state", "")))
+    return PullRequest(
+        doc["number"],
+        str(doc.get("html_url", "")),
+        str(doc.get("state", "")),
+        doc.get("draft") is True,
+    )
 
 
 class GitHub:
@@ -201,15 +224,23 @@ class GitHub:
             return None
         return _pr(found[0])
 
-    def create(self, *, branch: str, base: str, title: str, body: str) -> PullRequest:
-        """Open a pull request of `branch` into `base`."""
+    def create(
+        self, *, branch: str, base: str, title: str, body: str, draft: bool = False
+    ) -> PullRequest:
+        """Open a pull request of `branch` into `base` (`draft`: as a draft)."""
         doc: JsonObject = {
             "head": check_branch(branch),
             "base": check_branch(base),
             "title": title,
             "body": body,
+            "draft": draft,
         }
         return _pr(self._api("POST", "pulls", doc))
+
+    def label(self, number: int, labels: list[str]) -> None:
+        """Add `labels` to pull request `number` (those it has already are kept once)."""
+        doc: JsonObject = {"labels": list(check_labels(labels))}
+        self._api("POST", f"issues/{int(number)}/labels", doc)
 
     def update(self, number: int, *, base: str, title: str, body: str) -> PullRequest:
         """Set an open pull request's title, body and base."""

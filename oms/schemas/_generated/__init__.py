@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'c8af7fa009eef1ea1dc92e878c76d25ec723270ae401a599405920f44867a616'
+SOURCE_SHA256 = '75e1b2b02ff00d5f00d6c7f1cea67e15b8aa6c79868c8b4a187256613e03d2f0'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

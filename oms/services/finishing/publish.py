@@ -52,6 +52,8 @@ class Published:
     url: str
     created: bool
     event_id: str
+    labels: tuple[str, ...] = ()
+    draft: bool = False
 
 
 def publish(
@@ -62,10 +64,14 @@ def publish(
     remote: str = "origin",
     base: str | None = None,
     github_repo: str | None = None,
+    labels: tuple[str, ...] = (),
+    draft: bool = False,
 ) -> Published:
     """Push the verified result of `dispatch_id` to `remote` and open (or update) its pull
     request into `base` (default: the branch it would merge into), titled by its ticket, the
-    result's summary its body."""
+    result's summary its body, carrying `labels`; `draft` opens it as a draft (a pull request
+    open already stays as it is: GitHub's REST API cannot turn one into a draft)."""
+    labels = tuple(github.check_labels(list(labels)))
     dispatch, result = verify.completed_result(ws, dispatch_id)
     repo = ws.config_root
     git.refuse_unsafe_config(repo)
@@ -105,9 +111,11 @@ def publish(
     pr = hub.open_for(branch)
     created = pr is None
     if pr is None:
-        pr = hub.create(branch=branch, base=base, title=title, body=body)
+        pr = hub.create(branch=branch, base=base, title=title, body=body, draft=draft)
     else:
         pr = hub.update(pr.number, base=base, title=title, body=body)
+    if labels:
+        hub.label(pr.number, list(labels))
     who = one_line(person, 128)
     now = ws.now()
     event_id = stable_id("evt-published", dispatch_id, commit, pr.number, now)
@@ -127,9 +135,23 @@ def publish(
             "pull_request": pr.number,
             "url": pr.url[:2048],
             "created": created,
+            "labels": list(labels),
+            "draft": pr.draft,
         },
     )
-    return Published(remote, branch, commit, base, gh_repo, pr.number, pr.url, created, event_id)
+    return Published(
+        remote,
+        branch,
+        commit,
+        base,
+        gh_repo,
+        pr.number,
+        pr.url,
+        created,
+        event_id,
+        labels,
+        pr.draft,
+    )
 
 
 @dataclass(frozen=True, slots=True)
