@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -230,7 +231,45 @@ def test_the_page_says_when_the_server_ends(chain: Chain) -> None:
             proc.terminate()  # SIGTERM: as Ctrl-C
             browser.wait_for("document.body.dataset.live === 'ended'", timeout=20)
             assert "server ended" in browser.eval("document.getElementById('status').textContent")
+            proc.communicate(timeout=30)  # it ends by itself: no second signal
     finally:
-        proc.terminate()
-        proc.communicate(timeout=30)
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=30)
     assert proc.returncode == 0
+
+
+def _key(browser: Browser, key: str) -> None:
+    """One real key press (CDP's input events: what a keyboard sends, not a script's click)."""
+    codes = {"Tab": (9, ""), "Enter": (13, "\r")}
+    code, text = codes[key]
+    common: dict[str, Any] = {"key": key, "code": key, "windowsVirtualKeyCode": code}
+    browser.call("Input.dispatchKeyEvent", type="keyDown", text=text, **common)
+    browser.call("Input.dispatchKeyEvent", type="keyUp", **common)
+
+
+def test_cancel_from_the_keyboard_alone(chain: Chain) -> None:
+    """Tab to a worker's row, Enter picks it and puts the keyboard in the message box; Tab to
+    the cancel button, Enter presses it: no mouse."""
+    from tests.chain import accepted
+
+    dispatch_id, _ = accepted(chain)
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    with _serving(roots) as url, Browser() as browser:
+        browser.open(url)
+        browser.wait_for("document.body.dataset.live === 'live'", timeout=20)
+        on_row = "document.activeElement.matches('#workers tr.pick')"
+        for _ in range(10):
+            if browser.eval(on_row):
+                break
+            _key(browser, "Tab")
+        assert browser.eval(on_row), "Tab never reached the worker's row"
+        _key(browser, "Enter")
+        browser.wait_for("document.activeElement.id === 'act-text'", timeout=10)
+        _key(browser, "Tab")
+        _key(browser, "Tab")
+        assert browser.eval("document.activeElement.dataset.action") == "cancel"
+        _key(browser, "Enter")
+        browser.wait_for("document.getElementById('act-said').dataset.outcome", timeout=60)
+        said = browser.eval("document.getElementById('act-said').textContent")
+        assert said == f"{dispatch_id} is cancelled"

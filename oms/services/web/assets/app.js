@@ -27,7 +27,7 @@ function age(seconds) {
   return Math.floor(seconds / 3600) + " h " + Math.floor((seconds % 3600) / 60) + " min";
 }
 
-function row(cells, onPick) {
+function row(cells, onPick, key) {
   const tr = el("tr");
   for (const cell of cells) {
     const td = el("td");
@@ -35,9 +35,17 @@ function row(cells, onPick) {
     else td.textContent = cell === null || cell === undefined ? "–" : String(cell);
     tr.appendChild(td);
   }
-  if (onPick) {
+  if (onPick) { // a row to pick: by a click, or from the keyboard (Tab to it, Enter or Space)
     tr.className = "pick";
+    tr.tabIndex = 0;
+    tr.dataset.key = key;
     tr.addEventListener("click", onPick);
+    tr.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" || e.key === " ") {
+        e.preventDefault();
+        onPick();
+      }
+    });
   }
   return tr;
 }
@@ -51,7 +59,13 @@ function fill(id, nodes) {
     tr.appendChild(td);
     nodes = [tr];
   }
+  // a redraw keeps the keyboard where it was: the row (or link) of the same key is focused again
+  const focused = box.contains(document.activeElement) ? document.activeElement.dataset.key : null;
   box.replaceChildren(...nodes);
+  if (focused) {
+    const again = [...box.querySelectorAll("[data-key]")].find((n) => n.dataset.key === focused);
+    if (again) again.focus();
+  }
 }
 
 async function getJson(path, id) {
@@ -94,6 +108,7 @@ function offer(id, names) {
 async function showLog(id) {
   document.getElementById("detail-title").textContent = "Pane log of worker " + id;
   offer(id, ["send", "cancel"]);
+  document.getElementById("act-text").focus(); // the keyboard goes on to the message
   const doc = await getJson("/api/log", id);
   const text = doc.ok ? doc.lines.map((l) => (l.at ? l.at + "  " : "") + l.text).join("\n")
     : doc.error;
@@ -103,6 +118,7 @@ async function showLog(id) {
 async function showResult(id) {
   document.getElementById("detail-title").textContent = "Result of dispatch " + id;
   offer(id, ["verify", "merge", "request-changes"]);
+  document.getElementById("act-text").focus();
   const doc = await getJson("/api/result", id);
   if (!doc.ok) {
     document.getElementById("detail").textContent = doc.error;
@@ -126,7 +142,7 @@ function draw(doc) {
     [w.id, w.ticket_id, w.title, badge(w.dispatch_state), badge(w.health), w.reason,
       age(w.heartbeat_age_s),
       age(w.running_s)],
-    () => showLog(w.id))));
+    () => showLog(w.id), w.id)));
   document.getElementById("queue-count").textContent = doc.queue.length < doc.queue_total
     ? "(the first " + doc.queue.length + " of " + doc.queue_total + ")"
     : "(" + doc.queue.length + ")";
@@ -139,6 +155,7 @@ function draw(doc) {
     const li = el("li");
     const link = el("a", r.dispatch_id + " (" + r.ticket_id + ", " + r.state + ")");
     link.href = "#";
+    link.dataset.key = r.dispatch_id;
     link.addEventListener("click", (e) => { e.preventDefault(); showResult(r.dispatch_id); });
     li.appendChild(link);
     return li;
