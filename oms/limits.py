@@ -46,11 +46,17 @@ class Limits(NamedTuple):
     ledger_tail_bytes: int = 4 * 1024  # read to find the ledger's last line (a line is under 1 KiB)
     ledger_line_bytes: int = 4 * 1024  # no line oms writes in the ledger is longer
     ledger_read_back_bytes: int = 64 * 1024  # `oms audit log` reads the ledger from its end so
+    web_queue_rows: int = 200  # `oms web` shows this many tickets of the queue (and how many)
     web_audit_entries: int = 20  # `oms web` shows this many of the audit log's last entries
     web_poll_ms: int = 1000  # `oms web`'s page asks for the board this often (ADR 0041)
     web_url_bytes: int = 2048  # `oms web` refuses a longer request line
     web_header_s: float = 5.0  # a request's line and headers reach `oms web` within this
     web_connections: int = 32  # open connections `oms web` serves at once (one more: closed)
+    web_post_bytes: int = 64 * 1024  # `oms web` refuses a longer action (a POST's body)
+    web_streams: int = 8  # `oms web` keeps at most this many live streams open (more: 503)
+    web_watch_ms: int = 200  # `oms web` looks this often whether the state changed (the ledger)
+    web_refresh_ms: int = 5000  # ... and sends the board at least this often (ages move on)
+    web_end_s: float = 2.0  # `oms web` ending waits this long for its streams to say so
     pane_log_tail_bytes: int = 16 * 1024  # `oms worker log` shows this much of a pane log at first
     pane_log_piece_bytes: int = 64 * 1024  # ... and reads it this much at a time
     pane_log_poll_s: float = 0.25  # `oms worker log --follow` looks for new lines this often
@@ -189,6 +195,8 @@ class Limits(NamedTuple):
     review_comments_bytes: int = 64 * 1024  # a `--comments` file, and every comment together
     publish_body_chars: int = 60_000  # a pull request's body (the summary; GitHub keeps 65,536)
     publish_output_bytes: int = 4 * 1024 * 1024  # what `gh api` may answer one call with
+    publish_labels: int = 20  # labels one publish sets on its pull request
+    publish_pages: int = 10  # pages of check runs or review comments read (100 a page)
     review_path_chars: int = 1024  # the path a comment names
     review_summary_chars: int = 8192  # the previous summary a follow-up's read_dispatch carries
     review_files_shown: int = 2000  # files `oms result show` lists (the rest are counted)

@@ -6,11 +6,13 @@ The real `gh` 2.23 is pointed at it as at a GitHub Enterprise host: `GH_HOST=127
 with a self-signed certificate for 127.0.0.1 that Go trusts through `SSL_CERT_FILE`. gh then calls
 `https://127.0.0.1:<port>/api/v3/...`, its request bodies chunked.
 
-It serves `GET /repos/O/R/pulls?head=O:BRANCH&state=open`, `POST /repos/O/R/pulls` and `PATCH
-/repos/O/R/pulls/N`, keeps the pull requests it made, answers
+It serves `GET /repos/O/R/pulls?head=O:BRANCH&state=open`, `POST /repos/O/R/pulls`, `PATCH
+/repos/O/R/pulls/N` and `POST /repos/O/R/issues/N/labels` (added once each, as GitHub adds them),
+keeps the pull requests it made, answers
 `GET /repos/O/R/commits/SHA/check-runs`
-and `GET /repos/O/R/pulls/N/comments` from what a test put in `check_runs` and `review_comments`,
-and records every request (method, path, headers, parsed JSON body) in `requests`.
+and `GET /repos/O/R/pulls/N/comments` from what a test put in `check_runs` and `review_comments`
+(a page at a time, as GitHub does: 30 unless `per_page` asks up to 100), and records every
+request (method, path, headers, parsed JSON body) in `requests`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,15 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+
+def _page(url: urllib.parse.SplitResult, items: list[Any]) -> list[Any]:
+    """One page of a listing, as GitHub answers it: `per_page` (30 unless asked, at most 100)
+    from `page` (1 unless asked)."""
+    query = urllib.parse.parse_qs(url.query)
+    per_page = min(100, int(query.get("per_page", ["30"])[0]))
+    page = int(query.get("page", ["1"])[0])
+    return items[(page - 1) * per_page : page * per_page]
 
 
 @dataclass
@@ -113,10 +124,17 @@ class GitHubStandIn:
                 parts = url.path.removeprefix("/api/v3/").split("/")
                 if len(parts) == 6 and parts[3] == "commits" and parts[5] == "check-runs":
                     runs = standin.check_runs.get(parts[4], [])
-                    self._answer(200, {"total_count": len(runs), "check_runs": runs})
+                    self._answer(200, {"total_count": len(runs), "check_runs": _page(url, runs)})
                     return
                 if len(parts) == 6 and parts[3] == "pulls" and parts[5] == "comments":
-                    self._answer(200, standin.review_comments.get(int(parts[4]), []))
+                    self._answer(200, _page(url, standin.review_comments.get(int(parts[4]), [])))
+                    return
+                if len(parts) == 6 and parts[3] == "issues" and parts[5] == "labels":
+                    pr = standin.pulls[f"{parts[1]}/{parts[2]}"][int(parts[4]) - 1]
+                    have = [label["name"] for label in pr.setdefault("labels", [])]
+                    have += [name for name in body["labels"] if name not in have]
+                    pr["labels"] = [{"name": name} for name in have]
+                    self._answer(200, pr["labels"])
                     return
                 if len(parts) < 4 or parts[0] != "repos" or parts[3] != "pulls":
                     self._answer(404, {"message": "Not Found"})

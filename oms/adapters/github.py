@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from oms.adapters import git
@@ -79,6 +80,23 @@ def check_branch(name: str) -> str:
     if not _BRANCH.fullmatch(name) or ".." in name or name.endswith((".lock", "/", ".")):
         raise InvalidInputError(f"{name[:200]!r} is not a branch name oms publishes")
     return name
+
+
+def check_labels(names: list[str]) -> list[str]:
+    """The labels a person asks a pull request to carry: at most `LIMITS.publish_labels`, each one
+    line of 1-50 characters (GitHub's bound) with no control character; sent as JSON values, never
+    as arguments. Duplicates dropped, the order kept."""
+    if len(names) > LIMITS.publish_labels:
+        raise InvalidInputError(
+            f"{len(names)} labels: a pull request gets at most {LIMITS.publish_labels}"
+        )
+    for name in names:
+        if not 1 <= len(name) <= 50 or name != name.strip() or not name.isprintable():
+            raise InvalidInputError(
+                f"{name[:60]!r} is not a label oms sets (1-50 printable characters)",
+                hint="name a label as GitHub shows it, e.g. --label bug",
+            )
+    return list(dict.fromkeys(names))
 
 
 def github_of(url: str) -> tuple[str, str] | None:
@@ -147,12 +165,18 @@ class PullRequest:
     number: int
     url: str
     state: str
+    draft: bool = False
 
 
 def _pr(doc: object) -> PullRequest:
     if not isinstance(doc, dict) or not isinstance(doc.get("number"), int):
         raise ProcessError("gh answered without a pull request")
-    return PullRequest(doc["number"], str(doc.get("html_url", "")), str(doc.get("state", "")))
+    return PullRequest(
+        doc["number"],
+        str(doc.get("html_url", "")),
+        str(doc.get("state", "")),
+        doc.get("draft") is True,
+    )
 
 
 class GitHub:
@@ -200,30 +224,62 @@ class GitHub:
             return None
         return _pr(found[0])
 
-    def create(self, *, branch: str, base: str, title: str, body: str) -> PullRequest:
-        """Open a pull request of `branch` into `base`."""
+    def create(
+        self, *, branch: str, base: str, title: str, body: str, draft: bool = False
+    ) -> PullRequest:
+        """Open a pull request of `branch` into `base` (`draft`: as a draft)."""
         doc: JsonObject = {
             "head": check_branch(branch),
             "base": check_branch(base),
             "title": title,
             "body": body,
+            "draft": draft,
         }
         return _pr(self._api("POST", "pulls", doc))
+
+    def label(self, number: int, labels: list[str]) -> None:
+        """Add `labels` to pull request `number` (those it has already are kept once)."""
+        doc: JsonObject = {"labels": list(check_labels(labels))}
+        self._api("POST", f"issues/{int(number)}/labels", doc)
 
     def update(self, number: int, *, base: str, title: str, body: str) -> PullRequest:
         """Set an open pull request's title, body and base."""
         doc: JsonObject = {"base": check_branch(base), "title": title, "body": body}
         return _pr(self._api("PATCH", f"pulls/{int(number)}", doc))
 
+    def _pages(self, path: str, items: Callable[[object], list[object]]) -> list[object]:
+        """Every item of a listing GitHub answers a page at a time (`items` takes a page's out of
+        its answer): `PER_PAGE` a page until a short one, at most `LIMITS.publish_pages` pages."""
+        found: list[object] = []
+        for page in range(1, LIMITS.publish_pages + 1):
+            got = items(self._api("GET", f"{path}?per_page={PER_PAGE}&page={page}"))
+            found += got
+            if len(got) < PER_PAGE:
+                break
+        return found
+
     def checks(self, commit: str) -> list[Check]:
-        """The check runs GitHub has of `commit`."""
+        """The check runs GitHub has of `commit` (every page)."""
         if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit):
             raise InvalidInputError(f"{commit[:80]!r} is not an object id")
-        return parse_checks(self._api("GET", f"commits/{commit}/check-runs"))
+        runs = self._pages(f"commits/{commit}/check-runs", _check_runs)
+        return parse_checks({"check_runs": runs})
 
     def review_comments(self, number: int) -> list[ReviewComment]:
-        """The review comments on pull request `number`."""
-        return parse_review_comments(self._api("GET", f"pulls/{int(number)}/comments"))
+        """The review comments on pull request `number` (every page)."""
+        return parse_review_comments(self._pages(f"pulls/{int(number)}/comments", _listed))
+
+
+PER_PAGE = 100  # the most GitHub answers a page with
+
+
+def _check_runs(doc: object) -> list[object]:
+    runs = doc.get("check_runs") if isinstance(doc, dict) else None
+    return list(runs) if isinstance(runs, list) else []
+
+
+def _listed(doc: object) -> list[object]:
+    return list(doc) if isinstance(doc, list) else []
 
 
 @dataclass(frozen=True, slots=True)

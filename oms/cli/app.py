@@ -518,9 +518,10 @@ def web(
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
 ) -> None:
-    """Serve a read-only board in the browser on 127.0.0.1 until Ctrl-C: the queue, the pool, the
-    workers, results and the audit log, updated live. It prints the URL to open, with the random
-    token every request must carry. A server, so no --json.
+    """Serve a board in the browser on 127.0.0.1 until Ctrl-C: the queue, the pool, the workers,
+    results and the audit log, updated live; its buttons verify, merge or request changes of a
+    result, cancel a dispatch and send a worker a message, as you (your login name). It prints the
+    URL to open, with the random token every request must carry. A server, so no --json.
 
     Examples:
 
@@ -528,6 +529,8 @@ def web(
       oms web
       oms web --port 8765
     """
+    import signal
+
     from oms.services.web import server
 
     def opener() -> AbstractContextManager[Workspace]:
@@ -536,6 +539,11 @@ def web(
     with workspace(state_root_, config_root_):  # fails now, not on the first request
         pass
     board = server.serve(port, opener, bind)
+
+    def stop(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt  # SIGTERM ends it as Ctrl-C does: the pages are told
+
+    signal.signal(signal.SIGTERM, stop)
     typer.echo(f"oms web: open {board.url}")
     typer.echo("(Ctrl-C stops it)")
     sys.stdout.flush()

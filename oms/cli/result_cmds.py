@@ -413,6 +413,13 @@ def publish_cmd(
         ),
     ] = None,
     github_repo: GithubRepoOpt = None,
+    label: Annotated[
+        list[str] | None,
+        typer.Option("--label", help="A label the pull request carries (again for more)."),
+    ] = None,
+    draft: Annotated[
+        bool, typer.Option("--draft", help="Open the pull request as a draft.")
+    ] = False,
     person: Annotated[
         str | None,
         typer.Option("--person", help="Who publishes (needed off a terminal; kept in the ledger)."),
@@ -423,25 +430,41 @@ def publish_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Push a verified result's branch to the remote and open its pull request through `gh`
-    (title: the ticket; body: the result's summary). A second publish updates the open pull
-    request, never opens another. Only a result verified on the target's current head.
+    (title: the ticket; body: the result's summary; --label, --draft). A second publish updates
+    the open pull request (adding labels; a draft stays as it was), never opens another. Only a
+    result verified on the target's current head.
 
     Examples:
 
     \b
       oms result publish tkt-3
+      oms result publish tkt-3 --label bug --draft
       oms result publish dsp-3fa2 --remote fork --base main --github-repo me/proj
     """
+    from oms.adapters.github import check_labels
     from oms.services.chain import handles
     from oms.services.finishing import publish
 
+    labels = tuple(check_labels(label or []))
+    with_labels = f" with labels {', '.join(labels)}" if labels else ""
     who, _ = confirm_person(
-        person, question=f"Publish {dispatch} to GitHub as yourself?", expect=dispatch, yes=yes
+        person,
+        question=f"Publish {dispatch} to GitHub{' as a draft' if draft else ''}{with_labels} "
+        "as yourself?",
+        expect=dispatch,
+        yes=yes,
     )
     with workspace(state_root_, config_root_) as ws:
         dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
         done = publish.publish(
-            ws, dispatch, person=who, remote=remote, base=base, github_repo=github_repo
+            ws,
+            dispatch,
+            person=who,
+            remote=remote,
+            base=base,
+            github_repo=github_repo,
+            labels=labels,
+            draft=draft,
         )
     if json_out:
         emit(
@@ -457,12 +480,14 @@ def publish_cmd(
                 "url": done.url,
                 "created": done.created,
                 "event_id": done.event_id,
+                "labels": list(done.labels),
+                "draft": done.draft,
             }
         )
         return
     from oms.domain.review import for_terminal
 
-    said = "opened" if done.created else "updated"
+    said = ("opened draft" if done.draft else "opened") if done.created else "updated"
     typer.echo(
         for_terminal(
             f"pushed {done.commit[:12]} to {done.remote} {done.branch}; {said} pull request "

@@ -155,7 +155,11 @@ SMALL: dict[str, Small] = {
     ),
     "web_bench.py": Small(
         ("--tickets", "5", "--repeat", "2"),
-        ("GET /api/board / oms status --json",),
+        (
+            "page load / oms status --json",
+            "update / oms status --json",
+            "stream delay / oms status --json",
+        ),
     ),
 }
 

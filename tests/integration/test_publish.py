@@ -201,6 +201,78 @@ def test_sync_reads_checks_and_comments_and_requests_changes(
     assert carried["person"] == "Ann Person"
 
 
+def test_labels_and_a_draft_are_what_the_person_asked(
+    chain: Chain, oms: OmsCommand, github: GitHubStandIn, tmp_path: Path
+) -> None:
+    """`--label` (again for more) and `--draft`: the pull request opens as a draft carrying the
+    labels, sent as JSON values (a label like an option stays a label); a second publish adds
+    a new label once and leaves the rest; the event keeps what was asked."""
+    bound, _ = _result(chain, tmp_path)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+    odd = "--repo=evil/x"
+    out = _publish(
+        oms, chain, github, bound.dispatch_id, "--label", "bug", "--label", odd, "--draft"
+    )
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert problems("result-publish", doc) == []
+    assert (doc["labels"], doc["draft"], doc["created"]) == (["bug", odd], True, True)
+    [pr] = github.pulls["octo/proj"]
+    assert pr["draft"] is True
+    assert [label["name"] for label in pr["labels"]] == ["bug", odd]
+    again = _publish(oms, chain, github, bound.dispatch_id, "--label", "bug", "--label", "ready")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["created"] is False
+    assert [label["name"] for label in pr["labels"]] == ["bug", odd, "ready"]
+    assert len(github.pulls["octo/proj"]) == 1
+    with chain.workspace() as ws:
+        event = ws.store.events.read(doc["event_id"])
+    assert (event.payload["labels"], event.payload["draft"]) == (["bug", odd], True)
+
+
+@pytest.mark.parametrize("label", ["", " padded", "a\x1b[2Jb", "x" * 51])
+def test_a_label_oms_does_not_set_is_refused_before_any_contact(
+    chain: Chain, oms: OmsCommand, github: GitHubStandIn, tmp_path: Path, label: str
+) -> None:
+    bound, bare = _result(chain, tmp_path)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+    out = _publish(oms, chain, github, bound.dispatch_id, "--label", label)
+    assert out.returncode != 0
+    assert "is not a label oms sets" in json.loads(out.stdout)["message"]
+    assert github.requests == []
+    assert git("for-each-ref", cwd=bare).strip() == ""
+
+
+def test_sync_reads_every_page_of_checks_and_comments(
+    chain: Chain, oms: OmsCommand, github: GitHubStandIn, tmp_path: Path
+) -> None:
+    """GitHub answers a listing a page at a time (30 unless asked): sync reads 100 a page until a
+    short one, so the 150th check run and the 250th comment are read too."""
+    bound, _ = _result(chain, tmp_path)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+    published = json.loads(_publish(oms, chain, github, bound.dispatch_id).stdout)
+    github.check_runs[published["commit"]] = [
+        {"name": f"check {n}", "status": "completed", "conclusion": "success"} for n in range(149)
+    ] + [{"name": "the last", "status": "completed", "conclusion": "failure"}]
+    github.review_comments[1] = [
+        {"user": {"login": "rev"}, "body": f"comment {n}", "path": None, "line": None}
+        for n in range(250)
+    ]
+    read = _sync(oms, chain, github, bound.dispatch_id)
+    assert read.returncode == 0, read.stderr
+    doc = json.loads(read.stdout)
+    assert len(doc["checks"]) == 150
+    assert doc["checks"][-1]["conclusion"] == "failure"
+    assert [c["body"] for c in doc["comments"]] == [f"comment {n}" for n in range(250)]
+    pages = [h.path for h in github.requests if "/comments" in h.path]
+    assert [p.split("?", 1)[1] for p in pages] == [
+        f"per_page=100&page={n}" for n in (1, 2, 3)
+    ]  # the third a short page: no fourth asked
+
+
 def test_an_unverified_result_is_not_published(
     chain: Chain, oms: OmsCommand, github: GitHubStandIn, tmp_path: Path
 ) -> None:

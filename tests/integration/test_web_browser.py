@@ -1,9 +1,10 @@
 """`oms web` in a real headless Chromium (ADR 0041): the page loads with the token and shows a
-ticket's title; it updates within 2 s of `oms ticket add`; a hostile title renders as text, never
-as markup or script; the screenshot in docs/recordings/web.png is taken here (OMS_RECORD=1 writes
-it; any other run leaves the checkout as it was: a test that writes a tracked file changes the
-sources the frozen build is of, and `.ci/setup --install` would build again under the frozen
-tests)."""
+ticket's title; it updates within 2 s of `oms ticket add` (the server's stream of events); a
+hostile title renders as text, never as markup or script; each action works by a click (verify and
+merge, request changes, cancel, send) and the page shows the state it made; the page says when the
+server ends. The screenshot in docs/recordings/web.png is taken here (OMS_RECORD=1 writes it; any
+other run leaves the checkout as it was: a test that writes a tracked file changes the sources the
+frozen build is of, and `.ci/setup --install` would build again under the frozen tests)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.agent_side import bind
 from tests.browser import CHROMIUM, Browser
 from tests.chain import Chain
-from tests.helpers import oms_command, scaled
+from tests.helpers import git, oms_command, scaled
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium (.ci/setup installs it)")
 REPO = Path(__file__).resolve().parents[2]
@@ -70,6 +72,7 @@ def test_the_board_in_a_browser(served: tuple[str, tuple[str, ...]], tmp_path: P
     with Browser() as browser:
         browser.open(url)
         browser.wait_for("document.body.dataset.updated", timeout=20)
+        assert browser.eval("document.body.dataset.live") == "live"  # the stream, not polling
         assert _titles(browser) == ["Make the board readable"]
         before = browser.eval("document.body.dataset.updated")
         start = time.monotonic()  # the change happens during the command: timed from its start
@@ -115,3 +118,158 @@ def test_a_hostile_summary_and_diff_stat_render_as_text(chain: Chain) -> None:
         assert f"summary: {HOSTILE}" in detail
         assert browser.eval("document.title") == "oms board"
         assert browser.eval("document.querySelectorAll('main img, main script').length") == 0
+
+
+def _click(browser: Browser, selector: str) -> None:
+    browser.wait_for(f"!!document.querySelector({json.dumps(selector)})", timeout=20)
+    browser.eval(f"document.querySelector({json.dumps(selector)}).click()")
+
+
+def _do(browser: Browser, action: str, text: str = "") -> str:
+    """Type `text`, press the action's button, and wait for the answer the page shows."""
+    browser.eval(f"document.getElementById('act-text').value = {json.dumps(text)}")
+    browser.eval("delete document.getElementById('act-said').dataset.outcome")
+    _click(browser, f"#act-buttons button[data-action={json.dumps(action)}]")
+    browser.wait_for("document.getElementById('act-said').dataset.outcome", timeout=60)
+    return str(browser.eval("document.getElementById('act-said').textContent"))
+
+
+def _ticket_state(browser: Browser) -> str:
+    return str(browser.eval("document.querySelector('#queue td:nth-child(2)').textContent"))
+
+
+def test_verify_and_merge_a_result_by_clicking(chain: Chain, tmp_path: Path) -> None:
+    from tests.integration.test_review import _result
+
+    bound, _ = _result(chain)
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    with _serving(roots) as url, Browser() as browser:
+        browser.open(url)
+        browser.wait_for("document.body.dataset.live === 'live'", timeout=20)
+        assert _ticket_state(browser) == "leased"
+        _click(browser, "#results a")
+        assert _do(browser, "verify").startswith("verified: ")
+        assert _do(browser, "merge").startswith(f"merged {bound.dispatch_id} into ")
+        browser.wait_for("document.querySelector('#queue td:nth-child(2)').textContent "
+                         "!== 'leased'", timeout=scaled(2))  # fmt: skip
+        assert _ticket_state(browser) == "done"
+        browser.screenshot(tmp_path / "merged.png")
+    assert "WORK.md" in git("show", "--stat", "HEAD", cwd=chain.repo)
+
+
+def test_request_changes_by_clicking_keeps_a_hostile_comment_as_text(chain: Chain) -> None:
+    from tests.integration.test_review import _result
+
+    bound, _ = _result(chain)
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    with _serving(roots) as url, Browser() as browser:
+        browser.open(url)
+        browser.wait_for("document.body.dataset.live === 'live'", timeout=20)
+        _click(browser, "#results a")
+        said = _do(browser, "request-changes", HOSTILE)
+        assert said.endswith("is open for attempt 2"), said
+        browser.wait_for(f"{json.dumps('open')} === "
+                         "document.querySelector('#queue td:nth-child(2)').textContent",
+                         timeout=scaled(2))  # fmt: skip
+        assert browser.eval("document.title") == "oms board"
+        assert browser.eval("document.querySelectorAll('main img, main script').length") == 0
+    with chain.workspace() as ws:
+        follow = ws.store.records("ticket").read(_ticket_of(chain, bound.dispatch_id))
+    carried = json.loads(json.dumps(follow.payload.get("changes_requested")))
+    assert [c["text"] for c in carried["comments"]] == [HOSTILE]  # as typed, kept as text
+
+
+def _ticket_of(chain: Chain, dispatch_id: str) -> str:
+    with chain.workspace() as ws:
+        return str(ws.store.records("dispatch").read(dispatch_id).payload["ticket_id"])
+
+
+def test_cancel_a_dispatch_by_clicking(chain: Chain) -> None:
+    from tests.chain import accepted
+
+    dispatch_id, _ = accepted(chain)
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    with _serving(roots) as url, Browser() as browser:
+        browser.open(url)
+        browser.wait_for("document.body.dataset.live === 'live'", timeout=20)
+        cell = "document.querySelector('#workers td:nth-child(4)').textContent"
+        assert browser.eval(cell) == "accepted"
+        _click(browser, "#workers tr.pick")
+        assert _do(browser, "cancel") == f"{dispatch_id} is cancelled"
+        browser.wait_for(f"{cell} === 'cancelled'", timeout=scaled(2))
+        assert _do(browser, "cancel").startswith("refused: ")  # the reason the command gives
+
+
+def test_send_a_worker_a_message_by_clicking(deliverable: Chain) -> None:
+    from tests.integration.test_worker_send import _heard, _listening, _messages, _until
+
+    dispatch_id = _listening(deliverable)
+    roots = ("--state-root", str(deliverable.state), "--config-root", str(deliverable.repo))
+    with _serving(roots) as url, Browser() as browser:
+        browser.open(url)
+        browser.wait_for("document.body.dataset.live === 'live'", timeout=20)
+        _click(browser, "#workers tr.pick")
+        said = _do(browser, "send", "from the <b>board</b>")
+        assert said.startswith(f"sent to {dispatch_id}"), said
+    assert _until(_heard(deliverable, dispatch_id), b"\r") == b"from the <b>board</b>\r"
+    [message] = _messages(deliverable)
+    assert message["text"] == "from the <b>board</b>"
+
+
+def test_the_page_says_when_the_server_ends(chain: Chain) -> None:
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    oms = oms_command()
+    proc = subprocess.Popen(
+        [*oms.argv, "web", *roots], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().split("open ", 1)[1].strip()
+        with Browser() as browser:
+            browser.open(url)
+            browser.wait_for("document.body.dataset.live === 'live'", timeout=20)
+            proc.terminate()  # SIGTERM: as Ctrl-C
+            browser.wait_for("document.body.dataset.live === 'ended'", timeout=20)
+            assert "server ended" in browser.eval("document.getElementById('status').textContent")
+            proc.communicate(timeout=30)  # it ends by itself: no second signal
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=30)
+    assert proc.returncode == 0
+
+
+def _key(browser: Browser, key: str) -> None:
+    """One real key press (CDP's input events: what a keyboard sends, not a script's click)."""
+    codes = {"Tab": (9, ""), "Enter": (13, "\r")}
+    code, text = codes[key]
+    common: dict[str, Any] = {"key": key, "code": key, "windowsVirtualKeyCode": code}
+    browser.call("Input.dispatchKeyEvent", type="keyDown", text=text, **common)
+    browser.call("Input.dispatchKeyEvent", type="keyUp", **common)
+
+
+def test_cancel_from_the_keyboard_alone(chain: Chain) -> None:
+    """Tab to a worker's row, Enter picks it and puts the keyboard in the message box; Tab to
+    the cancel button, Enter presses it: no mouse."""
+    from tests.chain import accepted
+
+    dispatch_id, _ = accepted(chain)
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    with _serving(roots) as url, Browser() as browser:
+        browser.open(url)
+        browser.wait_for("document.body.dataset.live === 'live'", timeout=20)
+        on_row = "document.activeElement.matches('#workers tr.pick')"
+        for _ in range(10):
+            if browser.eval(on_row):
+                break
+            _key(browser, "Tab")
+        assert browser.eval(on_row), "Tab never reached the worker's row"
+        _key(browser, "Enter")
+        browser.wait_for("document.activeElement.id === 'act-text'", timeout=10)
+        _key(browser, "Tab")
+        _key(browser, "Tab")
+        assert browser.eval("document.activeElement.dataset.action") == "cancel"
+        _key(browser, "Enter")
+        browser.wait_for("document.getElementById('act-said').dataset.outcome", timeout=60)
+        said = browser.eval("document.getElementById('act-said').textContent")
+        assert said == f"{dispatch_id} is cancelled"

@@ -1,6 +1,7 @@
 """`oms web` over HTTP (ADR 0041): 127.0.0.1 only; no token, a wrong one, another Host (DNS
 rebinding) or a foreign Origin is refused with 403; answers carry a strict CSP and
-X-Frame-Options; the board is read-only (POST: 405); the board shows what `oms status` shows."""
+X-Frame-Options; only an action writes (a POST with its CSRF proof); the board shows what `oms
+status` shows."""
 
 from __future__ import annotations
 
@@ -95,8 +96,12 @@ def test_refused_with_403(
     assert answer.getheader("X-Frame-Options") == "DENY"
 
 
-def test_the_board_is_read_only(board: server.Board) -> None:
-    assert get(board, f"/api/board?t={board.token}", method="POST").status == 405
+def test_only_actions_write(board: server.Board) -> None:
+    """A POST without the CSRF proof is refused (tests/integration/test_web_actions.py has the
+    rest); other methods are not taken at all."""
+    assert get(board, f"/api/board?t={board.token}", method="POST").status == 403
+    assert get(board, f"/api/act?t={board.token}", method="PUT").status == 405
+    assert get(board, f"/api/act?t={board.token}", method="DELETE").status == 405
     assert get(board, f"/nothing?t={board.token}").status == 404
     missing = get(board, f"/api/log?t={board.token}&id=no-such-worker")
     assert missing.status == 404
@@ -116,3 +121,21 @@ def test_the_cli_refuses_another_bind_in_one_line(chain: Chain) -> None:
     assert got.returncode == 2
     assert got.stderr.count("\n") == 1
     assert "127.0.0.1 only" in got.stderr
+
+
+def test_the_queue_shows_its_first_rows_and_how_many_in_all(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page draws at most `LIMITS.web_queue_rows` tickets (in queue order) and says how many
+    there are: a board of 10,000 tickets sends no 10,000 rows."""
+    from oms.limits import LIMITS
+    from oms.services.chain import tickets
+    from oms.services.web import board as reading
+
+    monkeypatch.setattr(reading, "LIMITS", LIMITS._replace(web_queue_rows=2))
+    with chain.workspace() as ws:
+        for n in range(3):
+            tickets.add(ws, f"ticket {n}", "")
+        doc = json.loads(json.dumps(reading.board(ws)))
+    assert [t["title"] for t in doc["queue"]] == ["ticket 0", "ticket 1"]
+    assert doc["queue_total"] == 3

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '48ddecb828d741ff1964eb3853648308678e2fef269f5f4a1e0959dde18a0367'
+SOURCE_SHA256 = '851434d1fe06dc05fb04b84079bf7ec124548df48bcca262d3b3e2a0a0b84287'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -1240,6 +1240,38 @@ def _v532(x: object) -> bool:
     return True
 
 
+def _v534(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/labels/items
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) < 1:
+            return False
+        if len(x) > 50:
+            return False
+    return True
+
+
+def _v533(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/labels
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) > 20:
+            return False
+        for v in x:
+            if not _v534(v):
+                return False
+    return True
+
+
+def _v535(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/draft
+    if not (isinstance(x, bool)):
+        return False
+    return True
+
+
 def _v521(x: object) -> bool:
     # event#/allOf/12/then/properties/payload
     if not (isinstance(x, dict)):
@@ -1270,8 +1302,12 @@ def _v521(x: object) -> bool:
             return False
         if 'created' in x and not _v532(x['created']):
             return False
+        if 'labels' in x and not _v533(x['labels']):
+            return False
+        if 'draft' in x and not _v535(x['draft']):
+            return False
         for k in x:
-            if k not in ('ticket_id', 'dispatch_id', 'person', 'commit', 'remote', 'branch', 'base', 'github_repo', 'pull_request', 'url', 'created'):
+            if k not in ('ticket_id', 'dispatch_id', 'person', 'commit', 'remote', 'branch', 'base', 'github_repo', 'pull_request', 'url', 'created', 'labels', 'draft'):
                 return False
     return True
 
@@ -1284,24 +1320,24 @@ def _v520(x: object) -> bool:
     return True
 
 
-def _v534(x: object) -> bool:
+def _v537(x: object) -> bool:
     # event#/allOf/12/if/properties/event_type
     if not _eq(x, _C16):
         return False
     return True
 
 
-def _v533(x: object) -> bool:
+def _v536(x: object) -> bool:
     # event#/allOf/12/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v534(x['event_type']):
+        if 'event_type' in x and not _v537(x['event_type']):
             return False
     return True
 
 
 def _v519(x: object) -> bool:
     # event#/allOf/12
-    if _v533(x):
+    if _v536(x):
         if not _v520(x):
             return False
     else:

@@ -52,6 +52,8 @@ class Published:
     url: str
     created: bool
     event_id: str
+    labels: tuple[str, ...] = ()
+    draft: bool = False
 
 
 def publish(
@@ -62,14 +64,18 @@ def publish(
     remote: str = "origin",
     base: str | None = None,
     github_repo: str | None = None,
+    labels: tuple[str, ...] = (),
+    draft: bool = False,
 ) -> Published:
     """Push the verified result of `dispatch_id` to `remote` and open (or update) its pull
     request into `base` (default: the branch it would merge into), titled by its ticket, the
-    result's summary its body. Under the ticket's finishing lock (`finish.ticket_lock`), as a merge
-    and a request for changes."""
+    result's summary its body, carrying `labels`; `draft` opens it as a draft (a pull request
+    open already stays as it is: GitHub's REST API cannot turn one into a draft). Under the
+    ticket's finishing lock (`finish.ticket_lock`), as a merge and a request for changes."""
+    labels = tuple(github.check_labels(list(labels)))
     dispatch, _ = verify.completed_result(ws, dispatch_id)
     with ticket_lock(ws, access.text(dispatch.payload, "ticket_id")):
-        return _publish(ws, dispatch_id, person, remote, base, github_repo)
+        return _publish(ws, dispatch_id, person, remote, base, github_repo, labels, draft)
 
 
 def _publish(
@@ -79,6 +85,8 @@ def _publish(
     remote: str,
     base: str | None,
     github_repo: str | None,
+    labels: tuple[str, ...],
+    draft: bool,
 ) -> Published:
     dispatch, result = verify.completed_result(ws, dispatch_id)
     repo = ws.config_root
@@ -120,9 +128,11 @@ def _publish(
     pr = hub.open_for(branch)
     created = pr is None
     if pr is None:
-        pr = hub.create(branch=branch, base=base, title=title, body=body)
+        pr = hub.create(branch=branch, base=base, title=title, body=body, draft=draft)
     else:
         pr = hub.update(pr.number, base=base, title=title, body=body)
+    if labels:
+        hub.label(pr.number, list(labels))
     who = one_line(person, 128)
     now = ws.now()
     event_id = stable_id("evt-published", dispatch_id, commit, pr.number, now)
@@ -142,9 +152,23 @@ def _publish(
             "pull_request": pr.number,
             "url": pr.url[:2048],
             "created": created,
+            "labels": list(labels),
+            "draft": pr.draft,
         },
     )
-    return Published(remote, branch, commit, base, gh_repo, pr.number, pr.url, created, event_id)
+    return Published(
+        remote,
+        branch,
+        commit,
+        base,
+        gh_repo,
+        pr.number,
+        pr.url,
+        created,
+        event_id,
+        labels,
+        pr.draft,
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,8 @@
-"""What `oms web` shows, as JSON: the queue, the pool, each worker (ticket, title, health, reason,
+"""What `oms web` shows, as JSON: the queue (its first `LIMITS.web_queue_rows` tickets, and how
+many in all), the pool, each worker (ticket, title, health, reason,
 heartbeat age, time running), results with their diff stat, a worker's pane log and the audit
 log's last entries. Read through the services `oms status`, `oms worker log`, `oms result show`
-and `oms audit log` use; nothing here writes."""
+and `oms audit log` use; nothing here writes (what a person does is `actions.py`)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from oms.canonical import Json, JsonObject, parse_ts
 from oms.errors import OmsError
 from oms.limits import LIMITS
 from oms.services.admin import audit
-from oms.services.admin.status import snapshot
+from oms.services.admin.status import Snapshot, snapshot
 from oms.services.conductor import pool
 from oms.services.delivery import panelog
 from oms.services.finishing import review
 from oms.services.workspace import Workspace
+from oms.store.ledger import LOG as LEDGER_LOG
 
 
 def _age_s(now_ms: int, at: object) -> int | None:
@@ -31,11 +33,12 @@ def board(ws: Workspace) -> JsonObject:
     snap = snapshot(ws)
     now = ws.now()
     now_ms = parse_ts(now)
-    data = snap.to_json()
-    reasons = snap.reasons(now)
     titles = {t.record_id: str(t.payload.get("title", "")) for t in snap.tickets}
     sessions = {s.record_id: s.payload for s in snap.sessions}
     dispatches = {d.record_id: d for d in snap.dispatches}
+    ordered = sorted(snap.tickets, key=lambda r: str(r.payload.get("created_at", "")))
+    shown = ordered[: LIMITS.web_queue_rows]  # the page draws no more; it says how many in all
+    reasons = Snapshot(shown, [], snap.workers, [], []).reasons(now)
     queue: list[Json] = [
         {
             "id": t.record_id,
@@ -44,7 +47,7 @@ def board(ws: Workspace) -> JsonObject:
             "worker_id": t.payload.get("worker_id"),
             "reason": reasons.get(t.record_id, ""),
         }
-        for t in sorted(snap.tickets, key=lambda r: str(r.payload.get("created_at", "")))
+        for t in shown
     ]
     workers: list[Json] = []
     for w in snap.workers:
@@ -58,6 +61,7 @@ def board(ws: Workspace) -> JsonObject:
                 "ticket_id": ticket_id,
                 "title": titles.get(ticket_id, ""),
                 "health": w.payload.get("health"),
+                "dispatch_state": None if dispatch is None else dispatch.state,
                 "reason": w.payload.get("health_reason") or w.payload.get("end_reason") or "",
                 "heartbeat_age_s": _age_s(now_ms, session.get("last_observed_at")),
                 "running_s": None
@@ -77,12 +81,20 @@ def board(ws: Workspace) -> JsonObject:
     return {
         "now": now,
         "poll_ms": LIMITS.web_poll_ms,
-        "warnings": data["warnings"],
+        "warnings": list(snap.warnings),
         "queue": queue,
+        "queue_total": len(ordered),
         "pool": pool_doc,
         "workers": workers,
         "results": results,
     }
+
+
+def marker(ws: Workspace) -> tuple[int, int]:
+    """What changes whenever the state does: every write oms makes is noted in the ledger's log
+    (ADR 0027), so its size and time stand for the whole state; one `lstat`, nothing read."""
+    st = ws.store.state.root.lstat(LEDGER_LOG)
+    return (0, 0) if st is None else (st.st_size, st.st_mtime_ns)
 
 
 def audit_tail(ws: Workspace) -> JsonObject:

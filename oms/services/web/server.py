@@ -1,27 +1,47 @@
 """`oms web`'s HTTP server (ADR 0041): 127.0.0.1 only, every request carrying the random token the
 printed URL holds, its `Host` naming this server (no DNS rebinding) and any `Origin` this server's
-own; GET only (the board is read-only). Every answer carries a strict Content-Security-Policy (no
-inline script: the page's script is a file), `X-Frame-Options: DENY`, `nosniff`, no referrer and
-no caching. The page draws every string with `textContent`, never as HTML."""
+own. An action is a POST of JSON to `/api/act` that also carries this server's CSRF token (an
+HMAC of the URL token under a per-server secret) twice: in a header the page's script sets, and in
+a `SameSite=Strict` cookie the page set; its `Origin` must be sent and be this server. The live
+board is a stream of server-sent events (`/api/events`): one watcher looks at the ledger's log
+every `LIMITS.web_watch_ms` and, when it changed, reads the board once for every stream (and for
+`/api/board`: an unchanged state is not read again); at most
+`LIMITS.web_streams` streams (more: 503), each ended when the server ends. Every answer carries a
+strict Content-Security-Policy (no inline script: the page's script is a file), `X-Frame-Options:
+DENY`, `nosniff`, no referrer and no caching. The page draws every string with `textContent`,
+never as HTML."""
 
 from __future__ import annotations
 
 import contextlib
+import getpass
+import hashlib
 import hmac
 import json
 import secrets
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from oms.canonical import JsonObject
-from oms.errors import NotFoundError, OmsError, RecordNotFoundError, UsageError, one_line
+from oms.canonical.strict_json import loads_message
+from oms.errors import (
+    CanonicalJsonError,
+    InvalidInputError,
+    NotFoundError,
+    OmsError,
+    RecordNotFoundError,
+    UsageError,
+    one_line,
+)
 from oms.limits import LIMITS
-from oms.services.web import board
+from oms.services.web import actions, board
 from oms.services.workspace import Workspace
 
 LOOPBACK = "127.0.0.1"
@@ -34,6 +54,7 @@ ASSETS = {  # path → (file under assets/, content type)
     "/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/app.css": ("app.css", "text/css; charset=utf-8"),
 }
+CSRF_HEADER = "X-OMS-CSRF"
 Opener = Callable[[], AbstractContextManager[Workspace]]
 
 
@@ -45,21 +66,35 @@ def asset(name: str) -> bytes:
 
 
 class Board(ThreadingHTTPServer):
-    """The server: its token, and how to open the workspace for one request. A thread per
-    connection, at most `Limits.web_connections` at once (one more is closed at once): 127.0.0.1 is
-    every local user's, and idle connections must not take every thread and descriptor."""
+    """The server: its tokens, how to open the workspace for one request, who acts, and the live
+    board its streams share. A thread per connection, at most `Limits.web_connections` at once (one
+    more is closed at once): 127.0.0.1 is every local user's, and idle connections must not take
+    every thread and descriptor."""
 
     daemon_threads = True
     request_queue_size = 64
 
-    def __init__(self, port: int, opener: Opener, token: str | None = None) -> None:
+    def __init__(
+        self, port: int, opener: Opener, token: str | None = None, person: str | None = None
+    ) -> None:
         self._slots = threading.BoundedSemaphore(LIMITS.web_connections)
         super().__init__((LOOPBACK, port), _Handler)
         self.token = token or secrets.token_urlsafe(24)
+        secret = secrets.token_bytes(32)  # this server's only: a page of another server has none
+        self.csrf = hmac.new(secret, self.token.encode(), hashlib.sha256).hexdigest()
+        self.person = person or getpass.getuser()
         self.opener = opener
-        self.reading = threading.Lock()  # one read of the state at a time
+        self.reading = threading.Lock()  # one use of the state at a time
         self.port = int(self.server_address[1])
         self.hosts = {f"{LOOPBACK}:{self.port}", f"localhost:{self.port}"}
+        self.cookie = f"oms_csrf_{self.port}"  # cookies ignore the port: the name does not
+        self.ending = threading.Event()
+        self.changed = threading.Condition()
+        self.generation = 0  # how many boards the watcher has read
+        self.latest = b""  # the last of them, as the streams send it
+        self.streams = 0
+        self._watcher: threading.Thread | None = None
+        self._kept: tuple[tuple[int, int], float, bytes] | None = None  # marker, when, board
 
     @property
     def url(self) -> str:
@@ -97,15 +132,98 @@ class Board(ThreadingHTTPServer):
             return
         sys.stderr.write(f"oms web: a request failed: {one_line(repr(error), 200)}\n")
 
+    def current(self) -> tuple[int, bytes]:
+        """The board's JSON (its error, when it cannot be read), and its status: read again only
+        when the ledger's log changed or `LIMITS.web_refresh_ms` passed since it was read (ages
+        move on); otherwise the one read before (an idle fleet's update is one `lstat`)."""
+        with self.reading, self.opener() as ws:
+            mark = board.marker(ws)
+            kept = self._kept
+            if (
+                kept is not None
+                and kept[0] == mark
+                and time.monotonic() - kept[1] < LIMITS.web_refresh_ms / 1000
+            ):
+                return 200, kept[2]
+            try:
+                doc: JsonObject = {"ok": True, **board.board(ws)}
+            except OmsError as exc:
+                return 409, json.dumps({"ok": False, "error": exc.message}).encode()
+            data = json.dumps(doc).encode()
+            self._kept = (mark, time.monotonic(), data)
+            return 200, data
 
-def serve(port: int, opener: Opener, bind: str = LOOPBACK) -> Board:
-    """A board server bound to 127.0.0.1:`port` (0: a free one); any other address is refused."""
+    def board_event(self) -> bytes:
+        """The board as one stream's message."""
+        return self.current()[1]
+
+    def enter_stream(self) -> bool:
+        """Count one more stream in, False when `LIMITS.web_streams` are open already."""
+        with self.changed:
+            if self.ending.is_set() or self.streams >= LIMITS.web_streams:
+                return False
+            self.streams += 1
+            if self._watcher is None:
+                self._watcher = threading.Thread(target=self._watch, daemon=True)
+                self._watcher.start()
+            return True
+
+    def leave_stream(self) -> None:
+        with self.changed:
+            self.streams -= 1
+            self.changed.notify_all()
+
+    def next_board(self, seen: int, timeout: float) -> tuple[bytes | None, int]:
+        """The board read after generation `seen`, None after `timeout` or once the server ends."""
+        with self.changed:
+            self.changed.wait_for(
+                lambda: self.generation > seen or self.ending.is_set(), timeout=timeout
+            )
+            if self.ending.is_set() or self.generation == seen:
+                return None, seen
+            return self.latest, self.generation
+
+    def _watch(self) -> None:
+        """One loop for every stream: the board (`current`: read again only when the state
+        changed, or ages moved on) handed to them all whenever it is a new one."""
+        while not self.ending.wait(LIMITS.web_watch_ms / 1000):
+            if self.streams == 0:
+                continue
+            data = self.board_event()
+            if data is self.latest:
+                continue
+            with self.changed:
+                self.latest = data
+                self.generation += 1
+                self.changed.notify_all()
+
+    def end(self) -> None:
+        """End every stream (each says so to its page), then the watcher."""
+        self.ending.set()
+        with self.changed:
+            self.changed.notify_all()
+
+    def shutdown(self) -> None:
+        self.end()
+        super().shutdown()
+
+    def server_close(self) -> None:
+        """End the streams and let each tell its page (a bounded wait), then close."""
+        self.end()
+        with self.changed:
+            self.changed.wait_for(lambda: self.streams == 0, timeout=LIMITS.web_end_s)
+        super().server_close()
+
+
+def serve(port: int, opener: Opener, bind: str = LOOPBACK, person: str | None = None) -> Board:
+    """A board server bound to 127.0.0.1:`port` (0: a free one); any other address is refused.
+    Actions are recorded as `person`'s (default: the login name)."""
     if bind != LOOPBACK:
         raise UsageError(
             f"oms web serves on {LOOPBACK} only, not {bind}",
             hint="drop --bind; reach it from elsewhere through an SSH tunnel (docs/guide.md)",
         )
-    return Board(port, opener)
+    return Board(port, opener, person=person)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -139,17 +257,29 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         """Quiet: the person watches the page, not a request log."""
 
-    def _send(self, code: int, body: bytes, ctype: str = "text/plain; charset=utf-8") -> None:
+    def _head(self, code: int, ctype: str, length: int | None, extra: dict[str, str]) -> None:
         self.send_response(code)
         self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
+        if length is not None:
+            self.send_header("Content-Length", str(length))
         self.send_header("Content-Security-Policy", CSP)
         self.send_header("X-Frame-Options", "DENY")
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Referrer-Policy", "no-referrer")
         self.send_header("Cache-Control", "no-store")
         self.send_header("Cross-Origin-Resource-Policy", "same-origin")
+        for name, value in extra.items():
+            self.send_header(name, value)
         self.end_headers()
+
+    def _send(
+        self,
+        code: int,
+        body: bytes,
+        ctype: str = "text/plain; charset=utf-8",
+        extra: dict[str, str] | None = None,
+    ) -> None:
+        self._head(code, ctype, len(body), extra or {})
         if self.command != "HEAD":
             self.wfile.write(body)
 
@@ -168,6 +298,27 @@ class _Handler(BaseHTTPRequestHandler):
             return "no or wrong token"
         return None
 
+    def _action_refusal(self) -> str | None:
+        """Why this action is refused (403) beyond `_refusal`: no Origin, not JSON, or no CSRF
+        token in both the header and the cookie."""
+        if self.headers.get("Origin") is None:
+            return "no Origin"
+        ctype = self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+        if ctype != "application/json":
+            return "not JSON"
+        want = self.server.csrf.encode()
+        header = self.headers.get(CSRF_HEADER, "").encode()
+        jar = SimpleCookie()
+        try:
+            jar.load(self.headers.get("Cookie", ""))
+        except CookieError:
+            return "no or wrong CSRF token"
+        kept = jar.get(self.server.cookie)
+        cookie = (kept.value if kept is not None else "").encode()
+        if not (hmac.compare_digest(header, want) and hmac.compare_digest(cookie, want)):
+            return "no or wrong CSRF token"
+        return None
+
     def do_GET(self) -> None:
         if len(self.path) > LIMITS.web_url_bytes:
             self._send(414, b"too long\n")
@@ -181,15 +332,24 @@ class _Handler(BaseHTTPRequestHandler):
         if parts.path in ASSETS:
             name, ctype = ASSETS[parts.path]
             body = asset(name)
-            if (
-                name == "index.html"
-            ):  # its script and style need the token too (urlsafe: no quoting)
+            extra = {}
+            if name == "index.html":  # its script and style need the token too (urlsafe)
                 body = body.replace(b"@TOKEN@", self.server.token.encode())
-            self._send(200, body, ctype)
+                body = body.replace(b"@CSRF@", self.server.csrf.encode())
+                extra["Set-Cookie"] = (
+                    f"{self.server.cookie}={self.server.csrf}; Path=/; SameSite=Strict; HttpOnly"
+                )
+            self._send(200, body, ctype, extra)
+            return
+        if parts.path == "/api/events" and self.command == "GET":
+            self._stream()
             return
         pick = query.get("id", [""])[0]
+        if parts.path == "/api/board":
+            code, data = self.server.current()
+            self._send(code, data, "application/json")
+            return
         routes: dict[str, Callable[[Workspace], JsonObject]] = {
-            "/api/board": board.board,
             "/api/audit": board.audit_tail,
             "/api/log": lambda ws: board.worker_log(ws, pick),
             "/api/result": lambda ws: board.result(ws, pick),
@@ -198,19 +358,77 @@ class _Handler(BaseHTTPRequestHandler):
         if route is None:
             self._send(404, b"not found\n")
             return
+        self._answer(route)
+
+    def _answer(self, route: Callable[[Workspace], JsonObject]) -> None:
         try:
             doc: JsonObject = {"ok": True, **self.server.read(route)}
             code = 200
         except (NotFoundError, RecordNotFoundError) as exc:
-            doc, code = {"ok": False, "error": exc.message}, 404
+            doc, code = {"ok": False, "error": exc.message, "hint": exc.hint}, 404
+        except (UsageError, InvalidInputError) as exc:
+            doc, code = {"ok": False, "error": exc.message, "hint": exc.hint}, 400
         except OmsError as exc:
-            doc, code = {"ok": False, "error": exc.message}, 409
+            doc, code = {"ok": False, "error": exc.message, "hint": exc.hint}, 409
         self._send(code, json.dumps(doc).encode(), "application/json")
+
+    def _stream(self) -> None:
+        """Server-sent events: the board now, then each time it changes, until the page goes or
+        the server ends (an `end` event)."""
+        if not self.server.enter_stream():
+            self._send(503, b"too many live streams\n", extra={"Retry-After": "5"})
+            return
+        self.close_connection = True
+        try:
+            self._head(200, "text/event-stream", None, {})
+            seen = self.server.generation
+            self.wfile.write(b"data: " + self.server.board_event() + b"\n\n")
+            while True:
+                data, seen = self.server.next_board(seen, timeout=15.0)
+                if self.server.ending.is_set():
+                    self.wfile.write(b"event: end\ndata: {}\n\n")
+                    break
+                self.wfile.write(b": alive\n\n" if data is None else b"data: " + data + b"\n\n")
+        except OSError:  # the page went
+            pass
+        finally:
+            self.server.leave_stream()
 
     def do_HEAD(self) -> None:
         self.do_GET()
 
-    def _refuse_write(self) -> None:
-        self._send(405, b"oms web is read-only\n")
+    def do_POST(self) -> None:
+        if len(self.path) > LIMITS.web_url_bytes:
+            self._send(414, b"too long\n")
+            return
+        why = self._refusal() or self._action_refusal()
+        if why is not None:
+            self._send(403, f"forbidden: {why}\n".encode())
+            return
+        if urlsplit(self.path).path != "/api/act":
+            self._send(404, b"not found\n")
+            return
+        try:
+            length = int(self.headers.get("Content-Length", ""))
+        except ValueError:
+            self._send(411, b"a length is needed\n")
+            return
+        if not 0 <= length <= LIMITS.web_post_bytes:
+            self.close_connection = True
+            self._send(413, b"too large\n")
+            return
+        try:
+            doc = loads_message(self.rfile.read(length))
+            action, handle, text = doc["action"], doc["id"], doc.get("text", "")
+            if not (isinstance(action, str) and isinstance(handle, str) and isinstance(text, str)):
+                raise TypeError(action)
+        except (CanonicalJsonError, KeyError, TypeError):
+            self._send(400, b"an action is a JSON object: action, id, text\n")
+            return
+        person = self.server.person
+        self._answer(lambda ws: actions.act(ws, action, handle, text, person))
 
-    do_POST = do_PUT = do_DELETE = do_PATCH = _refuse_write  # noqa: N815 - stdlib's names
+    def _refuse_write(self) -> None:
+        self._send(405, b"oms web takes a POST to /api/act only\n")
+
+    do_PUT = do_DELETE = do_PATCH = _refuse_write  # noqa: N815 - stdlib's names

@@ -1,7 +1,10 @@
-// oms web (ADR 0041): draws the board from /api/board, polled. Every string from the state is
-// put in the page with textContent (never innerHTML), so a title cannot script the page.
+// oms web (ADR 0041): draws the board from the server's stream of events (/api/events; polling
+// /api/board when no stream can be had). Every string from the state is put in the page with
+// textContent (never innerHTML), so a title cannot script the page. An action is a POST of JSON
+// to /api/act carrying the page's CSRF token in a header (the server set it in a cookie too).
 "use strict";
 const token = new URLSearchParams(location.search).get("t") || "";
+const csrf = document.querySelector('meta[name="oms-csrf"]').content;
 const api = (path, id) =>
   path + "?t=" + encodeURIComponent(token) + (id ? "&id=" + encodeURIComponent(id) : "");
 
@@ -13,6 +16,7 @@ function el(tag, text, cls) {
 }
 
 function badge(text) {
+  if (text === null || text === undefined) return el("span", "–", "dim");
   return el("span", text, "badge " + String(text).replace(/[^a-z-]/g, ""));
 }
 
@@ -23,7 +27,7 @@ function age(seconds) {
   return Math.floor(seconds / 3600) + " h " + Math.floor((seconds % 3600) / 60) + " min";
 }
 
-function row(cells, onPick) {
+function row(cells, onPick, key) {
   const tr = el("tr");
   for (const cell of cells) {
     const td = el("td");
@@ -31,9 +35,17 @@ function row(cells, onPick) {
     else td.textContent = cell === null || cell === undefined ? "–" : String(cell);
     tr.appendChild(td);
   }
-  if (onPick) {
+  if (onPick) { // a row to pick: by a click, or from the keyboard (Tab to it, Enter or Space)
     tr.className = "pick";
+    tr.tabIndex = 0;
+    tr.dataset.key = key;
     tr.addEventListener("click", onPick);
+    tr.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" || e.key === " ") {
+        e.preventDefault();
+        onPick();
+      }
+    });
   }
   return tr;
 }
@@ -47,7 +59,13 @@ function fill(id, nodes) {
     tr.appendChild(td);
     nodes = [tr];
   }
+  // a redraw keeps the keyboard where it was: the row (or link) of the same key is focused again
+  const focused = box.contains(document.activeElement) ? document.activeElement.dataset.key : null;
   box.replaceChildren(...nodes);
+  if (focused) {
+    const again = [...box.querySelectorAll("[data-key]")].find((n) => n.dataset.key === focused);
+    if (again) again.focus();
+  }
 }
 
 async function getJson(path, id) {
@@ -55,8 +73,42 @@ async function getJson(path, id) {
   return answer.json();
 }
 
+async function act(action, id) {
+  const said = document.getElementById("act-said");
+  said.textContent = action + "…";
+  try {
+    const answer = await fetch(api("/api/act"), {
+      method: "POST",
+      cache: "no-store",
+      headers: { "Content-Type": "application/json", "X-OMS-CSRF": csrf },
+      body: JSON.stringify({ action, id, text: document.getElementById("act-text").value }),
+    });
+    const doc = await answer.json();
+    said.textContent = doc.ok ? doc.said : "refused: " + doc.error + (doc.hint ? " (" + doc.hint + ")" : "");
+    said.dataset.outcome = doc.ok ? "ok" : "refused";
+  } catch (err) {
+    said.textContent = "failed: " + err.message;
+    said.dataset.outcome = "failed";
+  }
+}
+
+function offer(id, names) {
+  const box = document.getElementById("actions");
+  box.hidden = false;
+  document.getElementById("act-said").textContent = "";
+  fill("act-buttons", names.map((name) => {
+    const button = el("button", name);
+    button.type = "button";
+    button.dataset.action = name;
+    button.addEventListener("click", () => act(name, id));
+    return button;
+  }));
+}
+
 async function showLog(id) {
   document.getElementById("detail-title").textContent = "Pane log of worker " + id;
+  offer(id, ["send", "cancel"]);
+  document.getElementById("act-text").focus(); // the keyboard goes on to the message
   const doc = await getJson("/api/log", id);
   const text = doc.ok ? doc.lines.map((l) => (l.at ? l.at + "  " : "") + l.text).join("\n")
     : doc.error;
@@ -65,6 +117,8 @@ async function showLog(id) {
 
 async function showResult(id) {
   document.getElementById("detail-title").textContent = "Result of dispatch " + id;
+  offer(id, ["verify", "merge", "request-changes"]);
+  document.getElementById("act-text").focus();
   const doc = await getJson("/api/result", id);
   if (!doc.ok) {
     document.getElementById("detail").textContent = doc.error;
@@ -85,10 +139,13 @@ function draw(doc) {
   fill("warnings", doc.warnings.map((w) => el("li", w)));
   document.getElementById("workers-count").textContent = "(" + doc.workers.length + ")";
   fill("workers", doc.workers.map((w) => row(
-    [w.id, w.ticket_id, w.title, badge(w.health), w.reason, age(w.heartbeat_age_s),
+    [w.id, w.ticket_id, w.title, badge(w.dispatch_state), badge(w.health), w.reason,
+      age(w.heartbeat_age_s),
       age(w.running_s)],
-    () => showLog(w.id))));
-  document.getElementById("queue-count").textContent = "(" + doc.queue.length + ")";
+    () => showLog(w.id), w.id)));
+  document.getElementById("queue-count").textContent = doc.queue.length < doc.queue_total
+    ? "(the first " + doc.queue.length + " of " + doc.queue_total + ")"
+    : "(" + doc.queue.length + ")";
   fill("queue", doc.queue.map((t) => row([t.id, badge(t.state), t.title, t.reason])));
   const pool = doc.pool;
   if (pool.error) fill("pool", [el("span", pool.error, "dim")]);
@@ -98,6 +155,7 @@ function draw(doc) {
     const li = el("li");
     const link = el("a", r.dispatch_id + " (" + r.ticket_id + ", " + r.state + ")");
     link.href = "#";
+    link.dataset.key = r.dispatch_id;
     link.addEventListener("click", (e) => { e.preventDefault(); showResult(r.dispatch_id); });
     li.appendChild(link);
     return li;
@@ -109,20 +167,49 @@ async function drawAudit() {
   if (doc.ok) fill("audit", doc.entries.slice().reverse().map((e) => row([e.at, e.what])));
 }
 
+function shown(doc, how) {
+  if (!doc.ok) throw new Error(doc.error);
+  draw(doc);
+  drawAudit();
+  document.getElementById("status").textContent = "updated " + doc.now + " (" + how + ")";
+  document.body.dataset.updated = doc.now;
+  document.body.dataset.live = how;
+}
+
 async function tick() {
   let wait = 1000;
   try {
     const doc = await getJson("/api/board");
-    if (!doc.ok) throw new Error(doc.error);
-    wait = doc.poll_ms;
-    draw(doc);
-    await drawAudit();
-    document.getElementById("status").textContent = "updated " + doc.now;
-    document.body.dataset.updated = doc.now;
+    wait = doc.poll_ms || wait;
+    shown(doc, "polled");
   } catch (err) {
     document.getElementById("status").textContent = "cannot read the board: " + err.message;
   }
   setTimeout(tick, wait);
 }
 
-tick();
+function live() {
+  const stream = new EventSource(api("/api/events"));
+  let opened = false;
+  stream.onmessage = (e) => {
+    opened = true;
+    try {
+      shown(JSON.parse(e.data), "live");
+    } catch (err) {
+      document.getElementById("status").textContent = "cannot read the board: " + err.message;
+    }
+  };
+  stream.addEventListener("end", () => {
+    stream.close();
+    document.getElementById("status").textContent = "the server ended (oms web stopped)";
+    document.body.dataset.live = "ended";
+  });
+  stream.onerror = () => {
+    if (!opened) { // no stream to be had (too many open): ask instead
+      stream.close();
+      tick();
+    }
+  };
+}
+
+live();
