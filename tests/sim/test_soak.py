@@ -1,9 +1,9 @@
 """The chaos soak's questions asked in memory (`tests/sim/world.py`): thousands of random
-interleavings of results, crashes, kills, cancels, lapsed leases, configuration faults and failed
-launch steps between conductor ticks, each checked after every step — one end per attempt, never
-two live attempts for a ticket, a lapsed lease always fenced, a configuration fault never counted,
-a pool never over its size, nothing done twice — and then drained: every ticket ends done or
-blocked (nothing lost)."""
+interleavings of results, crashes, kills, cancels, lapsed leases, configuration faults, pool
+scales and failed launch steps between conductor ticks, each checked after every step — one end
+per attempt, never two live attempts for a ticket, a lapsed lease always fenced, a configuration
+fault never counted, a pool never over its size, nothing done twice — and then drained: every
+ticket ends done or blocked (nothing lost)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,8 @@ def _chaos(world: World) -> None:
         world.advance(rng.choice((11, 20)) * 60_000)  # past a lease: it lapses
     elif roll < 0.72:
         world.faults = not world.faults
+    elif roll < 0.75:
+        world.scale(rng.randint(1, world.max_workers), force=rng.random() < 0.5)
     else:
         world.advance(rng.randrange(1, 120_000))
     world.supervise()
@@ -93,5 +95,7 @@ def test_the_simulator_reaches_every_end() -> None:
         "GiveUp",
         "MovedOn",
         "launch dsp",
+        "scale to",
+        "drains",
     ):
         assert what in seen, what

@@ -121,6 +121,20 @@ class World:
             a.health, a.end_reason = "stopped", "stopped"
             self.log.append(f"cancel {a.dispatch_id}")
 
+    def scale(self, to: int, force: bool) -> None:
+        """`oms pool scale --to N [--force]`: the pool machine under the pool lock; a forced
+        scale-down parks the workers of the slots it drains (never kills them)."""
+        seen = pool.Seen(self.pool_payload, self.held(), self.max_workers, self.now)
+        decision = pool.decide(seen, pool.Scale(to, force))
+        self.pool_payload = decision.payload
+        for effect in decision.effects:
+            if isinstance(effect, pool.Park):
+                for a in self.live():
+                    if a.payload["worker_id"] == effect.slot and a.health == "healthy":
+                        self.park(a, f"pool scaled down: {effect.slot} drains")
+                        self.log.append(f"{effect.slot} drains: parked {a.dispatch_id}")
+        self.log.append(f"scale to {to} force={force}: {decision.plan}")
+
     def advance(self, ms: int) -> None:
         self.now = add_ms(self.now, ms)
 
@@ -384,6 +398,10 @@ class World:
                 assert not reason.startswith(rules.CONFIG), f"{t.ticket_id} counted a fault"
         held = self.held()
         assert len(held) <= self.max_workers, f"the pool runs {len(held)}: {held}"
+        if self.pool_payload is not None:
+            slots = pool.names(self.pool_payload)
+            assert len(slots) <= self.max_workers, f"the pool has {slots}"
+            assert set(held) <= set(slots), f"work held outside the pool: {held} {slots}"
 
     def settled(self) -> bool:
         """Nothing is lost: every ticket done or blocked (a person's), none open or leased."""
