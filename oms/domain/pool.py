@@ -9,12 +9,19 @@
   until their work has ended); with `force` their workers are parked (never killed) as they drain.
 - Up: draining slots are made active again first (they never left), then new slots are added.
 - Settling (every tick): a draining slot that holds nothing any more is removed.
+- Filling (every tick, after settling): free active slots take queued tickets, never more than
+  `max_workers` slots holding work at once (a pool above a lowered `max_workers` fills nothing).
+
+The machine is `decide(seen, event)`: what the shell observed (the record's payload or none, the
+busy slots, `max_workers`, the time) and an event (`Scale`, `Fill`) in, the next payload and the
+effects to perform out (`Write` the record, `Lease` tickets into slots, `Park` a draining slot's
+workers, a slot that `Left`). `services/conductor/pool.py` and `work.fill` are its IO shell.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import NamedTuple
+from typing import NamedTuple, TypeAlias
 
 from oms.canonical import Json, JsonObject, access
 from oms.errors import InvalidInputError
@@ -119,3 +126,104 @@ def settle(payload: JsonObject, *, busy: Collection[str], now: str) -> tuple[Jso
 def free(payload: JsonObject, busy: Collection[str]) -> list[str]:
     """Active slots holding nothing: the capacity a tick may fill, by index."""
     return [name for name in names(payload, "active") if name not in busy]
+
+
+def offer(payload: JsonObject, busy: Collection[str], max_workers: int) -> tuple[str, ...]:
+    """The free slots a tick may lease: never more than `max_workers` slots holding work (a pool
+    above a lowered `max_workers` offers none)."""
+    room = max(0, max_workers - len(set(busy)))
+    return tuple(free(payload, busy)[:room])
+
+
+class Seen(NamedTuple):
+    """What the shell observed, under the pool lock: the record's payload (None: no record yet),
+    the busy slots (holding a ticket or a running worker), the config's `max_workers`, the time."""
+
+    payload: JsonObject | None
+    busy: Collection[str]
+    max_workers: int
+    now: str
+
+
+class Scale(NamedTuple):
+    """`oms pool scale`: the active slots to `to`; `force` parks the workers of draining slots."""
+
+    to: int
+    force: bool = False
+
+
+class Fill(NamedTuple):
+    """A tick: settle, then offer the free slots to the `queue` (ticket ids, most urgent first)."""
+
+    queue: tuple[str, ...]
+
+
+Event: TypeAlias = Scale | Fill
+
+
+class Write(NamedTuple):
+    """Write `payload` as the pool record's next version (its first when there is none); `why`
+    names the change (the operation id)."""
+
+    payload: JsonObject
+    why: str
+
+
+class Lease(NamedTuple):
+    """Lease the `queue`'s tickets, in order, into `slots`, in order: a ticket whose lease is
+    refused leaves its slot to the next one."""
+
+    slots: tuple[str, ...]
+    queue: tuple[str, ...]
+
+
+class Park(NamedTuple):
+    """Park (never kill) the running workers of the draining `slot` (a forced scale-down)."""
+
+    slot: str
+
+
+class Left(NamedTuple):
+    """The drained `slot` left the pool (a line of the tick's report)."""
+
+    slot: str
+
+
+Effect: TypeAlias = Write | Lease | Park | Left
+
+
+class Decision(NamedTuple):
+    """The pool after the event, the effects to perform in order, and a scale's `Plan` (a fill's
+    is empty)."""
+
+    payload: JsonObject
+    effects: list[Effect]
+    plan: Plan
+
+
+def decide(seen: Seen, event: Event) -> Decision:
+    """The pool machine: the next payload and the effects of `event` on what was `seen`."""
+    created = seen.payload is None
+    payload = initial(seen.max_workers, seen.now) if seen.payload is None else seen.payload
+    effects: list[Effect] = []
+    if isinstance(event, Scale):
+        payload, plan = scale(
+            payload,
+            to=event.to,
+            max_workers=seen.max_workers,
+            busy=seen.busy,
+            force=event.force,
+            now=seen.now,
+        )
+        if created or plan != Plan([], [], [], [], []):
+            effects.append(Write(payload, f"scale-{event.to}-{int(event.force)}"))
+        effects += [Park(slot) for slot in plan.park]
+        return Decision(payload, effects, plan)
+    payload, gone = settle(payload, busy=seen.busy, now=seen.now)
+    if created or gone:
+        effects.append(Write(payload, "settle-" + "-".join(gone)))
+    effects += [Left(slot) for slot in sorted(gone)]
+    slots = offer(payload, seen.busy, seen.max_workers)
+    if slots and event.queue:
+        effects.append(Lease(slots, event.queue))
+    return Decision(payload, effects, Plan([], [], [], [], []))

@@ -76,7 +76,7 @@ NOT_MODELLED: tuple[tuple[str, str], ...] = (
         "resume's launch of a never-launched worker: part of `resume`",
     ),
     (
-        "oms.services.delivery.launch:_after_pane_failure",
+        "oms.services.delivery.launch:_end_pane",
         "the model's pane and session registrations do not fail",
     ),
     (

@@ -134,14 +134,15 @@ def _sandbox() -> list[Check]:
 UNSAFE_FIX = 'remove cgroup = "unsafe-none" once `oms doctor` shows cgroups OK'
 
 
-def _cgroups(config_root: str | None) -> list[Check]:
+def _cgroups(config_root: str | None, config: Config | None = None) -> list[Check]:
     """A cgroup made and removed as a sandbox's would be (ADR 0025); what the config leaves
-    unbounded."""
+    unbounded (`config`: the one the caller read already)."""
     limits, roles = SandboxLimits(), {}
-    if config_root is not None:
+    if config is None and config_root is not None:
         with suppress_faults():  # the config line says why it cannot be read
             config = committed_config(os.path.abspath(config_root))
-            limits, roles = config.limits, {r: role.limits for r, role in config.roles.items()}
+    if config is not None:
+        limits, roles = config.limits, {r: role.limits for r, role in config.roles.items()}
     out = [Check("limits", True, line, UNSAFE_FIX, warn=True) for line in unbounded(limits, roles)]
     try:
         made = cgroups.trial(SandboxLimits())
@@ -439,10 +440,10 @@ def login(config: Config, role: Role, in_use: bool, env: dict[str, str]) -> Chec
     return Check(name, not in_use, f"not logged in: {missing} ({used})", fix, warn=not in_use)
 
 
-def paths(state_root: str, config_root: str | None) -> Check:
-    """The paths a launch writes on a command line: printable ASCII (`launch_paths.py`)."""
-    config = None
-    if config_root is not None:
+def paths(state_root: str, config_root: str | None, config: Config | None = None) -> Check:
+    """The paths a launch writes on a command line: printable ASCII (`launch_paths.py`;
+    `config`: the one the caller read already)."""
+    if config is None and config_root is not None:
         with suppress_faults():  # the config line says why it cannot be read
             config = committed_config(os.path.abspath(config_root))
     found = launch_paths.problems(state_root, config_root, config)
@@ -485,10 +486,10 @@ def launch_checks(state_root: str, config_root: str, config: Config) -> list[Che
     out += [check for check in _sandbox() if check.name == "bubblewrap"]
     worker = config.roles.get(config.worker_role)
     if not (config.limits.unsafe or (worker is not None and worker.limits.unsafe)):
-        out += [check for check in _cgroups(config_root) if check.name == "cgroups"]
+        out += [check for check in _cgroups(config_root, config) if check.name == "cgroups"]
     env = child_env(keep=ADVISOR_ENV)
     out += [login(config, role, True, env) for role in in_use if role.transport in CLI_OF]
-    out.append(paths(state_root, config_root))
+    out.append(paths(state_root, config_root, config))  # the config read once, passed down
     return out
 
 

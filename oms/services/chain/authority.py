@@ -21,7 +21,7 @@ from oms.errors import AuthorityChangedError, ConfigError, LeaseError
 from oms.services.chain.worktrees import worktree_id
 from oms.services.workspace import Workspace
 from oms.services.workspace import policy as policy_service
-from oms.services.workspace.committed import Head, committed_instructions, head_files, uncommitted
+from oms.services.workspace.committed import Head, committed_instructions, uncommitted
 from oms.store import Record
 
 
@@ -121,7 +121,9 @@ def role_fields(
         "role_limits": configured.limits.to_json(),  # what bounds its sandbox (ADR 0025)
         "instructions_sha256": sha256_hex(
             (
-                committed_instructions(ws.config_root) if instructions is None else instructions
+                committed_instructions(ws.config_root, ws.head())
+                if instructions is None
+                else instructions
             ).encode("ascii")
         ),
     }
@@ -172,9 +174,7 @@ def check_dispatch(ws: Workspace, dispatch: Record, *, approved: bool = True) ->
     a review asks before it pays the advisor, ADR 0031)?"""
     payload = dispatch.payload
     intent = check_intent(dispatch)
-    head = head_files(
-        ws.config_root
-    )  # config, instructions and policy at HEAD: one git process for all
+    head = ws.reread()  # config, instructions and policy at HEAD: one read for the whole launch
     policy = policy_service.load_tracked(ws.config_root, ws.repo, head)
     if not equal(policy.digest, access.text(payload, "policy_digest")):
         raise AuthorityChangedError("role policy changed since the dispatch was proposed")

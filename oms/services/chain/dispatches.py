@@ -177,9 +177,9 @@ def propose(
             f"role {configured.role_id} is not a worker role (transport {configured.transport}, "
             f"sandbox {configured.sandbox})"
         )
-    policy = policy_service.load_tracked(ws.config_root, ws.repo)
+    policy = policy_service.load_tracked(ws.config_root, ws.repo, ws.head())
     capabilities = worker_capabilities(policy, configured.role_id)
-    drift = uncommitted(ws.config_root, ws.repo)
+    drift = uncommitted(ws.config_root, ws.repo, ws.head())
     if drift:
         raise ConfigError(
             f"uncommitted changes to {', '.join(drift)[:300]}: what runs comes from HEAD",
@@ -387,7 +387,7 @@ def approve(ws: Workspace, dispatch_id: str, *, person: str, rationale: str) -> 
     if dispatch.state != "proposed":
         raise IllegalTransitionError("dispatch", dispatch.state, "approve")
     intent_sha = check_intent(dispatch)
-    policy = policy_service.load_tracked(ws.config_root, ws.repo)
+    policy = policy_service.load_tracked(ws.config_root, ws.repo, ws.head())
     if not policy.human_approval:
         raise AuthorityChangedError("the role policy does not allow human approval")
     if not equal(policy.digest, access.text(dispatch.payload, "policy_digest")):

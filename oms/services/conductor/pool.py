@@ -108,39 +108,35 @@ def _write(ws: Workspace, record: Record | None, payload: JsonObject, why: str) 
     return records.write_next(record, change).record
 
 
-def settled(ws: Workspace, occupancy: Occupancy) -> JsonObject:
-    """The pool for a tick, under `lock(ws)` (the caller holds it): made if missing, draining slots
-    that hold nothing removed."""
+def seen(ws: Workspace, occupancy: Occupancy) -> tuple[Record | None, pool_rules.Seen]:
+    """What the pool machine decides on (the caller holds `lock(ws)`): the record, and what was
+    seen of it and of who holds which slot."""
     record = read(ws)
-    payload = current(ws)
-    payload, gone = pool_rules.settle(payload, busy=occupancy.held, now=ws.now())
-    if record is None or gone:
-        _write(ws, record, payload, "settle-" + "-".join(gone))
-    return payload
+    payload = None if record is None else record.payload
+    return record, pool_rules.Seen(payload, occupancy.held, ws.config().max_workers, ws.now())
+
+
+def perform_writes(ws: Workspace, record: Record | None, decision: pool_rules.Decision) -> None:
+    """Write what the machine decided (its `Write` effects; the others are the caller's)."""
+    for effect in decision.effects:
+        if isinstance(effect, pool_rules.Write):
+            record = _write(ws, record, effect.payload, effect.why)
 
 
 def scale(
     ws: Workspace, *, to: int | None, up: int, down: int, force: bool
 ) -> tuple[JsonObject, pool_rules.Plan, Occupancy]:
     """Scale the pool (to `to`, or by `up`/`down` active slots) under the pool lock, deciding on who
-    holds which slot as it is once the lock is held; (pool, plan, that occupancy)."""
+    holds which slot as it is once the lock is held; (pool, plan, that occupancy). The workers to
+    park (`plan.park`) are the caller's: `park_draining`, once the lock is released."""
     with lock(ws):
         held = occupancy(ws)
-        record = read(ws)
-        payload = current(ws)
-        active = len(pool_rules.names(payload, "active"))
+        record, now = seen(ws, held)
+        active = len(pool_rules.names(current(ws), "active"))
         target = to if to is not None else active + up - down
-        payload, plan = pool_rules.scale(
-            payload,
-            to=target,
-            max_workers=ws.config().max_workers,
-            busy=held.held,
-            force=force,
-            now=ws.now(),
-        )
-        if record is None or plan != pool_rules.Plan([], [], [], [], []):
-            _write(ws, record, payload, f"scale-{target}-{int(force)}")
-        return payload, plan, held
+        decision = pool_rules.decide(now, pool_rules.Scale(target, force))
+        perform_writes(ws, record, decision)
+        return decision.payload, decision.plan, held
 
 
 def park_draining(ws: Workspace, occupancy: Occupancy, slots: list[str]) -> list[str]:

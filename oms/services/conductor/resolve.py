@@ -7,8 +7,8 @@ name.
 
 from __future__ import annotations
 
-from oms.canonical import JsonObject, access
-from oms.domain import conductor as conductor_rules
+from oms.canonical import access
+from oms.domain import attempt as attempt_rules
 from oms.domain.gate import NO_RESULT
 from oms.errors import OmsError, one_line
 from oms.services.chain import dispatches, tickets
@@ -17,9 +17,6 @@ from oms.services.workspace import Workspace
 from oms.store import Record
 
 ACTOR = "oms-conductor"
-# a stop (`stopped`) is a decision: blocked; a bound reached (`limit: ...`) is a failed attempt
-LIMIT_ENDS = ("limit: pids", "limit: memory", "limit: disk")
-FAILED_ENDS = ("exit", "signal", "deadline", "parent-gone", *LIMIT_ENDS)
 
 
 def latest(ws: Workspace, kind: str) -> list[Record]:
@@ -48,15 +45,10 @@ def ended_attempt(ws: Workspace, dispatch: Record) -> tuple[str, str] | None:
         worker.payload.get("end_reason"),
         str(worker.payload.get("end_detail") or ""),
     )
-    if end_reason == "stopped":
-        return "stopped", detail or "stopped"
-    if end_reason not in FAILED_ENDS:
-        return None
-    if _parked_no_result(
-        ws, worker
-    ):  # it waited for a person when its pane ended (a tmux server that died)
-        return "stopped", f"parked {NO_RESULT}, then it ended ({detail or end_reason})"
-    return "ended", f"the worker ended without a result: {detail or end_reason}"
+    if end_reason not in attempt_rules.FAILED_ENDS:  # a stop, or no end that decides
+        return attempt_rules.ended_status(end_reason, detail, parked_no_result=False)
+    parked = _parked_no_result(ws, worker)
+    return attempt_rules.ended_status(end_reason, detail, parked_no_result=parked)
 
 
 def _parked_no_result(ws: Workspace, worker: Record) -> bool:
@@ -117,53 +109,34 @@ def decide_ticket(
     summary: str,
     now: str,
 ) -> str:
-    session_id = ticket.payload.get("session_id")
-    if (
-        ticket.state != "leased"
-        or not isinstance(session_id, str)
-        or ticket.payload.get("attempt") != attempt
-    ):
-        return (
-            f"ticket {ticket.record_id} has moved on ({ticket.state}, attempt "
-            f"{ticket.payload['attempt']})"
-        )
-    failure: JsonObject = {
-        "attempt": attempt,
-        "dispatch_id": dispatch_id,
-        "failed_at": now,
-        "reason": one_line(f"{status}: {summary}", 512),
-    }
-    past = (
-        [f for f in access.array(ticket.payload, "failures") if isinstance(f, dict)]
-        if "failures" in ticket.payload
-        else []
+    """Move `ticket` as attempt `attempt`'s end with `status` decides (`domain/attempt.decide`);
+    the line that says what happened."""
+    step = attempt_rules.decide(
+        ticket.record_id,
+        ticket.state,
+        ticket.payload,
+        dispatch_id=dispatch_id,
+        attempt=attempt,
+        status=status,
+        summary=summary,
+        now=now,
     )
-    counted = status not in (
-        "completed",
-        "blocked",
-        "stopped",
-        conductor_rules.PERSON,
-        conductor_rules.CONFIG,
-        conductor_rules.REST,
-    )
-    failures = [*past, failure] if counted else past
-    decision = conductor_rules.resolve(status, summary, failures=failures, now=now)
-    reason = one_line(decision.reason, 512)
-    if decision.resolution is conductor_rules.Resolution.DONE:
-        tickets.complete(ws, ticket, session_id=session_id, attempt=attempt, reason=reason)
+    if isinstance(step, attempt_rules.MovedOn):
+        return step.line
+    session_id = access.text(ticket.payload, "session_id")
+    if isinstance(step, attempt_rules.Complete):
+        tickets.complete(ws, ticket, session_id=session_id, attempt=attempt, reason=step.reason)
         return f"ticket {ticket.record_id} done"
-    if (
-        decision.resolution is conductor_rules.Resolution.WAIT
-    ):  # a configuration fault, or no provider free: no attempt (ADR 0031)
-        tickets.wait_for_person(ws, ticket, reason)
-        return f"ticket {ticket.record_id} waits, open: {reason}"
-    if decision.resolution is conductor_rules.Resolution.RETRY and decision.retry_after is not None:
+    if isinstance(step, attempt_rules.Wait):  # a configuration fault, or no provider free
+        tickets.wait_for_person(ws, ticket, step.reason)
+        return f"ticket {ticket.record_id} waits, open: {step.reason}"
+    if isinstance(step, attempt_rules.Retry):
         tickets.retry(
-            ws, ticket, session_id=session_id, failure=failure, retry_after=decision.retry_after
+            ws, ticket, session_id=session_id, failure=step.failure, retry_after=step.retry_after
         )
-        return (
-            f"ticket {ticket.record_id} retried after {decision.retry_after} ({failure['reason']})"
-        )
-    kept = failure if decision.resolution is conductor_rules.Resolution.QUARANTINE else None
-    tickets.give_up(ws, ticket, session_id=session_id, attempt=attempt, reason=reason, failure=kept)
-    return f"ticket {ticket.record_id} blocked: {reason}"
+        why = step.failure["reason"]
+        return f"ticket {ticket.record_id} retried after {step.retry_after} ({why})"
+    tickets.give_up(
+        ws, ticket, session_id=session_id, attempt=attempt, reason=step.reason, failure=step.failure
+    )
+    return f"ticket {ticket.record_id} blocked: {step.reason}"

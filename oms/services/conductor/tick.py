@@ -163,6 +163,7 @@ def tick(
         with lock(ws):
             return tick(ws, d=d, held=True, memory=memory)
     _rollback_guard(ws, memory)
+    ws.next_operation()  # what HEAD holds, read once for this tick (and once per launch in it)
     d = d if d is not None else Delivery.open(ws)
     report = Tick(ws.now())
     listed = d.panes.list()

@@ -160,34 +160,40 @@ def fill(
     if free and _queue_waits_for_person(ws, queued[:free], checks, done, skipped):
         queued = []
     with pool.lock(ws):
-        before = set(pool_rules.names(pool.current(ws), "draining"))
-        payload = pool.settled(ws, occupancy)
-        done += [
-            f"{slot}: drained, left the pool"
-            for slot in sorted(before - set(pool_rules.names(payload)))
-        ]
-        room = max(
-            0, ws.config().max_workers - len(occupancy.held)
-        )  # a pool above max_workers (lowered)
-        slots = pool_rules.free(payload, occupancy.held)[:room]
-        for ticket_id in queued:
-            if not slots:
-                break
-            try:
-                grants.append(tickets.lease(ws, ticket_id, slots[0]))
-            except OmsError as exc:
-                skipped.append(f"{ticket_id}: {one_line(exc.message)}")
-                continue
-            done.append(f"{ticket_id}: leased to {slots.pop(0)}")
+        record, seen = pool.seen(ws, occupancy)
+        decision = pool_rules.decide(seen, pool_rules.Fill(tuple(queued)))
+        pool.perform_writes(ws, record, decision)
+        for effect in decision.effects:
+            if isinstance(effect, pool_rules.Left):
+                done.append(f"{effect.slot}: drained, left the pool")
+            elif isinstance(effect, pool_rules.Lease):
+                grants += _lease(ws, effect, done, skipped)
     for grant in grants:
         _advance(d, grant.ticket, None, done, skipped, checks)
+
+
+def _lease(
+    ws: Workspace, effect: pool_rules.Lease, done: list[str], skipped: list[str]
+) -> list[tickets.LeaseGrant]:
+    """The machine's `Lease`: the queue's tickets into the free slots, in order (a refused ticket
+    leaves its slot to the next)."""
+    slots, grants = list(effect.slots), list[tickets.LeaseGrant]()
+    for ticket_id in effect.queue:
+        if not slots:
+            break
+        try:
+            grants.append(tickets.lease(ws, ticket_id, slots[0]))
+        except OmsError as exc:
+            skipped.append(f"{ticket_id}: {one_line(exc.message)}")
+            continue
+        done.append(f"{ticket_id}: leased to {slots.pop(0)}")
+    return grants
 
 
 def _free(ws: Workspace, occupancy: pool.Occupancy) -> int:
     """How many tickets the pool could take now (before it is settled: an estimate that only
     decides whether the launch checks are worth asking)."""
-    room = max(0, ws.config().max_workers - len(occupancy.held))
-    return min(room, len(pool_rules.free(pool.current(ws), occupancy.held)))
+    return len(pool_rules.offer(pool.current(ws), occupancy.held, ws.config().max_workers))
 
 
 def _queue_waits_for_person(

@@ -14,17 +14,24 @@ event is not retried blindly). What a failure leaves once the pane exists is `do
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from oms.adapters import bwrap, cgroups
 from oms.adapters.activation import ActivationError, Witness
 from oms.adapters.panes import Pane
 from oms.canonical import Json, JsonObject, access, parse_ts, stable_id
 from oms.domain import delivery as delivery_rules
+from oms.domain import launch as machine
 from oms.domain import sandbox_limits, sessions, workers
 from oms.domain.machine import Next
 from oms.domain.policy import role_tools
-from oms.errors import WAITS_FOR_PERSON, AuthorityChangedError, OmsError, one_line
+from oms.errors import (
+    WAITS_FOR_PERSON,
+    AuthorityChangedError,
+    IllegalTransitionError,
+    OmsError,
+    one_line,
+)
 from oms.fsio import Root
 from oms.services.chain import fence, live, liveness
 from oms.services.chain.authority import Authority, check_dispatch
@@ -41,10 +48,7 @@ if TYPE_CHECKING:
     from oms.services.delivery.context import DeliveryContext
 
 
-REUSED = (
-    "another launcher made this worker's pane: it types the "
-    "instruction (`oms worker resume` does, if it could not)"
-)
+_T = TypeVar("_T")
 
 
 class Launched(NamedTuple):
@@ -64,102 +68,142 @@ def launch_worker(
     """Launch `dispatch`'s worker (only an accepted dispatch launches, on every path). A launch that
     finds an earlier one begun (`panes/<dispatch>.begun.json`) or its session, with no live pane,
     parks the worker: only `again` — `oms worker resume`, a person's decision — starts it in a new
-    pane then."""
-    if dispatch.state != "accepted":
-        raise AuthorityChangedError(
-            f"dispatch {dispatch.record_id} is {dispatch.state}; only an accepted one launches"
-        )
-    try:
-        authority = check_dispatch(d.ws, dispatch)
-    except OmsError as exc:
-        return park(d, dispatch, event_id, "wkr-pre-park", exc)
-    worker = d.worker(dispatch.record_id)
-    if worker.state != "idle" or worker.payload["health"] not in ("healthy", "parked"):
-        raise AuthorityChangedError(
-            "worker delivery requires one idle healthy or parked reservation",
-            hint=(
-                f"`oms worker observe {dispatch.record_id}`: a worker "
-                f"that started or ended is not launched again"
-            ),
-        )
-    session_id = access.text(dispatch.payload, "session_id")
-    try:
-        if _earlier_launch(d, dispatch, again=again) and not _live(
-            d.panes.observe(dispatch.record_id)
-        ):
-            raise _earlier_error(
-                dispatch.record_id
-            )  # parks: a second start of the agent is never made here
-        plan, spec = prepare(d, dispatch, authority)
-    except OmsError as exc:
-        return park(d, dispatch, event_id, "wkr-pre-park", exc)
-    try:
-        live.disclose_worker(
-            d.ws,
-            authority.ticket,
-            dispatch,
-            operation="worker-session",
-            surface=plans.surface(plan),
-        )
-    except OmsError as exc:
-        return park(d, dispatch, event_id, "wkr-auth-park", exc)
-    try:
-        status, pane = start_pane(d, dispatch, plan, spec, again=again)
-    except OmsError as exc:
-        return park(d, dispatch, event_id, "wkr-lch-park", exc)
-    stopping = start_guard.stopped(d.ws.store.state.root, dispatch.record_id)
-    if (
-        stopping is not None
-    ):  # `stop` came between the reservation check and the pane: it must not run on
-        if status == "created":
-            d.panes.stop(dispatch.record_id)
-            launch_spec.discard(d.ws.store.state.root, dispatch.record_id)
-        raise AuthorityChangedError(
-            stopping, hint=f"`oms worker observe {dispatch.record_id}` shows its end"
-        )
-    step, registry_ours = (
-        "pane",
-        False,
-    )  # from here on the pane exists: nothing may be left half-launched
-    try:
-        registry_ours = registration.register_pane(d, dispatch, pane)
-        step = "session"
-        registration.register_session(d, dispatch, pane, event_id)
-    except OmsError as exc:
-        return _after_pane_failure(
-            d, dispatch, event_id, step, exc, created=status == "created", registry=registry_ours
-        )
-    typing = delivery_rules.after_ensure(status, prompted=plan.prompt is not None)
-    # its creator types the instruction; never twice
-    if typing is delivery_rules.AfterEnsure.PARK_PENDING:
-        parked = park(d, dispatch, event_id, "wkr-reuse-park", ActivationError(REUSED))
-        return Launched({**parked.outcome, "activation_pending": True}, parked.cause)
-    if typing is delivery_rules.AfterEnsure.ACTIVATE:
+    pane then. The decisions are `domain/launch.py`'s: this runs its steps and performs what it
+    answers."""
+    run = _Launch(d, dispatch, event_id, again)
+    state, effects = machine.start(dispatch.record_id, dispatch.state)
+    while True:
+        for effect in effects:
+            if isinstance(effect, machine.Run):
+                event = run.step(effect.step)
+            else:
+                done = run.perform(effect)
+                if done is not None:
+                    return done
+        state, effects = machine.decide(state, event)
+
+
+class _Launch:
+    """One launch's IO: each step the machine asks for, and each effect it decides."""
+
+    def __init__(self, d: DeliveryContext, dispatch: Record, event_id: str, again: bool) -> None:
+        self.d, self.dispatch, self.event_id, self.again = d, dispatch, event_id, again
+        self.authority: Authority | None = None
+        self.plan: LaunchPlan | None = None
+        self.spec: JsonObject = {}
+        self.pane: Pane | None = None
+        self.status = ""
+        self.error: OmsError | None = None
+
+    def step(self, step: machine.Step) -> machine.Event:
+        """Run `step`; what the machine is told of it (a refusal is kept as `error`)."""
         try:
-            activate(d, plan, dispatch.record_id)
+            return self._step(step)
         except OmsError as exc:
-            return _after_failed_activation(d, dispatch, event_id, exc)
-    fenced = fence.reason(d.ws, dispatch)  # lapsed while the agent was activated: it stays parked
-    if fenced is not None:
-        fence.park(d.ws, dispatch.record_id, fenced, SYSTEM_ACTOR)
-        return Launched(
-            {"status": "parked", "dispatch_id": dispatch.record_id, "reason": one_line(fenced)}
-        )
-    d.move_worker(
-        dispatch.record_id, _unpark, op=stable_id("wkr-pre-res", dispatch.record_id, event_id)
-    )
-    liveness.promote(
-        d.ws, dispatch.record_id, session_id
-    )  # else `working` waits for hooks and bridge
-    return Launched(
-        {
-            "status": status,
-            "dispatch_id": dispatch.record_id,
-            "session_id": session_id,
-            "pane_id": pane.pane_id,
-            "provider_mode": dispatch.payload["provider_mode"],
-        }
-    )
+            if step not in machine.DECIDES_FAILURE:
+                raise  # not the machine's to decide: the store moved under the launch
+            self.error = exc
+            if step is machine.Step.ACTIVATE:
+                pane = self.d.panes.observe(self.dispatch.record_id)
+                server_gone = (
+                    pane is None
+                    and not self.d.panes.server_running()
+                    and panefiles.read_kill(self.d.ws.store.state.root, self.dispatch.record_id)
+                    is None
+                )  # not a person's stop: the whole server ended (killed, crashed)
+                seen = None if pane is None else _seen(pane)
+                return machine.ActivationFailed(exc.message, seen, server_gone)
+            return machine.Failed(step, exc.message)
+
+    def _step(self, step: machine.Step) -> machine.Event:
+        d, dispatch = self.d, self.dispatch
+        if step is machine.Step.AUTHORITY:
+            self.authority = check_dispatch(d.ws, dispatch)
+        elif step is machine.Step.RESERVATION:
+            worker = d.worker(dispatch.record_id)
+            return machine.Reservation(worker.state, str(worker.payload["health"]))
+        elif step is machine.Step.PREPARE:
+            if _earlier_launch(d, dispatch, again=self.again) and not _live(
+                d.panes.observe(dispatch.record_id)
+            ):
+                raise _earlier_error(dispatch.record_id)  # a second start is never made here
+            self.plan, self.spec = prepare(d, dispatch, _got(self.authority, step))
+            return machine.Done(step, prompted=self.plan.prompt is not None)
+        elif step is machine.Step.DISCLOSE:
+            live.disclose_worker(
+                d.ws,
+                _got(self.authority, step).ticket,
+                dispatch,
+                operation="worker-session",
+                surface=plans.surface(_got(self.plan, step)),
+            )
+        elif step is machine.Step.PANE:
+            plan = _got(self.plan, step)
+            self.status, self.pane = start_pane(d, dispatch, plan, self.spec, again=self.again)
+            return machine.PaneStarted(self.status)
+        elif step is machine.Step.STOP_CHECK:
+            return machine.StopSeen(start_guard.stopped(d.ws.store.state.root, dispatch.record_id))
+        elif step is machine.Step.REGISTER_PANE:
+            pane = _got(self.pane, step)
+            return machine.Done(step, registry=registration.register_pane(d, dispatch, pane))
+        elif step is machine.Step.REGISTER_SESSION:
+            registration.register_session(d, dispatch, _got(self.pane, step), self.event_id)
+        elif step is machine.Step.ACTIVATE:
+            activate(d, _got(self.plan, step), dispatch.record_id)
+        elif step is machine.Step.FENCE:
+            return machine.FenceSeen(fence.reason(d.ws, dispatch))
+        elif step is machine.Step.UNPARK:
+            op = stable_id("wkr-pre-res", dispatch.record_id, self.event_id)
+            d.move_worker(dispatch.record_id, _unpark, op=op)
+            # else `working` waits for hooks and bridge
+            liveness.promote(d.ws, dispatch.record_id, access.text(dispatch.payload, "session_id"))
+        return machine.Done(step)
+
+    def perform(self, effect: machine.Effect) -> Launched | None:
+        """Perform one effect; the launch's outcome once it is a terminal one."""
+        d, dispatch = self.d, self.dispatch
+        root = d.ws.store.state.root
+        if isinstance(effect, machine.Refuse):
+            raise AuthorityChangedError(effect.message, hint=effect.hint or None)
+        if isinstance(effect, machine.StopPane):
+            d.panes.stop(dispatch.record_id)
+            launch_spec.discard(root, dispatch.record_id)
+        elif isinstance(effect, machine.EndPane):
+            _end_pane(d, dispatch, registry=effect.registry)
+        elif isinstance(effect, machine.Park):
+            error = ActivationError(effect.error) if effect.error is not None else self.error
+            parked = park(d, dispatch, self.event_id, effect.op, _got(error, effect), effect.reason)
+            if effect.pending:
+                return Launched({**parked.outcome, "activation_pending": True}, parked.cause)
+            return parked
+        elif isinstance(effect, machine.EndAttempt):
+            error = _got(self.error, effect)
+            return _after_failed_activation(d, dispatch, self.event_id, error, effect)
+        elif isinstance(effect, machine.FenceParked):
+            fence.park(d.ws, dispatch.record_id, effect.reason, SYSTEM_ACTOR)
+            reason = one_line(effect.reason)
+            return Launched(
+                {"status": "parked", "dispatch_id": dispatch.record_id, "reason": reason}
+            )
+        elif isinstance(effect, machine.Launched):
+            pane = _got(self.pane, effect)
+            return Launched(
+                {
+                    "status": self.status,
+                    "dispatch_id": dispatch.record_id,
+                    "session_id": access.text(dispatch.payload, "session_id"),
+                    "pane_id": pane.pane_id,
+                    "provider_mode": dispatch.payload["provider_mode"],
+                }
+            )
+        return None
+
+
+def _got(value: _T | None, at: object) -> _T:
+    """What an earlier step left, which the machine ran first (missing: a bug of the machine)."""
+    if value is None:
+        raise IllegalTransitionError("launch", "an earlier step not run", str(at))
+    return value
 
 
 def prepare(
@@ -368,32 +412,16 @@ def activate(d: DeliveryContext, plan: LaunchPlan, dispatch_id: str) -> None:
         session_events.activated(d.ws, session)
 
 
-PARK_OP = {"pane": "wkr-lch-park", "session": "wkr-reg-park"}
-
-
-def _after_pane_failure(
-    d: DeliveryContext,
-    dispatch: Record,
-    event_id: str,
-    step: str,
-    exc: OmsError,
-    *,
-    created: bool,
-    registry: bool,
-) -> Launched:
-    """A step after the pane exists failed (`domain/delivery.after_pane_failure`): the pane is ended
-    if this launch created it — its session, every process of its group, its sandbox, the spec its
-    supervisor did not take, the registry this launch wrote — and the worker parked with a reason
-    naming the step."""
-    after = delivery_rules.after_pane_failure(step, exc.message, created=created)
-    if after.end_pane:
-        root = d.ws.store.state.root
-        d.panes.stop(dispatch.record_id)
-        reaper.end_sandbox(root, dispatch.record_id)
-        launch_spec.discard(root, dispatch.record_id)
-        if registry:
-            panefiles.drop_registry(root, dispatch.record_id)
-    return park(d, dispatch, event_id, PARK_OP[step], exc, after.reason)
+def _end_pane(d: DeliveryContext, dispatch: Record, *, registry: bool) -> None:
+    """A step after the pane exists failed (`domain/launch.py`: `EndPane`): the pane this launch
+    created is ended — its session, every process of its group, its sandbox, the spec its
+    supervisor did not take, the registry this launch wrote (`registry`)."""
+    root = d.ws.store.state.root
+    d.panes.stop(dispatch.record_id)
+    reaper.end_sandbox(root, dispatch.record_id)
+    launch_spec.discard(root, dispatch.record_id)
+    if registry:
+        panefiles.drop_registry(root, dispatch.record_id)
 
 
 def _after_failed_activation(
@@ -401,20 +429,11 @@ def _after_failed_activation(
     dispatch: Record,
     event_id: str,
     exc: OmsError,
+    end: machine.EndAttempt,
 ) -> Launched:
-    pane = d.panes.observe(dispatch.record_id)
-    server_gone = (
-        pane is None
-        and not d.panes.server_running()
-        and panefiles.read_kill(d.ws.store.state.root, dispatch.record_id) is None
-    )  # not a person's stop: the whole server ended (killed, crashed), no raw tmux error shown
-    end_reason = delivery_rules.after_failed_activation(
-        None if pane is None else _seen(pane), server_gone=server_gone
-    )
-    if end_reason is None:
-        parked = park(d, dispatch, event_id, "wkr-act-park", exc)
-        return Launched({**parked.outcome, "activation_pending": True}, exc)
-    message = delivery_rules.SERVER_GONE if server_gone else one_line(exc.message)
+    """The activation failed and its pane is dead (`domain/launch.py`: `EndAttempt`): the session
+    and the worker end (the machine's message: `SERVER_GONE` when the whole tmux server ended)."""
+    message = one_line(end.message)
     session = d.session(access.text(dispatch.payload, "session_id"))
     if session is not None and session.state != "stopped":
         nxt = sessions.stop(session.state, session.payload, reason=message, now=d.after(session))
@@ -424,7 +443,7 @@ def _after_failed_activation(
         if worker.payload["health"] == "stopped":
             return None
         return workers.end(
-            worker.state, worker.payload, now=now, end_reason=end_reason, detail=message
+            worker.state, worker.payload, now=now, end_reason=end.end_reason, detail=message
         )
 
     d.move_worker(

@@ -14,6 +14,7 @@ from oms.store import Store, repository
 
 if TYPE_CHECKING:
     from oms.domain.config import Config
+    from oms.services.workspace.committed import Head
 
 SYSTEM_ACTOR = "oms-system"
 
@@ -47,6 +48,7 @@ class Workspace:
         self.repo = repo
         self.clock = clock
         self._config: Config | None = None
+        self._head: Head | None = None
 
     @classmethod
     def open(
@@ -74,13 +76,33 @@ class Workspace:
             raise
         return cls(store, real, repo, clock)
 
+    def head(self) -> Head:
+        """What HEAD holds of what runs — the configuration, the executor instructions, the role
+        policy —, read by one git process once per operation (`services/workspace/committed.py`):
+        every check of that operation takes this one value. `reread` starts the next operation."""
+        if self._head is None:
+            # git: not on hot paths
+            from oms.services.workspace.committed import head_files
+
+            self._head = head_files(self.config_root)
+        return self._head
+
+    def next_operation(self) -> None:
+        """A new operation (a conductor tick): HEAD is read again, once, when it is first asked."""
+        self._head, self._config = None, None
+
+    def reread(self) -> Head:
+        """A new operation (a launch): HEAD read again now, once, for all of it."""
+        self.next_operation()
+        return self.head()
+
     def config(self) -> Config:
-        """The configuration committed at HEAD (read once; `services/workspace/committed.py`)."""
+        """The configuration committed at HEAD, as this operation read it (`head`)."""
         if self._config is None:
-            # git and TOML: not on hot paths
+            # TOML: not on hot paths
             from oms.services.workspace.committed import committed_config
 
-            self._config = committed_config(self.config_root)
+            self._config = committed_config(self.config_root, self.head())
         return self._config
 
     def now(self) -> str:

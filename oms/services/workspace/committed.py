@@ -64,10 +64,11 @@ def _head(config_root: str, rel: str, head: Head | None = None) -> bytes | None:
     return None if found is None else found[1]
 
 
-def committed_config(config_root: str) -> Config:
-    """The configuration committed at HEAD of `config_root`."""
+def committed_config(config_root: str, head: Head | None = None) -> Config:
+    """The configuration committed at HEAD of `config_root` (`head`: the files at HEAD already read,
+    `head_files`)."""
     where = os.path.join(config_root, CONFIG_PATH)
-    data = _head(config_root, CONFIG_PATH)
+    data = _head(config_root, CONFIG_PATH, head)
     if data is None:
         raise ConfigError(
             f"{where} is not committed at HEAD (what runs comes from HEAD)",

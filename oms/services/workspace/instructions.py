@@ -21,13 +21,14 @@ __all__ = ["ACTIVATION_TEXT", "INSTRUCTIONS_PATH", "approved_instructions", "exe
 
 def executor_instructions(ws: Workspace) -> str:
     """The executor instructions committed at HEAD, flattened to one ASCII line."""
-    return committed_instructions(ws.config_root)
+    return committed_instructions(ws.config_root, ws.head())
 
 
 def approved_instructions(ws: Workspace, dispatch: JsonObject) -> str:
     """The instructions an agent is given: read once, and only if they are the ones the dispatch's
     intent approved (`instructions_sha256`); a commit after approval is refused where it would reach
-    the agent."""
+    the agent (a bridge call is an operation of its own: HEAD is read again for it)."""
+    ws.next_operation()
     text = executor_instructions(ws)
     if not equal(sha256_hex(text.encode("ascii")), access.text(dispatch, "instructions_sha256")):
         raise AuthorityChangedError(
