@@ -43,11 +43,13 @@ class KeyValue(NamedTuple):
 
 
 class Compare(NamedTuple):
-    """One compare of a transaction: the key's create or mod revision equals `revision`."""
+    """One compare of a transaction: the key's create or mod revision equals `revision`, or its
+    value equals `value`."""
 
     key: str
-    target: Literal["CREATE", "MOD"]
+    target: Literal["CREATE", "MOD", "VALUE"]
     revision: int
+    value: bytes = b""
 
     @classmethod
     def absent(cls, key: str) -> Compare:
@@ -58,6 +60,11 @@ class Compare(NamedTuple):
     def created_at(cls, key: str, revision: int) -> Compare:
         """The key was created at `revision` (and not deleted since): a fencing token."""
         return cls(key, "CREATE", revision)
+
+    @classmethod
+    def value_is(cls, key: str, value: bytes) -> Compare:
+        """The key holds `value` (a missing key holds nothing, so this fails on one)."""
+        return cls(key, "VALUE", 0, value)
 
     @classmethod
     def modified_at(cls, key: str, revision: int) -> Compare:
@@ -174,6 +181,16 @@ def _kvs(doc: dict[str, object]) -> list[KeyValue]:
     if not isinstance(raw, list):
         raise EtcdError("etcd answered a bad kvs")
     return [_kv(item) for item in raw]
+
+
+def _compare(compare: Compare) -> dict[str, object]:
+    out: dict[str, object] = {"key": _key(compare.key), "target": compare.target, "result": "EQUAL"}
+    if compare.target == "VALUE":
+        out["value"] = _b64(compare.value)
+    else:
+        field = "create_revision" if compare.target == "CREATE" else "mod_revision"
+        out[field] = str(compare.revision)
+    return out
 
 
 def _op(op: Op) -> dict[str, object]:
@@ -332,18 +349,8 @@ class Etcd:
         self, compares: Sequence[Compare], success: Sequence[Op], failure: Sequence[Op] = ()
     ) -> TxnResult:
         """If every compare holds, run `success`, else `failure`: atomically, at one revision."""
-        body = {
-            "compare": [
-                {
-                    "key": _key(c.key),
-                    "target": c.target,
-                    "result": "EQUAL",
-                    ("create_revision" if c.target == "CREATE" else "mod_revision"): str(
-                        c.revision
-                    ),
-                }
-                for c in compares
-            ],
+        body: dict[str, object] = {
+            "compare": [_compare(c) for c in compares],
             "success": [_op(op) for op in success],
             "failure": [_op(op) for op in failure],
         }
