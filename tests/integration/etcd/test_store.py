@@ -13,6 +13,7 @@ import pytest
 from oms.adapters.etcd import store as etcd_store
 from oms.adapters.etcd.client import Etcd
 from oms.adapters.etcd.store import EtcdStore
+from oms.canonical import JsonObject
 from oms.errors import (
     ConflictError,
     LeaseError,
@@ -26,7 +27,7 @@ from tests.etcd_cluster import Cluster
 from tests.helpers import SESSION, eventually, payload, ts
 
 KIND = "session-registered"
-BODY = {"session_id": SESSION, "dispatch_id": "dsp-1", "session_version": 0}
+BODY: JsonObject = {"session_id": SESSION, "dispatch_id": "dsp-1", "session_version": 0}
 
 
 @pytest.fixture
