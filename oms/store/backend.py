@@ -11,12 +11,15 @@ compare-and-set, replay and conflict rules are the same on either.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
 from oms.errors import AlreadyExistsError, NotFoundError
 from oms.fsio import Root
 from oms.store import ledger, live
+
+VERSION_NAME = re.compile(r"(0|[1-9][0-9]{0,15})\.json")  # a record version's name
 
 
 class Fence(NamedTuple):
@@ -94,8 +97,6 @@ class Files:
             return []
 
     def versions(self, kind: str, record_id: str) -> list[int]:
-        from oms.store.records import VERSION_NAME
-
         names = self.names(f"records/{kind}/{record_id}")
         return sorted(int(m.group(1)) for name in names if (m := VERSION_NAME.fullmatch(name)))
 

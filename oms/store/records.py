@@ -42,7 +42,6 @@ from oms.store.backend import Backend, Fence, Files, Publish
 from oms.store.documents import encode_document, parse_document
 from oms.store.stateroot import check_kind
 
-VERSION_NAME = re.compile(r"(0|[1-9][0-9]{0,15})\.json")
 OPS_DIR = "ops"
 _ACTOR = re.compile(r"[a-z][a-z0-9-]{0,62}(?:[.:][a-z0-9][a-z0-9-]{0,62}){0,3}")
 

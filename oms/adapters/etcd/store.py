@@ -33,10 +33,10 @@ from oms.errors import (
     shown,
 )
 from oms.limits import LIMITS, Limits
-from oms.store.backend import Fence, Publish
+from oms.store.backend import VERSION_NAME, Fence, Publish
 from oms.store.documents import parse_document
 from oms.store.events import parse_event
-from oms.store.records import VERSION_NAME, parse_record, version_digest
+from oms.store.records import parse_record, version_digest
 
 _PREFIX = re.compile(r"/(?:[A-Za-z0-9._-]+/)+")
 _DIGITS = re.compile(r"0|[1-9][0-9]{0,15}")
@@ -194,57 +194,88 @@ _EVENT = re.compile(r"events/([^/]+)\.json")
 _LOCK = re.compile(r"locks/([^/]+)")
 
 
-def verify_keys(store: EtcdStore, limits: Limits = LIMITS) -> list[str]:
-    """Every problem under the store's prefix, one line each: a key oms does not write (foreign),
+class KeyProblem(NamedTuple):
+    """One problem `verify_keys` found: the key and what is wrong with it (one line)."""
+
+    key: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{shown(self.key)}: {self.problem}"
+
+
+def verify_keys(store: EtcdStore, limits: Limits = LIMITS) -> tuple[list[KeyProblem], int]:
+    """Every problem under the store's prefix, and how many keys were read: a key oms does not
+    write (foreign),
     bytes that are not what their key says (tampered: not canonical, not schema-valid, another
     record, id, version or operation), a chain that does not link, a latest pointer that names no
     version. Keys are read, parsed and checked, never followed."""
-    problems: list[str] = []
+    problems: list[KeyProblem] = []
+    read = 0
     versions: dict[tuple[str, str], dict[int, bytes]] = {}
+    created: dict[tuple[str, str, int], int] = {}  # a version key's create revision
     ops: list[tuple[str, str, str, bytes, str]] = []
     latest: dict[tuple[str, str], str] = {}
+    latest_at: dict[tuple[str, str], int] = {}  # the revision the pointer was last set at
     for kv in store.client.range_prefix(store.prefix):
+        read += 1
         rel = kv.key[len(store.prefix) :]
-        where = shown(kv.key)
         try:
+            if not _LATEST.fullmatch(rel) and not _LOCK.fullmatch(rel) and kv.version != 1:
+                raise IntegrityError(
+                    f"written {kv.version} times (oms creates this key once and never changes it)"
+                )
             if m := _RECORD.fullmatch(rel):
                 if len(kv.value) > limits.record_bytes:
                     raise FileTooLargeError(f"over {limits.record_bytes} bytes")
                 version = int(m.group(3)[: -len(".json")])
                 parse_record(kv.value, m.group(1), m.group(2), version, kv.key)
                 versions.setdefault((m.group(1), m.group(2)), {})[version] = kv.value
+                created[(m.group(1), m.group(2), version)] = kv.create_revision
             elif m := _OP.fullmatch(rel):
                 ops.append((m.group(1), m.group(2), m.group(3), kv.value, kv.key))
             elif m := _LATEST.fullmatch(rel):
                 latest[(m.group(1), m.group(2))] = kv.value.decode("ascii", "replace")
+                latest_at[(m.group(1), m.group(2))] = kv.mod_revision
             elif m := _EVENT.fullmatch(rel):
                 if len(kv.value) > limits.event_bytes:
                     raise FileTooLargeError(f"over {limits.event_bytes} bytes")
                 parse_event(kv.value, m.group(1), kv.key)
             elif not _LOCK.fullmatch(rel):
-                problems.append(f"{where}: a foreign key (oms writes no such key)")
+                problems.append(KeyProblem(kv.key, "a foreign key (oms writes no such key)"))
         except OmsError as exc:
-            problems.append(f"{where}: {exc.message}")
+            problems.append(KeyProblem(kv.key, exc.message))
     for (kind, record_id), found in sorted(versions.items()):
+        at = latest_at.get((kind, record_id))
         problems.extend(_chain(store, kind, record_id, found, latest.pop((kind, record_id), None)))
+        newest = max(found)
+        if at is not None and created[(kind, record_id, newest)] != at:
+            problems.append(
+                KeyProblem(
+                    store.key(f"records/{kind}/{record_id}/{newest}.json"),
+                    "was not written with the latest pointer (replaced after its write)",
+                )
+            )
     for (kind, record_id), text in sorted(latest.items()):
         problems.append(
-            f"{shown(store.key(f'latest/{kind}/{record_id}'))}: names {shown(text)}"
-            " but the record has no version"
+            KeyProblem(
+                store.key(f"latest/{kind}/{record_id}"),
+                f"names {shown(text)} but the record has no version",
+            )
         )
     for kind, record_id, op_id, data, key in ops:
         problems.extend(_op_entry(kind, op_id, data, key, versions.get((kind, record_id), {})))
-    return problems
+    return problems, read
 
 
 def _chain(
     store: EtcdStore, kind: str, record_id: str, found: dict[int, bytes], pointer: str | None
-) -> list[str]:
-    base = shown(store.key(f"records/{kind}/{record_id}"))
-    out: list[str] = []
+) -> list[KeyProblem]:
+    base = store.key(f"records/{kind}/{record_id}")
+    out: list[KeyProblem] = []
     numbers = sorted(found)
     if numbers != list(range(len(numbers))):
-        out.append(f"{base}: versions are not 0..{len(numbers) - 1} ({numbers[:8]})")
+        out.append(KeyProblem(base + "/", f"versions are not 0..{len(numbers) - 1}"))
     for version in numbers[1:]:
         if version - 1 not in found:
             continue
@@ -252,26 +283,32 @@ def _chain(
         rec = parse_record(current, kind, record_id, version, base)
         before = parse_record(previous, kind, record_id, version - 1, base)
         if rec.previous_sha256 != version_digest(previous) or rec.observed_at <= before.observed_at:
-            out.append(f"{base}/{version}.json: does not follow version {version - 1}")
+            out.append(
+                KeyProblem(f"{base}/{version}.json", f"does not follow version {version - 1}")
+            )
     if pointer != str(numbers[-1]):
         out.append(
-            f"{base}: latest names {shown(str(pointer))}, the newest version is {numbers[-1]}"
+            KeyProblem(
+                store.key(f"latest/{kind}/{record_id}"),
+                f"names {shown(str(pointer))}, the newest version is {numbers[-1]}",
+            )
         )
     return out
 
 
-def _op_entry(kind: str, op_id: str, data: bytes, key: str, found: dict[int, bytes]) -> list[str]:
-    where = shown(key)
+def _op_entry(
+    kind: str, op_id: str, data: bytes, key: str, found: dict[int, bytes]
+) -> list[KeyProblem]:
     try:
         entry = parse_document(data, "op-index", key)
         version = access.integer(entry, "version")
         if access.text(entry, "operation_id") != op_id:
-            return [f"{where}: names operation {shown(str(entry['operation_id']))}"]
+            return [KeyProblem(key, f"names operation {shown(str(entry['operation_id']))}")]
         if version not in found:
-            return [f"{where}: names version {version}, which is not stored"]
+            return [KeyProblem(key, f"names version {version}, which is not stored")]
         rec = parse_record(found[version], kind, key.split("/")[-3], version, key)
         if rec.operation_id != op_id:
-            return [f"{where}: points at a version with another operation id"]
+            return [KeyProblem(key, "points at a version with another operation id")]
     except OmsError as exc:
-        return [f"{where}: {exc.message}"]
+        return [KeyProblem(key, exc.message)]
     return []

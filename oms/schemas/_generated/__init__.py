@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'c8af7fa009eef1ea1dc92e878c76d25ec723270ae401a599405920f44867a616'
+SOURCE_SHA256 = 'b611070abc034e57e53141183c18d38e2f893f191aa4d9025542957047fa4fbb'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -17,18 +17,21 @@ from oms.schemas._generated import defs as _m_defs
 _P0 = '^[^\\u0000-\\u001f\\u007f]*$'
 _P1 = '^[A-Za-z0-9._/-]+$'
 _P2 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?(?:/[A-Za-z0-9][A-Za-z0-9._-]{0,127})?$'
-_P3 = '^[A-Z][A-Z0-9_]{0,55}_API_KEY$'
-_P4 = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$'
-_P5 = '^(?!oms/)[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$'
-_P6 = '^[A-Za-z_][A-Za-z0-9_]{0,63}$'
+_P3 = '^http://[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?/?$'
+_P4 = '^/([A-Za-z0-9._-]+/)+$'
+_P5 = '^[A-Z][A-Z0-9_]{0,55}_API_KEY$'
+_P6 = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$'
+_P7 = '^(?!oms/)[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$'
+_P8 = '^[A-Za-z_][A-Za-z0-9_]{0,63}$'
 _C0: object = 1
 _C1: tuple[object, ...] = ('none', 'host')
 _C2: tuple[object, ...] = ('token', 'raw')
 _C3: object = 'command'
-_C4: tuple[object, ...] = ('anthropic', 'openai')
-_C5: tuple[object, ...] = ('key', 'codex-chatgpt')
-_C6: tuple[object, ...] = ('merge-commit', 'fast-forward')
-_C7: tuple[object, ...] = ('done', 'blocked', 'needs-a-person', 'parked', 'merged', 'limit')
+_C4: tuple[object, ...] = ('files', 'etcd')
+_C5: tuple[object, ...] = ('anthropic', 'openai')
+_C6: tuple[object, ...] = ('key', 'codex-chatgpt')
+_C7: tuple[object, ...] = ('merge-commit', 'fast-forward')
+_C8: tuple[object, ...] = ('done', 'blocked', 'needs-a-person', 'parked', 'merged', 'limit')
 
 
 def _v229(x: object) -> bool:
@@ -543,6 +546,67 @@ def _v275(x: object) -> bool:
 
 
 def _v280(x: object) -> bool:
+    # config#/properties/store/properties/backend
+    if not any(_eq(x, c) for c in _C4):
+        return False
+    return True
+
+
+def _v282(x: object) -> bool:
+    # config#/properties/store/properties/endpoints/items
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P3, x) is None:
+            return False
+    return True
+
+
+def _v281(x: object) -> bool:
+    # config#/properties/store/properties/endpoints
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) < 1:
+            return False
+        if len(x) > 16:
+            return False
+        for v in x:
+            if not _v282(v):
+                return False
+    return True
+
+
+def _v283(x: object) -> bool:
+    # config#/properties/store/properties/prefix
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P4, x) is None:
+            return False
+        if len(x) > 256:
+            return False
+    return True
+
+
+def _v279(x: object) -> bool:
+    # config#/properties/store
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        if 'backend' in x and not _v280(x['backend']):
+            return False
+        if 'endpoints' in x and not _v281(x['endpoints']):
+            return False
+        if 'prefix' in x and not _v283(x['prefix']):
+            return False
+        for k in x:
+            if k not in ('backend', 'endpoints', 'prefix'):
+                return False
+    return True
+
+
+def _v285(x: object) -> bool:
     # config#/properties/retention/properties/compact_after_days
     if not (_is_integer(x)):
         return False
@@ -554,12 +618,12 @@ def _v280(x: object) -> bool:
     return True
 
 
-def _v279(x: object) -> bool:
+def _v284(x: object) -> bool:
     # config#/properties/retention
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'compact_after_days' in x and not _v280(x['compact_after_days']):
+        if 'compact_after_days' in x and not _v285(x['compact_after_days']):
             return False
         for k in x:
             if k not in ('compact_after_days',):
@@ -567,45 +631,45 @@ def _v279(x: object) -> bool:
     return True
 
 
-def _v283(x: object) -> bool:
+def _v288(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/family
-    if not any(_eq(x, c) for c in _C4):
+    if not any(_eq(x, c) for c in _C5):
         return False
     return True
 
 
-def _v284(x: object) -> bool:
+def _v289(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/enabled
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v285(x: object) -> bool:
+def _v290(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/endpoint
     if not _m_defs._v23(x):
         return False
     return True
 
 
-def _v286(x: object) -> bool:
+def _v291(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/auth
-    if not any(_eq(x, c) for c in _C5):
+    if not any(_eq(x, c) for c in _C6):
         return False
     return True
 
 
-def _v287(x: object) -> bool:
+def _v292(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/key_env
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P3, x) is None:
+        if _search(_P5, x) is None:
             return False
     return True
 
 
-def _v288(x: object) -> bool:
+def _v293(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/cost_tier
     if not (_is_integer(x)):
         return False
@@ -617,14 +681,14 @@ def _v288(x: object) -> bool:
     return True
 
 
-def _v290(x: object) -> bool:
+def _v295(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v289(x: object) -> bool:
+def _v294(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags
     if not (isinstance(x, list)):
         return False
@@ -632,31 +696,31 @@ def _v289(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v290(v):
+            if not _v295(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v292(x: object) -> bool:
+def _v297(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/additionalProperties
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v293(x: object) -> bool:
+def _v298(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/propertyNames
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P4, x) is None:
+        if _search(_P6, x) is None:
             return False
     return True
 
 
-def _v291(x: object) -> bool:
+def _v296(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models
     if not (isinstance(x, dict)):
         return False
@@ -664,15 +728,15 @@ def _v291(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v292(v):
+            if k not in () and not _v297(v):
                 return False
         for k in x:
-            if not _v293(k):
+            if not _v298(k):
                 return False
     return True
 
 
-def _v295(x: object) -> bool:
+def _v300(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe/items
     if not (isinstance(x, str)):
         return False
@@ -686,7 +750,7 @@ def _v295(x: object) -> bool:
     return True
 
 
-def _v294(x: object) -> bool:
+def _v299(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe
     if not (isinstance(x, list)):
         return False
@@ -696,12 +760,12 @@ def _v294(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v295(v):
+            if not _v300(v):
                 return False
     return True
 
 
-def _v296(x: object) -> bool:
+def _v301(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_skip_at
     if not (_is_integer(x)):
         return False
@@ -713,7 +777,7 @@ def _v296(x: object) -> bool:
     return True
 
 
-def _v282(x: object) -> bool:
+def _v287(x: object) -> bool:
     # config#/properties/providers/additionalProperties
     if not (isinstance(x, dict)):
         return False
@@ -721,25 +785,25 @@ def _v282(x: object) -> bool:
         for k in ('family',):
             if k not in x:
                 return False
-        if 'family' in x and not _v283(x['family']):
+        if 'family' in x and not _v288(x['family']):
             return False
-        if 'enabled' in x and not _v284(x['enabled']):
+        if 'enabled' in x and not _v289(x['enabled']):
             return False
-        if 'endpoint' in x and not _v285(x['endpoint']):
+        if 'endpoint' in x and not _v290(x['endpoint']):
             return False
-        if 'auth' in x and not _v286(x['auth']):
+        if 'auth' in x and not _v291(x['auth']):
             return False
-        if 'key_env' in x and not _v287(x['key_env']):
+        if 'key_env' in x and not _v292(x['key_env']):
             return False
-        if 'cost_tier' in x and not _v288(x['cost_tier']):
+        if 'cost_tier' in x and not _v293(x['cost_tier']):
             return False
-        if 'tags' in x and not _v289(x['tags']):
+        if 'tags' in x and not _v294(x['tags']):
             return False
-        if 'models' in x and not _v291(x['models']):
+        if 'models' in x and not _v296(x['models']):
             return False
-        if 'quota_probe' in x and not _v294(x['quota_probe']):
+        if 'quota_probe' in x and not _v299(x['quota_probe']):
             return False
-        if 'quota_skip_at' in x and not _v296(x['quota_skip_at']):
+        if 'quota_skip_at' in x and not _v301(x['quota_skip_at']):
             return False
         for k in x:
             if k not in ('family', 'enabled', 'endpoint', 'auth', 'key_env', 'cost_tier', 'tags', 'models', 'quota_probe', 'quota_skip_at'):
@@ -747,14 +811,14 @@ def _v282(x: object) -> bool:
     return True
 
 
-def _v297(x: object) -> bool:
+def _v302(x: object) -> bool:
     # config#/properties/providers/propertyNames
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v281(x: object) -> bool:
+def _v286(x: object) -> bool:
     # config#/properties/providers
     if not (isinstance(x, dict)):
         return False
@@ -762,22 +826,22 @@ def _v281(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v282(v):
+            if k not in () and not _v287(v):
                 return False
         for k in x:
-            if not _v297(k):
+            if not _v302(k):
                 return False
     return True
 
 
-def _v300(x: object) -> bool:
+def _v305(x: object) -> bool:
     # config#/properties/routing/properties/order/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v299(x: object) -> bool:
+def _v304(x: object) -> bool:
     # config#/properties/routing/properties/order
     if not (isinstance(x, list)):
         return False
@@ -785,21 +849,21 @@ def _v299(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v300(v):
+            if not _v305(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v301(x: object) -> bool:
+def _v306(x: object) -> bool:
     # config#/properties/routing/properties/active
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v302(x: object) -> bool:
+def _v307(x: object) -> bool:
     # config#/properties/routing/properties/cooldown_minutes
     if not (_is_integer(x)):
         return False
@@ -811,7 +875,7 @@ def _v302(x: object) -> bool:
     return True
 
 
-def _v303(x: object) -> bool:
+def _v308(x: object) -> bool:
     # config#/properties/routing/properties/transient_cooldown_seconds
     if not (_is_integer(x)):
         return False
@@ -823,18 +887,18 @@ def _v303(x: object) -> bool:
     return True
 
 
-def _v298(x: object) -> bool:
+def _v303(x: object) -> bool:
     # config#/properties/routing
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'order' in x and not _v299(x['order']):
+        if 'order' in x and not _v304(x['order']):
             return False
-        if 'active' in x and not _v301(x['active']):
+        if 'active' in x and not _v306(x['active']):
             return False
-        if 'cooldown_minutes' in x and not _v302(x['cooldown_minutes']):
+        if 'cooldown_minutes' in x and not _v307(x['cooldown_minutes']):
             return False
-        if 'transient_cooldown_seconds' in x and not _v303(x['transient_cooldown_seconds']):
+        if 'transient_cooldown_seconds' in x and not _v308(x['transient_cooldown_seconds']):
             return False
         for k in x:
             if k not in ('order', 'active', 'cooldown_minutes', 'transient_cooldown_seconds'):
@@ -842,7 +906,7 @@ def _v298(x: object) -> bool:
     return True
 
 
-def _v307(x: object) -> bool:
+def _v312(x: object) -> bool:
     # config#/properties/verify/properties/commands/items/items
     if not (isinstance(x, str)):
         return False
@@ -856,7 +920,7 @@ def _v307(x: object) -> bool:
     return True
 
 
-def _v306(x: object) -> bool:
+def _v311(x: object) -> bool:
     # config#/properties/verify/properties/commands/items
     if not (isinstance(x, list)):
         return False
@@ -866,12 +930,12 @@ def _v306(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v307(v):
+            if not _v312(v):
                 return False
     return True
 
 
-def _v305(x: object) -> bool:
+def _v310(x: object) -> bool:
     # config#/properties/verify/properties/commands
     if not (isinstance(x, list)):
         return False
@@ -881,12 +945,12 @@ def _v305(x: object) -> bool:
         if len(x) > 20:
             return False
         for v in x:
-            if not _v306(v):
+            if not _v311(v):
                 return False
     return True
 
 
-def _v308(x: object) -> bool:
+def _v313(x: object) -> bool:
     # config#/properties/verify/properties/timeout_seconds
     if not (_is_integer(x)):
         return False
@@ -898,7 +962,7 @@ def _v308(x: object) -> bool:
     return True
 
 
-def _v309(x: object) -> bool:
+def _v314(x: object) -> bool:
     # config#/properties/verify/properties/max_output_bytes
     if not (_is_integer(x)):
         return False
@@ -910,14 +974,14 @@ def _v309(x: object) -> bool:
     return True
 
 
-def _v311(x: object) -> bool:
+def _v316(x: object) -> bool:
     # config#/properties/verify/properties/show/items
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v310(x: object) -> bool:
+def _v315(x: object) -> bool:
     # config#/properties/verify/properties/show
     if not (isinstance(x, list)):
         return False
@@ -925,12 +989,12 @@ def _v310(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v311(v):
+            if not _v316(v):
                 return False
     return True
 
 
-def _v304(x: object) -> bool:
+def _v309(x: object) -> bool:
     # config#/properties/verify
     if not (isinstance(x, dict)):
         return False
@@ -938,13 +1002,13 @@ def _v304(x: object) -> bool:
         for k in ('commands',):
             if k not in x:
                 return False
-        if 'commands' in x and not _v305(x['commands']):
+        if 'commands' in x and not _v310(x['commands']):
             return False
-        if 'timeout_seconds' in x and not _v308(x['timeout_seconds']):
+        if 'timeout_seconds' in x and not _v313(x['timeout_seconds']):
             return False
-        if 'max_output_bytes' in x and not _v309(x['max_output_bytes']):
+        if 'max_output_bytes' in x and not _v314(x['max_output_bytes']):
             return False
-        if 'show' in x and not _v310(x['show']):
+        if 'show' in x and not _v315(x['show']):
             return False
         for k in x:
             if k not in ('commands', 'timeout_seconds', 'max_output_bytes', 'show'):
@@ -952,33 +1016,33 @@ def _v304(x: object) -> bool:
     return True
 
 
-def _v313(x: object) -> bool:
+def _v318(x: object) -> bool:
     # config#/properties/merge/properties/into
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P5, x) is None:
+        if _search(_P7, x) is None:
             return False
         if len(x) > 200:
             return False
     return True
 
 
-def _v314(x: object) -> bool:
+def _v319(x: object) -> bool:
     # config#/properties/merge/properties/mode
-    if not any(_eq(x, c) for c in _C6):
+    if not any(_eq(x, c) for c in _C7):
         return False
     return True
 
 
-def _v312(x: object) -> bool:
+def _v317(x: object) -> bool:
     # config#/properties/merge
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'into' in x and not _v313(x['into']):
+        if 'into' in x and not _v318(x['into']):
             return False
-        if 'mode' in x and not _v314(x['mode']):
+        if 'mode' in x and not _v319(x['mode']):
             return False
         for k in x:
             if k not in ('into', 'mode'):
@@ -986,7 +1050,7 @@ def _v312(x: object) -> bool:
     return True
 
 
-def _v316(x: object) -> bool:
+def _v321(x: object) -> bool:
     # config#/properties/proxy/properties/port
     if not (_is_integer(x)):
         return False
@@ -998,7 +1062,7 @@ def _v316(x: object) -> bool:
     return True
 
 
-def _v317(x: object) -> bool:
+def _v322(x: object) -> bool:
     # config#/properties/proxy/properties/max_request_bytes
     if not (_is_integer(x)):
         return False
@@ -1010,23 +1074,23 @@ def _v317(x: object) -> bool:
     return True
 
 
-def _v318(x: object) -> bool:
+def _v323(x: object) -> bool:
     # config#/properties/proxy/properties/workers
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v315(x: object) -> bool:
+def _v320(x: object) -> bool:
     # config#/properties/proxy
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'port' in x and not _v316(x['port']):
+        if 'port' in x and not _v321(x['port']):
             return False
-        if 'max_request_bytes' in x and not _v317(x['max_request_bytes']):
+        if 'max_request_bytes' in x and not _v322(x['max_request_bytes']):
             return False
-        if 'workers' in x and not _v318(x['workers']):
+        if 'workers' in x and not _v323(x['workers']):
             return False
         for k in x:
             if k not in ('port', 'max_request_bytes', 'workers'):
@@ -1034,14 +1098,14 @@ def _v315(x: object) -> bool:
     return True
 
 
-def _v319(x: object) -> bool:
+def _v324(x: object) -> bool:
     # config#/properties/limits
     if not _m_defs._v253(x):
         return False
     return True
 
 
-def _v323(x: object) -> bool:
+def _v328(x: object) -> bool:
     # config#/properties/notify/properties/commands/items/items
     if not (isinstance(x, str)):
         return False
@@ -1053,7 +1117,7 @@ def _v323(x: object) -> bool:
     return True
 
 
-def _v322(x: object) -> bool:
+def _v327(x: object) -> bool:
     # config#/properties/notify/properties/commands/items
     if not (isinstance(x, list)):
         return False
@@ -1063,12 +1127,12 @@ def _v322(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v323(v):
+            if not _v328(v):
                 return False
     return True
 
 
-def _v321(x: object) -> bool:
+def _v326(x: object) -> bool:
     # config#/properties/notify/properties/commands
     if not (isinstance(x, list)):
         return False
@@ -1078,19 +1142,19 @@ def _v321(x: object) -> bool:
         if len(x) > 8:
             return False
         for v in x:
-            if not _v322(v):
+            if not _v327(v):
                 return False
     return True
 
 
-def _v325(x: object) -> bool:
+def _v330(x: object) -> bool:
     # config#/properties/notify/properties/on/items
-    if not any(_eq(x, c) for c in _C7):
+    if not any(_eq(x, c) for c in _C8):
         return False
     return True
 
 
-def _v324(x: object) -> bool:
+def _v329(x: object) -> bool:
     # config#/properties/notify/properties/on
     if not (isinstance(x, list)):
         return False
@@ -1098,24 +1162,24 @@ def _v324(x: object) -> bool:
         if len(x) < 1:
             return False
         for v in x:
-            if not _v325(v):
+            if not _v330(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v327(x: object) -> bool:
+def _v332(x: object) -> bool:
     # config#/properties/notify/properties/pass_env/items
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P6, x) is None:
+        if _search(_P8, x) is None:
             return False
     return True
 
 
-def _v326(x: object) -> bool:
+def _v331(x: object) -> bool:
     # config#/properties/notify/properties/pass_env
     if not (isinstance(x, list)):
         return False
@@ -1123,12 +1187,12 @@ def _v326(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v327(v):
+            if not _v332(v):
                 return False
     return True
 
 
-def _v328(x: object) -> bool:
+def _v333(x: object) -> bool:
     # config#/properties/notify/properties/timeout_seconds
     if not (_is_integer(x)):
         return False
@@ -1140,7 +1204,7 @@ def _v328(x: object) -> bool:
     return True
 
 
-def _v320(x: object) -> bool:
+def _v325(x: object) -> bool:
     # config#/properties/notify
     if not (isinstance(x, dict)):
         return False
@@ -1148,13 +1212,13 @@ def _v320(x: object) -> bool:
         for k in ('commands',):
             if k not in x:
                 return False
-        if 'commands' in x and not _v321(x['commands']):
+        if 'commands' in x and not _v326(x['commands']):
             return False
-        if 'on' in x and not _v324(x['on']):
+        if 'on' in x and not _v329(x['on']):
             return False
-        if 'pass_env' in x and not _v326(x['pass_env']):
+        if 'pass_env' in x and not _v331(x['pass_env']):
             return False
-        if 'timeout_seconds' in x and not _v328(x['timeout_seconds']):
+        if 'timeout_seconds' in x and not _v333(x['timeout_seconds']):
             return False
         for k in x:
             if k not in ('commands', 'on', 'pass_env', 'timeout_seconds'):
@@ -1184,24 +1248,26 @@ def _v228(x: object) -> bool:
             return False
         if 'worktrees' in x and not _v275(x['worktrees']):
             return False
-        if 'retention' in x and not _v279(x['retention']):
+        if 'store' in x and not _v279(x['store']):
             return False
-        if 'providers' in x and not _v281(x['providers']):
+        if 'retention' in x and not _v284(x['retention']):
             return False
-        if 'routing' in x and not _v298(x['routing']):
+        if 'providers' in x and not _v286(x['providers']):
             return False
-        if 'verify' in x and not _v304(x['verify']):
+        if 'routing' in x and not _v303(x['routing']):
             return False
-        if 'merge' in x and not _v312(x['merge']):
+        if 'verify' in x and not _v309(x['verify']):
             return False
-        if 'proxy' in x and not _v315(x['proxy']):
+        if 'merge' in x and not _v317(x['merge']):
             return False
-        if 'limits' in x and not _v319(x['limits']):
+        if 'proxy' in x and not _v320(x['proxy']):
             return False
-        if 'notify' in x and not _v320(x['notify']):
+        if 'limits' in x and not _v324(x['limits']):
+            return False
+        if 'notify' in x and not _v325(x['notify']):
             return False
         for k in x:
-            if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'retention', 'providers', 'routing', 'verify', 'merge', 'proxy', 'limits', 'notify'):
+            if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'store', 'retention', 'providers', 'routing', 'verify', 'merge', 'proxy', 'limits', 'notify'):
                 return False
     return True
 

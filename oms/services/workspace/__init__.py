@@ -78,9 +78,12 @@ class Workspace:
         """The configuration committed at HEAD (read once; `services/workspace/committed.py`)."""
         if self._config is None:
             # git and TOML: not on hot paths
+            from oms.services.workspace.backend import refuse_etcd
             from oms.services.workspace.committed import committed_config
 
-            self._config = committed_config(self.config_root)
+            config = committed_config(self.config_root)
+            refuse_etcd(config, self.config_root)
+            self._config = config
         return self._config
 
     def now(self) -> str:

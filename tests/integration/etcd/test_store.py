@@ -138,7 +138,7 @@ def test_racing_writers_through_update_lose_no_increment(
     history = on_etcd.records("worker").history("counter")
     assert len(history) == 1 + writers * each  # every increment landed exactly once
     assert len({r.operation_id for r in history}) == len(history)
-    assert etcd_store.verify_keys(backend) == []
+    assert etcd_store.verify_keys(backend)[0] == []
 
 
 def test_events_are_created_once(on_etcd: Store) -> None:
@@ -185,19 +185,24 @@ def test_verify_names_a_tampered_a_foreign_and_a_dangling_key(
     _create(on_etcd)
     _step(on_etcd, 0, "op-1", 1)
     on_etcd.events.create("evt-1", KIND, ts(1), BODY)
-    assert etcd_store.verify_keys(backend) == []
+    assert etcd_store.verify_keys(backend)[0] == []
     client, prefix = backend.client, backend.prefix
     v0 = client.get(prefix + "records/worker/dsp-1/0.json")
     assert v0 is not None
+    client.delete(prefix + "records/worker/dsp-1/0.json")  # deleted and made again: created once
     client.put(prefix + "records/worker/dsp-1/0.json", v0.value.replace(b"idle", b"done"))
+    v1 = client.get(prefix + "records/worker/dsp-1/1.json")
+    assert v1 is not None
+    client.put(prefix + "records/worker/dsp-1/1.json", v1.value)  # the same bytes, put again
     client.put(prefix + "somewhere/else", b"x")
     client.put(prefix + "latest/worker/ghost", b"3")
     event = client.get(prefix + "events/evt-1.json")
     assert event is not None
     client.put(prefix + "events/evt-2.json", event.value)  # an event under another's name
-    problems = etcd_store.verify_keys(backend)
+    problems = [str(p) for p in etcd_store.verify_keys(backend)[0]]
     assert any("somewhere/else" in p and "foreign" in p for p in problems)
-    assert any("dsp-1/1.json" in p and "does not follow" in p for p in problems)
+    assert any("dsp-1/1.json" in p and "written 2 times" in p for p in problems)
+    assert any("dsp-1/0.json" in p and "not written with the latest" in p for p in problems)
     assert any("latest/worker/ghost" in p for p in problems)
     assert any("events/evt-2.json" in p for p in problems)
     assert all("\n" not in p for p in problems)
