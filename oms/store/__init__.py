@@ -153,7 +153,7 @@ class Store:
         """One consumer's outbox."""
         from oms.store.outbox import Outbox
 
-        return Outbox(self.state.root, consumer_id, self.limits)
+        return Outbox(self.state.root, consumer_id, self.limits, backend=self.backend)
 
     def journal(self, name: str) -> Journal:
         """An append-only journal."""

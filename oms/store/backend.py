@@ -72,9 +72,12 @@ class Backend(Protocol):
         record does not exist, for version 0); False when another writer's version landed first."""
         ...
 
-    def create_once(self, note: str, rel: str, data: bytes, limit: int) -> bytes | None:
+    def create_once(
+        self, note: str, rel: str, data: bytes, limit: int, *, fence: Fence | None = None
+    ) -> bytes | None:
         """Publish `data` under `rel` unless something is there; None when this call created it,
-        else the bytes already there (`note`: the ledger's name for the kind)."""
+        else the bytes already there (`note`: the ledger's name for the kind; `fence`: as for
+        `publish_version`)."""
         ...
 
 
@@ -121,7 +124,15 @@ class Files:
         live.after(root, item.kind, item.record_id, item.version)
         return True
 
-    def create_once(self, note: str, rel: str, data: bytes, limit: int) -> bytes | None:
+    def create_once(
+        self,
+        note: str,
+        rel: str,
+        data: bytes,
+        limit: int,
+        *,
+        fence: Fence | None = None,  # noqa: ARG002 (a file lock cannot lapse while held)
+    ) -> bytes | None:
         try:
             ledger.publish_noted(self.root, note, rel, data)  # with its entry, or not at all
         except AlreadyExistsError:

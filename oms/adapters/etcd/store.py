@@ -36,6 +36,7 @@ from oms.limits import LIMITS, Limits
 from oms.store.backend import VERSION_NAME, Fence, Publish
 from oms.store.documents import parse_document
 from oms.store.events import parse_event
+from oms.store.outbox import parse_receipt
 from oms.store.records import parse_record, version_digest
 
 _PREFIX = re.compile(r"/(?:[A-Za-z0-9._-]+/)+")
@@ -136,11 +137,32 @@ class EtcdStore:
                 )
         return False
 
-    def create_once(self, note: str, rel: str, data: bytes, limit: int) -> bytes | None:  # noqa: ARG002
+    def create_once(
+        self,
+        note: str,  # noqa: ARG002 (etcd keeps no ledger)
+        rel: str,
+        data: bytes,
+        limit: int,
+        *,
+        fence: Fence | None = None,
+    ) -> bytes | None:
         key = self.key(rel)
-        done = self.client.txn([Compare.absent(key)], [Put(key, data)], [Get(key)])
+        compares = [Compare.absent(key)]
+        if fence is not None:
+            compares.append(Compare.created_at(fence.key, fence.token))
+        done = self.client.txn(
+            compares, [Put(key, data)], [Get(key)] + ([] if fence is None else [Get(fence.key)])
+        )
         if done.succeeded:
             return None
+        if fence is not None:
+            holder = done.reads[1]
+            if holder is None or holder.create_revision != fence.token:
+                raise LeaseError(
+                    f"lock {shown(fence.key)} was lost (its lease lapsed): "
+                    f"{shown(rel)} was not written",
+                    hint="take the lock again and look at what the store holds now",
+                )
         existing = done.reads[0] if done.reads else None
         if existing is None:  # deleted between the compare and the read: not possible in one txn
             raise IntegrityError(f"{shown(key)}: exists and does not")
@@ -192,6 +214,7 @@ _OP = re.compile(r"records/([a-z][a-z0-9-]*)/([^/]+)/ops/([^/]+)\.json")
 _LATEST = re.compile(r"latest/([a-z][a-z0-9-]*)/([^/]+)")
 _EVENT = re.compile(r"events/([^/]+)\.json")
 _LOCK = re.compile(r"locks/([^/]+)")
+_RECEIPT = re.compile(r"outbox/([^/]+)/([^/]+)\.receipt\.json")
 
 
 class KeyProblem(NamedTuple):
@@ -241,6 +264,10 @@ def verify_keys(store: EtcdStore, limits: Limits = LIMITS) -> tuple[list[KeyProb
                 if len(kv.value) > limits.event_bytes:
                     raise FileTooLargeError(f"over {limits.event_bytes} bytes")
                 parse_event(kv.value, m.group(1), kv.key)
+            elif m := _RECEIPT.fullmatch(rel):
+                if len(kv.value) > limits.receipt_bytes:
+                    raise FileTooLargeError(f"over {limits.receipt_bytes} bytes")
+                parse_receipt(kv.value, m.group(1), m.group(2), kv.key)
             elif not _LOCK.fullmatch(rel):
                 problems.append(KeyProblem(kv.key, "a foreign key (oms writes no such key)"))
         except OmsError as exc:

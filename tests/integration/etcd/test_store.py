@@ -206,3 +206,37 @@ def test_verify_names_a_tampered_a_foreign_and_a_dangling_key(
     assert any("latest/worker/ghost" in p for p in problems)
     assert any("events/evt-2.json" in p for p in problems)
     assert all("\n" not in p for p in problems)
+
+
+def test_a_receipt_is_committed_once_and_a_fenced_one_only_under_its_lock(
+    on_etcd: Store, backend: EtcdStore
+) -> None:
+    outbox = on_etcd.outbox("deliverer")
+    assert outbox.read_receipt("evt-1") is None
+    assert not outbox.has_receipt("evt-1")
+    first, created = outbox.commit_receipt(
+        "evt-1", ts(1), {"status": "created", "dispatch_id": "dsp-1"}
+    )
+    again, created_again = outbox.commit_receipt(
+        "evt-1", ts(2), {"status": "created", "dispatch_id": "dsp-1"}
+    )
+    assert (created, created_again) == (True, False)
+    assert again == first
+    with pytest.raises(ConflictError):
+        outbox.commit_receipt("evt-1", ts(3), {"status": "created", "dispatch_id": "dsp-2"})
+    assert outbox.has_receipt("evt-1")
+    held = etcd_store.acquire(backend, "event-evt-2", "host-a 7", ttl=1)
+    eventually(
+        lambda: backend.client.get(held.fence.key) is None, timeout=10, what="the lease lapses"
+    )
+    with pytest.raises(LeaseError, match="was lost"):
+        outbox.commit_receipt(
+            "evt-2", ts(4), {"status": "created", "dispatch_id": "dsp-1"}, fence=held.fence
+        )
+    assert outbox.read_receipt("evt-2") is None  # nothing half-written
+    taken = etcd_store.acquire(backend, "event-evt-2", "host-b 8")
+    outbox.commit_receipt(
+        "evt-2", ts(5), {"status": "created", "dispatch_id": "dsp-1"}, fence=taken.fence
+    )
+    etcd_store.release(backend, taken)
+    assert etcd_store.verify_keys(backend)[0] == []
