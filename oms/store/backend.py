@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
-from oms.errors import AlreadyExistsError, NotFoundError
+from oms.errors import AlreadyExistsError, NotFoundError, RecordNotFoundError
 from oms.fsio import Root
 from oms.store import ledger, live
 
@@ -67,6 +67,10 @@ class Backend(Protocol):
         """Every version number of the record, ascending."""
         ...
 
+    def read_latest(self, kind: str, record_id: str, limit: int) -> tuple[int, bytes] | None:
+        """The latest version's number and bytes, or None when the record does not exist."""
+        ...
+
     def publish_version(self, item: Publish, fence: Fence | None) -> bool:
         """Publish version `item.version` if version `item.version - 1` is still the latest (or the
         record does not exist, for version 0); False when another writer's version landed first."""
@@ -106,6 +110,15 @@ class Files:
     def latest(self, kind: str, record_id: str) -> int | None:
         found = self.versions(kind, record_id)
         return found[-1] if found else None
+
+    def read_latest(self, kind: str, record_id: str, limit: int) -> tuple[int, bytes] | None:
+        version = self.latest(kind, record_id)
+        if version is None:
+            return None
+        data = self.read(f"records/{kind}/{record_id}/{version}.json", limit)
+        if data is None:
+            raise RecordNotFoundError(f"{kind} {record_id} has no version {version}")
+        return version, data
 
     def publish_version(self, item: Publish, fence: Fence | None) -> bool:  # noqa: ARG002
         root = self.root

@@ -208,8 +208,15 @@ class RecordStore:
 
     def read_if_exists(self, record_id: str) -> Record | None:
         """The latest version, or None when the record does not exist."""
-        latest = self.backend.latest(self.kind, check(record_id, f"{self.kind} id"))
-        return None if latest is None else self.read_version(record_id, latest)
+        found = self.backend.read_latest(
+            self.kind, check(record_id, f"{self.kind} id"), self.limits.record_bytes
+        )
+        if found is None:
+            return None
+        version, data = found
+        return parse_record(
+            data, self.kind, record_id, version, f"{self._dir(record_id)}/{version}.json"
+        )
 
     def read(self, record_id: str) -> Record:
         """The latest version."""

@@ -87,20 +87,26 @@ class Delete(NamedTuple):
 
 
 class Get(NamedTuple):
-    """Read `key` (in a transaction's branch)."""
+    """Read `key` (in a transaction's branch); with `prefix`, the keys starting with it, at most
+    `limit` (0: all), the newest created first when `newest_first`."""
 
     key: str
+    prefix: bool = False
+    limit: int = 0
+    newest_first: bool = False
 
 
 Op = Put | Delete | Get
 
 
 class TxnResult(NamedTuple):
-    """Whether the compares held, the revision after, and what each `Get` of the branch read."""
+    """Whether the compares held, the revision after, and what each `Get` of the branch read: its
+    first key (`reads`) and every key (`ranges`)."""
 
     succeeded: bool
     revision: int
     reads: list[KeyValue | None]
+    ranges: list[list[KeyValue]]
 
 
 class Lease(NamedTuple):
@@ -201,7 +207,15 @@ def _op(op: Op) -> dict[str, object]:
         return {"request_put": put}
     if isinstance(op, Delete):
         return {"request_delete_range": {"key": _key(op.key)}}
-    return {"request_range": {"key": _key(op.key)}}
+    get: dict[str, object] = {"key": _key(op.key)}
+    if op.prefix:
+        get["range_end"] = _b64(prefix_end(op.key))
+    if op.limit:
+        get["limit"] = str(op.limit)
+    if op.newest_first:
+        get["sort_order"] = "DESCEND"
+        get["sort_target"] = "CREATE"
+    return {"request_range": get}
 
 
 class Endpoint(NamedTuple):
@@ -357,6 +371,7 @@ class Etcd:
         answer = self.call("/v3/kv/txn", body)
         succeeded = answer.get("succeeded") is True
         reads: list[KeyValue | None] = []
+        ranges: list[list[KeyValue]] = []
         responses = answer.get("responses", [])
         if not isinstance(responses, list):
             raise EtcdError("etcd answered bad txn responses")
@@ -365,8 +380,9 @@ class Etcd:
             if got is not None:
                 found = _kvs(_obj(got, "range"))
                 reads.append(found[0] if found else None)
+                ranges.append(found)
         revision = _int(_obj(answer.get("header", {}), "header"), "revision")
-        return TxnResult(succeeded, revision, reads)
+        return TxnResult(succeeded, revision, reads, ranges)
 
     # ------------------------------------------------------------------ leases
     def grant(self, ttl: int) -> Lease:

@@ -98,6 +98,33 @@ class EtcdStore:
             raise IntegrityError(f"{shown(found.key)}: not a version number ({shown(text)})")
         return int(text)
 
+    def read_latest(self, kind: str, record_id: str, limit: int) -> tuple[int, bytes] | None:
+        """One round trip: the pointer and the newest keys under the record, in one transaction
+        (one revision), so they agree unless the keys were tampered with."""
+        under = f"{self.prefix}records/{kind}/{record_id}/"
+        done = self.client.txn(
+            [],
+            [
+                Get(self._latest_key(kind, record_id)),
+                Get(under, prefix=True, limit=2, newest_first=True),
+            ],
+        )
+        pointer, newest = done.reads[0], done.ranges[1]
+        if pointer is None:
+            return None
+        text = pointer.value.decode("ascii", "replace")
+        if not _DIGITS.fullmatch(text):
+            raise IntegrityError(f"{shown(pointer.key)}: not a version number ({shown(text)})")
+        rel = f"{text}.json"
+        for kv in newest:  # the version and its op entry share their transaction's revision
+            if kv.key == under + rel:
+                if len(kv.value) > limit:
+                    raise FileTooLargeError(f"{shown(kv.key)}: over {limit} bytes")
+                return int(text), kv.value
+        raise IntegrityError(
+            f"{shown(pointer.key)}: names version {text}, which is not the newest key of the record"
+        )
+
     def versions(self, kind: str, record_id: str) -> list[int]:
         under = f"{self.prefix}records/{kind}/{record_id}/"
         return sorted(

@@ -16,6 +16,7 @@ from oms.adapters.etcd.store import EtcdStore
 from oms.canonical import JsonObject
 from oms.errors import (
     ConflictError,
+    IntegrityError,
     LeaseError,
     LockHeldError,
     OperationConflictError,
@@ -240,3 +241,14 @@ def test_a_receipt_is_committed_once_and_a_fenced_one_only_under_its_lock(
     )
     etcd_store.release(backend, taken)
     assert etcd_store.verify_keys(backend)[0] == []
+
+
+def test_a_read_is_one_transaction_and_a_pointer_off_the_newest_version_is_named(
+    on_etcd: Store, backend: EtcdStore
+) -> None:
+    _create(on_etcd)
+    _step(on_etcd, 0, "op-1", 1)
+    assert on_etcd.records("worker").read("dsp-1").version == 1
+    backend.client.put(backend.prefix + "latest/worker/dsp-1", b"0")  # rolled back by hand
+    with pytest.raises(IntegrityError, match="not the newest key"):
+        on_etcd.records("worker").read("dsp-1")
