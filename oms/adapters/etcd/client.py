@@ -428,9 +428,14 @@ class Etcd:
             try:
                 conn.request("POST", "/v3/watch", body=body)
                 response = conn.getresponse()
+            except (OSError, http.client.HTTPException) as exc:
+                conn.close()
+                tried.append(f"{endpoint.url} ({type(exc).__name__})")
+                continue
+            try:
                 return self._read_watch(conn, response, start_revision, deadline)
             except TimeoutError:
-                return WatchResult([], start_revision)
+                return WatchResult([], start_revision)  # nothing changed within `wait_s`
             except (OSError, http.client.HTTPException) as exc:
                 tried.append(f"{endpoint.url} ({type(exc).__name__})")
             finally:
@@ -478,4 +483,6 @@ class Etcd:
                 kind: Literal["PUT", "DELETE"] = "DELETE" if doc.get("type") == "DELETE" else "PUT"
                 events.append(Event(kind, kv.key, kv.value, kv.mod_revision))
             if events:
-                return WatchResult(events, events[-1].mod_revision + 1)
+                cut = len(raw_events) > len(events)  # the rest of the last revision comes again
+                last = events[-1].mod_revision
+                return WatchResult(events, last if cut else last + 1)

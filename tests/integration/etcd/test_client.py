@@ -232,3 +232,28 @@ def test_a_watch_wakes_on_a_change_and_resumes_from_its_revision(
     etcd.txn([], [Delete(etcd_prefix + "w/a")])
     later = etcd.watch(etcd_prefix + "w/", got.next_revision, wait_s=5)
     assert [(e.kind, e.key) for e in later.events] == [("DELETE", etcd_prefix + "w/a")]
+
+
+def test_a_watch_goes_past_a_dead_member_and_a_revision_cut_at_its_bound_comes_again(
+    etcd_cluster: Cluster, etcd_prefix: str
+) -> None:
+    """A revision's events cut by `LIMITS.etcd_watch_events` are not skipped: the next watch starts
+    at that revision again (a wake, not a log; a transaction holds at most 128 changes, far under
+    the default bound)."""
+    dead = f"http://127.0.0.1:{free_ports(1)[0]}"
+    client = Etcd([dead, *etcd_cluster.endpoints], LIMITS._replace(etcd_watch_events=2))
+    try:
+        keys = [f"{etcd_prefix}t/{k}" for k in "abc"]
+        done = client.txn([], [Put(k, b"v") for k in keys])  # three events at one revision
+        got = client.watch(etcd_prefix + "t/", done.revision, wait_s=5)
+        assert [e.key for e in got.events] == keys[:2]
+        assert got.next_revision == done.revision
+        whole = Etcd(etcd_cluster.endpoints)
+        try:
+            again = whole.watch(etcd_prefix + "t/", got.next_revision, wait_s=5)
+        finally:
+            whole.close()
+        assert [e.key for e in again.events] == keys
+        assert again.next_revision == done.revision + 1
+    finally:
+        client.close()
