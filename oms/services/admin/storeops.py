@@ -12,11 +12,18 @@ def verify_state(state_root: str, config_root: str | None = None) -> Report:
     if config_root is None:
         return report
     from oms.adapters.etcd.store import verify_keys
+    from oms.errors import ConfigError
     from oms.services.workspace.backend import etcd_store
     from oms.services.workspace.committed import committed_config_if_any
     from oms.store import Store
 
-    config = committed_config_if_any(config_root)
+    try:
+        config = committed_config_if_any(config_root)
+    except ConfigError as exc:  # the state root is checked all the same
+        report.note(
+            ".", f"the committed configuration is not readable, no etcd keys checked: {exc}"
+        )
+        return report
     if config is None or config.store.backend != "etcd":
         return report
     with Store.open(state_root) as store:

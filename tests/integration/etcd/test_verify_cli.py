@@ -86,3 +86,13 @@ def test_other_commands_refuse_the_etcd_backend_in_one_line(chain: Chain) -> Non
     with chain.workspace() as ws, pytest.raises(ConfigError, match="served only by") as caught:
         ws.config()
     assert "\n" not in caught.value.message
+
+
+@pytest.mark.cli
+def test_a_broken_committed_configuration_leaves_the_state_root_verified(
+    chain: Chain, oms: OmsCommand
+) -> None:
+    chain.edit_config(lambda text: text + "\n[store]\nbackend = 'zookeeper'\n", commit=True)
+    code, out = _verify(oms, chain)
+    assert code == 0, out
+    assert "no etcd keys checked" in out
