@@ -198,6 +198,34 @@ class EtcdStore:
         return existing.value
 
 
+class Changed(NamedTuple):
+    """What `changed_since` saw: the records whose latest version moved, and where to look next."""
+
+    records: list[tuple[str, str]]  # (kind, id), in the order they changed, each once
+    next_revision: int
+
+
+def current_revision(store: EtcdStore) -> int:
+    """The cluster's revision now: watch from here to hear of every later change."""
+    answer = store.client.call("/v3/kv/range", {"key": "AA==", "limit": "1"})
+    header = answer.get("header")
+    revision = header.get("revision", "0") if isinstance(header, dict) else "0"
+    return int(str(revision))
+
+
+def changed_since(store: EtcdStore, revision: int, *, wait_s: float) -> Changed:
+    """The records whose latest pointer changed from `revision` on (what wakes a conductor instead
+    of directory mtimes, ADR 0017): waits up to `wait_s` for the first change, returns at once when
+    there is one already. A pointer names nothing but a record; the record itself is read, and
+    checked, as any read is."""
+    got = store.client.watch(store.prefix + "latest/", revision, wait_s=wait_s)
+    seen: dict[tuple[str, str], None] = {}
+    for event in got.events:
+        if m := _LATEST.fullmatch(event.key[len(store.prefix) :]):
+            seen[(m.group(1), m.group(2))] = None
+    return Changed(list(seen), got.next_revision)
+
+
 # ---------------------------------------------------------------------------------------- locks
 class Held(NamedTuple):
     """A lock held under a lease: the fence its writes carry, and the lease to keep alive."""

@@ -252,3 +252,16 @@ def test_a_read_is_one_transaction_and_a_pointer_off_the_newest_version_is_named
     backend.client.put(backend.prefix + "latest/worker/dsp-1", b"0")  # rolled back by hand
     with pytest.raises(IntegrityError, match="not the newest key"):
         on_etcd.records("worker").read("dsp-1")
+
+
+def test_a_write_wakes_a_watcher_with_the_record_it_changed(
+    on_etcd: Store, backend: EtcdStore
+) -> None:
+    since = etcd_store.current_revision(backend)
+    assert etcd_store.changed_since(backend, since, wait_s=0.2).records == []  # nothing yet
+    _create(on_etcd)
+    _step(on_etcd, 0, "op-1", 1)
+    on_etcd.events.create("evt-1", KIND, ts(1), BODY)  # not a record: wakes nothing
+    got = etcd_store.changed_since(backend, since, wait_s=5)
+    assert got.records == [("worker", "dsp-1")]
+    assert etcd_store.changed_since(backend, got.next_revision, wait_s=0.2).records == []
