@@ -265,3 +265,44 @@ def test_a_write_wakes_a_watcher_with_the_record_it_changed(
     got = etcd_store.changed_since(backend, since, wait_s=5)
     assert got.records == [("worker", "dsp-1")]
     assert etcd_store.changed_since(backend, got.next_revision, wait_s=0.2).records == []
+
+
+def test_writes_through_a_member_killed_mid_stream_land_exactly_once(
+    on_etcd: Store, etcd_cluster: Cluster, backend: EtcdStore
+) -> None:
+    """The member the client asks first (its connection open) is SIGKILLed while a writer streams
+    updates: the calls go to the next member, and every update lands exactly once (a resent write
+    that had landed would fail its compare there and be replayed by its operation id)."""
+    _create(on_etcd, "stream")
+    records = on_etcd.records("worker")
+    halfway, killed = threading.Event(), threading.Event()
+    failures: list[BaseException] = []
+    total = 30
+
+    def writer() -> None:
+        try:
+            for i in range(total):
+
+                def decide(current: Record, op: str = f"op-{i}") -> Change:
+                    return Change(
+                        "working", payload("worker"), op, "oms-system", ts(current.version + 1)
+                    )
+
+                records.update("stream", decide)
+                if i == total // 3:
+                    halfway.set()
+                    assert killed.wait(60)  # the rest goes to a member that is gone
+        except BaseException as exc:
+            failures.append(exc)
+            halfway.set()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    assert halfway.wait(60)
+    etcd_cluster.kill(etcd_cluster.members[0])
+    killed.set()
+    thread.join()
+    assert failures == []
+    history = records.history("stream")
+    assert [r.operation_id for r in history] == ["op-create"] + [f"op-{i}" for i in range(total)]
+    assert etcd_store.verify_keys(backend)[0] == []
