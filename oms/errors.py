@@ -275,6 +275,22 @@ class LeaseError(StoreError):
     code = "lease"
 
 
+class EtcdError(StoreError):
+    """An etcd member answered a call with an error (ADR 0043)."""
+
+    code = "etcd"
+
+
+class EtcdUnavailableError(EtcdError):
+    """No etcd endpoint answered within its deadline (ADR 0043)."""
+
+    code = "etcd-unavailable"
+    hint = (
+        "start the cluster or fix `[store] endpoints` in .oms/config.toml; "
+        "`etcdctl endpoint health` says which members answer"
+    )
+
+
 class CheckoutChangedError(OmsError):
     """A worktree is not exactly the planned checkout (or its repository config could run code)."""
 

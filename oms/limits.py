@@ -189,6 +189,14 @@ class Limits(NamedTuple):
     hook_write_rounds: int = 3  # ... a hook's session heartbeat (`services/doors/hooks.py`)
     journal_append_rounds: int = 64  # a journal append retried after losing a race
 
+    # the authority store on etcd (ADR 0043)
+    etcd_call_s: float = 5.0  # one call to one endpoint answers within this, or the next is tried
+    etcd_response_bytes: int = 16 * 1024 * 1024  # the largest answer read from one call
+    etcd_range_page: int = 500  # keys read per page of a prefix range
+    etcd_lock_ttl_s: int = 10  # a lock's lease lapses this long after its last keepalive
+    etcd_watch_events: int = 10_000  # one watch read returns at most this many events
+    etcd_line_bytes: int = 16 * 1024 * 1024  # one line of a watch or keepalive stream
+
     # review before merge (`oms result show|diff|request-changes`)
     review_comments: int = 100  # comments one request for changes carries
     review_comment_chars: int = 2000  # one comment's text

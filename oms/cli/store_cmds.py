@@ -6,7 +6,15 @@ from typing import Annotated
 
 import typer
 
-from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, state_root, workspace
+from oms.cli.common import (
+    ConfigRootOpt,
+    JsonOpt,
+    StateRootOpt,
+    config_root,
+    emit,
+    state_root,
+    workspace,
+)
 from oms.errors import shown
 
 app = typer.Typer(
@@ -17,8 +25,13 @@ app = typer.Typer(
 
 
 @app.command("verify")
-def verify(state_root_: StateRootOpt = None, json_out: JsonOpt = False) -> None:
-    """Check every file of the state root; exit 1 with a precise report on any problem.
+def verify(
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Check every file of the state root; exit 1 with a precise report on any problem. When the
+    repository's committed `[store]` names etcd, every key of its store is checked too.
 
     Example:
 
@@ -27,7 +40,7 @@ def verify(state_root_: StateRootOpt = None, json_out: JsonOpt = False) -> None:
     """
     from oms.services.admin.storeops import verify_state
 
-    report = verify_state(state_root(state_root_))
+    report = verify_state(state_root(state_root_, repo := _repository(config_root_)), repo)
     errors = [f for f in report.findings if f.severity == "error"]
     if json_out:
         emit(
@@ -130,3 +143,16 @@ def compact(
         f"{len(report.kept)} kept; {report.not_due} ended ticket(s) not due yet ([retention] "
         f"compact_after_days)"
     )
+
+
+def _repository(value: str | None) -> str | None:
+    """The repository `--config-root` names (or the one the command runs in); None outside one
+    when none was named: the state root alone is verified."""
+    from oms.errors import NotARepositoryError
+
+    try:
+        return config_root(value)
+    except NotARepositoryError:
+        if value is not None:
+            raise
+        return None

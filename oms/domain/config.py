@@ -89,6 +89,16 @@ class ProxyConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class StoreConfig:
+    """`[store]` (ADR 0043): where records, events and locks live — `files` (the state root) or
+    `etcd` (its members' `endpoints`, under `prefix`; None: `/oms/<state key id>/`)."""
+
+    backend: str = "files"
+    endpoints: tuple[str, ...] = ()
+    prefix: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """The validated configuration."""
 
@@ -108,6 +118,7 @@ class Config:
     # a `[notify]` table left here: ignored, never run — it lives in the person's own settings
     # (ADR 0036, amended: `domain/notify.py`); `oms status` and `oms doctor` say where it moved
     stale_notify: bool = False
+    store: StoreConfig = field(default_factory=StoreConfig)  # `[store]` (ADR 0043)
 
 
 def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
@@ -174,7 +185,22 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
         proxy=_proxy(doc, where),
         limits=limits,
         stale_notify="notify" in doc,
+        store=_store(doc, where),
     )
+
+
+def _store(doc: dict[str, Any], where: str) -> StoreConfig:
+    table = dict(doc.get("store", {}))
+    backend = table.get("backend", "files")
+    endpoints = tuple(table.get("endpoints", ()))
+    if backend == "etcd" and not endpoints:
+        raise ConfigError(
+            f'{where}: store.backend = "etcd" needs store.endpoints',
+            hint='name the members, e.g. endpoints = ["http://127.0.0.1:2379"]',
+        )
+    if backend == "files" and (endpoints or "prefix" in table):
+        raise ConfigError(f'{where}: store.endpoints and store.prefix need backend = "etcd"')
+    return StoreConfig(backend, endpoints, table.get("prefix"))
 
 
 def _proxy(doc: dict[str, Any], where: str) -> ProxyConfig:

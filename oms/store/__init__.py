@@ -16,6 +16,7 @@ from oms.store.stateroot import StateRoot, default_state_root
 if TYPE_CHECKING:
     from oms.canonical import JsonObject
     from oms.fsio import FsioOptions, Root
+    from oms.store.backend import Backend
     from oms.store.content import TicketContent, WorktreeRecords
     from oms.store.events import EventStore
     from oms.store.evidence import Evidence, EvidenceStore
@@ -32,9 +33,12 @@ class Store:
     and must not pay for importing the evidence, outbox, journal and content modules
     (docs/adr/0010)."""
 
-    def __init__(self, state: StateRoot, limits: Limits = LIMITS) -> None:
+    def __init__(
+        self, state: StateRoot, limits: Limits = LIMITS, *, backend: Backend | None = None
+    ) -> None:
         self.state = state
         self.limits = limits
+        self.backend = backend  # where records and events live; None: the state root (ADR 0043)
         self._events: EventStore | None = None
         self._evidence: EvidenceStore | None = None
         self._ticket_content: TicketContent | None = None
@@ -47,7 +51,7 @@ class Store:
         if self._events is None:
             from oms.store.events import EventStore
 
-            self._events = EventStore(self.state.root, self.limits)
+            self._events = EventStore(self.state.root, self.limits, backend=self.backend)
         return self._events
 
     @property
@@ -105,7 +109,7 @@ class Store:
 
     def records(self, kind: str) -> RecordStore:
         """The records of `kind`."""
-        return RecordStore(self.state.root, kind, self.limits)
+        return RecordStore(self.state.root, kind, self.limits, backend=self.backend)
 
     def latest(self, kind: str) -> Latest:
         """The latest version of every record of `kind`, reading only what changed since the last
@@ -149,7 +153,7 @@ class Store:
         """One consumer's outbox."""
         from oms.store.outbox import Outbox
 
-        return Outbox(self.state.root, consumer_id, self.limits)
+        return Outbox(self.state.root, consumer_id, self.limits, backend=self.backend)
 
     def journal(self, name: str) -> Journal:
         """An append-only journal."""

@@ -11,7 +11,6 @@ from typing import NamedTuple
 
 from oms.canonical import JsonObject, access, check, parse_ts
 from oms.errors import (
-    AlreadyExistsError,
     ConflictError,
     IntegrityError,
     NotFoundError,
@@ -19,7 +18,7 @@ from oms.errors import (
 )
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
-from oms.store import ledger
+from oms.store.backend import Backend, Files
 from oms.store.documents import encode_document, parse_document
 
 EVENTS_DIR = "events"
@@ -53,9 +52,12 @@ def parse_event(data: bytes, event_id: str, where: str) -> Event:
 class EventStore:
     """The events of a state root."""
 
-    def __init__(self, root: Root, limits: Limits = LIMITS) -> None:
+    def __init__(
+        self, root: Root, limits: Limits = LIMITS, *, backend: Backend | None = None
+    ) -> None:
         self.root = root
         self.limits = limits
+        self.backend: Backend = Files(root) if backend is None else backend
 
     def _rel(self, event_id: str) -> str:
         return f"{EVENTS_DIR}/{check(event_id, 'event id')}.json"
@@ -74,24 +76,19 @@ class EventStore:
         }
         data = encode_document(doc, "event", rel, self.limits.event_bytes)
         parse_ts(created_at, "created_at")
-        try:
-            ledger.publish_noted(self.root, "event", rel, data)  # with its entry, or not at all
+        existing = self.backend.create_once("event", rel, data, self.limits.event_bytes)
+        if existing is None:
             return parse_event(data, event_id, rel), True
-        except AlreadyExistsError:
-            existing = self.root.read_bytes(rel, self.limits.event_bytes)
-            if existing != data:
-                raise ConflictError(
-                    f"event {event_id} already exists with different content"
-                ) from None
-            return parse_event(existing, event_id, rel), False
+        if existing != data:
+            raise ConflictError(f"event {event_id} already exists with different content")
+        return parse_event(existing, event_id, rel), False
 
     def read(self, event_id: str, event_type: str | None = None) -> Event:
         """Read event `event_id`, optionally requiring its type."""
         rel = self._rel(event_id)
-        try:
-            data = self.root.read_bytes(rel, self.limits.event_bytes)
-        except NotFoundError as exc:
-            raise RecordNotFoundError(f"no event {event_id}") from exc
+        data = self.backend.read(rel, self.limits.event_bytes)
+        if data is None:
+            raise RecordNotFoundError(f"no event {event_id}")
         event = parse_event(data, event_id, rel)
         if event_type is not None and event.event_type != event_type:
             raise IntegrityError(f"event {event_id} is {event.event_type} (expected {event_type})")
@@ -100,6 +97,8 @@ class EventStore:
     def exists(self, event_id: str) -> bool:
         """Whether event `event_id` is stored as a regular file (one lookup, however many events
         exist)."""
+        if not isinstance(self.backend, Files):
+            return self.backend.read(self._rel(event_id), self.limits.event_bytes) is not None
         try:
             found = self.root.lstat(self._rel(event_id))
         except NotFoundError:
@@ -108,10 +107,7 @@ class EventStore:
 
     def ids(self) -> list[str]:
         """Every event id (sorted)."""
-        try:
-            names = self.root.listdir(EVENTS_DIR)
-        except NotFoundError:
-            return []
+        names = self.backend.names(EVENTS_DIR)
         return [
             name[: -len(".json")]
             for name in names

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from oms.canonical import JsonObject, access, check, operation_nonce, parse_ts
-from oms.errors import AlreadyExistsError, ConflictError, IntegrityError
+from oms.errors import ConflictError, IntegrityError
 from oms.fsio import Root
 from oms.fsio.locks import Lock, acquire, acquire_waiting
 from oms.limits import LIMITS, Limits
-from oms.store import ledger
+from oms.store.backend import Backend, Fence, Files
 from oms.store.documents import encode_document, parse_document
 
 OUTBOX_DIR = "outbox"
@@ -52,10 +52,18 @@ def parse_receipt(data: bytes, consumer_id: str, event_id: str, where: str) -> R
 class Outbox:
     """One consumer's view of the outbox."""
 
-    def __init__(self, root: Root, consumer_id: str, limits: Limits = LIMITS) -> None:
+    def __init__(
+        self,
+        root: Root,
+        consumer_id: str,
+        limits: Limits = LIMITS,
+        *,
+        backend: Backend | None = None,
+    ) -> None:
         self.root = root
         self.consumer_id = check(consumer_id, "consumer id")
         self.limits = limits
+        self.backend: Backend = Files(root) if backend is None else backend
         self._dir = f"{OUTBOX_DIR}/{consumer_id}"
 
     def lock(self, event_id: str, *, wait_s: float = 0.0) -> Lock:
@@ -68,22 +76,25 @@ class Outbox:
     def read_receipt(self, event_id: str) -> Receipt | None:
         """The committed receipt, if any."""
         rel = f"{self._dir}/{check(event_id, 'event id')}{RECEIPT_SUFFIX}"
-        data = self.root.read_optional(rel, self.limits.receipt_bytes)
+        data = self.backend.read(rel, self.limits.receipt_bytes)
         return None if data is None else parse_receipt(data, self.consumer_id, event_id, rel)
 
     def has_receipt(self, event_id: str) -> bool:
         """Is a receipt committed for `event_id`? (Its name only: `read_receipt` checks it.)"""
-        return self.root.exists(f"{self._dir}/{check(event_id, 'event id')}{RECEIPT_SUFFIX}")
+        rel = f"{self._dir}/{check(event_id, 'event id')}{RECEIPT_SUFFIX}"
+        if isinstance(self.backend, Files):
+            return self.root.exists(rel)
+        return self.backend.read(rel, self.limits.receipt_bytes) is not None
 
     def nonce(self, event_id: str) -> str:
         """The operation nonce every receipt for `event_id` by this consumer carries."""
         return operation_nonce(event_id, self.consumer_id)
 
     def commit_receipt(
-        self, event_id: str, processed_at: str, result: JsonObject
+        self, event_id: str, processed_at: str, result: JsonObject, *, fence: Fence | None = None
     ) -> tuple[Receipt, bool]:
         """Create the receipt once; the nonce is added here. Returns it and whether this call
-        created it."""
+        created it. With `fence` (etcd), it lands only while that lock is still held."""
         rel = f"{self._dir}/{check(event_id, 'event id')}{RECEIPT_SUFFIX}"
         doc: JsonObject = {
             "format": "oms-receipt-v1",
@@ -93,14 +104,14 @@ class Outbox:
             "result": {**result, "operation_nonce": self.nonce(event_id)},
         }
         data = encode_document(doc, "outbox-receipt", rel, self.limits.receipt_bytes)
-        self.root.mkdirs(self._dir)
-        try:
-            ledger.publish_noted(self.root, "receipt", rel, data)  # with its entry, or not at all
+        if isinstance(self.backend, Files):
+            self.root.mkdirs(self._dir)
+        found = self.backend.create_once(
+            "receipt", rel, data, self.limits.receipt_bytes, fence=fence
+        )
+        if found is None:
             return parse_receipt(data, self.consumer_id, event_id, rel), True
-        except AlreadyExistsError:
-            existing = self.read_receipt(event_id)
-            if existing is None or existing.result != doc["result"]:
-                raise ConflictError(
-                    f"receipt for {self.consumer_id}/{event_id} already exists"
-                ) from None
-            return existing, False
+        existing = parse_receipt(found, self.consumer_id, event_id, rel)
+        if existing.result != doc["result"]:
+            raise ConflictError(f"receipt for {self.consumer_id}/{event_id} already exists")
+        return existing, False

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import partial
 from typing import NamedTuple
 
 from oms.canonical import JsonObject, access, check, digest_bytes, parse_ts
@@ -31,18 +32,16 @@ from oms.errors import (
     AlreadyExistsError,
     IntegrityError,
     InvalidInputError,
-    NotFoundError,
     OperationConflictError,
     RecordNotFoundError,
     VersionConflictError,
 )
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
-from oms.store import ledger, live
-from oms.store.documents import encode_document, parse_document, read_document_optional
+from oms.store.backend import Backend, Fence, Files, Publish
+from oms.store.documents import encode_document, parse_document
 from oms.store.stateroot import check_kind
 
-VERSION_NAME = re.compile(r"(0|[1-9][0-9]{0,15})\.json")
 OPS_DIR = "ops"
 _ACTOR = re.compile(r"[a-z][a-z0-9-]{0,62}(?:[.:][a-z0-9][a-z0-9-]{0,62}){0,3}")
 
@@ -167,10 +166,24 @@ def _parse_record(
 class RecordStore:
     """Records of one kind under a state root."""
 
-    def __init__(self, root: Root, kind: str, limits: Limits = LIMITS) -> None:
+    def __init__(
+        self,
+        root: Root,
+        kind: str,
+        limits: Limits = LIMITS,
+        *,
+        backend: Backend | None = None,
+        fence: Fence | None = None,
+    ) -> None:
         self.root = root
         self.kind = check_kind(kind)
         self.limits = limits
+        self.backend: Backend = Files(root) if backend is None else backend
+        self.fence = fence  # a lock's token every write of this store carries (backend.py)
+
+    def fenced(self, fence: Fence) -> RecordStore:
+        """This store, its writes landing only while `fence`'s lock is still the one held."""
+        return RecordStore(self.root, self.kind, self.limits, backend=self.backend, fence=fence)
 
     # ------------------------------------------------------------------ paths
     def _dir(self, record_id: str) -> str:
@@ -179,32 +192,31 @@ class RecordStore:
     # ------------------------------------------------------------------ reads
     def ids(self) -> list[str]:
         """Every record id of this kind (sorted)."""
-        try:
-            return self.root.listdir(f"records/{self.kind}")
-        except NotFoundError:
-            return []
+        return self.backend.names(f"records/{self.kind}")
 
     def versions(self, record_id: str) -> list[int]:
         """The version numbers present for `record_id`, ascending; empty if none."""
-        try:
-            names = self.root.listdir(self._dir(record_id))
-        except NotFoundError:
-            return []
-        return sorted(int(m.group(1)) for name in names if (m := VERSION_NAME.fullmatch(name)))
+        return self.backend.versions(self.kind, check(record_id, f"{self.kind} id"))
 
     def read_version(self, record_id: str, version: int) -> Record:
         """One specific version."""
         rel = f"{self._dir(record_id)}/{version}.json"
-        try:
-            data = self.root.read_bytes(rel, self.limits.record_bytes)
-        except NotFoundError as exc:
-            raise RecordNotFoundError(f"{self.kind} {record_id} has no version {version}") from exc
+        data = self.backend.read(rel, self.limits.record_bytes)
+        if data is None:
+            raise RecordNotFoundError(f"{self.kind} {record_id} has no version {version}")
         return parse_record(data, self.kind, record_id, version, rel)
 
     def read_if_exists(self, record_id: str) -> Record | None:
         """The latest version, or None when the record does not exist."""
-        versions = self.versions(record_id)
-        return self.read_version(record_id, versions[-1]) if versions else None
+        found = self.backend.read_latest(
+            self.kind, check(record_id, f"{self.kind} id"), self.limits.record_bytes
+        )
+        if found is None:
+            return None
+        version, data = found
+        return parse_record(
+            data, self.kind, record_id, version, f"{self._dir(record_id)}/{version}.json"
+        )
 
     def read(self, record_id: str) -> Record:
         """The latest version."""
@@ -242,9 +254,10 @@ class RecordStore:
 
     def _indexed(self, record_id: str, operation_id: str) -> Record | None:
         rel = f"{self._dir(record_id)}/{OPS_DIR}/{operation_id}.json"
-        entry = read_document_optional(self.root, rel, "op-index", self.limits.record_bytes)
-        if entry is None:
+        raw = self.backend.read(rel, self.limits.record_bytes)
+        if raw is None:
             return None
+        entry = parse_document(raw, "op-index", rel)
         rec = self.read_version(record_id, access.integer(entry, "version"))
         if rec.operation_id != operation_id or entry["operation_id"] != operation_id:
             raise IntegrityError(f"{rel}: points at a version with another operation id")
@@ -346,7 +359,6 @@ class RecordStore:
         observed_at: str,
     ) -> WriteResult:
         """Create version 0 (or return it if this operation already created it)."""
-        self.root.mkdirs(self._dir(record_id))
         return self._write(record_id, None, state, payload, operation_id, actor, observed_at)
 
     def transition(
@@ -385,10 +397,9 @@ class RecordStore:
         parse_ts(observed_at, "observed_at")
         base = self._dir(record_id)
         for _ in range(LIMITS.record_race_rounds):
-            versions = self.versions(record_id)
-            if not versions and expected is not None:
+            latest = self.read_if_exists(record_id)
+            if latest is None and expected is not None:
                 raise RecordNotFoundError(f"no {self.kind} record {record_id}")
-            latest = self.read_version(record_id, versions[-1]) if versions else None
             done = self._replay(record_id, operation_id, latest)
             if done is not None:
                 return self._replayed(done, expected, state, payload)
@@ -422,17 +433,19 @@ class RecordStore:
             data = encode_document(
                 doc, self.kind, rel, self.limits.record_bytes
             )  # validate before any write
-            if latest is not None:
-                self._index(latest)
-            kind_dir = f"records/{self.kind}"
-            live.before(self.root, self.kind, record_id, version, state)  # store/live.py
-            self.root.touch_dir(kind_dir)  # change marks around the publish: store/summary.py
-            try:
-                ledger.publish_noted(self.root, "record", rel, data)  # with its entry, or none
-            except AlreadyExistsError:
+            previous = latest
+            item = Publish(
+                self.kind,
+                record_id,
+                version,
+                state,
+                rel,
+                data,
+                None if previous is None else partial(self._index, previous),
+                self._entry(record_id, operation_id, version),
+            )
+            if not self.backend.publish_version(item, self.fence):
                 continue  # lost the race: the next round replays or reports the conflict
-            self.root.touch_dir(kind_dir)
-            live.after(self.root, self.kind, record_id, version)
             record = Record(
                 self.kind,
                 record_id,
@@ -470,16 +483,20 @@ class RecordStore:
             return latest
         return self._indexed(record_id, operation_id)
 
+    def _entry(self, record_id: str, operation_id: str, version: int) -> tuple[str, bytes]:
+        """The op-index entry naming `version` as `operation_id`'s: its name and bytes."""
+        rel = f"{self._dir(record_id)}/{OPS_DIR}/{operation_id}.json"
+        entry: JsonObject = {
+            "format": "oms-op-v1",
+            "operation_id": operation_id,
+            "version": version,
+        }
+        return rel, encode_document(entry, "op-index", rel, self.limits.record_bytes)
+
     def _index(self, rec: Record) -> None:
         """Make sure the op index names `rec` (idempotent; a different entry is corruption)."""
         ops = f"{self._dir(rec.record_id)}/{OPS_DIR}"
-        rel = f"{ops}/{rec.operation_id}.json"
-        entry: JsonObject = {
-            "format": "oms-op-v1",
-            "operation_id": rec.operation_id,
-            "version": rec.version,
-        }
-        data = encode_document(entry, "op-index", rel, self.limits.record_bytes)
+        rel, data = self._entry(rec.record_id, rec.operation_id, rec.version)
         existing = self.root.read_optional(rel, self.limits.record_bytes)
         if existing is None:
             self.root.mkdirs(ops)

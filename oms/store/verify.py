@@ -39,13 +39,14 @@ from oms.store import (
     sandboxes,
     summary_file,
 )
+from oms.store.backend import VERSION_NAME
 from oms.store.content import TICKETS_DIR, WORKTREES_DIR, parse_content, parse_worktree
 from oms.store.documents import parse_document
 from oms.store.events import EVENTS_DIR, parse_event
 from oms.store.evidence import EVIDENCE_DIR, open_envelope
 from oms.store.journal import JOURNAL_NAMES, JOURNALS_DIR, SEQ_NAME, entry_digest
 from oms.store.outbox import LOCK_SUFFIX, OUTBOX_DIR, RECEIPT_SUFFIX, parse_receipt
-from oms.store.records import OPS_DIR, VERSION_NAME, Record, parse_record
+from oms.store.records import OPS_DIR, Record, parse_record
 from oms.store.stateroot import KEY, LAYOUT, META, RECORD_KINDS, TMUX_CONF, StateMeta, parse_meta
 from oms.store.summary import RACY_NS
 

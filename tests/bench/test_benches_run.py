@@ -145,6 +145,14 @@ SMALL: dict[str, Small] = {
         frozen=True,
     ),
     "state_bytes_bench.py": Small(("--dispatches", "2"), ("state root bytes, compacted / ended",)),
+    "etcd_bench.py": Small(
+        ("--records", "20", "--samples", "10"),
+        (
+            "etcd read latest, 20 records / files",
+            "etcd transition (read, decide, CAS) / files",
+            "etcd read latest / etcd round trip",
+        ),
+    ),
     "store_bench.py": Small(
         ("--records", "100", "--samples", "20"),
         (

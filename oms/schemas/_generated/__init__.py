@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '851434d1fe06dc05fb04b84079bf7ec124548df48bcca262d3b3e2a0a0b84287'
+SOURCE_SHA256 = 'c92800f96fe6c5cd8d33af27d6644cf8dc18bf55ccc5b933e4ca56dbb4aacc45'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -17,16 +17,19 @@ from oms.schemas._generated import defs as _m_defs
 _P0 = '^[^\\u0000-\\u001f\\u007f]*$'
 _P1 = '^[A-Za-z0-9._/-]+$'
 _P2 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?(?:/[A-Za-z0-9][A-Za-z0-9._-]{0,127})?$'
-_P3 = '^[A-Z][A-Z0-9_]{0,55}_API_KEY$'
-_P4 = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$'
-_P5 = '^(?!oms/)[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$'
+_P3 = '^http://[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?/?$'
+_P4 = '^/([A-Za-z0-9._-]+/)+$'
+_P5 = '^[A-Z][A-Z0-9_]{0,55}_API_KEY$'
+_P6 = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$'
+_P7 = '^(?!oms/)[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$'
 _C0: object = 1
 _C1: tuple[object, ...] = ('none', 'host')
 _C2: tuple[object, ...] = ('token', 'raw')
 _C3: object = 'command'
-_C4: tuple[object, ...] = ('anthropic', 'openai')
-_C5: tuple[object, ...] = ('key', 'codex-chatgpt')
-_C6: tuple[object, ...] = ('merge-commit', 'fast-forward')
+_C4: tuple[object, ...] = ('files', 'etcd')
+_C5: tuple[object, ...] = ('anthropic', 'openai')
+_C6: tuple[object, ...] = ('key', 'codex-chatgpt')
+_C7: tuple[object, ...] = ('merge-commit', 'fast-forward')
 
 
 def _v229(x: object) -> bool:
@@ -541,6 +544,67 @@ def _v275(x: object) -> bool:
 
 
 def _v280(x: object) -> bool:
+    # config#/properties/store/properties/backend
+    if not any(_eq(x, c) for c in _C4):
+        return False
+    return True
+
+
+def _v282(x: object) -> bool:
+    # config#/properties/store/properties/endpoints/items
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P3, x) is None:
+            return False
+    return True
+
+
+def _v281(x: object) -> bool:
+    # config#/properties/store/properties/endpoints
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) < 1:
+            return False
+        if len(x) > 16:
+            return False
+        for v in x:
+            if not _v282(v):
+                return False
+    return True
+
+
+def _v283(x: object) -> bool:
+    # config#/properties/store/properties/prefix
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P4, x) is None:
+            return False
+        if len(x) > 256:
+            return False
+    return True
+
+
+def _v279(x: object) -> bool:
+    # config#/properties/store
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        if 'backend' in x and not _v280(x['backend']):
+            return False
+        if 'endpoints' in x and not _v281(x['endpoints']):
+            return False
+        if 'prefix' in x and not _v283(x['prefix']):
+            return False
+        for k in x:
+            if k not in ('backend', 'endpoints', 'prefix'):
+                return False
+    return True
+
+
+def _v285(x: object) -> bool:
     # config#/properties/retention/properties/compact_after_days
     if not (_is_integer(x)):
         return False
@@ -552,12 +616,12 @@ def _v280(x: object) -> bool:
     return True
 
 
-def _v279(x: object) -> bool:
+def _v284(x: object) -> bool:
     # config#/properties/retention
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'compact_after_days' in x and not _v280(x['compact_after_days']):
+        if 'compact_after_days' in x and not _v285(x['compact_after_days']):
             return False
         for k in x:
             if k not in ('compact_after_days',):
@@ -565,45 +629,45 @@ def _v279(x: object) -> bool:
     return True
 
 
-def _v283(x: object) -> bool:
+def _v288(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/family
-    if not any(_eq(x, c) for c in _C4):
+    if not any(_eq(x, c) for c in _C5):
         return False
     return True
 
 
-def _v284(x: object) -> bool:
+def _v289(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/enabled
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v285(x: object) -> bool:
+def _v290(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/endpoint
     if not _m_defs._v23(x):
         return False
     return True
 
 
-def _v286(x: object) -> bool:
+def _v291(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/auth
-    if not any(_eq(x, c) for c in _C5):
+    if not any(_eq(x, c) for c in _C6):
         return False
     return True
 
 
-def _v287(x: object) -> bool:
+def _v292(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/key_env
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P3, x) is None:
+        if _search(_P5, x) is None:
             return False
     return True
 
 
-def _v288(x: object) -> bool:
+def _v293(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/cost_tier
     if not (_is_integer(x)):
         return False
@@ -615,14 +679,14 @@ def _v288(x: object) -> bool:
     return True
 
 
-def _v290(x: object) -> bool:
+def _v295(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v289(x: object) -> bool:
+def _v294(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags
     if not (isinstance(x, list)):
         return False
@@ -630,31 +694,31 @@ def _v289(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v290(v):
+            if not _v295(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v292(x: object) -> bool:
+def _v297(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/additionalProperties
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v293(x: object) -> bool:
+def _v298(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/propertyNames
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P4, x) is None:
+        if _search(_P6, x) is None:
             return False
     return True
 
 
-def _v291(x: object) -> bool:
+def _v296(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models
     if not (isinstance(x, dict)):
         return False
@@ -662,15 +726,15 @@ def _v291(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v292(v):
+            if k not in () and not _v297(v):
                 return False
         for k in x:
-            if not _v293(k):
+            if not _v298(k):
                 return False
     return True
 
 
-def _v295(x: object) -> bool:
+def _v300(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe/items
     if not (isinstance(x, str)):
         return False
@@ -684,7 +748,7 @@ def _v295(x: object) -> bool:
     return True
 
 
-def _v294(x: object) -> bool:
+def _v299(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe
     if not (isinstance(x, list)):
         return False
@@ -694,12 +758,12 @@ def _v294(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v295(v):
+            if not _v300(v):
                 return False
     return True
 
 
-def _v296(x: object) -> bool:
+def _v301(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_skip_at
     if not (_is_integer(x)):
         return False
@@ -711,7 +775,7 @@ def _v296(x: object) -> bool:
     return True
 
 
-def _v282(x: object) -> bool:
+def _v287(x: object) -> bool:
     # config#/properties/providers/additionalProperties
     if not (isinstance(x, dict)):
         return False
@@ -719,25 +783,25 @@ def _v282(x: object) -> bool:
         for k in ('family',):
             if k not in x:
                 return False
-        if 'family' in x and not _v283(x['family']):
+        if 'family' in x and not _v288(x['family']):
             return False
-        if 'enabled' in x and not _v284(x['enabled']):
+        if 'enabled' in x and not _v289(x['enabled']):
             return False
-        if 'endpoint' in x and not _v285(x['endpoint']):
+        if 'endpoint' in x and not _v290(x['endpoint']):
             return False
-        if 'auth' in x and not _v286(x['auth']):
+        if 'auth' in x and not _v291(x['auth']):
             return False
-        if 'key_env' in x and not _v287(x['key_env']):
+        if 'key_env' in x and not _v292(x['key_env']):
             return False
-        if 'cost_tier' in x and not _v288(x['cost_tier']):
+        if 'cost_tier' in x and not _v293(x['cost_tier']):
             return False
-        if 'tags' in x and not _v289(x['tags']):
+        if 'tags' in x and not _v294(x['tags']):
             return False
-        if 'models' in x and not _v291(x['models']):
+        if 'models' in x and not _v296(x['models']):
             return False
-        if 'quota_probe' in x and not _v294(x['quota_probe']):
+        if 'quota_probe' in x and not _v299(x['quota_probe']):
             return False
-        if 'quota_skip_at' in x and not _v296(x['quota_skip_at']):
+        if 'quota_skip_at' in x and not _v301(x['quota_skip_at']):
             return False
         for k in x:
             if k not in ('family', 'enabled', 'endpoint', 'auth', 'key_env', 'cost_tier', 'tags', 'models', 'quota_probe', 'quota_skip_at'):
@@ -745,14 +809,14 @@ def _v282(x: object) -> bool:
     return True
 
 
-def _v297(x: object) -> bool:
+def _v302(x: object) -> bool:
     # config#/properties/providers/propertyNames
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v281(x: object) -> bool:
+def _v286(x: object) -> bool:
     # config#/properties/providers
     if not (isinstance(x, dict)):
         return False
@@ -760,22 +824,22 @@ def _v281(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v282(v):
+            if k not in () and not _v287(v):
                 return False
         for k in x:
-            if not _v297(k):
+            if not _v302(k):
                 return False
     return True
 
 
-def _v300(x: object) -> bool:
+def _v305(x: object) -> bool:
     # config#/properties/routing/properties/order/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v299(x: object) -> bool:
+def _v304(x: object) -> bool:
     # config#/properties/routing/properties/order
     if not (isinstance(x, list)):
         return False
@@ -783,21 +847,21 @@ def _v299(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v300(v):
+            if not _v305(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v301(x: object) -> bool:
+def _v306(x: object) -> bool:
     # config#/properties/routing/properties/active
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v302(x: object) -> bool:
+def _v307(x: object) -> bool:
     # config#/properties/routing/properties/cooldown_minutes
     if not (_is_integer(x)):
         return False
@@ -809,7 +873,7 @@ def _v302(x: object) -> bool:
     return True
 
 
-def _v303(x: object) -> bool:
+def _v308(x: object) -> bool:
     # config#/properties/routing/properties/transient_cooldown_seconds
     if not (_is_integer(x)):
         return False
@@ -821,18 +885,18 @@ def _v303(x: object) -> bool:
     return True
 
 
-def _v298(x: object) -> bool:
+def _v303(x: object) -> bool:
     # config#/properties/routing
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'order' in x and not _v299(x['order']):
+        if 'order' in x and not _v304(x['order']):
             return False
-        if 'active' in x and not _v301(x['active']):
+        if 'active' in x and not _v306(x['active']):
             return False
-        if 'cooldown_minutes' in x and not _v302(x['cooldown_minutes']):
+        if 'cooldown_minutes' in x and not _v307(x['cooldown_minutes']):
             return False
-        if 'transient_cooldown_seconds' in x and not _v303(x['transient_cooldown_seconds']):
+        if 'transient_cooldown_seconds' in x and not _v308(x['transient_cooldown_seconds']):
             return False
         for k in x:
             if k not in ('order', 'active', 'cooldown_minutes', 'transient_cooldown_seconds'):
@@ -840,7 +904,7 @@ def _v298(x: object) -> bool:
     return True
 
 
-def _v307(x: object) -> bool:
+def _v312(x: object) -> bool:
     # config#/properties/verify/properties/commands/items/items
     if not (isinstance(x, str)):
         return False
@@ -854,7 +918,7 @@ def _v307(x: object) -> bool:
     return True
 
 
-def _v306(x: object) -> bool:
+def _v311(x: object) -> bool:
     # config#/properties/verify/properties/commands/items
     if not (isinstance(x, list)):
         return False
@@ -864,12 +928,12 @@ def _v306(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v307(v):
+            if not _v312(v):
                 return False
     return True
 
 
-def _v305(x: object) -> bool:
+def _v310(x: object) -> bool:
     # config#/properties/verify/properties/commands
     if not (isinstance(x, list)):
         return False
@@ -879,12 +943,12 @@ def _v305(x: object) -> bool:
         if len(x) > 20:
             return False
         for v in x:
-            if not _v306(v):
+            if not _v311(v):
                 return False
     return True
 
 
-def _v308(x: object) -> bool:
+def _v313(x: object) -> bool:
     # config#/properties/verify/properties/timeout_seconds
     if not (_is_integer(x)):
         return False
@@ -896,7 +960,7 @@ def _v308(x: object) -> bool:
     return True
 
 
-def _v309(x: object) -> bool:
+def _v314(x: object) -> bool:
     # config#/properties/verify/properties/max_output_bytes
     if not (_is_integer(x)):
         return False
@@ -908,14 +972,14 @@ def _v309(x: object) -> bool:
     return True
 
 
-def _v311(x: object) -> bool:
+def _v316(x: object) -> bool:
     # config#/properties/verify/properties/show/items
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v310(x: object) -> bool:
+def _v315(x: object) -> bool:
     # config#/properties/verify/properties/show
     if not (isinstance(x, list)):
         return False
@@ -923,12 +987,12 @@ def _v310(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v311(v):
+            if not _v316(v):
                 return False
     return True
 
 
-def _v304(x: object) -> bool:
+def _v309(x: object) -> bool:
     # config#/properties/verify
     if not (isinstance(x, dict)):
         return False
@@ -936,13 +1000,13 @@ def _v304(x: object) -> bool:
         for k in ('commands',):
             if k not in x:
                 return False
-        if 'commands' in x and not _v305(x['commands']):
+        if 'commands' in x and not _v310(x['commands']):
             return False
-        if 'timeout_seconds' in x and not _v308(x['timeout_seconds']):
+        if 'timeout_seconds' in x and not _v313(x['timeout_seconds']):
             return False
-        if 'max_output_bytes' in x and not _v309(x['max_output_bytes']):
+        if 'max_output_bytes' in x and not _v314(x['max_output_bytes']):
             return False
-        if 'show' in x and not _v310(x['show']):
+        if 'show' in x and not _v315(x['show']):
             return False
         for k in x:
             if k not in ('commands', 'timeout_seconds', 'max_output_bytes', 'show'):
@@ -950,33 +1014,33 @@ def _v304(x: object) -> bool:
     return True
 
 
-def _v313(x: object) -> bool:
+def _v318(x: object) -> bool:
     # config#/properties/merge/properties/into
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if _search(_P5, x) is None:
+        if _search(_P7, x) is None:
             return False
         if len(x) > 200:
             return False
     return True
 
 
-def _v314(x: object) -> bool:
+def _v319(x: object) -> bool:
     # config#/properties/merge/properties/mode
-    if not any(_eq(x, c) for c in _C6):
+    if not any(_eq(x, c) for c in _C7):
         return False
     return True
 
 
-def _v312(x: object) -> bool:
+def _v317(x: object) -> bool:
     # config#/properties/merge
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'into' in x and not _v313(x['into']):
+        if 'into' in x and not _v318(x['into']):
             return False
-        if 'mode' in x and not _v314(x['mode']):
+        if 'mode' in x and not _v319(x['mode']):
             return False
         for k in x:
             if k not in ('into', 'mode'):
@@ -984,7 +1048,7 @@ def _v312(x: object) -> bool:
     return True
 
 
-def _v316(x: object) -> bool:
+def _v321(x: object) -> bool:
     # config#/properties/proxy/properties/port
     if not (_is_integer(x)):
         return False
@@ -996,7 +1060,7 @@ def _v316(x: object) -> bool:
     return True
 
 
-def _v317(x: object) -> bool:
+def _v322(x: object) -> bool:
     # config#/properties/proxy/properties/max_request_bytes
     if not (_is_integer(x)):
         return False
@@ -1008,23 +1072,23 @@ def _v317(x: object) -> bool:
     return True
 
 
-def _v318(x: object) -> bool:
+def _v323(x: object) -> bool:
     # config#/properties/proxy/properties/workers
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v315(x: object) -> bool:
+def _v320(x: object) -> bool:
     # config#/properties/proxy
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'port' in x and not _v316(x['port']):
+        if 'port' in x and not _v321(x['port']):
             return False
-        if 'max_request_bytes' in x and not _v317(x['max_request_bytes']):
+        if 'max_request_bytes' in x and not _v322(x['max_request_bytes']):
             return False
-        if 'workers' in x and not _v318(x['workers']):
+        if 'workers' in x and not _v323(x['workers']):
             return False
         for k in x:
             if k not in ('port', 'max_request_bytes', 'workers'):
@@ -1032,14 +1096,14 @@ def _v315(x: object) -> bool:
     return True
 
 
-def _v319(x: object) -> bool:
+def _v324(x: object) -> bool:
     # config#/properties/limits
     if not _m_defs._v253(x):
         return False
     return True
 
 
-def _v320(x: object) -> bool:
+def _v325(x: object) -> bool:
     # config#/properties/notify
     if not (isinstance(x, dict)):
         return False
@@ -1068,24 +1132,26 @@ def _v228(x: object) -> bool:
             return False
         if 'worktrees' in x and not _v275(x['worktrees']):
             return False
-        if 'retention' in x and not _v279(x['retention']):
+        if 'store' in x and not _v279(x['store']):
             return False
-        if 'providers' in x and not _v281(x['providers']):
+        if 'retention' in x and not _v284(x['retention']):
             return False
-        if 'routing' in x and not _v298(x['routing']):
+        if 'providers' in x and not _v286(x['providers']):
             return False
-        if 'verify' in x and not _v304(x['verify']):
+        if 'routing' in x and not _v303(x['routing']):
             return False
-        if 'merge' in x and not _v312(x['merge']):
+        if 'verify' in x and not _v309(x['verify']):
             return False
-        if 'proxy' in x and not _v315(x['proxy']):
+        if 'merge' in x and not _v317(x['merge']):
             return False
-        if 'limits' in x and not _v319(x['limits']):
+        if 'proxy' in x and not _v320(x['proxy']):
             return False
-        if 'notify' in x and not _v320(x['notify']):
+        if 'limits' in x and not _v324(x['limits']):
+            return False
+        if 'notify' in x and not _v325(x['notify']):
             return False
         for k in x:
-            if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'retention', 'providers', 'routing', 'verify', 'merge', 'proxy', 'limits', 'notify'):
+            if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'store', 'retention', 'providers', 'routing', 'verify', 'merge', 'proxy', 'limits', 'notify'):
                 return False
     return True
 

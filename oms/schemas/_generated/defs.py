@@ -782,12 +782,12 @@ def _v253(x: object) -> bool:
     return True
 
 
-def _v321(x: object) -> bool:
+def _v326(x: object) -> bool:
     # defs#
     return True
 
 
-def _v322(x: object) -> bool:
+def _v327(x: object) -> bool:
     # defs#/$defs/text
     if not (isinstance(x, str)):
         return False
@@ -797,7 +797,7 @@ def _v322(x: object) -> bool:
     return True
 
 
-def _v323(x: object) -> bool:
+def _v328(x: object) -> bool:
     # defs#/$defs/token
     if not (isinstance(x, str)):
         return False
@@ -807,7 +807,7 @@ def _v323(x: object) -> bool:
     return True
 
 
-def _v324(x: object) -> bool:
+def _v329(x: object) -> bool:
     # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
@@ -817,7 +817,7 @@ def _v324(x: object) -> bool:
     return True
 
 
-def _v325(x: object) -> bool:
+def _v330(x: object) -> bool:
     # defs#/$defs/public_key
     if not (isinstance(x, str)):
         return False
@@ -827,7 +827,7 @@ def _v325(x: object) -> bool:
     return True
 
 
-def _v326(x: object) -> bool:
+def _v331(x: object) -> bool:
     # defs#/$defs/base64
     if not (isinstance(x, str)):
         return False
@@ -840,11 +840,11 @@ def _v326(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'defs': _v321,
+    'defs': _v326,
     'defs#/$defs/abs_path': _v35,
     'defs#/$defs/actor': _v139,
     'defs#/$defs/argv_or_null': _v49,
-    'defs#/$defs/base64': _v326,
+    'defs#/$defs/base64': _v331,
     'defs#/$defs/branch': _v37,
     'defs#/$defs/capability': _v31,
     'defs#/$defs/changes_requested': _v76,
@@ -862,20 +862,20 @@ VALIDATORS: dict[str, Callable[[object], bool]] = {
     'defs#/$defs/model_endpoint_or_null': _v21,
     'defs#/$defs/model_id': _v19,
     'defs#/$defs/opaque_id': _v7,
-    'defs#/$defs/pane_id': _v324,
+    'defs#/$defs/pane_id': _v329,
     'defs#/$defs/person': _v115,
     'defs#/$defs/program_list': _v57,
-    'defs#/$defs/public_key': _v325,
+    'defs#/$defs/public_key': _v330,
     'defs#/$defs/reason': _v124,
     'defs#/$defs/repository': _v98,
     'defs#/$defs/role_id': _v17,
     'defs#/$defs/sandbox': _v45,
     'defs#/$defs/sandbox_limits': _v62,
     'defs#/$defs/sha256': _v3,
-    'defs#/$defs/text': _v322,
+    'defs#/$defs/text': _v327,
     'defs#/$defs/timestamp': _v118,
     'defs#/$defs/title': _v93,
-    'defs#/$defs/token': _v323,
+    'defs#/$defs/token': _v328,
     'defs#/$defs/tool_list': _v54,
     'defs#/$defs/transport': _v26,
     'defs#/$defs/url': _v102,

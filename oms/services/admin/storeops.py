@@ -5,9 +5,40 @@ from __future__ import annotations
 from oms.store.verify import Report, sweep, verify
 
 
-def verify_state(state_root: str) -> Report:
-    """Walk the state root and report every problem."""
-    return verify(state_root)
+def verify_state(state_root: str, config_root: str | None = None) -> Report:
+    """Walk the state root and report every problem; with `config_root` whose committed `[store]`
+    names etcd, walk that store's keys too (ADR 0043): each problem names its key."""
+    report = verify(state_root)
+    if config_root is None:
+        return report
+    from oms.adapters.etcd.store import verify_keys
+    from oms.errors import ConfigError
+    from oms.services.workspace.backend import etcd_store
+    from oms.services.workspace.committed import committed_config_if_any
+    from oms.store import Store
+
+    try:
+        config = committed_config_if_any(config_root)
+    except ConfigError as exc:  # the state root is checked all the same
+        report.note(
+            ".", f"the committed configuration is not readable, no etcd keys checked: {exc}"
+        )
+        return report
+    if config is None or config.store.backend != "etcd":
+        return report
+    with Store.open(state_root) as store:
+        key_id = store.state.meta.key_id
+    backend = etcd_store(config, key_id)
+    if backend is None:  # (backend == "etcd" always makes one)
+        return report
+    try:
+        problems, read = verify_keys(backend)
+    finally:
+        backend.client.close()
+    report.count("etcd keys", read)
+    for problem in problems:
+        report.error(f"etcd:{problem.key}", problem.problem)
+    return report
 
 
 def sweep_state(state_root: str) -> list[str]:

@@ -100,9 +100,12 @@ class Workspace:
         """The configuration committed at HEAD, as this operation read it (`head`)."""
         if self._config is None:
             # TOML: not on hot paths
+            from oms.services.workspace.backend import refuse_etcd
             from oms.services.workspace.committed import committed_config
 
-            self._config = committed_config(self.config_root, self.head())
+            config = committed_config(self.config_root, self.head())
+            refuse_etcd(config, self.config_root)
+            self._config = config
         return self._config
 
     def now(self) -> str:

@@ -79,6 +79,16 @@ def committed_config(config_root: str, head: Head | None = None) -> Config:
     return parse_config(data, f"{where}@HEAD")
 
 
+def committed_config_if_any(config_root: str) -> Config | None:
+    """`committed_config`, or None when the repository has no committed configuration (or no
+    commit yet)."""
+    try:
+        data = _head(config_root, CONFIG_PATH)
+    except OmsError:
+        return None
+    return None if data is None else committed_config(config_root)
+
+
 def flatten_instructions(data: bytes | None) -> str:
     """The instructions as one ASCII line (they go on an agent's command line), or oms's default."""
     text = "" if data is None else data[: LIMITS.instructions_bytes].decode("utf-8", "replace")

@@ -1,0 +1,488 @@
+"""A small etcd v3 client over the JSON gateway (ADR 0043).
+
+The gateway of etcd 3.4 answers `POST /v3/<service>/<call>` with the gRPC message as JSON: keys and
+values base64, 64-bit numbers as strings, fields at their default value left out (a failed
+transaction has no `succeeded`, an empty range no `kvs`), an error as `{"error", "message", "code"}`
+with a gRPC status code. Streams (watch, keepalive) answer one `{"result": ...}` per line.
+
+Every call tries the endpoints in turn, each within `LIMITS.etcd_call_s`; when none answers the call
+raises `EtcdUnavailableError` (one line naming the endpoints). A call is sent again to the next
+endpoint after a transport failure, even one after the request was sent: every write oms makes is
+either guarded by a compare (a resent one that had landed fails its compare, and the record store
+replays it by its operation id) or puts the same bytes again.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from typing import Literal, NamedTuple
+from urllib.parse import urlsplit
+
+from oms.canonical.strict_json import loads_message
+from oms.errors import CanonicalJsonError, EtcdError, EtcdUnavailableError, InvalidInputError, shown
+from oms.limits import LIMITS, Limits
+
+# gRPC status codes a member answers when another member may do better
+_TRY_ANOTHER = frozenset({4, 14})  # DEADLINE_EXCEEDED, UNAVAILABLE (no leader, stopping)
+
+
+class KeyValue(NamedTuple):
+    """One key as etcd holds it."""
+
+    key: str
+    value: bytes
+    create_revision: int
+    mod_revision: int
+    version: int
+    lease: int
+
+
+class Compare(NamedTuple):
+    """One compare of a transaction: the key's create or mod revision equals `revision`, or its
+    value equals `value`."""
+
+    key: str
+    target: Literal["CREATE", "MOD", "VALUE"]
+    revision: int
+    value: bytes = b""
+
+    @classmethod
+    def absent(cls, key: str) -> Compare:
+        """The key does not exist (its create revision is 0): a create-once."""
+        return cls(key, "CREATE", 0)
+
+    @classmethod
+    def created_at(cls, key: str, revision: int) -> Compare:
+        """The key was created at `revision` (and not deleted since): a fencing token."""
+        return cls(key, "CREATE", revision)
+
+    @classmethod
+    def value_is(cls, key: str, value: bytes) -> Compare:
+        """The key holds `value` (a missing key holds nothing, so this fails on one)."""
+        return cls(key, "VALUE", 0, value)
+
+    @classmethod
+    def modified_at(cls, key: str, revision: int) -> Compare:
+        """Nobody wrote the key since `revision`: a compare-and-set."""
+        return cls(key, "MOD", revision)
+
+
+class Put(NamedTuple):
+    """Put `value` at `key` (under `lease` when not 0)."""
+
+    key: str
+    value: bytes
+    lease: int = 0
+
+
+class Delete(NamedTuple):
+    """Delete `key`."""
+
+    key: str
+
+
+class Get(NamedTuple):
+    """Read `key` (in a transaction's branch); with `prefix`, the keys starting with it, at most
+    `limit` (0: all), the newest created first when `newest_first`."""
+
+    key: str
+    prefix: bool = False
+    limit: int = 0
+    newest_first: bool = False
+
+
+Op = Put | Delete | Get
+
+
+class TxnResult(NamedTuple):
+    """Whether the compares held, the revision after, and what each `Get` of the branch read: its
+    first key (`reads`) and every key (`ranges`)."""
+
+    succeeded: bool
+    revision: int
+    reads: list[KeyValue | None]
+    ranges: list[list[KeyValue]]
+
+
+class Lease(NamedTuple):
+    """A granted lease."""
+
+    lease_id: int
+    ttl: int
+
+
+class Event(NamedTuple):
+    """One change a watch saw."""
+
+    kind: Literal["PUT", "DELETE"]
+    key: str
+    value: bytes
+    mod_revision: int
+
+
+class WatchResult(NamedTuple):
+    """What one watch read returned: the events, and the revision to watch from next."""
+
+    events: list[Event]
+    next_revision: int
+
+
+def prefix_end(prefix: str) -> str:
+    """The range end that makes a range of `prefix` cover every key starting with it."""
+    raw = prefix.encode()
+    if not raw or raw[-1] == 0xFF:
+        raise InvalidInputError(f"no range end for prefix {shown(prefix)}")
+    return (raw[:-1] + bytes([raw[-1] + 1])).decode("latin-1")
+
+
+def _b64(text: str | bytes) -> str:
+    raw = text.encode("latin-1") if isinstance(text, str) else text
+    return base64.b64encode(raw).decode("ascii")
+
+
+def _key(text: str) -> str:
+    return _b64(text.encode())
+
+
+def _int(doc: dict[str, object], name: str) -> int:
+    value = doc.get(name, "0")
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise EtcdError(f"etcd answered a bad {name} ({shown(repr(value))})")
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise EtcdError(f"etcd answered a bad {name} ({shown(repr(value))})") from exc
+
+
+def _obj(value: object, what: str) -> dict[str, object]:
+    if not isinstance(value, dict):
+        raise EtcdError(f"etcd answered a bad {what}")
+    return value
+
+
+def _kv(raw: object) -> KeyValue:
+    doc = _obj(raw, "key")
+    try:
+        key = base64.b64decode(str(doc.get("key", "")), validate=True).decode()
+        value = base64.b64decode(str(doc.get("value", "")), validate=True)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise EtcdError("etcd answered a key or value that is not base64 of text") from exc
+    return KeyValue(
+        key,
+        value,
+        _int(doc, "create_revision"),
+        _int(doc, "mod_revision"),
+        _int(doc, "version"),
+        _int(doc, "lease"),
+    )
+
+
+def _kvs(doc: dict[str, object]) -> list[KeyValue]:
+    raw = doc.get("kvs", [])
+    if not isinstance(raw, list):
+        raise EtcdError("etcd answered a bad kvs")
+    return [_kv(item) for item in raw]
+
+
+def _compare(compare: Compare) -> dict[str, object]:
+    out: dict[str, object] = {"key": _key(compare.key), "target": compare.target, "result": "EQUAL"}
+    if compare.target == "VALUE":
+        out["value"] = _b64(compare.value)
+    else:
+        field = "create_revision" if compare.target == "CREATE" else "mod_revision"
+        out[field] = str(compare.revision)
+    return out
+
+
+def _op(op: Op) -> dict[str, object]:
+    if isinstance(op, Put):
+        put: dict[str, object] = {"key": _key(op.key), "value": _b64(op.value)}
+        if op.lease:
+            put["lease"] = str(op.lease)
+        return {"request_put": put}
+    if isinstance(op, Delete):
+        return {"request_delete_range": {"key": _key(op.key)}}
+    get: dict[str, object] = {"key": _key(op.key)}
+    if op.prefix:
+        get["range_end"] = _b64(prefix_end(op.key))
+    if op.limit:
+        get["limit"] = str(op.limit)
+    if op.newest_first:
+        get["sort_order"] = "DESCEND"
+        get["sort_target"] = "CREATE"
+    return {"request_range": get}
+
+
+class Endpoint(NamedTuple):
+    """One member's client URL, parsed."""
+
+    host: str
+    port: int
+    url: str
+
+
+def parse_endpoint(url: str) -> Endpoint:
+    """`http://host:port` (TLS is not built yet: ADR 0043)."""
+    parts = urlsplit(url)
+    if parts.scheme != "http" or not parts.hostname or parts.path not in ("", "/"):
+        raise InvalidInputError(
+            f"etcd endpoint {shown(url)} is not http://host:port",
+            hint="name each member's client URL, e.g. http://127.0.0.1:2379",
+        )
+    try:
+        port = parts.port or 2379
+    except ValueError as exc:
+        raise InvalidInputError(f"etcd endpoint {shown(url)} has a bad port") from exc
+    return Endpoint(parts.hostname, port, url)
+
+
+class Etcd:
+    """A client of one etcd cluster. Safe to share between threads (one call at a time)."""
+
+    def __init__(self, endpoints: Sequence[str], limits: Limits = LIMITS) -> None:
+        if not endpoints:
+            raise InvalidInputError("no etcd endpoints", hint="set `[store] endpoints`")
+        self.endpoints = [parse_endpoint(url) for url in endpoints]
+        self.limits = limits
+        self._conns: dict[Endpoint, http.client.HTTPConnection] = {}
+        self._first = 0  # the endpoint that answered last is asked first
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ transport
+    def call(self, path: str, body: dict[str, object]) -> dict[str, object]:
+        """POST `body` to `path` on the first endpoint that answers; its JSON answer."""
+        data = json.dumps(body).encode()
+        tried: list[str] = []
+        with self._lock:
+            count = len(self.endpoints)
+            for step in range(count):
+                index = (self._first + step) % count
+                endpoint = self.endpoints[index]
+                try:
+                    status, raw = self._post(endpoint, path, data)
+                except (OSError, http.client.HTTPException) as exc:
+                    self._drop(endpoint)
+                    tried.append(f"{endpoint.url} ({type(exc).__name__})")
+                    continue
+                answer = self._decode(raw, endpoint)
+                if "error" in answer or status != 200:
+                    code = _int(answer, "code")
+                    message = str(answer.get("message", answer.get("error", status)))
+                    if code in _TRY_ANOTHER:
+                        tried.append(f"{endpoint.url} ({message})")
+                        continue
+                    raise EtcdError(f"etcd {path}: {message} (code {code}) at {endpoint.url}")
+                self._first = index
+                return answer
+        raise EtcdUnavailableError(f"etcd unreachable: no endpoint answered ({', '.join(tried)})")
+
+    def _post(self, endpoint: Endpoint, path: str, data: bytes) -> tuple[int, bytes]:
+        conn = self._conns.get(endpoint)
+        if conn is None:
+            conn = http.client.HTTPConnection(
+                endpoint.host, endpoint.port, timeout=self.limits.etcd_call_s
+            )
+            self._conns[endpoint] = conn
+        conn.request("POST", path, body=data, headers={"Content-Type": "application/json"})
+        response = conn.getresponse()
+        raw = response.read(self.limits.etcd_response_bytes + 1)
+        if len(raw) > self.limits.etcd_response_bytes:
+            self._drop(endpoint)
+            raise EtcdError(f"etcd {path}: answer over {self.limits.etcd_response_bytes} bytes")
+        return response.status, raw
+
+    def _drop(self, endpoint: Endpoint) -> None:
+        conn = self._conns.pop(endpoint, None)
+        if conn is not None:
+            conn.close()
+
+    @staticmethod
+    def _decode(raw: bytes, endpoint: Endpoint) -> dict[str, object]:
+        try:
+            answer = loads_message(raw)
+        except CanonicalJsonError as exc:
+            raise EtcdError(f"etcd at {endpoint.url} answered what is not JSON") from exc
+        return _obj(answer, "answer")
+
+    def close(self) -> None:
+        """Close every connection."""
+        with self._lock:
+            for endpoint in list(self._conns):
+                self._drop(endpoint)
+
+    # ------------------------------------------------------------------ keys
+    def get(self, key: str) -> KeyValue | None:
+        """The key, or None."""
+        found = _kvs(self.call("/v3/kv/range", {"key": _key(key)}))
+        return found[0] if found else None
+
+    def range_prefix(self, prefix: str, *, keys_only: bool = False) -> Iterator[KeyValue]:
+        """Every key starting with `prefix`, in key order, read a page at a time at one revision
+        (the first page's), so the walk is one consistent picture."""
+        start, end, revision = prefix, prefix_end(prefix), 0
+        while True:
+            body: dict[str, object] = {
+                "key": _key(start),
+                "range_end": _b64(end),
+                "limit": str(self.limits.etcd_range_page),
+            }
+            if revision:
+                body["revision"] = str(revision)
+            if keys_only:
+                body["keys_only"] = True
+            answer = self.call("/v3/kv/range", body)
+            if not revision:
+                revision = _int(_obj(answer.get("header", {}), "header"), "revision")
+            page = _kvs(answer)
+            yield from page
+            if not answer.get("more") or not page:
+                return
+            start = page[-1].key + "\x00"
+
+    def put(self, key: str, value: bytes, *, lease: int = 0) -> int:
+        """Put `value` at `key`; the revision it landed at."""
+        body: dict[str, object] = {"key": _key(key), "value": _b64(value)}
+        if lease:
+            body["lease"] = str(lease)
+        answer = self.call("/v3/kv/put", body)
+        return _int(_obj(answer.get("header", {}), "header"), "revision")
+
+    def delete(self, key: str, *, prefix: bool = False) -> int:
+        """Delete `key` (every key starting with it when `prefix`); how many were deleted."""
+        body: dict[str, object] = {"key": _key(key)}
+        if prefix:
+            body["range_end"] = _b64(prefix_end(key))
+        return _int(self.call("/v3/kv/deleterange", body), "deleted")
+
+    def txn(
+        self, compares: Sequence[Compare], success: Sequence[Op], failure: Sequence[Op] = ()
+    ) -> TxnResult:
+        """If every compare holds, run `success`, else `failure`: atomically, at one revision."""
+        body: dict[str, object] = {
+            "compare": [_compare(c) for c in compares],
+            "success": [_op(op) for op in success],
+            "failure": [_op(op) for op in failure],
+        }
+        answer = self.call("/v3/kv/txn", body)
+        succeeded = answer.get("succeeded") is True
+        reads: list[KeyValue | None] = []
+        ranges: list[list[KeyValue]] = []
+        responses = answer.get("responses", [])
+        if not isinstance(responses, list):
+            raise EtcdError("etcd answered bad txn responses")
+        for item in responses:
+            got = _obj(item, "txn response").get("response_range")
+            if got is not None:
+                found = _kvs(_obj(got, "range"))
+                reads.append(found[0] if found else None)
+                ranges.append(found)
+        revision = _int(_obj(answer.get("header", {}), "header"), "revision")
+        return TxnResult(succeeded, revision, reads, ranges)
+
+    # ------------------------------------------------------------------ leases
+    def grant(self, ttl: int) -> Lease:
+        """A new lease that lapses `ttl` seconds after its last keepalive."""
+        answer = self.call("/v3/lease/grant", {"TTL": str(ttl)})
+        return Lease(_int(answer, "ID"), _int(answer, "TTL"))
+
+    def keepalive(self, lease_id: int) -> int:
+        """Renew the lease; its TTL now (0: it lapsed or was revoked, and its keys are gone)."""
+        answer = self.call("/v3/lease/keepalive", {"ID": str(lease_id)})
+        return _int(_obj(answer.get("result", {}), "keepalive result"), "TTL")
+
+    def revoke(self, lease_id: int) -> bool:
+        """Revoke the lease (its keys are deleted); False when it was gone already."""
+        try:
+            self.call("/v3/lease/revoke", {"ID": str(lease_id)})
+        except EtcdError as exc:
+            if isinstance(exc, EtcdUnavailableError) or "lease not found" not in exc.message:
+                raise
+            return False
+        return True
+
+    # ------------------------------------------------------------------ watch
+    def watch(self, prefix: str, start_revision: int, *, wait_s: float) -> WatchResult:
+        """The changes under `prefix` from `start_revision` on: what the first answer carrying
+        events holds (at most `LIMITS.etcd_watch_events`), or none after `wait_s`. One stream, on a
+        connection of its own, closed before returning."""
+        body = json.dumps(
+            {
+                "create_request": {
+                    "key": _key(prefix),
+                    "range_end": _b64(prefix_end(prefix)),
+                    "start_revision": str(start_revision),
+                }
+            }
+        ).encode()
+        deadline = time.monotonic() + wait_s
+        tried: list[str] = []
+        for endpoint in self.endpoints:
+            conn = http.client.HTTPConnection(
+                endpoint.host, endpoint.port, timeout=self.limits.etcd_call_s
+            )
+            try:
+                conn.request("POST", "/v3/watch", body=body)
+                response = conn.getresponse()
+            except (OSError, http.client.HTTPException) as exc:
+                conn.close()
+                tried.append(f"{endpoint.url} ({type(exc).__name__})")
+                continue
+            try:
+                return self._read_watch(conn, response, start_revision, deadline)
+            except TimeoutError:
+                return WatchResult([], start_revision)  # nothing changed within `wait_s`
+            except (OSError, http.client.HTTPException) as exc:
+                tried.append(f"{endpoint.url} ({type(exc).__name__})")
+            finally:
+                conn.close()
+        raise EtcdUnavailableError(f"etcd unreachable: no endpoint answered ({', '.join(tried)})")
+
+    def _read_watch(
+        self,
+        conn: http.client.HTTPConnection,
+        response: http.client.HTTPResponse,
+        start: int,
+        deadline: float,
+    ) -> WatchResult:
+        events: list[Event] = []
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return WatchResult(events, start)
+            if conn.sock is not None:
+                conn.sock.settimeout(left)
+            line = response.readline(self.limits.etcd_line_bytes + 1)
+            if not line:
+                raise EtcdUnavailableError("etcd closed the watch stream")
+            if len(line) > self.limits.etcd_line_bytes:
+                raise EtcdError(f"etcd watch line over {self.limits.etcd_line_bytes} bytes")
+            try:
+                message = _obj(loads_message(line), "watch answer")
+            except CanonicalJsonError as exc:
+                raise EtcdError("etcd answered a watch line that is not JSON") from exc
+            if "error" in message:
+                raise EtcdError(f"etcd watch: {shown(str(message.get('error')))}")
+            result = _obj(message.get("result", {}), "watch result")
+            compacted = _int(result, "compact_revision")
+            if compacted:
+                raise EtcdError(
+                    f"etcd watch: revision {start} is compacted (oldest kept {compacted})",
+                    hint="read the prefix again and watch from its revision",
+                )
+            raw_events = result.get("events", [])
+            if not isinstance(raw_events, list):
+                raise EtcdError("etcd answered bad watch events")
+            for item in raw_events[: self.limits.etcd_watch_events]:
+                doc = _obj(item, "event")
+                kv = _kv(doc.get("kv", {}))
+                kind: Literal["PUT", "DELETE"] = "DELETE" if doc.get("type") == "DELETE" else "PUT"
+                events.append(Event(kind, kv.key, kv.value, kv.mod_revision))
+            if events:
+                cut = len(raw_events) > len(events)  # the rest of the last revision comes again
+                last = events[-1].mod_revision
+                return WatchResult(events, last if cut else last + 1)

@@ -1,0 +1,35 @@
+"""The store backend `[store]` names (ADR 0043): the state root (`files`, the default) or an etcd
+cluster. In this first slice only `oms store verify` walks an etcd store; every command that reads
+the configuration refuses `backend = "etcd"` in one line (`refuse_etcd`), so nothing writes half
+to files and half to a cluster."""
+
+from __future__ import annotations
+
+from oms.adapters.etcd.client import Etcd
+from oms.adapters.etcd.store import EtcdStore
+from oms.domain.config import Config
+from oms.errors import ConfigError
+
+
+def default_prefix(key_id: str) -> str:
+    """`/oms/<the state root's key id>/`: one cluster can hold many repositories' stores."""
+    return f"/oms/{key_id}/"
+
+
+def etcd_store(config: Config, key_id: str) -> EtcdStore | None:
+    """The etcd store the configuration names, or None for the state root."""
+    if config.store.backend != "etcd":
+        return None
+    prefix = config.store.prefix or default_prefix(key_id)
+    return EtcdStore(Etcd(config.store.endpoints), prefix)
+
+
+def refuse_etcd(config: Config, where: str) -> None:
+    """Raise `ConfigError` when `[store]` names etcd: this slice serves it to `oms store verify`
+    only."""
+    if config.store.backend == "etcd":
+        raise ConfigError(
+            f'{where}: store.backend = "etcd" is served only by `oms store verify` so far '
+            "(ADR 0043, first slice)",
+            hint='remove [store] (or set backend = "files") to run other commands',
+        )

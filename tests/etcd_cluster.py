@@ -1,0 +1,179 @@
+"""A real etcd cluster for the tests (ADR 0043): `etcd` processes on free loopback ports with
+temporary data dirs, started by a fixture and killed by pid at teardown; a member can be killed
+and started again (same name, same data dir: it rejoins).
+
+`etcd_cluster` (session scope, 3 members) is shared by the tests that use it: each test works under
+a prefix of its own (`etcd_prefix`)."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import signal
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oms.adapters.etcd.client import Etcd
+from oms.errors import EtcdError
+from tests.helpers import eventually
+
+ETCD = shutil.which("etcd")
+needs_etcd = pytest.mark.skipif(ETCD is None, reason="etcd is not installed (.ci/setup does)")
+
+
+def free_ports(count: int) -> list[int]:
+    """`count` loopback ports nothing listens on now (each bound once, then released)."""
+    socks = []
+    try:
+        for _ in range(count):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.bind(("127.0.0.1", 0))
+            socks.append(sock)
+        return [sock.getsockname()[1] for sock in socks]
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+class Member:
+    """One etcd member: its name, ports, data dir and (while running) its process."""
+
+    def __init__(self, name: str, client_port: int, peer_port: int, data_dir: Path) -> None:
+        self.name = name
+        self.client_port = client_port
+        self.peer_port = peer_port
+        self.data_dir = data_dir
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def client_url(self) -> str:
+        return f"http://127.0.0.1:{self.client_port}"
+
+    @property
+    def peer_url(self) -> str:
+        return f"http://127.0.0.1:{self.peer_port}"
+
+
+class Cluster:
+    """A cluster of `size` members under `base` (a temporary directory)."""
+
+    def __init__(self, base: Path, size: int = 3) -> None:
+        ports = free_ports(2 * size)
+        self.base = base
+        self.token = f"oms-test-{os.getpid()}-{ports[0]}"
+        self.members = [
+            Member(f"m{i}", ports[2 * i], ports[2 * i + 1], base / f"m{i}") for i in range(size)
+        ]
+        self.initial = ",".join(f"{m.name}={m.peer_url}" for m in self.members)
+
+    @property
+    def endpoints(self) -> list[str]:
+        return [m.client_url for m in self.members]
+
+    def start(self, member: Member, state: str = "new") -> None:
+        """Start `member` (`state` "new" at first; a restart rejoins with its data dir)."""
+        assert ETCD is not None
+        assert member.proc is None, f"{member.name} runs already"
+        member.data_dir.mkdir(mode=0o700, exist_ok=True)
+        log = (self.base / f"{member.name}.log").open("ab")
+        member.proc = subprocess.Popen(
+            [
+                ETCD,
+                "--name",
+                member.name,
+                "--data-dir",
+                str(member.data_dir),
+                "--listen-client-urls",
+                member.client_url,
+                "--advertise-client-urls",
+                member.client_url,
+                "--listen-peer-urls",
+                member.peer_url,
+                "--initial-advertise-peer-urls",
+                member.peer_url,
+                "--initial-cluster",
+                self.initial,
+                "--initial-cluster-state",
+                state,
+                "--initial-cluster-token",
+                self.token,
+                "--heartbeat-interval",
+                "50",
+                "--election-timeout",
+                "500",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+        )
+        log.close()
+
+    def start_all(self) -> None:
+        for member in self.members:
+            self.start(member)
+        self.wait_healthy()
+
+    def kill(self, member: Member) -> None:
+        """SIGKILL `member` by its pid and reap it."""
+        assert member.proc is not None, f"{member.name} is not running"
+        os.kill(member.proc.pid, signal.SIGKILL)
+        member.proc.wait()
+        member.proc = None
+
+    def restart(self, member: Member) -> None:
+        self.start(member, state="existing")
+
+    def wait_healthy(self, members: list[Member] | None = None) -> None:
+        """Until each member (every one by default) answers a linearizable read."""
+        for member in members or self.members:
+            client = Etcd([member.client_url])
+
+            def answers(c: Etcd = client) -> bool:
+                return bool(c.call("/v3/kv/range", {"key": "AA=="}))
+
+            try:
+                eventually(
+                    answers,
+                    timeout=30,
+                    what=f"etcd member {member.name} answers",
+                    ignoring=(EtcdError,),
+                )
+            finally:
+                client.close()
+
+    def stop(self) -> None:
+        for member in self.members:
+            if member.proc is not None:
+                self.kill(member)
+
+
+@pytest.fixture(scope="session")
+def etcd_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """A 3-member cluster for the session (members a test killed are started again after it)."""
+    if ETCD is None:
+        pytest.skip("etcd is not installed (.ci/setup does)")
+    cluster = Cluster(tmp_path_factory.mktemp("etcd"))
+    try:
+        cluster.start_all()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+_prefixes = itertools.count()
+
+
+@pytest.fixture
+def etcd_prefix(etcd_cluster: Cluster) -> Iterator[str]:
+    """A prefix of this test's own; every member runs again after the test."""
+    yield f"/oms-test/{os.getpid()}-{next(_prefixes)}/"
+    stopped = [m for m in etcd_cluster.members if m.proc is None]
+    for member in stopped:
+        etcd_cluster.restart(member)
+    if stopped:
+        etcd_cluster.wait_healthy(stopped)
