@@ -293,12 +293,24 @@ class Check:
 
 @dataclass(frozen=True, slots=True)
 class ReviewComment:
-    """One review comment on a pull request: on a line of a file, or on the whole (path None)."""
+    """One review comment on a pull request: on a line of a file, or on the whole (path None);
+    `association`: how GitHub says its author is associated with the repository (its
+    `author_association`: OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, ...; empty: not said)."""
 
     author: str
     body: str
     path: str | None
     line: int | None
+    association: str = ""
+
+    @property
+    def from_writer(self) -> bool:
+        """Whether its author may write to the repository (an owner, a member of its
+        organisation, a collaborator): anyone else may comment on a public repository."""
+        return self.association in WRITE_ACCESS
+
+
+WRITE_ACCESS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})  # `author_association`s that write
 
 
 def _text(doc: dict[str, object], key: str) -> str:
@@ -337,6 +349,7 @@ def parse_review_comments(doc: object) -> list[ReviewComment]:
                     _text(c, "body"),
                     path if isinstance(path, str) and path else None,
                     line if isinstance(line, int) and line > 0 else None,
+                    _text(c, "author_association")[:40],
                 )
             )
     return found

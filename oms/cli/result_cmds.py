@@ -555,7 +555,14 @@ def sync_cmd(
                     for c in done.checks
                 ],
                 "comments": [
-                    {"author": c.author, "body": c.body, "path": c.path, "line": c.line}
+                    {
+                        "author": c.author,
+                        "association": c.association,
+                        "carried": c.from_writer,
+                        "body": c.body,
+                        "path": c.path,
+                        "line": c.line,
+                    }
                     for c in done.comments
                 ],
                 "requested": None
@@ -574,7 +581,8 @@ def sync_cmd(
     out += [f"check     {c.name}: {c.conclusion or c.status}" for c in done.checks]
     for c in done.comments:
         where = f" {c.path}:{c.line}" if c.path else ""
-        out.append(f"comment   {c.author}{where}: {c.body.splitlines()[0] if c.body else ''}"[:300])
+        who = c.author if c.from_writer else f"{c.author} (no write access: not carried)"
+        out.append(f"comment   {who}{where}: {c.body.splitlines()[0] if c.body else ''}"[:300])
     if asked is not None:
         out.append(
             f"{asked.ticket.record_id} is open for attempt {asked.attempt}, a follow-up of "

@@ -168,11 +168,18 @@ def test_sync_reads_checks_and_comments_and_requests_changes(
     github.review_comments[1] = [
         {
             "user": {"login": "rev"},
+            "author_association": "MEMBER",
             "body": "handle empty\x1b[2J input",
             "path": "WORK.md",
             "line": 1,
         },
-        {"user": {"login": "rev"}, "body": "and a docstring", "path": None, "line": None},
+        {
+            "user": {"login": "rev"},
+            "author_association": "COLLABORATOR",
+            "body": "and a docstring",
+            "path": None,
+            "line": None,
+        },
     ]
     read = _sync(oms, chain, github, bound.dispatch_id)
     assert read.returncode == 0, read.stderr

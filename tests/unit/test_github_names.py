@@ -72,7 +72,7 @@ def test_what_github_says_reaches_a_follow_up_only_as_safe_text(
 
     found = as_comments(
         (github.Check(name, "completed", "failure"),),
-        (github.ReviewComment(author, body, "a\x1b.py", 3),),
+        (github.ReviewComment(author, body, "a\x1b.py", 3, "MEMBER"),),
     )
     assert len(found) == 2
     for c in found:

@@ -193,7 +193,9 @@ def as_comments(
     checks: tuple[github.Check, ...], comments: tuple[github.ReviewComment, ...]
 ) -> tuple[rules.Comment, ...]:
     """What a request for changes carries of a pull request: each finished check that did not
-    pass, each review comment (on its line when it has one), at most `review_comments`."""
+    pass, each review comment of someone who may write to the repository (on its line when it has
+    one; anyone may comment on a public repository, and what is carried becomes the agent's
+    prompt), at most `review_comments`."""
     cap = LIMITS.review_comment_chars
     found = [
         rules.Comment(
@@ -203,6 +205,8 @@ def as_comments(
         if c.status == "completed" and c.conclusion not in PASSED
     ]
     for c in comments:
+        if not c.from_writer:
+            continue
         text = _clean(f"{c.author or 'a reviewer'} on GitHub: {c.body}", cap)
         path = _clean(c.path or "", LIMITS.review_path_chars) or None
         if path is None or c.line is None:
@@ -210,6 +214,10 @@ def as_comments(
         else:
             found.append(rules.Comment(text, path, c.line))
     return tuple(found[: LIMITS.review_comments])
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
 
 
 def sync(
@@ -251,8 +259,16 @@ def sync(
     if person is not None:
         found = as_comments(checks, comments)
         if not found:
+            strangers = sum(1 for c in comments if not c.from_writer)
+            said = (
+                f" ({_count(strangers, 'comment')} from someone without write access "
+                f"{'is' if strangers == 1 else 'are'} not carried)"
+                if strangers
+                else ""
+            )
             raise ConflictError(
-                f"pull request #{pr.number} asks nothing: no failed check, no review comment",
+                f"pull request #{pr.number} asks nothing: no failed check, no review comment of "
+                f"someone who may write to {gh_repo}{said}",
                 hint=f"oms result merge {dispatch_id}, or request changes yourself",
             )
         requested = review.request_changes(ws, dispatch_id, found, person=person)
