@@ -204,6 +204,9 @@ class Limits(NamedTuple):
     publish_body_chars: int = 60_000  # a pull request's body (the summary; GitHub keeps 65,536)
     publish_output_bytes: int = 4 * 1024 * 1024  # what `gh api` may answer one call with
     publish_labels: int = 20  # labels one publish sets on its pull request
+    merge_begun_max: int = (
+        20  # tries one result's merge may begin (each leaves a merge-begun event)
+    )
     publish_pages: int = 10  # pages of check runs or review comments read (100 a page)
     review_path_chars: int = 1024  # the path a comment names
     review_summary_chars: int = 8192  # the previous summary a follow-up's read_dispatch carries

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'c92800f96fe6c5cd8d33af27d6644cf8dc18bf55ccc5b933e4ca56dbb4aacc45'
+SOURCE_SHA256 = '1ac2acf334791c792bd9c157967ff16796e9fb00ecadc79b7fd50c6fa5c24832'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -20,7 +20,7 @@ _P1 = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
 _P2 = '^[0-9a-f]{64}$'
 _P3 = '^[0-9a-f]{40}([0-9a-f]{24})?$'
 _C0: object = 'oms-event-v1'
-_C1: tuple[object, ...] = ('bridge-acknowledged', 'changes-requested', 'dispatch-delivery-requested', 'hook-observed', 'notice', 'result-published', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped', 'ticket-reopened', 'worker-message')
+_C1: tuple[object, ...] = ('bridge-acknowledged', 'changes-requested', 'dispatch-delivery-requested', 'hook-observed', 'merge-begun', 'notice', 'result-published', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped', 'ticket-reopened', 'worker-message')
 _C2: object = 'dispatch-delivery-requested'
 _C3: object = 'session-parked'
 _C4: object = 'session-registered'
@@ -36,6 +36,8 @@ _C13: object = 'worker-message'
 _C14: object = 'notice'
 _C15: object = 'changes-requested'
 _C16: object = 'result-published'
+_C17: tuple[object, ...] = ('merge-commit', 'fast-forward')
+_C18: object = 'merge-begun'
 
 
 def _v395(x: object) -> bool:
@@ -1345,6 +1347,128 @@ def _v524(x: object) -> bool:
     return True
 
 
+def _v546(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/ticket_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v547(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/dispatch_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v548(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/commit
+    if not _m_defs._v39(x):
+        return False
+    return True
+
+
+def _v549(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/base
+    if not _m_defs._v39(x):
+        return False
+    return True
+
+
+def _v550(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/merged
+    if not _m_defs._v39(x):
+        return False
+    return True
+
+
+def _v551(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/target
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) > 200:
+            return False
+    return True
+
+
+def _v552(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/mode
+    if not any(_eq(x, c) for c in _C17):
+        return False
+    return True
+
+
+def _v553(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/verification
+    if not _m_defs._v3(x):
+        return False
+    return True
+
+
+def _v545(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('base', 'commit', 'dispatch_id', 'merged', 'mode', 'target', 'ticket_id', 'verification'):
+            if k not in x:
+                return False
+        if 'ticket_id' in x and not _v546(x['ticket_id']):
+            return False
+        if 'dispatch_id' in x and not _v547(x['dispatch_id']):
+            return False
+        if 'commit' in x and not _v548(x['commit']):
+            return False
+        if 'base' in x and not _v549(x['base']):
+            return False
+        if 'merged' in x and not _v550(x['merged']):
+            return False
+        if 'target' in x and not _v551(x['target']):
+            return False
+        if 'mode' in x and not _v552(x['mode']):
+            return False
+        if 'verification' in x and not _v553(x['verification']):
+            return False
+        for k in x:
+            if k not in ('ticket_id', 'dispatch_id', 'commit', 'base', 'merged', 'target', 'mode', 'verification'):
+                return False
+    return True
+
+
+def _v544(x: object) -> bool:
+    # event#/allOf/13/then
+    if isinstance(x, dict):
+        if 'payload' in x and not _v545(x['payload']):
+            return False
+    return True
+
+
+def _v555(x: object) -> bool:
+    # event#/allOf/13/if/properties/event_type
+    if not _eq(x, _C18):
+        return False
+    return True
+
+
+def _v554(x: object) -> bool:
+    # event#/allOf/13/if
+    if isinstance(x, dict):
+        if 'event_type' in x and not _v555(x['event_type']):
+            return False
+    return True
+
+
+def _v543(x: object) -> bool:
+    # event#/allOf/13
+    if _v554(x):
+        if not _v544(x):
+            return False
+    else:
+        pass
+    return True
+
+
 def _v394(x: object) -> bool:
     # event#
     if not (isinstance(x, dict)):
@@ -1391,6 +1515,8 @@ def _v394(x: object) -> bool:
     if not _v511(x):
         return False
     if not _v524(x):
+        return False
+    if not _v543(x):
         return False
     return True
 

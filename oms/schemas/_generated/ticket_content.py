@@ -18,35 +18,35 @@ _C0: object = 'oms-ticket-content-v1'
 _C1: tuple[object, ...] = ('local', 'github')
 
 
-def _v908(x: object) -> bool:
+def _v921(x: object) -> bool:
     # ticket-content#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v909(x: object) -> bool:
+def _v922(x: object) -> bool:
     # ticket-content#/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v910(x: object) -> bool:
+def _v923(x: object) -> bool:
     # ticket-content#/properties/source
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v911(x: object) -> bool:
+def _v924(x: object) -> bool:
     # ticket-content#/properties/title
     if not _m_defs._v93(x):
         return False
     return True
 
 
-def _v912(x: object) -> bool:
+def _v925(x: object) -> bool:
     # ticket-content#/properties/body
     if not (isinstance(x, str)):
         return False
@@ -56,49 +56,49 @@ def _v912(x: object) -> bool:
     return True
 
 
-def _v914(x: object) -> bool:
+def _v927(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/0
     if not _m_defs._v98(x):
         return False
     return True
 
 
-def _v915(x: object) -> bool:
+def _v928(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v913(x: object) -> bool:
+def _v926(x: object) -> bool:
     # ticket-content#/properties/repository
-    if not (_v914(x) or _v915(x)):
+    if not (_v927(x) or _v928(x)):
         return False
     return True
 
 
-def _v917(x: object) -> bool:
+def _v930(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/0
     if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v918(x: object) -> bool:
+def _v931(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v916(x: object) -> bool:
+def _v929(x: object) -> bool:
     # ticket-content#/properties/url
-    if not (_v917(x) or _v918(x)):
+    if not (_v930(x) or _v931(x)):
         return False
     return True
 
 
-def _v920(x: object) -> bool:
+def _v933(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -110,21 +110,21 @@ def _v920(x: object) -> bool:
     return True
 
 
-def _v921(x: object) -> bool:
+def _v934(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v919(x: object) -> bool:
+def _v932(x: object) -> bool:
     # ticket-content#/properties/number
-    if not (_v920(x) or _v921(x)):
+    if not (_v933(x) or _v934(x)):
         return False
     return True
 
 
-def _v907(x: object) -> bool:
+def _v920(x: object) -> bool:
     # ticket-content#
     if not (isinstance(x, dict)):
         return False
@@ -132,21 +132,21 @@ def _v907(x: object) -> bool:
         for k in ('body', 'format', 'number', 'repository', 'source', 'ticket_id', 'title', 'url'):
             if k not in x:
                 return False
-        if 'format' in x and not _v908(x['format']):
+        if 'format' in x and not _v921(x['format']):
             return False
-        if 'ticket_id' in x and not _v909(x['ticket_id']):
+        if 'ticket_id' in x and not _v922(x['ticket_id']):
             return False
-        if 'source' in x and not _v910(x['source']):
+        if 'source' in x and not _v923(x['source']):
             return False
-        if 'title' in x and not _v911(x['title']):
+        if 'title' in x and not _v924(x['title']):
             return False
-        if 'body' in x and not _v912(x['body']):
+        if 'body' in x and not _v925(x['body']):
             return False
-        if 'repository' in x and not _v913(x['repository']):
+        if 'repository' in x and not _v926(x['repository']):
             return False
-        if 'url' in x and not _v916(x['url']):
+        if 'url' in x and not _v929(x['url']):
             return False
-        if 'number' in x and not _v919(x['number']):
+        if 'number' in x and not _v932(x['number']):
             return False
         for k in x:
             if k not in ('format', 'ticket_id', 'source', 'title', 'body', 'repository', 'url', 'number'):
@@ -155,5 +155,5 @@ def _v907(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'ticket-content': _v907,
+    'ticket-content': _v920,
 }

@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass
 
 from oms.adapters import git, git_finish, git_review
-from oms.canonical import JsonObject, access
+from oms.canonical import JsonObject, access, stable_id
 from oms.domain import finishing
 from oms.domain import notify as notify_rules
 from oms.domain import review as review_rules
@@ -36,13 +36,17 @@ from oms.errors import (
     suppress_faults,
 )
 from oms.fsio.locks import Lock
+from oms.limits import LIMITS
 from oms.services.chain import tickets
 from oms.services.finishing import verify, worktree_gc
 from oms.services.notify import notices
 from oms.services.workspace import Workspace
 from oms.store import ledger
+from oms.store.events import Event
+from oms.store.evidence import Evidence
 
 ARCHIVE = "refs/oms/archive"
+MERGE_BEGUN = "merge-begun"  # the event a merge leaves before its target moves
 FINISHING = "finishing"  # the outbox consumer of the per-ticket locks `ticket_lock` takes
 
 
@@ -91,6 +95,7 @@ def _merge(ws: Workspace, dispatch_id: str) -> Merged:
     commit = access.text(result, "result_commit")
     target = verify.target_of(ws, fin)
     if git.is_ancestor(repo, commit, target.head):  # merged already (a second merge): nothing to do
+        _evidence_of_begun(ws, dispatch_id, commit, target.head)  # a merge killed before it
         _complete(ws, dispatch.payload)
         return Merged(target.branch, target.head, target.head, target.mode, None, already=True)
     refuse_sent_back(ws, dispatch_id, dispatch.payload)
@@ -126,6 +131,19 @@ def _merge(ws: Workspace, dispatch_id: str) -> Merged:
         new = git_finish.merge_commit(repo, tree, (target.head, commit), message, person)
     if git_finish.tree_of(repo, new) != evidence.get("tree"):
         raise CheckoutChangedError("the merge's tree is not the verified one; nothing merged")
+    begun = _begin(
+        ws,
+        {
+            "ticket_id": access.text(dispatch.payload, "ticket_id"),
+            "dispatch_id": dispatch_id,
+            "commit": commit,
+            "base": target.head,
+            "target": target.branch,
+            "mode": target.mode,
+            "merged": new,
+            "verification": ref,
+        },
+    )  # before the target moves: a merge killed after the move is recorded by the retry
     if git_finish.checked_out_branch(repo) == target.branch:
         if git_finish.head_of(repo, target.branch) != target.head:
             raise CheckoutChangedError(
@@ -134,29 +152,74 @@ def _merge(ws: Workspace, dispatch_id: str) -> Merged:
         git_finish.fast_forward_checkout(repo, new)  # the user's checkout moves with its branch
     else:
         git_finish.swap_branch(repo, target.branch, new, target.head)
-    record = ws.store.put_evidence(
-        {
-            "format": "oms-evidence-v1",
-            "evidence_kind": "merge",
-            "ticket_id": access.text(dispatch.payload, "ticket_id"),
-            "producer": "oms",
-            "producer_role": None,
-            "created_at": ws.now(),
-            "payload": {
-                "dispatch_id": dispatch_id,
-                "commit": commit,
-                "base": target.head,
-                "target": target.branch,
-                "mode": target.mode,
-                "merged": new,
-                "verification": ref,
-            },
-        }
-    )
+    record = _merge_evidence(ws, begun)
     _complete(ws, dispatch.payload)
     _notify_merged(ws, dispatch_id, dispatch.payload, new)
     runs = tuple(review_rules.what_runs([f.path for f in changed]))
     return Merged(target.branch, target.head, new, target.mode, record.ref, what_runs=runs)
+
+
+def _begun_id(dispatch_id: str, commit: str, n: int) -> str:
+    return stable_id("evt-merge-begun", dispatch_id, commit, n)
+
+
+def _begin(ws: Workspace, payload: JsonObject) -> Event:
+    """The `merge-begun` event: what the merge evidence will say, written before the target moves
+    (the next free of a few ids: a merge that failed before its move left one)."""
+    dispatch_id, commit = access.text(payload, "dispatch_id"), access.text(payload, "commit")
+    for n in range(LIMITS.merge_begun_max):
+        event_id = _begun_id(dispatch_id, commit, n)
+        if not ws.store.events.exists(event_id):
+            event, created = ws.store.events.create(event_id, MERGE_BEGUN, ws.now(), payload)
+            if created:
+                return event
+    raise ConflictError(
+        f"{dispatch_id} began merging {LIMITS.merge_begun_max} times: nothing merged",
+        hint="oms audit log shows each try",
+    )
+
+
+def _merge_evidence(ws: Workspace, begun: Event) -> Evidence:
+    """The merge evidence of a `merge-begun` event: the same body from the same event (its time
+    too), so writing it again stores nothing new."""
+    payload = begun.payload
+    return ws.store.put_evidence(
+        {
+            "format": "oms-evidence-v1",
+            "evidence_kind": "merge",
+            "ticket_id": access.text(payload, "ticket_id"),
+            "producer": "oms",
+            "producer_role": None,
+            "created_at": begun.created_at,
+            "payload": {
+                key: payload[key]
+                for key in (
+                    "dispatch_id",
+                    "commit",
+                    "base",
+                    "target",
+                    "mode",
+                    "merged",
+                    "verification",
+                )
+            },
+        }
+    )
+
+
+def _evidence_of_begun(ws: Workspace, dispatch_id: str, commit: str, head: str) -> str | None:
+    """A result found merged: the merge evidence of the `merge-begun` event whose commit the target
+    holds (a merge killed between the target's move and its evidence gets it now; written again,
+    it is the same), None when oms began none that landed (merged by hand)."""
+    repo = ws.config_root
+    for n in range(LIMITS.merge_begun_max):
+        event_id = _begun_id(dispatch_id, commit, n)
+        if not ws.store.events.exists(event_id):
+            return None
+        begun = ws.store.events.read(event_id, MERGE_BEGUN)
+        if git.is_ancestor(repo, access.text(begun.payload, "merged"), head):
+            return _merge_evidence(ws, begun).ref
+    return None
 
 
 def refuse_sent_back(

@@ -3,7 +3,9 @@ invariant 3; ADR 0021: "merge evidence is recorded"). `oms result merge` moves t
 signs its `merge` evidence and completes the ticket. Killed in between (a power cut, Ctrl-C at that
 instant: here the evidence's write fails), main holds the result and nothing says oms merged it; a
 second `oms result merge` finds the result in main (`already`) and records nothing either — the
-merge stays without evidence for ever, and the audit log never shows it."""
+merge stayed without evidence for ever, and the audit log never showed it. Now the merge writes a
+`merge-begun` event (what its evidence will say) before the target moves, and the retry records
+the evidence of the begun merge the target holds."""
 
 from __future__ import annotations
 
@@ -28,11 +30,6 @@ def _merge_evidence(ws: Workspace, dispatch_id: str) -> list[str]:
     return found
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a merge retried after a crash between the ref's move and its evidence records none "
-    "(`Merged.already` writes nothing); fix: record the missing merge evidence on the retry",
-)
 def test_a_merge_killed_before_its_evidence_gets_it_on_the_retry(
     chain: Chain, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -55,3 +52,52 @@ def test_a_merge_killed_before_its_evidence_gets_it_on_the_retry(
     with chain.workspace() as ws:
         finish.merge(ws, bound.dispatch_id)  # the person runs it again
         assert _merge_evidence(ws, bound.dispatch_id) != []
+
+
+def test_a_result_merged_by_hand_gets_no_merge_evidence(chain: Chain) -> None:
+    """oms began no merge of it: found in main, nothing says oms merged it (the evidence of a
+    begun merge is only what oms began and the target holds)."""
+    bound, commit = _result(chain)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+    git(
+        "-c",
+        "user.name=p",
+        "-c",
+        "user.email=p@p",
+        "merge",
+        "-q",
+        "--no-edit",
+        commit,
+        cwd=chain.repo,
+    )
+    with chain.workspace() as ws:
+        assert finish.merge(ws, bound.dispatch_id).already
+        assert _merge_evidence(ws, bound.dispatch_id) == []
+
+
+def test_a_merge_refused_before_its_move_then_done_has_one_evidence(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A try that began and failed before the target moved leaves its event; the next try begins
+    again (the next id) and its evidence is the one recorded, once, whatever the retries."""
+    from oms.adapters import git_finish
+    from oms.errors import CheckoutChangedError
+
+    bound, _ = _result(chain)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+
+        def moved(*_: object) -> None:
+            raise CheckoutChangedError("main moved while oms merged into it; nothing merged")
+
+        monkeypatch.setattr(git_finish, "fast_forward_checkout", moved)
+        monkeypatch.setattr(git_finish, "swap_branch", moved)
+        with pytest.raises(CheckoutChangedError):
+            finish.merge(ws, bound.dispatch_id)
+        monkeypatch.undo()
+        done = finish.merge(ws, bound.dispatch_id)
+        assert not done.already
+        assert done.ref is not None
+        assert finish.merge(ws, bound.dispatch_id).already
+        assert _merge_evidence(ws, bound.dispatch_id) == [done.ref]
