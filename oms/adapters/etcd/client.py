@@ -15,8 +15,10 @@ replays it by its operation id) or puts the same bytes again.
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.client
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -130,6 +132,15 @@ class WatchResult(NamedTuple):
 
     events: list[Event]
     next_revision: int
+
+
+def _cut(held: list[socket.socket], cut: threading.Event) -> None:
+    """A call's time is up: its socket is shut, so a member dribbling its answer a byte at a time
+    (each read within the socket's timeout) ends too."""
+    cut.set()
+    for sock in held:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
 
 
 def prefix_end(prefix: str) -> str:
@@ -288,9 +299,23 @@ class Etcd:
                 endpoint.host, endpoint.port, timeout=self.limits.etcd_call_s
             )
             self._conns[endpoint] = conn
-        conn.request("POST", path, body=data, headers={"Content-Type": "application/json"})
-        response = conn.getresponse()
-        raw = response.read(self.limits.etcd_response_bytes + 1)
+        cut = threading.Event()
+        held: list[socket.socket] = []  # the call's socket (an answer that closes takes it over)
+        watchdog = threading.Timer(self.limits.etcd_call_s, _cut, (held, cut))
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            conn.request("POST", path, body=data, headers={"Content-Type": "application/json"})
+            if conn.sock is not None:
+                held.append(conn.sock)
+            if cut.is_set():
+                raise TimeoutError(f"no whole answer within {self.limits.etcd_call_s} s")
+            response = conn.getresponse()
+            raw = response.read(self.limits.etcd_response_bytes + 1)
+        finally:
+            watchdog.cancel()
+        if cut.is_set():
+            raise TimeoutError(f"no whole answer within {self.limits.etcd_call_s} s")
         if len(raw) > self.limits.etcd_response_bytes:
             self._drop(endpoint)
             raise EtcdError(f"etcd {path}: answer over {self.limits.etcd_response_bytes} bytes")
@@ -339,10 +364,16 @@ class Etcd:
             if not revision:
                 revision = _int(_obj(answer.get("header", {}), "header"), "revision")
             page = _kvs(answer)
+            for kv in page:  # each after the last, within the range: or the walk never ends
+                if not start.encode() <= kv.key.encode() < end.encode("latin-1"):
+                    raise EtcdError(
+                        f"etcd answered keys out of order or outside the range asked "
+                        f"({shown(kv.key[:80])} reading {shown(prefix)})"
+                    )
+                start = kv.key + "\x00"
             yield from page
             if not answer.get("more") or not page:
                 return
-            start = page[-1].key + "\x00"
 
     def put(self, key: str, value: bytes, *, lease: int = 0) -> int:
         """Put `value` at `key`; the revision it landed at."""
