@@ -376,11 +376,11 @@ class _Handler(BaseHTTPRequestHandler):
             doc: JsonObject = {"ok": True, **self.server.read(route)}
             code = 200
         except (NotFoundError, RecordNotFoundError) as exc:
-            doc, code = {"ok": False, "error": exc.message, "hint": exc.hint}, 404
+            doc, code = {"ok": False, "error": exc.message, "hint": exc.remedy}, 404
         except (UsageError, InvalidInputError) as exc:
-            doc, code = {"ok": False, "error": exc.message, "hint": exc.hint}, 400
+            doc, code = {"ok": False, "error": exc.message, "hint": exc.remedy}, 400
         except OmsError as exc:
-            doc, code = {"ok": False, "error": exc.message, "hint": exc.hint}, 409
+            doc, code = {"ok": False, "error": exc.message, "hint": exc.remedy}, 409
         self._send(code, json.dumps(doc).encode(), "application/json")
 
     def _stream(self) -> None:

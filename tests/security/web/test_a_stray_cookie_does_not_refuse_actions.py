@@ -12,29 +12,13 @@ from __future__ import annotations
 
 import http.client
 import json
-import threading
-from collections.abc import Iterator
 
 import pytest
 
 from oms.services.web import server
-from tests.chain import Chain
 
 NOBODY = "dsp-" + "0" * 32  # a whole dispatch id no dispatch has: past the CSRF check, a 404
 STRAY = ['a="b', "a=1 2", "a=b\\c", "a{b=c", "a=\x7f"]
-
-
-@pytest.fixture
-def board(chain: Chain) -> Iterator[server.Board]:
-    served = server.serve(0, chain.workspace, person="Zoë Reviewer")
-    thread = threading.Thread(target=served.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield served
-    finally:
-        served.shutdown()
-        served.server_close()
-        thread.join()
 
 
 def _cancel(board: server.Board, cookie: str) -> int:
