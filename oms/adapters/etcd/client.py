@@ -156,8 +156,12 @@ def _b64(text: str | bytes) -> str:
     return base64.b64encode(raw).decode("ascii")
 
 
+def _key_bytes(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
 def _key(text: str) -> str:
-    return _b64(text.encode())
+    return _b64(_key_bytes(text))
 
 
 def _int(doc: dict[str, object], name: str) -> int:
@@ -179,7 +183,11 @@ def _obj(value: object, what: str) -> dict[str, object]:
 def _kv(raw: object) -> KeyValue:
     doc = _obj(raw, "key")
     try:
-        key = base64.b64decode(str(doc.get("key", "")), validate=True).decode()
+        # a key that is not UTF-8 (etcd's keys are bytes) keeps its bytes as surrogate escapes: a
+        # check names it (never a record's: ids are ASCII), and a walk goes on past it
+        key = base64.b64decode(str(doc.get("key", "")), validate=True).decode(
+            "utf-8", "surrogateescape"
+        )
         value = base64.b64decode(str(doc.get("value", "")), validate=True)
     except (ValueError, UnicodeDecodeError) as exc:
         raise EtcdError("etcd answered a key or value that is not base64 of text") from exc
@@ -365,7 +373,8 @@ class Etcd:
                 revision = _int(_obj(answer.get("header", {}), "header"), "revision")
             page = _kvs(answer)
             for kv in page:  # each after the last, within the range: or the walk never ends
-                if not start.encode() <= kv.key.encode() < end.encode("latin-1"):
+                raw = kv.key.encode("utf-8", "surrogateescape")
+                if not _key_bytes(start) <= raw < end.encode("latin-1"):
                     raise EtcdError(
                         f"etcd answered keys out of order or outside the range asked "
                         f"({shown(kv.key[:80])} reading {shown(prefix)})"
