@@ -26,7 +26,14 @@ from typing import Literal, NamedTuple
 from urllib.parse import urlsplit
 
 from oms.canonical.strict_json import loads_message
-from oms.errors import CanonicalJsonError, EtcdError, EtcdUnavailableError, InvalidInputError, shown
+from oms.errors import (
+    CanonicalJsonError,
+    EtcdAnswerTooLargeError,
+    EtcdError,
+    EtcdUnavailableError,
+    InvalidInputError,
+    shown,
+)
 from oms.limits import LIMITS, Limits
 
 # gRPC status codes a member answers when another member may do better
@@ -326,7 +333,9 @@ class Etcd:
             raise TimeoutError(f"no whole answer within {self.limits.etcd_call_s} s")
         if len(raw) > self.limits.etcd_response_bytes:
             self._drop(endpoint)
-            raise EtcdError(f"etcd {path}: answer over {self.limits.etcd_response_bytes} bytes")
+            raise EtcdAnswerTooLargeError(
+                f"etcd {path}: answer over {self.limits.etcd_response_bytes} bytes"
+            )
         return response.status, raw
 
     def _drop(self, endpoint: Endpoint) -> None:
@@ -356,19 +365,29 @@ class Etcd:
 
     def range_prefix(self, prefix: str, *, keys_only: bool = False) -> Iterator[KeyValue]:
         """Every key starting with `prefix`, in key order, read a page at a time at one revision
-        (the first page's), so the walk is one consistent picture."""
+        (the first page's), so the walk is one consistent picture. A page whose answer is over
+        `Limits.etcd_response_bytes` (large values) is asked again half as long, down to one key:
+        a few large values never stop the walk."""
         start, end, revision = prefix, prefix_end(prefix), 0
+        limit = self.limits.etcd_range_page
         while True:
             body: dict[str, object] = {
                 "key": _key(start),
                 "range_end": _b64(end),
-                "limit": str(self.limits.etcd_range_page),
+                "limit": str(limit),
             }
             if revision:
                 body["revision"] = str(revision)
             if keys_only:
                 body["keys_only"] = True
-            answer = self.call("/v3/kv/range", body)
+            try:
+                answer = self.call("/v3/kv/range", body)
+            except EtcdAnswerTooLargeError:
+                if limit == 1:
+                    raise
+                limit = max(1, limit // 2)
+                continue
+            limit = self.limits.etcd_range_page
             if not revision:
                 revision = _int(_obj(answer.get("header", {}), "header"), "revision")
             page = _kvs(answer)
