@@ -484,20 +484,34 @@ class Etcd:
             conn = http.client.HTTPConnection(
                 endpoint.host, endpoint.port, timeout=self.limits.etcd_call_s
             )
+            # the stream's socket is shut `etcd_call_s` after `wait_s`, however slowly a member
+            # dribbles it (each read's timeout alone bounds nothing)
+            cut, held = threading.Event(), list[socket.socket]()
+            left = max(0.0, deadline - time.monotonic())
+            watchdog = threading.Timer(left + self.limits.etcd_call_s, _cut, (held, cut))
+            watchdog.daemon = True
+            watchdog.start()
             try:
-                conn.request("POST", "/v3/watch", body=body)
-                response = conn.getresponse()
-            except (OSError, http.client.HTTPException) as exc:
-                conn.close()
-                tried.append(f"{endpoint.url} ({type(exc).__name__})")
-                continue
-            try:
-                return self._read_watch(conn, response, start_revision, deadline)
-            except TimeoutError:
-                return WatchResult([], start_revision)  # nothing changed within `wait_s`
-            except (OSError, http.client.HTTPException) as exc:
-                tried.append(f"{endpoint.url} ({type(exc).__name__})")
+                try:
+                    conn.request("POST", "/v3/watch", body=body)
+                    if conn.sock is not None:
+                        held.append(conn.sock)
+                    response = conn.getresponse()
+                except (OSError, http.client.HTTPException) as exc:
+                    tried.append(f"{endpoint.url} ({type(exc).__name__})")
+                    continue
+                try:
+                    return self._read_watch(conn, response, start_revision, deadline)
+                except TimeoutError:
+                    return WatchResult([], start_revision)  # nothing changed within `wait_s`
+                except (OSError, http.client.HTTPException, EtcdError) as exc:
+                    if cut.is_set():
+                        return WatchResult([], start_revision)  # its time is up: as above
+                    if isinstance(exc, EtcdError):
+                        raise
+                    tried.append(f"{endpoint.url} ({type(exc).__name__})")
             finally:
+                watchdog.cancel()
                 conn.close()
         raise EtcdUnavailableError(f"etcd unreachable: no endpoint answered ({', '.join(tried)})")
 

@@ -127,3 +127,21 @@ def test_a_dribbled_answer_ends_within_the_call_bound(dribbling: str) -> None:
     assert time.monotonic() - started < CALL_S * 8
     assert isinstance(outcome[0], EtcdUnavailableError), outcome
     client.close()
+
+
+def test_a_dribbled_watch_ends_within_its_wait_and_the_call_bound(dribbling: str) -> None:
+    client = Etcd([dribbling], LIMITS._replace(etcd_call_s=CALL_S))
+    outcome: list[object] = []
+
+    def watch() -> None:
+        try:
+            outcome.append(client.watch(PREFIX, 1, wait_s=CALL_S))
+        except BaseException as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    thread.join(timeout=CALL_S * 8)
+    assert not thread.is_alive(), "the watch was still reading the dribbled stream"
+    assert outcome, outcome
+    client.close()
