@@ -100,3 +100,19 @@ def test_a_settings_file_another_user_owns_is_refused(
     os.chown(path, 65534, 65534)
     with pytest.raises(OmsError, match="owned by uid 65534"):
         notices.settings()
+
+
+def test_a_relative_xdg_config_home_is_ignored() -> None:
+    """The XDG spec: a relative path in `XDG_CONFIG_HOME` is invalid and ignored. Before, it was
+    taken against the working directory — the tick's, then the detached `oms conductor notify`
+    child's (`/`, or the source tree oms runs from): two processes, two settings files; and the
+    ledger's anchors moved with the directory oms was run in."""
+    from oms.domain import notify as rules
+    from oms.store.anchor import anchor_dir
+
+    env = {"XDG_CONFIG_HOME": "cfg", "HOME": "/h"}
+    assert rules.settings_path(env) == "/h/.config/oms/notify.toml"
+    assert anchor_dir(env) == "/h/.config/oms/anchors"
+    absolute = {"XDG_CONFIG_HOME": "/x/c", "HOME": "/h"}
+    assert rules.settings_path(absolute) == "/x/c/oms/notify.toml"
+    assert anchor_dir(absolute) == "/x/c/oms/anchors"
