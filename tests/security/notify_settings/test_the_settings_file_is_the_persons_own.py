@@ -116,3 +116,16 @@ def test_a_relative_xdg_config_home_is_ignored() -> None:
     absolute = {"XDG_CONFIG_HOME": "/x/c", "HOME": "/h"}
     assert rules.settings_path(absolute) == "/x/c/oms/notify.toml"
     assert anchor_dir(absolute) == "/x/c/oms/anchors"
+
+
+def test_doctor_names_the_fix_of_a_settings_file_others_may_write(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from oms.services.admin import doctor
+
+    path = _home(monkeypatch, tmp_path / "config")
+    _write(path, 0o664)
+    (check,) = doctor._notify(None)
+    assert not check.ok
+    assert "writable by others" in check.detail
+    assert "chmod go-w" in check.fix
