@@ -281,6 +281,10 @@ class EtcdError(StoreError):
     code = "etcd"
 
 
+class EtcdAnswerTooLargeError(EtcdError):
+    """One answer over `Limits.etcd_response_bytes` (a range asks again for fewer keys)."""
+
+
 class EtcdUnavailableError(EtcdError):
     """No etcd endpoint answered within its deadline (ADR 0043)."""
 

@@ -57,7 +57,9 @@ MOVED = (
 def settings_path(env: Mapping[str, str]) -> str:
     """Where the person's `[notify]` lives: `$XDG_CONFIG_HOME/oms/notify.toml`, else
     `$HOME/.config/oms/notify.toml` (the environment is given: no IO here)."""
-    base = env.get("XDG_CONFIG_HOME") or os.path.join(env.get("HOME") or "/", ".config")
+    base = env.get("XDG_CONFIG_HOME", "")
+    if not os.path.isabs(base):  # unset, empty or relative: ignored (the XDG spec)
+        base = os.path.join(env.get("HOME") or "/", ".config")
     return os.path.join(os.path.abspath(base), SETTINGS)
 
 

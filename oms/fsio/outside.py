@@ -64,10 +64,12 @@ def write_new_user_file(path: str, data: bytes) -> None:
         os.close(fd)
 
 
-def read_user_file(path: str, cap: int) -> bytes:
+def read_user_file(path: str, cap: int, *, private: bool = False) -> bytes:
     """Read a file the user named on the command line (outside any root): regular, bounded,
     non-blocking; never one in an agent's worktree outside a tree job
-    (`trees.refuse_agent_tree`)."""
+    (`trees.refuse_agent_tree`), by its path or by where the file opened is (a symlink into a
+    worktree is refused too). `private`: a file whose contents oms runs (the person's settings)
+    must also be the user's own and writable by nobody else."""
     import stat
 
     from oms.errors import FileTooLargeError, InvalidInputError, shown
@@ -81,8 +83,21 @@ def read_user_file(path: str, cap: int) -> bytes:
             f"{shown(path)}: {(exc.strerror or 'cannot open').lower()}"
         ) from exc
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        with contextlib.suppress(OSError):  # where the file opened is, however it was reached
+            refuse_agent_tree(os.readlink(f"/proc/self/fd/{fd}"), "read a file")
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise InvalidInputError(f"{shown(path)}: not a regular file")
+        if private and st.st_uid != os.geteuid():
+            raise InvalidInputError(
+                f"{shown(path)}: owned by uid {st.st_uid} (expected {os.geteuid()})",
+                hint="keep it in your own configuration folder, owned by you",
+            )
+        if private and stat.S_IMODE(st.st_mode) & 0o022:
+            raise InvalidInputError(
+                f"{shown(path)}: writable by others (mode {stat.S_IMODE(st.st_mode):o})",
+                hint=f"chmod go-w {shown(path)}",
+            )
         chunks, total = [], 0
         while chunk := os.read(fd, min(1 << 20, cap + 1 - total)):
             chunks.append(chunk)

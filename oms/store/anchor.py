@@ -75,7 +75,9 @@ def anchor_dir(env: dict[str, str] | os._Environ[str] | None = None) -> str:
     if source.get("OMS_ANCHOR_DIR"):
         return os.path.abspath(source["OMS_ANCHOR_DIR"])
     home = source.get("HOME") or os.path.expanduser("~")
-    base = source.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    base = source.get("XDG_CONFIG_HOME", "")
+    if not os.path.isabs(base):  # unset, empty or relative: ignored (the XDG spec)
+        base = os.path.join(home, ".config")
     return os.path.join(os.path.abspath(base), "oms", "anchors")
 
 

@@ -15,8 +15,10 @@ replays it by its operation id) or puts the same bytes again.
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.client
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -24,7 +26,14 @@ from typing import Literal, NamedTuple
 from urllib.parse import urlsplit
 
 from oms.canonical.strict_json import loads_message
-from oms.errors import CanonicalJsonError, EtcdError, EtcdUnavailableError, InvalidInputError, shown
+from oms.errors import (
+    CanonicalJsonError,
+    EtcdAnswerTooLargeError,
+    EtcdError,
+    EtcdUnavailableError,
+    InvalidInputError,
+    shown,
+)
 from oms.limits import LIMITS, Limits
 
 # gRPC status codes a member answers when another member may do better
@@ -132,6 +141,15 @@ class WatchResult(NamedTuple):
     next_revision: int
 
 
+def _cut(held: list[socket.socket], cut: threading.Event) -> None:
+    """A call's time is up: its socket is shut, so a member dribbling its answer a byte at a time
+    (each read within the socket's timeout) ends too."""
+    cut.set()
+    for sock in held:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+
 def prefix_end(prefix: str) -> str:
     """The range end that makes a range of `prefix` cover every key starting with it."""
     raw = prefix.encode()
@@ -145,8 +163,12 @@ def _b64(text: str | bytes) -> str:
     return base64.b64encode(raw).decode("ascii")
 
 
+def _key_bytes(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
 def _key(text: str) -> str:
-    return _b64(text.encode())
+    return _b64(_key_bytes(text))
 
 
 def _int(doc: dict[str, object], name: str) -> int:
@@ -168,7 +190,11 @@ def _obj(value: object, what: str) -> dict[str, object]:
 def _kv(raw: object) -> KeyValue:
     doc = _obj(raw, "key")
     try:
-        key = base64.b64decode(str(doc.get("key", "")), validate=True).decode()
+        # a key that is not UTF-8 (etcd's keys are bytes) keeps its bytes as surrogate escapes: a
+        # check names it (never a record's: ids are ASCII), and a walk goes on past it
+        key = base64.b64decode(str(doc.get("key", "")), validate=True).decode(
+            "utf-8", "surrogateescape"
+        )
         value = base64.b64decode(str(doc.get("value", "")), validate=True)
     except (ValueError, UnicodeDecodeError) as exc:
         raise EtcdError("etcd answered a key or value that is not base64 of text") from exc
@@ -288,12 +314,28 @@ class Etcd:
                 endpoint.host, endpoint.port, timeout=self.limits.etcd_call_s
             )
             self._conns[endpoint] = conn
-        conn.request("POST", path, body=data, headers={"Content-Type": "application/json"})
-        response = conn.getresponse()
-        raw = response.read(self.limits.etcd_response_bytes + 1)
+        cut = threading.Event()
+        held: list[socket.socket] = []  # the call's socket (an answer that closes takes it over)
+        watchdog = threading.Timer(self.limits.etcd_call_s, _cut, (held, cut))
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            conn.request("POST", path, body=data, headers={"Content-Type": "application/json"})
+            if conn.sock is not None:
+                held.append(conn.sock)
+            if cut.is_set():
+                raise TimeoutError(f"no whole answer within {self.limits.etcd_call_s} s")
+            response = conn.getresponse()
+            raw = response.read(self.limits.etcd_response_bytes + 1)
+        finally:
+            watchdog.cancel()
+        if cut.is_set():
+            raise TimeoutError(f"no whole answer within {self.limits.etcd_call_s} s")
         if len(raw) > self.limits.etcd_response_bytes:
             self._drop(endpoint)
-            raise EtcdError(f"etcd {path}: answer over {self.limits.etcd_response_bytes} bytes")
+            raise EtcdAnswerTooLargeError(
+                f"etcd {path}: answer over {self.limits.etcd_response_bytes} bytes"
+            )
         return response.status, raw
 
     def _drop(self, endpoint: Endpoint) -> None:
@@ -323,26 +365,43 @@ class Etcd:
 
     def range_prefix(self, prefix: str, *, keys_only: bool = False) -> Iterator[KeyValue]:
         """Every key starting with `prefix`, in key order, read a page at a time at one revision
-        (the first page's), so the walk is one consistent picture."""
+        (the first page's), so the walk is one consistent picture. A page whose answer is over
+        `Limits.etcd_response_bytes` (large values) is asked again half as long, down to one key:
+        a few large values never stop the walk."""
         start, end, revision = prefix, prefix_end(prefix), 0
+        limit = self.limits.etcd_range_page
         while True:
             body: dict[str, object] = {
                 "key": _key(start),
                 "range_end": _b64(end),
-                "limit": str(self.limits.etcd_range_page),
+                "limit": str(limit),
             }
             if revision:
                 body["revision"] = str(revision)
             if keys_only:
                 body["keys_only"] = True
-            answer = self.call("/v3/kv/range", body)
+            try:
+                answer = self.call("/v3/kv/range", body)
+            except EtcdAnswerTooLargeError:
+                if limit == 1:
+                    raise
+                limit = max(1, limit // 2)
+                continue
+            limit = self.limits.etcd_range_page
             if not revision:
                 revision = _int(_obj(answer.get("header", {}), "header"), "revision")
             page = _kvs(answer)
+            for kv in page:  # each after the last, within the range: or the walk never ends
+                raw = kv.key.encode("utf-8", "surrogateescape")
+                if not _key_bytes(start) <= raw < end.encode("latin-1"):
+                    raise EtcdError(
+                        f"etcd answered keys out of order or outside the range asked "
+                        f"({shown(kv.key[:80])} reading {shown(prefix)})"
+                    )
+                start = kv.key + "\x00"
             yield from page
             if not answer.get("more") or not page:
                 return
-            start = page[-1].key + "\x00"
 
     def put(self, key: str, value: bytes, *, lease: int = 0) -> int:
         """Put `value` at `key`; the revision it landed at."""
@@ -425,20 +484,34 @@ class Etcd:
             conn = http.client.HTTPConnection(
                 endpoint.host, endpoint.port, timeout=self.limits.etcd_call_s
             )
+            # the stream's socket is shut `etcd_call_s` after `wait_s`, however slowly a member
+            # dribbles it (each read's timeout alone bounds nothing)
+            cut, held = threading.Event(), list[socket.socket]()
+            left = max(0.0, deadline - time.monotonic())
+            watchdog = threading.Timer(left + self.limits.etcd_call_s, _cut, (held, cut))
+            watchdog.daemon = True
+            watchdog.start()
             try:
-                conn.request("POST", "/v3/watch", body=body)
-                response = conn.getresponse()
-            except (OSError, http.client.HTTPException) as exc:
-                conn.close()
-                tried.append(f"{endpoint.url} ({type(exc).__name__})")
-                continue
-            try:
-                return self._read_watch(conn, response, start_revision, deadline)
-            except TimeoutError:
-                return WatchResult([], start_revision)  # nothing changed within `wait_s`
-            except (OSError, http.client.HTTPException) as exc:
-                tried.append(f"{endpoint.url} ({type(exc).__name__})")
+                try:
+                    conn.request("POST", "/v3/watch", body=body)
+                    if conn.sock is not None:
+                        held.append(conn.sock)
+                    response = conn.getresponse()
+                except (OSError, http.client.HTTPException) as exc:
+                    tried.append(f"{endpoint.url} ({type(exc).__name__})")
+                    continue
+                try:
+                    return self._read_watch(conn, response, start_revision, deadline)
+                except TimeoutError:
+                    return WatchResult([], start_revision)  # nothing changed within `wait_s`
+                except (OSError, http.client.HTTPException, EtcdError) as exc:
+                    if cut.is_set():
+                        return WatchResult([], start_revision)  # its time is up: as above
+                    if isinstance(exc, EtcdError):
+                        raise
+                    tried.append(f"{endpoint.url} ({type(exc).__name__})")
             finally:
+                watchdog.cancel()
                 conn.close()
         raise EtcdUnavailableError(f"etcd unreachable: no endpoint answered ({', '.join(tried)})")
 

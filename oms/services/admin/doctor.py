@@ -307,7 +307,8 @@ def _notify(config_root: str | None) -> list[Check]:
     try:
         found = notices.settings()
     except OmsError as exc:
-        out.append(Check("notify", False, exc.message, f"correct {path} as this line says"))
+        fix = exc.remedy or f"correct {path} as this line says"  # its own fix: chmod go-w
+        out.append(Check("notify", False, exc.message, fix))
     else:
         if found is not None:
             out.append(Check("notify", True, f"{len(found.commands)} command(s) from {path}"))

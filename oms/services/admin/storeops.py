@@ -36,8 +36,9 @@ def verify_state(state_root: str, config_root: str | None = None) -> Report:
     finally:
         backend.client.close()
     report.count("etcd keys", read)
-    for problem in problems:
-        report.error(f"etcd:{problem.key}", problem.problem)
+    for problem in problems:  # a key that is not UTF-8 is named by its bytes, escaped (\xff)
+        key = problem.key.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        report.error(f"etcd:{key}", problem.problem)
     return report
 
 

@@ -53,7 +53,7 @@ def settings() -> rules.NotifyConfig | None:
     path = rules.settings_path(os.environ)
     if file_signature(path) is None:  # not there (or a parent is no directory)
         return None
-    return rules.parse_settings(read_user_file(path, LIMITS.config_bytes), path)
+    return rules.parse_settings(read_user_file(path, LIMITS.config_bytes, private=True), path)
 
 
 def emit(ws: Workspace, notice: rules.Notice) -> bool:

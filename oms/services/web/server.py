@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from http.cookies import CookieError, SimpleCookie
+from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -226,6 +226,20 @@ def serve(port: int, opener: Opener, bind: str = LOOPBACK, person: str | None = 
     return Board(port, opener, person=person)
 
 
+def _cookies(headers: Message, name: str) -> list[bytes]:
+    """Every value of the cookie `name` in the request's `Cookie` headers, split by hand: any
+    server on 127.0.0.1 may set a cookie the browser sends here too (cookies ignore the port), and
+    `SimpleCookie` keeps nothing once one value does not parse (a space, a quote), which refused
+    every action for as long as such a cookie lived."""
+    found = []
+    for line in headers.get_all("Cookie") or []:
+        for pair in line.split(";"):
+            key, eq, value = pair.strip().partition("=")
+            if eq and key == name:
+                found.append(value.strip().encode())
+    return found
+
+
 class _Handler(BaseHTTPRequestHandler):
     """One connection: its request line and headers must arrive within `Limits.web_header_s` (a
     watchdog shuts an idle or dribbling sender down), each later read or write too."""
@@ -308,14 +322,11 @@ class _Handler(BaseHTTPRequestHandler):
             return "not JSON"
         want = self.server.csrf.encode()
         header = self.headers.get(CSRF_HEADER, "").encode()
-        jar = SimpleCookie()
-        try:
-            jar.load(self.headers.get("Cookie", ""))
-        except CookieError:
+        if not hmac.compare_digest(header, want):
             return "no or wrong CSRF token"
-        kept = jar.get(self.server.cookie)
-        cookie = (kept.value if kept is not None else "").encode()
-        if not (hmac.compare_digest(header, want) and hmac.compare_digest(cookie, want)):
+        if not any(
+            hmac.compare_digest(v, want) for v in _cookies(self.headers, self.server.cookie)
+        ):
             return "no or wrong CSRF token"
         return None
 
@@ -365,11 +376,11 @@ class _Handler(BaseHTTPRequestHandler):
             doc: JsonObject = {"ok": True, **self.server.read(route)}
             code = 200
         except (NotFoundError, RecordNotFoundError) as exc:
-            doc, code = {"ok": False, "error": exc.message, "hint": exc.hint}, 404
+            doc, code = {"ok": False, "error": exc.message, "hint": exc.remedy}, 404
         except (UsageError, InvalidInputError) as exc:
-            doc, code = {"ok": False, "error": exc.message, "hint": exc.hint}, 400
+            doc, code = {"ok": False, "error": exc.message, "hint": exc.remedy}, 400
         except OmsError as exc:
-            doc, code = {"ok": False, "error": exc.message, "hint": exc.hint}, 409
+            doc, code = {"ok": False, "error": exc.message, "hint": exc.remedy}, 409
         self._send(code, json.dumps(doc).encode(), "application/json")
 
     def _stream(self) -> None:
