@@ -137,6 +137,9 @@ def test_retry_takes_an_open_ticket_without_its_backoff(fleet: Fleet, oms: OmsCo
     assert not any(ticket in line for p in waited.phases if p.name == "fill" for line in p.done)
     assert _cli(oms, fleet, "ticket", "retry", ticket, "--person", "ann").returncode == 0
     taken = fleet.tick()
-    assert f"{ticket}: leased to worker-1" in [line for p in taken.phases for line in p.done]
+    leased = [line for p in taken.phases for line in p.done if line.startswith(f"{ticket}: leased")]
+    assert leased, (
+        taken.phases
+    )  # to whichever slot is free (the last attempt's may still be closing)
     done = _cli(oms, fleet, "ticket", "reopen", "tkt-99", "--person", "ann")
     assert (done.returncode, done.stderr.splitlines()[0]) == (1, "oms: error: no ticket tkt-99")

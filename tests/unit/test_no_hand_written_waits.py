@@ -31,6 +31,9 @@ ALLOWED: dict[str, str] = {
         "a 20 s window for 8 requests to pile up: a proxy that keeps the budget never lets all 8"
         " through, and shows no count of those it holds"
     ),
+    "tests/security/etcd/test_a_hostile_member_is_bounded.py::_dribble": (
+        "the hostile etcd member: dribbles its answer a byte at a time (the attack's pace)"
+    ),
     "tests/security/proxy/test_doors_slots_and_held_bodies.py::_dribbler": (
         "the attacker: retries a full backlog (EAGAIN), then dribbles a byte every few seconds"
     ),
