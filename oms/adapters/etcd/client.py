@@ -324,6 +324,15 @@ class Etcd:
     def range_prefix(self, prefix: str, *, keys_only: bool = False) -> Iterator[KeyValue]:
         """Every key starting with `prefix`, in key order, read a page at a time at one revision
         (the first page's), so the walk is one consistent picture."""
+        return self._pages(prefix, keys_only, [0])
+
+    def range_at(self, prefix: str) -> tuple[list[KeyValue], int]:
+        """Every key starting with `prefix` (`range_prefix`), and the revision they were read at."""
+        at = [0]
+        found = list(self._pages(prefix, False, at))  # the first page sets the revision
+        return found, at[0]
+
+    def _pages(self, prefix: str, keys_only: bool, at: list[int]) -> Iterator[KeyValue]:
         start, end, revision = prefix, prefix_end(prefix), 0
         while True:
             body: dict[str, object] = {
@@ -337,7 +346,7 @@ class Etcd:
                 body["keys_only"] = True
             answer = self.call("/v3/kv/range", body)
             if not revision:
-                revision = _int(_obj(answer.get("header", {}), "header"), "revision")
+                revision = at[0] = _int(_obj(answer.get("header", {}), "header"), "revision")
             page = _kvs(answer)
             yield from page
             if not answer.get("more") or not page:

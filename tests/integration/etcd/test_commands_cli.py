@@ -1,0 +1,158 @@
+"""`oms ticket add`, `oms ticket list` and `oms status` on `[store] backend = "etcd"` (ADR 0043):
+the same flows as on files, their records in the cluster and none in the state root; a member
+killed before a command; an unreachable cluster is one line and nothing written."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from oms.adapters.etcd import summary
+from oms.adapters.etcd.client import Etcd
+from oms.adapters.etcd.store import EtcdStore
+from oms.store import Store
+from tests.chain import Chain
+from tests.etcd_cluster import Cluster, free_ports
+from tests.helpers import OmsCommand, payload, ts
+
+
+def _use_etcd(chain: Chain, endpoints: list[str], prefix: str) -> None:
+    table = (
+        f'\n[store]\nbackend = "etcd"\nendpoints = {json.dumps(endpoints)}\nprefix = "{prefix}"\n'
+    )
+    chain.edit_config(lambda text: text + table, commit=True)
+
+
+def _oms(oms: OmsCommand, chain: Chain, *args: str) -> tuple[int, str]:
+    where = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    done = oms.run(*args, *where)
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.mark.cli
+def test_ticket_add_list_and_status_run_on_the_cluster(
+    chain: Chain, oms: OmsCommand, etcd_cluster: Cluster, etcd_prefix: str
+) -> None:
+    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
+    for title in ("First", "Second"):
+        code, out = _oms(oms, chain, "ticket", "add", "--title", title, "--no-body", "--json")
+        assert code == 0, out
+    code, out = _oms(oms, chain, "ticket", "list", "--json")
+    assert code == 0, out
+    listed = json.loads(out)["tickets"]
+    assert [(t["id"], t["title"], t["state"]) for t in listed] == [
+        ("tkt-1", "First", "open"),
+        ("tkt-2", "Second", "open"),
+    ]
+    code, out = _oms(oms, chain, "status", "--json")
+    assert code == 0, out
+    assert [t["id"] for t in json.loads(out)["tickets"]] == ["tkt-1", "tkt-2"]
+    code, out = _oms(oms, chain, "status")
+    assert code == 0, out
+    assert "tickets (2)" in out
+    client = Etcd(etcd_cluster.endpoints)
+    try:
+        found = client.get(etcd_prefix + "latest/ticket/tkt-2")
+        assert found is not None
+        assert found.value == b"0"
+    finally:
+        client.close()
+    assert not (chain.state / "records" / "ticket").exists()  # nothing half on files
+    code, out = _oms(oms, chain, "store", "verify", "--json")
+    assert code == 0, out
+    assert json.loads(out)["counts"]["etcd keys"] == 6
+
+
+@pytest.mark.cli
+def test_a_member_killed_before_the_command_is_stepped_over(
+    chain: Chain, oms: OmsCommand, etcd_cluster: Cluster, etcd_prefix: str
+) -> None:
+    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
+    etcd_cluster.kill(etcd_cluster.members[0])  # the endpoint asked first
+    code, out = _oms(oms, chain, "ticket", "add", "--title", "Despite", "--no-body")
+    assert code == 0, out
+    code, out = _oms(oms, chain, "ticket", "list", "--json")
+    assert code == 0, out
+    assert [t["title"] for t in json.loads(out)["tickets"]] == ["Despite"]
+    client = Etcd(etcd_cluster.endpoints[1:])
+    try:
+        assert client.get(etcd_prefix + "latest/ticket/tkt-1") is not None  # in the cluster
+    finally:
+        client.close()
+
+
+@pytest.mark.cli
+def test_an_unreachable_cluster_is_one_line_and_nothing_is_written(
+    chain: Chain, oms: OmsCommand
+) -> None:
+    _use_etcd(chain, [f"http://127.0.0.1:{p}" for p in free_ports(2)], "/oms/nowhere/")
+    ledger = chain.state / "ledger"
+    before = sorted(p.name for p in ledger.iterdir()) if ledger.exists() else []
+    sizes = {p.name: p.stat().st_size for p in ledger.iterdir()} if ledger.exists() else {}
+    for args in (
+        ("ticket", "add", "--title", "Lost", "--no-body"),
+        ("ticket", "list"),
+        ("status",),
+    ):
+        began = time.monotonic()
+        code, out = _oms(oms, chain, *args)
+        assert time.monotonic() - began < 2 * 5.0 + 10  # two endpoints, LIMITS.etcd_call_s each
+        assert code != 0, out
+        lines = [line for line in out.splitlines() if line.strip()]
+        assert lines[0].startswith("oms: error: etcd unreachable"), out
+        assert len(lines) == 2, out
+        assert "Traceback" not in out
+    after = sorted(p.name for p in ledger.iterdir()) if ledger.exists() else []
+    assert after == before
+    assert {p.name: p.stat().st_size for p in ledger.iterdir()} == sizes if ledger.exists() else 1
+    assert not (chain.state / "records" / "ticket").exists()
+
+
+def test_the_summary_reads_only_what_changed_and_survives_the_process(
+    chain: Chain, etcd_cluster: Cluster, etcd_prefix: str
+) -> None:
+    client = Etcd(etcd_cluster.endpoints)
+    try:
+        with Store.open(str(chain.state)) as files:
+            store = Store(files.state, backend=EtcdStore(client, etcd_prefix))
+            tickets = store.records("ticket")
+            for n in range(70):
+                tickets.create(
+                    f"tkt-{n + 1}",
+                    state="open",
+                    payload=payload("ticket"),
+                    operation_id=f"op-{n}",
+                    actor="oms-system",
+                    observed_at=ts(0),
+                )
+            summary.forget()
+            first = store.latest("ticket")
+            assert (len(first.records), first.read) == (70, 70)
+            assert store.latest("ticket").read == 0
+            rec = tickets.read("tkt-5")
+            tickets.transition(
+                "tkt-5",
+                expected_version=rec.version,
+                state="leased",
+                payload=payload("ticket"),
+                operation_id="op-lease",
+                actor="oms-system",
+                observed_at=ts(1),
+            )
+            again = store.latest("ticket")
+            assert again.read == 1
+            assert {r.record_id: r.state for r in again.records}["tkt-5"] == "leased"
+            assert [r.record_id for r in store.live("ticket").records if r.state == "leased"] == [
+                "tkt-5"
+            ]
+            summary.forget()  # a new process: the summary file, then what changed since
+            assert store.latest("ticket").read == 1  # tkt-5 changed after the file was written
+            client.put(etcd_prefix + "latest/ticket/tkt-7", b"9")  # a pointer to no version
+            broken = store.latest("ticket")
+            assert "tkt-7" in broken.errors
+            assert "absent" in broken.errors["tkt-7"].message
+    finally:
+        summary.forget()
+        client.close()
