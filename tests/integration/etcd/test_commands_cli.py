@@ -11,7 +11,9 @@ import pytest
 
 from oms.adapters.etcd import summary
 from oms.adapters.etcd.client import Etcd
-from oms.adapters.etcd.store import EtcdStore
+from oms.adapters.etcd.store import EtcdStore, verify_keys
+from oms.services.chain import tickets
+from oms.services.workspace import Workspace
 from oms.store import Store
 from tests.chain import Chain
 from tests.etcd_cluster import Cluster, free_ports
@@ -156,3 +158,28 @@ def test_the_summary_reads_only_what_changed_and_survives_the_process(
     finally:
         summary.forget()
         client.close()
+
+
+def test_a_member_killed_between_the_read_and_the_write_of_ticket_add(
+    chain: Chain, etcd_cluster: Cluster, etcd_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
+    with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
+        backend = ws.store.backend
+        assert isinstance(backend, EtcdStore)
+        client, real = backend.client, backend.client.call
+        paths: list[str] = []
+
+        def call(path: str, body: dict[str, object]) -> dict[str, object]:
+            paths.append(path)
+            if len(paths) == 3:  # after `ids` and the read of tkt-1, before its create
+                etcd_cluster.kill(etcd_cluster.members[client._first])  # the one it talks to
+            return real(path, body)
+
+        monkeypatch.setattr(client, "call", call)
+        rec = tickets.add(ws, "Mid-command", "")
+        assert paths == ["/v3/kv/range", "/v3/kv/txn", "/v3/kv/txn"]
+        assert [m.proc is None for m in etcd_cluster.members].count(True) == 1
+        assert [r.record_id for r in ws.store.latest("ticket").records] == [rec.record_id]
+        problems, read = verify_keys(backend)
+        assert (problems, read) == ([], 3)  # the version, its pointer, its op entry: whole
