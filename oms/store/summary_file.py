@@ -56,6 +56,7 @@ class Cache:
     unsaved: int = 0
     ordered: list[Record] | None = None  # by id, made again after a change
     grouped: dict[str, list[Record]] | None = None  # by state, each by id
+    origin: str = ""  # where the records are read from: "" the state root, else an etcd store's
 
 
 def generation_of(name: str) -> int | None:
@@ -132,6 +133,7 @@ def save(root: Root, kind: str, cache: Cache, *, label: str | None = None) -> bo
         "kind": kind,
         "kind_mtime_ns": cache.kind_mtime_ns,
         "seen_ns": cache.seen_ns,
+        "origin": cache.origin,
         "errors": sorted(cache.errors),
         "entries": [
             [rid, e.mtime_ns, e.seen_ns, e.record.sha256, e.record.to_json()]
@@ -178,7 +180,11 @@ def decode(body: bytes, kind: str) -> Cache:
     doc = loads_foreign(body)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("kind") != kind:
         raise ValueError("not a summary of this kind")
-    cache = Cache(kind_mtime_ns=_int(doc["kind_mtime_ns"]), seen_ns=_int(doc["seen_ns"]))
+    cache = Cache(
+        kind_mtime_ns=_int(doc["kind_mtime_ns"]),
+        seen_ns=_int(doc["seen_ns"]),
+        origin=_text(doc.get("origin", "")),
+    )
     for rid in doc["errors"]:  # named again by the first refresh, which reads them again
         cache.errors[check(_text(rid), "record id")] = IntegrityError(
             f"{kind} {rid} could not be read"

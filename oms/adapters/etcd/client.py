@@ -109,6 +109,15 @@ class TxnResult(NamedTuple):
     ranges: list[list[KeyValue]]
 
 
+class Since(NamedTuple):
+    """A range's keys, how many keys the range holds in all, the revision and the cluster's id."""
+
+    kvs: list[KeyValue]
+    total: int
+    revision: int
+    cluster: str
+
+
 class Lease(NamedTuple):
     """A granted lease."""
 
@@ -324,13 +333,36 @@ class Etcd:
     def range_prefix(self, prefix: str, *, keys_only: bool = False) -> Iterator[KeyValue]:
         """Every key starting with `prefix`, in key order, read a page at a time at one revision
         (the first page's), so the walk is one consistent picture."""
-        return self._pages(prefix, keys_only, [0])
+        return self._pages(prefix, keys_only, [0, 0])
 
-    def range_at(self, prefix: str) -> tuple[list[KeyValue], int]:
-        """Every key starting with `prefix` (`range_prefix`), and the revision they were read at."""
-        at = [0]
+    def range_at(self, prefix: str) -> Since:
+        """Every key starting with `prefix` (`range_prefix`), at which revision of which cluster."""
+        at = [0, 0]
         found = list(self._pages(prefix, False, at))  # the first page sets the revision
-        return found, at[0]
+        return Since(found, len(found), at[0], str(at[1]))
+
+    def range_since(self, prefix: str, revision: int) -> Since | None:
+        """The keys starting with `prefix` modified after `revision`, how many keys start with it
+        in all, at which revision of which cluster: one call, the server filtering. None when more
+        changed than one page holds (read the whole prefix instead)."""
+        answer = self.call(
+            "/v3/kv/range",
+            {
+                "key": _key(prefix),
+                "range_end": _b64(prefix_end(prefix)),
+                "limit": str(self.limits.etcd_range_page),
+                "min_mod_revision": str(revision + 1),
+            },
+        )
+        if answer.get("more"):
+            return None
+        header = _obj(answer.get("header", {}), "header")
+        return Since(
+            _kvs(answer),
+            _int(answer, "count"),
+            _int(header, "revision"),
+            str(_int(header, "cluster_id")),
+        )
 
     def _pages(self, prefix: str, keys_only: bool, at: list[int]) -> Iterator[KeyValue]:
         start, end, revision = prefix, prefix_end(prefix), 0
@@ -346,7 +378,9 @@ class Etcd:
                 body["keys_only"] = True
             answer = self.call("/v3/kv/range", body)
             if not revision:
-                revision = at[0] = _int(_obj(answer.get("header", {}), "header"), "revision")
+                header = _obj(answer.get("header", {}), "header")
+                revision = at[0] = _int(header, "revision")
+                at[1] = _int(header, "cluster_id")
             page = _kvs(answer)
             yield from page
             if not answer.get("more") or not page:

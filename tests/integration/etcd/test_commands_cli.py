@@ -183,3 +183,73 @@ def test_a_member_killed_between_the_read_and_the_write_of_ticket_add(
         assert [r.record_id for r in ws.store.latest("ticket").records] == [rec.record_id]
         problems, read = verify_keys(backend)
         assert (problems, read) == ([], 3)  # the version, its pointer, its op entry: whole
+
+
+def test_the_summary_asks_one_range_when_nothing_changed_and_sees_a_deleted_pointer(
+    chain: Chain, etcd_cluster: Cluster, etcd_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = Etcd(etcd_cluster.endpoints)
+    try:
+        with Store.open(str(chain.state)) as files:
+            store = Store(files.state, backend=EtcdStore(client, etcd_prefix))
+            for n in range(3):
+                store.records("ticket").create(
+                    f"tkt-{n + 1}",
+                    state="open",
+                    payload=payload("ticket"),
+                    operation_id=f"op-{n}",
+                    actor="oms-system",
+                    observed_at=ts(0),
+                )
+            summary.forget()
+            assert store.latest("ticket").read == 3
+            asked: list[tuple[str, dict[str, object]]] = []
+            real = client.call
+
+            def call(path: str, body: dict[str, object]) -> dict[str, object]:
+                asked.append((path, body))
+                return real(path, body)
+
+            monkeypatch.setattr(client, "call", call)
+            assert store.latest("ticket").read == 0
+            assert [path for path, _ in asked] == ["/v3/kv/range"]
+            assert "min_mod_revision" in asked[0][1]  # the pointers modified since: none
+            client.delete(etcd_prefix + "latest/ticket/tkt-2")  # what oms never does
+            assert [r.record_id for r in store.latest("ticket").records] == ["tkt-1", "tkt-3"]
+            other = Store(files.state, backend=EtcdStore(client, etcd_prefix + "other/"))
+            assert other.latest("ticket").records == []  # not this prefix's summary
+    finally:
+        summary.forget()
+        client.close()
+
+
+def test_a_summary_file_of_another_prefix_is_not_served(
+    chain: Chain, etcd_cluster: Cluster, etcd_prefix: str
+) -> None:
+    client = Etcd(etcd_cluster.endpoints)
+    try:
+        with Store.open(str(chain.state)) as files:
+            stores = [
+                Store(files.state, backend=EtcdStore(client, etcd_prefix + name))
+                for name in ("a/", "b/")
+            ]
+            for store in reversed(stores):  # the same ids, b's written before a's summary
+                for n in range(70):
+                    store.records("ticket").create(
+                        f"tkt-{n + 1}",
+                        state="open",
+                        payload=payload("ticket"),
+                        operation_id=f"op-{n}",
+                        actor="oms-system",
+                        observed_at=ts(0),
+                    )
+            summary.forget()
+            assert stores[0].latest("ticket").read == 70  # and saved: index/etcd.ticket/
+            assert (chain.state / "index" / "etcd.ticket").is_dir()
+            summary.forget()
+            assert stores[1].latest("ticket").read == 70  # a's file is not b's summary
+            summary.forget()
+            assert stores[1].latest("ticket").read == 0  # b's own file now
+    finally:
+        summary.forget()
+        client.close()
