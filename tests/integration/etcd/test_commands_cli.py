@@ -15,6 +15,7 @@ from oms.adapters.etcd.store import EtcdStore, verify_keys
 from oms.services.chain import tickets
 from oms.services.workspace import Workspace
 from oms.store import Store
+from oms.store.verify import verify
 from tests.chain import Chain
 from tests.etcd_cluster import Cluster, free_ports
 from tests.helpers import OmsCommand, payload, ts
@@ -250,6 +251,11 @@ def test_a_summary_file_of_another_prefix_is_not_served(
             assert stores[1].latest("ticket").read == 70  # a's file is not b's summary
             summary.forget()
             assert stores[1].latest("ticket").read == 0  # b's own file now
+        report = verify(str(chain.state))  # the file is a cache verify notes, not an error
+        assert report.ok, report.findings
+        assert [f.path for f in report.findings if f.severity == "note"] == [
+            "index/etcd.ticket/2.json"
+        ]
     finally:
         summary.forget()
         client.close()
