@@ -1,17 +1,17 @@
 """The store on etcd against the store on files, in the same run (ADR 0043).
 
     .venv/bin/python bench/etcd_bench.py [--records 1000] [--samples 300]
-        [--status-tickets 10000] [--repeat 5]
+        [--status-tickets 10000] [--repeat 5] [--oms dist/oms/oms]
 
 Starts a real 3-member etcd cluster on loopback ports in a scratch directory (tests/etcd_cluster.py;
 killed by pid at the end), fills `--records` worker records into a fresh state root and into the
 cluster alike, then times, the two stores taking turns: a read of a random record's latest version,
 and a compare-and-set transition of one record (`RecordStore.update`: read, decide, write), and the
-client's bare round trip (a range of one key) for scale. Then `oms status` as a new process (from
-source) in two demo repositories of `--status-tickets` open tickets each, one on files and one whose
-committed `[store]` names the cluster, taking turns: the first run (it reads every record and writes
-the summary) and the median of `--repeat` (it reads what changed: nothing). Prints medians, p90 and
-the ratios etcd / files. Nothing is asserted.
+client's bare round trip (a range of one key) for scale. Then `oms status` as a new process
+(`--oms`: the frozen binary; from source by default) in two demo repositories of `--status-tickets`
+open tickets each, one on files and one whose committed `[store]` names the cluster, taking turns:
+the first run (it reads every record and writes the summary) and the median of `--repeat` (it reads
+what changed: nothing). Prints medians, p90 and the ratios etcd / files. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -115,7 +115,9 @@ def fill_tickets(ws: Workspace, count: int, threads: int) -> None:
         worker.join()
 
 
-def status_runs(base: Path, cluster: Cluster, count: int, repeat: int) -> dict[str, list[float]]:
+def status_runs(
+    base: Path, cluster: Cluster, count: int, repeat: int, oms: list[str]
+) -> dict[str, list[float]]:
     """`oms status` in a repository on files and one on the cluster, `count` tickets each: the
     first run of each, then `repeat` runs of each taking turns (seconds)."""
     argvs = {}
@@ -132,7 +134,7 @@ def status_runs(base: Path, cluster: Cluster, count: int, repeat: int) -> dict[s
         with Workspace.open(run.state_root, run.repo, etcd=True) as ws:
             fill_tickets(ws, count, 1 if ws.store.backend is None else 8)
         where = ["--state-root", run.state_root, "--config-root", run.repo]
-        argvs[name] = [sys.executable, "-m", "oms", "status", *where]
+        argvs[name] = [*oms, "status", *where]
     out: dict[str, list[float]] = {}
     for turn in range(repeat + 1):
         for name, argv in argvs.items():
@@ -149,6 +151,7 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=300)
     parser.add_argument("--status-tickets", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--oms", help="the oms to run `oms status` with (default: from source)")
     args = parser.parse_args()
     rng = random.Random(7)
     scratch_anchors()
@@ -191,7 +194,8 @@ def main() -> int:
             times = time_interleaved(cases, args.samples)  # type: ignore[arg-type]
             client.close()
             files.close()
-            status = status_runs(Path(scratch), cluster, args.status_tickets, args.repeat)
+            oms = [args.oms] if args.oms else [sys.executable, "-m", "oms"]
+            status = status_runs(Path(scratch), cluster, args.status_tickets, args.repeat, oms)
         finally:
             cluster.stop()
 
