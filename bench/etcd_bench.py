@@ -1,30 +1,51 @@
 """The store on etcd against the store on files, in the same run (ADR 0043).
 
     .venv/bin/python bench/etcd_bench.py [--records 1000] [--samples 300]
+        [--status-tickets 10000] [--repeat 5] [--oms dist/oms/oms]
 
 Starts a real 3-member etcd cluster on loopback ports in a scratch directory (tests/etcd_cluster.py;
 killed by pid at the end), fills `--records` worker records into a fresh state root and into the
 cluster alike, then times, the two stores taking turns: a read of a random record's latest version,
 and a compare-and-set transition of one record (`RecordStore.update`: read, decide, write), and the
-client's bare round trip (a range of one key) for scale. Prints medians, p90 and the ratios etcd /
-files. Nothing is asserted.
+client's bare round trip (a range of one key) for scale. Then `oms status` as a new process
+(`--oms`: the frozen binary; from source by default) in two demo repositories of `--status-tickets`
+open tickets each, one on files and one whose committed `[store]` names the cluster, taking turns:
+the first run (it reads every record and writes the summary) and the median of `--repeat` (it reads
+what changed: nothing). Prints medians, p90 and the ratios etcd / files. Nothing is asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import statistics
+import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import median_ms, p90_ms, print_ratio, scratch_anchors, table, time_interleaved
+from bench._common import (
+    median_ms,
+    p90_ms,
+    pin_scratch_git,
+    print_ratio,
+    scratch_anchors,
+    table,
+    time_interleaved,
+)
+from oms.adapters import git
 from oms.adapters.etcd.client import Etcd
 from oms.adapters.etcd.store import EtcdStore
 from oms.canonical import add_ms, now
-from oms.store import Change, Record, StateRoot, Store
+from oms.demo import scratch as demo
+from oms.domain import tickets as machine
+from oms.services.workspace import Workspace
+from oms.store import Change, Record, RecordStore, StateRoot, Store
 from tests.etcd_cluster import Cluster
 from tests.helpers import T0, payload
 
@@ -42,13 +63,99 @@ def fill(store: Store, count: int) -> None:
         )
 
 
+def fill_tickets(ws: Workspace, count: int, threads: int) -> None:
+    """`count` open tickets `tkt-1…`, as `oms ticket add` writes them (one body shared), written by
+    `threads` writers (on etcd each with a client of its own: the cluster batches their commits)."""
+    sha = ws.store.ticket_content.put(
+        {
+            "format": "oms-ticket-content-v1",
+            "ticket_id": "tkt-1",
+            "source": "local",
+            "title": "ticket",
+            "body": "",
+            "repository": None,
+            "url": None,
+            "number": None,
+        }
+    )
+    backend = ws.store.backend
+    prefix = backend.prefix if isinstance(backend, EtcdStore) else None
+    urls = [e.url for e in backend.client.endpoints] if isinstance(backend, EtcdStore) else []
+
+    def write(numbers: range) -> None:
+        store = None if prefix is None else EtcdStore(Etcd(urls), prefix)
+        records = RecordStore(ws.store.state.root, "ticket", backend=store)
+        for n in numbers:
+            nxt = machine.new(
+                title=f"ticket {n}",
+                source="local",
+                repository=None,
+                content_sha256=sha,
+                created_at=T0,
+                repository_root=ws.config_root,
+            )
+            records.create(
+                f"tkt-{n}",
+                state=nxt.state,
+                payload=nxt.payload,
+                operation_id=f"op-{n}",
+                actor="oms-system",
+                observed_at=T0,
+            )
+        if store is not None:
+            store.close()
+
+    workers = [
+        threading.Thread(target=write, args=(range(1 + i, count + 1, threads),))
+        for i in range(threads)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+
+
+def status_runs(
+    base: Path, cluster: Cluster, count: int, repeat: int, oms: list[str]
+) -> dict[str, list[float]]:
+    """`oms status` in a repository on files and one on the cluster, `count` tickets each: the
+    first run of each, then `repeat` runs of each taking turns (seconds)."""
+    argvs = {}
+    for name in ("files", "etcd"):
+        run = demo._prepare(str(base / name))
+        if name == "etcd":
+            config = Path(run.repo) / ".oms" / "config.toml"
+            config.write_text(
+                config.read_text()
+                + f'\n[store]\nbackend = "etcd"\nendpoints = {json.dumps(cluster.endpoints)}\n'
+                + 'prefix = "/oms/bench-status/"\n'
+            )
+            git.commit_all(run.repo, "the store on etcd")
+        with Workspace.open(run.state_root, run.repo, etcd=True) as ws:
+            fill_tickets(ws, count, 1 if ws.store.backend is None else 8)
+        where = ["--state-root", run.state_root, "--config-root", run.repo]
+        argvs[name] = [*oms, "status", *where]
+    out: dict[str, list[float]] = {}
+    for turn in range(repeat + 1):
+        for name, argv in argvs.items():
+            began = time.perf_counter()
+            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True)
+            key = f"{name} first" if turn == 0 else name
+            out.setdefault(key, []).append(time.perf_counter() - began)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=1000)
     parser.add_argument("--samples", type=int, default=300)
+    parser.add_argument("--status-tickets", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--oms", help="the oms to run `oms status` with (default: from source)")
     args = parser.parse_args()
     rng = random.Random(7)
     scratch_anchors()
+    pin_scratch_git()
     with tempfile.TemporaryDirectory(prefix="oms-bench-") as scratch:
         cluster = Cluster(Path(scratch))
         try:
@@ -87,6 +194,8 @@ def main() -> int:
             times = time_interleaved(cases, args.samples)  # type: ignore[arg-type]
             client.close()
             files.close()
+            oms = [args.oms] if args.oms else [sys.executable, "-m", "oms"]
+            status = status_runs(Path(scratch), cluster, args.status_tickets, args.repeat, oms)
         finally:
             cluster.stop()
 
@@ -115,6 +224,35 @@ def main() -> int:
         median_ms(times["etcd read"]),
         "etcd round trip",
         median_ms(times["etcd round trip"]),
+    )
+    print()
+    n = args.status_tickets
+    print(
+        table(
+            ["`oms status`", "first run ms", "median ms"],
+            [
+                [
+                    f"{name}, {n} tickets",
+                    f"{status[name + ' first'][0] * 1000:.0f}",
+                    f"{statistics.median(status[name]) * 1000:.0f}",
+                ]
+                for name in ("files", "etcd")
+            ],
+        )
+    )
+    print()
+    print_ratio(
+        f"`oms status` on etcd, {n} tickets",
+        statistics.median(status["etcd"]) * 1000,
+        "files",
+        statistics.median(status["files"]) * 1000,
+    )
+    print_ratio(
+        f"`oms status` on etcd, {n} tickets, first run",
+        status["etcd first"][0] * 1000,
+        "files",
+        status["files first"][0] * 1000,
+        stat="one run",
     )
     return 0
 

@@ -193,6 +193,7 @@ class Limits(NamedTuple):
     etcd_call_s: float = 5.0  # one call to one endpoint answers within this, or the next is tried
     etcd_response_bytes: int = 16 * 1024 * 1024  # the largest answer read from one call
     etcd_range_page: int = 500  # keys read per page of a prefix range
+    etcd_txn_ops: int = 128  # reads in one transaction (etcd's --max-txn-ops default)
     etcd_lock_ttl_s: int = 10  # a lock's lease lapses this long after its last keepalive
     etcd_watch_events: int = 10_000  # one watch read returns at most this many events
     etcd_line_bytes: int = 16 * 1024 * 1024  # one line of a watch or keepalive stream

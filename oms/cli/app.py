@@ -268,7 +268,7 @@ def status(
     """
     from oms.services.admin.status import snapshot
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # correct on etcd (ADR 0043)
         snap = snapshot(ws)
         ws_now = ws.now()
     if json_out:

@@ -133,7 +133,7 @@ def add(
     else:
         where = "--body-file" if body_file else "stdin"
         body = "" if no_body else _utf8(_read_input(body_file), where)
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # correct on etcd (ADR 0043)
         rec = tickets.add(ws, title, body, priority)
     if json_out:
         emit({"ok": True, "ticket": shapes.ticket(rec)})
@@ -195,7 +195,7 @@ def list_(
     """
     from oms.services.chain import tickets
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:
         recs = tickets.list_all(ws)
     if json_out:
         emit({"ok": True, "tickets": [shapes.ticket(r) for r in recs]})

@@ -115,6 +115,8 @@ class Store:
         """The latest version of every record of `kind`, reading only what changed since the last
         call of this process or the summary file (`store/summary.py`); unreadable records are named,
         not raised."""
+        if self.backend is not None:  # etcd: ranges its pointers (adapters/etcd/summary.py)
+            return self.backend.summary(self.state.root, kind, self.limits)
         from oms.store import summary
 
         return summary.refresh(self.state.root, kind, self.records(kind).read_if_exists)
@@ -128,6 +130,10 @@ class Store:
         from oms.store.summary import Latest
 
         root, states = self.state.root, live.LIVE[kind]
+        if self.backend is not None:  # etcd: the summary's states (its pointers are the index)
+            every = self.latest(kind)
+            found = every.in_states(states)
+            return Latest(found, dict(every.errors), every.read, _grouped(found))
         if not live.complete(root, kind):
             scanned = self.latest(kind)
             found = [r for r in scanned.records if r.state in states]
@@ -235,6 +241,9 @@ class Store:
         """Close the state root (and the sandbox directory, if it was opened)."""
         if self._sandboxes is not None:
             self._sandboxes.close()
+        closer = getattr(self.backend, "close", None)  # an etcd store's connections
+        if closer is not None:
+            closer()
         self.state.close()
 
     def __enter__(self) -> Store:

@@ -56,6 +56,7 @@ class Cache:
     unsaved: int = 0
     ordered: list[Record] | None = None  # by id, made again after a change
     grouped: dict[str, list[Record]] | None = None  # by state, each by id
+    origin: str = ""  # where the records are read from: "" the state root, else an etcd store's
 
 
 def generation_of(name: str) -> int | None:
@@ -117,19 +118,22 @@ def unseal(key: bytes, kind: str, data: bytes) -> bytes:
     return body
 
 
-def save(root: Root, kind: str, cache: Cache) -> bool:
+def save(root: Root, kind: str, cache: Cache, *, label: str | None = None) -> bool:
     """Write the next generation, then drop the older ones; False if none was written (a race, a
-    read-only root, no key: the summary stays in the process)."""
+    read-only root, no key: the summary stays in the process). `label`: the summary's name under
+    `index/` (and in its MAC) when it is not `kind`'s (an etcd store's: `etcd.<kind>`)."""
     key = mac_key(root)
     if key is None:
         return False
-    present = generations(root, kind)
+    name = label or kind
+    present = generations(root, name)
     generation = (present[-1] if present else 0) + 1
     doc = {
         "format": FORMAT,
         "kind": kind,
         "kind_mtime_ns": cache.kind_mtime_ns,
         "seen_ns": cache.seen_ns,
+        "origin": cache.origin,
         "errors": sorted(cache.errors),
         "entries": [
             [rid, e.mtime_ns, e.seen_ns, e.record.sha256, e.record.to_json()]
@@ -138,29 +142,32 @@ def save(root: Root, kind: str, cache: Cache) -> bool:
     }
     body = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
     try:
-        root.mkdirs(f"{INDEX_DIR}/{kind}")
-        root.publish(summary_path(kind, generation), seal(key, kind, body))
+        root.mkdirs(f"{INDEX_DIR}/{name}")
+        root.publish(summary_path(name, generation), seal(key, name, body))
     except (AlreadyExistsError, OmsError):
         return False
     for old in present:
         try:
-            root.unlink(summary_path(kind, old))
+            root.unlink(summary_path(name, old))
         except OmsError:
             continue
     return True
 
 
-def load(root: Root, kind: str, ids: int, now_ns: int, racy_ns: int) -> Cache | None:
-    """The newest summary of `kind`, or None: none, too large for `ids` record directories, not
-    authenticated, damaged, or claiming a scan in the future."""
-    present = generations(root, kind)
+def load(
+    root: Root, kind: str, ids: int, now_ns: int, racy_ns: int, *, label: str | None = None
+) -> Cache | None:
+    """The newest summary of `kind` (named `label`, as for `save`), or None: none, too large for
+    `ids` record directories, not authenticated, damaged, or claiming a scan in the future."""
+    name = label or kind
+    present = generations(root, name)
     key = mac_key(root)
     if not present or key is None:
         return None
     cap = min(LIMITS.summary_bytes, (ids + 16) * ENTRY_ALLOWANCE)
     try:
         cache = decode(
-            unseal(key, kind, root.read_bytes(summary_path(kind, present[-1]), cap)), kind
+            unseal(key, name, root.read_bytes(summary_path(name, present[-1]), cap)), kind
         )
     except (OmsError, ValueError, TypeError, KeyError, RecursionError):
         return None
@@ -173,7 +180,11 @@ def decode(body: bytes, kind: str) -> Cache:
     doc = loads_foreign(body)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("kind") != kind:
         raise ValueError("not a summary of this kind")
-    cache = Cache(kind_mtime_ns=_int(doc["kind_mtime_ns"]), seen_ns=_int(doc["seen_ns"]))
+    cache = Cache(
+        kind_mtime_ns=_int(doc["kind_mtime_ns"]),
+        seen_ns=_int(doc["seen_ns"]),
+        origin=_text(doc.get("origin", "")),
+    )
     for rid in doc["errors"]:  # named again by the first refresh, which reads them again
         cache.errors[check(_text(rid), "record id")] = IntegrityError(
             f"{kind} {rid} could not be read"

@@ -146,11 +146,13 @@ SMALL: dict[str, Small] = {
     ),
     "state_bytes_bench.py": Small(("--dispatches", "2"), ("state root bytes, compacted / ended",)),
     "etcd_bench.py": Small(
-        ("--records", "20", "--samples", "10"),
+        ("--records", "20", "--samples", "10", "--status-tickets", "20", "--repeat", "2"),
         (
             "etcd read latest, 20 records / files",
             "etcd transition (read, decide, CAS) / files",
             "etcd read latest / etcd round trip",
+            "`oms status` on etcd, 20 tickets / files",
+            "`oms status` on etcd, 20 tickets, first run / files",
         ),
     ),
     "store_bench.py": Small(

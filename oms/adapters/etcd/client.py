@@ -118,6 +118,15 @@ class TxnResult(NamedTuple):
     ranges: list[list[KeyValue]]
 
 
+class Since(NamedTuple):
+    """A range's keys, how many keys the range holds in all, the revision and the cluster's id."""
+
+    kvs: list[KeyValue]
+    total: int
+    revision: int
+    cluster: str
+
+
 class Lease(NamedTuple):
     """A granted lease."""
 
@@ -368,6 +377,38 @@ class Etcd:
         (the first page's), so the walk is one consistent picture. A page whose answer is over
         `Limits.etcd_response_bytes` (large values) is asked again half as long, down to one key:
         a few large values never stop the walk."""
+        return self._pages(prefix, keys_only, [0, 0])
+
+    def range_at(self, prefix: str) -> Since:
+        """Every key starting with `prefix` (`range_prefix`), at which revision of which cluster."""
+        at = [0, 0]
+        found = list(self._pages(prefix, False, at))  # the first page sets the revision
+        return Since(found, len(found), at[0], str(at[1]))
+
+    def range_since(self, prefix: str, revision: int) -> Since | None:
+        """The keys starting with `prefix` modified after `revision`, how many keys start with it
+        in all, at which revision of which cluster: one call, the server filtering. None when more
+        changed than one page holds (read the whole prefix instead)."""
+        answer = self.call(
+            "/v3/kv/range",
+            {
+                "key": _key(prefix),
+                "range_end": _b64(prefix_end(prefix)),
+                "limit": str(self.limits.etcd_range_page),
+                "min_mod_revision": str(revision + 1),
+            },
+        )
+        if answer.get("more"):
+            return None
+        header = _obj(answer.get("header", {}), "header")
+        return Since(
+            _kvs(answer),
+            _int(answer, "count"),
+            _int(header, "revision"),
+            str(_int(header, "cluster_id")),
+        )
+
+    def _pages(self, prefix: str, keys_only: bool, at: list[int]) -> Iterator[KeyValue]:
         start, end, revision = prefix, prefix_end(prefix), 0
         limit = self.limits.etcd_range_page
         while True:
@@ -389,7 +430,9 @@ class Etcd:
                 continue
             limit = self.limits.etcd_range_page
             if not revision:
-                revision = _int(_obj(answer.get("header", {}), "header"), "revision")
+                header = _obj(answer.get("header", {}), "header")
+                revision = at[0] = _int(header, "revision")
+                at[1] = _int(header, "cluster_id")
             page = _kvs(answer)
             for kv in page:  # each after the last, within the range: or the walk never ends
                 raw = kv.key.encode("utf-8", "surrogateescape")

@@ -32,12 +32,14 @@ from oms.errors import (
     OmsError,
     shown,
 )
+from oms.fsio import Root
 from oms.limits import LIMITS, Limits
 from oms.store.backend import VERSION_NAME, Fence, Publish
 from oms.store.documents import parse_document
 from oms.store.events import parse_event
 from oms.store.outbox import parse_receipt
 from oms.store.records import parse_record, version_digest
+from oms.store.summary import Latest
 
 _PREFIX = re.compile(r"/(?:[A-Za-z0-9._-]+/)+")
 _DIGITS = re.compile(r"0|[1-9][0-9]{0,15}")
@@ -61,6 +63,15 @@ class EtcdStore:
     def __init__(self, client: Etcd, prefix: str) -> None:
         self.client = client
         self.prefix = check_prefix(prefix)
+
+    def summary(self, root: Root, kind: str, limits: Limits) -> Latest:
+        from oms.adapters.etcd import summary  # (summary -> store)
+
+        return summary.refresh(self, root, kind, limits)
+
+    def close(self) -> None:
+        """Close the client's connections."""
+        self.client.close()
 
     def key(self, rel: str) -> str:
         """The key of the relative name `rel`."""

@@ -49,6 +49,7 @@ class Workspace:
         self.clock = clock
         self._config: Config | None = None
         self._head: Head | None = None
+        self.on_etcd = False  # this command is served on an etcd store (`attach_etcd`)
 
     @classmethod
     def open(
@@ -58,10 +59,13 @@ class Workspace:
         *,
         clock: Callable[[], str] = wall_clock,
         served: bool = True,
+        etcd: bool = False,
     ) -> Workspace:
         """Open both roots (the config root need not be private: it is the repository); `served`:
         only if the state root serves this repository (ADR 0032; False only for `oms audit adopt`,
-        which readies a state root made before the ledger for `oms init` to record it)."""
+        which readies a state root made before the ledger for `oms init` to record it); `etcd`:
+        the command is correct on an etcd store (ADR 0043), so a committed `[store] backend =
+        "etcd"` puts its records there instead of being refused."""
         real = os.path.realpath(config_root)
         state_real = os.path.realpath(state_root)
         if state_real == real or state_real.startswith(real.rstrip("/") + "/"):
@@ -74,7 +78,28 @@ class Workspace:
         except BaseException:
             store.close()
             raise
-        return cls(store, real, repo, clock)
+        ws = cls(store, real, repo, clock)
+        if etcd:
+            try:
+                ws.attach_etcd()
+            except BaseException:
+                ws.close()
+                raise
+        return ws
+
+    def attach_etcd(self) -> None:
+        """Serve this command's records and events from the etcd store the committed `[store]`
+        names, if it names one (a configuration that cannot be read leaves the state root: the
+        command's own `config()` says why, where it needs one)."""
+        from oms.errors import OmsError
+        from oms.services.workspace.backend import etcd_store
+
+        self.on_etcd = True
+        try:
+            config = self.config()
+        except OmsError:
+            return
+        self.store.backend = etcd_store(config, self.store.state.meta.key_id)
 
     def head(self) -> Head:
         """What HEAD holds of what runs — the configuration, the executor instructions, the role
@@ -104,7 +129,8 @@ class Workspace:
             from oms.services.workspace.committed import committed_config
 
             config = committed_config(self.config_root, self.head())
-            refuse_etcd(config, self.config_root)
+            if not self.on_etcd:
+                refuse_etcd(config, self.config_root)
             self._config = config
         return self._config
 

@@ -1,7 +1,8 @@
 """The store backend `[store]` names (ADR 0043): the state root (`files`, the default) or an etcd
-cluster. In this first slice only `oms store verify` walks an etcd store; every command that reads
-the configuration refuses `backend = "etcd"` in one line (`refuse_etcd`), so nothing writes half
-to files and half to a cluster."""
+cluster. `oms store verify` walks an etcd store's keys; `oms ticket add`, `oms ticket list` and
+`oms status` run on it (`Workspace.open(etcd=True)`); every other command that reads the
+configuration refuses `backend = "etcd"` in one line (`refuse_etcd`), so nothing writes half to
+files and half to a cluster."""
 
 from __future__ import annotations
 
@@ -25,11 +26,10 @@ def etcd_store(config: Config, key_id: str) -> EtcdStore | None:
 
 
 def refuse_etcd(config: Config, where: str) -> None:
-    """Raise `ConfigError` when `[store]` names etcd: this slice serves it to `oms store verify`
-    only."""
+    """Raise `ConfigError` when `[store]` names etcd, for a command not served on it yet."""
     if config.store.backend == "etcd":
         raise ConfigError(
-            f'{where}: store.backend = "etcd" is served only by `oms store verify` so far '
-            "(ADR 0043, first slice)",
+            f'{where}: store.backend = "etcd" is served only by `oms ticket add`, `oms ticket '
+            "list`, `oms status` and `oms store verify` so far (ADR 0043)",
             hint='remove [store] (or set backend = "files") to run other commands',
         )
