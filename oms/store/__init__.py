@@ -6,17 +6,17 @@ state root. Every read and write goes through fsio, is bounded, canonical and sc
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from oms.errors import OmsError, suppress_faults
 from oms.limits import LIMITS, Limits
+from oms.store.backend import Backend
 from oms.store.records import Change, Record, RecordStore
 from oms.store.stateroot import StateRoot, default_state_root
 
 if TYPE_CHECKING:
     from oms.canonical import JsonObject
     from oms.fsio import FsioOptions, Root
-    from oms.store.backend import Backend
     from oms.store.content import TicketContent, WorktreeRecords
     from oms.store.events import EventStore
     from oms.store.evidence import Evidence, EvidenceStore
@@ -24,6 +24,17 @@ if TYPE_CHECKING:
     from oms.store.ledger_check import Audit
     from oms.store.outbox import Outbox
     from oms.store.summary import Latest
+
+
+@runtime_checkable
+class Summarizes(Backend, Protocol):
+    """A backend that keeps its own summary of the latest versions (etcd: ranges its pointers,
+    `adapters/etcd/summary.py`); the state root's is `store/summary.py`."""
+
+    def summary(self, root: Root, kind: str, limits: Limits) -> Latest:
+        """The latest version of every record of `kind`, reading only what changed since the
+        last look (`root`: the state root that keeps the summary file)."""
+        ...
 
 
 class Store:
@@ -115,7 +126,7 @@ class Store:
         """The latest version of every record of `kind`, reading only what changed since the last
         call of this process or the summary file (`store/summary.py`); unreadable records are named,
         not raised."""
-        if self.backend is not None:  # etcd: ranges its pointers (adapters/etcd/summary.py)
+        if isinstance(self.backend, Summarizes):  # etcd: ranges its pointers
             return self.backend.summary(self.state.root, kind, self.limits)
         from oms.store import summary
 

@@ -13,15 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
 from oms.errors import AlreadyExistsError, NotFoundError, RecordNotFoundError
 from oms.fsio import Root
 from oms.store import ledger, live
-
-if TYPE_CHECKING:
-    from oms.limits import Limits
-    from oms.store.summary import Latest
 
 VERSION_NAME = re.compile(r"(0|[1-9][0-9]{0,15})\.json")  # a record version's name
 
@@ -86,12 +82,6 @@ class Backend(Protocol):
         """Publish `data` under `rel` unless something is there; None when this call created it,
         else the bytes already there (`note`: the ledger's name for the kind; `fence`: as for
         `publish_version`)."""
-        ...
-
-    def summary(self, root: Root, kind: str, limits: Limits) -> Latest:
-        """The latest version of every record of `kind`, reading only what changed since this
-        process's or the summary file's last look (`root`: the state root that keeps the summary
-        file)."""
         ...
 
 
@@ -161,9 +151,3 @@ class Files:
         except AlreadyExistsError:
             return self.root.read_bytes(rel, limit)
         return None
-
-    def summary(self, root: Root, kind: str, limits: Limits) -> Latest:
-        from oms.store import summary  # (summary -> records -> backend)
-        from oms.store.records import RecordStore
-
-        return summary.refresh(root, kind, RecordStore(root, kind, limits).read_if_exists)

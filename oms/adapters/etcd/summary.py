@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Protocol
 
-from oms.adapters.etcd.client import Get, KeyValue, Since
-from oms.adapters.etcd.store import EtcdStore
+from oms.adapters.etcd.client import Etcd, Get, KeyValue, Since
 from oms.errors import FileTooLargeError, IntegrityError, OmsError, shown
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
@@ -51,7 +51,16 @@ def label(kind: str) -> str:
     return f"etcd.{kind}"
 
 
-def refresh(store: EtcdStore, root: Root, kind: str, limits: Limits = LIMITS) -> Latest:
+class Keyed(Protocol):
+    """What a refresh needs of an etcd store (`EtcdStore`): its client, its prefix, its keys."""
+
+    client: Etcd
+    prefix: str
+
+    def key(self, rel: str) -> str: ...
+
+
+def refresh(store: Keyed, root: Root, kind: str, limits: Limits = LIMITS) -> Latest:
     """The latest version of every record of `kind` in `store`, reading only the records whose
     pointer moved since this process's (or the summary file's) last refresh; a record that cannot
     be read is named with its error, not raised."""
@@ -88,7 +97,7 @@ def refresh(store: EtcdStore, root: Root, kind: str, limits: Limits = LIMITS) ->
         return _latest(cache, len(stale))
 
 
-def _changed(store: EtcdStore, under: str, cache: Cache) -> Since | None:
+def _changed(store: Keyed, under: str, cache: Cache) -> Since | None:
     """The pointers modified since the summary's revision, if that answers (see the module)."""
     if cache.kind_mtime_ns <= 0 or cache.errors or not cache.origin:
         return None
@@ -127,7 +136,7 @@ def _stale(
 
 
 def _read(
-    store: EtcdStore,
+    store: Keyed,
     kind: str,
     stale: list[tuple[str, int, int]],
     cache: Cache,
