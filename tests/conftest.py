@@ -4,6 +4,7 @@ command."""
 from __future__ import annotations
 
 import contextlib
+import getpass
 import hashlib
 import os
 import shutil
@@ -76,6 +77,29 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "\n1 passed in " in done.stdout, done.stdout[-2000:]
     return True
+
+
+@pytest.fixture(autouse=True)
+def _no_repository_made_above_the_tests() -> Iterator[None]:
+    """No test leaves a `.git` in the temp directory: every test's folder is under it, and oms
+    refuses a state root inside a git worktree, so a `.git` there fails whatever runs beside (a CI
+    run saw "state root … is inside the git worktree /tmp"). The test that left one fails here
+    (its teardown), and the entry is removed so the others run on."""
+    yield
+    for where in (Path(tempfile.gettempdir()), Path(tempfile.gettempdir()) / f"pytest-of-{_USER}"):
+        made = where / ".git"
+        if made.is_symlink() or made.is_file():
+            made.unlink()
+        elif made.is_dir():
+            shutil.rmtree(made, ignore_errors=True)
+        else:
+            continue
+        pytest.fail(
+            f"a .git was left in {where} (removed): a test made a repository above the tests"
+        )
+
+
+_USER = getpass.getuser()  # as pytest names its folder
 
 
 def _checkout_now(root: Path) -> dict[str, str]:
