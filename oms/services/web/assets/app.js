@@ -105,9 +105,18 @@ function offer(id, names) {
   }));
 }
 
-async function showLog(id) {
+// what a worker's health lets a person do beyond send and cancel: stop one not stopped yet,
+// resume a parked (or stalled) one (what `oms worker stop|resume` accept)
+function workerActions(health) {
+  const names = ["send", "cancel"];
+  if (health && health !== "stopped") names.push("stop");
+  if (health === "parked" || health === "stalled") names.push("resume");
+  return names;
+}
+
+async function showLog(id, health) {
   document.getElementById("detail-title").textContent = "Pane log of worker " + id;
-  offer(id, ["send", "cancel"]);
+  offer(id, workerActions(health));
   document.getElementById("act-text").focus(); // the keyboard goes on to the message
   const doc = await getJson("/api/log", id);
   const text = doc.ok ? doc.lines.map((l) => (l.at ? l.at + "  " : "") + l.text).join("\n")
@@ -135,6 +144,13 @@ async function showResult(id) {
   document.getElementById("detail").textContent = lines.join("\n");
 }
 
+function showTicket(t) { // a blocked (or quarantined) ticket: a person may reopen it
+  document.getElementById("detail-title").textContent = "Ticket " + t.id + " (" + t.state + ")";
+  offer(t.id, ["reopen"]);
+  document.getElementById("act-text").focus(); // the reason
+  document.getElementById("detail").textContent = t.title + "\n" + (t.reason || "");
+}
+
 function draw(doc) {
   fill("warnings", doc.warnings.map((w) => el("li", w)));
   document.getElementById("workers-count").textContent = "(" + doc.workers.length + ")";
@@ -142,11 +158,12 @@ function draw(doc) {
     [w.id, w.ticket_id, w.title, badge(w.dispatch_state), badge(w.health), w.reason,
       age(w.heartbeat_age_s),
       age(w.running_s)],
-    () => showLog(w.id), w.id)));
+    () => showLog(w.id, w.health), w.id)));
   document.getElementById("queue-count").textContent = doc.queue.length < doc.queue_total
     ? "(the first " + doc.queue.length + " of " + doc.queue_total + ")"
     : "(" + doc.queue.length + ")";
-  fill("queue", doc.queue.map((t) => row([t.id, badge(t.state), t.title, t.reason])));
+  fill("queue", doc.queue.map((t) => row([t.id, badge(t.state), t.title, t.reason],
+    t.state === "blocked" ? () => showTicket(t) : null, t.id)));
   const pool = doc.pool;
   if (pool.error) fill("pool", [el("span", pool.error, "dim")]);
   else fill("pool", (pool.slots || []).map((s) =>
