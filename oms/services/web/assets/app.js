@@ -92,17 +92,40 @@ async function act(action, id) {
   }
 }
 
-function offer(id, names) {
-  const box = document.getElementById("actions");
-  box.hidden = false;
-  document.getElementById("act-said").textContent = "";
+let picked = null; // what the buttons act on: {kind, id, names}, offered again as its state moves
+
+function buttons(id, names) {
   fill("act-buttons", names.map((name) => {
     const button = el("button", name);
     button.type = "button";
     button.dataset.action = name;
+    button.dataset.key = name; // a redraw keeps the keyboard on the same button
     button.addEventListener("click", () => act(name, id));
     return button;
   }));
+}
+
+function offer(kind, id, names) {
+  const box = document.getElementById("actions");
+  box.hidden = false;
+  document.getElementById("act-said").textContent = "";
+  picked = { kind, id, names: names.join() };
+  buttons(id, names);
+}
+
+function offerAgain(doc) { // a stopped worker offers no stop, a reopened ticket no reopen
+  if (picked === null) return;
+  let names = null;
+  if (picked.kind === "worker") {
+    const w = doc.workers.find((x) => x.id === picked.id);
+    if (w) names = workerActions(w.health);
+  } else if (picked.kind === "ticket") {
+    const t = doc.queue.find((x) => x.id === picked.id);
+    if (t) names = t.state === "blocked" ? ["reopen"] : [];
+  }
+  if (names === null || names.join() === picked.names) return;
+  picked.names = names.join();
+  buttons(picked.id, names);
 }
 
 // what a worker's health lets a person do beyond send and cancel: stop one not stopped yet,
@@ -116,7 +139,7 @@ function workerActions(health) {
 
 async function showLog(id, health) {
   document.getElementById("detail-title").textContent = "Pane log of worker " + id;
-  offer(id, workerActions(health));
+  offer("worker", id, workerActions(health));
   document.getElementById("act-text").focus(); // the keyboard goes on to the message
   const doc = await getJson("/api/log", id);
   const text = doc.ok ? doc.lines.map((l) => (l.at ? l.at + "  " : "") + l.text).join("\n")
@@ -126,7 +149,7 @@ async function showLog(id, health) {
 
 async function showResult(id) {
   document.getElementById("detail-title").textContent = "Result of dispatch " + id;
-  offer(id, ["verify", "merge", "request-changes"]);
+  offer("result", id, ["verify", "merge", "request-changes"]);
   document.getElementById("act-text").focus();
   const doc = await getJson("/api/result", id);
   if (!doc.ok) {
@@ -146,7 +169,7 @@ async function showResult(id) {
 
 function showTicket(t) { // a blocked (or quarantined) ticket: a person may reopen it
   document.getElementById("detail-title").textContent = "Ticket " + t.id + " (" + t.state + ")";
-  offer(t.id, ["reopen"]);
+  offer("ticket", t.id, ["reopen"]);
   document.getElementById("act-text").focus(); // the reason
   document.getElementById("detail").textContent = t.title + "\n" + (t.reason || "");
 }
@@ -159,6 +182,7 @@ function draw(doc) {
       age(w.heartbeat_age_s),
       age(w.running_s)],
     () => showLog(w.id, w.health), w.id)));
+  offerAgain(doc);
   document.getElementById("queue-count").textContent = doc.queue.length < doc.queue_total
     ? "(the first " + doc.queue.length + " of " + doc.queue_total + ")"
     : "(" + doc.queue.length + ")";
