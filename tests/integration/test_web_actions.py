@@ -2,9 +2,9 @@
 to /api/act carrying the server's CSRF token in a header and in the page's `SameSite=Strict`
 cookie, with this server's Origin; without any one of them it is refused (403) and nothing
 changes. Each action calls the service its command calls (verify, merge, request changes,
-cancel, send) and the state shows it. The stream (/api/events) sends the board, then each change
-within 2 s; more than `LIMITS.web_streams` streams are refused (503); a stream ends when the
-server ends."""
+cancel, send, stop, resume, reopen) and the state shows it, or is refused as its command is. The
+stream (/api/events) sends the board, then each change within 2 s; more than `LIMITS.web_streams`
+streams are refused (503); a stream ends when the server ends."""
 
 from __future__ import annotations
 
@@ -18,11 +18,13 @@ from contextlib import contextmanager
 import pytest
 
 from oms.limits import LIMITS
+from oms.services.chain import tickets
 from oms.services.web import server
 from oms.services.workspace import Workspace
 from tests.agent_side import bind
 from tests.chain import Chain, accepted
 from tests.helpers import git, oms_command, scaled
+from tests.integration.test_delivery import _running
 from tests.integration.test_review import CHECKS, _completed
 from tests.integration.test_worker_send import _heard, _listening, _messages, _until
 
@@ -112,19 +114,36 @@ DROPS = [
 ]
 
 
-@pytest.mark.parametrize("action", ["verify", "merge", "request-changes", "cancel", "send"])
+def _blocked(chain: Chain) -> str:
+    """A ticket a person blocked: what `reopen` sends back to the queue."""
+    with chain.workspace() as ws:
+        ticket = tickets.add(ws, "Blocked for a person", "b").record_id
+        tickets.block(ws, ticket, "waiting for the login")
+    return ticket
+
+
+@pytest.mark.parametrize(
+    "action",
+    ["verify", "merge", "request-changes", "cancel", "send", "stop", "resume", "reopen"],
+)
 def test_each_action_is_refused_without_each_part_of_its_csrf_proof(
     chain: Chain, result: str, action: str
 ) -> None:
+    blocked = _blocked(chain)
+    target = blocked if action == "reopen" else result
     before = _state(chain, result)
+    with chain.workspace() as ws:
+        ticket_before = ws.store.records("ticket").read(blocked).version
     head = git("rev-parse", "HEAD", cwd=chain.repo)
     with _served(chain) as board:
         for drop in DROPS:
-            code, said = _act(board, action, result, "a comment", drop=drop)
+            code, said = _act(board, action, target, "a comment", drop=drop)
             assert code == 403, (drop, said)
             assert isinstance(said, str)
             assert said.startswith("forbidden: "), said
     assert _state(chain, result) == before  # nothing changed
+    with chain.workspace() as ws:
+        assert ws.store.records("ticket").read(blocked).version == ticket_before
     assert git("rev-parse", "HEAD", cwd=chain.repo) == head
 
 
@@ -185,6 +204,86 @@ def test_send_from_the_board_reaches_the_pane_as_text(deliverable: Chain) -> Non
     assert _until(_heard(deliverable, dispatch_id), b"\r") == b"from the board\r"
     [message] = _messages(deliverable)
     assert (message["text"], message["person"]) == ("from the board", "Zoë Reviewer")
+
+
+def _health(chain: Chain, dispatch_id: str) -> str:
+    with chain.workspace() as ws:
+        return str(ws.store.records("worker").read(dispatch_id).payload["health"])
+
+
+def test_stop_from_the_board_ends_the_worker_as_oms_worker_stop_does(
+    deliverable: Chain,
+) -> None:
+    dispatch_id = _running(deliverable)
+    ticket = _ticket_of(deliverable, dispatch_id)
+    with _served(deliverable) as board:
+        code, said = _act(board, "stop", ticket, "wrong approach")  # a ticket: its live attempt
+        assert code == 200, said
+        assert isinstance(said, dict)
+        assert (said["worker_health"], said["session_state"]) == ("stopped", "stopped")
+        assert said["said"] == f"{dispatch_id} is stopped"
+        code, said = _act(board, "stop", "dsp-nonesuch")
+        assert code == 404, said  # as `oms worker stop dsp-nonesuch`: no such dispatch
+        assert isinstance(said, dict)
+        assert said["hint"]
+    assert _health(deliverable, dispatch_id) == "stopped"
+    with deliverable.workspace() as ws:
+        worker = ws.store.records("worker").read(dispatch_id)
+    assert "wrong approach (by oms-web)" in str(worker.payload["end_detail"])
+
+
+def test_resume_from_the_board_resumes_a_parked_worker_once_due(deliverable: Chain) -> None:
+    from oms.canonical import add_ms
+    from oms.services.delivery.service import Delivery
+
+    dispatch_id = _running(deliverable)
+    with deliverable.workspace() as ws:
+        Delivery.open(ws).park(dispatch_id, "lunch", add_ms(ws.now(), 10 * 60_000))
+    assert _health(deliverable, dispatch_id) == "parked"
+    with _served(deliverable) as board:
+        code, said = _act(board, "resume", dispatch_id)
+        assert code == 400, said  # not due: refused as `oms worker resume` refuses it
+        assert isinstance(said, dict)
+        assert "not due" in str(said["error"])
+        assert _health(deliverable, dispatch_id) == "parked"
+        deliverable.clock.advance(11)
+        code, said = _act(board, "resume", dispatch_id)
+        assert code == 200, said
+        assert isinstance(said, dict)
+        assert (said["worker_health"], said["session_state"]) == ("healthy", "running")
+    assert _health(deliverable, dispatch_id) == "healthy"
+    with deliverable.workspace() as ws:
+        Delivery.open(ws).stop(dispatch_id, "test is over")
+
+
+def test_reopen_from_the_board_is_the_persons_and_refused_as_the_command_refuses(
+    chain: Chain,
+) -> None:
+    ticket = _blocked(chain)
+    with _served(chain) as board:
+        code, said = _act(board, "reopen", ticket, "the login is fixed")
+        assert code == 200, said
+        assert isinstance(said, dict)
+        assert (said["state"], said["attempt"]) == ("open", 2)
+        assert said["said"] == f"{ticket} is open for attempt 2"
+        code, said = _act(board, "reopen", ticket)
+        assert code == 409, said  # open now: what `oms ticket reopen` says, with its hint
+        assert isinstance(said, dict)
+        assert said["error"] == "ticket cannot reopen from state open"
+        assert said["hint"]
+        code, said = _act(board, "reopen", "tkt-999")
+        assert code == 404, said
+    with chain.workspace() as ws:
+        rec = ws.store.records("ticket").read(ticket)
+    assert rec.state == "open"
+    assert rec.actor == "person:zo-reviewer"  # the version names the board's person
+    said_by = "reopened by Zo? Reviewer: the login is fixed"  # the service's one line: ASCII
+    assert rec.payload["reason"] == said_by
+
+
+def _ticket_of(chain: Chain, dispatch_id: str) -> str:
+    with chain.workspace() as ws:
+        return str(ws.store.records("dispatch").read(dispatch_id).payload["ticket_id"])
 
 
 def test_an_action_too_large_or_not_json_is_refused(chain: Chain) -> None:

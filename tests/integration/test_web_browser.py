@@ -1,7 +1,8 @@
 """`oms web` in a real headless Chromium (ADR 0041): the page loads with the token and shows a
 ticket's title; it updates within 2 s of `oms ticket add` (the server's stream of events); a
 hostile title renders as text, never as markup or script; each action works by a click (verify and
-merge, request changes, cancel, send) and the page shows the state it made; the page says when the
+merge, request changes, cancel, send, reopen a blocked ticket, stop a worker) and the page shows the
+state it made; the page says when the
 server ends. The screenshot in docs/recordings/web.png is taken here (OMS_RECORD=1 writes it; any
 other run leaves the checkout as it was: a test that writes a tracked file changes the sources the
 frozen build is of, and `.ci/setup --install` would build again under the frozen tests)."""
@@ -214,6 +215,50 @@ def test_send_a_worker_a_message_by_clicking(deliverable: Chain) -> None:
     assert _until(_heard(deliverable, dispatch_id), b"\r") == b"from the <b>board</b>\r"
     [message] = _messages(deliverable)
     assert message["text"] == "from the <b>board</b>"
+
+
+def _buttons(browser: Browser) -> list[str]:
+    shown = "[...document.querySelectorAll('#act-buttons button')].map(b => b.textContent)"
+    return list(json.loads(browser.eval(f"JSON.stringify({shown})")))
+
+
+def test_reopen_a_blocked_ticket_by_clicking(chain: Chain) -> None:
+    from oms.services.chain import tickets
+
+    with chain.workspace() as ws:
+        ticket = tickets.add(ws, "Blocked for a person", "b").record_id
+        tickets.block(ws, ticket, "waiting for the login")
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    with _serving(roots) as url, Browser() as browser:
+        browser.open(url)
+        browser.wait_for("document.body.dataset.live === 'live'", timeout=20)
+        assert _ticket_state(browser) == "blocked"
+        _click(browser, "#queue tr.pick")  # a blocked ticket's row is one to pick
+        assert _buttons(browser) == ["reopen"]
+        assert _do(browser, "reopen", "the login is fixed") == f"{ticket} is open for attempt 2"
+        browser.wait_for("document.querySelector('#queue td:nth-child(2)').textContent "
+                         "=== 'open'", timeout=scaled(2))  # fmt: skip
+        assert browser.eval("document.querySelectorAll('#queue tr.pick').length") == 0
+        assert _buttons(browser) == []  # open now: nothing to reopen (the server refuses it too)
+    with chain.workspace() as ws:
+        assert ws.store.records("ticket").read(ticket).actor.startswith("person:")
+
+
+def test_stop_a_worker_by_clicking(deliverable: Chain) -> None:
+    from tests.integration.test_delivery import _running
+
+    dispatch_id = _running(deliverable)
+    roots = ("--state-root", str(deliverable.state), "--config-root", str(deliverable.repo))
+    with _serving(roots) as url, Browser() as browser:
+        browser.open(url)
+        browser.wait_for("document.body.dataset.live === 'live'", timeout=20)
+        health = "document.querySelector('#workers td:nth-child(5)').textContent"
+        assert browser.eval(health) == "healthy"
+        _click(browser, "#workers tr.pick")
+        assert _buttons(browser) == ["send", "cancel", "stop"]  # healthy: no resume
+        assert _do(browser, "stop", "wrong approach") == f"{dispatch_id} is stopped"
+        browser.wait_for(f"{health} === 'stopped'", timeout=scaled(2))
+        assert _buttons(browser) == ["send", "cancel"]  # stopped: nothing to stop
 
 
 def test_the_page_says_when_the_server_ends(chain: Chain) -> None:

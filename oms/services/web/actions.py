@@ -1,8 +1,9 @@
 """What a person may do from `oms web`'s board (ADR 0041, amended): verify and merge a result,
-request changes of it, cancel a dispatch, send a worker a message. Each calls the very service its
-command calls (`oms result verify|merge|request-changes`, `oms dispatch cancel`, `oms worker
-send`), after the same handle resolution, so a check the command makes the board makes too; the
-answer is what the command's `--json` says."""
+request changes of it, cancel a dispatch, send a worker a message, stop a worker, resume a parked
+one, reopen a blocked (or quarantined) ticket. Each calls the very service its command calls (`oms
+result verify|merge|request-changes`, `oms dispatch cancel`, `oms worker send|stop|resume`, `oms
+ticket reopen`), after the same handle resolution, so a check the command makes the board makes
+too; the answer is what the command's `--json` says."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from dataclasses import dataclass
 
 from oms.canonical import JsonObject
 from oms.errors import InvalidInputError
-from oms.services.chain import dispatches, handles
+from oms.services.chain import dispatches, handles, tickets
 from oms.services.delivery.service import Delivery
 from oms.services.finishing import finish, review, verify
 from oms.services.workspace import Workspace
 
 CANCEL_REASON = "cancelled from oms web"
+STOP_REASON = "stopped from oms web"
+REOPEN_REASON = "a person reopened it"  # `oms ticket reopen`'s own default
 
 
 @dataclass(frozen=True)
@@ -85,18 +88,44 @@ def _send(ws: Workspace, ask: Ask) -> JsonObject:
     return {**view, "said": f"sent to {dispatch}: {view.get('typed')}"}
 
 
+def _stop(ws: Workspace, ask: Ask) -> JsonObject:
+    dispatch = handles.dispatch(ws, ask.handle)
+    view = Delivery.open(ws).stop(dispatch, ask.text or STOP_REASON, by="oms-web")
+    return {**view, "said": f"{dispatch} is {view.get('worker_health')}"}
+
+
+def _resume(ws: Workspace, ask: Ask) -> JsonObject:
+    dispatch = handles.dispatch(ws, ask.handle)
+    view = Delivery.open(ws).resume(dispatch)
+    return {**view, "said": f"{dispatch} is {view.get('worker_health')}"}
+
+
+def _reopen(ws: Workspace, ask: Ask) -> JsonObject:
+    ticket = handles.ticket(ws, ask.handle)
+    rec = tickets.reopen(ws, ticket, person=ask.person, reason=ask.text or REOPEN_REASON)
+    return {
+        "ticket_id": rec.record_id,
+        "state": rec.state,
+        "attempt": rec.payload["attempt"],
+        "said": f"{rec.record_id} is {rec.state} for attempt {rec.payload['attempt']}",
+    }
+
+
 ACTIONS: dict[str, Callable[[Workspace, Ask], JsonObject]] = {
     "verify": _verify,
     "merge": _merge,
     "request-changes": _request_changes,
     "cancel": _cancel,
     "send": _send,
+    "stop": _stop,
+    "resume": _resume,
+    "reopen": _reopen,
 }
 
 
 def act(ws: Workspace, action: str, handle: str, text: str, person: str) -> JsonObject:
-    """Do `action` on the dispatch `handle` names, as `person`; `text` is the comment, the reason
-    or the message."""
+    """Do `action` on the dispatch (for `reopen`: the ticket) `handle` names, as `person`; `text` is
+    the comment, the reason or the message."""
     run = ACTIONS.get(action)
     if run is None:
         raise InvalidInputError(

@@ -92,22 +92,54 @@ async function act(action, id) {
   }
 }
 
-function offer(id, names) {
-  const box = document.getElementById("actions");
-  box.hidden = false;
-  document.getElementById("act-said").textContent = "";
+let picked = null; // what the buttons act on: {kind, id, names}, offered again as its state moves
+
+function buttons(id, names) {
   fill("act-buttons", names.map((name) => {
     const button = el("button", name);
     button.type = "button";
     button.dataset.action = name;
+    button.dataset.key = name; // a redraw keeps the keyboard on the same button
     button.addEventListener("click", () => act(name, id));
     return button;
   }));
 }
 
-async function showLog(id) {
+function offer(kind, id, names) {
+  const box = document.getElementById("actions");
+  box.hidden = false;
+  document.getElementById("act-said").textContent = "";
+  picked = { kind, id, names: names.join() };
+  buttons(id, names);
+}
+
+function offerAgain(doc) { // a stopped worker offers no stop, a reopened ticket no reopen
+  if (picked === null) return;
+  let names = null;
+  if (picked.kind === "worker") {
+    const w = doc.workers.find((x) => x.id === picked.id);
+    if (w) names = workerActions(w.health);
+  } else if (picked.kind === "ticket") {
+    const t = doc.queue.find((x) => x.id === picked.id);
+    if (t) names = t.state === "blocked" ? ["reopen"] : [];
+  }
+  if (names === null || names.join() === picked.names) return;
+  picked.names = names.join();
+  buttons(picked.id, names);
+}
+
+// what a worker's health lets a person do beyond send and cancel: stop one not stopped yet,
+// resume a parked (or stalled) one (what `oms worker stop|resume` accept)
+function workerActions(health) {
+  const names = ["send", "cancel"];
+  if (health && health !== "stopped") names.push("stop");
+  if (health === "parked" || health === "stalled") names.push("resume");
+  return names;
+}
+
+async function showLog(id, health) {
   document.getElementById("detail-title").textContent = "Pane log of worker " + id;
-  offer(id, ["send", "cancel"]);
+  offer("worker", id, workerActions(health));
   document.getElementById("act-text").focus(); // the keyboard goes on to the message
   const doc = await getJson("/api/log", id);
   const text = doc.ok ? doc.lines.map((l) => (l.at ? l.at + "  " : "") + l.text).join("\n")
@@ -117,7 +149,7 @@ async function showLog(id) {
 
 async function showResult(id) {
   document.getElementById("detail-title").textContent = "Result of dispatch " + id;
-  offer(id, ["verify", "merge", "request-changes"]);
+  offer("result", id, ["verify", "merge", "request-changes"]);
   document.getElementById("act-text").focus();
   const doc = await getJson("/api/result", id);
   if (!doc.ok) {
@@ -135,6 +167,13 @@ async function showResult(id) {
   document.getElementById("detail").textContent = lines.join("\n");
 }
 
+function showTicket(t) { // a blocked (or quarantined) ticket: a person may reopen it
+  document.getElementById("detail-title").textContent = "Ticket " + t.id + " (" + t.state + ")";
+  offer("ticket", t.id, ["reopen"]);
+  document.getElementById("act-text").focus(); // the reason
+  document.getElementById("detail").textContent = t.title + "\n" + (t.reason || "");
+}
+
 function draw(doc) {
   fill("warnings", doc.warnings.map((w) => el("li", w)));
   document.getElementById("workers-count").textContent = "(" + doc.workers.length + ")";
@@ -142,11 +181,13 @@ function draw(doc) {
     [w.id, w.ticket_id, w.title, badge(w.dispatch_state), badge(w.health), w.reason,
       age(w.heartbeat_age_s),
       age(w.running_s)],
-    () => showLog(w.id), w.id)));
+    () => showLog(w.id, w.health), w.id)));
+  offerAgain(doc);
   document.getElementById("queue-count").textContent = doc.queue.length < doc.queue_total
     ? "(the first " + doc.queue.length + " of " + doc.queue_total + ")"
     : "(" + doc.queue.length + ")";
-  fill("queue", doc.queue.map((t) => row([t.id, badge(t.state), t.title, t.reason])));
+  fill("queue", doc.queue.map((t) => row([t.id, badge(t.state), t.title, t.reason],
+    t.state === "blocked" ? () => showTicket(t) : null, t.id)));
   const pool = doc.pool;
   if (pool.error) fill("pool", [el("span", pool.error, "dim")]);
   else fill("pool", (pool.slots || []).map((s) =>
