@@ -129,6 +129,14 @@ class FileTooLargeError(FsioError):
     code = "too-large"
 
 
+class ResourcesShortError(FsioError):
+    """The host refused a descriptor or memory for a file operation now (EMFILE, ENFILE, ENOMEM):
+    nothing is wrong with the file; retrying later may succeed."""
+
+    code = "resources-short"
+    hint = "too many files are open (or memory is short) now: retry, or raise `ulimit -n`"
+
+
 class LockHeldError(FsioError):
     """A lock file is held by a live process."""
 

@@ -252,13 +252,17 @@ def command_args(
 
 
 def exec_marked(command: tuple[str, ...], fd: int) -> list[str]:
-    """`command` behind a one-line `/bin/sh` that writes one byte to `fd`, closes it and execs the
-    command: the byte says the sandbox was set up and the command is starting (bubblewrap's own
-    status reports its child before the mounts, so a failed setup would look like the agent exiting
-    1). Nothing of it stays: `exec` replaces the shell, and the agent does not inherit `fd`."""
+    """`command` behind a one-line `/bin/sh` gate on `fd` (one end of a socket pair whose other end
+    only the supervisor holds): it writes one byte (the sandbox was set up and the command is
+    starting: bubblewrap's own status reports its child before the mounts, so a failed setup would
+    look like the agent exiting 1), then waits for the supervisor's `go` line and only then execs
+    the command. A supervisor gone by then (its end closed: the write fails or the read meets the
+    end) starts nothing: the command runs only once the supervisor has recorded the sandbox's init.
+    Nothing of it stays: `exec` replaces the shell, and the agent does not inherit `fd`."""
     if not command or not 2 < fd < 10:
         raise ValueError("a command and a descriptor above stdio are needed")
-    return ["/bin/sh", "-c", f'printf s >&{fd}; exec {fd}>&-; exec "$0" "$@"', *command]
+    gate = f'printf s >&{fd} && read -r go <&{fd} && exec {fd}>&- && exec "$0" "$@"; exit 125'
+    return ["/bin/sh", "-c", gate, *command]
 
 
 def environment(

@@ -8,6 +8,7 @@ stale (ADR 0003: mtime-based stale detection steals locks from slow live holders
 from __future__ import annotations
 
 import os
+import resource
 from typing import NamedTuple
 
 _BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
@@ -140,3 +141,16 @@ def is_alive(identity: ProcessIdentity) -> bool:
         return False
     ticks = start_ticks(identity.pid)
     return ticks is not None and ticks == identity.start_ticks
+
+
+def descriptors_left() -> int:
+    """How many more descriptors this process may open now (its soft `RLIMIT_NOFILE` less those
+    open; a large number when it has no limit or /proc cannot be read)."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return 1 << 20
+    try:
+        used = len(os.listdir("/proc/self/fd"))
+    except OSError:
+        return 1 << 20
+    return soft - used

@@ -31,6 +31,7 @@ from oms.errors import (
     FsioError,
     NotFoundError,
     PathEscapeError,
+    ResourcesShortError,
     UnsafeFileError,
     shown,
 )
@@ -120,6 +121,8 @@ def _raise_for(err: OSError, rel: str) -> NoReturn:
         raise NotFoundError(f"{shown(rel)}: no such file or directory") from err
     if err.errno == errno.EEXIST:
         raise AlreadyExistsError(f"{shown(rel)}: already exists") from err
+    if err.errno in (errno.EMFILE, errno.ENFILE, errno.ENOMEM):
+        raise ResourcesShortError(f"{shown(rel)}: {os.strerror(err.errno).lower()}") from err
     raise FsioError(f"{shown(rel)}: {os.strerror(err.errno or 0).lower()}") from err
 
 

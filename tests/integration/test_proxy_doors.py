@@ -21,7 +21,7 @@ from oms.canonical import JsonObject
 from oms.domain import proxy_usage as counting
 from oms.domain.codex_login import NO_KEY, Missing, UpstreamAuth
 from oms.domain.routing import Provider
-from oms.errors import AlreadyExistsError, ConflictError
+from oms.errors import AlreadyExistsError, ConflictError, ResourcesShortError
 from oms.services.proxy import control as proxy_control
 from oms.services.proxy import credentials as proxy_credentials
 from oms.services.proxy import tokens as proxy_tokens
@@ -144,6 +144,52 @@ def test_a_deadline_shuts_a_connection_that_dribbles_past_it() -> None:
     finally:
         a.close()
         b.close()
+
+
+def test_room_for_a_new_connection_is_made_by_the_one_waiting_longest() -> None:
+    """A full proxy closes the connection nearest its deadline (armed: still waiting for its
+    request), never one being answered (disarmed)."""
+    now = [0.0]
+    deadlines = Deadlines(clock=lambda: now[0])
+    deadlines.close()  # driven by hand here
+    pairs = [socket.socketpair() for _ in range(3)]
+    try:
+        (old, old_peer), (answered, answered_peer), (new, new_peer) = pairs
+        deadlines.arm(old, 10.0)
+        now[0] = 1.0
+        deadlines.arm(answered, 10.0)
+        deadlines.disarm(answered)  # its request came in: it is being answered
+        now[0] = 2.0
+        deadlines.arm(new, 10.0)
+        assert deadlines.evict_oldest()
+        assert old_peer.recv(1) == b""  # the oldest waiting one was shut down
+        answered_peer.setblocking(False)
+        new_peer.setblocking(False)
+        for kept in (answered_peer, new_peer):
+            with pytest.raises(BlockingIOError):
+                kept.recv(1)  # still open
+        assert deadlines.evict_oldest()  # then the new one, still waiting
+        assert not deadlines.evict_oldest()  # the one being answered is never a candidate
+    finally:
+        for a, b in pairs:
+            a.close()
+            b.close()
+
+
+def test_a_token_file_the_proxy_cannot_open_for_want_of_descriptors_is_a_retry(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Out of descriptors, the proxy answers 503 (retry), never "unknown token" (401) or "fenced"
+    (403), which a CLI takes as final (seen in a CI run: 160 idle connections, 128 descriptors)."""
+    token = rig.token("claude-mock", "d-short")
+
+    def short(*_args: object, **_kwargs: object) -> object:
+        raise ResourcesShortError("proxy/tokens/d-short.json: too many open files")
+
+    monkeypatch.setattr(proxy_tokens, "grant_of", short)
+    status, _, body = rig.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": token})
+    assert status == 503, body
+    assert b"oms_proxy_busy" in body
 
 
 def test_held_bytes_are_bounded_per_dispatch_and_in_all() -> None:

@@ -7,13 +7,15 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from oms.adapters import bwrap
-from oms.adapters.sandbox import system_args
+from oms.adapters.sandbox import exec_marked, system_args
 from oms.canonical import Json, JsonObject, now
 from oms.domain.sandbox_limits import SandboxLimits
 from oms.fsio import Root
@@ -336,3 +338,45 @@ def test_a_supervisor_whose_launch_registers_no_session_starts_nothing(
         _register_session(state)
         assert wait([]) is None  # registered: it starts
         assert wait([signal.SIGHUP]) == hung_up  # gone: another pane's
+
+
+ON_NINE = (
+    "import os, sys; os.dup2(int(sys.argv[1]), 9); os.close(int(sys.argv[1])); "
+    "os.execv(sys.argv[2], sys.argv[2:])"
+)  # the gate's end moved to descriptor 9, as a supervisor's
+
+
+def _gated(tmp_path: Path) -> tuple[socket.socket, subprocess.Popen[bytes], Path]:
+    """The exec gate (`exec_marked`) in a real `/bin/sh` on descriptor 9, its other end ours; the
+    command leaves a file when it runs."""
+    ours, theirs = socket.socketpair()
+    ran = tmp_path / "ran"
+    argv = exec_marked(("/bin/sh", "-c", f"echo x > {ran}"), 9)
+    with theirs:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", ON_NINE, str(theirs.fileno()), *argv],
+            pass_fds=(theirs.fileno(),),
+        )
+    assert ours.recv(1) == b"s"  # the gate asked
+    return ours, proc, ran
+
+
+def test_the_exec_gate_starts_the_command_only_on_go(tmp_path: Path) -> None:
+    """The sandbox's command starts only once the supervisor says `go` (after it recorded the
+    init)."""
+    ours, proc, ran = _gated(tmp_path)
+    stays(lambda: not ran.exists(), seconds=0.3, what="the command waits for go")
+    ours.sendall(b"go\n")
+    assert proc.wait(timeout=10) == 0
+    assert ran.read_text() == "x\n"
+    ours.close()
+
+
+def test_the_exec_gate_starts_nothing_once_its_supervisor_is_gone(tmp_path: Path) -> None:
+    """A supervisor killed outright while its sandbox was being set up closes its end: the gate
+    meets the end instead of `go` and the agent never runs (bubblewrap's own parent-death chain has
+    a window, containers/bubblewrap#633: an init orphaned there would otherwise run the agent)."""
+    ours, proc, ran = _gated(tmp_path)
+    ours.close()  # what the kernel does to a SIGKILLed supervisor's descriptors
+    assert proc.wait(timeout=10) == 125
+    assert not ran.exists()

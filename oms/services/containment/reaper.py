@@ -14,9 +14,10 @@ never signalled.
 One init no record names: bubblewrap's `--die-with-parent` races its own start
 (containers/bubblewrap #633). A supervisor killed in the first milliseconds of bubblewrap kills the
 outer bubblewrap, whose child — the namespace's would-be init — had not yet asked for its own
-parent-death signal: it is left reparented, blocked for ever, holding the agent's environment, and
-the supervisor died before bubblewrap reported it. `oms worker stop` ends it by that environment
-(`end_strays`).
+parent-death signal: it is left reparented, holding the agent's environment, and the supervisor
+died before bubblewrap reported it. It never runs the agent (the exec gate waits for a `go` only a
+live supervisor that recorded the init sends), but it stays: `oms worker stop` ends it by that
+environment (`end_strays`).
 
 A supervisor killed outright leaves its sandbox's cgroup too (ADR 0025): `end_sandbox` removes what
 is left of it (its processes killed first) when it sits beneath the caller's own cgroup.

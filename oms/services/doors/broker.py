@@ -94,6 +94,11 @@ class Broker:
         """Call `callback` whenever `fd` is readable (the sandbox's pidfd, a signal pipe)."""
         self.sel.register(fd, selectors.EVENT_READ, callback)
 
+    def unwatch(self, fd: int) -> None:
+        """Stop watching `fd` (one no longer watched is left alone)."""
+        with contextlib.suppress(KeyError, ValueError):
+            self.sel.unregister(fd)
+
     def run_once(self, timeout: float | None) -> None:
         """Wait up to `timeout` seconds (None: until something happens), then handle what is
         ready."""

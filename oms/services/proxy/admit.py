@@ -12,7 +12,7 @@ from dataclasses import replace
 from oms.domain import proxy as proxy_rules
 from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import Provider
-from oms.errors import OmsError, one_line
+from oms.errors import OmsError, ResourcesShortError, one_line
 from oms.fsio import Root
 from oms.services.chain import fence
 from oms.services.proxy import tokens as proxy_tokens
@@ -20,6 +20,9 @@ from oms.services.proxy.body import Refusal
 from oms.services.proxy.settings import Settings
 from oms.store.records import RecordStore
 
+SHORT = Refusal(
+    503, "oms_proxy_busy", "the proxy is short of descriptors or memory now; retry"
+)  # never "unknown token" or "fenced" for a file the proxy could not open
 Admitted = tuple[proxy_rules.Route, Provider, proxy_tokens.Grant]
 
 
@@ -38,7 +41,10 @@ def admit(
         return Refusal(
             401, "oms_proxy_auth", "no such provider path (expected /p/<provider_id>/...)"
         )
-    grant = proxy_tokens.grant_of(s.root, proxy_rules.token_of(headers, provider.family))
+    try:
+        grant = proxy_tokens.grant_of(s.root, proxy_rules.token_of(headers, provider.family))
+    except ResourcesShortError:
+        return SHORT
     if grant is None:
         return Refusal(
             401, "oms_proxy_auth", "no valid oms proxy token (missing, unknown or revoked)"
@@ -82,6 +88,8 @@ def attempt(root: Root, dispatch_id: str, now: str) -> Refusal | None:
             why = f"the dispatch of this token ({dispatch_id}) does not exist"
             return Refusal(401, "oms_proxy_auth", why)
         verdict = fence.verdict(records, dispatch, now)
+    except ResourcesShortError:
+        return SHORT
     except OmsError:  # (its text may name a path of the host: the agent is told no more than this)
         why = "the records of this token's attempt cannot be read"
         return Refusal(403, "oms_attempt_fenced", why)

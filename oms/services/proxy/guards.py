@@ -8,6 +8,11 @@
   dispatch and `TOTAL` for all (a body is counted from its announced length, a chunked one at the
   bound, before a byte of it is read, until its answer is done); beyond, the request is refused with
   a 503 at once.
+- Room for a new connection (`server.ProxyServer`): when every slot is taken, or the process's
+  descriptors run short (`Limits.proxy_descriptor_reserve` left: a request being answered must
+  still open its token file and its upstream), the connection that has waited longest for its
+  request makes room (`Deadlines.evict_oldest`). Idle connections cost their holder the earliest
+  eviction; a worker that sends its request at once is answered.
 """
 
 from __future__ import annotations
@@ -43,6 +48,20 @@ class Deadlines:
         """`conn`'s request is in (or it is closing)."""
         with self._lock:
             self._due.pop(id(conn), None)
+
+    def evict_oldest(self) -> bool:
+        """Shut down the connection nearest its deadline (one still waiting for its request, none
+        being answered) to make room for a new one; False when none waits."""
+        with self._lock:
+            if not self._due:
+                return False
+            key = min(self._due, key=lambda k: self._due[k][1])
+            conn = self._due.pop(key)[0]
+        with contextlib.suppress(OSError):
+            conn.shutdown(
+                socket.SHUT_RDWR
+            )  # its handler's read ends at once; it gives its slot back
+        return True
 
     def expire(self) -> int:
         """Shut down every connection past its deadline now; how many."""

@@ -26,6 +26,7 @@ from oms.domain import proxy_usage as counting
 from oms.domain.codex_login import API_KEY, CHATGPT, Missing, UpstreamAuth
 from oms.domain.routing import Provider
 from oms.errors import OmsError
+from oms.fsio.procinfo import descriptors_left
 from oms.limits import LIMITS
 from oms.services.proxy import admit as proxy_admit
 from oms.services.proxy import body as proxy_body
@@ -38,12 +39,14 @@ from oms.services.proxy.rests import Rests
 from oms.services.proxy.settings import Settings
 
 FLUSH_S = 1.0
+EVICTED_S = 1.0  # how long a new connection waits for the slot of the one closed to make room
 
 
 class ProxyServer(ThreadingHTTPServer):
     """The server: 127.0.0.1 only, a thread per connection (at most `Limits.proxy_connections` at
-    once: one more is closed at once, so idle or slow connections cannot take every descriptor),
-    the usage book flushed once a second."""
+    once, with descriptors to spare: a new one closes the one that has waited longest for its
+    request, so idle or slow connections cannot take every slot or descriptor), the usage book
+    flushed once a second."""
 
     daemon_threads = True
     request_queue_size = 64
@@ -51,12 +54,24 @@ class ProxyServer(ThreadingHTTPServer):
     def process_request(
         self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
     ) -> None:
-        """Serve the connection in its thread, unless `Limits.proxy_connections` are open already
-        (closed at once)."""
-        if not self._slots.acquire(blocking=False):
+        """Serve the connection in its thread if there is room for it (`_room`); else close it."""
+        if not self._room():
             self.shutdown_request(request)
             return
         super().process_request(request, client_address)
+
+    def _room(self) -> bool:
+        """A slot for a new connection (`proxy_guards`): when descriptors run short, or every slot
+        is taken, the connection that has waited longest for its request is closed to make room;
+        none waiting: no room."""
+        if (
+            descriptors_left() < LIMITS.proxy_descriptor_reserve
+            and not self.deadlines.evict_oldest()
+        ):
+            return False
+        if self._slots.acquire(blocking=False):
+            return True
+        return self.deadlines.evict_oldest() and self._slots.acquire(timeout=EVICTED_S)
 
     def process_request_thread(
         self, request: socket.socket | tuple[bytes, socket.socket], client_address: object

@@ -32,6 +32,7 @@ from oms.errors import (
     NotFoundError,
     OmsError,
     RecordNotFoundError,
+    ResourcesShortError,
     suppress_faults,
 )
 from oms.fsio import Root
@@ -147,7 +148,8 @@ def ended(root: Root, dispatch_id: str) -> bool:
 def grant_of(root: Root, key: str | None) -> Grant | None:
     """What a presented key grants, or None: no key, not a token's shape, no token for its dispatch
     (never issued or revoked), or another secret (compared in constant time). A damaged file grants
-    nothing."""
+    nothing. Raises `ResourcesShortError` when the token file could not be opened for want of
+    descriptors or memory."""
     presented = None if key is None else proxy_rules.split_token(key)
     if presented is None:
         return None
@@ -155,6 +157,8 @@ def grant_of(root: Root, key: str | None) -> Grant | None:
     try:
         data = root.read_optional(rel, LIMITS.proxy_token_bytes)
         doc = None if data is None else parse_document(data, "proxy-token", rel)
+    except ResourcesShortError:  # not the token's fault: the caller answers "retry"
+        raise
     except OmsError:
         return None
     if doc is None or doc["dispatch_id"] != presented.dispatch_id:

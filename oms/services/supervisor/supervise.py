@@ -26,9 +26,12 @@ SIGINT, SIGTERM and SIGQUIT sent to this process (or its group) are passed on to
 group, as they would have reached the agent in a plain pane. When the terminal hangs up (the pane or
 the tmux server is gone) the kernel signals only this process: it passes SIGHUP to the sandbox's
 group, SIGTERM after 2 s, SIGKILL after 2 s more, records that end, and ends its own group.
-bubblewrap runs with `--die-with-parent`: if this process is killed outright, the sandbox goes with
-it (`stop` and `observe` kill its init should the agent have tampered with that chain; `stop` ends
-the would-be init that bubblewrap's own race leaves when this process dies in its first
+The agent's command waits behind an exec gate (`adapters/sandbox.exec_marked`) until this process
+has recorded the sandbox's init: a process killed before then starts no agent at all (bubblewrap's
+init asks for its parent-death signal only after its set-up, so it could outlive this process).
+bubblewrap runs with `--die-with-parent`: if this process is killed outright later, the sandbox goes
+with it (`stop` and `observe` kill its init should the agent have tampered with that chain; `stop`
+ends the would-be init that bubblewrap's own race leaves when this process dies in its first
 milliseconds: `reaper.end_strays`).
 """
 
@@ -37,6 +40,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import time
 from collections.abc import Callable
 
@@ -162,6 +166,9 @@ class _Run:
         self.over: str | None = None  # the rule's line once the attempt is over (its agent ends)
         self.group: cgroups.Cgroup | None = None  # the sandbox's cgroup (ADR 0025)
         self.reached: tuple[str, str] | None = None  # the bound it reached (why it was ended)
+        self.gate = -1  # our end of the exec gate (`adapters/sandbox.exec_marked`) while it waits
+        self.started = False  # the gate asked: the sandbox was set up, its command about to start
+        self.unwatch: Callable[[int], None] = lambda _fd: None
 
     def remove_socket(self) -> None:
         """Remove the broker's socket (in the sandbox directory, ADR 0026)."""
@@ -253,6 +260,9 @@ class _Run:
                 _close(fds, fd)
             broker.watch(wake_r, lambda: _drain(wake_r))
             broker.watch(status_r, lambda: self._status(status_r))
+            if marker_r >= 0:
+                self.gate, self.unwatch = marker_r, broker.unwatch
+                broker.watch(marker_r, self._asked)
             if child.pidfd is not None:
                 broker.watch(child.pidfd, lambda: None)
             every = LIMITS.disk_walk_every_s
@@ -264,8 +274,9 @@ class _Run:
             if self.reached is None and (late := self.group.reached()) is not None:
                 self.reached = (late, guard.detail(late))  # ended by the kernel before a poll
             self._status(status_r)
+            self._asked()
             self.log(f"sandbox ended ({returncode}); the broker served {broker.served} requests")
-            started = marker_r < 0 or _started(marker_r)
+            started = marker_r < 0 or self.started
         finally:
             broker.close()
             if child is not None:
@@ -389,6 +400,45 @@ class _Run:
                 reaper.record_init(self.root, self.spec.dispatch_id, self.init)
             except (OmsError, OSError) as exc:
                 self.log(f"the sandbox's init could not be recorded: {exc}")
+            self._release()
+        elif b"\n" in self.status_data:  # named but not identified (it ended): nothing starts
+            self.log("the sandbox's init could not be identified: its command does not start")
+            self._shut()
+
+    def _asked(self) -> None:
+        """The exec gate's byte: the sandbox is set up and its command waits for `go`; anything
+        else (its end) closes the gate."""
+        if self.gate < 0 or self.started:
+            return
+        try:
+            data = os.read(self.gate, 1)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if data != b"s":
+            self._shut()
+            return
+        self.started = True
+        self._release()
+
+    def _release(self) -> None:
+        """Let the sandbox's command start once it asked and its init is recorded: the agent never
+        runs in a sandbox whose init `observe` and `stop` could not find, and never after this
+        process is gone (the gate then meets the end of our socket and exits)."""
+        if self.gate >= 0 and self.started and self.init is not None:
+            with contextlib.suppress(OSError):
+                os.write(self.gate, b"go\n")
+            self._shut()
+
+    def _shut(self) -> None:
+        """Stop watching the gate and shut our end of it (closed with the run): a gate not released
+        reads the end instead of `go`, and its shell exits 125."""
+        if self.gate >= 0:
+            self.unwatch(self.gate)
+            with contextlib.suppress(OSError), socket.socket(fileno=os.dup(self.gate)) as end:
+                end.shutdown(socket.SHUT_RDWR)
+            self.gate = -1
 
     def end_sandbox(self) -> bool:
         """Kill the sandbox's init if that exact process still runs (by the identity this run
@@ -427,25 +477,18 @@ def _drain(fd: int) -> None:
 
 
 def _marker_pipe(slot: int) -> tuple[int, int]:
-    """A pipe for the exec marker whose write end is `slot` (reserved when this process started, so
-    it has one digit, all a `/bin/sh` redirection accepts); (-1, -1) when the slot is not below 10
-    (then an end is recorded without telling a failed sandbox set-up apart)."""
+    """The exec gate's socket pair (`adapters/sandbox.exec_marked`): (this process's end, the
+    sandbox's end, which is `slot`, reserved when this process started so it has one digit, all a
+    `/bin/sh` redirection accepts); (-1, -1) when the slot is not below 10 (then the command starts
+    ungated and an end is recorded without telling a failed sandbox set-up apart)."""
     if not 2 < slot < 10:
         os.close(slot)
         return -1, -1
-    read_end, write_end = os.pipe2(os.O_CLOEXEC)
-    os.dup2(write_end, slot, inheritable=False)
-    os.close(write_end)
-    return read_end, slot
-
-
-def _started(fd: int) -> bool:
-    """Did the sandboxed command start? (The exec marker wrote its byte:
-    `adapters/sandbox.exec_marked`.)"""
-    with contextlib.suppress(OSError):
-        os.set_blocking(fd, False)
-        return os.read(fd, 1) == b"s"
-    return False
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    os.dup2(theirs.fileno(), slot, inheritable=False)
+    theirs.close()
+    os.set_blocking(ours.fileno(), False)
+    return ours.detach(), slot
 
 
 def record_exit(root: Root, dispatch_id: str, ended: Ended, limit: str | None = None) -> None:
