@@ -1,7 +1,8 @@
 """A worker's request body, read by the proxy (ADR 0020): bounded by `[proxy] max_request_bytes` and
 framed exactly — `Content-Length` of ASCII digits, chunk sizes of hex digits ending their line, each
 chunk ending where its size says — so no framing trick reads past the bound (a chunk size of `-1`
-once read to the end of the stream) or crashes a handler (a `Content-Length` of `²`).
+once read to the end of the stream) or crashes a handler (a `Content-Length` of `²`), and a body
+cut short (its connection ended: closed to make room, past its deadline) is refused, never relayed.
 """
 
 from __future__ import annotations
@@ -42,7 +43,10 @@ def read(headers: Message, rfile: BufferedIOBase, cap: int) -> bytes | Refusal:
         return Refusal(
             413, "oms_proxy_too_large", f"request body of {raw} bytes (expected at most {cap})"
         )
-    return rfile.read(int(raw))
+    body = rfile.read(int(raw))
+    if len(body) != int(raw):  # its connection ended first: never relayed cut short
+        return Refusal(400, "oms_proxy_request", "the body ended before its Content-Length")
+    return body
 
 
 def _chunked(rfile: BufferedIOBase, cap: int) -> bytes | Refusal:
