@@ -161,15 +161,17 @@ def test_room_for_a_new_connection_is_made_by_the_one_waiting_longest() -> None:
         deadlines.disarm(answered)  # its request came in: it is being answered
         now[0] = 2.0
         deadlines.arm(new, 10.0)
-        assert deadlines.evict_oldest()
+        assert deadlines.evict_oldest(socket.AF_UNIX)
         assert old_peer.recv(1) == b""  # the oldest waiting one was shut down
         answered_peer.setblocking(False)
         new_peer.setblocking(False)
         for kept in (answered_peer, new_peer):
             with pytest.raises(BlockingIOError):
                 kept.recv(1)  # still open
-        assert deadlines.evict_oldest()  # then the new one, still waiting
-        assert not deadlines.evict_oldest()  # the one being answered is never a candidate
+        assert deadlines.evict_oldest(socket.AF_UNIX)  # then the new one, still waiting
+        assert not deadlines.evict_oldest(
+            socket.AF_UNIX
+        )  # the one being answered is never a candidate
     finally:
         for a, b in pairs:
             a.close()

@@ -11,8 +11,9 @@
 - Room for a new connection (`server.ProxyServer`): when every slot is taken, or the process's
   descriptors run short (`Limits.proxy_descriptor_reserve` left: a request being answered must
   still open its token file and its upstream), the connection that has waited longest for its
-  request makes room (`Deadlines.evict_oldest`). Idle connections cost their holder the earliest
-  eviction; a worker that sends its request at once is answered.
+  request makes room (`Deadlines.evict_oldest`), among the port's own connections only: a door's
+  are never closed for the port. Idle connections cost their holder the earliest eviction; a worker
+  that sends its request at once is answered.
 """
 
 from __future__ import annotations
@@ -49,13 +50,17 @@ class Deadlines:
         with self._lock:
             self._due.pop(id(conn), None)
 
-    def evict_oldest(self) -> bool:
-        """Shut down the connection nearest its deadline (one still waiting for its request, none
-        being answered) to make room for a new one; False when none waits."""
+    def evict_oldest(self, family: int) -> bool:
+        """Shut down the connection of `family` nearest its deadline (one still waiting for its
+        request, none being answered) to make room for a new one; False when none waits. Only the
+        TCP port makes room (`socket.AF_INET`): a door's connections (`AF_UNIX`) have their own
+        slots and hold none of the port's, so closing one would take another worker's request and
+        free nothing."""
         with self._lock:
-            if not self._due:
+            waiting = [key for key, (conn, _) in self._due.items() if conn.family == family]
+            if not waiting:
                 return False
-            key = min(self._due, key=lambda k: self._due[k][1])
+            key = min(waiting, key=lambda k: self._due[k][1])
             conn = self._due.pop(key)[0]
         with contextlib.suppress(OSError):
             conn.shutdown(

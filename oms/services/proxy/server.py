@@ -64,14 +64,14 @@ class ProxyServer(ThreadingHTTPServer):
         """A slot for a new connection (`proxy_guards`): when descriptors run short, or every slot
         is taken, the connection that has waited longest for its request is closed to make room;
         none waiting: no room."""
-        if (
-            descriptors_left() < LIMITS.proxy_descriptor_reserve
-            and not self.deadlines.evict_oldest()
+        family = self.socket.family  # the port's own connections only: never a door's
+        if descriptors_left() < LIMITS.proxy_descriptor_reserve and not self.deadlines.evict_oldest(
+            family
         ):
             return False
         if self._slots.acquire(blocking=False):
             return True
-        return self.deadlines.evict_oldest() and self._slots.acquire(timeout=EVICTED_S)
+        return self.deadlines.evict_oldest(family) and self._slots.acquire(timeout=EVICTED_S)
 
     def process_request_thread(
         self, request: socket.socket | tuple[bytes, socket.socket], client_address: object

@@ -4,6 +4,11 @@ has waited longest for its request.
 
 1. A body cut short (its connection closed to make room, or past its deadline) was relayed
    upstream, the part that came, and charged. Now it is refused.
+2. A flood of the TCP port (a `network = "host"` sandbox, or any other local user: the port is on
+   the host's loopback) closed another worker's request on its own door, mid-body: the doors share
+   the port's deadlines, so the one waiting longest was a door's — and closing it freed no slot of
+   the port, so the accept loop then waited its full second for one, and the new connection was
+   closed anyway. Now the port makes room only among its own connections.
 """
 
 from __future__ import annotations
@@ -12,12 +17,15 @@ import contextlib
 import json
 import os
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from oms.limits import LIMITS
 from oms.services.proxy.front import Doors, door_path
+from tests.helpers import eventually
 from tests.proxy_rig import MESSAGES, Rig, make_rig
 
 
@@ -62,6 +70,44 @@ def _status(s: socket.socket) -> int:
         while chunk := s.recv(65536):
             got += chunk
     return int(got.split(b" ", 2)[1]) if got.startswith(b"HTTP/1.1 ") else 0
+
+
+def _waiting(rig: Rig) -> int:
+    """How many connections wait for their request now (armed), the port's and the doors'."""
+    return len(rig.server.deadlines._due)  # (private: the count the test waits for)
+
+
+def test_a_flood_of_the_port_never_closes_a_request_on_a_door(rig: Rig, doors: Doors) -> None:
+    """Worker A uploads its request on its door (headers in, half its body); then the TCP port is
+    filled (256 idle connections) and one more arrives. Room is made among the port's own
+    connections: A's request is answered, and so is the new connection's, at once."""
+    mine, theirs = rig.token("claude-mock", "d-a"), rig.token("claude-mock", "d-b")
+    doors.keep()
+    body = json.dumps(MESSAGES).encode()
+    upload = _door(rig, "d-a")
+    flood: list[socket.socket] = []
+    try:
+        upload.sendall(_head(mine, len(body)) + body[: len(body) // 2])
+        eventually(lambda: _waiting(rig) == 1, timeout=10, what="A's request waits for its body")
+        flood += [
+            socket.create_connection(("127.0.0.1", rig.port), timeout=10)
+            for _ in range(LIMITS.proxy_connections)
+        ]
+        full = 1 + LIMITS.proxy_connections
+        eventually(lambda: _waiting(rig) == full, timeout=30, what="the port is full")
+        late = socket.create_connection(("127.0.0.1", rig.port), timeout=10)
+        began = time.monotonic()
+        with late:
+            late.sendall(_head(theirs, len(body)) + body)
+            assert _status(late) == 200  # room was made for it
+        took = time.monotonic() - began
+        upload.sendall(body[len(body) // 2 :])
+        assert _status(upload) == 200, "A's request on its door was closed to make room"
+        assert took < 0.9, f"the accept loop waited {took:.2f}s for a slot"
+    finally:
+        upload.close()
+        for s in flood:
+            s.close()
 
 
 def test_a_body_cut_short_is_never_forwarded(rig: Rig) -> None:
