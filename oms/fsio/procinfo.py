@@ -7,6 +7,7 @@ stale (ADR 0003: mtime-based stale detection steals locks from slow live holders
 
 from __future__ import annotations
 
+import errno
 import os
 import resource
 from typing import NamedTuple
@@ -145,12 +146,13 @@ def is_alive(identity: ProcessIdentity) -> bool:
 
 def descriptors_left() -> int:
     """How many more descriptors this process may open now (its soft `RLIMIT_NOFILE` less those
-    open; a large number when it has no limit or /proc cannot be read)."""
+    open; a large number when it has no limit or /proc cannot be read, none when /proc/self/fd
+    cannot even be listed for want of one)."""
     soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
         return 1 << 20
     try:
         used = len(os.listdir("/proc/self/fd"))
-    except OSError:
-        return 1 << 20
+    except OSError as exc:
+        return 0 if exc.errno in (errno.EMFILE, errno.ENFILE, errno.ENOMEM) else 1 << 20
     return soft - used

@@ -9,6 +9,8 @@ has waited longest for its request.
    the port's deadlines, so the one waiting longest was a door's — and closing it freed no slot of
    the port, so the accept loop then waited its full second for one, and the new connection was
    closed anyway. Now the port makes room only among its own connections.
+3. A proxy with no descriptor left at all could not list /proc/self/fd (EMFILE) and took that for
+   "a million to spare": it made no room. Now that is none left.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import contextlib
 import json
 import os
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +29,7 @@ import pytest
 
 from oms.limits import LIMITS
 from oms.services.proxy.front import Doors, door_path
-from tests.helpers import eventually
+from tests.helpers import REPO, eventually
 from tests.proxy_rig import MESSAGES, Rig, make_rig
 
 
@@ -122,3 +126,27 @@ def test_a_body_cut_short_is_never_forwarded(rig: Rig) -> None:
         status = _status(s)
     assert rig.mock.bodies == [], "a body cut short was relayed upstream"
     assert status in (0, 400), status
+
+
+SHORT_NOW = """
+import os, resource
+from oms.fsio.procinfo import descriptors_left
+open_now = len(os.listdir("/proc/self/fd")) - 1  # (less the listing's own)
+_soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (open_now, hard))
+print(descriptors_left())
+"""
+
+
+def test_a_process_out_of_descriptors_is_short_of_them() -> None:
+    """With every descriptor taken, /proc/self/fd cannot even be listed (EMFILE): that is the
+    shortest the proxy can be, and it must make room then, not believe it has a million to spare."""
+    done = subprocess.run(
+        [sys.executable, "-c", SHORT_NOW],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert int(done.stdout) < LIMITS.proxy_descriptor_reserve, done.stdout
