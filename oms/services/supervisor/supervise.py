@@ -168,6 +168,7 @@ class _Run:
         self.reached: tuple[str, str] | None = None  # the bound it reached (why it was ended)
         self.gate = -1  # our end of the exec gate (`adapters/sandbox.exec_marked`) while it waits
         self.started = False  # the gate asked: the sandbox was set up, its command about to start
+        self.released = False  # the gate was told `go`: its command started
         self.unwatch: Callable[[int], None] = lambda _fd: None
 
     def remove_socket(self) -> None:
@@ -276,7 +277,7 @@ class _Run:
             self._status(status_r)
             self._asked()
             self.log(f"sandbox ended ({returncode}); the broker served {broker.served} requests")
-            started = marker_r < 0 or self.started
+            started = marker_r < 0 or self.released
         finally:
             broker.close()
             if child is not None:
@@ -398,8 +399,12 @@ class _Run:
             self.init = ProcessIdentity(boot_id(), pid, ticks)
             try:  # for `observe` and `stop` should this process be killed outright
                 reaper.record_init(self.root, self.spec.dispatch_id, self.init)
-            except (OmsError, OSError) as exc:
-                self.log(f"the sandbox's init could not be recorded: {exc}")
+            except (OmsError, OSError) as exc:  # an init they could not find: nothing starts
+                self.log(
+                    f"the sandbox's init could not be recorded, its command does not start: {exc}"
+                )
+                self._shut()
+                return
             self._release()
         elif b"\n" in self.status_data:  # named but not identified (it ended): nothing starts
             self.log("the sandbox's init could not be identified: its command does not start")
@@ -428,7 +433,7 @@ class _Run:
         process is gone (the gate then meets the end of our socket and exits)."""
         if self.gate >= 0 and self.started and self.init is not None:
             with contextlib.suppress(OSError):
-                os.write(self.gate, b"go\n")
+                self.released = os.write(self.gate, b"go\n") == 3
             self._shut()
 
     def _shut(self) -> None:
