@@ -25,7 +25,7 @@ from tests.integration.test_supervise import ON_NINE, _ended, _spec, _supervise
 
 ECHO = "import json, sys; sys.stdout.write(json.dumps(sys.argv[1:]))"
 ARG = st.text(
-    st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"), max_size=12
+    st.characters(exclude_categories=["Cs"], exclude_characters="\0"), max_size=12
 )  # anything an argv holds: quotes, newlines, `$`, a leading `-`
 
 
