@@ -37,6 +37,7 @@ def _spec(
     session: bool = True,
     limits: SandboxLimits | None = None,
     trees: list[str] | None = None,
+    dispatch_id: str = "dsp-1",
 ) -> None:
     host = bwrap.host()
     minimal = [
@@ -64,7 +65,7 @@ def _spec(
     ]  # where the repository config is shown (a mount: remounted read-only)
     doc: JsonObject = {
         "format": "oms-launch-v1",
-        "dispatch_id": "dsp-1",
+        "dispatch_id": dispatch_id,
         "session_id": SESSION_ID,
         "provider": "command",
         "provider_version": "command-1",
@@ -86,11 +87,11 @@ def _spec(
     }
     with Root.open(str(state)) as root:
         launch_spec.write(root, doc)
-        if worker and RecordStore(root, "worker").read_if_exists("dsp-1") is None:
+        if worker and RecordStore(root, "worker").read_if_exists(dispatch_id) is None:
             RecordStore(root, "worker").create(  # an idle reservation, as delivery leaves it
-                "dsp-1",
+                dispatch_id,
                 state="idle",
-                payload=payload("worker"),
+                payload=payload("worker", dispatch_id=dispatch_id),
                 operation_id="op-w",
                 actor="oms-system",
                 observed_at=now(),
@@ -101,7 +102,7 @@ def _spec(
             ).create(  # the session its launch registers just after the pane
                 SESSION_ID,
                 state="running",
-                payload=payload("session"),
+                payload=payload("session", dispatch_id=dispatch_id),
                 operation_id="op-s",
                 actor="oms-system",
                 observed_at=now(),
@@ -125,7 +126,7 @@ def state(tmp_path: Path) -> Path:
     return path
 
 
-def _supervise(state: Path) -> int:
+def _supervise(state: Path, dispatch_id: str = "dsp-1") -> int:
     """A real supervisor process, as a pane starts it (its lowest descriptors free for the exec
     marker)."""
     argv = [
@@ -133,15 +134,15 @@ def _supervise(state: Path) -> int:
         "worker",
         "supervise",
         "--dispatch-id",
-        "dsp-1",
+        dispatch_id,
         "--state-root",
         str(state),
     ]
     return subprocess.run(argv, stdin=subprocess.DEVNULL, timeout=120, check=False).returncode
 
 
-def _ended(state: Path) -> dict[str, object]:
-    doc = json.loads((state / "panes" / "dsp-1.exit.json").read_text())
+def _ended(state: Path, dispatch_id: str = "dsp-1") -> dict[str, object]:
+    doc = json.loads((state / "panes" / f"{dispatch_id}.exit.json").read_text())
     assert isinstance(doc, dict)
     return doc
 

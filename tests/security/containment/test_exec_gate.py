@@ -22,12 +22,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from oms.adapters import cgroups
 from oms.adapters.sandbox import exec_marked
 from oms.canonical import now
+from oms.domain.cgroups import identity
 from oms.store import StateRoot
 from tests.helpers import eventually, oms_command, stays
 from tests.integration.test_supervise import ON_NINE, _ended, _spec, _supervise
 
+KILLED = "dsp-gate-killed"  # (a dispatch id of its own: its sandbox's cgroup is named by it)
 ECHO = "import json, sys; sys.stdout.write(json.dumps(sys.argv[1:]))"
 ARG = st.text(
     st.characters(exclude_categories=["Cs"], exclude_characters="\0"), max_size=12
@@ -90,8 +93,8 @@ def test_the_agent_inherits_no_end_of_the_gate(state: Path, tmp_path: Path) -> N
         "ls -l /proc/self/fd/ /proc/1/fd/ > fds.txt 2>&1; "
         "(printf x >&9) 2>/dev/null && echo on9 >> fds.txt; true"
     )
-    _spec(state, worktree, ["/bin/sh", "-c", probe])
-    assert _supervise(state) == 0
+    _spec(state, worktree, ["/bin/sh", "-c", probe], dispatch_id="dsp-gate-fds")
+    assert _supervise(state, "dsp-gate-fds") == 0
     seen = (worktree / "fds.txt").read_text()
     assert "socket:" not in seen, seen
     assert "on9" not in seen, seen
@@ -106,11 +109,11 @@ def test_an_init_its_supervisor_could_not_record_starts_no_agent(
     logged and `go` sent anyway)."""
     worktree = tmp_path / "wt"
     worktree.mkdir()
-    _spec(state, worktree, ["/bin/sh", "-c", "echo ran > ran.txt"])
-    (state / "panes" / "dsp-1.init.json").mkdir()
-    _supervise(state)
+    _spec(state, worktree, ["/bin/sh", "-c", "echo ran > ran.txt"], dispatch_id="dsp-gate-rec")
+    (state / "panes" / "dsp-gate-rec.init.json").mkdir()
+    _supervise(state, "dsp-gate-rec")
     assert not (worktree / "ran.txt").exists(), "the agent ran with no record of its init"
-    assert _ended(state)["status"] != 0
+    assert _ended(state, "dsp-gate-rec")["status"] != 0
 
 
 def _with_token(token: bytes) -> list[int]:
@@ -132,6 +135,22 @@ def _with_token(token: bytes) -> list[int]:
     return found
 
 
+def _end_all(token: str, dispatch_id: str) -> None:
+    """SIGKILL, by PID, every process of this sandbox until none is left (a would-be init orphaned
+    by bubblewrap#633 may show only after a first pass), then remove its cgroup, as `oms worker
+    stop` does for a supervisor killed outright."""
+
+    def gone() -> bool:
+        left = _with_token(token.encode())
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        return not left
+
+    eventually(gone, timeout=10, what=f"the sandbox of {token} is gone")
+    assert cgroups.remove_left(identity("worker", dispatch_id), 10.0)
+
+
 def _children(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as f:
@@ -149,7 +168,7 @@ def test_a_supervisor_killed_anywhere_in_its_launch_never_leaves_an_agent(
     supervisor. (A would-be init orphaned by bubblewrap's own race may stay, blocked: `oms worker
     stop` ends it, `test_kill_anywhere.py`; this test kills it by PID.)"""
     rng = random.Random("exec-gate-kill")
-    ran_rounds = 0
+    ran_rounds = orphans = 0
     for n in range(24):
         base = tmp_path / f"r{n}"
         worktree = base / "wt"
@@ -157,36 +176,38 @@ def test_a_supervisor_killed_anywhere_in_its_launch_never_leaves_an_agent(
         state = base / "state"
         StateRoot.create(str(state), now())[0].close()
         token = f"600.{n}{rng.randrange(10**6)}"
-        _spec(state, worktree, ["/bin/sh", "-c", f"echo ran > ran.txt; exec sleep {token}"])
-        argv = [*oms_command().argv, "worker", "supervise", "--dispatch-id", "dsp-1"]
+        script = f"echo ran > ran.txt; exec sleep {token}"
+        killed = f"{KILLED}-{n}"
+        _spec(state, worktree, ["/bin/sh", "-c", script], dispatch_id=killed)
+        argv = [*oms_command().argv, "worker", "supervise", "--dispatch-id", killed]
         proc = subprocess.Popen(
-            [*argv, "--state-root", str(state)], stdin=subprocess.DEVNULL, start_new_session=True
+            [*argv, "--state-root", str(state)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         try:
-            eventually(lambda: _children(proc.pid), timeout=60, what="bubblewrap starts")  # noqa: B023
+            while not _children(proc.pid):  # spin: the window is bubblewrap's first moments
+                assert proc.poll() is None, f"{n}: the supervisor ended: {_log(state, killed)}"
             until = time.monotonic() + rng.uniform(0, 0.004 if n % 2 else 0.04)
             while time.monotonic() < until:  # the kill point (a spin, not a synchronisation)
                 pass
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(timeout=30)
+            eventually(
+                lambda: "sleep" not in map(_comm, _with_token(token.encode())),  # noqa: B023
+                timeout=10,
+                what=f"round {n}: the agent ends with its supervisor",
+            )
             ran = (worktree / "ran.txt").exists()
-            recorded = (state / "panes" / "dsp-1.init.json").exists()
+            recorded = (state / "panes" / f"{killed}.init.json").exists()
             assert recorded or not ran, f"round {n}: the agent ran, its init unrecorded"
             ran_rounds += ran
-
-            def agent_gone() -> bool:
-                return not any(
-                    b"sleep" in Path(f"/proc/{pid}/comm").read_bytes()
-                    for pid in _with_token(token.encode())  # noqa: B023
-                    if Path(f"/proc/{pid}").exists()
-                )
-
-            eventually(agent_gone, timeout=10, what=f"round {n}: the agent ends with it")
+            orphans += bool(_with_token(token.encode()))  # bubblewrap#633's would-be init
         finally:
-            for pid in _with_token(token.encode()):  # an orphan of bubblewrap#633, by PID
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-    print(f"{ran_rounds} of 24 agents started before their supervisor was killed")
+            _end_all(token, killed)
+    print(f"of 24 launches: {ran_rounds} agents started, {orphans} left an orphan that waited")
 
 
 @pytest.mark.parametrize("then", [signal.SIGKILL, signal.SIGCONT])
@@ -199,10 +220,16 @@ def test_a_supervisor_stopped_as_its_sandbox_starts_holds_its_agent_back(
     worktree = tmp_path / "wt"
     worktree.mkdir()
     token = f"600.{os.getpid()}{then.value}"
-    _spec(state, worktree, ["/bin/sh", "-c", f"echo ran > ran.txt; exec sleep {token}"])
-    argv = [*oms_command().argv, "worker", "supervise", "--dispatch-id", "dsp-1"]
+    dispatch_id = f"dsp-gate-{then.name.lower()}"
+    script = f"echo ran > ran.txt; exec sleep {token}"
+    _spec(state, worktree, ["/bin/sh", "-c", script], dispatch_id=dispatch_id)
+    argv = [*oms_command().argv, "worker", "supervise", "--dispatch-id", dispatch_id]
     proc = subprocess.Popen(
-        [*argv, "--state-root", str(state)], stdin=subprocess.DEVNULL, start_new_session=True
+        [*argv, "--state-root", str(state)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     try:
         while not _children(proc.pid):  # spin: stop it within its first moments of bubblewrap
@@ -224,11 +251,9 @@ def test_a_supervisor_stopped_as_its_sandbox_starts_holds_its_agent_back(
             assert not (worktree / "ran.txt").exists()
         else:
             eventually((worktree / "ran.txt").exists, timeout=30, what="it starts")
-            assert (state / "panes" / "dsp-1.init.json").exists()  # recorded first
+            assert (state / "panes" / f"{dispatch_id}.init.json").exists()  # recorded first
     finally:
-        for pid in _with_token(token.encode()):  # by PID: this test's own sandbox
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+        _end_all(token, dispatch_id)
         with contextlib.suppress(ProcessLookupError):
             os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
@@ -239,3 +264,10 @@ def _comm(pid: int) -> str:
         return Path(f"/proc/{pid}/comm").read_text().strip()
     except OSError:
         return ""
+
+
+def _log(state: Path, dispatch_id: str) -> str:
+    """What the supervisor logged, and the end it recorded."""
+    found = [p.read_text(errors="replace")[-2000:] for p in sorted(state.rglob("*.log"))]
+    exit_doc = state / "panes" / f"{dispatch_id}.exit.json"
+    return " | ".join([*found, exit_doc.read_text() if exit_doc.exists() else "no end"])
