@@ -33,7 +33,7 @@ import pytest
 
 from oms.errors import ResourcesShortError
 from oms.limits import LIMITS
-from oms.services.proxy import admit as proxy_admit
+from oms.services.chain import fence
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.proxy.front import Doors, door_path
 from tests.helpers import REPO, eventually
@@ -177,7 +177,7 @@ def test_a_503_for_want_of_descriptors_tells_nothing_of_the_host(
     if where == "token":
         monkeypatch.setattr(proxy_tokens, "grant_of", short)
     else:
-        monkeypatch.setattr(proxy_admit.fence, "verdict", short)
+        monkeypatch.setattr(fence, "verdict", short)  # (what `admit.attempt` asks)
     status, _, body = rig.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": token})
     assert status == 503, body
     assert b"oms_proxy_busy" in body
