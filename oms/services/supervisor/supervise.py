@@ -237,6 +237,9 @@ class _Run:
                 signal.SIGHUP in self.received
             ):  # the pane is gone: an agent started now would be ended at once
                 return 1, None, "the worker did not start: its terminal hung up"
+            if marker_w < 0:  # ungated, an agent could start in an init this process never saw
+                why = "descriptors 3 to 9 were all taken when it started (its exec gate needs one)"
+                return 1, None, f"the worker did not start: {why}"
             try:  # no cgroup, no sandbox
                 self.group = cgroups.make(identity("worker", spec.dispatch_id), spec.limits)
                 confinement = self.group.confinement(spec.limits.file_bytes)
@@ -484,8 +487,8 @@ def _drain(fd: int) -> None:
 def _marker_pipe(slot: int) -> tuple[int, int]:
     """The exec gate's socket pair (`adapters/sandbox.exec_marked`): (this process's end, the
     sandbox's end, which is `slot`, reserved when this process started so it has one digit, all a
-    `/bin/sh` redirection accepts); (-1, -1) when the slot is not below 10 (then the command starts
-    ungated and an end is recorded without telling a failed sandbox set-up apart)."""
+    `/bin/sh` redirection accepts); (-1, -1) when the slot is not below 10 (then nothing starts:
+    an ungated command could run in an init this process never recorded)."""
     if not 2 < slot < 10:
         os.close(slot)
         return -1, -1

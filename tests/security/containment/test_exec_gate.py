@@ -271,3 +271,27 @@ def _log(state: Path, dispatch_id: str) -> str:
     found = [p.read_text(errors="replace")[-2000:] for p in sorted(state.rglob("*.log"))]
     exit_doc = state / "panes" / f"{dispatch_id}.exit.json"
     return " | ".join([*found, exit_doc.read_text() if exit_doc.exists() else "no end"])
+
+
+def test_a_supervisor_with_no_one_digit_descriptor_free_starts_no_ungated_agent(
+    state: Path, tmp_path: Path
+) -> None:
+    """The gate needs a descriptor below 10 (all a `/bin/sh` redirection takes). A supervisor
+    started holding 3-9 (a launcher that leaks descriptors) started its agent ungated, so a kill
+    during bubblewrap's set-up could leave an agent running again. Now it starts nothing, and says
+    why."""
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    _spec(state, worktree, ["/bin/sh", "-c", "echo ran > ran.txt"], dispatch_id="dsp-gate-fd10")
+    argv = [*oms_command().argv, "worker", "supervise", "--dispatch-id", "dsp-gate-fd10"]
+    leaky = (
+        "exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null 9</dev/null"
+    )
+    subprocess.run(  # a launcher that leaves 3..9 open
+        ["/bin/sh", "-c", f'{leaky}; exec "$@"', "sh", *argv, "--state-root", str(state)],
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+        check=False,
+    )
+    assert not (worktree / "ran.txt").exists(), "the agent started with no exec gate"
+    assert "exec gate" in str(_ended(state, "dsp-gate-fd10")["detail"])
