@@ -37,6 +37,16 @@ def _check_served(store: Store, config_root: str) -> None:
         )
 
 
+def _refuse_other_backend(config_root: str) -> None:
+    """Refuse, for a command not served on etcd, a committed `[store]` that names it (ADR 0043):
+    here, where every workspace opens, so a command that never reads the configuration does not
+    read the state root's files as if they were the store (`oms ticket show` said "not found")."""
+    from oms.services.workspace.backend import refuse_etcd_named
+    from oms.services.workspace.committed import committed_backend
+
+    refuse_etcd_named(committed_backend(config_root), config_root)
+
+
 class Workspace:
     """An opened state root and config root."""
 
@@ -65,7 +75,8 @@ class Workspace:
         only if the state root serves this repository (ADR 0032; False only for `oms audit adopt`,
         which readies a state root made before the ledger for `oms init` to record it); `etcd`:
         the command is correct on an etcd store (ADR 0043), so a committed `[store] backend =
-        "etcd"` puts its records there instead of being refused."""
+        "etcd"` puts its records there; without it such a configuration is refused here (one
+        git process reads it), before the command reads anything."""
         real = os.path.realpath(config_root)
         state_real = os.path.realpath(state_root)
         if state_real == real or state_real.startswith(real.rstrip("/") + "/"):
@@ -79,12 +90,14 @@ class Workspace:
             store.close()
             raise
         ws = cls(store, real, repo, clock)
-        if etcd:
-            try:
+        try:
+            if etcd:
                 ws.attach_etcd()
-            except BaseException:
-                ws.close()
-                raise
+            else:
+                _refuse_other_backend(real)
+        except BaseException:
+            ws.close()
+            raise
         return ws
 
     def attach_etcd(self) -> None:
