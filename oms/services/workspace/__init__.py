@@ -102,8 +102,9 @@ class Workspace:
 
     def attach_etcd(self) -> None:
         """Serve this command's records and events from the etcd store the committed `[store]`
-        names, if it names one (a configuration that cannot be read leaves the state root: the
-        command's own `config()` says why, where it needs one)."""
+        names, if it names one (a configuration that cannot be read leaves the state root, the
+        command's own `config()` saying why where it needs one — unless its `[store] backend`
+        still says etcd: then why it cannot be read is the command's answer)."""
         from oms.errors import OmsError
         from oms.services.workspace.backend import etcd_store
 
@@ -111,8 +112,22 @@ class Workspace:
         try:
             config = self.config()
         except OmsError:
+            if self._names_etcd():  # never the state root's files in the cluster's place
+                raise
             return
         self.store.backend = etcd_store(config, self.store.state.meta.key_id)
+
+    def _names_etcd(self) -> bool:
+        """Whether the configuration at HEAD (as `head` read it) names etcd, even if it is invalid
+        elsewhere."""
+        from oms.domain.config import CONFIG_PATH, store_backend_named
+        from oms.errors import OmsError
+
+        try:
+            found = self.head().get(CONFIG_PATH)
+        except OmsError:
+            return False
+        return found is not None and store_backend_named(found[1]) == "etcd"
 
     def head(self) -> Head:
         """What HEAD holds of what runs — the configuration, the executor instructions, the role

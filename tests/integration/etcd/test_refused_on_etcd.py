@@ -71,3 +71,19 @@ def test_a_configuration_invalid_elsewhere_still_names_its_store(
     code, out = _oms(oms, chain, "ticket", "show", "tkt-1")
     assert code == 1, out
     assert 'store.backend = "etcd" is served only by' in out
+
+
+@pytest.mark.cli
+@pytest.mark.parametrize("args", [("ticket", "list"), ("status",)], ids=" ".join)
+def test_a_command_served_on_etcd_with_a_broken_store_table_says_why(
+    chain: Chain, oms: OmsCommand, args: tuple[str, ...]
+) -> None:
+    """A command served on etcd whose configuration names etcd but cannot be read says why in one
+    line; it does not fall back to the state root's files (where a ticket is)."""
+    with chain.workspace() as ws:
+        tickets.add(ws, "On files", "")
+    chain.edit_config(lambda text: text + '\n[store]\nbackend = "etcd"\n', commit=True)
+    code, out = _oms(oms, chain, *args)
+    assert code == 1, out
+    assert 'store.backend = "etcd" needs store.endpoints' in out
+    assert "On files" not in out
