@@ -70,13 +70,16 @@ class Workspace:
         clock: Callable[[], str] = wall_clock,
         served: bool = True,
         etcd: bool = False,
+        check_backend: bool = True,
     ) -> Workspace:
         """Open both roots (the config root need not be private: it is the repository); `served`:
         only if the state root serves this repository (ADR 0032; False only for `oms audit adopt`,
         which readies a state root made before the ledger for `oms init` to record it); `etcd`:
         the command is correct on an etcd store (ADR 0043), so a committed `[store] backend =
         "etcd"` puts its records there; without it such a configuration is refused here (one
-        git process reads it), before the command reads anything."""
+        git process reads it), before the command reads anything; `check_backend` False skips that
+        read, for a server that checked once as it started and opens a workspace per request
+        (`oms web`: its watcher opens one every `LIMITS.web_watch_ms`)."""
         real = os.path.realpath(config_root)
         state_real = os.path.realpath(state_root)
         if state_real == real or state_real.startswith(real.rstrip("/") + "/"):
@@ -93,7 +96,7 @@ class Workspace:
         try:
             if etcd:
                 ws.attach_etcd()
-            else:
+            elif check_backend:
                 _refuse_other_backend(real)
         except BaseException:
             ws.close()

@@ -28,6 +28,7 @@ REFUSED = (
     ("pool", "show"),
     ("provider", "show"),
     ("store", "compact"),
+    ("web",),  # checked as it starts (its requests then skip the read)
 )
 
 
