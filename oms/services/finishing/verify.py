@@ -17,6 +17,7 @@ time (`verify_lock`: a second, from the command or `oms web`, is refused in one 
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -215,7 +216,7 @@ def _verify(
     return Verified(evidence.ref, passed, commit, target, tree, ran)
 
 
-_CHECKS = [0]
+_CHECKS = itertools.count(1)  # each check's cgroup: its own name, also when `oms web` runs two
 
 
 def _run(
@@ -226,8 +227,9 @@ def _run(
     limits: SandboxLimits,
 ) -> Ran:
     progress(f"check: {' '.join(argv)[:200]}")
-    _CHECKS[0] += 1
-    group = cgroups.make(identity("check", f"{os.getpid()}-{_CHECKS[0]}"), limits)  # none, no check
+    group = cgroups.make(
+        identity("check", f"{os.getpid()}-{next(_CHECKS)}"), limits
+    )  # none: no check
     guard = Guard(group, (checkout,), limits, every_s=LIMITS.check_disk_every_s)
     filter_fd = data_fd(seccomp.encode(seccomp.program(os.uname().machine)), "oms-seccomp")
     try:

@@ -95,6 +95,8 @@ class Verifies:
         ready.wait()
         if refused:
             raise refused[0]
+        if not begun:  # (its thread ended without a word: nothing to show)
+            raise ConflictError("the verify ended before it started", hint="try it again")
         run = begun[0]
         return {"running": True, "run": run.run, "dispatch_id": run.dispatch_id, "said": run.said}
 
