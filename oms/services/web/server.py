@@ -86,7 +86,7 @@ class Board(ThreadingHTTPServer):
         self.csrf = hmac.new(secret, self.token.encode(), hashlib.sha256).hexdigest()
         self.person = person or getpass.getuser()
         self.opener = opener
-        self.reading = threading.Lock()  # one use of the state at a time (a verify's own aside)
+        self.reading = threading.Lock()  # one use of the state at a time (a verify: its own)
         self.verifies = actions.Verifies(opener)
         self.port = int(self.server_address[1])
         self.hosts = {f"{LOOPBACK}:{self.port}", f"localhost:{self.port}"}
