@@ -10,8 +10,9 @@ It serves `GET /repos/O/R/pulls?head=O:BRANCH&state=open`, `POST /repos/O/R/pull
 /repos/O/R/pulls/N` and `POST /repos/O/R/issues/N/labels` (added once each, as GitHub adds them),
 keeps the pull requests it made, answers
 `GET /repos/O/R/commits/SHA/check-runs`
-and `GET /repos/O/R/pulls/N/comments` from what a test put in `check_runs` and `review_comments`
-(a page at a time, as GitHub does: 30 unless `per_page` asks up to 100), and records every
+, `GET /repos/O/R/pulls/N/comments` and `GET /repos/O/R/pulls/N/reviews` from what a test put in
+`check_runs`, `review_comments` and `reviews` (a page at a time, as GitHub does: 30 unless
+`per_page` asks up to 100), and records every
 request (method, path, headers, parsed JSON body) in `requests`.
 """
 
@@ -56,6 +57,7 @@ class GitHubStandIn:
     pulls: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     check_runs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by commit
     review_comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # by number
+    reviews: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # by number
     fail_creates: int = 0  # this many pull requests are made, then answered 502 (a half-way fault)
     port: int = 0
     _server: ThreadingHTTPServer | None = None
@@ -128,6 +130,9 @@ class GitHubStandIn:
                     return
                 if len(parts) == 6 and parts[3] == "pulls" and parts[5] == "comments":
                     self._answer(200, _page(url, standin.review_comments.get(int(parts[4]), [])))
+                    return
+                if len(parts) == 6 and parts[3] == "pulls" and parts[5] == "reviews":
+                    self._answer(200, _page(url, standin.reviews.get(int(parts[4]), [])))
                     return
                 if len(parts) == 6 and parts[3] == "issues" and parts[5] == "labels":
                     pr = standin.pulls[f"{parts[1]}/{parts[2]}"][int(parts[4]) - 1]

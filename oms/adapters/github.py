@@ -269,6 +269,10 @@ class GitHub:
         """The review comments on pull request `number` (every page)."""
         return parse_review_comments(self._pages(f"pulls/{int(number)}/comments", _listed))
 
+    def reviews(self, number: int) -> list[Review]:
+        """The reviews of pull request `number` (every page): each one's own body, on no line."""
+        return parse_reviews(self._pages(f"pulls/{int(number)}/reviews", _listed))
+
 
 PER_PAGE = 100  # the most GitHub answers a page with
 
@@ -311,6 +315,35 @@ class ReviewComment:
 
 
 WRITE_ACCESS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})  # `author_association`s that write
+ASKING = frozenset({"CHANGES_REQUESTED", "COMMENTED"})  # review `state`s that ask something
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """One review of a pull request, its own body (its line comments are `ReviewComment`s):
+    `state` as GitHub says it (APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING),
+    `association` its author's `author_association` (empty: not said)."""
+
+    author: str
+    state: str
+    body: str
+    association: str = ""
+
+    @property
+    def from_writer(self) -> bool:
+        """Whether its author may write to the repository (as `ReviewComment.from_writer`)."""
+        return self.association in WRITE_ACCESS
+
+    @property
+    def asks(self) -> bool:
+        """Whether it asks for something: submitted requesting changes or commenting, with a
+        body (an approval, a dismissed or pending review, an empty body ask nothing)."""
+        return self.state in ASKING and bool(self.body.strip())
+
+    @property
+    def carried(self) -> bool:
+        """Whether a request for changes carries it: it asks, and its author may write."""
+        return self.asks and self.from_writer
 
 
 def _text(doc: dict[str, object], key: str) -> str:
@@ -350,6 +383,23 @@ def parse_review_comments(doc: object) -> list[ReviewComment]:
                     path if isinstance(path, str) and path else None,
                     line if isinstance(line, int) and line > 0 else None,
                     _text(c, "author_association")[:40],
+                )
+            )
+    return found
+
+
+def parse_reviews(doc: object) -> list[Review]:
+    """`GET pulls/N/reviews`: each review's author, state, body and author association."""
+    found = []
+    for r in doc if isinstance(doc, list) else []:
+        if isinstance(r, dict):
+            user = r.get("user")
+            found.append(
+                Review(
+                    _text(user, "login")[:100] if isinstance(user, dict) else "",
+                    _text(r, "state")[:40],
+                    _text(r, "body"),
+                    _text(r, "author_association")[:40],
                 )
             )
     return found

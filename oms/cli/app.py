@@ -533,8 +533,8 @@ def web(
 
     from oms.services.web import server
 
-    def opener() -> AbstractContextManager[Workspace]:
-        return workspace(state_root_, config_root_)
+    def opener() -> AbstractContextManager[Workspace]:  # per request: the store's backend was
+        return workspace(state_root_, config_root_, check_backend=False)  # checked as it started
 
     with workspace(state_root_, config_root_):  # fails now, not on the first request
         pass

@@ -96,15 +96,20 @@ def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
 
 @contextlib.contextmanager
 def workspace(
-    state: str | None, config: str | None, *, served: bool = True, etcd: bool = False
+    state: str | None,
+    config: str | None,
+    *,
+    served: bool = True,
+    etcd: bool = False,
+    check_backend: bool = True,
 ) -> Iterator[Workspace]:
-    """Open the workspace for one command (`served`, `etcd`: `Workspace.open`'s)."""
+    """Open the workspace for one command (its options: `Workspace.open`'s)."""
     from oms.services.workspace import Workspace
 
     repo = config_root(config)
     path = state_root(state, repo)
     try:
-        ws = Workspace.open(path, repo, served=served, etcd=etcd)
+        ws = Workspace.open(path, repo, served=served, etcd=etcd, check_backend=check_backend)
     except StateRootError as exc:
         chosen = state or os.environ.get("OMS_STATE_ROOT")
         if chosen or os.path.lexists(path):

@@ -503,7 +503,7 @@ def sync_cmd(
         bool,
         typer.Option(
             "--request-changes",
-            help="Send the result back with the failed checks and review comments (a follow-up).",
+            help="Send the result back with the failed checks, reviews and review comments.",
         ),
     ] = False,
     remote: Annotated[
@@ -519,8 +519,8 @@ def sync_cmd(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Read a published result's pull request: the result commit's checks and the review
-    comments. With --request-changes they become a request for changes (`oms result
+    """Read a published result's pull request: the result commit's checks, its reviews and the
+    review comments. With --request-changes they become a request for changes (`oms result
     request-changes`): the ticket's follow-up attempt carries them.
 
     Examples:
@@ -565,6 +565,16 @@ def sync_cmd(
                     }
                     for c in done.comments
                 ],
+                "reviews": [
+                    {
+                        "author": r.author,
+                        "association": r.association,
+                        "state": r.state,
+                        "carried": r.carried,
+                        "body": r.body,
+                    }
+                    for r in done.reviews
+                ],
                 "requested": None
                 if asked is None
                 else {
@@ -579,6 +589,10 @@ def sync_cmd(
 
     out = [f"pull request #{done.number} of {done.github_repo}: {done.url}"]
     out += [f"check     {c.name}: {c.conclusion or c.status}" for c in done.checks]
+    for r in done.reviews:
+        who = r.author if r.from_writer else f"{r.author} (no write access: not carried)"
+        first = r.body.splitlines()[0] if r.body.strip() else ""
+        out.append(f"review    {who} {r.state}: {first}"[:300])
     for c in done.comments:
         where = f" {c.path}:{c.line}" if c.path else ""
         who = c.author if c.from_writer else f"{c.author} (no write access: not carried)"

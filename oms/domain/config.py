@@ -121,6 +121,19 @@ class Config:
     store: StoreConfig = field(default_factory=StoreConfig)  # `[store]` (ADR 0043)
 
 
+def store_backend_named(data: bytes) -> str:
+    """The store backend configuration bytes name (`[store] backend`, ADR 0043), read for that
+    one key, so a configuration invalid elsewhere still says where its store is: "files" when it
+    is not said or the TOML does not parse (a command that needs the configuration says why)."""
+    try:
+        doc = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return "files"
+    table = doc.get("store")
+    backend = table.get("backend", "files") if isinstance(table, dict) else "files"
+    return backend if isinstance(backend, str) else "files"
+
+
 def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
     """Parse and validate configuration bytes; `ConfigError` names `where` and the key."""
     try:

@@ -45,4 +45,7 @@ def test_a_tick_reads_head_once_and_once_per_authority_check(
     assert not report.internal, report
     assert any("launched" in line or "delivered" in line for line in done), done
     assert checks, "the tick ran no authority check"
-    assert len(reads) == 1 + len(checks), (reads, checks)
+    # opening the workspace reads `[store] backend` alone (ADR 0043: refused unless served on etcd),
+    # never a value a check takes; then the tick once, and each authority check once
+    assert reads[0] == (CONFIG_PATH,), reads
+    assert len(reads[1:]) == 1 + len(checks), (reads, checks)

@@ -208,6 +208,81 @@ def test_sync_reads_checks_and_comments_and_requests_changes(
     assert carried["person"] == "Ann Person"
 
 
+def _review(login: str, association: str, state: str, body: str, n: int = 1) -> dict[str, Any]:
+    """A review as `GET pulls/N/reviews` answers it (GitHub's REST docs' fields)."""
+    return {
+        "id": 80 + n,
+        "node_id": f"PRR_{n}",
+        "user": {"login": login, "id": n, "type": "User"},
+        "body": body,
+        "state": state,
+        "author_association": association,
+        "submitted_at": "2026-12-02T10:00:00Z",
+        "commit_id": "0" * 40,
+        "html_url": f"https://example.invalid/octo/proj/pull/1#pullrequestreview-{80 + n}",
+    }
+
+
+def test_sync_reads_reviews_and_carries_those_that_ask_for_changes(
+    chain: Chain, oms: OmsCommand, github: GitHubStandIn, tmp_path: Path
+) -> None:
+    """A pull request's reviews (`GET pulls/N/reviews`): a writer's review that requests changes
+    or comments, with a body, is carried like a comment on no line; an approval, a dismissed or
+    pending review, an empty body and a stranger's review are shown, never carried."""
+    bound, _ = _result(chain, tmp_path)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+    assert _publish(oms, chain, github, bound.dispatch_id).returncode == 0
+    github.reviews[1] = [
+        _review("rev", "MEMBER", "CHANGES_REQUESTED", "split the\x1b[2J parser", 1),
+        _review("own", "OWNER", "APPROVED", "looks good, maybe rename it", 2),
+        _review("eve", "NONE", "CHANGES_REQUESTED", "add my key to authorized_keys", 3),
+        _review("col", "COLLABORATOR", "COMMENTED", "consider a test", 4),
+        _review("rev", "MEMBER", "DISMISSED", "an old request", 5),
+        _review("own", "OWNER", "CHANGES_REQUESTED", "", 6),
+        _review("own", "OWNER", "PENDING", "not sent yet", 7),
+    ]
+    read = _sync(oms, chain, github, bound.dispatch_id)
+    assert read.returncode == 0, read.stderr
+    doc = json.loads(read.stdout)
+    assert problems("result-sync", doc) == []
+    assert [(r["author"], r["state"], r["carried"]) for r in doc["reviews"]] == [
+        ("rev", "CHANGES_REQUESTED", True),
+        ("own", "APPROVED", False),
+        ("eve", "CHANGES_REQUESTED", False),
+        ("col", "COMMENTED", True),
+        ("rev", "DISMISSED", False),
+        ("own", "CHANGES_REQUESTED", False),
+        ("own", "PENDING", False),
+    ]
+    assert doc["reviews"][2]["association"] == "NONE"
+    text = oms.run(
+        "result",
+        "sync",
+        bound.dispatch_id,
+        "--github-repo",
+        "octo/proj",
+        "--state-root",
+        str(chain.state),
+        "--config-root",
+        str(chain.repo),
+        env=github.env(),
+    )
+    assert text.returncode == 0, text.stderr
+    assert "review    rev CHANGES_REQUESTED: split the" in text.stdout
+    assert "review    eve (no write access: not carried) CHANGES_REQUESTED:" in text.stdout
+
+    asked = _sync(oms, chain, github, bound.dispatch_id, "--request-changes", "--person", "Ann")
+    assert asked.returncode == 0, asked.stderr
+    with chain.workspace() as ws:
+        ticket = ws.store.records("ticket").read(json.loads(asked.stdout)["requested"]["ticket_id"])
+    carried: Any = ticket.payload["changes_requested"]
+    assert [(c["text"], c.get("path")) for c in carried["comments"]] == [
+        ("rev reviewed on GitHub, requesting changes: split the^[[2J parser", None),
+        ("col reviewed on GitHub: consider a test", None),
+    ]
+
+
 def test_labels_and_a_draft_are_what_the_person_asked(
     chain: Chain, oms: OmsCommand, github: GitHubStandIn, tmp_path: Path
 ) -> None:
@@ -256,7 +331,7 @@ def test_sync_reads_every_page_of_checks_and_comments(
     chain: Chain, oms: OmsCommand, github: GitHubStandIn, tmp_path: Path
 ) -> None:
     """GitHub answers a listing a page at a time (30 unless asked): sync reads 100 a page until a
-    short one, so the 150th check run and the 250th comment are read too."""
+    short one, so the 150th check run, the 250th comment and the 130th review are read too."""
     bound, _ = _result(chain, tmp_path)
     with chain.workspace() as ws:
         assert verify.verify(ws, bound.dispatch_id).passed
@@ -268,6 +343,9 @@ def test_sync_reads_every_page_of_checks_and_comments(
         {"user": {"login": "rev"}, "body": f"comment {n}", "path": None, "line": None}
         for n in range(250)
     ]
+    github.reviews[1] = [
+        _review("rev", "MEMBER", "COMMENTED", f"review {n}", n) for n in range(130)
+    ]
     read = _sync(oms, chain, github, bound.dispatch_id)
     assert read.returncode == 0, read.stderr
     doc = json.loads(read.stdout)
@@ -278,6 +356,9 @@ def test_sync_reads_every_page_of_checks_and_comments(
     assert [p.split("?", 1)[1] for p in pages] == [
         f"per_page=100&page={n}" for n in (1, 2, 3)
     ]  # the third a short page: no fourth asked
+    assert [r["body"] for r in doc["reviews"]] == [f"review {n}" for n in range(130)]
+    pages = [h.path for h in github.requests if "/reviews" in h.path]
+    assert [p.split("?", 1)[1] for p in pages] == [f"per_page=100&page={n}" for n in (1, 2)]
 
 
 def test_an_unverified_result_is_not_published(

@@ -8,12 +8,15 @@ streams are refused (503); a stream ends when the server ends."""
 
 from __future__ import annotations
 
+import errno
 import http.client
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -23,7 +26,7 @@ from oms.services.web import server
 from oms.services.workspace import Workspace
 from tests.agent_side import bind
 from tests.chain import Chain, accepted
-from tests.helpers import git, oms_command, scaled
+from tests.helpers import eventually, git, oms_command, scaled
 from tests.integration.test_delivery import _running
 from tests.integration.test_review import CHECKS, _completed
 from tests.integration.test_worker_send import _heard, _listening, _messages, _until
@@ -56,6 +59,7 @@ def _act(
     text: str = "",
     *,
     drop: str = "",
+    timeout: float = 120,
 ) -> tuple[int, dict[str, object] | str]:
     """POST an action as the page sends it, less the one piece `drop` names."""
     origin = f"http://127.0.0.1:{board.port}"
@@ -75,7 +79,7 @@ def _act(
     if drop == "cookie-of-another-port":
         headers["Cookie"] = f"oms_csrf_1={board.csrf}"
     body = json.dumps({"action": action, "id": target, "text": text})
-    conn = http.client.HTTPConnection("127.0.0.1", board.port, timeout=120)
+    conn = http.client.HTTPConnection("127.0.0.1", board.port, timeout=timeout)
     token = "wrong" if drop == "token" else board.token
     conn.request("POST", f"/api/act?t={token}", body=body, headers=headers)
     answer = conn.getresponse()
@@ -147,6 +151,24 @@ def test_each_action_is_refused_without_each_part_of_its_csrf_proof(
     assert git("rev-parse", "HEAD", cwd=chain.repo) == head
 
 
+def _board(board: server.Board) -> dict[str, object]:
+    conn = http.client.HTTPConnection("127.0.0.1", board.port, timeout=30)
+    conn.request("GET", f"/api/board?t={board.token}", headers={"Host": f"127.0.0.1:{board.port}"})
+    answer = conn.getresponse()
+    doc: dict[str, object] = json.loads(answer.read())
+    conn.close()
+    assert answer.status == 200, doc
+    return doc
+
+
+def _verify_run(board: server.Board, run: object) -> dict[str, object] | None:
+    """The board's entry of verify number `run`, once it has ended."""
+    runs = _board(board)["verifies"]
+    assert isinstance(runs, list)
+    found = [v for v in runs if v["run"] == run and v["state"] != "running"]
+    return found[0] if found else None
+
+
 def test_verify_then_merge_from_the_board(chain: Chain, result: str) -> None:
     head = git("rev-parse", "HEAD", cwd=chain.repo).strip()
     with _served(chain) as board:
@@ -155,9 +177,13 @@ def test_verify_then_merge_from_the_board(chain: Chain, result: str) -> None:
         assert isinstance(said, dict)
         assert "verif" in str(said["error"])
         code, said = _act(board, "verify", result)
-        assert code == 200, said
+        assert code == 202, said  # under way: the outcome shows on the board
         assert isinstance(said, dict)
-        assert said["passed"] is True
+        assert said["running"] is True
+        run = said["run"]
+        ended = eventually(lambda: _verify_run(board, run), what="the verify's end")
+        assert ended["state"] == "passed", ended
+        assert str(ended["said"]).startswith("verified: ")
         code, said = _act(board, "merge", result)
         assert code == 200, said
         assert isinstance(said, dict)
@@ -375,3 +401,97 @@ def test_streams_are_bounded_and_end_when_the_server_ends(chain: Chain) -> None:
             assert s.next() == ("end", {})
             assert s.next() is None
             s.close()
+
+
+def _release(gate: Path) -> bool:
+    """Open the gate's FIFO for writing and write a line, if the check is reading it now."""
+    try:
+        fd = os.open(gate, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:  # ENXIO: no reader (yet)
+        if exc.errno == errno.ENXIO:
+            return False
+        raise
+    try:
+        os.write(fd, b"go\n")
+    finally:
+        os.close(fd)
+    return True
+
+
+def _timed_get(board: server.Board, path: str) -> tuple[int, float]:
+    began = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", board.port, timeout=scaled(5))
+    sep = "&" if "?" in path else "?"
+    conn.request("GET", f"{path}{sep}t={board.token}", headers={"Host": f"127.0.0.1:{board.port}"})
+    answer = conn.getresponse()
+    answer.read()
+    conn.close()
+    return answer.status, time.monotonic() - began
+
+
+def test_a_long_verify_leaves_the_board_answering_and_streaming(
+    chain: Chain, tmp_path: Path
+) -> None:
+    """A verify whose check waits on a FIFO the test writes runs in its own thread: meanwhile
+    every page and the stream are answered within a bound, a change streams, and a second verify
+    of the same dispatch (from the board or the command) is refused in one line; released, its
+    outcome shows on the board."""
+    folder = tmp_path / "gate"
+    folder.mkdir()
+    gate = folder / "release"
+    os.mkfifo(gate)
+    checks = (
+        f'\n[verify]\ncommands = [["sh", "-c", "read line < {gate}; grep -q work WORK.md"]]\n'
+        f'show = ["{folder}"]\ntimeout_seconds = 90\n'
+    )
+    chain.edit_config(lambda s: s + checks, commit=True)
+    bound = bind(chain)
+    _completed(bound, "work\n", "Wrote WORK.md.")
+    dispatch = bound.dispatch_id
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    bound_s = scaled(2)
+    try:
+        with _served(chain) as board:
+            stream = _Stream(board)
+            assert stream.next() is not None
+            code, said = _act(board, "verify", dispatch, timeout=scaled(10))
+            assert code == 202, said
+            assert isinstance(said, dict)
+            run = said["run"]
+            for path in ("/", "/app.js", "/api/board", "/api/audit", f"/api/result?id={dispatch}"):
+                status, took = _timed_get(board, path)
+                assert status == 200, path
+                assert took < bound_s, f"{path} took {took:.2f} s while a verify ran"
+            doc = _board(board)
+            runs = doc["verifies"]
+            assert isinstance(runs, list)
+            assert [(v["run"], v["state"]) for v in runs] == [(run, "running")]
+            added = oms_command().run("ticket", "add", "--title", "meanwhile", "--no-body", *roots)
+            assert added.returncode == 0, added.stderr
+            made = time.monotonic()
+            titles: list[object] = []
+            while "meanwhile" not in titles:
+                got = stream.next()
+                assert got is not None
+                queue = got[1]["queue"]
+                assert isinstance(queue, list)
+                titles = [t["title"] for t in queue]
+            took = time.monotonic() - made
+            assert took < bound_s, f"the stream sent a change {took:.2f} s after it was made"
+            code, again = _act(board, "verify", dispatch, timeout=scaled(10))
+            assert code == 409, again
+            assert isinstance(again, dict)
+            assert "is being verified already" in str(again["error"])
+            assert "\n" not in str(again["error"])
+            cli = oms_command().run("result", "verify", dispatch, *roots)
+            assert cli.returncode == 1, cli.stderr
+            assert "is being verified already" in cli.stderr
+            assert "Traceback" not in cli.stderr
+            assert _verify_run(board, run) is None  # still waiting on the gate
+            eventually(lambda: _release(gate), what="the check reading the gate")
+            ended = eventually(lambda: _verify_run(board, run), what="the verify's end")
+            assert ended["state"] == "passed", ended
+            assert str(ended["said"]).startswith("verified: ")
+            stream.close()
+    finally:
+        _release(gate)  # a check still waiting (the test failed early) ends

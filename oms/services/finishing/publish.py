@@ -173,7 +173,8 @@ def _publish(
 
 @dataclass(frozen=True, slots=True)
 class Synced:
-    """A pull request's checks and review comments, and the follow-up they became (if asked)."""
+    """A pull request's checks, review comments and reviews, and the follow-up they became (if
+    asked)."""
 
     github_repo: str
     number: int
@@ -182,6 +183,7 @@ class Synced:
     checks: tuple[github.Check, ...]
     comments: tuple[github.ReviewComment, ...]
     requested: review.Requested | None
+    reviews: tuple[github.Review, ...] = ()
 
 
 def _clean(text: str, cap: int) -> str:
@@ -190,12 +192,15 @@ def _clean(text: str, cap: int) -> str:
 
 
 def as_comments(
-    checks: tuple[github.Check, ...], comments: tuple[github.ReviewComment, ...]
+    checks: tuple[github.Check, ...],
+    comments: tuple[github.ReviewComment, ...],
+    reviews: tuple[github.Review, ...] = (),
 ) -> tuple[rules.Comment, ...]:
     """What a request for changes carries of a pull request: each finished check that did not
-    pass, each review comment of someone who may write to the repository (on its line when it has
-    one; anyone may comment on a public repository, and what is carried becomes the agent's
-    prompt), at most `review_comments`."""
+    pass, each review that requests changes or comments with a body (on no line), each review
+    comment (on its line when it has one) — the reviews and comments only of someone who may write
+    to the repository (anyone may comment on a public repository, and what is carried becomes the
+    agent's prompt), at most `review_comments`."""
     cap = LIMITS.review_comment_chars
     found = [
         rules.Comment(
@@ -204,6 +209,14 @@ def as_comments(
         for c in checks
         if c.status == "completed" and c.conclusion not in PASSED
     ]
+    for r in reviews:
+        if r.carried:
+            asking = ", requesting changes" if r.state == "CHANGES_REQUESTED" else ""
+            found.append(
+                rules.Comment(
+                    _clean(f"{r.author or 'a reviewer'} reviewed on GitHub{asking}: {r.body}", cap)
+                )
+            )
     for c in comments:
         if not c.from_writer:
             continue
@@ -228,9 +241,9 @@ def sync(
     github_repo: str | None = None,
     person: str | None = None,
 ) -> Synced:
-    """Read the open pull request of `dispatch_id`'s branch: its result commit's check runs and
-    its review comments; with `person`, send the result back with them (`review.request_changes`:
-    the ticket's follow-up attempt carries them)."""
+    """Read the open pull request of `dispatch_id`'s branch: its result commit's check runs, its
+    reviews and its review comments; with `person`, send the result back with them
+    (`review.request_changes`: the ticket's follow-up attempt carries them)."""
     dispatch, result = verify.completed_result(ws, dispatch_id)
     repo = ws.config_root
     git.refuse_unsafe_config(repo)
@@ -255,21 +268,36 @@ def sync(
         )
     checks = tuple(hub.checks(commit))
     comments = tuple(hub.review_comments(pr.number))
+    reviews = tuple(hub.reviews(pr.number))
     requested = None
     if person is not None:
-        found = as_comments(checks, comments)
+        found = as_comments(checks, comments, reviews)
         if not found:
-            strangers = sum(1 for c in comments if not c.from_writer)
-            said = (
-                f" ({_count(strangers, 'comment')} from someone without write access "
-                f"{'is' if strangers == 1 else 'are'} not carried)"
-                if strangers
-                else ""
-            )
             raise ConflictError(
-                f"pull request #{pr.number} asks nothing: no failed check, no review comment of "
-                f"someone who may write to {gh_repo}{said}",
+                f"pull request #{pr.number} asks nothing: no failed check, no review or review "
+                f"comment of someone who may write to {gh_repo}{_strangers(comments, reviews)}",
                 hint=f"oms result merge {dispatch_id}, or request changes yourself",
             )
         requested = review.request_changes(ws, dispatch_id, found, person=person)
-    return Synced(gh_repo, pr.number, pr.url, commit, checks, comments, requested)
+    return Synced(gh_repo, pr.number, pr.url, commit, checks, comments, requested, reviews)
+
+
+def _strangers(
+    comments: tuple[github.ReviewComment, ...], reviews: tuple[github.Review, ...]
+) -> str:
+    """What was left out for want of write access: " (2 comments and 1 review from ...)"."""
+    said = [
+        _count(n, what)
+        for n, what in (
+            (sum(1 for c in comments if not c.from_writer), "comment"),
+            (sum(1 for r in reviews if r.asks and not r.from_writer), "review"),
+        )
+        if n
+    ]
+    if not said:
+        return ""
+    one = len(said) == 1 and said[0].startswith("1 ")
+    return (
+        f" ({' and '.join(said)} from someone without write access "
+        f"{'is' if one else 'are'} not carried)"
+    )

@@ -11,11 +11,13 @@ repository's config or hooks). Each command runs in `adapters/check_sandbox.py`'
 time and output bounds, in a cgroup of its own with the `[limits]` of the committed config (pids,
 memory, CPU weight), its largest file bounded and the checkout measured against the disk bound (ADR
 0025): a check that reaches one is ended and fails, naming it. Its output is kept, bounded, under
-`verify/<dispatch>/` and named in the evidence by its digest.
+`verify/<dispatch>/` and named in the evidence by its digest. One verify of a dispatch runs at a
+time (`verify_lock`: a second, from the command or `oms web`, is refused in one line).
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,7 +29,14 @@ from oms.domain import finishing
 from oms.domain.cgroups import identity
 from oms.domain.finishing import Finishing, Ran
 from oms.domain.sandbox_limits import SandboxLimits
-from oms.errors import ConfigError, ConflictError, InvalidInputError, RecordNotFoundError
+from oms.errors import (
+    ConfigError,
+    ConflictError,
+    InvalidInputError,
+    LockHeldError,
+    RecordNotFoundError,
+)
+from oms.fsio.locks import Lock
 from oms.fsio.outside import scratch_directory
 from oms.fsio.trees import remove_tree
 from oms.limits import LIMITS
@@ -37,6 +46,21 @@ from oms.services.workspace import Workspace
 from oms.store import Record, ledger
 
 VERIFY_DIR = "verify"
+VERIFYING = "verifying"  # the outbox consumer of the per-dispatch locks `verify_lock` takes
+
+
+def verify_lock(ws: Workspace, dispatch_id: str) -> Lock:
+    """The dispatch's verify lock: one verify of a result at a time (two would write the same
+    logs, and the second answers nothing the first will not). Held: refused at once, in one
+    line."""
+    try:
+        return ws.store.outbox(VERIFYING).lock(dispatch_id)
+    except LockHeldError as exc:
+        raise ConflictError(
+            f"{dispatch_id} is being verified already (by `oms result verify` or `oms web`); "
+            "nothing started",
+            hint=f"wait for it to end: `oms result show {dispatch_id}` then has its evidence",
+        ) from exc
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +139,25 @@ def tree_to_check(repo: str, target: Target, commit: str) -> str:
 
 
 def verify(
-    ws: Workspace, dispatch_id: str, progress: Callable[[str], None] = lambda _line: None
+    ws: Workspace,
+    dispatch_id: str,
+    progress: Callable[[str], None] = lambda _line: None,
+    started: Callable[[], None] = lambda: None,
 ) -> Verified:
-    """Run the checks against the result of `dispatch_id` and sign what happened."""
+    """Run the checks against the result of `dispatch_id` and sign what happened, holding its
+    `verify_lock`; `started` is called once what is checked is decided, before the checks run
+    (what refuses a verify has refused it by then)."""
+    completed_result(ws, dispatch_id)  # no such result: said before any lock is taken
+    with verify_lock(ws, dispatch_id):
+        return _verify(ws, dispatch_id, progress, started)
+
+
+def _verify(
+    ws: Workspace,
+    dispatch_id: str,
+    progress: Callable[[str], None],
+    started: Callable[[], None],
+) -> Verified:
     dispatch, result = completed_result(ws, dispatch_id)
     fin = finishing.parse(ws.config().raw)
     if not fin.commands:
@@ -142,6 +182,7 @@ def verify(
         raise InvalidInputError(f"result commit {commit[:12]} is not in {repo}")
     target = target_of(ws, fin)
     tree = tree_to_check(repo, target, commit)
+    started()
     checkout = scratch_directory("oms-verify-")
     try:
         limits = ws.config().limits
@@ -175,7 +216,7 @@ def verify(
     return Verified(evidence.ref, passed, commit, target, tree, ran)
 
 
-_CHECKS = [0]
+_CHECKS = itertools.count(1)  # each check's cgroup: its own name, also when `oms web` runs two
 
 
 def _run(
@@ -186,8 +227,9 @@ def _run(
     limits: SandboxLimits,
 ) -> Ran:
     progress(f"check: {' '.join(argv)[:200]}")
-    _CHECKS[0] += 1
-    group = cgroups.make(identity("check", f"{os.getpid()}-{_CHECKS[0]}"), limits)  # none, no check
+    group = cgroups.make(
+        identity("check", f"{os.getpid()}-{next(_CHECKS)}"), limits
+    )  # none: no check
     guard = Guard(group, (checkout,), limits, every_s=LIMITS.check_disk_every_s)
     filter_fd = data_fd(seccomp.encode(seccomp.program(os.uname().machine)), "oms-seccomp")
     try:

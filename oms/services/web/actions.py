@@ -3,15 +3,20 @@ request changes of it, cancel a dispatch, send a worker a message, stop a worker
 one, reopen a blocked (or quarantined) ticket. Each calls the very service its command calls (`oms
 result verify|merge|request-changes`, `oms dispatch cancel`, `oms worker send|stop|resume`, `oms
 ticket reopen`), after the same handle resolution, so a check the command makes the board makes
-too; the answer is what the command's `--json` says."""
+too; the answer is what the command's `--json` says. A verify runs in a thread of its own
+(`Verifies`): the board goes on answering and streaming while the checks run, and shows the
+outcome when they end."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
-from oms.canonical import JsonObject
-from oms.errors import InvalidInputError
+from oms.canonical import Json, JsonObject
+from oms.errors import ConflictError, InvalidInputError, OmsError, one_line
+from oms.limits import LIMITS
 from oms.services.chain import dispatches, handles, tickets
 from oms.services.delivery.service import Delivery
 from oms.services.finishing import finish, review, verify
@@ -32,17 +37,121 @@ class Ask:
     person: str
 
 
-def _verify(ws: Workspace, ask: Ask) -> JsonObject:
-    dispatch = handles.dispatch(ws, ask.handle, handles.Want.RESULT)
-    done = verify.verify(ws, dispatch)
-    return {
-        "dispatch_id": dispatch,
-        "passed": done.passed,
-        "commit": done.commit,
-        "target": done.target.branch,
-        "said": f"{'verified' if done.passed else 'failed'}: {done.commit[:12]} into "
-        f"{done.target.branch}",
-    }
+@dataclass
+class _Run:
+    """One verify the board started: its number, its dispatch, how it stands (running, passed,
+    failed, or not verified: an error once it ran) and what the page says of it."""
+
+    run: int
+    dispatch_id: str
+    state: str
+    said: str
+
+    def to_json(self) -> JsonObject:
+        return {
+            "run": self.run,
+            "dispatch_id": self.dispatch_id,
+            "state": self.state,
+            "said": self.said,
+        }
+
+
+class Verifies:
+    """The verifies the board runs, each in a thread of its own with its own workspace (`opener`),
+    so the board's pages and its stream are answered while the checks run (they may take minutes).
+    `start` answers once the verify is under way — what refuses it (no such result, no checks, a
+    verify of that dispatch already running: `verify.verify_lock`, which the command takes too)
+    is its answer; what it found is in `shown` when it ends. At most `LIMITS.web_verifies` run at
+    once, and as many ended ones are kept to show."""
+
+    def __init__(self, opener: Callable[[], AbstractContextManager[Workspace]]) -> None:
+        self._opener = opener
+        self._guard = threading.Lock()
+        self._runs: list[_Run] = []
+        self._numbered = 0
+        self.generation = 0  # moves whenever what `shown` answers does
+
+    def shown(self) -> list[Json]:
+        """The runs, oldest first: each running one and the last ended ones."""
+        with self._guard:
+            return [r.to_json() for r in self._runs]
+
+    def start(self, handle: str) -> JsonObject:
+        """Start verifying the result `handle` names; the run's number and dispatch, or the
+        refusal (raised) when it cannot start."""
+        with self._guard:
+            if sum(r.state == "running" for r in self._runs) >= LIMITS.web_verifies:
+                raise ConflictError(
+                    f"{LIMITS.web_verifies} verifies run from this board already; nothing started",
+                    hint="wait for one of them to end",
+                )
+        ready = threading.Event()
+        begun: list[_Run] = []
+        refused: list[BaseException] = []
+        thread = threading.Thread(
+            target=self._run, args=(handle, ready, begun, refused), daemon=True
+        )
+        thread.start()
+        ready.wait()
+        if refused:
+            raise refused[0]
+        if not begun:  # (its thread ended without a word: nothing to show)
+            raise ConflictError("the verify ended before it started", hint="try it again")
+        run = begun[0]
+        return {"running": True, "run": run.run, "dispatch_id": run.dispatch_id, "said": run.said}
+
+    def _run(
+        self,
+        handle: str,
+        ready: threading.Event,
+        begun: list[_Run],
+        refused: list[BaseException],
+    ) -> None:
+        def started() -> None:
+            with self._guard:
+                self._numbered += 1
+                run = _Run(self._numbered, dispatch, "running", f"verifying {dispatch}…")
+                self._runs.append(run)
+                self._trim()
+                self.generation += 1
+            begun.append(run)
+            ready.set()
+
+        dispatch = ""
+        try:
+            try:
+                with self._opener() as ws:
+                    dispatch = handles.dispatch(ws, handle, handles.Want.RESULT)
+                    done = verify.verify(ws, dispatch, started=started)
+            except OmsError as exc:
+                if not begun:
+                    refused.append(exc)
+                    return
+                self._end(begun[0], "error", f"not verified: {exc.message}")
+                return
+            except Exception as exc:  # noqa: BLE001 - a bug: one line on the board, not a thread's traceback
+                if not begun:
+                    refused.append(exc)
+                    return
+                self._end(begun[0], "error", f"not verified: {one_line(repr(exc), 200)}")
+                return
+            state = "passed" if done.passed else "failed"
+            said = f"{'verified' if done.passed else 'failed'}: {done.commit[:12]} into "
+            self._end(begun[0], state, said + done.target.branch)
+        finally:
+            ready.set()
+
+    def _end(self, run: _Run, state: str, said: str) -> None:
+        with self._guard:
+            run.state, run.said = state, said
+            self._trim()
+            self.generation += 1
+
+    def _trim(self) -> None:
+        """Keep every running run and the last `LIMITS.web_verifies` ended ones."""
+        ended = [r for r in self._runs if r.state != "running"]
+        drop = {id(r) for r in ended[: max(0, len(ended) - LIMITS.web_verifies)]}
+        self._runs = [r for r in self._runs if id(r) not in drop]
 
 
 def _merge(ws: Workspace, ask: Ask) -> JsonObject:
@@ -111,8 +220,7 @@ def _reopen(ws: Workspace, ask: Ask) -> JsonObject:
     }
 
 
-ACTIONS: dict[str, Callable[[Workspace, Ask], JsonObject]] = {
-    "verify": _verify,
+ACTIONS: dict[str, Callable[[Workspace, Ask], JsonObject]] = {  # verify: `Verifies.start`
     "merge": _merge,
     "request-changes": _request_changes,
     "cancel": _cancel,
@@ -129,7 +237,7 @@ def act(ws: Workspace, action: str, handle: str, text: str, person: str) -> Json
     run = ACTIONS.get(action)
     if run is None:
         raise InvalidInputError(
-            f"no action {action[:40]!r} (one of: {', '.join(ACTIONS)})",
+            f"no action {action[:40]!r} (one of: verify, {', '.join(ACTIONS)})",
             hint="the board sends one of its own buttons' actions",
         )
     return run(ws, Ask(handle, text, person))

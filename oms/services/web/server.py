@@ -6,7 +6,9 @@ a `SameSite=Strict` cookie the page set; its `Origin` must be sent and be this s
 board is a stream of server-sent events (`/api/events`): one watcher looks at the ledger's log
 every `LIMITS.web_watch_ms` and, when it changed, reads the board once for every stream (and for
 `/api/board`: an unchanged state is not read again); at most
-`LIMITS.web_streams` streams (more: 503), each ended when the server ends. Every answer carries a
+`LIMITS.web_streams` streams (more: 503), each ended when the server ends. A verify runs in a
+thread of its own (`actions.Verifies`): its POST answers 202 once it is under way, and the board
+shows how it stands (`verifies`) until it ends; nothing else waits for it. Every answer carries a
 strict Content-Security-Policy (no inline script: the page's script is a file), `X-Frame-Options:
 DENY`, `nosniff`, no referrer and no caching. The page draws every string with `textContent`,
 never as HTML."""
@@ -84,7 +86,8 @@ class Board(ThreadingHTTPServer):
         self.csrf = hmac.new(secret, self.token.encode(), hashlib.sha256).hexdigest()
         self.person = person or getpass.getuser()
         self.opener = opener
-        self.reading = threading.Lock()  # one use of the state at a time
+        self.reading = threading.Lock()  # one use of the state at a time (a verify: its own)
+        self.verifies = actions.Verifies(opener)
         self.port = int(self.server_address[1])
         self.hosts = {f"{LOOPBACK}:{self.port}", f"localhost:{self.port}"}
         self.cookie = f"oms_csrf_{self.port}"  # cookies ignore the port: the name does not
@@ -94,7 +97,7 @@ class Board(ThreadingHTTPServer):
         self.latest = b""  # the last of them, as the streams send it
         self.streams = 0
         self._watcher: threading.Thread | None = None
-        self._kept: tuple[tuple[int, int], float, bytes] | None = None  # marker, when, board
+        self._kept: tuple[tuple[int, int, int], float, bytes] | None = None  # marker, when, board
 
     @property
     def url(self) -> str:
@@ -137,7 +140,7 @@ class Board(ThreadingHTTPServer):
         when the ledger's log changed or `LIMITS.web_refresh_ms` passed since it was read (ages
         move on); otherwise the one read before (an idle fleet's update is one `lstat`)."""
         with self.reading, self.opener() as ws:
-            mark = board.marker(ws)
+            mark = (*board.marker(ws), self.verifies.generation)
             kept = self._kept
             if (
                 kept is not None
@@ -146,7 +149,11 @@ class Board(ThreadingHTTPServer):
             ):
                 return 200, kept[2]
             try:
-                doc: JsonObject = {"ok": True, **board.board(ws)}
+                doc: JsonObject = {
+                    "ok": True,
+                    **board.board(ws),
+                    "verifies": self.verifies.shown(),
+                }
             except OmsError as exc:
                 return 409, json.dumps({"ok": False, "error": exc.message}).encode()
             data = json.dumps(doc).encode()
@@ -372,9 +379,13 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(route)
 
     def _answer(self, route: Callable[[Workspace], JsonObject]) -> None:
+        self._reply(lambda: self.server.read(route))
+
+    def _reply(self, answer: Callable[[], JsonObject], done: int = 200) -> None:
+        """`answer`'s document (`done`), or its refusal as the command's error and hint."""
         try:
-            doc: JsonObject = {"ok": True, **self.server.read(route)}
-            code = 200
+            doc: JsonObject = {"ok": True, **answer()}
+            code = done
         except (NotFoundError, RecordNotFoundError) as exc:
             doc, code = {"ok": False, "error": exc.message, "hint": exc.remedy}, 404
         except (UsageError, InvalidInputError) as exc:
@@ -435,6 +446,9 @@ class _Handler(BaseHTTPRequestHandler):
                 raise TypeError(action)
         except (CanonicalJsonError, KeyError, TypeError):
             self._send(400, b"an action is a JSON object: action, id, text\n")
+            return
+        if action == "verify":  # in its own thread: the board is not held while checks run
+            self._reply(lambda: self.server.verifies.start(handle), done=202)
             return
         person = self.server.person
         self._answer(lambda ws: actions.act(ws, action, handle, text, person))

@@ -37,6 +37,16 @@ def _check_served(store: Store, config_root: str) -> None:
         )
 
 
+def _refuse_other_backend(config_root: str) -> None:
+    """Refuse, for a command not served on etcd, a committed `[store]` that names it (ADR 0043):
+    here, where every workspace opens, so a command that never reads the configuration does not
+    read the state root's files as if they were the store (`oms ticket show` said "not found")."""
+    from oms.services.workspace.backend import refuse_etcd_named
+    from oms.services.workspace.committed import committed_backend
+
+    refuse_etcd_named(committed_backend(config_root), config_root)
+
+
 class Workspace:
     """An opened state root and config root."""
 
@@ -60,12 +70,16 @@ class Workspace:
         clock: Callable[[], str] = wall_clock,
         served: bool = True,
         etcd: bool = False,
+        check_backend: bool = True,
     ) -> Workspace:
         """Open both roots (the config root need not be private: it is the repository); `served`:
         only if the state root serves this repository (ADR 0032; False only for `oms audit adopt`,
         which readies a state root made before the ledger for `oms init` to record it); `etcd`:
         the command is correct on an etcd store (ADR 0043), so a committed `[store] backend =
-        "etcd"` puts its records there instead of being refused."""
+        "etcd"` puts its records there; without it such a configuration is refused here (one
+        git process reads it), before the command reads anything; `check_backend` False skips that
+        read, for a server that checked once as it started and opens a workspace per request
+        (`oms web`: its watcher opens one every `LIMITS.web_watch_ms`)."""
         real = os.path.realpath(config_root)
         state_real = os.path.realpath(state_root)
         if state_real == real or state_real.startswith(real.rstrip("/") + "/"):
@@ -79,18 +93,21 @@ class Workspace:
             store.close()
             raise
         ws = cls(store, real, repo, clock)
-        if etcd:
-            try:
+        try:
+            if etcd:
                 ws.attach_etcd()
-            except BaseException:
-                ws.close()
-                raise
+            elif check_backend:
+                _refuse_other_backend(real)
+        except BaseException:
+            ws.close()
+            raise
         return ws
 
     def attach_etcd(self) -> None:
         """Serve this command's records and events from the etcd store the committed `[store]`
-        names, if it names one (a configuration that cannot be read leaves the state root: the
-        command's own `config()` says why, where it needs one)."""
+        names, if it names one (a configuration that cannot be read leaves the state root, the
+        command's own `config()` saying why where it needs one — unless its `[store] backend`
+        still says etcd: then why it cannot be read is the command's answer)."""
         from oms.errors import OmsError
         from oms.services.workspace.backend import etcd_store
 
@@ -98,8 +115,22 @@ class Workspace:
         try:
             config = self.config()
         except OmsError:
+            if self._names_etcd():  # never the state root's files in the cluster's place
+                raise
             return
         self.store.backend = etcd_store(config, self.store.state.meta.key_id)
+
+    def _names_etcd(self) -> bool:
+        """Whether the configuration at HEAD (as `head` read it) names etcd, even if it is invalid
+        elsewhere."""
+        from oms.domain.config import CONFIG_PATH, store_backend_named
+        from oms.errors import OmsError
+
+        try:
+            found = self.head().get(CONFIG_PATH)
+        except OmsError:
+            return False
+        return found is not None and store_backend_named(found[1]) == "etcd"
 
     def head(self) -> Head:
         """What HEAD holds of what runs — the configuration, the executor instructions, the role

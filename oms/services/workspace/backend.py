@@ -1,8 +1,9 @@
 """The store backend `[store]` names (ADR 0043): the state root (`files`, the default) or an etcd
 cluster. `oms store verify` walks an etcd store's keys; `oms ticket add`, `oms ticket list` and
-`oms status` run on it (`Workspace.open(etcd=True)`); every other command that reads the
-configuration refuses `backend = "etcd"` in one line (`refuse_etcd`), so nothing writes half to
-files and half to a cluster."""
+`oms status` run on it (`Workspace.open(etcd=True)`); every other command that opens a workspace
+is refused `backend = "etcd"` in one line as it opens (`refuse_etcd_named`), whether or not it
+reads the configuration, so nothing writes half to files and half to a cluster, and nothing reads
+the state root's files as if they were the store."""
 
 from __future__ import annotations
 
@@ -27,7 +28,13 @@ def etcd_store(config: Config, key_id: str) -> EtcdStore | None:
 
 def refuse_etcd(config: Config, where: str) -> None:
     """Raise `ConfigError` when `[store]` names etcd, for a command not served on it yet."""
-    if config.store.backend == "etcd":
+    refuse_etcd_named(config.store.backend, where)
+
+
+def refuse_etcd_named(backend: str, where: str) -> None:
+    """`refuse_etcd` of the backend's name (`committed_backend`: read even from a configuration
+    that is otherwise invalid)."""
+    if backend == "etcd":
         raise ConfigError(
             f'{where}: store.backend = "etcd" is served only by `oms ticket add`, `oms ticket '
             "list`, `oms status` and `oms store verify` so far (ADR 0043)",

@@ -16,7 +16,7 @@ import os
 from typing import TYPE_CHECKING
 
 from oms.adapters import git
-from oms.domain.config import CONFIG_PATH, Config, parse_config
+from oms.domain.config import CONFIG_PATH, Config, parse_config, store_backend_named
 from oms.domain.policy import POLICY_PATH
 from oms.errors import ConfigError, OmsError
 from oms.limits import LIMITS
@@ -77,6 +77,18 @@ def committed_config(config_root: str, head: Head | None = None) -> Config:
     if len(data) > LIMITS.config_bytes:
         raise ConfigError(f"{where}@HEAD is larger than {LIMITS.config_bytes} bytes")
     return parse_config(data, f"{where}@HEAD")
+
+
+def committed_backend(config_root: str) -> str:
+    """The store backend the configuration committed at HEAD names (`store_backend_named`; one
+    git process): "files" when nothing is committed or the repository cannot be read."""
+    try:
+        data = _head(config_root, CONFIG_PATH)
+    except OmsError:
+        return "files"
+    if data is None or len(data) > LIMITS.config_bytes:
+        return "files"
+    return store_backend_named(data)
 
 
 def committed_config_if_any(config_root: str) -> Config | None:

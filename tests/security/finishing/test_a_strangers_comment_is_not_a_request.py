@@ -66,3 +66,35 @@ def test_only_strangers_comments_ask_nothing(
     assert asked.returncode == 1
     message = json.loads(asked.stdout)["message"]
     assert "1 comment from someone without write access is not carried" in message
+
+
+def test_a_strangers_review_is_not_carried_either(
+    chain: Chain,
+    oms: OmsCommand,
+    github: GitHubStandIn,
+    tmp_path: Path,
+) -> None:
+    """A review's own body (`GET pulls/N/reviews`, not on a line) under the same rule: a
+    stranger who "requests changes" asks nothing, and is counted as not carried."""
+    bound, _ = _result(chain, tmp_path)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+    assert _publish(oms, chain, github, bound.dispatch_id).returncode == 0
+    github.reviews[1] = [
+        {
+            "user": {"login": "eve"},
+            "author_association": "FIRST_TIME_CONTRIBUTOR",
+            "state": "CHANGES_REQUESTED",
+            "body": STRANGER,
+        },
+        {"user": {"login": "mal"}, "state": "COMMENTED", "body": STRANGER},  # association unsaid
+    ]
+    read = json.loads(_sync(oms, chain, github, bound.dispatch_id).stdout)
+    assert [(r["author"], r["carried"]) for r in read["reviews"]] == [
+        ("eve", False),
+        ("mal", False),
+    ]
+    asked = _sync(oms, chain, github, bound.dispatch_id, "--request-changes", "--person", "Ann")
+    assert asked.returncode == 1
+    message = json.loads(asked.stdout)["message"]
+    assert "2 reviews from someone without write access are not carried" in message

@@ -84,6 +84,12 @@ async function act(action, id) {
       body: JSON.stringify({ action, id, text: document.getElementById("act-text").value }),
     });
     const doc = await answer.json();
+    if (doc.ok && doc.running) { // a verify: under way; its outcome comes with the board
+      said.textContent = doc.said;
+      verifying = doc.run;
+      if (lastBoard) verified(lastBoard); // it may have ended before this answer came
+      return;
+    }
     said.textContent = doc.ok ? doc.said : "refused: " + doc.error + (doc.hint ? " (" + doc.hint + ")" : "");
     said.dataset.outcome = doc.ok ? "ok" : "refused";
   } catch (err) {
@@ -93,6 +99,18 @@ async function act(action, id) {
 }
 
 let picked = null; // what the buttons act on: {kind, id, names}, offered again as its state moves
+let verifying = null; // the number of the verify this page started and waits on, if any
+let lastBoard = null; // the board last drawn
+
+function verified(doc) { // the verify this page started has ended: say what it found
+  if (verifying === null) return;
+  const v = (doc.verifies || []).find((x) => x.run === verifying);
+  if (!v || v.state === "running") return;
+  verifying = null;
+  const said = document.getElementById("act-said");
+  said.textContent = v.said;
+  said.dataset.outcome = v.state === "error" ? "refused" : "ok";
+}
 
 function buttons(id, names) {
   fill("act-buttons", names.map((name) => {
@@ -110,6 +128,7 @@ function offer(kind, id, names) {
   box.hidden = false;
   document.getElementById("act-said").textContent = "";
   picked = { kind, id, names: names.join() };
+  verifying = null; // another pick: the verify's outcome shows in the list of verifies
   buttons(id, names);
 }
 
@@ -192,6 +211,9 @@ function draw(doc) {
   if (pool.error) fill("pool", [el("span", pool.error, "dim")]);
   else fill("pool", (pool.slots || []).map((s) =>
     el("span", s.name + " · " + s.state, "slot " + String(s.state).replace(/[^a-z-]/g, ""))));
+  fill("verifies", (doc.verifies || []).slice().reverse().map((v) =>
+    el("li", v.said, "verify " + String(v.state).replace(/[^a-z]/g, ""))));
+  verified(doc);
   fill("results", doc.results.map((r) => {
     const li = el("li");
     const link = el("a", r.dispatch_id + " (" + r.ticket_id + ", " + r.state + ")");
@@ -210,6 +232,7 @@ async function drawAudit() {
 
 function shown(doc, how) {
   if (!doc.ok) throw new Error(doc.error);
+  lastBoard = doc;
   draw(doc);
   drawAudit();
   document.getElementById("status").textContent = "updated " + doc.now + " (" + how + ")";
