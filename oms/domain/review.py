@@ -128,8 +128,9 @@ class Kept:
     def _take(self, data: bytes) -> bool:
         if not data:
             return True
+        if self._last:
+            self._tail = _last_line(self._tail + data)
         if self.truncated:
-            self._tail = _last_line(self._tail + data) if self._last else b""
             return self._last
         room = self._limit - len(self._kept)
         if len(data) <= room:
@@ -140,13 +141,11 @@ class Kept:
             cut = _utf8_boundary(data, room) if room > 0 else 0
         self._kept += data[:cut]
         self.truncated = True
-        if self._last:
-            self._tail = _last_line(data[cut:])
         return self._last
 
     def end(self) -> str:
         """What was kept (the writer is done): the escaped text, and, when cut with `last`, a line
-        `...` and the last line."""
+        `...` and the last line (whole)."""
         self._take(self._escaper.end())
         kept = bytes(self._kept)
         if self.truncated and self._tail:
@@ -155,9 +154,10 @@ class Kept:
 
 
 def _last_line(data: bytes) -> bytes:
-    """The last line of `data` that has any text (a summary line is short: its last 4 KiB)."""
-    lines = data[-4096:].rstrip(b"\n").rsplit(b"\n", 1)
-    return lines[-1] + b"\n" if lines[-1] else b""
+    """The last line of `data` that has any text, ended (a summary line is short: of its last 4
+    KiB)."""
+    line = data[-4096:].rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    return line + b"\n" if line else b""
 
 
 def _utf8_boundary(data: bytes, at: int) -> int:
