@@ -154,9 +154,10 @@ def diff(ws: Workspace, handle: str) -> JsonObject:
     full = Kept(LIMITS.web_diff_bytes)
     change = review.diff(ws, dispatch_id, full.feed)
     text = full.end()
-    if full.truncated:
-        text += (
-            f"... truncated: the diff is longer than {LIMITS.web_diff_bytes // 1024} KiB; "
+    if full.truncated:  # a line of its own, even after a line cut at a character
+        ended = text if text.endswith("\n") or not text else text + "\n"
+        text = (
+            f"{ended}... truncated: the diff is longer than {LIMITS.web_diff_bytes // 1024} KiB; "
             f"`oms result diff {dispatch_id}` shows it all\n"
         )
     return {
