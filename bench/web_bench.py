@@ -14,7 +14,10 @@ taking turns, on a running board server (the workspace opened per request, as it
   of the ledger's log, the board read before);
 - `oms status --json` as a process (its start included: what a person would poll otherwise).
 
-Then, apart: the delay from a change (a ticket added) to the live stream's event carrying it.
+Then, apart: the delay from a change (a ticket added) to the live stream's event carrying it; and
+the result views on a completed result of `--diff-files` new files (`bench/review_bench.py`'s;
+0: not measured): GET /api/diff (its `--stat` and its diff's first `LIMITS.web_diff_bytes`) and
+/api/result (`oms result show`'s), against `git diff` of the same objects to its end as a process.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -67,6 +70,7 @@ def main() -> int:
     parser.add_argument("--tickets", type=int, default=10000)
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--state", help="keep the state root here, and use it again")
+    parser.add_argument("--diff-files", type=int, default=5000)
     args = parser.parse_args()
     pin_scratch_git()
     scratch_anchors()
@@ -122,7 +126,68 @@ def main() -> int:
     print_ratio("page load", median_ms(samples["page load"]), "oms status --json", base)
     print_ratio("update", median_ms(samples["update"]), "oms status --json", base)
     print_ratio("stream delay", median_ms(delays), "oms status --json", base)
+    if args.diff_files > 0:
+        _diff_views(args.diff_files, args.repeat)
     return 0
+
+
+def _diff_views(files: int, repeat: int) -> None:
+    """The result views of a `files`-file change, timed taking turns with `git diff` of it."""
+    from bench.review_bench import result_of
+
+    with tempfile.TemporaryDirectory(prefix="oms-web-diff-") as tmp:
+        state_root, repo, dispatch_id, change = result_of(Path(tmp) / "demo", files)
+
+        @contextmanager
+        def opener() -> Iterator[Workspace]:
+            with Workspace.open(state_root, repo) as ws:
+                yield ws
+
+        board = server.serve(0, opener)
+        thread = threading.Thread(target=board.serve_forever, daemon=True)
+        thread.start()
+        sizes: dict[str, int] = {}
+
+        def view(path: str) -> Callable[[], None]:
+            def get() -> None:
+                conn = http.client.HTTPConnection("127.0.0.1", board.port, timeout=120)
+                conn.request(
+                    "GET",
+                    f"{path}?t={board.token}&id={dispatch_id}",
+                    headers={"Host": f"127.0.0.1:{board.port}"},
+                )
+                answer = conn.getresponse()
+                data = answer.read()
+                assert answer.status == 200, data[:300]
+                sizes[path] = len(data)
+                conn.close()
+
+            return get
+
+        git = command_runner(["git", "-C", repo, "--no-pager", "diff", change.old, change.new])
+        try:
+            samples = time_interleaved(
+                {
+                    "GET /api/diff": view("/api/diff"),
+                    "GET /api/result": view("/api/result"),
+                    "`git diff` (a process, to its end)": git,
+                },
+                repeat,
+                warmup=1,
+            )
+        finally:
+            board.shutdown()
+            board.server_close()
+    rows = [[name, f"{median_ms(s):.1f}"] for name, s in samples.items()]
+    print()
+    print(table([f"a {files}-file change", "median ms"], rows))
+    print(f"answers: /api/diff {sizes['/api/diff']} bytes, /api/result {sizes['/api/result']}")
+    print_ratio(
+        "GET /api/diff",
+        median_ms(samples["GET /api/diff"]),
+        "`git diff`",
+        median_ms(samples["`git diff` (a process, to its end)"]),
+    )
 
 
 def _stream_delays(board: server.Board, state_root: str, repo: str, times: int) -> list[float]:

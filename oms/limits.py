@@ -58,6 +58,9 @@ class Limits(NamedTuple):
     web_refresh_ms: int = 5000  # ... and sends the board at least this often (ages move on)
     web_end_s: float = 2.0  # `oms web` ending waits this long for its streams to say so
     web_verifies: int = 4  # verifies `oms web` runs at once (more: refused), and ended ones shown
+    web_timeline_entries: int = 100  # a worker's timeline on `oms web`: its last entries
+    web_diff_bytes: int = 256 * 1024  # `oms web` shows this much of a result's diff (escaped)
+    web_diff_stat_bytes: int = 32 * 1024  # ... and of its `--stat` (and its summary line)
     pane_log_tail_bytes: int = 16 * 1024  # `oms worker log` shows this much of a pane log at first
     pane_log_piece_bytes: int = 64 * 1024  # ... and reads it this much at a time
     pane_log_poll_s: float = 0.25  # `oms worker log --follow` looks for new lines this often

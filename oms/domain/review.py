@@ -105,6 +105,61 @@ class Escaper:
         return escape_bytes(rest)
 
 
+class Kept:
+    """Streamed output escaped (`Escaper`) and kept up to `limit` bytes, cut at a line's end (a
+    line longer than `limit` alone: at a character's), then no more: `feed` answers False once it
+    wants nothing more, which ends the writer. With `last`, it reads on to the end and keeps the
+    last line too (a `--stat`'s summary, past what was kept)."""
+
+    __slots__ = ("_escaper", "_kept", "_last", "_limit", "_tail", "truncated")
+
+    def __init__(self, limit: int, *, last: bool = False) -> None:
+        self._escaper = Escaper()
+        self._limit = limit
+        self._last = last
+        self._kept = bytearray()
+        self._tail = b""
+        self.truncated = False
+
+    def feed(self, chunk: bytes) -> bool:
+        """Take `chunk`; False: nothing more is wanted."""
+        return self._take(self._escaper.feed(chunk))
+
+    def _take(self, data: bytes) -> bool:
+        if not data:
+            return True
+        if self._last:
+            self._tail = _last_line(self._tail + data)
+        if self.truncated:
+            return self._last
+        room = self._limit - len(self._kept)
+        if len(data) <= room:
+            self._kept += data
+            return True
+        cut = data.rfind(b"\n", 0, room) + 1
+        if cut == 0 and not self._kept:
+            cut = _utf8_boundary(data, room) if room > 0 else 0
+        self._kept += data[:cut]
+        self.truncated = True
+        return self._last
+
+    def end(self) -> str:
+        """What was kept (the writer is done): the escaped text, and, when cut with `last`, a line
+        `...` and the last line (whole)."""
+        self._take(self._escaper.end())
+        kept = bytes(self._kept)
+        if self.truncated and self._tail:
+            kept += b"...\n" + self._tail
+        return kept.decode("utf-8", "replace")
+
+
+def _last_line(data: bytes) -> bytes:
+    """The last line of `data` that has any text, ended (a summary line is short: of its last 4
+    KiB)."""
+    line = data[-4096:].rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    return line + b"\n" if line else b""
+
+
 def _utf8_boundary(data: bytes, at: int) -> int:
     """`at`, moved back (at most 3 bytes) so as not to split a UTF-8 character."""
     for back in range(4):

@@ -164,11 +164,12 @@ SMALL: dict[str, Small] = {
         ),
     ),
     "web_bench.py": Small(
-        ("--tickets", "5", "--repeat", "2"),
+        ("--tickets", "5", "--repeat", "2", "--diff-files", "20"),
         (
             "page load / oms status --json",
             "update / oms status --json",
             "stream delay / oms status --json",
+            "GET /api/diff / `git diff`",
         ),
     ),
 }

@@ -299,3 +299,44 @@ def test_the_last_entries_of_the_timeline_never_read_the_whole_ledger(
         assert fault is None
         assert last == everything[-3:]
         assert audit.timeline(ws, dispatch=dispatch_id, limit=2)[0] == mine[-2:]
+
+
+def test_a_dispatch_timeline_reads_no_further_back_than_its_first_version(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker's timeline (`oms audit log --worker`, the board's worker view) read the whole
+    ledger whenever the dispatch had fewer entries than its limit: a click on a worker cost every
+    entry oms ever wrote (0.1 ms each). Nothing written before a dispatch's first version names
+    it: the reading stops there, and shows the same rows."""
+    from oms.services.admin import audit
+    from oms.services.chain import tickets
+    from oms.services.workspace import Workspace
+
+    with Workspace.open(str(chain.state), str(chain.repo)) as ws:
+        for n in range(20):  # entries before the dispatch
+            tickets.add(ws, f"earlier {n}", "")
+    _, _, dispatch_id = chain.proposed()
+    with Workspace.open(str(chain.state), str(chain.repo)) as ws:
+        for n in range(3):  # and after it
+            tickets.add(ws, f"later {n}", "")
+        root = ws.store.state.root
+        entries = ledger.read_chain(root, ledger.line_key(root)).entries
+        archived = audit._Archived(ws)
+        wanted = [  # what reading the whole ledger finds (as before)
+            e.seq for e in entries if dispatch_id in audit._names(e, audit._doc(ws, e, archived))
+        ]
+        first = f"records/dispatch/{dispatch_id}/0.json"
+        since = next(i for i, e in enumerate(entries) if e.path == first)
+        read: list[str] = []
+        doc = audit._doc
+
+        def counted(ws_: Workspace, entry: ledger.Entry, archived: object) -> object:
+            read.append(entry.path)
+            return doc(ws_, entry, archived)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(audit, "_doc", counted)
+        mine, fault = audit.timeline(ws, dispatch=dispatch_id, limit=100)
+    assert fault is None
+    assert [r["seq"] for r in mine] == wanted
+    assert since > 20
+    assert len(read) == len(entries) - since  # its first version and what came after it

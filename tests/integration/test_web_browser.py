@@ -1,6 +1,7 @@
 """`oms web` in a real headless Chromium (ADR 0041): the page loads with the token and shows a
 ticket's title; it updates within 2 s of `oms ticket add` (the server's stream of events); a
-hostile title renders as text, never as markup or script; each action works by a click (verify and
+hostile title renders as text, never as markup or script; a worker's timeline and a result's
+diff open from their rows, a hostile diff as text; each action works by a click (verify and
 merge, request changes, cancel, send, reopen a blocked ticket, stop a worker) and the page shows the
 state it made; the page says when the
 server ends. The screenshot in docs/recordings/web.png is taken here (OMS_RECORD=1 writes it; any
@@ -118,6 +119,40 @@ def test_a_hostile_summary_and_diff_stat_render_as_text(chain: Chain) -> None:
         detail = browser.eval("document.getElementById('detail').textContent")
         assert f"summary: {HOSTILE}" in detail
         assert browser.eval("document.title") == "oms board"
+        assert browser.eval("document.querySelectorAll('main img, main script').length") == 0
+
+
+def test_a_worker_timeline_and_a_hostile_diff_in_the_browser(chain: Chain) -> None:
+    """A worker's row opens its timeline and pane log; a result's link opens its verify output,
+    its diff stat and its diff: the agent's file name and lines (markup, a terminal escape, a byte
+    that is not UTF-8) shown as text, nothing run."""
+    from tests.integration.test_web_views import hostile_result
+
+    name = b"<img src=x onerror=\"document.title='pwned'\">.md"
+    body = HOSTILE.encode() + b"\n\x1b[2J</pre>\xff\n"
+    bound = hostile_result(chain, {name: body}, summary=HOSTILE)
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    with _serving(roots) as url, Browser() as browser:
+        browser.open(url)
+        browser.wait_for("document.body.dataset.live === 'live'", timeout=20)
+        _click(browser, "#workers tr.pick")
+        browser.wait_for(f"document.getElementById('views').dataset.shown === "
+                         f"{json.dumps(bound.dispatch_id)}", timeout=20)  # fmt: skip
+        timeline = str(browser.eval("document.getElementById('timeline').textContent"))
+        assert f"dispatch {bound.dispatch_id} v1" in timeline, timeline
+        assert "evidence dispatch-result of" in timeline, timeline
+        assert timeline.index(" v0 -> proposed") < timeline.index(" v2 -> accepted")  # in order
+        assert browser.eval("!!document.getElementById('panelog')")
+        _click(browser, "#results a")
+        browser.wait_for("!!document.getElementById('diff')", timeout=20)
+        stat = str(browser.eval("document.getElementById('stat').textContent"))
+        assert "1 file changed" in stat, stat
+        diff = str(browser.eval("document.getElementById('diff').textContent"))
+        assert f"+{HOSTILE}\n+\\x1b[2J</pre>\\xff\n" in diff, diff
+        assert "onerror" in diff
+        verify_said = browser.eval("document.getElementById('verify').textContent")
+        assert verify_said == "not verified yet"
+        assert browser.eval("document.title") == "oms board"  # nothing ran
         assert browser.eval("document.querySelectorAll('main img, main script').length") == 0
 
 

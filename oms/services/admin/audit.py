@@ -28,37 +28,50 @@ def timeline(
 ) -> tuple[list[JsonObject], str | None]:
     """The last `limit` entries that match, oldest first, and where the chain breaks (None: it
     holds). The ledger is read from its end, only as far back as the entries it shows take
-    (`ledger.Backward`: each line shown is checked; the whole chain is `oms audit verify`'s)."""
+    (`ledger.Backward`: each line shown is checked; the whole chain is `oms audit verify`'s); for
+    a dispatch, no further back than its first version (nothing written before it names it: a
+    worker's timeline costs its own entries and those since, not the whole ledger)."""
     low = None if since is None else parse_ts(since, "--since")
     high = None if until is None else parse_ts(until, "--until")
+    first = None if dispatch is None else f"records/dispatch/{dispatch}/0.json"
     rows: list[JsonObject] = []
     root = ws.store.state.root
     back = Backward(root, line_key(root))
     archived = _Archived(ws)
     with contextlib.closing(back.entries()) as entries:
         for entry in entries:
-            at = parse_ts(entry.at)
-            if (low is not None and at < low) or (high is not None and at > high):
-                continue
-            doc = _doc(ws, entry, archived)
-            names = _names(entry, doc)
-            if (ticket is not None and ticket not in names) or (
-                dispatch is not None and dispatch not in names
-            ):
-                continue
-            rows.append(
-                {
-                    "seq": entry.seq,
-                    "at": entry.at,
-                    "kind": entry.kind,
-                    "path": entry.path,
-                    "what": _what(entry, doc),
-                }
-            )
-            if len(rows) >= limit:
-                break
+            row = _row(ws, entry, archived, low, high, (ticket, dispatch))
+            if row is not None:
+                rows.append(row)
+            if len(rows) >= limit or (entry.kind == "record" and entry.path == first):
+                break  # (an adopted ledger noted versions in any order: read on through it)
     rows.reverse()
     return rows, back.fault
+
+
+def _row(
+    ws: Workspace,
+    entry: Entry,
+    archived: _Archived,
+    low: int | None,
+    high: int | None,
+    wanted: tuple[str | None, str | None],
+) -> JsonObject | None:
+    """The timeline's row of `entry`, None when it is outside the times or names no id wanted."""
+    at = parse_ts(entry.at)
+    if (low is not None and at < low) or (high is not None and at > high):
+        return None
+    doc = _doc(ws, entry, archived)
+    names = _names(entry, doc)
+    if any(want is not None and want not in names for want in wanted):
+        return None
+    return {
+        "seq": entry.seq,
+        "at": entry.at,
+        "kind": entry.kind,
+        "path": entry.path,
+        "what": _what(entry, doc),
+    }
 
 
 class _Archived:

@@ -1,16 +1,21 @@
 """What `oms web` shows, as JSON: the queue (its first `LIMITS.web_queue_rows` tickets, and how
 many in all), the pool, each worker (ticket, title, health, reason,
-heartbeat age, time running), results with their diff stat, a worker's pane log and the audit
-log's last entries. Read through the services `oms status`, `oms worker log`, `oms result show`
-and `oms audit log` use; nothing here writes (what a person does is `actions.py`)."""
+heartbeat age, time running), a worker's timeline and pane log, a result (its summary, diff stat
+and verify output) and its diff, and the audit log's last entries. Read through the services `oms
+status`, `oms audit log --worker`, `oms worker log`, `oms result show`, `oms result diff` and `oms
+audit log` use, after the same handle resolution; every bound is `LIMITS`'; every text an agent
+wrote is escaped as those commands escape it (a terminal's controls and bytes that are not UTF-8
+as `\\xNN`); nothing here writes (what a person does is `actions.py`)."""
 
 from __future__ import annotations
 
 from oms.canonical import Json, JsonObject, parse_ts
+from oms.domain.review import Kept, for_terminal
 from oms.errors import OmsError
 from oms.limits import LIMITS
 from oms.services.admin import audit
 from oms.services.admin.status import Snapshot, snapshot
+from oms.services.chain import handles
 from oms.services.conductor import pool
 from oms.services.delivery import panelog
 from oms.services.finishing import review
@@ -112,6 +117,69 @@ def worker_log(ws: Workspace, dispatch_id: str) -> JsonObject:
     return {"id": dispatch_id, "lines": shown}
 
 
-def result(ws: Workspace, dispatch_id: str) -> JsonObject:
-    """A result as `oms result show --json` gives it: its summary and diff stat."""
-    return review.show(ws, dispatch_id).to_json()
+def worker(ws: Workspace, handle: str) -> JsonObject:
+    """A worker's timeline, what `oms audit log --worker` shows (its last
+    `LIMITS.web_timeline_entries` entries, oldest first, each with its time), and its pane log's
+    last lines (`oms worker log`: its last `LIMITS.pane_log_tail_bytes`)."""
+    dispatch_id = handles.dispatch(ws, handle)
+    log = worker_log(ws, dispatch_id)
+    rows, fault = audit.timeline(ws, dispatch=dispatch_id, limit=LIMITS.web_timeline_entries)
+    return {
+        "id": dispatch_id,
+        "timeline": _escaped(list(rows)),
+        "timeline_fault": fault,
+        "timeline_limit": LIMITS.web_timeline_entries,
+        "lines": log["lines"],
+        "log_tail_bytes": LIMITS.pane_log_tail_bytes,
+    }
+
+
+def result(ws: Workspace, handle: str) -> JsonObject:
+    """A result as `oms result show --json` gives it: its summary, diff stat and verify output
+    (each check's output's tail), its texts escaped as the command prints them."""
+    dispatch_id = handles.dispatch(ws, handle, handles.Want.RESULT)
+    doc = _escaped(review.show(ws, dispatch_id).to_json())
+    assert isinstance(doc, dict)  # noqa: S101 - an object escaped is an object
+    return doc
+
+
+def diff(ws: Workspace, handle: str) -> JsonObject:
+    """A result's diff against the base it would merge onto, as `oms result diff` streams it
+    (escaped): its `--stat` first (its first `LIMITS.web_diff_stat_bytes` and its summary line),
+    then the diff's first `LIMITS.web_diff_bytes`, cut at a line's end, and a line that says so
+    when it was cut (git is ended there: nothing more is read)."""
+    dispatch_id = handles.dispatch(ws, handle, handles.Want.RESULT)
+    stat = Kept(LIMITS.web_diff_stat_bytes, last=True)
+    review.diff(ws, dispatch_id, stat.feed, stat=True)
+    full = Kept(LIMITS.web_diff_bytes)
+    change = review.diff(ws, dispatch_id, full.feed)
+    text = full.end()
+    if full.truncated:  # a line of its own, even after a line cut at a character
+        ended = text if text.endswith("\n") or not text else text + "\n"
+        text = (
+            f"{ended}... truncated: the diff is longer than {LIMITS.web_diff_bytes // 1024} KiB; "
+            f"`oms result diff {dispatch_id}` shows it all\n"
+        )
+    return {
+        "id": dispatch_id,
+        "target": change.target.branch,
+        "diff_from": change.old,
+        "diff_to": change.new,
+        "conflict": None if change.conflict is None else for_terminal(change.conflict),
+        "stat": stat.end(),
+        "diff": text,
+        "truncated": full.truncated,
+        "diff_limit_bytes": LIMITS.web_diff_bytes,
+    }
+
+
+def _escaped(value: Json) -> Json:
+    """Every string in `value` as `for_terminal` prints it (a control, a bidi override, a byte that
+    is not UTF-8: `\\xNN`); the page draws each as text besides."""
+    if isinstance(value, str):
+        return for_terminal(value)
+    if isinstance(value, list):
+        return [_escaped(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _escaped(v) for k, v in value.items()}
+    return value

@@ -370,7 +370,9 @@ class _Handler(BaseHTTPRequestHandler):
         routes: dict[str, Callable[[Workspace], JsonObject]] = {
             "/api/audit": board.audit_tail,
             "/api/log": lambda ws: board.worker_log(ws, pick),
+            "/api/worker": lambda ws: board.worker(ws, pick),
             "/api/result": lambda ws: board.result(ws, pick),
+            "/api/diff": lambda ws: board.diff(ws, pick),
         }
         route = routes.get(parts.path)
         if route is None:

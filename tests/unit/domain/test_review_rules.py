@@ -1,6 +1,7 @@
 """Review before merge's pure parts (`oms/domain/review.py`): the comments parser (property tested:
 what it reads back is what was written; every bound and every control character refused, naming
-the line) and the terminal escaper (nothing a terminal acts on gets through, streamed or whole)."""
+the line), the terminal escaper (nothing a terminal acts on gets through, streamed or whole) and
+what `oms web` keeps of a diff (`Kept`: the escaped text's whole lines up to its bound)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from oms.domain import review
-from oms.domain.review import Comment, Escaper, escape_bytes, parse_comments, render_comments
+from oms.domain.review import (
+    Comment,
+    Escaper,
+    Kept,
+    escape_bytes,
+    parse_comments,
+    render_comments,
+)
 from oms.errors import InvalidInputError
 from oms.limits import LIMITS
 
@@ -131,3 +139,53 @@ def test_terminal_attacks_are_shown_not_acted_on() -> None:
     assert first
     assert len(first) <= LIMITS.review_line_bytes
     assert first + e.end() == long
+
+
+LINES = st.lists(st.binary(max_size=120), max_size=40).map(b"\n".join)
+
+
+def _fed(kept: Kept, data: bytes, sizes: list[int]) -> str:
+    """`data` fed in pieces of `sizes` (then the rest), as a writer does: until it says no more."""
+    at = 0
+    for size in [*sizes, len(data)]:
+        if at >= len(data) or not kept.feed(data[at : at + size]):
+            break
+        at += size
+    return kept.end()
+
+
+@given(LINES, st.lists(st.integers(1, 200), max_size=10), st.integers(1, 2000))
+def test_what_is_kept_is_the_escaped_text_up_to_a_line_within_its_bound(
+    data: bytes, sizes: list[int], limit: int
+) -> None:
+    whole = escape_bytes(data)
+    kept = Kept(limit)
+    out = _fed(kept, data, sizes).encode()
+    if len(whole) <= limit:
+        assert (out, kept.truncated) == (whole, False)
+        return
+    assert kept.truncated
+    assert len(out) <= limit
+    cut = whole.rfind(b"\n", 0, limit) + 1
+    if cut:
+        assert out == whole[:cut]  # every whole line that fits, and not a byte more
+    else:  # one line longer than the bound: cut at a character
+        assert whole.startswith(out)
+        assert out
+    _no_unsafe(out)
+
+
+@given(LINES, st.lists(st.integers(1, 200), max_size=10), st.integers(1, 2000))
+def test_a_stat_keeps_its_summary_line_past_its_bound(
+    data: bytes, sizes: list[int], limit: int
+) -> None:
+    whole = escape_bytes(data)
+    kept, alone = Kept(limit, last=True), Kept(limit)
+    out = _fed(kept, data, sizes).encode()
+    head = _fed(alone, data, sizes).encode()  # what is kept before the summary: the same
+    assert kept.truncated == alone.truncated
+    last = whole.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    if kept.truncated and last:
+        assert out == head + b"...\n" + last + b"\n"
+    else:
+        assert out == head

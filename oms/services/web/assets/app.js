@@ -156,37 +156,95 @@ function workerActions(health) {
   return names;
 }
 
-async function showLog(id, health) {
-  document.getElementById("detail-title").textContent = "Pane log of worker " + id;
+let showing = 0; // the detail asked for last: an answer to an earlier pick is not drawn
+
+function views(parts) { // the detail's views: [heading, id, text] each, drawn as text
+  const nodes = [];
+  for (const [heading, id, text] of parts) {
+    nodes.push(el("h3", heading));
+    const pre = el("pre", text || "(empty)");
+    pre.id = id;
+    nodes.push(pre);
+  }
+  const box = document.getElementById("views");
+  box.replaceChildren(...nodes);
+  if (parts.length === 0) delete box.dataset.shown;
+}
+
+async function showWorker(id, health) {
+  const mine = ++showing;
+  document.getElementById("detail-title").textContent = "Worker " + id;
   offer("worker", id, workerActions(health));
   document.getElementById("act-text").focus(); // the keyboard goes on to the message
-  const doc = await getJson("/api/log", id);
-  const text = doc.ok ? doc.lines.map((l) => (l.at ? l.at + "  " : "") + l.text).join("\n")
-    : doc.error;
-  document.getElementById("detail").textContent = text || "(empty)";
+  document.getElementById("detail").textContent = "";
+  views([]);
+  const doc = await getJson("/api/worker", id);
+  if (mine !== showing) return;
+  if (!doc.ok) {
+    document.getElementById("detail").textContent = doc.error;
+    return;
+  }
+  const timeline = doc.timeline.map((e) => e.at + "  " + e.kind + "  " + e.what);
+  if (doc.timeline_fault) timeline.push("the ledger breaks here: " + doc.timeline_fault);
+  views([
+    ["Timeline (its last " + doc.timeline_limit + " entries, oldest first)", "timeline",
+      timeline.join("\n")],
+    ["Pane log (its last " + Math.round(doc.log_tail_bytes / 1024) + " KiB)", "panelog",
+      doc.lines.map((l) => (l.at ? l.at + "  " : "") + l.text).join("\n")],
+  ]);
+  document.getElementById("views").dataset.shown = id;
+}
+
+function verifyText(v) { // the latest verification, each check with the tail of its output
+  if (!v) return "not verified yet";
+  const lines = [(v.passed ? "passed" : "failed") + (v.current ? ", current" : "")
+    + (v.stale ? " (stale: " + v.stale + ")" : "") + "   evidence " + v.evidence];
+  for (const c of v.checks) {
+    lines.push("exit " + c.exit_code + "  " + (c.argv || []).join(" "));
+    lines.push(c.output_tail);
+  }
+  return lines.join("\n");
 }
 
 async function showResult(id) {
+  const mine = ++showing;
   document.getElementById("detail-title").textContent = "Result of dispatch " + id;
   offer("result", id, ["verify", "merge", "request-changes"]);
   document.getElementById("act-text").focus();
+  document.getElementById("detail").textContent = "";
+  views([]);
   const doc = await getJson("/api/result", id);
+  if (mine !== showing) return;
   if (!doc.ok) {
     document.getElementById("detail").textContent = doc.error;
     return;
   }
   const lines = [
     doc.ticket_id + "  " + doc.ticket_title,
-    "status: " + doc.status + "   branch: " + doc.branch,
+    "status: " + doc.status + "   branch: " + doc.branch
+      + (doc.target ? "   into: " + doc.target.branch : ""),
     "summary: " + (doc.summary || ""),
-    "",
   ];
-  for (const f of doc.files) lines.push(f.added + "\t" + f.removed + "\t" + f.path);
-  if (doc.files_truncated) lines.push("… " + doc.files_total + " files in all");
+  if (doc.target && doc.target.conflict) lines.push("conflict: " + doc.target.conflict);
   document.getElementById("detail").textContent = lines.join("\n");
+  const parts = [["Verify output", "verify", verifyText(doc.verification)]];
+  views(parts);
+  if (!doc.target) return; // not a completed result: no diff
+  const change = await getJson("/api/diff", id);
+  if (mine !== showing) return;
+  if (!change.ok) {
+    parts.push(["Diff", "diff", change.error]);
+  } else {
+    parts.push(["Diff stat", "stat", change.stat]);
+    parts.push(["Diff (into " + change.target + ")", "diff", change.diff]);
+  }
+  views(parts);
+  document.getElementById("views").dataset.shown = id;
 }
 
 function showTicket(t) { // a blocked (or quarantined) ticket: a person may reopen it
+  showing++;
+  views([]);
   document.getElementById("detail-title").textContent = "Ticket " + t.id + " (" + t.state + ")";
   offer("ticket", t.id, ["reopen"]);
   document.getElementById("act-text").focus(); // the reason
@@ -200,7 +258,7 @@ function draw(doc) {
     [w.id, w.ticket_id, w.title, badge(w.dispatch_state), badge(w.health), w.reason,
       age(w.heartbeat_age_s),
       age(w.running_s)],
-    () => showLog(w.id, w.health), w.id)));
+    () => showWorker(w.id, w.health), w.id)));
   offerAgain(doc);
   document.getElementById("queue-count").textContent = doc.queue.length < doc.queue_total
     ? "(the first " + doc.queue.length + " of " + doc.queue_total + ")"
@@ -227,7 +285,8 @@ function draw(doc) {
 
 async function drawAudit() {
   const doc = await getJson("/api/audit");
-  if (doc.ok) fill("audit", doc.entries.slice().reverse().map((e) => row([e.at, e.what])));
+  if (!doc.ok) return;
+  fill("audit", doc.entries.slice().reverse().map((e) => row([e.at, "#" + e.seq, e.kind, e.what])));
 }
 
 function shown(doc, how) {
