@@ -23,6 +23,7 @@ from oms.services.workspace import Workspace
 from oms.services.workspace import policy as policy_service
 from oms.services.workspace.committed import Head, committed_instructions, uncommitted
 from oms.store import Record
+from oms.store.payloads import dispatch_payload
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +39,7 @@ class Authority:
 
 def check_intent(dispatch: Record) -> str:
     """The stored intent digest, after recomputing it from the stored payload."""
-    stored = access.text(dispatch.payload, "dispatch_intent_sha256")
+    stored = dispatch_payload(dispatch)["dispatch_intent_sha256"]
     if not equal(
         dispatches.intent_digest(dispatches.capture_intent(dispatch.record_id, dispatch.payload)),
         stored,
@@ -52,8 +53,8 @@ def check_intent(dispatch: Record) -> str:
 def check_approval(ws: Workspace, dispatch: Record, policy: Policy, intent: str) -> None:
     """Signed approval of exactly this intent: the advisor's, or a person's where policy allows
     it."""
-    ticket_id = access.text(dispatch.payload, "ticket_id")
-    human = dispatch.payload.get("approval_evidence")
+    ticket_id = dispatch_payload(dispatch)["ticket_id"]
+    human = dispatch_payload(dispatch).get("approval_evidence")
     if isinstance(human, str):
         if not policy.human_approval:
             raise AuthorityChangedError("the role policy does not allow human approval")
@@ -64,7 +65,7 @@ def check_approval(ws: Workspace, dispatch: Record, policy: Policy, intent: str)
             intent=intent,
         )
         return
-    ref = dispatch.payload.get("advisor_evidence")
+    ref = dispatch_payload(dispatch).get("advisor_evidence")
     if not isinstance(ref, str):
         how = f"`oms dispatch review {dispatch.record_id}`"
         if policy.human_approval:

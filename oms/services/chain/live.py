@@ -10,6 +10,7 @@ from oms.domain.github import check_repository
 from oms.errors import AuthorityChangedError, InvalidInputError, one_line
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Change, Record
+from oms.store.payloads import dispatch_payload, ticket_payload
 
 _PERSON_BAD = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -87,14 +88,14 @@ def disclose_worker(
 ) -> None:
     """A worker's launch or resumption is contact for a GitHub ticket: journaled first (`disclose`),
     refused unless a person authorised the repository; nothing for a local ticket."""
-    if ticket.payload["source"] != "github":
+    if ticket_payload(ticket)["source"] != "github":
         return
     disclose(
         ws,
         access.text(ticket.payload, "repository"),
         operation=operation,
         surface=surface,
-        subject_id=access.text(dispatch.payload, "session_id"),
+        subject_id=dispatch_payload(dispatch)["session_id"],
         request=dispatch_request(dispatch),
     )
 

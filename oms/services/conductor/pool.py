@@ -21,6 +21,7 @@ from oms.errors import OmsError, one_line
 from oms.fsio.locks import Lock
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Change, Record
+from oms.store.payloads import ticket_payload, worker_payload
 
 POOL_ID = "pool"
 LOCK_CONSUMER = "oms-pool"
@@ -51,15 +52,15 @@ class Occupancy:
         }
         running: dict[str, dict[str, str]] = {}
         for worker in workers:
-            if worker.payload["health"] == "stopped":
+            if worker_payload(worker)["health"] == "stopped":
                 continue
-            ticket_id = str(worker.payload["ticket_id"])
+            ticket_id = worker_payload(worker)["ticket_id"]
             ticket = by_id.get(ticket_id)
             slot = launched_in.get(
                 worker.record_id
             )  # the slot it was launched in, whatever its ticket is now
             if slot is None and ticket is not None:
-                slot = ticket.payload.get("worker_id")
+                slot = ticket_payload(ticket).get("worker_id")
             if isinstance(slot, str) and slot.startswith(pool_rules.PREFIX):
                 held.setdefault(slot, ticket_id)
                 running.setdefault(slot, {})[worker.record_id] = ticket_id
@@ -150,7 +151,7 @@ def park_draining(ws: Workspace, occupancy: Occupancy, slots: list[str]) -> list
     for slot in slots:
         for dispatch_id in occupancy.running.get(slot, {}):
             worker = ws.store.records("worker").read_if_exists(dispatch_id)
-            if worker is None or worker.payload["health"] not in ("healthy", "stalled"):
+            if worker is None or worker_payload(worker)["health"] not in ("healthy", "stalled"):
                 continue
             try:
                 delivery.park(dispatch_id, f"pool scaled down: {slot} drains", until)
