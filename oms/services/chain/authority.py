@@ -173,31 +173,31 @@ def check_dispatch(ws: Workspace, dispatch: Record, *, approved: bool = True) ->
     """Every authority check of ADR 0008 except the live authorisation (the caller's, before
     contact); without `approved`, every one but the approval: is the intent still current (what
     a review asks before it pays the advisor, ADR 0031)?"""
-    payload = dispatch.payload
+    payload = dispatch_payload(dispatch)
     intent = check_intent(dispatch)
     head = ws.reread()  # config, instructions and policy at HEAD: one read for the whole launch
     policy = policy_service.load_tracked(ws.config_root, ws.repo, head)
-    if not equal(policy.digest, access.text(payload, "policy_digest")):
+    if not equal(policy.digest, payload["policy_digest"]):
         raise AuthorityChangedError("role policy changed since the dispatch was proposed")
     if approved:
         check_approval(ws, dispatch, policy, intent)
     config = ws.config()
-    configured = role(config, access.text(payload, "role_id"))
-    instructions = check_role(ws, configured, policy, payload, head)
+    configured = role(config, payload["role_id"])
+    instructions = check_role(ws, configured, policy, dispatch.payload, head)
     if payload["capabilities"] != worker_capabilities(policy, configured.role_id):
         raise AuthorityChangedError(
             "dispatch capabilities are not exactly repository-read, ticket-worktree-write"
         )
-    ticket = ws.store.records("ticket").read(access.text(payload, "ticket_id"))
+    ticket = ws.store.records("ticket").read(payload["ticket_id"])
     try:
         tickets.check_lease(
             ticket.state,
             ticket.payload,
-            token=access.text(payload, "lease_token"),
+            token=payload["lease_token"],
             now=ws.now(),
-            worker_id=access.text(payload, "worker_id"),
-            session_id=access.text(payload, "session_id"),
-            attempt=access.integer(payload, "attempt"),
+            worker_id=payload["worker_id"],
+            session_id=payload["session_id"],
+            attempt=payload["attempt"],
         )
     except LeaseError as exc:
         raise AuthorityChangedError(f"ticket lease no longer matches: {exc.message}") from exc

@@ -131,9 +131,9 @@ def _session_for(ws: Workspace, ticket: Record) -> Record:
     session = access.text(ticket.payload, "session_id")
     dispatch_id = stable_id("dsp", ticket.record_id, attempt, session)
     ended = ws.store.records("dispatch").read_if_exists(dispatch_id)
-    if ended is None or ended.state not in ("cancelled", "rejected"):
+    if ended is None or ended.state not in (DispatchState.CANCELLED, DispatchState.REJECTED):
         return ticket
-    if ended.payload.get("delivery_event_id") is not None:
+    if dispatch_payload(ended)["delivery_event_id"] is not None:
         raise AuthorityChangedError(
             f"attempt {attempt} of {ticket.record_id} was delivered ({dispatch_id} is "
             f"{ended.state}): a new dispatch is a new attempt",
@@ -228,7 +228,10 @@ def propose(
     nxt = machine.propose(fields, dispatch_id=dispatch_id, created_at=ws.now())
     proposed = ws.store.records("dispatch").read_if_exists(dispatch_id)
     if proposed is not None:  # proposed before: the same intent is that dispatch (run it twice)
-        if proposed.payload.get("dispatch_intent_sha256") == nxt.payload["dispatch_intent_sha256"]:
+        if (
+            dispatch_payload(proposed)["dispatch_intent_sha256"]
+            == nxt.payload["dispatch_intent_sha256"]
+        ):
             return proposed, False
         raise ConflictError(
             f"dispatch {dispatch_id} ({proposed.state}) was proposed for attempt {attempt} of "

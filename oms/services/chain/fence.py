@@ -22,7 +22,12 @@ from oms.errors import AttemptFencedError, AuthorityChangedError, one_line
 from oms.services.chain import live, worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Record
-from oms.store.payloads import dispatch_payload, ticket_payload, worker_payload
+from oms.store.payloads import (
+    authorization_payload,
+    dispatch_payload,
+    ticket_payload,
+    worker_payload,
+)
 from oms.store.records import RecordStore
 
 Reads = Callable[[str], RecordStore]  # the records of a kind
@@ -156,7 +161,7 @@ def revoke(ws: Workspace, repository: str, why: str) -> tuple[Record, list[str]]
     """`oms live revoke`: withdraw the authorisation and park the workers of that repository's
     tickets; (the authorisation, the parked workers)."""
     rec = live.revoke(ws, repository, why)
-    name = str(rec.payload["repository"]).lower()
+    name = authorization_payload(rec)["repository"].lower()
 
     def of_repository(ticket: Record) -> bool:
         repo = ticket_payload(ticket).get("repository")
@@ -188,7 +193,7 @@ def require_alone(ws: Workspace, dispatch: Record, running: list[str]) -> None:
     write)."""
     other = still_running(ws, dispatch, running)
     if other is not None:
-        attempt = ws.store.records("dispatch").read(other.record_id).payload.get("attempt")
+        attempt = dispatch_payload(ws.store.records("dispatch").read(other.record_id))["attempt"]
         raise AuthorityChangedError(
             f"{other.record_id} (attempt {attempt}) still runs in this worktree: stop it first",
             hint=(

@@ -170,7 +170,7 @@ def import_github(ws: Workspace, data: bytes, repository: str | None = None) -> 
     }
     existing = ws.store.records("ticket").read_if_exists(ticket_id)
     if existing is not None:
-        if ws.store.ticket_content.address(content) != existing.payload["content_sha256"]:
+        if ws.store.ticket_content.address(content) != ticket_payload(existing)["content_sha256"]:
             raise ConflictError(f"ticket {ticket_id} was imported before with different content")
         return existing, False
     return _create(ws, ticket_id, content, "github", slug), True
@@ -414,7 +414,7 @@ def reopen(
             "ticket_id": ticket.record_id,
             "ticket_version": done.version,
             "from_state": ticket.state,
-            "attempt": done.payload["attempt"],
+            "attempt": ticket_payload(done)["attempt"],
             "person": one_line(person, 128),
             "reason": why,
         },
@@ -427,7 +427,7 @@ def _reopen_hint(ws: Workspace, ticket: Record) -> str:
         return f"it is open already: `oms ticket retry {ticket.record_id}` takes it without waiting"
     if ticket.state == machine.TicketState.LEASED:
         attempt = ticket_payload(ticket)["attempt"]
-        held = f"its attempt {attempt} holds it (leased to {ticket.payload.get('worker_id')})"
+        held = f"its attempt {attempt} holds it (leased to {ticket_payload(ticket)['worker_id']})"
         dispatch = _dispatch_of(ws, ticket, attempt)
         if dispatch is not None and dispatch_payload(dispatch).get("delivery_event_id") is not None:
             return f"{held}: `oms worker stop {dispatch.record_id}` ends it for a person first"

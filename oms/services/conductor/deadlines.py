@@ -41,7 +41,7 @@ def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
             if pooled(dispatch) and _moved_on(ticket, dispatch):
                 why = (
                     f"its ticket moved on without it ({ticket.state}, attempt "
-                    f"{ticket.payload['attempt']}): "
+                    f"{ticket_payload(ticket)['attempt']}): "
                     "its lease ran out, the attempt is fenced"
                 )
                 d.stop(dispatch_id, why, end_reason="deadline", by=ACTOR)
@@ -62,7 +62,7 @@ def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
             if now_health != before:
                 done.append(
                     f"{dispatch_id}: {now_health} "
-                    f"({d.worker(dispatch_id).payload['health_reason']})"
+                    f"({worker_payload(d.worker(dispatch_id))['health_reason']})"
                 )
                 continue
             _heartbeat(d, worker, session, now, done)
@@ -94,7 +94,7 @@ def _renew(
         return
     renewed = tickets.renew(d.ws, ticket.record_id, access.text(ticket.payload, "lease_token"))
     done.append(
-        f"{ticket.record_id}: lease renewed until {renewed.payload['lease_expires_at']} "
+        f"{ticket.record_id}: lease renewed until {ticket_payload(renewed)['lease_expires_at']} "
         f"({dispatch.record_id} has not ended)"
     )
 
@@ -149,7 +149,7 @@ def _heartbeat(d: Delivery, worker: Record, session: Record, now: str, done: lis
     why = "no heartbeat from its hooks before the deadline" if target == "stalled" else None
 
     def decide(current: Record, at: str) -> Next | None:
-        if current.payload["health"] != health:
+        if worker_payload(current)["health"] != health:
             return None
         return workers.set_health(current.state, current.payload, target, now=at, reason=why)
 

@@ -19,9 +19,10 @@ from oms.canonical import JsonObject, add_ms, next_after, stable_id
 from oms.domain import pool as pool_rules
 from oms.errors import OmsError, one_line
 from oms.fsio.locks import Lock
+from oms.schemas.payloads import TicketState
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Change, Record
-from oms.store.payloads import ticket_payload, worker_payload
+from oms.store.payloads import dispatch_payload, ticket_payload, worker_payload
 
 POOL_ID = "pool"
 LOCK_CONSUMER = "oms-pool"
@@ -43,12 +44,13 @@ class Occupancy:
         cls, tickets: Iterable[Record], workers: Iterable[Record], dispatches: Iterable[Record] = ()
     ) -> Occupancy:
         by_id = {t.record_id: t for t in tickets}
-        launched_in = {d.record_id: d.payload.get("worker_id") for d in dispatches}
+        launched_in = {d.record_id: dispatch_payload(d)["worker_id"] for d in dispatches}
         prefix = pool_rules.PREFIX
         held = {
-            str(t.payload["worker_id"]): t.record_id
+            str(ticket_payload(t)["worker_id"]): t.record_id
             for t in by_id.values()
-            if t.state == "leased" and str(t.payload.get("worker_id") or "").startswith(prefix)
+            if t.state == TicketState.LEASED
+            and (ticket_payload(t)["worker_id"] or "").startswith(prefix)
         }
         running: dict[str, dict[str, str]] = {}
         for worker in workers:

@@ -88,7 +88,7 @@ def park_over_budget(d: Delivery, done: list[str], skipped: list[str]) -> None:
             reason = f"{BUDGET_PARK}: {why}"
 
             def decide(current: Record, now: str, reason: str = reason) -> Next | None:
-                if current.payload["health"] != "healthy" or current.state not in (
+                if worker_payload(current)["health"] != "healthy" or current.state not in (
                     "idle",
                     "working",
                 ):

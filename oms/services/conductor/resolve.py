@@ -59,9 +59,9 @@ def _parked_no_result(ws: Workspace, worker: Record) -> bool:
     records = ws.store.records("worker")
     for version in range(worker.version - 1, -1, -1):
         before = records.read_version(worker.record_id, version)
-        if before.payload["health"] != "parked":
+        if worker_payload(before)["health"] != "parked":
             return False
-        if before.payload.get("health_reason") == NO_RESULT:
+        if worker_payload(before)["health_reason"] == NO_RESULT:
             return True
     return False
 

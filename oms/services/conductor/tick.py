@@ -44,7 +44,7 @@ from oms.adapters.panes import Pane, Panes
 from oms.canonical import JsonObject, parse_ts, stable_id
 from oms.errors import IntegrityError, LockHeldError, OmsError, one_line
 from oms.fsio.locks import Lock
-from oms.schemas.payloads import DispatchState
+from oms.schemas.payloads import DispatchState, WorkerState
 from oms.services.admin import compaction
 from oms.services.chain import tickets
 from oms.services.conductor import deadlines as conductor_deadlines
@@ -309,9 +309,9 @@ def _reconcile(
             if health != "stopped" and before != "alive":
                 d.reconcile(dispatch_id)
                 after = d.worker(dispatch_id)
-                if after.payload["health"] == "stopped":
+                if worker_payload(after)["health"] == "stopped":
                     phase.done.append(
-                        f"{dispatch_id}: {before}, ended ({after.payload['end_reason']})"
+                        f"{dispatch_id}: {before}, ended ({worker_payload(after)['end_reason']})"
                     )
                     before = "ended"
             report.classes[dispatch_id] = before
@@ -350,11 +350,13 @@ def _expire(d: Delivery, phase: Phase) -> None:
             )
         if not conductor_deadlines.waits_for_person(d, worker):
             return None
-        return f"its worker {dispatch_id} waits for a person: {worker.payload.get('health_reason')}"
+        why = worker_payload(worker)["health_reason"]
+        return f"its worker {dispatch_id} waits for a person: {why}"
 
     for ticket in tickets.expire_due(d.ws, phase.skipped, keep):
         phase.done.append(
-            f"{ticket.record_id}: lease expired, open for attempt {ticket.payload['attempt']}"
+            f"{ticket.record_id}: lease expired, open for attempt "
+            f"{ticket_payload(ticket)['attempt']}"
         )
 
 
@@ -366,7 +368,10 @@ def _close(d: Delivery, phase: Phase) -> None:
     root = d.ws.store.state.root
     now = parse_ts(d.ws.now())
     for ended in latest(d.ws, "worker"):
-        if ended.payload["health"] == "stopped" or ended.state in ("idle", "working"):
+        if worker_payload(ended)["health"] == "stopped" or ended.state in (
+            WorkerState.IDLE,
+            WorkerState.WORKING,
+        ):
             continue  # stopped, or still working on its attempt (the deadlines phase's)
         try:
             dispatch = d.dispatch(ended.record_id)

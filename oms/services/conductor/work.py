@@ -6,12 +6,12 @@ Each item is on its own: a failure is one line in `skipped`, and the next item r
 
 from __future__ import annotations
 
-from oms.canonical import Json, access, stable_id
+from oms.canonical import access, stable_id
 from oms.domain import conductor as conductor_rules
 from oms.domain import dispatches as dispatch_rules
 from oms.domain import pool as pool_rules
 from oms.errors import WAITS_FOR_PERSON, LockHeldError, NoProviderError, OmsError, one_line
-from oms.schemas.payloads import DispatchState
+from oms.schemas.payloads import DispatchState, TicketState
 from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.chain.liveness import CONSUMER
 from oms.services.chain.tickets import another_repository
@@ -114,13 +114,14 @@ def fill(
     checks = checks if checks is not None else Preflight(ws)
     all_tickets, workers, all_dispatches = _relevant(ws)
     by_attempt = {
-        (str(r.payload.get("ticket_id")), r.payload.get("attempt")): r for r in all_dispatches
+        (dispatch_payload(r)["ticket_id"], dispatch_payload(r)["attempt"]): r
+        for r in all_dispatches
     }
     held = [
         t
         for t in all_tickets
-        if t.state == "leased"
-        and str(t.payload.get("worker_id") or "").startswith(pool_rules.PREFIX)
+        if t.state == TicketState.LEASED
+        and (ticket_payload(t)["worker_id"] or "").startswith(pool_rules.PREFIX)
     ]
     occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
     for ticket, dispatch in _claimed(ws, held, by_attempt, occupancy, skipped):
@@ -130,7 +131,7 @@ def fill(
         occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
     ours = []
     for t in all_tickets:  # another repository's ticket is never this conductor's (ADR 0032)
-        foreign = another_repository(ws, t) if t.state == "open" else None
+        foreign = another_repository(ws, t) if t.state == TicketState.OPEN else None
         if foreign is None:
             ours.append(t)
         else:
@@ -140,11 +141,9 @@ def fill(
             conductor_rules.Queued(
                 t.record_id,
                 t.state,
-                access.integer_or_none(t.payload, "priority") if "priority" in t.payload else None,
-                access.text(t.payload, "created_at"),
-                access.text_or_none(t.payload, "retry_after")
-                if "retry_after" in t.payload
-                else None,
+                ticket_payload(t).get("priority"),
+                ticket_payload(t)["created_at"],
+                ticket_payload(t).get("retry_after"),
             )
             for t in ours
             if t.state == "open"
@@ -226,19 +225,21 @@ def _relevant(ws: Workspace) -> tuple[list[Record], list[Record], list[Record]]:
     running (a finished ticket's record is not read: its worker, if it runs, names it), the workers,
     and the dispatches of workers still running and of leased tickets' attempts."""
     workers = ws.store.latest("worker").records
-    alive = [w for w in workers if w.payload.get("health") != "stopped"]
+    alive = [w for w in workers if worker_payload(w)["health"] != "stopped"]
     tickets_now = ws.store.live("ticket").in_states(("open", "leased"))  # (store/live.py)
     listed = {t.record_id for t in tickets_now}
     records = ws.store.records("ticket")
-    for ticket_id in sorted({str(w.payload.get("ticket_id")) for w in alive} - listed):
+    for ticket_id in sorted({worker_payload(w)["ticket_id"] for w in alive} - listed):
         try:
             tickets_now.append(records.read(ticket_id))  # finished, its worker not yet closed
         except OmsError:
             continue
     wanted = {w.record_id for w in alive} | {
-        stable_id("dsp", t.record_id, attempt, str(t.payload.get("session_id")))
+        stable_id(
+            "dsp", t.record_id, ticket_payload(t)["attempt"], str(ticket_payload(t)["session_id"])
+        )
         for t in tickets_now
-        if t.state == "leased" and isinstance(attempt := t.payload.get("attempt"), int)
+        if t.state == TicketState.LEASED
     }
     active = {
         r.record_id: r for r in ws.store.latest("dispatch").in_states(dispatch_rules.NON_TERMINAL)
@@ -258,7 +259,7 @@ def _relevant(ws: Workspace) -> tuple[list[Record], list[Record], list[Record]]:
 def _claimed(
     ws: Workspace,
     held: list[Record],
-    by_attempt: dict[tuple[str, Json], Record],
+    by_attempt: dict[tuple[str, int], Record],
     occupancy: pool.Occupancy,
     skipped: list[str],
 ) -> list[tuple[Record, Record | None]]:
@@ -269,7 +270,7 @@ def _claimed(
     names = set(pool_rules.names(pool.current(ws)))
     out: list[tuple[Record, Record | None]] = []
     taken: dict[str, str] = {}
-    begun = [(t, by_attempt.get((t.record_id, t.payload["attempt"]))) for t in held]
+    begun = [(t, by_attempt.get((t.record_id, ticket_payload(t)["attempt"]))) for t in held]
     for ticket, dispatch in sorted(begun, key=lambda pair: (pair[1] is None, pair[0].record_id)):
         slot = str(ticket_payload(ticket)["worker_id"])
         others = {taken.get(slot, ticket.record_id), *occupancy.running.get(slot, {}).values()}
@@ -457,10 +458,14 @@ def _failed_step(
     try:
         if dispatch is not None:
             dispatch = ws.store.records("dispatch").read(dispatch.record_id)
-            if dispatch.state not in (
-                DispatchState.PROPOSED,
-                DispatchState.ACCEPTED,
-            ) or dispatch.payload.get("delivery_event_id"):
+            if (
+                dispatch.state
+                not in (
+                    DispatchState.PROPOSED,
+                    DispatchState.ACCEPTED,
+                )
+                or dispatch_payload(dispatch)["delivery_event_id"]
+            ):
                 skipped.append(
                     f"{ticket_id}: {why}"
                 )  # delivered (or on its way): the worker's end decides

@@ -33,7 +33,7 @@ from oms.services.checkout import salvage
 from oms.services.delivery import session_events
 from oms.services.workspace import Workspace
 from oms.store import Change, Record, panefiles
-from oms.store.payloads import dispatch_payload
+from oms.store.payloads import dispatch_payload, worker_payload
 
 CHECK_S = LIMITS.attempt_check_s  # asked at least this often (and after every request served)
 AFTER_REQUEST_S = 0.05  # ... this long after a request was served (its answer is written first)
@@ -127,7 +127,7 @@ def record_end(ws: Workspace, dispatch_id: str, why: str) -> JsonObject | None:
         ).record
         session_events.after_step(ws, session.state, written)
     kept = None
-    if ws.store.records("worker").read(dispatch_id).payload["health"] != "stopped":
+    if worker_payload(ws.store.records("worker").read(dispatch_id))["health"] != "stopped":
         found = salvage.keep(ws, dispatch, f"stopped: {why}")
         kept = None if found is None else found.fields()
     detail = f"{why} (by {ACTOR})"
