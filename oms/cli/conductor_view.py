@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from oms.canonical import parse_ts
 from oms.domain.panelog import escaped
+from oms.schemas.payloads import TicketState
+from oms.store.payloads import worker_payload
 
 if TYPE_CHECKING:
     from oms.services.conductor.tick import Tick
@@ -69,11 +71,12 @@ def render(ws: Workspace, report: Tick) -> str:
     now_ms = parse_ts(ws.now())
     sessions = {s.payload.get("dispatch_id"): s for s in snap.sessions}
     titles = {t.record_id: str(t.payload.get("title") or "") for t in snap.tickets}
-    running = [w for w in snap.workers if w.payload["health"] != "stopped"]
+    running = [w for w in snap.workers if worker_payload(w)["health"] != "stopped"]
     ended = sorted(
-        (w for w in snap.workers if w.payload["health"] == "stopped"), key=lambda w: w.observed_at
+        (w for w in snap.workers if worker_payload(w)["health"] == "stopped"),
+        key=lambda w: w.observed_at,
     )
-    queue = [t for t in snap.tickets if t.state == "open"]
+    queue = [t for t in snap.tickets if t.state == TicketState.OPEN]
     width = max([6, *(len(str(w.payload.get("ticket_id"))) for w in snap.workers)])
     width = max([width, *(len(t.record_id) for t in queue[:QUEUE_SHOWN])])
     lines = [

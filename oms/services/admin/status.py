@@ -14,6 +14,7 @@ from oms.domain.conductor import NEEDS_PERSON
 from oms.domain.sandbox_limits import UNSAFE_NONE
 from oms.domain.status_reason import ticket_reason
 from oms.errors import OmsError
+from oms.schemas.payloads import TicketState
 from oms.services.containment import opt_outs
 from oms.services.proxy import control as proxy_control
 from oms.services.proxy import tokens as proxy_tokens
@@ -111,7 +112,11 @@ def waiting(tickets: list[Record]) -> list[str]:
     by_reason: dict[str, list[str]] = {}
     for ticket in tickets:
         reason = ticket.payload.get("reason")
-        if ticket.state == "open" and isinstance(reason, str) and reason.startswith(NEEDS_PERSON):
+        if (
+            ticket.state == TicketState.OPEN
+            and isinstance(reason, str)
+            and reason.startswith(NEEDS_PERSON)
+        ):
             by_reason.setdefault(reason, []).append(ticket.record_id)
     return [f"{', '.join(ids[:10])}: {reason}" for reason, ids in by_reason.items()]
 

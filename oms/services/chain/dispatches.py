@@ -448,7 +448,9 @@ def accept(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
 
 def _ensure_delivery(ws: Workspace, dispatch: Record) -> str:
     accepted = next(
-        r for r in ws.store.records("dispatch").history(dispatch.record_id) if r.state == "accepted"
+        r
+        for r in ws.store.records("dispatch").history(dispatch.record_id)
+        if r.state == DispatchState.ACCEPTED
     )
     at = access.text(accepted.payload, "accepted_at")
     nxt = workers.new(dispatch.record_id, accepted.payload, updated_at=at)

@@ -8,6 +8,7 @@ from oms.canonical import JsonObject, access, next_after, stable_id
 from oms.domain import live as machine
 from oms.domain.github import check_repository
 from oms.errors import AuthorityChangedError, InvalidInputError, one_line
+from oms.schemas.payloads import AuthorizationState
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Change, Record
 from oms.store.payloads import dispatch_payload, ticket_payload
@@ -27,7 +28,7 @@ def _check(repository: str) -> str:
 def current(ws: Workspace, repository: str) -> Record | None:
     """The authorisation of `repository`, if one exists and is in force."""
     rec = ws.store.records("authorization").read_if_exists(authorization_id(_check(repository)))
-    return rec if rec is not None and rec.state == "authorized" else None
+    return rec if rec is not None and rec.state == AuthorizationState.AUTHORIZED else None
 
 
 def authorize(ws: Workspace, repository: str, *, person: str, confirmed_by: str) -> Record:
@@ -50,7 +51,7 @@ def authorize(ws: Workspace, repository: str, *, person: str, confirmed_by: str)
             actor=SYSTEM_ACTOR,
             observed_at=now,
         ).record
-    if existing.state == "authorized":
+    if existing.state == AuthorizationState.AUTHORIZED:
         return existing
     nxt = machine.reauthorize(
         existing.state, existing.payload, person=person, confirmed_by=confirmed_by, now=now

@@ -115,7 +115,7 @@ def promote(ws: Workspace, dispatch_id: str, session_id: str) -> bool:
         return stable_id("wkr-live", dispatch_id, worker.version)
 
     moved = worker_moves.move(ws, dispatch_id, decide, op=op, actor="oms-liveness")
-    return (moved or ws.store.records("worker").read(dispatch_id)).state == "working"
+    return (moved or ws.store.records("worker").read(dispatch_id)).state == WorkerState.WORKING
 
 
 def channels(ws: Workspace, session_id: str) -> JsonObject:

@@ -146,7 +146,7 @@ def fill(
                 ticket_payload(t).get("retry_after"),
             )
             for t in ours
-            if t.state == "open"
+            if t.state == TicketState.OPEN
         ),
         ws.now(),
     )
