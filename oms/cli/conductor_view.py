@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from oms.canonical import parse_ts
 from oms.domain.panelog import escaped
 from oms.schemas.payloads import TicketState
-from oms.store.payloads import worker_payload
+from oms.store.payloads import session_payload, worker_payload
 
 if TYPE_CHECKING:
     from oms.services.conductor.tick import Tick
@@ -89,7 +89,7 @@ def render(ws: Workspace, report: Tick) -> str:
     ]
     for w in running:
         session = sessions.get(w.record_id)
-        beat = None if session is None else session.payload.get("last_observed_at")
+        beat = None if session is None else session_payload(session).get("last_observed_at")
         started = None if session is None else session.observed_at
         agent = str(agent_of(w, session)["agent"])
         shown = report.classes.get(w.record_id, "-")

@@ -20,6 +20,7 @@ from oms.services.proxy import control as proxy_control
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace, shapes
 from oms.store import Record
+from oms.store.payloads import dispatch_payload, ticket_payload
 
 agent_of = shapes.agent_of  # (the dashboard, oms/cli/conductor_view.py, reads it here)
 LIVE = ("proposed", "accepted", "acknowledged")  # a dispatch whose worker may still run
@@ -111,7 +112,7 @@ def waiting(tickets: list[Record]) -> list[str]:
     """One warning for each fix open tickets wait for (ADR 0031), naming them."""
     by_reason: dict[str, list[str]] = {}
     for ticket in tickets:
-        reason = ticket.payload.get("reason")
+        reason = ticket_payload(ticket).get("reason")
         if (
             ticket.state == TicketState.OPEN
             and isinstance(reason, str)
@@ -143,5 +144,5 @@ def proxy_down(ws: Workspace) -> list[str]:
 
 
 def _unbounded(dispatch: Record) -> bool:
-    limits = dispatch.payload.get("role_limits")
+    limits = dispatch_payload(dispatch).get("role_limits")
     return isinstance(limits, dict) and limits.get("cgroup") == UNSAFE_NONE

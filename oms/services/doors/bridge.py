@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from oms.domain import mcp
 from oms.domain.relay import BRIDGE_TOOLS
 from oms.limits import LIMITS
-from oms.schemas.payloads import DispatchState
 from oms.version import __version__
 
 if TYPE_CHECKING:
@@ -178,11 +177,7 @@ class Tools:
             raise ToolRefusedError(f"dispatch {self.args.dispatch_id} does not exist") from exc
         if dispatch.payload.get("session_id") != self.args.session_id:
             raise ToolRefusedError("this bridge is not bound to the dispatch's session")
-        if dispatch.state in (
-            DispatchState.PROPOSED,
-            DispatchState.REJECTED,
-            DispatchState.CANCELLED,
-        ):
+        if dispatch.state in ("proposed", "rejected", "cancelled"):
             raise ToolRefusedError(f"dispatch is {dispatch.state}; there is nothing to work on")
         from oms.services.chain import fence
 
@@ -236,7 +231,7 @@ class Tools:
         dispatch = self._dispatch()
         ws = self.workspace()
         liveness.record_bridge(ws, dispatch, self.args.nonce)
-        if dispatch.state != DispatchState.ACCEPTED:
+        if dispatch.state != "accepted":
             return {"dispatch_id": dispatch.record_id, "state": dispatch.state, "already": True}
         nxt = Next(step("dispatch", machine.TABLE, dispatch.state, "acknowledge"), dispatch.payload)
         op = stable_id("dsp-ack", dispatch.record_id)

@@ -49,7 +49,6 @@ from oms.canonical.strict_json import loads_message
 from oms.domain.relay import BRIDGE_TOOL_PREFIX, BRIDGE_TOOLS, UNVERIFIED, denial
 from oms.errors import CanonicalJsonError
 from oms.limits import LIMITS
-from oms.schemas.payloads import DispatchState, SessionState
 
 if TYPE_CHECKING:
     from oms.services.doors.progress import Memo
@@ -205,8 +204,8 @@ def respond(
     except OmsError as exc:
         notes.append(f"liveness not recorded: {exc.message}")
     records = ws.store.records("session")
-    has_result = dispatch.state in (DispatchState.RESULT_RECEIVED, DispatchState.RESOLVED)
-    acknowledged_at = dispatch.observed_at if dispatch.state == DispatchState.ACKNOWLEDGED else None
+    has_result = dispatch.state in ("result-received", "resolved")
+    acknowledged_at = dispatch.observed_at if dispatch.state == "acknowledged" else None
     active = doc.get("stop_hook_active") is True
     hook = gate.Hook(
         event,
@@ -223,7 +222,7 @@ def respond(
     def decide(session: Record | None) -> Change | None:
         nonlocal decided, running, seen, skipped
         decided, seen, skipped = None, session, False
-        running = session is not None and session.state == SessionState.RUNNING
+        running = session is not None and session.state == "running"
         if session is None or not running:
             return None  # a parked or stopped session records nothing and is not held back
         now = next_after(session.observed_at, ws.now())
@@ -264,7 +263,7 @@ def respond(
         return {}
     if decided is None:  # every heartbeat attempt raced: decide on the latest version, unrecorded
         latest = records.read(args.session_id)
-        if latest.state != SessionState.RUNNING:
+        if latest.state != "running":
             return {}
         decided = gate.after(
             memo.base(latest), hook, has_result=False, acknowledged_at=acknowledged_at, now=ws.now()
