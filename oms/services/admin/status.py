@@ -20,7 +20,7 @@ from oms.services.proxy import control as proxy_control
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace, shapes
 from oms.store import Record
-from oms.store.payloads import dispatch_payload, ticket_payload
+from oms.store.payloads import dispatch_payload, ticket_payload, worker_payload
 
 agent_of = shapes.agent_of  # (the dashboard, oms/cli/conductor_view.py, reads it here)
 LIVE = ("proposed", "accepted", "acknowledged")  # a dispatch whose worker may still run
@@ -45,7 +45,7 @@ class Snapshot:
             "tickets": [shapes.ticket(r) for r in self.tickets],
             "dispatches": [shapes.dispatch(r) for r in self.dispatches],
             "workers": [
-                shapes.worker(r, by_id.get(str(r.payload["session_id"]))) for r in self.workers
+                shapes.worker(r, by_id.get(worker_payload(r)["session_id"])) for r in self.workers
             ],
             "sessions": [shapes.session(r) for r in self.sessions],
             "live": [shapes.authorization(r) for r in self.authorizations],
@@ -55,8 +55,8 @@ class Snapshot:
     def reasons(self, now: str) -> dict[str, str]:
         """Why each ticket is where it is (`domain/status_reason.py`), by ticket id: human output
         only."""
-        current = {
-            (w.payload.get("ticket_id"), w.payload.get("session_id")): w.payload
+        current: dict[tuple[str, str | None], JsonObject] = {
+            (worker_payload(w)["ticket_id"], worker_payload(w)["session_id"]): w.payload
             for w in sorted(self.workers, key=lambda w: w.observed_at)
         }
         now_ms = parse_ts(now)
@@ -64,7 +64,7 @@ class Snapshot:
             t.record_id: ticket_reason(
                 t.state,
                 t.payload,
-                current.get((t.record_id, t.payload.get("session_id"))),
+                current.get((t.record_id, ticket_payload(t)["session_id"])),
                 now_ms,
             )
             for t in self.tickets
@@ -74,9 +74,9 @@ class Snapshot:
 def unsalvaged(records: list[Record]) -> list[str]:
     """A warning for each worker whose end could not salvage its work (it stays in the worktree)."""
     return [
-        f"worker {w.record_id} of {w.payload.get('ticket_id')} ended: {workers.unsalvaged(e)}"
+        f"worker {w.record_id} of {worker_payload(w)['ticket_id']} ended: {workers.unsalvaged(e)}"
         for w in records
-        if isinstance(e := w.payload.get("salvage_error"), str)
+        if (e := worker_payload(w).get("salvage_error")) is not None
     ]
 
 
@@ -87,7 +87,7 @@ def snapshot(ws: Workspace) -> Snapshot:
         return ws.store.latest(kind).checked()
 
     dispatches, workers = latest("dispatch"), latest("worker")
-    ended = {w.record_id for w in workers if w.payload.get("health") == "stopped"}
+    ended = {w.record_id for w in workers if worker_payload(w)["health"] == "stopped"}
     unbounded = [  # what runs or would, from the intents (`oms doctor` warns of the config)
         f'dispatch {d.record_id}: its worker has no cgroup ([limits] cgroup = "{UNSAFE_NONE}"): '
         "no pids, memory or CPU bound"
