@@ -401,11 +401,12 @@ def main() -> int:
     parser.add_argument("--install", action="store_true", help="install the onedir build")
     parser.add_argument("--prefix", type=Path, default=Path.home() / ".local")
     args = parser.parse_args()
-    generated = subprocess.run(
-        [sys.executable, str(REPO / "build" / "gen_validators.py"), "--check"], check=False
-    )
-    if generated.returncode != 0:  # the frozen binary must carry the validators the schemas give
-        return 1
+    for generator in ("gen_validators.py", "gen_payloads.py"):
+        generated = subprocess.run(
+            [sys.executable, str(REPO / "build" / generator), "--check"], check=False
+        )
+        if generated.returncode != 0:  # the frozen binary carries what the schemas give
+            return 1
     args.dist.mkdir(parents=True, exist_ok=True)
     with taking_turns(args.dist, "build"):  # two builds into one dist/ would mix their files
         return _main(args)

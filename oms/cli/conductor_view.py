@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from oms.canonical import parse_ts
 from oms.domain.panelog import escaped
+from oms.schemas.payloads import TicketState
+from oms.store.payloads import session_payload, ticket_payload, worker_payload
 
 if TYPE_CHECKING:
     from oms.services.conductor.tick import Tick
@@ -67,14 +69,15 @@ def render(ws: Workspace, report: Tick) -> str:
 
     snap = snapshot(ws)
     now_ms = parse_ts(ws.now())
-    sessions = {s.payload.get("dispatch_id"): s for s in snap.sessions}
-    titles = {t.record_id: str(t.payload.get("title") or "") for t in snap.tickets}
-    running = [w for w in snap.workers if w.payload["health"] != "stopped"]
+    sessions = {session_payload(s).get("dispatch_id"): s for s in snap.sessions}
+    titles = {t.record_id: str(ticket_payload(t).get("title") or "") for t in snap.tickets}
+    running = [w for w in snap.workers if worker_payload(w)["health"] != "stopped"]
     ended = sorted(
-        (w for w in snap.workers if w.payload["health"] == "stopped"), key=lambda w: w.observed_at
+        (w for w in snap.workers if worker_payload(w)["health"] == "stopped"),
+        key=lambda w: w.observed_at,
     )
-    queue = [t for t in snap.tickets if t.state == "open"]
-    width = max([6, *(len(str(w.payload.get("ticket_id"))) for w in snap.workers)])
+    queue = [t for t in snap.tickets if t.state == TicketState.OPEN]
+    width = max([6, *(len(str(worker_payload(w).get("ticket_id"))) for w in snap.workers)])
     width = max([width, *(len(t.record_id) for t in queue[:QUEUE_SHOWN])])
     lines = [
         f"oms conductor  {time.strftime('%H:%M:%S')}  pool "
@@ -86,14 +89,14 @@ def render(ws: Workspace, report: Tick) -> str:
     ]
     for w in running:
         session = sessions.get(w.record_id)
-        beat = None if session is None else session.payload.get("last_observed_at")
+        beat = None if session is None else session_payload(session).get("last_observed_at")
         started = None if session is None else session.observed_at
         agent = str(agent_of(w, session)["agent"])
         shown = report.classes.get(w.record_id, "-")
-        ticket = str(w.payload.get("ticket_id"))
+        ticket = str(worker_payload(w).get("ticket_id"))
         lines.append(
             f"{cell(ticket, width)} {cell(titles.get(ticket, ''), TITLE_CELLS)} "
-            f"{w.payload['health']!s:<9} {w.state:<9} {agent:<11} "
+            f"{worker_payload(w)['health']!s:<9} {w.state:<9} {agent:<11} "
             f"{_age(started, now_ms):>7} {_age(beat, now_ms):>7}  {shown:<8} {w.record_id}"
         )
     if not running:
@@ -107,10 +110,11 @@ def render(ws: Workspace, report: Tick) -> str:
         lines.append(f"  … and {len(queue) - QUEUE_SHOWN} more")
     lines += ["", "RECENT ENDS"]
     for w in ended[-RECENT:]:
-        ticket = str(w.payload.get("ticket_id"))
+        wp = worker_payload(w)
+        ticket = wp["ticket_id"]
         lines.append(
             f"  {cell(ticket, width)} {cell(titles.get(ticket, ''), TITLE_CELLS)} "
-            f"{w.payload.get('end_reason')}: {cell(str(w.payload.get('end_detail')), 60).rstrip()}"
+            f"{wp['end_reason']}: {cell(str(wp['end_detail']), 60).rstrip()}"
             f"  ({w.record_id})"
         )
     skipped = [f"  {p.name}: {line}" for p in report.phases for line in p.skipped]

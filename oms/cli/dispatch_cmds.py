@@ -20,6 +20,7 @@ from oms.cli.common import (
 )
 from oms.services.workspace import shapes
 from oms.store import Record
+from oms.store.payloads import dispatch_payload
 
 app = typer.Typer(
     help=(
@@ -298,10 +299,10 @@ def list_(
             (
                 r.record_id,
                 r.state,
-                r.payload["ticket_id"],
-                r.payload["attempt"],
-                r.payload["role_id"],
-                r.payload["advisor_verdict"],
+                dispatch_payload(r)["ticket_id"],
+                dispatch_payload(r)["attempt"],
+                dispatch_payload(r)["role_id"],
+                dispatch_payload(r)["advisor_verdict"],
             )
             for r in recs
         ],

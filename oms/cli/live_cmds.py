@@ -17,6 +17,7 @@ from oms.cli.common import (
     workspace,
 )
 from oms.services.workspace import shapes
+from oms.store.payloads import authorization_payload
 
 app = typer.Typer(
     help=(
@@ -64,9 +65,8 @@ def authorize(
     if json_out:
         emit({"ok": True, "authorization": shapes.authorization(rec)})
     else:
-        typer.echo(
-            f"{repository}: authorised by {rec.payload['person']} ({rec.payload['confirmed_by']})"
-        )
+        granted = authorization_payload(rec)
+        typer.echo(f"{repository}: authorised by {granted['person']} ({granted['confirmed_by']})")
 
 
 @app.command("revoke")
@@ -128,7 +128,12 @@ def status(
     table(
         ("repository", "state", "person", "since"),
         [
-            (r.payload["repository"], r.state, r.payload["person"], r.payload["authorized_at"])
+            (
+                authorization_payload(r)["repository"],
+                r.state,
+                authorization_payload(r)["person"],
+                authorization_payload(r)["authorized_at"],
+            )
             for r in recs
         ],
     )

@@ -23,6 +23,7 @@ from oms.errors import InvalidInputError, UsageError, shown
 from oms.fsio.outside import read_user_file
 from oms.limits import LIMITS
 from oms.services.workspace import shapes
+from oms.store.payloads import ticket_payload
 
 if TYPE_CHECKING:
     from oms.services.workspace import Workspace
@@ -138,7 +139,7 @@ def add(
     if json_out:
         emit({"ok": True, "ticket": shapes.ticket(rec)})
     else:
-        typer.echo(f"added {rec.record_id}: {rec.payload['title']}")
+        typer.echo(f"added {rec.record_id}: {ticket_payload(rec)['title']}")
 
 
 @app.command("import")
@@ -177,7 +178,7 @@ def import_(
     else:
         typer.echo(
             f"{'imported' if created else 'already imported'} {rec.record_id} from "
-            f"{rec.payload['repository']}"
+            f"{ticket_payload(rec)['repository']}"
         )
 
 
@@ -206,11 +207,11 @@ def list_(
             (
                 r.record_id,
                 r.state,
-                r.payload["attempt"],
-                r.payload["source"],
-                r.payload["worker_id"],
-                r.payload["lease_expires_at"],
-                r.payload["title"],
+                ticket_payload(r)["attempt"],
+                ticket_payload(r)["source"],
+                ticket_payload(r)["worker_id"],
+                ticket_payload(r)["lease_expires_at"],
+                ticket_payload(r)["title"],
             )
             for r in recs
         ],
@@ -266,7 +267,7 @@ def show(
         value = rec.payload.get(key) if key != "state" else rec.state
         typer.echo(f"{key:<17} {value if value is not None else '-'}")
     typer.echo(f"{'url':<17} {content.get('url') or '-'}")
-    for line in _changes_requested(rec.payload.get("changes_requested")):
+    for line in _changes_requested(ticket_payload(rec).get("changes_requested")):
         typer.echo(text_for_terminal(line))
     for (
         row
@@ -326,10 +327,10 @@ def lease(
         emit({"ok": True, "ticket": shapes.ticket(rec), "lease_token": grant.token})
         return
     typer.echo(
-        f"leased {rec.record_id} to {rec.payload['worker_id']} until "
-        f"{rec.payload['lease_expires_at']}"
+        f"leased {rec.record_id} to {ticket_payload(rec)['worker_id']} until "
+        f"{ticket_payload(rec)['lease_expires_at']}"
     )
-    typer.echo(f"session {rec.payload['session_id']}")
+    typer.echo(f"session {ticket_payload(rec)['session_id']}")
     typer.echo(f"token   {grant.token}   (export OMS_LEASE_TOKEN=…; shown once)")
 
 
@@ -357,7 +358,7 @@ def renew(
     if json_out:
         emit({"ok": True, "ticket": shapes.ticket(rec)})
     else:
-        typer.echo(f"renewed {rec.record_id} until {rec.payload['lease_expires_at']}")
+        typer.echo(f"renewed {rec.record_id} until {ticket_payload(rec)['lease_expires_at']}")
 
 
 @app.command("expire")
@@ -380,7 +381,7 @@ def expire(
         emit({"ok": True, "expired": [shapes.ticket(r) for r in recs], "parked_workers": parked})
         return
     for rec in recs:
-        typer.echo(f"expired {rec.record_id}: open again, attempt {rec.payload['attempt']}")
+        typer.echo(f"expired {rec.record_id}: open again, attempt {ticket_payload(rec)['attempt']}")
     for worker_id in parked:
         typer.echo(
             f"parked worker {worker_id}: its attempt is fenced (stop "
@@ -516,7 +517,7 @@ def _reopen(
     if json_out:
         emit({"ok": True, "ticket": shapes.ticket(rec)})
         return
-    attempt, why = rec.payload["attempt"], rec.payload["reason"]
+    attempt, why = ticket_payload(rec)["attempt"], ticket_payload(rec)["reason"]
     typer.echo(f"{rec.record_id} is open for attempt {attempt} ({why})")
     typer.echo("next: the conductor takes it at its next tick (`oms conductor run`)")
 

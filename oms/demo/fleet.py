@@ -22,6 +22,7 @@ from oms.services.chain import tickets
 from oms.services.conductor import tick as conductor
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
+from oms.store.payloads import worker_payload
 
 FINAL = ("done", "blocked")
 
@@ -127,7 +128,7 @@ def _end_workers(ws: Workspace, out: FleetRun, progress: Callable[[str], None]) 
     is the demo's failure, named."""
     delivery = Delivery.open(ws)
     for worker in ws.store.latest("worker").records:
-        if worker.payload["health"] == "stopped":
+        if worker_payload(worker)["health"] == "stopped":
             continue
         try:
             delivery.stop(worker.record_id, "the demo is over", by="oms-demo")
@@ -166,7 +167,9 @@ def _max_concurrent(ws: Workspace) -> int:
         worker = workers.read_if_exists(str(first.payload["dispatch_id"]))
         if worker is None:
             continue
-        end = parse_ts(worker.observed_at) if worker.payload["health"] == "stopped" else 2**62
+        end = (
+            parse_ts(worker.observed_at) if worker_payload(worker)["health"] == "stopped" else 2**62
+        )
         edges += [(parse_ts(first.observed_at), 1), (end, -1)]
     running = most = 0
     for _, delta in sorted(

@@ -30,6 +30,7 @@ from oms.services.admin.setup import init
 from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
+from oms.store.payloads import dispatch_payload
 
 TICKET_TITLE = "Add a changelog entry"
 TICKET_BODY = "Add one line to CHANGELOG.md saying what changed, and commit it."
@@ -419,7 +420,7 @@ def _wait(ws: Workspace, demo: DemoRun, timeout_s: float) -> None:
 
 def _result_commit(ws: Workspace, dispatch_id: str) -> str | None:
     dispatch = ws.store.records("dispatch").read(dispatch_id)
-    ref = dispatch.payload.get("result_evidence")
+    ref = dispatch_payload(dispatch).get("result_evidence")
     if not isinstance(ref, str):
         return None
     commit = access.obj(ws.store.evidence.get(ref).body, "payload").get("result_commit")

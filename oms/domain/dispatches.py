@@ -20,24 +20,10 @@ never shown to the advisor: the intent carries its sha256.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from oms.canonical import JsonObject, digest, sha256_hex
 from oms.domain.machine import Next, step, with_fields
 from oms.errors import one_line
-
-
-class DispatchState(StrEnum):
-    """Dispatch states."""
-
-    PROPOSED = "proposed"
-    ACCEPTED = "accepted"
-    ACKNOWLEDGED = "acknowledged"
-    RESULT_RECEIVED = "result-received"
-    RESOLVED = "resolved"
-    REJECTED = "rejected"
-    CANCELLED = "cancelled"
-
+from oms.schemas.payloads import DispatchState as DispatchState  # noqa: PLC0414 (re-exported)
 
 TERMINAL = frozenset({DispatchState.RESOLVED, DispatchState.REJECTED, DispatchState.CANCELLED})
 NON_TERMINAL = ("proposed", "accepted", "acknowledged", "result-received")

@@ -30,22 +30,11 @@ States and events:
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from oms.canonical import Json, JsonObject, access, equal, parse_ts
 from oms.domain.machine import Next, step, with_fields
 from oms.errors import InvalidInputError, LeaseError
 from oms.limits import LIMITS
-
-
-class TicketState(StrEnum):
-    """Ticket states."""
-
-    OPEN = "open"
-    LEASED = "leased"
-    DONE = "done"
-    BLOCKED = "blocked"
-
+from oms.schemas.payloads import TicketState as TicketState  # noqa: PLC0414 (re-exported)
 
 TABLE: dict[str, dict[str, str]] = {
     "lease": {"open": "leased"},

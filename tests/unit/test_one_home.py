@@ -8,6 +8,7 @@ import functools
 import re
 
 from oms.limits import LIMITS
+from oms.schemas._generated.payloads import PAYLOADS
 from tests.helpers import REPO
 
 PACKAGE = REPO / "oms"
@@ -237,3 +238,38 @@ def test_an_observed_pane_becomes_an_end_in_one_place() -> None:
     ]
     assert len(callers) == 1
     assert callers[0].startswith("oms/services/delivery/reconcile.py:")
+
+
+PAYLOAD_HOME = "oms/store/payloads.py"
+
+
+def payload_casts(rel: str, tree: ast.Module) -> list[str]:
+    """Where `tree` casts to a record kind's payload TypedDict (`cast(WorkerPayload, ...)`, or the
+    type spelled as a string)."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _dotted(node.func).split(".")[-1] == "cast" and node.args:
+            target = node.args[0]
+            name = target.value if isinstance(target, ast.Constant) else _dotted(target)
+            if isinstance(name, str) and name.split(".")[-1].endswith("Payload"):
+                out.append(f"{rel}:{node.lineno}: cast({name}, ...)")
+    return out
+
+
+def test_a_payload_is_typed_only_by_its_accessor() -> None:
+    """oms/store/payloads.py is the one place a record's payload becomes its TypedDict (a cast,
+    after the store validated the record; docs/adr/0044-typed-payloads.md)."""
+    offenders = [
+        hit for rel, tree in _modules() if rel != PAYLOAD_HOME for hit in payload_casts(rel, tree)
+    ]
+    assert offenders == []
+    home = ast.parse((REPO / PAYLOAD_HOME).read_text())
+    assert len(payload_casts(PAYLOAD_HOME, home)) == len(PAYLOADS)  # one accessor a kind
+
+
+def test_the_payload_cast_scan_sees_one() -> None:
+    tree = ast.parse(
+        "from typing import cast\nimport typing\n"
+        "a = cast('DispatchPayload', p)\nb = typing.cast(WorkerPayload, p)\nc = cast(str, p)\n"
+    )
+    assert len(payload_casts("oms/x.py", tree)) == 2

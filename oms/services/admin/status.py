@@ -14,11 +14,13 @@ from oms.domain.conductor import NEEDS_PERSON
 from oms.domain.sandbox_limits import UNSAFE_NONE
 from oms.domain.status_reason import ticket_reason
 from oms.errors import OmsError
+from oms.schemas.payloads import TicketState
 from oms.services.containment import opt_outs
 from oms.services.proxy import control as proxy_control
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace, shapes
 from oms.store import Record
+from oms.store.payloads import dispatch_payload, ticket_payload, worker_payload
 
 agent_of = shapes.agent_of  # (the dashboard, oms/cli/conductor_view.py, reads it here)
 LIVE = ("proposed", "accepted", "acknowledged")  # a dispatch whose worker may still run
@@ -43,7 +45,7 @@ class Snapshot:
             "tickets": [shapes.ticket(r) for r in self.tickets],
             "dispatches": [shapes.dispatch(r) for r in self.dispatches],
             "workers": [
-                shapes.worker(r, by_id.get(str(r.payload["session_id"]))) for r in self.workers
+                shapes.worker(r, by_id.get(worker_payload(r)["session_id"])) for r in self.workers
             ],
             "sessions": [shapes.session(r) for r in self.sessions],
             "live": [shapes.authorization(r) for r in self.authorizations],
@@ -53,8 +55,8 @@ class Snapshot:
     def reasons(self, now: str) -> dict[str, str]:
         """Why each ticket is where it is (`domain/status_reason.py`), by ticket id: human output
         only."""
-        current = {
-            (w.payload.get("ticket_id"), w.payload.get("session_id")): w.payload
+        current: dict[tuple[str, str | None], JsonObject] = {
+            (worker_payload(w)["ticket_id"], worker_payload(w)["session_id"]): w.payload
             for w in sorted(self.workers, key=lambda w: w.observed_at)
         }
         now_ms = parse_ts(now)
@@ -62,7 +64,7 @@ class Snapshot:
             t.record_id: ticket_reason(
                 t.state,
                 t.payload,
-                current.get((t.record_id, t.payload.get("session_id"))),
+                current.get((t.record_id, ticket_payload(t)["session_id"])),
                 now_ms,
             )
             for t in self.tickets
@@ -72,9 +74,9 @@ class Snapshot:
 def unsalvaged(records: list[Record]) -> list[str]:
     """A warning for each worker whose end could not salvage its work (it stays in the worktree)."""
     return [
-        f"worker {w.record_id} of {w.payload.get('ticket_id')} ended: {workers.unsalvaged(e)}"
+        f"worker {w.record_id} of {worker_payload(w)['ticket_id']} ended: {workers.unsalvaged(e)}"
         for w in records
-        if isinstance(e := w.payload.get("salvage_error"), str)
+        if (e := worker_payload(w).get("salvage_error")) is not None
     ]
 
 
@@ -85,7 +87,7 @@ def snapshot(ws: Workspace) -> Snapshot:
         return ws.store.latest(kind).checked()
 
     dispatches, workers = latest("dispatch"), latest("worker")
-    ended = {w.record_id for w in workers if w.payload.get("health") == "stopped"}
+    ended = {w.record_id for w in workers if worker_payload(w)["health"] == "stopped"}
     unbounded = [  # what runs or would, from the intents (`oms doctor` warns of the config)
         f'dispatch {d.record_id}: its worker has no cgroup ([limits] cgroup = "{UNSAFE_NONE}"): '
         "no pids, memory or CPU bound"
@@ -110,8 +112,12 @@ def waiting(tickets: list[Record]) -> list[str]:
     """One warning for each fix open tickets wait for (ADR 0031), naming them."""
     by_reason: dict[str, list[str]] = {}
     for ticket in tickets:
-        reason = ticket.payload.get("reason")
-        if ticket.state == "open" and isinstance(reason, str) and reason.startswith(NEEDS_PERSON):
+        reason = ticket_payload(ticket).get("reason")
+        if (
+            ticket.state == TicketState.OPEN
+            and isinstance(reason, str)
+            and reason.startswith(NEEDS_PERSON)
+        ):
             by_reason.setdefault(reason, []).append(ticket.record_id)
     return [f"{', '.join(ids[:10])}: {reason}" for reason, ids in by_reason.items()]
 
@@ -138,5 +144,5 @@ def proxy_down(ws: Workspace) -> list[str]:
 
 
 def _unbounded(dispatch: Record) -> bool:
-    limits = dispatch.payload.get("role_limits")
+    limits = dispatch_payload(dispatch).get("role_limits")
     return isinstance(limits, dict) and limits.get("cgroup") == UNSAFE_NONE

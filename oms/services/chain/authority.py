@@ -23,6 +23,7 @@ from oms.services.workspace import Workspace
 from oms.services.workspace import policy as policy_service
 from oms.services.workspace.committed import Head, committed_instructions, uncommitted
 from oms.store import Record
+from oms.store.payloads import dispatch_payload
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +39,7 @@ class Authority:
 
 def check_intent(dispatch: Record) -> str:
     """The stored intent digest, after recomputing it from the stored payload."""
-    stored = access.text(dispatch.payload, "dispatch_intent_sha256")
+    stored = dispatch_payload(dispatch)["dispatch_intent_sha256"]
     if not equal(
         dispatches.intent_digest(dispatches.capture_intent(dispatch.record_id, dispatch.payload)),
         stored,
@@ -52,8 +53,8 @@ def check_intent(dispatch: Record) -> str:
 def check_approval(ws: Workspace, dispatch: Record, policy: Policy, intent: str) -> None:
     """Signed approval of exactly this intent: the advisor's, or a person's where policy allows
     it."""
-    ticket_id = access.text(dispatch.payload, "ticket_id")
-    human = dispatch.payload.get("approval_evidence")
+    ticket_id = dispatch_payload(dispatch)["ticket_id"]
+    human = dispatch_payload(dispatch).get("approval_evidence")
     if isinstance(human, str):
         if not policy.human_approval:
             raise AuthorityChangedError("the role policy does not allow human approval")
@@ -64,7 +65,7 @@ def check_approval(ws: Workspace, dispatch: Record, policy: Policy, intent: str)
             intent=intent,
         )
         return
-    ref = dispatch.payload.get("advisor_evidence")
+    ref = dispatch_payload(dispatch).get("advisor_evidence")
     if not isinstance(ref, str):
         how = f"`oms dispatch review {dispatch.record_id}`"
         if policy.human_approval:
@@ -172,31 +173,31 @@ def check_dispatch(ws: Workspace, dispatch: Record, *, approved: bool = True) ->
     """Every authority check of ADR 0008 except the live authorisation (the caller's, before
     contact); without `approved`, every one but the approval: is the intent still current (what
     a review asks before it pays the advisor, ADR 0031)?"""
-    payload = dispatch.payload
+    payload = dispatch_payload(dispatch)
     intent = check_intent(dispatch)
     head = ws.reread()  # config, instructions and policy at HEAD: one read for the whole launch
     policy = policy_service.load_tracked(ws.config_root, ws.repo, head)
-    if not equal(policy.digest, access.text(payload, "policy_digest")):
+    if not equal(policy.digest, payload["policy_digest"]):
         raise AuthorityChangedError("role policy changed since the dispatch was proposed")
     if approved:
         check_approval(ws, dispatch, policy, intent)
     config = ws.config()
-    configured = role(config, access.text(payload, "role_id"))
-    instructions = check_role(ws, configured, policy, payload, head)
+    configured = role(config, payload["role_id"])
+    instructions = check_role(ws, configured, policy, dispatch.payload, head)
     if payload["capabilities"] != worker_capabilities(policy, configured.role_id):
         raise AuthorityChangedError(
             "dispatch capabilities are not exactly repository-read, ticket-worktree-write"
         )
-    ticket = ws.store.records("ticket").read(access.text(payload, "ticket_id"))
+    ticket = ws.store.records("ticket").read(payload["ticket_id"])
     try:
         tickets.check_lease(
             ticket.state,
             ticket.payload,
-            token=access.text(payload, "lease_token"),
+            token=payload["lease_token"],
             now=ws.now(),
-            worker_id=access.text(payload, "worker_id"),
-            session_id=access.text(payload, "session_id"),
-            attempt=access.integer(payload, "attempt"),
+            worker_id=payload["worker_id"],
+            session_id=payload["session_id"],
+            attempt=payload["attempt"],
         )
     except LeaseError as exc:
         raise AuthorityChangedError(f"ticket lease no longer matches: {exc.message}") from exc

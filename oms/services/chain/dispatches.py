@@ -41,12 +41,14 @@ from oms.errors import (
     RecordNotFoundError,
 )
 from oms.schemas import load_schema, validate
+from oms.schemas.payloads import DispatchState, TicketState
 from oms.services.chain import live, providers, tickets
 from oms.services.chain.authority import check_dispatch, check_intent, role_fields
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.services.workspace import policy as policy_service
 from oms.services.workspace.committed import uncommitted
 from oms.store import Change, Record
+from oms.store.payloads import dispatch_payload, ticket_payload
 
 DELIVERY_EVENT = "dispatch-delivery-requested"
 
@@ -77,14 +79,14 @@ def _transition(ws: Workspace, dispatch: Record, nxt: Next, op: str) -> Record:
 
 # ------------------------------------------------------------------ propose
 def _start_commit(ws: Workspace, ticket: Record, worktree: JsonObject) -> str:
-    prior = ticket.payload.get("prior_failure_evidence")
+    prior = ticket_payload(ticket).get("prior_failure_evidence")
     if isinstance(prior, str):
         body = ws.store.evidence.get(prior).body
         payload = access.obj(body, "payload")
         if (
             body["evidence_kind"] != "lease-expiry"
             or body["ticket_id"] != ticket.record_id
-            or (payload["attempt"] != access.integer(ticket.payload, "attempt") - 1)
+            or (payload["attempt"] != ticket_payload(ticket)["attempt"] - 1)
         ):
             raise AuthorityChangedError(
                 "ticket's prior failure evidence is not this ticket's last expired lease"
@@ -125,13 +127,13 @@ def _session_for(ws: Workspace, ticket: Record) -> Record:
     on under a fresh session, so the new proposal has a dispatch id of its own (it failed: the
     operation id was taken 'with a different change'). One that was delivered ran as the attempt:
     a new dispatch is a new attempt."""
-    attempt = access.integer(ticket.payload, "attempt")
+    attempt = ticket_payload(ticket)["attempt"]
     session = access.text(ticket.payload, "session_id")
     dispatch_id = stable_id("dsp", ticket.record_id, attempt, session)
     ended = ws.store.records("dispatch").read_if_exists(dispatch_id)
-    if ended is None or ended.state not in ("cancelled", "rejected"):
+    if ended is None or ended.state not in (DispatchState.CANCELLED, DispatchState.REJECTED):
         return ticket
-    if ended.payload.get("delivery_event_id") is not None:
+    if dispatch_payload(ended)["delivery_event_id"] is not None:
         raise AuthorityChangedError(
             f"attempt {attempt} of {ticket.record_id} was delivered ({dispatch_id} is "
             f"{ended.state}): a new dispatch is a new attempt",
@@ -154,10 +156,10 @@ def propose(
     providers are configured (`provider`: a person's pin; `services/chain/providers.py`); returns
     (dispatch, created)."""
     ticket = tickets.require(ws, check(ticket_id, "ticket id"))
-    if ticket.state != "leased":
+    if ticket.state != TicketState.LEASED:
         hint = (
             f"lease it first: oms ticket lease {ticket_id} --worker NAME"
-            if ticket.state == "open"
+            if ticket.state == TicketState.OPEN
             else f"`oms ticket show {ticket_id}` says why it is {ticket.state}"
         )
         raise LeaseError(
@@ -197,18 +199,18 @@ def propose(
             f"start commit {start[:12]} does not descend from the worktree's base commit"
         )
     provider_id = _route(ws, configured, provider)
-    attempt = access.integer(ticket.payload, "attempt")
+    attempt = ticket_payload(ticket)["attempt"]
     dispatch_id = stable_id(
         "dsp", ticket.record_id, attempt, access.text(ticket.payload, "session_id")
     )
     fields: JsonObject = {
         "ticket_id": ticket.record_id,
         "ticket_version": ticket.version,
-        "ticket_content_sha256": ticket.payload["content_sha256"],
+        "ticket_content_sha256": ticket_payload(ticket)["content_sha256"],
         "attempt": attempt,
-        "worker_id": ticket.payload["worker_id"],
-        "lease_token": ticket.payload["lease_token"],
-        "session_id": ticket.payload["session_id"],
+        "worker_id": ticket_payload(ticket)["worker_id"],
+        "lease_token": ticket_payload(ticket)["lease_token"],
+        "session_id": ticket_payload(ticket)["session_id"],
         "role_id": configured.role_id,
         "engine": ENGINES[configured.transport],
         "capabilities": list(capabilities),
@@ -218,7 +220,7 @@ def propose(
         "worktree_branch": worktree["branch"],
         "worktree_base_commit": worktree["base_commit"],
         "worktree_start_commit": start,
-        "prior_failure_evidence": ticket.payload["prior_failure_evidence"],
+        "prior_failure_evidence": ticket_payload(ticket)["prior_failure_evidence"],
         **role_fields(ws, configured, policy, provider_id=provider_id),
         **({"provider_id": provider_id} if provider_id is not None else {}),
         **_changes(ticket),
@@ -226,7 +228,10 @@ def propose(
     nxt = machine.propose(fields, dispatch_id=dispatch_id, created_at=ws.now())
     proposed = ws.store.records("dispatch").read_if_exists(dispatch_id)
     if proposed is not None:  # proposed before: the same intent is that dispatch (run it twice)
-        if proposed.payload.get("dispatch_intent_sha256") == nxt.payload["dispatch_intent_sha256"]:
+        if (
+            dispatch_payload(proposed)["dispatch_intent_sha256"]
+            == nxt.payload["dispatch_intent_sha256"]
+        ):
             return proposed, False
         raise ConflictError(
             f"dispatch {dispatch_id} ({proposed.state}) was proposed for attempt {attempt} of "
@@ -254,7 +259,7 @@ def _stale_hint(dispatch: Record) -> Iterator[None]:
     except AuthorityChangedError as exc:
         if exc.remedy != AuthorityChangedError.hint:
             raise
-        ticket = access.text(dispatch.payload, "ticket_id")
+        ticket = dispatch_payload(dispatch)["ticket_id"]
         how = (
             f"`oms dispatch cancel {dispatch.record_id} --reason stale`, then "
             f"`oms dispatch propose {ticket}` and review it"
@@ -264,9 +269,9 @@ def _stale_hint(dispatch: Record) -> Iterator[None]:
 
 # ------------------------------------------------------------------ review
 def _advisor_request(ws: Workspace, dispatch: Record, intent_sha: str) -> JsonObject:
-    ticket = ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
+    ticket = ws.store.records("ticket").read(dispatch_payload(dispatch)["ticket_id"])
     content = ws.store.ticket_content.get(
-        ticket.record_id, access.text(dispatch.payload, "ticket_content_sha256")
+        ticket.record_id, dispatch_payload(dispatch)["ticket_content_sha256"]
     )
     return {
         "format": "oms-advisor-request-v1",
@@ -304,7 +309,7 @@ def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
     """Run the advisor on a proposed dispatch and record its signed verdict; returns (dispatch,
     evidence ref)."""
     dispatch = get(ws, dispatch_id)
-    if dispatch.state != "proposed":
+    if dispatch.state != DispatchState.PROPOSED:
         raise IllegalTransitionError("dispatch", dispatch.state, "review")
     intent_sha = check_intent(dispatch)
     with _stale_hint(dispatch):  # an intent already stale is never paid for, nor approved
@@ -312,8 +317,8 @@ def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
     config = ws.config()
     reviewer = role(config, config.advisor_role)
     check_reviewer(policy, reviewer.role_id)
-    ticket = ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
-    if ticket.payload["source"] == "github":
+    ticket = ws.store.records("ticket").read(dispatch_payload(dispatch)["ticket_id"])
+    if ticket_payload(ticket)["source"] == "github":
         live.disclose(
             ws,
             access.text(ticket.payload, "repository"),
@@ -384,19 +389,19 @@ def approve(ws: Workspace, dispatch_id: str, *, person: str, rationale: str) -> 
     """Record a person's approval, where the role policy allows it (its own producer, never the
     advisor)."""
     dispatch = get(ws, dispatch_id)
-    if dispatch.state != "proposed":
+    if dispatch.state != DispatchState.PROPOSED:
         raise IllegalTransitionError("dispatch", dispatch.state, "approve")
     intent_sha = check_intent(dispatch)
     policy = policy_service.load_tracked(ws.config_root, ws.repo, ws.head())
     if not policy.human_approval:
         raise AuthorityChangedError("the role policy does not allow human approval")
-    if not equal(policy.digest, access.text(dispatch.payload, "policy_digest")):
+    if not equal(policy.digest, dispatch_payload(dispatch)["policy_digest"]):
         raise AuthorityChangedError("role policy changed since the dispatch was proposed")
     evidence = ws.store.put_evidence(
         {
             "format": "oms-evidence-v1",
             "evidence_kind": "human-approval",
-            "ticket_id": access.text(dispatch.payload, "ticket_id"),
+            "ticket_id": dispatch_payload(dispatch)["ticket_id"],
             "producer": "human",
             "producer_role": None,
             "created_at": ws.now(),
@@ -426,7 +431,7 @@ def accept(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
     and the delivery event. Re-running it on an accepted dispatch finishes whatever a crash left
     undone."""
     dispatch = get(ws, dispatch_id)
-    if dispatch.state == "proposed":
+    if dispatch.state == DispatchState.PROPOSED:
         with _stale_hint(dispatch):
             check_dispatch(ws, dispatch)
         nxt = machine.accept(
@@ -436,14 +441,16 @@ def accept(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
             accepted_at=ws.now(),
         )
         dispatch = _transition(ws, dispatch, nxt, stable_id("dsp-accept", dispatch.record_id))
-    elif dispatch.payload.get("delivery_event_id") is None:
+    elif dispatch_payload(dispatch).get("delivery_event_id") is None:
         raise IllegalTransitionError("dispatch", dispatch.state, "accept")
     return dispatch, _ensure_delivery(ws, dispatch)
 
 
 def _ensure_delivery(ws: Workspace, dispatch: Record) -> str:
     accepted = next(
-        r for r in ws.store.records("dispatch").history(dispatch.record_id) if r.state == "accepted"
+        r
+        for r in ws.store.records("dispatch").history(dispatch.record_id)
+        if r.state == DispatchState.ACCEPTED
     )
     at = access.text(accepted.payload, "accepted_at")
     nxt = workers.new(dispatch.record_id, accepted.payload, updated_at=at)
@@ -463,10 +470,10 @@ def _ensure_delivery(ws: Workspace, dispatch: Record) -> str:
         {
             "dispatch_id": dispatch.record_id,
             "dispatch_version": accepted.version,
-            "worker_record_id": accepted.payload["worker_record_id"],
-            "ticket_id": accepted.payload["ticket_id"],
-            "attempt": accepted.payload["attempt"],
-            "lease_token": accepted.payload["lease_token"],
+            "worker_record_id": dispatch_payload(accepted)["worker_record_id"],
+            "ticket_id": dispatch_payload(accepted)["ticket_id"],
+            "attempt": dispatch_payload(accepted)["attempt"],
+            "lease_token": dispatch_payload(accepted)["lease_token"],
         },
     )
     return event_id
@@ -493,7 +500,7 @@ def resolve(ws: Workspace, dispatch_id: str, reason: str) -> Record:
     """A result the conductor acted on: `result-received` → `resolved` (a resolved one is left as it
     is)."""
     dispatch = get(ws, dispatch_id)
-    if dispatch.state == "resolved":
+    if dispatch.state == DispatchState.RESOLVED:
         return dispatch
     nxt = machine.resolve(dispatch.state, dispatch.payload, reason=reason)
     return _transition(ws, dispatch, nxt, stable_id("dsp-resolve", dispatch.record_id))

@@ -22,6 +22,12 @@ from oms.errors import AttemptFencedError, AuthorityChangedError, one_line
 from oms.services.chain import live, worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Record
+from oms.store.payloads import (
+    authorization_payload,
+    dispatch_payload,
+    ticket_payload,
+    worker_payload,
+)
 from oms.store.records import RecordStore
 
 Reads = Callable[[str], RecordStore]  # the records of a kind
@@ -33,12 +39,12 @@ def verdict(records: Reads, dispatch: Record, now: str, *, parked: bool = True) 
     lease or live authorisation lapsed; `parked`: or its worker is parked for an earlier lapse) or
     live."""
     worker = records("worker").read_if_exists(dispatch.record_id)
-    health = None if worker is None else worker.payload.get("health")
+    health = None if worker is None else worker_payload(worker).get("health")
     fenced = _authority(records, dispatch, now)
     if parked and worker is not None:
-        fenced.append(fence.parked_by_fence(health, worker.payload.get("health_reason")))
+        fenced.append(fence.parked_by_fence(health, worker_payload(worker).get("health_reason")))
     over = (
-        fence.dispatch_lapse(dispatch.state, dispatch.payload.get("reason")),
+        fence.dispatch_lapse(dispatch.state, dispatch_payload(dispatch).get("reason")),
         fence.worker_lapse(health),
     )
     result = fence.has_result(dispatch.state, dispatch.payload)
@@ -48,9 +54,9 @@ def verdict(records: Reads, dispatch: Record, now: str, *, parked: bool = True) 
 def _authority(records: Reads, dispatch: Record, now: str) -> list[str | None]:
     """The lapses of the attempt's authority: its lease, and a GitHub ticket's live
     authorisation."""
-    ticket = records("ticket").read(access.text(dispatch.payload, "ticket_id"))
+    ticket = records("ticket").read(dispatch_payload(dispatch)["ticket_id"])
     lapses = [fence.lease_lapse(dispatch.payload, ticket.state, ticket.payload, now)]
-    if ticket.payload.get("source") == "github":
+    if ticket_payload(ticket).get("source") == "github":
         repository = access.text(ticket.payload, "repository")
         auth = records("authorization").read_if_exists(live.authorization_id(repository))
         lapses.append(
@@ -67,7 +73,7 @@ def reason(ws: Workspace, dispatch: Record) -> str | None:
     """Why `dispatch`'s attempt is fenced now (its dispatch, lease or live authorisation), or None —
     what `resume` asks (a worker parked for a lapse, or one that ended, is the resume rules' to
     refuse)."""
-    dispatched = fence.dispatch_lapse(dispatch.state, dispatch.payload.get("reason"))
+    dispatched = fence.dispatch_lapse(dispatch.state, dispatch_payload(dispatch).get("reason"))
     return fence.reason((dispatched, *_authority(ws.store.records, dispatch, ws.now())))
 
 
@@ -102,12 +108,15 @@ def park(ws: Workspace, dispatch_id: str, why: str, actor: str, *, over: bool = 
     a person). True if written now."""
 
     def decide(worker: Record, now: str) -> Next | None:
-        if worker.payload["health"] == "stopped":
+        if worker_payload(worker)["health"] == "stopped":
             return None
         if over and worker.state in RESULT_RECORDED:
             return None
-        if worker.payload["health"] == "parked":
-            if fence.parked_by_fence("parked", worker.payload.get("health_reason")) is not None:
+        if worker_payload(worker)["health"] == "parked":
+            if (
+                fence.parked_by_fence("parked", worker_payload(worker).get("health_reason"))
+                is not None
+            ):
                 return None
             return workers.mark_parked(worker.state, worker.payload, now=now, reason=one_line(why))
         return workers.set_health(
@@ -128,9 +137,9 @@ def park_fenced(ws: Workspace, keep: Callable[[Record], bool], actor: str) -> li
     dispatches = ws.store.records("dispatch")
     for worker_id in ws.store.records("worker").ids():
         worker = ws.store.records("worker").read(worker_id)
-        if worker.payload["health"] == "stopped":
+        if worker_payload(worker)["health"] == "stopped":
             continue
-        if not keep(tickets.read(access.text(worker.payload, "ticket_id"))):
+        if not keep(tickets.read(worker_payload(worker)["ticket_id"])):
             continue
         why = reason(ws, dispatches.read(worker_id))
         if why is not None and park(ws, worker_id, why, actor):
@@ -152,12 +161,12 @@ def revoke(ws: Workspace, repository: str, why: str) -> tuple[Record, list[str]]
     """`oms live revoke`: withdraw the authorisation and park the workers of that repository's
     tickets; (the authorisation, the parked workers)."""
     rec = live.revoke(ws, repository, why)
-    name = str(rec.payload["repository"]).lower()
+    name = authorization_payload(rec)["repository"].lower()
 
     def of_repository(ticket: Record) -> bool:
-        repo = ticket.payload.get("repository")
+        repo = ticket_payload(ticket).get("repository")
         return (
-            ticket.payload.get("source") == "github"
+            ticket_payload(ticket).get("source") == "github"
             and isinstance(repo, str)
             and repo.lower() == name
         )
@@ -168,13 +177,13 @@ def revoke(ws: Workspace, repository: str, why: str) -> tuple[Record, list[str]]
 def still_running(ws: Workspace, dispatch: Record, running: list[str]) -> Record | None:
     """Among the workers whose panes still run, another attempt's of the same ticket (it shares the
     worktree), or None."""
-    ticket_id = access.text(dispatch.payload, "ticket_id")
+    ticket_id = dispatch_payload(dispatch)["ticket_id"]
     records = ws.store.records("worker")
     for worker_id in running:
         if worker_id == dispatch.record_id:
             continue
         worker = records.read_if_exists(worker_id)
-        if worker is not None and worker.payload.get("ticket_id") == ticket_id:
+        if worker is not None and worker_payload(worker).get("ticket_id") == ticket_id:
             return worker
     return None
 
@@ -184,7 +193,7 @@ def require_alone(ws: Workspace, dispatch: Record, running: list[str]) -> None:
     write)."""
     other = still_running(ws, dispatch, running)
     if other is not None:
-        attempt = ws.store.records("dispatch").read(other.record_id).payload.get("attempt")
+        attempt = dispatch_payload(ws.store.records("dispatch").read(other.record_id))["attempt"]
         raise AuthorityChangedError(
             f"{other.record_id} (attempt {attempt}) still runs in this worktree: stop it first",
             hint=(

@@ -13,6 +13,7 @@ from oms.domain.handles import Attempt, Want, dispatch_for, unique
 from oms.errors import RecordNotFoundError
 from oms.services.chain import tickets
 from oms.services.workspace import Workspace
+from oms.store.payloads import dispatch_payload, ticket_payload
 
 __all__ = ["Want", "dispatch", "ticket"]
 
@@ -39,9 +40,9 @@ def dispatch(ws: Workspace, handle: str, want: Want = Want.LIVE) -> str:
     attempts = [
         Attempt(
             r.record_id,
-            str(r.payload["ticket_id"]),
+            dispatch_payload(r)["ticket_id"],
             r.state,
-            isinstance(r.payload.get("result_evidence"), str),
+            dispatch_payload(r)["result_evidence"] is not None,
         )
         for r in ws.store.latest("dispatch").checked()
     ]
@@ -60,9 +61,7 @@ def dispatch(ws: Workspace, handle: str, want: Want = Want.LIVE) -> str:
 
 def _titles(ws: Workspace, attempts: list[Attempt] | None = None) -> dict[str, str]:
     """Each ticket's title, and each dispatch's (its ticket's): read only for "did you mean"."""
-    found = {
-        r.record_id: str(r.payload.get("title", "")) for r in ws.store.latest("ticket").records
-    }
+    found = {r.record_id: ticket_payload(r)["title"] for r in ws.store.latest("ticket").records}
     for a in attempts or []:
         found[a.dispatch_id] = found.get(a.ticket_id, "")
     return found

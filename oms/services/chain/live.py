@@ -8,8 +8,10 @@ from oms.canonical import JsonObject, access, next_after, stable_id
 from oms.domain import live as machine
 from oms.domain.github import check_repository
 from oms.errors import AuthorityChangedError, InvalidInputError, one_line
+from oms.schemas.payloads import AuthorizationState
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Change, Record
+from oms.store.payloads import dispatch_payload, ticket_payload
 
 _PERSON_BAD = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -26,7 +28,7 @@ def _check(repository: str) -> str:
 def current(ws: Workspace, repository: str) -> Record | None:
     """The authorisation of `repository`, if one exists and is in force."""
     rec = ws.store.records("authorization").read_if_exists(authorization_id(_check(repository)))
-    return rec if rec is not None and rec.state == "authorized" else None
+    return rec if rec is not None and rec.state == AuthorizationState.AUTHORIZED else None
 
 
 def authorize(ws: Workspace, repository: str, *, person: str, confirmed_by: str) -> Record:
@@ -49,7 +51,7 @@ def authorize(ws: Workspace, repository: str, *, person: str, confirmed_by: str)
             actor=SYSTEM_ACTOR,
             observed_at=now,
         ).record
-    if existing.state == "authorized":
+    if existing.state == AuthorizationState.AUTHORIZED:
         return existing
     nxt = machine.reauthorize(
         existing.state, existing.payload, person=person, confirmed_by=confirmed_by, now=now
@@ -87,14 +89,14 @@ def disclose_worker(
 ) -> None:
     """A worker's launch or resumption is contact for a GitHub ticket: journaled first (`disclose`),
     refused unless a person authorised the repository; nothing for a local ticket."""
-    if ticket.payload["source"] != "github":
+    if ticket_payload(ticket)["source"] != "github":
         return
     disclose(
         ws,
         access.text(ticket.payload, "repository"),
         operation=operation,
         surface=surface,
-        subject_id=access.text(dispatch.payload, "session_id"),
+        subject_id=dispatch_payload(dispatch)["session_id"],
         request=dispatch_request(dispatch),
     )
 

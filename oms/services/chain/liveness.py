@@ -17,9 +17,11 @@ from oms.canonical import JsonObject, access, add_ms, equal, operation_nonce, pa
 from oms.domain import workers
 from oms.domain.machine import Next
 from oms.errors import AuthorityChangedError, ConflictError
+from oms.schemas.payloads import SessionState, WorkerState
 from oms.services.chain import worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Record
+from oms.store.payloads import dispatch_payload, worker_payload
 
 CONSUMER = "oms-worker-delivery"
 DEADLINE_MS = 120_000
@@ -58,7 +60,7 @@ def _record(ws: Workspace, event_id: str, event_type: str, payload: JsonObject) 
 
 def record_bridge(ws: Workspace, dispatch: Record, nonce: str | None) -> None:
     """The bridge proved itself (called by `acknowledge_dispatch`)."""
-    session_id = access.text(dispatch.payload, "session_id")
+    session_id = dispatch_payload(dispatch)["session_id"]
     _record(
         ws,
         bridge_event_id(session_id),
@@ -81,7 +83,7 @@ def record_hook(
     native_ref: str,
 ) -> None:
     """A hook proved itself."""
-    session_id = access.text(dispatch.payload, "session_id")
+    session_id = dispatch_payload(dispatch)["session_id"]
     _record(
         ws,
         hook_event_id(session_id),
@@ -105,7 +107,7 @@ def promote(ws: Workspace, dispatch_id: str, session_id: str) -> bool:
         return False
 
     def decide(worker: Record, now: str) -> Next | None:  # the two channels race to be second
-        if worker.state != "idle" or worker.payload["health"] != "healthy":
+        if worker.state != WorkerState.IDLE or worker_payload(worker)["health"] != "healthy":
             return None
         return workers.set_activity(worker.state, worker.payload, "working", now=now)
 
@@ -113,7 +115,7 @@ def promote(ws: Workspace, dispatch_id: str, session_id: str) -> bool:
         return stable_id("wkr-live", dispatch_id, worker.version)
 
     moved = worker_moves.move(ws, dispatch_id, decide, op=op, actor="oms-liveness")
-    return (moved or ws.store.records("worker").read(dispatch_id)).state == "working"
+    return (moved or ws.store.records("worker").read(dispatch_id)).state == WorkerState.WORKING
 
 
 def channels(ws: Workspace, session_id: str) -> JsonObject:
@@ -129,7 +131,7 @@ def silent(ws: Workspace, session: Record, since: str) -> str | None:
     """`hooks_silent` / `bridge_silent` once the deadline after the session's registration (or
     `since`, the worker's last transition, e.g. a resume) has passed without that channel, else
     None."""
-    if session.state != "running":
+    if session.state != SessionState.RUNNING:
         return None
     live = channels(ws, session.record_id)
     registered = ws.store.records("session").read_version(session.record_id, 0).observed_at

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from oms import store
 from oms.adapters import bwrap, cgroups
-from oms.canonical import JsonObject, access, next_after
+from oms.canonical import JsonObject, next_after
 from oms.domain import routing as routing_rules
 from oms.domain.cgroups import identity
 from oms.domain.config import Role
@@ -28,6 +28,7 @@ from oms.limits import LIMITS
 from oms.process import child_env, runner
 from oms.services.workspace import Workspace
 from oms.store import Record
+from oms.store.payloads import provider_payload
 
 KIND = "provider"
 ACTOR = "oms-conductor"
@@ -94,12 +95,9 @@ def standing_of(record: Record | None) -> routing_rules.Standing:
     """What a provider record says (no record: nothing known)."""
     if record is None:
         return routing_rules.Standing()
-    p = record.payload
+    p = provider_payload(record)
     return routing_rules.Standing(
-        access.text_or_none(p, "cooldown_until"),
-        access.text_or_none(p, "cooldown_kind"),
-        access.text_or_none(p, "cooldown_reason"),
-        access.integer_or_none(p, "quota_percent"),
+        p["cooldown_until"], p["cooldown_kind"], p["cooldown_reason"], p["quota_percent"]
     )
 
 

@@ -22,9 +22,11 @@ from oms.domain import dispatches as machine
 from oms.domain import workers
 from oms.domain.machine import Next, step
 from oms.errors import CheckoutChangedError, InvalidInputError, one_line, suppress_faults
+from oms.schemas.payloads import DispatchState, WorkerState
 from oms.services.chain import fence, worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Change, Record
+from oms.store.payloads import dispatch_payload
 
 ACTOR = "oms-bridge"
 RESULT_LOCKS = (
@@ -50,7 +52,7 @@ def verify_commit(
     main repository, what it records of the worktree (`git.linked_worktree`), and the cleanliness of
     an agent's own commit checked in a tree job.
     """
-    path = access.text(dispatch.payload, "worktree_path")
+    path = dispatch_payload(dispatch)["worktree_path"]
     unsafe = tree_job.unsafe_of(dispatch.payload)  # (no cgroup where its approved limits say so)
     if COMMIT.fullmatch(commit) is None:
         raise InvalidInputError(f"result_commit {commit[:70]!r} is not a full commit id")
@@ -58,7 +60,7 @@ def verify_commit(
     git.refuse_unsafe_config(repository, linked.gitdir)
     if git.resolve_commit(repository, commit) != commit:
         raise CheckoutChangedError(f"result_commit {commit[:12]} does not exist in the worktree")
-    start = access.text(dispatch.payload, "worktree_start_commit")
+    start = dispatch_payload(dispatch)["worktree_start_commit"]
     if not git.is_ancestor(repository, start, commit):
         raise CheckoutChangedError(
             f"result_commit {commit[:12]} does not descend from the start commit"
@@ -69,7 +71,7 @@ def verify_commit(
             raise CheckoutChangedError(f"result_commit {commit[:12]} is not what oms built on HEAD")
     elif linked.head != commit:
         raise CheckoutChangedError(f"result_commit {commit[:12]} is not HEAD of the worktree")
-    if linked.branch != access.text(dispatch.payload, "worktree_branch"):
+    if linked.branch != dispatch_payload(dispatch)["worktree_branch"]:
         raise CheckoutChangedError("the worktree is not on its dispatch branch")
     if built_on is None:  # the agent's own commit: its tree must be clean (asked inside a tree job)
         job = _commit_job(dispatch, linked, commit, "oms result")
@@ -89,9 +91,9 @@ def _commit_job(
 ) -> JsonObject:
     name, email = WORKER_IDENTITY
     return {
-        "branch": access.text(dispatch.payload, "worktree_branch"),
+        "branch": dispatch_payload(dispatch)["worktree_branch"],
         "head": linked.head,
-        "start": access.text(dispatch.payload, "worktree_start_commit"),
+        "start": dispatch_payload(dispatch)["worktree_start_commit"],
         "commit": commit,
         "message": message,
         "author_name": name,
@@ -103,9 +105,9 @@ def commit_leftovers(dispatch: Record, summary: str, repository: str) -> tuple[s
     """Commit what the agent left in its worktree (as `oms worker`), in a tree job, without moving
     anything: (the new commit, the HEAD it was built on) — or (HEAD, None) if HEAD is already a
     commit after the start commit and the tree is clean."""
-    path = access.text(dispatch.payload, "worktree_path")
+    path = dispatch_payload(dispatch)["worktree_path"]
     linked = git.linked_worktree(repository, path)
-    if linked.branch != access.text(dispatch.payload, "worktree_branch") or linked.head is None:
+    if linked.branch != dispatch_payload(dispatch)["worktree_branch"] or linked.head is None:
         raise CheckoutChangedError("the worktree is not on its dispatch branch")
     first = summary.strip().splitlines()[0] if summary.strip() else ""
     subject = one_line(first, 200) or "oms result"  # printable: no terminal escapes in `git log`
@@ -117,7 +119,7 @@ def commit_leftovers(dispatch: Record, summary: str, repository: str) -> tuple[s
     made = access.text(done, "commit")
     if done["made"] is True:
         return made, linked.head
-    if made == access.text(dispatch.payload, "worktree_start_commit"):
+    if made == dispatch_payload(dispatch)["worktree_start_commit"]:
         raise InvalidInputError(
             "nothing to record: the worktree has no changes and no commit after start_commit"
         )
@@ -144,11 +146,11 @@ def _record_locked(
     ws: Workspace, dispatch: Record, *, status: str, summary: str, commit: object
 ) -> tuple[Record, str, bool]:
     fence.require(ws, dispatch, ACTOR)
-    if dispatch.state == "accepted":
+    if dispatch.state == DispatchState.ACCEPTED:
         raise InvalidInputError("call acknowledge_dispatch before record_dispatch_result")
     if dispatch.state in (
-        "result-received",
-        "resolved",
+        DispatchState.RESULT_RECEIVED,
+        DispatchState.RESOLVED,
     ):  # a retry: the same result again, or a refusal
         ref = access.text(dispatch.payload, "result_evidence")
         previous = access.obj(ws.store.evidence.get(ref).body, "payload")
@@ -163,7 +165,7 @@ def _record_locked(
         commit, built_on = commit_leftovers(dispatch, summary, ws.config_root)
     if isinstance(commit, str):
         verify_commit(dispatch, commit, ws.config_root, built_on=built_on)
-        if status == "completed" and commit == dispatch.payload["worktree_start_commit"]:
+        if status == "completed" and commit == dispatch_payload(dispatch)["worktree_start_commit"]:
             raise InvalidInputError(
                 "result_commit is the start commit: a completed result needs a new commit"
             )
@@ -174,13 +176,13 @@ def _record_locked(
     body: JsonObject = {
         "format": "oms-evidence-v1",
         "evidence_kind": "dispatch-result",
-        "ticket_id": dispatch.payload["ticket_id"],
+        "ticket_id": dispatch_payload(dispatch)["ticket_id"],
         "producer": "oms",
         "producer_role": None,
         "created_at": ws.now(),
         "payload": {
             "dispatch_id": dispatch.record_id,
-            "session_id": dispatch.payload["session_id"],
+            "session_id": dispatch_payload(dispatch)["session_id"],
             "status": status,
             "summary": summary,
             "result_commit": result_commit,
@@ -207,13 +209,13 @@ def _land(ws: Workspace, dispatch: Record, commit: object) -> None:
     if not isinstance(commit, str):
         return
     repository = ws.config_root
-    branch = access.text(dispatch.payload, "worktree_branch")
+    branch = dispatch_payload(dispatch)["worktree_branch"]
     head = git.resolve_commit(repository, f"refs/heads/{branch}")
     parents = git.git(repository, "rev-list", "--parents", "-n", "1", commit).text().split()[1:]
     if head == commit or parents != [head] or head is None:
         return
     git.move_branch(repository, branch, commit, head)
-    linked = git.linked_worktree(repository, access.text(dispatch.payload, "worktree_path"))
+    linked = git.linked_worktree(repository, dispatch_payload(dispatch)["worktree_path"])
     git.follow_branch(repository, linked.gitdir, head, commit)
 
 
@@ -221,7 +223,7 @@ def finish_recorded(ws: Workspace, dispatch: Record) -> None:
     """A dispatch with a recorded result ends its worker with that result (`_finish_worker`),
     whoever ends the worker: a stop or an observed end after a crash between the two writes of
     `record_result` must not end it otherwise (the worker and the dispatch agree)."""
-    if dispatch.state not in ("result-received", "resolved"):
+    if dispatch.state not in (DispatchState.RESULT_RECEIVED, DispatchState.RESOLVED):
         return
     result = access.obj(
         ws.store.evidence.get(access.text(dispatch.payload, "result_evidence")).body, "payload"
@@ -238,7 +240,7 @@ def _finish_worker(ws: Workspace, dispatch_id: str, status: str, summary: str) -
     (idempotent)."""
 
     def decide(worker: Record, now: str) -> Next | None:  # hooks and liveness may move it meanwhile
-        if worker.state not in ("idle", "working"):
+        if worker.state not in (WorkerState.IDLE, WorkerState.WORKING):
             return None
         activity = "done" if status == "completed" else "blocked"
         detail = one_line(f"{status}: {summary}", 512)

@@ -34,8 +34,10 @@ from oms.errors import (
     shown,
 )
 from oms.limits import LIMITS
+from oms.schemas.payloads import DispatchState, TicketState
 from oms.services.workspace import SYSTEM_ACTOR, Workspace, launch_paths
 from oms.store import Change, Record
+from oms.store.payloads import dispatch_payload, ticket_payload
 
 _TITLE_BAD = re.compile(r"[\x00-\x1f\x7f]")
 _GITHUB_URL = re.compile(
@@ -168,7 +170,7 @@ def import_github(ws: Workspace, data: bytes, repository: str | None = None) -> 
     }
     existing = ws.store.records("ticket").read_if_exists(ticket_id)
     if existing is not None:
-        if ws.store.ticket_content.address(content) != existing.payload["content_sha256"]:
+        if ws.store.ticket_content.address(content) != ticket_payload(existing)["content_sha256"]:
             raise ConflictError(f"ticket {ticket_id} was imported before with different content")
         return existing, False
     return _create(ws, ticket_id, content, "github", slug), True
@@ -186,7 +188,7 @@ def get(ws: Workspace, ticket_id: str) -> Record:
 
 def another_repository(ws: Workspace, ticket: Record) -> OtherRepositoryError | None:
     """Why `ticket` is not for the repository `ws` works for, or None when it is (ADR 0032)."""
-    owner = ticket.payload.get("repository_root")
+    owner = ticket_payload(ticket).get("repository_root")
     if owner is None or owner == ws.config_root:
         return None
     theirs, ours = shown(str(owner)), shown(ws.config_root)
@@ -196,9 +198,7 @@ def another_repository(ws: Workspace, ticket: Record) -> OtherRepositoryError | 
 
 def content(ws: Workspace, ticket: Record) -> JsonObject:
     """The ticket's verified content."""
-    return ws.store.ticket_content.get(
-        ticket.record_id, access.text(ticket.payload, "content_sha256")
-    )
+    return ws.store.ticket_content.get(ticket.record_id, ticket_payload(ticket)["content_sha256"])
 
 
 def list_all(ws: Workspace) -> list[Record]:
@@ -218,14 +218,14 @@ def _after(ws: Workspace, record: Record) -> str:
 def _not_open(ticket: Record) -> str:
     """What to do about a ticket that is not open to a lease."""
     tid = ticket.record_id
-    if ticket.state == "leased":
+    if ticket.state == TicketState.LEASED:
         holder = access.text(ticket.payload, "worker_id")
         until = access.text(ticket.payload, "lease_expires_at")
         return (
             f"it is leased to {holder} until {until}: that worker goes on with its token "
             f"($OMS_LEASE_TOKEN), or `oms ticket expire` returns it to open once the lease lapses"
         )
-    if ticket.state == "blocked":
+    if ticket.state == TicketState.BLOCKED:
         return f"oms ticket reopen {tid} --person NAME sends it back to the queue"
     return f"{tid} is {ticket.state}: add a new ticket (`oms ticket add`) for more work"
 
@@ -234,7 +234,7 @@ def lease(ws: Workspace, ticket_id: str, worker_id: str, minutes: int | None = N
     """Lease an open ticket to `worker_id` with a fresh token and session id."""
     check(worker_id, "worker id", OPAQUE_ID)
     ticket = get(ws, ticket_id)
-    if ticket.state != "open":
+    if ticket.state != TicketState.OPEN:
         raise IllegalTransitionError(
             f"ticket {ticket_id}", ticket.state, "lease", hint=_not_open(ticket)
         )
@@ -353,7 +353,7 @@ def new_session(ws: Workspace, ticket: Record) -> Record:
         ticket.state,
         ticket.payload,
         session_id=access.text(ticket.payload, "session_id"),
-        attempt=access.integer(ticket.payload, "attempt"),
+        attempt=ticket_payload(ticket)["attempt"],
         fresh=new_uuid(),
         now=ws.now(),
     )
@@ -365,15 +365,15 @@ def wait_for_person(ws: Workspace, ticket: Record, reason: str) -> Record:
     """The ticket waits for a person (ADR 0031): `reason` says what to fix; a leased one (its
     attempt never launched) gives its lease back. Nothing is written when it waits for this
     already."""
-    if ticket.state == machine.TicketState.OPEN and ticket.payload.get("reason") == _reason(reason):
+    if ticket.state == TicketState.OPEN and ticket_payload(ticket)["reason"] == _reason(reason):
         return ticket
-    session_id = ticket.payload.get("session_id")
+    session_id = ticket_payload(ticket).get("session_id")
     nxt = machine.wait(
         ticket.state,
         ticket.payload,
         reason=_reason(reason),
         session_id=session_id if isinstance(session_id, str) else None,
-        attempt=access.integer(ticket.payload, "attempt"),
+        attempt=ticket_payload(ticket)["attempt"],
     )
     return _transition(ws, ticket, nxt, stable_id("tkt-wait", ticket.record_id, ticket.version))
 
@@ -414,7 +414,7 @@ def reopen(
             "ticket_id": ticket.record_id,
             "ticket_version": done.version,
             "from_state": ticket.state,
-            "attempt": done.payload["attempt"],
+            "attempt": ticket_payload(done)["attempt"],
             "person": one_line(person, 128),
             "reason": why,
         },
@@ -426,10 +426,10 @@ def _reopen_hint(ws: Workspace, ticket: Record) -> str:
     if ticket.state == machine.TicketState.OPEN:
         return f"it is open already: `oms ticket retry {ticket.record_id}` takes it without waiting"
     if ticket.state == machine.TicketState.LEASED:
-        attempt = access.integer(ticket.payload, "attempt")
-        held = f"its attempt {attempt} holds it (leased to {ticket.payload.get('worker_id')})"
+        attempt = ticket_payload(ticket)["attempt"]
+        held = f"its attempt {attempt} holds it (leased to {ticket_payload(ticket)['worker_id']})"
         dispatch = _dispatch_of(ws, ticket, attempt)
-        if dispatch is not None and dispatch.payload.get("delivery_event_id") is not None:
+        if dispatch is not None and dispatch_payload(dispatch).get("delivery_event_id") is not None:
             return f"{held}: `oms worker stop {dispatch.record_id}` ends it for a person first"
         return f"{held}, not launched: the lease holder ends it (`oms ticket block --token`)"
     return "a done ticket stays done: add a new ticket for more work"
@@ -445,7 +445,7 @@ def person_actor(person: str) -> str:
 def _dispatch_of(ws: Workspace, ticket: Record, attempt: int) -> Record | None:
     """The dispatch of the ticket's leased attempt: its id is the one `dispatches.propose` gives it
     (read alone, so that another dispatch's damaged record never decides this ticket)."""
-    session_id = ticket.payload.get("session_id")
+    session_id = ticket_payload(ticket).get("session_id")
     if not isinstance(session_id, str):
         return None
     return ws.store.records("dispatch").read_if_exists(
@@ -494,9 +494,12 @@ def expire_due(
 def _expire(ws: Workspace, ticket: Record, now: str) -> Record | None:
     """Expire one ticket whose lease ran out (None: its attempt recorded a result, left to the
     conductor)."""
-    attempt = access.integer(ticket.payload, "attempt")
+    attempt = ticket_payload(ticket)["attempt"]
     dispatch = _dispatch_of(ws, ticket, attempt)
-    if dispatch is not None and dispatch.state in ("result-received", "resolved"):
+    if dispatch is not None and dispatch.state in (
+        DispatchState.RESULT_RECEIVED,
+        DispatchState.RESOLVED,
+    ):
         return None
     expired_at = access.text(ticket.payload, "lease_expires_at")
     evidence = ws.store.put_evidence(
@@ -512,7 +515,7 @@ def _expire(ws: Workspace, ticket: Record, now: str) -> Record | None:
                 "lease_expired_at": expired_at,
                 "worktree_start_commit": None
                 if dispatch is None
-                else access.text(dispatch.payload, "worktree_start_commit"),
+                else dispatch_payload(dispatch)["worktree_start_commit"],
             },
         }
     )

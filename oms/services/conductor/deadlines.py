@@ -15,10 +15,12 @@ from oms.domain.config import role as configured_role
 from oms.domain.machine import Next
 from oms.domain.pool import PREFIX as POOL_PREFIX
 from oms.errors import OmsError, one_line
+from oms.schemas.payloads import TicketState, WorkerState
 from oms.services.chain import tickets
 from oms.services.conductor.resolve import ACTOR, latest
 from oms.services.delivery.service import Delivery
 from oms.store import Record
+from oms.store.payloads import dispatch_payload, session_payload, ticket_payload, worker_payload
 
 
 def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
@@ -28,36 +30,39 @@ def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
     config = d.ws.config()
     for worker in latest(d.ws, "worker"):
         dispatch_id = worker.record_id
-        if worker.payload["health"] == "stopped" or worker.state not in ("idle", "working"):
+        if worker_payload(worker)["health"] == "stopped" or worker.state not in (
+            WorkerState.IDLE,
+            WorkerState.WORKING,
+        ):
             continue
         try:
             dispatch = d.dispatch(dispatch_id)
-            ticket = d.ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
+            ticket = d.ws.store.records("ticket").read(dispatch_payload(dispatch)["ticket_id"])
             if pooled(dispatch) and _moved_on(ticket, dispatch):
                 why = (
                     f"its ticket moved on without it ({ticket.state}, attempt "
-                    f"{ticket.payload['attempt']}): "
+                    f"{ticket_payload(ticket)['attempt']}): "
                     "its lease ran out, the attempt is fenced"
                 )
                 d.stop(dispatch_id, why, end_reason="deadline", by=ACTOR)
                 done.append(f"{dispatch_id}: stopped, {why}")
                 continue
             _renew(d, dispatch, ticket, now, config.lease_minutes, done)
-            session = d.session(str(worker.payload["session_id"]))
+            session = d.session(worker_payload(worker)["session_id"])
             if session is None:
                 continue
             started = d.ws.store.records("session").read_version(session.record_id, 0).observed_at
-            limit = configured_role(config, str(worker.payload["role_id"])).deadline_minutes
+            limit = configured_role(config, worker_payload(worker)["role_id"]).deadline_minutes
             if conductor_rules.past_deadline(started, limit, now):
                 _stop_at_deadline(d, worker, limit, done)
                 continue
-            before = str(worker.payload["health"])
+            before = worker_payload(worker)["health"]
             d.check_liveness(dispatch_id)
-            now_health = str(d.worker(dispatch_id).payload["health"])
+            now_health = worker_payload(d.worker(dispatch_id))["health"]
             if now_health != before:
                 done.append(
                     f"{dispatch_id}: {now_health} "
-                    f"({d.worker(dispatch_id).payload['health_reason']})"
+                    f"({worker_payload(d.worker(dispatch_id))['health_reason']})"
                 )
                 continue
             _heartbeat(d, worker, session, now, done)
@@ -66,16 +71,16 @@ def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
 
 
 def pooled(dispatch: Record) -> bool:
-    return str(dispatch.payload.get("worker_id") or "").startswith(POOL_PREFIX)
+    return str(dispatch_payload(dispatch).get("worker_id") or "").startswith(POOL_PREFIX)
 
 
 def _moved_on(ticket: Record, dispatch: Record) -> bool:
     """Has the ticket left this dispatch's attempt (its lease ran out, or it was decided without
     it)?"""
     return (
-        ticket.state != "leased"
-        or ticket.payload.get("attempt") != dispatch.payload.get("attempt")
-        or ticket.payload.get("session_id") != dispatch.payload.get("session_id")
+        ticket.state != TicketState.LEASED
+        or ticket_payload(ticket).get("attempt") != dispatch_payload(dispatch).get("attempt")
+        or ticket_payload(ticket).get("session_id") != dispatch_payload(dispatch).get("session_id")
     )
 
 
@@ -84,40 +89,38 @@ def _renew(
 ) -> None:
     """Renew the lease of a ticket whose pool worker has not ended, once less than half of it is
     left."""
-    expires = access.text_or_none(ticket.payload, "lease_expires_at")
+    expires = ticket_payload(ticket)["lease_expires_at"]
     if not pooled(dispatch) or not conductor_rules.renew_due(expires, lease_minutes, now):
         return
     renewed = tickets.renew(d.ws, ticket.record_id, access.text(ticket.payload, "lease_token"))
     done.append(
-        f"{ticket.record_id}: lease renewed until {renewed.payload['lease_expires_at']} "
+        f"{ticket.record_id}: lease renewed until {ticket_payload(renewed)['lease_expires_at']} "
         f"({dispatch.record_id} has not ended)"
     )
 
 
 def pooled_ticket(ticket: Record) -> bool:
-    return str(ticket.payload.get("worker_id") or "").startswith(POOL_PREFIX)
+    return str(ticket_payload(ticket).get("worker_id") or "").startswith(POOL_PREFIX)
 
 
 def waits_for_person(d: Delivery, worker: Record) -> bool:
     """`conductor_rules.waits_for_person` of a worker that has not ended, on its session as
     recorded."""
-    if worker.payload["health"] != "parked":
+    if worker_payload(worker)["health"] != "parked":
         return False
-    session = d.session(str(worker.payload["session_id"]))
+    session = d.session(worker_payload(worker)["session_id"])
     return conductor_rules.waits_for_person(
         session_state=None if session is None else session.state,
-        parked_until=None
-        if session is None
-        else access.text_or_none(session.payload, "parked_until"),
+        parked_until=None if session is None else session_payload(session)["parked_until"],
         health="parked",
-        reason=access.text_or_none(worker.payload, "health_reason"),
+        reason=worker_payload(worker)["health_reason"],
     )
 
 
 def _stop_at_deadline(d: Delivery, worker: Record, limit: int, done: list[str]) -> None:
     """Stop a worker past its role's limit: a failed attempt (`deadline`), or — one parked for a
     person — a decision its ticket waits on (`stopped`: blocked, never retried blindly)."""
-    reason = access.text_or_none(worker.payload, "health_reason")
+    reason = worker_payload(worker)["health_reason"]
     if waits_for_person(d, worker):
         why = f"parked ({reason}) past its role's {limit}-minute limit, waiting for a person"
         d.stop(worker.record_id, why, end_reason="stopped", by=ACTOR)
@@ -137,16 +140,16 @@ def _stop_at_deadline(d: Delivery, worker: Record, limit: int, done: list[str]) 
 def _heartbeat(d: Delivery, worker: Record, session: Record, now: str, done: list[str]) -> None:
     """Healthy past the heartbeat deadline → `stalled` (kept running); stalled and beating → healthy
     (`conductor_rules.beat_health`: a parked worker is left parked)."""
-    deadline = access.text_or_none(session.payload, "heartbeat_deadline_at")
+    deadline = session_payload(session)["heartbeat_deadline_at"]
     late = conductor_rules.stalled(deadline, now)
-    health = str(worker.payload["health"])
+    health = worker_payload(worker)["health"]
     target = conductor_rules.beat_health(health, session.state, late=late)
     if target is None:
         return
     why = "no heartbeat from its hooks before the deadline" if target == "stalled" else None
 
     def decide(current: Record, at: str) -> Next | None:
-        if current.payload["health"] != health:
+        if worker_payload(current)["health"] != health:
             return None
         return workers.set_health(current.state, current.payload, target, now=at, reason=why)
 

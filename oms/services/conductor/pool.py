@@ -19,8 +19,10 @@ from oms.canonical import JsonObject, add_ms, next_after, stable_id
 from oms.domain import pool as pool_rules
 from oms.errors import OmsError, one_line
 from oms.fsio.locks import Lock
+from oms.schemas.payloads import TicketState
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Change, Record
+from oms.store.payloads import dispatch_payload, ticket_payload, worker_payload
 
 POOL_ID = "pool"
 LOCK_CONSUMER = "oms-pool"
@@ -42,24 +44,25 @@ class Occupancy:
         cls, tickets: Iterable[Record], workers: Iterable[Record], dispatches: Iterable[Record] = ()
     ) -> Occupancy:
         by_id = {t.record_id: t for t in tickets}
-        launched_in = {d.record_id: d.payload.get("worker_id") for d in dispatches}
+        launched_in = {d.record_id: dispatch_payload(d)["worker_id"] for d in dispatches}
         prefix = pool_rules.PREFIX
         held = {
-            str(t.payload["worker_id"]): t.record_id
+            str(ticket_payload(t)["worker_id"]): t.record_id
             for t in by_id.values()
-            if t.state == "leased" and str(t.payload.get("worker_id") or "").startswith(prefix)
+            if t.state == TicketState.LEASED
+            and (ticket_payload(t)["worker_id"] or "").startswith(prefix)
         }
         running: dict[str, dict[str, str]] = {}
         for worker in workers:
-            if worker.payload["health"] == "stopped":
+            if worker_payload(worker)["health"] == "stopped":
                 continue
-            ticket_id = str(worker.payload["ticket_id"])
+            ticket_id = worker_payload(worker)["ticket_id"]
             ticket = by_id.get(ticket_id)
             slot = launched_in.get(
                 worker.record_id
             )  # the slot it was launched in, whatever its ticket is now
             if slot is None and ticket is not None:
-                slot = ticket.payload.get("worker_id")
+                slot = ticket_payload(ticket).get("worker_id")
             if isinstance(slot, str) and slot.startswith(pool_rules.PREFIX):
                 held.setdefault(slot, ticket_id)
                 running.setdefault(slot, {})[worker.record_id] = ticket_id
@@ -150,7 +153,7 @@ def park_draining(ws: Workspace, occupancy: Occupancy, slots: list[str]) -> list
     for slot in slots:
         for dispatch_id in occupancy.running.get(slot, {}):
             worker = ws.store.records("worker").read_if_exists(dispatch_id)
-            if worker is None or worker.payload["health"] not in ("healthy", "stalled"):
+            if worker is None or worker_payload(worker)["health"] not in ("healthy", "stalled"):
                 continue
             try:
                 delivery.park(dispatch_id, f"pool scaled down: {slot} drains", until)

@@ -9,7 +9,7 @@ rate-limit error rests it for the fleet) and whether the queue must wait for a p
 
 from __future__ import annotations
 
-from oms.canonical import access, add_ms, parse_ts, stable_id
+from oms.canonical import add_ms, parse_ts, stable_id
 from oms.domain import proxy_usage as counting
 from oms.domain import routing, workers
 from oms.domain.machine import Next
@@ -20,6 +20,7 @@ from oms.services.proxy import control as proxy_control
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace
 from oms.store import Record
+from oms.store.payloads import dispatch_payload, worker_payload
 
 QUOTA_PARK = "quota"  # the reason a worker parked for its provider's quota starts with
 BUDGET_PARK = "token budget"  # ... for its dispatch's token budget
@@ -74,10 +75,10 @@ def park_over_budget(d: Delivery, done: list[str], skipped: list[str]) -> None:
     if not budgets:
         return
     for worker in ws.store.latest("worker").in_states(("idle", "working")):
-        if worker.payload.get("health") != "healthy":
+        if worker_payload(worker).get("health") != "healthy":
             continue
         try:
-            role_id = access.text(d.dispatch(worker.record_id).payload, "role_id")
+            role_id = dispatch_payload(d.dispatch(worker.record_id))["role_id"]
             if role_id not in budgets:
                 continue
             used, _, _ = proxy_tokens.read_usage(ws.store.state.root, worker.record_id)
@@ -87,7 +88,7 @@ def park_over_budget(d: Delivery, done: list[str], skipped: list[str]) -> None:
             reason = f"{BUDGET_PARK}: {why}"
 
             def decide(current: Record, now: str, reason: str = reason) -> Next | None:
-                if current.payload["health"] != "healthy" or current.state not in (
+                if worker_payload(current)["health"] != "healthy" or current.state not in (
                     "idle",
                     "working",
                 ):
@@ -114,11 +115,11 @@ def park_resting(d: Delivery, done: list[str], skipped: list[str]) -> None:
     now = ws.now()
     standings = providers.standings(ws)
     for worker in ws.store.latest("worker").in_states(("idle", "working")):
-        if worker.payload.get("health") != "healthy":
+        if worker_payload(worker).get("health") != "healthy":
             continue
         try:
             dispatch = d.dispatch(worker.record_id)
-            provider_id = dispatch.payload.get("provider_id")
+            provider_id = dispatch_payload(dispatch).get("provider_id")
             standing = standings.get(provider_id) if isinstance(provider_id, str) else None
             if (
                 standing is None
@@ -128,7 +129,7 @@ def park_resting(d: Delivery, done: list[str], skipped: list[str]) -> None:
                 continue
             if parse_ts(standing.cooldown_until) <= parse_ts(now):
                 continue
-            if d.session(access.text(dispatch.payload, "session_id")) is None:
+            if d.session(dispatch_payload(dispatch)["session_id"]) is None:
                 continue  # not launched yet: its launch meets the rest (the next tick parks it)
             reason = f"{QUOTA_PARK}: provider {provider_id} rests until {standing.cooldown_until}"
             d.park(worker.record_id, reason, standing.cooldown_until)
@@ -144,7 +145,7 @@ def rest_from_report(ws: Workspace, dispatch: Record, status: str, summary: str)
     """An ended attempt whose report names a quota or rate-limit error rests its provider for the
     fleet; the status its ticket is decided on (a quota `blocked` is no question for a person:
     `failed`, retried on another provider or after the reset)."""
-    provider_id = dispatch.payload.get("provider_id")
+    provider_id = dispatch_payload(dispatch).get("provider_id")
     if not isinstance(provider_id, str) or status == "completed":
         return status
     found = routing.cooldown_of(summary, ws.now(), ws.config().routing)

@@ -11,10 +11,12 @@ from oms.canonical import access
 from oms.domain import attempt as attempt_rules
 from oms.domain.gate import NO_RESULT
 from oms.errors import OmsError, one_line
+from oms.schemas.payloads import DispatchState
 from oms.services.chain import dispatches, tickets
 from oms.services.conductor import quota as conductor_providers
 from oms.services.workspace import Workspace
 from oms.store import Record
+from oms.store.payloads import dispatch_payload, worker_payload
 
 ACTOR = "oms-conductor"
 
@@ -31,19 +33,19 @@ def ended_attempt(ws: Workspace, dispatch: Record) -> tuple[str, str] | None:
     made `observe` record —, or the conductor stopping a worker that waited for a person past its
     deadline): its ticket waits for a person, never for its lease to run out and a new agent. None
     while it runs."""
-    if dispatch.state == "result-received":
+    if dispatch.state == DispatchState.RESULT_RECEIVED:
         result = access.obj(
             ws.store.evidence.get(access.text(dispatch.payload, "result_evidence")).body, "payload"
         )
         return access.text(result, "status"), access.text(result, "summary")
-    if dispatch.state not in ("accepted", "acknowledged"):
+    if dispatch.state not in (DispatchState.ACCEPTED, DispatchState.ACKNOWLEDGED):
         return None
     worker = ws.store.records("worker").read_if_exists(dispatch.record_id)
-    if worker is None or worker.payload["health"] != "stopped":
+    if worker is None or worker_payload(worker)["health"] != "stopped":
         return None
     end_reason, detail = (
-        worker.payload.get("end_reason"),
-        str(worker.payload.get("end_detail") or ""),
+        worker_payload(worker).get("end_reason"),
+        str(worker_payload(worker).get("end_detail") or ""),
     )
     if end_reason not in attempt_rules.FAILED_ENDS:  # a stop, or no end that decides
         return attempt_rules.ended_status(end_reason, detail, parked_no_result=False)
@@ -57,9 +59,9 @@ def _parked_no_result(ws: Workspace, worker: Record) -> bool:
     records = ws.store.records("worker")
     for version in range(worker.version - 1, -1, -1):
         before = records.read_version(worker.record_id, version)
-        if before.payload["health"] != "parked":
+        if worker_payload(before)["health"] != "parked":
             return False
-        if before.payload.get("health_reason") == NO_RESULT:
+        if worker_payload(before)["health_reason"] == NO_RESULT:
             return True
     return False
 
@@ -76,7 +78,7 @@ def resolve(ws: Workspace, done: list[str], skipped: list[str]) -> None:
             status, summary = ended
             status = conductor_providers.rest_from_report(ws, dispatch, status, summary)
             line = _decide(ws, dispatch, status, summary, now)
-            if dispatch.state == "result-received":
+            if dispatch.state == DispatchState.RESULT_RECEIVED:
                 dispatches.resolve(ws, dispatch.record_id, line)
             else:
                 dispatches.cancel(ws, dispatch.record_id, line)
@@ -88,12 +90,12 @@ def resolve(ws: Workspace, done: list[str], skipped: list[str]) -> None:
 def _decide(ws: Workspace, dispatch: Record, status: str, summary: str, now: str) -> str:
     """Move the ticket of `dispatch` (if it is still on this attempt); the line that says what
     happened."""
-    ticket = ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
+    ticket = ws.store.records("ticket").read(dispatch_payload(dispatch)["ticket_id"])
     return decide_ticket(
         ws,
         ticket,
         dispatch.record_id,
-        access.integer(dispatch.payload, "attempt"),
+        dispatch_payload(dispatch)["attempt"],
         status,
         summary,
         now,

@@ -41,9 +41,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from oms.adapters.panes import Pane, Panes
-from oms.canonical import JsonObject, access, parse_ts, stable_id
+from oms.canonical import JsonObject, parse_ts, stable_id
 from oms.errors import IntegrityError, LockHeldError, OmsError, one_line
 from oms.fsio.locks import Lock
+from oms.schemas.payloads import DispatchState, WorkerState
 from oms.services.admin import compaction
 from oms.services.chain import tickets
 from oms.services.conductor import deadlines as conductor_deadlines
@@ -59,6 +60,7 @@ from oms.services.workspace import Workspace
 from oms.store import Record, panefiles
 from oms.store import compaction as store_compaction
 from oms.store.anchor import ROLLBACK_HINT
+from oms.store.payloads import ticket_payload, worker_payload
 
 LOCK_CONSUMER = "oms-conductor"
 RESULT_GRACE_MS = (
@@ -297,19 +299,19 @@ def _reconcile(
         dispatch_id = worker.record_id
         known.add(dispatch_id)
         try:
-            health, pane = str(worker.payload["health"]), by_dispatch.get(dispatch_id)
+            health, pane = worker_payload(worker)["health"], by_dispatch.get(dispatch_id)
             started = (
                 pane is not None
                 or health == "stopped"
-                or d.session(str(worker.payload["session_id"])) is not None
+                or d.session(worker_payload(worker)["session_id"]) is not None
             )
             before = _classify(pane, health, started)
             if health != "stopped" and before != "alive":
                 d.reconcile(dispatch_id)
                 after = d.worker(dispatch_id)
-                if after.payload["health"] == "stopped":
+                if worker_payload(after)["health"] == "stopped":
                     phase.done.append(
-                        f"{dispatch_id}: {before}, ended ({after.payload['end_reason']})"
+                        f"{dispatch_id}: {before}, ended ({worker_payload(after)['end_reason']})"
                     )
                     before = "ended"
             report.classes[dispatch_id] = before
@@ -329,16 +331,17 @@ def _expire(d: Delivery, phase: Phase) -> None:
     blocked)."""
 
     def keep(ticket: Record) -> str | None:
-        session_id = ticket.payload.get("session_id")
+        session_id = ticket_payload(ticket).get("session_id")
         if not isinstance(session_id, str) or not conductor_deadlines.pooled_ticket(ticket):
             return None
         dispatch_id = stable_id(
-            "dsp", ticket.record_id, access.integer(ticket.payload, "attempt"), session_id
+            "dsp", ticket.record_id, ticket_payload(ticket)["attempt"], session_id
         )
         worker = d.ws.store.records("worker").read_if_exists(dispatch_id)
         if worker is None:
             return None
-        if worker.payload["health"] == "stopped":  # ended this tick: the resolve phase decides it
+        # ended this tick: the resolve phase decides it
+        if worker_payload(worker)["health"] == "stopped":
             ended = conductor_results.ended_attempt(d.ws, d.dispatch(dispatch_id))
             return (
                 None
@@ -347,11 +350,13 @@ def _expire(d: Delivery, phase: Phase) -> None:
             )
         if not conductor_deadlines.waits_for_person(d, worker):
             return None
-        return f"its worker {dispatch_id} waits for a person: {worker.payload.get('health_reason')}"
+        why = worker_payload(worker)["health_reason"]
+        return f"its worker {dispatch_id} waits for a person: {why}"
 
     for ticket in tickets.expire_due(d.ws, phase.skipped, keep):
         phase.done.append(
-            f"{ticket.record_id}: lease expired, open for attempt {ticket.payload['attempt']}"
+            f"{ticket.record_id}: lease expired, open for attempt "
+            f"{ticket_payload(ticket)['attempt']}"
         )
 
 
@@ -363,12 +368,15 @@ def _close(d: Delivery, phase: Phase) -> None:
     root = d.ws.store.state.root
     now = parse_ts(d.ws.now())
     for ended in latest(d.ws, "worker"):
-        if ended.payload["health"] == "stopped" or ended.state in ("idle", "working"):
+        if worker_payload(ended)["health"] == "stopped" or ended.state in (
+            WorkerState.IDLE,
+            WorkerState.WORKING,
+        ):
             continue  # stopped, or still working on its attempt (the deadlines phase's)
         try:
             dispatch = d.dispatch(ended.record_id)
             acted_on = (
-                dispatch.state == "resolved"
+                dispatch.state == DispatchState.RESOLVED
                 and now - parse_ts(dispatch.observed_at) >= RESULT_GRACE_MS
             )
             if not conductor_deadlines.pooled(dispatch) or not acted_on:
@@ -387,7 +395,7 @@ def _close(d: Delivery, phase: Phase) -> None:
         try:
             worker = d.ws.store.records("worker").read_if_exists(pane.dispatch_id)
             registry = panefiles.read_registry(root, pane.dispatch_id)
-            if worker is None or worker.payload["health"] != "stopped":
+            if worker is None or worker_payload(worker)["health"] != "stopped":
                 continue
             if registry is None or (registry["pane_id"], registry["pane_pid"]) != (
                 pane.pane_id,

@@ -6,11 +6,12 @@ Each item is on its own: a failure is one line in `skipped`, and the next item r
 
 from __future__ import annotations
 
-from oms.canonical import Json, access, stable_id
+from oms.canonical import access, stable_id
 from oms.domain import conductor as conductor_rules
 from oms.domain import dispatches as dispatch_rules
 from oms.domain import pool as pool_rules
 from oms.errors import WAITS_FOR_PERSON, LockHeldError, NoProviderError, OmsError, one_line
+from oms.schemas.payloads import DispatchState, TicketState
 from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.chain.liveness import CONSUMER
 from oms.services.chain.tickets import another_repository
@@ -21,23 +22,22 @@ from oms.services.conductor.resolve import decide_ticket, latest
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
 from oms.store import Record
+from oms.store.payloads import dispatch_payload, session_payload, ticket_payload, worker_payload
 
 
 def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
     """Resume each worker parked until a time that has come (not one parked `no_result`)."""
     now = d.ws.now()
     for worker in latest(d.ws, "worker"):
-        if worker.payload["health"] != "parked":
+        if worker_payload(worker)["health"] != "parked":
             continue
         try:
-            session = d.session(str(worker.payload["session_id"]))
+            session = d.session(worker_payload(worker)["session_id"])
             due = conductor_rules.due_resume(
                 session_state=None if session is None else session.state,
-                parked_until=None
-                if session is None
-                else access.text_or_none(session.payload, "parked_until"),
+                parked_until=None if session is None else session_payload(session)["parked_until"],
                 health="parked",
-                reason=access.text_or_none(worker.payload, "health_reason"),
+                reason=worker_payload(worker)["health_reason"],
                 now=now,
             )
             if due:
@@ -67,11 +67,11 @@ def deliver_pending(
     box = d.ws.store.outbox(CONSUMER)
     checks = checks if checks is not None else Preflight(d.ws)
     for dispatch in d.ws.store.latest("dispatch").in_states(OPEN_EVENTS):
-        event_id = dispatch.payload.get("delivery_event_id")
+        event_id = dispatch_payload(dispatch).get("delivery_event_id")
         if not isinstance(event_id, str):
             continue
         try:
-            if dispatch.state != "accepted":
+            if dispatch.state != DispatchState.ACCEPTED:
                 if not box.has_receipt(event_id):
                     closed = access.obj(d.deliver(event_id), "outcome").get("status")
                     done.append(f"{dispatch.record_id}: its delivery event closed ({closed})")
@@ -114,13 +114,14 @@ def fill(
     checks = checks if checks is not None else Preflight(ws)
     all_tickets, workers, all_dispatches = _relevant(ws)
     by_attempt = {
-        (str(r.payload.get("ticket_id")), r.payload.get("attempt")): r for r in all_dispatches
+        (dispatch_payload(r)["ticket_id"], dispatch_payload(r)["attempt"]): r
+        for r in all_dispatches
     }
     held = [
         t
         for t in all_tickets
-        if t.state == "leased"
-        and str(t.payload.get("worker_id") or "").startswith(pool_rules.PREFIX)
+        if t.state == TicketState.LEASED
+        and (ticket_payload(t)["worker_id"] or "").startswith(pool_rules.PREFIX)
     ]
     occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
     for ticket, dispatch in _claimed(ws, held, by_attempt, occupancy, skipped):
@@ -130,7 +131,7 @@ def fill(
         occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
     ours = []
     for t in all_tickets:  # another repository's ticket is never this conductor's (ADR 0032)
-        foreign = another_repository(ws, t) if t.state == "open" else None
+        foreign = another_repository(ws, t) if t.state == TicketState.OPEN else None
         if foreign is None:
             ours.append(t)
         else:
@@ -140,14 +141,12 @@ def fill(
             conductor_rules.Queued(
                 t.record_id,
                 t.state,
-                access.integer_or_none(t.payload, "priority") if "priority" in t.payload else None,
-                access.text(t.payload, "created_at"),
-                access.text_or_none(t.payload, "retry_after")
-                if "retry_after" in t.payload
-                else None,
+                ticket_payload(t).get("priority"),
+                ticket_payload(t)["created_at"],
+                ticket_payload(t).get("retry_after"),
             )
             for t in ours
-            if t.state == "open"
+            if t.state == TicketState.OPEN
         ),
         ws.now(),
     )
@@ -213,7 +212,7 @@ def _queue_waits_for_person(
     for ticket_id in first:
         try:
             ticket = records.read(ticket_id)
-            if ticket.payload.get("reason") != reason:
+            if ticket_payload(ticket).get("reason") != reason:
                 tickets.wait_for_person(ws, ticket, reason)
                 done.append(f"{ticket_id}: waits, open: {reason}")
         except OmsError as exc:
@@ -226,19 +225,21 @@ def _relevant(ws: Workspace) -> tuple[list[Record], list[Record], list[Record]]:
     running (a finished ticket's record is not read: its worker, if it runs, names it), the workers,
     and the dispatches of workers still running and of leased tickets' attempts."""
     workers = ws.store.latest("worker").records
-    alive = [w for w in workers if w.payload.get("health") != "stopped"]
+    alive = [w for w in workers if worker_payload(w)["health"] != "stopped"]
     tickets_now = ws.store.live("ticket").in_states(("open", "leased"))  # (store/live.py)
     listed = {t.record_id for t in tickets_now}
     records = ws.store.records("ticket")
-    for ticket_id in sorted({str(w.payload.get("ticket_id")) for w in alive} - listed):
+    for ticket_id in sorted({worker_payload(w)["ticket_id"] for w in alive} - listed):
         try:
             tickets_now.append(records.read(ticket_id))  # finished, its worker not yet closed
         except OmsError:
             continue
     wanted = {w.record_id for w in alive} | {
-        stable_id("dsp", t.record_id, attempt, str(t.payload.get("session_id")))
+        stable_id(
+            "dsp", t.record_id, ticket_payload(t)["attempt"], str(ticket_payload(t)["session_id"])
+        )
         for t in tickets_now
-        if t.state == "leased" and isinstance(attempt := t.payload.get("attempt"), int)
+        if t.state == TicketState.LEASED
     }
     active = {
         r.record_id: r for r in ws.store.latest("dispatch").in_states(dispatch_rules.NON_TERMINAL)
@@ -258,7 +259,7 @@ def _relevant(ws: Workspace) -> tuple[list[Record], list[Record], list[Record]]:
 def _claimed(
     ws: Workspace,
     held: list[Record],
-    by_attempt: dict[tuple[str, Json], Record],
+    by_attempt: dict[tuple[str, int], Record],
     occupancy: pool.Occupancy,
     skipped: list[str],
 ) -> list[tuple[Record, Record | None]]:
@@ -269,9 +270,9 @@ def _claimed(
     names = set(pool_rules.names(pool.current(ws)))
     out: list[tuple[Record, Record | None]] = []
     taken: dict[str, str] = {}
-    begun = [(t, by_attempt.get((t.record_id, t.payload["attempt"]))) for t in held]
+    begun = [(t, by_attempt.get((t.record_id, ticket_payload(t)["attempt"]))) for t in held]
     for ticket, dispatch in sorted(begun, key=lambda pair: (pair[1] is None, pair[0].record_id)):
-        slot = str(ticket.payload["worker_id"])
+        slot = str(ticket_payload(ticket)["worker_id"])
         others = {taken.get(slot, ticket.record_id), *occupancy.running.get(slot, {}).values()}
         if dispatch is None and (slot not in names or others - {ticket.record_id}):
             skipped.append(
@@ -302,7 +303,7 @@ def _advance(
     person."""
     ws = d.ws
     ticket_id = ticket.record_id
-    attempt = access.integer(ticket.payload, "attempt")
+    attempt = ticket_payload(ticket)["attempt"]
     try:
         if _before_launch(d, dispatch):
             waits = checks.reason()
@@ -313,23 +314,26 @@ def _advance(
             doing.step(f"{ticket_id}: its worktree and dispatch")
             worktrees.create(ws, ticket_id)
             dispatch, _ = dispatches.propose(ws, ticket_id)
-        if dispatch.state == "proposed" and dispatch.payload.get("advisor_verdict") is None:
+        if (
+            dispatch.state == DispatchState.PROPOSED
+            and dispatch_payload(dispatch).get("advisor_verdict") is None
+        ):
             doing.step(f"{ticket_id}: the advisor reviews {dispatch.record_id} (a model call)")
             dispatch, _ = dispatches.review(ws, dispatch.record_id)
-        if dispatch.state == "rejected":
+        if dispatch.state == DispatchState.REJECTED:
             reason = one_line(
-                str(dispatch.payload.get("reason") or "the dispatch was rejected"), 512
+                str(dispatch_payload(dispatch).get("reason") or "the dispatch was rejected"), 512
             )
             session_id = access.text(ticket.payload, "session_id")
             tickets.give_up(ws, ticket, session_id=session_id, attempt=attempt, reason=reason)
             done.append(f"{ticket_id}: blocked ({reason})")
             return
-        if dispatch.state == "proposed":
+        if dispatch.state == DispatchState.PROPOSED:
             doing.step(f"{ticket_id}: delivering {dispatch.record_id}")
             dispatch, event_id = dispatches.accept(ws, dispatch.record_id)
             outcome = access.obj(d.deliver(event_id), "outcome")
             done.append(f"{ticket_id}: {dispatch.record_id} delivered ({outcome.get('status')})")
-        refused = _launch_refused(d, dispatch) if dispatch.state == "accepted" else None
+        refused = _launch_refused(d, dispatch) if dispatch.state == DispatchState.ACCEPTED else None
         if refused is not None:
             why, person = refused
             waits = None if person else checks.reason(again=True)
@@ -342,7 +346,7 @@ def _advance(
                 else "failed"
             )
             _end_cancelled(d, ticket, dispatch, done, status=status, said=waits)
-        elif dispatch.state == "cancelled":
+        elif dispatch.state == DispatchState.CANCELLED:
             _end_cancelled(d, ticket, dispatch, done)
     except LockHeldError:
         skipped.append(f"{ticket_id}: another process holds its delivery")
@@ -366,10 +370,10 @@ def _advance(
 def _before_launch(d: Delivery, dispatch: Record | None) -> bool:
     """Is every step to the attempt's launch still to take (no dispatch, one proposed, or one
     accepted whose delivery event has no receipt)? Each of them may spend."""
-    if dispatch is None or dispatch.state == "proposed":
+    if dispatch is None or dispatch.state == DispatchState.PROPOSED:
         return True
-    event_id = dispatch.payload.get("delivery_event_id")
-    if dispatch.state != "accepted" or not isinstance(event_id, str):
+    event_id = dispatch_payload(dispatch).get("delivery_event_id")
+    if dispatch.state != DispatchState.ACCEPTED or not isinstance(event_id, str):
         return False
     return not d.ws.store.outbox(CONSUMER).has_receipt(event_id)
 
@@ -384,12 +388,12 @@ def _config_fault(
 ) -> None:
     """A held ticket whose attempt has not launched, while a launch check fails: its dispatch (if
     any) is cancelled and the ticket gives its lease back, waiting for a person (ADR 0031)."""
-    if dispatch is not None and dispatch.state in ("proposed", "accepted"):
+    if dispatch is not None and dispatch.state in (DispatchState.PROPOSED, DispatchState.ACCEPTED):
         dispatch = dispatches.cancel(d.ws, dispatch.record_id, reason)
-    if dispatch is not None and dispatch.state == "cancelled":
+    if dispatch is not None and dispatch.state == DispatchState.CANCELLED:
         _end_cancelled(d, ticket, dispatch, done, status=conductor_rules.CONFIG, said=reason)
         return
-    attempt = access.integer(ticket.payload, "attempt")
+    attempt = ticket_payload(ticket)["attempt"]
     _failed_step(
         d.ws, ticket.record_id, None, attempt, reason, done, skipped, status=conductor_rules.CONFIG
     )
@@ -399,13 +403,13 @@ def _launch_refused(d: Delivery, dispatch: Record) -> tuple[str, bool] | None:
     """Why the delivery of an accepted dispatch parked its worker before any agent ran (its receipt
     says parked, and there is no session and no pane), and whether only a person can put it right
     (its worktree: `waits_for_person`); None when it was not refused."""
-    event_id = dispatch.payload.get("delivery_event_id")
+    event_id = dispatch_payload(dispatch).get("delivery_event_id")
     receipt = (
         d.ws.store.outbox(CONSUMER).read_receipt(event_id) if isinstance(event_id, str) else None
     )
     if receipt is None or receipt.result.get("status") != "parked":
         return None
-    if d.session(access.text(dispatch.payload, "session_id")) is not None or d.panes.observe(
+    if d.session(dispatch_payload(dispatch)["session_id"]) is not None or d.panes.observe(
         dispatch.record_id
     ):
         return None
@@ -427,13 +431,15 @@ def _end_cancelled(
     or, `PERSON`, blocked for a person (its worktree needs one: ADR 0029), or, `CONFIG`, open and
     waiting for a person's fix, `said` (ADR 0031)."""
     worker = d.ws.store.records("worker").read_if_exists(dispatch.record_id)
-    why = said or one_line(str(dispatch.payload.get("reason") or "the dispatch was cancelled"), 400)
-    event_id = dispatch.payload.get("delivery_event_id")
+    why = said or one_line(
+        str(dispatch_payload(dispatch).get("reason") or "the dispatch was cancelled"), 400
+    )
+    event_id = dispatch_payload(dispatch).get("delivery_event_id")
     if isinstance(event_id, str) and not d.ws.store.outbox(CONSUMER).has_receipt(event_id):
         d.deliver(event_id)  # closed: recovered (it was launched) or refused (it never was)
-    if worker is not None and worker.payload["health"] != "stopped":
+    if worker is not None and worker_payload(worker)["health"] != "stopped":
         d.stop(dispatch.record_id, why, by="oms-conductor")
-    attempt = access.integer(dispatch.payload, "attempt")
+    attempt = dispatch_payload(dispatch)["attempt"]
     line = decide_ticket(d.ws, ticket, dispatch.record_id, attempt, status, why, d.ws.now())
     done.append(f"{ticket.record_id}: {line}")
 
@@ -452,8 +458,13 @@ def _failed_step(
     try:
         if dispatch is not None:
             dispatch = ws.store.records("dispatch").read(dispatch.record_id)
-            if dispatch.state not in ("proposed", "accepted") or dispatch.payload.get(
-                "delivery_event_id"
+            if (
+                dispatch.state
+                not in (
+                    DispatchState.PROPOSED,
+                    DispatchState.ACCEPTED,
+                )
+                or dispatch_payload(dispatch)["delivery_event_id"]
             ):
                 skipped.append(
                     f"{ticket_id}: {why}"

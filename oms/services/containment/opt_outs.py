@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from oms.domain.config import Config
 from oms.domain.dispatches import OPT_OUTS
 from oms.store import Record
+from oms.store.payloads import worker_payload
 
 MEANING = {
     "role_network": "shares the host's network (every TCP service on its loopback, the internet)",
@@ -36,7 +37,7 @@ def worker_warnings(workers: Iterable[Record], dispatches: Mapping[str, Record])
     out = []
     for worker in workers:
         dispatch = dispatches.get(worker.record_id)
-        if worker.payload.get("health") == "stopped" or dispatch is None:
+        if worker_payload(worker).get("health") == "stopped" or dispatch is None:
             continue
         payload = dispatch.payload
         given = [MEANING[f] for f, value in OPT_OUTS.items() if payload.get(f, value) != value]

@@ -33,6 +33,7 @@ from oms.errors import (
     one_line,
 )
 from oms.fsio import Root
+from oms.schemas.payloads import SessionState
 from oms.services.chain import fence, live, liveness
 from oms.services.chain.authority import Authority, check_dispatch
 from oms.services.checkout import planned as checkout
@@ -42,6 +43,7 @@ from oms.services.delivery import spec as launch_spec
 from oms.services.delivery.homes import adopt_legacy, home_path, materialise
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
+from oms.store.payloads import dispatch_payload, session_payload, worker_payload
 
 if TYPE_CHECKING:
     from oms.adapters.providers.base import LaunchPlan
@@ -121,7 +123,7 @@ class _Launch:
             self.authority = check_dispatch(d.ws, dispatch)
         elif step is machine.Step.RESERVATION:
             worker = d.worker(dispatch.record_id)
-            return machine.Reservation(worker.state, str(worker.payload["health"]))
+            return machine.Reservation(worker.state, worker_payload(worker)["health"])
         elif step is machine.Step.PREPARE:
             if _earlier_launch(d, dispatch, again=self.again) and not _live(
                 d.panes.observe(dispatch.record_id)
@@ -156,7 +158,7 @@ class _Launch:
             op = stable_id("wkr-pre-res", dispatch.record_id, self.event_id)
             d.move_worker(dispatch.record_id, _unpark, op=op)
             # else `working` waits for hooks and bridge
-            liveness.promote(d.ws, dispatch.record_id, access.text(dispatch.payload, "session_id"))
+            liveness.promote(d.ws, dispatch.record_id, dispatch_payload(dispatch)["session_id"])
         return machine.Done(step)
 
     def perform(self, effect: machine.Effect) -> Launched | None:
@@ -191,9 +193,9 @@ class _Launch:
                 {
                     "status": self.status,
                     "dispatch_id": dispatch.record_id,
-                    "session_id": access.text(dispatch.payload, "session_id"),
+                    "session_id": dispatch_payload(dispatch)["session_id"],
                     "pane_id": pane.pane_id,
-                    "provider_mode": dispatch.payload["provider_mode"],
+                    "provider_mode": dispatch_payload(dispatch)["provider_mode"],
                 }
             )
         return None
@@ -213,27 +215,23 @@ def prepare(
     version, bubblewrap, the checkout, the plan, the home, the launch spec — for a first launch or,
     with `resume` (the agent's own session id), a relaunch of the attempt on that session
     (`native_resume.py`)."""
-    payload = dispatch.payload
+    payload = dispatch_payload(dispatch)
     running = [
         p.dispatch_id for p in d.panes.list() if not p.dead
     ]  # one tmux call for both questions
     fence.require_alone(d.ws, dispatch, running)
-    plans.check_cli_version(
-        str(payload["provider_mode"])
-    )  # the cheap refusals before anything is reset
+    plans.check_cli_version(payload["provider_mode"])  # the cheap refusals before any reset
     bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
-    limits = sandbox_limits.from_json(access.obj(payload, "role_limits"))  # approved (`check_role`)
+    # approved (`check_role`)
+    limits = sandbox_limits.from_json(access.obj(dispatch.payload, "role_limits"))
     cgroups.trial(limits)  # no cgroup, no launch: parks with its reason (ADR 0025)
     if resume is None:  # a first launch: an earlier attempt's work salvaged, the commit restored
-        prior = payload.get("prior_failure_evidence")
+        prior = payload["prior_failure_evidence"]
         evidence = d.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
-        bound = (
-            d.session(access.text(payload, "session_id")) is not None
-            or dispatch.record_id in running
-        )
-        checkout.ready(payload, evidence, d.ws.config_root, bound=bound)
+        bound = d.session(payload["session_id"]) is not None or dispatch.record_id in running
+        checkout.ready(dispatch.payload, evidence, d.ws.config_root, bound=bound)
     else:
-        checkout.verify(payload, d.ws.config_root, own_work=True)
+        checkout.verify(dispatch.payload, d.ws.config_root, own_work=True)
     tools = role_tools(authority.policy, authority.role.role_id)
     plan = d.plan(dispatch, authority.role.argv, tools, authority.instructions, resume=resume)
     sandboxes = d.ws.store.sandboxes()
@@ -309,7 +307,7 @@ def _live(pane: Pane | None) -> bool:
 def _earlier_launch(d: DeliveryContext, dispatch: Record, *, again: bool) -> bool:
     """May an earlier launch have started the agent? Its session exists, or (unless `again`) it
     began: its deliverer died before it registered the session, and its agent may have run."""
-    if d.session(access.text(dispatch.payload, "session_id")) is not None:
+    if d.session(dispatch_payload(dispatch)["session_id"]) is not None:
         return True
     return not again and panefiles.read_begun(d.ws.store.state.root, dispatch.record_id) is not None
 
@@ -329,7 +327,7 @@ def _begun(d: DeliveryContext, dispatch: Record) -> JsonObject:
     return {
         "format": "oms-launch-begun-v1",
         "dispatch_id": dispatch.record_id,
-        "session_id": access.text(dispatch.payload, "session_id"),
+        "session_id": dispatch_payload(dispatch)["session_id"],
         "pid": os.getpid(),
         "begun_at": d.ws.now(),
     }
@@ -350,10 +348,10 @@ def park(
     message = one_line(reason or said, default="worker lifecycle request")
 
     def decide(worker: Record, now: str) -> Next | None:
-        if worker.payload["health"] == "parked":
+        if worker_payload(worker)["health"] == "parked":
             return None
         if (
-            worker.payload["health"] == "stopped"
+            worker_payload(worker)["health"] == "stopped"
         ):  # `oms worker stop` ended it since this launch looked
             raise AuthorityChangedError(
                 "the worker ended while it launched",
@@ -371,7 +369,7 @@ def park(
 
 
 def _unpark(worker: Record, now: str) -> Next | None:
-    if worker.payload["health"] != "parked":
+    if worker_payload(worker)["health"] != "parked":
         return None
     return workers.change(worker.state, worker.payload, now=now, health="healthy")
 
@@ -394,12 +392,10 @@ class HookWitness:
 
     def taken(self) -> bool:
         """Has the agent taken a prompt since?"""
-        session = self.d.session(
-            access.text(self.d.dispatch(self.dispatch_id).payload, "session_id")
-        )
+        session = self.d.session(dispatch_payload(self.d.dispatch(self.dispatch_id))["session_id"])
         if session is None or self.since is None:
             return False
-        prompted = session.payload.get("last_prompted_at")
+        prompted = session_payload(session).get("last_prompted_at")
         return isinstance(prompted, str) and parse_ts(prompted) >= parse_ts(self.since)
 
 
@@ -407,7 +403,7 @@ def activate(d: DeliveryContext, plan: LaunchPlan, dispatch_id: str) -> None:
     """Make the agent start its work (`adapters/activation.py`), confirmed by its hooks."""
     witness: Witness = HookWitness(d, dispatch_id)
     d.keys.activate(plan, dispatch_id, witness)
-    session = d.session(access.text(d.dispatch(dispatch_id).payload, "session_id"))
+    session = d.session(dispatch_payload(d.dispatch(dispatch_id))["session_id"])
     if session is not None:
         session_events.activated(d.ws, session)
 
@@ -434,13 +430,13 @@ def _after_failed_activation(
     """The activation failed and its pane is dead (`domain/launch.py`: `EndAttempt`): the session
     and the worker end (the machine's message: `SERVER_GONE` when the whole tmux server ended)."""
     message = one_line(end.message)
-    session = d.session(access.text(dispatch.payload, "session_id"))
-    if session is not None and session.state != "stopped":
+    session = d.session(dispatch_payload(dispatch)["session_id"])
+    if session is not None and session.state != SessionState.STOPPED:
         nxt = sessions.stop(session.state, session.payload, reason=message, now=d.after(session))
         d.session_step(session, nxt, stable_id("wkr-act-stop", dispatch.record_id, event_id))
 
     def decide(worker: Record, now: str) -> Next | None:
-        if worker.payload["health"] == "stopped":
+        if worker_payload(worker)["health"] == "stopped":
             return None
         return workers.end(
             worker.state, worker.payload, now=now, end_reason=end.end_reason, detail=message

@@ -24,11 +24,12 @@ import os
 from typing import TYPE_CHECKING
 
 from oms.adapters.activation import ActivationError
-from oms.canonical import JsonObject, access, parse_ts, stable_id
+from oms.canonical import JsonObject, parse_ts, stable_id
 from oms.domain import delivery as delivery_rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.errors import InvalidInputError, OmsError, PaneNotEndedError, RecordNotFoundError, one_line
+from oms.schemas.payloads import SessionState
 from oms.services.chain import fence, live, liveness, results
 from oms.services.chain.liveness import CONSUMER
 from oms.services.checkout import salvage
@@ -36,6 +37,7 @@ from oms.services.containment import reaper
 from oms.services.delivery import native_resume, plans, proxy_route, reconcile, spec
 from oms.services.delivery.launch import activate, launch_worker
 from oms.store import Record, panefiles
+from oms.store.payloads import dispatch_payload, session_payload, worker_payload
 
 if TYPE_CHECKING:
     from oms.services.delivery.context import DeliveryContext
@@ -47,10 +49,10 @@ def park(d: DeliveryContext, dispatch_id: str, reason: str, until: str) -> JsonO
     session = _require_session(d, dispatch)
     worker = d.worker(dispatch_id)
     parse_ts(until, "parked-until")
-    parked_until = session.payload.get("parked_until")
-    delivery_rules.check_park(session.state, str(worker.payload["health"]), parked_until, until)
+    parked_until = session_payload(session).get("parked_until")
+    delivery_rules.check_park(session.state, worker_payload(worker)["health"], parked_until, until)
     nxt = None  # validated before any key reaches the pane (a past --until is refused untouched)
-    if session.state != "parked":
+    if session.state != SessionState.PARKED:
         nxt = sessions.park(session.state, session.payload, until=until, now=d.after(session))
     plan = d.native(dispatch)
     interrupted = nxt is not None and d.keys.interrupt(plan, dispatch_id)
@@ -59,7 +61,7 @@ def park(d: DeliveryContext, dispatch_id: str, reason: str, until: str) -> JsonO
         d.session_step(session, nxt, stable_id("wkr-park", dispatch_id, why, until))
 
     def decide(current: Record, now: str) -> Next | None:
-        if current.payload["health"] == "parked":
+        if worker_payload(current)["health"] == "parked":
             return None
         return workers.change(current.state, current.payload, now=now, health="parked", reason=why)
 
@@ -73,13 +75,13 @@ def resume(d: DeliveryContext, dispatch_id: str) -> JsonObject:
     started)."""
     dispatch = d.dispatch(dispatch_id)
     fence.require_live(d.ws, dispatch)  # a refusal writes nothing
-    session = d.session(access.text(dispatch.payload, "session_id"))
+    session = d.session(dispatch_payload(dispatch)["session_id"])
     if session is None:
         return _launch_unstarted(d, dispatch)
     worker = d.worker(dispatch_id)
-    health = str(worker.payload["health"])
+    health = worker_payload(worker)["health"]
     pane = d.panes.observe(dispatch_id)
-    until = session.payload.get("parked_until")
+    until = session_payload(session).get("parked_until")
     now = d.ws.now()
     live_pane = pane is not None and not pane.dead
     end = None if live_pane else reconcile.pane_end(d, dispatch_id, health, pane)
@@ -88,13 +90,18 @@ def resume(d: DeliveryContext, dispatch_id: str) -> JsonObject:
     )
     if way is delivery_rules.ResumeWay.NATIVE:
         delivery_rules.native_ref(
-            str(dispatch.payload["provider_mode"]), worker.state, session.record_id, session.payload
+            dispatch_payload(dispatch)["provider_mode"],
+            worker.state,
+            session.record_id,
+            session.payload,
         )
         relaunched = native_resume.relaunch(d, dispatch_id)
         return {**reconcile.observe(d, dispatch_id), "resumed": way.value if relaunched else "none"}
-    receipt = d.ws.store.outbox(CONSUMER).read_receipt(str(dispatch.payload["delivery_event_id"]))
+    receipt = d.ws.store.outbox(CONSUMER).read_receipt(
+        str(dispatch_payload(dispatch)["delivery_event_id"])
+    )
     plan = d.native(dispatch)
-    ticket = d.ws.store.records("ticket").read(access.text(dispatch.payload, "ticket_id"))
+    ticket = d.ws.store.records("ticket").read(dispatch_payload(dispatch)["ticket_id"])
     # resuming is contact: journaled first, refused if not in force
     live.disclose_worker(
         d.ws, ticket, dispatch, operation="worker-resume", surface=plans.surface(plan)
@@ -111,14 +118,14 @@ def resume(d: DeliveryContext, dispatch_id: str) -> JsonObject:
         activate(d, plan, dispatch_id)
     elif keys is delivery_rules.ResumeKeys.NUDGE:
         d.keys.nudge(plan, dispatch_id)
-    if session.state == "parked":
+    if session.state == SessionState.PARKED:
         nxt = sessions.resume(session.state, session.payload, now=d.after(session, now))
         session = d.session_step(session, nxt, stable_id("wkr-resume", dispatch_id, str(until)))
     if health == "parked":
         fence.require_live(d.ws, d.dispatch(dispatch_id))  # lapsed while resuming: stays parked
 
         def decide(current: Record, at: str) -> Next | None:
-            if current.payload["health"] != "parked":
+            if worker_payload(current)["health"] != "parked":
                 return None
             return workers.change(current.state, current.payload, now=at, health="healthy")
 
@@ -131,13 +138,13 @@ def resume(d: DeliveryContext, dispatch_id: str) -> JsonObject:
 
 def _launch_unstarted(d: DeliveryContext, dispatch: Record) -> JsonObject:
     """`resume` of a worker that never got a session: launched under the deliverer's own lock."""
-    event_id = dispatch.payload.get("delivery_event_id")
+    event_id = dispatch_payload(dispatch).get("delivery_event_id")
     if not isinstance(event_id, str):
         raise InvalidInputError("dispatch has no delivery event")
     dispatch_id = dispatch.record_id
     with d.ws.store.outbox(CONSUMER).lock(event_id):  # one lock for every launch (deliver's own)
         dispatch = d.dispatch(dispatch_id)
-        if d.session(access.text(dispatch.payload, "session_id")) is not None:
+        if d.session(dispatch_payload(dispatch)["session_id"]) is not None:
             return {
                 **reconcile.observe(d, dispatch_id),
                 "resumed": "none",
@@ -187,7 +194,7 @@ def stop(
     if (
         ended
     ):  # no pane is left: what still carries its sandbox's environment is a stray (bubblewrap#633)
-        reaper.end_strays(dispatch_id, access.text(dispatch.payload, "session_id"))
+        reaper.end_strays(dispatch_id, dispatch_payload(dispatch)["session_id"])
     left = _left_running(d, dispatch_id) if ended else "the process group of its pane"
     if (
         left is not None
@@ -195,8 +202,8 @@ def stop(
         raise PaneNotEndedError(
             f"worker {dispatch_id} was not stopped: {left} still has live processes"
         )
-    session = d.session(access.text(dispatch.payload, "session_id"))
-    if session is not None and session.state != "stopped":
+    session = d.session(dispatch_payload(dispatch)["session_id"])
+    if session is not None and session.state != SessionState.STOPPED:
         nxt = sessions.stop(session.state, session.payload, reason=reason, now=d.after(session))
         d.session_step(session, nxt, stable_id("wkr-stop", dispatch_id, reason))
     results.finish_recorded(
@@ -229,7 +236,7 @@ def stop(
 def _salvage(d: DeliveryContext, dispatch_id: str, why: str) -> JsonObject | None:
     """Keep the ended attempt's uncommitted work (`checkout/salvage.py`) unless its worker has ended
     already."""
-    if d.worker(dispatch_id).payload["health"] == "stopped":
+    if worker_payload(d.worker(dispatch_id))["health"] == "stopped":
         return None
     kept = salvage.keep(d.ws, d.dispatch(dispatch_id), why)
     return None if kept is None else kept.fields()
@@ -251,7 +258,7 @@ def _left_running(d: DeliveryContext, dispatch_id: str) -> str | None:
 
 
 def _require_session(d: DeliveryContext, dispatch: Record) -> Record:
-    session = d.session(access.text(dispatch.payload, "session_id"))
+    session = d.session(dispatch_payload(dispatch)["session_id"])
     if session is None:
         raise RecordNotFoundError(
             f"dispatch {dispatch.record_id} has no session yet (deliver it first)"

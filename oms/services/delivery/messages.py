@@ -13,12 +13,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from oms.canonical import JsonObject, access, sha256_hex, stable_id
+from oms.canonical import JsonObject, sha256_hex, stable_id
 from oms.domain import messages
 from oms.errors import AttemptFencedError, InvalidInputError
 from oms.limits import LIMITS
 from oms.services.chain import fence
 from oms.services.delivery.launch import HookWitness
+from oms.store.payloads import dispatch_payload, worker_payload
 
 if TYPE_CHECKING:
     from oms.services.delivery.context import DeliveryContext
@@ -41,13 +42,13 @@ def send(d: DeliveryContext, dispatch_id: str, text: str, *, person: str) -> Jso
     if why is not None:
         raise AttemptFencedError(f"worker cannot be sent a message: {why}")
     worker = d.worker(dispatch_id)
-    session_id = access.text(dispatch.payload, "session_id")
+    session_id = dispatch_payload(dispatch)["session_id"]
     session = d.session(session_id)
     pane = d.panes.observe(dispatch_id)
     messages.check_send(
         dispatch_state=dispatch.state,
         activity=worker.state,
-        health=str(worker.payload["health"]),
+        health=worker_payload(worker)["health"],
         session_state=None if session is None else session.state,
         pane_live=pane is not None and not pane.dead,
     )
@@ -62,7 +63,7 @@ def send(d: DeliveryContext, dispatch_id: str, text: str, *, person: str) -> Jso
         {
             "dispatch_id": dispatch_id,
             "session_id": session_id,
-            "ticket_id": access.text(dispatch.payload, "ticket_id"),
+            "ticket_id": dispatch_payload(dispatch)["ticket_id"],
             "person": who,
             "text": said,
             "text_sha256": digest,

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oms.canonical import access, stable_id
+from oms.canonical import stable_id
 from oms.domain import delivery as delivery_rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.errors import AuthorityChangedError, InvalidInputError, OmsError, one_line
+from oms.schemas.payloads import DispatchState
 from oms.services.chain import fence, live, liveness
 from oms.services.chain.authority import check_dispatch
 from oms.services.chain.liveness import CONSUMER
@@ -37,6 +38,7 @@ from oms.services.delivery import launch, plans, reconcile, registration
 from oms.services.delivery import spec as launch_spec
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record
+from oms.store.payloads import dispatch_payload, session_payload, worker_payload
 
 if TYPE_CHECKING:
     from oms.services.delivery.context import DeliveryContext
@@ -45,35 +47,35 @@ if TYPE_CHECKING:
 def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
     """Relaunch the worker's agent on its native session; False when its pane was live again already
     (another resume relaunched it, or another launcher made the pane: it types into it)."""
-    event_id = d.dispatch(dispatch_id).payload.get("delivery_event_id")
+    event_id = dispatch_payload(d.dispatch(dispatch_id)).get("delivery_event_id")
     if not isinstance(event_id, str):
         raise InvalidInputError("dispatch has no delivery event")
     with d.ws.store.outbox(CONSUMER).lock(event_id):  # one lock for every launch (deliver's own)
         dispatch = d.dispatch(dispatch_id)
         fence.require_live(d.ws, dispatch)
         if dispatch.state not in (
-            "accepted",
-            "acknowledged",
+            DispatchState.ACCEPTED,
+            DispatchState.ACKNOWLEDGED,
         ):  # a recorded result: nothing left to continue
             raise AuthorityChangedError(
                 f"dispatch {dispatch_id} is {dispatch.state}: its agent is not relaunched",
                 hint=f"`oms worker stop {dispatch_id}` ends the worker with its recorded result",
             )
-        session_id = access.text(dispatch.payload, "session_id")
+        session_id = dispatch_payload(dispatch)["session_id"]
         session, worker = d.session(session_id), d.worker(dispatch_id)
         pane = d.panes.observe(dispatch_id)
         if session is None or (pane is not None and not pane.dead):
             return False
-        health = str(worker.payload["health"])
+        health = worker_payload(worker)["health"]
         delivery_rules.check_resume(
             session.state,
             health,
             pane_live=False,
             pane_end=reconcile.pane_end(d, dispatch_id, health, pane),
-            parked_until=session.payload.get("parked_until"),
+            parked_until=session_payload(session).get("parked_until"),
             now=d.ws.now(),
         )
-        mode = str(dispatch.payload["provider_mode"])
+        mode = dispatch_payload(dispatch)["provider_mode"]
         ref = delivery_rules.native_ref(mode, worker.state, session_id, session.payload)
         authority = check_dispatch(d.ws, dispatch)
         plan, spec = launch.prepare(d, dispatch, authority, resume=ref)
@@ -116,7 +118,7 @@ def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
             return True
 
         def unpark(current: Record, now: str) -> Next | None:
-            if current.payload["health"] != "parked":
+            if worker_payload(current)["health"] != "parked":
                 return None
             return workers.change(current.state, current.payload, now=now, health="healthy")
 
@@ -129,7 +131,7 @@ def _park(d: DeliveryContext, dispatch_id: str, why: str, version: int) -> None:
     message = one_line(f"the relaunched agent did not take the continuation: {why}")
 
     def decide(current: Record, now: str) -> Next | None:
-        if current.payload["health"] != "healthy":
+        if worker_payload(current)["health"] != "healthy":
             return None
         return workers.change(
             current.state, current.payload, now=now, health="parked", reason=message

@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING
 
 from oms.canonical import JsonObject, access, equal
 from oms.errors import AuthorityChangedError, one_line
+from oms.schemas.payloads import DispatchState
 from oms.services.chain.liveness import CONSUMER
 from oms.services.delivery.launch import launch_worker
 from oms.store import Record
+from oms.store.payloads import dispatch_payload, session_payload, worker_payload
 
 if TYPE_CHECKING:
     from oms.services.delivery.context import DeliveryContext
@@ -38,7 +40,7 @@ def deliver(d: DeliveryContext, event_id: str) -> JsonObject:
         event = d.ws.store.events.read(event_id, "dispatch-delivery-requested")
         dispatch = d.dispatch(access.text(event.payload, "dispatch_id"))
         _check_binding(d, dispatch, event.payload, event_id)
-        if dispatch.state == "accepted":
+        if dispatch.state == DispatchState.ACCEPTED:
             outcome = launch_worker(d, dispatch, event_id).outcome
         else:
             outcome = _recover(d, dispatch, event_id)
@@ -50,10 +52,10 @@ def _check_binding(d: DeliveryContext, dispatch: Record, event: JsonObject, even
     version = access.integer(event, "dispatch_version")
     history = d.ws.store.records("dispatch").history(dispatch.record_id)
     accepted = history[version] if version < len(history) else None
-    payload = dispatch.payload
+    payload = dispatch_payload(dispatch)
     if (
         accepted is None
-        or accepted.state != "accepted"
+        or accepted.state != DispatchState.ACCEPTED
         or payload.get("delivery_event_id") != event_id
         or payload.get("accepted_at") is None
         or payload.get("worker_record_id") != event["worker_record_id"]
@@ -72,9 +74,9 @@ def _recover(d: DeliveryContext, dispatch: Record, event_id: str) -> JsonObject:
             f"delivery cannot recover dispatch state {dispatch.state}",
             hint="only an accepted dispatch is launched; propose and review a new one",
         )
-    session = d.session(access.text(dispatch.payload, "session_id"))
-    if session is None and dispatch.state == "cancelled":
-        why = dispatch.payload.get("reason")
+    session = d.session(dispatch_payload(dispatch)["session_id"])
+    if session is None and dispatch.state == DispatchState.CANCELLED:
+        why = dispatch_payload(dispatch).get("reason")
         return {
             "status": "refused",
             "dispatch_id": dispatch.record_id,
@@ -82,22 +84,22 @@ def _recover(d: DeliveryContext, dispatch: Record, event_id: str) -> JsonObject:
             "reason": one_line(f"the dispatch was cancelled before it was launched: {why}", 512),
         }
     worker = d.worker(dispatch.record_id)
-    p = dispatch.payload
+    p, w = dispatch_payload(dispatch), worker_payload(worker)
     if (
         session is None
-        or session.payload["dispatch_id"] != dispatch.record_id
-        or session.payload["source_event_id"] != event_id
-        or session.payload["ticket_id"] != p["ticket_id"]
-        or session.payload["role_id"] != p["role_id"]
-        or session.payload["engine"] != p["engine"]
-        or session.payload["native_session_ref"] != p["session_id"]
-        or session.payload["tmux_pane_id"] is None
-        or worker.payload["dispatch_id"] != dispatch.record_id
-        or worker.payload["ticket_id"] != p["ticket_id"]
-        or worker.payload["session_id"] != p["session_id"]
-        or worker.payload["role_id"] != p["role_id"]
-        or worker.payload["provider_mode"] != p["provider_mode"]
-        or worker.payload["worktree_id"] != p["worktree_id"]
+        or (s := session_payload(session))["dispatch_id"] != dispatch.record_id
+        or s["source_event_id"] != event_id
+        or s["ticket_id"] != p["ticket_id"]
+        or s["role_id"] != p["role_id"]
+        or s["engine"] != p["engine"]
+        or s["native_session_ref"] != p["session_id"]
+        or s["tmux_pane_id"] is None
+        or w["dispatch_id"] != dispatch.record_id
+        or w["ticket_id"] != p["ticket_id"]
+        or w["session_id"] != p["session_id"]
+        or w["role_id"] != p["role_id"]
+        or w["provider_mode"] != p["provider_mode"]
+        or w["worktree_id"] != p["worktree_id"]
     ):
         raise AuthorityChangedError(
             "advanced dispatch has no exact worker delivery binding",
@@ -109,6 +111,6 @@ def _recover(d: DeliveryContext, dispatch: Record, event_id: str) -> JsonObject:
         "dispatch_state": dispatch.state,
         "session_id": session.record_id,
         "session_state": session.state,
-        "pane_id": session.payload["tmux_pane_id"],
+        "pane_id": session_payload(session)["tmux_pane_id"],
         "provider_mode": p["provider_mode"],
     }

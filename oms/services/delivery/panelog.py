@@ -11,6 +11,7 @@ from oms.errors import NotFoundError
 from oms.limits import LIMITS
 from oms.services.workspace import Workspace
 from oms.store import panefiles
+from oms.store.payloads import worker_payload
 
 TAIL = LIMITS.pane_log_tail_bytes  # what `oms worker log` shows of a log at first
 PIECE = LIMITS.pane_log_piece_bytes  # the most one read takes (a line longer is cut)
@@ -49,7 +50,7 @@ def ended(ws: Workspace, dispatch_id: str) -> bool:
         raise NotFoundError(
             f"no worker {dispatch_id}", hint="`oms status` lists the workers and their dispatch ids"
         )
-    return worker.payload.get("health") == "stopped"
+    return worker_payload(worker).get("health") == "stopped"
 
 
 def follow(

@@ -32,6 +32,7 @@ from oms.services.delivery.homes import home_path
 from oms.services.workspace import Workspace
 from oms.services.workspace.instructions import executor_instructions
 from oms.store import Record
+from oms.store.payloads import dispatch_payload
 from oms.version import HOOK_CONTRACT
 
 # Views of the provider registry (`adapters/providers`), by transport
@@ -90,10 +91,9 @@ def plan(
     instructions, read once; a relaunch the agent's own session id to continue; `proxy`: the agent
     talks to the loopback proxy with its token, and no credential of the deliverer's environment
     reaches it)."""
-    payload = dispatch.payload
-    endpoint = payload.get("model_endpoint")
-    endpoint = endpoint if isinstance(endpoint, str) else None
-    mode = str(payload["provider_mode"])
+    payload = dispatch_payload(dispatch)
+    endpoint = payload["model_endpoint"]
+    mode = payload["provider_mode"]
     auth: str | None = None
     keys: dict[str, str] = {}
     raw = payload.get("role_credential", CREDENTIAL_DEFAULT) != CREDENTIAL_DEFAULT
@@ -103,10 +103,10 @@ def plan(
         endpoint, keys = proxy.endpoint, {TOKEN_VARIABLE[mode]: proxy.token}
     req = LaunchRequest(
         dispatch_id=dispatch.record_id,
-        session_id=access.text(payload, "session_id"),
-        role_id=access.text(payload, "role_id"),
-        model=access.text(payload, "model_id"),
-        worktree=access.text(payload, "worktree_path"),
+        session_id=payload["session_id"],
+        role_id=payload["role_id"],
+        model=payload["model_id"],
+        worktree=payload["worktree_path"],
         executable=executable,
         instructions=executor_instructions(ws) if instructions is None else instructions,
         role_argv=role_argv,
@@ -164,7 +164,7 @@ def native(
 ) -> LaunchPlan:
     """The plan of a launched worker under the configured role (its keys: park, quit, prompt
     marks)."""
-    argv = configured_role(ws.config(), access.text(dispatch.payload, "role_id")).argv
+    argv = configured_role(ws.config(), dispatch_payload(dispatch)["role_id"]).argv
     return plan(ws, dispatch, executable=executable, env=env, role_argv=argv)
 
 
@@ -181,18 +181,18 @@ def launch_spec(
     executable: str,
 ) -> JsonObject:
     """The supervisor's launch spec: the plan inside its sandbox, and the broker's binding."""
-    payload = dispatch.payload
-    provider = PROVIDER[str(payload["provider_mode"])]
+    payload = dispatch_payload(dispatch)
+    provider = PROVIDER[payload["provider_mode"]]
     if launch_plan.home is None:
         raise InvalidInputError("a worker needs a private home")
     return sandboxing.build(
         launch_plan,
         dispatch_id=dispatch.record_id,
-        session_id=access.text(payload, "session_id"),
+        session_id=payload["session_id"],
         provider=provider,
         provider_version=HOOK_CONTRACT[provider],
         allowed_tools=hook_tools(tools),
-        nonce=operation_nonce(access.text(payload, "delivery_event_id"), CONSUMER),
+        nonce=operation_nonce(access.text(dispatch.payload, "delivery_event_id"), CONSUMER),
         config_root=ws.config_root,
         home_abs=home_path(ws.store.sandboxes().path, launch_plan.home),
         executable=executable,

@@ -30,18 +30,19 @@ from oms.services.proxy import tokens as proxy_tokens
 from oms.services.proxy.front import wait_for_door
 from oms.services.workspace import Workspace
 from oms.store import Record
+from oms.store.payloads import dispatch_payload
 
 
 def provider_of(dispatch: Record) -> str | None:
     """The provider a launch of `dispatch` reaches through the proxy (None: it does not go through
     it — a command worker, or a role with a raw credential)."""
-    payload = dispatch.payload
-    mode = str(payload.get("provider_mode"))
+    payload = dispatch_payload(dispatch)
+    mode = payload["provider_mode"]
     raw = payload.get("role_credential", CREDENTIAL_DEFAULT) != CREDENTIAL_DEFAULT
     if mode not in TOKEN_VARIABLE or raw:
         return None
     routed = payload.get("provider_id")
-    return routed if isinstance(routed, str) else IMPLICIT[FAMILIES[mode]]
+    return IMPLICIT[FAMILIES[mode]] if routed is None else routed
 
 
 def route(ws: Workspace, dispatch: Record) -> ProxyRoute | None:
@@ -57,7 +58,7 @@ def route(ws: Workspace, dispatch: Record) -> ProxyRoute | None:
         raise ProxyError(f"the model proxy is not recorded: {status.note}", hint="oms proxy status")
     port = access.integer(status.record, "port")
     endpoint = f"http://127.0.0.1:{port}/p/{provider_id}"
-    if dispatch.payload.get("role_network", NETWORK_DEFAULT) != NETWORK_DEFAULT:
+    if dispatch_payload(dispatch).get("role_network", NETWORK_DEFAULT) != NETWORK_DEFAULT:
         return ProxyRoute(endpoint, token, None, port)  # the host's network: the proxy's own port
     sandboxes = ws.store.sandboxes()
     door = wait_for_door(sandboxes, dispatch.record_id)  # the proxy opens it for the token
@@ -71,7 +72,7 @@ def refuse_without_credential(ws: Workspace, dispatch: Record, provider_id: str)
     parked for silence. A proxy already running keeps the credentials it was started with."""
     if proxy_control.status(ws).state == "running":
         return
-    endpoint = dispatch.payload.get("model_endpoint")
+    endpoint = dispatch_payload(dispatch).get("model_endpoint")
     missing = proxy_credentials.missing(
         ws.config().routing.providers,
         provider_id,

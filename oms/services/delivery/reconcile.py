@@ -20,12 +20,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from oms.adapters.panes import Pane, Panes
-from oms.canonical import JsonObject, access, stable_id
+from oms.canonical import JsonObject, stable_id
 from oms.domain import delivery as delivery_rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.errors import LockHeldError, suppress_faults
 from oms.fsio.procinfo import group_alive
+from oms.schemas.payloads import SessionState, WorkerState
 from oms.services.chain import fence, liveness, results
 from oms.services.chain.liveness import CONSUMER
 from oms.services.checkout import salvage
@@ -33,6 +34,7 @@ from oms.services.containment import reaper
 from oms.services.delivery import proxy_route
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
+from oms.store.payloads import dispatch_payload, session_payload, worker_payload
 
 if TYPE_CHECKING:
     from oms.services.delivery.context import DeliveryContext
@@ -49,25 +51,27 @@ def observe(d: DeliveryContext, dispatch_id: str) -> JsonObject:
     check_liveness(d, dispatch_id)
     dispatch = d.dispatch(dispatch_id)
     worker = d.worker(dispatch_id)
-    session = d.session(access.text(dispatch.payload, "session_id"))
+    session = d.session(dispatch_payload(dispatch)["session_id"])
     pane = d.panes.observe(dispatch_id)
     return {
         "dispatch_id": dispatch_id,
         "dispatch_state": dispatch.state,
         "worker_activity": worker.state,
-        "worker_health": worker.payload["health"],
-        "end_reason": worker.payload.get("end_reason"),
-        "end_detail": worker.payload.get("end_detail"),
+        "worker_health": worker_payload(worker)["health"],
+        "end_reason": worker_payload(worker).get("end_reason"),
+        "end_detail": worker_payload(worker).get("end_detail"),
         "session_state": None if session is None else session.state,
         "pane_id": (pane.pane_id if pane else None)
-        or (None if session is None else session.payload["tmux_pane_id"]),
+        or (None if session is None else session_payload(session)["tmux_pane_id"]),
         "pane_live": pane is not None and not pane.dead,
-        "health_reason": worker.payload.get("health_reason"),
+        "health_reason": worker_payload(worker).get("health_reason"),
         "live_channels": None if session is None else liveness.channels(d.ws, session.record_id),
-        "agent_stopped_at": None if session is None else session.payload.get("agent_stopped_at"),
+        "agent_stopped_at": None
+        if session is None
+        else session_payload(session).get("agent_stopped_at"),
         **{k: worker.payload[k] for k in SALVAGE_FIELDS if k in worker.payload},
         "agent": workers.agent(
-            worker.payload["health"],
+            worker_payload(worker)["health"],
             worker.state,
             None if session is None else session.state,
             None if session is None else session.payload,
@@ -85,7 +89,7 @@ def reconcile(d: DeliveryContext, dispatch_id: str, *, keep_resumable: bool = Fa
     the worker instead (`_keep_resumable`)."""
     if _end(d, dispatch_id) is None:
         return  # the common case takes no lock
-    event_id = d.dispatch(dispatch_id).payload.get("delivery_event_id")
+    event_id = dispatch_payload(d.dispatch(dispatch_id)).get("delivery_event_id")
     if not isinstance(event_id, str):
         return
     try:
@@ -109,8 +113,8 @@ def reconcile(d: DeliveryContext, dispatch_id: str, *, keep_resumable: bool = Fa
         results.finish_recorded(
             d.ws, dispatch
         )  # a recorded result ends the worker as its result says
-        session = d.session(access.text(dispatch.payload, "session_id"))
-        if session is not None and session.state != "stopped":
+        session = d.session(dispatch_payload(dispatch)["session_id"])
+        if session is not None and session.state != SessionState.STOPPED:
             nxt = sessions.stop(
                 session.state, session.payload, reason=end.detail, now=d.after(session)
             )
@@ -140,7 +144,7 @@ def _keep_resumable(d: DeliveryContext, dispatch: Record, end: delivery_rules.En
     (a fence's, a person's, `no_result`); the pane's token is released (a relaunch gets a fresh
     one). Nothing else changes: the session, the registry and the exit record stay for the
     resume."""
-    session_id = access.text(dispatch.payload, "session_id")
+    session_id = dispatch_payload(dispatch)["session_id"]
     session = d.session(session_id)
     worker = d.worker(dispatch.record_id)
     fenced = fence.reason(d.ws, dispatch) is not None
@@ -150,7 +154,7 @@ def _keep_resumable(d: DeliveryContext, dispatch: Record, end: delivery_rules.En
         else delivery_rules.kept_resumable(
             end,
             dispatch_state=dispatch.state,
-            provider_mode=str(dispatch.payload["provider_mode"]),
+            provider_mode=dispatch_payload(dispatch)["provider_mode"],
             activity=worker.state,
             session_id=session_id,
             session_state=session.state,
@@ -161,7 +165,7 @@ def _keep_resumable(d: DeliveryContext, dispatch: Record, end: delivery_rules.En
         return False
 
     def decide(current: Record, now: str) -> Next | None:
-        if current.payload["health"] not in ("healthy", "stalled"):
+        if worker_payload(current)["health"] not in ("healthy", "stalled"):
             return None  # parked already (for its own reason), or ended meanwhile
         return workers.change(current.state, current.payload, now=now, health="parked", reason=why)
 
@@ -174,7 +178,7 @@ def _keep_resumable(d: DeliveryContext, dispatch: Record, end: delivery_rules.En
 
 def _end(d: DeliveryContext, dispatch_id: str) -> delivery_rules.End | None:
     pane = d.panes.observe(dispatch_id)
-    health = str(d.worker(dispatch_id).payload["health"])
+    health = worker_payload(d.worker(dispatch_id))["health"]
     if health == "stopped":
         return None  # ended already: asks no file
     return pane_end(d, dispatch_id, health, pane)
@@ -216,22 +220,22 @@ def check_liveness(d: DeliveryContext, dispatch_id: str) -> None:
     past the deadline."""
     dispatch = d.dispatch(dispatch_id)
     worker = d.worker(dispatch_id)
-    session = d.session(access.text(dispatch.payload, "session_id"))
-    health = worker.payload["health"]
+    session = d.session(dispatch_payload(dispatch)["session_id"])
+    health = worker_payload(worker)["health"]
     if session is None or health not in ("healthy", "stalled"):
         return
     fenced = fence.reason(d.ws, dispatch)
     if fenced is not None:
         fence.park(d.ws, dispatch_id, fenced, SYSTEM_ACTOR)
         return
-    if health != "healthy" or worker.state not in ("idle", "working"):
+    if health != "healthy" or worker.state not in (WorkerState.IDLE, WorkerState.WORKING):
         return
     silent = liveness.silent(d.ws, session, worker.observed_at)
     if silent is None:
         return
 
     def decide(current: Record, now: str) -> Next | None:
-        if current.payload["health"] != "healthy":
+        if worker_payload(current)["health"] != "healthy":
             return None
         return workers.change(
             current.state, current.payload, now=now, health="parked", reason=silent

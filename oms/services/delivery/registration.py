@@ -7,13 +7,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from oms.adapters.panes import Pane
-from oms.canonical import JsonObject, access, stable_id
+from oms.canonical import JsonObject, stable_id
 from oms.domain import sessions
 from oms.domain.config import role as configured_role
 from oms.errors import AuthorityChangedError
 from oms.services.delivery import plans, session_events
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
+from oms.store.payloads import dispatch_payload, session_payload
 
 if TYPE_CHECKING:
     from oms.services.delivery.context import DeliveryContext
@@ -27,20 +28,20 @@ def register_pane(d: DeliveryContext, dispatch: Record, pane: Pane) -> bool:
         "session": pane.session,
         "pane_id": pane.pane_id,
         "pane_pid": pane.pane_pid,
-        "provider_mode": dispatch.payload["provider_mode"],
+        "provider_mode": dispatch_payload(dispatch)["provider_mode"],
         "created_at": d.ws.now(),
     }
     return panefiles.write_registry(d.ws.store.state.root, doc)
 
 
 def register_session(d: DeliveryContext, dispatch: Record, pane: Pane, event_id: str) -> Record:
-    session_id = access.text(dispatch.payload, "session_id")
+    session_id = dispatch_payload(dispatch)["session_id"]
     now = d.ws.now()
-    role = configured_role(d.ws.config(), access.text(dispatch.payload, "role_id"))
+    role = configured_role(d.ws.config(), dispatch_payload(dispatch)["role_id"])
     nxt = sessions.register(
         dispatch=dispatch.payload,
         dispatch_id=dispatch.record_id,
-        mode=plans.SESSION_MODE[str(dispatch.payload["provider_mode"])],
+        mode=plans.SESSION_MODE[dispatch_payload(dispatch)["provider_mode"]],
         pane_id=pane.pane_id,
         source_event_id=event_id,
         now=now,
@@ -49,7 +50,7 @@ def register_session(d: DeliveryContext, dispatch: Record, pane: Pane, event_id:
     )
     existing = d.session(session_id)
     if existing is not None:
-        if existing.payload["dispatch_id"] != dispatch.record_id:
+        if session_payload(existing)["dispatch_id"] != dispatch.record_id:
             raise AuthorityChangedError(
                 f"session {session_id} belongs to another dispatch",
                 hint="a session record was altered outside oms: run `oms store verify`",

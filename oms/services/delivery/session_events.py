@@ -12,6 +12,7 @@ from oms.canonical import JsonObject, access, stable_id
 from oms.domain import sessions
 from oms.services.workspace import Workspace
 from oms.store import Record
+from oms.store.payloads import session_payload
 
 
 def event_id(session_id: str, version: int, event_type: str) -> str:
@@ -34,7 +35,7 @@ def activated(ws: Workspace, session: Record) -> None:
 def _record(ws: Workspace, event_type: str, session: Record) -> None:
     payload: JsonObject = {
         "session_id": session.record_id,
-        "dispatch_id": access.text(session.payload, "dispatch_id"),
+        "dispatch_id": session_payload(session)["dispatch_id"],
         "session_version": session.version,
     }
     if event_type == "session-parked":

@@ -11,7 +11,9 @@ import time
 
 from oms.errors import OmsError
 from oms.fsio import Root
+from oms.schemas.payloads import WorkerState
 from oms.store import RecordStore, panefiles
+from oms.store.payloads import session_payload, worker_payload
 
 REGISTRATION_WAIT_S = (
     60.0  # a deliverer killed between the pane and the session: time for a re-delivery
@@ -31,7 +33,10 @@ def stopped(root: Root, dispatch_id: str) -> str | None:
         return f"the worker's records cannot be read: {exc.message}"
     if worker is None:
         return "the worker has no record"
-    if worker.state not in ("idle", "working") or worker.payload["health"] == "stopped":
+    if (
+        worker.state not in (WorkerState.IDLE, WorkerState.WORKING)
+        or worker_payload(worker)["health"] == "stopped"
+    ):
         return "the worker ended while it launched"
     return None
 
@@ -68,7 +73,7 @@ def await_registration(
         if session is not None:
             return (
                 None
-                if session.payload.get("dispatch_id") == dispatch_id
+                if session_payload(session).get("dispatch_id") == dispatch_id
                 else "its session is another's"
             )
         if time.monotonic() >= deadline:

@@ -27,11 +27,13 @@ from oms.domain import sessions, workers
 from oms.domain.machine import Next
 from oms.errors import OmsError, one_line
 from oms.limits import LIMITS
+from oms.schemas.payloads import SessionState
 from oms.services.chain import fence, results, worker_moves
 from oms.services.checkout import salvage
 from oms.services.delivery import session_events
 from oms.services.workspace import Workspace
 from oms.store import Change, Record, panefiles
+from oms.store.payloads import dispatch_payload, worker_payload
 
 CHECK_S = LIMITS.attempt_check_s  # asked at least this often (and after every request served)
 AFTER_REQUEST_S = 0.05  # ... this long after a request was served (its answer is written first)
@@ -110,8 +112,8 @@ def record_end(ws: Workspace, dispatch_id: str, why: str) -> JsonObject | None:
     dispatch = ws.store.records("dispatch").read(dispatch_id)
     results.finish_recorded(ws, dispatch)  # a recorded result ends the worker as it says
     records = ws.store.records("session")
-    session = records.read_if_exists(access.text(dispatch.payload, "session_id"))
-    if session is not None and session.state != "stopped":
+    session = records.read_if_exists(dispatch_payload(dispatch)["session_id"])
+    if session is not None and session.state != SessionState.STOPPED:
         nxt = sessions.stop(
             session.state,
             session.payload,
@@ -125,7 +127,7 @@ def record_end(ws: Workspace, dispatch_id: str, why: str) -> JsonObject | None:
         ).record
         session_events.after_step(ws, session.state, written)
     kept = None
-    if ws.store.records("worker").read(dispatch_id).payload["health"] != "stopped":
+    if worker_payload(ws.store.records("worker").read(dispatch_id))["health"] != "stopped":
         found = salvage.keep(ws, dispatch, f"stopped: {why}")
         kept = None if found is None else found.fields()
     detail = f"{why} (by {ACTOR})"

@@ -1,0 +1,67 @@
+"""A record's payload typed: its kind's TypedDict (`oms/schemas/payloads.py`, generated from the
+schemas; docs/adr/0044-typed-payloads.md).
+
+Every `Record` the store hands out holds a payload its kind's schema accepted: a version read is
+validated as it is parsed (`documents.parse_document`), a version written before it is published
+(`documents.encode_document`), and the record summary keeps authenticated copies of those. So the
+cast below states what the validator has already proven; this module is its one home. A payload is
+read-only: a new version's payload is built as a `JsonObject` (`dict(record.payload)`, ...).
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from oms.canonical import JsonObject
+from oms.errors import IntegrityError
+from oms.schemas.payloads import (
+    AuthorizationPayload,
+    DispatchPayload,
+    PoolPayload,
+    ProviderPayload,
+    SessionPayload,
+    TicketPayload,
+    WorkerPayload,
+)
+from oms.store.records import Record
+
+
+def _of(record: Record, kind: str) -> JsonObject:
+    if record.kind != kind:
+        raise IntegrityError(f"{record.kind} {record.record_id} is not a {kind} record")
+    return record.payload
+
+
+def authorization_payload(record: Record) -> AuthorizationPayload:
+    """An authorization record's payload."""
+    return cast("AuthorizationPayload", _of(record, "authorization"))
+
+
+def dispatch_payload(record: Record) -> DispatchPayload:
+    """A dispatch record's payload."""
+    return cast("DispatchPayload", _of(record, "dispatch"))
+
+
+def pool_payload(record: Record) -> PoolPayload:
+    """A pool record's payload."""
+    return cast("PoolPayload", _of(record, "pool"))
+
+
+def provider_payload(record: Record) -> ProviderPayload:
+    """A provider record's payload."""
+    return cast("ProviderPayload", _of(record, "provider"))
+
+
+def session_payload(record: Record) -> SessionPayload:
+    """A session record's payload."""
+    return cast("SessionPayload", _of(record, "session"))
+
+
+def ticket_payload(record: Record) -> TicketPayload:
+    """A ticket record's payload."""
+    return cast("TicketPayload", _of(record, "ticket"))
+
+
+def worker_payload(record: Record) -> WorkerPayload:
+    """A worker record's payload."""
+    return cast("WorkerPayload", _of(record, "worker"))
