@@ -117,7 +117,7 @@ SITES = {
         "tmux starts the pane's supervisor with the worktree's root as its cwd (a chdir to the "
         "root, no component below it); the supervisor reads nothing there"
     ),
-    ("oms/services/finishing/verify.py", "verify", "oms.adapters.git_finish.checkout_tree"): (
+    ("oms/services/finishing/verify.py", "_verify", "oms.adapters.git_finish.checkout_tree"): (
         "writes into the new scratch directory before any check ran in it (only oms wrote it)"
     ),
 }
