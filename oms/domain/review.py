@@ -138,7 +138,7 @@ class Kept:
             return True
         cut = data.rfind(b"\n", 0, room) + 1
         if cut == 0 and not self._kept:
-            cut = _utf8_boundary(data, room) if room > 0 else 0
+            cut = _utf8_boundary(data, room, least=0) if room > 0 else 0
         self._kept += data[:cut]
         self.truncated = True
         return self._last
@@ -160,12 +160,13 @@ def _last_line(data: bytes) -> bytes:
     return line + b"\n" if line else b""
 
 
-def _utf8_boundary(data: bytes, at: int) -> int:
-    """`at`, moved back (at most 3 bytes) so as not to split a UTF-8 character."""
+def _utf8_boundary(data: bytes, at: int, *, least: int = 1) -> int:
+    """`at`, moved back (at most 3 bytes) so as not to split a UTF-8 character, and not below
+    `least` (a stream must move on; a bound that keeps less than one character keeps nothing)."""
     for back in range(4):
         i = at - back
         if i <= 0 or (data[i] & 0xC0) != 0x80:
-            return max(i, 1)
+            return max(i, least)
     return at
 
 
