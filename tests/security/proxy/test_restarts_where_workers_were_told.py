@@ -9,6 +9,7 @@ of the record it replaces first (any other port only if that one is taken)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import socket
@@ -71,12 +72,30 @@ def test_a_proxy_started_again_after_a_crash_serves_on_the_same_port(chain: Chai
             proxy_control.stop(ws)
 
 
-def test_a_port_taken_meanwhile_does_not_stop_the_proxy_starting(chain: Chain) -> None:
-    port = _killed(chain)
-    with socket.socket() as squatter:
+def _squat(port: int) -> socket.socket | None:
+    """A socket listening on `port`; None when another process's socket holds it already (the
+    kernel hands a freed port out again as any connection's own end, beside other tests)."""
+    squatter = socket.socket()
+    try:
         squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         squatter.bind(("127.0.0.1", port))
         squatter.listen()
+    except OSError as err:
+        squatter.close()
+        if err.errno != errno.EADDRINUSE:
+            raise
+        return None
+    return squatter
+
+
+def test_a_port_taken_meanwhile_does_not_stop_the_proxy_starting(chain: Chain) -> None:
+    for _ in range(5):  # a port someone else took first is not ours to hold: crash it again
+        port = _killed(chain)
+        held = _squat(port)
+        if held is not None:
+            break
+    assert held is not None, "five freed ports were all taken by other processes at once"
+    with held:
         with chain.workspace() as ws:
             again = proxy_control.ensure(ws)
     assert again.record is not None
