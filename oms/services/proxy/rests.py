@@ -20,7 +20,7 @@ from contextlib import contextmanager
 
 from oms.domain import proxy_limits as limits
 from oms.domain.routing import Standing
-from oms.errors import OmsError
+from oms.errors import OmsError, ResourcesShortError
 from oms.fsio import Root
 from oms.services.chain import providers
 from oms.store.records import RecordStore
@@ -75,8 +75,12 @@ class Rests:
                     self._probing.discard(provider_id)
 
     def _standing(self, provider_id: str) -> Standing:
+        """Raises `ResourcesShortError` when the record could not be opened for want of
+        descriptors or memory: that is not "not resting" (the caller answers "retry")."""
         try:
             record = self._records.read_if_exists(provider_id)
+        except ResourcesShortError:
+            raise
         except OmsError:
             record = None  # (`oms store verify` names it; forwarded as if nothing were known)
         return providers.standing_of(record)
@@ -84,7 +88,10 @@ class Rests:
     def answered(self, provider_id: str, now: str) -> None:
         """The upstream answered with no limit: the provider's last rest is over (no more
         probing)."""
-        ended = self._standing(provider_id).cooldown_until
+        try:
+            ended = self._standing(provider_id).cooldown_until
+        except ResourcesShortError:
+            return  # not proven now: the next request probes again
         if ended is not None and limits.resting(ended, None, None, now) is None:
             with self._lock:
                 self._proven[provider_id] = ended

@@ -12,6 +12,7 @@ its answer's cost before the answer's last chunk is released (`Book`, ADR 0028).
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import socketserver
 import sys
@@ -25,7 +26,7 @@ from oms.domain import proxy_limits as limits
 from oms.domain import proxy_usage as counting
 from oms.domain.codex_login import API_KEY, CHATGPT, Missing, UpstreamAuth
 from oms.domain.routing import Provider
-from oms.errors import OmsError
+from oms.errors import OmsError, ResourcesShortError
 from oms.fsio.procinfo import descriptors_left
 from oms.limits import LIMITS
 from oms.services.proxy import admit as proxy_admit
@@ -203,11 +204,19 @@ class Handler(BaseHTTPRequestHandler):
             self._refuse(admitted.status, admitted.kind, admitted.message)
             return
         route, provider, grant = admitted
-        resting = self.server.rests.resting(route.provider_id, s.clock())
+        try:
+            resting = self.server.rests.resting(route.provider_id, s.clock())
+        except ResourcesShortError:  # whether it rests is not known: nothing is forwarded
+            self._refuse_short()
+            return
         if resting is not None:  # a resting provider is rested here: nothing is forwarded
             self._resting(resting)
             return
         self._held(s, route, provider, grant)
+
+    def _refuse_short(self) -> None:
+        short = proxy_admit.SHORT
+        self._refuse(short.status, short.kind, short.message)
 
     def _held(
         self,
@@ -314,7 +323,14 @@ class Handler(BaseHTTPRequestHandler):
             proxy_rules.upstream_headers(self.headers.items(), provider.family, credential),
             body,
         )
-        with self.server.rests.probe(route.provider_id, s.clock()) as resting:
+        with contextlib.ExitStack() as probing:
+            try:
+                resting = probing.enter_context(
+                    self.server.rests.probe(route.provider_id, s.clock())
+                )
+            except ResourcesShortError:  # whether it rests is not known: nothing is forwarded
+                self._refuse_short()
+                return
             if resting is not None:  # it began resting meanwhile, or another request probes it
                 self._resting(resting)
                 return

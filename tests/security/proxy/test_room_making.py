@@ -178,13 +178,14 @@ def test_a_process_out_of_descriptors_is_short_of_them() -> None:
 HOST_PATH = "/home/someone/.local/state/oms/records/dispatch/d-a"
 
 
-@pytest.mark.parametrize("where", ["token", "attempt"])
+@pytest.mark.parametrize("where", ["token", "attempt", "rest"])
 def test_a_503_for_want_of_descriptors_tells_nothing_of_the_host(
     rig: Rig, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
-    """Out of descriptors while reading the token file or the attempt's records: a 503 to retry,
-    whose body names neither the file nor the error (a path of the host the agent must not learn),
-    and nothing is forwarded."""
+    """Out of descriptors while reading the token file, the attempt's records or the provider's
+    standing (whether it rests: it was taken for "not resting", and the request forwarded): a 503
+    to retry, whose body names neither the file nor the error (a path of the host the agent must
+    not learn), and nothing is forwarded."""
     token = rig.token("claude-mock", "d-a")
 
     def short(*_args: object, **_kwargs: object) -> object:
@@ -192,8 +193,10 @@ def test_a_503_for_want_of_descriptors_tells_nothing_of_the_host(
 
     if where == "token":
         monkeypatch.setattr(proxy_tokens, "grant_of", short)
-    else:
+    elif where == "attempt":
         monkeypatch.setattr(fence, "verdict", short)  # (what `admit.attempt` asks)
+    else:
+        monkeypatch.setattr(rig.server.rests._records, "read_if_exists", short)  # (private)
     status, _, body = rig.post("/p/claude-mock/v1/messages", MESSAGES, {"x-api-key": token})
     assert status == 503, body
     assert b"oms_proxy_busy" in body
