@@ -92,6 +92,7 @@ class ProxyServer(ThreadingHTTPServer):
         self.settings = settings
         self._slots = threading.BoundedSemaphore(LIMITS.proxy_connections)
         self.deadlines = Deadlines()
+        self.hellos = threading.BoundedSemaphore(LIMITS.proxy_hellos)  # answered unevictable
         self.held = Held(2 * settings.max_request_bytes)
         self.in_flight: dict[
             str, threading.Lock
@@ -391,13 +392,22 @@ class Handler(BaseHTTPRequestHandler):
         if answer is None:
             self._refuse(400, "oms_proxy_hello", "expected c=<32 to 128 hex digits>")
             return
-        nudge = getattr(self.server, "on_hello", None)  # the doors kept now: a launch's is there
-        if nudge is not None:
-            try:
-                nudge()
-            except OmsError as exc:
-                note(f"doors not kept at a handshake: {exc.message}")
-        self._reply(200, b'{"answer":"%s"}\n' % answer.encode("ascii"), close=False)
+        spared = self.server.hellos.acquire(blocking=False)
+        try:
+            if spared:  # its request is in: not closed to make room (a few at once, no more)
+                self.server.deadlines.disarm(self.connection)
+            nudge = getattr(
+                self.server, "on_hello", None
+            )  # the doors kept now: a launch's is there
+            if nudge is not None:
+                try:
+                    nudge()
+                except OmsError as exc:
+                    note(f"doors not kept at a handshake: {exc.message}")
+            self._reply(200, b'{"answer":"%s"}\n' % answer.encode("ascii"), close=False)
+        finally:
+            if spared:
+                self.server.hellos.release()
 
     def _refuse(self, status: int, kind: str, message: str) -> None:
         self._reply(status, proxy_rules.error_body(kind, message), close=True)

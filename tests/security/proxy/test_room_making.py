@@ -13,8 +13,10 @@ has waited longest for its request.
    "a million to spare": it made no room. Now that is none left.
 4. Held: a 503 for want of descriptors (the token file, the attempt's records) names no path of
    the host and forwards nothing.
-5. Known limit (xfail): oms's own handshake is answered while still counted as waiting for its
-   request (the doors are kept first): a new connection on a short or full port closes it.
+5. oms's own handshake was answered while still counted as waiting for its request (the doors
+   are kept first): a new connection on a short or full port closed it. Now a handshake being
+   answered is spared, a few at once (`LIMITS.proxy_hellos`): a flood of handshakes holds no more
+   slots unevictable than that.
 6. Known limit (xfail): on the TCP port itself, an admitted request mid-body is closed by another's
    flood like any connection waiting for its request.
 """
@@ -239,18 +241,13 @@ def test_a_flood_of_the_port_never_closes_an_admitted_request_mid_body(rig: Rig)
             s.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the handshake is answered while still counted as waiting for its request (its doors "
-    "are kept first, one pass at a time); disarming it first would let a flood of handshakes, "
-    "queued on that pass, hold every slot unevictable: it needs a bound of its own",
-)
 def test_a_handshake_being_answered_is_never_closed_to_make_room(
     rig: Rig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """oms's own handshake (each launch asks it) is answered after the doors are kept, which takes
     its time with many tokens; it was answered still counted as waiting for its request, so a new
-    connection on a short proxy closed it, and the launch took the proxy for dead."""
+    connection on a short proxy closed it, and the launch took the proxy for dead. Now its request
+    is in once it is answered (`LIMITS.proxy_hellos` at once)."""
     short = [False]  # then room is made at once, by closing the one waiting longest
     monkeypatch.setattr(proxy_server, "descriptors_left", lambda: 0 if short[0] else 1 << 20)
     entered, release = threading.Event(), threading.Event()
@@ -293,3 +290,51 @@ def test_a_handshake_being_answered_is_never_closed_to_make_room(
         release.set()
         asking.join(10)
     assert got == [200], "the handshake was closed while it was answered"
+
+
+def test_a_flood_of_handshakes_holds_no_more_than_its_bound_unevictable(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Handshakes held in their answer (the doors being kept) beyond `LIMITS.proxy_hellos` wait as
+    any connection waiting for its request does: a new connection on a short proxy still finds
+    room, made by closing one of those; the ones within the bound are answered."""
+    short = [False]
+    monkeypatch.setattr(proxy_server, "descriptors_left", lambda: 0 if short[0] else 1 << 20)
+    inside, release = threading.Semaphore(0), threading.Event()
+
+    def keeping_doors() -> None:
+        inside.release()
+        release.wait(10)
+
+    rig.server.on_hello = keeping_doors
+    got: list[int] = []
+
+    def hello() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", rig.port, timeout=10)
+        try:
+            conn.request("GET", "/oms-proxy/hello?c=" + "ab" * 16)
+            got.append(conn.getresponse().status)
+        except OSError:
+            got.append(0)
+        finally:
+            conn.close()
+
+    asking = [threading.Thread(target=hello) for _ in range(LIMITS.proxy_hellos + 2)]
+    for thread in asking:
+        thread.start()
+    try:
+        for _ in asking:
+            assert inside.acquire(timeout=10), "every handshake reaches its answer"
+        assert _waiting(rig) == 2  # the two past the bound wait as any connection does
+        short[0] = True
+        with socket.create_connection(("127.0.0.1", rig.port), timeout=10) as late:
+            eventually(
+                lambda: late.getsockname() in _armed_peers(rig),
+                timeout=10,
+                what="room made for the new connection among the handshakes past the bound",
+            )
+    finally:
+        release.set()
+        for thread in asking:
+            thread.join(10)
+    assert sorted(got).count(200) >= LIMITS.proxy_hellos, got
