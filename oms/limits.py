@@ -185,9 +185,8 @@ class Limits(NamedTuple):
     admin_read_bytes: int = 1024 * 1024  # a stored file `oms audit log` or a compaction reads
     proxy_connections: int = 256  # open connections on the proxy's TCP port (a door has its own)
     proxy_descriptor_reserve: int = 24  # descriptors kept free for requests being answered
-    proxy_hellos: int = (
-        4  # handshakes answered at once, never closed to make room (more wait armed)
-    )
+    proxy_hellos: int = 4  # handshakes being answered not closed to make room
+    proxy_uploads_spared: int = 2  # admitted uploads of a dispatch not closed to make room
     archive_bytes: int = 64 * 1024 * 1024  # a compaction archive, compressed and expanded alike
     ticket_failures_kept: int = 10  # a ticket's failed attempts it remembers
     turns_without_result: int = 100  # turns without a result before a worker parks (default)

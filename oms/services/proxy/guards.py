@@ -12,8 +12,10 @@
   descriptors run short (`Limits.proxy_descriptor_reserve` left: a request being answered must
   still open its token file and its upstream), the connection that has waited longest for its
   request makes room (`Deadlines.evict_oldest`), among the port's own connections only: a door's
-  are never closed for the port. Idle connections cost their holder the earliest eviction; a worker
-  that sends its request at once is answered.
+  are never closed for the port, nor a request whose token was admitted while its body comes
+  (`Deadlines.spare`, `Limits.proxy_uploads_spared` per dispatch; it keeps its deadline). Idle
+  connections cost their holder the earliest eviction; a worker that sends its request at once is
+  answered.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Deadlines:
         self._clock = clock
         self._lock = threading.Lock()
         self._due: dict[int, tuple[socket.socket, float]] = {}
+        self._spared: dict[int, str] = {}  # connection -> the dispatch whose upload it carries
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="oms-proxy-deadlines", daemon=True)
         self._thread.start()
@@ -49,6 +52,21 @@ class Deadlines:
         """`conn`'s request is in (or it is closing)."""
         with self._lock:
             self._due.pop(id(conn), None)
+            self._spared.pop(id(conn), None)
+
+    def spare(self, conn: socket.socket, dispatch_id: str) -> bool:
+        """`conn`'s request was admitted (a valid token of `dispatch_id`) and its body is coming:
+        it keeps its deadline but is not closed to make room, at most
+        `Limits.proxy_uploads_spared` per dispatch at once (False: past that, it stays
+        evictable)."""
+        with self._lock:
+            if id(conn) not in self._due:
+                return False
+            mine = sum(1 for spared in self._spared.values() if spared == dispatch_id)
+            if mine >= LIMITS.proxy_uploads_spared:
+                return False
+            self._spared[id(conn)] = dispatch_id
+            return True
 
     def evict_oldest(self, family: int) -> bool:
         """Shut down the connection of `family` nearest its deadline (one still waiting for its
@@ -57,7 +75,11 @@ class Deadlines:
         slots and hold none of the port's, so closing one would take another worker's request and
         free nothing."""
         with self._lock:
-            waiting = [key for key, (conn, _) in self._due.items() if conn.family == family]
+            waiting = [
+                key
+                for key, (conn, _) in self._due.items()
+                if conn.family == family and key not in self._spared
+            ]
             if not waiting:
                 return False
             key = min(waiting, key=lambda k: self._due[k][1])
@@ -74,6 +96,8 @@ class Deadlines:
         with self._lock:
             late = [key for key, (_, due) in self._due.items() if due <= now]
             conns = [self._due.pop(key)[0] for key in late]
+            for key in late:
+                self._spared.pop(key, None)
         for conn in conns:
             with contextlib.suppress(OSError):
                 conn.shutdown(

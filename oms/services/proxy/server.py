@@ -233,6 +233,7 @@ class Handler(BaseHTTPRequestHandler):
                 503, "oms_proxy_busy", "the proxy holds as many request bodies as it may now; retry"
             )
             return
+        self.server.deadlines.spare(self.connection, grant.dispatch_id)  # its body is coming
         try:
             body = self._body(s.max_request_bytes)
             if body is None:

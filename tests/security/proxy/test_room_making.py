@@ -17,8 +17,10 @@ has waited longest for its request.
    are kept first): a new connection on a short or full port closed it. Now a handshake being
    answered is spared, a few at once (`LIMITS.proxy_hellos`): a flood of handshakes holds no more
    slots unevictable than that.
-6. Known limit (xfail): on the TCP port itself, an admitted request mid-body is closed by another's
-   flood like any connection waiting for its request.
+6. On the TCP port itself, an admitted request mid-body was closed by another's flood like any
+   connection waiting for its request. Now it is spared while its body comes (its deadline kept),
+   `LIMITS.proxy_uploads_spared` per dispatch: one dispatch's own flood of admitted uploads holds no
+   more than that unevictable.
 """
 
 from __future__ import annotations
@@ -207,13 +209,6 @@ def test_a_503_for_want_of_descriptors_tells_nothing_of_the_host(
     assert rig.mock.bodies == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the port makes room by closing the connection that has waited longest for its "
-    "request, mid-body or not: a slow upload on the TCP port (a network = host role's) is closed "
-    "by another's flood of idle connections. Sparing it needs a rule of its own (a request whose "
-    "token was admitted and whose body is coming, bounded per dispatch), not a one-line fix",
-)
 def test_a_flood_of_the_port_never_closes_an_admitted_request_mid_body(rig: Rig) -> None:
     """Worker A (a host-network role: it reaches the port itself) uploads its request, token
     admitted, half its body in; another fills the port with 256 idle connections, then one more.
@@ -338,3 +333,42 @@ def test_a_flood_of_handshakes_holds_no_more_than_its_bound_unevictable(
         for thread in asking:
             thread.join(10)
     assert sorted(got).count(200) >= LIMITS.proxy_hellos, got
+
+
+def test_one_dispatchs_admitted_uploads_are_spared_no_more_than_its_bound(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sandbox that opens many admitted uploads with its own token holds no more than
+    `LIMITS.proxy_uploads_spared` of them unevictable: on a short proxy a new connection closes
+    one past the bound; the spared ones are answered."""
+    short = [False]
+    monkeypatch.setattr(proxy_server, "descriptors_left", lambda: 0 if short[0] else 1 << 20)
+    mine = rig.token("claude-mock", "d-a")
+    body = json.dumps(MESSAGES).encode()
+    count = LIMITS.proxy_uploads_spared + 1
+    uploads = [socket.create_connection(("127.0.0.1", rig.port), timeout=10) for _ in range(count)]
+    try:
+        for upload in uploads:
+            upload.sendall(_head(mine, len(body)) + body[: len(body) // 2])
+        spared = rig.server.deadlines._spared  # (private: which ones are spared)
+        eventually(
+            lambda: _waiting(rig) == count and len(spared) == LIMITS.proxy_uploads_spared,
+            timeout=10,
+            what="every upload waits for its body, the bound's worth spared",
+        )
+        short[0] = True
+        with socket.create_connection(("127.0.0.1", rig.port), timeout=10) as late:
+            eventually(
+                lambda: late.getsockname() in _armed_peers(rig),
+                timeout=10,
+                what="room made for the new connection by closing the upload past the bound",
+            )
+        short[0] = False
+        for upload in uploads:
+            with contextlib.suppress(OSError):
+                upload.sendall(body[len(body) // 2 :])
+        statuses = sorted(_status(upload) for upload in uploads)
+    finally:
+        for upload in uploads:
+            upload.close()
+    assert statuses == [0] + [200] * LIMITS.proxy_uploads_spared
