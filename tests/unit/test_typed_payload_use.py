@@ -1,6 +1,6 @@
 """mypy catches a misspelt payload key, a misspelt state and a value outside an enum once a payload
-is read through its TypedDict (docs/adr/0044-typed-payloads.md); the same reads of a `JsonObject`
-pass unseen."""
+is read (or a new version's payload built) through its TypedDict (docs/adr/0044-typed-payloads.md);
+the same reads and writes of a `JsonObject` pass unseen. What is still read untyped is counted."""
 
 from __future__ import annotations
 
@@ -15,29 +15,36 @@ from mypy import api
 from tests.helpers import REPO
 
 TYPED = """
-from oms.schemas.payloads import DispatchState, WorkerPayload
+from oms.schemas.payloads import DispatchPayload, DispatchState, WorkerPayload
+from oms.store.payloads import as_json
 
 
-def health(p: WorkerPayload, state: str) -> object:
+def health(p: WorkerPayload, state: str, d: DispatchPayload) -> object:
     ok = p["health"] == "parked" and state == DispatchState.ACCEPTED
     key = p["helth"]
     parked = p["health"] == "parkd"
     accepted = state == DispatchState.ACCEPTD
     again: WorkerPayload = {**p, "health": "sleeping"}
-    return (ok, key, parked, accepted, again)
+    again |= {"helth": "parked"}
+    written: DispatchPayload = {**d, "result_evidense": None}
+    sent = as_json({"result_evidense": None})
+    return (ok, key, parked, accepted, again, written, sent)
 """
 
 UNTYPED = """
 from oms.canonical import JsonObject
 
 
-def health(p: JsonObject, state: str) -> object:
+def health(p: JsonObject, state: str, d: JsonObject) -> object:
     ok = p["health"] == "parked" and state == "accepted"
     key = p["helth"]
     parked = p["health"] == "parkd"
     accepted = state == "acceptd"
     again: JsonObject = {**p, "health": "sleeping"}
-    return (ok, key, parked, accepted, again)
+    again |= {"helth": "parked"}
+    written: JsonObject = {**d, "result_evidense": None}
+    sent: JsonObject = {"result_evidense": None}
+    return (ok, key, parked, accepted, again, written, sent)
 """
 
 
@@ -63,11 +70,14 @@ def test_mypy_refuses_a_misspelt_key_state_or_value(
     monkeypatch.chdir(REPO)  # mypy finds `oms` from the repository's top
     errors = _mypy(tmp_path, TYPED)
     lines = {int(m.group(1)): e for e in errors if (m := re.search(r":(\d+): error", e))}
-    assert sorted(lines) == [7, 8, 9, 10], errors
-    assert '"helth"' in lines[7]  # a key the payload does not have
-    assert "'parkd'" in lines[8]  # a health outside the enum (mypy's strict equality)
-    assert "ACCEPTD" in lines[9]  # a state that is not one
-    assert "sleeping" in lines[10]  # a value outside the enum, written
+    assert sorted(lines) == [8, 9, 10, 11, 12, 13, 14], errors
+    assert '"helth"' in lines[8]  # a key the payload does not have
+    assert "'parkd'" in lines[9]  # a health outside the enum (mypy's strict equality)
+    assert "ACCEPTD" in lines[10]  # a state that is not one
+    assert "sleeping" in lines[11]  # a value outside the enum, written
+    assert '"helth"' in lines[12]  # a misspelt key, written into a new version's payload
+    assert '"result_evidense"' in lines[13]  # ... and one built from the version before
+    assert "as_json" in lines[14]  # a dict that is no kind's payload is not handed on as one
     assert _mypy(tmp_path, UNTYPED) == []
 
 
