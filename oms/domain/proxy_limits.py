@@ -16,7 +16,7 @@ from email.utils import parsedate_to_datetime
 
 from oms.canonical import add_ms, format_ts, parse_ts
 from oms.canonical.strict_json import loads_foreign
-from oms.domain.routing import Cooldown, Routing
+from oms.domain.routing import Cooldown, CooldownKind, Routing
 from oms.errors import InvalidInputError
 from oms.limits import LIMITS
 
@@ -150,6 +150,7 @@ def cooldown_for(
     quota = kind_named in ("insufficient_quota", "usage_limit_reached") or (
         seconds is not None and seconds > 3600
     )
+    kind: CooldownKind
     if quota:
         default_s, kind = routing.cooldown_minutes * 60, "quota"
     else:

@@ -32,6 +32,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal
 
 from oms.canonical import add_ms, format_ts, parse_ts
 from oms.errors import InvalidInputError
@@ -272,18 +273,22 @@ _RESET_IN = re.compile(
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
+CooldownKind = Literal["quota", "transient"]  # a provider record's `cooldown_kind`
+
+
 @dataclass(frozen=True, slots=True)
 class Cooldown:
     """A provider's rest: until when, why, and of which kind."""
 
     until: str
-    kind: str  # quota | transient
+    kind: CooldownKind
     reason: str
 
 
 def cooldown_of(text: str, now: str, routing: Routing) -> Cooldown | None:
     """The cooldown an error text calls for (quota before rate limit), or None for another error."""
     text = text[:4096]
+    kind: CooldownKind
     if _QUOTA.search(text):
         kind, default_s = "quota", routing.cooldown_minutes * 60
     elif _TRANSIENT.search(text):

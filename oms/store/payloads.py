@@ -5,25 +5,45 @@ Every `Record` the store hands out holds a payload its kind's schema accepted: a
 validated as it is parsed (`documents.parse_document`), a version written before it is published
 (`documents.encode_document`), and the record summary keeps authenticated copies of those. So the
 cast below states what the validator has already proven; this module is its one home. A payload is
-read-only: a new version's payload is built as a `JsonObject` (`dict(record.payload)`, ...).
+read-only: a new version's payload is built as its kind's TypedDict (so mypy checks its keys and
+values) and handed to the store as the JSON it is by `as_json`, the other cast here; the store
+validates it against the schema before it is written, as every version.
+
+The TypedDicts are imported for mypy only (the casts name them as strings): importing this module
+costs no more than the store's, which the agent's doors count on
+(docs/adr/0010-fast-agent-doors.md).
 """
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from oms.canonical import JsonObject
 from oms.errors import IntegrityError
-from oms.schemas.payloads import (
-    AuthorizationPayload,
-    DispatchPayload,
-    PoolPayload,
-    ProviderPayload,
-    SessionPayload,
-    TicketPayload,
-    WorkerPayload,
-)
-from oms.store.records import Record
+
+if TYPE_CHECKING:
+    from oms.canonical import JsonObject
+    from oms.schemas.payloads import (
+        AuthorizationPayload,
+        ChangesRequested,
+        DispatchPayload,
+        PoolPayload,
+        ProviderPayload,
+        SessionPayload,
+        TicketPayload,
+        WorkerPayload,
+    )
+    from oms.store.records import Record
+
+    Typed = (
+        AuthorizationPayload
+        | DispatchPayload
+        | PoolPayload
+        | ProviderPayload
+        | SessionPayload
+        | TicketPayload
+        | WorkerPayload
+        | ChangesRequested
+    )
 
 
 def _of(record: Record, kind: str) -> JsonObject:
@@ -65,3 +85,9 @@ def ticket_payload(record: Record) -> TicketPayload:
 def worker_payload(record: Record) -> WorkerPayload:
     """A worker record's payload."""
     return cast("WorkerPayload", _of(record, "worker"))
+
+
+def as_json(payload: Typed) -> JsonObject:
+    """A payload built as its kind's TypedDict (or a part of one), handed on as the JSON object it
+    is: no copy, no conversion (the store validates a version before it writes it)."""
+    return cast("JsonObject", payload)

@@ -1,9 +1,11 @@
 """mypy catches a misspelt payload key, a misspelt state and a value outside an enum once a payload
-is read through its TypedDict (docs/adr/0044-typed-payloads.md); the same reads of a `JsonObject`
-pass unseen."""
+is read (or a new version's payload built) through its TypedDict (docs/adr/0044-typed-payloads.md);
+the same reads and writes of a `JsonObject` pass unseen. What is still read untyped is counted."""
 
 from __future__ import annotations
 
+import ast
+import functools
 import re
 from pathlib import Path
 
@@ -13,29 +15,36 @@ from mypy import api
 from tests.helpers import REPO
 
 TYPED = """
-from oms.schemas.payloads import DispatchState, WorkerPayload
+from oms.schemas.payloads import DispatchPayload, DispatchState, WorkerPayload
+from oms.store.payloads import as_json
 
 
-def health(p: WorkerPayload, state: str) -> object:
+def health(p: WorkerPayload, state: str, d: DispatchPayload) -> object:
     ok = p["health"] == "parked" and state == DispatchState.ACCEPTED
     key = p["helth"]
     parked = p["health"] == "parkd"
     accepted = state == DispatchState.ACCEPTD
     again: WorkerPayload = {**p, "health": "sleeping"}
-    return (ok, key, parked, accepted, again)
+    again |= {"helth": "parked"}
+    written: DispatchPayload = {**d, "result_evidense": None}
+    sent = as_json({"result_evidense": None})
+    return (ok, key, parked, accepted, again, written, sent)
 """
 
 UNTYPED = """
 from oms.canonical import JsonObject
 
 
-def health(p: JsonObject, state: str) -> object:
+def health(p: JsonObject, state: str, d: JsonObject) -> object:
     ok = p["health"] == "parked" and state == "accepted"
     key = p["helth"]
     parked = p["health"] == "parkd"
     accepted = state == "acceptd"
     again: JsonObject = {**p, "health": "sleeping"}
-    return (ok, key, parked, accepted, again)
+    again |= {"helth": "parked"}
+    written: JsonObject = {**d, "result_evidense": None}
+    sent: JsonObject = {"result_evidense": None}
+    return (ok, key, parked, accepted, again, written, sent)
 """
 
 
@@ -61,9 +70,151 @@ def test_mypy_refuses_a_misspelt_key_state_or_value(
     monkeypatch.chdir(REPO)  # mypy finds `oms` from the repository's top
     errors = _mypy(tmp_path, TYPED)
     lines = {int(m.group(1)): e for e in errors if (m := re.search(r":(\d+): error", e))}
-    assert sorted(lines) == [7, 8, 9, 10], errors
-    assert '"helth"' in lines[7]  # a key the payload does not have
-    assert "'parkd'" in lines[8]  # a health outside the enum (mypy's strict equality)
-    assert "ACCEPTD" in lines[9]  # a state that is not one
-    assert "sleeping" in lines[10]  # a value outside the enum, written
+    assert sorted(lines) == [8, 9, 10, 11, 12, 13, 14], errors
+    assert '"helth"' in lines[8]  # a key the payload does not have
+    assert "'parkd'" in lines[9]  # a health outside the enum (mypy's strict equality)
+    assert "ACCEPTD" in lines[10]  # a state that is not one
+    assert "sleeping" in lines[11]  # a value outside the enum, written
+    assert '"helth"' in lines[12]  # a misspelt key, written into a new version's payload
+    assert '"result_evidense"' in lines[13]  # ... and one built from the version before
+    assert "as_json" in lines[14]  # a dict that is no kind's payload is not handed on as one
     assert _mypy(tmp_path, UNTYPED) == []
+
+
+# ------------------------------------------------------------------ what is left untyped
+# A string-key read of a record's payload that mypy cannot check: `x.payload["k"]`,
+# `x.payload.get("k")`, `access.text(x.payload, "k")` (any `access.*`), and the same through a
+# name bound to `x.payload` (or `dict(x.payload)`) or a parameter `payload: JsonObject`. Read
+# through its kind's accessor (`oms/store/payloads.py`) a payload is a TypedDict and its reads are
+# checked; what is still read this way is counted here (docs/adr/0044-typed-payloads.md).
+PACKAGE = REPO / "oms"
+# converted whole (ADR 0044's amendment, branch typed2): what is left there, each with its reason
+CONVERTED = (
+    "oms/services/web/",
+    "oms/services/finishing/",
+    "oms/services/proxy/",
+    "oms/services/doors/",
+)
+_MERGE_BEGUN = "a merge-begun event's payload: only record kinds have a generated TypedDict"
+LEFT: dict[tuple[str, str, str], str] = {
+    ("oms/services/finishing/finish.py", "_begin", "dispatch_id"): _MERGE_BEGUN,
+    ("oms/services/finishing/finish.py", "_begin", "commit"): _MERGE_BEGUN,
+    ("oms/services/finishing/finish.py", "_merge_evidence", "ticket_id"): _MERGE_BEGUN,
+    ("oms/services/finishing/finish.py", "_evidence_of_begun", "merged"): _MERGE_BEGUN,
+}
+# every such read in oms/: 184 before this count (the four packages above held 78 of them), 110
+# after; the rest are in domain/ (pure functions of a `JsonObject`), checkout/, the demo, chain/'s
+# event payloads and the few ADR 0044 names. Lower it as reads are converted; never raise it.
+ALLOWANCE = 110
+
+
+def _is_payload(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "payload"
+
+
+def _binds_payload(value: ast.expr) -> bool:
+    """`x.payload` or `dict(x.payload)`."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+        return value.func.id == "dict" and len(value.args) == 1 and _is_payload(value.args[0])
+    return _is_payload(value)
+
+
+def _payload_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+    names = {
+        a.arg
+        for a in args
+        if a.arg == "payload"
+        and isinstance(a.annotation, ast.Name)
+        and a.annotation.id == "JsonObject"
+    }
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and _binds_payload(node.value):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names |= {node.target.id} if node.value and _binds_payload(node.value) else set()
+    return names
+
+
+def _key(node: ast.AST, names: set[str]) -> str | None:
+    """The key of an untyped string-key payload read, or None."""
+
+    def untyped(e: ast.expr) -> bool:
+        return _is_payload(e) or (isinstance(e, ast.Name) and e.id in names)
+
+    def text(e: ast.expr) -> str | None:
+        return e.value if isinstance(e, ast.Constant) and isinstance(e.value, str) else None
+
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and untyped(node.value):
+        return text(node.slice)
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return None
+    func = node.func
+    if func.attr == "get" and node.args and untyped(func.value):
+        return text(node.args[0])
+    is_access = isinstance(func.value, ast.Name) and func.value.id == "access"
+    if is_access and len(node.args) >= 2 and untyped(node.args[0]):
+        return text(node.args[1])
+    return None
+
+
+def untyped_reads(rel: str, tree: ast.Module) -> list[tuple[str, str, str]]:
+    """(module, enclosing Class.function, key) of every untyped string-key payload read."""
+    out: list[tuple[str, str, str]] = []
+
+    def visit(node: ast.AST, names: set[str], scope: list[str]) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner, within = names, scope
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                inner, within = names | _payload_names(child), [*scope, child.name]
+            elif isinstance(child, ast.ClassDef):
+                within = [*scope, child.name]
+            key = _key(child, names)
+            if key is not None:
+                out.append((rel, ".".join(scope) or "<module>", key))
+            visit(child, inner, within)
+
+    visit(tree, set(), [])
+    return out
+
+
+@functools.cache
+def _found() -> list[tuple[str, str, str]]:
+    return [
+        read
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if not (rel := path.relative_to(REPO).as_posix()).startswith("oms/schemas/")
+        for read in untyped_reads(rel, ast.parse(path.read_text()))
+    ]
+
+
+def test_the_count_sees_each_way_of_reading() -> None:
+    source = """
+def f(rec, other, payload: JsonObject):
+    p = rec.payload
+    q = dict(other.payload)
+    typed = worker_payload(rec)
+    return (rec.payload["a"], p.get("b"), access.text(q, "c"), payload["d"], typed["e"])
+"""
+    found = untyped_reads("m.py", ast.parse(source))
+    assert [key for _, _, key in found] == ["a", "b", "c", "d"], found
+
+
+def test_the_converted_packages_read_payloads_typed() -> None:
+    found = [r for r in _found() if r[0].startswith(CONVERTED)]
+    unexplained = sorted(set(found) - set(LEFT))
+    assert not unexplained, (
+        "read the record's payload through its accessor (`oms/store/payloads.py`: "
+        f"`dispatch_payload(record)[...]`), or say in LEFT why it stays: {unexplained}"
+    )
+    for entry, reason in LEFT.items():
+        assert reason.strip(), f"{entry}: say why it stays"
+        assert entry in found, f"{entry}: no longer read untyped; remove it from LEFT"
+
+
+def test_untyped_payload_reads_do_not_grow() -> None:
+    found = _found()
+    assert len(found) <= ALLOWANCE, (
+        f"{len(found)} untyped string-key payload reads in oms/ (allowed: {ALLOWANCE}); read new "
+        "ones through the kind's accessor (`oms/store/payloads.py`)"
+    )

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from oms import store
 from oms.adapters import bwrap, cgroups
-from oms.canonical import JsonObject, next_after
+from oms.canonical import next_after
 from oms.domain import routing as routing_rules
 from oms.domain.cgroups import identity
 from oms.domain.config import Role
@@ -26,9 +26,10 @@ from oms.domain.sandbox_limits import SandboxLimits
 from oms.errors import OmsError, ProcessError, RecordNotFoundError, VersionConflictError, one_line
 from oms.limits import LIMITS
 from oms.process import child_env, runner
+from oms.schemas.payloads import ProviderPayload
 from oms.services.workspace import Workspace
 from oms.store import Record
-from oms.store.payloads import provider_payload
+from oms.store.payloads import as_json, provider_payload
 
 KIND = "provider"
 ACTOR = "oms-conductor"
@@ -140,33 +141,38 @@ def _update(ws: Workspace, provider_id: str, change: Change, op: str) -> Record 
 
     def decide(current: Record | None) -> store.Change | None:
         standing = standing_of(current)
-        payload: JsonObject = (
-            dict(current.payload) if current is not None else _blank(provider_id, ws.now())
+        payload: ProviderPayload = (
+            {**provider_payload(current)} if current is not None else _blank(provider_id, ws.now())
         )
         if change.cooldown is not None:
             if not routing_rules.later(standing, change.cooldown):
                 return None
-            payload.update(
-                cooldown_until=change.cooldown.until,
-                cooldown_kind=change.cooldown.kind,
-                cooldown_reason=one_line(change.cooldown.reason, 512),
-                cooldown_source=None if change.source is None else one_line(change.source, 200),
-            )
+            payload |= {
+                "cooldown_until": change.cooldown.until,
+                "cooldown_kind": change.cooldown.kind,
+                "cooldown_reason": one_line(change.cooldown.reason, 512),
+                "cooldown_source": None if change.source is None else one_line(change.source, 200),
+            }
         if change.clear:
             if standing.cooldown_until is None:
                 return None
-            payload.update(
-                cooldown_until=None, cooldown_kind=None, cooldown_reason=None, cooldown_source=None
-            )
+            payload |= {
+                "cooldown_until": None,
+                "cooldown_kind": None,
+                "cooldown_reason": None,
+                "cooldown_source": None,
+            }
         if change.probed:
-            payload.update(
-                quota_percent=change.quota_percent, probed_at=ws.now(), probe_note=change.probe_note
-            )
+            payload |= {
+                "quota_percent": change.quota_percent,
+                "probed_at": ws.now(),
+                "probe_note": change.probe_note,
+            }
         payload["updated_at"] = ws.now()
         if current is None:
-            return store.Change("known", payload, op, ACTOR, ws.now())
+            return store.Change("known", as_json(payload), op, ACTOR, ws.now())
         after = next_after(current.observed_at, ws.now())
-        return store.Change("known", payload, f"{op}-{current.version + 1}", ACTOR, after)
+        return store.Change("known", as_json(payload), f"{op}-{current.version + 1}", ACTOR, after)
 
     try:  # another worker's report may land first: decided again on it
         written = records.upsert(provider_id, decide, rounds=LIMITS.record_race_rounds)
@@ -175,7 +181,7 @@ def _update(ws: Workspace, provider_id: str, change: Change, op: str) -> Record 
     return None if written is None else written.record
 
 
-def _blank(provider_id: str, now: str) -> JsonObject:
+def _blank(provider_id: str, now: str) -> ProviderPayload:
     return {
         "provider_id": provider_id,
         "cooldown_until": None,

@@ -22,11 +22,11 @@ from oms.domain import dispatches as machine
 from oms.domain import workers
 from oms.domain.machine import Next, step
 from oms.errors import CheckoutChangedError, InvalidInputError, one_line, suppress_faults
-from oms.schemas.payloads import DispatchState, WorkerState
+from oms.schemas.payloads import DispatchPayload, DispatchState, WorkerState
 from oms.services.chain import fence, worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Change, Record
-from oms.store.payloads import dispatch_payload
+from oms.store.payloads import as_json, dispatch_payload
 
 ACTOR = "oms-bridge"
 RESULT_LOCKS = (
@@ -189,10 +189,8 @@ def _record_locked(
         },
     }
     evidence = ws.store.put_evidence(body)
-    nxt = Next(
-        step("dispatch", machine.TABLE, dispatch.state, "record-result"),
-        {**dispatch.payload, "result_evidence": evidence.ref},
-    )
+    recorded: DispatchPayload = {**dispatch_payload(dispatch), "result_evidence": evidence.ref}
+    nxt = Next(step("dispatch", machine.TABLE, dispatch.state, "record-result"), as_json(recorded))
     op = stable_id("dsp-result", dispatch.record_id)
     change = Change(nxt.state, nxt.payload, op, ACTOR, next_after(dispatch.observed_at, ws.now()))
     written = ws.store.records("dispatch").write_next(dispatch, change)

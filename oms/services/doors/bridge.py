@@ -35,7 +35,9 @@ from oms.version import __version__
 
 if TYPE_CHECKING:
     from oms.errors import OmsError
+    from oms.schemas.payloads import DispatchPayload
     from oms.services.workspace import Workspace
+    from oms.store import Record
 
 INSTRUCTIONS = (
     "oms worker bridge: read_dispatch tells you what to do; acknowledge_dispatch before you start; "
@@ -77,11 +79,11 @@ TOOL_META = {
 }
 
 
-def _changes(payload: dict[str, Any]) -> dict[str, Any]:
+def _changes(payload: DispatchPayload) -> dict[str, Any]:
     """A follow-up's requested changes (docs/adr/0035): the comments, the summary of the result it
     follows; the work goes on from that result, on the same branch."""
     found = payload.get("changes_requested")
-    return {"changes_requested": found} if isinstance(found, dict) else {}
+    return {} if found is None else {"changes_requested": found}
 
 
 class ToolRefusedError(Exception):
@@ -159,25 +161,28 @@ class Tools:
     def _worktree(self) -> str | None:
         """The bound dispatch's worktree (the agent's own folder: the one host path it may see)."""
         from oms.errors import OmsError
+        from oms.store.payloads import dispatch_payload
 
         try:
             dispatch = self.workspace().store.records("dispatch").read(self.args.dispatch_id)
         except OmsError:
             return None
-        path = dispatch.payload.get("worktree_path")
-        return path if isinstance(path, str) else None
+        return dispatch_payload(dispatch)["worktree_path"]
 
-    def _dispatch(self) -> Any:
+    def _dispatch(self) -> Record:
         from oms.errors import RecordNotFoundError
+        from oms.schemas.payloads import DispatchState
+        from oms.store.payloads import dispatch_payload
 
         ws = self.workspace()
         try:
             dispatch = ws.store.records("dispatch").read(self.args.dispatch_id)
         except RecordNotFoundError as exc:
             raise ToolRefusedError(f"dispatch {self.args.dispatch_id} does not exist") from exc
-        if dispatch.payload.get("session_id") != self.args.session_id:
+        if dispatch_payload(dispatch)["session_id"] != self.args.session_id:
             raise ToolRefusedError("this bridge is not bound to the dispatch's session")
-        if dispatch.state in ("proposed", "rejected", "cancelled"):
+        nothing = (DispatchState.PROPOSED, DispatchState.REJECTED, DispatchState.CANCELLED)
+        if dispatch.state in nothing:
             raise ToolRefusedError(f"dispatch is {dispatch.state}; there is nothing to work on")
         from oms.services.chain import fence
 
@@ -188,9 +193,11 @@ class Tools:
 
     # ------------------------------------------------------------------ tools
     def read_dispatch(self, _arguments: dict[str, Any]) -> dict[str, Any]:
+        from oms.store.payloads import dispatch_payload
+
         dispatch = self._dispatch()
         ws = self.workspace()
-        p = dispatch.payload
+        p = dispatch_payload(dispatch)
         content = ws.store.ticket_content.get(p["ticket_id"], p["ticket_content_sha256"])
         body = str(content["body"])
         truncated = len(body.encode()) > LIMITS.bridge_body_bytes
@@ -231,7 +238,7 @@ class Tools:
         dispatch = self._dispatch()
         ws = self.workspace()
         liveness.record_bridge(ws, dispatch, self.args.nonce)
-        if dispatch.state != "accepted":
+        if dispatch.state != machine.DispatchState.ACCEPTED:
             return {"dispatch_id": dispatch.record_id, "state": dispatch.state, "already": True}
         nxt = Next(step("dispatch", machine.TABLE, dispatch.state, "acknowledge"), dispatch.payload)
         op = stable_id("dsp-ack", dispatch.record_id)

@@ -179,13 +179,15 @@ def respond(
     from oms.domain import gate, sessions
     from oms.domain.fence import FINISHING_TOOLS, Standing
     from oms.errors import OmsError, VersionConflictError
+    from oms.schemas.payloads import DispatchState, SessionState
     from oms.services.chain import fence, liveness
     from oms.services.doors import progress
     from oms.store import Change, Record
+    from oms.store.payloads import dispatch_payload
 
     ws = workspace()
     dispatch = ws.store.records("dispatch").read(args.dispatch_id)
-    if dispatch.payload.get("session_id") != args.session_id:
+    if dispatch_payload(dispatch)["session_id"] != args.session_id:
         raise HookInputError("hook is not bound to the dispatch's session")
     if args.provider == "claude" and doc["session_id"] != args.session_id:
         raise HookInputError("Claude Code reported another session id")
@@ -204,8 +206,9 @@ def respond(
     except OmsError as exc:
         notes.append(f"liveness not recorded: {exc.message}")
     records = ws.store.records("session")
-    has_result = dispatch.state in ("result-received", "resolved")
-    acknowledged_at = dispatch.observed_at if dispatch.state == "acknowledged" else None
+    has_result = dispatch.state in (DispatchState.RESULT_RECEIVED, DispatchState.RESOLVED)
+    acknowledged = dispatch.state == DispatchState.ACKNOWLEDGED
+    acknowledged_at = dispatch.observed_at if acknowledged else None
     active = doc.get("stop_hook_active") is True
     hook = gate.Hook(
         event,
@@ -222,7 +225,7 @@ def respond(
     def decide(session: Record | None) -> Change | None:
         nonlocal decided, running, seen, skipped
         decided, seen, skipped = None, session, False
-        running = session is not None and session.state == "running"
+        running = session is not None and session.state == SessionState.RUNNING
         if session is None or not running:
             return None  # a parked or stopped session records nothing and is not held back
         now = next_after(session.observed_at, ws.now())
@@ -263,7 +266,7 @@ def respond(
         return {}
     if decided is None:  # every heartbeat attempt raced: decide on the latest version, unrecorded
         latest = records.read(args.session_id)
-        if latest.state != "running":
+        if latest.state != SessionState.RUNNING:
             return {}
         decided = gate.after(
             memo.base(latest), hook, has_result=False, acknowledged_at=acknowledged_at, now=ws.now()

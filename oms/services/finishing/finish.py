@@ -37,6 +37,7 @@ from oms.errors import (
 )
 from oms.fsio.locks import Lock
 from oms.limits import LIMITS
+from oms.schemas.payloads import DispatchPayload, TicketState
 from oms.services.chain import tickets
 from oms.services.finishing import verify, worktree_gc
 from oms.services.notify import notices
@@ -44,6 +45,7 @@ from oms.services.workspace import Workspace
 from oms.store import ledger
 from oms.store.events import Event
 from oms.store.evidence import Evidence
+from oms.store.payloads import dispatch_payload, ticket_payload
 
 ARCHIVE = "refs/oms/archive"
 MERGE_BEGUN = "merge-begun"  # the event a merge leaves before its target moves
@@ -83,12 +85,13 @@ def merge(ws: Workspace, dispatch_id: str) -> Merged:
     left as it is (`Merged.already`): a second merge makes no second, empty merge commit. Under the
     ticket's finishing lock (`ticket_lock`)."""
     dispatch, _ = verify.completed_result(ws, dispatch_id)
-    with ticket_lock(ws, access.text(dispatch.payload, "ticket_id")):
+    with ticket_lock(ws, dispatch_payload(dispatch)["ticket_id"]):
         return _merge(ws, dispatch_id)
 
 
 def _merge(ws: Workspace, dispatch_id: str) -> Merged:
     dispatch, result = verify.completed_result(ws, dispatch_id)
+    payload = dispatch_payload(dispatch)
     fin = finishing.parse(ws.config().raw)
     repo = ws.config_root
     git.refuse_unsafe_config(repo)
@@ -96,9 +99,9 @@ def _merge(ws: Workspace, dispatch_id: str) -> Merged:
     target = verify.target_of(ws, fin)
     if git.is_ancestor(repo, commit, target.head):  # merged already (a second merge): nothing to do
         _evidence_of_begun(ws, dispatch_id, commit, target.head)  # a merge killed before it
-        _complete(ws, dispatch.payload)
+        _complete(ws, payload)
         return Merged(target.branch, target.head, target.head, target.mode, None, already=True)
-    refuse_sent_back(ws, dispatch_id, dispatch.payload)
+    refuse_sent_back(ws, dispatch_id, payload)
     found = verify.latest(ws, dispatch_id)
     why = finishing.merge_refusal(
         evidence=None if found is None else found[1],
@@ -118,11 +121,8 @@ def _merge(ws: Workspace, dispatch_id: str) -> Merged:
     if target.mode == finishing.FAST_FORWARD:
         new = commit
     else:
-        title = one_line(str(ticket_title(ws, access.text(dispatch.payload, "ticket_id"))))[:100]
-        message = (
-            f"Merge {dispatch_id} ({access.text(dispatch.payload, 'ticket_id')}: {title})\n\n"
-            f"Verified: {ref}"
-        )
+        title = one_line(ticket_title(ws, payload["ticket_id"]))[:100]
+        message = f"Merge {dispatch_id} ({payload['ticket_id']}: {title})\n\nVerified: {ref}"
         person = git.known_person(repo)  # the person merges, as `git merge` would (ADR 0032)
         if person is None:
             why = f"git does not know who you are, and the merge of {dispatch_id} is yours"
@@ -134,7 +134,7 @@ def _merge(ws: Workspace, dispatch_id: str) -> Merged:
     begun = _begin(
         ws,
         {
-            "ticket_id": access.text(dispatch.payload, "ticket_id"),
+            "ticket_id": payload["ticket_id"],
             "dispatch_id": dispatch_id,
             "commit": commit,
             "base": target.head,
@@ -153,8 +153,8 @@ def _merge(ws: Workspace, dispatch_id: str) -> Merged:
     else:
         git_finish.swap_branch(repo, target.branch, new, target.head)
     record = _merge_evidence(ws, begun)
-    _complete(ws, dispatch.payload)
-    _notify_merged(ws, dispatch_id, dispatch.payload, new)
+    _complete(ws, payload)
+    _notify_merged(ws, dispatch_id, payload, new)
     runs = tuple(review_rules.what_runs([f.path for f in changed]))
     return Merged(target.branch, target.head, new, target.mode, record.ref, what_runs=runs)
 
@@ -223,17 +223,14 @@ def _evidence_of_begun(ws: Workspace, dispatch_id: str, commit: str, head: str) 
 
 
 def refuse_sent_back(
-    ws: Workspace, dispatch_id: str, payload: JsonObject, done: str = "merged"
+    ws: Workspace, dispatch_id: str, payload: DispatchPayload, done: str = "merged"
 ) -> None:
     """A result whose ticket has moved on to a follow-up (changes were requested, ADR 0039) is not
     the one to merge, nor to publish (`done`: what is refused): a ticket's handle still names it
     while the follow-up has no result."""
-    ticket = tickets.require(ws, access.text(payload, "ticket_id"))
-    latest = ticket.payload.get("attempt")
-    attempt = access.integer(payload, "attempt")
-    if isinstance(ticket.payload.get("changes_requested"), dict) and (
-        isinstance(latest, int) and latest > attempt
-    ):
+    ticket = tickets.require(ws, payload["ticket_id"])
+    latest = ticket_payload(ticket)["attempt"]
+    if "changes_requested" in ticket_payload(ticket) and latest > payload["attempt"]:
         raise ConflictError(
             f"{dispatch_id} is not {done}: changes were requested of it, and attempt {latest} of "
             f"{ticket.record_id} follows it on the same branch",
@@ -242,10 +239,10 @@ def refuse_sent_back(
         )
 
 
-def _notify_merged(ws: Workspace, dispatch_id: str, payload: JsonObject, commit: str) -> None:
+def _notify_merged(ws: Workspace, dispatch_id: str, payload: DispatchPayload, commit: str) -> None:
     """`merged` to the `[notify]` commands (ADR 0036): started detached, never waited on; a
     notification that cannot be claimed or started fails nothing of the merge."""
-    ticket_id = access.text(payload, "ticket_id")
+    ticket_id = payload["ticket_id"]
     notice = notify_rules.merged(
         ticket_id, ticket_title(ws, ticket_id), dispatch_id, commit, ws.now()
     )
@@ -253,23 +250,24 @@ def _notify_merged(ws: Workspace, dispatch_id: str, payload: JsonObject, commit:
         notices.emit(ws, notice)
 
 
-def _complete(ws: Workspace, payload: JsonObject) -> None:
+def _complete(ws: Workspace, payload: DispatchPayload) -> None:
     """The ticket is done: a merged attempt completes a ticket still leased to it (the conductor may
     have completed it already)."""
-    ticket = tickets.require(ws, access.text(payload, "ticket_id"))
-    if ticket.state == "leased" and ticket.payload.get("attempt") == payload.get("attempt"):
+    ticket = tickets.require(ws, payload["ticket_id"])
+    leased = ticket.state == TicketState.LEASED
+    if leased and ticket_payload(ticket)["attempt"] == payload["attempt"]:
         tickets.complete(
             ws,
             ticket,
-            session_id=access.text(payload, "session_id"),
-            attempt=access.integer(payload, "attempt"),
+            session_id=payload["session_id"],
+            attempt=payload["attempt"],
             reason="merged",
         )
 
 
 def ticket_title(ws: Workspace, ticket_id: str) -> str:
     """The ticket's title (for the merge commit's message)."""
-    return str(tickets.require(ws, ticket_id).payload.get("title", ""))
+    return ticket_payload(tickets.require(ws, ticket_id))["title"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,11 +288,11 @@ def discard(ws: Workspace, dispatch_id: str, reason: str) -> Discarded:
     dispatch = ws.store.records("dispatch").read_if_exists(dispatch_id)
     if dispatch is None:
         raise ConflictError(f"no dispatch {dispatch_id}")
-    payload = dispatch.payload
-    repo, branch = ws.config_root, access.text(payload, "worktree_branch")
-    worktree = access.text(payload, "worktree_path")
+    payload = dispatch_payload(dispatch)
+    repo, branch = ws.config_root, payload["worktree_branch"]
+    worktree = payload["worktree_path"]
     git.refuse_unsafe_config(repo)
-    ticket_id, attempt = access.text(payload, "ticket_id"), access.integer(payload, "attempt")
+    ticket_id, attempt = payload["ticket_id"], payload["attempt"]
     running = worktree_gc.running_worker(ws, ticket_id)
     if running is not None:  # one worktree a ticket: a later attempt's worker works in it
         raise ConflictError(
@@ -302,10 +300,10 @@ def discard(ws: Workspace, dispatch_id: str, reason: str) -> Discarded:
             hint=f"oms worker stop {running}",
         )
     ticket = tickets.require(ws, ticket_id)
-    if ticket.state == "leased" and ticket.payload.get("attempt") != attempt:
+    leased_to = ticket_payload(ticket)["attempt"]
+    if ticket.state == TicketState.LEASED and leased_to != attempt:
         raise ConflictError(
-            f"{ticket_id} is leased to attempt {ticket.payload.get('attempt')}, which uses this "
-            f"worktree"
+            f"{ticket_id} is leased to attempt {leased_to}, which uses this worktree"
         )
     head = git_finish.head_of(repo, branch)
     if head is None:

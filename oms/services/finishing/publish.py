@@ -20,6 +20,7 @@ from oms.services.chain import live
 from oms.services.finishing import review, verify
 from oms.services.finishing.finish import refuse_sent_back, ticket_lock, ticket_title
 from oms.services.workspace import Workspace
+from oms.store.payloads import dispatch_payload
 
 PUBLISHED = "result-published"  # the event a publish leaves (the person's name)
 PASSED = ("success", "neutral", "skipped")  # a check run's conclusions that ask nothing
@@ -74,7 +75,7 @@ def publish(
     ticket's finishing lock (`finish.ticket_lock`), as a merge and a request for changes."""
     labels = tuple(github.check_labels(list(labels)))
     dispatch, _ = verify.completed_result(ws, dispatch_id)
-    with ticket_lock(ws, access.text(dispatch.payload, "ticket_id")):
+    with ticket_lock(ws, dispatch_payload(dispatch)["ticket_id"]):
         return _publish(ws, dispatch_id, person, remote, base, github_repo, labels, draft)
 
 
@@ -89,12 +90,13 @@ def _publish(
     draft: bool,
 ) -> Published:
     dispatch, result = verify.completed_result(ws, dispatch_id)
+    payload = dispatch_payload(dispatch)
     repo = ws.config_root
     git.refuse_unsafe_config(repo)
     remote = github.check_remote(remote)
     commit = access.text(result, "result_commit")
     target = verify.target_of(ws, finishing.parse(ws.config().raw))
-    refuse_sent_back(ws, dispatch_id, dispatch.payload, "published")  # nor pushed: as merge
+    refuse_sent_back(ws, dispatch_id, payload, "published")  # nor pushed: as merge
     found = verify.latest(ws, dispatch_id)
     why = finishing.merge_refusal(
         evidence=None if found is None else found[1],
@@ -107,10 +109,10 @@ def _publish(
         raise ConflictError(
             f"{dispatch_id} is not published: {why}", hint=f"oms result verify {dispatch_id}"
         )
-    branch = github.check_branch(access.text(dispatch.payload, "worktree_branch"))
+    branch = github.check_branch(payload["worktree_branch"])
     base = github.check_branch(base or target.branch)
     host, gh_repo = _github(repo, remote, github_repo)
-    ticket_id = access.text(dispatch.payload, "ticket_id")
+    ticket_id = payload["ticket_id"]
     title = one_line(f"{ticket_id}: {ticket_title(ws, ticket_id)}", 256)
     body = str(result.get("summary", ""))[: LIMITS.publish_body_chars]
     assert found is not None  # noqa: S101 - merge_refusal says why when there is none
@@ -249,7 +251,7 @@ def sync(
     git.refuse_unsafe_config(repo)
     remote = github.check_remote(remote)
     commit = access.text(result, "result_commit")
-    branch = github.check_branch(access.text(dispatch.payload, "worktree_branch"))
+    branch = github.check_branch(dispatch_payload(dispatch)["worktree_branch"])
     host, gh_repo = _github(repo, remote, github_repo)
     live.disclose(
         ws,

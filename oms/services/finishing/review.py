@@ -34,11 +34,13 @@ from oms.errors import (
     one_line,
 )
 from oms.limits import LIMITS
+from oms.schemas.payloads import DispatchPayload, DispatchState
 from oms.services.finishing import verify
 from oms.services.finishing.verify import Target
 from oms.services.workspace import Workspace
 from oms.store import Change as NextVersion
 from oms.store import Record
+from oms.store.payloads import as_json, dispatch_payload, ticket_payload
 
 CHANGES_REQUESTED = (
     "changes-requested"  # the event a request for changes leaves (the person's name)
@@ -65,8 +67,8 @@ def _result(ws: Workspace, dispatch_id: str) -> tuple[Record, JsonObject]:
             hint="`oms status` lists them; if its ticket ended long ago it may be compacted: "
             f"`oms audit log --dispatch {dispatch_id}` shows its history",
         )
-    ref = dispatch.payload.get("result_evidence")
-    if not isinstance(ref, str):
+    ref = dispatch_payload(dispatch)["result_evidence"]
+    if ref is None:
         raise InvalidInputError(
             f"dispatch {dispatch_id} has no recorded result ({dispatch.state})",
             hint=f"`oms worker observe {dispatch_id}` shows its worker",
@@ -118,7 +120,7 @@ class Shown:
 
     def to_json(self) -> JsonObject:
         """As `--json` prints it (schemas/cli/result-show.schema.json)."""
-        p = self.dispatch.payload
+        p = dispatch_payload(self.dispatch)
         c = self.change
         return {
             "ok": True,
@@ -157,8 +159,8 @@ def show(ws: Workspace, dispatch_id: str) -> Shown:
     from oms.services.checkout import salvage
 
     dispatch, result = _result(ws, dispatch_id)
-    ticket_id = access.text(dispatch.payload, "ticket_id")
-    title = str(tickets.require(ws, ticket_id).payload.get("title", ""))
+    ticket_id = dispatch_payload(dispatch)["ticket_id"]
+    title = ticket_payload(tickets.require(ws, ticket_id))["title"]
     change = None
     files: list[Changed] = []
     if result.get("status") == "completed" and isinstance(result.get("result_commit"), str):
@@ -173,14 +175,14 @@ def show(ws: Workspace, dispatch_id: str) -> Shown:
         files_total=len(files),
         verification=_verification(ws, dispatch_id, change),
         salvage=tuple(salvage.listed(ws.config_root, ticket_id)),
-        changes_requested=_carried(dispatch.payload),
+        changes_requested=_carried(dispatch_payload(dispatch)),
         what_runs=tuple(rules.what_runs([f.path for f in files])),
     )
 
 
-def _carried(payload: JsonObject) -> JsonObject | None:
+def _carried(payload: DispatchPayload) -> JsonObject | None:
     found = payload.get("changes_requested")
-    return found if isinstance(found, dict) else None
+    return None if found is None else as_json(found)
 
 
 def _verification(ws: Workspace, dispatch_id: str, change: Change | None) -> JsonObject | None:
@@ -247,7 +249,7 @@ def request_changes(
     from oms.services.finishing.finish import ticket_lock  # (`oms result diff` starts without it)
 
     dispatch, _ = verify.completed_result(ws, dispatch_id)
-    with ticket_lock(ws, access.text(dispatch.payload, "ticket_id")):
+    with ticket_lock(ws, dispatch_payload(dispatch)["ticket_id"]):
         return _request_changes(ws, dispatch_id, comments, person=person)
 
 
@@ -257,16 +259,16 @@ def _request_changes(
     from oms.services.chain import tickets  # (`oms result diff` starts without it)
 
     dispatch, result = verify.completed_result(ws, dispatch_id)
-    p = dispatch.payload
-    ticket = tickets.require(ws, access.text(p, "ticket_id"))
-    attempt = access.integer(p, "attempt")
-    if ticket.payload.get("attempt") != attempt:
+    p = dispatch_payload(dispatch)
+    ticket = tickets.require(ws, p["ticket_id"])
+    attempt, latest = p["attempt"], ticket_payload(ticket)["attempt"]
+    if latest != attempt:
         raise ConflictError(
             f"{dispatch_id} is attempt {attempt} of {ticket.record_id}, whose latest attempt is "
-            f"{ticket.payload.get('attempt')}: only the latest attempt's result takes changes",
+            f"{latest}: only the latest attempt's result takes changes",
             hint=f"`oms ticket show {ticket.record_id}` names its dispatches",
         )
-    if dispatch.state not in ("result-received", "resolved"):
+    if dispatch.state not in (DispatchState.RESULT_RECEIVED, DispatchState.RESOLVED):
         raise IllegalTransitionError("dispatch", dispatch.state, "request-changes")
     commit = access.text(result, "result_commit")
     repo = ws.config_root
@@ -277,10 +279,10 @@ def _request_changes(
             f"{dispatch_id}'s result is merged into {rules.for_terminal(target.branch)} already",
             hint="add a ticket for more work: `oms ticket add`",
         )
-    branch_head = git.resolve_commit(repo, f"refs/heads/{access.text(p, 'worktree_branch')}")
+    branch_head = git.resolve_commit(repo, f"refs/heads/{p['worktree_branch']}")
     if branch_head != commit:
         raise ConflictError(
-            f"branch {rules.for_terminal(access.text(p, 'worktree_branch'))[:200]} is no longer at "
+            f"branch {rules.for_terminal(p['worktree_branch'])[:200]} is no longer at "
             f"{dispatch_id}'s result {commit[:12]}: the follow-up would not start from it",
             hint="put the branch back, or add a new ticket",
         )
@@ -296,7 +298,7 @@ def _request_changes(
         ticket = tickets.complete(
             ws,
             ticket,
-            session_id=access.text(p, "session_id"),
+            session_id=p["session_id"],
             attempt=attempt,
             reason="completed; changes requested",
         )
@@ -320,11 +322,11 @@ def _request_changes(
             "ticket_id": ticket.record_id,
             "ticket_version": done.version,
             "dispatch_id": dispatch_id,
-            "attempt": done.payload["attempt"],
+            "attempt": ticket_payload(done)["attempt"],
             "person": who,
             "reason": f"changes requested on {dispatch_id} ({len(comments)} comment(s))",
             "comments": len(comments),
             "changes_sha256": digest("changes-requested", carried),
         },
     )
-    return Requested(done, access.integer(done.payload, "attempt"), carried, event_id)
+    return Requested(done, ticket_payload(done)["attempt"], carried, event_id)

@@ -44,6 +44,7 @@ from oms.process import child_env, data_fd, run_bounded
 from oms.services.containment.bounds import Guard
 from oms.services.workspace import Workspace
 from oms.store import Record, ledger
+from oms.store.payloads import dispatch_payload
 
 VERIFY_DIR = "verify"
 VERIFYING = "verifying"  # the outbox consumer of the per-dispatch locks `verify_lock` takes
@@ -93,8 +94,8 @@ def completed_result(ws: Workspace, dispatch_id: str) -> tuple[Record, JsonObjec
             hint="`oms status` lists them; if its ticket ended long ago it may be compacted: "
             f"`oms audit log --dispatch {dispatch_id}` shows its history",
         )
-    ref = dispatch.payload.get("result_evidence")
-    if not isinstance(ref, str):
+    ref = dispatch_payload(dispatch)["result_evidence"]
+    if ref is None:
         raise InvalidInputError(f"dispatch {dispatch_id} has no recorded result ({dispatch.state})")
     result = access.obj(ws.store.evidence.get(ref).body, "payload")
     if result.get("status") != "completed" or not isinstance(result.get("result_commit"), str):
@@ -195,7 +196,7 @@ def _verify(
         {
             "format": "oms-evidence-v1",
             "evidence_kind": "verification",
-            "ticket_id": access.text(dispatch.payload, "ticket_id"),
+            "ticket_id": dispatch_payload(dispatch)["ticket_id"],
             "producer": "oms",
             "producer_role": None,
             "created_at": ws.now(),

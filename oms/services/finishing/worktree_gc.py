@@ -25,9 +25,11 @@ from oms.canonical import JsonObject, access, add_ms, parse_ts
 from oms.domain import finishing
 from oms.errors import CheckoutChangedError, OmsError, one_line
 from oms.fsio.trees import remove_empty_dir, remove_tree
+from oms.schemas.payloads import TicketState
 from oms.services.finishing import verify
 from oms.services.workspace import Workspace
 from oms.store import Record
+from oms.store.payloads import worker_payload
 
 DAY_MS = 24 * 3600 * 1000
 
@@ -106,7 +108,7 @@ def _why_kept(
     if os.path.realpath(path) not in listed:
         return "git does not list it as a worktree of the repository (oms did not make it there)"
     linked = git.linked_worktree(ws.config_root, path)
-    if ticket.state not in ("done", "blocked"):
+    if ticket.state not in (TicketState.DONE, TicketState.BLOCKED):
         return f"its ticket is {ticket.state}"
     due = add_ms(ticket.observed_at, fin.gc_after_days * DAY_MS)
     if fin.gc_after_days > 0 and parse_ts(now) < parse_ts(due):
@@ -140,10 +142,8 @@ def _why_kept(
 def running_worker(ws: Workspace, ticket_id: str) -> str | None:
     """A worker of the ticket that has not ended (its worktree is in use), if any."""
     for worker in ws.store.latest("worker").records:
-        if (
-            worker.payload.get("ticket_id") == ticket_id
-            and worker.payload.get("health") != "stopped"
-        ):
+        found = worker_payload(worker)
+        if found["ticket_id"] == ticket_id and found["health"] != "stopped":
             return worker.record_id
     return None
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from oms.canonical import JsonObject, access
 from oms.canonical.ids import OPAQUE_ID, ROLE_ID, check
@@ -39,7 +40,11 @@ from oms.fsio import Root
 from oms.limits import LIMITS
 from oms.services.workspace import Workspace
 from oms.store.documents import encode_document, parse_document
-from oms.store.records import Record, RecordStore
+from oms.store.payloads import dispatch_payload, worker_payload
+from oms.store.records import RecordStore
+
+if TYPE_CHECKING:
+    from oms.schemas.payloads import DispatchPayload
 
 TOKENS = "proxy/tokens"
 USAGE = "proxy/usage"
@@ -80,7 +85,7 @@ def issue_token(
     with suppress_faults():
         found = ws.store.records("dispatch").read_if_exists(check(dispatch_id, "dispatch id"))
     if role_id is None and found is not None:
-        role_id = access.text_or_none(found.payload, "role_id")
+        role_id = dispatch_payload(found)["role_id"]
     secret = secrets.token_urlsafe(32)
     doc: JsonObject = {
         "format": 1,
@@ -91,8 +96,9 @@ def issue_token(
         "issued_at": ws.now(),
     }
     # what the advisor approved (for an implicit provider: where its requests go)
-    if found is not None and found.payload.get("provider_id", _implicit(found)) == provider_id:
-        doc["approved_endpoint"] = found.payload.get("model_endpoint")
+    approved = None if found is None else dispatch_payload(found)
+    if approved is not None and approved.get("provider_id", _implicit(approved)) == provider_id:
+        doc["approved_endpoint"] = approved["model_endpoint"]
     rel = token_path(dispatch_id)
     data = encode_document(doc, "proxy-token", rel, LIMITS.proxy_token_bytes)
     root = ws.store.state.root
@@ -106,9 +112,9 @@ def issue_token(
     raise AlreadyExistsError(f"{rel}: another token keeps appearing for dispatch {dispatch_id}")
 
 
-def _implicit(dispatch: Record) -> str | None:
+def _implicit(dispatch: DispatchPayload) -> str | None:
     """The implicit provider of a dispatch not routed to a provider (None: it has no model)."""
-    return IMPLICIT.get(FAMILIES.get(str(dispatch.payload.get("provider_mode")), ""))
+    return IMPLICIT.get(FAMILIES.get(dispatch["provider_mode"], ""))
 
 
 def revoke_token(ws: Workspace, dispatch_id: str) -> bool:
@@ -142,7 +148,7 @@ def ended(root: Root, dispatch_id: str) -> bool:
         worker = RecordStore(root, "worker").read_if_exists(dispatch_id)
     except OmsError:
         return True
-    return worker is not None and worker.payload.get("health") == "stopped"
+    return worker is not None and worker_payload(worker)["health"] == "stopped"
 
 
 def grant_of(root: Root, key: str | None) -> Grant | None:

@@ -21,6 +21,7 @@ from oms.services.chain import dispatches, handles, tickets
 from oms.services.delivery.service import Delivery
 from oms.services.finishing import finish, review, verify
 from oms.services.workspace import Workspace
+from oms.store.payloads import ticket_payload
 
 CANCEL_REASON = "cancelled from oms web"
 STOP_REASON = "stopped from oms web"
@@ -212,11 +213,12 @@ def _resume(ws: Workspace, ask: Ask) -> JsonObject:
 def _reopen(ws: Workspace, ask: Ask) -> JsonObject:
     ticket = handles.ticket(ws, ask.handle)
     rec = tickets.reopen(ws, ticket, person=ask.person, reason=ask.text or REOPEN_REASON)
+    attempt = ticket_payload(rec)["attempt"]
     return {
         "ticket_id": rec.record_id,
         "state": rec.state,
-        "attempt": rec.payload["attempt"],
-        "said": f"{rec.record_id} is {rec.state} for attempt {rec.payload['attempt']}",
+        "attempt": attempt,
+        "said": f"{rec.record_id} is {rec.state} for attempt {attempt}",
     }
 
 

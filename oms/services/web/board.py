@@ -21,6 +21,7 @@ from oms.services.delivery import panelog
 from oms.services.finishing import review
 from oms.services.workspace import Workspace
 from oms.store.ledger import LOG as LEDGER_LOG
+from oms.store.payloads import dispatch_payload, session_payload, ticket_payload, worker_payload
 
 
 def _age_s(now_ms: int, at: object) -> int | None:
@@ -38,10 +39,10 @@ def board(ws: Workspace) -> JsonObject:
     snap = snapshot(ws)
     now = ws.now()
     now_ms = parse_ts(now)
-    titles = {t.record_id: str(t.payload.get("title", "")) for t in snap.tickets}
-    sessions = {s.record_id: s.payload for s in snap.sessions}
+    titles = {t.record_id: ticket_payload(t)["title"] for t in snap.tickets}
+    sessions = {s.record_id: session_payload(s) for s in snap.sessions}
     dispatches = {d.record_id: d for d in snap.dispatches}
-    ordered = sorted(snap.tickets, key=lambda r: str(r.payload.get("created_at", "")))
+    ordered = sorted(snap.tickets, key=lambda r: ticket_payload(r)["created_at"])
     shown = ordered[: LIMITS.web_queue_rows]  # the page draws no more; it says how many in all
     reasons = Snapshot(shown, [], snap.workers, [], []).reasons(now)
     queue: list[Json] = [
@@ -49,15 +50,16 @@ def board(ws: Workspace) -> JsonObject:
             "id": t.record_id,
             "state": t.state,
             "title": titles[t.record_id],
-            "worker_id": t.payload.get("worker_id"),
+            "worker_id": ticket_payload(t)["worker_id"],
             "reason": reasons.get(t.record_id, ""),
         }
         for t in shown
     ]
     workers: list[Json] = []
     for w in snap.workers:
-        ticket_id = str(w.payload.get("ticket_id", ""))
-        session = sessions.get(str(w.payload.get("session_id")), {})
+        wp = worker_payload(w)
+        ticket_id = wp["ticket_id"]
+        session = sessions.get(wp["session_id"])
         dispatch = dispatches.get(w.record_id)
         workers.append(
             {
@@ -65,13 +67,15 @@ def board(ws: Workspace) -> JsonObject:
                 "state": w.state,
                 "ticket_id": ticket_id,
                 "title": titles.get(ticket_id, ""),
-                "health": w.payload.get("health"),
+                "health": wp["health"],
                 "dispatch_state": None if dispatch is None else dispatch.state,
-                "reason": w.payload.get("health_reason") or w.payload.get("end_reason") or "",
-                "heartbeat_age_s": _age_s(now_ms, session.get("last_observed_at")),
+                "reason": wp["health_reason"] or wp["end_reason"] or "",
+                "heartbeat_age_s": None
+                if session is None
+                else _age_s(now_ms, session["last_observed_at"]),
                 "running_s": None
                 if dispatch is None
-                else _age_s(now_ms, dispatch.payload.get("accepted_at")),
+                else _age_s(now_ms, dispatch_payload(dispatch)["accepted_at"]),
             }
         )
     try:
@@ -79,9 +83,13 @@ def board(ws: Workspace) -> JsonObject:
     except OmsError as exc:  # no committed config: the page says why
         pool_doc = {"error": exc.message}
     results: list[Json] = [
-        {"dispatch_id": d.record_id, "ticket_id": d.payload.get("ticket_id"), "state": d.state}
+        {
+            "dispatch_id": d.record_id,
+            "ticket_id": dispatch_payload(d)["ticket_id"],
+            "state": d.state,
+        }
         for d in snap.dispatches
-        if isinstance(d.payload.get("result_evidence"), str)
+        if dispatch_payload(d)["result_evidence"] is not None
     ]
     return {
         "now": now,

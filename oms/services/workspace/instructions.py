@@ -7,7 +7,9 @@ Kept apart from delivery so the bridge's `read_dispatch` can read it without imp
 
 from __future__ import annotations
 
-from oms.canonical import JsonObject, access, equal, sha256_hex
+from typing import TYPE_CHECKING
+
+from oms.canonical import equal, sha256_hex
 from oms.errors import AuthorityChangedError
 from oms.services.workspace import Workspace
 from oms.services.workspace.committed import (
@@ -15,6 +17,9 @@ from oms.services.workspace.committed import (
     INSTRUCTIONS_PATH,
     committed_instructions,
 )
+
+if TYPE_CHECKING:
+    from oms.schemas.payloads import DispatchPayload
 
 __all__ = ["ACTIVATION_TEXT", "INSTRUCTIONS_PATH", "approved_instructions", "executor_instructions"]
 
@@ -24,13 +29,13 @@ def executor_instructions(ws: Workspace) -> str:
     return committed_instructions(ws.config_root, ws.head())
 
 
-def approved_instructions(ws: Workspace, dispatch: JsonObject) -> str:
+def approved_instructions(ws: Workspace, dispatch: DispatchPayload) -> str:
     """The instructions an agent is given: read once, and only if they are the ones the dispatch's
     intent approved (`instructions_sha256`); a commit after approval is refused where it would reach
     the agent (a bridge call is an operation of its own: HEAD is read again for it)."""
     ws.next_operation()
     text = executor_instructions(ws)
-    if not equal(sha256_hex(text.encode("ascii")), access.text(dispatch, "instructions_sha256")):
+    if not equal(sha256_hex(text.encode("ascii")), dispatch["instructions_sha256"]):
         raise AuthorityChangedError(
             f"the executor instructions ({INSTRUCTIONS_PATH}) "
             f"changed since the dispatch was approved",

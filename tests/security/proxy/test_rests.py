@@ -20,7 +20,7 @@ import pytest
 
 from oms.canonical import JsonObject, add_ms
 from oms.domain.proxy import IMPLICIT
-from oms.domain.routing import Cooldown
+from oms.domain.routing import Cooldown, CooldownKind
 from oms.services.chain import providers
 from tests.attempts import live_attempt
 from tests.helpers import eventually
@@ -40,19 +40,19 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
     yield from make_rig(tmp_path)
 
 
-def _rest(rig: Rig, seconds: int, kind: str, provider_id: str = "claude-mock") -> str:
+def _rest(rig: Rig, seconds: int, kind: CooldownKind, provider_id: str = "claude-mock") -> str:
     with rig.chain.workspace() as ws:
         until = add_ms(ws.now(), seconds * 1000)
         assert providers.rest(ws, provider_id, Cooldown(until, kind, "a test's rest"), "test")
     return until
 
 
-CASES = [(7200, "quota", False), (30, "transient", True)]
+CASES: list[tuple[int, CooldownKind, bool]] = [(7200, "quota", False), (30, "transient", True)]
 
 
 @pytest.mark.parametrize(("seconds", "kind", "retry"), CASES)
 def test_every_request_for_a_resting_provider_is_answered_at_the_proxy(
-    rig: Rig, seconds: int, kind: str, retry: bool
+    rig: Rig, seconds: int, kind: CooldownKind, retry: bool
 ) -> None:
     token = rig.token("claude-mock")
     until = _rest(rig, seconds, kind)
