@@ -30,7 +30,14 @@ from oms.limits import LIMITS
 from oms.process import Completed, child_env, kill_group, run
 from oms.store.stateroot import TMUX_CONF
 
-__all__ = ["TMUX_CONF", "Pane", "Panes", "parse_panes", "pieces", "socket_problem"]
+__all__ = ["TMUX_CONF", "Pane", "Panes", "literal", "parse_panes", "pieces", "socket_problem"]
+
+
+def literal(text: str) -> str:
+    """`text` as a tmux argument that types it (pure): tmux reads an argument ending in `;` as the
+    end of its command, even after `--`, and one ending in `\\;` as ending in `;` — so a final `;`
+    is given as `\\;` (`a;` → `a\\;`, `a\\;` → `a\\\\;`), and tmux types what was given."""
+    return text[:-1] + "\\;" if text.endswith(";") else text
 
 
 def pieces(text: str, size: int) -> list[str]:
@@ -229,7 +236,7 @@ class Panes:
         `LIMITS.tmux_text_bytes` (tmux refuses a longer command: "command too long")."""
         for piece in pieces(text, LIMITS.tmux_text_bytes):
             # `--`: a text that begins with `-` (`-R`, `-t=other:`) is text, never tmux's options
-            self.tmux("send-keys", "-t", f"={dispatch_id}:", "-l", "--", piece)
+            self.tmux("send-keys", "-t", f"={dispatch_id}:", "-l", "--", literal(piece))
 
     def send_keys(self, dispatch_id: str, *keys: str) -> None:
         """Press named keys (`Enter`, `Escape`, `C-u`)."""
