@@ -119,8 +119,8 @@ class Limits(NamedTuple):
     # keeps it whole (an event is at most `event_bytes`; a newline is two bytes in JSON)
     send_text_bytes: int = 16 * 1024
     # ... typed by `tmux send-keys -l` in pieces of at most this many bytes (and a `\` before a
-    # final `;`, `panes.literal`): tmux refuses a command
-    # whose arguments pass its message size (16 KiB; 3.3a: "command too long" at 16,341 bytes)
+    # final `;`: `panes.literal`); tmux refuses a command whose arguments pass its message size
+    # (16 KiB; 3.3a: "command too long" at 16,341 bytes)
     tmux_text_bytes: int = 4 * 1024
     # notifications (`[notify]`, the person's ~/.config/oms/notify.toml): time and output
     notify_timeout_s: float = 10.0
