@@ -185,7 +185,10 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 def _collect(
     proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float, cap: int
 ) -> tuple[bytes, bytes, str]:
-    """Feed stdin, read both pipes until EOF (bounded), wait; returns (stdout, stderr, outcome)."""
+    """Feed stdin as the child takes it and read both pipes until EOF (bounded), all within
+    `timeout`, then wait; returns (stdout, stderr, outcome). The input is written beside the reads,
+    never before them: a child that does not read it (or writes a pipe's worth first) is held to
+    its time limit all the same."""
     assert proc.stdout is not None  # noqa: S101 - pipes were requested
     assert proc.stderr is not None  # noqa: S101
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
@@ -194,18 +197,24 @@ def _collect(
     outcome = "ok"
     deadline = time.monotonic() + timeout
     ended = False
+    feed = _Feed(proc.stdin, stdin or b"")
     try:
-        if proc.stdin is not None:
-            _feed(proc.stdin, stdin or b"")
         with selectors.DefaultSelector() as sel:
             sel.register(out_fd, selectors.EVENT_READ)
             sel.register(err_fd, selectors.EVENT_READ)
+            if feed.fd is not None:
+                sel.register(feed.fd, selectors.EVENT_WRITE)
             while sel.get_map() and outcome == "ok":
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     outcome = "timeout"
                     break
                 for key, _ in sel.select(remaining):
+                    if key.fd == feed.fd:
+                        if feed.step():
+                            sel.unregister(key.fd)
+                            feed.close()
+                        continue
                     chunk = os.read(key.fd, 65536)
                     if not chunk:
                         sel.unregister(key.fd)
@@ -226,23 +235,44 @@ def _collect(
     finally:
         if not ended:  # an interrupt (^C), or an error, while it ran: its group goes with the call
             _kill(proc)
+        feed.close()
         proc.stdout.close()
         proc.stderr.close()
     return b"".join(buffers[out_fd]), b"".join(buffers[err_fd]), outcome
 
 
-def _feed(pipe: IO[bytes], data: bytes) -> None:
-    """Write `data` to a child's stdin and close it. A child that ended (or closed its input) before
-    reading it all is no error here: its exit status and output say what happened. The write is
-    buffered, so the broken pipe can surface at the close's flush as well as at the write."""
-    try:
-        pipe.write(data)
-        pipe.flush()
-    except BrokenPipeError:
-        pass
-    finally:
-        with contextlib.suppress(BrokenPipeError):
-            pipe.close()  # the descriptor is closed even when the flush fails
+class _Feed:
+    """A child's stdin, written without blocking as it takes it (`step`), then closed. A child that
+    ended (or closed its input) before reading it all is no error here: its exit status and output
+    say what happened."""
+
+    def __init__(self, pipe: IO[bytes] | None, data: bytes) -> None:
+        self.pipe, self.data, self.at = pipe, memoryview(data), 0
+        self.fd: int | None = None
+        if pipe is None:
+            return
+        if not data:
+            self.close()
+            return
+        self.fd = pipe.fileno()
+        os.set_blocking(self.fd, False)
+
+    def step(self) -> bool:
+        """Write what the pipe takes now; True once all is written or the child stopped reading."""
+        assert self.fd is not None  # noqa: S101 - registered only with a descriptor
+        try:
+            self.at += os.write(self.fd, self.data[self.at : self.at + 65536])
+        except BlockingIOError:
+            return False
+        except (BrokenPipeError, ConnectionResetError):
+            return True
+        return self.at >= len(self.data)
+
+    def close(self) -> None:
+        if self.pipe is not None:
+            with contextlib.suppress(OSError):
+                self.pipe.close()
+            self.pipe, self.fd = None, None
 
 
 def _wait_exit(proc: subprocess.Popen[bytes], deadline: float) -> None:
