@@ -56,13 +56,15 @@ def run(
     pass_fds: tuple[int, ...] = (),
     confine: Confinement | None = None,
     die_with_parent: bool = False,
+    end_group: bool = False,
 ) -> Completed:
     """Run `argv` and collect its output. `env` defaults to `child_env()`; `pass_fds`: descriptors
     the child inherits (e.g. a sandbox's seccomp filter); `confine`: the cgroups it joins and its
     largest file, taken on before it executes (`confine.py`); `die_with_parent`: the kernel
     SIGKILLs it when this process ends, however it ends (a long model call: the advisor). An
     interrupt or any error while it runs ends its whole group before it propagates: no child
-    outlives the call that started it."""
+    outlives the call that started it. `end_group`: its group is ended once it exits, too (what it
+    left in the background: a `[notify]` command's)."""
     started = start(
         argv,
         cwd=cwd,
@@ -72,7 +74,9 @@ def run(
         confine=confine,
         die_with_parent=die_with_parent,
     )
-    return started.finish(timeout=timeout, max_output=max_output, stdin=stdin, check=check)
+    return started.finish(
+        timeout=timeout, max_output=max_output, stdin=stdin, check=check, end_group=end_group
+    )
 
 
 class Started:
@@ -89,11 +93,12 @@ class Started:
         max_output: int = LIMITS.process_output_bytes,
         stdin: bytes | None = None,
         check: bool = True,
+        end_group: bool = False,
     ) -> Completed:
         """Feed `stdin`, collect the output (at most `max_output` bytes) until the child ends or
         `timeout` (seconds from now) passes; as `run`."""
         self.done = True
-        out, err, why = _collect(self.proc, stdin, timeout, max_output)
+        out, err, why = _collect(self.proc, stdin, timeout, max_output, end_group)
         args, code = self.args, self.proc.returncode
         if why == "timeout":
             said = f"did not finish within {timeout:g}s and was killed"
@@ -183,7 +188,11 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 
 
 def _collect(
-    proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float, cap: int
+    proc: subprocess.Popen[bytes],
+    stdin: bytes | None,
+    timeout: float,
+    cap: int,
+    end_group: bool = False,
 ) -> tuple[bytes, bytes, str]:
     """Feed stdin as the child takes it and read both pipes until EOF (bounded), all within
     `timeout`, then wait; returns (stdout, stderr, outcome). The input is written beside the reads,
@@ -226,7 +235,7 @@ def _collect(
                         break
         if outcome == "ok":
             try:
-                _wait_exit(proc, deadline)
+                _wait_exit(proc, deadline, end_group)
             except subprocess.TimeoutExpired:
                 outcome = "timeout"
         if outcome != "ok":
@@ -275,9 +284,11 @@ class _Feed:
             self.pipe, self.fd = None, None
 
 
-def _wait_exit(proc: subprocess.Popen[bytes], deadline: float) -> None:
+def _wait_exit(proc: subprocess.Popen[bytes], deadline: float, end_group: bool = False) -> None:
     """Wait for the child's exit on its pidfd (`Popen.wait(timeout)` polls with 1, 2, 4 ms sleeps:
-    ~1 ms lost per child, and a delivery runs twenty), then reap it."""
+    ~1 ms lost per child, and a delivery runs twenty), then reap it. `end_group`: first SIGKILL
+    what is left of its process group — while the child is not reaped yet, so its id (the group's)
+    can name no other group."""
     try:
         fd = os.pidfd_open(proc.pid)
     except OSError:  # gone already, or a kernel before 5.3
@@ -288,6 +299,9 @@ def _wait_exit(proc: subprocess.Popen[bytes], deadline: float) -> None:
             sel.register(fd, selectors.EVENT_READ)
             if not sel.select(max(0.0, deadline - time.monotonic())):
                 raise subprocess.TimeoutExpired(proc.args, 0)
+        if end_group:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
     finally:
         os.close(fd)
     proc.wait()

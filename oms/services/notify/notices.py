@@ -169,6 +169,7 @@ def _one(argv: tuple[str, ...], data: bytes, env: dict[str, str], timeout: float
             stdin=data,
             timeout=timeout,
             max_output=LIMITS.notify_output_bytes,
+            end_group=True,  # what it left running in the background ends with it
         )
     except ProcessTimeoutError:
         return f"killed at its time limit ({timeout:g}s)"
