@@ -127,6 +127,9 @@ class Limits(NamedTuple):
     notify_output_bytes: int = 16 * 1024  # its stdout and stderr each: more ends it (logged)
     notify_window_s: float = 3600.0  # record versions older than this are never notified
     notify_per_tick: int = 20  # notices claimed at one look (the rest: at the next tick)
+    notify_children: int = (
+        1  # `oms conductor notify` children a conductor runs at once (more: wait)
+    )
 
     # moved here from the modules that use them (issue 25: every bound in one place)
     advisor_timeout_s: float = 600.0  # an advisor's CLI reviewing one intent ends by then

@@ -559,6 +559,13 @@ def reap(pid: int) -> None:
         del _DETACHED[pid]
 
 
+def running(pid: int) -> bool:
+    """Whether `pid`, started detached by this process, runs still (its exit is collected when it
+    has ended)."""
+    reap(pid)
+    return pid in _DETACHED
+
+
 def end_own_group() -> None:
     """SIGKILL this process's group, this process included: the last act of a hung-up supervisor
     that leads its group (the first process of a pane), once it has recorded how its child ended.
