@@ -16,6 +16,7 @@ from oms.adapters.panes import Panes
 from oms.errors import ConflictError
 from oms.services.delivery.service import Delivery
 from tests.chain import Chain
+from tests.helpers import OmsCommand
 from tests.integration.test_worker_send import _heard, _listening, _messages, _until
 
 
@@ -32,7 +33,7 @@ class _Held(Panes):
         super().send_keys(dispatch_id, *keys)
 
 
-def test_a_second_message_never_joins_the_first(deliverable: Chain) -> None:
+def test_a_second_message_never_joins_the_first(deliverable: Chain, oms: OmsCommand) -> None:
     dispatch_id = _listening(deliverable)
     failed: list[BaseException] = []
 
@@ -58,3 +59,6 @@ def test_a_second_message_never_joins_the_first(deliverable: Chain) -> None:
     assert failed == []
     assert _until(_heard(deliverable, dispatch_id), b"\r") == b"one\r"
     assert [m["text"] for m in _messages(deliverable)] == ["one"]
+    roots = ("--state-root", str(deliverable.state), "--config-root", str(deliverable.repo))
+    verified = oms.run("store", "verify", *roots)
+    assert verified.returncode == 0, verified.stdout  # its lock's place is oms's own
