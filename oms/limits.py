@@ -118,11 +118,18 @@ class Limits(NamedTuple):
     # a person's message into a live agent's conversation (`oms worker send`), as read: its event
     # keeps it whole (an event is at most `event_bytes`; a newline is two bytes in JSON)
     send_text_bytes: int = 16 * 1024
+    # ... typed by `tmux send-keys -l` in pieces of at most this many bytes (and a `\` before a
+    # final `;`: `panes.literal`); tmux refuses a command whose arguments pass its message size
+    # (16 KiB; 3.3a: "command too long" at 16,341 bytes)
+    tmux_text_bytes: int = 4 * 1024
     # notifications (`[notify]`, the person's ~/.config/oms/notify.toml): time and output
     notify_timeout_s: float = 10.0
     notify_output_bytes: int = 16 * 1024  # its stdout and stderr each: more ends it (logged)
     notify_window_s: float = 3600.0  # record versions older than this are never notified
     notify_per_tick: int = 20  # notices claimed at one look (the rest: at the next tick)
+    notify_children: int = (
+        1  # `oms conductor notify` children a conductor runs at once (more: wait)
+    )
 
     # moved here from the modules that use them (issue 25: every bound in one place)
     advisor_timeout_s: float = 600.0  # an advisor's CLI reviewing one intent ends by then

@@ -306,12 +306,23 @@ class ReviewComment:
     path: str | None
     line: int | None
     association: str = ""
+    commit: str = ""  # the commit it was made on (`original_commit_id`; empty: not said)
 
     @property
     def from_writer(self) -> bool:
         """Whether its author may write to the repository (an owner, a member of its
         organisation, a collaborator): anyone else may comment on a public repository."""
         return self.association in WRITE_ACCESS
+
+    def of(self, commit: str) -> bool:
+        """Whether it was said of `commit` (or GitHub did not say of which): a pull request keeps
+        the comments on every commit it held, a follow-up's result among them."""
+        return not self.commit or self.commit == commit
+
+    def carried_for(self, commit: str) -> bool:
+        """Whether a request for changes of the result `commit` carries it: its author may write,
+        and it was said of that commit."""
+        return self.from_writer and self.of(commit)
 
 
 WRITE_ACCESS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})  # `author_association`s that write
@@ -328,11 +339,21 @@ class Review:
     state: str
     body: str
     association: str = ""
+    commit: str = ""  # the commit it reviewed (`commit_id`; empty: not said)
 
     @property
     def from_writer(self) -> bool:
         """Whether its author may write to the repository (as `ReviewComment.from_writer`)."""
         return self.association in WRITE_ACCESS
+
+    def of(self, commit: str) -> bool:
+        """Whether it reviewed `commit` (or GitHub did not say which): as `ReviewComment.of`."""
+        return not self.commit or self.commit == commit
+
+    def carried_for(self, commit: str) -> bool:
+        """Whether a request for changes of the result `commit` carries it (`carried`, and it
+        reviewed that commit)."""
+        return self.carried and self.of(commit)
 
     @property
     def asks(self) -> bool:
@@ -369,7 +390,8 @@ def parse_checks(doc: object) -> list[Check]:
 
 
 def parse_review_comments(doc: object) -> list[ReviewComment]:
-    """`GET pulls/N/comments`: each comment's author, body, path and line."""
+    """`GET pulls/N/comments`: each comment's author, body, path, line, author association and the
+    commit it was made on."""
     found = []
     for c in doc if isinstance(doc, list) else []:
         if isinstance(c, dict):
@@ -383,13 +405,15 @@ def parse_review_comments(doc: object) -> list[ReviewComment]:
                     path if isinstance(path, str) and path else None,
                     line if isinstance(line, int) and line > 0 else None,
                     _text(c, "author_association")[:40],
+                    _text(c, "original_commit_id")[:64],
                 )
             )
     return found
 
 
 def parse_reviews(doc: object) -> list[Review]:
-    """`GET pulls/N/reviews`: each review's author, state, body and author association."""
+    """`GET pulls/N/reviews`: each review's author, state, body, author association and the
+    commit it reviewed."""
     found = []
     for r in doc if isinstance(doc, list) else []:
         if isinstance(r, dict):
@@ -400,6 +424,7 @@ def parse_reviews(doc: object) -> list[Review]:
                     _text(r, "state")[:40],
                     _text(r, "body"),
                     _text(r, "author_association")[:40],
+                    _text(r, "commit_id")[:64],
                 )
             )
     return found

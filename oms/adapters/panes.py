@@ -26,10 +26,34 @@ from oms.adapters.clock import SYSTEM_CLOCK, Clock
 from oms.adapters.quoting import check_arg, shell_join
 from oms.errors import ProcessError, ProcessFailedError
 from oms.fsio.procinfo import group_alive
+from oms.limits import LIMITS
 from oms.process import Completed, child_env, kill_group, run
 from oms.store.stateroot import TMUX_CONF
 
-__all__ = ["TMUX_CONF", "Pane", "Panes", "parse_panes", "socket_problem"]
+__all__ = ["TMUX_CONF", "Pane", "Panes", "literal", "parse_panes", "pieces", "socket_problem"]
+
+
+def literal(text: str) -> str:
+    """`text` as a tmux argument that types it (pure): tmux reads an argument ending in `;` as the
+    end of its command, even after `--`, and one ending in `\\;` as ending in `;` — so a final `;`
+    is given as `\\;` (`a;` → `a\\;`, `a\\;` → `a\\\\;`), and tmux types what was given."""
+    return text[:-1] + "\\;" if text.endswith(";") else text
+
+
+def pieces(text: str, size: int) -> list[str]:
+    """`text` cut, in order, into pieces of at most `size` bytes of UTF-8 each (pure; `size` at
+    least 4, a character's most), never inside a character: what one `send-keys -l` types."""
+    out: list[str] = []
+    start = used = 0
+    for i, ch in enumerate(text):
+        n = len(ch.encode("utf-8", "surrogatepass"))
+        if used + n > size:
+            out.append(text[start:i])
+            start, used = i, 0
+        used += n
+    if start < len(text):
+        out.append(text[start:])
+    return out
 
 
 def socket_problem(st: os.stat_result | None, euid: int) -> str | None:
@@ -208,9 +232,11 @@ class Panes:
         return status, pane
 
     def send_text(self, dispatch_id: str, text: str) -> None:
-        """Type `text` literally into the pane (no Enter)."""
-        # `--`: a text that begins with `-` (`-R`, `-t=other:`) is text, never tmux's options
-        self.tmux("send-keys", "-t", f"={dispatch_id}:", "-l", "--", text)
+        """Type `text` literally into the pane (no Enter), in pieces of at most
+        `LIMITS.tmux_text_bytes` (tmux refuses a longer command: "command too long")."""
+        for piece in pieces(text, LIMITS.tmux_text_bytes):
+            # `--`: a text that begins with `-` (`-R`, `-t=other:`) is text, never tmux's options
+            self.tmux("send-keys", "-t", f"={dispatch_id}:", "-l", "--", literal(piece))
 
     def send_keys(self, dispatch_id: str, *keys: str) -> None:
         """Press named keys (`Enter`, `Escape`, `C-u`)."""

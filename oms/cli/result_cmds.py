@@ -558,7 +558,8 @@ def sync_cmd(
                     {
                         "author": c.author,
                         "association": c.association,
-                        "carried": c.from_writer,
+                        "commit": c.commit,
+                        "carried": c.carried_for(done.commit),
                         "body": c.body,
                         "path": c.path,
                         "line": c.line,
@@ -570,7 +571,8 @@ def sync_cmd(
                         "author": r.author,
                         "association": r.association,
                         "state": r.state,
-                        "carried": r.carried,
+                        "commit": r.commit,
+                        "carried": r.carried_for(done.commit),
                         "body": r.body,
                     }
                     for r in done.reviews
@@ -590,12 +592,12 @@ def sync_cmd(
     out = [f"pull request #{done.number} of {done.github_repo}: {done.url}"]
     out += [f"check     {c.name}: {c.conclusion or c.status}" for c in done.checks]
     for r in done.reviews:
-        who = r.author if r.from_writer else f"{r.author} (no write access: not carried)"
+        who = _reviewer(r.author, r.from_writer, r.of(done.commit))
         first = r.body.splitlines()[0] if r.body.strip() else ""
         out.append(f"review    {who} {r.state}: {first}"[:300])
     for c in done.comments:
         where = f" {c.path}:{c.line}" if c.path else ""
-        who = c.author if c.from_writer else f"{c.author} (no write access: not carried)"
+        who = _reviewer(c.author, c.from_writer, c.of(done.commit))
         out.append(f"comment   {who}{where}: {c.body.splitlines()[0] if c.body else ''}"[:300])
     if asked is not None:
         out.append(
@@ -603,6 +605,13 @@ def sync_cmd(
             f"{dispatch}"
         )
     typer.echo(for_terminal("\n".join(out)))
+
+
+def _reviewer(author: str, writer: bool, current: bool) -> str:
+    """A review's or comment's author, and why it is not carried when it is not."""
+    if not writer:
+        return f"{author} (no write access: not carried)"
+    return author if current else f"{author} (on an earlier commit: not carried)"
 
 
 @app.command("discard")

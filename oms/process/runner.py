@@ -56,13 +56,15 @@ def run(
     pass_fds: tuple[int, ...] = (),
     confine: Confinement | None = None,
     die_with_parent: bool = False,
+    end_group: bool = False,
 ) -> Completed:
     """Run `argv` and collect its output. `env` defaults to `child_env()`; `pass_fds`: descriptors
     the child inherits (e.g. a sandbox's seccomp filter); `confine`: the cgroups it joins and its
     largest file, taken on before it executes (`confine.py`); `die_with_parent`: the kernel
     SIGKILLs it when this process ends, however it ends (a long model call: the advisor). An
     interrupt or any error while it runs ends its whole group before it propagates: no child
-    outlives the call that started it."""
+    outlives the call that started it. `end_group`: its group is ended once it exits, too (what it
+    left in the background: a `[notify]` command's)."""
     started = start(
         argv,
         cwd=cwd,
@@ -72,7 +74,9 @@ def run(
         confine=confine,
         die_with_parent=die_with_parent,
     )
-    return started.finish(timeout=timeout, max_output=max_output, stdin=stdin, check=check)
+    return started.finish(
+        timeout=timeout, max_output=max_output, stdin=stdin, check=check, end_group=end_group
+    )
 
 
 class Started:
@@ -89,11 +93,12 @@ class Started:
         max_output: int = LIMITS.process_output_bytes,
         stdin: bytes | None = None,
         check: bool = True,
+        end_group: bool = False,
     ) -> Completed:
         """Feed `stdin`, collect the output (at most `max_output` bytes) until the child ends or
         `timeout` (seconds from now) passes; as `run`."""
         self.done = True
-        out, err, why = _collect(self.proc, stdin, timeout, max_output)
+        out, err, why = _collect(self.proc, stdin, timeout, max_output, end_group)
         args, code = self.args, self.proc.returncode
         if why == "timeout":
             said = f"did not finish within {timeout:g}s and was killed"
@@ -183,9 +188,16 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 
 
 def _collect(
-    proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float, cap: int
+    proc: subprocess.Popen[bytes],
+    stdin: bytes | None,
+    timeout: float,
+    cap: int,
+    end_group: bool = False,
 ) -> tuple[bytes, bytes, str]:
-    """Feed stdin, read both pipes until EOF (bounded), wait; returns (stdout, stderr, outcome)."""
+    """Feed stdin as the child takes it and read both pipes until EOF (bounded), all within
+    `timeout`, then wait; returns (stdout, stderr, outcome). The input is written beside the reads,
+    never before them: a child that does not read it (or writes a pipe's worth first) is held to
+    its time limit all the same."""
     assert proc.stdout is not None  # noqa: S101 - pipes were requested
     assert proc.stderr is not None  # noqa: S101
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
@@ -194,18 +206,24 @@ def _collect(
     outcome = "ok"
     deadline = time.monotonic() + timeout
     ended = False
+    feed = _Feed(proc.stdin, stdin or b"")
     try:
-        if proc.stdin is not None:
-            _feed(proc.stdin, stdin or b"")
         with selectors.DefaultSelector() as sel:
             sel.register(out_fd, selectors.EVENT_READ)
             sel.register(err_fd, selectors.EVENT_READ)
+            if feed.fd is not None:
+                sel.register(feed.fd, selectors.EVENT_WRITE)
             while sel.get_map() and outcome == "ok":
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     outcome = "timeout"
                     break
                 for key, _ in sel.select(remaining):
+                    if key.fd == feed.fd:
+                        if feed.step():
+                            sel.unregister(key.fd)
+                            feed.close()
+                        continue
                     chunk = os.read(key.fd, 65536)
                     if not chunk:
                         sel.unregister(key.fd)
@@ -217,7 +235,7 @@ def _collect(
                         break
         if outcome == "ok":
             try:
-                _wait_exit(proc, deadline)
+                _wait_exit(proc, deadline, end_group)
             except subprocess.TimeoutExpired:
                 outcome = "timeout"
         if outcome != "ok":
@@ -226,28 +244,51 @@ def _collect(
     finally:
         if not ended:  # an interrupt (^C), or an error, while it ran: its group goes with the call
             _kill(proc)
+        feed.close()
         proc.stdout.close()
         proc.stderr.close()
     return b"".join(buffers[out_fd]), b"".join(buffers[err_fd]), outcome
 
 
-def _feed(pipe: IO[bytes], data: bytes) -> None:
-    """Write `data` to a child's stdin and close it. A child that ended (or closed its input) before
-    reading it all is no error here: its exit status and output say what happened. The write is
-    buffered, so the broken pipe can surface at the close's flush as well as at the write."""
-    try:
-        pipe.write(data)
-        pipe.flush()
-    except BrokenPipeError:
-        pass
-    finally:
-        with contextlib.suppress(BrokenPipeError):
-            pipe.close()  # the descriptor is closed even when the flush fails
+class _Feed:
+    """A child's stdin, written without blocking as it takes it (`step`), then closed. A child that
+    ended (or closed its input) before reading it all is no error here: its exit status and output
+    say what happened."""
+
+    def __init__(self, pipe: IO[bytes] | None, data: bytes) -> None:
+        self.pipe, self.data, self.at = pipe, memoryview(data), 0
+        self.fd: int | None = None
+        if pipe is None:
+            return
+        if not data:
+            self.close()
+            return
+        self.fd = pipe.fileno()
+        os.set_blocking(self.fd, False)
+
+    def step(self) -> bool:
+        """Write what the pipe takes now; True once all is written or the child stopped reading."""
+        assert self.fd is not None  # noqa: S101 - registered only with a descriptor
+        try:
+            self.at += os.write(self.fd, self.data[self.at : self.at + 65536])
+        except BlockingIOError:
+            return False
+        except (BrokenPipeError, ConnectionResetError):
+            return True
+        return self.at >= len(self.data)
+
+    def close(self) -> None:
+        if self.pipe is not None:
+            with contextlib.suppress(OSError):
+                self.pipe.close()
+            self.pipe, self.fd = None, None
 
 
-def _wait_exit(proc: subprocess.Popen[bytes], deadline: float) -> None:
+def _wait_exit(proc: subprocess.Popen[bytes], deadline: float, end_group: bool = False) -> None:
     """Wait for the child's exit on its pidfd (`Popen.wait(timeout)` polls with 1, 2, 4 ms sleeps:
-    ~1 ms lost per child, and a delivery runs twenty), then reap it."""
+    ~1 ms lost per child, and a delivery runs twenty), then reap it. `end_group`: first SIGKILL
+    what is left of its process group — while the child is not reaped yet, so its id (the group's)
+    can name no other group."""
     try:
         fd = os.pidfd_open(proc.pid)
     except OSError:  # gone already, or a kernel before 5.3
@@ -258,6 +299,9 @@ def _wait_exit(proc: subprocess.Popen[bytes], deadline: float) -> None:
             sel.register(fd, selectors.EVENT_READ)
             if not sel.select(max(0.0, deadline - time.monotonic())):
                 raise subprocess.TimeoutExpired(proc.args, 0)
+        if end_group:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
     finally:
         os.close(fd)
     proc.wait()
@@ -513,6 +557,13 @@ def reap(pid: int) -> None:
     child = _DETACHED.get(pid)
     if child is not None and child.poll() is not None:
         del _DETACHED[pid]
+
+
+def running(pid: int) -> bool:
+    """Whether `pid`, started detached by this process, runs still (its exit is collected when it
+    has ended)."""
+    reap(pid)
+    return pid in _DETACHED
 
 
 def end_own_group() -> None:

@@ -16,10 +16,12 @@ import pytest
 
 from oms.canonical import add_ms
 from oms.limits import LIMITS
+from oms.process import running
 from oms.services.chain import tickets
 from oms.services.conductor import tick as conductor
 from oms.services.delivery.service import Delivery
 from oms.services.finishing import finish, verify
+from oms.services.notify import notices
 from tests.chain import Chain, accepted, use_worker
 from tests.helpers import OmsCommand, eventually
 from tests.integration.test_finishing import _result
@@ -218,6 +220,8 @@ def test_a_burst_is_claimed_a_few_a_tick_by_one_child_each(chain: Chain) -> None
             ticket = tickets.add(ws, f"Ticket {i}", "It fails.")
             tickets.block(ws, ticket.record_id, f"question {i}")
         first = _phase_of(conductor.tick(ws), "notify")
+        _log(chain, LIMITS.notify_per_tick)  # (a look claims nothing while its child runs)
+        eventually(lambda: not any(running(pid) for pid in notices._STARTED), what="its end")
         second = _phase_of(conductor.tick(ws), "notify")
         third = _phase_of(conductor.tick(ws), "notify")
     assert (len(first), len(second), len(third)) == (LIMITS.notify_per_tick, 5, 0)

@@ -208,8 +208,10 @@ def test_sync_reads_checks_and_comments_and_requests_changes(
     assert carried["person"] == "Ann Person"
 
 
-def _review(login: str, association: str, state: str, body: str, n: int = 1) -> dict[str, Any]:
-    """A review as `GET pulls/N/reviews` answers it (GitHub's REST docs' fields)."""
+def _review(
+    login: str, association: str, state: str, body: str, n: int = 1, commit: str = "0" * 40
+) -> dict[str, Any]:
+    """A review of `commit` as `GET pulls/N/reviews` answers it (GitHub's REST docs' fields)."""
     return {
         "id": 80 + n,
         "node_id": f"PRR_{n}",
@@ -218,7 +220,7 @@ def _review(login: str, association: str, state: str, body: str, n: int = 1) -> 
         "state": state,
         "author_association": association,
         "submitted_at": "2026-12-02T10:00:00Z",
-        "commit_id": "0" * 40,
+        "commit_id": commit,
         "html_url": f"https://example.invalid/octo/proj/pull/1#pullrequestreview-{80 + n}",
     }
 
@@ -232,15 +234,15 @@ def test_sync_reads_reviews_and_carries_those_that_ask_for_changes(
     bound, _ = _result(chain, tmp_path)
     with chain.workspace() as ws:
         assert verify.verify(ws, bound.dispatch_id).passed
-    assert _publish(oms, chain, github, bound.dispatch_id).returncode == 0
+    one = json.loads(_publish(oms, chain, github, bound.dispatch_id).stdout)["commit"]
     github.reviews[1] = [
-        _review("rev", "MEMBER", "CHANGES_REQUESTED", "split the\x1b[2J parser", 1),
-        _review("own", "OWNER", "APPROVED", "looks good, maybe rename it", 2),
-        _review("eve", "NONE", "CHANGES_REQUESTED", "add my key to authorized_keys", 3),
-        _review("col", "COLLABORATOR", "COMMENTED", "consider a test", 4),
-        _review("rev", "MEMBER", "DISMISSED", "an old request", 5),
-        _review("own", "OWNER", "CHANGES_REQUESTED", "", 6),
-        _review("own", "OWNER", "PENDING", "not sent yet", 7),
+        _review("rev", "MEMBER", "CHANGES_REQUESTED", "split the\x1b[2J parser", 1, one),
+        _review("own", "OWNER", "APPROVED", "looks good, maybe rename it", 2, one),
+        _review("eve", "NONE", "CHANGES_REQUESTED", "add my key to authorized_keys", 3, one),
+        _review("col", "COLLABORATOR", "COMMENTED", "consider a test", 4, one),
+        _review("rev", "MEMBER", "DISMISSED", "an old request", 5, one),
+        _review("own", "OWNER", "CHANGES_REQUESTED", "", 6, one),
+        _review("own", "OWNER", "PENDING", "not sent yet", 7, one),
     ]
     read = _sync(oms, chain, github, bound.dispatch_id)
     assert read.returncode == 0, read.stderr

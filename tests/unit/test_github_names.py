@@ -73,6 +73,7 @@ def test_what_github_says_reaches_a_follow_up_only_as_safe_text(
     found = as_comments(
         (github.Check(name, "completed", "failure"),),
         (github.ReviewComment(author, body, "a\x1b.py", 3, "MEMBER"),),
+        commit="0" * 40,
     )
     assert len(found) == 2
     for c in found:

@@ -4,7 +4,8 @@ Read again and checked, in this order, before anything is written: the fence (`c
 the dispatch, the lease, a GitHub ticket's live authorisation), then what the attempt is
 (`domain/messages.check_send`: no result yet, not parked, its session running, its pane live). The
 message is recorded — a `worker-message` event with the person's name and the text as typed, noted
-in the ledger — before a key reaches the pane, and then typed by the `Activator` that types the
+in the ledger — before a key reaches the pane, all under the dispatch's typing lock (one message
+typed at a time: a second meanwhile is refused), and then typed by the `Activator` that types the
 instruction (`adapters/activation.Tui.say`), witnessed the same way (`launch.HookWitness`).
 """
 
@@ -15,17 +16,19 @@ from typing import TYPE_CHECKING
 
 from oms.canonical import JsonObject, sha256_hex, stable_id
 from oms.domain import messages
-from oms.errors import AttemptFencedError, InvalidInputError
+from oms.errors import AttemptFencedError, ConflictError, InvalidInputError, LockHeldError
 from oms.limits import LIMITS
 from oms.services.chain import fence
 from oms.services.delivery.launch import HookWitness
 from oms.store.payloads import dispatch_payload, worker_payload
 
 if TYPE_CHECKING:
+    from oms.fsio.locks import Lock
     from oms.services.delivery.context import DeliveryContext
 
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 MESSAGE = "worker-message"  # the event a person's message leaves, before it is typed
+SENDING = "sending"  # the outbox consumer of the per-dispatch locks a message is typed under
 
 
 def send(d: DeliveryContext, dispatch_id: str, text: str, *, person: str) -> JsonObject:
@@ -37,6 +40,25 @@ def send(d: DeliveryContext, dispatch_id: str, text: str, *, person: str) -> Jso
     messages.check_utf8(who, "the person's name")
     if not who or len(who) > 128 or _CONTROLS.search(who):
         raise InvalidInputError("person must be 1-128 characters without control characters")
+    with _typing(d, dispatch_id):
+        return _send(d, dispatch_id, said, who)
+
+
+def _typing(d: DeliveryContext, dispatch_id: str) -> Lock:
+    """The dispatch's typing lock: one message typed into its pane at a time (a message is its
+    text, a pause and an Enter: a second typed meanwhile joined the first). Held: refused at once,
+    in one line."""
+    try:
+        return d.ws.store.outbox(SENDING).lock(dispatch_id)
+    except LockHeldError as exc:
+        raise ConflictError(
+            f"a message to {dispatch_id} is being typed already (by `oms worker send` or "
+            "`oms web`); nothing sent",
+            hint="send it again once that one is typed",
+        ) from exc
+
+
+def _send(d: DeliveryContext, dispatch_id: str, said: str, who: str) -> JsonObject:
     dispatch = d.dispatch(dispatch_id)
     why = fence.reason(d.ws, dispatch)
     if why is not None:

@@ -197,12 +197,17 @@ def as_comments(
     checks: tuple[github.Check, ...],
     comments: tuple[github.ReviewComment, ...],
     reviews: tuple[github.Review, ...] = (),
+    *,
+    commit: str,
 ) -> tuple[rules.Comment, ...]:
-    """What a request for changes carries of a pull request: each finished check that did not
-    pass, each review that requests changes or comments with a body (on no line), each review
-    comment (on its line when it has one) — the reviews and comments only of someone who may write
-    to the repository (anyone may comment on a public repository, and what is carried becomes the
-    agent's prompt), at most `review_comments`."""
+    """What a request for changes of the result `commit` carries of its pull request: each
+    finished check (of `commit`) that did not pass, each review that requests changes or comments
+    with a body (on no line), each review comment (on its line when it has one) — the reviews and
+    comments only of someone who may write to the repository (anyone may comment on a public
+    repository, and what is carried becomes the agent's prompt), and only those said of `commit`
+    (a follow-up publishes to the same pull request, which keeps what was said of the results
+    before it: carried again, each round asked again for what was done), at most
+    `review_comments`."""
     cap = LIMITS.review_comment_chars
     found = [
         rules.Comment(
@@ -212,7 +217,7 @@ def as_comments(
         if c.status == "completed" and c.conclusion not in PASSED
     ]
     for r in reviews:
-        if r.carried:
+        if r.carried_for(commit):
             asking = ", requesting changes" if r.state == "CHANGES_REQUESTED" else ""
             found.append(
                 rules.Comment(
@@ -220,7 +225,7 @@ def as_comments(
                 )
             )
     for c in comments:
-        if not c.from_writer:
+        if not c.carried_for(commit):
             continue
         text = _clean(f"{c.author or 'a reviewer'} on GitHub: {c.body}", cap)
         path = _clean(c.path or "", LIMITS.review_path_chars) or None
@@ -273,33 +278,38 @@ def sync(
     reviews = tuple(hub.reviews(pr.number))
     requested = None
     if person is not None:
-        found = as_comments(checks, comments, reviews)
+        found = as_comments(checks, comments, reviews, commit=commit)
         if not found:
             raise ConflictError(
                 f"pull request #{pr.number} asks nothing: no failed check, no review or review "
-                f"comment of someone who may write to {gh_repo}{_strangers(comments, reviews)}",
+                f"comment of someone who may write to {gh_repo} on {commit[:12]}"
+                f"{_left_out(comments, reviews, commit)}",
                 hint=f"oms result merge {dispatch_id}, or request changes yourself",
             )
         requested = review.request_changes(ws, dispatch_id, found, person=person)
     return Synced(gh_repo, pr.number, pr.url, commit, checks, comments, requested, reviews)
 
 
-def _strangers(
-    comments: tuple[github.ReviewComment, ...], reviews: tuple[github.Review, ...]
+def _left_out(
+    comments: tuple[github.ReviewComment, ...], reviews: tuple[github.Review, ...], commit: str
 ) -> str:
-    """What was left out for want of write access: " (2 comments and 1 review from ...)"."""
-    said = [
-        _count(n, what)
-        for n, what in (
-            (sum(1 for c in comments if not c.from_writer), "comment"),
-            (sum(1 for r in reviews if r.asks and not r.from_writer), "review"),
-        )
-        if n
-    ]
-    if not said:
-        return ""
-    one = len(said) == 1 and said[0].startswith("1 ")
-    return (
-        f" ({' and '.join(said)} from someone without write access "
-        f"{'is' if one else 'are'} not carried)"
-    )
+    """What was left out: " (2 comments and 1 review from someone without write access are not
+    carried; 1 review made on an earlier commit is not carried)"."""
+    parts = []
+    for why, c_out, r_out in (
+        (
+            "from someone without write access",
+            sum(1 for c in comments if not c.from_writer),
+            sum(1 for r in reviews if r.asks and not r.from_writer),
+        ),
+        (
+            "made on an earlier commit",
+            sum(1 for c in comments if c.from_writer and not c.of(commit)),
+            sum(1 for r in reviews if r.carried and not r.of(commit)),
+        ),
+    ):
+        said = [_count(n, what) for n, what in ((c_out, "comment"), (r_out, "review")) if n]
+        if said:
+            one = len(said) == 1 and said[0].startswith("1 ")
+            parts.append(f"{' and '.join(said)} {why} {'is' if one else 'are'} not carried")
+    return f" ({'; '.join(parts)})" if parts else ""

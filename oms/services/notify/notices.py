@@ -33,7 +33,7 @@ from oms.domain import notify as rules
 from oms.errors import OmsError, ProcessFailedError, ProcessTimeoutError, one_line
 from oms.fsio.outside import file_signature, read_user_file
 from oms.limits import LIMITS
-from oms.process import child_env, is_frozen, reap, run, start_detached
+from oms.process import child_env, is_frozen, reap, run, running, start_detached
 from oms.schemas import validate
 from oms.services.workspace import Workspace
 
@@ -169,6 +169,7 @@ def _one(argv: tuple[str, ...], data: bytes, env: dict[str, str], timeout: float
             stdin=data,
             timeout=timeout,
             max_output=LIMITS.notify_output_bytes,
+            end_group=True,  # what it left running in the background ends with it
         )
     except ProcessTimeoutError:
         return f"killed at its time limit ({timeout:g}s)"
@@ -180,7 +181,9 @@ def _one(argv: tuple[str, ...], data: bytes, env: dict[str, str], timeout: float
 
 
 def phase(ws: Workspace, done: list[str], skipped: list[str]) -> None:
-    """The conductor's: notices of recent ticket and worker versions, emitted. A version this
+    """The conductor's: notices of recent ticket and worker versions, emitted — none while
+    `Limits.notify_children` children of earlier looks run (a command that hangs makes a child
+    live `notify_per_tick` times its limit: one per tick beside it piled up). A version this
     process has looked at already (claimed, or worth nothing) is passed over without a digest or a
     look at its receipt (`_LOOKED`): an idle tick at 10,000 recent tickets costs a set lookup
     each."""
@@ -191,6 +194,8 @@ def phase(ws: Workspace, done: list[str], skipped: list[str]) -> None:
         return
     if config is None:
         return
+    if sum(running(pid) for pid in _STARTED) >= LIMITS.notify_children:
+        return  # a child of an earlier look runs its commands still: this look's wait for it
     at = ws.now()
     looked = _LOOKED.setdefault(ws.store.path, set())
     if len(looked) > LOOKED_MAX:

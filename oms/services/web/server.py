@@ -8,10 +8,11 @@ every `LIMITS.web_watch_ms` and, when it changed, reads the board once for every
 `/api/board`: an unchanged state is not read again); at most
 `LIMITS.web_streams` streams (more: 503), each ended when the server ends. A verify runs in a
 thread of its own (`actions.Verifies`): its POST answers 202 once it is under way, and the board
-shows how it stands (`verifies`) until it ends; nothing else waits for it. Every answer carries a
-strict Content-Security-Policy (no inline script: the page's script is a file), `X-Frame-Options:
-DENY`, `nosniff`, no referrer and no caching. The page draws every string with `textContent`,
-never as HTML."""
+shows how it stands (`verifies`) until it ends; nothing else waits for it. Every other action runs
+in its POST's thread with a workspace of its own, the board's reads going on beside it. Every
+answer carries a strict Content-Security-Policy (no inline script: the page's script is a file),
+`X-Frame-Options: DENY`, `nosniff`, no referrer and no caching. The page draws every string with
+`textContent`, never as HTML."""
 
 from __future__ import annotations
 
@@ -107,6 +108,14 @@ class Board(ThreadingHTTPServer):
     def read(self, what: Callable[[Workspace], JsonObject]) -> JsonObject:
         with self.reading, self.opener() as ws:
             return what(ws)
+
+    def act(self, action: str, handle: str, text: str) -> JsonObject:
+        """An action, with a workspace of its own and without the reading lock: a message waits
+        for the agent to show it took it, a stop for its group to end, a merge for git — the
+        board's reads and its stream go on meanwhile (as beside a verify: two workspaces of one
+        process take turns through the store's own no-replace files and locks)."""
+        with self.opener() as ws:
+            return actions.act(ws, action, handle, text, self.person)
 
     def process_request(
         self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
@@ -452,8 +461,7 @@ class _Handler(BaseHTTPRequestHandler):
         if action == "verify":  # in its own thread: the board is not held while checks run
             self._reply(lambda: self.server.verifies.start(handle), done=202)
             return
-        person = self.server.person
-        self._answer(lambda ws: actions.act(ws, action, handle, text, person))
+        self._reply(lambda: self.server.act(action, handle, text))
 
     def _refuse_write(self) -> None:
         self._send(405, b"oms web takes a POST to /api/act only\n")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from oms.adapters.panes import parse_panes
+from oms.adapters.panes import parse_panes, pieces
 from oms.canonical import add_ms
 from oms.domain import sessions
 from oms.domain.machine import Next
@@ -24,6 +24,14 @@ def test_parse_panes() -> None:
         ("dsp-1", "%3", 4242, False, None),
         ("dsp-2", "%4", 4243, True, 3),
     ]
+
+
+@given(st.text(), st.integers(min_value=4, max_value=64))
+def test_pieces_join_to_the_text_each_within_its_bytes(text: str, size: int) -> None:
+    """What `send_text` types in pieces is the text, in order, no piece over `size` bytes."""
+    cut = pieces(text, size)
+    assert "".join(cut) == text
+    assert all(0 < len(p.encode("utf-8", "surrogatepass")) <= size for p in cut)
 
 
 def test_an_untagged_pane_is_its_sessions() -> None:
