@@ -33,6 +33,16 @@
  * (`EtcdUnavailableError`); healed, its writes carry the token it had, and the same compare refuses
  * them: a partitioned host is fenced by the same rule as a lapsed lease.
  *
+ * WHAT IS THE CODE'S. The lock, its token and the fenced writes are the code's (store.py, records.py,
+ * outbox.py), step for step. The deliverer's steps are once.deliver's and launch.py's, as delivery.pml has
+ * them, with each store write a fenced transaction: what `oms worker deliver` does once its outbox lock is
+ * an etcd lock and its stores are `fenced` — not yet wired: ADR 0043 refuses every command but four on an
+ * etcd store, and `Outbox.lock` still takes a file lock. The begun mark is the code's file by -D
+ * GAP_LOCAL_BEGUN and ADR 0017's key by default (below). Simplified: one pane observation (start_pane's,
+ * which decides the spec: delivery.pml checks the launch's first one against it), a command worker (no
+ * activation), no stop, park, resume or observe (one host's requests: delivery.pml), the dispatch stays
+ * accepted until a bridge records its result.
+ *
  * Granularity: one step = one etcd transaction (a range, a txn, a grant with the lock's txn), one tmux
  * call, one local file. A crash point (CP) follows each step with an effect.
  *
@@ -45,14 +55,21 @@
  *     its token is the lock's current create revision, whichever took the lock away (a lease that lapsed
  *     while its holder was paused, or a partition longer than a lease) (`publish_version`, `create_once`);
  *   - a receipt that says it launched did launch, unless its pane's supervisor gave up (its session never
- *     came, or the cluster could not be read) and started nothing (the end of `init`).
+ *     came, or the cluster could not be read) and started nothing (the end of `init`);
+ *   - at most one result, and none under a lapsed result lock (`record_result`, BRIDGES: the agent's calls
+ *     of record_dispatch_result, each under the per-dispatch result lock, a lease of its host).
+ * A partitioned host is checked by the same assertions as a paused holder (PARTITION): its cut lapses its
+ * leases, as a pause does, and nothing else tells the two apart. TOKEN_PROPERTY=0 leaves the token
+ * property out, to show what a mutation does beyond it (the test: a second agent starts).
  *
  * Mutations (-D; the test asserts spin finds each):
  *   MUT_UNFENCED_WRITE      a write skips the token compare: a holder whose lease lapsed writes after the
  *                           lock was taken afresh
+ *                           (with the token property off: the stale deliverer's session lets the other
+ *                           host's waiting supervisor start a second agent)
  *   MUT_TOKEN_IS_HOLDER     the token is the holder's name (`value(lock) == host`) instead of the key's
  *                           create revision: a lock re-created by the same host after a lapse is taken for
- *                           the one the stale deliverer took
+ *                           the one the stale deliverer took (the token property off: two agents start)
  *
  * Gaps of the code (found; the test asserts spin finds each with -D):
  *   GAP_LOCAL_BEGUN         the begun mark is `panes/D.begun.json` in the host's state root
@@ -66,6 +83,15 @@
  *                           (ADR 0017, the model's default), or the supervisor starting only on a session
  *                           that names its own pane (OWN_SESSION: the test verifies GAP_LOCAL_BEGUN with it).
  *                           Not reachable today: `oms worker deliver` refuses an etcd store (ADR 0043).
+ *
+ * Also seen, within the properties: a deliverer on host B finds the session host A's launch registered and
+ * no live pane — on B: it cannot see A's panes — and parks the worker (`wkr-pre-park`, "an earlier launch
+ * has no live pane") while A's agent runs. Safe (one start; the receipt says parked), but the worker's
+ * record is wrong until a person looks: ADR 0017 has only the worker's own host decide on its pane.
+ *
+ * Run (configurations and numbers: ADR 0043's amendment `spin2`; the test runs them):
+ *   spin -DPARTITION=1 -a tests/model/hosts.pml && tcc -DSAFETY -DCOLLAPSE -DMEMLIM=1024 -o pan pan.c &&
+ *   ./pan -m100000 -w22
  */
 
 /* ------------------------------------------------------------------ configuration (defaults) */
@@ -87,6 +113,13 @@
 #ifndef AGENT_EXITS
 #define AGENT_EXITS 1    /* the agent may exit (its pane is then dead) */
 #endif
+#ifndef BRIDGES
+#define BRIDGES 0        /* calls of the agent's record_dispatch_result (each under the result lock) */
+#endif
+#ifndef LAUNCHED
+#define LAUNCHED 0       /* 1: start where host A's delivery left it: its pane, session, receipt, the agent
+                            running (for the bridges' races) */
+#endif
 #ifndef OWN_SESSION
 #define OWN_SESSION 0    /* 1: the supervisor starts only on a session naming its own pane */
 #endif
@@ -95,6 +128,7 @@
 #define HA 0
 #define HB 1
 #define MAXINC 3             /* panes per host (a model bound) */
+#define MAXREV 16            /* lock creations (a model bound) */
 #define PANE(h, inc) ((h) * MAXINC + (inc))   /* a pane of the cluster: its host and incarnation */
 #define BIT(i) (1 << (i))
 
@@ -114,9 +148,13 @@
 
 /* ------------------------------------------------------------------ the cluster */
 byte rev;                    /* the cluster's revision */
-byte lk;                     /* locks/outbox/E: its create revision (0: no key) */
-byte lkhost;                 /* its value: the holder's host + 1 (0: no key) */
-bool lkdead;                 /* its holder no longer keeps its lease alive (crashed, or cut off) */
+#define L_OUTBOX 0           /* locks/outbox/oms-worker-delivery/E: the deliverers' */
+#define L_RESULT 1           /* locks/dispatch-results/D: the bridges' (`record_result`) */
+byte lk[2];                  /* each lock: its create revision (0: no key) */
+byte lkhost[2];              /* its value: the holder's host + 1 (0: no key) */
+bool lkdead[2];              /* its holder no longer keeps its lease alive (crashed, or cut off) */
+byte dres;                   /* the dispatch's recorded result: the bridge call that won + 1 (0: none) */
+byte dnv;                    /* the dispatch record: versions (its CAS) */
 byte wnv;                    /* the worker record: versions */
 byte whe;                    /* its health */
 byte ses;                    /* the session record: the pane its launch registered + 1 (0: none) */
@@ -141,25 +179,28 @@ byte actors;                 /* deliverers still running */
 
 /* ------------------------------------------------------------------ the fence */
 #if defined(MUT_UNFENCED_WRITE)
-#define TOKEN_HOLDS(t) true                  /* the write skips the token compare */
+#define TOKEN_HOLDS(l, t) true               /* the write skips the token compare */
 #elif defined(MUT_TOKEN_IS_HOLDER)
-#define TOKEN_HOLDS(t) (lkhost == h + 1)     /* If(value(lock) == holder): the host, not the key's revision */
+#define TOKEN_HOLDS(l, t) (lkhost[l] == h + 1)   /* If(value(lock) == holder): the host, not its revision */
 #else
-#define TOKEN_HOLDS(t) (lk == (t))           /* If(create_revision(lock) == token) */
+#define TOKEN_HOLDS(l, t) (lk[l] == (t))     /* If(create_revision(lock) == token) */
+#endif
+#ifndef TOKEN_PROPERTY
+#define TOKEN_PROPERTY 1   /* 0: the property below not asserted (to show what else a mutation breaks) */
 #endif
 
 #define CP if :: crashes < CRASHES -> crashes++; goto m_crashed :: true fi
 
 /* one fenced transaction: the host cut off writes nothing; a lost lock raises LeaseError; else the write's
    own compare decides (`own`) and `effect` lands. The property holds for every write the lock protects. */
-#define M_FENCED(own, effect) \
+#define M_FENCED(l, own, effect) \
   if \
   :: part[h] -> wres = W_DOWN \
-  :: !part[h] && !TOKEN_HOLDS(tok) -> wres = W_LEASE \
+  :: !part[h] && !TOKEN_HOLDS(l, tok) -> wres = W_LEASE \
   :: else -> \
      if \
      :: own -> \
-        assert(tok == lk);                   /* property: nothing lands under a lapsed token */ \
+        assert(!TOKEN_PROPERTY || tok == lk[l]);   /* property: nothing lands under a lapsed token */ \
         effect; wres = W_WROTE \
      :: else -> wres = W_CONFLICT \
      fi \
@@ -167,37 +208,38 @@ byte actors;                 /* deliverers still running */
 
 inline publish_version(expnv, health) {  /* EtcdStore.publish_version: the worker's version N+1 (CAS on the
                                             pointer's value), fenced */
-  d_step { M_FENCED(wnv == expnv, wnv++; whe = health) };
+  d_step { M_FENCED(L_OUTBOX, wnv == expnv, wnv++; whe = health) };
   CP
 }
 
 inline create_once(what) {  /* EtcdStore.create_once: a key created once, fenced */
   d_step {
     if
-    :: what == 0 -> M_FENCED(ses == 0, ses = PANE(h, myinc) + 1)        /* the session (version 0) */
-    :: what == 1 -> M_FENCED(ebegun == 0, ebegun = h + 1)              /* begun/D (ADR 0017) */
-    :: what == 2 -> M_FENCED(rcpt == O_NONE, rcpt = outcome)          /* the receipt */
+    :: what == 0 -> M_FENCED(L_OUTBOX, ses == 0, ses = PANE(h, myinc) + 1)        /* the session (version 0) */
+    :: what == 1 -> M_FENCED(L_OUTBOX, ebegun == 0, ebegun = h + 1)              /* begun/D (ADR 0017) */
+    :: what == 2 -> M_FENCED(L_OUTBOX, rcpt == O_NONE, rcpt = outcome)          /* the receipt */
     fi
   };
   CP
 }
 
-inline acquire() {  /* etcd store.acquire: grant a lease, create the key under it if absent (its create
-                       revision the token); held: LockHeldError (the conductor delivers again later) */
+inline acquire(l) {  /* etcd store.acquire: grant a lease, create the key under it if absent (its create
+                        revision the token); held: LockHeldError (the caller tries again later) */
   d_step {
     if
-    :: !part[h] && lk == 0 -> rev++; assert(rev < 12); lk = rev; lkhost = h + 1; lkdead = false; tok = rev; ok = true
+    :: !part[h] && lk[l] == 0 ->
+       rev++; assert(rev < MAXREV); lk[l] = rev; lkhost[l] = h + 1; lkdead[l] = false; tok = rev; ok = true
     :: else -> ok = false
     fi
   };
   CP
 }
 
-inline release() {  /* etcd store.release: the lease revoked (the key goes with it); cut off: it lapses */
+inline release(l) {  /* etcd store.release: the lease revoked (the key goes with it); cut off: it lapses */
   d_step {
     if
-    :: tok != 0 && lk == tok && !part[h] -> lk = 0; lkhost = 0; lkdead = false
-    :: tok != 0 && lk == tok && part[h] -> lkdead = true
+    :: tok != 0 && lk[l] == tok && !part[h] -> lk[l] = 0; lkhost[l] = 0; lkdead[l] = false
+    :: tok != 0 && lk[l] == tok && part[h] -> lkdead[l] = true
     :: else
     fi;
     tok = 0
@@ -357,15 +399,15 @@ inline deliver() {  /* once.deliver under E's lock, a lease of the cluster; the 
 end_acquire:
   do
   :: rcpt != O_NONE -> goto m_done           /* delivered */
-  :: lk == 0 && !part[h] ->
-     acquire();
+  :: lk[L_OUTBOX] == 0 && !part[h] ->
+     acquire(L_OUTBOX);
      if :: ok -> break :: else fi
   od;
   skip;
   d_step { ok = !part[h] };                  /* read_receipt */
   if
   :: !ok -> goto l_fail                      /* the cluster cannot be read */
-  :: ok && rcpt != O_NONE -> release(); goto m_done   /* `replayed`: launch nothing */
+  :: ok && rcpt != O_NONE -> release(L_OUTBOX); goto m_done   /* `replayed`: launch nothing */
   :: else
   fi;
   _launch();
@@ -376,8 +418,53 @@ l_out:
 l_fail:                                      /* raised: no receipt; the event is delivered again */
 d_release:
   skip;
-  release();
+  release(L_OUTBOX);
   goto m_restart
+}
+
+/* ----------------------------------------- results (services/chain/results.py, doors/bridge.py) */
+#define ON_A ((agents & (BIT(PANE(HA, 1)) | BIT(PANE(HA, 2)))) != 0)
+
+inline record_result() {  /* results.record_result: under the per-dispatch result lock (a lease of the
+                             cluster, taken on the agent's host), decided on the dispatch read under it;
+                             the dispatch's version N+1 fenced by that lock's token */
+end_lock:
+  do
+  :: lk[L_RESULT] == 0 && !part[h] ->
+     acquire(L_RESULT);
+     if :: ok -> break :: else fi
+  od;
+  skip;
+  d_step { ok = !part[h]; t1 = dnv; t2 = dres };          /* the dispatch, read under the lock */
+  if
+  :: !ok -> goto r_fail
+  :: ok && t2 != 0 -> goto r_done            /* `already` (the same result) or a refusal (another) */
+  :: else
+  fi;
+  d_step { M_FENCED(L_RESULT, dnv == t1, dnv++; dres = me + 1) };   /* put_evidence, the transition */
+  CP;
+  if
+  :: wres == W_WROTE -> assert(dres == me + 1)   /* property: at most one result (the CAS) */
+  :: else                                    /* a conflict, LeaseError, the cluster unreachable: the
+                                                call fails, the agent calls again */
+  fi;
+r_done:
+r_fail:
+  skip;
+  release(L_RESULT)
+}
+
+proctype m_bridge(byte me) {  /* one call of the agent's record_dispatch_result (the agent calls again when
+                                 a call hangs or fails: BRIDGES calls, each may be the other's retry) */
+  byte tok, crashes, t1, t2, wres, h;
+  bool ok;
+end_wait:
+  (agents != 0);                             /* an agent runs: its bridge is on its host */
+  h = (ON_A -> HA : HB);
+  record_result();
+m_crashed:
+  skip;
+  d_step { if :: tok != 0 && lk[L_RESULT] == tok -> lkdead[L_RESULT] = true :: else fi; tok = 0 }
 }
 
 /* ------------------------------------------------------------------ actors */
@@ -389,39 +476,49 @@ m_restart:
   deliver();
 m_crashed:                                   /* SIGKILL: its lease is not revoked; nothing keeps it alive */
   skip;
-  d_step { if :: tok != 0 && lk == tok -> lkdead = true :: else fi; tok = 0 };
+  d_step { if :: tok != 0 && lk[L_OUTBOX] == tok -> lkdead[L_OUTBOX] = true :: else fi; tok = 0 };
   goto m_restart;                            /* the conductor delivers the event again */
 m_done:
   actors--
 }
+
+#define M_LAPSE(l) lk[l] != 0 && (lapses > 0 || lkdead[l]) -> \
+       if :: !lkdead[l] -> lapses-- :: else fi; \
+       lk[l] = 0; lkhost[l] = 0; lkdead[l] = false
+#define M_CUT(l) if :: lkhost[l] == HA + 1 -> lk[l] = 0; lkhost[l] = 0; lkdead[l] = false :: else fi
 
 proctype m_env() {
   byte lapses = LAPSES;
   bool cut = PARTITION;
 end_env:
   do
-  :: d_step {                                /* a lease lapses: its holder paused past the TTL, or dead */
-       lk != 0 && (lapses > 0 || lkdead) ->
-       if :: !lkdead -> lapses-- :: else fi;
-       lk = 0; lkhost = 0; lkdead = false
-     }
-  :: d_step {                                /* host A is cut off, longer than a lease: its lease lapses */
+  :: d_step { M_LAPSE(L_OUTBOX) }           /* a lease lapses: its holder paused past the TTL, or dead */
+  :: d_step { M_LAPSE(L_RESULT) }
+  :: d_step {                                /* host A is cut off, longer than a lease: its leases lapse */
        cut -> cut = false; part[HA] = true;
-       if :: lkhost == HA + 1 -> lk = 0; lkhost = 0; lkdead = false :: else fi
+       M_CUT(L_OUTBOX); M_CUT(L_RESULT)
      }
-  :: d_step { part[HA] -> part[HA] = false } /* healed: its deliverer goes on with the token it had */
+  :: d_step { part[HA] -> part[HA] = false } /* healed: its actors go on with the tokens they had */
   od
 }
 
 init {
   byte i;
   atomic {
-    whe = HEALTHY; wnv = 1; rev = 1;
+    whe = HEALTHY; wnv = 1; dnv = 1; rev = 1;
+    if
+    :: LAUNCHED ->
+       ebegun = HA + 1; pinc[HA] = 1; pane[HA] = P_LIVE; registry[HA] = 1; ses = PANE(HA, 1) + 1;
+       rcpt = O_CREATED; agents = BIT(PANE(HA, 1)); starts = 1
+    :: else
+    fi;
     actors = DELIVERERS_A + DELIVERERS_B;
     i = 0;
     do :: i < DELIVERERS_A -> run m_conductor(HA); i++ :: else -> break od;
     i = 0;
     do :: i < DELIVERERS_B -> run m_conductor(HB); i++ :: else -> break od;
+    i = 0;
+    do :: i < BRIDGES -> run m_bridge(i); i++ :: else -> break od;
     run m_env()
   }
   (actors == 0 && pending == 0);
