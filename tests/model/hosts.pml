@@ -84,6 +84,10 @@
  *                           that names its own pane (OWN_SESSION: the test verifies GAP_LOCAL_BEGUN with it).
  *                           Not reachable today: `oms worker deliver` refuses an etcd store (ADR 0043).
  *
+ * The supervisor here reads the session from the cluster; the code's `await_registration` and `stopped`
+ * read `RecordStore(root, ...)`, the state root's files (Files backend): on an etcd store it would never see
+ * the session and never start (safe, not live) until that is wired (ADR 0043's amendment).
+ *
  * Also seen, within the properties: a deliverer on host B finds the session host A's launch registered and
  * no live pane — on B: it cannot see A's panes — and parks the worker (`wkr-pre-park`, "an earlier launch
  * has no live pane") while A's agent runs. Safe (one start; the receipt says parked), but the worker's
