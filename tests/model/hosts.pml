@@ -82,6 +82,10 @@
  *                           closes it: the mark a key of the cluster written with the token before the pane
  *                           (ADR 0017, the model's default), or the supervisor starting only on a session
  *                           that names its own pane (OWN_SESSION: the test verifies GAP_LOCAL_BEGUN with it).
+ *                           It is found on one host too, once the lock is a lease (`same-host`): a deliverer
+ *                           whose lease lapsed after its guard leaves its mark and spec (unfenced files) and
+ *                           makes a pane after another deliverer's whole launch, whose agent exited; the new
+ *                           pane's supervisor starts on that launch's session.
  *                           Not reachable today: `oms worker deliver` refuses an etcd store (ADR 0043).
  *
  * The supervisor here reads the session from the cluster; the code's `await_registration` and `stopped`

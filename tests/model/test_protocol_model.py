@@ -296,6 +296,12 @@ HOST_GAPS: dict[str, Mutation] = {
     "the begun mark is a host's file (partition)": Mutation(
         "GAP_LOCAL_BEGUN", "partition", "(starts<=1)", hosts=True
     ),
+    # ... and on one host, once its lock is a lease: a deliverer whose lease lapsed after its guard
+    # leaves its (unfenced) mark and spec and makes a pane after another deliverer's whole launch
+    # (whose agent exited), and the new pane's supervisor starts on that launch's session
+    "the begun mark is a host's file (one host, two deliverers)": Mutation(
+        "GAP_LOCAL_BEGUN", "same-host", "(starts<=1)", hosts=True
+    ),
 }
 
 # calls that write protocol state: a function of the modelled modules making one is a step of the
