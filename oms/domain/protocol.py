@@ -1,5 +1,6 @@
-"""The delivery protocol's steps, as the spin model `tests/model/delivery.pml` names them (ADR
-0014). Pure data.
+"""The delivery protocol's steps, as the spin models `tests/model/delivery.pml` and
+`tests/model/hosts.pml` (cross-host delivery on an etcd store) name them (ADR 0014, ADR 0043).
+Pure data.
 
 `PROTOCOL_STEPS` maps each step of the model (an `inline` or `proctype` there) to the function of
 the code it models, as `module:qualname`. `NOT_MODELLED` names the functions that write protocol
@@ -22,6 +23,12 @@ PROTOCOL_STEPS: tuple[tuple[str, str], ...] = (
     ("_replay", "oms.store.records:RecordStore._replay"),
     ("lock", "oms.store.outbox:Outbox.lock"),
     ("commit_receipt", "oms.store.outbox:Outbox.commit_receipt"),
+    # the store on etcd (hosts.pml): a lock under a lease, its create revision the fencing token
+    # every write it protects compares
+    ("acquire", "oms.adapters.etcd.store:acquire"),
+    ("release", "oms.adapters.etcd.store:release"),
+    ("publish_version", "oms.adapters.etcd.store:EtcdStore.publish_version"),
+    ("create_once", "oms.adapters.etcd.store:EtcdStore.create_once"),
     # delivery
     ("deliver", "oms.services.delivery.once:deliver"),
     ("_check_binding", "oms.services.delivery.once:_check_binding"),

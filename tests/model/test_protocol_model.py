@@ -1,5 +1,6 @@
-"""The delivery protocol's spin model (`tests/model/delivery.pml`, ADR 0014), checked, and kept in
-step with the code.
+"""The delivery protocol's spin models (`tests/model/delivery.pml`, ADR 0014; and
+`tests/model/hosts.pml`, cross-host delivery on an etcd store, ADR 0043's amendment `spin2`),
+checked, and kept in step with the code.
 
 * Every configuration is searched exhaustively (safety: assertions and invalid end states) and must
   finish with no error and without running out of depth or memory.
@@ -8,9 +9,11 @@ step with the code.
 * Every fix the model shows to be defence in depth (another fix guards the same property by itself)
   is taken away alone and spin must find nothing; taken away with the other, spin must find the
   violation (a mutation). If a change makes one necessary again, its entry moves to `MUTATIONS`.
-* The code has no known gap the model finds (ADR 0014). A gap found next is written into the model
-  as a `GAP_*` allowance of its property, with a test here that spin finds it with `-D GAP_*`, until
-  it is closed.
+* The code has no known gap delivery.pml finds (ADR 0014). A gap found next is written into the
+  model as a `GAP_*` allowance of its property, with a test here that spin finds it with
+  `-D GAP_*`, until it is closed. hosts.pml models delivery as it must run on etcd, which is not
+  wired yet: its default is the design, and `-D GAP_LOCAL_BEGUN` puts the code's begun file back,
+  which spin must find (`HOST_GAPS`) until the slice serving delivery on etcd closes it.
 * The model's steps and `oms/domain/protocol.py` name the same steps, every function named there
   exists, and no function of the modelled modules writes protocol state without being in one of its
   tables.
@@ -40,6 +43,8 @@ import pytest
 from oms.domain.protocol import NOT_MODELLED, PROTOCOL_STEPS
 
 MODEL = Path(__file__).with_name("delivery.pml")
+# cross-host delivery on an etcd store: two hosts' deliverers, the lock a lease, its fencing token
+HOSTS_MODEL = Path(__file__).with_name("hosts.pml")
 PAN_DEPTH = 100_000  # far above the deepest path (< 300 steps): a truncated search fails instead
 CC_FLAGS = ("-DSAFETY", "-DCOLLAPSE", "-DMEMLIM=1024")
 # the compiler of every verifier (tcc: no optimiser, a build in milliseconds), and the one that
@@ -87,6 +92,33 @@ CONFIGS: dict[str, str] = {
 }
 
 
+# hosts.pml's configurations (each must verify with no error): a lease lapsing while its holder
+# acts, a partition longer than a lease, crashes, the result lock
+HOST_CONFIGS: dict[str, str] = {
+    # a deliverer on each host; one holder's lease lapses while it acts; the agent may exit
+    "lapse": "",
+    # two deliverers on host A and one on B
+    "three": "-DDELIVERERS_A=2",
+    # two deliverers on one host, two lapses (the same host takes the lock afresh)
+    "same-host": "-DDELIVERERS_A=2 -DDELIVERERS_B=0 -DLAPSES=2",
+    # host A cut off from the cluster for longer than a lease, then healed; no other lapse
+    "partition": "-DPARTITION=1 -DLAPSES=0",
+    # ... and a holder's lease lapsing as well
+    "partition-lapse": "-DPARTITION=1",
+    # each deliverer SIGKILLed once (its lease is not revoked: it lapses)
+    "crash": "-DCRASHES=1",
+    # two calls of the agent's record_dispatch_result on host A (each the other's retry), under the
+    # result lock, while host A is cut off and healed, leases lapse, calls crash
+    "results": (
+        "-DDELIVERERS_A=0 -DDELIVERERS_B=0 -DLAUNCHED=1 -DBRIDGES=2 -DPARTITION=1 -DCRASHES=1 "
+        "-DLAPSES=2"
+    ),
+    # the begun mark a file of each host, as the code has it (GAP_LOCAL_BEGUN), with the other fix:
+    # the supervisor starts only on a session naming its own pane
+    "own-session": "-DGAP_LOCAL_BEGUN -DOWN_SESSION=1",
+}
+
+
 @dataclass(frozen=True)
 class Mutation:
     """A bug put back with `-D macro` into a configuration, and the assertion spin must then
@@ -96,11 +128,18 @@ class Mutation:
     config: str
     violates: str  # a fragment of the violated assertion as pan prints it
     also: str = ""  # further -D flags (a second fix taken away with it)
+    hosts: bool = False  # a configuration of hosts.pml (HOST_CONFIGS), not of delivery.pml
 
     @property
     def flags(self) -> str:
         """The search's flags: the configuration's, the mutation's."""
-        return f"{CONFIGS[self.config]} -D{self.macro} {self.also}".strip()
+        configs = HOST_CONFIGS if self.hosts else CONFIGS
+        return f"{configs[self.config]} -D{self.macro} {self.also}".strip()
+
+    @property
+    def model(self) -> Path:
+        """The model it is searched in."""
+        return HOSTS_MODEL if self.hosts else MODEL
 
 
 MUTATIONS: dict[str, Mutation] = {
@@ -212,6 +251,59 @@ DEFENCE_IN_DEPTH: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
 }
 
+# hosts.pml's mutations: each a bug of the fence put back (keyed by name: one macro may be searched
+# with the token property on and off)
+HOST_MUTATIONS: dict[str, Mutation] = {
+    # a fenced write skipping `create_revision(lock) == token`: a deliverer whose lease lapsed while
+    # it launched writes after another host took the lock afresh ...
+    "a write under a lapsed lease lands": Mutation(
+        "MUT_UNFENCED_WRITE", "lapse", "(tok==lk[0])", hosts=True
+    ),
+    # ... and, the token property off, what that does: both hosts start an agent (the stale
+    # deliverer's session is taken by the other host's waiting supervisor)
+    "a write under a lapsed lease starts a second agent": Mutation(
+        "MUT_UNFENCED_WRITE", "lapse", "(starts<=1)", also="-DTOKEN_PROPERTY=0", hosts=True
+    ),
+    # ... a host cut off longer than its lease, healed, writing with the token it had: the same
+    # compare as a lapsed lease is what refuses it
+    "a healed host's write under its lapsed lease lands": Mutation(
+        "MUT_UNFENCED_WRITE", "partition", "(tok==lk[0])", hosts=True
+    ),
+    # ... a result recorded under a result lock whose lease lapsed
+    "a result under a lapsed result lock lands": Mutation(
+        "MUT_UNFENCED_WRITE", "results", "(tok==lk[1])", hosts=True
+    ),
+    # the token the holder's name (`value(lock) == host`) instead of the key's create revision: the
+    # lock taken afresh by the same host after a lapse is not told from the stale deliverer's
+    "the token is the holder, not the create revision": Mutation(
+        "MUT_TOKEN_IS_HOLDER", "same-host", "(tok==lk[0])", hosts=True
+    ),
+    "the token is the holder: a second agent starts": Mutation(
+        "MUT_TOKEN_IS_HOLDER", "same-host", "(starts<=1)", also="-DTOKEN_PROPERTY=0", hosts=True
+    ),
+}
+
+# gaps of the code hosts.pml finds (ADR 0043's amendment): -D puts the code's behaviour in, and spin
+# must find the violation until the code closes it (then it becomes a mutation)
+HOST_GAPS: dict[str, Mutation] = {
+    # the begun mark a file of the host (`panefiles.leave_begun`), and the supervisor starting on
+    # any session of its dispatch: a deliverer stalled between its pane and its session past its
+    # lease, another host's launches, both agents start
+    "the begun mark is a host's file": Mutation(
+        "GAP_LOCAL_BEGUN", "lapse", "(starts<=1)", hosts=True
+    ),
+    # ... the same, the lock taken away by a partition, not a pause
+    "the begun mark is a host's file (partition)": Mutation(
+        "GAP_LOCAL_BEGUN", "partition", "(starts<=1)", hosts=True
+    ),
+    # ... and on one host, once its lock is a lease: a deliverer whose lease lapsed after its guard
+    # leaves its (unfenced) mark and spec and makes a pane after another deliverer's whole launch
+    # (whose agent exited), and the new pane's supervisor starts on that launch's session
+    "the begun mark is a host's file (one host, two deliverers)": Mutation(
+        "GAP_LOCAL_BEGUN", "same-host", "(starts<=1)", hosts=True
+    ),
+}
+
 # calls that write protocol state: a function of the modelled modules making one is a step of the
 # protocol
 WRITERS = frozenset(
@@ -302,13 +394,15 @@ def _tool(name: str) -> str:
     return found
 
 
-def _check(workdir: Path, flags: str, compiler: tuple[str, ...] = COMPILER) -> Search:
-    """spin -a with `flags`, `compiler`, an exhaustive safety search."""
+def _check(
+    workdir: Path, flags: str, compiler: tuple[str, ...] = COMPILER, model: Path = MODEL
+) -> Search:
+    """spin -a with `flags` on `model`, `compiler`, an exhaustive safety search."""
     workdir.mkdir(parents=True)
-    shutil.copy(MODEL, workdir / MODEL.name)
+    shutil.copy(model, workdir / model.name)
     spin, cc = _tool("spin"), _tool(compiler[0])
     generated = subprocess.run(
-        [spin, *flags.split(), "-a", MODEL.name],
+        [spin, *flags.split(), "-a", model.name],
         cwd=workdir,
         capture_output=True,
         text=True,
@@ -339,20 +433,31 @@ def _check(workdir: Path, flags: str, compiler: tuple[str, ...] = COMPILER) -> S
 
 @pytest.fixture(scope="module")
 def searches(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Search]]:
-    """Every configuration, mutation, allowance and gap, searched two at a time (two cores); and
-    CROSS_CHECKED again, built by the reference compiler."""
+    """Every configuration, mutation, allowance and gap of both models, searched two at a time (two
+    cores); and CROSS_CHECKED again, built by the reference compiler."""
     for tool in TOOLS:
         _tool(tool)
-    jobs = {f"config {name}": (flags, COMPILER) for name, flags in CONFIGS.items()}
-    jobs.update({f"-D{m.macro}": (m.flags, COMPILER) for m in MUTATIONS.values()})
+    jobs = {f"config {name}": (flags, COMPILER, MODEL) for name, flags in CONFIGS.items()}
+    jobs.update({f"-D{m.macro}": (m.flags, COMPILER, MODEL) for m in MUTATIONS.values()})
     for macro, configs in DEFENCE_IN_DEPTH.values():
-        jobs.update({f"-D{macro} in {c}": (f"{CONFIGS[c]} -D{macro}", COMPILER) for c in configs})
-    jobs[f"config {CROSS_CHECKED} by {REFERENCE[0]}"] = (CONFIGS[CROSS_CHECKED], REFERENCE)
+        jobs.update(
+            {f"-D{macro} in {c}": (f"{CONFIGS[c]} -D{macro}", COMPILER, MODEL) for c in configs}
+        )
+    jobs[f"config {CROSS_CHECKED} by {REFERENCE[0]}"] = (CONFIGS[CROSS_CHECKED], REFERENCE, MODEL)
+    jobs.update(
+        {f"hosts {name}": (flags, COMPILER, HOSTS_MODEL) for name, flags in HOST_CONFIGS.items()}
+    )
+    jobs.update(
+        {
+            f"hosts {name}": (m.flags, COMPILER, m.model)
+            for name, m in (HOST_MUTATIONS | HOST_GAPS).items()
+        }
+    )
     base = tmp_path_factory.mktemp("spin")
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = {
-            key: pool.submit(_check, base / f"job{i}", flags, compiler)
-            for i, (key, (flags, compiler)) in enumerate(jobs.items())
+            key: pool.submit(_check, base / f"job{i}", flags, compiler, model)
+            for i, (key, (flags, compiler, model)) in enumerate(jobs.items())
         }
         yield {key: future.result() for key, future in futures.items()}
 
@@ -401,11 +506,33 @@ def test_each_defence_in_depth_alone_is_not_needed(name: str, searches: dict[str
         )
 
 
+@pytest.mark.parametrize("name", sorted(HOST_CONFIGS))
+def test_the_hosts_model_verifies(name: str, searches: dict[str, Search]) -> None:
+    """Cross-host delivery (hosts.pml): an exhaustive search finds no violation and is not cut
+    short."""
+    search = searches[f"hosts {name}"]
+    assert search.errors == 0, f"{name}: {search.violation}\n{search.output}"
+    assert search.truncated == [], (
+        f"{name}: the search did not complete: {search.truncated}\n{search.output}"
+    )
+    assert search.states > 0
+
+
+@pytest.mark.parametrize("name", sorted(HOST_MUTATIONS) + sorted(HOST_GAPS))
+def test_each_hosts_mutation_and_gap_is_found(name: str, searches: dict[str, Search]) -> None:
+    """A fence bug put back (or the code's known gap put in), spin violates the property."""
+    mutation = (HOST_MUTATIONS | HOST_GAPS)[name]
+    search = searches[f"hosts {name}"]
+    assert search.errors >= 1, f"{name}: spin found nothing\n{search.output}"
+    assert mutation.violates in search.violation, f"{name}: another violation: {search.violation}"
+
+
 # ------------------------------------------------------------------ the model and the code in step
 def model_steps() -> set[str]:
-    """The steps the model names: every `inline` and `proctype` not prefixed `m_` (model-only
-    helpers)."""
-    names = re.findall(r"^(?:inline|proctype)\s+(\w+)\s*\(", MODEL.read_text(), re.MULTILINE)
+    """The steps the models name: every `inline` and `proctype` not prefixed `m_` (model-only
+    helpers), in delivery.pml and hosts.pml (a step of both is one function)."""
+    text = MODEL.read_text() + HOSTS_MODEL.read_text()
+    names = re.findall(r"^(?:inline|proctype)\s+(\w+)\s*\(", text, re.MULTILINE)
     return {name for name in names if not name.startswith("m_")}
 
 
