@@ -511,7 +511,7 @@ def main() -> int:
     given = provider_files()
     if args.check and stale_providers(given):
         print(
-            f"{', '.join(stale_providers(given))} not what the provider registry gives: "
+            f"{', '.join(stale_providers(given))}: not what the provider registry gives; "
             f"run python build/gen_validators.py",
             file=sys.stderr,
         )

@@ -99,10 +99,11 @@ def test_the_names_below_adapters_and_the_schemas_enums_are_what_the_registry_gi
 
 
 def test_a_provider_added_to_the_registry_alone_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    # the check above can fail: a registry line without `python build/gen_validators.py`
+    # the check above can fail: a registry line without `python build/gen_validators.py` (a
+    # newcomer's `fake` provider, docs/newcomer-trials.md trial 3)
     command = REGISTRY["command"]
-    gemini = command._replace(transport="gemini_pane", name="gemini", surface="gemini-pane")
-    monkeypatch.setitem(REGISTRY, "gemini_pane", gemini)
+    fake = command._replace(transport="fake_pane", name="fake", surface="fake-pane")
+    monkeypatch.setitem(REGISTRY, "fake_pane", fake)
     generator = _generator()
     given = generator.provider_files()
     assert generator.stale_providers(given) == [
@@ -112,5 +113,6 @@ def test_a_provider_added_to_the_registry_alone_is_caught(monkeypatch: pytest.Mo
         "schemas/journal-entry.schema.json",
         "schemas/launch-spec.schema.json",
     ]
-    assert "gemini_pane" in given[REPO / "schemas" / "defs.schema.json"]
-    assert "gemini-pane" in given[REPO / "schemas" / "journal-entry.schema.json"]
+    assert '"fake_pane"' in given[REPO / "schemas" / "defs.schema.json"]
+    assert '"fake-pane"' in given[REPO / "schemas" / "journal-entry.schema.json"]
+    assert '"fake"' in given[REPO / "oms" / "provider_names.py"]
