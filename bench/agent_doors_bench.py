@@ -270,7 +270,7 @@ def bench(
     runs: int,
     events: int,
 ) -> dict[str, list[float]]:
-    from oms.version import HOOK_CONTRACT
+    from oms.provider_names import HOOK_CONTRACT
 
     sock = str(sandbox_dir(Path(data["state_root"])) / broker_rel(data["dispatch_id"]))
     if len(sock.encode()) > SOCKET_PATH_MAX:

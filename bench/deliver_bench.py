@@ -46,10 +46,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._common import median_ms, p90_ms, pin_scratch_git, print_ratio, scratch_anchors, table
 from oms.canonical import access, stable_id
 from oms.domain.relay import encode_header, parse_answer
+from oms.provider_names import HOOK_CONTRACT
 from oms.services.delivery.service import Delivery
 from oms.store.panefiles import spec_path
 from oms.store.sandboxes import BROKERS, broker_rel
-from oms.version import HOOK_CONTRACT
 from tests.chain import Chain, make_chain
 from tests.helpers import payload
 from tests.integration.test_delivery_concurrency import make_events

@@ -91,7 +91,7 @@ class Worker:
         self.exit = state / "panes" / f"{dispatch_id}.exit.json"
 
     def hook_argv(self) -> list[str]:
-        from oms.version import HOOK_CONTRACT
+        from oms.provider_names import HOOK_CONTRACT
 
         argv = ["--event", "PreToolUse", "--provider", "command"]
         argv += ["--provider-version", HOOK_CONTRACT["command"], "--dispatch-id", self.dispatch_id]

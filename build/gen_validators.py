@@ -3,6 +3,12 @@
     python build/gen_validators.py           # write the package
     python build/gen_validators.py --check   # exit 1 if the package is not what the schemas give
 
+First, the provider registry (`oms/adapters/providers/__init__.py` `REGISTRY`) is the source of
+every list of providers below it: this writes `oms/provider_names.py` (the tables the layers below
+adapters read) and the provider enums of four schemas (`PROVIDER_ENUMS`), then compiles the schemas
+and the typed payloads (build/gen_payloads.py). Adding a provider is its module and its line in
+`REGISTRY` (docs/architecture.md "How to add a provider"); `--check` fails while either is stale.
+
 One module per schema document holds the predicates of that document and of its `$defs` entries; a
 `$ref` into another document calls that document's module. A process loads only the schemas it uses
 and what they reference: an agent hook touches eight of the twenty-five (docs/adr/0010). Patterns
@@ -21,13 +27,18 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # the registry is read from the checkout this script is in
+    sys.path.insert(0, str(REPO))
 SCHEMAS = REPO / "schemas"
+NAMES_MODULE = REPO / "oms" / "provider_names.py"
+OTHER_SURFACES = ("codex-exec", "claude-print", "gh")  # the advisors' and gh's journal surfaces
 TARGET = REPO / "oms" / "schemas" / "_generated"
 URN = "urn:oms:schema:"
 OTHERS = {"payloads.py"}  # the package's files another generator writes (build/gen_payloads.py)
@@ -338,6 +349,111 @@ def _escape(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
+NAMES_HEADER = '''\
+"""The worker providers, for the layers below adapters/. Generated from the provider registry
+(oms/adapters/providers/__init__.py `REGISTRY`: each provider's module) by build/gen_validators.py.
+Do not edit: adding a provider is its module and its line in `REGISTRY` (docs/architecture.md
+"How to add a provider")."""
+
+from __future__ import annotations
+'''
+
+
+def provider_tables() -> dict[str, Any]:
+    """The tables of `oms/provider_names.py`, read from the registry (registry order)."""
+    from oms.adapters.providers import REGISTRY
+
+    found = list(REGISTRY.values())
+    return {
+        "WORKER_TRANSPORTS": tuple(p.transport for p in found),
+        "NAMES": tuple(p.name for p in found),
+        "ENGINES": {p.transport: p.name for p in found},
+        "SURFACES": tuple(dict.fromkeys(p.surface for p in found)),
+        "HOOK_CONTRACT": {p.name: p.hook_contract for p in found},
+        "CLI": {p.transport: p.compatible[0] for p in found if p.compatible is not None},
+        "FAMILIES": {p.transport: p.family for p in found if p.family is not None},
+    }
+
+
+NAMES_NOTES = {
+    "WORKER_TRANSPORTS": "a worker role's `transport`",
+    "NAMES": "the providers as hooks, launch specs and private homes name them",
+    "ENGINES": "transport -> name (a dispatch's `engine`)",
+    "SURFACES": "the contact surface a live journal names",
+    "HOOK_CONTRACT": "name -> what `oms hook provider --provider-version` must be",
+    "CLI": "transport -> the agent CLI its launch runs",
+    "FAMILIES": "transport -> the model API family its CLI speaks (the proxy routes it)",
+}
+
+
+def names_module(tables: dict[str, Any]) -> str:
+    """The text of `oms/provider_names.py`."""
+    lines = [NAMES_HEADER]
+    for key, value in tables.items():
+        if isinstance(value, tuple):  # one item a line, as ruff format keeps them
+            kind, items, brackets = "tuple[str, ...]", [json.dumps(v) for v in value], "()"
+        else:
+            kind, brackets = "dict[str, str]", "{}"
+            items = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in value.items()]
+        body = "".join(f"    {item},\n" for item in items)
+        literal = f"{brackets[0]}\n{body}{brackets[1]}" if items else brackets
+        lines.append(f"# {NAMES_NOTES[key]}\n{key}: {kind} = {literal}\n")
+    return "\n".join(lines)
+
+
+def provider_enums(tables: dict[str, Any]) -> dict[tuple[str, str], list[str]]:
+    """(schema, property) -> its enum: every subschema of that name with an `enum` gets it."""
+    from oms.domain.config import ADVISOR_TRANSPORTS
+
+    names = list(tables["NAMES"])
+    return {
+        ("defs", "transport"): sorted({*tables["WORKER_TRANSPORTS"], *ADVISOR_TRANSPORTS}),
+        ("defs", "engine"): names,
+        ("launch-spec", "provider"): names,
+        ("event", "provider"): names,
+        ("journal-entry", "contact_surface"): list(
+            dict.fromkeys((*tables["SURFACES"], *OTHER_SURFACES))
+        ),
+    }
+
+
+def _set_enums(node: object, key: str, enum: list[str]) -> int:
+    """Sets the enum of every subschema named `key` under `node`; how many it found."""
+    found = 0
+    if isinstance(node, dict):
+        for name, child in node.items():
+            if name == key and isinstance(child, dict) and "enum" in child:
+                child["enum"] = list(enum)
+                found += 1
+            else:
+                found += _set_enums(child, key, enum)
+    elif isinstance(node, list):
+        found = sum(_set_enums(child, key, enum) for child in node)
+    return found
+
+
+def provider_files() -> dict[Path, str]:
+    """The files the registry gives: `oms/provider_names.py` and the four schemas."""
+    tables = provider_tables()
+    files = {NAMES_MODULE: names_module(tables)}
+    for (schema, key), enum in provider_enums(tables).items():
+        path = SCHEMAS / f"{schema}.schema.json"
+        doc = json.loads(files.get(path) or path.read_text(encoding="utf-8"))
+        if _set_enums(doc, key, enum) == 0:
+            raise SystemExit(f"{path.relative_to(REPO)} has no {key!r} enum")
+        files[path] = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return files
+
+
+def stale_providers(files: dict[Path, str]) -> list[str]:
+    """The files of `provider_files` that differ from what is on disk."""
+    return sorted(
+        str(p.relative_to(REPO))
+        for p, text in files.items()
+        if not p.is_file() or p.read_text(encoding="utf-8") != text
+    )
+
+
 def load() -> tuple[dict[str, dict[str, Any]], str]:
     docs: dict[str, dict[str, Any]] = {}
     digest = hashlib.sha256()
@@ -392,6 +508,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail if the package is out of date")
     args = parser.parse_args()
+    given = provider_files()
+    if args.check and stale_providers(given):
+        print(
+            f"{', '.join(stale_providers(given))}: not what the provider registry gives; "
+            f"run python build/gen_validators.py",
+            file=sys.stderr,
+        )
+        return 1
+    for path, text in given.items():
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path.relative_to(REPO)} (from the provider registry)")
     files = generate()
     if args.check:
         changed = stale(files)
@@ -412,7 +540,10 @@ def main() -> int:
         (TARGET / name).write_text(text)
     lines = sum(len(t.splitlines()) for t in files.values())
     print(f"wrote {TARGET.relative_to(REPO)}/ ({len(files)} modules, {lines} lines)")
-    return 0
+    payloads = subprocess.run(
+        [sys.executable, str(REPO / "build" / "gen_payloads.py")], check=False
+    )
+    return payloads.returncode
 
 
 if __name__ == "__main__":

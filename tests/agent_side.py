@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from oms.canonical import operation_nonce
+from oms.provider_names import HOOK_CONTRACT
 from oms.services.chain.liveness import CONSUMER
 from oms.services.doors import bridge
 from oms.services.doors.broker import Broker
 from oms.services.doors.hooks import HookArgs
 from oms.services.doors.interface import BrokerLimits
 from oms.services.doors.worker_doors import WorkerDoors
-from oms.version import HOOK_CONTRACT
 from tests.chain import Chain, accepted
 from tests.helpers import OmsCommand, git
 

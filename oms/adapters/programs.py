@@ -20,8 +20,7 @@ from oms.adapters.bwrap import interpreter
 from oms.errors import ConfigError
 from oms.limits import LIMITS
 from oms.process import child_env, which
-
-CLI = {"codex_goal": "codex", "claude_interactive": "claude"}
+from oms.provider_names import CLI
 
 
 def resolve(name: str) -> str:

@@ -28,12 +28,12 @@ from oms.domain.sandbox_limits import SandboxLimits
 from oms.domain.sandbox_limits import parse as parse_limits
 from oms.errors import CanonicalJsonError, ConfigError, SchemaValidationError
 from oms.limits import LIMITS
+from oms.provider_names import WORKER_TRANSPORTS as WORKER_TRANSPORTS  # noqa: PLC0414 (re-exported)
 from oms.schemas import validate
 
 CONFIG_PATH = ".oms/config.toml"
 DEADLINE_MINUTES = 480  # a worker's wall-clock limit unless its role says otherwise
 TICK_SECONDS = 30  # `oms conductor run`'s interval unless the pool says otherwise
-WORKER_TRANSPORTS = ("command", "codex_goal", "claude_interactive")
 NETWORK_DEFAULT, CREDENTIAL_DEFAULT = "none", "token"  # contained and keyless (ADR 0026)
 ADVISOR_TRANSPORTS = ("command", "codex_exec", "claude_print")
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from oms.canonical import JsonObject, digest, sha256_hex
 from oms.domain.machine import Next, step, with_fields
 from oms.errors import one_line
+from oms.provider_names import ENGINES as ENGINES  # noqa: PLC0414 (re-exported)
 from oms.schemas.payloads import DispatchState as DispatchState  # noqa: PLC0414 (re-exported)
 
 TERMINAL = frozenset({DispatchState.RESOLVED, DispatchState.REJECTED, DispatchState.CANCELLED})
@@ -38,8 +39,6 @@ TABLE: dict[str, dict[str, str]] = {
     "resolve": {"result-received": "resolved"},
     "cancel": dict.fromkeys(NON_TERMINAL, "cancelled"),
 }
-
-ENGINES = {"codex_goal": "codex", "claude_interactive": "claude", "command": "command"}
 
 INTENT_FIELDS = (
     "ticket_id",

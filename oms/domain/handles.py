@@ -20,6 +20,7 @@ from oms.errors import AmbiguousIdError, RecordNotFoundError, one_line
 from oms.limits import LIMITS
 
 NEAR_SHOWN = 3  # "did you mean" names at most this many ids
+LOOK_ALIKE = str.maketrans("lio", "110")  # a letter typed for the digit it looks like: no edit
 Titles = Callable[[], Mapping[str, str]]  # an id's title (a dispatch's: its ticket's), read lazily
 _KIND = re.compile(r"[a-z]{2,8}-")  # an id's kind (`tkt-`, `dsp-`), compared apart
 
@@ -42,21 +43,23 @@ def near(handle: str, ids: Iterable[str], limit: int = NEAR_SHOWN) -> list[str]:
     """The ids most like `handle`, best first, at most `limit`: of the same kind (`tkt-`), within
     a few edits of the whole id or of its start as long as what was typed (a typo: `tkt-12` for
     `tkt-13`, `dsp-3fb` for `dsp-3fa…`); one typed character allows none, and a typo of a few
-    characters one."""
+    characters one. A letter for the digit it looks like (`tkt-l` for `tkt-1`, `o` for `0`) is no
+    edit: such a one-character handle names the id it looks like."""
     kind = _KIND.match(handle)
     prefix = kind.group(0) if kind else ""
-    rest = handle[len(prefix) :]
+    rest = handle[len(prefix) :].translate(LOOK_ALIKE)
     bound = (len(rest) + 2) // 4
-    if bound == 0:
+    if bound == 0 and rest == handle[len(prefix) :]:
         return []
     scored = []
     for candidate in set(ids):
         if not candidate.startswith(prefix) or candidate == handle:
             continue
-        other = candidate[len(prefix) :]
+        other = candidate[len(prefix) :].translate(LOOK_ALIKE)
         if not prefix and _KIND.match(candidate):
             continue  # a kind not typed: not a typo of this
-        best = min(_distance(rest, text, bound) for text in {other, other[: len(rest)]})
+        texts = {other} if bound == 0 else {other, other[: len(rest)]}  # one character: whole
+        best = min(_distance(rest, text, bound) for text in texts)
         if best <= bound:
             scored.append((best, len(candidate), candidate))
     return [candidate for *_, candidate in sorted(scored)[:limit]]

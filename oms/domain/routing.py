@@ -37,13 +37,9 @@ from typing import Literal
 from oms.canonical import add_ms, format_ts, parse_ts
 from oms.errors import InvalidInputError
 from oms.limits import LIMITS
+from oms.provider_names import FAMILIES as WORKER_FAMILIES
 
-FAMILIES = {
-    "claude_interactive": "anthropic",
-    "claude_print": "anthropic",
-    "codex_goal": "openai",
-    "codex_exec": "openai",
-}
+FAMILIES = {**WORKER_FAMILIES, "claude_print": "anthropic", "codex_exec": "openai"}  # and advisors
 DEFAULT_COST_TIER = 3
 QUOTA_SKIP_AT = 95
 COOLDOWN_MINUTES = 30

@@ -29,6 +29,7 @@ from oms.errors import OmsError, shown
 from oms.fsio import FsioOptions, Root, is_temp_name, procinfo, temp_owner
 from oms.fsio.locks import break_stale, inspect
 from oms.limits import LIMITS
+from oms.provider_names import NAMES
 from oms.store import (
     compaction,
     keys,
@@ -811,7 +812,7 @@ class _SandboxVerifier(_Verifier):
                 self.report.error(name, "unexpected entry in the sandbox directory")
 
 
-HOME_KINDS = ("codex", "claude", "command")
+HOME_KINDS = NAMES  # a worker's private home is named for its provider
 TMP_KINDS = (*HOME_KINDS, "advisor")
 TMP_ENTRIES = 200_000
 HOME_FILES = (

@@ -172,6 +172,8 @@ def test_a_typo_says_which_ids_are_near(oms: OmsCommand, chain: Chain) -> None:
     assert ticket == "tkt-1"
     said = _error(_run(oms, chain, "ticket", "show", "tkt-11"))
     assert said == "oms: error: no ticket tkt-11; did you mean tkt-1 ('Fix the flaky test')?"
+    said = _error(_run(oms, chain, "ticket", "show", "tkt-l"))  # a letter l for the digit 1
+    assert said == "oms: error: no ticket tkt-l; did you mean tkt-1 ('Fix the flaky test')?"
     said = _error(_run(oms, chain, "worker", "stop", "flaky"))
     assert said.endswith("did you mean tkt-1 ('Fix the flaky test')?"), said
     typo = dispatch[:6] + ("0" if dispatch[6] != "0" else "1")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from oms.adapters.providers import claude, codex, command
 from oms.adapters.providers.base import HomeFile, LaunchPlan, LaunchRequest, Provider
-from oms.version import HOOK_CONTRACT
+from oms.provider_names import HOOK_CONTRACT
 
 REGISTRY: dict[str, Provider] = {
     p.transport: p for p in (codex.PROVIDER, claude.PROVIDER, command.PROVIDER)

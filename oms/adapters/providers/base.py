@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from oms.adapters.quoting import check_arg, shell_join
 from oms.domain.relay import BRIDGE_TOOLS, HOOK_EVENTS
-from oms.version import HOOK_CONTRACT
+from oms.provider_names import HOOK_CONTRACT
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,8 +195,10 @@ class Provider(NamedTuple):
     session_mode: str  # the session record's `mode` (`goal`, `pane`, `command`)
     native_action: str  # its plans' `native_action` (`goal`, `claude`, `command`)
     surface: str  # the contact surface a live journal names (`codex-goal`, ...)
+    hook_contract: str  # what its hooks' `--provider-version` must be (`codex-0.171`, ...)
     plan: Callable[[LaunchRequest], LaunchPlan]  # the launch plan (pure)
     # the agent CLI and the version prefix oms was checked against (None: runs no agent CLI)
     compatible: tuple[str, str] | None = None
     token_variable: str | None = None  # the variable a proxy token goes in (None: no model)
     raw_key: str | None = None  # a `credential = "raw"` role's one variable of the environment
+    family: str | None = None  # the model API family its CLI speaks (None: routes nowhere)

@@ -135,8 +135,10 @@ PROVIDER = Provider(
     session_mode="pane",
     native_action="claude",
     surface="claude-interactive",
+    hook_contract="claude-2.1",
     plan=plan,
     compatible=("claude", "2.1."),
     token_variable="ANTHROPIC_API_KEY",  # noqa: S106 - a variable's name, not a key
     raw_key="ANTHROPIC_API_KEY",
+    family="anthropic",
 )

@@ -170,8 +170,10 @@ PROVIDER = Provider(
     session_mode="goal",
     native_action="goal",
     surface="codex-goal",
+    hook_contract="codex-0.171",
     plan=plan,
     compatible=("codex", "0.171."),
     token_variable="OPENAI_API_KEY",  # noqa: S106 - a variable's name, not a key
     raw_key="OPENAI_API_KEY",
+    family="openai",
 )

@@ -44,5 +44,6 @@ PROVIDER = Provider(
     session_mode="command",
     native_action="command",
     surface="command",
+    hook_contract="command-1",
     plan=plan,
 )

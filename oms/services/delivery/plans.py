@@ -26,6 +26,7 @@ from oms.domain.config import role as configured_role
 from oms.errors import ConfigError, InvalidInputError
 from oms.fsio.outside import regular_file_target
 from oms.process import oms_executable
+from oms.provider_names import HOOK_CONTRACT
 from oms.services.chain.liveness import CONSUMER
 from oms.services.containment import sandboxing
 from oms.services.delivery.homes import home_path
@@ -33,7 +34,6 @@ from oms.services.workspace import Workspace
 from oms.services.workspace.instructions import executor_instructions
 from oms.store import Record
 from oms.store.payloads import dispatch_payload
-from oms.version import HOOK_CONTRACT
 
 # Views of the provider registry (`adapters/providers`), by transport
 SESSION_MODE = {t: p.session_mode for t, p in REGISTRY.items()}

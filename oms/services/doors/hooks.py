@@ -94,7 +94,7 @@ class HookArgs(NamedTuple):
 def parse_args(argv: tuple[str, ...] | list[str]) -> tuple[HookArgs, str]:
     """The binding and the event of a hook command line. Strict: every option once, nothing else."""
     from oms.domain.relay import HOOK_EVENTS, HOOK_OPTIONS, RelayError, options
-    from oms.version import HOOK_CONTRACT
+    from oms.provider_names import HOOK_CONTRACT
 
     try:
         values = options(tuple(argv), HOOK_OPTIONS)

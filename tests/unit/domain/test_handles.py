@@ -129,6 +129,21 @@ def test_a_typo_names_the_near_ids_with_their_titles() -> None:
     assert refused.value.message == "no ticket flaky; did you mean tkt-12 ('Fix the ?flaky? test')?"
 
 
+def test_a_letter_typed_for_the_digit_it_looks_like_names_that_id() -> None:
+    # `tkt-l` for `tkt-1` (docs/guide.md: "did you mean"): a look-alike is no edit, even where
+    # one typed character allows none
+    ids = ["tkt-1", "tkt-12", "tkt-10", "tkt-7"]
+    with pytest.raises(RecordNotFoundError) as refused:
+        unique("tkt-l", ids, "ticket", "h", lambda: {"tkt-1": "One"})
+    assert refused.value.message == "no ticket tkt-l; did you mean tkt-1 ('One')?"
+    with pytest.raises(RecordNotFoundError) as refused:
+        unique("tkt-1o", ids, "ticket", "h")
+    assert refused.value.message.startswith("no ticket tkt-1o; did you mean tkt-10")
+    with pytest.raises(RecordNotFoundError) as refused:
+        unique("tkt-i", ["tkt-7"], "ticket", "h")  # looks like no id there is
+    assert refused.value.message == "no ticket tkt-i"
+
+
 def test_a_typo_of_a_dispatch_prefix_names_the_near_dispatch() -> None:
     attempts = [Attempt("dsp-3fa9" + "0" * 28, "tkt-1", "accepted", False)]
     with pytest.raises(RecordNotFoundError) as refused:
