@@ -9,6 +9,7 @@ from __future__ import annotations
 from oms.canonical import access, stable_id
 from oms.domain import conductor as conductor_rules
 from oms.domain import dispatches as dispatch_rules
+from oms.domain import hosts
 from oms.domain import pool as pool_rules
 from oms.errors import WAITS_FOR_PERSON, LockHeldError, NoProviderError, OmsError, one_line
 from oms.schemas.payloads import DispatchState, TicketState
@@ -18,7 +19,7 @@ from oms.services.chain.tickets import another_repository
 from oms.services.conductor import doing, pool
 from oms.services.conductor import quota as conductor_providers
 from oms.services.conductor.preflight import Preflight
-from oms.services.conductor.resolve import decide_ticket, latest
+from oms.services.conductor.resolve import decide_ticket, latest, own_workers
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
 from oms.store import Record
@@ -28,7 +29,7 @@ from oms.store.payloads import dispatch_payload, session_payload, ticket_payload
 def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
     """Resume each worker parked until a time that has come (not one parked `no_result`)."""
     now = d.ws.now()
-    for worker in latest(d.ws, "worker"):
+    for worker in own_workers(d.ws):
         if worker_payload(worker)["health"] != "parked":
             continue
         try:
@@ -66,9 +67,13 @@ def deliver_pending(
     here."""
     box = d.ws.store.outbox(CONSUMER)
     checks = checks if checks is not None else Preflight(d.ws)
+    this = d.ws.host()
+    theirs = {  # another host's workers: that host delivers them (`domain/hosts.py`)
+        w.record_id for w in latest(d.ws, "worker") if not hosts.mine(worker_payload(w), this)
+    }
     for dispatch in d.ws.store.latest("dispatch").in_states(OPEN_EVENTS):
         event_id = dispatch_payload(dispatch).get("delivery_event_id")
-        if not isinstance(event_id, str):
+        if not isinstance(event_id, str) or dispatch.record_id in theirs:
             continue
         try:
             if dispatch.state != DispatchState.ACCEPTED:
