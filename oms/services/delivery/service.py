@@ -13,7 +13,7 @@ The steps take a `DeliveryContext` (`context.py`: what they work with), which `D
 decisions are `domain/delivery.py`'s; the keys typed into a pane `adapters/activation.py`'s (an
 `Activator`: pass a fake to inject a failure); the pane files `store/panefiles.py`'s; every worker
 transition goes through `chain/worker_moves.move`. A worker another host runs is refused by every
-verb that acts on its pane (`check_host`: park, resume, stop, reconcile, deliver).
+verb that acts on its pane (`check_host`: park, resume, stop, reconcile, check_liveness, deliver).
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ class Delivery(DeliveryContext):
 
     def check_liveness(self, dispatch_id: str) -> None:
         """`reconcile.check_liveness`."""
+        self.check_host(dispatch_id)
         reconcile.check_liveness(self, dispatch_id)
 
     def activate(self, plan: LaunchPlan, dispatch_id: str) -> None:
