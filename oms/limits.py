@@ -208,6 +208,7 @@ class Limits(NamedTuple):
     host_lease_s: int = 90  # a host whose conductor has not beaten for this long is unreachable
     host_beats_kept: int = 4  # a host's newest heartbeats kept (the older ones are removed)
     hosts_listed: int = 1000  # heartbeat files read (more: the rest are not looked at)
+    host_beat_bytes: int = 1024  # one heartbeat file
 
     # review before merge (`oms result show|diff|request-changes`)
     review_comments: int = 100  # comments one request for changes carries

@@ -18,7 +18,6 @@ from oms.store.documents import encode_document, read_document_optional
 
 DIR = "hosts"
 SCHEMA = "host-beat"
-BEAT_BYTES = 1024
 _FILE = re.compile(r"(?P<host>[A-Za-z0-9._-]{1,63})\.(?P<ms>[0-9]{1,16})\.json")
 
 
@@ -56,7 +55,7 @@ def read_all(root: Root) -> dict[str, JsonObject]:
     for host, beats in sorted(_names(root).items()):
         for ms in beats:
             try:
-                doc = read_document_optional(root, path(host, ms), SCHEMA, BEAT_BYTES)
+                doc = read_document_optional(root, path(host, ms), SCHEMA, LIMITS.host_beat_bytes)
             except OmsError:
                 continue
             if doc is not None and doc["host"] == host:
@@ -72,7 +71,7 @@ def write(root: Root, doc: JsonObject) -> None:
     rel = path(host, at)
     root.mkdirs(DIR)
     with contextlib.suppress(AlreadyExistsError):  # the same millisecond: that beat stands
-        root.publish(rel, encode_document(doc, SCHEMA, rel, BEAT_BYTES), durable=False)
+        root.publish(rel, encode_document(doc, SCHEMA, rel, LIMITS.host_beat_bytes), durable=False)
     beats = _names(root).get(host, [])
     for n, old in enumerate(beats):
         if old == at or (old < at and n < LIMITS.host_beats_kept):

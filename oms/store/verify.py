@@ -731,7 +731,7 @@ class _Verifier:
                 _guard(self.report, path, self.check_beat, path, parsed[0])
 
     def check_beat(self, path: str, host: str) -> None:
-        doc = parse_document(self.root.read_bytes(path, hosts.BEAT_BYTES), hosts.SCHEMA, path)
+        doc = parse_document(self.root.read_bytes(path, LIMITS.host_beat_bytes), hosts.SCHEMA, path)
         if doc["host"] != host:
             self.report.error(path, f"names host {doc['host']}, not {host}")
         self.report.count("heartbeats")
