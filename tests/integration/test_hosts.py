@@ -20,6 +20,8 @@ from oms.adapters.panes import Panes
 from oms.errors import OtherHostError
 from oms.limits import LIMITS
 from oms.services.admin.status import snapshot
+from oms.services.chain import dispatches, tickets, worktrees
+from oms.services.chain.liveness import CONSUMER
 from oms.services.conductor import tick as conductor
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
@@ -144,3 +146,27 @@ def _two_hosts(fleet: Fleet, oms: OmsCommand, b_socket: str) -> None:
     # and B, its own host, stops it
     with host(fleet, "host-b", b_socket) as (_, d):
         d.stop(dispatch_id, "the test is over")
+
+
+def test_a_dispatch_host_b_accepted_is_delivered_by_b_never_by_a(fleet: Fleet) -> None:
+    b_socket = str(fleet.base / "b.sock")
+    try:
+        with host(fleet, "host-b", b_socket) as (ws, _):  # a person on B accepts; nothing runs yet
+            ticket_id = tickets.add(ws, "Please hang", "do it").record_id
+            tickets.lease(ws, ticket_id, "w1")
+            worktrees.create(ws, ticket_id)
+            proposed, _ = dispatches.propose(ws, ticket_id)
+            dispatches.review(ws, proposed.record_id)
+            accepted, event_id = dispatches.accept(ws, proposed.record_id)
+            assert ws.store.records("worker").read(accepted.record_id).payload["host"] == "host-b"
+
+        a_report = tick(fleet, "host-a", None)
+
+        assert [line for line in lines(a_report) if accepted.record_id in line] == []
+        with fleet.workspace() as ws:
+            assert not ws.store.outbox(CONSUMER).has_receipt(event_id)  # A launched nothing
+        b_report = tick(fleet, "host-b", b_socket)
+        deliver = next(p for p in b_report.phases if p.name == "deliver")
+        assert deliver.done == [f"{accepted.record_id}: delivered (created)"]
+    finally:
+        subprocess.run(["tmux", "-S", b_socket, "kill-server"], capture_output=True, check=False)

@@ -35,6 +35,13 @@ def own_workers(ws: Workspace) -> list[Record]:
     return hosts.ours(latest(ws, "worker"), worker_payload, ws.host())
 
 
+def theirs(ws: Workspace) -> set[str]:
+    """The ids of the workers another host runs: their delivery and their chain's next steps are
+    that host's (the deliver and fill phases pass over them)."""
+    this = ws.host()
+    return {w.record_id for w in latest(ws, "worker") if not hosts.mine(worker_payload(w), this)}
+
+
 def ended_attempt(ws: Workspace, dispatch: Record) -> tuple[str, str] | None:
     """(status, summary) of an attempt that ended: its recorded result; the end of a worker that
     ended without one (`ended`); or a stop (`stopped`: `oms worker stop` — also one its kill marker

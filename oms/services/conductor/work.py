@@ -9,7 +9,6 @@ from __future__ import annotations
 from oms.canonical import access, stable_id
 from oms.domain import conductor as conductor_rules
 from oms.domain import dispatches as dispatch_rules
-from oms.domain import hosts
 from oms.domain import pool as pool_rules
 from oms.errors import WAITS_FOR_PERSON, LockHeldError, NoProviderError, OmsError, one_line
 from oms.schemas.payloads import DispatchState, TicketState
@@ -19,7 +18,7 @@ from oms.services.chain.tickets import another_repository
 from oms.services.conductor import doing, pool
 from oms.services.conductor import quota as conductor_providers
 from oms.services.conductor.preflight import Preflight
-from oms.services.conductor.resolve import decide_ticket, latest, own_workers
+from oms.services.conductor.resolve import decide_ticket, own_workers, theirs
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
 from oms.store import Record
@@ -67,13 +66,10 @@ def deliver_pending(
     here."""
     box = d.ws.store.outbox(CONSUMER)
     checks = checks if checks is not None else Preflight(d.ws)
-    this = d.ws.host()
-    theirs = {  # another host's workers: that host delivers them (`domain/hosts.py`)
-        w.record_id for w in latest(d.ws, "worker") if not hosts.mine(worker_payload(w), this)
-    }
+    others = theirs(d.ws)  # another host's workers: that host delivers them (`domain/hosts.py`)
     for dispatch in d.ws.store.latest("dispatch").in_states(OPEN_EVENTS):
         event_id = dispatch_payload(dispatch).get("delivery_event_id")
-        if not isinstance(event_id, str) or dispatch.record_id in theirs:
+        if not isinstance(event_id, str) or dispatch.record_id in others:
             continue
         try:
             if dispatch.state != DispatchState.ACCEPTED:
@@ -114,7 +110,8 @@ def fill(
     scale` decides before or after); the chains of the new leases run after it. Before any of it,
     the launch checks (ADR 0031): while one fails, nothing is leased (the tickets the free slots
     would take wait, open, for a person, the fix in their reason) and a held ticket that has not
-    launched gives its lease back the same way; nothing is counted."""
+    launched gives its lease back the same way; nothing is counted. A held ticket whose worker
+    another host runs is that host's to go on with (ADR 0043, amendment `hosts`)."""
     ws = d.ws
     checks = checks if checks is not None else Preflight(ws)
     all_tickets, workers, all_dispatches = _relevant(ws)
@@ -129,8 +126,10 @@ def fill(
         and (ticket_payload(t)["worker_id"] or "").startswith(pool_rules.PREFIX)
     ]
     occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
+    others = theirs(ws)
     for ticket, dispatch in _claimed(ws, held, by_attempt, occupancy, skipped):
-        _advance(d, ticket, dispatch, done, skipped, checks)
+        if dispatch is None or dispatch.record_id not in others:  # else: its worker's host's
+            _advance(d, ticket, dispatch, done, skipped, checks)
     if held:  # they moved on: the queue and the slots are decided on what they are now
         all_tickets, workers, all_dispatches = _relevant(ws)
         occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
