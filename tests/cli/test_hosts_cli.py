@@ -125,3 +125,14 @@ def test_store_verify_reads_the_heartbeats(chain: Chain, oms: OmsCommand) -> Non
     found = oms.run("store", "verify", *where, cwd=chain.repo)
     assert found.returncode == 1
     assert "hosts/stray.txt" in found.stdout + found.stderr
+
+
+def test_doctor_names_this_host_and_where_it_came_from(chain: Chain, oms: OmsCommand) -> None:
+    where = ("--state-root", str(chain.state))
+    for value, ok, detail in (
+        ("host-a", True, "host-a (from OMS_HOST)"),
+        ("a b", False, "OMS_HOST: 'a b' is not a host name"),
+    ):
+        done = oms.run("doctor", *where, "--json", env={"OMS_HOST": value}, cwd=chain.repo)
+        (line,) = [c for c in json.loads(done.stdout)["checks"] if c["check"] == "host"]
+        assert (line["ok"], line["detail"]) == (ok, detail)
