@@ -8,6 +8,8 @@ conductor's actor name.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from oms.canonical import access
 from oms.domain import attempt as attempt_rules
 from oms.domain import hosts
@@ -32,14 +34,18 @@ def latest(ws: Workspace, kind: str) -> list[Record]:
 def own_workers(ws: Workspace) -> list[Record]:
     """`latest` workers this host runs (`domain/hosts.ours`: a record naming another host is that
     host's conductor's; one naming none is this host's): the only ones a phase acts on."""
-    return hosts.ours(latest(ws, "worker"), worker_payload, ws.host())
+    return hosts.ours(latest(ws, "worker"), _payload, ws.host())
+
+
+def _payload(record: Record) -> Mapping[str, object]:
+    return record.payload
 
 
 def theirs(ws: Workspace) -> set[str]:
     """The ids of the workers another host runs: their delivery and their chain's next steps are
     that host's (the deliver and fill phases pass over them)."""
     this = ws.host()
-    return {w.record_id for w in latest(ws, "worker") if not hosts.mine(worker_payload(w), this)}
+    return {w.record_id for w in latest(ws, "worker") if w.payload.get("host", this) != this}
 
 
 def ended_attempt(ws: Workspace, dispatch: Record) -> tuple[str, str] | None:
