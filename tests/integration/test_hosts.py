@@ -8,6 +8,7 @@ workspace's clock moved past its lease: no sleep). Real git, tmux, panes and san
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,14 +38,23 @@ def fleet(tmp_path: Path) -> Iterator[Fleet]:
 
 @contextmanager
 def host(fleet: Fleet, name: str, socket: str | None) -> Iterator[tuple[Workspace, Delivery]]:
-    """A workspace running as host `name`, with its own tmux server at `socket` (None: the state
-    root's)."""
-    with fleet.workspace() as ws:
-        ws.host_name = name
-        d = Delivery.open(ws)
-        if socket is not None:
-            d = replace(d, panes=Panes(socket, d.panes.conf, d.panes.guard))
-        yield ws, d
+    """A workspace running as host `name` — `OMS_HOST` too, so what it starts (its tmux server, a
+    pane's supervisor and broker) runs as that host —, with its own tmux server at `socket` (None:
+    the state root's)."""
+    before = os.environ.get("OMS_HOST")
+    os.environ["OMS_HOST"] = name
+    try:
+        with fleet.workspace() as ws:
+            assert ws.host() == name
+            d = Delivery.open(ws)
+            if socket is not None:
+                d = replace(d, panes=Panes(socket, d.panes.conf, d.panes.guard))
+            yield ws, d
+    finally:
+        if before is None:
+            os.environ.pop("OMS_HOST", None)
+        else:
+            os.environ["OMS_HOST"] = before
 
 
 def tick(fleet: Fleet, name: str, socket: str | None) -> conductor.Tick:
