@@ -121,6 +121,8 @@ def test_store_verify_reads_the_heartbeats(chain: Chain, oms: OmsCommand) -> Non
     where = ("--state-root", str(chain.state))
     clean = oms.run("store", "verify", *where, "--json", cwd=chain.repo)
     assert clean.returncode == 0, clean.stdout
+    audit = oms.run("audit", "verify", *where, cwd=chain.repo)  # not ledgered, and not missed
+    assert audit.returncode == 0, audit.stdout + audit.stderr
     (chain.state / "hosts" / "stray.txt").write_text("x")
     found = oms.run("store", "verify", *where, cwd=chain.repo)
     assert found.returncode == 1
