@@ -1,9 +1,9 @@
 """Two hosts on one state root (ADR 0043, amendment `hosts`; issue 28 item 2): host B's conductor
 launches a worker in B's own tmux server; host A's tick — its own tmux server, where B's pane is
-not — never reconciles, parks, resumes or stops it, and `oms worker stop` run as A is refused in
-one line naming B. `oms status` shows B `host unreachable` once B's heartbeat has lapsed (the
-workspace's clock moved past its lease: no sleep). Real git, tmux, panes and sandboxes
-(`tests/fleet.py`)."""
+not — never reconciles, parks, resumes or stops it, and `oms worker stop|park|resume|send` run as
+A is refused in one line naming B. `oms status` shows B `host unreachable` once B's heartbeat has
+lapsed (the workspace's clock moved past its lease: no sleep). Real git, tmux, panes and
+sandboxes (`tests/fleet.py`)."""
 
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ def _two_hosts(fleet: Fleet, oms: OmsCommand, b_socket: str) -> None:
         d.stop(dispatch_id, "from the wrong host")
     assert refused.value.message == f"worker {dispatch_id} runs on host host-b; run this there"
     where = ("--state-root", fleet.state)
-    for verb in (("stop",), ("park", "--until", "1h"), ("resume",)):
+    for verb in (("stop",), ("park", "--until", "1h"), ("resume",), ("send", "hello")):
         done = oms.run(
             "worker", *verb[:1], dispatch_id, *verb[1:], *where,
             env={"OMS_HOST": "host-a"}, cwd=fleet.repo,
