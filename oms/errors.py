@@ -362,6 +362,13 @@ class OtherRepositoryError(OmsError):
     code = "other-repository"
 
 
+class OtherHostError(OmsError):
+    """A worker runs on another host: only that host's conductor and commands act on its pane
+    (ADR 0043, amendment `hosts`)."""
+
+    code = "other-host"
+
+
 # What only a person can put right: a launch or a new attempt refused for one of these blocks its
 # ticket at once (the reason says what is wrong), never retried into quarantine (ADR 0029).
 WAITS_FOR_PERSON = (WorktreeNeedsPersonError, UnsafeRepositoryError)

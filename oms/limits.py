@@ -212,6 +212,13 @@ class Limits(NamedTuple):
     etcd_watch_events: int = 10_000  # one watch read returns at most this many events
     etcd_line_bytes: int = 16 * 1024 * 1024  # one line of a watch or keepalive stream
 
+    # hosts (ADR 0043, amendment `hosts`): a worker names its host; a host's conductor beats
+    host_name_chars: int = 63  # a host's name (`[host] name`, OMS_HOST, the hostname)
+    host_lease_s: int = 90  # a host whose conductor has not beaten for this long is unreachable
+    host_beats_kept: int = 4  # a host's newest heartbeats kept (the older ones are removed)
+    hosts_listed: int = 1000  # heartbeat files read (more: the rest are not looked at)
+    host_beat_bytes: int = 1024  # one heartbeat file
+
     # review before merge (`oms result show|diff|request-changes`)
     review_comments: int = 100  # comments one request for changes carries
     review_comment_chars: int = 2000  # one comment's text

@@ -258,7 +258,8 @@ def doctor(
 def status(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
-    """Tickets, dispatches, workers, sessions and live authorisations at a glance.
+    """Tickets, dispatches, workers (each with its host: `host unreachable` once that host's
+    heartbeat lapsed), sessions and live authorisations at a glance.
 
     Examples:
 
@@ -275,6 +276,10 @@ def status(
         emit({"ok": True, **snap.to_json()})
         return
     data = snap.to_json()
+    cells = snap.host_cells()  # each worker's host, `host unreachable` when its heartbeat lapsed
+    for item in data["workers"] if isinstance(data["workers"], list) else []:
+        if isinstance(item, dict):
+            item["host"] = cells.get(str(item.get("id")), item.get("host"))
     for line in snap.warnings:
         typer.echo(f"WARN {line}")
     if snap.warnings:
@@ -282,7 +287,7 @@ def status(
     sections = (
         ("tickets", ("id", "state", "attempt", "worker_id", "lease_expires_at", "title")),
         ("dispatches", ("id", "state", "ticket_id", "attempt", "role_id", "advisor_verdict")),
-        ("workers", ("id", "state", "health", "agent", "ticket_id", "end_reason")),
+        ("workers", ("id", "state", "health", "agent", "ticket_id", "end_reason", "host")),
         ("sessions", ("id", "state", "dispatch_id", "tmux_pane_id", "heartbeat_deadline_at")),
         ("live", ("id", "state", "repository", "person")),
     )

@@ -44,7 +44,8 @@ def _summary(report: Tick) -> str:
         counts[cls] = counts.get(cls, 0) + 1
     workers = ", ".join(f"{n} {cls}" for cls, n in sorted(counts.items())) or "no workers"
     timing = " ".join(f"{p.name}={p.ms:.0f}ms" for p in report.phases)
-    return f"tick {sum(p.ms for p in report.phases):.0f} ms ({workers}) {timing}"
+    on = f" on host {report.host}" if report.host else ""
+    return f"tick {sum(p.ms for p in report.phases):.0f} ms{on} ({workers}) {timing}"
 
 
 @app.command("tick")

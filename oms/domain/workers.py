@@ -64,24 +64,27 @@ HEALTH: dict[str, dict[str, str]] = {
 }
 
 
-def new(dispatch_id: str, dispatch: JsonObject, *, updated_at: str) -> Next:
-    """The idle, healthy worker reserved by an accepted dispatch."""
-    return Next(
-        Activity.IDLE,
-        {
-            "dispatch_id": dispatch_id,
-            "ticket_id": dispatch["ticket_id"],
-            "session_id": dispatch["session_id"],
-            "role_id": dispatch["role_id"],
-            "provider_mode": dispatch["provider_mode"],
-            "worktree_id": dispatch["worktree_id"],
-            "health": Health.HEALTHY,
-            "updated_at": updated_at,
-            "end_reason": None,
-            "end_detail": None,
-            "health_reason": None,
-        },
-    )
+def new(
+    dispatch_id: str, dispatch: JsonObject, *, updated_at: str, host: str | None = None
+) -> Next:
+    """The idle, healthy worker reserved by an accepted dispatch, on `host` (the host that accepted
+    it, which delivers it: `domain/hosts.py`; None: a record without one, every reader's)."""
+    payload: JsonObject = {
+        "dispatch_id": dispatch_id,
+        "ticket_id": dispatch["ticket_id"],
+        "session_id": dispatch["session_id"],
+        "role_id": dispatch["role_id"],
+        "provider_mode": dispatch["provider_mode"],
+        "worktree_id": dispatch["worktree_id"],
+        "health": Health.HEALTHY,
+        "updated_at": updated_at,
+        "end_reason": None,
+        "end_detail": None,
+        "health_reason": None,
+    }
+    if host is not None:
+        payload["host"] = host
+    return Next(Activity.IDLE, payload)
 
 
 def set_activity(

@@ -28,6 +28,7 @@ BASE_KEYS = (
     "XDG_DATA_HOME",
     "XDG_RUNTIME_DIR",
     "OMS_ANCHOR_DIR",  # oms's own children anchor the ledger where the user said (ADR 0027)
+    "OMS_HOST",  # ... and act as the host it named (ADR 0043, amendment `hosts`)
 )
 _LOADER_KEYS = ("LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT", "PYTHONHOME", "PYTHONPATH")
 

@@ -30,6 +30,8 @@ SCHEMA_NAMES = (
     "event",
     "evidence",
     "evidence-envelope",
+    "host-beat",
+    "host-settings",
     "journal-entry",
     "kill-marker",
     "launch-begun",

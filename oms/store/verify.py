@@ -32,6 +32,7 @@ from oms.limits import LIMITS
 from oms.provider_names import NAMES
 from oms.store import (
     compaction,
+    hosts,
     keys,
     ledger,
     live,
@@ -52,8 +53,8 @@ from oms.store.stateroot import KEY, LAYOUT, META, RECORD_KINDS, TMUX_CONF, Stat
 from oms.store.summary import RACY_NS
 
 # made when first used: the model proxy's files (ADR 0020), verification outputs and discard bundles
-# (ADR 0021), the ledger (ADR 0022), the notifications' log (ADR 0036)
-OPTIONAL_AREAS = ("proxy", "verify", "archive", "ledger", "notify", compaction.DIR)
+# (ADR 0021), the ledger (ADR 0022), the notifications' log (ADR 0036), hosts' heartbeats (ADR 0043)
+OPTIONAL_AREAS = ("proxy", "verify", "archive", "ledger", "notify", compaction.DIR, hosts.DIR)
 RUNTIME_AREAS = ("proxy", "verify", "archive", "notify")  # checked for form only (`check_runtime`)
 RUNTIME_DEPTH = 3
 _TOP = {META, *LAYOUT, "tmux.conf", "tmux.sock", summary_file.INDEX_DIR, *OPTIONAL_AREAS}
@@ -206,6 +207,7 @@ class _Verifier:
             (WORKTREES_DIR, self.check_worktree_records),
             (panefiles.PANES_DIR, self.check_panes),
             (compaction.DIR, self.check_compacted),
+            (hosts.DIR, self.check_hosts),
         ):
             if area in top and self.expect_dir(area, top[area]):
                 fn()
@@ -718,6 +720,22 @@ class _Verifier:
                 self.report.error(path, "unexpected entry in compacted/")
             elif self.expect_file(path, mode):
                 _guard(self.report, path, self.check_archive, path)
+
+    def check_hosts(self) -> None:
+        """`hosts/`: hosts' heartbeats (`store/hosts.py`), each a `host-beat` naming the host its
+        name says."""
+        for name, mode in self.entries(hosts.DIR):
+            path, parsed = f"{hosts.DIR}/{name}", hosts.parse_name(name)
+            if parsed is None:
+                self.report.error(path, "unexpected entry in hosts/")
+            elif self.expect_file(path, mode):
+                _guard(self.report, path, self.check_beat, path, parsed[0])
+
+    def check_beat(self, path: str, host: str) -> None:
+        doc = parse_document(self.root.read_bytes(path, LIMITS.host_beat_bytes), hosts.SCHEMA, path)
+        if doc["host"] != host:
+            self.report.error(path, f"names host {doc['host']}, not {host}")
+        self.report.count("heartbeats")
 
     def check_archive(self, path: str) -> None:
         compaction.decode(self.root.read_bytes(path, LIMITS.archive_bytes), path)

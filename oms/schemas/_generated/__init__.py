@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '1ac2acf334791c792bd9c157967ff16796e9fb00ecadc79b7fd50c6fa5c24832'
+SOURCE_SHA256 = 'dfcc1b207d3a013ee49133acb043069be21f7f130c52c51a54df4554253c3d8e'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -36,6 +36,7 @@ MODULES: dict[str, str] = {
     'defs#/$defs/commit': 'defs',
     'defs#/$defs/count': 'defs',
     'defs#/$defs/engine': 'defs',
+    'defs#/$defs/host_name': 'defs',
     'defs#/$defs/limit_cgroup': 'defs',
     'defs#/$defs/limit_cpu_weight': 'defs',
     'defs#/$defs/limit_disk_bytes': 'defs',
@@ -71,6 +72,8 @@ MODULES: dict[str, str] = {
     'event': 'event',
     'evidence': 'evidence',
     'evidence-envelope': 'evidence_envelope',
+    'host-beat': 'host_beat',
+    'host-settings': 'host_settings',
     'journal-entry': 'journal_entry',
     'kill-marker': 'kill_marker',
     'launch-begun': 'launch_begun',

@@ -31,10 +31,11 @@ _P14 = '^https://[^\\u0000-\\u0020\\u007f]+$'
 _P15 = '^[^\\u0000-\\u001f\\u007f]+$'
 _P16 = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$'
 _P17 = '^[a-z][a-z0-9-]{0,62}(?:[.:][a-z0-9][a-z0-9-]{0,62}){0,3}$'
-_P18 = '^[0-9a-f]{32,64}$'
-_P19 = '^%[0-9]{1,9}$'
-_P20 = '^[A-Za-z0-9+/]{43}=$'
-_P21 = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
+_P18 = '^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$'
+_P19 = '^[0-9a-f]{32,64}$'
+_P20 = '^%[0-9]{1,9}$'
+_P21 = '^[A-Za-z0-9+/]{43}=$'
+_P22 = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
 _C0: tuple[object, ...] = ('claude_interactive', 'claude_print', 'codex_exec', 'codex_goal', 'command')
 _C1: tuple[object, ...] = ('codex', 'claude', 'command')
 _C2: tuple[object, ...] = ('repository-read', 'ticket-worktree-write')
@@ -788,6 +789,20 @@ def _v326(x: object) -> bool:
 
 
 def _v327(x: object) -> bool:
+    # defs#/$defs/host_name
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P18, x) is None:
+            return False
+        if len(x) < 1:
+            return False
+        if len(x) > 63:
+            return False
+    return True
+
+
+def _v328(x: object) -> bool:
     # defs#/$defs/text
     if not (isinstance(x, str)):
         return False
@@ -797,18 +812,8 @@ def _v327(x: object) -> bool:
     return True
 
 
-def _v328(x: object) -> bool:
-    # defs#/$defs/token
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P18, x) is None:
-            return False
-    return True
-
-
 def _v329(x: object) -> bool:
-    # defs#/$defs/pane_id
+    # defs#/$defs/token
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -818,7 +823,7 @@ def _v329(x: object) -> bool:
 
 
 def _v330(x: object) -> bool:
-    # defs#/$defs/public_key
+    # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -828,11 +833,21 @@ def _v330(x: object) -> bool:
 
 
 def _v331(x: object) -> bool:
-    # defs#/$defs/base64
+    # defs#/$defs/public_key
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
         if _search(_P21, x) is None:
+            return False
+    return True
+
+
+def _v332(x: object) -> bool:
+    # defs#/$defs/base64
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P22, x) is None:
             return False
         if len(x) > 2000000:
             return False
@@ -844,13 +859,14 @@ VALIDATORS: dict[str, Callable[[object], bool]] = {
     'defs#/$defs/abs_path': _v35,
     'defs#/$defs/actor': _v139,
     'defs#/$defs/argv_or_null': _v49,
-    'defs#/$defs/base64': _v331,
+    'defs#/$defs/base64': _v332,
     'defs#/$defs/branch': _v37,
     'defs#/$defs/capability': _v31,
     'defs#/$defs/changes_requested': _v76,
     'defs#/$defs/commit': _v39,
     'defs#/$defs/count': _v11,
     'defs#/$defs/engine': _v28,
+    'defs#/$defs/host_name': _v327,
     'defs#/$defs/limit_cgroup': _v74,
     'defs#/$defs/limit_cpu_weight': _v68,
     'defs#/$defs/limit_disk_bytes': _v70,
@@ -862,20 +878,20 @@ VALIDATORS: dict[str, Callable[[object], bool]] = {
     'defs#/$defs/model_endpoint_or_null': _v21,
     'defs#/$defs/model_id': _v19,
     'defs#/$defs/opaque_id': _v7,
-    'defs#/$defs/pane_id': _v329,
+    'defs#/$defs/pane_id': _v330,
     'defs#/$defs/person': _v115,
     'defs#/$defs/program_list': _v57,
-    'defs#/$defs/public_key': _v330,
+    'defs#/$defs/public_key': _v331,
     'defs#/$defs/reason': _v124,
     'defs#/$defs/repository': _v98,
     'defs#/$defs/role_id': _v17,
     'defs#/$defs/sandbox': _v45,
     'defs#/$defs/sandbox_limits': _v62,
     'defs#/$defs/sha256': _v3,
-    'defs#/$defs/text': _v327,
+    'defs#/$defs/text': _v328,
     'defs#/$defs/timestamp': _v118,
     'defs#/$defs/title': _v93,
-    'defs#/$defs/token': _v328,
+    'defs#/$defs/token': _v329,
     'defs#/$defs/tool_list': _v54,
     'defs#/$defs/transport': _v26,
     'defs#/$defs/url': _v102,

@@ -279,6 +279,7 @@ class WorkerPayload(TypedDict):
     salvage_ref: NotRequired[str]
     salvage_commit: NotRequired[str]
     salvage_error: NotRequired[str]
+    host: NotRequired[str]
 
 
 # record kind -> the TypedDict of its payload

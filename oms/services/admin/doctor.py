@@ -321,6 +321,18 @@ def _notify(config_root: str | None) -> list[Check]:
     return out
 
 
+def _host() -> Check:
+    """This host's name and where it came from (ADR 0043, amendment `hosts`): its workers carry
+    it, and its conductor acts only on theirs."""
+    from oms.services.workspace.host import this_host
+
+    try:
+        named = this_host()
+    except OmsError as exc:
+        return Check("host", False, exc.message, exc.remedy)
+    return Check("host", True, f"{named.name} (from {named.source})")
+
+
 def _policy(config_root: str | None) -> Check:
     if config_root is None:
         return Check("role policy", False, "no config root given", "pass --config-root")
@@ -517,6 +529,7 @@ def diagnose(
     checks.append(_policy(config_root))
     checks += _roles(config_root)
     checks += _notify(config_root)
+    checks.append(_host())
     if state_root is not None:
         checks.append(paths(state_root, config_root))
     if state_root is not None and opened is not None and not outside:

@@ -1,15 +1,17 @@
 """`oms status`: tickets, dispatches, workers and sessions at a glance; each worker with what its
 agent is doing (`domain/workers.agent`: a `working`, `healthy` worker whose agent rests shows
-`stopped`); a warning for what needs a person, the model proxy down while a worker needs it too."""
+`stopped`); a warning for what needs a person, the model proxy down while a worker needs it too;
+every host's workers, and `host unreachable` for a host whose heartbeat lapsed (`domain/hosts.py`).
+"""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 
-from oms.canonical import JsonObject, parse_ts
+from oms.canonical import Json, JsonObject, access, parse_ts
+from oms.domain import hosts, workers
 from oms.domain import notify as notify_rules
-from oms.domain import workers
 from oms.domain.conductor import NEEDS_PERSON
 from oms.domain.sandbox_limits import UNSAFE_NONE
 from oms.domain.status_reason import ticket_reason
@@ -20,6 +22,7 @@ from oms.services.proxy import control as proxy_control
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace, shapes
 from oms.store import Record
+from oms.store import hosts as store_hosts
 from oms.store.payloads import dispatch_payload, ticket_payload, worker_payload
 
 agent_of = shapes.agent_of  # (the dashboard, oms/cli/conductor_view.py, reads it here)
@@ -37,6 +40,7 @@ class Snapshot:
     authorizations: list[Record]
     # containment given up (ADR 0026), sandboxes with no cgroup (ADR 0025)
     warnings: list[str] = field(default_factory=list)
+    hosts: list[JsonObject] = field(default_factory=list)  # `host_views`
 
     def to_json(self) -> JsonObject:
         """Machine form: each record in its one shape (`workspace/shapes`)."""
@@ -49,8 +53,21 @@ class Snapshot:
             ],
             "sessions": [shapes.session(r) for r in self.sessions],
             "live": [shapes.authorization(r) for r in self.authorizations],
+            "hosts": [dict(h) for h in self.hosts],
             "warnings": list(self.warnings),
         }
+
+    def host_cells(self) -> dict[str, str]:
+        """Each worker's host as `oms status` shows it: its name, and `host unreachable` after it
+        when that host's heartbeat lapsed."""
+        out: dict[str, str] = {}
+        for view in self.hosts:
+            cell = str(view["host"]) + (
+                " (host unreachable)" if view["state"] == hosts.UNREACHABLE else ""
+            )
+            for worker_id in access.array(view, "workers"):
+                out[str(worker_id)] = cell
+        return out
 
     def reasons(self, now: str) -> dict[str, str]:
         """Why each ticket is where it is (`domain/status_reason.py`), by ticket id: human output
@@ -105,7 +122,58 @@ def snapshot(ws: Workspace) -> Snapshot:
     sessions, authorizations = latest("session"), latest("authorization")
     tickets = latest("ticket")
     warnings += waiting(tickets) + proxy_down(ws)
-    return Snapshot(tickets, dispatches, workers, sessions, authorizations, warnings)
+    views, unreachable = host_views(ws, workers)
+    return Snapshot(
+        tickets, dispatches, workers, sessions, authorizations, unreachable + warnings, views
+    )
+
+
+def host_views(ws: Workspace, records: list[Record]) -> tuple[list[JsonObject], list[str]]:
+    """Every host that runs a worker or keeps a heartbeat, with its workers and whether it is
+    reachable (`domain/hosts.state`), and a warning for each unreachable host with a worker that has
+    not ended (nothing looks after it until that host returns)."""
+    try:
+        this: str | None = ws.host()
+    except OmsError as exc:  # a bad OMS_HOST: said, and no host is this one
+        this = None
+        lines = [f"host: {exc.message}"]
+    else:
+        lines = []
+    try:
+        beats = store_hosts.read_all(ws.store.state.root)
+    except OmsError as exc:
+        beats, lines = {}, [*lines, f"hosts' heartbeats: {exc.message}"]
+    now = ws.now()
+    by_host: dict[str, list[Record]] = {name: [] for name in beats}
+    for worker in records:
+        named = hosts.host_of(worker_payload(worker), this or "")
+        by_host.setdefault(named or "unknown", []).append(worker)
+    views: list[JsonObject] = []
+    for name in sorted(by_host):
+        beat, ids = beats.get(name), sorted(w.record_id for w in by_host[name])
+        state = hosts.state(name, beat, now, this or "")
+        views.append(
+            {
+                "host": name,
+                "state": state,
+                "this_host": name == this,
+                "beat_at": None if beat is None else beat["beat_at"],
+                "expires_at": None if beat is None else beat["expires_at"],
+                "workers": list[Json](ids),
+            }
+        )
+        running = sorted(
+            w.record_id for w in by_host[name] if worker_payload(w)["health"] != "stopped"
+        )
+        if state == hosts.UNREACHABLE and running:
+            since = (
+                "it never beat" if beat is None else f"its heartbeat lapsed at {beat['expires_at']}"
+            )
+            lines.append(
+                f"host {name} unreachable ({since}): its workers {', '.join(running[:10])} are "
+                "not looked after until it returns (its conductor: `oms conductor run` there)"
+            )
+    return views, lines
 
 
 def waiting(tickets: list[Record]) -> list[str]:

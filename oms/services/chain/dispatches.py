@@ -431,6 +431,7 @@ def accept(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
     and the delivery event. Re-running it on an accepted dispatch finishes whatever a crash left
     undone."""
     dispatch = get(ws, dispatch_id)
+    ws.host()  # the host its worker will name, checked before anything is written
     if dispatch.state == DispatchState.PROPOSED:
         with _stale_hint(dispatch):
             check_dispatch(ws, dispatch)
@@ -453,7 +454,7 @@ def _ensure_delivery(ws: Workspace, dispatch: Record) -> str:
         if r.state == DispatchState.ACCEPTED
     )
     at = access.text(accepted.payload, "accepted_at")
-    nxt = workers.new(dispatch.record_id, accepted.payload, updated_at=at)
+    nxt = workers.new(dispatch.record_id, accepted.payload, updated_at=at, host=ws.host())
     ws.store.records("worker").create(
         dispatch.record_id,
         state=nxt.state,

@@ -17,7 +17,7 @@ from oms.domain.pool import PREFIX as POOL_PREFIX
 from oms.errors import OmsError, one_line
 from oms.schemas.payloads import TicketState, WorkerState
 from oms.services.chain import tickets
-from oms.services.conductor.resolve import ACTOR, latest
+from oms.services.conductor.resolve import ACTOR, own_workers
 from oms.services.delivery.service import Delivery
 from oms.store import Record
 from oms.store.payloads import dispatch_payload, session_payload, ticket_payload, worker_payload
@@ -28,7 +28,7 @@ def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
     role's wall-clock limit, silent channels (`check_liveness`) and the heartbeat (`stalled`)."""
     now = d.ws.now()
     config = d.ws.config()
-    for worker in latest(d.ws, "worker"):
+    for worker in own_workers(d.ws):
         dispatch_id = worker.record_id
         if worker_payload(worker)["health"] == "stopped" or worker.state not in (
             WorkerState.IDLE,

@@ -1,14 +1,18 @@
 """The conductor's resolve phase (`services/conductor/tick.py` runs it): each ended attempt decides
 its ticket — done, blocked for a person, retried after a backoff, or quarantined — and its dispatch
 is resolved (a result) or cancelled (no result). Decisions are `domain/conductor.py`'s. Also the
-helpers every phase shares: `latest` (every readable record of a kind) and the conductor's actor
-name.
+helpers every phase shares: `latest` (every readable record of a kind), `own_workers` (the workers
+this host runs: the only ones reconcile, deadlines, resume, deliver and close act on) and the
+conductor's actor name.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from oms.canonical import access
 from oms.domain import attempt as attempt_rules
+from oms.domain import hosts
 from oms.domain.gate import NO_RESULT
 from oms.errors import OmsError, one_line
 from oms.schemas.payloads import DispatchState
@@ -25,6 +29,23 @@ def latest(ws: Workspace, kind: str) -> list[Record]:
     """The latest version of every record of `kind` that can be read (an unreadable one is `oms
     store verify`'s to report; the phase that needs it names it)."""
     return ws.store.latest(kind).records
+
+
+def own_workers(ws: Workspace) -> list[Record]:
+    """`latest` workers this host runs (`domain/hosts.ours`: a record naming another host is that
+    host's conductor's; one naming none is this host's): the only ones a phase acts on."""
+    return hosts.ours(latest(ws, "worker"), _payload, ws.host())
+
+
+def _payload(record: Record) -> Mapping[str, object]:
+    return record.payload
+
+
+def theirs(ws: Workspace) -> set[str]:
+    """The ids of the workers another host runs: their delivery and their chain's next steps are
+    that host's (the deliver and fill phases pass over them)."""
+    this = ws.host()
+    return {w.record_id for w in latest(ws, "worker") if w.payload.get("host", this) != this}
 
 
 def ended_attempt(ws: Workspace, dispatch: Record) -> tuple[str, str] | None:

@@ -29,6 +29,12 @@ report, never the end of the pass):
 
 A tick refuses to start on a state root its anchor shows was rolled back (ADR 0027).
 
+A conductor acts only on its own host's workers (ADR 0043, amendment `hosts`;
+`resolve.own_workers`): reconcile, deadlines, resume, deliver and close pass over a worker whose
+record names another host (its pane is there). Each tick first renews this host's heartbeat once a
+third of its lease has gone (`store/hosts.py`): a host whose heartbeat lapsed is `unreachable` in
+`oms status`.
+
 Only one conductor works on a state root: the tick holds the conductor lock (`oms conductor run`
 holds it for its whole life), and every launch still takes the deliverer's own lock.
 """
@@ -36,12 +42,14 @@ holds it for its whole life), and every launch still takes the deliverer's own l
 from __future__ import annotations
 
 import errno
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from oms.adapters.panes import Pane, Panes
 from oms.canonical import JsonObject, parse_ts, stable_id
+from oms.domain import hosts as host_rules
 from oms.errors import IntegrityError, LockHeldError, OmsError, one_line
 from oms.fsio.locks import Lock
 from oms.schemas.payloads import DispatchState, WorkerState
@@ -53,12 +61,13 @@ from oms.services.conductor import quota as conductor_providers
 from oms.services.conductor import resolve as conductor_results
 from oms.services.conductor import work as conductor_work
 from oms.services.conductor.preflight import Preflight
-from oms.services.conductor.resolve import ACTOR, latest
+from oms.services.conductor.resolve import ACTOR, latest, own_workers
 from oms.services.delivery.service import Delivery
 from oms.services.notify import notices
 from oms.services.workspace import Workspace
 from oms.store import Record, panefiles
 from oms.store import compaction as store_compaction
+from oms.store import hosts as store_hosts
 from oms.store.anchor import ROLLBACK_HINT
 from oms.store.payloads import ticket_payload, worker_payload
 
@@ -80,6 +89,7 @@ class Memory:
     last_compact_ms: dict[str, int] = field(default_factory=dict)  # when it last looked (ws clock)
     anchored: dict[str, int] = field(default_factory=dict)  # the ledger entry it anchored last
     anchor_held: set[str] = field(default_factory=set)  # roots whose anchor it found on the ledger
+    beats: dict[str, JsonObject] = field(default_factory=dict)  # (root, host) -> its last heartbeat
 
 
 @dataclass
@@ -107,6 +117,7 @@ class Tick:
     not-started, ended) as reconcile found it."""
 
     started_at: str
+    host: str = ""  # the host this conductor runs on: the only one whose workers it acts on
     phases: list[Phase] = field(default_factory=list)
     classes: dict[str, str] = field(default_factory=dict)
     unknown_panes: list[str] = field(default_factory=list)
@@ -115,6 +126,7 @@ class Tick:
     def to_json(self) -> JsonObject:
         return {
             "started_at": self.started_at,
+            "host": self.host,
             "ms": round(sum(p.ms for p in self.phases)),
             "phases": [p.to_json() for p in self.phases],
             "workers": dict(sorted(self.classes.items())),
@@ -167,12 +179,18 @@ def tick(
     _rollback_guard(ws, memory)
     ws.next_operation()  # what HEAD holds, read once for this tick (and once per launch in it)
     d = d if d is not None else Delivery.open(ws)
-    report = Tick(ws.now())
+    report = Tick(ws.now(), ws.host())
     listed = d.panes.list()
     seen = replace(d, panes=SeenPanes(d.panes, listed))
-    worker_records = latest(ws, "worker")
     run = _Runner(report)
-    run("reconcile", lambda p: _reconcile(seen, worker_records, listed, report, p))
+
+    def reconcile(phase: Phase) -> None:
+        _beat(ws, memory, phase)
+        every = latest(ws, "worker")
+        own = host_rules.ours(every, worker_payload, ws.host())
+        _reconcile(seen, own, {w.record_id for w in every}, listed, report, phase)
+
+    run("reconcile", reconcile)
     run("expire", lambda p: _expire(d, p))
     run(
         "deadlines", lambda p: conductor_deadlines.deadlines(d, p.done, p.skipped)
@@ -188,6 +206,26 @@ def tick(
     run("compact", lambda p: _compact(ws, p, memory))
     run("checkpoint", lambda p: _checkpoint(ws, p, memory))
     return report
+
+
+def _beat(ws: Workspace, memory: Memory, phase: Phase) -> None:
+    """Renew this host's heartbeat once a third of its lease has gone (`domain/hosts.beat_due`): a
+    tick with nothing to do writes nothing in between. A heartbeat that cannot be written is a
+    line of the report; the tick goes on (others see the host unreachable once it lapses)."""
+    host, now = ws.host(), ws.now()
+    key = f"{ws.store.path}\0{host}"
+    try:
+        last = memory.beats.get(key)
+        if last is None:
+            last = store_hosts.read_all(ws.store.state.root).get(host)
+        if last is not None and not host_rules.beat_due(last, now):
+            memory.beats[key] = last
+            return
+        beat = host_rules.beat(host, now, os.getpid())
+        store_hosts.write(ws.store.state.root, beat)
+        memory.beats[key] = beat
+    except OmsError as exc:
+        phase.skipped.append(f"host {host}: its heartbeat was not written: {one_line(exc.message)}")
 
 
 def _compact(ws: Workspace, phase: Phase, memory: Memory) -> None:
@@ -291,13 +329,18 @@ def _classify(pane: Pane | None, health: str, session_exists: bool) -> str:
 
 
 def _reconcile(
-    d: Delivery, records: list[Record], listed: list[Pane], report: Tick, phase: Phase
+    d: Delivery,
+    records: list[Record],
+    known: set[str],
+    listed: list[Pane],
+    report: Tick,
+    phase: Phase,
 ) -> None:
+    """Each of this host's workers (`records`) against the tmux listing; a tagged pane that no
+    worker record (`known`, every host's) names is reported, never touched."""
     by_dispatch = {p.dispatch_id: p for p in listed if p.dispatch_id == p.session}
-    known = set()
     for worker in records:
         dispatch_id = worker.record_id
-        known.add(dispatch_id)
         try:
             health, pane = worker_payload(worker)["health"], by_dispatch.get(dispatch_id)
             started = (
@@ -367,7 +410,7 @@ def _close(d: Delivery, phase: Phase) -> None:
     registry names (never one oms cannot prove it started)."""
     root = d.ws.store.state.root
     now = parse_ts(d.ws.now())
-    for ended in latest(d.ws, "worker"):
+    for ended in own_workers(d.ws):
         if worker_payload(ended)["health"] == "stopped" or ended.state in (
             WorkerState.IDLE,
             WorkerState.WORKING,
@@ -397,6 +440,8 @@ def _close(d: Delivery, phase: Phase) -> None:
             registry = panefiles.read_registry(root, pane.dispatch_id)
             if worker is None or worker_payload(worker)["health"] != "stopped":
                 continue
+            if not host_rules.mine(worker_payload(worker), d.ws.host()):
+                continue  # its host's (a pane of that name here is not its pane)
             if registry is None or (registry["pane_id"], registry["pane_pid"]) != (
                 pane.pane_id,
                 pane.pane_pid,

@@ -18,7 +18,7 @@ from oms.services.chain.tickets import another_repository
 from oms.services.conductor import doing, pool
 from oms.services.conductor import quota as conductor_providers
 from oms.services.conductor.preflight import Preflight
-from oms.services.conductor.resolve import decide_ticket, latest
+from oms.services.conductor.resolve import decide_ticket, own_workers, theirs
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
 from oms.store import Record
@@ -28,7 +28,7 @@ from oms.store.payloads import dispatch_payload, session_payload, ticket_payload
 def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
     """Resume each worker parked until a time that has come (not one parked `no_result`)."""
     now = d.ws.now()
-    for worker in latest(d.ws, "worker"):
+    for worker in own_workers(d.ws):
         if worker_payload(worker)["health"] != "parked":
             continue
         try:
@@ -66,9 +66,10 @@ def deliver_pending(
     here."""
     box = d.ws.store.outbox(CONSUMER)
     checks = checks if checks is not None else Preflight(d.ws)
+    others = theirs(d.ws)  # another host's workers: that host delivers them (`domain/hosts.py`)
     for dispatch in d.ws.store.latest("dispatch").in_states(OPEN_EVENTS):
         event_id = dispatch_payload(dispatch).get("delivery_event_id")
-        if not isinstance(event_id, str):
+        if not isinstance(event_id, str) or dispatch.record_id in others:
             continue
         try:
             if dispatch.state != DispatchState.ACCEPTED:
@@ -109,7 +110,8 @@ def fill(
     scale` decides before or after); the chains of the new leases run after it. Before any of it,
     the launch checks (ADR 0031): while one fails, nothing is leased (the tickets the free slots
     would take wait, open, for a person, the fix in their reason) and a held ticket that has not
-    launched gives its lease back the same way; nothing is counted."""
+    launched gives its lease back the same way; nothing is counted. A held ticket whose worker
+    another host runs is that host's to go on with (ADR 0043, amendment `hosts`)."""
     ws = d.ws
     checks = checks if checks is not None else Preflight(ws)
     all_tickets, workers, all_dispatches = _relevant(ws)
@@ -124,8 +126,10 @@ def fill(
         and (ticket_payload(t)["worker_id"] or "").startswith(pool_rules.PREFIX)
     ]
     occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
+    others = theirs(ws)
     for ticket, dispatch in _claimed(ws, held, by_attempt, occupancy, skipped):
-        _advance(d, ticket, dispatch, done, skipped, checks)
+        if dispatch is None or dispatch.record_id not in others:  # else: its worker's host's
+            _advance(d, ticket, dispatch, done, skipped, checks)
     if held:  # they moved on: the queue and the slots are decided on what they are now
         all_tickets, workers, all_dispatches = _relevant(ws)
         occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)

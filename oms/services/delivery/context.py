@@ -18,8 +18,9 @@ from oms.adapters.activation import Activator, Tui
 from oms.adapters.panes import TMUX_CONF, Panes, socket_problem
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import access, next_after
+from oms.domain import hosts
 from oms.domain.machine import Next
-from oms.errors import AlreadyExistsError, UnsafeFileError
+from oms.errors import AlreadyExistsError, OtherHostError, UnsafeFileError
 from oms.services.chain import worker_moves
 from oms.services.delivery import plans, proxy_route, session_events
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
@@ -122,6 +123,23 @@ class DeliveryContext:
     def session(self, session_id: str) -> Record | None:
         """The session record, if registered."""
         return self.ws.store.records("session").read_if_exists(session_id)
+
+    def host_of(self, dispatch_id: str) -> str | None:
+        """The host whose worker this is (`domain/hosts.host_of`), None without a worker record."""
+        worker = self.ws.store.records("worker").read_if_exists(dispatch_id)
+        return None if worker is None else hosts.host_of(worker.payload, self.ws.host())
+
+    def check_host(self, dispatch_id: str) -> None:
+        """Refuse (`OtherHostError`, one line naming the host) to act on a worker another host
+        runs: its pane, sandbox and broker are there (`domain/hosts.py`). No worker record yet:
+        nothing to refuse (the verb says what is missing)."""
+        host = self.host_of(dispatch_id)
+        if host is None or host == self.ws.host():
+            return
+        raise OtherHostError(
+            hosts.refusal(dispatch_id, host),
+            hint=f"run it on host {host} (OMS_HOST={host}), whose conductor acts on this worker",
+        )
 
     def after(self, record: Record, now: str | None = None) -> str:
         """A timestamp for `record`'s next version (strictly after its last)."""

@@ -39,6 +39,7 @@ def deliver(d: DeliveryContext, event_id: str) -> JsonObject:
             return {"status": "replayed", "outcome": existing.result}
         event = d.ws.store.events.read(event_id, "dispatch-delivery-requested")
         dispatch = d.dispatch(access.text(event.payload, "dispatch_id"))
+        d.check_host(dispatch.record_id)  # another host's worker launches there (no receipt here)
         _check_binding(d, dispatch, event.payload, event_id)
         if dispatch.state == DispatchState.ACCEPTED:
             outcome = launch_worker(d, dispatch, event_id).outcome

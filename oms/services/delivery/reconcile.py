@@ -46,13 +46,16 @@ SALVAGE_FIELDS = ("salvage_ref", "salvage_commit", "salvage_error")  # where its
 def observe(d: DeliveryContext, dispatch_id: str) -> JsonObject:
     """Worker, session and pane at a glance (recording an end reason if the pane has ended, or —
     for an agent `oms worker resume` can continue on its own session — a park that keeps that
-    possible)."""
-    reconcile(d, dispatch_id, keep_resumable=True)
-    check_liveness(d, dispatch_id)
+    possible). Another host's worker is shown as its records say, nothing acted on: its pane is
+    there."""
+    own = d.host_of(dispatch_id) in (None, d.ws.host())
+    if own:
+        reconcile(d, dispatch_id, keep_resumable=True)
+        check_liveness(d, dispatch_id)
     dispatch = d.dispatch(dispatch_id)
     worker = d.worker(dispatch_id)
     session = d.session(dispatch_payload(dispatch)["session_id"])
-    pane = d.panes.observe(dispatch_id)
+    pane = d.panes.observe(dispatch_id) if own else None
     return {
         "dispatch_id": dispatch_id,
         "dispatch_state": dispatch.state,

@@ -12,7 +12,8 @@
 The steps take a `DeliveryContext` (`context.py`: what they work with), which `Delivery` is. Their
 decisions are `domain/delivery.py`'s; the keys typed into a pane `adapters/activation.py`'s (an
 `Activator`: pass a fake to inject a failure); the pane files `store/panefiles.py`'s; every worker
-transition goes through `chain/worker_moves.move`.
+transition goes through `chain/worker_moves.move`. A worker another host runs is refused by every
+verb that acts on its pane (`check_host`: park, resume, stop, send, reconcile, check_liveness, deliver).
 """
 
 from __future__ import annotations
@@ -32,10 +33,12 @@ class Delivery(DeliveryContext):
 
     def park(self, dispatch_id: str, reason: str, until: str) -> JsonObject:
         """`lifecycle.park`."""
+        self.check_host(dispatch_id)
         return lifecycle.park(self, dispatch_id, reason, until)
 
     def resume(self, dispatch_id: str) -> JsonObject:
         """`lifecycle.resume`."""
+        self.check_host(dispatch_id)
         return lifecycle.resume(self, dispatch_id)
 
     def stop(
@@ -47,10 +50,12 @@ class Delivery(DeliveryContext):
         by: str = "oms-cli",
     ) -> JsonObject:
         """`lifecycle.stop`."""
+        self.check_host(dispatch_id)
         return lifecycle.stop(self, dispatch_id, reason, end_reason=end_reason, by=by)
 
     def send(self, dispatch_id: str, text: str, *, person: str) -> JsonObject:
         """`messages.send`."""
+        self.check_host(dispatch_id)
         return messages.send(self, dispatch_id, text, person=person)
 
     def observe(self, dispatch_id: str) -> JsonObject:
@@ -59,10 +64,12 @@ class Delivery(DeliveryContext):
 
     def reconcile(self, dispatch_id: str) -> None:
         """`reconcile.reconcile`."""
+        self.check_host(dispatch_id)
         reconcile.reconcile(self, dispatch_id)
 
     def check_liveness(self, dispatch_id: str) -> None:
         """`reconcile.check_liveness`."""
+        self.check_host(dispatch_id)
         reconcile.check_liveness(self, dispatch_id)
 
     def activate(self, plan: LaunchPlan, dispatch_id: str) -> None:

@@ -60,6 +60,7 @@ class Workspace:
         self._config: Config | None = None
         self._head: Head | None = None
         self.on_etcd = False  # this command is served on an etcd store (`attach_etcd`)
+        self.host_name: str | None = None  # this host's name, once asked (`host`)
 
     @classmethod
     def open(
@@ -164,6 +165,15 @@ class Workspace:
                 refuse_etcd(config, self.config_root)
             self._config = config
         return self._config
+
+    def host(self) -> str:
+        """This host's name (`workspace/host.py`: `OMS_HOST`, `[host] name` in the host's own
+        settings, else the hostname), read once; a test may set `host_name` to run as a host."""
+        if self.host_name is None:
+            from oms.services.workspace.host import this_host
+
+            self.host_name = this_host().name
+        return self.host_name
 
     def now(self) -> str:
         """The current time (injectable for tests)."""

@@ -72,6 +72,14 @@ def test_oms_children_anchor_where_the_user_said() -> None:
     assert "OMS_OTHER" not in env
 
 
+def test_oms_children_run_as_the_host_the_user_named() -> None:
+    """ADR 0043, amendment `hosts`: a worker's supervisor and broker (started in its pane) and the
+    deliverers oms starts act as the host that launched them, so a park or stop they ask for is not
+    refused as another host's."""
+    env = child_env(source={"OMS_HOST": "host-b", "HOME": "/h"})
+    assert env["OMS_HOST"] == "host-b"
+
+
 def test_child_env_restores_library_path_when_frozen() -> None:
     bundle = {
         "LD_LIBRARY_PATH": "/opt/oms/_internal",

@@ -1,0 +1,80 @@
+"""Hosts' heartbeats in the state root: `hosts/<host>.<beat ms>.json` (`host-beat`), one file per
+beat, published no-replace; the newest of a host's files is its heartbeat, and its older ones are
+removed once the new one is there (a reader always finds one). Not ledgered and not signed: a
+heartbeat says only whether a host's conductor was alive lately (ADR 0043, amendment `hosts`; on
+an etcd store it is to be a key under the host's lease). `oms store verify` reads each one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+
+from oms.canonical import JsonObject, parse_ts
+from oms.errors import AlreadyExistsError, NotFoundError, OmsError
+from oms.fsio import Root
+from oms.limits import LIMITS
+from oms.store.documents import encode_document, read_document_optional
+
+DIR = "hosts"
+SCHEMA = "host-beat"
+_FILE = re.compile(r"(?P<host>[A-Za-z0-9._-]{1,63})\.(?P<ms>[0-9]{1,16})\.json")
+
+
+def path(host: str, beat_ms: int) -> str:
+    """Where `host`'s heartbeat at `beat_ms` lives."""
+    return f"{DIR}/{host}.{beat_ms}.json"
+
+
+def parse_name(name: str) -> tuple[str, int] | None:
+    """(host, beat ms) a heartbeat's file name says, or None for a name oms never writes."""
+    found = _FILE.fullmatch(name)
+    return None if found is None else (found["host"], int(found["ms"]))
+
+
+def _names(root: Root) -> dict[str, list[int]]:
+    """Each host's beats (ms, newest first), from the directory (bounded)."""
+    by_host: dict[str, list[int]] = {}
+    try:
+        names = root.listdir(DIR)
+    except NotFoundError:
+        return by_host
+    for name in names[: LIMITS.hosts_listed]:
+        parsed = parse_name(name)
+        if parsed is not None:
+            by_host.setdefault(parsed[0], []).append(parsed[1])
+    for beats in by_host.values():
+        beats.sort(reverse=True)
+    return by_host
+
+
+def read_all(root: Root) -> dict[str, JsonObject]:
+    """Every host's newest readable heartbeat, by host (one that cannot be read is skipped: `oms
+    store verify` names it)."""
+    out: dict[str, JsonObject] = {}
+    for host, beats in sorted(_names(root).items()):
+        for ms in beats:
+            try:
+                doc = read_document_optional(root, path(host, ms), SCHEMA, LIMITS.host_beat_bytes)
+            except OmsError:
+                continue
+            if doc is not None and doc["host"] == host:
+                out[host] = doc
+                break
+    return out
+
+
+def write(root: Root, doc: JsonObject) -> None:
+    """Publish `doc` (a heartbeat), then remove its host's beats beyond the newest few and any
+    dated after it (a clock stepped back: the newest name is the beat that counts)."""
+    host, at = str(doc["host"]), parse_ts(doc["beat_at"])
+    rel = path(host, at)
+    root.mkdirs(DIR)
+    with contextlib.suppress(AlreadyExistsError):  # the same millisecond: that beat stands
+        root.publish(rel, encode_document(doc, SCHEMA, rel, LIMITS.host_beat_bytes), durable=False)
+    beats = _names(root).get(host, [])
+    for n, old in enumerate(beats):
+        if old == at or (old < at and n < LIMITS.host_beats_kept):
+            continue
+        with contextlib.suppress(NotFoundError):
+            root.unlink(path(host, old), durable=False)
