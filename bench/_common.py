@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import shutil
 import statistics
@@ -10,6 +11,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 SCRATCH_GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
@@ -39,6 +41,22 @@ def scratch_anchors() -> None:
     folder = tempfile.mkdtemp(prefix="oms-bench-anchors-")
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     os.environ["OMS_ANCHOR_DIR"] = folder
+
+
+def brokers_dir(state: Path) -> Path | None:
+    """Where the brokers of the tree under test listen: `brokers/` in the state root's sandbox
+    directory, which the record `sandboxes.json` names (docs/adr/0026; None until it is made), or,
+    in a tree from before issue 23, `panes/` in the state root. The baseline of issue 23's speed
+    target, ef568cd, is measured with the benches of a later tree (docs/performance.md): the two
+    that time a broker (deliver, agent doors) must find it in either layout."""
+    try:
+        from oms.store.sandboxes import BROKERS, RECORD
+    except ModuleNotFoundError:  # before issue 23: `panes/<dispatch>.sock` in the state root
+        return state / "panes"
+    record = state / RECORD
+    if not record.is_file():
+        return None
+    return Path(json.loads(record.read_text())["path"]) / BROKERS
 
 
 def time_calls(fn: Callable[[], object], repeat: int, warmup: int = 3) -> list[float]:

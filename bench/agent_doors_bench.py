@@ -40,6 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import (
+    brokers_dir,
     command_runner,
     median_ms,
     p90_ms,
@@ -49,8 +50,11 @@ from bench._common import (
     time_interleaved,
 )
 from bench.startup_bench import build_empty, build_lean_empty
-from oms.services.doors.worker_doors import HOOK_RATE
-from oms.store.sandboxes import BROKERS, RECORD, broker_rel
+
+try:
+    from oms.services.doors.worker_doors import HOOK_RATE
+except ModuleNotFoundError:  # a tree from before issue 25's package moves (ef568cd: bench/_common)
+    from oms.services.doors import HOOK_RATE  # type: ignore[no-redef]
 
 REPO = Path(__file__).resolve().parent.parent
 SOCKET_PATH_MAX = 107  # sun_path is 108 bytes with its NUL
@@ -208,19 +212,14 @@ def run_demo(binary: Path, where: Path) -> dict[str, str] | None:
 def end_demo(state: Path, timeout_s: float = 10.0) -> None:
     """Make sure nothing of the demo outlives the bench: kill its own tmux server (our socket only;
     a no-op once `oms worker stop` ended it) and wait until its supervisors have removed their
-    sockets (in the state root's sandbox directory, docs/adr/0026)."""
+    sockets (in the state root's sandbox directory, docs/adr/0026: bench/_common.brokers_dir)."""
     subprocess.run(
         ["tmux", "-S", str(state / "tmux.sock"), "kill-server"], capture_output=True, check=False
     )
-    brokers = sandbox_dir(state) / BROKERS if (state / RECORD).is_file() else None
+    brokers = brokers_dir(state)
     deadline = time.monotonic() + timeout_s
     while brokers is not None and any(brokers.glob("*.sock")) and time.monotonic() < deadline:
         time.sleep(0.05)
-
-
-def sandbox_dir(state: Path) -> Path:
-    """Where the state root's sandbox directory is (its record, `sandboxes.json`)."""
-    return Path(json.loads((state / RECORD).read_text())["path"])
 
 
 def main() -> int:
@@ -272,7 +271,9 @@ def bench(
 ) -> dict[str, list[float]]:
     from oms.provider_names import HOOK_CONTRACT
 
-    sock = str(sandbox_dir(Path(data["state_root"])) / broker_rel(data["dispatch_id"]))
+    brokers = brokers_dir(Path(data["state_root"]))
+    assert brokers is not None, "the demo made no sandbox directory"
+    sock = str(brokers / f"{data['dispatch_id']}.sock")
     if len(sock.encode()) > SOCKET_PATH_MAX:
         raise SystemExit(f"the broker's socket path is too long for AF_UNIX: {sock}")
     bound = ["--dispatch-id", data["dispatch_id"], "--session-id", data["session_id"]]
@@ -398,8 +399,12 @@ def report(results: dict[str, list[float]]) -> None:
 def add_filler_events(state_root: str, count: int) -> None:
     """Other workers' liveness events, as a busy state root accumulates them."""
     from oms.canonical import JsonObject, new_uuid, now, sha256_hex, stable_id
-    from oms.services.chain.liveness import hook_event_id
     from oms.store import Store
+
+    try:
+        from oms.services.chain.liveness import hook_event_id
+    except ModuleNotFoundError:  # before issue 25's package moves (ef568cd: bench/_common)
+        from oms.services.liveness import hook_event_id  # type: ignore[no-redef]
 
     with Store.open(state_root) as store:
         for i in range(count):

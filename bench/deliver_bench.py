@@ -43,16 +43,30 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import median_ms, p90_ms, pin_scratch_git, print_ratio, scratch_anchors, table
+from bench._common import (
+    brokers_dir,
+    median_ms,
+    p90_ms,
+    pin_scratch_git,
+    print_ratio,
+    scratch_anchors,
+    table,
+)
 from oms.canonical import access, stable_id
 from oms.domain.relay import encode_header, parse_answer
-from oms.provider_names import HOOK_CONTRACT
-from oms.services.delivery.service import Delivery
 from oms.store.panefiles import spec_path
-from oms.store.sandboxes import BROKERS, broker_rel
 from tests.chain import Chain, make_chain
 from tests.helpers import payload
 from tests.integration.test_delivery_concurrency import make_events
+
+try:
+    from oms.provider_names import HOOK_CONTRACT
+except ModuleNotFoundError:  # a tree from before the provider registry named it (ef568cd)
+    from oms.version import HOOK_CONTRACT  # type: ignore[attr-defined,no-redef]
+try:
+    from oms.services.delivery.service import Delivery
+except ModuleNotFoundError:  # a tree from before issue 25's package moves (ef568cd: bench/_common)
+    from oms.services.delivery import Delivery  # type: ignore[no-redef]
 
 REPO = Path(__file__).resolve().parent.parent
 POLL_S = 0.0002
@@ -117,14 +131,14 @@ def deliver_one(chain: Chain, delivery: Delivery, event_id: str, *, keep: bool) 
     """Deliver one event, timed; unless `keep`, stop its worker (untimed) and wait until its
     supervisor has cleaned up, so that every sample sees the same pool. Its broker listens in the
     state root's sandbox directory (docs/adr/0026)."""
-    brokers = Path(delivery.ws.store.sandboxes().path)  # opened once a workspace: outside the clock
+    brokers = brokers_of(chain, delivery)  # outside the clock
     start = time.perf_counter()
     result = delivery.deliver(event_id)
     returned = time.perf_counter() - start
     outcome = access.obj(result, "outcome")
     assert outcome["status"] == "created", result
     dispatch_id, session_id = str(outcome["dispatch_id"]), str(outcome["session_id"])
-    paths = brokers / broker_rel(dispatch_id), chain.state / spec_path(dispatch_id)
+    paths = brokers / f"{dispatch_id}.sock", chain.state / spec_path(dispatch_id)
     sock = connect(*paths, start + READY_TIMEOUT_S)
     serving = time.perf_counter() - start
     first_hook(sock, dispatch_id, session_id)
@@ -135,6 +149,17 @@ def deliver_one(chain: Chain, delivery: Delivery, event_id: str, *, keep: bool) 
         while paths[0].exists() and time.monotonic() < deadline:
             time.sleep(0.01)
     return sample
+
+
+def brokers_of(chain: Chain, delivery: Delivery) -> Path:
+    """The folder the chain's brokers listen in (bench/_common.brokers_dir); the sandbox directory
+    is made once a workspace asks for it."""
+    store = delivery.ws.store
+    if hasattr(store, "sandboxes"):
+        store.sandboxes()
+    brokers = brokers_dir(chain.state)
+    assert brokers is not None
+    return brokers
 
 
 def sleep_600(config: str) -> str:
@@ -221,8 +246,9 @@ def main() -> int:
                 tmux = ["tmux", "-S", str(chain.state / "tmux.sock"), "kill-server"]
                 subprocess.run(tmux, capture_output=True, check=False)
             for chain in chains.values():
-                with chain.workspace() as ws:
-                    wait_for_supervisors(Path(ws.store.sandboxes().path) / BROKERS)
+                brokers = brokers_dir(chain.state)
+                if brokers is not None:
+                    wait_for_supervisors(brokers)
     rows = []
     for label, samples in ((f"{count}", small), (f"{total:,}", large)):
         for what, values in (

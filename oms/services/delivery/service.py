@@ -13,7 +13,8 @@ The steps take a `DeliveryContext` (`context.py`: what they work with), which `D
 decisions are `domain/delivery.py`'s; the keys typed into a pane `adapters/activation.py`'s (an
 `Activator`: pass a fake to inject a failure); the pane files `store/panefiles.py`'s; every worker
 transition goes through `chain/worker_moves.move`. A worker another host runs is refused by every
-verb that acts on its pane (`check_host`: park, resume, stop, send, reconcile, check_liveness, deliver).
+verb that acts on its pane (`check_host`: park, resume, stop, send, reconcile, check_liveness,
+deliver).
 """
 
 from __future__ import annotations
