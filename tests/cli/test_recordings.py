@@ -71,6 +71,7 @@ def _screen(oms: OmsCommand, tmp_path: Path, command: list[str], done: str) -> s
         env={
             **{k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")},
             "TERM": "xterm-256color",
+            "OMS_HOST": "laptop",  # the host column shows a name, not this machine's
         },
     )
     try:

@@ -45,7 +45,9 @@ def theirs(ws: Workspace) -> set[str]:
     """The ids of the workers another host runs: their delivery and their chain's next steps are
     that host's (the deliver and fill phases pass over them)."""
     this = ws.host()
-    return {w.record_id for w in latest(ws, "worker") if w.payload.get("host", this) != this}
+    return {
+        w.record_id for w in latest(ws, "worker") if worker_payload(w).get("host", this) != this
+    }
 
 
 def ended_attempt(ws: Workspace, dispatch: Record) -> tuple[str, str] | None:
