@@ -381,3 +381,67 @@ def test_the_exec_gate_starts_nothing_once_its_supervisor_is_gone(tmp_path: Path
     ours.close()  # what the kernel does to a SIGKILLed supervisor's descriptors
     assert proc.wait(timeout=10) == 125
     assert not ran.exists()
+
+
+# What `oms worker supervise` may have loaded when its broker's socket listens (issue 23 item 5,
+# docs/performance.md): every module before that moment delays every delivery. The attempt's end
+# watch (the rule, salvage, git, the tree jobs), the cgroups and the bounds' counters, the doors and
+# the sandbox's arguments are loaded after it, while the agent is not started yet.
+LATE = {
+    "oms.services.supervisor.attempt_end": "the rule is first asked after the socket listens",
+    "oms.services.chain.results": "the end watch's",
+    "oms.services.checkout.salvage": "the end watch's",
+    "oms.adapters.git": "the end watch's (salvage, the tree jobs)",
+    "oms.adapters.tree_work": "the end watch's (the tree jobs)",
+    "oms.domain.fence": "the end watch's rule",
+    "oms.adapters.cgroups": "the sandbox's cgroup is made after the socket listens",
+    "oms.domain.cgroups": "the sandbox's cgroup",
+    "oms.services.containment.bounds": "the bounds' counters, read while the sandbox runs",
+    "oms.fsio.usage": "the bounds' disk walk",
+    "oms.process.confine": "the sandbox's confinement",
+    "oms.services.doors.worker_doors": "the doors answer requests, after the socket listens",
+    "oms.services.doors.broker": "the broker's loop starts after the socket listens",
+    "oms.adapters.seccomp": "the sandbox's filter",
+    "oms.services.containment.reaper": "the sandbox's init is recorded after it starts",
+}
+EARLY_BOUND = 50  # oms modules loaded when the socket listens (48 on 2026-12-03; 100 before)
+
+SPY = """import os, sys
+before = set(sys.modules)
+from oms.fsio import Root
+listen = Root.listen_unix
+def spy(self, rel, *args):
+    with open(os.environ["OMS_TEST_SEEN"], "a") as seen:
+        seen.write(repr(sorted(set(sys.modules) - before)) + "\\n")
+    return listen(self, rel, *args)
+Root.listen_unix = spy
+from oms.cli.entry import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_the_supervisor_loads_little_before_its_broker_listens(state: Path, tmp_path: Path) -> None:
+    """Inspected in a source interpreter, at the moment the broker's socket listens (the frozen
+    supervisor is timed by bench/deliver_bench.py)."""
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    _spec(state, worktree, ["/bin/true"])
+    seen = tmp_path / "seen"
+    argv = ["worker", "supervise", "--dispatch-id", "dsp-1", "--state-root", str(state)]
+    done = subprocess.run(
+        [sys.executable, "-c", SPY, *argv],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        env={
+            **os.environ,
+            "OMS_TEST_SEEN": str(seen),
+            "PYTHONPATH": str(Path(__file__).parents[2]),
+        },
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = set(eval(seen.read_text().splitlines()[0]))  # noqa: S307 - our own probe's repr
+    assert {name: why for name, why in LATE.items() if name in loaded} == {}
+    ours = sorted(m for m in loaded if m.startswith("oms"))
+    assert len(ours) <= EARLY_BOUND, f"{len(loaded)} modules: " + " ".join(ours)

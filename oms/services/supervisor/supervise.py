@@ -43,12 +43,10 @@ import signal
 import socket
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from oms.adapters import cgroups, seccomp
-from oms.adapters.sandbox import command_args, exec_marked
 from oms.canonical import JsonObject, now
 from oms.canonical.strict_json import loads_foreign
-from oms.domain.cgroups import identity
 from oms.errors import (
     AuthorityChangedError,
     CgroupUnavailableError,
@@ -60,17 +58,22 @@ from oms.fsio import ProcessIdentity, Root
 from oms.fsio.outside import remove_empty_dirs, reserve_descriptor
 from oms.fsio.procinfo import boot_id, start_ticks
 from oms.limits import LIMITS
-from oms.process import Foreground, data_fd, end_own_group, kill_exact, landlock, start_foreground
-from oms.services.containment import reaper
-from oms.services.containment.bounds import Guard
 from oms.services.delivery import spec as launch_spec
 from oms.services.delivery import start_guard
-from oms.services.doors import hooks
-from oms.services.doors.broker import Broker
-from oms.services.doors.worker_doors import WorkerDoors
-from oms.services.supervisor import attempt_end
 from oms.store.panefiles import log_path, write_exit
 from oms.store.sandboxes import broker_rel
+
+if TYPE_CHECKING:
+    from oms.adapters import cgroups
+    from oms.process import Foreground
+    from oms.services.containment.bounds import Guard
+    from oms.services.doors.broker import Broker
+    from oms.services.supervisor import attempt_end
+
+# Everything from the broker's socket on (the sandbox, its cgroup and bounds, the doors, the
+# attempt's end watch) is imported once the socket listens: what this process loads before then
+# delays every delivery (docs/performance.md, issue 23 item 5;
+# tests/integration/test_supervise.py pins it).
 
 GRACE_S = 2.0
 WATCHED = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)
@@ -134,6 +137,8 @@ def supervise(state_root: str, dispatch_id: str) -> int:
                 )
                 os.close(log_fd)
                 if signal.SIGHUP in received:
+                    from oms.process import end_own_group
+
                     # nothing of this pane's group may outlive it (a no-op unless we lead it)
                     end_own_group()
     status, killed_by, _ = ended
@@ -181,6 +186,16 @@ class _Run:
         sock_rel = broker_rel(spec.dispatch_id)
         with Root.open(spec.sandbox_dir) as sandboxes:  # owner and 0700 checked, never a link
             listener = sandboxes.listen_unix(sock_rel)
+        # the broker's socket listens: the rest is loaded now (see the imports above)
+        from oms.adapters import cgroups, seccomp
+        from oms.adapters.sandbox import command_args, exec_marked
+        from oms.domain.cgroups import identity
+        from oms.process import data_fd, landlock, start_foreground
+        from oms.services.containment.bounds import Guard
+        from oms.services.doors import hooks
+        from oms.services.doors.broker import Broker
+        from oms.services.doors.worker_doors import WorkerDoors
+
         fds: list[int] = []
         marker_r, marker_w = _marker_pipe(
             slot
@@ -217,7 +232,6 @@ class _Run:
             spec.allowed_tools,
         )
         doors = WorkerDoors(binding, spec.nonce, self.state_real, spec.config_root, self.log)
-        self.watch = attempt_end.Watch(doors.workspace, spec.dispatch_id, self.log)
         previous_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
         broker = Broker(listener, doors, self.log)
         child = None
@@ -255,6 +269,10 @@ class _Run:
                 confine=confinement,
             )
             self.group.release()
+            # the attempt's end watch (git, salvage, the tree jobs) loads while bubblewrap sets up
+            from oms.services.supervisor import attempt_end
+
+            self.watch = attempt_end.Watch(doors.workspace, spec.dispatch_id, self.log)
             for quiet in (
                 signal.SIGTTOU,
                 signal.SIGTTIN,
@@ -351,6 +369,8 @@ class _Run:
     def _mark_over(self, why: str) -> None:
         """The attempt is over: say so, and leave the kill marker that names why (never raises)."""
         self.log(f"the attempt is over ({why}): ending the sandbox")
+        from oms.services.supervisor import attempt_end
+
         if self.watch is not None:
             try:
                 attempt_end.mark(self.watch.workspace(), self.spec.dispatch_id, why)
@@ -360,6 +380,7 @@ class _Run:
     def record_end(self, config_root: str) -> None:
         """The sandbox of an attempt that is over has ended: record the end (salvage first; never
         raises)."""
+        from oms.services.supervisor import attempt_end
         from oms.services.workspace import Workspace
 
         try:
@@ -396,6 +417,8 @@ class _Run:
                 self.status_data += chunk
         if self.init is not None:
             return
+        from oms.services.containment import reaper
+
         pid = _child_pid(self.status_data)
         ticks = start_ticks(pid) if pid is not None else None
         if pid is not None and ticks is not None:
@@ -452,6 +475,9 @@ class _Run:
         """Kill the sandbox's init if that exact process still runs (by the identity this run
         holds), and forget its record; True if it had to be killed. Raises only for an attack
         (`errors.ATTACKS`)."""
+        from oms.process import kill_exact
+        from oms.services.containment import reaper
+
         killed = self.init is not None and kill_exact(self.init)
         ended = False
         with suppress_faults(OmsError, OSError):  # an attack is not swallowed: it propagates
