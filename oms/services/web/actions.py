@@ -130,7 +130,8 @@ class Verifies:
                     return
                 self._end(begun[0], "error", f"not verified: {exc.message}")
                 return
-            except Exception as exc:  # noqa: BLE001 - a bug: one line on the board, not a thread's traceback
+            # a bug: one line on the board, not a thread's traceback
+            except Exception as exc:  # noqa: BLE001
                 if not begun:
                     refused.append(exc)
                     return

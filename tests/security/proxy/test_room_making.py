@@ -92,6 +92,18 @@ def _status(s: socket.socket) -> int:
     return int(got.split(b" ", 2)[1]) if got.startswith(b"HTTP/1.1 ") else 0
 
 
+def _hello_status(rig: Rig) -> int:
+    """The status of oms's handshake asked on the TCP port; 0: closed unanswered."""
+    conn = http.client.HTTPConnection("127.0.0.1", rig.port, timeout=10)
+    try:
+        conn.request("GET", "/oms-proxy/hello?c=" + "ab" * 16)
+        return conn.getresponse().status
+    except OSError:
+        return 0
+    finally:
+        conn.close()
+
+
 def _waiting(rig: Rig) -> int:
     """How many connections wait for their request now (armed), the port's and the doors'."""
     return len(rig.server.deadlines._due)  # (private: the count the test waits for)
@@ -255,14 +267,7 @@ def test_a_handshake_being_answered_is_never_closed_to_make_room(
     got: list[int] = []
 
     def hello() -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", rig.port, timeout=10)
-        try:
-            conn.request("GET", "/oms-proxy/hello?c=" + "ab" * 16)
-            got.append(conn.getresponse().status)
-        except OSError:
-            got.append(0)
-        finally:
-            conn.close()
+        got.append(_hello_status(rig))
 
     asking = threading.Thread(target=hello)
     asking.start()
@@ -305,14 +310,7 @@ def test_a_flood_of_handshakes_holds_no_more_than_its_bound_unevictable(
     got: list[int] = []
 
     def hello() -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", rig.port, timeout=10)
-        try:
-            conn.request("GET", "/oms-proxy/hello?c=" + "ab" * 16)
-            got.append(conn.getresponse().status)
-        except OSError:
-            got.append(0)
-        finally:
-            conn.close()
+        got.append(_hello_status(rig))
 
     asking = [threading.Thread(target=hello) for _ in range(LIMITS.proxy_hellos + 2)]
     for thread in asking:
