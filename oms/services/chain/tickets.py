@@ -493,7 +493,24 @@ def expire_due(
 
 def _expire(ws: Workspace, ticket: Record, now: str) -> Record | None:
     """Expire one ticket whose lease ran out (None: its attempt recorded a result, left to the
-    conductor)."""
+    conductor; or another writer moved it on meanwhile and it no longer needs expiring).
+
+    Another process may write the ticket between the read and the expiry (the conductor, a
+    person's command): the expiry then decides again on what it finds, as `RecordStore.update`
+    does, rather than stop with the ticket half-judged."""
+    for _ in range(LIMITS.record_race_rounds):
+        try:
+            return _expire_once(ws, ticket, now)
+        except VersionConflictError:
+            ticket = ws.store.records("ticket").read(ticket.record_id)
+            if ticket.state != machine.TicketState.LEASED or not machine.is_expired(
+                ticket.state, ticket.payload, now
+            ):
+                return None
+    return _expire_once(ws, ticket, now)
+
+
+def _expire_once(ws: Workspace, ticket: Record, now: str) -> Record | None:
     attempt = ticket_payload(ticket)["attempt"]
     dispatch = _dispatch_of(ws, ticket, attempt)
     if dispatch is not None and dispatch.state in (
