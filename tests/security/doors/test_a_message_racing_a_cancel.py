@@ -23,14 +23,16 @@ from pathlib import Path
 
 import pytest
 
-from oms.adapters.activation import Tui, Witness
+from oms.adapters.activation import ENTER_PAUSE_S, Tui, Witness
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import next_after, stable_id
 from oms.domain import dispatches as machine
 from oms.domain.machine import Next, step
 from oms.errors import LockHeldError
 from oms.fsio import locks
+from oms.limits import LIMITS
 from oms.services.chain import dispatches, fence, results
+from oms.services.chain.end_lock import END_LOCKS
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
 from oms.store import Change
@@ -166,22 +168,30 @@ def test_a_sigkilled_holder_does_not_wedge_a_cancel(deliverable: Chain, tmp_path
         "    print('held', flush=True)\n"
         "    time.sleep(600)\n"
     )
-    holder = subprocess.Popen(  # noqa: S603 (our own interpreter, our own script)
+    with subprocess.Popen(
         [sys.executable, "-c", script, str(deliverable.state), str(deliverable.repo), dispatch_id],
         stdout=subprocess.PIPE,
         cwd=tmp_path,
-    )
-    try:
-        assert holder.stdout is not None
-        assert holder.stdout.readline() == b"held\n"
-        os.kill(holder.pid, signal.SIGKILL)
-        holder.wait(timeout=30)
-        began = time.monotonic()
-        with deliverable.workspace() as ws:
-            dispatches.cancel(ws, dispatch_id, "its sender was killed")
-            assert _cancelled(ws, dispatch_id) is not None
-        assert time.monotonic() - began < 5  # the gone holder's lock is broken, not waited out
-    finally:
-        if holder.poll() is None:
-            holder.kill()
+    ) as holder:
+        try:
+            assert holder.stdout is not None
+            assert holder.stdout.readline() == b"held\n"
+            os.kill(holder.pid, signal.SIGKILL)
             holder.wait(timeout=30)
+        finally:
+            if holder.poll() is None:
+                holder.kill()
+                holder.wait(timeout=30)
+    assert (deliverable.state / "outbox" / END_LOCKS / f"{dispatch_id}.lock").exists()  # left
+    began = time.monotonic()
+    with deliverable.workspace() as ws:
+        dispatches.cancel(ws, dispatch_id, "its sender was killed")
+        assert _cancelled(ws, dispatch_id) is not None
+    assert time.monotonic() - began < 5  # the gone holder's lock is broken, not waited out
+
+
+def test_an_end_waits_longer_than_a_message_is_typed() -> None:
+    """A message holds the end lock for at most its text, two pauses and two confirmations
+    (`Tui._submit`); an end waits longer than that, so a live sender never makes a cancel fail."""
+    typing_s = 2 * (ENTER_PAUSE_S + LIMITS.activation_confirm_s)
+    assert LIMITS.end_lock_wait_s >= 2 * typing_s
