@@ -32,7 +32,6 @@ from oms.errors import LockHeldError
 from oms.fsio import locks
 from oms.limits import LIMITS
 from oms.services.chain import dispatches, fence, results
-from oms.services.chain.end_lock import END_LOCKS
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
 from oms.store import Change
@@ -159,6 +158,8 @@ def test_an_end_started_while_a_message_is_typed_waits_for_its_last_key(
 
 
 def test_a_sigkilled_holder_does_not_wedge_a_cancel(deliverable: Chain, tmp_path: Path) -> None:
+    from oms.services.chain.end_lock import END_LOCKS
+
     dispatch_id = _listening(deliverable)
     script = (
         "import sys, time\n"
