@@ -157,6 +157,75 @@ def test_an_end_started_while_a_message_is_typed_waits_for_its_last_key(
     assert _at(lines, f"events/{sent['event_id']}.json") < _at(lines, end_path)
 
 
+_CANCEL_ELSEWHERE = """\
+import sys
+from oms.errors import LockHeldError
+from oms.fsio import locks
+from oms.services.chain import dispatches
+from oms.services.workspace import Workspace
+
+real = locks.acquire
+said = []
+
+
+def watched(root, rel):
+    try:
+        return real(root, rel)
+    except LockHeldError:
+        if not said:
+            said.append(print("waiting", flush=True))
+        raise
+
+
+locks.acquire = watched
+with Workspace.open(sys.argv[1], sys.argv[2]) as ws:
+    dispatches.cancel(ws, sys.argv[3], "cancelled from another process")
+print("cancelled", flush=True)
+"""
+
+
+def test_a_cancel_in_another_process_waits_for_the_last_key(
+    deliverable: Chain, tmp_path: Path
+) -> None:
+    """The same race across processes: the lock names the sender's process, alive, so the other
+    process's cancel waits until the sender releases it."""
+    dispatch_id = _listening(deliverable)
+    at_last_key: list[str | None] = []
+    heard: list[bytes] = []
+
+    class CancelledElsewhere(Tui):
+        def say(self, plan: LaunchPlan, dispatch_id: str, text: str, witness: Witness) -> str:
+            argv = [sys.executable, "-c", _CANCEL_ELSEWHERE]
+            argv += [str(deliverable.state), str(deliverable.repo), dispatch_id]
+            canceller = subprocess.Popen(argv, stdout=subprocess.PIPE, cwd=tmp_path)
+            assert canceller.stdout is not None
+            first = canceller.stdout.readline()  # "waiting" (the lock is held) or "cancelled"
+            heard.append(first)
+            typed = super().say(plan, dispatch_id, text, witness)
+            with deliverable.workspace() as look:
+                at_last_key.append(_cancelled(look, dispatch_id))
+            cancellers.append(canceller)
+            return typed
+
+    cancellers: list[subprocess.Popen[bytes]] = []
+    with deliverable.workspace() as ws:
+        sender = Delivery.open(ws, activator=CancelledElsewhere(Delivery.open(ws).panes))
+        sent = sender.send(dispatch_id, "keep going", person="tester")
+    [canceller] = cancellers  # the message typed and the lock released: it may cancel now
+    rest, _ = canceller.communicate(timeout=60)
+    heard.append(rest)
+    assert canceller.returncode == 0
+    assert at_last_key == [None]  # not cancelled when the last key was typed
+    assert heard[0] == b"waiting\n"
+    assert heard[1] == b"cancelled\n"
+    with deliverable.workspace() as look:
+        end_path = _cancelled(look, dispatch_id)
+    assert end_path is not None
+    assert _until(_heard(deliverable, dispatch_id), b"\r") == b"keep going\r"
+    lines = _ledger_lines(deliverable)
+    assert _at(lines, f"events/{sent['event_id']}.json") < _at(lines, end_path)
+
+
 def test_a_sigkilled_holder_does_not_wedge_a_cancel(deliverable: Chain, tmp_path: Path) -> None:
     from oms.services.chain.end_lock import END_LOCKS
 
