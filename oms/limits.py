@@ -42,6 +42,9 @@ class Limits(NamedTuple):
     activation_confirm_s: float = (
         5.0  # ... and shows it took the instruction within this after Enter
     )
+    # an attempt's end waits this long for a message's typing or a result's recording
+    # (chain/end_lock.py): more than twice (ENTER_PAUSE_S + activation_confirm_s)
+    end_lock_wait_s: float = 30.0
     ledger_file_bytes: int = 512 * 1024 * 1024  # the largest file the ledger covers (a bundle)
     ledger_tail_bytes: int = 4 * 1024  # read to find the ledger's last line (a line is under 1 KiB)
     ledger_line_bytes: int = 4 * 1024  # no line oms writes in the ledger is longer

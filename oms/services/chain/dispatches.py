@@ -44,6 +44,7 @@ from oms.schemas import load_schema, validate
 from oms.schemas.payloads import DispatchState, TicketState
 from oms.services.chain import live, providers, tickets
 from oms.services.chain.authority import check_dispatch, check_intent, role_fields
+from oms.services.chain.end_lock import end_lock
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.services.workspace import policy as policy_service
 from oms.services.workspace.committed import uncommitted
@@ -489,12 +490,15 @@ def reject(ws: Workspace, dispatch_id: str, reason: str) -> Record:
 
 
 def cancel(ws: Workspace, dispatch_id: str, reason: str) -> Record:
-    """Cancel a dispatch that has not ended."""
-    dispatch = get(ws, dispatch_id)
-    nxt = machine.cancel(dispatch.state, dispatch.payload, reason=reason)
-    return _transition(
-        ws, dispatch, nxt, stable_id("dsp-cancel", dispatch.record_id, dispatch.state)
-    )
+    """Cancel a dispatch that has not ended: under its end lock (`chain/end_lock.py`), so a message
+    being typed into its pane is typed before the cancel is written."""
+    get(ws, dispatch_id)  # a dispatch that is not there is said so before any lock is taken
+    with end_lock(ws, dispatch_id):
+        dispatch = get(ws, dispatch_id)
+        nxt = machine.cancel(dispatch.state, dispatch.payload, reason=reason)
+        return _transition(
+            ws, dispatch, nxt, stable_id("dsp-cancel", dispatch.record_id, dispatch.state)
+        )
 
 
 def resolve(ws: Workspace, dispatch_id: str, reason: str) -> Record:

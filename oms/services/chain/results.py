@@ -24,15 +24,12 @@ from oms.domain.machine import Next, step
 from oms.errors import CheckoutChangedError, InvalidInputError, one_line, suppress_faults
 from oms.schemas.payloads import DispatchPayload, DispatchState, WorkerState
 from oms.services.chain import fence, worker_moves
+from oms.services.chain.end_lock import end_lock
 from oms.services.workspace import Workspace
 from oms.store import Change, Record
 from oms.store.payloads import as_json, dispatch_payload
 
 ACTOR = "oms-bridge"
-RESULT_LOCKS = (
-    "record-result"  # the outbox consumer whose per-dispatch locks serialise result recording
-)
-RESULT_LOCK_WAIT_S = 30.0  # longer than one recording's git checks take
 WORKER_IDENTITY = ("oms worker", "worker@oms.invalid")
 
 
@@ -133,11 +130,11 @@ def record_result(
     already). Only while the attempt holds its lease (and, for a GitHub ticket, its live
     authorisation).
 
-    Exactly one result wins. Callers of one dispatch take turns under its result lock, and each
-    decides on the dispatch as it is once the lock is held: a later caller finds the result recorded
-    and gets `already` (the same result) or a refusal (another one), and signs no evidence of its
-    own."""
-    with ws.store.outbox(RESULT_LOCKS).lock(dispatch.record_id, wait_s=RESULT_LOCK_WAIT_S):
+    Exactly one result wins. Callers of one dispatch take turns under its end lock
+    (`chain/end_lock.py`, which a message typed into its pane holds too), and each decides on the
+    dispatch as it is once the lock is held: a later caller finds the result recorded and gets
+    `already` (the same result) or a refusal (another one), and signs no evidence of its own."""
+    with end_lock(ws, dispatch.record_id):
         current = ws.store.records("dispatch").read(dispatch.record_id)
         return _record_locked(ws, current, status=status, summary=summary, commit=commit)
 

@@ -35,6 +35,7 @@ from oms.errors import (
 )
 from oms.limits import LIMITS
 from oms.schemas.payloads import DispatchState, TicketState
+from oms.services.chain.end_lock import end_lock
 from oms.services.workspace import SYSTEM_ACTOR, Workspace, launch_paths
 from oms.store import Change, Record
 from oms.store.payloads import dispatch_payload, ticket_payload
@@ -511,8 +512,26 @@ def _expire(ws: Workspace, ticket: Record, now: str) -> Record | None:
 
 
 def _expire_once(ws: Workspace, ticket: Record, now: str) -> Record | None:
+    """One try, under its attempt's end lock (`chain/end_lock.py`) if it has a dispatch: a message
+    being typed into its pane is typed before the lapse is written."""
     attempt = ticket_payload(ticket)["attempt"]
     dispatch = _dispatch_of(ws, ticket, attempt)
+    if dispatch is None:
+        return _expire_locked(ws, ticket, now, None)
+    with end_lock(ws, dispatch.record_id):  # read again under it: a renewal may have come first
+        ticket = ws.store.records("ticket").read(ticket.record_id)
+        if ticket_payload(ticket)["attempt"] != attempt or not machine.is_expired(
+            ticket.state, ticket.payload, now
+        ):
+            return None
+        dispatch = ws.store.records("dispatch").read(dispatch.record_id)
+        return _expire_locked(ws, ticket, now, dispatch)
+
+
+def _expire_locked(
+    ws: Workspace, ticket: Record, now: str, dispatch: Record | None
+) -> Record | None:
+    attempt = ticket_payload(ticket)["attempt"]
     if dispatch is not None and dispatch.state in (
         DispatchState.RESULT_RECEIVED,
         DispatchState.RESOLVED,

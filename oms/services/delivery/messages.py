@@ -7,6 +7,11 @@ message is recorded — a `worker-message` event with the person's name and the 
 in the ledger — before a key reaches the pane, all under the dispatch's typing lock (one message
 typed at a time: a second meanwhile is refused), and then typed by the `Activator` that types the
 instruction (`adapters/activation.Tui.say`), witnessed the same way (`launch.HookWitness`).
+
+From the fence check until the last key is typed the dispatch's end lock is held too
+(`chain/end_lock.py`, taken after the typing lock): a cancel, a lapse or a result takes it before it
+writes, so it lands either before the check (the message is refused with its reason) or after the
+message was typed, never between (ADR 0036 amendment `sendlock`).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from oms.domain import messages
 from oms.errors import AttemptFencedError, ConflictError, InvalidInputError, LockHeldError
 from oms.limits import LIMITS
 from oms.services.chain import fence
+from oms.services.chain.end_lock import end_lock
 from oms.services.delivery.launch import HookWitness
 from oms.store.payloads import dispatch_payload, worker_payload
 
@@ -40,7 +46,7 @@ def send(d: DeliveryContext, dispatch_id: str, text: str, *, person: str) -> Jso
     messages.check_utf8(who, "the person's name")
     if not who or len(who) > 128 or _CONTROLS.search(who):
         raise InvalidInputError("person must be 1-128 characters without control characters")
-    with _typing(d, dispatch_id):
+    with _typing(d, dispatch_id), _ending(d, dispatch_id):
         return _send(d, dispatch_id, said, who)
 
 
@@ -55,6 +61,19 @@ def _typing(d: DeliveryContext, dispatch_id: str) -> Lock:
             f"a message to {dispatch_id} is being typed already (by `oms worker send` or "
             "`oms web`); nothing sent",
             hint="send it again once that one is typed",
+        ) from exc
+
+
+def _ending(d: DeliveryContext, dispatch_id: str) -> Lock:
+    """The dispatch's end lock, waited for: an end being recorded meanwhile (a cancel, a lapse, a
+    result) lands first, and the fence then refuses the message with its reason."""
+    try:
+        return end_lock(d.ws, dispatch_id)
+    except LockHeldError as exc:
+        raise ConflictError(
+            f"the attempt of {dispatch_id} is being ended or its result recorded (its end lock "
+            f"was held over {LIMITS.end_lock_wait_s:g}s); nothing sent",
+            hint=f"see `oms worker observe {dispatch_id}`, then send it again if it still runs",
         ) from exc
 
 
