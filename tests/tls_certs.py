@@ -79,11 +79,15 @@ def authority(directory: Path, name: str) -> Authority:
 
 def leaf(ca: Authority, directory: Path, name: str, *, server: bool, expired: bool = False) -> Leaf:
     """A certificate `ca` signs for `name` (a server's carries the IP SAN 127.0.0.1 and serves;
-    a client's authenticates), written with its key (mode 600) under `directory`."""
+    both authenticate as clients), written with its key (mode 600) under `directory`."""
     key = ec.generate_private_key(ec.SECP256R1())
     start = _now() - datetime.timedelta(days=2 if expired else 0, minutes=5)
     end = _now() - datetime.timedelta(days=1) if expired else _now() + datetime.timedelta(days=1)
-    usage = ExtendedKeyUsageOID.SERVER_AUTH if server else ExtendedKeyUsageOID.CLIENT_AUTH
+    # a member's gateway dials its own client port with its server certificate: it serves and
+    # authenticates
+    usage = [ExtendedKeyUsageOID.CLIENT_AUTH]
+    if server:
+        usage.append(ExtendedKeyUsageOID.SERVER_AUTH)
     builder = (
         x509.CertificateBuilder()
         .subject_name(_name(name))
@@ -93,7 +97,7 @@ def leaf(ca: Authority, directory: Path, name: str, *, server: bool, expired: bo
         .not_valid_before(start)
         .not_valid_after(end)
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+        .add_extension(x509.ExtendedKeyUsage(usage), critical=False)
         .add_extension(
             x509.AuthorityKeyIdentifier.from_issuer_public_key(ca.key.public_key()),
             critical=False,

@@ -331,6 +331,8 @@ def tls_context(tls: ClientTls) -> ssl.SSLContext:
 def _ssl_reason(exc: BaseException) -> str:
     if isinstance(exc, ssl.SSLError) and exc.reason:
         return str(exc.reason)
+    if isinstance(exc, ssl.SSLEOFError | ssl.SSLZeroReturnError):
+        return "the TLS connection ended"
     return shown(str(exc), 120)
 
 
@@ -339,6 +341,11 @@ _TLS_FIXES = (
     (
         "certificate has expired",
         "the member's certificate has expired: renew it (signed by the CA you trust)",
+    ),
+    (
+        "does not name",
+        "the member's certificate does not name the host you dial: name each member in "
+        "[store] endpoints as its certificate does (an IP needs an IP SAN)",
     ),
     (
         "not trusted",
@@ -350,14 +357,14 @@ _TLS_FIXES = (
         "the member does not speak TLS: name it http:// in [store] endpoints, or serve TLS",
     ),
     (
-        "speaks TLS",
-        "the member speaks TLS: name it https:// in [store] endpoints (and set [tls] in your "
-        "oms/etcd.toml)",
+        "serving TLS",
+        "if the members serve TLS, name them https:// in [store] endpoints (and set [tls] in "
+        "your oms/etcd.toml); else start the cluster",
     ),
     (
         "refused the client certificate",
-        "the member refused the client certificate: set `cert` and `key` under [tls] in your "
-        "oms/etcd.toml to a certificate its --trusted-ca-file signed",
+        "set `cert` and `key` under [tls] in your oms/etcd.toml to a client certificate the "
+        "members' --trusted-ca-file signed",
     ),
 )
 _REFUSED_ALERTS = (
@@ -365,7 +372,6 @@ _REFUSED_ALERTS = (
     "BAD_CERTIFICATE",
     "UNKNOWN_CA",
     "CERTIFICATE_UNKNOWN",
-    "HANDSHAKE_FAILURE",
     "CERTIFICATE_EXPIRED",
     "DECRYPT_ERROR",
     "ACCESS_DENIED",
@@ -378,15 +384,22 @@ def _reason(exc: BaseException, endpoint: Endpoint) -> str:
         said = exc.verify_message or _ssl_reason(exc)
         if "expired" in said:
             return f"its certificate has expired: {said}"
+        if "mismatch" in said:
+            return f"its certificate does not name {endpoint.host}: {said}"
         return f"its certificate is not trusted: {said}"
     if isinstance(exc, ssl.SSLError):
         reason = _ssl_reason(exc)
-        if any(alert in reason for alert in _REFUSED_ALERTS):
+        if any(alert in reason for alert in _REFUSED_ALERTS) or isinstance(
+            exc, ssl.SSLEOFError | ssl.SSLZeroReturnError
+        ):
+            # TLS 1.3: a member checks the client's certificate after the client's handshake
+            # ends, and refuses one it did not sign (or none) by ending the connection
             return f"it refused the client certificate: {reason}"
         return f"TLS: {reason}"
     if endpoint.tls and isinstance(exc, ConnectionResetError | BrokenPipeError):
-        # TLS 1.3: the server checks the client's certificate after the client's handshake ends
         return f"it refused the client certificate: {type(exc).__name__}"
+    if not endpoint.tls and isinstance(exc, http.client.RemoteDisconnected):
+        return "it closed the connection unanswered, as a member serving TLS does"
     return type(exc).__name__
 
 
