@@ -20,6 +20,7 @@ import pytest
 from oms.adapters.etcd.client import ClientTls, Etcd
 from oms.errors import EtcdUnavailableError, InvalidInputError
 from oms.limits import LIMITS
+from oms.services.workspace.backend import client_tls
 from tests.chain import Chain
 from tests.etcd_cluster import ETCD, Cluster, ServerTls
 from tests.helpers import OmsCommand
@@ -269,5 +270,28 @@ def test_a_key_that_is_not_the_certificates_is_one_line(pki: Pki) -> None:
         pki.rogue_client.key.read_bytes(),
         "etcd.toml",
     )
-    with pytest.raises(InvalidInputError, match="etcd.toml: the client certificate and key"):
+    with pytest.raises(InvalidInputError, match=r"etcd\.toml: the client certificate and key"):
         Etcd(["https://127.0.0.1:2379"], tls=tls)
+
+
+def test_the_settings_are_read_only_from_the_persons_own_file(
+    pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No file: no TLS settings; one writable by others is refused (an agent sharing the
+    machine's group could point the key anywhere); the person's own: read, key and all."""
+    home = tmp_path / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    assert client_tls() is None
+    _settings(home, pki.ca.cert_path, pki.client)
+    settings = home / "oms" / "etcd.toml"
+    settings.chmod(0o664)
+    with pytest.raises(InvalidInputError, match="writable by others") as caught:
+        client_tls()
+    assert str(settings) in caught.value.message
+    settings.chmod(0o644)
+    assert client_tls() == ClientTls(
+        pki.ca.cert_path.read_bytes(),
+        pki.client.cert.read_bytes(),
+        pki.client.key.read_bytes(),
+        str(settings),
+    )
