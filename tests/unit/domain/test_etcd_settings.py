@@ -45,7 +45,12 @@ def test_tls_is_accepted_exactly_when_it_names_absolute_paths_and_cert_with_key(
         assert "\n" not in exc.message
         return
     assert valid
-    assert named == rules.TlsPaths(table.get("ca"), table.get("cert"), table.get("key"), WHERE)
+    assert named._asdict() == {
+        "ca": table.get("ca"),
+        "cert": table.get("cert"),
+        "key": table.get("key"),
+        "where": WHERE,
+    }
 
 
 @pytest.mark.parametrize(
