@@ -18,12 +18,13 @@ from typing import NamedTuple
 import pytest
 
 from oms.adapters.etcd.client import ClientTls, Etcd
-from oms.errors import EtcdUnavailableError, InvalidInputError
+from oms.errors import AgentTreeError, EtcdUnavailableError, InvalidInputError
 from oms.limits import LIMITS
 from oms.services.workspace.backend import client_tls
 from tests.chain import Chain
 from tests.etcd_cluster import ETCD, Cluster, ServerTls
 from tests.helpers import OmsCommand
+from tests.helpers import git as run_git
 from tests.tls_certs import Authority, Leaf, authority, leaf
 
 
@@ -295,3 +296,28 @@ def test_the_settings_are_read_only_from_the_persons_own_file(
         pki.client.key.read_bytes(),
         str(settings),
     )
+
+
+def test_a_key_in_an_agents_worktree_is_refused(
+    pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The settings name a key an agent could write, directly or through a link: refused."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    run_git("init", "-q", "-b", "main", cwd=repo)
+    (repo / "README.md").write_text("hello\n")
+    run_git("add", "-A", cwd=repo)
+    run_git("commit", "-q", "-m", "init", cwd=repo)
+    wt = tmp_path / "wt"
+    run_git("worktree", "add", "-q", "-b", "oms/tkt-1", str(wt), cwd=repo)
+    planted = wt / "client.key"
+    planted.write_bytes(pki.client.key.read_bytes())
+    planted.chmod(0o600)
+    link = tmp_path / "innocent.key"
+    link.symlink_to(planted)
+    home = tmp_path / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    for key in (planted, link):
+        _settings(home, pki.ca.cert_path, Leaf(pki.client.cert, key))
+        with pytest.raises(AgentTreeError):
+            client_tls()
