@@ -37,6 +37,7 @@ class Pki(NamedTuple):
     client: Leaf
     rogue_client: Leaf
     expired_client: Leaf
+    rogue_server: Leaf  # a member's certificate the cluster's CA did not sign
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +51,7 @@ def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
         leaf(ca, base, "client", server=False),
         leaf(rogue, base, "rogue-client", server=False),
         leaf(ca, base, "expired-client", server=False, expired=True),
+        leaf(rogue, base, "rogue-server", server=True),
     )
 
 
@@ -177,6 +179,36 @@ def test_a_refused_handshake_is_one_line_naming_the_endpoint_and_the_fix(
         assert list(admin.range_prefix("/oms-tls/refused/")) == []  # nothing written
     finally:
         admin.close()
+
+
+@pytest.mark.cli
+def test_a_member_whose_certificate_the_ca_did_not_sign_is_refused(
+    chain: Chain, oms: OmsCommand, pki: Pki, tmp_path: Path
+) -> None:
+    """A member (one of its own, say an impostor on the address) serving a certificate another CA
+    signed: the client's handshake fails on it, and the key is never used with it."""
+    if ETCD is None:
+        pytest.skip("etcd is not installed (.ci/setup does)")
+    rogue_tls = ServerTls(
+        pki.rogue_server.cert,
+        pki.rogue_server.key,
+        pki.rogue.cert_path,
+        _client_tls(pki.rogue, pki.rogue_client),
+    )
+    impostor = Cluster(tmp_path / "impostor", size=1, tls=rogue_tls)
+    (tmp_path / "impostor").mkdir()
+    try:
+        impostor.start_all()
+        env = _settings(tmp_path / "config", pki.ca.cert_path, pki.client)
+        _use_etcd(chain, impostor.endpoints, "/oms-tls/impostor/")
+        code, out = _oms(oms, chain, env, "ticket", "add", "--title", "No", "--no-body")
+    finally:
+        impostor.stop()
+    assert code != 0, out
+    _one_line_error(out)
+    assert impostor.endpoints[0] in out, out
+    assert "its certificate is not trusted" in out, out
+    assert "set `ca` under [tls]" in out, out
 
 
 @pytest.mark.cli
