@@ -353,3 +353,18 @@ def test_a_key_in_an_agents_worktree_is_refused(
         _settings(home, pki.ca.cert_path, Leaf(pki.client.cert, key))
         with pytest.raises(AgentTreeError):
             client_tls()
+
+
+def test_a_watch_and_a_lease_run_over_tls(tls_cluster: Cluster, pki: Pki) -> None:
+    client = Etcd(tls_cluster.endpoints, tls=_client_tls(pki.ca, pki.client))
+    try:
+        revision = client.put("/oms-tls/watch/a", b"1")
+        seen = client.watch("/oms-tls/watch/", revision, wait_s=5)
+        assert [(e.kind, e.key, e.value) for e in seen.events] == [
+            ("PUT", "/oms-tls/watch/a", b"1")
+        ]
+        lease = client.grant(10)
+        assert client.keepalive(lease.lease_id) > 0
+        assert client.revoke(lease.lease_id)
+    finally:
+        client.close()
