@@ -357,6 +357,11 @@ _TLS_FIXES = (
         "the member does not speak TLS: name it http:// in [store] endpoints, or serve TLS",
     ),
     (
+        "ended the TLS handshake",
+        "the member does not speak TLS (it ended the handshake): name it http:// in [store] "
+        "endpoints, or serve TLS on it",
+    ),
+    (
         "serving TLS",
         "if the members serve TLS, name them https:// in [store] endpoints (and set [tls] in "
         "your oms/etcd.toml); else start the cluster",
@@ -389,9 +394,12 @@ def _reason(exc: BaseException, endpoint: Endpoint) -> str:
         return f"its certificate is not trusted: {said}"
     if isinstance(exc, ssl.SSLError):
         reason = _ssl_reason(exc)
-        if any(alert in reason for alert in _REFUSED_ALERTS) or isinstance(
-            exc, ssl.SSLEOFError | ssl.SSLZeroReturnError
-        ):
+        ended = isinstance(exc, ssl.SSLEOFError | ssl.SSLZeroReturnError)
+        if ended and _HANDSHAKE in getattr(exc, "__notes__", ()):
+            # a member that does not speak TLS reads the client's hello as a bad request, and
+            # closes the connection
+            return f"it ended the TLS handshake unanswered ({reason})"
+        if any(alert in reason for alert in _REFUSED_ALERTS) or ended:
             # TLS 1.3: a member checks the client's certificate after the client's handshake
             # ends, and refuses one it did not sign (or none) by ending the connection
             return f"it refused the client certificate: {reason}"
@@ -401,6 +409,20 @@ def _reason(exc: BaseException, endpoint: Endpoint) -> str:
     if not endpoint.tls and isinstance(exc, http.client.RemoteDisconnected):
         return "it closed the connection unanswered, as a member serving TLS does"
     return type(exc).__name__
+
+
+_HANDSHAKE = "while connecting"
+
+
+def _connect_now(conn: http.client.HTTPConnection) -> None:
+    """Connect `conn` (and make its TLS handshake) if it is not connected, marking a failure as
+    one while connecting: an ended handshake means another thing than an ended answer."""
+    if conn.sock is None:
+        try:
+            conn.connect()
+        except OSError as exc:
+            exc.add_note(_HANDSHAKE)
+            raise
 
 
 def _unavailable(tried: list[str]) -> EtcdUnavailableError:
@@ -488,6 +510,7 @@ class Etcd:
         watchdog.daemon = True
         watchdog.start()
         try:
+            _connect_now(conn)
             conn.request("POST", path, body=data, headers={"Content-Type": "application/json"})
             if conn.sock is not None:
                 held.append(conn.sock)
@@ -693,6 +716,7 @@ class Etcd:
             watchdog.start()
             try:
                 try:
+                    _connect_now(conn)
                     conn.request("POST", "/v3/watch", body=body)
                     if conn.sock is not None:
                         held.append(conn.sock)

@@ -368,3 +368,17 @@ def test_a_watch_and_a_lease_run_over_tls(tls_cluster: Cluster, pki: Pki) -> Non
         assert client.revoke(lease.lease_id)
     finally:
         client.close()
+
+
+def test_https_to_a_plain_member_says_it_does_not_speak_tls(
+    etcd_cluster: Cluster, pki: Pki
+) -> None:
+    wrong = [url.replace("http://", "https://") for url in etcd_cluster.endpoints]
+    client = Etcd(wrong, tls=_client_tls(pki.ca, pki.client))
+    try:
+        with pytest.raises(EtcdUnavailableError) as caught:
+            client.get("/k")
+    finally:
+        client.close()
+    assert wrong[0] in caught.value.message
+    assert "does not speak TLS" in caught.value.remedy
