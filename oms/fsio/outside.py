@@ -65,13 +65,16 @@ def write_new_user_file(path: str, data: bytes) -> None:
         os.close(fd)
 
 
-def read_user_file(path: str, cap: int, *, private: bool = False, secret: bool = False) -> bytes:
+def read_user_file(
+    path: str, cap: int, *, private: bool = False, secret: bool = False, trusted: bool = False
+) -> bytes:
     """Read a file the user named on the command line (outside any root): regular, bounded,
     non-blocking; never one in an agent's worktree outside a tree job
     (`trees.refuse_agent_tree`), by its path or by where the file opened is (a symlink into a
     worktree is refused too). `private`: a file whose contents oms runs (the person's settings)
     must also be the user's own and writable by nobody else. `secret` (a private key): private,
-    and readable by nobody else either."""
+    and readable by nobody else either. `trusted` (what oms trusts, a CA bundle): the user's or
+    root's, and writable by nobody else."""
     import stat
 
     from oms.errors import FileTooLargeError, InvalidInputError, shown
@@ -91,6 +94,16 @@ def read_user_file(path: str, cap: int, *, private: bool = False, secret: bool =
         if not stat.S_ISREG(st.st_mode):
             raise InvalidInputError(f"{shown(path)}: not a regular file")
         private = private or secret
+        if trusted and st.st_uid not in (os.geteuid(), 0):
+            raise InvalidInputError(
+                f"{shown(path)}: owned by uid {st.st_uid} (expected {os.geteuid()} or root)",
+                hint="keep it in your own configuration folder, owned by you",
+            )
+        if trusted and stat.S_IMODE(st.st_mode) & 0o022:
+            raise InvalidInputError(
+                f"{shown(path)}: writable by others (mode {stat.S_IMODE(st.st_mode):o})",
+                hint=f"chmod go-w {shown(path)}",
+            )
         if private and st.st_uid != os.geteuid():
             raise InvalidInputError(
                 f"{shown(path)}: owned by uid {st.st_uid} (expected {os.geteuid()})",

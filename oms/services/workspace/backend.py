@@ -36,8 +36,9 @@ def etcd_store(config: Config, key_id: str) -> EtcdStore | None:
 
 def client_tls() -> ClientTls | None:
     """The person's `[tls]` (`$XDG_CONFIG_HOME/oms/etcd.toml`), read, or None when there is no
-    such file. The settings file must be the person's own and writable by nobody else, the key
-    readable by nobody else; none of the files may be in an agent's worktree (`read_user_file`)."""
+    such file. The settings file must be the person's own and writable by nobody else, the CA
+    bundle the person's or root's and writable by nobody else, the key readable by nobody else;
+    none of the files may be in an agent's worktree (`read_user_file`)."""
     path = etcd_settings.settings_path(os.environ)
     if file_signature(path) is None:
         return None
@@ -46,7 +47,7 @@ def client_tls() -> ClientTls | None:
     )
     cap = LIMITS.etcd_tls_file_bytes
     return ClientTls(
-        read_user_file(named.ca, cap) if named.ca else None,
+        read_user_file(named.ca, cap, trusted=True) if named.ca else None,
         read_user_file(named.cert, cap) if named.cert else None,
         read_user_file(named.key, cap, secret=True) if named.key else None,
         path,

@@ -311,7 +311,8 @@ def test_the_settings_are_read_only_from_the_persons_own_file(
     pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No file: no TLS settings; one writable by others is refused (an agent sharing the
-    machine's group could point the key anywhere); the person's own: read, key and all."""
+    machine's group could point the key anywhere), and so is a CA bundle writable by others; the
+    person's own: read, key and all."""
     home = tmp_path / "config"
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
     assert client_tls() is None
@@ -322,6 +323,14 @@ def test_the_settings_are_read_only_from_the_persons_own_file(
         client_tls()
     assert str(settings) in caught.value.message
     settings.chmod(0o644)
+    ca = tmp_path / "ca.pem"  # a CA bundle someone else could rewrite: they would choose whom
+    ca.write_bytes(pki.ca.cert_path.read_bytes())  # oms trusts with the key
+    ca.chmod(0o646)
+    _settings(home, ca, pki.client)
+    with pytest.raises(InvalidInputError, match="writable by others") as caught:
+        client_tls()
+    assert str(ca) in caught.value.message
+    _settings(home, pki.ca.cert_path, pki.client)
     assert client_tls() == ClientTls(
         pki.ca.cert_path.read_bytes(),
         pki.client.cert.read_bytes(),
