@@ -214,6 +214,7 @@ class Limits(NamedTuple):
     etcd_lock_ttl_s: int = 10  # a lock's lease lapses this long after its last keepalive
     etcd_watch_events: int = 10_000  # one watch read returns at most this many events
     etcd_line_bytes: int = 16 * 1024 * 1024  # one line of a watch or keepalive stream
+    etcd_tls_file_bytes: int = 1024 * 1024  # a CA bundle, client certificate or key read
 
     # hosts (ADR 0043, amendment `hosts`): a worker names its host; a host's conductor beats
     host_name_chars: int = 63  # a host's name (`[host] name`, OMS_HOST, the hostname)

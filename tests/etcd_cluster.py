@@ -3,7 +3,9 @@ temporary data dirs, started by a fixture and killed by pid at teardown; a membe
 and started again (same name, same data dir: it rejoins).
 
 `etcd_cluster` (session scope, 3 members) is shared by the tests that use it: each test works under
-a prefix of its own (`etcd_prefix`)."""
+a prefix of its own (`etcd_prefix`). `Cluster(tls=...)` serves its clients over TLS (ADR 0043,
+amendment `etcdtls`): each member's server certificate and key, the CA it trusts for client
+certificates (`--client-cert-auth`); peers stay plain."""
 
 from __future__ import annotations
 
@@ -15,10 +17,11 @@ import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
-from oms.adapters.etcd.client import Etcd
+from oms.adapters.etcd.client import ClientTls, Etcd
 from oms.errors import EtcdError
 from tests.helpers import eventually
 
@@ -40,19 +43,32 @@ def free_ports(count: int) -> list[int]:
             sock.close()
 
 
+class ServerTls(NamedTuple):
+    """What a TLS cluster's members serve: their certificate and key, the CA they trust for
+    client certificates, and what the cluster's own client (`wait_healthy`) presents."""
+
+    cert: Path
+    key: Path
+    client_ca: Path
+    client: ClientTls
+
+
 class Member:
     """One etcd member: its name, ports, data dir and (while running) its process."""
 
-    def __init__(self, name: str, client_port: int, peer_port: int, data_dir: Path) -> None:
+    def __init__(
+        self, name: str, client_port: int, peer_port: int, data_dir: Path, scheme: str = "http"
+    ) -> None:
         self.name = name
         self.client_port = client_port
         self.peer_port = peer_port
         self.data_dir = data_dir
+        self.scheme = scheme
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def client_url(self) -> str:
-        return f"http://127.0.0.1:{self.client_port}"
+        return f"{self.scheme}://127.0.0.1:{self.client_port}"
 
     @property
     def peer_url(self) -> str:
@@ -62,12 +78,15 @@ class Member:
 class Cluster:
     """A cluster of `size` members under `base` (a temporary directory)."""
 
-    def __init__(self, base: Path, size: int = 3) -> None:
+    def __init__(self, base: Path, size: int = 3, tls: ServerTls | None = None) -> None:
         ports = free_ports(2 * size)
         self.base = base
+        self.tls = tls
         self.token = f"oms-test-{os.getpid()}-{ports[0]}"
+        scheme = "https" if tls else "http"
         self.members = [
-            Member(f"m{i}", ports[2 * i], ports[2 * i + 1], base / f"m{i}") for i in range(size)
+            Member(f"m{i}", ports[2 * i], ports[2 * i + 1], base / f"m{i}", scheme)
+            for i in range(size)
         ]
         self.initial = ",".join(f"{m.name}={m.peer_url}" for m in self.members)
 
@@ -106,12 +125,26 @@ class Cluster:
                 "50",
                 "--election-timeout",
                 "500",
+                *self._tls_flags(),
             ],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
         )
         log.close()
+
+    def _tls_flags(self) -> list[str]:
+        if self.tls is None:
+            return []
+        return [
+            "--cert-file",
+            str(self.tls.cert),
+            "--key-file",
+            str(self.tls.key),
+            "--trusted-ca-file",
+            str(self.tls.client_ca),
+            "--client-cert-auth",
+        ]
 
     def start_all(self) -> None:
         for member in self.members:
@@ -131,7 +164,7 @@ class Cluster:
     def wait_healthy(self, members: list[Member] | None = None) -> None:
         """Until each member (every one by default) answers a linearizable read."""
         for member in members or self.members:
-            client = Etcd([member.client_url])
+            client = Etcd([member.client_url], tls=self.tls.client if self.tls else None)
 
             def answers(c: Etcd = client) -> bool:
                 return bool(c.call("/v3/kv/range", {"key": "AA=="}))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from collections.abc import Iterator
 
 
 def enclosing_git(path: str) -> str | None:
@@ -64,12 +65,16 @@ def write_new_user_file(path: str, data: bytes) -> None:
         os.close(fd)
 
 
-def read_user_file(path: str, cap: int, *, private: bool = False) -> bytes:
+def read_user_file(
+    path: str, cap: int, *, private: bool = False, secret: bool = False, trusted: bool = False
+) -> bytes:
     """Read a file the user named on the command line (outside any root): regular, bounded,
     non-blocking; never one in an agent's worktree outside a tree job
     (`trees.refuse_agent_tree`), by its path or by where the file opened is (a symlink into a
     worktree is refused too). `private`: a file whose contents oms runs (the person's settings)
-    must also be the user's own and writable by nobody else."""
+    must also be the user's own and writable by nobody else. `secret` (a private key): private,
+    and readable by nobody else either. `trusted` (what oms trusts, a CA bundle): the user's or
+    root's, and writable by nobody else."""
     import stat
 
     from oms.errors import FileTooLargeError, InvalidInputError, shown
@@ -88,6 +93,17 @@ def read_user_file(path: str, cap: int, *, private: bool = False) -> bytes:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise InvalidInputError(f"{shown(path)}: not a regular file")
+        private = private or secret
+        if trusted and st.st_uid not in (os.geteuid(), 0):
+            raise InvalidInputError(
+                f"{shown(path)}: owned by uid {st.st_uid} (expected {os.geteuid()} or root)",
+                hint="keep it in your own configuration folder, owned by you",
+            )
+        if trusted and stat.S_IMODE(st.st_mode) & 0o022:
+            raise InvalidInputError(
+                f"{shown(path)}: writable by others (mode {stat.S_IMODE(st.st_mode):o})",
+                hint=f"chmod go-w {shown(path)}",
+            )
         if private and st.st_uid != os.geteuid():
             raise InvalidInputError(
                 f"{shown(path)}: owned by uid {st.st_uid} (expected {os.geteuid()})",
@@ -98,6 +114,12 @@ def read_user_file(path: str, cap: int, *, private: bool = False) -> bytes:
                 f"{shown(path)}: writable by others (mode {stat.S_IMODE(st.st_mode):o})",
                 hint=f"chmod go-w {shown(path)}",
             )
+        if secret and stat.S_IMODE(st.st_mode) & 0o077:
+            raise InvalidInputError(
+                f"{shown(path)}: a private key open to group or others "
+                f"(mode {stat.S_IMODE(st.st_mode):o})",
+                hint=f"chmod 600 {shown(path)}",
+            )
         chunks, total = [], 0
         while chunk := os.read(fd, min(1 << 20, cap + 1 - total)):
             chunks.append(chunk)
@@ -105,6 +127,21 @@ def read_user_file(path: str, cap: int, *, private: bool = False) -> bytes:
             if total > cap:
                 raise FileTooLargeError(f"{shown(path)}: more than {cap} bytes")
         return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def memory_file(data: bytes, name: str) -> Iterator[str]:
+    """A path that reads `data` from memory (a memfd, closed on leaving): for an API that takes
+    only a path (`ssl.SSLContext.load_cert_chain`), so a key read and checked once by
+    `read_user_file` is loaded as read, never opened again by its name."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        yield f"/proc/self/fd/{fd}"
     finally:
         os.close(fd)
 

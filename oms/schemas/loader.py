@@ -27,6 +27,7 @@ SCHEMA_NAMES = (
     "defs",
     "dispatch",
     "dispatch-intent",
+    "etcd-settings",
     "event",
     "evidence",
     "evidence-envelope",

@@ -10,6 +10,11 @@ raises `EtcdUnavailableError` (one line naming the endpoints). A call is sent ag
 endpoint after a transport failure, even one after the request was sent: every write oms makes is
 either guarded by a compare (a resent one that had landed fails its compare, and the record store
 replays it by its operation id) or puts the same bytes again.
+
+An `https://` endpoint is spoken over TLS (ADR 0043, amendment `etcdtls`): TLS 1.2 or later, the
+member's certificate verified against the CA the person's settings name (`ClientTls`; the
+system's CAs when none), its host name or IP checked, and the client certificate presented when
+one is given. A failed handshake is one reason in the one line, with the fix as its hint.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import contextlib
 import http.client
 import json
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -34,6 +40,7 @@ from oms.errors import (
     InvalidInputError,
     shown,
 )
+from oms.fsio.outside import memory_file
 from oms.limits import LIMITS, Limits
 
 # gRPC status codes a member answers when another member may do better
@@ -259,31 +266,193 @@ class Endpoint(NamedTuple):
     host: str
     port: int
     url: str
+    tls: bool = False
 
 
 def parse_endpoint(url: str) -> Endpoint:
-    """`http://host:port` (TLS is not built yet: ADR 0043)."""
+    """`http://host:port`, or `https://host:port` (spoken over TLS)."""
     parts = urlsplit(url)
-    if parts.scheme != "http" or not parts.hostname or parts.path not in ("", "/"):
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
         raise InvalidInputError(
-            f"etcd endpoint {shown(url)} is not http://host:port",
-            hint="name each member's client URL, e.g. http://127.0.0.1:2379",
+            f"etcd endpoint {shown(url)} is not http(s)://host:port",
+            hint="name each member's client URL, e.g. https://127.0.0.1:2379",
         )
     try:
         port = parts.port or 2379
     except ValueError as exc:
         raise InvalidInputError(f"etcd endpoint {shown(url)} has a bad port") from exc
-    return Endpoint(parts.hostname, port, url)
+    return Endpoint(parts.hostname, port, url, parts.scheme == "https")
+
+
+class ClientTls(NamedTuple):
+    """What the client trusts and presents over TLS: the CA bundle the members' certificates
+    must chain to (PEM; None: the system's CAs), the client certificate and its key (PEM; both or
+    neither), and where they were named (`source`, for the messages)."""
+
+    ca: bytes | None = None
+    cert: bytes | None = None
+    key: bytes | None = None
+    source: str = "the TLS settings"
+
+
+def tls_context(tls: ClientTls) -> ssl.SSLContext:
+    """The client's TLS context: TLS 1.2 or later, the server verified against `tls.ca` with its
+    host name (or IP SAN) checked, the client certificate loaded; one-line errors naming
+    `tls.source` when the material does not load."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # CERT_REQUIRED, check_hostname
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        if tls.ca is None:
+            context.load_default_certs()
+        else:
+            context.load_verify_locations(cadata=tls.ca.decode("ascii", "replace"))
+    except (ssl.SSLError, ValueError) as exc:
+        raise InvalidInputError(
+            f"{tls.source}: the CA bundle holds no certificate ({_ssl_reason(exc)})",
+            hint="name a PEM file of the CA that signed the etcd members' certificates",
+        ) from exc
+    if (tls.cert is None) != (tls.key is None):
+        raise InvalidInputError(
+            f"{tls.source}: a client certificate needs its key (and a key its certificate)",
+            hint="name both `cert` and `key`, or neither",
+        )
+    if tls.cert is not None and tls.key is not None:
+        try:
+            with memory_file(tls.cert + b"\n" + tls.key, "oms-etcd-client") as path:
+                context.load_cert_chain(path)
+        except ssl.SSLError as exc:
+            raise InvalidInputError(
+                f"{tls.source}: the client certificate and key do not load ({_ssl_reason(exc)})",
+                hint="name a PEM certificate and the unencrypted PEM key it was issued for",
+            ) from exc
+    return context
+
+
+def _ssl_reason(exc: BaseException) -> str:
+    if isinstance(exc, ssl.SSLError) and exc.reason:
+        return str(exc.reason)
+    if isinstance(exc, ssl.SSLEOFError | ssl.SSLZeroReturnError):
+        return "the TLS connection ended"
+    return shown(str(exc), 120)
+
+
+# what a failed call's reason says, and the fix: the first that applies is the hint
+_TLS_FIXES = (
+    (
+        "certificate has expired",
+        "the member's certificate has expired: renew it (signed by the CA you trust)",
+    ),
+    (
+        "does not name",
+        "the member's certificate does not name the host you dial: name each member in "
+        "[store] endpoints as its certificate does (an IP needs an IP SAN)",
+    ),
+    (
+        "not trusted",
+        "the member's certificate is not signed by the CA you trust: set `ca` under [tls] in "
+        "your oms/etcd.toml to the CA that signed the members' certificates",
+    ),
+    (
+        "WRONG_VERSION_NUMBER",
+        "the member does not speak TLS: name it http:// in [store] endpoints, or serve TLS",
+    ),
+    (
+        "ended the TLS handshake",
+        "the member does not speak TLS (it ended the handshake): name it http:// in [store] "
+        "endpoints, or serve TLS on it",
+    ),
+    (
+        "serving TLS",
+        "if the members serve TLS, name them https:// in [store] endpoints (and set [tls] in "
+        "your oms/etcd.toml); else start the cluster",
+    ),
+    (
+        "refused the client certificate",
+        "set `cert` and `key` under [tls] in your oms/etcd.toml to a client certificate the "
+        "members' --trusted-ca-file signed",
+    ),
+)
+_REFUSED_ALERTS = (
+    "CERTIFICATE_REQUIRED",
+    "BAD_CERTIFICATE",
+    "UNKNOWN_CA",
+    "CERTIFICATE_UNKNOWN",
+    "CERTIFICATE_EXPIRED",
+    "DECRYPT_ERROR",
+    "ACCESS_DENIED",
+)
+
+
+def _reason(exc: BaseException, endpoint: Endpoint) -> str:
+    """Why a call to `endpoint` failed, in a few words (a TLS failure said as what it means)."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        said = exc.verify_message or _ssl_reason(exc)
+        if "expired" in said:
+            return f"its certificate has expired: {said}"
+        if "mismatch" in said:
+            return f"its certificate does not name {endpoint.host}: {said}"
+        return f"its certificate is not trusted: {said}"
+    if isinstance(exc, ssl.SSLError):
+        reason = _ssl_reason(exc)
+        ended = isinstance(exc, ssl.SSLEOFError | ssl.SSLZeroReturnError)
+        if ended and _HANDSHAKE in getattr(exc, "__notes__", ()):
+            # a member that does not speak TLS reads the client's hello as a bad request, and
+            # closes the connection
+            return f"it ended the TLS handshake unanswered ({reason})"
+        if any(alert in reason for alert in _REFUSED_ALERTS) or ended:
+            # TLS 1.3: a member checks the client's certificate after the client's handshake
+            # ends, and refuses one it did not sign (or none) by ending the connection
+            return f"it refused the client certificate: {reason}"
+        return f"TLS: {reason}"
+    if endpoint.tls and isinstance(exc, ConnectionResetError | BrokenPipeError):
+        return f"it refused the client certificate: {type(exc).__name__}"
+    if not endpoint.tls and isinstance(exc, http.client.RemoteDisconnected):
+        return "it closed the connection unanswered, as a member serving TLS does"
+    return type(exc).__name__
+
+
+_HANDSHAKE = "while connecting"
+
+
+def _connect_now(conn: http.client.HTTPConnection) -> None:
+    """Connect `conn` (and make its TLS handshake) if it is not connected, marking a failure as
+    one while connecting: an ended handshake means another thing than an ended answer."""
+    if conn.sock is None:
+        try:
+            conn.connect()
+        except OSError as exc:
+            exc.add_note(_HANDSHAKE)
+            raise
+
+
+def _unavailable(tried: list[str]) -> EtcdUnavailableError:
+    said = ", ".join(tried)
+    for needle, fix in _TLS_FIXES:
+        if needle in said:
+            return EtcdUnavailableError(
+                f"etcd unreachable: no endpoint answered ({said})", hint=fix
+            )
+    return EtcdUnavailableError(f"etcd unreachable: no endpoint answered ({said})")
 
 
 class Etcd:
     """A client of one etcd cluster. Safe to share between threads (one call at a time)."""
 
-    def __init__(self, endpoints: Sequence[str], limits: Limits = LIMITS) -> None:
+    def __init__(
+        self, endpoints: Sequence[str], limits: Limits = LIMITS, tls: ClientTls | None = None
+    ) -> None:
         if not endpoints:
             raise InvalidInputError("no etcd endpoints", hint="set `[store] endpoints`")
         self.endpoints = [parse_endpoint(url) for url in endpoints]
+        plain = [e.url for e in self.endpoints if not e.tls]
+        if tls is not None and plain:
+            # the person asked for TLS: a committed configuration cannot turn it off
+            raise InvalidInputError(
+                f"etcd endpoint {shown(plain[0])} is plain http while {tls.source} names TLS",
+                hint="name every member https:// in [store] endpoints",
+            )
         self.limits = limits
+        self._tls = tls_context(tls or ClientTls()) if any(e.tls for e in self.endpoints) else None
         self._conns: dict[Endpoint, http.client.HTTPConnection] = {}
         self._first = 0  # the endpoint that answered last is asked first
         self._lock = threading.Lock()
@@ -302,7 +471,11 @@ class Etcd:
                     status, raw = self._post(endpoint, path, data)
                 except (OSError, http.client.HTTPException) as exc:
                     self._drop(endpoint)
-                    tried.append(f"{endpoint.url} ({type(exc).__name__})")
+                    tried.append(f"{endpoint.url} ({_reason(exc, endpoint)})")
+                    continue
+                if status == 400 and b"HTTPS server" in raw[:200]:  # plain http to TLS
+                    self._drop(endpoint)
+                    tried.append(f"{endpoint.url} (it speaks TLS)")
                     continue
                 answer = self._decode(raw, endpoint)
                 if "error" in answer or status != 200:
@@ -314,14 +487,22 @@ class Etcd:
                     raise EtcdError(f"etcd {path}: {message} (code {code}) at {endpoint.url}")
                 self._first = index
                 return answer
-        raise EtcdUnavailableError(f"etcd unreachable: no endpoint answered ({', '.join(tried)})")
+        raise _unavailable(tried)
+
+    def _connect(self, endpoint: Endpoint) -> http.client.HTTPConnection:
+        """A connection to `endpoint` (not yet made): over TLS for an https:// one."""
+        if endpoint.tls and self._tls is not None:
+            return http.client.HTTPSConnection(
+                endpoint.host, endpoint.port, timeout=self.limits.etcd_call_s, context=self._tls
+            )
+        return http.client.HTTPConnection(
+            endpoint.host, endpoint.port, timeout=self.limits.etcd_call_s
+        )
 
     def _post(self, endpoint: Endpoint, path: str, data: bytes) -> tuple[int, bytes]:
         conn = self._conns.get(endpoint)
         if conn is None:
-            conn = http.client.HTTPConnection(
-                endpoint.host, endpoint.port, timeout=self.limits.etcd_call_s
-            )
+            conn = self._connect(endpoint)
             self._conns[endpoint] = conn
         cut = threading.Event()
         held: list[socket.socket] = []  # the call's socket (an answer that closes takes it over)
@@ -329,6 +510,7 @@ class Etcd:
         watchdog.daemon = True
         watchdog.start()
         try:
+            _connect_now(conn)
             conn.request("POST", path, body=data, headers={"Content-Type": "application/json"})
             if conn.sock is not None:
                 held.append(conn.sock)
@@ -524,9 +706,7 @@ class Etcd:
         deadline = time.monotonic() + wait_s
         tried: list[str] = []
         for endpoint in self.endpoints:
-            conn = http.client.HTTPConnection(
-                endpoint.host, endpoint.port, timeout=self.limits.etcd_call_s
-            )
+            conn = self._connect(endpoint)
             # the stream's socket is shut `etcd_call_s` after `wait_s`, however slowly a member
             # dribbles it (each read's timeout alone bounds nothing)
             cut, held = threading.Event(), list[socket.socket]()
@@ -536,12 +716,13 @@ class Etcd:
             watchdog.start()
             try:
                 try:
+                    _connect_now(conn)
                     conn.request("POST", "/v3/watch", body=body)
                     if conn.sock is not None:
                         held.append(conn.sock)
                     response = conn.getresponse()
                 except (OSError, http.client.HTTPException) as exc:
-                    tried.append(f"{endpoint.url} ({type(exc).__name__})")
+                    tried.append(f"{endpoint.url} ({_reason(exc, endpoint)})")
                     continue
                 try:
                     return self._read_watch(conn, response, start_revision, deadline)
@@ -552,11 +733,11 @@ class Etcd:
                         return WatchResult([], start_revision)  # its time is up: as above
                     if isinstance(exc, EtcdError):
                         raise
-                    tried.append(f"{endpoint.url} ({type(exc).__name__})")
+                    tried.append(f"{endpoint.url} ({_reason(exc, endpoint)})")
             finally:
                 watchdog.cancel()
                 conn.close()
-        raise EtcdUnavailableError(f"etcd unreachable: no endpoint answered ({', '.join(tried)})")
+        raise _unavailable(tried)
 
     def _read_watch(
         self,

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'dfcc1b207d3a013ee49133acb043069be21f7f130c52c51a54df4554253c3d8e'
+SOURCE_SHA256 = '18db231d99e9a0e80009edea5bca93d258d5d8829ed28a2815ddc748493be28c'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -69,6 +69,7 @@ MODULES: dict[str, str] = {
     'defs#/$defs/version': 'defs',
     'dispatch': 'dispatch',
     'dispatch-intent': 'dispatch_intent',
+    'etcd-settings': 'etcd_settings',
     'event': 'event',
     'evidence': 'evidence',
     'evidence-envelope': 'evidence_envelope',

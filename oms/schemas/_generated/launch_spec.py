@@ -25,35 +25,35 @@ _C0: object = 'oms-launch-v1'
 _C1: tuple[object, ...] = ('codex', 'claude', 'command')
 
 
-def _v718(x: object) -> bool:
+def _v723(x: object) -> bool:
     # launch-spec#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v719(x: object) -> bool:
+def _v724(x: object) -> bool:
     # launch-spec#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v720(x: object) -> bool:
+def _v725(x: object) -> bool:
     # launch-spec#/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v721(x: object) -> bool:
+def _v726(x: object) -> bool:
     # launch-spec#/properties/provider
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v722(x: object) -> bool:
+def _v727(x: object) -> bool:
     # launch-spec#/properties/provider_version
     if not (isinstance(x, str)):
         return False
@@ -65,7 +65,7 @@ def _v722(x: object) -> bool:
     return True
 
 
-def _v724(x: object) -> bool:
+def _v729(x: object) -> bool:
     # launch-spec#/properties/allowed_tools/items
     if not (isinstance(x, str)):
         return False
@@ -75,7 +75,7 @@ def _v724(x: object) -> bool:
     return True
 
 
-def _v723(x: object) -> bool:
+def _v728(x: object) -> bool:
     # launch-spec#/properties/allowed_tools
     if not (isinstance(x, list)):
         return False
@@ -83,12 +83,12 @@ def _v723(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v724(v):
+            if not _v729(v):
                 return False
     return True
 
 
-def _v725(x: object) -> bool:
+def _v730(x: object) -> bool:
     # launch-spec#/properties/nonce
     if not (isinstance(x, str)):
         return False
@@ -98,21 +98,21 @@ def _v725(x: object) -> bool:
     return True
 
 
-def _v726(x: object) -> bool:
+def _v731(x: object) -> bool:
     # launch-spec#/properties/config_root
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v727(x: object) -> bool:
+def _v732(x: object) -> bool:
     # launch-spec#/properties/worktree
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v728(x: object) -> bool:
+def _v733(x: object) -> bool:
     # launch-spec#/properties/sandbox_dir
     if not (isinstance(x, str)):
         return False
@@ -126,14 +126,14 @@ def _v728(x: object) -> bool:
     return True
 
 
-def _v729(x: object) -> bool:
+def _v734(x: object) -> bool:
     # launch-spec#/properties/bwrap
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v732(x: object) -> bool:
+def _v737(x: object) -> bool:
     # launch-spec#/$defs/word
     if not (isinstance(x, str)):
         return False
@@ -145,14 +145,14 @@ def _v732(x: object) -> bool:
     return True
 
 
-def _v731(x: object) -> bool:
+def _v736(x: object) -> bool:
     # launch-spec#/properties/sandbox/items
-    if not _v732(x):
+    if not _v737(x):
         return False
     return True
 
 
-def _v730(x: object) -> bool:
+def _v735(x: object) -> bool:
     # launch-spec#/properties/sandbox
     if not (isinstance(x, list)):
         return False
@@ -162,19 +162,19 @@ def _v730(x: object) -> bool:
         if len(x) > 1024:
             return False
         for v in x:
-            if not _v731(v):
+            if not _v736(v):
                 return False
     return True
 
 
-def _v734(x: object) -> bool:
+def _v739(x: object) -> bool:
     # launch-spec#/properties/command/items
-    if not _v732(x):
+    if not _v737(x):
         return False
     return True
 
 
-def _v733(x: object) -> bool:
+def _v738(x: object) -> bool:
     # launch-spec#/properties/command
     if not (isinstance(x, list)):
         return False
@@ -184,19 +184,19 @@ def _v733(x: object) -> bool:
         if len(x) > 256:
             return False
         for v in x:
-            if not _v734(v):
+            if not _v739(v):
                 return False
     return True
 
 
-def _v736(x: object) -> bool:
+def _v741(x: object) -> bool:
     # launch-spec#/properties/placeholders/items
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v735(x: object) -> bool:
+def _v740(x: object) -> bool:
     # launch-spec#/properties/placeholders
     if not (isinstance(x, list)):
         return False
@@ -204,19 +204,19 @@ def _v735(x: object) -> bool:
         if len(x) > 8:
             return False
         for v in x:
-            if not _v736(v):
+            if not _v741(v):
                 return False
     return True
 
 
-def _v738(x: object) -> bool:
+def _v743(x: object) -> bool:
     # launch-spec#/properties/env/additionalProperties
-    if not _v732(x):
+    if not _v737(x):
         return False
     return True
 
 
-def _v739(x: object) -> bool:
+def _v744(x: object) -> bool:
     # launch-spec#/properties/env/propertyNames
     if isinstance(x, str):
         if _search(_P5, x) is None:
@@ -224,7 +224,7 @@ def _v739(x: object) -> bool:
     return True
 
 
-def _v737(x: object) -> bool:
+def _v742(x: object) -> bool:
     # launch-spec#/properties/env
     if not (isinstance(x, dict)):
         return False
@@ -232,29 +232,29 @@ def _v737(x: object) -> bool:
         if len(x) > 64:
             return False
         for k, v in x.items():
-            if k not in () and not _v738(v):
+            if k not in () and not _v743(v):
                 return False
         for k in x:
-            if not _v739(k):
+            if not _v744(k):
                 return False
     return True
 
 
-def _v740(x: object) -> bool:
+def _v745(x: object) -> bool:
     # launch-spec#/properties/created_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v741(x: object) -> bool:
+def _v746(x: object) -> bool:
     # launch-spec#/properties/git_config_path
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v742(x: object) -> bool:
+def _v747(x: object) -> bool:
     # launch-spec#/properties/git_config
     if not (isinstance(x, str)):
         return False
@@ -266,7 +266,7 @@ def _v742(x: object) -> bool:
     return True
 
 
-def _v744(x: object) -> bool:
+def _v749(x: object) -> bool:
     # launch-spec#/properties/model_relay/properties/socket
     if not (isinstance(x, str)):
         return False
@@ -280,7 +280,7 @@ def _v744(x: object) -> bool:
     return True
 
 
-def _v745(x: object) -> bool:
+def _v750(x: object) -> bool:
     # launch-spec#/properties/model_relay/properties/port
     if not (_is_integer(x)):
         return False
@@ -292,7 +292,7 @@ def _v745(x: object) -> bool:
     return True
 
 
-def _v743(x: object) -> bool:
+def _v748(x: object) -> bool:
     # launch-spec#/properties/model_relay
     if not (isinstance(x, dict)):
         return False
@@ -300,9 +300,9 @@ def _v743(x: object) -> bool:
         for k in ('port', 'socket'):
             if k not in x:
                 return False
-        if 'socket' in x and not _v744(x['socket']):
+        if 'socket' in x and not _v749(x['socket']):
             return False
-        if 'port' in x and not _v745(x['port']):
+        if 'port' in x and not _v750(x['port']):
             return False
         for k in x:
             if k not in ('socket', 'port'):
@@ -310,21 +310,21 @@ def _v743(x: object) -> bool:
     return True
 
 
-def _v746(x: object) -> bool:
+def _v751(x: object) -> bool:
     # launch-spec#/properties/limits
     if not _m_defs._v62(x):
         return False
     return True
 
 
-def _v748(x: object) -> bool:
+def _v753(x: object) -> bool:
     # launch-spec#/properties/disk_trees/items
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v747(x: object) -> bool:
+def _v752(x: object) -> bool:
     # launch-spec#/properties/disk_trees
     if not (isinstance(x, list)):
         return False
@@ -334,12 +334,12 @@ def _v747(x: object) -> bool:
         if len(x) > 4:
             return False
         for v in x:
-            if not _v748(v):
+            if not _v753(v):
                 return False
     return True
 
 
-def _v717(x: object) -> bool:
+def _v722(x: object) -> bool:
     # launch-spec#
     if not (isinstance(x, dict)):
         return False
@@ -347,47 +347,47 @@ def _v717(x: object) -> bool:
         for k in ('allowed_tools', 'bwrap', 'command', 'config_root', 'created_at', 'disk_trees', 'dispatch_id', 'env', 'format', 'git_config', 'git_config_path', 'limits', 'nonce', 'placeholders', 'provider', 'provider_version', 'sandbox', 'sandbox_dir', 'session_id', 'worktree'):
             if k not in x:
                 return False
-        if 'format' in x and not _v718(x['format']):
+        if 'format' in x and not _v723(x['format']):
             return False
-        if 'dispatch_id' in x and not _v719(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v724(x['dispatch_id']):
             return False
-        if 'session_id' in x and not _v720(x['session_id']):
+        if 'session_id' in x and not _v725(x['session_id']):
             return False
-        if 'provider' in x and not _v721(x['provider']):
+        if 'provider' in x and not _v726(x['provider']):
             return False
-        if 'provider_version' in x and not _v722(x['provider_version']):
+        if 'provider_version' in x and not _v727(x['provider_version']):
             return False
-        if 'allowed_tools' in x and not _v723(x['allowed_tools']):
+        if 'allowed_tools' in x and not _v728(x['allowed_tools']):
             return False
-        if 'nonce' in x and not _v725(x['nonce']):
+        if 'nonce' in x and not _v730(x['nonce']):
             return False
-        if 'config_root' in x and not _v726(x['config_root']):
+        if 'config_root' in x and not _v731(x['config_root']):
             return False
-        if 'worktree' in x and not _v727(x['worktree']):
+        if 'worktree' in x and not _v732(x['worktree']):
             return False
-        if 'sandbox_dir' in x and not _v728(x['sandbox_dir']):
+        if 'sandbox_dir' in x and not _v733(x['sandbox_dir']):
             return False
-        if 'bwrap' in x and not _v729(x['bwrap']):
+        if 'bwrap' in x and not _v734(x['bwrap']):
             return False
-        if 'sandbox' in x and not _v730(x['sandbox']):
+        if 'sandbox' in x and not _v735(x['sandbox']):
             return False
-        if 'command' in x and not _v733(x['command']):
+        if 'command' in x and not _v738(x['command']):
             return False
-        if 'placeholders' in x and not _v735(x['placeholders']):
+        if 'placeholders' in x and not _v740(x['placeholders']):
             return False
-        if 'env' in x and not _v737(x['env']):
+        if 'env' in x and not _v742(x['env']):
             return False
-        if 'created_at' in x and not _v740(x['created_at']):
+        if 'created_at' in x and not _v745(x['created_at']):
             return False
-        if 'git_config_path' in x and not _v741(x['git_config_path']):
+        if 'git_config_path' in x and not _v746(x['git_config_path']):
             return False
-        if 'git_config' in x and not _v742(x['git_config']):
+        if 'git_config' in x and not _v747(x['git_config']):
             return False
-        if 'model_relay' in x and not _v743(x['model_relay']):
+        if 'model_relay' in x and not _v748(x['model_relay']):
             return False
-        if 'limits' in x and not _v746(x['limits']):
+        if 'limits' in x and not _v751(x['limits']):
             return False
-        if 'disk_trees' in x and not _v747(x['disk_trees']):
+        if 'disk_trees' in x and not _v752(x['disk_trees']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'session_id', 'provider', 'provider_version', 'allowed_tools', 'nonce', 'config_root', 'worktree', 'sandbox_dir', 'bwrap', 'sandbox', 'command', 'placeholders', 'env', 'created_at', 'git_config_path', 'git_config', 'model_relay', 'limits', 'disk_trees'):
@@ -396,6 +396,6 @@ def _v717(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'launch-spec': _v717,
-    'launch-spec#/$defs/word': _v732,
+    'launch-spec': _v722,
+    'launch-spec#/$defs/word': _v737,
 }

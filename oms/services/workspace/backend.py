@@ -3,14 +3,22 @@ cluster. `oms store verify` walks an etcd store's keys; `oms ticket add`, `oms t
 `oms status` run on it (`Workspace.open(etcd=True)`); every other command that opens a workspace
 is refused `backend = "etcd"` in one line as it opens (`refuse_etcd_named`), whether or not it
 reads the configuration, so nothing writes half to files and half to a cluster, and nothing reads
-the state root's files as if they were the store."""
+the state root's files as if they were the store.
+
+What an https:// cluster is trusted by and shown (`client_tls`) is the person's own
+`oms/etcd.toml` (`domain/etcd_settings.py`), never the committed configuration."""
 
 from __future__ import annotations
 
-from oms.adapters.etcd.client import Etcd
+import os
+
+from oms.adapters.etcd.client import ClientTls, Etcd
 from oms.adapters.etcd.store import EtcdStore
+from oms.domain import etcd_settings
 from oms.domain.config import Config
 from oms.errors import ConfigError
+from oms.fsio.outside import file_signature, read_user_file
+from oms.limits import LIMITS
 
 
 def default_prefix(key_id: str) -> str:
@@ -23,7 +31,27 @@ def etcd_store(config: Config, key_id: str) -> EtcdStore | None:
     if config.store.backend != "etcd":
         return None
     prefix = config.store.prefix or default_prefix(key_id)
-    return EtcdStore(Etcd(config.store.endpoints), prefix)
+    return EtcdStore(Etcd(config.store.endpoints, tls=client_tls()), prefix)
+
+
+def client_tls() -> ClientTls | None:
+    """The person's `[tls]` (`$XDG_CONFIG_HOME/oms/etcd.toml`), read, or None when there is no
+    such file. The settings file must be the person's own and writable by nobody else, the CA
+    bundle the person's or root's and writable by nobody else, the key readable by nobody else;
+    none of the files may be in an agent's worktree (`read_user_file`)."""
+    path = etcd_settings.settings_path(os.environ)
+    if file_signature(path) is None:
+        return None
+    named = etcd_settings.parse_settings(
+        read_user_file(path, LIMITS.config_bytes, private=True), path
+    )
+    cap = LIMITS.etcd_tls_file_bytes
+    return ClientTls(
+        read_user_file(named.ca, cap, trusted=True) if named.ca else None,
+        read_user_file(named.cert, cap) if named.cert else None,
+        read_user_file(named.key, cap, secret=True) if named.key else None,
+        path,
+    )
 
 
 def refuse_etcd(config: Config, where: str) -> None:

@@ -32,11 +32,29 @@ def test_a_prefix_with_no_range_end_is_refused() -> None:
 
 @pytest.mark.parametrize(
     "url",
-    ["https://127.0.0.1:2379", "127.0.0.1:2379", "http://", "http://h:2379/v3", "http://h:99999"],
+    [
+        "ftp://127.0.0.1:2379",
+        "127.0.0.1:2379",
+        "http://",
+        "https://",
+        "http://h:2379/v3",
+        "https://h:2379/v3",
+        "http://h:99999",
+    ],
 )
 def test_an_endpoint_that_is_not_http_host_port_is_refused(url: str) -> None:
     with pytest.raises(InvalidInputError, match="etcd endpoint"):
         parse_endpoint(url)
+
+
+def test_an_https_endpoint_is_spoken_over_tls() -> None:
+    assert parse_endpoint("https://10.0.0.1:2379") == (
+        "10.0.0.1",
+        2379,
+        "https://10.0.0.1:2379",
+        True,
+    )
+    assert not parse_endpoint("http://10.0.0.1:2379").tls
 
 
 def test_an_endpoint_without_a_port_is_2379() -> None:

@@ -1,0 +1,92 @@
+"""Predicates of the `etcd-settings` schema. Generated from schemas/*.schema.json by build/gen_validators.py. Do not edit.
+
+Each predicate answers whether a JSON value satisfies one schema (Draft 2020-12, as jsonschema applies
+it without format assertion). Proven equal to jsonschema by tests/unit/schemas/test_generated_validators.py.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
+from oms.schemas._generated._runtime import search as _search, unique as _unique
+
+
+_P0 = '^/'
+
+
+def _v397(x: object) -> bool:
+    # etcd-settings#/properties/tls/properties/ca
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P0, x) is None:
+            return False
+        if len(x) > 4096:
+            return False
+    return True
+
+
+def _v398(x: object) -> bool:
+    # etcd-settings#/properties/tls/properties/cert
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P0, x) is None:
+            return False
+        if len(x) > 4096:
+            return False
+    return True
+
+
+def _v399(x: object) -> bool:
+    # etcd-settings#/properties/tls/properties/key
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P0, x) is None:
+            return False
+        if len(x) > 4096:
+            return False
+    return True
+
+
+def _v396(x: object) -> bool:
+    # etcd-settings#/properties/tls
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        if len(x) < 1:
+            return False
+        if 'ca' in x and not _v397(x['ca']):
+            return False
+        if 'cert' in x and not _v398(x['cert']):
+            return False
+        if 'key' in x and not _v399(x['key']):
+            return False
+        for k in x:
+            if k not in ('ca', 'cert', 'key'):
+                return False
+    return True
+
+
+def _v395(x: object) -> bool:
+    # etcd-settings#
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('tls',):
+            if k not in x:
+                return False
+        if 'tls' in x and not _v396(x['tls']):
+            return False
+        for k in x:
+            if k not in ('tls',):
+                return False
+    return True
+
+
+VALIDATORS: dict[str, Callable[[object], bool]] = {
+    'etcd-settings': _v395,
+}
