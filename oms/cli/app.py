@@ -314,20 +314,26 @@ def _tickets_table(
     from oms.domain.status_reason import fit
 
     dicts = [item for item in items if isinstance(item, dict)]
+    *shown, last = fields
     rows = [
-        [str(item.get(f) if item.get(f) is not None else "-") for f in fields[:-1]]
-        + [fit(str(item.get(fields[-1]) or "-"), TITLE_CHARS)]
+        [
+            *("-" if (v := item.get(f)) is None else str(v) for f in shown),
+            fit(str(item.get(last) or "-"), TITLE_CHARS),
+        ]
         for item in dicts
     ]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(fields)]
+    cells = zip(*rows, strict=True) if rows else [()] * len(fields)
+    columns = zip(fields, cells, strict=True)
+    widths = [max(len(h), *map(len, column)) for h, column in columns]
     room = shutil.get_terminal_size().columns - sum(w + 2 for w in widths)
-    widths.append(0)
+    line = "  ".join(f"{{:<{w}}}" for w in widths) + "  {}"  # the reason last, not padded
     header = [*fields, "reason"]
-    typer.echo("  ".join(h.upper().ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
+    lines = [line.format(*(h.upper() for h in header)).rstrip()]
+    most = max(room, REASON_MIN_CHARS)
     for item, row in zip(dicts, rows, strict=True):
-        why = fit(reasons.get(str(item.get("id")), ""), max(room, REASON_MIN_CHARS)) or "-"
-        cells = zip([*row, why], widths, strict=True)
-        typer.echo("  ".join(c.ljust(w) for c, w in cells).rstrip())
+        why = fit(reasons.get(str(item.get("id")), ""), most) or "-"
+        lines.append(line.format(*row, why).rstrip())
+    typer.echo("\n".join(lines))  # one write: a call per row was a fifth of `oms status`'s time
 
 
 TITLE_CHARS = 40  # `oms status` shows this much of a title
