@@ -314,20 +314,18 @@ def _tickets_table(
     from oms.domain.status_reason import fit
 
     dicts = [item for item in items if isinstance(item, dict)]
-    rows = [
-        [str(item.get(f) if item.get(f) is not None else "-") for f in fields[:-1]]
-        + [fit(str(item.get(fields[-1]) or "-"), TITLE_CHARS)]
-        for item in dicts
-    ]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(fields)]
+    *shown, last = fields
+    columns = [["-" if (v := item.get(f)) is None else str(v) for item in dicts] for f in shown]
+    titles = (str(item.get(last) or "-") for item in dicts)
+    columns.append([t if len(t) <= TITLE_CHARS else fit(t, TITLE_CHARS) for t in titles])
+    widths = [max(len(h), *map(len, column)) for h, column in zip(fields, columns, strict=True)]
     room = shutil.get_terminal_size().columns - sum(w + 2 for w in widths)
-    widths.append(0)
-    header = [*fields, "reason"]
-    typer.echo("  ".join(h.upper().ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
-    for item, row in zip(dicts, rows, strict=True):
-        why = fit(reasons.get(str(item.get("id")), ""), max(room, REASON_MIN_CHARS)) or "-"
-        cells = zip([*row, why], widths, strict=True)
-        typer.echo("  ".join(c.ljust(w) for c, w in cells).rstrip())
+    most = max(room, REASON_MIN_CHARS)
+    whys = [fit(reasons.get(str(item.get("id")), ""), most) or "-" for item in dicts]
+    line = "  ".join(f"{{:<{w}}}" for w in widths) + "  {}"  # the reason last, not padded
+    header = [h.upper() for h in (*fields, "reason")]
+    lines = [line.format(*header).rstrip(), *map(str.rstrip, map(line.format, *columns, whys))]
+    typer.echo("\n".join(lines))  # one write: a call per row was a fifth of `oms status`'s time
 
 
 TITLE_CHARS = 40  # `oms status` shows this much of a title

@@ -89,9 +89,11 @@ def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
     widths = [
         max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(header)
     ]
-    typer.echo("  ".join(h.upper().ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
-    for row in cells:
-        typer.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    lines = ["  ".join(h.upper().ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    lines += [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+    ]
+    typer.echo("\n".join(lines))  # one write (a call a row costs ~10 µs: 0.1 s at 10,000 rows)
 
 
 @contextlib.contextmanager

@@ -7,19 +7,33 @@ another one trusts — an edited, forged or foreign file is ignored (everything 
 `oms store verify` reports it. A file is read only up to `ENTRY_ALLOWANCE` bytes per record
 directory, and only its ASCII generation names count (`generation_of`), the same for the reader and
 for `store verify`.
+
+The body (`oms-summary-v2`, ADR 0043 as amended by `etcdspeed`) is columnar: one JSON array per
+field of the entries (ids, times, the envelopes' fields), and each payload as the index of its key
+list in `shapes` and its values in that order. Every new process of `oms status` parses it, so it
+is made to parse fast: no key is repeated per entry (a third of v1's bytes at 10,000 tickets), and
+each column is checked and each record built by C loops (`map`) rather than per entry in Python.
+The checks are v1's: every id is an id, every field its type, every payload an object with unique
+ASCII keys. A v1 body (the envelopes row by row) is still read, and written again as v2 by the next
+refresh that saves.
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import hmac
 import json
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
+from typing import Any
 
 from oms.canonical import check
+from oms.canonical.ids import OPAQUE_ID
 from oms.canonical.strict_json import loads_foreign
-from oms.errors import AlreadyExistsError, IntegrityError, OmsError
+from oms.errors import AlreadyExistsError, IntegrityError, InvalidIdError, OmsError
 from oms.fsio import Root
 from oms.limits import LIMITS
 from oms.store import keys
@@ -27,7 +41,8 @@ from oms.store.records import Record
 from oms.store.stateroot import KEY
 
 INDEX_DIR = "index"
-FORMAT = "oms-summary-v1"
+FORMAT = "oms-summary-v2"
+FORMAT_V1 = "oms-summary-v1"  # read, never written
 HEADER = b"oms-summary-v1 "
 ENTRY_ALLOWANCE = (
     4096  # summary bytes allowed per record directory (an envelope is about 0.6-3 KiB)
@@ -128,19 +143,7 @@ def save(root: Root, kind: str, cache: Cache, *, label: str | None = None) -> bo
     name = label or kind
     present = generations(root, name)
     generation = (present[-1] if present else 0) + 1
-    doc = {
-        "format": FORMAT,
-        "kind": kind,
-        "kind_mtime_ns": cache.kind_mtime_ns,
-        "seen_ns": cache.seen_ns,
-        "origin": cache.origin,
-        "errors": sorted(cache.errors),
-        "entries": [
-            [rid, e.mtime_ns, e.seen_ns, e.record.sha256, e.record.to_json()]
-            for rid, e in cache.entries.items()
-        ],
-    }
-    body = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+    body = encode(cache, kind)
     try:
         root.mkdirs(f"{INDEX_DIR}/{name}")
         root.publish(summary_path(name, generation), seal(key, name, body))
@@ -174,25 +177,149 @@ def load(
     return cache if cache.seen_ns <= now_ns + racy_ns else None
 
 
+# v2's columns, in the order `encode` writes them and `Record`'s fields take them
+COLUMNS = (
+    "ids", "mtimes", "seens", "versions", "states", "expected", "operations", "actors",
+    "observed", "previous", "sha256", "shapes_of", "values",
+)  # fmt: skip
+
+
+def encode(cache: Cache, kind: str) -> bytes:
+    """The body of `cache` as a summary of `kind` (`oms-summary-v2`: see the module)."""
+    shapes: dict[tuple[str, ...], int] = {}
+    entries = cache.entries.values()
+    records = [e.record for e in entries]
+    doc: dict[str, object] = {
+        "format": FORMAT,
+        "kind": kind,
+        "kind_mtime_ns": cache.kind_mtime_ns,
+        "seen_ns": cache.seen_ns,
+        "origin": cache.origin,
+        "errors": sorted(cache.errors),
+        "ids": list(cache.entries),
+        "mtimes": [e.mtime_ns for e in entries],
+        "seens": [e.seen_ns for e in entries],
+        "versions": [r.version for r in records],
+        "states": [r.state for r in records],
+        "expected": [r.expected_version for r in records],
+        "operations": [r.operation_id for r in records],
+        "actors": [r.actor for r in records],
+        "observed": [r.observed_at for r in records],
+        "previous": [r.previous_sha256 for r in records],
+        "sha256": [r.sha256 for r in records],
+        "shapes_of": [shapes.setdefault(tuple(r.payload), len(shapes)) for r in records],
+        "values": [list(r.payload.values()) for r in records],
+    }
+    doc["shapes"] = [list(keys) for keys in shapes]
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+
+
 def decode(body: bytes, kind: str) -> Cache:
     """A summary body (ValueError, TypeError, KeyError or RecursionError if it is not one of
-    `kind`)."""
+    `kind`).
+
+    The cyclic garbage collector is paused meanwhile: decoding makes a container or more per entry
+    and none is garbage (nor in a cycle), yet each collection of the oldest generation would walk
+    all that was made so far (measured: v2 at 10,000 tickets 98 ms with it, 51 ms without)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _decode(body, kind)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _decode(body: bytes, kind: str) -> Cache:
     doc = loads_foreign(body)
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("kind") != kind:
+    if not isinstance(doc, dict) or doc.get("kind") != kind:
         raise ValueError("not a summary of this kind")
+    if doc.get("format") == FORMAT_V1:
+        return _decode_v1(doc, kind)
+    if doc.get("format") != FORMAT:
+        raise ValueError("not a summary of this kind")
+    cache = _head(doc, kind)
+    ids, mtimes, seens, *fields, shapes_of, values = (_list(doc[name]) for name in COLUMNS)
+    if any(len(column) != len(ids) for column in (mtimes, seens, *fields, shapes_of, values)):
+        raise ValueError("the columns are not of one length")
+    _each(ids, str)
+    if ids and (max(map(len, ids)) > LIMITS.id_length or not all(map(OPAQUE_ID.fullmatch, ids))):
+        try:  # `check`'s rule, in one C loop; `check` names the first that breaks it
+            for rid in ids:
+                check(rid, "record id")
+        except InvalidIdError as exc:
+            raise ValueError(exc.message) from None
+        raise ValueError("a record id is not one")
+    _each(mtimes, int)
+    _each(seens, int)
+    for column, types in zip(fields, _FIELD_TYPES, strict=True):
+        _each(column, *types)
+    shapes = [_shape(keys) for keys in _list(doc["shapes"])]
+    _each(shapes_of, int)
+    _each(values, list)
+    if shapes_of and (min(shapes_of) < 0 or max(shapes_of) >= len(shapes)):
+        raise ValueError("a payload names a shape that is not there")
+    keys = list(map(shapes.__getitem__, shapes_of))
+    if list(map(len, keys)) != list(map(len, values)):
+        raise ValueError("a payload's values are not its keys'")
+    payloads = list(map(dict, map(zip, keys, values)))
+    records = map(Record, repeat(kind), ids, *fields[:-1], payloads, fields[-1])
+    cache.entries = dict(zip(ids, map(Entry, mtimes, seens, records), strict=True))
+    return cache
+
+
+# the types of v2's columns `versions` … `sha256`, Record's fields from `version` on (no payload)
+_FIELD_TYPES: tuple[tuple[type, ...], ...] = (
+    (int,), (str,), (int, type(None)), (str,), (str,), (str,), (str, type(None)), (str,),
+)  # fmt: skip
+
+
+def _list(value: object) -> list[Any]:
+    """`value`, a JSON array (its items checked by the caller: `_each`)."""
+    if type(value) is not list:
+        raise TypeError("not a list")
+    return value
+
+
+def _each(column: Sequence[object], *types: type) -> None:
+    """Every item of `column` is exactly of one of `types` (so a bool is not an int)."""
+    if not set(map(type, column)) <= set(types):
+        raise TypeError(f"not every item is {' or '.join(t.__name__ for t in types)}")
+
+
+def _shape(keys: object) -> tuple[str, ...]:
+    """A payload's keys: unique ASCII text."""
+    out: tuple[str, ...] = tuple(_list(keys))
+    _each(out, str)
+    if len(set(out)) != len(out) or not all(map(_isascii, out)):
+        raise ValueError("a payload's keys are not unique ASCII text")
+    return out
+
+
+_isascii: Callable[[str], bool] = str.isascii
+
+
+def _head(doc: dict[str, object], kind: str) -> Cache:
     cache = Cache(
         kind_mtime_ns=_int(doc["kind_mtime_ns"]),
         seen_ns=_int(doc["seen_ns"]),
         origin=_text(doc.get("origin", "")),
     )
-    for rid in doc["errors"]:  # named again by the first refresh, which reads them again
+    for rid in _list(doc["errors"]):  # named again by the first refresh, which reads them again
         cache.errors[check(_text(rid), "record id")] = IntegrityError(
             f"{kind} {rid} could not be read"
         )
-    for item in doc["entries"]:
-        rid, mtime_ns, seen_ns, sha256, envelope = item
+    return cache
+
+
+def _decode_v1(doc: dict[str, object], kind: str) -> Cache:
+    """A v1 body: the entries row by row, each with its whole envelope."""
+    cache = _head(doc, kind)
+    for item in _list(doc["entries"]):
+        rid, mtime_ns, seen_ns, sha256, envelope = _list(item)
         record = _record(envelope, kind, check(_text(rid), "record id"), _text(sha256))
         cache.entries[record.record_id] = Entry(_int(mtime_ns), _int(seen_ns), record)
+    cache.unsaved = len(cache.entries)  # written again as v2 by the next refresh that saves
     return cache
 
 

@@ -18,7 +18,6 @@ from oms.domain.status_reason import ticket_reason
 from oms.errors import OmsError
 from oms.schemas.payloads import TicketState
 from oms.services.containment import opt_outs
-from oms.services.proxy import control as proxy_control
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace, shapes
 from oms.store import Record
@@ -195,7 +194,12 @@ def proxy_down(ws: Workspace) -> list[str]:
     serves (ADR 0026): none of those workers reaches its model until one does."""
     try:
         needing = proxy_tokens.needed(ws.store.state.root)
-        found = proxy_control.status(ws) if needing else None
+        if needing:  # (the proxy's control, its server and urllib: 50 ms of imports otherwise)
+            from oms.services.proxy import control as proxy_control
+
+            found = proxy_control.status(ws)
+        else:
+            found = None
     except OmsError as exc:
         return [f"the model proxy: {exc.message}"]
     if found is None or found.state == "running":

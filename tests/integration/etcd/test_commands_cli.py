@@ -261,3 +261,52 @@ def test_a_summary_file_of_another_prefix_is_not_served(
     finally:
         summary.forget()
         client.close()
+
+
+def test_an_edited_summary_file_on_etcd_is_refused_and_a_moved_pointer_is_seen(
+    chain: Chain, etcd_cluster: Cluster, etcd_prefix: str
+) -> None:
+    """The columnar summary file (`oms-summary-v2`) keeps v1's guarantees on a cluster: a body
+    edited without the state key is not served (every record is read again), and a pointer moved
+    after the file was written is read whatever the file says."""
+    client = Etcd(etcd_cluster.endpoints)
+    try:
+        with Store.open(str(chain.state)) as files:
+            store = Store(files.state, backend=EtcdStore(client, etcd_prefix))
+            tickets_ = store.records("ticket")
+            for n in range(70):
+                tickets_.create(
+                    f"tkt-{n + 1}",
+                    state="open",
+                    payload=payload("ticket"),
+                    operation_id=f"op-{n}",
+                    actor="oms-system",
+                    observed_at=ts(0),
+                )
+            summary.forget()
+            assert store.latest("ticket").read == 70  # and the file written (70 >= 64)
+            [path] = (chain.state / "index" / summary.label("ticket")).iterdir()
+            head, _, body = path.read_bytes().partition(b"\n")
+            assert body.startswith(b'{"format":"oms-summary-v2"')
+            path.write_bytes(head + b"\n" + body.replace(b'"open"', b'"done"', 1))
+            summary.forget()  # a new process
+            edited = store.latest("ticket")
+            assert edited.read == 70  # not authenticated: read again, all of it
+            assert {r.state for r in edited.records} == {"open"}
+            rec = tickets_.read("tkt-9")
+            tickets_.transition(
+                "tkt-9",
+                expected_version=rec.version,
+                state="leased",
+                payload=payload("ticket"),
+                operation_id="op-lease",
+                actor="oms-system",
+                observed_at=ts(1),
+            )
+            summary.forget()  # a new process, from the file the first refresh wrote again
+            moved = store.latest("ticket")
+            assert moved.read == 1
+            assert {r.record_id: r.state for r in moved.records}["tkt-9"] == "leased"
+    finally:
+        summary.forget()
+        client.close()

@@ -27,6 +27,48 @@ from oms.store.verify import verify
 from tests.helpers import payload, ts
 
 KIND = "worker"
+ENVELOPE = (  # a v2 column for each envelope field, in `Record`'s order
+    ("version", "versions"), ("state", "states"), ("expected_version", "expected"),
+    ("operation_id", "operations"), ("actor", "actors"), ("observed_at", "observed"),
+    ("previous_sha256", "previous"),
+)  # fmt: skip
+
+
+def as_rows(doc: dict) -> dict:  # type: ignore[type-arg]
+    """A v2 summary body with its columns as v1's rows, `entries`: [id, time, seen, sha256,
+    envelope] each (what a test edits); `as_columns` makes it v2 again."""
+    out = {k: v for k, v in doc.items() if k not in summary_file.COLUMNS and k != "shapes"}
+    keys = [doc["shapes"][n] for n in doc["shapes_of"]]
+    out["entries"] = [
+        [
+            rid, doc["mtimes"][i], doc["seens"][i], doc["sha256"][i],
+            {"format": "oms-record-v1", "kind": doc["kind"], "record_id": rid}
+            | {field: doc[column][i] for field, column in ENVELOPE}
+            | {"payload": dict(zip(keys[i], doc["values"][i], strict=True))},
+        ]
+        for i, rid in enumerate(doc["ids"])
+    ]  # fmt: skip
+    return out
+
+
+def as_columns(doc: dict) -> dict:  # type: ignore[type-arg]
+    """`as_rows`'s result (edited) as a v2 body."""
+    out = {k: v for k, v in doc.items() if k != "entries"}
+    rows = doc["entries"]
+    shapes = {tuple(row[4]["payload"]): None for row in rows}
+    out |= {
+        "ids": [row[0] for row in rows],
+        "mtimes": [row[1] for row in rows],
+        "seens": [row[2] for row in rows],
+        "sha256": [row[3] for row in rows],
+        "shapes": [list(keys) for keys in shapes],
+        "shapes_of": [list(shapes).index(tuple(row[4]["payload"])) for row in rows],
+        "values": [list(row[4]["payload"].values()) for row in rows],
+    }
+    out |= {column: [row[4][field] for row in rows] for field, column in ENVELOPE}
+    return out
+
+
 TICK_NS = 4_000_000  # a kernel tick (HZ=250): the grain of file times
 
 
@@ -253,12 +295,12 @@ def test_store_verify_finds_a_summary_entry_that_lies(coarse: Coarse, store: Sto
     path = _persisted(coarse, store)
     key = summary_file.mac_key(store.state.root)
     assert key is not None
-    doc = json.loads(summary_file.unseal(key, KIND, path.read_bytes()))
+    doc = as_rows(json.loads(summary_file.unseal(key, KIND, path.read_bytes())))
     for entry in doc["entries"]:
         if entry[0] == "dsp-5":
             entry[4]["state"] = "done"
     path.write_bytes(
-        summary_file.seal(key, KIND, json.dumps(doc).encode())
+        summary_file.seal(key, KIND, json.dumps(as_columns(doc)).encode())
     )  # even with the state key
     report = verify(store.path)
     assert [(f.path, f.problem) for f in report.findings if f.severity == "error"] == [

@@ -17,7 +17,7 @@ import pytest
 from oms.canonical import check
 from oms.store import Store, summary, summary_file
 from oms.store.verify import verify
-from tests.unit.store.test_summary import KIND, Coarse
+from tests.unit.store.test_summary import KIND, Coarse, as_columns, as_rows
 
 
 @pytest.fixture(autouse=True)
@@ -46,14 +46,14 @@ def _persisted(coarse: Coarse, store: Store, n: int = summary.PERSIST_AFTER) -> 
 def _body(store: Store, path: Path) -> dict:  # type: ignore[type-arg]
     key = summary_file.mac_key(store.state.root)
     assert key is not None
-    return json.loads(summary_file.unseal(key, KIND, path.read_bytes()))  # type: ignore[no-any-return]
+    return as_rows(json.loads(summary_file.unseal(key, KIND, path.read_bytes())))
 
 
 def _forged(store: Store, path: Path, doc: dict) -> None:  # type: ignore[type-arg]
     """Write `doc` as a summary authenticated with the state key (an attacker who holds the key)."""
     key = summary_file.mac_key(store.state.root)
     assert key is not None
-    path.write_bytes(summary_file.seal(key, KIND, json.dumps(doc).encode()))
+    path.write_bytes(summary_file.seal(key, KIND, json.dumps(as_columns(doc)).encode()))
 
 
 def _index(store: Store) -> Path:
