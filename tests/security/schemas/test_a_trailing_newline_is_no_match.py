@@ -13,7 +13,6 @@ from oms.domain.config import DEFAULT_CONFIG, parse_config
 from oms.errors import ConfigError
 from oms.schemas.loader import explain, is_valid
 
-
 DEFS = [
     ("defs#/$defs/opaque_id", "abc"),
     ("defs#/$defs/host_name", "laptop"),
