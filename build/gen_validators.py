@@ -198,6 +198,9 @@ class Generator:
         return name
 
     def pattern(self, doc: str, regex: str) -> str:
+        from oms.schemas.loader import ecma_pattern  # `$` is the string's end, as in ECMA-262
+
+        regex = ecma_pattern(regex)
         patterns = self.patterns.setdefault(doc, {})
         if regex not in patterns:
             patterns[regex] = f"_P{len(patterns)}"

@@ -220,7 +220,7 @@ class Limits(NamedTuple):
     host_name_chars: int = 63  # a host's name (`[host] name`, OMS_HOST, the hostname)
     host_lease_s: int = 90  # a host whose conductor has not beaten for this long is unreachable
     host_beats_kept: int = 4  # a host's newest heartbeats kept (the older ones are removed)
-    hosts_listed: int = 1000  # heartbeat files read (more: the rest are not looked at)
+    hosts_listed: int = 1000  # hosts whose heartbeats are read (more: the rest are not looked at)
     host_beat_bytes: int = 1024  # one heartbeat file
 
     # review before merge (`oms result show|diff|request-changes`)

@@ -101,7 +101,7 @@ def _supervise(args: list[str]) -> int:
     if sorted(values) != ["--dispatch-id", "--state-root"] or len(args) != 4:
         sys.stderr.write(usage)
         return 2
-    from oms.errors import OmsError
+    from oms.errors import OmsError, one_line
     from oms.services.supervisor.supervise import supervise
 
     try:
@@ -109,3 +109,8 @@ def _supervise(args: list[str]) -> int:
     except OmsError as exc:
         sys.stderr.write(f"oms: error: {exc.message}\n")
         return 1
+    except Exception as exc:  # noqa: BLE001 - a bug (a late import failing): one line
+        from oms.cli.exits import EXIT_INTERNAL
+
+        sys.stderr.write(f"oms: internal error: {one_line(f'{type(exc).__name__}: {exc}')}\n")
+        return EXIT_INTERNAL

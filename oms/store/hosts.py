@@ -32,19 +32,25 @@ def parse_name(name: str) -> tuple[str, int] | None:
     return None if found is None else (found["host"], int(found["ms"]))
 
 
-def _names(root: Root) -> dict[str, list[int]]:
-    """Each host's beats (ms, newest first), from the directory (bounded)."""
+def _names(root: Root, host: str | None = None) -> dict[str, list[int]]:
+    """Each host's beats (ms, newest first), from the directory (`host`: only that one's): the
+    `LIMITS.hosts_listed` hosts that beat last, whatever else the directory holds. The bound is on
+    hosts, not on the sorted listing: names sorted first must hide no host that beats, nor a host's
+    own older beats from its prune."""
     by_host: dict[str, list[int]] = {}
     try:
         names = root.listdir(DIR)
     except NotFoundError:
         return by_host
-    for name in names[: LIMITS.hosts_listed]:
+    for name in names:
         parsed = parse_name(name)
-        if parsed is not None:
+        if parsed is not None and (host is None or parsed[0] == host):
             by_host.setdefault(parsed[0], []).append(parsed[1])
     for beats in by_host.values():
         beats.sort(reverse=True)
+    if len(by_host) > LIMITS.hosts_listed:
+        latest = sorted(by_host, key=lambda h: by_host[h][0], reverse=True)
+        by_host = {h: by_host[h] for h in latest[: LIMITS.hosts_listed]}
     return by_host
 
 
@@ -53,7 +59,7 @@ def read_all(root: Root) -> dict[str, JsonObject]:
     store verify` names it)."""
     out: dict[str, JsonObject] = {}
     for host, beats in sorted(_names(root).items()):
-        for ms in beats:
+        for ms in beats[: LIMITS.host_beats_kept + 1]:  # the newest few: a host keeps no more
             try:
                 doc = read_document_optional(root, path(host, ms), SCHEMA, LIMITS.host_beat_bytes)
             except OmsError:
@@ -72,7 +78,7 @@ def write(root: Root, doc: JsonObject) -> None:
     root.mkdirs(DIR)
     with contextlib.suppress(AlreadyExistsError):  # the same millisecond: that beat stands
         root.publish(rel, encode_document(doc, SCHEMA, rel, LIMITS.host_beat_bytes), durable=False)
-    beats = _names(root).get(host, [])
+    beats = _names(root, host).get(host, [])
     for n, old in enumerate(beats):
         if old == at or (old < at and n < LIMITS.host_beats_kept):
             continue

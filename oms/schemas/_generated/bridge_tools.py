@@ -13,12 +13,12 @@ from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
 
-_P0 = '^[0-9a-f]{40}([0-9a-f]{24})?$'
-_P1 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$'
-_P2 = '^[0-9a-f]{40}(?:[0-9a-f]{24})?$'
-_P3 = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$'
-_P4 = '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$'
-_P5 = '^[0-9a-f]{64}$'
+_P0 = '^[0-9a-f]{40}([0-9a-f]{24})?\\Z'
+_P1 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?\\Z'
+_P2 = '^[0-9a-f]{40}(?:[0-9a-f]{24})?\\Z'
+_P3 = '^[^\\u0000-\\u001f\\u007f-\\u009f]*\\Z'
+_P4 = '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*\\Z'
+_P5 = '^[0-9a-f]{64}\\Z'
 _C0: tuple[object, ...] = ('acknowledged', 'result-received', 'resolved')
 _C1: tuple[object, ...] = ('completed', 'blocked', 'failed')
 _C2: tuple[object, ...] = ('result-received', 'resolved')

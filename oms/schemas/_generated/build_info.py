@@ -14,7 +14,7 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 
 from oms.schemas._generated import defs as _m_defs
 
-_P0 = '^[0-9A-Za-z][0-9A-Za-z.+_-]*$'
+_P0 = '^[0-9A-Za-z][0-9A-Za-z.+_-]*\\Z'
 _C0: object = 'oms-build-v1'
 
 

@@ -14,14 +14,14 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 
 from oms.schemas._generated import defs as _m_defs
 
-_P0 = '^[^\\u0000-\\u001f\\u007f]*$'
-_P1 = '^[A-Za-z0-9._/-]+$'
-_P2 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?(?:/[A-Za-z0-9][A-Za-z0-9._-]{0,127})?$'
-_P3 = '^https?://[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?/?$'
-_P4 = '^/([A-Za-z0-9._-]+/)+$'
-_P5 = '^[A-Z][A-Z0-9_]{0,55}_API_KEY$'
-_P6 = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$'
-_P7 = '^(?!oms/)[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$'
+_P0 = '^[^\\u0000-\\u001f\\u007f]*\\Z'
+_P1 = '^[A-Za-z0-9._/-]+\\Z'
+_P2 = '^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?(?:/[A-Za-z0-9][A-Za-z0-9._-]{0,127})?\\Z'
+_P3 = '^https?://[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?/?\\Z'
+_P4 = '^/([A-Za-z0-9._-]+/)+\\Z'
+_P5 = '^[A-Z][A-Z0-9_]{0,55}_API_KEY\\Z'
+_P6 = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\\Z'
+_P7 = '^(?!oms/)[A-Za-z0-9][A-Za-z0-9._/-]{0,199}\\Z'
 _C0: object = 1
 _C1: tuple[object, ...] = ('none', 'host')
 _C2: tuple[object, ...] = ('token', 'raw')

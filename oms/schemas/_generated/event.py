@@ -15,10 +15,10 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 from oms.schemas._generated import defs as _m_defs
 from oms.schemas._generated import notification as _m_notification
 
-_P0 = '^[A-Za-z]{1,40}$'
-_P1 = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
-_P2 = '^[0-9a-f]{64}$'
-_P3 = '^[0-9a-f]{40}([0-9a-f]{24})?$'
+_P0 = '^[A-Za-z]{1,40}\\Z'
+_P1 = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}\\Z'
+_P2 = '^[0-9a-f]{64}\\Z'
+_P3 = '^[0-9a-f]{40}([0-9a-f]{24})?\\Z'
 _C0: object = 'oms-event-v1'
 _C1: tuple[object, ...] = ('bridge-acknowledged', 'changes-requested', 'dispatch-delivery-requested', 'hook-observed', 'merge-begun', 'notice', 'result-published', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped', 'ticket-reopened', 'worker-message')
 _C2: object = 'dispatch-delivery-requested'

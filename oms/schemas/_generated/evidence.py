@@ -14,9 +14,9 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 
 from oms.schemas._generated import defs as _m_defs
 
-_P0 = '^[^\\u0000-\\u001f\\u007f]*$'
-_P1 = '^[0-9a-f]{40}([0-9a-f]{24})?$'
-_P2 = '^refs/oms/(archive|salvage)/[a-z0-9][a-z0-9/._-]{0,250}$'
+_P0 = '^[^\\u0000-\\u001f\\u007f]*\\Z'
+_P1 = '^[0-9a-f]{40}([0-9a-f]{24})?\\Z'
+_P2 = '^refs/oms/(archive|salvage)/[a-z0-9][a-z0-9/._-]{0,250}\\Z'
 _C0: object = 'oms-evidence-v1'
 _C1: tuple[object, ...] = ('advisor-output', 'dispatch-result', 'human-approval', 'lease-expiry', 'verification', 'merge', 'discard')
 _C2: tuple[object, ...] = ('oms', 'advisor', 'human')

@@ -14,13 +14,13 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 
 from oms.schemas._generated import defs as _m_defs
 
-_P0 = '^[a-z]+-[0-9][0-9.]*$'
-_P1 = '^[A-Za-z0-9_.:-]{1,128}$'
-_P2 = '^[0-9a-f]{64}$'
-_P3 = '^/[\\u0020-\\u007e]*$'
-_P4 = '^[^\\u0000]*$'
-_P5 = '^[A-Za-z_][A-Za-z0-9_]{0,127}$'
-_P6 = '^/[^\\u0000-\\u001f\\u007f]*$'
+_P0 = '^[a-z]+-[0-9][0-9.]*\\Z'
+_P1 = '^[A-Za-z0-9_.:-]{1,128}\\Z'
+_P2 = '^[0-9a-f]{64}\\Z'
+_P3 = '^/[\\u0020-\\u007e]*\\Z'
+_P4 = '^[^\\u0000]*\\Z'
+_P5 = '^[A-Za-z_][A-Za-z0-9_]{0,127}\\Z'
+_P6 = '^/[^\\u0000-\\u001f\\u007f]*\\Z'
 _C0: object = 'oms-launch-v1'
 _C1: tuple[object, ...] = ('codex', 'claude', 'command')
 

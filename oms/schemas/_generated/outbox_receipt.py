@@ -14,7 +14,7 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 
 from oms.schemas._generated import defs as _m_defs
 
-_P0 = '^[a-z][a-z-]{0,31}$'
+_P0 = '^[a-z][a-z-]{0,31}\\Z'
 _C0: object = 'oms-receipt-v1'
 _C1: tuple[object, ...] = ('created', 'reused', 'parked', 'stopped', 'recovered', 'refused', 'done')
 _C2: object = True

@@ -14,8 +14,8 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 
 from oms.schemas._generated import defs as _m_defs
 
-_P0 = '^[0-9a-f-]+$'
-_P1 = '^[0-9a-f]{32}$'
+_P0 = '^[0-9a-f-]+\\Z'
+_P1 = '^[0-9a-f]{32}\\Z'
 _C0: object = 1
 _C1: object = True
 

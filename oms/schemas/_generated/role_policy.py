@@ -14,7 +14,7 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 
 from oms.schemas._generated import defs as _m_defs
 
-_P0 = '^[A-Za-z][A-Za-z0-9_]{0,63}$'
+_P0 = '^[A-Za-z][A-Za-z0-9_]{0,63}\\Z'
 _C0: object = 'oms-role-policy-v1'
 
 

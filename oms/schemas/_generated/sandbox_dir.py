@@ -14,7 +14,7 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 
 from oms.schemas._generated import defs as _m_defs
 
-_P0 = '^/[\\x20-\\x7e]*$'
+_P0 = '^/[\\x20-\\x7e]*\\Z'
 _C0: object = 1
 
 

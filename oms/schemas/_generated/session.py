@@ -15,7 +15,7 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 from oms.schemas._generated import defs as _m_defs
 from oms.schemas._generated import record_envelope as _m_record_envelope
 
-_P0 = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$'
+_P0 = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}\\Z'
 _C0: object = 'session'
 _C1: tuple[object, ...] = ('running', 'parked', 'stalled', 'stopped')
 _C2: tuple[object, ...] = ('goal', 'pane', 'command')

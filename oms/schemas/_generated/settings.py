@@ -13,7 +13,7 @@ from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
 
-_P0 = '^[A-Za-z_][A-Za-z0-9_]{0,63}$'
+_P0 = '^[A-Za-z_][A-Za-z0-9_]{0,63}\\Z'
 _C0: tuple[object, ...] = ('done', 'blocked', 'needs-a-person', 'parked', 'merged', 'limit')
 
 

@@ -15,7 +15,7 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 from oms.schemas._generated import defs as _m_defs
 from oms.schemas._generated import record_envelope as _m_record_envelope
 
-_P0 = '^refs/oms/salvage/[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?/[0-9]{1,9}(?:-[0-9]{1,4})?$'
+_P0 = '^refs/oms/salvage/[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?/[0-9]{1,9}(?:-[0-9]{1,4})?\\Z'
 _C0: object = 'worker'
 _C1: tuple[object, ...] = ('idle', 'working', 'done', 'blocked')
 _C2: tuple[object, ...] = ('healthy', 'parked', 'stalled', 'stopped')
