@@ -151,7 +151,7 @@ def _read(
         got = store.client.txn([], [Get(store.key(rel)) for rel in rels], [])
         for (rid, version, at), rel, kv in zip(batch, rels, got.reads, strict=True):
             try:
-                record = _parse(kv, kind, rid, version, rel, limits)
+                record = _parse(kv, kind, rid, version, rel, limits, at)
             except OmsError as exc:
                 errors[rid] = exc
                 cache.entries.pop(rid, None)
@@ -160,10 +160,19 @@ def _read(
 
 
 def _parse(
-    kv: KeyValue | None, kind: str, rid: str, version: int, rel: str, limits: Limits
+    kv: KeyValue | None, kind: str, rid: str, version: int, rel: str, limits: Limits, at: int
 ) -> Record:
+    """The version a pointer modified at revision `at` names. oms writes a pointer only in the
+    transaction that creates the version it names, so the two revisions agree; a pointer put back
+    to an older version (still there) or written again is modified later than that version was
+    created, and is refused here as `EtcdStore.read_latest` refuses it (no extra round trip)."""
     if kv is None:
         raise IntegrityError(f"{kind} {rid}: its pointer names version {version}, which is absent")
+    if kv.create_revision != at:
+        raise IntegrityError(
+            f"{kind} {rid}: its pointer names version {version}, which was not written with it "
+            "(the pointer was put back or written again)"
+        )
     if len(kv.value) > limits.record_bytes:
         raise FileTooLargeError(f"{shown(kv.key)}: over {limits.record_bytes} bytes")
     return parse_record(kv.value, kind, rid, version, rel)

@@ -2,8 +2,8 @@
 version it names still there): the record summary `oms ticket list` and `oms status` read
 (`adapters/etcd/summary.py`) must not serve the older version as the newest, whether the summary
 held the record before (a cached entry) or reads it afresh; the record is that summary's error,
-and `oms store verify` names it. Today the summary serves it, fresh or cached: a strict xfail
-(SECURITY.md, Known limits, the store on etcd)."""
+and `oms store verify` names it (SECURITY.md 9: a pointer is modified in the revision its version
+was created in, and the summary asks that of every pointer it reads)."""
 
 from __future__ import annotations
 
@@ -20,12 +20,6 @@ from tests.helpers import payload, ts
 __all__ = ["etcd_cluster", "etcd_prefix"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="adapters/etcd/summary.py serves the version a pointer names without asking that it is "
-    "the record's newest key (EtcdStore.read does); the fix is summary.py's (helpers etcdspeed, "
-    "etcdtls): SECURITY.md, Known limits",
-)
 def test_a_pointer_rolled_back_is_not_served_as_the_newest_version(
     chain: Chain, etcd_cluster: Cluster, etcd_prefix: str
 ) -> None:
