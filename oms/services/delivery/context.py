@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Self
 
 from oms.adapters.activation import Activator, Tui
-from oms.adapters.panes import TMUX_CONF, Panes, socket_problem
+from oms.adapters.panes import TMUX_CONF, TmuxPanes, socket_problem
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import access, next_after
 from oms.domain import hosts
@@ -23,14 +23,16 @@ from oms.domain.machine import Next
 from oms.errors import AlreadyExistsError, OtherHostError, UnsafeFileError
 from oms.services.chain import worker_moves
 from oms.services.delivery import plans, proxy_route, session_events
+from oms.services.delivery.interface import Panes
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Change, Record
 
 
 @dataclass
 class DeliveryContext:
-    """One workspace's delivery: its tmux server, the running oms, the deliverer's environment, and
-    what types into panes (`Tui` over `panes` unless another `Activator` is given)."""
+    """One workspace's delivery: its pane server (`interface.Panes`: oms's tmux server), the
+    running oms, the deliverer's environment, and what types into panes (`Tui` over `panes` unless
+    another `Activator` is given)."""
 
     ws: Workspace
     panes: Panes
@@ -71,7 +73,7 @@ class DeliveryContext:
                         ),
                     ) from None
 
-        panes = Panes(
+        panes = TmuxPanes(
             os.path.join(ws.store.path, "tmux.sock"),
             os.path.join(ws.store.path, "tmux.conf"),
             guard,

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from oms.adapters.panes import Pane, Panes
+from oms.adapters.panes import Pane
 from oms.canonical import JsonObject, stable_id
 from oms.domain import delivery as delivery_rules
 from oms.domain import sessions, workers
@@ -100,9 +100,7 @@ def reconcile(d: DeliveryContext, dispatch_id: str, *, keep_resumable: bool = Fa
     except LockHeldError:
         return  # a launch is under way: its pane decides, next time
     with held:
-        d = replace(
-            d, panes=Panes(d.panes.socket, d.panes.conf, d.panes.guard, d.panes.clock)
-        )  # tmux now
+        d = replace(d, panes=d.panes.fresh())  # the server now
         end = _end(d, dispatch_id)
         if end is None:
             return
