@@ -37,6 +37,7 @@ from oms.store import Record, panefiles
 from oms.store.payloads import dispatch_payload, session_payload, worker_payload
 
 if TYPE_CHECKING:
+    from oms.schemas.payloads import WorkerPayload
     from oms.services.delivery.context import DeliveryContext
 
 
@@ -123,7 +124,7 @@ def reconcile(d: DeliveryContext, dispatch_id: str, *, keep_resumable: bool = Fa
         recorded = end
         kept = salvage.keep(d.ws, d.dispatch(dispatch_id), f"{end.reason}: {end.detail}")
 
-        def decide(current: Record, now: str) -> Next | None:
+        def decide(current: Record, now: str) -> Next[WorkerPayload] | None:
             return workers.end(
                 current.state,
                 current.payload,
@@ -165,7 +166,7 @@ def _keep_resumable(d: DeliveryContext, dispatch: Record, end: delivery_rules.En
     if why is None:
         return False
 
-    def decide(current: Record, now: str) -> Next | None:
+    def decide(current: Record, now: str) -> Next[WorkerPayload] | None:
         if worker_payload(current)["health"] not in ("healthy", "stalled"):
             return None  # parked already (for its own reason), or ended meanwhile
         return workers.change(current.state, current.payload, now=now, health="parked", reason=why)
@@ -235,7 +236,7 @@ def check_liveness(d: DeliveryContext, dispatch_id: str) -> None:
     if silent is None:
         return
 
-    def decide(current: Record, now: str) -> Next | None:
+    def decide(current: Record, now: str) -> Next[WorkerPayload] | None:
         if worker_payload(current)["health"] != "healthy":
             return None
         return workers.change(
