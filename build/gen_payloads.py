@@ -7,7 +7,9 @@ Per record kind (a schema whose `properties.kind` is a `const`): a `TypedDict` o
 (`WorkerPayload`: required keys from the schema's `required`, the others `NotRequired`; value
 types from `type`/`enum`/`const`/`$ref`/`anyOf`/`oneOf`, `Literal[...]` for an enum), the
 TypedDicts of the objects it holds (a `$defs` entry by its own name), and a `StrEnum` of its states
-(`WorkerState`) and of each `state`/`health` enum of its payload (`WorkerHealth`). Why TypedDicts
+(`WorkerState`) and of each `state`/`health` enum of its payload (`WorkerHealth`), and a
+`TypedDict` of any of its keys (`WorkerFields`, total=False: what a transition of the domain's
+machines changes, `domain/machine.py`). Why TypedDicts
 (no runtime cost; the validator stays the proof; mypy checks every key and value read):
 docs/adr/0044-typed-payloads.md.
 `tests/unit/schemas/test_typed_payloads.py` proves a TypedDict and its schema's validator agree.
@@ -78,6 +80,7 @@ class Typer:
     def __init__(self, docs: dict[str, dict[str, Any]]) -> None:
         self.docs = docs
         self.classes: dict[tuple[str, str], str] = {}  # (doc, pointer) -> class name
+        self.kinds: dict[str, list[str]] = {}  # class name -> "key: type" of each of its keys
         self.bodies: list[str] = []
         self.enums: list[str] = []
 
@@ -158,6 +161,7 @@ class Typer:
         self.classes[(doc, pointer)] = name
         required = set(schema.get("required", []))
         fields = []
+        self.kinds[name] = []
         for key in schema["properties"]:
             if not key.isidentifier() or keyword.iskeyword(key):
                 raise SystemExit(f"{doc}#{pointer}: key {key!r} is not an identifier")
@@ -165,6 +169,7 @@ class Typer:
             hint = name.removesuffix("Payload") + camel(key)
             kind = self.type_of(doc, f"{pointer}/properties/{escaped}", hint)
             fields.append(f"    {key}: {kind if key in required else f'NotRequired[{kind}]'}")
+            self.kinds[name].append(f"    {key}: {kind}")
         title = schema.get("description") or schema.get("title")
         where = f"{doc}#{pointer}" + (f": {title}" if title else "")
         self.bodies.append(f"class {name}(TypedDict):\n    # {where}\n\n" + "\n".join(fields))
@@ -190,10 +195,16 @@ def generate() -> str:
     typer = Typer(docs)
     kinds = record_kinds(docs)
     index = []
+    partial = []
     for kind in kinds:
         props = docs[kind]["properties"]
         name = camel(kind)
         typer.obj(kind, "/properties/payload", f"{name}Payload")
+        partial.append(
+            f"class {name}Fields(TypedDict, total=False):\n"
+            f"    # some keys of a {kind} payload: what a transition changes\n\n"
+            + "\n".join(typer.kinds[f"{name}Payload"])
+        )
         if "enum" in props.get("state", {}):
             typer.enum(f"{name}State", f"{kind}#/properties/state", props["state"]["enum"])
         index.append(f"    {props['kind']['const']!r}: {name}Payload,")
@@ -205,11 +216,15 @@ def generate() -> str:
                 where = f"{doc}#{pointer}/properties/{key}"
                 typer.enum(f"{base}{camel(key)}", where, prop["enum"])
     names = sorted(
-        [*typer.classes.values(), *(e.split("(", 1)[0].removeprefix("class ") for e in typer.enums)]
+        [
+            *typer.classes.values(),
+            *(e.split("(", 1)[0].removeprefix("class ") for e in [*typer.enums, *partial]),
+        ]
     )
     out = [HEADER]
     out += ["\n" + body + "\n" for body in typer.enums]
     out += ["\n" + body + "\n" for body in typer.bodies]
+    out += ["\n" + body + "\n" for body in partial]
     out.append("\n# record kind -> the TypedDict of its payload")
     out.append("PAYLOADS: dict[str, type] = {")
     out += index

@@ -11,6 +11,7 @@ from oms.canonical import JsonObject
 from oms.domain import workers
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace
+from oms.store.payloads import as_json
 from tests.chain import Chain, accepted
 
 
@@ -35,7 +36,7 @@ def live_attempt(chain: Chain, dispatch_id: str, changes: JsonObject | None = No
         )  # fmt: skip
         worker = workers.new(dispatch_id, payload, updated_at=now)
         ws.store.records("worker").create(
-            dispatch_id, state=worker.state, payload=worker.payload, operation_id=op,
+            dispatch_id, state=worker.state, payload=as_json(worker.payload), operation_id=op,
             actor="oms-cli", observed_at=now,
         )  # fmt: skip
 

@@ -45,7 +45,7 @@ class ActivationError(OmsError):
 
 
 class Screen(Protocol):
-    """What typing needs of oms's tmux server (`adapters/panes.Panes`)."""
+    """What typing needs of oms's tmux server (`adapters/panes.TmuxPanes`; any `Panes`)."""
 
     def observe(self, dispatch_id: str) -> Pane | None:
         """The dispatch's pane, alive or dead, if it exists."""

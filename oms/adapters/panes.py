@@ -30,7 +30,7 @@ from oms.limits import LIMITS
 from oms.process import Completed, child_env, kill_group, run
 from oms.store.stateroot import TMUX_CONF
 
-__all__ = ["TMUX_CONF", "Pane", "Panes", "literal", "parse_panes", "pieces", "socket_problem"]
+__all__ = ["TMUX_CONF", "Pane", "TmuxPanes", "literal", "parse_panes", "pieces", "socket_problem"]
 
 
 def literal(text: str) -> str:
@@ -123,8 +123,8 @@ def parse_panes(out: str, *, untagged: bool = False) -> list[Pane]:
     return panes
 
 
-class Panes:
-    """oms's tmux server."""
+class TmuxPanes:
+    """oms's tmux server (the `Panes` of `services/delivery/interface.py`)."""
 
     def __init__(
         self,
@@ -159,6 +159,10 @@ class Panes:
         if done.returncode != 0:
             return []
         return parse_panes(done.stdout.decode("utf-8", "replace"), untagged=True)
+
+    def fresh(self) -> TmuxPanes:
+        """This server: every answer already comes from tmux now."""
+        return self
 
     def server_running(self) -> bool:
         """Does our tmux server answer? (It exits with its last session: a server that does not
@@ -277,6 +281,10 @@ class Panes:
             return kill_group(pane.pane_pid)
         return True
 
+    def close(self, dispatch_id: str) -> None:
+        """Kill the dispatch's session as it is (no quit keys, no wait for its group)."""
+        self.tmux("kill-session", "-t", f"={dispatch_id}", check=False)
+
     def group_ends(self, pgid: int, timeout: float = 6.0) -> bool:
         """Wait up to `timeout` s for process group `pgid` to have no live member (a pane's
         supervisor takes up to 4 s to end what it started after a hang-up); True once it has none.
@@ -294,5 +302,9 @@ class Panes:
         done = self.tmux("list-sessions", "-F", "#{session_name}", check=False)
         if done.returncode == 0 and done.stdout.strip():
             return False
-        self.tmux("kill-server", check=False)
+        self.kill_server()
         return True
+
+    def kill_server(self) -> None:
+        """Stop our tmux server and every session on it."""
+        self.tmux("kill-server", check=False)

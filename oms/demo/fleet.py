@@ -87,7 +87,7 @@ def run(
             try:
                 _end_workers(ws, out, progress)
             finally:
-                Delivery.open(ws).panes.tmux("kill-server", check=False)
+                Delivery.open(ws).panes.kill_server()
     out.seconds = time.monotonic() - started
     out.ok = not out.reason and all(r["state"] == "done" for r in out.results)
     if not out.ok and not out.reason:

@@ -379,7 +379,7 @@ def _end(ws: Workspace, demo: DemoRun, progress: Callable[[str], None]) -> None:
             delivery.stop(demo.dispatch_id, "demo over")
         except OmsError as exc:  # nothing to stop (it never launched): the server goes all the same
             progress(f"stopping the worker: {exc.message}")
-    delivery.panes.tmux("kill-server", check=False)
+    delivery.panes.kill_server()
     progress("worker stopped and the demo's tmux server ended (--keep keeps them)")
 
 

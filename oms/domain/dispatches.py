@@ -21,9 +21,10 @@ never shown to the advisor: the intent carries its sha256.
 from __future__ import annotations
 
 from oms.canonical import JsonObject, digest, sha256_hex
-from oms.domain.machine import Next, step, with_fields
+from oms.domain.machine import Next, dispatch_with, step
 from oms.errors import one_line
 from oms.provider_names import ENGINES as ENGINES  # noqa: PLC0414 (re-exported)
+from oms.schemas.payloads import DispatchPayload
 from oms.schemas.payloads import DispatchState as DispatchState  # noqa: PLC0414 (re-exported)
 
 TERMINAL = frozenset({DispatchState.RESOLVED, DispatchState.REJECTED, DispatchState.CANCELLED})
@@ -91,7 +92,7 @@ def intent_digest(intent: JsonObject) -> str:
     return digest("dispatch-intent", intent)
 
 
-def propose(fields: JsonObject, *, dispatch_id: str, created_at: str) -> Next:
+def propose(fields: JsonObject, *, dispatch_id: str, created_at: str) -> Next[DispatchPayload]:
     """A new proposed dispatch from the intent fields plus the lease token; computes the intent
     digest."""
     payload: JsonObject = {
@@ -108,21 +109,21 @@ def propose(fields: JsonObject, *, dispatch_id: str, created_at: str) -> Next:
         "dispatch_intent_sha256": "0" * 64,
     }
     payload["dispatch_intent_sha256"] = intent_digest(capture_intent(dispatch_id, payload))
-    return Next(DispatchState.PROPOSED, payload)
+    return Next(DispatchState.PROPOSED, dispatch_with(payload))
 
 
 def record_review(
     state: str, payload: JsonObject, *, evidence_ref: str, verdict: str, rationale: str
-) -> Next:
+) -> Next[DispatchPayload]:
     """Record the advisor's verdict: approve keeps it proposed, reject rejects it."""
     if verdict == "approve":
         return Next(
             step("dispatch", TABLE, state, "review"),
-            with_fields(payload, advisor_evidence=evidence_ref, advisor_verdict="approve"),
+            dispatch_with(payload, advisor_evidence=evidence_ref, advisor_verdict="approve"),
         )
     return Next(
         step("dispatch", TABLE, state, "review-reject"),
-        with_fields(
+        dispatch_with(
             payload,
             advisor_evidence=evidence_ref,
             advisor_verdict="reject",
@@ -131,42 +132,46 @@ def record_review(
     )
 
 
-def record_human_approval(state: str, payload: JsonObject, *, evidence_ref: str) -> Next:
+def record_human_approval(
+    state: str, payload: JsonObject, *, evidence_ref: str
+) -> Next[DispatchPayload]:
     """Record a person's approval (only where the policy allows it; checked by the caller)."""
     return Next(
         step("dispatch", TABLE, state, "review"),
-        with_fields(payload, approval_evidence=evidence_ref),
+        dispatch_with(payload, approval_evidence=evidence_ref),
     )
 
 
-def accept(state: str, payload: JsonObject, *, delivery_event_id: str, accepted_at: str) -> Next:
+def accept(
+    state: str, payload: JsonObject, *, delivery_event_id: str, accepted_at: str
+) -> Next[DispatchPayload]:
     """Accept a proposed dispatch (the approval checks happen before, in `approval.py`)."""
     return Next(
         step("dispatch", TABLE, state, "accept"),
-        with_fields(payload, delivery_event_id=delivery_event_id, accepted_at=accepted_at),
+        dispatch_with(payload, delivery_event_id=delivery_event_id, accepted_at=accepted_at),
     )
 
 
-def reject(state: str, payload: JsonObject, *, reason: str) -> Next:
+def reject(state: str, payload: JsonObject, *, reason: str) -> Next[DispatchPayload]:
     """Decline a proposed dispatch."""
     return Next(
         step("dispatch", TABLE, state, "reject"),
-        with_fields(payload, reason=one_line(reason, default="no reason given")),
+        dispatch_with(payload, reason=one_line(reason, default="no reason given")),
     )
 
 
-def resolve(state: str, payload: JsonObject, *, reason: str) -> Next:
+def resolve(state: str, payload: JsonObject, *, reason: str) -> Next[DispatchPayload]:
     """The conductor acted on the result (its ticket done, blocked or retried): the dispatch is
     resolved."""
     return Next(
         step("dispatch", TABLE, state, "resolve"),
-        with_fields(payload, reason=one_line(reason, default="resolved")),
+        dispatch_with(payload, reason=one_line(reason, default="resolved")),
     )
 
 
-def cancel(state: str, payload: JsonObject, *, reason: str) -> Next:
+def cancel(state: str, payload: JsonObject, *, reason: str) -> Next[DispatchPayload]:
     """Cancel a dispatch that has not ended."""
     return Next(
         step("dispatch", TABLE, state, "cancel"),
-        with_fields(payload, reason=one_line(reason, default="no reason given")),
+        dispatch_with(payload, reason=one_line(reason, default="no reason given")),
     )

@@ -8,7 +8,8 @@ contact is journaled first.
 from __future__ import annotations
 
 from oms.canonical import JsonObject
-from oms.domain.machine import Next, step, with_fields
+from oms.domain.machine import Next, authorization_with, step, with_fields
+from oms.schemas.payloads import AuthorizationPayload
 
 TABLE: dict[str, dict[str, str]] = {
     "authorize": {"revoked": "authorized"},
@@ -16,31 +17,28 @@ TABLE: dict[str, dict[str, str]] = {
 }
 
 
-def new(repository: str, *, person: str, confirmed_by: str, now: str) -> Next:
+def new(repository: str, *, person: str, confirmed_by: str, now: str) -> Next[AuthorizationPayload]:
     """A fresh authorisation."""
-    return Next(
-        "authorized",
-        {
-            "repository": repository,
-            "person": person,
-            "confirmed_by": confirmed_by,
-            "authorized_at": now,
-            "revoked_at": None,
-            "reason": None,
-        },
-    )
+    payload: JsonObject = {
+        "repository": repository,
+        "person": person,
+        "confirmed_by": confirmed_by,
+        "authorized_at": now,
+        "revoked_at": None,
+        "reason": None,
+    }
+    return Next("authorized", authorization_with(payload))
 
 
 def reauthorize(
     state: str, payload: JsonObject, *, person: str, confirmed_by: str, now: str
-) -> Next:
+) -> Next[AuthorizationPayload]:
     """Authorise a revoked repository again."""
     return Next(
         step("authorization", TABLE, state, "authorize"),
-        with_fields(
-            payload,
+        authorization_with(
+            with_fields(payload, confirmed_by=confirmed_by),  # a `tty` or `flag` the schema checks
             person=person,
-            confirmed_by=confirmed_by,
             authorized_at=now,
             revoked_at=None,
             reason=None,
@@ -48,9 +46,9 @@ def reauthorize(
     )
 
 
-def revoke(state: str, payload: JsonObject, *, now: str, reason: str) -> Next:
+def revoke(state: str, payload: JsonObject, *, now: str, reason: str) -> Next[AuthorizationPayload]:
     """Withdraw it."""
     return Next(
         step("authorization", TABLE, state, "revoke"),
-        with_fields(payload, revoked_at=now, reason=reason),
+        authorization_with(payload, revoked_at=now, reason=reason),
     )

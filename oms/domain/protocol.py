@@ -40,7 +40,7 @@ PROTOCOL_STEPS: tuple[tuple[str, str], ...] = (
     ("_worker_step", "oms.services.chain.worker_moves:move"),
     ("_session_step", f"{CONTEXT}.session_step"),
     ("_end_worker", "oms.domain.workers:end"),
-    ("ensure", "oms.adapters.panes:Panes.ensure"),
+    ("ensure", "oms.adapters.panes:TmuxPanes.ensure"),
     ("stopped_meanwhile", "oms.services.delivery.start_guard:stopped"),
     ("_register_pane", "oms.services.delivery.registration:register_pane"),
     ("_register_session", "oms.services.delivery.registration:register_session"),

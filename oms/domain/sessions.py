@@ -16,9 +16,10 @@ into: `prompt_due_at` makes the first prompt the agent takes since worth a sessi
 from __future__ import annotations
 
 from oms.canonical import JsonObject, add_ms, parse_ts
-from oms.domain.machine import Next, step, with_fields
+from oms.domain.machine import Next, session_with, step
 from oms.errors import InvalidInputError, one_line
 from oms.limits import LIMITS
+from oms.schemas.payloads import SessionPayload
 
 HEARTBEAT_MS = 15 * 60 * 1000
 TABLE: dict[str, dict[str, str]] = {
@@ -41,51 +42,53 @@ def register(
     now: str,
     max_turns: int = LIMITS.turns_without_result,
     max_minutes: int = LIMITS.minutes_without_result,
-) -> Next:
+) -> Next[SessionPayload]:
     """A new running session bound to a dispatch and its pane, with its role's bounds."""
     return Next(
         "running",
-        {
-            "dispatch_id": dispatch_id,
-            "ticket_id": dispatch["ticket_id"],
-            "role_id": dispatch["role_id"],
-            "engine": dispatch["engine"],
-            "mode": mode,
-            "native_session_ref": dispatch["session_id"],
-            "tmux_pane_id": pane_id,
-            "source_event_id": source_event_id,
-            "last_observed_at": now,
-            "heartbeat_deadline_at": add_ms(now, HEARTBEAT_MS),
-            "parked_until": None,
-            "stop_reason": None,
-            "stop_blocks": 0,
-            "agent_stopped_at": None,
-            "turns_without_result": 0,
-            "progress_since": now,
-            "max_turns_without_result": max_turns,
-            "max_minutes_without_result": max_minutes,
-            "agent_prompted_at": None,
-            "prompt_due_at": now,
-        },
+        session_with(
+            {
+                "dispatch_id": dispatch_id,
+                "ticket_id": dispatch["ticket_id"],
+                "role_id": dispatch["role_id"],
+                "engine": dispatch["engine"],
+                "mode": mode,
+                "native_session_ref": dispatch["session_id"],
+                "tmux_pane_id": pane_id,
+                "source_event_id": source_event_id,
+                "last_observed_at": now,
+                "heartbeat_deadline_at": add_ms(now, HEARTBEAT_MS),
+                "parked_until": None,
+                "stop_reason": None,
+                "stop_blocks": 0,
+                "agent_stopped_at": None,
+                "turns_without_result": 0,
+                "progress_since": now,
+                "max_turns_without_result": max_turns,
+                "max_minutes_without_result": max_minutes,
+                "agent_prompted_at": None,
+                "prompt_due_at": now,
+            }
+        ),
     )
 
 
-def park(state: str, payload: JsonObject, *, until: str, now: str) -> Next:
+def park(state: str, payload: JsonObject, *, until: str, now: str) -> Next[SessionPayload]:
     """Park until `until` (which must be in the future)."""
     if parse_ts(until) <= parse_ts(now):
         raise InvalidInputError(f"parked-until {until} must be in the future (now {now})")
     return Next(
         step("session", TABLE, state, "park"),
-        with_fields(payload, parked_until=until, last_observed_at=now),
+        session_with(payload, parked_until=until, last_observed_at=now),
     )
 
 
-def resume(state: str, payload: JsonObject, *, now: str) -> Next:
+def resume(state: str, payload: JsonObject, *, now: str) -> Next[SessionPayload]:
     """Back to running, with a fresh heartbeat deadline and a fresh bound (the Stop gate
     re-armed)."""
     return Next(
         step("session", TABLE, state, "resume"),
-        with_fields(
+        session_with(
             payload,
             parked_until=None,
             last_observed_at=now,
@@ -98,11 +101,11 @@ def resume(state: str, payload: JsonObject, *, now: str) -> Next:
     )
 
 
-def relaunch(state: str, payload: JsonObject, *, pane_id: str, now: str) -> Next:
+def relaunch(state: str, payload: JsonObject, *, pane_id: str, now: str) -> Next[SessionPayload]:
     """The agent relaunched in a new pane on its native session."""
     return Next(
         step("session", TABLE, state, "relaunch"),
-        with_fields(
+        session_with(
             payload,
             tmux_pane_id=pane_id,
             parked_until=None,
@@ -118,19 +121,23 @@ def relaunch(state: str, payload: JsonObject, *, pane_id: str, now: str) -> Next
     )
 
 
-def heartbeat(state: str, payload: JsonObject, *, now: str) -> Next:
+def heartbeat(state: str, payload: JsonObject, *, now: str) -> Next[SessionPayload]:
     """An observation: extends the heartbeat deadline."""
     return Next(
         step("session", TABLE, state, "observe"),
-        with_fields(payload, last_observed_at=now, heartbeat_deadline_at=add_ms(now, HEARTBEAT_MS)),
+        session_with(
+            payload, last_observed_at=now, heartbeat_deadline_at=add_ms(now, HEARTBEAT_MS)
+        ),
     )
 
 
-def stop(state: str, payload: JsonObject, *, reason: str, now: str) -> Next:
+def stop(state: str, payload: JsonObject, *, reason: str, now: str) -> Next[SessionPayload]:
     """End the session."""
     return Next(
         step("session", TABLE, state, "stop"),
-        with_fields(payload, stop_reason=one_line(reason, default="stopped"), last_observed_at=now),
+        session_with(
+            payload, stop_reason=one_line(reason, default="stopped"), last_observed_at=now
+        ),
     )
 
 

@@ -31,9 +31,10 @@ States and events:
 from __future__ import annotations
 
 from oms.canonical import Json, JsonObject, access, equal, parse_ts
-from oms.domain.machine import Next, step, with_fields
+from oms.domain.machine import Next, step, ticket_with, with_fields
 from oms.errors import InvalidInputError, LeaseError
 from oms.limits import LIMITS
+from oms.schemas.payloads import TicketPayload
 from oms.schemas.payloads import TicketState as TicketState  # noqa: PLC0414 (re-exported)
 
 TABLE: dict[str, dict[str, str]] = {
@@ -62,26 +63,28 @@ def new(
     content_sha256: str,
     created_at: str,
     repository_root: str,
-) -> Next:
+) -> Next[TicketPayload]:
     """A fresh, open ticket of the repository whose top level is `repository_root` (ADR 0032; no
     transition changes it)."""
     return Next(
         TicketState.OPEN,
-        {
-            "title": title,
-            "source": source,
-            "repository": repository,
-            "repository_root": repository_root,
-            "content_sha256": content_sha256,
-            "attempt": 1,
-            "lease_token": None,
-            "worker_id": None,
-            "session_id": None,
-            "lease_expires_at": None,
-            "created_at": created_at,
-            "reason": None,
-            "prior_failure_evidence": None,
-        },
+        ticket_with(
+            {
+                "title": title,
+                "source": source,
+                "repository": repository,
+                "repository_root": repository_root,
+                "content_sha256": content_sha256,
+                "attempt": 1,
+                "lease_token": None,
+                "worker_id": None,
+                "session_id": None,
+                "lease_expires_at": None,
+                "created_at": created_at,
+                "reason": None,
+                "prior_failure_evidence": None,
+            }
+        ),
     )
 
 
@@ -94,14 +97,14 @@ def lease(
     session_id: str,
     expires_at: str,
     now: str,
-) -> Next:
+) -> Next[TicketPayload]:
     """Lease an open ticket to `worker_id`."""
     target = step("ticket", TABLE, state, "lease")
     if parse_ts(expires_at) <= parse_ts(now):
         raise InvalidInputError(f"lease expiry {expires_at} is not after now ({now})")
     return Next(
         target,
-        with_fields(
+        ticket_with(
             payload,
             worker_id=worker_id,
             lease_token=token,
@@ -140,7 +143,9 @@ def check_lease(
         raise LeaseError(f"lease expired at {expires}")
 
 
-def renew(state: str, payload: JsonObject, *, token: str, expires_at: str, now: str) -> Next:
+def renew(
+    state: str, payload: JsonObject, *, token: str, expires_at: str, now: str
+) -> Next[TicketPayload]:
     """Extend a live lease."""
     target = step("ticket", TABLE, state, "renew")
     check_lease(state, payload, token=token, now=now)
@@ -148,7 +153,7 @@ def renew(state: str, payload: JsonObject, *, token: str, expires_at: str, now: 
         raise InvalidInputError(
             f"new expiry {expires_at} is not later than {payload['lease_expires_at']}"
         )
-    return Next(target, with_fields(payload, lease_expires_at=expires_at))
+    return Next(target, ticket_with(payload, lease_expires_at=expires_at))
 
 
 def is_expired(state: str, payload: JsonObject, now: str) -> bool:
@@ -161,7 +166,7 @@ def is_expired(state: str, payload: JsonObject, now: str) -> bool:
     )
 
 
-def expire(state: str, payload: JsonObject, *, now: str, evidence_ref: str) -> Next:
+def expire(state: str, payload: JsonObject, *, now: str, evidence_ref: str) -> Next[TicketPayload]:
     """Return an expired lease's ticket to `open` for its next attempt."""
     target = step("ticket", TABLE, state, "expire")
     if not is_expired(state, payload, now):
@@ -170,7 +175,7 @@ def expire(state: str, payload: JsonObject, *, now: str, evidence_ref: str) -> N
         )
     return Next(
         target,
-        with_fields(
+        ticket_with(
             payload,
             attempt=access.integer(payload, "attempt") + 1,
             lease_token=None,
@@ -185,18 +190,18 @@ def expire(state: str, payload: JsonObject, *, now: str, evidence_ref: str) -> N
 
 def finish(
     state: str, payload: JsonObject, *, outcome: str, token: str, now: str, reason: str | None
-) -> Next:
+) -> Next[TicketPayload]:
     """The lease holder ends the ticket: `done` or `blocked`."""
     if outcome not in ("done", "blocked"):
         raise InvalidInputError(f"outcome must be done or blocked (got {outcome!r})")
     target = step("ticket", TABLE, state, f"finish-{outcome}")
     check_lease(state, payload, token=token, now=now)
-    return Next(target, with_fields(payload, lease_token=None, reason=reason))
+    return Next(target, ticket_with(payload, lease_token=None, reason=reason))
 
 
-def block(state: str, payload: JsonObject, *, reason: str) -> Next:
+def block(state: str, payload: JsonObject, *, reason: str) -> Next[TicketPayload]:
     """A person blocks an open ticket."""
-    return Next(step("ticket", TABLE, state, "block"), with_fields(payload, reason=reason))
+    return Next(step("ticket", TABLE, state, "block"), ticket_with(payload, reason=reason))
 
 
 def _check_attempt(payload: JsonObject, session_id: str, attempt: int) -> None:
@@ -215,7 +220,7 @@ def retry(
     attempt: int,
     failure: JsonObject,
     retry_after: str,
-) -> Next:
+) -> Next[TicketPayload]:
     """After a failed attempt (the one bound to `session_id`), the ticket is open again for the next
     one, not before `retry_after`; `failure` ({attempt, dispatch_id, failed_at, reason}) is kept."""
     target = step("ticket", TABLE, state, "retry")
@@ -223,16 +228,14 @@ def retry(
     failures = _kept(payload, failure)
     return Next(
         target,
-        with_fields(
-            payload,
+        ticket_with(
+            with_fields(payload, reason=failure["reason"], failures=failures),
             attempt=attempt + 1,
             lease_token=None,
             worker_id=None,
             session_id=None,
             lease_expires_at=None,
-            reason=failure["reason"],
             retry_after=retry_after,
-            failures=failures,
             # an expired lease's evidence is about the attempt before: spent
             prior_failure_evidence=None,
         ),
@@ -247,16 +250,18 @@ def give_up(
     attempt: int,
     reason: str,
     failure: JsonObject | None = None,
-) -> Next:
+) -> Next[TicketPayload]:
     """The attempt bound to `session_id` ends the ticket `blocked` for a person, with `reason` (and
     the attempt's `failure` kept, for a quarantine)."""
     target = step("ticket", TABLE, state, "give-up")
     _check_attempt(payload, session_id, attempt)
     if failure is None:
-        return Next(target, with_fields(payload, lease_token=None, reason=reason))
+        return Next(target, ticket_with(payload, lease_token=None, reason=reason))
     return Next(
         target,
-        with_fields(payload, lease_token=None, reason=reason, failures=_kept(payload, failure)),
+        ticket_with(
+            with_fields(payload, failures=_kept(payload, failure)), lease_token=None, reason=reason
+        ),
     )
 
 
@@ -267,11 +272,11 @@ def _kept(payload: JsonObject, failure: JsonObject) -> list[Json]:
 
 def complete(
     state: str, payload: JsonObject, *, session_id: str, attempt: int, reason: str
-) -> Next:
+) -> Next[TicketPayload]:
     """The attempt bound to `session_id` recorded a completed result: the ticket is done."""
     target = step("ticket", TABLE, state, "complete")
     _check_attempt(payload, session_id, attempt)
-    return Next(target, with_fields(payload, lease_token=None, reason=reason))
+    return Next(target, ticket_with(payload, lease_token=None, reason=reason))
 
 
 def new_session(
@@ -282,7 +287,7 @@ def new_session(
     attempt: int,
     fresh: str,
     now: str,
-) -> Next:
+) -> Next[TicketPayload]:
     """The attempt bound to `session_id` goes on under the session `fresh` (its lease live at
     `now`)."""
     target = step("ticket", TABLE, state, "new-session")
@@ -290,7 +295,7 @@ def new_session(
     check_lease(state, payload, token=access.text(payload, "lease_token"), now=now)
     if fresh == session_id:
         raise InvalidInputError("a new session needs a new session id")
-    return Next(target, with_fields(payload, session_id=fresh))
+    return Next(target, ticket_with(payload, session_id=fresh))
 
 
 def wait(
@@ -300,19 +305,19 @@ def wait(
     reason: str,
     session_id: str | None,
     attempt: int,
-) -> Next:
+) -> Next[TicketPayload]:
     """The ticket waits for a person with `reason` (ADR 0031): an open one keeps its place in the
     queue; a leased one (its attempt bound to `session_id`, never launched) is open again, its lease
     given back — its attempt, failures and backoff as they were."""
     target = step("ticket", TABLE, state, "wait")
     if state == TicketState.OPEN:
-        return Next(target, with_fields(payload, reason=reason))
+        return Next(target, ticket_with(payload, reason=reason))
     if session_id is None:
         raise InvalidInputError("a leased ticket waits only for the attempt it names")
     _check_attempt(payload, session_id, attempt)
     return Next(
         target,
-        with_fields(
+        ticket_with(
             payload,
             lease_token=None,
             worker_id=None,
@@ -323,12 +328,12 @@ def wait(
     )
 
 
-def reopen(state: str, payload: JsonObject, *, reason: str) -> Next:
+def reopen(state: str, payload: JsonObject, *, reason: str) -> Next[TicketPayload]:
     """A person sends a blocked ticket back to the queue for its next attempt, now (ADR 0031)."""
     target = step("ticket", TABLE, state, "reopen")
     return Next(
         target,
-        with_fields(
+        ticket_with(
             payload,
             attempt=access.integer(payload, "attempt") + 1,
             lease_token=None,
@@ -343,15 +348,15 @@ def reopen(state: str, payload: JsonObject, *, reason: str) -> Next:
     )
 
 
-def retry_now(state: str, payload: JsonObject, *, reason: str) -> Next:
+def retry_now(state: str, payload: JsonObject, *, reason: str) -> Next[TicketPayload]:
     """A person starts an open ticket's next attempt without waiting for its backoff."""
     target = step("ticket", TABLE, state, "retry-now")
-    return Next(target, with_fields(payload, reason=reason, retry_after=None))
+    return Next(target, ticket_with(payload, reason=reason, retry_after=None))
 
 
 def request_changes(
     state: str, payload: JsonObject, *, attempt: int, carried: JsonObject, reason: str
-) -> Next:
+) -> Next[TicketPayload]:
     """A person asks for changes to the done attempt `attempt`'s result (ADR 0039): its next attempt
     is open now, a follow-up carrying `carried` (its dispatch's intent copies it)."""
     target = step("ticket", TABLE, state, "request-changes")
@@ -361,8 +366,8 @@ def request_changes(
         )
     return Next(
         target,
-        with_fields(
-            payload,
+        ticket_with(
+            with_fields(payload, changes_requested=carried),  # the schema checks what it carries
             attempt=attempt + 1,
             lease_token=None,
             worker_id=None,
@@ -372,6 +377,5 @@ def request_changes(
             retry_after=None,
             failures=[],
             prior_failure_evidence=None,
-            changes_requested=carried,
         ),
     )

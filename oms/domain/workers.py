@@ -18,8 +18,9 @@ from enum import StrEnum
 
 from oms.canonical import JsonObject, parse_ts
 from oms.domain.gate import BEAT_MS
-from oms.domain.machine import Next, step, with_fields
+from oms.domain.machine import Next, Payload, step, with_fields, worker_with
 from oms.errors import IllegalTransitionError, one_line
+from oms.schemas.payloads import WorkerPayload
 
 
 class Activity(StrEnum):
@@ -66,7 +67,7 @@ HEALTH: dict[str, dict[str, str]] = {
 
 def new(
     dispatch_id: str, dispatch: JsonObject, *, updated_at: str, host: str | None = None
-) -> Next:
+) -> Next[WorkerPayload]:
     """The idle, healthy worker reserved by an accepted dispatch, on `host` (the host that accepted
     it, which delivers it: `domain/hosts.py`; None: a record without one, every reader's)."""
     payload: JsonObject = {
@@ -84,40 +85,40 @@ def new(
     }
     if host is not None:
         payload["host"] = host
-    return Next(Activity.IDLE, payload)
+    return Next(Activity.IDLE, worker_with(payload))
 
 
 def set_activity(
     state: str,
-    payload: JsonObject,
+    payload: Payload,
     activity: str,
     *,
     now: str,
     end_reason: str | None = None,
     end_detail: str | None = None,
-) -> Next:
+) -> Next[WorkerPayload]:
     """Move the activity machine."""
     target = step("worker activity", ACTIVITY, state, activity)
-    return Next(
-        target, with_fields(payload, updated_at=now, end_reason=end_reason, end_detail=end_detail)
-    )
+    ended = with_fields(payload, end_reason=end_reason)  # a reason the schema checks
+    return Next(target, worker_with(ended, updated_at=now, end_detail=end_detail))
 
 
-def mark_parked(state: str, payload: JsonObject, *, now: str, reason: str) -> Next:
+def mark_parked(state: str, payload: JsonObject, *, now: str, reason: str) -> Next[WorkerPayload]:
     """A parked worker stays parked, for another reason (e.g. its attempt was fenced while it was
     parked)."""
     if payload.get("health") != Health.PARKED:
         raise IllegalTransitionError("worker health", str(payload.get("health")), "mark-parked")
-    return Next(state, with_fields(payload, updated_at=now, health_reason=reason))
+    return Next(state, worker_with(payload, updated_at=now, health_reason=reason))
 
 
 def set_health(
-    state: str, payload: JsonObject, health: str, *, now: str, reason: str | None = None
-) -> Next:
+    state: str, payload: Payload, health: str, *, now: str, reason: str | None = None
+) -> Next[WorkerPayload]:
     """Move the health machine (the activity state is unchanged); `reason` says why (e.g.
     `hooks_silent`)."""
     step("worker health", HEALTH, str(payload["health"]), health)
-    return Next(state, with_fields(payload, health=health, updated_at=now, health_reason=reason))
+    moved = with_fields(payload, health=health)  # a health the table allowed
+    return Next(state, worker_with(moved, updated_at=now, health_reason=reason))
 
 
 def change(
@@ -130,12 +131,12 @@ def change(
     activity: str | None = None,
     end_reason: str | None = None,
     end_detail: str | None = None,
-) -> Next:
+) -> Next[WorkerPayload]:
     """Health first (with its reason), then activity (with its end reason); at least one is
     given."""
     if health is None and activity is None:
         raise IllegalTransitionError("worker", state, "change nothing")
-    nxt = Next(state, payload)
+    nxt = Next(state, worker_with(payload))
     if health is not None:
         nxt = set_health(nxt.state, nxt.payload, health, now=now, reason=reason)
     if activity is not None:
@@ -158,7 +159,7 @@ def end(
     end_reason: str,
     detail: str,
     salvage: JsonObject | None = None,
-) -> Next | None:
+) -> Next[WorkerPayload] | None:
     """The worker whose pane ended or was stopped: health `stopped`, an `idle` or `working` activity
     `blocked`, and the end reason recorded — the first one stays; `salvage` (the `salvage_*` fields
     naming where its uncommitted work was kept) is recorded with it, and a salvage that failed is
@@ -173,7 +174,7 @@ def end(
     failed = kept.get("salvage_error")
     if isinstance(failed, str):  # said where every end is shown, not only in its own field
         detail = f"{detail}; {unsalvaged(failed)}"
-    nxt = Next(state, with_fields(payload, **kept) if kept else payload)
+    nxt = Next(state, worker_with(with_fields(payload, **kept)))
     if health is not None:
         nxt = set_health(nxt.state, nxt.payload, health, now=now)
     if activity is not None:
@@ -186,9 +187,8 @@ def end(
             end_detail=one_line(detail),
         )
     if nxt.payload.get("end_reason") is None:
-        return Next(
-            nxt.state, with_fields(nxt.payload, end_reason=end_reason, end_detail=one_line(detail))
-        )
+        ended = with_fields(nxt.payload, end_reason=end_reason)
+        return Next(nxt.state, worker_with(ended, end_detail=one_line(detail)))
     return nxt
 
 

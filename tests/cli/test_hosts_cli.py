@@ -14,6 +14,7 @@ from oms.domain import hosts as host_rules
 from oms.domain import workers as worker_machine
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import hosts as store_hosts
+from oms.store.payloads import as_json
 from tests.chain import Chain
 from tests.cli.test_json_shapes import problems
 from tests.helpers import OmsCommand
@@ -36,7 +37,7 @@ def _worker(chain: Chain, n: int, host: str | None) -> str:
         ws.store.records("worker").create(
             dispatch_id,
             state="working",
-            payload=payload,
+            payload=as_json(payload),
             operation_id=stable_id("hosts-cli", n),
             actor=SYSTEM_ACTOR,
             observed_at=ws.now(),

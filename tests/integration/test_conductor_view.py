@@ -18,6 +18,7 @@ from oms.services.chain import tickets
 from oms.services.conductor import doing
 from oms.services.conductor.tick import Tick
 from oms.services.workspace import SYSTEM_ACTOR
+from oms.store.payloads import as_json
 from tests.chain import Chain
 
 SESSION = "11111111-2222-4333-8444-555555555555"
@@ -48,7 +49,7 @@ def _running(chain: Chain) -> list[str]:
             box.create(
                 dispatch_id,
                 state="working",
-                payload={**payload, "health": "healthy"},
+                payload={**as_json(payload), "health": "healthy"},
                 operation_id=stable_id("view", n),
                 actor=SYSTEM_ACTOR,
                 observed_at=ws.now(),

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from oms.adapters.activation import ActivationError, Witness
-from oms.adapters.panes import Pane, Panes
+from oms.adapters.panes import Pane
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject, access, add_ms, operation_nonce
 from oms.errors import (
@@ -27,6 +27,7 @@ from oms.fsio.procinfo import group_alive
 from oms.services.chain import dispatches, live, tickets
 from oms.services.chain.liveness import CONSUMER
 from oms.services.checkout import salvage
+from oms.services.delivery.interface import Panes
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
 from oms.store import panefiles

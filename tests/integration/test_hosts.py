@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from oms.adapters.panes import Panes
+from oms.adapters.panes import TmuxPanes
 from oms.errors import OtherHostError
 from oms.limits import LIMITS
 from oms.services.admin.status import snapshot
@@ -48,7 +48,9 @@ def host(fleet: Fleet, name: str, socket: str | None) -> Iterator[tuple[Workspac
             assert ws.host() == name
             d = Delivery.open(ws)
             if socket is not None:
-                d = replace(d, panes=Panes(socket, d.panes.conf, d.panes.guard))
+                plain = d.panes
+                assert isinstance(plain, TmuxPanes)
+                d = replace(d, panes=TmuxPanes(socket, plain.conf, plain.guard))
             yield ws, d
     finally:
         if before is None:

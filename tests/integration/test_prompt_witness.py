@@ -14,6 +14,7 @@ from oms.domain import sessions
 from oms.services.delivery.launch import HookWitness
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import SYSTEM_ACTOR
+from oms.store.payloads import as_json
 from tests.agent_side import Bound, bind
 from tests.chain import Chain
 from tests.integration.test_runaway_agents import ClockedDoors
@@ -38,7 +39,7 @@ def _registered(chain: Chain) -> Bound:
         ws.store.records("session").create(
             found.session_id,
             state=nxt.state,
-            payload=nxt.payload,
+            payload=as_json(nxt.payload),
             operation_id="test-register",
             actor=SYSTEM_ACTOR,
             observed_at=now,
@@ -85,7 +86,7 @@ def test_a_relaunched_agents_continuation_is_witnessed(chain: Chain) -> None:
             bound.session_id,
             expected_version=session.version,
             state=nxt.state,
-            payload=nxt.payload,
+            payload=as_json(nxt.payload),
             operation_id="test-relaunch",
             actor=SYSTEM_ACTOR,
             observed_at=now,

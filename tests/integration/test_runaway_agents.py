@@ -18,6 +18,7 @@ from oms.domain import sessions
 from oms.services.doors.worker_doors import HOOK_BURST, HOOK_RATE, TokenBucket, WorkerDoors
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Record
+from oms.store.payloads import as_json
 from tests.agent_side import Bound, BoundTools, bind
 from tests.chain import Chain
 
@@ -85,7 +86,7 @@ def _at_work(chain: Chain, lease_minutes: int | None = None) -> Bound:
         ws.store.records("session").create(
             found.session_id,
             state=nxt.state,
-            payload=nxt.payload,
+            payload=as_json(nxt.payload),
             operation_id="test-register",
             actor=SYSTEM_ACTOR,
             observed_at=now,

@@ -13,7 +13,7 @@ import os
 import signal
 
 from oms.adapters.activation import Tui, Witness
-from oms.adapters.panes import Pane, Panes
+from oms.adapters.panes import Pane, TmuxPanes
 from oms.adapters.providers.base import LaunchPlan
 from oms.domain.delivery import SERVER_GONE
 from oms.services.conductor import resolve
@@ -26,7 +26,7 @@ class _ServerKilled:
     """The real panes, whose tmux server is killed by its pid between the agent's pane being seen
     and its screen being read (the moment `Tui` waits for the agent to be ready)."""
 
-    def __init__(self, panes: Panes) -> None:
+    def __init__(self, panes: TmuxPanes) -> None:
         self.panes = panes
         self.killed: list[int] = []
 
@@ -76,6 +76,7 @@ def test_a_tmux_server_killed_before_the_agent_is_ready_is_a_retried_attempt(
     dispatch_id, event_id = accepted(deliverable)
     with deliverable.workspace() as ws:
         d = Delivery.open(ws)
+        assert isinstance(d.panes, TmuxPanes)
         screen = _ServerKilled(d.panes)
         d.activator = _Agent(screen)
         outcome = d.deliver(event_id)["outcome"]

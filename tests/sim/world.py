@@ -21,6 +21,7 @@ from oms.domain import attempt as attempt_rules
 from oms.domain import conductor as rules
 from oms.domain import fence, pool, tickets
 from oms.domain import launch as launch_machine
+from oms.store.payloads import as_json
 
 T0 = "2026-12-01T00:00:00.000Z"
 LEASE_MINUTES = 10
@@ -79,7 +80,7 @@ class World:
             created_at=self.now,
             repository_root="/repo",
         )
-        self.tickets[ticket_id] = Ticket(ticket_id, nxt.state, nxt.payload)
+        self.tickets[ticket_id] = Ticket(ticket_id, nxt.state, as_json(nxt.payload))
         self.log.append(f"add {ticket_id}")
 
     def live(self) -> list[Attempt]:
@@ -164,7 +165,7 @@ class World:
         for t in self.tickets.values():
             if tickets.is_expired(t.state, t.payload, self.now):
                 nxt = tickets.expire(t.state, t.payload, now=self.now, evidence_ref="ev-lapse")
-                t.state, t.payload = nxt.state, nxt.payload
+                t.state, t.payload = nxt.state, as_json(nxt.payload)
                 self.log.append(f"expire {t.ticket_id}")
 
     def deadlines(self) -> None:
@@ -193,7 +194,7 @@ class World:
                     expires_at=add_ms(self.now, LEASE_MINUTES * 60_000),
                     now=self.now,
                 )
-                t.state, t.payload = nxt.state, nxt.payload
+                t.state, t.payload = nxt.state, as_json(nxt.payload)
 
     def ended(self, a: Attempt) -> tuple[str, str] | None:
         """`resolve.ended_attempt`, over the sim's records."""
@@ -259,7 +260,7 @@ class World:
                 reason=step.reason,
                 failure=step.failure,
             )
-        t.state, t.payload = nxt.state, nxt.payload
+        t.state, t.payload = nxt.state, as_json(nxt.payload)
 
     def held(self) -> dict[str, str]:
         """`conductor/pool.Occupancy`: slot -> ticket, leased to it or whose worker runs there."""
@@ -308,7 +309,7 @@ class World:
             expires_at=add_ms(self.now, LEASE_MINUTES * 60_000),
             now=self.now,
         )
-        t.state, t.payload = nxt.state, nxt.payload
+        t.state, t.payload = nxt.state, as_json(nxt.payload)
         a = Attempt(
             f"dsp-{t.ticket_id}-{n}",
             t.ticket_id,

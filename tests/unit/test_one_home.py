@@ -241,6 +241,10 @@ def test_an_observed_pane_becomes_an_end_in_one_place() -> None:
 
 
 PAYLOAD_HOME = "oms/store/payloads.py"
+# the domain's one home (it may not import the store): a transition's next payload, the last
+# version (validated by the store) with keys changed that mypy checked (`Next[WorkerPayload]`)
+NEXT_HOME = "oms/domain/machine.py"
+NEXT_KINDS = ("authorization", "dispatch", "session", "ticket", "worker")
 
 
 def payload_casts(rel: str, tree: ast.Module) -> list[str]:
@@ -258,13 +262,18 @@ def payload_casts(rel: str, tree: ast.Module) -> list[str]:
 
 def test_a_payload_is_typed_only_by_its_accessor() -> None:
     """oms/store/payloads.py is the one place a record's payload becomes its TypedDict (a cast,
-    after the store validated the record; docs/adr/0044-typed-payloads.md)."""
+    after the store validated the record; docs/adr/0044-typed-payloads.md), and
+    oms/domain/machine.py the one place a transition's next payload does (one `*_with` a kind the
+    machines write; docs/adr/0042-decisions-in-machines-a-simulator.md, "Amendment")."""
+    homes = (PAYLOAD_HOME, NEXT_HOME)
     offenders = [
-        hit for rel, tree in _modules() if rel != PAYLOAD_HOME for hit in payload_casts(rel, tree)
+        hit for rel, tree in _modules() if rel not in homes for hit in payload_casts(rel, tree)
     ]
     assert offenders == []
     home = ast.parse((REPO / PAYLOAD_HOME).read_text())
     assert len(payload_casts(PAYLOAD_HOME, home)) == len(PAYLOADS)  # one accessor a kind
+    nexts = payload_casts(NEXT_HOME, ast.parse((REPO / NEXT_HOME).read_text()))
+    assert len(nexts) == len(NEXT_KINDS)
 
 
 def test_the_payload_cast_scan_sees_one() -> None:

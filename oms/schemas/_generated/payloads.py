@@ -282,6 +282,152 @@ class WorkerPayload(TypedDict):
     host: NotRequired[str]
 
 
+class AuthorizationFields(TypedDict, total=False):
+    # some keys of a authorization payload: what a transition changes
+
+    repository: str
+    person: str
+    confirmed_by: Literal['tty', 'flag']
+    authorized_at: str
+    revoked_at: str | None
+    reason: str | None
+
+
+class DispatchFields(TypedDict, total=False):
+    # some keys of a dispatch payload: what a transition changes
+
+    ticket_id: str
+    ticket_version: int
+    attempt: int
+    worker_id: str
+    worker_record_id: str
+    lease_token: str
+    session_id: str
+    role_id: str
+    model_id: str
+    model_endpoint: str | None
+    provider_mode: Literal['claude_interactive', 'claude_print', 'codex_exec', 'codex_goal', 'command']
+    engine: Literal['codex', 'claude', 'command']
+    capabilities: list[Literal['repository-read', 'ticket-worktree-write']]
+    policy_digest: str
+    worktree_id: str
+    worktree_path: str
+    worktree_branch: str
+    worktree_base_commit: str
+    worktree_start_commit: str
+    dispatch_intent_sha256: str
+    advisor_evidence: str | None
+    approval_evidence: str | None
+    prior_failure_evidence: str | None
+    result_evidence: str | None
+    delivery_event_id: str | None
+    accepted_at: str | None
+    created_at: str
+    reason: str | None
+    ticket_content_sha256: str
+    advisor_verdict: Literal['approve', 'reject'] | None
+    role_sandbox: Literal['read-only', 'ticket-worktree-write']
+    role_network: Literal['none', 'host']
+    role_credential: Literal['token', 'raw']
+    role_argv: list[str] | None
+    role_tools: list[str]
+    role_programs: list[str]
+    instructions_sha256: str
+    provider_id: str
+    role_limits: SandboxLimits
+    changes_requested: ChangesRequested
+
+
+class PoolFields(TypedDict, total=False):
+    # some keys of a pool payload: what a transition changes
+
+    next_index: int
+    slots: list[PoolSlotsItem]
+    updated_at: str
+
+
+class ProviderFields(TypedDict, total=False):
+    # some keys of a provider payload: what a transition changes
+
+    provider_id: str
+    cooldown_until: None | str
+    cooldown_kind: Literal['quota', 'transient'] | None
+    cooldown_reason: str | None
+    cooldown_source: str | None
+    quota_percent: int | None
+    probed_at: None | str
+    probe_note: str | None
+    updated_at: str
+
+
+class SessionFields(TypedDict, total=False):
+    # some keys of a session payload: what a transition changes
+
+    dispatch_id: str
+    ticket_id: str
+    role_id: str
+    engine: Literal['codex', 'claude', 'command']
+    mode: Literal['goal', 'pane', 'command']
+    native_session_ref: str
+    tmux_pane_id: str | None
+    source_event_id: str
+    last_observed_at: str
+    heartbeat_deadline_at: str
+    parked_until: str | None
+    stop_reason: str | None
+    stop_blocks: int
+    agent_stopped_at: str | None
+    turns_without_result: int
+    progress_since: str
+    max_turns_without_result: int
+    max_minutes_without_result: int
+    agent_prompted_at: str | None
+    last_prompted_at: str
+    prompt_due_at: str
+
+
+class TicketFields(TypedDict, total=False):
+    # some keys of a ticket payload: what a transition changes
+
+    title: str
+    source: Literal['local', 'github']
+    repository: str | None
+    repository_root: str
+    content_sha256: str
+    attempt: int
+    lease_token: str | None
+    worker_id: str | None
+    session_id: str | None
+    lease_expires_at: str | None
+    created_at: str
+    reason: str | None
+    prior_failure_evidence: str | None
+    priority: int
+    retry_after: str | None
+    failures: list[TicketFailuresItem]
+    changes_requested: ChangesRequested
+
+
+class WorkerFields(TypedDict, total=False):
+    # some keys of a worker payload: what a transition changes
+
+    dispatch_id: str
+    ticket_id: str
+    session_id: str
+    role_id: str
+    provider_mode: Literal['claude_interactive', 'claude_print', 'codex_exec', 'codex_goal', 'command']
+    worktree_id: str
+    health: Literal['healthy', 'parked', 'stalled', 'stopped']
+    updated_at: str
+    end_reason: Literal['result-recorded', 'exit', 'stopped', 'deadline', 'parent-gone', 'signal', 'limit: pids', 'limit: memory', 'limit: disk'] | None
+    end_detail: str | None
+    health_reason: str | None
+    salvage_ref: str
+    salvage_commit: str
+    salvage_error: str
+    host: str
+
+
 # record kind -> the TypedDict of its payload
 PAYLOADS: dict[str, type] = {
     'authorization': AuthorizationPayload,
@@ -294,24 +440,31 @@ PAYLOADS: dict[str, type] = {
 }
 
 __all__ = [
+    'AuthorizationFields',
     'AuthorizationPayload',
     'AuthorizationState',
     'ChangesRequested',
     'ChangesRequestedCommentsItem',
+    'DispatchFields',
     'DispatchPayload',
     'DispatchState',
+    'PoolFields',
     'PoolPayload',
     'PoolSlotsItem',
     'PoolSlotsItemState',
     'PoolState',
+    'ProviderFields',
     'ProviderPayload',
     'ProviderState',
     'SandboxLimits',
+    'SessionFields',
     'SessionPayload',
     'SessionState',
     'TicketFailuresItem',
+    'TicketFields',
     'TicketPayload',
     'TicketState',
+    'WorkerFields',
     'WorkerHealth',
     'WorkerPayload',
     'WorkerState',

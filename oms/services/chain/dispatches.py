@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from oms.adapters import advisor, git
 from oms.canonical import (
@@ -49,7 +50,10 @@ from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.services.workspace import policy as policy_service
 from oms.services.workspace.committed import uncommitted
 from oms.store import Change, Record
-from oms.store.payloads import dispatch_payload, ticket_payload
+from oms.store.payloads import as_json, dispatch_payload, ticket_payload
+
+if TYPE_CHECKING:
+    from oms.schemas.payloads import DispatchPayload
 
 DELIVERY_EVENT = "dispatch-delivery-requested"
 
@@ -71,9 +75,13 @@ def list_all(ws: Workspace) -> list[Record]:
     return ws.store.latest("dispatch").checked()
 
 
-def _transition(ws: Workspace, dispatch: Record, nxt: Next, op: str) -> Record:
+def _transition(ws: Workspace, dispatch: Record, nxt: Next[DispatchPayload], op: str) -> Record:
     change = Change(
-        nxt.state, nxt.payload, op, SYSTEM_ACTOR, next_after(dispatch.observed_at, ws.now())
+        nxt.state,
+        as_json(nxt.payload),
+        op,
+        SYSTEM_ACTOR,
+        next_after(dispatch.observed_at, ws.now()),
     )
     return ws.store.records("dispatch").write_next(dispatch, change).record
 
@@ -243,7 +251,7 @@ def propose(
     result = ws.store.records("dispatch").create(
         dispatch_id,
         state=nxt.state,
-        payload=nxt.payload,
+        payload=as_json(nxt.payload),
         operation_id=stable_id("dsp-propose", dispatch_id),
         actor=SYSTEM_ACTOR,
         observed_at=ws.now(),
@@ -459,7 +467,7 @@ def _ensure_delivery(ws: Workspace, dispatch: Record) -> str:
     ws.store.records("worker").create(
         dispatch.record_id,
         state=nxt.state,
-        payload=nxt.payload,
+        payload=as_json(nxt.payload),
         operation_id=stable_id("wkr-create", dispatch.record_id),
         actor=SYSTEM_ACTOR,
         observed_at=at,

@@ -14,6 +14,7 @@ runs its agent until it ends; only an ended worker (health `stopped`) is left al
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from oms.canonical import access, stable_id
 from oms.domain import fence, workers
@@ -29,6 +30,9 @@ from oms.store.payloads import (
     worker_payload,
 )
 from oms.store.records import RecordStore
+
+if TYPE_CHECKING:
+    from oms.schemas.payloads import WorkerPayload
 
 Reads = Callable[[str], RecordStore]  # the records of a kind
 RESULT_RECORDED = ("done", "blocked")  # a worker's states once its result is recorded
@@ -107,7 +111,7 @@ def park(ws: Workspace, dispatch_id: str, why: str, actor: str, *, over: bool = 
     cancelled: its supervisor ends it, and the conductor closes its pane — parked, it would wait for
     a person). True if written now."""
 
-    def decide(worker: Record, now: str) -> Next | None:
+    def decide(worker: Record, now: str) -> Next[WorkerPayload] | None:
         if worker_payload(worker)["health"] == "stopped":
             return None
         if over and worker.state in RESULT_RECORDED:

@@ -11,7 +11,7 @@ from oms.errors import AuthorityChangedError, InvalidInputError, one_line
 from oms.schemas.payloads import AuthorizationState
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Change, Record
-from oms.store.payloads import dispatch_payload, ticket_payload
+from oms.store.payloads import as_json, dispatch_payload, ticket_payload
 
 _PERSON_BAD = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -46,7 +46,7 @@ def authorize(ws: Workspace, repository: str, *, person: str, confirmed_by: str)
         return records.create(
             rid,
             state=nxt.state,
-            payload=nxt.payload,
+            payload=as_json(nxt.payload),
             operation_id=stable_id("live-new", rid),
             actor=SYSTEM_ACTOR,
             observed_at=now,
@@ -57,7 +57,9 @@ def authorize(ws: Workspace, repository: str, *, person: str, confirmed_by: str)
         existing.state, existing.payload, person=person, confirmed_by=confirmed_by, now=now
     )
     op = stable_id("live-auth", rid, existing.version)
-    change = Change(nxt.state, nxt.payload, op, SYSTEM_ACTOR, next_after(existing.observed_at, now))
+    change = Change(
+        nxt.state, as_json(nxt.payload), op, SYSTEM_ACTOR, next_after(existing.observed_at, now)
+    )
     return records.write_next(existing, change).record
 
 
@@ -74,7 +76,9 @@ def revoke(ws: Workspace, repository: str, reason: str) -> Record:
         existing.state, existing.payload, now=now, reason=one_line(reason, default="revoked")
     )
     op = stable_id("live-revoke", existing.record_id, existing.version)
-    change = Change(nxt.state, nxt.payload, op, SYSTEM_ACTOR, next_after(existing.observed_at, now))
+    change = Change(
+        nxt.state, as_json(nxt.payload), op, SYSTEM_ACTOR, next_after(existing.observed_at, now)
+    )
     return ws.store.records("authorization").write_next(existing, change).record
 
 

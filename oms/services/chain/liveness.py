@@ -12,6 +12,7 @@ it to `working`.
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
 from oms.canonical import JsonObject, access, add_ms, equal, operation_nonce, parse_ts, stable_id
 from oms.domain import workers
@@ -22,6 +23,9 @@ from oms.services.chain import worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Record
 from oms.store.payloads import dispatch_payload, worker_payload
+
+if TYPE_CHECKING:
+    from oms.schemas.payloads import WorkerPayload
 
 CONSUMER = "oms-worker-delivery"
 DEADLINE_MS = 120_000
@@ -106,7 +110,9 @@ def promote(ws: Workspace, dispatch_id: str, session_id: str) -> bool:
     if not all(channels(ws, session_id).values()):
         return False
 
-    def decide(worker: Record, now: str) -> Next | None:  # the two channels race to be second
+    def decide(
+        worker: Record, now: str
+    ) -> Next[WorkerPayload] | None:  # the two channels race to be second
         if worker.state != WorkerState.IDLE or worker_payload(worker)["health"] != "healthy":
             return None
         return workers.set_activity(worker.state, worker.payload, "working", now=now)

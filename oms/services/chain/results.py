@@ -15,6 +15,8 @@ same result, or when the worker ends (`finish_recorded`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from oms.adapters import git, tree_job
 from oms.canonical import JsonObject, access, next_after, stable_id
 from oms.canonical.ids import COMMIT
@@ -28,6 +30,9 @@ from oms.services.chain.end_lock import end_lock
 from oms.services.workspace import Workspace
 from oms.store import Change, Record
 from oms.store.payloads import as_json, dispatch_payload
+
+if TYPE_CHECKING:
+    from oms.schemas.payloads import WorkerPayload
 
 ACTOR = "oms-bridge"
 WORKER_IDENTITY = ("oms worker", "worker@oms.invalid")
@@ -234,7 +239,9 @@ def _finish_worker(ws: Workspace, dispatch_id: str, status: str, summary: str) -
     """The worker ends `done` (completed) or `blocked`, end reason `result-recorded`
     (idempotent)."""
 
-    def decide(worker: Record, now: str) -> Next | None:  # hooks and liveness may move it meanwhile
+    def decide(
+        worker: Record, now: str
+    ) -> Next[WorkerPayload] | None:  # hooks and liveness may move it meanwhile
         if worker.state not in (WorkerState.IDLE, WorkerState.WORKING):
             return None
         activity = "done" if status == "completed" else "blocked"

@@ -6,6 +6,7 @@ import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from oms.canonical import (
     JsonObject,
@@ -38,7 +39,10 @@ from oms.schemas.payloads import DispatchState, TicketState
 from oms.services.chain.end_lock import end_lock
 from oms.services.workspace import SYSTEM_ACTOR, Workspace, launch_paths
 from oms.store import Change, Record
-from oms.store.payloads import dispatch_payload, ticket_payload
+from oms.store.payloads import as_json, dispatch_payload, ticket_payload
+
+if TYPE_CHECKING:
+    from oms.schemas.payloads import TicketPayload
 
 _TITLE_BAD = re.compile(r"[\x00-\x1f\x7f]")
 _GITHUB_URL = re.compile(
@@ -95,7 +99,7 @@ def _create(
     result = ws.store.records("ticket").create(
         ticket_id,
         state=nxt.state,
-        payload=payload,
+        payload=as_json(payload),
         operation_id=stable_id("tkt-create", ticket_id, sha),
         actor=SYSTEM_ACTOR,
         observed_at=ws.now(),
@@ -207,8 +211,8 @@ def list_all(ws: Workspace) -> list[Record]:
     return ws.store.latest("ticket").checked()
 
 
-def _transition(ws: Workspace, ticket: Record, nxt: Next, op: str) -> Record:
-    change = Change(nxt.state, nxt.payload, op, SYSTEM_ACTOR, _after(ws, ticket))
+def _transition(ws: Workspace, ticket: Record, nxt: Next[TicketPayload], op: str) -> Record:
+    change = Change(nxt.state, as_json(nxt.payload), op, SYSTEM_ACTOR, _after(ws, ticket))
     return ws.store.records("ticket").write_next(ticket, change).record
 
 
@@ -405,7 +409,7 @@ def reopen(
         hint = _reopen_hint(ws, ticket)
         raise IllegalTransitionError("ticket", ticket.state, "reopen", hint=hint)
     op = stable_id("tkt-reopen", ticket.record_id, ticket.version)
-    change = Change(nxt.state, nxt.payload, op, person_actor(person), _after(ws, ticket))
+    change = Change(nxt.state, as_json(nxt.payload), op, person_actor(person), _after(ws, ticket))
     done = ws.store.records("ticket").write_next(ticket, change).record
     ws.store.events.create(
         stable_id("evt-reopen", ticket.record_id, done.version),

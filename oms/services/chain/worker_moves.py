@@ -20,11 +20,13 @@ from oms.domain.machine import Next
 from oms.errors import RecordNotFoundError, VersionConflictError
 from oms.limits import LIMITS
 from oms.store import Change, Record
+from oms.store.payloads import as_json
 
 if TYPE_CHECKING:
+    from oms.schemas.payloads import WorkerPayload
     from oms.services.workspace import Workspace
 
-Decide = Callable[[Record, str], Next | None]
+Decide = Callable[[Record, str], "Next[WorkerPayload] | None"]
 
 
 def move(
@@ -49,7 +51,7 @@ def move(
         if nxt is None:
             return None
         operation = op(worker) if callable(op) else op
-        return Change(nxt.state, nxt.payload, operation, actor, now)
+        return Change(nxt.state, as_json(nxt.payload), operation, actor, now)
 
     try:
         written = records.update(dispatch_id, change, rounds=LIMITS.worker_move_rounds, first=first)

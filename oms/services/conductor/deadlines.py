@@ -8,6 +8,8 @@ beats. Decisions are `domain/conductor.py`'s.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from oms.canonical import access, stable_id
 from oms.domain import conductor as conductor_rules
 from oms.domain import workers
@@ -21,6 +23,9 @@ from oms.services.conductor.resolve import ACTOR, own_workers
 from oms.services.delivery.service import Delivery
 from oms.store import Record
 from oms.store.payloads import dispatch_payload, session_payload, ticket_payload, worker_payload
+
+if TYPE_CHECKING:
+    from oms.schemas.payloads import WorkerPayload
 
 
 def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
@@ -148,7 +153,7 @@ def _heartbeat(d: Delivery, worker: Record, session: Record, now: str, done: lis
         return
     why = "no heartbeat from its hooks before the deadline" if target == "stalled" else None
 
-    def decide(current: Record, at: str) -> Next | None:
+    def decide(current: Record, at: str) -> Next[WorkerPayload] | None:
         if worker_payload(current)["health"] != health:
             return None
         return workers.set_health(current.state, current.payload, target, now=at, reason=why)

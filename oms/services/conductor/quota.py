@@ -9,6 +9,8 @@ rate-limit error rests it for the fleet) and whether the queue must wait for a p
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from oms.canonical import add_ms, parse_ts, stable_id
 from oms.domain import proxy_usage as counting
 from oms.domain import routing, workers
@@ -21,6 +23,9 @@ from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace
 from oms.store import Record
 from oms.store.payloads import dispatch_payload, worker_payload
+
+if TYPE_CHECKING:
+    from oms.schemas.payloads import WorkerPayload
 
 QUOTA_PARK = "quota"  # the reason a worker parked for its provider's quota starts with
 BUDGET_PARK = "token budget"  # ... for its dispatch's token budget
@@ -87,7 +92,9 @@ def park_over_budget(d: Delivery, done: list[str], skipped: list[str]) -> None:
                 continue
             reason = f"{BUDGET_PARK}: {why}"
 
-            def decide(current: Record, now: str, reason: str = reason) -> Next | None:
+            def decide(
+                current: Record, now: str, reason: str = reason
+            ) -> Next[WorkerPayload] | None:
                 if worker_payload(current)["health"] != "healthy" or current.state not in (
                     "idle",
                     "working",

@@ -47,7 +47,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from oms.adapters.panes import Pane, Panes
+from oms.adapters.panes import Pane
 from oms.canonical import JsonObject, parse_ts, stable_id
 from oms.domain import hosts as host_rules
 from oms.errors import IntegrityError, LockHeldError, OmsError, one_line
@@ -62,6 +62,7 @@ from oms.services.conductor import resolve as conductor_results
 from oms.services.conductor import work as conductor_work
 from oms.services.conductor.preflight import Preflight
 from oms.services.conductor.resolve import ACTOR, latest, own_workers
+from oms.services.delivery.interface import Panes
 from oms.services.delivery.service import Delivery
 from oms.services.notify import notices
 from oms.services.workspace import Workspace
@@ -135,16 +136,60 @@ class Tick:
         }
 
 
-class SeenPanes(Panes):
+class SeenPanes:
     """`Panes` whose `list` answers from one listing taken at the start of a tick (a tick asks tmux
-    once); everything that acts (ensure, stop, keys) still goes to tmux."""
+    once); everything that acts (ensure, stop, keys) still goes to the server, and `fresh` is the
+    server itself."""
 
     def __init__(self, panes: Panes, listed: list[Pane]) -> None:
-        super().__init__(panes.socket, panes.conf, panes.guard, panes.clock)
+        self.panes = panes.fresh()
         self.listed = listed
 
     def list(self) -> list[Pane]:
         return list(self.listed)
+
+    def fresh(self) -> Panes:
+        return self.panes
+
+    def server_running(self) -> bool:
+        return self.panes.server_running()
+
+    def observe(self, dispatch_id: str) -> Pane | None:
+        for pane in self.list():
+            if pane.dispatch_id == dispatch_id and pane.session == dispatch_id:
+                return pane
+        return None
+
+    def ensure(
+        self, dispatch_id: str, *, argv: tuple[str, ...], cwd: str, create: bool = True
+    ) -> tuple[str, Pane]:
+        return self.panes.ensure(dispatch_id, argv=argv, cwd=cwd, create=create)
+
+    def send_text(self, dispatch_id: str, text: str) -> None:
+        self.panes.send_text(dispatch_id, text)
+
+    def send_keys(self, dispatch_id: str, *keys: str) -> None:
+        self.panes.send_keys(dispatch_id, *keys)
+
+    def capture(self, dispatch_id: str) -> str:
+        return self.panes.capture(dispatch_id)
+
+    def stop(
+        self, dispatch_id: str, *, quit_keys: tuple[tuple[str, ...], ...] = (), grace: float = 5.0
+    ) -> bool:
+        return self.panes.stop(dispatch_id, quit_keys=quit_keys, grace=grace)
+
+    def close(self, dispatch_id: str) -> None:
+        self.panes.close(dispatch_id)
+
+    def group_ends(self, pgid: int, timeout: float = 6.0) -> bool:
+        return self.panes.group_ends(pgid, timeout)
+
+    def kill_server_if_idle(self) -> bool:
+        return self.panes.kill_server_if_idle()
+
+    def kill_server(self) -> None:
+        self.panes.kill_server()
 
 
 def lock(ws: Workspace) -> Lock:
@@ -450,7 +495,7 @@ def _close(d: Delivery, phase: Phase) -> None:
                     f"{pane.dispatch_id}: its dead pane is not the one its registry names; kept"
                 )
                 continue
-            d.panes.tmux("kill-session", "-t", f"={pane.dispatch_id}", check=False)
+            d.panes.close(pane.dispatch_id)
             panefiles.drop_registry(root, pane.dispatch_id)
             phase.done.append(f"{pane.dispatch_id}: closed its ended pane {pane.pane_id}")
         except OmsError as exc:

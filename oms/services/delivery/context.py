@@ -12,25 +12,31 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 from oms.adapters.activation import Activator, Tui
-from oms.adapters.panes import TMUX_CONF, Panes, socket_problem
+from oms.adapters.panes import TMUX_CONF, TmuxPanes, socket_problem
 from oms.adapters.providers.base import LaunchPlan
-from oms.canonical import access, next_after
+from oms.canonical import next_after
 from oms.domain import hosts
 from oms.domain.machine import Next
 from oms.errors import AlreadyExistsError, OtherHostError, UnsafeFileError
 from oms.services.chain import worker_moves
 from oms.services.delivery import plans, proxy_route, session_events
+from oms.services.delivery.interface import Panes
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Change, Record
+from oms.store.payloads import as_json
+
+if TYPE_CHECKING:
+    from oms.schemas.payloads import SessionPayload
 
 
 @dataclass
 class DeliveryContext:
-    """One workspace's delivery: its tmux server, the running oms, the deliverer's environment, and
-    what types into panes (`Tui` over `panes` unless another `Activator` is given)."""
+    """One workspace's delivery: its pane server (`interface.Panes`: oms's tmux server), the
+    running oms, the deliverer's environment, and what types into panes (`Tui` over `panes` unless
+    another `Activator` is given)."""
 
     ws: Workspace
     panes: Panes
@@ -71,7 +77,7 @@ class DeliveryContext:
                         ),
                     ) from None
 
-        panes = Panes(
+        panes = TmuxPanes(
             os.path.join(ws.store.path, "tmux.sock"),
             os.path.join(ws.store.path, "tmux.conf"),
             guard,
@@ -145,11 +151,11 @@ class DeliveryContext:
         """A timestamp for `record`'s next version (strictly after its last)."""
         return next_after(record.observed_at, self.ws.now() if now is None else now)
 
-    def session_step(self, session: Record, nxt: Next, op: str) -> Record:
+    def session_step(self, session: Record, nxt: Next[SessionPayload], op: str) -> Record:
         """Write a session transition (observed at the time the machine stamped) and the lifecycle
         event it is, if any (`services/delivery/session_events.py`)."""
-        after = access.text(nxt.payload, "last_observed_at")
-        change = Change(nxt.state, nxt.payload, op, SYSTEM_ACTOR, after)
+        after = nxt.payload["last_observed_at"]
+        change = Change(nxt.state, as_json(nxt.payload), op, SYSTEM_ACTOR, after)
         written = self.ws.store.records("session").write_next(session, change).record
         session_events.after_step(self.ws, session.state, written)
         return written

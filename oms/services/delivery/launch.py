@@ -47,6 +47,7 @@ from oms.store.payloads import dispatch_payload, session_payload, worker_payload
 
 if TYPE_CHECKING:
     from oms.adapters.providers.base import LaunchPlan
+    from oms.schemas.payloads import WorkerPayload
     from oms.services.delivery.context import DeliveryContext
 
 
@@ -347,7 +348,7 @@ def park(
     said = f"{exc.message} ({exc.remedy})" if person and exc.remedy else exc.message
     message = one_line(reason or said, default="worker lifecycle request")
 
-    def decide(worker: Record, now: str) -> Next | None:
+    def decide(worker: Record, now: str) -> Next[WorkerPayload] | None:
         if worker_payload(worker)["health"] == "parked":
             return None
         if (
@@ -368,7 +369,7 @@ def park(
     return Launched(outcome, exc)
 
 
-def _unpark(worker: Record, now: str) -> Next | None:
+def _unpark(worker: Record, now: str) -> Next[WorkerPayload] | None:
     if worker_payload(worker)["health"] != "parked":
         return None
     return workers.change(worker.state, worker.payload, now=now, health="healthy")
@@ -435,7 +436,7 @@ def _after_failed_activation(
         nxt = sessions.stop(session.state, session.payload, reason=message, now=d.after(session))
         d.session_step(session, nxt, stable_id("wkr-act-stop", dispatch.record_id, event_id))
 
-    def decide(worker: Record, now: str) -> Next | None:
+    def decide(worker: Record, now: str) -> Next[WorkerPayload] | None:
         if worker_payload(worker)["health"] == "stopped":
             return None
         return workers.end(

@@ -40,6 +40,7 @@ from oms.store import Record, panefiles
 from oms.store.payloads import dispatch_payload, session_payload, worker_payload
 
 if TYPE_CHECKING:
+    from oms.schemas.payloads import WorkerPayload
     from oms.services.delivery.context import DeliveryContext
 
 
@@ -60,7 +61,7 @@ def park(d: DeliveryContext, dispatch_id: str, reason: str, until: str) -> JsonO
     if nxt is not None:
         d.session_step(session, nxt, stable_id("wkr-park", dispatch_id, why, until))
 
-    def decide(current: Record, now: str) -> Next | None:
+    def decide(current: Record, now: str) -> Next[WorkerPayload] | None:
         if worker_payload(current)["health"] == "parked":
             return None
         return workers.change(current.state, current.payload, now=now, health="parked", reason=why)
@@ -124,7 +125,7 @@ def resume(d: DeliveryContext, dispatch_id: str) -> JsonObject:
     if health == "parked":
         fence.require_live(d.ws, d.dispatch(dispatch_id))  # lapsed while resuming: stays parked
 
-        def decide(current: Record, at: str) -> Next | None:
+        def decide(current: Record, at: str) -> Next[WorkerPayload] | None:
             if worker_payload(current)["health"] != "parked":
                 return None
             return workers.change(current.state, current.payload, now=at, health="healthy")
@@ -212,7 +213,7 @@ def stop(
     detail = f"{reason} (by {by})"
     kept = _salvage(d, dispatch_id, f"{end_reason}: {reason}")
 
-    def decide(worker: Record, now: str) -> Next | None:
+    def decide(worker: Record, now: str) -> Next[WorkerPayload] | None:
         return workers.end(
             worker.state,
             worker.payload,

@@ -41,6 +41,7 @@ from oms.store import Record
 from oms.store.payloads import dispatch_payload, session_payload, worker_payload
 
 if TYPE_CHECKING:
+    from oms.schemas.payloads import WorkerPayload
     from oms.services.delivery.context import DeliveryContext
 
 
@@ -117,7 +118,7 @@ def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
             fence.park(d.ws, dispatch_id, fenced, SYSTEM_ACTOR)
             return True
 
-        def unpark(current: Record, now: str) -> Next | None:
+        def unpark(current: Record, now: str) -> Next[WorkerPayload] | None:
             if worker_payload(current)["health"] != "parked":
                 return None
             return workers.change(current.state, current.payload, now=now, health="healthy")
@@ -130,7 +131,7 @@ def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
 def _park(d: DeliveryContext, dispatch_id: str, why: str, version: int) -> None:
     message = one_line(f"the relaunched agent did not take the continuation: {why}")
 
-    def decide(current: Record, now: str) -> Next | None:
+    def decide(current: Record, now: str) -> Next[WorkerPayload] | None:
         if worker_payload(current)["health"] != "healthy":
             return None
         return workers.change(

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from oms.adapters.panes import Pane, Panes
+from oms.adapters.panes import Pane
 from oms.canonical import JsonObject, stable_id
 from oms.domain import delivery as delivery_rules
 from oms.domain import sessions, workers
@@ -37,6 +37,7 @@ from oms.store import Record, panefiles
 from oms.store.payloads import dispatch_payload, session_payload, worker_payload
 
 if TYPE_CHECKING:
+    from oms.schemas.payloads import WorkerPayload
     from oms.services.delivery.context import DeliveryContext
 
 
@@ -100,9 +101,7 @@ def reconcile(d: DeliveryContext, dispatch_id: str, *, keep_resumable: bool = Fa
     except LockHeldError:
         return  # a launch is under way: its pane decides, next time
     with held:
-        d = replace(
-            d, panes=Panes(d.panes.socket, d.panes.conf, d.panes.guard, d.panes.clock)
-        )  # tmux now
+        d = replace(d, panes=d.panes.fresh())  # the server now
         end = _end(d, dispatch_id)
         if end is None:
             return
@@ -125,7 +124,7 @@ def reconcile(d: DeliveryContext, dispatch_id: str, *, keep_resumable: bool = Fa
         recorded = end
         kept = salvage.keep(d.ws, d.dispatch(dispatch_id), f"{end.reason}: {end.detail}")
 
-        def decide(current: Record, now: str) -> Next | None:
+        def decide(current: Record, now: str) -> Next[WorkerPayload] | None:
             return workers.end(
                 current.state,
                 current.payload,
@@ -167,7 +166,7 @@ def _keep_resumable(d: DeliveryContext, dispatch: Record, end: delivery_rules.En
     if why is None:
         return False
 
-    def decide(current: Record, now: str) -> Next | None:
+    def decide(current: Record, now: str) -> Next[WorkerPayload] | None:
         if worker_payload(current)["health"] not in ("healthy", "stalled"):
             return None  # parked already (for its own reason), or ended meanwhile
         return workers.change(current.state, current.payload, now=now, health="parked", reason=why)
@@ -237,7 +236,7 @@ def check_liveness(d: DeliveryContext, dispatch_id: str) -> None:
     if silent is None:
         return
 
-    def decide(current: Record, now: str) -> Next | None:
+    def decide(current: Record, now: str) -> Next[WorkerPayload] | None:
         if worker_payload(current)["health"] != "healthy":
             return None
         return workers.change(

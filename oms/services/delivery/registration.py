@@ -14,7 +14,7 @@ from oms.errors import AuthorityChangedError
 from oms.services.delivery import plans, session_events
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
-from oms.store.payloads import dispatch_payload, session_payload
+from oms.store.payloads import as_json, dispatch_payload, session_payload
 
 if TYPE_CHECKING:
     from oms.services.delivery.context import DeliveryContext
@@ -65,7 +65,7 @@ def register_session(d: DeliveryContext, dispatch: Record, pane: Pane, event_id:
         .create(
             session_id,
             state=nxt.state,
-            payload=nxt.payload,
+            payload=as_json(nxt.payload),
             operation_id=op,
             actor=SYSTEM_ACTOR,
             observed_at=now,

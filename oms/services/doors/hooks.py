@@ -49,6 +49,7 @@ from oms.canonical.strict_json import loads_message
 from oms.domain.relay import BRIDGE_TOOL_PREFIX, BRIDGE_TOOLS, UNVERIFIED, denial
 from oms.errors import CanonicalJsonError
 from oms.limits import LIMITS
+from oms.store.payloads import as_json
 
 if TYPE_CHECKING:
     from oms.services.doors.progress import Memo
@@ -247,7 +248,7 @@ def respond(
             return None
         beat = sessions.heartbeat(session.state, decided.payload, now=now)
         op = stable_id("hook", session.record_id, session.version, event)
-        return Change(beat.state, beat.payload, op, "oms-hook", now)
+        return Change(beat.state, as_json(beat.payload), op, "oms-hook", now)
 
     try:  # heartbeats race with delivery and other hooks: re-read and decide again
         records.upsert(args.session_id, decide, rounds=LIMITS.hook_write_rounds)

@@ -311,7 +311,7 @@ def _request_changes(
     )
     op = stable_id("tkt-request-changes", ticket.record_id, ticket.version)
     after = next_after(ticket.observed_at, ws.now())
-    change = NextVersion(nxt.state, nxt.payload, op, tickets.person_actor(person), after)
+    change = NextVersion(nxt.state, as_json(nxt.payload), op, tickets.person_actor(person), after)
     done = ws.store.records("ticket").write_next(ticket, change).record
     event_id = stable_id("evt-changes", ticket.record_id, done.version)
     ws.store.events.create(

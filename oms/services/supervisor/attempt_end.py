@@ -20,8 +20,9 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from oms.canonical import JsonObject, access, next_after, stable_id
+from oms.canonical import JsonObject, next_after, stable_id
 from oms.domain import fence as fence_rules
 from oms.domain import sessions, workers
 from oms.domain.machine import Next
@@ -33,7 +34,10 @@ from oms.services.checkout import salvage
 from oms.services.delivery import session_events
 from oms.services.workspace import Workspace
 from oms.store import Change, Record, panefiles
-from oms.store.payloads import dispatch_payload, worker_payload
+from oms.store.payloads import as_json, dispatch_payload, worker_payload
+
+if TYPE_CHECKING:
+    from oms.schemas.payloads import WorkerPayload
 
 CHECK_S = LIMITS.attempt_check_s  # asked at least this often (and after every request served)
 AFTER_REQUEST_S = 0.05  # ... this long after a request was served (its answer is written first)
@@ -121,9 +125,9 @@ def record_end(ws: Workspace, dispatch_id: str, why: str) -> JsonObject | None:
             now=next_after(session.observed_at, ws.now()),
         )
         op = stable_id("wkr-over-sess", dispatch_id)
-        after = access.text(nxt.payload, "last_observed_at")
+        after = nxt.payload["last_observed_at"]
         written = records.write_next(
-            session, Change(nxt.state, nxt.payload, op, ACTOR, after)
+            session, Change(nxt.state, as_json(nxt.payload), op, ACTOR, after)
         ).record
         session_events.after_step(ws, session.state, written)
     kept = None
@@ -132,7 +136,7 @@ def record_end(ws: Workspace, dispatch_id: str, why: str) -> JsonObject | None:
         kept = None if found is None else found.fields()
     detail = f"{why} (by {ACTOR})"
 
-    def decide(worker: Record, now: str) -> Next | None:
+    def decide(worker: Record, now: str) -> Next[WorkerPayload] | None:
         return workers.end(
             worker.state,
             worker.payload,

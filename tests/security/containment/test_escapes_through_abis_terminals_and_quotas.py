@@ -42,6 +42,7 @@ from typing import Any
 
 import pytest
 
+from oms.adapters.panes import TmuxPanes
 from oms.canonical import access
 from oms.demo.scratch import WORKER_SCRIPT
 from oms.services.delivery.service import Delivery
@@ -1135,6 +1136,7 @@ def test_input_pushed_into_the_pane_terminal_reaches_nothing_outside(deliverable
         _wait("the sandbox to end", exited.exists, 30, _diagnose(deliverable, run.dispatch_id))
         with deliverable.workspace() as ws:
             panes = Delivery.open(ws).panes
+            assert isinstance(panes, TmuxPanes)
             _wait(
                 "the pane to be dead",
                 lambda: (p := panes.observe(run.dispatch_id)) is not None and p.dead,

@@ -12,7 +12,7 @@ import threading
 import pytest
 
 from oms.adapters.activation import Tui
-from oms.adapters.panes import Panes
+from oms.adapters.panes import TmuxPanes
 from oms.errors import ConflictError
 from oms.services.delivery.service import Delivery
 from tests.chain import Chain
@@ -20,7 +20,7 @@ from tests.helpers import OmsCommand
 from tests.integration.test_worker_send import _heard, _listening, _messages, _until
 
 
-class _Held(Panes):
+class _Held(TmuxPanes):
     """oms's panes, the first message's Enter held until the test lets it go."""
 
     typed = threading.Event()
@@ -41,6 +41,7 @@ def test_a_second_message_never_joins_the_first(deliverable: Chain, oms: OmsComm
         try:
             with deliverable.workspace() as ws:
                 plain = Delivery.open(ws).panes
+                assert isinstance(plain, TmuxPanes)
                 held = _Held(plain.socket, plain.conf, plain.guard, plain.clock)
                 Delivery.open(ws, activator=Tui(held)).send(dispatch_id, "one", person="ann")
         except BaseException as exc:

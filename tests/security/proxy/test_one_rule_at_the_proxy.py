@@ -25,6 +25,7 @@ from oms.canonical import next_after, stable_id
 from oms.domain import dispatches as machine
 from oms.domain import workers
 from oms.domain.machine import Next, step
+from oms.schemas.payloads import WorkerPayload
 from oms.services.chain import dispatches, fence, live, results, tickets, worker_moves, worktrees
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace
@@ -75,7 +76,7 @@ def acknowledged(rig: Rig, github: bool = False) -> str:
 
 
 def _stop(ws: Workspace, dispatch_id: str) -> None:
-    def decide(worker: Record, now: str) -> Next | None:
+    def decide(worker: Record, now: str) -> Next[WorkerPayload] | None:
         why = "by a person"
         return workers.end(worker.state, worker.payload, now=now, end_reason="stopped", detail=why)
 

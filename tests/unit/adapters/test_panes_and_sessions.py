@@ -11,6 +11,8 @@ from oms.canonical import add_ms
 from oms.domain import sessions
 from oms.domain.machine import Next
 from oms.errors import IllegalTransitionError, InvalidInputError
+from oms.schemas.payloads import SessionPayload
+from oms.store.payloads import as_json
 from tests.helpers import T0, payload
 
 
@@ -55,7 +57,7 @@ def test_parse_panes_never_crashes(text: str) -> None:
         pass  # tmux's own output; a malformed pid is reported by the caller
 
 
-def _session() -> Next:
+def _session() -> Next[SessionPayload]:
     return sessions.register(
         dispatch=payload("dispatch"),
         dispatch_id="dsp-1",
@@ -70,26 +72,28 @@ def test_session_machine() -> None:
     s = _session()
     assert s.payload["heartbeat_deadline_at"] == add_ms(T0, 15 * 60_000)
     with pytest.raises(InvalidInputError, match="future"):
-        sessions.park(s.state, s.payload, until=T0, now=T0)
-    parked = sessions.park(s.state, s.payload, until=add_ms(T0, 5), now=T0)
+        sessions.park(s.state, as_json(s.payload), until=T0, now=T0)
+    parked = sessions.park(s.state, as_json(s.payload), until=add_ms(T0, 5), now=T0)
     with pytest.raises(IllegalTransitionError):
-        sessions.heartbeat(parked.state, parked.payload, now=T0)
-    resumed = sessions.resume(parked.state, parked.payload, now=add_ms(T0, 10))
+        sessions.heartbeat(parked.state, as_json(parked.payload), now=T0)
+    resumed = sessions.resume(parked.state, as_json(parked.payload), now=add_ms(T0, 10))
     assert resumed.state == "running"
     assert resumed.payload["parked_until"] is None
-    stopped = sessions.stop(resumed.state, resumed.payload, reason="done\nnow", now=add_ms(T0, 11))
+    stopped = sessions.stop(
+        resumed.state, as_json(resumed.payload), reason="done\nnow", now=add_ms(T0, 11)
+    )
     assert (stopped.state, stopped.payload["stop_reason"]) == ("stopped", "done now")
     with pytest.raises(IllegalTransitionError):
-        sessions.resume(stopped.state, stopped.payload, now=T0)
+        sessions.resume(stopped.state, as_json(stopped.payload), now=T0)
     with pytest.raises(IllegalTransitionError):
-        sessions.stop(stopped.state, stopped.payload, reason="x", now=T0)
+        sessions.stop(stopped.state, as_json(stopped.payload), reason="x", now=T0)
 
 
 def test_a_relaunch_moves_the_same_session_to_its_new_pane() -> None:
     s = _session()
-    parked = sessions.park(s.state, s.payload, until=add_ms(T0, 5), now=T0)
-    held = {**parked.payload, "stop_blocks": 2, "agent_stopped_at": T0}
-    moved = sessions.relaunch(parked.state, held, pane_id="%9", now=add_ms(T0, 10))
+    parked = sessions.park(s.state, as_json(s.payload), until=add_ms(T0, 5), now=T0)
+    held: SessionPayload = {**parked.payload, "stop_blocks": 2, "agent_stopped_at": T0}
+    moved = sessions.relaunch(parked.state, as_json(held), pane_id="%9", now=add_ms(T0, 10))
     assert moved.state == "running"
     assert (moved.payload["tmux_pane_id"], moved.payload["parked_until"]) == ("%9", None)
     assert (moved.payload["stop_blocks"], moved.payload["agent_stopped_at"]) == (0, None)
@@ -97,8 +101,12 @@ def test_a_relaunch_moves_the_same_session_to_its_new_pane() -> None:
     assert (
         moved.payload["native_session_ref"] == s.payload["native_session_ref"]
     )  # the same conversation
-    again = sessions.relaunch(moved.state, moved.payload, pane_id="%10", now=add_ms(T0, 11))
+    again = sessions.relaunch(
+        moved.state, as_json(moved.payload), pane_id="%10", now=add_ms(T0, 11)
+    )
     assert again.payload["tmux_pane_id"] == "%10"
-    stopped = sessions.stop(again.state, again.payload, reason="x", now=add_ms(T0, 12))
+    stopped = sessions.stop(again.state, as_json(again.payload), reason="x", now=add_ms(T0, 12))
     with pytest.raises(IllegalTransitionError):
-        sessions.relaunch(stopped.state, stopped.payload, pane_id="%11", now=add_ms(T0, 13))
+        sessions.relaunch(
+            stopped.state, as_json(stopped.payload), pane_id="%11", now=add_ms(T0, 13)
+        )

@@ -9,7 +9,7 @@ import rfc8785
 from hypothesis import given
 from hypothesis import strategies as st
 
-from oms.canonical import dumps, loads, loads_canonical, loads_object
+from oms.canonical import JsonObject, dumps, loads, loads_canonical, loads_object
 from oms.canonical.strict_json import MAX_SAFE_INT, check_profile, loads_foreign, loads_message
 from oms.errors import CanonicalJsonError
 from tests.strategies import profile_values, safe_ints, texts
@@ -144,7 +144,8 @@ def test_value_objects_are_never_json() -> None:
     from oms.limits import LIMITS
 
     assert dumps(["a", 1]) == dumps(("a", 1))  # a plain tuple is an array
-    for value in (Next("open", {}), LIMITS, {"nested": [Next("open", {})]}):
+    opened: Next[JsonObject] = Next("open", {})
+    for value in (opened, LIMITS, {"nested": [opened]}):
         with pytest.raises(CanonicalJsonError, match="not a JSON value"):
             dumps(value)
 

@@ -10,10 +10,12 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from oms.canonical import JsonObject, add_ms
+from oms.canonical import add_ms
 from oms.domain import attempt, tickets
 from oms.domain import conductor as rules
 from oms.domain.machine import Next
+from oms.schemas.payloads import TicketFailuresItem, TicketPayload
+from oms.store.payloads import as_json
 
 T0 = "2026-12-01T00:00:00.000Z"
 STATUSES = (
@@ -46,7 +48,7 @@ class AttemptMachine(RuleBasedStateMachine):
         self.counted = 0
         self.leases = 0
 
-    def _set(self, nxt: Next) -> None:
+    def _set(self, nxt: Next[TicketPayload]) -> None:
         self.state, self.payload = nxt.state, nxt.payload
 
     @precondition(lambda self: self.state == "open")
@@ -57,7 +59,7 @@ class AttemptMachine(RuleBasedStateMachine):
         self._set(
             tickets.lease(
                 self.state,
-                self.payload,
+                as_json(self.payload),
                 worker_id="worker-1",
                 token=f"tok-{self.leases}",
                 session_id=session,
@@ -70,8 +72,10 @@ class AttemptMachine(RuleBasedStateMachine):
     @rule(minutes=st.integers(1, 30))
     def time_passes(self, minutes: int) -> None:
         self.now = add_ms(self.now, minutes * 60_000)
-        if tickets.is_expired(self.state, self.payload, self.now):
-            self._set(tickets.expire(self.state, self.payload, now=self.now, evidence_ref="ev"))
+        if tickets.is_expired(self.state, as_json(self.payload), self.now):
+            self._set(
+                tickets.expire(self.state, as_json(self.payload), now=self.now, evidence_ref="ev")
+            )
 
     @precondition(lambda self: bool(self.attempts))
     @rule(data=st.data(), status=st.sampled_from(STATUSES))
@@ -86,7 +90,7 @@ class AttemptMachine(RuleBasedStateMachine):
         step = attempt.decide(
             "T1",
             self.state,
-            self.payload,
+            as_json(self.payload),
             dispatch_id=f"dsp-{number}",
             attempt=number,
             status=status,
@@ -103,12 +107,20 @@ class AttemptMachine(RuleBasedStateMachine):
         if isinstance(step, attempt.Complete):
             assert status == "completed"
             nxt = tickets.complete(
-                self.state, self.payload, session_id=session, attempt=number, reason=step.reason
+                self.state,
+                as_json(self.payload),
+                session_id=session,
+                attempt=number,
+                reason=step.reason,
             )
         elif isinstance(step, attempt.Wait):
             assert status in (rules.CONFIG, rules.REST)
             nxt = tickets.wait(
-                self.state, self.payload, reason=step.reason, session_id=session, attempt=number
+                self.state,
+                as_json(self.payload),
+                reason=step.reason,
+                session_id=session,
+                attempt=number,
             )
             # its worker is ended with it (the conductor's), and the same attempt number is
             # leased again to a new session: no end of this one arrives any more
@@ -117,7 +129,7 @@ class AttemptMachine(RuleBasedStateMachine):
             assert attempt.counted(status)
             nxt = tickets.retry(
                 self.state,
-                self.payload,
+                as_json(self.payload),
                 session_id=session,
                 attempt=number,
                 failure=step.failure,
@@ -126,7 +138,7 @@ class AttemptMachine(RuleBasedStateMachine):
         else:
             nxt = tickets.give_up(
                 self.state,
-                self.payload,
+                as_json(self.payload),
                 session_id=session,
                 attempt=number,
                 reason=step.reason,
@@ -139,9 +151,8 @@ class AttemptMachine(RuleBasedStateMachine):
         else:
             assert after == before
 
-    def _failures(self) -> list[JsonObject]:
-        found = self.payload.get("failures")
-        return [f for f in found if isinstance(f, dict)] if isinstance(found, list) else []
+    def _failures(self) -> list[TicketFailuresItem]:
+        return list(self.payload.get("failures", []))
 
     @invariant()
     def a_fault_is_never_counted(self) -> None:

@@ -14,6 +14,7 @@ from oms.domain import conductor as rules
 from oms.domain import tickets
 from oms.domain.gate import NO_RESULT
 from oms.errors import IllegalTransitionError, LeaseError
+from oms.store.payloads import as_json
 
 T0 = "2026-11-30T00:00:00.000Z"
 SESSION = "11111111-2222-4333-8444-555555555555"
@@ -189,15 +190,17 @@ def _leased(attempt: int = 1, failures: list[dict[str, Any]] | None = None) -> d
     payload: dict[str, Any] = {**base, "attempt": attempt}
     if failures is not None:
         payload["failures"] = list(failures)
-    return tickets.lease(
-        "open",
-        payload,
-        worker_id="oms-pool",
-        token="a" * 64,
-        session_id=SESSION,
-        expires_at=add_ms(T0, 60_000),
-        now=T0,
-    ).payload
+    return as_json(
+        tickets.lease(
+            "open",
+            payload,
+            worker_id="oms-pool",
+            token="a" * 64,
+            session_id=SESSION,
+            expires_at=add_ms(T0, 60_000),
+            now=T0,
+        ).payload
+    )
 
 
 @given(st.integers(1, 50), st.integers(0, 15))

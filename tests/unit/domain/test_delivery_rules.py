@@ -12,6 +12,7 @@ from oms.domain import delivery as rules
 from oms.domain import workers
 from oms.domain.delivery import AfterEnsure, PaneSeen, ResumeKeys, ResumeWay
 from oms.errors import InvalidInputError
+from oms.store.payloads import as_json
 from tests.helpers import T0, payload
 
 LIVE = PaneSeen("%1", False, None, None)
@@ -442,7 +443,7 @@ def test_resume_keys(
 
 def _worker(state: str, fields: JsonObject) -> tuple[str, JsonObject]:
     nxt = workers.new("dsp-1", payload("dispatch"), updated_at=T0)
-    return state, {**nxt.payload, **fields}
+    return state, {**as_json(nxt.payload), **fields}
 
 
 @pytest.mark.parametrize(

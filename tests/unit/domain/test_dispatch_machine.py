@@ -10,6 +10,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from oms.domain import dispatches as d
 from oms.domain.machine import Next, step
 from oms.errors import IllegalTransitionError
+from oms.schemas.payloads import DispatchPayload
+from oms.store.payloads import as_json
 from tests.helpers import T0, payload
 
 EVENTS = (
@@ -24,7 +26,7 @@ EVENTS = (
 )
 
 
-def proposed() -> Next:
+def proposed() -> Next[DispatchPayload]:
     fields = {
         k: v
         for k, v in payload("dispatch").items()
@@ -71,7 +73,7 @@ TestDispatchMachine.settings = settings(max_examples=200, stateful_step_count=20
 def test_intent_digest_is_recomputable() -> None:
     nxt = proposed()
     assert nxt.payload["dispatch_intent_sha256"] == d.intent_digest(
-        d.capture_intent("dsp-1", nxt.payload)
+        d.capture_intent("dsp-1", as_json(nxt.payload))
     )
 
 
@@ -81,21 +83,22 @@ def test_intent_digest_is_recomputable() -> None:
 @settings(max_examples=200)
 def test_changing_any_intent_field_changes_the_digest(field: str, value: object) -> None:
     nxt = proposed()
-    changed = dict(nxt.payload)
+    changed: dict[str, object] = dict(as_json(nxt.payload))
     if changed[field] == value:
         return
-    changed[field] = value  # type: ignore[assignment]
+    changed[field] = value
     assert (
-        d.intent_digest(d.capture_intent("dsp-1", changed)) != nxt.payload["dispatch_intent_sha256"]
+        d.intent_digest(d.capture_intent("dsp-1", changed))  # type: ignore[arg-type]
+        != nxt.payload["dispatch_intent_sha256"]
     )
     assert (
-        d.intent_digest(d.capture_intent("dsp-2", nxt.payload))
+        d.intent_digest(d.capture_intent("dsp-2", as_json(nxt.payload)))
         != nxt.payload["dispatch_intent_sha256"]
     )
 
 
 def test_intent_never_carries_the_lease_token() -> None:
-    intent = d.capture_intent("dsp-1", proposed().payload)
+    intent = d.capture_intent("dsp-1", as_json(proposed().payload))
     assert "lease_token" not in intent
     assert str(proposed().payload["lease_token"]) not in str(intent)
 
@@ -103,7 +106,7 @@ def test_intent_never_carries_the_lease_token() -> None:
 def test_reject_verdict_rejects_and_bounds_the_reason() -> None:
     nxt = d.record_review(
         "proposed",
-        proposed().payload,
+        as_json(proposed().payload),
         evidence_ref="e" * 64,
         verdict="reject",
         rationale="no\nway " * 200,
@@ -113,4 +116,4 @@ def test_reject_verdict_rejects_and_bounds_the_reason() -> None:
     assert len(reason) <= 512
     assert "\n" not in reason
     with pytest.raises(IllegalTransitionError):
-        d.accept(nxt.state, nxt.payload, delivery_event_id="evt-1", accepted_at=T0)
+        d.accept(nxt.state, as_json(nxt.payload), delivery_event_id="evt-1", accepted_at=T0)

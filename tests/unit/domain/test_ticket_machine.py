@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from hypothesis import settings
@@ -14,6 +14,8 @@ from oms.domain import tickets as t
 from oms.domain.machine import Next
 from oms.errors import IllegalTransitionError, InvalidInputError, LeaseError
 from oms.schemas import validate
+from oms.schemas.payloads import TicketPayload
+from oms.store.payloads import as_json
 from tests.helpers import SESSION, T0
 
 TOKEN, OTHER = "a" * 64, "b" * 64
@@ -21,7 +23,7 @@ EVIDENCE = "e" * 64
 OTHER_SESSION = "1" * 8 + SESSION[8:]
 
 
-def fresh() -> Next:
+def fresh() -> Next[TicketPayload]:
     return t.new(
         title="x",
         source="local",
@@ -73,7 +75,7 @@ class TicketMachine(RuleBasedStateMachine):
 
     @rule()
     def expire(self) -> None:
-        was_open_attempt = access.integer(self.payload, "attempt")
+        was_open_attempt = access.integer(as_json(self.payload), "attempt")
         self._apply(t.expire, now=self.now(), evidence_ref=EVIDENCE)
         if self.state == "open" and self.payload["prior_failure_evidence"] == EVIDENCE:
             assert self.payload["attempt"] in (was_open_attempt, was_open_attempt + 1)
@@ -89,7 +91,7 @@ class TicketMachine(RuleBasedStateMachine):
     @rule(session=st.sampled_from([SESSION, OTHER_SESSION]))
     def wait(self, session: str) -> None:
         """A configuration fault (ADR 0031): the attempt is not counted, its lease given back."""
-        attempt = access.integer(self.payload, "attempt")
+        attempt = access.integer(as_json(self.payload), "attempt")
         failures = self.payload.get("failures")
         self._apply(t.wait, reason="needs a person: x", session_id=session, attempt=attempt)
         assert self.payload["attempt"] == attempt
@@ -97,7 +99,7 @@ class TicketMachine(RuleBasedStateMachine):
 
     @rule()
     def reopen(self) -> None:
-        was = (self.state, access.integer(self.payload, "attempt"))
+        was = (self.state, access.integer(as_json(self.payload), "attempt"))
         self._apply(t.reopen, reason="reopened by a person: x")
         if was[0] == "blocked":
             now = (self.state, self.payload["attempt"], self.payload["failures"])
@@ -109,7 +111,7 @@ class TicketMachine(RuleBasedStateMachine):
 
     @rule(fresh=st.sampled_from([SESSION, OTHER_SESSION]))
     def new_session(self, fresh: str) -> None:
-        attempt = access.integer(self.payload, "attempt")
+        attempt = access.integer(as_json(self.payload), "attempt")
         self._apply(t.new_session, session_id=SESSION, attempt=attempt, fresh=fresh, now=self.now())
 
     @invariant()
@@ -137,7 +139,7 @@ class TicketMachine(RuleBasedStateMachine):
         assert (self.payload["worker_id"] is not None) == (
             leased or (self.state in ("done", "blocked") and self.payload["worker_id"] is not None)
         )
-        assert access.integer(self.payload, "attempt") >= 1
+        assert access.integer(as_json(self.payload), "attempt") >= 1
 
 
 TestTicketMachine = TicketMachine.TestCase
@@ -146,7 +148,7 @@ TestTicketMachine.settings = settings(max_examples=150, stateful_step_count=40, 
 
 LEASED = t.lease(
     "open",
-    fresh().payload,
+    as_json(fresh().payload),
     worker_id="w1",
     token=TOKEN,
     session_id=SESSION,
@@ -197,19 +199,29 @@ def test_illegal_transitions_raise_their_named_error(state: str, call: object) -
 
 def test_wrong_or_expired_token_is_a_lease_error() -> None:
     with pytest.raises(LeaseError, match="token"):
-        t.renew(LEASED.state, LEASED.payload, token=OTHER, expires_at=add_ms(T0, 120_000), now=T0)
+        t.renew(
+            LEASED.state,
+            as_json(LEASED.payload),
+            token=OTHER,
+            expires_at=add_ms(T0, 120_000),
+            now=T0,
+        )
     with pytest.raises(LeaseError, match="expired"):
         t.finish(
             LEASED.state,
-            LEASED.payload,
+            as_json(LEASED.payload),
             outcome="done",
             token=TOKEN,
             now=add_ms(T0, 60_000),
             reason=None,
         )
     with pytest.raises(LeaseError, match="has not expired"):
-        t.expire(LEASED.state, LEASED.payload, now=add_ms(T0, 59_999), evidence_ref=EVIDENCE)
-    reopened = t.expire(LEASED.state, LEASED.payload, now=add_ms(T0, 60_000), evidence_ref=EVIDENCE)
+        t.expire(
+            LEASED.state, as_json(LEASED.payload), now=add_ms(T0, 59_999), evidence_ref=EVIDENCE
+        )
+    reopened = t.expire(
+        LEASED.state, as_json(LEASED.payload), now=add_ms(T0, 60_000), evidence_ref=EVIDENCE
+    )
     assert (reopened.state, reopened.payload["attempt"], reopened.payload["lease_token"]) == (
         "open",
         2,
@@ -218,7 +230,7 @@ def test_wrong_or_expired_token_is_a_lease_error() -> None:
 
 
 def test_lease_binding_checks_every_field() -> None:
-    p = LEASED.payload
+    p = as_json(LEASED.payload)
     t.check_lease("leased", p, token=TOKEN, now=T0, worker_id="w1", session_id=SESSION, attempt=1)
     bad: list[dict[str, Any]] = [
         {"worker_id": "w2"},
@@ -232,10 +244,14 @@ def test_lease_binding_checks_every_field() -> None:
 
 def test_a_configuration_fault_gives_the_lease_back_and_counts_nothing() -> None:
     failed: JsonObject = {"attempt": 1, "dispatch_id": None, "failed_at": T0, "reason": "r"}
-    leased: JsonObject = {**LEASED.payload, "failures": [failed], "retry_after": T0}
+    leased: JsonObject = {**as_json(LEASED.payload), "failures": [failed], "retry_after": T0}
     nxt = t.wait("leased", leased, reason="needs a person: login", session_id=SESSION, attempt=1)
     assert (nxt.state, nxt.payload["attempt"], nxt.payload["failures"]) == ("open", 1, [failed])
-    lease = ("lease_token", "session_id", "worker_id")
+    lease: tuple[Literal["lease_token", "session_id", "worker_id"], ...] = (
+        "lease_token",
+        "session_id",
+        "worker_id",
+    )
     assert [nxt.payload[k] for k in lease] == [None, None, None]
     with pytest.raises(LeaseError):  # only the attempt it names
         t.wait("leased", leased, reason="r", session_id=OTHER_SESSION, attempt=1)
@@ -245,7 +261,7 @@ def test_a_configuration_fault_gives_the_lease_back_and_counts_nothing() -> None
 
 def test_reopen_is_for_a_blocked_ticket_and_counts_afresh() -> None:
     failed: JsonObject = {"attempt": 1, "dispatch_id": None, "failed_at": T0, "reason": "r"}
-    blocked: JsonObject = {**LEASED.payload, "lease_token": None, "failures": [failed] * 5}
+    blocked: JsonObject = {**as_json(LEASED.payload), "lease_token": None, "failures": [failed] * 5}
     blocked["retry_after"] = T0
     nxt = t.reopen("blocked", blocked, reason="reopened by ann: fixed")
     assert (nxt.state, nxt.payload["attempt"], nxt.payload["failures"]) == ("open", 2, [])

@@ -12,6 +12,7 @@ import pytest
 from oms.errors import OmsError
 from oms.store import Store
 from oms.store import records as records_module
+from oms.store.payloads import as_json
 
 
 def _create(store: Store) -> Path:
@@ -29,7 +30,7 @@ def _create(store: Store) -> Path:
     store.records("ticket").create(
         "tkt-1",
         state=nxt.state,
-        payload=nxt.payload,
+        payload=as_json(nxt.payload),
         operation_id="op-1",
         actor="oms",
         observed_at="2026-12-01T00:00:00.000Z",
