@@ -7,8 +7,6 @@ was created in, and the summary asks that of every pointer it reads)."""
 
 from __future__ import annotations
 
-import pytest
-
 from oms.adapters.etcd import summary
 from oms.adapters.etcd.client import Etcd
 from oms.adapters.etcd.store import EtcdStore
