@@ -125,10 +125,19 @@ def test_a_failed_attempt_is_retried_after_its_backoff_and_a_blocked_one_waits(
     fleet.tick()  # the backoff (10 s) has not passed: nothing is leased
     assert fleet.tickets()[failing][0] == "open"
     fleet.shift_ms += 11_000
-    retried = fleet.tick()
-    assert any(
-        line.startswith(f"{failing}: leased to worker-") for p in retried.phases for line in p.done
-    )
+    before = len(fleet.reports)
+
+    def leased_again() -> (
+        bool
+    ):  # a tick leases it once the failed attempt's pane has let its slot go
+        return any(
+            line.startswith(f"{failing}: leased to worker-")
+            for report in fleet.reports[before:]
+            for p in report.phases
+            for line in p.done
+        )
+
+    fleet.until(leased_again)
     assert fleet.tickets()[blocked][0] == "blocked"  # never retried blindly
 
 
