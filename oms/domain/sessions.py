@@ -41,8 +41,12 @@ def register(
     now: str,
     max_turns: int = LIMITS.turns_without_result,
     max_minutes: int = LIMITS.minutes_without_result,
+    pane_process: JsonObject | None = None,
 ) -> Next:
-    """A new running session bound to a dispatch and its pane, with its role's bounds."""
+    """A new running session bound to a dispatch and its pane (`pane_process`: the pane's first
+    process, its supervisor, which starts the agent only on a session naming it:
+    `domain/own_pane.py`), with its role's bounds."""
+    named: JsonObject = {} if pane_process is None else {"pane_process": pane_process}
     return Next(
         "running",
         {
@@ -53,6 +57,7 @@ def register(
             "mode": mode,
             "native_session_ref": dispatch["session_id"],
             "tmux_pane_id": pane_id,
+            **named,
             "source_event_id": source_event_id,
             "last_observed_at": now,
             "heartbeat_deadline_at": add_ms(now, HEARTBEAT_MS),
@@ -98,12 +103,22 @@ def resume(state: str, payload: JsonObject, *, now: str) -> Next:
     )
 
 
-def relaunch(state: str, payload: JsonObject, *, pane_id: str, now: str) -> Next:
-    """The agent relaunched in a new pane on its native session."""
+def relaunch(
+    state: str,
+    payload: JsonObject,
+    *,
+    pane_id: str,
+    now: str,
+    pane_process: JsonObject | None = None,
+) -> Next:
+    """The agent relaunched in a new pane (`pane_process`: its first process) on its native
+    session."""
+    named: JsonObject = {} if pane_process is None else {"pane_process": pane_process}
     return Next(
         step("session", TABLE, state, "relaunch"),
         with_fields(
             payload,
+            **named,
             tmux_pane_id=pane_id,
             parked_until=None,
             stop_blocks=0,

@@ -331,6 +331,7 @@ def test_a_supervisor_whose_launch_registers_no_session_starts_nothing(
                 spec.session_id,
                 received,
                 wait_s=0.2,
+                own=start_guard.pane_process(os.getpid()),
             )
 
         assert wait([]) == "no launch registered its session within 0.2 s (its deliverer stopped)"

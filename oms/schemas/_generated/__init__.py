@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'dfcc1b207d3a013ee49133acb043069be21f7f130c52c51a54df4554253c3d8e'
+SOURCE_SHA256 = 'e61c018b1c9e7c6841aecd5e2f06299122ff8c1383da935b28e38cd82b36c6aa'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -17,28 +17,28 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-op-v1'
 
 
-def _v750(x: object) -> bool:
+def _v756(x: object) -> bool:
     # op-index#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v751(x: object) -> bool:
+def _v757(x: object) -> bool:
     # op-index#/properties/operation_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v752(x: object) -> bool:
+def _v758(x: object) -> bool:
     # op-index#/properties/version
     if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v749(x: object) -> bool:
+def _v755(x: object) -> bool:
     # op-index#
     if not (isinstance(x, dict)):
         return False
@@ -46,11 +46,11 @@ def _v749(x: object) -> bool:
         for k in ('format', 'operation_id', 'version'):
             if k not in x:
                 return False
-        if 'format' in x and not _v750(x['format']):
+        if 'format' in x and not _v756(x['format']):
             return False
-        if 'operation_id' in x and not _v751(x['operation_id']):
+        if 'operation_id' in x and not _v757(x['operation_id']):
             return False
-        if 'version' in x and not _v752(x['version']):
+        if 'version' in x and not _v758(x['version']):
             return False
         for k in x:
             if k not in ('format', 'operation_id', 'version'):
@@ -59,5 +59,5 @@ def _v749(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'op-index': _v749,
+    'op-index': _v755,
 }

@@ -18,35 +18,35 @@ _C0: object = 'oms-ticket-content-v1'
 _C1: tuple[object, ...] = ('local', 'github')
 
 
-def _v931(x: object) -> bool:
+def _v941(x: object) -> bool:
     # ticket-content#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v932(x: object) -> bool:
+def _v942(x: object) -> bool:
     # ticket-content#/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v933(x: object) -> bool:
+def _v943(x: object) -> bool:
     # ticket-content#/properties/source
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v934(x: object) -> bool:
+def _v944(x: object) -> bool:
     # ticket-content#/properties/title
     if not _m_defs._v93(x):
         return False
     return True
 
 
-def _v935(x: object) -> bool:
+def _v945(x: object) -> bool:
     # ticket-content#/properties/body
     if not (isinstance(x, str)):
         return False
@@ -56,49 +56,49 @@ def _v935(x: object) -> bool:
     return True
 
 
-def _v937(x: object) -> bool:
+def _v947(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/0
     if not _m_defs._v98(x):
         return False
     return True
 
 
-def _v938(x: object) -> bool:
+def _v948(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v936(x: object) -> bool:
+def _v946(x: object) -> bool:
     # ticket-content#/properties/repository
-    if not (_v937(x) or _v938(x)):
+    if not (_v947(x) or _v948(x)):
         return False
     return True
 
 
-def _v940(x: object) -> bool:
+def _v950(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/0
     if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v941(x: object) -> bool:
+def _v951(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v939(x: object) -> bool:
+def _v949(x: object) -> bool:
     # ticket-content#/properties/url
-    if not (_v940(x) or _v941(x)):
+    if not (_v950(x) or _v951(x)):
         return False
     return True
 
 
-def _v943(x: object) -> bool:
+def _v953(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -110,21 +110,21 @@ def _v943(x: object) -> bool:
     return True
 
 
-def _v944(x: object) -> bool:
+def _v954(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v942(x: object) -> bool:
+def _v952(x: object) -> bool:
     # ticket-content#/properties/number
-    if not (_v943(x) or _v944(x)):
+    if not (_v953(x) or _v954(x)):
         return False
     return True
 
 
-def _v930(x: object) -> bool:
+def _v940(x: object) -> bool:
     # ticket-content#
     if not (isinstance(x, dict)):
         return False
@@ -132,21 +132,21 @@ def _v930(x: object) -> bool:
         for k in ('body', 'format', 'number', 'repository', 'source', 'ticket_id', 'title', 'url'):
             if k not in x:
                 return False
-        if 'format' in x and not _v931(x['format']):
+        if 'format' in x and not _v941(x['format']):
             return False
-        if 'ticket_id' in x and not _v932(x['ticket_id']):
+        if 'ticket_id' in x and not _v942(x['ticket_id']):
             return False
-        if 'source' in x and not _v933(x['source']):
+        if 'source' in x and not _v943(x['source']):
             return False
-        if 'title' in x and not _v934(x['title']):
+        if 'title' in x and not _v944(x['title']):
             return False
-        if 'body' in x and not _v935(x['body']):
+        if 'body' in x and not _v945(x['body']):
             return False
-        if 'repository' in x and not _v936(x['repository']):
+        if 'repository' in x and not _v946(x['repository']):
             return False
-        if 'url' in x and not _v939(x['url']):
+        if 'url' in x and not _v949(x['url']):
             return False
-        if 'number' in x and not _v942(x['number']):
+        if 'number' in x and not _v952(x['number']):
             return False
         for k in x:
             if k not in ('format', 'ticket_id', 'source', 'title', 'body', 'repository', 'url', 'number'):
@@ -155,5 +155,5 @@ def _v930(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'ticket-content': _v930,
+    'ticket-content': _v940,
 }

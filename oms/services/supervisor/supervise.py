@@ -97,7 +97,15 @@ def supervise(state_root: str, dispatch_id: str) -> int:
         except OmsError as exc:
             record_exit(root, dispatch_id, (1, None, f"the worker could not start: {exc.message}"))
             raise
-        why = start_guard.await_registration(root, spec.dispatch_id, spec.session_id, received)
+        why = start_guard.await_registration(
+            root,
+            spec.dispatch_id,
+            spec.session_id,
+            received,
+            own=start_guard.pane_process(os.getpid()),  # this process is its pane's first
+            relaunch=spec.relaunch,
+            backend=start_guard.backend_of(root, spec.store),
+        )
         if (
             why is not None
         ):  # `oms worker stop` came before the sandbox, or no launch registered the session
