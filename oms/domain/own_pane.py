@@ -3,12 +3,14 @@
 
 A launch registers the worker's session naming the pane it was registered for: the pane's first
 process (`pane_process`: the kernel's boot id, the pid tmux reports for the pane, that process's
-start time in clock ticks). The supervisor is that process (`exec` in the pane's command), so it
-knows its own identity for certain, and no other process of any boot — any host, any relaunch —
-has the same one. It starts only on a session of its dispatch that names it: a stale deliverer's
-pane (its lock lapsed, another deliverer launched and registered the session meanwhile) finds the
-session naming the other pane and starts nothing (`GAP_LOCAL_BEGUN`, tests/model/hosts.pml). A
-session written before sessions named their pane names none, and is started on as before.
+start time in clock ticks). The supervisor is that process (`exec` in the pane's command) — or its
+child, when a onefile build's bootloader runs oms in a child process —, so it knows the identity
+for certain (its own, or its parent's); no other process of any boot — any host, any relaunch — has
+the same one, and no other pane's process is ever its parent. It starts only on a session of its
+dispatch that names it: a stale deliverer's pane (its lock lapsed, another deliverer launched and
+registered the session meanwhile) finds the session naming the other pane and starts nothing
+(`GAP_LOCAL_BEGUN`, tests/model/hosts.pml). A session written before sessions named their pane
+names none, and is started on as before.
 
 A relaunch on the agent's native session (`oms worker resume`) moves the existing session to its new
 pane only once that pane exists: its supervisor waits while the session still names the old one.
@@ -16,7 +18,7 @@ pane only once that pane exists: its supervisor waits while the session still na
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Literal, NamedTuple
 
 from oms.canonical import JsonObject
@@ -52,19 +54,19 @@ def named(session: Mapping[str, object]) -> PaneProcess | None:
 def decide(
     session: Mapping[str, object] | None,
     dispatch_id: str,
-    own: PaneProcess,
+    own: Sequence[PaneProcess],
     *,
     relaunch: bool = False,
 ) -> tuple[Verdict, str]:
-    """What the supervisor `own` does on finding `session` (None: not registered yet) — start,
-    wait (for a launch to register it, or a relaunch to move it to this pane), or refuse with the
-    reason its end record gives."""
+    """What the supervisor does on finding `session` (None: not registered yet) — start, wait (for
+    a launch to register it, or a relaunch to move it to this pane), or refuse with the reason its
+    end record gives. `own`: what its pane's first process may be (itself, its parent)."""
     if session is None:
         return "wait", ""
     if session.get("dispatch_id") != dispatch_id:
         return "refuse", ANOTHERS
     pane = named(session)
-    if pane is None or (pane == own and own.start_ticks > 0):
+    if pane is None or (pane.start_ticks > 0 and pane in own):
         return "start", ""
     if relaunch:  # the session still names the pane before this one, until the relaunch moves it
         return "wait", ""

@@ -331,7 +331,7 @@ def test_a_supervisor_whose_launch_registers_no_session_starts_nothing(
                 spec.session_id,
                 received,
                 wait_s=0.2,
-                own=start_guard.pane_process(os.getpid()),
+                own=(start_guard.pane_process(os.getpid()),),
             )
 
         assert wait([]) == "no launch registered its session within 0.2 s (its deliverer stopped)"
@@ -378,7 +378,7 @@ def test_a_supervisor_starts_only_on_a_session_naming_its_own_pane(
                 spec.session_id,
                 [],
                 wait_s,
-                own=me,
+                own=(me,),
                 relaunch=relaunch,
                 backend=start_guard.backend_of(root, spec.store),
             )

@@ -76,13 +76,14 @@ def await_registration(
     received: list[int],
     wait_s: float = REGISTRATION_WAIT_S,
     *,
-    own: PaneProcess,
+    own: tuple[PaneProcess, ...],
     relaunch: bool = False,
     backend: Backend | None = None,
 ) -> str | None:
     """Why the sandbox must not start — `oms worker stop` came (`stopped`), the terminal hung
     up, no launch registered the worker's session in time, or its session names another pane than
-    `own` (this supervisor's: `domain/own_pane.py`) —, or None once the session names this pane.
+    `own` (this supervisor's process or its parent: `domain/own_pane.py`) —, or None once the
+    session names this pane.
     A `relaunch` waits while the session names the pane before it (the relaunch moves it).
 
     The agent starts only once its session exists: its Stop gate holds it only then, and a

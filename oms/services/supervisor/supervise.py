@@ -102,7 +102,10 @@ def supervise(state_root: str, dispatch_id: str) -> int:
             spec.dispatch_id,
             spec.session_id,
             received,
-            own=start_guard.pane_process(os.getpid()),  # this process is its pane's first
+            own=(  # its pane's first process: this one, or a onefile bootloader (its parent)
+                start_guard.pane_process(os.getpid()),
+                start_guard.pane_process(os.getppid()),
+            ),
             relaunch=spec.relaunch,
             backend=start_guard.backend_of(root, spec.store),
         )
