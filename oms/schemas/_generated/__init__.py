@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'e61c018b1c9e7c6841aecd5e2f06299122ff8c1383da935b28e38cd82b36c6aa'
+SOURCE_SHA256 = '482bdddc82811a00309a1aebdef7a15c9238e3943c3cf1f16eabdc8a03902b8c'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -39,14 +39,13 @@ def backend_of(root: Root, store: Mapping[str, object] | None) -> Backend:
     client is loaded only for a spec that names it."""
     if store is None or store.get("backend") != "etcd":
         return Files(root)
-    from oms.adapters.etcd.client import Etcd
-    from oms.adapters.etcd.store import EtcdStore
+    from oms.services.workspace.backend import etcd_at
 
     endpoints = store.get("endpoints")
     prefix = store.get("prefix")
     if not isinstance(endpoints, list) or not isinstance(prefix, str):
         return Files(root)  # unreachable: the launch spec's schema requires both with etcd
-    return EtcdStore(Etcd([str(e) for e in endpoints]), prefix)
+    return etcd_at([str(e) for e in endpoints], prefix)
 
 
 def stopped(root: Root, dispatch_id: str, backend: Backend | None = None) -> str | None:

@@ -94,6 +94,7 @@ def supervise(state_root: str, dispatch_id: str) -> int:
     with Root.open(state_root) as root:
         try:
             spec = launch_spec.consume(root, dispatch_id)
+            backend = start_guard.backend_of(root, spec.store)  # where its launch wrote the session
         except OmsError as exc:
             record_exit(root, dispatch_id, (1, None, f"the worker could not start: {exc.message}"))
             raise
@@ -107,7 +108,7 @@ def supervise(state_root: str, dispatch_id: str) -> int:
                 start_guard.pane_process(os.getppid()),
             ),
             relaunch=spec.relaunch,
-            backend=start_guard.backend_of(root, spec.store),
+            backend=backend,
         )
         if (
             why is not None

@@ -7,6 +7,8 @@ the state root's files as if they were the store."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from oms.adapters.etcd.client import Etcd
 from oms.adapters.etcd.store import EtcdStore
 from oms.domain.config import Config
@@ -23,7 +25,13 @@ def etcd_store(config: Config, key_id: str) -> EtcdStore | None:
     if config.store.backend != "etcd":
         return None
     prefix = config.store.prefix or default_prefix(key_id)
-    return EtcdStore(Etcd(config.store.endpoints), prefix)
+    return etcd_at(config.store.endpoints, prefix)
+
+
+def etcd_at(endpoints: Sequence[str], prefix: str) -> EtcdStore:
+    """The etcd store at `endpoints` under `prefix`: the one `[store]` names, or the one a launch
+    spec names for its supervisor (`delivery/start_guard.backend_of`)."""
+    return EtcdStore(Etcd(endpoints), prefix)
 
 
 def refuse_etcd(config: Config, where: str) -> None:
