@@ -16,7 +16,7 @@ into: `prompt_due_at` makes the first prompt the agent takes since worth a sessi
 from __future__ import annotations
 
 from oms.canonical import JsonObject, add_ms, parse_ts
-from oms.domain.machine import Next, session_with, step
+from oms.domain.machine import Next, session_with, step, with_fields
 from oms.errors import InvalidInputError, one_line
 from oms.limits import LIMITS
 from oms.schemas.payloads import SessionPayload
@@ -42,33 +42,39 @@ def register(
     now: str,
     max_turns: int = LIMITS.turns_without_result,
     max_minutes: int = LIMITS.minutes_without_result,
+    pane_process: JsonObject | None = None,
 ) -> Next[SessionPayload]:
-    """A new running session bound to a dispatch and its pane, with its role's bounds."""
+    """A new running session bound to a dispatch and its pane (`pane_process`: the pane's first
+    process, its supervisor, which starts the agent only on a session naming it:
+    `domain/own_pane.py`), with its role's bounds."""
+    fields: JsonObject = {
+        "dispatch_id": dispatch_id,
+        "ticket_id": dispatch["ticket_id"],
+        "role_id": dispatch["role_id"],
+        "engine": dispatch["engine"],
+        "mode": mode,
+        "native_session_ref": dispatch["session_id"],
+        "tmux_pane_id": pane_id,
+    }
+    if pane_process is not None:
+        fields["pane_process"] = pane_process
     return Next(
         "running",
         session_with(
-            {
-                "dispatch_id": dispatch_id,
-                "ticket_id": dispatch["ticket_id"],
-                "role_id": dispatch["role_id"],
-                "engine": dispatch["engine"],
-                "mode": mode,
-                "native_session_ref": dispatch["session_id"],
-                "tmux_pane_id": pane_id,
-                "source_event_id": source_event_id,
-                "last_observed_at": now,
-                "heartbeat_deadline_at": add_ms(now, HEARTBEAT_MS),
-                "parked_until": None,
-                "stop_reason": None,
-                "stop_blocks": 0,
-                "agent_stopped_at": None,
-                "turns_without_result": 0,
-                "progress_since": now,
-                "max_turns_without_result": max_turns,
-                "max_minutes_without_result": max_minutes,
-                "agent_prompted_at": None,
-                "prompt_due_at": now,
-            }
+            fields,
+            source_event_id=source_event_id,
+            last_observed_at=now,
+            heartbeat_deadline_at=add_ms(now, HEARTBEAT_MS),
+            parked_until=None,
+            stop_reason=None,
+            stop_blocks=0,
+            agent_stopped_at=None,
+            turns_without_result=0,
+            progress_since=now,
+            max_turns_without_result=max_turns,
+            max_minutes_without_result=max_minutes,
+            agent_prompted_at=None,
+            prompt_due_at=now,
         ),
     )
 
@@ -101,8 +107,18 @@ def resume(state: str, payload: JsonObject, *, now: str) -> Next[SessionPayload]
     )
 
 
-def relaunch(state: str, payload: JsonObject, *, pane_id: str, now: str) -> Next[SessionPayload]:
-    """The agent relaunched in a new pane on its native session."""
+def relaunch(
+    state: str,
+    payload: JsonObject,
+    *,
+    pane_id: str,
+    now: str,
+    pane_process: JsonObject | None = None,
+) -> Next[SessionPayload]:
+    """The agent relaunched in a new pane (`pane_process`: its first process) on its native
+    session."""
+    if pane_process is not None:
+        payload = with_fields(payload, pane_process=pane_process)
     return Next(
         step("session", TABLE, state, "relaunch"),
         session_with(

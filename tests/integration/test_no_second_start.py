@@ -4,6 +4,7 @@ real tmux server on the state root's socket, a real command worker."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 
@@ -166,3 +167,45 @@ def test_a_supervisor_whose_terminal_hung_up_starts_no_sandbox(deliverable: Chai
     assert ended == (1, None, "the worker did not start: its terminal hung up")
     assert run.init is None
     assert not out.exists()  # the worker script never ran
+
+
+def test_a_stale_deliverers_pane_starts_nothing_on_the_session_another_pane_registered(
+    deliverable: Chain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GAP_LOCAL_BEGUN (tests/model/hosts.pml; ADR 0043 "branch `ownpane`"): a deliverer whose
+    lock lapsed after its guard goes on to make a pane while another deliverer launched the worker
+    whole and registered its session (its agent started, then its pane ended). The stale pane's
+    supervisor finds a session of its dispatch naming the other pane, and starts nothing."""
+    from oms.services.chain.authority import check_dispatch
+    from oms.services.delivery import launch
+
+    out = use_worker(deliverable, "silent")  # proves nothing: the dispatch stays accepted
+    dispatch_id, event_id = accepted(deliverable)
+    with deliverable.workspace() as ws:  # the stale deliverer: its checks passed, then it stalls
+        d = Delivery.open(ws)
+        dispatch = d.dispatch(dispatch_id)
+        plan, spec = launch.prepare(d, dispatch, check_dispatch(ws, dispatch))
+    first = _deliver(deliverable, event_id)["outcome"]  # the other deliverer launches whole
+    assert isinstance(first, dict)
+    assert first["status"] == "created"
+    wait_for(out)
+    (written,) = out._found()
+    start = written.stat().st_ino  # the script replaces worker.out (a new inode) each time it runs
+    sock = str(deliverable.state / "tmux.sock")
+    subprocess.run(["tmux", "-S", sock, "kill-session", "-t", f"={dispatch_id}"], check=True)
+    exit_record = deliverable.state / "panes" / f"{dispatch_id}.exit.json"
+    wait_for(exit_record)  # the first pane's supervisor recorded its end
+    # the stale one goes on past its guard (taken before the other registered the session)
+    monkeypatch.setattr(launch, "_earlier_launch", lambda *_a, **_k: False)
+    with deliverable.workspace() as ws:
+        d = Delivery.open(ws)
+        status, _pane = launch.start_pane(d, d.dispatch(dispatch_id), plan, spec)
+    assert status == "created"
+    eventually(
+        lambda: exit_record.exists() or written.stat().st_ino != start,
+        timeout=30,
+        what="the stale pane's supervisor ends, or its agent starts",
+    )
+    assert written.stat().st_ino == start  # the worker script did not run a second time
+    ended = json.loads(exit_record.read_text())
+    assert ended["detail"] == "the worker did not start: its session names another pane"

@@ -331,6 +331,7 @@ def test_a_supervisor_whose_launch_registers_no_session_starts_nothing(
                 spec.session_id,
                 received,
                 wait_s=0.2,
+                own=(start_guard.pane_process(os.getpid()),),
             )
 
         assert wait([]) == "no launch registered its session within 0.2 s (its deliverer stopped)"
@@ -339,6 +340,75 @@ def test_a_supervisor_whose_launch_registers_no_session_starts_nothing(
         _register_session(state)
         assert wait([]) is None  # registered: it starts
         assert wait([signal.SIGHUP]) == hung_up  # gone: another pane's
+
+
+def test_a_supervisor_starts_only_on_a_session_naming_its_own_pane(
+    state: Path, tmp_path: Path
+) -> None:
+    """A session naming another pane (a stale deliverer's pane found it: GAP_LOCAL_BEGUN) starts
+    nothing, at once; a relaunch's supervisor waits for the relaunch to move the session to its own
+    pane, and starts once it does (ADR 0043 "branch `ownpane`")."""
+    from oms.domain import sessions
+    from oms.store import Change, Record
+
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    _spec(state, worktree, ["true"], session=False)
+    me = start_guard.pane_process(os.getpid())
+    other = start_guard.pane_process(os.getppid())
+    assert me != other
+    assert me.start_ticks > 0
+    with Root.open(str(state)) as root:
+        spec = launch_spec.consume(root, "dsp-1")
+        store = RecordStore(root, "session")
+        named = {**payload("session"), "pane_process": other.to_json()}
+        store.create(
+            SESSION_ID,
+            state="running",
+            payload=named,
+            operation_id="op-s",
+            actor="oms-system",
+            observed_at=now(),
+        )
+
+        def wait(relaunch: bool, wait_s: float) -> str | None:
+            return start_guard.await_registration(
+                root,
+                spec.dispatch_id,
+                spec.session_id,
+                [],
+                wait_s,
+                own=(me,),
+                relaunch=relaunch,
+                backend=start_guard.backend_of(root, spec.store),
+            )
+
+        assert wait(False, 60) == "its session names another pane"  # at once: not the wait's end
+        assert wait(True, 0.2) == "its session names another pane"  # waited, never moved
+
+        def move(session: Record) -> Change:  # `native_resume.relaunch`, once its pane exists
+            moved = sessions.relaunch(
+                session.state, session.payload, pane_id="%4", now=now(), pane_process=me.to_json()
+            )
+            return Change(moved.state, moved.payload, "op-m", "oms-system", now())
+
+        store.update(SESSION_ID, move)
+        assert wait(True, 60) is None  # the relaunch moved it here
+        assert wait(False, 60) is None
+
+
+def test_a_supervisor_reads_the_store_its_launch_wrote_through(state: Path) -> None:
+    """The launch spec's `store` names the backend the deliverer wrote the session through: the
+    state root's files, or the etcd cluster `[store]` names (loaded only then; nothing is asked of
+    the cluster until a read)."""
+    from oms.adapters.etcd.store import EtcdStore
+    from oms.store.backend import Files
+
+    with Root.open(str(state)) as root:
+        assert isinstance(start_guard.backend_of(root, None), Files)
+        assert isinstance(start_guard.backend_of(root, {"backend": "files"}), Files)
+        cluster = {"backend": "etcd", "endpoints": ["http://127.0.0.1:2379"], "prefix": "/oms/k/"}
+        assert isinstance(start_guard.backend_of(root, cluster), EtcdStore)
 
 
 ON_NINE = (

@@ -38,7 +38,9 @@
  * them, with each store write a fenced transaction: what `oms worker deliver` does once its outbox lock is
  * an etcd lock and its stores are `fenced` — not yet wired: ADR 0043 refuses every command but four on an
  * etcd store, and `Outbox.lock` still takes a file lock. The begun mark is the code's file by -D
- * GAP_LOCAL_BEGUN and ADR 0017's key by default (below). Simplified: one pane observation (start_pane's,
+ * GAP_LOCAL_BEGUN and ADR 0017's key by default (below); the supervisor's own-pane check is the code's by
+ * -D OWN_SESSION=1 (`domain/own_pane.py`): the code is `-DGAP_LOCAL_BEGUN -DOWN_SESSION=1` (the test's
+ * `own-session*` configurations). Simplified: one pane observation (start_pane's,
  * which decides the spec: delivery.pml checks the launch's first one against it), a command worker (no
  * activation), no stop, park, resume or observe (one host's requests: delivery.pml), the dispatch stays
  * accepted until a bridge records its result.
@@ -71,7 +73,8 @@
  *                           create revision: a lock re-created by the same host after a lapse is taken for
  *                           the one the stale deliverer took (the token property off: two agents start)
  *
- * Gaps of the code (found; the test asserts spin finds each with -D):
+ * Gaps of the code: none open. GAP_LOCAL_BEGUN, found here, is closed in the code by the supervisor's
+ * own-pane check (OWN_SESSION, ADR 0043 "branch `ownpane`"); without it, the test asserts spin finds it:
  *   GAP_LOCAL_BEGUN         the begun mark is `panes/D.begun.json` in the host's state root
  *                           (`panefiles.leave_begun`), not a key of the cluster, and the pane's supervisor
  *                           starts on any session of its dispatch (`await_registration`): host A's deliverer
@@ -87,10 +90,11 @@
  *                           makes a pane after another deliverer's whole launch, whose agent exited; the new
  *                           pane's supervisor starts on that launch's session.
  *                           Not reachable today: `oms worker deliver` refuses an etcd store (ADR 0043).
+ *                           Closed by OWN_SESSION in the code: a session names its pane's first process
+ *                           (boot id, pid, start time), which only that pane's supervisor is.
  *
- * The supervisor here reads the session from the cluster; the code's `await_registration` and `stopped`
- * read `RecordStore(root, ...)`, the state root's files (Files backend): on an etcd store it would never see
- * the session and never start (safe, not live) until that is wired (ADR 0043's amendment).
+ * The supervisor here reads the session from the cluster, as the code's `await_registration` and `stopped`
+ * do: through the store backend the launch wrote through (the launch spec's `store`).
  *
  * Also seen, within the properties: a deliverer on host B finds the session host A's launch registered and
  * no live pane — on B: it cannot see A's panes — and parks the worker (`wkr-pre-park`, "an earlier launch

@@ -13,7 +13,8 @@ checked, and kept in step with the code.
   model as a `GAP_*` allowance of its property, with a test here that spin finds it with
   `-D GAP_*`, until it is closed. hosts.pml models delivery as it must run on etcd, which is not
   wired yet: its default is the design, and `-D GAP_LOCAL_BEGUN` puts the code's begun file back,
-  which spin must find (`HOST_GAPS`) until the slice serving delivery on etcd closes it.
+  which spin finds unless the supervisor starts only on a session naming its own pane
+  (`-D OWN_SESSION=1`, as the code does: the `own-session*` configurations; without it, a mutation).
 * The model's steps and `oms/domain/protocol.py` name the same steps, every function named there
   exists, and no function of the modelled modules writes protocol state without being in one of its
   tables.
@@ -113,9 +114,14 @@ HOST_CONFIGS: dict[str, str] = {
         "-DDELIVERERS_A=0 -DDELIVERERS_B=0 -DLAUNCHED=1 -DBRIDGES=2 -DPARTITION=1 -DCRASHES=1 "
         "-DLAPSES=2"
     ),
-    # the begun mark a file of each host, as the code has it (GAP_LOCAL_BEGUN), with the other fix:
-    # the supervisor starts only on a session naming its own pane
+    # the code (ADR 0043 "branch `ownpane`"): the begun mark a file of each host
+    # (GAP_LOCAL_BEGUN), and the supervisor starting only on a session naming its own pane
+    # (`domain/own_pane.py`), in each race the begun file alone loses
     "own-session": "-DGAP_LOCAL_BEGUN -DOWN_SESSION=1",
+    "own-session-partition": "-DGAP_LOCAL_BEGUN -DOWN_SESSION=1 -DPARTITION=1 -DLAPSES=0",
+    "own-session-same-host": (
+        "-DGAP_LOCAL_BEGUN -DOWN_SESSION=1 -DDELIVERERS_A=2 -DDELIVERERS_B=0 -DLAPSES=2"
+    ),
 }
 
 
@@ -281,28 +287,31 @@ HOST_MUTATIONS: dict[str, Mutation] = {
     "the token is the holder: a second agent starts": Mutation(
         "MUT_TOKEN_IS_HOLDER", "same-host", "(starts<=1)", also="-DTOKEN_PROPERTY=0", hosts=True
     ),
-}
-
-# gaps of the code hosts.pml finds (ADR 0043's amendment): -D puts the code's behaviour in, and spin
-# must find the violation until the code closes it (then it becomes a mutation)
-HOST_GAPS: dict[str, Mutation] = {
-    # the begun mark a file of the host (`panefiles.leave_begun`), and the supervisor starting on
-    # any session of its dispatch: a deliverer stalled between its pane and its session past its
-    # lease, another host's launches, both agents start
-    "the begun mark is a host's file": Mutation(
+    # the code's begun mark (a file of the host, `panefiles.leave_begun`) without the supervisor's
+    # own-pane check (it starts on any session of its dispatch: GAP_LOCAL_BEGUN before `ownpane`):
+    # a deliverer stalled between its pane and its session past its lease, another host's
+    # launches, both agents start
+    "the supervisor starts on any session (begun mark a host's file)": Mutation(
         "GAP_LOCAL_BEGUN", "lapse", "(starts<=1)", hosts=True
     ),
     # ... the same, the lock taken away by a partition, not a pause
-    "the begun mark is a host's file (partition)": Mutation(
+    "the supervisor starts on any session (partition)": Mutation(
         "GAP_LOCAL_BEGUN", "partition", "(starts<=1)", hosts=True
     ),
     # ... and on one host, once its lock is a lease: a deliverer whose lease lapsed after its guard
     # leaves its (unfenced) mark and spec and makes a pane after another deliverer's whole launch
     # (whose agent exited), and the new pane's supervisor starts on that launch's session
-    "the begun mark is a host's file (one host, two deliverers)": Mutation(
+    # (tests/integration/test_no_second_start.py runs this race on real tmux)
+    "the supervisor starts on any session (one host, two deliverers)": Mutation(
         "GAP_LOCAL_BEGUN", "same-host", "(starts<=1)", hosts=True
     ),
 }
+
+# gaps of the code hosts.pml finds (ADR 0043's amendment): -D puts the code's behaviour in, and spin
+# must find the violation until the code closes it (then it becomes a mutation). None open: the
+# begun mark a host's file (GAP_LOCAL_BEGUN) is closed by the supervisor's own-pane check
+# (`own-session*` above), and taking that check away is a mutation (`HOST_MUTATIONS`)
+HOST_GAPS: dict[str, Mutation] = {}
 
 # calls that write protocol state: a function of the modelled modules making one is a step of the
 # protocol

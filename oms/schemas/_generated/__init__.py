@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '18db231d99e9a0e80009edea5bca93d258d5d8829ed28a2815ddc748493be28c'
+SOURCE_SHA256 = 'd9bec7f830890f102501e0b880d9756b55ee08bdbb66d1e517aa29429dbec226'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

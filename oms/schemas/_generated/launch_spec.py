@@ -21,8 +21,11 @@ _P3 = '^/[\\u0020-\\u007e]*\\Z'
 _P4 = '^[^\\u0000]*\\Z'
 _P5 = '^[A-Za-z_][A-Za-z0-9_]{0,127}\\Z'
 _P6 = '^/[^\\u0000-\\u001f\\u007f]*\\Z'
+_P7 = '^https?://[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?/?\\Z'
+_P8 = '^/([A-Za-z0-9._-]+/)+\\Z'
 _C0: object = 'oms-launch-v1'
 _C1: tuple[object, ...] = ('codex', 'claude', 'command')
+_C2: tuple[object, ...] = ('files', 'etcd')
 
 
 def _v723(x: object) -> bool:
@@ -339,6 +342,77 @@ def _v752(x: object) -> bool:
     return True
 
 
+def _v754(x: object) -> bool:
+    # launch-spec#/properties/relaunch
+    if not (isinstance(x, bool)):
+        return False
+    return True
+
+
+def _v756(x: object) -> bool:
+    # launch-spec#/properties/store/properties/backend
+    if not any(_eq(x, c) for c in _C2):
+        return False
+    return True
+
+
+def _v758(x: object) -> bool:
+    # launch-spec#/properties/store/properties/endpoints/items
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P7, x) is None:
+            return False
+    return True
+
+
+def _v757(x: object) -> bool:
+    # launch-spec#/properties/store/properties/endpoints
+    if not (isinstance(x, list)):
+        return False
+    if isinstance(x, list):
+        if len(x) < 1:
+            return False
+        if len(x) > 16:
+            return False
+        for v in x:
+            if not _v758(v):
+                return False
+    return True
+
+
+def _v759(x: object) -> bool:
+    # launch-spec#/properties/store/properties/prefix
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P8, x) is None:
+            return False
+        if len(x) > 256:
+            return False
+    return True
+
+
+def _v755(x: object) -> bool:
+    # launch-spec#/properties/store
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('backend',):
+            if k not in x:
+                return False
+        if 'backend' in x and not _v756(x['backend']):
+            return False
+        if 'endpoints' in x and not _v757(x['endpoints']):
+            return False
+        if 'prefix' in x and not _v759(x['prefix']):
+            return False
+        for k in x:
+            if k not in ('backend', 'endpoints', 'prefix'):
+                return False
+    return True
+
+
 def _v722(x: object) -> bool:
     # launch-spec#
     if not (isinstance(x, dict)):
@@ -389,8 +463,12 @@ def _v722(x: object) -> bool:
             return False
         if 'disk_trees' in x and not _v752(x['disk_trees']):
             return False
+        if 'relaunch' in x and not _v754(x['relaunch']):
+            return False
+        if 'store' in x and not _v755(x['store']):
+            return False
         for k in x:
-            if k not in ('format', 'dispatch_id', 'session_id', 'provider', 'provider_version', 'allowed_tools', 'nonce', 'config_root', 'worktree', 'sandbox_dir', 'bwrap', 'sandbox', 'command', 'placeholders', 'env', 'created_at', 'git_config_path', 'git_config', 'model_relay', 'limits', 'disk_trees'):
+            if k not in ('format', 'dispatch_id', 'session_id', 'provider', 'provider_version', 'allowed_tools', 'nonce', 'config_root', 'worktree', 'sandbox_dir', 'bwrap', 'sandbox', 'command', 'placeholders', 'env', 'created_at', 'git_config_path', 'git_config', 'model_relay', 'limits', 'disk_trees', 'relaunch', 'store'):
                 return False
     return True
 

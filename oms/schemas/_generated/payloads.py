@@ -205,6 +205,14 @@ class ProviderPayload(TypedDict):
     updated_at: str
 
 
+class SessionPaneProcess(TypedDict):
+    # session#/properties/payload/properties/pane_process: the pane the session was registered for: its first process, the worker's supervisor (boot id, pid, start time in clock ticks; 0: it had ended). A pane's supervisor starts its agent only on a session naming it (ADR 0043, branch ownpane); absent in sessions written before
+
+    boot_id: str
+    pid: int
+    start_ticks: int
+
+
 class SessionPayload(TypedDict):
     # session#/properties/payload
 
@@ -215,6 +223,7 @@ class SessionPayload(TypedDict):
     mode: Literal['goal', 'pane', 'command']
     native_session_ref: str
     tmux_pane_id: str | None
+    pane_process: NotRequired[SessionPaneProcess]
     source_event_id: str
     last_observed_at: str
     heartbeat_deadline_at: str
@@ -370,6 +379,7 @@ class SessionFields(TypedDict, total=False):
     mode: Literal['goal', 'pane', 'command']
     native_session_ref: str
     tmux_pane_id: str | None
+    pane_process: SessionPaneProcess
     source_event_id: str
     last_observed_at: str
     heartbeat_deadline_at: str
@@ -458,6 +468,7 @@ __all__ = [
     'ProviderState',
     'SandboxLimits',
     'SessionFields',
+    'SessionPaneProcess',
     'SessionPayload',
     'SessionState',
     'TicketFailuresItem',

@@ -244,7 +244,22 @@ def prepare(
     spec = plans.launch_spec(d.ws, dispatch, plan, tools, d.executable)
     home = os.path.realpath(home_path(sandboxes.path, plan.home or ""))
     trees: list[Json] = [access.text(spec, "worktree"), home]
-    return plan, {**spec, "limits": limits.to_json(), "disk_trees": trees}
+    store = _store(d)
+    return plan, {**spec, "limits": limits.to_json(), "disk_trees": trees, "store": store}
+
+
+def _store(d: DeliveryContext) -> JsonObject:
+    """The store backend this launch writes the session through, for its supervisor to read it
+    there (`start_guard.backend_of`): the state root's, or the etcd cluster `[store]` names."""
+    if d.ws.store.backend is None:
+        return {"backend": "files"}
+    from oms.services.workspace.backend import default_prefix
+
+    store = d.ws.config().store
+    if store.backend != "etcd":
+        return {"backend": "files"}
+    prefix = store.prefix or default_prefix(d.ws.store.state.meta.key_id)
+    return {"backend": "etcd", "endpoints": list(store.endpoints), "prefix": prefix}
 
 
 def _note(root: Root, rel: str, line: str) -> None:

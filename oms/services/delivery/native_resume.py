@@ -34,7 +34,7 @@ from oms.services.chain import fence, live, liveness
 from oms.services.chain.authority import check_dispatch
 from oms.services.chain.liveness import CONSUMER
 from oms.services.containment import reaper
-from oms.services.delivery import launch, plans, reconcile, registration
+from oms.services.delivery import launch, plans, reconcile, registration, start_guard
 from oms.services.delivery import spec as launch_spec
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record
@@ -86,13 +86,18 @@ def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
         )
         root = d.ws.store.state.root
         reaper.end_sandbox(root, dispatch_id)  # whatever is left of the ended pane's sandbox
+        spec = {**spec, "relaunch": True}  # its supervisor waits for the session to name its pane
         status, new = launch.start_pane(d, dispatch, plan, spec, relaunch=True)
         if status == "reused":
             return False
         try:
             registration.register_pane(d, dispatch, new)
             nxt = sessions.relaunch(
-                session.state, session.payload, pane_id=new.pane_id, now=d.after(session)
+                session.state,
+                session.payload,
+                pane_id=new.pane_id,
+                now=d.after(session),
+                pane_process=start_guard.pane_process(new.pane_pid).to_json(),
             )
             moved = d.session_step(
                 session, nxt, stable_id("wkr-relaunch", dispatch_id, session.version)

@@ -11,7 +11,7 @@ from oms.canonical import JsonObject, stable_id
 from oms.domain import sessions
 from oms.domain.config import role as configured_role
 from oms.errors import AuthorityChangedError
-from oms.services.delivery import plans, session_events
+from oms.services.delivery import plans, session_events, start_guard
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
 from oms.store.payloads import as_json, dispatch_payload, session_payload
@@ -47,6 +47,7 @@ def register_session(d: DeliveryContext, dispatch: Record, pane: Pane, event_id:
         now=now,
         max_turns=role.max_turns_without_result,
         max_minutes=role.max_minutes_without_result,
+        pane_process=start_guard.pane_process(pane.pane_pid).to_json(),  # its supervisor's
     )
     existing = d.session(session_id)
     if existing is not None:

@@ -53,6 +53,8 @@ class LaunchSpec(NamedTuple):
     sandbox_dir: str = ""  # the sandbox directory: the broker's socket is made there (ADR 0026)
     limits: SandboxLimits = SandboxLimits()  # its cgroup, largest file and disk bound (ADR 0025)
     disk_trees: tuple[str, ...] = ()  # what the disk watchdog measures (worktree, private home)
+    relaunch: bool = False  # `oms worker resume` on the native session: the session moves to it
+    store: JsonObject | None = None  # the store backend the launch wrote through (None: files)
 
 
 def write(root: Root, spec: JsonObject) -> None:
@@ -102,4 +104,6 @@ def consume(root: Root, dispatch_id: str) -> LaunchSpec:
         sandbox_dir=access.text(doc, "sandbox_dir"),
         limits=sandbox_limits.from_json(access.obj(doc, "limits")),
         disk_trees=tuple(str(p) for p in access.array(doc, "disk_trees")),
+        relaunch=doc.get("relaunch") is True,
+        store=access.obj(doc, "store") if "store" in doc else None,
     )

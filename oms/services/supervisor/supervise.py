@@ -94,10 +94,22 @@ def supervise(state_root: str, dispatch_id: str) -> int:
     with Root.open(state_root) as root:
         try:
             spec = launch_spec.consume(root, dispatch_id)
+            backend = start_guard.backend_of(root, spec.store)  # where its launch wrote the session
         except OmsError as exc:
             record_exit(root, dispatch_id, (1, None, f"the worker could not start: {exc.message}"))
             raise
-        why = start_guard.await_registration(root, spec.dispatch_id, spec.session_id, received)
+        why = start_guard.await_registration(
+            root,
+            spec.dispatch_id,
+            spec.session_id,
+            received,
+            own=(  # its pane's first process: this one, or a onefile bootloader (its parent)
+                start_guard.pane_process(os.getpid()),
+                start_guard.pane_process(os.getppid()),
+            ),
+            relaunch=spec.relaunch,
+            backend=backend,
+        )
         if (
             why is not None
         ):  # `oms worker stop` came before the sandbox, or no launch registered the session

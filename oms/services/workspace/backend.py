@@ -11,6 +11,7 @@ What an https:// cluster is trusted by and shown (`client_tls`) is the person's 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from oms.adapters.etcd.client import ClientTls, Etcd
 from oms.adapters.etcd.store import EtcdStore
@@ -31,7 +32,14 @@ def etcd_store(config: Config, key_id: str) -> EtcdStore | None:
     if config.store.backend != "etcd":
         return None
     prefix = config.store.prefix or default_prefix(key_id)
-    return EtcdStore(Etcd(config.store.endpoints, tls=client_tls()), prefix)
+    return etcd_at(config.store.endpoints, prefix)
+
+
+def etcd_at(endpoints: Sequence[str], prefix: str) -> EtcdStore:
+    """The etcd store at `endpoints` under `prefix`: the one `[store]` names, or the one a launch
+    spec names for its supervisor (`delivery/start_guard.backend_of`), spoken with the person's
+    TLS settings when they name any (`client_tls`)."""
+    return EtcdStore(Etcd(endpoints, tls=client_tls()), prefix)
 
 
 def client_tls() -> ClientTls | None:
