@@ -22,6 +22,7 @@ from oms.fsio import Root
 from oms.services.delivery import spec as launch_spec
 from oms.services.delivery import start_guard
 from oms.store import RecordStore, StateRoot, sandboxes
+from oms.store.payloads import as_json
 from tests.helpers import eventually, oms_command, payload, stays
 
 SESSION_ID = "11111111-2222-4333-8444-555555555555"
@@ -390,7 +391,7 @@ def test_a_supervisor_starts_only_on_a_session_naming_its_own_pane(
             moved = sessions.relaunch(
                 session.state, session.payload, pane_id="%4", now=now(), pane_process=me.to_json()
             )
-            return Change(moved.state, moved.payload, "op-m", "oms-system", now())
+            return Change(moved.state, as_json(moved.payload), "op-m", "oms-system", now())
 
         store.update(SESSION_ID, move)
         assert wait(True, 60) is None  # the relaunch moved it here
