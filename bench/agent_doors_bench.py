@@ -269,7 +269,10 @@ def bench(
     runs: int,
     events: int,
 ) -> dict[str, list[float]]:
-    from oms.provider_names import HOOK_CONTRACT
+    try:
+        from oms.provider_names import HOOK_CONTRACT
+    except ModuleNotFoundError:  # a tree from before it moved (ef568cd: oms/version.py)
+        from oms.version import HOOK_CONTRACT  # type: ignore[no-redef]
 
     brokers = brokers_dir(Path(data["state_root"]))
     assert brokers is not None, "the demo made no sandbox directory"
