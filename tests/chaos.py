@@ -174,9 +174,22 @@ def prepare(base: Path, *, tickets_n: int, max_workers: int, seed: int) -> Itera
         yield chaos
     finally:
         clean_up(fleet)
+        _end_the_fleets_servers(fleet)
         mock.stop()
         with contextlib.suppress(StopIteration):
             next(fleets)
+
+
+def _end_the_fleets_servers(fleet: Fleet) -> None:
+    """SIGKILL a conductor or proxy of this fleet still running: a run that stopped on an error
+    never reached its own end (a soak's first run left its proxy serving for an hour)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+            if str(fleet.base) in line and ("proxy serve" in line or "conductor run" in line):
+                _kill_if(int(entry.name), str(fleet.base))
 
 
 def _add(chaos: ChaosFleet, rng: random.Random, over: bool = True) -> None:
