@@ -333,6 +333,26 @@ def _host() -> Check:
     return Check("host", True, f"{named.name} (from {named.source})")
 
 
+def _etcd_tls() -> list[Check]:
+    """The person's etcd TLS settings (ADR 0043, amendment `etcdtls`), when there are any: read and
+    loaded as a command on an etcd store loads them, so a key readable by others, a CA bundle
+    someone else can rewrite or a key that is not the certificate's is named before a command
+    needs it. Nothing when there is no such file."""
+    from oms.adapters.etcd.client import tls_context
+    from oms.services.workspace.backend import client_tls
+
+    try:
+        tls = client_tls()
+        if tls is None:
+            return []
+        tls_context(tls)
+    except OmsError as exc:
+        return [Check("etcd tls", False, exc.message, exc.remedy)]
+    parts = (("a CA bundle", tls.ca), ("a client certificate and key", tls.cert))
+    named = " and ".join(what for what, given in parts if given is not None) or "nothing"
+    return [Check("etcd tls", True, f"{named} from {tls.source}")]
+
+
 def _policy(config_root: str | None) -> Check:
     if config_root is None:
         return Check("role policy", False, "no config root given", "pass --config-root")
@@ -530,6 +550,7 @@ def diagnose(
     checks += _roles(config_root)
     checks += _notify(config_root)
     checks.append(_host())
+    checks += _etcd_tls()
     if state_root is not None:
         checks.append(paths(state_root, config_root))
     if state_root is not None and opened is not None and not outside:
