@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 
+from oms.canonical import next_after
 from oms.services.chain import dispatches, results
+from oms.store.records import Change
 from tests.agent_side import BoundTools, bind
 from tests.chain import Chain
 from tests.helpers import git
@@ -40,17 +42,23 @@ def test_a_refused_result_leaves_the_worktree_and_its_branch_as_they_were(
     chain: Chain, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The leftovers are committed, verified, and only once the result is recorded does the branch
-    move: a result refused after its commit was built (here the dispatch is cancelled while git
-    verifies) moves nothing."""
+    move: a result refused after its commit was built (here another writer moves the dispatch's
+    record while git verifies) moves nothing. (A cancel no longer can: it waits for the attempt's
+    end lock, which the recording holds — `tests/security/doors/test_a_message_racing_a_cancel.py`.)
+    """
     bound = bind(chain)
     verify = results.verify_commit
 
-    def verify_then_cancel(*args: Any, **kwargs: Any) -> None:
+    def verify_then_write(*args: Any, **kwargs: Any) -> None:
         verify(*args, **kwargs)
-        with chain.workspace() as ws:  # `oms dispatch cancel` from elsewhere, while git verifies
-            dispatches.cancel(ws, bound.dispatch_id, "not wanted any more")
+        with chain.workspace() as ws:  # a version of the dispatch written meanwhile, elsewhere
+            records = ws.store.records("dispatch")
+            seen = records.read(bound.dispatch_id)
+            when = next_after(seen.observed_at, ws.now())
+            meanwhile = Change(seen.state, seen.payload, "op-meanwhile", "oms-system", when)
+            records.write_next(seen, meanwhile)
 
-    monkeypatch.setattr(results, "verify_commit", verify_then_cancel)
+    monkeypatch.setattr(results, "verify_commit", verify_then_write)
     tools = BoundTools(bound)
     try:
         assert tools.call("acknowledge_dispatch", {})[1] is False
