@@ -113,8 +113,9 @@ def snapshot(ws: Workspace) -> Snapshot:
     by_id = {d.record_id: d for d in dispatches}
     warnings = unbounded + opt_outs.worker_warnings(workers, by_id) + unsalvaged(workers)
     try:
-        warnings = opt_outs.role_warnings(ws.config()) + warnings
-        if ws.config().stale_notify:  # ignored, never run (ADR 0036 as amended)
+        config = ws.config()
+        warnings = opt_outs.role_warnings(config) + opt_outs.probe_warnings(config) + warnings
+        if config.stale_notify:  # ignored, never run (ADR 0036 as amended)
             warnings.append(notify_rules.MOVED.format(path=notify_rules.settings_path(os.environ)))
     except OmsError as exc:  # no committed config: `oms doctor` says why
         warnings.append(f"config: {exc.message}")
