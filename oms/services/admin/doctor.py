@@ -15,7 +15,7 @@ from oms.domain import notify as notify_rules
 from oms.domain import routing
 from oms.domain.config import CONFIG_PATH, CREDENTIAL_DEFAULT, WORKER_TRANSPORTS, Config, Role
 from oms.domain.policy import POLICY_PATH
-from oms.domain.proxy import IMPLICIT
+from oms.domain.proxy import IMPLICIT, UNKNOWABLE
 from oms.domain.sandbox_limits import SandboxLimits, unbounded
 from oms.errors import OmsError, suppress_faults
 from oms.fsio import Root, capabilities
@@ -496,7 +496,7 @@ def proxy(ws: Workspace) -> Check:
     one) or one that answers its handshake; a recorded one that fails it, or a record that cannot be
     read, makes every launch wait (none is started beside it)."""
     found = proxy_control.status(ws)
-    if found.state in ("unverified", "unreadable"):
+    if found.state in UNKNOWABLE:
         fix = "`oms proxy stop` (a launch then starts its own)"
         return Check("model proxy", False, found.note, fix)
     return Check("model proxy", True, f"{found.state}: {found.note}")

@@ -13,6 +13,7 @@ from oms.canonical import Json, JsonObject, access, parse_ts
 from oms.domain import hosts, workers
 from oms.domain import notify as notify_rules
 from oms.domain.conductor import NEEDS_PERSON
+from oms.domain.proxy import UNKNOWABLE, ProxyState
 from oms.domain.sandbox_limits import UNSAFE_NONE
 from oms.domain.status_reason import ticket_reason
 from oms.errors import OmsError
@@ -203,11 +204,11 @@ def proxy_down(ws: Workspace) -> list[str]:
             found = None
     except OmsError as exc:
         return [f"the model proxy: {exc.message}"]
-    if found is None or found.state == "running":
+    if found is None or found.state == ProxyState.RUNNING:
         return []
     fix = (
         "`oms proxy stop`, then `oms proxy start`"
-        if found.state in ("unverified", "unreadable")
+        if found.state in UNKNOWABLE
         else "the conductor's next tick starts it, or `oms proxy start`"
     )
     names = ", ".join(needing[:5]) + (f" and {len(needing) - 5} more" if len(needing) > 5 else "")
