@@ -26,6 +26,7 @@ from oms.domain import hosts as host_rules
 from oms.domain import workers as worker_machine
 from oms.errors import LeaseError, LockHeldError
 from oms.services.conductor import tick as conductor
+from oms.services.conductor.loop import Loop
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store.payloads import as_json
 from tests.chain import Chain
@@ -237,6 +238,7 @@ def test_the_keeper_holds_the_lock_past_its_ttl(on_etcd: Chain, client: Etcd) ->
 _HOLDER = """
 import sys
 from oms.services.conductor import tick as conductor
+from oms.services.conductor.loop import Loop
 from oms.services.workspace import Workspace
 ws = Workspace.open(sys.argv[1], sys.argv[2], etcd=True)
 ws.host_name = "host-a"
@@ -325,3 +327,16 @@ def test_a_cut_off_holders_writes_are_fenced_and_the_next_one_takes_the_lock(
             after = client.get(beat_key)
             assert after is not None
             assert after.mod_revision > first.mod_revision
+
+
+def test_a_conductor_loop_whose_lock_lapsed_ends_acting_on_nothing(
+    on_etcd: Chain, client: Etcd
+) -> None:
+    reports: list[str | None] = []
+    with _open(on_etcd, "host-a") as ws, conductor.lock(ws) as held:
+        assert isinstance(held, conductor.HostLock)
+        client.revoke(held.keeper.held.lease_id)  # cut off past its lease
+        loop = Loop(ws, 0.0, lambda _t, line: reports.append(line), lambda: False, 3, held=True)
+        with pytest.raises(LeaseError, match="the tick acts on nothing"):
+            loop.run()
+    assert reports == []  # no tick ran, not one reported and gone on
