@@ -1,7 +1,8 @@
 """`oms status`: tickets, dispatches, workers and sessions at a glance; each worker with what its
 agent is doing (`domain/workers.agent`: a `working`, `healthy` worker whose agent rests shows
 `stopped`); a warning for what needs a person, the model proxy down while a worker needs it too;
-every host's workers, and `host unreachable` for a host whose heartbeat lapsed (`domain/hosts.py`).
+every host's workers, and `host unreachable` for a host whose heartbeat lapsed (`domain/hosts.py`;
+on etcd, whose heartbeat key went with its lease: `Store.beats`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from oms.services.containment import opt_outs
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace, shapes
 from oms.store import Record
-from oms.store import hosts as store_hosts
 from oms.store.payloads import dispatch_payload, ticket_payload, worker_payload
 
 agent_of = shapes.agent_of  # (the dashboard, oms/cli/conductor_view.py, reads it here)
@@ -140,8 +140,9 @@ def host_views(ws: Workspace, records: list[Record]) -> tuple[list[JsonObject], 
         lines = [f"host: {exc.message}"]
     else:
         lines = []
+    kept = ws.store.beats()  # the state root's files, or an etcd store's keys under leases
     try:
-        beats = store_hosts.read_all(ws.store.state.root)
+        beats = kept.read_all()
     except OmsError as exc:
         beats, lines = {}, [*lines, f"hosts' heartbeats: {exc.message}"]
     now = ws.now()
@@ -152,7 +153,7 @@ def host_views(ws: Workspace, records: list[Record]) -> tuple[list[JsonObject], 
     views: list[JsonObject] = []
     for name in sorted(by_host):
         beat, ids = beats.get(name), sorted(w.record_id for w in by_host[name])
-        state = hosts.state(name, beat, now, this or "")
+        state = hosts.state(name, beat, now, this or "", leased=kept.leased)
         views.append(
             {
                 "host": name,
@@ -167,9 +168,12 @@ def host_views(ws: Workspace, records: list[Record]) -> tuple[list[JsonObject], 
             w.record_id for w in by_host[name] if worker_payload(w)["health"] != "stopped"
         )
         if state == hosts.UNREACHABLE and running:
-            since = (
-                "it never beat" if beat is None else f"its heartbeat lapsed at {beat['expires_at']}"
-            )
+            if kept.leased:  # etcd: the key went with its lease, or there never was one
+                since = "no heartbeat under a live lease"
+            elif beat is None:
+                since = "it never beat"
+            else:
+                since = f"its heartbeat lapsed at {beat['expires_at']}"
             lines.append(
                 f"host {name} unreachable ({since}): its workers {', '.join(running[:10])} are "
                 "not looked after until it returns (its conductor: `oms conductor run` there)"
