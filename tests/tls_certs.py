@@ -77,9 +77,17 @@ def authority(directory: Path, name: str) -> Authority:
     return Authority(key, cert, path)
 
 
-def leaf(ca: Authority, directory: Path, name: str, *, server: bool, expired: bool = False) -> Leaf:
-    """A certificate `ca` signs for `name` (a server's carries the IP SAN 127.0.0.1 and serves;
-    both authenticate as clients), written with its key (mode 600) under `directory`."""
+def leaf(
+    ca: Authority,
+    directory: Path,
+    name: str,
+    *,
+    server: bool,
+    expired: bool = False,
+    ip: str = "127.0.0.1",
+) -> Leaf:
+    """A certificate `ca` signs for `name` (a server's carries the IP SAN `ip` and serves; both
+    authenticate as clients), written with its key (mode 600) under `directory`."""
     key = ec.generate_private_key(ec.SECP256R1())
     start = _now() - datetime.timedelta(days=2 if expired else 0, minutes=5)
     end = _now() - datetime.timedelta(days=1) if expired else _now() + datetime.timedelta(days=1)
@@ -105,7 +113,7 @@ def leaf(ca: Authority, directory: Path, name: str, *, server: bool, expired: bo
     )
     if server:
         builder = builder.add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(ip))]),
             critical=False,
         )
     cert = builder.sign(ca.key, hashes.SHA256())

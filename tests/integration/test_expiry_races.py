@@ -5,8 +5,13 @@ it no longer had to."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
+from oms.domain import tickets as machine
 from oms.services.chain import tickets
 from oms.services.workspace import Workspace
 from tests.chain import Chain, Clock
@@ -68,3 +73,78 @@ def test_an_expiry_that_lost_to_a_wait_for_a_person_leaves_the_ticket_to_them(
     with chain.workspace() as ws:
         ticket = tickets.get(ws, "tkt-1")
     assert (ticket.state, ticket.payload["reason"]) == ("open", "a person looks")
+
+
+_RACER = """
+import json, sys
+from oms.errors import OmsError
+from oms.services.chain import tickets
+from oms.services.workspace import Workspace
+from tests.chain import Clock
+
+state, repo, ticket_id, token, role, base, minutes_on, rounds = sys.argv[1:]
+sys.stdin.read(1)  # all start together
+done = {"renewed": 0, "expired": 0, "refused": [], "skipped": []}
+for i in range(int(rounds)):
+    clock = Clock(int((float(minutes_on) + 2 * i) * 60_000), base)  # two minutes a round
+    with Workspace.open(state, repo, clock=clock) as ws:
+        try:
+            if role == "renew":
+                tickets.renew(ws, ticket_id, token, minutes=60)
+                done["renewed"] += 1
+            else:
+                skipped = []
+                done["expired"] += len(tickets.expire_due(ws, skipped))
+                done["skipped"] += skipped
+        except OmsError as exc:
+            done["refused"].append(exc.message)
+print(json.dumps(done))
+"""
+
+
+def test_renewals_racing_expiries_from_several_processes_expire_once_and_leave_nothing_stuck(
+    chain: Chain,
+) -> None:
+    """Two processes renew the lease in a loop, two more expire due leases in a loop, the clocks of
+    both moving two minutes a round: a renewer's round `i` makes the lease run out at `i` rounds
+    and 60 minutes, an expirer's round `j` looks at `j` rounds and 61 minutes, so whether the lease
+    has run out when an expiry looks depends on which process is ahead (each expiry under the
+    attempt's end lock). The attempt is expired once (one expiry version, one process saying so),
+    no expiry stops with the ticket half-judged (a line in its skipped list), and a last expiry
+    well after every renewal finds nothing leased and run out left behind."""
+    ticket_id, token, _dispatch_id = chain.proposed()  # a dispatch: its end lock is taken
+    root = Path(__file__).resolve().parents[2]
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _RACER, str(chain.state), str(chain.repo), ticket_id, token]
+            + [role, chain.clock.base, minutes, "25"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            cwd=root,
+            text=True,
+        )
+        for role, minutes in (("renew", "0"), ("expire", "61"), ("renew", "0"), ("expire", "61"))
+    ]
+    for racer in racers:
+        assert racer.stdin is not None
+        racer.stdin.write("x")
+        racer.stdin.flush()
+    said = []
+    for racer in racers:
+        out, _ = racer.communicate(timeout=300)
+        assert racer.returncode == 0, out
+        said.append(json.loads(out))
+    expirers = said[1::2]
+    assert not [line for s in expirers for line in s["skipped"]], said
+    late = Clock(chain.clock.ms, chain.clock.base)
+    late.advance(200)  # after every renewal's lease
+    with Workspace.open(str(chain.state), str(chain.repo), clock=late) as ws:
+        last = len(tickets.expire_due(ws))
+        final = tickets.get(ws, ticket_id)
+        records = ws.store.records("ticket")
+        history = [records.read_version(ticket_id, v) for v in range(1, final.version + 1)]
+    assert sum(s["expired"] for s in expirers) + last == 1, said
+    expiries = [r for r in history if r.operation_id.startswith("tkt-expire")]
+    assert [r.payload["attempt"] for r in expiries] == [2], [r.operation_id for r in history]
+    assert (final.state, final.payload["attempt"]) == ("open", 2), final
+    assert not machine.is_expired(final.state, final.payload, late()), final

@@ -317,9 +317,16 @@ def tls_context(tls: ClientTls) -> ssl.SSLContext:
             hint="name both `cert` and `key`, or neither",
         )
     if tls.cert is not None and tls.key is not None:
+
+        def encrypted() -> bytes:  # asked only for an encrypted key: OpenSSL would prompt on the
+            raise InvalidInputError(  # terminal (and wait there), or fail with a bare OSError
+                f"{tls.source}: the client key is encrypted; oms reads no pass phrase",
+                hint="name the key unencrypted, mode 600 (`openssl pkey -in <key> -out <new>`)",
+            )
+
         try:
             with memory_file(tls.cert + b"\n" + tls.key, "oms-etcd-client") as path:
-                context.load_cert_chain(path)
+                context.load_cert_chain(path, password=encrypted)
         except ssl.SSLError as exc:
             raise InvalidInputError(
                 f"{tls.source}: the client certificate and key do not load ({_ssl_reason(exc)})",

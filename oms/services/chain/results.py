@@ -23,7 +23,13 @@ from oms.canonical.ids import COMMIT
 from oms.domain import dispatches as machine
 from oms.domain import workers
 from oms.domain.machine import Next, step
-from oms.errors import CheckoutChangedError, InvalidInputError, one_line, suppress_faults
+from oms.errors import (
+    CheckoutChangedError,
+    InvalidInputError,
+    VersionConflictError,
+    one_line,
+    suppress_faults,
+)
 from oms.schemas.payloads import DispatchPayload, DispatchState, WorkerState
 from oms.services.chain import fence, worker_moves
 from oms.services.chain.end_lock import end_lock
@@ -138,15 +144,57 @@ def record_result(
     Exactly one result wins. Callers of one dispatch take turns under its end lock
     (`chain/end_lock.py`, which a message typed into its pane holds too), and each decides on the
     dispatch as it is once the lock is held: a later caller finds the result recorded and gets
-    `already` (the same result) or a refusal (another one), and signs no evidence of its own."""
+    `already` (the same result) or a refusal (another one), and signs no evidence of its own.
+
+    The git work — the leftovers' commit, the commit's checks, tree jobs of up to
+    `LIMITS.tree_job_timeout_s` over files the agent chose — is done before the lock, on the
+    dispatch as read then: it moves nothing. Held across it, the lock let an agent keep a cancel
+    and its lease's lapse waiting past `LIMITS.end_lock_wait_s` (refused) for as long as it asked
+    for results. Under the lock the fence is asked again and the result is written only on the
+    version the work was done on (compare-and-swap): an end recorded meanwhile refuses it."""
+    seen = ws.store.records("dispatch").read(dispatch.record_id)
+    prepared = _prepare(ws, seen, status=status, summary=summary, commit=commit)
     with end_lock(ws, dispatch.record_id):
         current = ws.store.records("dispatch").read(dispatch.record_id)
-        return _record_locked(ws, current, status=status, summary=summary, commit=commit)
+        return _record_locked(
+            ws, current, seen, prepared, status=status, summary=summary, commit=commit
+        )
+
+
+def _prepare(
+    ws: Workspace, dispatch: Record, *, status: str, summary: str, commit: object
+) -> tuple[str | None] | None:
+    """The git work of a new result, outside the end lock: `(result commit or None,)`, or None
+    for a dispatch whose result is recorded (a retry, decided under the lock). Asks the fence
+    first, so a fenced attempt runs no tree job."""
+    if dispatch.state in (DispatchState.RESULT_RECEIVED, DispatchState.RESOLVED):
+        return None
+    fence.require(ws, dispatch, ACTOR)
+    if dispatch.state == DispatchState.ACCEPTED:
+        raise InvalidInputError("call acknowledge_dispatch before record_dispatch_result")
+    built_on: str | None = None  # the HEAD oms built the result on: the branch moves once recorded
+    if status == "completed" and not isinstance(commit, str):
+        commit, built_on = commit_leftovers(dispatch, summary, ws.config_root)
+    if isinstance(commit, str):
+        verify_commit(dispatch, commit, ws.config_root, built_on=built_on)
+        if status == "completed" and commit == dispatch_payload(dispatch)["worktree_start_commit"]:
+            raise InvalidInputError(
+                "result_commit is the start commit: a completed result needs a new commit"
+            )
+    return (commit if isinstance(commit, str) else None,)
 
 
 def _record_locked(
-    ws: Workspace, dispatch: Record, *, status: str, summary: str, commit: object
+    ws: Workspace,
+    dispatch: Record,
+    seen: Record,
+    prepared: tuple[str | None] | None,
+    *,
+    status: str,
+    summary: str,
+    commit: object,
 ) -> tuple[Record, str, bool]:
+    """Under the end lock: `dispatch` as it is now, `seen` as `_prepare` found it."""
     fence.require(ws, dispatch, ACTOR)
     if dispatch.state == DispatchState.ACCEPTED:
         raise InvalidInputError("call acknowledge_dispatch before record_dispatch_result")
@@ -162,42 +210,35 @@ def _record_locked(
         _land(ws, dispatch, previous.get("result_commit"))  # completes an interrupted first call
         _finish_worker(ws, dispatch.record_id, status, summary)  # (and so does this)
         return dispatch, ref, True
-    built_on: str | None = None  # the HEAD oms built the result on: the branch moves once recorded
-    if status == "completed" and not isinstance(commit, str):
-        commit, built_on = commit_leftovers(dispatch, summary, ws.config_root)
-    if isinstance(commit, str):
-        verify_commit(dispatch, commit, ws.config_root, built_on=built_on)
-        if status == "completed" and commit == dispatch_payload(dispatch)["worktree_start_commit"]:
-            raise InvalidInputError(
-                "result_commit is the start commit: a completed result needs a new commit"
-            )
-    result_commit = commit if isinstance(commit, str) else None
-    fence.require(
-        ws, dispatch, ACTOR
-    )  # again: a lease or authorisation may lapse while git verifies
+    if prepared is None:  # recorded when read, not now: a store moved backwards
+        raise InvalidInputError("the dispatch changed while its result was checked: call again")
+    (result_commit,) = prepared
+    if dispatch.version != seen.version:  # written since the git work read it: nothing signed
+        raise VersionConflictError("dispatch", seen.record_id, seen.version, dispatch.version)
     body: JsonObject = {
         "format": "oms-evidence-v1",
         "evidence_kind": "dispatch-result",
-        "ticket_id": dispatch_payload(dispatch)["ticket_id"],
+        "ticket_id": dispatch_payload(seen)["ticket_id"],
         "producer": "oms",
         "producer_role": None,
         "created_at": ws.now(),
         "payload": {
-            "dispatch_id": dispatch.record_id,
-            "session_id": dispatch_payload(dispatch)["session_id"],
+            "dispatch_id": seen.record_id,
+            "session_id": dispatch_payload(seen)["session_id"],
             "status": status,
             "summary": summary,
             "result_commit": result_commit,
         },
     }
     evidence = ws.store.put_evidence(body)
-    recorded: DispatchPayload = {**dispatch_payload(dispatch), "result_evidence": evidence.ref}
-    nxt = Next(step("dispatch", machine.TABLE, dispatch.state, "record-result"), as_json(recorded))
-    op = stable_id("dsp-result", dispatch.record_id)
-    change = Change(nxt.state, nxt.payload, op, ACTOR, next_after(dispatch.observed_at, ws.now()))
-    written = ws.store.records("dispatch").write_next(dispatch, change)
-    _land(ws, dispatch, result_commit)  # recorded: only now do the branch and the index move to it
-    _finish_worker(ws, dispatch.record_id, status, summary)
+    recorded: DispatchPayload = {**dispatch_payload(seen), "result_evidence": evidence.ref}
+    nxt = Next(step("dispatch", machine.TABLE, seen.state, "record-result"), as_json(recorded))
+    op = stable_id("dsp-result", seen.record_id)
+    change = Change(nxt.state, nxt.payload, op, ACTOR, next_after(seen.observed_at, ws.now()))
+    # on the version the git work was done on: one written since (an end) is a conflict
+    written = ws.store.records("dispatch").write_next(seen, change)
+    _land(ws, seen, result_commit)  # recorded: only now do the branch and the index move to it
+    _finish_worker(ws, seen.record_id, status, summary)
     return written.record, evidence.ref, written.replayed
 
 

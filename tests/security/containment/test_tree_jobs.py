@@ -43,8 +43,8 @@ def test_a_refused_result_leaves_the_worktree_and_its_branch_as_they_were(
 ) -> None:
     """The leftovers are committed, verified, and only once the result is recorded does the branch
     move: a result refused after its commit was built (here another writer moves the dispatch's
-    record while git verifies) moves nothing. (A cancel no longer can: it waits for the attempt's
-    end lock, which the recording holds — `tests/security/doors/test_a_message_racing_a_cancel.py`.)
+    record while git verifies) moves nothing. (A cancel meanwhile is refused by the fence under
+    the end lock: `tests/security/doors/test_an_agents_result_holds_no_end_while_git_checks_it.py`.)
     """
     bound = bind(chain)
     verify = results.verify_commit
