@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'd9bec7f830890f102501e0b880d9756b55ee08bdbb66d1e517aa29429dbec226'
+SOURCE_SHA256 = 'e70dec123ca1073081d2919b998796c5e2f7de97652dc9dee7942527636794eb'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
