@@ -230,6 +230,7 @@ class Limits(NamedTuple):
     publish_body_chars: int = 60_000  # a pull request's body (the summary; GitHub keeps 65,536)
     publish_output_bytes: int = 4 * 1024 * 1024  # what `gh api` may answer one call with
     publish_labels: int = 20  # labels one publish sets on its pull request
+    publish_shown_chars: int = 6000  # of a pull request's body its confirmation shows
     merge_begun_max: int = (
         20  # tries one result's merge may begin (each leaves a merge-begun event)
     )

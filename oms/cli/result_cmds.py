@@ -25,6 +25,7 @@ from oms.cli.common import (
 
 if TYPE_CHECKING:
     from oms.process import Pager
+    from oms.services.finishing import publish
     from oms.services.finishing.review import Shown
 
 app = typer.Typer(
@@ -430,7 +431,9 @@ def publish_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Push a verified result's branch to the remote and open its pull request through `gh`
-    (title: the ticket; body: the result's summary; --label, --draft). A second publish updates
+    (title: the ticket; body: the result's summary; --label, --draft). On a terminal it shows
+    the base, title, body, labels and draft first and sends exactly that once you confirm; with
+    --person/--yes, --json shows what was sent. A second publish updates
     the open pull request (adding labels; a draft stays as it was), never opens another. Only a
     result verified on the target's current head.
 
@@ -441,31 +444,24 @@ def publish_cmd(
       oms result publish tkt-3 --label bug --draft
       oms result publish dsp-3fa2 --remote fork --base main --github-repo me/proj
     """
-    from oms.adapters.github import check_labels
     from oms.services.chain import handles
     from oms.services.finishing import publish
 
-    labels = tuple(check_labels(label or []))
-    with_labels = f" with labels {', '.join(labels)}" if labels else ""
-    who, _ = confirm_person(
+    asked = dispatch  # what the person types to confirm: as they named it
+    with workspace(state_root_, config_root_) as ws:  # what would be sent, computed once
+        dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
+        proposal = publish.propose(
+            ws, dispatch, remote=remote, base=base, github_repo=github_repo,
+            labels=tuple(label or []), draft=draft,
+        )  # fmt: skip
+    who, _ = confirm_person(  # shown, then approved (or --person/--yes: in the output)
         person,
-        question=f"Publish {dispatch} to GitHub{' as a draft' if draft else ''}{with_labels} "
-        "as yourself?",
-        expect=dispatch,
+        question=f"{_shown(proposal)}\nPublish {dispatch} to GitHub as shown, as yourself?",
+        expect=asked,
         yes=yes,
     )
     with workspace(state_root_, config_root_) as ws:
-        dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
-        done = publish.publish(
-            ws,
-            dispatch,
-            person=who,
-            remote=remote,
-            base=base,
-            github_repo=github_repo,
-            labels=labels,
-            draft=draft,
-        )
+        done = publish.send(ws, proposal, person=who)  # that very value, not computed again
     if json_out:
         emit(
             {
@@ -482,6 +478,9 @@ def publish_cmd(
                 "event_id": done.event_id,
                 "labels": list(done.labels),
                 "draft": done.draft,
+                "title": done.title,
+                "body": done.body,
+                "approved_sha256": done.approved_sha256,
             }
         )
         return
@@ -491,9 +490,36 @@ def publish_cmd(
     typer.echo(
         for_terminal(
             f"pushed {done.commit[:12]} to {done.remote} {done.branch}; {said} pull request "
-            f"#{done.number} into {done.base}: {done.url}"
+            f"#{done.number} into {done.base}: {done.url} (sent: {done.approved_sha256[:16]})"
         )
     )
+
+
+def _shown(proposal: publish.Proposal) -> str:
+    """What a publish sends, as its confirmation shows it: escaped (`for_terminal`: a hostile
+    title or summary puts no terminal control on the screen), the body bounded
+    (`Limits.publish_shown_chars`: what is left out is counted)."""
+    from oms.domain.review import for_terminal
+    from oms.limits import LIMITS
+
+    cap = LIMITS.publish_shown_chars
+    body = proposal.body[:cap]
+    rest = len(proposal.body) - len(body)
+    lines = [
+        f"pull request of {proposal.branch} ({proposal.commit[:12]}) to {proposal.github_repo} "
+        f"(pushed to {proposal.remote})",
+        f"  base:   {proposal.base}",
+        f"  title:  {proposal.title}",
+        f"  labels: {', '.join(proposal.labels) or '(none)'}",
+        f"  draft:  {'yes' if proposal.draft else 'no'}"
+        + (" (a pull request open already stays as it is)" if proposal.draft else ""),
+        "  body:",
+        *(f"  | {line}" for line in body.split("\n")),
+    ]
+    if rest:
+        lines.append(f"  ... and {rest} more characters of the body (`oms result show`)")
+    lines.append(f"  sha256 of all that is sent: {proposal.digest}")
+    return for_terminal("\n".join(lines))
 
 
 @app.command("sync")

@@ -91,8 +91,9 @@ def _text(value: str, option: str) -> str:
         value.encode("utf-8", "strict")
     except UnicodeEncodeError as exc:
         raw = value.encode("utf-8", "surrogateescape")
+        at = len(value[: exc.start].encode("utf-8", "surrogateescape"))  # (exc.start: characters)
         raise InvalidInputError(
-            f"{option} is not UTF-8 ({_byte(raw, exc.start)})",
+            f"{option} is not UTF-8 ({_byte(raw, at)})",
             hint="give it as UTF-8 text (check the terminal's locale); nothing was recorded",
         ) from None
     return value

@@ -9,8 +9,10 @@ import hashlib
 from dataclasses import dataclass
 
 from oms.canonical import JsonObject
+from oms.errors import one_line
 from oms.limits import LIMITS
 
+MERGE_TITLE_CHARS = 100  # of a ticket's title a merge commit's subject carries
 GC_AFTER_DAYS = 7
 COMPACT_AFTER_DAYS = 30
 MERGE_COMMIT = "merge-commit"
@@ -99,6 +101,16 @@ class Ran:
 def verdict(ran: tuple[Ran, ...]) -> bool:
     """Did every check pass? (No checks configured is no verification: False.)"""
     return bool(ran) and all(r.passed for r in ran)
+
+
+def merge_message(dispatch_id: str, ticket_id: str, title: str, evidence_ref: str) -> str:
+    """A merge commit's message: its subject names the dispatch and its ticket, whose title —
+    someone else's text — is squashed to one printable ASCII line and bounded (`one_line`, at most
+    `MERGE_TITLE_CHARS`, read no further than a few times that): no line break, so no body line
+    and no trailer (a `Signed-off-by:`) a title could add, no terminal control for `git log` to
+    print; then a blank line and the one trailer, the evidence it merges by."""
+    shown = one_line(title[: 4 * MERGE_TITLE_CHARS], MERGE_TITLE_CHARS, default="?")
+    return f"Merge {dispatch_id} ({ticket_id}: {shown})\n\nVerified: {evidence_ref}"
 
 
 def merge_refusal(

@@ -5,16 +5,21 @@ one; refused in one line, nothing pushed, nothing asked of GitHub, for a result 
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import pty
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from oms.canonical.digest import digest
 from oms.services.chain import live
-from oms.services.finishing import verify
+from oms.services.finishing import publish, verify
 from tests.agent_side import Bound, BoundTools, bind
 from tests.chain import Chain
 from tests.cli.test_json_shapes import problems
@@ -40,7 +45,11 @@ def github(tmp_path: Path) -> Iterator[GitHubStandIn]:
 
 
 def _result(
-    chain: Chain, tmp_path: Path, summary: str = "Did the work.", authorize: bool = True
+    chain: Chain,
+    tmp_path: Path,
+    summary: str = "Did the work.",
+    authorize: bool = True,
+    title: str = "Fix the flaky test",
 ) -> tuple[Bound, Path]:
     """A completed result, a bare repository as the checkout's `origin`, and (`authorize`) a
     person's live authorisation of the GitHub repository."""
@@ -51,7 +60,7 @@ def _result(
     bare = tmp_path / "remote.git"
     git("init", "-q", "--bare", str(bare), cwd=tmp_path)
     git("remote", "add", "origin", str(bare), cwd=chain.repo)
-    bound = bind(chain)
+    bound = bind(chain, title)
     tools = BoundTools(bound)
     try:
         assert tools.call("acknowledge_dispatch", {})[1] is False
@@ -114,6 +123,7 @@ def test_publish_pushes_opens_and_a_second_publish_updates(
     assert pr["head"] == doc["branch"]
     assert pr["base"] == "main"
     assert pr["body"].startswith(HOSTILE_SUMMARY)  # the summary, verbatim, as data: no option
+    assert (doc["title"], doc["body"]) == (pr["title"], pr["body"])  # --json: what was sent
     heard = github.requests
     assert [r.method for r in heard] == ["GET", "POST"]
     assert heard[0].headers["Authorization"] == "token standin-token"
@@ -131,6 +141,7 @@ def test_publish_pushes_opens_and_a_second_publish_updates(
         events = [ws.store.events.read(i) for i in sorted(ws.store.events.ids())]
         events = [e for e in events if e.event_type == "result-published"]
     assert [e.payload["person"] for e in events] == ["Ann Person", "Ann Person"]
+    assert {e.payload["approved_sha256"] for e in events} == {doc["approved_sha256"]}
     assert sorted(bool(e.payload["created"]) for e in events) == [False, True]
     assert pr["title"].startswith(f"{ticket_id}: ")
 
@@ -416,3 +427,103 @@ def test_hostile_names_never_reach_git_or_gh(
     assert github.requests == []
     assert git("for-each-ref", cwd=bare).strip() == ""
     assert not Path("/tmp/oms-pwned").exists()
+
+
+HOSTILE_TITLE = "Fix it \u202e)txt.exe( --base=evil Signed-off-by: Eve <eve@evil>"
+
+
+def _on_a_terminal(argv: list[str], env: dict[str, str], answer: str) -> tuple[int, bytes]:
+    """`argv` run on a pseudo-terminal: all it writes (the question before `answer` is typed)."""
+    main, side = pty.openpty()
+    proc = subprocess.Popen(argv, stdin=side, stdout=side, stderr=side, env=env, close_fds=True)
+    os.close(side)
+    seen = b""
+    deadline = time.monotonic() + 60
+    while b"to confirm" not in seen and time.monotonic() < deadline:
+        try:
+            seen += os.read(main, 65536)
+        except OSError:  # it ended before asking
+            os.close(main)
+            return proc.wait(timeout=60), seen
+    os.write(main, answer.encode() + b"\n")
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(main)
+    return proc.wait(timeout=60), seen
+
+
+def test_the_person_approves_what_is_sent_shown_escaped(
+    chain: Chain, oms: OmsCommand, github: GitHubStandIn, tmp_path: Path
+) -> None:
+    """SECURITY.md "sends only what a person approved": on a terminal `oms result publish` shows
+    the base, title, body, labels and draft — a hostile title and summary escaped, no terminal
+    control reaching the screen — and sends exactly that, its digest (shown) kept in the
+    `result-published` event and the live-contact journal."""
+    bound, _ = _result(chain, tmp_path, summary=HOSTILE_SUMMARY, title=HOSTILE_TITLE)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+    argv = [
+        *oms.argv, "result", "publish", bound.dispatch_id, "--github-repo", "octo/proj",
+        "--label", "bug", "--draft",
+        "--state-root", str(chain.state), "--config-root", str(chain.repo),
+    ]  # fmt: skip
+    code, seen = _on_a_terminal(argv, {**os.environ, **github.env()}, bound.dispatch_id)
+    screen = seen.decode("utf-8", "replace")
+    assert code == 0, screen
+    assert b"\x1b" not in seen  # no escape sequence reached the screen
+    assert b"\x07" not in seen
+    assert "\u202e" not in screen  # nor a bidi override
+    [pr] = github.pulls["octo/proj"]
+    for shown in (
+        "base:   main",
+        f"title:  {pr['title']}",
+        "labels: bug",
+        "draft:  yes",
+        "| --base=evil --head evil",
+        "| $(touch /tmp/pwned) `id` ; --repo x/y\\x1b]52;c;eA==\\x07",
+        f"| {bound.dispatch_id} at ",
+    ):
+        assert shown in screen, shown
+    sent: dict[str, Any] = {
+        "github_repo": "octo/proj", "remote": "origin", "branch": pr["head"],
+        "commit": None, "base": pr["base"],
+        "title": pr["title"], "body": pr["body"], "labels": ["bug"], "draft": True,
+    }  # fmt: skip
+    with chain.workspace() as ws:
+        [event] = [
+            e
+            for e in (ws.store.events.read(i) for i in ws.store.events.ids())
+            if e.event_type == "result-published"
+        ]
+        entries: Any = [e["entry"] for e in ws.store.journal("live-contact").entries()]
+    sent["commit"] = event.payload["commit"]
+    approved = digest(publish.APPROVED_DOMAIN, sent)
+    assert f"sha256 of all that is sent: {approved}" in screen
+    assert event.payload["approved_sha256"] == approved
+    assert event.payload["title"] == pr["title"]
+    [entry] = [e for e in entries if e["operation"] == "result-publish"]
+    assert entry["request"]["approved_sha256"] == approved
+
+
+def test_what_is_sent_is_the_approved_value_not_one_computed_again(
+    chain: Chain, github: GitHubStandIn, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`send` sends the proposal it is given, as it is: what the person saw (here made to differ
+    from what computing it again would give), never recomputed after the answer."""
+    bound, _ = _result(chain, tmp_path)
+    for name, value in github.env().items():
+        monkeypatch.setenv(name, value)
+    with chain.workspace() as ws:
+        assert verify.verify(ws, bound.dispatch_id).passed
+        shown = publish.propose(ws, bound.dispatch_id, github_repo="octo/proj")
+        seen = dataclasses.replace(shown, title="The title as shown", body="The body as shown")
+        done = publish.send(ws, seen, person="Ann Person")
+    [pr] = github.pulls["octo/proj"]
+    assert (pr["title"], pr["body"]) == ("The title as shown", "The body as shown")
+    assert done.approved_sha256 == seen.digest != shown.digest

@@ -2,9 +2,11 @@
 ticket's title; it updates within 2 s of `oms ticket add` (the server's stream of events); a
 hostile title renders as text, never as markup or script; a worker's timeline and a result's
 diff open from their rows, a hostile diff as text; each action works by a click (verify and
-merge, request changes, cancel, send, reopen a blocked ticket, stop a worker) and the page shows the
-state it made; the page says when the
-server ends. The screenshot in docs/recordings/web.png is taken here (OMS_RECORD=1 writes it; any
+merge, request changes, cancel, send, reopen a blocked ticket, stop a worker, resume a parked one)
+and the page shows the state it made; the page says when the server ends. The screenshot in
+docs/recordings/web.png is taken here, of a board with workers and a result
+(`test_the_board_with_workers_and_a_result`: OMS_RECORD=1 writes it, and beside it the digest of
+the page's assets it was drawn by, which tests/unit/test_web_recording.py holds the assets to; any
 other run leaves the checkout as it was: a test that writes a tracked file changes the sources the
 frozen build is of, and `.ci/setup --install` would build again under the frozen tests)."""
 
@@ -28,7 +30,6 @@ from tests.chain import Chain
 from tests.helpers import git, oms_command, scaled
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium (.ci/setup installs it)")
-REPO = Path(__file__).resolve().parents[2]
 HOSTILE = '<img src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>'
 
 
@@ -92,8 +93,6 @@ def test_the_board_in_a_browser(served: tuple[str, tuple[str, ...]], tmp_path: P
         shot = tmp_path / "web.png"
         browser.screenshot(shot)
         assert shot.read_bytes().startswith(b"\x89PNG")
-        if os.environ.get("OMS_RECORD") == "1":
-            shutil.copyfile(shot, REPO / "docs" / "recordings" / "web.png")
 
 
 def test_without_the_token_the_page_is_refused(served: tuple[str, tuple[str, ...]]) -> None:
@@ -294,6 +293,73 @@ def test_stop_a_worker_by_clicking(deliverable: Chain) -> None:
         assert _do(browser, "stop", "wrong approach") == f"{dispatch_id} is stopped"
         browser.wait_for(f"{health} === 'stopped'", timeout=scaled(2))
         assert _buttons(browser) == ["send", "cancel"]  # stopped: nothing to stop
+
+
+def test_resume_a_parked_worker_by_clicking(deliverable: Chain) -> None:
+    from oms.canonical import add_ms, now
+    from oms.services.delivery.service import Delivery
+    from tests.integration.test_delivery import _running
+
+    dispatch_id = _running(deliverable)
+    with deliverable.workspace() as ws:  # due 1 ms from now on the real clock `oms web` runs on
+        Delivery.open(ws).park(dispatch_id, "lunch", add_ms(now(), 1))
+    roots = ("--state-root", str(deliverable.state), "--config-root", str(deliverable.repo))
+    try:
+        with _serving(roots) as url, Browser() as browser:
+            browser.open(url)
+            browser.wait_for("document.body.dataset.live === 'live'", timeout=20)
+            health = "document.querySelector('#workers td:nth-child(5)').textContent"
+            assert browser.eval(health) == "parked"
+            _click(browser, "#workers tr.pick")
+            assert _buttons(browser) == ["send", "cancel", "stop", "resume"]
+            assert _do(browser, "resume") == f"{dispatch_id} is healthy"
+            browser.wait_for(f"{health} === 'healthy'", timeout=scaled(2))
+            assert _buttons(browser) == ["send", "cancel", "stop"]  # healthy: nothing to resume
+    finally:
+        with deliverable.workspace() as ws:
+            Delivery.open(ws).stop(dispatch_id, "test is over")
+    with deliverable.workspace() as ws:
+        worker = ws.store.records("worker").read(dispatch_id)
+    assert worker.payload["health"] == "stopped"
+
+
+def test_the_board_with_workers_and_a_result(deliverable: Chain, tmp_path: Path) -> None:
+    """The board docs/recordings/web.png shows: a worker running, a result verified and its diff
+    open (OMS_RECORD=1 writes the screenshot, and beside it the digest of the page's assets it was
+    drawn by: tests/unit/test_web_recording.py)."""
+    from oms.services.delivery.service import Delivery
+    from oms.services.finishing import verify
+    from tests.integration.test_delivery import _running
+    from tests.integration.test_review import _result
+    from tests.unit.test_web_recording import DRAWN_BY, SHOT, assets_digest
+
+    running = _running(deliverable)
+    bound, _ = _result(deliverable)
+    roots = ("--state-root", str(deliverable.state), "--config-root", str(deliverable.repo))
+    try:
+        with deliverable.workspace() as ws:
+            assert verify.verify(ws, bound.dispatch_id).passed
+        drawn_by = assets_digest()
+        with _serving(roots) as url, Browser() as browser:
+            browser.open(url)
+            browser.wait_for("document.body.dataset.live === 'live'", timeout=20)
+            browser.wait_for("document.querySelectorAll('#workers tr.pick').length === 2", 20)
+            _click(browser, "#results a")
+            views = "document.getElementById('views')"
+            browser.wait_for(
+                f"{views}.dataset.shown === {json.dumps(bound.dispatch_id)}"
+                f" && {views}.textContent.includes('WORK.md')",
+                timeout=20,
+            )
+            shot = tmp_path / "web.png"
+            browser.screenshot(shot)
+        assert shot.read_bytes().startswith(b"\x89PNG")
+        if os.environ.get("OMS_RECORD") == "1":
+            shutil.copyfile(shot, SHOT)
+            DRAWN_BY.write_text(f"{drawn_by}  oms/services/web/assets/*\n")
+    finally:
+        with deliverable.workspace() as ws:
+            Delivery.open(ws).stop(running, "test is over")
 
 
 def test_the_page_says_when_the_server_ends(chain: Chain) -> None:

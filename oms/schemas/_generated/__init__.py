@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'c40a5bf7c97ecc648bd962af082bbe0b899dbb0f6208e8c9e1066333d1151f04'
+SOURCE_SHA256 = '7463fd91a2d396bbdba8ccf6406771866b93de6e5f85b8997ead8b2b3482195e'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -1274,6 +1274,25 @@ def _v547(x: object) -> bool:
     return True
 
 
+def _v548(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/title
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) < 1:
+            return False
+        if len(x) > 256:
+            return False
+    return True
+
+
+def _v549(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/approved_sha256
+    if not _m_defs._v3(x):
+        return False
+    return True
+
+
 def _v533(x: object) -> bool:
     # event#/allOf/12/then/properties/payload
     if not (isinstance(x, dict)):
@@ -1308,8 +1327,12 @@ def _v533(x: object) -> bool:
             return False
         if 'draft' in x and not _v547(x['draft']):
             return False
+        if 'title' in x and not _v548(x['title']):
+            return False
+        if 'approved_sha256' in x and not _v549(x['approved_sha256']):
+            return False
         for k in x:
-            if k not in ('ticket_id', 'dispatch_id', 'person', 'commit', 'remote', 'branch', 'base', 'github_repo', 'pull_request', 'url', 'created', 'labels', 'draft'):
+            if k not in ('ticket_id', 'dispatch_id', 'person', 'commit', 'remote', 'branch', 'base', 'github_repo', 'pull_request', 'url', 'created', 'labels', 'draft', 'title', 'approved_sha256'):
                 return False
     return True
 
@@ -1322,24 +1345,24 @@ def _v532(x: object) -> bool:
     return True
 
 
-def _v549(x: object) -> bool:
+def _v551(x: object) -> bool:
     # event#/allOf/12/if/properties/event_type
     if not _eq(x, _C16):
         return False
     return True
 
 
-def _v548(x: object) -> bool:
+def _v550(x: object) -> bool:
     # event#/allOf/12/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v549(x['event_type']):
+        if 'event_type' in x and not _v551(x['event_type']):
             return False
     return True
 
 
 def _v531(x: object) -> bool:
     # event#/allOf/12
-    if _v548(x):
+    if _v550(x):
         if not _v532(x):
             return False
     else:
@@ -1347,42 +1370,42 @@ def _v531(x: object) -> bool:
     return True
 
 
-def _v553(x: object) -> bool:
+def _v555(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v554(x: object) -> bool:
+def _v556(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v555(x: object) -> bool:
+def _v557(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/commit
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v556(x: object) -> bool:
+def _v558(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/base
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v557(x: object) -> bool:
+def _v559(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/merged
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v558(x: object) -> bool:
+def _v560(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/target
     if not (isinstance(x, str)):
         return False
@@ -1392,21 +1415,21 @@ def _v558(x: object) -> bool:
     return True
 
 
-def _v559(x: object) -> bool:
+def _v561(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/mode
     if not any(_eq(x, c) for c in _C17):
         return False
     return True
 
 
-def _v560(x: object) -> bool:
+def _v562(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/verification
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v552(x: object) -> bool:
+def _v554(x: object) -> bool:
     # event#/allOf/13/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -1414,21 +1437,21 @@ def _v552(x: object) -> bool:
         for k in ('base', 'commit', 'dispatch_id', 'merged', 'mode', 'target', 'ticket_id', 'verification'):
             if k not in x:
                 return False
-        if 'ticket_id' in x and not _v553(x['ticket_id']):
+        if 'ticket_id' in x and not _v555(x['ticket_id']):
             return False
-        if 'dispatch_id' in x and not _v554(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v556(x['dispatch_id']):
             return False
-        if 'commit' in x and not _v555(x['commit']):
+        if 'commit' in x and not _v557(x['commit']):
             return False
-        if 'base' in x and not _v556(x['base']):
+        if 'base' in x and not _v558(x['base']):
             return False
-        if 'merged' in x and not _v557(x['merged']):
+        if 'merged' in x and not _v559(x['merged']):
             return False
-        if 'target' in x and not _v558(x['target']):
+        if 'target' in x and not _v560(x['target']):
             return False
-        if 'mode' in x and not _v559(x['mode']):
+        if 'mode' in x and not _v561(x['mode']):
             return False
-        if 'verification' in x and not _v560(x['verification']):
+        if 'verification' in x and not _v562(x['verification']):
             return False
         for k in x:
             if k not in ('ticket_id', 'dispatch_id', 'commit', 'base', 'merged', 'target', 'mode', 'verification'):
@@ -1436,33 +1459,33 @@ def _v552(x: object) -> bool:
     return True
 
 
-def _v551(x: object) -> bool:
+def _v553(x: object) -> bool:
     # event#/allOf/13/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v552(x['payload']):
+        if 'payload' in x and not _v554(x['payload']):
             return False
     return True
 
 
-def _v562(x: object) -> bool:
+def _v564(x: object) -> bool:
     # event#/allOf/13/if/properties/event_type
     if not _eq(x, _C18):
         return False
     return True
 
 
-def _v561(x: object) -> bool:
+def _v563(x: object) -> bool:
     # event#/allOf/13/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v562(x['event_type']):
+        if 'event_type' in x and not _v564(x['event_type']):
             return False
     return True
 
 
-def _v550(x: object) -> bool:
+def _v552(x: object) -> bool:
     # event#/allOf/13
-    if _v561(x):
-        if not _v551(x):
+    if _v563(x):
+        if not _v553(x):
             return False
     else:
         pass
@@ -1516,7 +1539,7 @@ def _v401(x: object) -> bool:
         return False
     if not _v531(x):
         return False
-    if not _v550(x):
+    if not _v552(x):
         return False
     return True
 

@@ -31,6 +31,17 @@ def current(ws: Workspace, repository: str) -> Record | None:
     return rec if rec is not None and rec.state == AuthorizationState.AUTHORIZED else None
 
 
+def required(ws: Workspace, repository: str) -> Record:
+    """The authorisation of `repository` in force, or refused: no person authorised it."""
+    auth = current(ws, repository)
+    if auth is None:
+        raise AuthorityChangedError(
+            f"no human-started live authorisation for {repository}",
+            hint=f"a person runs `oms live authorize --repository {repository}`",
+        )
+    return auth
+
+
 def authorize(ws: Workspace, repository: str, *, person: str, confirmed_by: str) -> Record:
     """Record a person's authorisation (the CLI has confirmed it was a person)."""
     _check(repository)
@@ -115,12 +126,7 @@ def disclose(
     request: JsonObject,
 ) -> int:
     """Journal a contact *before* it happens; refused unless a person authorised the repository."""
-    auth = current(ws, repository)
-    if auth is None:
-        raise AuthorityChangedError(
-            f"no human-started live authorisation for {repository}",
-            hint=f"a person runs `oms live authorize --repository {repository}`",
-        )
+    auth = required(ws, repository)
     return ws.store.journal("live-contact").append(
         {
             "authorization_id": auth.record_id,

@@ -121,8 +121,8 @@ def _merge(ws: Workspace, dispatch_id: str) -> Merged:
     if target.mode == finishing.FAST_FORWARD:
         new = commit
     else:
-        title = one_line(ticket_title(ws, payload["ticket_id"]))[:100]
-        message = f"Merge {dispatch_id} ({payload['ticket_id']}: {title})\n\nVerified: {ref}"
+        title = ticket_title(ws, payload["ticket_id"])
+        message = finishing.merge_message(dispatch_id, payload["ticket_id"], title, ref)
         person = git.known_person(repo)  # the person merges, as `git merge` would (ADR 0032)
         if person is None:
             why = f"git does not know who you are, and the merge of {dispatch_id} is yours"

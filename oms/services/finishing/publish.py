@@ -4,14 +4,17 @@ second one), through `adapters/github.py`. Only with passing verification eviden
 result commit on the target's head as it is now (`domain/finishing.merge_refusal`, as for merge).
 GitHub contact: disclosed in the `live-contact` journal first, refused unless a person authorised
 the repository (`oms live authorize`); then journaled (a `result-published` event) with the
-person's name, the remote, the branch, the commit and the pull request."""
+person's name, the remote, the branch, the commit and the pull request. What it sends — base,
+title, body, labels, draft — is computed once (`propose`), shown to the person, and that very value
+is sent (`send`); its digest is in the journal's entry and the event (`approved_sha256`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from oms.adapters import git, github
-from oms.canonical import access, stable_id
+from oms.canonical import JsonObject, access, stable_id
+from oms.canonical.digest import digest
 from oms.domain import finishing
 from oms.domain import review as rules
 from oms.errors import ConflictError, InvalidInputError, one_line
@@ -20,9 +23,11 @@ from oms.services.chain import live
 from oms.services.finishing import review, verify
 from oms.services.finishing.finish import refuse_sent_back, ticket_lock, ticket_title
 from oms.services.workspace import Workspace
+from oms.store import Record
 from oms.store.payloads import dispatch_payload
 
 PUBLISHED = "result-published"  # the event a publish leaves (the person's name)
+APPROVED_DOMAIN = "publish-approved"  # the digest of what a person approved (`Proposal.sent`)
 PASSED = ("success", "neutral", "skipped")  # a check run's conclusions that ask nothing
 
 
@@ -41,6 +46,45 @@ def _github(repo: str, remote: str, github_repo: str | None) -> tuple[str | None
 
 
 @dataclass(frozen=True, slots=True)
+class Proposal:
+    """What one publish sends, computed once (`propose`): a person is shown this value, approves
+    it, and `send` sends this very value — never one computed again after the answer."""
+
+    dispatch_id: str
+    ticket_id: str
+    commit: str
+    evidence: str  # the verification evidence the body cites
+    remote: str
+    branch: str
+    base: str
+    host: str | None
+    github_repo: str
+    title: str
+    body: str
+    labels: tuple[str, ...] = ()
+    draft: bool = False
+
+    def sent(self) -> JsonObject:
+        """What is pushed and sent to GitHub, as the approved digest covers it."""
+        return {
+            "github_repo": self.github_repo,
+            "remote": self.remote,
+            "branch": self.branch,
+            "commit": self.commit,
+            "base": self.base,
+            "title": self.title,
+            "body": self.body,
+            "labels": list(self.labels),
+            "draft": self.draft,
+        }
+
+    @property
+    def digest(self) -> str:
+        """The digest of what a person approved (`sent`), kept in the event and the journal."""
+        return digest(APPROVED_DOMAIN, self.sent())
+
+
+@dataclass(frozen=True, slots=True)
 class Published:
     """A publish: what was pushed where, and the pull request it opened or updated."""
 
@@ -55,6 +99,9 @@ class Published:
     event_id: str
     labels: tuple[str, ...] = ()
     draft: bool = False
+    title: str = ""
+    body: str = ""
+    approved_sha256: str = ""
 
 
 def publish(
@@ -68,32 +115,56 @@ def publish(
     labels: tuple[str, ...] = (),
     draft: bool = False,
 ) -> Published:
-    """Push the verified result of `dispatch_id` to `remote` and open (or update) its pull
-    request into `base` (default: the branch it would merge into), titled by its ticket, the
-    result's summary its body, carrying `labels`; `draft` opens it as a draft (a pull request
-    open already stays as it is: GitHub's REST API cannot turn one into a draft). Under the
-    ticket's finishing lock (`finish.ticket_lock`), as a merge and a request for changes."""
-    labels = tuple(github.check_labels(list(labels)))
-    dispatch, _ = verify.completed_result(ws, dispatch_id)
-    with ticket_lock(ws, dispatch_payload(dispatch)["ticket_id"]):
-        return _publish(ws, dispatch_id, person, remote, base, github_repo, labels, draft)
+    """`propose` then `send`, for a caller that approved the publish without seeing it (`--yes`,
+    `--person` off a terminal): what was sent is in what this returns."""
+    found = propose(
+        ws, dispatch_id, remote=remote, base=base, github_repo=github_repo, labels=labels,
+        draft=draft,
+    )  # fmt: skip
+    return send(ws, found, person=person)
 
 
-def _publish(
+def propose(
     ws: Workspace,
     dispatch_id: str,
-    person: str,
-    remote: str,
-    base: str | None,
-    github_repo: str | None,
-    labels: tuple[str, ...],
-    draft: bool,
-) -> Published:
+    *,
+    remote: str = "origin",
+    base: str | None = None,
+    github_repo: str | None = None,
+    labels: tuple[str, ...] = (),
+    draft: bool = False,
+) -> Proposal:
+    """What publishing the verified result of `dispatch_id` would send, refused as the publish
+    itself would be (not verified on the target's head, sent back): its pull request into `base`
+    (default: the branch it would merge into), titled by its ticket, the result's summary its
+    body, carrying `labels`; `draft` opens it as a draft (a pull request open already stays as it
+    is: GitHub's REST API cannot turn one into a draft). Refused too without the repository's
+    live authorisation. Nothing is written or contacted."""
+    labels = tuple(github.check_labels(list(labels)))
+    remote = github.check_remote(remote)
+    dispatch, result, found, target = _checked(ws, dispatch_id)
+    payload = dispatch_payload(dispatch)
+    commit = access.text(result, "result_commit")
+    branch = github.check_branch(payload["worktree_branch"])
+    base = github.check_branch(base or target.branch)
+    host, gh_repo = _github(ws.config_root, remote, github_repo)
+    live.required(ws, gh_repo)  # refused before a person is asked (and again as it is sent)
+    ticket_id = payload["ticket_id"]
+    title = one_line(f"{ticket_id}: {ticket_title(ws, ticket_id)}", 256)
+    body = str(result.get("summary", ""))[: LIMITS.publish_body_chars]
+    body += f"\n\n---\n{dispatch_id} at {commit}, verified (evidence {found})"
+    return Proposal(
+        dispatch_id, ticket_id, commit, found, remote, branch, base, host, gh_repo, title, body,
+        labels, draft,
+    )  # fmt: skip
+
+
+def _checked(ws: Workspace, dispatch_id: str) -> tuple[Record, JsonObject, str, verify.Target]:
+    """The dispatch, its result, the passing evidence's id and the target, or why it is not
+    published."""
     dispatch, result = verify.completed_result(ws, dispatch_id)
     payload = dispatch_payload(dispatch)
-    repo = ws.config_root
-    git.refuse_unsafe_config(repo)
-    remote = github.check_remote(remote)
+    git.refuse_unsafe_config(ws.config_root)
     commit = access.text(result, "result_commit")
     target = verify.target_of(ws, finishing.parse(ws.config().raw))
     refuse_sent_back(ws, dispatch_id, payload, "published")  # nor pushed: as merge
@@ -109,67 +180,97 @@ def _publish(
         raise ConflictError(
             f"{dispatch_id} is not published: {why}", hint=f"oms result verify {dispatch_id}"
         )
-    branch = github.check_branch(payload["worktree_branch"])
-    base = github.check_branch(base or target.branch)
-    host, gh_repo = _github(repo, remote, github_repo)
-    ticket_id = payload["ticket_id"]
-    title = one_line(f"{ticket_id}: {ticket_title(ws, ticket_id)}", 256)
-    body = str(result.get("summary", ""))[: LIMITS.publish_body_chars]
     assert found is not None  # noqa: S101 - merge_refusal says why when there is none
-    body += f"\n\n---\n{dispatch_id} at {commit}, verified (evidence {found[0]})"
+    return dispatch, result, found[0], target
+
+
+def send(ws: Workspace, approved: Proposal, *, person: str) -> Published:
+    """Push and open (or update) the pull request exactly as `approved` says, under the ticket's
+    finishing lock (`finish.ticket_lock`), as a merge and a request for changes; refused, nothing
+    sent, unless the result is still published as it was proposed (sent back since, verified
+    again, its evidence no longer passing)."""
+    with ticket_lock(ws, approved.ticket_id):
+        return _send(ws, approved, person)
+
+
+def _send(ws: Workspace, approved: Proposal, person: str) -> Published:
+    dispatch, result, found, _ = _checked(ws, approved.dispatch_id)
+    payload = dispatch_payload(dispatch)
+    github.check_remote(approved.remote)  # (names checked again: a proposal is a plain value)
+    github.check_branch(approved.base)
+    github.check_labels(list(approved.labels))
+    if (payload["ticket_id"], payload["worktree_branch"]) != (approved.ticket_id, approved.branch):
+        raise InvalidInputError(f"that publish is not of {approved.dispatch_id}'s result")
+    if access.text(result, "result_commit") != approved.commit or found != approved.evidence:
+        raise ConflictError(
+            f"{approved.dispatch_id} changed since its publish was shown (verified again): "
+            "nothing sent",
+            hint=f"oms result publish {approved.dispatch_id}, and approve what it shows",
+        )
+    sent = approved.digest
     live.disclose(  # GitHub contact: journaled first, only under a person's live authorisation
         ws,
-        gh_repo,
+        approved.github_repo,
         operation="result-publish",
         surface="gh",
-        subject_id=dispatch_id,
-        request=live.dispatch_request(dispatch),
+        subject_id=approved.dispatch_id,
+        request=live.dispatch_request(dispatch) | {"approved_sha256": sent},
     )
-    github.push(repo, remote, commit, branch)
-    hub = github.GitHub(gh_repo, host)
+    repo = ws.config_root
+    branch, base = approved.branch, approved.base
+    github.push(repo, approved.remote, approved.commit, branch)
+    hub = github.GitHub(approved.github_repo, approved.host)
     pr = hub.open_for(branch)
     created = pr is None
     if pr is None:
-        pr = hub.create(branch=branch, base=base, title=title, body=body, draft=draft)
+        pr = hub.create(
+            branch=branch, base=base, title=approved.title, body=approved.body,
+            draft=approved.draft,
+        )  # fmt: skip
     else:
-        pr = hub.update(pr.number, base=base, title=title, body=body)
-    if labels:
-        hub.label(pr.number, list(labels))
+        pr = hub.update(pr.number, base=base, title=approved.title, body=approved.body)
+    if approved.labels:
+        hub.label(pr.number, list(approved.labels))
     who = one_line(person, 128)
     now = ws.now()
-    event_id = stable_id("evt-published", dispatch_id, commit, pr.number, now)
+    event_id = stable_id("evt-published", approved.dispatch_id, approved.commit, pr.number, now)
     ws.store.events.create(
         event_id,
         PUBLISHED,
         now,
         {
-            "ticket_id": ticket_id,
-            "dispatch_id": dispatch_id,
+            "ticket_id": approved.ticket_id,
+            "dispatch_id": approved.dispatch_id,
             "person": who,
-            "commit": commit,
-            "remote": remote,
+            "commit": approved.commit,
+            "remote": approved.remote,
             "branch": branch,
             "base": base,
-            "github_repo": gh_repo,
+            "github_repo": approved.github_repo,
             "pull_request": pr.number,
             "url": pr.url[:2048],
             "created": created,
-            "labels": list(labels),
+            "labels": list(approved.labels),
             "draft": pr.draft,
+            "title": approved.title,
+            "approved_sha256": sent,
         },
     )
     return Published(
-        remote,
+        approved.remote,
         branch,
-        commit,
+        approved.commit,
         base,
-        gh_repo,
+        approved.github_repo,
         pr.number,
         pr.url,
         created,
         event_id,
-        labels,
+        approved.labels,
         pr.draft,
+        approved.title,
+        approved.body,
+        sent,
     )
 
 

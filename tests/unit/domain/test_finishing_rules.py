@@ -77,3 +77,28 @@ def test_merge_is_refused_for_each_gap_in_its_evidence(
         )
         is None
     )
+
+
+HOSTILE_TITLES = [
+    "Fix it\n\nSigned-off-by: Eve <eve@evil.example>",
+    "Fix it\nCo-authored-by: Eve <eve@evil.example>",
+    "\x1b]52;c;ZXZpbA==\x07\x1b[2J\rFix it",
+    "Fix it \u2028Signed-off-by: Eve\u0085Verified: refs/x \u202e",
+    "caf\udcc3\udca9 \ufffd \xff\xfe",
+    "x" * 1_000_000,
+]
+
+
+@given(st.text(max_size=2000) | st.sampled_from(HOSTILE_TITLES))
+def test_a_merge_message_is_one_subject_line_and_its_one_trailer(title: str) -> None:
+    """Whatever a ticket's title holds (issue 27 item 7: escapes, newlines, a `Signed-off-by:`
+    line, a megabyte, text that is not UTF-8), the merge commit's message is its subject — one
+    printable ASCII line, bounded — a blank line, and `Verified:`: nothing a title adds becomes
+    a body line or a trailer."""
+    message = finishing.merge_message("dsp-1", "tkt-1", title, "refs/oms/evidence/1")
+    subject, blank, trailer = message.split("\n")
+    assert (blank, trailer) == ("", "Verified: refs/oms/evidence/1")
+    assert subject.startswith("Merge dsp-1 (tkt-1: ")
+    assert subject.endswith(")")
+    assert all(" " <= c <= "~" for c in subject)
+    assert len(subject) <= len("Merge dsp-1 (tkt-1: )") + finishing.MERGE_TITLE_CHARS
