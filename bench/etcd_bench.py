@@ -1,12 +1,14 @@
 """The store on etcd against the store on files, in the same run (ADR 0043).
 
     .venv/bin/python bench/etcd_bench.py [--records 1000] [--samples 300]
-        [--status-tickets 10000] [--repeat 5] [--oms dist/oms/oms]
+        [--status-tickets 10000 (0: none)] [--repeat 5] [--oms dist/oms/oms]
 
 Starts a real 3-member etcd cluster on loopback ports in a scratch directory (tests/etcd_cluster.py;
 killed by pid at the end), fills `--records` worker records into a fresh state root and into the
 cluster alike, then times, the two stores taking turns: a read of a random record's latest version,
-and a compare-and-set transition of one record (`RecordStore.update`: read, decide, write), and the
+and a compare-and-set transition of one record (`RecordStore.update`: read, decide, write; on etcd
+with its ledger entry, ADR 0043 amendment `etcdledger`: by a store that knows the ledger's head, and
+by a new one, as a new process's first write is), and the
 client's bare round trip (a range of one key) for scale. Then `oms status` as a new process
 (`--oms`: the frozen binary; from source by default) in two demo repositories of `--status-tickets`
 open tickets each, one on files and one whose committed `[store]` names the cluster, taking turns:
@@ -48,6 +50,7 @@ from oms.demo import scratch as demo
 from oms.domain import tickets as machine
 from oms.services.workspace import Workspace
 from oms.store import Change, Record, RecordStore, StateRoot, Store
+from oms.store.ledger import LineKey
 from tests.etcd_cluster import Cluster
 from tests.helpers import T0, payload
 
@@ -85,7 +88,8 @@ def fill_tickets(ws: Workspace, count: int, threads: int) -> None:
     urls = [e.url for e in backend.client.endpoints] if isinstance(backend, EtcdStore) else []
 
     def write(numbers: range) -> None:
-        store = None if prefix is None else EtcdStore(Etcd(urls), prefix)
+        line = backend.line if isinstance(backend, EtcdStore) else None
+        store = None if prefix is None else EtcdStore(Etcd(urls), prefix, line)
         records = RecordStore(ws.store.state.root, "ticket", backend=store)
         for n in numbers:
             nxt = machine.new(
@@ -175,7 +179,8 @@ def main() -> int:
             state.close()
             files = Store.open(f"{scratch}/state")
             client = Etcd(cluster.endpoints)
-            etcd = Store(files.state, backend=EtcdStore(client, "/oms/bench/"))
+            line = LineKey.of(files.state.root, files.state.meta.key_id)
+            etcd = Store(files.state, backend=EtcdStore(client, "/oms/bench/", line))
             fill(files, args.records)
             fill(etcd, args.records)
             step = iter(range(1, 10**9))
@@ -195,18 +200,27 @@ def main() -> int:
 
                 return lambda: records.update("dsp-0", decide)
 
+            def first_write() -> object:  # a new process's first write: its ledger head unknown
+                fresh = Store(files.state, backend=EtcdStore(client, "/oms/bench/", line))
+                return writer(fresh)()  # type: ignore[operator]
+
             cases = {
                 "files read": reader(files),
                 "etcd read": reader(etcd),
                 "files transition": writer(files),
                 "etcd transition": writer(etcd),
+                "etcd transition, head unknown": first_write,
                 "etcd round trip": lambda: client.get("/oms/bench/latest/worker/dsp-0"),
             }
             times = time_interleaved(cases, args.samples)  # type: ignore[arg-type]
             client.close()
             files.close()
             oms = [args.oms] if args.oms else [sys.executable, "-m", "oms"]
-            status = status_runs(Path(scratch), cluster, args.status_tickets, args.repeat, oms)
+            status = (
+                status_runs(Path(scratch), cluster, args.status_tickets, args.repeat, oms)
+                if args.status_tickets
+                else {}
+            )
         finally:
             cluster.stop()
 
@@ -231,6 +245,12 @@ def main() -> int:
         median_ms(times["files transition"]),
     )
     print_ratio(
+        "etcd transition, head unknown (a new process's first write)",
+        median_ms(times["etcd transition, head unknown"]),
+        "files",
+        median_ms(times["files transition"]),
+    )
+    print_ratio(
         "etcd read latest",
         median_ms(times["etcd read"]),
         "etcd round trip",
@@ -238,6 +258,8 @@ def main() -> int:
     )
     print()
     n = args.status_tickets
+    if not n:
+        return 0
     print(
         table(
             ["`oms status`", "first run ms", "median ms", "CPU median ms"],
