@@ -68,6 +68,35 @@ def fill(store: Store, count: int) -> None:
         )
 
 
+def concurrent(make: list[Store], each: int, tag: str) -> float:
+    """Writes per second of `len(make)` threads creating `each` records apiece at once, each
+    through its own store (on etcd: its own client and ledger head; every write also takes the
+    next ledger entry, so they contend for one order, as writers on files queue on the log)."""
+    start = threading.Barrier(len(make) + 1)
+
+    def run(w: int, store: Store) -> None:
+        records = store.records("worker")
+        start.wait()
+        for i in range(each):
+            records.create(
+                f"{tag}-{w}-{i}",
+                state="idle",
+                payload=payload("worker"),
+                operation_id="op-0",
+                actor="oms-system",
+                observed_at=T0,
+            )
+
+    threads = [threading.Thread(target=run, args=(w, s)) for w, s in enumerate(make)]
+    for thread in threads:
+        thread.start()
+    start.wait()
+    began = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    return len(make) * each / (time.perf_counter() - began)
+
+
 def fill_tickets(ws: Workspace, count: int, threads: int) -> None:
     """`count` open tickets `tkt-1…`, as `oms ticket add` writes them (one body shared), written by
     `threads` writers (on etcd each with a client of its own: the cluster batches their commits)."""
@@ -167,6 +196,9 @@ def main() -> int:
     parser.add_argument("--status-tickets", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--oms", help="the oms to run `oms status` with (default: from source)")
+    parser.add_argument(
+        "--writers", type=int, default=0, help="also: N concurrent writers' writes/s (0: not)"
+    )
     args = parser.parse_args()
     rng = random.Random(7)
     scratch_anchors()
@@ -213,6 +245,18 @@ def main() -> int:
                 "etcd round trip": lambda: client.get("/oms/bench/latest/worker/dsp-0"),
             }
             times = time_interleaved(cases, args.samples)  # type: ignore[arg-type]
+            rates: dict[str, float] = {}
+            for round_ in range(3 if args.writers else 0):  # taking turns, best of 3
+                for name in ("files", "etcd"):
+                    own = [
+                        EtcdStore(Etcd(cluster.endpoints), "/oms/bench/", line)
+                        for _ in range(args.writers if name == "etcd" else 0)
+                    ]
+                    stores = [Store(files.state, backend=b) for b in own] or [files] * args.writers
+                    rate = concurrent(stores, 50, f"{name}{round_}")
+                    rates[name] = max(rates.get(name, 0.0), rate)
+                    for backend in own:
+                        backend.close()  # (its client; the state root is `files`')
             client.close()
             files.close()
             oms = [args.oms] if args.oms else [sys.executable, "-m", "oms"]
@@ -256,6 +300,8 @@ def main() -> int:
         "etcd round trip",
         median_ms(times["etcd round trip"]),
     )
+    for name, rate in rates.items():
+        print(f"{args.writers} concurrent writers on {name}: {rate:.0f} writes/s (best of 3)")
     print()
     n = args.status_tickets
     if not n:

@@ -30,6 +30,7 @@ import hashlib
 import hmac
 import re
 import stat
+import threading
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -406,6 +407,7 @@ class LineKey:
         self.key_id = key_id
         self._load = load
         self._key: bytes | None = None
+        self._lock = threading.Lock()  # (writers in threads share one)
 
     @classmethod
     def of(cls, root: Root, key_id: str) -> LineKey:
@@ -414,9 +416,10 @@ class LineKey:
 
     def key(self) -> bytes:
         """The key of the MACs."""
-        if self._key is None:
-            self._key = self._load()
-        return self._key
+        with self._lock:
+            if self._key is None:
+                self._key = self._load()
+            return self._key
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ import hashlib
 import random
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import NamedTuple
 
 from oms.adapters.etcd.client import Compare, Etcd, Get, KeyValue, Op, Put, TxnResult
@@ -326,7 +326,7 @@ class Backward:
         self.store = store
         self.fault: str | None = None
 
-    def entries(self) -> Iterator[ledger.Entry]:
+    def entries(self) -> Generator[ledger.Entry]:
         """The entries, newest first."""
         store, newer = self.store, None
         for kv in store.client.range_back(store.key(ledger.ENTRY_DIR + "/")):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Protocol, runtime_checkable
 
 from oms.canonical import JsonObject, parse_ts
@@ -38,7 +38,7 @@ def timeline(
     first = None if dispatch is None else f"records/dispatch/{dispatch}/0.json"
     rows: list[JsonObject] = []
     root = ws.store.state.root
-    back: Backward | _KeysBackward = Backward(root, line_key(root))
+    back: _KeysBackward = Backward(root, line_key(root))
     archived = _Archived(ws)
     backend = ws.store.backend
     if backend is not None:  # etcd: the ledger on its keys (ADR 0043, amendment `etcdledger`)
@@ -113,7 +113,7 @@ class _Archived:
 class _KeysBackward(Protocol):
     fault: str | None
 
-    def entries(self) -> Iterator[Entry]: ...
+    def entries(self) -> Generator[Entry]: ...
 
 
 @runtime_checkable
