@@ -395,8 +395,11 @@ ENTRY_DIR = "ledger"
 _KEY_ENTRY = re.compile(
     rb'\{"at":"[0-9TZ:.+-]{10,40}","keyid":"[0-9a-f]{64}","kind":"[a-z]{1,12}",'
     rb'"mac":"[0-9a-f]{64}","path":"[A-Za-z0-9._/:-]{1,400}",'
-    rb'"prev":"[0-9a-f]{64}","seq":[1-9][0-9]{0,18},"sha256":"[0-9a-f]{64}"\}'
+    rb'"prev":"[0-9a-f]{64}","seq":[1-9][0-9]{0,15},"sha256":"[0-9a-f]{64}"\}'
 )
+
+
+_SAFE = 2**53 - 1
 
 
 class LineKey:
@@ -461,9 +464,14 @@ def key_entry(seq: int, prev: str, kind: str, path: str, data: bytes, line: Line
 def parse_key_entry(data: bytes, line: LineKey | None) -> KeyEntry:
     """An entry from its key's bytes; IntegrityError when they are not an entry oms writes, or when
     the entry is `line`'s key's and its MAC does not match."""
-    if len(data) > MAX_LINE or _KEY_ENTRY.fullmatch(data) is None:
-        raise IntegrityError("not a ledger entry oms writes")
-    doc = loads_foreign(data)
+    try:
+        if len(data) > MAX_LINE or _KEY_ENTRY.fullmatch(data) is None:
+            raise ValueError("not its form")
+        doc = loads_foreign(data)
+        if doc["seq"] > _SAFE:  # a number JSON does not hold exactly is not one oms writes
+            raise ValueError("seq")
+    except (ValueError, OmsError):
+        raise IntegrityError("not a ledger entry oms writes") from None
     if doc["kind"] not in KINDS:
         raise IntegrityError(f"unknown kind {doc['kind']!r}")
     mac, checked = doc.pop("mac"), False

@@ -16,8 +16,10 @@ from oms.store.ledger import GENESIS, KINDS, LineKey, entry_name, key_entry, par
 
 MINE = LineKey("a" * 64, lambda: b"k" * 32)
 THEIRS = LineKey("b" * 64, lambda: b"z" * 32)
-PATHS = st.from_regex(r"(records/worker/dsp-[0-9]{1,4}/[0-9]{1,3}|events/evt-[a-z0-9]{1,20})\.json")
-SEQS = st.integers(min_value=1, max_value=10**18)
+PATHS = st.from_regex(
+    r"(records/worker/dsp-[0-9]{1,4}/[0-9]{1,3}|events/evt-[a-z0-9]{1,20})\.json", fullmatch=True
+)
+SEQS = st.integers(min_value=1, max_value=2**53 - 1)
 DIGESTS = st.binary(max_size=32).map(lambda b: hashlib.sha256(b).hexdigest())
 
 
@@ -57,6 +59,12 @@ def test_garbage_never_parses(raw: bytes) -> None:
 
 
 def test_the_keys_sort_as_the_entries() -> None:
-    names = [entry_name(n) for n in (1, 2, 10, 99, 100, 10**18)]
+    names = [entry_name(n) for n in (1, 2, 10, 99, 100, 2**53 - 1)]
     assert names == sorted(names)
     assert entry_name(7) == "ledger/00000000000000000007"
+
+
+def test_a_number_past_what_json_holds_exactly_is_refused() -> None:
+    raw = key_entry(2**53 - 1, GENESIS, "record", "events/e.json", b"", MINE)
+    with pytest.raises(IntegrityError, match="not a ledger entry"):
+        parse_key_entry(raw.replace(b'"seq":9007199254740991', b'"seq":9999999999999999'), MINE)
