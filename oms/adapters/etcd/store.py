@@ -22,7 +22,7 @@ import hashlib
 import random
 import re
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from typing import NamedTuple
 
 from oms.adapters.etcd.client import Compare, Etcd, Get, KeyValue, Op, Put, TxnResult
@@ -247,9 +247,9 @@ class EtcdStore:
         kind: str,
         rel: str,
         data: bytes,
-        compares: list[Compare],
-        puts: list[Op],
-        reads: list[Op],
+        compares: Sequence[Compare],
+        puts: Sequence[Op],
+        reads: Sequence[Op],
     ) -> TxnResult:
         """Run a write's transaction with its ledger entry (ADR 0043, amendment `etcdledger`): the
         entry `ledger/<seq>` is created in the same transaction, chained onto the last entry, which
