@@ -185,7 +185,7 @@ def test_a_member_killed_between_the_read_and_the_write_of_ticket_add(
         assert [m.proc is None for m in etcd_cluster.members].count(True) == 1
         assert [r.record_id for r in ws.store.latest("ticket").records] == [rec.record_id]
         problems, read = verify_keys(backend)
-        assert (problems, read) == ([], 3)  # the version, its pointer, its op entry: whole
+        assert (problems, read) == ([], 4)  # the version, pointer, op and ledger entry: whole
 
 
 def test_the_summary_asks_one_range_when_nothing_changed_and_sees_a_deleted_pointer(
