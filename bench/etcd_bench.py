@@ -232,8 +232,11 @@ def main() -> int:
 
                 return lambda: records.update("dsp-0", decide)
 
+            cold = "/oms/bench-cold/"  # a prefix of its own: `etcd`'s cached head stays right
+            fill(Store(files.state, backend=EtcdStore(client, cold, line)), 1)
+
             def first_write() -> object:  # a new process's first write: its ledger head unknown
-                fresh = Store(files.state, backend=EtcdStore(client, "/oms/bench/", line))
+                fresh = Store(files.state, backend=EtcdStore(client, cold, line))
                 return writer(fresh)()  # type: ignore[operator]
 
             cases = {
