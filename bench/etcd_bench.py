@@ -1,7 +1,7 @@
 """The store on etcd against the store on files, in the same run (ADR 0043).
 
     .venv/bin/python bench/etcd_bench.py [--records 1000] [--samples 300]
-        [--status-tickets 10000 (0: none)] [--repeat 5] [--oms dist/oms/oms]
+        [--status-tickets 10000 (0: no `oms status` runs)] [--repeat 5] [--oms dist/oms/oms]
 
 Starts a real 3-member etcd cluster on loopback ports in a scratch directory (tests/etcd_cluster.py;
 killed by pid at the end), fills `--records` worker records into a fresh state root and into the
@@ -9,12 +9,15 @@ cluster alike, then times, the two stores taking turns: a read of a random recor
 and a compare-and-set transition of one record (`RecordStore.update`: read, decide, write; on etcd
 with its ledger entry, ADR 0043 amendment `etcdledger`: by a store that knows the ledger's head, and
 by a new one, as a new process's first write is), and the
-client's bare round trip (a range of one key) for scale. Then `oms status` as a new process
-(`--oms`: the frozen binary; from source by default) in two demo repositories of `--status-tickets`
-open tickets each, one on files and one whose committed `[store]` names the cluster, taking turns:
-the first run (it reads every record and writes the summary) and the median of `--repeat` (it reads
-what changed: nothing), each with its CPU time (user and system: what a run costs when the machine
-is busy). Prints medians, p90 and the ratios etcd / files. Nothing is asserted.
+client's bare round trip (a range of one key) for scale, and a host's heartbeat: written (files: a
+beat file published and the older pruned; etcd: the key read, put under its lease fenced by the
+conductor's lock of its host, the lease kept alive) and read (every host's, 3 hosts). Then `oms
+status` as a new process (`--oms`: the frozen binary; from source by default) in two demo
+repositories of `--status-tickets` open tickets each, one on files and one whose committed `[store]`
+names the cluster, taking turns: the first run (it reads every record and writes the summary) and
+the median of `--repeat` (it reads what changed: nothing), each with its CPU time (user and system:
+what a run costs when the machine is busy). Prints medians, p90 and the ratios etcd / files. Nothing
+is asserted.
 """
 
 from __future__ import annotations
@@ -43,16 +46,23 @@ from bench._common import (
     time_interleaved,
 )
 from oms.adapters import git
+from oms.adapters.etcd import store as etcd_locks
 from oms.adapters.etcd.client import Etcd
 from oms.adapters.etcd.store import EtcdStore
 from oms.canonical import add_ms, now
 from oms.demo import scratch as demo
+from oms.domain import hosts
 from oms.domain import tickets as machine
+from oms.limits import LIMITS
 from oms.services.workspace import Workspace
 from oms.store import Change, Record, RecordStore, StateRoot, Store
+from oms.store.backend import Fence
+from oms.store.hosts import Beats
 from oms.store.ledger import LineKey
 from tests.etcd_cluster import Cluster
 from tests.helpers import T0, payload
+
+HOSTS = 3  # hosts whose heartbeats a read lists
 
 
 def fill(store: Store, count: int) -> None:
@@ -212,7 +222,8 @@ def main() -> int:
             files = Store.open(f"{scratch}/state")
             client = Etcd(cluster.endpoints)
             line = LineKey.of(files.state.root, files.state.meta.key_id)
-            etcd = Store(files.state, backend=EtcdStore(client, "/oms/bench/", line))
+            etcd_backend = EtcdStore(client, "/oms/bench/", line)
+            etcd = Store(files.state, backend=etcd_backend)
             fill(files, args.records)
             fill(etcd, args.records)
             step = iter(range(1, 10**9))
@@ -239,6 +250,20 @@ def main() -> int:
                 fresh = Store(files.state, backend=EtcdStore(client, cold, line))
                 return writer(fresh)()  # type: ignore[operator]
 
+            file_beats, etcd_beats = files.beats(), etcd.beats()
+            held = etcd_locks.acquire(etcd_backend, "conductor/host-0", "bench")
+            keeper = etcd_locks.Keeper(etcd_backend, held, LIMITS.etcd_lock_ttl_s)  # as a tick
+            for host in range(HOSTS):  # every host beat once: a read lists them all
+                beat = hosts.beat(f"host-{host}", T0, 1)
+                file_beats.write(beat)
+                etcd_beats.write(beat)
+
+            def beater(beats: Beats, fence: Fence | None) -> object:
+                def write() -> None:
+                    beats.write(hosts.beat("host-0", add_ms(T0, next(step)), 1), fence)
+
+                return write
+
             cases = {
                 "files read": reader(files),
                 "etcd read": reader(etcd),
@@ -246,8 +271,13 @@ def main() -> int:
                 "etcd transition": writer(etcd),
                 "etcd transition, head unknown": first_write,
                 "etcd round trip": lambda: client.get("/oms/bench/latest/worker/dsp-0"),
+                "files beat": beater(file_beats, None),
+                "etcd beat (fenced)": beater(etcd_beats, held.fence),
+                f"files beats read, {HOSTS} hosts": file_beats.read_all,
+                f"etcd beats read, {HOSTS} hosts": etcd_beats.read_all,
             }
             times = time_interleaved(cases, args.samples)  # type: ignore[arg-type]
+            keeper.close()
             rates: dict[str, float] = {}
             for round_ in range(3 if args.writers else 0):  # taking turns, best of 3
                 for name in ("files", "etcd"):
@@ -305,6 +335,18 @@ def main() -> int:
     )
     for name, rate in rates.items():
         print(f"{args.writers} concurrent writers on {name}: {rate:.0f} writes/s (best of 3)")
+    print_ratio(
+        "etcd heartbeat (get, fenced put, keepalive)",
+        median_ms(times["etcd beat (fenced)"]),
+        "files",
+        median_ms(times["files beat"]),
+    )
+    print_ratio(
+        f"etcd heartbeats read, {HOSTS} hosts",
+        median_ms(times[f"etcd beats read, {HOSTS} hosts"]),
+        "files",
+        median_ms(times[f"files beats read, {HOSTS} hosts"]),
+    )
     print()
     n = args.status_tickets
     if not n:

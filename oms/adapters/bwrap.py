@@ -225,6 +225,52 @@ def tool_roots(name: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     return real, _minimal(roots), tuple(dict.fromkeys(path_dirs))
 
 
+def outside_system(path: str) -> bool:
+    """Whether `path` lies outside the system directories every sandbox shows anyway."""
+    return _outside_system(path)
+
+
+def program_roots(name: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """(the real path of program `name`, what a sandbox must show of the user's files to run it,
+    directories for PATH), for a command run in a sandbox that shows nothing of the user's home (a
+    quota probe): the program (a bare name found on PATH) and the interpreter its `#!` line names,
+    each that lies outside the system directories shown as itself or, in a `bin` directory, as that
+    directory and the `lib` and `lib64` beside it (a Python or a Node installed under the home
+    needs its libraries) — never a directory that holds the home."""
+    found = name if name.startswith("/") else which(name, child_env())
+    if found is None:
+        raise SandboxUnavailableError(f"{name[:200]} is not installed (not found on PATH)")
+    real = os.path.realpath(found)
+    if not os.path.isfile(real):
+        raise SandboxUnavailableError(f"{name[:200]} is not a program on this machine")
+    home = os.path.realpath(os.path.expanduser("~"))
+    roots: list[str] = []
+    path_dirs: list[str] = []
+    for path in (real, interpreter(real)):
+        if path is None or not _outside_system(path):
+            continue
+        folder = os.path.dirname(path)
+        if os.path.basename(folder) != "bin" or _holds(folder, home):
+            roots.append(path)
+            continue
+        roots.append(folder)
+        path_dirs.append(folder)
+        prefix = os.path.dirname(folder)
+        if _holds(prefix, home):
+            continue
+        roots += [
+            os.path.join(prefix, lib)
+            for lib in ("lib", "lib64")
+            if os.path.isdir(os.path.join(prefix, lib))
+        ]
+    return real, _minimal(roots), tuple(dict.fromkeys(path_dirs))
+
+
+def _holds(folder: str, path: str) -> bool:
+    """`folder` is `path` or one of its ancestors."""
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
 def interpreter(path: str) -> str | None:
     """The real path of the program a script's `#!` line runs (through `/usr/bin/env NAME` too)."""
     head = read_head(path, 256)

@@ -1,5 +1,5 @@
-"""The sandbox a repository's checks run in (`oms result verify`, issue 14, ADR 0021). Pure: host
-facts and paths in, bubblewrap's argv out.
+"""The sandboxes a repository's checks run in (`oms result verify`, issue 14, ADR 0021) and its
+quota probes (`probe_argv`, ADR 0026). Pure: host facts and paths in, bubblewrap's argv out.
 
 Agent-written code is hostile: the checks see the system directories read-only (the /etc secrets
 masked, as for workers), the fresh checkout read-write at `CHECK_VIEW`, the directories the config
@@ -75,5 +75,53 @@ def check_argv(
         ("LANG", "C.UTF-8"),
         ("CI", "true"),
     ):
+        args += ["--setenv", name, value]
+    return (*args, "--", *argv)
+
+
+def probe_argv(
+    bwrap: str,
+    host: Host,
+    shown: tuple[str, ...],
+    argv: tuple[str, ...],
+    env: tuple[tuple[str, str], ...],
+    seccomp_fd: str,
+    *,
+    host_network: bool,
+) -> tuple[str, ...]:
+    """bubblewrap's argv running a quota probe's `argv` (ADR 0026, amendment `probes`): the system
+    directories read-only (the /etc secrets masked), `shown` read-only at their own paths (the
+    program, the interpreter its `#!` line names, the files its argv names: what a hostile
+    repository's committed probe may read, and nothing of the user's home), a private, bounded
+    `/tmp` as its home, its own PID namespace (nothing it starts outlives it), the workers' seccomp
+    filter (`seccomp_fd`: its descriptor, as text), never uid 0 inside; its own network namespace
+    (loopback only) unless the provider's configuration says `quota_probe_network = "host"`, which
+    `oms status` and `oms doctor` show as a warning; the environment exactly `env`."""
+    for path in shown:
+        if not path.startswith("/") or "\x00" in path:
+            raise ValueError(f"{path[:80]!r} is not an absolute path")
+    args: list[str] = [bwrap, "--unshare-user"]
+    if host.euid == 0:
+        args += ["--uid", str(ROOT_INSIDE_ID), "--gid", str(ROOT_INSIDE_ID)]
+    if not host_network:
+        args.append("--unshare-net")
+    args += [
+        "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+        "--die-with-parent", "--new-session", "--hostname", "oms-probe",
+        "--proc", "/proc",
+        "--size", str(LIMITS.sandbox_empty_bytes), "--tmpfs", "/proc/1", "--remount-ro", "/proc/1",
+        "--dev", "/dev",
+        "--size", str(LIMITS.sandbox_tmp_bytes), "--tmpfs", "/tmp",  # noqa: S108 - private, bounded
+        "--size", str(LIMITS.sandbox_tmp_bytes), "--tmpfs", "/var/tmp",  # noqa: S108 - likewise
+    ]  # fmt: skip
+    args += system_args(host.system)
+    for path in host.masked_files:
+        args += ["--ro-bind", "/dev/null", path]
+    for path in host.masked_dirs:
+        args += ["--size", str(LIMITS.sandbox_empty_bytes), "--tmpfs", path, "--remount-ro", path]
+    for path in (*host.extra_ro, *shown):
+        args += ["--ro-bind", path, path]
+    args += ["--chdir", CHECK_HOME, "--seccomp", seccomp_fd, "--clearenv"]
+    for name, value in env:
         args += ["--setenv", name, value]
     return (*args, "--", *argv)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, workspace
+from oms.domain.proxy import UNKNOWABLE
 
 if TYPE_CHECKING:
     from oms.services.proxy.control import Status
@@ -24,9 +25,7 @@ app = typer.Typer(
 
 def _show(found: Status, json_out: bool) -> None:
     if json_out:
-        emit(
-            {"ok": found.state in ("running", "stopped", "not running", "stale"), **found.to_json()}
-        )
+        emit({"ok": found.state not in UNKNOWABLE, **found.to_json()})
         return
     typer.echo(f"proxy: {found.state} ({found.note})")
 
@@ -84,7 +83,7 @@ def status(
 
     with workspace(state_root_, config_root_) as ws:
         found = proxy_control.status(ws)
-    if found.state in ("unverified", "unreadable"):
+    if found.state in UNKNOWABLE:
         if json_out:
             _show(found, json_out)
         raise ProxyError(

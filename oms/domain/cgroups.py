@@ -86,7 +86,7 @@ class Counter(NamedTuple):
 
 class Identity(NamedTuple):
     """Who a sandbox is, in one place: its kind and the name of its cgroup in every hierarchy
-    (unique among live sandboxes; a later change maps each to a uid of its own from it)."""
+    (unique among live sandboxes; where a uid of its own would be derived from: ADR 0025)."""
 
     kind: str
     name: str

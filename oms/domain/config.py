@@ -262,6 +262,7 @@ def _routing(doc: dict[str, Any], where: str) -> Routing:
             spec.get("quota_skip_at", QUOTA_SKIP_AT),
             spec.get("key_env"),
             spec.get("auth", "key"),
+            spec.get("quota_probe_network", "none"),
         )
         _check_auth(providers[provider_id], where)
     table = dict(doc.get("routing", {}))

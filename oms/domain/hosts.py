@@ -8,8 +8,9 @@ stops it, and `oms worker park|resume|stop|deliver` on another host's worker is 
 line naming the host. A record written before hosts had no `host`: it is the reading host's.
 
 A host is reachable while its newest heartbeat (`hosts/<host>.<ms>.json`, renewed by its
-conductor each tick once a third of its lease has gone) has not expired; the host a command runs
-on is always reachable from itself.
+conductor each tick once a third of its lease has gone) has not expired — on an etcd store, while
+its key `hosts/<host>` is there (it is deleted when the lease it was put under lapses: no clock
+compared); the host a command runs on is always reachable from itself.
 """
 
 from __future__ import annotations
@@ -146,11 +147,14 @@ def beat_due(last: JsonObject | None, now: str, lease_s: int = LIMITS.host_lease
     return now_ms - at >= lease_s * 1000 // 3 or now_ms < at
 
 
-def state(host: str, last: JsonObject | None, now: str, this_host: str) -> str:
+def state(
+    host: str, last: JsonObject | None, now: str, this_host: str, *, leased: bool = False
+) -> str:
     """`up` or `unreachable`: this host is up; another is up while its newest beat has not
-    expired (never beaten: unreachable)."""
+    expired (never beaten: unreachable). `leased`: the beat was read from a store that deletes it
+    when its lease lapses (etcd), so a beat that is there is up and no clock is compared."""
     if host == this_host:
         return UP
-    if last is None or parse_ts(now) >= parse_ts(last["expires_at"]):
+    if last is None or (not leased and parse_ts(now) >= parse_ts(last["expires_at"])):
         return UNREACHABLE
     return UP

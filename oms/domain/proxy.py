@@ -27,12 +27,28 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from oms.canonical.ids import OPAQUE_ID
 from oms.domain.codex_login import API_KEY, CHATGPT, CHATGPT_UPSTREAM, NO_KEY, UpstreamAuth
 from oms.errors import InvalidInputError
 
 LOOPBACK = "127.0.0.1"
+
+
+class ProxyState(StrEnum):
+    """What `oms proxy status` finds (`services/proxy/control.Status`)."""
+
+    RUNNING = "running"  # its handshake verified now
+    NOT_RUNNING = "not running"  # none recorded
+    STALE = "stale"  # recorded, its process gone
+    UNVERIFIED = "unverified"  # its process runs but does not answer the handshake
+    UNREADABLE = "unreadable"  # its record cannot be read: a proxy it names may run
+    STOPPED = "stopped"  # `oms proxy stop` ended it
+
+
+# a proxy may run that oms cannot verify: none is started beside it, none signalled
+UNKNOWABLE = frozenset({ProxyState.UNVERIFIED, ProxyState.UNREADABLE})
 DEFAULT_UPSTREAM = {"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com/v1"}
 DEFAULT_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 # the providers a worker not routed to a configured one goes through (ADR 0026): its family's,

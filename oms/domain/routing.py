@@ -65,6 +65,7 @@ class Provider:
     auth: str = (
         "key"  # the proxy's credential: "key" (environment, else Codex's API key) | "codex-chatgpt"
     )
+    quota_probe_network: str = "none"  # "host": the probe shares the host's network (a warning)
 
 
 @dataclass(frozen=True, slots=True)

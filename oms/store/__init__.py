@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 from oms.errors import OmsError, suppress_faults
 from oms.limits import LIMITS, Limits
-from oms.store.backend import Backend
+from oms.store.backend import Backend, Fence
 from oms.store.records import Change, Record, RecordStore
 from oms.store.stateroot import StateRoot, default_state_root
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from oms.store.content import TicketContent, WorktreeRecords
     from oms.store.events import EventStore
     from oms.store.evidence import Evidence, EvidenceStore
+    from oms.store.hosts import Beats
     from oms.store.journal import Journal
     from oms.store.ledger_check import Audit
     from oms.store.outbox import Outbox
@@ -56,6 +57,16 @@ class Audits(Backend, Protocol):
         ...
 
 
+@runtime_checkable
+class KeepsBeats(Backend, Protocol):
+    """A backend that keeps hosts' heartbeats itself (etcd: a key per host under its lease,
+    `adapters/etcd/hosts.py`); the state root's are `store/hosts.py`'s files."""
+
+    def beats(self) -> Beats:
+        """Hosts' heartbeats in this backend."""
+        ...
+
+
 class Store:
     """All stores of one opened state root.
 
@@ -69,6 +80,9 @@ class Store:
         self.state = state
         self.limits = limits
         self.backend = backend  # where records and events live; None: the state root (ADR 0043)
+        # a lock's token every record version written through `records()` carries while it is set
+        # (the conductor's lock per host on etcd, ADR 0043 amendment `etcdhost`); None on files
+        self.fence: Fence | None = None
         self._events: EventStore | None = None
         self._evidence: EvidenceStore | None = None
         self._ticket_content: TicketContent | None = None
@@ -138,8 +152,18 @@ class Store:
         return self.state.path
 
     def records(self, kind: str) -> RecordStore:
-        """The records of `kind`."""
-        return RecordStore(self.state.root, kind, self.limits, backend=self.backend)
+        """The records of `kind` (their writes fenced by `fence` while it is set)."""
+        return RecordStore(
+            self.state.root, kind, self.limits, backend=self.backend, fence=self.fence
+        )
+
+    def beats(self) -> Beats:
+        """Hosts' heartbeats: the backend's own (etcd) or the state root's files."""
+        if isinstance(self.backend, KeepsBeats):
+            return self.backend.beats()
+        from oms.store.hosts import FileBeats
+
+        return FileBeats(self.state.root)
 
     def latest(self, kind: str) -> Latest:
         """The latest version of every record of `kind`, reading only what changed since the last

@@ -1,19 +1,25 @@
 """Hosts' heartbeats in the state root: `hosts/<host>.<beat ms>.json` (`host-beat`), one file per
 beat, published no-replace; the newest of a host's files is its heartbeat, and its older ones are
 removed once the new one is there (a reader always finds one). Not ledgered and not signed: a
-heartbeat says only whether a host's conductor was alive lately (ADR 0043, amendment `hosts`; on
-an etcd store it is to be a key under the host's lease). `oms store verify` reads each one.
+heartbeat says only whether a host's conductor was alive lately (ADR 0043, amendment `hosts`).
+`oms store verify` reads each one.
+
+`Beats` is the seam: `FileBeats` keeps these files; an etcd store keeps a key per host under the
+host's lease instead (`adapters/etcd/hosts.py`, amendment `etcdhost`), which lapses with the lease:
+there, a beat that is there is live, and no clock is compared (`leased`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
+from typing import Protocol
 
 from oms.canonical import JsonObject, parse_ts
 from oms.errors import AlreadyExistsError, NotFoundError, OmsError
 from oms.fsio import Root
 from oms.limits import LIMITS
+from oms.store.backend import Fence
 from oms.store.documents import encode_document, read_document_optional
 
 DIR = "hosts"
@@ -84,3 +90,33 @@ def write(root: Root, doc: JsonObject) -> None:
             continue
         with contextlib.suppress(NotFoundError):
             root.unlink(path(host, old), durable=False)
+
+
+class Beats(Protocol):
+    """Where hosts' heartbeats are kept: the state root's files (`FileBeats`) or an etcd store's
+    keys under leases (`adapters/etcd/hosts.py`)."""
+
+    leased: bool  # True: a beat lapses with its lease (it is gone); False: by its `expires_at`
+
+    def read_all(self) -> dict[str, JsonObject]:
+        """Every host's heartbeat, by host (one that cannot be read is skipped: verify names it)."""
+        ...
+
+    def write(self, doc: JsonObject, fence: Fence | None = None) -> None:
+        """Renew `doc`'s host's heartbeat (`fence`: it lands only while that lock is held)."""
+        ...
+
+
+class FileBeats:
+    """Heartbeats as files in the state root (this module's functions)."""
+
+    leased = False
+
+    def __init__(self, root: Root) -> None:
+        self.root = root
+
+    def read_all(self) -> dict[str, JsonObject]:
+        return read_all(self.root)
+
+    def write(self, doc: JsonObject, fence: Fence | None = None) -> None:  # noqa: ARG002
+        write(self.root, doc)  # (a file lock cannot lapse while its holder lives: no fence)

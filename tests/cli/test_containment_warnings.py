@@ -58,3 +58,19 @@ def test_a_roles_opt_out_and_the_worker_running_with_it_are_warnings(
     status = oms.run("status", *_roots(deliverable))
     ended = [line for line in status.stdout.splitlines() if line.startswith("WARN worker")]
     assert ended == []  # it ended
+
+
+def test_a_probe_given_the_hosts_network_is_a_warning(oms: OmsCommand, chain: Chain) -> None:
+    probe = (
+        '\n[providers.claude-main]\nfamily = "anthropic"\nquota_probe = ["true"]\n'
+        'quota_probe_network = "host"\n'
+    )
+    chain.edit_config(lambda s: s + probe, commit=True)
+    status = oms.run("status", *_roots(chain), "--json")
+    assert status.returncode == 0, status.stderr
+    (warning,) = json.loads(status.stdout)["warnings"]
+    assert warning.startswith("provider claude-main: its quota probe shares the host's network")
+    doctor = json.loads(oms.run("doctor", *_roots(chain), "--json").stdout)["checks"]
+    (check,) = [c for c in doctor if c["check"] == "containment claude-main probe"]
+    assert (check["ok"], check["warning"]) == (True, True)
+    assert "quota_probe_network" in check["fix"]

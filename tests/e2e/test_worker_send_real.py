@@ -44,7 +44,15 @@ def _sent_and_heard(chain: Chain, mock: ModelMock, oms: OmsCommand, dispatch_id:
             (t for b in mock.bodies[before:] if needle in (t := b.decode("utf-8", "replace"))), None
         )
 
-    text = eventually(heard, timeout=60, what=f"the model seeing the message ({view})")
+    try:
+        text = eventually(heard, timeout=60, what=f"the model seeing the message ({view})")
+    except AssertionError as missed:  # say what the agent was doing, and what the model last saw
+        later = mock.bodies[before:]
+        tail = later[-1].decode("utf-8", "replace")[-800:] if later else ""
+        raise AssertionError(
+            f"{missed}\n{len(later)} request(s) since the send; the last ends: {tail}\n"
+            f"pane:\n{_pane_text(chain, dispatch_id)}"
+        ) from None
     assert "\\u001b" not in text  # no escape byte reached the agent
     return str(view["typed"])
 

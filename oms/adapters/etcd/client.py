@@ -712,6 +712,11 @@ class Etcd:
         answer = self.call("/v3/lease/keepalive", {"ID": str(lease_id)})
         return _int(_obj(answer.get("result", {}), "keepalive result"), "TTL")
 
+    def lease_granted(self, lease_id: int) -> int:
+        """The TTL `lease_id` was granted with, in seconds (0: it lapsed, or never was)."""
+        answer = self.call("/v3/lease/timetolive", {"ID": str(lease_id)})
+        return 0 if _int(answer, "TTL") < 0 else _int(answer, "grantedTTL")
+
     def revoke(self, lease_id: int) -> bool:
         """Revoke the lease (its keys are deleted); False when it was gone already."""
         try:

@@ -6,7 +6,9 @@ Keys under the store's prefix mirror the state root's names:
 * `records/<kind>/<id>/ops/<operation-id>.json` — the op index, written with its version;
 * `latest/<kind>/<id>` — the latest version number (ASCII digits);
 * `events/<id>.json` — an event, created once;
-* `locks/<name>` — a lock, created under a lease; its create revision is the fencing token.
+* `locks/<name>` — a lock, created under a lease; its create revision is the fencing token
+  (`locks/conductor/<host>`: a host's conductor, ADR 0043 amendment `etcdhost`);
+* `hosts/<host>` — a host's heartbeat under its lease (`adapters/etcd/hosts.py`).
 
 Version N+1 is one transaction: `If(create_revision(records/…/N+1.json) == 0 ∧ value(latest) == N
 [∧ create_revision(lock) == token]) Then(put the version, put latest = N+1, put its op entry)`.
@@ -18,12 +20,14 @@ etcd is not trusted: every read is parsed and checked by the record store as a f
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import random
 import re
+import threading
 import time
 from collections.abc import Generator, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from oms.adapters.etcd.client import Compare, Etcd, Get, KeyValue, Op, Put, TxnResult
 from oms.canonical import access
@@ -48,9 +52,13 @@ from oms.store.outbox import parse_receipt
 from oms.store.records import parse_record, version_digest
 from oms.store.summary import Latest
 
+if TYPE_CHECKING:
+    from oms.adapters.etcd.hosts import EtcdBeats
+
 _PREFIX = re.compile(r"/(?:[A-Za-z0-9._-]+/)+")
 _DIGITS = re.compile(r"0|[1-9][0-9]{0,15}")
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+_PART = r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}"
+_NAME = re.compile(rf"{_PART}(?:/{_PART})?")  # `conductor/<host>`: a lock per host
 
 
 def check_prefix(prefix: str) -> str:
@@ -77,6 +85,12 @@ class EtcdStore:
         from oms.adapters.etcd import summary  # (summary -> store)
 
         return summary.refresh(self, root, kind, limits)
+
+    def beats(self) -> EtcdBeats:
+        """Hosts' heartbeats: a key per host under its lease (`adapters/etcd/hosts.py`)."""
+        from oms.adapters.etcd.hosts import EtcdBeats  # (hosts -> store)
+
+        return EtcdBeats(self)
 
     def close(self) -> None:
         """Close the client's connections."""
@@ -424,12 +438,55 @@ def release(store: EtcdStore, held: Held) -> None:
     store.client.revoke(held.lease_id)
 
 
+class Keeper:
+    """A lock held for a process's life (`acquire`), its lease kept alive each third of its TTL by
+    a thread of its own, so a long step of the holder does not lose it. `lost` turns True once a
+    keepalive finds the lease gone (lapsed: the holder was paused or cut off longer than its TTL,
+    or it was revoked); the holder's fenced writes are refused from then on whatever `lost` says.
+    `close` stops the thread and releases the lock."""
+
+    def __init__(self, store: EtcdStore, held: Held, ttl: int) -> None:
+        self.store = store
+        self.held = held
+        self.lost = False
+        self.kept = 0  # keepalives answered
+        self._closed = False
+        self._every = max(ttl / 3, 0.1)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="oms-lease-keeper", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._every):
+            try:
+                alive = keep(self.store, self.held)
+            except OmsError:  # the cluster did not answer: again at the next third
+                continue
+            if not alive:
+                self.lost = True
+                return
+            self.kept += 1
+
+    def close(self) -> None:
+        """Stop keeping the lease, and let the lock go (a cluster that does not answer: it
+        lapses)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        self._thread.join()
+        if not self.lost:
+            with contextlib.suppress(OmsError):  # unreachable: the lease lapses within its TTL
+                release(self.store, self.held)
+
+
 # ---------------------------------------------------------------------------------------- verify
 _RECORD = re.compile(r"records/([a-z][a-z0-9-]*)/([^/]+)/((?:0|[1-9][0-9]{0,15})\.json)")
 _OP = re.compile(r"records/([a-z][a-z0-9-]*)/([^/]+)/ops/([^/]+)\.json")
 _LATEST = re.compile(r"latest/([a-z][a-z0-9-]*)/([^/]+)")
 _EVENT = re.compile(r"events/([^/]+)\.json")
-_LOCK = re.compile(r"locks/([^/]+)")
+_LOCK = re.compile(r"locks/([^/]+)(?:/[^/]+)?")
+_HOST = re.compile(r"hosts/(.*)", re.DOTALL)
 _ENTRY = re.compile(r"ledger/([0-9]{20})")
 _RECEIPT = re.compile(r"outbox/([^/]+)/([^/]+)\.receipt\.json")
 
@@ -492,6 +549,11 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
         read += 1
         rel = kv.key[len(store.prefix) :]
         try:
+            if m := _HOST.fullmatch(rel):  # a heartbeat: put again at each beat
+                why = _beat_problem(store, kv, m.group(1), limits)
+                if why is not None:
+                    problems.append(KeyProblem(kv.key, why))
+                continue
             if not _LATEST.fullmatch(rel) and not _LOCK.fullmatch(rel) and kv.version != 1:
                 raise IntegrityError(
                     f"written {kv.version} times (oms creates this key once and never changes it)"
@@ -644,6 +706,23 @@ def _ledger(
     if parsed and store.line is None:
         notes = [f"{len(parsed)} ledger entries: no state key given, no MAC checked"]
     return problems, notes
+
+
+def _beat_problem(store: EtcdStore, kv: KeyValue, name: str, limits: Limits) -> str | None:
+    """What is wrong with a heartbeat key (`hosts.beat_problem`), or with its lease: granted for
+    longer than a host's lease, it would outlive its conductor by that much."""
+    from oms.adapters.etcd.hosts import beat_problem  # (hosts -> store)
+
+    why = beat_problem(kv, name)
+    if why is not None:
+        return why
+    granted = store.client.lease_granted(kv.lease)
+    if granted > limits.host_lease_s:
+        return (
+            f"under a lease granted for {granted} s, longer than a host's "
+            f"({limits.host_lease_s} s): it would outlive its conductor"
+        )
+    return None
 
 
 def _chain(

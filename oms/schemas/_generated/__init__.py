@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'd9bec7f830890f102501e0b880d9756b55ee08bdbb66d1e517aa29429dbec226'
+SOURCE_SHA256 = 'c40a5bf7c97ecc648bd962af082bbe0b899dbb0f6208e8c9e1066333d1151f04'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -29,7 +29,8 @@ _C3: object = 'command'
 _C4: tuple[object, ...] = ('files', 'etcd')
 _C5: tuple[object, ...] = ('anthropic', 'openai')
 _C6: tuple[object, ...] = ('key', 'codex-chatgpt')
-_C7: tuple[object, ...] = ('merge-commit', 'fast-forward')
+_C7: tuple[object, ...] = ('none', 'host')
+_C8: tuple[object, ...] = ('merge-commit', 'fast-forward')
 
 
 def _v229(x: object) -> bool:
@@ -775,6 +776,13 @@ def _v301(x: object) -> bool:
     return True
 
 
+def _v302(x: object) -> bool:
+    # config#/properties/providers/additionalProperties/properties/quota_probe_network
+    if not any(_eq(x, c) for c in _C7):
+        return False
+    return True
+
+
 def _v287(x: object) -> bool:
     # config#/properties/providers/additionalProperties
     if not (isinstance(x, dict)):
@@ -803,13 +811,15 @@ def _v287(x: object) -> bool:
             return False
         if 'quota_skip_at' in x and not _v301(x['quota_skip_at']):
             return False
+        if 'quota_probe_network' in x and not _v302(x['quota_probe_network']):
+            return False
         for k in x:
-            if k not in ('family', 'enabled', 'endpoint', 'auth', 'key_env', 'cost_tier', 'tags', 'models', 'quota_probe', 'quota_skip_at'):
+            if k not in ('family', 'enabled', 'endpoint', 'auth', 'key_env', 'cost_tier', 'tags', 'models', 'quota_probe', 'quota_skip_at', 'quota_probe_network'):
                 return False
     return True
 
 
-def _v302(x: object) -> bool:
+def _v303(x: object) -> bool:
     # config#/properties/providers/propertyNames
     if not _m_defs._v7(x):
         return False
@@ -827,19 +837,19 @@ def _v286(x: object) -> bool:
             if k not in () and not _v287(v):
                 return False
         for k in x:
-            if not _v302(k):
+            if not _v303(k):
                 return False
     return True
 
 
-def _v305(x: object) -> bool:
+def _v306(x: object) -> bool:
     # config#/properties/routing/properties/order/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v304(x: object) -> bool:
+def _v305(x: object) -> bool:
     # config#/properties/routing/properties/order
     if not (isinstance(x, list)):
         return False
@@ -847,21 +857,21 @@ def _v304(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v305(v):
+            if not _v306(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v306(x: object) -> bool:
+def _v307(x: object) -> bool:
     # config#/properties/routing/properties/active
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v307(x: object) -> bool:
+def _v308(x: object) -> bool:
     # config#/properties/routing/properties/cooldown_minutes
     if not (_is_integer(x)):
         return False
@@ -873,7 +883,7 @@ def _v307(x: object) -> bool:
     return True
 
 
-def _v308(x: object) -> bool:
+def _v309(x: object) -> bool:
     # config#/properties/routing/properties/transient_cooldown_seconds
     if not (_is_integer(x)):
         return False
@@ -885,18 +895,18 @@ def _v308(x: object) -> bool:
     return True
 
 
-def _v303(x: object) -> bool:
+def _v304(x: object) -> bool:
     # config#/properties/routing
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'order' in x and not _v304(x['order']):
+        if 'order' in x and not _v305(x['order']):
             return False
-        if 'active' in x and not _v306(x['active']):
+        if 'active' in x and not _v307(x['active']):
             return False
-        if 'cooldown_minutes' in x and not _v307(x['cooldown_minutes']):
+        if 'cooldown_minutes' in x and not _v308(x['cooldown_minutes']):
             return False
-        if 'transient_cooldown_seconds' in x and not _v308(x['transient_cooldown_seconds']):
+        if 'transient_cooldown_seconds' in x and not _v309(x['transient_cooldown_seconds']):
             return False
         for k in x:
             if k not in ('order', 'active', 'cooldown_minutes', 'transient_cooldown_seconds'):
@@ -904,7 +914,7 @@ def _v303(x: object) -> bool:
     return True
 
 
-def _v312(x: object) -> bool:
+def _v313(x: object) -> bool:
     # config#/properties/verify/properties/commands/items/items
     if not (isinstance(x, str)):
         return False
@@ -918,7 +928,7 @@ def _v312(x: object) -> bool:
     return True
 
 
-def _v311(x: object) -> bool:
+def _v312(x: object) -> bool:
     # config#/properties/verify/properties/commands/items
     if not (isinstance(x, list)):
         return False
@@ -928,12 +938,12 @@ def _v311(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v312(v):
+            if not _v313(v):
                 return False
     return True
 
 
-def _v310(x: object) -> bool:
+def _v311(x: object) -> bool:
     # config#/properties/verify/properties/commands
     if not (isinstance(x, list)):
         return False
@@ -943,12 +953,12 @@ def _v310(x: object) -> bool:
         if len(x) > 20:
             return False
         for v in x:
-            if not _v311(v):
+            if not _v312(v):
                 return False
     return True
 
 
-def _v313(x: object) -> bool:
+def _v314(x: object) -> bool:
     # config#/properties/verify/properties/timeout_seconds
     if not (_is_integer(x)):
         return False
@@ -960,7 +970,7 @@ def _v313(x: object) -> bool:
     return True
 
 
-def _v314(x: object) -> bool:
+def _v315(x: object) -> bool:
     # config#/properties/verify/properties/max_output_bytes
     if not (_is_integer(x)):
         return False
@@ -972,14 +982,14 @@ def _v314(x: object) -> bool:
     return True
 
 
-def _v316(x: object) -> bool:
+def _v317(x: object) -> bool:
     # config#/properties/verify/properties/show/items
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v315(x: object) -> bool:
+def _v316(x: object) -> bool:
     # config#/properties/verify/properties/show
     if not (isinstance(x, list)):
         return False
@@ -987,12 +997,12 @@ def _v315(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v316(v):
+            if not _v317(v):
                 return False
     return True
 
 
-def _v309(x: object) -> bool:
+def _v310(x: object) -> bool:
     # config#/properties/verify
     if not (isinstance(x, dict)):
         return False
@@ -1000,13 +1010,13 @@ def _v309(x: object) -> bool:
         for k in ('commands',):
             if k not in x:
                 return False
-        if 'commands' in x and not _v310(x['commands']):
+        if 'commands' in x and not _v311(x['commands']):
             return False
-        if 'timeout_seconds' in x and not _v313(x['timeout_seconds']):
+        if 'timeout_seconds' in x and not _v314(x['timeout_seconds']):
             return False
-        if 'max_output_bytes' in x and not _v314(x['max_output_bytes']):
+        if 'max_output_bytes' in x and not _v315(x['max_output_bytes']):
             return False
-        if 'show' in x and not _v315(x['show']):
+        if 'show' in x and not _v316(x['show']):
             return False
         for k in x:
             if k not in ('commands', 'timeout_seconds', 'max_output_bytes', 'show'):
@@ -1014,7 +1024,7 @@ def _v309(x: object) -> bool:
     return True
 
 
-def _v318(x: object) -> bool:
+def _v319(x: object) -> bool:
     # config#/properties/merge/properties/into
     if not (isinstance(x, str)):
         return False
@@ -1026,21 +1036,21 @@ def _v318(x: object) -> bool:
     return True
 
 
-def _v319(x: object) -> bool:
+def _v320(x: object) -> bool:
     # config#/properties/merge/properties/mode
-    if not any(_eq(x, c) for c in _C7):
+    if not any(_eq(x, c) for c in _C8):
         return False
     return True
 
 
-def _v317(x: object) -> bool:
+def _v318(x: object) -> bool:
     # config#/properties/merge
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'into' in x and not _v318(x['into']):
+        if 'into' in x and not _v319(x['into']):
             return False
-        if 'mode' in x and not _v319(x['mode']):
+        if 'mode' in x and not _v320(x['mode']):
             return False
         for k in x:
             if k not in ('into', 'mode'):
@@ -1048,7 +1058,7 @@ def _v317(x: object) -> bool:
     return True
 
 
-def _v321(x: object) -> bool:
+def _v322(x: object) -> bool:
     # config#/properties/proxy/properties/port
     if not (_is_integer(x)):
         return False
@@ -1060,7 +1070,7 @@ def _v321(x: object) -> bool:
     return True
 
 
-def _v322(x: object) -> bool:
+def _v323(x: object) -> bool:
     # config#/properties/proxy/properties/max_request_bytes
     if not (_is_integer(x)):
         return False
@@ -1072,23 +1082,23 @@ def _v322(x: object) -> bool:
     return True
 
 
-def _v323(x: object) -> bool:
+def _v324(x: object) -> bool:
     # config#/properties/proxy/properties/workers
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v320(x: object) -> bool:
+def _v321(x: object) -> bool:
     # config#/properties/proxy
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'port' in x and not _v321(x['port']):
+        if 'port' in x and not _v322(x['port']):
             return False
-        if 'max_request_bytes' in x and not _v322(x['max_request_bytes']):
+        if 'max_request_bytes' in x and not _v323(x['max_request_bytes']):
             return False
-        if 'workers' in x and not _v323(x['workers']):
+        if 'workers' in x and not _v324(x['workers']):
             return False
         for k in x:
             if k not in ('port', 'max_request_bytes', 'workers'):
@@ -1096,14 +1106,14 @@ def _v320(x: object) -> bool:
     return True
 
 
-def _v324(x: object) -> bool:
+def _v325(x: object) -> bool:
     # config#/properties/limits
     if not _m_defs._v253(x):
         return False
     return True
 
 
-def _v325(x: object) -> bool:
+def _v326(x: object) -> bool:
     # config#/properties/notify
     if not (isinstance(x, dict)):
         return False
@@ -1138,17 +1148,17 @@ def _v228(x: object) -> bool:
             return False
         if 'providers' in x and not _v286(x['providers']):
             return False
-        if 'routing' in x and not _v303(x['routing']):
+        if 'routing' in x and not _v304(x['routing']):
             return False
-        if 'verify' in x and not _v309(x['verify']):
+        if 'verify' in x and not _v310(x['verify']):
             return False
-        if 'merge' in x and not _v317(x['merge']):
+        if 'merge' in x and not _v318(x['merge']):
             return False
-        if 'proxy' in x and not _v320(x['proxy']):
+        if 'proxy' in x and not _v321(x['proxy']):
             return False
-        if 'limits' in x and not _v324(x['limits']):
+        if 'limits' in x and not _v325(x['limits']):
             return False
-        if 'notify' in x and not _v325(x['notify']):
+        if 'notify' in x and not _v326(x['notify']):
             return False
         for k in x:
             if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'store', 'retention', 'providers', 'routing', 'verify', 'merge', 'proxy', 'limits', 'notify'):

@@ -15,13 +15,14 @@ from oms.domain import notify as notify_rules
 from oms.domain import routing
 from oms.domain.config import CONFIG_PATH, CREDENTIAL_DEFAULT, WORKER_TRANSPORTS, Config, Role
 from oms.domain.policy import POLICY_PATH
-from oms.domain.proxy import IMPLICIT
+from oms.domain.proxy import IMPLICIT, UNKNOWABLE
 from oms.domain.sandbox_limits import SandboxLimits, unbounded
 from oms.errors import OmsError, suppress_faults
 from oms.fsio import Root, capabilities
 from oms.limits import LIMITS
 from oms.process import child_env, is_frozen, landlock
 from oms.schemas import SCHEMA_NAMES, schema_source, validator
+from oms.services.containment import opt_outs
 from oms.services.notify import notices
 from oms.services.proxy import control as proxy_control
 from oms.services.proxy import credentials as proxy_credentials
@@ -390,6 +391,9 @@ def _roles(config_root: str | None) -> list[Check]:
     checks: list[Check] = []
     env = child_env(keep=ADVISOR_ENV)
     codex_listed: list[str] | None = None
+    for provider_id, line in opt_outs.probe_opt_outs(config):  # the host's network (ADR 0026)
+        fix = f"remove quota_probe_network from [providers.{provider_id}] in {CONFIG_PATH}"
+        checks.append(Check(f"containment {provider_id} probe", True, line, fix, warn=True))
     for role_id, role in sorted(config.roles.items()):
         if role.opt_outs:  # containment given up, by the role's own keys (ADR 0026)
             detail = f"{', '.join(role.opt_outs)}: its workers are not contained by default"
@@ -492,7 +496,7 @@ def proxy(ws: Workspace) -> Check:
     one) or one that answers its handshake; a recorded one that fails it, or a record that cannot be
     read, makes every launch wait (none is started beside it)."""
     found = proxy_control.status(ws)
-    if found.state in ("unverified", "unreadable"):
+    if found.state in UNKNOWABLE:
         fix = "`oms proxy stop` (a launch then starts its own)"
         return Check("model proxy", False, found.note, fix)
     return Check("model proxy", True, f"{found.state}: {found.note}")

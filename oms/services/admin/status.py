@@ -1,7 +1,8 @@
 """`oms status`: tickets, dispatches, workers and sessions at a glance; each worker with what its
 agent is doing (`domain/workers.agent`: a `working`, `healthy` worker whose agent rests shows
 `stopped`); a warning for what needs a person, the model proxy down while a worker needs it too;
-every host's workers, and `host unreachable` for a host whose heartbeat lapsed (`domain/hosts.py`).
+every host's workers, and `host unreachable` for a host whose heartbeat lapsed (`domain/hosts.py`;
+on etcd, whose heartbeat key went with its lease: `Store.beats`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from oms.canonical import Json, JsonObject, access, parse_ts
 from oms.domain import hosts, workers
 from oms.domain import notify as notify_rules
 from oms.domain.conductor import NEEDS_PERSON
+from oms.domain.proxy import UNKNOWABLE, ProxyState
 from oms.domain.sandbox_limits import UNSAFE_NONE
 from oms.domain.status_reason import ticket_reason
 from oms.errors import OmsError
@@ -21,7 +23,6 @@ from oms.services.containment import opt_outs
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace, shapes
 from oms.store import Record
-from oms.store import hosts as store_hosts
 from oms.store.payloads import dispatch_payload, ticket_payload, worker_payload
 
 agent_of = shapes.agent_of  # (the dashboard, oms/cli/conductor_view.py, reads it here)
@@ -113,8 +114,9 @@ def snapshot(ws: Workspace) -> Snapshot:
     by_id = {d.record_id: d for d in dispatches}
     warnings = unbounded + opt_outs.worker_warnings(workers, by_id) + unsalvaged(workers)
     try:
-        warnings = opt_outs.role_warnings(ws.config()) + warnings
-        if ws.config().stale_notify:  # ignored, never run (ADR 0036 as amended)
+        config = ws.config()
+        warnings = opt_outs.role_warnings(config) + opt_outs.probe_warnings(config) + warnings
+        if config.stale_notify:  # ignored, never run (ADR 0036 as amended)
             warnings.append(notify_rules.MOVED.format(path=notify_rules.settings_path(os.environ)))
     except OmsError as exc:  # no committed config: `oms doctor` says why
         warnings.append(f"config: {exc.message}")
@@ -138,8 +140,9 @@ def host_views(ws: Workspace, records: list[Record]) -> tuple[list[JsonObject], 
         lines = [f"host: {exc.message}"]
     else:
         lines = []
+    kept = ws.store.beats()  # the state root's files, or an etcd store's keys under leases
     try:
-        beats = store_hosts.read_all(ws.store.state.root)
+        beats = kept.read_all()
     except OmsError as exc:
         beats, lines = {}, [*lines, f"hosts' heartbeats: {exc.message}"]
     now = ws.now()
@@ -150,7 +153,7 @@ def host_views(ws: Workspace, records: list[Record]) -> tuple[list[JsonObject], 
     views: list[JsonObject] = []
     for name in sorted(by_host):
         beat, ids = beats.get(name), sorted(w.record_id for w in by_host[name])
-        state = hosts.state(name, beat, now, this or "")
+        state = hosts.state(name, beat, now, this or "", leased=kept.leased)
         views.append(
             {
                 "host": name,
@@ -165,9 +168,12 @@ def host_views(ws: Workspace, records: list[Record]) -> tuple[list[JsonObject], 
             w.record_id for w in by_host[name] if worker_payload(w)["health"] != "stopped"
         )
         if state == hosts.UNREACHABLE and running:
-            since = (
-                "it never beat" if beat is None else f"its heartbeat lapsed at {beat['expires_at']}"
-            )
+            if kept.leased:  # etcd: the key went with its lease, or there never was one
+                since = "no heartbeat under a live lease"
+            elif beat is None:
+                since = "it never beat"
+            else:
+                since = f"its heartbeat lapsed at {beat['expires_at']}"
             lines.append(
                 f"host {name} unreachable ({since}): its workers {', '.join(running[:10])} are "
                 "not looked after until it returns (its conductor: `oms conductor run` there)"
@@ -202,11 +208,11 @@ def proxy_down(ws: Workspace) -> list[str]:
             found = None
     except OmsError as exc:
         return [f"the model proxy: {exc.message}"]
-    if found is None or found.state == "running":
+    if found is None or found.state == ProxyState.RUNNING:
         return []
     fix = (
         "`oms proxy stop`, then `oms proxy start`"
-        if found.state in ("unverified", "unreadable")
+        if found.state in UNKNOWABLE
         else "the conductor's next tick starts it, or `oms proxy start`"
     )
     names = ", ".join(needing[:5]) + (f" and {len(needing) - 5} more" if len(needing) > 5 else "")

@@ -16,16 +16,25 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from oms import store
-from oms.adapters import bwrap, cgroups
+from oms.adapters import bwrap, cgroups, seccomp
+from oms.adapters.check_sandbox import CHECK_HOME, probe_argv
+from oms.adapters.sandbox import SANDBOX_PATH
 from oms.canonical import next_after
 from oms.domain import routing as routing_rules
 from oms.domain.cgroups import identity
 from oms.domain.config import Role
 from oms.domain.proxy import DEFAULT_KEY_ENV, IMPLICIT
 from oms.domain.sandbox_limits import SandboxLimits
-from oms.errors import OmsError, ProcessError, RecordNotFoundError, VersionConflictError, one_line
+from oms.errors import (
+    OmsError,
+    ProcessError,
+    RecordNotFoundError,
+    SandboxUnavailableError,
+    VersionConflictError,
+    one_line,
+)
 from oms.limits import LIMITS
-from oms.process import child_env, runner
+from oms.process import data_fd, runner
 from oms.schemas.payloads import ProviderPayload
 from oms.services.workspace import Workspace
 from oms.store import Record
@@ -39,26 +48,32 @@ Probe = Callable[
 ]  # runs a probe's argv, returns its stdout (raises OmsError)
 
 
-def sandboxed(ws: Workspace, argv: tuple[str, ...], key_env: str | None) -> tuple[str, ...]:
-    """A probe's argv inside bubblewrap: the host read-only, the state root hidden (a committed
-    probe never reads the state key, never writes anything, never leaves a process behind: its own
-    PID namespace ends with it), its environment the base one plus the provider's key only."""
-    env = child_env()
+SECCOMP_SLOT = "oms-probe-seccomp-fd"  # in a probe's argv: its filter's descriptor (`run_probe`)
+
+
+def sandboxed(
+    ws: Workspace, argv: tuple[str, ...], key_env: str | None, *, host_network: bool = False
+) -> tuple[str, ...]:
+    """A probe's argv inside bubblewrap (`adapters/check_sandbox.probe_argv`): the system
+    directories, its program and the interpreter that runs it read-only (nothing its argv names:
+    a committed probe is the repository's, which nobody approved), nothing of the user's home or
+    the state root, its own network unless `host_network`, its environment the base one plus the
+    provider's key only. A probe shown anything under the state root is refused."""
+    program, roots, path_dirs = bwrap.program_roots(argv[0])
     sets = [
-        ("PATH", env.get("PATH", "/usr/bin:/bin")),
-        ("HOME", env.get("HOME", "/")),
+        ("PATH", ":".join((*path_dirs, SANDBOX_PATH))),
+        ("HOME", CHECK_HOME),
         ("LANG", "C.UTF-8"),
     ]
     if key_env is not None and os.environ.get(key_env):
         sets.append((key_env, os.environ[key_env]))
     state = os.path.realpath(ws.store.state.path)
-    return (
-        bwrap.locate(),
-        "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-        "--tmpfs", "/tmp", "--tmpfs", state,  # noqa: S108 - the sandbox's own tmpfs
-        "--clearenv", *(x for name, value in sets for x in ("--setenv", name, value)),
-        "--", *argv,
+    for path in roots:
+        if path == state or path.startswith(state + "/") or state.startswith(path + "/"):
+            raise SandboxUnavailableError(f"{path} would show the state root to a quota probe")
+    return probe_argv(
+        bwrap.locate(), bwrap.host(), roots, (program, *argv[1:]), tuple(sets), SECCOMP_SLOT,
+        host_network=host_network,
     )  # fmt: skip
 
 
@@ -71,16 +86,24 @@ def run_probe(argv: tuple[str, ...], limits: SandboxLimits | None = None) -> byt
     bound = limits or SandboxLimits()
     _PROBES[0] += 1
     group = cgroups.make(identity("probe", f"{os.getpid()}-{_PROBES[0]}"), bound)  # none, no probe
+    fds: tuple[int, ...] = ()
     try:
+        slot = _seccomp_slot(argv)
+        if slot is not None:  # the workers' filter, a descriptor of its own for each run
+            fds = (data_fd(seccomp.encode(seccomp.program(os.uname().machine)), "oms-seccomp"),)
+            argv = (*argv[:slot], str(fds[0]), *argv[slot + 1 :])
         done = runner.run(
             argv,
             timeout=LIMITS.provider_probe_timeout_s,
             max_output=LIMITS.provider_probe_output_bytes,
             check=False,
+            pass_fds=fds,
             confine=group.confinement(bound.file_bytes),
         )
         reached = group.reached()
     finally:
+        for fd in fds:
+            os.close(fd)
         group.remove()
     shown = argv[argv.index("--") + 1] if "--" in argv else argv[0]
     if reached is not None:
@@ -90,6 +113,16 @@ def run_probe(argv: tuple[str, ...], limits: SandboxLimits | None = None) -> byt
             f"{shown} exited {done.returncode}: {one_line(done.stderr.decode('utf-8', 'replace'))}"
         )
     return done.stdout
+
+
+def _seccomp_slot(argv: tuple[str, ...]) -> int | None:
+    """Where `sandboxed` left the filter's descriptor to be set: the word after bubblewrap's
+    `--seccomp`, before the probe's own argv (whose words are never read as ours)."""
+    own = argv[: argv.index("--")] if "--" in argv else argv
+    for at, word in enumerate(own[:-1]):
+        if word == "--seccomp" and own[at + 1] == SECCOMP_SLOT:
+            return at + 1
+    return None
 
 
 def standing_of(record: Record | None) -> routing_rules.Standing:
@@ -241,7 +274,10 @@ def probe_all(ws: Workspace, probe: Probe | None = None) -> tuple[list[str], lis
             continue
         try:
             argv = sandboxed(
-                ws, provider.quota_probe, provider.key_env or DEFAULT_KEY_ENV.get(provider.family)
+                ws,
+                provider.quota_probe,
+                provider.key_env or DEFAULT_KEY_ENV.get(provider.family),
+                host_network=provider.quota_probe_network == "host",
             )
             percent, note = routing_rules.parse_probe(probe(argv)), None
         except OmsError as exc:

@@ -1,7 +1,7 @@
 """`oms conductor run`: the tick in a loop, one conductor per state root (the conductor lock, held
-for the loop's whole life), woken early when something new arrives (a ticket, a dispatch, an event),
-ending when asked (SIGINT, SIGTERM: the CLI's handlers set `stopping`) between two ticks — workers
-keep running.
+for the loop's whole life; on an etcd store one per host, and a loop whose lock lapsed ends), woken
+early when something new arrives (a ticket, a dispatch, an event), ending when asked (SIGINT,
+SIGTERM: the CLI's handlers set `stopping`) between two ticks — workers keep running.
 
 A tick that fails as a whole (an unexpected error) is reported and the loop goes on; one bad ticket
 or worker is a line of the tick's report (`tick.py`).
@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from oms.errors import OmsError, one_line
+from oms.errors import LeaseError, OmsError, one_line
 from oms.services.conductor import tick as conductor
 from oms.services.workspace import Workspace
 
@@ -49,6 +49,8 @@ class Loop:
                 seen = self._marks()
                 try:
                     self.report(conductor.tick(self.ws, held=True, memory=self.memory), None)
+                except LeaseError:  # its lock per host lapsed (etcd): it ends, acting on nothing
+                    raise
                 except OmsError as exc:
                     self.report(None, one_line(exc.message))
                 # the machine (EMFILE, EAGAIN from fork, ENOMEM): one line

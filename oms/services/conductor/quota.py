@@ -15,6 +15,7 @@ from oms.canonical import add_ms, parse_ts, stable_id
 from oms.domain import proxy_usage as counting
 from oms.domain import routing, workers
 from oms.domain.machine import Next
+from oms.domain.proxy import UNKNOWABLE, ProxyState
 from oms.errors import OmsError, one_line, suppress_faults
 from oms.services.chain import providers, worker_moves
 from oms.services.delivery.service import Delivery
@@ -56,9 +57,9 @@ def ensure_proxy(ws: Workspace, done: list[str], skipped: list[str]) -> None:
                 done.append(f"the model proxy stopped: no running worker needs it ({stopped.note})")
             return
         found = proxy_control.status(ws)
-        if found.state == "running":
+        if found.state == ProxyState.RUNNING:
             return
-        if found.state in ("unverified", "unreadable"):
+        if found.state in UNKNOWABLE:
             skipped.append(f"the model proxy: {found.note} (launches wait; `oms proxy stop`)")
             return
         started = proxy_control.ensure(ws)

@@ -36,7 +36,10 @@ third of its lease has gone (`store/hosts.py`): a host whose heartbeat lapsed is
 `oms status`.
 
 Only one conductor works on a state root: the tick holds the conductor lock (`oms conductor run`
-holds it for its whole life), and every launch still takes the deliverer's own lock.
+holds it for its whole life), and every launch still takes the deliverer's own lock. On an etcd
+store the lock is this host's (`HostLock`, ADR 0043 amendment `etcdhost`): one conductor per host,
+under a lease, its fence carried by the tick's record writes and heartbeat, and a tick whose lock
+lapsed acts on nothing (`still_held`).
 """
 
 from __future__ import annotations
@@ -46,12 +49,14 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from oms.adapters.panes import Pane
 from oms.canonical import JsonObject, parse_ts, stable_id
 from oms.domain import hosts as host_rules
-from oms.errors import IntegrityError, LockHeldError, OmsError, one_line
+from oms.errors import IntegrityError, LeaseError, LockHeldError, OmsError, one_line
 from oms.fsio.locks import Lock
+from oms.limits import LIMITS
 from oms.schemas.payloads import DispatchState, WorkerState
 from oms.services.admin import compaction
 from oms.services.chain import tickets
@@ -68,9 +73,11 @@ from oms.services.notify import notices
 from oms.services.workspace import Workspace
 from oms.store import Record, panefiles
 from oms.store import compaction as store_compaction
-from oms.store import hosts as store_hosts
 from oms.store.anchor import ROLLBACK_HINT
 from oms.store.payloads import ticket_payload, worker_payload
+
+if TYPE_CHECKING:
+    from oms.adapters.etcd.store import EtcdStore, Keeper
 
 LOCK_CONSUMER = "oms-conductor"
 RESULT_GRACE_MS = (
@@ -192,8 +199,43 @@ class SeenPanes:
         self.panes.kill_server()
 
 
-def lock(ws: Workspace) -> Lock:
-    """The conductor lock of this state root (`LockHeldError` names a live holder)."""
+class HostLock:
+    """The conductor's lock of this host on an etcd store (ADR 0043, amendment `etcdhost`):
+    `locks/conductor/<host>` under a lease its own thread keeps alive (`Keeper`). While it is
+    held, `ws.store.fence` is its fence, so every record version written through `ws.store` and the
+    host's heartbeat land only while the lock is still the one taken (`LeaseError` otherwise)."""
+
+    def __init__(self, ws: Workspace, keeper: Keeper) -> None:
+        self.ws = ws
+        self.keeper = keeper
+        self.fence = keeper.held.fence
+        ws.store.fence = self.fence
+
+    @property
+    def lost(self) -> bool:
+        """The keeper found the lease gone."""
+        return self.keeper.lost
+
+    def release(self) -> None:
+        """Let the lock go (idempotent)."""
+        if self.ws.store.fence == self.fence:
+            self.ws.store.fence = None
+        self.keeper.close()
+
+    def __enter__(self) -> HostLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def lock(ws: Workspace, *, ttl: int = LIMITS.etcd_lock_ttl_s) -> Lock | HostLock:
+    """The conductor lock: on files, the state root's (one conductor per state root); on an etcd
+    store, this host's (`HostLock`: one conductor per host, another host's conductor runs beside
+    it; `ttl`: its lease). `LockHeldError` names a live holder."""
+    backend = _etcd(ws)
+    if backend is not None:
+        return _host_lock(ws, backend, ttl)
     try:
         return ws.store.outbox(LOCK_CONSUMER).lock("conductor")
     except LockHeldError as exc:
@@ -206,6 +248,49 @@ def lock(ws: Workspace) -> Lock:
                 "conductor run` ends on Ctrl-C or SIGTERM)"
             ),
         ) from None
+
+
+def _etcd(ws: Workspace) -> EtcdStore | None:
+    """The workspace's etcd store, or None on files (the etcd client is imported only then)."""
+    if getattr(ws.store.backend, "name", "files") != "etcd":
+        return None
+    from oms.adapters.etcd.store import EtcdStore
+
+    return ws.store.backend if isinstance(ws.store.backend, EtcdStore) else None
+
+
+def _host_lock(ws: Workspace, backend: EtcdStore, ttl: int) -> HostLock:
+    from oms.adapters.etcd import store as etcd
+
+    host = ws.host()
+    try:
+        held = etcd.acquire(backend, f"conductor/{host}", f"host {host} pid {os.getpid()}", ttl=ttl)
+    except LockHeldError as exc:
+        raise LockHeldError(
+            f"another conductor works for host {host}: {exc.message}",
+            hint=(
+                "one conductor per host: stop the other (`oms conductor run` ends on Ctrl-C or "
+                f"SIGTERM); one that died frees it within {ttl} s, when its lease lapses"
+            ),
+        ) from None
+    return HostLock(ws, etcd.Keeper(backend, held, ttl))
+
+
+def still_held(ws: Workspace) -> None:
+    """Raise `LeaseError` when the conductor's lock whose fence `ws.store` carries is no longer
+    the one taken (its lease lapsed: paused or cut off past its TTL, or revoked): a tick then acts
+    on nothing, panes included — its record writes would be refused, its tmux actions would not.
+    One read; nothing on files (a file lock cannot lapse while its holder lives)."""
+    fence, backend = ws.store.fence, _etcd(ws)
+    if fence is None or backend is None:
+        return
+    found = backend.client.get(fence.key)
+    if found is None or found.create_revision != fence.token:
+        raise LeaseError(
+            f"this conductor's lock {fence.key} was lost (its lease lapsed): the tick acts on "
+            "nothing",
+            hint="start the conductor again: it takes the lock afresh when it is free",
+        )
 
 
 def tick(
@@ -221,6 +306,7 @@ def tick(
     if not held:
         with lock(ws):
             return tick(ws, d=d, held=True, memory=memory)
+    still_held(ws)
     _rollback_guard(ws, memory)
     ws.next_operation()  # what HEAD holds, read once for this tick (and once per launch in it)
     d = d if d is not None else Delivery.open(ws)
@@ -230,7 +316,7 @@ def tick(
     run = _Runner(report)
 
     def reconcile(phase: Phase) -> None:
-        _beat(ws, memory, phase)
+        heartbeat(ws, memory, phase)
         every = latest(ws, "worker")
         own = host_rules.ours(every, worker_payload, ws.host())
         _reconcile(seen, own, {w.record_id for w in every}, listed, report, phase)
@@ -253,21 +339,22 @@ def tick(
     return report
 
 
-def _beat(ws: Workspace, memory: Memory, phase: Phase) -> None:
+def heartbeat(ws: Workspace, memory: Memory, phase: Phase) -> None:
     """Renew this host's heartbeat once a third of its lease has gone (`domain/hosts.beat_due`): a
     tick with nothing to do writes nothing in between. A heartbeat that cannot be written is a
     line of the report; the tick goes on (others see the host unreachable once it lapses)."""
     host, now = ws.host(), ws.now()
     key = f"{ws.store.path}\0{host}"
     try:
+        beats = ws.store.beats()  # files, or a key under the host's lease on etcd
         last = memory.beats.get(key)
         if last is None:
-            last = store_hosts.read_all(ws.store.state.root).get(host)
+            last = beats.read_all().get(host)
         if last is not None and not host_rules.beat_due(last, now):
             memory.beats[key] = last
             return
         beat = host_rules.beat(host, now, os.getpid())
-        store_hosts.write(ws.store.state.root, beat)
+        beats.write(beat, ws.store.fence)  # etcd: fenced by this host's conductor lock
         memory.beats[key] = beat
     except OmsError as exc:
         phase.skipped.append(f"host {host}: its heartbeat was not written: {one_line(exc.message)}")

@@ -31,6 +31,26 @@ def role_warnings(config: Config) -> list[str]:
     ]
 
 
+def probe_opt_outs(config: Config) -> list[tuple[str, str]]:
+    """(provider, one line) for each enabled provider whose quota probe shares the host's network,
+    holding its key: the repository's committed argv, which nobody approves, could send it
+    anywhere."""
+    return [
+        (
+            provider_id,
+            f"provider {provider_id}: its quota probe shares the host's network and holds its key "
+            '(quota_probe_network = "host", ADR 0026)',
+        )
+        for provider_id, provider in sorted(config.routing.providers.items())
+        if provider.enabled and provider.quota_probe and provider.quota_probe_network == "host"
+    ]
+
+
+def probe_warnings(config: Config) -> list[str]:
+    """The lines of `probe_opt_outs`."""
+    return [line for _provider, line in probe_opt_outs(config)]
+
+
 def worker_warnings(workers: Iterable[Record], dispatches: Mapping[str, Record]) -> list[str]:
     """One line per worker that has not ended and runs with an opt-out its dispatch was approved
     with."""

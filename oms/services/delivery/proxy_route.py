@@ -19,7 +19,7 @@ import os
 
 from oms.canonical import access
 from oms.domain.config import CREDENTIAL_DEFAULT, NETWORK_DEFAULT
-from oms.domain.proxy import IMPLICIT
+from oms.domain.proxy import IMPLICIT, ProxyState
 from oms.domain.routing import FAMILIES
 from oms.errors import ProxyError, suppress_faults
 from oms.process import child_env
@@ -70,7 +70,7 @@ def refuse_without_credential(ws: Workspace, dispatch: Record, provider_id: str)
     the dispatch's provider refuses the launch, saying "not logged in" (ADR 0031): the agent
     would otherwise meet only refusals and rest at its prompt, idle and healthy, until it is
     parked for silence. A proxy already running keeps the credentials it was started with."""
-    if proxy_control.status(ws).state == "running":
+    if proxy_control.status(ws).state == ProxyState.RUNNING:
         return
     endpoint = dispatch_payload(dispatch).get("model_endpoint")
     missing = proxy_credentials.missing(

@@ -38,6 +38,7 @@ from typing import TextIO, cast
 from oms.canonical import JsonObject, access
 from oms.canonical.strict_json import loads_foreign
 from oms.domain import proxy as proxy_rules
+from oms.domain.proxy import UNKNOWABLE, ProxyState
 from oms.domain.routing import Cooldown, Provider
 from oms.errors import (
     AlreadyExistsError,
@@ -76,7 +77,7 @@ class Status:
     gone), unverified (its process runs but does not answer the handshake) or unreadable (its record
     cannot be read: a proxy it names may run, so none is started beside it)."""
 
-    state: str
+    state: ProxyState
     record: JsonObject | None
     note: str
 
@@ -87,7 +88,7 @@ class Status:
             if self.record is None
             else {k: v for k, v in self.record.items() if k != "hello_nonce"}
         )
-        return {"state": self.state, "proxy": shown, "note": self.note}
+        return {"state": self.state.value, "proxy": shown, "note": self.note}
 
 
 def hello_key(ws: Workspace, nonce: str) -> bytes:
@@ -131,17 +132,21 @@ def status(ws: Workspace) -> Status:
         data = root.read_optional(RECORD, LIMITS.proxy_record_bytes)
         doc = None if data is None else parse_document(data, "proxy-record", RECORD)
     except OmsError as exc:  # it may name a proxy still running: never start a second one beside it
-        return Status("unreadable", None, f"{RECORD} cannot be read: {exc.message}")
+        return Status(ProxyState.UNREADABLE, None, f"{RECORD} cannot be read: {exc.message}")
     if doc is None:
-        return Status("not running", None, "no proxy is recorded")
+        return Status(ProxyState.NOT_RUNNING, None, "no proxy is recorded")
     pid, port = access.integer(doc, "pid"), access.integer(doc, "port")
     if not is_alive(_identity(doc)):
-        return Status("stale", doc, f"the recorded proxy (pid {pid}) is gone")
+        return Status(ProxyState.STALE, doc, f"the recorded proxy (pid {pid}) is gone")
     if not challenge(port, hello_key(ws, access.text(doc, "hello_nonce"))):
         return Status(
-            "unverified", doc, f"pid {pid} runs but what listens on port {port} fails the handshake"
+            ProxyState.UNVERIFIED,
+            doc,
+            f"pid {pid} runs but what listens on port {port} fails the handshake",
         )
-    return Status("running", doc, f"pid {pid} on {proxy_rules.LOOPBACK}:{port}, handshake verified")
+    return Status(
+        ProxyState.RUNNING, doc, f"pid {pid} on {proxy_rules.LOOPBACK}:{port}, handshake verified"
+    )
 
 
 def _self_argv() -> tuple[tuple[str, ...], str]:
@@ -185,9 +190,9 @@ def ensure(ws: Workspace) -> Status:
     root.mkdirs("proxy")
     with locks.acquire_waiting(root, START_LOCK, LIMITS.proxy_start_s + STOP_GRACE_S):
         found = status(ws)
-        if found.state == "running":
+        if found.state == ProxyState.RUNNING:
             return found
-        if found.state in ("unverified", "unreadable"):
+        if found.state in UNKNOWABLE:
             raise ProxyError(f"the model proxy cannot be used: {found.note}", hint="oms proxy stop")
         return _start(ws, on_demand=True)
 
@@ -215,14 +220,14 @@ def stop_if_idle(ws: Workspace) -> Status | None:
 
 def _start(ws: Workspace, *, on_demand: bool = False) -> Status:
     found = status(ws)
-    if found.state in ("running", "unverified", "unreadable"):
+    if found.state in {ProxyState.RUNNING, *UNKNOWABLE}:
         raise ConflictError(
             f"the model proxy is already recorded: {found.note}", hint="`oms proxy stop` first"
         )
     root = ws.store.state.root
     # the port of the proxy this one replaces: a `network = "host"` worker was told it
     before = access.integer(found.record, "port") if found.record is not None else None
-    if found.state == "stale":
+    if found.state == ProxyState.STALE:
         root.unlink(RECORD)
     nonce = secrets.token_hex(16)
     key = hello_key(ws, nonce)
@@ -280,7 +285,7 @@ def _start(ws: Workspace, *, on_demand: bool = False) -> Status:
         _end(who)
         raise
     where = f"pid {who.pid} on {proxy_rules.LOOPBACK}:{port}"
-    return Status("running", doc, f"{where}, handshake verified")
+    return Status(ProxyState.RUNNING, doc, f"{where}, handshake verified")
 
 
 def _port(fd: int, deadline: float) -> int | None:
@@ -312,18 +317,22 @@ def _end(who: ProcessIdentity) -> None:
 def stop(ws: Workspace) -> Status:
     """Stop the recorded proxy (only that exact process) and remove its record."""
     found = status(ws)
-    if found.state == "not running":
+    if found.state == ProxyState.NOT_RUNNING:
         return found
-    if found.record is not None and found.state != "stale":
+    if found.record is not None and found.state != ProxyState.STALE:
         _end(_identity(found.record))
     ws.store.state.root.unlink(RECORD)
-    if found.state == "stale":
-        return Status("stale", found.record, f"removed a stale record: {found.note}")
-    if found.state == "unreadable":  # no process it names can be trusted: none is signalled
+    if found.state == ProxyState.STALE:
+        return Status(ProxyState.STALE, found.record, f"removed a stale record: {found.note}")
+    if (
+        found.state == ProxyState.UNREADABLE
+    ):  # no process it names can be trusted: none is signalled
         return Status(
-            "stale", None, f"removed an unreadable record ({found.note}); no process was signalled"
+            ProxyState.STALE,
+            None,
+            f"removed an unreadable record ({found.note}); no process was signalled",
         )
-    return Status("stopped", found.record, "stopped")
+    return Status(ProxyState.STOPPED, found.record, "stopped")
 
 
 def settings_for(ws: Workspace, key: bytes, env: Mapping[str, str]) -> Settings:

@@ -90,6 +90,15 @@ def test_another_host_is_up_until_its_heartbeat_expires(after_ms: int) -> None:
     assert not due or rules.state("b", rules.beat("b", now, 42), now, "a") == rules.UP
 
 
+@given(st.integers(0, 3 * LIMITS.host_lease_s * 1000))
+def test_a_leased_beat_is_up_while_it_is_there_whatever_the_clocks_say(after_ms: int) -> None:
+    # etcd (amendment `etcdhost`): the key goes with its lease; no clock is compared
+    beat, now = rules.beat("b", T0, 42), add_ms(T0, after_ms)
+    assert rules.state("b", beat, now, "a", leased=True) == rules.UP
+    assert rules.state("b", None, now, "a", leased=True) == rules.UNREACHABLE
+    assert rules.state("a", None, now, "a", leased=True) == rules.UP
+
+
 def test_a_clock_stepped_back_beats_again() -> None:
     beat = rules.beat("b", add_ms(T0, 10_000), 42)
     assert rules.beat_due(beat, T0)
