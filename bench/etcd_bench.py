@@ -6,7 +6,9 @@
 Starts a real 3-member etcd cluster on loopback ports in a scratch directory (tests/etcd_cluster.py;
 killed by pid at the end), fills `--records` worker records into a fresh state root and into the
 cluster alike, then times, the two stores taking turns: a read of a random record's latest version,
-and a compare-and-set transition of one record (`RecordStore.update`: read, decide, write), and the
+and a compare-and-set transition of one record (`RecordStore.update`: read, decide, write; on etcd
+with its ledger entry, ADR 0043 amendment `etcdledger`: by a store that knows the ledger's head, and
+by a new one, as a new process's first write is), and the
 client's bare round trip (a range of one key) for scale, and a host's heartbeat: written (files: a
 beat file published and the older pruned; etcd: the key read, put under its lease fenced by the
 conductor's lock of its host, the lease kept alive) and read (every host's, 3 hosts). Then `oms
@@ -56,6 +58,7 @@ from oms.services.workspace import Workspace
 from oms.store import Change, Record, RecordStore, StateRoot, Store
 from oms.store.backend import Fence
 from oms.store.hosts import Beats
+from oms.store.ledger import LineKey
 from tests.etcd_cluster import Cluster
 from tests.helpers import T0, payload
 
@@ -73,6 +76,35 @@ def fill(store: Store, count: int) -> None:
             actor="oms-system",
             observed_at=T0,
         )
+
+
+def concurrent(make: list[Store], each: int, tag: str) -> float:
+    """Writes per second of `len(make)` threads creating `each` records apiece at once, each
+    through its own store (on etcd: its own client and ledger head; every write also takes the
+    next ledger entry, so they contend for one order, as writers on files queue on the log)."""
+    start = threading.Barrier(len(make) + 1)
+
+    def run(w: int, store: Store) -> None:
+        records = store.records("worker")
+        start.wait()
+        for i in range(each):
+            records.create(
+                f"{tag}-{w}-{i}",
+                state="idle",
+                payload=payload("worker"),
+                operation_id="op-0",
+                actor="oms-system",
+                observed_at=T0,
+            )
+
+    threads = [threading.Thread(target=run, args=(w, s)) for w, s in enumerate(make)]
+    for thread in threads:
+        thread.start()
+    start.wait()
+    began = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    return len(make) * each / (time.perf_counter() - began)
 
 
 def fill_tickets(ws: Workspace, count: int, threads: int) -> None:
@@ -95,7 +127,8 @@ def fill_tickets(ws: Workspace, count: int, threads: int) -> None:
     urls = [e.url for e in backend.client.endpoints] if isinstance(backend, EtcdStore) else []
 
     def write(numbers: range) -> None:
-        store = None if prefix is None else EtcdStore(Etcd(urls), prefix)
+        line = backend.line if isinstance(backend, EtcdStore) else None
+        store = None if prefix is None else EtcdStore(Etcd(urls), prefix, line)
         records = RecordStore(ws.store.state.root, "ticket", backend=store)
         for n in numbers:
             nxt = machine.new(
@@ -173,6 +206,9 @@ def main() -> int:
     parser.add_argument("--status-tickets", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--oms", help="the oms to run `oms status` with (default: from source)")
+    parser.add_argument(
+        "--writers", type=int, default=0, help="also: N concurrent writers' writes/s (0: not)"
+    )
     args = parser.parse_args()
     rng = random.Random(7)
     scratch_anchors()
@@ -185,7 +221,8 @@ def main() -> int:
             state.close()
             files = Store.open(f"{scratch}/state")
             client = Etcd(cluster.endpoints)
-            etcd_backend = EtcdStore(client, "/oms/bench/")
+            line = LineKey.of(files.state.root, files.state.meta.key_id)
+            etcd_backend = EtcdStore(client, "/oms/bench/", line)
             etcd = Store(files.state, backend=etcd_backend)
             fill(files, args.records)
             fill(etcd, args.records)
@@ -206,6 +243,13 @@ def main() -> int:
 
                 return lambda: records.update("dsp-0", decide)
 
+            cold = "/oms/bench-cold/"  # a prefix of its own: `etcd`'s cached head stays right
+            fill(Store(files.state, backend=EtcdStore(client, cold, line)), 1)
+
+            def first_write() -> object:  # a new process's first write: its ledger head unknown
+                fresh = Store(files.state, backend=EtcdStore(client, cold, line))
+                return writer(fresh)()  # type: ignore[operator]
+
             file_beats, etcd_beats = files.beats(), etcd.beats()
             held = etcd_locks.acquire(etcd_backend, "conductor/host-0", "bench")
             keeper = etcd_locks.Keeper(etcd_backend, held, LIMITS.etcd_lock_ttl_s)  # as a tick
@@ -225,6 +269,7 @@ def main() -> int:
                 "etcd read": reader(etcd),
                 "files transition": writer(files),
                 "etcd transition": writer(etcd),
+                "etcd transition, head unknown": first_write,
                 "etcd round trip": lambda: client.get("/oms/bench/latest/worker/dsp-0"),
                 "files beat": beater(file_beats, None),
                 "etcd beat (fenced)": beater(etcd_beats, held.fence),
@@ -233,6 +278,18 @@ def main() -> int:
             }
             times = time_interleaved(cases, args.samples)  # type: ignore[arg-type]
             keeper.close()
+            rates: dict[str, float] = {}
+            for round_ in range(3 if args.writers else 0):  # taking turns, best of 3
+                for name in ("files", "etcd"):
+                    own = [
+                        EtcdStore(Etcd(cluster.endpoints), "/oms/bench/", line)
+                        for _ in range(args.writers if name == "etcd" else 0)
+                    ]
+                    stores = [Store(files.state, backend=b) for b in own] or [files] * args.writers
+                    rate = concurrent(stores, 50, f"{name}{round_}")
+                    rates[name] = max(rates.get(name, 0.0), rate)
+                    for backend in own:
+                        backend.close()  # (its client; the state root is `files`')
             client.close()
             files.close()
             oms = [args.oms] if args.oms else [sys.executable, "-m", "oms"]
@@ -265,11 +322,19 @@ def main() -> int:
         median_ms(times["files transition"]),
     )
     print_ratio(
+        "etcd transition, head unknown (a new process's first write)",
+        median_ms(times["etcd transition, head unknown"]),
+        "files",
+        median_ms(times["files transition"]),
+    )
+    print_ratio(
         "etcd read latest",
         median_ms(times["etcd read"]),
         "etcd round trip",
         median_ms(times["etcd round trip"]),
     )
+    for name, rate in rates.items():
+        print(f"{args.writers} concurrent writers on {name}: {rate:.0f} writes/s (best of 3)")
     print_ratio(
         "etcd heartbeat (get, fenced put, keepalive)",
         median_ms(times["etcd beat (fenced)"]),

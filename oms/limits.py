@@ -215,6 +215,8 @@ class Limits(NamedTuple):
     etcd_watch_events: int = 10_000  # one watch read returns at most this many events
     etcd_line_bytes: int = 16 * 1024 * 1024  # one line of a watch or keepalive stream
     etcd_tls_file_bytes: int = 1024 * 1024  # a CA bundle, client certificate or key read
+    etcd_ledger_rounds: int = 200  # a write tried again after the keys' ledger moved under it
+    etcd_ledger_backoff_s: float = 0.02  # ... waiting at most this long (random) between tries
 
     # hosts (ADR 0043, amendment `hosts`): a worker names its host; a host's conductor beats
     host_name_chars: int = 63  # a host's name (`[host] name`, OMS_HOST, the hostname)

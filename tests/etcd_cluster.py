@@ -23,6 +23,8 @@ import pytest
 
 from oms.adapters.etcd.client import ClientTls, Etcd
 from oms.errors import EtcdError
+from oms.store import Store
+from oms.store.ledger import LineKey
 from tests.helpers import eventually
 
 ETCD = shutil.which("etcd")
@@ -210,3 +212,9 @@ def etcd_prefix(etcd_cluster: Cluster) -> Iterator[str]:
         etcd_cluster.restart(member)
     if stopped:
         etcd_cluster.wait_healthy(stopped)
+
+
+def line_of(store: Store) -> LineKey:
+    """The line key of `store`'s state root: what an etcd store's writes' ledger entries carry
+    (ADR 0043, amendment `etcdledger`)."""
+    return LineKey.of(store.state.root, store.state.meta.key_id)

@@ -42,7 +42,7 @@ def verify_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Check the chain, its signed checkpoints, and every ledgered file (exit 1: something is
-    wrong).
+    wrong). On an etcd store, its keys and the ledger over them too.
 
     Examples:
 
@@ -55,7 +55,7 @@ def verify_cmd(
     from oms.store.anchor import ROLLBACK_HINT
 
     exported = read_user_file(checkpoint, 4096) if checkpoint is not None else None
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # the keys too (ADR 0043)
         audit = ws.store.audit(exported)
     doc = {
         "ok": audit.ok,
@@ -172,7 +172,7 @@ def log_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """The readable timeline: every ledger entry, what it wrote and what that says (filters by
-    ticket, dispatch or worker, and time).
+    ticket, dispatch or worker, and time). On an etcd store, the ledger on its keys.
 
     Examples:
 
@@ -190,7 +190,7 @@ def log_cmd(
         )
     from oms.canonical.when import when
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # its keys' ledger (ADR 0043)
         since = None if since is None else when(since, ws.now(), ahead=False, what="--since")
         until = None if until is None else when(until, ws.now(), ahead=False, what="--until")
         rows, fault = audit.timeline(

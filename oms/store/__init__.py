@@ -6,7 +6,7 @@ state root. Every read and write goes through fsio, is bounded, canonical and sc
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 from oms.errors import OmsError, suppress_faults
 from oms.limits import LIMITS, Limits
@@ -35,6 +35,25 @@ class Summarizes(Backend, Protocol):
     def summary(self, root: Root, kind: str, limits: Limits) -> Latest:
         """The latest version of every record of `kind`, reading only what changed since the
         last look (`root`: the state root that keeps the summary file)."""
+        ...
+
+
+class KeysAudit(NamedTuple):
+    """What a backend's own ledger check found (etcd: its keys, ADR 0043 amendment `etcdledger`):
+    entries and noted keys checked, problems (each naming its key), what could not be checked."""
+
+    entries: int
+    noted: int
+    problems: list[str]
+    notes: list[str]
+
+
+@runtime_checkable
+class Audits(Backend, Protocol):
+    """A backend that keeps a ledger of its own (etcd: `ledger/<seq>` keys)."""
+
+    def audit(self, limits: Limits) -> KeysAudit:
+        """Walk every key and the ledger over them, as `oms audit verify` walks the state root."""
         ...
 
 
@@ -257,13 +276,20 @@ class Store:
         return anchor.ticket_floor(self.state.root)
 
     def audit(self, exported: bytes | None = None) -> Audit:
-        """Verify the ledger, its checkpoints, every covered file (`ledger_check.verify_ledger`) and
-        the anchor outside the state root (`anchor.check`)."""
+        """Verify the ledger, its checkpoints, every covered file (`ledger_check.verify_ledger`),
+        the anchor outside the state root (`anchor.check`), and a backend's own ledger (`Audits`:
+        etcd's keys)."""
         from oms.store import anchor
         from oms.store.ledger_check import verify_ledger
 
         meta = self.state.meta
         found = verify_ledger(self.state.root, meta.public_key, meta.key_id, exported)
+        if isinstance(self.backend, Audits):  # etcd: the ledger on its keys, walked as files are
+            keys = self.backend.audit(self.limits)
+            found.entries += keys.entries
+            found.files += keys.noted
+            found.problems.extend(keys.problems)
+            found.notes.extend(keys.notes)
         newest, problem, note = anchor.check(self.state.root, meta.public_key, meta.key_id)
         found.anchored = None if newest is None else newest.seq
         if problem is not None:

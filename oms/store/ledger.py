@@ -30,7 +30,8 @@ import hashlib
 import hmac
 import re
 import stat
-from collections.abc import Generator, Iterator
+import threading
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -384,6 +385,112 @@ def _adopt_upgrade(root: Root, key: bytes) -> int:
         note(root, "adopt", path, root.read_bytes(path, MAX_FILE))
     note(root, "state", META, root.read_bytes(META, MAX_FILE))  # last: the upgrade is done
     return len(todo) + 1
+
+
+# ---------------------------------------------------------------------- entries on keys
+# On an etcd store (ADR 0043, amendment `etcdledger`) each entry is a key `ledger/<seq:020d>`
+# created once in the transaction of the key it notes; its bytes are one canonical document, a
+# line's fields with the id of the key whose line key made its MAC.
+ENTRY_DIR = "ledger"
+_KEY_ENTRY = re.compile(
+    rb'\{"at":"[0-9TZ:.+-]{10,40}","keyid":"[0-9a-f]{64}","kind":"[a-z]{1,12}",'
+    rb'"mac":"[0-9a-f]{64}","path":"[A-Za-z0-9._/:-]{1,400}",'
+    rb'"prev":"[0-9a-f]{64}","seq":[1-9][0-9]{0,15},"sha256":"[0-9a-f]{64}"\}'
+)
+
+
+_SAFE = 2**53 - 1
+
+
+class LineKey:
+    """The line key of one state root and its key id; the secret is read on first use, so a
+    command that only reads never reads it."""
+
+    def __init__(self, key_id: str, load: Callable[[], bytes]) -> None:
+        self.key_id = key_id
+        self._load = load
+        self._key: bytes | None = None
+        self._lock = threading.Lock()  # (writers in threads share one)
+
+    @classmethod
+    def of(cls, root: Root, key_id: str) -> LineKey:
+        """The line key of the state root `root` (whose state key has `key_id`)."""
+        return cls(key_id, lambda: line_key(root))
+
+    def key(self) -> bytes:
+        """The key of the MACs."""
+        with self._lock:
+            if self._key is None:
+                self._key = self._load()
+            return self._key
+
+
+@dataclass(frozen=True, slots=True)
+class KeyEntry:
+    """One entry of the ledger on keys: a line's fields, the key id of its MAC, and whether that
+    MAC was checked (only this state root's key can check its own)."""
+
+    seq: int
+    prev: str
+    at: str
+    kind: str
+    path: str
+    sha256: str
+    keyid: str
+    digest: str  # the sha256 of the entry's bytes: what the next entry's `prev` names
+    checked: bool
+
+
+def entry_name(seq: int) -> str:
+    """The relative key of entry `seq`: its number zero-padded, so the keys sort as the entries."""
+    return f"{ENTRY_DIR}/{seq:020d}"
+
+
+def key_entry(seq: int, prev: str, kind: str, path: str, data: bytes, line: LineKey) -> bytes:
+    """The canonical bytes of the entry noting `path` with `data`."""
+    doc: JsonObject = {
+        "at": now(),
+        "keyid": line.key_id,
+        "kind": kind,
+        "path": path,
+        "prev": prev,
+        "seq": seq,
+        "sha256": _sha(data),
+    }
+    doc["mac"] = hmac.new(line.key(), dumps(doc), hashlib.sha256).hexdigest()
+    return dumps(doc)
+
+
+def parse_key_entry(data: bytes, line: LineKey | None) -> KeyEntry:
+    """An entry from its key's bytes; IntegrityError when they are not an entry oms writes, or when
+    the entry is `line`'s key's and its MAC does not match."""
+    try:
+        if len(data) > MAX_LINE or _KEY_ENTRY.fullmatch(data) is None:
+            raise ValueError("not its form")
+        doc = loads_foreign(data)
+        if doc["seq"] > _SAFE:  # a number JSON does not hold exactly is not one oms writes
+            raise ValueError("seq")
+    except (ValueError, OmsError):
+        raise IntegrityError("not a ledger entry oms writes") from None
+    if doc["kind"] not in KINDS:
+        raise IntegrityError(f"unknown kind {doc['kind']!r}")
+    mac, checked = doc.pop("mac"), False
+    if line is not None and doc["keyid"] == line.key_id:
+        expected = hmac.new(line.key(), dumps(doc), hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(mac, expected):
+            raise IntegrityError("not written with the state key (its mac does not match)")
+        checked = True
+    return KeyEntry(
+        doc["seq"],
+        doc["prev"],
+        doc["at"],
+        doc["kind"],
+        doc["path"],
+        doc["sha256"],
+        doc["keyid"],
+        _sha(data),
+        checked,
+    )
 
 
 # ---------------------------------------------------------------------- reading

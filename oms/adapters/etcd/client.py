@@ -104,12 +104,14 @@ class Delete(NamedTuple):
 
 class Get(NamedTuple):
     """Read `key` (in a transaction's branch); with `prefix`, the keys starting with it, at most
-    `limit` (0: all), the newest created first when `newest_first`."""
+    `limit` (0: all), the newest created first when `newest_first`, the greatest key first when
+    `last_first`."""
 
     key: str
     prefix: bool = False
     limit: int = 0
     newest_first: bool = False
+    last_first: bool = False
 
 
 Op = Put | Delete | Get
@@ -257,6 +259,9 @@ def _op(op: Op) -> dict[str, object]:
     if op.newest_first:
         get["sort_order"] = "DESCEND"
         get["sort_target"] = "CREATE"
+    elif op.last_first:
+        get["sort_order"] = "DESCEND"
+        get["sort_target"] = "KEY"
     return {"request_range": get}
 
 
@@ -573,6 +578,34 @@ class Etcd:
         at = [0, 0]
         found = list(self._pages(prefix, False, at))  # the first page sets the revision
         return Since(found, len(found), at[0], str(at[1]))
+
+    def range_back(self, prefix: str) -> Iterator[KeyValue]:
+        """The keys starting with `prefix`, the greatest first, a page at a time (each page read
+        at the cluster's revision then: a reader of the newest few reads only those)."""
+        low, end = _key_bytes(prefix), prefix_end(prefix).encode("latin-1")
+        while True:
+            answer = self.call(
+                "/v3/kv/range",
+                {
+                    "key": _b64(low),
+                    "range_end": _b64(end),
+                    "limit": str(self.limits.etcd_range_page),
+                    "sort_order": "DESCEND",
+                    "sort_target": "KEY",
+                },
+            )
+            page = _kvs(answer)
+            for kv in page:  # each before the last, within the range: or the walk never ends
+                raw = _key_bytes(kv.key)
+                if not low <= raw < end:
+                    raise EtcdError(
+                        f"etcd answered keys out of order or outside the range asked "
+                        f"({shown(kv.key[:80])} reading {shown(prefix)})"
+                    )
+                end = raw
+            yield from page
+            if not answer.get("more") or not page:
+                return
 
     def range_since(self, prefix: str, revision: int) -> Since | None:
         """The keys starting with `prefix` modified after `revision`, how many keys start with it

@@ -21,13 +21,18 @@ etcd is not trusted: every read is parsed and checked by the record store as a f
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import random
 import re
 import threading
+import time
+from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from oms.adapters.etcd.client import Compare, Etcd, Get, KeyValue, Put
+from oms.adapters.etcd.client import Compare, Etcd, Get, KeyValue, Op, Put, TxnResult
 from oms.canonical import access
 from oms.errors import (
+    EtcdError,
     FileTooLargeError,
     IntegrityError,
     InvalidInputError,
@@ -38,9 +43,11 @@ from oms.errors import (
 )
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
+from oms.store import KeysAudit, ledger
 from oms.store.backend import VERSION_NAME, Fence, Publish
 from oms.store.documents import parse_document
 from oms.store.events import parse_event
+from oms.store.ledger import LineKey
 from oms.store.outbox import parse_receipt
 from oms.store.records import parse_record, version_digest
 from oms.store.summary import Latest
@@ -68,9 +75,11 @@ class EtcdStore:
 
     name = "etcd"
 
-    def __init__(self, client: Etcd, prefix: str) -> None:
+    def __init__(self, client: Etcd, prefix: str, line: LineKey | None = None) -> None:
         self.client = client
         self.prefix = check_prefix(prefix)
+        self.line = line  # the state root's line key: its writes' ledger entries (None: reads only)
+        self._head: _Head | None = None  # the ledger's last entry as this store last saw it
 
     def summary(self, root: Root, kind: str, limits: Limits) -> Latest:
         from oms.adapters.etcd import summary  # (summary -> store)
@@ -86,6 +95,17 @@ class EtcdStore:
     def close(self) -> None:
         """Close the client's connections."""
         self.client.close()
+
+    def audit(self, limits: Limits) -> KeysAudit:
+        """Every key and the ledger over them (`walk_keys`), as `oms audit verify` reports it:
+        each problem `etcd:<key>: …`."""
+        walked = walk_keys(self, limits)
+        return KeysAudit(
+            walked.entries,
+            walked.noted,
+            [f"etcd:{printable_key(p.key)}: {p.problem}" for p in walked.problems],
+            [f"etcd: {note}" for note in walked.notes],
+        )
 
     def key(self, rel: str) -> str:
         """The key of the relative name `rel`."""
@@ -168,7 +188,10 @@ class EtcdStore:
             compares.append(Compare.value_is(latest, str(item.version - 1).encode()))
         if fence is not None:
             compares.append(Compare.created_at(fence.key, fence.token))
-        done = self.client.txn(
+        done = self._noted(
+            "record",
+            item.rel,
+            item.data,
             compares,
             [
                 Put(self.key(item.rel), item.data),
@@ -191,7 +214,7 @@ class EtcdStore:
 
     def create_once(
         self,
-        note: str,  # noqa: ARG002 (etcd keeps no ledger)
+        note: str,
         rel: str,
         data: bytes,
         limit: int,
@@ -202,8 +225,13 @@ class EtcdStore:
         compares = [Compare.absent(key)]
         if fence is not None:
             compares.append(Compare.created_at(fence.key, fence.token))
-        done = self.client.txn(
-            compares, [Put(key, data)], [Get(key)] + ([] if fence is None else [Get(fence.key)])
+        done = self._noted(
+            note,
+            rel,
+            data,
+            compares,
+            [Put(key, data)],
+            [Get(key)] + ([] if fence is None else [Get(fence.key)]),
         )
         if done.succeeded:
             return None
@@ -221,6 +249,128 @@ class EtcdStore:
         if len(existing.value) > limit:
             raise FileTooLargeError(f"{shown(key)}: over {limit} bytes")
         return existing.value
+
+    # ------------------------------------------------------------------ the ledger on keys
+    def entries_back(self) -> Backward:
+        """The ledger on keys read from its end (`oms audit log`), as `ledger.Backward` reads
+        the log."""
+        return Backward(self)
+
+    def _noted(
+        self,
+        kind: str,
+        rel: str,
+        data: bytes,
+        compares: Sequence[Compare],
+        puts: Sequence[Op],
+        reads: Sequence[Op],
+    ) -> TxnResult:
+        """Run a write's transaction with its ledger entry (ADR 0043, amendment `etcdledger`): the
+        entry `ledger/<seq>` is created in the same transaction, chained onto the last entry, which
+        must still be the one this store saw; a head that moved is read in the failed branch and
+        the write tried again. The result is the transaction that succeeded, or one that failed
+        for the write's own compares (its `reads` are the caller's; the head read is last)."""
+        if self.line is None:
+            raise IntegrityError(
+                f"{shown(rel)}: this etcd store was opened without the state key: nothing written"
+            )
+        head = self._head
+        for lost in range(LIMITS.etcd_ledger_rounds):
+            if lost > 1:  # writers contend for one order: the losers step back, at random
+                pause = min(LIMITS.etcd_ledger_backoff_s, 0.0005 * 2**lost)
+                time.sleep(random.uniform(0, pause))  # noqa: S311 (a jitter, not a secret)
+            seq = 1 if head is None else head.seq + 1
+            entry = ledger.key_entry(
+                seq, ledger.GENESIS if head is None else head.digest, kind, rel, data, self.line
+            )
+            entry_key = self.key(ledger.entry_name(seq))
+            chained = [Compare.absent(entry_key)]
+            if head is not None:
+                chained.append(Compare.modified_at(self.key(ledger.entry_name(head.seq)), head.at))
+            done = self.client.txn(
+                [*compares, *chained],
+                [*puts, Put(entry_key, entry)],
+                [
+                    *reads,
+                    Get(self.key(ledger.ENTRY_DIR + "/"), prefix=True, limit=1, last_first=True),
+                ],
+            )
+            if done.succeeded:
+                self._head = _Head(seq, hashlib.sha256(entry).hexdigest(), done.revision)
+                return done
+            newest = self._head_of(done.ranges[-1])
+            if newest == head:  # the ledger did not move: the write's own compares failed
+                return done
+            head = self._head = newest
+        raise EtcdError(
+            f"{shown(rel)}: the ledger moved under this write {LIMITS.etcd_ledger_rounds} times: "
+            "nothing was written",
+            hint="run the command again",
+        )
+
+    def _head_of(self, found: list[KeyValue]) -> _Head | None:
+        """The last entry of the ledger as read (None: there is none); IntegrityError when the last
+        key under `ledger/` is not an entry oms writes: nothing is chained onto it."""
+        if not found:
+            return None
+        kv = found[0]
+        rel = kv.key[len(self.prefix) :]
+        try:
+            m = _ENTRY.fullmatch(rel)
+            if m is None:
+                raise IntegrityError("not a ledger entry's key")
+            entry = ledger.parse_key_entry(kv.value, self.line)
+            if entry.seq != int(m.group(1)):
+                raise IntegrityError(f"holds entry {entry.seq}")
+        except IntegrityError as exc:
+            raise IntegrityError(
+                f"the ledger's last key {shown(kv.key)} is not an entry oms wrote "
+                f"({exc.message}): nothing was written",
+                hint="`oms audit verify` names what changed",
+            ) from None
+        return _Head(entry.seq, entry.digest, kv.mod_revision)
+
+
+class Backward:
+    """The entries of the ledger on keys, newest first, a page of keys at a time; each is checked
+    as `walk_keys` checks it (its form, its number, this key's MAC) and to link to the one after
+    it; the first that does not stops it, and `fault` says where."""
+
+    def __init__(self, store: EtcdStore) -> None:
+        self.store = store
+        self.fault: str | None = None
+
+    def entries(self) -> Generator[ledger.Entry]:
+        """The entries, newest first."""
+        store, newer = self.store, None
+        for kv in store.client.range_back(store.key(ledger.ENTRY_DIR + "/")):
+            m = _ENTRY.fullmatch(kv.key[len(store.prefix) :])
+            try:
+                if m is None:
+                    raise IntegrityError("a foreign key (oms writes no such key)")
+                entry = ledger.parse_key_entry(kv.value, store.line)
+                if entry.seq != int(m.group(1)):
+                    raise IntegrityError(f"holds entry {entry.seq}")
+            except IntegrityError as exc:
+                self.fault = f"etcd:{printable_key(kv.key)}: {exc.message}"
+                return
+            if newer is not None and (newer.seq != entry.seq + 1 or newer.prev != entry.digest):
+                self.fault = f"ledger entry {newer.seq} on etcd does not link to the key before it"
+                return
+            yield ledger.Entry(
+                entry.seq, entry.prev, entry.at, entry.kind, entry.path, entry.sha256, entry.digest
+            )
+            newer = entry
+        if newer is not None and (newer.seq != 1 or newer.prev != ledger.GENESIS):
+            self.fault = f"ledger entry {newer.seq} on etcd does not start the chain"
+
+
+class _Head(NamedTuple):
+    """The ledger's last entry: its number, the sha256 of its bytes, its key's mod revision."""
+
+    seq: int
+    digest: str
+    at: int
 
 
 class Changed(NamedTuple):
@@ -337,7 +487,13 @@ _LATEST = re.compile(r"latest/([a-z][a-z0-9-]*)/([^/]+)")
 _EVENT = re.compile(r"events/([^/]+)\.json")
 _LOCK = re.compile(r"locks/([^/]+)(?:/[^/]+)?")
 _HOST = re.compile(r"hosts/(.*)", re.DOTALL)
+_ENTRY = re.compile(r"ledger/([0-9]{20})")
 _RECEIPT = re.compile(r"outbox/([^/]+)/([^/]+)\.receipt\.json")
+
+
+def printable_key(key: str) -> str:
+    """A key as a report names it: one that is not UTF-8 by its bytes, escaped (`\\xff`)."""
+    return key.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 class KeyProblem(NamedTuple):
@@ -351,11 +507,35 @@ class KeyProblem(NamedTuple):
 
 
 def verify_keys(store: EtcdStore, limits: Limits = LIMITS) -> tuple[list[KeyProblem], int]:
-    """Every problem under the store's prefix, and how many keys were read: a key oms does not
-    write (foreign),
-    bytes that are not what their key says (tampered: not canonical, not schema-valid, another
-    record, id, version or operation), a chain that does not link, a latest pointer that names no
-    version. Keys are read, parsed and checked, never followed."""
+    """Every problem under the store's prefix, and how many keys were read (`walk_keys`)."""
+    walked = walk_keys(store, limits)
+    return walked.problems, walked.read
+
+
+class Walked(NamedTuple):
+    """What `walk_keys` found: every problem, how many keys it read, how many ledger entries and
+    noted keys it checked, and what it could not check (entries of another state key)."""
+
+    problems: list[KeyProblem]
+    read: int
+    entries: int
+    noted: int
+    notes: list[str]
+
+
+class _Covered(NamedTuple):
+    """A key the ledger notes, as found: the digest of its bytes and its create revision."""
+
+    sha256: str
+    created: int
+
+
+def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
+    """Every problem under the store's prefix: a key oms does not write (foreign), bytes that are
+    not what their key says (tampered: not canonical, not schema-valid, another record, id,
+    version or operation), a chain of versions that does not link, a latest pointer that names no
+    version, and the ledger on keys that does not hold (`_ledger`). Keys are read, parsed and
+    checked, never followed."""
     problems: list[KeyProblem] = []
     read = 0
     versions: dict[tuple[str, str], dict[int, bytes]] = {}
@@ -363,6 +543,8 @@ def verify_keys(store: EtcdStore, limits: Limits = LIMITS) -> tuple[list[KeyProb
     ops: list[tuple[str, str, str, bytes, str]] = []
     latest: dict[tuple[str, str], str] = {}
     latest_at: dict[tuple[str, str], int] = {}  # the revision the pointer was last set at
+    entries: list[KeyValue] = []
+    covered: dict[str, _Covered] = {}  # what the ledger must note: versions, events, receipts
     for kv in store.client.range_prefix(store.prefix):
         read += 1
         rel = kv.key[len(store.prefix) :]
@@ -377,6 +559,7 @@ def verify_keys(store: EtcdStore, limits: Limits = LIMITS) -> tuple[list[KeyProb
                     f"written {kv.version} times (oms creates this key once and never changes it)"
                 )
             if m := _RECORD.fullmatch(rel):
+                covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
                 if len(kv.value) > limits.record_bytes:
                     raise FileTooLargeError(f"over {limits.record_bytes} bytes")
                 version = int(m.group(3)[: -len(".json")])
@@ -389,13 +572,17 @@ def verify_keys(store: EtcdStore, limits: Limits = LIMITS) -> tuple[list[KeyProb
                 latest[(m.group(1), m.group(2))] = kv.value.decode("ascii", "replace")
                 latest_at[(m.group(1), m.group(2))] = kv.mod_revision
             elif m := _EVENT.fullmatch(rel):
+                covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
                 if len(kv.value) > limits.event_bytes:
                     raise FileTooLargeError(f"over {limits.event_bytes} bytes")
                 parse_event(kv.value, m.group(1), kv.key)
             elif m := _RECEIPT.fullmatch(rel):
+                covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
                 if len(kv.value) > limits.receipt_bytes:
                     raise FileTooLargeError(f"over {limits.receipt_bytes} bytes")
                 parse_receipt(kv.value, m.group(1), m.group(2), kv.key)
+            elif _ENTRY.fullmatch(rel):
+                entries.append(kv)
             elif not _LOCK.fullmatch(rel):
                 problems.append(KeyProblem(kv.key, "a foreign key (oms writes no such key)"))
         except OmsError as exc:
@@ -420,7 +607,105 @@ def verify_keys(store: EtcdStore, limits: Limits = LIMITS) -> tuple[list[KeyProb
         )
     for kind, record_id, op_id, data, key in ops:
         problems.extend(_op_entry(kind, op_id, data, key, versions.get((kind, record_id), {})))
-    return problems, read
+    noted = len(covered)
+    found_problems, notes = _ledger(store, entries, covered)
+    return Walked(problems + found_problems, read, len(entries), noted, notes)
+
+
+def _ledger(
+    store: EtcdStore, kvs: list[KeyValue], covered: dict[str, _Covered]
+) -> tuple[list[KeyProblem], list[str]]:
+    """The ledger on keys (ADR 0043, amendment `etcdledger`), as `ledger_check` checks the log:
+    entries count up from 1 with no gap, each links to the one before it, each of this state key's
+    carries its MAC, each holds its own number, each was created in the transaction of the key it
+    notes, and each noted key holds the bytes of its last entry; a key the ledger must note and
+    does not is named. `covered` is consumed."""
+    problems: list[KeyProblem] = []
+    present: set[int] = set()
+    parsed: dict[int, tuple[ledger.KeyEntry, KeyValue]] = {}
+    for kv in kvs:
+        number = int(kv.key[-20:])
+        present.add(number)
+        try:
+            entry = ledger.parse_key_entry(kv.value, store.line)
+        except (IntegrityError, ValueError, RecursionError) as exc:
+            problems.append(KeyProblem(kv.key, f"ledger entry {number}: {exc}"))
+            continue
+        if entry.seq != number:
+            problems.append(
+                KeyProblem(kv.key, f"holds entry {entry.seq}, not entry {number} (moved there)")
+            )
+            continue
+        parsed[number] = (entry, kv)
+    below = 0
+    for number in sorted(present):  # each gap once, however wide (a number may be planted)
+        if number == below + 2:
+            gap = f"ledger entry {below + 1} is missing"
+        elif number > below + 2:
+            gap = f"ledger entries {below + 1}..{number - 1} are missing"
+        if number > below + 1:
+            problems.append(
+                KeyProblem(
+                    store.key(ledger.entry_name(below + 1)),
+                    f"{gap} (deleted): the chain has a gap",
+                )
+            )
+        below = number
+    last: dict[str, tuple[int, str, int]] = {}
+    others: dict[str, int] = {}
+    for number, (entry, kv) in sorted(parsed.items()):
+        before = parsed.get(number - 1)
+        if number == 1 and entry.prev != ledger.GENESIS:
+            problems.append(KeyProblem(kv.key, "ledger entry 1 does not start the chain"))
+        elif before is not None and entry.prev != before[0].digest:
+            problems.append(
+                KeyProblem(kv.key, f"ledger entry {number} does not link to entry {number - 1}")
+            )
+        if not entry.checked:
+            others[entry.keyid] = others.get(entry.keyid, 0) + 1
+        earlier = last.get(entry.path)
+        if earlier is not None and earlier[1] != entry.sha256:
+            problems.append(
+                KeyProblem(
+                    kv.key,
+                    f"ledger entry {number}: {shown(entry.path)} was noted before "
+                    f"(entry {earlier[0]}) with other bytes",
+                )
+            )
+        last[entry.path] = (number, entry.sha256, kv.create_revision)
+    for path, (number, digest, at) in sorted(last.items()):
+        found = covered.pop(path, None)
+        if found is None:
+            problems.append(
+                KeyProblem(
+                    store.key(path), f"ledger entry {number}: gone (deleted after it was written)"
+                )
+            )
+        elif found.sha256 != digest:
+            problems.append(
+                KeyProblem(store.key(path), f"ledger entry {number}: changed after it was written")
+            )
+        elif found.created != at:
+            problems.append(
+                KeyProblem(
+                    store.key(path),
+                    f"was not created with its ledger entry {number} (deleted and written again)",
+                )
+            )
+    problems.extend(
+        KeyProblem(
+            store.key(path),
+            "is in no ledger entry (put there by hand: oms notes every key it keeps)",
+        )
+        for path in sorted(covered)
+    )
+    notes = [
+        f"{count} ledger entries by state key {keyid[:16]}: their MACs are that key's to check"
+        for keyid, count in sorted(others.items())
+    ]
+    if parsed and store.line is None:
+        notes = [f"{len(parsed)} ledger entries: no state key given, no MAC checked"]
+    return problems, notes
 
 
 def _beat_problem(store: EtcdStore, kv: KeyValue, name: str, limits: Limits) -> str | None:

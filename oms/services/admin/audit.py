@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+from collections.abc import Generator
+from typing import Protocol, runtime_checkable
 
 from oms.canonical import JsonObject, parse_ts
 from oms.canonical.strict_json import loads_foreign
@@ -36,8 +38,11 @@ def timeline(
     first = None if dispatch is None else f"records/dispatch/{dispatch}/0.json"
     rows: list[JsonObject] = []
     root = ws.store.state.root
-    back = Backward(root, line_key(root))
+    back: _KeysBackward = Backward(root, line_key(root))
     archived = _Archived(ws)
+    backend = ws.store.backend
+    if backend is not None:  # etcd: the ledger on its keys (ADR 0043, amendment `etcdledger`)
+        back = backend.entries_back() if isinstance(backend, _Keys) else back
     with contextlib.closing(back.entries()) as entries:
         for entry in entries:
             row = _row(ws, entry, archived, low, high, (ticket, dispatch))
@@ -105,8 +110,25 @@ class _Archived:
         )
 
 
+class _KeysBackward(Protocol):
+    fault: str | None
+
+    def entries(self) -> Generator[Entry]: ...
+
+
+@runtime_checkable
+class _Keys(Protocol):
+    """A backend with a ledger of its own (etcd's keys)."""
+
+    def entries_back(self) -> _KeysBackward: ...
+
+
 def _doc(ws: Workspace, entry: Entry, archived: _Archived) -> JsonObject:
-    data = ws.store.state.root.read_optional(entry.path, LIMITS.admin_read_bytes)
+    backend = ws.store.backend
+    if backend is not None and entry.path.startswith(("records/", "events/", "outbox/")):
+        data = backend.read(entry.path, LIMITS.admin_read_bytes)  # etcd: the entry's key
+    else:
+        data = ws.store.state.root.read_optional(entry.path, LIMITS.admin_read_bytes)
     if (
         data is None or hashlib.sha256(data).hexdigest() != entry.sha256
     ):  # changed since: its archived bytes

@@ -11,11 +11,12 @@ def verify_state(state_root: str, config_root: str | None = None) -> Report:
     report = verify(state_root)
     if config_root is None:
         return report
-    from oms.adapters.etcd.store import verify_keys
+    from oms.adapters.etcd.store import printable_key, walk_keys
     from oms.errors import ConfigError
     from oms.services.workspace.backend import etcd_store
     from oms.services.workspace.committed import committed_config_if_any
     from oms.store import Store
+    from oms.store.ledger import LineKey, line_key
 
     try:
         config = committed_config_if_any(config_root)
@@ -28,17 +29,21 @@ def verify_state(state_root: str, config_root: str | None = None) -> Report:
         return report
     with Store.open(state_root) as store:
         key_id = store.state.meta.key_id
-    backend = etcd_store(config, key_id)
+        key = line_key(store.state.root)  # the ledger entries' MACs (ADR 0043, `etcdledger`)
+    line = LineKey(key_id, lambda: key)
+    backend = etcd_store(config, key_id, line)
     if backend is None:  # (backend == "etcd" always makes one)
         return report
     try:
-        problems, read = verify_keys(backend)
+        walked = walk_keys(backend)
     finally:
         backend.client.close()
-    report.count("etcd keys", read)
-    for problem in problems:  # a key that is not UTF-8 is named by its bytes, escaped (\xff)
-        key = problem.key.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-        report.error(f"etcd:{key}", problem.problem)
+    report.count("etcd keys", walked.read)
+    report.count("etcd ledger entries", walked.entries)
+    for problem in walked.problems:  # a key that is not UTF-8 is named by its bytes, escaped
+        report.error(f"etcd:{printable_key(problem.key)}", problem.problem)
+    for note in walked.notes:
+        report.note("etcd", note)
     return report
 
 

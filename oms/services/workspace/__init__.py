@@ -111,6 +111,7 @@ class Workspace:
         still says etcd: then why it cannot be read is the command's answer)."""
         from oms.errors import OmsError
         from oms.services.workspace.backend import etcd_store
+        from oms.store.ledger import LineKey
 
         self.on_etcd = True
         try:
@@ -119,7 +120,9 @@ class Workspace:
             if self._names_etcd():  # never the state root's files in the cluster's place
                 raise
             return
-        self.store.backend = etcd_store(config, self.store.state.meta.key_id)
+        state = self.store.state
+        line = LineKey.of(state.root, state.meta.key_id)  # read on its first write
+        self.store.backend = etcd_store(config, state.meta.key_id, line)
 
     def _names_etcd(self) -> bool:
         """Whether the configuration at HEAD (as `head` read it) names etcd, even if it is invalid

@@ -20,6 +20,7 @@ from oms.domain.config import Config
 from oms.errors import ConfigError
 from oms.fsio.outside import file_signature, read_user_file
 from oms.limits import LIMITS
+from oms.store.ledger import LineKey
 
 
 def default_prefix(key_id: str) -> str:
@@ -27,19 +28,20 @@ def default_prefix(key_id: str) -> str:
     return f"/oms/{key_id}/"
 
 
-def etcd_store(config: Config, key_id: str) -> EtcdStore | None:
-    """The etcd store the configuration names, or None for the state root."""
+def etcd_store(config: Config, key_id: str, line: LineKey | None) -> EtcdStore | None:
+    """The etcd store the configuration names, or None for the state root; `line`: the state
+    root's line key, which its writes' ledger entries carry (ADR 0043, amendment `etcdledger`)."""
     if config.store.backend != "etcd":
         return None
     prefix = config.store.prefix or default_prefix(key_id)
-    return etcd_at(config.store.endpoints, prefix)
+    return etcd_at(config.store.endpoints, prefix, line)
 
 
-def etcd_at(endpoints: Sequence[str], prefix: str) -> EtcdStore:
+def etcd_at(endpoints: Sequence[str], prefix: str, line: LineKey | None = None) -> EtcdStore:
     """The etcd store at `endpoints` under `prefix`: the one `[store]` names, or the one a launch
-    spec names for its supervisor (`delivery/start_guard.backend_of`), spoken with the person's
-    TLS settings when they name any (`client_tls`)."""
-    return EtcdStore(Etcd(endpoints, tls=client_tls()), prefix)
+    spec names for its supervisor (`delivery/start_guard.backend_of`: it reads only, so it has no
+    line key), spoken with the person's TLS settings when they name any (`client_tls`)."""
+    return EtcdStore(Etcd(endpoints, tls=client_tls()), prefix, line)
 
 
 def client_tls() -> ClientTls | None:
@@ -73,6 +75,6 @@ def refuse_etcd_named(backend: str, where: str) -> None:
     if backend == "etcd":
         raise ConfigError(
             f'{where}: store.backend = "etcd" is served only by `oms ticket add`, `oms ticket '
-            "list`, `oms status` and `oms store verify` so far (ADR 0043)",
+            "list`, `oms status`, `oms store verify` and `oms audit verify|log` so far (ADR 0043)",
             hint='remove [store] (or set backend = "files") to run other commands',
         )

@@ -18,7 +18,7 @@ from oms.services.workspace import Workspace
 from oms.store import Store
 from oms.store.verify import verify
 from tests.chain import Chain
-from tests.etcd_cluster import Cluster, free_ports
+from tests.etcd_cluster import Cluster, free_ports, line_of
 from tests.helpers import OmsCommand, payload, ts
 
 
@@ -66,7 +66,7 @@ def test_ticket_add_list_and_status_run_on_the_cluster(
     assert not (chain.state / "records" / "ticket").exists()  # nothing half on files
     code, out = _oms(oms, chain, "store", "verify", "--json")
     assert code == 0, out
-    assert json.loads(out)["counts"]["etcd keys"] == 6
+    assert json.loads(out)["counts"]["etcd keys"] == 8  # each: version, pointer, op, ledger entry
 
 
 @pytest.mark.cli
@@ -121,7 +121,7 @@ def test_the_summary_reads_only_what_changed_and_survives_the_process(
     client = Etcd(etcd_cluster.endpoints)
     try:
         with Store.open(str(chain.state)) as files:
-            store = Store(files.state, backend=EtcdStore(client, etcd_prefix))
+            store = Store(files.state, backend=EtcdStore(client, etcd_prefix, line_of(files)))
             tickets = store.records("ticket")
             for n in range(70):
                 tickets.create(
@@ -185,7 +185,7 @@ def test_a_member_killed_between_the_read_and_the_write_of_ticket_add(
         assert [m.proc is None for m in etcd_cluster.members].count(True) == 1
         assert [r.record_id for r in ws.store.latest("ticket").records] == [rec.record_id]
         problems, read = verify_keys(backend)
-        assert (problems, read) == ([], 3)  # the version, its pointer, its op entry: whole
+        assert (problems, read) == ([], 4)  # the version, pointer, op and ledger entry: whole
 
 
 def test_the_summary_asks_one_range_when_nothing_changed_and_sees_a_deleted_pointer(
@@ -194,7 +194,7 @@ def test_the_summary_asks_one_range_when_nothing_changed_and_sees_a_deleted_poin
     client = Etcd(etcd_cluster.endpoints)
     try:
         with Store.open(str(chain.state)) as files:
-            store = Store(files.state, backend=EtcdStore(client, etcd_prefix))
+            store = Store(files.state, backend=EtcdStore(client, etcd_prefix, line_of(files)))
             for n in range(3):
                 store.records("ticket").create(
                     f"tkt-{n + 1}",
@@ -219,7 +219,9 @@ def test_the_summary_asks_one_range_when_nothing_changed_and_sees_a_deleted_poin
             assert "min_mod_revision" in asked[0][1]  # the pointers modified since: none
             client.delete(etcd_prefix + "latest/ticket/tkt-2")  # what oms never does
             assert [r.record_id for r in store.latest("ticket").records] == ["tkt-1", "tkt-3"]
-            other = Store(files.state, backend=EtcdStore(client, etcd_prefix + "other/"))
+            other = Store(
+                files.state, backend=EtcdStore(client, etcd_prefix + "other/", line_of(files))
+            )
             assert other.latest("ticket").records == []  # not this prefix's summary
     finally:
         summary.forget()
@@ -233,7 +235,7 @@ def test_a_summary_file_of_another_prefix_is_not_served(
     try:
         with Store.open(str(chain.state)) as files:
             stores = [
-                Store(files.state, backend=EtcdStore(client, etcd_prefix + name))
+                Store(files.state, backend=EtcdStore(client, etcd_prefix + name, line_of(files)))
                 for name in ("a/", "b/")
             ]
             for store in reversed(stores):  # the same ids, b's written before a's summary
@@ -272,7 +274,7 @@ def test_an_edited_summary_file_on_etcd_is_refused_and_a_moved_pointer_is_seen(
     client = Etcd(etcd_cluster.endpoints)
     try:
         with Store.open(str(chain.state)) as files:
-            store = Store(files.state, backend=EtcdStore(client, etcd_prefix))
+            store = Store(files.state, backend=EtcdStore(client, etcd_prefix, line_of(files)))
             tickets_ = store.records("ticket")
             for n in range(70):
                 tickets_.create(

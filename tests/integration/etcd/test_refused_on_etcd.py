@@ -24,7 +24,7 @@ REFUSED = (
     ("dispatch", "list"),
     ("worker", "observe", "dsp-1"),
     ("result", "show", "tkt-1"),
-    ("audit", "log"),
+    ("audit", "checkpoint"),
     ("pool", "show"),
     ("provider", "show"),
     ("store", "compact"),

@@ -24,7 +24,7 @@ from oms.errors import (
     VersionConflictError,
 )
 from oms.store import Change, Record, Store
-from tests.etcd_cluster import Cluster
+from tests.etcd_cluster import Cluster, line_of
 from tests.helpers import SESSION, eventually, payload, ts
 
 KIND = "session-registered"
@@ -32,9 +32,9 @@ BODY: JsonObject = {"session_id": SESSION, "dispatch_id": "dsp-1", "session_vers
 
 
 @pytest.fixture
-def backend(etcd_cluster: Cluster, etcd_prefix: str) -> Iterator[EtcdStore]:
+def backend(etcd_cluster: Cluster, etcd_prefix: str, store: Store) -> Iterator[EtcdStore]:
     client = Etcd(etcd_cluster.endpoints)
-    yield EtcdStore(client, etcd_prefix)
+    yield EtcdStore(client, etcd_prefix, line_of(store))
     client.close()
 
 
@@ -115,7 +115,9 @@ def test_racing_writers_through_update_lose_no_increment(
 
     def writer(w: int) -> None:
         client = Etcd(etcd_cluster.endpoints)
-        mine = Store(on_etcd.state, backend=EtcdStore(client, backend.prefix)).records("worker")
+        mine = Store(
+            on_etcd.state, backend=EtcdStore(client, backend.prefix, backend.line)
+        ).records("worker")
         start.wait()
         try:
             for i in range(each):

@@ -16,7 +16,7 @@ from oms.adapters.etcd.client import Etcd
 from oms.adapters.etcd.store import EtcdStore
 from oms.store import Store
 from oms.store.records import OPS_DIR
-from tests.etcd_cluster import Cluster
+from tests.etcd_cluster import Cluster, line_of
 from tests.unit.store.test_store_state_machine import RecordMachine
 
 _endpoints: list[str] = []
@@ -32,7 +32,8 @@ class EtcdRecordMachine(RecordMachine):
     def __init__(self) -> None:
         super().__init__()
         self.client = Etcd(_endpoints)
-        self.backend = EtcdStore(self.client, f"/oms-test/sm-{os.getpid()}-{next(_runs)}/")
+        prefix = f"/oms-test/sm-{os.getpid()}-{next(_runs)}/"
+        self.backend = EtcdStore(self.client, prefix, line_of(self.store))
         self.on_etcd = Store(self.store.state, backend=self.backend)
         self.records = self.on_etcd.records("worker")
 

@@ -14,7 +14,7 @@ from oms.adapters.etcd.store import EtcdStore
 from oms.errors import ConfigError
 from oms.store import Store
 from tests.chain import Chain
-from tests.etcd_cluster import Cluster, free_ports
+from tests.etcd_cluster import Cluster, free_ports, line_of
 from tests.helpers import OmsCommand, payload, ts
 
 
@@ -39,7 +39,7 @@ def test_store_verify_walks_the_keys_and_names_a_tampered_and_a_foreign_one(
     client = Etcd(etcd_cluster.endpoints)
     try:
         with Store.open(str(chain.state)) as files:
-            on_etcd = Store(files.state, backend=EtcdStore(client, etcd_prefix))
+            on_etcd = Store(files.state, backend=EtcdStore(client, etcd_prefix, line_of(files)))
             on_etcd.records("worker").create(
                 "dsp-1",
                 state="idle",
@@ -51,7 +51,9 @@ def test_store_verify_walks_the_keys_and_names_a_tampered_and_a_foreign_one(
         _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
         code, out = _verify(oms, chain, "--json")
         assert code == 0, out
-        assert json.loads(out)["counts"]["etcd keys"] == 3  # the version, latest, its op entry
+        assert (
+            json.loads(out)["counts"]["etcd keys"] == 4
+        )  # the version, latest, its op and ledger entries
         key = etcd_prefix + "records/worker/dsp-1/0.json"
         found = client.get(key)
         assert found is not None

@@ -12,7 +12,7 @@ from oms.adapters.etcd.client import Etcd
 from oms.adapters.etcd.store import EtcdStore, verify_keys
 from oms.store import Store
 from tests.chain import Chain
-from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix
+from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix, line_of
 from tests.helpers import payload, ts
 
 __all__ = ["etcd_cluster", "etcd_prefix"]
@@ -23,8 +23,8 @@ def test_a_key_not_utf8_is_named_and_the_walk_goes_on(
 ) -> None:
     client = Etcd(etcd_cluster.endpoints)
     try:
-        backend = EtcdStore(client, etcd_prefix)
         with Store.open(str(chain.state)) as files:
+            backend = EtcdStore(client, etcd_prefix, line_of(files))
             Store(files.state, backend=backend).records("worker").create(
                 "dsp-1",
                 state="idle",
@@ -42,7 +42,7 @@ def test_a_key_not_utf8_is_named_and_the_walk_goes_on(
         problems, read = verify_keys(backend)
     finally:
         client.close()
-    assert read == 5  # the odd key, the version, its latest pointer, its op entry, the planted one
+    assert read == 6  # the odd key, the version, its pointer, op and ledger entry, the planted one
     named = {p.key: p.problem for p in problems}
     odd = [key for key in named if key.startswith(etcd_prefix + "a")]
     assert len(odd) == 1, named

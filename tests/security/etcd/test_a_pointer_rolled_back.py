@@ -12,7 +12,7 @@ from oms.adapters.etcd.client import Etcd
 from oms.adapters.etcd.store import EtcdStore
 from oms.store import Store
 from tests.chain import Chain
-from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix
+from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix, line_of
 from tests.helpers import payload, ts
 
 __all__ = ["etcd_cluster", "etcd_prefix"]
@@ -24,7 +24,7 @@ def test_a_pointer_rolled_back_is_not_served_as_the_newest_version(
     client = Etcd(etcd_cluster.endpoints)
     try:
         with Store.open(str(chain.state)) as files:
-            store = Store(files.state, backend=EtcdStore(client, etcd_prefix))
+            store = Store(files.state, backend=EtcdStore(client, etcd_prefix, line_of(files)))
             records = store.records("ticket")
             for n in (1, 2):
                 records.create(
