@@ -13,8 +13,9 @@ followed.
 
 from __future__ import annotations
 
-from oms.adapters.etcd.client import Compare, KeyValue, Put
-from oms.adapters.etcd.store import EtcdStore
+from typing import Protocol
+
+from oms.adapters.etcd.client import Compare, Etcd, KeyValue, Put
 from oms.canonical import JsonObject
 from oms.domain import hosts as rules
 from oms.errors import EtcdError, LeaseError, OmsError, shown
@@ -45,12 +46,24 @@ def beat_problem(kv: KeyValue, name: str) -> str | None:
     return None
 
 
+class Keys(Protocol):
+    """What heartbeats need of the store on etcd (`store.EtcdStore`): its client and its keys
+    (a protocol, so that the store can make its heartbeats without the two importing each
+    other)."""
+
+    client: Etcd
+
+    def key(self, rel: str) -> str:
+        """The cluster key of relative name `rel`."""
+        ...
+
+
 class EtcdBeats:
     """`store/hosts.Beats` on an etcd store: a key per host under its lease."""
 
     leased = True
 
-    def __init__(self, store: EtcdStore, lease_s: int = LIMITS.host_lease_s) -> None:
+    def __init__(self, store: Keys, lease_s: int = LIMITS.host_lease_s) -> None:
         self.store = store
         self.lease_s = lease_s
 

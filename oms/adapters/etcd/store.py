@@ -27,9 +27,10 @@ import re
 import threading
 import time
 from collections.abc import Generator, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from oms.adapters.etcd.client import Compare, Etcd, Get, KeyValue, Op, Put, TxnResult
+from oms.adapters.etcd.hosts import EtcdBeats, beat_problem
 from oms.canonical import access
 from oms.errors import (
     EtcdError,
@@ -51,9 +52,6 @@ from oms.store.ledger import LineKey
 from oms.store.outbox import parse_receipt
 from oms.store.records import parse_record, version_digest
 from oms.store.summary import Latest
-
-if TYPE_CHECKING:
-    from oms.adapters.etcd.hosts import EtcdBeats
 
 _PREFIX = re.compile(r"/(?:[A-Za-z0-9._-]+/)+")
 _DIGITS = re.compile(r"0|[1-9][0-9]{0,15}")
@@ -88,8 +86,6 @@ class EtcdStore:
 
     def beats(self) -> EtcdBeats:
         """Hosts' heartbeats: a key per host under its lease (`adapters/etcd/hosts.py`)."""
-        from oms.adapters.etcd.hosts import EtcdBeats  # (hosts -> store)
-
         return EtcdBeats(self)
 
     def close(self) -> None:
@@ -711,8 +707,6 @@ def _ledger(
 def _beat_problem(store: EtcdStore, kv: KeyValue, name: str, limits: Limits) -> str | None:
     """What is wrong with a heartbeat key (`hosts.beat_problem`), or with its lease: granted for
     longer than a host's lease, it would outlive its conductor by that much."""
-    from oms.adapters.etcd.hosts import beat_problem  # (hosts -> store)
-
     why = beat_problem(kv, name)
     if why is not None:
         return why
