@@ -45,7 +45,8 @@ ROOT_HELP = """oms: run a fleet of untrusted coding agents on tickets, one verif
 
 New here? docs/guide.md walks the first hour, step by step; docs/cli.md is every command's help.
 Where a command takes a TICKET or a DISPATCH, give its whole id or a unique prefix of one; where it
-takes a dispatch (a worker), a ticket's id names its live attempt (its result, for `oms result`).
+takes a dispatch (a worker), a ticket's id names its live attempt (its result, for `oms result`;
+once its attempts ended, its last one, for `oms worker log|observe` and `oms dispatch show`).
 
 Examples:
 

@@ -269,7 +269,7 @@ def show(
     from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_) as ws:
-        dispatch = handles.dispatch(ws, dispatch)
+        dispatch = handles.dispatch(ws, dispatch, handles.Want.LAST)  # an ended attempt's too
         rec = dispatches.get(ws, dispatch)
     emit({"ok": True, "dispatch": shapes.dispatch(rec)}) if json_out else _print(rec)
 

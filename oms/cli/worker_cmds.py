@@ -198,7 +198,7 @@ def log(
             typer.echo(f"{line.at or '-':<24} {line.text}")
 
     with workspace(state_root_, config_root_) as ws:
-        dispatch = handles.dispatch(ws, dispatch)
+        dispatch = handles.dispatch(ws, dispatch, handles.Want.LAST)  # an ended attempt's too
         if follow:
             try:
                 panelog.follow(ws, dispatch, show, lambda: time.sleep(LIMITS.pane_log_poll_s))
@@ -303,6 +303,6 @@ def observe(
     from oms.services.delivery.service import Delivery
 
     with workspace(state_root_, config_root_) as ws:
-        dispatch = handles.dispatch(ws, dispatch)
+        dispatch = handles.dispatch(ws, dispatch, handles.Want.LAST)  # an ended attempt's too
         view = Delivery.open(ws).observe(dispatch)
     emit({"ok": True, **view}) if json_out else _print(view)

@@ -3,9 +3,11 @@
 A *handle* is a whole id, or a prefix that names exactly one id (as git takes a commit's prefix).
 Where a dispatch (a worker: its id is its dispatch's) is meant, a ticket's handle names that
 ticket's one attempt that matters: its one live attempt (`LIVE`), or, for a result, the one
-attempt with a result (`RESULT`). A whole id always wins over a longer id it is a prefix of
-(`tkt-1` is `tkt-1`, never `tkt-10`). None or several is an error listing the candidates; none
-says which ids are near what was typed (`near`: a typo, "did you mean"), never picking one.
+attempt with a result (`RESULT`), or, for a look back (`LAST`: `oms worker log`, `observe`,
+`oms dispatch show`), the live attempt or else the ticket's last one. A whole id always wins
+over a longer id it is a prefix of (`tkt-1` is `tkt-1`, never `tkt-10`). None or several is an
+error listing the candidates; none says which ids are near what was typed (`near`: a typo, "did
+you mean"), never picking one.
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ class Want(StrEnum):
 
     LIVE = "live"  # the attempt that has not ended (a dispatch not resolved, rejected, cancelled)
     RESULT = "result"  # the attempt with a recorded result
+    LAST = "last"  # the live attempt, else the ticket's latest (a look at one that has ended)
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,7 @@ class Attempt:
     ticket_id: str
     state: str
     has_result: bool
+    attempt: int = 0  # the ticket's attempt number it was proposed for (`LAST` takes the latest)
 
 
 def matching(handle: str, ids: Iterable[str]) -> list[str]:
@@ -172,6 +176,13 @@ def attempt_of(ticket: str, attempts: Sequence[Attempt], want: Want) -> str:
     if want is Want.LIVE:
         picked = [a for a in attempts if a.state in NON_TERMINAL]
         kind = "live attempt"
+    elif want is Want.LAST:
+        live = [a for a in attempts if a.state in NON_TERMINAL]
+        number = max((a.attempt for a in attempts), default=0)
+        latest = [a for a in attempts if a.attempt == number]
+        # (a dispatch cancelled and proposed again shares its attempt: the one with a result)
+        picked = live or [a for a in latest if a.has_result] or latest
+        kind = "live attempt" if live or not attempts else "latest attempt"
     else:
         with_result = [a for a in attempts if a.has_result]
         # a result not yet acted on comes before one already resolved (merged or discarded)
@@ -182,10 +193,10 @@ def attempt_of(ticket: str, attempts: Sequence[Attempt], want: Want) -> str:
     every = [f"{a.dispatch_id} ({a.state})" for a in attempts]
     if not picked:
         theirs = f"its dispatches: {listed(every)}" if every else "it has no dispatch"
-        raise RecordNotFoundError(
-            f"ticket {ticket} has no {kind}; {theirs}",
-            hint="name the dispatch by its id (`oms dispatch list`)",
-        )
+        hint = "name the dispatch by its id (`oms dispatch list`)"
+        if not every:  # nothing to name yet: the conductor (or `oms dispatch propose`) makes one
+            hint = "no attempt has started yet: `oms status` says what the ticket waits for"
+        raise RecordNotFoundError(f"ticket {ticket} has no {kind}; {theirs}", hint=hint)
     raise AmbiguousIdError(
         f"ticket {ticket} has {len(picked)} {kind}s: "
         f"{listed([f'{a.dispatch_id} ({a.state})' for a in picked])}",

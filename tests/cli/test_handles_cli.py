@@ -165,6 +165,21 @@ def test_a_ticket_names_its_result_to_verify_and_merge(oms: OmsCommand, chain: C
     assert json.loads(merged.stdout)["dispatch_id"] == bound.dispatch_id
     again = _run(oms, chain, "result", "merge", ticket)  # its dispatch resolved: still its result
     assert again.stdout.startswith(f"already merged: {bound.dispatch_id}'s result"), again.stderr
+    # its attempt ended (the conductor resolves a result it acted on): a look at it still takes
+    # the ticket's id (the guide: "to see why an attempt went as it did, read its worker's
+    # log"); before, "ticket tkt-1 has no live attempt"
+    from oms.services.chain import dispatches
+
+    with chain.workspace() as ws:
+        dispatches.resolve(ws, bound.dispatch_id, "done")
+    for look in ("worker observe", "dispatch show"):
+        seen = _run(oms, chain, *look.split(), ticket, "--json")
+        assert seen.returncode == 0, (look, seen.stderr)
+        assert bound.dispatch_id in seen.stdout, (look, seen.stdout)
+    logged = _run(oms, chain, "worker", "log", ticket)
+    assert logged.returncode == 0, logged.stderr
+    stop = _error(_run(oms, chain, "worker", "stop", ticket))  # acting needs a live attempt
+    assert f"ticket {ticket} has no live attempt; its dispatches: {bound.dispatch_id}" in stop
 
 
 def test_a_typo_says_which_ids_are_near(oms: OmsCommand, chain: Chain) -> None:

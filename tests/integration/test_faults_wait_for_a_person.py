@@ -2,8 +2,10 @@
 
 Real conductor ticks over a real fleet (`tests/fleet.py`: git, tmux, panes, bubblewrap). Each
 fault is a real one the real checks find: an advisor CLI with no login (a fresh HOME), an oms
-installed under a path a command line cannot hold. Before, each was paid for (the advisor ran),
-refused at launch, retried at 10/20/40/80 s and quarantined."""
+installed under a path a command line cannot hold, a PATH with no `bwrap`, a host where no cgroup
+can be made, a model proxy record that cannot be read. Before, each was paid for (the advisor ran),
+refused at launch, retried at 10/20/40/80 s and quarantined. The frozen suite runs this file too
+(`.ci/test`)."""
 
 from __future__ import annotations
 
@@ -52,8 +54,12 @@ def unprintable_oms(fleet: Fleet, tmp_path: Path) -> str:
     """OMS_EXECUTABLE: a copy of this oms in a folder whose name is not ASCII."""
     folder = tmp_path / "bin-\u00e9"
     folder.mkdir()
+    installed = Path(os.environ["OMS_EXECUTABLE"])  # the fleet's oms
+    if os.environ.get("OMS_TEST_BINARY"):  # the frozen onedir: its loader runs beside _internal/
+        shutil.copytree(installed.parent, folder / "oms", symlinks=True)
+        return str(folder / "oms" / installed.name)
     copy = folder / "oms"
-    shutil.copy2(os.environ["OMS_EXECUTABLE"], copy)  # the fleet's oms
+    shutil.copy2(installed, copy)
     return str(copy)
 
 
@@ -195,3 +201,152 @@ def test_a_proposal_no_provider_can_serve_waits_uncounted_then_goes_on(
     monkeypatch.setattr(dispatches, "propose", real)
     fleet.until(lambda: fleet.tickets()[ticket][0] == "done")
     assert fleet.tickets()[ticket][1]["attempt"] == 1
+
+
+# --- Three more faults, end to end (issue 26 item 2a): bubblewrap missing, no cgroup, a proxy
+# record that cannot be read. Each: the advisor (the demo's script, counting its calls) is never
+# run, the ticket waits open with one line naming the fault and its fix, and the tick after the
+# person's fix takes it on by itself.
+
+MOUNTINFO_V1 = "35 31 0:32 / {root}/memory rw - cgroup cgroup rw,memory\n"
+MOUNTINFO_V1 += "39 31 0:36 / {root}/pids rw - cgroup cgroup rw,pids\n"
+
+
+def _counted_advisor(fleet: Fleet) -> Path:
+    """The file the fleet's advisor appends a line to each time it is run (it runs outside every
+    sandbox: ADR 0024's cwd `/`, an absolute path)."""
+    calls = fleet.base / "advisor-calls"
+    script = fleet.base / "advisor.sh"
+    text = script.read_text()
+    script.write_text(text.replace("set -eu\n", f"set -eu\necho run >> '{calls}'\n", 1))
+    return calls
+
+
+def _runs(calls: Path) -> int:
+    return len(calls.read_text().splitlines()) if calls.exists() else 0
+
+
+def _waits_for_a_person(fleet: Fleet, ticket: str, report: object, said: str, fix: str) -> None:
+    """The ticket waits, uncounted, for a person: one line with the fault and its fix."""
+    state, payload = fleet.tickets()[ticket]
+    assert (state, payload["attempt"], payload["worker_id"]) == ("open", 1, None)
+    assert payload.get("failures", []) == []
+    assert payload.get("retry_after") is None  # no backoff
+    reason = str(payload["reason"])
+    assert "\n" not in reason
+    assert reason.startswith(NEEDS_PERSON + said), reason
+    assert f"(fix: {fix}" in reason, reason
+    waits = f"the queue waits: {NEEDS_PERSON}{said}"
+    assert any(line.startswith(waits) for line in _lines(report, "fill")), report
+    assert _dispatches(fleet) == []  # nothing proposed, reviewed or launched
+
+
+@pytest.fixture
+def path_without_bwrap(tmp_path: Path) -> str:
+    """A PATH holding every program of this one but `bwrap` (links in one folder)."""
+    folder = tmp_path / "bin-without-bwrap"
+    folder.mkdir()
+    for where in os.environ["PATH"].split(os.pathsep):
+        if not os.path.isdir(where):
+            continue
+        for name in os.listdir(where):
+            found, link = os.path.join(where, name), folder / name
+            if name == "bwrap" or os.path.lexists(link) or not os.access(found, os.X_OK):
+                continue
+            if os.path.isfile(found):
+                link.symlink_to(found)
+    return str(folder)
+
+
+def test_bubblewrap_missing_waits_before_the_advisor_and_moves_on_by_itself(
+    fleet: Fleet, path_without_bwrap: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _counted_advisor(fleet)
+    ticket = fleet.add("Add a line")
+    installed = os.environ["PATH"]
+    monkeypatch.setenv("PATH", path_without_bwrap)
+    first = fleet.tick()
+    fix = "apt-get install bubblewrap"
+    _waits_for_a_person(
+        fleet, ticket, first, "bubblewrap: bubblewrap (bwrap) is not installed", fix
+    )
+    version = _versions(fleet, ticket)
+    fleet.tick()
+    assert _versions(fleet, ticket) == version  # waiting again writes nothing
+    assert _runs(calls) == 0  # no model call was paid for
+    monkeypatch.setenv("PATH", installed)  # the person's fix: bubblewrap installed
+    fleet.until(lambda: fleet.tickets()[ticket][0] == "done")
+    assert fleet.tickets()[ticket][1]["attempt"] == 1
+    assert _runs(calls) == 1
+
+
+def test_no_cgroup_waits_before_the_advisor_and_moves_on_by_itself(
+    fleet: Fleet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What `/proc/self/mountinfo` and `/proc/self/cgroup` say, as a test writes them: a cgroup v1
+    host whose hierarchies oms cannot write beneath (an ordinary user's, undelegated)."""
+    from oms.adapters import cgroups
+
+    calls = _counted_advisor(fleet)
+    ticket = fleet.add("Add a line")
+    root = tmp_path / "cgroupfs"
+    root.mkdir()
+    (root / "memory").write_text("")  # where oms's cgroup should be is no directory
+    (root / "pids").write_text("")
+    (tmp_path / "mountinfo").write_text(MOUNTINFO_V1.format(root=root))
+    (tmp_path / "cgroup").write_text("8:pids:/\n4:memory:/\n")
+    real = (cgroups.MOUNTINFO, cgroups.SELF_CGROUP)
+    monkeypatch.setattr(cgroups, "MOUNTINFO", str(tmp_path / "mountinfo"))
+    monkeypatch.setattr(cgroups, "SELF_CGROUP", str(tmp_path / "cgroup"))
+    first = fleet.tick()
+    fix = (
+        "run oms in a cgroup v2 subtree delegated to you: `systemd-run --user --scope -p Delegate="
+    )
+    _waits_for_a_person(fleet, ticket, first, "cgroups: no cgroup for a sandbox: cannot make", fix)
+    assert '[limits] cgroup = "unsafe-none")' in str(fleet.tickets()[ticket][1]["reason"])
+    fleet.tick()
+    assert _runs(calls) == 0
+    monkeypatch.setattr(cgroups, "MOUNTINFO", real[0])  # the person's fix: a cgroup oms can make
+    monkeypatch.setattr(cgroups, "SELF_CGROUP", real[1])
+    fleet.until(lambda: fleet.tickets()[ticket][0] == "done")
+    assert fleet.tickets()[ticket][1]["attempt"] == 1
+    assert _runs(calls) == 1
+
+
+def test_a_proxy_record_that_cannot_be_read_waits_before_the_advisor(
+    fleet: Fleet, oms: OmsCommand, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Codex worker reaches its model through the proxy (ADR 0026); a proxy record that cannot be
+    read may name a proxy still running, so no launch starts one beside it. Before the check, the
+    advisor was paid and the launch refused; `oms proxy stop`, the fix the reason names, clears it
+    and the next tick takes the ticket on."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")  # what the proxy would hold
+    config = Path(fleet.repo, ".oms/config.toml")
+    text = config.read_text()
+    head, _, tail = text.partition('[roles."oms.command-executor"]\n')
+    role, _, rest = tail.partition("\n\n")
+    role = "\n".join(x for x in role.splitlines() if not x.startswith("argv"))
+    role = role.replace('transport = "command"', 'transport = "codex_goal"')
+    config.write_text(f'{head}[roles."oms.command-executor"]\n{role}\n\n{rest}')
+    git.commit_all(fleet.repo, "a Codex worker")
+    calls = _counted_advisor(fleet)
+    record = Path(fleet.state, "proxy", "proxy.json")
+    record.parent.mkdir(mode=0o700, exist_ok=True)
+    record.write_bytes(b"{not json")
+    record.chmod(0o600)
+    ticket = fleet.add("Add a line")
+    first = fleet.tick()
+    said = "model proxy: proxy/proxy.json cannot be read"
+    _waits_for_a_person(fleet, ticket, first, said, "`oms proxy stop`")
+    fleet.tick()
+    assert _runs(calls) == 0
+    roots = ("--state-root", fleet.state, "--config-root", fleet.repo)
+    stopped = oms.run("proxy", "stop", *roots)  # the fix the reason names
+    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+    assert not record.exists()
+    fleet.tick()
+    state, payload = fleet.tickets()[ticket]
+    assert state != "open" or not str(payload.get("reason") or "").startswith(NEEDS_PERSON)
+    assert payload["attempt"] == 1
+    assert _runs(calls) == 1  # reviewed once, then on to its launch
+    assert len(_dispatches(fleet)) == 1

@@ -32,7 +32,8 @@ def ticket(ws: Workspace, handle: str) -> str:
 
 def dispatch(ws: Workspace, handle: str, want: Want = Want.LIVE) -> str:
     """The dispatch `handle` names: its id or a unique prefix, or a ticket's id or prefix (its one
-    live attempt; with `Want.RESULT` its one result)."""
+    live attempt; with `Want.RESULT` its one result; with `Want.LAST` the live one, else its
+    latest)."""
     check(handle, "dispatch or ticket", HANDLE)
     records = ws.store.records("dispatch")
     if OPAQUE_ID.fullmatch(handle) and records.read_if_exists(handle) is not None:
@@ -43,6 +44,7 @@ def dispatch(ws: Workspace, handle: str, want: Want = Want.LIVE) -> str:
             dispatch_payload(r)["ticket_id"],
             r.state,
             dispatch_payload(r)["result_evidence"] is not None,
+            dispatch_payload(r)["attempt"],
         )
         for r in ws.store.latest("dispatch").checked()
     ]

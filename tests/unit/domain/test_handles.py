@@ -55,6 +55,7 @@ ATTEMPTS = st.lists(
         ticket_id=st.sampled_from(["tkt-1", "tkt-2", "tkt-12"]),
         state=STATES,
         has_result=st.booleans(),
+        attempt=st.integers(1, 3),
     ),
     max_size=8,
     unique_by=lambda a: a.dispatch_id,
@@ -102,6 +103,37 @@ def test_a_ticket_names_its_one_result_an_unresolved_one_first(attempts: list[At
     else:
         with pytest.raises(RecordNotFoundError if not expected else AmbiguousIdError):
             dispatch_for("tkt-2", ["tkt-2"], attempts, Want.RESULT)
+
+
+@given(ATTEMPTS)
+def test_a_look_names_the_live_attempt_else_the_latest(attempts: list[Attempt]) -> None:
+    """`oms worker log|observe tkt-2`, `oms dispatch show tkt-2`: once a ticket's attempts have
+    ended (done, merged), its last one is the one a person looks at (the guide's "to see why an
+    attempt went as it did")."""
+    mine = [a for a in attempts if a.ticket_id == "tkt-2"]
+    live = [a for a in mine if a.state in NON_TERMINAL]
+    last = [a for a in mine if a.attempt == max(b.attempt for b in mine)] if mine else []
+    expected = live or [a for a in last if a.has_result] or last
+    if len(expected) == 1:
+        assert dispatch_for("tkt-2", ["tkt-2"], attempts, Want.LAST) == expected[0].dispatch_id
+    else:
+        with pytest.raises(RecordNotFoundError if not expected else AmbiguousIdError):
+            dispatch_for("tkt-2", ["tkt-2"], attempts, Want.LAST)
+
+
+def test_a_ticket_whose_attempts_ended_names_its_last_for_a_look_only() -> None:
+    attempts = [
+        Attempt("dsp-a1", "tkt-1", "resolved", True, 1),
+        Attempt("dsp-b2", "tkt-1", "cancelled", False, 2),
+        Attempt("dsp-c2", "tkt-1", "resolved", True, 2),
+    ]
+    assert dispatch_for("tkt-1", ["tkt-1"], attempts, Want.LAST) == "dsp-c2"
+    with pytest.raises(RecordNotFoundError, match="has no live attempt; its dispatches: dsp-a1"):
+        dispatch_for("tkt-1", ["tkt-1"], attempts, Want.LIVE)  # what acts still needs a live one
+    with pytest.raises(RecordNotFoundError) as none:
+        dispatch_for("tkt-1", ["tkt-1"], [], Want.LAST)
+    assert none.value.message == "ticket tkt-1 has no live attempt; it has no dispatch"
+    assert "`oms status` says what the ticket waits for" in str(none.value.remedy)
 
 
 def test_a_prefix_of_a_ticket_and_a_dispatch_is_refused_naming_both() -> None:
