@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'd9bec7f830890f102501e0b880d9756b55ee08bdbb66d1e517aa29429dbec226'
+SOURCE_SHA256 = '3ee6e6ccc96a006d4ae7c769aa7f99ca7b8e5a61a7f62c8c50e9bf0b4354336f'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
