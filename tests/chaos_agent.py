@@ -5,7 +5,8 @@ It is installed as `claude` on the PATH of the conductor under test, so oms laun
 it launches Claude Code: the `claude_interactive` plan's argv, in a pane and a sandbox with no
 network, its only key the dispatch's proxy token, its endpoint the proxy reached through the
 dispatch's door. Like Claude Code it reads the hooks of its `--settings` file and the MCP server of
-its `--mcp-config`, fires SessionStart, shows its prompt mark, takes the typed instruction
+its `--mcp-config`, fires SessionStart, starts its bridge and lists its tools, shows its prompt
+mark, takes the typed instruction
 (UserPromptSubmit), calls `read_dispatch` and `acknowledge_dispatch` through the bridge (each after
 a PreToolUse hook), and asks the model (`POST <ANTHROPIC_BASE_URL>/v1/messages`, `x-api-key`) one
 turn at a time: the number of turns its ticket's title names (`... turns N`), honouring a 429's
@@ -70,10 +71,6 @@ def main() -> int:
         return done.stdout.decode("utf-8", "replace")
 
     hook("SessionStart", source="startup")
-    print("\u276f ", end="", flush=True)
-    sys.stdin.readline()  # the instruction, typed
-    print("esc to interrupt", flush=True)
-    hook("UserPromptSubmit", prompt="the instruction")
 
     name, server = next(iter(mcp["mcpServers"].items()))
     bridge = subprocess.Popen(
@@ -107,6 +104,11 @@ def main() -> int:
     info = {"name": "chaos-claude", "version": "1"}
     rpc("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": info})
     rpc("notifications/initialized", None, notify=True)
+    rpc("tools/list", {})  # oms types the instruction only once the agent has its tools
+    print("\u276f ", end="", flush=True)
+    sys.stdin.readline()  # the instruction, typed
+    print("esc to interrupt", flush=True)
+    hook("UserPromptSubmit", prompt="the instruction")
     title = _field(tool("read_dispatch", {}), "title")
     say(f"read_dispatch: {title!r}")
     number = re.search(r"Ticket (\d+)", title)

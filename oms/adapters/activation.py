@@ -1,12 +1,14 @@
 """Typing into an agent's pane: the instruction that starts its work, and the keys of park and
 resume (ADR 0009 "Activation").
 
-Activation waits for the CLI's ready marks (all on screen, its busy mark not), types the
-instruction, pauses `ENTER_PAUSE_S` (Codex reads an Enter within 50 ms of text as a newline),
-presses Enter and waits for a sign the agent took it: the `Witness` (its session records a prompt
-taken since the text was typed; never Claude Code's SessionStart, which it fires once started) or
-the busy mark. Without one it presses Enter once more (the first became a newline), then gives up
-(`ActivationError`). A plan without a prompt (a command worker) needs no activation.
+Activation waits for the CLI's ready marks (all on screen, its busy mark not) and for the agent to
+have oms's tools (the `Witness`: its MCP bridge answered a `tools/list` in this pane — a CLI shows
+its ready screen before its MCP servers are up, and a first turn without oms's tools is paid for and
+goes wrong), types the instruction, pauses `ENTER_PAUSE_S` (Codex reads an Enter within 50 ms of
+text as a newline), presses Enter and waits for a sign the agent took it: the `Witness` (its session
+records a prompt taken since the text was typed; never Claude Code's SessionStart, which it fires
+once started) or the busy mark. Without one it presses Enter once more (the first became a newline),
+then gives up (`ActivationError`). A plan without a prompt (a command worker) needs no activation.
 
 A person's message (`oms worker send`, `say`) is typed the same way, into a busy agent too (the
 CLIs queue it for their next turn).
@@ -65,8 +67,14 @@ class Screen(Protocol):
 
 
 class Witness(Protocol):
-    """Did the agent take what was typed? `typing()` is called just before the text is typed;
-    `taken()` then says whether the agent has shown since that it took it (its prompt hook)."""
+    """Has the agent oms's tools, and did it take what was typed? `listed()` says whether its
+    bridge has answered a `tools/list` in this pane (what the broker saw, never what the agent
+    says); `typing()` is called just before the text is typed; `taken()` then says whether the
+    agent has shown since that it took it (its prompt hook)."""
+
+    def listed(self) -> bool:
+        """The agent's bridge listed oms's tools in this pane."""
+        ...
 
     def typing(self) -> None:
         """The text is about to be typed."""
@@ -110,7 +118,7 @@ class Tui:
         """Wait until ready, type the prompt, press Enter until the agent shows it took it."""
         if plan.prompt is None:  # a command worker starts working by itself
             return
-        self._wait_ready(plan, dispatch_id)
+        self._wait_ready(plan, dispatch_id, witness)
         if self._submit(plan, dispatch_id, plan.prompt, witness) is None:
             raise ActivationError(
                 "the agent did not take the instruction (no prompt hook, not busy)"
@@ -184,7 +192,9 @@ class Tui:
         self.clock.sleep(ENTER_PAUSE_S)
         self.screen.send_keys(dispatch_id, "Enter")
 
-    def _wait_ready(self, plan: LaunchPlan, dispatch_id: str) -> None:
+    def _wait_ready(self, plan: LaunchPlan, dispatch_id: str, witness: Witness) -> None:
+        """Until the ready marks are on screen and the agent's bridge has listed oms's tools, within
+        `ready_s`."""
         deadline = self.clock.monotonic() + self.ready_s
         while True:
             pane = self.screen.observe(dispatch_id)
@@ -194,12 +204,18 @@ class Tui:
             shown = (
                 screen.casefold()
             )  # (Codex shows a model it knows by its display name: gpt-6.2-sol as GPT-6.2-Sol)
-            if (
+            ready = (
                 all(m.casefold() in shown for m in plan.ready_marks)
                 and (plan.busy_mark or "\x00") not in screen
-            ):
+            )
+            if ready and witness.listed():
                 return
             if self.clock.monotonic() > deadline:
+                if ready:
+                    raise ActivationError(
+                        f"the agent did not list oms's tools within {self.ready_s:g}s "
+                        "(its MCP bridge did not start)"
+                    )
                 raise ActivationError(f"the agent did not become ready within {self.ready_s:g}s")
             self.clock.sleep(POLL_S)
 

@@ -76,6 +76,10 @@ def test_claude_code_takes_a_sent_message_as_the_persons_turn(
     dispatch_id, _ = _deliver(deliverable)
     typed = _sent_and_heard(deliverable, mock, oms, dispatch_id)
     print(f"typed: {typed}\n{_pane_text(deliverable, dispatch_id)}")
+    turns = [json.loads(b) for b in mock.bodies if b.lstrip().startswith(b"{")]
+    first = next(t for t in turns if t.get("tools"))  # the agent's first turn (not a side call)
+    offered = [str(tool.get("name")) for tool in first["tools"]]
+    assert "mcp__oms_worker__read_dispatch" in offered, offered  # typed once it had oms's tools
     _stop_and_check_nothing_left(deliverable, dispatch_id)
 
 

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '7463fd91a2d396bbdba8ccf6406771866b93de6e5f85b8997ead8b2b3482195e'
+SOURCE_SHA256 = 'f084679a1be48c3bf92dc767574be9faee8740bfa3f11bbefa11b386aa5ed7dc'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

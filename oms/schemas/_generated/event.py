@@ -15,12 +15,13 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 from oms.schemas._generated import defs as _m_defs
 from oms.schemas._generated import notification as _m_notification
 
-_P0 = '^[A-Za-z]{1,40}\\Z'
-_P1 = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}\\Z'
-_P2 = '^[0-9a-f]{64}\\Z'
-_P3 = '^[0-9a-f]{40}([0-9a-f]{24})?\\Z'
+_P0 = '^[0-9a-f-]{36}\\Z'
+_P1 = '^[A-Za-z]{1,40}\\Z'
+_P2 = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}\\Z'
+_P3 = '^[0-9a-f]{64}\\Z'
+_P4 = '^[0-9a-f]{40}([0-9a-f]{24})?\\Z'
 _C0: object = 'oms-event-v1'
-_C1: tuple[object, ...] = ('bridge-acknowledged', 'changes-requested', 'dispatch-delivery-requested', 'hook-observed', 'merge-begun', 'notice', 'result-published', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped', 'ticket-reopened', 'worker-message')
+_C1: tuple[object, ...] = ('bridge-acknowledged', 'bridge-listed', 'changes-requested', 'dispatch-delivery-requested', 'hook-observed', 'merge-begun', 'notice', 'result-published', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped', 'ticket-reopened', 'worker-message')
 _C2: object = 'dispatch-delivery-requested'
 _C3: object = 'session-parked'
 _C4: object = 'session-registered'
@@ -28,16 +29,17 @@ _C5: object = 'session-activated'
 _C6: object = 'session-resumed'
 _C7: object = 'session-stopped'
 _C8: object = 'bridge-acknowledged'
-_C9: tuple[object, ...] = ('codex', 'claude', 'command')
-_C10: object = 'hook-observed'
-_C11: tuple[object, ...] = ('blocked', 'open')
-_C12: object = 'ticket-reopened'
-_C13: object = 'worker-message'
-_C14: object = 'notice'
-_C15: object = 'changes-requested'
-_C16: object = 'result-published'
-_C17: tuple[object, ...] = ('merge-commit', 'fast-forward')
-_C18: object = 'merge-begun'
+_C9: object = 'bridge-listed'
+_C10: tuple[object, ...] = ('codex', 'claude', 'command')
+_C11: object = 'hook-observed'
+_C12: tuple[object, ...] = ('blocked', 'open')
+_C13: object = 'ticket-reopened'
+_C14: object = 'worker-message'
+_C15: object = 'notice'
+_C16: object = 'changes-requested'
+_C17: object = 'result-published'
+_C18: tuple[object, ...] = ('merge-commit', 'fast-forward')
+_C19: object = 'merge-begun'
 
 
 def _v402(x: object) -> bool:
@@ -659,15 +661,8 @@ def _v473(x: object) -> bool:
     return True
 
 
-def _v474(x: object) -> bool:
-    # event#/allOf/7/then/properties/payload/properties/provider
-    if not any(_eq(x, c) for c in _C9):
-        return False
-    return True
-
-
 def _v475(x: object) -> bool:
-    # event#/allOf/7/then/properties/payload/properties/hook_event
+    # event#/allOf/7/then/properties/payload/properties/pane_process/properties/boot_id
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -677,14 +672,46 @@ def _v475(x: object) -> bool:
 
 
 def _v476(x: object) -> bool:
-    # event#/allOf/7/then/properties/payload/properties/native_session_ref
-    if not (isinstance(x, str)):
+    # event#/allOf/7/then/properties/payload/properties/pane_process/properties/pid
+    if not (_is_integer(x)):
         return False
-    if isinstance(x, str):
-        if _search(_P1, x) is None:
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
             return False
-        if len(x) > 128:
+        if x > 4194304:
             return False
+    return True
+
+
+def _v477(x: object) -> bool:
+    # event#/allOf/7/then/properties/payload/properties/pane_process/properties/start_ticks
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 0:
+            return False
+        if x > 9007199254740991:
+            return False
+    return True
+
+
+def _v474(x: object) -> bool:
+    # event#/allOf/7/then/properties/payload/properties/pane_process
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('boot_id', 'pid', 'start_ticks'):
+            if k not in x:
+                return False
+        if 'boot_id' in x and not _v475(x['boot_id']):
+            return False
+        if 'pid' in x and not _v476(x['pid']):
+            return False
+        if 'start_ticks' in x and not _v477(x['start_ticks']):
+            return False
+        for k in x:
+            if k not in ('boot_id', 'pid', 'start_ticks'):
+                return False
     return True
 
 
@@ -693,7 +720,7 @@ def _v470(x: object) -> bool:
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        for k in ('dispatch_id', 'hook_event', 'native_session_ref', 'nonce', 'provider', 'session_id'):
+        for k in ('dispatch_id', 'nonce', 'session_id'):
             if k not in x:
                 return False
         if 'session_id' in x and not _v471(x['session_id']):
@@ -702,14 +729,10 @@ def _v470(x: object) -> bool:
             return False
         if 'nonce' in x and not _v473(x['nonce']):
             return False
-        if 'provider' in x and not _v474(x['provider']):
-            return False
-        if 'hook_event' in x and not _v475(x['hook_event']):
-            return False
-        if 'native_session_ref' in x and not _v476(x['native_session_ref']):
+        if 'pane_process' in x and not _v474(x['pane_process']):
             return False
         for k in x:
-            if k not in ('session_id', 'dispatch_id', 'nonce', 'provider', 'hook_event', 'native_session_ref'):
+            if k not in ('session_id', 'dispatch_id', 'nonce', 'pane_process'):
                 return False
     return True
 
@@ -722,24 +745,24 @@ def _v469(x: object) -> bool:
     return True
 
 
-def _v478(x: object) -> bool:
+def _v479(x: object) -> bool:
     # event#/allOf/7/if/properties/event_type
-    if not _eq(x, _C10):
+    if not _eq(x, _C9):
         return False
     return True
 
 
-def _v477(x: object) -> bool:
+def _v478(x: object) -> bool:
     # event#/allOf/7/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v478(x['event_type']):
+        if 'event_type' in x and not _v479(x['event_type']):
             return False
     return True
 
 
 def _v468(x: object) -> bool:
     # event#/allOf/7
-    if _v477(x):
+    if _v478(x):
         if not _v469(x):
             return False
     else:
@@ -747,134 +770,144 @@ def _v468(x: object) -> bool:
     return True
 
 
-def _v482(x: object) -> bool:
-    # event#/allOf/8/then/properties/payload/properties/ticket_id
-    if not _m_defs._v7(x):
-        return False
-    return True
-
-
 def _v483(x: object) -> bool:
-    # event#/allOf/8/then/properties/payload/properties/ticket_version
-    if not _m_defs._v132(x):
+    # event#/allOf/8/then/properties/payload/properties/session_id
+    if not _m_defs._v15(x):
         return False
     return True
 
 
 def _v484(x: object) -> bool:
-    # event#/allOf/8/then/properties/payload/properties/from_state
-    if not any(_eq(x, c) for c in _C11):
+    # event#/allOf/8/then/properties/payload/properties/dispatch_id
+    if not _m_defs._v7(x):
         return False
     return True
 
 
 def _v485(x: object) -> bool:
-    # event#/allOf/8/then/properties/payload/properties/attempt
-    if not _m_defs._v11(x):
+    # event#/allOf/8/then/properties/payload/properties/nonce
+    if not _m_defs._v3(x):
         return False
     return True
 
 
 def _v486(x: object) -> bool:
-    # event#/allOf/8/then/properties/payload/properties/person
+    # event#/allOf/8/then/properties/payload/properties/provider
+    if not any(_eq(x, c) for c in _C10):
+        return False
+    return True
+
+
+def _v487(x: object) -> bool:
+    # event#/allOf/8/then/properties/payload/properties/hook_event
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
-        if len(x) < 1:
+        if _search(_P1, x) is None:
+            return False
+    return True
+
+
+def _v488(x: object) -> bool:
+    # event#/allOf/8/then/properties/payload/properties/native_session_ref
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P2, x) is None:
             return False
         if len(x) > 128:
             return False
     return True
 
 
-def _v487(x: object) -> bool:
-    # event#/allOf/8/then/properties/payload/properties/reason
-    if not _m_defs._v124(x):
-        return False
-    return True
-
-
-def _v481(x: object) -> bool:
+def _v482(x: object) -> bool:
     # event#/allOf/8/then/properties/payload
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        for k in ('attempt', 'from_state', 'person', 'reason', 'ticket_id', 'ticket_version'):
+        for k in ('dispatch_id', 'hook_event', 'native_session_ref', 'nonce', 'provider', 'session_id'):
             if k not in x:
                 return False
-        if 'ticket_id' in x and not _v482(x['ticket_id']):
+        if 'session_id' in x and not _v483(x['session_id']):
             return False
-        if 'ticket_version' in x and not _v483(x['ticket_version']):
+        if 'dispatch_id' in x and not _v484(x['dispatch_id']):
             return False
-        if 'from_state' in x and not _v484(x['from_state']):
+        if 'nonce' in x and not _v485(x['nonce']):
             return False
-        if 'attempt' in x and not _v485(x['attempt']):
+        if 'provider' in x and not _v486(x['provider']):
             return False
-        if 'person' in x and not _v486(x['person']):
+        if 'hook_event' in x and not _v487(x['hook_event']):
             return False
-        if 'reason' in x and not _v487(x['reason']):
+        if 'native_session_ref' in x and not _v488(x['native_session_ref']):
             return False
         for k in x:
-            if k not in ('ticket_id', 'ticket_version', 'from_state', 'attempt', 'person', 'reason'):
+            if k not in ('session_id', 'dispatch_id', 'nonce', 'provider', 'hook_event', 'native_session_ref'):
                 return False
     return True
 
 
-def _v480(x: object) -> bool:
+def _v481(x: object) -> bool:
     # event#/allOf/8/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v481(x['payload']):
+        if 'payload' in x and not _v482(x['payload']):
             return False
     return True
 
 
-def _v489(x: object) -> bool:
+def _v490(x: object) -> bool:
     # event#/allOf/8/if/properties/event_type
-    if not _eq(x, _C12):
+    if not _eq(x, _C11):
         return False
     return True
 
 
-def _v488(x: object) -> bool:
+def _v489(x: object) -> bool:
     # event#/allOf/8/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v489(x['event_type']):
+        if 'event_type' in x and not _v490(x['event_type']):
             return False
     return True
 
 
-def _v479(x: object) -> bool:
+def _v480(x: object) -> bool:
     # event#/allOf/8
-    if _v488(x):
-        if not _v480(x):
+    if _v489(x):
+        if not _v481(x):
             return False
     else:
         pass
     return True
 
 
-def _v493(x: object) -> bool:
-    # event#/allOf/9/then/properties/payload/properties/dispatch_id
-    if not _m_defs._v7(x):
-        return False
-    return True
-
-
 def _v494(x: object) -> bool:
-    # event#/allOf/9/then/properties/payload/properties/session_id
-    if not _m_defs._v7(x):
-        return False
-    return True
-
-
-def _v495(x: object) -> bool:
     # event#/allOf/9/then/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
+def _v495(x: object) -> bool:
+    # event#/allOf/9/then/properties/payload/properties/ticket_version
+    if not _m_defs._v132(x):
+        return False
+    return True
+
+
 def _v496(x: object) -> bool:
+    # event#/allOf/9/then/properties/payload/properties/from_state
+    if not any(_eq(x, c) for c in _C12):
+        return False
+    return True
+
+
+def _v497(x: object) -> bool:
+    # event#/allOf/9/then/properties/payload/properties/attempt
+    if not _m_defs._v11(x):
+        return False
+    return True
+
+
+def _v498(x: object) -> bool:
     # event#/allOf/9/then/properties/payload/properties/person
     if not (isinstance(x, str)):
         return False
@@ -886,157 +919,95 @@ def _v496(x: object) -> bool:
     return True
 
 
-def _v497(x: object) -> bool:
-    # event#/allOf/9/then/properties/payload/properties/text
-    if not (isinstance(x, str)):
+def _v499(x: object) -> bool:
+    # event#/allOf/9/then/properties/payload/properties/reason
+    if not _m_defs._v124(x):
         return False
-    if isinstance(x, str):
-        if len(x) < 1:
-            return False
-        if len(x) > 16385:
-            return False
     return True
 
 
-def _v498(x: object) -> bool:
-    # event#/allOf/9/then/properties/payload/properties/text_sha256
-    if not (isinstance(x, str)):
-        return False
-    if isinstance(x, str):
-        if _search(_P2, x) is None:
-            return False
-    return True
-
-
-def _v492(x: object) -> bool:
+def _v493(x: object) -> bool:
     # event#/allOf/9/then/properties/payload
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        for k in ('dispatch_id', 'person', 'session_id', 'text', 'text_sha256', 'ticket_id'):
+        for k in ('attempt', 'from_state', 'person', 'reason', 'ticket_id', 'ticket_version'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v493(x['dispatch_id']):
+        if 'ticket_id' in x and not _v494(x['ticket_id']):
             return False
-        if 'session_id' in x and not _v494(x['session_id']):
+        if 'ticket_version' in x and not _v495(x['ticket_version']):
             return False
-        if 'ticket_id' in x and not _v495(x['ticket_id']):
+        if 'from_state' in x and not _v496(x['from_state']):
             return False
-        if 'person' in x and not _v496(x['person']):
+        if 'attempt' in x and not _v497(x['attempt']):
             return False
-        if 'text' in x and not _v497(x['text']):
+        if 'person' in x and not _v498(x['person']):
             return False
-        if 'text_sha256' in x and not _v498(x['text_sha256']):
+        if 'reason' in x and not _v499(x['reason']):
             return False
         for k in x:
-            if k not in ('dispatch_id', 'session_id', 'ticket_id', 'person', 'text', 'text_sha256'):
+            if k not in ('ticket_id', 'ticket_version', 'from_state', 'attempt', 'person', 'reason'):
                 return False
     return True
 
 
-def _v491(x: object) -> bool:
+def _v492(x: object) -> bool:
     # event#/allOf/9/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v492(x['payload']):
+        if 'payload' in x and not _v493(x['payload']):
             return False
     return True
 
 
-def _v500(x: object) -> bool:
+def _v501(x: object) -> bool:
     # event#/allOf/9/if/properties/event_type
     if not _eq(x, _C13):
         return False
     return True
 
 
-def _v499(x: object) -> bool:
+def _v500(x: object) -> bool:
     # event#/allOf/9/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v500(x['event_type']):
+        if 'event_type' in x and not _v501(x['event_type']):
             return False
     return True
 
 
-def _v490(x: object) -> bool:
+def _v491(x: object) -> bool:
     # event#/allOf/9
-    if _v499(x):
-        if not _v491(x):
+    if _v500(x):
+        if not _v492(x):
             return False
     else:
         pass
     return True
 
 
-def _v503(x: object) -> bool:
-    # event#/allOf/10/then/properties/payload
-    if not _m_notification._v504(x):
-        return False
-    return True
-
-
-def _v502(x: object) -> bool:
-    # event#/allOf/10/then
-    if isinstance(x, dict):
-        if 'payload' in x and not _v503(x['payload']):
-            return False
-    return True
-
-
-def _v517(x: object) -> bool:
-    # event#/allOf/10/if/properties/event_type
-    if not _eq(x, _C14):
-        return False
-    return True
-
-
-def _v516(x: object) -> bool:
-    # event#/allOf/10/if
-    if isinstance(x, dict):
-        if 'event_type' in x and not _v517(x['event_type']):
-            return False
-    return True
-
-
-def _v501(x: object) -> bool:
-    # event#/allOf/10
-    if _v516(x):
-        if not _v502(x):
-            return False
-    else:
-        pass
-    return True
-
-
-def _v521(x: object) -> bool:
-    # event#/allOf/11/then/properties/payload/properties/ticket_id
+def _v505(x: object) -> bool:
+    # event#/allOf/10/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v522(x: object) -> bool:
-    # event#/allOf/11/then/properties/payload/properties/ticket_version
-    if not _m_defs._v132(x):
-        return False
-    return True
-
-
-def _v523(x: object) -> bool:
-    # event#/allOf/11/then/properties/payload/properties/dispatch_id
+def _v506(x: object) -> bool:
+    # event#/allOf/10/then/properties/payload/properties/session_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v524(x: object) -> bool:
-    # event#/allOf/11/then/properties/payload/properties/attempt
-    if not _m_defs._v11(x):
+def _v507(x: object) -> bool:
+    # event#/allOf/10/then/properties/payload/properties/ticket_id
+    if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v525(x: object) -> bool:
-    # event#/allOf/11/then/properties/payload/properties/person
+def _v508(x: object) -> bool:
+    # event#/allOf/10/then/properties/payload/properties/person
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -1047,93 +1018,137 @@ def _v525(x: object) -> bool:
     return True
 
 
-def _v526(x: object) -> bool:
-    # event#/allOf/11/then/properties/payload/properties/reason
-    if not _m_defs._v124(x):
+def _v509(x: object) -> bool:
+    # event#/allOf/10/then/properties/payload/properties/text
+    if not (isinstance(x, str)):
         return False
+    if isinstance(x, str):
+        if len(x) < 1:
+            return False
+        if len(x) > 16385:
+            return False
     return True
 
 
-def _v527(x: object) -> bool:
-    # event#/allOf/11/then/properties/payload/properties/comments
-    if not _m_defs._v11(x):
+def _v510(x: object) -> bool:
+    # event#/allOf/10/then/properties/payload/properties/text_sha256
+    if not (isinstance(x, str)):
         return False
+    if isinstance(x, str):
+        if _search(_P3, x) is None:
+            return False
     return True
 
 
-def _v528(x: object) -> bool:
-    # event#/allOf/11/then/properties/payload/properties/changes_sha256
-    if not _m_defs._v3(x):
-        return False
-    return True
-
-
-def _v520(x: object) -> bool:
-    # event#/allOf/11/then/properties/payload
+def _v504(x: object) -> bool:
+    # event#/allOf/10/then/properties/payload
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        for k in ('attempt', 'changes_sha256', 'comments', 'dispatch_id', 'person', 'reason', 'ticket_id', 'ticket_version'):
+        for k in ('dispatch_id', 'person', 'session_id', 'text', 'text_sha256', 'ticket_id'):
             if k not in x:
                 return False
-        if 'ticket_id' in x and not _v521(x['ticket_id']):
+        if 'dispatch_id' in x and not _v505(x['dispatch_id']):
             return False
-        if 'ticket_version' in x and not _v522(x['ticket_version']):
+        if 'session_id' in x and not _v506(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v523(x['dispatch_id']):
+        if 'ticket_id' in x and not _v507(x['ticket_id']):
             return False
-        if 'attempt' in x and not _v524(x['attempt']):
+        if 'person' in x and not _v508(x['person']):
             return False
-        if 'person' in x and not _v525(x['person']):
+        if 'text' in x and not _v509(x['text']):
             return False
-        if 'reason' in x and not _v526(x['reason']):
-            return False
-        if 'comments' in x and not _v527(x['comments']):
-            return False
-        if 'changes_sha256' in x and not _v528(x['changes_sha256']):
+        if 'text_sha256' in x and not _v510(x['text_sha256']):
             return False
         for k in x:
-            if k not in ('ticket_id', 'ticket_version', 'dispatch_id', 'attempt', 'person', 'reason', 'comments', 'changes_sha256'):
+            if k not in ('dispatch_id', 'session_id', 'ticket_id', 'person', 'text', 'text_sha256'):
                 return False
     return True
 
 
-def _v519(x: object) -> bool:
-    # event#/allOf/11/then
+def _v503(x: object) -> bool:
+    # event#/allOf/10/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v520(x['payload']):
+        if 'payload' in x and not _v504(x['payload']):
             return False
     return True
 
 
-def _v530(x: object) -> bool:
-    # event#/allOf/11/if/properties/event_type
-    if not _eq(x, _C15):
+def _v512(x: object) -> bool:
+    # event#/allOf/10/if/properties/event_type
+    if not _eq(x, _C14):
         return False
     return True
 
 
-def _v529(x: object) -> bool:
-    # event#/allOf/11/if
+def _v511(x: object) -> bool:
+    # event#/allOf/10/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v530(x['event_type']):
+        if 'event_type' in x and not _v512(x['event_type']):
             return False
     return True
 
 
-def _v518(x: object) -> bool:
-    # event#/allOf/11
-    if _v529(x):
-        if not _v519(x):
+def _v502(x: object) -> bool:
+    # event#/allOf/10
+    if _v511(x):
+        if not _v503(x):
             return False
     else:
         pass
     return True
 
 
-def _v534(x: object) -> bool:
+def _v515(x: object) -> bool:
+    # event#/allOf/11/then/properties/payload
+    if not _m_notification._v516(x):
+        return False
+    return True
+
+
+def _v514(x: object) -> bool:
+    # event#/allOf/11/then
+    if isinstance(x, dict):
+        if 'payload' in x and not _v515(x['payload']):
+            return False
+    return True
+
+
+def _v529(x: object) -> bool:
+    # event#/allOf/11/if/properties/event_type
+    if not _eq(x, _C15):
+        return False
+    return True
+
+
+def _v528(x: object) -> bool:
+    # event#/allOf/11/if
+    if isinstance(x, dict):
+        if 'event_type' in x and not _v529(x['event_type']):
+            return False
+    return True
+
+
+def _v513(x: object) -> bool:
+    # event#/allOf/11
+    if _v528(x):
+        if not _v514(x):
+            return False
+    else:
+        pass
+    return True
+
+
+def _v533(x: object) -> bool:
     # event#/allOf/12/then/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v534(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/ticket_version
+    if not _m_defs._v132(x):
         return False
     return True
 
@@ -1146,6 +1161,13 @@ def _v535(x: object) -> bool:
 
 
 def _v536(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/attempt
+    if not _m_defs._v11(x):
+        return False
+    return True
+
+
+def _v537(x: object) -> bool:
     # event#/allOf/12/then/properties/payload/properties/person
     if not (isinstance(x, str)):
         return False
@@ -1157,18 +1179,106 @@ def _v536(x: object) -> bool:
     return True
 
 
-def _v537(x: object) -> bool:
-    # event#/allOf/12/then/properties/payload/properties/commit
-    if not (isinstance(x, str)):
+def _v538(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/reason
+    if not _m_defs._v124(x):
         return False
-    if isinstance(x, str):
-        if _search(_P3, x) is None:
+    return True
+
+
+def _v539(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/comments
+    if not _m_defs._v11(x):
+        return False
+    return True
+
+
+def _v540(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload/properties/changes_sha256
+    if not _m_defs._v3(x):
+        return False
+    return True
+
+
+def _v532(x: object) -> bool:
+    # event#/allOf/12/then/properties/payload
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('attempt', 'changes_sha256', 'comments', 'dispatch_id', 'person', 'reason', 'ticket_id', 'ticket_version'):
+            if k not in x:
+                return False
+        if 'ticket_id' in x and not _v533(x['ticket_id']):
+            return False
+        if 'ticket_version' in x and not _v534(x['ticket_version']):
+            return False
+        if 'dispatch_id' in x and not _v535(x['dispatch_id']):
+            return False
+        if 'attempt' in x and not _v536(x['attempt']):
+            return False
+        if 'person' in x and not _v537(x['person']):
+            return False
+        if 'reason' in x and not _v538(x['reason']):
+            return False
+        if 'comments' in x and not _v539(x['comments']):
+            return False
+        if 'changes_sha256' in x and not _v540(x['changes_sha256']):
+            return False
+        for k in x:
+            if k not in ('ticket_id', 'ticket_version', 'dispatch_id', 'attempt', 'person', 'reason', 'comments', 'changes_sha256'):
+                return False
+    return True
+
+
+def _v531(x: object) -> bool:
+    # event#/allOf/12/then
+    if isinstance(x, dict):
+        if 'payload' in x and not _v532(x['payload']):
             return False
     return True
 
 
-def _v538(x: object) -> bool:
-    # event#/allOf/12/then/properties/payload/properties/remote
+def _v542(x: object) -> bool:
+    # event#/allOf/12/if/properties/event_type
+    if not _eq(x, _C16):
+        return False
+    return True
+
+
+def _v541(x: object) -> bool:
+    # event#/allOf/12/if
+    if isinstance(x, dict):
+        if 'event_type' in x and not _v542(x['event_type']):
+            return False
+    return True
+
+
+def _v530(x: object) -> bool:
+    # event#/allOf/12
+    if _v541(x):
+        if not _v531(x):
+            return False
+    else:
+        pass
+    return True
+
+
+def _v546(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/ticket_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v547(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/dispatch_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v548(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/person
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -1179,8 +1289,30 @@ def _v538(x: object) -> bool:
     return True
 
 
-def _v539(x: object) -> bool:
-    # event#/allOf/12/then/properties/payload/properties/branch
+def _v549(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/commit
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P4, x) is None:
+            return False
+    return True
+
+
+def _v550(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/remote
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if len(x) < 1:
+            return False
+        if len(x) > 128:
+            return False
+    return True
+
+
+def _v551(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/branch
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -1191,8 +1323,8 @@ def _v539(x: object) -> bool:
     return True
 
 
-def _v540(x: object) -> bool:
-    # event#/allOf/12/then/properties/payload/properties/base
+def _v552(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/base
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -1203,8 +1335,8 @@ def _v540(x: object) -> bool:
     return True
 
 
-def _v541(x: object) -> bool:
-    # event#/allOf/12/then/properties/payload/properties/github_repo
+def _v553(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/github_repo
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -1215,8 +1347,8 @@ def _v541(x: object) -> bool:
     return True
 
 
-def _v542(x: object) -> bool:
-    # event#/allOf/12/then/properties/payload/properties/pull_request
+def _v554(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/pull_request
     if not (_is_integer(x)):
         return False
     if isinstance(x, int | float) and not isinstance(x, bool):
@@ -1225,8 +1357,8 @@ def _v542(x: object) -> bool:
     return True
 
 
-def _v543(x: object) -> bool:
-    # event#/allOf/12/then/properties/payload/properties/url
+def _v555(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/url
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -1235,15 +1367,15 @@ def _v543(x: object) -> bool:
     return True
 
 
-def _v544(x: object) -> bool:
-    # event#/allOf/12/then/properties/payload/properties/created
+def _v556(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/created
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v546(x: object) -> bool:
-    # event#/allOf/12/then/properties/payload/properties/labels/items
+def _v558(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/labels/items
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -1254,28 +1386,28 @@ def _v546(x: object) -> bool:
     return True
 
 
-def _v545(x: object) -> bool:
-    # event#/allOf/12/then/properties/payload/properties/labels
+def _v557(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/labels
     if not (isinstance(x, list)):
         return False
     if isinstance(x, list):
         if len(x) > 20:
             return False
         for v in x:
-            if not _v546(v):
+            if not _v558(v):
                 return False
     return True
 
 
-def _v547(x: object) -> bool:
-    # event#/allOf/12/then/properties/payload/properties/draft
+def _v559(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/draft
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v548(x: object) -> bool:
-    # event#/allOf/12/then/properties/payload/properties/title
+def _v560(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/title
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -1286,50 +1418,50 @@ def _v548(x: object) -> bool:
     return True
 
 
-def _v549(x: object) -> bool:
-    # event#/allOf/12/then/properties/payload/properties/approved_sha256
+def _v561(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload/properties/approved_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v533(x: object) -> bool:
-    # event#/allOf/12/then/properties/payload
+def _v545(x: object) -> bool:
+    # event#/allOf/13/then/properties/payload
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
         for k in ('base', 'branch', 'commit', 'created', 'dispatch_id', 'github_repo', 'person', 'pull_request', 'remote', 'ticket_id', 'url'):
             if k not in x:
                 return False
-        if 'ticket_id' in x and not _v534(x['ticket_id']):
+        if 'ticket_id' in x and not _v546(x['ticket_id']):
             return False
-        if 'dispatch_id' in x and not _v535(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v547(x['dispatch_id']):
             return False
-        if 'person' in x and not _v536(x['person']):
+        if 'person' in x and not _v548(x['person']):
             return False
-        if 'commit' in x and not _v537(x['commit']):
+        if 'commit' in x and not _v549(x['commit']):
             return False
-        if 'remote' in x and not _v538(x['remote']):
+        if 'remote' in x and not _v550(x['remote']):
             return False
-        if 'branch' in x and not _v539(x['branch']):
+        if 'branch' in x and not _v551(x['branch']):
             return False
-        if 'base' in x and not _v540(x['base']):
+        if 'base' in x and not _v552(x['base']):
             return False
-        if 'github_repo' in x and not _v541(x['github_repo']):
+        if 'github_repo' in x and not _v553(x['github_repo']):
             return False
-        if 'pull_request' in x and not _v542(x['pull_request']):
+        if 'pull_request' in x and not _v554(x['pull_request']):
             return False
-        if 'url' in x and not _v543(x['url']):
+        if 'url' in x and not _v555(x['url']):
             return False
-        if 'created' in x and not _v544(x['created']):
+        if 'created' in x and not _v556(x['created']):
             return False
-        if 'labels' in x and not _v545(x['labels']):
+        if 'labels' in x and not _v557(x['labels']):
             return False
-        if 'draft' in x and not _v547(x['draft']):
+        if 'draft' in x and not _v559(x['draft']):
             return False
-        if 'title' in x and not _v548(x['title']):
+        if 'title' in x and not _v560(x['title']):
             return False
-        if 'approved_sha256' in x and not _v549(x['approved_sha256']):
+        if 'approved_sha256' in x and not _v561(x['approved_sha256']):
             return False
         for k in x:
             if k not in ('ticket_id', 'dispatch_id', 'person', 'commit', 'remote', 'branch', 'base', 'github_repo', 'pull_request', 'url', 'created', 'labels', 'draft', 'title', 'approved_sha256'):
@@ -1337,76 +1469,76 @@ def _v533(x: object) -> bool:
     return True
 
 
-def _v532(x: object) -> bool:
-    # event#/allOf/12/then
+def _v544(x: object) -> bool:
+    # event#/allOf/13/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v533(x['payload']):
+        if 'payload' in x and not _v545(x['payload']):
             return False
     return True
 
 
-def _v551(x: object) -> bool:
-    # event#/allOf/12/if/properties/event_type
-    if not _eq(x, _C16):
+def _v563(x: object) -> bool:
+    # event#/allOf/13/if/properties/event_type
+    if not _eq(x, _C17):
         return False
     return True
 
 
-def _v550(x: object) -> bool:
-    # event#/allOf/12/if
+def _v562(x: object) -> bool:
+    # event#/allOf/13/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v551(x['event_type']):
+        if 'event_type' in x and not _v563(x['event_type']):
             return False
     return True
 
 
-def _v531(x: object) -> bool:
-    # event#/allOf/12
-    if _v550(x):
-        if not _v532(x):
+def _v543(x: object) -> bool:
+    # event#/allOf/13
+    if _v562(x):
+        if not _v544(x):
             return False
     else:
         pass
     return True
 
 
-def _v555(x: object) -> bool:
-    # event#/allOf/13/then/properties/payload/properties/ticket_id
+def _v567(x: object) -> bool:
+    # event#/allOf/14/then/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v556(x: object) -> bool:
-    # event#/allOf/13/then/properties/payload/properties/dispatch_id
+def _v568(x: object) -> bool:
+    # event#/allOf/14/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v557(x: object) -> bool:
-    # event#/allOf/13/then/properties/payload/properties/commit
+def _v569(x: object) -> bool:
+    # event#/allOf/14/then/properties/payload/properties/commit
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v558(x: object) -> bool:
-    # event#/allOf/13/then/properties/payload/properties/base
+def _v570(x: object) -> bool:
+    # event#/allOf/14/then/properties/payload/properties/base
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v559(x: object) -> bool:
-    # event#/allOf/13/then/properties/payload/properties/merged
+def _v571(x: object) -> bool:
+    # event#/allOf/14/then/properties/payload/properties/merged
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v560(x: object) -> bool:
-    # event#/allOf/13/then/properties/payload/properties/target
+def _v572(x: object) -> bool:
+    # event#/allOf/14/then/properties/payload/properties/target
     if not (isinstance(x, str)):
         return False
     if isinstance(x, str):
@@ -1415,43 +1547,43 @@ def _v560(x: object) -> bool:
     return True
 
 
-def _v561(x: object) -> bool:
-    # event#/allOf/13/then/properties/payload/properties/mode
-    if not any(_eq(x, c) for c in _C17):
+def _v573(x: object) -> bool:
+    # event#/allOf/14/then/properties/payload/properties/mode
+    if not any(_eq(x, c) for c in _C18):
         return False
     return True
 
 
-def _v562(x: object) -> bool:
-    # event#/allOf/13/then/properties/payload/properties/verification
+def _v574(x: object) -> bool:
+    # event#/allOf/14/then/properties/payload/properties/verification
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v554(x: object) -> bool:
-    # event#/allOf/13/then/properties/payload
+def _v566(x: object) -> bool:
+    # event#/allOf/14/then/properties/payload
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
         for k in ('base', 'commit', 'dispatch_id', 'merged', 'mode', 'target', 'ticket_id', 'verification'):
             if k not in x:
                 return False
-        if 'ticket_id' in x and not _v555(x['ticket_id']):
+        if 'ticket_id' in x and not _v567(x['ticket_id']):
             return False
-        if 'dispatch_id' in x and not _v556(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v568(x['dispatch_id']):
             return False
-        if 'commit' in x and not _v557(x['commit']):
+        if 'commit' in x and not _v569(x['commit']):
             return False
-        if 'base' in x and not _v558(x['base']):
+        if 'base' in x and not _v570(x['base']):
             return False
-        if 'merged' in x and not _v559(x['merged']):
+        if 'merged' in x and not _v571(x['merged']):
             return False
-        if 'target' in x and not _v560(x['target']):
+        if 'target' in x and not _v572(x['target']):
             return False
-        if 'mode' in x and not _v561(x['mode']):
+        if 'mode' in x and not _v573(x['mode']):
             return False
-        if 'verification' in x and not _v562(x['verification']):
+        if 'verification' in x and not _v574(x['verification']):
             return False
         for k in x:
             if k not in ('ticket_id', 'dispatch_id', 'commit', 'base', 'merged', 'target', 'mode', 'verification'):
@@ -1459,33 +1591,33 @@ def _v554(x: object) -> bool:
     return True
 
 
-def _v553(x: object) -> bool:
-    # event#/allOf/13/then
+def _v565(x: object) -> bool:
+    # event#/allOf/14/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v554(x['payload']):
+        if 'payload' in x and not _v566(x['payload']):
+            return False
+    return True
+
+
+def _v576(x: object) -> bool:
+    # event#/allOf/14/if/properties/event_type
+    if not _eq(x, _C19):
+        return False
+    return True
+
+
+def _v575(x: object) -> bool:
+    # event#/allOf/14/if
+    if isinstance(x, dict):
+        if 'event_type' in x and not _v576(x['event_type']):
             return False
     return True
 
 
 def _v564(x: object) -> bool:
-    # event#/allOf/13/if/properties/event_type
-    if not _eq(x, _C18):
-        return False
-    return True
-
-
-def _v563(x: object) -> bool:
-    # event#/allOf/13/if
-    if isinstance(x, dict):
-        if 'event_type' in x and not _v564(x['event_type']):
-            return False
-    return True
-
-
-def _v552(x: object) -> bool:
-    # event#/allOf/13
-    if _v563(x):
-        if not _v553(x):
+    # event#/allOf/14
+    if _v575(x):
+        if not _v565(x):
             return False
     else:
         pass
@@ -1529,17 +1661,19 @@ def _v401(x: object) -> bool:
         return False
     if not _v468(x):
         return False
-    if not _v479(x):
+    if not _v480(x):
         return False
-    if not _v490(x):
+    if not _v491(x):
         return False
-    if not _v501(x):
+    if not _v502(x):
         return False
-    if not _v518(x):
+    if not _v513(x):
         return False
-    if not _v531(x):
+    if not _v530(x):
         return False
-    if not _v552(x):
+    if not _v543(x):
+        return False
+    if not _v564(x):
         return False
     return True
 

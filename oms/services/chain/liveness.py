@@ -7,6 +7,13 @@ environment, so a hook or bridge of another session cannot stand in. If either c
 silent at the deadline, the worker is parked with `hooks_silent` or `bridge_silent` and its pane is
 kept for inspection. Delivery leaves the worker `idle`; whichever channel proves itself second moves
 it to `working`.
+
+Before any of that, the deliverer types the instruction only once the agent has oms's tools: its
+bridge's first `tools/list` on a connection is noted by the broker (`record_listing`), one
+create-once `bridge-listed` event per session and pane — the pane's first process the session names
+(`pane_process`), the supervisor that hosts the broker —, so a relaunch in a new pane waits for its
+own bridge (ADR 0011 amendment `toolsready`). Only the broker's own observation counts, under the
+same nonce check as the bridge's proof; `tools_listed` is the deliverer's question.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from oms.canonical import JsonObject, access, add_ms, equal, operation_nonce, parse_ts, stable_id
-from oms.domain import workers
+from oms.domain import own_pane, workers
 from oms.domain.machine import Next
 from oms.errors import AuthorityChangedError, ConflictError
 from oms.schemas.payloads import SessionState, WorkerState
@@ -53,6 +60,14 @@ def hook_event_id(session_id: str) -> str:
     return stable_id("live-hook", session_id)
 
 
+def listing_event_id(session_id: str, pane: own_pane.PaneProcess | None) -> str:
+    """The event that notes the first `tools/list` of `session_id`'s bridge in `pane` (None: a
+    session written before sessions named their pane)."""
+    if pane is None:
+        return stable_id("live-listed", session_id)
+    return stable_id("live-listed", session_id, pane.boot_id, pane.pid, pane.start_ticks)
+
+
 def _record(ws: Workspace, event_id: str, event_type: str, payload: JsonObject) -> None:
     if ws.store.events.exists(event_id):
         return
@@ -76,6 +91,45 @@ def record_bridge(ws: Workspace, dispatch: Record, nonce: str | None) -> None:
         },
     )
     promote(ws, dispatch.record_id, session_id)
+
+
+def record_listing(
+    ws: Workspace,
+    dispatch: Record,
+    session_id: str,
+    nonce: str | None,
+    own: tuple[own_pane.PaneProcess, ...],
+) -> None:
+    """The bridge of `session_id` answered a `tools/list` in the pane whose first process is one of
+    `own` (the broker's supervisor, or a onefile build's bootloader): noted once for that pane.
+    Refused (`AuthorityChangedError`) for another session, another delivery's nonce, a session not
+    registered, or one that names another pane (a stale pane's bridge never stands in for the
+    new one)."""
+    if dispatch_payload(dispatch)["session_id"] != session_id:
+        raise AuthorityChangedError("the bridge is not bound to the dispatch's session")
+    want = _check(dispatch, nonce, "bridge")
+    session = ws.store.records("session").read_if_exists(session_id)
+    if session is None:
+        raise AuthorityChangedError("the bridge listed its tools before its session was registered")
+    pane = own_pane.named(session.payload)
+    if pane is not None and pane not in own:
+        raise AuthorityChangedError(
+            f"the bridge listed its tools in a pane not its session's: {own_pane.ANOTHER_PANE}"
+        )
+    payload: JsonObject = {
+        "session_id": session_id,
+        "dispatch_id": dispatch.record_id,
+        "nonce": want,
+    }
+    if pane is not None:
+        payload["pane_process"] = pane.to_json()
+    _record(ws, listing_event_id(session_id, pane), "bridge-listed", payload)
+
+
+def tools_listed(ws: Workspace, session: Record) -> bool:
+    """Has the bridge of `session`'s current pane answered a `tools/list` (`record_listing`)?"""
+    pane = own_pane.named(session.payload)
+    return ws.store.events.exists(listing_event_id(session.record_id, pane))
 
 
 def record_hook(

@@ -391,16 +391,24 @@ def _unpark(worker: Record, now: str) -> Next[WorkerPayload] | None:
 
 
 class HookWitness:
-    """The agent took the typed instruction when its session records a prompt taken since the text
-    was typed (`last_prompted_at`: its UserPromptSubmit, or Codex's SessionStart: `gate.prompt`).
-    Another hook proves nothing: Claude Code fires SessionStart once started, also after oms typed,
-    with the text still in its composer (an Enter read as a newline). The first prompt since its
-    registration or relaunch (`prompt_due_at`) is recorded at once (`gate.worth_writing`)."""
+    """The agent has oms's tools once its bridge answered a `tools/list` in the pane its session
+    names (`chain/liveness.tools_listed`: the broker's note, never the agent's word; a relaunch's
+    new pane waits for its own bridge). The agent took the typed instruction when its session
+    records a prompt taken since the text was typed (`last_prompted_at`: its UserPromptSubmit, or
+    Codex's SessionStart: `gate.prompt`). Another hook proves nothing: Claude Code fires
+    SessionStart once started, also after oms typed, with the text still in its composer (an Enter
+    read as a newline). The first prompt since its registration or relaunch (`prompt_due_at`) is
+    recorded at once (`gate.worth_writing`)."""
 
     def __init__(self, d: DeliveryContext, dispatch_id: str) -> None:
         self.d = d
         self.dispatch_id = dispatch_id
         self.since: str | None = None
+
+    def listed(self) -> bool:
+        """Has the bridge of the session's current pane listed oms's tools?"""
+        session = self.d.session(dispatch_payload(self.d.dispatch(self.dispatch_id))["session_id"])
+        return session is not None and liveness.tools_listed(self.d.ws, session)
 
     def typing(self) -> None:
         """Remember when the text was typed."""

@@ -17,7 +17,11 @@ binding must equal the broker's own. Exactly three tools, bound to one dispatch 
 Every tool of a fenced attempt (its lease or live authorisation lapsed: `services/chain/fence.py`)
 is refused with the reason, and its worker parked.
 
-A session has no side effects until its first tool call (a client may spawn a throwaway probe).
+A session has no side effects until its first `tools/list`: the broker notes the first of each
+connection for the deliverer, which types the agent's instruction only once its bridge has listed
+oms's tools in this pane (`chain/liveness.record_listing`; ADR 0011 amendment `toolsready`). A
+throwaway probe that lists the tools proves the bridge starts all the same; a note that cannot be
+written is one broker log line, and the listing is answered regardless.
 Lines over the cap are refused (the broker bounds them); internal errors are one broker log line
 each.
 """
@@ -34,6 +38,7 @@ from oms.limits import LIMITS
 from oms.version import __version__
 
 if TYPE_CHECKING:
+    from oms.domain.own_pane import PaneProcess
     from oms.errors import OmsError
     from oms.schemas.payloads import DispatchPayload
     from oms.services.workspace import Workspace
@@ -96,6 +101,7 @@ class BridgeArgs(NamedTuple):
     dispatch_id: str
     session_id: str
     nonce: str | None = None
+    own: tuple[PaneProcess, ...] = ()  # the broker's pane: its first process (`own_pane`)
 
 
 def parse_args(argv: tuple[str, ...] | list[str]) -> tuple[str, str]:
@@ -190,6 +196,26 @@ class Tools:
             ws, dispatch, "oms-bridge"
         )  # a lapsed lease or authorisation: refused with the reason
         return dispatch
+
+    def note_listing(self) -> None:
+        """The connection's first `tools/list` was answered: noted for the deliverer
+        (`chain/liveness.record_listing`), or one log line saying why not."""
+        from oms.errors import OmsError
+        from oms.services.chain import liveness
+
+        try:
+            ws = self.workspace()
+            dispatch = ws.store.records("dispatch").read(self.args.dispatch_id)
+            liveness.record_listing(
+                ws, dispatch, self.args.session_id, self.args.nonce, self.args.own
+            )
+        except OmsError as exc:
+            self.log(f"bridge tools/list not noted: {exc.message}")
+        # the door boundary: a bug leaves the listing answered, never kills the session
+        except Exception as exc:  # noqa: BLE001
+            self.log(
+                f"bridge internal error noting tools/list: {type(exc).__name__}: {str(exc)[:200]}"
+            )
 
     # ------------------------------------------------------------------ tools
     def read_dispatch(self, _arguments: dict[str, Any]) -> dict[str, Any]:
@@ -310,12 +336,16 @@ class Session:
 
     def __init__(self, tools_impl: Tools, log: Callable[[str], None]) -> None:
         self.log = log
+        self.tools = tools_impl
         self.mcp = mcp.Session(
             "oms-worker-bridge", __version__, INSTRUCTIONS, tools(), tools_impl.call
         )
 
     def line(self, data: bytes) -> list[bytes]:
-        """The encoded replies to one received line."""
+        """The encoded replies to one received line. The connection's first `tools/list` is noted
+        as its answer is queued: the broker writes it in this turn of its loop, long before the
+        deliverer, which polls, could type and (`ENTER_PAUSE_S` later) press Enter."""
+        listed = self.mcp.listed
         try:
             replies = mcp.handle_line(self.mcp, data)
         except Exception as exc:  # noqa: BLE001 - the protocol boundary: answer, never a traceback
@@ -327,6 +357,8 @@ class Session:
                     "error": {"code": mcp.INTERNAL_ERROR, "message": "Internal error"},
                 }
             ]
+        if self.mcp.listed and not listed:
+            self.tools.note_listing()
         return [mcp.encode(reply) for reply in replies]
 
     def oversized(self) -> list[bytes]:

@@ -1,7 +1,8 @@
 """The two doors a broker applies for its one worker: hooks and the MCP bridge (ADR 0012).
 
 `WorkerDoors` holds the binding delivery wrote into the launch spec — dispatch, session, provider,
-hook contract, the role's tool allow-list, the delivery nonce — and the state and config roots,
+hook contract, the role's tool allow-list, the delivery nonce —, its pane's first process (which
+a bridge's first `tools/list` is noted under), and the state and config roots,
 which never enter the sandbox. A relay's argv is compared with that binding; nothing from inside is
 trusted. The workspace opens on the first request that needs it (a probe never opens it; a
 PreToolUse for an allowed tool does, to ask whether the attempt is fenced) and stays open for the
@@ -20,6 +21,7 @@ from oms.services.doors.interface import BridgeSession, DoorRefusedError
 from oms.services.doors.progress import Memo
 
 if TYPE_CHECKING:
+    from oms.domain.own_pane import PaneProcess
     from oms.services.workspace import Workspace
 
 
@@ -58,8 +60,10 @@ class WorkerDoors:
         state_root: str,
         config_root: str,
         log: Callable[[str], None],
+        own: tuple[PaneProcess, ...] = (),
     ) -> None:
         self.binding = binding
+        self.own = own  # the pane's first process (the supervisor, or its onefile bootloader)
         self.nonce = nonce
         self.state_root = state_root
         self.config_root = config_root
@@ -109,5 +113,5 @@ class WorkerDoors:
             raise DoorRefusedError(str(exc)) from exc
         if (dispatch_id, session_id) != (self.binding.dispatch_id, self.binding.session_id):
             raise DoorRefusedError("bridge arguments are not this worker's binding")
-        args = bridge.BridgeArgs(dispatch_id, session_id, self.nonce)
+        args = bridge.BridgeArgs(dispatch_id, session_id, self.nonce, self.own)
         return bridge.Session(bridge.Tools(args, self.workspace, self.log), self.log)

@@ -65,6 +65,7 @@ from oms.store.sandboxes import broker_rel
 
 if TYPE_CHECKING:
     from oms.adapters import cgroups
+    from oms.domain.own_pane import PaneProcess
     from oms.process import Foreground
     from oms.services.containment.bounds import Guard
     from oms.services.doors.broker import Broker
@@ -98,15 +99,16 @@ def supervise(state_root: str, dispatch_id: str) -> int:
         except OmsError as exc:
             record_exit(root, dispatch_id, (1, None, f"the worker could not start: {exc.message}"))
             raise
+        own = (  # its pane's first process: this one, or a onefile bootloader (its parent)
+            start_guard.pane_process(os.getpid()),
+            start_guard.pane_process(os.getppid()),
+        )
         why = start_guard.await_registration(
             root,
             spec.dispatch_id,
             spec.session_id,
             received,
-            own=(  # its pane's first process: this one, or a onefile bootloader (its parent)
-                start_guard.pane_process(os.getpid()),
-                start_guard.pane_process(os.getppid()),
-            ),
+            own=own,
             relaunch=spec.relaunch,
             backend=backend,
         )
@@ -123,7 +125,7 @@ def supervise(state_root: str, dispatch_id: str) -> int:
         def log(line: str) -> None:
             write_log_line(log_fd, budget, line)
 
-        run = _Run(root, os.path.realpath(state_root), spec, log, received)
+        run = _Run(root, os.path.realpath(state_root), spec, log, received, own)
         ended: Ended = (1, None, "the supervisor failed before the sandbox ended")
         try:
             ended = run.run(slot)
@@ -169,8 +171,10 @@ class _Run:
         spec: launch_spec.LaunchSpec,
         log: Callable[[str], None],
         received: list[int],
+        own: tuple[PaneProcess, ...] = (),
     ) -> None:
         self.root = root
+        self.own = own  # its pane's first process: what its broker notes a listing under
         self.state_real = state_real
         self.spec = spec
         self.log = log
@@ -243,7 +247,9 @@ class _Run:
             spec.session_id,
             spec.allowed_tools,
         )
-        doors = WorkerDoors(binding, spec.nonce, self.state_real, spec.config_root, self.log)
+        doors = WorkerDoors(
+            binding, spec.nonce, self.state_real, spec.config_root, self.log, own=self.own
+        )
         previous_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
         broker = Broker(listener, doors, self.log)
         child = None

@@ -62,13 +62,26 @@ class Screen:
 
 
 class Witness:
-    def __init__(self, taken_after: int | None = None) -> None:
+    def __init__(
+        self,
+        taken_after: int | None = None,
+        listed_at: float | None = 0.0,
+        clock: Clock | None = None,
+    ) -> None:
         self.taken_after = taken_after  # polls before the hook is heard (None: never)
+        self.listed_at = listed_at  # when the broker notes the bridge's tools/list (None: never)
+        self.clock = clock
         self.polls = 0
         self.typing_calls = 0
+        self.typed_at: float | None = None
+
+    def listed(self) -> bool:
+        now = 0.0 if self.clock is None else self.clock.now
+        return self.listed_at is not None and now >= self.listed_at
 
     def typing(self) -> None:
         self.typing_calls += 1
+        self.typed_at = None if self.clock is None else self.clock.now
 
     def taken(self) -> bool:
         self.polls += 1
@@ -93,6 +106,31 @@ def test_types_once_ready_then_confirms_by_the_hook() -> None:
         clock.slept[clock.slept.index(ENTER_PAUSE_S) - 1] != ENTER_PAUSE_S
     )  # waited for ready, then paused
     assert clock.now < 10  # no real time passed: only the fake clock moved
+
+
+def test_nothing_is_typed_before_the_agent_has_listed_the_tools() -> None:
+    """A CLI shows its ready screen before its MCP servers are up: typed then, the first turn goes
+    to the model without oms's tools (`No such tool available: read_dispatch`)."""
+    tui, screen, clock = _tui(lambda _typed, _now: "READY")  # ready from the start
+    witness = Witness(taken_after=0, listed_at=2.0, clock=clock)
+    tui.activate(PLAN, "dsp-1", witness)
+    assert screen.typed == [("-l", "do the ticket"), ("Enter",)]
+    assert witness.typed_at is not None
+    assert 2.0 <= witness.typed_at < 2.1  # typed once the bridge had listed its tools, not before
+
+
+def test_tools_never_listed_fail_at_the_ready_deadline_with_the_reason() -> None:
+    tui, screen, clock = _tui(lambda _typed, _now: "READY")
+    witness = Witness(taken_after=0, listed_at=None, clock=clock)
+    with pytest.raises(ActivationError) as raised:
+        tui.activate(PLAN, "dsp-1", witness)
+    assert raised.value.message == (
+        "the agent did not list oms's tools within 30s (its MCP bridge did not start)"
+    )
+    assert "\n" not in raised.value.message
+    assert screen.typed == []  # nothing typed: the instruction waits for the tools
+    assert witness.typing_calls == 0
+    assert 30 < clock.now < 31
 
 
 def test_the_busy_mark_confirms_too() -> None:
