@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from oms.canonical import JsonObject, add_ms
 from oms.domain import delivery
@@ -222,7 +222,8 @@ class Shell:
         if w.activity != "idle" or w.worker["health"] not in ("healthy", "parked"):
             self.effects.append(machine.Fail())  # the launch refuses: its error is the resume's
             raise _FailedError
-        if w.draw(st.integers(0, 3)) == 0:
+        how = w.draw(st.integers(0, 4))
+        if how == 0:  # refused before its pane (the launch machine parks the worker)
             w.worker = {**w.worker, "health": "parked"}
             return machine.LaunchSeen(False, parked=True, reason="no bubblewrap", remedy=None)
         self.start_pane("launch")
@@ -230,10 +231,13 @@ class Shell:
         w.session_state, w.version = "running", 0
         w.session = {
             "native_session_ref": SESSION,
-            "agent_prompted_at": w.now if w.draw(st.booleans()) else None,
+            "agent_prompted_at": w.now if w.draw(st.integers(0, 3)) else None,
             "parked_until": None,
             "last_observed_at": w.tick(),
         }
+        if how == 1:  # the activation failed, its pane lives: parked `activation_pending`
+            w.worker = {**w.worker, "health": "parked"}
+            return machine.LaunchSeen(False, parked=True, reason="no prompt", remedy=None)
         w.worker = {**w.worker, "health": "healthy"}
         return machine.LaunchSeen(False)
 
@@ -270,10 +274,18 @@ class LifecycleMachine(RuleBasedStateMachine):
     def resume(self, data: st.DataObject) -> None:
         self._request(data, machine.start_resume(DISPATCH))
 
-    @rule(data=st.data(), again=st.booleans())
-    def stop(self, data: st.DataObject, again: bool) -> None:
+    @rule(data=st.data(), again=st.booleans(), roll=st.integers(0, 3))
+    def stop(self, data: st.DataObject, again: bool, roll: int) -> None:
+        if roll != 3:  # a stop ends the attempt: the other requests get their turns first
+            return
         for _ in range(2 if again else 1):
             self._request(data, machine.start_stop(DISPATCH, "a person stopped it", by="ann"))
+
+    @precondition(lambda self: self.world is not None and self.world.worker["health"] == "stopped")
+    @rule()
+    def next_attempt(self) -> None:
+        """The ticket dispatched again: a new attempt, a new world (each checked as it went)."""
+        self.world = None
 
     @rule(data=st.data(), how=st.sampled_from([DEAD, GONE]), group=st.booleans())
     def pane_ends(self, data: st.DataObject, how: str, group: bool) -> None:
