@@ -95,6 +95,22 @@ NOT_MODELLED: tuple[tuple[str, str], ...] = (
         "resume of a dead pane on the agent's own session: not modelled yet",
     ),
     (
+        "oms.services.delivery.native_resume:_Relaunch.step",
+        "the relaunch's steps (`domain/lifecycle.py` decides them): not modelled yet",
+    ),
+    (
+        "oms.services.delivery.native_resume:_Relaunch.perform",
+        "the relaunch's effects (`domain/lifecycle.py` decides them): not modelled yet",
+    ),
+    (
+        "oms.services.delivery.lifecycle:_Request.stop_pane",
+        "the kill marker, the pane and its sandbox ended: `stop`'s first step",
+    ),
+    (
+        "oms.services.delivery.lifecycle:_Request.cleanup",
+        "the stopped pane's files dropped once its end is recorded: `stop`'s last effect",
+    ),
+    (
         "oms.services.chain.results:_record_locked",
         "the body of `record_result` under its per-dispatch lock",
     ),

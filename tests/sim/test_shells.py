@@ -61,6 +61,12 @@ def _ends(ws: Workspace, dispatch_id: str) -> int:
 def _check(ws: Workspace, panes: MemoryPanes, dispatch_ids: list[str]) -> None:
     for dispatch_id in dispatch_ids:
         assert panes.started[dispatch_id] <= 1, f"{dispatch_id}: a second pane was started"
+    _check_ends(ws, panes, dispatch_ids)
+
+
+def _check_ends(ws: Workspace, panes: MemoryPanes, dispatch_ids: list[str]) -> None:
+    """One end per attempt, and an ended worker keeps no live pane."""
+    for dispatch_id in dispatch_ids:
         assert _ends(ws, dispatch_id) <= 1, f"{dispatch_id}: its attempt ended twice"
         worker = ws.store.records("worker").read(dispatch_id)
         pane = panes.observe(dispatch_id)

@@ -1,5 +1,6 @@
-"""`oms worker park|resume|stop` (ADR 0009 "Panes"); what each may do in which state is
-`domain/delivery.py`'s, the keys they type `adapters/activation.py`'s.
+"""`oms worker park|resume|stop` (ADR 0009 "Panes"): the shell of `domain/lifecycle.py`, which
+decides every step (on `domain/delivery.py`'s rules); this observes, asks it and performs what it
+answers. The keys typed are `adapters/activation.py`'s.
 
 - park: interrupt the turn that runs (if one does), session `parked` until a future time, worker
   health `parked`; a refusal types nothing. Its view says how (`parked`: `interrupted` a turn,
@@ -21,15 +22,12 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
-from oms.adapters.activation import ActivationError
-from oms.canonical import JsonObject, parse_ts, stable_id
-from oms.domain import delivery as delivery_rules
-from oms.domain import sessions, workers
-from oms.domain.machine import Next
-from oms.errors import InvalidInputError, OmsError, PaneNotEndedError, RecordNotFoundError, one_line
-from oms.schemas.payloads import SessionState
+from oms.canonical import JsonObject
+from oms.domain import lifecycle as machine
+from oms.domain.delivery import ResumeKeys
+from oms.errors import IllegalTransitionError, InvalidInputError, OmsError
 from oms.services.chain import fence, live, liveness, results
 from oms.services.chain.liveness import CONSUMER
 from oms.services.checkout import salvage
@@ -37,131 +35,22 @@ from oms.services.containment import reaper
 from oms.services.delivery import native_resume, plans, proxy_route, reconcile, spec
 from oms.services.delivery.launch import activate, launch_worker
 from oms.store import Record, panefiles
-from oms.store.payloads import dispatch_payload, session_payload, worker_payload
+from oms.store.payloads import dispatch_payload, worker_payload
 
 if TYPE_CHECKING:
-    from oms.schemas.payloads import WorkerPayload
+    from oms.adapters.providers.base import LaunchPlan
     from oms.services.delivery.context import DeliveryContext
 
 
 def park(d: DeliveryContext, dispatch_id: str, reason: str, until: str) -> JsonObject:
     """Interrupt the agent and park the worker until a future time."""
-    dispatch = d.dispatch(dispatch_id)
-    session = _require_session(d, dispatch)
-    worker = d.worker(dispatch_id)
-    parse_ts(until, "parked-until")
-    parked_until = session_payload(session).get("parked_until")
-    delivery_rules.check_park(session.state, worker_payload(worker)["health"], parked_until, until)
-    nxt = None  # validated before any key reaches the pane (a past --until is refused untouched)
-    if session.state != SessionState.PARKED:
-        nxt = sessions.park(session.state, session.payload, until=until, now=d.after(session))
-    plan = d.native(dispatch)
-    interrupted = nxt is not None and d.keys.interrupt(plan, dispatch_id)
-    why = one_line(reason, default="worker lifecycle request")
-    if nxt is not None:
-        d.session_step(session, nxt, stable_id("wkr-park", dispatch_id, why, until))
-
-    def decide(current: Record, now: str) -> Next[WorkerPayload] | None:
-        if worker_payload(current)["health"] == "parked":
-            return None
-        return workers.change(current.state, current.payload, now=now, health="parked", reason=why)
-
-    d.move_worker(dispatch_id, decide, op=stable_id("wkr-hlth-park", dispatch_id, why, until))
-    parked = "already" if nxt is None else "interrupted" if interrupted else "idle"
-    return {**reconcile.observe(d, dispatch_id), "parked": parked}
+    return _Request(d, dispatch_id).run(*machine.start_park(dispatch_id, reason, until))
 
 
 def resume(d: DeliveryContext, dispatch_id: str) -> JsonObject:
     """Resume a parked worker when it is due and its pane is live (or launch it if it never
     started)."""
-    dispatch = d.dispatch(dispatch_id)
-    fence.require_live(d.ws, dispatch)  # a refusal writes nothing
-    session = d.session(dispatch_payload(dispatch)["session_id"])
-    if session is None:
-        return _launch_unstarted(d, dispatch)
-    worker = d.worker(dispatch_id)
-    health = worker_payload(worker)["health"]
-    pane = d.panes.observe(dispatch_id)
-    until = session_payload(session).get("parked_until")
-    now = d.ws.now()
-    live_pane = pane is not None and not pane.dead
-    end = None if live_pane else reconcile.pane_end(d, dispatch_id, health, pane)
-    way = delivery_rules.check_resume(
-        session.state, health, pane_live=live_pane, pane_end=end, parked_until=until, now=now
-    )
-    if way is delivery_rules.ResumeWay.NATIVE:
-        delivery_rules.native_ref(
-            dispatch_payload(dispatch)["provider_mode"],
-            worker.state,
-            session.record_id,
-            session.payload,
-        )
-        relaunched = native_resume.relaunch(d, dispatch_id)
-        return {**reconcile.observe(d, dispatch_id), "resumed": way.value if relaunched else "none"}
-    receipt = d.ws.store.outbox(CONSUMER).read_receipt(
-        str(dispatch_payload(dispatch)["delivery_event_id"])
-    )
-    plan = d.native(dispatch)
-    ticket = d.ws.store.records("ticket").read(dispatch_payload(dispatch)["ticket_id"])
-    # resuming is contact: journaled first, refused if not in force
-    live.disclose_worker(
-        d.ws, ticket, dispatch, operation="worker-resume", surface=plans.surface(plan)
-    )
-    pending = receipt is not None and receipt.result.get("activation_pending") is True
-    keys = delivery_rules.resume_keys(
-        session.state,
-        session.version,
-        health,
-        activation_pending=pending,
-        prompted=plan.prompt is not None,
-    )
-    if keys is delivery_rules.ResumeKeys.ACTIVATE:
-        activate(d, plan, dispatch_id)
-    elif keys is delivery_rules.ResumeKeys.NUDGE:
-        d.keys.nudge(plan, dispatch_id)
-    if session.state == SessionState.PARKED:
-        nxt = sessions.resume(session.state, session.payload, now=d.after(session, now))
-        session = d.session_step(session, nxt, stable_id("wkr-resume", dispatch_id, str(until)))
-    if health == "parked":
-        fence.require_live(d.ws, d.dispatch(dispatch_id))  # lapsed while resuming: stays parked
-
-        def decide(current: Record, at: str) -> Next[WorkerPayload] | None:
-            if worker_payload(current)["health"] != "parked":
-                return None
-            return workers.change(current.state, current.payload, now=at, health="healthy")
-
-        d.move_worker(
-            dispatch_id, decide, op=stable_id("wkr-hlth-res", dispatch_id, session.version)
-        )
-    liveness.promote(d.ws, dispatch_id, session.record_id)
-    return {**reconcile.observe(d, dispatch_id), "resumed": way.value, "typed": keys.value}
-
-
-def _launch_unstarted(d: DeliveryContext, dispatch: Record) -> JsonObject:
-    """`resume` of a worker that never got a session: launched under the deliverer's own lock."""
-    event_id = dispatch_payload(dispatch).get("delivery_event_id")
-    if not isinstance(event_id, str):
-        raise InvalidInputError("dispatch has no delivery event")
-    dispatch_id = dispatch.record_id
-    with d.ws.store.outbox(CONSUMER).lock(event_id):  # one lock for every launch (deliver's own)
-        dispatch = d.dispatch(dispatch_id)
-        if d.session(dispatch_payload(dispatch)["session_id"]) is not None:
-            return {
-                **reconcile.observe(d, dispatch_id),
-                "resumed": "none",
-            }  # launched meanwhile (a deliverer, a resume)
-        launched = launch_worker(
-            d, dispatch, event_id, again=True
-        )  # a person's decision: a new pane
-    if launched.outcome.get("status") == "parked":
-        cause = launched.cause
-        raise ActivationError(
-            f"worker was not launched: {launched.outcome.get('reason')}",
-            hint=cause.remedy
-            if cause is not None and cause.remedy
-            else "fix the reason, then resume again",
-        )
-    return {**reconcile.observe(d, dispatch_id), "resumed": "launched"}
+    return _Request(d, dispatch_id).run(*machine.start_resume(dispatch_id))
 
 
 def stop(
@@ -174,94 +63,189 @@ def stop(
 ) -> JsonObject:
     """Stop the pane (and every process in it); session stopped, health stopped, activity
     blocked."""
-    dispatch = d.dispatch(dispatch_id)
-    reason = one_line(reason, default="worker lifecycle request")
-    root = d.ws.store.state.root
-    marker: JsonObject = {
-        "format": "oms-kill-v1",
-        "dispatch_id": dispatch_id,
-        "by": by,
-        "pid": os.getpid(),
-        "reason": reason,
-        "requested_at": d.ws.now(),
-    }
-    panefiles.leave_kill(root, marker)
-    try:
-        quit_keys = d.native(dispatch).quit_keys
-    except OmsError:
-        quit_keys = ()
-    ended = d.panes.stop(dispatch_id, quit_keys=quit_keys)
-    reaper.end_sandbox(root, dispatch_id)  # should its init have outlived its supervisor (ADR 0012)
-    if (
-        ended
-    ):  # no pane is left: what still carries its sandbox's environment is a stray (bubblewrap#633)
-        reaper.end_strays(dispatch_id, dispatch_payload(dispatch)["session_id"])
-    left = _left_running(d, dispatch_id) if ended else "the process group of its pane"
-    if (
-        left is not None
-    ):  # nothing recorded: the kill marker stays, `observe` records the end once it comes
-        raise PaneNotEndedError(
-            f"worker {dispatch_id} was not stopped: {left} still has live processes"
-        )
-    session = d.session(dispatch_payload(dispatch)["session_id"])
-    if session is not None and session.state != SessionState.STOPPED:
-        nxt = sessions.stop(session.state, session.payload, reason=reason, now=d.after(session))
-        d.session_step(session, nxt, stable_id("wkr-stop", dispatch_id, reason))
-    results.finish_recorded(
-        d.ws, d.dispatch(dispatch_id)
-    )  # a recorded result ends the worker as it says
-    detail = f"{reason} (by {by})"
-    kept = _salvage(d, dispatch_id, f"{end_reason}: {reason}")
-
-    def decide(worker: Record, now: str) -> Next[WorkerPayload] | None:
-        return workers.end(
-            worker.state,
-            worker.payload,
-            now=now,
-            end_reason=end_reason,
-            detail=detail,
-            salvage=kept,
-        )
-
-    d.move_worker(dispatch_id, decide, op=stable_id("wkr-stop-end", dispatch_id, reason))
-    panefiles.drop_registry(root, dispatch_id)
-    panefiles.drop_kill(root, dispatch_id)
-    panefiles.clear_exit(root, dispatch_id)
-    panefiles.drop_begun(root, dispatch_id)
-    spec.discard(root, dispatch_id)  # a spec no supervisor took (it holds the agent's credential)
-    proxy_route.release(d.ws, dispatch_id)  # its proxy token; an idle on-demand proxy stops
-    d.panes.kill_server_if_idle()
-    return reconcile.observe(d, dispatch_id)
+    started = machine.start_stop(dispatch_id, reason, end_reason=end_reason, by=by)
+    return _Request(d, dispatch_id).run(*started)
 
 
-def _salvage(d: DeliveryContext, dispatch_id: str, why: str) -> JsonObject | None:
-    """Keep the ended attempt's uncommitted work (`checkout/salvage.py`) unless its worker has ended
-    already."""
-    if worker_payload(d.worker(dispatch_id))["health"] == "stopped":
+_T = TypeVar("_T")
+
+
+class _Request:
+    """One lifecycle request's IO: each step the machine asks for, each effect it decides."""
+
+    def __init__(self, d: DeliveryContext, dispatch_id: str) -> None:
+        self.d, self.dispatch_id = d, dispatch_id
+        self.dispatch = d.dispatch(dispatch_id)
+        self.session: Record | None = None
+        self.plan: LaunchPlan | None = None
+        self.state: machine.State | None = None
+
+    def run(self, state: machine.State, effects: list[machine.Effect]) -> JsonObject:
+        """Run the machine from `state` until its terminal effect."""
+        while True:
+            self.state = state
+            event: machine.Event | None = None
+            for effect in effects:
+                if isinstance(effect, machine.Refuse):
+                    raise native_resume.refusal(effect)
+                if isinstance(effect, machine.Answer):
+                    return self.answer(effect)
+                seen = self.perform(effect)
+                event = event if seen is None else seen
+            if event is None:  # a batch without a step to run: a bug of the machine
+                raise IllegalTransitionError("lifecycle", state.step.value, "nothing to run")
+            state, effects = machine.decide(state, event)
+
+    def answer(self, effect: machine.Answer) -> JsonObject:
+        d, dispatch_id = self.d, self.dispatch_id
+        if effect.promote:
+            liveness.promote(d.ws, dispatch_id, dispatch_payload(self.dispatch)["session_id"])
+        return {**reconcile.observe(d, dispatch_id), **dict(effect.fields)}
+
+    def perform(self, effect: machine.Effect) -> machine.Event | None:
+        d, dispatch_id = self.d, self.dispatch_id
+        if isinstance(effect, machine.Run):
+            return self.step(effect.step)
+        if isinstance(effect, machine.MoveSession):
+            session = _got(self.session, effect)
+            self.session = d.session_step(session, effect.nxt, effect.op)
+            return machine.SessionMoved(self.session.version)
+        if isinstance(effect, machine.MoveWorker):
+            native_resume.move_worker(d, dispatch_id, effect)
+        elif isinstance(effect, machine.TypeKeys):
+            plan = _got(self.plan, effect)
+            if effect.keys is ResumeKeys.ACTIVATE:
+                activate(d, plan, dispatch_id)
+            else:
+                d.keys.nudge(plan, dispatch_id)
+        elif isinstance(effect, machine.FinishRecorded):
+            results.finish_recorded(d.ws, d.dispatch(dispatch_id))
+        elif isinstance(effect, machine.Cleanup):
+            self.cleanup()
         return None
-    kept = salvage.keep(d.ws, d.dispatch(dispatch_id), why)
-    return None if kept is None else kept.fields()
 
+    def step(self, step: machine.Step) -> machine.Event:
+        d, dispatch_id, dispatch = self.d, self.dispatch_id, self.dispatch
+        state = _got(self.state, step)
+        if step is machine.Step.FENCE or step is machine.Step.REFENCE:
+            if step is machine.Step.REFENCE:
+                dispatch = d.dispatch(dispatch_id)
+            return machine.FenceSeen(fence.reason(d.ws, dispatch), dispatch.state)
+        if step is machine.Step.SESSION:
+            self.session, seen = native_resume.seen_session(d, dispatch)
+            return seen
+        if step is machine.Step.WORKER:
+            worker = d.worker(dispatch_id)
+            return machine.WorkerSeen(worker_payload(worker)["health"], worker.state, d.ws.now())
+        if step is machine.Step.PANE:
+            return native_resume.seen_pane(d, dispatch_id, state.health)
+        if step is machine.Step.INTERRUPT or step is machine.Step.PLAN:
+            plan = d.native(dispatch)
+            if step is machine.Step.PLAN:
+                return machine.Done(step)
+            return machine.Interrupted(d.keys.interrupt(plan, dispatch_id))
+        if step is machine.Step.LAUNCH:
+            return _launch_unstarted(d, dispatch)
+        if step is machine.Step.RELAUNCH:
+            return machine.Relaunched(native_resume.relaunch(d, dispatch_id))
+        if step is machine.Step.CONTACT:
+            return self.contact()
+        if step is machine.Step.STOP_PANE:
+            return self.stop_pane()
+        if step is machine.Step.GROUP:
+            return machine.GroupSeen(d.panes.group_ends(state.pgid))
+        if step is machine.Step.SALVAGE:
+            kept = salvage.keep(d.ws, d.dispatch(dispatch_id), machine.salvage_why(state))
+            return machine.Salvaged(None if kept is None else kept.fields())
+        raise IllegalTransitionError("lifecycle", step.value, "no such step")
 
-def _left_running(d: DeliveryContext, dispatch_id: str) -> str | None:
-    """What of a pane tmux no longer shows still runs: its registered process group (only looked
-    at)."""
-    if d.panes.observe(dispatch_id) is not None:
-        return None
-    try:
-        registry = panefiles.read_registry(d.ws.store.state.root, dispatch_id)
-    except OmsError:
-        return None  # a damaged registry names no group to trust
-    pgid = None if registry is None else registry.get("pane_pid")
-    if isinstance(pgid, int) and pgid > 1 and not d.panes.group_ends(pgid):
-        return f"process group {pgid} of its pane (which tmux no longer shows)"
-    return None
-
-
-def _require_session(d: DeliveryContext, dispatch: Record) -> Record:
-    session = d.session(dispatch_payload(dispatch)["session_id"])
-    if session is None:
-        raise RecordNotFoundError(
-            f"dispatch {dispatch.record_id} has no session yet (deliver it first)"
+    def contact(self) -> machine.Event:
+        """The receipt and the plan read; resuming is contact: journaled first, refused if not in
+        force."""
+        d, dispatch = self.d, self.dispatch
+        receipt = d.ws.store.outbox(CONSUMER).read_receipt(
+            str(dispatch_payload(dispatch)["delivery_event_id"])
         )
-    return session
+        self.plan = plan = d.native(dispatch)
+        ticket = d.ws.store.records("ticket").read(dispatch_payload(dispatch)["ticket_id"])
+        live.disclose_worker(
+            d.ws, ticket, dispatch, operation="worker-resume", surface=plans.surface(plan)
+        )
+        pending = receipt is not None and receipt.result.get("activation_pending") is True
+        return machine.Contact(pending, plan.prompt is not None)
+
+    def stop_pane(self) -> machine.Event:
+        """The kill marker, the agent's own quit keys, the pane and its sandbox ended."""
+        d, dispatch_id, dispatch = self.d, self.dispatch_id, self.dispatch
+        state = _got(self.state, "stop-pane")
+        root = d.ws.store.state.root
+        marker: JsonObject = {
+            "format": "oms-kill-v1",
+            "dispatch_id": dispatch_id,
+            "by": state.by,
+            "pid": os.getpid(),
+            "reason": state.why,
+            "requested_at": d.ws.now(),
+        }
+        panefiles.leave_kill(root, marker)
+        try:
+            quit_keys = d.native(dispatch).quit_keys
+        except OmsError:
+            quit_keys = ()
+        ended = d.panes.stop(dispatch_id, quit_keys=quit_keys)
+        reaper.end_sandbox(root, dispatch_id)  # should its init have outlived its supervisor
+        if ended:  # no pane is left: what still carries its sandbox's environment is a stray
+            reaper.end_strays(dispatch_id, dispatch_payload(dispatch)["session_id"])
+        else:
+            return machine.PaneStopped(False)
+        if d.panes.observe(dispatch_id) is not None:
+            return machine.PaneStopped(True, shown=True)
+        try:
+            registry = panefiles.read_registry(root, dispatch_id)
+        except OmsError:
+            registry = None  # a damaged registry names no group to trust
+        return machine.PaneStopped(
+            True, pgid=None if registry is None else registry.get("pane_pid")
+        )
+
+    def cleanup(self) -> None:
+        """The stopped pane's files, its spec (it holds the agent's credential) and proxy token."""
+        d, dispatch_id = self.d, self.dispatch_id
+        root = d.ws.store.state.root
+        panefiles.drop_registry(root, dispatch_id)
+        panefiles.drop_kill(root, dispatch_id)
+        panefiles.clear_exit(root, dispatch_id)
+        panefiles.drop_begun(root, dispatch_id)
+        spec.discard(root, dispatch_id)  # a spec no supervisor took
+        proxy_route.release(d.ws, dispatch_id)  # its proxy token; an idle on-demand proxy stops
+        d.panes.kill_server_if_idle()
+
+
+def _got(value: _T | None, at: object) -> _T:
+    """What an earlier step left, which the machine ran first (missing: a bug of the machine)."""
+    if value is None:
+        raise IllegalTransitionError("lifecycle", "an earlier step not run", str(at))
+    return value
+
+
+def _launch_unstarted(d: DeliveryContext, dispatch: Record) -> machine.LaunchSeen:
+    """`resume` of a worker that never got a session: launched under the deliverer's own lock."""
+    event_id = dispatch_payload(dispatch).get("delivery_event_id")
+    if not isinstance(event_id, str):
+        raise InvalidInputError("dispatch has no delivery event")
+    dispatch_id = dispatch.record_id
+    with d.ws.store.outbox(CONSUMER).lock(event_id):  # one lock for every launch (deliver's own)
+        dispatch = d.dispatch(dispatch_id)
+        if d.session(dispatch_payload(dispatch)["session_id"]) is not None:
+            return machine.LaunchSeen(meanwhile=True)  # a deliverer, a resume
+        launched = launch_worker(d, dispatch, event_id, again=True)  # a person's: a new pane
+    if launched.outcome.get("status") != "parked":
+        return machine.LaunchSeen(meanwhile=False)
+    reason = launched.outcome.get("reason")
+    cause = launched.cause
+    return machine.LaunchSeen(
+        meanwhile=False,
+        parked=True,
+        reason=None if reason is None else str(reason),
+        remedy=None if cause is None else cause.remedy,
+    )

@@ -2,7 +2,9 @@
 native session (`codex … resume <id>`, `claude … --resume <id>`; ADR 0009 "Resume by the native
 session").
 
-Under the deliverer's outbox lock (one lock for every launch), on records read again: the attempt
+What to do at each step is `domain/lifecycle.py`'s (its `relaunch` rows); this runs the steps and
+performs what it answers. Under the deliverer's outbox lock (one lock for every launch), on records
+read again: the attempt
 must not be fenced (`fence.require_live`), the rule must still say native
 (`domain/delivery.check_resume`, `native_ref`), and every check a launch makes must pass again
 (`authority.check_dispatch`, then `launch.prepare` with the native id: alone in the worktree, the
@@ -22,14 +24,22 @@ resume` then types the continuation) or, when the agent already exited, leaves t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
+from oms.adapters.activation import ActivationError
 from oms.canonical import stable_id
-from oms.domain import delivery as delivery_rules
-from oms.domain import sessions, workers
+from oms.domain import lifecycle as machine
+from oms.domain import sessions
 from oms.domain.machine import Next
-from oms.errors import AuthorityChangedError, InvalidInputError, OmsError, one_line
-from oms.schemas.payloads import DispatchState
+from oms.errors import (
+    AttemptFencedError,
+    AuthorityChangedError,
+    IllegalTransitionError,
+    InvalidInputError,
+    OmsError,
+    PaneNotEndedError,
+    RecordNotFoundError,
+)
 from oms.services.chain import fence, live, liveness
 from oms.services.chain.authority import check_dispatch
 from oms.services.chain.liveness import CONSUMER
@@ -38,11 +48,73 @@ from oms.services.delivery import launch, plans, reconcile, registration, start_
 from oms.services.delivery import spec as launch_spec
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record
-from oms.store.payloads import dispatch_payload, session_payload, worker_payload
+from oms.store.payloads import dispatch_payload, worker_payload
 
 if TYPE_CHECKING:
+    from oms.adapters.panes import Pane
+    from oms.adapters.providers.base import LaunchPlan
+    from oms.canonical import JsonObject
     from oms.schemas.payloads import WorkerPayload
     from oms.services.delivery.context import DeliveryContext
+
+_T = TypeVar("_T")
+
+# the error each of the lifecycle machine's refusals is (here and in `lifecycle.py`)
+ERRORS: dict[machine.Refusal, type[OmsError]] = {
+    machine.Refusal.INVALID: InvalidInputError,
+    machine.Refusal.FENCED: AttemptFencedError,
+    machine.Refusal.NO_SESSION: RecordNotFoundError,
+    machine.Refusal.CHANGED: AuthorityChangedError,
+    machine.Refusal.NOT_LAUNCHED: ActivationError,
+    machine.Refusal.NOT_ENDED: PaneNotEndedError,
+}
+
+
+def refusal(effect: machine.Refuse) -> OmsError:
+    """The error a refusal is (its class by `ERRORS`)."""
+    return ERRORS[effect.refusal](effect.message, hint=effect.hint)
+
+
+def move_worker(d: DeliveryContext, dispatch_id: str, effect: machine.MoveWorker) -> None:
+    """Perform a `MoveWorker`: the machine's `worker_next` on the latest version."""
+
+    def decide(current: Record, now: str) -> Next[WorkerPayload] | None:
+        return machine.worker_next(effect, current.state, current.payload, now=now)
+
+    d.move_worker(dispatch_id, decide, op=effect.op)
+
+
+def seen_pane(d: DeliveryContext, dispatch_id: str, health: str) -> machine.PaneSeen:
+    """What tmux shows of the worker's pane: live, or its end (`reconcile.pane_end`); the time."""
+    pane = d.panes.observe(dispatch_id)
+    live_pane = pane is not None and not pane.dead
+    now = d.ws.now()
+    end = None if live_pane else reconcile.pane_end(d, dispatch_id, health, pane)
+    return machine.PaneSeen(live_pane, end, now)
+
+
+def seen_session(d: DeliveryContext, dispatch: Record) -> tuple[Record | None, machine.SessionSeen]:
+    """The dispatch's session record, and what the machine is told of it."""
+    payload = dispatch_payload(dispatch)
+    session = d.session(payload["session_id"])
+    if session is None:
+        return None, machine.SessionSeen(payload["session_id"], None)
+    return session, machine.SessionSeen(
+        session.record_id,
+        session.state,
+        session.version,
+        session.observed_at,
+        session.payload,
+        payload["provider_mode"],
+        d.ws.now(),
+    )
+
+
+def _got(value: _T | None, at: object) -> _T:
+    """What an earlier step left, which the machine ran first (missing: a bug of the machine)."""
+    if value is None:
+        raise IllegalTransitionError("relaunch", "an earlier step not run", str(at))
+    return value
 
 
 def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
@@ -52,95 +124,113 @@ def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
     if not isinstance(event_id, str):
         raise InvalidInputError("dispatch has no delivery event")
     with d.ws.store.outbox(CONSUMER).lock(event_id):  # one lock for every launch (deliver's own)
-        dispatch = d.dispatch(dispatch_id)
-        fence.require_live(d.ws, dispatch)
-        if dispatch.state not in (
-            DispatchState.ACCEPTED,
-            DispatchState.ACKNOWLEDGED,
-        ):  # a recorded result: nothing left to continue
-            raise AuthorityChangedError(
-                f"dispatch {dispatch_id} is {dispatch.state}: its agent is not relaunched",
-                hint=f"`oms worker stop {dispatch_id}` ends the worker with its recorded result",
-            )
-        session_id = dispatch_payload(dispatch)["session_id"]
-        session, worker = d.session(session_id), d.worker(dispatch_id)
-        pane = d.panes.observe(dispatch_id)
-        if session is None or (pane is not None and not pane.dead):
-            return False
-        health = worker_payload(worker)["health"]
-        delivery_rules.check_resume(
-            session.state,
-            health,
-            pane_live=False,
-            pane_end=reconcile.pane_end(d, dispatch_id, health, pane),
-            parked_until=session_payload(session).get("parked_until"),
-            now=d.ws.now(),
-        )
-        mode = dispatch_payload(dispatch)["provider_mode"]
-        ref = delivery_rules.native_ref(mode, worker.state, session_id, session.payload)
-        authority = check_dispatch(d.ws, dispatch)
-        plan, spec = launch.prepare(d, dispatch, authority, resume=ref)
-        # relaunching is contact: journaled first
-        live.disclose_worker(
-            d.ws, authority.ticket, dispatch, operation="worker-resume", surface=plans.surface(plan)
-        )
+        run = _Relaunch(d, d.dispatch(dispatch_id))
+        answer = run.run()
+    if answer.promote:
+        liveness.promote(d.ws, dispatch_id, dispatch_payload(run.dispatch)["session_id"])
+    return answer.relaunched
+
+
+class _Relaunch:
+    """One relaunch's IO: each step the machine asks for, each effect it decides."""
+
+    def __init__(self, d: DeliveryContext, dispatch: Record) -> None:
+        self.d, self.dispatch, self.dispatch_id = d, dispatch, dispatch.record_id
+        self.session: Record | None = None
+        self.plan: LaunchPlan | None = None
+        self.spec: JsonObject = {}
+        self.pane: Pane | None = None
+        self.error: OmsError | None = None
+
+    def run(self) -> machine.Answer:
+        """Run the machine until its terminal effect."""
+        state, effects = machine.start_relaunch(self.dispatch_id)
+        while True:
+            event: machine.Event | None = None
+            for effect in effects:
+                if isinstance(effect, machine.Refuse):
+                    raise refusal(effect)
+                if isinstance(effect, machine.Fail):
+                    raise _got(self.error, effect)
+                if isinstance(effect, machine.Answer):
+                    return effect
+                if isinstance(effect, machine.Run):
+                    event = self.step(state, effect.step)
+                else:
+                    self.perform(effect)
+            if event is None:  # a batch without a step to run: a bug of the machine
+                raise IllegalTransitionError("lifecycle", state.step.value, "nothing to run")
+            state, effects = machine.decide(state, event)
+
+    def perform(self, effect: machine.Effect) -> None:
+        d, dispatch_id = self.d, self.dispatch_id
         root = d.ws.store.state.root
-        reaper.end_sandbox(root, dispatch_id)  # whatever is left of the ended pane's sandbox
-        spec = {**spec, "relaunch": True}  # its supervisor waits for the session to name its pane
-        status, new = launch.start_pane(d, dispatch, plan, spec, relaunch=True)
-        if status == "reused":
-            return False
-        try:
-            registration.register_pane(d, dispatch, new)
-            nxt = sessions.relaunch(
-                session.state,
-                session.payload,
-                pane_id=new.pane_id,
-                now=d.after(session),
-                pane_process=start_guard.pane_process(new.pane_pid).to_json(),
-            )
-            moved = d.session_step(
-                session, nxt, stable_id("wkr-relaunch", dispatch_id, session.version)
-            )
-        except OmsError:
+        if isinstance(effect, machine.MoveWorker):
+            move_worker(d, dispatch_id, effect)
+        elif isinstance(effect, machine.EndPane):  # the pane this relaunch created
             d.panes.stop(dispatch_id)
             reaper.end_sandbox(root, dispatch_id)
             launch_spec.discard(root, dispatch_id)
-            raise
-        try:
-            launch.activate(d, plan, dispatch_id)
-        except OmsError as exc:
-            shown = d.panes.observe(dispatch_id)
-            if (
-                shown is not None and not shown.dead
-            ):  # kept: `oms worker resume` types the continuation
-                _park(d, dispatch_id, exc.message, moved.version)
-            raise
-        fenced = fence.reason(
-            d.ws, dispatch
-        )  # lapsed while the agent was relaunched: it stays parked
-        if fenced is not None:
-            fence.park(d.ws, dispatch_id, fenced, SYSTEM_ACTOR)
-            return True
+        elif isinstance(effect, machine.FencePark):
+            fence.park(d.ws, dispatch_id, effect.reason, SYSTEM_ACTOR)
 
-        def unpark(current: Record, now: str) -> Next[WorkerPayload] | None:
-            if worker_payload(current)["health"] != "parked":
-                return None
-            return workers.change(current.state, current.payload, now=now, health="healthy")
+    def step(self, state: machine.State, step: machine.Step) -> machine.Event:
+        d, dispatch, dispatch_id = self.d, self.dispatch, self.dispatch_id
+        if step is machine.Step.FENCE or step is machine.Step.REFENCE:
+            return machine.FenceSeen(fence.reason(d.ws, dispatch), dispatch.state)
+        if step is machine.Step.SESSION:
+            self.session, seen = seen_session(d, dispatch)
+            return seen
+        if step is machine.Step.WORKER:
+            worker = d.worker(dispatch_id)
+            return machine.WorkerSeen(worker_payload(worker)["health"], worker.state)
+        if step is machine.Step.PANE:
+            return seen_pane(d, dispatch_id, state.health)
+        if step is machine.Step.PREPARE:
+            authority = check_dispatch(d.ws, dispatch)
+            ref = machine.resume_ref(state)
+            self.plan, self.spec = launch.prepare(d, dispatch, authority, resume=ref)
+            # relaunching is contact: journaled first
+            surface = plans.surface(self.plan)
+            live.disclose_worker(
+                d.ws, authority.ticket, dispatch, operation="worker-resume", surface=surface
+            )
+            return machine.Done(step)
+        if step is machine.Step.START_PANE:
+            plan = _got(self.plan, step)
+            reaper.end_sandbox(d.ws.store.state.root, dispatch_id)  # what is left of the old one
+            spec = {**self.spec, "relaunch": True}  # its supervisor waits for the session
+            status, self.pane = launch.start_pane(d, dispatch, plan, spec, relaunch=True)
+            return machine.PaneStarted(status)
+        if step is machine.Step.REGISTER:
+            try:
+                return self.register()
+            except OmsError as exc:
+                self.error = exc
+                return machine.Failed(step, exc.message)
+        if step is machine.Step.ACTIVATE:
+            plan = _got(self.plan, step)
+            try:
+                launch.activate(d, plan, dispatch_id)
+            except OmsError as exc:
+                self.error = exc
+                shown = d.panes.observe(dispatch_id)
+                return machine.Failed(step, exc.message, shown is not None and not shown.dead)
+            return machine.Done(step)
+        raise IllegalTransitionError("relaunch", step.value, "no such step")
 
-        d.move_worker(dispatch_id, unpark, op=stable_id("wkr-rel-res", dispatch_id, moved.version))
-    liveness.promote(d.ws, dispatch_id, session_id)
-    return True
-
-
-def _park(d: DeliveryContext, dispatch_id: str, why: str, version: int) -> None:
-    message = one_line(f"the relaunched agent did not take the continuation: {why}")
-
-    def decide(current: Record, now: str) -> Next[WorkerPayload] | None:
-        if worker_payload(current)["health"] != "healthy":
-            return None
-        return workers.change(
-            current.state, current.payload, now=now, health="parked", reason=message
+    def register(self) -> machine.SessionMoved:
+        """The new pane registered, and the *same* session record moved to it."""
+        d = self.d
+        session, new = _got(self.session, "register"), _got(self.pane, "register")
+        registration.register_pane(d, self.dispatch, new)
+        nxt = sessions.relaunch(
+            session.state,
+            session.payload,
+            pane_id=new.pane_id,
+            now=d.after(session),
+            pane_process=start_guard.pane_process(new.pane_pid).to_json(),
         )
-
-    d.move_worker(dispatch_id, decide, op=stable_id("wkr-rel-park", dispatch_id, version))
+        op = stable_id("wkr-relaunch", self.dispatch_id, session.version)
+        moved = d.session_step(session, nxt, op)
+        return machine.SessionMoved(moved.version)
