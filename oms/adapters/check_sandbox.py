@@ -13,13 +13,7 @@ never uid 0 inside.
 
 from __future__ import annotations
 
-from oms.adapters.sandbox import (
-    ROOT_INSIDE_ID,
-    SANDBOX_PATH,
-    Host,
-    system_args,
-)
-from oms.limits import LIMITS
+from oms.adapters.sandbox import SANDBOX_PATH, Host, confined
 
 CHECK_VIEW = "/oms/check"
 CHECK_HOME = "/tmp"  # noqa: S108 - the sandbox's own private tmpfs
@@ -39,24 +33,7 @@ def check_argv(
     for path in (checkout, *show):
         if not path.startswith("/") or "\x00" in path:
             raise ValueError(f"{path[:80]!r} is not an absolute path")
-    args: list[str] = [bwrap, "--unshare-user"]
-    if host.euid == 0:
-        args += ["--uid", str(ROOT_INSIDE_ID), "--gid", str(ROOT_INSIDE_ID)]
-    args += [
-        "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-        "--die-with-parent", "--new-session", "--hostname", "oms-check",
-        "--proc", "/proc",
-        # the init: oms's env, argv
-        "--size", str(LIMITS.sandbox_empty_bytes), "--tmpfs", "/proc/1", "--remount-ro", "/proc/1",
-        "--dev", "/dev",
-        "--size", str(LIMITS.sandbox_tmp_bytes), "--tmpfs", "/tmp",  # noqa: S108 - private, bounded
-        "--size", str(LIMITS.sandbox_tmp_bytes), "--tmpfs", "/var/tmp",  # noqa: S108 - likewise
-    ]  # fmt: skip
-    args += system_args(host.system)
-    for path in host.masked_files:
-        args += ["--ro-bind", "/dev/null", path]
-    for path in host.masked_dirs:
-        args += ["--size", str(LIMITS.sandbox_empty_bytes), "--tmpfs", path, "--remount-ro", path]
+    args = [bwrap, *confined(host, "oms-check")]
     for path in (*host.extra_ro, *show):
         args += ["--ro-bind", path, path]
     args += [
@@ -100,25 +77,7 @@ def probe_argv(
     for path in shown:
         if not path.startswith("/") or "\x00" in path:
             raise ValueError(f"{path[:80]!r} is not an absolute path")
-    args: list[str] = [bwrap, "--unshare-user"]
-    if host.euid == 0:
-        args += ["--uid", str(ROOT_INSIDE_ID), "--gid", str(ROOT_INSIDE_ID)]
-    if not host_network:
-        args.append("--unshare-net")
-    args += [
-        "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-        "--die-with-parent", "--new-session", "--hostname", "oms-probe",
-        "--proc", "/proc",
-        "--size", str(LIMITS.sandbox_empty_bytes), "--tmpfs", "/proc/1", "--remount-ro", "/proc/1",
-        "--dev", "/dev",
-        "--size", str(LIMITS.sandbox_tmp_bytes), "--tmpfs", "/tmp",  # noqa: S108 - private, bounded
-        "--size", str(LIMITS.sandbox_tmp_bytes), "--tmpfs", "/var/tmp",  # noqa: S108 - likewise
-    ]  # fmt: skip
-    args += system_args(host.system)
-    for path in host.masked_files:
-        args += ["--ro-bind", "/dev/null", path]
-    for path in host.masked_dirs:
-        args += ["--size", str(LIMITS.sandbox_empty_bytes), "--tmpfs", path, "--remount-ro", path]
+    args = [bwrap, *confined(host, "oms-probe", network=host_network, cgroup_ns=False)]
     for path in (*host.extra_ro, *shown):
         args += ["--ro-bind", path, path]
     args += ["--chdir", CHECK_HOME, "--seccomp", seccomp_fd, "--clearenv"]

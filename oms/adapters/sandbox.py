@@ -215,6 +215,46 @@ def bwrap_args(layout: Layout, host: Host) -> tuple[str, ...]:
     return tuple(args)
 
 
+def confined(
+    host: Host, hostname: str, *, network: bool = False, cgroup_ns: bool = True
+) -> list[str]:
+    """The options every sandbox but a worker's begins with (a check, a quota probe, a tree job):
+    its own user (never uid 0 inside), PID, IPC and UTS namespaces, its own network (loopback
+    only) unless `network`, its own cgroup namespace if the kernel has one (`cgroup_ns`), a new
+    session, gone with its parent; a fresh `/proc` with the init's entry hidden, `/dev`, private
+    bounded `/tmp` and `/var/tmp`; the system directories read-only, the `/etc` secrets masked."""
+    args: list[str] = ["--unshare-user"]
+    if host.euid == 0:
+        args += ["--uid", str(ROOT_INSIDE_ID), "--gid", str(ROOT_INSIDE_ID)]
+    if not network:
+        args.append("--unshare-net")
+    args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+    if cgroup_ns:
+        args.append("--unshare-cgroup-try")
+    args += [
+        "--die-with-parent", "--new-session", "--hostname", hostname,
+        "--proc", "/proc",
+        # the init: oms's env, argv
+        "--size", str(LIMITS.sandbox_empty_bytes), "--tmpfs", "/proc/1", "--remount-ro", "/proc/1",
+        "--dev", "/dev",
+        "--size", str(LIMITS.sandbox_tmp_bytes), "--tmpfs", "/tmp",  # noqa: S108 - private, bounded
+        "--size", str(LIMITS.sandbox_tmp_bytes), "--tmpfs", "/var/tmp",  # noqa: S108 - likewise
+    ]  # fmt: skip
+    args += system_args(host.system)
+    for path in host.masked_files:
+        args += ["--ro-bind", "/dev/null", _check_abs(path, "masked file")]
+    for path in host.masked_dirs:
+        args += [
+            "--size",
+            str(LIMITS.sandbox_empty_bytes),
+            "--tmpfs",
+            _check_abs(path, "masked directory"),
+            "--remount-ro",
+            path,
+        ]
+    return args
+
+
 def system_args(system: tuple[tuple[str, str | None], ...]) -> list[str]:
     """The system directories, read-only (a symlink recreated as one: merged /usr)."""
     args: list[str] = []

@@ -27,13 +27,7 @@ from __future__ import annotations
 import posixpath
 from typing import NamedTuple
 
-from oms.adapters.sandbox import (
-    GIT_SHOWN,
-    ROOT_INSIDE_ID,
-    SANDBOX_PATH,
-    Host,
-    system_args,
-)
+from oms.adapters.sandbox import GIT_SHOWN, SANDBOX_PATH, Host, confined
 from oms.limits import LIMITS
 
 WRITABLE = ("objects", "refs", "gitdir", "worktree", "dotgit")
@@ -88,30 +82,7 @@ def tree_args(
     unknown = sorted(set(view.writable) - set(WRITABLE))
     if unknown:
         raise ValueError(f"{unknown[0][:40]!r} cannot be made writable in a tree job")
-    args: list[str] = ["--unshare-user"]
-    if host.euid == 0:
-        args += ["--uid", str(ROOT_INSIDE_ID), "--gid", str(ROOT_INSIDE_ID)]
-    args += [
-        "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-        "--die-with-parent", "--new-session", "--hostname", "oms-tree",
-        "--proc", "/proc",
-        "--size", str(LIMITS.sandbox_empty_bytes), "--tmpfs", "/proc/1", "--remount-ro", "/proc/1",
-        "--dev", "/dev",
-        "--size", str(LIMITS.sandbox_tmp_bytes), "--tmpfs", "/tmp",  # noqa: S108 - private, bounded
-        "--size", str(LIMITS.sandbox_tmp_bytes), "--tmpfs", "/var/tmp",  # noqa: S108 - likewise
-    ]  # fmt: skip
-    args += system_args(host.system)
-    for path in host.masked_files:
-        args += ["--ro-bind", "/dev/null", _check_abs(path, "masked file")]
-    for path in host.masked_dirs:
-        args += [
-            "--size",
-            str(LIMITS.sandbox_empty_bytes),
-            "--tmpfs",
-            _check_abs(path, "masked directory"),
-            "--remount-ro",
-            path,
-        ]
+    args = confined(host, "oms-tree")
     for path in (*host.extra_ro, *view.runtime):
         args += ["--ro-bind", _check_abs(path, "read-only path"), path]
 
