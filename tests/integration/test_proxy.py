@@ -56,7 +56,8 @@ def _stream_first_then_rest(
             piece = response.read1(65536)
             assert piece, "the stream ended before its first event"
             seen += piece
-        assert rig.mock.holding.is_set()
+        # the mock marks itself holding just after it flushes that event: wait for the mark
+        assert rig.mock.holding.wait(30), "the mock never held its answer"
         assert not rig.mock.release.is_set()
         rig.mock.release.set()
         return seen + response.read()

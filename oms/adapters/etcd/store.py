@@ -20,7 +20,6 @@ etcd is not trusted: every read is parsed and checked by the record store as a f
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import random
 import re
@@ -41,6 +40,7 @@ from oms.errors import (
     LockHeldError,
     OmsError,
     shown,
+    suppress_faults,
 )
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
@@ -472,7 +472,7 @@ class Keeper:
         self._stop.set()
         self._thread.join()
         if not self.lost:
-            with contextlib.suppress(OmsError):  # unreachable: the lease lapses within its TTL
+            with suppress_faults():  # unreachable: the lease lapses within its TTL
                 release(self.store, self.held)
 
 
