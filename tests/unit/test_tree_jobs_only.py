@@ -167,13 +167,15 @@ def _imports(tree: ast.Module) -> dict[str, str]:
     return names
 
 
-def _modules() -> list[Module]:
+def _modules(planted: dict[str, str] | None = None) -> list[Module]:
+    """Every module of the package, plus `planted` (relative path -> source: a module the walk is
+    shown without writing it into the tree, which other tests walk at the same time)."""
     out = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = _rel(path)
+    sources = {_rel(path): path.read_text() for path in sorted(PACKAGE.rglob("*.py"))}
+    for rel, text in sorted({**sources, **(planted or {})}.items()):
         if rel.startswith(EXEMPT):
             continue
-        tree = ast.parse(path.read_text())
+        tree = ast.parse(text)
         name = rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
         functions: dict[str, tuple[Def, str | None]] = {}
         for node in tree.body:
@@ -388,10 +390,10 @@ def _sinks(taint: Taint, modules: list[Module]) -> list[str]:
     return found
 
 
-def host_reads_of_agent_trees() -> list[str]:
+def host_reads_of_agent_trees(planted: dict[str, str] | None = None) -> list[str]:
     """Every call on the host that reads, walks or runs git through a worktree path (not
-    allowed)."""
-    modules = _modules()
+    allowed); `planted`: modules to walk beside the package's (`_modules`)."""
+    modules = _modules(planted)
     taint = Taint()
     for _ in range(50):
         if not _spread(taint, modules):
@@ -415,22 +417,20 @@ def test_every_allowance_names_something_that_exists_and_says_why() -> None:
         assert f"def {attr}(" in (REPO / (module.replace(".", "/") + ".py")).read_text(), name
 
 
-def test_the_walk_finds_a_host_side_read_through_a_worktree(tmp_path: Path) -> None:
+def test_the_walk_finds_a_host_side_read_through_a_worktree() -> None:
     """The walk itself can fail: a planted module that runs git status in a dispatch's worktree,
     hands its path to a helper that lists it, and runs a process there, is found three times."""
-    planted = PACKAGE / "services" / "_planted_for_the_walk.py"
-    planted.write_text(
-        "from oms.adapters import git\nimport os\nfrom oms.process import run\n\n\n"
-        "def leftovers(dispatch):\n"
-        "    path = dispatch.payload['worktree_path']\n"
-        "    git.status_entries(path)\n"
-        "    _list(os.path.join(path, 'src'))\n"
-        "    run(('true',), cwd=path)\n\n\n"
-        "def _list(where):\n"
-        "    return os.listdir(where)\n"
-    )
-    try:
-        found = [line for line in host_reads_of_agent_trees() if "_planted_for_the_walk" in line]
-    finally:
-        planted.unlink()
+    planted = {
+        "oms/services/_planted_for_the_walk.py": (
+            "from oms.adapters import git\nimport os\nfrom oms.process import run\n\n\n"
+            "def leftovers(dispatch):\n"
+            "    path = dispatch.payload['worktree_path']\n"
+            "    git.status_entries(path)\n"
+            "    _list(os.path.join(path, 'src'))\n"
+            "    run(('true',), cwd=path)\n\n\n"
+            "def _list(where):\n"
+            "    return os.listdir(where)\n"
+        )
+    }
+    found = [line for line in host_reads_of_agent_trees(planted) if "_planted_for_the_walk" in line]
     assert len(found) == 3, found
