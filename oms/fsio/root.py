@@ -638,7 +638,10 @@ class Root:
                 raise UnsafeFileError(f"{shown(rel)}: is a directory")
             if expect is not None and (st.st_dev, st.st_ino) != (expect.dev, expect.ino):
                 return False
-            self._sys.unlink(parent, parts[-1])
+            try:
+                self._sys.unlink(parent, parts[-1])
+            except FileNotFoundError:  # another process removed it after we looked: gone
+                return False
             if durable:
                 self._sys.fsync(parent)
             return True

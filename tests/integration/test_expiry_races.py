@@ -130,10 +130,16 @@ def test_renewals_racing_expiries_from_several_processes_expire_once_and_leave_n
         racer.stdin.write("x")
         racer.stdin.flush()
     said = []
-    for racer in racers:
-        out, _ = racer.communicate(timeout=300)
-        assert racer.returncode == 0, out
-        said.append(json.loads(out))
+    try:
+        for racer in racers:
+            out, _ = racer.communicate(timeout=300)
+            assert racer.returncode == 0, out
+            said.append(json.loads(out))
+    finally:  # a failed racer leaves no other running into the next test
+        for racer in racers:
+            if racer.poll() is None:
+                racer.kill()
+            racer.communicate()
     expirers = said[1::2]
     assert not [line for s in expirers for line in s["skipped"]], said
     late = Clock(chain.clock.ms, chain.clock.base)

@@ -331,6 +331,28 @@ def test_case14_failed_write_leaves_no_temp(tmp_path: Path, resolver: str) -> No
         assert os.listdir(tmp_path / "r") == []
 
 
+def test_case14_a_name_removed_between_look_and_unlink_is_gone_not_a_crash(
+    tmp_path: Path, resolver: str
+) -> None:
+    """Two processes drop the same marker (a writer that published the next version, a reader that
+    pruned it): the one that looks, then loses the unlink to the other, hears "gone" (False), not
+    FileNotFoundError — a raw OSError here broke a ticket's renewal after its version was
+    published."""
+
+    class Overtaken(Syscalls):
+        def unlink(self, dir_fd: int, name: str) -> None:
+            os.unlink(name, dir_fd=dir_fd)  # the other process wins between the stat and ours
+            super().unlink(dir_fd, name)
+
+    (tmp_path / "r").mkdir(mode=0o700)
+    opts = make_options(resolver, Publisher.TMPFILE)
+    opts.syscalls = Overtaken()
+    with Root.open(str(tmp_path / "r"), options=opts) as root:
+        root.publish("marker.1", b"")
+        assert root.unlink("marker.1") is False
+    assert os.listdir(tmp_path / "r") == []
+
+
 # ---------------------------------------------------------------- case 16: renameat2 unavailable
 class OldFilesystem(Syscalls):
     """No O_TMPFILE and no RENAME_NOREPLACE: publishing must fall back to link+unlink."""
