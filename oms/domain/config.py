@@ -80,12 +80,14 @@ class Role:
 
 @dataclass(frozen=True, slots=True)
 class ProxyConfig:
-    """`[proxy]`: the loopback model proxy's port (0: any free one) and its request body bound.
+    """`[proxy]`: the loopback model proxy's port (0: any free one), its request body bound and how
+    long a connection may take to send its request (`request_deadline_s`, at most the default).
     Every model worker goes through it unless its role says `credential = "raw"` (ADR 0026);
     `workers = true`, which ADR 0020 asked for, is accepted and changes nothing."""
 
     port: int = 0
     max_request_bytes: int = LIMITS.proxy_request_bytes
+    request_deadline_s: float = LIMITS.proxy_header_s  # may be shorter, never longer
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +227,9 @@ def _proxy(doc: dict[str, Any], where: str) -> ProxyConfig:
             'a role that must hold its real key says credential = "raw" and network = "host"',
         )
     return ProxyConfig(
-        table.get("port", 0), table.get("max_request_bytes", LIMITS.proxy_request_bytes)
+        table.get("port", 0),
+        table.get("max_request_bytes", LIMITS.proxy_request_bytes),
+        float(table.get("request_deadline_s", LIMITS.proxy_header_s)),
     )
 
 

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'f084679a1be48c3bf92dc767574be9faee8740bfa3f11bbefa11b386aa5ed7dc'
+SOURCE_SHA256 = 'd3e445f2c612ae30c4c434dd852a9361ed207abef53af8a69ef2c3accb470ca1'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -1083,6 +1083,18 @@ def _v323(x: object) -> bool:
 
 
 def _v324(x: object) -> bool:
+    # config#/properties/proxy/properties/request_deadline_s
+    if not (_is_number(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 10:
+            return False
+    return True
+
+
+def _v325(x: object) -> bool:
     # config#/properties/proxy/properties/workers
     if not (isinstance(x, bool)):
         return False
@@ -1098,22 +1110,24 @@ def _v321(x: object) -> bool:
             return False
         if 'max_request_bytes' in x and not _v323(x['max_request_bytes']):
             return False
-        if 'workers' in x and not _v324(x['workers']):
+        if 'request_deadline_s' in x and not _v324(x['request_deadline_s']):
+            return False
+        if 'workers' in x and not _v325(x['workers']):
             return False
         for k in x:
-            if k not in ('port', 'max_request_bytes', 'workers'):
+            if k not in ('port', 'max_request_bytes', 'request_deadline_s', 'workers'):
                 return False
     return True
 
 
-def _v325(x: object) -> bool:
+def _v326(x: object) -> bool:
     # config#/properties/limits
     if not _m_defs._v253(x):
         return False
     return True
 
 
-def _v326(x: object) -> bool:
+def _v327(x: object) -> bool:
     # config#/properties/notify
     if not (isinstance(x, dict)):
         return False
@@ -1156,9 +1170,9 @@ def _v228(x: object) -> bool:
             return False
         if 'proxy' in x and not _v321(x['proxy']):
             return False
-        if 'limits' in x and not _v325(x['limits']):
+        if 'limits' in x and not _v326(x['limits']):
             return False
-        if 'notify' in x and not _v326(x['notify']):
+        if 'notify' in x and not _v327(x['notify']):
             return False
         for k in x:
             if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'store', 'retention', 'providers', 'routing', 'verify', 'merge', 'proxy', 'limits', 'notify'):

@@ -783,12 +783,12 @@ def _v253(x: object) -> bool:
     return True
 
 
-def _v327(x: object) -> bool:
+def _v328(x: object) -> bool:
     # defs#
     return True
 
 
-def _v328(x: object) -> bool:
+def _v329(x: object) -> bool:
     # defs#/$defs/host_name
     if not (isinstance(x, str)):
         return False
@@ -802,7 +802,7 @@ def _v328(x: object) -> bool:
     return True
 
 
-def _v329(x: object) -> bool:
+def _v330(x: object) -> bool:
     # defs#/$defs/text
     if not (isinstance(x, str)):
         return False
@@ -812,7 +812,7 @@ def _v329(x: object) -> bool:
     return True
 
 
-def _v330(x: object) -> bool:
+def _v331(x: object) -> bool:
     # defs#/$defs/token
     if not (isinstance(x, str)):
         return False
@@ -822,7 +822,7 @@ def _v330(x: object) -> bool:
     return True
 
 
-def _v331(x: object) -> bool:
+def _v332(x: object) -> bool:
     # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
@@ -832,7 +832,7 @@ def _v331(x: object) -> bool:
     return True
 
 
-def _v332(x: object) -> bool:
+def _v333(x: object) -> bool:
     # defs#/$defs/public_key
     if not (isinstance(x, str)):
         return False
@@ -842,7 +842,7 @@ def _v332(x: object) -> bool:
     return True
 
 
-def _v333(x: object) -> bool:
+def _v334(x: object) -> bool:
     # defs#/$defs/base64
     if not (isinstance(x, str)):
         return False
@@ -855,18 +855,18 @@ def _v333(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'defs': _v327,
+    'defs': _v328,
     'defs#/$defs/abs_path': _v35,
     'defs#/$defs/actor': _v139,
     'defs#/$defs/argv_or_null': _v49,
-    'defs#/$defs/base64': _v333,
+    'defs#/$defs/base64': _v334,
     'defs#/$defs/branch': _v37,
     'defs#/$defs/capability': _v31,
     'defs#/$defs/changes_requested': _v76,
     'defs#/$defs/commit': _v39,
     'defs#/$defs/count': _v11,
     'defs#/$defs/engine': _v28,
-    'defs#/$defs/host_name': _v328,
+    'defs#/$defs/host_name': _v329,
     'defs#/$defs/limit_cgroup': _v74,
     'defs#/$defs/limit_cpu_weight': _v68,
     'defs#/$defs/limit_disk_bytes': _v70,
@@ -878,20 +878,20 @@ VALIDATORS: dict[str, Callable[[object], bool]] = {
     'defs#/$defs/model_endpoint_or_null': _v21,
     'defs#/$defs/model_id': _v19,
     'defs#/$defs/opaque_id': _v7,
-    'defs#/$defs/pane_id': _v331,
+    'defs#/$defs/pane_id': _v332,
     'defs#/$defs/person': _v115,
     'defs#/$defs/program_list': _v57,
-    'defs#/$defs/public_key': _v332,
+    'defs#/$defs/public_key': _v333,
     'defs#/$defs/reason': _v124,
     'defs#/$defs/repository': _v98,
     'defs#/$defs/role_id': _v17,
     'defs#/$defs/sandbox': _v45,
     'defs#/$defs/sandbox_limits': _v62,
     'defs#/$defs/sha256': _v3,
-    'defs#/$defs/text': _v329,
+    'defs#/$defs/text': _v330,
     'defs#/$defs/timestamp': _v118,
     'defs#/$defs/title': _v93,
-    'defs#/$defs/token': _v330,
+    'defs#/$defs/token': _v331,
     'defs#/$defs/tool_list': _v54,
     'defs#/$defs/transport': _v26,
     'defs#/$defs/url': _v102,

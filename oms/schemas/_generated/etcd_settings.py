@@ -16,7 +16,7 @@ from oms.schemas._generated._runtime import search as _search, unique as _unique
 _P0 = '^/'
 
 
-def _v398(x: object) -> bool:
+def _v399(x: object) -> bool:
     # etcd-settings#/properties/tls/properties/ca
     if not (isinstance(x, str)):
         return False
@@ -28,7 +28,7 @@ def _v398(x: object) -> bool:
     return True
 
 
-def _v399(x: object) -> bool:
+def _v400(x: object) -> bool:
     # etcd-settings#/properties/tls/properties/cert
     if not (isinstance(x, str)):
         return False
@@ -40,7 +40,7 @@ def _v399(x: object) -> bool:
     return True
 
 
-def _v400(x: object) -> bool:
+def _v401(x: object) -> bool:
     # etcd-settings#/properties/tls/properties/key
     if not (isinstance(x, str)):
         return False
@@ -52,18 +52,18 @@ def _v400(x: object) -> bool:
     return True
 
 
-def _v397(x: object) -> bool:
+def _v398(x: object) -> bool:
     # etcd-settings#/properties/tls
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
         if len(x) < 1:
             return False
-        if 'ca' in x and not _v398(x['ca']):
+        if 'ca' in x and not _v399(x['ca']):
             return False
-        if 'cert' in x and not _v399(x['cert']):
+        if 'cert' in x and not _v400(x['cert']):
             return False
-        if 'key' in x and not _v400(x['key']):
+        if 'key' in x and not _v401(x['key']):
             return False
         for k in x:
             if k not in ('ca', 'cert', 'key'):
@@ -71,7 +71,7 @@ def _v397(x: object) -> bool:
     return True
 
 
-def _v396(x: object) -> bool:
+def _v397(x: object) -> bool:
     # etcd-settings#
     if not (isinstance(x, dict)):
         return False
@@ -79,7 +79,7 @@ def _v396(x: object) -> bool:
         for k in ('tls',):
             if k not in x:
                 return False
-        if 'tls' in x and not _v397(x['tls']):
+        if 'tls' in x and not _v398(x['tls']):
             return False
         for k in x:
             if k not in ('tls',):
@@ -88,5 +88,5 @@ def _v396(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'etcd-settings': _v396,
+    'etcd-settings': _v397,
 }

@@ -356,6 +356,7 @@ def settings_for(ws: Workspace, key: bytes, env: Mapping[str, str]) -> Settings:
         hello_key=key,
         rest=rest,
         clock=ws.now,
+        request_deadline_s=config.proxy.request_deadline_s,
     )
 
 

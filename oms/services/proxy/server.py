@@ -149,10 +149,11 @@ def _auth_of(credential: UpstreamAuth) -> str:
 
 
 class Handler(BaseHTTPRequestHandler):
-    """One worker connection: its request line, headers and body must all arrive within
-    `Limits.proxy_header_s` of the moment it waits for them (`proxy_guards.Deadlines`: a slow,
-    dribbling or idle sender is closed); the upstream's answer may take `Limits.proxy_client_s`. On
-    a sandbox's door (`proxy_front.Door`) only that door's dispatch's token counts."""
+    """One worker connection: its request line, headers and body must all arrive within `[proxy]
+    request_deadline_s` (at most `Limits.proxy_header_s`) of the moment it waits for them
+    (`proxy_guards.Deadlines`: a slow, dribbling or idle sender is closed); the upstream's answer
+    may take `Limits.proxy_client_s`. On a sandbox's door (`proxy_front.Door`) only that door's
+    dispatch's token counts."""
 
     protocol_version = "HTTP/1.1"
     timeout = LIMITS.proxy_header_s
@@ -160,8 +161,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def handle_one_request(self) -> None:
         """One request, its line, headers and body under the deadline."""
-        self.connection.settimeout(LIMITS.proxy_header_s)
-        self.server.deadlines.arm(self.connection)
+        seconds = self.server.settings.request_deadline_s
+        self.connection.settimeout(seconds)
+        self.server.deadlines.arm(self.connection, seconds)
         try:
             super().handle_one_request()
         finally:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from oms.domain.routing import Cooldown, Routing
 from oms.fsio import Root
+from oms.limits import LIMITS
 from oms.services.proxy.credentials import Credential
 
 Rest = Callable[[str, Cooldown, str], None]  # (provider, cooldown, dispatch): rest it for the fleet
@@ -25,3 +26,6 @@ class Settings:
     hello_key: bytes | None  # None on a door: a sandbox is never answered a handshake (ADR 0020)
     rest: Rest
     clock: Callable[[], str]
+    # a connection's request line, headers and body arrive within this (`[proxy]
+    # request_deadline_s`: at most `Limits.proxy_header_s`)
+    request_deadline_s: float = LIMITS.proxy_header_s

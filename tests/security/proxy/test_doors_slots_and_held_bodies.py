@@ -2,7 +2,9 @@
 fix.
 
 1. A dribbling sender kept its connection for ever: the 10 s was a bound on each read, not on the
-   request. Now a watchdog shuts a connection whose line, headers and body are not in within 10 s.
+   request. Now a watchdog shuts a connection whose line, headers and body are not in within
+   `[proxy] request_deadline_s` (10 s unless shortened; these attacks shorten it to 2 s so that
+   they wait for it as it passes, not for a fixed sleep).
 2. One agent filled the 256 slots shared by every sandbox (dribbling, or churning connections it
    closes itself before any deadline) and every other worker's traffic was closed unanswered. Now
    each dispatch has its own door (`proxy/doors/<dispatch>/model.sock`) with its own 16 slots, and
@@ -23,6 +25,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
+import select
 import socket
 import threading
 import time
@@ -36,11 +40,15 @@ from oms.services.proxy import control as proxy_control
 from oms.services.workspace import Workspace
 from tests.attempts import attempt_token
 from tests.chain import Chain, make_chain
+from tests.helpers import eventually, scaled
 from tests.model_mock import ModelMock, Script
 from tests.proxy_rig import MESSAGES, door_socket
 
 ATTACK_CONNECTIONS = 260  # a few more than LIMITS.proxy_connections
-DRIBBLE_EVERY_S = 3.0  # well inside the 10 s "request deadline"
+DEADLINE_S = 2  # `[proxy] request_deadline_s` in the attacks that wait for it to pass
+DRIBBLE_EVERY_S = 1.0  # inside that deadline: each read of a header line is in time
+# (100 header lines end a request: http.server's own bound, reached only after 100 s here, so a
+# connection closed within the waits below was closed by the request deadline)
 REQUEST_LINE = b"POST /p/claude-mock/v1/messages HTTP/1.1\r\nHost: x\r\n"
 
 
@@ -60,6 +68,11 @@ def proxied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[C
             yield chain, mock
     finally:
         mock.stop()
+
+
+def _shorten_deadline(chain: Chain) -> None:
+    """The proxy started next closes a connection whose request is not in within `DEADLINE_S`."""
+    chain.edit_config(lambda s: s + f"\n[proxy]\nrequest_deadline_s = {DEADLINE_S}\n", commit=True)
 
 
 def _door(ws: Workspace, dispatch_id: str) -> str:
@@ -104,9 +117,11 @@ def _ask_on_door(door: str, token: str) -> int:
     return int(got.split(b" ", 2)[1]) if got.startswith(b"HTTP/1.1 ") else 0
 
 
-def _dribbler(sock_path: str, stop: threading.Event, opened: list[socket.socket]) -> None:
-    """Open the attack connections on the sandbox door and feed each one header byte every few
-    seconds."""
+def _dribbler(
+    sock_path: str, stop: threading.Event, opened: list[socket.socket], all_in: threading.Event
+) -> None:
+    """Open the attack connections on the sandbox door (`all_in` set once each was tried) and feed
+    each one a header line every `DRIBBLE_EVERY_S`."""
     for _ in range(ATTACK_CONNECTIONS):
         for _attempt in range(200):  # the door's backlog is 16: a full one is EAGAIN, try again
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -119,6 +134,7 @@ def _dribbler(sock_path: str, stop: threading.Event, opened: list[socket.socket]
                 continue
             opened.append(s)
             break
+    all_in.set()
     i = 0
     while not stop.wait(DRIBBLE_EVERY_S):
         for s in list(opened):
@@ -134,6 +150,7 @@ def test_one_sandbox_dribbling_headers_cannot_stop_other_workers_traffic(
     proxied: tuple[Chain, ModelMock],
 ) -> None:
     chain, _ = proxied
+    _shorten_deadline(chain)
     with chain.workspace() as ws:
         started = proxy_control.start(ws)
         token = attempt_token(chain, "d-victim", "claude-mock")
@@ -144,22 +161,26 @@ def test_one_sandbox_dribbling_headers_cannot_stop_other_workers_traffic(
     port = access.integer(started.record, "port")
     stop = threading.Event()
     opened: list[socket.socket] = []
-    attacker = threading.Thread(target=_dribbler, args=(door, stop, opened), daemon=True)
+    all_in = threading.Event()
+    attacker = threading.Thread(target=_dribbler, args=(door, stop, opened, all_in), daemon=True)
     try:
         attacker.start()
-        # past the advertised 10 s for a request's line and headers: every attack connection should
-        # be gone
-        time.sleep(14)
-        still_open = len(opened)
+        assert all_in.wait(60), "the attack connections were not all tried within 60 s"
+        # every attack connection is gone once the deadline passed (the dribbler drops one whose
+        # next header line is refused); with no deadline on the whole request they stay for ever,
+        # holding every slot of the door
+        eventually(
+            lambda: not opened,
+            timeout=DEADLINE_S + 10,
+            what=f"the dribbling connections closed past the {DEADLINE_S} s request deadline",
+        )
         try:
             status = _ask_on_port(port, token)
         except OSError as exc:
             pytest.fail(
-                f"another worker's request was dropped ({exc!r}): "
-                f"{still_open} connections from one sandbox, "
-                f"each sending a header byte every {DRIBBLE_EVERY_S:g} "
-                f"s, are still open 14 s later and hold "
-                "every connection slot of the proxy"
+                f"another worker's request was dropped ({exc!r}) while connections from one "
+                f"sandbox, each sending a header line every {DRIBBLE_EVERY_S:g} s, held the "
+                "proxy's connection slots"
             )
         assert status == 200
         assert (
@@ -176,8 +197,8 @@ def test_one_sandbox_dribbling_headers_cannot_stop_other_workers_traffic(
 
 def _churner(sock_path: str, stop: threading.Event, opened: list[socket.socket]) -> None:
     """Keep the door's slots full with idle connections, each closed by the attacker itself after
-    4-8 s (inside any 10 s deadline) and replaced at once; one the proxy closed (no slot) is
-    replaced too."""
+    40-80 % of the request deadline (inside it) and replaced at once; one the proxy closed (no
+    slot) is replaced too."""
     import random
 
     born: dict[socket.socket, float] = {}
@@ -202,7 +223,7 @@ def _churner(sock_path: str, stop: threading.Event, opened: list[socket.socket])
                 s.close()
                 time.sleep(0.002)
                 continue
-            born[s] = time.monotonic() + random.uniform(4, 8)
+            born[s] = time.monotonic() + random.uniform(0.4, 0.8) * DEADLINE_S
         opened[:] = list(born)
         time.sleep(0.01)
     for s in born:
@@ -212,11 +233,12 @@ def _churner(sock_path: str, stop: threading.Event, opened: list[socket.socket])
 def test_one_sandbox_reopening_connections_cannot_stop_other_workers_traffic(
     proxied: tuple[Chain, ModelMock],
 ) -> None:
-    """Even a true 10 s deadline would not help while the 256 slots are shared by every sandbox with
-    no share of its own: the attacker closes each connection itself before any deadline and opens
-    another. The victim asks ten times over a few seconds: most of its connections are closed
-    unanswered."""
+    """Even a true request deadline would not help while the 256 slots are shared by every sandbox
+    with no share of its own: the attacker closes each connection itself before the deadline and
+    opens another. The victim asks ten times over a few seconds: most of its connections were
+    closed unanswered."""
     chain, _ = proxied
+    _shorten_deadline(chain)
     with chain.workspace() as ws:
         started = proxy_control.start(ws)
         token = attempt_token(chain, "d-victim", "claude-mock")
@@ -231,7 +253,7 @@ def test_one_sandbox_reopening_connections_cannot_stop_other_workers_traffic(
     errors: list[str] = []
     try:
         attacker.start()
-        time.sleep(12)
+        time.sleep(1.5 * DEADLINE_S)  # the attack's length: past a deadline, every slot churned
         answered = 0
         for _ in range(10):
             try:
@@ -270,12 +292,15 @@ for _ in range(@N@):
             s.close(); time.sleep(0.01); continue
         opened.append(s); break
 print(len(opened), flush=True)
-i = 0
+i, said = 0, False
 while True:
     time.sleep(@EVERY@)
     for s in list(opened):
         try: s.sendall(b"x-a%d: b\r\n" % i)
         except OSError: opened.remove(s)
+    if not opened and not said:
+        print("all closed", flush=True)
+        said = True
     i += 1
 """.replace("@N@", str(ATTACK_CONNECTIONS))
     .replace("@LINE@", repr(REQUEST_LINE))
@@ -294,6 +319,7 @@ def test_the_same_from_inside_a_sandbox_without_a_network(proxied: tuple[Chain, 
     bwrap = shutil.which("bwrap")
     assert bwrap is not None, "bubblewrap is part of the product (.ci/setup installs it)"
     chain, _ = proxied
+    _shorten_deadline(chain)
     with chain.workspace() as ws:
         started = proxy_control.start(ws)
         token = attempt_token(chain, "d-victim", "claude-mock")
@@ -318,17 +344,21 @@ def test_the_same_from_inside_a_sandbox_without_a_network(proxied: tuple[Chain, 
         "--tmpfs",
         "/tmp",
         "--bind",
-        door,
+        os.path.realpath(door),  # (bwrap cannot follow this process's /proc/self/fd)
         "/tmp/oms-model.sock",
         sys.executable,
         "-c",
         SANDBOXED_ATTACKER,
     ]
-    attacker = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    attacker = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert attacker.stdout is not None
         opened = attacker.stdout.readline().strip()
-        time.sleep(14)
+        assert attacker.stderr is not None
+        assert opened.isdigit(), f"the attacker did not start: {attacker.stderr.read()[:2000]}"
+        ready, _, _ = select.select([attacker.stdout], [], [], scaled(DEADLINE_S + 10))
+        assert ready, f"{opened} dribbling connections are still open past the request deadline"
+        assert attacker.stdout.readline() == "all closed\n"
         try:
             status = _ask_on_port(port, token)
         except OSError as exc:
@@ -346,5 +376,7 @@ def test_the_same_from_inside_a_sandbox_without_a_network(proxied: tuple[Chain, 
         attacker.wait(10)
         if attacker.stdout is not None:
             attacker.stdout.close()
+        if attacker.stderr is not None:
+            attacker.stderr.close()
         with chain.workspace() as ws:
             proxy_control.stop(ws)

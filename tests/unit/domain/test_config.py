@@ -263,3 +263,14 @@ def test_containment_settings_are_refused_where_they_mean_nothing(
 
 def test_proxy_workers_true_is_still_accepted() -> None:
     parse_config(DEFAULT_CONFIG.encode() + b"\n[proxy]\nworkers = true\n")  # ADR 0020's configs
+
+
+def test_the_proxys_request_deadline_may_be_shortened_never_lengthened() -> None:
+    """`[proxy] request_deadline_s`: 10 s unless set; a shorter one holds, a longer one is refused
+    (a dribbling sender would keep its slot longer)."""
+    assert parse_config(DEFAULT_CONFIG.encode(), "c").proxy.request_deadline_s == 10.0
+    shorter = parse_config(DEFAULT_CONFIG.encode() + b"\n[proxy]\nrequest_deadline_s = 2\n", "c")
+    assert shorter.proxy.request_deadline_s == 2.0
+    for bad in (b"11", b"0.5", b"true", b'"2"'):
+        with pytest.raises(ConfigError, match="request_deadline_s"):
+            parse_config(DEFAULT_CONFIG.encode() + b"\n[proxy]\nrequest_deadline_s = " + bad, "c")
