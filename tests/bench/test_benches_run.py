@@ -49,7 +49,7 @@ KILL_SOON = ("--min-delay", "0.2", "--max-delay", "0.5")  # the conductor's kill
 LEAN = "frozen empty script, oms's spec choices (lean floor)"
 SMALL: dict[str, Small] = {
     "agent_doors_bench.py": Small(
-        ("--runs", "3", "--events", "50"),
+        ("--runs", "2", "--events", "20"),
         (
             f"hook relay PreToolUse (allowed tool) / {LEAN}",
             f"hook relay UserPromptSubmit / {LEAN}",
@@ -76,7 +76,7 @@ SMALL: dict[str, Small] = {
         ("the broker serves, 100 stored / ", "deliver() returns, 100 stored / "),
     ),
     "fleet_chaos_bench.py": Small(
-        ("--seconds", "10", "--tickets", "2", "--workers", "2", "--gap", "2", "--settle", "120"),
+        ("--seconds", "4", "--tickets", "2", "--workers", "2", "--gap", "1", "--settle", "120"),
         ("time to done under chaos, p95 / p50",),
     ),
     "finishing_bench.py": Small(
