@@ -161,10 +161,7 @@ def main() -> int:
         for size in sizes:
             results[size] = measure(Path(tmp) / f"n{size}", size, args.workers, args.repeat)
     base = results[sizes[0]]["tick_ms"]
-    phase_names = [
-        "reconcile", "expire", "deadlines", "providers", "resume", "deliver", "resolve", "fill",
-        "close", "notify", "compact", "checkpoint",
-    ]  # fmt: skip
+    phase_names = list(conductor.PHASES)
     rows = [
         [
             f"{size} tickets, {args.workers} workers",

@@ -52,7 +52,10 @@ def _summary(report: Tick) -> str:
 def tick(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
-    """One idempotent pass: reconcile, expire, deadlines, resume, deliver, resolve, fill, close.
+    """One idempotent pass over the fleet, phase by phase; --json reports each phase's lines.
+
+    Phases, in order: reconcile, expire, deadlines, providers, resume, deliver, resolve, fill,
+    close, notify, compact, checkpoint.
 
     Examples:
 

@@ -33,10 +33,7 @@ def test_tick_reports_every_phase_in_json(oms: OmsCommand, waiting_fleet: Fleet)
     done = oms.run("conductor", "tick", "--json", *_roots(waiting_fleet))
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert [p["phase"] for p in report["phases"]] == [
-        "reconcile", "expire", "deadlines", "providers", "resume", "deliver", "resolve", "fill",
-        "close", "notify", "compact", "checkpoint",
-    ]  # fmt: skip
+    assert [p["phase"] for p in report["phases"]] == list(conductor.PHASES)
     fill = next(p for p in report["phases"] if p["phase"] == "fill")
     assert f"{ticket}: leased to worker-1" in fill["done"]
     assert all(isinstance(p["ms"], int) for p in report["phases"])

@@ -1,8 +1,13 @@
 """`oms conductor tick`: one idempotent pass over the fleet (ADR 0016; rules in
 `domain/conductor.py`).
 
-Phases, each timed and reported, each item on its own (one bad ticket or worker is a line in the
-report, never the end of the pass):
+Phases, in `PHASES`'s order, each timed and reported, each item on its own (one bad ticket or
+worker is a line in the report, never the end of the pass). Where each lives is named below: a
+module of this package, `notify/notices.py`, or a function of this one (reconcile, expire, close,
+compact, checkpoint). This list is the one place that says what each does; `oms conductor tick
+--help` and README's tour only name them, and `tests/unit/services/test_conductor_phases.py`
+holds this list, those two and the `run` calls of `tick` to `PHASES`
+(docs/architecture.md "How to add a conductor phase"):
 1. reconcile — every worker against one `tmux list-panes`: alive, pane dead, pane gone, not started;
    an ended pane ends its session and worker with its end reason; a tagged pane with no worker
    record is reported, never touched;
@@ -10,22 +15,25 @@ report, never the end of the pass):
 3. deadlines — leases renewed under running pool workers, fenced attempts and silent channels park,
    a session past its heartbeat deadline is `stalled`, a worker past its role's wall-clock limit is
    stopped (`deadline`) (`deadlines.py`);
-4. resume — workers parked until a time that has come (`work.resume_due`);
-5. deliver — accepted dispatches whose delivery event has no receipt (`oms worker deliver`'s own
+4. providers — the model proxy kept running while workers need it, every quota probe read once,
+   running workers of a provider that ran out parked until its reset, and those over their token
+   budget (`quota.phase`, ADR 0019);
+5. resume — workers parked until a time that has come (`work.resume_due`);
+6. deliver — accepted dispatches whose delivery event has no receipt (`oms worker deliver`'s own
    path), and a launched attempt's event a killed deliverer left without one (closed: `recovered`);
-6. resolve — results decide their tickets; workers that ended without one are failed attempts
+7. resolve — results decide their tickets; workers that ended without one are failed attempts
    (`resolve.py`);
-7. fill — free pool slots take open tickets: lease → worktree → propose → review → accept → deliver,
+8. fill — free pool slots take open tickets: lease → worktree → propose → review → accept → deliver,
    none of it while a launch check fails (`services/conductor/preflight.py`: the ticket waits for a
    person, ADR 0031);
-8. close — dead panes of ended workers, only oms's own: the pane the worker's registry names; a pool
+9. close — dead panes of ended workers, only oms's own: the pane the worker's registry names; a pool
    worker still running two minutes after its result was acted on is stopped;
-9. notify — tickets done, blocked or waiting for a person and workers parked since they were last
+10. notify — tickets done, blocked or waiting for a person and workers parked since they were last
    looked at are notified to the `[notify]` commands, each once, by a detached child the tick does
    not wait on (`services/notify/notices.py`, ADR 0036);
-10. compact — ended tickets whose `[retention] compact_after_days` ran out, a few a tick
+11. compact — ended tickets whose `[retention] compact_after_days` ran out, a few a tick
    (`admin/compaction.py`);
-11. checkpoint — the ledger's head signed and anchored outside the state root (ADR 0022, 0027).
+12. checkpoint — the ledger's head signed and anchored outside the state root (ADR 0022, 0027).
 
 A tick refuses to start on a state root its anchor shows was rolled back (ADR 0027).
 
@@ -84,6 +92,21 @@ RESULT_GRACE_MS = (
     120_000  # a worker still running this long after its result was acted on is stopped
 )
 
+
+PHASES = (
+    "reconcile",
+    "expire",
+    "deadlines",
+    "providers",
+    "resume",
+    "deliver",
+    "resolve",
+    "fill",
+    "close",
+    "notify",
+    "compact",
+    "checkpoint",
+)  # a tick's phases in the order it runs them (the module's docstring says what each does)
 
 COMPACT_PER_TICK = 20  # tickets compacted at most per tick
 COMPACT_EVERY_MS = 3600 * 1000  # a conductor looks for due tickets at most this often
